@@ -1,0 +1,5 @@
+/** The {@code tensorbuf} command. */
+module dev.tensorbuf.cli {
+    requires dev.tensorbuf.interop;
+    requires dev.tensorbuf.bench;
+}

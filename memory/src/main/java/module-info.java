@@ -1,0 +1,4 @@
+/** Buffers over {@link java.lang.foreign.MemorySegment}, memory spaces, allocators and accounting. */
+module dev.tensorbuf.memory {
+    requires org.agrona;
+}

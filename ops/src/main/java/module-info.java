@@ -1,0 +1,4 @@
+/** HLO ops as view remaps, HLO indexing analysis and the layout-conversion copy engine. */
+module dev.tensorbuf.ops {
+    requires transitive dev.tensorbuf.views;
+}

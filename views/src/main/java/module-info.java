@@ -1,0 +1,4 @@
+/** Element types, XLA shapes and layouts, strided layouts, indexing maps and tensor views. */
+module dev.tensorbuf.views {
+    requires transitive dev.tensorbuf.memory;
+}
