@@ -1,4 +1,6 @@
 /** Element types, XLA shapes and layouts, strided layouts, indexing maps and tensor views. */
 module dev.tensorbuf.views {
     requires transitive dev.tensorbuf.memory;
+
+    exports dev.tensorbuf.views;
 }
