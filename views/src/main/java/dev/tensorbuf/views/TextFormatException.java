@@ -1,0 +1,45 @@
+package dev.tensorbuf.views;
+
+import java.io.Serial;
+
+/**
+ * Text that does not follow a format we read (XLA shape text, indexing-map text, HLO text),
+ * with the input and the character position where reading stopped.
+ *
+ * {@snippet :
+ * try {
+ *     XlaShapes.parse("f32[2,3]{1,0:T(2,}");
+ * } catch (TextFormatException e) {
+ *     e.position();   // 17
+ *     e.getMessage(); // "expected a tile size or '*' at position 17 of 'f32[2,3]{1,0:T(2,}'"
+ * }
+ * }
+ */
+public class TextFormatException extends IllegalArgumentException {
+    @Serial
+    private static final long serialVersionUID = 1L;
+
+    private final String input;
+    private final int position;
+
+    /**
+     * @param problem what was wrong, e.g. {@code "expected ']'"}
+     * @param input the whole text being read
+     * @param position the 0-based character position of the problem
+     */
+    public TextFormatException(String problem, String input, int position) {
+        super(problem + " at position " + position + " of '" + input + "'");
+        this.input = input;
+        this.position = position;
+    }
+
+    /** {@return the whole text being read} */
+    public String input() {
+        return input;
+    }
+
+    /** {@return the 0-based character position where the problem was found} */
+    public int position() {
+        return position;
+    }
+}
