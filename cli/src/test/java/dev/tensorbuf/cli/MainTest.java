@@ -50,12 +50,7 @@ class MainTest {
 
     @Test
     void optionValuesParseInBothSpellings() {
-        Command c = new DemoCommand() {
-            @Override
-            public List<Option> options() {
-                return List.of(Option.value("index", "I", true, "an index"), Option.JSON);
-            }
-        };
+        Command c = new OptionsOnly(List.of(Option.value("index", "I", true, "an index"), Option.JSON));
         Invocation in = Invocation.parse(c, List.of("a", "--index", "1,2", "--index=3", "--json", "--", "--b"), null, null, null);
         assertEquals(List.of("1,2", "3"), in.values("index"));
         assertEquals(List.of("a", "--b"), in.positionals());
@@ -81,5 +76,14 @@ class MainTest {
     void suggestionDistanceCountsTranspositionsAsOneEdit() {
         assertEquals(1, Suggestions.distance("dmeo", "demo"));
         assertEquals(3, Suggestions.distance("kitten", "sitting"));
+    }
+
+    /** A command that only declares options, for parsing tests. */
+    private record OptionsOnly(List<Option> options) implements Command {
+        @Override public String name() { return "t"; }
+        @Override public String summary() { return "t"; }
+        @Override public String synopsis() { return "tensorbuf t"; }
+        @Override public String description() { return "t"; }
+        @Override public int run(Invocation in) { return 0; }
     }
 }
