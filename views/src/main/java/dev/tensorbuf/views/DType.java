@@ -208,7 +208,7 @@ public enum DType {
                 widths.append(widths.isEmpty() ? "" : ", ").append(d.bits());
             }
         }
-        return widths.isEmpty() ? "" : ": " + DlpackType.class.getSimpleName() + " code " + code + " takes bits " + widths;
+        return widths.isEmpty() ? "" : ": " + new DlpackType(code, 1).codeName() + " is defined for bits " + widths;
     }
 
     /**
