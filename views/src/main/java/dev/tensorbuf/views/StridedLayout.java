@@ -1,5 +1,8 @@
 package dev.tensorbuf.views;
 
+import dev.tensorbuf.views.indexing.AffineExpr;
+import dev.tensorbuf.views.indexing.IndexingMap;
+import dev.tensorbuf.views.indexing.Variable;
 import dev.tensorbuf.views.internal.StrideAnalysis;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -284,6 +287,25 @@ public record StridedLayout(List<Long> sizes, List<Long> strides, long offset) {
     /** {@return the first named format whose packed strides these are; see {@link TensorFormat#of(StridedLayout)}} */
     public Optional<TensorFormat> format() {
         return TensorFormat.of(this);
+    }
+
+    /**
+     * {@return the layout as an indexing map from the logical index to the element offset:
+     * {@code (d0, ..., dn-1) -> (offset + sum(strides[i] * d_i))}, {@code d_i in [0, sizes[i] - 1]}}
+     * A size of 0 gives a known-empty map.
+     * {@snippet :
+     * StridedLayout.of(new long[] {2, 3}, new long[] {5, 1}, 7).toIndexingMap().toString();
+     * // "(d0, d1) -> (d0 * 5 + d1 + 7), domain: d0 in [0, 1], d1 in [0, 2]"
+     * }
+     */
+    public IndexingMap toIndexingMap() {
+        List<Variable> dims = new ArrayList<>(rank());
+        AffineExpr result = AffineExpr.constant(offset);
+        for (int d = 0; d < rank(); d++) {
+            dims.add(Variable.of(0, sizes.get(d) - 1));
+            result = result.plus(AffineExpr.dim(d).times(strides.get(d)));
+        }
+        return IndexingMap.of(dims, List.of(), List.of(result));
     }
 
     /** {@return the same layout at another offset} */

@@ -56,6 +56,46 @@ class StridedLayoutTest {
     }
 
     @Test
+    void toIndexingMapExampleFromJavadoc() {
+        assertEquals("(d0, d1) -> (d0 * 5 + d1 + 7), domain: d0 in [0, 1], d1 in [0, 2]",
+                StridedLayout.of(new long[] {2, 3}, new long[] {5, 1}, 7).toIndexingMap().toString());
+        assertEquals("(d0, d1, d2, d3) -> (d0 * 6 + d1 + d2 * 6 + d3 * 3), domain: d0 in [0, 0], d1 in [0, 2], d2 in [0, 0], d3 in [0, 1]",
+                StridedLayout.of(TensorFormat.NHWC, 1, 3, 1, 2).toIndexingMap().toString());
+        assertEquals("() -> (4)", StridedLayout.of(new long[0], new long[0], 4).toIndexingMap().toString());
+    }
+
+    /** The map agrees with offsetOf at every point of its domain. */
+    @Test
+    void indexingMapEvaluatesToOffsetOfEverywhere() {
+        long seed = TestSeed.of("indexingMapEvaluatesToOffsetOfEverywhere");
+        Random random = new Random(seed);
+        for (int trial = 0; trial < 500; trial++) {
+            int rank = random.nextInt(4);
+            long[] sizes = new long[rank];
+            long[] strides = new long[rank];
+            long offset = 0;
+            for (int d = 0; d < rank; d++) {
+                sizes[d] = 1 + random.nextInt(4);
+                strides[d] = random.nextInt(21) - 10;
+                offset += Math.max(0, -(sizes[d] - 1) * strides[d]);
+            }
+            StridedLayout layout = StridedLayout.of(sizes, strides, offset);
+            var map = layout.toIndexingMap();
+            long[] index = new long[rank];
+            boolean any = true;
+            while (any) {
+                assertEquals(layout.offsetOf(index), map.evaluate(index)[0], "seed " + seed + ": " + layout);
+                int d = rank - 1;
+                while (d >= 0 && ++index[d] == sizes[d]) {
+                    index[d] = 0;
+                    d--;
+                }
+                any = d >= 0;
+            }
+        }
+    }
+
+    @Test
     void rankZeroIsOneElementAtTheOffset() {
         StridedLayout scalar = StridedLayout.of(new long[0], new long[0], 5);
         assertEquals(1, scalar.elementCount());
