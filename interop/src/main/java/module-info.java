@@ -1,5 +1,12 @@
 /** Tensors across borders: DLPack, .npy, safetensors, DirectML, native pointers, CUDA, Agrona. */
 module dev.tensorbuf.interop {
+    // Each module used is named, not only the nearest: our jars are automatic modules (see the
+    // parent pom), which pass no `requires transitive` on.
+    requires transitive dev.tensorbuf.memory;
+    requires transitive dev.tensorbuf.views;
     requires transitive dev.tensorbuf.ops;
     requires org.agrona;
+
+    // Not API: the command line shares the one JSON codec the file formats use.
+    exports dev.tensorbuf.interop.json to dev.tensorbuf.cli;
 }

@@ -1,4 +1,5 @@
 /** HLO ops as view remaps, HLO indexing analysis and the layout-conversion copy engine. */
 module dev.tensorbuf.ops {
+    requires transitive dev.tensorbuf.memory;
     requires transitive dev.tensorbuf.views;
 }

@@ -1,10 +1,127 @@
 package dev.tensorbuf.cli;
 
-/** Entry point of the {@code tensorbuf} command. */
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.NoSuchFileException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Entry point of the {@code tensorbuf} command: picks the sub-command, parses its options,
+ * prints help, and turns failures into one line and an exit code (0 ok, 2 bad input,
+ * 1 internal error with a hint).
+ *
+ * {@snippet :
+ * int code = Main.run(new String[] {"layout", "f32[3,5]{1,0:T(2,2)}", "--index", "2,4"}, stdin, out, err);
+ * // code == 0; out: the layout description with "index [2,4] -> linear 21"
+ * }
+ */
 public final class Main {
+    private static final String VERSION = "0.1.0";
+
     private Main() {}
 
+    /** The commands, in the order help lists them. */
+    static Map<String, Command> commands() {
+        Map<String, Command> m = new LinkedHashMap<>();
+        for (Command c : List.<Command>of(new DemoCommand())) {
+            m.put(c.name(), c);
+        }
+        return m;
+    }
+
     public static void main(String[] args) {
-        System.out.println("tensorbuf");
+        BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        int code = run(args, stdin, System.out, System.err);
+        System.out.flush();
+        System.exit(code);
+    }
+
+    /** Runs one command line with the given streams; {@return the exit code} */
+    public static int run(String[] args, BufferedReader stdin, PrintStream out, PrintStream err) {
+        Map<String, Command> commands = commands();
+        if (args.length == 0 || args[0].equals("--help") || args[0].equals("-h") || args[0].equals("help")) {
+            if (args.length >= 2 && commands.containsKey(args[1])) {
+                out.print(help(commands.get(args[1])));
+            } else {
+                out.print(overview(commands));
+            }
+            return 0;
+        }
+        if (args[0].equals("--version")) {
+            out.println("tensorbuf " + VERSION);
+            return 0;
+        }
+        Command command = commands.get(args[0]);
+        if (command == null) {
+            err.println("tensorbuf: unknown command '" + args[0] + "'"
+                    + Suggestions.didYouMean(args[0], commands.keySet(), "")
+                    + "; run 'tensorbuf --help' for the list");
+            return 2;
+        }
+        List<String> rest = new ArrayList<>(Arrays.asList(args).subList(1, args.length));
+        if (rest.contains("--help") || rest.contains("-h")) {
+            out.print(help(command));
+            return 0;
+        }
+        try {
+            return command.run(Invocation.parse(command, rest, stdin, out, err));
+        } catch (UsageException e) {
+            err.println("tensorbuf " + command.name() + ": " + e.getMessage());
+            return 2;
+        } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
+            err.println("tensorbuf " + command.name() + ": " + e.getMessage());
+            return 2;
+        } catch (NoSuchFileException e) {
+            err.println("tensorbuf " + command.name() + ": no such file: " + e.getMessage());
+            return 2;
+        } catch (UncheckedIOException e) {
+            err.println("tensorbuf " + command.name() + ": " + e.getCause().getMessage());
+            return 2;
+        } catch (Exception | Error e) {
+            err.println("tensorbuf " + command.name() + ": internal error: " + e
+                    + (System.getenv("TENSORBUF_DEBUG") == null
+                            ? " (rerun with TENSORBUF_DEBUG=1 for the stack trace, and please report it)" : ""));
+            if (System.getenv("TENSORBUF_DEBUG") != null) {
+                e.printStackTrace(err);
+            }
+            return 1;
+        }
+    }
+
+    static String overview(Map<String, Command> commands) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("tensorbuf ").append(VERSION).append(": tensor buffers in off-heap memory, XLA layouts and indexing maps\n\n");
+        sb.append("usage: tensorbuf <command> [options]     tensorbuf <command> --help\n\ncommands:\n");
+        int width = commands.keySet().stream().mapToInt(String::length).max().orElse(8);
+        for (Command c : commands.values()) {
+            sb.append("  ").append(String.format("%-" + width + "s", c.name())).append("  ").append(c.summary()).append('\n');
+        }
+        sb.append("\nexit codes: 0 ok, 2 bad input, 1 internal error\n");
+        return sb.toString();
+    }
+
+    static String help(Command c) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("usage: ").append(c.synopsis()).append("\n\n").append(c.description().strip()).append("\n");
+        List<Option> options = new ArrayList<>(c.options());
+        options.add(Option.flag("help", "show this help"));
+        sb.append("\noptions:\n");
+        int width = options.stream().mapToInt(o -> label(o).length()).max().orElse(10);
+        for (Option o : options) {
+            sb.append("  ").append(String.format("%-" + width + "s", label(o))).append("  ").append(o.help())
+                    .append(o.repeatable() ? " (repeatable)" : "").append('\n');
+        }
+        return sb.toString();
+    }
+
+    private static String label(Option o) {
+        return "--" + o.name() + (o.takesValue() ? " " + o.valueName() : "");
     }
 }

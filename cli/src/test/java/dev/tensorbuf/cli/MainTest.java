@@ -1,0 +1,89 @@
+package dev.tensorbuf.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class MainTest {
+    @Test
+    void noArgumentsListsEveryCommand() {
+        CliHarness r = CliHarness.run();
+        assertEquals(0, r.code());
+        for (String name : Main.commands().keySet()) {
+            assertTrue(r.out().contains("  " + name + " "), "overview lists " + name + ":\n" + r.out());
+        }
+    }
+
+    @Test
+    void unknownCommandSuggestsTheClosestAndExitsTwo() {
+        CliHarness r = CliHarness.run("dmeo");
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf: unknown command 'dmeo' (did you mean demo?); run 'tensorbuf --help' for the list\n", r.err());
+    }
+
+    @Test
+    void unknownOptionSuggestsTheClosestAndExitsTwo() {
+        CliHarness r = CliHarness.run("demo", "--jsn");
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf demo: unknown option --jsn (did you mean --json?)\n", r.err());
+    }
+
+    @Test
+    void unrelatedWordGetsNoSuggestion() {
+        CliHarness r = CliHarness.run("frobnicate");
+        assertEquals(2, r.code());
+        assertTrue(!r.err().contains("did you mean"), r.err());
+    }
+
+    @Test
+    void everyCommandHasHelpWithARealExample() {
+        for (Command c : Main.commands().values()) {
+            CliHarness r = CliHarness.run(c.name(), "--help");
+            assertEquals(0, r.code(), c.name());
+            assertTrue(r.out().startsWith("usage: tensorbuf " + c.name()), r.out());
+            assertTrue(r.out().contains("example"), c.name() + " help has an example:\n" + r.out());
+            assertTrue(r.out().contains("--help"), r.out());
+        }
+    }
+
+    @Test
+    void optionValuesParseInBothSpellings() {
+        Command c = new OptionsOnly(List.of(Option.value("index", "I", true, "an index"), Option.JSON));
+        Invocation in = Invocation.parse(c, List.of("a", "--index", "1,2", "--index=3", "--json", "--", "--b"), null, null, null);
+        assertEquals(List.of("1,2", "3"), in.values("index"));
+        assertEquals(List.of("a", "--b"), in.positionals());
+        assertTrue(in.flag("json"));
+    }
+
+    @Test
+    void nonRepeatableOptionGivenTwiceIsAnError() {
+        UsageException e = org.junit.jupiter.api.Assertions.assertThrows(UsageException.class,
+                () -> Invocation.parse(new DemoCommand(), List.of("--json", "--json"), null, null, null));
+        assertEquals("option --json given twice", e.getMessage());
+    }
+
+    @Test
+    void badIntegerListNamesTheEntry() {
+        UsageException e = org.junit.jupiter.api.Assertions.assertThrows(UsageException.class,
+                () -> Invocation.parseLongs("1, x,3", "--sizes"));
+        assertEquals("--sizes: 'x' is not an integer (in '1, x,3')", e.getMessage());
+        assertEquals(List.of(1L, 2L), java.util.Arrays.stream(Invocation.parseLongs("[1, 2]", "--i")).boxed().toList());
+    }
+
+    @Test
+    void suggestionDistanceCountsTranspositionsAsOneEdit() {
+        assertEquals(1, Suggestions.distance("dmeo", "demo"));
+        assertEquals(3, Suggestions.distance("kitten", "sitting"));
+    }
+
+    /** A command that only declares options, for parsing tests. */
+    private record OptionsOnly(List<Option> options) implements Command {
+        @Override public String name() { return "t"; }
+        @Override public String summary() { return "t"; }
+        @Override public String synopsis() { return "tensorbuf t"; }
+        @Override public String description() { return "t"; }
+        @Override public int run(Invocation in) { return 0; }
+    }
+}

@@ -1,0 +1,75 @@
+package dev.tensorbuf.interop.json;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.views.TextFormatException;
+import java.math.BigInteger;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class JsonTest {
+    @Test
+    void exampleFromJavadoc() {
+        Object v = Json.parse("{\"shape\": [2, 3], \"dtype\": \"F32\"}");
+        assertEquals("{\"shape\":[2,3],\"dtype\":\"F32\"}", Json.write(v));
+    }
+
+    @Test
+    void readsEveryKindOfValue() {
+        Map<String, Object> m = Json.parseObject(
+                " {\"a\": -12, \"b\": 1.5e2, \"c\": [true, false, null], \"d\": \"q\\\"\\u00e9\\n\", \"e\": {}} ");
+        assertEquals(-12L, m.get("a"));
+        assertEquals(150.0, m.get("b"));
+        assertEquals(java.util.Arrays.asList(true, false, null), m.get("c"));
+        assertEquals("q\"\u00e9\n", m.get("d"));
+        assertEquals(Map.of(), m.get("e"));
+    }
+
+    @Test
+    void integersPastSixtyFourBitsStayExact() {
+        assertEquals(new BigInteger("18446744073709551616"), Json.parse("18446744073709551616"));
+        assertEquals(Long.MIN_VALUE, Json.parse("-9223372036854775808"));
+    }
+
+    @Test
+    void writesStringsWithEscapesAndArrays() {
+        assertEquals("[\"a\\\"b\\\\\\n\\u0001\",[1,2],[3]]",
+                Json.write(List.of("a\"b\\\n\u0001", new long[] {1, 2}, new int[] {3})));
+        assertEquals("[null,2,0.5]", Json.write(List.of(Double.NaN, 2.0, 0.5)));
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "{\"a\":1,\"a\":2}|duplicate key \"a\" at position 7",
+        "[1,2|expected ',' or ']' in an array at position 4",
+        "{\"a\" 1}|expected ':' at position 5",
+        "\"abc|unterminated string at position 4",
+        "[1] x|unexpected text after the JSON value at position 4",
+        "-|expected digits in a number at position 1",
+        "tru|expected 'true' at position 0",
+        "\"\\q\"|unknown escape '\\q' at position 2",
+        "|expected a JSON value, found the end of the text at position 0",
+    })
+    void malformedTextNamesTheProblemAndPosition(String text, String message) {
+        TextFormatException e = assertThrows(TextFormatException.class, () -> Json.parse(text == null ? "" : text));
+        assertTrue(e.getMessage().startsWith(message), e.getMessage());
+    }
+
+    @Test
+    void deepNestingIsRefusedNotAStackOverflow() {
+        String deep = "[".repeat(100_000);
+        TextFormatException e = assertThrows(TextFormatException.class, () -> Json.parse(deep));
+        assertTrue(e.getMessage().startsWith("JSON nested deeper than 64 levels"), e.getMessage());
+    }
+
+    @Test
+    void parseObjectRefusesOtherValues() {
+        TextFormatException e = assertThrows(TextFormatException.class, () -> Json.parseObject("[1]"));
+        assertTrue(e.getMessage().startsWith("expected a JSON object, found an array"), e.getMessage());
+    }
+}
