@@ -27,7 +27,8 @@ public final class PythonPeer {
         assumeTrue(problem == null, problem);
     }
 
-    private static String importProblem(String... modules) {
+    /** {@return why the modules cannot be imported, or null when they can} */
+    public static String importProblem(String... modules) {
         String code = "import " + String.join(", ", modules);
         try {
             Result r = run(List.of("-c", code));
