@@ -30,7 +30,11 @@ public final class Main {
     /** The commands, in the order help lists them. */
     static Map<String, Command> commands() {
         Map<String, Command> m = new LinkedHashMap<>();
-        for (Command c : List.<Command>of(new DemoCommand(), new LayoutCommand())) {
+        List<Command> all = List.of(
+                new DemoCommand(),
+                new LayoutCommand(),
+                new StridesCommand());
+        for (Command c : all) {
             m.put(c.name(), c);
         }
         return m;
