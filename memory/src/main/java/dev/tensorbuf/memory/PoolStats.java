@@ -8,13 +8,14 @@ package dev.tensorbuf.memory;
  * {@snippet :
  * try (PooledAllocator pool = PooledAllocator.builder().name("staging").build()) {
  *     pool.allocate(100).close();          // a new 128-byte block, then cached
- *     Buffer kept = pool.allocate(120);    // the same block again: a reuse
- *     PoolStats stats = pool.stats();
- *     stats.liveBytes();                   // 128
- *     stats.reuses();                      // 1
- *     stats.toString();
- *     // "pool 'staging': 1 live buffer, 128 bytes live (peak 128), 2 allocations, 1 free,
- *     //  1 reused from cache, 0 bytes cached, no limit"
+ *     try (Buffer kept = pool.allocate(120)) { // the same block again: a reuse
+ *         PoolStats stats = pool.stats();
+ *         stats.liveBytes();               // 128
+ *         stats.reuses();                  // 1
+ *         stats.toString();
+ *         // "pool 'staging': 1 live buffer, 128 bytes live (peak 128), 2 allocations, 1 free,
+ *         //  1 reused from cache, 0 bytes cached, no limit"
+ *     }
  * }
  * }
  *
