@@ -19,12 +19,18 @@ public final class AllocationLimitException extends IllegalStateException {
     @Serial
     private static final long serialVersionUID = 1L;
 
+    /** The bytes asked for. */
     private final long requestedBytes;
+    /** The bytes the pool would have reserved. */
     private final long blockBytes;
+    /** The bytes live when refused. */
     private final long liveBytes;
+    /** The pool's limit. */
     private final long limitBytes;
 
     /**
+     * Describes a refused allocation.
+     *
      * @param pool the pool's name
      * @param requestedBytes the bytes asked for
      * @param blockBytes the bytes the pool would have reserved for them (rounded up to a size class)

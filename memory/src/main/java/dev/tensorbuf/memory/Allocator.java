@@ -30,6 +30,7 @@ public interface Allocator extends AutoCloseable {
     /**
      * {@return a new buffer of {@code byteSize} bytes aligned to {@link #defaultAlignment()}}
      *
+     * @param byteSize the size in bytes, {@code >= 0}
      * @throws IllegalArgumentException if {@code byteSize < 0}
      * @throws IllegalStateException if the allocator is closed, or (pools) the byte limit would be
      *     exceeded ({@link AllocationLimitException})
@@ -42,6 +43,7 @@ public interface Allocator extends AutoCloseable {
      * {@return a new buffer of {@code byteSize} bytes whose address is a multiple of
      * {@code alignment}}
      *
+     * @param byteSize the size in bytes, {@code >= 0}
      * @param alignment any power of two, in bytes
      * @throws IllegalArgumentException if {@code byteSize < 0} or {@code alignment} is not a power
      *     of two (the message names the value)

@@ -34,6 +34,7 @@ public final class Allocators {
     /**
      * {@return an allocator over a new confined arena with the given default alignment}
      *
+     * @param defaultAlignment the alignment of {@link Allocator#allocate(long)}
      * @throws IllegalArgumentException if {@code defaultAlignment} is not a power of two
      */
     public static Allocator confined(long defaultAlignment) {
@@ -48,6 +49,7 @@ public final class Allocators {
     /**
      * {@return an allocator over a new shared arena with the given default alignment}
      *
+     * @param defaultAlignment the alignment of {@link Allocator#allocate(long)}
      * @throws IllegalArgumentException if {@code defaultAlignment} is not a power of two
      */
     public static Allocator shared(long defaultAlignment) {

@@ -100,6 +100,8 @@ public interface Buffer extends AutoCloseable {
      * {@return a view of {@code length} bytes starting at {@code offset}, sharing this buffer's
      * lifetime and read-only state}
      *
+     * @param offset the first byte of the view, from the start of this buffer
+     * @param length the size of the view in bytes
      * @throws IndexOutOfBoundsException if {@code offset < 0}, {@code length < 0} or
      *     {@code offset + length > byteSize()}
      * @throws IllegalStateException if the buffer is closed

@@ -39,6 +39,8 @@ public final class Buffers {
      * touch}
      *
      * @param address the device address (any 64-bit value; it is never dereferenced here)
+     * @param byteSize the size in bytes, {@code >= 0}
+     * @param space where the memory is; must not be host-accessible
      * @param owner names the owner in messages, e.g. {@code "dlpack"}
      * @param deleter frees the memory; run exactly once, on the first close
      * @throws IllegalArgumentException if {@code byteSize < 0} or {@code space} is host-accessible
@@ -58,6 +60,7 @@ public final class Buffers {
      * {@return a root buffer over a native segment in a host-accessible space}
      *
      * @param segment the bytes; should be scoped to an arena that the deleter closes first
+     * @param space where the memory is; must be host-accessible
      * @param owner names the owner in messages, e.g. {@code "dlpack"}
      * @param deleter frees the memory; run exactly once, on the first close
      * @throws IllegalArgumentException if the segment is not native or {@code space} is not

@@ -65,6 +65,7 @@ public enum DLDeviceType {
     /**
      * {@return the device type with this {@code dlpack.h} code}
      *
+     * @param code the numeric value, e.g. 2 for {@code kDLCUDA}
      * @throws IllegalArgumentException if no device type has that code
      */
     public static DLDeviceType ofCode(int code) {

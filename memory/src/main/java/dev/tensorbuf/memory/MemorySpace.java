@@ -119,6 +119,7 @@ public record MemorySpace(
      * {@return the default space for an XLA id: 0 is {@link #DEVICE}, 1 {@link #DEVICE_FAST},
      * 5 {@link #HOST}, anything else kind {@link Kind#OTHER} (not host-accessible, no DLPack type)}
      *
+     * @param xlaId the {@code n} of {@code S(n)}
      * @throws IllegalArgumentException if {@code xlaId < 0}
      */
     public static MemorySpace ofXlaId(long xlaId) {
@@ -135,6 +136,8 @@ public record MemorySpace(
     /**
      * {@return device memory (HBM, {@code S(0)}) of the given DLPack device type and ordinal}
      *
+     * @param type the device's DLPack type, e.g. {@link DLDeviceType#ROCM}
+     * @param ordinal which device of that type
      * @throws IllegalArgumentException if {@code ordinal < 0}
      */
     public static MemorySpace device(DLDeviceType type, int ordinal) {
@@ -144,6 +147,7 @@ public record MemorySpace(
     /**
      * {@return this space on another device of the same kind}
      *
+     * @param ordinal which device
      * @throws IllegalArgumentException if {@code ordinal < 0}
      */
     public MemorySpace withDeviceOrdinal(int ordinal) {

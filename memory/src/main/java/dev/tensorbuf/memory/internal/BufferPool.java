@@ -11,6 +11,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
 import org.agrona.collections.ObjectHashSet;
 
 /**
@@ -30,7 +31,9 @@ public final class BufferPool implements PooledAllocator {
     private final SizeClasses classes;
     private final Scope scope = new Scope();
 
-    private final Object lock = new Object();
+    // A ReentrantLock rather than synchronized: its unlock is a plain volatile write, not a
+    // compare-and-set, which is a measurable share of a ~25 ns allocate-and-free.
+    private final ReentrantLock lock = new ReentrantLock();
     // Everything below is guarded by lock.
     private final ArrayDeque<Block>[] free;
     /** Every block not yet freed, live or cached: what close must free. */
@@ -104,7 +107,8 @@ public final class BufferPool implements PooledAllocator {
         List<StackTraceElement> site = trackLeaks ? CallSites.capture(SITE_DEPTH) : List.of();
         List<Block> evicted = List.of();
         long id;
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (closed) {
                 throw Errors.allocatorClosed(owner.toString());
             }
@@ -125,6 +129,8 @@ public final class BufferPool implements PooledAllocator {
             if (cachedBytes > byteLimit - liveBytes) {
                 evicted = evictDownTo(byteLimit - liveBytes);
             }
+        } finally {
+            lock.unlock();
         }
         freeAll(evicted);
         Block block;
@@ -134,16 +140,22 @@ public final class BufferPool implements PooledAllocator {
                     : SizeClasses.blockAlignment(sizeClass);
             block = Block.allocate(blockBytes, blockAlignment, sizeClass);
         } catch (RuntimeException | Error e) {
-            synchronized (lock) {
+            lock.lock();
+            try {
                 unreserve(blockBytes);
+            } finally {
+                lock.unlock();
             }
             throw e;
         }
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (!closed) {
                 blocks.add(block);
                 return handOut(block, id, byteSize, site);
             }
+        } finally {
+            lock.unlock();
         }
         block.free(); // the pool closed while the block was being made
         throw Errors.allocatorClosed(owner.toString());
@@ -180,7 +192,8 @@ public final class BufferPool implements PooledAllocator {
     void release(PooledLifetime lifetime) {
         Block block = lifetime.block;
         long blockBytes = block.byteSize();
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (closed) {
                 return; // the pool already freed it
             }
@@ -194,22 +207,30 @@ public final class BufferPool implements PooledAllocator {
                 return;
             }
             blocks.remove(block);
+        } finally {
+            lock.unlock();
         }
         block.free();
     }
 
     @Override
     public PoolStats stats() {
-        synchronized (lock) {
+        lock.lock();
+        try {
             return new PoolStats(name, liveBytes, peakLiveBytes, liveCount, allocations, frees, reuses,
                     cachedBytes, releasedAtClose, byteLimit);
+        } finally {
+            lock.unlock();
         }
     }
 
     @Override
     public LeakReport leakReport() {
-        synchronized (lock) {
+        lock.lock();
+        try {
             return openBuffers();
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -232,7 +253,8 @@ public final class BufferPool implements PooledAllocator {
     public LeakReport closeAndReport() {
         LeakReport report;
         List<Block> all;
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (closed) {
                 return new LeakReport(name, List.of());
             }
@@ -248,6 +270,8 @@ public final class BufferPool implements PooledAllocator {
             liveCount = 0;
             liveBytes = 0;
             cachedBytes = 0;
+        } finally {
+            lock.unlock();
         }
         freeAll(all);
         return report;
