@@ -1,0 +1,198 @@
+package dev.tensorbuf.interop;
+
+import dev.tensorbuf.interop.internal.ByteSwap;
+import dev.tensorbuf.interop.internal.FileMapping;
+import dev.tensorbuf.interop.internal.NpyCodec;
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Buffer;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * Reads and writes NumPy {@code .npy} files (format versions 1.0, 2.0 and 3.0).
+ *
+ * <p><b>Reading</b> accepts every numeric dtype NumPy has ({@code b1}, {@code i1..i8},
+ * {@code u1..u8}, {@code f2}, {@code f4}, {@code f8}, {@code c8}, {@code c16}) in either byte
+ * order, C or Fortran order. The data handed out are always little-endian, like every tensorbuf
+ * buffer: a big-endian file is byte-swapped on the way in ({@link #map} maps it copy-on-write and
+ * swaps in place, so the file never changes; {@link #read} swaps the copy). The header keeps the
+ * file's byte order. A Fortran-order file keeps its bytes; {@link NpyArray#layout()} is
+ * column-major. Bytes after the data are ignored, as NumPy ignores them (several arrays may be
+ * saved into one stream).
+ *
+ * <p><b>Hostile files</b> are refused with {@link IllegalArgumentException} naming the file and the
+ * problem, before anything is allocated or mapped: a bad magic or version, a header length past
+ * the file or above {@value #MAX_HEADER_BYTES} bytes, a header that is not the Python literal of
+ * a dict with exactly {@code 'descr'}, {@code 'fortran_order'} and {@code 'shape'} (syntax errors
+ * are {@link dev.tensorbuf.views.TextFormatException} with the position), negative or overflowing
+ * dims, object, string, datetime, structured and void dtypes, and data shorter than the shape
+ * needs. Reading the header costs time linear in its length.
+ *
+ * <p><b>Writing</b> takes C-order little-endian data and writes the header NumPy 2.x writes, byte
+ * for byte: the oldest version that fits (1.0, else 2.0 past 65535 bytes of header, 3.0 when the
+ * header is not latin-1), the header padded with spaces and a newline so that the data start on a
+ * multiple of 64 bytes.
+ * {@snippet :
+ * MemorySegment bytes = Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1, 2, 3, 4, 5, 6);
+ * Npy.write(Path.of("x.npy"), new DenseTensor(DType.F32, List.of(2L, 3L), bytes));
+ * NpyHeader h = Npy.readHeader(Path.of("x.npy"));
+ * h.descr();         // "<f4"
+ * h.dataOffset();    // 128: magic 6 + version 2 + length 2 + header 118
+ * try (NpyArray a = Npy.map(Path.of("x.npy"))) {
+ *     a.data().segment().get(ValueLayout.JAVA_FLOAT_UNALIGNED, 20); // 6.0f
+ * }
+ * }
+ */
+public final class Npy {
+    /** The longest header read, in bytes. */
+    public static final int MAX_HEADER_BYTES = NpyCodec.MAX_HEADER_BYTES;
+
+    private Npy() {
+    }
+
+    /**
+     * {@return the header of the file, checked against the file's size}
+     *
+     * @throws IllegalArgumentException naming the file and the problem, for a malformed file
+     * @throws IOException if the file cannot be read
+     */
+    public static NpyHeader readHeader(Path file) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            return NpyCodec.read(channel, channel.size(), file.toString());
+        }
+    }
+
+    /**
+     * {@return the array, its data memory-mapped: no copy for little-endian and one-byte data; a
+     * copy-on-write mapping swapped in place for big-endian data} The data are read-only. The
+     * mapping lives in a shared arena, so any thread may read it; closing the array unmaps it.
+     *
+     * @throws IllegalArgumentException naming the file and the problem, for a malformed file
+     * @throws IOException if the file cannot be read or mapped
+     */
+    public static NpyArray map(Path file) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            NpyHeader header = NpyCodec.read(channel, channel.size(), file.toString());
+            boolean swap = needsSwap(header);
+            Buffer buffer = FileMapping.map(channel, swap ? FileChannel.MapMode.PRIVATE : FileChannel.MapMode.READ_ONLY,
+                    header.dataOffset(), header.dataByteSize(), "mapped " + file.getFileName());
+            if (swap) {
+                ByteSwap.toLittleEndian(buffer.segment(), header.dtype());
+            }
+            return new NpyArray(file, header, buffer, true);
+        }
+    }
+
+    /**
+     * {@return the array, its data read into a new buffer of {@code allocator} (64-byte aligned
+     * unless the allocator's default says otherwise), swapped to little-endian} Closing the array
+     * closes that buffer.
+     *
+     * @throws IllegalArgumentException naming the file and the problem, for a malformed file
+     * @throws IllegalStateException if the allocator is closed or over its limit
+     * @throws IOException if the file cannot be read
+     */
+    public static NpyArray read(Path file, Allocator allocator) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            NpyHeader header = NpyCodec.read(channel, channel.size(), file.toString());
+            Buffer buffer = allocator.allocate(header.dataByteSize());
+            try {
+                readFully(channel, header.dataOffset(), buffer.segment(), file);
+                if (needsSwap(header)) {
+                    ByteSwap.toLittleEndian(buffer.segment(), header.dtype());
+                }
+            } catch (IOException | RuntimeException e) {
+                buffer.close();
+                throw e;
+            }
+            return new NpyArray(file, header, buffer, false);
+        }
+    }
+
+    /**
+     * Writes the tensor as a C-order, little-endian {@code .npy} file in the oldest format
+     * version that holds its header, replacing any file there.
+     *
+     * @throws IllegalArgumentException if NumPy has no such dtype (bf16, f8, sub-byte types...)
+     * @throws IOException if the file cannot be written
+     */
+    public static void write(Path file, DenseTensor tensor) throws IOException {
+        write(file, tensor, 0);
+    }
+
+    /**
+     * Writes the tensor in the given format version, e.g. 2 to test readers of 2.0 files.
+     *
+     * @param majorVersion 1, 2 or 3
+     * @throws IllegalArgumentException if NumPy has no such dtype, the version is not 1 to 3 or
+     *     the header does not fit version 1.0
+     * @throws IOException if the file cannot be written
+     */
+    public static void write(Path file, DenseTensor tensor, int majorVersion) throws IOException {
+        if (majorVersion != 0 && (majorVersion < 1 || majorVersion > 3)) {
+            throw new IllegalArgumentException(".npy version " + majorVersion + ".0 is not 1.0, 2.0 or 3.0");
+        }
+        if (!tensor.dtype().isNumpyNative()) {
+            throw new IllegalArgumentException("NumPy has no dtype for " + tensor.dtype() + " ("
+                    + tensor.dtype().numpyDescr().map(n -> "ml_dtypes' " + n + " is saved as an unnamed void type")
+                            .orElse("no elements") + "): cannot write " + tensor + " to " + file);
+        }
+        byte[] preamble = NpyCodec.preamble(tensor.dtype().numpyDescr().orElseThrow(), false, tensor.dims(), majorVersion);
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            writeFully(channel, ByteBuffer.wrap(preamble));
+            writeSegment(channel, tensor.bytes());
+        }
+    }
+
+    private static boolean needsSwap(NpyHeader header) {
+        return header.byteOrder() == ByteOrder.BIG_ENDIAN && header.dtype().byteWidth() > 1;
+    }
+
+    // ByteBuffer views of a segment hold at most 2^31-1 bytes, so big data go in chunks.
+    private static final long CHUNK = 1 << 30;
+
+    private static void readFully(FileChannel channel, long position, MemorySegment target, Path file) throws IOException {
+        for (long done = 0; done < target.byteSize(); ) {
+            ByteBuffer chunk = target.asSlice(done, Math.min(CHUNK, target.byteSize() - done)).asByteBuffer();
+            while (chunk.hasRemaining()) {
+                int n = channel.read(chunk, position + done + chunk.position());
+                if (n < 0) {
+                    throw new IOException(file + ": file ended while reading data at " + (position + done + chunk.position()));
+                }
+            }
+            done += chunk.capacity();
+        }
+    }
+
+    static void writeSegment(FileChannel channel, MemorySegment data) throws IOException {
+        boolean viewable = data.isNative() || data.heapBase().map(base -> base instanceof byte[]).orElse(false);
+        // Heap segments over int[], float[]... have no ByteBuffer view: they go through a byte[].
+        long chunkSize = viewable ? CHUNK : 1 << 20;
+        byte[] staging = viewable ? null : new byte[(int) Math.min(chunkSize, data.byteSize())];
+        for (long done = 0; done < data.byteSize(); ) {
+            int n = (int) Math.min(chunkSize, data.byteSize() - done);
+            ByteBuffer chunk;
+            if (viewable) {
+                chunk = data.asSlice(done, n).asByteBuffer();
+            } else {
+                MemorySegment.copy(data, ValueLayout.JAVA_BYTE, done, staging, 0, n);
+                chunk = ByteBuffer.wrap(staging, 0, n);
+            }
+            done += n;
+            writeFully(channel, chunk);
+        }
+    }
+
+    static void writeFully(FileChannel channel, ByteBuffer buffer) throws IOException {
+        while (buffer.hasRemaining()) {
+            channel.write(buffer);
+        }
+    }
+}

@@ -1,0 +1,230 @@
+package dev.tensorbuf.interop;
+
+import dev.tensorbuf.interop.internal.FileMapping;
+import dev.tensorbuf.interop.internal.SafetensorsCodec;
+import dev.tensorbuf.memory.Buffer;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * A safetensors file, memory-mapped read-only: its tensors as slices of the mapping, and its
+ * {@code __metadata__}. Closing the file unmaps it and ends every tensor's buffer.
+ *
+ * <p><b>Rules enforced on open</b>, each refused with {@link IllegalArgumentException} naming the
+ * file (and the tensor) before any tensor is handed out: the file holds the 8-byte length; the
+ * header length {@code N} is at most {@value #MAX_HEADER_BYTES} and at most the file size minus 8;
+ * the header is valid UTF-8, starts with <code>{</code> and is one JSON object (trailing spaces
+ * allowed) without duplicate keys; {@code __metadata__}, if present, maps strings to strings;
+ * every other key is a tensor whose object has exactly {@code dtype} (a known safetensors name),
+ * {@code shape} (non-negative integers) and {@code data_offsets} ({@code [BEGIN, END]},
+ * {@code BEGIN <= END}); {@code END - BEGIN} equals the element count times the dtype's size
+ * (sub-byte types: whole bytes of packed bits) with no overflow; and the tensors, sorted by
+ * offset, tile the data section exactly: the first begins at 0, each begins where the previous
+ * ends (no gap, no overlap), the last ends at the end of the file. Not required: alignment of
+ * tensors (third-party writers skip the padding; read with unaligned layouts) and the order of the
+ * header's keys. Stricter than the reference reader: unknown keys inside a tensor's object.
+ *
+ * <p><b>Writing</b> ({@link #write}) follows the reference writer byte for byte: tensors sorted by
+ * descending dtype alignment, then by name; the compact JSON header with {@code __metadata__}
+ * first, padded with spaces to a multiple of 8; the data back to back.
+ * {@snippet :
+ * MemorySegment w = Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1, 2, 3, 4, 5, 6);
+ * MemorySegment ids = Arena.ofAuto().allocateFrom(ValueLayout.JAVA_BYTE, (byte) 7, (byte) 9);
+ * SafetensorsFile.write(Path.of("m.safetensors"),
+ *         Map.of("w", new DenseTensor(DType.F32, List.of(2L, 3L), w),
+ *                "ids", new DenseTensor(DType.S8, List.of(2L), ids)),
+ *         Map.of("format", "np"));
+ * try (SafetensorsFile f = SafetensorsFile.open(Path.of("m.safetensors"))) {
+ *     f.names();                 // [w, ids]: F32 before I8
+ *     f.metadata();              // {format=np}
+ *     f.tensor("ids").shape();   // [2]
+ *     f.tensor("x");             // IllegalArgumentException: "no tensor 'x' in m.safetensors; it has [w, ids]"
+ * }
+ * }
+ */
+public final class SafetensorsFile implements AutoCloseable {
+    /** The longest header read or written, in bytes, as in the reference library. */
+    public static final long MAX_HEADER_BYTES = SafetensorsCodec.MAX_HEADER_BYTES;
+
+    private final Path file;
+    private final Buffer mapping;
+    private final long headerByteSize;
+    private final Map<String, String> metadata;
+    private final Map<String, SafetensorsTensor> tensors;
+
+    private SafetensorsFile(Path file, Buffer mapping, long headerByteSize, Map<String, String> metadata,
+            Map<String, SafetensorsTensor> tensors) {
+        this.file = file;
+        this.mapping = mapping;
+        this.headerByteSize = headerByteSize;
+        this.metadata = metadata;
+        this.tensors = tensors;
+    }
+
+    /**
+     * {@return the file, mapped and checked}
+     *
+     * @throws IllegalArgumentException naming the file and the rule it breaks
+     * @throws IOException if the file cannot be read or mapped
+     */
+    public static SafetensorsFile open(Path file) throws IOException {
+        String name = file.toString();
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            long size = channel.size();
+            if (size < 8) {
+                throw new IllegalArgumentException(name + ": " + size
+                        + " bytes is too short for a safetensors file (8-byte header length first)");
+            }
+            ByteBuffer lengthField = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+            while (lengthField.hasRemaining() && channel.read(lengthField, lengthField.position()) >= 0) {
+                // read until the 8 bytes are in
+            }
+            long n = SafetensorsCodec.checkHeaderLength(lengthField.getLong(0), size, name);
+            Buffer mapping = FileMapping.map(channel, FileChannel.MapMode.READ_ONLY, 0, size, "mapped " + file.getFileName());
+            try {
+                return build(file, mapping.asReadOnly(), mapping, n);
+            } catch (RuntimeException e) {
+                mapping.close();
+                throw e;
+            }
+        }
+    }
+
+    private static SafetensorsFile build(Path file, Buffer view, Buffer root, long n) {
+        MemorySegment all = view.segment();
+        long dataStart = 8 + n;
+        ByteBuffer headerBytes = ByteBuffer.wrap(all.asSlice(8, n).toArray(ValueLayout.JAVA_BYTE));
+        SafetensorsCodec.Header header = SafetensorsCodec.read(headerBytes, all.byteSize() - dataStart, file.toString());
+        Map<String, SafetensorsTensor> tensors = new LinkedHashMap<>();
+        for (SafetensorsCodec.Entry e : header.entries()) {
+            long offset = dataStart + e.begin();
+            long bytes = e.end() - e.begin();
+            tensors.put(e.name(), new SafetensorsTensor(e.name(), e.dtype(), e.shape(), offset, bytes, view.slice(offset, bytes)));
+        }
+        return new SafetensorsFile(file, root, n, Collections.unmodifiableMap(header.metadata()),
+                Collections.unmodifiableMap(tensors));
+    }
+
+    /**
+     * Writes the tensors and metadata as the reference library does, replacing any file there.
+     *
+     * @param tensors by name; the map's order does not matter
+     * @param metadata string pairs for {@code __metadata__}; empty writes no {@code __metadata__}
+     * @throws IllegalArgumentException if a name is {@code __metadata__}, safetensors has no name
+     *     for a dtype, or the header would exceed {@value #MAX_HEADER_BYTES} bytes
+     * @throws IOException if the file cannot be written
+     */
+    public static void write(Path file, Map<String, DenseTensor> tensors, Map<String, String> metadata) throws IOException {
+        Objects.requireNonNull(tensors, "tensors");
+        List<Map.Entry<String, DenseTensor>> ordered = new ArrayList<>(tensors.entrySet());
+        for (Map.Entry<String, DenseTensor> e : ordered) {
+            if (e.getKey().equals(SafetensorsCodec.METADATA_KEY)) {
+                throw new IllegalArgumentException("a tensor cannot be named " + SafetensorsCodec.METADATA_KEY);
+            }
+            if (e.getValue().dtype().safetensorsName().isEmpty()) {
+                throw new IllegalArgumentException("safetensors has no dtype for " + e.getValue().dtype()
+                        + " of tensor '" + e.getKey() + "'");
+            }
+        }
+        ordered.sort(SafetensorsCodec.writeOrder(DenseTensor::dtype));
+        List<SafetensorsCodec.Entry> entries = new ArrayList<>(ordered.size());
+        long offset = 0;
+        for (Map.Entry<String, DenseTensor> e : ordered) {
+            long end = Math.addExact(offset, e.getValue().bytes().byteSize());
+            entries.add(new SafetensorsCodec.Entry(e.getKey(), e.getValue().dtype(), e.getValue().dims(), offset, end));
+            offset = end;
+        }
+        byte[] header = SafetensorsCodec.header(new TreeMap<>(metadata), entries);
+        if (header.length > MAX_HEADER_BYTES) {
+            throw new IllegalArgumentException("header of " + header.length + " bytes exceeds the limit of "
+                    + MAX_HEADER_BYTES + " bytes");
+        }
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            ByteBuffer length = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, header.length);
+            Npy.writeFully(channel, length);
+            Npy.writeFully(channel, ByteBuffer.wrap(header));
+            for (Map.Entry<String, DenseTensor> e : ordered) {
+                Npy.writeSegment(channel, e.getValue().bytes());
+            }
+        }
+    }
+
+    /** Writes the tensors without metadata; see {@link #write(Path, Map, Map)}. */
+    public static void write(Path file, Map<String, DenseTensor> tensors) throws IOException {
+        write(file, tensors, Map.of());
+    }
+
+    /** {@return the file this was opened from} */
+    public Path file() {
+        return file;
+    }
+
+    /** {@return the tensor names in the order of their data in the file} */
+    public List<String> names() {
+        return List.copyOf(tensors.keySet());
+    }
+
+    /** {@return every tensor, in the order of their data in the file} */
+    public List<SafetensorsTensor> tensors() {
+        return List.copyOf(tensors.values());
+    }
+
+    /**
+     * {@return the tensor of this name}
+     *
+     * @throws IllegalArgumentException naming the missing name and (up to 10 of) the names there are
+     * @throws IllegalStateException if the file is closed
+     */
+    public SafetensorsTensor tensor(String name) {
+        if (!mapping.isAlive()) {
+            throw new IllegalStateException(file + " is closed");
+        }
+        SafetensorsTensor t = tensors.get(name);
+        if (t == null) {
+            List<String> names = names();
+            throw new IllegalArgumentException("no tensor '" + name + "' in " + file.getFileName() + "; it has "
+                    + (names.size() <= 10 ? names : names.subList(0, 10) + " and " + (names.size() - 10) + " more"));
+        }
+        return t;
+    }
+
+    /** {@return the {@code __metadata__} pairs, empty when the file has none} */
+    public Map<String, String> metadata() {
+        return metadata;
+    }
+
+    /** {@return the JSON header's length N, padding included} */
+    public long headerByteSize() {
+        return headerByteSize;
+    }
+
+    /** {@return the file offset of the data section: 8 + N} */
+    public long dataOffset() {
+        return 8 + headerByteSize;
+    }
+
+    /** Unmaps the file; every tensor's buffer stops working. Closing twice does nothing. */
+    @Override
+    public void close() {
+        mapping.close();
+    }
+
+    @Override
+    public String toString() {
+        return file + ": " + tensors.size() + " tensors, header " + headerByteSize + " bytes";
+    }
+}

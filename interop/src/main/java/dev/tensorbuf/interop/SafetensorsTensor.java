@@ -1,0 +1,42 @@
+package dev.tensorbuf.interop;
+
+import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.views.DType;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One tensor of an open {@link SafetensorsFile}: name, element type, shape, where its bytes are
+ * in the file, and those bytes as a read-only slice of the file's mapping (C order,
+ * little-endian, valid until the file closes).
+ *
+ * {@snippet :
+ * try (SafetensorsFile f = SafetensorsFile.open(Path.of("m.safetensors"))) {
+ *     SafetensorsTensor w = f.tensor("w");  // F32 [2, 3], data_offsets [0, 24], 80-byte header
+ *     w.fileOffset();                       // 88: 8 + 80 + 0
+ *     w.byteSize();                         // 24
+ *     w.data().segment().get(ValueLayout.JAVA_FLOAT_UNALIGNED, 4); // the second element
+ * }
+ * }
+ *
+ * @param name the tensor's key in the header
+ * @param dtype the element type
+ * @param shape the dims; empty for a scalar
+ * @param fileOffset the offset of the first byte in the file: 8 + header length + BEGIN
+ * @param byteSize the number of bytes, END - BEGIN
+ * @param data the bytes; not aligned beyond what the writer chose (use unaligned layouts)
+ */
+public record SafetensorsTensor(String name, DType dtype, List<Long> shape, long fileOffset, long byteSize, Buffer data) {
+    /** Copies the shape and checks for nulls. */
+    public SafetensorsTensor {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(dtype, "dtype");
+        Objects.requireNonNull(data, "data");
+        shape = List.copyOf(shape);
+    }
+
+    /** {@return the tensor as the writers take it, over the same bytes (no copy)} */
+    public DenseTensor asDense() {
+        return new DenseTensor(dtype, shape, data.segment());
+    }
+}

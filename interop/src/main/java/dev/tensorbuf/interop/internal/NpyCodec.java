@@ -1,0 +1,279 @@
+package dev.tensorbuf.interop.internal;
+
+import dev.tensorbuf.interop.NpyHeader;
+import dev.tensorbuf.views.DType;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The {@code .npy} preamble: magic, version, header length and the Python-literal header, read
+ * strictly and written byte for byte as NumPy 2.x writes it.
+ */
+public final class NpyCodec {
+    /** The longest header read: NumPy refuses more than 10,000 bytes by default; we allow v2 headers of many dims. */
+    public static final int MAX_HEADER_BYTES = 1 << 20;
+
+    private static final byte[] MAGIC = {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y'};
+    private static final int ALIGN = 64;
+    // NumPy leaves room for the growth axis to reach 21 digits, so a header can be rewritten in place.
+    private static final int GROWTH_AXIS_MAX_DIGITS = 21;
+    private static final Set<String> KEYS = Set.of("descr", "fortran_order", "shape");
+
+    private NpyCodec() {
+    }
+
+    /**
+     * Reads and checks the preamble at the start of the channel; never reads past
+     * {@code min(fileSize, 10 + MAX_HEADER_BYTES)}.
+     *
+     * @throws IllegalArgumentException naming the file and the problem
+     */
+    public static NpyHeader read(FileChannel channel, long fileSize, String file) throws IOException {
+        if (fileSize < 10) {
+            throw new IllegalArgumentException(file + ": " + fileSize + " bytes is too short for a .npy preamble (at least 10)");
+        }
+        ByteBuffer start = readFully(channel, 0, 12 <= fileSize ? 12 : 10);
+        for (int i = 0; i < MAGIC.length; i++) {
+            if (start.get(i) != MAGIC[i]) {
+                throw new IllegalArgumentException(file + ": not a .npy file: it starts with " + hex(start, 6)
+                        + ", expected 93 4e 55 4d 50 59 (\\x93NUMPY)");
+            }
+        }
+        int major = start.get(6) & 0xff;
+        int minor = start.get(7) & 0xff;
+        if (major < 1 || major > 3 || minor != 0) {
+            throw new IllegalArgumentException(file + ": unsupported .npy version " + major + "." + minor
+                    + " (expected 1.0, 2.0 or 3.0)");
+        }
+        int lengthBytes = major == 1 ? 2 : 4;
+        if (fileSize < 8 + lengthBytes) {
+            throw new IllegalArgumentException(file + ": " + fileSize + " bytes is too short for a version " + major
+                    + ".0 preamble (" + (8 + lengthBytes) + " bytes)");
+        }
+        start.order(ByteOrder.LITTLE_ENDIAN);
+        long headerLength = major == 1 ? start.getShort(8) & 0xffffL : start.getInt(8) & 0xffff_ffffL;
+        long headerStart = 8 + lengthBytes;
+        if (headerLength > MAX_HEADER_BYTES) {
+            throw new IllegalArgumentException(file + ": header length " + headerLength + " exceeds the limit of "
+                    + MAX_HEADER_BYTES + " bytes");
+        }
+        if (headerStart + headerLength > fileSize) {
+            throw new IllegalArgumentException(file + ": header length " + headerLength + " runs past the end of the file ("
+                    + fileSize + " bytes, header starts at " + headerStart + ")");
+        }
+        ByteBuffer raw = readFully(channel, headerStart, (int) headerLength);
+        String text = decode(raw, major, file);
+        long dataOffset = headerStart + headerLength;
+        NpyHeader header = interpret(PyLiteral.parse(text, file), major, dataOffset, file);
+        long need = header.dataByteSize();
+        if (need > fileSize - dataOffset) {
+            throw new IllegalArgumentException(file + ": shape " + tupleText(header.shape()) + " of " + header.descr()
+                    + " needs " + need + " bytes of data but the file has " + (fileSize - dataOffset)
+                    + " after the header (file " + fileSize + " bytes, data at " + dataOffset + ")");
+        }
+        return header;
+    }
+
+    private static String decode(ByteBuffer raw, int major, String file) {
+        if (major < 3) {
+            return StandardCharsets.ISO_8859_1.decode(raw).toString();
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(raw).toString();
+        } catch (CharacterCodingException e) {
+            throw new IllegalArgumentException(file + ": version 3.0 header is not valid UTF-8: " + e.getMessage());
+        }
+    }
+
+    private static NpyHeader interpret(Object literal, int major, long dataOffset, String file) {
+        if (!(literal instanceof Map<?, ?> dict)) {
+            throw new IllegalArgumentException(file + ": header is not a dict but " + kind(literal));
+        }
+        if (!dict.keySet().equals(KEYS)) {
+            throw new IllegalArgumentException(file + ": header keys are " + dict.keySet()
+                    + ", expected exactly 'descr', 'fortran_order' and 'shape'");
+        }
+        Object descrValue = dict.get("descr");
+        if (descrValue instanceof List<?> fields) {
+            throw new IllegalArgumentException(file + ": structured dtype " + fields + " is not supported: only numeric dtypes");
+        }
+        if (!(descrValue instanceof String descr)) {
+            throw new IllegalArgumentException(file + ": 'descr' is " + kind(descrValue) + ", expected a string such as '<f4'");
+        }
+        if (!(dict.get("fortran_order") instanceof Boolean fortran)) {
+            throw new IllegalArgumentException(file + ": 'fortran_order' is " + kind(dict.get("fortran_order"))
+                    + ", expected True or False");
+        }
+        List<Long> shape = shape(dict.get("shape"), file);
+        ByteOrder order = byteOrder(descr);
+        DType dtype = dtype(descr, file);
+        return new NpyHeader(major, descr, dtype, dtype.byteWidth() == 1 ? ByteOrder.LITTLE_ENDIAN : order, fortran,
+                shape, dataOffset);
+    }
+
+    private static List<Long> shape(Object value, String file) {
+        if (!(value instanceof PyLiteral.Tuple tuple)) {
+            throw new IllegalArgumentException(file + ": 'shape' is " + kind(value) + ", expected a tuple of ints");
+        }
+        List<Long> dims = new ArrayList<>(tuple.items().size());
+        for (int i = 0; i < tuple.items().size(); i++) {
+            Object d = tuple.items().get(i);
+            if (d instanceof BigInteger big) {
+                throw new IllegalArgumentException(file + ": dim " + i + " of 'shape' is " + big + ", beyond a long");
+            }
+            if (!(d instanceof Long dim)) {
+                throw new IllegalArgumentException(file + ": dim " + i + " of 'shape' is " + kind(d) + ", expected an int");
+            }
+            if (dim < 0) {
+                throw new IllegalArgumentException(file + ": dim " + i + " of 'shape' is negative (" + dim + ")");
+            }
+            dims.add(dim);
+        }
+        return dims;
+    }
+
+    private static ByteOrder byteOrder(String descr) {
+        return switch (descr.isEmpty() ? ' ' : descr.charAt(0)) {
+            case '>' -> ByteOrder.BIG_ENDIAN;
+            case '=' -> ByteOrder.nativeOrder();
+            default -> ByteOrder.LITTLE_ENDIAN;
+        };
+    }
+
+    private static DType dtype(String descr, String file) {
+        String body = !descr.isEmpty() && "<>=|".indexOf(descr.charAt(0)) >= 0 ? descr.substring(1) : descr;
+        String kind = body.isEmpty() ? "" : body.substring(0, 1);
+        switch (kind) {
+            case "O" -> throw new IllegalArgumentException(file + ": descr '" + descr
+                    + "' is an object array: its data are pickled Python objects, which are never read");
+            case "S", "U", "a" -> throw new IllegalArgumentException(file + ": descr '" + descr
+                    + "' is a string type: only numeric dtypes are supported");
+            case "M", "m" -> throw new IllegalArgumentException(file + ": descr '" + descr
+                    + "' is a datetime type: only numeric dtypes are supported");
+            default -> { }
+        }
+        DType dtype;
+        try {
+            dtype = DType.fromNumpyDescr("<" + body);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(file + ": " + e.getMessage().replace("'<" + body + "'", "'" + descr + "'"), e);
+        }
+        if (!dtype.isNumpyNative()) {
+            throw new IllegalArgumentException(file + ": unknown NumPy descr '" + descr + "'");
+        }
+        return dtype;
+    }
+
+    /**
+     * {@return the whole preamble NumPy would write for this array: magic, version, length,
+     * header padded to 64 bytes}
+     *
+     * @param version 1, 2 or 3; 0 picks the oldest that fits, as {@code numpy.save} does
+     * @throws IllegalArgumentException if the header does not fit the version asked for
+     */
+    public static byte[] preamble(String descr, boolean fortranOrder, List<Long> shape, int version) {
+        StringBuilder h = new StringBuilder(128);
+        h.append("{'descr': '").append(descr).append("', 'fortran_order': ").append(fortranOrder ? "True" : "False")
+                .append(", 'shape': ").append(tupleText(shape)).append(", }");
+        if (!shape.isEmpty()) {
+            long growth = shape.get(fortranOrder ? shape.size() - 1 : 0);
+            h.repeat(' ', Math.max(0, GROWTH_AXIS_MAX_DIGITS - Long.toString(growth).length()));
+        }
+        String text = h.toString();
+        boolean latin1 = text.chars().allMatch(c -> c < 256);
+        int chosen = version;
+        if (chosen == 0) {
+            chosen = !latin1 ? 3 : paddedLength(text.length(), 2) <= 0xffff ? 1 : 2;
+        }
+        if (chosen < 1 || chosen > 3) {
+            throw new IllegalArgumentException(".npy version " + chosen + ".0 is not 1.0, 2.0 or 3.0");
+        }
+        if (chosen < 3 && !latin1) {
+            throw new IllegalArgumentException("header " + text + " is not latin-1: it needs version 3.0, not " + chosen + ".0");
+        }
+        byte[] body = text.getBytes(chosen == 3 ? StandardCharsets.UTF_8 : StandardCharsets.ISO_8859_1);
+        int lengthBytes = chosen == 1 ? 2 : 4;
+        long headerLength = paddedLength(body.length, lengthBytes);
+        if (chosen == 1 && headerLength > 0xffff) {
+            throw new IllegalArgumentException("header of " + headerLength + " bytes does not fit version 1.0 (at most 65535)");
+        }
+        ByteBuffer out = ByteBuffer.allocate(Math.toIntExact(8 + lengthBytes + headerLength)).order(ByteOrder.LITTLE_ENDIAN);
+        out.put(MAGIC).put((byte) chosen).put((byte) 0);
+        if (chosen == 1) {
+            out.putShort((short) headerLength);
+        } else {
+            out.putInt((int) headerLength);
+        }
+        out.put(body);
+        while (out.remaining() > 1) {
+            out.put((byte) ' ');
+        }
+        out.put((byte) '\n');
+        return out.array();
+    }
+
+    // NumPy's rule: pad = 64 - (preamble + text + newline) % 64, which is 64, never 0, when aligned.
+    private static long paddedLength(long textBytes, int lengthBytes) {
+        long withNewline = textBytes + 1;
+        long pad = ALIGN - ((8 + lengthBytes + withNewline) % ALIGN);
+        return withNewline + pad;
+    }
+
+    /** {@return the shape as Python prints a tuple: {@code ()}, {@code (3,)}, {@code (2, 3)}} */
+    public static String tupleText(List<Long> shape) {
+        if (shape.size() == 1) {
+            return "(" + shape.getFirst() + ",)";
+        }
+        StringBuilder sb = new StringBuilder("(");
+        for (int i = 0; i < shape.size(); i++) {
+            sb.append(i > 0 ? ", " : "").append(shape.get(i));
+        }
+        return sb.append(')').toString();
+    }
+
+    private static ByteBuffer readFully(FileChannel channel, long position, int length) throws IOException {
+        ByteBuffer buffer = ByteBuffer.allocate(length);
+        while (buffer.hasRemaining()) {
+            if (channel.read(buffer, position + buffer.position()) < 0) {
+                throw new IOException("file ended after " + (position + buffer.position()) + " bytes while reading "
+                        + length + " bytes at " + position);
+            }
+        }
+        return buffer.flip();
+    }
+
+    private static String hex(ByteBuffer b, int n) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            sb.append(i > 0 ? " " : "").append(String.format("%02x", b.get(i) & 0xff));
+        }
+        return sb.toString();
+    }
+
+    private static String kind(Object v) {
+        return switch (v) {
+            case null -> "None";
+            case String s -> "the string '" + s + "'";
+            case Boolean b -> b ? "True" : "False";
+            case Long l -> "the int " + l;
+            case BigInteger b -> "the int " + b;
+            case PyLiteral.Tuple t -> "a tuple";
+            case List<?> l -> "a list";
+            case Map<?, ?> m -> "a dict";
+            default -> v.getClass().getSimpleName();
+        };
+    }
+}
