@@ -20,8 +20,8 @@ import java.nio.file.StandardOpenOption;
  * <p><b>Reading</b> accepts every numeric dtype NumPy has ({@code b1}, {@code i1..i8},
  * {@code u1..u8}, {@code f2}, {@code f4}, {@code f8}, {@code c8}, {@code c16}) in either byte
  * order, C or Fortran order. The data handed out are always little-endian, like every tensorbuf
- * buffer: a big-endian file is byte-swapped on the way in ({@link #map} maps it copy-on-write and
- * swaps in place, so the file never changes; {@link #read} swaps the copy). The header keeps the
+ * buffer: a big-endian file is byte-swapped on the way in, into a copy (a mapping would need
+ * write access to the file to be swapped copy-on-write). The header keeps the
  * file's byte order. A Fortran-order file keeps its bytes; {@link NpyArray#layout()} is
  * column-major. Bytes after the data are ignored, as NumPy ignores them (several arrays may be
  * saved into one stream).
@@ -69,9 +69,11 @@ public final class Npy {
     }
 
     /**
-     * {@return the array, its data memory-mapped: no copy for little-endian and one-byte data; a
-     * copy-on-write mapping swapped in place for big-endian data} The data are read-only. The
-     * mapping lives in a shared arena, so any thread may read it; closing the array unmaps it.
+     * {@return the array, its data memory-mapped without a copy (read-only) for little-endian and
+     * one-byte data; big-endian data cannot be mapped as little-endian, so they are copied into
+     * 64-byte aligned memory of their own and swapped there ({@link NpyArray#isMapped()} false,
+     * writable)} Mapping and copy live in a shared arena, so any thread may read them; closing the
+     * array unmaps or frees them.
      *
      * @throws IllegalArgumentException naming the file and the problem, for a malformed file
      * @throws IOException if the file cannot be read or mapped
@@ -79,13 +81,13 @@ public final class Npy {
     public static NpyArray map(Path file) throws IOException {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
             NpyHeader header = NpyCodec.read(channel, channel.size(), file.toString());
-            boolean swap = needsSwap(header);
-            Buffer buffer = FileMapping.map(channel, swap ? FileChannel.MapMode.PRIVATE : FileChannel.MapMode.READ_ONLY,
-                    header.dataOffset(), header.dataByteSize(), "mapped " + file.getFileName());
-            if (swap) {
-                ByteSwap.toLittleEndian(buffer.segment(), header.dtype());
+            if (!needsSwap(header)) {
+                return new NpyArray(file, header, FileMapping.map(channel, header.dataOffset(), header.dataByteSize(),
+                        "mapped " + file.getFileName()), true);
             }
-            return new NpyArray(file, header, buffer, true);
+            Buffer copy = FileMapping.copy(channel, header.dataOffset(), header.dataByteSize(), "swapped " + file.getFileName());
+            ByteSwap.toLittleEndian(copy.segment(), header.dtype());
+            return new NpyArray(file, header, copy, false);
         }
     }
 
@@ -103,7 +105,7 @@ public final class Npy {
             NpyHeader header = NpyCodec.read(channel, channel.size(), file.toString());
             Buffer buffer = allocator.allocate(header.dataByteSize());
             try {
-                readFully(channel, header.dataOffset(), buffer.segment(), file);
+                FileMapping.readFully(channel, header.dataOffset(), buffer.segment(), file.toString());
                 if (needsSwap(header)) {
                     ByteSwap.toLittleEndian(buffer.segment(), header.dtype());
                 }
@@ -157,19 +159,6 @@ public final class Npy {
 
     // ByteBuffer views of a segment hold at most 2^31-1 bytes, so big data go in chunks.
     private static final long CHUNK = 1 << 30;
-
-    private static void readFully(FileChannel channel, long position, MemorySegment target, Path file) throws IOException {
-        for (long done = 0; done < target.byteSize(); ) {
-            ByteBuffer chunk = target.asSlice(done, Math.min(CHUNK, target.byteSize() - done)).asByteBuffer();
-            while (chunk.hasRemaining()) {
-                int n = channel.read(chunk, position + done + chunk.position());
-                if (n < 0) {
-                    throw new IOException(file + ": file ended while reading data at " + (position + done + chunk.position()));
-                }
-            }
-            done += chunk.capacity();
-        }
-    }
 
     static void writeSegment(FileChannel channel, MemorySegment data) throws IOException {
         boolean viewable = data.isNative() || data.heapBase().map(base -> base instanceof byte[]).orElse(false);

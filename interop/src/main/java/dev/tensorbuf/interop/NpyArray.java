@@ -62,8 +62,8 @@ public final class NpyArray implements AutoCloseable {
     }
 
     /**
-     * {@return the data bytes, little-endian: read-only when mapped, writable when read into an
-     * allocator's buffer} The buffer lives until this array closes.
+     * {@return the data bytes, little-endian: read-only when mapped, writable when copied} The
+     * buffer lives until this array closes.
      */
     public Buffer data() {
         return data;

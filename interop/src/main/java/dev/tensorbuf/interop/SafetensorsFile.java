@@ -93,7 +93,7 @@ public final class SafetensorsFile implements AutoCloseable {
                 // read until the 8 bytes are in
             }
             long n = SafetensorsCodec.checkHeaderLength(lengthField.getLong(0), size, name);
-            Buffer mapping = FileMapping.map(channel, FileChannel.MapMode.READ_ONLY, 0, size, "mapped " + file.getFileName());
+            Buffer mapping = FileMapping.map(channel, 0, size, "mapped " + file.getFileName());
             try {
                 return build(file, mapping.asReadOnly(), mapping, n);
             } catch (RuntimeException e) {

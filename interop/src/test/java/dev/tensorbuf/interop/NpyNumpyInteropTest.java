@@ -1,0 +1,101 @@
+package dev.tensorbuf.interop;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.interop.json.Json;
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.views.DType;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** NumPy 2.x reads what we write and we read what NumPy writes, value for value. */
+class NpyNumpyInteropTest {
+    private static final List<DType> NUMPY_TYPES = List.of(DType.PRED, DType.S8, DType.S16, DType.S32, DType.S64,
+            DType.U8, DType.U16, DType.U32, DType.U64, DType.F16, DType.F32, DType.F64, DType.C64, DType.C128);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void weReadEveryArrayNumpyWrites() throws IOException {
+        PythonPeer.assumeModules("numpy");
+        String out = PythonPeer.runScript("/peers/npy_peer.py", dir, "write", dir.toString());
+        assertTrue(out.contains("wrote 127"), out);
+        List<Object> manifest = (List<Object>) Json.parse(Files.readString(dir.resolve("manifest.json")));
+        int bigEndian = 0;
+        for (Object o : manifest) {
+            Map<String, Object> c = (Map<String, Object>) o;
+            Path file = dir.resolve((String) c.get("file"));
+            String descr = (String) c.get("descr");
+            try (NpyArray mapped = Npy.map(file);
+                    Allocator arena = Allocators.confined();
+                    NpyArray read = Npy.read(file, arena)) {
+                NpyHeader h = mapped.header();
+                assertEquals(descr, h.descr(), file.toString());
+                assertEquals(c.get("shape"), h.shape(), file.toString());
+                assertEquals(c.get("fortran"), h.fortranOrder(), file.toString());
+                assertEquals(((Long) c.get("version")).intValue(), h.majorVersion(), file.toString());
+                assertEquals(descr.startsWith(">") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN, h.byteOrder());
+                bigEndian += descr.startsWith(">") ? 1 : 0;
+                List<Object> want = (List<Object>) c.get("values");
+                TensorValues.assertValues(want, TensorValues.read(h.dtype(), mapped.layout(), mapped.data().segment()),
+                        "mapped " + file.getFileName());
+                TensorValues.assertValues(want, TensorValues.read(h.dtype(), read.layout(), read.data().segment()),
+                        "read " + file.getFileName());
+                boolean swapped = descr.startsWith(">");
+                assertEquals(!swapped, mapped.isMapped(), "only big-endian data are copied: " + file.getFileName());
+                assertEquals(!swapped, mapped.data().isReadOnly(), file.toString());
+                assertTrue(!read.isMapped() && !read.data().isReadOnly());
+            }
+        }
+        assertEquals(52, bigEndian, "big-endian cases");
+    }
+
+    @Test
+    void numpyReadsWhatWeWriteAndWritesTheSameBytes() throws IOException {
+        PythonPeer.assumeModules("numpy");
+        List<Object> manifest = new ArrayList<>();
+        try (Arena arena = Arena.ofConfined()) {
+            for (DType t : NUMPY_TYPES) {
+                for (List<Long> dims : List.of(List.of(2L, 3L), List.<Long>of(), List.of(0L, 4L), List.of(5L))) {
+                    manifest.add(write(t, dims, 1, arena));
+                }
+            }
+            manifest.add(write(DType.F32, List.of(3L, 2L, 2L), 2, arena));
+            manifest.add(write(DType.S16, List.of(4L), 2, arena));
+            manifest.add(write(DType.U8, List.of(4L), 3, arena));
+        }
+        Files.writeString(dir.resolve("manifest.json"), Json.write(manifest));
+        String out = PythonPeer.runScript("/peers/npy_peer.py", dir, "check", dir.toString());
+        assertTrue(out.contains("checked " + manifest.size()), out);
+    }
+
+    private Map<String, Object> write(DType t, List<Long> dims, int version, Arena arena) throws IOException {
+        DenseTensor tensor = TensorValues.tensor(t, dims, arena);
+        String name = "java_" + t + "_" + dims.size() + "d_" + dims.stream().reduce(1L, Math::multiplyExact) + "_v" + version + ".npy";
+        Npy.write(dir.resolve(name), tensor, version);
+        Map<String, Object> c = new LinkedHashMap<>();
+        c.put("file", name);
+        c.put("descr", t.numpyDescr().orElseThrow());
+        c.put("shape", dims);
+        c.put("version", version);
+        List<Object> values = new ArrayList<>();
+        for (long i = 0; i < tensor.elementCount(); i++) {
+            values.add(TensorValues.value(t, i));
+        }
+        c.put("values", values);
+        return c;
+    }
+}
