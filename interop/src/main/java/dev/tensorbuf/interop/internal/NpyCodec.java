@@ -108,7 +108,8 @@ public final class NpyCodec {
         }
         Object descrValue = dict.get("descr");
         if (descrValue instanceof List<?> fields) {
-            throw new IllegalArgumentException(file + ": structured dtype " + fields + " is not supported: only numeric dtypes");
+            throw new IllegalArgumentException(file + ": structured dtype with " + fields.size()
+                    + (fields.size() == 1 ? " field" : " fields") + " is not supported: only numeric dtypes");
         }
         if (!(descrValue instanceof String descr)) {
             throw new IllegalArgumentException(file + ": 'descr' is " + kind(descrValue) + ", expected a string such as '<f4'");
@@ -120,6 +121,8 @@ public final class NpyCodec {
         List<Long> shape = shape(dict.get("shape"), file);
         ByteOrder order = byteOrder(descr);
         DType dtype = dtype(descr, file);
+        String context = file + ": " + descr + " " + shape;
+        Sizes.byteSize(dtype, Sizes.elementCount(shape, context), context);
         return new NpyHeader(major, descr, dtype, dtype.byteWidth() == 1 ? ByteOrder.LITTLE_ENDIAN : order, fortran,
                 shape, dataOffset);
     }
