@@ -7,6 +7,8 @@ module dev.tensorbuf.interop {
     requires transitive dev.tensorbuf.ops;
     requires org.agrona;
 
+    exports dev.tensorbuf.interop;
+
     // Not API: the command line shares the one JSON codec the file formats use.
     exports dev.tensorbuf.interop.json to dev.tensorbuf.cli;
 }

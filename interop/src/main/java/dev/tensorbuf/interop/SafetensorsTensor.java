@@ -12,8 +12,8 @@ import java.util.Objects;
  *
  * {@snippet :
  * try (SafetensorsFile f = SafetensorsFile.open(Path.of("m.safetensors"))) {
- *     SafetensorsTensor w = f.tensor("w");  // F32 [2, 3], data_offsets [0, 24], 80-byte header
- *     w.fileOffset();                       // 88: 8 + 80 + 0
+ *     SafetensorsTensor w = f.tensor("w");  // F32 [2, 3], data_offsets [0, 24], 64-byte header
+ *     w.fileOffset();                       // 72: 8 + 64 + 0
  *     w.byteSize();                         // 24
  *     w.data().segment().get(ValueLayout.JAVA_FLOAT_UNALIGNED, 4); // the second element
  * }

@@ -1,0 +1,153 @@
+package dev.tensorbuf.interop;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.memory.PooledAllocator;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.ElementAccess;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class NpyTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void exampleFromJavadoc() throws IOException {
+        Path file = dir.resolve("x.npy");
+        MemorySegment bytes = Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1, 2, 3, 4, 5, 6);
+        Npy.write(file, new DenseTensor(DType.F32, List.of(2L, 3L), bytes));
+        NpyHeader h = Npy.readHeader(file);
+        assertEquals("<f4", h.descr());
+        assertEquals(128, h.dataOffset());
+        assertEquals(152, Files.size(file));
+        String text = new String(Files.readAllBytes(file), 10, 118, StandardCharsets.ISO_8859_1);
+        assertEquals("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }" + " ".repeat(58) + "\n", text);
+        try (NpyArray a = Npy.map(file)) {
+            assertEquals(6.0f, a.data().segment().get(ValueLayout.JAVA_FLOAT_UNALIGNED, 20));
+            assertTrue(a.isMapped());
+        }
+    }
+
+    @Test
+    void bigEndianFortranFileReadsAsLittleEndianColumnMajor() throws IOException {
+        // np.save of np.arange(6, dtype='>i4').reshape(2, 3, order='F'): column-major bytes 0..5, big-endian
+        Path file = dir.resolve("f.npy");
+        String header = "{'descr': '>i4', 'fortran_order': True, 'shape': (2, 3), }";
+        byte[] pre = preamble(header);
+        java.nio.ByteBuffer data = java.nio.ByteBuffer.allocate(24).order(ByteOrder.BIG_ENDIAN);
+        for (int v = 0; v < 6; v++) {
+            data.putInt(v);
+        }
+        Files.write(file, concat(pre, data.array()));
+        try (NpyArray a = Npy.map(file)) {
+            assertEquals(ByteOrder.BIG_ENDIAN, a.header().byteOrder());
+            assertEquals(List.of(1L, 2L), a.layout().strides());
+            ElementAccess s32 = ElementAccess.of(DType.S32);
+            // element (1, 2) is the 6th in column-major order: 1 + 2 * 2 = 5
+            assertEquals(5, s32.getLong(a.data().segment(), a.layout().offsetOf(1, 2)));
+            assertEquals(2, s32.getLong(a.data().segment(), a.layout().offsetOf(0, 1)));
+        }
+    }
+
+    @Test
+    void readIntoPooledBufferAndCloseGivesItBack() throws IOException {
+        Path file = dir.resolve("p.npy");
+        MemorySegment bytes = Arena.ofAuto().allocateFrom(ValueLayout.JAVA_SHORT, (short) 7, (short) -8);
+        Npy.write(file, new DenseTensor(DType.S16, List.of(2L), bytes));
+        try (PooledAllocator pool = PooledAllocator.builder().name("npy").build()) {
+            NpyArray a = Npy.read(file, pool);
+            assertEquals(-8, ElementAccess.of(DType.S16).getLong(a.data().segment(), 1));
+            assertFalse(a.isMapped());
+            a.close();
+            assertThrows(IllegalStateException.class, () -> a.data().segment());
+        }
+    }
+
+    @Test
+    void closedMappingRefusesAccess() throws IOException {
+        Path file = dir.resolve("c.npy");
+        Npy.write(file, new DenseTensor(DType.U8, List.of(3L), MemorySegment.ofArray(new byte[] {1, 2, 3})));
+        NpyArray a = Npy.map(file);
+        a.close();
+        a.close();
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> a.data().segment());
+        assertTrue(e.getMessage().contains("mapped c.npy"), e.getMessage());
+    }
+
+    @Test
+    void headersBeyond65535BytesUseVersion2() throws IOException {
+        List<Long> dims = new ArrayList<>(Collections.nCopies(25_000, 1L));
+        Path file = dir.resolve("v2.npy");
+        Npy.write(file, new DenseTensor(DType.F64, dims, Arena.ofAuto().allocate(8)));
+        NpyHeader h = Npy.readHeader(file);
+        assertEquals(2, h.majorVersion());
+        assertEquals(25_000, h.shape().size());
+        assertEquals(0, h.dataOffset() % 64);
+        assertThrows(IllegalArgumentException.class,
+                () -> Npy.write(dir.resolve("v1.npy"), new DenseTensor(DType.F64, dims, Arena.ofAuto().allocate(8)), 1));
+    }
+
+    @Test
+    void zeroDimAndEmptyArraysRoundTrip() throws IOException {
+        Path scalar = dir.resolve("s.npy");
+        Npy.write(scalar, new DenseTensor(DType.F64, List.of(), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_DOUBLE, 2.5)));
+        try (NpyArray a = Npy.map(scalar)) {
+            assertEquals(List.of(), a.shape());
+            assertEquals(2.5, a.data().segment().get(ValueLayout.JAVA_DOUBLE_UNALIGNED, 0));
+        }
+        Path empty = dir.resolve("e.npy");
+        Npy.write(empty, new DenseTensor(DType.C64, List.of(0L, 3L), MemorySegment.NULL));
+        try (NpyArray a = Npy.map(empty)) {
+            assertEquals(0, a.data().byteSize());
+            assertEquals(List.of(0L, 3L), a.shape());
+        }
+    }
+
+    @Test
+    void typesNumpyLacksAreRefusedOnWrite() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Npy.write(dir.resolve("b.npy"),
+                new DenseTensor(DType.BF16, List.of(1L), Arena.ofAuto().allocate(2))));
+        assertTrue(e.getMessage().startsWith("NumPy has no dtype for bf16 (ml_dtypes' bfloat16 is saved as an unnamed void type)"),
+                e.getMessage());
+    }
+
+    @Test
+    void denseTensorChecksItsSize() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new DenseTensor(DType.F32,
+                List.of(2L, 2L), Arena.ofAuto().allocate(24)));
+        assertEquals("f32[2, 2] needs 16 bytes, the data has 24", e.getMessage());
+    }
+
+    private static byte[] preamble(String header) {
+        int total = 10 + header.length() + 1;
+        int padded = (total + 63) / 64 * 64;
+        String h = header + " ".repeat(padded - total) + "\n";
+        byte[] out = new byte[10 + h.length()];
+        byte[] magic = {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (byte) h.length(), (byte) (h.length() >> 8)};
+        System.arraycopy(magic, 0, out, 0, 10);
+        System.arraycopy(h.getBytes(StandardCharsets.ISO_8859_1), 0, out, 10, h.length());
+        return out;
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = new byte[a.length + b.length];
+        System.arraycopy(a, 0, out, 0, a.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+}

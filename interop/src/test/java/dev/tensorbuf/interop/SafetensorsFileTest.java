@@ -1,0 +1,116 @@
+package dev.tensorbuf.interop;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.views.DType;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SafetensorsFileTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void exampleFromJavadoc() throws IOException {
+        Path file = dir.resolve("m.safetensors");
+        MemorySegment w = Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1, 2, 3, 4, 5, 6);
+        MemorySegment ids = Arena.ofAuto().allocateFrom(ValueLayout.JAVA_BYTE, (byte) 7, (byte) 9);
+        SafetensorsFile.write(file, Map.of("w", new DenseTensor(DType.F32, List.of(2L, 3L), w),
+                "ids", new DenseTensor(DType.S8, List.of(2L), ids)), Map.of("format", "np"));
+        try (SafetensorsFile f = SafetensorsFile.open(file)) {
+            assertEquals(List.of("w", "ids"), f.names());
+            assertEquals(Map.of("format", "np"), f.metadata());
+            assertEquals(List.of(2L), f.tensor("ids").shape());
+            assertEquals(0, f.headerByteSize() % 8);
+            SafetensorsTensor t = f.tensor("w");
+            assertEquals(f.dataOffset(), t.fileOffset());
+            assertEquals(24, t.byteSize());
+            assertEquals(5f, t.data().segment().get(ValueLayout.JAVA_FLOAT_UNALIGNED, 16));
+            assertEquals((byte) 9, f.tensor("ids").data().segment().get(ValueLayout.JAVA_BYTE, 1));
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> f.tensor("x"));
+            assertEquals("no tensor 'x' in m.safetensors; it has [w, ids]", e.getMessage());
+        }
+    }
+
+    @Test
+    void headerIsTheReferenceJsonPaddedWithSpaces() throws IOException {
+        Path file = dir.resolve("h.safetensors");
+        SafetensorsFile.write(file, Map.of("b", new DenseTensor(DType.U8, List.of(1L), MemorySegment.ofArray(new byte[] {5})),
+                "a", new DenseTensor(DType.U8, List.of(), MemorySegment.ofArray(new byte[] {6}))));
+        byte[] all = Files.readAllBytes(file);
+        long n = ByteBuffer.wrap(all).order(ByteOrder.LITTLE_ENDIAN).getLong(0);
+        String json = "{\"a\":{\"dtype\":\"U8\",\"shape\":[],\"data_offsets\":[0,1]},"
+                + "\"b\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[1,2]}}";
+        assertEquals(json.length(), 104);
+        assertEquals(104, n);
+        assertEquals(json, new String(all, 8, (int) n, StandardCharsets.UTF_8));
+        assertEquals(6, all[8 + 104]);
+        assertEquals(5, all[8 + 105]);
+    }
+
+    @Test
+    void packedSubByteTensorsRoundTrip() throws IOException {
+        Path file = dir.resolve("f4.safetensors");
+        SafetensorsFile.write(file, Map.of("q", new DenseTensor(DType.F4E2M1FN, List.of(4L),
+                MemorySegment.ofArray(new byte[] {0x21, 0x43}))));
+        try (SafetensorsFile f = SafetensorsFile.open(file)) {
+            SafetensorsTensor q = f.tensor("q");
+            assertEquals(DType.F4E2M1FN, q.dtype());
+            assertEquals(2, q.byteSize());
+            assertEquals(0x43, q.data().segment().get(ValueLayout.JAVA_BYTE, 1));
+        }
+    }
+
+    @Test
+    void closingUnmapsEveryTensor() throws IOException {
+        Path file = dir.resolve("c.safetensors");
+        SafetensorsFile.write(file, Map.of("x", new DenseTensor(DType.U8, List.of(1L), MemorySegment.ofArray(new byte[] {1}))));
+        SafetensorsFile f = SafetensorsFile.open(file);
+        SafetensorsTensor x = f.tensor("x");
+        f.close();
+        assertThrows(IllegalStateException.class, () -> x.data().segment());
+        assertThrows(IllegalStateException.class, () -> f.tensor("x"));
+    }
+
+    @Test
+    void writerRefusesReservedNamesAndTypesWithoutSafetensorsNames() {
+        MemorySegment one = MemorySegment.ofArray(new byte[] {1});
+        IllegalArgumentException reserved = assertThrows(IllegalArgumentException.class, () -> SafetensorsFile.write(
+                dir.resolve("r.safetensors"), Map.of("__metadata__", new DenseTensor(DType.U8, List.of(1L), one))));
+        assertEquals("a tensor cannot be named __metadata__", reserved.getMessage());
+        IllegalArgumentException s4 = assertThrows(IllegalArgumentException.class, () -> SafetensorsFile.write(
+                dir.resolve("s.safetensors"), Map.of("q", new DenseTensor(DType.S4, List.of(2L), one))));
+        assertEquals("safetensors has no dtype for s4 of tensor 'q'", s4.getMessage());
+    }
+
+    @Test
+    void readTensorsWriteBackIdentically() throws IOException {
+        Path first = dir.resolve("1.safetensors");
+        SafetensorsFile.write(first, Map.of(
+                "z", new DenseTensor(DType.BF16, List.of(2L), MemorySegment.ofArray(new byte[] {0, 0x3f, (byte) 0x80, 0x3f})),
+                "y", new DenseTensor(DType.F64, List.of(), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_DOUBLE, -1.0))),
+                Map.of("k", "v"));
+        Path second = dir.resolve("2.safetensors");
+        try (SafetensorsFile f = SafetensorsFile.open(first)) {
+            java.util.Map<String, DenseTensor> back = new java.util.HashMap<>();
+            for (SafetensorsTensor t : f.tensors()) {
+                back.put(t.name(), t.asDense());
+            }
+            SafetensorsFile.write(second, back, f.metadata());
+        }
+        assertTrue(java.util.Arrays.equals(Files.readAllBytes(first), Files.readAllBytes(second)));
+    }
+}
