@@ -3,4 +3,5 @@ module dev.tensorbuf.views {
     requires transitive dev.tensorbuf.memory;
 
     exports dev.tensorbuf.views;
+    exports dev.tensorbuf.views.indexing;
 }

@@ -1,0 +1,101 @@
+package dev.tensorbuf.views.indexing;
+
+import dev.tensorbuf.views.indexing.AffineExpr.Add;
+import dev.tensorbuf.views.indexing.AffineExpr.CeilDiv;
+import dev.tensorbuf.views.indexing.AffineExpr.Const;
+import dev.tensorbuf.views.indexing.AffineExpr.Dim;
+import dev.tensorbuf.views.indexing.AffineExpr.FloorDiv;
+import dev.tensorbuf.views.indexing.AffineExpr.Max;
+import dev.tensorbuf.views.indexing.AffineExpr.Min;
+import dev.tensorbuf.views.indexing.AffineExpr.Mod;
+import dev.tensorbuf.views.indexing.AffineExpr.Mul;
+import dev.tensorbuf.views.indexing.AffineExpr.Rt;
+import dev.tensorbuf.views.indexing.AffineExpr.Sym;
+import dev.tensorbuf.views.indexing.internal.EvalNode;
+import dev.tensorbuf.views.indexing.internal.EvalNode.Binary;
+import dev.tensorbuf.views.indexing.internal.EvalNode.Op;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Lowers expressions to {@link EvalNode} trees; sums of constant multiples of dims become one loop. */
+final class MapCompiler {
+    private MapCompiler() {}
+
+    static CompiledMap compile(IndexingMap m) {
+        if (m.isUndefined()) {
+            throw new IllegalArgumentException("the undefined map cannot be evaluated");
+        }
+        EvalNode[] nodes = new EvalNode[m.results().size()];
+        for (int i = 0; i < nodes.length; i++) {
+            nodes[i] = node(m.results().get(i));
+        }
+        return new Tree(nodes, m.dims().size(), m.rangeVars().size(), m.runtimeVars().size());
+    }
+
+    static EvalNode node(AffineExpr e) {
+        EvalNode linear = linearOverDims(e);
+        if (linear != null) {
+            return linear;
+        }
+        return switch (e) {
+            case Dim(int i) -> new EvalNode.Var(0, i);
+            case Sym(int i) -> new EvalNode.Var(1, i);
+            case Rt(int i) -> new EvalNode.Var(2, i);
+            case Const(long v) -> new EvalNode.Constant(v);
+            case Add(AffineExpr l, AffineExpr r) -> new Binary(Op.ADD, node(l), node(r));
+            case Mul(AffineExpr l, AffineExpr r) -> new Binary(Op.MUL, node(l), node(r));
+            case FloorDiv(AffineExpr l, Const(long c)) when c > 0 -> new EvalNode.DivModConst(node(l), c, false);
+            case FloorDiv(AffineExpr l, AffineExpr r) -> new Binary(Op.FLOOR_DIV, node(l), node(r));
+            case CeilDiv(AffineExpr l, AffineExpr r) -> new Binary(Op.CEIL_DIV, node(l), node(r));
+            case Mod(AffineExpr l, Const(long c)) when c > 0 -> new EvalNode.DivModConst(node(l), c, true);
+            case Mod(AffineExpr l, AffineExpr r) -> new Binary(Op.MOD, node(l), node(r));
+            case Min(AffineExpr l, AffineExpr r) -> new Binary(Op.MIN, node(l), node(r));
+            case Max(AffineExpr l, AffineExpr r) -> new Binary(Op.MAX, node(l), node(r));
+        };
+    }
+
+    /** {@return a LinearDims node when e is a constant plus constant multiples of dims, else null} */
+    private static EvalNode linearOverDims(AffineExpr e) {
+        if (!(e instanceof Add) && !(e instanceof Mul)) {
+            return null;
+        }
+        Exprs.Sum s = Exprs.sum(e);
+        List<Integer> idx = new ArrayList<>();
+        List<Long> coeff = new ArrayList<>();
+        for (Exprs.Term t : s.terms()) {
+            if (!(t.base() instanceof Dim(int i))) {
+                return null;
+            }
+            idx.add(i);
+            coeff.add(t.coeff());
+        }
+        return new EvalNode.LinearDims(idx.stream().mapToInt(Integer::intValue).toArray(),
+                coeff.stream().mapToLong(Long::longValue).toArray(), s.constant());
+    }
+
+    private record Tree(EvalNode[] nodes, int dims, int ranges, int runtimes) implements CompiledMap {
+        private static final long[] NONE = new long[0];
+
+        @Override
+        public int resultCount() {
+            return nodes.length;
+        }
+
+        @Override
+        public long evaluate(int result, long[] d) {
+            return nodes[result].eval(d, NONE, NONE);
+        }
+
+        @Override
+        public long evaluate(int result, long[] d, long[] s, long[] r) {
+            return nodes[result].eval(d, s, r);
+        }
+
+        @Override
+        public void evaluateAll(long[] d, long[] s, long[] r, long[] out) {
+            for (int i = 0; i < nodes.length; i++) {
+                out[i] = nodes[i].eval(d, s, r);
+            }
+        }
+    }
+}

@@ -1,0 +1,361 @@
+package dev.tensorbuf.views.indexing;
+
+import dev.tensorbuf.views.TextFormatException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads indexing-map text: XLA's current spelling and the older MLIR one ({@code floordiv},
+ * {@code floorDiv}, {@code ceilDiv}), with any whitespace. Unary minus binds tighter than
+ * {@code *}, {@code /} and {@code mod}: {@code -a / b} is {@code (-a) / b}.
+ */
+final class MapParser {
+    private final String in;
+    private int pos;
+    private List<String> dimNames = List.of();
+    private List<String> rangeNames = List.of();
+    private List<String> runtimeNames = List.of();
+    private boolean defaultNames;
+
+    private MapParser(String in) {
+        this.in = in;
+    }
+
+    static IndexingMap parseMap(String text) {
+        MapParser p = new MapParser(text);
+        IndexingMap m = p.map();
+        p.skipSpace();
+        if (p.pos != text.length()) {
+            throw p.error("unexpected text after the map");
+        }
+        return m;
+    }
+
+    static AffineExpr parseExpr(String text, List<String> dims, List<String> ranges, List<String> runtimes) {
+        MapParser p = new MapParser(text);
+        p.dimNames = dims;
+        p.rangeNames = ranges;
+        p.runtimeNames = runtimes;
+        p.defaultNames = dims.isEmpty() && ranges.isEmpty() && runtimes.isEmpty();
+        AffineExpr e = p.sum();
+        p.skipSpace();
+        if (p.pos != text.length()) {
+            throw p.error("unexpected text after the expression");
+        }
+        return e;
+    }
+
+    private TextFormatException error(String problem) {
+        return new TextFormatException(problem, in, pos);
+    }
+
+    private void skipSpace() {
+        while (pos < in.length() && Character.isWhitespace(in.charAt(pos))) {
+            pos++;
+        }
+    }
+
+    private boolean peek(String s) {
+        skipSpace();
+        return in.startsWith(s, pos);
+    }
+
+    private boolean accept(String s) {
+        if (peek(s)) {
+            pos += s.length();
+            return true;
+        }
+        return false;
+    }
+
+    private void expect(String s) {
+        if (!accept(s)) {
+            throw error("expected '" + s + "'");
+        }
+    }
+
+    /** Accepts a keyword only when no identifier character follows it. */
+    private boolean acceptWord(String w) {
+        skipSpace();
+        if (in.startsWith(w, pos)) {
+            int end = pos + w.length();
+            if (end >= in.length() || !isIdentChar(in.charAt(end))) {
+                pos = end;
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isIdentChar(char c) {
+        return Character.isLetterOrDigit(c) || c == '_';
+    }
+
+    private String identifier(String what) {
+        skipSpace();
+        int start = pos;
+        if (pos < in.length() && (Character.isLetter(in.charAt(pos)) || in.charAt(pos) == '_')) {
+            while (pos < in.length() && isIdentChar(in.charAt(pos))) {
+                pos++;
+            }
+            return in.substring(start, pos);
+        }
+        throw error("expected " + what);
+    }
+
+    private long integer() {
+        skipSpace();
+        int start = pos;
+        boolean negative = accept("-");
+        skipSpace();
+        int digits = pos;
+        while (pos < in.length() && Character.isDigit(in.charAt(pos))) {
+            pos++;
+        }
+        if (digits == pos) {
+            pos = start;
+            throw error("expected an integer");
+        }
+        String text = (negative ? "-" : "") + in.substring(digits, pos);
+        try {
+            return Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            pos = start;
+            throw error("integer " + text + " does not fit in 64 bits");
+        }
+    }
+
+    private IndexingMap map() {
+        if (acceptWord("KNOWN")) {
+            if (!acceptWord("EMPTY")) {
+                throw error("expected 'EMPTY'");
+            }
+            return IndexingMap.make(List.of(), List.of(), List.of(), List.of(), Map.of(), true);
+        }
+        if (acceptWord("UNDEFINED")) {
+            return IndexingMap.undefined();
+        }
+        Set<String> seen = new HashSet<>();
+        expect("(");
+        dimNames = names(")", seen, "a dimension name");
+        rangeNames = List.of();
+        runtimeNames = List.of();
+        if (accept("[")) {
+            rangeNames = names("]", seen, "a range variable name");
+        }
+        if (accept("{")) {
+            runtimeNames = names("}", seen, "a runtime variable name");
+        }
+        expect("->");
+        expect("(");
+        List<AffineExpr> results = new ArrayList<>();
+        if (!accept(")")) {
+            do {
+                results.add(sum());
+            } while (accept(","));
+            expect(")");
+        }
+        int varCount = dimNames.size() + rangeNames.size() + runtimeNames.size();
+        List<Variable> dims = new ArrayList<>();
+        List<Variable> ranges = new ArrayList<>();
+        List<Variable> runtimes = new ArrayList<>();
+        Map<AffineExpr, Interval> constraints = new LinkedHashMap<>();
+        if (accept(",")) {
+            if (!acceptWord("domain")) {
+                throw error("expected 'domain'");
+            }
+            expect(":");
+            int[] entries = {0};
+            domainVars(dimNames, "d", dims, entries);
+            domainVars(rangeNames, "s", ranges, entries);
+            domainVars(runtimeNames, "rt", runtimes, entries);
+            while (entries[0]++ == 0 || accept(",")) {
+                int at = pos;
+                AffineExpr e = sum();
+                Interval bounds = in();
+                if (constraints.containsKey(e)) {
+                    pos = at;
+                    skipSpace();
+                    throw error("duplicate constraint " + e.toText());
+                }
+                constraints.put(e, bounds);
+            }
+        } else if (varCount > 0) {
+            throw error("expected ', domain:' with the bounds of " + varCount + " variable(s)");
+        }
+        return IndexingMap.of(dims, ranges, runtimes, results, constraints);
+    }
+
+    private List<String> names(String close, Set<String> seen, String what) {
+        List<String> names = new ArrayList<>();
+        if (accept(close)) {
+            return names;
+        }
+        do {
+            skipSpace();
+            int at = pos;
+            String name = identifier(what);
+            if (isKeyword(name)) {
+                pos = at;
+                throw error("'" + name + "' is a keyword, not a variable name");
+            }
+            if (!seen.add(name)) {
+                pos = at;
+                throw error("duplicate variable name '" + name + "'");
+            }
+            names.add(name);
+        } while (accept(","));
+        expect(close);
+        return names;
+    }
+
+    private static boolean isKeyword(String name) {
+        return switch (name) {
+            case "floordiv", "floorDiv", "ceildiv", "ceilDiv", "mod", "min", "max", "in", "domain" -> true;
+            default -> false;
+        };
+    }
+
+    private void domainVars(List<String> names, String prefix, List<Variable> out, int[] entries) {
+        for (int i = 0; i < names.size(); i++) {
+            if (entries[0]++ > 0) {
+                expect(",");
+            }
+            skipSpace();
+            int at = pos;
+            String name = identifier("the domain of '" + names.get(i) + "'");
+            if (!name.equals(names.get(i))) {
+                pos = at;
+                throw error("expected the domain of '" + names.get(i) + "', got '" + name + "'");
+            }
+            Interval bounds = in();
+            out.add(new Variable(name.equals(prefix + i) ? "" : name, bounds));
+        }
+    }
+
+    private Interval in() {
+        if (!acceptWord("in")) {
+            throw error("expected 'in'");
+        }
+        expect("[");
+        long lo = integer();
+        expect(",");
+        long hi = integer();
+        expect("]");
+        return new Interval(lo, hi);
+    }
+
+    AffineExpr sum() {
+        AffineExpr e = term();
+        while (true) {
+            skipSpace();
+            if (peek("->")) {
+                return e;
+            }
+            if (accept("+")) {
+                e = Exprs.add(e, term());
+            } else if (accept("-")) {
+                e = Exprs.add(e, Exprs.mul(term(), new AffineExpr.Const(-1)));
+            } else {
+                return e;
+            }
+        }
+    }
+
+    private AffineExpr term() {
+        AffineExpr e = unary();
+        while (true) {
+            if (accept("*")) {
+                e = Exprs.mul(e, unary());
+            } else if (accept("/") || acceptWord("floordiv") || acceptWord("floorDiv")) {
+                e = Exprs.floorDiv(e, unary());
+            } else if (acceptWord("ceildiv") || acceptWord("ceilDiv")) {
+                e = Exprs.ceilDiv(e, unary());
+            } else if (acceptWord("mod")) {
+                e = Exprs.mod(e, unary());
+            } else {
+                return e;
+            }
+        }
+    }
+
+    private AffineExpr unary() {
+        skipSpace();
+        if (peek("-") && !peek("->")) {
+            int at = pos;
+            pos++;
+            skipSpace();
+            if (pos < in.length() && Character.isDigit(in.charAt(pos))) {
+                pos = at;
+                return new AffineExpr.Const(integer());
+            }
+            return Exprs.mul(unary(), new AffineExpr.Const(-1));
+        }
+        return primary();
+    }
+
+    private AffineExpr primary() {
+        skipSpace();
+        if (pos >= in.length()) {
+            throw error("expected an expression, got the end of the text");
+        }
+        char c = in.charAt(pos);
+        if (Character.isDigit(c)) {
+            return new AffineExpr.Const(integer());
+        }
+        if (accept("(")) {
+            AffineExpr e = sum();
+            expect(")");
+            return e;
+        }
+        if (Character.isLetter(c) || c == '_') {
+            int at = pos;
+            String name = identifier("a variable");
+            if ((name.equals("min") || name.equals("max")) && accept("(")) {
+                AffineExpr a = sum();
+                expect(",");
+                AffineExpr b = sum();
+                expect(")");
+                return name.equals("min") ? Exprs.min(a, b) : Exprs.max(a, b);
+            }
+            AffineExpr v = variable(name);
+            if (v == null) {
+                pos = at;
+                throw error("unknown variable '" + name + "'");
+            }
+            return v;
+        }
+        throw error("expected an expression, got '" + c + "'");
+    }
+
+    private AffineExpr variable(String name) {
+        int i = dimNames.indexOf(name);
+        if (i >= 0) {
+            return new AffineExpr.Dim(i);
+        }
+        i = rangeNames.indexOf(name);
+        if (i >= 0) {
+            return new AffineExpr.Sym(i);
+        }
+        i = runtimeNames.indexOf(name);
+        if (i >= 0) {
+            return new AffineExpr.Rt(i);
+        }
+        if (defaultNames) {
+            if (name.matches("d\\d{1,6}")) {
+                return new AffineExpr.Dim(Integer.parseInt(name.substring(1)));
+            }
+            if (name.matches("s\\d{1,6}")) {
+                return new AffineExpr.Sym(Integer.parseInt(name.substring(1)));
+            }
+            if (name.matches("rt\\d{1,6}")) {
+                return new AffineExpr.Rt(Integer.parseInt(name.substring(2)));
+            }
+        }
+        return null;
+    }
+}

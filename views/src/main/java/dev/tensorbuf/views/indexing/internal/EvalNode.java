@@ -1,0 +1,133 @@
+package dev.tensorbuf.views.indexing.internal;
+
+/**
+ * One node of a compiled expression. Subclasses are final and small so that the JIT inlines a
+ * whole tree at a monomorphic call site; arithmetic is exact (overflow throws).
+ */
+public abstract class EvalNode {
+    static final long[] NONE = new long[0];
+
+    /** {@return the value} @param d dims @param s range vars @param r runtime vars */
+    public abstract long eval(long[] d, long[] s, long[] r);
+
+    static IllegalArgumentException overflow(ArithmeticException e) {
+        return new IllegalArgumentException("overflow while evaluating an indexing map: " + e.getMessage(), e);
+    }
+
+    static long divisor(long v) {
+        if (v == 0) {
+            throw new IllegalArgumentException("division by zero while evaluating an indexing map");
+        }
+        return v;
+    }
+
+    /** A constant. */
+    public static final class Constant extends EvalNode {
+        private final long v;
+
+        public Constant(long v) {
+            this.v = v;
+        }
+
+        @Override
+        public long eval(long[] d, long[] s, long[] r) {
+            return v;
+        }
+    }
+
+    /** A variable: kind 0 dim, 1 range var, 2 runtime var. */
+    public static final class Var extends EvalNode {
+        private final int kind;
+        private final int i;
+
+        public Var(int kind, int i) {
+            this.kind = kind;
+            this.i = i;
+        }
+
+        @Override
+        public long eval(long[] d, long[] s, long[] r) {
+            return kind == 0 ? d[i] : kind == 1 ? s[i] : r[i];
+        }
+    }
+
+    /** {@code c + sum(coeff_k * d[idx_k])}: the strided case, one loop over dims. */
+    public static final class LinearDims extends EvalNode {
+        private final int[] idx;
+        private final long[] coeff;
+        private final long c;
+
+        public LinearDims(int[] idx, long[] coeff, long c) {
+            this.idx = idx.clone();
+            this.coeff = coeff.clone();
+            this.c = c;
+        }
+
+        @Override
+        public long eval(long[] d, long[] s, long[] r) {
+            try {
+                long acc = c;
+                for (int k = 0; k < idx.length; k++) {
+                    acc = Math.addExact(acc, Math.multiplyExact(coeff[k], d[idx[k]]));
+                }
+                return acc;
+            } catch (ArithmeticException e) {
+                throw overflow(e);
+            }
+        }
+    }
+
+    /** Binary operators. */
+    public enum Op { ADD, MUL, FLOOR_DIV, CEIL_DIV, MOD, MIN, MAX }
+
+    /** A binary node. */
+    public static final class Binary extends EvalNode {
+        private final Op op;
+        private final EvalNode a;
+        private final EvalNode b;
+
+        public Binary(Op op, EvalNode a, EvalNode b) {
+            this.op = op;
+            this.a = a;
+            this.b = b;
+        }
+
+        @Override
+        public long eval(long[] d, long[] s, long[] r) {
+            long x = a.eval(d, s, r);
+            long y = b.eval(d, s, r);
+            try {
+                return switch (op) {
+                    case ADD -> Math.addExact(x, y);
+                    case MUL -> Math.multiplyExact(x, y);
+                    case FLOOR_DIV -> Math.floorDiv(x, divisor(y));
+                    case CEIL_DIV -> -Math.floorDiv(Math.negateExact(x), divisor(y));
+                    case MOD -> Math.floorMod(x, divisor(y));
+                    case MIN -> Math.min(x, y);
+                    case MAX -> Math.max(x, y);
+                };
+            } catch (ArithmeticException e) {
+                throw overflow(e);
+            }
+        }
+    }
+
+    /** {@code a / c} and {@code a mod c} for a positive constant c: the tiled case. */
+    public static final class DivModConst extends EvalNode {
+        private final EvalNode a;
+        private final long c;
+        private final boolean mod;
+
+        public DivModConst(EvalNode a, long c, boolean mod) {
+            this.a = a;
+            this.c = c;
+            this.mod = mod;
+        }
+
+        @Override
+        public long eval(long[] d, long[] s, long[] r) {
+            long x = a.eval(d, s, r);
+            return mod ? Math.floorMod(x, c) : Math.floorDiv(x, c);
+        }
+    }
+}
