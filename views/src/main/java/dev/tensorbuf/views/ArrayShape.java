@@ -1,0 +1,213 @@
+package dev.tensorbuf.views;
+
+import dev.tensorbuf.views.internal.TiledLayoutMath;
+import dev.tensorbuf.views.internal.XlaShapePrinter;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * An XLA array shape: element type, dimension sizes (static, bounded dynamic {@code <=N}, or
+ * unbounded {@code ?}) and, usually, a layout. Sizes, linear indices and the tiled physical
+ * shape are computed by one implementation of XLA's nested tiling (seed 000), including
+ * combined dimensions ({@code *}).
+ * {@snippet :
+ * ArrayShape a = (ArrayShape) XlaShape.parse("f32[3,5]{1,0:T(2,2)}");
+ * a.linearIndex(2, 3);        // 17
+ * a.physicalDims();           // [2, 3, 2, 2]
+ * a.physicalElementCount();   // 24
+ * a.arraySize();              // 96 bytes
+ * a.logicalIndex(9);          // Optional.empty(): slot 9 is padding
+ * }
+ *
+ * @param dtype the element type; not token or opaque (see {@link TokenShape}, {@link OpaqueShape})
+ * @param dims sizes per logical dimension; for a dynamic dimension its bound, or
+ *     {@link #UNBOUNDED} for {@code ?}
+ * @param dynamicDims per dimension, whether it is dynamic ({@code <=N} or {@code ?})
+ * @param layout the layout; empty only for shapes built without one
+ */
+public record ArrayShape(DType dtype, List<Long> dims, List<Boolean> dynamicDims, Optional<XlaLayout> layout)
+        implements XlaShape {
+
+    /** The size of an unbounded dynamic dimension ({@code ?}), XLA's {@code Shape::kUnboundedSize}. */
+    public static final long UNBOUNDED = Long.MIN_VALUE;
+
+    /** @throws IllegalArgumentException naming the dimension or layout field that is not valid */
+    public ArrayShape {
+        Objects.requireNonNull(dtype, "dtype");
+        dims = List.copyOf(dims);
+        dynamicDims = List.copyOf(dynamicDims);
+        Objects.requireNonNull(layout, "layout");
+        if (!dtype.isArrayType()) {
+            throw new IllegalArgumentException(dtype + " is not an array element type; use "
+                    + (dtype == DType.TOKEN ? "TokenShape" : "OpaqueShape"));
+        }
+        if (dims.size() != dynamicDims.size()) {
+            throw new IllegalArgumentException("dynamic dimensions size " + dynamicDims.size()
+                    + " does not match number of dimensions " + dims.size());
+        }
+        long product = Math.max(1, dtype.byteWidth());
+        for (int i = 0; i < dims.size(); i++) {
+            long d = dims.get(i);
+            if (d == UNBOUNDED) {
+                if (!dynamicDims.get(i)) {
+                    throw new IllegalArgumentException("dimension " + i + " is unbounded but not marked dynamic");
+                }
+                continue;
+            }
+            if (d < 0) {
+                throw new IllegalArgumentException("dimension " + i + " has invalid size " + d + " in "
+                        + dtype + dims);
+            }
+            try {
+                product = Math.multiplyExact(product, d);
+            } catch (ArithmeticException e) {
+                throw new IllegalArgumentException("overflow in static extent product: dims=" + dims
+                        + " of " + dtype.byteWidth() + "-byte " + dtype, e);
+            }
+        }
+        if (layout.isPresent()) {
+            TiledLayoutMath.validateLayoutForShape(layout.get(), dtype, dims, dynamicDims);
+        }
+    }
+
+    /** {@return a static-shaped array of these sizes with XLA's default descending layout} */
+    public static ArrayShape of(DType dtype, long... dims) {
+        List<Long> list = new ArrayList<>(dims.length);
+        for (long d : dims) {
+            list.add(d);
+        }
+        return new ArrayShape(dtype, list, Collections.nCopies(dims.length, false),
+                Optional.of(XlaLayout.descending(dims.length)));
+    }
+
+    /** {@return this shape with {@code newLayout}} */
+    public ArrayShape withLayout(XlaLayout newLayout) {
+        return new ArrayShape(dtype, dims, dynamicDims, Optional.of(newLayout));
+    }
+
+    /** {@return this shape without a layout, as XLA's {@code ClearLayout}} */
+    public ArrayShape withoutLayout() {
+        return new ArrayShape(dtype, dims, dynamicDims, Optional.empty());
+    }
+
+    /**
+     * {@return the layout}
+     *
+     * @throws IllegalArgumentException if the shape has none
+     */
+    public XlaLayout requireLayout() {
+        return layout.orElseThrow(() -> new IllegalArgumentException("shape " + this + " does not have a layout"));
+    }
+
+    /** {@return the number of dimensions} */
+    public int rank() {
+        return dims.size();
+    }
+
+    /** {@return the size (or bound) of dimension {@code i}; {@link #UNBOUNDED} for {@code ?}} */
+    public long dim(int i) {
+        return dims.get(i);
+    }
+
+    /** {@return whether dimension {@code i} is dynamic ({@code <=N} or {@code ?})} */
+    public boolean isDynamic(int i) {
+        return dynamicDims.get(i);
+    }
+
+    /** {@return whether no dimension is dynamic} */
+    public boolean isStatic() {
+        return !dynamicDims.contains(true);
+    }
+
+    /**
+     * {@return the number of logical elements (XLA's {@code ElementsIn}; bounds for dynamic dims)}
+     *
+     * @throws IllegalArgumentException if a dimension is unbounded
+     */
+    public long elementCount() {
+        return TiledLayoutMath.elementCount(this);
+    }
+
+    /**
+     * {@return the fully tiled physical shape, major to minor, after every tile level (padding
+     * included)}; the untiled physical order when there are no tiles
+     *
+     * @throws IllegalArgumentException if there is no layout, a dim is unbounded, a {@code *} has no
+     *     dimension to combine with, or the sizes overflow
+     */
+    public List<Long> physicalDims() {
+        return TiledLayoutMath.physicalDims(this);
+    }
+
+    /** {@return the element slots of the tiled buffer: the product of {@link #physicalDims()}, padding included} */
+    public long physicalElementCount() {
+        return TiledLayoutMath.product(physicalDims(), this);
+    }
+
+    /**
+     * {@return the element offset of a logical index in the tiled buffer, applying every tile
+     * level and combined dimensions (XLA's {@code LinearIndexForNestedTiling})}
+     *
+     * @param index one value per logical dimension
+     * @throws IndexOutOfBoundsException if an index is outside its dimension
+     */
+    public long linearIndex(long... index) {
+        return TiledLayoutMath.linearIndex(this, index);
+    }
+
+    /**
+     * {@return the logical index stored at element offset {@code offset}, or empty when that slot
+     * is padding (the inverse of {@link #linearIndex(long...)})}
+     *
+     * @throws IndexOutOfBoundsException if {@code offset} is outside {@code [0, physicalElementCount())}
+     */
+    public Optional<List<Long>> logicalIndex(long offset) {
+        return TiledLayoutMath.logicalIndex(this, offset);
+    }
+
+    /** {@return XLA's {@code ByteSizeOfElements}: elements times byte width, or ceil(elements * E / 8) under {@code E(n)}} */
+    public long byteSizeOfElements() {
+        return TiledLayoutMath.byteSizeOfElements(this);
+    }
+
+    /**
+     * {@return XLA's {@code ShapeUtil::ArraySize} in bytes: dims (largest split piece) rounded up
+     * by the first tile only, then to a multiple of {@code L}, times the element width}
+     */
+    public long arraySize() {
+        return TiledLayoutMath.arraySize(this);
+    }
+
+    /** {@return XLA's {@code ShapeUtil::ArrayDataSize} in bytes: up to and including the last element, by the first tile} */
+    public long arrayDataSize() {
+        return TiledLayoutMath.arrayDataSize(this);
+    }
+
+    /** {@return XLA's {@code LayoutUtil::MaxSplitSize}: the largest piece of logical dim {@code dim} under its split config} */
+    public long maxSplitSize(int dim) {
+        return TiledLayoutMath.maxSplitSize(this, dim);
+    }
+
+    /**
+     * {@return byte strides per logical dimension ignoring tiles (XLA's {@code ByteStrides}),
+     * or empty when {@code E(n)} is not a whole number of bytes}
+     */
+    public Optional<List<Long>> byteStrides() {
+        return TiledLayoutMath.byteStrides(this, false);
+    }
+
+    /** {@return byte strides counting a sub-byte element as one byte (XLA's {@code UnpackedByteStrides})} */
+    public List<Long> unpackedByteStrides() {
+        return TiledLayoutMath.byteStrides(this, true).orElseThrow();
+    }
+
+    /** {@return the canonical text, e.g. {@code "f32[3,<=5,?]{2,1,0:T(2,2)}"}} */
+    @Override
+    public String toString() {
+        return XlaShapePrinter.shape(this, true);
+    }
+}

@@ -1,0 +1,214 @@
+package dev.tensorbuf.views;
+
+import dev.tensorbuf.views.internal.XlaShapeParser;
+import dev.tensorbuf.views.internal.XlaShapePrinter;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * An XLA layout: how an array's elements sit in memory. {@code minorToMajor} orders the logical
+ * dimensions from fastest to slowest varying; {@code tiles} are applied to the physical
+ * dimensions in order, outermost first (seed 000: {@code linear_index_with_tile}).
+ * {@snippet :
+ * XlaLayout l = XlaLayout.parse("{1,0:T(8,128)(2,1)S(1)}");
+ * l.minorToMajor();   // [1, 0]
+ * l.tiles();          // [(8,128), (2,1)]
+ * l.memorySpaceId();  // 1
+ * l.toString();       // "{1,0:T(8,128)(2,1)S(1)}"
+ * }
+ *
+ * <p>Checks that need the shape's rank (minor_to_major is a permutation of its dimensions, split
+ * configs name one of them, no sparse-only attributes) are made by {@link ArrayShape}.
+ *
+ * @apiNote Equality follows XLA's {@code Layout::operator==}: every field except
+ * {@code dynamicShapeMetadataPrefixBytes} takes part.
+ *
+ * @param minorToMajor logical dimension numbers, most minor first; non-negative and distinct
+ * @param tiles tiling levels, outermost first; empty for an untiled layout
+ * @param tailPaddingAlignment {@code L(n)}: the element count is rounded up to a multiple of it; {@code >= 1}
+ * @param indexPrimitiveType {@code #(t)}: sparse index type, an unsigned integer type (sparse arrays only)
+ * @param pointerPrimitiveType {@code *(t)}: sparse pointer type, an unsigned integer type (sparse arrays only)
+ * @param elementSizeInBits {@code E(n)}: packed element width, 0 for the type's own; {@code >= 0}
+ * @param memorySpaceId {@code S(n)}: XLA memory space id, 0 = default device memory, 1 = on-device
+ *     fast memory, 5 = host
+ * @param splitConfigs {@code SC(...)}: split physical dimensions, distinct dimensions
+ * @param dynamicShapeMetadataPrefixBytes {@code M(n)}: bytes of dynamic-shape metadata before
+ *     the data; {@code >= 0}
+ */
+public record XlaLayout(
+        List<Integer> minorToMajor,
+        List<Tile> tiles,
+        long tailPaddingAlignment,
+        Optional<DType> indexPrimitiveType,
+        Optional<DType> pointerPrimitiveType,
+        long elementSizeInBits,
+        long memorySpaceId,
+        List<SplitConfig> splitConfigs,
+        long dynamicShapeMetadataPrefixBytes) {
+
+    /** @throws IllegalArgumentException naming the field that breaks its rule */
+    public XlaLayout {
+        minorToMajor = List.copyOf(minorToMajor);
+        tiles = List.copyOf(tiles);
+        splitConfigs = List.copyOf(splitConfigs);
+        Objects.requireNonNull(indexPrimitiveType, "indexPrimitiveType");
+        Objects.requireNonNull(pointerPrimitiveType, "pointerPrimitiveType");
+        Set<Integer> seen = new HashSet<>();
+        for (int d : minorToMajor) {
+            if (d < 0) {
+                throw new IllegalArgumentException("layout minor_to_major field has out-of-bounds value: "
+                        + braced(minorToMajor));
+            }
+            if (!seen.add(d)) {
+                throw new IllegalArgumentException("layout minor_to_major field has duplicate values: "
+                        + braced(minorToMajor));
+            }
+        }
+        if (tailPaddingAlignment <= 0) {
+            throw new IllegalArgumentException("layout tail_padding_alignment_in_elements field is <= 0: {"
+                    + tailPaddingAlignment + "}");
+        }
+        indexPrimitiveType.ifPresent(t -> requireUnsigned(t, "index"));
+        pointerPrimitiveType.ifPresent(t -> requireUnsigned(t, "pointer"));
+        if (elementSizeInBits < 0) {
+            throw new IllegalArgumentException("layout element_size_in_bits field is negative: " + elementSizeInBits);
+        }
+        Set<Long> splitDims = new HashSet<>();
+        for (SplitConfig sc : splitConfigs) {
+            if (!splitDims.add(sc.dimension())) {
+                throw new IllegalArgumentException("layout has two split configs for physical dimension "
+                        + sc.dimension());
+            }
+        }
+        if (dynamicShapeMetadataPrefixBytes < 0) {
+            throw new IllegalArgumentException("layout dynamic shape metadata prefix bytes is negative: "
+                    + dynamicShapeMetadataPrefixBytes);
+        }
+    }
+
+    /** {@return a layout with this minor-to-major order and no other attribute} */
+    public static XlaLayout of(int... minorToMajor) {
+        return new XlaLayout(Arrays.stream(minorToMajor).boxed().toList(), List.of(), 1,
+                Optional.empty(), Optional.empty(), 0, 0, List.of(), 0);
+    }
+
+    /** {@return XLA's default layout for a rank: {@code {rank-1,...,1,0}} (row-major), {@code {}} for scalars} */
+    public static XlaLayout descending(int rank) {
+        if (rank < 0) {
+            throw new IllegalArgumentException("rank " + rank + " is negative");
+        }
+        int[] m2m = new int[rank];
+        for (int i = 0; i < rank; i++) {
+            m2m[i] = rank - 1 - i;
+        }
+        return of(m2m);
+    }
+
+    /**
+     * Reads a layout in XLA's text, e.g. {@code "{1,0:T(2,2)}"}, with any spacing between tokens.
+     *
+     * @throws TextFormatException naming what was expected, where
+     */
+    public static XlaLayout parse(String text) {
+        return XlaShapeParser.parseLayout(text);
+    }
+
+    /** {@return the number of dimensions this layout orders} */
+    public int rank() {
+        return minorToMajor.size();
+    }
+
+    /** {@return whether anything besides minor_to_major is set: the text then has a {@code :} part} */
+    public boolean hasAttributes() {
+        return !tiles.isEmpty() || tailPaddingAlignment != 1 || indexPrimitiveType.isPresent()
+                || pointerPrimitiveType.isPresent() || elementSizeInBits != 0 || memorySpaceId != 0
+                || !splitConfigs.isEmpty() || dynamicShapeMetadataPrefixBytes != 0;
+    }
+
+    /** {@return the logical dimension that is {@code physical}-th from the major end (XLA's {@code Major})} */
+    public int majorDimension(int physical) {
+        return minorToMajor.get(minorToMajor.size() - 1 - physical);
+    }
+
+    /** {@return this layout with these tiles, outermost first} */
+    public XlaLayout withTiles(List<Tile> newTiles) {
+        return new XlaLayout(minorToMajor, newTiles, tailPaddingAlignment, indexPrimitiveType,
+                pointerPrimitiveType, elementSizeInBits, memorySpaceId, splitConfigs, dynamicShapeMetadataPrefixBytes);
+    }
+
+    /** {@return this layout with these tiles, outermost first} */
+    public XlaLayout withTiles(Tile... newTiles) {
+        return withTiles(List.of(newTiles));
+    }
+
+    /** {@return this layout with tail padding alignment {@code L(n)}} */
+    public XlaLayout withTailPaddingAlignment(long n) {
+        return new XlaLayout(minorToMajor, tiles, n, indexPrimitiveType,
+                pointerPrimitiveType, elementSizeInBits, memorySpaceId, splitConfigs, dynamicShapeMetadataPrefixBytes);
+    }
+
+    /** {@return this layout with element size {@code E(bits)}} */
+    public XlaLayout withElementSizeInBits(long bits) {
+        return new XlaLayout(minorToMajor, tiles, tailPaddingAlignment, indexPrimitiveType,
+                pointerPrimitiveType, bits, memorySpaceId, splitConfigs, dynamicShapeMetadataPrefixBytes);
+    }
+
+    /** {@return this layout in memory space {@code S(id)}} */
+    public XlaLayout withMemorySpaceId(long id) {
+        return new XlaLayout(minorToMajor, tiles, tailPaddingAlignment, indexPrimitiveType,
+                pointerPrimitiveType, elementSizeInBits, id, splitConfigs, dynamicShapeMetadataPrefixBytes);
+    }
+
+    /** {@return this layout with these split configs} */
+    public XlaLayout withSplitConfigs(List<SplitConfig> configs) {
+        return new XlaLayout(minorToMajor, tiles, tailPaddingAlignment, indexPrimitiveType,
+                pointerPrimitiveType, elementSizeInBits, memorySpaceId, configs, dynamicShapeMetadataPrefixBytes);
+    }
+
+    /** {@return this layout with {@code M(bytes)}} */
+    public XlaLayout withDynamicShapeMetadataPrefixBytes(long bytes) {
+        return new XlaLayout(minorToMajor, tiles, tailPaddingAlignment, indexPrimitiveType,
+                pointerPrimitiveType, elementSizeInBits, memorySpaceId, splitConfigs, bytes);
+    }
+
+    /** {@return the layout as XLA prints it, e.g. {@code "{1,0:T(2,2)L(4)E(4)S(1)}"}} */
+    @Override
+    public String toString() {
+        return XlaShapePrinter.layout(this);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof XlaLayout l
+                && minorToMajor.equals(l.minorToMajor) && tiles.equals(l.tiles)
+                && tailPaddingAlignment == l.tailPaddingAlignment
+                && indexPrimitiveType.equals(l.indexPrimitiveType) && pointerPrimitiveType.equals(l.pointerPrimitiveType)
+                && elementSizeInBits == l.elementSizeInBits && memorySpaceId == l.memorySpaceId
+                && splitConfigs.equals(l.splitConfigs);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(minorToMajor, tiles, tailPaddingAlignment, indexPrimitiveType, pointerPrimitiveType,
+                elementSizeInBits, memorySpaceId, splitConfigs);
+    }
+
+    private static void requireUnsigned(DType t, String what) {
+        if (t.kind() != DType.Kind.UNSIGNED) {
+            throw new IllegalArgumentException("layout " + what + " primitive type " + t
+                    + " is not an unsigned integer type");
+        }
+    }
+
+    private static String braced(List<Integer> values) {
+        List<String> parts = new ArrayList<>();
+        values.forEach(v -> parts.add(Integer.toString(v)));
+        return "{" + String.join(", ", parts) + "}";
+    }
+}
