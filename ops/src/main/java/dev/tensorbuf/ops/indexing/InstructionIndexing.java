@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.indexing;
 
+import dev.tensorbuf.views.indexing.TextStyle;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashSet;
@@ -44,10 +45,15 @@ public record InstructionIndexing(List<Set<OperandIndexing>> indexing) {
     /** Prints as XLA's {@code HloInstructionIndexing::ToString()}: {@code operand id = N} and each map. */
     @Override
     public String toString() {
+        return toText(TextStyle.XLA);
+    }
+
+    /** {@return the text in the given spelling (see {@link OperandIndexing#toText})} @param style the spelling */
+    public String toText(TextStyle style) {
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < indexing.size(); i++) {
             for (OperandIndexing o : indexing.get(i)) {
-                out.append("operand id = ").append(i).append(' ').append(o).append('\n');
+                out.append("operand id = ").append(i).append(' ').append(o.toText(style)).append('\n');
             }
         }
         return out.toString();

@@ -1,6 +1,7 @@
 package dev.tensorbuf.ops.indexing;
 
 import dev.tensorbuf.views.indexing.IndexingMap;
+import dev.tensorbuf.views.indexing.TextStyle;
 import java.util.List;
 import java.util.Optional;
 
@@ -41,10 +42,23 @@ public record OperandIndexing(IndexingMap map, List<RuntimeVariable> runtimeVari
     /** Prints as XLA's {@code OperandIndexing::ToString()}: the map, runtime variables, replica id. */
     @Override
     public String toString() {
+        return toText(TextStyle.XLA);
+    }
+
+    /**
+     * {@return the text in XLA's current spelling, or in the older MLIR spelling, which printed
+     * neither runtime variables nor replica maps}
+     *
+     * @param style the spelling
+     */
+    public String toText(TextStyle style) {
         if (map.isUndefined()) {
             return "unknown indexing";
         }
-        StringBuilder out = new StringBuilder(map.toString());
+        StringBuilder out = new StringBuilder(map.toText(style));
+        if (style == TextStyle.MLIR) {
+            return out.toString();
+        }
         if (!runtimeVariables.isEmpty() && !map.isKnownEmpty()) {
             out.append("\nruntime variables:");
             for (int i = 0; i < runtimeVariables.size(); i++) {
