@@ -1,0 +1,373 @@
+package dev.tensorbuf.views.indexing;
+
+import dev.tensorbuf.views.indexing.AffineExpr.Add;
+import dev.tensorbuf.views.indexing.AffineExpr.CeilDiv;
+import dev.tensorbuf.views.indexing.AffineExpr.Const;
+import dev.tensorbuf.views.indexing.AffineExpr.Dim;
+import dev.tensorbuf.views.indexing.AffineExpr.FloorDiv;
+import dev.tensorbuf.views.indexing.AffineExpr.Max;
+import dev.tensorbuf.views.indexing.AffineExpr.Min;
+import dev.tensorbuf.views.indexing.AffineExpr.Mod;
+import dev.tensorbuf.views.indexing.AffineExpr.Mul;
+import dev.tensorbuf.views.indexing.AffineExpr.Rt;
+import dev.tensorbuf.views.indexing.AffineExpr.Sym;
+import dev.tensorbuf.views.indexing.Exprs.Sum;
+import dev.tensorbuf.views.indexing.Exprs.Term;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.TreeSet;
+
+/**
+ * Range-aware rewrites of one expression (seed 004, XLA's indexing-map simplifier). Every rule is
+ * an identity on the variables' bounds:
+ * <ul>
+ * <li>{@code x / c} and {@code x mod c} fold when x stays within one multiple of c
+ *     ({@code d1 / 16 -> 0}, {@code d0 mod 42 -> d0 - 42} for d0 in [53, 71]);</li>
+ * <li>summands that are multiples of c leave the division ({@code (d0 * 16 + r) / 8 ->
+ *     d0 * 2 + r / 8}) and drop out of the modulo; a constant splits likewise;</li>
+ * <li>a common divisor g of c and some summands leaves both when the rest lies in [0, g-1]
+ *     ({@code (x * 4 + s1) mod 20000 -> (x mod 5000) * 4 + s1} for s1 in [0, 3]);</li>
+ * <li>nested divisions merge ({@code (x / a) / b -> x / (a * b)},
+ *     {@code (y + x / a) / b -> (y * a + x) / (a * b)}), and {@code (x mod a) mod b -> x mod b}
+ *     when b divides a;</li>
+ * <li>in a sum, {@code (x mod k) * c + (x / k) * (k * c) -> x * c} and
+ *     {@code x * c - (x / k) * (k * c) -> (x mod k) * c};</li>
+ * <li>{@code min}/{@code max} pick an operand whose range lies wholly below or above the other.</li>
+ * </ul>
+ * Sums come out with their terms in descending coefficient order, the constant last.
+ */
+final class ExprSimplifier {
+    private static final int MAX_PASSES = 16;
+    private final RangeEvaluator ranges;
+
+    ExprSimplifier(RangeEvaluator ranges) {
+        this.ranges = ranges;
+    }
+
+    AffineExpr simplify(AffineExpr e) {
+        AffineExpr cur = Exprs.canonical(e);
+        for (int i = 0; i < MAX_PASSES; i++) {
+            AffineExpr next = rewrite(cur);
+            if (next.equals(cur)) {
+                break;
+            }
+            cur = next;
+        }
+        return sortSums(cur);
+    }
+
+    Interval range(AffineExpr e) {
+        return ranges.range(e);
+    }
+
+    private static boolean bounded(Interval r) {
+        return !r.isEmpty() && r.lo() != Long.MIN_VALUE && r.hi() != Long.MAX_VALUE;
+    }
+
+    AffineExpr rewrite(AffineExpr e) {
+        return switch (e) {
+            case Dim d -> d;
+            case Sym s -> s;
+            case Rt r -> r;
+            case Const c -> c;
+            case Add a -> sumRules(rewriteSum(a));
+            case Mul(AffineExpr l, AffineExpr r) -> Exprs.mul(rewrite(l), rewrite(r));
+            case FloorDiv(AffineExpr l, AffineExpr r) -> {
+                AffineExpr x = rewrite(l);
+                AffineExpr y = rewrite(r);
+                yield y instanceof Const(long c) && c != 0 ? divConst(x, c) : Exprs.floorDiv(x, y);
+            }
+            case CeilDiv(AffineExpr l, AffineExpr r) -> {
+                AffineExpr x = rewrite(l);
+                AffineExpr y = rewrite(r);
+                if (y instanceof Const(long c) && c != 0) {
+                    Interval rx = range(x);
+                    if (bounded(rx) && Exprs.ceilDiv(rx.lo(), c) == Exprs.ceilDiv(rx.hi(), c)) {
+                        yield new Const(Exprs.ceilDiv(rx.lo(), c));
+                    }
+                }
+                yield Exprs.ceilDiv(x, y);
+            }
+            case Mod(AffineExpr l, AffineExpr r) -> {
+                AffineExpr x = rewrite(l);
+                AffineExpr y = rewrite(r);
+                yield y instanceof Const(long c) && c != 0 ? modConst(x, c) : Exprs.mod(x, y);
+            }
+            case Min(AffineExpr l, AffineExpr r) -> minMax(rewrite(l), rewrite(r), true);
+            case Max(AffineExpr l, AffineExpr r) -> minMax(rewrite(l), rewrite(r), false);
+        };
+    }
+
+    private AffineExpr minMax(AffineExpr a, AffineExpr b, boolean min) {
+        Interval ra = range(a);
+        Interval rb = range(b);
+        if (ra.hi() <= rb.lo()) {
+            return min ? a : b;
+        }
+        if (rb.hi() <= ra.lo()) {
+            return min ? b : a;
+        }
+        return min ? Exprs.min(a, b) : Exprs.max(a, b);
+    }
+
+    private AffineExpr rewriteSum(AffineExpr e) {
+        Sum s = Exprs.sum(e);
+        AffineExpr out = new Const(s.constant());
+        for (Term t : s.terms()) {
+            out = Exprs.add(out, Exprs.mul(rewrite(t.base()), new Const(t.coeff())));
+        }
+        return out;
+    }
+
+    /** Rules that look at several summands at once. */
+    private AffineExpr sumRules(AffineExpr e) {
+        if (!(e instanceof Add)) {
+            return e;
+        }
+        List<Term> terms = Exprs.sum(e).terms();
+        long constant = Exprs.sum(e).constant();
+        for (int i = 0; i < terms.size(); i++) {
+            Term t = terms.get(i);
+            // (x mod k) * c + (x / k) * (k * c) -> x * c
+            if (t.base() instanceof Mod(AffineExpr x, Const(long k)) && k > 0) {
+                AffineExpr div = divConst(x, k);
+                for (int j = 0; j < terms.size(); j++) {
+                    Term u = terms.get(j);
+                    if (j != i && u.base().equals(div) && u.coeff() == mulOrZero(t.coeff(), k)) {
+                        return rebuild(terms, constant, i, j, Exprs.mul(x, new Const(t.coeff())));
+                    }
+                }
+            }
+            // x * c - (x / k) * (k * c) -> (x mod k) * c, when the sum holds x * c
+            if (t.base() instanceof FloorDiv(AffineExpr x, Const(long k)) && k > 0 && t.coeff() % k == 0) {
+                long c = -(t.coeff() / k);
+                if (c != 0 && holds(terms, i, x, c)) {
+                    AffineExpr rest = rebuild(terms, constant, i, -1, null);
+                    rest = Exprs.add(rest, Exprs.mul(x, new Const(-c)));
+                    return Exprs.add(Exprs.mul(Exprs.mod(x, new Const(k)), new Const(c)), rest);
+                }
+            }
+        }
+        return e;
+    }
+
+    private static long mulOrZero(long a, long b) {
+        long hi = Math.multiplyHigh(a, b);
+        long lo = a * b;
+        return hi == (lo >> 63) ? lo : 0;
+    }
+
+    /** True when the sum (without term {@code skip}) holds every summand of {@code x * c}. */
+    private static boolean holds(List<Term> terms, int skip, AffineExpr x, long c) {
+        Sum xs = Exprs.sum(x);
+        if (xs.terms().isEmpty()) {
+            return false;
+        }
+        for (Term need : xs.terms()) {
+            long want = mulOrZero(need.coeff(), c);
+            if (want == 0) {
+                return false;
+            }
+            boolean found = false;
+            for (int j = 0; j < terms.size(); j++) {
+                Term have = terms.get(j);
+                if (j != skip && have.base().equals(need.base())
+                        && Long.signum(have.coeff()) == Long.signum(want)
+                        && Math.abs(have.coeff()) >= Math.abs(want)) {
+                    found = true;
+                }
+            }
+            if (!found) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The sum without terms i and j (j may be -1), with {@code first} in front when given. */
+    private static AffineExpr rebuild(List<Term> terms, long constant, int i, int j, AffineExpr first) {
+        AffineExpr out = first == null ? new Const(0) : first;
+        for (int k = 0; k < terms.size(); k++) {
+            if (k != i && k != j) {
+                out = Exprs.add(out, Exprs.mul(terms.get(k).base(), new Const(terms.get(k).coeff())));
+            }
+        }
+        return Exprs.add(out, new Const(constant));
+    }
+
+    /** {@code x / c} for a non-zero constant c; x is already simplified. */
+    AffineExpr divConst(AffineExpr x, long c) {
+        Interval r = range(x);
+        if (bounded(r) && Math.floorDiv(r.lo(), c) == Math.floorDiv(r.hi(), c)) {
+            return new Const(Math.floorDiv(r.lo(), c));
+        }
+        if (c < 0) {
+            return Exprs.floorDiv(x, new Const(c));
+        }
+        if (x instanceof FloorDiv(AffineExpr y, Const(long k)) && k > 0 && mulOrZero(k, c) != 0) {
+            return divConst(y, k * c);
+        }
+        Sum s = Exprs.sum(x);
+        List<Term> quotient = new ArrayList<>();
+        List<Term> rest = new ArrayList<>();
+        for (Term t : s.terms()) {
+            if (t.coeff() % c == 0) {
+                quotient.add(new Term(t.base(), t.coeff() / c));
+            } else {
+                rest.add(t);
+            }
+        }
+        long q = Math.floorDiv(s.constant(), c);
+        long rem = Math.floorMod(s.constant(), c);
+        if (!quotient.isEmpty() || q != 0) {
+            AffineExpr inner = divConst(new Sum(rest, rem).build(), c);
+            return Exprs.add(new Sum(quotient, q).build(), inner);
+        }
+        for (long g : commonDivisors(rest, c)) {
+            AffineExpr scaled = splitByDivisor(rest, rem, g);
+            if (scaled != null) {
+                return divConst(scaled, c / g);
+            }
+        }
+        AffineExpr nested = null;
+        long k = 0;
+        for (Term t : rest) {
+            if (t.coeff() == 1 && t.base() instanceof FloorDiv(AffineExpr y, Const(long kk)) && kk > 0) {
+                if (nested != null) {
+                    nested = null;
+                    break;
+                }
+                nested = t.base();
+                k = kk;
+            }
+        }
+        if (nested instanceof FloorDiv(AffineExpr y, Const cc) && mulOrZero(k, c) != 0) {
+            // (rest + y / k) / c == (rest * k + y) / (k * c) for integer rest and k, c > 0.
+            AffineExpr others = new Const(rem);
+            for (Term t : rest) {
+                if (t.base() != nested) {
+                    others = Exprs.add(others, Exprs.mul(t.base(), new Const(t.coeff())));
+                }
+            }
+            try {
+                AffineExpr merged = Exprs.add(Exprs.mul(others, new Const(k)), y);
+                return divConst(merged, k * c);
+            } catch (IllegalArgumentException overflow) {
+                return Exprs.floorDiv(x, new Const(c));
+            }
+        }
+        return Exprs.floorDiv(x, new Const(c));
+    }
+
+    /** {@code x mod c} for a non-zero constant c; x is already simplified. */
+    AffineExpr modConst(AffineExpr x, long c) {
+        Interval r = range(x);
+        if (bounded(r) && Math.floorDiv(r.lo(), c) == Math.floorDiv(r.hi(), c)) {
+            long q = Math.floorDiv(r.lo(), c);
+            return Exprs.add(x, new Const(-q * c));
+        }
+        if (c < 0) {
+            return Exprs.mod(x, new Const(c));
+        }
+        if (x instanceof Mod(AffineExpr y, Const(long k)) && k > 0 && k % c == 0) {
+            return modConst(y, c);
+        }
+        Sum s = Exprs.sum(x);
+        List<Term> rest = new ArrayList<>();
+        for (Term t : s.terms()) {
+            if (t.coeff() % c != 0) {
+                rest.add(t);
+            }
+        }
+        long rem = Math.floorMod(s.constant(), c);
+        if (rest.size() != s.terms().size() || rem != s.constant()) {
+            return modConst(new Sum(rest, rem).build(), c);
+        }
+        for (long g : commonDivisors(rest, c)) {
+            List<Term> multiples = new ArrayList<>();
+            List<Term> small = new ArrayList<>();
+            for (Term t : rest) {
+                if (t.coeff() % g == 0) {
+                    multiples.add(new Term(t.base(), t.coeff() / g));
+                } else {
+                    small.add(t);
+                }
+            }
+            AffineExpr smallExpr = new Sum(small, rem).build();
+            Interval rs = range(smallExpr);
+            if (rs.lo() >= 0 && rs.hi() < g) {
+                AffineExpr inner = modConst(new Sum(multiples, 0).build(), c / g);
+                return Exprs.add(Exprs.mul(inner, new Const(g)), smallExpr);
+            }
+        }
+        return Exprs.mod(x, new Const(c));
+    }
+
+    /** Divisors g in (1, c) shared by c and some summand's coefficient, largest first. */
+    private static TreeSet<Long> commonDivisors(List<Term> terms, long c) {
+        TreeSet<Long> out = new TreeSet<>(Comparator.reverseOrder());
+        for (Term t : terms) {
+            long g = gcd(Math.abs(t.coeff()), c);
+            if (g > 1 && g < c) {
+                out.add(g);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * {@return (sum of the summands divisible by g) / g when the other summands plus the constant
+     * lie in [0, g-1]; else null}
+     */
+    private AffineExpr splitByDivisor(List<Term> terms, long constant, long g) {
+        List<Term> multiples = new ArrayList<>();
+        List<Term> small = new ArrayList<>();
+        for (Term t : terms) {
+            if (t.coeff() % g == 0) {
+                multiples.add(new Term(t.base(), t.coeff() / g));
+            } else {
+                small.add(t);
+            }
+        }
+        Interval rs = range(new Sum(small, constant).build());
+        if (multiples.isEmpty() || rs.lo() < 0 || rs.hi() >= g) {
+            return null;
+        }
+        return new Sum(multiples, 0).build();
+    }
+
+    static long gcd(long a, long b) {
+        while (b != 0) {
+            long t = a % b;
+            a = b;
+            b = t;
+        }
+        return Math.abs(a);
+    }
+
+    /** Orders every sum by descending coefficient (stable), the constant last. */
+    static AffineExpr sortSums(AffineExpr e) {
+        return switch (e) {
+            case Dim d -> d;
+            case Sym s -> s;
+            case Rt r -> r;
+            case Const c -> c;
+            case Add a -> {
+                Sum s = Exprs.sum(a);
+                List<Term> terms = new ArrayList<>();
+                for (Term t : s.terms()) {
+                    terms.add(new Term(sortSums(t.base()), t.coeff()));
+                }
+                terms.sort(Comparator.comparingLong(Term::coeff).reversed());
+                yield new Sum(terms, s.constant()).build();
+            }
+            case Mul(AffineExpr l, AffineExpr r) -> new Mul(sortSums(l), sortSums(r));
+            case FloorDiv(AffineExpr l, AffineExpr r) -> new FloorDiv(sortSums(l), sortSums(r));
+            case CeilDiv(AffineExpr l, AffineExpr r) -> new CeilDiv(sortSums(l), sortSums(r));
+            case Mod(AffineExpr l, AffineExpr r) -> new Mod(sortSums(l), sortSums(r));
+            case Min(AffineExpr l, AffineExpr r) -> new Min(sortSums(l), sortSums(r));
+            case Max(AffineExpr l, AffineExpr r) -> new Max(sortSums(l), sortSums(r));
+        };
+    }
+}
