@@ -30,7 +30,7 @@ public final class Main {
     /** The commands, in the order help lists them. */
     static Map<String, Command> commands() {
         Map<String, Command> m = new LinkedHashMap<>();
-        for (Command c : List.<Command>of(new DemoCommand())) {
+        for (Command c : List.<Command>of(new DemoCommand(), new LayoutCommand())) {
             m.put(c.name(), c);
         }
         return m;

@@ -1,5 +1,7 @@
 package dev.tensorbuf.views;
 
+import dev.tensorbuf.views.indexing.IndexingMap;
+import dev.tensorbuf.views.internal.TiledLayoutMaps;
 import dev.tensorbuf.views.internal.TiledLayoutMath;
 import dev.tensorbuf.views.internal.XlaShapePrinter;
 
@@ -203,6 +205,20 @@ public record ArrayShape(DType dtype, List<Long> dims, List<Boolean> dynamicDims
     /** {@return byte strides counting a sub-byte element as one byte (XLA's {@code UnpackedByteStrides})} */
     public List<Long> unpackedByteStrides() {
         return TiledLayoutMath.byteStrides(this, true).orElseThrow();
+    }
+
+    /**
+     * {@return the layout as an indexing map from the logical index to the element offset, with
+     * domain {@code d_i in [0, dim_i - 1]}: the floordiv/mod form of the tiling formula}
+     * {@snippet :
+     * ((ArrayShape) XlaShape.parse("f32[3,5]{1,0:T(2,2)}")).toIndexingMap().toString();
+     * // "(d0, d1) -> (d1 mod 2 + (d0 mod 2) * 2 + (d1 / 2) * 4 + (d0 / 2) * 12), domain: d0 in [0, 2], d1 in [0, 4]"
+     * }
+     *
+     * @throws IllegalArgumentException if there is no layout or a dimension is unbounded
+     */
+    public IndexingMap toIndexingMap() {
+        return TiledLayoutMaps.toIndexingMap(this);
     }
 
     /** {@return the canonical text, e.g. {@code "f32[3,<=5,?]{2,1,0:T(2,2)}"}} */

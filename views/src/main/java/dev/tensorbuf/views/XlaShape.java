@@ -10,7 +10,8 @@ import dev.tensorbuf.views.internal.XlaShapePrinter;
  * {@snippet :
  * XlaShape s = XlaShape.parse("(f32[1572864], s8[ 5120,1024 ])");
  * s.toString(); // "(f32[1572864]{0}, s8[5120,1024]{1,0})"
- * XlaShape.parse("f32[3,5]{1,0:T(2,2)}") instanceof ArrayShape a; // true; a.arraySize() == 96
+ * ArrayShape a = (ArrayShape) XlaShape.parse("f32[3,5]{1,0:T(2,2)}");
+ * a.arraySize(); // 96
  * }
  */
 public sealed interface XlaShape permits ArrayShape, TupleShape, BufferShape, TokenShape, OpaqueShape {

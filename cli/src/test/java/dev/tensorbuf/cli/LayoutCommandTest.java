@@ -1,0 +1,64 @@
+package dev.tensorbuf.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+class LayoutCommandTest {
+    @Test
+    void exampleFromHelp() {
+        CliHarness r = CliHarness.run("layout", "f32[3,5]{1,0:T(2,2)}", "--index", "2,3", "--offset", "9");
+        assertEquals(0, r.code(), r.err());
+        assertEquals("""
+                shape: f32[3,5]{1,0:T(2,2)}
+                dtype: f32, dims: [3, 5], minor_to_major: [1, 0]
+                tiles: (2,2)
+                physical dims: [2, 3, 2, 2] (24 element slots, padding included)
+                byte size: 96
+                index [2, 3] -> offset 17
+                offset 9 -> padding
+                """, r.out());
+    }
+
+    @Test
+    void jsonHasTheKeysOfTheIssue() {
+        // slot 5 is the last of the first 2x3 tile: combined row 1 = (0,0,1), combined column 2 = (0,2)
+        CliHarness r = CliHarness.run("layout", "f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}", "--index", "0,0,0,0,1",
+                "--offset", "1", "--offset", "5", "--json");
+        assertEquals(0, r.code(), r.err());
+        assertEquals("{\"shape\":\"f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}\",\"dtype\":\"f32\",\"dims\":[2,7,8,11,10],"
+                + "\"minor_to_major\":[4,3,2,1,0],\"tiles\":[[\"*\",\"*\",2,\"*\",3]],\"tail_padding_alignment\":1,"
+                + "\"element_size_in_bits\":0,\"memory_space\":0,\"physical_dims\":[56,37,2,3],"
+                + "\"physical_elements\":12432,\"byte_size\":49728,\"indices\":[{\"index\":[0,0,0,0,1],\"linear\":1}],"
+                + "\"offsets\":[{\"linear\":1,\"index\":[0,0,0,0,1]},{\"linear\":5,\"index\":[0,0,1,0,2]}]}\n", r.out());
+    }
+
+    @Test
+    void batchAnswersEachLineAndReportsErrorsInline() {
+        String input = """
+                {"shape": "bf16[4,8]{1,0:T(2,4)(2,1)}", "indices": [[3,7]], "offsets": [31]}
+                {"shape": "f32[2,3]{1,0:T(2,-2)}"}
+                {"shape": "f32[2]", "indices": [[5]]}
+                """;
+        CliHarness r = CliHarness.runWithInput(input, "layout", "--batch");
+        assertEquals(0, r.code(), r.err());
+        String[] lines = r.out().split("\n");
+        assertEquals(3, lines.length, r.out());
+        assertTrue(lines[0].contains("\"indices\":[{\"index\":[3,7],\"linear\":31}],\"offsets\":[{\"linear\":31,\"index\":[3,7]}]"),
+                lines[0]);
+        assertTrue(lines[1].startsWith("{\"error\":\"layout has invalid tiles"), lines[1]);
+        assertEquals("{\"error\":\"index 5 out of bounds [0, 2) for dim 0 of f32[2]{0}\"}", lines[2]);
+    }
+
+    @Test
+    void badShapeExitsTwoWithTheParserMessage() {
+        CliHarness r = CliHarness.run("layout", "f32[2,3]{0}");
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf layout: Dimensions size is 2, but minor to major size is 1. at position 8 of 'f32[2,3]{0}'\n",
+                r.err());
+        CliHarness tuple = CliHarness.run("layout", "(f32[2], s8[])");
+        assertEquals(2, tuple.code());
+        assertTrue(tuple.err().contains("layout needs an array shape, got (f32[2]{0}, s8[])"), tuple.err());
+    }
+}
