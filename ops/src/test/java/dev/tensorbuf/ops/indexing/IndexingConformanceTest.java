@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.indexing;
 
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -40,6 +41,23 @@ class IndexingConformanceTest {
     private static final long SEED = Long.getLong("tensorbuf.seed", 4004L);
     private static final Map<String, AtomicInteger[]> COUNTS = new ConcurrentHashMap<>();
 
+    /**
+     * Vectors whose expectation we hold to be wrong, with why. The 2025-04 XLA replaced a runtime
+     * variable by the value of the instruction it is bound to without the clamp dynamic-slice and
+     * gather apply to start indices, so the expected maps read outside the operand; XLA later
+     * fixed this (current test {@code FusionWithRTVarsSimplification_ScalarConstantOutsideOfRangeIsKept})
+     * and dropped these four tests. We keep the runtime variable; the test asserts that we differ.
+     */
+    static final Map<String, String> WRONG_EXPECTATIONS = Map.of(
+            "IndexingAnalysisTest.FusionWithRTVarsSimplification_Broadcast",
+            "substitutes the constant 42 for a gather start index clamped to [0, 32]: reads row 42 of 33",
+            "IndexingAnalysisTest.FusionWithRTVarsSimplification_Reverse",
+            "substitutes 41 - d0 for a gather start index clamped to [0, 32]: reads row 41 of 33 at d0 = 0",
+            "IndexingAnalysisTest.FusionWithRTVarsSimplification_Add",
+            "rebinds rt0 to p1 as d0 + rt0 + 42 but keeps rt0 in [0, 4086]: reads up to 4137 of s32[4096]",
+            "IndexingAnalysisTest.FusionWithRTVarsSimplification_Multiply",
+            "rebinds rt0 to p1 as d0 + rt0 * 42 but keeps rt0 in [0, 4086]: reads up to 171621 of s32[4096]");
+
     static Stream<Arguments> current() {
         return cases("/conformance/xla/indexing.jsonl");
     }
@@ -73,16 +91,28 @@ class IndexingConformanceTest {
     @AfterAll
     static void printCounts() {
         COUNTS.forEach((file, c) -> System.out.println("[indexing conformance] " + file + ": semantic " + c[1]
-                + "/" + c[0] + ", exact text (whitespace ignored) " + c[2] + "/" + c[0]));
+                + "/" + (c[0].get() - c[3].get()) + " (" + c[3] + " expectations held wrong), exact text (whitespace ignored) "
+                + c[2] + "/" + c[0]));
     }
 
     private static void check(String file, JsonNode r, TextStyle style) {
         AtomicInteger[] c = COUNTS.computeIfAbsent(file,
-                f -> new AtomicInteger[] {new AtomicInteger(), new AtomicInteger(), new AtomicInteger()});
+                f -> new AtomicInteger[] {new AtomicInteger(), new AtomicInteger(), new AtomicInteger(), new AtomicInteger()});
         c[0].incrementAndGet();
         HloModule module = HloModule.parse(r.get("hlo").asText());
         Outcome o = r.has("instruction") ? seed(module, r, style) : xla(module, r, style);
+        String test = r.get("source").asText().replaceFirst("^.*:", "");
+        if (file.contains("legacy") && WRONG_EXPECTATIONS.containsKey(test)) {
+            assertNotNull(o.semantic, "expected to disagree with a wrong expectation: " + WRONG_EXPECTATIONS.get(test));
+            System.out.println("[indexing conformance] " + file + " " + test + ": expectation held wrong ("
+                    + WRONG_EXPECTATIONS.get(test) + ")");
+            c[3].incrementAndGet();
+            return;
+        }
         assertNull(o.semantic, o.semantic);
+        if (!o.exact) {
+            System.out.println("[indexing conformance] text differs: " + file + " " + test);
+        }
         c[1].incrementAndGet();
         if (o.exact) {
             c[2].incrementAndGet();

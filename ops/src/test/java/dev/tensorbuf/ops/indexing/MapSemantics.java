@@ -19,7 +19,7 @@ import java.util.Set;
  */
 final class MapSemantics {
     /** How many single evaluations one comparison may spend, per map. */
-    private static final long BUDGET = 2_000_000;
+    private static final long BUDGET = 400_000;
 
     private MapSemantics() {
     }
