@@ -30,7 +30,8 @@ public final class Main {
     /** The commands, in the order help lists them. */
     static Map<String, Command> commands() {
         Map<String, Command> m = new LinkedHashMap<>();
-        for (Command c : List.<Command>of(new DemoCommand(), new LayoutCommand())) {
+        for (Command c : List.<Command>of(new DemoCommand(), new LayoutCommand(), new IndexingCommand(),
+                new SimplifyCommand(), new ComposeCommand())) {
             m.put(c.name(), c);
         }
         return m;
