@@ -62,7 +62,8 @@ public record OperandIndexing(IndexingMap map, List<RuntimeVariable> runtimeVari
         if (!runtimeVariables.isEmpty() && !map.isKnownEmpty()) {
             out.append("\nruntime variables:");
             for (int i = 0; i < runtimeVariables.size(); i++) {
-                out.append("\n").append(map.runtimeVars().get(i).name()).append(": ").append(runtimeVariables.get(i));
+                String name = map.runtimeVars().get(i).name();
+                out.append("\n").append(name.isEmpty() ? "rt" + i : name).append(": ").append(runtimeVariables.get(i));
             }
         }
         replicaId.ifPresent(r -> out.append("\nreplica id:\n").append(r));

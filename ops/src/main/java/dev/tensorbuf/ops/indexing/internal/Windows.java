@@ -33,7 +33,7 @@ final class Windows {
     /** {@return the input index expression of one windowed dimension, adding its constraints} */
     private static AffineExpr windowed(AffineExpr d, AffineExpr s, WindowDim w, long inputSize,
                                        Map<AffineExpr, Interval> cons) {
-        AffineExpr x = s.times(w.windowDilation()).plus(d.times(w.stride()));
+        AffineExpr x = d.times(w.stride()).plus(s.times(w.windowDilation()));
         AffineExpr shifted = x.minus(w.padLow());
         cons.merge(x, new Interval(w.padLow(), w.padLow() + (inputSize - 1) * w.baseDilation()), Interval::intersect);
         if (w.baseDilation() == 1) {
