@@ -118,10 +118,34 @@ final class Reshapes {
      * physical shapes, input physical to logical}
      */
     static IndexingMap bitcastMap(ArrayShape input, ArrayShape output) {
+        IndexingMap transpose = transposeBitcast(input, output);
+        if (transpose != null) {
+            return transpose;
+        }
         IndexingMap outToPhysical = logicalToPhysical(output);
         IndexingMap reshape = reshapeMap(physicalDims(input), physicalDims(output));
         IndexingMap inFromPhysical = physicalToLogical(input);
         return IndexingMap.compose(inFromPhysical, IndexingMap.compose(reshape, outToPhysical)).simplify();
+    }
+
+    /**
+     * {@return the transpose map when the bitcast only permutes dimensions (the physical orders
+     * line up dimension by dimension, as XLA's {@code TransposeIsBitcast}), else null}
+     */
+    private static IndexingMap transposeBitcast(ArrayShape input, ArrayShape output) {
+        if (input.rank() != output.rank()) {
+            return null;
+        }
+        List<Integer> in = minorToMajor(input);
+        List<Integer> out = minorToMajor(output);
+        AffineExpr[] res = new AffineExpr[input.rank()];
+        for (int k = 0; k < in.size(); k++) {
+            if (input.dim(in.get(k)) != output.dim(out.get(k))) {
+                return null;
+            }
+            res[in.get(k)] = Maps.d(out.get(k));
+        }
+        return Maps.map(output.dims(), List.of(), List.of(res));
     }
 
     static List<Integer> minorToMajor(ArrayShape shape) {

@@ -58,8 +58,7 @@ final class Windows {
             List<AffineExpr> res = new ArrayList<>();
             List<Long> ranges = new ArrayList<>();
             for (int i = 0; i < in.rank(); i++) {
-                ranges.add(window.get(i).size());
-                res.add(windowed(Maps.d(i), Maps.s(i), window.get(i), in.dim(i), cons));
+                res.add(windowed(Maps.d(i), position(window.get(i), ranges), window.get(i), in.dim(i), cons));
             }
             result.add(Maps.one(finish(Maps.map(Maps.box(out.dims()), Maps.box(ranges), List.of(), res, cons))));
         }
@@ -80,9 +79,11 @@ final class Windows {
         long outputGroupSize = out.dim(dn.outputFeature()) / fgc;
 
         List<Long> ranges = new ArrayList<>();
-        for (WindowDim w : window) {
-            ranges.add(w.size());
+        AffineExpr[] positions = new AffineExpr[spatial];
+        for (int i = 0; i < spatial; i++) {
+            positions[i] = position(window.get(i), ranges);
         }
+        int featureVar = ranges.size();
         ranges.add(inputGroupSize);
         if (bgc > 1) {
             ranges.add(bgc);
@@ -91,26 +92,35 @@ final class Windows {
         AffineExpr[] l = new AffineExpr[lhs.rank()];
         AffineExpr batch = Maps.d(dn.outputBatch());
         if (bgc > 1) {
-            batch = batch.plus(Maps.s(spatial + 1).times(out.dim(dn.outputBatch())));
+            batch = batch.plus(Maps.s(featureVar + 1).times(out.dim(dn.outputBatch())));
         }
         l[dn.inputBatch()] = batch;
-        AffineExpr feature = Maps.s(spatial);
+        AffineExpr feature = Maps.s(featureVar);
         if (fgc > 1) {
             feature = feature.plus(Maps.d(dn.outputFeature()).floorDiv(outputGroupSize).times(inputGroupSize));
         }
         l[dn.inputFeature()] = feature;
         AffineExpr[] r = new AffineExpr[rhs.rank()];
-        r[dn.kernelInputFeature()] = Maps.s(spatial);
+        r[dn.kernelInputFeature()] = Maps.s(featureVar);
         r[dn.kernelOutputFeature()] = Maps.d(dn.outputFeature());
         for (int i = 0; i < spatial; i++) {
             int inDim = dn.inputSpatial().get(i);
-            l[inDim] = windowed(Maps.d(dn.outputSpatial().get(i)), Maps.s(i), window.get(i), lhs.dim(inDim), cons);
-            r[dn.kernelSpatial().get(i)] = Maps.s(i);
+            l[inDim] = windowed(Maps.d(dn.outputSpatial().get(i)), positions[i], window.get(i), lhs.dim(inDim), cons);
+            r[dn.kernelSpatial().get(i)] = positions[i];
         }
         IndexingMap lhsMap = finish(Maps.map(Maps.box(out.dims()), Maps.box(ranges), List.of(), Arrays.asList(l), cons));
-        List<Long> rhsRanges = ranges.subList(0, spatial + 1);
+        List<Long> rhsRanges = ranges.subList(0, featureVar + 1);
         IndexingMap rhsMap = Maps.map(out.dims(), rhsRanges, Arrays.asList(r)).simplify();
         return List.of(Maps.one(lhsMap), Maps.one(rhsMap));
+    }
+
+    /** {@return the window position variable, or 0 for a size-1 window (XLA drops those variables)} */
+    private static AffineExpr position(WindowDim w, List<Long> ranges) {
+        if (w.size() == 1) {
+            return Maps.c(0);
+        }
+        ranges.add(w.size());
+        return Maps.s(ranges.size() - 1);
     }
 
     /** XLA simplifies these maps and drops window variables of size-1 windows. */
