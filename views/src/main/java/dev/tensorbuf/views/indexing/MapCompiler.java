@@ -11,6 +11,7 @@ import dev.tensorbuf.views.indexing.AffineExpr.Mod;
 import dev.tensorbuf.views.indexing.AffineExpr.Mul;
 import dev.tensorbuf.views.indexing.AffineExpr.Rt;
 import dev.tensorbuf.views.indexing.AffineExpr.Sym;
+import dev.tensorbuf.views.indexing.internal.BytecodeEval;
 import dev.tensorbuf.views.indexing.internal.EvalNode;
 import dev.tensorbuf.views.indexing.internal.EvalNode.Binary;
 import dev.tensorbuf.views.indexing.internal.EvalNode.Op;
@@ -27,9 +28,34 @@ final class MapCompiler {
         }
         EvalNode[] nodes = new EvalNode[m.results().size()];
         for (int i = 0; i < nodes.length; i++) {
-            nodes[i] = node(m.results().get(i));
+            nodes[i] = generated(m.results().get(i));
         }
         return new Tree(nodes, m.dims().size(), m.rangeVars().size(), m.runtimeVars().size());
+    }
+
+    /** Bytecode when it can be emitted (deep trees may exceed a method's size), else a tree. */
+    static EvalNode generated(AffineExpr e) {
+        try {
+            return BytecodeEval.compile(ex(e));
+        } catch (ReflectiveOperationException | IllegalArgumentException | StackOverflowError failed) {
+            return node(e);
+        }
+    }
+
+    private static BytecodeEval.Ex ex(AffineExpr e) {
+        return switch (e) {
+            case Dim(int i) -> new BytecodeEval.Ex.Var(0, i);
+            case Sym(int i) -> new BytecodeEval.Ex.Var(1, i);
+            case Rt(int i) -> new BytecodeEval.Ex.Var(2, i);
+            case Const(long v) -> new BytecodeEval.Ex.Lit(v);
+            case Add(AffineExpr l, AffineExpr r) -> new BytecodeEval.Ex.Bin(Op.ADD, ex(l), ex(r));
+            case Mul(AffineExpr l, AffineExpr r) -> new BytecodeEval.Ex.Bin(Op.MUL, ex(l), ex(r));
+            case FloorDiv(AffineExpr l, AffineExpr r) -> new BytecodeEval.Ex.Bin(Op.FLOOR_DIV, ex(l), ex(r));
+            case CeilDiv(AffineExpr l, AffineExpr r) -> new BytecodeEval.Ex.Bin(Op.CEIL_DIV, ex(l), ex(r));
+            case Mod(AffineExpr l, AffineExpr r) -> new BytecodeEval.Ex.Bin(Op.MOD, ex(l), ex(r));
+            case Min(AffineExpr l, AffineExpr r) -> new BytecodeEval.Ex.Bin(Op.MIN, ex(l), ex(r));
+            case Max(AffineExpr l, AffineExpr r) -> new BytecodeEval.Ex.Bin(Op.MAX, ex(l), ex(r));
+        };
     }
 
     static EvalNode node(AffineExpr e) {
@@ -83,18 +109,30 @@ final class MapCompiler {
 
         @Override
         public long evaluate(int result, long[] d) {
-            return nodes[result].eval(d, NONE, NONE);
+            try {
+                return nodes[result].eval(d, NONE, NONE);
+            } catch (ArithmeticException e) {
+                throw EvalNode.overflow(e);
+            }
         }
 
         @Override
         public long evaluate(int result, long[] d, long[] s, long[] r) {
-            return nodes[result].eval(d, s, r);
+            try {
+                return nodes[result].eval(d, s, r);
+            } catch (ArithmeticException e) {
+                throw EvalNode.overflow(e);
+            }
         }
 
         @Override
         public void evaluateAll(long[] d, long[] s, long[] r, long[] out) {
-            for (int i = 0; i < nodes.length; i++) {
-                out[i] = nodes[i].eval(d, s, r);
+            try {
+                for (int i = 0; i < nodes.length; i++) {
+                    out[i] = nodes[i].eval(d, s, r);
+                }
+            } catch (ArithmeticException e) {
+                throw EvalNode.overflow(e);
             }
         }
     }

@@ -10,11 +10,16 @@ public abstract class EvalNode {
     /** {@return the value} @param d dims @param s range vars @param r runtime vars */
     public abstract long eval(long[] d, long[] s, long[] r);
 
-    static IllegalArgumentException overflow(ArithmeticException e) {
+    /** For subclasses, including generated ones. */
+    protected EvalNode() {}
+
+    /** {@return the error for an overflow} @param e the arithmetic failure */
+    public static IllegalArgumentException overflow(ArithmeticException e) {
         return new IllegalArgumentException("overflow while evaluating an indexing map: " + e.getMessage(), e);
     }
 
-    static long divisor(long v) {
+    /** {@return v} @param v a divisor @throws IllegalArgumentException when v is 0 */
+    public static long divisor(long v) {
         if (v == 0) {
             throw new IllegalArgumentException("division by zero while evaluating an indexing map");
         }

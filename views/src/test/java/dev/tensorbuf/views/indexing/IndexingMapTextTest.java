@@ -1,0 +1,123 @@
+package dev.tensorbuf.views.indexing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.views.TextFormatException;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+class IndexingMapTextTest {
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            (d0 -> (d0), domain: d0 in [0, 3]                        | expected ')'                        | 4
+            (d0) (d0), domain: d0 in [0, 3]                          | expected '->'                       | 5
+            (d0) -> d0, domain: d0 in [0, 3]                         | expected '('                        | 8
+            (d0) -> (d0, domain: d0 in [0, 3]                        | unknown variable 'domain'          | 13
+            (d0) -> (d0), domain: d0 in [0, 3                        | expected ']'                        | 33
+            (d0) -> (d0), domain: d0 in 0, 3]                        | expected '['                        | 28
+            (d0) -> (d0), domain: d0 [0, 3]                          | expected 'in'                       | 25
+            (d0) -> (d0), domain: d1 in [0, 3]                       | expected the domain of 'd0', got 'd1' | 22
+            (d0) -> (d0), domain: d0 in [a, 3]                       | expected an integer                 | 29
+            (d0) -> (d0), domain: d0 in [0, 99999999999999999999]    | does not fit in 64 bits             | 32
+            (d0) -> (d1), domain: d0 in [0, 3]                       | unknown variable 'd1'               | 9
+            (d0) -> (d0 +), domain: d0 in [0, 3]                     | expected an expression, got ')'     | 13
+            (d0) -> (d0 * ), domain: d0 in [0, 3]                    | expected an expression, got ')'     | 14
+            (d0, d0) -> (d0), domain: d0 in [0, 3], d0 in [0, 3]     | duplicate variable name 'd0'        | 5
+            (d0)[mod] -> (d0), domain: d0 in [0, 3], mod in [0, 1]   | 'mod' is a keyword                  | 5
+            (d0) -> (d0)                                             | expected ', domain:'                | 12
+            (d0) -> (d0), domains: d0 in [0, 3]                      | expected 'domain'                   | 14
+            (d0) -> (d0), domain d0 in [0, 3]                        | expected ':'                        | 21
+            (d0) -> (d0), domain: d0 in [0, 3] extra                 | unexpected text after the map       | 35
+            (d0) -> (min(d0 5)), domain: d0 in [0, 3]                | expected ','                        | 16
+            (d0) -> (d0), domain: d0 in [0, 3], d0 mod 2             | expected 'in'                       | 44
+            KNOWN FULL                                               | expected 'EMPTY'                    | 6
+            (d0) -> (d0 # 2), domain: d0 in [0, 3]                   | expected ')'                        | 12
+            (d0) -> (d0), domain: d0 in [0, 3], d0 + 1 in [0, 1], d0 + 1 in [0, 2] | duplicate constraint d0 + 1 | 54
+            """)
+    void malformedTextNamesTheProblemAndPosition(String text, String message, int position) {
+        TextFormatException e = assertThrows(TextFormatException.class, () -> IndexingMap.parse(text));
+        assertTrue(e.getMessage().contains(message), e.getMessage());
+        assertEquals(position, e.position(), e.getMessage());
+        assertEquals(text, e.input());
+    }
+
+    @Test
+    void exampleFromJavadoc() {
+        IndexingMap m = IndexingMap.parse(
+                "(d0, d1) -> (d0 + d1 floordiv 16, d1 mod 16), domain: d0 in [0, 7], d1 in [0, 15]");
+        assertEquals("(d0, d1) -> (d0, d1), domain: d0 in [0, 7], d1 in [0, 15]", m.simplify().toString());
+        assertEquals(5, m.evaluate(new long[] {2, 5})[1]);
+        assertEquals("(d0, d1) -> (d0, d1), domain: d0 in [0, 1], d1 in [0, 2]", IndexingMap.identity(2, 3).toString());
+    }
+
+    @Test
+    void composeExampleTransposesAStridedMap() {
+        IndexingMap transpose = IndexingMap.parse("(d0, d1) -> (d1, d0), domain: d0 in [0, 2], d1 in [0, 1]");
+        IndexingMap strided = IndexingMap.parse("(d0, d1) -> (d0 * 3 + d1), domain: d0 in [0, 1], d1 in [0, 2]");
+        assertEquals("(d0, d1) -> (d1 * 3 + d0), domain: d0 in [0, 2], d1 in [0, 1]",
+                IndexingMap.compose(strided, transpose).toString());
+    }
+
+    @Test
+    void builderAndExpressionFactoriesPrintAsXla() {
+        IndexingMap m = IndexingMap.builder().dim(0, 1).dim(0, 2)
+                .result(AffineExpr.dim(0).times(3).plus(AffineExpr.dim(1))).build();
+        assertEquals("(d0, d1) -> (d0 * 3 + d1), domain: d0 in [0, 1], d1 in [0, 2]", m.toString());
+        AffineExpr e = AffineExpr.dim(0).times(4).plus(AffineExpr.dim(1)).floorDiv(4);
+        assertEquals("(d0 * 4 + d1) / 4", e.toString());
+        assertEquals(2, e.evaluate(new long[] {2, 3}, new long[0], new long[0]));
+        assertEquals("-d0 - 1", AffineExpr.dim(0).plus(1).negate().toString());
+        assertEquals("d0", AffineExpr.dim(0).times(6).floorDiv(6).toString());
+    }
+
+    @Test
+    void printsBothSpellingsAndParsesOldOnes() {
+        IndexingMap m = IndexingMap.parse("(d0) -> (d0 floordiv 4), domain: d0 in [0, 15]");
+        assertEquals("(d0) -> (d0 / 4), domain: d0 in [0, 15]", m.toText(TextStyle.XLA));
+        assertEquals("(d0) -> (d0 floordiv 4), domain: d0 in [0, 15]", m.toText(TextStyle.MLIR));
+        IndexingMap old = IndexingMap.parse("(d0)[s0]{rt0} -> ((d0 floorDiv 2) ceilDiv 3 + s0 * -1 + rt0 mod 2),\n"
+                + "domain:\nd0 in [0, 9],\ns0 in [-2, 2],\nrt0 in [0, 1]");
+        assertEquals("(d0)[s0]{rt0} -> ((d0 / 2) ceildiv 3 - s0 + rt0 mod 2), domain: d0 in [0, 9], s0 in [-2, 2],"
+                + " rt0 in [0, 1]", old.toString());
+        assertEquals("() -> ()", IndexingMap.parse("() -> ()").toString());
+        assertEquals("UNDEFINED", IndexingMap.parse("UNDEFINED").toString());
+    }
+
+    @Test
+    void constraintsPrintSortedByText() {
+        IndexingMap m = IndexingMap.parse("(d0, d1) -> (d0), domain: d0 in [0, 9], d1 in [0, 9],"
+                + " d1 mod 2 in [0, 0], d0 + d1 in [0, 5]");
+        assertEquals("(d0, d1) -> (d0), domain: d0 in [0, 9], d1 in [0, 9], d0 + d1 in [0, 5], d1 mod 2 in [0, 0]",
+                m.toString());
+    }
+
+    @Test
+    void expressionUsingAMissingVariableIsRejected() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> IndexingMap.of(List.of(Variable.of(0, 3)), List.of(), List.of(AffineExpr.dim(2))));
+        assertTrue(e.getMessage().contains("uses d2 but the map has 1 dimension(s)"), e.getMessage());
+    }
+
+    @Test
+    void evaluationOverflowNamesTheNumbers() {
+        IndexingMap m = IndexingMap.parse("(d0) -> (d0 * 4611686018427387904), domain: d0 in [0, 3]");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> m.evaluate(3));
+        assertTrue(e.getMessage().contains("overflow in 3 * 4611686018427387904"), e.getMessage());
+        IllegalArgumentException z = assertThrows(IllegalArgumentException.class,
+                () -> IndexingMap.parse("()[s0, s1] -> (s0 / s1), domain: s0 in [0, 3], s1 in [0, 4]")
+                        .evaluate(new long[0], new long[] {1, 0}, new long[0]));
+        assertTrue(z.getMessage().contains("division by zero in s0 / s1"), z.getMessage());
+    }
+
+    @Test
+    void pointDimensionsAreSubstitutedOnlyByDefault() {
+        IndexingMap m = IndexingMap.parse("(d0) -> (d0), domain: d0 in [5, 5]");
+        assertEquals("(d0) -> (d0), domain: d0 in [5, 5]", m.simplify(IndexingMap.PointDims.PRESERVE).toString());
+        assertEquals("(d0) -> (5), domain: d0 in [5, 5]", m.simplify().toString());
+    }
+}
