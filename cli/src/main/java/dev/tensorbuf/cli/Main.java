@@ -19,7 +19,7 @@ import java.util.Map;
  *
  * {@snippet :
  * int code = Main.run(new String[] {"layout", "f32[3,5]{1,0:T(2,2)}", "--index", "2,4"}, stdin, out, err);
- * // code == 0; out: the layout description with "index [2,4] -> linear 21"
+ * // code == 0; out: the layout description with "index [2,4] -> linear 20"
  * }
  */
 public final class Main {
@@ -30,8 +30,14 @@ public final class Main {
     /** The commands, in the order help lists them. */
     static Map<String, Command> commands() {
         Map<String, Command> m = new LinkedHashMap<>();
-        for (Command c : List.<Command>of(new DemoCommand(), new LayoutCommand(), new IndexingCommand(),
-                new SimplifyCommand(), new ComposeCommand())) {
+        List<Command> all = List.of(
+                new DemoCommand(),
+                new LayoutCommand(),
+                new StridesCommand(),
+                new IndexingCommand(),
+                new SimplifyCommand(),
+                new ComposeCommand());
+        for (Command c : all) {
             m.put(c.name(), c);
         }
         return m;

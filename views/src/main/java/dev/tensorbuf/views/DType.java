@@ -1,7 +1,10 @@
 package dev.tensorbuf.views;
 
+import dev.tensorbuf.views.internal.InteropNames;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -15,6 +18,18 @@ import java.util.stream.Stream;
  * t.bitWidth();   // 16
  * t.byteWidth();  // 2
  * DType.S4.isSubByte(); // true: packs two to a byte only under an E(4) layout
+ * }
+ *
+ * <p>Each type also knows its names elsewhere. A name that does not exist is an empty
+ * {@code Optional}, never null; the reverse lookups throw {@link IllegalArgumentException}
+ * naming the input and what was expected.
+ * {@snippet :
+ * DType.BF16.dlpack();           // Optional[{kDLBfloat, 16}]
+ * DType.F32.numpyDescr();        // Optional["<f4"]
+ * DType.BF16.numpyDescr();       // Optional["bfloat16"]: the ml_dtypes name, NumPy has no bf16
+ * DType.F8E4M3FN.safetensorsName(); // Optional["F8_E4M3"]
+ * DType.S4.directMLName();       // Optional["INT4"]
+ * DType.fromDirectML("UINT8");   // U8
  * }
  */
 public enum DType {
@@ -115,6 +130,155 @@ public enum DType {
             throw new IllegalArgumentException("unknown element type '" + name + "'");
         }
         return t;
+    }
+
+    /**
+     * {@return the DLPack {@code (code, bits)} of the type; empty for token and opaque} Sub-byte
+     * integers keep their width ({@code s4} is {@code {kDLInt, 4}}) and {@code pred} is
+     * {@code {kDLBool, 8}} (one byte per bool).
+     */
+    public Optional<DlpackType> dlpack() {
+        return Optional.ofNullable(InteropNames.dlpack(this));
+    }
+
+    /**
+     * {@return the NumPy name of the type; empty for token and opaque} For NumPy's own types this is
+     * the little-endian {@code descr} NumPy writes ({@code "<f4"}, {@code "|u1"}, {@code "|b1"},
+     * {@code "<c8"}). NumPy has no bf16, f8, f6, f4 or sub-byte integers: for those it is the
+     * ml_dtypes dtype name ({@code "bfloat16"}, {@code "float8_e4m3fn"}, {@code "int4"}), because
+     * the descr ml_dtypes writes ({@code "<V2"}) does not say which type it is. Tell the two apart
+     * with {@link #isNumpyNative()}.
+     */
+    public Optional<String> numpyDescr() {
+        return Optional.ofNullable(InteropNames.numpy(this));
+    }
+
+    /** {@return whether NumPy itself has the type, so {@link #numpyDescr()} is a real descr} */
+    public boolean isNumpyNative() {
+        String name = InteropNames.numpy(this);
+        return name != null && (name.charAt(0) == '<' || name.charAt(0) == '|');
+    }
+
+    /**
+     * {@return the safetensors dtype name, e.g. {@code "BF16"}; empty where safetensors has none}
+     * safetensors' {@code F8_E4M3} is the OCP type without infinities, so it is {@link #F8E4M3FN};
+     * {@link #F8E4M3} (IEEE-like, with infinities) has no safetensors name.
+     */
+    public Optional<String> safetensorsName() {
+        return Optional.ofNullable(InteropNames.safetensors(this));
+    }
+
+    /**
+     * {@return the {@code DML_TENSOR_DATA_TYPE} name without its prefix, e.g. {@code "FLOAT32"};
+     * empty where DirectML has none (pred, bf16, f8, f6, f4, complex, 1- and 2-bit integers)}
+     * {@code INT4}/{@code UINT4} need DirectML feature level 6.3.
+     */
+    public Optional<String> directMLName() {
+        int value = InteropNames.directML(this);
+        return value == 0 ? Optional.empty() : Optional.of(InteropNames.DIRECTML_NAMES.get(value));
+    }
+
+    /** {@return the {@code DML_TENSOR_DATA_TYPE} value, 1 ({@code FLOAT32}) to 13 ({@code INT4}); empty where DirectML has none} */
+    public OptionalInt directMLValue() {
+        int value = InteropNames.directML(this);
+        return value == 0 ? OptionalInt.empty() : OptionalInt.of(value);
+    }
+
+    /**
+     * Looks a type up by its DLPack code and bits (one lane).
+     *
+     * @throws IllegalArgumentException naming the code and bits when no type has them
+     */
+    public static DType fromDlpack(int code, int bits) {
+        DlpackType wanted = new DlpackType(code, bits);
+        for (DType t : values()) {
+            if (wanted.equals(InteropNames.dlpack(t))) {
+                return t;
+            }
+        }
+        throw new IllegalArgumentException("no element type for DLPack " + wanted + " (code " + code
+                + ", bits " + bits + ")" + dlpackHint(code));
+    }
+
+    private static String dlpackHint(int code) {
+        StringBuilder widths = new StringBuilder();
+        for (DType t : values()) {
+            DlpackType d = InteropNames.dlpack(t);
+            if (d != null && d.code() == code) {
+                widths.append(widths.isEmpty() ? "" : ", ").append(d.bits());
+            }
+        }
+        return widths.isEmpty() ? "" : ": " + new DlpackType(code, 1).codeName() + " is defined for bits " + widths;
+    }
+
+    /**
+     * Looks a type up by a NumPy descr or an ml_dtypes name. Accepts the byte-order marks
+     * {@code <}, {@code =} (native, taken as little-endian) and {@code |}, or none; {@code >} only
+     * for one-byte types.
+     *
+     * @throws IllegalArgumentException naming the descr: unknown, big-endian, or a void descr
+     *         ({@code "<V2"}) that cannot say which ml_dtypes type it is
+     */
+    public static DType fromNumpyDescr(String descr) {
+        for (DType t : values()) {
+            if (descr.equals(InteropNames.numpy(t))) {
+                return t;
+            }
+        }
+        if (descr.isEmpty()) {
+            throw new IllegalArgumentException("empty NumPy descr");
+        }
+        char order = descr.charAt(0);
+        String body = "<=|>".indexOf(order) >= 0 ? descr.substring(1) : descr;
+        if (body.startsWith("V")) {
+            throw new IllegalArgumentException("NumPy descr '" + descr + "' is a void type: ml_dtypes writes bf16 and"
+                    + " f8 that way, so the type is unknown; name it (e.g. 'bfloat16', 'float8_e4m3fn')");
+        }
+        for (DType t : values()) {
+            String name = InteropNames.numpy(t);
+            if (t.isNumpyNative() && name.substring(1).equals(body)) {
+                if (order == '>' && t.byteWidth() > 1) {
+                    throw new IllegalArgumentException("big-endian NumPy descr '" + descr
+                            + "' is not supported: byte-swap the data to '" + name + "'");
+                }
+                return t;
+            }
+        }
+        throw new IllegalArgumentException("unknown NumPy descr '" + descr
+                + "': expected e.g. '<f4', '|u1', '|b1', '<c8' or an ml_dtypes name such as 'bfloat16'");
+    }
+
+    /**
+     * Looks a type up by its safetensors dtype name ({@code "F32"}, {@code "BF16"}, {@code "F8_E4M3"}).
+     *
+     * @throws IllegalArgumentException naming the unknown name
+     */
+    public static DType fromSafetensorsName(String name) {
+        for (DType t : values()) {
+            if (name.equals(InteropNames.safetensors(t))) {
+                return t;
+            }
+        }
+        throw new IllegalArgumentException("unknown safetensors dtype '" + name
+                + "': expected one of BOOL, U8, I8, ..., F16, BF16, F32, F64, C64, F8_E5M2, F8_E4M3, F8_E8M0, F4");
+    }
+
+    /**
+     * Looks a type up by its {@code DML_TENSOR_DATA_TYPE} name, with or without the
+     * {@code DML_TENSOR_DATA_TYPE_} prefix.
+     *
+     * @throws IllegalArgumentException naming the unknown name ({@code UNKNOWN} included)
+     */
+    public static DType fromDirectML(String name) {
+        String bare = name.startsWith("DML_TENSOR_DATA_TYPE_") ? name.substring("DML_TENSOR_DATA_TYPE_".length()) : name;
+        for (DType t : values()) {
+            int value = InteropNames.directML(t);
+            if (value != 0 && InteropNames.DIRECTML_NAMES.get(value).equals(bare)) {
+                return t;
+            }
+        }
+        throw new IllegalArgumentException("unknown DirectML tensor data type '" + name + "': expected one of "
+                + InteropNames.DIRECTML_NAMES.subList(1, InteropNames.DIRECTML_NAMES.size()));
     }
 
     /** {@return the type with this XLA name, or null when there is none} */

@@ -8,10 +8,10 @@ import java.io.Serial;
  *
  * {@snippet :
  * try {
- *     XlaShapes.parse("f32[2,3]{1,0:T(2,}");
+ *     XlaShape.parse("f32[2,3]{1,0:T(2,}");
  * } catch (TextFormatException e) {
  *     e.position();   // 17
- *     e.getMessage(); // "expected a tile size or '*' at position 17 of 'f32[2,3]{1,0:T(2,}'"
+ *     e.getMessage(); // "expected a tile size or '*', found '}' at position 17 of 'f32[2,3]{1,0:T(2,}'"
  * }
  * }
  */

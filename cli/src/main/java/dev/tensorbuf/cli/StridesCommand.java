@@ -1,0 +1,173 @@
+package dev.tensorbuf.cli;
+
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorFormat;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code tensorbuf strides}: a strided layout's buffer size (DirectML's
+ * {@code DMLCalcBufferTensorSize}), its classification, its format name and element offsets.
+ */
+final class StridesCommand implements Command {
+    @Override
+    public String name() {
+        return "strides";
+    }
+
+    @Override
+    public String summary() {
+        return "buffer size, packed/broadcast/padded/overlapping and offsets of sizes and strides";
+    }
+
+    @Override
+    public String synopsis() {
+        return "tensorbuf strides --dtype T --sizes S0,S1,.. [--strides T0,T1,.. | --format NAME] [--index I0,I1,..]... [--json] [--batch]";
+    }
+
+    @Override
+    public String description() {
+        return """
+                Sizes and strides are in elements, in logical order (NCHW order for NHWC, as in
+                DirectML). Without --strides or --format the layout is packed row-major (DirectML's
+                null strides). --dtype takes an XLA name (f32, s4, bf16) or a DirectML one (FLOAT32).
+                The buffer size is DMLCalcBufferTensorSize: (last offset + 1) x bits, in bytes,
+                rounded up to 4; the minimum is the same before that rounding.
+
+                example:
+                  tensorbuf strides --dtype f32 --sizes 1,3,224,224 --format NHWC --index 0,2,223,223
+                  f32 sizes [1, 3, 224, 224] strides [150528, 1, 672, 3] (NHWC)
+                  buffer 602112 bytes (minimum 602112)
+                  packed yes, broadcast no, padded no, overlapping no
+                  index [0, 2, 223, 223] -> offset 150527
+                """;
+    }
+
+    @Override
+    public List<Option> options() {
+        return List.of(
+                Option.value("dtype", "T", false, "element type: XLA name (f32, s4, bf16) or DirectML name (FLOAT32)"),
+                Option.value("sizes", "S0,S1,..", false, "size of each dim, logical order"),
+                Option.value("strides", "T0,T1,..", false, "element stride of each dim (0 broadcasts)"),
+                Option.value("format", "NAME", false, "packed strides of a named format: "
+                        + Arrays.toString(TensorFormat.values())),
+                Option.value("index", "I0,I1,..", true, "a logical index to map to its element offset"),
+                Option.JSON,
+                Option.BATCH);
+    }
+
+    @Override
+    public int run(Invocation in) throws IOException {
+        in.expectAtMostPositionals(0);
+        if (in.flag("batch")) {
+            return Batch.run(in, StridesCommand::answerRequest);
+        }
+        if (in.value("dtype") == null || in.value("sizes") == null) {
+            throw new UsageException("--dtype and --sizes are required (usage: " + synopsis() + ")");
+        }
+        List<long[]> indices = new ArrayList<>();
+        for (String index : in.values("index")) {
+            indices.add(Invocation.parseLongs(index, "--index"));
+        }
+        long[] strides = in.longs("strides");
+        Answer answer = answer(in.value("dtype"), in.longs("sizes"), strides, in.value("format"), indices);
+        if (in.flag("json")) {
+            in.printJson(answer.json());
+        } else {
+            printText(in, answer);
+        }
+        return 0;
+    }
+
+    private static Map<String, Object> answerRequest(Map<String, Object> request) {
+        Object dtype = request.get("dtype");
+        if (!(dtype instanceof String name)) {
+            throw new IllegalArgumentException("request needs \"dtype\" (a string), got " + dtype);
+        }
+        if (!(request.get("sizes") instanceof List<?> sizes)) {
+            throw new IllegalArgumentException("request needs \"sizes\" (a list of integers)");
+        }
+        List<long[]> indices = new ArrayList<>();
+        if (request.get("indices") instanceof List<?> list) {
+            for (Object index : list) {
+                indices.add(toLongs((List<?>) index));
+            }
+        }
+        Object strides = request.get("strides");
+        return answer(name, toLongs(sizes), strides == null ? null : toLongs((List<?>) strides),
+                (String) request.get("format"), indices).json();
+    }
+
+    private static long[] toLongs(List<?> values) {
+        long[] out = new long[values.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = (Long) values.get(i);
+        }
+        return out;
+    }
+
+    private static DType dtype(String name) {
+        DType t = DType.forXlaNameOrNull(name);
+        if (t != null) {
+            return t;
+        }
+        try {
+            return DType.fromDirectML(name);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("unknown element type '" + name + "': expected an XLA name (f32, s4, bf16)"
+                    + " or a DirectML name (FLOAT32, INT4)");
+        }
+    }
+
+    /** The layout asked about and the answer in the JSON keys of the command. */
+    record Answer(DType type, StridedLayout layout, Map<String, Object> json) {
+    }
+
+    static Answer answer(String dtypeName, long[] sizes, long[] strides, String format, List<long[]> indices) {
+        DType type = dtype(dtypeName);
+        if (strides != null && format != null) {
+            throw new IllegalArgumentException("give strides or a format, not both");
+        }
+        StridedLayout layout = format != null ? TensorFormat.fromName(format).layout(sizes)
+                : strides != null ? StridedLayout.of(sizes, strides) : StridedLayout.packed(sizes);
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("buffer_bytes", layout.bufferBytes(type));
+        out.put("min_bytes", layout.minBytes(type));
+        out.put("packed", layout.isPacked());
+        out.put("broadcast", layout.isBroadcast());
+        out.put("padded", layout.isPadded());
+        out.put("overlapping", layout.isOverlapping());
+        out.put("format", layout.format().map(Enum::name).orElse(null));
+        out.put("strides", layout.strides());
+        List<Object> offsets = new ArrayList<>();
+        for (long[] index : indices) {
+            Map<String, Object> entry = new LinkedHashMap<>();
+            entry.put("index", index);
+            entry.put("offset", layout.offsetOf(index));
+            offsets.add(entry);
+        }
+        out.put("offsets", offsets);
+        return new Answer(type, layout, out);
+    }
+
+    private static void printText(Invocation in, Answer answer) {
+        Map<String, Object> r = answer.json();
+        in.out().println(answer.type() + " " + answer.layout() + (r.get("format") == null ? "" : " (" + r.get("format") + ")"));
+        in.out().println("buffer " + r.get("buffer_bytes") + " bytes (minimum " + r.get("min_bytes") + ")");
+        in.out().println("packed " + yes(r.get("packed")) + ", broadcast " + yes(r.get("broadcast")) + ", padded "
+                + yes(r.get("padded")) + ", overlapping " + yes(r.get("overlapping")));
+        for (Object o : (List<?>) r.get("offsets")) {
+            Map<?, ?> entry = (Map<?, ?>) o;
+            in.out().println("index " + Arrays.toString((long[]) entry.get("index")) + " -> offset " + entry.get("offset"));
+        }
+    }
+
+    private static String yes(Object flag) {
+        return Boolean.TRUE.equals(flag) ? "yes" : "no";
+    }
+}

@@ -1,0 +1,336 @@
+package dev.tensorbuf.views;
+
+import dev.tensorbuf.views.indexing.AffineExpr;
+import dev.tensorbuf.views.indexing.IndexingMap;
+import dev.tensorbuf.views.indexing.Variable;
+import dev.tensorbuf.views.internal.StrideAnalysis;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A strided layout: element {@code (i_0, ..., i_n-1)} lives at element offset
+ * {@code offset + sum(i_k * strides[k])}, as in DirectML, NumPy (in elements) and DLPack.
+ *
+ * <p>Any rank, 0 included (one element at {@code offset}). Sizes are at least 0. A stride of 0
+ * broadcasts; negative strides (flips) are allowed here, but DirectML cannot express them
+ * ({@link #isDirectMLExpressible()}). Every element offset must be at least 0.
+ *
+ * <p>The four properties follow DirectML's definitions, on the span
+ * {@code P = max offset - min offset + 1} (so the offset does not change them) and the element
+ * count {@code N}: <em>packed</em> when {@code P == N} and no two elements share an offset;
+ * <em>broadcast</em> when a dim of size above 1 has stride 0; <em>padded</em> when {@code P}
+ * exceeds the product of the sizes of the dims that do not broadcast; <em>overlapping</em> when
+ * two distinct indices share an offset (every broadcast is one; {@code sizes [3, 3] strides [1, 1]}
+ * is one too). Overlap is decided exactly without visiting elements; the cost is bounded in
+ * {@link dev.tensorbuf.views.internal.StrideAnalysis}.
+ * {@snippet :
+ * StridedLayout nhwc = StridedLayout.of(TensorFormat.NHWC, 1, 3, 224, 224);
+ * nhwc.strides();                       // [150528, 1, 672, 3]
+ * nhwc.offsetOf(0, 2, 223, 223);        // 150527
+ * nhwc.bufferBytes(DType.F32);          // 602112
+ * StridedLayout bias = StridedLayout.of(new long[] {1, 3, 224, 224}, new long[] {0, 1, 0, 0});
+ * bias.isBroadcast();                   // true
+ * bias.bufferBytes(DType.F32);          // 12
+ * StridedLayout window = StridedLayout.of(new long[] {2, 3}, new long[] {5, 1});
+ * window.isPadded();                    // true: 8 slots for 6 elements
+ * window.bufferBytes(DType.S8);         // 8
+ * }
+ *
+ * @param sizes the size of each dim, in logical order
+ * @param strides the element stride of each dim, same order
+ * @param offset the element offset of index {@code (0, ..., 0)}
+ */
+public record StridedLayout(List<Long> sizes, List<Long> strides, long offset) {
+    /**
+     * @throws IllegalArgumentException when the ranks differ, a size or the offset is negative, an
+     *         offset would be negative or the element count or an offset overflows a long; the
+     *         message names the numbers
+     */
+    public StridedLayout {
+        sizes = List.copyOf(sizes);
+        strides = List.copyOf(strides);
+        if (sizes.size() != strides.size()) {
+            throw new IllegalArgumentException("rank mismatch: " + sizes.size() + " sizes " + sizes + " but "
+                    + strides.size() + " strides " + strides);
+        }
+        for (int d = 0; d < sizes.size(); d++) {
+            if (sizes.get(d) < 0) {
+                throw new IllegalArgumentException("size " + sizes.get(d) + " of dim " + d + " is negative in sizes " + sizes);
+            }
+        }
+        if (offset < 0) {
+            throw new IllegalArgumentException("offset " + offset + " is negative");
+        }
+        long count = 1;
+        for (long size : sizes) {
+            try {
+                count = Math.multiplyExact(count, size);
+            } catch (ArithmeticException e) {
+                throw new IllegalArgumentException("element count of sizes " + sizes + " overflows a long", e);
+            }
+        }
+        if (count > 0) {
+            long low = offset;
+            long high = offset;
+            for (int d = 0; d < sizes.size(); d++) {
+                try {
+                    long reach = Math.multiplyExact(sizes.get(d) - 1, strides.get(d));
+                    if (reach < 0) {
+                        low = Math.addExact(low, reach);
+                    } else {
+                        high = Math.addExact(high, reach);
+                    }
+                } catch (ArithmeticException e) {
+                    throw new IllegalArgumentException("element offsets overflow a long at dim " + d + ": offset "
+                            + offset + " + (size " + sizes.get(d) + " - 1) * stride " + strides.get(d)
+                            + " in sizes " + sizes + " strides " + strides, e);
+                }
+            }
+            if (low < 0) {
+                throw new IllegalArgumentException("negative strides " + strides + " reach element offset " + low
+                        + " for sizes " + sizes + " from offset " + offset + ": the offset must be at least " + (offset - low));
+            }
+        }
+    }
+
+    /** {@return a layout with offset 0} @see #StridedLayout(List, List, long) */
+    public static StridedLayout of(long[] sizes, long[] strides) {
+        return of(sizes, strides, 0);
+    }
+
+    /** {@return a layout} @see #StridedLayout(List, List, long) */
+    public static StridedLayout of(long[] sizes, long[] strides, long offset) {
+        return new StridedLayout(boxed(sizes), boxed(strides), offset);
+    }
+
+    /**
+     * {@return the packed row-major layout (last dim fastest): DirectML's layout when its strides
+     * are null; a size of 0 counts as 1 for the strides, as in NumPy}
+     */
+    public static StridedLayout packed(long... sizes) {
+        long[] strides = new long[sizes.length];
+        long step = 1;
+        for (int d = sizes.length - 1; d >= 0; d--) {
+            strides[d] = step;
+            if (sizes[d] > 1) {
+                try {
+                    step = Math.multiplyExact(step, sizes[d]);
+                } catch (ArithmeticException e) {
+                    throw new IllegalArgumentException("element count of sizes " + Arrays.toString(sizes) + " overflows a long", e);
+                }
+            }
+        }
+        return of(sizes, strides);
+    }
+
+    /** {@return the packed layout of a named format, sizes in the format's logical order} */
+    public static StridedLayout of(TensorFormat format, long... sizes) {
+        return format.layout(sizes);
+    }
+
+    /** {@return the number of dims} */
+    public int rank() {
+        return sizes.size();
+    }
+
+    /** {@return the number of logical elements (1 for rank 0)} */
+    public long elementCount() {
+        long count = 1;
+        for (long size : sizes) {
+            count *= size;
+        }
+        return count;
+    }
+
+    /**
+     * {@return the element offset of a logical index}
+     *
+     * @throws IllegalArgumentException if the index has the wrong rank
+     * @throws IndexOutOfBoundsException naming the index, dim and sizes when a coordinate is out of bounds
+     */
+    public long offsetOf(long... index) {
+        if (index.length != sizes.size()) {
+            throw new IllegalArgumentException("index " + Arrays.toString(index) + " has rank " + index.length
+                    + " but the layout has rank " + sizes.size() + " (sizes " + sizes + ")");
+        }
+        long at = offset;
+        for (int d = 0; d < index.length; d++) {
+            if (index[d] < 0 || index[d] >= sizes.get(d)) {
+                throw new IndexOutOfBoundsException("index " + index[d] + " out of bounds [0, " + sizes.get(d)
+                        + ") for dim " + d + " of sizes " + sizes + " (index " + Arrays.toString(index) + ")");
+            }
+            at += index[d] * strides.get(d);
+        }
+        return at;
+    }
+
+    /** {@return the smallest element offset; the offset itself when there are no elements} */
+    public long minOffset() {
+        return extreme(false);
+    }
+
+    /** {@return the largest element offset; the offset itself when there are no elements} */
+    public long maxOffset() {
+        return extreme(true);
+    }
+
+    private long extreme(boolean max) {
+        long at = offset;
+        if (elementCount() == 0) {
+            return at;
+        }
+        for (int d = 0; d < sizes.size(); d++) {
+            long reach = (sizes.get(d) - 1) * strides.get(d);
+            if ((reach > 0) == max) {
+                at += reach;
+            }
+        }
+        return at;
+    }
+
+    /** {@return the physical size in elements, {@code maxOffset - minOffset + 1}; 0 when there are no elements} */
+    public long spanElements() {
+        return elementCount() == 0 ? 0 : maxOffset() - minOffset() + 1;
+    }
+
+    /** {@return whether the elements fill their span exactly once} */
+    public boolean isPacked() {
+        return spanElements() == elementCount() && !isOverlapping();
+    }
+
+    /** {@return whether a dim of size above 1 has stride 0} */
+    public boolean isBroadcast() {
+        for (int d = 0; d < sizes.size(); d++) {
+            if (sizes.get(d) > 1 && strides.get(d) == 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** {@return whether the span exceeds the product of the sizes of the dims that do not broadcast} */
+    public boolean isPadded() {
+        long distinct = 1;
+        for (int d = 0; d < sizes.size(); d++) {
+            if (strides.get(d) != 0 || sizes.get(d) <= 1) {
+                distinct *= sizes.get(d);
+            }
+        }
+        return spanElements() > distinct;
+    }
+
+    /** {@return whether two distinct logical indices share an element offset} */
+    public boolean isOverlapping() {
+        return StrideAnalysis.overlaps(unboxed(sizes), unboxed(strides));
+    }
+
+    /** {@return whether some stride is negative} */
+    public boolean hasNegativeStrides() {
+        return strides.stream().anyMatch(s -> s < 0);
+    }
+
+    /**
+     * {@return whether a {@code DML_BUFFER_TENSOR_DESC} can describe the layout: rank 1 to 8, sizes
+     * 1 to 2^32 - 1, strides 0 to 2^32 - 1 (no flips), at most 2^32 - 1 elements}
+     */
+    public boolean isDirectMLExpressible() {
+        long uintMax = 0xffff_ffffL;
+        if (rank() < 1 || rank() > 8 || elementCount() > uintMax) {
+            return false;
+        }
+        for (int d = 0; d < sizes.size(); d++) {
+            if (sizes.get(d) < 1 || sizes.get(d) > uintMax || strides.get(d) < 0 || strides.get(d) > uintMax) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * {@return the buffer bytes the layout needs, as DirectML's {@code DMLCalcBufferTensorSize}:
+     * {@code (maxOffset + 1) * bits} rounded up to bytes, then to a multiple of 4; 0 without elements}
+     * Sub-byte types count by bits ({@code s4}: 5 elements are 3 bytes, then 4). With offset 0 and
+     * strides DirectML accepts this is exactly DirectML's number; the offset counts as part of the
+     * buffer.
+     *
+     * @throws IllegalArgumentException for types without elements, or when the size overflows a long
+     */
+    public long bufferBytes(DType type) {
+        long bytes = minBytes(type);
+        return bytes + (-bytes & 3);
+    }
+
+    /**
+     * {@return the fewest bytes that hold every element, {@code ceil((maxOffset + 1) * bits / 8)},
+     * without DirectML's rounding to 4; 0 without elements}
+     *
+     * @throws IllegalArgumentException for types without elements, or when the size overflows a long
+     */
+    public long minBytes(DType type) {
+        if (!type.isArrayType()) {
+            throw new IllegalArgumentException(type + " has no elements to size");
+        }
+        if (elementCount() == 0) {
+            return 0;
+        }
+        long max = maxOffset();
+        try {
+            return Math.ceilDiv(Math.multiplyExact(max + 1, (long) type.bitWidth()), 8L);
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException("(max offset " + max + " + 1) * " + type.bitWidth() + " bits of "
+                    + type + " overflows a long", e);
+        }
+    }
+
+    /** {@return the first named format whose packed strides these are; see {@link TensorFormat#of(StridedLayout)}} */
+    public Optional<TensorFormat> format() {
+        return TensorFormat.of(this);
+    }
+
+    /**
+     * {@return the layout as an indexing map from the logical index to the element offset:
+     * {@code (d0, ..., dn-1) -> (offset + sum(strides[i] * d_i))}, {@code d_i in [0, sizes[i] - 1]}}
+     * A size of 0 gives a known-empty map.
+     * {@snippet :
+     * StridedLayout.of(new long[] {2, 3}, new long[] {5, 1}, 7).toIndexingMap().toString();
+     * // "(d0, d1) -> (d0 * 5 + d1 + 7), domain: d0 in [0, 1], d1 in [0, 2]"
+     * }
+     */
+    public IndexingMap toIndexingMap() {
+        List<Variable> dims = new ArrayList<>(rank());
+        AffineExpr result = AffineExpr.constant(offset);
+        for (int d = 0; d < rank(); d++) {
+            dims.add(Variable.of(0, sizes.get(d) - 1));
+            result = result.plus(AffineExpr.dim(d).times(strides.get(d)));
+        }
+        return IndexingMap.of(dims, List.of(), List.of(result));
+    }
+
+    /** {@return the same layout at another offset} */
+    public StridedLayout withOffset(long newOffset) {
+        return new StridedLayout(sizes, strides, newOffset);
+    }
+
+    @Override
+    public String toString() {
+        return "sizes " + sizes + " strides " + strides + (offset == 0 ? "" : " offset " + offset);
+    }
+
+    static List<Long> boxed(long[] values) {
+        List<Long> out = new ArrayList<>(values.length);
+        for (long v : values) {
+            out.add(v);
+        }
+        return out;
+    }
+
+    private static long[] unboxed(List<Long> values) {
+        long[] out = new long[values.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = values.get(i);
+        }
+        return out;
+    }
+}
