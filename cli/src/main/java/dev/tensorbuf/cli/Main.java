@@ -32,6 +32,7 @@ public final class Main {
         Map<String, Command> m = new LinkedHashMap<>();
         List<Command> all = List.of(
                 new DemoCommand(),
+                new InspectCommand(),
                 new LayoutCommand(),
                 new StridesCommand(),
                 new IndexingCommand(),

@@ -1,0 +1,127 @@
+package dev.tensorbuf.cli;
+
+import dev.tensorbuf.interop.Npy;
+import dev.tensorbuf.interop.NpyHeader;
+import dev.tensorbuf.interop.SafetensorsFile;
+import dev.tensorbuf.interop.SafetensorsTensor;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** {@code tensorbuf inspect}: the tensors of a {@code .npy} or safetensors file, without reading their data. */
+final class InspectCommand implements Command {
+    private static final byte[] NPY_MAGIC = {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y'};
+
+    @Override
+    public String name() {
+        return "inspect";
+    }
+
+    @Override
+    public String summary() {
+        return "tensors, dtypes, shapes and byte ranges of a .npy or .safetensors file";
+    }
+
+    @Override
+    public String synopsis() {
+        return "tensorbuf inspect FILE [--json]";
+    }
+
+    @Override
+    public String description() {
+        return """
+                Reads the header of a NumPy .npy file (recognised by its magic) or a safetensors file
+                (anything else), checks it against the file, and lists each tensor: name, dtype (XLA
+                name, and the file's own), shape, and the byte range of its data in the file.
+                A .npy file holds one tensor, named "array"; its metadata are its descr, memory
+                order and format version. A malformed file exits 2 naming the problem.
+
+                example (np.save("x.npy", np.zeros((2, 3), "<f4"))):
+                  tensorbuf inspect x.npy
+                  x.npy: npy version 1.0, 1 tensor
+                    array  f32 (<f4)  [2, 3]  bytes [128, 152)  24 bytes
+                    metadata: descr=<f4, fortran_order=False, version=1.0
+                """;
+    }
+
+    @Override
+    public List<Option> options() {
+        return List.of(Option.JSON);
+    }
+
+    private record Row(String name, String dtype, String fileDtype, List<Long> shape, long offset, long size) {
+        Map<String, Object> json() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("name", name);
+            m.put("dtype", dtype);
+            m.put("shape", shape);
+            m.put("byte_offset", offset);
+            m.put("byte_size", size);
+            return m;
+        }
+    }
+
+    @Override
+    public int run(Invocation in) throws IOException {
+        in.expectAtMostPositionals(1);
+        Path file = Path.of(in.positional(0, "FILE"));
+        if (!Files.isRegularFile(file)) {
+            throw new UsageException("no such file: " + file);
+        }
+        String format;
+        String detail;
+        List<Row> rows = new ArrayList<>();
+        Map<String, String> metadata = new LinkedHashMap<>();
+        if (isNpy(file)) {
+            NpyHeader h = Npy.readHeader(file);
+            format = "npy";
+            detail = "npy version " + h.majorVersion() + ".0";
+            rows.add(new Row("array", h.dtype().xlaName(), h.descr(), h.shape(), h.dataOffset(), h.dataByteSize()));
+            metadata.put("descr", h.descr());
+            metadata.put("fortran_order", h.fortranOrder() ? "True" : "False");
+            metadata.put("version", h.majorVersion() + ".0");
+        } else {
+            try (SafetensorsFile f = SafetensorsFile.open(file)) {
+                format = "safetensors";
+                detail = "safetensors, header " + f.headerByteSize() + " bytes";
+                for (SafetensorsTensor t : f.tensors()) {
+                    rows.add(new Row(t.name(), t.dtype().xlaName(), t.dtype().safetensorsName().orElseThrow(), t.shape(),
+                            t.fileOffset(), t.byteSize()));
+                }
+                metadata.putAll(f.metadata());
+            }
+        }
+        if (in.flag("json")) {
+            Map<String, Object> out = new LinkedHashMap<>();
+            out.put("file", file.toString());
+            out.put("format", format);
+            out.put("tensors", rows.stream().map(Row::json).toList());
+            out.put("metadata", metadata);
+            in.printJson(out);
+            return 0;
+        }
+        in.out().println(file + ": " + detail + ", " + rows.size() + (rows.size() == 1 ? " tensor" : " tensors"));
+        for (Row r : rows) {
+            in.out().println("  " + r.name() + "  " + r.dtype() + " (" + r.fileDtype() + ")  " + r.shape() + "  bytes ["
+                    + r.offset() + ", " + (r.offset() + r.size()) + ")  " + r.size() + " bytes");
+        }
+        if (!metadata.isEmpty()) {
+            List<String> pairs = new ArrayList<>();
+            metadata.forEach((k, v) -> pairs.add(k + "=" + v));
+            in.out().println("  metadata: " + String.join(", ", pairs));
+        }
+        return 0;
+    }
+
+    private static boolean isNpy(Path file) throws IOException {
+        try (InputStream s = Files.newInputStream(file)) {
+            return Arrays.equals(s.readNBytes(NPY_MAGIC.length), NPY_MAGIC);
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package dev.tensorbuf.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.interop.DenseTensor;
+import dev.tensorbuf.interop.Npy;
+import dev.tensorbuf.interop.SafetensorsFile;
+import dev.tensorbuf.views.DType;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class InspectCommandTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void exampleFromHelp() throws IOException {
+        Path file = dir.resolve("x.npy");
+        Npy.write(file, new DenseTensor(DType.F32, List.of(2L, 3L), Arena.ofAuto().allocate(24)));
+        CliHarness r = CliHarness.run("inspect", file.toString());
+        assertEquals(0, r.code(), r.err());
+        assertEquals(file + ": npy version 1.0, 1 tensor\n"
+                + "  array  f32 (<f4)  [2, 3]  bytes [128, 152)  24 bytes\n"
+                + "  metadata: descr=<f4, fortran_order=False, version=1.0\n", r.out());
+    }
+
+    @Test
+    void safetensorsJsonHasTheFixedKeys() throws IOException {
+        Path file = dir.resolve("m.safetensors");
+        SafetensorsFile.write(file, Map.of("w", new DenseTensor(DType.F32, List.of(2L, 3L), Arena.ofAuto().allocate(24)),
+                "ids", new DenseTensor(DType.S8, List.of(2L), MemorySegment.ofArray(new byte[] {7, 9}))), Map.of("format", "np"));
+        CliHarness r = CliHarness.run("inspect", file.toString(), "--json");
+        assertEquals(0, r.code(), r.err());
+        // header: 141 bytes of JSON padded to 144, so data start at 152
+        assertEquals("{\"file\":\"" + file + "\",\"format\":\"safetensors\",\"tensors\":["
+                + "{\"name\":\"w\",\"dtype\":\"f32\",\"shape\":[2,3],\"byte_offset\":152,\"byte_size\":24},"
+                + "{\"name\":\"ids\",\"dtype\":\"s8\",\"shape\":[2],\"byte_offset\":176,\"byte_size\":2}],"
+                + "\"metadata\":{\"format\":\"np\"}}\n", r.out());
+    }
+
+    @Test
+    void malformedFileExitsTwoNamingTheProblem() throws IOException {
+        Path file = dir.resolve("bad.safetensors");
+        Files.write(file, new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0, 0, 0, 0, '{', '}'});
+        CliHarness r = CliHarness.run("inspect", file.toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("header length 4294967295 exceeds the limit of 100000000 bytes"), r.err());
+    }
+
+    @Test
+    void missingFileIsAUsageError() {
+        CliHarness r = CliHarness.run("inspect", dir.resolve("nope.npy").toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("no such file"), r.err());
+    }
+}
