@@ -18,24 +18,12 @@ public final class MapForms {
     }
 
     /**
-     * {@return the map itself when it is affine (canonical composition already leaves it in its
-     * simplest form), else {@link IndexingMap#simplify()}}: the general simplifier costs
-     * microseconds, which view ops on strided views must not pay
+     * {@return the map simplified}; views call this on first need, never when they are made, so
+     * making a view costs a composition only (the simplifier takes microseconds)
      */
     public static IndexingMap simplified(IndexingMap map) {
         if (map.isUndefined() || map.isKnownEmpty()) {
             return map;
-        }
-        if (map.rangeVars().isEmpty() && map.runtimeVars().isEmpty() && map.constraints().isEmpty()) {
-            long[] coefficients = new long[map.dims().size()];
-            long[] constant = new long[1];
-            boolean affine = true;
-            for (AffineExpr e : map.results()) {
-                affine &= Linear.extract(e, coefficients, constant);
-            }
-            if (affine) {
-                return map;
-            }
         }
         return map.simplify();
     }
