@@ -2,4 +2,6 @@
 module dev.tensorbuf.ops {
     requires transitive dev.tensorbuf.memory;
     requires transitive dev.tensorbuf.views;
+
+    exports dev.tensorbuf.ops;
 }
