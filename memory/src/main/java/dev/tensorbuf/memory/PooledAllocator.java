@@ -3,6 +3,7 @@ package dev.tensorbuf.memory;
 import dev.tensorbuf.memory.internal.BufferPool;
 import dev.tensorbuf.memory.internal.Errors;
 import java.util.Objects;
+import org.agrona.BitUtil;
 
 /**
  * An allocator of host memory that keeps the blocks of closed buffers and hands them out again,
@@ -119,7 +120,9 @@ public interface PooledAllocator extends Allocator {
          *     exact-sized blocks that are never cached
          */
         public Builder largestSizeClass(long bytes) {
-            Errors.checkAlignment(bytes); // the same power-of-two check and message
+            if (bytes <= 0 || !BitUtil.isPowerOfTwo(bytes)) {
+                throw new IllegalArgumentException("largestSizeClass " + bytes + " is not a power of two");
+            }
             if (bytes < 64 || bytes > 1L << 40) {
                 throw new IllegalArgumentException("largestSizeClass " + bytes + " must be in [64, 2^40]");
             }

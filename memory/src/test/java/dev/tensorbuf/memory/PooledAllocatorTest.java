@@ -219,7 +219,7 @@ class PooledAllocatorTest {
     void builderRejectsBadSettingsByValue() {
         var builder = PooledAllocator.builder();
         Expect.throwsWith(IllegalArgumentException.class, "byteLimit 0 must be > 0", () -> builder.byteLimit(0));
-        Expect.throwsWith(IllegalArgumentException.class, "alignment 1000 is not a power of two",
+        Expect.throwsWith(IllegalArgumentException.class, "largestSizeClass 1000 is not a power of two",
                 () -> builder.largestSizeClass(1000));
         Expect.throwsWith(IllegalArgumentException.class, "largestSizeClass 32 must be in [64, 2^40]",
                 () -> builder.largestSizeClass(32));

@@ -188,14 +188,14 @@ public final class BufferPool implements PooledAllocator {
         return evicted;
     }
 
-    /** Takes back the block of a closed buffer; runs once per buffer, from its close. */
+    /** Closes a buffer and takes back its block; a second close of the same buffer does nothing. */
     void release(PooledLifetime lifetime) {
         Block block = lifetime.block;
         long blockBytes = block.byteSize();
         lock.lock();
         try {
-            if (closed) {
-                return; // the pool already freed it
+            if (!lifetime.closeUnderLock() || closed) {
+                return; // closed before, or the pool already freed its block
             }
             block.holder = null;
             liveCount--;

@@ -65,11 +65,24 @@ public abstract class Lifetime {
     }
 
     /** Closes once; later calls do nothing. */
-    public final void close() {
+    public void close() {
         if (STATE.compareAndSet(this, OPEN, CLOSED)) {
             closedAt = closeSite();
             release();
         }
+    }
+
+    /**
+     * {@return whether this call closed it} For lifetimes whose every close already runs under
+     * one lock (a pool's), where a compare-and-set would only repeat what the lock guarantees.
+     */
+    final boolean closeUnderLock() {
+        if (state != OPEN) {
+            return false;
+        }
+        state = CLOSED;
+        closedAt = closeSite();
+        return true;
     }
 
     /** {@return where {@link #close()} was called, or null when not recorded} */

@@ -23,8 +23,14 @@ final class PooledLifetime extends Lifetime {
         return pool.tracksLeaks() ? CallSites.caller() : null;
     }
 
+    /** Closes under the pool's lock, which {@link BufferPool#release} takes anyway. */
+    @Override
+    public void close() {
+        pool.release(this);
+    }
+
     @Override
     protected void release() {
-        pool.release(this);
+        throw new AssertionError("pooled buffers close through BufferPool.release");
     }
 }
