@@ -3,6 +3,7 @@ module dev.tensorbuf.ops {
     requires transitive dev.tensorbuf.memory;
     requires transitive dev.tensorbuf.views;
 
+    exports dev.tensorbuf.ops;
     exports dev.tensorbuf.ops.hlo;
     exports dev.tensorbuf.ops.indexing;
 }

@@ -1,0 +1,113 @@
+package dev.tensorbuf.bench;
+
+import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.Buffers;
+import dev.tensorbuf.memory.MemorySpace;
+import dev.tensorbuf.ops.Bitcast;
+import dev.tensorbuf.ops.Broadcast;
+import dev.tensorbuf.ops.Concatenate;
+import dev.tensorbuf.ops.DynamicSlice;
+import dev.tensorbuf.ops.Pad;
+import dev.tensorbuf.ops.Reshape;
+import dev.tensorbuf.ops.Reverse;
+import dev.tensorbuf.ops.Slice;
+import dev.tensorbuf.ops.Transpose;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.MapForm;
+import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.XlaShape;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Time to make each view op on a 1 GiB tensor, {@code f32[256,1024,1024]{2,1,0}}: the op's map
+ * is built and composed into the source's, no byte touched. The buffer is a 1 GiB device buffer
+ * (address only: ops never read memory). {@code transposeThenForm} adds the first
+ * {@code form()} call, where the composed map is simplified and classified.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+public class ViewOpBenchmark {
+    private TensorView view;
+    private TensorView tiled;
+    private TensorView scalar;
+    private ArrayShape bitcastTarget;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        Buffer gib = Buffers.foreign(0x10_0000_0000L, 1L << 30, MemorySpace.DEVICE, "bench", () -> { });
+        view = TensorView.of(gib, "f32[256,1024,1024]{2,1,0}");
+        tiled = TensorView.of(gib, "f32[256,1024,1024]{2,1,0:T(8,128)}");
+        scalar = TensorView.scalar(view.dtype(), 0);
+        bitcastTarget = (ArrayShape) XlaShape.parse("f32[1024,1024,256]{0,1,2}");
+    }
+
+    @Benchmark
+    public TensorView transpose() {
+        return Transpose.apply(view, 2, 0, 1);
+    }
+
+    @Benchmark
+    public TensorView transposeTiled() {
+        return Transpose.apply(tiled, 2, 0, 1);
+    }
+
+    @Benchmark
+    public TensorView slice() {
+        return Slice.apply(view, new long[] {1, 2, 3}, new long[] {255, 1000, 1000}, new long[] {2, 1, 3});
+    }
+
+    @Benchmark
+    public TensorView reverse() {
+        return Reverse.apply(view, 0, 2);
+    }
+
+    @Benchmark
+    public TensorView broadcast() {
+        return Broadcast.apply(view, new long[] {4, 256, 1024, 1024}, 1, 2, 3);
+    }
+
+    @Benchmark
+    public TensorView pad() {
+        return Pad.apply(view, new long[] {1, 0, 2}, new long[] {1, 3, 0}, new long[] {0, 1, 0}, scalar);
+    }
+
+    @Benchmark
+    public TensorView reshape() {
+        return Reshape.apply(view, 256, 1 << 20);
+    }
+
+    @Benchmark
+    public TensorView bitcast() {
+        return Bitcast.apply(view, bitcastTarget);
+    }
+
+    @Benchmark
+    public TensorView concatenate() {
+        return Concatenate.apply(0, view, view);
+    }
+
+    @Benchmark
+    public TensorView dynamicSlice() {
+        return DynamicSlice.apply(view, new long[] {300, 5, -4}, new long[] {16, 512, 512});
+    }
+
+    @Benchmark
+    public MapForm transposeThenForm() {
+        return Transpose.apply(view, 2, 0, 1).form();
+    }
+}

@@ -1,0 +1,103 @@
+package dev.tensorbuf.ops;
+
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.MapForm;
+import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.ViewMap;
+import dev.tensorbuf.views.XlaLayout;
+import dev.tensorbuf.views.XlaShape;
+import dev.tensorbuf.views.indexing.IndexingMap;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.IntStream;
+
+/**
+ * XLA's {@code bitcast}: the same bytes under another shape and layout. Its output-to-input map
+ * runs output logical index to physical offset (the target layout) and back through the
+ * source layout's inverse; composed with a source whose map is an XLA layout that inverse
+ * cancels, so the result's map is the target layout's own map at the source's element offset.
+ * The source must therefore be one buffer whose map is an XLA layout: a view made from an XLA
+ * shape, or a strided view whose strides pack its elements in some dimension order.
+ * {@snippet :
+ * TensorView v = TensorView.of(buffer, "f32[2,3]{1,0}");
+ * Bitcast.apply(v, "f32[3,2]{0,1}").indexingMap().toString();
+ * // "(d0, d1) -> (d1 * 3 + d0), domain: d0 in [0, 2], d1 in [0, 1]"
+ * }
+ */
+public final class Bitcast {
+    private Bitcast() {
+    }
+
+    /** {@return the bitcast view} @see #apply(TensorView, ArrayShape) */
+    public static TensorView apply(TensorView view, String targetShape) {
+        return apply(view, (ArrayShape) XlaShape.parse(targetShape));
+    }
+
+    /**
+     * {@return the same bytes as {@code target}}
+     *
+     * @throws IllegalArgumentException if the source's map is not an XLA layout (naming its
+     *     form), element widths differ, or the byte sizes differ
+     */
+    public static TensorView apply(TensorView view, ArrayShape target) {
+        ArrayShape laidOut = target.layout().isPresent() ? target : target.withLayout(XlaLayout.descending(target.rank()));
+        if (!(view.map() instanceof ViewMap.Single single)) {
+            throw new IllegalArgumentException("bitcast of " + view + ": a padded or concatenated view has no layout to reinterpret");
+        }
+        ArrayShape source = sourceLayout(view);
+        long offset = view.indexingMap().results().getFirst().evaluate(new long[view.rank()], new long[0], new long[0])
+                - source.toIndexingMap().evaluate(new long[view.rank()])[0];
+        if (view.dtype().bitWidth() != laidOut.dtype().bitWidth()
+                || view.access().storageBits() != storageBits(laidOut)) {
+            throw new IllegalArgumentException("bitcast of " + view + " to " + laidOut + ": element storage differs ("
+                    + view.access().storageBits() + " vs " + storageBits(laidOut) + " bits)");
+        }
+        if (source.arraySize() != laidOut.arraySize()) {
+            throw new IllegalArgumentException("bitcast of " + view + " to " + laidOut + ": " + source.arraySize()
+                    + " bytes vs " + laidOut.arraySize() + " bytes");
+        }
+        long bitOffset = Math.multiplyExact(offset, view.access().storageBits());
+        if (bitOffset % 8 != 0) {
+            throw new IllegalArgumentException("bitcast of " + view + ": element offset " + offset + " is not at a byte");
+        }
+        long bytes = single.buffer().byteSize() - bitOffset / 8;
+        return TensorView.of(single.buffer().slice(bitOffset / 8, bytes), laidOut);
+    }
+
+    private static int storageBits(ArrayShape shape) {
+        long e = shape.requireLayout().elementSizeInBits();
+        return e != 0 ? (int) e : 8 * shape.dtype().byteWidth();
+    }
+
+    /** {@return the XLA shape whose layout map is the view's map up to a constant offset} */
+    private static ArrayShape sourceLayout(TensorView view) {
+        IndexingMap map = view.indexingMap();
+        if (view.shape().layout().isPresent()) {
+            return view.shape();
+        }
+        if (view.form() instanceof MapForm.Strided s) {
+            StridedLayout l = s.layout();
+            int[] order = IntStream.range(0, l.rank()).boxed()
+                    .sorted(Comparator.comparingLong((Integer i) -> l.strides().get(i)).thenComparing(i -> -i))
+                    .mapToInt(Integer::intValue).toArray();
+            ArrayShape candidate = view.shape().withLayout(XlaLayout.of(order));
+            List<Long> expected = new ArrayList<>();
+            long step = 1;
+            for (int d : order) {
+                expected.add(step);
+                step *= l.sizes().get(d);
+            }
+            boolean packed = true;
+            for (int k = 0; k < order.length; k++) {
+                packed &= l.sizes().get(order[k]) == 1 || l.strides().get(order[k]).equals(expected.get(k));
+            }
+            if (packed) {
+                return candidate;
+            }
+        }
+        throw new IllegalArgumentException("bitcast of " + view + ": its map " + map
+                + " is not an XLA layout (" + view.form().whyNotStrided().orElse("strided but not packed") + ")");
+    }
+}

@@ -1,0 +1,50 @@
+package dev.tensorbuf.ops;
+
+import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.indexing.AffineExpr;
+import dev.tensorbuf.views.indexing.IndexingMap;
+import java.util.Arrays;
+
+/**
+ * XLA's {@code broadcast}: input dimension {@code j} becomes output dimension
+ * {@code broadcastDimensions[j]}; every other output dimension repeats (stride 0).
+ * {@snippet :
+ * TensorView v = TensorView.of(buffer, "f32[3]{0}");
+ * Broadcast.apply(v, new long[] {2, 3}, 1).indexingMap().toString();
+ * // "(d0, d1) -> (d1), domain: d0 in [0, 1], d1 in [0, 2]"
+ * }
+ */
+public final class Broadcast {
+    private Broadcast() {
+    }
+
+    /**
+     * {@return the broadcast view}
+     *
+     * @throws IllegalArgumentException unless {@code broadcastDimensions} has one strictly
+     *     increasing entry per input dimension and each names an output dimension of the same size
+     */
+    public static TensorView apply(TensorView view, long[] outputDims, int... broadcastDimensions) {
+        OpMaps.checkRank("broadcast", view, broadcastDimensions.length, "broadcast dimensions "
+                + Arrays.toString(broadcastDimensions));
+        long[] in = OpMaps.dims(view);
+        for (int j = 0; j < in.length; j++) {
+            int o = broadcastDimensions[j];
+            if (o < 0 || o >= outputDims.length || (j > 0 && o <= broadcastDimensions[j - 1]) || outputDims[o] != in[j]) {
+                throw new IllegalArgumentException("broadcast of " + view.shape() + " to " + Arrays.toString(outputDims)
+                        + ": broadcast dimension " + j + " -> " + o + " must be increasing and name an output dim of size "
+                        + in[j]);
+            }
+        }
+        return view.remap(outputToInput(outputDims, broadcastDimensions), outputDims);
+    }
+
+    /** {@return {@code in_j = d_{broadcastDimensions[j]}} over {@code outputDims}} */
+    public static IndexingMap outputToInput(long[] outputDims, int[] broadcastDimensions) {
+        AffineExpr[] results = new AffineExpr[broadcastDimensions.length];
+        for (int j = 0; j < results.length; j++) {
+            results[j] = AffineExpr.dim(broadcastDimensions[j]);
+        }
+        return OpMaps.onBox(outputDims, results);
+    }
+}

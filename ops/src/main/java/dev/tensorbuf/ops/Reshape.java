@@ -1,0 +1,57 @@
+package dev.tensorbuf.ops;
+
+import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.indexing.AffineExpr;
+import dev.tensorbuf.views.indexing.IndexingMap;
+import java.util.Arrays;
+
+/**
+ * XLA's {@code reshape}: the same elements in logical row-major order under other dimensions.
+ * Output index {@code d} has row-major position {@code L = sum d_i * P_i}; it reads input index
+ * {@code (L / Q_j) mod n_j}. Whether the result is still strided is the simplifier's answer
+ * ({@link TensorView#form()}), with the dimensions and steps that break it when it is not.
+ * {@snippet :
+ * TensorView v = TensorView.of(buffer, "f32[4,6]{1,0}");
+ * Reshape.apply(v, 2, 12).form();         // Strided: sizes [2, 12] strides [12, 1]
+ * Reshape.apply(Transpose.apply(v, 1, 0), 24).form().whyNotStrided();
+ * // Optional["dim 0 (size 24) steps by 6 from 0 to 1 but by -17 from 3 to 4"]
+ * }
+ */
+public final class Reshape {
+    private Reshape() {
+    }
+
+    /** {@return the reshaped view} @throws IllegalArgumentException if the element counts differ */
+    public static TensorView apply(TensorView view, long... outputDims) {
+        long[] in = OpMaps.dims(view);
+        long from = OpMaps.product(view.dims(), "reshape input");
+        long to = OpMaps.product(Arrays.stream(outputDims).boxed().toList(), "reshape output");
+        for (long d : outputDims) {
+            if (d < 0) {
+                throw new IllegalArgumentException("reshape of " + view.shape() + " to " + Arrays.toString(outputDims)
+                        + ": negative size " + d);
+            }
+        }
+        if (from != to) {
+            throw new IllegalArgumentException("reshape of " + view.shape() + " (" + from + " elements) to "
+                    + Arrays.toString(outputDims) + " (" + to + " elements): element counts differ");
+        }
+        return view.remap(outputToInput(in, outputDims), outputDims.clone());
+    }
+
+    /** {@return the row-major output-to-input map} */
+    public static IndexingMap outputToInput(long[] inputDims, long[] outputDims) {
+        AffineExpr linear = AffineExpr.constant(0);
+        for (int i = 0; i < outputDims.length; i++) {
+            linear = linear.times(outputDims[i]).plus(AffineExpr.dim(i));
+        }
+        AffineExpr[] results = new AffineExpr[inputDims.length];
+        long q = 1;
+        for (int j = inputDims.length - 1; j >= 0; j--) {
+            AffineExpr e = q == 1 ? linear : linear.floorDiv(q);
+            results[j] = j == 0 ? e : e.mod(inputDims[j]);
+            q = Math.multiplyExact(q, Math.max(inputDims[j], 1));
+        }
+        return OpMaps.onBox(outputDims, results);
+    }
+}

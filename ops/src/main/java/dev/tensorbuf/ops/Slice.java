@@ -1,0 +1,51 @@
+package dev.tensorbuf.ops;
+
+import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.indexing.AffineExpr;
+import dev.tensorbuf.views.indexing.IndexingMap;
+
+/**
+ * XLA's {@code slice}: per dimension {@code [start, limit)} with a stride of at least 1; output
+ * size {@code ceil((limit - start) / stride)}, output index {@code d} reads {@code start + d * stride}.
+ * {@snippet :
+ * TensorView v = TensorView.of(buffer, "f32[4,6]{1,0}");
+ * Slice.apply(v, new long[] {1, 0}, new long[] {3, 6}, new long[] {1, 2}).indexingMap().toString();
+ * // "(d0, d1) -> (d0 * 6 + d1 * 2 + 6), domain: d0 in [0, 1], d1 in [0, 2]"
+ * }
+ */
+public final class Slice {
+    private Slice() {
+    }
+
+    /**
+     * {@return the slice as a view}
+     *
+     * @throws IllegalArgumentException unless {@code 0 <= start <= limit <= dim} and {@code stride >= 1}
+     *     in every dimension, naming the dimension
+     */
+    public static TensorView apply(TensorView view, long[] start, long[] limit, long[] stride) {
+        OpMaps.checkRank("slice", view, start.length, "starts");
+        OpMaps.checkRank("slice", view, limit.length, "limits");
+        OpMaps.checkRank("slice", view, stride.length, "strides");
+        long[] in = OpMaps.dims(view);
+        long[] out = new long[in.length];
+        for (int i = 0; i < in.length; i++) {
+            if (start[i] < 0 || start[i] > limit[i] || limit[i] > in[i] || stride[i] < 1) {
+                throw new IllegalArgumentException("slice of " + view.shape() + ": dim " + i + " has start " + start[i]
+                        + ", limit " + limit[i] + ", stride " + stride[i] + "; need 0 <= start <= limit <= " + in[i]
+                        + " and stride >= 1");
+            }
+            out[i] = Math.ceilDiv(limit[i] - start[i], stride[i]);
+        }
+        return view.remap(outputToInput(out, start, stride), out);
+    }
+
+    /** {@return {@code d_i -> start_i + d_i * stride_i} over {@code outputDims}} */
+    public static IndexingMap outputToInput(long[] outputDims, long[] start, long[] stride) {
+        AffineExpr[] results = new AffineExpr[outputDims.length];
+        for (int i = 0; i < results.length; i++) {
+            results[i] = AffineExpr.dim(i).times(stride[i]).plus(start[i]);
+        }
+        return OpMaps.onBox(outputDims, results);
+    }
+}

@@ -1,0 +1,140 @@
+package dev.tensorbuf.ops;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.views.MapForm;
+import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorView;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Each op's Javadoc example, as its first test. */
+class OpExamplesTest {
+    private Allocator arena;
+
+    @BeforeEach
+    void open() {
+        arena = Allocators.confined();
+    }
+
+    @AfterEach
+    void close() {
+        arena.close();
+    }
+
+    private TensorView view(String shape, int bytes) {
+        return TensorView.of(arena.allocate(bytes), shape);
+    }
+
+    @Test
+    void transposeExampleFromJavadoc() {
+        TensorView v = view("f32[2,3]{1,0}", 24);
+        assertEquals("(d0, d1) -> (d1 * 3 + d0), domain: d0 in [0, 2], d1 in [0, 1]",
+                Transpose.apply(v, 1, 0).indexingMap().toString());
+    }
+
+    @Test
+    void sliceExampleFromJavadoc() {
+        TensorView v = view("f32[4,6]{1,0}", 96);
+        assertEquals("(d0, d1) -> (d0 * 6 + d1 * 2 + 6), domain: d0 in [0, 1], d1 in [0, 2]",
+                Slice.apply(v, new long[] {1, 0}, new long[] {3, 6}, new long[] {1, 2}).indexingMap().toString());
+    }
+
+    @Test
+    void reverseExampleFromJavadoc() {
+        TensorView v = view("f32[2,3]{1,0}", 24);
+        assertEquals("(d0, d1) -> (d0 * 3 - d1 + 2), domain: d0 in [0, 1], d1 in [0, 2]",
+                Reverse.apply(v, 1).indexingMap().toString());
+    }
+
+    @Test
+    void broadcastExampleFromJavadoc() {
+        TensorView v = view("f32[3]{0}", 12);
+        assertEquals("(d0, d1) -> (d1), domain: d0 in [0, 1], d1 in [0, 2]",
+                Broadcast.apply(v, new long[] {2, 3}, 1).indexingMap().toString());
+    }
+
+    @Test
+    void dynamicSliceExampleFromJavadoc() {
+        TensorView v = view("f32[8]{0}", 32);
+        assertEquals("(d0) -> (d0 + 4), domain: d0 in [0, 3]",
+                DynamicSlice.apply(v, new long[] {6}, new long[] {4}).indexingMap().toString());
+    }
+
+    @Test
+    void padExampleFromJavadoc() {
+        TensorView v = view("f32[2]{0}", 8);
+        v.copyFrom(new float[] {1, 2});
+        assertArrayEquals(new float[] {0, 1, 0, 2, 0, 0},
+                Pad.apply(v, new long[] {1}, new long[] {2}, new long[] {1}, 0).toFloatArray());
+        assertEquals("(d0) -> ((d0 - 1) / 2), domain: d0 in [1, 3], (d0 - 1) mod 2 in [0, 0]",
+                Pad.outputToInput(new long[] {2}, new long[] {1}, new long[] {2}, new long[] {1}).toString());
+    }
+
+    @Test
+    void reshapeExampleFromJavadoc() {
+        TensorView v = view("f32[4,6]{1,0}", 96);
+        assertEquals(StridedLayout.of(new long[] {2, 12}, new long[] {12, 1}),
+                Reshape.apply(v, 2, 12).stridedLayout().orElseThrow());
+        assertEquals(Optional.of("dim 0 (size 24) steps by 6 from 0 to 1 but by -17 from 3 to 4"),
+                Reshape.apply(Transpose.apply(v, 1, 0), 24).form().whyNotStrided());
+    }
+
+    @Test
+    void bitcastExampleFromJavadoc() {
+        TensorView v = view("f32[2,3]{1,0}", 24);
+        assertEquals("(d0, d1) -> (d1 * 3 + d0), domain: d0 in [0, 2], d1 in [0, 1]",
+                Bitcast.apply(v, "f32[3,2]{0,1}").indexingMap().toString());
+    }
+
+    @Test
+    void concatenateExampleFromJavadoc() {
+        TensorView a = view("f32[2]{0}", 8);
+        TensorView b = view("f32[3]{0}", 12);
+        a.copyFrom(new float[] {1, 2});
+        b.copyFrom(new float[] {3, 4, 5});
+        assertArrayEquals(new float[] {1, 2, 3, 4, 5}, Concatenate.apply(0, a, b).toFloatArray());
+        assertEquals("(d0) -> (d0 - 2), domain: d0 in [2, 4]", Concatenate.outputToPart(new long[] {5}, 0, 2, 3).toString());
+    }
+
+    @Test
+    void opsExampleFromJavadoc() {
+        TensorView v = view("f32[4,6]{1,0}", 96);
+        TensorView w = Ops.reverse(Ops.slice(Ops.transpose(v, 1, 0), new long[] {0, 1}, new long[] {6, 3}, new long[] {2, 1}), 1);
+        assertEquals(StridedLayout.of(new long[] {3, 2}, new long[] {2, -6}, 12), w.stridedLayout().orElseThrow());
+    }
+
+    @Test
+    void sliceOfTiledViewStaysTiled() {
+        TensorView v = view("f32[4,6]{1,0:T(2,2)}", 96);
+        MapForm f = Slice.apply(v, new long[] {2, 0}, new long[] {4, 6}, new long[] {1, 1}).form();
+        assertTrue(f instanceof MapForm.Tiled, f.toString());
+    }
+
+    @Test
+    void badArgumentsNameTheProblem() {
+        TensorView v = view("f32[4,6]{1,0}", 96);
+        IllegalArgumentException slice = assertThrows(IllegalArgumentException.class,
+                () -> Slice.apply(v, new long[] {0, 5}, new long[] {4, 7}, new long[] {1, 1}));
+        assertTrue(slice.getMessage().contains("dim 1 has start 5, limit 7, stride 1; need 0 <= start <= limit <= 6"),
+                slice.getMessage());
+        IllegalArgumentException reshape = assertThrows(IllegalArgumentException.class, () -> Reshape.apply(v, 5, 5));
+        assertTrue(reshape.getMessage().contains("(24 elements) to [5, 5] (25 elements)"), reshape.getMessage());
+        IllegalArgumentException perm = assertThrows(IllegalArgumentException.class, () -> Transpose.apply(v, 0, 0));
+        assertTrue(perm.getMessage().contains("[0, 0] is not a permutation of [0, 2)"), perm.getMessage());
+        IllegalArgumentException bitcast = assertThrows(IllegalArgumentException.class,
+                () -> Bitcast.apply(Slice.apply(v, new long[] {0, 0}, new long[] {4, 3}, new long[] {1, 1}), "f32[12]"));
+        assertTrue(bitcast.getMessage().contains("is not an XLA layout"), bitcast.getMessage());
+        IllegalArgumentException concat = assertThrows(IllegalArgumentException.class,
+                () -> Concatenate.apply(0, List.of(v, view("f32[4,5]{1,0}", 80))));
+        assertTrue(concat.getMessage().contains("does not match f32[4,6]{1,0}"), concat.getMessage());
+    }
+}

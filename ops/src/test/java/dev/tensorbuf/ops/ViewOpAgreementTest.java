@@ -1,0 +1,160 @@
+package dev.tensorbuf.ops;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.views.TensorView;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Random chains of 3 to 6 view ops on small shapes: every element of the view equals the
+ * brute-force reference ({@link Reference}), and, where NumPy imports, NumPy's result on the same
+ * data. Seed printed; {@code -Dtensorbuf.seed=N} replays it.
+ */
+class ViewOpAgreementTest {
+    private static final int CHAINS = 300;
+
+    private static long seed(String test) {
+        String fixed = System.getProperty("tensorbuf.seed");
+        long seed = fixed != null ? Long.parseLong(fixed) : System.nanoTime();
+        System.out.println(test + ": seed " + seed + " (rerun with -Dtensorbuf.seed=" + seed + ")");
+        return seed;
+    }
+
+    private static TensorView source(Allocator arena, ViewOpChains.Chain chain, float[] values) {
+        TensorView v = TensorView.of(arena.allocate(Math.max(4, 4L * values.length)), chain.sourceShape());
+        v.copyFrom(values);
+        return v;
+    }
+
+    private static float[] values(long[] dims) {
+        float[] v = new float[(int) Reference.count(dims)];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = i + 1;
+        }
+        return v;
+    }
+
+    @Test
+    void everyChainAgreesWithBruteForceReference() {
+        long seed = seed("everyChainAgreesWithBruteForceReference");
+        Random rnd = new Random(seed);
+        try (Allocator arena = Allocators.confined()) {
+            for (int c = 0; c < CHAINS; c++) {
+                ViewOpChains.Chain chain = ViewOpChains.random(rnd);
+                float[] values = values(chain.dims());
+                double[] asDoubles = new double[values.length];
+                for (int i = 0; i < values.length; i++) {
+                    asDoubles[i] = values[i];
+                }
+                TensorView view = source(arena, chain, values);
+                Reference ref = new Reference(chain.dims(), asDoubles);
+                for (ViewOpChains.Step step : chain.steps()) {
+                    view = step.onView().apply(view);
+                    ref = step.onReference().apply(ref);
+                    assertEquals(java.util.Arrays.toString(ref.dims()), view.dims().toString().replace(" ", "").replace(",", ", "),
+                            "dims after " + step + " in chain " + c + ": " + chain);
+                }
+                TensorView result = view;
+                Reference expected = ref;
+                double[] got = result.toDoubleArray();
+                for (int i = 0; i < got.length; i++) {
+                    assertEquals(expected.values()[i], got[i], "element " + i + " of chain " + c + " (seed " + seed + "): "
+                            + chain + " -> " + result);
+                }
+                // Element access by index agrees with the bulk path.
+                result.forEachIndex(index -> assertEquals(expected.at(index), result.getDouble(index)));
+            }
+        }
+    }
+
+    @Test
+    void everyChainAgreesWithNumPy(@TempDir Path dir) throws IOException, InterruptedException {
+        String python = System.getProperty("tensorbuf.python", "python3");
+        String problem = importProblem(python);
+        assumeTrue(problem == null, problem);
+        long seed = seed("everyChainAgreesWithNumPy");
+        Random rnd = new Random(seed);
+        List<ViewOpChains.Chain> chains = new ArrayList<>();
+        List<float[]> results = new ArrayList<>();
+        StringBuilder spec = new StringBuilder();
+        try (Allocator arena = Allocators.confined()) {
+            for (int c = 0; c < 100; c++) {
+                ViewOpChains.Chain chain = ViewOpChains.random(rnd);
+                float[] values = values(chain.dims());
+                writeFloats(dir.resolve("in" + c + ".bin"), values);
+                TensorView view = source(arena, chain, values);
+                spec.append("case ").append(c).append(" ").append(list(chain.dims())).append('\n');
+                for (ViewOpChains.Step step : chain.steps()) {
+                    view = step.onView().apply(view);
+                    spec.append(step.numpy()).append('\n');
+                }
+                chains.add(chain);
+                results.add(view.toFloatArray());
+            }
+        }
+        Files.writeString(dir.resolve("chains.txt"), spec.toString());
+        Path script = dir.resolve("chains.py");
+        try (var in = getClass().getResourceAsStream("/numpy_chains.py")) {
+            Files.copy(in, script);
+        }
+        Process p = new ProcessBuilder(python, script.toString(), dir.toString()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(2, TimeUnit.MINUTES), "numpy timed out");
+        assertEquals(0, p.exitValue(), out);
+        for (int c = 0; c < chains.size(); c++) {
+            float[] numpy = readFloats(dir.resolve("out" + c + ".bin"));
+            float[] ours = results.get(c);
+            assertEquals(numpy.length, ours.length, "element count of chain " + c + " (seed " + seed + "): " + chains.get(c));
+            for (int i = 0; i < ours.length; i++) {
+                assertEquals(numpy[i], ours[i], "element " + i + " of chain " + c + " (seed " + seed + "): " + chains.get(c));
+            }
+        }
+    }
+
+    private static String list(long[] v) {
+        return java.util.Arrays.toString(v).replace(" ", "");
+    }
+
+    private static String importProblem(String python) {
+        try {
+            Process p = new ProcessBuilder(python, "-c", "import numpy").redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            p.waitFor(1, TimeUnit.MINUTES);
+            return p.exitValue() == 0 ? null : python + " cannot import numpy (pip install numpy): " + out.strip();
+        } catch (IOException | InterruptedException e) {
+            return "no Python interpreter '" + python + "' (-Dtensorbuf.python=...): " + e.getMessage();
+        }
+    }
+
+    private static void writeFloats(Path file, float[] values) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(4 * values.length).order(ByteOrder.LITTLE_ENDIAN);
+        for (float v : values) {
+            b.putFloat(v);
+        }
+        Files.write(file, b.array());
+    }
+
+    private static float[] readFloats(Path file) throws IOException {
+        ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
+        float[] out = new float[b.remaining() / 4];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = b.getFloat();
+        }
+        return out;
+    }
+}

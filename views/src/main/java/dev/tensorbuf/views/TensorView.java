@@ -1,0 +1,557 @@
+package dev.tensorbuf.views;
+
+import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.Buffers;
+import dev.tensorbuf.memory.MemorySpace;
+import dev.tensorbuf.views.indexing.CompiledMap;
+import dev.tensorbuf.views.indexing.IndexingMap;
+import dev.tensorbuf.views.indexing.Interval;
+import dev.tensorbuf.views.indexing.Variable;
+import dev.tensorbuf.views.internal.Linear;
+import dev.tensorbuf.views.internal.MapForms;
+import dev.tensorbuf.views.internal.ViewBounds;
+import dev.tensorbuf.views.internal.ViewReader;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.PrimitiveIterator;
+import java.util.function.Consumer;
+
+/**
+ * A logical tensor over memory: a {@link Buffer} plus a map from logical index to element offset
+ * ({@link ViewMap}), with an element type and logical dimensions. Layouts lower to the map
+ * ({@link StridedLayout#toIndexingMap()}, {@link ArrayShape#toIndexingMap()}); ops make new views
+ * by composing their output-to-input map into it ({@link #remap}), never moving bytes.
+ *
+ * <p>Making a view checks, from the map's range and without visiting elements, that every
+ * element it reaches lies in its buffer, naming the first index that does not. Element access
+ * (typed get and set by index, bulk transfer in logical order, iteration) needs host-accessible
+ * memory; views over device buffers describe it for the copy engine and exporters only. A
+ * strided view reads through {@code offset + sum(stride_i * i_i)}; any other through the map
+ * compiled once. Neither allocates per element. Views are immutable; the bytes are not.
+ * {@snippet :
+ * try (Allocator arena = Allocators.confined()) {
+ *     TensorView v = TensorView.of(arena.allocate(96), "f32[3,5]{1,0:T(2,2)}");
+ *     v.setFloat(7f, 2, 3);
+ *     v.buffer().segment().getAtIndex(ValueLayout.JAVA_FLOAT, 17); // 7.0: Figure 1's slot of (2, 3)
+ *     v.form();           // Tiled[xlaShape = f32[3,5]{1,0:T(2,2)}, ...]
+ *     v.getFloat(2, 5);   // IndexOutOfBoundsException: "index 5 out of bounds [0, 5) for dim 1 of f32[3,5]{1,0:T(2,2)}"
+ * }
+ * }
+ */
+public final class TensorView {
+    private final ArrayShape shape;
+    private final long[] dims;
+    private final ViewMap map;
+    private final ElementAccess access;
+    private final boolean host;
+    /** Fast path of a one-buffer view: non-null for {@link ViewMap.Single}. */
+    private final Buffer buffer;
+    /** Non-null when the single map is affine: offset = base + sum(index_i * strides_i). */
+    private final long[] strides;
+    private final long base;
+    private volatile Derived derived;
+
+    /** What is computed on first need: the simplified map, its form and evaluators. */
+    private record Derived(IndexingMap simplified, MapForm form, CompiledMap compiled, ViewReader reader) {
+    }
+
+    private TensorView(ArrayShape shape, ViewMap map, ElementAccess access) {
+        this.shape = shape;
+        this.dims = shape.dims().stream().mapToLong(Long::longValue).toArray();
+        this.map = map;
+        this.access = access;
+        boolean allHost = true;
+        for (ViewMap.Single piece : map.pieces()) {
+            allHost &= piece.buffer().memorySpace().hostAccessible();
+        }
+        this.host = allHost;
+        long[] s = null;
+        long b = 0;
+        if (map instanceof ViewMap.Single single) {
+            this.buffer = single.buffer();
+            IndexingMap m = single.map();
+            long[] constant = new long[1];
+            long[] coefficients = new long[dims.length];
+            if (m.constraints().isEmpty() && !m.isKnownEmpty() && Linear.extract(m.results().getFirst(), coefficients, constant)) {
+                s = coefficients;
+                b = constant[0];
+            }
+        } else {
+            this.buffer = null;
+        }
+        this.strides = s;
+        this.base = b;
+    }
+
+    // ---- factories -------------------------------------------------------------------------
+
+    /**
+     * {@return a view of {@code buffer} laid out as {@code shape}: its XLA layout (the default
+     * descending one when it has none), tiles and {@code E(n)} packing included}
+     *
+     * @throws IllegalArgumentException for dynamic dimensions, an {@code E(n)} the element
+     *     access cannot store, or a buffer too small (naming the first index beyond it)
+     */
+    public static TensorView of(Buffer buffer, ArrayShape shape) {
+        Objects.requireNonNull(buffer, "buffer");
+        if (!shape.isStatic()) {
+            throw new IllegalArgumentException("view of " + shape + ": dynamic dimensions need their sizes; views take static shapes");
+        }
+        ArrayShape laidOut = shape.layout().isPresent() ? shape : shape.withLayout(XlaLayout.descending(shape.rank()));
+        ElementAccess access = accessFor(laidOut);
+        return checked(laidOut, new ViewMap.Single(buffer, laidOut.toIndexingMap()), access);
+    }
+
+    /** {@return a view of {@code buffer} laid out as the XLA shape text, e.g. {@code "f32[2,4]{0,1}"}} @see #of(Buffer, ArrayShape) */
+    public static TensorView of(Buffer buffer, String shapeText) {
+        XlaShape parsed = XlaShape.parse(shapeText);
+        if (!(parsed instanceof ArrayShape array)) {
+            throw new IllegalArgumentException("a view needs an array shape, not " + parsed);
+        }
+        return of(buffer, array);
+    }
+
+    /**
+     * {@return a view of {@code buffer} through a strided layout, one element per whole byte
+     * count ({@link ElementAccess#of}: sub-byte types unpacked, as NumPy and ml_dtypes store them)}
+     *
+     * @throws IllegalArgumentException if the buffer is too small, naming the first index beyond it
+     */
+    public static TensorView strided(Buffer buffer, DType dtype, StridedLayout layout) {
+        return strided(buffer, ElementAccess.of(dtype), layout);
+    }
+
+    /** {@return a strided view with the given element storage (e.g. {@link ElementAccess#packed} for DLPack's packed s4)} */
+    public static TensorView strided(Buffer buffer, ElementAccess access, StridedLayout layout) {
+        Objects.requireNonNull(buffer, "buffer");
+        long[] sizes = layout.sizes().stream().mapToLong(Long::longValue).toArray();
+        ArrayShape logical = ArrayShape.of(access.type(), sizes).withoutLayout();
+        return checked(logical, new ViewMap.Single(buffer, layout.toIndexingMap()), access);
+    }
+
+    /**
+     * {@return a view of any map over buffers: every piece's reach is checked against its buffer}
+     * Used by ops that join or pad views; indices no piece holds throw on access.
+     *
+     * @param map the pieces; each map's dimensions are the view's
+     * @param access the element storage of every buffer
+     * @param dims the logical dimensions
+     * @throws IllegalArgumentException if a piece's map does not have one dimension per logical
+     *     dimension, or reaches outside its buffer
+     */
+    public static TensorView over(ViewMap map, ElementAccess access, long... dims) {
+        ArrayShape logical = ArrayShape.of(access.type(), dims).withoutLayout();
+        return checked(logical, map, access);
+    }
+
+    /**
+     * {@return a rank-0 view of one element holding {@code value}, in memory freed when the view
+     * is unreachable}: the fill of a pad, a broadcast constant
+     *
+     * @throws IllegalArgumentException if the type cannot hold the value (see {@link ElementAccess#setDouble})
+     */
+    public static TensorView scalar(DType dtype, double value) {
+        MemorySegment one = Arena.ofAuto().allocate(16, 16);
+        ElementAccess.of(dtype).setDouble(one, 0, value);
+        Buffer b = Buffers.foreign(one, MemorySpace.HOST, "scalar", () -> { });
+        return of(b.asReadOnly(), ArrayShape.of(dtype));
+    }
+
+    private static TensorView checked(ArrayShape logical, ViewMap map, ElementAccess access) {
+        for (ViewMap.Single piece : map.pieces()) {
+            IndexingMap m = piece.map();
+            if (m.dims().size() != logical.rank()) {
+                throw new IllegalArgumentException("map " + m + " has " + m.dims().size() + " dimension(s) but "
+                        + logical + " has " + logical.rank());
+            }
+            long bits = 8 * piece.buffer().byteSize();
+            long capacity = bits / access.storageBits();
+            ViewBounds.check(m, capacity, logical.toString(), capacity + " elements (" + piece.buffer().byteSize() + " bytes)");
+        }
+        return new TensorView(logical, map, access);
+    }
+
+    private static ElementAccess accessFor(ArrayShape shape) {
+        long e = shape.requireLayout().elementSizeInBits();
+        DType t = shape.dtype();
+        if (e == 0 || e == 8L * t.byteWidth()) {
+            return ElementAccess.of(t);
+        }
+        if (t.isSubByte() && e == t.bitWidth()) {
+            return ElementAccess.packed(t);
+        }
+        throw new IllegalArgumentException(shape + ": elements of " + t + " stored in E(" + e
+                + ") bits are not supported; E(" + t.bitWidth() + ") packs, E(0) or E(" + 8 * t.byteWidth() + ") does not");
+    }
+
+    // ---- ops as maps -----------------------------------------------------------------------
+
+    /**
+     * {@return the view read through {@code outputToInput}: the new map is
+     * {@code compose(map(), outputToInput)}}, in O(size of the maps), no element moved. The
+     * new view has no XLA layout; its {@link #form()} says what the composed map is.
+     * {@snippet :
+     * TensorView t = v.remap(IndexingMap.parse("(d0, d1) -> (d1, d0), domain: d0 in [0, 2], d1 in [0, 1]"), 3, 2);
+     * t.indexingMap().toString(); // "(d0, d1) -> (d1 * 3 + d0), domain: d0 in [0, 2], d1 in [0, 1]" for v = f32[2,3]{1,0}
+     * }
+     *
+     * @param outputToInput from the new logical index to this view's; its domain must be the
+     *     whole box {@code [0, outputDims_i)} and its results stay in this view's dimensions
+     * @param outputDims the new logical dimensions
+     * @throws IllegalArgumentException naming the result, its range and the dimension it leaves
+     */
+    public TensorView remap(IndexingMap outputToInput, long... outputDims) {
+        checkRemap(outputToInput, outputDims, true);
+        ArrayShape logical = ArrayShape.of(shape.dtype(), outputDims).withoutLayout();
+        return new TensorView(logical, map.remap(outputToInput), access);
+    }
+
+    /**
+     * {@return the view read through {@code outputToInput} where its domain (bounds and
+     * constraints) holds, and {@code fill} elsewhere; writes there throw}
+     *
+     * @param outputToInput from the new logical index to this view's, partial
+     * @param outputDims the new logical dimensions
+     * @param fill a rank-0 view of the same element type
+     * @throws IllegalArgumentException if the fill is not a rank-0 view of this type, or a result
+     *     leaves this view's dimensions
+     */
+    public TensorView padded(IndexingMap outputToInput, long[] outputDims, TensorView fill) {
+        if (fill.rank() != 0 || fill.dtype() != dtype() || !(fill.map instanceof ViewMap.Single fillMap)) {
+            throw new IllegalArgumentException("fill of " + this + " must be a one-buffer rank-0 " + dtype()
+                    + " view, not " + fill);
+        }
+        checkRemap(outputToInput, outputDims, false);
+        List<Variable> box = new ArrayList<>();
+        for (long d : outputDims) {
+            box.add(Variable.of(0, d - 1));
+        }
+        IndexingMap toScalar = IndexingMap.of(box, List.of(), List.of());
+        ViewMap.Padded padded = new ViewMap.Padded(map.remap(outputToInput), fillMap.remap(toScalar));
+        return new TensorView(ArrayShape.of(shape.dtype(), outputDims).withoutLayout(), padded, access);
+    }
+
+    private void checkRemap(IndexingMap outputToInput, long[] outputDims, boolean total) {
+        if (outputToInput.dims().size() != outputDims.length || outputToInput.results().size() != rank()
+                || !outputToInput.rangeVars().isEmpty() || !outputToInput.runtimeVars().isEmpty()) {
+            throw new IllegalArgumentException("map " + outputToInput + " must take " + outputDims.length
+                    + " dimension(s), no range or runtime variables, and give " + rank() + " result(s) for " + this);
+        }
+        for (int i = 0; i < outputDims.length; i++) {
+            Interval b = outputToInput.dims().get(i).bounds();
+            Interval box = new Interval(0, outputDims[i] - 1);
+            if (total ? !b.equals(box) : !box.contains(b)) {
+                throw new IllegalArgumentException("map " + outputToInput + " has d" + i + " in " + b
+                        + (total ? " but the new view's dim " + i + " is " : " outside the new view's dim " + i + " ") + box);
+            }
+        }
+        if (total && !outputToInput.constraints().isEmpty()) {
+            throw new IllegalArgumentException("map " + outputToInput + " has constraints: a view reads every index;"
+                    + " use padded(...) for a partial map");
+        }
+        for (int i = 0; i < rank(); i++) {
+            Interval r = outputToInput.range(outputToInput.results().get(i));
+            if (!outputToInput.isKnownEmpty() && (r.lo() < 0 || r.hi() >= dims[i])) {
+                throw new IllegalArgumentException("result " + i + " of map " + outputToInput + " ranges over " + r
+                        + ", outside dim " + i + " [0, " + dims[i] + ") of " + this);
+            }
+        }
+    }
+
+    // ---- facts -----------------------------------------------------------------------------
+
+    /** {@return the element type} */
+    public DType dtype() {
+        return shape.dtype();
+    }
+
+    /** {@return the logical shape: type, dimensions and, for a view made from an XLA shape, its layout} */
+    public ArrayShape shape() {
+        return shape;
+    }
+
+    /** {@return the logical dimensions} */
+    public List<Long> dims() {
+        return shape.dims();
+    }
+
+    /** {@return the number of dimensions} */
+    public int rank() {
+        return dims.length;
+    }
+
+    /** {@return the number of logical elements} */
+    public long elementCount() {
+        long n = 1;
+        for (long d : dims) {
+            n *= d;
+        }
+        return n;
+    }
+
+    /** {@return the element storage: width, packing and conversions} */
+    public ElementAccess access() {
+        return access;
+    }
+
+    /** {@return where each logical index reads} */
+    public ViewMap map() {
+        return map;
+    }
+
+    /**
+     * {@return the buffer of a one-buffer view}
+     *
+     * @throws IllegalStateException for padded and concatenated views, which have several
+     */
+    public Buffer buffer() {
+        if (buffer == null) {
+            throw new IllegalStateException(this + " reads " + map.pieces().size() + " buffers; see map().pieces()");
+        }
+        return buffer;
+    }
+
+    /** {@return the simplified map from logical index to element offset; {@link IndexingMap#undefined()} for several pieces} */
+    public IndexingMap indexingMap() {
+        return derived().simplified;
+    }
+
+    /** {@return the form of the map: strided, tiled or general, with the reason when not strided} */
+    public MapForm form() {
+        return derived().form;
+    }
+
+    /** {@return whether the view is one buffer through an affine map} */
+    public boolean isStrided() {
+        return form() instanceof MapForm.Strided;
+    }
+
+    /** {@return the strided layout, when {@link #isStrided()}; {@link #form()} says why not otherwise} */
+    public Optional<StridedLayout> stridedLayout() {
+        return form() instanceof MapForm.Strided s ? Optional.of(s.layout()) : Optional.empty();
+    }
+
+    /** {@return whether every buffer is host-accessible, so elements can be read and written here} */
+    public boolean isHostAccessible() {
+        return host;
+    }
+
+    private Derived derived() {
+        Derived d = derived;
+        if (d == null) {
+            d = derive();
+            derived = d;
+        }
+        return d;
+    }
+
+    private Derived derive() {
+        if (!(map instanceof ViewMap.Single single)) {
+            String what = map instanceof ViewMap.Padded ? "a padded view: indices outside the data read the fill value"
+                    : "a concatenation of " + map.pieces().size() + " pieces";
+            return new Derived(IndexingMap.undefined(), new MapForm.General(IndexingMap.undefined(), what), null,
+                    ViewReader.of(map));
+        }
+        IndexingMap simplified = MapForms.simplified(single.map());
+        MapForm form = MapForms.classify(simplified);
+        if (form instanceof MapForm.Tiled t && shape.layout().isPresent()
+                && shape.toIndexingMap().simplify().equals(simplified)) {
+            form = new MapForm.Tiled(t.map(), Optional.of(shape), t.reason());
+        }
+        return new Derived(simplified, form, strides == null ? simplified.compile() : null, null);
+    }
+
+    // ---- element access --------------------------------------------------------------------
+
+    /** {@return the element at {@code index} as a float} @throws IndexOutOfBoundsException naming the dim and bounds */
+    public float getFloat(long... index) {
+        long at = locate(index, false);
+        return access.getFloat(segment(index), at);
+    }
+
+    /** {@return the element at {@code index} as a double} @throws IndexOutOfBoundsException naming the dim and bounds */
+    public double getDouble(long... index) {
+        long at = locate(index, false);
+        return access.getDouble(segment(index), at);
+    }
+
+    /** {@return the integer or pred element at {@code index}} @see ElementAccess#getLong */
+    public long getLong(long... index) {
+        long at = locate(index, false);
+        return access.getLong(segment(index), at);
+    }
+
+    /** {@return the raw bits of the element at {@code index}} @see ElementAccess#getBits */
+    public long getBits(long... index) {
+        long at = locate(index, false);
+        return access.getBits(segment(index), at);
+    }
+
+    /** Writes a float, rounded as {@link ElementAccess#setFloat}. @throws IndexOutOfBoundsException naming the dim and bounds */
+    public void setFloat(float value, long... index) {
+        long at = locate(index, true);
+        access.setFloat(segment(index), at, value);
+    }
+
+    /** Writes a double, rounded as {@link ElementAccess#setDouble}. */
+    public void setDouble(double value, long... index) {
+        long at = locate(index, true);
+        access.setDouble(segment(index), at, value);
+    }
+
+    /** Writes an integer or pred, range-checked as {@link ElementAccess#setLong}. */
+    public void setLong(long value, long... index) {
+        long at = locate(index, true);
+        access.setLong(segment(index), at, value);
+    }
+
+    /** Writes raw bits, as {@link ElementAccess#setBits}. */
+    public void setBits(long bits, long... index) {
+        long at = locate(index, true);
+        access.setBits(segment(index), at, bits);
+    }
+
+    /** {@return the element offset of {@code index} in the buffer it reads} */
+    long locate(long[] index, boolean write) {
+        checkIndex(index);
+        if (buffer != null) {
+            if (strides != null) {
+                long at = base;
+                for (int i = 0; i < index.length; i++) {
+                    at += index[i] * strides[i];
+                }
+                return at;
+            }
+            return derived().compiled.evaluate(0, index);
+        }
+        ViewReader reader = derived().reader;
+        int p = reader.pieceOf(index);
+        if (p < 0) {
+            throw new IllegalStateException("no part of " + this + " holds index " + Arrays.toString(index));
+        }
+        if (write && reader.isFill(p)) {
+            throw new IllegalArgumentException("index " + Arrays.toString(index) + " of " + this
+                    + " is padding: it reads the fill value and cannot be written");
+        }
+        return reader.offset(p, index);
+    }
+
+    /** {@return the segment that {@code index} (already located) reads} */
+    MemorySegment segment(long[] index) {
+        if (buffer != null) {
+            return buffer.segment();
+        }
+        ViewReader reader = derived().reader;
+        return reader.buffer(reader.pieceOf(index)).segment();
+    }
+
+    private void checkIndex(long[] index) {
+        if (!host) {
+            throw new UnsupportedOperationException(this + " is over a buffer in " + firstDeviceSpace()
+                    + ", which is not host-accessible: element access needs host memory; copy it to a host buffer first");
+        }
+        if (index.length != dims.length) {
+            throw new IllegalArgumentException("index " + Arrays.toString(index) + " has rank " + index.length
+                    + " but " + shape + " has rank " + dims.length);
+        }
+        for (int i = 0; i < index.length; i++) {
+            if (index[i] < 0 || index[i] >= dims[i]) {
+                throw new IndexOutOfBoundsException("index " + index[i] + " out of bounds [0, " + dims[i]
+                        + ") for dim " + i + " of " + shape);
+            }
+        }
+    }
+
+    private String firstDeviceSpace() {
+        for (ViewMap.Single piece : map.pieces()) {
+            if (!piece.buffer().memorySpace().hostAccessible()) {
+                return piece.buffer().memorySpace().describe();
+            }
+        }
+        return "?";
+    }
+
+    // ---- bulk and iteration ----------------------------------------------------------------
+
+    /** {@return every element as a float, in logical (row-major) order} @throws IllegalArgumentException past 2^31 - 1 elements */
+    public float[] toFloatArray() {
+        return ViewTransfer.toFloatArray(this);
+    }
+
+    /** {@return every element as a double, in logical order} */
+    public double[] toDoubleArray() {
+        return ViewTransfer.toDoubleArray(this);
+    }
+
+    /** {@return every integer or pred element, in logical order} */
+    public long[] toLongArray() {
+        return ViewTransfer.toLongArray(this);
+    }
+
+    /** {@return every integer or pred element as an int, in logical order} @throws IllegalArgumentException for a value past int */
+    public int[] toIntArray() {
+        return ViewTransfer.toIntArray(this);
+    }
+
+    /** Writes every element from {@code values}, in logical order. @throws IllegalArgumentException if the length differs */
+    public void copyFrom(float[] values) {
+        ViewTransfer.copyFrom(this, values);
+    }
+
+    /** Writes every element from {@code values}, in logical order. */
+    public void copyFrom(double[] values) {
+        ViewTransfer.copyFrom(this, values);
+    }
+
+    /** Writes every integer or pred element from {@code values}, in logical order. */
+    public void copyFrom(long[] values) {
+        ViewTransfer.copyFrom(this, values);
+    }
+
+    /** Writes every integer or pred element from {@code values}, in logical order. */
+    public void copyFrom(int[] values) {
+        ViewTransfer.copyFrom(this, values);
+    }
+
+    /**
+     * Visits every logical index in row-major order. The array passed is reused between calls:
+     * copy it to keep it.
+     */
+    public void forEachIndex(Consumer<long[]> action) {
+        ViewTransfer.forEachIndex(dims, action);
+    }
+
+    /** {@return the elements as doubles, in logical order} */
+    public PrimitiveIterator.OfDouble doubles() {
+        return ViewTransfer.doubles(this);
+    }
+
+    long[] dimsArray() {
+        return dims;
+    }
+
+    /**
+     * {@return the shape text: XLA's canonical text for a view made from an XLA shape, else type
+     * and dims; then the strides of a strided view or the map of another}
+     */
+    @Override
+    public String toString() {
+        String text = shape.toString();
+        if (!(map instanceof ViewMap.Single single)) {
+            return text + (map instanceof ViewMap.Padded ? " padded" : " concatenated from " + map.pieces().size() + " pieces");
+        }
+        if (strides != null) {
+            return text + " strides " + Arrays.toString(strides) + (base == 0 ? "" : " offset " + base);
+        }
+        Derived d = derived;
+        if (shape.layout().isPresent()) {
+            return text;
+        }
+        return text + " map " + (d != null ? d.simplified : single.map());
+    }
+}

@@ -1,0 +1,239 @@
+package dev.tensorbuf.views;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.Buffers;
+import dev.tensorbuf.memory.MemorySpace;
+import dev.tensorbuf.views.indexing.IndexingMap;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.PrimitiveIterator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+class TensorViewTest {
+    private Allocator arena;
+
+    @BeforeEach
+    void open() {
+        arena = Allocators.confined();
+    }
+
+    @AfterEach
+    void close() {
+        arena.close();
+    }
+
+    @Test
+    void exampleFromJavadoc() {
+        TensorView v = TensorView.of(arena.allocate(96), "f32[3,5]{1,0:T(2,2)}");
+        v.setFloat(7f, 2, 3);
+        assertEquals(7f, v.buffer().segment().getAtIndex(ValueLayout.JAVA_FLOAT, 17));
+        MapForm.Tiled tiled = (MapForm.Tiled) v.form();
+        assertEquals(Optional.of(v.shape()), tiled.xlaShape());
+        IndexOutOfBoundsException e = assertThrows(IndexOutOfBoundsException.class, () -> v.getFloat(2, 5));
+        assertEquals("index 5 out of bounds [0, 5) for dim 1 of f32[3,5]{1,0:T(2,2)}", e.getMessage());
+    }
+
+    @Test
+    void tiledViewPlacesEveryElementAtFigure1Position() {
+        // Seed Figure 1: f32[3,5] in 2x2 tiles; slot -> element (row-major value r*5+c), -1 = padding.
+        int[] figure1 = {0, 1, 5, 6, 2, 3, 7, 8, 4, -1, 9, -1, 10, 11, -1, -1, 12, 13, -1, -1, 14, -1, -1, -1};
+        TensorView v = TensorView.of(arena.allocate(96), "f32[3,5]{1,0:T(2,2)}");
+        float[] values = new float[15];
+        for (int i = 0; i < 15; i++) {
+            values[i] = i;
+        }
+        v.copyFrom(values);
+        for (int slot = 0; slot < figure1.length; slot++) {
+            float stored = v.buffer().segment().getAtIndex(ValueLayout.JAVA_FLOAT, slot);
+            assertEquals(figure1[slot] < 0 ? 0f : figure1[slot], stored, "slot " + slot);
+        }
+        assertArrayEquals(values, v.toFloatArray());
+    }
+
+    @Test
+    void outOfBoundsIndexNamesDimBoundsAndShape() {
+        TensorView v = TensorView.of(arena.allocate(32), "f32[2,4]{1,0}");
+        IndexOutOfBoundsException e = assertThrows(IndexOutOfBoundsException.class, () -> v.getFloat(1, 7));
+        assertEquals("index 7 out of bounds [0, 4) for dim 1 of f32[2,4]{1,0}", e.getMessage());
+        assertThrows(IndexOutOfBoundsException.class, () -> v.setFloat(1f, -1, 0));
+        IllegalArgumentException rank = assertThrows(IllegalArgumentException.class, () -> v.getFloat(1));
+        assertTrue(rank.getMessage().contains("index [1] has rank 1 but f32[2,4]{1,0} has rank 2"), rank.getMessage());
+    }
+
+    @Test
+    void bufferTooSmallNamesFirstOffendingIndex() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> TensorView.of(arena.allocate(28), "f32[2,4]{1,0}"));
+        assertTrue(e.getMessage().contains("index [1, 3] reaches element offset 7, beyond the buffer of 7 elements (28 bytes)"),
+                e.getMessage());
+        // Column-major: offset d1 * 2 + d0; offset 6 first at [0, 3] in logical order.
+        IllegalArgumentException col = assertThrows(IllegalArgumentException.class,
+                () -> TensorView.of(arena.allocate(24), "f32[2,4]{0,1}"));
+        assertTrue(col.getMessage().contains("index [0, 3] reaches element offset 6"), col.getMessage());
+        IllegalArgumentException strided = assertThrows(IllegalArgumentException.class,
+                () -> TensorView.strided(arena.allocate(40), DType.F32, StridedLayout.of(new long[] {3, 4}, new long[] {4, 1}, 1)));
+        assertTrue(strided.getMessage().contains("index [2, 1] reaches element offset 10"), strided.getMessage());
+    }
+
+    @Test
+    void bufferTooSmallForTiledViewIsFoundBySearch() {
+        // Figure 1's last element (2, 4) sits in slot 20: a buffer of 20 floats misses exactly it.
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> TensorView.of(arena.allocate(80), "f32[3,5]{1,0:T(2,2)}"));
+        assertTrue(e.getMessage().contains("index [2, 4] reaches element offset 20"), e.getMessage());
+        // 21 floats hold every element although the map's interval reaches slot 23.
+        TensorView fits = TensorView.of(arena.allocate(84), "f32[3,5]{1,0:T(2,2)}");
+        assertEquals(15, fits.elementCount());
+    }
+
+    @Test
+    void deviceBufferRefusesElementAccess() {
+        Buffer device = Buffers.foreign(0x1000, 64, MemorySpace.DEVICE, "test", () -> { });
+        TensorView v = TensorView.of(device, "f32[4,4]{1,0}");
+        assertFalse(v.isHostAccessible());
+        assertTrue(v.isStrided());
+        UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, () -> v.getFloat(0, 0));
+        assertTrue(e.getMessage().contains("not host-accessible: element access needs host memory"), e.getMessage());
+        device.close();
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = DType.class, names = {"PRED", "S4", "S8", "S16", "S32", "S64", "U4", "U8", "U16", "U32", "U64",
+            "F16", "BF16", "F32", "F64", "F8E5M2", "F8E4M3FN", "F8E4M3", "F8E5M2FNUZ", "F8E4M3FNUZ", "F4E2M1FN"})
+    void getSetRoundTripsEveryNumericType(DType type) {
+        TensorView v = TensorView.of(arena.allocate(64), ArrayShape.of(type, 2, 3));
+        double[] values = type == DType.PRED ? new double[] {1, 0, 1, 1, 0, 0}
+                : type.kind() == DType.Kind.UNSIGNED ? new double[] {0, 1, 2, 3, 5, 7}
+                : new double[] {0, 1, -2, 3, -4, 1.5};
+        if (type.kind() != DType.Kind.FLOAT) {
+            values[5] = type == DType.PRED ? 0 : 6;
+        }
+        int k = 0;
+        for (long i = 0; i < 2; i++) {
+            for (long j = 0; j < 3; j++) {
+                v.setDouble(values[k++], i, j);
+            }
+        }
+        assertArrayEquals(values, v.toDoubleArray());
+        assertEquals(values[4], v.getDouble(1, 1));
+        if (type.kind() != DType.Kind.FLOAT) {
+            v.setLong(1, 0, 2);
+            assertEquals(1, v.getLong(0, 2));
+        } else {
+            v.setFloat(0.5f, 0, 2);
+            assertEquals(0.5f, v.getFloat(0, 2));
+        }
+    }
+
+    @Test
+    void s4PackedUnderE4TwoElementsAByte() {
+        TensorView v = TensorView.of(arena.allocate(4), "s4[2,3]{1,0:E(4)}");
+        v.copyFrom(new long[] {1, -2, 3, -4, 5, -6});
+        assertEquals((byte) 0xe1, v.buffer().segment().get(ValueLayout.JAVA_BYTE, 0));
+        assertEquals((byte) 0xc3, v.buffer().segment().get(ValueLayout.JAVA_BYTE, 1));
+        assertArrayEquals(new long[] {1, -2, 3, -4, 5, -6}, v.toLongArray());
+        assertThrows(IllegalArgumentException.class, () -> TensorView.of(arena.allocate(2), "s4[2,3]{1,0:E(4)}"));
+        TensorView unpacked = TensorView.of(arena.allocate(6), "s4[2,3]{1,0}");
+        unpacked.setLong(-2, 0, 1);
+        assertEquals((byte) 0x0e, unpacked.buffer().segment().get(ValueLayout.JAVA_BYTE, 1));
+    }
+
+    @Test
+    void stridedViewWithZeroAndNegativeStrides() {
+        Buffer b = arena.allocate(24);
+        TensorView base = TensorView.strided(b, DType.F32, StridedLayout.packed(6));
+        base.copyFrom(new float[] {10, 11, 12, 13, 14, 15});
+        // Reversed rows of a [2,3] with a broadcast middle dim: offset 3 - 3*d0 + d2.
+        TensorView v = TensorView.strided(b, DType.F32, StridedLayout.of(new long[] {2, 4, 3}, new long[] {-3, 0, 1}, 3));
+        assertEquals(13f, v.getFloat(0, 0, 0));
+        assertEquals(12f, v.getFloat(1, 3, 2));
+        assertArrayEquals(new float[] {13, 14, 15, 13, 14, 15, 13, 14, 15, 13, 14, 15,
+                10, 11, 12, 10, 11, 12, 10, 11, 12, 10, 11, 12}, v.toFloatArray());
+        assertEquals("f32[2,4,3] strides [-3, 0, 1] offset 3", v.toString());
+        assertEquals(StridedLayout.of(new long[] {2, 4, 3}, new long[] {-3, 0, 1}, 3), v.stridedLayout().orElseThrow());
+    }
+
+    @Test
+    void toStringShowsXlaTextAndStrides() {
+        assertEquals("f32[2,4]{0,1} strides [1, 2]", TensorView.of(arena.allocate(32), "f32[2,4]{0,1}").toString());
+        assertEquals("f32[3,5]{1,0:T(2,2)}", TensorView.of(arena.allocate(96), "f32[3,5]{1,0:T(2,2)}").toString());
+        assertEquals("f32[2,3] strides [1, 2]",
+                TensorView.strided(arena.allocate(24), DType.F32, StridedLayout.of(new long[] {2, 3}, new long[] {1, 2})).toString());
+    }
+
+    @Test
+    void formOfTiledViewNamesDimensionAndSteps() {
+        TensorView v = TensorView.of(arena.allocate(96), "f32[3,5]{1,0:T(2,2)}");
+        MapForm f = v.form();
+        assertFalse(v.isStrided());
+        assertTrue(v.stridedLayout().isEmpty());
+        assertTrue(f.whyNotStrided().orElseThrow().contains("dim 0 (size 3) steps by 2 from 0 to 1 but by 10 from 1 to 2"),
+                f.whyNotStrided().orElseThrow());
+    }
+
+    @Test
+    void iterationVisitsIndicesInLogicalOrder() {
+        TensorView v = TensorView.of(arena.allocate(24), "s32[2,3]{0,1}");
+        v.copyFrom(new int[] {0, 1, 2, 3, 4, 5});
+        List<String> seen = new ArrayList<>();
+        v.forEachIndex(i -> seen.add(i[0] + "," + i[1] + "=" + v.getLong(i)));
+        assertEquals(List.of("0,0=0", "0,1=1", "0,2=2", "1,0=3", "1,1=4", "1,2=5"), seen);
+        PrimitiveIterator.OfDouble it = v.doubles();
+        double sum = 0;
+        while (it.hasNext()) {
+            sum += it.nextDouble();
+        }
+        assertEquals(15, sum);
+        assertArrayEquals(new int[] {0, 1, 2, 3, 4, 5}, v.toIntArray());
+        // Column-major storage: element (0, 1) lives at offset 2.
+        assertEquals(1, v.buffer().segment().getAtIndex(ValueLayout.JAVA_INT, 2));
+    }
+
+    @Test
+    void bulkLengthMismatchNamesCounts() {
+        TensorView v = TensorView.of(arena.allocate(24), "f32[2,3]");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> v.copyFrom(new float[5]));
+        assertTrue(e.getMessage().contains("array of 5 values"), e.getMessage());
+    }
+
+    @Test
+    void remapComposesTransposeIntoTheMap() {
+        TensorView v = TensorView.of(arena.allocate(24), "f32[2,3]{1,0}");
+        v.copyFrom(new float[] {0, 1, 2, 3, 4, 5});
+        TensorView t = v.remap(IndexingMap.parse("(d0, d1) -> (d1, d0), domain: d0 in [0, 2], d1 in [0, 1]"), 3, 2);
+        assertEquals("(d0, d1) -> (d1 * 3 + d0), domain: d0 in [0, 2], d1 in [0, 1]", t.indexingMap().toString());
+        assertArrayEquals(new float[] {0, 3, 1, 4, 2, 5}, t.toFloatArray());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> v.remap(IndexingMap.parse("(d0, d1) -> (d1 + 1, d0), domain: d0 in [0, 2], d1 in [0, 1]"), 3, 2));
+        assertTrue(e.getMessage().contains("result 0 of map") && e.getMessage().contains("ranges over [1, 2], outside dim 0 [0, 2)"),
+                e.getMessage());
+    }
+
+    @Test
+    void paddedViewReadsFillAndRefusesWritesThere() {
+        TensorView v = TensorView.of(arena.allocate(8), "f32[2]");
+        v.copyFrom(new float[] {1, 2});
+        TensorView p = v.padded(IndexingMap.parse("(d0) -> (d0 - 1), domain: d0 in [1, 2]"), new long[] {4},
+                TensorView.scalar(DType.F32, -1));
+        assertArrayEquals(new float[] {-1, 1, 2, -1}, p.toFloatArray());
+        p.setFloat(5f, 2);
+        assertEquals(5f, v.getFloat(1));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> p.setFloat(0f, 3));
+        assertTrue(e.getMessage().contains("index [3] of f32[4] padded is padding"), e.getMessage());
+        assertTrue(p.form() instanceof MapForm.General g && g.reason().contains("padded view"));
+    }
+}
