@@ -1,0 +1,67 @@
+package dev.tensorbuf.memory;
+
+/**
+ * Makes buffers in one memory space and owns their memory until it closes.
+ *
+ * <p>Closing an allocator frees all its memory at once; every buffer it made stops working
+ * ({@link IllegalStateException}). Thread-safety is stated by each factory: see
+ * {@link Allocators} and {@link PooledAllocator}.
+ *
+ * {@snippet :
+ * try (Allocator allocator = Allocators.shared()) {
+ *     Buffer page = allocator.allocate(8192, 4096);
+ *     page.isAligned(4096);           // true
+ *     allocator.defaultAlignment();   // 64
+ *     allocator.allocate(100).isAligned(64); // true
+ * }
+ * }
+ */
+public interface Allocator extends AutoCloseable {
+
+    /** The alignment of {@link #allocate(long)} unless an allocator says otherwise: one cache line. */
+    long DEFAULT_ALIGNMENT = 64;
+
+    /** {@return the memory space every buffer of this allocator lives in} */
+    MemorySpace memorySpace();
+
+    /** {@return the alignment {@link #allocate(long)} uses, a power of two} */
+    long defaultAlignment();
+
+    /**
+     * {@return a new buffer of {@code byteSize} bytes aligned to {@link #defaultAlignment()}}
+     *
+     * @param byteSize the size in bytes, {@code >= 0}
+     * @throws IllegalArgumentException if {@code byteSize < 0}
+     * @throws IllegalStateException if the allocator is closed, or (pools) the byte limit would be
+     *     exceeded ({@link AllocationLimitException})
+     */
+    default Buffer allocate(long byteSize) {
+        return allocate(byteSize, defaultAlignment());
+    }
+
+    /**
+     * {@return a new buffer of {@code byteSize} bytes whose address is a multiple of
+     * {@code alignment}}
+     *
+     * @param byteSize the size in bytes, {@code >= 0}
+     * @param alignment any power of two, in bytes
+     * @throws IllegalArgumentException if {@code byteSize < 0} or {@code alignment} is not a power
+     *     of two (the message names the value)
+     * @throws IllegalStateException if the allocator is closed, or (pools) the byte limit would be
+     *     exceeded ({@link AllocationLimitException})
+     */
+    Buffer allocate(long byteSize, long alignment);
+
+    /** {@return whether the allocator is still open} */
+    boolean isOpen();
+
+    /**
+     * Frees all memory of this allocator; its buffers stop working. Closing a closed allocator
+     * does nothing, for the reason {@link Buffer} gives.
+     *
+     * @throws WrongThreadException if a confined allocator is closed from another thread; it
+     *     stays open
+     */
+    @Override
+    void close();
+}

@@ -1,0 +1,130 @@
+package dev.tensorbuf.memory;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A byte range in one memory space, with a lifetime. Host-accessible buffers wrap a
+ * {@link MemorySegment}; device buffers carry only an address, a size and an owner, and refuse
+ * host access.
+ *
+ * <p><b>Lifetime.</b> A buffer made by an allocator or {@link Buffers} is a <em>root</em>: closing
+ * it gives its memory back to its {@link #owner()}. {@link #slice} and {@link #asReadOnly} make
+ * views that share the root's lifetime: they die with it and cannot be closed themselves. Every
+ * method that reaches the memory ({@link #segment()}, {@link #address()}, {@link #isAligned},
+ * {@link #slice}, {@link #asReadOnly()}) of a closed buffer or view, or of a buffer whose
+ * allocator has closed, throws {@link IllegalStateException} saying which buffer it was and,
+ * where recorded, where it was closed; it can never touch freed memory. Plain facts
+ * ({@link #byteSize()}, {@link #memorySpace()}, {@link #owner()}, {@link #isAlive()}) stay
+ * readable for messages.
+ *
+ * <p><b>Closing twice</b> does nothing. This is a deliberate design choice, unlike
+ * {@link java.lang.foreign.Arena#close()}: a buffer is a handle, and a closed handle can never
+ * free memory again, even when a pool has already recycled that memory into a new buffer, so a
+ * second close (a {@code try}-with-resources after an error path, or after the pool closed) is
+ * harmless and reporting it would only turn clean-up code into failures.
+ *
+ * <p><b>Raw segments alias recycled memory.</b> The segment returned by {@link #segment()} is
+ * not revoked when a <em>pooled</em> buffer closes: its memory stays allocated in the pool and
+ * is handed to later allocations, so a segment kept past {@code close()} reads and writes
+ * someone else's data. It does become inaccessible (FFM throws {@link IllegalStateException})
+ * once the pool frees that memory, so the JVM never crashes. Revoking it earlier would need
+ * restricted FFM methods. Keep the {@code Buffer}, not the segment.
+ *
+ * <p><b>Threads.</b> Closing is atomic: exactly one {@code close()} of a root frees it, from any
+ * thread. Reading the bytes from several threads follows the rules of the underlying segment
+ * (confined arenas only on their owner thread).
+ *
+ * <p>Implemented only by this module.
+ *
+ * {@snippet :
+ * try (Allocator arena = Allocators.confined();
+ *      Buffer buffer = arena.allocate(256)) {        // 64-byte aligned, zeroed
+ *     Buffer tail = buffer.slice(192, 64);
+ *     tail.segment().set(ValueLayout.JAVA_INT, 0, 7);
+ *     buffer.segment().get(ValueLayout.JAVA_INT, 192); // 7
+ *     tail.isAligned(64);                               // true
+ *     buffer.asReadOnly().segment().isReadOnly();       // true
+ *     buffer.memorySpace();                             // MemorySpace.HOST, S(5)
+ * }
+ * }
+ */
+public interface Buffer extends AutoCloseable {
+
+    /** {@return the memory space the bytes live in} */
+    MemorySpace memorySpace();
+
+    /** {@return the size in bytes (the requested size, not a pool's rounded block size)} */
+    long byteSize();
+
+    /** {@return who frees the memory (for a view: its root's owner)} */
+    BufferOwner owner();
+
+    /** {@return whether this buffer, its root and its allocator are all still open} */
+    boolean isAlive();
+
+    /** {@return whether writes through this buffer are refused} */
+    boolean isReadOnly();
+
+    /** {@return whether this buffer owns its memory, i.e. is not a slice or read-only view} */
+    boolean isRoot();
+
+    /**
+     * {@return the bytes as a segment of exactly {@link #byteSize()} bytes; read-only for
+     * read-only buffers}
+     *
+     * @throws IllegalStateException if the buffer is closed
+     * @throws UnsupportedOperationException if the memory space is not host-accessible, e.g.
+     *     {@code "buffer in S(0) device memory (HBM) is not host-accessible; copy it to a host
+     *     buffer first"}
+     */
+    MemorySegment segment();
+
+    /**
+     * {@return the address of the first byte: the native address for host buffers, the device
+     * address for device buffers}
+     *
+     * @throws IllegalStateException if the buffer is closed
+     */
+    long address();
+
+    /**
+     * {@return whether {@link #address()} is a multiple of {@code alignment}}
+     *
+     * @param alignment a power of two, in bytes
+     * @throws IllegalArgumentException if {@code alignment} is not a power of two
+     * @throws IllegalStateException if the buffer is closed
+     */
+    boolean isAligned(long alignment);
+
+    /**
+     * {@return a view of {@code length} bytes starting at {@code offset}, sharing this buffer's
+     * lifetime and read-only state}
+     *
+     * @param offset the first byte of the view, from the start of this buffer
+     * @param length the size of the view in bytes
+     * @throws IndexOutOfBoundsException if {@code offset < 0}, {@code length < 0} or
+     *     {@code offset + length > byteSize()}
+     * @throws IllegalStateException if the buffer is closed
+     */
+    Buffer slice(long offset, long length);
+
+    /**
+     * {@return a read-only view of this buffer, sharing its lifetime}
+     *
+     * @throws IllegalStateException if the buffer is closed
+     */
+    Buffer asReadOnly();
+
+    /**
+     * Gives the memory back to its owner: to the pool, to the arena (freed when the arena
+     * closes), or to the foreign deleter (run exactly once). Closing an already closed buffer
+     * does nothing (see the class comment for why).
+     *
+     * @throws UnsupportedOperationException if this is a view ({@link #isRoot()} is false): close
+     *     the root instead
+     * @throws RuntimeException whatever a foreign deleter throws; the buffer is closed anyway and
+     *     the deleter is not run again
+     */
+    @Override
+    void close();
+}

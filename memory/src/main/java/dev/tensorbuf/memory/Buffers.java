@@ -1,0 +1,82 @@
+package dev.tensorbuf.memory;
+
+import dev.tensorbuf.memory.internal.DeviceBuffer;
+import dev.tensorbuf.memory.internal.Errors;
+import dev.tensorbuf.memory.internal.ForeignLifetime;
+import dev.tensorbuf.memory.internal.HostBuffer;
+import java.lang.foreign.MemorySegment;
+import java.util.Objects;
+
+/**
+ * Buffers over memory made elsewhere (DLPack, CUDA, native libraries), for the interop module.
+ * Each takes a deleter that frees the memory and is run exactly once, by the buffer's first
+ * {@link Buffer#close()}; a buffer never closed never runs it.
+ *
+ * <p>This module calls no restricted FFM method: the interop classes that turn a native address
+ * into a {@link MemorySegment} ({@code reinterpret}) do that themselves and hand the segment in.
+ * They should scope that segment to an {@link java.lang.foreign.Arena} that the deleter closes
+ * <em>before</em> freeing the memory, so that a segment kept past close throws instead of reading
+ * freed memory.
+ *
+ * {@snippet :
+ * AtomicInteger freed = new AtomicInteger();
+ * Buffer onGpu = Buffers.foreign(0x7f00_0000_0000L, 1 << 20, MemorySpace.DEVICE, "cuda",
+ *         freed::incrementAndGet);
+ * onGpu.address();           // 0x7f0000000000L
+ * onGpu.slice(4096, 4096).address(); // 0x7f0000001000L
+ * onGpu.segment();           // UnsupportedOperationException: "buffer in S(0) device memory (HBM)
+ *                            // is not host-accessible; copy it to a host buffer first"
+ * onGpu.close();
+ * onGpu.close();             // does nothing
+ * freed.get();               // 1
+ * }
+ */
+public final class Buffers {
+    private Buffers() {}
+
+    /**
+     * {@return a root buffer of {@code byteSize} bytes at {@code address} in a space Java cannot
+     * touch}
+     *
+     * @param address the device address (any 64-bit value; it is never dereferenced here)
+     * @param byteSize the size in bytes, {@code >= 0}
+     * @param space where the memory is; must not be host-accessible
+     * @param owner names the owner in messages, e.g. {@code "dlpack"}
+     * @param deleter frees the memory; run exactly once, on the first close
+     * @throws IllegalArgumentException if {@code byteSize < 0} or {@code space} is host-accessible
+     *     (wrap a segment with {@link #foreign(MemorySegment, MemorySpace, String, Runnable)})
+     */
+    public static Buffer foreign(long address, long byteSize, MemorySpace space, String owner, Runnable deleter) {
+        Errors.checkByteSize(byteSize);
+        Objects.requireNonNull(space, "space");
+        if (space.hostAccessible()) {
+            throw new IllegalArgumentException(space.describe()
+                    + " is host-accessible: wrap its memory as a MemorySegment with foreign(segment, ...)");
+        }
+        return new DeviceBuffer(new ForeignLifetime(owner, byteSize, deleter), space, address, byteSize);
+    }
+
+    /**
+     * {@return a root buffer over a native segment in a host-accessible space}
+     *
+     * @param segment the bytes; should be scoped to an arena that the deleter closes first
+     * @param space where the memory is; must be host-accessible
+     * @param owner names the owner in messages, e.g. {@code "dlpack"}
+     * @param deleter frees the memory; run exactly once, on the first close
+     * @throws IllegalArgumentException if the segment is not native or {@code space} is not
+     *     host-accessible (use {@link #foreign(long, long, MemorySpace, String, Runnable)})
+     */
+    public static Buffer foreign(MemorySegment segment, MemorySpace space, String owner, Runnable deleter) {
+        Objects.requireNonNull(segment, "segment");
+        Objects.requireNonNull(space, "space");
+        if (!space.hostAccessible()) {
+            throw new IllegalArgumentException(space.describe()
+                    + " is not host-accessible: describe its memory with foreign(address, byteSize, ...)");
+        }
+        if (!segment.isNative()) {
+            throw new IllegalArgumentException("segment of " + segment.byteSize()
+                    + " bytes is on the Java heap; foreign buffers wrap native memory only");
+        }
+        return new HostBuffer(new ForeignLifetime(owner, segment.byteSize(), deleter), space, segment);
+    }
+}

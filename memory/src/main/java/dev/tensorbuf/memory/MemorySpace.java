@@ -1,0 +1,224 @@
+package dev.tensorbuf.memory;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Where a buffer's bytes live: XLA's memory space id {@code S(n)}, what kind of memory that is,
+ * which device it belongs to, whether Java code may touch the bytes, and how DLPack names it.
+ *
+ * <p>XLA ids: {@code S(0)} is the device's default memory (HBM) and is what a layout without any
+ * {@code S(n)} means; {@code S(1)} is on-device fast memory (VMEM on TPU); {@code S(5)} is host
+ * memory. Any other non-negative id is accepted as kind {@link Kind#OTHER}.
+ *
+ * <p><b>Host buffers and {@code S(0)}.</b> A plain host allocation (an arena or a pool) is
+ * {@link #HOST}, which XLA spells {@code S(5)}, never {@code S(0)}: in XLA text the absence of
+ * {@code S(n)} means device memory, so a host buffer printed as an XLA layout always carries
+ * {@code S(5)}. Reading an XLA shape without {@code S(n)} into a host buffer therefore describes a
+ * copy of device data on the host; the buffer's own space, not the layout's, says where the bytes
+ * are. Layout printers omit {@code S(0)} (see {@link #isXlaDefault()}); {@link #toXlaText()}
+ * always spells the id.
+ *
+ * <p>An XLA id alone does not say everything: {@link #PINNED_HOST} is also {@code S(5)}, so
+ * {@code parse(PINNED_HOST.toXlaText())} gives {@link #HOST} (same id, default kind for the id).
+ *
+ * {@snippet :
+ * MemorySpace fast = MemorySpace.parse("S(1)");
+ * fast.kind();              // Kind.DEVICE_FAST
+ * fast.hostAccessible();    // false
+ * fast.toXlaText();         // "S(1)"
+ * MemorySpace.HOST.toXlaText();               // "S(5)"
+ * MemorySpace.PINNED_HOST.dlpackDevice();     // Optional[CUDA_HOST], code 3
+ * MemorySpace.parse("S(7)").kind();           // Kind.OTHER
+ * }
+ *
+ * @param xlaId XLA's memory space id, {@code >= 0}
+ * @param kind what kind of memory this is
+ * @param deviceOrdinal which device of its kind, {@code >= 0} (0 for host memory)
+ * @param hostAccessible whether Java code may read and write the bytes through a
+ *     {@link java.lang.foreign.MemorySegment}; always true for {@link Kind#HOST} and
+ *     {@link Kind#PINNED_HOST}, always false for {@link Kind#DEVICE} and {@link Kind#DEVICE_FAST}
+ * @param dlpackDevice DLPack's device type for this memory, empty where DLPack has none
+ *     (on-device fast memory cannot be exported through DLPack)
+ */
+public record MemorySpace(
+        long xlaId, Kind kind, int deviceOrdinal, boolean hostAccessible, Optional<DLDeviceType> dlpackDevice) {
+
+    /** XLA's id of the device default memory, {@code S(0)}. */
+    public static final long XLA_DEFAULT_ID = 0;
+    /** XLA's id of the generic on-device fast memory, {@code S(1)}. */
+    public static final long XLA_FAST_ID = 1;
+    /** XLA's id of host memory, {@code S(5)}. */
+    public static final long XLA_HOST_ID = 5;
+
+    /** Ordinary host memory: {@code S(5)}, kDLCPU. Every arena and pool allocates here. */
+    public static final MemorySpace HOST =
+            new MemorySpace(XLA_HOST_ID, Kind.HOST, 0, true, Optional.of(DLDeviceType.CPU));
+    /** Page-locked host memory a device can DMA from: {@code S(5)}, kDLCUDAHost. */
+    public static final MemorySpace PINNED_HOST =
+            new MemorySpace(XLA_HOST_ID, Kind.PINNED_HOST, 0, true, Optional.of(DLDeviceType.CUDA_HOST));
+    /** Device default memory (HBM) of device 0: {@code S(0)}, kDLCUDA. */
+    public static final MemorySpace DEVICE =
+            new MemorySpace(XLA_DEFAULT_ID, Kind.DEVICE, 0, false, Optional.of(DLDeviceType.CUDA));
+    /** On-device fast memory (VMEM on TPU) of device 0: {@code S(1)}, no DLPack device type. */
+    public static final MemorySpace DEVICE_FAST =
+            new MemorySpace(XLA_FAST_ID, Kind.DEVICE_FAST, 0, false, Optional.empty());
+
+    /** The kinds of memory a buffer can live in. */
+    public enum Kind {
+        /** Ordinary pageable host memory. */
+        HOST("host memory"),
+        /** Page-locked host memory, registered with a device for DMA. */
+        PINNED_HOST("pinned host memory"),
+        /** A device's default memory, HBM on accelerators. */
+        DEVICE("device memory (HBM)"),
+        /** A device's small fast memory, VMEM on TPU. */
+        DEVICE_FAST("on-device fast memory (VMEM)"),
+        /** Any other XLA memory space id. */
+        OTHER("memory of kind OTHER");
+
+        private final String description;
+
+        Kind(String description) {
+            this.description = description;
+        }
+
+        /** {@return a short description, e.g. {@code "device memory (HBM)"}} */
+        public String description() {
+            return description;
+        }
+    }
+
+    /**
+     * Checks the invariants.
+     *
+     * @throws IllegalArgumentException if {@code xlaId} or {@code deviceOrdinal} is negative, or
+     *     {@code hostAccessible} contradicts the kind
+     */
+    public MemorySpace {
+        Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(dlpackDevice, "dlpackDevice");
+        if (xlaId < 0) {
+            throw new IllegalArgumentException("memory space id " + xlaId + " must be >= 0");
+        }
+        if (deviceOrdinal < 0) {
+            throw new IllegalArgumentException("device ordinal " + deviceOrdinal + " must be >= 0");
+        }
+        boolean required = switch (kind) {
+            case HOST, PINNED_HOST -> true;
+            case DEVICE, DEVICE_FAST -> false;
+            case OTHER -> hostAccessible;
+        };
+        if (hostAccessible != required) {
+            throw new IllegalArgumentException(
+                    kind + " memory must have hostAccessible=" + required + ", got " + hostAccessible);
+        }
+    }
+
+    /**
+     * {@return the default space for an XLA id: 0 is {@link #DEVICE}, 1 {@link #DEVICE_FAST},
+     * 5 {@link #HOST}, anything else kind {@link Kind#OTHER} (not host-accessible, no DLPack type)}
+     *
+     * @param xlaId the {@code n} of {@code S(n)}
+     * @throws IllegalArgumentException if {@code xlaId < 0}
+     */
+    public static MemorySpace ofXlaId(long xlaId) {
+        if (xlaId == XLA_DEFAULT_ID) {
+            return DEVICE;
+        } else if (xlaId == XLA_FAST_ID) {
+            return DEVICE_FAST;
+        } else if (xlaId == XLA_HOST_ID) {
+            return HOST;
+        }
+        return new MemorySpace(xlaId, Kind.OTHER, 0, false, Optional.empty());
+    }
+
+    /**
+     * {@return device memory (HBM, {@code S(0)}) of the given DLPack device type and ordinal}
+     *
+     * @param type the device's DLPack type, e.g. {@link DLDeviceType#ROCM}
+     * @param ordinal which device of that type
+     * @throws IllegalArgumentException if {@code ordinal < 0}
+     */
+    public static MemorySpace device(DLDeviceType type, int ordinal) {
+        return new MemorySpace(XLA_DEFAULT_ID, Kind.DEVICE, ordinal, false, Optional.of(type));
+    }
+
+    /**
+     * {@return this space on another device of the same kind}
+     *
+     * @param ordinal which device
+     * @throws IllegalArgumentException if {@code ordinal < 0}
+     */
+    public MemorySpace withDeviceOrdinal(int ordinal) {
+        return new MemorySpace(xlaId, kind, ordinal, hostAccessible, dlpackDevice);
+    }
+
+    /**
+     * Reads XLA's memory space text, exactly {@code S(} decimal digits {@code )}: no spaces, no
+     * sign, no leading zeros. The result is {@link #ofXlaId(long)} of the id.
+     *
+     * @param text e.g. {@code "S(1)"}
+     * @return the default space for that id
+     * @throws IllegalArgumentException naming the problem, its 0-based position and the text,
+     *     e.g. {@code "expected ')' at position 3 of 'S(1'"}
+     */
+    public static MemorySpace parse(String text) {
+        Objects.requireNonNull(text, "text");
+        if (!text.startsWith("S(")) {
+            throw parseError("expected 'S('", text, 0);
+        }
+        int start = 2;
+        int pos = start;
+        while (pos < text.length() && text.charAt(pos) >= '0' && text.charAt(pos) <= '9') {
+            pos++;
+        }
+        if (pos == start) {
+            throw parseError("expected a digit", text, start);
+        }
+        if (text.charAt(start) == '0' && pos - start > 1) {
+            throw parseError("leading zero in memory space id", text, start);
+        }
+        String digits = text.substring(start, pos);
+        long id;
+        try {
+            id = Long.parseLong(digits);
+        } catch (NumberFormatException e) {
+            throw parseError("memory space id " + digits + " does not fit in 64 bits", text, start);
+        }
+        if (pos == text.length() || text.charAt(pos) != ')') {
+            throw parseError("expected ')'", text, pos);
+        }
+        if (pos + 1 != text.length()) {
+            throw parseError("unexpected text after the memory space", text, pos + 1);
+        }
+        return ofXlaId(id);
+    }
+
+    private static IllegalArgumentException parseError(String problem, String text, int position) {
+        return new IllegalArgumentException(problem + " at position " + position + " of '" + text + "'");
+    }
+
+    /** {@return XLA's text for this space, e.g. {@code "S(1)"}; {@code "S(0)"} for the default too} */
+    public String toXlaText() {
+        return "S(" + xlaId + ")";
+    }
+
+    /** {@return whether this is XLA's default space {@code S(0)}, which layout text leaves out} */
+    public boolean isXlaDefault() {
+        return xlaId == XLA_DEFAULT_ID;
+    }
+
+    /** {@return the id and kind for messages, e.g. {@code "S(0) device memory (HBM)"}} */
+    public String describe() {
+        return toXlaText() + " " + kind.description();
+    }
+
+    /** {@return e.g. {@code "S(0) device memory (HBM), device 0, kDLCUDA"}} */
+    @Override
+    public String toString() {
+        return describe() + ", device " + deviceOrdinal
+                + dlpackDevice.map(t -> ", " + t.cName()).orElse(", no DLPack device type")
+                + (kind == Kind.OTHER && hostAccessible ? ", host-accessible" : "");
+    }
+}

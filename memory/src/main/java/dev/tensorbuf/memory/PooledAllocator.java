@@ -1,0 +1,169 @@
+package dev.tensorbuf.memory;
+
+import dev.tensorbuf.memory.internal.BufferPool;
+import dev.tensorbuf.memory.internal.Errors;
+import java.util.Objects;
+
+/**
+ * An allocator of host memory that keeps the blocks of closed buffers and hands them out again,
+ * with a byte limit, exact accounting ({@link #stats()}) and an optional leak report.
+ *
+ * <p><b>Size classes.</b> Requests are rounded up to a power of two from 64 bytes up to the
+ * largest size class (1 MiB unless set); a block of a class is aligned to its size, at most
+ * 4096 bytes. Larger requests, and alignments above 4096, get an exact-sized block that is freed
+ * on close, never cached. Cached blocks are kept up to {@link Builder#maxCachedBytes(long)};
+ * beyond that a closed buffer's block is freed. Memory is zeroed when a block is first made,
+ * <em>not</em> when it is reused.
+ *
+ * <p><b>Limit.</b> Live bytes (whole blocks) never exceed the byte limit: a request that would
+ * exceed it throws {@link AllocationLimitException} naming the requested, live and limit bytes,
+ * and changes nothing. Cached blocks are freed as needed to keep live plus cached bytes within
+ * the limit.
+ *
+ * <p><b>Closing a buffer</b> returns its block; that {@link Buffer} handle is dead from then on
+ * (every accessor of its memory throws {@link IllegalStateException}), while the memory goes to
+ * the next allocation. A raw segment taken from it before close still reaches that memory and so
+ * aliases later buffers (see {@link Buffer}).
+ *
+ * <p><b>Closing the pool with buffers still open</b> is allowed: it frees all memory, the open
+ * buffers stop working ("...was closed when its pool 'staging' closed"), and a {@link LeakReport}
+ * lists them. {@link #close()} logs a non-empty report as a warning through
+ * {@link System.Logger}; {@link #closeAndReport()} returns it instead. Closing twice does nothing.
+ *
+ * <p><b>Threads.</b> A pool is thread-safe: any thread may allocate, close buffers, read stats or
+ * close the pool. One lock guards the free lists and counters, held for a few field updates;
+ * blocks are made and freed outside it. Stats are a consistent snapshot.
+ *
+ * {@snippet :
+ * try (PooledAllocator pool = PooledAllocator.builder()
+ *         .name("staging")
+ *         .byteLimit(64 << 20)
+ *         .build()) {
+ *     try (Buffer a = pool.allocate(4096)) {
+ *         a.segment().fill((byte) 1);
+ *     }
+ *     try (Buffer b = pool.allocate(4000)) { // same 4096-byte block, not zeroed again
+ *         b.segment().get(ValueLayout.JAVA_BYTE, 0); // 1
+ *     }
+ *     pool.stats().reuses();                  // 1
+ *     pool.stats().cachedBytes();             // 4096
+ * }
+ * }
+ */
+public interface PooledAllocator extends Allocator {
+
+    /** {@return a builder with the defaults: no limit, classes up to 1 MiB, 64 MiB cached, no tracking} */
+    static Builder builder() {
+        return new Builder();
+    }
+
+    /** {@return the pool's name, used in messages, stats and reports} */
+    String name();
+
+    /** {@return a consistent snapshot of the accounting} */
+    PoolStats stats();
+
+    /** {@return the buffers open now, with allocation sites when tracking leaks} */
+    LeakReport leakReport();
+
+    /**
+     * Closes the pool and returns the buffers that were still open; nothing is logged. A closed
+     * pool returns an empty report.
+     *
+     * @return what was open at close
+     */
+    LeakReport closeAndReport();
+
+    /** Closes the pool, logging a warning with the leak report when buffers were still open. */
+    @Override
+    void close();
+
+    /** Settings of a new pool; every setter checks its value. Not thread-safe. */
+    final class Builder {
+        private String name = "pool";
+        private long byteLimit = Long.MAX_VALUE;
+        private long largestSizeClass = 1 << 20;
+        private long maxCachedBytes = 64L << 20;
+        private long defaultAlignment = DEFAULT_ALIGNMENT;
+        private boolean trackLeaks;
+
+        private Builder() {}
+
+        /**
+         * {@return this builder}
+         *
+         * @param name the pool's name in messages
+         */
+        public Builder name(String name) {
+            this.name = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        /**
+         * {@return this builder}
+         *
+         * @param byteLimit the most bytes (whole blocks) open buffers may hold, {@code > 0}
+         */
+        public Builder byteLimit(long byteLimit) {
+            if (byteLimit <= 0) {
+                throw new IllegalArgumentException("byteLimit " + byteLimit + " must be > 0");
+            }
+            this.byteLimit = byteLimit;
+            return this;
+        }
+
+        /**
+         * {@return this builder}
+         *
+         * @param bytes the largest size class, a power of two from 64 to 2^40; larger requests get
+         *     exact-sized blocks that are never cached
+         */
+        public Builder largestSizeClass(long bytes) {
+            Errors.checkAlignment(bytes); // the same power-of-two check and message
+            if (bytes < 64 || bytes > 1L << 40) {
+                throw new IllegalArgumentException("largestSizeClass " + bytes + " must be in [64, 2^40]");
+            }
+            this.largestSizeClass = bytes;
+            return this;
+        }
+
+        /**
+         * {@return this builder}
+         *
+         * @param bytes the most bytes of closed buffers kept for reuse, {@code >= 0}
+         */
+        public Builder maxCachedBytes(long bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("maxCachedBytes " + bytes + " must be >= 0");
+            }
+            this.maxCachedBytes = bytes;
+            return this;
+        }
+
+        /**
+         * {@return this builder}
+         *
+         * @param alignment the alignment of {@link #allocate(long)}, a power of two
+         */
+        public Builder defaultAlignment(long alignment) {
+            this.defaultAlignment = Errors.checkAlignment(alignment);
+            return this;
+        }
+
+        /**
+         * {@return this builder}
+         *
+         * @param on whether to record each allocation's call site (a stack walk per allocation)
+         *     and each close's, for leak reports and closed-buffer messages
+         */
+        public Builder trackLeaks(boolean on) {
+            this.trackLeaks = on;
+            return this;
+        }
+
+        /** {@return a new open pool with these settings} */
+        public PooledAllocator build() {
+            return new BufferPool(name, byteLimit, largestSizeClass, maxCachedBytes, defaultAlignment, trackLeaks);
+        }
+    }
+}

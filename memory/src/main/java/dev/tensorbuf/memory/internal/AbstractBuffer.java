@@ -1,0 +1,85 @@
+package dev.tensorbuf.memory.internal;
+
+import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.BufferOwner;
+import dev.tensorbuf.memory.MemorySpace;
+
+/** What host and device buffers share: lifetime checks, views, alignment and closing. */
+public abstract sealed class AbstractBuffer implements Buffer permits HostBuffer, DeviceBuffer {
+    final Lifetime lifetime;
+    final MemorySpace space;
+    final boolean root;
+    final boolean readOnly;
+
+    AbstractBuffer(Lifetime lifetime, MemorySpace space, boolean root, boolean readOnly) {
+        this.lifetime = lifetime;
+        this.space = space;
+        this.root = root;
+        this.readOnly = readOnly;
+    }
+
+    @Override
+    public final MemorySpace memorySpace() {
+        return space;
+    }
+
+    @Override
+    public final BufferOwner owner() {
+        return lifetime.owner();
+    }
+
+    @Override
+    public final boolean isAlive() {
+        return lifetime.isAlive();
+    }
+
+    @Override
+    public final boolean isReadOnly() {
+        return readOnly;
+    }
+
+    @Override
+    public final boolean isRoot() {
+        return root;
+    }
+
+    @Override
+    public final boolean isAligned(long alignment) {
+        Errors.checkAlignment(alignment);
+        return (address() & (alignment - 1)) == 0;
+    }
+
+    @Override
+    public final Buffer slice(long offset, long length) {
+        lifetime.checkAlive();
+        long size = byteSize();
+        if (offset < 0 || length < 0 || offset > size - length) {
+            throw Errors.sliceOutOfBounds(offset, length, size);
+        }
+        return view(offset, length, readOnly);
+    }
+
+    @Override
+    public final Buffer asReadOnly() {
+        lifetime.checkAlive();
+        return view(0, byteSize(), true);
+    }
+
+    /** {@return a non-root view of {@code [offset, offset + length)}, bounds already checked} */
+    abstract Buffer view(long offset, long length, boolean readOnly);
+
+    @Override
+    public final void close() {
+        if (!root) {
+            throw Errors.viewNotClosable(lifetime);
+        }
+        lifetime.close();
+    }
+
+    @Override
+    public final String toString() {
+        return (root ? "Buffer[" : readOnly ? "Buffer view (read-only)[" : "Buffer view[")
+                + byteSize() + " bytes in " + space.describe() + " from " + owner()
+                + (isAlive() ? ", alive]" : ", closed]");
+    }
+}

@@ -1,0 +1,70 @@
+package dev.tensorbuf.memory.internal;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.BufferOwner;
+import dev.tensorbuf.memory.MemorySpace;
+import java.lang.foreign.Arena;
+
+/**
+ * An allocator over one FFM arena. Closing a buffer only ends its handle: an arena frees its
+ * memory all at once, when the allocator closes.
+ */
+public final class ArenaAllocator implements Allocator {
+    private final Arena arena;
+    private final BufferOwner.Arena owner;
+    private final long defaultAlignment;
+    private final Scope scope = new Scope();
+
+    /** @param shared whether to use {@link Arena#ofShared()} rather than {@link Arena#ofConfined()} */
+    public ArenaAllocator(boolean shared, long defaultAlignment) {
+        this.defaultAlignment = Errors.checkAlignment(defaultAlignment);
+        this.arena = shared ? Arena.ofShared() : Arena.ofConfined();
+        this.owner = new BufferOwner.Arena(shared);
+    }
+
+    @Override
+    public MemorySpace memorySpace() {
+        return MemorySpace.HOST;
+    }
+
+    @Override
+    public long defaultAlignment() {
+        return defaultAlignment;
+    }
+
+    @Override
+    public Buffer allocate(long byteSize, long alignment) {
+        Errors.checkByteSize(byteSize);
+        Errors.checkAlignment(alignment);
+        if (!scope.isOpen()) {
+            throw Errors.allocatorClosed(owner.toString());
+        }
+        var lifetime = new Lifetime(owner, scope, byteSize) {
+            @Override
+            protected void release() {
+                // The arena frees everything at once when the allocator closes.
+            }
+        };
+        return new HostBuffer(lifetime, MemorySpace.HOST, arena.allocate(byteSize, alignment));
+    }
+
+    @Override
+    public boolean isOpen() {
+        return scope.isOpen();
+    }
+
+    @Override
+    public void close() {
+        if (!scope.isOpen()) {
+            return;
+        }
+        arena.close(); // first: a confined arena closed from the wrong thread throws and stays open
+        scope.close();
+    }
+
+    @Override
+    public String toString() {
+        return owner + " allocator (default alignment " + defaultAlignment + ", " + (isOpen() ? "open)" : "closed)");
+    }
+}

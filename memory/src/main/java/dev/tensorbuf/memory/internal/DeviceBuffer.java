@@ -1,0 +1,46 @@
+package dev.tensorbuf.memory.internal;
+
+import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemorySpace;
+import java.lang.foreign.MemorySegment;
+
+/** A buffer in memory Java cannot touch: an address, a size and a lifetime, nothing more. */
+public final class DeviceBuffer extends AbstractBuffer {
+    private final long address;
+    private final long byteSize;
+
+    /** A root buffer of {@code byteSize} bytes at {@code address} in a non-host-accessible space. */
+    public DeviceBuffer(Lifetime lifetime, MemorySpace space, long address, long byteSize) {
+        this(lifetime, space, address, byteSize, true, false);
+    }
+
+    private DeviceBuffer(
+            Lifetime lifetime, MemorySpace space, long address, long byteSize, boolean root, boolean readOnly) {
+        super(lifetime, space, root, readOnly);
+        assert !space.hostAccessible() : space;
+        this.address = address;
+        this.byteSize = byteSize;
+    }
+
+    @Override
+    public long byteSize() {
+        return byteSize;
+    }
+
+    @Override
+    public MemorySegment segment() {
+        lifetime.checkAlive();
+        throw Errors.notHostAccessible(space);
+    }
+
+    @Override
+    public long address() {
+        lifetime.checkAlive();
+        return address;
+    }
+
+    @Override
+    Buffer view(long offset, long length, boolean readOnly) {
+        return new DeviceBuffer(lifetime, space, address + offset, length, false, readOnly);
+    }
+}

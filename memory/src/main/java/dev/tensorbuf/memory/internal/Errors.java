@@ -1,0 +1,53 @@
+package dev.tensorbuf.memory.internal;
+
+import dev.tensorbuf.memory.MemorySpace;
+import org.agrona.BitUtil;
+
+/** The module's error messages, in one place so they read alike. */
+public final class Errors {
+    private Errors() {}
+
+    /** {@return {@code alignment}, checked to be a power of two} */
+    public static long checkAlignment(long alignment) {
+        if (alignment <= 0 || !BitUtil.isPowerOfTwo(alignment)) {
+            throw new IllegalArgumentException("alignment " + alignment + " is not a power of two");
+        }
+        return alignment;
+    }
+
+    /** {@return {@code byteSize}, checked to be non-negative} */
+    public static long checkByteSize(long byteSize) {
+        if (byteSize < 0) {
+            throw new IllegalArgumentException("byteSize " + byteSize + " must be >= 0");
+        }
+        return byteSize;
+    }
+
+    static IllegalStateException closed(Lifetime lifetime) {
+        String closedAt = lifetime.closedAt();
+        if (lifetime.isClosedItself()) {
+            return new IllegalStateException(lifetime.describe() + " was closed"
+                    + (closedAt == null ? "" : " at " + closedAt));
+        }
+        return new IllegalStateException(lifetime.describe() + " was closed when its " + lifetime.owner() + " closed");
+    }
+
+    static UnsupportedOperationException notHostAccessible(MemorySpace space) {
+        return new UnsupportedOperationException("buffer in " + space.describe()
+                + " is not host-accessible; copy it to a host buffer first");
+    }
+
+    static IndexOutOfBoundsException sliceOutOfBounds(long offset, long length, long byteSize) {
+        return new IndexOutOfBoundsException("slice of " + length + " bytes at offset " + offset
+                + " out of bounds [0, " + byteSize + ") of a buffer of " + byteSize + " bytes");
+    }
+
+    static UnsupportedOperationException viewNotClosable(Lifetime lifetime) {
+        return new UnsupportedOperationException("a slice or read-only view of " + lifetime.describe()
+                + " does not own its memory; close the buffer it was made from");
+    }
+
+    static IllegalStateException allocatorClosed(String allocator) {
+        return new IllegalStateException(allocator + " is closed");
+    }
+}

@@ -1,0 +1,46 @@
+package dev.tensorbuf.memory.internal;
+
+import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemorySpace;
+import java.lang.foreign.MemorySegment;
+
+/** A buffer whose bytes Java may touch, over a native segment of exactly its size. */
+public final class HostBuffer extends AbstractBuffer {
+    private final MemorySegment segment;
+
+    /**
+     * A root buffer.
+     *
+     * @param segment the bytes, exactly the buffer's size; never exposed after the lifetime ends
+     */
+    public HostBuffer(Lifetime lifetime, MemorySpace space, MemorySegment segment) {
+        this(lifetime, space, segment, true, false);
+    }
+
+    private HostBuffer(Lifetime lifetime, MemorySpace space, MemorySegment segment, boolean root, boolean readOnly) {
+        super(lifetime, space, root, readOnly);
+        this.segment = readOnly ? segment.asReadOnly() : segment;
+    }
+
+    @Override
+    public long byteSize() {
+        return segment.byteSize();
+    }
+
+    @Override
+    public MemorySegment segment() {
+        lifetime.checkAlive();
+        return segment;
+    }
+
+    @Override
+    public long address() {
+        lifetime.checkAlive();
+        return segment.address();
+    }
+
+    @Override
+    Buffer view(long offset, long length, boolean readOnly) {
+        return new HostBuffer(lifetime, space, segment.asSlice(offset, length), false, readOnly);
+    }
+}

@@ -1,0 +1,30 @@
+package dev.tensorbuf.memory.internal;
+
+import java.util.List;
+
+/** The life of one pooled buffer: closing returns its block to the pool. */
+final class PooledLifetime extends Lifetime {
+    final BufferPool pool;
+    final Block block;
+    final long id;
+    /** Where it was allocated, innermost first; empty unless the pool tracks leaks. */
+    final List<StackTraceElement> allocationSite;
+
+    PooledLifetime(BufferPool pool, Block block, long id, long byteSize, List<StackTraceElement> allocationSite) {
+        super(pool.owner(), pool.scope(), byteSize);
+        this.pool = pool;
+        this.block = block;
+        this.id = id;
+        this.allocationSite = allocationSite;
+    }
+
+    @Override
+    protected String closeSite() {
+        return pool.tracksLeaks() ? CallSites.caller() : null;
+    }
+
+    @Override
+    protected void release() {
+        pool.release(this);
+    }
+}

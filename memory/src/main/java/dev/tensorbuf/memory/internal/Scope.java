@@ -1,0 +1,25 @@
+package dev.tensorbuf.memory.internal;
+
+/**
+ * Whether an allocator is still open. Every buffer it made checks it, so closing an allocator
+ * stops all of them at once without visiting each.
+ */
+public final class Scope {
+    /** The scope of foreign buffers: only the buffer itself can end. */
+    public static final Scope FOREVER = new Scope();
+
+    private volatile boolean open = true;
+
+    /** {@return whether the allocator is open} */
+    public boolean isOpen() {
+        return open;
+    }
+
+    /** Marks the allocator closed; every buffer of it stops working. */
+    public void close() {
+        if (this == FOREVER) {
+            throw new AssertionError("FOREVER never closes");
+        }
+        open = false;
+    }
+}

@@ -1,0 +1,132 @@
+package dev.tensorbuf.memory;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class AllocatorsTest {
+
+    @Test
+    void exampleFromJavadoc() {
+        try (Allocator allocator = Allocators.confined(128)) {
+            Buffer buffer = allocator.allocate(1000);
+            assertTrue(buffer.isAligned(128));
+            assertEquals(1000, buffer.byteSize());
+            assertEquals(new BufferOwner.Arena(false), buffer.owner());
+            assertEquals("confined arena", buffer.owner().toString());
+        }
+        Expect.throwsWith(IllegalArgumentException.class, "alignment 48 is not a power of two",
+                () -> Allocators.confined(48));
+    }
+
+    @Test
+    void allocatorExampleFromJavadoc() { // the snippet of Allocator
+        try (Allocator allocator = Allocators.shared()) {
+            Buffer page = allocator.allocate(8192, 4096);
+            assertTrue(page.isAligned(4096));
+            assertEquals(64, allocator.defaultAlignment());
+            assertTrue(allocator.allocate(100).isAligned(64));
+        }
+    }
+
+    static Stream<Arguments> allocators() {
+        return Stream.of(
+                Arguments.of("confined", (Supplier<Allocator>) Allocators::confined),
+                Arguments.of("shared", (Supplier<Allocator>) Allocators::shared),
+                Arguments.of("pool", (Supplier<Allocator>) () -> PooledAllocator.builder().name("aligned").build()));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("allocators")
+    void everyPowerOfTwoAlignmentUpTo64KiBIsHonoured(String name, Supplier<Allocator> factory) {
+        try (Allocator allocator = factory.get()) {
+            for (int shift = 0; shift <= 16; shift++) {
+                long alignment = 1L << shift;
+                for (long size : new long[] {1, 24, alignment, 3 * alignment + 1, 5000}) {
+                    Buffer buffer = allocator.allocate(size, alignment);
+                    assertEquals(size, buffer.byteSize());
+                    assertTrue(buffer.isAligned(alignment), () -> name + " " + size + " bytes at " + alignment
+                            + " gave address " + Long.toHexString(buffer.address()));
+                    assertEquals(0, buffer.address() % alignment);
+                    buffer.close();
+                }
+            }
+            Buffer byDefault = allocator.allocate(3);
+            assertTrue(byDefault.isAligned(64), name);
+            byDefault.close();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("allocators")
+    void nonPowerOfTwoAlignmentsAndNegativeSizesAreRejectedByValue(String name, Supplier<Allocator> factory) {
+        try (Allocator allocator = factory.get()) {
+            for (long alignment : new long[] {0, -8, 3, 48, 100, 4095}) {
+                Expect.throwsWith(IllegalArgumentException.class, "alignment " + alignment + " is not a power of two",
+                        () -> allocator.allocate(64, alignment));
+            }
+            Expect.throwsWith(IllegalArgumentException.class, "byteSize -1 must be >= 0", () -> allocator.allocate(-1));
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("allocators")
+    void closedAllocatorRefusesToAllocateAndClosingTwiceDoesNothing(String name, Supplier<Allocator> factory) {
+        Allocator allocator = factory.get();
+        assertTrue(allocator.isOpen());
+        allocator.close();
+        allocator.close();
+        assertFalse(allocator.isOpen());
+        Expect.throwsWith(IllegalStateException.class, "is closed", () -> allocator.allocate(8));
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void arenaMemoryIsZeroed(boolean shared) {
+        try (Allocator allocator = shared ? Allocators.shared() : Allocators.confined()) {
+            Buffer buffer = allocator.allocate(4096);
+            for (long i = 0; i < 4096; i += 8) {
+                assertEquals(0, buffer.segment().get(ValueLayout.JAVA_LONG, i));
+            }
+            assertEquals(MemorySpace.HOST, allocator.memorySpace());
+        }
+    }
+
+    @Test
+    void confinedAllocatorRefusesOtherThreadsAndSurvivesAWrongThreadClose() throws Exception {
+        try (Allocator confined = Allocators.confined()) {
+            Buffer buffer = confined.allocate(64);
+            var access = CompletableFuture.runAsync(() -> buffer.segment().get(ValueLayout.JAVA_BYTE, 0));
+            var accessError = assertThrows(ExecutionException.class, access::get);
+            assertInstanceOf(WrongThreadException.class, accessError.getCause());
+            var close = CompletableFuture.runAsync(confined::close);
+            var closeError = assertThrows(ExecutionException.class, close::get);
+            assertInstanceOf(WrongThreadException.class, closeError.getCause());
+            assertTrue(confined.isOpen());
+            assertTrue(buffer.isAlive());
+        }
+    }
+
+    @Test
+    void sharedAllocatorServesOtherThreads() throws Exception {
+        try (Allocator shared = Allocators.shared()) {
+            Buffer buffer = CompletableFuture.supplyAsync(() -> shared.allocate(64)).get();
+            buffer.segment().set(ValueLayout.JAVA_LONG, 0, 99L);
+            long read = CompletableFuture.supplyAsync(() -> buffer.segment().get(ValueLayout.JAVA_LONG, 0)).get();
+            assertEquals(99L, read);
+        }
+    }
+}

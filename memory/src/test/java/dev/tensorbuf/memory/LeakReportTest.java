@@ -1,0 +1,51 @@
+package dev.tensorbuf.memory;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class LeakReportTest {
+
+    private static Buffer load(PooledAllocator pool) {
+        return pool.allocate(4096);
+    }
+
+    @Test
+    void exampleFromJavadoc() {
+        PooledAllocator pool = PooledAllocator.builder().name("staging").trackLeaks(true).build();
+        Buffer forgotten = load(pool);
+        LeakReport report = pool.closeAndReport();
+        assertEquals("load", report.leaks().getFirst().allocationSite().getFirst().getMethodName());
+        assertTrue(report.toString().startsWith("""
+                pool 'staging': 1 buffer still open (4096 bytes)
+                  buffer #1 of 4096 bytes, allocated at
+                    dev.tensorbuf.memory.LeakReportTest.load(LeakReportTest.java:"""), report.toString());
+        assertTrue(report.toString().contains("\n    dev.tensorbuf.memory.LeakReportTest.exampleFromJavadoc("));
+        assertTrue(!forgotten.isAlive());
+    }
+
+    @Test
+    void emptyReportSaysSo() {
+        var report = new LeakReport("idle", List.of());
+        assertTrue(report.isEmpty());
+        assertEquals("pool 'idle': no buffers open", report.toString());
+        try (PooledAllocator pool = PooledAllocator.builder().name("idle").build()) {
+            assertEquals(report, pool.leakReport());
+        }
+    }
+
+    @Test
+    void leakReportWhileOpenListsCurrentBuffersInAllocationOrder() {
+        try (PooledAllocator pool = PooledAllocator.builder().build()) {
+            Buffer a = pool.allocate(1);
+            Buffer b = pool.allocate(2);
+            Buffer c = pool.allocate(3);
+            b.close();
+            assertEquals(List.of(1L, 3L), pool.leakReport().leaks().stream().map(LeakReport.Leak::id).toList());
+            a.close();
+            c.close();
+        }
+    }
+}

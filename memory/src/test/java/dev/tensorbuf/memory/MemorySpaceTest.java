@@ -1,0 +1,114 @@
+package dev.tensorbuf.memory;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.memory.MemorySpace.Kind;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class MemorySpaceTest {
+
+    @Test
+    void exampleFromJavadoc() {
+        MemorySpace fast = MemorySpace.parse("S(1)");
+        assertEquals(Kind.DEVICE_FAST, fast.kind());
+        assertFalse(fast.hostAccessible());
+        assertEquals("S(1)", fast.toXlaText());
+        assertEquals("S(5)", MemorySpace.HOST.toXlaText());
+        assertEquals(Optional.of(DLDeviceType.CUDA_HOST), MemorySpace.PINNED_HOST.dlpackDevice());
+        assertEquals(3, MemorySpace.PINNED_HOST.dlpackDevice().orElseThrow().code());
+        assertEquals(Kind.OTHER, MemorySpace.parse("S(7)").kind());
+    }
+
+    @Test
+    void namedSpacesHaveXlaIdsKindsAndDlpackTypes() {
+        assertEquals(new MemorySpace(5, Kind.HOST, 0, true, Optional.of(DLDeviceType.CPU)), MemorySpace.HOST);
+        assertEquals(new MemorySpace(5, Kind.PINNED_HOST, 0, true, Optional.of(DLDeviceType.CUDA_HOST)),
+                MemorySpace.PINNED_HOST);
+        assertEquals(new MemorySpace(0, Kind.DEVICE, 0, false, Optional.of(DLDeviceType.CUDA)), MemorySpace.DEVICE);
+        assertEquals(new MemorySpace(1, Kind.DEVICE_FAST, 0, false, Optional.empty()), MemorySpace.DEVICE_FAST);
+        assertTrue(MemorySpace.DEVICE.isXlaDefault());
+        assertFalse(MemorySpace.HOST.isXlaDefault());
+    }
+
+    @Test
+    void parseGivesTheDefaultSpaceOfEachId() {
+        assertSame(MemorySpace.DEVICE, MemorySpace.parse("S(0)"));
+        assertSame(MemorySpace.DEVICE_FAST, MemorySpace.parse("S(1)"));
+        assertSame(MemorySpace.HOST, MemorySpace.parse("S(5)"));
+        MemorySpace other = MemorySpace.parse("S(3)");
+        assertEquals(new MemorySpace(3, Kind.OTHER, 0, false, Optional.empty()), other);
+        assertEquals(Long.MAX_VALUE, MemorySpace.parse("S(9223372036854775807)").xlaId());
+    }
+
+    @ParameterizedTest
+    @CsvSource({"0", "1", "2", "5", "17", "123456789"})
+    void printThenParseKeepsTheId(long id) {
+        MemorySpace space = MemorySpace.ofXlaId(id);
+        assertEquals("S(" + id + ")", space.toXlaText());
+        assertEquals(space, MemorySpace.parse(space.toXlaText()));
+    }
+
+    @Test
+    void pinnedHostReadsBackAsHostBecauseXlaHasOneHostId() {
+        assertSame(MemorySpace.HOST, MemorySpace.parse(MemorySpace.PINNED_HOST.toXlaText()));
+    }
+
+    @ParameterizedTest(name = "''{0}'' -> {1}")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
+        "\"\"                       | expected 'S(' at position 0 of ''",
+        "S                          | expected 'S(' at position 0 of 'S'",
+        "s(1)                       | expected 'S(' at position 0 of 's(1)'",
+        "\" S(1)\"                  | expected 'S(' at position 0 of ' S(1)'",
+        "S(                         | expected a digit at position 2 of 'S('",
+        "S()                        | expected a digit at position 2 of 'S()'",
+        "S(-1)                      | expected a digit at position 2 of 'S(-1)'",
+        "S(+1)                      | expected a digit at position 2 of 'S(+1)'",
+        "\"S( 1)\"                  | expected a digit at position 2 of 'S( 1)'",
+        "S(1                        | expected ')' at position 3 of 'S(1'",
+        "\"S(1 )\"                  | expected ')' at position 3 of 'S(1 )'",
+        "S(1x)                      | expected ')' at position 3 of 'S(1x)'",
+        "S(1))                      | unexpected text after the memory space at position 4 of 'S(1))'",
+        "S(1)S(2)                   | unexpected text after the memory space at position 4 of 'S(1)S(2)'",
+        "S(01)                      | leading zero in memory space id at position 2 of 'S(01)'",
+        "S(9223372036854775808)     | memory space id 9223372036854775808 does not fit in 64 bits at position 2",
+    })
+    void parseRejectsMalformedTextNamingPosition(String text, String message) {
+        Expect.throwsWith(IllegalArgumentException.class, message, () -> MemorySpace.parse(text));
+    }
+
+    @Test
+    void constructorRejectsContradictions() {
+        Expect.throwsWith(IllegalArgumentException.class, "memory space id -1 must be >= 0",
+                () -> MemorySpace.ofXlaId(-1));
+        Expect.throwsWith(IllegalArgumentException.class, "device ordinal -2 must be >= 0",
+                () -> MemorySpace.DEVICE.withDeviceOrdinal(-2));
+        Expect.throwsWith(IllegalArgumentException.class, "DEVICE memory must have hostAccessible=false, got true",
+                () -> new MemorySpace(0, Kind.DEVICE, 0, true, Optional.empty()));
+        Expect.throwsWith(IllegalArgumentException.class, "HOST memory must have hostAccessible=true, got false",
+                () -> new MemorySpace(5, Kind.HOST, 0, false, Optional.empty()));
+    }
+
+    @Test
+    void otherKindMayBeHostAccessibleLikeCudaManagedMemory() {
+        var managed = new MemorySpace(2, Kind.OTHER, 1, true, Optional.of(DLDeviceType.CUDA_MANAGED));
+        assertTrue(managed.hostAccessible());
+        assertEquals("S(2) memory of kind OTHER, device 1, kDLCUDAManaged, host-accessible", managed.toString());
+    }
+
+    @Test
+    void devicesOfOtherOrdinalsAndTypes() {
+        MemorySpace rocm1 = MemorySpace.device(DLDeviceType.ROCM, 1);
+        assertEquals(0, rocm1.xlaId());
+        assertEquals(1, rocm1.deviceOrdinal());
+        assertEquals("S(0) device memory (HBM), device 1, kDLROCM", rocm1.toString());
+        assertEquals(3, MemorySpace.DEVICE_FAST.withDeviceOrdinal(3).deviceOrdinal());
+        assertEquals("S(1) on-device fast memory (VMEM), device 0, no DLPack device type",
+                MemorySpace.DEVICE_FAST.toString());
+    }
+}
