@@ -2,4 +2,8 @@
 module dev.tensorbuf.ops {
     requires transitive dev.tensorbuf.memory;
     requires transitive dev.tensorbuf.views;
+    // Only the Vector* copy kernels use it; without the module the scalar kernels run.
+    requires static jdk.incubator.vector;
+
+    exports dev.tensorbuf.ops.copy;
 }
