@@ -26,17 +26,20 @@ import dev.tensorbuf.views.StridedLayout;
  * }
  */
 public final class CopyEngine {
-    private static final CopyEngine DEFAULT = new CopyEngine(Runtime.getRuntime().availableProcessors(), true);
+    private static final CopyEngine DEFAULT = of(Runtime.getRuntime().availableProcessors());
 
     private final CopyExecutor executor;
     private final int parallelism;
 
-    private CopyEngine(int parallelism, boolean vector) {
+    private CopyEngine(int parallelism, boolean vector, long thresholdBytes) {
         if (parallelism < 1) {
             throw new IllegalArgumentException("parallelism must be >= 1, got " + parallelism);
         }
+        if (thresholdBytes < 0) {
+            throw new IllegalArgumentException("parallel threshold must be >= 0 bytes, got " + thresholdBytes);
+        }
         this.parallelism = parallelism;
-        this.executor = new CopyExecutor(parallelism, vector);
+        this.executor = new CopyExecutor(parallelism, vector, thresholdBytes);
     }
 
     /** {@return the shared engine: all cores, Vector API kernels where available} */
@@ -50,7 +53,7 @@ public final class CopyEngine {
      * @throws IllegalArgumentException if {@code parallelism < 1}
      */
     public static CopyEngine of(int parallelism) {
-        return new CopyEngine(parallelism, true);
+        return of(parallelism, true);
     }
 
     /**
@@ -60,7 +63,17 @@ public final class CopyEngine {
      * @throws IllegalArgumentException if {@code parallelism < 1}
      */
     public static CopyEngine of(int parallelism, boolean vectorKernels) {
-        return new CopyEngine(parallelism, vectorKernels);
+        return new CopyEngine(parallelism, vectorKernels, CopyExecutor.PARALLEL_THRESHOLD_BYTES);
+    }
+
+    /**
+     * {@return an engine as {@link #of(int, boolean)} that splits steps of at least
+     * {@code parallelThresholdBytes} bytes (read plus written) across its threads}
+     *
+     * @throws IllegalArgumentException if {@code parallelism < 1} or the threshold is negative
+     */
+    public static CopyEngine of(int parallelism, boolean vectorKernels, long parallelThresholdBytes) {
+        return new CopyEngine(parallelism, vectorKernels, parallelThresholdBytes);
     }
 
     /** {@return the threads a large copy uses} */

@@ -26,16 +26,22 @@ public final class CopyExecutor {
     /** Pieces per thread, so a thread slowed by a neighbour's load does not hold up the rest. */
     private static final int PIECES_PER_THREAD = 4;
 
+    /** Never started: a thread other than the caller, to ask whether a segment is confined. */
+    private static final Thread OTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
+
     private final int parallelism;
     private final boolean vector;
+    private final long thresholdBytes;
     private volatile ForkJoinPool pool;
 
     /**
      * @param parallelism threads for large steps, {@code >= 1}
      * @param vector whether to use the Vector API kernels (ignored when the module is absent)
+     * @param thresholdBytes steps moving fewer bytes run on the calling thread
      */
-    public CopyExecutor(int parallelism, boolean vector) {
+    public CopyExecutor(int parallelism, boolean vector, long thresholdBytes) {
         this.parallelism = parallelism;
+        this.thresholdBytes = thresholdBytes;
         this.vector = vector && VectorSupport.AVAILABLE;
     }
 
@@ -86,7 +92,9 @@ public final class CopyExecutor {
 
     private void runParallel(Kernel k, Task t, ElementAccess sa, ElementAccess da, float[] scale, float[] bias) {
         long bytes = t.elements() * (t.srcWidth() + t.dstWidth());
-        if (parallelism == 1 || bytes < PARALLEL_THRESHOLD_BYTES) {
+        // Segments of a confined arena can only be touched by their owner thread.
+        boolean shareable = t.dst().isAccessibleBy(OTHER_THREAD) && (t.src() == null || t.src().isAccessibleBy(OTHER_THREAD));
+        if (parallelism == 1 || bytes < thresholdBytes || !shareable) {
             run(k, t, sa, da, scale, bias);
             return;
         }
