@@ -161,7 +161,7 @@ class CopyKernelTest {
         DType[][] pairs = {{DType.F32, DType.BF16}, {DType.BF16, DType.F32}, {DType.F32, DType.F16},
                 {DType.F16, DType.F32}, {DType.S32, DType.F32}, {DType.F32, DType.S32}, {DType.U8, DType.F32},
                 {DType.S8, DType.S16}, {DType.F64, DType.F32}, {DType.F32, DType.F64}, {DType.BF16, DType.F16},
-                {DType.U16, DType.S64}, {DType.F32, DType.PRED}, {DType.F16, DType.U8}};
+                {DType.U16, DType.S64}, {DType.F32, DType.PRED}, {DType.F16, DType.S8}};
         try (Arena arena = Arena.ofShared()) {
             for (DType[] p : pairs) {
                 long[] d = {3, 17, 5};
