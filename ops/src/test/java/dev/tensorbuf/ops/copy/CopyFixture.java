@@ -43,6 +43,11 @@ final class CopyFixture {
 
     /** Random values: raw bits when no conversion happens, else small finite values every type holds. */
     static void fill(Access a, Random rnd, boolean rawBits) {
+        fill(a, rnd, rawBits, true);
+    }
+
+    /** As {@link #fill(Access, Random, boolean)}; {@code signed} false keeps values non-negative. */
+    static void fill(Access a, Random rnd, boolean rawBits, boolean signed) {
         MemorySegment m = a.segment();
         if (rawBits) {
             for (long i = 0; i < m.byteSize(); i++) {
@@ -54,8 +59,8 @@ final class CopyFixture {
         long slots = m.byteSize() * 8 / e.storageBits();
         for (long i = 0; i < slots; i++) {
             switch (a.dtype().kind()) {
-                case FLOAT -> e.setDouble(m, i, (rnd.nextInt(2000) - 1000) / 8.0);
-                case SIGNED -> e.setLong(m, i, rnd.nextInt(100) - 50);
+                case FLOAT -> e.setDouble(m, i, (rnd.nextInt(2000) - (signed ? 1000 : 0)) / 8.0);
+                case SIGNED -> e.setLong(m, i, rnd.nextInt(100) - (signed ? 50 : 0));
                 case UNSIGNED -> e.setLong(m, i, rnd.nextInt(a.dtype().bitWidth() >= 8 ? 256 : 1 << a.dtype().bitWidth()));
                 case BOOLEAN -> e.setLong(m, i, rnd.nextInt(2));
                 default -> throw new AssertionError(a.dtype());
@@ -66,7 +71,7 @@ final class CopyFixture {
     /** Fills the source, poisons the destination, copies with every engine and compares every byte. */
     static void check(Access src, Access dst, ChannelAffine affine, Random rnd, String what) {
         boolean raw = src.dtype() == dst.dtype() && affine == null;
-        fill(src, rnd, raw);
+        fill(src, rnd, raw, dst.dtype().kind() != DType.Kind.UNSIGNED);
         for (CopyEngine engine : ENGINES) {
             dst.segment().fill((byte) 0x5a);
             MemorySegment expected = Arena.ofAuto().allocate(dst.segment().byteSize());
