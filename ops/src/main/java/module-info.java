@@ -6,4 +6,6 @@ module dev.tensorbuf.ops {
     requires static jdk.incubator.vector;
 
     exports dev.tensorbuf.ops.copy;
+    exports dev.tensorbuf.ops.hlo;
+    exports dev.tensorbuf.ops.indexing;
 }

@@ -33,7 +33,10 @@ public final class Main {
         List<Command> all = List.of(
                 new DemoCommand(),
                 new LayoutCommand(),
-                new StridesCommand());
+                new StridesCommand(),
+                new IndexingCommand(),
+                new SimplifyCommand(),
+                new ComposeCommand());
         for (Command c : all) {
             m.put(c.name(), c);
         }

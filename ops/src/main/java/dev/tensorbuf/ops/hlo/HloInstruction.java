@@ -1,0 +1,154 @@
+package dev.tensorbuf.ops.hlo;
+
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.TupleShape;
+import dev.tensorbuf.views.XlaShape;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One HLO instruction, {@code name = shape opcode(operands), attributes}, as parsed: operands
+ * are names of instructions of the same computation, attributes are typed by their name (see
+ * {@link HloAttribute}), and {@code payload} keeps the text between the parentheses of a
+ * {@code constant} or {@code parameter}.
+ *
+ * {@snippet :
+ * HloInstruction t = HloModule.parse("""
+ *     HloModule m
+ *     ENTRY e {
+ *       p0 = f32[3,12288,6,128] parameter(0)
+ *       ROOT t = f32[3,6,128,12288] transpose(p0), dimensions={0,2,3,1}
+ *     }""").entry().root();
+ * t.opcode();             // "transpose"
+ * t.operands();           // [p0]
+ * t.ints("dimensions");   // [0, 2, 3, 1]
+ * t.arrayShape().dims();  // [3, 6, 128, 12288]
+ * }
+ *
+ * @param name the instruction's name, without {@code %}
+ * @param shape its result shape, with XLA's default layout where none was written
+ * @param opcode the opcode, e.g. {@code "dynamic-slice"}
+ * @param operands operand names in order, without {@code %}
+ * @param attributes attributes by name, in the order written
+ * @param payload text inside the parentheses of {@code constant(...)} and {@code parameter(...)},
+ *     else empty
+ */
+public record HloInstruction(String name, XlaShape shape, String opcode, List<String> operands,
+                             Map<String, HloAttribute> attributes, String payload) {
+
+    public HloInstruction {
+        operands = List.copyOf(operands);
+        attributes = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(attributes));
+    }
+
+    /** {@return the attribute of that name, if written} @param key the attribute name */
+    public Optional<HloAttribute> attribute(String key) {
+        return Optional.ofNullable(attributes.get(key));
+    }
+
+    /**
+     * {@return an integer-list attribute; {@code dimensions={}} is the empty list}
+     *
+     * @param key the attribute name, e.g. {@code "dimensions"}
+     * @throws IllegalArgumentException if missing or not a list of integers
+     */
+    public List<Long> ints(String key) {
+        return switch (require(key)) {
+            case HloAttribute.Ints i -> i.values();
+            case HloAttribute.Int i -> List.of(i.value());
+            default -> throw wrongKind(key, "a list of integers");
+        };
+    }
+
+    /** {@return an integer-list attribute, or the empty list when it is not written} @param key the name */
+    public List<Long> intsOrEmpty(String key) {
+        return attributes.containsKey(key) ? ints(key) : List.of();
+    }
+
+    /**
+     * {@return a single-integer attribute}
+     *
+     * @param key the attribute name, e.g. {@code "index_vector_dim"}
+     * @param fallback the value when the attribute is not written
+     * @throws IllegalArgumentException if written but not one integer
+     */
+    public long intValue(String key, long fallback) {
+        HloAttribute a = attributes.get(key);
+        if (a == null) {
+            return fallback;
+        }
+        if (a instanceof HloAttribute.Int i) {
+            return i.value();
+        }
+        throw wrongKind(key, "one integer");
+    }
+
+    /** {@return the text of an attribute, if written} @param key the attribute name, e.g. {@code "calls"} */
+    public Optional<String> text(String key) {
+        return attribute(key).map(a -> a instanceof HloAttribute.Text t ? t.text() : a.toString());
+    }
+
+    /** {@return the parameter number of a {@code parameter} instruction} */
+    public int parameterNumber() {
+        if (!opcode.equals("parameter")) {
+            throw new IllegalStateException("instruction " + name + " is a " + opcode + ", not a parameter");
+        }
+        return Integer.parseInt(payload.strip());
+    }
+
+    /**
+     * {@return the result as an array shape}
+     *
+     * @throws IllegalArgumentException if the result is a tuple or another non-array shape
+     */
+    public ArrayShape arrayShape() {
+        if (shape instanceof ArrayShape a) {
+            return a;
+        }
+        throw new IllegalArgumentException("instruction " + name + " has shape " + shape + ", not an array");
+    }
+
+    /**
+     * {@return output {@code index} of the result: the element of a tuple result, or the array itself}
+     *
+     * @param index the output number, 0 for a single-output instruction
+     * @throws IndexOutOfBoundsException if there is no such output
+     */
+    public ArrayShape outputShape(int index) {
+        if (shape instanceof TupleShape t) {
+            if (index < 0 || index >= t.elements().size()) {
+                throw new IndexOutOfBoundsException("output " + index + " out of bounds [0, "
+                        + t.elements().size() + ") for " + name + " of shape " + shape);
+            }
+            if (t.elements().get(index) instanceof ArrayShape a) {
+                return a;
+            }
+            throw new IllegalArgumentException("output " + index + " of " + name + " is not an array: " + shape);
+        }
+        if (index != 0) {
+            throw new IndexOutOfBoundsException("output " + index + " out of bounds [0, 1) for " + name
+                    + " of shape " + shape);
+        }
+        return arrayShape();
+    }
+
+    /** {@return the number of outputs: tuple elements, or 1} */
+    public int outputCount() {
+        return shape instanceof TupleShape t ? t.elements().size() : 1;
+    }
+
+    private HloAttribute require(String key) {
+        HloAttribute a = attributes.get(key);
+        if (a == null) {
+            throw new IllegalArgumentException("instruction " + name + " (" + opcode + ") has no attribute "
+                    + key + "; it has " + attributes.keySet());
+        }
+        return a;
+    }
+
+    private IllegalArgumentException wrongKind(String key, String expected) {
+        return new IllegalArgumentException("attribute " + key + " of " + name + " is " + attributes.get(key)
+                + ", expected " + expected);
+    }
+}

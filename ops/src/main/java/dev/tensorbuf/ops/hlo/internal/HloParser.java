@@ -1,0 +1,331 @@
+package dev.tensorbuf.ops.hlo.internal;
+
+import dev.tensorbuf.ops.hlo.HloAttribute;
+import dev.tensorbuf.ops.hlo.HloComputation;
+import dev.tensorbuf.ops.hlo.HloInstruction;
+import dev.tensorbuf.ops.hlo.HloModule;
+import dev.tensorbuf.ops.hlo.HloSyntaxException;
+import dev.tensorbuf.views.TextFormatException;
+import dev.tensorbuf.views.XlaShape;
+import java.text.ParsePosition;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Recursive-descent reader of HLO module text. Tokens may be separated by any whitespace and
+ * comments, as in XLA's lexer; an instruction ends where its attribute list ends, not at a line
+ * end. Shapes are handed to {@link XlaShape#parse(String, ParsePosition)}.
+ */
+public final class HloParser {
+    private final String original;
+    /** The text with comments blanked out, so positions match the original. */
+    private final String text;
+    private int pos;
+
+    private HloParser(String original) {
+        this.original = original;
+        this.text = Scanner.blankComments(original, this::error);
+    }
+
+    /** {@return the module} @param text HLO module text @throws HloSyntaxException at the first problem */
+    public static HloModule parse(String text) {
+        return new HloParser(text).module();
+    }
+
+    private HloModule module() {
+        skipSpace();
+        if (!word().equals("HloModule")) {
+            throw error("expected 'HloModule' at the start of the module", 0);
+        }
+        skipSpace();
+        String name = name("module name");
+        Map<String, String> attributes = new LinkedHashMap<>();
+        skipSpace();
+        while (peek() == ',') {
+            pos++;
+            skipSpace();
+            String key = word();
+            if (key.isEmpty()) {
+                throw error("expected a module attribute name after ','", pos);
+            }
+            expect('=');
+            skipSpace();
+            int start = pos;
+            pos = Scanner.valueEnd(text, pos, this::error);
+            attributes.put(key, text.substring(start, pos).strip());
+            skipSpace();
+        }
+        List<HloComputation> computations = new ArrayList<>();
+        Map<String, Integer> calledAt = new LinkedHashMap<>();
+        while (true) {
+            skipSpace();
+            if (pos >= text.length()) {
+                break;
+            }
+            computations.add(computation(calledAt, computations));
+        }
+        if (computations.isEmpty()) {
+            throw error("expected a computation: the module has none", pos);
+        }
+        long entries = computations.stream().filter(HloComputation::isEntry).count();
+        if (entries > 1) {
+            throw error("the module has " + entries + " ENTRY computations, expected one", text.length());
+        }
+        for (Map.Entry<String, Integer> called : calledAt.entrySet()) {
+            if (computations.stream().noneMatch(c -> c.name().equals(called.getKey()))) {
+                throw error("unknown computation '" + called.getKey() + "'", called.getValue());
+            }
+        }
+        return new HloModule(name, attributes, computations);
+    }
+
+    private HloComputation computation(Map<String, Integer> calledAt, List<HloComputation> before) {
+        int start = pos;
+        boolean entry = false;
+        String first = lookWord();
+        if (first.equals("ENTRY")) {
+            entry = true;
+            pos += first.length();
+            skipSpace();
+        }
+        int nameAt = pos;
+        String name = name("computation name");
+        if (before.stream().anyMatch(c -> c.name().equals(name))) {
+            throw error("duplicate computation name '" + name + "'", nameAt);
+        }
+        skipSpace();
+        if (peek() == '(') {
+            pos = Scanner.balancedEnd(text, pos, this::error);
+            skipSpace();
+        }
+        if (text.startsWith("->", pos)) {
+            pos += 2;
+            skipSpace();
+            shape();
+            skipSpace();
+        }
+        if (peek() != '{') {
+            throw error("expected '{' to start the body of computation '" + name + "'", pos);
+        }
+        pos++;
+        List<HloInstruction> instructions = new ArrayList<>();
+        Map<String, Integer> definedAt = new HashMap<>();
+        List<Object[]> uses = new ArrayList<>();
+        String root = null;
+        while (true) {
+            skipSpace();
+            if (pos >= text.length()) {
+                throw error("expected '}' to end computation '" + name + "' (started here)", start);
+            }
+            if (peek() == '}') {
+                pos++;
+                break;
+            }
+            int instrAt = pos;
+            boolean isRoot = false;
+            if (lookWord().equals("ROOT")) {
+                isRoot = true;
+                pos += 4;
+                skipSpace();
+            }
+            HloInstruction instruction = instruction(uses, calledAt);
+            if (definedAt.put(instruction.name(), instrAt) != null) {
+                throw error("duplicate instruction name '" + instruction.name() + "' in computation '" + name + "'", instrAt);
+            }
+            if (isRoot) {
+                if (root != null) {
+                    throw error("second ROOT in computation '" + name + "' (first: " + root + ")", instrAt);
+                }
+                root = instruction.name();
+            }
+            instructions.add(instruction);
+        }
+        if (instructions.isEmpty()) {
+            throw error("computation '" + name + "' has no instructions", start);
+        }
+        for (Object[] use : uses) {
+            if (!definedAt.containsKey((String) use[0])) {
+                throw error("unknown operand '" + use[0] + "' in computation '" + name + "'", (Integer) use[1]);
+            }
+        }
+        return new HloComputation(name, entry, instructions, root != null ? root : instructions.getLast().name());
+    }
+
+    private HloInstruction instruction(List<Object[]> uses, Map<String, Integer> calledAt) {
+        String name = name("instruction name");
+        expect('=');
+        skipSpace();
+        XlaShape shape = shape();
+        skipSpace();
+        int opAt = pos;
+        String opcode = word();
+        if (opcode.isEmpty()) {
+            throw error("expected an opcode after the shape of '" + name + "'", opAt);
+        }
+        if (!Opcodes.isKnown(opcode)) {
+            throw error("unknown opcode '" + opcode + "'", opAt);
+        }
+        expect('(');
+        List<String> operands = new ArrayList<>();
+        String payload = "";
+        if (opcode.equals("constant") || opcode.equals("parameter")) {
+            int open = pos - 1;
+            int end = Scanner.balancedEnd(text, open, this::error);
+            payload = text.substring(open + 1, end - 1).strip();
+            if (opcode.equals("parameter") && !payload.matches("\\d+")) {
+                throw error("expected a parameter number, got '" + payload + "'", open + 1);
+            }
+            pos = end;
+        } else {
+            skipSpace();
+            if (peek() != ')') {
+                while (true) {
+                    skipSpace();
+                    operandShapeIfAny();
+                    skipSpace();
+                    int at = pos;
+                    String operand = name("operand name");
+                    uses.add(new Object[] {operand, at});
+                    operands.add(operand);
+                    skipSpace();
+                    if (peek() == ',') {
+                        pos++;
+                        continue;
+                    }
+                    break;
+                }
+            }
+            expect(')');
+        }
+        Map<String, HloAttribute> attributes = new LinkedHashMap<>();
+        skipSpace();
+        while (peek() == ',') {
+            pos++;
+            skipSpace();
+            int keyAt = pos;
+            String key = word();
+            if (key.isEmpty()) {
+                throw error("expected an attribute name after ','", keyAt);
+            }
+            expect('=');
+            skipSpace();
+            int valueAt = pos;
+            pos = Scanner.valueEnd(text, pos, this::error);
+            if (pos == valueAt) {
+                throw error("expected a value for attribute '" + key + "'", valueAt);
+            }
+            if (attributes.containsKey(key)) {
+                throw error("duplicate attribute '" + key + "'", keyAt);
+            }
+            HloAttribute value = Attributes.read(key, text.substring(valueAt, pos), valueAt, this::error);
+            attributes.put(key, value);
+            if (key.equals("to_apply") || key.equals("calls") || key.equals("condition") || key.equals("body")) {
+                String callee = ((HloAttribute.Text) value).text();
+                for (String c : callee.replaceAll("[{}]", "").split(",")) {
+                    String n = c.strip();
+                    calledAt.putIfAbsent(n.startsWith("%") ? n.substring(1) : n, valueAt);
+                }
+            }
+            skipSpace();
+        }
+        try {
+            return new HloInstruction(name, shape, opcode, operands, attributes, payload);
+        } catch (IllegalArgumentException e) {
+            throw error(e.getMessage(), opAt);
+        }
+    }
+
+    /** Skips an inline operand shape ({@code f32[2] %p0}, {@code (f32[], s32[]) t}) when one is there. */
+    private void operandShapeIfAny() {
+        if (peek() == '(') {
+            shape();
+            return;
+        }
+        int save = pos;
+        String w = word();
+        int after = pos;
+        skipSpace();
+        boolean isShape = !w.isEmpty() && (peek() == '[' && after == pos);
+        pos = save;
+        if (isShape) {
+            shape();
+        }
+    }
+
+    private XlaShape shape() {
+        ParsePosition p = new ParsePosition(pos);
+        try {
+            XlaShape s = XlaShape.parse(text, p);
+            pos = p.getIndex();
+            return s;
+        } catch (HloSyntaxException e) {
+            throw e;
+        } catch (TextFormatException e) {
+            throw error("bad shape: " + stripLocation(e.getMessage()), e.position());
+        } catch (IllegalArgumentException e) {
+            throw error("bad shape: " + e.getMessage(), pos);
+        }
+    }
+
+    private static String stripLocation(String message) {
+        int at = message.indexOf(" at position ");
+        return at < 0 ? message : message.substring(0, at);
+    }
+
+    private String name(String what) {
+        skipSpace();
+        int start = pos;
+        if (peek() == '%') {
+            pos++;
+        }
+        int nameStart = pos;
+        while (pos < text.length() && Scanner.isNameChar(text.charAt(pos))) {
+            pos++;
+        }
+        if (pos == nameStart) {
+            throw error("expected " + what, start);
+        }
+        return text.substring(nameStart, pos);
+    }
+
+    private String word() {
+        int start = pos;
+        while (pos < text.length() && Scanner.isNameChar(text.charAt(pos))) {
+            pos++;
+        }
+        return text.substring(start, pos);
+    }
+
+    private String lookWord() {
+        int save = pos;
+        String w = word();
+        pos = save;
+        return w;
+    }
+
+    private void expect(char c) {
+        skipSpace();
+        if (peek() != c) {
+            String found = pos >= text.length() ? "end of input" : "'" + text.charAt(pos) + "'";
+            throw error("expected '" + c + "', found " + found, pos);
+        }
+        pos++;
+    }
+
+    private char peek() {
+        return pos < text.length() ? text.charAt(pos) : '\0';
+    }
+
+    private void skipSpace() {
+        while (pos < text.length() && Character.isWhitespace(text.charAt(pos))) {
+            pos++;
+        }
+    }
+
+    private HloSyntaxException error(String problem, int position) {
+        return new HloSyntaxException(problem, original, position);
+    }
+}

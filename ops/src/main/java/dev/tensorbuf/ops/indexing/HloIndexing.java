@@ -1,0 +1,136 @@
+package dev.tensorbuf.ops.indexing;
+
+import dev.tensorbuf.ops.hlo.HloComputation;
+import dev.tensorbuf.ops.hlo.HloInstruction;
+import dev.tensorbuf.ops.hlo.HloModule;
+import dev.tensorbuf.ops.indexing.internal.Ctx;
+import dev.tensorbuf.ops.indexing.internal.Fusions;
+import dev.tensorbuf.ops.indexing.internal.OpIndexing;
+import dev.tensorbuf.ops.indexing.internal.Physical;
+import dev.tensorbuf.views.indexing.IndexingMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+
+/**
+ * HLO indexing analysis (seed 004, XLA's {@code indexing_analysis.h}): for an instruction, the
+ * maps from an output index to the operand elements it reads, or from an operand index to the
+ * output elements it reaches. Fusions are composed through their computation; equal maps are
+ * kept once. An op the analysis does not model gives {@code unknown indexing}, never an exception.
+ *
+ * {@snippet :
+ * HloModule m = HloModule.parse("""
+ *     HloModule m
+ *     ENTRY e {
+ *       p0 = f32[10,20,50] parameter(0)
+ *       ROOT s = f32[5,3,25] slice(p0), slice={[5:10:1], [3:20:7], [0:50:2]}
+ *     }""");
+ * HloIndexing.outputToInput(m, m.entry().root()).operand(0).iterator().next().map().toString();
+ * // "(d0, d1, d2) -> (d0 + 5, d1 * 7 + 3, d2 * 2), domain: d0 in [0, 4], d1 in [0, 2], d2 in [0, 24]"
+ * }
+ */
+public final class HloIndexing {
+    private HloIndexing() {
+    }
+
+    /** {@return output 0 to each operand, in logical index space} @param module the module @param instruction one of its instructions */
+    public static InstructionIndexing outputToInput(HloModule module, HloInstruction instruction) {
+        return outputToInput(module, instruction, 0, false);
+    }
+
+    /**
+     * {@return one set of maps per operand, from an output index of the instruction}
+     *
+     * @param module the module holding the instruction (for its computation and called computations)
+     * @param instruction the instruction
+     * @param outputId which output of a multi-output instruction (0 otherwise)
+     * @param physical index physical (layout-ordered) dimensions instead of logical ones
+     * @throws IndexOutOfBoundsException if there is no such output
+     */
+    public static InstructionIndexing outputToInput(HloModule module, HloInstruction instruction, int outputId,
+                                                    boolean physical) {
+        instruction.outputShape(outputId);
+        Ctx ctx = new Ctx(module, module.computationOf(instruction));
+        List<Set<OperandIndexing>> maps = OpIndexing.outputToInput(ctx, instruction, outputId);
+        if (physical) {
+            maps = Physical.outputToInput(ctx, instruction, outputId, maps);
+        }
+        return new InstructionIndexing(maps);
+    }
+
+    /**
+     * {@return one set of maps per output, from an index of one operand}
+     *
+     * @param module the module holding the instruction
+     * @param instruction the instruction
+     * @param operand the operand number
+     * @param physical index physical (layout-ordered) dimensions instead of logical ones
+     * @throws IndexOutOfBoundsException if there is no such operand
+     */
+    public static InstructionIndexing inputToOutput(HloModule module, HloInstruction instruction, int operand,
+                                                    boolean physical) {
+        Ctx ctx = new Ctx(module, module.computationOf(instruction));
+        List<Set<OperandIndexing>> maps = OpIndexing.inputToOutput(ctx, instruction, operand);
+        if (physical) {
+            maps = Physical.inputToOutput(ctx, instruction, operand, maps);
+        }
+        return new InstructionIndexing(maps);
+    }
+
+    /**
+     * {@return for each instruction of a group reached from {@code start}, and each input of the
+     * group it reaches, the maps from the start's output to that instruction's output}
+     * (XLA's {@code ComputeGroupedOutputToInputIndexing}).
+     *
+     * @param module the module
+     * @param computation where the group lives
+     * @param inGroup which instructions belong to the group
+     * @param start the instruction indexing starts from (its own map is the identity)
+     */
+    public static Map<String, Set<OperandIndexing>> groupedOutputToInput(HloModule module, HloComputation computation,
+                                                                        Predicate<HloInstruction> inGroup,
+                                                                        HloInstruction start) {
+        Ctx ctx = new Ctx(module, computation);
+        return Fusions.grouped(ctx, inGroup, start, OperandIndexing.of(identity(start)));
+    }
+
+    /**
+     * {@return the map from an output index of {@code parent} to the output index of {@code root}
+     * it becomes, following the chain of users from parent to root (XLA's
+     * {@code ComputeEpilogueInputToOutputIndexing})}
+     *
+     * @param module the module
+     * @param computation where both live
+     * @param parent where the chain starts
+     * @param root where it ends
+     * @throws IllegalArgumentException if root is not reached from parent through single users
+     */
+    public static IndexingMap epilogueInputToOutput(HloModule module, HloComputation computation,
+                                                    HloInstruction parent, HloInstruction root) {
+        Ctx ctx = new Ctx(module, computation);
+        IndexingMap map = identity(parent);
+        HloInstruction at = parent;
+        while (!at.name().equals(root.name())) {
+            HloInstruction current = at;
+            HloInstruction user = computation.instructions().stream()
+                    .filter(i -> i.operands().contains(current.name())).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException(root.name() + " is not reached from "
+                            + parent.name() + " in " + computation.name()));
+            int operand = user.operands().indexOf(at.name());
+            Set<OperandIndexing> step = OpIndexing.inputToOutput(ctx, user, operand).getFirst();
+            IndexingMap next = step.iterator().next().map();
+            if (next.isUndefined()) {
+                return next;
+            }
+            map = IndexingMap.compose(next, map).simplify();
+            at = user;
+        }
+        return map;
+    }
+
+    private static IndexingMap identity(HloInstruction instruction) {
+        long[] dims = instruction.outputShape(0).dims().stream().mapToLong(Long::longValue).toArray();
+        return IndexingMap.identity(dims);
+    }
+}

@@ -1,0 +1,52 @@
+package dev.tensorbuf.ops.indexing.internal;
+
+import dev.tensorbuf.ops.indexing.OperandIndexing;
+import dev.tensorbuf.ops.indexing.RuntimeVariable;
+import dev.tensorbuf.views.indexing.IndexingMap;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** Composition of operand indexings through a chain of instructions, keeping runtime variables bound. */
+final class Composition {
+    private Composition() {
+    }
+
+    /**
+     * {@return the indexing from the consumer's domain to the producer's operand: {@code producer}
+     * applied after {@code consumer}}, simplified, with known runtime variables replaced and
+     * unused range variables dropped
+     *
+     * @param consumer from the start's output to the producer's output
+     * @param producer from the producer's output to one of its operands
+     */
+    static OperandIndexing compose(OperandIndexing consumer, OperandIndexing producer) {
+        if (consumer.isUndefined() || producer.isUndefined()
+                || consumer.replicaId().isPresent() && producer.replicaId().isPresent()) {
+            return OperandIndexing.of(IndexingMap.undefined());
+        }
+        IndexingMap map = IndexingMap.compose(producer.map(), consumer.map());
+        List<RuntimeVariable> bindings = new ArrayList<>();
+        // IndexingMap.compose lists the runtime variables of its first argument first.
+        for (RuntimeVariable rv : producer.runtimeVariables()) {
+            bindings.add(new RuntimeVariable(rv.instruction(), IndexingMap.compose(rv.map(), consumer.map())));
+        }
+        bindings.addAll(consumer.runtimeVariables());
+        Optional<IndexingMap> replica = consumer.replicaId()
+                .or(() -> producer.replicaId().map(r -> IndexingMap.compose(r, consumer.map()).simplify()));
+        return finish(new OperandIndexing(map, bindings, replica));
+    }
+
+    static OperandIndexing finish(OperandIndexing o) {
+        if (o.isUndefined() || o.map().isKnownEmpty()) {
+            return o;
+        }
+        IndexingMap simplified = o.map().simplify();
+        OperandIndexing optimized = RuntimeVars.optimize(new OperandIndexing(simplified, o.runtimeVariables(), o.replicaId()));
+        IndexingMap trimmed = optimized.map().removeUnusedSymbols();
+        if (trimmed.isKnownEmpty() || trimmed.runtimeVars().size() != optimized.runtimeVariables().size()) {
+            return trimmed.isKnownEmpty() ? new OperandIndexing(trimmed, List.of(), optimized.replicaId()) : optimized;
+        }
+        return new OperandIndexing(trimmed, optimized.runtimeVariables(), optimized.replicaId());
+    }
+}

@@ -1,0 +1,115 @@
+package dev.tensorbuf.ops.indexing.internal;
+
+import dev.tensorbuf.ops.hlo.HloComputation;
+import dev.tensorbuf.ops.hlo.HloInstruction;
+import dev.tensorbuf.ops.indexing.OperandIndexing;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+
+/**
+ * Indexing through a group of instructions (a fusion's computation, or any producer/consumer
+ * group): from a start instruction, every instruction's maps are the compositions of each of
+ * its consumers' maps with that consumer's operand maps, visiting consumers first.
+ */
+public final class Fusions {
+    private Fusions() {
+    }
+
+    static List<Set<OperandIndexing>> outputToInput(Ctx ctx, HloInstruction fusion, int outputId) {
+        String called = fusion.text("calls").orElseThrow(
+                () -> new IllegalArgumentException("fusion " + fusion.name() + " has no calls attribute"));
+        Ctx inner = ctx.enter(called);
+        HloComputation body = inner.computation();
+        HloInstruction start = body.root();
+        if (start.opcode().equals("tuple")) {
+            start = inner.operand(start, outputId);
+        }
+        OperandIndexing startIndexing = OperandIndexing.of(Maps.identity(fusion.outputShape(outputId)));
+        Map<String, Set<OperandIndexing>> grouped =
+                grouped(inner, i -> !i.opcode().equals("parameter"), start, startIndexing);
+        List<Set<OperandIndexing>> result = new ArrayList<>();
+        for (int k = 0; k < fusion.operands().size(); k++) {
+            result.add(grouped.getOrDefault(body.parameter(k).name(), Set.of()));
+        }
+        return result;
+    }
+
+    /**
+     * {@return for every instruction reached from {@code start} (inside the group, and the first
+     * instructions outside it), the maps from the start's output to that instruction's output}
+     *
+     * @param ctx the computation holding the group
+     * @param inGroup which instructions belong to the group; the others are its inputs
+     * @param start where indexing starts
+     * @param startIndexing the start's own map, usually the identity
+     */
+    public static Map<String, Set<OperandIndexing>> grouped(Ctx ctx, Predicate<HloInstruction> inGroup,
+                                                           HloInstruction start, OperandIndexing startIndexing) {
+        List<HloInstruction> order = consumersFirst(ctx, inGroup, start);
+        Map<String, Set<OperandIndexing>> maps = new LinkedHashMap<>();
+        maps.put(start.name(), new LinkedHashSet<>(List.of(startIndexing)));
+        for (HloInstruction instr : order) {
+            if (!inGroup.test(instr)) {
+                continue;
+            }
+            Set<OperandIndexing> mine = maps.getOrDefault(instr.name(), Set.of());
+            List<Set<OperandIndexing>> operands = operandsOf(ctx, instr);
+            for (int k = 0; k < instr.operands().size(); k++) {
+                Set<OperandIndexing> target = maps.computeIfAbsent(instr.operands().get(k), n -> new LinkedHashSet<>());
+                for (OperandIndexing consumer : mine) {
+                    for (OperandIndexing producer : operands.get(k)) {
+                        target.add(Composition.compose(consumer, producer));
+                    }
+                }
+            }
+        }
+        Map<String, Set<OperandIndexing>> out = new LinkedHashMap<>();
+        maps.forEach((k, v) -> out.put(k, Collections.unmodifiableSet(v)));
+        return out;
+    }
+
+    private static List<Set<OperandIndexing>> operandsOf(Ctx ctx, HloInstruction instr) {
+        try {
+            return OpIndexing.outputToInput(ctx, instr, 0);
+        } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
+            // A form the analysis does not model (e.g. a tuple-shaped producer read through
+            // get-tuple-element) makes only this path unknown, as XLA does.
+            return OpIndexing.unknown(instr.operands().size());
+        }
+    }
+
+    /** {@return the instructions reachable from start through group members, each after all its users} */
+    private static List<HloInstruction> consumersFirst(Ctx ctx, Predicate<HloInstruction> inGroup, HloInstruction start) {
+        List<HloInstruction> postOrder = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        Deque<Object[]> stack = new ArrayDeque<>();
+        stack.push(new Object[] {start, 0});
+        seen.add(start.name());
+        while (!stack.isEmpty()) {
+            Object[] top = stack.peek();
+            HloInstruction instr = (HloInstruction) top[0];
+            int next = (Integer) top[1];
+            if (inGroup.test(instr) && next < instr.operands().size()) {
+                top[1] = next + 1;
+                HloInstruction operand = ctx.operand(instr, next);
+                if (seen.add(operand.name())) {
+                    stack.push(new Object[] {operand, 0});
+                }
+            } else {
+                stack.pop();
+                postOrder.add(instr);
+            }
+        }
+        Collections.reverse(postOrder);
+        return postOrder;
+    }
+}

@@ -1,0 +1,90 @@
+package dev.tensorbuf.ops.indexing.internal;
+
+import dev.tensorbuf.ops.hlo.HloInstruction;
+import dev.tensorbuf.ops.indexing.OperandIndexing;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The one entry point per direction, as XLA's {@code ComputeOutputToInputIndexing}: picks the op
+ * family by opcode. An op without indexing gives {@code unknown indexing} for every operand
+ * (or output), never an exception.
+ */
+public final class OpIndexing {
+    private OpIndexing() {
+    }
+
+    private static final Set<String> ELEMENTWISE = Set.of(
+            "abs", "add", "and", "atan2", "bitcast-convert", "cbrt", "ceil", "clamp", "clz", "compare", "complex",
+            "convert", "copy", "cosine", "divide", "erf", "exponential", "exponential-minus-one", "floor", "imag",
+            "is-finite", "log", "log-plus-one", "logistic", "map", "maximum", "minimum", "multiply", "negate", "not",
+            "or", "popcnt", "power", "real", "reduce-precision", "remainder", "round-nearest-afz",
+            "round-nearest-even", "rsqrt", "select", "shift-left", "shift-right-arithmetic", "shift-right-logical",
+            "sign", "sine", "sqrt", "stochastic-convert", "subtract", "tan", "tanh", "xor");
+
+    /** {@return one set of maps per operand, from output {@code outputId} of the instruction} */
+    public static List<Set<OperandIndexing>> outputToInput(Ctx ctx, HloInstruction instr, int outputId) {
+        String op = instr.opcode();
+        if (ELEMENTWISE.contains(op)) {
+            return Elementwise.outputToInput(ctx, instr);
+        }
+        return switch (op) {
+            case "parameter", "constant", "iota" -> List.of();
+            case "broadcast" -> Permutations.broadcast(instr);
+            case "transpose" -> Permutations.transpose(instr);
+            case "reverse" -> Permutations.reverse(instr);
+            case "get-tuple-element" -> Permutations.getTupleElement(instr);
+            case "tuple" -> Permutations.tuple(ctx, instr, outputId);
+            case "reduce" -> Reductions.reduce(ctx, instr, outputId);
+            case "dot" -> Reductions.dot(ctx, instr);
+            case "slice" -> Slicing.slice(instr);
+            case "concatenate" -> Slicing.concatenate(ctx, instr);
+            case "pad" -> Slicing.pad(ctx, instr);
+            case "dynamic-slice" -> Slicing.dynamicSlice(ctx, instr);
+            case "dynamic-update-slice" -> Slicing.dynamicUpdateSlice(ctx, instr);
+            case "gather" -> Gather.outputToInput(ctx, instr);
+            case "reshape" -> Reshapes.reshape(ctx, instr);
+            case "bitcast" -> Reshapes.bitcast(ctx, instr);
+            case "reduce-window" -> Windows.reduceWindow(ctx, instr, outputId);
+            case "convolution" -> Windows.convolution(ctx, instr);
+            case "all-gather" -> Collectives.allGather(ctx, instr);
+            case "scan" -> Collectives.scan(ctx, instr, outputId);
+            case "fusion" -> Fusions.outputToInput(ctx, instr, outputId);
+            default -> unknown(instr.operands().size());
+        };
+    }
+
+    /** {@return one set of maps per output, from operand {@code operand} of the instruction} */
+    public static List<Set<OperandIndexing>> inputToOutput(Ctx ctx, HloInstruction instr, int operand) {
+        if (operand < 0 || operand >= instr.operands().size()) {
+            throw new IndexOutOfBoundsException("operand " + operand + " out of bounds [0, " + instr.operands().size()
+                    + ") for " + instr.opcode() + " " + instr.name());
+        }
+        String op = instr.opcode();
+        if (ELEMENTWISE.contains(op)) {
+            return Elementwise.inputToOutput(ctx, instr, operand);
+        }
+        return switch (op) {
+            case "broadcast" -> Permutations.broadcastInputToOutput(ctx, instr);
+            case "transpose" -> Permutations.transposeInputToOutput(ctx, instr);
+            case "reverse" -> Permutations.reverse(instr);
+            case "reduce" -> Reductions.reduceInputToOutput(ctx, instr, operand);
+            case "dot" -> Reductions.dotInputToOutput(ctx, instr, operand);
+            case "slice" -> Slicing.sliceInputToOutput(instr);
+            case "concatenate" -> Slicing.concatenateInputToOutput(ctx, instr, operand);
+            case "pad" -> Slicing.padInputToOutput(ctx, instr, operand);
+            case "reshape" -> Reshapes.reshapeInputToOutput(ctx, instr);
+            case "bitcast" -> Reshapes.bitcastInputToOutput(ctx, instr);
+            default -> unknown(instr.outputCount());
+        };
+    }
+
+    static List<Set<OperandIndexing>> unknown(int count) {
+        List<Set<OperandIndexing>> out = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            out.add(Maps.undefined());
+        }
+        return out;
+    }
+}

@@ -1,0 +1,97 @@
+package dev.tensorbuf.ops.indexing.internal;
+
+import dev.tensorbuf.ops.hlo.HloInstruction;
+import dev.tensorbuf.ops.indexing.OperandIndexing;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.indexing.AffineExpr;
+import dev.tensorbuf.views.indexing.IndexingMap;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/** Ops that move whole dimensions: broadcast, transpose, reverse, get-tuple-element, tuple. */
+final class Permutations {
+    private Permutations() {
+    }
+
+    static List<Set<OperandIndexing>> broadcast(HloInstruction instr) {
+        ArrayShape out = instr.arrayShape();
+        List<AffineExpr> res = new ArrayList<>();
+        for (long dim : instr.ints("dimensions")) {
+            res.add(Maps.d((int) dim));
+        }
+        return List.of(Maps.one(Maps.map(out.dims(), List.of(), res)));
+    }
+
+    static List<Set<OperandIndexing>> broadcastInputToOutput(Ctx ctx, HloInstruction instr) {
+        ArrayShape out = instr.arrayShape();
+        ArrayShape in = ctx.operandShape(instr, 0);
+        List<Long> bdims = instr.ints("dimensions");
+        List<AffineExpr> res = new ArrayList<>();
+        List<Long> ranges = new ArrayList<>();
+        for (int j = 0; j < out.rank(); j++) {
+            int at = bdims.indexOf((long) j);
+            if (at >= 0) {
+                res.add(Maps.d(at));
+            } else {
+                res.add(Maps.s(ranges.size()));
+                ranges.add(out.dim(j));
+            }
+        }
+        return List.of(Maps.one(Maps.map(in.dims(), ranges, res)));
+    }
+
+    /** Transpose: output dimension {@code i} is input dimension {@code perm[i]}. */
+    static List<Set<OperandIndexing>> transpose(HloInstruction instr) {
+        ArrayShape out = instr.arrayShape();
+        List<Long> perm = instr.ints("dimensions");
+        AffineExpr[] res = new AffineExpr[perm.size()];
+        for (int i = 0; i < perm.size(); i++) {
+            res[perm.get(i).intValue()] = Maps.d(i);
+        }
+        return List.of(Maps.one(Maps.map(out.dims(), List.of(), List.of(res))));
+    }
+
+    static List<Set<OperandIndexing>> transposeInputToOutput(Ctx ctx, HloInstruction instr) {
+        ArrayShape in = ctx.operandShape(instr, 0);
+        List<AffineExpr> res = new ArrayList<>();
+        for (long p : instr.ints("dimensions")) {
+            res.add(Maps.d((int) p));
+        }
+        return List.of(Maps.one(Maps.map(in.dims(), List.of(), res)));
+    }
+
+    /** Reverse is its own inverse: the same map in both directions. */
+    static List<Set<OperandIndexing>> reverse(HloInstruction instr) {
+        ArrayShape out = instr.arrayShape();
+        List<Long> rev = instr.ints("dimensions");
+        List<AffineExpr> res = new ArrayList<>();
+        for (int i = 0; i < out.rank(); i++) {
+            res.add(rev.contains((long) i) ? Maps.d(i).negate().plus(out.dim(i) - 1) : Maps.d(i));
+        }
+        return List.of(Maps.one(Maps.map(out.dims(), List.of(), res)));
+    }
+
+    static List<Set<OperandIndexing>> getTupleElement(HloInstruction instr) {
+        return List.of(Maps.one(Maps.identity(instr.arrayShape())));
+    }
+
+    /** Output {@code i} of a tuple is operand {@code i}; the other operands are not read. */
+    static List<Set<OperandIndexing>> tuple(Ctx ctx, HloInstruction instr, int outputId) {
+        List<Set<OperandIndexing>> result = new ArrayList<>();
+        for (int k = 0; k < instr.operands().size(); k++) {
+            if (k == outputId && ctx.operand(instr, k).outputCount() == 1) {
+                result.add(Maps.one(Maps.identity(ctx.operandShape(instr, k))));
+            } else {
+                result.add(Maps.one(k == outputId ? IndexingMap.undefined() : knownEmpty(instr.outputShape(outputId))));
+            }
+        }
+        return result;
+    }
+
+    /** {@return a map on the output's box whose domain is empty (the operand is never read)} */
+    static IndexingMap knownEmpty(ArrayShape out) {
+        return Maps.map(Maps.box(out.dims()), List.of(), List.of(), List.of(),
+                java.util.Map.of(Maps.c(0), new dev.tensorbuf.views.indexing.Interval(1, 1)));
+    }
+}

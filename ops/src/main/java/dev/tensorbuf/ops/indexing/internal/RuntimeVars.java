@@ -1,0 +1,125 @@
+package dev.tensorbuf.ops.indexing.internal;
+
+import dev.tensorbuf.ops.hlo.HloInstruction;
+import dev.tensorbuf.ops.indexing.OperandIndexing;
+import dev.tensorbuf.ops.indexing.RuntimeVariable;
+import dev.tensorbuf.views.indexing.AffineExpr;
+import dev.tensorbuf.views.indexing.IndexingMap;
+import dev.tensorbuf.views.indexing.Interval;
+import dev.tensorbuf.views.indexing.Variable;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntFunction;
+
+/**
+ * Replaces runtime variables whose value is known where XLA does: a variable with a point
+ * range, one bound to a scalar integer constant inside its range, one bound to an iota (its
+ * value is the index along the iota dimension); and drops variables nothing uses.
+ */
+final class RuntimeVars {
+    private RuntimeVars() {
+    }
+
+    static OperandIndexing optimize(OperandIndexing o) {
+        IndexingMap m = o.map();
+        if (m.isUndefined() || m.isKnownEmpty() || m.runtimeVars().isEmpty()) {
+            return o;
+        }
+        Map<Integer, AffineExpr> known = new HashMap<>();
+        for (int i = 0; i < m.runtimeVars().size(); i++) {
+            Interval b = m.runtimeVars().get(i).bounds();
+            RuntimeVariable rv = o.runtimeVariables().get(i);
+            HloInstruction instr = rv.instruction();
+            if (b.isPoint()) {
+                known.put(i, Maps.c(b.lo()));
+            } else if (instr.opcode().equals("constant") && instr.payload().matches("-?\\d+")) {
+                long v = Long.parseLong(instr.payload());
+                if (b.contains(v)) {
+                    known.put(i, Maps.c(v));
+                }
+            } else if (instr.opcode().equals("iota") && rv.map().rangeVars().isEmpty()
+                    && rv.map().runtimeVars().isEmpty() && rv.map().dims().size() == m.dims().size()) {
+                int dim = (int) instr.intValue("iota_dimension", 0);
+                known.put(i, rv.map().results().get(dim));
+            }
+        }
+        boolean[] used = new boolean[m.runtimeVars().size()];
+        for (AffineExpr e : m.results()) {
+            markRuntime(e, used);
+        }
+        for (AffineExpr e : m.constraints().keySet()) {
+            markRuntime(e, used);
+        }
+        boolean change = !known.isEmpty();
+        for (boolean u : used) {
+            change |= !u;
+        }
+        if (!change) {
+            return o;
+        }
+        List<Variable> rts = new ArrayList<>();
+        List<RuntimeVariable> bindings = new ArrayList<>();
+        int[] newIndex = new int[used.length];
+        for (int i = 0; i < used.length; i++) {
+            if (used[i] && !known.containsKey(i)) {
+                newIndex[i] = rts.size();
+                rts.add(m.runtimeVars().get(i));
+                bindings.add(o.runtimeVariables().get(i));
+            } else {
+                newIndex[i] = -1;
+            }
+        }
+        IntFunction<AffineExpr> rt = i -> newIndex[i] >= 0 ? Maps.rt(newIndex[i]) : known.getOrDefault(i, Maps.c(0));
+        List<AffineExpr> results = new ArrayList<>();
+        for (AffineExpr e : m.results()) {
+            results.add(substitute(e, rt));
+        }
+        Map<AffineExpr, Interval> cons = new LinkedHashMap<>();
+        for (Map.Entry<AffineExpr, Interval> c : m.constraints().entrySet()) {
+            cons.merge(substitute(c.getKey(), rt), c.getValue(), Interval::intersect);
+        }
+        IndexingMap rebuilt = IndexingMap.of(m.dims(), m.rangeVars(), rts, results, cons).simplify();
+        return new OperandIndexing(rebuilt, bindings, o.replicaId());
+    }
+
+    static void markRuntime(AffineExpr e, boolean[] used) {
+        switch (e) {
+            case AffineExpr.Rt r -> used[r.index()] = true;
+            case AffineExpr.Dim d -> { }
+            case AffineExpr.Sym s -> { }
+            case AffineExpr.Const c -> { }
+            case AffineExpr.Add(AffineExpr a, AffineExpr b) -> mark2(a, b, used);
+            case AffineExpr.Mul(AffineExpr a, AffineExpr b) -> mark2(a, b, used);
+            case AffineExpr.FloorDiv(AffineExpr a, AffineExpr b) -> mark2(a, b, used);
+            case AffineExpr.CeilDiv(AffineExpr a, AffineExpr b) -> mark2(a, b, used);
+            case AffineExpr.Mod(AffineExpr a, AffineExpr b) -> mark2(a, b, used);
+            case AffineExpr.Min(AffineExpr a, AffineExpr b) -> mark2(a, b, used);
+            case AffineExpr.Max(AffineExpr a, AffineExpr b) -> mark2(a, b, used);
+        }
+    }
+
+    private static void mark2(AffineExpr a, AffineExpr b, boolean[] used) {
+        markRuntime(a, used);
+        markRuntime(b, used);
+    }
+
+    /** {@return the expression with each runtime variable {@code rt_i} replaced by {@code rt.apply(i)}} */
+    static AffineExpr substitute(AffineExpr e, IntFunction<AffineExpr> rt) {
+        return switch (e) {
+            case AffineExpr.Rt r -> rt.apply(r.index());
+            case AffineExpr.Dim d -> d;
+            case AffineExpr.Sym s -> s;
+            case AffineExpr.Const c -> c;
+            case AffineExpr.Add(AffineExpr a, AffineExpr b) -> substitute(a, rt).plus(substitute(b, rt));
+            case AffineExpr.Mul(AffineExpr a, AffineExpr b) -> substitute(a, rt).times(substitute(b, rt));
+            case AffineExpr.FloorDiv(AffineExpr a, AffineExpr b) -> substitute(a, rt).floorDiv(substitute(b, rt));
+            case AffineExpr.CeilDiv(AffineExpr a, AffineExpr b) -> substitute(a, rt).ceilDiv(substitute(b, rt));
+            case AffineExpr.Mod(AffineExpr a, AffineExpr b) -> substitute(a, rt).mod(substitute(b, rt));
+            case AffineExpr.Min(AffineExpr a, AffineExpr b) -> substitute(a, rt).min(substitute(b, rt));
+            case AffineExpr.Max(AffineExpr a, AffineExpr b) -> substitute(a, rt).max(substitute(b, rt));
+        };
+    }
+}

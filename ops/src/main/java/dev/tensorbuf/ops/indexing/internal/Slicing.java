@@ -1,0 +1,175 @@
+package dev.tensorbuf.ops.indexing.internal;
+
+import dev.tensorbuf.ops.hlo.HloAttribute;
+import dev.tensorbuf.ops.hlo.HloAttribute.PadDim;
+import dev.tensorbuf.ops.hlo.HloAttribute.SliceDim;
+import dev.tensorbuf.ops.hlo.HloInstruction;
+import dev.tensorbuf.ops.indexing.OperandIndexing;
+import dev.tensorbuf.ops.indexing.RuntimeVariable;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.indexing.AffineExpr;
+import dev.tensorbuf.views.indexing.Interval;
+import dev.tensorbuf.views.indexing.Variable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/** Ops that read a box of their input: slice, concatenate, pad, dynamic-slice, dynamic-update-slice. */
+final class Slicing {
+    private Slicing() {
+    }
+
+    private static List<SliceDim> sliceDims(HloInstruction instr) {
+        return ((HloAttribute.Slices) instr.attribute("slice").orElseThrow(
+                () -> new IllegalArgumentException("slice " + instr.name() + " has no slice attribute"))).dims();
+    }
+
+    static List<Set<OperandIndexing>> slice(HloInstruction instr) {
+        ArrayShape out = instr.arrayShape();
+        List<SliceDim> dims = sliceDims(instr);
+        List<AffineExpr> res = new ArrayList<>();
+        for (int i = 0; i < out.rank(); i++) {
+            res.add(Maps.d(i).times(dims.get(i).stride()).plus(dims.get(i).start()));
+        }
+        return List.of(Maps.one(Maps.map(out.dims(), List.of(), res)));
+    }
+
+    /** Input to output: only every stride-th input element from start is read. */
+    static List<Set<OperandIndexing>> sliceInputToOutput(HloInstruction instr) {
+        ArrayShape out = instr.arrayShape();
+        List<SliceDim> dims = sliceDims(instr);
+        List<Variable> vars = new ArrayList<>();
+        List<AffineExpr> res = new ArrayList<>();
+        Map<AffineExpr, Interval> cons = Maps.constraints();
+        for (int i = 0; i < out.rank(); i++) {
+            SliceDim sd = dims.get(i);
+            vars.add(Variable.of(sd.start(), sd.start() + (out.dim(i) - 1) * sd.stride()));
+            AffineExpr shifted = Maps.d(i).minus(sd.start());
+            res.add(shifted.floorDiv(sd.stride()));
+            if (sd.stride() != 1) {
+                cons.put(shifted.mod(sd.stride()), new Interval(0, 0));
+            }
+        }
+        return List.of(Maps.one(Maps.map(vars, List.of(), List.of(), res, cons)));
+    }
+
+    static List<Set<OperandIndexing>> concatenate(Ctx ctx, HloInstruction instr) {
+        ArrayShape out = instr.arrayShape();
+        int dim = instr.ints("dimensions").getFirst().intValue();
+        List<Set<OperandIndexing>> result = new ArrayList<>();
+        long offset = 0;
+        for (int k = 0; k < instr.operands().size(); k++) {
+            long size = ctx.operandShape(instr, k).dim(dim);
+            List<Variable> vars = Maps.box(out.dims());
+            vars.set(dim, Variable.of(offset, offset + size - 1));
+            List<AffineExpr> res = new ArrayList<>();
+            for (int i = 0; i < out.rank(); i++) {
+                res.add(i == dim ? Maps.d(i).minus(offset) : Maps.d(i));
+            }
+            result.add(Maps.one(Maps.map(vars, List.of(), List.of(), res, Map.of())));
+            offset += size;
+        }
+        return result;
+    }
+
+    static List<Set<OperandIndexing>> concatenateInputToOutput(Ctx ctx, HloInstruction instr, int operand) {
+        int dim = instr.ints("dimensions").getFirst().intValue();
+        long offset = 0;
+        for (int k = 0; k < operand; k++) {
+            offset += ctx.operandShape(instr, k).dim(dim);
+        }
+        ArrayShape in = ctx.operandShape(instr, operand);
+        List<AffineExpr> res = new ArrayList<>();
+        for (int i = 0; i < in.rank(); i++) {
+            res.add(i == dim ? Maps.d(i).plus(offset) : Maps.d(i));
+        }
+        return List.of(Maps.one(Maps.map(in.dims(), List.of(), res)));
+    }
+
+    static List<Set<OperandIndexing>> pad(Ctx ctx, HloInstruction instr) {
+        ArrayShape out = instr.arrayShape();
+        ArrayShape in = ctx.operandShape(instr, 0);
+        List<PadDim> pads = ((HloAttribute.Padding) instr.attribute("padding").orElseThrow(
+                () -> new IllegalArgumentException("pad " + instr.name() + " has no padding attribute"))).dims();
+        List<Variable> vars = new ArrayList<>();
+        List<AffineExpr> res = new ArrayList<>();
+        Map<AffineExpr, Interval> cons = Maps.constraints();
+        for (int i = 0; i < out.rank(); i++) {
+            PadDim p = pads.get(i);
+            long step = p.interior() + 1;
+            long lo = Math.max(p.low(), 0);
+            long hi = Math.min(p.low() + (in.dim(i) - 1) * step, out.dim(i) - 1);
+            vars.add(Variable.of(lo, hi));
+            AffineExpr shifted = Maps.d(i).minus(p.low());
+            if (step == 1) {
+                res.add(shifted);
+            } else {
+                res.add(shifted.floorDiv(step));
+                cons.put(shifted.mod(step), new Interval(0, 0));
+            }
+        }
+        return List.of(Maps.one(Maps.map(vars, List.of(), List.of(), res, cons)), Maps.one(Maps.toScalar(out)));
+    }
+
+    static List<Set<OperandIndexing>> padInputToOutput(Ctx ctx, HloInstruction instr, int operand) {
+        ArrayShape out = instr.arrayShape();
+        if (operand == 1) {
+            return List.of(Maps.one(Maps.fromScalar(out)));
+        }
+        ArrayShape in = ctx.operandShape(instr, 0);
+        List<PadDim> pads = ((HloAttribute.Padding) instr.attribute("padding").orElseThrow()).dims();
+        List<AffineExpr> res = new ArrayList<>();
+        Map<AffineExpr, Interval> cons = Maps.constraints();
+        for (int i = 0; i < in.rank(); i++) {
+            PadDim p = pads.get(i);
+            AffineExpr e = Maps.d(i).times(p.interior() + 1).plus(p.low());
+            res.add(e);
+            cons.put(e, new Interval(0, out.dim(i) - 1));
+        }
+        return List.of(Maps.one(Maps.map(Maps.box(in.dims()), List.of(), List.of(), res, cons)));
+    }
+
+    /** Offsets are runtime variables bound to the scalar offset operands, clamped so the slice fits. */
+    static List<Set<OperandIndexing>> dynamicSlice(Ctx ctx, HloInstruction instr) {
+        ArrayShape out = instr.arrayShape();
+        ArrayShape in = ctx.operandShape(instr, 0);
+        List<Variable> rts = new ArrayList<>();
+        List<RuntimeVariable> bindings = new ArrayList<>();
+        List<AffineExpr> res = new ArrayList<>();
+        for (int i = 0; i < in.rank(); i++) {
+            rts.add(Variable.of(0, in.dim(i) - out.dim(i)));
+            bindings.add(new RuntimeVariable(ctx.operand(instr, i + 1), Maps.toScalar(out)));
+            res.add(Maps.d(i).plus(Maps.rt(i)));
+        }
+        List<Set<OperandIndexing>> result = new ArrayList<>();
+        result.add(Maps.one(new OperandIndexing(
+                Maps.map(Maps.box(out.dims()), List.of(), rts, res, Map.of()), bindings, Optional.empty())));
+        for (int k = 1; k < instr.operands().size(); k++) {
+            result.add(Maps.one(Maps.toScalar(out)));
+        }
+        return result;
+    }
+
+    static List<Set<OperandIndexing>> dynamicUpdateSlice(Ctx ctx, HloInstruction instr) {
+        ArrayShape out = instr.arrayShape();
+        ArrayShape upd = ctx.operandShape(instr, 1);
+        List<Variable> rts = new ArrayList<>();
+        List<RuntimeVariable> bindings = new ArrayList<>();
+        List<AffineExpr> res = new ArrayList<>();
+        for (int i = 0; i < out.rank(); i++) {
+            rts.add(Variable.of(0, out.dim(i) - upd.dim(i)));
+            bindings.add(new RuntimeVariable(ctx.operand(instr, i + 2), Maps.toScalar(out)));
+            res.add(Maps.d(i).minus(Maps.rt(i)));
+        }
+        List<Set<OperandIndexing>> result = new ArrayList<>();
+        result.add(Maps.one(Maps.identity(out)));
+        result.add(Maps.one(new OperandIndexing(
+                Maps.map(Maps.box(out.dims()), List.of(), rts, res, Map.of()), bindings, Optional.empty())));
+        for (int k = 2; k < instr.operands().size(); k++) {
+            result.add(Maps.one(Maps.toScalar(out)));
+        }
+        return result;
+    }
+}

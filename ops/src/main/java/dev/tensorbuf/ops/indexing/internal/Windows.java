@@ -1,0 +1,130 @@
+package dev.tensorbuf.ops.indexing.internal;
+
+import dev.tensorbuf.ops.hlo.HloAttribute;
+import dev.tensorbuf.ops.hlo.HloAttribute.ConvolutionDims;
+import dev.tensorbuf.ops.hlo.HloAttribute.WindowDim;
+import dev.tensorbuf.ops.hlo.HloInstruction;
+import dev.tensorbuf.ops.indexing.OperandIndexing;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.indexing.AffineExpr;
+import dev.tensorbuf.views.indexing.IndexingMap;
+import dev.tensorbuf.views.indexing.Interval;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Windowed ops: reduce-window and convolution. A window position {@code x = d * stride +
+ * s * rhs_dilate} in the padded, base-dilated input reads input element
+ * {@code (x - pad_low) / lhs_dilate} when it is not padding: the composition of XLA's window map
+ * with its pad map, written out directly.
+ */
+final class Windows {
+    private Windows() {
+    }
+
+    private static List<WindowDim> window(HloInstruction instr) {
+        return ((HloAttribute.Window) instr.attribute("window").orElseThrow(
+                () -> new IllegalArgumentException(instr.opcode() + " " + instr.name() + " has no window"))).dims();
+    }
+
+    /** {@return the input index expression of one windowed dimension, adding its constraints} */
+    private static AffineExpr windowed(AffineExpr d, AffineExpr s, WindowDim w, long inputSize,
+                                       Map<AffineExpr, Interval> cons) {
+        AffineExpr x = d.times(w.stride()).plus(s.times(w.windowDilation()));
+        AffineExpr shifted = x.minus(w.padLow());
+        cons.merge(x, new Interval(w.padLow(), w.padLow() + (inputSize - 1) * w.baseDilation()), Interval::intersect);
+        if (w.baseDilation() == 1) {
+            return shifted;
+        }
+        cons.merge(shifted.mod(w.baseDilation()), new Interval(0, 0), Interval::intersect);
+        return shifted.floorDiv(w.baseDilation());
+    }
+
+    static List<Set<OperandIndexing>> reduceWindow(Ctx ctx, HloInstruction instr, int outputId) {
+        ArrayShape out = instr.outputShape(outputId);
+        List<WindowDim> window = window(instr);
+        int n = instr.operands().size() / 2;
+        List<Set<OperandIndexing>> result = new ArrayList<>();
+        for (int k = 0; k < instr.operands().size(); k++) {
+            if (k >= n) {
+                result.add(Maps.one(Maps.toScalar(out)));
+                continue;
+            }
+            ArrayShape in = ctx.operandShape(instr, k);
+            Map<AffineExpr, Interval> cons = Maps.constraints();
+            List<AffineExpr> res = new ArrayList<>();
+            List<Long> ranges = new ArrayList<>();
+            for (int i = 0; i < in.rank(); i++) {
+                res.add(windowed(Maps.d(i), position(window.get(i), ranges), window.get(i), in.dim(i), cons));
+            }
+            result.add(Maps.one(finish(Maps.map(Maps.box(out.dims()), Maps.box(ranges), List.of(), res, cons))));
+        }
+        return result;
+    }
+
+    static List<Set<OperandIndexing>> convolution(Ctx ctx, HloInstruction instr) {
+        ArrayShape out = instr.arrayShape();
+        ArrayShape lhs = ctx.operandShape(instr, 0);
+        ArrayShape rhs = ctx.operandShape(instr, 1);
+        List<WindowDim> window = window(instr);
+        ConvolutionDims dn = ((HloAttribute.DimLabels) instr.attribute("dim_labels").orElseThrow(
+                () -> new IllegalArgumentException("convolution " + instr.name() + " has no dim_labels"))).labels();
+        long fgc = instr.intValue("feature_group_count", 1);
+        long bgc = instr.intValue("batch_group_count", 1);
+        int spatial = dn.inputSpatial().size();
+        long inputGroupSize = lhs.dim(dn.inputFeature()) / fgc;
+        long outputGroupSize = out.dim(dn.outputFeature()) / fgc;
+
+        List<Long> ranges = new ArrayList<>();
+        AffineExpr[] positions = new AffineExpr[spatial];
+        for (int i = 0; i < spatial; i++) {
+            positions[i] = position(window.get(i), ranges);
+        }
+        int featureVar = ranges.size();
+        ranges.add(inputGroupSize);
+        if (bgc > 1) {
+            ranges.add(bgc);
+        }
+        Map<AffineExpr, Interval> cons = Maps.constraints();
+        AffineExpr[] l = new AffineExpr[lhs.rank()];
+        AffineExpr batch = Maps.d(dn.outputBatch());
+        if (bgc > 1) {
+            batch = batch.plus(Maps.s(featureVar + 1).times(out.dim(dn.outputBatch())));
+        }
+        l[dn.inputBatch()] = batch;
+        AffineExpr feature = Maps.s(featureVar);
+        if (fgc > 1) {
+            feature = feature.plus(Maps.d(dn.outputFeature()).floorDiv(outputGroupSize).times(inputGroupSize));
+        }
+        l[dn.inputFeature()] = feature;
+        AffineExpr[] r = new AffineExpr[rhs.rank()];
+        r[dn.kernelInputFeature()] = Maps.s(featureVar);
+        r[dn.kernelOutputFeature()] = Maps.d(dn.outputFeature());
+        for (int i = 0; i < spatial; i++) {
+            int inDim = dn.inputSpatial().get(i);
+            l[inDim] = windowed(Maps.d(dn.outputSpatial().get(i)), positions[i], window.get(i), lhs.dim(inDim), cons);
+            r[dn.kernelSpatial().get(i)] = positions[i];
+        }
+        IndexingMap lhsMap = finish(Maps.map(Maps.box(out.dims()), Maps.box(ranges), List.of(), Arrays.asList(l), cons));
+        List<Long> rhsRanges = ranges.subList(0, featureVar + 1);
+        IndexingMap rhsMap = Maps.map(out.dims(), rhsRanges, Arrays.asList(r)).simplify();
+        return List.of(Maps.one(lhsMap), Maps.one(rhsMap));
+    }
+
+    /** {@return the window position variable, or 0 for a size-1 window (XLA drops those variables)} */
+    private static AffineExpr position(WindowDim w, List<Long> ranges) {
+        if (w.size() == 1) {
+            return Maps.c(0);
+        }
+        ranges.add(w.size());
+        return Maps.s(ranges.size() - 1);
+    }
+
+    /** XLA simplifies these maps and drops window variables of size-1 windows. */
+    private static IndexingMap finish(IndexingMap m) {
+        return m.simplify().removeUnusedSymbols();
+    }
+}

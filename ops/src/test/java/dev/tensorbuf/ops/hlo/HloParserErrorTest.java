@@ -1,0 +1,47 @@
+package dev.tensorbuf.ops.hlo;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Malformed HLO gives an {@link HloSyntaxException} naming the line, column and problem. */
+class HloParserErrorTest {
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '\'', textBlock = """
+            missing header            | ENTRY e {\\n  ROOT p = f32[2] parameter(0)\\n}                                       | 1:1  | expected 'HloModule'
+            no computations           | HloModule m                                                                        | 1:12 | expected a computation
+            missing equals            | HloModule m\\nENTRY e {\\n  ROOT p f32[2] parameter(0)\\n}                         | 3:10 | expected '='
+            unclosed dims             | HloModule m\\nENTRY e {\\n  ROOT p = f32[2 parameter(0)\\n}                        | 3:18 | bad shape: expected ',' or ']' after a dimension size
+            unknown type              | HloModule m\\nENTRY e {\\n  ROOT p = f33[2] parameter(0)\\n}                       | 3:12 | bad shape
+            unknown opcode            | HloModule m\\nENTRY e {\\n  ROOT p = f32[2] paramter(0)\\n}                        | 3:19 | unknown opcode 'paramter'
+            parameter not a number    | HloModule m\\nENTRY e {\\n  ROOT p = f32[2] parameter(x)\\n}                       | 3:29 | expected a parameter number
+            unknown operand           | HloModule m\\nENTRY e {\\n  p = f32[2] parameter(0)\\n  ROOT n = f32[2] negate(q)\\n}   | 4:26 | unknown operand 'q'
+            duplicate name            | HloModule m\\nENTRY e {\\n  p = f32[2] parameter(0)\\n  p = f32[2] parameter(1)\\n}     | 4:3  | duplicate instruction name 'p'
+            two roots                 | HloModule m\\nENTRY e {\\n  ROOT p = f32[2] parameter(0)\\n  ROOT q = f32[2] negate(p)\\n} | 4:3 | second ROOT
+            unclosed computation      | HloModule m\\nENTRY e {\\n  ROOT p = f32[2] parameter(0)\\n                          | 2:1  | expected '}' to end computation 'e'
+            bad slice                 | HloModule m\\nENTRY e {\\n  p = f32[8] parameter(0)\\n  ROOT s = f32[4] slice(p), slice={[0:8:x]}\\n} | 4:36 | expected '[start:limit]'
+            bad padding               | HloModule m\\nENTRY e {\\n  p = f32[8] parameter(0)\\n  c = f32[] constant(0)\\n  ROOT q = f32[9] pad(p, c), padding=1_a\\n} | 5:38 | expected low_high
+            bad dimensions            | HloModule m\\nENTRY e {\\n  p = f32[8] parameter(0)\\n  ROOT r = f32[8] reverse(p), dimensions={0,z}\\n} | 4:45 | expected an integer for dimensions, got 'z'
+            unknown window field      | HloModule m\\nENTRY e {\\n  p = f32[8] parameter(0)\\n  c = f32[] constant(0)\\n  ROOT r = f32[8] reduce-window(p, c), window={size=1 skip=2}, to_apply=e\\n} | 5:55 | unknown window field 'skip'
+            bad dim labels            | HloModule m\\nENTRY e {\\n  p = f32[1,8,4] parameter(0)\\n  k = f32[3,4,4] parameter(1)\\n  ROOT c = f32[1,6,4] convolution(p, k), window={size=3}, dim_labels=b0x_0io->b0f\\n} | 5:72 | unexpected label 'x'
+            unknown computation       | HloModule m\\nENTRY e {\\n  p = f32[8] parameter(0)\\n  ROOT f = f32[8] fusion(p), kind=kLoop, calls=nowhere\\n} | 4:48 | unknown computation 'nowhere'
+            unterminated comment      | HloModule m\\n/* never closed\\nENTRY e {\\n  ROOT p = f32[2] parameter(0)\\n}           | 2:1  | unterminated comment
+            unterminated string       | HloModule m\\nENTRY e {\\n  ROOT p = f32[2] parameter(0), metadata={op_name="x}\\n}   | 3:51 | unterminated string
+            duplicate attribute       | HloModule m\\nENTRY e {\\n  p = f32[8] parameter(0)\\n  ROOT r = f32[8] reverse(p), dimensions={0}, dimensions={0}\\n} | 4:47 | duplicate attribute 'dimensions'
+            missing opcode paren      | HloModule m\\nENTRY e {\\n  ROOT p = f32[2] parameter 0\\n}                        | 3:29 | expected '('
+            """)
+    void malformedHloNamesLineColumnAndProblem(String name, String text, String where, String problem) {
+        String hlo = text.strip().replace("\\n", "\n");
+        HloSyntaxException e = assertThrows(HloSyntaxException.class, () -> HloModule.parse(hlo));
+        String location = where.strip();
+        assertTrue(e.getMessage().startsWith(location), () -> "message '" + e.getMessage() + "' should start with " + location);
+        if (problem != null) {
+            assertTrue(e.getMessage().contains(problem.strip()), () -> "message '" + e.getMessage() + "' should contain " + problem);
+        }
+        assertEquals(hlo, e.input());
+    }
+}
