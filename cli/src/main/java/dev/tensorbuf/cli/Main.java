@@ -37,7 +37,8 @@ public final class Main {
                 new StridesCommand(),
                 new IndexingCommand(),
                 new SimplifyCommand(),
-                new ComposeCommand());
+                new ComposeCommand(),
+                new BenchCommand());
         for (Command c : all) {
             m.put(c.name(), c);
         }

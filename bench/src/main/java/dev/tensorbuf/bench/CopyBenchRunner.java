@@ -1,0 +1,94 @@
+package dev.tensorbuf.bench;
+
+import dev.tensorbuf.ops.copy.CopyEngine;
+
+import java.lang.foreign.Arena;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Runs the copy cases in this JVM and times them against {@code MemorySegment.copy} of the same
+ * bytes, measured alternately in the same run: the numbers behind {@code tensorbuf bench}. Each
+ * result is the median of its repetitions; GB/s counts bytes read plus bytes written.
+ * {@snippet :
+ * List<CopyBenchRunner.Result> r = CopyBenchRunner.run(CopyCase.ALL.subList(0, 1), CopyEngine.defaults(), true);
+ * r.getFirst().ratioToCopy();   // e.g. 0.55 on a 2-core Zen 4
+ * }
+ */
+public final class CopyBenchRunner {
+    private CopyBenchRunner() {
+    }
+
+    /**
+     * One case's timing.
+     *
+     * @param name the case
+     * @param bytes bytes read plus written per copy
+     * @param seconds median seconds per copy
+     * @param gbps bytes / seconds / 1e9
+     * @param copyGbps the same for {@code MemorySegment.copy} of the same bytes
+     */
+    public record Result(String name, long bytes, double seconds, double gbps, double copyGbps) {
+        /** {@return gbps / copyGbps} */
+        public double ratioToCopy() {
+            return gbps / copyGbps;
+        }
+
+        /** {@return the JSON object of {@code tensorbuf bench --json}} */
+        public Map<String, Object> json() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("name", name);
+            m.put("bytes", bytes);
+            m.put("seconds", seconds);
+            m.put("gbps", round(gbps));
+            m.put("copy_gbps", round(copyGbps));
+            m.put("ratio_to_copy", round(ratioToCopy()));
+            return m;
+        }
+
+        private static double round(double v) {
+            return Math.round(v * 1000) / 1000.0;
+        }
+    }
+
+    /** {@return timings of {@code cases}; {@code quick} runs fewer repetitions} */
+    public static List<Result> run(List<CopyCase> cases, CopyEngine engine, boolean quick) {
+        int warmup = quick ? 3 : 10;
+        int reps = quick ? 5 : 15;
+        List<Result> out = new ArrayList<>();
+        for (CopyCase c : cases) {
+            try (Arena arena = Arena.ofShared()) {
+                CopyCase.Prepared p = c.prepare(arena, engine);
+                for (int i = 0; i < warmup; i++) {
+                    p.run();
+                    p.runBaseline();
+                }
+                double[] t = new double[reps];
+                double[] b = new double[reps];
+                for (int i = 0; i < reps; i++) {
+                    long t0 = System.nanoTime();
+                    p.run();
+                    long t1 = System.nanoTime();
+                    p.runBaseline();
+                    long t2 = System.nanoTime();
+                    t[i] = (t1 - t0) / 1e9;
+                    b[i] = (t2 - t1) / 1e9;
+                }
+                double sec = median(t);
+                double base = median(b);
+                out.add(new Result(c.name(), p.bytesMoved(), sec, p.bytesMoved() / sec / 1e9,
+                        p.bytesMoved() / base / 1e9));
+            }
+        }
+        return out;
+    }
+
+    private static double median(double[] v) {
+        double[] s = v.clone();
+        Arrays.sort(s);
+        return s[s.length / 2];
+    }
+}

@@ -1,0 +1,93 @@
+package dev.tensorbuf.cli;
+
+import dev.tensorbuf.bench.CopyBenchRunner;
+import dev.tensorbuf.bench.CopyCase;
+import dev.tensorbuf.ops.copy.CopyEngine;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** {@code tensorbuf bench}: the copy engine's benchmark cases in this JVM, against {@code MemorySegment.copy}. */
+final class BenchCommand implements Command {
+    @Override
+    public String name() {
+        return "bench";
+    }
+
+    @Override
+    public String summary() {
+        return "time the copy engine's layout conversions against MemorySegment.copy of the same bytes";
+    }
+
+    @Override
+    public String synopsis() {
+        return "tensorbuf bench [--quick] [--case NAME]... [--threads N] [--json]";
+    }
+
+    @Override
+    public String description() {
+        return """
+                Runs the copy cases (NCHW<->NHWC, XLA tiles, bf16 (2,1) packing, u8 staging,
+                broadcast, strided slice) in this JVM. Each case and a MemorySegment.copy of the
+                same bytes (read + written) are timed alternately; the median of the repetitions
+                is reported. The Vector API kernels run only when the JVM was started with
+                --add-modules jdk.incubator.vector (e.g. JDK_JAVA_OPTIONS); "vector_kernels" says
+                which ran. For careful numbers use the JMH CopyBenchmark.
+
+                example:
+                  tensorbuf bench --quick --case nchw_to_nhwc_f32_32x64x112x112
+                  nchw_to_nhwc_f32_32x64x112x112  205520896 bytes  11.4 ms  18.0 GB/s  copy 33.1 GB/s  ratio 0.54
+                """;
+    }
+
+    @Override
+    public List<Option> options() {
+        return List.of(
+                Option.flag("quick", "fewer repetitions"),
+                Option.value("case", "NAME", true, "run only this case (repeatable); names: "
+                        + CopyCase.ALL.stream().map(CopyCase::name).toList()),
+                Option.value("threads", "N", false, "engine threads (default: all cores)"),
+                Option.JSON);
+    }
+
+    @Override
+    public int run(Invocation in) throws Exception {
+        in.expectAtMostPositionals(0);
+        List<CopyCase> cases = new ArrayList<>();
+        for (String name : in.values("case")) {
+            cases.add(CopyCase.byName(name));
+        }
+        if (cases.isEmpty()) {
+            cases.addAll(CopyCase.ALL);
+        }
+        int threads = Runtime.getRuntime().availableProcessors();
+        if (in.value("threads") != null) {
+            try {
+                threads = Integer.parseInt(in.value("threads"));
+            } catch (NumberFormatException e) {
+                throw new UsageException("--threads needs a whole number, got " + in.value("threads"));
+            }
+            if (threads < 1) {
+                throw new UsageException("--threads must be >= 1, got " + threads);
+            }
+        }
+        CopyEngine engine = CopyEngine.of(threads);
+        List<CopyBenchRunner.Result> results = CopyBenchRunner.run(cases, engine, in.flag("quick"));
+        if (in.flag("json")) {
+            Map<String, Object> json = new LinkedHashMap<>();
+            json.put("threads", threads);
+            json.put("vector_kernels", engine.vectorKernels());
+            json.put("cases", results.stream().map(CopyBenchRunner.Result::json).toList());
+            in.printJson(json);
+        } else {
+            in.out().println("threads " + threads + ", vector kernels " + (engine.vectorKernels() ? "on" : "off"));
+            for (CopyBenchRunner.Result r : results) {
+                in.out().printf("%-45s %11d bytes %8.2f ms %6.1f GB/s  copy %6.1f GB/s  ratio %.2f%n", r.name(),
+                        r.bytes(), r.seconds() * 1e3, r.gbps(), r.copyGbps(), r.ratioToCopy());
+            }
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,127 @@
+package dev.tensorbuf.ops.copy;
+
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.indexing.IndexingMap;
+
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One side of a copy: the bytes, the element type, the logical dimensions and how a logical
+ * index finds its element. This is the copy engine's own small description of a view; a
+ * {@code TensorView} adapts to it by its map form (strided, tiled, general).
+ * {@snippet :
+ * MemorySegment m = Arena.ofAuto().allocate(2 * 3 * 4);
+ * Access nchw = Access.strided(m, DType.F32, StridedLayout.packed(2, 3));
+ * nchw.dims();          // [2, 3]
+ * nchw.elementCount();  // 6
+ * Access t = Access.tiled(m, (ArrayShape) XlaShape.parse("f32[2,3]{0,1}"));
+ * t.dims();             // [2, 3]
+ * }
+ *
+ * @param segment the memory holding the elements; element offsets count from its start
+ * @param dtype the element type
+ * @param dims logical sizes, one per dimension
+ * @param addressing how a logical index becomes an element offset
+ */
+public record Access(MemorySegment segment, DType dtype, List<Long> dims, Addressing addressing) {
+
+    /** How a logical index becomes an element offset in the segment. */
+    public sealed interface Addressing permits Strided, Tiled, Mapped {
+    }
+
+    /** @param layout sizes, strides (elements; zero and negative allowed) and offset */
+    public record Strided(StridedLayout layout) implements Addressing {
+        /** @throws NullPointerException if {@code layout} is null */
+        public Strided {
+            Objects.requireNonNull(layout, "layout");
+        }
+    }
+
+    /** @param shape an array shape whose (possibly tiled) XLA layout places every element */
+    public record Tiled(ArrayShape shape) implements Addressing {
+        /** @throws IllegalArgumentException if the shape has no layout or a dynamic dimension */
+        public Tiled {
+            shape.requireLayout();
+            if (!shape.isStatic()) {
+                throw new IllegalArgumentException("copy needs a static shape, got " + shape);
+            }
+        }
+    }
+
+    /** @param map a map from the logical index to one result, the element offset */
+    public record Mapped(IndexingMap map) implements Addressing {
+        /** @throws IllegalArgumentException if the map does not have exactly one result */
+        public Mapped {
+            if (map.results().size() != 1) {
+                throw new IllegalArgumentException("an element map needs exactly one result (the element offset), got "
+                        + map.results().size() + ": " + map);
+            }
+            if (!map.rangeVars().isEmpty() || !map.runtimeVars().isEmpty()) {
+                throw new IllegalArgumentException("an element map for a copy may not have range or runtime variables: "
+                        + map);
+            }
+        }
+    }
+
+    /** @throws IllegalArgumentException if a size is negative or the addressing has another rank */
+    public Access {
+        Objects.requireNonNull(segment, "segment");
+        Objects.requireNonNull(dtype, "dtype");
+        dims = List.copyOf(dims);
+        Objects.requireNonNull(addressing, "addressing");
+        for (int i = 0; i < dims.size(); i++) {
+            if (dims.get(i) < 0) {
+                throw new IllegalArgumentException("dimension " + i + " has negative size " + dims.get(i) + " in " + dims);
+            }
+        }
+        int rank = switch (addressing) {
+            case Strided s -> s.layout().rank();
+            case Tiled t -> t.shape().rank();
+            case Mapped m -> m.map().dims().size();
+        };
+        if (rank != dims.size()) {
+            throw new IllegalArgumentException("addressing has rank " + rank + " but dims " + dims + " have rank "
+                    + dims.size());
+        }
+    }
+
+    /** {@return a strided access with the layout's sizes} */
+    public static Access strided(MemorySegment segment, DType dtype, StridedLayout layout) {
+        return new Access(segment, dtype, layout.sizes(), new Strided(layout));
+    }
+
+    /** {@return an access through an XLA array shape and its layout (tiles, padding, {@code E(n)})} */
+    public static Access tiled(MemorySegment segment, ArrayShape shape) {
+        return new Access(segment, shape.dtype(), shape.dims(), new Tiled(shape));
+    }
+
+    /** {@return an access through an element-offset map, its dims sized by the map's domain} */
+    public static Access mapped(MemorySegment segment, DType dtype, IndexingMap map) {
+        for (int i = 0; i < map.dimBounds().size(); i++) {
+            if (map.dimBounds().get(i).lo() != 0) {
+                throw new IllegalArgumentException("dimension " + i + " of an element map must start at 0, got "
+                        + map.dimBounds().get(i) + " in " + map);
+            }
+        }
+        List<Long> dims = map.dimBounds().stream().map(b -> b.hi() + 1).toList();
+        return new Access(segment, dtype, dims, new Mapped(map));
+    }
+
+    /** {@return the number of logical elements} */
+    public long elementCount() {
+        long n = 1;
+        for (long d : dims) {
+            n = Sizes.multiply(n, d, "element count of " + dims);
+        }
+        return n;
+    }
+
+    /** {@return the rank} */
+    public int rank() {
+        return dims.size();
+    }
+}

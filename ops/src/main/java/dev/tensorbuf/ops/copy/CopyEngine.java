@@ -1,0 +1,170 @@
+package dev.tensorbuf.ops.copy;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.ops.copy.internal.CopyExecutor;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.StridedLayout;
+
+/**
+ * Copies and converts between any two layouts: plans once ({@link CopyPlan}), then runs the
+ * plan's kernels, on several threads for steps above
+ * {@value dev.tensorbuf.ops.copy.internal.CopyExecutor#PARALLEL_THRESHOLD_BYTES} bytes (system
+ * property {@code tensorbuf.copy.parallelThresholdBytes}). The Vector API kernels run when the
+ * JVM has {@code --add-modules jdk.incubator.vector}, else the scalar ones (system property
+ * {@code tensorbuf.copy.vector=false} forces scalar).
+ * {@snippet :
+ * try (Arena arena = Arena.ofConfined()) {
+ *     MemorySegment a = arena.allocate(4L * 32 * 64 * 112 * 112);
+ *     MemorySegment b = arena.allocate(4L * 32 * 64 * 112 * 112);
+ *     CopyEngine engine = CopyEngine.of(2);
+ *     engine.copy(Access.strided(a, DType.F32, StridedLayout.of(TensorFormat.NCHW, 32, 64, 112, 112)),
+ *                 Access.strided(b, DType.F32, StridedLayout.of(TensorFormat.NHWC, 32, 64, 112, 112)));
+ *     // b now holds a in NHWC order: 16x16 register-shuffle transposes on two threads
+ * }
+ * }
+ */
+public final class CopyEngine {
+    private static final CopyEngine DEFAULT = of(Runtime.getRuntime().availableProcessors());
+
+    private final CopyExecutor executor;
+    private final int parallelism;
+
+    private CopyEngine(int parallelism, boolean vector, long thresholdBytes) {
+        if (parallelism < 1) {
+            throw new IllegalArgumentException("parallelism must be >= 1, got " + parallelism);
+        }
+        if (thresholdBytes < 0) {
+            throw new IllegalArgumentException("parallel threshold must be >= 0 bytes, got " + thresholdBytes);
+        }
+        this.parallelism = parallelism;
+        this.executor = new CopyExecutor(parallelism, vector, thresholdBytes);
+    }
+
+    /** {@return the shared engine: all cores, Vector API kernels where available} */
+    public static CopyEngine defaults() {
+        return DEFAULT;
+    }
+
+    /**
+     * {@return an engine running large copies on {@code parallelism} threads}
+     *
+     * @throws IllegalArgumentException if {@code parallelism < 1}
+     */
+    public static CopyEngine of(int parallelism) {
+        return of(parallelism, true);
+    }
+
+    /**
+     * {@return an engine with {@code parallelism} threads, using the Vector API kernels only if
+     * {@code vectorKernels} and the module is present}
+     *
+     * @throws IllegalArgumentException if {@code parallelism < 1}
+     */
+    public static CopyEngine of(int parallelism, boolean vectorKernels) {
+        return new CopyEngine(parallelism, vectorKernels, CopyExecutor.PARALLEL_THRESHOLD_BYTES);
+    }
+
+    /**
+     * {@return an engine as {@link #of(int, boolean)} that splits steps of at least
+     * {@code parallelThresholdBytes} bytes (read plus written) across its threads}
+     *
+     * @throws IllegalArgumentException if {@code parallelism < 1} or the threshold is negative
+     */
+    public static CopyEngine of(int parallelism, boolean vectorKernels, long parallelThresholdBytes) {
+        return new CopyEngine(parallelism, vectorKernels, parallelThresholdBytes);
+    }
+
+    /** {@return the threads a large copy uses} */
+    public int parallelism() {
+        return parallelism;
+    }
+
+    /** {@return whether the Vector API kernels run} */
+    public boolean vectorKernels() {
+        return executor.vector();
+    }
+
+    /** {@return the plan, see {@link CopyPlan#of(Access, Access)}} */
+    public CopyPlan plan(Access src, Access dst) {
+        return CopyPlan.of(src, dst);
+    }
+
+    /** {@return the plan, see {@link CopyPlan#of(Access, Access, ChannelAffine)}} */
+    public CopyPlan plan(Access src, Access dst, ChannelAffine affine) {
+        return CopyPlan.of(src, dst, affine);
+    }
+
+    /**
+     * Runs a plan. A conversion that meets a value the destination type cannot hold (an integer
+     * out of range, NaN to an integer) throws part way, leaving the destination partly written.
+     *
+     * @throws IllegalArgumentException for a value the destination type cannot hold
+     * @throws IllegalStateException if a segment's arena is closed
+     */
+    public void execute(CopyPlan plan) {
+        executor.execute(plan);
+    }
+
+    /** Plans and runs a copy. @throws IllegalArgumentException, IndexOutOfBoundsException as {@link CopyPlan#of(Access, Access)} */
+    public void copy(Access src, Access dst) {
+        execute(plan(src, dst));
+    }
+
+    /** Plans and runs a copy with a per-channel scale and bias. */
+    public void copy(Access src, Access dst, ChannelAffine affine) {
+        execute(plan(src, dst, affine));
+    }
+
+    /**
+     * A newly allocated copy and the buffer that owns it; close the buffer to free it.
+     *
+     * @param buffer the new memory
+     * @param access the copy, addressed in the requested layout
+     */
+    public record Materialized(Buffer buffer, Access access) {
+    }
+
+    /**
+     * {@return a copy of {@code src} in a new buffer laid out by {@code layout}, converted to {@code dtype}}
+     *
+     * @throws IllegalArgumentException if the layout's sizes are not the source's dims or it has
+     *     a negative offset reach
+     */
+    public Materialized materialize(Access src, DType dtype, StridedLayout layout, Allocator allocator) {
+        if (!layout.sizes().equals(src.dims())) {
+            throw new IllegalArgumentException("layout sizes " + layout.sizes() + " differ from source dims " + src.dims());
+        }
+        if (layout.minOffset() < 0) {
+            throw new IllegalArgumentException("layout " + layout + " reaches element offset " + layout.minOffset()
+                    + " below 0");
+        }
+        long bytes = layout.elementCount() == 0 ? 0
+                : Sizes.multiply(layout.maxOffset() + 1, dtype.byteWidth(), "bytes of " + layout);
+        Buffer buffer = allocator.allocate(Math.max(1, bytes));
+        Access dst = Access.strided(buffer.segment(), dtype, layout);
+        copy(src, dst);
+        return new Materialized(buffer, dst);
+    }
+
+    /**
+     * {@return a copy of {@code src} in a new buffer laid out by {@code shape}'s XLA layout
+     * (tiles and padding; padding written as zero), converted to the shape's type}
+     *
+     * @throws IllegalArgumentException if the shape's dims are not the source's
+     */
+    public Materialized materialize(Access src, ArrayShape shape, Allocator allocator) {
+        if (!shape.dims().equals(src.dims())) {
+            throw new IllegalArgumentException("shape " + shape + " differs from source dims " + src.dims());
+        }
+        long bits = shape.requireLayout().elementSizeInBits();
+        long slots = shape.physicalElementCount();
+        long bytes = bits == 0 ? Sizes.multiply(slots, shape.dtype().byteWidth(), "bytes of " + shape)
+                : Math.ceilDiv(Sizes.multiply(slots, bits, "bits of " + shape), 8L);
+        Buffer buffer = allocator.allocate(Math.max(1, Math.max(bytes, shape.arraySize())));
+        Access dst = Access.tiled(buffer.segment(), shape);
+        copy(src, dst);
+        return new Materialized(buffer, dst);
+    }
+}

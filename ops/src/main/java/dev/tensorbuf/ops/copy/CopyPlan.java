@@ -1,0 +1,159 @@
+package dev.tensorbuf.ops.copy;
+
+import dev.tensorbuf.ops.copy.internal.Planner;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.XlaLayout;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What a copy will do, decided once and checked once: the steps (loop nests with their kernels,
+ * padding to zero, or a per-element gather), in the destination's physical order. Planning reads
+ * no element and writes nothing; {@link CopyEngine#execute(CopyPlan)} runs a plan.
+ * {@snippet :
+ * try (Arena arena = Arena.ofConfined()) {
+ *     MemorySegment a = arena.allocate(4L * 2 * 3 * 4 * 5);
+ *     MemorySegment b = arena.allocate(4L * 2 * 3 * 4 * 5);
+ *     Access nchw = Access.strided(a, DType.F32, StridedLayout.of(TensorFormat.NCHW, 2, 3, 4, 5));
+ *     Access nhwc = Access.strided(b, DType.F32, StridedLayout.of(TensorFormat.NHWC, 2, 3, 4, 5));
+ *     CopyPlan p = CopyPlan.of(nchw, nhwc);
+ *     p.steps();   // [Run[kernel=ELEMENT, srcOffset=0, dstOffset=0,
+ *                  //   loops=[Loop[count=2, srcStride=60, dstStride=60], Loop[count=20, srcStride=1, dstStride=3],
+ *                  //          Loop[count=3, srcStride=20, dstStride=1]], channelLoop=-1]]
+ * }
+ * }
+ * (Three channels are too few for a shuffle block; 64 channels plan a {@link Kernel#TRANSPOSE}.)
+ *
+ * @param src the source
+ * @param dst the destination
+ * @param affine the per-channel scale and bias, if any
+ * @param steps what runs, in order
+ */
+public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, List<Step> steps) {
+
+    /** @throws NullPointerException if an argument is null */
+    public CopyPlan {
+        Objects.requireNonNull(src, "src");
+        Objects.requireNonNull(dst, "dst");
+        Objects.requireNonNull(affine, "affine");
+        steps = List.copyOf(steps);
+    }
+
+    /**
+     * {@return the plan copying {@code src} into {@code dst}, converting the element type if they differ}
+     *
+     * @throws IllegalArgumentException if the dimensions differ, the types cannot convert, the
+     *     destination is read-only, overlaps itself or the source
+     * @throws IndexOutOfBoundsException if an element lies outside its segment
+     */
+    public static CopyPlan of(Access src, Access dst) {
+        return of(src, dst, null);
+    }
+
+    /**
+     * {@return the plan copying {@code src} into {@code dst}, applying {@code affine} per channel (may be null)}
+     *
+     * @throws IllegalArgumentException as {@link #of(Access, Access)}, or if the channel count
+     *     does not match the channel dimension or the destination is not a floating-point type
+     * @throws IndexOutOfBoundsException if an element lies outside its segment
+     */
+    public static CopyPlan of(Access src, Access dst, ChannelAffine affine) {
+        check(src, dst, affine);
+        List<Step> steps = Planner.plan(src, dst, affine);
+        for (Step s : steps) {
+            checkBounds(s, src, dst);
+        }
+        return new CopyPlan(src, dst, Optional.ofNullable(affine), steps);
+    }
+
+    /** {@return bytes read plus bytes written, padding of the destination included} */
+    public long bytesMoved() {
+        long n = src.elementCount();
+        long total = Sizes.multiply(n, src.dtype().byteWidth(), "bytes read");
+        long written = dst.addressing() instanceof Access.Tiled(ArrayShape s) ? s.physicalElementCount() : n;
+        return total + Sizes.multiply(written, dst.dtype().byteWidth(), "bytes written");
+    }
+
+    private static void check(Access src, Access dst, ChannelAffine affine) {
+        if (!src.dims().equals(dst.dims())) {
+            throw new IllegalArgumentException("cannot copy " + src.dtype() + src.dims() + " into " + dst.dtype()
+                    + dst.dims() + ": the dimensions differ");
+        }
+        if (dst.segment().isReadOnly()) {
+            throw new IllegalArgumentException("the destination segment is read-only: " + dst.segment());
+        }
+        if (src.dtype() != dst.dtype() && (isComplexOrNone(src.dtype()) || isComplexOrNone(dst.dtype()))) {
+            throw new IllegalArgumentException("cannot convert " + src.dtype() + " to " + dst.dtype()
+                    + ": complex values copy only to the same type");
+        }
+        if (affine != null) {
+            if (affine.channelDim() >= src.rank()) {
+                throw new IllegalArgumentException("channel dimension " + affine.channelDim() + " out of bounds [0, "
+                        + src.rank() + ") for " + src.dims());
+            }
+            if (affine.channels() != src.dims().get(affine.channelDim())) {
+                throw new IllegalArgumentException(affine.channels() + " channel scales for dimension "
+                        + affine.channelDim() + " of size " + src.dims().get(affine.channelDim()) + " in " + src.dims());
+            }
+            if (dst.dtype().kind() != DType.Kind.FLOAT) {
+                throw new IllegalArgumentException("a per-channel scale and bias needs a floating-point destination, got "
+                        + dst.dtype());
+            }
+            if (isComplexOrNone(src.dtype())) {
+                throw new IllegalArgumentException("a per-channel scale and bias needs a real source, got " + src.dtype());
+            }
+        }
+        if (src.elementCount() > 0 && src.segment().asOverlappingSlice(dst.segment()).isPresent()) {
+            throw new IllegalArgumentException("source " + src.segment() + " and destination " + dst.segment()
+                    + " overlap: copy through a temporary");
+        }
+        if (dst.addressing() instanceof Access.Tiled(ArrayShape s)) {
+            XlaLayout l = s.requireLayout();
+            long need = l.elementSizeInBits() == 0 ? Sizes.multiply(s.physicalElementCount(), s.dtype().byteWidth(),
+                    "bytes of " + s) : Math.ceilDiv(Sizes.multiply(s.physicalElementCount(), l.elementSizeInBits(),
+                    "bits of " + s), 8);
+            if (dst.segment().byteSize() < need) {
+                throw new IndexOutOfBoundsException(s + " needs " + need + " bytes but the destination segment has "
+                        + dst.segment().byteSize());
+            }
+        }
+    }
+
+    private static boolean isComplexOrNone(DType t) {
+        return t.kind() == DType.Kind.COMPLEX || t.kind() == DType.Kind.NONE;
+    }
+
+    private static void checkBounds(Step step, Access src, Access dst) {
+        switch (step) {
+            case Step.Run r -> {
+                checkRange("source", src, r.srcOffset(), r.loops(), true);
+                checkRange("destination", dst, r.dstOffset(), r.loops(), false);
+            }
+            case Step.Zero z -> checkRange("destination", dst, z.dstOffset(), z.loops(), false);
+            case Step.Gather g -> {
+                // Each element is bounds-checked by its segment access.
+            }
+        }
+    }
+
+    private static void checkRange(String side, Access a, long offset, List<Loop> loops, boolean source) {
+        long lo = offset;
+        long hi = offset;
+        for (Loop l : loops) {
+            long span = Sizes.multiply(l.count() - 1, source ? l.srcStride() : l.dstStride(), "offset span");
+            if (span < 0) {
+                lo += span;
+            } else {
+                hi += span;
+            }
+        }
+        long width = a.dtype().byteWidth();
+        if (lo < 0 || Sizes.multiply(hi + 1, width, "byte offset") > a.segment().byteSize()) {
+            throw new IndexOutOfBoundsException(side + " elements [" + lo + ", " + hi + "] of " + a.dtype()
+                    + a.dims() + " fall outside its segment of " + a.segment().byteSize() + " bytes");
+        }
+    }
+}

@@ -1,0 +1,27 @@
+package dev.tensorbuf.ops.copy;
+
+/**
+ * The kernel a planned step runs. Each has its own brute-force equivalence test and JMH benchmark.
+ * {@snippet :
+ * CopyPlan p = CopyPlanner.plan(src, dst);   // f32 NCHW -> NHWC
+ * p.steps().get(0) instanceof Step.Run r && r.kernel() == Kernel.TRANSPOSE;   // true
+ * }
+ */
+public enum Kernel {
+    /** The innermost loop is contiguous on both sides and the types match: one {@code MemorySegment.copy} per run. */
+    BULK,
+    /** The innermost source stride is zero (broadcast): each run is filled with one value. */
+    FILL,
+    /** 4-byte elements, inner loops form a 2-D transpose: register shuffles of 16x16 (or 8x8) blocks. */
+    TRANSPOSE,
+    /** 2-byte elements, innermost destination pair comes from two source rows: XLA's {@code (2,1)} packing. */
+    PAIR_INTERLEAVE,
+    /** Same type, any strides: one element at a time. */
+    ELEMENT,
+    /** Different types or a per-channel scale and bias: converted one run at a time. */
+    CONVERT,
+    /** Destination-only: padding slots of a tiled destination are written as zero. */
+    ZERO,
+    /** No strided form (general maps, sub-byte packing, mismatched tilings): every element through its map. */
+    GATHER
+}

@@ -1,0 +1,70 @@
+package dev.tensorbuf.ops.copy;
+
+import java.util.List;
+
+/**
+ * One piece of a copy plan. A copy between strided layouts is one {@link Run}; a tiled side
+ * splits the logical space into boxes (full tiles, partial tiles) with one {@link Run} each and,
+ * for a padded tiled destination, {@link Zero} steps for the padding.
+ * {@snippet :
+ * // f32[1000,1000] -> {1,0:T(8,128)}: full column tiles, the partial last column tile, its padding
+ * CopyPlanner.plan(src, dst).steps().size();   // 3
+ * }
+ */
+public sealed interface Step permits Step.Run, Step.Zero, Step.Gather {
+
+    /**
+     * A strided loop nest, loops outermost first, run by one kernel.
+     *
+     * @param kernel the kernel
+     * @param srcOffset source element offset of the first element
+     * @param dstOffset destination element offset of the first element
+     * @param loops the loops, outermost first, in the destination's physical order
+     * @param channelLoop index in {@code loops} of the per-channel scale and bias dimension, or -1
+     */
+    record Run(Kernel kernel, long srcOffset, long dstOffset, List<Loop> loops, int channelLoop) implements Step {
+        /** @throws IllegalArgumentException if there are no loops or {@code channelLoop} is not one of them */
+        public Run {
+            loops = List.copyOf(loops);
+            if (loops.isEmpty()) {
+                throw new IllegalArgumentException("a run needs at least one loop");
+            }
+            if (channelLoop < -1 || channelLoop >= loops.size()) {
+                throw new IllegalArgumentException("channel loop " + channelLoop + " out of bounds [-1, " + loops.size() + ")");
+            }
+        }
+
+        /** {@return the number of elements copied} */
+        public long elementCount() {
+            long n = 1;
+            for (Loop l : loops) {
+                n = Sizes.multiply(n, l.count(), "element count of " + loops);
+            }
+            return n;
+        }
+    }
+
+    /**
+     * Padding of a tiled destination, written as zero.
+     *
+     * @param dstOffset destination element offset of the first slot
+     * @param loops the loops, outermost first ({@link Loop#srcStride()} is zero)
+     */
+    record Zero(long dstOffset, List<Loop> loops) implements Step {
+        /** @throws IllegalArgumentException if there are no loops */
+        public Zero {
+            loops = List.copyOf(loops);
+            if (loops.isEmpty()) {
+                throw new IllegalArgumentException("a zero step needs at least one loop");
+            }
+        }
+    }
+
+    /**
+     * Every logical index, row-major, through both sides' maps.
+     *
+     * @param reason why no strided form was found
+     */
+    record Gather(String reason) implements Step {
+    }
+}

@@ -1,0 +1,95 @@
+package dev.tensorbuf.ops.copy.internal;
+
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.ElementAccess;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * {@link dev.tensorbuf.ops.copy.Kernel#CONVERT}: element type conversion, optionally with a
+ * per-channel {@code fma(value, scale, bias)} in f32. The common pairs have their own loops
+ * (bit tricks for bf16, the JDK's f16 intrinsics); everything else goes through
+ * {@link ValueMover}. The channel is constant per run unless the channel loop is innermost.
+ */
+final class ConvertKernel {
+    private ConvertKernel() {
+    }
+
+    static void run(Task t, ElementAccess sa, ElementAccess da, float[] scale, float[] bias) {
+        int r = t.rank();
+        long n = t.count()[r - 1];
+        long ss = t.srcStride()[r - 1];
+        long ds = t.dstStride()[r - 1];
+        int ch = t.channelLoop();
+        MemorySegment src = t.src();
+        MemorySegment dst = t.dst();
+        DType from = sa.type();
+        DType to = da.type();
+        boolean affine = scale != null;
+        Odometer o = new Odometer(t, 1);
+        do {
+            if (affine && ch == r - 1) {
+                ValueMover.perChannelRun(src, o.src, ss, sa, dst, o.dst, ds, da, n, scale, bias, t.channelBase());
+            } else if (affine) {
+                int c = (int) (t.channelBase() + (ch >= 0 ? o.index(ch) : 0));
+                if (from == DType.U8 && to == DType.F32) {
+                    u8ToF32(src, o.src, ss, dst, o.dst, ds, n, scale[c], bias[c]);
+                } else {
+                    ValueMover.affineRun(src, o.src, ss, sa, dst, o.dst, ds, da, n, scale[c], bias[c]);
+                }
+            } else if (from == DType.F32 && to == DType.BF16) {
+                f32ToBf16(src, o.src, ss, dst, o.dst, ds, n);
+            } else if (from == DType.BF16 && to == DType.F32) {
+                bf16ToF32(src, o.src, ss, dst, o.dst, ds, n);
+            } else if (from == DType.F32 && to == DType.F16) {
+                f32ToF16(src, o.src, ss, dst, o.dst, ds, n);
+            } else if (from == DType.F16 && to == DType.F32) {
+                f16ToF32(src, o.src, ss, dst, o.dst, ds, n);
+            } else if (from == DType.U8 && to == DType.F32) {
+                u8ToF32(src, o.src, ss, dst, o.dst, ds, n, 1f, 0f);
+            } else {
+                ValueMover.run(src, o.src, ss, sa, dst, o.dst, ds, da, n);
+            }
+        } while (o.next());
+    }
+
+    /** bf16 of an f32, rounded to nearest even; NaN becomes the quiet NaN 0x7fc0 with its sign, as ml_dtypes. */
+    static short bf16(float f) {
+        int bits = Float.floatToRawIntBits(f);
+        if (Float.isNaN(f)) {
+            return (short) (((bits >>> 16) & 0x8000) | 0x7fc0);
+        }
+        return (short) ((bits + 0x7fff + ((bits >>> 16) & 1)) >>> 16);
+    }
+
+    private static void f32ToBf16(MemorySegment s, long so, long ss, MemorySegment d, long dO, long ds, long n) {
+        for (long i = 0; i < n; i++) {
+            d.set(Layouts.I16, dO + i * ds, bf16(s.get(Layouts.F32, so + i * ss)));
+        }
+    }
+
+    private static void bf16ToF32(MemorySegment s, long so, long ss, MemorySegment d, long dO, long ds, long n) {
+        for (long i = 0; i < n; i++) {
+            d.set(Layouts.I32, dO + i * ds, (s.get(Layouts.I16, so + i * ss) & 0xffff) << 16);
+        }
+    }
+
+    private static void f32ToF16(MemorySegment s, long so, long ss, MemorySegment d, long dO, long ds, long n) {
+        for (long i = 0; i < n; i++) {
+            d.set(Layouts.I16, dO + i * ds, Float.floatToFloat16(s.get(Layouts.F32, so + i * ss)));
+        }
+    }
+
+    private static void f16ToF32(MemorySegment s, long so, long ss, MemorySegment d, long dO, long ds, long n) {
+        for (long i = 0; i < n; i++) {
+            d.set(Layouts.F32, dO + i * ds, Float.float16ToFloat(s.get(Layouts.I16, so + i * ss)));
+        }
+    }
+
+    private static void u8ToF32(MemorySegment s, long so, long ss, MemorySegment d, long dO, long ds, long n,
+                                float scale, float bias) {
+        for (long i = 0; i < n; i++) {
+            d.set(Layouts.F32, dO + i * ds, Math.fma(s.get(Layouts.I8, so + i * ss) & 0xff, scale, bias));
+        }
+    }
+}

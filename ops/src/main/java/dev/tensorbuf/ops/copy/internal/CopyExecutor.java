@@ -1,0 +1,177 @@
+package dev.tensorbuf.ops.copy.internal;
+
+import dev.tensorbuf.ops.copy.Access;
+import dev.tensorbuf.ops.copy.ChannelAffine;
+import dev.tensorbuf.ops.copy.CopyPlan;
+import dev.tensorbuf.ops.copy.Kernel;
+import dev.tensorbuf.ops.copy.Loop;
+import dev.tensorbuf.ops.copy.Step;
+import dev.tensorbuf.views.ElementAccess;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinTask;
+
+/**
+ * Runs plans: turns each step into byte-addressed {@link Task}s, splits large ones across a
+ * fork-join pool, and calls each kernel from its own line, so every kernel keeps its own type
+ * profile (reference/java-kernels.md: shared call sites slowed kernels by up to 13.7x).
+ */
+public final class CopyExecutor {
+    /** Steps moving fewer bytes than this run on the calling thread. */
+    public static final long PARALLEL_THRESHOLD_BYTES =
+            Long.getLong("tensorbuf.copy.parallelThresholdBytes", 1L << 20);
+    /** Pieces per thread, so a thread slowed by a neighbour's load does not hold up the rest. */
+    private static final int PIECES_PER_THREAD = 4;
+
+    /** Never started: a thread other than the caller, to ask whether a segment is confined. */
+    private static final Thread OTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
+
+    private final int parallelism;
+    private final boolean vector;
+    private final long thresholdBytes;
+    private volatile ForkJoinPool pool;
+
+    /**
+     * @param parallelism threads for large steps, {@code >= 1}
+     * @param vector whether to use the Vector API kernels (ignored when the module is absent)
+     * @param thresholdBytes steps moving fewer bytes run on the calling thread
+     */
+    public CopyExecutor(int parallelism, boolean vector, long thresholdBytes) {
+        this.parallelism = parallelism;
+        this.thresholdBytes = thresholdBytes;
+        this.vector = vector && VectorSupport.AVAILABLE;
+    }
+
+    /** {@return whether the Vector API kernels run} */
+    public boolean vector() {
+        return vector;
+    }
+
+    public void execute(CopyPlan plan) {
+        Access src = plan.src();
+        Access dst = plan.dst();
+        ElementAccess sa = ElementAccess.of(src.dtype());
+        ElementAccess da = ElementAccess.of(dst.dtype());
+        ChannelAffine affine = plan.affine().orElse(null);
+        float[] scale = affine == null ? null : GatherKernel.Floats.toArray(affine.scale());
+        float[] bias = affine == null ? null : GatherKernel.Floats.toArray(affine.bias());
+        for (Step step : plan.steps()) {
+            switch (step) {
+                case Step.Run r -> {
+                    Task t = task(src.segment(), dst.segment(), r.srcOffset() * src.dtype().byteWidth(),
+                            r.dstOffset() * dst.dtype().byteWidth(), r.loops(), src.dtype().byteWidth(),
+                            dst.dtype().byteWidth(), r.channelLoop());
+                    runParallel(r.kernel(), t, sa, da, scale, bias);
+                }
+                case Step.Zero z -> {
+                    int w = Math.max(1, dst.dtype().byteWidth());
+                    Task t = task(null, dst.segment(), 0, z.dstOffset() * w, z.loops(), w, w, -1);
+                    runParallel(Kernel.ZERO, t, sa, da, scale, bias);
+                }
+                case Step.Gather g -> GatherKernel.run(src, dst, affine);
+            }
+        }
+    }
+
+    private static Task task(MemorySegment src, MemorySegment dst, long so, long dO, List<Loop> loops, int sw, int dw,
+                             int channel) {
+        int r = loops.size();
+        long[] count = new long[r];
+        long[] ss = new long[r];
+        long[] ds = new long[r];
+        for (int i = 0; i < r; i++) {
+            count[i] = loops.get(i).count();
+            ss[i] = loops.get(i).srcStride() * sw;
+            ds[i] = loops.get(i).dstStride() * dw;
+        }
+        return new Task(src, dst, so, dO, count, ss, ds, sw, dw, channel, 0);
+    }
+
+    private void runParallel(Kernel k, Task t, ElementAccess sa, ElementAccess da, float[] scale, float[] bias) {
+        long bytes = t.elements() * (t.srcWidth() + t.dstWidth());
+        // Segments of a confined arena can only be touched by their owner thread.
+        boolean shareable = t.dst().isAccessibleBy(OTHER_THREAD) && (t.src() == null || t.src().isAccessibleBy(OTHER_THREAD));
+        if (parallelism == 1 || bytes < thresholdBytes || !shareable) {
+            run(k, t, sa, da, scale, bias);
+            return;
+        }
+        int reserved = switch (k) {
+            case TRANSPOSE, PAIR_INTERLEAVE -> 2;
+            default -> 1;
+        };
+        List<Task> pieces = new ArrayList<>();
+        split(t, 0, parallelism * PIECES_PER_THREAD, reserved, pieces);
+        ForkJoinPool p = pool();
+        List<ForkJoinTask<?>> futures = new ArrayList<>(pieces.size());
+        for (Task piece : pieces) {
+            futures.add(p.submit(() -> run(k, piece, sa, da, scale, bias)));
+        }
+        for (ForkJoinTask<?> f : futures) {
+            f.join();
+        }
+    }
+
+    /**
+     * Cuts loop {@code k} into about {@code pieces} chunks; when it has fewer iterations, each
+     * iteration is cut further along loop {@code k + 1}. The loop a kernel keeps whole
+     * ({@code reserved} innermost) is cut in multiples of 16 so shuffle blocks stay whole.
+     */
+    private static void split(Task t, int k, int pieces, int reserved, List<Task> out) {
+        long c = t.count()[k];
+        int r = t.rank();
+        if (c >= pieces || k == r - 1) {
+            long align = k >= r - reserved ? 16 : 1;
+            long chunk = Math.max(1, Math.ceilDiv(Math.ceilDiv(c, pieces), align) * align);
+            for (long from = 0; from < c; from += chunk) {
+                out.add(t.slice(k, from, Math.min(chunk, c - from)));
+            }
+            return;
+        }
+        int sub = (int) Math.ceilDiv(pieces, c);
+        for (long i = 0; i < c; i++) {
+            split(t.slice(k, i, 1), k + 1, sub, reserved, out);
+        }
+    }
+
+    private void run(Kernel k, Task t, ElementAccess sa, ElementAccess da, float[] scale, float[] bias) {
+        switch (k) {
+            case BULK -> BulkKernel.run(t);
+            case FILL -> FillKernel.run(t);
+            case TRANSPOSE -> {
+                if (vector) {
+                    VectorTranspose.run(t);
+                } else {
+                    ScalarTranspose.run(t);
+                }
+            }
+            case PAIR_INTERLEAVE -> {
+                if (vector) {
+                    VectorPairInterleave.run(t);
+                } else {
+                    ElementKernel.run(t);
+                }
+            }
+            case ELEMENT -> ElementKernel.run(t);
+            case CONVERT -> ConvertKernel.run(t, sa, da, scale, bias);
+            case ZERO -> ZeroKernel.run(t);
+            case GATHER -> throw new AssertionError("gather steps run whole");
+        }
+    }
+
+    private ForkJoinPool pool() {
+        ForkJoinPool p = pool;
+        if (p == null) {
+            synchronized (this) {
+                p = pool;
+                if (p == null) {
+                    p = new ForkJoinPool(parallelism);
+                    pool = p;
+                }
+            }
+        }
+        return p;
+    }
+}

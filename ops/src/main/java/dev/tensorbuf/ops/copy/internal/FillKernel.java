@@ -1,0 +1,66 @@
+package dev.tensorbuf.ops.copy.internal;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * {@link dev.tensorbuf.ops.copy.Kernel#FILL}: broadcast along the innermost loop. The first
+ * elements of a run are written one by one, the rest by doubling {@code MemorySegment.copy}
+ * from the run's own start, which keeps the wide copy stub on large runs.
+ */
+final class FillKernel {
+    private static final int SEED_ELEMENTS = 64;
+
+    private FillKernel() {
+    }
+
+    static void run(Task t) {
+        int r = t.rank();
+        long n = t.count()[r - 1];
+        int w = t.dstWidth();
+        MemorySegment src = t.src();
+        MemorySegment dst = t.dst();
+        Odometer o = new Odometer(t, 1);
+        do {
+            fillRun(src, o.src, dst, o.dst, n, w);
+        } while (o.next());
+    }
+
+    private static void fillRun(MemorySegment src, long so, MemorySegment dst, long d, long n, int w) {
+        long seed = Math.min(n, SEED_ELEMENTS);
+        switch (w) {
+            case 1 -> {
+                dst.asSlice(d, n).fill(src.get(Layouts.I8, so));
+                return;
+            }
+            case 2 -> {
+                short v = src.get(Layouts.I16, so);
+                for (long i = 0; i < seed; i++) {
+                    dst.set(Layouts.I16, d + 2 * i, v);
+                }
+            }
+            case 4 -> {
+                int v = src.get(Layouts.I32, so);
+                for (long i = 0; i < seed; i++) {
+                    dst.set(Layouts.I32, d + 4 * i, v);
+                }
+            }
+            case 8 -> {
+                long v = src.get(Layouts.I64, so);
+                for (long i = 0; i < seed; i++) {
+                    dst.set(Layouts.I64, d + 8 * i, v);
+                }
+            }
+            default -> {
+                for (long i = 0; i < seed; i++) {
+                    MemorySegment.copy(src, so, dst, d + w * i, w);
+                }
+            }
+        }
+        long done = seed;
+        while (done < n) {
+            long chunk = Math.min(done, n - done);
+            MemorySegment.copy(dst, d, dst, d + done * w, chunk * w);
+            done += chunk;
+        }
+    }
+}

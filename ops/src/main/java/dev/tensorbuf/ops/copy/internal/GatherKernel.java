@@ -1,0 +1,109 @@
+package dev.tensorbuf.ops.copy.internal;
+
+import dev.tensorbuf.ops.copy.Access;
+import dev.tensorbuf.ops.copy.ChannelAffine;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.ElementAccess;
+import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.indexing.CompiledMap;
+
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+
+/**
+ * {@link dev.tensorbuf.ops.copy.Kernel#GATHER}: every logical index, row-major, through each
+ * side's own map (strided dot product, XLA tiling formula, or compiled indexing map), with packed
+ * sub-byte elements. Correct for every layout pair; used only where no strided form exists.
+ */
+final class GatherKernel {
+    private GatherKernel() {
+    }
+
+    /** Element offset of a logical index on one side. */
+    private interface Addresser {
+        long offset(long[] index);
+    }
+
+    static void run(Access src, Access dst, ChannelAffine affine) {
+        long n = src.elementCount();
+        if (n == 0) {
+            return;
+        }
+        Addresser sa = addresser(src);
+        Addresser da = addresser(dst);
+        ElementAccess se = access(src);
+        ElementAccess de = access(dst);
+        MemorySegment s = src.segment();
+        MemorySegment d = dst.segment();
+        int rank = src.rank();
+        long[] dims = src.dims().stream().mapToLong(Long::longValue).toArray();
+        long[] idx = new long[rank];
+        float[] scale = affine == null ? null : Floats.toArray(affine.scale());
+        float[] bias = affine == null ? null : Floats.toArray(affine.bias());
+        for (long it = 0; it < n; it++) {
+            long so = sa.offset(idx);
+            long dO = da.offset(idx);
+            if (affine != null) {
+                int c = (int) idx[affine.channelDim()];
+                de.setFloat(d, dO, Math.fma((float) se.getDouble(s, so), scale[c], bias[c]));
+            } else {
+                ValueMover.move(s, so, se, d, dO, de);
+            }
+            for (int k = rank - 1; k >= 0; k--) {
+                if (++idx[k] < dims[k]) {
+                    break;
+                }
+                idx[k] = 0;
+            }
+        }
+    }
+
+    static ElementAccess access(Access a) {
+        if (a.addressing() instanceof Access.Tiled(ArrayShape shape)) {
+            long bits = shape.requireLayout().elementSizeInBits();
+            if (bits != 0 && bits < 8) {
+                if (bits != a.dtype().bitWidth()) {
+                    throw new IllegalArgumentException("E(" + bits + ") does not match the " + a.dtype().bitWidth()
+                            + "-bit elements of " + shape);
+                }
+                return ElementAccess.packed(a.dtype());
+            }
+        }
+        return ElementAccess.of(a.dtype());
+    }
+
+    private static Addresser addresser(Access a) {
+        return switch (a.addressing()) {
+            case Access.Strided(StridedLayout l) -> {
+                long[] strides = l.strides().stream().mapToLong(Long::longValue).toArray();
+                long offset = l.offset();
+                yield index -> {
+                    long o = offset;
+                    for (int i = 0; i < index.length; i++) {
+                        o += index[i] * strides[i];
+                    }
+                    return o;
+                };
+            }
+            case Access.Tiled(ArrayShape shape) -> shape::linearIndex;
+            case Access.Mapped m -> {
+                CompiledMap c = m.map().compile();
+                yield index -> c.evaluate(0, index);
+            }
+        };
+    }
+
+    /** Float lists as arrays for the kernels. */
+    static final class Floats {
+        private Floats() {
+        }
+
+        static float[] toArray(List<Float> values) {
+            float[] out = new float[values.size()];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = values.get(i);
+            }
+            return out;
+        }
+    }
+}

@@ -1,0 +1,206 @@
+package dev.tensorbuf.ops.copy.internal;
+
+import dev.tensorbuf.ops.copy.Access;
+import dev.tensorbuf.ops.copy.ChannelAffine;
+import dev.tensorbuf.ops.copy.Loop;
+import dev.tensorbuf.ops.copy.Step;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.XlaLayout;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The one planner: lowers both sides to digits with strides (a strided layout has one digit per
+ * dimension, a tiled layout several), splits the logical space into boxes that are data on the
+ * tiled side, and hands each box to {@link LoopNest}. Sides with no strided form make the whole
+ * copy a {@link Step.Gather}.
+ */
+public final class Planner {
+    private Planner() {
+    }
+
+    /** A side as strides per logical dimension, or as tiled digits, or neither (with the reason). */
+    private sealed interface Form permits Flat, Digits, None {
+    }
+
+    private record Flat(long[] strides, long offset) implements Form {
+    }
+
+    private record Digits(TiledDigits digits) implements Form {
+    }
+
+    private record None(String reason) implements Form {
+    }
+
+    /** {@return the steps copying {@code src} into {@code dst}; both checked by the caller} */
+    public static List<Step> plan(Access src, Access dst, ChannelAffine affine) {
+        boolean convert = src.dtype() != dst.dtype() || affine != null;
+        int width = dst.dtype().byteWidth();
+        Form sf = form(src);
+        Form df = form(dst);
+        List<Step> steps = new ArrayList<>();
+        if (sf instanceof None(String reason)) {
+            return gather(dst, df, reason);
+        }
+        if (df instanceof None(String reason)) {
+            return gather(dst, df, reason);
+        }
+        int rank = src.rank();
+        int channel = affine == null ? -1 : affine.channelDim();
+        if (sf instanceof Flat(long[] ss, long so) && df instanceof Flat(long[] ds, long dO)) {
+            List<Loop> loops = new ArrayList<>();
+            for (int i = 0; i < rank; i++) {
+                loops.add(new Loop(src.dims().get(i), ss[i], ds[i]));
+            }
+            if (src.elementCount() > 0) {
+                steps.add(LoopNest.plan(loops, so, dO, channel, convert, width));
+            }
+            return steps;
+        }
+        TiledDigits digits;
+        Form other;
+        boolean dstTiled = df instanceof Digits;
+        if (dstTiled) {
+            digits = ((Digits) df).digits();
+            other = sf;
+        } else {
+            digits = ((Digits) sf).digits();
+            other = df;
+        }
+        long[] otherStride = new long[digits.digits().size()];
+        long otherOffset = 0;
+        switch (other) {
+            case Flat(long[] strides, long offset) -> {
+                otherOffset = offset;
+                for (int j = 0; j < otherStride.length; j++) {
+                    TiledDigits.Digit d = digits.digits().get(j);
+                    otherStride[j] = d.dim() < rank ? Math.multiplyExact(strides[d.dim()], d.factor()) : 0;
+                }
+            }
+            case Digits(TiledDigits o) -> {
+                if (!o.digits().stream().map(d -> List.of(d.dim(), d.radix(), d.factor())).toList()
+                        .equals(digits.digits().stream().map(d -> List.of(d.dim(), d.radix(), d.factor())).toList())) {
+                    return gather(dst, df, "source and destination are tiled differently");
+                }
+                for (int j = 0; j < otherStride.length; j++) {
+                    otherStride[j] = o.digits().get(j).stride();
+                }
+            }
+            case None n -> throw new AssertionError(n);
+        }
+        if (channel >= 0 && digits.digitsOf(channel).length > 1) {
+            return gather(dst, df, "the channel dimension " + channel + " is tiled");
+        }
+        int channelDigit = channel >= 0 ? digits.digitsOf(channel)[0] : -1;
+        int dims = digits.sizes().length;
+        List<List<List<TiledDigits.Range>>> valid = new ArrayList<>();
+        for (int i = 0; i < dims; i++) {
+            valid.add(digits.validPieces(i));
+        }
+        for (List<TiledDigits.Range> box : product(valid)) {
+            List<Loop> loops = new ArrayList<>();
+            long tiledOff = 0;
+            long otherOff = otherOffset;
+            int ch = -1;
+            for (TiledDigits.Range r : box) {
+                long ts = digits.digits().get(r.digit()).stride();
+                long os = otherStride[r.digit()];
+                tiledOff += r.lo() * ts;
+                otherOff += r.lo() * os;
+                if (r.digit() == channelDigit) {
+                    ch = loops.size();
+                }
+                loops.add(dstTiled ? new Loop(r.count(), os, ts) : new Loop(r.count(), ts, os));
+            }
+            steps.add(dstTiled ? LoopNest.plan(loops, otherOff, tiledOff, ch, convert, width)
+                    : LoopNest.plan(loops, tiledOff, otherOff, ch, convert, width));
+        }
+        if (dstTiled) {
+            for (int i = 0; i < dims; i++) {
+                for (List<TiledDigits.Range> pad : digits.padPieces(i)) {
+                    steps.add(zero(digits, pad));
+                }
+            }
+        }
+        return steps;
+    }
+
+    /** A padding box: the padded digits of one dimension, every other digit over its full radix. */
+    private static Step.Zero zero(TiledDigits digits, List<TiledDigits.Range> pad) {
+        List<Loop> loops = new ArrayList<>();
+        long off = 0;
+        for (int j = 0; j < digits.digits().size(); j++) {
+            TiledDigits.Digit d = digits.digits().get(j);
+            long lo = 0;
+            long count = d.radix();
+            for (TiledDigits.Range r : pad) {
+                if (r.digit() == j) {
+                    lo = r.lo();
+                    count = r.count();
+                }
+            }
+            off += lo * d.stride();
+            loops.add(new Loop(count, 0, d.stride()));
+        }
+        Step.Run shaped = LoopNest.plan(loops, 0, off, -1, false, 1);
+        return new Step.Zero(shaped.dstOffset(), shaped.loops());
+    }
+
+    private static List<Step> gather(Access dst, Form df, String reason) {
+        List<Step> steps = new ArrayList<>();
+        if (dst.addressing() instanceof Access.Tiled(ArrayShape shape) && shape.physicalElementCount() > 0) {
+            long bits = shape.requireLayout().elementSizeInBits();
+            // Packed sub-byte elements: zero whole bytes (one-byte "elements" of the unpacked type).
+            long slots = bits == 0 || bits >= 8 ? shape.physicalElementCount()
+                    : Math.ceilDiv(Math.multiplyExact(shape.physicalElementCount(), bits), 8L);
+            steps.add(new Step.Zero(0, List.of(new Loop(slots, 0, 1))));
+        }
+        steps.add(new Step.Gather(reason));
+        return steps;
+    }
+
+    private static Form form(Access a) {
+        return switch (a.addressing()) {
+            case Access.Strided(StridedLayout l) -> new Flat(l.strides().stream().mapToLong(Long::longValue).toArray(),
+                    l.offset());
+            case Access.Tiled(ArrayShape shape) -> tiledForm(shape);
+            case Access.Mapped m -> new None("a general element map");
+        };
+    }
+
+    private static Form tiledForm(ArrayShape shape) {
+        XlaLayout layout = shape.requireLayout();
+        Object digits = TiledDigits.of(shape);
+        if (digits instanceof String reason) {
+            return new None(reason);
+        }
+        TiledDigits td = (TiledDigits) digits;
+        if (layout.tiles().isEmpty()) {
+            long[] strides = new long[shape.rank()];
+            for (TiledDigits.Digit d : td.digits()) {
+                strides[d.dim()] = d.stride();
+            }
+            return new Flat(strides, 0);
+        }
+        return new Digits(td);
+    }
+
+    private static <T> List<List<T>> product(List<List<List<T>>> perDim) {
+        List<List<T>> acc = new ArrayList<>();
+        acc.add(List.of());
+        for (List<List<T>> options : perDim) {
+            List<List<T>> next = new ArrayList<>();
+            for (List<T> prefix : acc) {
+                for (List<T> option : options) {
+                    List<T> joined = new ArrayList<>(prefix);
+                    joined.addAll(option);
+                    next.add(joined);
+                }
+            }
+            acc = next;
+        }
+        return acc;
+    }
+}

@@ -1,0 +1,84 @@
+package dev.tensorbuf.ops.copy.internal;
+
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.ElementAccess;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Moves one value between any two real types through {@link ElementAccess}, by element index:
+ * integers exactly (out of range throws), floats rounded to nearest even, floats to integers
+ * truncated toward zero (NaN, infinities and out-of-range values throw), anything to
+ * {@code pred} as {@code value != 0}. The slow, general path of conversion and gather.
+ */
+final class ValueMover {
+    private ValueMover() {
+    }
+
+    static void run(MemorySegment s, long so, long ss, ElementAccess sa, MemorySegment d, long dO, long ds,
+                    ElementAccess da, long n) {
+        int sw = sa.type().byteWidth();
+        int dw = da.type().byteWidth();
+        for (long i = 0; i < n; i++) {
+            move(s, (so + i * ss) / sw, sa, d, (dO + i * ds) / dw, da);
+        }
+    }
+
+    static void affineRun(MemorySegment s, long so, long ss, ElementAccess sa, MemorySegment d, long dO, long ds,
+                          ElementAccess da, long n, float scale, float bias) {
+        int sw = sa.type().byteWidth();
+        int dw = da.type().byteWidth();
+        for (long i = 0; i < n; i++) {
+            float v = (float) sa.getDouble(s, (so + i * ss) / sw);
+            da.setFloat(d, (dO + i * ds) / dw, Math.fma(v, scale, bias));
+        }
+    }
+
+    static void perChannelRun(MemorySegment s, long so, long ss, ElementAccess sa, MemorySegment d, long dO, long ds,
+                              ElementAccess da, long n, float[] scale, float[] bias, long channelBase) {
+        int sw = sa.type().byteWidth();
+        int dw = da.type().byteWidth();
+        for (long i = 0; i < n; i++) {
+            int c = (int) (channelBase + i);
+            float v = (float) sa.getDouble(s, (so + i * ss) / sw);
+            da.setFloat(d, (dO + i * ds) / dw, Math.fma(v, scale[c], bias[c]));
+        }
+    }
+
+    /** Moves element {@code si} of {@code s} to element {@code di} of {@code d}. */
+    static void move(MemorySegment s, long si, ElementAccess sa, MemorySegment d, long di, ElementAccess da) {
+        DType from = sa.type();
+        DType to = da.type();
+        if (from == to) {
+            if (from == DType.C128) {
+                MemorySegment.copy(s, si * 16, d, di * 16, 16);
+            } else {
+                da.setBits(d, di, sa.getBits(s, si));
+            }
+            return;
+        }
+        boolean fromInt = from.kind() != DType.Kind.FLOAT;
+        boolean toInt = to.kind() != DType.Kind.FLOAT;
+        if (to == DType.PRED) {
+            da.setLong(d, di, fromInt ? (sa.getLong(s, si) != 0 ? 1 : 0) : (sa.getDouble(s, si) != 0 ? 1 : 0));
+        } else if (fromInt && toInt) {
+            if (from == DType.U64 && sa.getLong(s, si) < 0) {
+                throw new IllegalArgumentException("value " + Long.toUnsignedString(sa.getLong(s, si))
+                        + " out of range for " + to);
+            }
+            long v = sa.getLong(s, si);
+            if (to == DType.U64 && v < 0) {
+                throw new IllegalArgumentException("value " + v + " out of range for " + to);
+            }
+            da.setLong(d, di, v);
+        } else if (toInt) {
+            double v = sa.getDouble(s, si);
+            if (Double.isNaN(v) || Double.isInfinite(v) || v >= 0x1p63 || v < -0x1p63 || to == DType.U64 && v <= -1) {
+                throw new IllegalArgumentException("value " + v + " out of range for " + to);
+            }
+            da.setLong(d, di, (long) v);
+        } else {
+            da.setDouble(d, di, sa.getDouble(s, si));
+        }
+    }
+}

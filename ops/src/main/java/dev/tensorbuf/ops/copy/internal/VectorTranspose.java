@@ -1,0 +1,253 @@
+package dev.tensorbuf.ops.copy.internal;
+
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorSpecies;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
+
+/**
+ * {@link dev.tensorbuf.ops.copy.Kernel#TRANSPOSE} with the Vector API: 16x16 (512-bit) or 8x8
+ * (256-bit) blocks of 4-byte elements are loaded as rows, transposed in registers by
+ * {@code log2(L)} rounds of two-vector {@code selectFrom} interleaves (row {@code i} zipped with
+ * row {@code i + L/2}; after {@code log2(L)} rounds row {@code k} holds column {@code k}), and
+ * stored as rows of the destination. Edges that do not fill a block go through the scalar loop.
+ * The only class besides the other {@code Vector*} kernels that loads {@code jdk.incubator.vector}.
+ *
+ * <p>Block order: the inner block loop runs over the shorter of the two dimensions, so both the
+ * rows being read and the rows being written stay in cache between neighbouring blocks
+ * (traversal order alone changed a large transpose 2x, reference/java-kernels.md).
+ * The blocks are written out unrolled because vectors kept in arrays are not register-allocated.
+ */
+final class VectorTranspose {
+    private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
+    private static final VectorSpecies<Integer> S16 = IntVector.SPECIES_512;
+    private static final VectorSpecies<Integer> S8 = IntVector.SPECIES_256;
+    private static final IntVector LO16 = IntVector.fromArray(S16, zip(16, 0), 0);
+    private static final IntVector HI16 = IntVector.fromArray(S16, zip(16, 8), 0);
+    private static final IntVector LO8 = IntVector.fromArray(S8, zip(8, 0), 0);
+    private static final IntVector HI8 = IntVector.fromArray(S8, zip(8, 4), 0);
+    /** 16 when 512-bit vectors are native, else 8. */
+    static final int LANES = IntVector.SPECIES_PREFERRED.length() >= 16 ? 16 : 8;
+
+    private VectorTranspose() {
+    }
+
+    /** Indices for {@code selectFrom(a, b)} interleaving lanes {@code from..} of a and b: a[f], b[f], a[f+1], ... */
+    private static int[] zip(int lanes, int from) {
+        int[] idx = new int[lanes];
+        for (int j = 0; j < lanes; j++) {
+            idx[j] = (j % 2 == 0 ? 0 : lanes) + from + j / 2;
+        }
+        return idx;
+    }
+
+    static void run(Task t) {
+        if (IntVector.SPECIES_PREFERRED.length() < 8) {
+            ScalarTranspose.run(t);
+            return;
+        }
+        int lanes = LANES;
+        int r = t.rank();
+        long nb = t.count()[r - 2];
+        long na = t.count()[r - 1];
+        long db = t.dstStride()[r - 2];
+        long sa = t.srcStride()[r - 1];
+        long fa = na - na % lanes;
+        long fb = nb - nb % lanes;
+        MemorySegment src = t.src();
+        MemorySegment dst = t.dst();
+        Odometer o = new Odometer(t, 2);
+        do {
+            long s0 = o.src;
+            long d0 = o.dst;
+            if (lanes == 16) {
+                blocks16(src, s0, sa, dst, d0, db, fa, fb);
+            } else {
+                blocks8(src, s0, sa, dst, d0, db, fa, fb);
+            }
+            for (long j = 0; j < nb; j++) {
+                long from = j < fb ? fa : 0;
+                for (long i = from; i < na; i++) {
+                    dst.set(Layouts.I32, d0 + j * db + i * 4, src.get(Layouts.I32, s0 + i * sa + j * 4));
+                }
+            }
+        } while (o.next());
+    }
+
+    private static void blocks16(MemorySegment src, long s0, long sa, MemorySegment dst, long d0, long db, long fa,
+                                 long fb) {
+        if (fa <= fb) {
+            for (long jb = 0; jb < fb; jb += 16) {
+                for (long ib = 0; ib < fa; ib += 16) {
+                    block16(src, s0 + ib * sa + jb * 4, sa, dst, d0 + jb * db + ib * 4, db);
+                }
+            }
+        } else {
+            for (long ib = 0; ib < fa; ib += 16) {
+                for (long jb = 0; jb < fb; jb += 16) {
+                    block16(src, s0 + ib * sa + jb * 4, sa, dst, d0 + jb * db + ib * 4, db);
+                }
+            }
+        }
+    }
+
+    private static void blocks8(MemorySegment src, long s0, long sa, MemorySegment dst, long d0, long db, long fa,
+                                 long fb) {
+        if (fa <= fb) {
+            for (long jb = 0; jb < fb; jb += 8) {
+                for (long ib = 0; ib < fa; ib += 8) {
+                    block8(src, s0 + ib * sa + jb * 4, sa, dst, d0 + jb * db + ib * 4, db);
+                }
+            }
+        } else {
+            for (long ib = 0; ib < fa; ib += 8) {
+                for (long jb = 0; jb < fb; jb += 8) {
+                    block8(src, s0 + ib * sa + jb * 4, sa, dst, d0 + jb * db + ib * 4, db);
+                }
+            }
+        }
+    }
+
+    private static void block16(MemorySegment src, long s, long sa, MemorySegment dst, long d, long db) {
+        IntVector r0 = IntVector.fromMemorySegment(S16, src, s, ORDER);
+        IntVector r1 = IntVector.fromMemorySegment(S16, src, s + 1 * sa, ORDER);
+        IntVector r2 = IntVector.fromMemorySegment(S16, src, s + 2 * sa, ORDER);
+        IntVector r3 = IntVector.fromMemorySegment(S16, src, s + 3 * sa, ORDER);
+        IntVector r4 = IntVector.fromMemorySegment(S16, src, s + 4 * sa, ORDER);
+        IntVector r5 = IntVector.fromMemorySegment(S16, src, s + 5 * sa, ORDER);
+        IntVector r6 = IntVector.fromMemorySegment(S16, src, s + 6 * sa, ORDER);
+        IntVector r7 = IntVector.fromMemorySegment(S16, src, s + 7 * sa, ORDER);
+        IntVector r8 = IntVector.fromMemorySegment(S16, src, s + 8 * sa, ORDER);
+        IntVector r9 = IntVector.fromMemorySegment(S16, src, s + 9 * sa, ORDER);
+        IntVector r10 = IntVector.fromMemorySegment(S16, src, s + 10 * sa, ORDER);
+        IntVector r11 = IntVector.fromMemorySegment(S16, src, s + 11 * sa, ORDER);
+        IntVector r12 = IntVector.fromMemorySegment(S16, src, s + 12 * sa, ORDER);
+        IntVector r13 = IntVector.fromMemorySegment(S16, src, s + 13 * sa, ORDER);
+        IntVector r14 = IntVector.fromMemorySegment(S16, src, s + 14 * sa, ORDER);
+        IntVector r15 = IntVector.fromMemorySegment(S16, src, s + 15 * sa, ORDER);
+        IntVector a0 = LO16.selectFrom(r0, r8);
+        IntVector a1 = HI16.selectFrom(r0, r8);
+        IntVector a2 = LO16.selectFrom(r1, r9);
+        IntVector a3 = HI16.selectFrom(r1, r9);
+        IntVector a4 = LO16.selectFrom(r2, r10);
+        IntVector a5 = HI16.selectFrom(r2, r10);
+        IntVector a6 = LO16.selectFrom(r3, r11);
+        IntVector a7 = HI16.selectFrom(r3, r11);
+        IntVector a8 = LO16.selectFrom(r4, r12);
+        IntVector a9 = HI16.selectFrom(r4, r12);
+        IntVector a10 = LO16.selectFrom(r5, r13);
+        IntVector a11 = HI16.selectFrom(r5, r13);
+        IntVector a12 = LO16.selectFrom(r6, r14);
+        IntVector a13 = HI16.selectFrom(r6, r14);
+        IntVector a14 = LO16.selectFrom(r7, r15);
+        IntVector a15 = HI16.selectFrom(r7, r15);
+        IntVector b0 = LO16.selectFrom(a0, a8);
+        IntVector b1 = HI16.selectFrom(a0, a8);
+        IntVector b2 = LO16.selectFrom(a1, a9);
+        IntVector b3 = HI16.selectFrom(a1, a9);
+        IntVector b4 = LO16.selectFrom(a2, a10);
+        IntVector b5 = HI16.selectFrom(a2, a10);
+        IntVector b6 = LO16.selectFrom(a3, a11);
+        IntVector b7 = HI16.selectFrom(a3, a11);
+        IntVector b8 = LO16.selectFrom(a4, a12);
+        IntVector b9 = HI16.selectFrom(a4, a12);
+        IntVector b10 = LO16.selectFrom(a5, a13);
+        IntVector b11 = HI16.selectFrom(a5, a13);
+        IntVector b12 = LO16.selectFrom(a6, a14);
+        IntVector b13 = HI16.selectFrom(a6, a14);
+        IntVector b14 = LO16.selectFrom(a7, a15);
+        IntVector b15 = HI16.selectFrom(a7, a15);
+        IntVector c0 = LO16.selectFrom(b0, b8);
+        IntVector c1 = HI16.selectFrom(b0, b8);
+        IntVector c2 = LO16.selectFrom(b1, b9);
+        IntVector c3 = HI16.selectFrom(b1, b9);
+        IntVector c4 = LO16.selectFrom(b2, b10);
+        IntVector c5 = HI16.selectFrom(b2, b10);
+        IntVector c6 = LO16.selectFrom(b3, b11);
+        IntVector c7 = HI16.selectFrom(b3, b11);
+        IntVector c8 = LO16.selectFrom(b4, b12);
+        IntVector c9 = HI16.selectFrom(b4, b12);
+        IntVector c10 = LO16.selectFrom(b5, b13);
+        IntVector c11 = HI16.selectFrom(b5, b13);
+        IntVector c12 = LO16.selectFrom(b6, b14);
+        IntVector c13 = HI16.selectFrom(b6, b14);
+        IntVector c14 = LO16.selectFrom(b7, b15);
+        IntVector c15 = HI16.selectFrom(b7, b15);
+        IntVector d0 = LO16.selectFrom(c0, c8);
+        IntVector d1 = HI16.selectFrom(c0, c8);
+        IntVector d2 = LO16.selectFrom(c1, c9);
+        IntVector d3 = HI16.selectFrom(c1, c9);
+        IntVector d4 = LO16.selectFrom(c2, c10);
+        IntVector d5 = HI16.selectFrom(c2, c10);
+        IntVector d6 = LO16.selectFrom(c3, c11);
+        IntVector d7 = HI16.selectFrom(c3, c11);
+        IntVector d8 = LO16.selectFrom(c4, c12);
+        IntVector d9 = HI16.selectFrom(c4, c12);
+        IntVector d10 = LO16.selectFrom(c5, c13);
+        IntVector d11 = HI16.selectFrom(c5, c13);
+        IntVector d12 = LO16.selectFrom(c6, c14);
+        IntVector d13 = HI16.selectFrom(c6, c14);
+        IntVector d14 = LO16.selectFrom(c7, c15);
+        IntVector d15 = HI16.selectFrom(c7, c15);
+        d0.intoMemorySegment(dst, d, ORDER);
+        d1.intoMemorySegment(dst, d + 1 * db, ORDER);
+        d2.intoMemorySegment(dst, d + 2 * db, ORDER);
+        d3.intoMemorySegment(dst, d + 3 * db, ORDER);
+        d4.intoMemorySegment(dst, d + 4 * db, ORDER);
+        d5.intoMemorySegment(dst, d + 5 * db, ORDER);
+        d6.intoMemorySegment(dst, d + 6 * db, ORDER);
+        d7.intoMemorySegment(dst, d + 7 * db, ORDER);
+        d8.intoMemorySegment(dst, d + 8 * db, ORDER);
+        d9.intoMemorySegment(dst, d + 9 * db, ORDER);
+        d10.intoMemorySegment(dst, d + 10 * db, ORDER);
+        d11.intoMemorySegment(dst, d + 11 * db, ORDER);
+        d12.intoMemorySegment(dst, d + 12 * db, ORDER);
+        d13.intoMemorySegment(dst, d + 13 * db, ORDER);
+        d14.intoMemorySegment(dst, d + 14 * db, ORDER);
+        d15.intoMemorySegment(dst, d + 15 * db, ORDER);
+    }
+
+    private static void block8(MemorySegment src, long s, long sa, MemorySegment dst, long d, long db) {
+        IntVector r0 = IntVector.fromMemorySegment(S8, src, s, ORDER);
+        IntVector r1 = IntVector.fromMemorySegment(S8, src, s + 1 * sa, ORDER);
+        IntVector r2 = IntVector.fromMemorySegment(S8, src, s + 2 * sa, ORDER);
+        IntVector r3 = IntVector.fromMemorySegment(S8, src, s + 3 * sa, ORDER);
+        IntVector r4 = IntVector.fromMemorySegment(S8, src, s + 4 * sa, ORDER);
+        IntVector r5 = IntVector.fromMemorySegment(S8, src, s + 5 * sa, ORDER);
+        IntVector r6 = IntVector.fromMemorySegment(S8, src, s + 6 * sa, ORDER);
+        IntVector r7 = IntVector.fromMemorySegment(S8, src, s + 7 * sa, ORDER);
+        IntVector a0 = LO8.selectFrom(r0, r4);
+        IntVector a1 = HI8.selectFrom(r0, r4);
+        IntVector a2 = LO8.selectFrom(r1, r5);
+        IntVector a3 = HI8.selectFrom(r1, r5);
+        IntVector a4 = LO8.selectFrom(r2, r6);
+        IntVector a5 = HI8.selectFrom(r2, r6);
+        IntVector a6 = LO8.selectFrom(r3, r7);
+        IntVector a7 = HI8.selectFrom(r3, r7);
+        IntVector b0 = LO8.selectFrom(a0, a4);
+        IntVector b1 = HI8.selectFrom(a0, a4);
+        IntVector b2 = LO8.selectFrom(a1, a5);
+        IntVector b3 = HI8.selectFrom(a1, a5);
+        IntVector b4 = LO8.selectFrom(a2, a6);
+        IntVector b5 = HI8.selectFrom(a2, a6);
+        IntVector b6 = LO8.selectFrom(a3, a7);
+        IntVector b7 = HI8.selectFrom(a3, a7);
+        IntVector c0 = LO8.selectFrom(b0, b4);
+        IntVector c1 = HI8.selectFrom(b0, b4);
+        IntVector c2 = LO8.selectFrom(b1, b5);
+        IntVector c3 = HI8.selectFrom(b1, b5);
+        IntVector c4 = LO8.selectFrom(b2, b6);
+        IntVector c5 = HI8.selectFrom(b2, b6);
+        IntVector c6 = LO8.selectFrom(b3, b7);
+        IntVector c7 = HI8.selectFrom(b3, b7);
+        c0.intoMemorySegment(dst, d, ORDER);
+        c1.intoMemorySegment(dst, d + 1 * db, ORDER);
+        c2.intoMemorySegment(dst, d + 2 * db, ORDER);
+        c3.intoMemorySegment(dst, d + 3 * db, ORDER);
+        c4.intoMemorySegment(dst, d + 4 * db, ORDER);
+        c5.intoMemorySegment(dst, d + 5 * db, ORDER);
+        c6.intoMemorySegment(dst, d + 6 * db, ORDER);
+        c7.intoMemorySegment(dst, d + 7 * db, ORDER);
+    }
+}

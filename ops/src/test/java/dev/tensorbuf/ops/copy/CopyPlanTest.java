@@ -1,0 +1,155 @@
+package dev.tensorbuf.ops.copy;
+
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorFormat;
+import dev.tensorbuf.views.XlaShape;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** What the planner decides (pure, no bytes move) and the errors it reports. */
+class CopyPlanTest {
+    private static final Arena ARENA = Arena.ofShared();
+
+    private static Access f32(TensorFormat f, long... d) {
+        return Access.strided(ARENA.allocate(4 * StridedLayout.packed(d).elementCount()), DType.F32, StridedLayout.of(f, d));
+    }
+
+    private static Access tiled(String text) {
+        ArrayShape s = (ArrayShape) XlaShape.parse(text);
+        return Access.tiled(ARENA.allocate(s.physicalElementCount() * s.dtype().byteWidth()), s);
+    }
+
+    @Test
+    void exampleFromJavadoc() {
+        CopyPlan p = CopyPlan.of(f32(TensorFormat.NCHW, 2, 3, 4, 5), f32(TensorFormat.NHWC, 2, 3, 4, 5));
+        assertEquals(List.of(new Step.Run(Kernel.ELEMENT, 0, 0, List.of(new Loop(2, 60, 60), new Loop(20, 1, 3),
+                new Loop(3, 20, 1)), -1)), p.steps());
+    }
+
+    @Test
+    void nchwToNhwcPlansOneTransposeWithFusedSpatialDims() {
+        CopyPlan p = CopyPlan.of(f32(TensorFormat.NCHW, 32, 64, 112, 112), f32(TensorFormat.NHWC, 32, 64, 112, 112));
+        assertEquals(List.of(new Step.Run(Kernel.TRANSPOSE, 0, 0, List.of(new Loop(32, 802816, 802816),
+                new Loop(12544, 1, 64), new Loop(64, 12544, 1)), -1)), p.steps());
+        assertEquals(2L * 4 * 32 * 64 * 112 * 112, p.bytesMoved());
+    }
+
+    @Test
+    void paddedTilingPlansFullTilesPartialTileAndPadding() {
+        CopyPlan p = CopyPlan.of(tiled("f32[1000,1000]{1,0}"), tiled("f32[1000,1000]{1,0:T(8,128)}"));
+        assertEquals(List.of(
+                new Step.Run(Kernel.BULK, 0, 0, List.of(new Loop(125, 8000, 8192), new Loop(7, 128, 1024),
+                        new Loop(8, 1000, 128), new Loop(128, 1, 1)), -1),
+                new Step.Run(Kernel.BULK, 896, 7168, List.of(new Loop(125, 8000, 8192), new Loop(8, 1000, 128),
+                        new Loop(104, 1, 1)), -1),
+                new Step.Zero(7272, List.of(new Loop(125, 0, 8192), new Loop(8, 0, 128), new Loop(24, 0, 1)))), p.steps());
+        assertEquals(4L * 1000 * 1000 + 4L * 1000 * 1024, p.bytesMoved());
+    }
+
+    @Test
+    void bf16TwoOneSubtilesPlanPairInterleave() {
+        CopyPlan p = CopyPlan.of(tiled("bf16[4096,4096]{1,0}"), tiled("bf16[4096,4096]{1,0:T(8,128)(2,1)}"));
+        assertEquals(List.of(new Step.Run(Kernel.PAIR_INTERLEAVE, 0, 0, List.of(new Loop(512, 32768, 32768),
+                new Loop(32, 128, 1024), new Loop(4, 8192, 256), new Loop(128, 1, 2), new Loop(2, 4096, 1)), -1)),
+                p.steps());
+    }
+
+    @Test
+    void generalMapsPlanAGatherWithItsReason() {
+        Access packed = tiled("s4[5,7]{1,0:T(2,4)E(4)}");
+        CopyPlan p = CopyPlan.of(tiled("s4[5,7]{1,0}"), packed);
+        assertEquals(new Step.Gather("packed E(4) elements"), p.steps().getLast());
+        assertTrue(p.steps().getFirst() instanceof Step.Zero, "padding of the packed destination is zeroed first");
+    }
+
+    @Test
+    void mismatchedDimsAreRejected() {
+        var e = assertThrows(IllegalArgumentException.class,
+                () -> CopyPlan.of(f32(TensorFormat.NCHW, 1, 2, 3, 4), f32(TensorFormat.NCHW, 1, 2, 4, 3)));
+        assertTrue(e.getMessage().contains("cannot copy f32[1, 2, 3, 4] into f32[1, 2, 4, 3]"), e.getMessage());
+    }
+
+    @Test
+    void overlappingSegmentsAreRejected() {
+        MemorySegment m = ARENA.allocate(64);
+        Access a = Access.strided(m.asSlice(0, 32), DType.F32, StridedLayout.packed(8));
+        Access b = Access.strided(m.asSlice(16, 32), DType.F32, StridedLayout.packed(8));
+        var e = assertThrows(IllegalArgumentException.class, () -> CopyPlan.of(a, b));
+        assertTrue(e.getMessage().contains("overlap"), e.getMessage());
+    }
+
+    @Test
+    void broadcastDestinationIsRejected() {
+        Access src = Access.strided(ARENA.allocate(16), DType.F32, StridedLayout.packed(4));
+        Access dst = Access.strided(ARENA.allocate(16), DType.F32, StridedLayout.of(new long[] {4}, new long[] {0}));
+        var e = assertThrows(IllegalArgumentException.class, () -> CopyPlan.of(src, dst));
+        assertTrue(e.getMessage().contains("destination writes 4 elements to one slot (stride 0)"), e.getMessage());
+    }
+
+    @Test
+    void elementsOutsideTheSegmentAreRejectedWhenPlanning() {
+        Access src = Access.strided(ARENA.allocate(16), DType.F32, StridedLayout.packed(8));
+        Access dst = Access.strided(ARENA.allocate(32), DType.F32, StridedLayout.packed(8));
+        var e = assertThrows(IndexOutOfBoundsException.class, () -> CopyPlan.of(src, dst));
+        assertTrue(e.getMessage().contains("source elements [0, 7] of f32[8] fall outside its segment of 16 bytes"),
+                e.getMessage());
+    }
+
+    @Test
+    void readOnlyDestinationIsRejected() {
+        Access src = Access.strided(ARENA.allocate(16), DType.F32, StridedLayout.packed(4));
+        Access dst = Access.strided(ARENA.allocate(16).asReadOnly(), DType.F32, StridedLayout.packed(4));
+        var e = assertThrows(IllegalArgumentException.class, () -> CopyPlan.of(src, dst));
+        assertTrue(e.getMessage().contains("read-only"), e.getMessage());
+    }
+
+    @Test
+    void channelScalesMustMatchTheChannelDimension() {
+        Access src = Access.strided(ARENA.allocate(2 * 3 * 4), DType.U8, StridedLayout.of(TensorFormat.NHWC, 1, 3, 2, 4));
+        var e = assertThrows(IllegalArgumentException.class, () -> CopyPlan.of(src, f32(TensorFormat.NCHW, 1, 3, 2, 4),
+                new ChannelAffine(1, List.of(1f, 2f), List.of(0f, 0f))));
+        assertTrue(e.getMessage().contains("2 channel scales for dimension 1 of size 3"), e.getMessage());
+    }
+
+    @Test
+    void valuesTheDestinationCannotHoldThrow() {
+        Access src = Access.strided(ARENA.allocate(8), DType.F32, StridedLayout.packed(2));
+        src.segment().set(ValueLayout.JAVA_FLOAT_UNALIGNED, 4, -3.5f);
+        Access dst = Access.strided(ARENA.allocate(2), DType.U8, StridedLayout.packed(2));
+        var e = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(src, dst));
+        assertTrue(e.getMessage().contains("value -3 out of range [0, 255] for u8"), e.getMessage());
+        src.segment().set(ValueLayout.JAVA_FLOAT_UNALIGNED, 4, Float.NaN);
+        var nan = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(src, dst));
+        assertTrue(nan.getMessage().contains("value NaN out of range for u8"), nan.getMessage());
+    }
+
+    @Test
+    void materializeAllocatesAndCopiesIntoTiles() {
+        try (var allocator = Allocators.shared()) {
+            Access src = f32(TensorFormat.NCHW, 1, 1, 3, 5);
+            for (int i = 0; i < 15; i++) {
+                src.segment().setAtIndex(ValueLayout.JAVA_FLOAT, i, i);
+            }
+            ArrayShape tiled = (ArrayShape) XlaShape.parse("f32[1,1,3,5]{3,2,1,0:T(2,4)}");
+            CopyEngine.Materialized m = CopyEngine.defaults().materialize(src, tiled, allocator);
+            assertEquals(tiled, ((Access.Tiled) m.access().addressing()).shape());
+            assertEquals(6f, m.buffer().segment().getAtIndex(ValueLayout.JAVA_FLOAT, tiled.linearIndex(0, 0, 1, 1)));
+            assertEquals(6f, m.buffer().segment().getAtIndex(ValueLayout.JAVA_FLOAT, 5), "slot 5 is (1, 1)");
+            assertEquals(0f, m.buffer().segment().getAtIndex(ValueLayout.JAVA_FLOAT, 9), "slot 9 is column 5: padding");
+            CopyEngine.Materialized bf = CopyEngine.defaults().materialize(src, DType.BF16,
+                    StridedLayout.of(TensorFormat.NHWC, 1, 1, 3, 5), allocator);
+            assertEquals((short) 0x40c0, bf.buffer().segment().getAtIndex(ValueLayout.JAVA_SHORT, 6), "(h 1, w 1) = 6.0 as bf16");
+        }
+    }
+}
