@@ -3,9 +3,11 @@ package dev.tensorbuf.ops.copy;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.ops.copy.internal.CopyExecutor;
+import dev.tensorbuf.ops.copy.internal.ViewAdapter;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorView;
 
 /**
  * Copies and converts between any two layouts: plans once ({@link CopyPlan}), then runs the
@@ -166,5 +168,67 @@ public final class CopyEngine {
         Access dst = Access.tiled(buffer.segment(), shape);
         copy(src, dst);
         return new Materialized(buffer, dst);
+    }
+
+    /**
+     * Copies every element of {@code src} into {@code dst} (same dims; types may differ): one
+     * planned copy when both views live in one buffer each, element by element otherwise (views
+     * over several buffers, such as pads and concatenations, or packed sub-byte storage).
+     *
+     * {@snippet :
+     * TensorView nchw = TensorView.of(in, "f32[1,3,4,4]{3,2,1,0}");
+     * TensorView nhwc = TensorView.of(out, "f32[1,4,4,3]{3,2,1,0}");
+     * CopyEngine.defaults().copy(Ops.transpose(nchw, 0, 2, 3, 1), nhwc); // one transpose kernel
+     * }
+     *
+     * @throws IllegalArgumentException if the dims differ, the destination is read-only, or a
+     *     value cannot be converted
+     * @throws UnsupportedOperationException if either view is in memory Java cannot touch
+     */
+    public void copy(TensorView src, TensorView dst) {
+        if (!src.dims().equals(dst.dims())) {
+            throw new IllegalArgumentException("cannot copy " + src + " into " + dst + ": dims " + src.dims()
+                    + " differ from " + dst.dims());
+        }
+        var from = ViewAdapter.access(src);
+        var to = ViewAdapter.access(dst);
+        if (from.isPresent() && to.isPresent()) {
+            copy(from.get(), to.get());
+        } else {
+            ViewAdapter.copyElements(src, dst);
+        }
+    }
+
+    /**
+     * {@return a new view holding a copy of {@code src} laid out by {@code shape}'s XLA layout
+     * (tiles and padding, padding zeroed) and converted to its type}; close its buffer to free it
+     *
+     * @throws IllegalArgumentException if the shape's dims are not the source's
+     */
+    public TensorView materialize(TensorView src, ArrayShape shape, Allocator allocator) {
+        if (!shape.dims().equals(src.dims())) {
+            throw new IllegalArgumentException("shape " + shape + " differs from source dims " + src.dims());
+        }
+        Buffer buffer = allocator.allocate(Math.max(1, shape.arraySize()));
+        buffer.segment().fill((byte) 0);
+        TensorView dst = TensorView.of(buffer, shape);
+        copy(src, dst);
+        return dst;
+    }
+
+    /**
+     * {@return a new view holding a copy of {@code src} in {@code layout}, converted to
+     * {@code dtype}}; close its buffer to free it
+     *
+     * @throws IllegalArgumentException if the layout's sizes are not the source's dims
+     */
+    public TensorView materialize(TensorView src, DType dtype, StridedLayout layout, Allocator allocator) {
+        if (!layout.sizes().equals(src.dims())) {
+            throw new IllegalArgumentException("layout sizes " + layout.sizes() + " differ from source dims " + src.dims());
+        }
+        Buffer buffer = allocator.allocate(Math.max(1, layout.minBytes(dtype)));
+        TensorView dst = TensorView.strided(buffer, dtype, layout);
+        copy(src, dst);
+        return dst;
     }
 }

@@ -1,0 +1,93 @@
+package dev.tensorbuf.ops.copy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorFormat;
+import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.XlaShape;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class ViewCopyTest {
+    private final Allocator allocator = Allocators.confined();
+    private final CopyEngine engine = CopyEngine.of(1);
+
+    @AfterEach
+    void close() {
+        allocator.close();
+    }
+
+    private TensorView iota(String shape) {
+        ArrayShape s = (ArrayShape) XlaShape.parse(shape);
+        TensorView v = TensorView.of(allocator.allocate(Math.max(1, s.arraySize())), s);
+        float[] values = new float[(int) v.elementCount()];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = i * 0.5f - 3;
+        }
+        v.copyFrom(values);
+        return v;
+    }
+
+    private static void assertSameElements(TensorView expected, TensorView actual) {
+        assertEquals(expected.dims(), actual.dims());
+        expected.forEachIndex(i -> assertEquals(expected.getDouble(i), actual.getDouble(i), 0.0,
+                () -> "element " + java.util.Arrays.toString(i)));
+    }
+
+    @Test
+    void exampleFromJavadoc() {
+        TensorView nchw = iota("f32[1,3,4,4]{3,2,1,0}");
+        TensorView nhwc = TensorView.of(allocator.allocate(4 * 48), "f32[1,4,4,3]{3,2,1,0}");
+        engine.copy(Ops.transpose(nchw, 0, 2, 3, 1), nhwc);
+        assertEquals(nchw.getFloat(0, 2, 1, 3), nhwc.getFloat(0, 1, 3, 2));
+        assertSameElements(Ops.transpose(nchw, 0, 2, 3, 1), nhwc);
+    }
+
+    @Test
+    void materializeIntoATiledLayoutZeroesPaddingAndKeepsValues() {
+        TensorView src = iota("f32[3,5]{1,0}");
+        TensorView tiled = engine.materialize(src, (ArrayShape) XlaShape.parse("f32[3,5]{1,0:T(2,2)}"), allocator);
+        assertSameElements(src, tiled);
+        // Figure 1: element [2,4] sits at slot 20 of the 24-slot buffer; slot 9 is padding.
+        assertEquals(src.getFloat(2, 4), tiled.buffer().segment().getAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT, 20));
+        assertEquals(0f, tiled.buffer().segment().getAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT, 9));
+    }
+
+    @Test
+    void paddedAndConcatenatedViewsCopyElementByElement() {
+        TensorView a = iota("f32[2,3]{1,0}");
+        TensorView b = iota("f32[1,3]{1,0}");
+        TensorView joined = Ops.concatenate(0, List.of(a, b));
+        TensorView padded = Ops.pad(joined, new long[] {1, 0}, new long[] {0, 2}, new long[] {0, 0}, 7.0);
+        TensorView out = engine.materialize(padded, DType.F32, StridedLayout.packed(4, 5), allocator);
+        assertSameElements(padded, out);
+        assertEquals(7.0f, out.getFloat(0, 0));
+        assertEquals(b.getFloat(0, 2), out.getFloat(3, 2));
+    }
+
+    @Test
+    void convertsTypesThroughTheEngine() {
+        TensorView src = iota("f32[4,6]{1,0}");
+        TensorView bf16 = engine.materialize(src, DType.BF16, StridedLayout.of(TensorFormat.HW, 4, 6), allocator);
+        assertSameElements(src, bf16);
+    }
+
+    @Test
+    void refusesMismatchedDimsAndReadOnlyDestinations() {
+        TensorView src = iota("f32[2,3]{1,0}");
+        TensorView other = iota("f32[3,2]{1,0}");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> engine.copy(src, other));
+        assertTrue(e.getMessage().contains("dims [2, 3] differ from [3, 2]"), e.getMessage());
+        TensorView readOnly = TensorView.of(allocator.allocate(24).asReadOnly(), "f32[2,3]{1,0}");
+        assertThrows(IllegalArgumentException.class, () -> engine.copy(src, readOnly));
+    }
+}
