@@ -1,0 +1,122 @@
+package dev.tensorbuf.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every {@code $ ./tensorbuf ...} example in README.md runs and prints what the README shows.
+ * A {@code $ cat FILE} example creates FILE with the lines shown; a {@code $ python3 ...}
+ * example runs in the same folder (skipped with a reason when NumPy is missing).
+ */
+class ReadmeExamplesTest {
+    @TempDir
+    Path dir;
+
+    record Example(String command, List<String> expected) {}
+
+    @TestFactory
+    Stream<DynamicTest> readmeExamplesPrintWhatTheReadmeShows() throws IOException {
+        List<Example> examples = parse(Files.readAllLines(Path.of("..", "README.md")));
+        assertFalse(examples.isEmpty(), "README.md has $ examples");
+        return examples.stream().map(e -> DynamicTest.dynamicTest(e.command(), () -> run(e)));
+    }
+
+    static List<Example> parse(List<String> lines) {
+        List<Example> out = new ArrayList<>();
+        boolean inBlock = false;
+        String command = null;
+        List<String> expected = new ArrayList<>();
+        for (String line : lines) {
+            if (line.startsWith("```")) {
+                if (inBlock && command != null) {
+                    out.add(new Example(command, List.copyOf(expected)));
+                }
+                inBlock = !inBlock;
+                command = null;
+                expected.clear();
+                continue;
+            }
+            if (!inBlock) {
+                continue;
+            }
+            if (line.startsWith("$ ")) {
+                if (command != null) {
+                    out.add(new Example(command, List.copyOf(expected)));
+                }
+                command = line.substring(2);
+                expected.clear();
+            } else if (command != null) {
+                expected.add(line);
+            }
+        }
+        return out;
+    }
+
+    private void run(Example e) throws Exception {
+        List<String> words = split(e.command());
+        switch (words.getFirst()) {
+            case "cat" -> Files.write(dir.resolve(words.get(1)), e.expected());
+            case "python3" -> {
+                Process p = new ProcessBuilder(words).directory(dir.toFile()).redirectErrorStream(true).start();
+                String output = new String(p.getInputStream().readAllBytes());
+                p.waitFor(60, TimeUnit.SECONDS);
+                Assumptions.assumeTrue(p.exitValue() == 0, "python3 example needs NumPy: " + output.strip());
+            }
+            case "./tensorbuf" -> {
+                String[] args = words.subList(1, words.size()).stream()
+                        .map(w -> Files.exists(dir.resolve(w)) ? dir.resolve(w).toString() : w)
+                        .toArray(String[]::new);
+                CliHarness r = CliHarness.run(args);
+                String shown = String.join("\n", e.expected());
+                String printed = (r.out() + r.err()).replace(dir.toString() + "/", "").strip();
+                assertEquals(shown.strip(), printed, "output of: " + e.command());
+            }
+            default -> throw new AssertionError("README example with an unknown program: " + e.command());
+        }
+    }
+
+    /** Splits a shell line on spaces, keeping single- and double-quoted words whole. */
+    static List<String> split(String line) {
+        List<String> words = new ArrayList<>();
+        StringBuilder word = new StringBuilder();
+        char quote = 0;
+        boolean inWord = false;
+        for (char c : line.toCharArray()) {
+            if (quote != 0) {
+                if (c == quote) {
+                    quote = 0;
+                } else {
+                    word.append(c);
+                }
+            } else if (c == '\'' || c == '"') {
+                quote = c;
+                inWord = true;
+            } else if (c == ' ') {
+                if (inWord) {
+                    words.add(word.toString());
+                    word.setLength(0);
+                    inWord = false;
+                }
+            } else {
+                word.append(c);
+                inWord = true;
+            }
+        }
+        if (inWord) {
+            words.add(word.toString());
+        }
+        return words;
+    }
+}
