@@ -4,6 +4,7 @@ module dev.tensorbuf.ops {
     requires transitive dev.tensorbuf.views;
 
     exports dev.tensorbuf.ops;
+    exports dev.tensorbuf.ops.exec;
     exports dev.tensorbuf.ops.hlo;
     exports dev.tensorbuf.ops.indexing;
 }
