@@ -66,16 +66,22 @@ final class RandomHloModules {
             convert(DType.F32);
         }
         String layout = randomLayout(dims.length);
-        if (rnd.nextBoolean()) {
+        if (rnd.nextBoolean() || cur.equals("p0")) {
             lines.add(new Line("out", dtype, dims, layout, "copy(" + cur + ")"));
             count("copy");
+            cur = "out";
         } else {
-            Line last = lines.removeLast();
-            lines.add(new Line(last.name(), last.dtype(), last.dims(), layout, last.rhs()));
+            // The root is the chain's last value, wherever it stands: a skipped op may leave dead lines after it.
+            for (int i = 0; i < lines.size(); i++) {
+                Line l = lines.get(i);
+                if (l.name().equals(cur)) {
+                    lines.set(i, new Line(l.name(), l.dtype(), l.dims(), layout, l.rhs()));
+                }
+            }
         }
         StringBuilder sb = new StringBuilder("HloModule random\n\nENTRY main {\n");
-        for (int i = 0; i < lines.size(); i++) {
-            sb.append("  ").append(lines.get(i).text(i == lines.size() - 1)).append('\n');
+        for (Line l : lines) {
+            sb.append("  ").append(l.text(l.name().equals(cur))).append('\n');
         }
         sb.append("}\n");
         return new Module(sb.toString(), List.copyOf(params), Map.copyOf(opcodes));
