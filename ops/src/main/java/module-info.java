@@ -7,6 +7,7 @@ module dev.tensorbuf.ops {
 
     exports dev.tensorbuf.ops;
     exports dev.tensorbuf.ops.copy;
+    exports dev.tensorbuf.ops.exec;
     exports dev.tensorbuf.ops.hlo;
     exports dev.tensorbuf.ops.indexing;
 }

@@ -1,0 +1,294 @@
+package dev.tensorbuf.cli;
+
+import dev.tensorbuf.views.DType;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+/**
+ * Random valid HLO modules of data-movement ops: a parameter, then a chain of transpose, slice,
+ * reverse, broadcast, pad, reshape, concatenate (with a reversed copy, an iota or a literal),
+ * dynamic-slice (starts from constants and a scalar parameter, some out of range), convert and
+ * copy, with random shapes, attributes and layouts (copies and the ROOT).
+ */
+final class RandomHloModules {
+    static final List<DType> INPUT_TYPES = List.of(DType.F32, DType.S32, DType.S8, DType.U8, DType.F16, DType.PRED);
+    static final List<DType> CONVERT_TYPES = List.of(DType.F32, DType.F64, DType.F16, DType.BF16, DType.S64, DType.S32,
+            DType.S16, DType.S8, DType.U32, DType.U8, DType.PRED);
+    private static final int MAX_ELEMENTS = 1500;
+
+    /** A generated module: its text, its parameters' shapes in number order, and the opcodes it uses. */
+    record Module(String text, List<Param> params, Map<String, Integer> opcodes) {
+    }
+
+    /** @param name parameter name; @param dtype type; @param dims dims (row-major) */
+    record Param(String name, DType dtype, long[] dims) {
+    }
+
+    private record Line(String name, DType dtype, long[] dims, String layout, String rhs) {
+        String text(boolean root) {
+            return (root ? "ROOT " : "") + name + " = " + shape(dtype, dims) + (layout == null ? "" : layout) + " " + rhs;
+        }
+    }
+
+    private final Random rnd;
+    private final List<Line> lines = new ArrayList<>();
+    private final List<Param> params = new ArrayList<>();
+    private final Map<String, Integer> opcodes = new TreeMap<>();
+    private String cur;
+    private DType dtype;
+    private long[] dims;
+
+    private RandomHloModules(Random rnd) {
+        this.rnd = rnd;
+    }
+
+    static Module generate(Random rnd) {
+        return new RandomHloModules(rnd).build();
+    }
+
+    private Module build() {
+        dtype = INPUT_TYPES.get(rnd.nextInt(INPUT_TYPES.size()));
+        dims = randomDims(1 + rnd.nextInt(3), 5);
+        params.add(new Param("p0", dtype, dims));
+        cur = emit("p0", dtype, dims, null, "parameter(0)");
+        int steps = 2 + rnd.nextInt(5);
+        for (int s = 0; s < steps; s++) {
+            step();
+        }
+        if (!dtype.isNumpyNative()) {
+            convert(DType.F32);
+        }
+        String layout = randomLayout(dims.length);
+        if (rnd.nextBoolean() || cur.equals("p0")) {
+            lines.add(new Line("out", dtype, dims, layout, "copy(" + cur + ")"));
+            count("copy");
+            cur = "out";
+        } else {
+            // The root is the chain's last value, wherever it stands: a skipped op may leave dead lines after it.
+            for (int i = 0; i < lines.size(); i++) {
+                Line l = lines.get(i);
+                if (l.name().equals(cur)) {
+                    lines.set(i, new Line(l.name(), l.dtype(), l.dims(), layout, l.rhs()));
+                }
+            }
+        }
+        StringBuilder sb = new StringBuilder("HloModule random\n\nENTRY main {\n");
+        for (Line l : lines) {
+            sb.append("  ").append(l.text(l.name().equals(cur))).append('\n');
+        }
+        sb.append("}\n");
+        return new Module(sb.toString(), List.copyOf(params), Map.copyOf(opcodes));
+    }
+
+    private void step() {
+        int rank = dims.length;
+        switch (rnd.nextInt(12)) {
+            case 0 -> {
+                List<Integer> perm = IntStream.range(0, rank).boxed().collect(Collectors.toList());
+                Collections.shuffle(perm, rnd);
+                long[] out = new long[rank];
+                for (int i = 0; i < rank; i++) {
+                    out[i] = dims[perm.get(i)];
+                }
+                op("transpose", out, "transpose(" + cur + "), dimensions={" + join(perm) + "}");
+            }
+            case 1 -> {
+                long[] out = new long[rank];
+                List<String> spec = new ArrayList<>();
+                for (int i = 0; i < rank; i++) {
+                    long start = rnd.nextLong(dims[i]);
+                    long limit = start + 1 + rnd.nextLong(dims[i] - start);
+                    long stride = 1 + rnd.nextInt(2);
+                    out[i] = Math.ceilDiv(limit - start, stride);
+                    spec.add("[" + start + ":" + limit + ":" + stride + "]");
+                }
+                op("slice", out, "slice(" + cur + "), slice={" + String.join(", ", spec) + "}");
+            }
+            case 2 -> {
+                List<Integer> rev = new ArrayList<>();
+                for (int i = 0; i < rank; i++) {
+                    if (rnd.nextBoolean() || (i == rank - 1 && rev.isEmpty())) {
+                        rev.add(i);
+                    }
+                }
+                op("reverse", dims, "reverse(" + cur + "), dimensions={" + join(rev) + "}");
+            }
+            case 3 -> {
+                if (rank >= 4) {
+                    return;
+                }
+                int at = rnd.nextInt(rank + 1);
+                long[] out = new long[rank + 1];
+                List<Integer> map = new ArrayList<>();
+                for (int i = 0, j = 0; i <= rank; i++) {
+                    if (i == at) {
+                        out[i] = 1 + rnd.nextInt(3);
+                    } else {
+                        out[i] = dims[j++];
+                        map.add(i);
+                    }
+                }
+                op("broadcast", out, "broadcast(" + cur + "), dimensions={" + join(map) + "}");
+            }
+            case 4 -> {
+                long[] out = new long[rank];
+                List<String> spec = new ArrayList<>();
+                for (int i = 0; i < rank; i++) {
+                    long low = rnd.nextInt(4) - 1;
+                    long high = rnd.nextInt(4) - 1;
+                    long interior = rnd.nextInt(2);
+                    long n = low + high + dims[i] + (dims[i] - 1) * interior;
+                    if (n < 1) {
+                        low = 0;
+                        high = 0;
+                        n = dims[i] + (dims[i] - 1) * interior;
+                    }
+                    out[i] = n;
+                    spec.add(low + "_" + high + "_" + interior);
+                }
+                String fill = emit("pv", dtype, new long[0], null, "constant(" + scalarLiteral() + ")");
+                count("constant");
+                op("pad", out, "pad(" + cur + ", " + fill + "), padding=" + String.join("x", spec));
+            }
+            case 5 -> {
+                long total = Arrays.stream(dims).reduce(1, Math::multiplyExact);
+                int newRank = 1 + rnd.nextInt(3);
+                long[] out = new long[newRank];
+                long left = total;
+                for (int i = 0; i < newRank - 1; i++) {
+                    List<Long> divisors = new ArrayList<>();
+                    for (long d = 1; d <= left; d++) {
+                        if (left % d == 0) {
+                            divisors.add(d);
+                        }
+                    }
+                    out[i] = divisors.get(rnd.nextInt(divisors.size()));
+                    left /= out[i];
+                }
+                out[newRank - 1] = left;
+                op("reshape", out, "reshape(" + cur + ")");
+            }
+            case 6, 7 -> {
+                int d = rnd.nextInt(rank);
+                long[] out = dims.clone();
+                out[d] *= 2;
+                String other = switch (rnd.nextInt(3)) {
+                    case 0 -> {
+                        count("reverse");
+                        yield emit("rv", dtype, dims, null, "reverse(" + cur + "), dimensions={" + d + "}");
+                    }
+                    case 1 -> {
+                        if (dtype == DType.PRED) {
+                            yield cur;
+                        }
+                        count("iota");
+                        yield emit("io", dtype, dims, null, "iota(), iota_dimension=" + rnd.nextInt(rank));
+                    }
+                    default -> {
+                        count("constant");
+                        yield emit("lit", dtype, dims, null, "constant(" + arrayLiteral(0) + ")");
+                    }
+                };
+                op("concatenate", out, "concatenate(" + cur + ", " + other + "), dimensions={" + d + "}");
+            }
+            case 8, 9 -> {
+                long[] sizes = new long[rank];
+                List<String> starts = new ArrayList<>();
+                for (int i = 0; i < rank; i++) {
+                    sizes[i] = 1 + rnd.nextLong(dims[i]);
+                    if (i == 0 && params.size() == 1) {
+                        params.add(new Param("i", DType.S32, new long[0]));
+                        lines.addFirst(new Line("i", DType.S32, new long[0], null, "parameter(1)"));
+                        starts.add("i");
+                    } else {
+                        count("constant");
+                        starts.add(emit("st", DType.S32, new long[0], null, "constant(" + (rnd.nextInt((int) dims[i] + 4) - 2) + ")"));
+                    }
+                }
+                long[] sizesCopy = sizes.clone();
+                op("dynamic-slice", sizesCopy, "dynamic-slice(" + cur + ", " + String.join(", ", starts)
+                        + "), dynamic_slice_sizes={" + join(Arrays.stream(sizes).boxed().toList()) + "}");
+            }
+            case 10 -> convert(CONVERT_TYPES.get(rnd.nextInt(CONVERT_TYPES.size())));
+            default -> {
+                String name = emit("cp", dtype, dims, randomLayout(rank), "copy(" + cur + ")");
+                count("copy");
+                cur = name;
+            }
+        }
+    }
+
+    private void convert(DType to) {
+        dtype = to;
+        op("convert", dims, "convert(" + cur + ")");
+    }
+
+    private void op(String opcode, long[] out, String rhs) {
+        long n = Arrays.stream(out).reduce(1, Math::multiplyExact);
+        if (n > MAX_ELEMENTS || n == 0) {
+            return;
+        }
+        count(opcode);
+        cur = emit("v", dtype, out, null, rhs);
+        dims = out;
+    }
+
+    private String emit(String prefix, DType t, long[] d, String layout, String rhs) {
+        String name = prefix.equals("p0") ? prefix : prefix + lines.size();
+        lines.add(new Line(name, t, d, layout, rhs));
+        return name;
+    }
+
+    private void count(String opcode) {
+        opcodes.merge(opcode, 1, Integer::sum);
+    }
+
+    private String scalarLiteral() {
+        return switch (dtype.kind()) {
+            case BOOLEAN -> rnd.nextBoolean() ? "true" : "false";
+            case UNSIGNED -> Integer.toString(rnd.nextInt(100));
+            case SIGNED -> Integer.toString(rnd.nextInt(100) - 50);
+            default -> (rnd.nextInt(400) - 200) / 4.0 + "";
+        };
+    }
+
+    private String arrayLiteral(int level) {
+        if (level == dims.length) {
+            return scalarLiteral();
+        }
+        List<String> parts = new ArrayList<>();
+        for (long k = 0; k < dims[level]; k++) {
+            parts.add(arrayLiteral(level + 1));
+        }
+        return "{" + String.join(", ", parts) + "}";
+    }
+
+    private long[] randomDims(int rank, int max) {
+        long[] d = new long[rank];
+        for (int i = 0; i < rank; i++) {
+            d[i] = 1 + rnd.nextInt(max);
+        }
+        return d;
+    }
+
+    private String randomLayout(int rank) {
+        List<Integer> perm = IntStream.range(0, rank).boxed().collect(Collectors.toList());
+        Collections.shuffle(perm, rnd);
+        return "{" + join(perm) + "}";
+    }
+
+    static String shape(DType t, long[] dims) {
+        return t.xlaName() + "[" + join(Arrays.stream(dims).boxed().toList()) + "]";
+    }
+
+    private static String join(List<? extends Number> values) {
+        return values.stream().map(String::valueOf).collect(Collectors.joining(","));
+    }
+}

@@ -1,0 +1,164 @@
+package dev.tensorbuf.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.tensorbuf.interop.DenseTensor;
+import dev.tensorbuf.interop.Npy;
+import dev.tensorbuf.interop.NpyArray;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.ElementAccess;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code tensorbuf run} against XLA itself: random data-movement modules run through our CLI and
+ * through jaxlib's CPU client (xla_run.py), and the outputs must be identical byte for byte.
+ * Needs Python (system property {@code tensorbuf.python}, default {@code python3}) with jax and
+ * jaxlib; skipped with the reason otherwise. Seed: {@code -Dtensorbuf.seed=N}.
+ */
+class RunXlaAgreementTest {
+    private static final int MODULES = Integer.getInteger("tensorbuf.runModules", 40);
+    private static final String PYTHON = System.getProperty("tensorbuf.python", "python3");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void randomDataMovementModulesMatchXlaBitForBit() throws Exception {
+        assumeTrue(jaxImportable(), PYTHON + " cannot import jax and jaxlib (pip install jax jaxlib): skipping the XLA comparison");
+        long seed = Long.getLong("tensorbuf.seed", System.nanoTime());
+        System.out.println("RunXlaAgreementTest seed " + seed + " (rerun with -Dtensorbuf.seed=" + seed + ")");
+        Random rnd = new Random(seed);
+        List<RandomHloModules.Module> modules = new ArrayList<>();
+        Map<String, Integer> coverage = new TreeMap<>();
+        StringBuilder manifest = new StringBuilder();
+        for (int k = 0; k < MODULES; k++) {
+            RandomHloModules.Module m = RandomHloModules.generate(rnd);
+            modules.add(m);
+            m.opcodes().forEach((op, n) -> coverage.merge(op, n, Integer::sum));
+            Path hlo = dir.resolve("m" + k + ".hlo");
+            Files.writeString(hlo, m.text());
+            List<String> cli = new ArrayList<>(List.of("run", hlo.toString(), "--out", dir.resolve("ours" + k + ".npy").toString()));
+            manifest.append(hlo).append('\t').append(dir.resolve("xla" + k + ".npy"));
+            for (int p = 0; p < m.params().size(); p++) {
+                RandomHloModules.Param param = m.params().get(p);
+                Path arg = dir.resolve("m" + k + "_" + param.name() + ".npy");
+                writeRandom(arg, param, rnd);
+                cli.addAll(List.of("--arg", (rnd.nextBoolean() ? param.name() : Integer.toString(p)) + "=" + arg));
+                manifest.append('\t').append(arg);
+            }
+            manifest.append('\n');
+            CliHarness r = CliHarness.run(cli.toArray(String[]::new));
+            assertEquals(0, r.code(), () -> "tensorbuf run failed on module " + m.text() + r.err());
+        }
+        System.out.println("RunXlaAgreementTest opcodes " + coverage);
+        Path manifestFile = dir.resolve("manifest.tsv");
+        Files.writeString(manifestFile, manifest.toString());
+        long start = System.nanoTime();
+        String errors = runPython(List.of(script().toString(), manifestFile.toString()));
+        System.out.printf("RunXlaAgreementTest: XLA ran %d modules in %.1f s%n", MODULES, (System.nanoTime() - start) / 1e9);
+        if (!errors.isEmpty()) {
+            fail("XLA could not run some modules (seed " + seed + "):\n" + errors);
+        }
+        for (int k = 0; k < MODULES; k++) {
+            compare(modules.get(k), dir.resolve("ours" + k + ".npy"), dir.resolve("xla" + k + ".npy"), seed);
+        }
+    }
+
+    private static void compare(RandomHloModules.Module m, Path ours, Path xla, long seed) throws IOException {
+        try (NpyArray a = Npy.map(ours); NpyArray b = Npy.map(xla)) {
+            String context = "module (seed " + seed + "):\n" + m.text();
+            assertEquals(b.dtype(), a.dtype(), () -> "dtype differs for " + context);
+            assertEquals(b.shape(), a.shape(), () -> "shape differs for " + context);
+            byte[] mine = a.data().segment().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+            byte[] theirs = b.data().segment().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+            if (!Arrays.equals(mine, theirs)) {
+                ElementAccess e = ElementAccess.of(a.dtype());
+                StringBuilder diff = new StringBuilder();
+                long n = a.data().byteSize() / a.dtype().byteWidth();
+                for (long i = 0; i < n && diff.length() < 2000; i++) {
+                    long x = e.getBits(a.data().segment(), i);
+                    long y = e.getBits(b.data().segment(), i);
+                    if (x != y) {
+                        diff.append(String.format("  element %d: ours 0x%x, XLA 0x%x%n", i, x, y));
+                    }
+                }
+                assertArrayEquals(theirs, mine, "values differ for " + context + diff);
+            }
+        }
+    }
+
+    private static void writeRandom(Path file, RandomHloModules.Param p, Random rnd) throws IOException {
+        long n = Arrays.stream(p.dims()).reduce(1, Math::multiplyExact);
+        MemorySegment bytes = Arena.ofAuto().allocate(Math.max(1, n * p.dtype().byteWidth())).asSlice(0, n * p.dtype().byteWidth());
+        ElementAccess e = ElementAccess.of(p.dtype());
+        for (long i = 0; i < n; i++) {
+            switch (p.dtype().kind()) {
+                case BOOLEAN -> e.setLong(bytes, i, rnd.nextInt(2));
+                case UNSIGNED -> e.setLong(bytes, i, rnd.nextLong(1L << Math.min(p.dtype().bitWidth(), 16)));
+                case SIGNED -> {
+                    long half = 1L << (Math.min(p.dtype().bitWidth(), 16) - 1);
+                    // A scalar start index stays near the dims, out of range at times to test clamping.
+                    e.setLong(bytes, i, p.dims().length == 0 ? rnd.nextInt(10) - 3 : rnd.nextLong(2 * half) - half);
+                }
+                // Eighths up to +-256: exact in f16, some halfway cases for narrower conversions.
+                default -> e.setDouble(bytes, i, (rnd.nextInt(4096) - 2048) / 8.0);
+            }
+        }
+        Npy.write(file, new DenseTensor(p.dtype(), Arrays.stream(p.dims()).boxed().toList(), bytes));
+    }
+
+    private Path script() throws IOException {
+        Path script = dir.resolve("xla_run.py");
+        try (InputStream in = RunXlaAgreementTest.class.getResourceAsStream("/xla_run.py")) {
+            Files.write(script, in.readAllBytes());
+        }
+        return script;
+    }
+
+    private static boolean jaxImportable() {
+        try {
+            Process p = new ProcessBuilder(PYTHON, "-c", "import jax, numpy; from jaxlib import _hlo").redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            return p.waitFor(120, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** {@return the script's stderr lines that are not XLA's log chatter; empty when it succeeded} */
+    private static String runPython(List<String> args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(PYTHON));
+        cmd.addAll(args);
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().put("JAX_PLATFORMS", "cpu");
+        pb.environment().put("TF_CPP_MIN_LOG_LEVEL", "2");
+        Process p = pb.redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(300, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            return "xla_run.py did not finish in 300 s";
+        }
+        return p.exitValue() == 0 ? "" : err;
+    }
+}

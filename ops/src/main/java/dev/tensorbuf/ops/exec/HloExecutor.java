@@ -1,0 +1,88 @@
+package dev.tensorbuf.ops.exec;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.ops.exec.internal.Arguments;
+import dev.tensorbuf.ops.exec.internal.Interpreter;
+import dev.tensorbuf.ops.exec.internal.SourceLines;
+import dev.tensorbuf.ops.hlo.HloInstruction;
+import dev.tensorbuf.ops.hlo.HloModule;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.XlaLayout;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Executes an HLO module made of data-movement ops as lazy views: each instruction's value is a
+ * {@link TensorView} whose map composes the op's output-to-input map into its operands'
+ * ({@link dev.tensorbuf.ops.Ops}), so transposes, slices, reverses, broadcasts, pads, reshapes,
+ * bitcasts, concatenations and dynamic slices move no element. Copies happen where the module
+ * asks for memory: {@code copy} (into its shape's layout, which a later {@code bitcast} reads),
+ * {@code convert} between types, {@code constant} literals, one row per {@code iota}, and the
+ * root, materialised in its own layout. {@link Execution#steps()} says which is which.
+ *
+ * <p>Supported opcodes: {@link #SUPPORTED_OPCODES}; any other throws
+ * {@link UnsupportedOpException} before anything runs. {@code dynamic-slice} reads its start
+ * indices from scalar operands (constants or parameters) and clamps them as XLA does.
+ * {@snippet :
+ * String text = """
+ *     HloModule m
+ *     ENTRY e {
+ *       p0 = f32[2,3]{1,0} parameter(0)
+ *       t = f32[3,2]{1,0} transpose(p0), dimensions={1,0}
+ *       ROOT r = f32[3,2]{1,0} reverse(t), dimensions={0}
+ *     }""";
+ * try (Execution x = HloExecutor.execute(text, Map.of("0", p0))) {   // p0 = [[0, 1, 2], [3, 4, 5]]
+ *     x.rowMajor().toFloatArray();   // [2, 5, 1, 4, 0, 3]
+ *     x.steps().get(2);              // Step[name=r, opcode=reverse, kind=VIEW, form=Strided[... strides [-1, 3] offset 2]]
+ * }
+ * }
+ */
+public final class HloExecutor {
+    /** The opcodes that execute, in the order error messages list them. */
+    public static final List<String> SUPPORTED_OPCODES = List.of("parameter", "constant", "iota", "broadcast",
+            "transpose", "reshape", "bitcast", "copy", "slice", "dynamic-slice", "pad", "reverse", "concatenate",
+            "convert");
+
+    private HloExecutor() {
+    }
+
+    /**
+     * {@return the run of the module text's entry computation; errors name instructions with their line}
+     *
+     * @param moduleText HLO module text
+     * @param arguments one view per parameter, keyed by parameter name ({@code "p0"}) or number ({@code "0"})
+     * @throws dev.tensorbuf.ops.hlo.HloSyntaxException for malformed text
+     * @throws UnsupportedOpException for an opcode outside {@link #SUPPORTED_OPCODES}
+     * @throws IllegalArgumentException for arguments that do not bind or do not match their
+     *     parameter, and for invalid instructions, naming the instruction and its line
+     */
+    public static Execution execute(String moduleText, Map<String, TensorView> arguments) {
+        return run(HloModule.parse(moduleText), SourceLines.of(moduleText), arguments);
+    }
+
+    /** {@return the run of a parsed module; as {@link #execute(String, Map)} without line numbers} */
+    public static Execution execute(HloModule module, Map<String, TensorView> arguments) {
+        return run(module, SourceLines.none(), arguments);
+    }
+
+    private static Execution run(HloModule module, SourceLines lines, Map<String, TensorView> arguments) {
+        for (HloInstruction i : module.entry().instructions()) {
+            if (!SUPPORTED_OPCODES.contains(i.opcode())) {
+                throw new UnsupportedOpException(i.opcode(), i.name(), lines.lineOf(i.name()));
+            }
+        }
+        Map<String, TensorView> bound = Arguments.bind(module.entry(), arguments);
+        Allocator allocator = Allocators.shared();
+        try {
+            Interpreter.Run r = Interpreter.run(module, lines, bound, allocator);
+            ArrayShape root = module.entry().root().arrayShape();
+            ArrayShape shape = root.layout().isPresent() ? root : root.withLayout(XlaLayout.descending(root.rank()));
+            return new Execution(r.result(), shape, r.rootCopied(), r.steps(), allocator);
+        } catch (RuntimeException | Error e) {
+            allocator.close();
+            throw e;
+        }
+    }
+}

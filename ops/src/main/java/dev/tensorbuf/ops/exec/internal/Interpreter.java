@@ -1,0 +1,278 @@
+package dev.tensorbuf.ops.exec.internal;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.ops.Pad;
+import dev.tensorbuf.ops.exec.Step;
+import dev.tensorbuf.ops.hlo.HloAttribute;
+import dev.tensorbuf.ops.hlo.HloComputation;
+import dev.tensorbuf.ops.hlo.HloInstruction;
+import dev.tensorbuf.ops.hlo.HloModule;
+import dev.tensorbuf.ops.indexing.HloIndexing;
+import dev.tensorbuf.ops.indexing.OperandIndexing;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.ViewMap;
+import dev.tensorbuf.views.XlaLayout;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Runs the entry computation: each instruction reachable from the root becomes a view of its
+ * operands' views (ops compose maps, nothing moves), except {@code copy} and {@code convert}
+ * between types, which copy into memory laid out by their shape, and {@code constant} and
+ * {@code iota}, which make small buffers. Layouts matter only where XLA gives them meaning: a
+ * {@code bitcast} reads its operand's physical order as declared, and the root is materialised in
+ * its own layout. Every failure names the instruction and its line.
+ */
+public final class Interpreter {
+    private final HloModule module;
+    private final HloComputation entry;
+    private final SourceLines lines;
+    private final Map<String, TensorView> arguments;
+    private final Allocator allocator;
+    private final Map<String, Value> values = new HashMap<>();
+
+    /** The view an instruction produced, how, and whether it is memory laid out by its own shape. */
+    private record Value(TensorView view, Step.Kind kind, boolean inOwnLayout) {
+    }
+
+    /**
+     * The outcome of a run.
+     *
+     * @param result the root in its shape's layout
+     * @param rootCopied whether the root was copied into that layout (false when the root
+     *     instruction already made memory in it)
+     * @param steps the instructions evaluated, in the module's order
+     */
+    public record Run(TensorView result, boolean rootCopied, List<Step> steps) {
+    }
+
+    private Interpreter(HloModule module, SourceLines lines, Map<String, TensorView> arguments, Allocator allocator) {
+        this.module = module;
+        this.entry = module.entry();
+        this.lines = lines;
+        this.arguments = arguments;
+        this.allocator = allocator;
+    }
+
+    /**
+     * {@return the run of the module's entry computation}
+     *
+     * @param arguments the views of every parameter, by parameter name (see {@link Arguments#bind})
+     */
+    public static Run run(HloModule module, SourceLines lines, Map<String, TensorView> arguments, Allocator allocator) {
+        return new Interpreter(module, lines, arguments, allocator).run();
+    }
+
+    private Run run() {
+        HloInstruction root = entry.root();
+        if (!(root.shape() instanceof ArrayShape rootShape)) {
+            throw new IllegalArgumentException("ROOT " + where(root) + " has shape " + root.shape()
+                    + ": only an array result can be written, not a tuple");
+        }
+        evaluate(root, new HashSet<>());
+        Value r = values.get(root.name());
+        boolean copy = !r.inOwnLayout();
+        TensorView result = copy ? ElementLoopCopy.materialize(r.view(), laidOut(rootShape), allocator) : r.view();
+        List<Step> steps = new ArrayList<>();
+        for (HloInstruction i : entry.instructions()) {
+            Value v = values.get(i.name());
+            if (v != null) {
+                steps.add(new Step(i.name(), i.opcode(), v.kind(), v.view().form()));
+            }
+        }
+        return new Run(result, copy, steps);
+    }
+
+    private void evaluate(HloInstruction instr, Set<String> inProgress) {
+        if (values.containsKey(instr.name())) {
+            return;
+        }
+        if (!inProgress.add(instr.name())) {
+            throw new IllegalArgumentException("instruction " + where(instr) + " depends on itself");
+        }
+        List<TensorView> operands = new ArrayList<>();
+        for (String o : instr.operands()) {
+            HloInstruction operand = entry.find(o).orElseThrow(() -> new IllegalArgumentException(
+                    "instruction " + where(instr) + " uses " + o + ", which " + entry.name() + " does not define"));
+            evaluate(operand, inProgress);
+            operands.add(values.get(operand.name()).view());
+        }
+        Value v;
+        try {
+            v = apply(instr, operands);
+            checkResult(instr, v.view());
+        } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
+            throw new IllegalArgumentException(instr.opcode() + " " + where(instr) + ": " + e.getMessage(), e);
+        }
+        values.put(instr.name(), v);
+        inProgress.remove(instr.name());
+    }
+
+    private Value apply(HloInstruction in, List<TensorView> ops) {
+        ArrayShape shape = laidOut(in.arrayShape());
+        long[] dims = longs(shape.dims());
+        return switch (in.opcode()) {
+            case "parameter" -> new Value(arguments.get(in.name()), Step.Kind.PARAMETER, false);
+            case "constant" -> new Value(Literals.parse(in.payload(), shape, allocator), Step.Kind.CONSTANT, true);
+            case "iota" -> new Value(iota(in, shape), Step.Kind.CONSTANT, false);
+            case "broadcast" -> view(Ops.broadcast(operand(in, ops, 0), dims, ints(in.intsOrEmpty("dimensions"))));
+            case "transpose" -> view(Ops.transpose(operand(in, ops, 0), ints(in.ints("dimensions"))));
+            case "reshape" -> view(Ops.reshape(operand(in, ops, 0), dims));
+            case "bitcast" -> view(bitcast(in, operand(in, ops, 0), dims));
+            case "copy" -> new Value(ElementLoopCopy.materialize(operand(in, ops, 0), shape, allocator), Step.Kind.COPY, true);
+            case "slice" -> view(slice(in, operand(in, ops, 0)));
+            case "dynamic-slice" -> view(dynamicSlice(in, ops));
+            case "pad" -> view(pad(in, operand(in, ops, 0), operand(in, ops, 1)));
+            case "reverse" -> view(Ops.reverse(operand(in, ops, 0), ints(in.ints("dimensions"))));
+            case "concatenate" -> view(Ops.concatenate(single(in, "dimensions"), ops));
+            case "convert" -> operand(in, ops, 0).dtype() == shape.dtype() ? view(operand(in, ops, 0))
+                    : new Value(Conversions.convert(operand(in, ops, 0), shape, allocator), Step.Kind.COPY, true);
+            default -> throw new AssertionError("opcode " + in.opcode() + " passed the support check");
+        };
+    }
+
+    private static Value view(TensorView v) {
+        return new Value(v, Step.Kind.VIEW, false);
+    }
+
+    private TensorView iota(HloInstruction in, ArrayShape shape) {
+        int d = (int) in.intValue("iota_dimension", -1);
+        if (d < 0 || d >= shape.rank()) {
+            throw new IllegalArgumentException("iota_dimension " + d + " is not a dimension of " + shape);
+        }
+        // One row of n values, broadcast: n elements of memory for any shape.
+        long n = shape.dim(d);
+        TensorView row = ElementLoopCopy.allocate(ArrayShape.of(shape.dtype(), n), allocator);
+        for (long k = 0; k < n; k++) {
+            if (shape.dtype().kind() == DType.Kind.FLOAT) {
+                row.setDouble(k, k);
+            } else {
+                row.setLong(k, k);
+            }
+        }
+        return Ops.broadcast(row, longs(shape.dims()), d);
+    }
+
+    private TensorView bitcast(HloInstruction in, TensorView source, long[] dims) {
+        ArrayShape from = laidOut(operandShape(in, 0));
+        if (from.dtype() != in.arrayShape().dtype()) {
+            throw new IllegalArgumentException("bitcast from " + from + " to " + in.shape()
+                    + " changes the element type; that is bitcast-convert, which is not a data-movement op here");
+        }
+        // The logical map through both declared layouts: right whatever memory the operand's view reads.
+        var maps = HloIndexing.outputToInput(module, in).operand(0);
+        if (maps.size() != 1) {
+            throw new IllegalArgumentException("bitcast from " + from + " to " + in.shape() + " has no single map: " + maps);
+        }
+        OperandIndexing map = maps.iterator().next();
+        return source.remap(map.map(), dims);
+    }
+
+    private static TensorView slice(HloInstruction in, TensorView source) {
+        if (!(in.attribute("slice").orElse(null) instanceof HloAttribute.Slices s)) {
+            throw new IllegalArgumentException("slice needs a slice={[start:limit:stride], ...} attribute");
+        }
+        int r = s.dims().size();
+        long[] start = new long[r];
+        long[] limit = new long[r];
+        long[] stride = new long[r];
+        for (int i = 0; i < r; i++) {
+            start[i] = s.dims().get(i).start();
+            limit[i] = s.dims().get(i).limit();
+            stride[i] = s.dims().get(i).stride();
+        }
+        return Ops.slice(source, start, limit, stride);
+    }
+
+    private TensorView dynamicSlice(HloInstruction in, List<TensorView> ops) {
+        TensorView source = operand(in, ops, 0);
+        if (ops.size() != source.rank() + 1) {
+            throw new IllegalArgumentException("dynamic-slice of rank " + source.rank() + " takes " + source.rank()
+                    + " scalar start operands, got " + (ops.size() - 1));
+        }
+        long[] starts = new long[source.rank()];
+        for (int k = 0; k < starts.length; k++) {
+            TensorView s = ops.get(k + 1);
+            if (s.rank() != 0 || (s.dtype().kind() != DType.Kind.SIGNED && s.dtype().kind() != DType.Kind.UNSIGNED)) {
+                throw new IllegalArgumentException("start operand " + (k + 1) + " (" + in.operands().get(k + 1) + ") is "
+                        + s.shape() + ", not an integer scalar");
+            }
+            long value = s.getLong();
+            // u64 starts past 2^63 read as negative; any such start is past every dim, so clamp high.
+            starts[k] = s.dtype() == DType.U64 && value < 0 ? Long.MAX_VALUE : value;
+        }
+        return Ops.dynamicSlice(source, starts, longs(in.ints("dynamic_slice_sizes")));
+    }
+
+    private TensorView pad(HloInstruction in, TensorView source, TensorView fill) {
+        if (!(in.attribute("padding").orElse(null) instanceof HloAttribute.Padding p)) {
+            throw new IllegalArgumentException("pad needs a padding=low_high_interior x ... attribute");
+        }
+        int r = p.dims().size();
+        long[] low = new long[r];
+        long[] high = new long[r];
+        long[] interior = new long[r];
+        for (int i = 0; i < r; i++) {
+            low[i] = p.dims().get(i).low();
+            high[i] = p.dims().get(i).high();
+            interior[i] = p.dims().get(i).interior();
+        }
+        if (fill.rank() != 0 || fill.dtype() != source.dtype()) {
+            throw new IllegalArgumentException("padding value " + fill.shape() + " must be a " + source.dtype() + " scalar");
+        }
+        // A fill that is itself padded or concatenated is read once into a scalar of its own.
+        TensorView scalar = fill.map() instanceof ViewMap.Single ? fill
+                : ElementLoopCopy.materialize(fill, fill.shape().withLayout(XlaLayout.descending(0)), allocator);
+        return Pad.apply(source, low, high, interior, scalar);
+    }
+
+    private void checkResult(HloInstruction in, TensorView v) {
+        ArrayShape declared = in.arrayShape();
+        if (v.dtype() != declared.dtype() || !v.dims().equals(declared.dims())) {
+            throw new IllegalArgumentException("declares " + declared + " but computes " + v.dtype().xlaName() + v.dims());
+        }
+    }
+
+    private ArrayShape operandShape(HloInstruction in, int k) {
+        return entry.instruction(in.operands().get(k)).arrayShape();
+    }
+
+    private static TensorView operand(HloInstruction in, List<TensorView> ops, int k) {
+        if (k >= ops.size()) {
+            throw new IllegalArgumentException("needs operand " + k + " but has " + ops.size());
+        }
+        return ops.get(k);
+    }
+
+    private static int single(HloInstruction in, String key) {
+        List<Long> v = in.ints(key);
+        if (v.size() != 1) {
+            throw new IllegalArgumentException(key + "=" + v + " must name one dimension");
+        }
+        return Math.toIntExact(v.getFirst());
+    }
+
+    private static ArrayShape laidOut(ArrayShape s) {
+        return s.layout().isPresent() ? s : s.withLayout(XlaLayout.descending(s.rank()));
+    }
+
+    private String where(HloInstruction in) {
+        var line = lines.lineOf(in.name());
+        return "(instruction %" + in.name() + (line.isPresent() ? ", line " + line.getAsInt() : "") + ")";
+    }
+
+    private static long[] longs(List<Long> v) {
+        return v.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    private static int[] ints(List<Long> v) {
+        return v.stream().mapToInt(Math::toIntExact).toArray();
+    }
+}

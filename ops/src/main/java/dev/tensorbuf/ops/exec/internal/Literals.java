@@ -1,0 +1,168 @@
+package dev.tensorbuf.ops.exec.internal;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.TensorView;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads the literal of a {@code constant} as XLA prints it: a scalar ({@code 1.5}, {@code -inf},
+ * {@code nan}, {@code true}) or nested braces, one level per dimension
+ * ({@code {{1, 2}, {3, 4}}}), into new memory laid out by the constant's shape. Elided literals
+ * ({@code {...}}), NaN payloads and complex values are refused with the reason.
+ */
+public final class Literals {
+    private Literals() {
+    }
+
+    /**
+     * {@return the constant's value as a view of {@code shape}}
+     *
+     * @throws IllegalArgumentException naming the position and what was expected, for a literal
+     *     that does not match the shape or type
+     */
+    public static TensorView parse(String literal, ArrayShape shape, Allocator allocator) {
+        DType t = shape.dtype();
+        if (t.kind() == DType.Kind.COMPLEX || t.kind() == DType.Kind.NONE) {
+            throw new IllegalArgumentException("constants of " + t + " are not supported; only pred, integer and"
+                    + " real floating-point literals are read");
+        }
+        if (literal.contains("...")) {
+            throw new IllegalArgumentException("the literal of " + shape + " is elided ('" + literal
+                    + "'): print the module with its large constants");
+        }
+        List<String> values = new ArrayList<>();
+        Reader r = new Reader(literal, shape);
+        r.values(0, values);
+        r.end();
+        TensorView v = ElementLoopCopy.allocate(shape, allocator);
+        int[] next = {0};
+        v.forEachIndex(i -> set(v, values.get(next[0]++), i, literal));
+        return v;
+    }
+
+    private static void set(TensorView v, String text, long[] index, String literal) {
+        DType t = v.dtype();
+        try {
+            switch (t.kind()) {
+                case BOOLEAN -> v.setBits(switch (text) {
+                    case "true", "1" -> 1;
+                    case "false", "0" -> 0;
+                    default -> throw new NumberFormatException();
+                }, index);
+                case SIGNED -> v.setLong(Long.parseLong(text), index);
+                case UNSIGNED -> v.setBits(checkedUnsigned(text, t), index);
+                case FLOAT -> {
+                    if (t == DType.F32) {
+                        v.setFloat((float) real(text, true), index);
+                    } else {
+                        v.setDouble(real(text, false), index);
+                    }
+                }
+                case COMPLEX, NONE -> throw new AssertionError(t);
+            }
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("'" + text + "' is not a " + t + " value, in literal '" + literal + "'");
+        }
+    }
+
+    private static long checkedUnsigned(String text, DType t) {
+        long v = Long.parseUnsignedLong(text);
+        if (t.bitWidth() < 64 && (v >>> t.bitWidth()) != 0) {
+            throw new IllegalArgumentException("value " + text + " out of range for " + t);
+        }
+        return v;
+    }
+
+    private static double real(String text, boolean single) {
+        return switch (text) {
+            case "inf", "+inf" -> Double.POSITIVE_INFINITY;
+            case "-inf" -> Double.NEGATIVE_INFINITY;
+            case "nan", "+nan" -> Double.NaN;
+            case "-nan" -> -Double.NaN;
+            default -> {
+                if (text.startsWith("nan(") || text.startsWith("-nan(")) {
+                    throw new IllegalArgumentException("NaN payloads such as '" + text + "' are not supported");
+                }
+                if (!text.matches("[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?")) {
+                    throw new NumberFormatException(text);
+                }
+                // Parsed at the target's own precision, so an f32 literal rounds once.
+                yield single ? Float.parseFloat(text) : Double.parseDouble(text);
+            }
+        };
+    }
+
+    /** Walks the nesting: one brace level per dimension, {@code dims[level]} entries at each. */
+    private static final class Reader {
+        private final String text;
+        private final ArrayShape shape;
+        private int at;
+
+        Reader(String text, ArrayShape shape) {
+            this.text = text;
+            this.shape = shape;
+        }
+
+        void values(int level, List<String> out) {
+            if (level == shape.rank()) {
+                out.add(scalar());
+                return;
+            }
+            expect('{');
+            long n = shape.dim(level);
+            for (long k = 0; k < n; k++) {
+                if (k > 0) {
+                    expect(',');
+                }
+                values(level + 1, out);
+            }
+            skipSpace();
+            if (at < text.length() && text.charAt(at) == ',') {
+                throw error("'}' after " + n + " entries for dim " + level);
+            }
+            expect('}');
+        }
+
+        String scalar() {
+            skipSpace();
+            int start = at;
+            while (at < text.length() && "{},".indexOf(text.charAt(at)) < 0 && !Character.isWhitespace(text.charAt(at))) {
+                at++;
+            }
+            if (start == at) {
+                throw error("a value");
+            }
+            return text.substring(start, at);
+        }
+
+        void expect(char c) {
+            skipSpace();
+            if (at >= text.length() || text.charAt(at) != c) {
+                throw error("'" + c + "'");
+            }
+            at++;
+        }
+
+        void end() {
+            skipSpace();
+            if (at != text.length()) {
+                throw error("the end of the literal");
+            }
+        }
+
+        private void skipSpace() {
+            while (at < text.length() && Character.isWhitespace(text.charAt(at))) {
+                at++;
+            }
+        }
+
+        private IllegalArgumentException error(String expected) {
+            String found = at < text.length() ? "'" + text.charAt(at) + "'" : "the end";
+            return new IllegalArgumentException("literal of " + shape + " at offset " + at + ": expected " + expected
+                    + ", found " + found + " in '" + text + "'");
+        }
+    }
+}

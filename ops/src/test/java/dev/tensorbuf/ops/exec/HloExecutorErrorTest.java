@@ -1,0 +1,124 @@
+package dev.tensorbuf.ops.exec;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.views.TensorView;
+import java.util.Map;
+import java.util.OptionalInt;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Errors of the executor, asserted by message. */
+class HloExecutorErrorTest {
+    private Allocator arena;
+
+    @BeforeEach
+    void open() {
+        arena = Allocators.shared();
+    }
+
+    @AfterEach
+    void close() {
+        arena.close();
+    }
+
+    private TensorView view(String shape) {
+        return TensorView.of(arena.allocate(256), shape);
+    }
+
+    private static String failure(String text, Map<String, TensorView> args) {
+        return assertThrows(IllegalArgumentException.class, () -> HloExecutor.execute(text, args).close()).getMessage();
+    }
+
+    private static void assertContains(String expected, String actual) {
+        assertTrue(actual.contains(expected), () -> "expected '" + expected + "' in: " + actual);
+    }
+
+    @Test
+    void unsupportedOpNamesOpcodeInstructionAndLine() {
+        String text = "HloModule m\n\nENTRY e {\n  p0 = f32[2] parameter(0)\n  ROOT a = f32[2] add(p0, p0)\n}\n";
+        UnsupportedOpException e = assertThrows(UnsupportedOpException.class,
+                () -> HloExecutor.execute(text, Map.of("p0", view("f32[2]"))));
+        assertEquals("add", e.opcode());
+        assertEquals(OptionalInt.of(5), e.line());
+        assertTrue(e.getMessage().startsWith("unsupported op 'add' (instruction %a, line 5): only data-movement ops execute:"
+                + " parameter, constant, iota, broadcast, transpose"), e.getMessage());
+    }
+
+    @Test
+    void unsupportedOpIsReportedBeforeArgumentsAreChecked() {
+        String text = "HloModule m\nENTRY e {\n  p0 = f32[2] parameter(0)\n  ROOT n = f32[2] negate(p0)\n}\n";
+        assertContains("unsupported op 'negate' (instruction %n, line 4)", failure(text, Map.of()));
+    }
+
+    @Test
+    void missingArgumentNamesTheParameter() {
+        String text = "HloModule m\nENTRY e {\n  p0 = f32[2] parameter(0)\n  p1 = s32[] parameter(1)\n"
+                + "  ROOT r = f32[2] reverse(p0), dimensions={0}\n}\n";
+        assertContains("no argument for parameter 1 (p1: s32[]); bind each by name or number",
+                failure(text, Map.of("p0", view("f32[2]"))));
+    }
+
+    @Test
+    void argumentOfTheWrongTypeOrDims() {
+        String text = "HloModule m\nENTRY e {\n  ROOT p0 = f32[2,3] parameter(0)\n}\n";
+        assertContains("argument for parameter 0 (p0: f32[2,3]{1,0}) is s32[2, 3], expected f32[2, 3]",
+                failure(text, Map.of("0", view("s32[2,3]"))));
+        assertContains("is f32[3, 2], expected f32[2, 3]", failure(text, Map.of("0", view("f32[3,2]"))));
+    }
+
+    @Test
+    void unknownOrDoubleBinding() {
+        String text = "HloModule m\nENTRY e {\n  ROOT p0 = f32[2] parameter(0)\n}\n";
+        assertContains("'x' names no parameter of e; its parameters are 0 (p0: f32[2]{0})",
+                failure(text, Map.of("x", view("f32[2]"))));
+        assertContains("parameter 0 (p0: f32[2]{0}) is bound twice",
+                failure(text, Map.of("0", view("f32[2]"), "p0", view("f32[2]"))));
+    }
+
+    @Test
+    void opErrorsNameTheInstructionAndLine() {
+        String text = "HloModule m\nENTRY e {\n  p0 = f32[2,3] parameter(0)\n"
+                + "  ROOT t = f32[2,3] transpose(p0), dimensions={1,0}\n}\n";
+        assertContains("transpose (instruction %t, line 4): declares f32[2,3]{1,0} but computes f32[3, 2]",
+                failure(text, Map.of("p0", view("f32[2,3]"))));
+    }
+
+    @Test
+    void literalWithTooFewEntries() {
+        String text = "HloModule m\nENTRY e {\n  ROOT c = s32[3] constant({1, 2})\n}\n";
+        assertContains("constant (instruction %c, line 3): literal of s32[3]{0} at offset 5: expected ','",
+                failure(text, Map.of()));
+    }
+
+    @Test
+    void literalOfTheWrongType() {
+        String text = "HloModule m\nENTRY e {\n  ROOT c = s32[] constant(1.5)\n}\n";
+        assertContains("'1.5' is not a s32 value", failure(text, Map.of()));
+    }
+
+    @Test
+    void tupleRootIsRefused() {
+        String text = "HloModule m\nENTRY e {\n  p0 = f32[2] parameter(0)\n  ROOT t = (f32[2]) tuple(p0)\n}\n";
+        assertContains("unsupported op 'tuple'", failure(text, Map.of()));
+    }
+
+    @Test
+    void dynamicSliceStartMustBeAnIntegerScalar() {
+        String text = "HloModule m\nENTRY e {\n  p0 = f32[4] parameter(0)\n  i = f32[] constant(1)\n"
+                + "  ROOT d = f32[2] dynamic-slice(p0, i), dynamic_slice_sizes={2}\n}\n";
+        assertContains("start operand 1 (i) is f32[], not an integer scalar",
+                failure(text, Map.of("p0", view("f32[4]"))));
+    }
+
+    @Test
+    void bitcastThatChangesTheTypeIsRefused() {
+        String text = "HloModule m\nENTRY e {\n  p0 = f32[4] parameter(0)\n  ROOT b = s32[4] bitcast(p0)\n}\n";
+        assertContains("changes the element type", failure(text, Map.of("p0", view("f32[4]"))));
+    }
+}

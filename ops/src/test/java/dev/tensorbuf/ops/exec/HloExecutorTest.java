@@ -1,0 +1,263 @@
+package dev.tensorbuf.ops.exec;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.views.TensorView;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Each op through the executor on tiny modules, values against hand-computed arrays. */
+class HloExecutorTest {
+    private Allocator arena;
+
+    @BeforeEach
+    void open() {
+        arena = Allocators.shared();
+    }
+
+    @AfterEach
+    void close() {
+        arena.close();
+    }
+
+    /** {@return a row-major f32 view of the shape holding 0, 1, 2, ...} */
+    TensorView iotaF32(String shape) {
+        TensorView v = TensorView.of(arena.allocate(4096), shape);
+        float[] values = new float[(int) v.elementCount()];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = i;
+        }
+        v.copyFrom(values);
+        return v;
+    }
+
+    TensorView s32(String shape, long... values) {
+        TensorView v = TensorView.of(arena.allocate(4096), shape);
+        v.copyFrom(values);
+        return v;
+    }
+
+    static String module(String... body) {
+        return "HloModule m\nENTRY e {\n  " + String.join("\n  ", body) + "\n}\n";
+    }
+
+    static float[] floats(String text, Map<String, TensorView> args) {
+        try (Execution x = HloExecutor.execute(text, args)) {
+            return x.rowMajor().toFloatArray();
+        }
+    }
+
+    static long[] longs(String text, Map<String, TensorView> args) {
+        try (Execution x = HloExecutor.execute(text, args)) {
+            return x.rowMajor().toLongArray();
+        }
+    }
+
+    @Test
+    void exampleFromJavadoc() {
+        String text = module(
+                "p0 = f32[2,3]{1,0} parameter(0)",
+                "t = f32[3,2]{1,0} transpose(p0), dimensions={1,0}",
+                "ROOT r = f32[3,2]{1,0} reverse(t), dimensions={0}");
+        try (Execution x = HloExecutor.execute(text, Map.of("0", iotaF32("f32[2,3]{1,0}")))) {
+            assertArrayEquals(new float[] {2, 5, 1, 4, 0, 3}, x.rowMajor().toFloatArray());
+            assertEquals(List.of("parameter", "view", "view"), x.steps().stream().map(s -> s.kind().jsonName()).toList());
+            assertEquals("sizes [3, 2] strides [-1, 3] offset 2",
+                    x.steps().get(2).form().map().toString().isEmpty() ? "" : stridedText(x.steps().get(2)));
+            assertTrue(x.rootCopied());
+        }
+    }
+
+    static String stridedText(Step s) {
+        return ((dev.tensorbuf.views.MapForm.Strided) s.form()).layout().toString();
+    }
+
+    @Test
+    void packageExampleSlicesWithStride() {
+        String text = module("p0 = s32[4]{0} parameter(0)", "ROOT s = s32[2]{0} slice(p0), slice={[1:4:2]}");
+        assertArrayEquals(new long[] {11, 13}, longs(text, Map.of("p0", s32("s32[4]{0}", 10, 11, 12, 13))));
+    }
+
+    @Test
+    void parametersBindByNameWithOrWithoutSigil() {
+        String text = module("a = f32[2]{0} parameter(0)", "b = f32[2]{0} parameter(1)",
+                "ROOT c = f32[4]{0} concatenate(b, a), dimensions={0}");
+        TensorView a = iotaF32("f32[2]{0}");
+        TensorView b = iotaF32("f32[2]{0}");
+        b.copyFrom(new float[] {7, 8});
+        assertArrayEquals(new float[] {7, 8, 0, 1}, floats(text, Map.of("%a", a, "1", b)));
+        assertArrayEquals(new float[] {7, 8, 0, 1}, floats(text, Map.of("0", a, "b", b)));
+    }
+
+    @Test
+    void broadcastRepeatsAlongNewDimensions() {
+        String text = module("p0 = f32[3]{0} parameter(0)",
+                "ROOT b = f32[2,3]{1,0} broadcast(p0), dimensions={1}");
+        try (Execution x = HloExecutor.execute(text, Map.of("p0", iotaF32("f32[3]{0}")))) {
+            assertArrayEquals(new float[] {0, 1, 2, 0, 1, 2}, x.rowMajor().toFloatArray());
+            assertEquals("sizes [2, 3] strides [0, 1]", stridedText(x.steps().get(1)));
+        }
+    }
+
+    @Test
+    void padAddsEdgesInteriorAndCropsNegativeEdges() {
+        String text = module("p0 = f32[3]{0} parameter(0)", "v = f32[] constant(-1)",
+                "ROOT p = f32[6]{0} pad(p0, v), padding=2_-1_1");
+        // [0, 1, 2] interior 1 -> [0, -1, 1, -1, 2]; low 2 -> [-1, -1, 0, -1, 1, -1, 2]; high -1 drops the 2
+        assertArrayEquals(new float[] {-1, -1, 0, -1, 1, -1}, floats(text, Map.of("p0", iotaF32("f32[3]{0}"))));
+    }
+
+    @Test
+    void reshapeOfTransposeReadsLogicalRowMajorOrder() {
+        String text = module("p0 = f32[2,3]{1,0} parameter(0)",
+                "t = f32[3,2]{1,0} transpose(p0), dimensions={1,0}",
+                "ROOT r = f32[6]{0} reshape(t)");
+        try (Execution x = HloExecutor.execute(text, Map.of("p0", iotaF32("f32[2,3]{1,0}")))) {
+            assertArrayEquals(new float[] {0, 3, 1, 4, 2, 5}, x.rowMajor().toFloatArray());
+            assertEquals("tiled", x.steps().get(2).formName());
+        }
+    }
+
+    @Test
+    void bitcastReadsThePhysicalOrderOfAnIntermediateCopy() {
+        // c holds p0 column-major: 0, 3, 1, 4, 2, 5; b reads those bytes as f32[3,2] row-major.
+        String text = module("p0 = f32[2,3]{1,0} parameter(0)",
+                "c = f32[2,3]{0,1} copy(p0)",
+                "ROOT b = f32[3,2]{1,0} bitcast(c)");
+        try (Execution x = HloExecutor.execute(text, Map.of("p0", iotaF32("f32[2,3]{1,0}")))) {
+            assertArrayEquals(new float[] {0, 3, 1, 4, 2, 5}, x.rowMajor().toFloatArray());
+            assertEquals(List.of("parameter", "copy", "view"), x.steps().stream().map(s -> s.kind().jsonName()).toList());
+            assertEquals("strided", x.steps().get(1).formName());
+        }
+    }
+
+    @Test
+    void bitcastOfAViewUsesTheOperandsDeclaredLayoutNotItsMemory() {
+        // t is a transposed view of row-major memory, declared {0,1}: physically it is p0 as stored.
+        String text = module("p0 = f32[2,3]{1,0} parameter(0)",
+                "t = f32[3,2]{0,1} transpose(p0), dimensions={1,0}",
+                "ROOT b = f32[6]{0} bitcast(t)");
+        assertArrayEquals(new float[] {0, 1, 2, 3, 4, 5}, floats(text, Map.of("p0", iotaF32("f32[2,3]{1,0}"))));
+    }
+
+    @Test
+    void copyLayoutDoesNotChangeLogicalValues() {
+        String text = module("p0 = f32[2,3]{1,0} parameter(0)",
+                "c = f32[2,3]{0,1} copy(p0)",
+                "ROOT r = f32[2,3]{1,0} reverse(c), dimensions={1}");
+        assertArrayEquals(new float[] {2, 1, 0, 5, 4, 3}, floats(text, Map.of("p0", iotaF32("f32[2,3]{1,0}"))));
+    }
+
+    @Test
+    void rootIsMaterialisedInItsOwnLayout() {
+        String text = module("p0 = f32[2,3]{1,0} parameter(0)", "ROOT c = f32[2,3]{0,1} copy(p0)");
+        try (Execution x = HloExecutor.execute(text, Map.of("p0", iotaF32("f32[2,3]{1,0}")))) {
+            assertEquals("f32[2,3]{0,1}", x.resultShape().toString());
+            assertFalse(x.rootCopied());
+            assertEquals("sizes [2, 3] strides [1, 2]", x.result().stridedLayout().orElseThrow().toString());
+            assertArrayEquals(new float[] {0, 1, 2, 3, 4, 5}, x.rowMajor().toFloatArray());
+        }
+    }
+
+    @Test
+    void dynamicSliceClampsStartsFromConstantsAndParameters() {
+        String text = module("p0 = f32[4,5]{1,0} parameter(0)", "i = s32[] parameter(1)", "j = s32[] constant(9)",
+                "ROOT d = f32[2,2]{1,0} dynamic-slice(p0, i, j), dynamic_slice_sizes={2,2}");
+        // i = -3 clamps to 0, j = 9 clamps to 5 - 2 = 3
+        assertArrayEquals(new float[] {3, 4, 8, 9},
+                floats(text, Map.of("p0", iotaF32("f32[4,5]{1,0}"), "i", s32("s32[]", -3))));
+        assertArrayEquals(new float[] {13, 14, 18, 19},
+                floats(text, Map.of("p0", iotaF32("f32[4,5]{1,0}"), "i", s32("s32[]", 2))));
+    }
+
+    @Test
+    void concatenateJoinsAlongTheDimension() {
+        String text = module("p0 = f32[2,2]{1,0} parameter(0)", "p1 = f32[2,1]{1,0} parameter(1)",
+                "ROOT c = f32[2,3]{1,0} concatenate(p0, p1), dimensions={1}");
+        TensorView p1 = iotaF32("f32[2,1]{1,0}");
+        p1.copyFrom(new float[] {8, 9});
+        try (Execution x = HloExecutor.execute(text, Map.of("p0", iotaF32("f32[2,2]{1,0}"), "p1", p1))) {
+            assertArrayEquals(new float[] {0, 1, 8, 2, 3, 9}, x.rowMajor().toFloatArray());
+            assertEquals("general", x.steps().get(2).formName());
+        }
+    }
+
+    @Test
+    void constantsReadScalarsArraysAndSpecialValues() {
+        assertArrayEquals(new long[] {1, 2, 3, 4, 5, 6},
+                longs(module("ROOT c = s32[2,3]{1,0} constant({ { 1, 2, 3 }, {4,5,6} })"), Map.of()));
+        assertArrayEquals(new long[] {1, 0}, longs(module("ROOT c = pred[2]{0} constant({true, false})"), Map.of()));
+        float[] f = floats(module("ROOT c = f32[4]{0} constant({-inf, nan, 1.5e-3, -0})"), Map.of());
+        assertEquals(Float.NEGATIVE_INFINITY, f[0]);
+        assertTrue(Float.isNaN(f[1]));
+        assertEquals(1.5e-3f, f[2]);
+        assertEquals(Float.floatToIntBits(-0f), Float.floatToIntBits(f[3]));
+        assertArrayEquals(new float[] {2.5f}, floats(module("ROOT c = bf16[] constant(2.5)"), Map.of()));
+    }
+
+    @Test
+    void iotaIsOneRowBroadcast() {
+        try (Execution x = HloExecutor.execute(module("ROOT i = s32[2,3]{1,0} iota(), iota_dimension=1"), Map.of())) {
+            assertArrayEquals(new long[] {0, 1, 2, 0, 1, 2}, x.rowMajor().toLongArray());
+            assertEquals(Step.Kind.CONSTANT, x.steps().getFirst().kind());
+            assertEquals("sizes [2, 3] strides [0, 1]", stridedText(x.steps().getFirst()));
+        }
+    }
+
+    @Test
+    void convertFloatToIntegerTruncatesAndSaturatesLikeXla() {
+        String text = module("p0 = f32[6]{0} parameter(0)", "ROOT c = s8[6]{0} convert(p0)");
+        TensorView p0 = iotaF32("f32[6]{0}");
+        p0.copyFrom(new float[] {-2.7f, 2.7f, 300.5f, -129.5f, Float.NaN, Float.NEGATIVE_INFINITY});
+        assertArrayEquals(new long[] {-2, 2, 127, -128, 0, -128}, longs(text, Map.of("p0", p0)));
+        String unsigned = module("p0 = f32[6]{0} parameter(0)", "ROOT c = u8[6]{0} convert(p0)");
+        assertArrayEquals(new long[] {0, 2, 255, 0, 0, 0}, longs(unsigned, Map.of("p0", p0)));
+    }
+
+    @Test
+    void convertBetweenIntegersWrapsAndToPredTestsNonZero() {
+        TensorView p0 = s32("s32[4]{0}", 300, -1, -129, 0);
+        assertArrayEquals(new long[] {44, -1, 127, 0},
+                longs(module("p0 = s32[4]{0} parameter(0)", "ROOT c = s8[4]{0} convert(p0)"), Map.of("p0", p0)));
+        assertArrayEquals(new long[] {44, 255, 127, 0},
+                longs(module("p0 = s32[4]{0} parameter(0)", "ROOT c = u8[4]{0} convert(p0)"), Map.of("p0", p0)));
+        assertArrayEquals(new long[] {1, 1, 1, 0},
+                longs(module("p0 = s32[4]{0} parameter(0)", "ROOT c = pred[4]{0} convert(p0)"), Map.of("p0", p0)));
+    }
+
+    @Test
+    void convertToBf16RoundsToNearestEvenAndIsACopy() {
+        String text = module("p0 = f32[2]{0} parameter(0)", "ROOT c = bf16[2]{0} convert(p0)");
+        TensorView p0 = iotaF32("f32[2]{0}");
+        p0.copyFrom(new float[] {1.00390625f, 1.01171875f});   // ties: to 1.0 (even) and to 1.015625 (even)
+        try (Execution x = HloExecutor.execute(text, Map.of("p0", p0))) {
+            assertEquals(0x3f80, x.result().getBits(0));
+            assertEquals(0x3f82, x.result().getBits(1));
+            assertEquals(Step.Kind.COPY, x.steps().get(1).kind());
+        }
+    }
+
+    @Test
+    void convertToTheSameTypeStaysAView() {
+        String text = module("p0 = f32[2]{0} parameter(0)", "ROOT c = f32[2]{0} convert(p0)");
+        try (Execution x = HloExecutor.execute(text, Map.of("p0", iotaF32("f32[2]{0}")))) {
+            assertEquals(Step.Kind.VIEW, x.steps().get(1).kind());
+        }
+    }
+
+    @Test
+    void unusedInstructionsAreNotEvaluated() {
+        String text = module("p0 = f32[2]{0} parameter(0)", "dead = f32[2]{0} copy(p0)", "ROOT r = f32[2]{0} reverse(p0), dimensions={0}");
+        try (Execution x = HloExecutor.execute(text, Map.of("p0", iotaF32("f32[2]{0}")))) {
+            assertEquals(List.of("p0", "r"), x.steps().stream().map(Step::name).toList());
+        }
+    }
+}
