@@ -34,6 +34,7 @@ public final class Main {
                 new DemoCommand(),
                 new InspectCommand(),
                 new LayoutCommand(),
+                new RenderCommand(),
                 new StridesCommand(),
                 new IndexingCommand(),
                 new SimplifyCommand(),
