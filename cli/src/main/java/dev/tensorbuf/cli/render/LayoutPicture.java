@@ -106,7 +106,8 @@ public record LayoutPicture(Placement placement, List<Panel> panels, int panelCo
         List<String> captions = new ArrayList<>();
         if (shownRows < rows || shownCols < cols) {
             captions.add("Summarised: showing " + sideText(shownRows, rows, "rows") + " and "
-                    + sideText(shownCols, cols, "columns") + (slices.size() > 1 ? " of each slice." : "."));
+                    + sideText(shownCols, cols, "columns") + (slices.size() > 1 ? " of each slice" : "")
+                    + (placement.gridDims().equals(dims) ? "." : " (grid sizes count padding cells)."));
         }
         long perPanel = (long) shownRows * shownCols;
         long totalSlices = slice.isPresent() || rank < 3 ? 1
