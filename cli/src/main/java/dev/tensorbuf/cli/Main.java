@@ -35,6 +35,7 @@ public final class Main {
                 new InspectCommand(),
                 new RunCommand(),
                 new LayoutCommand(),
+                new RenderCommand(),
                 new StridesCommand(),
                 new IndexingCommand(),
                 new SimplifyCommand(),
