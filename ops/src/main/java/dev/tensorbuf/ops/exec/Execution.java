@@ -1,7 +1,7 @@
 package dev.tensorbuf.ops.exec;
 
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.ops.exec.internal.ElementLoopCopy;
+import dev.tensorbuf.ops.exec.internal.Materialize;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaLayout;
@@ -69,7 +69,7 @@ public final class Execution implements AutoCloseable {
         if (resultShape.requireLayout().equals(descending)) {
             return result;
         }
-        return ElementLoopCopy.materialize(result, resultShape.withLayout(descending), allocator);
+        return Materialize.materialize(result, resultShape.withLayout(descending), allocator);
     }
 
     /** Frees the memory of every copy, constant and the result. */

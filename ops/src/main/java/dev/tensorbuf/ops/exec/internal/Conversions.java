@@ -35,7 +35,7 @@ public final class Conversions {
             throw new IllegalArgumentException("convert from " + from + " to " + to
                     + " is not supported: only pred, integer and real floating-point types convert");
         }
-        TensorView dst = ElementLoopCopy.allocate(shape, allocator);
+        TensorView dst = Materialize.allocate(shape, allocator);
         boolean fromFloat = from.kind() == DType.Kind.FLOAT;
         switch (to.kind()) {
             case BOOLEAN -> src.forEachIndex(i -> dst.setBits(

@@ -79,7 +79,7 @@ public final class Interpreter {
         evaluate(root, new HashSet<>());
         Value r = values.get(root.name());
         boolean copy = !r.inOwnLayout();
-        TensorView result = copy ? ElementLoopCopy.materialize(r.view(), laidOut(rootShape), allocator) : r.view();
+        TensorView result = copy ? Materialize.materialize(r.view(), laidOut(rootShape), allocator) : r.view();
         List<Step> steps = new ArrayList<>();
         for (HloInstruction i : entry.instructions()) {
             Value v = values.get(i.name());
@@ -126,7 +126,7 @@ public final class Interpreter {
             case "transpose" -> view(Ops.transpose(operand(in, ops, 0), ints(in.ints("dimensions"))));
             case "reshape" -> view(Ops.reshape(operand(in, ops, 0), dims));
             case "bitcast" -> view(bitcast(in, operand(in, ops, 0), dims));
-            case "copy" -> new Value(ElementLoopCopy.materialize(operand(in, ops, 0), shape, allocator), Step.Kind.COPY, true);
+            case "copy" -> new Value(Materialize.materialize(operand(in, ops, 0), shape, allocator), Step.Kind.COPY, true);
             case "slice" -> view(slice(in, operand(in, ops, 0)));
             case "dynamic-slice" -> view(dynamicSlice(in, ops));
             case "pad" -> view(pad(in, operand(in, ops, 0), operand(in, ops, 1)));
@@ -149,7 +149,7 @@ public final class Interpreter {
         }
         // One row of n values, broadcast: n elements of memory for any shape.
         long n = shape.dim(d);
-        TensorView row = ElementLoopCopy.allocate(ArrayShape.of(shape.dtype(), n), allocator);
+        TensorView row = Materialize.allocate(ArrayShape.of(shape.dtype(), n), allocator);
         for (long k = 0; k < n; k++) {
             if (shape.dtype().kind() == DType.Kind.FLOAT) {
                 row.setDouble(k, k);
@@ -229,7 +229,7 @@ public final class Interpreter {
         }
         // A fill that is itself padded or concatenated is read once into a scalar of its own.
         TensorView scalar = fill.map() instanceof ViewMap.Single ? fill
-                : ElementLoopCopy.materialize(fill, fill.shape().withLayout(XlaLayout.descending(0)), allocator);
+                : Materialize.materialize(fill, fill.shape().withLayout(XlaLayout.descending(0)), allocator);
         return Pad.apply(source, low, high, interior, scalar);
     }
 

@@ -37,7 +37,7 @@ public final class Literals {
         Reader r = new Reader(literal, shape);
         r.values(0, values);
         r.end();
-        TensorView v = ElementLoopCopy.allocate(shape, allocator);
+        TensorView v = Materialize.allocate(shape, allocator);
         int[] next = {0};
         v.forEachIndex(i -> set(v, values.get(next[0]++), i, literal));
         return v;

@@ -1,0 +1,38 @@
+package dev.tensorbuf.ops.exec.internal;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.ops.copy.CopyEngine;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.TensorView;
+
+/** Where the executor moves bytes: through the copy engine, into new buffers of a given layout. */
+public final class Materialize {
+    /** One engine for every run: it holds no per-copy state. */
+    private static final CopyEngine ENGINE = CopyEngine.defaults();
+
+    private Materialize() {
+    }
+
+    /**
+     * {@return a copy of {@code src} in a new buffer laid out as {@code shape}}
+     *
+     * @throws IllegalArgumentException if the dims or types differ, or for c128 (no engine path yet)
+     */
+    public static TensorView materialize(TensorView src, ArrayShape shape, Allocator allocator) {
+        if (!src.dims().equals(shape.dims()) || src.dtype() != shape.dtype()) {
+            throw new IllegalArgumentException("cannot copy " + src + " into " + shape + ": types or dims differ");
+        }
+        if (src.dtype() == DType.C128) {
+            throw new IllegalArgumentException("copies of c128 elements are not supported yet (" + src + ")");
+        }
+        return ENGINE.materialize(src, shape, allocator);
+    }
+
+    /** {@return a new, zeroed buffer viewed as {@code shape}} */
+    public static TensorView allocate(ArrayShape shape, Allocator allocator) {
+        var buffer = allocator.allocate(Math.max(1, shape.arraySize()));
+        buffer.segment().fill((byte) 0);
+        return TensorView.of(buffer, shape);
+    }
+}
