@@ -2,6 +2,7 @@ package dev.tensorbuf.ops.indexing.internal;
 
 import dev.tensorbuf.ops.indexing.OperandIndexing;
 import dev.tensorbuf.ops.indexing.RuntimeVariable;
+import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,12 +30,32 @@ final class Composition {
         List<RuntimeVariable> bindings = new ArrayList<>();
         // IndexingMap.compose lists the runtime variables of its first argument first.
         for (RuntimeVariable rv : producer.runtimeVariables()) {
-            bindings.add(new RuntimeVariable(rv.instruction(), IndexingMap.compose(rv.map(), consumer.map())));
+            bindings.add(new RuntimeVariable(rv.instruction(), runtimeMap(rv.map(), consumer.map())));
         }
         bindings.addAll(consumer.runtimeVariables());
         Optional<IndexingMap> replica = consumer.replicaId()
                 .or(() -> producer.replicaId().map(r -> IndexingMap.compose(r, consumer.map()).simplify()));
         return finish(new OperandIndexing(map, bindings, replica));
+    }
+
+    /**
+     * {@return a runtime variable's map seen from the consumer's domain} As XLA's composition,
+     * it keeps each bound of the producer's dimensions as a constraint on the consumer's result
+     * expression ({@code d0 + rt0 in [0, 49]}), even where the bounds already imply it: XLA does
+     * not simplify runtime-variable maps, and we print them as it does.
+     */
+    private static IndexingMap runtimeMap(IndexingMap rvMap, IndexingMap consumer) {
+        IndexingMap map = IndexingMap.compose(rvMap, consumer);
+        if (map.isKnownEmpty() || !rvMap.rangeVars().isEmpty() || !rvMap.runtimeVars().isEmpty()) {
+            // The consumer's variables are renumbered after the producer's; keep the plain composition.
+            return map;
+        }
+        for (int i = 0; i < consumer.results().size(); i++) {
+            if (!(consumer.results().get(i) instanceof AffineExpr.Dim)) {
+                map = map.withConstraint(consumer.results().get(i), rvMap.dims().get(i).bounds());
+            }
+        }
+        return map;
     }
 
     static OperandIndexing finish(OperandIndexing o) {

@@ -13,6 +13,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Predicate;
 
 /**
@@ -30,12 +31,14 @@ public final class Fusions {
         Ctx inner = ctx.enter(called);
         HloComputation body = inner.computation();
         HloInstruction start = body.root();
+        int startOutput = outputId;
         if (start.opcode().equals("tuple")) {
             start = inner.operand(start, outputId);
+            startOutput = 0;
         }
         OperandIndexing startIndexing = OperandIndexing.of(Maps.identity(fusion.outputShape(outputId)));
         Map<String, Set<OperandIndexing>> grouped =
-                grouped(inner, i -> !i.opcode().equals("parameter"), start, startIndexing);
+                grouped(inner, i -> !i.opcode().equals("parameter"), start, startOutput, startIndexing);
         List<Set<OperandIndexing>> result = new ArrayList<>();
         for (int k = 0; k < fusion.operands().size(); k++) {
             result.add(grouped.getOrDefault(body.parameter(k).name(), Set.of()));
@@ -43,46 +46,67 @@ public final class Fusions {
         return result;
     }
 
+    /** As {@link #grouped(Ctx, Predicate, HloInstruction, int, OperandIndexing)} from output 0 of start. */
+    public static Map<String, Set<OperandIndexing>> grouped(Ctx ctx, Predicate<HloInstruction> inGroup,
+                                                           HloInstruction start, OperandIndexing startIndexing) {
+        return grouped(ctx, inGroup, start, 0, startIndexing);
+    }
+
     /**
      * {@return for every instruction reached from {@code start} (inside the group, and the first
      * instructions outside it), the maps from the start's output to that instruction's output}
+     * A multi-output instruction is tracked per output: a get-tuple-element routes its maps to
+     * the output it reads, and the instruction's maps for output {@code j} come from its
+     * output-to-input indexing of output {@code j}. (XLA always uses output 0 here, which is only
+     * right when all outputs have the same indexing, as for a variadic reduce.) In the returned
+     * map, the maps of all outputs of one instruction are merged.
      *
      * @param ctx the computation holding the group
      * @param inGroup which instructions belong to the group; the others are its inputs
      * @param start where indexing starts
+     * @param startOutput which output of start (0 for a single-output instruction)
      * @param startIndexing the start's own map, usually the identity
      */
     public static Map<String, Set<OperandIndexing>> grouped(Ctx ctx, Predicate<HloInstruction> inGroup,
-                                                           HloInstruction start, OperandIndexing startIndexing) {
+                                                           HloInstruction start, int startOutput,
+                                                           OperandIndexing startIndexing) {
         List<HloInstruction> order = consumersFirst(ctx, inGroup, start);
-        Map<String, Set<OperandIndexing>> maps = new LinkedHashMap<>();
-        maps.put(start.name(), new LinkedHashSet<>(List.of(startIndexing)));
+        Map<String, Map<Integer, Set<OperandIndexing>>> maps = new LinkedHashMap<>();
+        maps.computeIfAbsent(start.name(), n -> new TreeMap<>())
+                .put(startOutput, new LinkedHashSet<>(List.of(startIndexing)));
         for (HloInstruction instr : order) {
             if (!inGroup.test(instr)) {
                 continue;
             }
-            Set<OperandIndexing> mine = maps.getOrDefault(instr.name(), Set.of());
-            List<Set<OperandIndexing>> operands = operandsOf(ctx, instr);
-            for (int k = 0; k < instr.operands().size(); k++) {
-                Set<OperandIndexing> target = maps.computeIfAbsent(instr.operands().get(k), n -> new LinkedHashSet<>());
-                for (OperandIndexing consumer : mine) {
-                    for (OperandIndexing producer : operands.get(k)) {
-                        target.add(Composition.compose(consumer, producer));
+            for (Map.Entry<Integer, Set<OperandIndexing>> mine : maps.getOrDefault(instr.name(), Map.of()).entrySet()) {
+                List<Set<OperandIndexing>> operands = operandsOf(ctx, instr, mine.getKey());
+                // A get-tuple-element reads one output of its operand; every other op reads output 0.
+                int operandOutput = instr.opcode().equals("get-tuple-element") ? (int) instr.intValue("index", 0) : 0;
+                for (int k = 0; k < instr.operands().size(); k++) {
+                    Set<OperandIndexing> target = maps.computeIfAbsent(instr.operands().get(k), n -> new TreeMap<>())
+                            .computeIfAbsent(operandOutput, n -> new LinkedHashSet<>());
+                    for (OperandIndexing consumer : mine.getValue()) {
+                        for (OperandIndexing producer : operands.get(k)) {
+                            target.add(Composition.compose(consumer, producer));
+                        }
                     }
                 }
             }
         }
         Map<String, Set<OperandIndexing>> out = new LinkedHashMap<>();
-        maps.forEach((k, v) -> out.put(k, Collections.unmodifiableSet(v)));
+        maps.forEach((name, byOutput) -> {
+            Set<OperandIndexing> all = new LinkedHashSet<>();
+            byOutput.values().forEach(all::addAll);
+            out.put(name, Collections.unmodifiableSet(all));
+        });
         return out;
     }
 
-    private static List<Set<OperandIndexing>> operandsOf(Ctx ctx, HloInstruction instr) {
+    private static List<Set<OperandIndexing>> operandsOf(Ctx ctx, HloInstruction instr, int outputId) {
         try {
-            return OpIndexing.outputToInput(ctx, instr, 0);
+            return OpIndexing.outputToInput(ctx, instr, outputId);
         } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
-            // A form the analysis does not model (e.g. a tuple-shaped producer read through
-            // get-tuple-element) makes only this path unknown, as XLA does.
+            // A form the analysis does not model makes only this path unknown, as XLA does.
             return OpIndexing.unknown(instr.operands().size());
         }
     }

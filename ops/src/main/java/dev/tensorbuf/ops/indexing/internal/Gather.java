@@ -5,6 +5,8 @@ import dev.tensorbuf.ops.indexing.OperandIndexing;
 import dev.tensorbuf.ops.indexing.RuntimeVariable;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.indexing.AffineExpr;
+import dev.tensorbuf.views.indexing.IndexingMap;
+import dev.tensorbuf.views.indexing.Interval;
 import dev.tensorbuf.views.indexing.Variable;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,6 +51,57 @@ final class Gather {
         OperandIndexing second = OperandIndexing.of(Maps.map(out.dims(), List.of((long) k),
                 List.of(Maps.d(0), Maps.s(0))));
         return List.of(Maps.one(first), Maps.one(second));
+    }
+
+    /**
+     * Input to output, the inverse of {@link #outputToInput}. An operand element {@code i} is read
+     * by every batch row {@code b} (a range variable) whose start index {@code rt = indices[b, j]}
+     * puts it inside the slice: output {@code (b, i - rt)}. The runtime variables are bound to the
+     * indices at {@code (s0, j)}: their value depends on the batch row, a range variable of the map.
+     * An index element {@code (b, j)} is read by every output element of batch row {@code b}.
+     * XLA's {@code ComputeInputToOutputIndexing} returns undefined for gather; this is our model,
+     * and like the output-to-input one it covers only the simplified form.
+     */
+    static List<Set<OperandIndexing>> inputToOutput(Ctx ctx, HloInstruction instr, int operandId) {
+        ArrayShape out = instr.arrayShape();
+        ArrayShape operand = ctx.operandShape(instr, 0);
+        ArrayShape indices = ctx.operandShape(instr, 1);
+        if (!isSimplified(instr, operand, indices, out)) {
+            return List.of(Maps.undefined());
+        }
+        long batch = out.dim(0);
+        if (operandId == 1) {
+            List<AffineExpr> res = new ArrayList<>(List.of(Maps.d(0)));
+            for (int j = 1; j < out.rank(); j++) {
+                res.add(Maps.s(j - 1));
+            }
+            return List.of(Maps.one(Maps.map(indices.dims(), out.dims().subList(1, out.rank()), res)));
+        }
+        int k = (int) indices.dim(1);
+        List<Long> sliceSizes = instr.ints("slice_sizes");
+        List<Variable> dims = new ArrayList<>();
+        List<Variable> rts = new ArrayList<>();
+        List<RuntimeVariable> bindings = new ArrayList<>();
+        List<AffineExpr> res = new ArrayList<>(List.of(Maps.s(0)));
+        Map<AffineExpr, Interval> cons = Maps.constraints();
+        for (int j = 0; j < operand.rank(); j++) {
+            long slice = sliceSizes.get(j);
+            if (j < k) {
+                dims.add(Variable.of(0, operand.dim(j) - 1));
+                rts.add(Variable.of(0, operand.dim(j) - slice));
+                bindings.add(new RuntimeVariable(ctx.operand(instr, 1),
+                        Maps.map(operand.dims(), List.of(batch), List.of(Maps.s(0), Maps.c(j)))));
+                AffineExpr e = Maps.d(j).minus(Maps.rt(j));
+                res.add(e);
+                cons.put(e, new Interval(0, slice - 1));
+            } else {
+                // An unindexed dimension is read from 0 only up to the slice size.
+                dims.add(Variable.of(0, Math.min(operand.dim(j), slice) - 1));
+                res.add(Maps.d(j));
+            }
+        }
+        IndexingMap map = Maps.map(dims, Maps.box(List.of(batch)), rts, res, cons);
+        return List.of(Maps.one(new OperandIndexing(map, bindings, Optional.empty())));
     }
 
     private static boolean isSimplified(HloInstruction g, ArrayShape operand, ArrayShape indices, ArrayShape out) {

@@ -76,6 +76,15 @@ public final class OpIndexing {
             case "pad" -> Slicing.padInputToOutput(ctx, instr, operand);
             case "reshape" -> Reshapes.reshapeInputToOutput(ctx, instr);
             case "bitcast" -> Reshapes.bitcastInputToOutput(ctx, instr);
+            case "tuple" -> Permutations.tupleInputToOutput(ctx, instr, operand);
+            // XLA's ComputeInputToOutputIndexing returns undefined for the ops below (and for pad
+            // and dot above); ours invert their output-to-input maps exactly.
+            case "dynamic-slice" -> Slicing.dynamicSliceInputToOutput(ctx, instr, operand);
+            case "dynamic-update-slice" -> Slicing.dynamicUpdateSliceInputToOutput(ctx, instr, operand);
+            case "gather" -> Gather.inputToOutput(ctx, instr, operand);
+            case "reduce-window" -> Windows.reduceWindowInputToOutput(ctx, instr, operand);
+            case "convolution" -> Windows.convolutionInputToOutput(ctx, instr, operand);
+            case "fusion" -> FusionInputs.inputToOutput(ctx, instr, operand);
             default -> unknown(instr.outputCount());
         };
     }

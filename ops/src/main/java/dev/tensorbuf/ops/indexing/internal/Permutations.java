@@ -89,6 +89,24 @@ final class Permutations {
         return result;
     }
 
+    /**
+     * Input to output, as XLA's: operand {@code k} is output {@code k} (identity). XLA returns
+     * that one map alone; we return one set per output, as for every instruction, with the other
+     * outputs never reached (known empty). A tuple-shaped operand is unknown.
+     */
+    static List<Set<OperandIndexing>> tupleInputToOutput(Ctx ctx, HloInstruction instr, int operand) {
+        List<Set<OperandIndexing>> result = new ArrayList<>();
+        boolean array = ctx.operand(instr, operand).outputCount() == 1;
+        for (int o = 0; o < instr.outputCount(); o++) {
+            if (o == operand) {
+                result.add(Maps.one(array ? Maps.identity(instr.outputShape(o)) : IndexingMap.undefined()));
+            } else {
+                result.add(Maps.one(knownEmpty(ctx.operandShape(instr, operand))));
+            }
+        }
+        return result;
+    }
+
     /** {@return a map on the output's box whose domain is empty (the operand is never read)} */
     static IndexingMap knownEmpty(ArrayShape out) {
         return Maps.map(Maps.box(out.dims()), List.of(), List.of(), List.of(),

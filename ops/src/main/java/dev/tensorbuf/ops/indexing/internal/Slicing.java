@@ -152,6 +152,32 @@ final class Slicing {
         return result;
     }
 
+    /**
+     * Input to output, the inverse of {@link #dynamicSlice}: source element {@code i} lands at
+     * {@code i - rt} when that lies in the output; an offset reaches every output element. XLA's
+     * {@code ComputeInputToOutputIndexing} returns undefined for dynamic-slice; this is our model.
+     */
+    static List<Set<OperandIndexing>> dynamicSliceInputToOutput(Ctx ctx, HloInstruction instr, int operand) {
+        ArrayShape out = instr.arrayShape();
+        if (operand > 0) {
+            return List.of(Maps.one(Maps.fromScalar(out)));
+        }
+        ArrayShape in = ctx.operandShape(instr, 0);
+        List<Variable> rts = new ArrayList<>();
+        List<RuntimeVariable> bindings = new ArrayList<>();
+        List<AffineExpr> res = new ArrayList<>();
+        Map<AffineExpr, Interval> cons = Maps.constraints();
+        for (int i = 0; i < in.rank(); i++) {
+            rts.add(Variable.of(0, in.dim(i) - out.dim(i)));
+            bindings.add(new RuntimeVariable(ctx.operand(instr, i + 1), Maps.toScalar(in)));
+            AffineExpr e = Maps.d(i).minus(Maps.rt(i));
+            res.add(e);
+            cons.put(e, new Interval(0, out.dim(i) - 1));
+        }
+        return List.of(Maps.one(new OperandIndexing(
+                Maps.map(Maps.box(in.dims()), List.of(), rts, res, cons), bindings, Optional.empty())));
+    }
+
     static List<Set<OperandIndexing>> dynamicUpdateSlice(Ctx ctx, HloInstruction instr) {
         ArrayShape out = instr.arrayShape();
         ArrayShape upd = ctx.operandShape(instr, 1);
@@ -171,5 +197,32 @@ final class Slicing {
             result.add(Maps.one(Maps.toScalar(out)));
         }
         return result;
+    }
+
+    /**
+     * Input to output, the inverse of {@link #dynamicUpdateSlice}: the source keeps its place (the
+     * output-to-input map reads it everywhere, as XLA's does), update element {@code i} lands at
+     * {@code i + rt}, and an offset reaches every output element. XLA's
+     * {@code ComputeInputToOutputIndexing} returns undefined for dynamic-update-slice; this is our model.
+     */
+    static List<Set<OperandIndexing>> dynamicUpdateSliceInputToOutput(Ctx ctx, HloInstruction instr, int operand) {
+        ArrayShape out = instr.arrayShape();
+        if (operand == 0) {
+            return List.of(Maps.one(Maps.identity(out)));
+        }
+        if (operand > 1) {
+            return List.of(Maps.one(Maps.fromScalar(out)));
+        }
+        ArrayShape upd = ctx.operandShape(instr, 1);
+        List<Variable> rts = new ArrayList<>();
+        List<RuntimeVariable> bindings = new ArrayList<>();
+        List<AffineExpr> res = new ArrayList<>();
+        for (int i = 0; i < out.rank(); i++) {
+            rts.add(Variable.of(0, out.dim(i) - upd.dim(i)));
+            bindings.add(new RuntimeVariable(ctx.operand(instr, i + 2), Maps.toScalar(upd)));
+            res.add(Maps.d(i).plus(Maps.rt(i)));
+        }
+        return List.of(Maps.one(new OperandIndexing(
+                Maps.map(Maps.box(upd.dims()), List.of(), rts, res, Map.of()), bindings, Optional.empty())));
     }
 }

@@ -114,6 +114,99 @@ final class Windows {
         return List.of(Maps.one(lhsMap), Maps.one(rhsMap));
     }
 
+    /**
+     * {@return the output index of one windowed dimension reached from input index {@code i}, the
+     * inverse of {@link #windowed}: {@code o = (i * lhs_dilate + pad_low - s * rhs_dilate) / stride}
+     * where that divides and lies in {@code [0, outputSize)}, adding its constraints}
+     */
+    private static AffineExpr unwindowed(AffineExpr i, AffineExpr s, WindowDim w, long outputSize,
+                                         Map<AffineExpr, Interval> cons) {
+        AffineExpr x = i.times(w.baseDilation()).plus(w.padLow()).minus(s.times(w.windowDilation()));
+        cons.merge(x, new Interval(0, (outputSize - 1) * w.stride()), Interval::intersect);
+        if (w.stride() == 1) {
+            return x;
+        }
+        cons.merge(x.mod(w.stride()), new Interval(0, 0), Interval::intersect);
+        return x.floorDiv(w.stride());
+    }
+
+    /**
+     * Input to output, the inverse of {@link #reduceWindow}: an input element reaches, in every
+     * output, each window position (a range variable) whose window covers it; an init value
+     * reaches every output element. XLA's {@code ComputeInputToOutputIndexing} returns undefined
+     * for reduce-window; this is our model.
+     */
+    static List<Set<OperandIndexing>> reduceWindowInputToOutput(Ctx ctx, HloInstruction instr, int operand) {
+        List<WindowDim> window = window(instr);
+        int n = instr.operands().size() / 2;
+        List<Set<OperandIndexing>> result = new ArrayList<>();
+        for (int o = 0; o < instr.outputCount(); o++) {
+            ArrayShape out = instr.outputShape(o);
+            if (operand >= n) {
+                result.add(Maps.one(Maps.fromScalar(out)));
+                continue;
+            }
+            ArrayShape in = ctx.operandShape(instr, operand);
+            Map<AffineExpr, Interval> cons = Maps.constraints();
+            List<AffineExpr> res = new ArrayList<>();
+            List<Long> ranges = new ArrayList<>();
+            for (int i = 0; i < in.rank(); i++) {
+                res.add(unwindowed(Maps.d(i), position(window.get(i), ranges), window.get(i), out.dim(i), cons));
+            }
+            result.add(Maps.one(finish(Maps.map(Maps.box(in.dims()), Maps.box(ranges), List.of(), res, cons))));
+        }
+        return result;
+    }
+
+    /**
+     * Input to output, the inverse of {@link #convolution}. An lhs element reaches its batch (modulo
+     * the output batch when batch groups split it), every output feature of its feature group (a
+     * range variable), and each window position covering it; a kernel element reaches its output
+     * feature at every batch and spatial position (range variables), as the output-to-input kernel
+     * map reads every kernel position for every output. XLA's {@code ComputeInputToOutputIndexing}
+     * returns undefined for convolution; this is our model.
+     */
+    static List<Set<OperandIndexing>> convolutionInputToOutput(Ctx ctx, HloInstruction instr, int operand) {
+        ArrayShape out = instr.arrayShape();
+        ArrayShape lhs = ctx.operandShape(instr, 0);
+        ArrayShape rhs = ctx.operandShape(instr, 1);
+        List<WindowDim> window = window(instr);
+        ConvolutionDims dn = ((HloAttribute.DimLabels) instr.attribute("dim_labels").orElseThrow(
+                () -> new IllegalArgumentException("convolution " + instr.name() + " has no dim_labels"))).labels();
+        long fgc = instr.intValue("feature_group_count", 1);
+        long bgc = instr.intValue("batch_group_count", 1);
+        AffineExpr[] o = new AffineExpr[out.rank()];
+        List<Long> ranges = new ArrayList<>();
+        Map<AffineExpr, Interval> cons = Maps.constraints();
+        if (operand == 1) {
+            o[dn.outputBatch()] = Maps.s(ranges.size());
+            ranges.add(out.dim(dn.outputBatch()));
+            o[dn.outputFeature()] = Maps.d(dn.kernelOutputFeature());
+            for (int i = 0; i < dn.outputSpatial().size(); i++) {
+                o[dn.outputSpatial().get(i)] = Maps.s(ranges.size());
+                ranges.add(out.dim(dn.outputSpatial().get(i)));
+            }
+            return List.of(Maps.one(Maps.map(rhs.dims(), ranges, Arrays.asList(o))));
+        }
+        long outBatch = out.dim(dn.outputBatch());
+        AffineExpr batch = Maps.d(dn.inputBatch());
+        o[dn.outputBatch()] = bgc > 1 ? batch.mod(outBatch) : batch;
+        long inputGroupSize = lhs.dim(dn.inputFeature()) / fgc;
+        long outputGroupSize = out.dim(dn.outputFeature()) / fgc;
+        AffineExpr feature = Maps.s(ranges.size());
+        ranges.add(outputGroupSize);
+        if (fgc > 1) {
+            feature = feature.plus(Maps.d(dn.inputFeature()).floorDiv(inputGroupSize).times(outputGroupSize));
+        }
+        o[dn.outputFeature()] = feature;
+        for (int i = 0; i < dn.inputSpatial().size(); i++) {
+            int outDim = dn.outputSpatial().get(i);
+            o[outDim] = unwindowed(Maps.d(dn.inputSpatial().get(i)), position(window.get(i), ranges), window.get(i),
+                    out.dim(outDim), cons);
+        }
+        return List.of(Maps.one(finish(Maps.map(Maps.box(lhs.dims()), Maps.box(ranges), List.of(), Arrays.asList(o), cons))));
+    }
+
     /** {@return the window position variable, or 0 for a size-1 window (XLA drops those variables)} */
     private static AffineExpr position(WindowDim w, List<Long> ranges) {
         if (w.size() == 1) {

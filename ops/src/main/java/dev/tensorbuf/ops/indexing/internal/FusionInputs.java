@@ -1,0 +1,126 @@
+package dev.tensorbuf.ops.indexing.internal;
+
+import dev.tensorbuf.ops.hlo.HloComputation;
+import dev.tensorbuf.ops.hlo.HloInstruction;
+import dev.tensorbuf.ops.indexing.OperandIndexing;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Input-to-output indexing of a fusion: from the parameter of one operand, every instruction's
+ * maps are the compositions of each of its operands' maps with the instruction's own
+ * input-to-output map, visiting operands first; tuples and get-tuple-elements route maps between
+ * the outputs of multi-output instructions. Equal maps are kept once. XLA's
+ * {@code ComputeInputToOutputIndexing} returns undefined for fusions; this is our model, the
+ * forward counterpart of {@link Fusions#outputToInput}.
+ */
+final class FusionInputs {
+    private FusionInputs() {
+    }
+
+    static List<Set<OperandIndexing>> inputToOutput(Ctx ctx, HloInstruction fusion, int operand) {
+        String called = fusion.text("calls").orElseThrow(
+                () -> new IllegalArgumentException("fusion " + fusion.name() + " has no calls attribute"));
+        Ctx inner = ctx.enter(called);
+        HloComputation body = inner.computation();
+        HloInstruction parameter = body.parameter(operand);
+        Map<String, List<Set<OperandIndexing>>> reached = new HashMap<>();
+        List<Set<OperandIndexing>> start = sets(parameter.outputCount());
+        for (int o = 0; o < parameter.outputCount(); o++) {
+            start.get(o).add(OperandIndexing.of(Maps.identity(parameter.outputShape(o))));
+        }
+        reached.put(parameter.name(), start);
+        for (HloInstruction instr : operandsFirst(inner, body.root())) {
+            for (int p = 0; p < instr.operands().size(); p++) {
+                List<Set<OperandIndexing>> from = reached.get(instr.operands().get(p));
+                if (from != null && !instr.name().equals(parameter.name())) {
+                    List<Set<OperandIndexing>> mine = reached.computeIfAbsent(instr.name(), n -> sets(instr.outputCount()));
+                    step(inner, instr, p, from, mine);
+                }
+            }
+        }
+        List<Set<OperandIndexing>> atRoot = reached.getOrDefault(body.root().name(), sets(fusion.outputCount()));
+        List<Set<OperandIndexing>> result = new ArrayList<>();
+        for (int o = 0; o < fusion.outputCount(); o++) {
+            result.add(o < atRoot.size() ? atRoot.get(o) : Set.of());
+        }
+        return result;
+    }
+
+    /** Adds to {@code mine} (one set per output of instr) what operand {@code p}'s maps {@code from} reach. */
+    private static void step(Ctx ctx, HloInstruction instr, int p, List<Set<OperandIndexing>> from,
+                             List<Set<OperandIndexing>> mine) {
+        switch (instr.opcode()) {
+            case "get-tuple-element" -> {
+                int index = (int) instr.intValue("index", 0);
+                if (index < from.size()) {
+                    mine.getFirst().addAll(from.get(index));
+                } else {
+                    mine.getFirst().addAll(Maps.undefined());
+                }
+            }
+            case "tuple" -> mine.get(p).addAll(from.getFirst());
+            default -> {
+                List<Set<OperandIndexing>> own = ownMaps(ctx, instr, p);
+                for (int o = 0; o < mine.size(); o++) {
+                    for (OperandIndexing before : from.getFirst()) {
+                        for (OperandIndexing after : own.get(o)) {
+                            mine.get(o).add(Composition.compose(before, after));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private static List<Set<OperandIndexing>> ownMaps(Ctx ctx, HloInstruction instr, int p) {
+        try {
+            return OpIndexing.inputToOutput(ctx, instr, p);
+        } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
+            // A form the analysis does not model makes only this path unknown.
+            return OpIndexing.unknown(instr.outputCount());
+        }
+    }
+
+    private static List<Set<OperandIndexing>> sets(int n) {
+        List<Set<OperandIndexing>> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(new LinkedHashSet<>());
+        }
+        return out;
+    }
+
+    /** {@return the instructions the root depends on (and the root), each after all its operands} */
+    private static List<HloInstruction> operandsFirst(Ctx ctx, HloInstruction root) {
+        List<HloInstruction> postOrder = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        Deque<HloInstruction> stack = new ArrayDeque<>();
+        Deque<Integer> next = new ArrayDeque<>();
+        stack.push(root);
+        next.push(0);
+        seen.add(root.name());
+        while (!stack.isEmpty()) {
+            HloInstruction instr = stack.peek();
+            int k = next.pop();
+            if (k < instr.operands().size()) {
+                next.push(k + 1);
+                HloInstruction operand = ctx.operand(instr, k);
+                if (seen.add(operand.name())) {
+                    stack.push(operand);
+                    next.push(0);
+                }
+            } else {
+                stack.pop();
+                postOrder.add(instr);
+            }
+        }
+        return postOrder;
+    }
+}
