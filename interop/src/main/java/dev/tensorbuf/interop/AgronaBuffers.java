@@ -121,7 +121,7 @@ public final class AgronaBuffers {
 
     /** {@return a writable Agrona buffer over all of {@code buffer}} @throws as {@link #asMutableDirectBuffer(TensorView)} */
     public static MutableDirectBuffer asMutableDirectBuffer(Buffer buffer) {
-        Buffer bytes = checkedBuffer(buffer, buffer.toString());
+        Buffer bytes = wholeBuffer(buffer);
         refuseReadOnly(bytes, buffer.toString());
         return wrap(bytes);
     }
@@ -142,7 +142,7 @@ public final class AgronaBuffers {
 
     /** {@return an Agrona buffer over all of {@code buffer}} @throws as {@link #asDirectBuffer(TensorView)} */
     public static DirectBuffer asDirectBuffer(Buffer buffer) {
-        return readable(checkedBuffer(buffer, buffer.toString()), buffer.toString());
+        return readable(wholeBuffer(buffer), buffer.toString());
     }
 
     private static DirectBuffer readable(Buffer bytes, String what) {
@@ -212,8 +212,14 @@ public final class AgronaBuffers {
         if (!buffer.isAlive()) {
             throw new IllegalStateException(what + ": its buffer is closed; an Agrona buffer over it would read freed memory");
         }
+        return buffer;
+    }
+
+    /** A whole buffer: checked as a view's, and its size too (a view may be a small part of a big buffer). */
+    private static Buffer wholeBuffer(Buffer buffer) {
+        checkedBuffer(buffer, String.valueOf(buffer));
         if (buffer.byteSize() > MAX_BYTES) {
-            throw new IllegalArgumentException(what + " holds " + buffer.byteSize() + " bytes, more than an Agrona"
+            throw new IllegalArgumentException(buffer + " holds " + buffer.byteSize() + " bytes, more than an Agrona"
                     + " buffer's " + MAX_BYTES + " (int capacity); bridge a slice of it at a time");
         }
         return buffer;
