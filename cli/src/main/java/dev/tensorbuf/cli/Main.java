@@ -33,6 +33,7 @@ public final class Main {
         List<Command> all = List.of(
                 new DemoCommand(),
                 new InspectCommand(),
+                new ConvertCommand(),
                 new LayoutCommand(),
                 new StridesCommand(),
                 new IndexingCommand(),
