@@ -1,4 +1,8 @@
-/** Tensors across borders: DLPack, .npy, safetensors, DirectML, native pointers, CUDA, Agrona. */
+/**
+ * Tensors across borders: DLPack, .npy, safetensors, DirectML, native pointers, CUDA, Agrona
+ * ({@code dev.tensorbuf.interop.AgronaBuffers} is the only class whose work needs
+ * {@code --add-opens java.base/jdk.internal.misc=ALL-UNNAMED}), and the staging pipeline.
+ */
 module dev.tensorbuf.interop {
     // Each module used is named, not only the nearest: our jars are automatic modules (see the
     // parent pom), which pass no `requires transitive` on.
@@ -8,6 +12,7 @@ module dev.tensorbuf.interop {
     requires org.agrona;
 
     exports dev.tensorbuf.interop;
+    exports dev.tensorbuf.interop.staging;
 
     // Not API: the command line shares the one JSON codec the file formats use.
     exports dev.tensorbuf.interop.json to dev.tensorbuf.cli;

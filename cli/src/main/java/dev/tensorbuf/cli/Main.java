@@ -32,14 +32,15 @@ public final class Main {
         Map<String, Command> m = new LinkedHashMap<>();
         List<Command> all = List.of(
                 new DemoCommand(),
-                new InspectCommand(),
-                new RunCommand(),
                 new LayoutCommand(),
                 new RenderCommand(),
                 new StridesCommand(),
                 new IndexingCommand(),
                 new SimplifyCommand(),
                 new ComposeCommand(),
+                new InspectCommand(),
+                new ConvertCommand(),
+                new RunCommand(),
                 new BenchCommand());
         for (Command c : all) {
             m.put(c.name(), c);

@@ -1,0 +1,280 @@
+package dev.tensorbuf.cli;
+
+import dev.tensorbuf.interop.DenseTensor;
+import dev.tensorbuf.interop.Npy;
+import dev.tensorbuf.interop.NpyArray;
+import dev.tensorbuf.interop.SafetensorsFile;
+import dev.tensorbuf.interop.SafetensorsTensor;
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.Buffers;
+import dev.tensorbuf.memory.MemorySpace;
+import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.ops.copy.CopyEngine;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.XlaLayout;
+import dev.tensorbuf.views.XlaShape;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** {@code tensorbuf convert}: a tensor from .npy, safetensors or raw bytes into any of them, in any XLA layout and type. */
+final class ConvertCommand implements Command {
+    /** Copies are split into pieces of about this many bytes so the progress bar moves. */
+    private static final long PIECE_BYTES = 64L << 20;
+
+    @Override
+    public String name() {
+        return "convert";
+    }
+
+    @Override
+    public String summary() {
+        return "convert a tensor between .npy, safetensors and raw bytes, to any XLA layout and dtype";
+    }
+
+    @Override
+    public String synopsis() {
+        return "tensorbuf convert IN OUT [--layout SHAPE_WITH_LAYOUT] [--dtype T] [--tensor NAME]"
+                + " [--from-layout SHAPE] [--quiet] [--json]";
+    }
+
+    @Override
+    public String description() {
+        return """
+                Reads one tensor from IN and writes it to OUT; the format is chosen by extension: .npy,
+                .safetensors, anything else is raw bytes. Raw output holds exactly the physical bytes of
+                the XLA layout given by --layout (tiles and padding included, padding zeroed; row-major
+                without --layout). Raw input needs --from-layout, the XLA shape its bytes are laid out
+                in, and must be exactly that shape's size. --dtype converts the elements (NaN or
+                out-of-range values for an integer type are an error). A safetensors input with several
+                tensors needs --tensor NAME. .npy and safetensors output are row-major (C order); a
+                safetensors output names its tensor like the input tensor, or after IN's file name.
+                A progress bar is drawn on a terminal for conversions over a second (not with --quiet).
+
+                example (x.npy holds np.arange(1, 16, dtype="<f4").reshape(3, 5)):
+                  tensorbuf convert x.npy x.bin --layout 'f32[3,5]{1,0:T(2,2)}'
+                  x.npy -> x.bin: f32[3,5]{1,0:T(2,2)}, 96 bytes (raw) in 0.01 s
+                  (x.bin holds 1 2 6 7 3 4 8 9 5 0 10 0 11 12 0 0 13 14 0 0 15 0 0 0 as f32: Figure 1)
+                """;
+    }
+
+    @Override
+    public List<Option> options() {
+        return List.of(
+                Option.value("layout", "SHAPE_WITH_LAYOUT", false, "the output's XLA shape and layout, e.g. 'f32[3,5]{1,0:T(2,2)}'"),
+                Option.value("dtype", "T", false, "the output element type (XLA name, e.g. bf16); default: the input's"),
+                Option.value("tensor", "NAME", false, "the tensor to take from a safetensors input"),
+                Option.value("from-layout", "SHAPE", false, "the XLA shape of a raw input, e.g. 'f32[3,5]{1,0}'"),
+                Option.flag("quiet", "no progress bar"),
+                Option.JSON);
+    }
+
+    private enum Format { NPY, SAFETENSORS, RAW }
+
+    private static Format formatOf(Path file) {
+        String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
+        return name.endsWith(".npy") ? Format.NPY : name.endsWith(".safetensors") ? Format.SAFETENSORS : Format.RAW;
+    }
+
+    /** The input: a view over its bytes, its name, and what to close. */
+    private record Input(TensorView view, String tensorName, AutoCloseable owner) {
+    }
+
+    @Override
+    public int run(Invocation in) throws Exception {
+        in.expectAtMostPositionals(2);
+        Path inPath = Path.of(in.positional(0, "IN"));
+        Path outPath = Path.of(in.positional(1, "OUT"));
+        if (!Files.isRegularFile(inPath)) {
+            throw new UsageException("no such file: " + inPath);
+        }
+        long start = System.nanoTime();
+        Input input = open(in, inPath);
+        try (AutoCloseable owner = input.owner()) {
+            ArrayShape target = target(in, input.view());
+            Format outFormat = formatOf(outPath);
+            if (outFormat != Format.RAW && !target.requireLayout().equals(XlaLayout.descending(target.rank()))) {
+                throw new UsageException("a ." + outFormat.name().toLowerCase(Locale.ROOT)
+                        + " file holds row-major (C order) data; --layout " + target
+                        + " is for raw output (OUT with another extension)");
+            }
+            long bytes = target.arraySize();
+            try (Allocator arena = Allocators.shared();
+                 Progress progress = Progress.start(in.err(), in.flag("quiet"), outFormat == Format.RAW ? 2 * bytes : bytes)) {
+                Buffer buffer = arena.allocate(Math.max(1, bytes)); // zeroed: tile padding reads 0
+                TensorView out = TensorView.of(buffer, target);
+                copy(input.view(), out, progress);
+                MemorySegment data = buffer.segment().asSlice(0, bytes);
+                switch (outFormat) {
+                    case NPY -> Npy.write(outPath, new DenseTensor(target.dtype(), target.dims(), data));
+                    case SAFETENSORS -> SafetensorsFile.write(outPath,
+                            Map.of(input.tensorName(), new DenseTensor(target.dtype(), target.dims(), data)));
+                    case RAW -> writeRaw(outPath, data, progress);
+                }
+            }
+            double seconds = (System.nanoTime() - start) / 1e9;
+            long written = Files.size(outPath);
+            if (in.flag("json")) {
+                Map<String, Object> json = new LinkedHashMap<>();
+                json.put("in", inPath.toString());
+                json.put("out", outPath.toString());
+                json.put("shape", target.toString());
+                json.put("dtype", target.dtype().xlaName());
+                json.put("bytes_written", written);
+                json.put("seconds", Math.round(seconds * 1000) / 1000.0);
+                in.printJson(json);
+            } else {
+                in.out().println(inPath + " -> " + outPath + ": " + target + ", " + written + " bytes ("
+                        + outFormat.name().toLowerCase(Locale.ROOT) + ") in " + String.format("%.2f s", seconds));
+            }
+        }
+        return 0;
+    }
+
+    private static Input open(Invocation in, Path file) throws IOException {
+        Format format = formatOf(file);
+        if (format != Format.SAFETENSORS && in.value("tensor") != null) {
+            throw new UsageException("--tensor picks a tensor of a safetensors input; " + file + " is not one");
+        }
+        if (format != Format.RAW && in.value("from-layout") != null) {
+            throw new UsageException("--from-layout describes a raw input; " + file + " is a ."
+                    + format.name().toLowerCase(Locale.ROOT) + " file, which says its own shape");
+        }
+        String stem = file.getFileName().toString().replaceFirst("\\.[^.]*$", "");
+        return switch (format) {
+            case NPY -> {
+                NpyArray a = Npy.map(file);
+                yield new Input(TensorView.strided(a.data(), a.dtype(), a.layout()), stem, a);
+            }
+            case SAFETENSORS -> {
+                SafetensorsFile f = SafetensorsFile.open(file);
+                try {
+                    String name = in.value("tensor");
+                    if (name == null) {
+                        if (f.names().size() != 1) {
+                            throw new IllegalArgumentException(file + " holds " + f.names().size() + " tensors " + f.names()
+                                    + "; pick one with --tensor NAME");
+                        }
+                        name = f.names().getFirst();
+                    }
+                    SafetensorsTensor t = f.tensor(name);
+                    long[] dims = t.shape().stream().mapToLong(Long::longValue).toArray();
+                    yield new Input(TensorView.strided(t.data(), t.dtype(), StridedLayout.packed(dims)), name, f);
+                } catch (RuntimeException e) {
+                    f.close();
+                    throw e;
+                }
+            }
+            case RAW -> openRaw(in, file, stem);
+        };
+    }
+
+    private static Input openRaw(Invocation in, Path file, String stem) throws IOException {
+        String text = in.value("from-layout");
+        if (text == null) {
+            throw new UsageException("raw input " + file + " needs --from-layout SHAPE, the XLA shape its bytes are"
+                    + " laid out in, e.g. --from-layout 'f32[3,5]{1,0}'");
+        }
+        ArrayShape shape = arrayShape(text, "--from-layout");
+        Arena arena = Arena.ofShared();
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            long size = channel.size();
+            if (size != shape.arraySize()) {
+                throw new IllegalArgumentException("raw input " + file + " has " + size + " bytes but " + shape + " needs "
+                        + shape.arraySize());
+            }
+            MemorySegment bytes = size == 0 ? arena.allocate(1)
+                    : channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+            Buffer buffer = Buffers.foreign(bytes, MemorySpace.HOST, "raw " + file.getFileName(), arena::close);
+            return new Input(TensorView.of(buffer.asReadOnly(), shape), stem, buffer);
+        } catch (IOException | RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    /** The output shape: --layout, or the input's dims in row-major order; of --dtype's type when given. */
+    private static ArrayShape target(Invocation in, TensorView source) {
+        String dtypeText = in.value("dtype");
+        DType dtype = dtypeText == null ? null : DType.fromXlaName(dtypeText);
+        String layoutText = in.value("layout");
+        if (layoutText == null) {
+            long[] dims = source.dims().stream().mapToLong(Long::longValue).toArray();
+            DType t = dtype == null ? source.dtype() : dtype;
+            return ArrayShape.of(t, dims).withLayout(XlaLayout.descending(dims.length));
+        }
+        ArrayShape shape = arrayShape(layoutText, "--layout");
+        if (!shape.dims().equals(source.dims())) {
+            throw new IllegalArgumentException("--layout " + shape + " has dims " + shape.dims() + " but the input "
+                    + source + " has " + source.dims());
+        }
+        if (dtype != null && dtype != shape.dtype()) {
+            throw new UsageException("--dtype " + dtype + " differs from the type of --layout " + shape
+                    + "; give the type once, in --layout");
+        }
+        return shape;
+    }
+
+    private static ArrayShape arrayShape(String text, String option) {
+        XlaShape parsed = XlaShape.parse(text);
+        if (!(parsed instanceof ArrayShape array) || !array.isStatic()) {
+            throw new IllegalArgumentException(option + " " + text + " is not an array shape with static dims");
+        }
+        return array.layout().isPresent() ? array : array.withLayout(XlaLayout.descending(array.rank()));
+    }
+
+    /** Copies in pieces along dim 0 when the destination is strided, so the bar moves; whole otherwise. */
+    private static void copy(TensorView src, TensorView dst, Progress progress) {
+        CopyEngine engine = CopyEngine.defaults();
+        long bytes = dst.buffer().byteSize();
+        long rows = dst.rank() == 0 ? 1 : dst.dims().getFirst();
+        if (dst.rank() == 0 || !dst.isStrided() || bytes <= PIECE_BYTES || rows < 2) {
+            engine.copy(src, dst);
+            progress.advance(bytes);
+            return;
+        }
+        long rowsPerPiece = Math.max(1, rows * PIECE_BYTES / bytes);
+        List<Long> dims = dst.dims();
+        for (long row = 0; row < rows; row += rowsPerPiece) {
+            long end = Math.min(rows, row + rowsPerPiece);
+            long[] lo = new long[dims.size()];
+            long[] hi = dims.stream().mapToLong(Long::longValue).toArray();
+            long[] step = new long[dims.size()];
+            Arrays.fill(step, 1);
+            lo[0] = row;
+            hi[0] = end;
+            engine.copy(Ops.slice(src, lo, hi, step), Ops.slice(dst, lo, hi, step));
+            progress.advance(bytes * (end - row) / rows);
+        }
+    }
+
+    private static void writeRaw(Path file, MemorySegment data, Progress progress) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            for (long done = 0; done < data.byteSize(); ) {
+                int n = (int) Math.min(PIECE_BYTES, data.byteSize() - done);
+                ByteBuffer piece = data.asSlice(done, n).asByteBuffer();
+                while (piece.hasRemaining()) {
+                    channel.write(piece);
+                }
+                done += n;
+                progress.advance(n);
+            }
+        }
+    }
+}

@@ -1,0 +1,159 @@
+package dev.tensorbuf.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.interop.DenseTensor;
+import dev.tensorbuf.interop.Npy;
+import dev.tensorbuf.interop.NpyArray;
+import dev.tensorbuf.interop.SafetensorsFile;
+import dev.tensorbuf.interop.json.Json;
+import dev.tensorbuf.views.DType;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
+
+class ConvertCommandTest {
+    /** Figure 1 of the XLA tiled layout docs: f32[3,5] with values 1..15 under T(2,2), padding 0. */
+    private static final float[] FIGURE_1 = {1, 2, 6, 7, 3, 4, 8, 9, 5, 0, 10, 0, 11, 12, 0, 0, 13, 14, 0, 0, 15, 0, 0, 0};
+
+    @TempDir
+    Path dir;
+
+    private Path oneToFifteen() throws IOException {
+        Path file = dir.resolve("x.npy");
+        float[] values = new float[15];
+        for (int i = 0; i < 15; i++) {
+            values[i] = i + 1;
+        }
+        Npy.write(file, new DenseTensor(DType.F32, List.of(3L, 5L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, values)));
+        return file;
+    }
+
+    private static float[] floats(Path file) throws IOException {
+        return MemorySegment.ofArray(Files.readAllBytes(file)).toArray(ValueLayout.JAVA_FLOAT_UNALIGNED);
+    }
+
+    @Test
+    void exampleFromHelpWritesFigureOneBytesWithZeroPadding() throws IOException {
+        Path out = dir.resolve("x.bin");
+        CliHarness r = CliHarness.run("convert", oneToFifteen().toString(), out.toString(), "--layout", "f32[3,5]{1,0:T(2,2)}");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().startsWith(dir.resolve("x.npy") + " -> " + out + ": f32[3,5]{1,0:T(2,2)}, 96 bytes (raw) in "), r.out());
+        assertArrayEquals(FIGURE_1, floats(out));
+    }
+
+    @Test
+    void jsonHasTheFixedKeys() throws IOException {
+        Path out = dir.resolve("x.raw");
+        CliHarness r = CliHarness.run("convert", oneToFifteen().toString(), out.toString(), "--layout", "f32[3,5]{1,0:T(2,2)}",
+                "--json");
+        assertEquals(0, r.code(), r.err());
+        Map<String, Object> json = Json.parseObject(r.out().strip());
+        assertEquals(List.of("in", "out", "shape", "dtype", "bytes_written", "seconds"), List.copyOf(json.keySet()));
+        assertEquals("f32[3,5]{1,0:T(2,2)}", json.get("shape"));
+        assertEquals("f32", json.get("dtype"));
+        assertEquals(96L, ((Number) json.get("bytes_written")).longValue());
+    }
+
+    @Test
+    void rawInputWithItsLayoutComesBackAsTheOriginalArray() throws IOException {
+        Path raw = dir.resolve("fig1.bin");
+        Files.write(raw, MemorySegment.ofArray(FIGURE_1).toArray(ValueLayout.JAVA_BYTE));
+        Path out = dir.resolve("back.npy");
+        CliHarness r = CliHarness.run("convert", raw.toString(), out.toString(), "--from-layout", "f32[3,5]{1,0:T(2,2)}",
+                "--dtype", "f64");
+        assertEquals(0, r.code(), r.err());
+        try (NpyArray a = Npy.map(out)) {
+            assertEquals(DType.F64, a.dtype());
+            assertEquals(List.of(3L, 5L), a.shape());
+            double[] values = a.data().segment().toArray(ValueLayout.JAVA_DOUBLE);
+            for (int i = 0; i < 15; i++) {
+                assertEquals(i + 1, values[i]);
+            }
+        }
+    }
+
+    @Test
+    void rawInputOfTheWrongSizeOrWithoutItsLayoutIsRefused() throws IOException {
+        Path raw = dir.resolve("short.bin");
+        Files.write(raw, new byte[90]);
+        CliHarness wrong = CliHarness.run("convert", raw.toString(), dir.resolve("o.npy").toString(), "--from-layout",
+                "f32[3,5]{1,0:T(2,2)}");
+        assertEquals(2, wrong.code());
+        assertTrue(wrong.err().contains("has 90 bytes but f32[3,5]{1,0:T(2,2)} needs 96"), wrong.err());
+        CliHarness missing = CliHarness.run("convert", raw.toString(), dir.resolve("o.npy").toString());
+        assertEquals(2, missing.code());
+        assertTrue(missing.err().contains("needs --from-layout SHAPE"), missing.err());
+    }
+
+    @Test
+    void safetensorsWithSeveralTensorsNeedsTensorAndConvertsTheChosenOne() throws IOException {
+        Path in = dir.resolve("m.safetensors");
+        SafetensorsFile.write(in, Map.of(
+                "w", new DenseTensor(DType.F32, List.of(2L, 3L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1, 2, 3, 4, 5, 6)),
+                "ids", new DenseTensor(DType.S8, List.of(2L), MemorySegment.ofArray(new byte[] {7, 9}))));
+        CliHarness none = CliHarness.run("convert", in.toString(), dir.resolve("o.npy").toString());
+        assertEquals(2, none.code());
+        assertTrue(none.err().contains("holds 2 tensors [w, ids]; pick one with --tensor NAME"), none.err());
+
+        Path out = dir.resolve("w.safetensors");
+        CliHarness r = CliHarness.run("convert", in.toString(), out.toString(), "--tensor", "w", "--dtype", "bf16");
+        assertEquals(0, r.code(), r.err());
+        try (SafetensorsFile f = SafetensorsFile.open(out)) {
+            assertEquals(List.of("w"), f.names());
+            assertEquals(DType.BF16, f.tensor("w").dtype());
+            short[] bits = f.tensor("w").data().segment().toArray(ValueLayout.JAVA_SHORT_UNALIGNED);
+            assertEquals(6f, Float.intBitsToFloat((bits[5] & 0xffff) << 16));
+        }
+    }
+
+    @Test
+    void npyOutputRefusesATiledLayout() throws IOException {
+        CliHarness r = CliHarness.run("convert", oneToFifteen().toString(), dir.resolve("t.npy").toString(), "--layout",
+                "f32[3,5]{1,0:T(2,2)}");
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("a .npy file holds row-major (C order) data; --layout f32[3,5]{1,0:T(2,2)} is for raw output"),
+                r.err());
+    }
+
+    @Test
+    void integerTargetRefusesNaN() throws IOException {
+        Path in = dir.resolve("nan.npy");
+        Npy.write(in, new DenseTensor(DType.F32, List.of(2L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1, Float.NaN)));
+        CliHarness r = CliHarness.run("convert", in.toString(), dir.resolve("o.bin").toString(), "--dtype", "s32");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().startsWith("tensorbuf convert: "), r.err());
+    }
+
+    @Test
+    @ResourceLock("system-properties")
+    void progressBarIsDrawnWhenForcedAndSilencedByQuiet() throws IOException {
+        Path in = oneToFifteen();
+        System.setProperty("tensorbuf.progress", "always");
+        System.setProperty("tensorbuf.progress.delayMillis", "0");
+        try {
+            CliHarness r = CliHarness.run("convert", in.toString(), dir.resolve("p.bin").toString());
+            assertEquals(0, r.code(), r.err());
+            assertTrue(r.err().contains("\r[====================] 100% "), r.err());
+            assertTrue(r.err().endsWith("B/s\n"), r.err());
+            CliHarness quiet = CliHarness.run("convert", in.toString(), dir.resolve("q.bin").toString(), "--quiet");
+            assertEquals("", quiet.err());
+        } finally {
+            System.clearProperty("tensorbuf.progress");
+            System.clearProperty("tensorbuf.progress.delayMillis");
+        }
+        CliHarness notATerminal = CliHarness.run("convert", in.toString(), dir.resolve("n.bin").toString());
+        assertFalse(notATerminal.err().contains("%"), notATerminal.err());
+    }
+}

@@ -1,0 +1,374 @@
+package dev.tensorbuf.interop.staging;
+
+import dev.tensorbuf.memory.PooledAllocator;
+import dev.tensorbuf.ops.copy.CopyEngine;
+import dev.tensorbuf.views.TensorView;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Consumer;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+
+/**
+ * Stages tensors for a consumer: producers submit views in any layout with a
+ * {@link StagingTarget}; one worker thread (an Agrona {@link AgentRunner} with an idle strategy)
+ * converts each, through the {@link CopyEngine}, into a buffer of a {@link PooledAllocator} laid
+ * out as the target, and delivers it to the consumer, who closes it to give it back to the pool.
+ *
+ * <p><b>Delivery.</b> To a callback ({@link Builder#consumer}), called on the worker thread in
+ * submission order, or, without one, to a queue the consumer reads with {@link #poll(Duration)}.
+ * Every accepted submission ends in exactly one {@link StagingOutcome}: {@code Staged} (the
+ * receiver owns the buffer; a callback that throws has it closed for it) or {@code Failed}.
+ *
+ * <p><b>Backpressure.</b> At most {@link Builder#queueCapacity} submissions wait. When the queue is
+ * full, {@link #submit} blocks for up to {@link Builder#submitTimeout} (10 s unless set), then
+ * throws {@link StagingRejectedException}; {@link #trySubmit} never blocks and returns empty. A
+ * full pool (its byte limit reached while the consumer holds buffers) makes the worker wait for
+ * the consumer to close some, up to {@link Builder#allocationWait} (10 s), before failing that
+ * tensor; this also bounds the poll queue, whose staged tensors hold pool memory.
+ *
+ * <p><b>Closing.</b> {@link #close()} closes with the builder's {@link CloseMode} (DRAIN unless set):
+ * {@link CloseMode#DRAIN} stages and delivers everything queued, waiting up to
+ * {@link Builder#drainTimeout} (60 s) before rejecting the rest; {@link CloseMode#REJECT} fails
+ * every queued tensor with {@link StagingRejectedException} (the one being converted finishes).
+ * Either way no submission is accepted once closing starts; submitters blocked on a full queue
+ * finish first (the worker keeps emptying it). Close returns when the worker thread has ended;
+ * outcomes not yet polled can still be polled. Closing twice does nothing. The pool is the
+ * caller's and stays open.
+ *
+ * <p><b>Sources</b> are read on the worker thread, so they must stay alive and unchanged until
+ * read: {@link #submit(TensorView, StagingTarget, Runnable)} runs its {@code whenRead} then (also
+ * for failed and rejected tensors), e.g. to close the source's buffer.
+ *
+ * {@snippet :
+ * try (PooledAllocator pool = PooledAllocator.builder().name("staging").byteLimit(64 << 20).build();
+ *      Allocator arena = Allocators.shared()) {
+ *     TensorView nchw = TensorView.of(arena.allocate(4 * 48), "f32[1,3,4,4]{3,2,1,0}");
+ *     try (StagingPipeline pipeline = StagingPipeline.builder().name("demo").pool(pool).build()) {
+ *         long id = pipeline.submit(nchw, StagingTarget.of("bf16[1,3,4,4]{1,3,2,0}")); // NHWC, bf16
+ *         try (var staged = (StagingOutcome.Staged) pipeline.poll(Duration.ofSeconds(5))) {
+ *             staged.id() == id;                  // true
+ *             staged.view().buffer().byteSize();  // 96
+ *         }
+ *     }
+ *     pool.stats().liveBytes();                   // 0: every staged buffer was given back
+ * }
+ * }
+ */
+public final class StagingPipeline implements AutoCloseable {
+    /** What {@link #close()} does with tensors still queued. */
+    public enum CloseMode {
+        /** Stage and deliver every queued tensor, then stop. */
+        DRAIN,
+        /** Fail every queued tensor with {@link StagingRejectedException}, then stop. */
+        REJECT
+    }
+
+    private static final Runnable NOTHING = () -> { };
+
+    private final String name;
+    private final BlockingQueue<StagingAgent.Request> queue;
+    private final LinkedBlockingQueue<StagingOutcome> outcomes;
+    private final StagingAgent agent;
+    private final AgentRunner runner;
+    private final long submitTimeoutNanos;
+    private final Duration drainTimeout;
+    private final CloseMode closeMode;
+    private final ReadWriteLock closing = new ReentrantReadWriteLock();
+    private final AtomicLong ids = new AtomicLong();
+    private final AtomicLong accepted = new AtomicLong();
+    private boolean closed;
+
+    private StagingPipeline(Builder b) {
+        this.name = b.name;
+        this.queue = new ArrayBlockingQueue<>(b.queueCapacity);
+        this.outcomes = b.consumer == null ? new LinkedBlockingQueue<>() : null;
+        this.submitTimeoutNanos = b.submitTimeout.toNanos();
+        this.drainTimeout = b.drainTimeout;
+        this.closeMode = b.closeMode;
+        Consumer<StagingOutcome> deliver = b.consumer != null ? b.consumer : outcomes::add;
+        this.agent = new StagingAgent(name, queue, b.pool, b.engine, deliver, b.allocationWait.toNanos());
+        this.runner = new AgentRunner(b.idleStrategy, this::workerError, null, agent);
+        AgentRunner.startOnThread(runner, r -> Thread.ofPlatform().name(agent.roleName()).daemon(true).unstarted(r));
+    }
+
+    /** {@return a builder; {@link Builder#pool} is required} */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** {@return the pipeline's name, used for its thread and in messages} */
+    public String name() {
+        return name;
+    }
+
+    /**
+     * Queues a tensor, blocking while the queue is full, up to the submit timeout.
+     *
+     * @return the tensor's id, unique and increasing (not dense: refused submissions use one up)
+     * @throws IllegalArgumentException if the source's dims are not the target's, or its memory is
+     *     not host-accessible
+     * @throws StagingRejectedException if the queue stayed full for the whole timeout, or the
+     *     pipeline is closed or closing
+     * @throws InterruptedException if interrupted while waiting; nothing was queued
+     */
+    public long submit(TensorView source, StagingTarget target) throws InterruptedException {
+        return submit(source, target, NOTHING);
+    }
+
+    /**
+     * Queues a tensor as {@link #submit(TensorView, StagingTarget)}, running {@code whenRead} on the
+     * worker thread once the source has been read (or failed, or rejected) and may be reused or freed.
+     * It is not run when the submission is refused (an exception from here).
+     */
+    public long submit(TensorView source, StagingTarget target, Runnable whenRead) throws InterruptedException {
+        StagingAgent.Request r = request(source, target, whenRead);
+        closing.readLock().lockInterruptibly();
+        try {
+            requireOpen();
+            if (!queue.offer(r, submitTimeoutNanos, TimeUnit.NANOSECONDS)) {
+                throw new StagingRejectedException("staging '" + name + "': queue full (" + queue.size()
+                        + " tensors waiting) for " + Duration.ofNanos(submitTimeoutNanos).toMillis()
+                        + " ms; the consumer or the conversion is slower than the producers; tensor not accepted");
+            }
+            accepted.incrementAndGet();
+            return r.id();
+        } finally {
+            closing.readLock().unlock();
+        }
+    }
+
+    /** {@return the tensor's id, or empty when the queue is full now; never blocks} @throws as {@link #submit(TensorView, StagingTarget)} */
+    public OptionalLong trySubmit(TensorView source, StagingTarget target) {
+        return trySubmit(source, target, NOTHING);
+    }
+
+    /** {@return as {@link #trySubmit(TensorView, StagingTarget)}, with {@code whenRead} as in {@link #submit(TensorView, StagingTarget, Runnable)}} */
+    public OptionalLong trySubmit(TensorView source, StagingTarget target, Runnable whenRead) {
+        StagingAgent.Request r = request(source, target, whenRead);
+        closing.readLock().lock();
+        try {
+            requireOpen();
+            if (!queue.offer(r)) {
+                return OptionalLong.empty();
+            }
+            accepted.incrementAndGet();
+            return OptionalLong.of(r.id());
+        } finally {
+            closing.readLock().unlock();
+        }
+    }
+
+    private StagingAgent.Request request(TensorView source, StagingTarget target, Runnable whenRead) {
+        Objects.requireNonNull(source, "source");
+        Objects.requireNonNull(target, "target");
+        Objects.requireNonNull(whenRead, "whenRead");
+        if (!source.dims().equals(target.dims())) {
+            throw new IllegalArgumentException("staging '" + name + "': source " + source + " has dims " + source.dims()
+                    + " but target " + target + " has " + target.dims());
+        }
+        if (!source.isHostAccessible()) {
+            throw new IllegalArgumentException("staging '" + name + "': source " + source
+                    + " is not in host-accessible memory; the copy engine reads host memory only");
+        }
+        return new StagingAgent.Request(ids.incrementAndGet(), source, target, whenRead);
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new StagingRejectedException("staging pipeline '" + name + "' is closed; tensor not accepted");
+        }
+    }
+
+    /**
+     * {@return the next outcome, or null if none arrives within {@code timeout}}
+     *
+     * @throws IllegalStateException if the pipeline delivers to a callback instead
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public StagingOutcome poll(Duration timeout) throws InterruptedException {
+        if (outcomes == null) {
+            throw new IllegalStateException("staging '" + name + "' delivers to its consumer callback; there is nothing to poll");
+        }
+        return outcomes.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /** {@return the next outcome if one is ready, else null} @throws IllegalStateException in callback mode */
+    public StagingOutcome poll() {
+        if (outcomes == null) {
+            throw new IllegalStateException("staging '" + name + "' delivers to its consumer callback; there is nothing to poll");
+        }
+        return outcomes.poll();
+    }
+
+    /** {@return a snapshot of the counts} */
+    public StagingStats stats() {
+        return new StagingStats(name, accepted.get(), agent.staged.get(), agent.failed.get(), agent.rejected.get(),
+                agent.bytesStaged.get(), queue.size());
+    }
+
+    /** Closes with the builder's {@link CloseMode}. */
+    @Override
+    public void close() {
+        close(closeMode);
+    }
+
+    /**
+     * Stops accepting tensors, drains or rejects the queue by {@code mode}, and ends the worker
+     * thread. Closing a closed pipeline does nothing.
+     */
+    public void close(CloseMode mode) {
+        Objects.requireNonNull(mode, "mode");
+        closing.writeLock().lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            agent.startClosing(mode, "closed with " + mode);
+        } finally {
+            closing.writeLock().unlock();
+        }
+        boolean interrupted = false;
+        try {
+            if (!agent.finished.await(drainTimeout.toNanos(), TimeUnit.NANOSECONDS)) {
+                agent.startClosing(CloseMode.REJECT, "timed out draining after " + drainTimeout.toMillis() + " ms");
+                agent.finished.await();
+            }
+        } catch (InterruptedException e) {
+            // Still end the worker, rejecting what is left, then restore the flag for the caller.
+            interrupted = true;
+            agent.startClosing(CloseMode.REJECT, "closing thread was interrupted");
+        }
+        runner.close();
+        // The worker has stopped: anything still queued (only if it stopped early) is rejected here.
+        for (StagingAgent.Request r; (r = queue.poll()) != null; ) {
+            agent.reject(r);
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void workerError(Throwable error) {
+        System.getLogger(StagingPipeline.class.getName()).log(System.Logger.Level.ERROR,
+                "staging '" + name + "': worker error", error);
+    }
+
+    /** Settings of a pipeline; every setter checks its value. Not thread-safe. */
+    public static final class Builder {
+        private String name = "staging";
+        private PooledAllocator pool;
+        private CopyEngine engine = CopyEngine.defaults();
+        private int queueCapacity = 64;
+        private Duration submitTimeout = Duration.ofSeconds(10);
+        private Duration allocationWait = Duration.ofSeconds(10);
+        private Duration drainTimeout = Duration.ofSeconds(60);
+        private CloseMode closeMode = CloseMode.DRAIN;
+        private IdleStrategy idleStrategy = new BackoffIdleStrategy(100, 10, 1_000, 1_000_000);
+        private Consumer<StagingOutcome> consumer;
+
+        private Builder() {
+        }
+
+        /** {@return this builder} @param name names the pipeline and its thread {@code tensorbuf-staging-NAME} */
+        public Builder name(String name) {
+            this.name = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        /** {@return this builder} @param pool where staged buffers come from; the caller's, left open (required) */
+        public Builder pool(PooledAllocator pool) {
+            this.pool = Objects.requireNonNull(pool, "pool");
+            return this;
+        }
+
+        /** {@return this builder} @param engine the copy engine converting tensors ({@link CopyEngine#defaults()} unless set) */
+        public Builder engine(CopyEngine engine) {
+            this.engine = Objects.requireNonNull(engine, "engine");
+            return this;
+        }
+
+        /** {@return this builder} @param capacity the most submissions waiting, {@code >= 1} (64 unless set) */
+        public Builder queueCapacity(int capacity) {
+            if (capacity < 1) {
+                throw new IllegalArgumentException("queue capacity " + capacity + " must be >= 1");
+            }
+            this.queueCapacity = capacity;
+            return this;
+        }
+
+        /** {@return this builder} @param timeout how long {@link #submit} waits on a full queue, {@code >= 0} */
+        public Builder submitTimeout(Duration timeout) {
+            this.submitTimeout = nonNegative(timeout, "submit timeout");
+            return this;
+        }
+
+        /** {@return this builder} @param timeout how long the worker waits for pool space before failing a tensor, {@code >= 0} */
+        public Builder allocationWait(Duration timeout) {
+            this.allocationWait = nonNegative(timeout, "allocation wait");
+            return this;
+        }
+
+        /** {@return this builder} @param timeout how long a DRAIN close waits before rejecting the rest, {@code >= 0} */
+        public Builder drainTimeout(Duration timeout) {
+            this.drainTimeout = nonNegative(timeout, "drain timeout");
+            return this;
+        }
+
+        /** {@return this builder} @param mode what {@link StagingPipeline#close()} does with queued tensors */
+        public Builder closeMode(CloseMode mode) {
+            this.closeMode = Objects.requireNonNull(mode, "mode");
+            return this;
+        }
+
+        /** {@return this builder} @param strategy how the worker waits for work (a {@link BackoffIdleStrategy} from 1 us to 1 ms unless set) */
+        public Builder idleStrategy(IdleStrategy strategy) {
+            this.idleStrategy = Objects.requireNonNull(strategy, "strategy");
+            return this;
+        }
+
+        /**
+         * {@return this builder}
+         *
+         * @param consumer receives every outcome on the worker thread, in submission order; without
+         *     one, outcomes are polled ({@link StagingPipeline#poll(Duration)})
+         */
+        public Builder consumer(Consumer<StagingOutcome> consumer) {
+            this.consumer = Objects.requireNonNull(consumer, "consumer");
+            return this;
+        }
+
+        /**
+         * {@return a started pipeline}
+         *
+         * @throws IllegalStateException if no pool was given, or it is closed
+         */
+        public StagingPipeline build() {
+            if (pool == null) {
+                throw new IllegalStateException("staging '" + name + "' needs a pool: builder().pool(PooledAllocator)");
+            }
+            if (!pool.isOpen()) {
+                throw new IllegalStateException("staging '" + name + "': pool '" + pool.name() + "' is closed");
+            }
+            return new StagingPipeline(this);
+        }
+
+        private static Duration nonNegative(Duration d, String what) {
+            Objects.requireNonNull(d, what);
+            if (d.isNegative()) {
+                throw new IllegalArgumentException(what + " " + d + " must be >= 0");
+            }
+            return d;
+        }
+    }
+}

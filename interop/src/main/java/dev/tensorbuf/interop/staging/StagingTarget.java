@@ -1,0 +1,164 @@
+package dev.tensorbuf.interop.staging;
+
+import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.ElementAccess;
+import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.XlaShape;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The layout and element type a staged tensor is converted into: an XLA shape with its layout
+ * (tiles and padding; padding written as zero) or a strided layout with a type.
+ *
+ * {@snippet :
+ * StagingTarget tiled = StagingTarget.of("f32[3,5]{1,0:T(2,2)}");
+ * tiled.byteSize();      // 96: 6 tiles of 2x2 f32, padding included
+ * StagingTarget nhwc = StagingTarget.strided(DType.BF16, StridedLayout.of(TensorFormat.NHWC, 1, 3, 4, 4));
+ * nhwc.byteSize();       // 96: 48 bf16 elements
+ * nhwc.dims();           // [1, 3, 4, 4]
+ * }
+ */
+public sealed interface StagingTarget permits StagingTarget.Xla, StagingTarget.Strided {
+    /** {@return a target laid out by an XLA shape, which must carry its layout} */
+    static StagingTarget of(ArrayShape shapeWithLayout) {
+        return new Xla(shapeWithLayout);
+    }
+
+    /**
+     * {@return a target laid out by XLA shape text with a layout, e.g. {@code "f32[3,5]{1,0:T(2,2)}"}}
+     *
+     * @throws IllegalArgumentException if the text is not an array shape with a layout
+     */
+    static StagingTarget of(String xlaShapeText) {
+        XlaShape parsed = XlaShape.parse(xlaShapeText);
+        if (!(parsed instanceof ArrayShape array)) {
+            throw new IllegalArgumentException("staging target must be an array shape, not " + parsed);
+        }
+        return new Xla(array);
+    }
+
+    /** {@return a target laid out by a strided layout, converted to {@code dtype}} */
+    static StagingTarget strided(DType dtype, StridedLayout layout) {
+        return new Strided(dtype, layout);
+    }
+
+    /** {@return the element type of the staged tensor} */
+    DType dtype();
+
+    /** {@return the logical dims a source must have} */
+    List<Long> dims();
+
+    /** {@return the bytes a staged buffer holds, at least 1} */
+    long byteSize();
+
+    /** {@return whether the layout leaves bytes no element covers (tile padding, gaps), which are zeroed} */
+    boolean hasGaps();
+
+    /** {@return the target's view over {@code buffer} of at least {@link #byteSize()} bytes} */
+    TensorView view(Buffer buffer);
+
+    /**
+     * An XLA shape with its layout.
+     *
+     * @param shape static dims, with a layout
+     */
+    record Xla(ArrayShape shape) implements StagingTarget {
+        /** @throws IllegalArgumentException for a shape without a layout or with dynamic dims */
+        public Xla {
+            Objects.requireNonNull(shape, "shape");
+            if (shape.layout().isEmpty()) {
+                throw new IllegalArgumentException("staging target " + shape + " has no layout; write one, e.g. "
+                        + shape + "{" + descending(shape.rank()) + "}");
+            }
+            if (!shape.isStatic()) {
+                throw new IllegalArgumentException("staging target " + shape + " has dynamic dims");
+            }
+        }
+
+        private static String descending(int rank) {
+            StringBuilder s = new StringBuilder();
+            for (int d = rank - 1; d >= 0; d--) {
+                s.append(d).append(d > 0 ? "," : "");
+            }
+            return s.toString();
+        }
+
+        @Override
+        public DType dtype() {
+            return shape.dtype();
+        }
+
+        @Override
+        public List<Long> dims() {
+            return shape.dims();
+        }
+
+        @Override
+        public long byteSize() {
+            return Math.max(1, shape.arraySize());
+        }
+
+        @Override
+        public boolean hasGaps() {
+            long bits = shape.requireLayout().elementSizeInBits();
+            long perElement = bits == 0 ? 8L * shape.dtype().byteWidth() : bits;
+            return shape.arraySize() != Math.ceilDiv(Math.multiplyExact(shape.elementCount(), perElement), 8L);
+        }
+
+        @Override
+        public TensorView view(Buffer buffer) {
+            return TensorView.of(buffer, shape);
+        }
+
+        @Override
+        public String toString() {
+            return shape.toString();
+        }
+    }
+
+    /**
+     * A strided layout and an element type (one element per whole byte count, as
+     * {@link TensorView#strided(Buffer, DType, StridedLayout)}).
+     *
+     * @param dtype the element type
+     * @param layout the sizes, strides and offset
+     */
+    record Strided(DType dtype, StridedLayout layout) implements StagingTarget {
+        /** @throws IllegalArgumentException for a type without elements */
+        public Strided {
+            Objects.requireNonNull(dtype, "dtype");
+            Objects.requireNonNull(layout, "layout");
+            ElementAccess.of(dtype);
+        }
+
+        @Override
+        public List<Long> dims() {
+            return layout.sizes();
+        }
+
+        @Override
+        public long byteSize() {
+            long slots = layout.elementCount() == 0 ? 0 : Math.addExact(layout.maxOffset(), 1);
+            return Math.max(1, ElementAccess.of(dtype).byteSize(slots));
+        }
+
+        @Override
+        public boolean hasGaps() {
+            return byteSize() != ElementAccess.of(dtype).byteSize(layout.elementCount());
+        }
+
+        @Override
+        public TensorView view(Buffer buffer) {
+            return TensorView.strided(buffer, dtype, layout);
+        }
+
+        @Override
+        public String toString() {
+            return dtype + " " + layout;
+        }
+    }
+}
