@@ -54,8 +54,11 @@ public final class DlpackExporter {
                     copy.close();
                 }
             } finally {
-                structs.close();
-                onRelease.run();
+                try {
+                    structs.close();
+                } finally {
+                    onRelease.run();
+                }
             }
         }
     }
@@ -172,7 +175,9 @@ public final class DlpackExporter {
         }
         Buffer handedOver = options.closeBufferOnRelease() ? view.buffer() : null;
         LIVE.put(m.address(), new Export(arena, source.copy, handedOver, options.onRelease()));
-        return m;
+        // A raw pointer, not the arena's segment: passing the arena's segment to a native call
+        // would hold the arena open for the call, so a deleter run inside it could not free it.
+        return RestrictedNative.resize(MemorySegment.ofAddress(m.address()), struct.byteSize());
     }
 
     private static void release(Source source) {
