@@ -49,13 +49,37 @@ public final class Materializer {
         StridedLayout layout = StridedLayout.packed(dims);
         long bytes = target.byteSize(view.elementCount());
         Buffer buffer = allocator.allocate(Math.max(1, bytes));
-        boolean wholeBytes = view.access().storageBits() == 8 * type.byteWidth() && !type.isSubByte();
-        if (wholeBytes && isOneBuffer(view)) {
+        if (isWholeBytes(view) && isOneBuffer(view)) {
             CopyEngine.defaults().copy(source(view), Access.strided(buffer.segment(), type, layout));
         } else {
             copyElements(view, target, buffer.segment());
         }
         return new Dense(buffer, target, layout);
+    }
+
+    /**
+     * Copies every element of {@code src} into {@code dst} (same type and dims, any layouts): by
+     * the copy engine for whole-byte one-buffer views, element by element otherwise.
+     *
+     * @throws IllegalArgumentException if the types or dims differ
+     */
+    public static void copy(TensorView src, TensorView dst) {
+        if (src.dtype() != dst.dtype() || !src.dims().equals(dst.dims())) {
+            throw new IllegalArgumentException("copy of " + src + " into " + dst + ": types or dims differ");
+        }
+        if (isWholeBytes(src) && isWholeBytes(dst) && isOneBuffer(src) && isOneBuffer(dst)) {
+            CopyEngine.defaults().copy(source(src), source(dst));
+            return;
+        }
+        if (src.dtype() == DType.C128) {
+            throw new IllegalArgumentException("cannot copy " + src + " element by element: c128 elements do not fit"
+                    + " the 64-bit element path");
+        }
+        src.forEachIndex(index -> dst.setBits(src.getBits(index), index));
+    }
+
+    private static boolean isWholeBytes(TensorView view) {
+        return view.access().storageBits() == 8 * view.dtype().byteWidth() && !view.dtype().isSubByte();
     }
 
     private static boolean isOneBuffer(TensorView view) {
