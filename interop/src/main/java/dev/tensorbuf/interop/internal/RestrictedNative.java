@@ -26,6 +26,7 @@ import java.util.Objects;
  * }
  * }
  */
+@SuppressWarnings("restricted") // the one place they are meant to be; javac flags every other use
 public final class RestrictedNative {
     private static final Linker LINKER = Linker.nativeLinker();
 
