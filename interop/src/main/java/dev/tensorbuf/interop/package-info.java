@@ -15,7 +15,17 @@
  * }
  * }
  *
- * <p>Rules for every method here: data handed out are little-endian; a malformed file throws
+ * <p>Native memory: {@link dev.tensorbuf.interop.Dlpack} exports views as DLPack structs and
+ * imports producers' tensors as {@link dev.tensorbuf.interop.DlpackTensor} (layouts in
+ * {@link dev.tensorbuf.interop.DlpackStructs}); {@link dev.tensorbuf.interop.NativeMemory} wraps
+ * raw pointers with their free function; {@link dev.tensorbuf.interop.CudaRuntime} binds
+ * {@code libcudart} when it is installed; {@link dev.tensorbuf.interop.DirectMLTensorDesc} gives a
+ * view's {@code DML_BUFFER_TENSOR_DESC} fields. Every restricted FFM call lives in
+ * {@code dev.tensorbuf.interop.internal.RestrictedNative}; the JVM needs
+ * {@code --enable-native-access}. Foreign memory is freed exactly once, by the first close of its
+ * buffer or the consumer's one deleter call, from any thread.
+ *
+ * <p>Rules for every file method here (Npy, safetensors): data handed out are little-endian; a malformed file throws
  * {@link java.lang.IllegalArgumentException} whose message starts with the file's path and names
  * the problem; I/O failures are {@link java.io.IOException}; a closed array or file throws
  * {@link java.lang.IllegalStateException} on access.

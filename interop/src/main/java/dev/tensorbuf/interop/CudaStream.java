@@ -1,0 +1,51 @@
+package dev.tensorbuf.interop;
+
+import dev.tensorbuf.interop.internal.CudaFunctions;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A CUDA stream ({@code cudaStream_t}), destroyed by its first {@link #close()}.
+ * {@snippet :
+ * try (CudaStream s = cuda.createStream()) {
+ *     s.synchronize();   // waits for everything queued on s
+ * }
+ * }
+ */
+public final class CudaStream implements AutoCloseable {
+    private final CudaRuntime runtime;
+    private final CudaFunctions cuda;
+    private final long handle;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    CudaStream(CudaRuntime runtime, CudaFunctions cuda, long handle) {
+        this.runtime = runtime;
+        this.cuda = cuda;
+        this.handle = handle;
+    }
+
+    /** {@return the {@code cudaStream_t} value} */
+    public long handle() {
+        return handle;
+    }
+
+    /**
+     * Waits until every operation queued on the stream has finished.
+     *
+     * @throws IllegalStateException if the stream is closed
+     * @throws CudaException if the runtime reports an error
+     */
+    public void synchronize() {
+        if (closed.get()) {
+            throw new IllegalStateException("CUDA stream 0x" + Long.toHexString(handle) + " is closed");
+        }
+        runtime.check(cuda.cudaStreamSynchronize(handle), "cudaStreamSynchronize(0x" + Long.toHexString(handle) + ")");
+    }
+
+    /** Destroys the stream; later calls do nothing. @throws CudaException if the runtime reports an error */
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            runtime.check(cuda.cudaStreamDestroy(handle), "cudaStreamDestroy(0x" + Long.toHexString(handle) + ")");
+        }
+    }
+}

@@ -1,0 +1,104 @@
+package dev.tensorbuf.interop;
+
+import dev.tensorbuf.interop.internal.RestrictedNative;
+import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.Buffers;
+import dev.tensorbuf.memory.MemorySpace;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.util.Objects;
+
+/**
+ * Memory made by another native library (a raw address, its size and how to free it) as a
+ * {@link Buffer} in a chosen {@link MemorySpace}. The free function runs exactly once, on the
+ * buffer's first {@link Buffer#close()}, from whichever thread closes it.
+ *
+ * <p>For host-accessible spaces the bytes become a {@link MemorySegment} scoped to a shared arena
+ * that is closed <em>before</em> the memory is freed, so a segment kept past close throws instead
+ * of reading freed memory. If that arena cannot close because another thread is inside a bulk
+ * operation on the segment, {@code close()} throws {@link IllegalStateException} and the memory is
+ * <em>not</em> freed (a leak, never a crash). Device spaces only carry the address.
+ *
+ * <p>Nothing here can check that the memory exists or is as large as claimed: that is the caller's
+ * word. This class calls restricted FFM methods (through
+ * {@link dev.tensorbuf.interop.internal.RestrictedNative}), so the JVM needs
+ * {@code --enable-native-access}.
+ * {@snippet :
+ * MemorySegment malloc = Linker.nativeLinker().defaultLookup().find("malloc").orElseThrow();
+ * MemorySegment free = Linker.nativeLinker().defaultLookup().find("free").orElseThrow();
+ * long address = ...; // from malloc(1024) in C
+ * try (Buffer b = NativeMemory.wrap(address, 1024, MemorySpace.HOST, "libfoo", free)) {
+ *     b.segment().set(ValueLayout.JAVA_INT, 0, 42);
+ *     b.byteSize();                     // 1024
+ * }                                     // free(address) ran once here
+ * }
+ */
+public final class NativeMemory {
+    private static final MethodHandle CALL_FREE =
+            RestrictedNative.downcall(FunctionDescriptor.ofVoid(ValueLayout.ADDRESS));
+
+    private NativeMemory() {
+    }
+
+    /**
+     * {@return a root buffer of {@code byteSize} bytes at {@code address}, freed by {@code deleter}}
+     *
+     * @param address where the memory starts (a device address for device spaces)
+     * @param byteSize the size in bytes, {@code >= 0}
+     * @param space where the memory is
+     * @param owner names the owner in messages, e.g. {@code "cuda"}
+     * @param deleter frees the memory; runs exactly once, on the first close
+     * @throws IllegalArgumentException if {@code byteSize < 0}, or the address is 0 (NULL) with a
+     *     non-zero size
+     */
+    public static Buffer wrap(long address, long byteSize, MemorySpace space, String owner, Runnable deleter) {
+        Objects.requireNonNull(space, "space");
+        Objects.requireNonNull(deleter, "deleter");
+        if (byteSize < 0) {
+            throw new IllegalArgumentException("negative byte size " + byteSize + " for memory of " + owner
+                    + " at 0x" + Long.toHexString(address));
+        }
+        if (address == 0 && byteSize != 0) {
+            throw new IllegalArgumentException("NULL address with " + byteSize + " bytes for memory of " + owner);
+        }
+        if (!space.hostAccessible()) {
+            return Buffers.foreign(address, byteSize, space, owner, deleter);
+        }
+        Arena scope = Arena.ofShared();
+        MemorySegment bytes = RestrictedNative.segment(address, byteSize, scope);
+        return Buffers.foreign(bytes, space, owner, () -> {
+            scope.close(); // first: a kept segment must throw, not read freed memory
+            deleter.run();
+        });
+    }
+
+    /**
+     * {@return a root buffer at {@code address}, freed by calling the C function
+     * {@code void free(void*)} at {@code freeFunction} with {@code address}}
+     *
+     * @param freeFunction the address of a C function taking the pointer, e.g. libc's {@code free}
+     * @throws IllegalArgumentException as {@link #wrap(long, long, MemorySpace, String, Runnable)},
+     *     or if {@code freeFunction} is NULL
+     */
+    public static Buffer wrap(long address, long byteSize, MemorySpace space, String owner, MemorySegment freeFunction) {
+        Objects.requireNonNull(freeFunction, "freeFunction");
+        if (freeFunction.address() == 0) {
+            throw new IllegalArgumentException("NULL free function for memory of " + owner);
+        }
+        return wrap(address, byteSize, space, owner, () -> callVoid(freeFunction, MemorySegment.ofAddress(address)));
+    }
+
+    /** Calls the C function {@code void f(void*)} at {@code function} with {@code argument}. */
+    static void callVoid(MemorySegment function, MemorySegment argument) {
+        try {
+            CALL_FREE.invokeExact(function, argument);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("native call failed", t);
+        }
+    }
+}

@@ -1,0 +1,277 @@
+package dev.tensorbuf.interop;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.Buffers;
+import dev.tensorbuf.memory.MemorySpace;
+import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorView;
+import java.lang.foreign.MemorySegment;
+import java.util.PrimitiveIterator;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Exports views to a C consumer, which reads them through the struct and calls our deleter. */
+class DlpackExportTest {
+    private static final int NDIM = 0, CODE = 1, BITS = 2, LANES = 3, DEVICE = 4, DEVICE_ID = 5, BYTE_OFFSET = 6,
+            DATA_NULL = 7, STRIDES_NULL = 8, SHAPE = 9, STRIDES = 13, MAJOR = 17, MINOR = 18, FLAGS = 19;
+
+    private NativePeer peer;
+    private Allocator arena;
+    private int pendingBefore;
+
+    @BeforeEach
+    void setUp() {
+        peer = NativePeer.get();
+        arena = Allocators.shared();
+        pendingBefore = Dlpack.pendingExports();
+    }
+
+    @AfterEach
+    void tearDown() {
+        arena.close();
+        assertEquals(pendingBefore, Dlpack.pendingExports(), "every export was released");
+    }
+
+    /** The C peer's checksum: sum over row-major k of (k + 1) * element k. */
+    static double checksum(TensorView view) {
+        double sum = 0;
+        long k = 1;
+        for (PrimitiveIterator.OfDouble it = view.doubles(); it.hasNext(); k++) {
+            sum += k * it.nextDouble();
+        }
+        return sum;
+    }
+
+    private TensorView f32(long rows, long cols) {
+        TensorView v = TensorView.of(arena.allocate(4 * rows * cols), "f32[" + rows + "," + cols + "]{1,0}");
+        float[] values = new float[(int) (rows * cols)];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = i + 0.5f;
+        }
+        v.copyFrom(values);
+        return v;
+    }
+
+    @Test
+    void transposedViewExportsInPlaceWithItsStrides() {
+        TensorView t = Ops.transpose(f32(2, 3), 1, 0);
+        AtomicInteger released = new AtomicInteger();
+        MemorySegment m = Dlpack.exportVersioned(t, DlpackExportOptions.defaults().withOnRelease(released::incrementAndGet));
+        long[] d = peer.describeVersioned(m);
+        assertEquals(2, d[NDIM]);
+        assertEquals(2, d[CODE]);
+        assertEquals(32, d[BITS]);
+        assertEquals(1, d[LANES]);
+        assertEquals(1, d[DEVICE]);
+        assertEquals(0, d[DEVICE_ID]);
+        assertEquals(0, d[BYTE_OFFSET]);
+        assertEquals(0, d[STRIDES_NULL]);
+        assertArrayEquals(new long[] {3, 2, 1, 3}, new long[] {d[SHAPE], d[SHAPE + 1], d[STRIDES], d[STRIDES + 1]});
+        assertEquals(1, d[MAJOR]);
+        assertEquals(3, d[MINOR]);
+        assertEquals(0, d[FLAGS], "neither read-only nor copied");
+        assertEquals(checksum(t), peer.checksumVersioned(m));
+        assertEquals(pendingBefore + 1, Dlpack.pendingExports());
+        peer.deleteVersioned(m);
+        assertEquals(1, released.get());
+    }
+
+    @Test
+    void sliceExportsItsOffsetAsByteOffset() {
+        TensorView s = Ops.slice(f32(4, 5), new long[] {1, 2}, new long[] {3, 5}, new long[] {1, 1});
+        MemorySegment m = Dlpack.exportVersioned(s);
+        long[] d = peer.describeVersioned(m);
+        assertEquals(4 * 7, d[BYTE_OFFSET]);
+        assertArrayEquals(new long[] {5, 1}, new long[] {d[STRIDES], d[STRIDES + 1]});
+        assertEquals(checksum(s), peer.checksumVersioned(m));
+        peer.deleteVersioned(m);
+    }
+
+    @Test
+    void consumerWritesLandInOurBufferWithoutACopy() {
+        TensorView v = f32(2, 3);
+        MemorySegment m = Dlpack.exportVersioned(v);
+        assertEquals(0, peer.writeF32Versioned(m));
+        assertArrayEquals(new float[] {0, 10, 20, 30, 40, 50}, v.toFloatArray());
+        peer.deleteVersioned(m);
+    }
+
+    @Test
+    void readOnlyBufferSetsTheReadOnlyFlag() {
+        TensorView v = f32(2, 3);
+        TensorView ro = TensorView.strided(v.buffer().asReadOnly(), DType.F32, StridedLayout.packed(2, 3));
+        MemorySegment m = Dlpack.exportVersioned(ro);
+        assertEquals(DlpackStructs.FLAG_READ_ONLY, peer.describeVersioned(m)[FLAGS]);
+        assertEquals(-1, peer.writeF32Versioned(m), "the consumer honours READ_ONLY");
+        peer.deleteVersioned(m);
+        MemorySegment asked = Dlpack.exportVersioned(v, DlpackExportOptions.defaults().withReadOnly(true));
+        assertEquals(DlpackStructs.FLAG_READ_ONLY, peer.describeVersioned(asked)[FLAGS]);
+        peer.deleteVersioned(asked);
+    }
+
+    @Test
+    void tiledViewIsCopiedWithIsCopiedSet() {
+        TensorView tiled = TensorView.of(arena.allocate(96), "f32[3,5]{1,0:T(2,2)}");
+        float[] values = new float[15];
+        for (int i = 0; i < 15; i++) {
+            values[i] = i * 1.5f;
+        }
+        tiled.copyFrom(values);
+        MemorySegment m = Dlpack.exportVersioned(tiled);
+        long[] d = peer.describeVersioned(m);
+        assertEquals(DlpackStructs.FLAG_IS_COPIED, d[FLAGS]);
+        assertArrayEquals(new long[] {5, 1}, new long[] {d[STRIDES], d[STRIDES + 1]});
+        assertEquals(checksum(tiled), peer.checksumVersioned(m));
+        peer.deleteVersioned(m);
+    }
+
+    @Test
+    void tiledViewIsRefusedWhenCopiesAreNot() {
+        TensorView tiled = TensorView.of(arena.allocate(96), "f32[3,5]{1,0:T(2,2)}");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Dlpack.exportVersioned(tiled, DlpackExportOptions.defaults().withCopyIfNotStrided(false)));
+        assertTrue(e.getMessage().contains("needs a copy, which copyIfNotStrided=false refuses: DLPack describes strided"
+                + " views only"), e.getMessage());
+    }
+
+    @Test
+    void paddedViewIsCopiedWithItsFillValues() {
+        TensorView padded = Ops.pad(f32(2, 2), new long[] {1, 0}, new long[] {0, 1}, new long[] {0, 0}, -1);
+        MemorySegment m = Dlpack.exportLegacy(padded);
+        assertEquals(checksum(padded), peer.checksumLegacy(m));
+        assertEquals(-1.0, padded.getFloat(0, 0));
+        peer.deleteLegacy(m);
+    }
+
+    @Test
+    void packedInt4ExportsPackedAndUnpackedInt4SaysPadded() {
+        TensorView packed = TensorView.of(arena.allocate(4), "s4[6]{0:E(4)}");
+        packed.copyFrom(new long[] {1, -2, 3, -4, 7, -8});
+        MemorySegment m = Dlpack.exportVersioned(packed);
+        long[] d = peer.describeVersioned(m);
+        assertEquals(4, d[BITS]);
+        assertEquals(0, d[FLAGS]);
+        assertEquals(checksum(packed), peer.checksumVersioned(m));
+        peer.deleteVersioned(m);
+
+        TensorView unpacked = TensorView.strided(arena.allocate(6), DType.S4, StridedLayout.packed(6));
+        unpacked.copyFrom(new long[] {1, -2, 3, -4, 7, -8});
+        MemorySegment padded = Dlpack.exportVersioned(unpacked);
+        assertEquals(DlpackStructs.FLAG_IS_SUBBYTE_TYPE_PADDED, peer.describeVersioned(padded)[FLAGS]);
+        assertEquals(checksum(unpacked), peer.checksumVersioned(padded));
+        peer.deleteVersioned(padded);
+
+        MemorySegment legacy = Dlpack.exportLegacy(unpacked);
+        assertEquals(checksum(unpacked), peer.checksumLegacy(legacy), "the legacy struct gets a packed copy");
+        peer.deleteLegacy(legacy);
+    }
+
+    @Test
+    void int4SliceStartingInsideAByteIsCopied() {
+        TensorView packed = TensorView.of(arena.allocate(4), "s4[6]{0:E(4)}");
+        packed.copyFrom(new long[] {1, -2, 3, -4, 7, -8});
+        TensorView odd = Ops.slice(packed, new long[] {1}, new long[] {6}, new long[] {1});
+        MemorySegment m = Dlpack.exportVersioned(odd);
+        assertEquals(DlpackStructs.FLAG_IS_COPIED, peer.describeVersioned(m)[FLAGS]);
+        assertEquals(checksum(odd), peer.checksumVersioned(m));
+        peer.deleteVersioned(m);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Dlpack.exportVersioned(odd, DlpackExportOptions.defaults().withCopyIfNotStrided(false)));
+        assertTrue(e.getMessage().contains("its first element starts at bit 4 of a byte"), e.getMessage());
+    }
+
+    @Test
+    void deleterCalledFromAThreadTheJvmNeverSawReleasesOnce() {
+        AtomicInteger released = new AtomicInteger();
+        MemorySegment m = Dlpack.exportVersioned(f32(2, 2), DlpackExportOptions.defaults().withOnRelease(released::incrementAndGet));
+        assertEquals(0, peer.deleteVersionedOnNewThread(m));
+        assertEquals(1, released.get());
+    }
+
+    @Test
+    void closeBufferOnReleaseHandsTheBufferOver() {
+        Buffer root = arena.allocate(16);
+        TensorView v = TensorView.strided(root, DType.F32, StridedLayout.packed(4));
+        MemorySegment m = Dlpack.exportVersioned(v, DlpackExportOptions.defaults().withCloseBufferOnRelease(true));
+        assertTrue(root.isAlive());
+        peer.deleteVersioned(m);
+        assertFalse(root.isAlive());
+
+        TensorView ofSlice = TensorView.strided(arena.allocate(32).slice(0, 16), DType.F32, StridedLayout.packed(4));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Dlpack.exportVersioned(ofSlice, DlpackExportOptions.defaults().withCloseBufferOnRelease(true)));
+        assertTrue(e.getMessage().contains("closeBufferOnRelease needs a root buffer"), e.getMessage());
+    }
+
+    @Test
+    void roundTripThroughOurOwnImportCallsOurDeleterOnceFromAnotherThread() throws InterruptedException {
+        TensorView t = Ops.transpose(f32(2, 3), 1, 0);
+        AtomicInteger released = new AtomicInteger();
+        MemorySegment m = Dlpack.exportVersioned(t, DlpackExportOptions.defaults().withOnRelease(released::incrementAndGet));
+        DlpackTensor back = Dlpack.importVersioned(m);
+        assertArrayEquals(t.toFloatArray(), back.view().toFloatArray());
+        Thread closer = Thread.ofPlatform().start(back::close);
+        closer.join();
+        back.close();
+        assertEquals(1, released.get());
+
+        MemorySegment legacy = Dlpack.exportLegacy(t);
+        try (DlpackTensor again = Dlpack.importLegacy(legacy)) {
+            assertArrayEquals(t.toFloatArray(), again.view().toFloatArray());
+        }
+    }
+
+    @Test
+    void deviceBufferExportsItsAddressAndDevice() {
+        Buffer gpu = Buffers.foreign(0x7f00_0000_1000L, 128, MemorySpace.DEVICE.withDeviceOrdinal(2), "fake", () -> { });
+        TensorView v = TensorView.strided(gpu, DType.F32, StridedLayout.of(new long[] {2, 4}, new long[] {1, 2}, 1));
+        MemorySegment m = Dlpack.exportVersioned(v);
+        long[] d = peer.describeVersioned(m);
+        assertEquals(2, d[DEVICE]);
+        assertEquals(2, d[DEVICE_ID]);
+        assertEquals(4, d[BYTE_OFFSET]);
+        Dlpack.release(m, true);
+
+        TensorView tiledOnGpu = TensorView.of(gpu, "f32[3,5]{1,0:T(2,2)}");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Dlpack.exportVersioned(tiledOnGpu));
+        assertTrue(e.getMessage().contains("needs a copy on the host, but its memory is not host-accessible"), e.getMessage());
+    }
+
+    @Test
+    void fastDeviceMemoryHasNoDlpackDevice() {
+        Buffer vmem = Buffers.foreign(0x1000L, 64, MemorySpace.DEVICE_FAST, "fake", () -> { });
+        TensorView v = TensorView.strided(vmem, DType.F32, StridedLayout.packed(4));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Dlpack.exportVersioned(v));
+        assertTrue(e.getMessage().contains("S(1) on-device fast memory (VMEM) has no DLPack device type"), e.getMessage());
+    }
+
+    @Test
+    void emptyViewExportsNullData() {
+        TensorView empty = TensorView.strided(arena.allocate(8), DType.F32, StridedLayout.packed(0, 3));
+        MemorySegment m = Dlpack.exportVersioned(empty);
+        long[] d = peer.describeVersioned(m);
+        assertEquals(1, d[DATA_NULL]);
+        assertEquals(0, d[SHAPE]);
+        peer.deleteVersioned(m);
+    }
+
+    @Test
+    void closedBufferCannotBeExported() {
+        Buffer b = arena.allocate(16);
+        TensorView v = TensorView.strided(b, DType.F32, StridedLayout.packed(4));
+        b.close();
+        assertThrows(IllegalStateException.class, () -> Dlpack.exportVersioned(v));
+    }
+}
