@@ -1,6 +1,7 @@
 package dev.tensorbuf.interop;
 
 import dev.tensorbuf.interop.internal.ReadOnlyDirectBuffer;
+import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.memory.Buffers;
@@ -250,9 +251,8 @@ public final class AgronaBuffers {
         }
         Arena arena = Arena.ofShared();
         try {
-            // reinterpret is restricted (--enable-native-access): the address comes from Agrona,
-            // which vouches for capacity() bytes there.
-            MemorySegment segment = MemorySegment.ofAddress(source.addressOffset()).reinterpret(source.capacity(), arena, null);
+            // A restricted call: the address comes from Agrona, which vouches for capacity() bytes there.
+            MemorySegment segment = RestrictedNative.segment(source.addressOffset(), source.capacity(), arena);
             if (!(source instanceof MutableDirectBuffer)) {
                 segment = segment.asReadOnly();
             }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.Buffer;
@@ -114,7 +115,7 @@ class AgronaBuffersTest {
     void moreThanTwoGibibytesIsRefused() {
         try (Arena arena = Arena.ofConfined()) {
             // Never touched: the check comes before any access.
-            MemorySegment huge = arena.allocate(64).reinterpret(3L << 30);
+            MemorySegment huge = RestrictedNative.resize(arena.allocate(64), 3L << 30);
             Buffer buffer = Buffers.foreign(huge, MemorySpace.HOST, "test", () -> { });
             var e = assertThrows(IllegalArgumentException.class, () -> AgronaBuffers.asDirectBuffer(buffer));
             assertTrue(e.getMessage().contains("holds 3221225472 bytes, more than an Agrona buffer's 2147483647"),

@@ -211,9 +211,7 @@ public final class CopyEngine {
         }
         Buffer buffer = allocator.allocate(Math.max(1, shape.arraySize()));
         buffer.segment().fill((byte) 0);
-        TensorView dst = TensorView.of(buffer, shape);
-        copy(src, dst);
-        return dst;
+        return copyInto(src, TensorView.of(buffer, shape), buffer);
     }
 
     /**
@@ -226,9 +224,25 @@ public final class CopyEngine {
         if (!layout.sizes().equals(src.dims())) {
             throw new IllegalArgumentException("layout sizes " + layout.sizes() + " differ from source dims " + src.dims());
         }
-        Buffer buffer = allocator.allocate(Math.max(1, layout.minBytes(dtype)));
-        TensorView dst = TensorView.strided(buffer, dtype, layout);
-        copy(src, dst);
-        return dst;
+        if (layout.minOffset() < 0) {
+            throw new IllegalArgumentException("layout " + layout + " reaches element offset " + layout.minOffset()
+                    + " below 0");
+        }
+        // One element per byte or more, as TensorView.strided reads it (sub-byte types unpacked).
+        long bytes = layout.elementCount() == 0 ? 1
+                : Sizes.multiply(layout.maxOffset() + 1, dtype.byteWidth(), "bytes of " + layout);
+        Buffer buffer = allocator.allocate(bytes);
+        return copyInto(src, TensorView.strided(buffer, dtype, layout), buffer);
+    }
+
+    /** Copies into a new buffer's view; the buffer is freed if the copy fails. */
+    private TensorView copyInto(TensorView src, TensorView dst, Buffer buffer) {
+        try {
+            copy(src, dst);
+            return dst;
+        } catch (RuntimeException e) {
+            buffer.close();
+            throw e;
+        }
     }
 }

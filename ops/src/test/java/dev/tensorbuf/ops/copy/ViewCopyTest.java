@@ -90,4 +90,24 @@ class ViewCopyTest {
         TensorView readOnly = TensorView.of(allocator.allocate(24).asReadOnly(), "f32[2,3]{1,0}");
         assertThrows(IllegalArgumentException.class, () -> engine.copy(src, readOnly));
     }
+
+    @Test
+    void aFailedMaterializeFreesItsBuffer() {
+        dev.tensorbuf.memory.PooledAllocator pool = dev.tensorbuf.memory.PooledAllocator.builder().name("t").build();
+        TensorView src = iota("f32[2,2]{1,0}");
+        src.setFloat(Float.NaN, 1, 1);
+        assertThrows(IllegalArgumentException.class,
+                () -> engine.materialize(src, DType.S32, StridedLayout.packed(2, 2), pool));
+        assertEquals(0, pool.stats().liveBytes(), pool.stats().toString());
+        pool.close();
+    }
+
+    @Test
+    void stridedMaterializeHoldsUnpackedSubByteElements() {
+        TensorView src = iota("f32[3,5]{1,0}");
+        TensorView s8 = engine.materialize(src, DType.S8, StridedLayout.packed(3, 5), allocator);
+        TensorView s4 = engine.materialize(s8, DType.S4, StridedLayout.packed(3, 5), allocator);
+        assertEquals(15, s4.buffer().byteSize());
+        assertSameElements(s8, s4);
+    }
 }
