@@ -36,7 +36,7 @@ final class StripSvg {
         w.open("g", "class", "strip");
         w.text("Memory, in physical order", "x", x0, "y", y + 14, "font-family", PictureSvg.SANS, "font-size", 14,
                 "font-weight", "bold", "fill", Palette.INK);
-        w.text("slot number above each box; inside, the logical index stored there", "x", x0 + 222, "y", y + 14,
+        w.text("slot number above each box; inside, the logical index stored there", "x", x0 + 250, "y", y + 14,
                 "font-family", PictureSvg.SANS, "font-size", 13, "fill", Palette.MUTED);
         y += 26;
         int maxLabel = 1;
