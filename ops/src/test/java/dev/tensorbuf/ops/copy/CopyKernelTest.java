@@ -199,7 +199,7 @@ class CopyKernelTest {
 
     @Test
     void largeCopiesSplitAcrossThreads() {
-        CopyEngine two = CopyEngine.of(2);
+        CopyEngine two = CopyEngine.of(2, true, 1 << 20);
         try (Arena arena = Arena.ofShared()) {
             long[] d = {2, 64, 48, 48};
             Access src = strided(arena, DType.F32, StridedLayout.of(TensorFormat.NCHW, d));
@@ -209,7 +209,7 @@ class CopyKernelTest {
             java.lang.foreign.MemorySegment expected = arena.allocate(dst.segment().byteSize());
             expected.copyFrom(dst.segment());
             CopyOracle.expect(src, dst, null, expected);
-            assertEquals(-1, expected.mismatch(dst.segment()), "2 threads above the default threshold; seed "
+            assertEquals(-1, expected.mismatch(dst.segment()), "2 threads above a 1 MiB threshold; seed "
                     + CopyFixture.SEED);
         }
     }

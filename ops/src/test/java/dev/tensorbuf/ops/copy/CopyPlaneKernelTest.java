@@ -153,4 +153,21 @@ class CopyPlaneKernelTest {
                     "stride-2 rows ending at the segment end");
         }
     }
+
+    @Test
+    void broadcastOverTheOuterLoopReplicatesItsFirstBlock() {
+        try (Arena arena = Arena.ofShared()) {
+            // Blocks of 17 * 33 * 31 floats (69 KB, above the 64 KiB replication size), 13 of them.
+            long[] sizes = {13, 17, 33, 31};
+            Access bias = Access.strided(arena.allocate(17 * 4), DType.F32, StridedLayout.of(sizes, new long[] {0, 1, 0, 0}));
+            checkKernel(bias, strided(arena, DType.F32, StridedLayout.packed(sizes)), null, Kernel.FILL,
+                    "broadcast f32[1,17,1,1] -> " + Arrays.toString(sizes));
+            // Gaps between the blocks: each block is still dense, so it replicates into the gapped slots.
+            Access gapped = strided(arena, DType.F32, StridedLayout.of(sizes, new long[] {17 * 33 * 31 + 5, 33 * 31, 31, 1}, 0));
+            checkKernel(bias, gapped, null, Kernel.FILL, "broadcast into blocks with gaps");
+            // Padded rows: blocks are not dense, so runs are filled one by one.
+            Access padded = strided(arena, DType.F32, StridedLayout.of(sizes, new long[] {17 * 33 * 32, 33 * 32, 32, 1}, 0));
+            checkKernel(bias, padded, null, Kernel.FILL, "broadcast into padded rows");
+        }
+    }
 }
