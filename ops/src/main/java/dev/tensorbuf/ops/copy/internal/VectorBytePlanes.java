@@ -19,7 +19,8 @@ import java.nio.ByteOrder;
  * + fma"). A block is {@code B} pixels ({@code B} = bytes per vector): {@code C} byte vectors are
  * loaded, each channel's {@code B} bytes are gathered by {@code C - 1} chained two-vector byte
  * {@code selectFrom} shuffles, then widened to ints a quarter at a time, converted to float,
- * scaled and stored. A run that is not a multiple of {@code B} ends with one block overlapping
+ * scaled and stored. One method per channel (each reloading the block's vectors from L1): one
+ * method for all channels outgrew C2's inlining budget and ran 10x slower. A run that is not a multiple of {@code B} ends with one block overlapping
  * the previous one; runs shorter than {@code B} go pixel by pixel.
  */
 final class VectorBytePlanes {
@@ -28,6 +29,7 @@ final class VectorBytePlanes {
     private static final VectorSpecies<Integer> I = IntVector.SPECIES_PREFERRED;
     private static final VectorSpecies<Byte> BS = VectorSpecies.of(byte.class, VectorShape.forBitSize(I.vectorBitSize()));
     private static final int B = BS.length();
+    /** Int lanes per vector: a quarter of the byte lanes, so a block widens in four parts. */
     private static final int Q = I.length();
 
     private static final ByteVector D2_0_0 = table(2, 0, 0);
@@ -106,10 +108,6 @@ final class VectorBytePlanes {
         long plane = t.dstStride()[r - 2];
         MemorySegment src = t.src();
         MemorySegment dst = t.dst();
-        FloatVector s0 = FloatVector.broadcast(F, sc[0]);
-        FloatVector b0 = FloatVector.broadcast(F, bi[0]);
-        FloatVector s1 = FloatVector.broadcast(F, sc[1]);
-        FloatVector b1 = FloatVector.broadcast(F, bi[1]);
         Odometer o = new Odometer(t, 2);
         do {
             long s = o.src;
@@ -126,12 +124,22 @@ final class VectorBytePlanes {
                     p = n - B;
                 }
                 long q = s + p * 2;
-                ByteVector v0 = ByteVector.fromMemorySegment(BS, src, q, ORDER);
-                ByteVector v1 = ByteVector.fromMemorySegment(BS, src, q + 1L * B, ORDER);
-                store(D2_0_0.selectFrom(v0, v1), s0, b0, dst, d + p * 4);
-                store(D2_1_0.selectFrom(v0, v1), s1, b1, dst, d + plane + p * 4);
+                channel2of0(src, q, dst, d + p * 4, sc[0], bi[0]);
+                channel2of1(src, q, dst, d + plane + p * 4, sc[1], bi[1]);
             }
         } while (o.next());
+    }
+
+    private static void channel2of0(MemorySegment src, long q, MemorySegment dst, long d, float scale, float bias) {
+        ByteVector v0 = ByteVector.fromMemorySegment(BS, src, q, ORDER);
+        ByteVector v1 = ByteVector.fromMemorySegment(BS, src, q + 1L * B, ORDER);
+        store(D2_0_0.selectFrom(v0, v1), FloatVector.broadcast(F, scale), FloatVector.broadcast(F, bias), dst, d);
+    }
+
+    private static void channel2of1(MemorySegment src, long q, MemorySegment dst, long d, float scale, float bias) {
+        ByteVector v0 = ByteVector.fromMemorySegment(BS, src, q, ORDER);
+        ByteVector v1 = ByteVector.fromMemorySegment(BS, src, q + 1L * B, ORDER);
+        store(D2_1_0.selectFrom(v0, v1), FloatVector.broadcast(F, scale), FloatVector.broadcast(F, bias), dst, d);
     }
 
     private static void planes3(Task t, float[] sc, float[] bi) {
@@ -140,12 +148,6 @@ final class VectorBytePlanes {
         long plane = t.dstStride()[r - 2];
         MemorySegment src = t.src();
         MemorySegment dst = t.dst();
-        FloatVector s0 = FloatVector.broadcast(F, sc[0]);
-        FloatVector b0 = FloatVector.broadcast(F, bi[0]);
-        FloatVector s1 = FloatVector.broadcast(F, sc[1]);
-        FloatVector b1 = FloatVector.broadcast(F, bi[1]);
-        FloatVector s2 = FloatVector.broadcast(F, sc[2]);
-        FloatVector b2 = FloatVector.broadcast(F, bi[2]);
         Odometer o = new Odometer(t, 2);
         do {
             long s = o.src;
@@ -162,14 +164,32 @@ final class VectorBytePlanes {
                     p = n - B;
                 }
                 long q = s + p * 3;
-                ByteVector v0 = ByteVector.fromMemorySegment(BS, src, q, ORDER);
-                ByteVector v1 = ByteVector.fromMemorySegment(BS, src, q + 1L * B, ORDER);
-                ByteVector v2 = ByteVector.fromMemorySegment(BS, src, q + 2L * B, ORDER);
-                store(D3_0_1.selectFrom(D3_0_0.selectFrom(v0, v1), v2), s0, b0, dst, d + p * 4);
-                store(D3_1_1.selectFrom(D3_1_0.selectFrom(v0, v1), v2), s1, b1, dst, d + plane + p * 4);
-                store(D3_2_1.selectFrom(D3_2_0.selectFrom(v0, v1), v2), s2, b2, dst, d + 2 * plane + p * 4);
+                channel3of0(src, q, dst, d + p * 4, sc[0], bi[0]);
+                channel3of1(src, q, dst, d + plane + p * 4, sc[1], bi[1]);
+                channel3of2(src, q, dst, d + 2 * plane + p * 4, sc[2], bi[2]);
             }
         } while (o.next());
+    }
+
+    private static void channel3of0(MemorySegment src, long q, MemorySegment dst, long d, float scale, float bias) {
+        ByteVector v0 = ByteVector.fromMemorySegment(BS, src, q, ORDER);
+        ByteVector v1 = ByteVector.fromMemorySegment(BS, src, q + 1L * B, ORDER);
+        ByteVector v2 = ByteVector.fromMemorySegment(BS, src, q + 2L * B, ORDER);
+        store(D3_0_1.selectFrom(D3_0_0.selectFrom(v0, v1), v2), FloatVector.broadcast(F, scale), FloatVector.broadcast(F, bias), dst, d);
+    }
+
+    private static void channel3of1(MemorySegment src, long q, MemorySegment dst, long d, float scale, float bias) {
+        ByteVector v0 = ByteVector.fromMemorySegment(BS, src, q, ORDER);
+        ByteVector v1 = ByteVector.fromMemorySegment(BS, src, q + 1L * B, ORDER);
+        ByteVector v2 = ByteVector.fromMemorySegment(BS, src, q + 2L * B, ORDER);
+        store(D3_1_1.selectFrom(D3_1_0.selectFrom(v0, v1), v2), FloatVector.broadcast(F, scale), FloatVector.broadcast(F, bias), dst, d);
+    }
+
+    private static void channel3of2(MemorySegment src, long q, MemorySegment dst, long d, float scale, float bias) {
+        ByteVector v0 = ByteVector.fromMemorySegment(BS, src, q, ORDER);
+        ByteVector v1 = ByteVector.fromMemorySegment(BS, src, q + 1L * B, ORDER);
+        ByteVector v2 = ByteVector.fromMemorySegment(BS, src, q + 2L * B, ORDER);
+        store(D3_2_1.selectFrom(D3_2_0.selectFrom(v0, v1), v2), FloatVector.broadcast(F, scale), FloatVector.broadcast(F, bias), dst, d);
     }
 
     private static void planes4(Task t, float[] sc, float[] bi) {
@@ -178,14 +198,6 @@ final class VectorBytePlanes {
         long plane = t.dstStride()[r - 2];
         MemorySegment src = t.src();
         MemorySegment dst = t.dst();
-        FloatVector s0 = FloatVector.broadcast(F, sc[0]);
-        FloatVector b0 = FloatVector.broadcast(F, bi[0]);
-        FloatVector s1 = FloatVector.broadcast(F, sc[1]);
-        FloatVector b1 = FloatVector.broadcast(F, bi[1]);
-        FloatVector s2 = FloatVector.broadcast(F, sc[2]);
-        FloatVector b2 = FloatVector.broadcast(F, bi[2]);
-        FloatVector s3 = FloatVector.broadcast(F, sc[3]);
-        FloatVector b3 = FloatVector.broadcast(F, bi[3]);
         Odometer o = new Odometer(t, 2);
         do {
             long s = o.src;
@@ -202,25 +214,62 @@ final class VectorBytePlanes {
                     p = n - B;
                 }
                 long q = s + p * 4;
-                ByteVector v0 = ByteVector.fromMemorySegment(BS, src, q, ORDER);
-                ByteVector v1 = ByteVector.fromMemorySegment(BS, src, q + 1L * B, ORDER);
-                ByteVector v2 = ByteVector.fromMemorySegment(BS, src, q + 2L * B, ORDER);
-                ByteVector v3 = ByteVector.fromMemorySegment(BS, src, q + 3L * B, ORDER);
-                store(D4_0_2.selectFrom(D4_0_1.selectFrom(D4_0_0.selectFrom(v0, v1), v2), v3), s0, b0, dst, d + p * 4);
-                store(D4_1_2.selectFrom(D4_1_1.selectFrom(D4_1_0.selectFrom(v0, v1), v2), v3), s1, b1, dst, d + plane + p * 4);
-                store(D4_2_2.selectFrom(D4_2_1.selectFrom(D4_2_0.selectFrom(v0, v1), v2), v3), s2, b2, dst, d + 2 * plane + p * 4);
-                store(D4_3_2.selectFrom(D4_3_1.selectFrom(D4_3_0.selectFrom(v0, v1), v2), v3), s3, b3, dst, d + 3 * plane + p * 4);
+                channel4of0(src, q, dst, d + p * 4, sc[0], bi[0]);
+                channel4of1(src, q, dst, d + plane + p * 4, sc[1], bi[1]);
+                channel4of2(src, q, dst, d + 2 * plane + p * 4, sc[2], bi[2]);
+                channel4of3(src, q, dst, d + 3 * plane + p * 4, sc[3], bi[3]);
             }
         } while (o.next());
     }
 
-    /** Widens {@code B} bytes to floats a quarter (one int vector) at a time, scales and stores them. */
+    private static void channel4of0(MemorySegment src, long q, MemorySegment dst, long d, float scale, float bias) {
+        ByteVector v0 = ByteVector.fromMemorySegment(BS, src, q, ORDER);
+        ByteVector v1 = ByteVector.fromMemorySegment(BS, src, q + 1L * B, ORDER);
+        ByteVector v2 = ByteVector.fromMemorySegment(BS, src, q + 2L * B, ORDER);
+        ByteVector v3 = ByteVector.fromMemorySegment(BS, src, q + 3L * B, ORDER);
+        store(D4_0_2.selectFrom(D4_0_1.selectFrom(D4_0_0.selectFrom(v0, v1), v2), v3), FloatVector.broadcast(F, scale), FloatVector.broadcast(F, bias), dst, d);
+    }
+
+    private static void channel4of1(MemorySegment src, long q, MemorySegment dst, long d, float scale, float bias) {
+        ByteVector v0 = ByteVector.fromMemorySegment(BS, src, q, ORDER);
+        ByteVector v1 = ByteVector.fromMemorySegment(BS, src, q + 1L * B, ORDER);
+        ByteVector v2 = ByteVector.fromMemorySegment(BS, src, q + 2L * B, ORDER);
+        ByteVector v3 = ByteVector.fromMemorySegment(BS, src, q + 3L * B, ORDER);
+        store(D4_1_2.selectFrom(D4_1_1.selectFrom(D4_1_0.selectFrom(v0, v1), v2), v3), FloatVector.broadcast(F, scale), FloatVector.broadcast(F, bias), dst, d);
+    }
+
+    private static void channel4of2(MemorySegment src, long q, MemorySegment dst, long d, float scale, float bias) {
+        ByteVector v0 = ByteVector.fromMemorySegment(BS, src, q, ORDER);
+        ByteVector v1 = ByteVector.fromMemorySegment(BS, src, q + 1L * B, ORDER);
+        ByteVector v2 = ByteVector.fromMemorySegment(BS, src, q + 2L * B, ORDER);
+        ByteVector v3 = ByteVector.fromMemorySegment(BS, src, q + 3L * B, ORDER);
+        store(D4_2_2.selectFrom(D4_2_1.selectFrom(D4_2_0.selectFrom(v0, v1), v2), v3), FloatVector.broadcast(F, scale), FloatVector.broadcast(F, bias), dst, d);
+    }
+
+    private static void channel4of3(MemorySegment src, long q, MemorySegment dst, long d, float scale, float bias) {
+        ByteVector v0 = ByteVector.fromMemorySegment(BS, src, q, ORDER);
+        ByteVector v1 = ByteVector.fromMemorySegment(BS, src, q + 1L * B, ORDER);
+        ByteVector v2 = ByteVector.fromMemorySegment(BS, src, q + 2L * B, ORDER);
+        ByteVector v3 = ByteVector.fromMemorySegment(BS, src, q + 3L * B, ORDER);
+        store(D4_3_2.selectFrom(D4_3_1.selectFrom(D4_3_0.selectFrom(v0, v1), v2), v3), FloatVector.broadcast(F, scale), FloatVector.broadcast(F, bias), dst, d);
+    }
+
+    /**
+     * Widens {@code B} bytes to floats a quarter (one int vector) at a time, scales and stores
+     * them. Written out: the part index of {@code convertShape} must be a constant for C2 to
+     * intrinsify it, and a loop over the parts was not always unrolled (4x slower when not).
+     */
     private static void store(ByteVector bytes, FloatVector scale, FloatVector bias, MemorySegment dst, long d) {
-        for (int part = 0; part < B / Q; part++) {
-            FloatVector f = (FloatVector) bytes.convertShape(VectorOperators.ZERO_EXTEND_B2I, I, part)
-                    .convert(VectorOperators.I2F, 0);
-            f.fma(scale, bias).intoMemorySegment(dst, d + 4L * Q * part, ORDER);
-        }
+        widen(bytes, 0).fma(scale, bias).intoMemorySegment(dst, d, ORDER);
+        widen(bytes, 1).fma(scale, bias).intoMemorySegment(dst, d + 4L * Q, ORDER);
+        widen(bytes, 2).fma(scale, bias).intoMemorySegment(dst, d + 8L * Q, ORDER);
+        widen(bytes, 3).fma(scale, bias).intoMemorySegment(dst, d + 12L * Q, ORDER);
+    }
+
+    /** Quarter {@code part} of the bytes, zero-extended and converted to floats. */
+    private static FloatVector widen(ByteVector bytes, int part) {
+        return (FloatVector) bytes.convertShape(VectorOperators.ZERO_EXTEND_B2I, I, part)
+                .convert(VectorOperators.I2F, 0);
     }
 
     private static void scalar(MemorySegment src, long s, MemorySegment dst, long d, long plane, long n, int c,
