@@ -62,7 +62,11 @@ public final class CopyBenchRunner {
         for (CopyCase c : cases) {
             try (Arena arena = Arena.ofShared()) {
                 CopyCase.Prepared p = c.prepare(arena, engine);
-                for (int i = 0; i < warmup; i++) {
+                // At least this long too: the Vector API kernels are slow until C2 compiles them,
+                // and an in-cache case finishes a fixed count of warm-up runs before it does.
+                long warmNanos = quick ? 500_000_000L : 2_000_000_000L;
+                long start = System.nanoTime();
+                for (int i = 0; i < warmup || System.nanoTime() - start < warmNanos; i++) {
                     p.run();
                     p.runBaseline();
                 }

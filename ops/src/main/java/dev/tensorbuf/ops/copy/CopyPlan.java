@@ -20,12 +20,12 @@ import java.util.Optional;
  *     Access nchw = Access.strided(a, DType.F32, StridedLayout.of(TensorFormat.NCHW, 2, 3, 4, 5));
  *     Access nhwc = Access.strided(b, DType.F32, StridedLayout.of(TensorFormat.NHWC, 2, 3, 4, 5));
  *     CopyPlan p = CopyPlan.of(nchw, nhwc);
- *     p.steps();   // [Run[kernel=ELEMENT, srcOffset=0, dstOffset=0,
+ *     p.steps();   // [Run[kernel=INTERLEAVE, srcOffset=0, dstOffset=0,
  *                  //   loops=[Loop[count=2, srcStride=60, dstStride=60], Loop[count=20, srcStride=1, dstStride=3],
  *                  //          Loop[count=3, srcStride=20, dstStride=1]], channelLoop=-1]]
  * }
  * }
- * (Three channels are too few for a shuffle block; 64 channels plan a {@link Kernel#TRANSPOSE}.)
+ * (Three channels interleave three planes, one vector each; 64 channels plan a {@link Kernel#TRANSPOSE}.)
  *
  * @param src the source
  * @param dst the destination

@@ -16,6 +16,20 @@ public enum Kernel {
     TRANSPOSE,
     /** 2-byte elements, innermost destination pair comes from two source rows: XLA's {@code (2,1)} packing. */
     PAIR_INTERLEAVE,
+    /**
+     * 4-byte elements, 2 to 4 planes contiguous in the source are interleaved into the
+     * destination (NCHW -> NHWC with C = 3): register shuffles of one vector per plane.
+     */
+    INTERLEAVE,
+    /** 4-byte elements, 2 to 4 interleaved channels split into destination planes (NHWC -> NCHW with C = 3). */
+    DEINTERLEAVE,
+    /** 4-byte elements read at source stride 2 into a contiguous run (a {@code ::2} slice): even-lane shuffles. */
+    EVEN_GATHER,
+    /**
+     * u8 to f32 with 1 to 4 interleaved channels split into destination planes, optionally with a
+     * per-channel scale and bias on those channels (image staging): byte permutes, widening and fma.
+     */
+    BYTE_PLANES,
     /** Same type, any strides: one element at a time. */
     ELEMENT,
     /** Different types or a per-channel scale and bias: converted one run at a time. */

@@ -55,14 +55,14 @@ class CopyKernelTest {
     }
 
     @Test
-    void threeChannelsCopyElementByElement() {
+    void threeChannelsInterleavePlanes() {
         try (Arena arena = Arena.ofShared()) {
             long[] d = {1, 3, 23, 21};
             checkKernel(strided(arena, DType.F32, StridedLayout.of(TensorFormat.NCHW, d)),
-                    strided(arena, DType.F32, StridedLayout.of(TensorFormat.NHWC, d)), null, Set.of(Kernel.ELEMENT),
+                    strided(arena, DType.F32, StridedLayout.of(TensorFormat.NHWC, d)), null, Set.of(Kernel.INTERLEAVE),
                     "NCHW->NHWC C=3");
             checkKernel(strided(arena, DType.F32, StridedLayout.of(TensorFormat.NHWC, d)),
-                    strided(arena, DType.F32, StridedLayout.of(TensorFormat.NCHW, d)), null, Set.of(Kernel.ELEMENT),
+                    strided(arena, DType.F32, StridedLayout.of(TensorFormat.NCHW, d)), null, Set.of(Kernel.DEINTERLEAVE),
                     "NHWC->NCHW C=3");
         }
     }
@@ -108,7 +108,7 @@ class CopyKernelTest {
             long[] d = {2, 3, 13, 11};
             ChannelAffine affine = new ChannelAffine(1, List.of(0.5f, 0.25f, 2f), List.of(-1f, 3f, 0.125f));
             checkKernel(strided(arena, DType.U8, StridedLayout.of(TensorFormat.NHWC, d)),
-                    strided(arena, DType.F32, StridedLayout.of(TensorFormat.NCHW, d)), affine, Set.of(Kernel.CONVERT),
+                    strided(arena, DType.F32, StridedLayout.of(TensorFormat.NCHW, d)), affine, Set.of(Kernel.BYTE_PLANES),
                     "u8 NHWC -> f32 NCHW scale+bias");
             check(strided(arena, DType.U8, StridedLayout.of(TensorFormat.NCHW, d)),
                     strided(arena, DType.F32, StridedLayout.of(TensorFormat.NHWC, d)), affine, rnd,
@@ -199,7 +199,7 @@ class CopyKernelTest {
 
     @Test
     void largeCopiesSplitAcrossThreads() {
-        CopyEngine two = CopyEngine.of(2);
+        CopyEngine two = CopyEngine.of(2, true, 1 << 20);
         try (Arena arena = Arena.ofShared()) {
             long[] d = {2, 64, 48, 48};
             Access src = strided(arena, DType.F32, StridedLayout.of(TensorFormat.NCHW, d));
@@ -209,7 +209,7 @@ class CopyKernelTest {
             java.lang.foreign.MemorySegment expected = arena.allocate(dst.segment().byteSize());
             expected.copyFrom(dst.segment());
             CopyOracle.expect(src, dst, null, expected);
-            assertEquals(-1, expected.mismatch(dst.segment()), "2 threads above the default threshold; seed "
+            assertEquals(-1, expected.mismatch(dst.segment()), "2 threads above a 1 MiB threshold; seed "
                     + CopyFixture.SEED);
         }
     }

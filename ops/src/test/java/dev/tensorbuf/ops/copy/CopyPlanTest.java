@@ -33,7 +33,7 @@ class CopyPlanTest {
     @Test
     void exampleFromJavadoc() {
         CopyPlan p = CopyPlan.of(f32(TensorFormat.NCHW, 2, 3, 4, 5), f32(TensorFormat.NHWC, 2, 3, 4, 5));
-        assertEquals(List.of(new Step.Run(Kernel.ELEMENT, 0, 0, List.of(new Loop(2, 60, 60), new Loop(20, 1, 3),
+        assertEquals(List.of(new Step.Run(Kernel.INTERLEAVE, 0, 0, List.of(new Loop(2, 60, 60), new Loop(20, 1, 3),
                 new Loop(3, 20, 1)), -1)), p.steps());
     }
 

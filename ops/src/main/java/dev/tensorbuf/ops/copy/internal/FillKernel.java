@@ -5,15 +5,45 @@ import java.lang.foreign.MemorySegment;
 /**
  * {@link dev.tensorbuf.ops.copy.Kernel#FILL}: broadcast along the innermost loop. The first
  * elements of a run are written one by one, the rest by doubling {@code MemorySegment.copy}
- * from the run's own start, which keeps the wide copy stub on large runs.
+ * from the run's own start, which keeps the wide copy stub on large runs. When the outermost loop
+ * is a broadcast too (source stride 0) over a dense destination block, only its first block is
+ * filled; the others are bulk copies of it (few large copies from cache, the copy stub's
+ * streaming stores, no per-run work).
  */
 final class FillKernel {
     private static final int SEED_ELEMENTS = 64;
+    /**
+     * Smallest destination block replicated by bulk copies (system property
+     * {@code tensorbuf.copy.replicateBytes}); 0 turns replication off.
+     */
+    static final long REPLICATE_BYTES = Long.getLong("tensorbuf.copy.replicateBytes", 64 << 10);
 
     private FillKernel() {
     }
 
     static void run(Task t) {
+        int r = t.rank();
+        long block = t.dstWidth();
+        for (int j = r - 1; j >= 1; j--) {
+            if (t.dstStride()[j] != block) {
+                block = -1;
+                break;
+            }
+            block *= t.count()[j];
+        }
+        if (REPLICATE_BYTES > 0 && r >= 2 && block >= REPLICATE_BYTES && t.srcStride()[0] == 0 && t.count()[0] > 1
+                && t.dstStride()[0] >= block) {
+            runs(t.slice(0, 0, 1));
+            MemorySegment dst = t.dst();
+            for (long i = 1; i < t.count()[0]; i++) {
+                MemorySegment.copy(dst, t.dstOff(), dst, t.dstOff() + i * t.dstStride()[0], block);
+            }
+            return;
+        }
+        runs(t);
+    }
+
+    private static void runs(Task t) {
         int r = t.rank();
         long n = t.count()[r - 1];
         int w = t.dstWidth();

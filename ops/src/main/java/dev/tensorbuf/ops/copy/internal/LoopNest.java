@@ -3,6 +3,7 @@ package dev.tensorbuf.ops.copy.internal;
 import dev.tensorbuf.ops.copy.Kernel;
 import dev.tensorbuf.ops.copy.Loop;
 import dev.tensorbuf.ops.copy.Step;
+import dev.tensorbuf.views.DType;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -11,11 +12,16 @@ import java.util.List;
 /**
  * Turns one box of loops into a {@link Step.Run}: drops unit loops, flips negative destination
  * strides, orders loops by destination stride (the destination's physical order), fuses loops
- * that are contiguous on both sides, then picks the kernel from the two innermost loops.
+ * that are contiguous on both sides, then picks the kernel from the two innermost loops (their
+ * strides and counts) and the element types. No kernel is chosen by anything else.
  */
 public final class LoopNest {
     /** Below this many iterations a transposed loop is not worth a register-shuffle block. */
     static final int MIN_TRANSPOSE = 8;
+    /** Most planes (channels) the interleave, de-interleave and byte-plane kernels handle. */
+    static final int MAX_PLANES = 4;
+    /** Fewest pixels per run for which the plane kernels beat the element loop. */
+    static final int MIN_PLANE_RUN = 8;
 
     private LoopNest() {
     }
@@ -23,11 +29,14 @@ public final class LoopNest {
     /**
      * @param loops the box's loops, any order
      * @param channel index in {@code loops} of the channel loop, or -1
-     * @param convert whether values are converted (types differ or a scale and bias apply)
-     * @param width element width in bytes when not converting
+     * @param from the source element type
+     * @param to the destination element type
+     * @param affine whether a per-channel scale and bias apply
      */
-    public static Step.Run plan(List<Loop> loops, long srcOffset, long dstOffset, int channel, boolean convert,
-                                int width) {
+    public static Step.Run plan(List<Loop> loops, long srcOffset, long dstOffset, int channel, DType from, DType to,
+                                boolean affine) {
+        boolean convert = from != to || affine;
+        int width = to.byteWidth();
         List<Loop> kept = new ArrayList<>();
         Loop channelLoop = null;
         long so = srcOffset;
@@ -69,9 +78,34 @@ public final class LoopNest {
         }
         int channelIndex = ch == null ? -1 : fused.indexOf(ch);
         if (convert) {
-            return new Step.Run(Kernel.CONVERT, so, dO, fused, channelIndex);
+            Step.Run planes = from == DType.U8 && to == DType.F32 ? bytePlanes(fused, so, dO, channelIndex) : null;
+            return planes != null ? planes : new Step.Run(Kernel.CONVERT, so, dO, fused, channelIndex);
         }
         return chooseKernel(fused, so, dO, width);
+    }
+
+    /**
+     * u8 to f32 where the innermost loop reads every {@code C}-th byte ({@code C} in 2..4) and
+     * another loop of {@code C} iterations walks the channels byte by byte: the channels go to
+     * destination planes in one pass. The channel loop, if any, must be that loop.
+     */
+    private static Step.Run bytePlanes(List<Loop> loops, long so, long dO, int channel) {
+        int r = loops.size();
+        Loop inner = loops.get(r - 1);
+        if (r < 2 || inner.dstStride() != 1 || inner.srcStride() < 2 || inner.srcStride() > MAX_PLANES
+                || inner.count() < MIN_PLANE_RUN) {
+            return null;
+        }
+        for (int b = r - 2; b >= 0; b--) {
+            Loop lb = loops.get(b);
+            if (lb.srcStride() == 1 && lb.count() == inner.srcStride() && (channel == -1 || channel == b)) {
+                List<Loop> reordered = new ArrayList<>(loops);
+                reordered.remove(b);
+                reordered.add(r - 2, lb);
+                return new Step.Run(Kernel.BYTE_PLANES, so, dO, reordered, channel == -1 ? -1 : r - 2);
+            }
+        }
+        return null;
     }
 
     private static Step.Run chooseKernel(List<Loop> loops, long so, long dO, int width) {
@@ -100,11 +134,27 @@ public final class LoopNest {
                 if (width == 4 && inner.count() >= MIN_TRANSPOSE && lb.count() >= MIN_TRANSPOSE && inner.srcStride() > 0) {
                     return new Step.Run(Kernel.TRANSPOSE, so, dO, reordered, -1);
                 }
+                if (width == 4 && isPlaneCount(inner.count()) && lb.dstStride() == inner.count()
+                        && lb.count() >= MIN_PLANE_RUN) {
+                    return new Step.Run(Kernel.INTERLEAVE, so, dO, reordered, -1);
+                }
+                if (width == 4 && isPlaneCount(lb.count()) && inner.srcStride() == lb.count()
+                        && inner.count() >= MIN_PLANE_RUN) {
+                    return new Step.Run(Kernel.DEINTERLEAVE, so, dO, reordered, -1);
+                }
                 if (width == 2 && inner.count() == 2 && lb.dstStride() == 2) {
                     return new Step.Run(Kernel.PAIR_INTERLEAVE, so, dO, reordered, -1);
                 }
             }
         }
+        // After the plane kernels: two interleaved channels de-interleave in one pass, not two gathers.
+        if (width == 4 && inner.dstStride() == 1 && inner.srcStride() == 2 && inner.count() >= MIN_TRANSPOSE) {
+            return new Step.Run(Kernel.EVEN_GATHER, so, dO, loops, -1);
+        }
         return new Step.Run(Kernel.ELEMENT, so, dO, loops, -1);
+    }
+
+    private static boolean isPlaneCount(long c) {
+        return c >= 2 && c <= MAX_PLANES;
     }
 }

@@ -5,6 +5,7 @@ import dev.tensorbuf.ops.copy.ChannelAffine;
 import dev.tensorbuf.ops.copy.Loop;
 import dev.tensorbuf.ops.copy.Step;
 import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.XlaLayout;
 
@@ -36,8 +37,9 @@ public final class Planner {
 
     /** {@return the steps copying {@code src} into {@code dst}; both checked by the caller} */
     public static List<Step> plan(Access src, Access dst, ChannelAffine affine) {
-        boolean convert = src.dtype() != dst.dtype() || affine != null;
-        int width = dst.dtype().byteWidth();
+        DType from = src.dtype();
+        DType to = dst.dtype();
+        boolean scaled = affine != null;
         Form sf = form(src);
         Form df = form(dst);
         List<Step> steps = new ArrayList<>();
@@ -55,7 +57,7 @@ public final class Planner {
                 loops.add(new Loop(src.dims().get(i), ss[i], ds[i]));
             }
             if (src.elementCount() > 0) {
-                steps.add(LoopNest.plan(loops, so, dO, channel, convert, width));
+                steps.add(LoopNest.plan(loops, so, dO, channel, from, to, scaled));
             }
             return steps;
         }
@@ -114,8 +116,8 @@ public final class Planner {
                 }
                 loops.add(dstTiled ? new Loop(r.count(), os, ts) : new Loop(r.count(), ts, os));
             }
-            steps.add(dstTiled ? LoopNest.plan(loops, otherOff, tiledOff, ch, convert, width)
-                    : LoopNest.plan(loops, tiledOff, otherOff, ch, convert, width));
+            steps.add(dstTiled ? LoopNest.plan(loops, otherOff, tiledOff, ch, from, to, scaled)
+                    : LoopNest.plan(loops, tiledOff, otherOff, ch, from, to, scaled));
         }
         if (dstTiled) {
             for (int i = 0; i < dims; i++) {
@@ -144,7 +146,7 @@ public final class Planner {
             off += lo * d.stride();
             loops.add(new Loop(count, 0, d.stride()));
         }
-        Step.Run shaped = LoopNest.plan(loops, 0, off, -1, false, 1);
+        Step.Run shaped = LoopNest.plan(loops, 0, off, -1, DType.U8, DType.U8, false);
         return new Step.Zero(shaped.dstOffset(), shaped.loops());
     }
 
