@@ -172,7 +172,7 @@ final class DemoSteps {
         }
     }
 
-    private static void check(boolean ok, String what) {
+    static void check(boolean ok, String what) {
         if (!ok) {
             throw new IllegalStateException("demo check failed: " + what);
         }
