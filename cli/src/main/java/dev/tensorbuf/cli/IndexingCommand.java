@@ -193,6 +193,10 @@ final class IndexingCommand implements Command {
         if (file.equals("-")) {
             return in.stdin().lines().collect(Collectors.joining("\n"));
         }
+        if (Files.isDirectory(Path.of(file))) {
+            // An empty argument names the working directory: reading it fails with a bare "Is a directory".
+            throw new IllegalArgumentException("'" + file + "' is a directory, expected an HLO text file or '-'");
+        }
         try {
             return Files.readString(Path.of(file), StandardCharsets.UTF_8);
         } catch (NoSuchFileException e) {

@@ -93,6 +93,11 @@ public final class Main {
         } catch (NoSuchFileException e) {
             err.println("tensorbuf " + command.name() + ": no such file: " + e.getMessage());
             return 2;
+        } catch (java.io.IOException e) {
+            // A path the user named that the system refuses (a directory, a name too long, no
+            // permission) is bad input, not an internal error; the message names the path.
+            err.println("tensorbuf " + command.name() + ": cannot read: " + e.getMessage());
+            return 2;
         } catch (UncheckedIOException e) {
             err.println("tensorbuf " + command.name() + ": " + e.getCause().getMessage());
             return 2;

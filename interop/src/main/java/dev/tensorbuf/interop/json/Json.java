@@ -201,8 +201,13 @@ public final class Json {
         if (peek() == '-') {
             pos++;
         }
+        int firstDigit = pos;
         if (!digits()) {
             throw error("expected digits in a number");
+        }
+        if (text.charAt(firstDigit) == '0' && pos - firstDigit > 1) {
+            pos = firstDigit;
+            throw error("a number may not start with 0 followed by digits");
         }
         boolean integral = true;
         if (peek() == '.') {
@@ -227,7 +232,13 @@ public final class Json {
             BigInteger big = new BigInteger(s);
             return big.bitLength() < 64 ? (Object) big.longValue() : big;
         }
-        return new BigDecimal(s).doubleValue();
+        try {
+            return new BigDecimal(s).doubleValue();
+        } catch (NumberFormatException e) {
+            // BigDecimal keeps its exponent in an int: 1e99999999999 is valid JSON it cannot hold.
+            pos = start;
+            throw error("number " + s + " has an exponent beyond " + Integer.MAX_VALUE);
+        }
     }
 
     private boolean digits() {

@@ -272,15 +272,27 @@ final class MapParser {
             if (accept("*")) {
                 e = Exprs.mul(e, unary());
             } else if (accept("/") || acceptWord("floordiv") || acceptWord("floorDiv")) {
-                e = Exprs.floorDiv(e, unary());
+                e = Exprs.floorDiv(e, divisor());
             } else if (acceptWord("ceildiv") || acceptWord("ceilDiv")) {
-                e = Exprs.ceilDiv(e, unary());
+                e = Exprs.ceilDiv(e, divisor());
             } else if (acceptWord("mod")) {
-                e = Exprs.mod(e, unary());
+                e = Exprs.mod(e, divisor());
             } else {
                 return e;
             }
         }
+    }
+
+    /** A zero divisor has no value anywhere; refused here, where the text can still be pointed at. */
+    private AffineExpr divisor() {
+        skipSpace();
+        int at = pos;
+        AffineExpr d = unary();
+        if (d instanceof AffineExpr.Const c && c.value() == 0) {
+            pos = at;
+            throw error("division by zero");
+        }
+        return d;
     }
 
     private AffineExpr unary() {

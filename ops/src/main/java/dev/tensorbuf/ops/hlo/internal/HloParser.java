@@ -8,8 +8,11 @@ import dev.tensorbuf.ops.hlo.HloSyntaxException;
 import dev.tensorbuf.views.TextFormatException;
 import dev.tensorbuf.views.XlaShape;
 import java.text.ParsePosition;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -79,7 +82,61 @@ public final class HloParser {
                 throw error("unknown computation '" + called.getKey() + "'", called.getValue());
             }
         }
+        rejectCallCycles(computations, calledAt);
         return new HloModule(name, attributes, computations);
+    }
+
+    /**
+     * XLA's call graph is acyclic (its verifier refuses recursion); the analyses walk into called
+     * computations, so a cycle here would recurse without end.
+     */
+    private void rejectCallCycles(List<HloComputation> computations, Map<String, Integer> calledAt) {
+        Map<String, List<String>> calls = new LinkedHashMap<>();
+        for (HloComputation c : computations) {
+            List<String> callees = new ArrayList<>();
+            for (HloInstruction i : c.instructions()) {
+                for (String key : List.of("to_apply", "calls", "condition", "body")) {
+                    if (i.attributes().get(key) instanceof HloAttribute.Text t) {
+                        for (String n : t.text().replaceAll("[{}]", "").split(",")) {
+                            String callee = n.strip();
+                            callees.add(callee.startsWith("%") ? callee.substring(1) : callee);
+                        }
+                    }
+                }
+            }
+            calls.put(c.name(), callees);
+        }
+        Map<String, Integer> state = new HashMap<>();
+        for (String root : calls.keySet()) {
+            Deque<Iterator<String>> stack = new ArrayDeque<>();
+            Deque<String> path = new ArrayDeque<>();
+            if (state.containsKey(root)) {
+                continue;
+            }
+            state.put(root, 1);
+            path.addLast(root);
+            stack.push(calls.get(root).iterator());
+            while (!stack.isEmpty()) {
+                if (!stack.peek().hasNext()) {
+                    stack.pop();
+                    state.put(path.removeLast(), 2);
+                    continue;
+                }
+                String next = stack.peek().next();
+                Integer seen = state.get(next);
+                if (seen != null && seen == 1) {
+                    List<String> cycle = new ArrayList<>(path);
+                    cycle.add(next);
+                    throw error("computations call each other in a cycle: " + String.join(" -> ",
+                            cycle.subList(cycle.indexOf(next), cycle.size())), calledAt.getOrDefault(next, 0));
+                }
+                if (seen == null && calls.containsKey(next)) {
+                    state.put(next, 1);
+                    path.addLast(next);
+                    stack.push(calls.get(next).iterator());
+                }
+            }
+        }
     }
 
     private HloComputation computation(Map<String, Integer> calledAt, List<HloComputation> before) {

@@ -38,7 +38,7 @@ public final class OpIndexing {
             case "tuple" -> Permutations.tuple(ctx, instr, outputId);
             case "reduce" -> Reductions.reduce(ctx, instr, outputId);
             case "dot" -> Reductions.dot(ctx, instr);
-            case "slice" -> Slicing.slice(instr);
+            case "slice" -> Slicing.slice(ctx, instr);
             case "concatenate" -> Slicing.concatenate(ctx, instr);
             case "pad" -> Slicing.pad(ctx, instr);
             case "dynamic-slice" -> Slicing.dynamicSlice(ctx, instr);
@@ -71,7 +71,7 @@ public final class OpIndexing {
             case "reverse" -> Permutations.reverse(instr);
             case "reduce" -> Reductions.reduceInputToOutput(ctx, instr, operand);
             case "dot" -> Reductions.dotInputToOutput(ctx, instr, operand);
-            case "slice" -> Slicing.sliceInputToOutput(instr);
+            case "slice" -> Slicing.sliceInputToOutput(ctx, instr);
             case "concatenate" -> Slicing.concatenateInputToOutput(ctx, instr, operand);
             case "pad" -> Slicing.padInputToOutput(ctx, instr, operand);
             case "reshape" -> Reshapes.reshapeInputToOutput(ctx, instr);

@@ -44,7 +44,7 @@ final class Permutations {
     /** Transpose: output dimension {@code i} is input dimension {@code perm[i]}. */
     static List<Set<OperandIndexing>> transpose(HloInstruction instr) {
         ArrayShape out = instr.arrayShape();
-        List<Long> perm = instr.ints("dimensions");
+        List<Long> perm = permutation(instr, out.rank());
         AffineExpr[] res = new AffineExpr[perm.size()];
         for (int i = 0; i < perm.size(); i++) {
             res[perm.get(i).intValue()] = Maps.d(i);
@@ -55,10 +55,21 @@ final class Permutations {
     static List<Set<OperandIndexing>> transposeInputToOutput(Ctx ctx, HloInstruction instr) {
         ArrayShape in = ctx.operandShape(instr, 0);
         List<AffineExpr> res = new ArrayList<>();
-        for (long p : instr.ints("dimensions")) {
+        for (long p : permutation(instr, in.rank())) {
             res.add(Maps.d((int) p));
         }
         return List.of(Maps.one(Maps.map(in.dims(), List.of(), res)));
+    }
+
+    /** The maps index by the permutation, so one that is not a permutation of the rank is refused here. */
+    private static List<Long> permutation(HloInstruction instr, int rank) {
+        List<Long> perm = instr.ints("dimensions");
+        if (perm.size() != rank || perm.stream().distinct().count() != rank
+                || perm.stream().anyMatch(p -> p < 0 || p >= rank)) {
+            throw new IllegalArgumentException(instr.opcode() + " " + instr.name() + ": dimensions " + perm
+                    + " are not a permutation of [0, " + rank + ")");
+        }
+        return perm;
     }
 
     /** Reverse is its own inverse: the same map in both directions. */

@@ -76,6 +76,7 @@ final class Reductions {
         List<Long> rb = instr.intsOrEmpty("rhs_batch_dims");
         List<Long> lc = instr.intsOrEmpty("lhs_contracting_dims");
         List<Long> rc = instr.intsOrEmpty("rhs_contracting_dims");
+        checkDot(instr, out, lhs, rhs, lb, rb, lc, rc);
         List<Long> ranges = new ArrayList<>();
         for (long dim : lc) {
             ranges.add(lhs.dim((int) dim));
@@ -106,6 +107,7 @@ final class Reductions {
         List<Long> rb = instr.intsOrEmpty("rhs_batch_dims");
         List<Long> lc = instr.intsOrEmpty("lhs_contracting_dims");
         List<Long> rc = instr.intsOrEmpty("rhs_contracting_dims");
+        checkDot(instr, out, lhs, rhs, lb, rb, lc, rc);
         List<Long> myBatch = operand == 0 ? lb : rb;
         ArrayShape mine = operand == 0 ? lhs : rhs;
         List<AffineExpr> batchRes = new ArrayList<>();
@@ -137,5 +139,64 @@ final class Reductions {
         res.addAll(rhsFree);
         assert res.size() == out.rank();
         return List.of(Maps.one(Maps.map(mine.dims(), ranges, res)));
+    }
+
+    /**
+     * The maps above index by these lists without further checks, so a dot whose dimension
+     * numbers do not fit its shapes (a misspelled attribute, a contracting dim out of range) is
+     * refused here rather than lowered to a map of the wrong rank.
+     */
+    private static void checkDot(HloInstruction instr, ArrayShape out, ArrayShape lhs, ArrayShape rhs,
+                                 List<Long> lb, List<Long> rb, List<Long> lc, List<Long> rc) {
+        String where = "dot " + instr.name() + " of " + lhs + " and " + rhs;
+        if (lb.size() != rb.size() || lc.size() != rc.size()) {
+            throw new IllegalArgumentException(where + ": lhs_batch_dims " + lb + " / rhs_batch_dims " + rb
+                    + " and lhs_contracting_dims " + lc + " / rhs_contracting_dims " + rc + " must pair up");
+        }
+        checkDims(where, "lhs", lhs, lb, lc);
+        checkDims(where, "rhs", rhs, rb, rc);
+        List<Long> expected = new ArrayList<>();
+        for (int i = 0; i < lb.size(); i++) {
+            pairMatches(where, "batch", lhs, rhs, lb.get(i), rb.get(i));
+            expected.add(lhs.dim(lb.get(i).intValue()));
+        }
+        for (int i = 0; i < lc.size(); i++) {
+            pairMatches(where, "contracting", lhs, rhs, lc.get(i), rc.get(i));
+        }
+        for (ArrayShape side : List.of(lhs, rhs)) {
+            List<Long> batch = side == lhs ? lb : rb;
+            List<Long> contracting = side == lhs ? lc : rc;
+            for (int j = 0; j < side.rank(); j++) {
+                if (!batch.contains((long) j) && !contracting.contains((long) j)) {
+                    expected.add(side.dim(j));
+                }
+            }
+        }
+        if (!expected.equals(out.dims())) {
+            throw new IllegalArgumentException(where + ": result dims are " + out.dims() + ", but batch, lhs free and"
+                    + " rhs free dims give " + expected);
+        }
+    }
+
+    private static void checkDims(String where, String side, ArrayShape shape, List<Long> batch, List<Long> contracting) {
+        List<Long> all = new ArrayList<>(batch);
+        all.addAll(contracting);
+        for (long d : all) {
+            if (d < 0 || d >= shape.rank()) {
+                throw new IllegalArgumentException(where + ": " + side + " dimension " + d + " out of bounds [0, "
+                        + shape.rank() + ")");
+            }
+        }
+        if (all.stream().distinct().count() != all.size()) {
+            throw new IllegalArgumentException(where + ": " + side + " batch dims " + batch + " and contracting dims "
+                    + contracting + " repeat a dimension");
+        }
+    }
+
+    private static void pairMatches(String where, String kind, ArrayShape lhs, ArrayShape rhs, long l, long r) {
+        if (lhs.dim((int) l) != rhs.dim((int) r)) {
+            throw new IllegalArgumentException(where + ": " + kind + " dims lhs " + l + " (" + lhs.dim((int) l)
+                    + ") and rhs " + r + " (" + rhs.dim((int) r) + ") differ in size");
+        }
     }
 }

@@ -21,10 +21,12 @@ final class Reshapes {
     }
 
     static List<Set<OperandIndexing>> reshape(Ctx ctx, HloInstruction instr) {
+        checkCounts(instr, ctx.operandShape(instr, 0).dims(), instr.arrayShape().dims());
         return List.of(Maps.one(reshapeMap(ctx.operandShape(instr, 0).dims(), instr.arrayShape().dims())));
     }
 
     static List<Set<OperandIndexing>> reshapeInputToOutput(Ctx ctx, HloInstruction instr) {
+        checkCounts(instr, ctx.operandShape(instr, 0).dims(), instr.arrayShape().dims());
         return List.of(Maps.one(reshapeMap(instr.arrayShape().dims(), ctx.operandShape(instr, 0).dims())));
     }
 
@@ -37,6 +39,29 @@ final class Reshapes {
     }
 
     /** {@return the map from an output index of a reshape {@code input -> output} to the input index} */
+    /** A reshape keeps every element: the linearised maps below assume equal element counts. */
+    private static void checkCounts(HloInstruction instr, List<Long> in, List<Long> out) {
+        long inCount = count(instr, in);
+        long outCount = count(instr, out);
+        if (inCount != outCount) {
+            throw new IllegalArgumentException(instr.opcode() + " " + instr.name() + " of " + in + " (" + inCount
+                    + " elements) to " + out + " (" + outCount + " elements): element counts differ");
+        }
+    }
+
+    private static long count(HloInstruction instr, List<Long> dims) {
+        long n = 1;
+        for (long d : dims) {
+            try {
+                n = Math.multiplyExact(n, d);
+            } catch (ArithmeticException e) {
+                throw new IllegalArgumentException(instr.opcode() + " " + instr.name() + ": element count of " + dims
+                        + " overflows a long", e);
+            }
+        }
+        return n;
+    }
+
     static IndexingMap reshapeMap(List<Long> input, List<Long> output) {
         List<AffineExpr> exprs = new ArrayList<>();
         long inputElements = input.stream().reduce(1L, Math::multiplyExact);

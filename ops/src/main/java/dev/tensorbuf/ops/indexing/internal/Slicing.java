@@ -21,14 +21,35 @@ final class Slicing {
     private Slicing() {
     }
 
-    private static List<SliceDim> sliceDims(HloInstruction instr) {
-        return ((HloAttribute.Slices) instr.attribute("slice").orElseThrow(
-                () -> new IllegalArgumentException("slice " + instr.name() + " has no slice attribute"))).dims();
+    /** The slice config, checked against the shapes: the maps trust start, stride and the output size. */
+    private static List<SliceDim> sliceDims(Ctx ctx, HloInstruction instr) {
+        ArrayShape in = ctx.operandShape(instr, 0);
+        ArrayShape out = instr.arrayShape();
+        String where = "slice " + instr.name() + " of " + in + " to " + out;
+        HloAttribute attribute = instr.attribute("slice").orElseThrow(
+                () -> new IllegalArgumentException(where + " has no slice attribute"));
+        if (!(attribute instanceof HloAttribute.Slices slices)) {
+            throw new IllegalArgumentException(where + ": slice is " + attribute + ", expected [start:limit:stride] per dim");
+        }
+        List<SliceDim> dims = slices.dims();
+        if (dims.size() != in.rank() || out.rank() != in.rank()) {
+            throw new IllegalArgumentException(where + ": slice has " + dims.size() + " dims, operand rank is "
+                    + in.rank() + " and result rank " + out.rank());
+        }
+        for (int i = 0; i < dims.size(); i++) {
+            SliceDim d = dims.get(i);
+            if (d.start() < 0 || d.start() > d.limit() || d.limit() > in.dim(i) || d.stride() < 1
+                    || (d.limit() - d.start() + d.stride() - 1) / d.stride() != out.dim(i)) {
+                throw new IllegalArgumentException(where + ": dim " + i + " [" + d.start() + ":" + d.limit() + ":"
+                        + d.stride() + "] does not select " + out.dim(i) + " of " + in.dim(i) + " elements");
+            }
+        }
+        return dims;
     }
 
-    static List<Set<OperandIndexing>> slice(HloInstruction instr) {
+    static List<Set<OperandIndexing>> slice(Ctx ctx, HloInstruction instr) {
         ArrayShape out = instr.arrayShape();
-        List<SliceDim> dims = sliceDims(instr);
+        List<SliceDim> dims = sliceDims(ctx, instr);
         List<AffineExpr> res = new ArrayList<>();
         for (int i = 0; i < out.rank(); i++) {
             res.add(Maps.d(i).times(dims.get(i).stride()).plus(dims.get(i).start()));
@@ -37,9 +58,9 @@ final class Slicing {
     }
 
     /** Input to output: only every stride-th input element from start is read. */
-    static List<Set<OperandIndexing>> sliceInputToOutput(HloInstruction instr) {
+    static List<Set<OperandIndexing>> sliceInputToOutput(Ctx ctx, HloInstruction instr) {
         ArrayShape out = instr.arrayShape();
-        List<SliceDim> dims = sliceDims(instr);
+        List<SliceDim> dims = sliceDims(ctx, instr);
         List<Variable> vars = new ArrayList<>();
         List<AffineExpr> res = new ArrayList<>();
         Map<AffineExpr, Interval> cons = Maps.constraints();
@@ -91,8 +112,7 @@ final class Slicing {
     static List<Set<OperandIndexing>> pad(Ctx ctx, HloInstruction instr) {
         ArrayShape out = instr.arrayShape();
         ArrayShape in = ctx.operandShape(instr, 0);
-        List<PadDim> pads = ((HloAttribute.Padding) instr.attribute("padding").orElseThrow(
-                () -> new IllegalArgumentException("pad " + instr.name() + " has no padding attribute"))).dims();
+        List<PadDim> pads = padding(instr, in, out);
         List<Variable> vars = new ArrayList<>();
         List<AffineExpr> res = new ArrayList<>();
         Map<AffineExpr, Interval> cons = Maps.constraints();
@@ -119,7 +139,7 @@ final class Slicing {
             return List.of(Maps.one(Maps.fromScalar(out)));
         }
         ArrayShape in = ctx.operandShape(instr, 0);
-        List<PadDim> pads = ((HloAttribute.Padding) instr.attribute("padding").orElseThrow()).dims();
+        List<PadDim> pads = padding(instr, in, out);
         List<AffineExpr> res = new ArrayList<>();
         Map<AffineExpr, Interval> cons = Maps.constraints();
         for (int i = 0; i < in.rank(); i++) {
@@ -129,6 +149,39 @@ final class Slicing {
             cons.put(e, new Interval(0, out.dim(i) - 1));
         }
         return List.of(Maps.one(Maps.map(Maps.box(in.dims()), List.of(), List.of(), res, cons)));
+    }
+
+    /**
+     * The pad's config, checked against its shapes: the maps above index it by dimension and
+     * trust that each output dim is {@code low + high + in + (in - 1) * interior}.
+     */
+    private static List<PadDim> padding(HloInstruction instr, ArrayShape in, ArrayShape out) {
+        String where = "pad " + instr.name() + " of " + in + " to " + out;
+        HloAttribute attribute = instr.attribute("padding").orElseThrow(
+                () -> new IllegalArgumentException(where + " has no padding attribute"));
+        if (!(attribute instanceof HloAttribute.Padding padding)) {
+            throw new IllegalArgumentException(where + ": padding is " + attribute + ", expected low_high_interior per dim");
+        }
+        List<PadDim> pads = padding.dims();
+        if (pads.size() != in.rank() || out.rank() != in.rank()) {
+            throw new IllegalArgumentException(where + ": padding has " + pads.size() + " dims, operand rank is "
+                    + in.rank() + " and result rank " + out.rank());
+        }
+        for (int i = 0; i < pads.size(); i++) {
+            PadDim p = pads.get(i);
+            long expected;
+            try {
+                long inner = in.dim(i) == 0 ? 0 : Math.addExact(in.dim(i), Math.multiplyExact(in.dim(i) - 1, p.interior()));
+                expected = Math.addExact(Math.addExact(p.low(), p.high()), inner);
+            } catch (ArithmeticException e) {
+                throw new IllegalArgumentException(where + ": dim " + i + " padded by " + p + " overflows a long", e);
+            }
+            if (p.interior() < 0 || expected != out.dim(i)) {
+                throw new IllegalArgumentException(where + ": dim " + i + " of size " + in.dim(i) + " padded by "
+                        + p.low() + "_" + p.high() + "_" + p.interior() + " gives " + expected + ", not " + out.dim(i));
+            }
+        }
+        return pads;
     }
 
     /** Offsets are runtime variables bound to the scalar offset operands, clamped so the slice fits. */

@@ -1,0 +1,37 @@
+package dev.tensorbuf.views.fuzz;
+
+import static dev.tensorbuf.views.fuzz.FuzzChecks.assertRoundTrip;
+import static dev.tensorbuf.views.fuzz.FuzzChecks.expectOnlyDocumentedExceptions;
+
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import dev.tensorbuf.views.indexing.IndexingMap;
+
+/**
+ * Fuzzes indexing-map text ({@code (d0)[s0] -> (d0 + s0), domain: d0 in [0, 3], s0 in [0, 1]}):
+ * parse, print, parse again, and simplify. Seeds and findings:
+ * {@code src/test/resources/dev/tensorbuf/views/fuzz/IndexingMapFuzzTestInputs/}.
+ */
+class IndexingMapFuzzTest {
+    @FuzzTest
+    void mapTextParsesOrFailsCleanlyAndRoundTrips(byte[] data) {
+        String text = FuzzChecks.text(data);
+        expectOnlyDocumentedExceptions(text, () -> {
+            IndexingMap map = IndexingMap.parse(text);
+            assertPrintsAndReadsBack(map);
+            assertPrintsAndReadsBack(map.simplify());
+        });
+    }
+
+    /** A known-empty map prints as XLA does, {@code KNOWN EMPTY}, which keeps only that it is empty. */
+    private static void assertPrintsAndReadsBack(IndexingMap map) {
+        String printed = map.toString();
+        IndexingMap reparsed = IndexingMap.parse(printed);
+        if (map.isKnownEmpty()) {
+            if (!reparsed.isKnownEmpty()) {
+                throw new AssertionError("known-empty map printed as " + FuzzChecks.quote(printed) + " reads back as " + reparsed);
+            }
+            return;
+        }
+        assertRoundTrip(map, printed, reparsed);
+    }
+}
