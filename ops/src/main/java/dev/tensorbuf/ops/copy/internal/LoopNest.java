@@ -13,7 +13,8 @@ import java.util.List;
  * Turns one box of loops into a {@link Step.Run}: drops unit loops, flips negative destination
  * strides, orders loops by destination stride (the destination's physical order), fuses loops
  * that are contiguous on both sides, then picks the kernel from the two innermost loops (their
- * strides and counts) and the element types. No kernel is chosen by anything else.
+ * strides and counts) and the element types; short bulk runs may move one source-contiguous loop
+ * just outside the run ({@link #fewerStreams}). No kernel is chosen by anything else.
  */
 public final class LoopNest {
     /** Below this many iterations a transposed loop is not worth a register-shuffle block. */
@@ -163,8 +164,8 @@ public final class LoopNest {
      * Short contiguous runs (XLA tile rows): the loop just outside the run continues it on the
      * destination, so each of its iterations starts a new source row (a stream). When another loop
      * continues the run on the source with at most half the iterations (ties are not worth a
-     * reorder), it goes just outside the run instead,
-     * so the side that jumps is the one with fewer streams. T(8,128) -> f32[4096,4096]: 8
+     * reorder), it goes just outside the run instead, so the side that jumps is the one with fewer
+     * streams. T(8,128) -> f32[4096,4096]: 8
      * destination rows per tile instead of 32 source tiles 4 KiB apart, 30% less CPU time
      * (f32 -> T(8,128) keeps destination order: there the source side has 8 rows).
      */
