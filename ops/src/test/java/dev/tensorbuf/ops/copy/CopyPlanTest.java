@@ -58,6 +58,21 @@ class CopyPlanTest {
     }
 
     @Test
+    void untilingShortRunsPutsTheLoopWithFewerRowsInside() {
+        // 8 destination rows per tile, not 32 source tiles 4 KiB apart, between the 512-byte runs.
+        CopyPlan from = CopyPlan.of(tiled("f32[4096,4096]{1,0:T(8,128)}"), tiled("f32[4096,4096]{1,0}"));
+        assertEquals(List.of(new Step.Run(Kernel.BULK, 0, 0, List.of(new Loop(512, 32768, 32768),
+                new Loop(32, 1024, 128), new Loop(8, 128, 4096), new Loop(128, 1, 1)), -1)), from.steps());
+        // Tiling keeps destination order: there the source side has the 8 rows.
+        CopyPlan to = CopyPlan.of(tiled("f32[4096,4096]{1,0}"), tiled("f32[4096,4096]{1,0:T(8,128)}"));
+        assertEquals(List.of(new Step.Run(Kernel.BULK, 0, 0, List.of(new Loop(512, 32768, 32768),
+                new Loop(32, 128, 1024), new Loop(8, 4096, 128), new Loop(128, 1, 1)), -1)), to.steps());
+        // Long runs keep destination order.
+        CopyPlan wide = CopyPlan.of(tiled("f32[64,4096]{1,0:T(8,2048)}"), tiled("f32[64,4096]{1,0}"));
+        assertEquals(new Loop(2, 16384, 2048), ((Step.Run) wide.steps().getFirst()).loops().get(2));
+    }
+
+    @Test
     void bf16TwoOneSubtilesPlanPairInterleave() {
         CopyPlan p = CopyPlan.of(tiled("bf16[4096,4096]{1,0}"), tiled("bf16[4096,4096]{1,0:T(8,128)(2,1)}"));
         assertEquals(List.of(new Step.Run(Kernel.PAIR_INTERLEAVE, 0, 0, List.of(new Loop(512, 32768, 32768),

@@ -157,11 +157,16 @@ class CopyPlaneKernelTest {
     @Test
     void broadcastOverTheOuterLoopReplicatesItsFirstBlock() {
         try (Arena arena = Arena.ofShared()) {
-            // Blocks of 17 * 33 * 31 floats (69 KB, above the 64 KiB replication size), 13 of them.
+            // Blocks of 17 * 33 * 31 floats (69 KB, above the 64 KiB replication size): one copy, 12,
+            // and more blocks than the threaded engine has pieces (it fills one block, then splits the copies).
+            for (long n : new long[] {2, 13, 37}) {
+                long[] blocks = {n, 17, 33, 31};
+                Access b = Access.strided(arena.allocate(17 * 4), DType.F32, StridedLayout.of(blocks, new long[] {0, 1, 0, 0}));
+                checkKernel(b, strided(arena, DType.F32, StridedLayout.packed(blocks)), null, Kernel.FILL,
+                        "broadcast f32[1,17,1,1] -> " + Arrays.toString(blocks));
+            }
             long[] sizes = {13, 17, 33, 31};
             Access bias = Access.strided(arena.allocate(17 * 4), DType.F32, StridedLayout.of(sizes, new long[] {0, 1, 0, 0}));
-            checkKernel(bias, strided(arena, DType.F32, StridedLayout.packed(sizes)), null, Kernel.FILL,
-                    "broadcast f32[1,17,1,1] -> " + Arrays.toString(sizes));
             // Gaps between the blocks: each block is still dense, so it replicates into the gapped slots.
             Access gapped = strided(arena, DType.F32, StridedLayout.of(sizes, new long[] {17 * 33 * 31 + 5, 33 * 31, 31, 1}, 0));
             checkKernel(bias, gapped, null, Kernel.FILL, "broadcast into blocks with gaps");

@@ -95,13 +95,25 @@ public final class CopyExecutor {
         return new Task(src, dst, so, dO, count, ss, ds, sw, dw, channel, 0);
     }
 
-    private void runParallel(Kernel k, Task t, ElementAccess sa, ElementAccess da, float[] scale, float[] bias) {
+    private void runParallel(Kernel kernel, Task task, ElementAccess sa, ElementAccess da, float[] scale,
+                             float[] bias) {
+        Kernel k = kernel;
+        Task t = task;
         long bytes = t.elements() * (t.srcWidth() + t.dstWidth());
         // Segments of a confined arena can only be touched by their owner thread.
         boolean shareable = t.dst().isAccessibleBy(OTHER_THREAD) && (t.src() == null || t.src().isAccessibleBy(OTHER_THREAD));
         if (parallelism == 1 || bytes < thresholdBytes || !shareable) {
             run(k, t, sa, da, scale, bias);
             return;
+        }
+        if (k == Kernel.FILL) {
+            Task copies = FillKernel.replicas(t);
+            if (copies != null) {
+                // One block filled here, the rest copied from it by every thread.
+                run(k, t.slice(0, 0, 1), sa, da, scale, bias);
+                k = Kernel.BULK;
+                t = copies;
+            }
         }
         int reserved = switch (k) {
             case TRANSPOSE, PAIR_INTERLEAVE, INTERLEAVE, DEINTERLEAVE, BYTE_PLANES -> 2;
@@ -116,8 +128,9 @@ public final class CopyExecutor {
         split(t, 0, parallelism * PIECES_PER_THREAD, reserved, whole, pieces);
         ForkJoinPool p = pool();
         List<ForkJoinTask<?>> futures = new ArrayList<>(pieces.size());
+        Kernel pieceKernel = k;
         for (Task piece : pieces) {
-            futures.add(p.submit(() -> run(k, piece, sa, da, scale, bias)));
+            futures.add(p.submit(() -> run(pieceKernel, piece, sa, da, scale, bias)));
         }
         for (ForkJoinTask<?> f : futures) {
             f.join();

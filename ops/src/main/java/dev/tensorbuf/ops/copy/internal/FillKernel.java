@@ -22,25 +22,39 @@ final class FillKernel {
     }
 
     static void run(Task t) {
+        Task copies = replicas(t);
+        if (copies == null) {
+            runs(t);
+            return;
+        }
+        runs(t.slice(0, 0, 1));
+        BulkKernel.run(copies);
+    }
+
+    /**
+     * {@return the bulk copies that make the rest of {@code t} from its first outer block, or null
+     * when {@code t} does not replicate}: its outermost loop broadcasts (source stride 0) over
+     * dense destination blocks of at least {@link #REPLICATE_BYTES}. The copies are a
+     * {@link dev.tensorbuf.ops.copy.Kernel#BULK} task reading the destination's first block, so
+     * they can be split across threads once that block is filled (a split fill would fill one
+     * block per piece with ordinary stores).
+     */
+    static Task replicas(Task t) {
         int r = t.rank();
         long block = t.dstWidth();
         for (int j = r - 1; j >= 1; j--) {
             if (t.dstStride()[j] != block) {
-                block = -1;
-                break;
+                return null;
             }
             block *= t.count()[j];
         }
-        if (REPLICATE_BYTES > 0 && r >= 2 && block >= REPLICATE_BYTES && t.srcStride()[0] == 0 && t.count()[0] > 1
-                && t.dstStride()[0] >= block) {
-            runs(t.slice(0, 0, 1));
-            MemorySegment dst = t.dst();
-            for (long i = 1; i < t.count()[0]; i++) {
-                MemorySegment.copy(dst, t.dstOff(), dst, t.dstOff() + i * t.dstStride()[0], block);
-            }
-            return;
+        if (REPLICATE_BYTES <= 0 || r < 2 || block < REPLICATE_BYTES || t.srcStride()[0] != 0 || t.count()[0] < 2
+                || t.dstStride()[0] < block) {
+            return null;
         }
-        runs(t);
+        long ds = t.dstStride()[0];
+        return new Task(t.dst(), t.dst(), t.dstOff(), t.dstOff() + ds, new long[] {t.count()[0] - 1, block},
+                new long[] {0, 1}, new long[] {ds, 1}, 1, 1, -1, 0);
     }
 
     private static void runs(Task t) {
