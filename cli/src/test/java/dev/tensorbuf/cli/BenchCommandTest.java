@@ -1,0 +1,36 @@
+package dev.tensorbuf.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.interop.json.Json;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class BenchCommandTest {
+    @Test
+    @SuppressWarnings("unchecked")
+    void quickCaseReportsBytesAndItsRatioToCopy() {
+        CliHarness r = CliHarness.run("bench", "--case", "nchw_to_nhwc_f32_1x3x224x224", "--quick", "--threads", "1", "--json");
+        assertEquals(0, r.code(), r.err());
+        Map<String, Object> out = Json.parseObject(r.out());
+        assertEquals(1L, out.get("threads"));
+        List<Map<String, Object>> cases = (List<Map<String, Object>>) out.get("cases");
+        assertEquals(1, cases.size());
+        Map<String, Object> c = cases.getFirst();
+        assertEquals("nchw_to_nhwc_f32_1x3x224x224", c.get("name"));
+        assertEquals(2L * 3 * 224 * 224 * 4, c.get("bytes"), "bytes read + bytes written");
+        double gbps = ((Number) c.get("gbps")).doubleValue();
+        double copy = ((Number) c.get("copy_gbps")).doubleValue();
+        assertEquals(gbps / copy, ((Number) c.get("ratio_to_copy")).doubleValue(), 0.01);
+        assertTrue(gbps > 0 && copy > 0);
+    }
+
+    @Test
+    void unknownCaseListsTheKnownOnes() {
+        CliHarness r = CliHarness.run("bench", "--case", "nosuch");
+        assertEquals(2, r.code());
+        assertTrue(r.err().startsWith("tensorbuf bench: no copy case nosuch; known: [nchw_to_nhwc_f32_32x64x112x112"), r.err());
+    }
+}
