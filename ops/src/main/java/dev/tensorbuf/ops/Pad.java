@@ -40,14 +40,26 @@ public final class Pad {
         OpMaps.checkRank("pad", view, high.length, "high paddings");
         OpMaps.checkRank("pad", view, interior.length, "interior paddings");
         long[] in = OpMaps.dims(view);
-        return view.padded(outputToInput(in, low, high, interior), outputDims(view, in, low, high, interior), fill);
+        // Checked first: the map divides by interior + 1.
+        long[] out = outputDims(view, in, low, high, interior);
+        return view.padded(outputToInput(in, low, high, interior), out, fill);
     }
 
     private static long[] outputDims(TensorView view, long[] in, long[] low, long[] high, long[] interior) {
         long[] out = new long[in.length];
         for (int i = 0; i < in.length; i++) {
-            out[i] = outputSize(in[i], low[i], high[i], interior[i]);
-            if (interior[i] < 0 || out[i] < 0) {
+            String where = "pad of " + view.shape() + ": dim " + i + " with low " + low[i] + ", high " + high[i]
+                    + ", interior " + interior[i];
+            if (interior[i] < 0) {
+                throw new IllegalArgumentException(where + ": interior must be >= 0");
+            }
+            try {
+                out[i] = outputSize(in[i], low[i], high[i], interior[i]);
+            } catch (ArithmeticException e) {
+                throw new IllegalArgumentException(where + ": size " + low[i] + " + " + high[i] + " + " + in[i] + " + "
+                        + Math.max(in[i] - 1, 0) + " * " + interior[i] + " overflows a long", e);
+            }
+            if (out[i] < 0) {
                 throw new IllegalArgumentException("pad of " + view.shape() + ": dim " + i + " with low " + low[i]
                         + ", high " + high[i] + ", interior " + interior[i] + " gives size " + out[i]
                         + "; interior must be >= 0 and the size >= 0");
@@ -57,7 +69,7 @@ public final class Pad {
     }
 
     private static long outputSize(long n, long low, long high, long interior) {
-        return low + high + n + Math.max(n - 1, 0) * interior;
+        return Math.addExact(Math.addExact(Math.addExact(low, high), n), Math.multiplyExact(Math.max(n - 1, 0), interior));
     }
 
     /** {@return the partial output-to-input map, its domain where the input is read} */
