@@ -140,6 +140,41 @@ class CopyConcurrencyTest {
         assertTrue(outcomes.keySet().stream().anyMatch(k -> k.endsWith("IllegalStateException")), outcomes::toString);
     }
 
+    /**
+     * Found by reading the executor for this test: the first failing piece's exception was thrown
+     * while the other pieces still ran, so they kept writing into a destination its owner might
+     * already have closed and handed to someone else (a pool reuses the block).
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aConversionFailingInOnePieceWritesNothingAfterTheParallelCopyThrows() throws Exception {
+        int n = 1 << 22;
+        CopyEngine engine = CopyEngine.of(4, false, 0);
+        try (Allocator arena = Allocators.shared()) {
+            for (int round = 0; round < 5; round++) {
+                MemorySegment src = arena.allocate(4L * n, 64).segment();
+                MemorySegment dst = arena.allocate(4L * n, 64).segment();
+                for (int i = 0; i < n; i++) {
+                    src.setAtIndex(ValueLayout.JAVA_FLOAT, i, i % 1000);
+                }
+                src.setAtIndex(ValueLayout.JAVA_FLOAT, 0, Float.NaN); // the first piece fails at once
+                dst.fill((byte) 0xFF);
+                Access from = Access.strided(src, DType.F32, StridedLayout.packed(n));
+                Access to = Access.strided(dst, DType.S32, StridedLayout.packed(n));
+                try {
+                    engine.copy(from, to);
+                    fail("NaN converted to s32");
+                } catch (IllegalArgumentException expected) {
+                    assertTrue(expected.getMessage() != null && !expected.getMessage().isBlank());
+                }
+                int lastNow = dst.getAtIndex(ValueLayout.JAVA_INT, n - 1);
+                Thread.sleep(50);
+                assertEquals(lastNow, dst.getAtIndex(ValueLayout.JAVA_INT, n - 1),
+                        "round " + round + ": the last piece wrote after the copy had thrown");
+            }
+        }
+    }
+
     private static String raceOnce(SourceCloser closer, CopyEngine engine, SplittableRandom random) throws Exception {
         int rows = 256;
         int cols = 512;
