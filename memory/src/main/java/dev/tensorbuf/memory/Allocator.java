@@ -34,6 +34,8 @@ public interface Allocator extends AutoCloseable {
      * @throws IllegalArgumentException if {@code byteSize < 0}
      * @throws IllegalStateException if the allocator is closed, or (pools) the byte limit would be
      *     exceeded ({@link AllocationLimitException})
+     * @throws OutOfMemoryError if the system cannot reserve that much native memory (e.g. 2^40
+     *     bytes), with a message naming the size, the alignment and the allocator; nothing changes
      */
     default Buffer allocate(long byteSize) {
         return allocate(byteSize, defaultAlignment());
@@ -49,6 +51,8 @@ public interface Allocator extends AutoCloseable {
      *     of two (the message names the value)
      * @throws IllegalStateException if the allocator is closed, or (pools) the byte limit would be
      *     exceeded ({@link AllocationLimitException})
+     * @throws OutOfMemoryError if the system cannot reserve that much native memory (e.g. 2^40
+     *     bytes), with a message naming the size, the alignment and the allocator; nothing changes
      */
     Buffer allocate(long byteSize, long alignment);
 

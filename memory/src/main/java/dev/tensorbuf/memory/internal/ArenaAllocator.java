@@ -5,6 +5,7 @@ import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.memory.BufferOwner;
 import dev.tensorbuf.memory.MemorySpace;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 
 /**
  * An allocator over one FFM arena. Closing a buffer only ends its handle: an arena frees its
@@ -46,7 +47,13 @@ public final class ArenaAllocator implements Allocator {
                 // The arena frees everything at once when the allocator closes.
             }
         };
-        return new HostBuffer(lifetime, MemorySpace.HOST, arena.allocate(byteSize, alignment));
+        MemorySegment segment;
+        try {
+            segment = arena.allocate(byteSize, alignment);
+        } catch (OutOfMemoryError e) {
+            throw Errors.cannotReserve(byteSize, alignment, owner, e);
+        }
+        return new HostBuffer(lifetime, MemorySpace.HOST, segment);
     }
 
     @Override

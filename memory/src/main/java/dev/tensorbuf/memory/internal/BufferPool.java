@@ -146,6 +146,9 @@ public final class BufferPool implements PooledAllocator {
             } finally {
                 lock.unlock();
             }
+            if (e instanceof OutOfMemoryError oom) {
+                throw Errors.cannotReserve(blockBytes, alignment, owner, oom);
+            }
             throw e;
         }
         lock.lock();

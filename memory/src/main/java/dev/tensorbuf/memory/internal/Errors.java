@@ -23,6 +23,17 @@ public final class Errors {
         return byteSize;
     }
 
+    /**
+     * {@return an {@link OutOfMemoryError} naming the request}: FFM's own says only "Unable to
+     * allocate N bytes", or nothing at all when size plus alignment overflows.
+     */
+    static OutOfMemoryError cannotReserve(long byteSize, long alignment, Object allocator, OutOfMemoryError cause) {
+        var error = new OutOfMemoryError("cannot reserve " + byteSize + " bytes aligned to " + alignment + " for "
+                + allocator + ": the system has no such native memory");
+        error.initCause(cause);
+        return error;
+    }
+
     static IllegalStateException closed(Lifetime lifetime) {
         String closedAt = lifetime.closedAt();
         if (lifetime.isClosedItself()) {

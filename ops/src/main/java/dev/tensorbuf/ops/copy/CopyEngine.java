@@ -100,7 +100,10 @@ public final class CopyEngine {
 
     /**
      * Runs a plan. A conversion that meets a value the destination type cannot hold (an integer
-     * out of range, NaN to an integer) throws part way, leaving the destination partly written.
+     * out of range, NaN to an integer) throws part way, leaving the destination partly written:
+     * each element holds either its copied value or what it held before. The same holds when a
+     * segment's arena or pool closes during the copy. Either way every thread of the copy has
+     * stopped before the exception reaches the caller, so nothing is written afterwards.
      *
      * @throws IllegalArgumentException for a value the destination type cannot hold
      * @throws IllegalStateException if a segment's arena is closed

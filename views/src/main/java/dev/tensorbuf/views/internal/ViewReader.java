@@ -19,8 +19,13 @@ public final class ViewReader {
     private final Piece[] pieces;
 
     private record Piece(Buffer buffer, CompiledMap offset, long[] lo, long[] hi, CompiledMap constraints,
-                         long[] constraintLo, long[] constraintHi, boolean fill) {
+                         long[] constraintLo, long[] constraintHi, boolean fill, boolean empty) {
         boolean holds(long[] index) {
+            if (empty) {
+                // Also for rank 0, where no bound can say so: a pad that crops its only element,
+                // reshaped to a scalar, must read the fill, not the data's offset 0.
+                return false;
+            }
             for (int i = 0; i < lo.length; i++) {
                 if (index[i] < lo[i] || index[i] > hi[i]) {
                     return false;
@@ -69,10 +74,6 @@ public final class ViewReader {
             lo[i] = map.dims().get(i).bounds().lo();
             hi[i] = map.dims().get(i).bounds().hi();
         }
-        if (map.isKnownEmpty() && rank > 0) {
-            lo[0] = 1;
-            hi[0] = 0;
-        }
         CompiledMap constraints = null;
         long[] cLo = new long[map.constraints().size()];
         long[] cHi = new long[cLo.length];
@@ -87,7 +88,7 @@ public final class ViewReader {
             constraints = IndexingMap.of(map.dims(), List.of(), exprs).compile();
         }
         CompiledMap offset = MapForms.simplified(map).compile();
-        return new Piece(s.buffer(), offset, lo, hi, constraints, cLo, cHi, fill);
+        return new Piece(s.buffer(), offset, lo, hi, constraints, cLo, cHi, fill, map.isKnownEmpty());
     }
 
     /** {@return the piece that holds {@code index}, or -1 when none does (a bug in the view's construction)} */

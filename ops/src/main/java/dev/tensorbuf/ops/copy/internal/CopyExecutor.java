@@ -132,8 +132,23 @@ public final class CopyExecutor {
         for (Task piece : pieces) {
             futures.add(p.submit(() -> run(pieceKernel, piece, sa, da, scale, bias)));
         }
+        // Every piece ends before the copy returns or throws: a piece left running after the first
+        // failure would keep writing into a destination its owner may already have freed or
+        // handed back to a pool for reuse.
+        RuntimeException failure = null;
         for (ForkJoinTask<?> f : futures) {
-            f.join();
+            try {
+                f.join();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else if (failure != e) {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 
