@@ -9,7 +9,7 @@ import java.util.Arrays;
  * An output-to-input map over a box that is affine with constant coefficients:
  * {@code in_j = offset_j + sum_i coefficient(j, i) * d_i} for {@code d_i in [0, outputDims_i)}.
  * It is what transpose, slice, reverse, broadcast and dynamic-slice hand to
- * {@link TensorView#remap(AffineRemap)}: a strided view composes it by stride arithmetic, in
+ * {@link TensorView#remap(Remap)}: a strided view composes it by stride arithmetic, in
  * O(rank^2) with no {@link IndexingMap} built; any other view composes {@link #toIndexingMap()}.
  * The map is built on first need only.
  * {@snippet :
@@ -18,7 +18,7 @@ import java.util.Arrays;
  * t.toIndexingMap().toString(); // "(d0, d1) -> (d1, d0), domain: d0 in [0, 2], d1 in [0, 1]"
  * }
  */
-public final class AffineRemap {
+public final class AffineRemap implements Remap {
     private final long[] outputDims;
     /** Row-major: input j, output i at {@code j * outputRank + i}. */
     private final long[] coefficients;
@@ -82,7 +82,7 @@ public final class AffineRemap {
         return new AffineRemap(outputDims, flat, offsets);
     }
 
-    /** {@return the output dimensions (a copy)} */
+    @Override
     public long[] outputDims() {
         return outputDims.clone();
     }
@@ -121,7 +121,7 @@ public final class AffineRemap {
         return outputDims;
     }
 
-    /** {@return the same map as an {@link IndexingMap} over the output box, built once} */
+    @Override
     public IndexingMap toIndexingMap() {
         IndexingMap m = map;
         if (m == null) {

@@ -243,12 +243,13 @@ public final class TensorView {
     }
 
     /**
-     * {@return the view read through an affine {@code outputToInput}: the same view as
+     * {@return the view read through {@code outputToInput}: the same view as
      * {@link #remap(IndexingMap, long...)} with {@code outputToInput.toIndexingMap()}}. A view
      * whose map is affine with constant coefficients (its offset is {@code base + sum(stride_i *
-     * i_i)}) stays so, and its new strides and base come from stride arithmetic in O(rank^2),
-     * no map composed; the map is built when {@link #map()}, {@link #indexingMap()} or
-     * {@link #form()} first asks. Any other view, or an empty result, takes the general path.
+     * i_i)}) composes an {@link AffineRemap}, or a {@link ReshapeRemap} whose merged groups are
+     * contiguous in it, by stride arithmetic in O(rank^2), no map composed; its map is built when
+     * {@link #map()}, {@link #indexingMap()} or {@link #form()} first asks. Any other view or
+     * remap, or an empty result, takes the general path.
      * {@snippet :
      * TensorView v = TensorView.of(buffer, "f32[2,3]{1,0}");
      * TensorView t = v.remap(AffineRemap.of(new long[] {3, 2}, new long[][] {{0, 1}, {1, 0}}, new long[] {0, 0}));
@@ -258,37 +259,69 @@ public final class TensorView {
      * @throws IllegalArgumentException if the map does not give one result per dimension of this
      *     view, or a result leaves its dimension (naming the result and its range)
      */
-    public TensorView remap(AffineRemap outputToInput) {
-        if (strides == null || outputToInput.isEmpty() || outputToInput.inputRank() != dims.length) {
-            return remap(outputToInput.toIndexingMap(), outputToInput.outputDimsArray());
-        }
-        long[] out = outputToInput.outputDimsArray();
-        long[] newStrides = new long[out.length];
+    public TensorView remap(Remap outputToInput) {
+        long[] out = switch (outputToInput) {
+            case AffineRemap a -> a.outputDimsArray();
+            case ReshapeRemap r -> r.outputDimsArray();
+        };
+        long[] newStrides = null;
         long newBase = base;
-        try {
-            for (int j = 0; j < dims.length; j++) {
-                long lo = outputToInput.offset(j);
-                long hi = lo;
-                long stride = strides[j];
-                newBase = Math.addExact(newBase, Math.multiplyExact(stride, lo));
-                for (int i = 0; i < out.length; i++) {
-                    long c = outputToInput.coefficient(j, i);
-                    if (c != 0) {
-                        long reach = Math.multiplyExact(c, out[i] - 1);
-                        lo += Math.min(reach, 0);
-                        hi += Math.max(reach, 0);
-                        newStrides[i] = Math.addExact(newStrides[i], Math.multiplyExact(stride, c));
+        if (strides != null && !hasZeroDim(out)) {
+            try {
+                newStrides = switch (outputToInput) {
+                    case AffineRemap a -> affineStrides(a);
+                    case ReshapeRemap r -> Arrays.equals(r.inputDimsArray(), dims) ? r.strides(strides) : null;
+                };
+                if (newStrides != null && outputToInput instanceof AffineRemap a) {
+                    for (int j = 0; j < dims.length; j++) {
+                        newBase = Math.addExact(newBase, Math.multiplyExact(strides[j], a.offset(j)));
                     }
                 }
-                if (lo < 0 || hi >= dims[j]) {
-                    // The general path names the result and its range.
-                    return remap(outputToInput.toIndexingMap(), out);
-                }
+            } catch (ArithmeticException overflow) {
+                newStrides = null;
             }
-        } catch (ArithmeticException overflow) {
+        }
+        if (newStrides == null) {
             return remap(outputToInput.toIndexingMap(), out);
         }
         return new TensorView(logicalShape(shape.dtype(), out), out.clone(), buffer, newStrides, newBase, access, host);
+    }
+
+    /** {@return the strides of {@code a} read through this view's, or null if a result leaves its dimension} */
+    private long[] affineStrides(AffineRemap a) {
+        if (a.inputRank() != dims.length) {
+            return null;
+        }
+        int outRank = a.outputRank();
+        long[] out = a.outputDimsArray();
+        long[] s = new long[outRank];
+        for (int j = 0; j < dims.length; j++) {
+            long lo = a.offset(j);
+            long hi = lo;
+            for (int i = 0; i < outRank; i++) {
+                long c = a.coefficient(j, i);
+                if (c != 0) {
+                    long reach = Math.multiplyExact(c, out[i] - 1);
+                    lo = Math.addExact(lo, Math.min(reach, 0));
+                    hi = Math.addExact(hi, Math.max(reach, 0));
+                    s[i] = Math.addExact(s[i], Math.multiplyExact(strides[j], c));
+                }
+            }
+            if (lo < 0 || hi >= dims[j]) {
+                // The general path names the result and its range.
+                return null;
+            }
+        }
+        return s;
+    }
+
+    private static boolean hasZeroDim(long[] dims) {
+        for (long d : dims) {
+            if (d == 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
