@@ -31,7 +31,15 @@ public final class Reshape {
             }
         }
         long from = OpMaps.product(view.dims(), "reshape input");
-        long to = OpMaps.product(Arrays.stream(outputDims).boxed().toList(), "reshape output");
+        long to = 1;
+        for (long d : outputDims) {
+            try {
+                to = Math.multiplyExact(to, d);
+            } catch (ArithmeticException e) {
+                throw new IllegalArgumentException("element count of " + Arrays.toString(outputDims)
+                        + " overflows a long (reshape output)", e);
+            }
+        }
         if (from != to) {
             throw new IllegalArgumentException("reshape of " + view.shape() + " (" + from + " elements) to "
                     + Arrays.toString(outputDims) + " (" + to + " elements): element counts differ");
