@@ -1,7 +1,7 @@
 package dev.tensorbuf.ops;
 
+import dev.tensorbuf.views.AffineRemap;
 import dev.tensorbuf.views.TensorView;
-import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import java.util.Arrays;
 
@@ -36,15 +36,18 @@ public final class Broadcast {
                         + in[j]);
             }
         }
-        return view.remap(outputToInput(outputDims, broadcastDimensions), outputDims);
+        return view.remap(affine(outputDims, broadcastDimensions));
     }
 
     /** {@return {@code in_j = d_{broadcastDimensions[j]}} over {@code outputDims}} */
     public static IndexingMap outputToInput(long[] outputDims, int[] broadcastDimensions) {
-        AffineExpr[] results = new AffineExpr[broadcastDimensions.length];
-        for (int j = 0; j < results.length; j++) {
-            results[j] = AffineExpr.dim(broadcastDimensions[j]);
-        }
-        return OpMaps.onBox(outputDims, results);
+        return affine(outputDims, broadcastDimensions).toIndexingMap();
+    }
+
+    /** {@return the output-to-input map as an affine remap} @see #outputToInput */
+    public static AffineRemap affine(long[] outputDims, int[] broadcastDimensions) {
+        long[] ones = new long[broadcastDimensions.length];
+        Arrays.fill(ones, 1);
+        return AffineRemap.ofTerms(outputDims, broadcastDimensions, ones, new long[broadcastDimensions.length]);
     }
 }

@@ -44,6 +44,6 @@ public final class DynamicSlice {
         long[] start = clampedStarts(dims, offsets, sizes);
         long[] ones = new long[dims.length];
         Arrays.fill(ones, 1);
-        return view.remap(Slice.outputToInput(sizes, start, ones), sizes);
+        return view.remap(Slice.affine(sizes, start, ones));
     }
 }

@@ -22,7 +22,12 @@ final class OpMaps {
     }
 
     static long[] dims(TensorView view) {
-        return view.dims().stream().mapToLong(Long::longValue).toArray();
+        List<Long> dims = view.dims();
+        long[] a = new long[dims.size()];
+        for (int i = 0; i < a.length; i++) {
+            a[i] = dims.get(i);
+        }
+        return a;
     }
 
     static void checkRank(String op, TensorView view, int length, String what) {

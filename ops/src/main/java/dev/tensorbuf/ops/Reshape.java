@@ -1,7 +1,7 @@
 package dev.tensorbuf.ops;
 
+import dev.tensorbuf.views.ReshapeRemap;
 import dev.tensorbuf.views.TensorView;
-import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import java.util.Arrays;
 
@@ -24,34 +24,31 @@ public final class Reshape {
     /** {@return the reshaped view} @throws IllegalArgumentException if the element counts differ */
     public static TensorView apply(TensorView view, long... outputDims) {
         long[] in = OpMaps.dims(view);
-        long from = OpMaps.product(view.dims(), "reshape input");
-        long to = OpMaps.product(Arrays.stream(outputDims).boxed().toList(), "reshape output");
         for (long d : outputDims) {
             if (d < 0) {
                 throw new IllegalArgumentException("reshape of " + view.shape() + " to " + Arrays.toString(outputDims)
                         + ": negative size " + d);
             }
         }
+        long from = OpMaps.product(view.dims(), "reshape input");
+        long to = 1;
+        for (long d : outputDims) {
+            try {
+                to = Math.multiplyExact(to, d);
+            } catch (ArithmeticException e) {
+                throw new IllegalArgumentException("element count of " + Arrays.toString(outputDims)
+                        + " overflows a long (reshape output)", e);
+            }
+        }
         if (from != to) {
             throw new IllegalArgumentException("reshape of " + view.shape() + " (" + from + " elements) to "
                     + Arrays.toString(outputDims) + " (" + to + " elements): element counts differ");
         }
-        return view.remap(outputToInput(in, outputDims), outputDims.clone());
+        return view.remap(ReshapeRemap.of(in, outputDims));
     }
 
     /** {@return the row-major output-to-input map} */
     public static IndexingMap outputToInput(long[] inputDims, long[] outputDims) {
-        AffineExpr linear = AffineExpr.constant(0);
-        for (int i = 0; i < outputDims.length; i++) {
-            linear = linear.times(outputDims[i]).plus(AffineExpr.dim(i));
-        }
-        AffineExpr[] results = new AffineExpr[inputDims.length];
-        long q = 1;
-        for (int j = inputDims.length - 1; j >= 0; j--) {
-            AffineExpr e = q == 1 ? linear : linear.floorDiv(q);
-            results[j] = j == 0 ? e : e.mod(inputDims[j]);
-            q = Math.multiplyExact(q, Math.max(inputDims[j], 1));
-        }
-        return OpMaps.onBox(outputDims, results);
+        return ReshapeRemap.of(inputDims, outputDims).toIndexingMap();
     }
 }

@@ -1,7 +1,7 @@
 package dev.tensorbuf.ops;
 
+import dev.tensorbuf.views.AffineRemap;
 import dev.tensorbuf.views.TensorView;
-import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
 
 /**
@@ -28,15 +28,24 @@ public final class Reverse {
             }
             reversed[d] = true;
         }
-        return view.remap(outputToInput(dims, reversed), dims);
+        return view.remap(affine(dims, reversed));
     }
 
     /** {@return {@code d_i -> dim_i - 1 - d_i} where reversed, {@code d_i} elsewhere} */
     public static IndexingMap outputToInput(long[] dims, boolean[] reversed) {
-        AffineExpr[] results = new AffineExpr[dims.length];
+        return affine(dims, reversed).toIndexingMap();
+    }
+
+    /** {@return the output-to-input map as an affine remap} @see #outputToInput */
+    public static AffineRemap affine(long[] dims, boolean[] reversed) {
+        int[] reads = new int[dims.length];
+        long[] scales = new long[dims.length];
+        long[] offsets = new long[dims.length];
         for (int i = 0; i < dims.length; i++) {
-            results[i] = reversed[i] ? AffineExpr.constant(dims[i] - 1).minus(AffineExpr.dim(i)) : AffineExpr.dim(i);
+            reads[i] = i;
+            scales[i] = reversed[i] ? -1 : 1;
+            offsets[i] = reversed[i] ? dims[i] - 1 : 0;
         }
-        return OpMaps.onBox(dims, results);
+        return AffineRemap.ofTerms(dims, reads, scales, offsets);
     }
 }

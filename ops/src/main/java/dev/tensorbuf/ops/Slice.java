@@ -1,7 +1,7 @@
 package dev.tensorbuf.ops;
 
+import dev.tensorbuf.views.AffineRemap;
 import dev.tensorbuf.views.TensorView;
-import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
 
 /**
@@ -37,15 +37,20 @@ public final class Slice {
             }
             out[i] = Math.ceilDiv(limit[i] - start[i], stride[i]);
         }
-        return view.remap(outputToInput(out, start, stride), out);
+        return view.remap(affine(out, start, stride));
     }
 
     /** {@return {@code d_i -> start_i + d_i * stride_i} over {@code outputDims}} */
     public static IndexingMap outputToInput(long[] outputDims, long[] start, long[] stride) {
-        AffineExpr[] results = new AffineExpr[outputDims.length];
-        for (int i = 0; i < results.length; i++) {
-            results[i] = AffineExpr.dim(i).times(stride[i]).plus(start[i]);
+        return affine(outputDims, start, stride).toIndexingMap();
+    }
+
+    /** {@return the output-to-input map as an affine remap} @see #outputToInput */
+    public static AffineRemap affine(long[] outputDims, long[] start, long[] stride) {
+        int[] reads = new int[outputDims.length];
+        for (int i = 0; i < reads.length; i++) {
+            reads[i] = i;
         }
-        return OpMaps.onBox(outputDims, results);
+        return AffineRemap.ofTerms(outputDims, reads, stride, start);
     }
 }

@@ -1,7 +1,7 @@
 package dev.tensorbuf.ops;
 
+import dev.tensorbuf.views.AffineRemap;
 import dev.tensorbuf.views.TensorView;
-import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
 
 /**
@@ -25,15 +25,22 @@ public final class Transpose {
         for (int i = 0; i < perm.length; i++) {
             out[i] = in[perm[i]];
         }
-        return view.remap(outputToInput(out, perm), out);
+        return view.remap(affine(out, perm));
     }
 
     /** {@return the output-to-input map over {@code outputDims}} */
     public static IndexingMap outputToInput(long[] outputDims, int[] permutation) {
-        AffineExpr[] results = new AffineExpr[permutation.length];
+        return affine(outputDims, permutation).toIndexingMap();
+    }
+
+    /** {@return the output-to-input map as an affine remap: input {@code permutation[i]} reads {@code d_i}} */
+    public static AffineRemap affine(long[] outputDims, int[] permutation) {
+        int[] reads = new int[permutation.length];
+        long[] ones = new long[permutation.length];
         for (int i = 0; i < permutation.length; i++) {
-            results[permutation[i]] = AffineExpr.dim(i);
+            reads[permutation[i]] = i;
+            ones[i] = 1;
         }
-        return OpMaps.onBox(outputDims, results);
+        return AffineRemap.ofTerms(outputDims, reads, ones, new long[permutation.length]);
     }
 }

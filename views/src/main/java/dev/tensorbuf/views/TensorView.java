@@ -15,6 +15,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -46,7 +47,8 @@ import java.util.function.Consumer;
 public final class TensorView {
     private final ArrayShape shape;
     private final long[] dims;
-    private final ViewMap map;
+    /** Null until first asked for in a view made by stride arithmetic ({@link #remap(AffineRemap)}). */
+    private volatile ViewMap map;
     private final ElementAccess access;
     private final boolean host;
     /** Fast path of a one-buffer view: non-null for {@link ViewMap.Single}. */
@@ -62,7 +64,7 @@ public final class TensorView {
 
     private TensorView(ArrayShape shape, ViewMap map, ElementAccess access) {
         this.shape = shape;
-        this.dims = shape.dims().stream().mapToLong(Long::longValue).toArray();
+        this.dims = toArray(shape.dims());
         this.map = map;
         this.access = access;
         boolean allHost = true;
@@ -86,6 +88,36 @@ public final class TensorView {
         }
         this.strides = s;
         this.base = b;
+    }
+
+    /** A strided view made by stride arithmetic: its map is built from the strides on first need. */
+    private TensorView(ArrayShape shape, long[] dims, Buffer buffer, long[] strides, long base, ElementAccess access,
+                       boolean host) {
+        this.shape = shape;
+        this.dims = dims;
+        this.map = null;
+        this.access = access;
+        this.host = host;
+        this.buffer = buffer;
+        this.strides = strides;
+        this.base = base;
+    }
+
+    private static long[] toArray(List<Long> list) {
+        long[] a = new long[list.size()];
+        for (int i = 0; i < a.length; i++) {
+            a[i] = list.get(i);
+        }
+        return a;
+    }
+
+    /** {@return a layout-free shape, without building and then dropping the default layout} */
+    private static ArrayShape logicalShape(DType dtype, long[] dims) {
+        Long[] boxed = new Long[dims.length];
+        for (int i = 0; i < dims.length; i++) {
+            boxed[i] = dims[i];
+        }
+        return new ArrayShape(dtype, Arrays.asList(boxed), Collections.nCopies(dims.length, false), Optional.empty());
     }
 
     // ---- factories -------------------------------------------------------------------------
@@ -207,8 +239,89 @@ public final class TensorView {
      */
     public TensorView remap(IndexingMap outputToInput, long... outputDims) {
         checkRemap(outputToInput, outputDims, true);
-        ArrayShape logical = ArrayShape.of(shape.dtype(), outputDims).withoutLayout();
-        return new TensorView(logical, map.remap(outputToInput), access);
+        return new TensorView(logicalShape(shape.dtype(), outputDims), map().remap(outputToInput), access);
+    }
+
+    /**
+     * {@return the view read through {@code outputToInput}: the same view as
+     * {@link #remap(IndexingMap, long...)} with {@code outputToInput.toIndexingMap()}}. A view
+     * whose map is affine with constant coefficients (its offset is {@code base + sum(stride_i *
+     * i_i)}) composes an {@link AffineRemap}, or a {@link ReshapeRemap} whose merged groups are
+     * contiguous in it, by stride arithmetic in O(rank^2), no map composed; its map is built when
+     * {@link #map()}, {@link #indexingMap()} or {@link #form()} first asks. Any other view or
+     * remap, or an empty result, takes the general path.
+     * {@snippet :
+     * TensorView v = TensorView.of(buffer, "f32[2,3]{1,0}");
+     * TensorView t = v.remap(AffineRemap.of(new long[] {3, 2}, new long[][] {{0, 1}, {1, 0}}, new long[] {0, 0}));
+     * t.toString(); // "f32[3,2] strides [1, 3]"
+     * }
+     *
+     * @throws IllegalArgumentException if the map does not give one result per dimension of this
+     *     view, or a result leaves its dimension (naming the result and its range)
+     */
+    public TensorView remap(Remap outputToInput) {
+        long[] out = switch (outputToInput) {
+            case AffineRemap a -> a.outputDimsArray();
+            case ReshapeRemap r -> r.outputDimsArray();
+        };
+        long[] newStrides = null;
+        long newBase = base;
+        if (strides != null && !hasZeroDim(out)) {
+            try {
+                newStrides = switch (outputToInput) {
+                    case AffineRemap a -> affineStrides(a);
+                    case ReshapeRemap r -> Arrays.equals(r.inputDimsArray(), dims) ? r.strides(strides) : null;
+                };
+                if (newStrides != null && outputToInput instanceof AffineRemap a) {
+                    for (int j = 0; j < dims.length; j++) {
+                        newBase = Math.addExact(newBase, Math.multiplyExact(strides[j], a.offset(j)));
+                    }
+                }
+            } catch (ArithmeticException overflow) {
+                newStrides = null;
+            }
+        }
+        if (newStrides == null) {
+            return remap(outputToInput.toIndexingMap(), out);
+        }
+        return new TensorView(logicalShape(shape.dtype(), out), out.clone(), buffer, newStrides, newBase, access, host);
+    }
+
+    /** {@return the strides of {@code a} read through this view's, or null if a result leaves its dimension} */
+    private long[] affineStrides(AffineRemap a) {
+        if (a.inputRank() != dims.length) {
+            return null;
+        }
+        int outRank = a.outputRank();
+        long[] out = a.outputDimsArray();
+        long[] s = new long[outRank];
+        for (int j = 0; j < dims.length; j++) {
+            long lo = a.offset(j);
+            long hi = lo;
+            for (int i = 0; i < outRank; i++) {
+                long c = a.coefficient(j, i);
+                if (c != 0) {
+                    long reach = Math.multiplyExact(c, out[i] - 1);
+                    lo = Math.addExact(lo, Math.min(reach, 0));
+                    hi = Math.addExact(hi, Math.max(reach, 0));
+                    s[i] = Math.addExact(s[i], Math.multiplyExact(strides[j], c));
+                }
+            }
+            if (lo < 0 || hi >= dims[j]) {
+                // The general path names the result and its range.
+                return null;
+            }
+        }
+        return s;
+    }
+
+    private static boolean hasZeroDim(long[] dims) {
+        for (long d : dims) {
+            if (d == 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -222,7 +335,7 @@ public final class TensorView {
      *     leaves this view's dimensions
      */
     public TensorView padded(IndexingMap outputToInput, long[] outputDims, TensorView fill) {
-        if (fill.rank() != 0 || fill.dtype() != dtype() || !(fill.map instanceof ViewMap.Single fillMap)) {
+        if (fill.rank() != 0 || fill.dtype() != dtype() || !(fill.map() instanceof ViewMap.Single fillMap)) {
             throw new IllegalArgumentException("fill of " + this + " must be a one-buffer rank-0 " + dtype()
                     + " view, not " + fill);
         }
@@ -232,8 +345,8 @@ public final class TensorView {
             box.add(Variable.of(0, d - 1));
         }
         IndexingMap toScalar = IndexingMap.of(box, List.of(), List.of());
-        ViewMap.Padded padded = new ViewMap.Padded(map.remap(outputToInput), fillMap.remap(toScalar));
-        return new TensorView(ArrayShape.of(shape.dtype(), outputDims).withoutLayout(), padded, access);
+        ViewMap.Padded padded = new ViewMap.Padded(map().remap(outputToInput), fillMap.remap(toScalar));
+        return new TensorView(logicalShape(shape.dtype(), outputDims), padded, access);
     }
 
     private void checkRemap(IndexingMap outputToInput, long[] outputDims, boolean total) {
@@ -301,7 +414,12 @@ public final class TensorView {
 
     /** {@return where each logical index reads} */
     public ViewMap map() {
-        return map;
+        ViewMap m = map;
+        if (m == null) {
+            m = new ViewMap.Single(buffer, Linear.toMap(dims, strides, base));
+            map = m;
+        }
+        return m;
     }
 
     /**
@@ -311,7 +429,7 @@ public final class TensorView {
      */
     public Buffer buffer() {
         if (buffer == null) {
-            throw new IllegalStateException(this + " reads " + map.pieces().size() + " buffers; see map().pieces()");
+            throw new IllegalStateException(this + " reads " + map().pieces().size() + " buffers; see map().pieces()");
         }
         return buffer;
     }
@@ -351,6 +469,7 @@ public final class TensorView {
     }
 
     private Derived derive() {
+        ViewMap map = map();
         if (!(map instanceof ViewMap.Single single)) {
             String what = map instanceof ViewMap.Padded ? "a padded view: indices outside the data read the fill value"
                     : "a concatenation of " + map.pieces().size() + " pieces";
@@ -468,7 +587,7 @@ public final class TensorView {
     }
 
     private String firstDeviceSpace() {
-        for (ViewMap.Single piece : map.pieces()) {
+        for (ViewMap.Single piece : map().pieces()) {
             if (!piece.buffer().memorySpace().hostAccessible()) {
                 return piece.buffer().memorySpace().describe();
             }
@@ -542,11 +661,12 @@ public final class TensorView {
     @Override
     public String toString() {
         String text = shape.toString();
-        if (!(map instanceof ViewMap.Single single)) {
-            return text + (map instanceof ViewMap.Padded ? " padded" : " concatenated from " + map.pieces().size() + " pieces");
-        }
         if (strides != null) {
             return text + " strides " + Arrays.toString(strides) + (base == 0 ? "" : " offset " + base);
+        }
+        ViewMap map = map();
+        if (!(map instanceof ViewMap.Single single)) {
+            return text + (map instanceof ViewMap.Padded ? " padded" : " concatenated from " + map.pieces().size() + " pieces");
         }
         Derived d = derived;
         if (shape.layout().isPresent()) {

@@ -1,6 +1,10 @@
 package dev.tensorbuf.views.internal;
 
 import dev.tensorbuf.views.indexing.AffineExpr;
+import dev.tensorbuf.views.indexing.IndexingMap;
+import dev.tensorbuf.views.indexing.Variable;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Reads an expression as {@code constant + sum(coefficient_i * d_i)} when it is one: the check
@@ -46,6 +50,20 @@ public final class Linear {
                     coefficients, constant);
             default -> false;
         };
+    }
+
+    /**
+     * {@return {@code (d0, ..., dn) -> (base + sum(strides_i * d_i))} over {@code [0, sizes_i)}}:
+     * the map of a strided view, built when it is first asked for
+     */
+    public static IndexingMap toMap(long[] sizes, long[] strides, long base) {
+        List<Variable> dims = new ArrayList<>(sizes.length);
+        AffineExpr result = AffineExpr.constant(base);
+        for (int d = 0; d < sizes.length; d++) {
+            dims.add(Variable.of(0, sizes[d] - 1));
+            result = result.plus(AffineExpr.dim(d).times(strides[d]));
+        }
+        return IndexingMap.of(dims, List.of(), List.of(result));
     }
 
     /** {@return whether {@code e} uses only {@code + * / mod} with constant factors and positive divisors over dimensions} */
