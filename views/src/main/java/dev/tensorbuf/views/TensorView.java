@@ -5,7 +5,6 @@ import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.indexing.CompiledMap;
 import dev.tensorbuf.views.indexing.IndexingMap;
-import dev.tensorbuf.views.indexing.Interval;
 import dev.tensorbuf.views.indexing.Variable;
 import dev.tensorbuf.views.internal.Linear;
 import dev.tensorbuf.views.internal.MapForms;
@@ -238,7 +237,7 @@ public final class TensorView {
      * @throws IllegalArgumentException naming the result, its range and the dimension it leaves
      */
     public TensorView remap(IndexingMap outputToInput, long... outputDims) {
-        checkRemap(outputToInput, outputDims, true);
+        ViewRemaps.check(this, dims, outputToInput, outputDims, true);
         return new TensorView(logicalShape(shape.dtype(), outputDims), map().remap(outputToInput), access);
     }
 
@@ -266,10 +265,10 @@ public final class TensorView {
         };
         long[] newStrides = null;
         long newBase = base;
-        if (strides != null && !hasZeroDim(out)) {
+        if (strides != null && !ViewRemaps.hasZeroDim(out)) {
             try {
                 newStrides = switch (outputToInput) {
-                    case AffineRemap a -> affineStrides(a);
+                    case AffineRemap a -> ViewRemaps.affineStrides(dims, strides, a);
                     case ReshapeRemap r -> Arrays.equals(r.inputDimsArray(), dims) ? r.strides(strides) : null;
                 };
                 if (newStrides != null && outputToInput instanceof AffineRemap a) {
@@ -287,43 +286,6 @@ public final class TensorView {
         return new TensorView(logicalShape(shape.dtype(), out), out.clone(), buffer, newStrides, newBase, access, host);
     }
 
-    /** {@return the strides of {@code a} read through this view's, or null if a result leaves its dimension} */
-    private long[] affineStrides(AffineRemap a) {
-        if (a.inputRank() != dims.length) {
-            return null;
-        }
-        int outRank = a.outputRank();
-        long[] out = a.outputDimsArray();
-        long[] s = new long[outRank];
-        for (int j = 0; j < dims.length; j++) {
-            long lo = a.offset(j);
-            long hi = lo;
-            for (int i = 0; i < outRank; i++) {
-                long c = a.coefficient(j, i);
-                if (c != 0) {
-                    long reach = Math.multiplyExact(c, out[i] - 1);
-                    lo = Math.addExact(lo, Math.min(reach, 0));
-                    hi = Math.addExact(hi, Math.max(reach, 0));
-                    s[i] = Math.addExact(s[i], Math.multiplyExact(strides[j], c));
-                }
-            }
-            if (lo < 0 || hi >= dims[j]) {
-                // The general path names the result and its range.
-                return null;
-            }
-        }
-        return s;
-    }
-
-    private static boolean hasZeroDim(long[] dims) {
-        for (long d : dims) {
-            if (d == 0) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /**
      * {@return the view read through {@code outputToInput} where its domain (bounds and
      * constraints) holds, and {@code fill} elsewhere; writes there throw}
@@ -339,7 +301,7 @@ public final class TensorView {
             throw new IllegalArgumentException("fill of " + this + " must be a one-buffer rank-0 " + dtype()
                     + " view, not " + fill);
         }
-        checkRemap(outputToInput, outputDims, false);
+        ViewRemaps.check(this, dims, outputToInput, outputDims, false);
         List<Variable> box = new ArrayList<>();
         for (long d : outputDims) {
             box.add(Variable.of(0, d - 1));
@@ -347,33 +309,6 @@ public final class TensorView {
         IndexingMap toScalar = IndexingMap.of(box, List.of(), List.of());
         ViewMap.Padded padded = new ViewMap.Padded(map().remap(outputToInput), fillMap.remap(toScalar));
         return new TensorView(logicalShape(shape.dtype(), outputDims), padded, access);
-    }
-
-    private void checkRemap(IndexingMap outputToInput, long[] outputDims, boolean total) {
-        if (outputToInput.dims().size() != outputDims.length || outputToInput.results().size() != rank()
-                || !outputToInput.rangeVars().isEmpty() || !outputToInput.runtimeVars().isEmpty()) {
-            throw new IllegalArgumentException("map " + outputToInput + " must take " + outputDims.length
-                    + " dimension(s), no range or runtime variables, and give " + rank() + " result(s) for " + this);
-        }
-        for (int i = 0; i < outputDims.length; i++) {
-            Interval b = outputToInput.dims().get(i).bounds();
-            Interval box = new Interval(0, outputDims[i] - 1);
-            if (total ? !b.equals(box) : !box.contains(b)) {
-                throw new IllegalArgumentException("map " + outputToInput + " has d" + i + " in " + b
-                        + (total ? " but the new view's dim " + i + " is " : " outside the new view's dim " + i + " ") + box);
-            }
-        }
-        if (total && !outputToInput.constraints().isEmpty()) {
-            throw new IllegalArgumentException("map " + outputToInput + " has constraints: a view reads every index;"
-                    + " use padded(...) for a partial map");
-        }
-        for (int i = 0; i < rank(); i++) {
-            Interval r = outputToInput.range(outputToInput.results().get(i));
-            if (!outputToInput.isKnownEmpty() && (r.lo() < 0 || r.hi() >= dims[i])) {
-                throw new IllegalArgumentException("result " + i + " of map " + outputToInput + " ranges over " + r
-                        + ", outside dim " + i + " [0, " + dims[i] + ") of " + this);
-            }
-        }
     }
 
     // ---- facts -----------------------------------------------------------------------------
