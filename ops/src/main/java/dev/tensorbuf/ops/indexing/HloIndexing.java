@@ -34,6 +34,25 @@ public final class HloIndexing {
     private HloIndexing() {
     }
 
+    /**
+     * Runs an op's analysis, turning the symptoms of attributes that do not fit the shapes (an
+     * index past a dimension list, a division by a zero size) into an error naming the
+     * instruction. XLA's verifier would refuse such a module before analysis; the ops checked
+     * explicitly (convolution, reduce-window, dot, pad, slice, reshape, transpose) say precisely
+     * what does not fit, and this covers the rest. (Caught here rather than relied on: a hot JIT
+     * site may throw these without a message.)
+     */
+    private static InstructionIndexing ifShapesFit(HloInstruction instruction,
+                                                   java.util.function.Supplier<InstructionIndexing> analysis) {
+        try {
+            return analysis.get();
+        } catch (IndexOutOfBoundsException | ArithmeticException e) {
+            throw new IllegalArgumentException(instruction.opcode() + " " + instruction.name()
+                    + ": its attributes do not fit its shape " + instruction.shape() + " and operands"
+                    + " (" + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")", e);
+        }
+    }
+
     /** {@return output 0 to each operand, in logical index space} @param module the module @param instruction one of its instructions */
     public static InstructionIndexing outputToInput(HloModule module, HloInstruction instruction) {
         return outputToInput(module, instruction, 0, false);
@@ -52,11 +71,10 @@ public final class HloIndexing {
                                                     boolean physical) {
         instruction.outputShape(outputId);
         Ctx ctx = new Ctx(module, module.computationOf(instruction));
-        List<Set<OperandIndexing>> maps = OpIndexing.outputToInput(ctx, instruction, outputId);
-        if (physical) {
-            maps = Physical.outputToInput(ctx, instruction, outputId, maps);
-        }
-        return new InstructionIndexing(maps);
+        return ifShapesFit(instruction, () -> {
+            List<Set<OperandIndexing>> maps = OpIndexing.outputToInput(ctx, instruction, outputId);
+            return new InstructionIndexing(physical ? Physical.outputToInput(ctx, instruction, outputId, maps) : maps);
+        });
     }
 
     /**
@@ -70,15 +88,19 @@ public final class HloIndexing {
      * @param operand the operand number
      * @param physical index physical (layout-ordered) dimensions instead of logical ones
      * @throws IndexOutOfBoundsException if there is no such operand
+     * @throws IllegalArgumentException if the instruction's attributes do not fit its shapes
      */
     public static InstructionIndexing inputToOutput(HloModule module, HloInstruction instruction, int operand,
                                                     boolean physical) {
-        Ctx ctx = new Ctx(module, module.computationOf(instruction));
-        List<Set<OperandIndexing>> maps = OpIndexing.inputToOutput(ctx, instruction, operand);
-        if (physical) {
-            maps = Physical.inputToOutput(ctx, instruction, operand, maps);
+        if (operand < 0 || operand >= instruction.operands().size()) {
+            throw new IndexOutOfBoundsException("operand " + operand + " out of bounds [0, " + instruction.operands().size()
+                    + ") for " + instruction.opcode() + " " + instruction.name());
         }
-        return new InstructionIndexing(maps);
+        Ctx ctx = new Ctx(module, module.computationOf(instruction));
+        return ifShapesFit(instruction, () -> {
+            List<Set<OperandIndexing>> maps = OpIndexing.inputToOutput(ctx, instruction, operand);
+            return new InstructionIndexing(physical ? Physical.inputToOutput(ctx, instruction, operand, maps) : maps);
+        });
     }
 
     /**

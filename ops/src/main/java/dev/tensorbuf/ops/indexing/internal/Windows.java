@@ -54,6 +54,7 @@ final class Windows {
                 continue;
             }
             ArrayShape in = ctx.operandShape(instr, k);
+            checkWindowRank(instr, window, in, out);
             Map<AffineExpr, Interval> cons = Maps.constraints();
             List<AffineExpr> res = new ArrayList<>();
             List<Long> ranges = new ArrayList<>();
@@ -65,6 +66,52 @@ final class Windows {
         return result;
     }
 
+    /**
+     * Checks that a convolution's attributes fit its shapes before any map is built: ranks against
+     * {@code dim_labels}, one window dimension per spatial dimension, and group counts that are
+     * positive and divide the dimensions they split.
+     */
+    private static void checkConvolution(HloInstruction instr, ArrayShape lhs, ArrayShape rhs, ArrayShape out,
+                                         List<WindowDim> window, ConvolutionDims dn, long fgc, long bgc) {
+        String what = "convolution " + instr.name();
+        checkRank(what, "input", lhs, dn.inputSpatial().size());
+        checkRank(what, "kernel", rhs, dn.kernelSpatial().size());
+        checkRank(what, "output", out, dn.outputSpatial().size());
+        int spatial = dn.inputSpatial().size();
+        if (dn.kernelSpatial().size() != spatial || dn.outputSpatial().size() != spatial || window.size() != spatial) {
+            throw new IllegalArgumentException(what + ": dim_labels and window must agree on the spatial dimensions"
+                    + " (input " + spatial + ", kernel " + dn.kernelSpatial().size() + ", output "
+                    + dn.outputSpatial().size() + ", window " + window.size() + ")");
+        }
+        if (fgc < 1 || bgc < 1) {
+            throw new IllegalArgumentException(what + ": feature_group_count " + fgc + " and batch_group_count " + bgc
+                    + " must be at least 1");
+        }
+        if (lhs.dim(dn.inputFeature()) % fgc != 0 || out.dim(dn.outputFeature()) % fgc != 0) {
+            throw new IllegalArgumentException(what + ": feature_group_count " + fgc + " must divide the input features "
+                    + lhs.dim(dn.inputFeature()) + " and the output features " + out.dim(dn.outputFeature()));
+        }
+        if (lhs.dim(dn.inputBatch()) % bgc != 0) {
+            throw new IllegalArgumentException(what + ": batch_group_count " + bgc + " must divide the input batch "
+                    + lhs.dim(dn.inputBatch()));
+        }
+    }
+
+    /** A reduce-window has one window dimension per dimension of its operands and outputs. */
+    private static void checkWindowRank(HloInstruction instr, List<WindowDim> window, ArrayShape in, ArrayShape out) {
+        if (window.size() != in.rank() || out.rank() != in.rank()) {
+            throw new IllegalArgumentException("reduce-window " + instr.name() + ": window has " + window.size()
+                    + " dimension(s), operand " + in + " and output " + out + " must have as many");
+        }
+    }
+
+    private static void checkRank(String what, String side, ArrayShape shape, int spatial) {
+        if (shape.rank() != spatial + 2) {
+            throw new IllegalArgumentException(what + ": the " + side + " " + shape + " has rank " + shape.rank()
+                    + " but dim_labels give it " + (spatial + 2) + " dimensions");
+        }
+    }
+
     static List<Set<OperandIndexing>> convolution(Ctx ctx, HloInstruction instr) {
         ArrayShape out = instr.arrayShape();
         ArrayShape lhs = ctx.operandShape(instr, 0);
@@ -74,6 +121,7 @@ final class Windows {
                 () -> new IllegalArgumentException("convolution " + instr.name() + " has no dim_labels"))).labels();
         long fgc = instr.intValue("feature_group_count", 1);
         long bgc = instr.intValue("batch_group_count", 1);
+        checkConvolution(instr, lhs, rhs, out, window, dn, fgc, bgc);
         int spatial = dn.inputSpatial().size();
         long inputGroupSize = lhs.dim(dn.inputFeature()) / fgc;
         long outputGroupSize = out.dim(dn.outputFeature()) / fgc;
@@ -147,6 +195,7 @@ final class Windows {
                 continue;
             }
             ArrayShape in = ctx.operandShape(instr, operand);
+            checkWindowRank(instr, window, in, out);
             Map<AffineExpr, Interval> cons = Maps.constraints();
             List<AffineExpr> res = new ArrayList<>();
             List<Long> ranges = new ArrayList<>();
@@ -175,6 +224,7 @@ final class Windows {
                 () -> new IllegalArgumentException("convolution " + instr.name() + " has no dim_labels"))).labels();
         long fgc = instr.intValue("feature_group_count", 1);
         long bgc = instr.intValue("batch_group_count", 1);
+        checkConvolution(instr, lhs, rhs, out, window, dn, fgc, bgc);
         AffineExpr[] o = new AffineExpr[out.rank()];
         List<Long> ranges = new ArrayList<>();
         Map<AffineExpr, Interval> cons = Maps.constraints();
