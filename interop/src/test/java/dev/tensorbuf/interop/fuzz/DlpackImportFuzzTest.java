@@ -1,6 +1,7 @@
 package dev.tensorbuf.interop.fuzz;
 
-import static dev.tensorbuf.interop.fuzz.FuzzChecks.expectOnlyDocumentedExceptions;
+import dev.tensorbuf.testing.FuzzChecks;
+import static dev.tensorbuf.testing.FuzzChecks.expectOnlyDocumentedExceptions;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;

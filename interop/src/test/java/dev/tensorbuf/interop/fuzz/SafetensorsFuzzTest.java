@@ -1,7 +1,8 @@
 package dev.tensorbuf.interop.fuzz;
 
-import static dev.tensorbuf.interop.fuzz.FuzzChecks.assertRoundTrip;
-import static dev.tensorbuf.interop.fuzz.FuzzChecks.expectOnlyDocumentedExceptionsIo;
+import dev.tensorbuf.testing.FuzzChecks;
+import static dev.tensorbuf.testing.FuzzChecks.assertRoundTrip;
+import static dev.tensorbuf.testing.FuzzChecks.expectOnlyDocumentedExceptionsIo;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.tensorbuf.interop.DenseTensor;

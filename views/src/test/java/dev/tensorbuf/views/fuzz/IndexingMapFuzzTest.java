@@ -1,7 +1,8 @@
 package dev.tensorbuf.views.fuzz;
 
-import static dev.tensorbuf.views.fuzz.FuzzChecks.assertRoundTrip;
-import static dev.tensorbuf.views.fuzz.FuzzChecks.expectOnlyDocumentedExceptions;
+import dev.tensorbuf.testing.FuzzChecks;
+import static dev.tensorbuf.testing.FuzzChecks.assertRoundTrip;
+import static dev.tensorbuf.testing.FuzzChecks.expectOnlyDocumentedExceptions;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.tensorbuf.views.indexing.IndexingMap;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.PythonPeer;
+import dev.tensorbuf.testing.PythonPeer;
 import dev.tensorbuf.views.TestSeed;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -1,4 +1,4 @@
-package dev.tensorbuf.views;
+package dev.tensorbuf.testing;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
