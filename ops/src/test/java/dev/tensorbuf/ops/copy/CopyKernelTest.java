@@ -133,6 +133,14 @@ class CopyKernelTest {
             Access scalar = Access.strided(arena.allocate(1), DType.U8, StridedLayout.of(new long[] {2, 500}, new long[] {0, 0}));
             checkKernel(scalar, strided(arena, DType.U8, StridedLayout.packed(2, 500)), null, Set.of(Kernel.FILL),
                     "u8 scalar broadcast");
+            // Runs of at least 1 KiB take the vector fill: every element width, ragged tails.
+            for (DType t : new DType[] {DType.U8, DType.BF16, DType.F32, DType.F64}) {
+                long n = 4099 / t.byteWidth();
+                Access one = Access.strided(arena.allocate(t.byteWidth()), t,
+                        StridedLayout.of(new long[] {3, n}, new long[] {0, 0}));
+                checkKernel(one, strided(arena, t, StridedLayout.packed(3, n)), null, Set.of(Kernel.FILL),
+                        "long " + t + " scalar broadcast");
+            }
         }
     }
 

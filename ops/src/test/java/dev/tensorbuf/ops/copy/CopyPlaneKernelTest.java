@@ -159,11 +159,19 @@ class CopyPlaneKernelTest {
         try (Arena arena = Arena.ofShared()) {
             // Blocks of 17 * 33 * 31 floats (69 KB, above the 64 KiB replication size): one copy, 12,
             // and more blocks than the threaded engine has pieces (it fills one block, then splits the copies).
+            // The scalar engine replicates; the vector engines fill these 4 KB runs directly.
             for (long n : new long[] {2, 13, 37}) {
                 long[] blocks = {n, 17, 33, 31};
                 Access b = Access.strided(arena.allocate(17 * 4), DType.F32, StridedLayout.of(blocks, new long[] {0, 1, 0, 0}));
                 checkKernel(b, strided(arena, DType.F32, StridedLayout.packed(blocks)), null, Kernel.FILL,
                         "broadcast f32[1,17,1,1] -> " + Arrays.toString(blocks));
+            }
+            // Short runs (31 floats, under the vector fill's 1 KiB) in 74 KB blocks: replicated in every engine.
+            for (long n : new long[] {2, 37}) {
+                long[] blocks = {n, 600, 31};
+                Access b = Access.strided(arena.allocate(600 * 4), DType.F32, StridedLayout.of(blocks, new long[] {0, 1, 0}));
+                checkKernel(b, strided(arena, DType.F32, StridedLayout.packed(blocks)), null, Kernel.FILL,
+                        "broadcast f32[1,600,1] -> " + Arrays.toString(blocks));
             }
             long[] sizes = {13, 17, 33, 31};
             Access bias = Access.strided(arena.allocate(17 * 4), DType.F32, StridedLayout.of(sizes, new long[] {0, 1, 0, 0}));

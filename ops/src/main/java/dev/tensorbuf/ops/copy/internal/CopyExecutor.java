@@ -107,7 +107,7 @@ public final class CopyExecutor {
             return;
         }
         if (k == Kernel.FILL) {
-            Task copies = FillKernel.replicas(t);
+            Task copies = FillKernel.replicas(t, vector);
             if (copies != null) {
                 // One block filled here, the rest copied from it by every thread.
                 run(k, t.slice(0, 0, 1), sa, da, scale, bias);
@@ -186,7 +186,7 @@ public final class CopyExecutor {
     private void run(Kernel k, Task t, ElementAccess sa, ElementAccess da, float[] scale, float[] bias) {
         switch (k) {
             case BULK -> BulkKernel.run(t);
-            case FILL -> FillKernel.run(t);
+            case FILL -> FillKernel.run(t, vector);
             case TRANSPOSE -> {
                 if (vector) {
                     VectorTranspose.run(t);

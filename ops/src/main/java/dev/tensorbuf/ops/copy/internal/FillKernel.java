@@ -3,12 +3,14 @@ package dev.tensorbuf.ops.copy.internal;
 import java.lang.foreign.MemorySegment;
 
 /**
- * {@link dev.tensorbuf.ops.copy.Kernel#FILL}: broadcast along the innermost loop. The first
- * elements of a run are written one by one, the rest by doubling {@code MemorySegment.copy}
- * from the run's own start, which keeps the wide copy stub on large runs. When the outermost loop
+ * {@link dev.tensorbuf.ops.copy.Kernel#FILL}: broadcast along the innermost loop. With the Vector
+ * API, a run of an element of 1, 2, 4 or 8 bytes spanning at least {@link #VECTOR_RUN_BYTES} is
+ * written with wide stores of the repeated pattern ({@link VectorFill}). Otherwise the first
+ * elements of a run are written one by one, the rest by doubling {@code MemorySegment.copy} from
+ * the run's own start, which keeps the wide copy stub on large runs; and when the outermost loop
  * is a broadcast too (source stride 0) over a dense destination block, only its first block is
- * filled; the others are bulk copies of it (few large copies from cache, the copy stub's
- * streaming stores, no per-run work).
+ * filled and the others are bulk copies of it (few large copies from cache, the copy stub's
+ * streaming stores, no per-run work), which is what makes short runs fast.
  */
 final class FillKernel {
     private static final int SEED_ELEMENTS = 64;
@@ -18,17 +20,29 @@ final class FillKernel {
      */
     static final long REPLICATE_BYTES = Long.getLong("tensorbuf.copy.replicateBytes", 64 << 10);
 
+    /**
+     * Shortest run that the vector fill writes directly instead of replicating blocks: below it,
+     * per-run work outweighs the wide stores' advantage over block copies.
+     */
+    static final long VECTOR_RUN_BYTES = 1024;
+
     private FillKernel() {
     }
 
-    static void run(Task t) {
-        Task copies = replicas(t);
+    static void run(Task t, boolean vector) {
+        Task copies = replicas(t, vector);
         if (copies == null) {
-            runs(t);
+            runs(t, vector);
             return;
         }
-        runs(t.slice(0, 0, 1));
+        runs(t.slice(0, 0, 1), vector);
         BulkKernel.run(copies);
+    }
+
+    private static boolean vectorRuns(Task t, boolean vector) {
+        int w = t.dstWidth();
+        return vector && (w == 1 || w == 2 || w == 4 || w == 8) && t.dstStride()[t.rank() - 1] == w
+                && t.count()[t.rank() - 1] * w >= Math.max(VECTOR_RUN_BYTES, VectorFill.BYTES);
     }
 
     /**
@@ -37,10 +51,14 @@ final class FillKernel {
      * dense destination blocks of at least {@link #REPLICATE_BYTES}. The copies are a
      * {@link dev.tensorbuf.ops.copy.Kernel#BULK} task reading the destination's first block, so
      * they can be split across threads once that block is filled (a split fill would fill one
-     * block per piece with ordinary stores).
+     * block per piece with ordinary stores). Never when the runs are long enough for the vector
+     * fill, which writes faster than the copies.
      */
-    static Task replicas(Task t) {
+    static Task replicas(Task t, boolean vector) {
         int r = t.rank();
+        if (vectorRuns(t, vector)) {
+            return null;
+        }
         long block = t.dstWidth();
         for (int j = r - 1; j >= 1; j--) {
             if (t.dstStride()[j] != block) {
@@ -57,13 +75,19 @@ final class FillKernel {
                 new long[] {0, 1}, new long[] {ds, 1}, 1, 1, -1, 0);
     }
 
-    private static void runs(Task t) {
+    private static void runs(Task t, boolean vector) {
         int r = t.rank();
         long n = t.count()[r - 1];
         int w = t.dstWidth();
         MemorySegment src = t.src();
         MemorySegment dst = t.dst();
         Odometer o = new Odometer(t, 1);
+        if (vectorRuns(t, vector)) {
+            do {
+                VectorFill.fillRun(src, o.src, dst, o.dst, n, w);
+            } while (o.next());
+            return;
+        }
         do {
             fillRun(src, o.src, dst, o.dst, n, w);
         } while (o.next());
