@@ -31,14 +31,25 @@ def main():
     peers = json.loads(pathlib.Path(sys.argv[2]).read_text())
     notes = pathlib.Path(sys.argv[3]).read_text() if len(sys.argv) > 3 else ""
     by_name = {c["name"]: c for c in peers["cases"]}
+    rounds = ours.get("rounds", 1)
+    load = ours.get("load_average")
+    load_text = f"load average {load[0]:.1f}-{load[1]:.1f} on 2 cores" if load else "load average not recorded"
     lines = ["## Copy engine", "",
-             f"Machine: {lscpu()}. Shared with other jobs while measured (load average above 2 on 2 cores):",
-             "absolute numbers are noisy; ratios are taken within one run. tensorbuf "
+             f"Machine: {lscpu()}. {load_text}. Each figure is the median of {rounds} alternating "
+             "round(s) of tensorbuf and the peers (min-max in brackets where there were several);",
+             "ratios to copy are taken within each tensorbuf run. tensorbuf "
              f"{ours['threads']} threads, Vector API kernels {'on' if ours['vector_kernels'] else 'off'}; "
              f"NumPy {peers['numpy']}, PyTorch {peers['torch'] or 'not installed'} (2 threads). GB/s = bytes read + written.",
              "",
              "| case | tensorbuf GB/s | copy GB/s | ratio to copy (target) | NumPy GB/s | PyTorch GB/s | vs faster peer (target) | met |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    def cell(value, rng, digits=1):
+        if value is None:
+            return "-"
+        if not rng or rng[0] == rng[1]:
+            return f"{value:.{digits}f}"
+        return f"{value:.{digits}f} ({rng[0]:.{digits}f}-{rng[1]:.{digits}f})"
+
     for c in ours["cases"]:
         p = by_name.get(c["name"], {})
         np_, pt = p.get("numpy_gbps"), p.get("torch_gbps")
@@ -46,9 +57,13 @@ def main():
         vs = c["gbps"] / best if best else float("nan")
         tr, tp = TARGETS.get(c["name"], (None, None))
         ok = (tr is None or c["ratio_to_copy"] >= tr) and (tp is None or vs >= tp)
-        lines.append(f"| {c['name']} | {c['gbps']:.1f} | {c['copy_gbps']:.1f} | {c['ratio_to_copy']:.2f} "
-                     f"({'>= ' + str(tr) if tr else '-'}) | {np_ if np_ is not None else '-'} | "
-                     f"{pt if pt is not None else '-'} | {vs:.2f}x (>= {tp}x) | {'yes' if ok else 'NO'} |")
+        met = "yes" if ok else "NO"
+        if tr is None and tp is None:
+            met = "(no target)"
+        lines.append(f"| {c['name']} | {cell(c['gbps'], c.get('gbps_range'))} | {c['copy_gbps']:.1f} | "
+                     f"{cell(c['ratio_to_copy'], c.get('ratio_to_copy_range'), 2)} "
+                     f"({'>= ' + str(tr) if tr else '-'}) | {cell(np_, p.get('numpy_gbps_range'))} | "
+                     f"{cell(pt, p.get('torch_gbps_range'))} | {vs:.2f}x ({'>= ' + str(tp) + 'x' if tp else '-'}) | {met} |")
     lines += ["", notes.strip(), ""]
     path = pathlib.Path(__file__).resolve().parent.parent / "RESULTS.md"
     text = path.read_text() if path.exists() else "# Benchmark results\n"

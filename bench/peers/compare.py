@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Runs `tensorbuf bench --json` and copy_peers.py in alternating rounds and writes the per-case
+medians (with min-max) into bench/RESULTS.md, section "## Copy engine", through copy_report.py.
+
+Alternating rounds matter on a small shared machine: a burst of load that lands on one side's run
+would otherwise decide a comparison. Each round's raw JSON is kept in bench/peers/rounds/.
+
+Usage (from the repository root, after `mvn -B -q -pl cli -am package -DskipTests`):
+    python3 bench/peers/compare.py [--rounds N] [--notes notes.md] [--case NAME]...
+"""
+import argparse
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+
+
+def loadavg():
+    try:
+        return float(pathlib.Path("/proc/loadavg").read_text().split()[0])
+    except OSError:
+        return float("nan")
+
+
+def run_json(cmd):
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return json.loads(out)
+
+
+def spread(values):
+    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--notes", default=None)
+    ap.add_argument("--case", action="append", default=[])
+    args = ap.parse_args()
+    rounds_dir = HERE / "rounds"
+    rounds_dir.mkdir(exist_ok=True)
+    cases = sum((["--case", c] for c in args.case), [])
+    ours_rounds, peer_rounds, loads = [], [], [loadavg()]
+    for r in range(args.rounds):
+        ours = run_json([str(ROOT / "tensorbuf"), "bench", "--json"] + cases)
+        peers = run_json([sys.executable, str(HERE / "copy_peers.py")])
+        loads.append(loadavg())
+        (rounds_dir / f"tensorbuf-{r}.json").write_text(json.dumps(ours, indent=1) + "\n")
+        (rounds_dir / f"peers-{r}.json").write_text(json.dumps(peers, indent=1) + "\n")
+        ours_rounds.append(ours)
+        peer_rounds.append(peers)
+        print(f"round {r + 1}/{args.rounds} done, load average {loads[-1]}", file=sys.stderr)
+    merged_ours = dict(ours_rounds[0])
+    merged_ours["cases"] = []
+    for c in ours_rounds[0]["cases"]:
+        runs = [next(x for x in o["cases"] if x["name"] == c["name"]) for o in ours_rounds]
+        m = {"name": c["name"], "bytes": c["bytes"]}
+        for key in ("gbps", "copy_gbps", "ratio_to_copy"):
+            s = spread([x[key] for x in runs])
+            m[key] = s["median"]
+            m[key + "_range"] = [s["min"], s["max"]]
+        merged_ours["cases"].append(m)
+    merged_ours["rounds"] = args.rounds
+    merged_ours["load_average"] = [min(loads), max(loads)]
+    merged_peers = dict(peer_rounds[0])
+    merged_peers["cases"] = []
+    wanted = {c["name"] for c in merged_ours["cases"]}
+    for c in peer_rounds[0]["cases"]:
+        if c["name"] not in wanted:
+            continue
+        runs = [next(x for x in p["cases"] if x["name"] == c["name"]) for p in peer_rounds]
+        m = {"name": c["name"], "bytes": c["bytes"]}
+        for key in ("numpy_gbps", "torch_gbps"):
+            vals = [x[key] for x in runs if x.get(key) is not None]
+            if vals:
+                s = spread(vals)
+                m[key] = round(s["median"], 3)
+                m[key + "_range"] = [s["min"], s["max"]]
+        merged_peers["cases"].append(m)
+    (HERE / "last-tensorbuf.json").write_text(json.dumps(merged_ours) + "\n")
+    (HERE / "last-peers.json").write_text(json.dumps(merged_peers) + "\n")
+    report = [sys.executable, str(HERE / "copy_report.py"), str(HERE / "last-tensorbuf.json"),
+              str(HERE / "last-peers.json")] + ([args.notes] if args.notes else [])
+    subprocess.run(report, cwd=ROOT, check=True)
+
+
+if __name__ == "__main__":
+    main()
