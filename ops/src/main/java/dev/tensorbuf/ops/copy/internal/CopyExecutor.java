@@ -116,12 +116,13 @@ public final class CopyExecutor {
             }
         }
         int reserved = switch (k) {
-            case TRANSPOSE, PAIR_INTERLEAVE, INTERLEAVE, DEINTERLEAVE, BYTE_PLANES -> 2;
+            case TRANSPOSE, PAIR_INTERLEAVE, INTERLEAVE, DEINTERLEAVE, BYTE_PLANES, CONVERT_PAIR_INTERLEAVE,
+                 CONVERT_PAIR_DEINTERLEAVE -> 2;
             default -> 1;
         };
         int whole = switch (k) {
             case INTERLEAVE -> t.rank() - 1;
-            case DEINTERLEAVE, BYTE_PLANES -> t.rank() - 2;
+            case DEINTERLEAVE, BYTE_PLANES, CONVERT_PAIR_DEINTERLEAVE -> t.rank() - 2;
             default -> -1;
         };
         List<Task> pieces = new ArrayList<>();
@@ -231,6 +232,20 @@ public final class CopyExecutor {
             }
             case ELEMENT -> ElementKernel.run(t);
             case CONVERT -> ConvertKernel.run(t, sa, da, scale, bias);
+            case CONVERT_PAIR_INTERLEAVE -> {
+                if (vector) {
+                    VectorBf16Pairs.pack(t);
+                } else {
+                    ConvertKernel.run(t, sa, da, scale, bias);
+                }
+            }
+            case CONVERT_PAIR_DEINTERLEAVE -> {
+                if (vector) {
+                    VectorBf16Pairs.unpack(t);
+                } else {
+                    ConvertKernel.run(t, sa, da, scale, bias);
+                }
+            }
             case ZERO -> ZeroKernel.run(t);
             case GATHER -> throw new AssertionError("gather steps run whole");
         }
