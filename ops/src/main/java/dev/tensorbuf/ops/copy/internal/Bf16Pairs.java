@@ -5,12 +5,14 @@ import dev.tensorbuf.ops.copy.Loop;
 import dev.tensorbuf.ops.copy.Step;
 import dev.tensorbuf.views.DType;
 
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Recognises f32 to bf16 conversions into XLA's {@code (2,1)} pair packing, and back, for
- * {@link LoopNest}. In {@code {1,0:T(8,128)(2,1)}} each 32-bit destination word holds rows
+ * {@link LoopNest}, and runs them without the Vector API (one word per column pair, not one
+ * 2-iteration {@link ConvertKernel} loop per column). In {@code {1,0:T(8,128)(2,1)}} each 32-bit destination word holds rows
  * {@code 2k} (low half) and {@code 2k+1} (high half) of one column, so a run of columns of two
  * f32 rows converts and packs with whole-int lane arithmetic ({@link VectorBf16Pairs}). This class
  * uses no Vector API type, so planning works without the module.
@@ -55,5 +57,49 @@ final class Bf16Pairs {
             }
         }
         return null;
+    }
+
+    /** Loops {@code [..., columns (n, 4 bytes, 4 bytes), rows (2, row bytes, 2 bytes)]}: f32 rows to bf16 words. */
+    static void pack(Task t) {
+        int r = t.rank();
+        long n = t.count()[r - 2];
+        long odd = t.srcStride()[r - 1];
+        MemorySegment src = t.src();
+        MemorySegment dst = t.dst();
+        Odometer o = new Odometer(t, 2);
+        do {
+            packColumns(src, o.src, odd, dst, o.dst, 0, n);
+        } while (o.next());
+    }
+
+    /** Columns {@code [from, to)} of one row pair, the even row at {@code so}, the odd one {@code odd} bytes on. */
+    static void packColumns(MemorySegment src, long so, long odd, MemorySegment dst, long dO, long from, long to) {
+        for (long j = from; j < to; j++) {
+            int lo = ConvertKernel.bf16(src.get(Layouts.F32, so + j * 4)) & 0xffff;
+            int hi = ConvertKernel.bf16(src.get(Layouts.F32, so + odd + j * 4));
+            dst.set(Layouts.I32, dO + j * 4, hi << 16 | lo);
+        }
+    }
+
+    /** Loops {@code [..., rows (2, 2 bytes, row bytes), columns (n, 4 bytes, 4 bytes)]}: bf16 words to f32 rows. */
+    static void unpack(Task t) {
+        int r = t.rank();
+        long n = t.count()[r - 1];
+        long odd = t.dstStride()[r - 2];
+        MemorySegment src = t.src();
+        MemorySegment dst = t.dst();
+        Odometer o = new Odometer(t, 2);
+        do {
+            unpackColumns(src, o.src, dst, o.dst, odd, 0, n);
+        } while (o.next());
+    }
+
+    /** Columns {@code [from, to)} of one row pair, the even row at {@code dO}, the odd one {@code odd} bytes on. */
+    static void unpackColumns(MemorySegment src, long so, MemorySegment dst, long dO, long odd, long from, long to) {
+        for (long j = from; j < to; j++) {
+            int w = src.get(Layouts.I32, so + j * 4);
+            dst.set(Layouts.I32, dO + j * 4, w << 16);
+            dst.set(Layouts.I32, dO + odd + j * 4, w & 0xffff_0000);
+        }
     }
 }

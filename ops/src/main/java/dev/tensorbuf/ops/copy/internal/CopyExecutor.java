@@ -236,14 +236,14 @@ public final class CopyExecutor {
                 if (vector) {
                     VectorBf16Pairs.pack(t);
                 } else {
-                    ConvertKernel.run(t, sa, da, scale, bias);
+                    Bf16Pairs.pack(t);
                 }
             }
             case CONVERT_PAIR_DEINTERLEAVE -> {
                 if (vector) {
                     VectorBf16Pairs.unpack(t);
                 } else {
-                    ConvertKernel.run(t, sa, da, scale, bias);
+                    Bf16Pairs.unpack(t);
                 }
             }
             case ZERO -> ZeroKernel.run(t);

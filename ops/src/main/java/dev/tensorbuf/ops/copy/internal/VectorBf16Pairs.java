@@ -42,10 +42,7 @@ final class VectorBf16Pairs {
                 IntVector hi = rounded(IntVector.fromMemorySegment(INTS, src, s0 + odd + j * 4, ORDER));
                 hi.and(HIGH).or(lo.lanewise(VectorOperators.LSHR, 16)).intoMemorySegment(dst, d0 + j * 4, ORDER);
             }
-            for (long j = whole; j < n; j++) {
-                dst.set(Layouts.I16, d0 + j * 4, ConvertKernel.bf16(src.get(Layouts.F32, s0 + j * 4)));
-                dst.set(Layouts.I16, d0 + j * 4 + 2, ConvertKernel.bf16(src.get(Layouts.F32, s0 + odd + j * 4)));
-            }
+            Bf16Pairs.packColumns(src, s0, odd, dst, d0, whole, n);
         } while (o.next());
     }
 
@@ -67,11 +64,7 @@ final class VectorBf16Pairs {
                 w.lanewise(VectorOperators.LSHL, 16).intoMemorySegment(dst, d0 + j * 4, ORDER);
                 w.and(HIGH).intoMemorySegment(dst, d0 + odd + j * 4, ORDER);
             }
-            for (long j = whole; j < n; j++) {
-                int w = src.get(Layouts.I32, s0 + j * 4);
-                dst.set(Layouts.I32, d0 + j * 4, w << 16);
-                dst.set(Layouts.I32, d0 + odd + j * 4, w & HIGH);
-            }
+            Bf16Pairs.unpackColumns(src, s0, dst, d0, odd, whole, n);
         } while (o.next());
     }
 
