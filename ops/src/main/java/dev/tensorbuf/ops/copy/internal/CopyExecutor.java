@@ -157,7 +157,8 @@ public final class CopyExecutor {
      * Cuts loop {@code k} into about {@code pieces} chunks; when it has fewer iterations, each
      * iteration is cut further along loop {@code k + 1}. The loops a kernel keeps in blocks
      * ({@code reserved} innermost) are cut in multiples of 16 so shuffle blocks stay whole, and
-     * loop {@code whole} (the plane loop of the plane kernels, or -1) is never cut.
+     * loop {@code whole} (the plane loop of the plane kernels, the row-pair loop of the bf16 (2,1)
+     * unpack, or -1) is never cut.
      */
     private static void split(Task t, int k, int pieces, int reserved, int whole, List<Task> out) {
         long c = t.count()[k];
