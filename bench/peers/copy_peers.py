@@ -2,13 +2,19 @@
 """The copy engine's benchmark cases in NumPy 2.x and PyTorch 2.x (CPU, 2 threads), each writing
 into a preallocated `out`. Prints {"cases": [{"name", "bytes", "numpy_gbps", "torch_gbps"}]}.
 GB/s counts bytes read + bytes written, as `tensorbuf bench` does. bf16 in NumPy is moved as
-uint16 (same bytes; NumPy has no bfloat16). Usage: python3 copy_peers.py [--quick] > peers.json
+uint16 (same bytes; NumPy has no bfloat16); the f32 -> bf16 case converts to ml_dtypes.bfloat16 and
+has no NumPy figure when ml_dtypes is not importable. Usage: python3 copy_peers.py [--quick] > peers.json
 """
 import json
 import sys
 import time
 
 import numpy as np
+
+try:
+    import ml_dtypes  # NumPy's bfloat16; without it the f32 -> bf16 case has no NumPy figure
+except ImportError:
+    ml_dtypes = None
 
 try:
     import torch
@@ -72,6 +78,14 @@ def cases(lib):
     bt = zeros((512, 32, 4, 128, 2), u16)
     yield "bf16_4096x4096_to_T8x128_2x1", 4096 * 4096 * 4, \
         lambda: copy(bt, perm(b.reshape(512, 4, 2, 32, 128), (0, 3, 1, 4, 2)))
+    # f32 -> bf16 converted and (2,1)-packed in one pass: copy_/copyto convert while they permute.
+    if lib == "torch" or ml_dtypes is not None:
+        bf16 = torch.bfloat16 if lib == "torch" else ml_dtypes.bfloat16
+        fm = rand((4096, 4096), f32)
+        fbt = zeros((512, 32, 4, 128, 2), bf16)
+        fview = perm(fm.reshape(512, 4, 2, 32, 128), (0, 3, 1, 4, 2))
+        yield "f32_4096x4096_to_bf16_T8x128_2x1", 4096 * 4096 * 6, \
+            (lambda: fbt.copy_(fview)) if lib == "torch" else (lambda: np.copyto(fbt, fview, casting="unsafe"))
     p = rand((1000, 1000), f32)
     pt = zeros((125, 8, 8, 128), f32)
 

@@ -34,6 +34,13 @@ public enum Kernel {
     ELEMENT,
     /** Different types or a per-channel scale and bias: converted one run at a time. */
     CONVERT,
+    /**
+     * f32 to bf16 rounded to nearest even, packed into XLA's {@code (2,1)} pairs (two source rows
+     * per destination word): whole-int lane arithmetic, one load per row per vector of columns.
+     */
+    CONVERT_PAIR_INTERLEAVE,
+    /** bf16 in {@code (2,1)} pairs to f32 rows: each word widened by a shift and a mask into its two rows. */
+    CONVERT_PAIR_DEINTERLEAVE,
     /** Destination-only: padding slots of a tiled destination are written as zero. */
     ZERO,
     /** No strided form (general maps, sub-byte packing, mismatched tilings): every element through its map. */

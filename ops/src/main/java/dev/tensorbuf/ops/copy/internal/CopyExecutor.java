@@ -116,12 +116,13 @@ public final class CopyExecutor {
             }
         }
         int reserved = switch (k) {
-            case TRANSPOSE, PAIR_INTERLEAVE, INTERLEAVE, DEINTERLEAVE, BYTE_PLANES -> 2;
+            case TRANSPOSE, PAIR_INTERLEAVE, INTERLEAVE, DEINTERLEAVE, BYTE_PLANES, CONVERT_PAIR_INTERLEAVE,
+                 CONVERT_PAIR_DEINTERLEAVE -> 2;
             default -> 1;
         };
         int whole = switch (k) {
             case INTERLEAVE -> t.rank() - 1;
-            case DEINTERLEAVE, BYTE_PLANES -> t.rank() - 2;
+            case DEINTERLEAVE, BYTE_PLANES, CONVERT_PAIR_DEINTERLEAVE -> t.rank() - 2;
             default -> -1;
         };
         List<Task> pieces = new ArrayList<>();
@@ -156,7 +157,8 @@ public final class CopyExecutor {
      * Cuts loop {@code k} into about {@code pieces} chunks; when it has fewer iterations, each
      * iteration is cut further along loop {@code k + 1}. The loops a kernel keeps in blocks
      * ({@code reserved} innermost) are cut in multiples of 16 so shuffle blocks stay whole, and
-     * loop {@code whole} (the plane loop of the plane kernels, or -1) is never cut.
+     * loop {@code whole} (the plane loop of the plane kernels, the row-pair loop of the bf16 (2,1)
+     * unpack, or -1) is never cut.
      */
     private static void split(Task t, int k, int pieces, int reserved, int whole, List<Task> out) {
         long c = t.count()[k];
@@ -231,6 +233,20 @@ public final class CopyExecutor {
             }
             case ELEMENT -> ElementKernel.run(t);
             case CONVERT -> ConvertKernel.run(t, sa, da, scale, bias);
+            case CONVERT_PAIR_INTERLEAVE -> {
+                if (vector) {
+                    VectorBf16Pairs.pack(t);
+                } else {
+                    Bf16Pairs.pack(t);
+                }
+            }
+            case CONVERT_PAIR_DEINTERLEAVE -> {
+                if (vector) {
+                    VectorBf16Pairs.unpack(t);
+                } else {
+                    Bf16Pairs.unpack(t);
+                }
+            }
             case ZERO -> ZeroKernel.run(t);
             case GATHER -> throw new AssertionError("gather steps run whole");
         }

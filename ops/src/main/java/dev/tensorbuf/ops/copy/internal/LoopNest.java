@@ -84,7 +84,8 @@ public final class LoopNest {
         }
         int channelIndex = ch == null ? -1 : fused.indexOf(ch);
         if (convert) {
-            Step.Run planes = from == DType.U8 && to == DType.F32 ? bytePlanes(fused, so, dO, channelIndex) : null;
+            Step.Run planes = from == DType.U8 && to == DType.F32 ? bytePlanes(fused, so, dO, channelIndex)
+                    : affine ? null : Bf16Pairs.plan(fused, so, dO, from, to);
             return planes != null ? planes : new Step.Run(Kernel.CONVERT, so, dO, fused, channelIndex);
         }
         return chooseKernel(fused, so, dO, width);
