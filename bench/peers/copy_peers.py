@@ -86,6 +86,12 @@ def cases(lib):
         fview = perm(fm.reshape(512, 4, 2, 32, 128), (0, 3, 1, 4, 2))
         yield "f32_4096x4096_to_bf16_T8x128_2x1", 4096 * 4096 * 6, \
             (lambda: fbt.copy_(fview)) if lib == "torch" else (lambda: np.copyto(fbt, fview, casting="unsafe"))
+        # and back: unpacked and widened to f32 in one pass.
+        pbt = rand((512, 32, 4, 128, 2), bf16)
+        fout = zeros((4096, 4096), f32)
+        oview = perm(fout.reshape(512, 4, 2, 32, 128), (0, 3, 1, 4, 2))
+        yield "bf16_T8x128_2x1_to_f32_4096x4096", 4096 * 4096 * 6, \
+            (lambda: oview.copy_(pbt)) if lib == "torch" else (lambda: np.copyto(oview, pbt, casting="unsafe"))
     p = rand((1000, 1000), f32)
     pt = zeros((125, 8, 8, 128), f32)
 

@@ -107,6 +107,7 @@ public record CopyCase(String name, Function<Arena, Sides> build) {
             shapes("f32_T8x128_to_4096x4096", "f32[4096,4096]{1,0:T(8,128)}", "f32[4096,4096]{1,0}"),
             shapes("bf16_4096x4096_to_T8x128_2x1", "bf16[4096,4096]{1,0}", "bf16[4096,4096]{1,0:T(8,128)(2,1)}"),
             shapes("f32_4096x4096_to_bf16_T8x128_2x1", "f32[4096,4096]{1,0}", "bf16[4096,4096]{1,0:T(8,128)(2,1)}"),
+            shapes("bf16_T8x128_2x1_to_f32_4096x4096", "bf16[4096,4096]{1,0:T(8,128)(2,1)}", "f32[4096,4096]{1,0}"),
             shapes("f32_1000x1000_to_T8x128_padded", "f32[1000,1000]{1,0}", "f32[1000,1000]{1,0:T(8,128)}"),
             new CopyCase("u8_nhwc_to_f32_nchw_scale_bias_32x224x224x3", a -> new Sides(
                     strided(a, DType.U8, StridedLayout.of(TensorFormat.NHWC, 32, 3, 224, 224)),
