@@ -43,12 +43,21 @@ public final class Bitcast {
      */
     public static TensorView apply(TensorView view, ArrayShape target) {
         ArrayShape laidOut = target.layout().isPresent() ? target : target.withLayout(XlaLayout.descending(target.rank()));
-        if (!(view.map() instanceof ViewMap.Single single)) {
-            throw new IllegalArgumentException("bitcast of " + view + ": a padded or concatenated view has no layout to reinterpret");
+        ArrayShape source;
+        long offset;
+        if (view.shape().layout().isPresent()) {
+            // Made from an XLA shape: one buffer, read through that layout's own map, which puts
+            // index 0 at offset 0. No map is built or simplified.
+            source = view.shape();
+            offset = 0;
+        } else {
+            if (!(view.map() instanceof ViewMap.Single)) {
+                throw new IllegalArgumentException("bitcast of " + view + ": a padded or concatenated view has no layout to reinterpret");
+            }
+            source = sourceLayout(view);
+            offset = view.indexingMap().results().getFirst().evaluate(new long[view.rank()], new long[0], new long[0])
+                    - source.toIndexingMap().evaluate(new long[view.rank()])[0];
         }
-        ArrayShape source = sourceLayout(view);
-        long offset = view.indexingMap().results().getFirst().evaluate(new long[view.rank()], new long[0], new long[0])
-                - source.toIndexingMap().evaluate(new long[view.rank()])[0];
         if (view.dtype().bitWidth() != laidOut.dtype().bitWidth()
                 || view.access().storageBits() != storageBits(laidOut)) {
             throw new IllegalArgumentException("bitcast of " + view + " to " + laidOut + ": element storage differs ("
@@ -62,8 +71,8 @@ public final class Bitcast {
         if (bitOffset % 8 != 0) {
             throw new IllegalArgumentException("bitcast of " + view + ": element offset " + offset + " is not at a byte");
         }
-        long bytes = single.buffer().byteSize() - bitOffset / 8;
-        return TensorView.of(single.buffer().slice(bitOffset / 8, bytes), laidOut);
+        long bytes = view.buffer().byteSize() - bitOffset / 8;
+        return TensorView.of(view.buffer().slice(bitOffset / 8, bytes), laidOut);
     }
 
     private static int storageBits(ArrayShape shape) {
@@ -74,9 +83,6 @@ public final class Bitcast {
     /** {@return the XLA shape whose layout map is the view's map up to a constant offset} */
     private static ArrayShape sourceLayout(TensorView view) {
         IndexingMap map = view.indexingMap();
-        if (view.shape().layout().isPresent()) {
-            return view.shape();
-        }
         if (view.form() instanceof MapForm.Strided s) {
             StridedLayout l = s.layout();
             int[] order = IntStream.range(0, l.rank()).boxed()

@@ -1,12 +1,15 @@
 package dev.tensorbuf.ops;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.XlaShape;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -17,13 +20,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Random chains of 3 to 6 view ops on small shapes: every element of the view equals the
- * brute-force reference ({@link Reference}), and, where NumPy imports, NumPy's result on the same
- * data. Seed printed; {@code -Dtensorbuf.seed=N} replays it.
+ * Random chains of 3 to 6 view ops on small shapes, on untiled and tiled sources: every element
+ * of the view equals the brute-force reference ({@link Reference}), the general path (maps
+ * composed at once), and, where NumPy imports, NumPy's result on the same data. Seed printed; {@code -Dtensorbuf.seed=N} replays it.
  */
 class ViewOpAgreementTest {
     private static final int CHAINS = 300;
@@ -36,7 +40,8 @@ class ViewOpAgreementTest {
     }
 
     private static TensorView source(Allocator arena, ViewOpChains.Chain chain, float[] values) {
-        TensorView v = TensorView.of(arena.allocate(Math.max(4, 4L * values.length)), chain.sourceShape());
+        ArrayShape shape = (ArrayShape) XlaShape.parse(chain.sourceShape());
+        TensorView v = TensorView.of(arena.allocate(Math.max(4, shape.arraySize())), shape);
         v.copyFrom(values);
         return v;
     }
@@ -52,10 +57,20 @@ class ViewOpAgreementTest {
     @Test
     void everyChainAgreesWithBruteForceReference() {
         long seed = seed("everyChainAgreesWithBruteForceReference");
+        agreeWithReference(seed, ViewOpChains::random);
+    }
+
+    @Test
+    void everyChainOnATiledSourceAgreesWithBruteForceReference() {
+        long seed = seed("everyChainOnATiledSourceAgreesWithBruteForceReference");
+        agreeWithReference(seed, ViewOpChains::randomTiled);
+    }
+
+    private static void agreeWithReference(long seed, Function<Random, ViewOpChains.Chain> chains) {
         Random rnd = new Random(seed);
         try (Allocator arena = Allocators.confined()) {
             for (int c = 0; c < CHAINS; c++) {
-                ViewOpChains.Chain chain = ViewOpChains.random(rnd);
+                ViewOpChains.Chain chain = chains.apply(rnd);
                 float[] values = values(chain.dims());
                 double[] asDoubles = new double[values.length];
                 for (int i = 0; i < values.length; i++) {
@@ -78,6 +93,33 @@ class ViewOpAgreementTest {
                 }
                 // Element access by index agrees with the bulk path.
                 result.forEachIndex(index -> assertEquals(expected.at(index), result.getDouble(index)));
+            }
+        }
+    }
+
+    /**
+     * Every op makes its view from a description (strides, a remap, pad windows, parts) and
+     * composes the map later; the general path composes the op's map at once. After every step
+     * of every chain, on untiled and tiled sources, both read the same elements from the same
+     * pieces.
+     */
+    @Test
+    void fastViewsEqualGeneralPathViewsAfterEveryStep() {
+        long seed = seed("fastViewsEqualGeneralPathViewsAfterEveryStep");
+        Random rnd = new Random(seed);
+        try (Allocator arena = Allocators.confined()) {
+            for (int c = 0; c < CHAINS; c++) {
+                ViewOpChains.Chain chain = c % 2 == 0 ? ViewOpChains.random(rnd) : ViewOpChains.randomTiled(rnd);
+                TensorView fast = source(arena, chain, values(chain.dims()));
+                TensorView general = fast;
+                for (ViewOpChains.Step step : chain.steps()) {
+                    fast = step.onView().apply(fast);
+                    general = step.onGeneral().apply(general);
+                    String where = "after " + step + " in chain " + c + " (seed " + seed + "): " + chain;
+                    assertEquals(general.dims(), fast.dims(), "dims " + where);
+                    assertEquals(general.map().pieces().size(), fast.map().pieces().size(), "pieces " + where);
+                    assertArrayEquals(general.toDoubleArray(), fast.toDoubleArray(), "elements " + where);
+                }
             }
         }
     }

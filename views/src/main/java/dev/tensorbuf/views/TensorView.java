@@ -46,15 +46,16 @@ import java.util.function.Consumer;
 public final class TensorView {
     private final ArrayShape shape;
     private final long[] dims;
-    /** Null until first asked for in a view made by stride arithmetic ({@link #remap(AffineRemap)}). */
-    private volatile ViewMap map;
     private final ElementAccess access;
     private final boolean host;
-    /** Fast path of a one-buffer view: non-null for {@link ViewMap.Single}. */
+    /** Fast path of a one-buffer view; null for padded and concatenated views. */
     private final Buffer buffer;
     /** Non-null when the single map is affine: offset = base + sum(index_i * strides_i). */
     private final long[] strides;
     private final long base;
+    /** How the map is built on first need; null for a view made from a map. */
+    private final PendingMap pending;
+    private volatile ViewMap map;
     private volatile Derived derived;
 
     /** What is computed on first need: the simplified map, its form and evaluators. */
@@ -65,6 +66,7 @@ public final class TensorView {
         this.shape = shape;
         this.dims = toArray(shape.dims());
         this.map = map;
+        this.pending = null;
         this.access = access;
         boolean allHost = true;
         for (ViewMap.Single piece : map.pieces()) {
@@ -89,17 +91,17 @@ public final class TensorView {
         this.base = b;
     }
 
-    /** A strided view made by stride arithmetic: its map is built from the strides on first need. */
-    private TensorView(ArrayShape shape, long[] dims, Buffer buffer, long[] strides, long base, ElementAccess access,
-                       boolean host) {
+    /** A view whose map is built from {@code pending} on first need; the caller has validated it. */
+    private TensorView(ArrayShape shape, long[] dims, ElementAccess access, boolean host, Buffer buffer, long[] strides,
+                       long base, PendingMap pending) {
         this.shape = shape;
         this.dims = dims;
-        this.map = null;
         this.access = access;
         this.host = host;
         this.buffer = buffer;
         this.strides = strides;
         this.base = base;
+        this.pending = pending;
     }
 
     private static long[] toArray(List<Long> list) {
@@ -135,7 +137,18 @@ public final class TensorView {
         }
         ArrayShape laidOut = shape.layout().isPresent() ? shape : shape.withLayout(XlaLayout.descending(shape.rank()));
         ElementAccess access = accessFor(laidOut);
+        long[] dims = toArray(laidOut.dims());
+        long[] strides = ViewRemaps.packedStrides(dims, laidOut.requireLayout(), capacity(buffer, access));
+        if (strides != null) {
+            return new TensorView(laidOut, dims, access, buffer.memorySpace().hostAccessible(), buffer, strides, 0,
+                    new PendingMap.Layout());
+        }
         return checked(laidOut, new ViewMap.Single(buffer, laidOut.toIndexingMap()), access);
+    }
+
+    /** {@return how many elements of {@code access} the buffer holds} */
+    private static long capacity(Buffer buffer, ElementAccess access) {
+        return 8 * buffer.byteSize() / access.storageBits();
     }
 
     /** {@return a view of {@code buffer} laid out as the XLA shape text, e.g. {@code "f32[2,4]{0,1}"}} @see #of(Buffer, ArrayShape) */
@@ -200,8 +213,7 @@ public final class TensorView {
                 throw new IllegalArgumentException("map " + m + " has " + m.dims().size() + " dimension(s) but "
                         + logical + " has " + logical.rank());
             }
-            long bits = 8 * piece.buffer().byteSize();
-            long capacity = bits / access.storageBits();
+            long capacity = capacity(piece.buffer(), access);
             ViewBounds.check(m, capacity, logical.toString(), capacity + " elements (" + piece.buffer().byteSize() + " bytes)");
         }
         return new TensorView(logical, map, access);
@@ -243,12 +255,14 @@ public final class TensorView {
 
     /**
      * {@return the view read through {@code outputToInput}: the same view as
-     * {@link #remap(IndexingMap, long...)} with {@code outputToInput.toIndexingMap()}}. A view
-     * whose map is affine with constant coefficients (its offset is {@code base + sum(stride_i *
-     * i_i)}) composes an {@link AffineRemap}, or a {@link ReshapeRemap} whose merged groups are
-     * contiguous in it, by stride arithmetic in O(rank^2), no map composed; its map is built when
-     * {@link #map()}, {@link #indexingMap()} or {@link #form()} first asks. Any other view or
-     * remap, or an empty result, takes the general path.
+     * {@link #remap(IndexingMap, long...)} with {@code outputToInput.toIndexingMap()}}, made in
+     * O(rank^2) with no map composed. Whether each result stays in its dimension is checked by
+     * arithmetic on the remap. A view whose map is affine with constant coefficients (its offset
+     * is {@code base + sum(stride_i * i_i)}) composes an {@link AffineRemap}, or a
+     * {@link ReshapeRemap} whose merged groups are contiguous in it, into new strides; any other
+     * view keeps the remap and composes its map when {@link #map()}, {@link #indexingMap()},
+     * {@link #form()} or element access first asks. A remap that leaves a dimension, or an empty
+     * result, takes the general path.
      * {@snippet :
      * TensorView v = TensorView.of(buffer, "f32[2,3]{1,0}");
      * TensorView t = v.remap(AffineRemap.of(new long[] {3, 2}, new long[][] {{0, 1}, {1, 0}}, new long[] {0, 0}));
@@ -263,27 +277,23 @@ public final class TensorView {
             case AffineRemap a -> a.outputDimsArray();
             case ReshapeRemap r -> r.outputDimsArray();
         };
-        long[] newStrides = null;
-        long newBase = base;
-        if (strides != null && !ViewRemaps.hasZeroDim(out)) {
-            try {
-                newStrides = switch (outputToInput) {
-                    case AffineRemap a -> ViewRemaps.affineStrides(dims, strides, a);
-                    case ReshapeRemap r -> Arrays.equals(r.inputDimsArray(), dims) ? r.strides(strides) : null;
-                };
-                if (newStrides != null && outputToInput instanceof AffineRemap a) {
-                    for (int j = 0; j < dims.length; j++) {
-                        newBase = Math.addExact(newBase, Math.multiplyExact(strides[j], a.offset(j)));
-                    }
-                }
-            } catch (ArithmeticException overflow) {
-                newStrides = null;
-            }
-        }
-        if (newStrides == null) {
+        if (ViewRemaps.hasZeroDim(out) || !ViewRemaps.staysWithin(dims, outputToInput)) {
+            // The general path names the result that leaves its dimension.
             return remap(outputToInput.toIndexingMap(), out);
         }
-        return new TensorView(logicalShape(shape.dtype(), out), out.clone(), buffer, newStrides, newBase, access, host);
+        ArrayShape logical = logicalShape(shape.dtype(), out);
+        if (strides != null) {
+            try {
+                long[] composed = ViewRemaps.strides(dims, strides, outputToInput);
+                if (composed != null) {
+                    long newBase = ViewRemaps.base(strides, base, outputToInput);
+                    return new TensorView(logical, out.clone(), access, host, buffer, composed, newBase, new PendingMap.Strided());
+                }
+            } catch (ArithmeticException overflow) {
+                return remap(outputToInput.toIndexingMap(), out);
+            }
+        }
+        return new TensorView(logical, out.clone(), access, host, buffer, null, 0, new PendingMap.Remapped(this, outputToInput));
     }
 
     /**
@@ -297,18 +307,86 @@ public final class TensorView {
      *     leaves this view's dimensions
      */
     public TensorView padded(IndexingMap outputToInput, long[] outputDims, TensorView fill) {
-        if (fill.rank() != 0 || fill.dtype() != dtype() || !(fill.map() instanceof ViewMap.Single fillMap)) {
-            throw new IllegalArgumentException("fill of " + this + " must be a one-buffer rank-0 " + dtype()
-                    + " view, not " + fill);
-        }
+        checkFill(fill);
         ViewRemaps.check(this, dims, outputToInput, outputDims, false);
         List<Variable> box = new ArrayList<>();
         for (long d : outputDims) {
             box.add(Variable.of(0, d - 1));
         }
         IndexingMap toScalar = IndexingMap.of(box, List.of(), List.of());
-        ViewMap.Padded padded = new ViewMap.Padded(map().remap(outputToInput), fillMap.remap(toScalar));
+        ViewMap.Padded padded = new ViewMap.Padded(map().remap(outputToInput), ((ViewMap.Single) fill.map()).remap(toScalar));
         return new TensorView(logicalShape(shape.dtype(), outputDims), padded, access);
+    }
+
+    /**
+     * {@return the view padded by {@code pad}'s windows, {@code fill} everywhere else}: the same
+     * view as {@link #padded(IndexingMap, long[], TensorView)} with {@code pad.toIndexingMap()},
+     * made in O(rank) (a pad's results stay in its input by construction); the map is composed
+     * when first asked for.
+     * {@snippet :
+     * TensorView v = TensorView.of(buffer, "f32[2]{0}");   // [1, 2]
+     * v.padded(PadRemap.of(new long[] {2}, new long[] {1}, new long[] {2}, new long[] {1}), TensorView.scalar(DType.F32, 0))
+     *         .toFloatArray();                            // [0, 1, 0, 2, 0, 0]
+     * }
+     *
+     * @throws IllegalArgumentException if the fill is not a one-buffer rank-0 view of this type,
+     *     or the pad is not of this view's dimensions
+     */
+    public TensorView padded(PadRemap pad, TensorView fill) {
+        checkFill(fill);
+        if (!Arrays.equals(pad.inputDimsArray(), dims)) {
+            throw new IllegalArgumentException(pad + " does not pad " + this + " of dims " + Arrays.toString(dims));
+        }
+        long[] out = pad.outputDimsArray();
+        return new TensorView(logicalShape(shape.dtype(), out), out.clone(), access, host && fill.host, null, null, 0,
+                new PendingMap.Padded(this, pad, fill));
+    }
+
+    private void checkFill(TensorView fill) {
+        if (fill.rank() != 0 || fill.dtype() != dtype() || fill.buffer == null) {
+            throw new IllegalArgumentException("fill of " + this + " must be a one-buffer rank-0 " + dtype()
+                    + " view, not " + fill);
+        }
+    }
+
+    /**
+     * {@return the parts side by side along {@code dimension}, no element moved}: part {@code k},
+     * starting at {@code s_k}, is read on its slab {@code d_dimension in [s_k, s_k + n_k - 1]}
+     * through {@code d -> d - s_k} (a {@link PadRemap} with no interior padding), made in
+     * O(parts * rank); the {@link ViewMap.Concatenated} map is composed when first asked for.
+     * {@snippet :
+     * TensorView.concatenated(0, List.of(a, b)).toFloatArray(); // [1, 2, 3, 4, 5] for a = [1, 2], b = [3, 4, 5]
+     * }
+     *
+     * @throws IllegalArgumentException if there are no parts, the dimension is not one of theirs,
+     *     or they differ in type, storage, rank or any other dimension
+     */
+    public static TensorView concatenated(int dimension, List<TensorView> parts) {
+        long[] out = ViewRemaps.concatenatedDims(dimension, parts);
+        TensorView first = parts.getFirst();
+        List<TensorView> read = new ArrayList<>(parts.size());
+        List<PadRemap> places = new ArrayList<>(parts.size());
+        long[] none = new long[out.length];
+        boolean host = true;
+        long start = 0;
+        for (TensorView p : parts) {
+            long n = p.dims[dimension];
+            if (n > 0) {
+                long[] low = none.clone();
+                long[] high = none.clone();
+                low[dimension] = start;
+                high[dimension] = out[dimension] - start - n;
+                read.add(p);
+                places.add(PadRemap.of(p.dims, low, high, none));
+                host &= p.host;
+            }
+            start += n;
+        }
+        if (read.isEmpty()) {
+            return first.remap(ViewRemaps.identity(out));
+        }
+        return new TensorView(logicalShape(first.dtype(), out), out, first.access, host, null, null, 0,
+                new PendingMap.Joined(List.copyOf(read), List.copyOf(places)));
     }
 
     // ---- facts -----------------------------------------------------------------------------
@@ -351,7 +429,7 @@ public final class TensorView {
     public ViewMap map() {
         ViewMap m = map;
         if (m == null) {
-            m = new ViewMap.Single(buffer, Linear.toMap(dims, strides, base));
+            m = pending.build(this);
             map = m;
         }
         return m;
@@ -587,6 +665,14 @@ public final class TensorView {
 
     long[] dimsArray() {
         return dims;
+    }
+
+    long[] stridesArray() {
+        return strides;
+    }
+
+    long base() {
+        return base;
     }
 
     /**
