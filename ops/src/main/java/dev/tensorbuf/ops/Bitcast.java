@@ -19,7 +19,10 @@ import java.util.stream.IntStream;
  * source layout's inverse; composed with a source whose map is an XLA layout that inverse
  * cancels, so the result's map is the target layout's own map at the source's element offset.
  * The source must therefore be one buffer whose map is an XLA layout: a view made from an XLA
- * shape, or a strided view whose strides pack its elements in some dimension order.
+ * shape, or a strided view whose strides pack its elements in some dimension order. From a view
+ * made from an XLA shape no map is built: the result is {@link TensorView#of} the target, whose
+ * untiled layouts are strided by arithmetic; a view made by other ops is first simplified
+ * ({@link TensorView#form()}) to find its layout.
  * {@snippet :
  * TensorView v = TensorView.of(buffer, "f32[2,3]{1,0}");
  * Bitcast.apply(v, "f32[3,2]{0,1}").indexingMap().toString();

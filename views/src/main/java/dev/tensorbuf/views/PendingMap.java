@@ -50,7 +50,7 @@ sealed interface PendingMap {
         }
 
         /** {@return {@code (d0, ..., dn) -> ()} over the output box: every index reads the fill's one element} */
-        private static IndexingMap toScalar(long[] dims) {
+        static IndexingMap toScalar(long[] dims) {
             List<Variable> box = new ArrayList<>(dims.length);
             for (long d : dims) {
                 box.add(Variable.of(0, d - 1));

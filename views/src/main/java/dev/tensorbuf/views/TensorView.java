@@ -3,18 +3,10 @@ package dev.tensorbuf.views;
 import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
-import dev.tensorbuf.views.indexing.CompiledMap;
 import dev.tensorbuf.views.indexing.IndexingMap;
-import dev.tensorbuf.views.indexing.Variable;
-import dev.tensorbuf.views.internal.Linear;
-import dev.tensorbuf.views.internal.MapForms;
-import dev.tensorbuf.views.internal.ViewBounds;
-import dev.tensorbuf.views.internal.ViewReader;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -25,7 +17,9 @@ import java.util.function.Consumer;
  * A logical tensor over memory: a {@link Buffer} plus a map from logical index to element offset
  * ({@link ViewMap}), with an element type and logical dimensions. Layouts lower to the map
  * ({@link StridedLayout#toIndexingMap()}, {@link ArrayShape#toIndexingMap()}); ops make new views
- * by composing their output-to-input map into it ({@link #remap}), never moving bytes.
+ * by composing their output-to-input map into it ({@link #remap}), never moving bytes. An op on a
+ * view is made in O(rank) from the op's description (new strides, a {@link Remap}, a
+ * {@link PadRemap}, parts side by side); the maps are composed when first asked for, then kept.
  *
  * <p>Making a view checks, from the map's range and without visiting elements, that every
  * element it reaches lies in its buffer, naming the first index that does not. Element access
@@ -56,44 +50,14 @@ public final class TensorView {
     /** How the map is built on first need; null for a view made from a map. */
     private final PendingMap pending;
     private volatile ViewMap map;
-    private volatile Derived derived;
+    private volatile DerivedMap derived;
 
-    /** What is computed on first need: the simplified map, its form and evaluators. */
-    private record Derived(IndexingMap simplified, MapForm form, CompiledMap compiled, ViewReader reader) {
-    }
-
-    private TensorView(ArrayShape shape, ViewMap map, ElementAccess access) {
-        this.shape = shape;
-        this.dims = toArray(shape.dims());
-        this.map = map;
-        this.pending = null;
-        this.access = access;
-        boolean allHost = true;
-        for (ViewMap.Single piece : map.pieces()) {
-            allHost &= piece.buffer().memorySpace().hostAccessible();
-        }
-        this.host = allHost;
-        long[] s = null;
-        long b = 0;
-        if (map instanceof ViewMap.Single single) {
-            this.buffer = single.buffer();
-            IndexingMap m = single.map();
-            long[] constant = new long[1];
-            long[] coefficients = new long[dims.length];
-            if (m.constraints().isEmpty() && !m.isKnownEmpty() && Linear.extract(m.results().getFirst(), coefficients, constant)) {
-                s = coefficients;
-                b = constant[0];
-            }
-        } else {
-            this.buffer = null;
-        }
-        this.strides = s;
-        this.base = b;
-    }
-
-    /** A view whose map is built from {@code pending} on first need; the caller has validated it. */
-    private TensorView(ArrayShape shape, long[] dims, ElementAccess access, boolean host, Buffer buffer, long[] strides,
-                       long base, PendingMap pending) {
+    /**
+     * A view; its map is {@code map} when given, else built from {@code pending} on first need.
+     * The caller ({@link ViewFactory}, an op) has validated it and derived the fast-path fields.
+     */
+    TensorView(ArrayShape shape, long[] dims, ElementAccess access, boolean host, Buffer buffer, long[] strides, long base,
+               ViewMap map, PendingMap pending) {
         this.shape = shape;
         this.dims = dims;
         this.access = access;
@@ -101,24 +65,8 @@ public final class TensorView {
         this.buffer = buffer;
         this.strides = strides;
         this.base = base;
+        this.map = map;
         this.pending = pending;
-    }
-
-    private static long[] toArray(List<Long> list) {
-        long[] a = new long[list.size()];
-        for (int i = 0; i < a.length; i++) {
-            a[i] = list.get(i);
-        }
-        return a;
-    }
-
-    /** {@return a layout-free shape, without building and then dropping the default layout} */
-    private static ArrayShape logicalShape(DType dtype, long[] dims) {
-        Long[] boxed = new Long[dims.length];
-        for (int i = 0; i < dims.length; i++) {
-            boxed[i] = dims[i];
-        }
-        return new ArrayShape(dtype, Arrays.asList(boxed), Collections.nCopies(dims.length, false), Optional.empty());
     }
 
     // ---- factories -------------------------------------------------------------------------
@@ -131,24 +79,7 @@ public final class TensorView {
      *     access cannot store, or a buffer too small (naming the first index beyond it)
      */
     public static TensorView of(Buffer buffer, ArrayShape shape) {
-        Objects.requireNonNull(buffer, "buffer");
-        if (!shape.isStatic()) {
-            throw new IllegalArgumentException("view of " + shape + ": dynamic dimensions need their sizes; views take static shapes");
-        }
-        ArrayShape laidOut = shape.layout().isPresent() ? shape : shape.withLayout(XlaLayout.descending(shape.rank()));
-        ElementAccess access = accessFor(laidOut);
-        long[] dims = toArray(laidOut.dims());
-        long[] strides = ViewRemaps.packedStrides(dims, laidOut.requireLayout(), capacity(buffer, access));
-        if (strides != null) {
-            return new TensorView(laidOut, dims, access, buffer.memorySpace().hostAccessible(), buffer, strides, 0,
-                    new PendingMap.Layout());
-        }
-        return checked(laidOut, new ViewMap.Single(buffer, laidOut.toIndexingMap()), access);
-    }
-
-    /** {@return how many elements of {@code access} the buffer holds} */
-    private static long capacity(Buffer buffer, ElementAccess access) {
-        return 8 * buffer.byteSize() / access.storageBits();
+        return ViewFactory.of(Objects.requireNonNull(buffer, "buffer"), shape);
     }
 
     /** {@return a view of {@code buffer} laid out as the XLA shape text, e.g. {@code "f32[2,4]{0,1}"}} @see #of(Buffer, ArrayShape) */
@@ -175,7 +106,7 @@ public final class TensorView {
         Objects.requireNonNull(buffer, "buffer");
         long[] sizes = layout.sizes().stream().mapToLong(Long::longValue).toArray();
         ArrayShape logical = ArrayShape.of(access.type(), sizes).withoutLayout();
-        return checked(logical, new ViewMap.Single(buffer, layout.toIndexingMap()), access);
+        return ViewFactory.checked(logical, new ViewMap.Single(buffer, layout.toIndexingMap()), access);
     }
 
     /**
@@ -190,7 +121,7 @@ public final class TensorView {
      */
     public static TensorView over(ViewMap map, ElementAccess access, long... dims) {
         ArrayShape logical = ArrayShape.of(access.type(), dims).withoutLayout();
-        return checked(logical, map, access);
+        return ViewFactory.checked(logical, map, access);
     }
 
     /**
@@ -204,32 +135,6 @@ public final class TensorView {
         ElementAccess.of(dtype).setDouble(one, 0, value);
         Buffer b = Buffers.foreign(one, MemorySpace.HOST, "scalar", () -> { });
         return of(b.asReadOnly(), ArrayShape.of(dtype));
-    }
-
-    private static TensorView checked(ArrayShape logical, ViewMap map, ElementAccess access) {
-        for (ViewMap.Single piece : map.pieces()) {
-            IndexingMap m = piece.map();
-            if (m.dims().size() != logical.rank()) {
-                throw new IllegalArgumentException("map " + m + " has " + m.dims().size() + " dimension(s) but "
-                        + logical + " has " + logical.rank());
-            }
-            long capacity = capacity(piece.buffer(), access);
-            ViewBounds.check(m, capacity, logical.toString(), capacity + " elements (" + piece.buffer().byteSize() + " bytes)");
-        }
-        return new TensorView(logical, map, access);
-    }
-
-    private static ElementAccess accessFor(ArrayShape shape) {
-        long e = shape.requireLayout().elementSizeInBits();
-        DType t = shape.dtype();
-        if (e == 0 || e == 8L * t.byteWidth()) {
-            return ElementAccess.of(t);
-        }
-        if (t.isSubByte() && e == t.bitWidth()) {
-            return ElementAccess.packed(t);
-        }
-        throw new IllegalArgumentException(shape + ": elements of " + t + " stored in E(" + e
-                + ") bits are not supported; E(" + t.bitWidth() + ") packs, E(0) or E(" + 8 * t.byteWidth() + ") does not");
     }
 
     // ---- ops as maps -----------------------------------------------------------------------
@@ -250,19 +155,16 @@ public final class TensorView {
      */
     public TensorView remap(IndexingMap outputToInput, long... outputDims) {
         ViewRemaps.check(this, dims, outputToInput, outputDims, true);
-        return new TensorView(logicalShape(shape.dtype(), outputDims), map().remap(outputToInput), access);
+        return ViewFactory.fromMap(ViewFactory.logicalShape(shape.dtype(), outputDims), map().remap(outputToInput), access);
     }
 
     /**
-     * {@return the view read through {@code outputToInput}: the same view as
-     * {@link #remap(IndexingMap, long...)} with {@code outputToInput.toIndexingMap()}}, made in
-     * O(rank^2) with no map composed. Whether each result stays in its dimension is checked by
-     * arithmetic on the remap. A view whose map is affine with constant coefficients (its offset
-     * is {@code base + sum(stride_i * i_i)}) composes an {@link AffineRemap}, or a
-     * {@link ReshapeRemap} whose merged groups are contiguous in it, into new strides; any other
-     * view keeps the remap and composes its map when {@link #map()}, {@link #indexingMap()},
-     * {@link #form()} or element access first asks. A remap that leaves a dimension, or an empty
-     * result, takes the general path.
+     * {@return the same view as {@link #remap(IndexingMap, long...)} with
+     * {@code outputToInput.toIndexingMap()}}, made in O(rank^2) by arithmetic on the remap: a
+     * view with strides composes an {@link AffineRemap}, or a {@link ReshapeRemap} whose merged
+     * groups are contiguous in it, into new strides; any other keeps the remap and composes the
+     * maps when {@link #map()} or anything built on it first asks. A remap that leaves a
+     * dimension, or an empty result, takes the general path.
      * {@snippet :
      * TensorView v = TensorView.of(buffer, "f32[2,3]{1,0}");
      * TensorView t = v.remap(AffineRemap.of(new long[] {3, 2}, new long[][] {{0, 1}, {1, 0}}, new long[] {0, 0}));
@@ -281,19 +183,21 @@ public final class TensorView {
             // The general path names the result that leaves its dimension.
             return remap(outputToInput.toIndexingMap(), out);
         }
-        ArrayShape logical = logicalShape(shape.dtype(), out);
+        ArrayShape logical = ViewFactory.logicalShape(shape.dtype(), out);
         if (strides != null) {
             try {
                 long[] composed = ViewRemaps.strides(dims, strides, outputToInput);
                 if (composed != null) {
                     long newBase = ViewRemaps.base(strides, base, outputToInput);
-                    return new TensorView(logical, out.clone(), access, host, buffer, composed, newBase, new PendingMap.Strided());
+                    return new TensorView(logical, out.clone(), access, host, buffer, composed, newBase, null,
+                            new PendingMap.Strided());
                 }
             } catch (ArithmeticException overflow) {
                 return remap(outputToInput.toIndexingMap(), out);
             }
         }
-        return new TensorView(logical, out.clone(), access, host, buffer, null, 0, new PendingMap.Remapped(this, outputToInput));
+        return new TensorView(logical, out.clone(), access, host, buffer, null, 0, null,
+                new PendingMap.Remapped(this, outputToInput));
     }
 
     /**
@@ -309,20 +213,15 @@ public final class TensorView {
     public TensorView padded(IndexingMap outputToInput, long[] outputDims, TensorView fill) {
         checkFill(fill);
         ViewRemaps.check(this, dims, outputToInput, outputDims, false);
-        List<Variable> box = new ArrayList<>();
-        for (long d : outputDims) {
-            box.add(Variable.of(0, d - 1));
-        }
-        IndexingMap toScalar = IndexingMap.of(box, List.of(), List.of());
+        IndexingMap toScalar = PendingMap.Padded.toScalar(outputDims);
         ViewMap.Padded padded = new ViewMap.Padded(map().remap(outputToInput), ((ViewMap.Single) fill.map()).remap(toScalar));
-        return new TensorView(logicalShape(shape.dtype(), outputDims), padded, access);
+        return ViewFactory.fromMap(ViewFactory.logicalShape(shape.dtype(), outputDims), padded, access);
     }
 
     /**
      * {@return the view padded by {@code pad}'s windows, {@code fill} everywhere else}: the same
-     * view as {@link #padded(IndexingMap, long[], TensorView)} with {@code pad.toIndexingMap()},
-     * made in O(rank) (a pad's results stay in its input by construction); the map is composed
-     * when first asked for.
+     * view as {@link #padded(IndexingMap, long[], TensorView)} with {@code pad.toIndexingMap()}, made
+     * in O(rank) (its results stay in this view by construction), its map composed on first need.
      * {@snippet :
      * TensorView v = TensorView.of(buffer, "f32[2]{0}");   // [1, 2]
      * v.padded(PadRemap.of(new long[] {2}, new long[] {1}, new long[] {2}, new long[] {1}), TensorView.scalar(DType.F32, 0))
@@ -338,8 +237,8 @@ public final class TensorView {
             throw new IllegalArgumentException(pad + " does not pad " + this + " of dims " + Arrays.toString(dims));
         }
         long[] out = pad.outputDimsArray();
-        return new TensorView(logicalShape(shape.dtype(), out), out.clone(), access, host && fill.host, null, null, 0,
-                new PendingMap.Padded(this, pad, fill));
+        return new TensorView(ViewFactory.logicalShape(shape.dtype(), out), out.clone(), access, host && fill.host, null,
+                null, 0, null, new PendingMap.Padded(this, pad, fill));
     }
 
     private void checkFill(TensorView fill) {
@@ -362,31 +261,7 @@ public final class TensorView {
      *     or they differ in type, storage, rank or any other dimension
      */
     public static TensorView concatenated(int dimension, List<TensorView> parts) {
-        long[] out = ViewRemaps.concatenatedDims(dimension, parts);
-        TensorView first = parts.getFirst();
-        List<TensorView> read = new ArrayList<>(parts.size());
-        List<PadRemap> places = new ArrayList<>(parts.size());
-        long[] none = new long[out.length];
-        boolean host = true;
-        long start = 0;
-        for (TensorView p : parts) {
-            long n = p.dims[dimension];
-            if (n > 0) {
-                long[] low = none.clone();
-                long[] high = none.clone();
-                low[dimension] = start;
-                high[dimension] = out[dimension] - start - n;
-                read.add(p);
-                places.add(PadRemap.of(p.dims, low, high, none));
-                host &= p.host;
-            }
-            start += n;
-        }
-        if (read.isEmpty()) {
-            return first.remap(ViewRemaps.identity(out));
-        }
-        return new TensorView(logicalShape(first.dtype(), out), out, first.access, host, null, null, 0,
-                new PendingMap.Joined(List.copyOf(read), List.copyOf(places)));
+        return ViewRemaps.concatenated(dimension, parts);
     }
 
     // ---- facts -----------------------------------------------------------------------------
@@ -449,12 +324,12 @@ public final class TensorView {
 
     /** {@return the simplified map from logical index to element offset; {@link IndexingMap#undefined()} for several pieces} */
     public IndexingMap indexingMap() {
-        return derived().simplified;
+        return derived().simplified();
     }
 
     /** {@return the form of the map: strided, tiled or general, with the reason when not strided} */
     public MapForm form() {
-        return derived().form;
+        return derived().form();
     }
 
     /** {@return whether the view is one buffer through an affine map} */
@@ -472,143 +347,64 @@ public final class TensorView {
         return host;
     }
 
-    private Derived derived() {
-        Derived d = derived;
+    DerivedMap derived() {
+        DerivedMap d = derived;
         if (d == null) {
-            d = derive();
+            d = DerivedMap.of(map(), shape, strides != null);
             derived = d;
         }
         return d;
     }
 
-    private Derived derive() {
-        ViewMap map = map();
-        if (!(map instanceof ViewMap.Single single)) {
-            String what = map instanceof ViewMap.Padded ? "a padded view: indices outside the data read the fill value"
-                    : "a concatenation of " + map.pieces().size() + " pieces";
-            return new Derived(IndexingMap.undefined(), new MapForm.General(IndexingMap.undefined(), what), null,
-                    ViewReader.of(map));
-        }
-        IndexingMap simplified = MapForms.simplified(single.map());
-        MapForm form = MapForms.classify(simplified);
-        if (form instanceof MapForm.Tiled t && shape.layout().isPresent()
-                && shape.toIndexingMap().simplify().equals(simplified)) {
-            form = new MapForm.Tiled(t.map(), Optional.of(shape), t.reason());
-        }
-        return new Derived(simplified, form, strides == null ? simplified.compile() : null, null);
-    }
-
-    // ---- element access --------------------------------------------------------------------
+    // ---- element access, bulk and iteration ------------------------------------------------
 
     /** {@return the element at {@code index} as a float} @throws IndexOutOfBoundsException naming the dim and bounds */
     public float getFloat(long... index) {
-        long at = locate(index, false);
-        return access.getFloat(segment(index), at);
+        long at = ElementLocator.locate(this, index, false);
+        return access.getFloat(ElementLocator.segment(this, index), at);
     }
 
     /** {@return the element at {@code index} as a double} @throws IndexOutOfBoundsException naming the dim and bounds */
     public double getDouble(long... index) {
-        long at = locate(index, false);
-        return access.getDouble(segment(index), at);
+        long at = ElementLocator.locate(this, index, false);
+        return access.getDouble(ElementLocator.segment(this, index), at);
     }
 
     /** {@return the integer or pred element at {@code index}} @see ElementAccess#getLong */
     public long getLong(long... index) {
-        long at = locate(index, false);
-        return access.getLong(segment(index), at);
+        long at = ElementLocator.locate(this, index, false);
+        return access.getLong(ElementLocator.segment(this, index), at);
     }
 
     /** {@return the raw bits of the element at {@code index}} @see ElementAccess#getBits */
     public long getBits(long... index) {
-        long at = locate(index, false);
-        return access.getBits(segment(index), at);
+        long at = ElementLocator.locate(this, index, false);
+        return access.getBits(ElementLocator.segment(this, index), at);
     }
 
     /** Writes a float, rounded as {@link ElementAccess#setFloat}. @throws IndexOutOfBoundsException naming the dim and bounds */
     public void setFloat(float value, long... index) {
-        long at = locate(index, true);
-        access.setFloat(segment(index), at, value);
+        long at = ElementLocator.locate(this, index, true);
+        access.setFloat(ElementLocator.segment(this, index), at, value);
     }
 
     /** Writes a double, rounded as {@link ElementAccess#setDouble}. */
     public void setDouble(double value, long... index) {
-        long at = locate(index, true);
-        access.setDouble(segment(index), at, value);
+        long at = ElementLocator.locate(this, index, true);
+        access.setDouble(ElementLocator.segment(this, index), at, value);
     }
 
     /** Writes an integer or pred, range-checked as {@link ElementAccess#setLong}. */
     public void setLong(long value, long... index) {
-        long at = locate(index, true);
-        access.setLong(segment(index), at, value);
+        long at = ElementLocator.locate(this, index, true);
+        access.setLong(ElementLocator.segment(this, index), at, value);
     }
 
     /** Writes raw bits, as {@link ElementAccess#setBits}. */
     public void setBits(long bits, long... index) {
-        long at = locate(index, true);
-        access.setBits(segment(index), at, bits);
+        long at = ElementLocator.locate(this, index, true);
+        access.setBits(ElementLocator.segment(this, index), at, bits);
     }
-
-    /** {@return the element offset of {@code index} in the buffer it reads} */
-    long locate(long[] index, boolean write) {
-        checkIndex(index);
-        if (buffer != null) {
-            if (strides != null) {
-                long at = base;
-                for (int i = 0; i < index.length; i++) {
-                    at += index[i] * strides[i];
-                }
-                return at;
-            }
-            return derived().compiled.evaluate(0, index);
-        }
-        ViewReader reader = derived().reader;
-        int p = reader.pieceOf(index);
-        if (p < 0) {
-            throw new IllegalStateException("no part of " + this + " holds index " + Arrays.toString(index));
-        }
-        if (write && reader.isFill(p)) {
-            throw new IllegalArgumentException("index " + Arrays.toString(index) + " of " + this
-                    + " is padding: it reads the fill value and cannot be written");
-        }
-        return reader.offset(p, index);
-    }
-
-    /** {@return the segment that {@code index} (already located) reads} */
-    MemorySegment segment(long[] index) {
-        if (buffer != null) {
-            return buffer.segment();
-        }
-        ViewReader reader = derived().reader;
-        return reader.buffer(reader.pieceOf(index)).segment();
-    }
-
-    private void checkIndex(long[] index) {
-        if (!host) {
-            throw new UnsupportedOperationException(this + " is over a buffer in " + firstDeviceSpace()
-                    + ", which is not host-accessible: element access needs host memory; copy it to a host buffer first");
-        }
-        if (index.length != dims.length) {
-            throw new IllegalArgumentException("index " + Arrays.toString(index) + " has rank " + index.length
-                    + " but " + shape + " has rank " + dims.length);
-        }
-        for (int i = 0; i < index.length; i++) {
-            if (index[i] < 0 || index[i] >= dims[i]) {
-                throw new IndexOutOfBoundsException("index " + index[i] + " out of bounds [0, " + dims[i]
-                        + ") for dim " + i + " of " + shape);
-            }
-        }
-    }
-
-    private String firstDeviceSpace() {
-        for (ViewMap.Single piece : map().pieces()) {
-            if (!piece.buffer().memorySpace().hostAccessible()) {
-                return piece.buffer().memorySpace().describe();
-            }
-        }
-        return "?";
-    }
-
-    // ---- bulk and iteration ----------------------------------------------------------------
 
     /** {@return every element as a float, in logical (row-major) order} @throws IllegalArgumentException past 2^31 - 1 elements */
     public float[] toFloatArray() {
@@ -667,6 +463,12 @@ public final class TensorView {
         return dims;
     }
 
+    /** {@return the buffer of a one-buffer view, null for padded and concatenated views} */
+    Buffer bufferOrNull() {
+        return buffer;
+    }
+
+    /** {@return the strides of an affine one-buffer view, else null} */
     long[] stridesArray() {
         return strides;
     }
@@ -689,10 +491,10 @@ public final class TensorView {
         if (!(map instanceof ViewMap.Single single)) {
             return text + (map instanceof ViewMap.Padded ? " padded" : " concatenated from " + map.pieces().size() + " pieces");
         }
-        Derived d = derived;
         if (shape.layout().isPresent()) {
             return text;
         }
-        return text + " map " + (d != null ? d.simplified : single.map());
+        // Never reset once set: the simplified map when some earlier call built it.
+        return text + " map " + (derived != null ? derived.simplified() : single.map());
     }
 }

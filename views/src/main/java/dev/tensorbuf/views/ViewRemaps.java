@@ -2,6 +2,7 @@ package dev.tensorbuf.views;
 
 import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.indexing.Interval;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -114,6 +115,35 @@ final class ViewRemaps {
             ones[i] = 1;
         }
         return AffineRemap.ofTerms(dims, reads, ones, new long[dims.length]);
+    }
+
+    /** {@return the parts side by side along {@code dimension}, each placed by a pad with no interior padding} @see TensorView#concatenated */
+    static TensorView concatenated(int dimension, List<TensorView> parts) {
+        long[] out = concatenatedDims(dimension, parts);
+        List<TensorView> read = new ArrayList<>(parts.size());
+        List<PadRemap> places = new ArrayList<>(parts.size());
+        long[] none = new long[out.length];
+        boolean host = true;
+        long start = 0;
+        for (TensorView p : parts) {
+            long n = p.dimsArray()[dimension];
+            if (n > 0) {
+                long[] low = none.clone();
+                long[] high = none.clone();
+                low[dimension] = start;
+                high[dimension] = out[dimension] - start - n;
+                read.add(p);
+                places.add(PadRemap.of(p.dimsArray(), low, high, none));
+                host &= p.isHostAccessible();
+            }
+            start += n;
+        }
+        TensorView first = parts.getFirst();
+        if (read.isEmpty()) {
+            return first.remap(identity(out));
+        }
+        return new TensorView(ViewFactory.logicalShape(first.dtype(), out), out, first.access(), host, null, null, 0, null,
+                new PendingMap.Joined(List.copyOf(read), List.copyOf(places)));
     }
 
     /**

@@ -64,7 +64,7 @@ class DeferredMapTest {
             String where = shape + " (seed " + seed + ")";
             assertEquals(shape + " strides " + Arrays.toString(coefficients), v.toString(), where);
             assertEquals(new ViewMap.Single(v.buffer(), layoutMap), v.map(), where);
-            v.forEachIndex(index -> assertEquals(shape.linearIndex(index), v.locate(index, false), where));
+            v.forEachIndex(index -> assertEquals(shape.linearIndex(index), ElementLocator.locate(v, index, false), where));
         }
     }
 
@@ -174,7 +174,7 @@ class DeferredMapTest {
             }
             TensorView fast = v.remap(r);
             // A tile that covers its dims leaves the map affine: then strides compose, in another term order.
-            fast.forEachIndex(index -> assertEquals(general.locate(index, false), fast.locate(index, false), where));
+            fast.forEachIndex(index -> assertEquals(ElementLocator.locate(general, index, false), ElementLocator.locate(fast, index, false), where));
             assertArrayEquals(general.toDoubleArray(), fast.toDoubleArray(), where);
         }
     }
