@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Random chains of 3 to 6 view ops on small shapes, on untiled and tiled sources: every element
  * of the view equals the brute-force reference ({@link Reference}), the general path (maps
- * composed at once), and, where NumPy imports, NumPy's result on the same data. Seed printed; {@code -Dtensorbuf.seed=N} replays it.
+ * composed at once), and, where NumPy imports, NumPy's result on the same data. Seed printed;
+ * {@code -Dtensorbuf.seed=N} replays it.
  */
 class ViewOpAgreementTest {
     private static final int CHAINS = 300;

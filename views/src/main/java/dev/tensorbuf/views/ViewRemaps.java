@@ -75,7 +75,11 @@ final class ViewRemaps {
         };
     }
 
-    /** {@return the offset of the new view's origin: the source offset of the remap's constant terms} @throws ArithmeticException on overflow */
+    /**
+     * {@return the offset of the new view's origin: the source offset of the remap's constant terms}
+     *
+     * @throws ArithmeticException on overflow
+     */
     static long base(long[] strides, long base, Remap r) {
         long b = base;
         if (r instanceof AffineRemap a) {
@@ -117,7 +121,7 @@ final class ViewRemaps {
         return AffineRemap.ofTerms(dims, reads, ones, new long[dims.length]);
     }
 
-    /** {@return the parts side by side along {@code dimension}, each placed by a pad with no interior padding} @see TensorView#concatenated */
+    /** {@return the parts side by side along {@code dimension}, each placed by a pad with no interior padding} */
     static TensorView concatenated(int dimension, List<TensorView> parts) {
         long[] out = concatenatedDims(dimension, parts);
         List<TensorView> read = new ArrayList<>(parts.size());

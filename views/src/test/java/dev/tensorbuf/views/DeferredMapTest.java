@@ -160,7 +160,8 @@ class DeferredMapTest {
                 boolean reversed = rnd.nextBoolean();
                 out[i] = 1 + rnd.nextInt((int) dims[j]);
                 coefficients[j][i] = reversed ? -1 : 1;
-                offsets[j] = (reversed ? out[i] - 1 : 0) + rnd.nextInt((int) (dims[j] - out[i] + 1)) + (rnd.nextInt(8) == 0 ? 1 : 0);
+                long past = rnd.nextInt(8) == 0 ? 1 : 0;
+                offsets[j] = (reversed ? out[i] - 1 : 0) + rnd.nextInt((int) (dims[j] - out[i] + 1)) + past;
             }
             AffineRemap r = AffineRemap.of(out, coefficients, offsets);
             String where = v + " through " + r + " (seed " + seed + ")";
@@ -174,7 +175,8 @@ class DeferredMapTest {
             }
             TensorView fast = v.remap(r);
             // A tile that covers its dims leaves the map affine: then strides compose, in another term order.
-            fast.forEachIndex(index -> assertEquals(ElementLocator.locate(general, index, false), ElementLocator.locate(fast, index, false), where));
+            fast.forEachIndex(index -> assertEquals(ElementLocator.locate(general, index, false),
+                    ElementLocator.locate(fast, index, false), where));
             assertArrayEquals(general.toDoubleArray(), fast.toDoubleArray(), where);
         }
     }
