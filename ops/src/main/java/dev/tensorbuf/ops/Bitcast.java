@@ -1,17 +1,12 @@
 package dev.tensorbuf.ops;
 
 import dev.tensorbuf.views.ArrayShape;
-import dev.tensorbuf.views.MapForm;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.XlaLayout;
 import dev.tensorbuf.views.XlaShape;
-import dev.tensorbuf.views.indexing.IndexingMap;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.List;
-import java.util.stream.IntStream;
+import java.util.Optional;
 
 /**
  * XLA's {@code bitcast}: the same bytes under another shape and layout. Its output-to-input map
@@ -54,12 +49,13 @@ public final class Bitcast {
             source = view.shape();
             offset = 0;
         } else {
-            if (!(view.map() instanceof ViewMap.Single)) {
+            Optional<StridedLayout> strided = view.stridedLayout();
+            if (strided.isEmpty() && !(view.map() instanceof ViewMap.Single)) {
                 throw new IllegalArgumentException("bitcast of " + view + ": a padded or concatenated view has no layout to reinterpret");
             }
-            source = sourceLayout(view);
-            offset = view.indexingMap().results().getFirst().evaluate(new long[view.rank()], new long[0], new long[0])
-                    - source.toIndexingMap().evaluate(new long[view.rank()])[0];
+            source = sourceLayout(view, strided);
+            // The untiled source layout puts index 0 at 0: the view's offset there is the layout's.
+            offset = strided.orElseThrow().offset();
         }
         if (view.dtype().bitWidth() != laidOut.dtype().bitWidth()
                 || view.access().storageBits() != storageBits(laidOut)) {
@@ -83,30 +79,41 @@ public final class Bitcast {
         return e != 0 ? (int) e : 8 * shape.dtype().byteWidth();
     }
 
-    /** {@return the XLA shape whose layout map is the view's map up to a constant offset} */
-    private static ArrayShape sourceLayout(TensorView view) {
-        IndexingMap map = view.indexingMap();
-        if (view.form() instanceof MapForm.Strided s) {
-            StridedLayout l = s.layout();
-            int[] order = IntStream.range(0, l.rank()).boxed()
-                    .sorted(Comparator.comparingLong((Integer i) -> l.strides().get(i)).thenComparing(i -> -i))
-                    .mapToInt(Integer::intValue).toArray();
-            ArrayShape candidate = view.shape().withLayout(XlaLayout.of(order));
-            List<Long> expected = new ArrayList<>();
+    /**
+     * {@return the XLA shape whose layout map is the view's map up to a constant offset}: the
+     * dimensions ordered by stride, minor first, when each stride is the product of the sizes
+     * more minor than it (size-1 dimensions aside)
+     */
+    private static ArrayShape sourceLayout(TensorView view, Optional<StridedLayout> strided) {
+        if (strided.isPresent()) {
+            StridedLayout l = strided.get();
+            int[] order = new int[l.rank()];
+            for (int i = 0; i < order.length; i++) {
+                // Insertion by stride, ties to the higher dimension first (more minor).
+                int k = i;
+                while (k > 0 && minorFirst(l, i, order[k - 1])) {
+                    order[k] = order[k - 1];
+                    k--;
+                }
+                order[k] = i;
+            }
             long step = 1;
+            boolean packed = true;
             for (int d : order) {
-                expected.add(step);
+                packed &= l.sizes().get(d) == 1 || l.strides().get(d) == step;
                 step *= l.sizes().get(d);
             }
-            boolean packed = true;
-            for (int k = 0; k < order.length; k++) {
-                packed &= l.sizes().get(order[k]) == 1 || l.strides().get(order[k]).equals(expected.get(k));
-            }
             if (packed) {
-                return candidate;
+                return view.shape().withLayout(XlaLayout.of(order));
             }
         }
-        throw new IllegalArgumentException("bitcast of " + view + ": its map " + map
+        throw new IllegalArgumentException("bitcast of " + view + ": its map " + view.indexingMap()
                 + " is not an XLA layout (" + view.form().whyNotStrided().orElse("strided but not packed") + ")");
+    }
+
+    private static boolean minorFirst(StridedLayout l, int a, int b) {
+        long sa = l.strides().get(a);
+        long sb = l.strides().get(b);
+        return sa < sb || (sa == sb && a > b);
     }
 }

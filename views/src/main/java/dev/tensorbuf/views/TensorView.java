@@ -211,7 +211,7 @@ public final class TensorView {
      *     leaves this view's dimensions
      */
     public TensorView padded(IndexingMap outputToInput, long[] outputDims, TensorView fill) {
-        checkFill(fill);
+        ViewRemaps.checkFill(this, fill);
         ViewRemaps.check(this, dims, outputToInput, outputDims, false);
         IndexingMap toScalar = PendingMap.Padded.toScalar(outputDims);
         ViewMap.Padded padded = new ViewMap.Padded(map().remap(outputToInput), ((ViewMap.Single) fill.map()).remap(toScalar));
@@ -232,20 +232,13 @@ public final class TensorView {
      *     or the pad is not of this view's dimensions
      */
     public TensorView padded(PadRemap pad, TensorView fill) {
-        checkFill(fill);
+        ViewRemaps.checkFill(this, fill);
         if (!Arrays.equals(pad.inputDimsArray(), dims)) {
             throw new IllegalArgumentException(pad + " does not pad " + this + " of dims " + Arrays.toString(dims));
         }
         long[] out = pad.outputDimsArray();
         return new TensorView(ViewFactory.logicalShape(shape.dtype(), out), out.clone(), access, host && fill.host, null,
                 null, 0, null, new PendingMap.Padded(this, pad, fill));
-    }
-
-    private void checkFill(TensorView fill) {
-        if (fill.rank() != 0 || fill.dtype() != dtype() || fill.buffer == null) {
-            throw new IllegalArgumentException("fill of " + this + " must be a one-buffer rank-0 " + dtype()
-                    + " view, not " + fill);
-        }
     }
 
     /**
@@ -337,9 +330,14 @@ public final class TensorView {
         return form() instanceof MapForm.Strided;
     }
 
-    /** {@return the strided layout, when {@link #isStrided()}; {@link #form()} says why not otherwise} */
+    /**
+     * {@return the strided layout, when {@link #isStrided()}; {@link #form()} says why not
+     * otherwise}. A view made by stride arithmetic reads it off its strides, no map simplified.
+     */
     public Optional<StridedLayout> stridedLayout() {
-        return form() instanceof MapForm.Strided s ? Optional.of(s.layout()) : Optional.empty();
+        boolean byArithmetic = strides != null && pending != null && derived == null;
+        StridedLayout known = byArithmetic ? ViewRemaps.simplifiedLayout(dims, strides, base) : null;
+        return known != null ? Optional.of(known) : form() instanceof MapForm.Strided s ? Optional.of(s.layout()) : Optional.empty();
     }
 
     /** {@return whether every buffer is host-accessible, so elements can be read and written here} */

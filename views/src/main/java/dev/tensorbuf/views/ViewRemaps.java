@@ -110,6 +110,33 @@ final class ViewRemaps {
         return step <= capacity ? s : null;
     }
 
+    /**
+     * {@return the layout {@link TensorView#form()} finds for the map {@code base + sum(strides_i
+     * * d_i)} over {@code [0, dims_i)}, or null when it is not strided}: such a map simplifies to
+     * itself less the terms of size-1 dimensions, whose index is always 0
+     */
+    static StridedLayout simplifiedLayout(long[] dims, long[] strides, long base) {
+        long[] s = strides.clone();
+        for (int i = 0; i < dims.length; i++) {
+            if (dims[i] == 1) {
+                s[i] = 0;
+            }
+        }
+        try {
+            return StridedLayout.of(dims, s, base);
+        } catch (IllegalArgumentException negativeReach) {
+            return null;
+        }
+    }
+
+    /** Throws unless {@code fill} is a one-buffer rank-0 view of the type of {@code view}. */
+    static void checkFill(TensorView view, TensorView fill) {
+        if (fill.rank() != 0 || fill.dtype() != view.dtype() || fill.bufferOrNull() == null) {
+            throw new IllegalArgumentException("fill of " + view + " must be a one-buffer rank-0 " + view.dtype()
+                    + " view, not " + fill);
+        }
+    }
+
     /** {@return the identity remap over {@code dims}} */
     static AffineRemap identity(long[] dims) {
         int[] reads = new int[dims.length];
