@@ -32,8 +32,9 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Time to make each view op on a 1 GiB tensor, {@code f32[256,1024,1024]{2,1,0}}: the op's map
  * is built and composed into the source's, no byte touched. The buffer is a 1 GiB device buffer
- * (address only: ops never read memory). {@code transposeThenForm} adds the first
- * {@code form()} call, where the composed map is simplified and classified.
+ * (address only: ops never read memory). The {@code ...Tiled} cases start from
+ * {@code f32[256,1024,1024]{2,1,0:T(8,128)}}, whose map is not affine. {@code transposeThenForm}
+ * adds the first {@code form()} call, where the composed map is simplified and classified.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -46,6 +47,7 @@ public class ViewOpBenchmark {
     private TensorView tiled;
     private TensorView scalar;
     private ArrayShape bitcastTarget;
+    private ArrayShape tiledBitcastTarget;
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -54,6 +56,7 @@ public class ViewOpBenchmark {
         tiled = TensorView.of(gib, "f32[256,1024,1024]{2,1,0:T(8,128)}");
         scalar = TensorView.scalar(view.dtype(), 0);
         bitcastTarget = (ArrayShape) XlaShape.parse("f32[1024,1024,256]{0,1,2}");
+        tiledBitcastTarget = (ArrayShape) XlaShape.parse("f32[256,1024,8,128]{3,2,1,0}");
     }
 
     @Benchmark
@@ -109,5 +112,41 @@ public class ViewOpBenchmark {
     @Benchmark
     public MapForm transposeThenForm() {
         return Transpose.apply(view, 2, 0, 1).form();
+    }
+
+    @Benchmark
+    public TensorView sliceTiled() {
+        return Slice.apply(tiled, new long[] {1, 2, 3}, new long[] {255, 1000, 1000}, new long[] {2, 1, 3});
+    }
+
+    @Benchmark
+    public TensorView reshapeTiled() {
+        return Reshape.apply(tiled, 256, 1 << 20);
+    }
+
+    @Benchmark
+    public TensorView padTiled() {
+        return Pad.apply(tiled, new long[] {1, 0, 2}, new long[] {1, 3, 0}, new long[] {0, 1, 0}, scalar);
+    }
+
+    @Benchmark
+    public TensorView padInteriorEveryDim() {
+        return Pad.apply(view, new long[] {-1, 2, 3}, new long[] {4, -5, 6}, new long[] {1, 2, 3}, scalar);
+    }
+
+    @Benchmark
+    public TensorView concatenateTiled() {
+        return Concatenate.apply(1, tiled, view, tiled);
+    }
+
+    @Benchmark
+    public TensorView bitcastTiled() {
+        // The T(8,128) tiles of the source are the two minor dims of the target: the same bytes.
+        return Bitcast.apply(tiled, tiledBitcastTarget);
+    }
+
+    @Benchmark
+    public TensorView transposeOfPad() {
+        return Transpose.apply(Pad.apply(view, new long[] {1, 0, 2}, new long[] {1, 3, 0}, new long[] {0, 1, 0}, scalar), 2, 0, 1);
     }
 }

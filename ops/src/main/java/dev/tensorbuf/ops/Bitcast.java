@@ -1,17 +1,12 @@
 package dev.tensorbuf.ops;
 
 import dev.tensorbuf.views.ArrayShape;
-import dev.tensorbuf.views.MapForm;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.XlaLayout;
 import dev.tensorbuf.views.XlaShape;
-import dev.tensorbuf.views.indexing.IndexingMap;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.List;
-import java.util.stream.IntStream;
+import java.util.Optional;
 
 /**
  * XLA's {@code bitcast}: the same bytes under another shape and layout. Its output-to-input map
@@ -19,7 +14,10 @@ import java.util.stream.IntStream;
  * source layout's inverse; composed with a source whose map is an XLA layout that inverse
  * cancels, so the result's map is the target layout's own map at the source's element offset.
  * The source must therefore be one buffer whose map is an XLA layout: a view made from an XLA
- * shape, or a strided view whose strides pack its elements in some dimension order.
+ * shape, or a strided view whose strides pack its elements in some dimension order. From a view
+ * made from an XLA shape no map is built: the result is {@link TensorView#of} the target, whose
+ * untiled layouts are strided by arithmetic; a view made by other ops is first simplified
+ * ({@link TensorView#form()}) to find its layout.
  * {@snippet :
  * TensorView v = TensorView.of(buffer, "f32[2,3]{1,0}");
  * Bitcast.apply(v, "f32[3,2]{0,1}").indexingMap().toString();
@@ -43,12 +41,22 @@ public final class Bitcast {
      */
     public static TensorView apply(TensorView view, ArrayShape target) {
         ArrayShape laidOut = target.layout().isPresent() ? target : target.withLayout(XlaLayout.descending(target.rank()));
-        if (!(view.map() instanceof ViewMap.Single single)) {
-            throw new IllegalArgumentException("bitcast of " + view + ": a padded or concatenated view has no layout to reinterpret");
+        ArrayShape source;
+        long offset;
+        if (view.shape().layout().isPresent()) {
+            // Made from an XLA shape: one buffer, read through that layout's own map, which puts
+            // index 0 at offset 0. No map is built or simplified.
+            source = view.shape();
+            offset = 0;
+        } else {
+            Optional<StridedLayout> strided = view.stridedLayout();
+            if (strided.isEmpty() && !(view.map() instanceof ViewMap.Single)) {
+                throw new IllegalArgumentException("bitcast of " + view + ": a padded or concatenated view has no layout to reinterpret");
+            }
+            source = sourceLayout(view, strided);
+            // The untiled source layout puts index 0 at 0: the view's offset there is the layout's.
+            offset = strided.orElseThrow().offset();
         }
-        ArrayShape source = sourceLayout(view);
-        long offset = view.indexingMap().results().getFirst().evaluate(new long[view.rank()], new long[0], new long[0])
-                - source.toIndexingMap().evaluate(new long[view.rank()])[0];
         if (view.dtype().bitWidth() != laidOut.dtype().bitWidth()
                 || view.access().storageBits() != storageBits(laidOut)) {
             throw new IllegalArgumentException("bitcast of " + view + " to " + laidOut + ": element storage differs ("
@@ -62,8 +70,8 @@ public final class Bitcast {
         if (bitOffset % 8 != 0) {
             throw new IllegalArgumentException("bitcast of " + view + ": element offset " + offset + " is not at a byte");
         }
-        long bytes = single.buffer().byteSize() - bitOffset / 8;
-        return TensorView.of(single.buffer().slice(bitOffset / 8, bytes), laidOut);
+        long bytes = view.buffer().byteSize() - bitOffset / 8;
+        return TensorView.of(view.buffer().slice(bitOffset / 8, bytes), laidOut);
     }
 
     private static int storageBits(ArrayShape shape) {
@@ -71,33 +79,41 @@ public final class Bitcast {
         return e != 0 ? (int) e : 8 * shape.dtype().byteWidth();
     }
 
-    /** {@return the XLA shape whose layout map is the view's map up to a constant offset} */
-    private static ArrayShape sourceLayout(TensorView view) {
-        IndexingMap map = view.indexingMap();
-        if (view.shape().layout().isPresent()) {
-            return view.shape();
-        }
-        if (view.form() instanceof MapForm.Strided s) {
-            StridedLayout l = s.layout();
-            int[] order = IntStream.range(0, l.rank()).boxed()
-                    .sorted(Comparator.comparingLong((Integer i) -> l.strides().get(i)).thenComparing(i -> -i))
-                    .mapToInt(Integer::intValue).toArray();
-            ArrayShape candidate = view.shape().withLayout(XlaLayout.of(order));
-            List<Long> expected = new ArrayList<>();
+    /**
+     * {@return the XLA shape whose layout map is the view's map up to a constant offset}: the
+     * dimensions ordered by stride, minor first, when each stride is the product of the sizes
+     * more minor than it (size-1 dimensions aside)
+     */
+    private static ArrayShape sourceLayout(TensorView view, Optional<StridedLayout> strided) {
+        if (strided.isPresent()) {
+            StridedLayout l = strided.get();
+            int[] order = new int[l.rank()];
+            for (int i = 0; i < order.length; i++) {
+                // Insertion by stride, ties to the higher dimension first (more minor).
+                int k = i;
+                while (k > 0 && minorFirst(l, i, order[k - 1])) {
+                    order[k] = order[k - 1];
+                    k--;
+                }
+                order[k] = i;
+            }
             long step = 1;
+            boolean packed = true;
             for (int d : order) {
-                expected.add(step);
+                packed &= l.sizes().get(d) == 1 || l.strides().get(d) == step;
                 step *= l.sizes().get(d);
             }
-            boolean packed = true;
-            for (int k = 0; k < order.length; k++) {
-                packed &= l.sizes().get(order[k]) == 1 || l.strides().get(order[k]).equals(expected.get(k));
-            }
             if (packed) {
-                return candidate;
+                return view.shape().withLayout(XlaLayout.of(order));
             }
         }
-        throw new IllegalArgumentException("bitcast of " + view + ": its map " + map
+        throw new IllegalArgumentException("bitcast of " + view + ": its map " + view.indexingMap()
                 + " is not an XLA layout (" + view.form().whyNotStrided().orElse("strided but not packed") + ")");
+    }
+
+    private static boolean minorFirst(StridedLayout l, int a, int b) {
+        long sa = l.strides().get(a);
+        long sb = l.strides().get(b);
+        return sa < sb || (sa == sb && a > b);
     }
 }

@@ -1,24 +1,12 @@
 package dev.tensorbuf.ops;
 
 import dev.tensorbuf.views.TensorView;
-import dev.tensorbuf.views.indexing.AffineExpr;
-import dev.tensorbuf.views.indexing.IndexingMap;
-import dev.tensorbuf.views.indexing.IndexingMapBuilder;
 import java.util.Arrays;
 import java.util.List;
 
-/** What the op files share: building maps over an output box, and argument checks with uniform messages. */
+/** What the op files share: argument checks with uniform messages. */
 final class OpMaps {
     private OpMaps() {
-    }
-
-    /** {@return {@code (d0, ..., dn) -> (results)} with {@code d_i in [0, outputDims_i - 1]}} */
-    static IndexingMap onBox(long[] outputDims, AffineExpr[] results) {
-        IndexingMapBuilder b = IndexingMap.builder();
-        for (long d : outputDims) {
-            b.dim(0, d - 1);
-        }
-        return b.result(results).build();
     }
 
     static long[] dims(TensorView view) {

@@ -1,9 +1,8 @@
 package dev.tensorbuf.ops;
 
+import dev.tensorbuf.views.PadRemap;
 import dev.tensorbuf.views.TensorView;
-import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
-import dev.tensorbuf.views.indexing.IndexingMapBuilder;
 
 /**
  * XLA's {@code pad}: per dimension {@code low} and {@code high} edge padding (negative crops)
@@ -11,7 +10,7 @@ import dev.tensorbuf.views.indexing.IndexingMapBuilder;
  * {@code low + high + n + (n - 1) * interior}. The output-to-input map is partial: output
  * {@code d} reads input {@code (d - low) / (interior + 1)} where {@code (d - low) mod
  * (interior + 1) == 0} and the quotient is in range; everywhere else reads the fill value,
- * and writes there throw.
+ * and writes there throw. The view is made from the pad's windows ({@link PadRemap}) in O(rank).
  * {@snippet :
  * TensorView v = TensorView.of(buffer, "f32[2]{0}");          // [1, 2]
  * Pad.apply(v, new long[] {1}, new long[] {2}, new long[] {1}, 0).toFloatArray();
@@ -30,7 +29,7 @@ public final class Pad {
     }
 
     /**
-     * {@return the padded view}
+     * {@return the padded view, made in O(rank): the map is composed when first asked for}
      *
      * @param fill a rank-0 view of the same type
      * @throws IllegalArgumentException if {@code interior} is negative or an output size is negative
@@ -40,56 +39,36 @@ public final class Pad {
         OpMaps.checkRank("pad", view, high.length, "high paddings");
         OpMaps.checkRank("pad", view, interior.length, "interior paddings");
         long[] in = OpMaps.dims(view);
-        // Checked first: the map divides by interior + 1.
-        long[] out = outputDims(view, in, low, high, interior);
-        return view.padded(outputToInput(in, low, high, interior), out, fill);
+        checkSizes(view, in, low, high, interior);
+        return view.padded(PadRemap.of(in, low, high, interior), fill);
     }
 
-    private static long[] outputDims(TensorView view, long[] in, long[] low, long[] high, long[] interior) {
-        long[] out = new long[in.length];
+    private static void checkSizes(TensorView view, long[] in, long[] low, long[] high, long[] interior) {
         for (int i = 0; i < in.length; i++) {
-            String where = "pad of " + view.shape() + ": dim " + i + " with low " + low[i] + ", high " + high[i]
-                    + ", interior " + interior[i];
             if (interior[i] < 0) {
-                throw new IllegalArgumentException(where + ": interior must be >= 0");
+                throw new IllegalArgumentException(where(view, i, low, high, interior) + ": interior must be >= 0");
             }
+            long size;
             try {
-                out[i] = outputSize(in[i], low[i], high[i], interior[i]);
+                size = PadRemap.outputSize(in[i], low[i], high[i], interior[i]);
             } catch (ArithmeticException e) {
-                throw new IllegalArgumentException(where + ": size " + low[i] + " + " + high[i] + " + " + in[i] + " + "
-                        + Math.max(in[i] - 1, 0) + " * " + interior[i] + " overflows a long", e);
+                throw new IllegalArgumentException(where(view, i, low, high, interior) + ": size " + low[i] + " + " + high[i]
+                        + " + " + in[i] + " + " + Math.max(in[i] - 1, 0) + " * " + interior[i] + " overflows a long", e);
             }
-            if (out[i] < 0) {
-                throw new IllegalArgumentException("pad of " + view.shape() + ": dim " + i + " with low " + low[i]
-                        + ", high " + high[i] + ", interior " + interior[i] + " gives size " + out[i]
+            if (size < 0) {
+                throw new IllegalArgumentException(where(view, i, low, high, interior) + " gives size " + size
                         + "; interior must be >= 0 and the size >= 0");
             }
         }
-        return out;
     }
 
-    private static long outputSize(long n, long low, long high, long interior) {
-        return Math.addExact(Math.addExact(Math.addExact(low, high), n), Math.multiplyExact(Math.max(n - 1, 0), interior));
+    /** Built only on the failure path: the shape's text costs more than making the view. */
+    private static String where(TensorView view, int i, long[] low, long[] high, long[] interior) {
+        return "pad of " + view.shape() + ": dim " + i + " with low " + low[i] + ", high " + high[i] + ", interior " + interior[i];
     }
 
-    /** {@return the partial output-to-input map, its domain where the input is read} */
+    /** {@return the partial output-to-input map, its domain where the input is read} @see PadRemap#toIndexingMap() */
     public static IndexingMap outputToInput(long[] inputDims, long[] low, long[] high, long[] interior) {
-        IndexingMapBuilder b = IndexingMap.builder();
-        AffineExpr[] results = new AffineExpr[inputDims.length];
-        for (int i = 0; i < inputDims.length; i++) {
-            long out = outputSize(inputDims[i], low[i], high[i], interior[i]);
-            long step = interior[i] + 1;
-            long first = Math.max(0, low[i]);
-            long last = Math.min(out - 1, low[i] + (inputDims[i] - 1) * step);
-            // The first output index at or after max(0, low) that lands on an input element.
-            first += Math.floorMod(low[i] - first, step);
-            b.dim(first, inputDims[i] == 0 ? first - 1 : last);
-            AffineExpr shifted = AffineExpr.dim(i).minus(low[i]);
-            results[i] = step == 1 ? shifted : shifted.floorDiv(step);
-            if (step > 1) {
-                b.constraint(shifted.mod(step), 0, 0);
-            }
-        }
-        return b.result(results).build();
+        return PadRemap.of(inputDims, low, high, interior).toIndexingMap();
     }
 }

@@ -1,12 +1,19 @@
 package dev.tensorbuf.ops;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.MapForm;
+import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.ViewMap;
+import dev.tensorbuf.views.XlaShape;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -15,15 +22,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Random chains of 3 to 6 view ops on small shapes: every element of the view equals the
- * brute-force reference ({@link Reference}), and, where NumPy imports, NumPy's result on the same
- * data. Seed printed; {@code -Dtensorbuf.seed=N} replays it.
+ * Random chains of 3 to 6 view ops on small shapes, on untiled and tiled sources: every element
+ * of the view equals the brute-force reference ({@link Reference}), the general path (maps
+ * composed at once), and, where NumPy imports, NumPy's result on the same data. Seed printed;
+ * {@code -Dtensorbuf.seed=N} replays it.
  */
 class ViewOpAgreementTest {
     private static final int CHAINS = 300;
@@ -36,7 +46,8 @@ class ViewOpAgreementTest {
     }
 
     private static TensorView source(Allocator arena, ViewOpChains.Chain chain, float[] values) {
-        TensorView v = TensorView.of(arena.allocate(Math.max(4, 4L * values.length)), chain.sourceShape());
+        ArrayShape shape = (ArrayShape) XlaShape.parse(chain.sourceShape());
+        TensorView v = TensorView.of(arena.allocate(Math.max(4, shape.arraySize())), shape);
         v.copyFrom(values);
         return v;
     }
@@ -52,10 +63,20 @@ class ViewOpAgreementTest {
     @Test
     void everyChainAgreesWithBruteForceReference() {
         long seed = seed("everyChainAgreesWithBruteForceReference");
+        agreeWithReference(seed, ViewOpChains::random);
+    }
+
+    @Test
+    void everyChainOnATiledSourceAgreesWithBruteForceReference() {
+        long seed = seed("everyChainOnATiledSourceAgreesWithBruteForceReference");
+        agreeWithReference(seed, ViewOpChains::randomTiled);
+    }
+
+    private static void agreeWithReference(long seed, Function<Random, ViewOpChains.Chain> chains) {
         Random rnd = new Random(seed);
         try (Allocator arena = Allocators.confined()) {
             for (int c = 0; c < CHAINS; c++) {
-                ViewOpChains.Chain chain = ViewOpChains.random(rnd);
+                ViewOpChains.Chain chain = chains.apply(rnd);
                 float[] values = values(chain.dims());
                 double[] asDoubles = new double[values.length];
                 for (int i = 0; i < values.length; i++) {
@@ -80,6 +101,84 @@ class ViewOpAgreementTest {
                 result.forEachIndex(index -> assertEquals(expected.at(index), result.getDouble(index)));
             }
         }
+    }
+
+    /**
+     * Every op makes its view from a description (strides, a remap, pad windows, parts) and
+     * composes the map later; the general path composes the op's map at once. After every step
+     * of every chain, on untiled and tiled sources, both read the same elements from the same
+     * pieces.
+     */
+    @Test
+    void fastViewsEqualGeneralPathViewsAfterEveryStep() {
+        long seed = seed("fastViewsEqualGeneralPathViewsAfterEveryStep");
+        Random rnd = new Random(seed);
+        try (Allocator arena = Allocators.confined()) {
+            for (int c = 0; c < CHAINS; c++) {
+                ViewOpChains.Chain chain = c % 2 == 0 ? ViewOpChains.random(rnd) : ViewOpChains.randomTiled(rnd);
+                TensorView fast = source(arena, chain, values(chain.dims()));
+                TensorView general = fast;
+                for (ViewOpChains.Step step : chain.steps()) {
+                    fast = step.onView().apply(fast);
+                    general = step.onGeneral().apply(general);
+                    String where = "after " + step + " in chain " + c + " (seed " + seed + "): " + chain;
+                    // Read off the strides before form() runs, then against the simplified form, on both paths.
+                    Optional<StridedLayout> quick = fast.stridedLayout();
+                    assertEquals(fast.form() instanceof MapForm.Strided s ? Optional.of(s.layout()) : Optional.empty(), quick,
+                            "strided layout " + where);
+                    assertEquals(general.stridedLayout(), quick, "strided layout on the general path " + where);
+                    assertEquals(general.dims(), fast.dims(), "dims " + where);
+                    assertEquals(general.map().pieces().size(), fast.map().pieces().size(), "pieces " + where);
+                    assertArrayEquals(general.toDoubleArray(), fast.toDoubleArray(), "elements " + where);
+                }
+            }
+        }
+    }
+
+    /**
+     * Bitcast of a view made by ops reads its layout off its strides; the same map in a view made
+     * from it directly finds it by simplifying. Both give the same view, or the same error.
+     */
+    @Test
+    void bitcastOfAnOpMadeViewEqualsBitcastOfTheSameMapMadeDirectly() {
+        long seed = seed("bitcastOfAnOpMadeViewEqualsBitcastOfTheSameMapMadeDirectly");
+        Random rnd = new Random(seed);
+        int bitcasts = 0;
+        try (Allocator arena = Allocators.confined()) {
+            for (int c = 0; c < CHAINS; c++) {
+                ViewOpChains.Chain chain = ViewOpChains.random(rnd);
+                TensorView fast = source(arena, chain, values(chain.dims()));
+                for (ViewOpChains.Step step : chain.steps().subList(0, 1 + rnd.nextInt(chain.steps().size()))) {
+                    fast = step.onView().apply(fast);
+                }
+                if (!(fast.map() instanceof ViewMap.Single single)) {
+                    continue;
+                }
+                TensorView direct = TensorView.over(single, fast.access(), OpMaps.dims(fast));
+                long count = fast.elementCount();
+                String target = "f32[" + count + "]{0}";
+                if (count % 2 == 0 && rnd.nextBoolean()) {
+                    target = "f32[2," + count / 2 + "]{" + (rnd.nextBoolean() ? "0,1" : "1,0") + "}";
+                }
+                String where = fast + " to " + target + " in chain " + c + " (seed " + seed + "): " + chain;
+                TensorView expected;
+                try {
+                    expected = Bitcast.apply(direct, target);
+                } catch (IllegalArgumentException e) {
+                    TensorView from = fast;
+                    String t = target;
+                    assertEquals(e.getMessage(), assertThrows(IllegalArgumentException.class, () -> Bitcast.apply(from, t),
+                            where).getMessage(), where);
+                    continue;
+                }
+                TensorView got = Bitcast.apply(fast, target);
+                assertEquals(expected.shape(), got.shape(), where);
+                assertEquals(expected.toString(), got.toString(), where);
+                assertArrayEquals(expected.toDoubleArray(), got.toDoubleArray(), where);
+                bitcasts++;
+            }
+        }
+        assertTrue(bitcasts > CHAINS / 10, bitcasts + " of " + CHAINS + " chains ended packed enough to bitcast");
     }
 
     @Test

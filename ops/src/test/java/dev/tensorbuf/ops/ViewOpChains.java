@@ -1,13 +1,24 @@
 package dev.tensorbuf.ops;
 
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.ViewMap;
+import dev.tensorbuf.views.XlaShape;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.function.UnaryOperator;
 
-/** Random chains of view ops: each step applied to a view, to the reference, and spelled for NumPy. */
+/**
+ * Random chains of view ops: each step applied to a view, to the reference, spelled for NumPy,
+ * and applied on the general path (the op's {@code IndexingMap} composed into an eagerly built
+ * view map: {@link TensorView#remap(dev.tensorbuf.views.indexing.IndexingMap, long...)},
+ * {@link TensorView#padded(dev.tensorbuf.views.indexing.IndexingMap, long[], TensorView)},
+ * {@link TensorView#over}), which the fast views must equal element by element.
+ */
 final class ViewOpChains {
     static final double FILL = -7;
     private static final long MAX_ELEMENTS = 4096;
@@ -15,15 +26,16 @@ final class ViewOpChains {
     private ViewOpChains() {
     }
 
-    record Step(String numpy, UnaryOperator<TensorView> onView, UnaryOperator<Reference> onReference) {
+    record Step(String numpy, UnaryOperator<TensorView> onView, UnaryOperator<Reference> onReference,
+                UnaryOperator<TensorView> onGeneral) {
         @Override
         public String toString() {
             return numpy;
         }
     }
 
-    /** A source: dims, an untiled layout, and 3 to 6 steps. */
-    record Chain(long[] dims, int[] minorToMajor, List<Step> steps) {
+    /** A source: dims, a layout (untiled, or tiled by {@code tile}, e.g. {@code "T(2,2)"}), and 3 to 6 steps. */
+    record Chain(long[] dims, int[] minorToMajor, String tile, List<Step> steps) {
         String sourceShape() {
             StringBuilder s = new StringBuilder("f32[");
             for (int i = 0; i < dims.length; i++) {
@@ -33,7 +45,7 @@ final class ViewOpChains {
             for (int i = 0; i < minorToMajor.length; i++) {
                 s.append(i == 0 ? "" : ",").append(minorToMajor[i]);
             }
-            return s.append("}").toString();
+            return s.append(tile.isEmpty() ? "" : ":" + tile).append("}").toString();
         }
 
         @Override
@@ -42,7 +54,18 @@ final class ViewOpChains {
         }
     }
 
+    /** {@return a chain on an untiled source, a bitcast first in a quarter of them} */
     static Chain random(Random rnd) {
+        return random(rnd, "");
+    }
+
+    /** {@return a chain on a source tiled by one of a few tiles (no bitcast: the reference knows untiled layouts only)} */
+    static Chain randomTiled(Random rnd) {
+        String[] tiles = {"T(2)", "T(2,2)", "T(4,2)", "T(2,1)", "T(2,2)(1,2)"};
+        return random(rnd, tiles[rnd.nextInt(tiles.length)]);
+    }
+
+    private static Chain random(Random rnd, String tile) {
         int rank = 1 + rnd.nextInt(3);
         long[] dims = new long[rank];
         for (int i = 0; i < rank; i++) {
@@ -52,7 +75,7 @@ final class ViewOpChains {
         List<Step> steps = new ArrayList<>();
         int n = 3 + rnd.nextInt(4);
         long[] cur = dims.clone();
-        if (rnd.nextInt(4) == 0) {
+        if (tile.isEmpty() && rnd.nextInt(4) == 0) {
             Step b = bitcast(rnd, cur, m2m);
             steps.add(b);
             cur = b.onReference().apply(new Reference(cur, new double[(int) Reference.count(cur)])).dims();
@@ -69,7 +92,7 @@ final class ViewOpChains {
             steps.add(s);
             cur = next;
         }
-        return new Chain(dims, m2m, steps);
+        return new Chain(dims, m2m, tile, steps);
     }
 
     private static int[] permutation(Random rnd, int n) {
@@ -100,8 +123,10 @@ final class ViewOpChains {
         long[] target = {a, count / a};
         int[] tm2m = permutation(rnd, 2);
         String shape = "f32[" + target[0] + "," + target[1] + "]{" + tm2m[0] + "," + tm2m[1] + "}";
+        ArrayShape parsed = (ArrayShape) XlaShape.parse(shape);
         return new Step("bitcast " + list(m2m) + " " + list(target) + " " + list(tm2m),
-                v -> Bitcast.apply(v, shape), r -> r.bitcast(m2m, target, tm2m));
+                v -> Bitcast.apply(v, shape), r -> r.bitcast(m2m, target, tm2m),
+                v -> TensorView.over(new ViewMap.Single(v.buffer(), parsed.toIndexingMap()), v.access(), target));
     }
 
     private static Step randomStep(Random rnd, long[] dims) {
@@ -109,7 +134,12 @@ final class ViewOpChains {
         switch (rnd.nextInt(8)) {
             case 0 -> {
                 int[] perm = permutation(rnd, rank);
-                return new Step("transpose " + list(perm), v -> Transpose.apply(v, perm), r -> r.transpose(perm));
+                long[] out = new long[rank];
+                for (int i = 0; i < rank; i++) {
+                    out[i] = dims[perm[i]];
+                }
+                return new Step("transpose " + list(perm), v -> Transpose.apply(v, perm), r -> r.transpose(perm),
+                        v -> v.remap(Transpose.outputToInput(out, perm), out));
             }
             case 1 -> {
                 long[] start = new long[rank];
@@ -120,8 +150,13 @@ final class ViewOpChains {
                     limit[i] = start[i] + rnd.nextLong(dims[i] - start[i] + 1);
                     stride[i] = 1 + rnd.nextInt(2);
                 }
+                long[] out = new long[rank];
+                for (int i = 0; i < rank; i++) {
+                    out[i] = Math.ceilDiv(limit[i] - start[i], stride[i]);
+                }
                 return new Step("slice " + list(start) + " " + list(limit) + " " + list(stride),
-                        v -> Slice.apply(v, start, limit, stride), r -> r.slice(start, limit, stride));
+                        v -> Slice.apply(v, start, limit, stride), r -> r.slice(start, limit, stride),
+                        v -> v.remap(Slice.outputToInput(out, start, stride), out));
             }
             case 2 -> {
                 boolean[] rev = new boolean[rank];
@@ -133,7 +168,8 @@ final class ViewOpChains {
                     }
                 }
                 int[] w = which.stream().mapToInt(Integer::intValue).toArray();
-                return new Step("reverse " + list(w), v -> Reverse.apply(v, w), r -> r.reverse(rev));
+                return new Step("reverse " + list(w), v -> Reverse.apply(v, w), r -> r.reverse(rev),
+                        v -> v.remap(Reverse.outputToInput(dims, rev), dims));
             }
             case 3 -> {
                 if (rank >= 4) {
@@ -151,7 +187,7 @@ final class ViewOpChains {
                     }
                 }
                 return new Step("broadcast " + list(out) + " " + list(bd), v -> Broadcast.apply(v, out, bd),
-                        r -> r.broadcast(out, bd));
+                        r -> r.broadcast(out, bd), v -> v.remap(Broadcast.outputToInput(out, bd), out));
             }
             case 4 -> {
                 long[] low = new long[rank];
@@ -167,8 +203,13 @@ final class ViewOpChains {
                         high[i] = 0;
                     }
                 }
+                long[] out = new long[rank];
+                for (int i = 0; i < rank; i++) {
+                    out[i] = low[i] + high[i] + dims[i] + Math.max(dims[i] - 1, 0) * interior[i];
+                }
                 return new Step("pad " + list(low) + " " + list(high) + " " + list(interior),
-                        v -> Pad.apply(v, low, high, interior, FILL), r -> r.pad(low, high, interior, FILL));
+                        v -> Pad.apply(v, low, high, interior, FILL), r -> r.pad(low, high, interior, FILL),
+                        v -> v.padded(Pad.outputToInput(dims, low, high, interior), out, TensorView.scalar(DType.F32, FILL)));
             }
             case 5 -> {
                 long count = Reference.count(dims);
@@ -189,15 +230,19 @@ final class ViewOpChains {
                     out.add(left);
                 }
                 long[] o = out.stream().mapToLong(Long::longValue).toArray();
-                return new Step("reshape " + list(o), v -> Reshape.apply(v, o), r -> r.reshape(o));
+                return new Step("reshape " + list(o), v -> Reshape.apply(v, o), r -> r.reshape(o),
+                        v -> v.remap(Reshape.outputToInput(dims, o), o));
             }
             case 6 -> {
                 int dim = rnd.nextInt(rank);
                 boolean[] rev = new boolean[rank];
                 rev[dim] = true;
+                long[] out = dims.clone();
+                out[dim] = 2 * dims[dim];
                 return new Step("concatenate_reversed " + dim,
                         v -> Concatenate.apply(dim, v, Reverse.apply(v, dim)),
-                        r -> r.concatenate(dim, r.reverse(rev)));
+                        r -> r.concatenate(dim, r.reverse(rev)),
+                        v -> concatenateOnGeneralPath(dim, out, v, v.remap(Reverse.outputToInput(dims, rev), dims)));
             }
             default -> {
                 long[] sizes = new long[rank];
@@ -206,9 +251,32 @@ final class ViewOpChains {
                     sizes[i] = rnd.nextLong(dims[i] + 1);
                     offsets[i] = rnd.nextLong(dims[i] + 5) - 2;
                 }
+                long[] ones = new long[rank];
+                Arrays.fill(ones, 1);
+                long[] start = DynamicSlice.clampedStarts(dims, offsets, sizes);
                 return new Step("dynamic_slice " + list(offsets) + " " + list(sizes),
-                        v -> DynamicSlice.apply(v, offsets, sizes), r -> r.dynamicSlice(offsets, sizes));
+                        v -> DynamicSlice.apply(v, offsets, sizes), r -> r.dynamicSlice(offsets, sizes),
+                        v -> v.remap(Slice.outputToInput(sizes, start, ones), sizes));
             }
         }
+    }
+
+    /** {@return the parts joined as the general path joins them: each part's map composed with its slab's, now} */
+    private static TensorView concatenateOnGeneralPath(int dim, long[] out, TensorView a, TensorView b) {
+        long n = a.dims().get(dim);
+        if (n == 0) {
+            return a.remap(Transpose.outputToInput(out, identity(out.length)), out);
+        }
+        ViewMap joined = new ViewMap.Concatenated(List.of(a.map().remap(Concatenate.outputToPart(out, dim, 0, n)),
+                b.map().remap(Concatenate.outputToPart(out, dim, n, n))));
+        return TensorView.over(joined, ElementAccess.of(DType.F32), out);
+    }
+
+    private static int[] identity(int rank) {
+        int[] p = new int[rank];
+        for (int i = 0; i < rank; i++) {
+            p[i] = i;
+        }
+        return p;
     }
 }

@@ -3,18 +3,10 @@ package dev.tensorbuf.views;
 import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
-import dev.tensorbuf.views.indexing.CompiledMap;
 import dev.tensorbuf.views.indexing.IndexingMap;
-import dev.tensorbuf.views.indexing.Variable;
-import dev.tensorbuf.views.internal.Linear;
-import dev.tensorbuf.views.internal.MapForms;
-import dev.tensorbuf.views.internal.ViewBounds;
-import dev.tensorbuf.views.internal.ViewReader;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -25,7 +17,9 @@ import java.util.function.Consumer;
  * A logical tensor over memory: a {@link Buffer} plus a map from logical index to element offset
  * ({@link ViewMap}), with an element type and logical dimensions. Layouts lower to the map
  * ({@link StridedLayout#toIndexingMap()}, {@link ArrayShape#toIndexingMap()}); ops make new views
- * by composing their output-to-input map into it ({@link #remap}), never moving bytes.
+ * by composing their output-to-input map into it ({@link #remap}), never moving bytes. An op on a
+ * view is made in O(rank) from the op's description (new strides, a {@link Remap}, a
+ * {@link PadRemap}, parts side by side); the maps are composed when first asked for, then kept.
  *
  * <p>Making a view checks, from the map's range and without visiting elements, that every
  * element it reaches lies in its buffer, naming the first index that does not. Element access
@@ -46,77 +40,33 @@ import java.util.function.Consumer;
 public final class TensorView {
     private final ArrayShape shape;
     private final long[] dims;
-    /** Null until first asked for in a view made by stride arithmetic ({@link #remap(AffineRemap)}). */
-    private volatile ViewMap map;
     private final ElementAccess access;
     private final boolean host;
-    /** Fast path of a one-buffer view: non-null for {@link ViewMap.Single}. */
+    /** Fast path of a one-buffer view; null for padded and concatenated views. */
     private final Buffer buffer;
     /** Non-null when the single map is affine: offset = base + sum(index_i * strides_i). */
     private final long[] strides;
     private final long base;
-    private volatile Derived derived;
+    /** How the map is built on first need; null for a view made from a map. */
+    private final PendingMap pending;
+    private volatile ViewMap map;
+    private volatile DerivedMap derived;
 
-    /** What is computed on first need: the simplified map, its form and evaluators. */
-    private record Derived(IndexingMap simplified, MapForm form, CompiledMap compiled, ViewReader reader) {
-    }
-
-    private TensorView(ArrayShape shape, ViewMap map, ElementAccess access) {
-        this.shape = shape;
-        this.dims = toArray(shape.dims());
-        this.map = map;
-        this.access = access;
-        boolean allHost = true;
-        for (ViewMap.Single piece : map.pieces()) {
-            allHost &= piece.buffer().memorySpace().hostAccessible();
-        }
-        this.host = allHost;
-        long[] s = null;
-        long b = 0;
-        if (map instanceof ViewMap.Single single) {
-            this.buffer = single.buffer();
-            IndexingMap m = single.map();
-            long[] constant = new long[1];
-            long[] coefficients = new long[dims.length];
-            if (m.constraints().isEmpty() && !m.isKnownEmpty() && Linear.extract(m.results().getFirst(), coefficients, constant)) {
-                s = coefficients;
-                b = constant[0];
-            }
-        } else {
-            this.buffer = null;
-        }
-        this.strides = s;
-        this.base = b;
-    }
-
-    /** A strided view made by stride arithmetic: its map is built from the strides on first need. */
-    private TensorView(ArrayShape shape, long[] dims, Buffer buffer, long[] strides, long base, ElementAccess access,
-                       boolean host) {
+    /**
+     * A view; its map is {@code map} when given, else built from {@code pending} on first need.
+     * The caller ({@link ViewFactory}, an op) has validated it and derived the fast-path fields.
+     */
+    TensorView(ArrayShape shape, long[] dims, ElementAccess access, boolean host, Buffer buffer, long[] strides, long base,
+               ViewMap map, PendingMap pending) {
         this.shape = shape;
         this.dims = dims;
-        this.map = null;
         this.access = access;
         this.host = host;
         this.buffer = buffer;
         this.strides = strides;
         this.base = base;
-    }
-
-    private static long[] toArray(List<Long> list) {
-        long[] a = new long[list.size()];
-        for (int i = 0; i < a.length; i++) {
-            a[i] = list.get(i);
-        }
-        return a;
-    }
-
-    /** {@return a layout-free shape, without building and then dropping the default layout} */
-    private static ArrayShape logicalShape(DType dtype, long[] dims) {
-        Long[] boxed = new Long[dims.length];
-        for (int i = 0; i < dims.length; i++) {
-            boxed[i] = dims[i];
-        }
-        return new ArrayShape(dtype, Arrays.asList(boxed), Collections.nCopies(dims.length, false), Optional.empty());
+        this.map = map;
+        this.pending = pending;
     }
 
     // ---- factories -------------------------------------------------------------------------
@@ -129,13 +79,7 @@ public final class TensorView {
      *     access cannot store, or a buffer too small (naming the first index beyond it)
      */
     public static TensorView of(Buffer buffer, ArrayShape shape) {
-        Objects.requireNonNull(buffer, "buffer");
-        if (!shape.isStatic()) {
-            throw new IllegalArgumentException("view of " + shape + ": dynamic dimensions need their sizes; views take static shapes");
-        }
-        ArrayShape laidOut = shape.layout().isPresent() ? shape : shape.withLayout(XlaLayout.descending(shape.rank()));
-        ElementAccess access = accessFor(laidOut);
-        return checked(laidOut, new ViewMap.Single(buffer, laidOut.toIndexingMap()), access);
+        return ViewFactory.of(Objects.requireNonNull(buffer, "buffer"), shape);
     }
 
     /** {@return a view of {@code buffer} laid out as the XLA shape text, e.g. {@code "f32[2,4]{0,1}"}} @see #of(Buffer, ArrayShape) */
@@ -162,7 +106,7 @@ public final class TensorView {
         Objects.requireNonNull(buffer, "buffer");
         long[] sizes = layout.sizes().stream().mapToLong(Long::longValue).toArray();
         ArrayShape logical = ArrayShape.of(access.type(), sizes).withoutLayout();
-        return checked(logical, new ViewMap.Single(buffer, layout.toIndexingMap()), access);
+        return ViewFactory.checked(logical, new ViewMap.Single(buffer, layout.toIndexingMap()), access);
     }
 
     /**
@@ -177,7 +121,7 @@ public final class TensorView {
      */
     public static TensorView over(ViewMap map, ElementAccess access, long... dims) {
         ArrayShape logical = ArrayShape.of(access.type(), dims).withoutLayout();
-        return checked(logical, map, access);
+        return ViewFactory.checked(logical, map, access);
     }
 
     /**
@@ -191,33 +135,6 @@ public final class TensorView {
         ElementAccess.of(dtype).setDouble(one, 0, value);
         Buffer b = Buffers.foreign(one, MemorySpace.HOST, "scalar", () -> { });
         return of(b.asReadOnly(), ArrayShape.of(dtype));
-    }
-
-    private static TensorView checked(ArrayShape logical, ViewMap map, ElementAccess access) {
-        for (ViewMap.Single piece : map.pieces()) {
-            IndexingMap m = piece.map();
-            if (m.dims().size() != logical.rank()) {
-                throw new IllegalArgumentException("map " + m + " has " + m.dims().size() + " dimension(s) but "
-                        + logical + " has " + logical.rank());
-            }
-            long bits = 8 * piece.buffer().byteSize();
-            long capacity = bits / access.storageBits();
-            ViewBounds.check(m, capacity, logical.toString(), capacity + " elements (" + piece.buffer().byteSize() + " bytes)");
-        }
-        return new TensorView(logical, map, access);
-    }
-
-    private static ElementAccess accessFor(ArrayShape shape) {
-        long e = shape.requireLayout().elementSizeInBits();
-        DType t = shape.dtype();
-        if (e == 0 || e == 8L * t.byteWidth()) {
-            return ElementAccess.of(t);
-        }
-        if (t.isSubByte() && e == t.bitWidth()) {
-            return ElementAccess.packed(t);
-        }
-        throw new IllegalArgumentException(shape + ": elements of " + t + " stored in E(" + e
-                + ") bits are not supported; E(" + t.bitWidth() + ") packs, E(0) or E(" + 8 * t.byteWidth() + ") does not");
     }
 
     // ---- ops as maps -----------------------------------------------------------------------
@@ -238,17 +155,16 @@ public final class TensorView {
      */
     public TensorView remap(IndexingMap outputToInput, long... outputDims) {
         ViewRemaps.check(this, dims, outputToInput, outputDims, true);
-        return new TensorView(logicalShape(shape.dtype(), outputDims), map().remap(outputToInput), access);
+        return ViewFactory.fromMap(ViewFactory.logicalShape(shape.dtype(), outputDims), map().remap(outputToInput), access);
     }
 
     /**
-     * {@return the view read through {@code outputToInput}: the same view as
-     * {@link #remap(IndexingMap, long...)} with {@code outputToInput.toIndexingMap()}}. A view
-     * whose map is affine with constant coefficients (its offset is {@code base + sum(stride_i *
-     * i_i)}) composes an {@link AffineRemap}, or a {@link ReshapeRemap} whose merged groups are
-     * contiguous in it, by stride arithmetic in O(rank^2), no map composed; its map is built when
-     * {@link #map()}, {@link #indexingMap()} or {@link #form()} first asks. Any other view or
-     * remap, or an empty result, takes the general path.
+     * {@return the same view as {@link #remap(IndexingMap, long...)} with
+     * {@code outputToInput.toIndexingMap()}}, made in O(rank^2) by arithmetic on the remap: a
+     * view with strides composes an {@link AffineRemap}, or a {@link ReshapeRemap} whose merged
+     * groups are contiguous in it, into new strides; any other keeps the remap and composes the
+     * maps when {@link #map()} or anything built on it first asks. A remap that leaves a
+     * dimension, or an empty result, takes the general path.
      * {@snippet :
      * TensorView v = TensorView.of(buffer, "f32[2,3]{1,0}");
      * TensorView t = v.remap(AffineRemap.of(new long[] {3, 2}, new long[][] {{0, 1}, {1, 0}}, new long[] {0, 0}));
@@ -263,27 +179,25 @@ public final class TensorView {
             case AffineRemap a -> a.outputDimsArray();
             case ReshapeRemap r -> r.outputDimsArray();
         };
-        long[] newStrides = null;
-        long newBase = base;
-        if (strides != null && !ViewRemaps.hasZeroDim(out)) {
-            try {
-                newStrides = switch (outputToInput) {
-                    case AffineRemap a -> ViewRemaps.affineStrides(dims, strides, a);
-                    case ReshapeRemap r -> Arrays.equals(r.inputDimsArray(), dims) ? r.strides(strides) : null;
-                };
-                if (newStrides != null && outputToInput instanceof AffineRemap a) {
-                    for (int j = 0; j < dims.length; j++) {
-                        newBase = Math.addExact(newBase, Math.multiplyExact(strides[j], a.offset(j)));
-                    }
-                }
-            } catch (ArithmeticException overflow) {
-                newStrides = null;
-            }
-        }
-        if (newStrides == null) {
+        if (ViewRemaps.hasZeroDim(out) || !ViewRemaps.staysWithin(dims, outputToInput)) {
+            // The general path names the result that leaves its dimension.
             return remap(outputToInput.toIndexingMap(), out);
         }
-        return new TensorView(logicalShape(shape.dtype(), out), out.clone(), buffer, newStrides, newBase, access, host);
+        ArrayShape logical = ViewFactory.logicalShape(shape.dtype(), out);
+        if (strides != null) {
+            try {
+                long[] composed = ViewRemaps.strides(dims, strides, outputToInput);
+                if (composed != null) {
+                    long newBase = ViewRemaps.base(strides, base, outputToInput);
+                    return new TensorView(logical, out.clone(), access, host, buffer, composed, newBase, null,
+                            new PendingMap.Strided());
+                }
+            } catch (ArithmeticException overflow) {
+                return remap(outputToInput.toIndexingMap(), out);
+            }
+        }
+        return new TensorView(logical, out.clone(), access, host, buffer, null, 0, null,
+                new PendingMap.Remapped(this, outputToInput));
     }
 
     /**
@@ -297,18 +211,50 @@ public final class TensorView {
      *     leaves this view's dimensions
      */
     public TensorView padded(IndexingMap outputToInput, long[] outputDims, TensorView fill) {
-        if (fill.rank() != 0 || fill.dtype() != dtype() || !(fill.map() instanceof ViewMap.Single fillMap)) {
-            throw new IllegalArgumentException("fill of " + this + " must be a one-buffer rank-0 " + dtype()
-                    + " view, not " + fill);
-        }
+        ViewRemaps.checkFill(this, fill);
         ViewRemaps.check(this, dims, outputToInput, outputDims, false);
-        List<Variable> box = new ArrayList<>();
-        for (long d : outputDims) {
-            box.add(Variable.of(0, d - 1));
+        IndexingMap toScalar = PendingMap.Padded.toScalar(outputDims);
+        ViewMap.Padded padded = new ViewMap.Padded(map().remap(outputToInput), ((ViewMap.Single) fill.map()).remap(toScalar));
+        return ViewFactory.fromMap(ViewFactory.logicalShape(shape.dtype(), outputDims), padded, access);
+    }
+
+    /**
+     * {@return the view padded by {@code pad}'s windows, {@code fill} everywhere else}: the same
+     * view as {@link #padded(IndexingMap, long[], TensorView)} with {@code pad.toIndexingMap()}, made
+     * in O(rank) (its results stay in this view by construction), its map composed on first need.
+     * {@snippet :
+     * TensorView v = TensorView.of(buffer, "f32[2]{0}");   // [1, 2]
+     * v.padded(PadRemap.of(new long[] {2}, new long[] {1}, new long[] {2}, new long[] {1}), TensorView.scalar(DType.F32, 0))
+     *         .toFloatArray();                            // [0, 1, 0, 2, 0, 0]
+     * }
+     *
+     * @throws IllegalArgumentException if the fill is not a one-buffer rank-0 view of this type,
+     *     or the pad is not of this view's dimensions
+     */
+    public TensorView padded(PadRemap pad, TensorView fill) {
+        ViewRemaps.checkFill(this, fill);
+        if (!Arrays.equals(pad.inputDimsArray(), dims)) {
+            throw new IllegalArgumentException(pad + " does not pad " + this + " of dims " + Arrays.toString(dims));
         }
-        IndexingMap toScalar = IndexingMap.of(box, List.of(), List.of());
-        ViewMap.Padded padded = new ViewMap.Padded(map().remap(outputToInput), fillMap.remap(toScalar));
-        return new TensorView(logicalShape(shape.dtype(), outputDims), padded, access);
+        long[] out = pad.outputDimsArray();
+        return new TensorView(ViewFactory.logicalShape(shape.dtype(), out), out.clone(), access, host && fill.host, null,
+                null, 0, null, new PendingMap.Padded(this, pad, fill));
+    }
+
+    /**
+     * {@return the parts side by side along {@code dimension}, no element moved}: part {@code k},
+     * starting at {@code s_k}, is read on its slab {@code d_dimension in [s_k, s_k + n_k - 1]}
+     * through {@code d -> d - s_k} (a {@link PadRemap} with no interior padding), made in
+     * O(parts * rank); the {@link ViewMap.Concatenated} map is composed when first asked for.
+     * {@snippet :
+     * TensorView.concatenated(0, List.of(a, b)).toFloatArray(); // [1, 2, 3, 4, 5] for a = [1, 2], b = [3, 4, 5]
+     * }
+     *
+     * @throws IllegalArgumentException if there are no parts, the dimension is not one of theirs,
+     *     or they differ in type, storage, rank or any other dimension
+     */
+    public static TensorView concatenated(int dimension, List<TensorView> parts) {
+        return ViewRemaps.concatenated(dimension, parts);
     }
 
     // ---- facts -----------------------------------------------------------------------------
@@ -351,7 +297,7 @@ public final class TensorView {
     public ViewMap map() {
         ViewMap m = map;
         if (m == null) {
-            m = new ViewMap.Single(buffer, Linear.toMap(dims, strides, base));
+            m = pending.build(this);
             map = m;
         }
         return m;
@@ -371,12 +317,12 @@ public final class TensorView {
 
     /** {@return the simplified map from logical index to element offset; {@link IndexingMap#undefined()} for several pieces} */
     public IndexingMap indexingMap() {
-        return derived().simplified;
+        return derived().simplified();
     }
 
     /** {@return the form of the map: strided, tiled or general, with the reason when not strided} */
     public MapForm form() {
-        return derived().form;
+        return derived().form();
     }
 
     /** {@return whether the view is one buffer through an affine map} */
@@ -384,9 +330,14 @@ public final class TensorView {
         return form() instanceof MapForm.Strided;
     }
 
-    /** {@return the strided layout, when {@link #isStrided()}; {@link #form()} says why not otherwise} */
+    /**
+     * {@return the strided layout, when {@link #isStrided()}; {@link #form()} says why not
+     * otherwise}. A view made by stride arithmetic reads it off its strides, no map simplified.
+     */
     public Optional<StridedLayout> stridedLayout() {
-        return form() instanceof MapForm.Strided s ? Optional.of(s.layout()) : Optional.empty();
+        boolean byArithmetic = strides != null && pending != null && derived == null;
+        StridedLayout known = byArithmetic ? ViewRemaps.simplifiedLayout(dims, strides, base) : null;
+        return known != null ? Optional.of(known) : form() instanceof MapForm.Strided s ? Optional.of(s.layout()) : Optional.empty();
     }
 
     /** {@return whether every buffer is host-accessible, so elements can be read and written here} */
@@ -394,143 +345,64 @@ public final class TensorView {
         return host;
     }
 
-    private Derived derived() {
-        Derived d = derived;
+    DerivedMap derived() {
+        DerivedMap d = derived;
         if (d == null) {
-            d = derive();
+            d = DerivedMap.of(map(), shape, strides != null);
             derived = d;
         }
         return d;
     }
 
-    private Derived derive() {
-        ViewMap map = map();
-        if (!(map instanceof ViewMap.Single single)) {
-            String what = map instanceof ViewMap.Padded ? "a padded view: indices outside the data read the fill value"
-                    : "a concatenation of " + map.pieces().size() + " pieces";
-            return new Derived(IndexingMap.undefined(), new MapForm.General(IndexingMap.undefined(), what), null,
-                    ViewReader.of(map));
-        }
-        IndexingMap simplified = MapForms.simplified(single.map());
-        MapForm form = MapForms.classify(simplified);
-        if (form instanceof MapForm.Tiled t && shape.layout().isPresent()
-                && shape.toIndexingMap().simplify().equals(simplified)) {
-            form = new MapForm.Tiled(t.map(), Optional.of(shape), t.reason());
-        }
-        return new Derived(simplified, form, strides == null ? simplified.compile() : null, null);
-    }
-
-    // ---- element access --------------------------------------------------------------------
+    // ---- element access, bulk and iteration ------------------------------------------------
 
     /** {@return the element at {@code index} as a float} @throws IndexOutOfBoundsException naming the dim and bounds */
     public float getFloat(long... index) {
-        long at = locate(index, false);
-        return access.getFloat(segment(index), at);
+        long at = ElementLocator.locate(this, index, false);
+        return access.getFloat(ElementLocator.segment(this, index), at);
     }
 
     /** {@return the element at {@code index} as a double} @throws IndexOutOfBoundsException naming the dim and bounds */
     public double getDouble(long... index) {
-        long at = locate(index, false);
-        return access.getDouble(segment(index), at);
+        long at = ElementLocator.locate(this, index, false);
+        return access.getDouble(ElementLocator.segment(this, index), at);
     }
 
     /** {@return the integer or pred element at {@code index}} @see ElementAccess#getLong */
     public long getLong(long... index) {
-        long at = locate(index, false);
-        return access.getLong(segment(index), at);
+        long at = ElementLocator.locate(this, index, false);
+        return access.getLong(ElementLocator.segment(this, index), at);
     }
 
     /** {@return the raw bits of the element at {@code index}} @see ElementAccess#getBits */
     public long getBits(long... index) {
-        long at = locate(index, false);
-        return access.getBits(segment(index), at);
+        long at = ElementLocator.locate(this, index, false);
+        return access.getBits(ElementLocator.segment(this, index), at);
     }
 
     /** Writes a float, rounded as {@link ElementAccess#setFloat}. @throws IndexOutOfBoundsException naming the dim and bounds */
     public void setFloat(float value, long... index) {
-        long at = locate(index, true);
-        access.setFloat(segment(index), at, value);
+        long at = ElementLocator.locate(this, index, true);
+        access.setFloat(ElementLocator.segment(this, index), at, value);
     }
 
     /** Writes a double, rounded as {@link ElementAccess#setDouble}. */
     public void setDouble(double value, long... index) {
-        long at = locate(index, true);
-        access.setDouble(segment(index), at, value);
+        long at = ElementLocator.locate(this, index, true);
+        access.setDouble(ElementLocator.segment(this, index), at, value);
     }
 
     /** Writes an integer or pred, range-checked as {@link ElementAccess#setLong}. */
     public void setLong(long value, long... index) {
-        long at = locate(index, true);
-        access.setLong(segment(index), at, value);
+        long at = ElementLocator.locate(this, index, true);
+        access.setLong(ElementLocator.segment(this, index), at, value);
     }
 
     /** Writes raw bits, as {@link ElementAccess#setBits}. */
     public void setBits(long bits, long... index) {
-        long at = locate(index, true);
-        access.setBits(segment(index), at, bits);
+        long at = ElementLocator.locate(this, index, true);
+        access.setBits(ElementLocator.segment(this, index), at, bits);
     }
-
-    /** {@return the element offset of {@code index} in the buffer it reads} */
-    long locate(long[] index, boolean write) {
-        checkIndex(index);
-        if (buffer != null) {
-            if (strides != null) {
-                long at = base;
-                for (int i = 0; i < index.length; i++) {
-                    at += index[i] * strides[i];
-                }
-                return at;
-            }
-            return derived().compiled.evaluate(0, index);
-        }
-        ViewReader reader = derived().reader;
-        int p = reader.pieceOf(index);
-        if (p < 0) {
-            throw new IllegalStateException("no part of " + this + " holds index " + Arrays.toString(index));
-        }
-        if (write && reader.isFill(p)) {
-            throw new IllegalArgumentException("index " + Arrays.toString(index) + " of " + this
-                    + " is padding: it reads the fill value and cannot be written");
-        }
-        return reader.offset(p, index);
-    }
-
-    /** {@return the segment that {@code index} (already located) reads} */
-    MemorySegment segment(long[] index) {
-        if (buffer != null) {
-            return buffer.segment();
-        }
-        ViewReader reader = derived().reader;
-        return reader.buffer(reader.pieceOf(index)).segment();
-    }
-
-    private void checkIndex(long[] index) {
-        if (!host) {
-            throw new UnsupportedOperationException(this + " is over a buffer in " + firstDeviceSpace()
-                    + ", which is not host-accessible: element access needs host memory; copy it to a host buffer first");
-        }
-        if (index.length != dims.length) {
-            throw new IllegalArgumentException("index " + Arrays.toString(index) + " has rank " + index.length
-                    + " but " + shape + " has rank " + dims.length);
-        }
-        for (int i = 0; i < index.length; i++) {
-            if (index[i] < 0 || index[i] >= dims[i]) {
-                throw new IndexOutOfBoundsException("index " + index[i] + " out of bounds [0, " + dims[i]
-                        + ") for dim " + i + " of " + shape);
-            }
-        }
-    }
-
-    private String firstDeviceSpace() {
-        for (ViewMap.Single piece : map().pieces()) {
-            if (!piece.buffer().memorySpace().hostAccessible()) {
-                return piece.buffer().memorySpace().describe();
-            }
-        }
-        return "?";
-    }
-
-    // ---- bulk and iteration ----------------------------------------------------------------
 
     /** {@return every element as a float, in logical (row-major) order} @throws IllegalArgumentException past 2^31 - 1 elements */
     public float[] toFloatArray() {
@@ -589,6 +461,20 @@ public final class TensorView {
         return dims;
     }
 
+    /** {@return the buffer of a one-buffer view, null for padded and concatenated views} */
+    Buffer bufferOrNull() {
+        return buffer;
+    }
+
+    /** {@return the strides of an affine one-buffer view, else null} */
+    long[] stridesArray() {
+        return strides;
+    }
+
+    long base() {
+        return base;
+    }
+
     /**
      * {@return the shape text: XLA's canonical text for a view made from an XLA shape, else type
      * and dims; then the strides of a strided view or the map of another}
@@ -603,10 +489,10 @@ public final class TensorView {
         if (!(map instanceof ViewMap.Single single)) {
             return text + (map instanceof ViewMap.Padded ? " padded" : " concatenated from " + map.pieces().size() + " pieces");
         }
-        Derived d = derived;
         if (shape.layout().isPresent()) {
             return text;
         }
-        return text + " map " + (d != null ? d.simplified : single.map());
+        // Never reset once set: the simplified map when some earlier call built it.
+        return text + " map " + (derived != null ? derived.simplified() : single.map());
     }
 }

@@ -16,6 +16,7 @@ import java.util.Objects;
  * <p>A {@code Single}'s map may have a smaller domain (bounds and constraints) than the view:
  * that is where it applies inside a {@code Padded} or {@code Concatenated} view. An op never
  * moves bytes: {@link #remap(IndexingMap)} composes the op's output-to-input map into every map.
+ * A view made by an op builds its {@code ViewMap} this way when it is first asked for.
  * {@snippet :
  * ViewMap.Single m = new ViewMap.Single(buffer,
  *         IndexingMap.parse("(d0, d1) -> (d0 * 3 + d1), domain: d0 in [0, 1], d1 in [0, 2]"));

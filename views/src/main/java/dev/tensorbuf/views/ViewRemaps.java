@@ -2,40 +2,216 @@ package dev.tensorbuf.views;
 
 import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.indexing.Interval;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 
 /**
- * The arithmetic behind {@link TensorView#remap}: checking an op's map against a view, and
- * composing an affine remap into a strided view's strides without building a map.
+ * The arithmetic behind making views: checking an op's map against a view, composing a remap
+ * into a strided view's strides, an untiled layout's strides and a concatenation's dimensions,
+ * all without building a map.
  */
 final class ViewRemaps {
     private ViewRemaps() {}
 
-    /** {@return the strides of {@code a} read through a view of {@code dims} and {@code strides}, or null if a result leaves its dimension} */
-    static long[] affineStrides(long[] dims, long[] strides, AffineRemap a) {
+    /**
+     * {@return whether every result of {@code r} stays in its dimension of {@code dims}}, by
+     * arithmetic on the remap: exact for an affine remap (each result's extremes are reached
+     * independently), and for a reshape from exactly these dimensions. False sends the caller
+     * to the general check, which names the result that leaves.
+     */
+    static boolean staysWithin(long[] dims, Remap r) {
+        return switch (r) {
+            case AffineRemap a -> affineStaysWithin(dims, a);
+            case ReshapeRemap s -> Arrays.equals(s.inputDimsArray(), dims);
+        };
+    }
+
+    private static boolean affineStaysWithin(long[] dims, AffineRemap a) {
         if (a.inputRank() != dims.length) {
-            return null;
+            return false;
         }
-        int outRank = a.outputRank();
         long[] out = a.outputDimsArray();
-        long[] s = new long[outRank];
-        for (int j = 0; j < dims.length; j++) {
-            long lo = a.offset(j);
-            long hi = lo;
-            for (int i = 0; i < outRank; i++) {
-                long c = a.coefficient(j, i);
-                if (c != 0) {
-                    long reach = Math.multiplyExact(c, out[i] - 1);
+        try {
+            for (int j = 0; j < dims.length; j++) {
+                long lo = a.offset(j);
+                long hi = lo;
+                for (int i = 0; i < out.length; i++) {
+                    long reach = Math.multiplyExact(a.coefficient(j, i), out[i] - 1);
                     lo = Math.addExact(lo, Math.min(reach, 0));
                     hi = Math.addExact(hi, Math.max(reach, 0));
-                    s[i] = Math.addExact(s[i], Math.multiplyExact(strides[j], c));
+                }
+                if (lo < 0 || hi >= dims[j]) {
+                    return false;
                 }
             }
-            if (lo < 0 || hi >= dims[j]) {
-                // The general path names the result and its range.
-                return null;
+        } catch (ArithmeticException overflow) {
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * {@return the strides of a view of {@code dims} and {@code strides} read through {@code r},
+     * which stays within it; null for a reshape that merges or splits a group that is not contiguous}
+     *
+     * @throws ArithmeticException if a stride overflows a long
+     */
+    static long[] strides(long[] dims, long[] strides, Remap r) {
+        return switch (r) {
+            case AffineRemap a -> {
+                long[] s = new long[a.outputRank()];
+                for (int j = 0; j < dims.length; j++) {
+                    for (int i = 0; i < s.length; i++) {
+                        long c = a.coefficient(j, i);
+                        if (c != 0) {
+                            s[i] = Math.addExact(s[i], Math.multiplyExact(strides[j], c));
+                        }
+                    }
+                }
+                yield s;
+            }
+            case ReshapeRemap reshape -> reshape.strides(strides);
+        };
+    }
+
+    /**
+     * {@return the offset of the new view's origin: the source offset of the remap's constant terms}
+     *
+     * @throws ArithmeticException on overflow
+     */
+    static long base(long[] strides, long base, Remap r) {
+        long b = base;
+        if (r instanceof AffineRemap a) {
+            for (int j = 0; j < strides.length; j++) {
+                b = Math.addExact(b, Math.multiplyExact(strides[j], a.offset(j)));
             }
         }
-        return s;
+        return b;
+    }
+
+    /**
+     * {@return the strides of an untiled XLA layout over {@code dims} (each the product of the
+     * more minor sizes), or null when the layout is tiled or split, a size is 0, or its elements
+     * do not all fit in {@code capacity}}: then the view is made from the layout's map, whose
+     * bounds check names the first index beyond the buffer
+     */
+    static long[] packedStrides(long[] dims, XlaLayout layout, long capacity) {
+        if (!layout.tiles().isEmpty() || !layout.splitConfigs().isEmpty() || hasZeroDim(dims)) {
+            return null;
+        }
+        long[] s = new long[dims.length];
+        long step = 1;
+        for (int d : layout.minorToMajor()) {
+            s[d] = step;
+            // Bounded by the element count, which ArrayShape has checked fits a long.
+            step *= dims[d];
+        }
+        return step <= capacity ? s : null;
+    }
+
+    /**
+     * {@return the layout {@link TensorView#form()} finds for the map {@code base + sum(strides_i
+     * * d_i)} over {@code [0, dims_i)}, or null when it is not strided}: such a map simplifies to
+     * itself less the terms of size-1 dimensions, whose index is always 0
+     */
+    static StridedLayout simplifiedLayout(long[] dims, long[] strides, long base) {
+        long[] s = strides.clone();
+        for (int i = 0; i < dims.length; i++) {
+            if (dims[i] == 1) {
+                s[i] = 0;
+            }
+        }
+        try {
+            return StridedLayout.of(dims, s, base);
+        } catch (IllegalArgumentException negativeReach) {
+            return null;
+        }
+    }
+
+    /** Throws unless {@code fill} is a one-buffer rank-0 view of the type of {@code view}. */
+    static void checkFill(TensorView view, TensorView fill) {
+        if (fill.rank() != 0 || fill.dtype() != view.dtype() || fill.bufferOrNull() == null) {
+            throw new IllegalArgumentException("fill of " + view + " must be a one-buffer rank-0 " + view.dtype()
+                    + " view, not " + fill);
+        }
+    }
+
+    /** {@return the identity remap over {@code dims}} */
+    static AffineRemap identity(long[] dims) {
+        int[] reads = new int[dims.length];
+        long[] ones = new long[dims.length];
+        for (int i = 0; i < dims.length; i++) {
+            reads[i] = i;
+            ones[i] = 1;
+        }
+        return AffineRemap.ofTerms(dims, reads, ones, new long[dims.length]);
+    }
+
+    /** {@return the parts side by side along {@code dimension}, each placed by a pad with no interior padding} */
+    static TensorView concatenated(int dimension, List<TensorView> parts) {
+        long[] out = concatenatedDims(dimension, parts);
+        List<TensorView> read = new ArrayList<>(parts.size());
+        List<PadRemap> places = new ArrayList<>(parts.size());
+        long[] none = new long[out.length];
+        boolean host = true;
+        long start = 0;
+        for (TensorView p : parts) {
+            long n = p.dimsArray()[dimension];
+            if (n > 0) {
+                long[] low = none.clone();
+                long[] high = none.clone();
+                low[dimension] = start;
+                high[dimension] = out[dimension] - start - n;
+                read.add(p);
+                places.add(PadRemap.of(p.dimsArray(), low, high, none));
+                host &= p.isHostAccessible();
+            }
+            start += n;
+        }
+        TensorView first = parts.getFirst();
+        if (read.isEmpty()) {
+            return first.remap(identity(out));
+        }
+        return new TensorView(ViewFactory.logicalShape(first.dtype(), out), out, first.access(), host, null, null, 0, null,
+                new PendingMap.Joined(List.copyOf(read), List.copyOf(places)));
+    }
+
+    /**
+     * {@return the dimensions of the parts joined along {@code dimension}}
+     *
+     * @throws IllegalArgumentException if there are no parts, the dimension is not one of theirs,
+     *     they differ in type, storage, rank or another dimension, or the joined size overflows
+     */
+    static long[] concatenatedDims(int dimension, List<TensorView> parts) {
+        if (parts.isEmpty()) {
+            throw new IllegalArgumentException("concatenate needs at least one part");
+        }
+        TensorView first = parts.getFirst();
+        if (dimension < 0 || dimension >= first.rank()) {
+            throw new IllegalArgumentException("concatenate along dimension " + dimension + " of rank " + first.rank());
+        }
+        long[] out = first.dimsArray().clone();
+        out[dimension] = 0;
+        for (TensorView p : parts) {
+            long[] d = p.dimsArray();
+            boolean same = p.dtype() == first.dtype() && p.access().storageBits() == first.access().storageBits()
+                    && d.length == out.length;
+            for (int i = 0; same && i < d.length; i++) {
+                same = i == dimension || d[i] == out[i];
+            }
+            if (!same) {
+                throw new IllegalArgumentException("concatenate along dimension " + dimension + ": " + p.shape() + " ("
+                        + p.access() + ") does not match " + first.shape() + " (" + first.access() + ")");
+            }
+            try {
+                out[dimension] = Math.addExact(out[dimension], d[dimension]);
+            } catch (ArithmeticException e) {
+                throw new IllegalArgumentException("concatenate along dimension " + dimension + ": size " + out[dimension]
+                        + " + " + d[dimension] + " overflows a long", e);
+            }
+        }
+        return out;
     }
 
     static boolean hasZeroDim(long[] dims) {

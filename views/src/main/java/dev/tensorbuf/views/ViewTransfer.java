@@ -27,8 +27,8 @@ final class ViewTransfer {
         }
         long[] index = new long[dims.length];
         for (int i = 0; i < (int) count; i++) {
-            long at = view.locate(index, write);
-            step.at(view.segment(index), at, i);
+            long at = ElementLocator.locate(view, index, write);
+            step.at(ElementLocator.segment(view, index), at, i);
             for (int d = dims.length - 1; d >= 0; d--) {
                 if (++index[d] < dims[d]) {
                     break;

@@ -1,0 +1,37 @@
+package dev.tensorbuf.views;
+
+import dev.tensorbuf.views.indexing.CompiledMap;
+import dev.tensorbuf.views.indexing.IndexingMap;
+import dev.tensorbuf.views.internal.MapForms;
+import dev.tensorbuf.views.internal.ViewReader;
+import java.util.Optional;
+
+/**
+ * What a view computes from its map on first need, never when it is made: the simplified map,
+ * its form, and how element access reads it (the compiled map of a one-buffer view that is not
+ * affine, the piece reader of a padded or concatenated one).
+ *
+ * @param simplified the simplified map; {@link IndexingMap#undefined()} for several pieces
+ * @param form strided, tiled or general, with the reason when not strided
+ * @param compiled the compiled offset of a one-buffer view without strides, else null
+ * @param reader the piece reader of a view of several pieces, else null
+ */
+record DerivedMap(IndexingMap simplified, MapForm form, CompiledMap compiled, ViewReader reader) {
+
+    /** {@return the derived map of a view of {@code shape} over {@code map}; {@code strided} when element access uses strides} */
+    static DerivedMap of(ViewMap map, ArrayShape shape, boolean strided) {
+        if (!(map instanceof ViewMap.Single single)) {
+            String what = map instanceof ViewMap.Padded ? "a padded view: indices outside the data read the fill value"
+                    : "a concatenation of " + map.pieces().size() + " pieces";
+            return new DerivedMap(IndexingMap.undefined(), new MapForm.General(IndexingMap.undefined(), what), null,
+                    ViewReader.of(map));
+        }
+        IndexingMap simplified = MapForms.simplified(single.map());
+        MapForm form = MapForms.classify(simplified);
+        if (form instanceof MapForm.Tiled t && shape.layout().isPresent()
+                && shape.toIndexingMap().simplify().equals(simplified)) {
+            form = new MapForm.Tiled(t.map(), Optional.of(shape), t.reason());
+        }
+        return new DerivedMap(simplified, form, strided ? null : simplified.compile(), null);
+    }
+}

@@ -1,0 +1,80 @@
+package dev.tensorbuf.views;
+
+import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.views.internal.ViewReader;
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+
+/**
+ * Where a logical index of a view reads: the element offset and the segment, after checking the
+ * index. A strided view computes {@code base + sum(stride_i * i_i)}; any other one-buffer view
+ * evaluates its compiled map; a padded or concatenated view asks its piece reader. None
+ * allocates per element.
+ */
+final class ElementLocator {
+    private ElementLocator() {
+    }
+
+    /** {@return the element offset of {@code index} in the buffer it reads} */
+    static long locate(TensorView view, long[] index, boolean write) {
+        checkIndex(view, index);
+        if (view.bufferOrNull() != null) {
+            long[] strides = view.stridesArray();
+            if (strides != null) {
+                long at = view.base();
+                for (int i = 0; i < index.length; i++) {
+                    at += index[i] * strides[i];
+                }
+                return at;
+            }
+            return view.derived().compiled().evaluate(0, index);
+        }
+        ViewReader reader = view.derived().reader();
+        int p = reader.pieceOf(index);
+        if (p < 0) {
+            throw new IllegalStateException("no part of " + view + " holds index " + Arrays.toString(index));
+        }
+        if (write && reader.isFill(p)) {
+            throw new IllegalArgumentException("index " + Arrays.toString(index) + " of " + view
+                    + " is padding: it reads the fill value and cannot be written");
+        }
+        return reader.offset(p, index);
+    }
+
+    /** {@return the segment that {@code index} (already located) reads} */
+    static MemorySegment segment(TensorView view, long[] index) {
+        Buffer buffer = view.bufferOrNull();
+        if (buffer != null) {
+            return buffer.segment();
+        }
+        ViewReader reader = view.derived().reader();
+        return reader.buffer(reader.pieceOf(index)).segment();
+    }
+
+    private static void checkIndex(TensorView view, long[] index) {
+        if (!view.isHostAccessible()) {
+            throw new UnsupportedOperationException(view + " is over a buffer in " + firstDeviceSpace(view)
+                    + ", which is not host-accessible: element access needs host memory; copy it to a host buffer first");
+        }
+        long[] dims = view.dimsArray();
+        if (index.length != dims.length) {
+            throw new IllegalArgumentException("index " + Arrays.toString(index) + " has rank " + index.length
+                    + " but " + view.shape() + " has rank " + dims.length);
+        }
+        for (int i = 0; i < index.length; i++) {
+            if (index[i] < 0 || index[i] >= dims[i]) {
+                throw new IndexOutOfBoundsException("index " + index[i] + " out of bounds [0, " + dims[i]
+                        + ") for dim " + i + " of " + view.shape());
+            }
+        }
+    }
+
+    private static String firstDeviceSpace(TensorView view) {
+        for (ViewMap.Single piece : view.map().pieces()) {
+            if (!piece.buffer().memorySpace().hostAccessible()) {
+                return piece.buffer().memorySpace().describe();
+            }
+        }
+        return "?";
+    }
+}

@@ -1,0 +1,111 @@
+package dev.tensorbuf.views;
+
+import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.views.indexing.IndexingMap;
+import dev.tensorbuf.views.internal.Linear;
+import dev.tensorbuf.views.internal.ViewBounds;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Making a {@link TensorView}: the checks at creation (the map's reach against each buffer, the
+ * element storage of an XLA layout) and the fields element access reads (host access, the one
+ * buffer, the strides of an affine map).
+ */
+final class ViewFactory {
+    private ViewFactory() {
+    }
+
+    /** {@return the view of {@link TensorView#of(Buffer, ArrayShape)}} */
+    static TensorView of(Buffer buffer, ArrayShape shape) {
+        if (!shape.isStatic()) {
+            throw new IllegalArgumentException("view of " + shape + ": dynamic dimensions need their sizes; views take static shapes");
+        }
+        ArrayShape laidOut = shape.layout().isPresent() ? shape : shape.withLayout(XlaLayout.descending(shape.rank()));
+        ElementAccess access = accessFor(laidOut);
+        long[] dims = toArray(laidOut.dims());
+        long[] strides = ViewRemaps.packedStrides(dims, laidOut.requireLayout(), capacity(buffer, access));
+        if (strides != null) {
+            // Untiled and inside the buffer: the layout's map is built on first need.
+            return new TensorView(laidOut, dims, access, buffer.memorySpace().hostAccessible(), buffer, strides, 0, null,
+                    new PendingMap.Layout());
+        }
+        return checked(laidOut, new ViewMap.Single(buffer, laidOut.toIndexingMap()), access);
+    }
+
+    /**
+     * {@return a view of {@code map}, each piece checked against its buffer}
+     *
+     * @throws IllegalArgumentException if a piece's map has not one dimension per logical one,
+     *     or reaches outside its buffer (naming the first index that does)
+     */
+    static TensorView checked(ArrayShape logical, ViewMap map, ElementAccess access) {
+        for (ViewMap.Single piece : map.pieces()) {
+            IndexingMap m = piece.map();
+            if (m.dims().size() != logical.rank()) {
+                throw new IllegalArgumentException("map " + m + " has " + m.dims().size() + " dimension(s) but "
+                        + logical + " has " + logical.rank());
+            }
+            long capacity = capacity(piece.buffer(), access);
+            ViewBounds.check(m, capacity, logical.toString(), capacity + " elements (" + piece.buffer().byteSize() + " bytes)");
+        }
+        return fromMap(logical, map, access);
+    }
+
+    /** {@return a view of a map already known to be in bounds: host access, buffer and strides read off the map} */
+    static TensorView fromMap(ArrayShape shape, ViewMap map, ElementAccess access) {
+        long[] dims = toArray(shape.dims());
+        boolean host = true;
+        for (ViewMap.Single piece : map.pieces()) {
+            host &= piece.buffer().memorySpace().hostAccessible();
+        }
+        if (!(map instanceof ViewMap.Single single)) {
+            return new TensorView(shape, dims, access, host, null, null, 0, map, null);
+        }
+        IndexingMap m = single.map();
+        long[] constant = new long[1];
+        long[] coefficients = new long[dims.length];
+        boolean affine = m.constraints().isEmpty() && !m.isKnownEmpty()
+                && Linear.extract(m.results().getFirst(), coefficients, constant);
+        return new TensorView(shape, dims, access, host, single.buffer(), affine ? coefficients : null,
+                affine ? constant[0] : 0, map, null);
+    }
+
+    /** {@return how many elements of {@code access} the buffer holds} */
+    static long capacity(Buffer buffer, ElementAccess access) {
+        return 8 * buffer.byteSize() / access.storageBits();
+    }
+
+    /** {@return the element storage of an XLA layout} @throws IllegalArgumentException for an {@code E(n)} it cannot store */
+    static ElementAccess accessFor(ArrayShape shape) {
+        long e = shape.requireLayout().elementSizeInBits();
+        DType t = shape.dtype();
+        if (e == 0 || e == 8L * t.byteWidth()) {
+            return ElementAccess.of(t);
+        }
+        if (t.isSubByte() && e == t.bitWidth()) {
+            return ElementAccess.packed(t);
+        }
+        throw new IllegalArgumentException(shape + ": elements of " + t + " stored in E(" + e
+                + ") bits are not supported; E(" + t.bitWidth() + ") packs, E(0) or E(" + 8 * t.byteWidth() + ") does not");
+    }
+
+    static long[] toArray(List<Long> list) {
+        long[] a = new long[list.size()];
+        for (int i = 0; i < a.length; i++) {
+            a[i] = list.get(i);
+        }
+        return a;
+    }
+
+    /** {@return a layout-free shape, without building and then dropping the default layout} */
+    static ArrayShape logicalShape(DType dtype, long[] dims) {
+        Long[] boxed = new Long[dims.length];
+        for (int i = 0; i < dims.length; i++) {
+            boxed[i] = dims[i];
+        }
+        return new ArrayShape(dtype, Arrays.asList(boxed), Collections.nCopies(dims.length, false), Optional.empty());
+    }
+}
