@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinTask;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Runs plans: turns each step into byte-addressed {@link Task}s, splits large ones across a
@@ -21,13 +22,13 @@ import java.util.concurrent.ForkJoinTask;
  */
 public final class CopyExecutor {
     /**
-     * Steps moving fewer bytes than this run on the calling thread. Handing an in-cache copy to a
-     * second thread cost more than it gained on a busy 2-core machine: at 1 MiB, the 1.2 MB
-     * C = 3 interleave ran at 20 GB/s on 2 threads against 90 on one, the 8 MB padded tiling at
-     * 36 against 56.
+     * Plans moving fewer bytes than this run on the calling thread. Handing work to another
+     * thread costs tens of microseconds: the 1.2 MB C = 3 interleave (13 us on one thread) ran at
+     * 50 GB/s on 2 threads against 90 on one; the 8 MB padded tiling (130 us) ran at 82-86 on 2
+     * threads against 49-63 on one once its steps ran as one batch (it was 29 with a hand-off per step).
      */
     public static final long PARALLEL_THRESHOLD_BYTES =
-            Long.getLong("tensorbuf.copy.parallelThresholdBytes", 16L << 20);
+            Long.getLong("tensorbuf.copy.parallelThresholdBytes", 4L << 20);
     /** Pieces per thread, so a thread slowed by a neighbour's load does not hold up the rest. */
     private static final int PIECES_PER_THREAD = 4;
 
@@ -63,21 +64,38 @@ public final class CopyExecutor {
         ChannelAffine affine = plan.affine().orElse(null);
         float[] scale = affine == null ? null : GatherKernel.Floats.toArray(affine.scale());
         float[] bias = affine == null ? null : GatherKernel.Floats.toArray(affine.bias());
+        // Runs and zero steps write disjoint parts of the destination, so they run as one batch
+        // (one hand-off to the other threads per plan, not one per step); a gather step is
+        // ordered after the zeroing before it.
+        List<Work> batch = new ArrayList<>();
         for (Step step : plan.steps()) {
             switch (step) {
-                case Step.Run r -> {
-                    Task t = task(src.segment(), dst.segment(), r.srcOffset() * src.dtype().byteWidth(),
-                            r.dstOffset() * dst.dtype().byteWidth(), r.loops(), src.dtype().byteWidth(),
-                            dst.dtype().byteWidth(), r.channelLoop());
-                    runParallel(r.kernel(), t, sa, da, scale, bias);
-                }
+                case Step.Run r -> batch.add(new Work(r.kernel(), task(src.segment(), dst.segment(),
+                        r.srcOffset() * src.dtype().byteWidth(), r.dstOffset() * dst.dtype().byteWidth(), r.loops(),
+                        src.dtype().byteWidth(), dst.dtype().byteWidth(), r.channelLoop())));
                 case Step.Zero z -> {
                     int w = Math.max(1, dst.dtype().byteWidth());
-                    Task t = task(null, dst.segment(), 0, z.dstOffset() * w, z.loops(), w, w, -1);
-                    runParallel(Kernel.ZERO, t, sa, da, scale, bias);
+                    batch.add(new Work(Kernel.ZERO, task(null, dst.segment(), 0, z.dstOffset() * w, z.loops(), w, w, -1)));
                 }
-                case Step.Gather g -> GatherKernel.run(src, dst, affine);
+                case Step.Gather g -> {
+                    runBatch(batch, sa, da, scale, bias);
+                    batch.clear();
+                    GatherKernel.run(src, dst, affine);
+                }
             }
+        }
+        runBatch(batch, sa, da, scale, bias);
+    }
+
+    /** A kernel and the loop nest it runs. */
+    private record Work(Kernel kernel, Task task) {
+        long bytes() {
+            return task.elements() * (task.srcWidth() + task.dstWidth());
+        }
+
+        /** Segments of a confined arena can only be touched by their owner thread. */
+        boolean shareable() {
+            return task.dst().isAccessibleBy(OTHER_THREAD) && (task.src() == null || task.src().isAccessibleBy(OTHER_THREAD));
         }
     }
 
@@ -95,49 +113,69 @@ public final class CopyExecutor {
         return new Task(src, dst, so, dO, count, ss, ds, sw, dw, channel, 0);
     }
 
-    private void runParallel(Kernel kernel, Task task, ElementAccess sa, ElementAccess da, float[] scale,
-                             float[] bias) {
-        Kernel k = kernel;
-        Task t = task;
-        long bytes = t.elements() * (t.srcWidth() + t.dstWidth());
-        // Segments of a confined arena can only be touched by their owner thread.
-        boolean shareable = t.dst().isAccessibleBy(OTHER_THREAD) && (t.src() == null || t.src().isAccessibleBy(OTHER_THREAD));
+    /**
+     * Runs a batch of independent steps: on the calling thread when small, else cut into pieces
+     * (each step into a share of {@code parallelism * PIECES_PER_THREAD} in proportion to its
+     * bytes) that the calling thread and {@code parallelism - 1} pool threads take in turn from
+     * one list. One hand-off per batch matters for in-cache copies of a few MB, whose several
+     * steps (a tiled destination's boxes and padding) each take tens of microseconds: a fork and
+     * join per step made two threads slower than one.
+     */
+    private void runBatch(List<Work> batch, ElementAccess sa, ElementAccess da, float[] scale, float[] bias) {
+        long bytes = 0;
+        boolean shareable = true;
+        for (Work w : batch) {
+            bytes += w.bytes();
+            shareable &= w.shareable();
+        }
         if (parallelism == 1 || bytes < thresholdBytes || !shareable) {
-            run(k, t, sa, da, scale, bias);
+            for (Work w : batch) {
+                run(w.kernel(), w.task(), sa, da, scale, bias);
+            }
             return;
         }
-        if (k == Kernel.FILL) {
-            Task copies = FillKernel.replicas(t, vector);
-            if (copies != null) {
-                // One block filled here, the rest copied from it by every thread.
-                run(k, t.slice(0, 0, 1), sa, da, scale, bias);
-                k = Kernel.BULK;
-                t = copies;
+        int target = parallelism * PIECES_PER_THREAD;
+        List<Work> pieces = new ArrayList<>();
+        for (Work w : batch) {
+            Kernel k = w.kernel();
+            Task t = w.task();
+            if (k == Kernel.FILL) {
+                Task copies = FillKernel.replicas(t, vector);
+                if (copies != null) {
+                    // One block filled here, the rest copied from it by every thread.
+                    run(k, t.slice(0, 0, 1), sa, da, scale, bias);
+                    k = Kernel.BULK;
+                    t = copies;
+                }
+            }
+            int share = (int) Math.max(1, Math.min(target, Math.ceilDiv(w.bytes() * target, Math.max(1, bytes))));
+            List<Task> cut = new ArrayList<>();
+            split(t, 0, share, reserved(k), whole(k, t), cut);
+            for (Task piece : cut) {
+                pieces.add(new Work(k, piece));
             }
         }
-        int reserved = switch (k) {
-            case TRANSPOSE, PAIR_INTERLEAVE, INTERLEAVE, DEINTERLEAVE, BYTE_PLANES, CONVERT_PAIR_INTERLEAVE,
-                 CONVERT_PAIR_DEINTERLEAVE -> 2;
-            default -> 1;
+        AtomicInteger next = new AtomicInteger();
+        Runnable drain = () -> {
+            for (int i = next.getAndIncrement(); i < pieces.size(); i = next.getAndIncrement()) {
+                Work w = pieces.get(i);
+                run(w.kernel(), w.task(), sa, da, scale, bias);
+            }
         };
-        int whole = switch (k) {
-            case INTERLEAVE -> t.rank() - 1;
-            case DEINTERLEAVE, BYTE_PLANES, CONVERT_PAIR_DEINTERLEAVE -> t.rank() - 2;
-            default -> -1;
-        };
-        List<Task> pieces = new ArrayList<>();
-        split(t, 0, parallelism * PIECES_PER_THREAD, reserved, whole, pieces);
-        ForkJoinPool p = pool();
-        List<ForkJoinTask<?>> futures = new ArrayList<>(pieces.size());
-        Kernel pieceKernel = k;
-        for (Task piece : pieces) {
-            futures.add(p.submit(() -> run(pieceKernel, piece, sa, da, scale, bias)));
+        List<ForkJoinTask<?>> helpers = new ArrayList<>();
+        for (int h = 1; h < Math.min(parallelism, pieces.size()); h++) {
+            helpers.add(pool().submit(drain));
         }
         // Every piece ends before the copy returns or throws: a piece left running after the first
         // failure would keep writing into a destination its owner may already have freed or
-        // handed back to a pool for reuse.
+        // handed back to a pool for reuse. A thread whose piece threw stops; the others drain the rest.
         RuntimeException failure = null;
-        for (ForkJoinTask<?> f : futures) {
+        try {
+            drain.run();
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        for (ForkJoinTask<?> f : helpers) {
             try {
                 f.join();
             } catch (RuntimeException e) {
@@ -151,6 +189,24 @@ public final class CopyExecutor {
         if (failure != null) {
             throw failure;
         }
+    }
+
+    /** Innermost loops a kernel keeps in 16-element blocks when cut. */
+    private static int reserved(Kernel k) {
+        return switch (k) {
+            case TRANSPOSE, PAIR_INTERLEAVE, INTERLEAVE, DEINTERLEAVE, BYTE_PLANES, CONVERT_PAIR_INTERLEAVE,
+                 CONVERT_PAIR_DEINTERLEAVE -> 2;
+            default -> 1;
+        };
+    }
+
+    /** The loop a kernel needs whole (its plane or row-pair loop), or -1. */
+    private static int whole(Kernel k, Task t) {
+        return switch (k) {
+            case INTERLEAVE -> t.rank() - 1;
+            case DEINTERLEAVE, BYTE_PLANES, CONVERT_PAIR_DEINTERLEAVE -> t.rank() - 2;
+            default -> -1;
+        };
     }
 
     /**
@@ -258,7 +314,7 @@ public final class CopyExecutor {
             synchronized (this) {
                 p = pool;
                 if (p == null) {
-                    p = new ForkJoinPool(parallelism);
+                    p = new ForkJoinPool(Math.max(1, parallelism - 1));
                     pool = p;
                 }
             }
