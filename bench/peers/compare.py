@@ -7,6 +7,8 @@ would otherwise decide a comparison. Each round's raw JSON is kept in bench/peer
 
 Usage (from the repository root, after `mvn -B -q -pl cli -am package -DskipTests`):
     python3 bench/peers/compare.py [--rounds N] [--notes notes.md] [--case NAME]...
+To rewrite the section from the last run's medians without measuring again:
+    python3 bench/peers/copy_report.py bench/peers/last-tensorbuf.json bench/peers/last-peers.json bench/peers/copy-notes.md
 """
 import argparse
 import json
@@ -39,7 +41,8 @@ def spread(values):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--notes", default=None)
+    ap.add_argument("--notes", default=str(HERE / "copy-notes.md"),
+                    help="text placed under the table (default: bench/peers/copy-notes.md)")
     ap.add_argument("--case", action="append", default=[])
     args = ap.parse_args()
     rounds_dir = HERE / "rounds"
