@@ -4,4 +4,5 @@ module dev.tensorbuf.views {
 
     exports dev.tensorbuf.views;
     exports dev.tensorbuf.views.indexing;
+    exports dev.tensorbuf.views.text;
 }

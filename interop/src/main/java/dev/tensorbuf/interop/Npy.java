@@ -30,7 +30,7 @@ import java.nio.file.StandardOpenOption;
  * problem, before anything is allocated or mapped: a bad magic or version, a header length past
  * the file or above {@value #MAX_HEADER_BYTES} bytes, a header that is not the Python literal of
  * a dict with exactly {@code 'descr'}, {@code 'fortran_order'} and {@code 'shape'} (syntax errors
- * are {@link dev.tensorbuf.views.TextFormatException} with the position), negative or overflowing
+ * are {@link dev.tensorbuf.views.text.TextFormatException} with the position), negative or overflowing
  * dims, object, string, datetime, structured and void dtypes, and data shorter than the shape
  * needs. Reading the header costs time linear in its length.
  *

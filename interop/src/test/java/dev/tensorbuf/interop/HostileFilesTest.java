@@ -3,7 +3,7 @@ package dev.tensorbuf.interop;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tensorbuf.views.TextFormatException;
+import dev.tensorbuf.views.text.TextFormatException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -2,6 +2,7 @@ package dev.tensorbuf.views;
 
 import dev.tensorbuf.views.internal.XlaShapeParser;
 import dev.tensorbuf.views.internal.XlaShapePrinter;
+import dev.tensorbuf.views.text.TextFormatException;
 
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -2,6 +2,7 @@ package dev.tensorbuf.views;
 
 import dev.tensorbuf.views.internal.XlaShapeParser;
 import dev.tensorbuf.views.internal.XlaShapePrinter;
+import dev.tensorbuf.views.text.TextFormatException;
 
 /**
  * A shape in XLA's type system: an array, a tuple of shapes, a buffer holding an array, a token

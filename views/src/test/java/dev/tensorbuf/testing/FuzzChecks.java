@@ -1,5 +1,7 @@
 package dev.tensorbuf.testing;
 
+import dev.tensorbuf.views.text.TextFormatException;
+
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import dev.tensorbuf.views.text.TextFormatException;
 import org.junit.jupiter.api.Test;
 
 class XlaShapeTest {

@@ -2,7 +2,7 @@ package dev.tensorbuf.interop.internal;
 
 import dev.tensorbuf.interop.json.Json;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.TextFormatException;
+import dev.tensorbuf.views.text.TextFormatException;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;

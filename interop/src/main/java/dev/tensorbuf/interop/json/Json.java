@@ -1,6 +1,6 @@
 package dev.tensorbuf.interop.json;
 
-import dev.tensorbuf.views.TextFormatException;
+import dev.tensorbuf.views.text.TextFormatException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;

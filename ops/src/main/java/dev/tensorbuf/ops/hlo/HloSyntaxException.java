@@ -1,6 +1,6 @@
 package dev.tensorbuf.ops.hlo;
 
-import dev.tensorbuf.views.TextFormatException;
+import dev.tensorbuf.views.text.TextFormatException;
 import java.io.Serial;
 
 /**

@@ -320,7 +320,7 @@ public sealed interface AffineExpr
      * @param rangeNames names of the range variables
      * @param runtimeNames names of the runtime variables
      * @return the canonical expression
-     * @throws dev.tensorbuf.views.TextFormatException on malformed text
+     * @throws dev.tensorbuf.views.text.TextFormatException on malformed text
      */
     static AffineExpr parse(String text, List<String> dimNames, List<String> rangeNames,
                             List<String> runtimeNames) {

@@ -191,7 +191,7 @@ public final class IndexingMap {
      *
      * @param text the map text
      * @return the map
-     * @throws dev.tensorbuf.views.TextFormatException when the text is malformed, with the position
+     * @throws dev.tensorbuf.views.text.TextFormatException when the text is malformed, with the position
      */
     public static IndexingMap parse(String text) {
         return MapParser.parseMap(text);

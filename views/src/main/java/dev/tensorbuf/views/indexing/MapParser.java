@@ -1,6 +1,6 @@
 package dev.tensorbuf.views.indexing;
 
-import dev.tensorbuf.views.TextFormatException;
+import dev.tensorbuf.views.text.TextFormatException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;

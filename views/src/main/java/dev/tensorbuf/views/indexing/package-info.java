@@ -15,7 +15,7 @@
  * <p>Rules for every method here: values are immutable and every transformation returns a new
  * one; division and modulo round towards negative infinity; evaluation throws
  * {@link java.lang.IllegalArgumentException} on overflow or division by zero; parsers throw
- * {@link dev.tensorbuf.views.TextFormatException} with the position; {@code null} arguments
+ * {@link dev.tensorbuf.views.text.TextFormatException} with the position; {@code null} arguments
  * throw {@link java.lang.NullPointerException}. This package uses no other views type: layouts
  * lower themselves to maps.
  */

@@ -1,6 +1,6 @@
 package dev.tensorbuf.views.internal;
 
-import dev.tensorbuf.views.TextFormatException;
+import dev.tensorbuf.views.text.TextFormatException;
 
 /**
  * Tokens of XLA shape text, produced on demand so that a shape can be read out of a longer

@@ -5,7 +5,7 @@ import dev.tensorbuf.views.BufferShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.OpaqueShape;
 import dev.tensorbuf.views.SplitConfig;
-import dev.tensorbuf.views.TextFormatException;
+import dev.tensorbuf.views.text.TextFormatException;
 import dev.tensorbuf.views.Tile;
 import dev.tensorbuf.views.TokenShape;
 import dev.tensorbuf.views.TupleShape;

@@ -5,7 +5,7 @@ import dev.tensorbuf.ops.hlo.HloComputation;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.hlo.HloModule;
 import dev.tensorbuf.ops.hlo.HloSyntaxException;
-import dev.tensorbuf.views.TextFormatException;
+import dev.tensorbuf.views.text.TextFormatException;
 import dev.tensorbuf.views.XlaShape;
 import java.text.ParsePosition;
 import java.util.ArrayDeque;

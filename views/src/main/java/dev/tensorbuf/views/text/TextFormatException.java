@@ -1,4 +1,4 @@
-package dev.tensorbuf.views;
+package dev.tensorbuf.views.text;
 
 import java.io.Serial;
 
