@@ -11,14 +11,12 @@ import dev.tensorbuf.views.ElementAccess;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.ForkJoinTask;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Runs plans: turns each step into byte-addressed {@link Task}s, splits large ones across a
- * fork-join pool, and calls each kernel from its own line, so every kernel keeps its own type
- * profile (reference/java-kernels.md: shared call sites slowed kernels by up to 13.7x).
+ * Runs plans: turns each step into byte-addressed {@link Task}s, splits large plans across the
+ * calling thread and its {@link CopyWorkers}, and calls each kernel from its own line, so every
+ * kernel keeps its own type profile (reference/java-kernels.md: shared call sites slowed kernels
+ * by up to 13.7x).
  */
 public final class CopyExecutor {
     /**
@@ -38,7 +36,7 @@ public final class CopyExecutor {
     private final int parallelism;
     private final boolean vector;
     private final long thresholdBytes;
-    private volatile ForkJoinPool pool;
+    private volatile CopyWorkers workers;
 
     /**
      * @param parallelism threads for large steps, {@code >= 1}
@@ -116,8 +114,8 @@ public final class CopyExecutor {
     /**
      * Runs a batch of independent steps: on the calling thread when small, else cut into pieces
      * (each step into a share of {@code parallelism * PIECES_PER_THREAD} in proportion to its
-     * bytes) that the calling thread and {@code parallelism - 1} pool threads take in turn from
-     * one list. One hand-off per batch matters for in-cache copies of a few MB, whose several
+     * bytes) that the calling thread and {@code parallelism - 1} {@link CopyWorkers} take in turn
+     * from one list; every piece ends before this returns or throws. One hand-off per batch matters for in-cache copies of a few MB, whose several
      * steps (a tiled destination's boxes and padding) each take tens of microseconds: a fork and
      * join per step made two threads slower than one.
      */
@@ -155,39 +153,15 @@ public final class CopyExecutor {
                 pieces.add(new Work(k, piece));
             }
         }
-        AtomicInteger next = new AtomicInteger();
-        Runnable drain = () -> {
-            for (int i = next.getAndIncrement(); i < pieces.size(); i = next.getAndIncrement()) {
-                Work w = pieces.get(i);
-                run(w.kernel(), w.task(), sa, da, scale, bias);
+        boolean shared = workers().run(pieces.size(), i -> {
+            Work piece = pieces.get(i);
+            run(piece.kernel(), piece.task(), sa, da, scale, bias);
+        });
+        if (!shared) {
+            // Another copy is using the workers: this one runs on its caller alone.
+            for (Work piece : pieces) {
+                run(piece.kernel(), piece.task(), sa, da, scale, bias);
             }
-        };
-        List<ForkJoinTask<?>> helpers = new ArrayList<>();
-        for (int h = 1; h < Math.min(parallelism, pieces.size()); h++) {
-            helpers.add(pool().submit(drain));
-        }
-        // Every piece ends before the copy returns or throws: a piece left running after the first
-        // failure would keep writing into a destination its owner may already have freed or
-        // handed back to a pool for reuse. A thread whose piece threw stops; the others drain the rest.
-        RuntimeException failure = null;
-        try {
-            drain.run();
-        } catch (RuntimeException e) {
-            failure = e;
-        }
-        for (ForkJoinTask<?> f : helpers) {
-            try {
-                f.join();
-            } catch (RuntimeException e) {
-                if (failure == null) {
-                    failure = e;
-                } else if (failure != e) {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
         }
     }
 
@@ -308,17 +282,17 @@ public final class CopyExecutor {
         }
     }
 
-    private ForkJoinPool pool() {
-        ForkJoinPool p = pool;
-        if (p == null) {
+    private CopyWorkers workers() {
+        CopyWorkers w = workers;
+        if (w == null) {
             synchronized (this) {
-                p = pool;
-                if (p == null) {
-                    p = new ForkJoinPool(Math.max(1, parallelism - 1));
-                    pool = p;
+                w = workers;
+                if (w == null) {
+                    w = new CopyWorkers(parallelism - 1);
+                    workers = w;
                 }
             }
         }
-        return p;
+        return w;
     }
 }
