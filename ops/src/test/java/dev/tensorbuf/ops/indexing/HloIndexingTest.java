@@ -103,4 +103,20 @@ class HloIndexingTest {
                 () -> HloIndexing.inputToOutput(m, m.entry().root(), 3, false));
         assertTrue(e.getMessage().contains("operand 3 out of bounds [0, 1) for negate n"), e.getMessage());
     }
+
+    @Test
+    void concatenateMustNameOneDimension() {
+        // 10-minute fuzz finding: dimensions={} read the first element of an empty list.
+        for (String dims : new String[] {"{}", "{0,1}", "{2}", "{-1}"}) {
+            HloModule m = HloModule.parse("HloModule m\nENTRY e {\n p0 = f32[2,5] parameter(0)\n p1 = f32[2,3] parameter(1)\n"
+                    + " ROOT c = f32[2,8] concatenate(p0, p1), dimensions=" + dims + "\n}");
+            for (var analysis : List.<org.junit.jupiter.api.function.Executable>of(
+                    () -> HloIndexing.outputToInput(m, m.entry().root()),
+                    () -> HloIndexing.inputToOutput(m, m.entry().root(), 1, false))) {
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class, analysis, dims);
+                assertTrue(e.getMessage().contains("concatenate c: dimensions=") && e.getMessage().contains(
+                        "must name one dimension of its rank-2 output"), e.getMessage());
+            }
+        }
+    }
 }
