@@ -28,6 +28,7 @@ class HloParserErrorTest {
             bad dimensions            | HloModule m\\nENTRY e {\\n  p = f32[8] parameter(0)\\n  ROOT r = f32[8] reverse(p), dimensions={0,z}\\n} | 4:45 | expected an integer for dimensions, got 'z'
             unknown window field      | HloModule m\\nENTRY e {\\n  p = f32[8] parameter(0)\\n  c = f32[] constant(0)\\n  ROOT r = f32[8] reduce-window(p, c), window={size=1 skip=2}, to_apply=e\\n} | 5:55 | unknown window field 'skip'
             bad dim labels            | HloModule m\\nENTRY e {\\n  p = f32[1,8,4] parameter(0)\\n  k = f32[3,4,4] parameter(1)\\n  ROOT c = f32[1,6,4] convolution(p, k), window={size=3}, dim_labels=b0x_0io->b0f\\n} | 5:72 | unexpected label 'x'
+            one-label dim_labels part | HloModule m\\nENTRY e {\\n  p = f32[1,8,4] parameter(0)\\n  k = f32[3,4,4] parameter(1)\\n  ROOT c = f32[1,6,4] convolution(p, k), window={size=3}, dim_labels=b0f_o->b0f\\n} | 5:74 | needs at least the labels i and o
             unknown computation       | HloModule m\\nENTRY e {\\n  p = f32[8] parameter(0)\\n  ROOT f = f32[8] fusion(p), kind=kLoop, calls=nowhere\\n} | 4:48 | unknown computation 'nowhere'
             unterminated comment      | HloModule m\\n/* never closed\\nENTRY e {\\n  ROOT p = f32[2] parameter(0)\\n}           | 2:1  | unterminated comment
             unterminated string       | HloModule m\\nENTRY e {\\n  ROOT p = f32[2] parameter(0), metadata={op_name="x}\\n}   | 3:51 | unterminated string

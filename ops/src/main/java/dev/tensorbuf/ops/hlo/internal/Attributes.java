@@ -207,6 +207,9 @@ final class Attributes {
 
     /** {@return [first label dim, second label dim, spatial 0 dim, spatial 1 dim, ...]} */
     private static int[] labels(String part, char first, char second, int at, ErrorAt errors) {
+        if (part.length() < 2) {
+            throw errors.at("dim_labels part '" + part + "' needs at least the labels " + first + " and " + second, at);
+        }
         int[] dims = new int[part.length()];
         Arrays.fill(dims, -1);
         for (int i = 0; i < part.length(); i++) {
