@@ -2,8 +2,9 @@
 """Runs `tensorbuf bench --json` and copy_peers.py in alternating rounds and writes the per-case
 medians (with min-max) into bench/RESULTS.md, section "## Copy engine", through copy_report.py.
 
-Alternating rounds matter on a small shared machine: a burst of load that lands on one side's run
-would otherwise decide a comparison. Each round's raw JSON is kept in bench/peers/rounds/.
+Each round runs every case in tensorbuf and then at once in the peers, case by case: on a small
+shared VM the memory bandwidth swings by up to 2x within seconds, and a comparison should not
+depend on which side ran in the better moment. Each round's raw JSON is kept in bench/peers/rounds/.
 
 Usage (from the repository root, after `mvn -B -q -pl cli -am package -DskipTests`):
     python3 bench/peers/compare.py [--rounds N] [--notes notes.md] [--case NAME]...
@@ -34,6 +35,13 @@ def run_json(cmd):
     return json.loads(out)
 
 
+def case_names():
+    """The engine's case names, from `tensorbuf bench --help`."""
+    out = subprocess.run([str(ROOT / "tensorbuf"), "bench", "--help"], cwd=ROOT, capture_output=True, text=True).stdout
+    listed = out[out.index("names: [") + len("names: ["):]
+    return [n.strip() for n in listed[:listed.index("]")].split(",")]
+
+
 def spread(values):
     return {"median": statistics.median(values), "min": min(values), "max": max(values)}
 
@@ -47,11 +55,22 @@ def main():
     args = ap.parse_args()
     rounds_dir = HERE / "rounds"
     rounds_dir.mkdir(exist_ok=True)
-    cases = sum((["--case", c] for c in args.case), [])
+    names = args.case or case_names()
     ours_rounds, peer_rounds, loads = [], [], [loadavg()]
     for r in range(args.rounds):
-        ours = run_json([str(ROOT / "tensorbuf"), "bench", "--json"] + cases)
-        peers = run_json([sys.executable, str(HERE / "copy_peers.py")])
+        # Case by case, each side right after the other: the host's memory bandwidth swings by up
+        # to 2x within seconds, so a whole round of one side and then of the other can land in
+        # different weather.
+        ours = None
+        peers = None
+        for name in names:
+            o = run_json([str(ROOT / "tensorbuf"), "bench", "--json", "--case", name])
+            p = run_json([sys.executable, str(HERE / "copy_peers.py"), "--case", name])
+            if ours is None:
+                ours, peers = o, p
+            else:
+                ours["cases"] += o["cases"]
+                peers["cases"] += p["cases"]
         loads.append(loadavg())
         (rounds_dir / f"tensorbuf-{r}.json").write_text(json.dumps(ours, indent=1) + "\n")
         (rounds_dir / f"peers-{r}.json").write_text(json.dumps(peers, indent=1) + "\n")

@@ -3,7 +3,7 @@
 into a preallocated `out`. Prints {"cases": [{"name", "bytes", "numpy_gbps", "torch_gbps"}]}.
 GB/s counts bytes read + bytes written, as `tensorbuf bench` does. bf16 in NumPy is moved as
 uint16 (same bytes; NumPy has no bfloat16); the f32 -> bf16 case converts to ml_dtypes.bfloat16 and
-has no NumPy figure when ml_dtypes is not importable. Usage: python3 copy_peers.py [--quick] > peers.json
+has no NumPy figure when ml_dtypes is not importable. Usage: python3 copy_peers.py [--quick] [--case NAME]... > peers.json
 """
 import json
 import sys
@@ -23,6 +23,8 @@ except ImportError:  # NumPy-only results; the report says so
     torch = None
 
 QUICK = "--quick" in sys.argv
+# --case NAME (repeatable): time only these cases
+ONLY = {sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--case"}
 REPS = 5 if QUICK else 15
 
 
@@ -129,6 +131,8 @@ def main():
     results = {}
     for lib in ["numpy"] + (["torch"] if torch is not None else []):
         for name, nbytes, fn in cases(lib):
+            if ONLY and name not in ONLY:
+                continue
             sec = timed(fn)
             r = results.setdefault(name, {"name": name, "bytes": nbytes})
             r[lib + "_gbps"] = round(nbytes / sec / 1e9, 3)
