@@ -1,0 +1,54 @@
+// f32[4096,4096] -> T(8,128) as standalone loops: per-512-byte MemorySegment.copy or vector
+// copies, destination or source order, 1 and 2 threads, against one MemorySegment.copy.
+import java.lang.foreign.*;
+import jdk.incubator.vector.*;
+import java.util.concurrent.*;
+import java.nio.ByteOrder;
+public class Tile {
+  static final VectorSpecies<Integer> S = IntVector.SPECIES_512;
+  static final ByteOrder O = ByteOrder.LITTLE_ENDIAN;
+  interface Part { long run(long from, long to); }
+  static volatile long sink;
+  static double time(ExecutorService ex, int threads, long rows, Part p) throws Exception {
+    double best = 1e9; double[] all = new double[20];
+    for (int r = 0; r < 20; r++) {
+      long t0 = System.nanoTime();
+      Future<?>[] fs = new Future<?>[threads];
+      long chunk = rows / threads;
+      for (int t = 0; t < threads; t++) { long a = t*chunk, b = (t==threads-1)? rows : a+chunk; fs[t] = ex.submit(() -> { sink += p.run(a,b); }); }
+      for (Future<?> f : fs) f.get();
+      double s = (System.nanoTime()-t0)/1e9; all[r]=s;
+    }
+    java.util.Arrays.sort(all, 5, 20); return all[12];
+  }
+  public static void main(String[] a) throws Exception {
+    long n = 4096L*4096*4;
+    Arena arena = Arena.global();
+    MemorySegment src = arena.allocate(n, 4096); src.fill((byte)1);
+    MemorySegment dst = arena.allocate(n, 4096); dst.fill((byte)1);
+    MemorySegment d2 = arena.allocate(n, 4096); d2.fill((byte)1);
+    ExecutorService ex = Executors.newFixedThreadPool(2);
+    long tileRows = 512; // bands of 8 rows
+    for (int threads = 1; threads <= 2; threads++) {
+      double s;
+      s = time(ex, threads, tileRows, (f,t) -> { MemorySegment.copy(src, f*8*16384, d2, f*8*16384, (t-f)*8*16384); return 0; });
+      System.out.printf("t=%d copy          %.2f ms  %.1f GB/s counted%n", threads, s*1e3, 2*n/s/1e9);
+      s = time(ex, threads, tileRows, (f,t) -> { for (long b=f; b<t; b++) for (long ct=0; ct<32; ct++) for (long r=0;r<8;r++) {
+          MemorySegment.copy(src, b*8*16384 + r*16384 + ct*512, dst, b*8*16384 + ct*4096 + r*512, 512); } return 0; });
+      System.out.printf("t=%d bulk 512 dst  %.2f ms  %.1f GB/s counted%n", threads, s*1e3, 2*n/s/1e9);
+      s = time(ex, threads, tileRows, (f,t) -> { for (long b=f; b<t; b++) for (long r=0;r<8;r++) for (long ct=0; ct<32; ct++) {
+          MemorySegment.copy(src, b*8*16384 + r*16384 + ct*512, dst, b*8*16384 + ct*4096 + r*512, 512); } return 0; });
+      System.out.printf("t=%d bulk 512 src  %.2f ms  %.1f GB/s counted%n", threads, s*1e3, 2*n/s/1e9);
+      s = time(ex, threads, tileRows, (f,t) -> { for (long b=f; b<t; b++) for (long ct=0; ct<32; ct++) for (long r=0;r<8;r++) {
+          long so = b*8*16384 + r*16384 + ct*512, d = b*8*16384 + ct*4096 + r*512;
+          for (int i = 0; i < 512; i += 64) IntVector.fromMemorySegment(S, src, so+i, O).intoMemorySegment(dst, d+i, O); } return 0; });
+      System.out.printf("t=%d vec dst       %.2f ms  %.1f GB/s counted%n", threads, s*1e3, 2*n/s/1e9);
+      s = time(ex, threads, tileRows, (f,t) -> { for (long b=f; b<t; b++) for (long r=0;r<8;r++) for (long ct=0; ct<32; ct++) {
+          long so = b*8*16384 + r*16384 + ct*512, d = b*8*16384 + ct*4096 + r*512;
+          for (int i = 0; i < 512; i += 64) IntVector.fromMemorySegment(S, src, so+i, O).intoMemorySegment(dst, d+i, O); } return 0; });
+      System.out.printf("t=%d vec src       %.2f ms  %.1f GB/s counted%n", threads, s*1e3, 2*n/s/1e9);
+      // stage a band (8 rows = 128 KB) then... no.
+    }
+    ex.shutdown();
+  }
+}
