@@ -110,6 +110,23 @@ public record HloInstruction(String name, XlaShape shape, String opcode, List<St
     }
 
     /**
+     * {@return the one dimension an attribute names, such as concatenate's and all-gather's
+     * {@code dimensions}}
+     *
+     * @throws IllegalArgumentException naming this instruction if the attribute lists no dimension,
+     *     several, or one outside the (array) result
+     */
+    public int oneDimension(String key) {
+        List<Long> dims = ints(key);
+        int rank = arrayShape().rank();
+        if (dims.size() != 1 || dims.getFirst() < 0 || dims.getFirst() >= rank) {
+            throw new IllegalArgumentException(opcode + " " + name + ": " + key + "=" + dims
+                    + " must name one dimension of its rank-" + rank + " output");
+        }
+        return dims.getFirst().intValue();
+    }
+
+    /**
      * {@return output {@code index} of the result: the element of a tuple result, or the array itself}
      *
      * @param index the output number, 0 for a single-output instruction

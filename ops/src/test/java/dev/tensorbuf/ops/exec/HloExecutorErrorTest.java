@@ -121,4 +121,15 @@ class HloExecutorErrorTest {
         String text = "HloModule m\nENTRY e {\n  p0 = f32[4] parameter(0)\n  ROOT b = s32[4] bitcast(p0)\n}\n";
         assertContains("changes the element type", failure(text, Map.of("p0", view("f32[4]"))));
     }
+
+    @Test
+    void concatenateMustNameOneDimension() {
+        for (String dims : new String[] {"{}", "{0,1}", "{2}"}) {
+            String text = "HloModule m\nENTRY e {\n  p0 = f32[2,5] parameter(0)\n  p1 = f32[2,3] parameter(1)\n"
+                    + "  ROOT c = f32[2,8] concatenate(p0, p1), dimensions=" + dims + "\n}\n";
+            assertContains("concatenate c: dimensions=", failure(text, Map.of("p0", view("f32[2,5]"), "p1", view("f32[2,3]"))));
+            assertContains("must name one dimension of its rank-2 output",
+                    failure(text, Map.of("p0", view("f32[2,5]"), "p1", view("f32[2,3]"))));
+        }
+    }
 }

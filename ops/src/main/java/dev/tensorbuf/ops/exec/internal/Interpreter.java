@@ -131,7 +131,7 @@ public final class Interpreter {
             case "dynamic-slice" -> view(dynamicSlice(in, ops));
             case "pad" -> view(pad(in, operand(in, ops, 0), operand(in, ops, 1)));
             case "reverse" -> view(Ops.reverse(operand(in, ops, 0), ints(in.ints("dimensions"))));
-            case "concatenate" -> view(Ops.concatenate(single(in, "dimensions"), ops));
+            case "concatenate" -> view(Ops.concatenate(in.oneDimension("dimensions"), ops));
             case "convert" -> operand(in, ops, 0).dtype() == shape.dtype() ? view(operand(in, ops, 0))
                     : new Value(Conversions.convert(operand(in, ops, 0), shape, allocator), Step.Kind.COPY, true);
             default -> throw new AssertionError("opcode " + in.opcode() + " passed the support check");
@@ -249,14 +249,6 @@ public final class Interpreter {
             throw new IllegalArgumentException("needs operand " + k + " but has " + ops.size());
         }
         return ops.get(k);
-    }
-
-    private static int single(HloInstruction in, String key) {
-        List<Long> v = in.ints(key);
-        if (v.size() != 1) {
-            throw new IllegalArgumentException(key + "=" + v + " must name one dimension");
-        }
-        return Math.toIntExact(v.getFirst());
     }
 
     private static ArrayShape laidOut(ArrayShape s) {

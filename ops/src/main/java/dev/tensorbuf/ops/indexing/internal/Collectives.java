@@ -18,7 +18,7 @@ final class Collectives {
     static List<Set<OperandIndexing>> allGather(Ctx ctx, HloInstruction instr) {
         ArrayShape out = instr.arrayShape();
         ArrayShape in = ctx.operandShape(instr, 0);
-        int dim = Ctx.oneDimension(instr, "dimensions");
+        int dim = instr.oneDimension("dimensions");
         List<AffineExpr> res = new ArrayList<>();
         for (int i = 0; i < out.rank(); i++) {
             res.add(i == dim ? Maps.d(i).mod(in.dim(dim)) : Maps.d(i));

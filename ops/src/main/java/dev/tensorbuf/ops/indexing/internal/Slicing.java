@@ -78,7 +78,7 @@ final class Slicing {
 
     static List<Set<OperandIndexing>> concatenate(Ctx ctx, HloInstruction instr) {
         ArrayShape out = instr.arrayShape();
-        int dim = Ctx.oneDimension(instr, "dimensions");
+        int dim = instr.oneDimension("dimensions");
         List<Set<OperandIndexing>> result = new ArrayList<>();
         long offset = 0;
         for (int k = 0; k < instr.operands().size(); k++) {
@@ -96,7 +96,7 @@ final class Slicing {
     }
 
     static List<Set<OperandIndexing>> concatenateInputToOutput(Ctx ctx, HloInstruction instr, int operand) {
-        int dim = Ctx.oneDimension(instr, "dimensions");
+        int dim = instr.oneDimension("dimensions");
         long offset = 0;
         for (int k = 0; k < operand; k++) {
             offset += ctx.operandShape(instr, k).dim(dim);
