@@ -482,17 +482,24 @@ public final class TensorView {
     @Override
     public String toString() {
         String text = shape.toString();
-        if (strides != null) {
-            return text + " strides " + Arrays.toString(strides) + (base == 0 ? "" : " offset " + base);
+        long[] printed = strides;
+        long offset = base;
+        if (printed == null) {
+            ViewMap map = map();
+            if (!(map instanceof ViewMap.Single single)) {
+                return text + (map instanceof ViewMap.Padded ? " padded" : " concatenated from " + map.pieces().size() + " pieces");
+            }
+            if (shape.layout().isPresent()) {
+                return text;
+            }
+            // The rule fromMap applies, so a view prints the same whether ops or a map made it.
+            long[] constant = new long[1];
+            printed = ViewFactory.affineStrides(single.map(), dims.length, constant);
+            offset = constant[0];
         }
-        ViewMap map = map();
-        if (!(map instanceof ViewMap.Single single)) {
-            return text + (map instanceof ViewMap.Padded ? " padded" : " concatenated from " + map.pieces().size() + " pieces");
+        if (printed != null) {
+            return text + " strides " + Arrays.toString(printed) + (offset == 0 ? "" : " offset " + offset);
         }
-        if (shape.layout().isPresent()) {
-            return text;
-        }
-        // Never reset once set: the simplified map when some earlier call built it.
-        return text + " map " + (derived != null ? derived.simplified() : single.map());
+        return text + " map " + derived().simplified();
     }
 }

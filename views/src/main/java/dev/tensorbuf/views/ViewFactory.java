@@ -64,13 +64,25 @@ final class ViewFactory {
         if (!(map instanceof ViewMap.Single single)) {
             return new TensorView(shape, dims, access, host, null, null, 0, map, null);
         }
-        IndexingMap m = single.map();
         long[] constant = new long[1];
-        long[] coefficients = new long[dims.length];
+        long[] coefficients = affineStrides(single.map(), dims.length, constant);
+        return new TensorView(shape, dims, access, host, single.buffer(), coefficients, constant[0], map, null);
+    }
+
+    /**
+     * {@return the coefficients of a map whose one result is affine in the dimensions with no
+     * constraints, the constant in {@code constant[0]}; else null}. Read off the text of the map,
+     * not simplified, so a view made from a map and a view of the same map print alike.
+     */
+    static long[] affineStrides(IndexingMap m, int rank, long[] constant) {
+        long[] coefficients = new long[rank];
         boolean affine = m.constraints().isEmpty() && !m.isKnownEmpty()
                 && Linear.extract(m.results().getFirst(), coefficients, constant);
-        return new TensorView(shape, dims, access, host, single.buffer(), affine ? coefficients : null,
-                affine ? constant[0] : 0, map, null);
+        if (!affine) {
+            constant[0] = 0;
+            return null;
+        }
+        return coefficients;
     }
 
     /** {@return how many elements of {@code access} the buffer holds} */

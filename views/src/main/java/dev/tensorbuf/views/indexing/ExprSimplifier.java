@@ -225,9 +225,9 @@ final class ExprSimplifier {
             return Exprs.add(new Sum(quotient, q).build(), inner);
         }
         for (long g : commonDivisors(rest, c)) {
-            AffineExpr scaled = splitByDivisor(rest, rem, g);
-            if (scaled != null) {
-                return divConst(scaled, c / g);
+            Split split = splitByDivisor(rest, rem, g);
+            if (split != null) {
+                return divConst(split.multiples(), c / g);
             }
         }
         AffineExpr nested = null;
@@ -285,20 +285,10 @@ final class ExprSimplifier {
             return modConst(new Sum(rest, rem).build(), c);
         }
         for (long g : commonDivisors(rest, c)) {
-            List<Term> multiples = new ArrayList<>();
-            List<Term> small = new ArrayList<>();
-            for (Term t : rest) {
-                if (t.coeff() % g == 0) {
-                    multiples.add(new Term(t.base(), t.coeff() / g));
-                } else {
-                    small.add(t);
-                }
-            }
-            AffineExpr smallExpr = new Sum(small, rem).build();
-            Interval rs = range(smallExpr);
-            if (rs.lo() >= 0 && rs.hi() < g) {
-                AffineExpr inner = modConst(new Sum(multiples, 0).build(), c / g);
-                return Exprs.add(Exprs.mul(inner, new Const(g)), smallExpr);
+            Split split = splitByDivisor(rest, rem, g);
+            if (split != null) {
+                AffineExpr inner = modConst(split.multiples(), c / g);
+                return Exprs.add(Exprs.mul(inner, new Const(g)), split.small());
             }
         }
         return Exprs.mod(x, new Const(c));
@@ -316,11 +306,17 @@ final class ExprSimplifier {
         return out;
     }
 
+    /** A sum split as {@code multiples * g + small}, with small in [0, g-1]. */
+    private record Split(AffineExpr multiples, AffineExpr small) {
+    }
+
     /**
-     * {@return (sum of the summands divisible by g) / g when the other summands plus the constant
-     * lie in [0, g-1]; else null}
+     * {@return the summands and constant split as {@code multiples * g + small} when the small
+     * part (summands not divisible by g, plus the constant mod g) lies in [0, g-1]; else null}.
+     * The constant's multiple of g goes with the multiples: {@code (d1 - d0 * 3 + 6) / 9} with
+     * d1 in [0, 2] is {@code (-d0 + 2) / 3}.
      */
-    private AffineExpr splitByDivisor(List<Term> terms, long constant, long g) {
+    private Split splitByDivisor(List<Term> terms, long constant, long g) {
         List<Term> multiples = new ArrayList<>();
         List<Term> small = new ArrayList<>();
         for (Term t : terms) {
@@ -330,11 +326,12 @@ final class ExprSimplifier {
                 small.add(t);
             }
         }
-        Interval rs = range(new Sum(small, constant).build());
-        if (multiples.isEmpty() || rs.lo() < 0 || rs.hi() >= g) {
+        AffineExpr smallExpr = new Sum(small, Math.floorMod(constant, g)).build();
+        Interval rs = range(smallExpr);
+        if (multiples.isEmpty() || rs.isEmpty() || rs.lo() < 0 || rs.hi() >= g) {
             return null;
         }
-        return new Sum(multiples, 0).build();
+        return new Split(new Sum(multiples, Math.floorDiv(constant, g)).build(), smallExpr);
     }
 
     static long gcd(long a, long b) {

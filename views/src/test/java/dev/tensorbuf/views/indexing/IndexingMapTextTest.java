@@ -120,4 +120,22 @@ class IndexingMapTextTest {
         assertEquals("(d0) -> (d0), domain: d0 in [5, 5]", m.simplify(IndexingMap.PointDims.PRESERVE).toString());
         assertEquals("(d0) -> (5), domain: d0 in [5, 5]", m.simplify().toString());
     }
+
+    /**
+     * A constant's multiple of the common divisor leaves the division and the modulo with the
+     * other multiples (found by ViewOpAgreementTest: a reverse composed into a reshape's map).
+     */
+    @Test
+    void aConstantMultipleOfTheCommonDivisorLeavesDivisionAndModulo() {
+        assertEquals("(d0, d1) -> ((-d0 + 2) / 3), domain: d0 in [0, 11], d1 in [0, 2]",
+                IndexingMap.parse("(d0, d1) -> ((d1 - d0 * 3 + 6) floordiv 9), domain: d0 in [0, 11], d1 in [0, 2]")
+                        .simplify().toString());
+        assertEquals("(d0, d1) -> (((d0 + 2) mod 3) * 3 + d1), domain: d0 in [0, 11], d1 in [0, 2]",
+                IndexingMap.parse("(d0, d1) -> ((d0 * 3 + d1 + 6) mod 9), domain: d0 in [0, 11], d1 in [0, 2]")
+                        .simplify().toString());
+        // The reshape [4,3,3] -> [12,3] of f32[4,3,3]{1,0,2}, reversed along dim 0, is strided again.
+        assertEquals("(d0, d1) -> (d1 * 12 - d0 + 11), domain: d0 in [0, 11], d1 in [0, 2]",
+                IndexingMap.parse("(d0, d1) -> (((d0 * -3 + d1 + 33) floordiv 3) mod 3 + ((d0 * -3 + d1 + 33) floordiv 9) * 3"
+                        + " + ((d0 * -3 + d1 + 33) mod 3) * 12), domain: d0 in [0, 11], d1 in [0, 2]").simplify().toString());
+    }
 }
