@@ -477,7 +477,8 @@ public final class TensorView {
 
     /**
      * {@return the shape text: XLA's canonical text for a view made from an XLA shape, else type
-     * and dims; then the strides of a strided view or the map of another}
+     * and dims; then the strides when the view has them or its map reads as affine, else the
+     * simplified map}
      */
     @Override
     public String toString() {
@@ -500,6 +501,11 @@ public final class TensorView {
         if (printed != null) {
             return text + " strides " + Arrays.toString(printed) + (offset == 0 ? "" : " offset " + offset);
         }
-        return text + " map " + derived().simplified();
+        try {
+            return text + " map " + derived().simplified();
+        } catch (ArithmeticException | IllegalArgumentException overflow) {
+            // Error messages print views; one whose map cannot be simplified prints it as made.
+            return text + " map " + ((ViewMap.Single) map()).map();
+        }
     }
 }

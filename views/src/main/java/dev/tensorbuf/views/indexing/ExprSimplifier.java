@@ -26,8 +26,9 @@ import java.util.TreeSet;
  *     ({@code d1 / 16 -> 0}, {@code d0 mod 42 -> d0 - 42} for d0 in [53, 71]);</li>
  * <li>summands that are multiples of c leave the division ({@code (d0 * 16 + r) / 8 ->
  *     d0 * 2 + r / 8}) and drop out of the modulo; a constant splits likewise;</li>
- * <li>a common divisor g of c and some summands leaves both when the rest lies in [0, g-1]
- *     ({@code (x * 4 + s1) mod 20000 -> (x mod 5000) * 4 + s1} for s1 in [0, 3]);</li>
+ * <li>a common divisor g of c and some summands leaves both when the rest, with the constant
+ *     mod g, lies in [0, g-1] ({@code (x * 4 + s1) mod 20000 -> (x mod 5000) * 4 + s1} for s1 in
+ *     [0, 3]; {@code (d1 - d0 * 3 + 6) / 9 -> (-d0 + 2) / 3} for d1 in [0, 2]);</li>
  * <li>nested divisions merge ({@code (x / a) / b -> x / (a * b)},
  *     {@code (y + x / a) / b -> (y * a + x) / (a * b)}), and {@code (x mod a) mod b -> x mod b}
  *     when b divides a;</li>
