@@ -10,6 +10,8 @@ Usage (from the repository root, after `mvn -B -q -pl cli -am package -DskipTest
     python3 bench/peers/compare.py [--rounds N] [--notes notes.md] [--case NAME]...
 To rewrite the section from the last run's medians without measuring again:
     python3 bench/peers/copy_report.py bench/peers/last-tensorbuf.json bench/peers/last-peers.json bench/peers/copy-notes.md
+or from its rounds (kept in bench/peers/rounds/, not committed):
+    python3 bench/peers/compare.py --rounds N --from-rounds
 """
 import argparse
 import json
@@ -52,12 +54,19 @@ def main():
     ap.add_argument("--notes", default=str(HERE / "copy-notes.md"),
                     help="text placed under the table (default: bench/peers/copy-notes.md)")
     ap.add_argument("--case", action="append", default=[])
+    ap.add_argument("--from-rounds", action="store_true",
+                    help="measure nothing: rebuild the report from the --rounds files already in bench/peers/rounds/")
     args = ap.parse_args()
     rounds_dir = HERE / "rounds"
     rounds_dir.mkdir(exist_ok=True)
-    names = args.case or case_names()
     ours_rounds, peer_rounds, loads = [], [], [loadavg()]
-    for r in range(args.rounds):
+    if args.from_rounds:
+        for r in range(args.rounds):
+            ours_rounds.append(json.loads((rounds_dir / f"tensorbuf-{r}.json").read_text()))
+            peer_rounds.append(json.loads((rounds_dir / f"peers-{r}.json").read_text()))
+        loads = [x for o in ours_rounds for x in o.get("load_average_at_end", [])] or None
+    names = [] if args.from_rounds else (args.case or case_names())
+    for r in range(0 if args.from_rounds else args.rounds):
         # Case by case, each side right after the other: the host's memory bandwidth swings by up
         # to 2x within seconds, so a whole round of one side and then of the other can land in
         # different weather.
@@ -72,6 +81,7 @@ def main():
                 ours["cases"] += o["cases"]
                 peers["cases"] += p["cases"]
         loads.append(loadavg())
+        ours["load_average_at_end"] = [loads[-2], loads[-1]]
         (rounds_dir / f"tensorbuf-{r}.json").write_text(json.dumps(ours, indent=1) + "\n")
         (rounds_dir / f"peers-{r}.json").write_text(json.dumps(peers, indent=1) + "\n")
         ours_rounds.append(ours)
@@ -86,9 +96,20 @@ def main():
             s = spread([x[key] for x in runs])
             m[key] = s["median"]
             m[key + "_range"] = [s["min"], s["max"]]
+        # Each round's ratio to the faster peer, from the two sides measured one right after the
+        # other: the spread says how much of a row's verdict is the host's weather.
+        paired = []
+        for o, p in zip(ours_rounds, peer_rounds):
+            ours_case = next(x for x in o["cases"] if x["name"] == c["name"])
+            peer_case = next((x for x in p["cases"] if x["name"] == c["name"]), {})
+            best = max([v for v in (peer_case.get("numpy_gbps"), peer_case.get("torch_gbps")) if v] or [0])
+            if best:
+                paired.append(ours_case["gbps"] / best)
+        if paired:
+            m["vs_peer_by_round"] = paired
         merged_ours["cases"].append(m)
     merged_ours["rounds"] = args.rounds
-    merged_ours["load_average"] = [min(loads), max(loads)]
+    merged_ours["load_average"] = [min(loads), max(loads)] if loads else None
     merged_peers = dict(peer_rounds[0])
     merged_peers["cases"] = []
     wanted = {c["name"] for c in merged_ours["cases"]}

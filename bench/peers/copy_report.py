@@ -2,6 +2,7 @@
 """Joins `tensorbuf bench --json` and `copy_peers.py` output into bench/RESULTS.md, section
 "## Copy engine" (replaced if present). Usage: copy_report.py tensorbuf.json peers.json [notes.md]"""
 import json
+import math
 import pathlib
 import re
 import subprocess
@@ -41,6 +42,9 @@ def main():
              f"{ours['threads']} threads, Vector API kernels {'on' if ours['vector_kernels'] else 'off'}; "
              f"NumPy {peers['numpy']}, PyTorch {peers['torch'] or 'not installed'} (2 threads). GB/s = bytes read + written.",
              "",
+             "The verdict compares the medians; the range after it is the ratio within each round, the",
+             "two sides measured one right after the other. Ratios are cut, not rounded, to two decimals.",
+             "",
              "| case | tensorbuf GB/s | copy GB/s | ratio to copy (target) | NumPy GB/s | PyTorch GB/s | vs faster peer (target) | met |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     def cell(value, rng, digits=1):
@@ -49,6 +53,10 @@ def main():
         if not rng or rng[0] == rng[1]:
             return f"{value:.{digits}f}"
         return f"{value:.{digits}f} ({rng[0]:.{digits}f}-{rng[1]:.{digits}f})"
+
+    def cut(ratio):
+        # Cut, so that a ratio printed as the target never hides a miss (0.998 is 0.99x, not 1.00x).
+        return f"{math.floor(ratio * 100) / 100:.2f}" if ratio == ratio else "nan"
 
     for c in ours["cases"]:
         p = by_name.get(c["name"], {})
@@ -60,10 +68,12 @@ def main():
         met = "yes" if ok else "NO"
         if tr is None and tp is None:
             met = "(no target)"
+        by_round = c.get("vs_peer_by_round")
+        vs_text = f"{cut(vs)}x" + (f" ({cut(min(by_round))}-{cut(max(by_round))} by round)" if by_round and len(by_round) > 1 else "")
         lines.append(f"| {c['name']} | {cell(c['gbps'], c.get('gbps_range'))} | {c['copy_gbps']:.1f} | "
                      f"{cell(c['ratio_to_copy'], c.get('ratio_to_copy_range'), 2)} "
                      f"({'>= ' + str(tr) if tr else '-'}) | {cell(np_, p.get('numpy_gbps_range'))} | "
-                     f"{cell(pt, p.get('torch_gbps_range'))} | {vs:.2f}x ({'>= ' + str(tp) + 'x' if tp else '-'}) | {met} |")
+                     f"{cell(pt, p.get('torch_gbps_range'))} | {vs_text} ({'>= ' + str(tp) + 'x' if tp else '-'}) | {met} |")
     lines += ["", notes.strip(), ""]
     path = pathlib.Path(__file__).resolve().parent.parent / "RESULTS.md"
     text = path.read_text() if path.exists() else "# Benchmark results\n"
