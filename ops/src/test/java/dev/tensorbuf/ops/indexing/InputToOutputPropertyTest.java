@@ -188,16 +188,30 @@ class InputToOutputPropertyTest {
         checkAll(hlo, none());
     }
 
+    /**
+     * Random fusions. A fusion can legitimately read nothing of its parameter (a slice that keeps
+     * only padding: seed 33333 made one), so vacuous cases are counted, not refused, and most
+     * must not be.
+     */
     @Test
     void fusionMapsInvertEachOther() {
         Random rnd = new Random(SEED + 5);
+        int vacuous = 0;
         for (int c = 0; c < CASES; c++) {
-            checkAll(FusionGenerator.random(rnd, ADD, ADD2), none());
+            if (relations(FusionGenerator.random(rnd, ADD, ADD2), none()) == 0) {
+                vacuous++;
+            }
         }
+        assertTrue(vacuous < CASES / 4, "seed " + SEED + ": " + vacuous + " of " + CASES + " fusions read nothing");
     }
 
     /** Checks every (operand, output) pair of the root; at least one must be non-vacuous. */
     private static void checkAll(String hlo, Agreement.Env env) {
+        assertTrue(relations(hlo, env) > 0, "every relation is empty (vacuous case): " + hlo);
+    }
+
+    /** {@return how many (operand, output) pairs of the root relate some elements}, each pair checked */
+    private static int relations(String hlo, Agreement.Env env) {
         HloModule m = HloModule.parse(hlo);
         HloInstruction root = m.entry().root();
         int nonEmpty = 0;
@@ -210,7 +224,7 @@ class InputToOutputPropertyTest {
                 }
             }
         }
-        assertTrue(nonEmpty > 0, "every relation is empty (vacuous case): " + hlo);
+        return nonEmpty;
     }
 
     private static Agreement.Env none() {
