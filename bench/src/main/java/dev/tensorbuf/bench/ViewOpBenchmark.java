@@ -48,15 +48,18 @@ public class ViewOpBenchmark {
     private TensorView scalar;
     private ArrayShape bitcastTarget;
     private ArrayShape tiledBitcastTarget;
+    private ArrayShape tiledShape;
+    private Buffer gib;
 
     @Setup(Level.Trial)
     public void setUp() {
-        Buffer gib = Buffers.foreign(0x10_0000_0000L, 1L << 30, MemorySpace.DEVICE, "bench", () -> { });
+        gib = Buffers.foreign(0x10_0000_0000L, 1L << 30, MemorySpace.DEVICE, "bench", () -> { });
         view = TensorView.of(gib, "f32[256,1024,1024]{2,1,0}");
         tiled = TensorView.of(gib, "f32[256,1024,1024]{2,1,0:T(8,128)}");
         scalar = TensorView.scalar(view.dtype(), 0);
         bitcastTarget = (ArrayShape) XlaShape.parse("f32[1024,1024,256]{0,1,2}");
         tiledBitcastTarget = (ArrayShape) XlaShape.parse("f32[256,1024,8,128]{3,2,1,0}");
+        tiledShape = (ArrayShape) XlaShape.parse("f32[256,1024,1024]{2,1,0:T(8,128)}");
     }
 
     @Benchmark
@@ -137,6 +140,17 @@ public class ViewOpBenchmark {
     @Benchmark
     public TensorView concatenateTiled() {
         return Concatenate.apply(1, tiled, view, tiled);
+    }
+
+    @Benchmark
+    public TensorView bitcastToTiled() {
+        // Row-major to T(8,128) over the same bytes: 8x128 tiles divide 1024x1024, so no padding.
+        return Bitcast.apply(view, tiledShape);
+    }
+
+    @Benchmark
+    public TensorView ofTiledShape() {
+        return TensorView.of(gib, tiledShape);
     }
 
     @Benchmark

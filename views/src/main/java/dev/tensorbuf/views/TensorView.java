@@ -345,6 +345,11 @@ public final class TensorView {
         return host;
     }
 
+    /** {@return whether the map has been built: tests check that views defer it} */
+    boolean mapBuilt() {
+        return map != null;
+    }
+
     DerivedMap derived() {
         DerivedMap d = derived;
         if (d == null) {
@@ -486,12 +491,13 @@ public final class TensorView {
         long[] printed = strides;
         long offset = base;
         if (printed == null) {
+            if (shape.layout().isPresent() && buffer != null) {
+                // A tiled XLA shape: its text says it all, and printing it builds no map.
+                return text;
+            }
             ViewMap map = map();
             if (!(map instanceof ViewMap.Single single)) {
                 return text + (map instanceof ViewMap.Padded ? " padded" : " concatenated from " + map.pieces().size() + " pieces");
-            }
-            if (shape.layout().isPresent()) {
-                return text;
             }
             // The rule fromMap applies, so a view prints the same whether ops or a map made it.
             long[] constant = new long[1];

@@ -27,12 +27,35 @@ final class ViewFactory {
         ElementAccess access = accessFor(laidOut);
         long[] dims = toArray(laidOut.dims());
         long[] strides = ViewRemaps.packedStrides(dims, laidOut.requireLayout(), capacity(buffer, access));
+        boolean host = buffer.memorySpace().hostAccessible();
         if (strides != null) {
             // Untiled and inside the buffer: the layout's map is built on first need.
-            return new TensorView(laidOut, dims, access, buffer.memorySpace().hostAccessible(), buffer, strides, 0, null,
-                    new PendingMap.Layout());
+            return new TensorView(laidOut, dims, access, host, buffer, strides, 0, null, new PendingMap.Layout());
         }
+        if (tiledWithin(laidOut, dims, capacity(buffer, access))) {
+            // Tiled and inside the buffer: lowering the tiles to a map and simplifying it (1-15 us)
+            // waits for the first need, so views and bitcasts to tiled shapes cost O(rank).
+            return new TensorView(laidOut, dims, access, host, buffer, null, 0, null, new PendingMap.Layout());
+        }
+        // Beyond the buffer, or split: the map is built now and its check names the first index out.
         return checked(laidOut, new ViewMap.Single(buffer, laidOut.toIndexingMap()), access);
+    }
+
+    /**
+     * {@return whether a tiled layout without splits keeps every element of non-empty {@code dims}
+     * inside {@code capacity}}: its offsets lie in {@code [0, physicalElementCount)}, the tiles'
+     * padding included ({@link ArrayShape#linearIndex})
+     */
+    private static boolean tiledWithin(ArrayShape shape, long[] dims, long capacity) {
+        XlaLayout layout = shape.requireLayout();
+        if (layout.tiles().isEmpty() || !layout.splitConfigs().isEmpty() || ViewRemaps.hasZeroDim(dims)) {
+            return false;
+        }
+        try {
+            return shape.physicalElementCount() <= capacity;
+        } catch (ArithmeticException | IllegalArgumentException overflow) {
+            return false;
+        }
     }
 
     /**

@@ -68,6 +68,43 @@ class DeferredMapTest {
         }
     }
 
+    /**
+     * A view of a tiled XLA shape checks its reach from the tiles' physical size and builds its
+     * map when first asked; the map is the layout's, every index lands on {@code linearIndex},
+     * and a buffer too small still throws at creation, naming the index.
+     */
+    @Test
+    void tiledXlaShapeViewDefersTheMapOfItsLayout() {
+        long seed = TestSeed.of("tiledXlaShapeViewDefersTheMapOfItsLayout");
+        Random rnd = new Random(seed);
+        String[] tiles = {":T(2,2)", ":T(2)", ":T(4,2)(2,1)", ":T(2,*,2)", ":T(3,2)(1,2)"};
+        for (int c = 0; c < CASES; c++) {
+            ArrayShape shape = (ArrayShape) XlaShape.parse(randomShape(rnd, tiles[rnd.nextInt(tiles.length)]));
+            if (shape.rank() == 0) {
+                continue; // "f32[]" has no layout text to tile
+            }
+            String where = shape + " (seed " + seed + ")";
+            TensorView v = TensorView.of(arena.allocate(Math.max(1, shape.arraySize())), shape);
+            assertEquals(shape.toString(), v.toString(), where);
+            // Only an empty tiled view builds its map at once (there is nothing to defer).
+            boolean emptyTiled = shape.elementCount() == 0 && !v.shape().requireLayout().tiles().isEmpty();
+            assertEquals(!emptyTiled, !v.mapBuilt(), where);
+            assertEquals(new ViewMap.Single(v.buffer(), v.shape().toIndexingMap()), v.map(), where);
+            long[] reach = {-1};
+            v.forEachIndex(index -> {
+                assertEquals(shape.linearIndex(index), ElementLocator.locate(v, index, false), where);
+                reach[0] = Math.max(reach[0], shape.linearIndex(index));
+            });
+            if (reach[0] > 0) {
+                // One element short of the farthest element (tile padding after it does not count).
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                        () -> TensorView.of(arena.allocate(4 * reach[0]), shape), where);
+                assertTrue(e.getMessage().startsWith(shape + ": index ") && e.getMessage().contains("beyond the buffer"),
+                        e.getMessage());
+            }
+        }
+    }
+
     @Test
     void layoutBeyondTheBufferStillThrowsAtCreationNamingTheFirstIndex() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
