@@ -26,13 +26,14 @@ final class ViewFactory {
         ArrayShape laidOut = shape.layout().isPresent() ? shape : shape.withLayout(XlaLayout.descending(shape.rank()));
         ElementAccess access = accessFor(laidOut);
         long[] dims = toArray(laidOut.dims());
-        long[] strides = ViewRemaps.packedStrides(dims, laidOut.requireLayout(), capacity(buffer, access));
+        long capacity = capacity(buffer, access);
+        long[] strides = ViewRemaps.packedStrides(dims, laidOut.requireLayout(), capacity);
         boolean host = buffer.memorySpace().hostAccessible();
         if (strides != null) {
             // Untiled and inside the buffer: the layout's map is built on first need.
             return new TensorView(laidOut, dims, access, host, buffer, strides, 0, null, new PendingMap.Layout());
         }
-        if (tiledWithin(laidOut, dims, capacity(buffer, access))) {
+        if (tiledWithin(laidOut, dims, capacity)) {
             // Tiled and inside the buffer: lowering the tiles to a map and simplifying it (1-15 us)
             // waits for the first need, so views and bitcasts to tiled shapes cost O(rank).
             return new TensorView(laidOut, dims, access, host, buffer, null, 0, null, new PendingMap.Layout());

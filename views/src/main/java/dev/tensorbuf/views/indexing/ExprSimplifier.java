@@ -32,7 +32,8 @@ import java.util.TreeSet;
  * <li>nested divisions merge ({@code (x / a) / b -> x / (a * b)},
  *     {@code (y + x / a) / b -> (y * a + x) / (a * b)}), and {@code (x mod a) mod b -> x mod b}
  *     when b divides a;</li>
- * <li>in a sum, {@code (x mod k) * c + (x / k) * (k * c) -> x * c} and
+ * <li>in a sum, {@code (x mod k) * c + (x / k) * (k * c) -> x * c},
+ *     {@code (x mod k) * c + ((x mod m) / k) * (k * c) -> (x mod m) * c} when k divides m, and
  *     {@code x * c - (x / k) * (k * c) -> (x mod k) * c};</li>
  * <li>{@code min}/{@code max} pick an operand whose range lies wholly below or above the other.</li>
  * </ul>
@@ -130,13 +131,21 @@ final class ExprSimplifier {
         long constant = Exprs.sum(e).constant();
         for (int i = 0; i < terms.size(); i++) {
             Term t = terms.get(i);
-            // (x mod k) * c + (x / k) * (k * c) -> x * c
+            // (x mod k) * c + (x / k) * (k * c) -> x * c, and, k dividing m,
+            // (x mod k) * c + ((x mod m) / k) * (k * c) -> (x mod m) * c
             if (t.base() instanceof Mod(AffineExpr x, Const(long k)) && k > 0) {
                 AffineExpr div = divConst(x, k);
                 for (int j = 0; j < terms.size(); j++) {
                     Term u = terms.get(j);
-                    if (j != i && u.base().equals(div) && u.coeff() == mulOrZero(t.coeff(), k)) {
+                    if (j == i || u.coeff() != mulOrZero(t.coeff(), k)) {
+                        continue;
+                    }
+                    if (u.base().equals(div)) {
                         return rebuild(terms, constant, i, j, Exprs.mul(x, new Const(t.coeff())));
+                    }
+                    if (u.base() instanceof FloorDiv(Mod(AffineExpr y, Const(long m)), Const(long kk))
+                            && kk == k && m > 0 && m % k == 0 && y.equals(x)) {
+                        return rebuild(terms, constant, i, j, Exprs.mul(Exprs.mod(x, new Const(m)), new Const(t.coeff())));
                     }
                 }
             }

@@ -138,4 +138,20 @@ class IndexingMapTextTest {
                 IndexingMap.parse("(d0, d1) -> (((d0 * -3 + d1 + 33) floordiv 3) mod 3 + ((d0 * -3 + d1 + 33) floordiv 9) * 3"
                         + " + ((d0 * -3 + d1 + 33) mod 3) * 12), domain: d0 in [0, 11], d1 in [0, 2]").simplify().toString());
     }
+
+    /**
+     * {@code (x mod k) + ((x mod m) / k) * k} is {@code x mod m} when k divides m (found by
+     * ViewOpAgreementTest: two reshapes in a row, [4,3,3] -> [3,2,6] -> [36], composed as maps).
+     */
+    @Test
+    void aModuloAndTheQuotientOfAWiderModuloRecombine() {
+        assertEquals("(d0) -> (d0 mod 6), domain: d0 in [0, 35]",
+                IndexingMap.parse("(d0) -> (((d0 mod 6) floordiv 3) * 3 + d0 mod 3), domain: d0 in [0, 35]").simplify().toString());
+        assertEquals("(d0) -> (d0), domain: d0 in [0, 35]",
+                IndexingMap.parse("(d0) -> ((d0 floordiv 6) * 6 + ((d0 mod 6) floordiv 3) * 3 + d0 mod 3), domain: d0 in [0, 35]")
+                        .simplify().toString());
+        // Not when k does not divide m: (d0 mod 5) / 3 and d0 mod 3 do not recombine.
+        assertEquals("(d0) -> (((d0 mod 5) / 3) * 3 + d0 mod 3), domain: d0 in [0, 35]",
+                IndexingMap.parse("(d0) -> (((d0 mod 5) floordiv 3) * 3 + d0 mod 3), domain: d0 in [0, 35]").simplify().toString());
+    }
 }
