@@ -35,7 +35,10 @@ import java.util.TreeSet;
  * <li>in a sum, {@code (x mod k) * c + (x / k) * (k * c) -> x * c},
  *     {@code (x mod k) * c + ((x mod m) / k) * (k * c) -> (x mod m) * c} when k divides m, and
  *     {@code x * c - (x / k) * (k * c) -> (x mod k) * c};</li>
- * <li>{@code min}/{@code max} pick an operand whose range lies wholly below or above the other.</li>
+ * <li>{@code min}/{@code max} pick an operand whose range lies wholly below or above the other;</li>
+ * <li>last, a sum with a modulo that is affine at a few probe points is tried with every
+ *     {@code x mod c} written {@code x - (x / c) * c}, kept when no division is left
+ *     ({@link #digitsJoined}).</li>
  * </ul>
  * Sums come out with their terms in descending coefficient order, the constant last.
  */
@@ -48,7 +51,15 @@ final class ExprSimplifier {
     }
 
     AffineExpr simplify(AffineExpr e) {
-        AffineExpr cur = Exprs.canonical(e);
+        AffineExpr cur = rewriteFully(Exprs.canonical(e));
+        if (cur instanceof Add && hasModTerm(cur) && ranges.affineOnProbes(cur)) {
+            cur = digitsJoined(cur);
+        }
+        return sortSums(cur);
+    }
+
+    private AffineExpr rewriteFully(AffineExpr e) {
+        AffineExpr cur = e;
         for (int i = 0; i < MAX_PASSES; i++) {
             AffineExpr next = rewrite(cur);
             if (next.equals(cur)) {
@@ -56,7 +67,102 @@ final class ExprSimplifier {
             }
             cur = next;
         }
-        return sortSums(cur);
+        return cur;
+    }
+
+    /**
+     * {@return {@code e} as an affine sum when writing each {@code x mod c} as
+     * {@code x - (x / c) * c} lets every quotient cancel; else {@code e}}. The rules take the
+     * constant and the multiples out of each modulo and quotient on its own, so a value cut into
+     * digits ({@code x mod 3 + ((x / 3) mod 3) * 3 + (x / 9) * 9}) can come out in pieces no sum
+     * rule sees as one value, the same quotient written with its summands in another order.
+     * Sums are put in one order (by their text) so that equal quotients meet and cancel; the
+     * result is kept only when no division is left, which makes it an identity, not a guess.
+     */
+    private AffineExpr digitsJoined(AffineExpr e) {
+        AffineExpr cur = e;
+        for (int i = 0; i < MAX_PASSES && hasDivision(cur); i++) {
+            AffineExpr next = inTextOrder(rewriteFully(inTextOrder(Exprs.canonical(expandMods(cur)))));
+            if (next.equals(cur)) {
+                break;
+            }
+            cur = next;
+        }
+        return hasDivision(cur) ? e : cur;
+    }
+
+    /** True when a summand of the sum {@code e} is a modulo by a positive constant, times a constant. */
+    private static boolean hasModTerm(AffineExpr e) {
+        for (Term t : Exprs.sum(e).terms()) {
+            if (t.base() instanceof Mod(AffineExpr x, Const(long c)) && c > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** {@code e} with every {@code x mod c} (c > 0) written {@code x - (x / c) * c}. */
+    private static AffineExpr expandMods(AffineExpr e) {
+        return switch (e) {
+            case Dim d -> d;
+            case Sym s -> s;
+            case Rt r -> r;
+            case Const c -> c;
+            case Add(AffineExpr l, AffineExpr r) -> new Add(expandMods(l), expandMods(r));
+            case Mul(AffineExpr l, AffineExpr r) -> new Mul(expandMods(l), expandMods(r));
+            case FloorDiv(AffineExpr l, AffineExpr r) -> new FloorDiv(expandMods(l), expandMods(r));
+            case CeilDiv(AffineExpr l, AffineExpr r) -> new CeilDiv(expandMods(l), expandMods(r));
+            case Mod(AffineExpr l, AffineExpr r) -> {
+                AffineExpr x = expandMods(l);
+                yield r instanceof Const(long c) && c > 0
+                        ? new Add(x, new Mul(new FloorDiv(x, r), new Const(-c)))
+                        : new Mod(x, expandMods(r));
+            }
+            case Min(AffineExpr l, AffineExpr r) -> new Min(expandMods(l), expandMods(r));
+            case Max(AffineExpr l, AffineExpr r) -> new Max(expandMods(l), expandMods(r));
+        };
+    }
+
+    /** {@code e} with the summands of every sum ordered by their text, so equal sums are equal records. */
+    private static AffineExpr inTextOrder(AffineExpr e) {
+        return switch (e) {
+            case Dim d -> d;
+            case Sym s -> s;
+            case Rt r -> r;
+            case Const c -> c;
+            case Add a -> {
+                Sum s = Exprs.sum(a);
+                List<Term> terms = new ArrayList<>();
+                for (Term t : s.terms()) {
+                    terms.add(new Term(inTextOrder(t.base()), t.coeff()));
+                }
+                terms.sort(Comparator.comparing((Term t) -> t.base().toString()).thenComparingLong(Term::coeff));
+                yield new Sum(terms, s.constant()).build();
+            }
+            case Mul(AffineExpr l, AffineExpr r) -> new Mul(inTextOrder(l), inTextOrder(r));
+            case FloorDiv(AffineExpr l, AffineExpr r) -> new FloorDiv(inTextOrder(l), inTextOrder(r));
+            case CeilDiv(AffineExpr l, AffineExpr r) -> new CeilDiv(inTextOrder(l), inTextOrder(r));
+            case Mod(AffineExpr l, AffineExpr r) -> new Mod(inTextOrder(l), inTextOrder(r));
+            case Min(AffineExpr l, AffineExpr r) -> new Min(inTextOrder(l), inTextOrder(r));
+            case Max(AffineExpr l, AffineExpr r) -> new Max(inTextOrder(l), inTextOrder(r));
+        };
+    }
+
+    /** {@return whether {@code e} holds a division or modulo} */
+    private static boolean hasDivision(AffineExpr e) {
+        return switch (e) {
+            case Dim d -> false;
+            case Sym s -> false;
+            case Rt r -> false;
+            case Const c -> false;
+            case Add(AffineExpr l, AffineExpr r) -> hasDivision(l) || hasDivision(r);
+            case Mul(AffineExpr l, AffineExpr r) -> hasDivision(l) || hasDivision(r);
+            case FloorDiv f -> true;
+            case CeilDiv c -> true;
+            case Mod m -> true;
+            case Min(AffineExpr l, AffineExpr r) -> hasDivision(l) || hasDivision(r);
+            case Max(AffineExpr l, AffineExpr r) -> hasDivision(l) || hasDivision(r);
+        };
     }
 
     Interval range(AffineExpr e) {

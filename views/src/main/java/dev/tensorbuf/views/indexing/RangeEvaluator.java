@@ -11,6 +11,8 @@ import dev.tensorbuf.views.indexing.AffineExpr.Mod;
 import dev.tensorbuf.views.indexing.AffineExpr.Mul;
 import dev.tensorbuf.views.indexing.AffineExpr.Rt;
 import dev.tensorbuf.views.indexing.AffineExpr.Sym;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /** Interval bounds of expressions from the bounds of their variables (constraints unused). */
@@ -91,5 +93,68 @@ final class RangeEvaluator {
             return new Interval(b.lo() + 1, 0);
         }
         return Interval.UNBOUNDED;
+    }
+
+    /**
+     * {@return whether {@code e} agrees, at the corners of the box and at a few points inside it,
+     * with the affine function its unit steps from the lowest corner describe}: a cheap test
+     * that rules most non-affine expressions out, never a proof that one is affine
+     */
+    boolean affineOnProbes(AffineExpr e) {
+        List<Interval> all = new ArrayList<>(dims);
+        all.addAll(ranges);
+        all.addAll(runtimes);
+        int n = all.size();
+        long[] lo = new long[n];
+        long[] hi = new long[n];
+        for (int v = 0; v < n; v++) {
+            Interval b = all.get(v);
+            if (b.isEmpty() || b.lo() == Long.MIN_VALUE || b.hi() == Long.MAX_VALUE) {
+                return false;
+            }
+            lo[v] = b.lo();
+            hi[v] = b.hi();
+        }
+        try {
+            long origin = at(e, lo);
+            long[] step = new long[n];
+            for (int v = 0; v < n; v++) {
+                if (hi[v] > lo[v]) {
+                    long[] p = lo.clone();
+                    p[v]++;
+                    step[v] = at(e, p) - origin;
+                }
+            }
+            // The top corner, each variable alone at its top, then points from a fixed sequence.
+            long state = 0x9E3779B97F4A7C15L;
+            for (int probe = -1; probe < n + 8; probe++) {
+                long[] p = lo.clone();
+                for (int v = 0; v < n; v++) {
+                    if (probe == -1 || probe == v) {
+                        p[v] = hi[v];
+                    } else if (probe >= n) {
+                        state = state * 6364136223846793005L + 1442695040888963407L;
+                        p[v] = lo[v] + Math.floorMod(state >>> 17, Math.addExact(hi[v] - lo[v], 1));
+                    }
+                }
+                long expected = origin;
+                for (int v = 0; v < n; v++) {
+                    expected = Math.addExact(expected, Math.multiplyExact(step[v], p[v] - lo[v]));
+                }
+                if (at(e, p) != expected) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (ArithmeticException | IllegalArgumentException overflowOrDivisionByZero) {
+            return false;
+        }
+    }
+
+    private long at(AffineExpr e, long[] point) {
+        int nd = dims.size();
+        int ns = ranges.size();
+        return Exprs.evaluate(e, Arrays.copyOfRange(point, 0, nd), Arrays.copyOfRange(point, nd, nd + ns),
+                Arrays.copyOfRange(point, nd + ns, point.length));
     }
 }

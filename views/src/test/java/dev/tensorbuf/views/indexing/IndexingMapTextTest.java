@@ -154,4 +154,18 @@ class IndexingMapTextTest {
         assertEquals("(d0) -> (((d0 mod 5) / 3) * 3 + d0 mod 3), domain: d0 in [0, 35]",
                 IndexingMap.parse("(d0) -> (((d0 mod 5) floordiv 3) * 3 + d0 mod 3), domain: d0 in [0, 35]").simplify().toString());
     }
+
+    /**
+     * A value cut into digits whose constant the rules split differently per digit (a reshape of
+     * a reversed reshape, [4,3,3] -> [18,2] reversed -> [3,12], composed as maps) is the value;
+     * digits that do not add up to an affine value keep their moduli.
+     */
+    @Test
+    void digitsSplitApartByTheirConstantsAddUpToTheValue() {
+        assertEquals("(d0, d1) -> (-d1 - d0 * 12 + 35), domain: d0 in [0, 2], d1 in [0, 11]",
+                IndexingMap.parse("(d0, d1) -> (((-d1 - d0 * 12 + 8) floordiv 9) * 9 + (((-d1 + 2) floordiv 3 - d0 * 4 + 2) mod 3) * 3"
+                        + " + (-d1 + 2) mod 3 + 27), domain: d0 in [0, 2], d1 in [0, 11]").simplify().toString());
+        assertEquals("(d0) -> ((d0 / 8) * 1024 + (d0 mod 8) * 2), domain: d0 in [0, 63]",
+                IndexingMap.parse("(d0) -> ((d0 floordiv 8) * 1024 + (d0 mod 8) * 2), domain: d0 in [0, 63]").simplify().toString());
+    }
 }
