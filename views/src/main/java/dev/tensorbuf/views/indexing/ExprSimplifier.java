@@ -103,65 +103,29 @@ final class ExprSimplifier {
 
     /** {@code e} with every {@code x mod c} (c > 0) written {@code x - (x / c) * c}. */
     private static AffineExpr expandMods(AffineExpr e) {
-        return switch (e) {
-            case Dim d -> d;
-            case Sym s -> s;
-            case Rt r -> r;
-            case Const c -> c;
-            case Add(AffineExpr l, AffineExpr r) -> new Add(expandMods(l), expandMods(r));
-            case Mul(AffineExpr l, AffineExpr r) -> new Mul(expandMods(l), expandMods(r));
-            case FloorDiv(AffineExpr l, AffineExpr r) -> new FloorDiv(expandMods(l), expandMods(r));
-            case CeilDiv(AffineExpr l, AffineExpr r) -> new CeilDiv(expandMods(l), expandMods(r));
-            case Mod(AffineExpr l, AffineExpr r) -> {
-                AffineExpr x = expandMods(l);
-                yield r instanceof Const(long c) && c > 0
-                        ? new Add(x, new Mul(new FloorDiv(x, r), new Const(-c)))
-                        : new Mod(x, expandMods(r));
-            }
-            case Min(AffineExpr l, AffineExpr r) -> new Min(expandMods(l), expandMods(r));
-            case Max(AffineExpr l, AffineExpr r) -> new Max(expandMods(l), expandMods(r));
-        };
+        if (e instanceof Mod(AffineExpr l, Const c) && c.value() > 0) {
+            AffineExpr x = expandMods(l);
+            return new Add(x, new Mul(new FloorDiv(x, c), new Const(-c.value())));
+        }
+        return Exprs.withOperands(e, ExprSimplifier::expandMods);
     }
 
     /** {@code e} with the summands of every sum ordered by their text, so equal sums are equal records. */
     private static AffineExpr inTextOrder(AffineExpr e) {
-        return switch (e) {
-            case Dim d -> d;
-            case Sym s -> s;
-            case Rt r -> r;
-            case Const c -> c;
-            case Add a -> {
-                Sum s = Exprs.sum(a);
-                List<Term> terms = new ArrayList<>();
-                for (Term t : s.terms()) {
-                    terms.add(new Term(inTextOrder(t.base()), t.coeff()));
-                }
-                terms.sort(Comparator.comparing((Term t) -> t.base().toString()).thenComparingLong(Term::coeff));
-                yield new Sum(terms, s.constant()).build();
-            }
-            case Mul(AffineExpr l, AffineExpr r) -> new Mul(inTextOrder(l), inTextOrder(r));
-            case FloorDiv(AffineExpr l, AffineExpr r) -> new FloorDiv(inTextOrder(l), inTextOrder(r));
-            case CeilDiv(AffineExpr l, AffineExpr r) -> new CeilDiv(inTextOrder(l), inTextOrder(r));
-            case Mod(AffineExpr l, AffineExpr r) -> new Mod(inTextOrder(l), inTextOrder(r));
-            case Min(AffineExpr l, AffineExpr r) -> new Min(inTextOrder(l), inTextOrder(r));
-            case Max(AffineExpr l, AffineExpr r) -> new Max(inTextOrder(l), inTextOrder(r));
-        };
+        return ordered(e, Comparator.comparing((Term t) -> t.base().toString()).thenComparingLong(Term::coeff));
     }
 
     /** {@return whether {@code e} holds a division or modulo} */
     private static boolean hasDivision(AffineExpr e) {
         return switch (e) {
-            case Dim d -> false;
-            case Sym s -> false;
-            case Rt r -> false;
-            case Const c -> false;
-            case Add(AffineExpr l, AffineExpr r) -> hasDivision(l) || hasDivision(r);
-            case Mul(AffineExpr l, AffineExpr r) -> hasDivision(l) || hasDivision(r);
             case FloorDiv f -> true;
             case CeilDiv c -> true;
             case Mod m -> true;
+            case Add(AffineExpr l, AffineExpr r) -> hasDivision(l) || hasDivision(r);
+            case Mul(AffineExpr l, AffineExpr r) -> hasDivision(l) || hasDivision(r);
             case Min(AffineExpr l, AffineExpr r) -> hasDivision(l) || hasDivision(r);
             case Max(AffineExpr l, AffineExpr r) -> hasDivision(l) || hasDivision(r);
+            default -> false;
         };
     }
 
@@ -461,26 +425,20 @@ final class ExprSimplifier {
 
     /** Orders every sum by descending coefficient (stable), the constant last. */
     static AffineExpr sortSums(AffineExpr e) {
-        return switch (e) {
-            case Dim d -> d;
-            case Sym s -> s;
-            case Rt r -> r;
-            case Const c -> c;
-            case Add a -> {
-                Sum s = Exprs.sum(a);
-                List<Term> terms = new ArrayList<>();
-                for (Term t : s.terms()) {
-                    terms.add(new Term(sortSums(t.base()), t.coeff()));
-                }
-                terms.sort(Comparator.comparingLong(Term::coeff).reversed());
-                yield new Sum(terms, s.constant()).build();
-            }
-            case Mul(AffineExpr l, AffineExpr r) -> new Mul(sortSums(l), sortSums(r));
-            case FloorDiv(AffineExpr l, AffineExpr r) -> new FloorDiv(sortSums(l), sortSums(r));
-            case CeilDiv(AffineExpr l, AffineExpr r) -> new CeilDiv(sortSums(l), sortSums(r));
-            case Mod(AffineExpr l, AffineExpr r) -> new Mod(sortSums(l), sortSums(r));
-            case Min(AffineExpr l, AffineExpr r) -> new Min(sortSums(l), sortSums(r));
-            case Max(AffineExpr l, AffineExpr r) -> new Max(sortSums(l), sortSums(r));
-        };
+        return ordered(e, Comparator.comparingLong(Term::coeff).reversed());
+    }
+
+    /** {@return {@code e} with the summands of every sum, at every depth, sorted by {@code order}} */
+    private static AffineExpr ordered(AffineExpr e, Comparator<Term> order) {
+        if (!(e instanceof Add)) {
+            return Exprs.withOperands(e, x -> ordered(x, order));
+        }
+        Sum s = Exprs.sum(e);
+        List<Term> terms = new ArrayList<>();
+        for (Term t : s.terms()) {
+            terms.add(new Term(ordered(t.base(), order), t.coeff()));
+        }
+        terms.sort(order);
+        return new Sum(terms, s.constant()).build();
     }
 }

@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.UnaryOperator;
 
 /** The canonicalising constructors, evaluation and substitution behind {@link AffineExpr}. */
 final class Exprs {
@@ -233,6 +234,23 @@ final class Exprs {
             return d >= 0 ? a : b;
         }
         return new Max(a, b);
+    }
+
+    /** {@return {@code e} with {@code f} applied to each direct operand, rebuilt as is (no folding); leaves unchanged} */
+    static AffineExpr withOperands(AffineExpr e, UnaryOperator<AffineExpr> f) {
+        return switch (e) {
+            case Dim d -> d;
+            case Sym s -> s;
+            case Rt r -> r;
+            case Const c -> c;
+            case Add(AffineExpr l, AffineExpr r) -> new Add(f.apply(l), f.apply(r));
+            case Mul(AffineExpr l, AffineExpr r) -> new Mul(f.apply(l), f.apply(r));
+            case FloorDiv(AffineExpr l, AffineExpr r) -> new FloorDiv(f.apply(l), f.apply(r));
+            case CeilDiv(AffineExpr l, AffineExpr r) -> new CeilDiv(f.apply(l), f.apply(r));
+            case Mod(AffineExpr l, AffineExpr r) -> new Mod(f.apply(l), f.apply(r));
+            case Min(AffineExpr l, AffineExpr r) -> new Min(f.apply(l), f.apply(r));
+            case Max(AffineExpr l, AffineExpr r) -> new Max(f.apply(l), f.apply(r));
+        };
     }
 
     static AffineExpr canonical(AffineExpr e) {
