@@ -115,7 +115,7 @@ public record Access(MemorySegment segment, DType dtype, List<Long> dims, Addres
     public long elementCount() {
         long n = 1;
         for (long d : dims) {
-            n = Sizes.multiply(n, d, "element count of " + dims);
+            n = Sizes.multiply(n, d, () -> "element count of " + dims);
         }
         return n;
     }

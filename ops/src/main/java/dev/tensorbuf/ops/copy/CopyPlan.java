@@ -113,8 +113,8 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
         if (dst.addressing() instanceof Access.Tiled(ArrayShape s)) {
             XlaLayout l = s.requireLayout();
             long need = l.elementSizeInBits() == 0 ? Sizes.multiply(s.physicalElementCount(), s.dtype().byteWidth(),
-                    "bytes of " + s) : Math.ceilDiv(Sizes.multiply(s.physicalElementCount(), l.elementSizeInBits(),
-                    "bits of " + s), 8);
+                    () -> "bytes of " + s) : Math.ceilDiv(Sizes.multiply(s.physicalElementCount(), l.elementSizeInBits(),
+                    () -> "bits of " + s), 8);
             if (dst.segment().byteSize() < need) {
                 throw new IndexOutOfBoundsException(s + " needs " + need + " bytes but the destination segment has "
                         + dst.segment().byteSize());

@@ -38,7 +38,7 @@ public sealed interface Step permits Step.Run, Step.Zero, Step.Gather {
         public long elementCount() {
             long n = 1;
             for (Loop l : loops) {
-                n = Sizes.multiply(n, l.count(), "element count of " + loops);
+                n = Sizes.multiply(n, l.count(), () -> "element count of " + loops);
             }
             return n;
         }

@@ -1,6 +1,5 @@
 package dev.tensorbuf.ops.copy.internal;
 
-import dev.tensorbuf.ops.copy.Access;
 import dev.tensorbuf.ops.copy.ChannelAffine;
 import dev.tensorbuf.ops.copy.CopyPlan;
 import dev.tensorbuf.ops.copy.Kernel;
@@ -9,8 +8,10 @@ import dev.tensorbuf.ops.copy.Step;
 import dev.tensorbuf.views.ElementAccess;
 
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Runs plans: turns each step into byte-addressed {@link Task}s, splits large plans across the
@@ -36,6 +37,7 @@ public final class CopyExecutor {
     private final int parallelism;
     private final boolean vector;
     private final long thresholdBytes;
+    private final VectorWarmup warmup;
     private volatile CopyWorkers workers;
 
     /**
@@ -44,9 +46,14 @@ public final class CopyExecutor {
      * @param thresholdBytes steps moving fewer bytes run on the calling thread
      */
     public CopyExecutor(int parallelism, boolean vector, long thresholdBytes) {
+        this(parallelism, vector, thresholdBytes, VectorWarmup.SHARED);
+    }
+
+    CopyExecutor(int parallelism, boolean vector, long thresholdBytes, VectorWarmup warmup) {
         this.parallelism = parallelism;
         this.thresholdBytes = thresholdBytes;
         this.vector = vector && VectorSupport.AVAILABLE;
+        this.warmup = warmup;
     }
 
     /** {@return whether the Vector API kernels run} */
@@ -55,46 +62,101 @@ public final class CopyExecutor {
     }
 
     public void execute(CopyPlan plan) {
-        Access src = plan.src();
-        Access dst = plan.dst();
-        ElementAccess sa = ElementAccess.of(src.dtype());
-        ElementAccess da = ElementAccess.of(dst.dtype());
-        ChannelAffine affine = plan.affine().orElse(null);
-        float[] scale = affine == null ? null : GatherKernel.Floats.toArray(affine.scale());
-        float[] bias = affine == null ? null : GatherKernel.Floats.toArray(affine.bias());
+        Values values = Values.of(plan);
         // Runs and zero steps write disjoint parts of the destination, so they run as one batch
         // (one hand-off to the other threads per plan, not one per step); a gather step is
         // ordered after the zeroing before it.
         List<Work> batch = new ArrayList<>();
         for (Step step : plan.steps()) {
             switch (step) {
-                case Step.Run r -> batch.add(new Work(r.kernel(), task(src.segment(), dst.segment(),
-                        r.srcOffset() * src.dtype().byteWidth(), r.dstOffset() * dst.dtype().byteWidth(), r.loops(),
-                        src.dtype().byteWidth(), dst.dtype().byteWidth(), r.channelLoop())));
+                case Step.Run r -> batch.add(work(r.kernel(), values, task(plan, r)));
                 case Step.Zero z -> {
-                    int w = Math.max(1, dst.dtype().byteWidth());
-                    batch.add(new Work(Kernel.ZERO, task(null, dst.segment(), 0, z.dstOffset() * w, z.loops(), w, w, -1)));
+                    int w = Math.max(1, plan.dst().dtype().byteWidth());
+                    batch.add(work(Kernel.ZERO, values, task(null, plan.dst().segment(), 0, z.dstOffset() * w, z.loops(),
+                            w, w, -1)));
                 }
                 case Step.Gather g -> {
-                    runBatch(batch, sa, da, scale, bias);
+                    runBatch(batch, values);
                     batch.clear();
-                    GatherKernel.run(src, dst, affine);
+                    GatherKernel.run(plan.src(), plan.dst(), plan.affine().orElse(null));
                 }
             }
         }
-        runBatch(batch, sa, da, scale, bias);
+        runBatch(batch, values);
     }
 
-    /** A kernel and the loop nest it runs. */
-    private record Work(Kernel kernel, Task task) {
-        long bytes() {
-            return task.elements() * (task.srcWidth() + task.dstWidth());
+    /**
+     * Starts the background warm-up of every Vector API kernel {@code plan} uses that has not
+     * started yet, and waits until all of them run their vector version or {@code timeout} passes.
+     * {@return whether they all do}
+     */
+    public boolean warmUp(CopyPlan plan, Duration timeout) throws InterruptedException {
+        if (!vector) {
+            return true;
         }
+        Values values = Values.of(plan);
+        List<Kernel> kernels = new ArrayList<>();
+        for (Step step : plan.steps()) {
+            if (step instanceof Step.Run r && hasVectorVersion(r.kernel())) {
+                Kernel k = r.kernel();
+                Task t = task(plan, r);
+                warmup.start(k, t, reserved(k), whole(k, t), vectorKernel(k, values), true);
+                kernels.add(k);
+            }
+        }
+        long end = System.nanoTime() + timeout.toNanos();
+        while (!kernels.stream().allMatch(warmup::ready)) {
+            if (System.nanoTime() - end >= 0) {
+                return false;
+            }
+            Thread.sleep(5);
+        }
+        return true;
+    }
 
+    /** What kernels need besides their task: element access and the per-channel scale and bias. */
+    private record Values(ElementAccess sa, ElementAccess da, float[] scale, float[] bias) {
+        static Values of(CopyPlan plan) {
+            ChannelAffine affine = plan.affine().orElse(null);
+            return new Values(ElementAccess.of(plan.src().dtype()), ElementAccess.of(plan.dst().dtype()),
+                    affine == null ? null : GatherKernel.Floats.toArray(affine.scale()),
+                    affine == null ? null : GatherKernel.Floats.toArray(affine.bias()));
+        }
+    }
+
+    private static Task task(CopyPlan plan, Step.Run r) {
+        int sw = plan.src().dtype().byteWidth();
+        int dw = plan.dst().dtype().byteWidth();
+        return task(plan.src().segment(), plan.dst().segment(), r.srcOffset() * sw, r.dstOffset() * dw, r.loops(), sw, dw,
+                r.channelLoop());
+    }
+
+    /** A kernel, whether its vector version runs, and the loop nest it runs. */
+    private record Work(Kernel kernel, boolean vector, Task task) {
         /** Segments of a confined arena can only be touched by their owner thread. */
         boolean shareable() {
             return task.dst().isAccessibleBy(OTHER_THREAD) && (task.src() == null || task.src().isAccessibleBy(OTHER_THREAD));
         }
+    }
+
+    /** A step's work: its kernel's vector version runs once {@link VectorWarmup} says it is compiled. */
+    private Work work(Kernel kernel, Values values, Task task) {
+        boolean v = vector && (!hasVectorVersion(kernel)
+                || warmup.vectorFor(kernel, task, reserved(kernel), whole(kernel, task), vectorKernel(kernel, values)));
+        return new Work(kernel, v, task);
+    }
+
+    private static Consumer<Task> vectorKernel(Kernel kernel, Values values) {
+        return t -> run(kernel, true, t, values);
+    }
+
+    /** The kernels {@link #run} has a Vector API version of. */
+    private static boolean hasVectorVersion(Kernel k) {
+        return switch (k) {
+            case FILL, TRANSPOSE, PAIR_INTERLEAVE, INTERLEAVE, DEINTERLEAVE, EVEN_GATHER, BYTE_PLANES,
+                 CONVERT_PAIR_INTERLEAVE, CONVERT_PAIR_DEINTERLEAVE -> true;
+            case BULK, ELEMENT, CONVERT, ZERO, GATHER -> false;
+        };
     }
 
     private static Task task(MemorySegment src, MemorySegment dst, long so, long dO, List<Loop> loops, int sw, int dw,
@@ -119,16 +181,16 @@ public final class CopyExecutor {
      * steps (a tiled destination's boxes and padding) each take tens of microseconds: a fork and
      * join per step made two threads slower than one.
      */
-    private void runBatch(List<Work> batch, ElementAccess sa, ElementAccess da, float[] scale, float[] bias) {
+    private void runBatch(List<Work> batch, Values values) {
         long bytes = 0;
         boolean shareable = true;
         for (Work w : batch) {
-            bytes += w.bytes();
+            bytes += w.task().bytes();
             shareable &= w.shareable();
         }
         if (parallelism == 1 || bytes < thresholdBytes || !shareable) {
             for (Work w : batch) {
-                run(w.kernel(), w.task(), sa, da, scale, bias);
+                run(w.kernel(), w.vector(), w.task(), values);
             }
             return;
         }
@@ -136,36 +198,37 @@ public final class CopyExecutor {
         List<Work> pieces = new ArrayList<>();
         for (Work w : batch) {
             Kernel k = w.kernel();
+            boolean v = w.vector();
             Task t = w.task();
             if (k == Kernel.FILL) {
-                Task copies = FillKernel.replicas(t, vector);
+                Task copies = FillKernel.replicas(t, v);
                 if (copies != null) {
                     // One block filled here, the rest copied from it by every thread.
-                    run(k, t.slice(0, 0, 1), sa, da, scale, bias);
+                    run(k, v, t.slice(0, 0, 1), values);
                     k = Kernel.BULK;
                     t = copies;
                 }
             }
-            int share = (int) Math.max(1, Math.min(target, Math.ceilDiv(w.bytes() * target, Math.max(1, bytes))));
+            int share = (int) Math.max(1, Math.min(target, Math.ceilDiv(w.task().bytes() * target, Math.max(1, bytes))));
             List<Task> cut = new ArrayList<>();
             split(t, 0, share, reserved(k), whole(k, t), cut);
             for (Task piece : cut) {
-                pieces.add(new Work(k, piece));
+                pieces.add(new Work(k, v, piece));
             }
         }
         boolean shared = workers().run(pieces.size(), i -> {
             Work piece = pieces.get(i);
-            run(piece.kernel(), piece.task(), sa, da, scale, bias);
+            run(piece.kernel(), piece.vector(), piece.task(), values);
         });
         if (!shared) {
             // Another copy is using the workers: this one runs on its caller alone.
             for (Work piece : pieces) {
-                run(piece.kernel(), piece.task(), sa, da, scale, bias);
+                run(piece.kernel(), piece.vector(), piece.task(), values);
             }
         }
     }
 
-    /** Innermost loops a kernel keeps in 16-element blocks when cut. */
+    /** Innermost loops a kernel walks itself and keeps in 16-element blocks when cut. */
     private static int reserved(Kernel k) {
         return switch (k) {
             case TRANSPOSE, PAIR_INTERLEAVE, INTERLEAVE, DEINTERLEAVE, BYTE_PLANES, CONVERT_PAIR_INTERLEAVE,
@@ -215,7 +278,11 @@ public final class CopyExecutor {
         }
     }
 
-    private void run(Kernel k, Task t, ElementAccess sa, ElementAccess da, float[] scale, float[] bias) {
+    private static void run(Kernel k, boolean vector, Task t, Values values) {
+        ElementAccess sa = values.sa();
+        ElementAccess da = values.da();
+        float[] scale = values.scale();
+        float[] bias = values.bias();
         switch (k) {
             case BULK -> BulkKernel.run(t);
             case FILL -> FillKernel.run(t, vector);

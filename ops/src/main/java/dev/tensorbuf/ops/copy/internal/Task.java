@@ -33,6 +33,11 @@ public record Task(MemorySegment src, MemorySegment dst, long srcOff, long dstOf
         return n;
     }
 
+    /** {@return bytes read plus bytes written} */
+    long bytes() {
+        return elements() * (srcWidth + dstWidth);
+    }
+
     /** {@return this nest with loop {@code k} cut to {@code [from, from + n)}} */
     Task slice(int k, long from, long n) {
         long[] c = count.clone();

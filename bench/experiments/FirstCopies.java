@@ -1,0 +1,36 @@
+// The first copies in a fresh JVM: f32 NCHW -> NHWC [32,64,112,112] (103 MB each way), timed call by
+// call, to see what the JIT costs before the kernels are compiled. Run it three ways:
+//   -Dtensorbuf.copy.vectorWarmup=off  vector kernels from the first call (the engine before VectorWarmup)
+//   (no property)                      scalar until 256 MiB, vector after a background warm-up
+//   -Dtensorbuf.copy.vector=false      scalar kernels only
+// java --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED [-D...] \
+//   -cp cli/target/tensorbuf.jar bench/experiments/FirstCopies.java [calls]
+import java.lang.foreign.*;
+import dev.tensorbuf.ops.copy.*;
+import dev.tensorbuf.views.*;
+public class FirstCopies {
+  public static void main(String[] a) {
+    int calls = a.length > 0 ? Integer.parseInt(a[0]) : 30;
+    Access tiny = side(1, 64, 4, 4, TensorFormat.NCHW), tinyOut = side(1, 64, 4, 4, TensorFormat.NHWC);
+    long t0 = System.nanoTime();
+    CopyEngine.defaults().copy(tiny, tinyOut); // class loading and the first plan, kept out of the calls below
+    System.out.printf("first tiny copy (class loading): %.1f ms%n", (System.nanoTime() - t0) / 1e6);
+    Access src = side(32, 64, 112, 112, TensorFormat.NCHW), dst = side(32, 64, 112, 112, TensorFormat.NHWC);
+    double total = 0;
+    StringBuilder line = new StringBuilder();
+    for (int i = 0; i < calls; i++) {
+      long s = System.nanoTime();
+      CopyEngine.defaults().copy(src, dst);
+      double ms = (System.nanoTime() - s) / 1e6;
+      total += ms;
+      line.append(String.format("%.0f ", ms));
+    }
+    System.out.println("calls (ms): " + line);
+    System.out.printf("total %.0f ms for %d calls%n", total, calls);
+  }
+  static Access side(int n, int c, int h, int w, TensorFormat f) {
+    MemorySegment m = Arena.global().allocate(4L * n * c * h * w, 64);
+    m.fill((byte) 1);
+    return Access.strided(m, DType.F32, StridedLayout.of(f, n, c, h, w));
+  }
+}
