@@ -173,20 +173,26 @@ final class VectorWarmup {
     /**
      * {@return the step's miniature, or null when it is empty or would need more than
      * {@link #MAX_SCRATCH_BYTES} a side}: the same strides; two iterations of every loop the
-     * kernel does not walk itself (so the compiled kernel has seen its outer loops turn over); of
-     * the kernel's own loops, up to 16 of the outer one and 64 of the innermost, or 256 of a
-     * single one (1 KiB of f32, the vector fill's shortest run); the {@code whole} loop uncut;
-     * counts of 16 or more in multiples of 16, which the shuffle kernels work in.
+     * kernel does not walk itself (so the compiled kernel has seen its outer loops turn over), or
+     * one where two would not fit; of the kernel's own loops, up to 16 of the outer one and 64 of
+     * the innermost, or 256 of a single one (1 KiB of f32, the vector fill's shortest run); the
+     * {@code whole} loop uncut; counts of 16 or more in multiples of 16, which the shuffle kernels
+     * work in.
      */
     static Miniature miniature(Task step, int inner, int whole) {
-        int r = step.rank();
         if (step.elements() == 0) {
             return null;
         }
+        Miniature m = miniature(step, inner, whole, 2);
+        return m != null ? m : miniature(step, inner, whole, 1);
+    }
+
+    private static Miniature miniature(Task step, int inner, int whole, long outer) {
+        int r = step.rank();
         long[] count = new long[r];
         for (int k = 0; k < r; k++) {
             long c = step.count()[k];
-            long cap = k < r - inner ? 2 : k < r - 1 ? 16 : inner == 1 ? 256 : 64;
+            long cap = k < r - inner ? outer : k < r - 1 ? 16 : inner == 1 ? 256 : 64;
             long n = k == whole ? c : Math.min(c, cap);
             count[k] = n >= 16 ? n / 16 * 16 : n;
         }

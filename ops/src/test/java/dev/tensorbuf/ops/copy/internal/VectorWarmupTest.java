@@ -23,6 +23,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Random;
@@ -31,6 +32,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -120,6 +122,8 @@ class VectorWarmupTest {
     void miniatureStaysInsideItsScratchAndKeepsTheShape() {
         Random rnd = new Random(Long.getLong("tensorbuf.seed", 20261121L));
         int checked = 0;
+        int tooBig = 0;
+        int oneOuter = 0;
         for (int c = 0; c < 3000; c++) {
             int rank = 1 + rnd.nextInt(4);
             int inner = Math.min(rank, 1 + rnd.nextInt(2));
@@ -131,14 +135,22 @@ class VectorWarmupTest {
             int dw = 1 << rnd.nextInt(3);
             for (int k = 0; k < rank; k++) {
                 count[k] = 1 + rnd.nextInt(rnd.nextBoolean() ? 40 : 600);
-                ss[k] = (rnd.nextInt(9) - 3) * (long) sw * (1 + rnd.nextInt(50));
-                ds[k] = (rnd.nextInt(9) - 3) * (long) dw * (1 + rnd.nextInt(50));
+                // Now and then a stride of megabytes, as between the images of a large batch.
+                ss[k] = (rnd.nextInt(9) - 3) * (long) sw * (1 + rnd.nextInt(50)) * (rnd.nextInt(6) == 0 ? 4096 : 1);
+                ds[k] = (rnd.nextInt(9) - 3) * (long) dw * (1 + rnd.nextInt(50)) * (rnd.nextInt(6) == 0 ? 4096 : 1);
             }
             Task sample = new Task(null, null, 0, 0, count, ss, ds, sw, dw, -1, 0);
             VectorWarmup.Miniature m = VectorWarmup.miniature(sample, inner, whole);
+            if (m == null) {
+                tooBig++;
+                continue;
+            }
             Task t = m.shape();
+            // Two iterations of the outer loops, or one for all of them when two need too much scratch.
+            long outer = IntStream.range(0, rank - inner).anyMatch(k -> count[k] > 1 && t.count()[k] == 1) ? 1 : 2;
+            oneOuter += outer == 1 ? 1 : 0;
             for (int k = 0; k < rank; k++) {
-                long cap = k < rank - inner ? 2 : k < rank - 1 ? 16 : inner == 1 ? 256 : 64;
+                long cap = k < rank - inner ? outer : k < rank - 1 ? 16 : inner == 1 ? 256 : 64;
                 long expected = k == whole ? count[k] : Math.min(count[k], cap);
                 assertEquals(expected >= 16 ? expected / 16 * 16 : expected, t.count()[k], "loop " + k + " of case " + c);
                 assertEquals(ss[k], t.srcStride()[k]);
@@ -157,7 +169,24 @@ class VectorWarmupTest {
                 checked++;
             } while (next(idx, t.count()));
         }
+        System.out.println("miniatures: " + checked + " elements checked, " + oneOuter
+                + " with one outer iteration, " + tooBig + " too big");
         assertTrue(checked > 100_000, "elements checked: " + checked);
+        assertTrue(tooBig > 0 && tooBig < 1000, "cases whose miniature needs more than 16 MiB: " + tooBig);
+    }
+
+    @Test
+    void miniatureOfALargeBatchTakesOneImageAndNoneWhenItsOwnLoopsSpanTooMuch() {
+        // Images 20 MB apart: two would need 20 MB of scratch, one needs 80 KB.
+        Task batch = new Task(null, null, 0, 0, new long[] {4, 64, 320}, new long[] {20L << 20, 1280, 4},
+                new long[] {20L << 20, 4, 256}, 4, 4, -1, 0);
+        VectorWarmup.Miniature m = VectorWarmup.miniature(batch, 2, -1);
+        assertEquals(List.of(1L, 16L, 64L), Arrays.stream(m.shape().count()).boxed().toList());
+        assertEquals(15 * 1280 + 63 * 4 + 4 + 128, m.srcBytes());
+        // Channels 2 MB apart: the 16 rows of a transpose block alone span 30 MB.
+        Task planes = new Task(null, null, 0, 0, new long[] {4, 64, 320}, new long[] {128L << 20, 2L << 20, 4},
+                new long[] {128L << 20, 4, 256}, 4, 4, -1, 0);
+        assertNull(VectorWarmup.miniature(planes, 2, -1));
     }
 
     private static boolean next(long[] idx, long[] count) {
