@@ -12,9 +12,9 @@ import java.util.function.Consumer;
 /**
  * When a kernel moves from its scalar version to its Vector API version. Until C2 has compiled
  * it, a Vector API kernel runs in the interpreter and in C1, where every vector operation is an
- * object: in a fresh JVM the first 103 MB NCHW -> NHWC copy took 281 ms with the vector kernel
- * and 125 ms with the scalar one, against 10 ms for the vector kernel once compiled, and a
- * one-shot {@code tensorbuf convert} of a 1.2 MB u8 batch took 0.64-0.83 s against 0.22-0.24 s
+ * object: in a fresh JVM the first 103 MB NCHW -> NHWC copy took 299 ms with the vector kernel
+ * and 108 ms with the scalar one, against 9-15 ms for the vector kernel once compiled, and a
+ * one-shot {@code tensorbuf convert} of a 1.2 MB u8 batch took 0.70-1.03 s against 0.19-0.23 s
  * (bench/RESULTS.md, "First copies").
  * <p>
  * So a kernel runs its scalar version, which the JIT compiles within milliseconds, until this JVM
