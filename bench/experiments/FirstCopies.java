@@ -1,10 +1,11 @@
-// The first copies in a fresh JVM: f32 NCHW -> NHWC [32,64,112,112] (103 MB each way), timed call by
-// call, to see what the JIT costs before the kernels are compiled. Run it three ways:
+// The first copies in a fresh JVM: f32 NCHW -> NHWC [32,64,112,112] (103 MB each way; other dims as
+// N C H W after the call count), timed call by call, to see what the JIT costs before the kernels
+// are compiled. Run it three ways:
 //   -Dtensorbuf.copy.vectorWarmup=off  vector kernels from the first call (the engine before VectorWarmup)
 //   (no property)                      scalar until 256 MiB, vector after a background warm-up
 //   -Dtensorbuf.copy.vector=false      scalar kernels only
 // java --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED [-D...] \
-//   -cp cli/target/tensorbuf.jar bench/experiments/FirstCopies.java [calls]
+//   -cp cli/target/tensorbuf.jar bench/experiments/FirstCopies.java [calls [N C H W]]
 import java.lang.foreign.*;
 import dev.tensorbuf.ops.copy.*;
 import dev.tensorbuf.views.*;
@@ -15,7 +16,9 @@ public class FirstCopies {
     long t0 = System.nanoTime();
     CopyEngine.defaults().copy(tiny, tinyOut); // class loading and the first plan, kept out of the calls below
     System.out.printf("first tiny copy (class loading): %.1f ms%n", (System.nanoTime() - t0) / 1e6);
-    Access src = side(32, 64, 112, 112, TensorFormat.NCHW), dst = side(32, 64, 112, 112, TensorFormat.NHWC);
+    int[] d = a.length > 4 ? new int[] {Integer.parseInt(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]),
+        Integer.parseInt(a[4])} : new int[] {32, 64, 112, 112};
+    Access src = side(d[0], d[1], d[2], d[3], TensorFormat.NCHW), dst = side(d[0], d[1], d[2], d[3], TensorFormat.NHWC);
     double total = 0;
     StringBuilder line = new StringBuilder();
     for (int i = 0; i < calls; i++) {

@@ -18,8 +18,8 @@ import java.util.function.Consumer;
  * (bench/RESULTS.md, "First copies").
  * <p>
  * So a kernel runs its scalar version, which the JIT compiles within milliseconds, until this JVM
- * has moved {@link #DEFAULT_START_BYTES} through it: a one-shot conversion of a few hundred MB
- * never pays for compiling the vector kernel. Then a background thread runs the vector version on
+ * has moved {@link #DEFAULT_START_BYTES} through it in earlier steps: a one-shot conversion never
+ * pays for compiling the vector kernel. Then a background thread runs the vector version on
  * a small copy of that work's shape, in scratch memory, until C2 has compiled it; the copies
  * meanwhile stay scalar, and from then on they run the vector version, with no slow call. Started
  * this way the warm-up works a quarter of the time, so the copies beside it keep their cores (run
@@ -84,7 +84,9 @@ final class VectorWarmup {
         if (startBytes < 0 || states.get(i) == READY) {
             return true;
         }
-        if (moved.addAndGet(i, step.bytes()) >= startBytes) {
+        // Counted before this step: a warm-up started now would only compete with the scalar
+        // run it cannot speed up (a one-shot 268 MB transpose took 459 ms beside one, 178 alone).
+        if (moved.getAndAdd(i, step.bytes()) >= startBytes) {
             start(kernel, step, inner, whole, vectorKernel, false);
         }
         return false;
@@ -172,22 +174,31 @@ final class VectorWarmup {
 
     /**
      * {@return the step's miniature, or null when it is empty or would need more than
-     * {@link #MAX_SCRATCH_BYTES} a side}: the same strides; two iterations of every loop the
-     * kernel does not walk itself (so the compiled kernel has seen its outer loops turn over), or
-     * one where two would not fit; of the kernel's own loops, up to 16 of the outer one and 64 of
-     * the innermost, or 256 of a single one (1 KiB of f32, the vector fill's shortest run); the
-     * {@code whole} loop uncut; counts of 16 or more in multiples of 16, which the shuffle kernels
-     * work in.
+     * {@link #MAX_SCRATCH_BYTES} a side}: two iterations of every loop the kernel does not walk
+     * itself (so the compiled kernel has seen its outer loops turn over), or one where two would
+     * not fit; of the kernel's own loops, up to 16 of the outer one and 64 of the innermost, or
+     * 256 of a single one (1 KiB of f32, the vector fill's shortest run); the {@code whole} loop
+     * uncut; counts of 16 or more in multiples of 16, which the shuffle kernels work in. The
+     * strides are the step's, or where even that does not fit (16 channels of 1 MiB planes),
+     * {@link #packed} ones.
      */
     static Miniature miniature(Task step, int inner, int whole) {
         if (step.elements() == 0) {
             return null;
         }
-        Miniature m = miniature(step, inner, whole, 2);
-        return m != null ? m : miniature(step, inner, whole, 1);
+        long[] two = counts(step, inner, whole, 2);
+        long[] one = counts(step, inner, whole, 1);
+        Miniature m = fit(step, two, step.srcStride(), step.dstStride());
+        if (m == null) {
+            m = fit(step, one, step.srcStride(), step.dstStride());
+        }
+        if (m == null) {
+            m = fit(step, one, packed(one, step.srcStride(), step.srcWidth()), packed(one, step.dstStride(), step.dstWidth()));
+        }
+        return m;
     }
 
-    private static Miniature miniature(Task step, int inner, int whole, long outer) {
+    private static long[] counts(Task step, int inner, int whole, long outer) {
         int r = step.rank();
         long[] count = new long[r];
         for (int k = 0; k < r; k++) {
@@ -196,14 +207,41 @@ final class VectorWarmup {
             long n = k == whole ? c : Math.min(c, cap);
             count[k] = n >= 16 ? n / 16 * 16 : n;
         }
-        long[] src = span(count, step.srcStride(), step.srcWidth());
-        long[] dst = span(count, step.dstStride(), step.dstWidth());
+        return count;
+    }
+
+    private static Miniature fit(Task step, long[] count, long[] srcStride, long[] dstStride) {
+        long[] src = span(count, srcStride, step.srcWidth());
+        long[] dst = span(count, dstStride, step.dstWidth());
         if (src[1] - src[0] > MAX_SCRATCH_BYTES || dst[1] - dst[0] > MAX_SCRATCH_BYTES) {
             return null;
         }
-        Task shape = new Task(step.src(), step.dst(), -src[0], -dst[0], count, step.srcStride(), step.dstStride(),
+        Task shape = new Task(step.src(), step.dst(), -src[0], -dst[0], count, srcStride, dstStride,
                 step.srcWidth(), step.dstWidth(), step.channelLoop(), step.channelBase());
         return new Miniature(shape, src[1] - src[0] + MARGIN_BYTES, dst[1] - dst[0] + MARGIN_BYTES);
+    }
+
+    /**
+     * {@return one side's strides packed}: taking the loops from the smallest stride up, each
+     * stride shrinks (sign kept) to the extent of the loops before it when that is smaller. The
+     * order of the strides, which loop is contiguous and which broadcasts, stay as they were.
+     */
+    static long[] packed(long[] count, long[] stride, int width) {
+        Integer[] order = new Integer[stride.length];
+        for (int k = 0; k < order.length; k++) {
+            order[k] = k;
+        }
+        java.util.Arrays.sort(order, java.util.Comparator.comparingLong(k -> Math.abs(stride[k])));
+        long[] out = stride.clone();
+        long extent = width;
+        for (int k : order) {
+            if (stride[k] != 0 && count[k] > 1) {
+                long magnitude = Math.min(Math.abs(stride[k]), extent);
+                out[k] = Long.signum(stride[k]) * magnitude;
+                extent += magnitude * (count[k] - 1);
+            }
+        }
+        return out;
     }
 
     /** {@return the lowest and one past the highest byte a nest starting at 0 touches} */
