@@ -88,7 +88,7 @@ public final class CopyEngine {
     /**
      * {@return whether the Vector API kernels run} In a fresh JVM each kernel first runs its scalar
      * version: until C2 has compiled a Vector API kernel it is far slower than scalar code (a first
-     * 103 MB transpose took 299 ms against 108 ms scalar and 9-15 ms compiled, bench/RESULTS.md
+     * 103 MB transpose took 438 ms against 108 ms scalar and about 10 ms compiled, bench/RESULTS.md
      * "First copies"), so a kernel switches
      * only after it has moved 256 MiB and a background thread has warmed its vector version, or
      * after {@link #warmUp(CopyPlan, Duration)}. {@code -Dtensorbuf.copy.vectorWarmup=off} uses the

@@ -12,20 +12,20 @@ import java.util.function.Consumer;
 /**
  * When a kernel moves from its scalar version to its Vector API version. Until C2 has compiled
  * it, a Vector API kernel runs in the interpreter and in C1, where every vector operation is an
- * object: in a fresh JVM the first 103 MB NCHW -> NHWC copy took 299 ms with the vector kernel
- * and 108 ms with the scalar one, against 9-15 ms for the vector kernel once compiled, and a
- * one-shot {@code tensorbuf convert} of a 1.2 MB u8 batch took 0.70-1.03 s against 0.19-0.23 s
+ * object: in a fresh JVM the first 103 MB NCHW -> NHWC copy took 438 ms with the vector kernel
+ * and 108 ms with the scalar one, against about 10 ms for the vector kernel once compiled, and a
+ * one-shot {@code tensorbuf convert} of a 1.2 MB u8 batch took 0.84-0.93 s against 0.18-0.26 s
  * (bench/RESULTS.md, "First copies").
  * <p>
  * So a kernel runs its scalar version, which the JIT compiles within milliseconds, until this JVM
- * has moved {@link #DEFAULT_START_BYTES} through it in earlier steps: a one-shot conversion never
- * pays for compiling the vector kernel. Then a background thread runs the vector version on
+ * has moved {@link #DEFAULT_START_BYTES} through it in earlier steps: a one-shot conversion does
+ * not pay for compiling the vector kernel. Then a background thread runs the vector version on
  * a small copy of that work's shape, in scratch memory, until C2 has compiled it; the copies
- * meanwhile stay scalar, and from then on they run the vector version, with no slow call. Started
- * this way the warm-up works a quarter of the time, so the copies beside it keep their cores (run
- * flat out it halved their speed for a second on this 2-core machine); {@link #start(Kernel, Task,
- * int, int, Consumer, boolean)} from {@code CopyEngine.warmUp} runs it flat out for a caller that
- * waits. JIT state belongs to the JVM and to each kernel, so this state does too: one shared
+ * meanwhile stay scalar, and from then on they run the vector version: no call is slower than
+ * the first. Started this way the warm-up works a quarter of the time, so the copies beside it
+ * keep most of the cores (the JIT compiling the vector kernel takes its share either way);
+ * {@link #start(Kernel, Task, int, int, Consumer, boolean)} from {@code CopyEngine.warmUp} runs it
+ * flat out for a caller that waits. JIT state belongs to the JVM and to each kernel, so this state does too: one shared
  * instance. {@code -Dtensorbuf.copy.vectorWarmup=off} runs the vector versions from the first copy.
  */
 final class VectorWarmup {
@@ -84,8 +84,8 @@ final class VectorWarmup {
         if (startBytes < 0 || states.get(i) == READY) {
             return true;
         }
-        // Counted before this step: a warm-up started now would only compete with the scalar
-        // run it cannot speed up (a one-shot 268 MB transpose took 459 ms beside one, 178 alone).
+        // Counted before this step: a warm-up started now would only compete with the scalar run
+        // it cannot speed up, which a one-shot copy of 256 MiB or more would feel.
         if (moved.getAndAdd(i, step.bytes()) >= startBytes) {
             start(kernel, step, inner, whole, vectorKernel, false);
         }
