@@ -1,9 +1,9 @@
 // The first copies in a fresh JVM: f32 NCHW -> NHWC [32,64,112,112] (103 MB each way; other dims as
 // N C H W after the call count), timed call by call, to see what the JIT costs before the kernels
 // are compiled. Run it three ways:
-//   -Dtensorbuf.copy.vectorWarmup=off  vector kernels from the first call (the engine before VectorWarmup)
-//   (no property)                      scalar until 256 MiB, vector after a background warm-up
-//   -Dtensorbuf.copy.vector=false      scalar kernels only
+//   (no property)                                  vector kernels from the first call (the default)
+//   -Dtensorbuf.copy.scalarFirstBytes=268435456    scalar until a kernel has moved 256 MiB (convert, run)
+//   -Dtensorbuf.copy.vector=false                  scalar kernels only
 // java --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED [-D...] \
 //   -cp cli/target/tensorbuf.jar bench/experiments/FirstCopies.java [calls [N C H W]]
 import java.lang.foreign.*;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One-shot `tensorbuf convert` runs (a fresh JVM each), with the Vector API kernels from the first
-# copy (vectorWarmup=off, the engine before VectorWarmup) and with the default (scalar until a
-# kernel has moved 256 MiB), alternating. Prints the seconds convert reports for each.
+# copy (scalarFirstBytes=0, the library's default) and with the launcher's setting for convert
+# (each kernel scalar for its first 256 MiB), alternating. Prints the seconds convert reports.
 # Usage: bash bench/experiments/cold_convert.sh [pairs]   (needs python3 with numpy)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -29,8 +29,8 @@ for c in "${cases[@]}"; do
   set -- $c
   line="$c:"
   for i in $(seq "$pairs"); do
-    for mode in off default; do
-      opts=""; [ "$mode" = off ] && opts="-Dtensorbuf.copy.vectorWarmup=off"
+    for mode in vector scalar-first; do
+      opts=""; [ "$mode" = vector ] && opts="-Dtensorbuf.copy.scalarFirstBytes=0"
       s=$(TENSORBUF_JAVA_OPTS="$opts" ./tensorbuf convert "$dir/$1" "$dir/out.bin" "$2" "$3" ${4:+"$4"} ${5:+"$5"} --json 2>/dev/null \
           | python3 -c 'import json,sys; print(json.load(sys.stdin)["seconds"])')
       line="$line $mode=$s"

@@ -12,7 +12,6 @@ import dev.tensorbuf.views.XlaShape;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
 
@@ -57,18 +56,10 @@ public record CopyCase(String name, Function<Arena, Sides> build) {
         }
     }
 
-    /** {@return the case ready to run: sides allocated and touched, plan made and its kernels warmed, baseline allocated} */
+    /** {@return the case ready to run: sides allocated and touched, plan made, baseline allocated} */
     public Prepared prepare(Arena arena, CopyEngine engine) {
         Sides s = build.apply(arena);
         CopyPlan plan = engine.plan(s.src(), s.dst(), s.affine());
-        // The benchmarks measure compiled kernels: a fresh JVM would otherwise run scalar ones
-        // until each kernel has moved 256 MiB and warmed (CopyEngine.vectorKernels()).
-        try {
-            engine.warmUp(plan, Duration.ofSeconds(10));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while the copy kernels warmed up", e);
-        }
         long half = plan.bytesMoved() / 2;
         MemorySegment a = arena.allocate(half, 64);
         MemorySegment b = arena.allocate(half, 64);

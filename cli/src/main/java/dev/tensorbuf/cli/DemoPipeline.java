@@ -30,7 +30,6 @@ import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,8 +57,7 @@ final class DemoPipeline implements AutoCloseable {
     private static final int WARMUP_RUNS = 40;
     private static final long PLATEAU_NANOS = 200_000_000L;
     private static final long WARMUP_LIMIT_NANOS = 5_000_000_000L;
-    /** How long a timing waits for the copy engine to warm its Vector API kernels (about a second here). */
-    private static final Duration VECTOR_WARMUP = Duration.ofSeconds(10);
+
 
     private final Path outDir;
     private final Allocator arena = Allocators.shared();
@@ -102,7 +100,7 @@ final class DemoPipeline implements AutoCloseable {
         List<Float> bias = List.of(-MEAN[0] / STD[0], -MEAN[1] / STD[1], -MEAN[2] / STD[2]);
         ChannelAffine affine = new ChannelAffine(1, scale, bias);
         var plan = engine.plan(src, dst, affine);
-        double seconds = timed(plan);
+        double seconds = best(() -> engine.execute(plan));
         nchw = TensorView.strided(normalised, DType.F32, StridedLayout.of(TensorFormat.NCHW, N, C, H, W));
         MemorySegment p = pixels.segment();
         long bad = 0;
@@ -131,8 +129,9 @@ final class DemoPipeline implements AutoCloseable {
         Buffer tiles = arena.allocate(tiled.arraySize());
         tiles.segment().fill((byte) 0);
         TensorView bf16 = TensorView.of(tiles, tiled);
-        double seconds = timed(engine.plan(Access.strided(normalised.segment(), DType.F32,
-                StridedLayout.of(TensorFormat.NCHW, N, C, H, W)), Access.tiled(tiles.segment(), tiled)));
+        CopyPlan pack = engine.plan(Access.strided(normalised.segment(), DType.F32,
+                StridedLayout.of(TensorFormat.NCHW, N, C, H, W)), Access.tiled(tiles.segment(), tiled));
+        double seconds = best(() -> engine.execute(pack));
         TensorView back = engine.materialize(bf16, DType.F32, StridedLayout.of(TensorFormat.NCHW, N, C, H, W), arena);
         ElementAccess rounding = ElementAccess.of(DType.BF16);
         MemorySegment scratch = MemorySegment.ofArray(new short[1]);
@@ -223,21 +222,6 @@ final class DemoPipeline implements AutoCloseable {
     private void copyBaseline(long bytes) {
         long half = bytes / 2;
         MemorySegment.copy(scratch.segment(), 0, scratch.segment(), half, half);
-    }
-
-    /**
-     * The best time of a plan once its Vector API kernels are warm: a fresh JVM runs scalar
-     * kernels until then (see {@link CopyEngine#vectorKernels()}), and the demo shows the speed a
-     * process that keeps copying gets.
-     */
-    private double timed(CopyPlan plan) {
-        try {
-            engine.warmUp(plan, VECTOR_WARMUP);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while the copy kernels warmed up", e);
-        }
-        return best(() -> engine.execute(plan));
     }
 
     private static double best(Runnable work) {

@@ -9,8 +9,6 @@ import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 
-import java.time.Duration;
-
 /**
  * Copies and converts between any two layouts: plans once ({@link CopyPlan}), then runs the
  * plan's kernels, on several threads for steps above
@@ -86,33 +84,14 @@ public final class CopyEngine {
     }
 
     /**
-     * {@return whether the Vector API kernels run} In a fresh JVM each kernel first runs its scalar
-     * version: until C2 has compiled a Vector API kernel it is far slower than scalar code (a first
-     * 103 MB transpose took 438 ms against 108 ms scalar and about 10 ms compiled, bench/RESULTS.md
-     * "First copies"), so a kernel switches
-     * only after it has moved 256 MiB and a background thread has warmed its vector version, or
-     * after {@link #warmUp(CopyPlan, Duration)}. {@code -Dtensorbuf.copy.vectorWarmup=off} uses the
-     * vector versions from the first copy.
+     * {@return whether the Vector API kernels run} From the first copy, unless
+     * {@code -Dtensorbuf.copy.scalarFirstBytes=N} holds each kernel to its scalar version until it
+     * has moved N bytes: before C2 has compiled it a Vector API kernel is slower than scalar code,
+     * which a process that copies once notices (bench/RESULTS.md, "First copies"; the launcher
+     * sets 256 MiB for {@code convert} and {@code run}).
      */
     public boolean vectorKernels() {
         return executor.vector();
-    }
-
-    /**
-     * Warms the Vector API kernels {@code plan} uses now, on small copies of its shape in scratch
-     * memory on a background thread, and waits up to {@code timeout} for them: for a service that
-     * wants its first copies at full speed instead of scalar. The plan's memory is not touched.
-     * {@snippet :
-     * CopyPlan plan = engine.plan(nchw, nhwc);
-     * engine.warmUp(plan, Duration.ofSeconds(5)); // about a second here
-     * engine.execute(plan);                       // compiled vector kernels from the first call
-     * }
-     *
-     * @return whether every such kernel runs its vector version now (true when there are none)
-     * @throws InterruptedException if the waiting thread is interrupted
-     */
-    public boolean warmUp(CopyPlan plan, Duration timeout) throws InterruptedException {
-        return executor.warmUp(plan, timeout);
     }
 
     /** {@return the plan, see {@link CopyPlan#of(Access, Access)}} */

@@ -8,10 +8,8 @@ import dev.tensorbuf.ops.copy.Step;
 import dev.tensorbuf.views.ElementAccess;
 
 import java.lang.foreign.MemorySegment;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Consumer;
 
 /**
  * Runs plans: turns each step into byte-addressed {@link Task}s, splits large plans across the
@@ -37,7 +35,7 @@ public final class CopyExecutor {
     private final int parallelism;
     private final boolean vector;
     private final long thresholdBytes;
-    private final VectorWarmup warmup;
+    private final ScalarFirst scalarFirst;
     private volatile CopyWorkers workers;
 
     /**
@@ -46,14 +44,14 @@ public final class CopyExecutor {
      * @param thresholdBytes steps moving fewer bytes run on the calling thread
      */
     public CopyExecutor(int parallelism, boolean vector, long thresholdBytes) {
-        this(parallelism, vector, thresholdBytes, VectorWarmup.SHARED);
+        this(parallelism, vector, thresholdBytes, ScalarFirst.SHARED);
     }
 
-    CopyExecutor(int parallelism, boolean vector, long thresholdBytes, VectorWarmup warmup) {
+    CopyExecutor(int parallelism, boolean vector, long thresholdBytes, ScalarFirst scalarFirst) {
         this.parallelism = parallelism;
         this.thresholdBytes = thresholdBytes;
         this.vector = vector && VectorSupport.AVAILABLE;
-        this.warmup = warmup;
+        this.scalarFirst = scalarFirst;
     }
 
     /** {@return whether the Vector API kernels run} */
@@ -69,11 +67,11 @@ public final class CopyExecutor {
         List<Work> batch = new ArrayList<>();
         for (Step step : plan.steps()) {
             switch (step) {
-                case Step.Run r -> batch.add(work(r.kernel(), values, task(plan, r)));
+                case Step.Run r -> batch.add(work(r.kernel(), task(plan, r)));
                 case Step.Zero z -> {
                     int w = Math.max(1, plan.dst().dtype().byteWidth());
-                    batch.add(work(Kernel.ZERO, values, task(null, plan.dst().segment(), 0, z.dstOffset() * w, z.loops(),
-                            w, w, -1)));
+                    batch.add(work(Kernel.ZERO, task(null, plan.dst().segment(), 0, z.dstOffset() * w, z.loops(), w, w,
+                            -1)));
                 }
                 case Step.Gather g -> {
                     runBatch(batch, values);
@@ -83,35 +81,6 @@ public final class CopyExecutor {
             }
         }
         runBatch(batch, values);
-    }
-
-    /**
-     * Starts the background warm-up of every Vector API kernel {@code plan} uses that has not
-     * started yet, and waits until all of them run their vector version or {@code timeout} passes.
-     * {@return whether they all do}
-     */
-    public boolean warmUp(CopyPlan plan, Duration timeout) throws InterruptedException {
-        if (!vector) {
-            return true;
-        }
-        Values values = Values.of(plan);
-        List<Kernel> kernels = new ArrayList<>();
-        for (Step step : plan.steps()) {
-            if (step instanceof Step.Run r && hasVectorVersion(r.kernel())) {
-                Kernel k = r.kernel();
-                Task t = task(plan, r);
-                warmup.start(k, t, reserved(k), whole(k, t), vectorKernel(k, values), true);
-                kernels.add(k);
-            }
-        }
-        long end = System.nanoTime() + timeout.toNanos();
-        while (!kernels.stream().allMatch(warmup::ready)) {
-            if (System.nanoTime() - end >= 0) {
-                return false;
-            }
-            Thread.sleep(5);
-        }
-        return true;
     }
 
     /** What kernels need besides their task: element access and the per-channel scale and bias. */
@@ -139,15 +108,10 @@ public final class CopyExecutor {
         }
     }
 
-    /** A step's work: its kernel's vector version runs once {@link VectorWarmup} says it is compiled. */
-    private Work work(Kernel kernel, Values values, Task task) {
-        boolean v = vector && (!hasVectorVersion(kernel)
-                || warmup.vectorFor(kernel, task, reserved(kernel), whole(kernel, task), vectorKernel(kernel, values)));
+    /** A step's work, with its kernel's vector version unless {@link ScalarFirst} holds it back. */
+    private Work work(Kernel kernel, Task task) {
+        boolean v = vector && (!hasVectorVersion(kernel) || scalarFirst.vectorFor(kernel, task.bytes()));
         return new Work(kernel, v, task);
-    }
-
-    private static Consumer<Task> vectorKernel(Kernel kernel, Values values) {
-        return t -> run(kernel, true, t, values);
     }
 
     /** The kernels {@link #run} has a Vector API version of. */
