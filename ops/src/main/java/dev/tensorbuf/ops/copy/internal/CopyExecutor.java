@@ -108,19 +108,12 @@ public final class CopyExecutor {
         }
     }
 
-    /** A step's work, with its kernel's vector version unless {@link ScalarFirst} holds it back. */
+    /**
+     * A step's work, with its kernel's vector version unless {@link ScalarFirst} holds it back
+     * (kernels without one ignore the flag).
+     */
     private Work work(Kernel kernel, Task task) {
-        boolean v = vector && (!hasVectorVersion(kernel) || scalarFirst.vectorFor(kernel, task.bytes()));
-        return new Work(kernel, v, task);
-    }
-
-    /** The kernels {@link #run} has a Vector API version of. */
-    private static boolean hasVectorVersion(Kernel k) {
-        return switch (k) {
-            case FILL, TRANSPOSE, PAIR_INTERLEAVE, INTERLEAVE, DEINTERLEAVE, EVEN_GATHER, BYTE_PLANES,
-                 CONVERT_PAIR_INTERLEAVE, CONVERT_PAIR_DEINTERLEAVE -> true;
-            case BULK, ELEMENT, CONVERT, ZERO, GATHER -> false;
-        };
+        return new Work(kernel, vector && scalarFirst.vectorFor(kernel, task.bytes()), task);
     }
 
     private static Task task(MemorySegment src, MemorySegment dst, long so, long dO, List<Loop> loops, int sw, int dw,
