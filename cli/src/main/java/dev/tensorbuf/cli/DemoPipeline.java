@@ -57,7 +57,8 @@ final class DemoPipeline implements AutoCloseable {
     private static final int WARMUP_RUNS = 40;
     private static final long PLATEAU_NANOS = 200_000_000L;
     private static final long WARMUP_LIMIT_NANOS = 5_000_000_000L;
-
+    /** The batch as the model takes it: f32 NCHW, packed. */
+    private static final StridedLayout NCHW = StridedLayout.of(TensorFormat.NCHW, N, C, H, W);
 
     private final Path outDir;
     private final Allocator arena = Allocators.shared();
@@ -95,13 +96,13 @@ final class DemoPipeline implements AutoCloseable {
     /** u8 NHWC -> f32 NCHW with (x - mean) / std per channel: one planned copy with a channel affine. */
     Result stageNormalised() {
         Access src = Access.strided(pixels.segment(), DType.U8, StridedLayout.of(TensorFormat.NHWC, N, C, H, W));
-        Access dst = Access.strided(normalised.segment(), DType.F32, StridedLayout.of(TensorFormat.NCHW, N, C, H, W));
+        Access dst = Access.strided(normalised.segment(), DType.F32, NCHW);
         List<Float> scale = List.of(1 / STD[0], 1 / STD[1], 1 / STD[2]);
         List<Float> bias = List.of(-MEAN[0] / STD[0], -MEAN[1] / STD[1], -MEAN[2] / STD[2]);
         ChannelAffine affine = new ChannelAffine(1, scale, bias);
         var plan = engine.plan(src, dst, affine);
         double seconds = best(() -> engine.execute(plan));
-        nchw = TensorView.strided(normalised, DType.F32, StridedLayout.of(TensorFormat.NCHW, N, C, H, W));
+        nchw = TensorView.strided(normalised, DType.F32, NCHW);
         MemorySegment p = pixels.segment();
         long bad = 0;
         for (int n = 0; n < N; n++) {
@@ -129,10 +130,10 @@ final class DemoPipeline implements AutoCloseable {
         Buffer tiles = arena.allocate(tiled.arraySize());
         tiles.segment().fill((byte) 0);
         TensorView bf16 = TensorView.of(tiles, tiled);
-        CopyPlan pack = engine.plan(Access.strided(normalised.segment(), DType.F32,
-                StridedLayout.of(TensorFormat.NCHW, N, C, H, W)), Access.tiled(tiles.segment(), tiled));
+        CopyPlan pack = engine.plan(Access.strided(normalised.segment(), DType.F32, NCHW),
+                Access.tiled(tiles.segment(), tiled));
         double seconds = best(() -> engine.execute(pack));
-        TensorView back = engine.materialize(bf16, DType.F32, StridedLayout.of(TensorFormat.NCHW, N, C, H, W), arena);
+        TensorView back = engine.materialize(bf16, DType.F32, NCHW, arena);
         ElementAccess rounding = ElementAccess.of(DType.BF16);
         MemorySegment scratch = MemorySegment.ofArray(new short[1]);
         long[] bad = {0};
