@@ -1,0 +1,18 @@
+package dev.tensorbuf.cli;
+
+/**
+ * Stands in for the command-line jar in {@link LauncherTest}: prints what the {@code tensorbuf}
+ * launcher handed the JVM, one {@code key=value} line each.
+ */
+public final class LauncherProbe {
+    private LauncherProbe() {
+    }
+
+    public static void main(String[] args) {
+        System.out.println("args=" + String.join("|", args));
+        System.out.println("vector=" + ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent());
+        System.out.println("scalarFirstBytes=" + System.getProperty("tensorbuf.copy.scalarFirstBytes"));
+        System.out.println("nativeAccess=" + LauncherProbe.class.getModule().isNativeAccessEnabled());
+        System.out.println("feature=" + Runtime.version().feature());
+    }
+}

@@ -1,0 +1,164 @@
+package dev.tensorbuf.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.Attributes;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The {@code tensorbuf} launcher script, run by bash from a copy of the repository root whose
+ * {@code cli/target/tensorbuf.jar} is {@link LauncherProbe}: which JVM flags each command gets
+ * (the Vector API module for the data-moving commands, the scalar-first byte count for the
+ * one-shot ones), that arguments arrive intact, and its two set-up errors.
+ */
+class LauncherTest {
+    @TempDir
+    Path root;
+
+    private Path launcher;
+
+    @BeforeEach
+    void copyLauncherBesideAProbeJar() throws IOException {
+        Assumptions.assumeTrue(Files.isExecutable(Path.of("/bin/bash")), "the launcher is a bash script; no /bin/bash here");
+        launcher = root.resolve("tensorbuf");
+        Files.copy(Path.of("..", "tensorbuf"), launcher);
+        Path jar = root.resolve("cli/target/tensorbuf.jar");
+        Files.createDirectories(jar.getParent());
+        Manifest manifest = new Manifest();
+        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+        manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, LauncherProbe.class.getName());
+        String entry = LauncherProbe.class.getName().replace('.', '/') + ".class";
+        try (OutputStream file = Files.newOutputStream(jar); JarOutputStream out = new JarOutputStream(file, manifest)) {
+            out.putNextEntry(new JarEntry(entry));
+            try (var in = LauncherProbe.class.getClassLoader().getResourceAsStream(entry)) {
+                in.transferTo(out);
+            }
+            out.closeEntry();
+        }
+    }
+
+    private record Result(int code, String output) {
+        Map<String, String> values() {
+            Map<String, String> v = new LinkedHashMap<>();
+            output.lines().filter(l -> l.contains("=") && !l.startsWith("WARNING")).forEach(l -> {
+                int eq = l.indexOf('=');
+                v.put(l.substring(0, eq), l.substring(eq + 1));
+            });
+            return v;
+        }
+    }
+
+    /** Runs the launcher with JAVA_HOME set to this test's JDK (or unset) and the given extra environment. */
+    private Result launch(Map<String, String> env, boolean javaHome, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("/bin/bash", launcher.toString()));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(root.toFile()).redirectErrorStream(true);
+        pb.environment().remove("TENSORBUF_JAVA_OPTS");
+        pb.environment().remove("JAVA_HOME");
+        if (javaHome) {
+            pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        }
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        String output = new String(p.getInputStream().readAllBytes());
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "launcher finished");
+        return new Result(p.exitValue(), output);
+    }
+
+    private Result launch(String... args) throws Exception {
+        return launch(Map.of(), true, args);
+    }
+
+    @Test
+    void oneShotDataCommandsGetTheVectorModuleAndScalarFirstBytes() throws Exception {
+        for (String command : List.of("convert", "run")) {
+            Map<String, String> v = launch(command, "in.npy", "--out", "out.npy").values();
+            assertEquals("true", v.get("vector"), command);
+            assertEquals("268435456", v.get("scalarFirstBytes"), command);
+            assertEquals(command + "|in.npy|--out|out.npy", v.get("args"));
+        }
+    }
+
+    @Test
+    void longRunningDataCommandsGetTheVectorModuleWithVectorKernelsFromTheFirstCopy() throws Exception {
+        for (String command : List.of("demo", "bench")) {
+            Map<String, String> v = launch(command).values();
+            assertEquals("true", v.get("vector"), command);
+            assertEquals("null", v.get("scalarFirstBytes"), command);
+        }
+    }
+
+    @Test
+    void queryCommandsStartWithoutTheIncubatorModuleSoNoWarningIsPrinted() throws Exception {
+        for (String command : List.of("layout", "strides", "indexing", "simplify", "compose", "inspect", "render")) {
+            Result r = launch(command, "--help");
+            assertEquals("false", r.values().get("vector"), command);
+            assertTrue(!r.output().contains("WARNING"), command + ":\n" + r.output());
+        }
+        assertEquals("false", launch().values().get("vector"), "no command");
+    }
+
+    @Test
+    void argumentsArriveWordForWordAndNativeAccessIsOn() throws Exception {
+        Map<String, String> v = launch("layout", "f32[3,4]{1,0:T(2,2)}", "two words", "*", "--index=1,2").values();
+        assertEquals("layout|f32[3,4]{1,0:T(2,2)}|two words|*|--index=1,2", v.get("args"));
+        assertEquals("true", v.get("nativeAccess"));
+        assertEquals(String.valueOf(Runtime.version().feature()), v.get("feature"));
+    }
+
+    @Test
+    void tensorbufJavaOptsComeLastSoTheyOverrideTheLaunchersSettings() throws Exception {
+        Map<String, String> v = launch(Map.of("TENSORBUF_JAVA_OPTS", "-Dtensorbuf.copy.scalarFirstBytes=0"), true,
+                "convert").values();
+        assertEquals("0", v.get("scalarFirstBytes"));
+    }
+
+    @Test
+    void withoutAJdk25TheLauncherSaysWhatToInstall() throws Exception {
+        Path empty = Files.createDirectories(root.resolve("no-jdks"));
+        Result r = launch(Map.of("TENSORBUF_JDK_DIRS", empty.toString()), false, "demo");
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf: needs a JDK 25 or newer (none found in JAVA_HOME or the usual JDK folders); install one,"
+                + " e.g. Temurin 25, and set JAVA_HOME to it.", r.output().strip());
+    }
+
+    @Test
+    void sourcesNewerThanTheJarNeedMavenToRebuild() throws Exception {
+        Path source = root.resolve("cli/src/main/java/Changed.java");
+        Files.createDirectories(source.getParent());
+        Files.writeString(source, "class Changed {}\n");
+        Files.setLastModifiedTime(source, FileTime.from(Instant.now().plusSeconds(60)));
+        // A PATH with bash's basic tools but no mvn.
+        Path bin = Files.createDirectories(root.resolve("bin-without-maven"));
+        for (String tool : List.of("find", "sed", "head", "dirname", "mktemp", "cat", "rm")) {
+            for (String dir : List.of("/usr/bin", "/bin")) {
+                Path p = Path.of(dir, tool);
+                if (Files.isExecutable(p)) {
+                    Files.createSymbolicLink(bin.resolve(tool), p);
+                    break;
+                }
+            }
+        }
+        Result r = launch(Map.of("PATH", bin.toString()), true, "demo");
+        assertEquals(2, r.code(), r.output());
+        assertEquals("tensorbuf: building needs Apache Maven 3.8+ on PATH (e.g. apt-get install maven).", r.output().strip());
+    }
+}
