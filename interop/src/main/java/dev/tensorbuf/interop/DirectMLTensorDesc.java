@@ -77,11 +77,22 @@ public record DirectMLTensorDesc(DType dataType, int flags, List<Long> sizes, Op
             if (s.size() != sizes.size()) {
                 throw new IllegalArgumentException(s.size() + " strides " + s + " for " + sizes.size() + " sizes " + sizes);
             }
+            long last = 0;
             for (int d = 0; d < s.size(); d++) {
                 if (s.get(d) < 0 || s.get(d) > UINT_MAX) {
                     throw new IllegalArgumentException("stride " + s.get(d) + " of dim " + d + " in " + s
                             + ": DirectML strides are 0 to 2^32 - 1 (no flips; copy a reversed view first)");
                 }
+                // Both factors are below 2^32, so the product is exact as an unsigned long; up to
+                // 8 terms below 2^60 sum without overflow, and -1 stands for "larger".
+                long step = (sizes.get(d) - 1) * s.get(d);
+                last = last < 0 || Long.compareUnsigned(step, 1L << 60) >= 0 ? -1 : last + step;
+            }
+            if (last < 0 || last > UINT_MAX) {
+                throw new IllegalArgumentException("the last element is at index "
+                        + (last < 0 ? "beyond 2^32" : String.valueOf(last)) + " of sizes " + sizes
+                        + " strides " + s + ": DirectML computes element indices in 32 bits (DMLCalcBufferTensorSize),"
+                        + " so they must stay below 2^32");
             }
         }
         long elements = layoutOf(sizes, strides).elementCount();
@@ -115,7 +126,13 @@ public record DirectMLTensorDesc(DType dataType, int flags, List<Long> sizes, Op
      *     negative strides) or the first element is not at a 16-byte multiple, naming the value
      */
     public static DirectMLTensorDesc of(DType type, StridedLayout layout) {
-        long bits = Math.multiplyExact(layout.offset(), (long) type.bitWidth());
+        long bits;
+        try {
+            bits = Math.multiplyExact(layout.offset(), (long) type.bitWidth());
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException("element offset " + layout.offset() + " of " + type
+                    + " is beyond any buffer: its byte offset overflows a long", e);
+        }
         if (bits % 8 != 0) {
             throw new IllegalArgumentException("element offset " + layout.offset() + " of " + type
                     + " starts inside a byte: DirectML binds whole bytes at 16-byte aligned offsets");

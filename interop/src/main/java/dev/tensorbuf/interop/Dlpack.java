@@ -54,7 +54,8 @@ public final class Dlpack {
      * consumer until it calls the struct's deleter}
      *
      * @throws IllegalArgumentException when the view must be copied but {@code copyIfNotStrided}
-     *     is false, or is not host-accessible, or its memory space has no DLPack device type
+     *     is false, or is not host-accessible, or its memory space has no DLPack device type, or
+     *     {@code closeBufferOnRelease} is asked for a view that is not over one root buffer
      * @throws IllegalStateException if the view's buffer is closed
      */
     public static MemorySegment exportVersioned(TensorView view, DlpackExportOptions options) {
@@ -68,11 +69,13 @@ public final class Dlpack {
 
     /**
      * {@return a new legacy {@code DLManagedTensor} (64 bytes) describing the view} The legacy
-     * struct has no flags: read-only-ness cannot be said, and sub-byte elements stored a byte each
-     * are packed by a copy (allowed by {@code copyIfNotStrided}).
+     * struct has no flags, so a read-only buffer (a mapped file, a read-only import) is refused, as
+     * NumPy refuses it, rather than handed out as writable; a read-only view that must be copied
+     * anyway is exported as its (writable) copy. Sub-byte elements stored a byte each are packed by
+     * a copy (allowed by {@code copyIfNotStrided}).
      *
      * @throws IllegalArgumentException as {@link #exportVersioned(TensorView, DlpackExportOptions)},
-     *     and for 6-bit types, which cannot be packed
+     *     for a read-only buffer or {@code readOnly} asked, and for 6-bit types, which cannot be packed
      */
     public static MemorySegment exportLegacy(TensorView view, DlpackExportOptions options) {
         return DlpackExporter.export(view, options, false);

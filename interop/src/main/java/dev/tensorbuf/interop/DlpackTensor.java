@@ -17,7 +17,8 @@ import java.util.Objects;
  *
  * @param view the tensor; read-only when the producer set {@code READ_ONLY}
  * @param root the buffer over the producer's memory, from the lowest to the highest byte an element
- *     reaches; closing it releases the tensor
+ *     reaches; closing it releases the tensor; read-only, like the view, when the producer set
+ *     {@code READ_ONLY}
  * @param versioned whether it came as {@code DLManagedTensorVersioned} (else legacy {@code DLManagedTensor})
  * @param minorVersion the producer's DLPack minor version; 0 for the legacy struct
  * @param flags the producer's flag bits ({@link DlpackStructs#FLAG_READ_ONLY}, ...); 0 for the legacy struct

@@ -51,10 +51,21 @@ public final class NativeMemory {
      * @param space where the memory is
      * @param owner names the owner in messages, e.g. {@code "cuda"}
      * @param deleter frees the memory; runs exactly once, on the first close
-     * @throws IllegalArgumentException if {@code byteSize < 0}, or the address is 0 (NULL) with a
-     *     non-zero size
+     * @throws IllegalArgumentException if {@code byteSize < 0}, the address is 0 (NULL) with a
+     *     non-zero size, or the range runs past the end of the 64-bit address space
      */
     public static Buffer wrap(long address, long byteSize, MemorySpace space, String owner, Runnable deleter) {
+        return wrap(address, byteSize, space, owner, false, deleter);
+    }
+
+    /**
+     * {@return a root buffer as {@link #wrap(long, long, MemorySpace, String, Runnable)}, read-only
+     * when the owner forbids writes (its segment, and every view of it, refuses writes)}
+     *
+     * @param readOnly whether the owner forbids writes, e.g. memory it mapped {@code PROT_READ}
+     */
+    public static Buffer wrap(long address, long byteSize, MemorySpace space, String owner, boolean readOnly,
+                              Runnable deleter) {
         Objects.requireNonNull(space, "space");
         Objects.requireNonNull(deleter, "deleter");
         if (byteSize < 0) {
@@ -64,12 +75,16 @@ public final class NativeMemory {
         if (address == 0 && byteSize != 0) {
             throw new IllegalArgumentException("NULL address with " + byteSize + " bytes for memory of " + owner);
         }
+        if (byteSize > 0 && Long.compareUnsigned(address, -byteSize) > 0) {
+            throw new IllegalArgumentException(byteSize + " bytes at 0x" + Long.toHexString(address) + " for memory of "
+                    + owner + " run past the end of the 64-bit address space");
+        }
         if (!space.hostAccessible()) {
-            return Buffers.foreign(address, byteSize, space, owner, deleter);
+            return Buffers.foreign(address, byteSize, space, owner, readOnly, deleter);
         }
         Arena scope = Arena.ofShared();
         MemorySegment bytes = RestrictedNative.segment(address, byteSize, scope);
-        return Buffers.foreign(bytes, space, owner, () -> {
+        return Buffers.foreign(readOnly ? bytes.asReadOnly() : bytes, space, owner, () -> {
             scope.close(); // first: a kept segment must throw, not read freed memory
             deleter.run();
         });

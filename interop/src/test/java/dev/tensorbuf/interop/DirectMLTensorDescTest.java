@@ -119,6 +119,15 @@ class DirectMLTensorDescTest {
                 () -> new DirectMLTensorDesc(DType.F32, 0, List.of(3L), Optional.empty(), 12, 2, 0));
         assertMessage("binding offset 32 bytes is not a multiple of 64",
                 () -> new DirectMLTensorDesc(DType.F32, 0, List.of(3L), Optional.empty(), 12, 64, 32));
+        // DMLCalcBufferTensorSize sums (size - 1) * stride in a 32-bit UINT: 2 * 2^31 + 1 would wrap to 1.
+        assertMessage("the last element is at index 4294967297 of sizes [3, 2] strides [2147483648, 1]: DirectML"
+                + " computes element indices in 32 bits", () -> DirectMLTensorDesc.of(DType.F32,
+                        StridedLayout.of(new long[] {3, 2}, new long[] {1L << 31, 1})));
+        assertMessage("the last element is at index beyond 2^32 of sizes [4294967295, 1] strides [4294967295, 1]",
+                () -> new DirectMLTensorDesc(DType.U8, 0, List.of(0xffff_ffffL, 1L),
+                        Optional.of(List.of(0xffff_ffffL, 1L)), Long.MAX_VALUE, 16, 0));
+        assertMessage("element offset 4611686018427387904 of f32 is beyond any buffer: its byte offset overflows a long",
+                () -> DirectMLTensorDesc.of(DType.F32, StridedLayout.of(new long[] {1}, new long[] {1}, 1L << 62)));
         try (Allocator arena = Allocators.confined()) {
             TensorView tiled = TensorView.of(arena.allocate(96), "f32[3,5]{1,0:T(2,2)}");
             assertMessage("DirectML describes strided views only", () -> DirectMLTensorDesc.of(tiled));

@@ -213,6 +213,45 @@ class DlpackExportTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> Dlpack.exportVersioned(ofSlice, DlpackExportOptions.defaults().withCloseBufferOnRelease(true)));
         assertTrue(e.getMessage().contains("closeBufferOnRelease needs a root buffer"), e.getMessage());
+
+        // Refused before the copy these views need is made (it used to leak): a tiled view of a
+        // slice, and a padded view, which is two pieces.
+        TensorView tiledOfSlice = TensorView.of(arena.allocate(192).slice(0, 96), "f32[3,5]{1,0:T(2,2)}");
+        e = assertThrows(IllegalArgumentException.class,
+                () -> Dlpack.exportVersioned(tiledOfSlice, DlpackExportOptions.defaults().withCloseBufferOnRelease(true)));
+        assertTrue(e.getMessage().contains("closeBufferOnRelease needs a root buffer"), e.getMessage());
+        TensorView padded = Ops.pad(f32(2, 2), new long[] {1, 0}, new long[] {0, 1}, new long[] {0, 0}, -1);
+        e = assertThrows(IllegalArgumentException.class,
+                () -> Dlpack.exportVersioned(padded, DlpackExportOptions.defaults().withCloseBufferOnRelease(true)));
+        assertTrue(e.getMessage().contains("closeBufferOnRelease hands over one buffer, but the view is made of 2 pieces"),
+                e.getMessage());
+
+        // A copied view of a root hands that root over.
+        Buffer tiledRoot = arena.allocate(96);
+        MemorySegment copied = Dlpack.exportVersioned(TensorView.of(tiledRoot, "f32[3,5]{1,0:T(2,2)}"),
+                DlpackExportOptions.defaults().withCloseBufferOnRelease(true));
+        assertEquals(DlpackStructs.FLAG_IS_COPIED, peer.describeVersioned(copied)[FLAGS]);
+        peer.deleteVersioned(copied);
+        assertFalse(tiledRoot.isAlive());
+    }
+
+    @Test
+    void legacyExportRefusesReadOnlyMemoryItCannotMarkReadOnly() {
+        TensorView v = f32(2, 3);
+        TensorView ro = TensorView.strided(v.buffer().asReadOnly(), DType.F32, StridedLayout.packed(2, 3));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Dlpack.exportLegacy(ro));
+        assertTrue(e.getMessage().contains("the buffer is read-only and the legacy struct has no flag to say so;"
+                + " export DLManagedTensorVersioned"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> Dlpack.exportLegacy(v, DlpackExportOptions.defaults().withReadOnly(true)));
+        assertTrue(e.getMessage().contains("readOnly asked, but the legacy struct has no flag"), e.getMessage());
+
+        // A read-only view that is copied anyway goes out as its own writable copy.
+        Buffer tiled = arena.allocate(96);
+        TensorView roTiled = TensorView.of(tiled.asReadOnly(), "f32[3,5]{1,0:T(2,2)}");
+        MemorySegment m = Dlpack.exportLegacy(roTiled);
+        assertEquals(checksum(roTiled), peer.checksumLegacy(m));
+        peer.deleteLegacy(m);
     }
 
     @Test

@@ -10,6 +10,7 @@ import dev.tensorbuf.memory.DLDeviceType;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.DType;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -76,6 +77,10 @@ class DlpackImportTest {
         try (DlpackTensor t = Dlpack.importVersioned(peer.makeVersioned(2))) {
             assertTrue(t.isReadOnly());
             assertTrue(t.view().buffer().isReadOnly());
+            // The root too: writing through it used to reach the producer's (possibly protected) memory.
+            assertTrue(t.root().isReadOnly());
+            assertTrue(t.root().segment().isReadOnly());
+            assertThrows(IllegalArgumentException.class, () -> t.root().segment().set(ValueLayout.JAVA_LONG, 0, 1));
             assertArrayEquals(new long[] {10, 20, 30}, t.view().toLongArray());
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> t.view().setLong(1, 0));
             assertTrue(e.getMessage().contains("read-only"), e.getMessage());

@@ -56,5 +56,34 @@ class NativeMemoryTest {
         IllegalArgumentException nullFree = assertThrows(IllegalArgumentException.class,
                 () -> NativeMemory.wrap(0x1000, 8, MemorySpace.HOST, "libfoo", MemorySegment.NULL));
         assertEquals("NULL free function for memory of libfoo", nullFree.getMessage());
+        for (MemorySpace space : new MemorySpace[] {MemorySpace.HOST, MemorySpace.DEVICE}) {
+            IllegalArgumentException wraps = assertThrows(IllegalArgumentException.class,
+                    () -> NativeMemory.wrap(0xffff_ffff_ffff_fff0L, 64, space, "libfoo", () -> { }));
+            assertEquals("64 bytes at 0xfffffffffffffff0 for memory of libfoo run past the end of the 64-bit address space",
+                    wraps.getMessage());
+        }
+        // The last 16 bytes of the address space are a range; nothing is dereferenced.
+        NativeMemory.wrap(0xffff_ffff_ffff_fff0L, 16, MemorySpace.DEVICE, "libfoo", () -> { }).close();
+    }
+
+    @Test
+    void readOnlyMemoryRefusesWritesThroughTheRootAndEveryView() {
+        NativePeer peer = NativePeer.get();
+        peer.reset();
+        long address = peer.allocInts(4);
+        try (Buffer b = NativeMemory.wrap(address, 16, MemorySpace.HOST, "dlpack_peer", true,
+                () -> NativeMemory.callVoid(peer.symbol("tb_counting_free"), MemorySegment.ofAddress(address)))) {
+            assertTrue(b.isReadOnly());
+            assertTrue(b.isRoot());
+            assertTrue(b.segment().isReadOnly());
+            assertTrue(b.slice(4, 4).segment().isReadOnly());
+            assertEquals(9, b.segment().get(ValueLayout.JAVA_INT, 12), "reads still work");
+            assertThrows(IllegalArgumentException.class, () -> b.segment().set(ValueLayout.JAVA_INT, 0, 1));
+        }
+        assertEquals(1, peer.freeCalls());
+        Buffer device = NativeMemory.wrap(0x7f00_0000_0000L, 64, MemorySpace.DEVICE, "cuda", true, () -> { });
+        assertTrue(device.isReadOnly());
+        assertTrue(device.slice(0, 8).isReadOnly());
+        device.close();
     }
 }

@@ -43,21 +43,44 @@ public final class Buffers {
      * @param space where the memory is; must not be host-accessible
      * @param owner names the owner in messages, e.g. {@code "dlpack"}
      * @param deleter frees the memory; run exactly once, on the first close
-     * @throws IllegalArgumentException if {@code byteSize < 0} or {@code space} is host-accessible
-     *     (wrap a segment with {@link #foreign(MemorySegment, MemorySpace, String, Runnable)})
+     * @throws IllegalArgumentException if {@code byteSize < 0}, the range runs past the end of the
+     *     64-bit address space, or {@code space} is host-accessible (wrap a segment with
+     *     {@link #foreign(MemorySegment, MemorySpace, String, Runnable)})
      */
     public static Buffer foreign(long address, long byteSize, MemorySpace space, String owner, Runnable deleter) {
-        Errors.checkByteSize(byteSize);
+        return foreign(address, byteSize, space, owner, false, deleter);
+    }
+
+    /**
+     * {@return a root buffer as {@link #foreign(long, long, MemorySpace, String, Runnable)}, read-only
+     * when the owner forbids writes} Views of a read-only buffer refuse writes, and copies refuse
+     * it as a destination.
+     *
+     * @param readOnly whether the owner forbids writes (a DLPack producer's {@code READ_ONLY})
+     */
+    public static Buffer foreign(long address, long byteSize, MemorySpace space, String owner, boolean readOnly,
+                                 Runnable deleter) {
+        checkAddressRange(address, byteSize, owner);
         Objects.requireNonNull(space, "space");
         if (space.hostAccessible()) {
             throw new IllegalArgumentException(space.describe()
                     + " is host-accessible: wrap its memory as a MemorySegment with foreign(segment, ...)");
         }
-        return new DeviceBuffer(new ForeignLifetime(owner, byteSize, deleter), space, address, byteSize);
+        return new DeviceBuffer(new ForeignLifetime(owner, byteSize, deleter), space, address, byteSize, readOnly);
+    }
+
+    /** Addresses are unsigned: {@code [address, address + byteSize)} must not wrap past 2^64. */
+    private static void checkAddressRange(long address, long byteSize, String owner) {
+        Errors.checkByteSize(byteSize);
+        if (byteSize > 0 && Long.compareUnsigned(address, -byteSize) > 0) {
+            throw new IllegalArgumentException(byteSize + " bytes at 0x" + Long.toHexString(address) + " for memory of "
+                    + owner + " run past the end of the 64-bit address space");
+        }
     }
 
     /**
-     * {@return a root buffer over a native segment in a host-accessible space}
+     * {@return a root buffer over a native segment in a host-accessible space; read-only when the
+     * segment is}
      *
      * @param segment the bytes; should be scoped to an arena that the deleter closes first
      * @param space where the memory is; must be host-accessible

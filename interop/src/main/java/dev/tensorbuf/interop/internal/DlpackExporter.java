@@ -110,12 +110,18 @@ public final class DlpackExporter {
                     + " which is big-endian here, and tensorbuf data are little-endian");
         }
         DlpackType dl = type.dlpack().orElseThrow();
+        // Checked before anything is allocated, so a refused export leaves nothing behind.
+        Buffer handedOver = options.closeBufferOnRelease() ? handedOver(view, what) : null;
+        if (!versioned && options.readOnly()) {
+            throw new IllegalArgumentException(what + " of " + view + ": readOnly asked, but the legacy struct has no flag"
+                    + " to say so; export DLManagedTensorVersioned");
+        }
         Source source = source(view, options, versioned, what);
         Buffer buffer = source.buffer;
-        if (options.closeBufferOnRelease() && !buffer.isRoot() && source.copy == null) {
-            release(source);
-            throw new IllegalArgumentException(what + " of " + view + ": closeBufferOnRelease needs a root buffer, but "
-                    + "the view's buffer is a slice or read-only view; close its root yourself");
+        if (!versioned && buffer.isReadOnly()) {
+            // NumPy refuses this too: a consumer of the legacy struct would take the memory as writable.
+            throw new IllegalArgumentException(what + " of " + view + ": the buffer is read-only and the legacy struct"
+                    + " has no flag to say so; export DLManagedTensorVersioned, or copy the view to writable memory first");
         }
         MemorySpace space = buffer.memorySpace();
         DLDeviceType device = space.dlpackDevice().orElse(null);
@@ -173,11 +179,25 @@ public final class DlpackExporter {
             release(source);
             throw e;
         }
-        Buffer handedOver = options.closeBufferOnRelease() ? view.buffer() : null;
         LIVE.put(m.address(), new Export(arena, source.copy, handedOver, options.onRelease()));
         // A raw pointer, not the arena's segment: passing the arena's segment to a native call
         // would hold the arena open for the call, so a deleter run inside it could not free it.
         return RestrictedNative.resize(MemorySegment.ofAddress(m.address()), struct.byteSize());
+    }
+
+    /** The buffer {@code closeBufferOnRelease} hands over: the view's one buffer, a root. */
+    private static Buffer handedOver(TensorView view, String what) {
+        int pieces = view.map().pieces().size();
+        if (pieces != 1) {
+            throw new IllegalArgumentException(what + " of " + view + ": closeBufferOnRelease hands over one buffer, but the"
+                    + " view is made of " + pieces + " pieces (padding or concatenation); close their buffers yourself");
+        }
+        Buffer buffer = view.buffer();
+        if (!buffer.isRoot()) {
+            throw new IllegalArgumentException(what + " of " + view + ": closeBufferOnRelease needs a root buffer, but "
+                    + "the view's buffer is a slice or read-only view; close its root yourself");
+        }
+        return buffer;
     }
 
     private static void release(Source source) {

@@ -70,9 +70,9 @@ public final class DlpackImporter {
                 t = offset(DL_MANAGED_TENSOR_VERSIONED, "dl_tensor");
             }
             Described d = describe(m.asSlice(t, DlpackStructs.DL_TENSOR.byteSize()), versioned, minor, flags, what);
-            root = NativeMemory.wrap(d.base, d.byteSize, d.space, "dlpack", release);
             boolean readOnly = (flags & DlpackStructs.FLAG_READ_ONLY) != 0;
-            TensorView view = TensorView.strided(readOnly ? root.asReadOnly() : root, d.access, d.layout);
+            root = NativeMemory.wrap(d.base, d.byteSize, d.space, "dlpack", readOnly, release);
+            TensorView view = TensorView.strided(root, d.access, d.layout);
             return new DlpackTensor(view, root, versioned, minor, flags);
         } catch (RuntimeException | Error e) {
             if (root != null) {

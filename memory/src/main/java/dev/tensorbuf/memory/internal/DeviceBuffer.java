@@ -10,8 +10,8 @@ public final class DeviceBuffer extends AbstractBuffer {
     private final long byteSize;
 
     /** A root buffer of {@code byteSize} bytes at {@code address} in a non-host-accessible space. */
-    public DeviceBuffer(Lifetime lifetime, MemorySpace space, long address, long byteSize) {
-        this(lifetime, space, address, byteSize, true, false);
+    public DeviceBuffer(Lifetime lifetime, MemorySpace space, long address, long byteSize, boolean readOnly) {
+        this(lifetime, space, address, byteSize, true, readOnly);
     }
 
     private DeviceBuffer(

@@ -9,12 +9,12 @@ public final class HostBuffer extends AbstractBuffer {
     private final MemorySegment segment;
 
     /**
-     * A root buffer.
+     * A root buffer, read-only when the segment is.
      *
      * @param segment the bytes, exactly the buffer's size; never exposed after the lifetime ends
      */
     public HostBuffer(Lifetime lifetime, MemorySpace space, MemorySegment segment) {
-        this(lifetime, space, segment, true, false);
+        this(lifetime, space, segment, true, segment.isReadOnly());
     }
 
     private HostBuffer(Lifetime lifetime, MemorySpace space, MemorySegment segment, boolean root, boolean readOnly) {
