@@ -111,7 +111,10 @@ final class ViewFactory {
 
     /** {@return how many elements of {@code access} the buffer holds} */
     static long capacity(Buffer buffer, ElementAccess access) {
-        return 8 * buffer.byteSize() / access.storageBits();
+        // floor(8 * bytes / bits) without forming 8 * bytes, which overflows from 2^60 bytes (device buffers can claim that).
+        long bytes = buffer.byteSize();
+        int bits = access.storageBits();
+        return bytes / bits * 8 + bytes % bits * 8 / bits;
     }
 
     /** {@return the element storage of an XLA layout} @throws IllegalArgumentException for an {@code E(n)} it cannot store */

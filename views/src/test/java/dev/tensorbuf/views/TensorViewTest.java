@@ -111,6 +111,18 @@ class TensorViewTest {
         device.close();
     }
 
+    @Test
+    void hugeDeviceBufferCountsItsElementsWithoutOverflow() {
+        // 2^62 bytes: 8 * bytes would overflow a long and the buffer looked empty.
+        Buffer huge = Buffers.foreign(0x1000, 1L << 62, MemorySpace.DEVICE, "test", () -> { });
+        assertEquals(1L << 60, TensorView.of(huge, "f32[1073741824,1073741824]{1,0}").elementCount());
+        assertEquals(1L << 62, TensorView.of(huge, "s4[1073741824,4294967296]{1,0:E(4)}").elementCount());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> TensorView.of(huge, "f32[1073741824,1073741825]{1,0}"));
+        assertTrue(e.getMessage().contains("beyond the buffer of 1152921504606846976 elements"), e.getMessage());
+        huge.close();
+    }
+
     @ParameterizedTest
     @EnumSource(value = DType.class, names = {"PRED", "S4", "S8", "S16", "S32", "S64", "U4", "U8", "U16", "U32", "U64",
             "F16", "BF16", "F32", "F64", "F8E5M2", "F8E4M3FN", "F8E4M3", "F8E5M2FNUZ", "F8E4M3FNUZ", "F4E2M1FN"})
