@@ -2,6 +2,7 @@ package dev.tensorbuf.interop;
 
 import dev.tensorbuf.interop.internal.FileMapping;
 import dev.tensorbuf.interop.internal.SafetensorsCodec;
+import dev.tensorbuf.interop.json.Json;
 import dev.tensorbuf.memory.Buffer;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -123,8 +124,8 @@ public final class SafetensorsFile implements AutoCloseable {
      *
      * @param tensors by name; the map's order does not matter
      * @param metadata string pairs for {@code __metadata__}; empty writes no {@code __metadata__}
-     * @throws IllegalArgumentException if a name is {@code __metadata__}, safetensors has no name
-     *     for a dtype, or the header would exceed {@value #MAX_HEADER_BYTES} bytes
+     * @throws IllegalArgumentException if a name is {@code __metadata__} or has an unpaired
+     *     surrogate (no UTF-8 encoding), safetensors has no name for a dtype, or the header would exceed {@value #MAX_HEADER_BYTES} bytes
      * @throws IOException if the file cannot be written
      */
     public static void write(Path file, Map<String, DenseTensor> tensors, Map<String, String> metadata) throws IOException {
@@ -133,6 +134,11 @@ public final class SafetensorsFile implements AutoCloseable {
         for (Map.Entry<String, DenseTensor> e : ordered) {
             if (e.getKey().equals(SafetensorsCodec.METADATA_KEY)) {
                 throw new IllegalArgumentException("a tensor cannot be named " + SafetensorsCodec.METADATA_KEY);
+            }
+            int bad = Json.unpairedSurrogate(e.getKey());
+            if (bad >= 0) {
+                throw new IllegalArgumentException(String.format("tensor name '%s' has an unpaired surrogate U+%04X at"
+                        + " char %d, which UTF-8 cannot encode", e.getKey(), (int) e.getKey().charAt(bad), bad));
             }
             if (e.getValue().dtype().safetensorsName().isEmpty()) {
                 throw new IllegalArgumentException("safetensors has no dtype for " + e.getValue().dtype()

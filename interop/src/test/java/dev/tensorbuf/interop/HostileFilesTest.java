@@ -1,8 +1,10 @@
 package dev.tensorbuf.interop;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.text.TextFormatException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -44,6 +46,8 @@ class HostileFilesTest {
                         "overflow a long byte size"),
                 npy("negative dim", file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, -1), }", 0),
                         "dim 1 of 'shape' is negative (-1)"),
+                npy("leading zero", file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (02,), }", 8),
+                        "an integer with a leading zero, which Python does not read (write 2, not 02) at position 51"),
                 npy("dim beyond a long", file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }", 0),
                         "dim 0 of 'shape' is 99999999999999999999, beyond a long"),
                 npy("unknown descr", file(1, "{'descr': '<x9', " + ok, 8), "unknown NumPy descr '<x9'"),
@@ -111,7 +115,9 @@ class HostileFilesTest {
                 st("sub-byte tensor of odd bits", safetensors("{\"w\":" + entry("F4", "[3]", 0, 1) + "}", 1),
                         "3 elements of f4e2m1fn are 12 bits, not a whole number of bytes"),
                 st("fractional offsets", safetensors("{\"w\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1.0]}}", 1),
-                        "holds the number 1.0"));
+                        "holds the number 1.0"),
+                st("lone surrogate in a name", safetensors("{\"\\ud800\":" + entry("U8", "[1]", 0, 1) + "}", 1),
+                        "unpaired surrogate \\ud800 in a string at byte 1"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -134,6 +140,27 @@ class HostileFilesTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SafetensorsFile.open(file));
         assertTrue(e.getMessage().contains(message), () -> "expected '" + message + "' in: " + e.getMessage());
         assertTrue(e.getMessage().contains(file.toString()), e::getMessage);
+    }
+
+    @Test
+    void npyAcceptsSpellingsNumpyReads() throws IOException {
+        // '?' is bool, 1_0 is ten, a form feed is whitespace, and 00 is zero: np.load reads all four.
+        Path file = dir.resolve("spellings.npy");
+        Files.write(file, file(1, "{'descr': '|?',\f'fortran_order': False, 'shape': (1_0, 00), }", 0));
+        NpyHeader h = Npy.readHeader(file);
+        assertEquals(DType.PRED, h.dtype());
+        assertEquals(java.util.List.of(10L, 0L), h.shape());
+    }
+
+    @Test
+    void safetensorsAcceptsWhatTheReferenceReaderAccepts() throws IOException {
+        // Leading JSON whitespace and a null __metadata__ (serde_json skips the one, reads the other as None).
+        Path file = dir.resolve("lenient.safetensors");
+        Files.write(file, safetensors(" \n{\"__metadata__\":null,\"a\":" + entry("U8", "[2]", 0, 2) + "}", 2));
+        try (SafetensorsFile f = SafetensorsFile.open(file)) {
+            assertEquals(java.util.Map.of(), f.metadata());
+            assertEquals(java.util.List.of("a"), f.names());
+        }
     }
 
     @Test

@@ -1,10 +1,12 @@
 package dev.tensorbuf.interop;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tensorbuf.interop.internal.NpyCodec;
 import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
@@ -90,16 +92,19 @@ class NpyTest {
     }
 
     @Test
-    void headersBeyond65535BytesUseVersion2() throws IOException {
-        List<Long> dims = new ArrayList<>(Collections.nCopies(25_000, 1L));
-        Path file = dir.resolve("v2.npy");
-        Npy.write(file, new DenseTensor(DType.F64, dims, Arena.ofAuto().allocate(8)));
-        NpyHeader h = Npy.readHeader(file);
-        assertEquals(2, h.majorVersion());
-        assertEquals(25_000, h.shape().size());
-        assertEquals(0, h.dataOffset() % 64);
-        assertThrows(IllegalArgumentException.class,
-                () -> Npy.write(dir.resolve("v1.npy"), new DenseTensor(DType.F64, dims, Arena.ofAuto().allocate(8)), 1));
+    void versions2And3AreWrittenOnRequestAndReadBack() throws IOException {
+        // With at most 64 dims a numeric header always fits version 1.0, which is what numpy.save picks too.
+        for (int version : new int[] {2, 3}) {
+            Path file = dir.resolve("v" + version + ".npy");
+            Npy.write(file, new DenseTensor(DType.F64, List.of(2L, 1L), Arena.ofAuto().allocate(16)), version);
+            NpyHeader h = Npy.readHeader(file);
+            assertEquals(version, h.majorVersion());
+            assertEquals(List.of(2L, 1L), h.shape());
+            assertEquals(0, h.dataOffset() % 64);
+        }
+        List<Long> deepest = new ArrayList<>(Collections.nCopies(64, 1L));
+        deepest.set(0, 1_000_000_000_000L);
+        assertEquals(1, NpyCodec.preamble("<f8", false, deepest, 0)[6], "64 dims of 13 digits fit version 1.0");
     }
 
     @Test
@@ -124,6 +129,18 @@ class NpyTest {
                 new DenseTensor(DType.BF16, List.of(1L), Arena.ofAuto().allocate(2))));
         assertTrue(e.getMessage().startsWith("NumPy has no dtype for bf16 (ml_dtypes' bfloat16 is saved as an unnamed void type)"),
                 e.getMessage());
+    }
+
+    @Test
+    void moreDimensionsThanNumpyReadsAreRefusedBeforeTheFileIsTouched() throws IOException {
+        Path file = dir.resolve("deep.npy");
+        Files.write(file, new byte[] {42});
+        List<Long> dims = java.util.Collections.nCopies(65, 1L);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Npy.write(file, new DenseTensor(DType.U8, dims, Arena.ofAuto().allocate(1))));
+        assertEquals("65 dimensions: NumPy reads arrays of at most 64 (NPY_MAXDIMS), so it could not load this file",
+                e.getMessage());
+        assertArrayEquals(new byte[] {42}, Files.readAllBytes(file));
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.tensorbuf.interop;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -94,6 +95,12 @@ class SafetensorsFileTest {
         IllegalArgumentException s4 = assertThrows(IllegalArgumentException.class, () -> SafetensorsFile.write(
                 dir.resolve("s.safetensors"), Map.of("q", new DenseTensor(DType.S4, List.of(2L), one))));
         assertEquals("safetensors has no dtype for s4 of tensor 'q'", s4.getMessage());
+        // It used to be written as '?': a name UTF-8 cannot hold is refused, and no file is made.
+        IllegalArgumentException surrogate = assertThrows(IllegalArgumentException.class, () -> SafetensorsFile.write(
+                dir.resolve("u.safetensors"), Map.of("w\ud800", new DenseTensor(DType.U8, List.of(1L), one))));
+        assertEquals("tensor name 'w\ud800' has an unpaired surrogate U+D800 at char 1, which UTF-8 cannot encode",
+                surrogate.getMessage());
+        assertFalse(java.nio.file.Files.exists(dir.resolve("u.safetensors")));
     }
 
     @Test

@@ -25,6 +25,8 @@ public final class NpyCodec {
 
     private static final byte[] MAGIC = {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y'};
     private static final int ALIGN = 64;
+    /** NumPy 2's {@code NPY_MAXDIMS}. */
+    private static final int NUMPY_MAX_DIMS = 64;
     // NumPy leaves room for the growth axis to reach 21 digits, so a header can be rewritten in place.
     private static final int GROWTH_AXIS_MAX_DIGITS = 21;
     private static final Set<String> KEYS = Set.of("descr", "fortran_order", "shape");
@@ -158,6 +160,9 @@ public final class NpyCodec {
 
     private static DType dtype(String descr, String file) {
         String body = !descr.isEmpty() && "<>=|".indexOf(descr.charAt(0)) >= 0 ? descr.substring(1) : descr;
+        if (body.equals("?")) {
+            body = "b1"; // NumPy's one-character code for bool, which np.dtype('?') reads
+        }
         String kind = body.isEmpty() ? "" : body.substring(0, 1);
         switch (kind) {
             case "O" -> throw new IllegalArgumentException(file + ": descr '" + descr
@@ -188,6 +193,10 @@ public final class NpyCodec {
      * @throws IllegalArgumentException if the header does not fit the version asked for
      */
     public static byte[] preamble(String descr, boolean fortranOrder, List<Long> shape, int version) {
+        if (shape.size() > NUMPY_MAX_DIMS) {
+            throw new IllegalArgumentException(shape.size() + " dimensions: NumPy reads arrays of at most "
+                    + NUMPY_MAX_DIMS + " (NPY_MAXDIMS), so it could not load this file");
+        }
         StringBuilder h = new StringBuilder(128);
         h.append("{'descr': '").append(descr).append("', 'fortran_order': ").append(fortranOrder ? "True" : "False")
                 .append(", 'shape': ").append(tupleText(shape)).append(", }");

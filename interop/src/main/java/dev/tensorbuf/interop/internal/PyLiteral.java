@@ -231,8 +231,9 @@ public final class PyLiteral {
             pos++;
         }
         int digitsAt = pos;
-        while (pos < text.length() && text.charAt(pos) >= '0' && text.charAt(pos) <= '9') {
-            pos++;
+        while (pos < text.length() && (isDigit(pos)
+                || text.charAt(pos) == '_' && pos > digitsAt && isDigit(pos - 1) && pos + 1 < text.length() && isDigit(pos + 1))) {
+            pos++; // Python allows one underscore between digits: 1_000
             if (pos - digitsAt > MAX_DIGITS) {
                 throw error("integer longer than " + MAX_DIGITS + " digits");
             }
@@ -243,7 +244,12 @@ public final class PyLiteral {
         if (pos < text.length() && (text.charAt(pos) == '.' || text.charAt(pos) == 'e' || text.charAt(pos) == 'E')) {
             throw error("expected an integer, found a float");
         }
-        String digits = text.substring(start, pos);
+        String unsigned = text.substring(digitsAt, pos).replace("_", "");
+        String digits = text.substring(start, digitsAt) + unsigned;
+        if (unsigned.length() > 1 && unsigned.charAt(0) == '0' && unsigned.chars().anyMatch(c -> c != '0')) {
+            pos = digitsAt;
+            throw error("an integer with a leading zero, which Python does not read (write 2, not 02)");
+        }
         if (peek('L') || peek('l')) {
             pos++;
         }
@@ -259,6 +265,10 @@ public final class PyLiteral {
         pos++;
     }
 
+    private boolean isDigit(int at) {
+        return text.charAt(at) >= '0' && text.charAt(at) <= '9';
+    }
+
     private boolean peek(char c) {
         return pos < text.length() && text.charAt(pos) == c;
     }
@@ -266,7 +276,7 @@ public final class PyLiteral {
     private void skipSpace() {
         while (pos < text.length()) {
             char c = text.charAt(pos);
-            if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+            if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f') {
                 return;
             }
             pos++;

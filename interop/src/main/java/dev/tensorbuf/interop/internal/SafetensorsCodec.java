@@ -73,9 +73,13 @@ public final class SafetensorsCodec {
         } catch (CharacterCodingException e) {
             throw new IllegalArgumentException(file + ": header is not valid UTF-8: " + e.getMessage());
         }
-        if (!text.startsWith("{")) {
+        int first = 0;
+        while (first < text.length() && " \t\n\r".indexOf(text.charAt(first)) >= 0) {
+            first++; // JSON whitespace, which the reference reader (serde_json) skips too
+        }
+        if (!text.startsWith("{", first)) {
             throw new IllegalArgumentException(file + ": header must start with '{', found "
-                    + (text.isEmpty() ? "nothing" : "'" + excerpt(text, 0) + "'"));
+                    + (text.isEmpty() ? "nothing" : "'" + excerpt(text, first) + "'"));
         }
         Map<String, Object> json;
         try {
@@ -91,7 +95,8 @@ public final class SafetensorsCodec {
         List<Entry> entries = new ArrayList<>();
         for (Map.Entry<String, Object> e : json.entrySet()) {
             if (e.getKey().equals(METADATA_KEY)) {
-                metadata = metadata(e.getValue(), file);
+                // null is "no metadata" to the reference reader (an Option), so it is here too.
+                metadata = e.getValue() == null ? new LinkedHashMap<>() : metadata(e.getValue(), file);
             } else {
                 entries.add(entry(e.getKey(), e.getValue(), file));
             }

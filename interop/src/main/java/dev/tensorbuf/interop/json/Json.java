@@ -144,6 +144,7 @@ public final class Json {
     }
 
     private String string() {
+        int start = pos;
         pos++;
         StringBuilder sb = new StringBuilder();
         while (true) {
@@ -152,6 +153,12 @@ public final class Json {
             }
             char c = text.charAt(pos++);
             if (c == '"') {
+                int bad = unpairedSurrogate(sb);
+                if (bad >= 0) {
+                    // A \uD800 escape alone names no character; safetensors' own reader refuses it too.
+                    pos = start;
+                    throw error(String.format("unpaired surrogate \\u%04x in a string", (int) sb.charAt(bad)));
+                }
                 return sb.toString();
             }
             if (c < 0x20) {
@@ -358,7 +365,28 @@ public final class Json {
         return d == Math.rint(d) && Math.abs(d) < 1e15 ? Long.toString((long) d) : Double.toString(d);
     }
 
+    /**
+     * {@return the index of the first surrogate that is not half of a pair, or -1} Such a string
+     * has no UTF-8 encoding, so it cannot be written as JSON.
+     */
+    public static int unpairedSurrogate(CharSequence s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     private static void quote(StringBuilder sb, String s) {
+        int bad = unpairedSurrogate(s);
+        if (bad >= 0) {
+            throw new IllegalArgumentException(String.format("cannot write a string with an unpaired surrogate U+%04X"
+                    + " at char %d as JSON: UTF-8 has no encoding for it", (int) s.charAt(bad), bad));
+        }
         sb.append('"');
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);

@@ -41,6 +41,12 @@ class JsonTest {
         assertEquals("[\"a\\\"b\\\\\\n\\u0001\",[1,2],[3]]",
                 Json.write(List.of("a\"b\\\n\u0001", new long[] {1, 2}, new int[] {3})));
         assertEquals("[null,2,0.5]", Json.write(List.of(Double.NaN, 2.0, 0.5)));
+        // A pair is one character (U+1F600) and round-trips; half of one has no UTF-8 form.
+        assertEquals("\ud83d\ude00", Json.parse(Json.write("\ud83d\ude00")));
+        assertEquals("\ud83d\ude00", Json.parse("\"\\ud83d\\ude00\""));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Json.write(List.of("x\ud83d")));
+        assertEquals("cannot write a string with an unpaired surrogate U+D83D at char 1 as JSON: UTF-8 has no encoding"
+                + " for it", e.getMessage());
     }
 
     @ParameterizedTest
@@ -53,6 +59,8 @@ class JsonTest {
         "-|expected digits in a number at position 1",
         "tru|expected 'true' at position 0",
         "\"\\q\"|unknown escape '\\q' at position 2",
+        "[\"a\\ud800\"]|unpaired surrogate \\ud800 in a string at position 1",
+        "\"\\udc00\\ud800\"|unpaired surrogate \\udc00 in a string at position 0",
         "|expected a JSON value, found the end of the text at position 0",
     })
     void malformedTextNamesTheProblemAndPosition(String text, String message) {
