@@ -125,6 +125,23 @@ class LauncherTest {
     }
 
     @Test
+    void aSymlinkOnThePathRunsTheCheckoutItPointsTo() throws Exception {
+        // Two hops, the second relative: bin/tensorbuf -> ../links/tb -> ../tensorbuf.
+        Path links = Files.createDirectories(root.resolve("links"));
+        Files.createSymbolicLink(links.resolve("tb"), Path.of("..", "tensorbuf"));
+        Path bin = Files.createDirectories(root.resolve("bin"));
+        Files.createSymbolicLink(bin.resolve("tensorbuf"), links.resolve("tb"));
+        List<String> cmd = List.of("/bin/bash", bin.resolve("tensorbuf").toString(), "layout", "--help");
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        Process p = pb.start();
+        String output = new String(p.getInputStream().readAllBytes());
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), output);
+        assertTrue(output.contains("args=layout|--help"), output);
+    }
+
+    @Test
     void tensorbufJavaOptsComeLastSoTheyOverrideTheLaunchersSettings() throws Exception {
         Map<String, String> v = launch(Map.of("TENSORBUF_JAVA_OPTS", "-Dtensorbuf.copy.scalarFirstBytes=0"), true,
                 "convert").values();

@@ -54,7 +54,8 @@ final class NativePeer {
         if (!Files.isRegularFile(SOURCE)) {
             throw new IOException("no " + SOURCE.toAbsolutePath() + " (run the tests from the interop module)");
         }
-        Path dir = Files.createTempDirectory("tensorbuf-dlpack-peer");
+        // Under target/, so `mvn clean` removes it and no run leaves folders in /tmp.
+        Path dir = Files.createTempDirectory(Files.createDirectories(Path.of("target")), "dlpack-peer");
         Path lib = dir.resolve("libdlpack_peer.so");
         Process p;
         try {
@@ -67,8 +68,9 @@ final class NativePeer {
         if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
             throw new IOException("gcc failed: " + out.strip());
         }
-        lib.toFile().deleteOnExit();
+        // deleteOnExit runs in reverse order: the library first, then its (then empty) folder.
         dir.toFile().deleteOnExit();
+        lib.toFile().deleteOnExit();
         return lib;
     }
 
