@@ -150,6 +150,26 @@ class CopyPlanTest {
     }
 
     @Test
+    void floatsToU64CoverItsWholeRange() {
+        // [2^63, 2^64) is u64 but not s64; NumPy converts 1e19 to 10000000000000000000.
+        double[] values = {1e19, 0x1p64 - 2048, 0x1p63, 0x1p63 - 1024, 0.9, -0.9};
+        Access src = Access.strided(ARENA.allocate(8L * values.length), DType.F64, StridedLayout.packed(values.length));
+        for (int i = 0; i < values.length; i++) {
+            src.segment().setAtIndex(ValueLayout.JAVA_DOUBLE, i, values[i]);
+        }
+        Access dst = Access.strided(ARENA.allocate(8L * values.length), DType.U64, StridedLayout.packed(values.length));
+        CopyEngine.defaults().copy(src, dst);
+        String[] expected = {"10000000000000000000", "18446744073709549568", "9223372036854775808", "9223372036854774784",
+            "0", "0"};
+        for (int i = 0; i < values.length; i++) {
+            assertEquals(expected[i], Long.toUnsignedString(dst.segment().getAtIndex(ValueLayout.JAVA_LONG, i)), "value " + i);
+        }
+        src.segment().setAtIndex(ValueLayout.JAVA_DOUBLE, 0, 0x1p64);
+        var e = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(src, dst));
+        assertTrue(e.getMessage().contains("value 1.8446744073709552E19 out of range for u64"), e.getMessage());
+    }
+
+    @Test
     void materializeAllocatesAndCopiesIntoTiles() {
         try (var allocator = Allocators.shared()) {
             Access src = f32(TensorFormat.NCHW, 1, 1, 3, 5);

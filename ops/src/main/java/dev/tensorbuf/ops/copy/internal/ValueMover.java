@@ -73,10 +73,12 @@ final class ValueMover {
             da.setLong(d, di, v);
         } else if (toInt) {
             double v = sa.getDouble(s, si);
-            if (Double.isNaN(v) || Double.isInfinite(v) || v >= 0x1p63 || v < -0x1p63 || to == DType.U64 && v <= -1) {
+            boolean u64 = to == DType.U64;
+            if (Double.isNaN(v) || Double.isInfinite(v) || v >= (u64 ? 0x1p64 : 0x1p63) || v < -0x1p63 || u64 && v <= -1) {
                 throw new IllegalArgumentException("value " + v + " out of range for " + to);
             }
-            da.setLong(d, di, (long) v);
+            // u64 holds [2^63, 2^64) too: those bits as a long are negative, so shift by 2^63 first.
+            da.setLong(d, di, v >= 0x1p63 ? (long) (v - 0x1p63) ^ Long.MIN_VALUE : (long) v);
         } else {
             da.setDouble(d, di, sa.getDouble(s, si));
         }
