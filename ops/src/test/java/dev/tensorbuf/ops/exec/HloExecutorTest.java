@@ -81,6 +81,29 @@ class HloExecutorTest {
     }
 
     @Test
+    void iotaWrapsIntegersToTheirWidthAsXlaDoes() {
+        // jax 0.10 on s8[300] iota: ..., 126, 127, -128, -127, ...
+        long[] s8 = longs(module("ROOT i = s8[300]{0} iota(), iota_dimension=0"), Map.of());
+        assertArrayEquals(new long[] {126, 127, -128, -127}, java.util.Arrays.copyOfRange(s8, 126, 130));
+        assertEquals(299 - 256, s8[299]);
+        long[] u8 = longs(module("ROOT i = u8[258]{0} iota(), iota_dimension=0"), Map.of());
+        assertArrayEquals(new long[] {254, 255, 0, 1}, java.util.Arrays.copyOfRange(u8, 254, 258));
+        assertArrayEquals(new long[] {0, 1, 1}, longs(module("ROOT i = pred[3]{0} iota(), iota_dimension=0"), Map.of()));
+    }
+
+    @Test
+    void chainsOfThousandsOfInstructionsRunWithoutDeepRecursion() {
+        // 4001 instructions, each using the one before: evaluated with a stack of its own, not Java's.
+        List<String> body = new java.util.ArrayList<>(List.of("t0 = f32[2,3]{1,0} parameter(0)"));
+        for (int i = 1; i <= 4000; i++) {
+            String shape = i % 2 == 1 ? "f32[3,2]{1,0}" : "f32[2,3]{1,0}";
+            body.add((i == 4000 ? "ROOT " : "") + "t" + i + " = " + shape + " transpose(t" + (i - 1) + "), dimensions={1,0}");
+        }
+        assertArrayEquals(new float[] {0, 1, 2, 3, 4, 5},
+                floats(module(body.toArray(String[]::new)), Map.of("t0", iotaF32("f32[2,3]{1,0}"))));
+    }
+
+    @Test
     void packageExampleSlicesWithStride() {
         String text = module("p0 = s32[4]{0} parameter(0)", "ROOT s = s32[2]{0} slice(p0), slice={[1:4:2]}");
         assertArrayEquals(new long[] {11, 13}, longs(text, Map.of("p0", s32("s32[4]{0}", 10, 11, 12, 13))));

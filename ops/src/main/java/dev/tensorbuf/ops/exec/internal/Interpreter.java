@@ -15,7 +15,9 @@ import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.XlaLayout;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -76,7 +78,7 @@ public final class Interpreter {
             throw new IllegalArgumentException("ROOT " + where(root) + " has shape " + root.shape()
                     + ": only an array result can be written, not a tuple");
         }
-        evaluate(root, new HashSet<>());
+        evaluate(root);
         Value r = values.get(root.name());
         boolean copy = !r.inOwnLayout();
         TensorView result = copy ? Materialize.materialize(r.view(), laidOut(rootShape), allocator) : r.view();
@@ -90,29 +92,54 @@ public final class Interpreter {
         return new Run(result, copy, steps);
     }
 
-    private void evaluate(HloInstruction instr, Set<String> inProgress) {
-        if (values.containsKey(instr.name())) {
-            return;
+    /**
+     * Evaluates {@code root} and what it uses, operands first. Depth first with a stack of its own:
+     * a chain of thousands of instructions is ordinary HLO and must not overflow the Java stack.
+     * An instruction waiting for its operands is "in progress"; meeting one again as an operand
+     * further up the stack is a cycle.
+     */
+    private void evaluate(HloInstruction root) {
+        Deque<HloInstruction> stack = new ArrayDeque<>();
+        Set<String> inProgress = new HashSet<>();
+        stack.push(root);
+        while (!stack.isEmpty()) {
+            HloInstruction instr = stack.peek();
+            if (values.containsKey(instr.name())) {
+                stack.pop();
+                continue;
+            }
+            if (inProgress.add(instr.name())) {
+                boolean waiting = false;
+                for (String o : instr.operands().reversed()) {
+                    HloInstruction operand = entry.find(o).orElseThrow(() -> new IllegalArgumentException(
+                            "instruction " + where(instr) + " uses " + o + ", which " + entry.name() + " does not define"));
+                    if (!values.containsKey(operand.name())) {
+                        if (inProgress.contains(operand.name())) {
+                            throw new IllegalArgumentException("instruction " + where(operand) + " depends on itself");
+                        }
+                        stack.push(operand);
+                        waiting = true;
+                    }
+                }
+                if (waiting) {
+                    continue;
+                }
+            }
+            List<TensorView> operands = new ArrayList<>();
+            for (String o : instr.operands()) {
+                operands.add(values.get(entry.find(o).orElseThrow().name()).view());
+            }
+            Value v;
+            try {
+                v = apply(instr, operands);
+                checkResult(instr, v.view());
+            } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
+                throw new IllegalArgumentException(instr.opcode() + " " + where(instr) + ": " + e.getMessage(), e);
+            }
+            values.put(instr.name(), v);
+            inProgress.remove(instr.name());
+            stack.pop();
         }
-        if (!inProgress.add(instr.name())) {
-            throw new IllegalArgumentException("instruction " + where(instr) + " depends on itself");
-        }
-        List<TensorView> operands = new ArrayList<>();
-        for (String o : instr.operands()) {
-            HloInstruction operand = entry.find(o).orElseThrow(() -> new IllegalArgumentException(
-                    "instruction " + where(instr) + " uses " + o + ", which " + entry.name() + " does not define"));
-            evaluate(operand, inProgress);
-            operands.add(values.get(operand.name()).view());
-        }
-        Value v;
-        try {
-            v = apply(instr, operands);
-            checkResult(instr, v.view());
-        } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
-            throw new IllegalArgumentException(instr.opcode() + " " + where(instr) + ": " + e.getMessage(), e);
-        }
-        values.put(instr.name(), v);
-        inProgress.remove(instr.name());
     }
 
     private Value apply(HloInstruction in, List<TensorView> ops) {
@@ -149,12 +176,17 @@ public final class Interpreter {
         }
         // One row of n values, broadcast: n elements of memory for any shape.
         long n = shape.dim(d);
-        TensorView row = Materialize.allocate(ArrayShape.of(shape.dtype(), n), allocator);
+        DType type = shape.dtype();
+        TensorView row = Materialize.allocate(ArrayShape.of(type, n), allocator);
+        int bits = type.bitWidth();
         for (long k = 0; k < n; k++) {
-            if (shape.dtype().kind() == DType.Kind.FLOAT) {
-                row.setDouble(k, k);
-            } else {
-                row.setLong(k, k);
+            // As XLA computes it: integers wrap to their width (s8 counts 126, 127, -128, ...), pred is k != 0.
+            switch (type.kind()) {
+                case FLOAT -> row.setDouble(k, k);
+                case BOOLEAN -> row.setLong(k == 0 ? 0 : 1, k);
+                case SIGNED -> row.setLong(bits == 64 ? k : k << (64 - bits) >> (64 - bits), k);
+                case UNSIGNED -> row.setLong(bits == 64 ? k : k & ((1L << bits) - 1), k);
+                default -> throw new IllegalArgumentException("iota of " + type + " is not supported");
             }
         }
         return Ops.broadcast(row, longs(shape.dims()), d);
