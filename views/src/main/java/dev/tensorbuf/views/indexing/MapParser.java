@@ -14,8 +14,16 @@ import java.util.Set;
  * {@code *}, {@code /} and {@code mod}: {@code -a / b} is {@code (-a) / b}.
  */
 final class MapParser {
+    /**
+     * Operators (binary, unary minus, parentheses, min/max) in one expression. Simplifying,
+     * comparing and printing walk expression trees recursively, and a tree is at most as deep as
+     * its operator count: 2000 overflowed the Java stack, and XLA's maps have a few dozen.
+     */
+    static final int MAX_OPERATORS = 512;
+
     private final String in;
     private int pos;
+    private int operators;
     private List<String> dimNames = List.of();
     private List<String> rangeNames = List.of();
     private List<String> runtimeNames = List.of();
@@ -41,7 +49,7 @@ final class MapParser {
         p.rangeNames = ranges;
         p.runtimeNames = runtimes;
         p.defaultNames = dims.isEmpty() && ranges.isEmpty() && runtimes.isEmpty();
-        AffineExpr e = p.sum();
+        AffineExpr e = p.expression();
         p.skipSpace();
         if (p.pos != text.length()) {
             throw p.error("unexpected text after the expression");
@@ -155,7 +163,7 @@ final class MapParser {
         List<AffineExpr> results = new ArrayList<>();
         if (!accept(")")) {
             do {
-                results.add(sum());
+                results.add(expression());
             } while (accept(","));
             expect(")");
         }
@@ -175,7 +183,7 @@ final class MapParser {
             domainVars(runtimeNames, "rt", runtimes, entries);
             while (entries[0]++ == 0 || accept(",")) {
                 int at = pos;
-                AffineExpr e = sum();
+                AffineExpr e = expression();
                 Interval bounds = in();
                 if (constraints.containsKey(e)) {
                     pos = at;
@@ -249,6 +257,19 @@ final class MapParser {
         return new Interval(lo, hi);
     }
 
+    /** One whole expression (a result, a constraint): its operators are counted from zero. */
+    private AffineExpr expression() {
+        operators = 0;
+        return sum();
+    }
+
+    /** Counts the operator just read; refuses the expression past {@link #MAX_OPERATORS}. */
+    private void operator() {
+        if (++operators > MAX_OPERATORS) {
+            throw error("expression with more than " + MAX_OPERATORS + " operators, too large to simplify");
+        }
+    }
+
     AffineExpr sum() {
         AffineExpr e = term();
         while (true) {
@@ -257,8 +278,10 @@ final class MapParser {
                 return e;
             }
             if (accept("+")) {
+                operator();
                 e = Exprs.add(e, term());
             } else if (accept("-")) {
+                operator();
                 e = Exprs.add(e, Exprs.mul(term(), new AffineExpr.Const(-1)));
             } else {
                 return e;
@@ -270,12 +293,16 @@ final class MapParser {
         AffineExpr e = unary();
         while (true) {
             if (accept("*")) {
+                operator();
                 e = Exprs.mul(e, unary());
             } else if (accept("/") || acceptWord("floordiv") || acceptWord("floorDiv")) {
+                operator();
                 e = Exprs.floorDiv(e, divisor());
             } else if (acceptWord("ceildiv") || acceptWord("ceilDiv")) {
+                operator();
                 e = Exprs.ceilDiv(e, divisor());
             } else if (acceptWord("mod")) {
+                operator();
                 e = Exprs.mod(e, divisor());
             } else {
                 return e;
@@ -305,6 +332,7 @@ final class MapParser {
                 pos = at;
                 return new AffineExpr.Const(integer());
             }
+            operator();
             return Exprs.mul(unary(), new AffineExpr.Const(-1));
         }
         return primary();
@@ -320,6 +348,7 @@ final class MapParser {
             return new AffineExpr.Const(integer());
         }
         if (accept("(")) {
+            operator();
             AffineExpr e = sum();
             expect(")");
             return e;
@@ -328,6 +357,7 @@ final class MapParser {
             int at = pos;
             String name = identifier("a variable");
             if ((name.equals("min") || name.equals("max")) && accept("(")) {
+                operator();
                 AffineExpr a = sum();
                 expect(",");
                 AffineExpr b = sum();

@@ -115,6 +115,20 @@ class IndexingMapTextTest {
     }
 
     @Test
+    void expressionsTooLargeToSimplifyAreRefusedWhereTheyGrowTooLarge() {
+        // 2000 chained mods or nested parentheses overflowed the Java stack in the simplifier or the parser.
+        String mods = "(d0) -> (d0" + " mod 3".repeat(2000) + "), domain: d0 in [0, 9]";
+        TextFormatException e = assertThrows(TextFormatException.class, () -> IndexingMap.parse(mods));
+        assertTrue(e.getMessage().startsWith("expression with more than 512 operators, too large to simplify"), e.getMessage());
+        assertEquals("(d0) -> (d0".length() + 512 * " mod 3".length() + " mod".length(), e.position(), "just after the 513th");
+        String parens = "(d0) -> (" + "(".repeat(3000) + "d0" + ")".repeat(3000) + ")";
+        assertThrows(TextFormatException.class, () -> IndexingMap.parse(parens));
+        // The count is per expression: each result and constraint may have 512.
+        String wide = "(d0) -> (d0" + " mod 3".repeat(500) + ", d0" + " mod 3".repeat(500) + "), domain: d0 in [0, 9]";
+        assertEquals("(d0) -> (d0 mod 3, d0 mod 3), domain: d0 in [0, 9]", IndexingMap.parse(wide).simplify().toString());
+    }
+
+    @Test
     void pointDimensionsAreSubstitutedOnlyByDefault() {
         IndexingMap m = IndexingMap.parse("(d0) -> (d0), domain: d0 in [5, 5]");
         assertEquals("(d0) -> (d0), domain: d0 in [5, 5]", m.simplify(IndexingMap.PointDims.PRESERVE).toString());
