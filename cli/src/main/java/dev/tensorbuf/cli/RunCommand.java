@@ -80,6 +80,11 @@ final class RunCommand implements Command {
         if (out == null) {
             throw new UsageException("missing --out FILE.npy (usage: " + synopsis() + ")");
         }
+        if (!out.toLowerCase(java.util.Locale.ROOT).endsWith(".npy")) {
+            // It wrote .npy bytes under any name, and a .safetensors reader then choked on them.
+            throw new UsageException("--out " + out + ": run writes .npy only; name it FILE.npy, then use"
+                    + " 'tensorbuf convert FILE.npy " + out + "' for another format");
+        }
         String text = Files.readString(modulePath);
         List<NpyArray> opened = new ArrayList<>();
         try {

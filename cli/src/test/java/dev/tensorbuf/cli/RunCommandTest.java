@@ -2,6 +2,7 @@ package dev.tensorbuf.cli;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.interop.DenseTensor;
@@ -120,5 +121,11 @@ class RunCommandTest {
         assertTrue(r.err().contains("--arg 'p0' must be NAME=FILE.npy or NUMBER=FILE.npy"), r.err());
         assertTrue(CliHarness.run("run", hlo.toString(), "--arg", "p0=nope.npy", "--out", "x.npy").err()
                 .contains("--arg p0: no such file: nope.npy"));
+        Path other = dir.resolve("r.safetensors");
+        CliHarness wrongFormat = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + a, "--out", other.toString());
+        assertEquals(2, wrongFormat.code());
+        assertTrue(wrongFormat.err().contains("run writes .npy only; name it FILE.npy, then use 'tensorbuf convert"),
+                wrongFormat.err());
+        assertFalse(Files.exists(other));
     }
 }
