@@ -108,9 +108,10 @@ final class ConvertCommand implements Command {
         try (AutoCloseable owner = input.owner()) {
             ArrayShape target = target(in, input.view());
             Format outFormat = formatOf(outPath);
-            if (outFormat != Format.RAW && !target.requireLayout().equals(XlaLayout.descending(target.rank()))) {
+            XlaLayout dense = dense(target.dtype(), target.rank());
+            if (outFormat != Format.RAW && !target.requireLayout().equals(dense)) {
                 throw new UsageException("a ." + outFormat.name().toLowerCase(Locale.ROOT)
-                        + " file holds row-major (C order) data; --layout " + target
+                        + " file holds row-major (C order) data, " + target.withLayout(dense) + "; --layout " + target
                         + " is for raw output (OUT with another extension)");
             }
             long bytes = target.arraySize();
@@ -174,7 +175,8 @@ final class ConvertCommand implements Command {
                     }
                     SafetensorsTensor t = f.tensor(name);
                     long[] dims = t.shape().stream().mapToLong(Long::longValue).toArray();
-                    yield new Input(TensorView.strided(t.data(), t.dtype(), StridedLayout.packed(dims)), name, f);
+                    ArrayShape shape = ArrayShape.of(t.dtype(), dims).withLayout(dense(t.dtype(), dims.length));
+                    yield new Input(TensorView.of(t.data(), shape), name, f);
                 } catch (RuntimeException e) {
                     f.close();
                     throw e;
@@ -216,7 +218,7 @@ final class ConvertCommand implements Command {
         if (layoutText == null) {
             long[] dims = source.dims().stream().mapToLong(Long::longValue).toArray();
             DType t = dtype == null ? source.dtype() : dtype;
-            return ArrayShape.of(t, dims).withLayout(XlaLayout.descending(dims.length));
+            return ArrayShape.of(t, dims).withLayout(dense(t, dims.length));
         }
         ArrayShape shape = arrayShape(layoutText, "--layout");
         if (!shape.dims().equals(source.dims())) {
@@ -228,6 +230,15 @@ final class ConvertCommand implements Command {
                     + "; give the type once, in --layout");
         }
         return shape;
+    }
+
+    /**
+     * {@return row-major as the files store it: sub-byte types packed into bytes, first element in
+     * the low bits (safetensors' F4, and what DenseTensor holds)}
+     */
+    private static XlaLayout dense(DType type, int rank) {
+        XlaLayout rowMajor = XlaLayout.descending(rank);
+        return type.isSubByte() ? rowMajor.withElementSizeInBits(type.bitWidth()) : rowMajor;
     }
 
     private static ArrayShape arrayShape(String text, String option) {

@@ -54,6 +54,32 @@ class ConvertCommandTest {
     }
 
     @Test
+    void packedFourBitTensorsConvertBothWaysThroughSafetensors() throws IOException {
+        // Every f4e2m1fn value once: safetensors' F4 packs two per byte, the first in the low nibble.
+        float[] values = {0, 0.5f, 1, 1.5f, 2, 3, 4, 6, -0f, -0.5f, -1, -1.5f, -2, -3, -4, -6};
+        Path in = dir.resolve("all.npy");
+        Npy.write(in, new DenseTensor(DType.F32, List.of(4L, 4L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, values)));
+        Path packed = dir.resolve("all.safetensors");
+        CliHarness r = CliHarness.run("convert", in.toString(), packed.toString(), "--dtype", "f4e2m1fn");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("f4e2m1fn[4,4]{1,0:E(4)}"), r.out());
+        try (SafetensorsFile f = SafetensorsFile.open(packed)) {
+            assertArrayEquals(new byte[] {0x10, 0x32, 0x54, 0x76, (byte) 0x98, (byte) 0xba, (byte) 0xdc, (byte) 0xfe},
+                    f.tensor("all").data().segment().toArray(ValueLayout.JAVA_BYTE));
+        }
+        Path back = dir.resolve("back.npy");
+        r = CliHarness.run("convert", packed.toString(), back.toString(), "--dtype", "f32");
+        assertEquals(0, r.code(), r.err());
+        try (NpyArray a = Npy.map(back)) {
+            assertArrayEquals(values, a.data().segment().toArray(ValueLayout.JAVA_FLOAT));
+        }
+        // NumPy has no 4-bit type: refused by name, not by a byte count.
+        r = CliHarness.run("convert", packed.toString(), dir.resolve("no.npy").toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("NumPy has no dtype for f4e2m1fn"), r.err());
+    }
+
+    @Test
     void jsonHasTheFixedKeys() throws IOException {
         Path out = dir.resolve("x.raw");
         CliHarness r = CliHarness.run("convert", oneToFifteen().toString(), out.toString(), "--layout", "f32[3,5]{1,0:T(2,2)}",
@@ -123,7 +149,7 @@ class ConvertCommandTest {
         CliHarness r = CliHarness.run("convert", oneToFifteen().toString(), dir.resolve("t.npy").toString(), "--layout",
                 "f32[3,5]{1,0:T(2,2)}");
         assertEquals(2, r.code());
-        assertTrue(r.err().contains("a .npy file holds row-major (C order) data; --layout f32[3,5]{1,0:T(2,2)} is for raw output"),
+        assertTrue(r.err().contains("a .npy file holds row-major (C order) data, f32[3,5]{1,0}; --layout f32[3,5]{1,0:T(2,2)} is for raw output"),
                 r.err());
     }
 
