@@ -38,8 +38,40 @@ final class ViewFactory {
             // waits for the first need, so views and bitcasts to tiled shapes cost O(rank).
             return new TensorView(laidOut, dims, access, host, buffer, null, 0, null, new PendingMap.Layout());
         }
+        checkNestedTilesFit(laidOut, buffer);
         // Beyond the buffer, or split: the map is built now and its check names the first index out.
         return checked(laidOut, new ViewMap.Single(buffer, laidOut.toIndexingMap()), access);
+    }
+
+    /**
+     * XLA sizes a tiled buffer by its first tile alone ({@code ArraySize}: "sub-tiles won't cause
+     * additional padding"), so a later tile that does not divide what it tiles addresses slots
+     * past that size. A buffer of exactly that size is then too small for reasons the first
+     * out-of-bounds index would not explain; this says them.
+     */
+    private static void checkNestedTilesFit(ArrayShape shape, Buffer buffer) {
+        XlaLayout layout = shape.requireLayout();
+        if (layout.tiles().size() < 2 || !layout.splitConfigs().isEmpty()) {
+            return;
+        }
+        long slots;
+        long slotBytes;
+        long arraySize;
+        try {
+            slots = shape.physicalElementCount();
+            long bits = layout.elementSizeInBits();
+            slotBytes = bits == 0 ? Math.multiplyExact(slots, shape.dtype().byteWidth())
+                    : Math.ceilDiv(Math.multiplyExact(slots, bits), 8);
+            arraySize = shape.arraySize();
+        } catch (ArithmeticException | IllegalArgumentException overflow) {
+            return;
+        }
+        if (slotBytes > buffer.byteSize() && arraySize <= buffer.byteSize()) {
+            throw new IllegalArgumentException(shape + ": its tiles address " + slots + " element slots (" + slotBytes
+                    + " bytes), but XLA sizes a buffer by the first tile alone (ArraySize " + arraySize
+                    + " bytes, this buffer " + buffer.byteSize() + "): a later tile pads inside the tiles before it;"
+                    + " each tile must divide the dimensions it tiles");
+        }
     }
 
     /**

@@ -101,6 +101,25 @@ class TensorViewTest {
     }
 
     @Test
+    void laterTileThatDoesNotDivideTheFirstIsExplainedNotJustOutOfBounds() {
+        // T(2,3) then (1,2): the second tile pads 3 to 4 inside each 2x3 tile, 8 slots, while
+        // XLA's ArraySize counts the first tile alone: 6 slots, 24 bytes.
+        ArrayShape shape = (ArrayShape) XlaShape.parse("f32[2,3]{1,0:T(2,3)(1,2)}");
+        assertEquals(24, shape.arraySize());
+        assertEquals(8, shape.physicalElementCount());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> TensorView.of(arena.allocate(shape.arraySize()), shape));
+        assertEquals("f32[2,3]{1,0:T(2,3)(1,2)}: its tiles address 8 element slots (32 bytes), but XLA sizes a buffer by"
+                + " the first tile alone (ArraySize 24 bytes, this buffer 24): a later tile pads inside the tiles before"
+                + " it; each tile must divide the dimensions it tiles", e.getMessage());
+        // Given the slots, the view works, and XLA's own nested tilings (dividing) need nothing extra.
+        assertEquals(6, TensorView.of(arena.allocate(32), shape).elementCount());
+        ArrayShape bf16 = (ArrayShape) XlaShape.parse("bf16[16,256]{1,0:T(8,128)(2,1)}");
+        assertEquals(bf16.arraySize(), 2 * bf16.physicalElementCount());
+        TensorView.of(arena.allocate(bf16.arraySize()), bf16);
+    }
+
+    @Test
     void deviceBufferRefusesElementAccess() {
         Buffer device = Buffers.foreign(0x1000, 64, MemorySpace.DEVICE, "test", () -> { });
         TensorView v = TensorView.of(device, "f32[4,4]{1,0}");
