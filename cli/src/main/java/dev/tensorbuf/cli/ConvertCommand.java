@@ -50,7 +50,7 @@ final class ConvertCommand implements Command {
     @Override
     public String synopsis() {
         return "tensorbuf convert IN OUT [--layout SHAPE_WITH_LAYOUT] [--dtype T] [--tensor NAME]"
-                + " [--from-layout SHAPE] [--quiet] [--json]";
+                + " [--from-layout SHAPE] [--from-dtype T] [--quiet] [--json]";
     }
 
     @Override
@@ -62,7 +62,8 @@ final class ConvertCommand implements Command {
                 without --layout). Raw input needs --from-layout, the XLA shape its bytes are laid out
                 in, and must be exactly that shape's size. --dtype converts the elements (NaN or
                 out-of-range values for an integer type are an error). A safetensors input with several
-                tensors needs --tensor NAME. .npy and safetensors output are row-major (C order); a
+                tensors needs --tensor NAME. A .npy of ml_dtypes' bf16 or f8 says only '<V2' or '<V1'
+                (void): name its type with --from-dtype. .npy and safetensors output are row-major (C order); a
                 safetensors output names its tensor like the input tensor, or after IN's file name.
                 A progress bar is drawn on a terminal for conversions over a second (not with --quiet).
 
@@ -80,6 +81,7 @@ final class ConvertCommand implements Command {
                 Option.value("dtype", "T", false, "the output element type (XLA name, e.g. bf16); default: the input's"),
                 Option.value("tensor", "NAME", false, "the tensor to take from a safetensors input"),
                 Option.value("from-layout", "SHAPE", false, "the XLA shape of a raw input, e.g. 'f32[3,5]{1,0}'"),
+                Option.value("from-dtype", "T", false, "the element type of a void .npy input ('<V2': ml_dtypes' bf16, f8)"),
                 Option.flag("quiet", "no progress bar"),
                 Option.JSON);
     }
@@ -152,6 +154,10 @@ final class ConvertCommand implements Command {
         if (format != Format.SAFETENSORS && in.value("tensor") != null) {
             throw new UsageException("--tensor picks a tensor of a safetensors input; " + file + " is not one");
         }
+        if (format != Format.NPY && in.value("from-dtype") != null) {
+            throw new UsageException("--from-dtype names the type of a void .npy input; " + file + " is not a .npy file"
+                    + (format == Format.RAW ? " (give a raw input's type in --from-layout)" : ""));
+        }
         if (format != Format.RAW && in.value("from-layout") != null) {
             throw new UsageException("--from-layout describes a raw input; " + file + " is a ."
                     + format.name().toLowerCase(Locale.ROOT) + " file, which says its own shape");
@@ -159,7 +165,13 @@ final class ConvertCommand implements Command {
         String stem = file.getFileName().toString().replaceFirst("\\.[^.]*$", "");
         return switch (format) {
             case NPY -> {
-                NpyArray a = Npy.map(file);
+                String named = in.value("from-dtype");
+                NpyArray a = Npy.map(file, named == null ? null : DType.fromXlaName(named));
+                if (named != null && !a.header().descr().substring(1).startsWith("V")) {
+                    a.close();
+                    throw new UsageException("--from-dtype " + named + ": " + file + " says its own type, "
+                            + a.dtype() + " ('" + a.header().descr() + "'); the option is for void ('<V2') files");
+                }
                 yield new Input(TensorView.strided(a.data(), a.dtype(), a.layout()), stem, a);
             }
             case SAFETENSORS -> {

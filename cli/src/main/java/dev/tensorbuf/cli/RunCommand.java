@@ -7,6 +7,8 @@ import dev.tensorbuf.ops.exec.Execution;
 import dev.tensorbuf.ops.exec.HloExecutor;
 import dev.tensorbuf.ops.exec.Step;
 import dev.tensorbuf.ops.exec.UnsupportedOpException;
+import dev.tensorbuf.ops.hlo.HloModule;
+import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorView;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -86,6 +88,7 @@ final class RunCommand implements Command {
                     + " 'tensorbuf convert FILE.npy " + out + "' for another format");
         }
         String text = Files.readString(modulePath);
+        HloModule module = HloModule.parse(text);
         List<NpyArray> opened = new ArrayList<>();
         try {
             Map<String, TensorView> args = new LinkedHashMap<>();
@@ -98,7 +101,9 @@ final class RunCommand implements Command {
                 if (!Files.isRegularFile(file)) {
                     throw new UsageException("--arg " + a.substring(0, eq) + ": no such file: " + file);
                 }
-                NpyArray array = Npy.map(file);
+                // ml_dtypes saves bf16 and f8 as bare void ('<V2'): they take their parameter's type.
+                DType declared = HloExecutor.parameterShape(module, a.substring(0, eq)).dtype();
+                NpyArray array = Npy.map(file, declared.isNumpyNative() ? null : declared);
                 opened.add(array);
                 if (args.put(a.substring(0, eq), TensorView.strided(array.data(), array.dtype(), array.layout())) != null) {
                     throw new UsageException("--arg " + a.substring(0, eq) + " is given twice");

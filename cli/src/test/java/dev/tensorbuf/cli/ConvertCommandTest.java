@@ -80,6 +80,24 @@ class ConvertCommandTest {
     }
 
     @Test
+    void voidNpyOfMlDtypesConvertsOnceItsTypeIsNamed() throws IOException {
+        Path bf = dir.resolve("bf.npy");
+        RunCommandTest.writeVoidBf16(bf, new long[] {3}, (short) 0x3f80, (short) 0xc020, (short) 0x7f80);
+        Path out = dir.resolve("f.npy");
+        CliHarness r = CliHarness.run("convert", bf.toString(), out.toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("name the type (tensorbuf convert --from-dtype bf16"), r.err());
+        r = CliHarness.run("convert", bf.toString(), out.toString(), "--from-dtype", "bf16", "--dtype", "f32");
+        assertEquals(0, r.code(), r.err());
+        try (NpyArray a = Npy.map(out)) {
+            assertArrayEquals(new float[] {1, -2.5f, Float.POSITIVE_INFINITY}, a.data().segment().toArray(ValueLayout.JAVA_FLOAT));
+        }
+        r = CliHarness.run("convert", oneToFifteen().toString(), out.toString(), "--from-dtype", "bf16");
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("says its own type, f32 ('<f4'); the option is for void ('<V2') files"), r.err());
+    }
+
+    @Test
     void jsonHasTheFixedKeys() throws IOException {
         Path out = dir.resolve("x.raw");
         CliHarness r = CliHarness.run("convert", oneToFifteen().toString(), out.toString(), "--layout", "f32[3,5]{1,0:T(2,2)}",

@@ -64,6 +64,40 @@ class RunCommandTest {
         assertArrayEquals(new float[] {2, 5, 1, 4, 0, 3}, read(out));
     }
 
+    /** What np.save writes for ml_dtypes' bfloat16: descr '<V2' and the bf16 bits. */
+    static void writeVoidBf16(Path file, long[] dims, short... bits) throws IOException {
+        byte[] preamble = dev.tensorbuf.interop.internal.NpyCodec.preamble("<V2", false,
+                java.util.Arrays.stream(dims).boxed().toList(), 0);
+        byte[] data = Arena.ofAuto().allocateFrom(ValueLayout.JAVA_SHORT, bits).toArray(ValueLayout.JAVA_BYTE);
+        byte[] all = java.util.Arrays.copyOf(preamble, preamble.length + data.length);
+        System.arraycopy(data, 0, all, preamble.length, data.length);
+        Files.write(file, all);
+    }
+
+    @Test
+    void voidNpyArgumentsTakeTheirParametersType() throws IOException {
+        // ml_dtypes' bf16 file: 1, 2, 3, -1 as bf16 bits. The parameter says bf16; the ROOT converts to f32.
+        Path bf = dir.resolve("bf.npy");
+        writeVoidBf16(bf, new long[] {2, 2}, (short) 0x3f80, (short) 0x4000, (short) 0x4040, (short) 0xbf80);
+        Path module = dir.resolve("bf.hlo");
+        Files.writeString(module, """
+                HloModule m
+                ENTRY e {
+                  p0 = bf16[2,2]{1,0} parameter(0)
+                  t = bf16[2,2]{1,0} transpose(p0), dimensions={1,0}
+                  ROOT c = f32[2,2]{1,0} convert(t)
+                }
+                """);
+        Path out = dir.resolve("c.npy");
+        CliHarness r = CliHarness.run("run", module.toString(), "--arg", "p0=" + bf, "--out", out.toString());
+        assertEquals(0, r.code(), r.err());
+        assertArrayEquals(new float[] {1, 3, 2, -1}, read(out));
+        // An f32 parameter does not make a void file f32.
+        r = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + bf, "--out", out.toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("descr '<V2' is a void type"), r.err());
+    }
+
     @Test
     void jsonHasTheFixedKeys() throws IOException {
         Path out = dir.resolve("r.npy");

@@ -5,6 +5,7 @@ import dev.tensorbuf.interop.internal.FileMapping;
 import dev.tensorbuf.interop.internal.NpyCodec;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.views.DType;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -79,8 +80,27 @@ public final class Npy {
      * @throws IOException if the file cannot be read or mapped
      */
     public static NpyArray map(Path file) throws IOException {
+        return map(file, null);
+    }
+
+    /**
+     * {@return the array as {@link #map(Path)} maps it, with a void descr ({@code '<V2'}, as
+     * ml_dtypes saves bf16, the f8 types and int4 unpacked) read as {@code voidType}}
+     * {@snippet :
+     * // np.save("w.npy", np.ones((2, 3), dtype=ml_dtypes.bfloat16))   -> descr '<V2'
+     * try (NpyArray w = Npy.map(Path.of("w.npy"), DType.BF16)) {
+     *     w.dtype();   // bf16
+     * }
+     * }
+     *
+     * @param voidType the type of a void file's elements, of the void's width; null refuses void
+     *     files, as {@link #map(Path)} does. A file whose descr names a type is read as that type.
+     * @throws IllegalArgumentException for a malformed file, or a void width that differs from
+     *     {@code voidType}'s
+     */
+    public static NpyArray map(Path file, DType voidType) throws IOException {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            NpyHeader header = NpyCodec.read(channel, channel.size(), file.toString());
+            NpyHeader header = NpyCodec.read(channel, channel.size(), file.toString(), voidType);
             if (!needsSwap(header)) {
                 return new NpyArray(file, header, FileMapping.map(channel, header.dataOffset(), header.dataByteSize(),
                         "mapped " + file.getFileName()), true);

@@ -131,6 +131,45 @@ class NpyTest {
                 e.getMessage());
     }
 
+    /** A file as np.save writes ml_dtypes' bfloat16: descr '<V2', the bf16 bits as data. */
+    private Path voidBf16(String name, short... bits) throws IOException {
+        Path file = dir.resolve(name);
+        byte[] preamble = NpyCodec.preamble("<V2", false, List.of((long) bits.length), 0);
+        MemorySegment data = Arena.ofAuto().allocateFrom(ValueLayout.JAVA_SHORT, bits);
+        byte[] all = new byte[preamble.length + 2 * bits.length];
+        System.arraycopy(preamble, 0, all, 0, preamble.length);
+        MemorySegment.copy(data, ValueLayout.JAVA_BYTE, 0, all, preamble.length, 2 * bits.length);
+        Files.write(file, all);
+        return file;
+    }
+
+    @Test
+    void voidFilesOfMlDtypesAreReadAsTheTypeTheCallerNames() throws IOException {
+        // bf16 1.0 = 0x3f80, -2.5 = 0xc020
+        Path file = voidBf16("bf.npy", (short) 0x3f80, (short) 0xc020);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Npy.map(file));
+        assertTrue(e.getMessage().contains("descr '<V2' is a void type (2 bytes each): ml_dtypes saves bf16 and f8 that way"
+                + " without saying which; name the type (tensorbuf convert --from-dtype bf16, Npy.map(file, DType.BF16))"),
+                e.getMessage());
+        try (NpyArray a = Npy.map(file, DType.BF16)) {
+            assertEquals(DType.BF16, a.dtype());
+            assertEquals("<V2", a.header().descr());
+            assertArrayEquals(new double[] {1.0, -2.5},
+                    dev.tensorbuf.views.TensorView.strided(a.data(), a.dtype(), a.layout()).toDoubleArray());
+        }
+        IllegalArgumentException width = assertThrows(IllegalArgumentException.class, () -> Npy.map(file, DType.F8E4M3FN));
+        assertTrue(width.getMessage().endsWith("descr '<V2' holds 2-byte elements; f8e4m3fn elements take 1 byte"),
+                width.getMessage());
+        IllegalArgumentException native_ = assertThrows(IllegalArgumentException.class, () -> Npy.map(file, DType.F16));
+        assertTrue(native_.getMessage().endsWith("f16 has a NumPy descr of its own, '<f2'"), native_.getMessage());
+        // A typed file is read as its own type whatever is named for void ones.
+        Path f32 = dir.resolve("f.npy");
+        Npy.write(f32, new DenseTensor(DType.F32, List.of(1L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 2f)));
+        try (NpyArray a = Npy.map(f32, DType.BF16)) {
+            assertEquals(DType.F32, a.dtype());
+        }
+    }
+
     @Test
     void moreDimensionsThanNumpyReadsAreRefusedBeforeTheFileIsTouched() throws IOException {
         Path file = dir.resolve("deep.npy");

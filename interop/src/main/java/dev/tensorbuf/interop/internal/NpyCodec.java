@@ -41,6 +41,14 @@ public final class NpyCodec {
      * @throws IllegalArgumentException naming the file and the problem
      */
     public static NpyHeader read(FileChannel channel, long fileSize, String file) throws IOException {
+        return read(channel, fileSize, file, null);
+    }
+
+    /**
+     * Reads as {@link #read(FileChannel, long, String)}, taking a void descr ({@code '<V2'}) of
+     * {@code voidType}'s width as that type (null: void descrs are refused).
+     */
+    public static NpyHeader read(FileChannel channel, long fileSize, String file, DType voidType) throws IOException {
         if (fileSize < 10) {
             throw new IllegalArgumentException(file + ": " + fileSize + " bytes is too short for a .npy preamble (at least 10)");
         }
@@ -76,7 +84,7 @@ public final class NpyCodec {
         ByteBuffer raw = readFully(channel, headerStart, (int) headerLength);
         String text = decode(raw, major, file);
         long dataOffset = headerStart + headerLength;
-        NpyHeader header = interpret(PyLiteral.parse(text, file), major, dataOffset, file);
+        NpyHeader header = interpret(PyLiteral.parse(text, file), major, dataOffset, file, voidType);
         long need = header.dataByteSize();
         if (need > fileSize - dataOffset) {
             throw new IllegalArgumentException(file + ": shape " + tupleText(header.shape()) + " of " + header.descr()
@@ -100,7 +108,7 @@ public final class NpyCodec {
         }
     }
 
-    private static NpyHeader interpret(Object literal, int major, long dataOffset, String file) {
+    private static NpyHeader interpret(Object literal, int major, long dataOffset, String file, DType voidType) {
         if (!(literal instanceof Map<?, ?> dict)) {
             throw new IllegalArgumentException(file + ": header is not a dict but " + kind(literal));
         }
@@ -122,7 +130,7 @@ public final class NpyCodec {
         }
         List<Long> shape = shape(dict.get("shape"), file);
         ByteOrder order = byteOrder(descr);
-        DType dtype = dtype(descr, file);
+        DType dtype = dtype(descr, file, voidType);
         String context = file + ": " + descr + " " + shape;
         Sizes.byteSize(dtype, Sizes.elementCount(shape, context), context);
         return new NpyHeader(major, descr, dtype, dtype.byteWidth() == 1 ? ByteOrder.LITTLE_ENDIAN : order, fortran,
@@ -158,12 +166,15 @@ public final class NpyCodec {
         };
     }
 
-    private static DType dtype(String descr, String file) {
+    private static DType dtype(String descr, String file, DType voidType) {
         String body = !descr.isEmpty() && "<>=|".indexOf(descr.charAt(0)) >= 0 ? descr.substring(1) : descr;
         if (body.equals("?")) {
             body = "b1"; // NumPy's one-character code for bool, which np.dtype('?') reads
         }
         String kind = body.isEmpty() ? "" : body.substring(0, 1);
+        if (kind.equals("V")) {
+            return voidAs(descr, body, file, voidType);
+        }
         switch (kind) {
             case "O" -> throw new IllegalArgumentException(file + ": descr '" + descr
                     + "' is an object array: its data are pickled Python objects, which are never read");
@@ -183,6 +194,30 @@ public final class NpyCodec {
             throw new IllegalArgumentException(file + ": unknown NumPy descr '" + descr + "'");
         }
         return dtype;
+    }
+
+    /** ml_dtypes saves bf16, f8 and the int4 family as bare void types; the caller names which. */
+    private static DType voidAs(String descr, String body, String file, DType voidType) {
+        long width;
+        try {
+            width = Long.parseLong(body.substring(1));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(file + ": descr '" + descr + "' is a void type of unknown width", e);
+        }
+        if (voidType == null) {
+            throw new IllegalArgumentException(file + ": descr '" + descr + "' is a void type (" + width + " bytes each):"
+                    + " ml_dtypes saves bf16 and f8 that way without saying which; name the type (tensorbuf convert"
+                    + " --from-dtype bf16, Npy.map(file, DType.BF16))");
+        }
+        String not = voidType.isSubByte() ? voidType + " is read from .npy files only as a NumPy type"
+                : voidType.isNumpyNative() ? voidType + " has a NumPy descr of its own, '"
+                        + voidType.numpyDescr().orElseThrow() + "'"
+                : voidType.byteWidth() != width ? voidType + " elements take " + voidType.byteWidth()
+                        + (voidType.byteWidth() == 1 ? " byte" : " bytes") : null;
+        if (not != null) {
+            throw new IllegalArgumentException(file + ": descr '" + descr + "' holds " + width + "-byte elements; " + not);
+        }
+        return voidType;
     }
 
     /**

@@ -67,6 +67,16 @@ public final class HloExecutor {
         return run(module, SourceLines.none(), arguments);
     }
 
+    /**
+     * {@return the shape of the entry parameter that {@code key} names, as {@link #execute} binds
+     * arguments: by name ({@code "p0"}, {@code "%p0"}) or number ({@code "0"})}
+     *
+     * @throws IllegalArgumentException for a key naming no parameter, listing them
+     */
+    public static ArrayShape parameterShape(HloModule module, String key) {
+        return Arguments.parameter(module.entry(), key).arrayShape();
+    }
+
     private static Execution run(HloModule module, SourceLines lines, Map<String, TensorView> arguments) {
         for (HloInstruction i : module.entry().instructions()) {
             if (!SUPPORTED_OPCODES.contains(i.opcode())) {

@@ -50,6 +50,15 @@ public final class Arguments {
         return bound;
     }
 
+    /**
+     * {@return the parameter {@code key} names, as {@link #bind} resolves it}
+     *
+     * @throws IllegalArgumentException for a key naming no parameter, listing them
+     */
+    public static HloInstruction parameter(HloComputation entry, String key) {
+        return resolve(entry, entry.instructions().stream().filter(i -> i.opcode().equals("parameter")).toList(), key);
+    }
+
     private static HloInstruction resolve(HloComputation entry, List<HloInstruction> params, String key) {
         String k = key.startsWith("%") ? key.substring(1) : key;
         for (HloInstruction p : params) {
