@@ -95,7 +95,8 @@ public final class Planner {
         if (channel >= 0 && digits.digitsOf(channel).length > 1) {
             return gather(dst, df, "the channel dimension " + channel + " is tiled");
         }
-        int channelDigit = channel >= 0 ? digits.digitsOf(channel)[0] : -1;
+        // A channel dimension of size 1 has no digit (radix-1 digits are dropped): channel 0 throughout.
+        int channelDigit = channel >= 0 && digits.digitsOf(channel).length == 1 ? digits.digitsOf(channel)[0] : -1;
         int dims = digits.sizes().length;
         List<List<List<TiledDigits.Range>>> valid = new ArrayList<>();
         for (int i = 0; i < dims; i++) {

@@ -52,10 +52,12 @@ public record TiledDigits(List<Digit> digits, long[] sizes, long slots) {
             return "packed E(" + e + ") elements";
         }
         int rank = shape.rank();
-        List<long[]> cur = new ArrayList<>(); // {dim, radix, factor}
+        // {dim, radix, factor, top}: top is 1 for the digit holding a dimension's highest part,
+        // the only one whose padding sits above the dimension's bound.
+        List<long[]> cur = new ArrayList<>();
         for (int j = 0; j < rank; j++) {
             int d = layout.majorDimension(j);
-            cur.add(new long[] {d, shape.dim(d), 1});
+            cur.add(new long[] {d, shape.dim(d), 1, 1});
         }
         int pseudo = rank;
         for (Tile tile : layout.tiles()) {
@@ -64,7 +66,7 @@ public record TiledDigits(List<Digit> digits, long[] sizes, long slots) {
             }
             int r = tile.rank();
             while (cur.size() < r) {
-                cur.addFirst(new long[] {pseudo++, 1, 1});
+                cur.addFirst(new long[] {pseudo++, 1, 1, 1});
             }
             int prefix = cur.size() - r;
             List<long[]> outers = new ArrayList<>();
@@ -72,12 +74,13 @@ public record TiledDigits(List<Digit> digits, long[] sizes, long slots) {
             for (int k = 0; k < r; k++) {
                 long[] g = cur.get(prefix + k);
                 long t = tile.dim(k);
-                boolean top = isTop(cur, g);
-                if (!top && g[1] % t != 0) {
+                // Told by the flag, not by comparing factors: a digit of radix 1 (a tile entry of
+                // 1, or one equal to what it tiles) shares its factor with another digit.
+                if (g[3] == 0 && g[1] % t != 0) {
                     return "tile " + tile + " does not divide the inner tile dimension of size " + g[1];
                 }
-                outers.add(new long[] {g[0], Math.ceilDiv(g[1], t), Math.multiplyExact(g[2], t)});
-                inners.add(new long[] {g[0], t, g[2]});
+                outers.add(new long[] {g[0], Math.ceilDiv(g[1], t), Math.multiplyExact(g[2], t), g[3]});
+                inners.add(new long[] {g[0], t, g[2], 0});
             }
             List<long[]> next = new ArrayList<>(cur.subList(0, prefix));
             next.addAll(outers);
@@ -97,19 +100,13 @@ public record TiledDigits(List<Digit> digits, long[] sizes, long slots) {
         List<Digit> digits = new ArrayList<>();
         for (int j = 0; j < cur.size(); j++) {
             long[] g = cur.get(j);
-            digits.add(new Digit((int) g[0], g[1], g[2], strides[j]));
-        }
-        return new TiledDigits(List.copyOf(digits), sizes, n);
-    }
-
-    /** True when no other digit of the same dimension has a larger factor. */
-    private static boolean isTop(List<long[]> cur, long[] g) {
-        for (long[] o : cur) {
-            if (o != g && o[0] == g[0] && o[2] > g[2]) {
-                return false;
+            // A digit of radix 1 is always 0: kept, it would tie in factor with its neighbour
+            // and break the mixed radix the boxes are cut by.
+            if (g[1] != 1) {
+                digits.add(new Digit((int) g[0], g[1], g[2], strides[j]));
             }
         }
-        return true;
+        return new TiledDigits(List.copyOf(digits), sizes, n);
     }
 
     /** {@return the digit indices of logical dimension {@code dim}, largest factor first} */
@@ -136,6 +133,13 @@ public record TiledDigits(List<Digit> digits, long[] sizes, long slots) {
     /** Splits {@code [0, m)} over digits {@code order[k..]} (prefix fixed) into data boxes and padding boxes. */
     private void pieces(int[] order, int k, long m, List<Range> prefix, List<List<Range>> valid,
                         List<List<Range>> pad) {
+        if (order.length == 0) {
+            // Every digit had radix 1: the dimension has size 1 (or 0) and one slot.
+            if (m > 0) {
+                valid.add(List.of());
+            }
+            return;
+        }
         Digit d = digits.get(order[k]);
         assert k + 1 == order.length || d.factor() == digits.get(order[k + 1]).factor() * digits.get(order[k + 1]).radix()
                 : "digits are not a proper mixed radix";
