@@ -156,4 +156,15 @@ class ConvertCommandTest {
         CliHarness notATerminal = CliHarness.run("convert", in.toString(), dir.resolve("n.bin").toString());
         assertFalse(notATerminal.err().contains("%"), notATerminal.err());
     }
+
+    @Test
+    void layoutNeedingMoreMemoryThanExistsIsBadInputNotAnInternalError() throws IOException {
+        // 2^48 slots of f32 (2^50 bytes): beyond any machine, and beyond the 2^47-byte user address space.
+        CliHarness r = CliHarness.run("convert", oneToFifteen().toString(), dir.resolve("huge.raw").toString(),
+                "--layout", "f32[3,5]{1,0:T(16777216,16777216)}", "--json");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().startsWith("tensorbuf convert: not enough memory: cannot reserve 1125899906842624 bytes"), r.err());
+        assertTrue(r.out().startsWith("{\"error\":\"not enough memory: cannot reserve"), r.out());
+        assertFalse(Files.exists(dir.resolve("huge.raw")));
+    }
 }
