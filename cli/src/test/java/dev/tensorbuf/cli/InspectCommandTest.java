@@ -7,9 +7,11 @@ import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.views.DType;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -60,5 +62,20 @@ class InspectCommandTest {
         CliHarness r = CliHarness.run("inspect", dir.resolve("nope.npy").toString());
         assertEquals(2, r.code());
         assertTrue(r.err().contains("no such file"), r.err());
+    }
+
+    @Test
+    void headerQuotedInAnErrorStaysOnOneLine() throws IOException {
+        // NumPy pads the header with spaces to 64 bytes and ends it with a newline; the parser's message quotes it.
+        String header = "{'descr': '<f4', 'fortran_order': maybe, 'shape': (3, 4), }";
+        String padded = header + " ".repeat(128 - 10 - header.length() - 1) + "\n";
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        bytes.writeBytes(new byte[] {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (byte) padded.length(), 0});
+        bytes.writeBytes(padded.getBytes(StandardCharsets.ISO_8859_1));
+        bytes.writeBytes(new byte[48]);
+        Path file = Files.write(dir.resolve("badfort.npy"), bytes.toByteArray());
+        CliHarness r = CliHarness.run("inspect", file.toString());
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf inspect: " + file + ": expected a value, found 'm' at position 34 of '" + header + "'\n", r.err());
     }
 }
