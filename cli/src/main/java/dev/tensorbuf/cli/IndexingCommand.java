@@ -79,12 +79,12 @@ final class IndexingCommand implements Command {
     @Override
     public int run(Invocation in) throws Exception {
         if (in.flag("batch")) {
-            in.expectAtMostPositionals(0);
-            return Batch.run(in, IndexingCommand::answer);
+            return Batch.run(in, List.of("hlo", "instruction", "direction", "operand", "output", "physical"),
+                    IndexingCommand::answer);
         }
         in.expectAtMostPositionals(1);
         String text = read(in, in.positional(0, "FILE"));
-        Request request = new Request(text, optional(in, "instruction"), direction(optional(in, "direction")),
+        Request request = new Request(text, optional(in, "instruction"), direction(optional(in, "direction"), "--direction"),
                 integer(optional(in, "operand"), "--operand"), integer(optional(in, "output"), "--output"),
                 in.flag("physical"));
         Map<String, Object> result = compute(request);
@@ -100,13 +100,10 @@ final class IndexingCommand implements Command {
                            boolean physical) {
     }
 
-    private static Object answer(Map<String, Object> r) {
-        if (!(r.get("hlo") instanceof String hlo)) {
-            throw new IllegalArgumentException("request needs \"hlo\": the module text");
-        }
-        return compute(new Request(hlo, (String) r.get("instruction"), direction((String) r.get("direction")),
-                toInteger(r.get("operand"), "operand"), toInteger(r.get("output"), "output"),
-                Boolean.TRUE.equals(r.get("physical"))));
+    private static Object answer(BatchRequest r) {
+        return compute(new Request(r.requiredString("hlo", "the module text"), r.string("instruction"),
+                direction(r.string("direction"), "\"direction\""), r.integer("operand"), r.integer("output"),
+                r.flag("physical")));
     }
 
     private static Map<String, Object> compute(Request q) {
@@ -158,14 +155,15 @@ final class IndexingCommand implements Command {
         return values.isEmpty() ? null : values.getLast();
     }
 
-    private static boolean direction(String text) {
+    /** {@code what} names the source in the message: the option, or the batch key. */
+    private static boolean direction(String text, String what) {
         if (text == null || text.equals("output-to-input") || text.equals("output_to_input")) {
             return true;
         }
         if (text.equals("input-to-output") || text.equals("input_to_output")) {
             return false;
         }
-        throw new UsageException("--direction must be output-to-input or input-to-output, got '" + text + "'");
+        throw new UsageException(what + " must be output-to-input or input-to-output, got '" + text + "'");
     }
 
     private static Integer integer(String text, String what) {
@@ -177,16 +175,6 @@ final class IndexingCommand implements Command {
         } catch (NumberFormatException e) {
             throw new UsageException(what + ": '" + text + "' is not an integer");
         }
-    }
-
-    private static Integer toInteger(Object value, String what) {
-        if (value == null) {
-            return null;
-        }
-        if (value instanceof Long l) {
-            return Math.toIntExact(l);
-        }
-        throw new IllegalArgumentException("\"" + what + "\" must be an integer");
     }
 
     private static String read(Invocation in, String file) throws IOException {

@@ -112,4 +112,21 @@ class IndexingCommandTest {
         assertTrue(lines[1].startsWith("{\"error\":\"1:12: expected a computation"), lines[1]);
         assertTrue(lines[2].startsWith("{\"error\":\"no instruction nope in module m"), lines[2]);
     }
+
+    @Test
+    void batchFlagsMustBeBooleansAndErrorsNameTheKey() {
+        String good = PAD.replace("\n", "\\n");
+        String input = "{\"hlo\": \"" + good + "\", \"physical\": 1}\n"
+                + "{\"hlo\": \"" + good + "\", \"physical\": \"yes\"}\n"
+                + "{\"hlo\": \"" + good + "\", \"direction\": \"sideways\"}\n"
+                + "{\"hlo\": \"" + good + "\", \"operand\": \"0\"}\n";
+        CliHarness r = CliHarness.runWithInput(input, "indexing", "--batch");
+        assertEquals(0, r.code(), r.err());
+        assertEquals("""
+                {"error":"request key \\"physical\\" must be true or false, got 1"}
+                {"error":"request key \\"physical\\" must be true or false, got \\"yes\\""}
+                {"error":"\\"direction\\" must be output-to-input or input-to-output, got 'sideways'"}
+                {"error":"request key \\"operand\\" must be a 32-bit integer, got \\"0\\""}
+                """, r.out());
+    }
 }
