@@ -100,9 +100,8 @@ final class ConvertCommand implements Command {
         in.expectAtMostPositionals(2);
         Path inPath = Path.of(in.positional(0, "IN"));
         Path outPath = Path.of(in.positional(1, "OUT"));
-        if (!Files.isRegularFile(inPath)) {
-            throw new UsageException("no such file: " + inPath);
-        }
+        CliFiles.input(inPath, null);
+        CliFiles.outputFile(outPath, null);
         long start = System.nanoTime();
         Input input = open(in, inPath);
         try (AutoCloseable owner = input.owner()) {

@@ -6,9 +6,7 @@ import dev.tensorbuf.ops.indexing.HloIndexing;
 import dev.tensorbuf.ops.indexing.InstructionIndexing;
 import dev.tensorbuf.ops.indexing.OperandIndexing;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -182,13 +180,10 @@ final class IndexingCommand implements Command {
             return in.stdin().lines().collect(Collectors.joining("\n"));
         }
         if (Files.isDirectory(Path.of(file))) {
-            // An empty argument names the working directory: reading it fails with a bare "Is a directory".
+            // An empty argument names the working directory: say so, with the quotes that show it.
             throw new IllegalArgumentException("'" + file + "' is a directory, expected an HLO text file or '-'");
         }
-        try {
-            return Files.readString(Path.of(file), StandardCharsets.UTF_8);
-        } catch (NoSuchFileException e) {
-            throw new IllegalArgumentException("no such file: " + file);
-        }
+        CliFiles.input(Path.of(file), null);
+        return CliFiles.readUtf8(Path.of(file));
     }
 }

@@ -71,8 +71,9 @@ final class InspectCommand implements Command {
     public int run(Invocation in) throws IOException {
         in.expectAtMostPositionals(1);
         Path file = Path.of(in.positional(0, "FILE"));
-        if (!Files.isRegularFile(file)) {
-            throw new UsageException("no such file: " + file);
+        CliFiles.input(file, null);
+        if (Files.size(file) == 0) {
+            throw new UsageException(file + " is empty, expected a .npy or safetensors file");
         }
         String format;
         String detail;

@@ -82,6 +82,7 @@ final class RenderCommand implements Command {
         String svg = PictureSvg.draw(picture);
         String out = in.value("out");
         if (out != null) {
+            CliFiles.outputFile(Path.of(out), "--out");
             Files.writeString(Path.of(out), svg, StandardCharsets.UTF_8);
         }
         if (in.flag("json")) {

@@ -8,7 +8,6 @@ import dev.tensorbuf.ops.exec.HloExecutor;
 import dev.tensorbuf.ops.exec.Step;
 import dev.tensorbuf.ops.exec.UnsupportedOpException;
 import dev.tensorbuf.views.TensorView;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -73,14 +72,13 @@ final class RunCommand implements Command {
     public int run(Invocation in) throws Exception {
         in.expectAtMostPositionals(1);
         Path modulePath = Path.of(in.positional(0, "MODULE.hlo"));
-        if (!Files.isRegularFile(modulePath)) {
-            throw new UsageException("no such file: " + modulePath);
-        }
+        CliFiles.input(modulePath, null);
         String out = in.value("out");
         if (out == null) {
             throw new UsageException("missing --out FILE.npy (usage: " + synopsis() + ")");
         }
-        String text = Files.readString(modulePath);
+        CliFiles.outputFile(Path.of(out), "--out");
+        String text = CliFiles.readUtf8(modulePath);
         List<NpyArray> opened = new ArrayList<>();
         try {
             Map<String, TensorView> args = new LinkedHashMap<>();
@@ -90,9 +88,7 @@ final class RunCommand implements Command {
                     throw new UsageException("--arg '" + a + "' must be NAME=FILE.npy or NUMBER=FILE.npy");
                 }
                 Path file = Path.of(a.substring(eq + 1));
-                if (!Files.isRegularFile(file)) {
-                    throw new UsageException("--arg " + a.substring(0, eq) + ": no such file: " + file);
-                }
+                CliFiles.input(file, "--arg " + a.substring(0, eq));
                 NpyArray array = Npy.map(file);
                 opened.add(array);
                 if (args.put(a.substring(0, eq), TensorView.strided(array.data(), array.dtype(), array.layout())) != null) {

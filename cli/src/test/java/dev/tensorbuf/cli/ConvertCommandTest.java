@@ -167,4 +167,19 @@ class ConvertCommandTest {
         assertTrue(r.out().startsWith("{\"error\":\"not enough memory: cannot reserve"), r.out());
         assertFalse(Files.exists(dir.resolve("huge.raw")));
     }
+
+    @Test
+    void outputPathProblemsNameThePathAndTheProblem() throws IOException {
+        Path in = oneToFifteen();
+        CliHarness noFolder = CliHarness.run("convert", in.toString(), dir.resolve("nope/o.npy").toString());
+        assertEquals(2, noFolder.code());
+        assertEquals("tensorbuf convert: no such folder: " + dir.resolve("nope") + " (for " + dir.resolve("nope/o.npy") + ")\n",
+                noFolder.err());
+        Path folder = Files.createDirectory(dir.resolve("d.npy"));
+        CliHarness isFolder = CliHarness.run("convert", in.toString(), folder.toString());
+        assertEquals(2, isFolder.code());
+        assertEquals("tensorbuf convert: " + folder + " is a directory, expected a file name\n", isFolder.err());
+        CliHarness parentIsFile = CliHarness.run("convert", in.toString(), in.resolve("o.npy").toString());
+        assertEquals("tensorbuf convert: " + in + " is not a folder (for " + in.resolve("o.npy") + ")\n", parentIsFile.err());
+    }
 }

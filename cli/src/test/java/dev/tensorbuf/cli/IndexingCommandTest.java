@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -128,5 +130,18 @@ class IndexingCommandTest {
                 {"error":"\\"direction\\" must be output-to-input or input-to-output, got 'sideways'"}
                 {"error":"request key \\"operand\\" must be a 32-bit integer, got \\"0\\""}
                 """, r.out());
+    }
+
+    @Test
+    void fileThatIsNotUtf8IsNamedWithTheOffendingByte(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("bad.hlo");
+        byte[] text = "HloModule m\n// caf".getBytes(StandardCharsets.UTF_8);
+        byte[] bytes = Arrays.copyOf(text, text.length + 2);
+        bytes[text.length] = (byte) 0xe9; // Latin-1 for é, not UTF-8
+        bytes[text.length + 1] = '\n';
+        Files.write(file, bytes);
+        CliHarness r = CliHarness.run("indexing", file.toString());
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf indexing: " + file + ": not valid UTF-8 text at byte " + text.length + "\n", r.err());
     }
 }

@@ -78,4 +78,20 @@ class InspectCommandTest {
         assertEquals(2, r.code());
         assertEquals("tensorbuf inspect: " + file + ": expected a value, found 'm' at position 34 of '" + header + "'\n", r.err());
     }
+
+    @Test
+    void pathsThatAreNotFilesSayWhatTheyAre() throws IOException {
+        CliHarness folder = CliHarness.run("inspect", dir.toString());
+        assertEquals(2, folder.code());
+        assertEquals("tensorbuf inspect: " + dir + " is a directory, expected a file\n", folder.err());
+        Path empty = Files.createFile(dir.resolve("empty.npy"));
+        CliHarness nothing = CliHarness.run("inspect", empty.toString());
+        assertEquals(2, nothing.code());
+        assertEquals("tensorbuf inspect: " + empty + " is empty, expected a .npy or safetensors file\n", nothing.err());
+        Path device = Path.of("/dev/null");
+        if (Files.exists(device)) {
+            CliHarness dev = CliHarness.run("inspect", device.toString());
+            assertEquals("tensorbuf inspect: /dev/null is not a regular file\n", dev.err());
+        }
+    }
 }

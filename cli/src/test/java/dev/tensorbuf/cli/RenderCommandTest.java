@@ -180,4 +180,11 @@ class RenderCommandTest {
         assertEquals("", r.out());
         assertTrue(Files.readString(out).startsWith("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg "));
     }
+
+    @Test
+    void outThatIsAFolderIsRefused() {
+        CliHarness folder = CliHarness.run("render", "f32[2,2]", "--out", dir.toString());
+        assertEquals(2, folder.code());
+        assertEquals("tensorbuf render: --out: " + dir + " is a directory, expected a file name\n", folder.err());
+    }
 }
