@@ -77,7 +77,8 @@ final class ConvertCommand implements Command {
     public List<Option> options() {
         return List.of(
                 Option.value("layout", "SHAPE_WITH_LAYOUT", false, "the output's XLA shape and layout, e.g. 'f32[3,5]{1,0:T(2,2)}'"),
-                Option.value("dtype", "T", false, "the output element type (XLA name, e.g. bf16); default: the input's"),
+                Option.value("dtype", "T", false,
+                        "the output element type: XLA name (bf16, f32) or DirectML name (FLOAT32); default: the input's"),
                 Option.value("tensor", "NAME", false, "the tensor to take from a safetensors input"),
                 Option.value("from-layout", "SHAPE", false, "the XLA shape of a raw input, e.g. 'f32[3,5]{1,0}'"),
                 Option.flag("quiet", "no progress bar"),
@@ -210,7 +211,7 @@ final class ConvertCommand implements Command {
     /** The output shape: --layout, or the input's dims in row-major order; of --dtype's type when given. */
     private static ArrayShape target(Invocation in, TensorView source) {
         String dtypeText = in.value("dtype");
-        DType dtype = dtypeText == null ? null : DType.fromXlaName(dtypeText);
+        DType dtype = dtypeText == null ? null : DTypeNames.parse(dtypeText, "--dtype");
         String layoutText = in.value("layout");
         if (layoutText == null) {
             long[] dims = source.dims().stream().mapToLong(Long::longValue).toArray();

@@ -35,9 +35,9 @@ final class StridesCommand implements Command {
         return """
                 Sizes and strides are in elements, in logical order (NCHW order for NHWC, as in
                 DirectML). Without --strides or --format the layout is packed row-major (DirectML's
-                null strides). --dtype takes an XLA name (f32, s4, bf16) or a DirectML one (FLOAT32).
-                --batch reads {"dtype", "sizes", "strides", "format", "indices"} per stdin line
-                and writes one JSON result per line.
+                null strides). --dtype takes an XLA name (f32, s4, bf16) or a DirectML one (FLOAT32),
+                in any case. --batch reads {"dtype", "sizes", "strides", "format", "indices"}
+                per stdin line and writes one JSON result per line.
                 The buffer size is DMLCalcBufferTensorSize: (last offset + 1) x bits, in bytes,
                 rounded up to 4; the minimum is the same before that rounding.
 
@@ -78,7 +78,8 @@ final class StridesCommand implements Command {
             indices.add(Invocation.parseLongs(index, "--index"));
         }
         long[] strides = in.longs("strides");
-        Answer answer = answer(in.value("dtype"), in.longs("sizes"), strides, in.value("format"), indices);
+        Answer answer = answer(DTypeNames.parse(in.value("dtype"), "--dtype"), in.longs("sizes"), strides,
+                in.value("format"), indices);
         if (in.flag("json")) {
             in.printJson(answer.json());
         } else {
@@ -93,28 +94,15 @@ final class StridesCommand implements Command {
         if (sizes == null) {
             throw new IllegalArgumentException("request needs \"sizes\": a list of integers");
         }
-        return answer(dtype, sizes, request.longs("strides"), request.string("format"), request.longLists("indices")).json();
-    }
-
-    private static DType dtype(String name) {
-        DType t = DType.forXlaNameOrNull(name);
-        if (t != null) {
-            return t;
-        }
-        try {
-            return DType.fromDirectML(name);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("unknown element type '" + name + "': expected an XLA name (f32, s4, bf16)"
-                    + " or a DirectML name (FLOAT32, INT4)");
-        }
+        return answer(DTypeNames.parse(dtype, "\"dtype\""), sizes, request.longs("strides"), request.string("format"),
+                request.longLists("indices")).json();
     }
 
     /** The layout asked about and the answer in the JSON keys of the command. */
     record Answer(DType type, StridedLayout layout, Map<String, Object> json) {
     }
 
-    static Answer answer(String dtypeName, long[] sizes, long[] strides, String format, List<long[]> indices) {
-        DType type = dtype(dtypeName);
+    static Answer answer(DType type, long[] sizes, long[] strides, String format, List<long[]> indices) {
         if (strides != null && format != null) {
             throw new IllegalArgumentException("give strides or a format, not both");
         }

@@ -182,4 +182,18 @@ class ConvertCommandTest {
         CliHarness parentIsFile = CliHarness.run("convert", in.toString(), in.resolve("o.npy").toString());
         assertEquals("tensorbuf convert: " + in + " is not a folder (for " + in.resolve("o.npy") + ")\n", parentIsFile.err());
     }
+
+    @Test
+    void dtypeTakesTheSameNamesAsStrides() throws IOException {
+        for (String name : List.of("FLOAT16", "f16", "F16")) {
+            Path out = dir.resolve("h.npy");
+            CliHarness r = CliHarness.run("convert", oneToFifteen().toString(), out.toString(), "--dtype", name, "--json");
+            assertEquals(0, r.code(), name + ": " + r.err());
+            assertEquals("f16", Json.parseObject(r.out()).get("dtype"), name);
+        }
+        CliHarness bad = CliHarness.run("convert", oneToFifteen().toString(), dir.resolve("o.npy").toString(), "--dtype", "f99");
+        assertEquals(2, bad.code());
+        assertTrue(bad.err().startsWith("tensorbuf convert: --dtype: unknown element type 'f99'; expected an XLA name (pred,"),
+                bad.err());
+    }
 }

@@ -182,6 +182,13 @@ class RenderCommandTest {
     }
 
     @Test
+    void dtypeTakesTheSameNamesAsStrides() {
+        CliHarness xla = CliHarness.run("render", "--dtype", "F32", "--sizes", "2,3", "--json");
+        assertEquals(0, xla.code(), xla.err());
+        assertEquals(xla.out(), CliHarness.run("render", "--dtype", "FLOAT32", "--sizes", "2,3", "--json").out());
+    }
+
+    @Test
     void outThatIsAFolderIsRefused() {
         CliHarness folder = CliHarness.run("render", "f32[2,2]", "--out", dir.toString());
         assertEquals(2, folder.code());

@@ -3,6 +3,7 @@ package dev.tensorbuf.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class StridesCommandTest {
@@ -55,7 +56,7 @@ class StridesCommandTest {
         assertEquals("tensorbuf strides: rank mismatch: 2 sizes [2, 3] but 1 strides [1]\n", r.err());
         r = CliHarness.run("strides", "--dtype", "f33", "--sizes", "2");
         assertEquals(2, r.code());
-        assertTrue(r.err().startsWith("tensorbuf strides: unknown element type 'f33'"), r.err());
+        assertTrue(r.err().startsWith("tensorbuf strides: --dtype: unknown element type 'f33'; expected an XLA name (pred, s1,"), r.err());
         r = CliHarness.run("strides", "--dtype", "f32", "--sizes", "2,3", "--strides", "3,1", "--format", "HW");
         assertEquals(2, r.code());
         assertEquals("tensorbuf strides: give strides or a format, not both\n", r.err());
@@ -89,5 +90,20 @@ class StridesCommandTest {
         CliHarness json = CliHarness.runWithInput("{\"dtype\": \"u8\", \"sizes\": [2]}\n", "strides", "--batch", "--json");
         assertEquals(0, json.code(), json.err());
         assertTrue(json.out().startsWith("{\"buffer_bytes\":4,\"min_bytes\":2,"), "--json changes nothing: " + json.out());
+    }
+
+    @Test
+    void dtypeTakesXlaAndDirectMLNamesInAnyCase() {
+        for (String name : List.of("f32", "F32", "FLOAT32", "float32", "DML_TENSOR_DATA_TYPE_FLOAT32")) {
+            CliHarness r = CliHarness.run("strides", "--dtype", name, "--sizes", "2");
+            assertEquals(0, r.code(), name + ": " + r.err());
+            assertTrue(r.out().startsWith("f32 sizes [2] strides [1]\n"), name + ": " + r.out());
+        }
+        CliHarness bf16 = CliHarness.runWithInput("{\"dtype\": \"BF16\", \"sizes\": [3]}\n", "strides", "--batch");
+        assertTrue(bf16.out().startsWith("{\"buffer_bytes\":8,\"min_bytes\":6,"), bf16.out());
+        CliHarness token = CliHarness.run("strides", "--dtype", "token", "--sizes", "2");
+        assertEquals(2, token.code());
+        assertEquals("tensorbuf strides: --dtype: element type 'token' holds no data; expected a type such as f32, bf16 or s4\n",
+                token.err());
     }
 }
