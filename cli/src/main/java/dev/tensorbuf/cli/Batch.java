@@ -3,36 +3,75 @@ package dev.tensorbuf.cli;
 import dev.tensorbuf.interop.json.Json;
 import java.io.IOException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
 /**
  * The {@code --batch} loop shared by the query commands: one JSON request per input line, one
- * JSON result per output line, in order, so thousands of queries run in one JVM. A request that
- * fails gives {@code {"error": "..."}} on its line and the loop goes on; blank lines are skipped.
- * The exit code is 0 whenever the input could be read: per-request failures are data.
+ * JSON result per output line, in order, so thousands of queries run in one JVM and result
+ * line N always answers request line N.
+ *
+ * <ul>
+ * <li>A request that fails, for whatever reason, gives {@code {"error": "..."}} on its line and
+ *     the loop goes on: bad JSON, an unknown key or a value of the wrong type (both named, see
+ *     {@link BatchRequest}), bad values, input nested too deeply to process (a
+ *     {@link StackOverflowError}), not enough memory, and internal errors alike.</li>
+ * <li>A blank line is answered with {@code {"error": "blank line: expected a JSON request object"}},
+ *     so results keep pairing with requests.</li>
+ * <li>The command's other options are refused (exit 2) rather than ignored: each request carries
+ *     everything. {@code --json} is allowed and changes nothing.</li>
+ * <li>The exit code is 0 when every line was answered, even with errors: per-request failures are
+ *     data. It is 1 when some request hit an internal error (its line says so), so defects are
+ *     not lost in the output.</li>
+ * </ul>
+ *
+ * {@snippet :
+ * // printf '{"map": "(d0) -> (d0 mod 4), domain: d0 in [0, 3]"}\n\n{"mapp": ""}\n' | tensorbuf simplify --batch
+ * // {"map":"(d0) -> (d0), domain: d0 in [0, 3]","empty":false}
+ * // {"error":"blank line: expected a JSON request object"}
+ * // {"error":"unknown request key 'mapp' (did you mean map?); keys: map"}
+ * }
  */
 final class Batch {
     private Batch() {}
 
-    /** Runs {@code handler} on every request line; returns 0. */
-    static int run(Invocation in, Function<Map<String, Object>, Object> handler) throws IOException {
+    /**
+     * Answers every request line with {@code handler}.
+     *
+     * @param keys the request keys the command reads, in the order its help lists them
+     * @return 0, or 1 when a request hit an internal error
+     * @throws UsageException when options other than {@code --batch} and {@code --json}, or positional arguments, were given
+     */
+    static int run(Invocation in, List<String> keys, Function<BatchRequest, Object> handler) throws IOException {
+        in.expectAtMostPositionals(0);
+        for (String option : in.optionNames()) {
+            if (!option.equals("batch") && !option.equals("json")) {
+                throw new UsageException("--" + option + " cannot be combined with --batch: each request line carries"
+                        + " its own values (keys: " + String.join(", ", keys) + ")");
+            }
+        }
+        boolean internalError = false;
         String line;
         while ((line = in.stdin().readLine()) != null) {
-            if (line.isBlank()) {
-                continue;
-            }
-            Object result;
+            String answer;
             try {
-                result = handler.apply(Json.parseObject(line));
-            } catch (IllegalArgumentException | IndexOutOfBoundsException | UsageException | ClassCastException e) {
+                if (line.isBlank()) {
+                    throw new IllegalArgumentException("blank line: expected a JSON request object");
+                }
+                answer = Json.write(handler.apply(BatchRequest.of(Json.parseObject(line), keys)));
+            } catch (Throwable t) {
+                // Throwable, not Exception: one request too deep (StackOverflowError) or too big
+                // (OutOfMemoryError) must not cost the answers to the requests after it.
+                Failure failure = Failure.of(t);
+                internalError |= failure.internal();
                 Map<String, Object> error = new LinkedHashMap<>();
-                error.put("error", e instanceof ClassCastException ? "a request field has the wrong type" : e.getMessage());
-                result = error;
+                error.put("error", failure.message());
+                answer = Json.write(error);
             }
-            in.printJson(result);
+            in.out().println(answer);
             in.out().flush();
         }
-        return 0;
+        return internalError ? Failure.INTERNAL : 0;
     }
 }

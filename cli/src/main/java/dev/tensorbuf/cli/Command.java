@@ -4,9 +4,10 @@ import java.util.List;
 
 /**
  * One {@code tensorbuf} sub-command. {@link Main} parses the arguments against {@link #options()},
- * handles {@code --help}, and maps exceptions to exit codes: 0 ok, 2 bad input (a
- * {@link UsageException} or any {@link IllegalArgumentException} or {@link IndexOutOfBoundsException}
- * from the library), 1 internal error.
+ * handles {@code --help}, and maps exceptions to exit codes through {@link Failure}: 0 ok, 2 bad
+ * input (a {@link UsageException}, any {@link IllegalArgumentException} or
+ * {@link IndexOutOfBoundsException} from the library, a path the system refuses, not enough
+ * memory), 1 internal error.
  *
  * {@snippet :
  * // tensorbuf layout 'f32[3,5]{1,0:T(2,2)}' --index 2,4 --json
@@ -33,8 +34,7 @@ public interface Command {
      *
      * @return the exit code (0 on success)
      * @throws UsageException for arguments that do not fit the command
-     * @throws Exception any other failure: IllegalArgumentException and IndexOutOfBoundsException
-     *     are reported as bad input, the rest as internal errors
+     * @throws Exception any other failure, reported as {@link Failure#of} says
      */
     int run(Invocation in) throws Exception;
 }

@@ -46,13 +46,9 @@ final class ComposeCommand implements Command {
     @Override
     public int run(Invocation in) throws Exception {
         if (in.flag("batch")) {
-            in.expectAtMostPositionals(0);
-            return Batch.run(in, r -> {
-                if (!(r.get("consumer") instanceof String c) || !(r.get("producer") instanceof String p)) {
-                    throw new IllegalArgumentException("request needs \"consumer\" and \"producer\": map texts");
-                }
-                return compose(c, p);
-            });
+            return Batch.run(in, List.of("consumer", "producer"), r -> compose(
+                    r.requiredString("consumer", "the consumer's map text"),
+                    r.requiredString("producer", "the producer's map text")));
         }
         in.expectAtMostPositionals(2);
         Map<String, Object> result = compose(in.positional(0, "CONSUMER"), in.positional(1, "PRODUCER"));

@@ -78,7 +78,8 @@ final class ConvertCommand implements Command {
     public List<Option> options() {
         return List.of(
                 Option.value("layout", "SHAPE_WITH_LAYOUT", false, "the output's XLA shape and layout, e.g. 'f32[3,5]{1,0:T(2,2)}'"),
-                Option.value("dtype", "T", false, "the output element type (XLA name, e.g. bf16); default: the input's"),
+                Option.value("dtype", "T", false,
+                        "the output element type: XLA name (bf16, f32) or DirectML name (FLOAT32); default: the input's"),
                 Option.value("tensor", "NAME", false, "the tensor to take from a safetensors input"),
                 Option.value("from-layout", "SHAPE", false, "the XLA shape of a raw input, e.g. 'f32[3,5]{1,0}'"),
                 Option.value("from-dtype", "T", false, "the element type of a void .npy input ('<V2': ml_dtypes' bf16, f8)"),
@@ -102,9 +103,8 @@ final class ConvertCommand implements Command {
         in.expectAtMostPositionals(2);
         Path inPath = Path.of(in.positional(0, "IN"));
         Path outPath = Path.of(in.positional(1, "OUT"));
-        if (!Files.isRegularFile(inPath)) {
-            throw new UsageException("no such file: " + inPath);
-        }
+        CliFiles.input(inPath, null);
+        CliFiles.outputFile(outPath, null);
         long start = System.nanoTime();
         Input input = open(in, inPath);
         try (AutoCloseable owner = input.owner()) {
@@ -166,7 +166,7 @@ final class ConvertCommand implements Command {
         return switch (format) {
             case NPY -> {
                 String named = in.value("from-dtype");
-                NpyArray a = Npy.map(file, named == null ? null : DType.fromXlaName(named));
+                NpyArray a = Npy.map(file, named == null ? null : DTypeNames.parse(named, "--from-dtype"));
                 if (named != null && !a.header().descr().substring(1).startsWith("V")) {
                     a.close();
                     throw new UsageException("--from-dtype " + named + ": " + file + " says its own type, "
@@ -225,7 +225,7 @@ final class ConvertCommand implements Command {
     /** The output shape: --layout, or the input's dims in row-major order; of --dtype's type when given. */
     private static ArrayShape target(Invocation in, TensorView source) {
         String dtypeText = in.value("dtype");
-        DType dtype = dtypeText == null ? null : DType.fromXlaName(dtypeText);
+        DType dtype = dtypeText == null ? null : DTypeNames.parse(dtypeText, "--dtype");
         String layoutText = in.value("layout");
         if (layoutText == null) {
             long[] dims = source.dims().stream().mapToLong(Long::longValue).toArray();

@@ -58,6 +58,7 @@ final class DemoCommand implements Command {
     public int run(Invocation in) throws IOException {
         in.expectAtMostPositionals(0);
         Path outDir = Path.of(in.value("out", "tensorbuf-demo"));
+        CliFiles.outputFolder(outDir, "--out");
         Files.createDirectories(outDir);
         List<Object> facts = new ArrayList<>();
         boolean json = in.flag("json");

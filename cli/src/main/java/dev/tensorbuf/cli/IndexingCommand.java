@@ -6,9 +6,7 @@ import dev.tensorbuf.ops.indexing.HloIndexing;
 import dev.tensorbuf.ops.indexing.InstructionIndexing;
 import dev.tensorbuf.ops.indexing.OperandIndexing;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -79,12 +77,12 @@ final class IndexingCommand implements Command {
     @Override
     public int run(Invocation in) throws Exception {
         if (in.flag("batch")) {
-            in.expectAtMostPositionals(0);
-            return Batch.run(in, IndexingCommand::answer);
+            return Batch.run(in, List.of("hlo", "instruction", "direction", "operand", "output", "physical"),
+                    IndexingCommand::answer);
         }
         in.expectAtMostPositionals(1);
         String text = read(in, in.positional(0, "FILE"));
-        Request request = new Request(text, optional(in, "instruction"), direction(optional(in, "direction")),
+        Request request = new Request(text, optional(in, "instruction"), direction(optional(in, "direction"), "--direction"),
                 integer(optional(in, "operand"), "--operand"), integer(optional(in, "output"), "--output"),
                 in.flag("physical"));
         Map<String, Object> result = compute(request);
@@ -100,13 +98,10 @@ final class IndexingCommand implements Command {
                            boolean physical) {
     }
 
-    private static Object answer(Map<String, Object> r) {
-        if (!(r.get("hlo") instanceof String hlo)) {
-            throw new IllegalArgumentException("request needs \"hlo\": the module text");
-        }
-        return compute(new Request(hlo, (String) r.get("instruction"), direction((String) r.get("direction")),
-                toInteger(r.get("operand"), "operand"), toInteger(r.get("output"), "output"),
-                Boolean.TRUE.equals(r.get("physical"))));
+    private static Object answer(BatchRequest r) {
+        return compute(new Request(r.requiredString("hlo", "the module text"), r.string("instruction"),
+                direction(r.string("direction"), "\"direction\""), r.integer("operand"), r.integer("output"),
+                r.flag("physical")));
     }
 
     private static Map<String, Object> compute(Request q) {
@@ -158,14 +153,15 @@ final class IndexingCommand implements Command {
         return values.isEmpty() ? null : values.getLast();
     }
 
-    private static boolean direction(String text) {
+    /** {@code what} names the source in the message: the option, or the batch key. */
+    private static boolean direction(String text, String what) {
         if (text == null || text.equals("output-to-input") || text.equals("output_to_input")) {
             return true;
         }
         if (text.equals("input-to-output") || text.equals("input_to_output")) {
             return false;
         }
-        throw new UsageException("--direction must be output-to-input or input-to-output, got '" + text + "'");
+        throw new UsageException(what + " must be output-to-input or input-to-output, got '" + text + "'");
     }
 
     private static Integer integer(String text, String what) {
@@ -179,28 +175,15 @@ final class IndexingCommand implements Command {
         }
     }
 
-    private static Integer toInteger(Object value, String what) {
-        if (value == null) {
-            return null;
-        }
-        if (value instanceof Long l) {
-            return Math.toIntExact(l);
-        }
-        throw new IllegalArgumentException("\"" + what + "\" must be an integer");
-    }
-
     private static String read(Invocation in, String file) throws IOException {
         if (file.equals("-")) {
             return in.stdin().lines().collect(Collectors.joining("\n"));
         }
         if (Files.isDirectory(Path.of(file))) {
-            // An empty argument names the working directory: reading it fails with a bare "Is a directory".
+            // An empty argument names the working directory: say so, with the quotes that show it.
             throw new IllegalArgumentException("'" + file + "' is a directory, expected an HLO text file or '-'");
         }
-        try {
-            return Files.readString(Path.of(file), StandardCharsets.UTF_8);
-        } catch (NoSuchFileException e) {
-            throw new IllegalArgumentException("no such file: " + file);
-        }
+        CliFiles.input(Path.of(file), null);
+        return CliFiles.readUtf8(Path.of(file));
     }
 }

@@ -40,7 +40,9 @@ final class InspectCommand implements Command {
                 (anything else), checks it against the file, and lists each tensor: name, dtype (XLA
                 name, and the file's own), shape, and the byte range of its data in the file.
                 A .npy file holds one tensor, named "array"; its metadata are its descr, memory
-                order and format version. A malformed file exits 2 naming the problem.
+                order and format version (--json: "descr" a string, "fortran_order" a boolean,
+                "version" [major, minor]; a safetensors file's metadata are its own strings).
+                A malformed file exits 2 naming the problem.
 
                 example (np.save("x.npy", np.zeros((2, 3), "<f4"))):
                   tensorbuf inspect x.npy
@@ -71,21 +73,28 @@ final class InspectCommand implements Command {
     public int run(Invocation in) throws IOException {
         in.expectAtMostPositionals(1);
         Path file = Path.of(in.positional(0, "FILE"));
-        if (!Files.isRegularFile(file)) {
-            throw new UsageException("no such file: " + file);
+        CliFiles.input(file, null);
+        if (Files.size(file) == 0) {
+            throw new UsageException(file + " is empty, expected a .npy or safetensors file");
         }
         String format;
         String detail;
         List<Row> rows = new ArrayList<>();
-        Map<String, String> metadata = new LinkedHashMap<>();
+        // Values keep their JSON types (fortran_order a boolean, version [major, minor]); text prints them as NumPy does.
+        Map<String, Object> metadata = new LinkedHashMap<>();
+        Map<String, String> metadataText = new LinkedHashMap<>();
         if (isNpy(file)) {
             NpyHeader h = Npy.readHeader(file);
             format = "npy";
             detail = "npy version " + h.majorVersion() + ".0";
             rows.add(new Row("array", h.dtype().xlaName(), h.descr(), h.shape(), h.dataOffset(), h.dataByteSize()));
             metadata.put("descr", h.descr());
-            metadata.put("fortran_order", h.fortranOrder() ? "True" : "False");
-            metadata.put("version", h.majorVersion() + ".0");
+            metadata.put("fortran_order", h.fortranOrder());
+            // The reader accepts minor version 0 only; a pair, as numpy.lib.format.read_magic returns it.
+            metadata.put("version", List.of((long) h.majorVersion(), 0L));
+            metadataText.put("descr", h.descr());
+            metadataText.put("fortran_order", h.fortranOrder() ? "True" : "False");
+            metadataText.put("version", h.majorVersion() + ".0");
         } else {
             try (SafetensorsFile f = SafetensorsFile.open(file)) {
                 format = "safetensors";
@@ -95,6 +104,7 @@ final class InspectCommand implements Command {
                             t.fileOffset(), t.byteSize()));
                 }
                 metadata.putAll(f.metadata());
+                metadataText.putAll(f.metadata());
             }
         }
         if (in.flag("json")) {
@@ -111,9 +121,9 @@ final class InspectCommand implements Command {
             in.out().println("  " + r.name() + "  " + r.dtype() + " (" + r.fileDtype() + ")  " + r.shape() + "  bytes ["
                     + r.offset() + ", " + (r.offset() + r.size()) + ")  " + r.size() + " bytes");
         }
-        if (!metadata.isEmpty()) {
+        if (!metadataText.isEmpty()) {
             List<String> pairs = new ArrayList<>();
-            metadata.forEach((k, v) -> pairs.add(k + "=" + v));
+            metadataText.forEach((k, v) -> pairs.add(k + "=" + v));
             in.out().println("  metadata: " + String.join(", ", pairs));
         }
         return 0;

@@ -4,10 +4,12 @@ import dev.tensorbuf.interop.json.Json;
 import java.io.BufferedReader;
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * A command's parsed arguments and its streams.
@@ -127,6 +129,11 @@ public final class Invocation {
     /** {@return whether a flag was given} */
     public boolean flag(String name) {
         return options.containsKey(name);
+    }
+
+    /** {@return the names of the options given, in the order first given} */
+    public Set<String> optionNames() {
+        return Collections.unmodifiableSet(options.keySet());
     }
 
     /** {@return the value of an option, or null when absent} */

@@ -46,7 +46,8 @@ final class LayoutCommand implements Command {
                 element slots (padding included) and XLA's ArraySize in bytes. --index maps a
                 logical index to its element offset; --offset maps an offset back to the logical
                 index, or says it is padding. --batch reads {"shape", "indices", "offsets"} per
-                stdin line and writes one JSON result per line ({"error": ...} on failure).
+                stdin line and writes one JSON result per line ({"error": ...} on failure,
+                unknown keys included).
 
                 example:
                   tensorbuf layout 'f32[3,5]{1,0:T(2,2)}' --index 2,3 --offset 9
@@ -68,8 +69,7 @@ final class LayoutCommand implements Command {
     @Override
     public int run(Invocation in) throws Exception {
         if (in.flag("batch")) {
-            in.expectAtMostPositionals(0);
-            return Batch.run(in, LayoutCommand::answer);
+            return Batch.run(in, List.of("shape", "indices", "offsets"), LayoutCommand::answer);
         }
         in.expectAtMostPositionals(1);
         ArrayShape shape = arrayShape(in.positional(0, "SHAPE"));
@@ -95,35 +95,11 @@ final class LayoutCommand implements Command {
     }
 
     /** One --batch request: {"shape": "...", "indices": [[...], ...], "offsets": [...]}. */
-    private static Object answer(Map<String, Object> request) {
-        Object text = request.get("shape");
-        if (!(text instanceof String s)) {
-            throw new IllegalArgumentException("request needs \"shape\": the shape text");
-        }
-        List<long[]> indices = new ArrayList<>();
-        for (Object index : list(request.get("indices"), "indices")) {
-            List<?> parts = list(index, "indices entry");
-            long[] values = new long[parts.size()];
-            for (int i = 0; i < values.length; i++) {
-                values[i] = (Long) parts.get(i);
-            }
-            indices.add(values);
-        }
-        List<Long> offsets = new ArrayList<>();
-        for (Object o : list(request.get("offsets"), "offsets")) {
-            offsets.add((Long) o);
-        }
-        return describe(arrayShape(s), indices, offsets);
-    }
-
-    private static List<?> list(Object value, String what) {
-        if (value == null) {
-            return List.of();
-        }
-        if (!(value instanceof List<?> l)) {
-            throw new IllegalArgumentException("\"" + what + "\" must be a JSON array");
-        }
-        return l;
+    private static Object answer(BatchRequest request) {
+        ArrayShape shape = arrayShape(request.requiredString("shape", "the shape text"));
+        long[] offsets = request.longs("offsets");
+        return describe(shape, request.longLists("indices"),
+                offsets == null ? List.of() : Arrays.stream(offsets).boxed().toList());
     }
 
     private static ArrayShape arrayShape(String text) {

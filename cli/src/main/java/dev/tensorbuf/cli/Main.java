@@ -1,11 +1,10 @@
 package dev.tensorbuf.cli;
 
+import dev.tensorbuf.interop.json.Json;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -14,8 +13,9 @@ import java.util.Map;
 
 /**
  * Entry point of the {@code tensorbuf} command: picks the sub-command, parses its options,
- * prints help, and turns failures into one line and an exit code (0 ok, 2 bad input,
- * 1 internal error with a hint).
+ * prints help, and turns failures ({@link Failure}) into one line on stderr and an exit code
+ * (0 ok, 2 bad input, 1 internal error with a hint); with {@code --json} the same message also
+ * goes to stdout as {@code {"error": "...", "exit_code": N}}.
  *
  * {@snippet :
  * int code = Main.run(new String[] {"layout", "f32[3,5]{1,0:T(2,2)}", "--index", "2,4"}, stdin, out, err);
@@ -71,45 +71,55 @@ public final class Main {
             return 0;
         }
         Command command = commands.get(args[0]);
-        if (command == null) {
-            err.println("tensorbuf: unknown command '" + args[0] + "'"
-                    + Suggestions.didYouMean(args[0], commands.keySet(), "")
-                    + "; run 'tensorbuf --help' for the list");
-            return 2;
-        }
         List<String> rest = new ArrayList<>(Arrays.asList(args).subList(1, args.length));
+        if (command == null) {
+            return fail("tensorbuf", new Failure(Failure.BAD_INPUT, "unknown command '" + args[0] + "'"
+                    + Suggestions.didYouMean(args[0], commands.keySet(), "")
+                    + "; run 'tensorbuf --help' for the list"), mentionsJson(rest), out, err, null);
+        }
         if (rest.contains("--help") || rest.contains("-h")) {
             out.print(help(command));
             return 0;
         }
+        Invocation in = null;
         try {
-            return command.run(Invocation.parse(command, rest, stdin, out, err));
-        } catch (UsageException e) {
-            err.println("tensorbuf " + command.name() + ": " + e.getMessage());
-            return 2;
-        } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
-            err.println("tensorbuf " + command.name() + ": " + e.getMessage());
-            return 2;
-        } catch (NoSuchFileException e) {
-            err.println("tensorbuf " + command.name() + ": no such file: " + e.getMessage());
-            return 2;
-        } catch (java.io.IOException e) {
-            // A path the user named that the system refuses (a directory, a name too long, no
-            // permission) is bad input, not an internal error; the message names the path.
-            err.println("tensorbuf " + command.name() + ": cannot read: " + e.getMessage());
-            return 2;
-        } catch (UncheckedIOException e) {
-            err.println("tensorbuf " + command.name() + ": " + e.getCause().getMessage());
-            return 2;
-        } catch (Exception | Error e) {
-            err.println("tensorbuf " + command.name() + ": internal error: " + e
-                    + (System.getenv("TENSORBUF_DEBUG") == null
-                            ? " (rerun with TENSORBUF_DEBUG=1 for the stack trace, and please report it)" : ""));
-            if (System.getenv("TENSORBUF_DEBUG") != null) {
-                e.printStackTrace(err);
-            }
-            return 1;
+            in = Invocation.parse(command, rest, stdin, out, err);
+            return command.run(in);
+        } catch (Throwable t) {
+            boolean json = command.options().contains(Option.JSON) && (in == null ? mentionsJson(rest) : in.flag("json"));
+            return fail("tensorbuf " + command.name(), Failure.of(t), json, out, err, t);
         }
+    }
+
+    /**
+     * Reports a failure: one line on stderr and, with {@code --json}, the same message as the
+     * run's one JSON object on stdout, so a caller reading stdout always gets an object.
+     */
+    private static int fail(String who, Failure failure, boolean json, PrintStream out, PrintStream err, Throwable cause) {
+        err.println(who + ": " + failure.message());
+        if (failure.internal() && cause != null && System.getenv("TENSORBUF_DEBUG") != null) {
+            cause.printStackTrace(err);
+        }
+        if (json) {
+            Map<String, Object> object = new LinkedHashMap<>();
+            object.put("error", failure.message());
+            object.put("exit_code", failure.exitCode());
+            out.println(Json.write(object));
+        }
+        return failure.exitCode();
+    }
+
+    /** Whether {@code --json} is among arguments that could not be parsed (before a {@code --}). */
+    private static boolean mentionsJson(List<String> args) {
+        for (String a : args) {
+            if (a.equals("--")) {
+                return false;
+            }
+            if (a.equals("--json")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     static String overview(Map<String, Command> commands) {

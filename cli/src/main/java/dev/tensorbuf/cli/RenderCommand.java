@@ -7,6 +7,7 @@ import dev.tensorbuf.cli.render.SliceSpec;
 import dev.tensorbuf.cli.render.StridedPlacement;
 import dev.tensorbuf.cli.render.TiledPlacement;
 import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.XlaShape;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -82,6 +83,7 @@ final class RenderCommand implements Command {
         String svg = PictureSvg.draw(picture);
         String out = in.value("out");
         if (out != null) {
+            CliFiles.outputFile(Path.of(out), "--out");
             Files.writeString(Path.of(out), svg, StandardCharsets.UTF_8);
         }
         if (in.flag("json")) {
@@ -104,10 +106,11 @@ final class RenderCommand implements Command {
         if (!strided) {
             return TiledPlacement.of(arrayShape(in.positional(0, "SHAPE")));
         }
-        String dtype = in.value("dtype");
+        String dtypeText = in.value("dtype");
         long[] sizes = in.longs("sizes");
+        DType dtype;
         if (shapeText != null) {
-            if (dtype != null || sizes != null) {
+            if (dtypeText != null || sizes != null) {
                 throw new UsageException("give SHAPE or --dtype and --sizes, not both");
             }
             if (shapeText.contains("{")) {
@@ -115,11 +118,13 @@ final class RenderCommand implements Command {
                         + " drop the {...} part");
             }
             ArrayShape shape = arrayShape(shapeText);
-            dtype = shape.dtype().xlaName();
+            dtype = shape.dtype();
             sizes = shape.dims().stream().mapToLong(Long::longValue).toArray();
-        } else if (dtype == null || sizes == null) {
+        } else if (dtypeText == null || sizes == null) {
             throw new UsageException("a strided picture needs --dtype and --sizes, or SHAPE (usage: tensorbuf render "
                     + "(SHAPE | --dtype T --sizes S0,S1,..) [--strides T0,T1,.. | --format NAME] ...)");
+        } else {
+            dtype = DTypeNames.parse(dtypeText, "--dtype");
         }
         StridesCommand.Answer answer = StridesCommand.answer(dtype, sizes, in.longs("strides"), in.value("format"), List.of());
         return StridedPlacement.of(answer.type(), answer.layout());

@@ -10,7 +10,6 @@ import dev.tensorbuf.ops.exec.UnsupportedOpException;
 import dev.tensorbuf.ops.hlo.HloModule;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorView;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -75,9 +74,7 @@ final class RunCommand implements Command {
     public int run(Invocation in) throws Exception {
         in.expectAtMostPositionals(1);
         Path modulePath = Path.of(in.positional(0, "MODULE.hlo"));
-        if (!Files.isRegularFile(modulePath)) {
-            throw new UsageException("no such file: " + modulePath);
-        }
+        CliFiles.input(modulePath, null);
         String out = in.value("out");
         if (out == null) {
             throw new UsageException("missing --out FILE.npy (usage: " + synopsis() + ")");
@@ -87,7 +84,8 @@ final class RunCommand implements Command {
             throw new UsageException("--out " + out + ": run writes .npy only; name it FILE.npy, then use"
                     + " 'tensorbuf convert FILE.npy " + out + "' for another format");
         }
-        String text = Files.readString(modulePath);
+        CliFiles.outputFile(Path.of(out), "--out");
+        String text = CliFiles.readUtf8(modulePath);
         HloModule module = HloModule.parse(text);
         List<NpyArray> opened = new ArrayList<>();
         try {
@@ -98,9 +96,7 @@ final class RunCommand implements Command {
                     throw new UsageException("--arg '" + a + "' must be NAME=FILE.npy or NUMBER=FILE.npy");
                 }
                 Path file = Path.of(a.substring(eq + 1));
-                if (!Files.isRegularFile(file)) {
-                    throw new UsageException("--arg " + a.substring(0, eq) + ": no such file: " + file);
-                }
+                CliFiles.input(file, "--arg " + a.substring(0, eq));
                 // ml_dtypes saves bf16 and f8 as bare void ('<V2'): they take their parameter's type.
                 DType declared = HloExecutor.parameterShape(module, a.substring(0, eq)).dtype();
                 NpyArray array = Npy.map(file, declared.isNumpyNative() ? null : declared);

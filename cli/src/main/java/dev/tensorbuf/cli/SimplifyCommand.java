@@ -43,13 +43,7 @@ final class SimplifyCommand implements Command {
     @Override
     public int run(Invocation in) throws Exception {
         if (in.flag("batch")) {
-            in.expectAtMostPositionals(0);
-            return Batch.run(in, r -> {
-                if (!(r.get("map") instanceof String map)) {
-                    throw new IllegalArgumentException("request needs \"map\": the map text");
-                }
-                return simplify(map);
-            });
+            return Batch.run(in, List.of("map"), r -> simplify(r.requiredString("map", "the map text")));
         }
         in.expectAtMostPositionals(1);
         Map<String, Object> result = simplify(in.positional(0, "MAP"));

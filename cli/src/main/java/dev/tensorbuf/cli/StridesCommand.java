@@ -35,7 +35,9 @@ final class StridesCommand implements Command {
         return """
                 Sizes and strides are in elements, in logical order (NCHW order for NHWC, as in
                 DirectML). Without --strides or --format the layout is packed row-major (DirectML's
-                null strides). --dtype takes an XLA name (f32, s4, bf16) or a DirectML one (FLOAT32).
+                null strides). --dtype takes an XLA name (f32, s4, bf16) or a DirectML one (FLOAT32),
+                in any case. --batch reads {"dtype", "sizes", "strides", "format", "indices"}
+                per stdin line and writes one JSON result per line.
                 The buffer size is DMLCalcBufferTensorSize: (last offset + 1) x bits, in bytes,
                 rounded up to 4; the minimum is the same before that rounding.
 
@@ -63,10 +65,11 @@ final class StridesCommand implements Command {
 
     @Override
     public int run(Invocation in) throws IOException {
-        in.expectAtMostPositionals(0);
         if (in.flag("batch")) {
-            return Batch.run(in, StridesCommand::answerRequest);
+            return Batch.run(in, List.of("dtype", "sizes", "strides", "format", "indices"),
+                    StridesCommand::answerRequest);
         }
+        in.expectAtMostPositionals(0);
         if (in.value("dtype") == null || in.value("sizes") == null) {
             throw new UsageException("--dtype and --sizes are required (usage: " + synopsis() + ")");
         }
@@ -75,7 +78,8 @@ final class StridesCommand implements Command {
             indices.add(Invocation.parseLongs(index, "--index"));
         }
         long[] strides = in.longs("strides");
-        Answer answer = answer(in.value("dtype"), in.longs("sizes"), strides, in.value("format"), indices);
+        Answer answer = answer(DTypeNames.parse(in.value("dtype"), "--dtype"), in.longs("sizes"), strides,
+                in.value("format"), indices);
         if (in.flag("json")) {
             in.printJson(answer.json());
         } else {
@@ -84,52 +88,21 @@ final class StridesCommand implements Command {
         return 0;
     }
 
-    private static Map<String, Object> answerRequest(Map<String, Object> request) {
-        Object dtype = request.get("dtype");
-        if (!(dtype instanceof String name)) {
-            throw new IllegalArgumentException("request needs \"dtype\" (a string), got " + dtype);
+    private static Map<String, Object> answerRequest(BatchRequest request) {
+        String dtype = request.requiredString("dtype", "the element type name");
+        long[] sizes = request.longs("sizes");
+        if (sizes == null) {
+            throw new IllegalArgumentException("request needs \"sizes\": a list of integers");
         }
-        if (!(request.get("sizes") instanceof List<?> sizes)) {
-            throw new IllegalArgumentException("request needs \"sizes\" (a list of integers)");
-        }
-        List<long[]> indices = new ArrayList<>();
-        if (request.get("indices") instanceof List<?> list) {
-            for (Object index : list) {
-                indices.add(toLongs((List<?>) index));
-            }
-        }
-        Object strides = request.get("strides");
-        return answer(name, toLongs(sizes), strides == null ? null : toLongs((List<?>) strides),
-                (String) request.get("format"), indices).json();
-    }
-
-    private static long[] toLongs(List<?> values) {
-        long[] out = new long[values.size()];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = (Long) values.get(i);
-        }
-        return out;
-    }
-
-    private static DType dtype(String name) {
-        DType t = DType.forXlaNameOrNull(name);
-        if (t != null) {
-            return t;
-        }
-        try {
-            return DType.fromDirectML(name);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("unknown element type '" + name + "': expected an XLA name (f32, s4, bf16)"
-                    + " or a DirectML name (FLOAT32, INT4)");
-        }
+        return answer(DTypeNames.parse(dtype, "\"dtype\""), sizes, request.longs("strides"), request.string("format"),
+                request.longLists("indices")).json();
     }
 
     /** The layout asked about and the answer in the JSON keys of the command. */
     record Answer(DType type, StridedLayout layout, Map<String, Object> json) {
     }
 
-    static Answer answer(String dtypeName, long[] sizes, long[] strides, String format, List<long[]> indices) {
-        DType type = dtype(dtypeName);
+    static Answer answer(DType type, long[] sizes, long[] strides, String format, List<long[]> indices) {
         if (strides != null && format != null) {
             throw new IllegalArgumentException("give strides or a format, not both");
         }

@@ -200,4 +200,44 @@ class ConvertCommandTest {
         CliHarness notATerminal = CliHarness.run("convert", in.toString(), dir.resolve("n.bin").toString());
         assertFalse(notATerminal.err().contains("%"), notATerminal.err());
     }
+
+    @Test
+    void layoutNeedingMoreMemoryThanExistsIsBadInputNotAnInternalError() throws IOException {
+        // 2^48 slots of f32 (2^50 bytes): beyond any machine, and beyond the 2^47-byte user address space.
+        CliHarness r = CliHarness.run("convert", oneToFifteen().toString(), dir.resolve("huge.raw").toString(),
+                "--layout", "f32[3,5]{1,0:T(16777216,16777216)}", "--json");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().startsWith("tensorbuf convert: not enough memory: cannot reserve 1125899906842624 bytes"), r.err());
+        assertTrue(r.out().startsWith("{\"error\":\"not enough memory: cannot reserve"), r.out());
+        assertFalse(Files.exists(dir.resolve("huge.raw")));
+    }
+
+    @Test
+    void outputPathProblemsNameThePathAndTheProblem() throws IOException {
+        Path in = oneToFifteen();
+        CliHarness noFolder = CliHarness.run("convert", in.toString(), dir.resolve("nope/o.npy").toString());
+        assertEquals(2, noFolder.code());
+        assertEquals("tensorbuf convert: no such folder: " + dir.resolve("nope") + " (for " + dir.resolve("nope/o.npy") + ")\n",
+                noFolder.err());
+        Path folder = Files.createDirectory(dir.resolve("d.npy"));
+        CliHarness isFolder = CliHarness.run("convert", in.toString(), folder.toString());
+        assertEquals(2, isFolder.code());
+        assertEquals("tensorbuf convert: " + folder + " is a directory, expected a file name\n", isFolder.err());
+        CliHarness parentIsFile = CliHarness.run("convert", in.toString(), in.resolve("o.npy").toString());
+        assertEquals("tensorbuf convert: " + in + " is not a folder (for " + in.resolve("o.npy") + ")\n", parentIsFile.err());
+    }
+
+    @Test
+    void dtypeTakesTheSameNamesAsStrides() throws IOException {
+        for (String name : List.of("FLOAT16", "f16", "F16")) {
+            Path out = dir.resolve("h.npy");
+            CliHarness r = CliHarness.run("convert", oneToFifteen().toString(), out.toString(), "--dtype", name, "--json");
+            assertEquals(0, r.code(), name + ": " + r.err());
+            assertEquals("f16", Json.parseObject(r.out()).get("dtype"), name);
+        }
+        CliHarness bad = CliHarness.run("convert", oneToFifteen().toString(), dir.resolve("o.npy").toString(), "--dtype", "f99");
+        assertEquals(2, bad.code());
+        assertTrue(bad.err().startsWith("tensorbuf convert: --dtype: unknown element type 'f99'; expected an XLA name (pred,"),
+                bad.err());
+    }
 }

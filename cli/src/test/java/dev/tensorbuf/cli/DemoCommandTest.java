@@ -50,4 +50,13 @@ class DemoCommandTest {
         assertEquals(8L * 224 * 224 * 3 * 5, staged.get("bytes"), "u8 read + f32 written");
         assertTrue(((Number) staged.get("ratio_to_copy")).doubleValue() > 0);
     }
+
+    @Test
+    void outThatIsAFileIsRefusedBeforeAnyStep() throws Exception {
+        Path file = Files.createFile(out.resolve("afile"));
+        CliHarness r = CliHarness.run("demo", "--out", file.toString());
+        assertEquals(2, r.code());
+        assertEquals("", r.out());
+        assertEquals("tensorbuf demo: --out: " + file + " is a file, expected a folder\n", r.err());
+    }
 }

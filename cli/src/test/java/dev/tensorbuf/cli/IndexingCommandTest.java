@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -111,5 +113,35 @@ class IndexingCommandTest {
                 + "\"maps\":[\"(d0, d1) -> (), domain: d0 in [0, 11], d1 in [0, 15]\"]}]}", lines[0]);
         assertTrue(lines[1].startsWith("{\"error\":\"1:12: expected a computation"), lines[1]);
         assertTrue(lines[2].startsWith("{\"error\":\"no instruction nope in module m"), lines[2]);
+    }
+
+    @Test
+    void batchFlagsMustBeBooleansAndErrorsNameTheKey() {
+        String good = PAD.replace("\n", "\\n");
+        String input = "{\"hlo\": \"" + good + "\", \"physical\": 1}\n"
+                + "{\"hlo\": \"" + good + "\", \"physical\": \"yes\"}\n"
+                + "{\"hlo\": \"" + good + "\", \"direction\": \"sideways\"}\n"
+                + "{\"hlo\": \"" + good + "\", \"operand\": \"0\"}\n";
+        CliHarness r = CliHarness.runWithInput(input, "indexing", "--batch");
+        assertEquals(0, r.code(), r.err());
+        assertEquals("""
+                {"error":"request key \\"physical\\" must be true or false, got 1"}
+                {"error":"request key \\"physical\\" must be true or false, got \\"yes\\""}
+                {"error":"\\"direction\\" must be output-to-input or input-to-output, got 'sideways'"}
+                {"error":"request key \\"operand\\" must be a 32-bit integer, got \\"0\\""}
+                """, r.out());
+    }
+
+    @Test
+    void fileThatIsNotUtf8IsNamedWithTheOffendingByte(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("bad.hlo");
+        byte[] text = "HloModule m\n// caf".getBytes(StandardCharsets.UTF_8);
+        byte[] bytes = Arrays.copyOf(text, text.length + 2);
+        bytes[text.length] = (byte) 0xe9; // Latin-1 for é, not UTF-8
+        bytes[text.length + 1] = '\n';
+        Files.write(file, bytes);
+        CliHarness r = CliHarness.run("indexing", file.toString());
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf indexing: " + file + ": not valid UTF-8 text at byte " + text.length + "\n", r.err());
     }
 }

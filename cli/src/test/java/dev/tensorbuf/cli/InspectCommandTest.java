@@ -7,9 +7,11 @@ import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.views.DType;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -60,5 +62,45 @@ class InspectCommandTest {
         CliHarness r = CliHarness.run("inspect", dir.resolve("nope.npy").toString());
         assertEquals(2, r.code());
         assertTrue(r.err().contains("no such file"), r.err());
+    }
+
+    @Test
+    void npyJsonMetadataKeepTheirTypes() throws IOException {
+        Path file = dir.resolve("x.npy");
+        Npy.write(file, new DenseTensor(DType.F32, List.of(2L, 3L), Arena.ofAuto().allocate(24)));
+        CliHarness r = CliHarness.run("inspect", file.toString(), "--json");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().endsWith(",\"metadata\":{\"descr\":\"<f4\",\"fortran_order\":false,\"version\":[1,0]}}\n"), r.out());
+    }
+
+    @Test
+    void pathsThatAreNotFilesSayWhatTheyAre() throws IOException {
+        CliHarness folder = CliHarness.run("inspect", dir.toString());
+        assertEquals(2, folder.code());
+        assertEquals("tensorbuf inspect: " + dir + " is a directory, expected a file\n", folder.err());
+        Path empty = Files.createFile(dir.resolve("empty.npy"));
+        CliHarness nothing = CliHarness.run("inspect", empty.toString());
+        assertEquals(2, nothing.code());
+        assertEquals("tensorbuf inspect: " + empty + " is empty, expected a .npy or safetensors file\n", nothing.err());
+        Path device = Path.of("/dev/null");
+        if (Files.exists(device)) {
+            CliHarness dev = CliHarness.run("inspect", device.toString());
+            assertEquals("tensorbuf inspect: /dev/null is not a regular file\n", dev.err());
+        }
+    }
+
+    @Test
+    void headerQuotedInAnErrorStaysOnOneLine() throws IOException {
+        // NumPy pads the header with spaces to 64 bytes and ends it with a newline; the parser's message quotes it.
+        String header = "{'descr': '<f4', 'fortran_order': maybe, 'shape': (3, 4), }";
+        String padded = header + " ".repeat(128 - 10 - header.length() - 1) + "\n";
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        bytes.writeBytes(new byte[] {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (byte) padded.length(), 0});
+        bytes.writeBytes(padded.getBytes(StandardCharsets.ISO_8859_1));
+        bytes.writeBytes(new byte[48]);
+        Path file = Files.write(dir.resolve("badfort.npy"), bytes.toByteArray());
+        CliHarness r = CliHarness.run("inspect", file.toString());
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf inspect: " + file + ": expected a value, found 'm' at position 34 of '" + header + "'\n", r.err());
     }
 }

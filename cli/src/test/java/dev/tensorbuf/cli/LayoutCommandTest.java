@@ -61,4 +61,26 @@ class LayoutCommandTest {
         assertEquals(2, tuple.code());
         assertTrue(tuple.err().contains("layout needs an array shape, got (f32[2]{0}, s8[])"), tuple.err());
     }
+
+    @Test
+    void batchRefusesMisspeltKeysAndTheCommandLineOptions() {
+        String input = """
+                {"shape": "f32[2,3]", "index": [[1, 1]]}
+                {"shape": "f32[2,3]", "offsets": [1.5]}
+
+                {"shape": "f32[2,3]", "offsets": [4]}
+                """;
+        CliHarness r = CliHarness.runWithInput(input, "layout", "--batch");
+        assertEquals(0, r.code(), r.err());
+        String[] lines = r.out().split("\n");
+        assertEquals(4, lines.length, "one line per request line, the blank one included:\n" + r.out());
+        assertEquals("{\"error\":\"unknown request key 'index' (did you mean indices?); keys: shape, indices, offsets\"}", lines[0]);
+        assertEquals("{\"error\":\"request key \\\"offsets\\\" must be a list of 64-bit integers, got [1.5]\"}", lines[1]);
+        assertEquals("{\"error\":\"blank line: expected a JSON request object\"}", lines[2]);
+        assertTrue(lines[3].endsWith("\"offsets\":[{\"linear\":4,\"index\":[1,1]}]}"), lines[3]);
+        CliHarness index = CliHarness.runWithInput(input, "layout", "--batch", "--index", "1");
+        assertEquals(2, index.code());
+        assertEquals("tensorbuf layout: --index cannot be combined with --batch: each request line carries its own values"
+                + " (keys: shape, indices, offsets)\n", index.err());
+    }
 }

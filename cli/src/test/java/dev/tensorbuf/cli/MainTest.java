@@ -38,6 +38,36 @@ class MainTest {
     }
 
     @Test
+    void jsonFailureIsTheOneObjectOnStdoutBesidesTheStderrLine() {
+        CliHarness r = CliHarness.run("layout", "f32[2,3]{0}", "--json");
+        assertEquals(2, r.code());
+        String message = "Dimensions size is 2, but minor to major size is 1. at position 8 of 'f32[2,3]{0}'";
+        assertEquals("{\"error\":\"" + message + "\",\"exit_code\":2}\n", r.out());
+        assertEquals("tensorbuf layout: " + message + "\n", r.err());
+    }
+
+    @Test
+    void jsonFailureForAMissingFileAndForBadOptions() {
+        CliHarness missing = CliHarness.run("inspect", "nope.npy", "--json");
+        assertEquals(2, missing.code());
+        assertEquals("{\"error\":\"no such file: nope.npy\",\"exit_code\":2}\n", missing.out());
+        CliHarness option = CliHarness.run("strides", "--json", "--dtyp", "f32");
+        assertEquals(2, option.code());
+        assertEquals("{\"error\":\"unknown option --dtyp (did you mean --dtype?)\",\"exit_code\":2}\n", option.out());
+        CliHarness plain = CliHarness.run("inspect", "nope.npy");
+        assertEquals("", plain.out(), "without --json, stdout stays empty");
+    }
+
+    @Test
+    void messageWithLineBreaksStaysOnOneLine() {
+        CliHarness r = CliHarness.run("layout", "f32[2,3]\n{1,0}x", "--json");
+        assertEquals(2, r.code());
+        assertEquals(1, r.err().lines().count(), r.err());
+        assertTrue(r.err().contains("of 'f32[2,3]\\n{1,0}x'"), r.err());
+        assertEquals(1, r.out().lines().count(), r.out());
+    }
+
+    @Test
     void everyCommandHasHelpWithARealExample() {
         for (Command c : Main.commands().values()) {
             CliHarness r = CliHarness.run(c.name(), "--help");

@@ -44,4 +44,18 @@ class MapCommandsTest {
         assertEquals("{\"map\":\"(d0) -> (d0 * 2 + 2), domain: d0 in [0, 3]\"}", out[0]);
         assertTrue(out[1].startsWith("{\"error\":\"request needs"), out[1]);
     }
+
+    @Test
+    void batchAnswersTheRequestsAfterOneNestedTooDeeplyToProcess() {
+        String deep = "(d0) -> (" + "(".repeat(20_000) + "d0" + ")".repeat(20_000) + "), domain: d0 in [0, 3]";
+        String good = "{\"map\": \"(d0) -> (d0 mod 4), domain: d0 in [0, 3]\"}\n";
+        CliHarness r = CliHarness.runWithInput(good + "{\"map\": \"" + deep + "\"}\n" + good, "simplify", "--batch");
+        assertEquals(0, r.code(), r.err());
+        String[] lines = r.out().split("\n");
+        assertEquals(3, lines.length, r.out());
+        assertEquals("{\"map\":\"(d0) -> (d0), domain: d0 in [0, 3]\",\"empty\":false}", lines[0]);
+        // The message depends on which limit is hit first: the parser's own depth limit, or the thread's stack.
+        assertTrue(lines[1].startsWith("{\"error\":\""), lines[1]);
+        assertEquals(lines[0], lines[2]);
+    }
 }

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Every {@code $ ./tensorbuf ...} example in README.md runs, in its own JVM started in one
  * folder shared by the examples, and prints what the README shows.
  * A {@code $ cat FILE} example creates FILE with the lines shown; a {@code $ python3 ...}
- * example runs in the same folder (skipped with a reason when NumPy is missing).
+ * example runs in the same folder (skipped with a reason when NumPy is missing). A
+ * {@code < FILE} at the end of a command feeds FILE to its stdin.
  */
 class ReadmeExamplesTest {
     @TempDir
@@ -85,8 +86,13 @@ class ReadmeExamplesTest {
                     cmd.addAll(List.of("--add-modules", "jdk.incubator.vector"));
                 }
                 cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName()));
-                cmd.addAll(words.subList(1, words.size()));
-                Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
+                int redirect = words.indexOf("<");
+                cmd.addAll(words.subList(1, redirect >= 0 ? redirect : words.size()));
+                ProcessBuilder builder = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true);
+                if (redirect >= 0) {
+                    builder.redirectInput(dir.resolve(words.get(redirect + 1)).toFile());
+                }
+                Process p = builder.start();
                 String printed = new String(p.getInputStream().readAllBytes()).lines()
                         .filter(l -> !l.startsWith("WARNING: Using incubator modules"))
                         .reduce((a, b) -> a + "\n" + b).orElse("").strip();

@@ -180,4 +180,18 @@ class RenderCommandTest {
         assertEquals("", r.out());
         assertTrue(Files.readString(out).startsWith("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg "));
     }
+
+    @Test
+    void dtypeTakesTheSameNamesAsStrides() {
+        CliHarness xla = CliHarness.run("render", "--dtype", "F32", "--sizes", "2,3", "--json");
+        assertEquals(0, xla.code(), xla.err());
+        assertEquals(xla.out(), CliHarness.run("render", "--dtype", "FLOAT32", "--sizes", "2,3", "--json").out());
+    }
+
+    @Test
+    void outThatIsAFolderIsRefused() {
+        CliHarness folder = CliHarness.run("render", "f32[2,2]", "--out", dir.toString());
+        assertEquals(2, folder.code());
+        assertEquals("tensorbuf render: --out: " + dir + " is a directory, expected a file name\n", folder.err());
+    }
 }

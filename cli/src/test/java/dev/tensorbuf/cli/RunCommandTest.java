@@ -162,4 +162,17 @@ class RunCommandTest {
                 wrongFormat.err());
         assertFalse(Files.exists(other));
     }
+
+    @Test
+    void moduleThatIsNotUtf8AndOutputInAMissingFolderAreNamed() throws IOException {
+        Path latin1 = dir.resolve("latin1.hlo");
+        Files.write(latin1, new byte[] {'H', 'l', 'o', (byte) 0xff});
+        CliHarness r = CliHarness.run("run", latin1.toString(), "--out", dir.resolve("x.npy").toString());
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf run: " + latin1 + ": not valid UTF-8 text at byte 3\n", r.err());
+        CliHarness out = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + a, "--out", dir.resolve("no/x.npy").toString());
+        assertEquals(2, out.code());
+        assertEquals("tensorbuf run: --out: no such folder: " + dir.resolve("no") + " (for " + dir.resolve("no/x.npy") + ")\n",
+                out.err());
+    }
 }

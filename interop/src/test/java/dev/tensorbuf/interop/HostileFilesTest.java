@@ -64,7 +64,7 @@ class HostileFilesTest {
                         "'shape' is a list, expected a tuple of ints"),
                 npy("header not a dict", file(1, "('descr', '<f4')", 8), "header is not a dict but a tuple"),
                 npy("unclosed dict", file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)", 8),
-                        "expected ',' or '}' at position 55"),
+                        "expected ',' or '}' at position 54"),
                 npy("duplicate key", file(1, "{'descr': '<f4', 'descr': '<f4', " + ok, 8), "duplicate key 'descr' at position 17"),
                 npy("float dim", file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2.5,), }", 8),
                         "expected an integer, found a float at position 52"),

@@ -84,7 +84,7 @@ public final class NpyCodec {
         ByteBuffer raw = readFully(channel, headerStart, (int) headerLength);
         String text = decode(raw, major, file);
         long dataOffset = headerStart + headerLength;
-        NpyHeader header = interpret(PyLiteral.parse(text, file), major, dataOffset, file, voidType);
+        NpyHeader header = interpret(PyLiteral.parse(withoutPadding(text), file), major, dataOffset, file, voidType);
         long need = header.dataByteSize();
         if (need > fileSize - dataOffset) {
             throw new IllegalArgumentException(file + ": shape " + tupleText(header.shape()) + " of " + header.descr()
@@ -92,6 +92,18 @@ public final class NpyCodec {
                     + " after the header (file " + fileSize + " bytes, data at " + dataOffset + ")");
         }
         return header;
+    }
+
+    /**
+     * {@return the header without the spaces and newline that pad it to 64 bytes} The parser skips
+     * them anyway; dropping them keeps its messages, which quote the header, on one line.
+     */
+    private static String withoutPadding(String header) {
+        int end = header.length();
+        while (end > 0 && (header.charAt(end - 1) == ' ' || header.charAt(end - 1) == '\n')) {
+            end--;
+        }
+        return header.substring(0, end);
     }
 
     private static String decode(ByteBuffer raw, int major, String file) {

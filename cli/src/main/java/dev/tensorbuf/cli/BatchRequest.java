@@ -1,0 +1,157 @@
+package dev.tensorbuf.cli;
+
+import dev.tensorbuf.interop.json.Json;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One {@code --batch} request, read strictly: every key must be one the command knows, and every
+ * value must have the key's type, so a misspelt key or a mistyped value is an error naming it
+ * instead of an answer to another question. A key whose value is JSON {@code null} counts as absent.
+ *
+ * {@snippet :
+ * BatchRequest.of(Json.parseObject("{\"sizes\": [2, 3], \"stride\": [0, 1]}"), List.of("dtype", "sizes", "strides"));
+ * // throws: unknown request key 'stride' (did you mean strides?); keys: dtype, sizes, strides
+ * BatchRequest r = BatchRequest.of(Json.parseObject("{\"physical\": 1}"), List.of("physical"));
+ * r.flag("physical"); // throws: request key "physical" must be true or false, got 1
+ * }
+ */
+final class BatchRequest {
+    /** How much of a wrongly typed value a message quotes. */
+    private static final int QUOTE_CHARS = 40;
+
+    private final Map<String, Object> values;
+
+    private BatchRequest(Map<String, Object> values) {
+        this.values = values;
+    }
+
+    /**
+     * {@return the request, its keys checked against {@code keys}}
+     *
+     * @throws IllegalArgumentException naming the first unknown key, the closest known one, and the known keys
+     */
+    static BatchRequest of(Map<String, Object> request, List<String> keys) {
+        for (String key : request.keySet()) {
+            if (!keys.contains(key)) {
+                throw new IllegalArgumentException("unknown request key '" + key + "'" + didYouMean(key, keys)
+                        + "; keys: " + String.join(", ", keys));
+            }
+        }
+        return new BatchRequest(request);
+    }
+
+    private static String didYouMean(String key, List<String> keys) {
+        String hint = Suggestions.didYouMean(key, keys, "");
+        if (!hint.isEmpty()) {
+            return hint;
+        }
+        // The options are singular (--index, --offset) where the keys are plural (indices, offsets).
+        for (String plural : List.of(key + "s", key + "es", key.replaceFirst("ex$", "ices"))) {
+            if (keys.contains(plural)) {
+                return " (did you mean " + plural + "?)";
+            }
+        }
+        return "";
+    }
+
+    /** {@return the string under {@code key}, or null when absent} */
+    String string(String key) {
+        Object v = values.get(key);
+        if (v == null || v instanceof String) {
+            return (String) v;
+        }
+        throw wrongType(key, "a string", v);
+    }
+
+    /**
+     * {@return the string under {@code key}}
+     *
+     * @param what says what the string holds, e.g. {@code "the shape text"}
+     */
+    String requiredString(String key, String what) {
+        String s = string(key);
+        if (s == null) {
+            throw new IllegalArgumentException("request needs \"" + key + "\": " + what);
+        }
+        return s;
+    }
+
+    /** {@return the 32-bit integer under {@code key}, or null when absent} */
+    Integer integer(String key) {
+        Object v = values.get(key);
+        if (v == null) {
+            return null;
+        }
+        if (v instanceof Long l && l == l.intValue()) {
+            return l.intValue();
+        }
+        throw wrongType(key, "a 32-bit integer", v);
+    }
+
+    /** {@return the boolean under {@code key}; false when absent} */
+    boolean flag(String key) {
+        Object v = values.get(key);
+        if (v == null || v instanceof Boolean) {
+            return Boolean.TRUE.equals(v);
+        }
+        throw wrongType(key, "true or false", v);
+    }
+
+    /** {@return the list of 64-bit integers under {@code key}, or null when absent} */
+    long[] longs(String key) {
+        Object v = values.get(key);
+        if (v == null) {
+            return null;
+        }
+        long[] r = longsOrNull(v);
+        if (r == null) {
+            throw wrongType(key, "a list of 64-bit integers", v);
+        }
+        return r;
+    }
+
+    /** {@return the list of lists of 64-bit integers under {@code key}; empty when absent} */
+    List<long[]> longLists(String key) {
+        Object v = values.get(key);
+        if (v == null) {
+            return List.of();
+        }
+        List<long[]> r = new ArrayList<>();
+        if (v instanceof List<?> list) {
+            for (Object entry : list) {
+                long[] longs = longsOrNull(entry);
+                if (longs == null) {
+                    throw wrongType(key, "a list of lists of 64-bit integers", v);
+                }
+                r.add(longs);
+            }
+            return r;
+        }
+        throw wrongType(key, "a list of lists of 64-bit integers", v);
+    }
+
+    /** {@return the values, or null when {@code v} is not a list of integers that fit 64 bits} */
+    private static long[] longsOrNull(Object v) {
+        if (!(v instanceof List<?> list)) {
+            return null;
+        }
+        long[] r = new long[list.size()];
+        for (int i = 0; i < r.length; i++) {
+            if (!(list.get(i) instanceof Long l)) {
+                return null;
+            }
+            r[i] = l;
+        }
+        return r;
+    }
+
+    private static IllegalArgumentException wrongType(String key, String expected, Object got) {
+        String text = Json.write(got);
+        if (text.length() > QUOTE_CHARS) {
+            text = text.substring(0, QUOTE_CHARS) + "...";
+        }
+        return new IllegalArgumentException("request key \"" + key + "\" must be " + expected + ", got " + text);
+    }
+}
