@@ -19,6 +19,9 @@ final class ElementLocator {
     static long locate(TensorView view, long[] index, boolean write) {
         checkIndex(view, index);
         if (view.bufferOrNull() != null) {
+            if (write && view.bufferOrNull().isReadOnly()) {
+                throw readOnly(view, index);
+            }
             long[] strides = view.stridesArray();
             if (strides != null) {
                 long at = view.base();
@@ -38,7 +41,15 @@ final class ElementLocator {
             throw new IllegalArgumentException("index " + Arrays.toString(index) + " of " + view
                     + " is padding: it reads the fill value and cannot be written");
         }
+        if (write && segment(view, index).isReadOnly()) {
+            throw readOnly(view, index);
+        }
         return reader.offset(p, index);
+    }
+
+    private static IllegalArgumentException readOnly(TensorView view, long[] index) {
+        return new IllegalArgumentException("cannot write index " + Arrays.toString(index) + " of " + view
+                + ": its memory is read-only (a read-only buffer, a mapped file or a constant)");
     }
 
     /** {@return the segment that {@code index} (already located) reads} */

@@ -101,6 +101,15 @@ class TensorViewTest {
     }
 
     @Test
+    void writesIntoReadOnlyMemoryNameTheIndexAndTheView() {
+        TensorView ro = TensorView.of(arena.allocate(24).asReadOnly(), "f32[2,3]{1,0}");
+        assertEquals(0f, ro.getFloat(1, 2));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ro.setFloat(1f, 1, 2));
+        assertTrue(e.getMessage().startsWith("cannot write index [1, 2] of f32[2,3]{1,0}"), e.getMessage());
+        assertTrue(e.getMessage().contains("its memory is read-only"), e.getMessage());
+    }
+
+    @Test
     void laterTileThatDoesNotDivideTheFirstIsExplainedNotJustOutOfBounds() {
         // T(2,3) then (1,2): the second tile pads 3 to 4 inside each 2x3 tile, 8 slots, while
         // XLA's ArraySize counts the first tile alone: 6 slots, 24 bytes.

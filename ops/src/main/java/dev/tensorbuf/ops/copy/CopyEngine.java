@@ -169,11 +169,7 @@ public final class CopyEngine {
         if (!shape.dims().equals(src.dims())) {
             throw new IllegalArgumentException("shape " + shape + " differs from source dims " + src.dims());
         }
-        long bits = shape.requireLayout().elementSizeInBits();
-        long slots = shape.physicalElementCount();
-        long bytes = bits == 0 ? Sizes.multiply(slots, shape.dtype().byteWidth(), () -> "bytes of " + shape)
-                : Math.ceilDiv(Sizes.multiply(slots, bits, () -> "bits of " + shape), 8L);
-        Buffer buffer = allocator.allocate(Math.max(1, Math.max(bytes, shape.arraySize())));
+        Buffer buffer = allocator.allocate(bufferBytes(shape));
         Access dst = Access.tiled(buffer.segment(), shape);
         copy(src, dst);
         return new Materialized(buffer, dst);
@@ -218,9 +214,21 @@ public final class CopyEngine {
         if (!shape.dims().equals(src.dims())) {
             throw new IllegalArgumentException("shape " + shape + " differs from source dims " + src.dims());
         }
-        Buffer buffer = allocator.allocate(Math.max(1, shape.arraySize()));
+        Buffer buffer = allocator.allocate(bufferBytes(shape));
         buffer.segment().fill((byte) 0);
         return copyInto(src, TensorView.of(buffer, shape), buffer);
+    }
+
+    /**
+     * Every slot the tiles address, or XLA's {@code ArraySize} when larger (tail padding): a later
+     * tile that pads inside an earlier one addresses more than {@code ArraySize} counts.
+     */
+    private static long bufferBytes(ArrayShape shape) {
+        long bits = shape.requireLayout().elementSizeInBits();
+        long slots = shape.physicalElementCount();
+        long bytes = bits == 0 ? Sizes.multiply(slots, shape.dtype().byteWidth(), () -> "bytes of " + shape)
+                : Math.ceilDiv(Sizes.multiply(slots, bits, () -> "bits of " + shape), 8L);
+        return Math.max(1, Math.max(bytes, shape.arraySize()));
     }
 
     /**

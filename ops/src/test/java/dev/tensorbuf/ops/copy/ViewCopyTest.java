@@ -75,6 +75,52 @@ class ViewCopyTest {
     }
 
     @Test
+    void elementByElementCopiesConvertAndRefuseAsThePlannedOnesDo() {
+        // A one-part concatenation is copied element by element; its values must come out as a planned copy's.
+        TensorView f = iota("f32[2,3]{1,0}"); // -3, -2.5, -2, -1.5, -1, -0.5
+        TensorView planned = TensorView.of(allocator.allocate(24), "s32[2,3]{1,0}");
+        TensorView elements = TensorView.of(allocator.allocate(24), "s32[2,3]{1,0}");
+        engine.copy(f, planned);
+        engine.copy(Ops.concatenate(0, List.of(f)), elements);
+        assertSameElements(planned, elements);
+        assertEquals(-2, elements.getLong(0, 1), "toward zero, as XLA's convert");
+        TensorView pred = TensorView.of(allocator.allocate(6), "pred[2,3]{1,0}");
+        engine.copy(Ops.concatenate(0, List.of(f)), pred);
+        assertEquals(1, pred.getLong(1, 2));
+        // In place, element by element, would read what it already wrote.
+        TensorView m = iota("f32[3,3]{1,0}");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> engine.copy(Ops.concatenate(0, List.of(Ops.transpose(m, 1, 0))), m));
+        assertTrue(e.getMessage().contains("share memory: copy through a temporary"), e.getMessage());
+        TensorView one = TensorView.of(allocator.allocate(12), "f32[3]{0}");
+        TensorView broadcast = Ops.broadcast(one, new long[] {2, 3}, 1);
+        e = assertThrows(IllegalArgumentException.class, () -> engine.copy(Ops.concatenate(0, List.of(f)), broadcast));
+        assertTrue(e.getMessage().contains("a destination may not overlap itself"), e.getMessage());
+    }
+
+    @Test
+    void emptyArraysCopyAsNothingThroughEveryEntryPoint() {
+        java.lang.foreign.MemorySegment bytes = java.lang.foreign.Arena.ofAuto().allocate(8);
+        Access src = Access.strided(bytes, DType.F32, StridedLayout.packed(2, 0));
+        Access dst = Access.strided(java.lang.foreign.Arena.ofAuto().allocate(8), DType.F32, StridedLayout.of(new long[] {2, 0}, new long[] {1, 2}));
+        engine.copy(src, dst);
+        assertEquals(0, CopyPlan.of(src, dst, null).steps().size());
+        Access tiled = Access.tiled(java.lang.foreign.Arena.ofAuto().allocate(8), (ArrayShape) XlaShape.parse("f32[2,0]{1,0:T(2,2)}"));
+        engine.copy(src, tiled);
+    }
+
+    @Test
+    void materializeGivesNestedTilingsEverySlotTheyAddress() {
+        // T(2)(4): the second tile pads each 2-element tile to 4 slots, beyond XLA's ArraySize of 4 floats.
+        TensorView src = iota("f32[4]{0}");
+        ArrayShape nested = (ArrayShape) XlaShape.parse("f32[4]{0:T(2)(4)}");
+        assertEquals(16, nested.arraySize());
+        TensorView out = engine.materialize(src, nested, allocator);
+        assertSameElements(src, out);
+        assertEquals(32, out.buffer().byteSize());
+    }
+
+    @Test
     void convertsTypesThroughTheEngine() {
         TensorView src = iota("f32[4,6]{1,0}");
         TensorView bf16 = engine.materialize(src, DType.BF16, StridedLayout.of(TensorFormat.HW, 4, 6), allocator);

@@ -37,6 +37,10 @@ public final class Planner {
 
     /** {@return the steps copying {@code src} into {@code dst}; both checked by the caller} */
     public static List<Step> plan(Access src, Access dst, ChannelAffine affine) {
+        if (src.elementCount() == 0) {
+            // Nothing to move, and a dimension of size 0 is no loop count (a tiled side then has no slots either).
+            return new ArrayList<>();
+        }
         DType from = src.dtype();
         DType to = dst.dtype();
         boolean scaled = affine != null;

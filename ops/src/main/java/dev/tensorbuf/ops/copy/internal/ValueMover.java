@@ -45,6 +45,21 @@ final class ValueMover {
         }
     }
 
+    /**
+     * {@return {@code v} truncated toward zero, as the bits of integer type {@code to}}
+     *
+     * @throws IllegalArgumentException for NaN, infinities and values outside a 64-bit range
+     *     (narrower types check their own range when set)
+     */
+    static long toInteger(double v, DType to) {
+        boolean u64 = to == DType.U64;
+        if (Double.isNaN(v) || Double.isInfinite(v) || v >= (u64 ? 0x1p64 : 0x1p63) || v < -0x1p63 || u64 && v <= -1) {
+            throw new IllegalArgumentException("value " + v + " out of range for " + to);
+        }
+        // u64 holds [2^63, 2^64) too: those bits as a long are negative, so shift by 2^63 first.
+        return v >= 0x1p63 ? (long) (v - 0x1p63) ^ Long.MIN_VALUE : (long) v;
+    }
+
     /** Moves element {@code si} of {@code s} to element {@code di} of {@code d}. */
     static void move(MemorySegment s, long si, ElementAccess sa, MemorySegment d, long di, ElementAccess da) {
         DType from = sa.type();
@@ -72,13 +87,7 @@ final class ValueMover {
             }
             da.setLong(d, di, v);
         } else if (toInt) {
-            double v = sa.getDouble(s, si);
-            boolean u64 = to == DType.U64;
-            if (Double.isNaN(v) || Double.isInfinite(v) || v >= (u64 ? 0x1p64 : 0x1p63) || v < -0x1p63 || u64 && v <= -1) {
-                throw new IllegalArgumentException("value " + v + " out of range for " + to);
-            }
-            // u64 holds [2^63, 2^64) too: those bits as a long are negative, so shift by 2^63 first.
-            da.setLong(d, di, v >= 0x1p63 ? (long) (v - 0x1p63) ^ Long.MIN_VALUE : (long) v);
+            da.setLong(d, di, toInteger(sa.getDouble(s, si), to));
         } else {
             da.setDouble(d, di, sa.getDouble(s, si));
         }

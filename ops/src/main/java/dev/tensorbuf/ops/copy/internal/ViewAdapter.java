@@ -42,6 +42,19 @@ public final class ViewAdapter {
      * move as raw bits when the types match, as longs between integer types, else as doubles.
      */
     public static void copyElements(TensorView src, TensorView dst) {
+        if (src.elementCount() == 0) {
+            return;
+        }
+        checkDisjoint(src, dst);
+        if (dst.stridedLayout().isPresent()) {
+            var layout = dst.stridedLayout().get();
+            for (int k = 0; k < layout.rank(); k++) {
+                if (layout.strides().get(k) == 0 && layout.sizes().get(k) > 1) {
+                    throw new IllegalArgumentException("destination " + dst + " writes " + layout.sizes().get(k)
+                            + " elements to one slot (stride 0 in dim " + k + "): a destination may not overlap itself");
+                }
+            }
+        }
         DType s = src.dtype();
         DType d = dst.dtype();
         boolean sameType = s == d;
@@ -49,12 +62,29 @@ public final class ViewAdapter {
         dst.forEachIndex(index -> {
             if (sameType) {
                 dst.setBits(src.getBits(index), index);
+            } else if (d == DType.PRED) {
+                dst.setLong(integral ? (src.getLong(index) != 0 ? 1 : 0) : (src.getDouble(index) != 0 ? 1 : 0), index);
             } else if (integral) {
                 dst.setLong(src.getLong(index), index);
+            } else if (isIntegral(d)) {
+                // As the planned kernels convert (XLA's convert): toward zero; NaN and out of range throw.
+                dst.setLong(ValueMover.toInteger(src.getDouble(index), d), index);
             } else {
                 dst.setDouble(src.getDouble(index), index);
             }
         });
+    }
+
+    /** Element by element there is no temporary: a source sharing memory with the destination would read what it wrote. */
+    private static void checkDisjoint(TensorView src, TensorView dst) {
+        for (ViewMap.Single out : dst.map().pieces()) {
+            for (ViewMap.Single in : src.map().pieces()) {
+                if (out.buffer().segment().asOverlappingSlice(in.buffer().segment()).isPresent()) {
+                    throw new IllegalArgumentException("source " + src + " and destination " + dst
+                            + " share memory: copy through a temporary");
+                }
+            }
+        }
     }
 
     private static boolean isIntegral(DType t) {
