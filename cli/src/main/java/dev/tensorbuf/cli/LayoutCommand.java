@@ -166,7 +166,17 @@ final class LayoutCommand implements Command {
         }
         out.println("physical dims: " + r.get("physical_dims") + " (" + r.get("physical_elements")
                 + " element slots, padding included)");
-        out.println("byte size: " + r.get("byte_size"));
+        long bits = layout.elementSizeInBits();
+        long slots = shape.physicalElementCount();
+        long addressed = bits == 0 ? Math.multiplyExact(slots, (long) shape.dtype().byteWidth())
+                : Math.ceilDiv(Math.multiplyExact(slots, bits), 8);
+        if (addressed > shape.arraySize()) {
+            // XLA's ArraySize counts the first tile only; a view over that many bytes would be refused.
+            out.println("byte size: " + r.get("byte_size") + " (XLA's ArraySize, by the first tile; the tiles address "
+                    + addressed + " bytes because a later tile pads inside an earlier one)");
+        } else {
+            out.println("byte size: " + r.get("byte_size"));
+        }
         for (Map<String, Object> m : (List<Map<String, Object>>) r.get("indices")) {
             out.println("index " + Arrays.toString((long[]) m.get("index")) + " -> offset " + m.get("linear"));
         }

@@ -22,6 +22,16 @@ class LayoutCommandTest {
     }
 
     @Test
+    void aLaterTileThatPadsInsideAnEarlierOneIsPointedOut() {
+        CliHarness r = CliHarness.run("layout", "f32[2,3]{1,0:T(2,3)(1,2)}");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("physical dims: [1, 1, 2, 2, 1, 2] (8 element slots, padding included)\n"
+                + "byte size: 24 (XLA's ArraySize, by the first tile; the tiles address 32 bytes because a later tile"
+                + " pads inside an earlier one)\n"), r.out());
+        assertTrue(CliHarness.run("layout", "bf16[16,256]{1,0:T(8,128)(2,1)}").out().contains("byte size: 8192\n"));
+    }
+
+    @Test
     void jsonHasTheKeysOfTheIssue() {
         // slot 5 is the last of the first 2x3 tile: combined row 1 = (0,0,1), combined column 2 = (0,2)
         CliHarness r = CliHarness.run("layout", "f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}", "--index", "0,0,0,0,1",
