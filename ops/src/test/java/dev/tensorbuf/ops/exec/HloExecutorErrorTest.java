@@ -65,6 +65,17 @@ class HloExecutorErrorTest {
     }
 
     @Test
+    void parametersAreNumberedFromZeroWithoutGapsAsXlaRequires() {
+        String gap = "HloModule m\nENTRY e {\n  ROOT p1 = f32[2] parameter(1)\n}\n";
+        assertContains("parameter 1 (p1: f32[2]{0}): e has 1 parameter, which XLA numbers 0 to 0, each once",
+                failure(gap, Map.of("p1", view("f32[2]"))));
+        String twice = "HloModule m\nENTRY e {\n  a = f32[2] parameter(0)\n  b = f32[2] parameter(0)\n"
+                + "  ROOT c = f32[4] concatenate(a, b), dimensions={0}\n}\n";
+        assertContains("parameter 0 (b: f32[2]{0}): e has 2 parameters, which XLA numbers 0 to 1, each once",
+                failure(twice, Map.of("a", view("f32[2]"), "b", view("f32[2]"))));
+    }
+
+    @Test
     void argumentOfTheWrongTypeOrDims() {
         String text = "HloModule m\nENTRY e {\n  ROOT p0 = f32[2,3] parameter(0)\n}\n";
         assertContains("argument for parameter 0 (p0: f32[2,3]{1,0}) is s32[2, 3], expected f32[2, 3]",

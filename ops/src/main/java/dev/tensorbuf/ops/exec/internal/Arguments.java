@@ -25,6 +25,17 @@ public final class Arguments {
      */
     public static Map<String, TensorView> bind(HloComputation entry, Map<String, TensorView> given) {
         List<HloInstruction> params = entry.instructions().stream().filter(i -> i.opcode().equals("parameter")).toList();
+        // XLA numbers a computation's parameters 0 to n - 1, each once; it refuses other modules.
+        boolean[] seen = new boolean[params.size()];
+        for (HloInstruction p : params) {
+            int n = p.parameterNumber();
+            if (n < 0 || n >= params.size() || seen[n]) {
+                throw new IllegalArgumentException("parameter " + describe(p) + ": " + entry.name() + " has "
+                        + params.size() + " parameter" + (params.size() == 1 ? "" : "s") + ", which XLA numbers 0 to "
+                        + (params.size() - 1) + ", each once");
+            }
+            seen[n] = true;
+        }
         Map<String, TensorView> bound = new LinkedHashMap<>();
         Map<String, String> boundBy = new LinkedHashMap<>();
         for (Map.Entry<String, TensorView> e : given.entrySet()) {
