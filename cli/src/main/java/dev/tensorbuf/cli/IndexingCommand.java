@@ -140,7 +140,14 @@ final class IndexingCommand implements Command {
 
     @SuppressWarnings("unchecked")
     private static void printText(Invocation in, Map<String, Object> result) {
-        for (Object o : (List<Object>) result.get("operands")) {
+        List<Object> entries = (List<Object>) result.get("operands");
+        if (entries.isEmpty()) {
+            // A parameter, constant or iota reads no operand: say so rather than print nothing.
+            in.out().println(result.get("instruction") + " has no operands, so no indexing maps");
+            return;
+        }
+        // "operand id" in both directions, as XLA's HloInstructionIndexing::ToString prints it.
+        for (Object o : entries) {
             Map<String, Object> entry = (Map<String, Object>) o;
             for (Object map : (List<Object>) entry.get("maps")) {
                 in.out().println("operand id = " + entry.get("operand") + " " + map);

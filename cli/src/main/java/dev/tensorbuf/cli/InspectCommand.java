@@ -83,7 +83,9 @@ final class InspectCommand implements Command {
         // Values keep their JSON types (fortran_order a boolean, version [major, minor]); text prints them as NumPy does.
         Map<String, Object> metadata = new LinkedHashMap<>();
         Map<String, String> metadataText = new LinkedHashMap<>();
-        if (isNpy(file)) {
+        String lower = file.getFileName().toString().toLowerCase(java.util.Locale.ROOT);
+        // By magic first; a .npy name without the magic gets the .npy reader's message, not safetensors'.
+        if (isNpy(file) || lower.endsWith(".npy")) {
             NpyHeader h = Npy.readHeader(file);
             format = "npy";
             detail = "npy version " + h.majorVersion() + ".0";
@@ -96,7 +98,7 @@ final class InspectCommand implements Command {
             metadataText.put("fortran_order", h.fortranOrder() ? "True" : "False");
             metadataText.put("version", h.majorVersion() + ".0");
         } else {
-            try (SafetensorsFile f = SafetensorsFile.open(file)) {
+            try (SafetensorsFile f = openSafetensors(file, lower.endsWith(".safetensors"))) {
                 format = "safetensors";
                 detail = "safetensors, header " + f.headerByteSize() + " bytes";
                 for (SafetensorsTensor t : f.tensors()) {
@@ -127,6 +129,19 @@ final class InspectCommand implements Command {
             in.out().println("  metadata: " + String.join(", ", pairs));
         }
         return 0;
+    }
+
+    /** A file named neither .npy nor .safetensors that safetensors cannot read is said to be neither. */
+    private static SafetensorsFile openSafetensors(Path file, boolean named) throws IOException {
+        try {
+            return SafetensorsFile.open(file);
+        } catch (IllegalArgumentException e) {
+            if (named) {
+                throw e;
+            }
+            throw new IllegalArgumentException(file + " is neither a .npy file (it lacks the \\x93NUMPY magic) nor a"
+                    + " safetensors file (" + e.getMessage().replace(file + ": ", "") + ")", e);
+        }
     }
 
     private static boolean isNpy(Path file) throws IOException {

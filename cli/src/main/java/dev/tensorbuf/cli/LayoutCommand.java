@@ -141,8 +141,16 @@ final class LayoutCommand implements Command {
         }
         r.put("indices", mapped);
         List<Map<String, Object>> back = new ArrayList<>();
+        long slots = shape.physicalElementCount();
+        long bits = layout.elementSizeInBits() == 0 ? 8L * shape.dtype().byteWidth() : layout.elementSizeInBits();
+        long sized = shape.arraySize() * 8 / bits;
         for (long offset : offsets) {
-            Optional<List<Long>> logical = shape.logicalIndex(offset);
+            // Past the tiles' slots but inside ArraySize (an L(n) tail) is padding too.
+            if (offset < 0 || offset >= Math.max(slots, sized)) {
+                throw new IndexOutOfBoundsException("element offset " + offset + " out of bounds [0, "
+                        + Math.max(slots, sized) + ") of " + shape);
+            }
+            Optional<List<Long>> logical = offset >= slots ? Optional.empty() : shape.logicalIndex(offset);
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("linear", offset);
             m.put("index", logical.orElse(null));

@@ -58,6 +58,13 @@ class IndexingCommandTest {
     }
 
     @Test
+    void anInstructionWithoutOperandsSaysSo() {
+        CliHarness r = CliHarness.runWithInput(TRANSPOSE, "indexing", "-", "--instruction", "p0");
+        assertEquals(0, r.code(), r.err());
+        assertEquals("p0 has no operands, so no indexing maps\n", r.out());
+    }
+
+    @Test
     void physicalLayoutUsesLayoutOrderedDimensions() {
         String hlo = """
                 HloModule m

@@ -58,6 +58,21 @@ class InspectCommandTest {
     }
 
     @Test
+    void aFileOfNeitherFormatIsNamedAsSuch() throws IOException {
+        Path npy = dir.resolve("t.npy");
+        Files.writeString(npy, "hello\n");
+        CliHarness r = CliHarness.run("inspect", npy.toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("t.npy: 6 bytes is too short for a .npy preamble"), r.err());
+        Path bin = dir.resolve("t.bin");
+        Files.writeString(bin, "hello\n");
+        r = CliHarness.run("inspect", bin.toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains(bin + " is neither a .npy file (it lacks the \\x93NUMPY magic) nor a safetensors file"
+                + " (6 bytes is too short for a safetensors file"), r.err());
+    }
+
+    @Test
     void missingFileIsAUsageError() {
         CliHarness r = CliHarness.run("inspect", dir.resolve("nope.npy").toString());
         assertEquals(2, r.code());

@@ -32,6 +32,17 @@ class LayoutCommandTest {
     }
 
     @Test
+    void offsetsInTheTailPaddingOfLAreReportedAsPadding() {
+        // f32[5]{0:T(4)L(64)}: 8 slots of tiles, ArraySize rounded up to 64 elements (256 bytes).
+        CliHarness r = CliHarness.run("layout", "f32[5]{0:T(4)L(64)}", "--offset", "4", "--offset", "24", "--offset", "63");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().endsWith("offset 4 -> index [4]\noffset 24 -> padding\noffset 63 -> padding\n"), r.out());
+        CliHarness past = CliHarness.run("layout", "f32[5]{0:T(4)L(64)}", "--offset", "64");
+        assertEquals(2, past.code());
+        assertEquals("tensorbuf layout: element offset 64 out of bounds [0, 64) of f32[5]{0:T(4)L(64)}\n", past.err());
+    }
+
+    @Test
     void jsonHasTheKeysOfTheIssue() {
         // slot 5 is the last of the first 2x3 tile: combined row 1 = (0,0,1), combined column 2 = (0,2)
         CliHarness r = CliHarness.run("layout", "f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}", "--index", "0,0,0,0,1",
