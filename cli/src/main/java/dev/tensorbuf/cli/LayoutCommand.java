@@ -174,10 +174,7 @@ final class LayoutCommand implements Command {
         }
         out.println("physical dims: " + r.get("physical_dims") + " (" + r.get("physical_elements")
                 + " element slots, padding included)");
-        long bits = layout.elementSizeInBits();
-        long slots = shape.physicalElementCount();
-        long addressed = bits == 0 ? Math.multiplyExact(slots, (long) shape.dtype().byteWidth())
-                : Math.ceilDiv(Math.multiplyExact(slots, bits), 8);
+        long addressed = shape.physicalByteSize();
         if (addressed > shape.arraySize()) {
             // XLA's ArraySize counts the first tile only; a view over that many bytes would be refused.
             out.println("byte size: " + r.get("byte_size") + " (XLA's ArraySize, by the first tile; the tiles address "

@@ -75,19 +75,21 @@ public final class NativeMemory {
         if (address == 0 && byteSize != 0) {
             throw new IllegalArgumentException("NULL address with " + byteSize + " bytes for memory of " + owner);
         }
-        if (byteSize > 0 && Long.compareUnsigned(address, -byteSize) > 0) {
-            throw new IllegalArgumentException(byteSize + " bytes at 0x" + Long.toHexString(address) + " for memory of "
-                    + owner + " run past the end of the 64-bit address space");
-        }
         if (!space.hostAccessible()) {
             return Buffers.foreign(address, byteSize, space, owner, readOnly, deleter);
         }
         Arena scope = Arena.ofShared();
-        MemorySegment bytes = RestrictedNative.segment(address, byteSize, scope);
-        return Buffers.foreign(readOnly ? bytes.asReadOnly() : bytes, space, owner, () -> {
-            scope.close(); // first: a kept segment must throw, not read freed memory
-            deleter.run();
-        });
+        try {
+            // Buffers.foreign checks the range (a segment is only a description until touched).
+            MemorySegment bytes = RestrictedNative.segment(address, byteSize, scope);
+            return Buffers.foreign(readOnly ? bytes.asReadOnly() : bytes, space, owner, () -> {
+                scope.close(); // first: a kept segment must throw, not read freed memory
+                deleter.run();
+            });
+        } catch (RuntimeException e) {
+            scope.close();
+            throw e;
+        }
     }
 
     /**

@@ -100,6 +100,7 @@ public final class Buffers {
             throw new IllegalArgumentException("segment of " + segment.byteSize()
                     + " bytes is on the Java heap; foreign buffers wrap native memory only");
         }
+        checkAddressRange(segment.address(), segment.byteSize(), owner);
         return new HostBuffer(new ForeignLifetime(owner, segment.byteSize(), deleter), space, segment);
     }
 }

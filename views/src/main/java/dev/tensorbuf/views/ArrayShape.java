@@ -151,6 +151,18 @@ public record ArrayShape(DType dtype, List<Long> dims, List<Boolean> dynamicDims
     }
 
     /**
+     * {@return the bytes those slots take: {@link #physicalElementCount()} times the byte width,
+     * or {@code ceil(slots * n / 8)} under {@code E(n)}} It exceeds {@link #arraySize()} when a
+     * later tile pads inside an earlier one ({@code f32[2,3]{1,0:T(2,3)(1,2)}}: 32 bytes against
+     * 24), and falls short of it under tail padding {@code L(n)}.
+     *
+     * @throws IllegalArgumentException as {@link #physicalElementCount()}, or if the bytes overflow
+     */
+    public long physicalByteSize() {
+        return TiledLayoutMath.physicalByteSize(this);
+    }
+
+    /**
      * {@return the element offset of a logical index in the tiled buffer, applying every tile
      * level and combined dimensions (XLA's {@code LinearIndexForNestedTiling})}
      *

@@ -59,11 +59,9 @@ final class ViewFactory {
         long arraySize;
         try {
             slots = shape.physicalElementCount();
-            long bits = layout.elementSizeInBits();
-            slotBytes = bits == 0 ? Math.multiplyExact(slots, shape.dtype().byteWidth())
-                    : Math.ceilDiv(Math.multiplyExact(slots, bits), 8);
+            slotBytes = shape.physicalByteSize();
             arraySize = shape.arraySize();
-        } catch (ArithmeticException | IllegalArgumentException overflow) {
+        } catch (IllegalArgumentException overflow) {
             return;
         }
         if (slotBytes > buffer.byteSize() && arraySize <= buffer.byteSize()) {

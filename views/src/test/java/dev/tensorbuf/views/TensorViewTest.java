@@ -116,6 +116,8 @@ class TensorViewTest {
         ArrayShape shape = (ArrayShape) XlaShape.parse("f32[2,3]{1,0:T(2,3)(1,2)}");
         assertEquals(24, shape.arraySize());
         assertEquals(8, shape.physicalElementCount());
+        assertEquals(32, shape.physicalByteSize());
+        assertEquals(3, ((ArrayShape) XlaShape.parse("s4[5]{0:T(6)E(4)}")).physicalByteSize(), "6 nibbles");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> TensorView.of(arena.allocate(shape.arraySize()), shape));
         assertEquals("f32[2,3]{1,0:T(2,3)(1,2)}: its tiles address 8 element slots (32 bytes), but XLA sizes a buffer by"

@@ -224,11 +224,7 @@ public final class CopyEngine {
      * tile that pads inside an earlier one addresses more than {@code ArraySize} counts.
      */
     private static long bufferBytes(ArrayShape shape) {
-        long bits = shape.requireLayout().elementSizeInBits();
-        long slots = shape.physicalElementCount();
-        long bytes = bits == 0 ? Sizes.multiply(slots, shape.dtype().byteWidth(), () -> "bytes of " + shape)
-                : Math.ceilDiv(Sizes.multiply(slots, bits, () -> "bits of " + shape), 8L);
-        return Math.max(1, Math.max(bytes, shape.arraySize()));
+        return Math.max(1, Math.max(shape.physicalByteSize(), shape.arraySize()));
     }
 
     /**

@@ -3,7 +3,6 @@ package dev.tensorbuf.ops.copy;
 import dev.tensorbuf.ops.copy.internal.Planner;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.XlaLayout;
 
 import java.util.List;
 import java.util.Objects;
@@ -111,10 +110,7 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
                     + " overlap: copy through a temporary");
         }
         if (dst.addressing() instanceof Access.Tiled(ArrayShape s)) {
-            XlaLayout l = s.requireLayout();
-            long need = l.elementSizeInBits() == 0 ? Sizes.multiply(s.physicalElementCount(), s.dtype().byteWidth(),
-                    () -> "bytes of " + s) : Math.ceilDiv(Sizes.multiply(s.physicalElementCount(), l.elementSizeInBits(),
-                    () -> "bits of " + s), 8);
+            long need = s.physicalByteSize();
             if (dst.segment().byteSize() < need) {
                 throw new IndexOutOfBoundsException(s + " needs " + need + " bytes but the destination segment has "
                         + dst.segment().byteSize());

@@ -81,6 +81,13 @@ public final class TiledLayoutMath {
         return n;
     }
 
+    public static long physicalByteSize(ArrayShape shape) {
+        long slots = shape.physicalElementCount();
+        long bits = shape.requireLayout().elementSizeInBits();
+        return bits == 0 ? multiply(slots, shape.dtype().byteWidth(), shape, "physical byte size")
+                : Math.ceilDiv(multiply(slots, bits, shape, "physical bit size"), 8L);
+    }
+
     public static long linearIndex(ArrayShape shape, long[] index) {
         checkIndex(shape, index);
         return TilingPlan.of(shape).linearIndex(index);
