@@ -68,8 +68,12 @@ import org.agrona.concurrent.UnsafeBuffer;
  * }
  */
 public final class AgronaBuffers {
-    /** The most bytes an Agrona buffer holds: its capacity is an {@code int}. */
-    public static final long MAX_BYTES = Integer.MAX_VALUE;
+    /**
+     * The most bytes bridged at once: an Agrona buffer's capacity is an {@code int}, and the JDK
+     * wraps a segment as a {@code ByteBuffer} (how the bridge keeps the memory reachable) only up to
+     * {@code Integer.MAX_VALUE - 8} bytes.
+     */
+    public static final long MAX_BYTES = Integer.MAX_VALUE - 8;
 
     /** The JVM option Agrona 2.x needs on the class path. */
     public static final String REQUIRED_FLAG = "--add-opens java.base/jdk.internal.misc=ALL-UNNAMED";
@@ -237,8 +241,8 @@ public final class AgronaBuffers {
      * {@return a root host buffer over the same memory as an off-heap {@code DirectBuffer}, no
      * copy} Closing it ends the buffer (and revokes its segment) but frees nothing: the memory
      * belongs to whoever made {@code source}, which must outlive the buffer. The buffer keeps
-     * {@code source} reachable. A {@code source} that is not a {@link MutableDirectBuffer} gives a
-     * buffer whose segment is read-only.
+     * {@code source} reachable. A {@code source} that is not a {@link MutableDirectBuffer}, or
+     * that wraps a read-only {@code ByteBuffer} (a read-only file mapping), gives a read-only buffer.
      *
      * @throws IllegalArgumentException if {@code source} is on the Java heap (a {@code byte[]}):
      *     use {@link #copyOf(DirectBuffer, Allocator)}
@@ -253,7 +257,9 @@ public final class AgronaBuffers {
         try {
             // A restricted call: the address comes from Agrona, which vouches for capacity() bytes there.
             MemorySegment segment = RestrictedNative.segment(source.addressOffset(), source.capacity(), arena);
-            if (!(source instanceof MutableDirectBuffer)) {
+            // An UnsafeBuffer over a read-only mapping is still a MutableDirectBuffer: writing through
+            // it would fault, so its ByteBuffer decides too.
+            if (!(source instanceof MutableDirectBuffer) || source.byteBuffer() != null && source.byteBuffer().isReadOnly()) {
                 segment = segment.asReadOnly();
             }
             return Buffers.foreign(segment, MemorySpace.HOST, "agrona", () -> {

@@ -26,6 +26,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -118,8 +119,14 @@ class AgronaBuffersTest {
             MemorySegment huge = RestrictedNative.resize(arena.allocate(64), 3L << 30);
             Buffer buffer = Buffers.foreign(huge, MemorySpace.HOST, "test", () -> { });
             var e = assertThrows(IllegalArgumentException.class, () -> AgronaBuffers.asDirectBuffer(buffer));
-            assertTrue(e.getMessage().contains("holds 3221225472 bytes, more than an Agrona buffer's 2147483647"),
+            assertTrue(e.getMessage().contains("holds 3221225472 bytes, more than an Agrona buffer's 2147483639"),
                     e.getMessage());
+            // Up to the JDK's ByteBuffer limit, 2^31 - 9 bytes, the bridge works; one byte more is refused by name.
+            Buffer justFits = buffer.slice(0, AgronaBuffers.MAX_BYTES);
+            assertEquals(AgronaBuffers.MAX_BYTES, AgronaBuffers.asDirectBuffer(justFits).capacity());
+            var over = assertThrows(IllegalArgumentException.class,
+                    () -> AgronaBuffers.asDirectBuffer(buffer.slice(0, AgronaBuffers.MAX_BYTES + 1)));
+            assertTrue(over.getMessage().contains("more than an Agrona buffer's"), over.getMessage());
             TensorView view = TensorView.strided(buffer, DType.F32, StridedLayout.packed(600_000_000L));
             var v = assertThrows(IllegalArgumentException.class, () -> AgronaBuffers.asMutableDirectBuffer(view));
             assertTrue(v.getMessage().contains("holds 2400000000 bytes"), v.getMessage());
@@ -143,6 +150,25 @@ class AgronaBuffersTest {
             assertThrows(UnsupportedOperationException.class, () -> agrona.wrap(new byte[4]));
             var e = assertThrows(IllegalArgumentException.class, () -> AgronaBuffers.asMutableDirectBuffer(v));
             assertTrue(e.getMessage().contains("is read-only"), e.getMessage());
+        }
+    }
+
+    @Test
+    void anUnsafeBufferOverAReadOnlyMappingBecomesAReadOnlyBuffer() throws IOException {
+        // Writing through it would fault (SIGSEGV): the bridge must make it read-only although
+        // UnsafeBuffer is a MutableDirectBuffer.
+        Path file = dir.resolve("ro.bin");
+        Files.write(file, new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file)) {
+            ByteBuffer mapped = ch.map(java.nio.channels.FileChannel.MapMode.READ_ONLY, 0, 8);
+            Buffer b = AgronaBuffers.asBuffer(new UnsafeBuffer(mapped));
+            assertTrue(b.isReadOnly());
+            assertTrue(b.segment().isReadOnly());
+            TensorView v = AgronaBuffers.asView(new UnsafeBuffer(mapped), (ArrayShape) XlaShape.parse("u8[8]{0}"));
+            assertEquals(8, v.getLong(7));
+            var e = assertThrows(IllegalArgumentException.class, () -> v.setLong(0, 0));
+            assertTrue(e.getMessage().contains("read-only"), e.getMessage());
+            b.close();
         }
     }
 
