@@ -32,8 +32,13 @@ def loadavg():
         return float("nan")
 
 
+# The jar is built (if stale) once, by case_names(); every later run uses it as it is, so an edit
+# made during a run cannot rebuild it between cases.
+NO_BUILD = dict(os.environ, TENSORBUF_NO_BUILD="1")
+
+
 def run_json(cmd):
-    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True, env=NO_BUILD).stdout
     return json.loads(out)
 
 
@@ -73,7 +78,7 @@ def main():
         ours = None
         peers = None
         for name in names:
-            o = run_json([str(ROOT / "tensorbuf"), "bench", "--json", "--case", name])
+            o = run_json([str(ROOT / "tensorbuf"), "bench", "--json", "--threads", "2", "--case", name])
             p = run_json([sys.executable, str(HERE / "copy_peers.py"), "--case", name])
             if ours is None:
                 ours, peers = o, p

@@ -83,6 +83,21 @@ class LauncherTest {
         return new Result(p.exitValue(), output);
     }
 
+    /** {@return a PATH with the launcher's basic tools but no mvn} */
+    private String pathWithoutMaven() throws IOException {
+        Path bin = Files.createDirectories(root.resolve("bin-without-maven"));
+        for (String tool : List.of("find", "sed", "head", "dirname", "mktemp", "cat", "rm", "readlink")) {
+            for (String dir : List.of("/usr/bin", "/bin")) {
+                Path p = Path.of(dir, tool);
+                if (Files.isExecutable(p) && !Files.exists(bin.resolve(tool), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                    Files.createSymbolicLink(bin.resolve(tool), p);
+                    break;
+                }
+            }
+        }
+        return bin.toString();
+    }
+
     private Result launch(String... args) throws Exception {
         return launch(Map.of(), true, args);
     }
@@ -158,23 +173,28 @@ class LauncherTest {
     }
 
     @Test
+    void noBuildRunsTheJarAsItIsAndSaysSoWhenThereIsNone() throws Exception {
+        Path source = root.resolve("cli/src/main/java/Changed.java");
+        Files.createDirectories(source.getParent());
+        Files.writeString(source, "class Changed {}\n");
+        Files.setLastModifiedTime(source, FileTime.from(Instant.now().plusSeconds(60)));
+        // Stale, and no Maven on this PATH: it would fail to build, but it does not try.
+        Result r = launch(Map.of("TENSORBUF_NO_BUILD", "1", "PATH", pathWithoutMaven()), true, "layout");
+        assertEquals(0, r.code(), r.output());
+        assertEquals("layout", r.values().get("args"));
+        Files.delete(root.resolve("cli/target/tensorbuf.jar"));
+        r = launch(Map.of("TENSORBUF_NO_BUILD", "1"), true, "layout");
+        assertEquals(2, r.code());
+        assertTrue(r.output().startsWith("tensorbuf: TENSORBUF_NO_BUILD=1 but there is no "), r.output());
+    }
+
+    @Test
     void sourcesNewerThanTheJarNeedMavenToRebuild() throws Exception {
         Path source = root.resolve("cli/src/main/java/Changed.java");
         Files.createDirectories(source.getParent());
         Files.writeString(source, "class Changed {}\n");
         Files.setLastModifiedTime(source, FileTime.from(Instant.now().plusSeconds(60)));
-        // A PATH with bash's basic tools but no mvn.
-        Path bin = Files.createDirectories(root.resolve("bin-without-maven"));
-        for (String tool : List.of("find", "sed", "head", "dirname", "mktemp", "cat", "rm")) {
-            for (String dir : List.of("/usr/bin", "/bin")) {
-                Path p = Path.of(dir, tool);
-                if (Files.isExecutable(p)) {
-                    Files.createSymbolicLink(bin.resolve(tool), p);
-                    break;
-                }
-            }
-        }
-        Result r = launch(Map.of("PATH", bin.toString()), true, "demo");
+        Result r = launch(Map.of("PATH", pathWithoutMaven()), true, "demo");
         assertEquals(2, r.code(), r.output());
         assertEquals("tensorbuf: building needs Apache Maven 3.8+ on PATH (e.g. apt-get install maven).", r.output().strip());
     }
