@@ -16,6 +16,7 @@ public final class ArenaAllocator implements Allocator {
     private final BufferOwner.Arena owner;
     private final long defaultAlignment;
     private final Scope scope = new Scope();
+    private final Object closing = new Object();
 
     /** @param shared whether to use {@link Arena#ofShared()} rather than {@link Arena#ofConfined()} */
     public ArenaAllocator(boolean shared, long defaultAlignment) {
@@ -63,11 +64,14 @@ public final class ArenaAllocator implements Allocator {
 
     @Override
     public void close() {
-        if (!scope.isOpen()) {
-            return;
+        // One closer at a time: two racing closes both saw it open, and the second arena.close() threw.
+        synchronized (closing) {
+            if (!scope.isOpen()) {
+                return;
+            }
+            arena.close(); // first: a confined arena closed from the wrong thread throws and stays open
+            scope.close();
         }
-        arena.close(); // first: a confined arena closed from the wrong thread throws and stays open
-        scope.close();
     }
 
     @Override

@@ -106,7 +106,6 @@ public final class BufferPool implements PooledAllocator {
         long blockBytes = sizeClass == SizeClasses.EXACT ? byteSize : SizeClasses.blockSize(sizeClass);
         List<StackTraceElement> site = trackLeaks ? CallSites.capture(SITE_DEPTH) : List.of();
         List<Block> evicted = List.of();
-        long id;
         lock.lock();
         try {
             if (closed) {
@@ -115,16 +114,16 @@ public final class BufferPool implements PooledAllocator {
             if (blockBytes > byteLimit - liveBytes) {
                 throw new AllocationLimitException(name, byteSize, blockBytes, liveBytes, byteLimit);
             }
-            id = ++nextId;
+            // Reserved now, so racing allocations respect the limit; the id and the peak wait for
+            // the hand-out, so an allocation that fails leaves the statistics as they were.
             allocations++;
             liveCount++;
             liveBytes += blockBytes;
-            peakLiveBytes = Math.max(peakLiveBytes, liveBytes);
             Block cached = sizeClass == SizeClasses.EXACT ? null : free[sizeClass].pollLast();
             if (cached != null) {
                 cachedBytes -= blockBytes;
                 reuses++;
-                return handOut(cached, id, byteSize, site);
+                return handOut(cached, byteSize, site);
             }
             if (cachedBytes > byteLimit - liveBytes) {
                 evicted = evictDownTo(byteLimit - liveBytes);
@@ -155,8 +154,9 @@ public final class BufferPool implements PooledAllocator {
         try {
             if (!closed) {
                 blocks.add(block);
-                return handOut(block, id, byteSize, site);
+                return handOut(block, byteSize, site);
             }
+            unreserve(blockBytes);
         } finally {
             lock.unlock();
         }
@@ -164,17 +164,28 @@ public final class BufferPool implements PooledAllocator {
         throw Errors.allocatorClosed(owner.toString());
     }
 
-    private Buffer handOut(Block block, long id, long byteSize, List<StackTraceElement> site) {
+    /** Under the lock: the reserved block becomes a buffer, with the next id. */
+    private Buffer handOut(Block block, long byteSize, List<StackTraceElement> site) {
+        peakLiveBytes = Math.max(peakLiveBytes, liveBytes);
+        long id = ++nextId;
         var lifetime = new PooledLifetime(this, block, id, byteSize, site);
         block.holder = lifetime;
         var segment = block.byteSize() == byteSize ? block.segment : block.segment.asSlice(0, byteSize);
         return new HostBuffer(lifetime, MemorySpace.HOST, segment);
     }
 
+    /**
+     * Under the lock: takes back a reservation that gave no buffer. If the pool closed meanwhile,
+     * close already zeroed the live figures and counted the reservation as released.
+     */
     private void unreserve(long blockBytes) {
         allocations--;
-        liveCount--;
-        liveBytes -= blockBytes;
+        if (closed) {
+            releasedAtClose--;
+        } else {
+            liveCount--;
+            liveBytes -= blockBytes;
+        }
     }
 
     /** Removes cached blocks, largest classes first, until at most {@code target} bytes stay cached. */
