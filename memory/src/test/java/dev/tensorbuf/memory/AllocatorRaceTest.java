@@ -10,9 +10,8 @@ import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 
 /**
- * Allocators under races: a pool's statistics count buffers handed out, whatever fails or closes in
- * between (an
- * allocation that fails, out of memory or to a racing close, leaves no trace), and racing closes return.
+ * Allocators under races: a pool's statistics count the buffers it handed out (an allocation
+ * that fails, out of memory or to a racing close, leaves no trace), and racing closes return.
  */
 class AllocatorRaceTest {
 
