@@ -101,13 +101,21 @@ final class StagingAgent implements Agent {
         try {
             buffer = pool.allocate(target.byteSize());
         } catch (AllocationLimitException e) {
-            // Buffers the consumer still holds come back when it closes them: wait for that, for a while.
             long now = System.nanoTime();
+            if (e.blockBytes() > e.limitBytes()) {
+                waiting = null;
+                fail(r, new IllegalStateException("staging '" + name + "': tensor #" + r.id() + " ("
+                        + target.byteSize() + " bytes) can never fit in the pool: " + e.getMessage(), e));
+                return true;
+            }
+            // The refused block fits the limit, so buffers were live then (the consumer's, or other
+            // users' of a shared pool), and room comes back as they are closed: retry for a while.
+            // Asking the pool again here instead would race with a close that has just made room.
             if (waiting != r) {
                 waiting = r;
                 waitingSince = now;
             }
-            if (pool.stats().liveCount() > 0 && now - waitingSince < allocationWaitNanos) {
+            if (now - waitingSince < allocationWaitNanos) {
                 return false;
             }
             waiting = null;

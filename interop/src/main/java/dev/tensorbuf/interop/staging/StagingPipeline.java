@@ -32,9 +32,10 @@ import org.agrona.concurrent.IdleStrategy;
  * <p><b>Backpressure.</b> At most {@link Builder#queueCapacity} submissions wait. When the queue is
  * full, {@link #submit} blocks for up to {@link Builder#submitTimeout} (10 s unless set), then
  * throws {@link StagingRejectedException}; {@link #trySubmit} never blocks and returns empty. A
- * full pool (its byte limit reached while the consumer holds buffers) makes the worker wait for
- * the consumer to close some, up to {@link Builder#allocationWait} (10 s), before failing that
- * tensor; this also bounds the poll queue, whose staged tensors hold pool memory.
+ * full pool (its byte limit reached while buffers are live: the consumer's, or other users' of a
+ * shared pool) makes the worker wait for some to be closed, up to {@link Builder#allocationWait}
+ * (10 s), before failing that tensor; this also bounds the poll queue, whose staged tensors hold
+ * pool memory. A tensor larger than the pool's whole limit fails at once.
  *
  * <p><b>Closing.</b> {@link #close()} closes with the builder's {@link CloseMode} (DRAIN unless set):
  * {@link CloseMode#DRAIN} stages and delivers everything queued, waiting up to
@@ -313,7 +314,12 @@ public final class StagingPipeline implements AutoCloseable {
             return this;
         }
 
-        /** {@return this builder} @param timeout how long the worker waits for pool space before failing a tensor, {@code >= 0} */
+        /**
+         * {@return this builder}
+         *
+         * @param timeout how long the worker waits for pool space before failing a tensor, {@code >= 0}
+         *     (10 s unless set); while it waits, the tensors behind it wait too
+         */
         public Builder allocationWait(Duration timeout) {
             this.allocationWait = nonNegative(timeout, "allocation wait");
             return this;

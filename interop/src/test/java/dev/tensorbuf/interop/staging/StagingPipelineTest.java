@@ -272,6 +272,23 @@ class StagingPipelineTest {
     }
 
     @Test
+    void tensorLargerThanThePoolsWholeLimitFailsWithoutWaiting() throws Exception {
+        // Audit nit: the worker waited allocationWait (10 s here) whenever any buffer was live, also
+        // for a tensor that can never fit, holding up every tensor behind it.
+        try (PooledAllocator pool = PooledAllocator.builder().name("small").byteLimit(1024).build();
+             Allocator arena = Allocators.shared();
+             Buffer held = pool.allocate(64);
+             StagingPipeline pipeline = StagingPipeline.builder().name("small").pool(pool).build()) {
+            TensorView src = TensorView.of(arena.allocate(2048), "f32[512]{0}");
+            pipeline.submit(src, StagingTarget.of("f32[512]{0}"));
+            var failed = assertInstanceOf(StagingOutcome.Failed.class, pipeline.poll(Duration.ofSeconds(2)));
+            assertEquals("staging 'small': tensor #1 (2048 bytes) can never fit in the pool: pool 'small' cannot"
+                    + " allocate 2048 bytes: 64 bytes live + 2048 requested > limit 1024", failed.error().getMessage());
+            assertEquals(64, held.byteSize());
+        }
+    }
+
+    @Test
     void badSubmissionsAreRefusedAtOnce() {
         try (PooledAllocator pool = PooledAllocator.builder().name("bad").build();
              Allocator arena = Allocators.shared();
