@@ -75,6 +75,7 @@ public final class StagingPipeline implements AutoCloseable {
     }
 
     private static final Runnable NOTHING = () -> { };
+    private static final Duration LONGEST = Duration.ofNanos(Long.MAX_VALUE);
 
     private final String name;
     private final BlockingQueue<StagingAgent.Request> queue;
@@ -82,7 +83,7 @@ public final class StagingPipeline implements AutoCloseable {
     private final StagingAgent agent;
     private final AgentRunner runner;
     private final long submitTimeoutNanos;
-    private final Duration drainTimeout;
+    private final long drainTimeoutNanos;
     private final CloseMode closeMode;
     private final ReadWriteLock closing = new ReentrantReadWriteLock();
     private final AtomicLong ids = new AtomicLong();
@@ -93,11 +94,11 @@ public final class StagingPipeline implements AutoCloseable {
         this.name = b.name;
         this.queue = new ArrayBlockingQueue<>(b.queueCapacity);
         this.outcomes = b.consumer == null ? new LinkedBlockingQueue<>() : null;
-        this.submitTimeoutNanos = b.submitTimeout.toNanos();
-        this.drainTimeout = b.drainTimeout;
+        this.submitTimeoutNanos = saturatedNanos(b.submitTimeout);
+        this.drainTimeoutNanos = saturatedNanos(b.drainTimeout);
         this.closeMode = b.closeMode;
         Consumer<StagingOutcome> deliver = b.consumer != null ? b.consumer : outcomes::add;
-        this.agent = new StagingAgent(name, queue, b.pool, b.engine, deliver, b.allocationWait.toNanos());
+        this.agent = new StagingAgent(name, queue, b.pool, b.engine, deliver, saturatedNanos(b.allocationWait));
         this.runner = new AgentRunner(b.idleStrategy, this::workerError, null, agent);
         AgentRunner.startOnThread(runner, r -> Thread.ofPlatform().name(agent.roleName()).daemon(true).unstarted(r));
     }
@@ -191,7 +192,9 @@ public final class StagingPipeline implements AutoCloseable {
     }
 
     /**
-     * {@return the next outcome, or null if none arrives within {@code timeout}}
+     * {@return the next outcome, or null if none arrives within {@code timeout}} A timeout too long
+     * for a {@code long} of nanoseconds (e.g. {@code ChronoUnit.FOREVER.getDuration()}) waits
+     * without a bound.
      *
      * @throws IllegalStateException if the pipeline delivers to a callback instead
      * @throws InterruptedException if interrupted while waiting
@@ -200,7 +203,7 @@ public final class StagingPipeline implements AutoCloseable {
         if (outcomes == null) {
             throw new IllegalStateException("staging '" + name + "' delivers to its consumer callback; there is nothing to poll");
         }
-        return outcomes.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        return outcomes.poll(saturatedNanos(timeout), TimeUnit.NANOSECONDS);
     }
 
     /** {@return the next outcome if one is ready, else null} @throws IllegalStateException in callback mode */
@@ -241,8 +244,8 @@ public final class StagingPipeline implements AutoCloseable {
         }
         boolean interrupted = false;
         try {
-            if (!agent.finished.await(drainTimeout.toNanos(), TimeUnit.NANOSECONDS)) {
-                agent.startClosing(CloseMode.REJECT, "timed out draining after " + drainTimeout.toMillis() + " ms");
+            if (!agent.finished.await(drainTimeoutNanos, TimeUnit.NANOSECONDS)) {
+                agent.startClosing(CloseMode.REJECT, "timed out draining after " + drainTimeoutNanos / 1_000_000 + " ms");
                 agent.finished.await();
             }
         } catch (InterruptedException e) {
@@ -260,12 +263,29 @@ public final class StagingPipeline implements AutoCloseable {
         }
     }
 
+    /**
+     * {@return {@code d} in nanoseconds, clamped to a {@code long}} The JDK's timed waits take
+     * {@link Long#MAX_VALUE} nanoseconds (292 years) as no bound, and {@link Duration#toNanos()}
+     * throws past it, e.g. for {@code ChronoUnit.FOREVER.getDuration()}.
+     */
+    static long saturatedNanos(Duration d) {
+        Objects.requireNonNull(d, "duration");
+        if (d.compareTo(LONGEST) >= 0) {
+            return Long.MAX_VALUE;
+        }
+        return d.compareTo(LONGEST.negated()) <= 0 ? -Long.MAX_VALUE : d.toNanos();
+    }
+
     private void workerError(Throwable error) {
         System.getLogger(StagingPipeline.class.getName()).log(System.Logger.Level.ERROR,
                 "staging '" + name + "': worker error", error);
     }
 
-    /** Settings of a pipeline; every setter checks its value. Not thread-safe. */
+    /**
+     * Settings of a pipeline; every setter checks its value. Not thread-safe. A duration too long
+     * for a {@code long} of nanoseconds (about 292 years, e.g.
+     * {@code ChronoUnit.FOREVER.getDuration()}) means no bound.
+     */
     public static final class Builder {
         private String name = "staging";
         private PooledAllocator pool;

@@ -1,0 +1,137 @@
+package dev.tensorbuf.interop.staging;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.memory.PooledAllocator;
+import dev.tensorbuf.views.TensorView;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The pipeline's lifecycle at its edges: errors on the worker, close from odd places and under
+ * interrupts, unbounded durations. Each test is bounded by {@code assertTimeoutPreemptively}, since
+ * the failures they guard against were hangs.
+ */
+class StagingLifecycleTest {
+    private static final Duration BOUND = Duration.ofSeconds(5);
+    private static final StagingTarget TARGET = StagingTarget.of("f32[4]{0}");
+
+    private PooledAllocator pool;
+    private Allocator arena;
+    private TensorView source;
+
+    @BeforeEach
+    void setUp() {
+        pool = PooledAllocator.builder().name("lifecycle").build();
+        arena = Allocators.shared();
+        source = TensorView.of(arena.allocate(16), "f32[4]{0}");
+        source.copyFrom(new float[] {1, 2, 3, 4});
+    }
+
+    @AfterEach
+    void tearDown() {
+        arena.close();
+        pool.close();
+    }
+
+    /** Waits (bounded) until {@code condition} holds. */
+    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, "timed out waiting until " + what);
+            Thread.sleep(1);
+        }
+    }
+
+    private static boolean waiting(Thread t) {
+        return t.getState() == Thread.State.WAITING || t.getState() == Thread.State.TIMED_WAITING;
+    }
+
+    private static boolean workerRuns(String name) {
+        return StagingPipelineTest.stagingThreads().contains("tensorbuf-staging-" + name);
+    }
+
+    @Test
+    void foreverDurationsMeanNoBound() {
+        // Audit (StagingForever): ChronoUnit.FOREVER passed the setters, then build(), poll and close
+        // overflowed converting it to nanoseconds; close threw after marking the pipeline closed.
+        Duration forever = ChronoUnit.FOREVER.getDuration();
+        assertTimeoutPreemptively(BOUND, () -> {
+            try (PooledAllocator small = PooledAllocator.builder().name("one-block").byteLimit(64).build()) {
+                StagingPipeline pipeline = StagingPipeline.builder().name("forever").pool(small)
+                        .submitTimeout(forever).allocationWait(forever).drainTimeout(forever).build();
+                pipeline.submit(source, TARGET);
+                pipeline.submit(source, TARGET); // waits for the one block the pool has room for
+                var first = staged(pipeline.poll(forever));
+                assertEquals(1, first.id());
+                first.close();
+                try (var second = staged(pipeline.poll(forever))) {
+                    assertEquals(2, second.id());
+                }
+                pipeline.close();
+                assertFalse(workerRuns("forever"));
+            }
+        });
+    }
+
+    @Test
+    void submitWithAnUnboundedTimeoutWaitsForRoomInTheQueue() {
+        assertTimeoutPreemptively(BOUND, () -> {
+            CountDownLatch entered = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            List<Long> ids = new CopyOnWriteArrayList<>();
+            StagingPipeline pipeline = StagingPipeline.builder().name("forever-queue").pool(pool).queueCapacity(1)
+                    .submitTimeout(ChronoUnit.FOREVER.getDuration()).consumer(o -> {
+                        entered.countDown();
+                        awaitQuietly(release);
+                        ids.add(o.id());
+                        ((StagingOutcome.Staged) o).close();
+                    }).build();
+            pipeline.submit(source, TARGET);
+            entered.await();
+            pipeline.submit(source, TARGET); // fills the queue
+            Thread producer = Thread.ofPlatform().start(() -> {
+                try {
+                    pipeline.submit(source, TARGET);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            awaitTrue(() -> waiting(producer), "the third submit waits on the full queue");
+            release.countDown();
+            producer.join();
+            pipeline.close();
+            assertEquals(List.of(1L, 2L, 3L), ids);
+        });
+    }
+
+    /** {@return {@code o} as staged} A failure fails the test with the outcome's error as cause. */
+    static StagingOutcome.Staged staged(StagingOutcome o) {
+        return switch (o) {
+            case StagingOutcome.Staged s -> s;
+            case StagingOutcome.Failed f -> throw new AssertionError("tensor #" + f.id() + " failed", f.error());
+            case null -> throw new AssertionError("no outcome");
+        };
+    }
+
+    static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
