@@ -123,9 +123,11 @@ final class StagingAgent implements Agent {
                     + " (" + target.byteSize() + " bytes) after waiting " + (now - waitingSince) / 1_000_000 + " ms: "
                     + e.getMessage(), e));
             return true;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // An Error too: the pool's OutOfMemoryError for more memory than the system gives must fail
+            // this tensor, not end the worker (AgentRunner rethrows Errors) with the rest unanswered.
             waiting = null;
-            fail(r, e);
+            fail(r, failure(r, "allocating " + target.byteSize() + " bytes", e));
             return true;
         }
         waiting = null;
@@ -137,9 +139,9 @@ final class StagingAgent implements Agent {
             }
             staged = target.view(buffer);
             engine.copy(r.source(), staged);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             buffer.close();
-            fail(r, e);
+            fail(r, failure(r, "converting to " + target, e));
             return true;
         }
         released(r);
@@ -148,13 +150,25 @@ final class StagingAgent implements Agent {
         StagingOutcome.Staged outcome = new StagingOutcome.Staged(r.id(), staged);
         try {
             deliver.accept(outcome);
-        } catch (RuntimeException e) {
-            // The consumer never took ownership: give the buffer back (closing twice is harmless).
+        } catch (RuntimeException | Error e) {
+            // The consumer never took ownership: give the buffer back (closing twice is harmless). An
+            // Error (a failed assertion in a test's callback) is the consumer's too: the tensors behind
+            // this one are still owed their outcomes.
             outcome.close();
-            log.log(System.Logger.Level.WARNING, "staging '" + name + "': consumer threw on tensor #" + r.id()
+            log.log(level(e), "staging '" + name + "': consumer threw on tensor #" + r.id()
                     + "; its buffer was returned to the pool", e);
         }
         return true;
+    }
+
+    /** {@return {@code e} as a {@code Failed} outcome's error: an Error wrapped, with its text in the message} */
+    private RuntimeException failure(Request r, String doing, Throwable e) {
+        return e instanceof RuntimeException runtime ? runtime
+                : new IllegalStateException("staging '" + name + "': tensor #" + r.id() + ": " + doing + " failed: " + e, e);
+    }
+
+    private static System.Logger.Level level(Throwable e) {
+        return e instanceof Error ? System.Logger.Level.ERROR : System.Logger.Level.WARNING;
     }
 
     private void fail(Request r, RuntimeException error) {
@@ -175,17 +189,16 @@ final class StagingAgent implements Agent {
     private void deliverQuietly(StagingOutcome outcome) {
         try {
             deliver.accept(outcome);
-        } catch (RuntimeException e) {
-            log.log(System.Logger.Level.WARNING, "staging '" + name + "': consumer threw on outcome of tensor #"
-                    + outcome.id(), e);
+        } catch (RuntimeException | Error e) {
+            log.log(level(e), "staging '" + name + "': consumer threw on outcome of tensor #" + outcome.id(), e);
         }
     }
 
     private void released(Request r) {
         try {
             r.whenRead().run();
-        } catch (RuntimeException e) {
-            log.log(System.Logger.Level.WARNING, "staging '" + name + "': whenRead of tensor #" + r.id() + " threw", e);
+        } catch (RuntimeException | Error e) {
+            log.log(level(e), "staging '" + name + "': whenRead of tensor #" + r.id() + " threw", e);
         }
     }
 }

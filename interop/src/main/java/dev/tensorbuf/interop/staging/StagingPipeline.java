@@ -27,7 +27,8 @@ import org.agrona.concurrent.IdleStrategy;
  * <p><b>Delivery.</b> To a callback ({@link Builder#consumer}), called on the worker thread in
  * submission order, or, without one, to a queue the consumer reads with {@link #poll(Duration)}.
  * Every accepted submission ends in exactly one {@link StagingOutcome}: {@code Staged} (the
- * receiver owns the buffer; a callback that throws has it closed for it) or {@code Failed}.
+ * receiver owns the buffer; a callback that throws, an {@link Error} included, has it closed for
+ * it and is logged, and later tensors are still delivered) or {@code Failed}.
  *
  * <p><b>Backpressure.</b> At most {@link Builder#queueCapacity} submissions wait. When the queue is
  * full, {@link #submit} blocks for up to {@link Builder#submitTimeout} (10 s unless set), then

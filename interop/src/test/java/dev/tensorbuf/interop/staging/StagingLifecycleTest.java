@@ -2,12 +2,15 @@ package dev.tensorbuf.interop.staging;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.PooledAllocator;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
@@ -15,6 +18,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -115,6 +119,64 @@ class StagingLifecycleTest {
             producer.join();
             pipeline.close();
             assertEquals(List.of(1L, 2L, 3L), ids);
+        });
+    }
+
+    @Test
+    void targetLargerThanMemoryFailsThatTensorAndTheWorkerGoesOn() {
+        // Audit (StagingHugeTarget): the pool's OutOfMemoryError ended the worker thread (AgentRunner
+        // rethrows Errors); neither tensor got an outcome and close() hung.
+        long n = 1L << 46; // f32: 2^48 bytes, more than any machine gives
+        TensorView broadcast = TensorView.strided(arena.allocate(4), DType.F32,
+                StridedLayout.of(new long[] {n}, new long[] {0}));
+        assertTimeoutPreemptively(BOUND, () -> {
+            StagingPipeline pipeline = StagingPipeline.builder().name("huge").pool(pool).build();
+            pipeline.submit(broadcast, StagingTarget.of("f32[" + n + "]{0}"));
+            pipeline.submit(source, TARGET);
+            var failed = assertInstanceOf(StagingOutcome.Failed.class, pipeline.poll(Duration.ofSeconds(2)));
+            assertInstanceOf(OutOfMemoryError.class, failed.error().getCause());
+            assertTrue(failed.error().getMessage().startsWith("staging 'huge': tensor #1: allocating 281474976710656"
+                    + " bytes failed: java.lang.OutOfMemoryError"), failed.error().getMessage());
+            staged(pipeline.poll(Duration.ofSeconds(2))).close();
+            pipeline.close();
+            assertEquals("staging 'huge': 2 accepted, 1 staged (16 bytes), 1 failed, 0 rejected, 0 queued",
+                    pipeline.stats().toString());
+        });
+    }
+
+    @Test
+    void consumerThrowingAnErrorHasItsBufferClosedAndLaterTensorsAreStillDelivered() {
+        // Audit (StagingConsumerError): an AssertionError from the callback ended the worker thread:
+        // the staged buffer stayed live, later tensors were never delivered, close() hung.
+        assertTimeoutPreemptively(BOUND, () -> {
+            List<Long> calls = new CopyOnWriteArrayList<>();
+            AtomicInteger whenRead = new AtomicInteger();
+            StagingPipeline pipeline = StagingPipeline.builder().name("consumer-error").pool(pool).consumer(o -> {
+                calls.add(o.id());
+                throw new AssertionError("consumer check failed on #" + o.id());
+            }).build();
+            for (int i = 0; i < 3; i++) {
+                pipeline.submit(source, TARGET, whenRead::incrementAndGet);
+            }
+            pipeline.close();
+            assertEquals(List.of(1L, 2L, 3L), calls);
+            assertEquals(3, whenRead.get());
+            assertEquals(3, pipeline.stats().staged());
+            assertEquals(0, pool.stats().liveCount(), pool.stats().toString());
+        });
+    }
+
+    @Test
+    void whenReadThrowingAnErrorStillLeavesTheTensorItsOutcome() {
+        assertTimeoutPreemptively(BOUND, () -> {
+            StagingPipeline pipeline = StagingPipeline.builder().name("when-read-error").pool(pool).build();
+            pipeline.submit(source, TARGET, () -> {
+                throw new AssertionError("whenRead failed");
+            });
+            pipeline.submit(source, TARGET);
+            staged(pipeline.poll(Duration.ofSeconds(2))).close();
+            staged(pipeline.poll(Duration.ofSeconds(2))).close();
+            pipeline.close();
         });
     }
 
