@@ -7,6 +7,7 @@ import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.TensorView;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.agrona.concurrent.Agent;
@@ -23,6 +24,7 @@ final class StagingAgent implements Agent {
 
     private final String name;
     private final BlockingQueue<Request> queue;
+    private final AtomicInteger submitting;
     private final PooledAllocator pool;
     private final CopyEngine engine;
     private final Consumer<StagingOutcome> deliver;
@@ -44,10 +46,11 @@ final class StagingAgent implements Agent {
     private Request waiting;
     private long waitingSince;
 
-    StagingAgent(String name, BlockingQueue<Request> queue, PooledAllocator pool, CopyEngine engine,
-            Consumer<StagingOutcome> deliver, long allocationWaitNanos) {
+    StagingAgent(String name, BlockingQueue<Request> queue, AtomicInteger submitting, PooledAllocator pool,
+            CopyEngine engine, Consumer<StagingOutcome> deliver, long allocationWaitNanos) {
         this.name = name;
         this.queue = queue;
+        this.submitting = submitting;
         this.pool = pool;
         this.engine = engine;
         this.deliver = deliver;
@@ -59,7 +62,10 @@ final class StagingAgent implements Agent {
         return "tensorbuf-staging-" + name;
     }
 
-    /** Starts closing: no more submissions reach the queue after this (the pipeline's lock sees to it). */
+    /**
+     * Starts closing: after this, only submitters already past the pipeline's open check can still
+     * reach the queue, and {@link #nothingLeft()} waits for them.
+     */
     void startClosing(StagingPipeline.CloseMode mode, String reason) {
         rejectReason = reason;
         closeMode = mode;
@@ -77,7 +83,9 @@ final class StagingAgent implements Agent {
             for (Request r; (r = queue.poll()) != null; n++) {
                 reject(r);
             }
-            finished.countDown();
+            if (n == 0 && nothingLeft()) {
+                finished.countDown();
+            }
             return n;
         }
         if (waiting != null) {
@@ -85,13 +93,22 @@ final class StagingAgent implements Agent {
         }
         Request r = queue.poll();
         if (r == null) {
-            if (closeMode != null) {
+            if (closeMode != null && nothingLeft()) {
                 finished.countDown();
             }
             return 0;
         }
         stage(r);
         return 1;
+    }
+
+    /**
+     * {@return whether no submitter can still add to the queue and it is empty} Called once closing
+     * is seen: a submitter either saw the pipeline closed, or counts in {@code submitting} until its
+     * request is in the queue (both sides read and write volatile state in that order).
+     */
+    private boolean nothingLeft() {
+        return submitting.get() == 0 && queue.isEmpty();
     }
 
     /** {@return false when the request must wait for pool space; it is then kept in {@link #waiting}} */

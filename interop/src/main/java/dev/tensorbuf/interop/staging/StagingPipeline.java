@@ -10,9 +10,9 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReadWriteLock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
@@ -42,8 +42,9 @@ import org.agrona.concurrent.IdleStrategy;
  * {@link CloseMode#DRAIN} stages and delivers everything queued, waiting up to
  * {@link Builder#drainTimeout} (60 s) before rejecting the rest; {@link CloseMode#REJECT} fails
  * every queued tensor with {@link StagingRejectedException} (the one being converted finishes).
- * Either way no submission is accepted once closing starts; submitters blocked on a full queue
- * finish first (the worker keeps emptying it). Close returns when the worker thread has ended;
+ * Either way no submission is accepted once closing starts (a {@link #trySubmit} is refused at
+ * once), except those already blocked on a full queue: they get in as the worker empties it, and
+ * are drained or rejected with the rest. Close returns when the worker thread has ended;
  * outcomes not yet polled can still be polled. Closing twice does nothing. The pool is the
  * caller's and stays open.
  *
@@ -86,10 +87,15 @@ public final class StagingPipeline implements AutoCloseable {
     private final long submitTimeoutNanos;
     private final long drainTimeoutNanos;
     private final CloseMode closeMode;
-    private final ReadWriteLock closing = new ReentrantReadWriteLock();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    /**
+     * Submitters past their open check whose offer has not ended. No lock keeps them apart from
+     * close (one made trySubmit wait behind a submit blocked on a full queue); instead the worker
+     * does not finish while any is in flight, so each that saw the pipeline open is answered.
+     */
+    private final AtomicInteger submitting = new AtomicInteger();
     private final AtomicLong ids = new AtomicLong();
     private final AtomicLong accepted = new AtomicLong();
-    private boolean closed;
 
     private StagingPipeline(Builder b) {
         this.name = b.name;
@@ -99,7 +105,7 @@ public final class StagingPipeline implements AutoCloseable {
         this.drainTimeoutNanos = saturatedNanos(b.drainTimeout);
         this.closeMode = b.closeMode;
         Consumer<StagingOutcome> deliver = b.consumer != null ? b.consumer : outcomes::add;
-        this.agent = new StagingAgent(name, queue, b.pool, b.engine, deliver, saturatedNanos(b.allocationWait));
+        this.agent = new StagingAgent(name, queue, submitting, b.pool, b.engine, deliver, saturatedNanos(b.allocationWait));
         this.runner = new AgentRunner(b.idleStrategy, this::workerError, null, agent);
         AgentRunner.startOnThread(runner, r -> Thread.ofPlatform().name(agent.roleName()).daemon(true).unstarted(r));
     }
@@ -135,7 +141,7 @@ public final class StagingPipeline implements AutoCloseable {
      */
     public long submit(TensorView source, StagingTarget target, Runnable whenRead) throws InterruptedException {
         StagingAgent.Request r = request(source, target, whenRead);
-        closing.readLock().lockInterruptibly();
+        submitting.incrementAndGet();
         try {
             requireOpen();
             if (!queue.offer(r, submitTimeoutNanos, TimeUnit.NANOSECONDS)) {
@@ -146,7 +152,7 @@ public final class StagingPipeline implements AutoCloseable {
             accepted.incrementAndGet();
             return r.id();
         } finally {
-            closing.readLock().unlock();
+            submitting.decrementAndGet();
         }
     }
 
@@ -158,7 +164,7 @@ public final class StagingPipeline implements AutoCloseable {
     /** {@return as {@link #trySubmit(TensorView, StagingTarget)}, with {@code whenRead} as in {@link #submit(TensorView, StagingTarget, Runnable)}} */
     public OptionalLong trySubmit(TensorView source, StagingTarget target, Runnable whenRead) {
         StagingAgent.Request r = request(source, target, whenRead);
-        closing.readLock().lock();
+        submitting.incrementAndGet();
         try {
             requireOpen();
             if (!queue.offer(r)) {
@@ -167,7 +173,7 @@ public final class StagingPipeline implements AutoCloseable {
             accepted.incrementAndGet();
             return OptionalLong.of(r.id());
         } finally {
-            closing.readLock().unlock();
+            submitting.decrementAndGet();
         }
     }
 
@@ -187,7 +193,7 @@ public final class StagingPipeline implements AutoCloseable {
     }
 
     private void requireOpen() {
-        if (closed) {
+        if (closed.get()) {
             throw new StagingRejectedException("staging pipeline '" + name + "' is closed; tensor not accepted");
         }
     }
@@ -233,16 +239,10 @@ public final class StagingPipeline implements AutoCloseable {
      */
     public void close(CloseMode mode) {
         Objects.requireNonNull(mode, "mode");
-        closing.writeLock().lock();
-        try {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            agent.startClosing(mode, "closed with " + mode);
-        } finally {
-            closing.writeLock().unlock();
+        if (!closed.compareAndSet(false, true)) {
+            return;
         }
+        agent.startClosing(mode, "closed with " + mode);
         boolean interrupted = false;
         try {
             if (!agent.finished.await(drainTimeoutNanos, TimeUnit.NANOSECONDS)) {

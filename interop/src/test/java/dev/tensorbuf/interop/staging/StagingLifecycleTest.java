@@ -3,6 +3,7 @@ package dev.tensorbuf.interop.staging;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -177,6 +178,47 @@ class StagingLifecycleTest {
             staged(pipeline.poll(Duration.ofSeconds(2))).close();
             staged(pipeline.poll(Duration.ofSeconds(2))).close();
             pipeline.close();
+        });
+    }
+
+    @Test
+    void trySubmitIsRefusedAtOnceWhileCloseWaitsAndASubmitIsBlockedOnAFullQueue() {
+        // Audit (StagingTrySubmitBlocks): the submit held a read lock while blocked, close queued for
+        // the write lock, and trySubmit ("never blocks") then waited behind close for up to the
+        // submit timeout (10 s here).
+        assertTimeoutPreemptively(BOUND, () -> {
+            CountDownLatch entered = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            List<Long> ids = new CopyOnWriteArrayList<>();
+            List<Throwable> errors = new CopyOnWriteArrayList<>();
+            StagingPipeline pipeline = StagingPipeline.builder().name("try-submit").pool(pool).queueCapacity(1)
+                    .consumer(o -> {
+                        entered.countDown();
+                        awaitQuietly(release);
+                        ids.add(o.id());
+                        ((StagingOutcome.Staged) o).close();
+                    }).build();
+            pipeline.submit(source, TARGET);
+            entered.await();
+            pipeline.submit(source, TARGET); // fills the queue
+            Thread producer = Thread.ofPlatform().start(() -> {
+                try {
+                    pipeline.submit(source, TARGET);
+                } catch (Exception e) {
+                    errors.add(e);
+                }
+            });
+            awaitTrue(() -> waiting(producer), "the third submit waits on the full queue");
+            Thread closer = Thread.ofPlatform().start(pipeline::close);
+            awaitTrue(() -> waiting(closer), "close waits");
+            var refused = assertThrows(StagingRejectedException.class, () -> pipeline.trySubmit(source, TARGET));
+            assertEquals("staging pipeline 'try-submit' is closed; tensor not accepted", refused.getMessage());
+            release.countDown();
+            producer.join();
+            closer.join();
+            assertEquals(List.of(), errors);
+            // The submit already waiting when close began got in, and was drained.
+            assertEquals(List.of(1L, 2L, 3L), ids);
         });
     }
 
