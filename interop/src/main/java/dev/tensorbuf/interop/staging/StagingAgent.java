@@ -6,20 +6,27 @@ import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.TensorView;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentTerminationException;
+import org.agrona.concurrent.IdleStrategy;
 
 /**
  * The worker: takes one request at a time, converts it into a pooled buffer and delivers the
- * outcome. Runs on one thread (an Agrona {@code AgentRunner}); only {@link #closeMode} and the
- * counters are read from other threads.
+ * outcome. Runs on one thread (an Agrona {@code AgentRunner}), which it ends itself once the
+ * pipeline is closing and every accepted request has its outcome; only {@link #closing} and the
+ * counters are touched from other threads, and {@link #rejectLeftovers()} once the thread has ended.
  */
 final class StagingAgent implements Agent {
     /** One accepted submission. */
     record Request(long id, TensorView source, StagingTarget target, Runnable whenRead) {
+    }
+
+    /** How the pipeline is closing, and since when ({@link System#nanoTime()}). */
+    private record Closing(StagingPipeline.CloseMode mode, String reason, long sinceNanos) {
     }
 
     private final String name;
@@ -29,25 +36,27 @@ final class StagingAgent implements Agent {
     private final CopyEngine engine;
     private final Consumer<StagingOutcome> deliver;
     private final long allocationWaitNanos;
+    private final long drainTimeoutNanos;
+    private final IdleStrategy idleStrategy;
     private final System.Logger log = System.getLogger(StagingPipeline.class.getName());
 
     final AtomicLong staged = new AtomicLong();
     final AtomicLong failed = new AtomicLong();
     final AtomicLong rejected = new AtomicLong();
     final AtomicLong bytesStaged = new AtomicLong();
-    /** Counted down once the pipeline is closing and nothing is queued or waiting. */
-    final CountDownLatch finished = new CountDownLatch(1);
 
-    /** Null while open; the mode once the pipeline is closing. */
-    private volatile StagingPipeline.CloseMode closeMode;
-    private volatile String rejectReason;
+    /** Null while open; set once by the first close, then only ever moved from DRAIN to REJECT. */
+    private final AtomicReference<Closing> closing = new AtomicReference<>();
 
-    /** A request waiting for pool space (the consumer still holds buffers), and since when. */
+    /** A request waiting for pool space (buffers are live in the pool), and since when. */
     private Request waiting;
     private long waitingSince;
+    /** Closing, and every accepted request answered: the worker thread ends. */
+    private boolean finished;
 
     StagingAgent(String name, BlockingQueue<Request> queue, AtomicInteger submitting, PooledAllocator pool,
-            CopyEngine engine, Consumer<StagingOutcome> deliver, long allocationWaitNanos) {
+            CopyEngine engine, Consumer<StagingOutcome> deliver, long allocationWaitNanos, long drainTimeoutNanos,
+            IdleStrategy idleStrategy) {
         this.name = name;
         this.queue = queue;
         this.submitting = submitting;
@@ -55,6 +64,8 @@ final class StagingAgent implements Agent {
         this.engine = engine;
         this.deliver = deliver;
         this.allocationWaitNanos = allocationWaitNanos;
+        this.drainTimeoutNanos = drainTimeoutNanos;
+        this.idleStrategy = idleStrategy;
     }
 
     @Override
@@ -63,29 +74,77 @@ final class StagingAgent implements Agent {
     }
 
     /**
-     * Starts closing: after this, only submitters already past the pipeline's open check can still
-     * reach the queue, and {@link #nothingLeft()} waits for them.
+     * Starts closing, unless it has started: after this, only submitters already past the
+     * pipeline's open check can still reach the queue, and {@link #nothingLeft()} waits for them.
      */
     void startClosing(StagingPipeline.CloseMode mode, String reason) {
-        rejectReason = reason;
-        closeMode = mode;
+        closing.compareAndSet(null, new Closing(mode, reason, System.nanoTime()));
+    }
+
+    /** Switches a DRAIN close to REJECT, keeping when closing began. */
+    void rejectRest(String reason) {
+        for (Closing c = closing.get(); c != null && c.mode() == StagingPipeline.CloseMode.DRAIN; c = closing.get()) {
+            if (closing.compareAndSet(c, new Closing(StagingPipeline.CloseMode.REJECT, reason, c.sinceNanos()))) {
+                return;
+            }
+        }
+    }
+
+    boolean isClosing() {
+        return closing.get() != null;
+    }
+
+    /** {@return when closing began, by {@link System#nanoTime()}} Only once closing has started. */
+    long closingSinceNanos() {
+        return closing.get().sinceNanos();
     }
 
     @Override
     public int doWork() {
-        if (closeMode == StagingPipeline.CloseMode.REJECT) {
-            int n = 0;
-            if (waiting != null) {
-                reject(waiting);
-                waiting = null;
-                n++;
-            }
-            for (Request r; (r = queue.poll()) != null; n++) {
-                reject(r);
-            }
-            if (n == 0 && nothingLeft()) {
-                finished.countDown();
-            }
+        int work = step();
+        if (finished) {
+            // Expected: AgentRunner ends the duty cycle without calling the error handler.
+            throw new AgentTerminationException("staging '" + name + "' finished", null, true, false, false);
+        }
+        return work;
+    }
+
+    @Override
+    public void onClose() {
+        // AgentRunner also ends its duty cycle when it finds the thread interrupted after an idle
+        // spell with no work (an interrupt from outside). The accepted tensors are still owed their
+        // outcomes, so the worker goes on here until it has finished.
+        while (!finished) {
+            idleStrategy.idle(step());
+        }
+    }
+
+    private int step() {
+        int work;
+        try {
+            work = work();
+        } catch (RuntimeException | Error e) {
+            // Each tensor's failures are caught where they happen; this catches what escapes those
+            // handlers (an Error while reporting one), so that the tensors after it are answered.
+            log.log(System.Logger.Level.ERROR, "staging '" + name + "': worker error", e);
+            work = 0;
+        }
+        // A callback that restores an interrupt it caught leaves the flag set, and AgentRunner would
+        // take that for a request to stop while tensors are still queued.
+        Thread.interrupted();
+        return work;
+    }
+
+    private int work() {
+        Closing c = closing.get();
+        if (c != null && c.mode() == StagingPipeline.CloseMode.DRAIN
+                && System.nanoTime() - c.sinceNanos() >= drainTimeoutNanos) {
+            rejectRest("timed out draining after " + drainTimeoutNanos / 1_000_000 + " ms");
+            c = closing.get();
+        }
+        if (c != null && c.mode() == StagingPipeline.CloseMode.REJECT) {
+            int n = rejectQueued(c);
+            finished = n == 0 && nothingLeft();
             return n;
         }
         if (waiting != null) {
@@ -93,13 +152,26 @@ final class StagingAgent implements Agent {
         }
         Request r = queue.poll();
         if (r == null) {
-            if (closeMode != null && nothingLeft()) {
-                finished.countDown();
-            }
+            finished = c != null && nothingLeft();
             return 0;
         }
         stage(r);
         return 1;
+    }
+
+    /** {@return how many were rejected: the request waiting for pool space, then the queue} */
+    private int rejectQueued(Closing c) {
+        int n = 0;
+        if (waiting != null) {
+            Request w = waiting;
+            waiting = null;
+            reject(w, c);
+            n++;
+        }
+        for (Request r; (r = queue.poll()) != null; n++) {
+            reject(r, c);
+        }
+        return n;
     }
 
     /**
@@ -109,6 +181,25 @@ final class StagingAgent implements Agent {
      */
     private boolean nothingLeft() {
         return submitting.get() == 0 && queue.isEmpty();
+    }
+
+    /**
+     * Rejects what the worker left, called by a closing thread once the worker thread has ended.
+     * Nothing is left when it finished; only a worker killed early (AgentRunner rethrows an Error
+     * from the idle strategy) leaves tensors, and they are still owed outcomes.
+     */
+    synchronized void rejectLeftovers() {
+        if (waiting == null && nothingLeft()) {
+            return;
+        }
+        rejectRest("worker thread ended early (its error is logged)");
+        Closing c = closing.get();
+        rejectQueued(c);
+        // A submitter blocked on the full queue gets in as it empties, and is owed an outcome too.
+        while (!nothingLeft()) {
+            Thread.onSpinWait();
+            rejectQueued(c);
+        }
     }
 
     /** {@return false when the request must wait for pool space; it is then kept in {@link #waiting}} */
@@ -195,11 +286,11 @@ final class StagingAgent implements Agent {
     }
 
     /** Fails a request that was never staged because the pipeline is closing. */
-    void reject(Request r) {
+    private void reject(Request r, Closing c) {
         released(r);
         rejected.incrementAndGet();
         deliverQuietly(new StagingOutcome.Failed(r.id(), r.source(), new StagingRejectedException(
-                "staging '" + name + "' " + rejectReason + " before tensor #" + r.id() + " (" + r.source().shape()
+                "staging '" + name + "' " + c.reason() + " before tensor #" + r.id() + " (" + r.source().shape()
                         + " to " + r.target() + ") was staged")));
     }
 

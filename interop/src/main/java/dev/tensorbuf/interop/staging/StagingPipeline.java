@@ -10,7 +10,6 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -39,14 +38,15 @@ import org.agrona.concurrent.IdleStrategy;
  * pool memory. A tensor larger than the pool's whole limit fails at once.
  *
  * <p><b>Closing.</b> {@link #close()} closes with the builder's {@link CloseMode} (DRAIN unless set):
- * {@link CloseMode#DRAIN} stages and delivers everything queued, waiting up to
- * {@link Builder#drainTimeout} (60 s) before rejecting the rest; {@link CloseMode#REJECT} fails
+ * {@link CloseMode#DRAIN} stages and delivers everything queued for up to
+ * {@link Builder#drainTimeout} (60 s), then rejects the rest; {@link CloseMode#REJECT} fails
  * every queued tensor with {@link StagingRejectedException} (the one being converted finishes).
  * Either way no submission is accepted once closing starts (a {@link #trySubmit} is refused at
  * once), except those already blocked on a full queue: they get in as the worker empties it, and
- * are drained or rejected with the rest. Close returns when the worker thread has ended;
- * outcomes not yet polled can still be polled. Closing twice does nothing. The pool is the
- * caller's and stays open.
+ * are drained or rejected with the rest. Close returns when the worker thread has ended, and at
+ * the latest one second after the drain timeout (see {@link #close(CloseMode)} for what happens
+ * then); outcomes not yet polled can still be polled. It may be called from the consumer callback.
+ * The pool is the caller's and stays open.
  *
  * <p><b>Sources</b> are read on the worker thread, so they must stay alive and unchanged until
  * read: {@link #submit(TensorView, StagingTarget, Runnable)} runs its {@code whenRead} then (also
@@ -78,16 +78,17 @@ public final class StagingPipeline implements AutoCloseable {
 
     private static final Runnable NOTHING = () -> { };
     private static final Duration LONGEST = Duration.ofNanos(Long.MAX_VALUE);
+    /** How long close waits past the drain timeout for the tensor at hand and the rejections. */
+    private static final long GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final String name;
     private final BlockingQueue<StagingAgent.Request> queue;
     private final LinkedBlockingQueue<StagingOutcome> outcomes;
     private final StagingAgent agent;
-    private final AgentRunner runner;
+    private final Thread worker;
     private final long submitTimeoutNanos;
     private final long drainTimeoutNanos;
     private final CloseMode closeMode;
-    private final AtomicBoolean closed = new AtomicBoolean();
     /**
      * Submitters past their open check whose offer has not ended. No lock keeps them apart from
      * close (one made trySubmit wait behind a submit blocked on a full queue); instead the worker
@@ -105,9 +106,13 @@ public final class StagingPipeline implements AutoCloseable {
         this.drainTimeoutNanos = saturatedNanos(b.drainTimeout);
         this.closeMode = b.closeMode;
         Consumer<StagingOutcome> deliver = b.consumer != null ? b.consumer : outcomes::add;
-        this.agent = new StagingAgent(name, queue, submitting, b.pool, b.engine, deliver, saturatedNanos(b.allocationWait));
-        this.runner = new AgentRunner(b.idleStrategy, this::workerError, null, agent);
-        AgentRunner.startOnThread(runner, r -> Thread.ofPlatform().name(agent.roleName()).daemon(true).unstarted(r));
+        this.agent = new StagingAgent(name, queue, submitting, b.pool, b.engine, deliver, saturatedNanos(b.allocationWait),
+                drainTimeoutNanos, b.idleStrategy);
+        // Never closed through AgentRunner.close(), which interrupts and joins without a bound: the
+        // agent ends the thread itself once it has answered every accepted tensor.
+        AgentRunner runner = new AgentRunner(b.idleStrategy, this::workerError, null, agent);
+        this.worker = Thread.ofPlatform().name(agent.roleName()).daemon(true).unstarted(runner);
+        worker.start();
     }
 
     /** {@return a builder; {@link Builder#pool} is required} */
@@ -126,8 +131,9 @@ public final class StagingPipeline implements AutoCloseable {
      * @return the tensor's id, unique and increasing (not dense: refused submissions use one up)
      * @throws IllegalArgumentException if the source's dims are not the target's, or its memory is
      *     not host-accessible
-     * @throws StagingRejectedException if the queue stayed full for the whole timeout, or the
-     *     pipeline is closed or closing
+     * @throws StagingRejectedException if the queue stayed full for the whole timeout, the
+     *     pipeline is closed or closing, or its worker thread has died (an {@link Error} from the
+     *     idle strategy; logged)
      * @throws InterruptedException if interrupted while waiting; nothing was queued
      */
     public long submit(TensorView source, StagingTarget target) throws InterruptedException {
@@ -193,8 +199,12 @@ public final class StagingPipeline implements AutoCloseable {
     }
 
     private void requireOpen() {
-        if (closed.get()) {
+        if (agent.isClosing()) {
             throw new StagingRejectedException("staging pipeline '" + name + "' is closed; tensor not accepted");
+        }
+        if (!worker.isAlive()) {
+            throw new StagingRejectedException("staging pipeline '" + name + "' has no worker: its thread ended on an"
+                    + " error (logged); tensor not accepted");
         }
     }
 
@@ -234,30 +244,63 @@ public final class StagingPipeline implements AutoCloseable {
     }
 
     /**
-     * Stops accepting tensors, drains or rejects the queue by {@code mode}, and ends the worker
-     * thread. Closing a closed pipeline does nothing.
+     * Stops accepting tensors, drains or rejects the queue by {@code mode}, and waits for the
+     * worker thread to end: at most {@link Builder#drainTimeout} plus one second after closing
+     * began. In DRAIN mode the worker stages the queue until the drain timeout has passed, then
+     * rejects the rest; the extra second is for the tensor at hand and the rejections.
+     *
+     * <p>If the worker is still inside a call then (a conversion, the consumer callback or a
+     * {@code whenRead} that has not returned), close logs a warning and returns without it: the
+     * tensors still pending are rejected on the worker thread once that call returns, and the
+     * thread then ends; if it never returns, they get no outcome. An interrupted close switches to
+     * REJECT, waits up to one second more, and returns with the interrupt flag set.
+     *
+     * <p>Called on the worker thread (from the consumer callback or a {@code whenRead}), close only
+     * starts closing and returns at once: the worker cannot wait for itself. It goes on once the
+     * callback returns, draining (the callback receives the rest) or rejecting, and ends.
+     *
+     * <p>Closing again changes nothing, not even the mode; off the worker thread it waits as the
+     * first close does.
      */
     public void close(CloseMode mode) {
         Objects.requireNonNull(mode, "mode");
-        if (!closed.compareAndSet(false, true)) {
-            return;
-        }
         agent.startClosing(mode, "closed with " + mode);
-        boolean interrupted = false;
-        try {
-            if (!agent.finished.await(drainTimeoutNanos, TimeUnit.NANOSECONDS)) {
-                agent.startClosing(CloseMode.REJECT, "timed out draining after " + drainTimeoutNanos / 1_000_000 + " ms");
-                agent.finished.await();
-            }
-        } catch (InterruptedException e) {
-            // Still end the worker, rejecting what is left, then restore the flag for the caller.
-            interrupted = true;
-            agent.startClosing(CloseMode.REJECT, "closing thread was interrupted");
+        if (Thread.currentThread() != worker) {
+            awaitWorker();
         }
-        runner.close();
-        // The worker has stopped: anything still queued (only if it stopped early) is rejected here.
-        for (StagingAgent.Request r; (r = queue.poll()) != null; ) {
-            agent.reject(r);
+    }
+
+    private void awaitWorker() {
+        long since = agent.closingSinceNanos();
+        long bound = drainTimeoutNanos > Long.MAX_VALUE - GRACE_NANOS ? Long.MAX_VALUE : drainTimeoutNanos + GRACE_NANOS;
+        boolean interrupted = false;
+        while (worker.isAlive()) {
+            long left = bound == Long.MAX_VALUE ? Long.MAX_VALUE : bound - (System.nanoTime() - since);
+            if (left <= 0) {
+                break;
+            }
+            try {
+                if (left == Long.MAX_VALUE) {
+                    worker.join();
+                } else {
+                    TimeUnit.NANOSECONDS.timedJoin(worker, left);
+                }
+            } catch (InterruptedException e) {
+                if (!interrupted) {
+                    interrupted = true;
+                    agent.rejectRest("closing thread was interrupted");
+                    since = System.nanoTime();
+                    bound = GRACE_NANOS;
+                }
+            }
+        }
+        if (worker.isAlive()) {
+            System.getLogger(StagingPipeline.class.getName()).log(System.Logger.Level.WARNING, "staging '" + name
+                    + "': close gave up waiting for the worker after " + (System.nanoTime() - agent.closingSinceNanos())
+                    / 1_000_000 + " ms; it is still inside a conversion or callback, and rejects what is left when"
+                    + " that returns");
+        } else {
+            agent.rejectLeftovers();
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
@@ -346,7 +389,13 @@ public final class StagingPipeline implements AutoCloseable {
             return this;
         }
 
-        /** {@return this builder} @param timeout how long a DRAIN close waits before rejecting the rest, {@code >= 0} */
+        /**
+         * {@return this builder}
+         *
+         * @param timeout how long a DRAIN close stages the queue before rejecting the rest, and so
+         *     with one second more how long {@link StagingPipeline#close()} waits, {@code >= 0} (60 s
+         *     unless set)
+         */
         public Builder drainTimeout(Duration timeout) {
             this.drainTimeout = nonNegative(timeout, "drain timeout");
             return this;

@@ -19,11 +19,17 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.SleepingIdleStrategy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The pipeline's lifecycle at its edges: errors on the worker, close from odd places and under
@@ -220,6 +226,199 @@ class StagingLifecycleTest {
             // The submit already waiting when close began got in, and was drained.
             assertEquals(List.of(1L, 2L, 3L), ids);
         });
+    }
+
+    @ParameterizedTest
+    @EnumSource(StagingPipeline.CloseMode.class)
+    void closeFromTheConsumerCallbackReturnsAndTheWorkerFinishesTheShutdown(StagingPipeline.CloseMode mode) {
+        // Audit (StagingCloseFromConsumer): close() on the worker thread waited for the worker, that
+        // is for itself, forever.
+        assertTimeoutPreemptively(BOUND, () -> {
+            CountDownLatch allSubmitted = new CountDownLatch(1);
+            CountDownLatch closeReturned = new CountDownLatch(1);
+            List<String> got = new CopyOnWriteArrayList<>();
+            AtomicReference<StagingPipeline> self = new AtomicReference<>();
+            StagingPipeline pipeline = StagingPipeline.builder().name("self-close").pool(pool).closeMode(mode)
+                    .consumer(o -> {
+                        got.add(describe(o));
+                        if (o.id() == 1) {
+                            awaitQuietly(allSubmitted);
+                            self.get().close();
+                            closeReturned.countDown();
+                        }
+                    }).build();
+            self.set(pipeline);
+            for (int i = 0; i < 3; i++) {
+                pipeline.submit(source, TARGET);
+            }
+            allSubmitted.countDown();
+            closeReturned.await();
+            assertThrows(StagingRejectedException.class, () -> pipeline.submit(source, TARGET));
+            pipeline.close(); // off the worker thread: waits for the worker to finish
+            assertFalse(workerRuns("self-close"));
+            assertEquals(mode == StagingPipeline.CloseMode.DRAIN
+                    ? List.of("staged #1", "staged #2", "staged #3")
+                    : List.of("staged #1", "failed #2", "failed #3"), got);
+            assertEquals(0, pool.stats().liveCount());
+        });
+    }
+
+    @Test
+    void interruptedCloseRejectsTheTensorWaitingForPoolSpace() {
+        // Audit (StagingInterruptedClose, 20 of 20 runs): the interrupt path stopped the worker before
+        // it rejected the tensor waiting for pool space, which got no outcome and no whenRead.
+        assertTimeoutPreemptively(BOUND, () -> {
+            try (PooledAllocator small = PooledAllocator.builder().name("one-block").byteLimit(64).build()) {
+                AtomicInteger whenRead = new AtomicInteger();
+                AtomicBoolean flagKept = new AtomicBoolean();
+                StagingPipeline pipeline = StagingPipeline.builder().name("interrupted").pool(small).build();
+                pipeline.submit(source, TARGET, whenRead::incrementAndGet); // staged and left unpolled: pool full
+                pipeline.submit(source, TARGET, whenRead::incrementAndGet); // waits for pool space (10 s)
+                awaitTrue(() -> pipeline.stats().staged() == 1 && pipeline.stats().queued() == 0,
+                        "the second tensor waits for pool space");
+                Thread closer = Thread.ofPlatform().start(() -> {
+                    pipeline.close();
+                    flagKept.set(Thread.currentThread().isInterrupted());
+                });
+                awaitTrue(() -> waiting(closer), "close waits for the worker");
+                closer.interrupt();
+                closer.join();
+                assertTrue(flagKept.get(), "close restores the interrupt flag");
+                staged(pipeline.poll()).close();
+                var rejected = assertInstanceOf(StagingOutcome.Failed.class, pipeline.poll());
+                assertEquals("staging 'interrupted' closing thread was interrupted before tensor #2 (f32[4]{0} to"
+                        + " f32[4]{0}) was staged", rejected.error().getMessage());
+                assertInstanceOf(StagingRejectedException.class, rejected.error());
+                assertEquals(2, whenRead.get());
+                assertEquals("staging 'interrupted': 2 accepted, 1 staged (16 bytes), 0 failed, 1 rejected, 0 queued",
+                        pipeline.stats().toString());
+                assertFalse(workerRuns("interrupted"));
+            }
+        });
+    }
+
+    @Test
+    void closeGivesUpOnACallbackThatDoesNotReturnAndTheWorkerAnswersTheRestWhenItDoes() {
+        // Close is bounded by the drain timeout plus one second (here 1.2 s): before, it waited for
+        // the worker without a bound.
+        assertTimeoutPreemptively(BOUND, () -> {
+            CountDownLatch entered = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            List<String> got = new CopyOnWriteArrayList<>();
+            List<String> messages = new CopyOnWriteArrayList<>();
+            AtomicInteger whenRead = new AtomicInteger();
+            StagingPipeline pipeline = StagingPipeline.builder().name("stuck").pool(pool)
+                    .drainTimeout(Duration.ofMillis(200)).consumer(o -> {
+                        if (o.id() == 1) {
+                            entered.countDown();
+                            awaitQuietly(release);
+                        }
+                        got.add(describe(o));
+                        if (o instanceof StagingOutcome.Failed f) {
+                            messages.add(f.error().getMessage());
+                        }
+                    }).build();
+            for (int i = 0; i < 3; i++) {
+                pipeline.submit(source, TARGET, whenRead::incrementAndGet);
+            }
+            entered.await();
+            pipeline.close();
+            assertTrue(workerRuns("stuck"), "close returned while the callback still runs");
+            assertEquals(List.of(), got);
+            release.countDown();
+            awaitTrue(() -> !workerRuns("stuck"), "the worker ends once the callback returns");
+            assertEquals(List.of("staged #1", "failed #2", "failed #3"), got);
+            assertEquals("staging 'stuck' timed out draining after 200 ms before tensor #2 (f32[4]{0} to f32[4]{0})"
+                    + " was staged", messages.getFirst());
+            assertEquals(3, whenRead.get());
+            assertEquals(0, pool.stats().liveCount());
+        });
+    }
+
+    @Test
+    void interruptingTheWorkerThreadDoesNotStopIt() {
+        // AgentRunner ends its duty cycle when it finds its thread interrupted while idle; the worker
+        // goes on, since accepted tensors are owed outcomes.
+        assertTimeoutPreemptively(BOUND, () -> {
+            StagingPipeline pipeline = StagingPipeline.builder().name("interrupt-worker").pool(pool).build();
+            Thread worker = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().equals("tensorbuf-staging-interrupt-worker")).findFirst().orElseThrow();
+            worker.interrupt();
+            awaitTrue(() -> !worker.isAlive() || !worker.isInterrupted(), "the worker has seen the interrupt");
+            pipeline.submit(source, TARGET);
+            staged(pipeline.poll(Duration.ofSeconds(2))).close();
+            pipeline.close();
+            assertFalse(worker.isAlive());
+        });
+    }
+
+    @Test
+    void workerKilledByAnErrorRefusesSubmissionsAndCloseRejectsWhatItLeft() {
+        // AgentRunner rethrows an Error from the idle strategy, ending the thread; close still returns
+        // and answers what was queued.
+        assertTimeoutPreemptively(BOUND, () -> {
+            AtomicBoolean failIdle = new AtomicBoolean();
+            IdleStrategy failing = new IdleStrategy() {
+                private final IdleStrategy sleep = new SleepingIdleStrategy(TimeUnit.MILLISECONDS.toNanos(1));
+
+                @Override
+                public void idle(int workCount) {
+                    if (failIdle.get()) {
+                        throw new AssertionError("idle strategy failed");
+                    }
+                    sleep.idle(workCount);
+                }
+
+                @Override
+                public void idle() {
+                    sleep.idle();
+                }
+
+                @Override
+                public void reset() {
+                    sleep.reset();
+                }
+            };
+            CountDownLatch entered = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            List<String> got = new CopyOnWriteArrayList<>();
+            AtomicInteger whenRead = new AtomicInteger();
+            StagingPipeline pipeline = StagingPipeline.builder().name("killed").pool(pool).idleStrategy(failing)
+                    .consumer(o -> {
+                        if (o.id() == 1) {
+                            entered.countDown();
+                            awaitQuietly(release);
+                        }
+                        got.add(describe(o));
+                        if (o instanceof StagingOutcome.Staged s) {
+                            s.close();
+                        }
+                    }).build();
+            pipeline.submit(source, TARGET, whenRead::incrementAndGet);
+            entered.await();
+            pipeline.submit(source, TARGET, whenRead::incrementAndGet);
+            failIdle.set(true);
+            release.countDown();
+            awaitTrue(() -> !workerRuns("killed"), "the worker thread ends");
+            var refused = assertThrows(StagingRejectedException.class, () -> pipeline.submit(source, TARGET));
+            assertEquals("staging pipeline 'killed' has no worker: its thread ended on an error (logged); tensor not"
+                    + " accepted", refused.getMessage());
+            pipeline.close();
+            assertEquals(List.of("staged #1", "failed #2"), got);
+            assertEquals(2, whenRead.get());
+            assertEquals("staging 'killed': 2 accepted, 1 staged (16 bytes), 0 failed, 1 rejected, 0 queued",
+                    pipeline.stats().toString());
+        });
+    }
+
+    private static String describe(StagingOutcome o) {
+        return switch (o) {
+            case StagingOutcome.Staged s -> {
+                s.close();
+                yield "staged #" + s.id();
+            }
+            case StagingOutcome.Failed f -> "failed #" + f.id();
+        };
     }
 
     /** {@return {@code o} as staged} A failure fails the test with the outcome's error as cause. */
