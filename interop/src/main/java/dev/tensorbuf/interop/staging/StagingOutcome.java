@@ -45,8 +45,10 @@ public sealed interface StagingOutcome permits StagingOutcome.Staged, StagingOut
 
     /**
      * A submission that was not staged: the conversion failed (a value the target type cannot
-     * hold, the pool's limit), or the pipeline closed with {@link StagingPipeline.CloseMode#REJECT}
-     * ({@link StagingRejectedException}).
+     * hold, the pool's limit, more memory than the system gives), or the pipeline closed with
+     * {@link StagingPipeline.CloseMode#REJECT} ({@link StagingRejectedException}). An
+     * {@link Error} (the pool's {@link OutOfMemoryError}) comes wrapped in an
+     * {@link IllegalStateException}, as its cause.
      *
      * @param id the submission's id
      * @param source the tensor as submitted

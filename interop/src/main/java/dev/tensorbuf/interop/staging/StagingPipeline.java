@@ -10,9 +10,8 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReadWriteLock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
@@ -27,23 +26,27 @@ import org.agrona.concurrent.IdleStrategy;
  * <p><b>Delivery.</b> To a callback ({@link Builder#consumer}), called on the worker thread in
  * submission order, or, without one, to a queue the consumer reads with {@link #poll(Duration)}.
  * Every accepted submission ends in exactly one {@link StagingOutcome}: {@code Staged} (the
- * receiver owns the buffer; a callback that throws has it closed for it) or {@code Failed}.
+ * receiver owns the buffer; a callback that throws, an {@link Error} included, has it closed for
+ * it and is logged, and later tensors are still delivered) or {@code Failed}.
  *
  * <p><b>Backpressure.</b> At most {@link Builder#queueCapacity} submissions wait. When the queue is
  * full, {@link #submit} blocks for up to {@link Builder#submitTimeout} (10 s unless set), then
  * throws {@link StagingRejectedException}; {@link #trySubmit} never blocks and returns empty. A
- * full pool (its byte limit reached while the consumer holds buffers) makes the worker wait for
- * the consumer to close some, up to {@link Builder#allocationWait} (10 s), before failing that
- * tensor; this also bounds the poll queue, whose staged tensors hold pool memory.
+ * full pool (its byte limit reached while buffers are live: the consumer's, or other users' of a
+ * shared pool) makes the worker wait for some to be closed, up to {@link Builder#allocationWait}
+ * (10 s), before failing that tensor; this also bounds the poll queue, whose staged tensors hold
+ * pool memory. A tensor larger than the pool's whole limit fails at once.
  *
  * <p><b>Closing.</b> {@link #close()} closes with the builder's {@link CloseMode} (DRAIN unless set):
- * {@link CloseMode#DRAIN} stages and delivers everything queued, waiting up to
- * {@link Builder#drainTimeout} (60 s) before rejecting the rest; {@link CloseMode#REJECT} fails
+ * {@link CloseMode#DRAIN} stages and delivers everything queued for up to
+ * {@link Builder#drainTimeout} (60 s), then rejects the rest; {@link CloseMode#REJECT} fails
  * every queued tensor with {@link StagingRejectedException} (the one being converted finishes).
- * Either way no submission is accepted once closing starts; submitters blocked on a full queue
- * finish first (the worker keeps emptying it). Close returns when the worker thread has ended;
- * outcomes not yet polled can still be polled. Closing twice does nothing. The pool is the
- * caller's and stays open.
+ * Either way no submission is accepted once closing starts (a {@link #trySubmit} is refused at
+ * once), except those already blocked on a full queue: they get in as the worker empties it, and
+ * are drained or rejected with the rest. Close returns when the worker thread has ended, and at
+ * the latest one second after the drain timeout (see {@link #close(CloseMode)} for what happens
+ * then); outcomes not yet polled can still be polled. It may be called from the consumer callback.
+ * The pool is the caller's and stays open.
  *
  * <p><b>Sources</b> are read on the worker thread, so they must stay alive and unchanged until
  * read: {@link #submit(TensorView, StagingTarget, Runnable)} runs its {@code whenRead} then (also
@@ -74,31 +77,42 @@ public final class StagingPipeline implements AutoCloseable {
     }
 
     private static final Runnable NOTHING = () -> { };
+    private static final Duration LONGEST = Duration.ofNanos(Long.MAX_VALUE);
+    /** How long close waits past the drain timeout for the tensor at hand and the rejections. */
+    private static final long GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final String name;
     private final BlockingQueue<StagingAgent.Request> queue;
     private final LinkedBlockingQueue<StagingOutcome> outcomes;
     private final StagingAgent agent;
-    private final AgentRunner runner;
+    private final Thread worker;
     private final long submitTimeoutNanos;
-    private final Duration drainTimeout;
+    private final long drainTimeoutNanos;
     private final CloseMode closeMode;
-    private final ReadWriteLock closing = new ReentrantReadWriteLock();
+    /**
+     * Submitters past their open check whose offer has not ended. No lock keeps them apart from
+     * close (one made trySubmit wait behind a submit blocked on a full queue); instead the worker
+     * does not finish while any is in flight, so each that saw the pipeline open is answered.
+     */
+    private final AtomicInteger submitting = new AtomicInteger();
     private final AtomicLong ids = new AtomicLong();
     private final AtomicLong accepted = new AtomicLong();
-    private boolean closed;
 
     private StagingPipeline(Builder b) {
         this.name = b.name;
         this.queue = new ArrayBlockingQueue<>(b.queueCapacity);
         this.outcomes = b.consumer == null ? new LinkedBlockingQueue<>() : null;
-        this.submitTimeoutNanos = b.submitTimeout.toNanos();
-        this.drainTimeout = b.drainTimeout;
+        this.submitTimeoutNanos = saturatedNanos(b.submitTimeout);
+        this.drainTimeoutNanos = saturatedNanos(b.drainTimeout);
         this.closeMode = b.closeMode;
         Consumer<StagingOutcome> deliver = b.consumer != null ? b.consumer : outcomes::add;
-        this.agent = new StagingAgent(name, queue, b.pool, b.engine, deliver, b.allocationWait.toNanos());
-        this.runner = new AgentRunner(b.idleStrategy, this::workerError, null, agent);
-        AgentRunner.startOnThread(runner, r -> Thread.ofPlatform().name(agent.roleName()).daemon(true).unstarted(r));
+        this.agent = new StagingAgent(name, queue, submitting, b.pool, b.engine, deliver, saturatedNanos(b.allocationWait),
+                drainTimeoutNanos, b.idleStrategy);
+        // Never closed through AgentRunner.close(), which interrupts and joins without a bound: the
+        // agent ends the thread itself once it has answered every accepted tensor.
+        AgentRunner runner = new AgentRunner(b.idleStrategy, this::workerError, null, agent);
+        this.worker = Thread.ofPlatform().name(agent.roleName()).daemon(true).unstarted(runner);
+        worker.start();
     }
 
     /** {@return a builder; {@link Builder#pool} is required} */
@@ -117,8 +131,9 @@ public final class StagingPipeline implements AutoCloseable {
      * @return the tensor's id, unique and increasing (not dense: refused submissions use one up)
      * @throws IllegalArgumentException if the source's dims are not the target's, or its memory is
      *     not host-accessible
-     * @throws StagingRejectedException if the queue stayed full for the whole timeout, or the
-     *     pipeline is closed or closing
+     * @throws StagingRejectedException if the queue stayed full for the whole timeout, the
+     *     pipeline is closed or closing, or its worker thread has died (an {@link Error} from the
+     *     idle strategy; logged)
      * @throws InterruptedException if interrupted while waiting; nothing was queued
      */
     public long submit(TensorView source, StagingTarget target) throws InterruptedException {
@@ -132,7 +147,7 @@ public final class StagingPipeline implements AutoCloseable {
      */
     public long submit(TensorView source, StagingTarget target, Runnable whenRead) throws InterruptedException {
         StagingAgent.Request r = request(source, target, whenRead);
-        closing.readLock().lockInterruptibly();
+        submitting.incrementAndGet();
         try {
             requireOpen();
             if (!queue.offer(r, submitTimeoutNanos, TimeUnit.NANOSECONDS)) {
@@ -143,7 +158,7 @@ public final class StagingPipeline implements AutoCloseable {
             accepted.incrementAndGet();
             return r.id();
         } finally {
-            closing.readLock().unlock();
+            submitting.decrementAndGet();
         }
     }
 
@@ -155,7 +170,7 @@ public final class StagingPipeline implements AutoCloseable {
     /** {@return as {@link #trySubmit(TensorView, StagingTarget)}, with {@code whenRead} as in {@link #submit(TensorView, StagingTarget, Runnable)}} */
     public OptionalLong trySubmit(TensorView source, StagingTarget target, Runnable whenRead) {
         StagingAgent.Request r = request(source, target, whenRead);
-        closing.readLock().lock();
+        submitting.incrementAndGet();
         try {
             requireOpen();
             if (!queue.offer(r)) {
@@ -164,7 +179,7 @@ public final class StagingPipeline implements AutoCloseable {
             accepted.incrementAndGet();
             return OptionalLong.of(r.id());
         } finally {
-            closing.readLock().unlock();
+            submitting.decrementAndGet();
         }
     }
 
@@ -184,13 +199,19 @@ public final class StagingPipeline implements AutoCloseable {
     }
 
     private void requireOpen() {
-        if (closed) {
+        if (agent.isClosing()) {
             throw new StagingRejectedException("staging pipeline '" + name + "' is closed; tensor not accepted");
+        }
+        if (!worker.isAlive()) {
+            throw new StagingRejectedException("staging pipeline '" + name + "' has no worker: its thread ended on an"
+                    + " error (logged); tensor not accepted");
         }
     }
 
     /**
-     * {@return the next outcome, or null if none arrives within {@code timeout}}
+     * {@return the next outcome, or null if none arrives within {@code timeout}} A timeout too long
+     * for a {@code long} of nanoseconds (e.g. {@code ChronoUnit.FOREVER.getDuration()}) waits
+     * without a bound.
      *
      * @throws IllegalStateException if the pipeline delivers to a callback instead
      * @throws InterruptedException if interrupted while waiting
@@ -199,7 +220,7 @@ public final class StagingPipeline implements AutoCloseable {
         if (outcomes == null) {
             throw new IllegalStateException("staging '" + name + "' delivers to its consumer callback; there is nothing to poll");
         }
-        return outcomes.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        return outcomes.poll(saturatedNanos(timeout), TimeUnit.NANOSECONDS);
     }
 
     /** {@return the next outcome if one is ready, else null} @throws IllegalStateException in callback mode */
@@ -223,40 +244,80 @@ public final class StagingPipeline implements AutoCloseable {
     }
 
     /**
-     * Stops accepting tensors, drains or rejects the queue by {@code mode}, and ends the worker
-     * thread. Closing a closed pipeline does nothing.
+     * Stops accepting tensors, drains or rejects the queue by {@code mode}, and waits for the
+     * worker thread to end: at most {@link Builder#drainTimeout} plus one second after closing
+     * began. In DRAIN mode the worker stages the queue until the drain timeout has passed, then
+     * rejects the rest; the extra second is for the tensor at hand and the rejections.
+     *
+     * <p>If the worker is still inside a call then (a conversion, the consumer callback or a
+     * {@code whenRead} that has not returned), close logs a warning and returns without it: the
+     * tensors still pending are rejected on the worker thread once that call returns, and the
+     * thread then ends; if it never returns, they get no outcome. An interrupted close switches to
+     * REJECT, waits up to one second more, and returns with the interrupt flag set.
+     *
+     * <p>Called on the worker thread (from the consumer callback or a {@code whenRead}), close only
+     * starts closing and returns at once: the worker cannot wait for itself. It goes on once the
+     * callback returns, draining (the callback receives the rest) or rejecting, and ends.
+     *
+     * <p>Closing again changes nothing, not even the mode; off the worker thread it waits as the
+     * first close does.
      */
     public void close(CloseMode mode) {
         Objects.requireNonNull(mode, "mode");
-        closing.writeLock().lock();
-        try {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            agent.startClosing(mode, "closed with " + mode);
-        } finally {
-            closing.writeLock().unlock();
+        agent.startClosing(mode, "closed with " + mode);
+        if (Thread.currentThread() != worker) {
+            awaitWorker();
         }
+    }
+
+    private void awaitWorker() {
+        long since = agent.closingSinceNanos();
+        long bound = drainTimeoutNanos > Long.MAX_VALUE - GRACE_NANOS ? Long.MAX_VALUE : drainTimeoutNanos + GRACE_NANOS;
         boolean interrupted = false;
-        try {
-            if (!agent.finished.await(drainTimeout.toNanos(), TimeUnit.NANOSECONDS)) {
-                agent.startClosing(CloseMode.REJECT, "timed out draining after " + drainTimeout.toMillis() + " ms");
-                agent.finished.await();
+        while (worker.isAlive()) {
+            long left = bound == Long.MAX_VALUE ? Long.MAX_VALUE : bound - (System.nanoTime() - since);
+            if (left <= 0) {
+                break;
             }
-        } catch (InterruptedException e) {
-            // Still end the worker, rejecting what is left, then restore the flag for the caller.
-            interrupted = true;
-            agent.startClosing(CloseMode.REJECT, "closing thread was interrupted");
+            try {
+                if (left == Long.MAX_VALUE) {
+                    worker.join();
+                } else {
+                    TimeUnit.NANOSECONDS.timedJoin(worker, left);
+                }
+            } catch (InterruptedException e) {
+                if (!interrupted) {
+                    interrupted = true;
+                    agent.rejectRest("closing thread was interrupted");
+                    since = System.nanoTime();
+                    bound = GRACE_NANOS;
+                }
+            }
         }
-        runner.close();
-        // The worker has stopped: anything still queued (only if it stopped early) is rejected here.
-        for (StagingAgent.Request r; (r = queue.poll()) != null; ) {
-            agent.reject(r);
+        if (worker.isAlive()) {
+            System.getLogger(StagingPipeline.class.getName()).log(System.Logger.Level.WARNING, "staging '" + name
+                    + "': close gave up waiting for the worker after " + (System.nanoTime() - agent.closingSinceNanos())
+                    / 1_000_000 + " ms; it is still inside a conversion or callback, and rejects what is left when"
+                    + " that returns");
+        } else {
+            agent.rejectLeftovers();
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /**
+     * {@return {@code d} in nanoseconds, clamped to a {@code long}} The JDK's timed waits take
+     * {@link Long#MAX_VALUE} nanoseconds (292 years) as no bound, and {@link Duration#toNanos()}
+     * throws past it, e.g. for {@code ChronoUnit.FOREVER.getDuration()}.
+     */
+    static long saturatedNanos(Duration d) {
+        Objects.requireNonNull(d, "duration");
+        if (d.compareTo(LONGEST) >= 0) {
+            return Long.MAX_VALUE;
+        }
+        return d.compareTo(LONGEST.negated()) <= 0 ? -Long.MAX_VALUE : d.toNanos();
     }
 
     private void workerError(Throwable error) {
@@ -264,7 +325,11 @@ public final class StagingPipeline implements AutoCloseable {
                 "staging '" + name + "': worker error", error);
     }
 
-    /** Settings of a pipeline; every setter checks its value. Not thread-safe. */
+    /**
+     * Settings of a pipeline; every setter checks its value. Not thread-safe. A duration too long
+     * for a {@code long} of nanoseconds (about 292 years, e.g.
+     * {@code ChronoUnit.FOREVER.getDuration()}) means no bound.
+     */
     public static final class Builder {
         private String name = "staging";
         private PooledAllocator pool;
@@ -313,13 +378,24 @@ public final class StagingPipeline implements AutoCloseable {
             return this;
         }
 
-        /** {@return this builder} @param timeout how long the worker waits for pool space before failing a tensor, {@code >= 0} */
+        /**
+         * {@return this builder}
+         *
+         * @param timeout how long the worker waits for pool space before failing a tensor, {@code >= 0}
+         *     (10 s unless set); while it waits, the tensors behind it wait too
+         */
         public Builder allocationWait(Duration timeout) {
             this.allocationWait = nonNegative(timeout, "allocation wait");
             return this;
         }
 
-        /** {@return this builder} @param timeout how long a DRAIN close waits before rejecting the rest, {@code >= 0} */
+        /**
+         * {@return this builder}
+         *
+         * @param timeout how long a DRAIN close stages the queue before rejecting the rest, and so
+         *     with one second more how long {@link StagingPipeline#close()} waits, {@code >= 0} (60 s
+         *     unless set)
+         */
         public Builder drainTimeout(Duration timeout) {
             this.drainTimeout = nonNegative(timeout, "drain timeout");
             return this;

@@ -13,7 +13,8 @@ package dev.tensorbuf.interop.staging;
  * @param accepted submissions taken into the queue
  * @param staged tensors converted and delivered
  * @param failed tensors whose conversion failed
- * @param rejected tensors failed unstaged because the pipeline closed with REJECT (or timed out draining)
+ * @param rejected tensors failed unstaged because the pipeline was closing: with REJECT, past the drain
+ *     timeout, or by an interrupted close
  * @param bytesStaged bytes of the staged buffers
  * @param queued submissions waiting now
  */

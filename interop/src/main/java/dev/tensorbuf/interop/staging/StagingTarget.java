@@ -55,7 +55,11 @@ public sealed interface StagingTarget permits StagingTarget.Xla, StagingTarget.S
     /** {@return the bytes a staged buffer holds, at least 1} */
     long byteSize();
 
-    /** {@return whether the layout leaves bytes no element covers (tile padding, gaps), which are zeroed} */
+    /**
+     * {@return whether the layout leaves bits no element covers, which are zeroed: tile padding,
+     * gaps between elements, or the rest of the last byte after packed sub-byte elements (the
+     * high 4 bits of the second byte of {@code s4[3]{0:E(4)}})}
+     */
     boolean hasGaps();
 
     /** {@return the target's view over {@code buffer} of at least {@link #byteSize()} bytes} */
@@ -106,7 +110,8 @@ public sealed interface StagingTarget permits StagingTarget.Xla, StagingTarget.S
         public boolean hasGaps() {
             long bits = shape.requireLayout().elementSizeInBits();
             long perElement = bits == 0 ? 8L * shape.dtype().byteWidth() : bits;
-            return shape.arraySize() != Math.ceilDiv(Math.multiplyExact(shape.elementCount(), perElement), 8L);
+            // In bits, not whole bytes: three packed s4 take 12 of the 16 bits of their two bytes.
+            return Math.multiplyExact(shape.arraySize(), 8L) != Math.multiplyExact(shape.elementCount(), perElement);
         }
 
         @Override

@@ -1,6 +1,7 @@
 package dev.tensorbuf.interop.staging;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -19,6 +20,7 @@ import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -77,6 +79,31 @@ class StagingPipelineTest {
                     // Figure 1: tiles of 2x2 in row-major tile order; row 3 and column 5 are padding.
                     float[] expected = {1, 2, 6, 7, 3, 4, 8, 9, 5, 0, 10, 0, 11, 12, 0, 0, 13, 14, 0, 0, 15, 0, 0, 0};
                     assertEquals(List.of(box(expected)), List.of(box(raw)));
+                }
+                assertEquals(1, pool.stats().reuses());
+            }
+        }
+    }
+
+    @Test
+    void packedSubByteTargetZeroesTheRestOfItsLastByteInAReusedBlock() throws Exception {
+        // Audit (StagingSubByte): three s4 take 12 of 16 bits, and the last byte's high nibble kept
+        // the bits of the block's previous user, because the gap test counted whole bytes.
+        StagingTarget target = StagingTarget.of("s4[3]{0:E(4)}");
+        assertTrue(target.hasGaps());
+        assertFalse(StagingTarget.of("s4[4]{0:E(4)}").hasGaps());
+        try (PooledAllocator pool = PooledAllocator.builder().name("s4").build();
+             Allocator arena = Allocators.shared()) {
+            try (Buffer dirty = pool.allocate(64)) { // the block the pipeline will get back
+                dirty.segment().fill((byte) 0xAB);
+            }
+            TensorView src = TensorView.of(arena.allocate(3), "s8[3]{0}");
+            src.copyFrom(new long[] {1, 2, 3});
+            try (StagingPipeline pipeline = StagingPipeline.builder().name("s4").pool(pool).build()) {
+                pipeline.submit(src, target);
+                try (var staged = (StagingOutcome.Staged) pipeline.poll(Duration.ofSeconds(5))) {
+                    byte[] raw = staged.view().buffer().segment().toArray(ValueLayout.JAVA_BYTE);
+                    assertEquals("2103", HexFormat.of().formatHex(raw));
                 }
                 assertEquals(1, pool.stats().reuses());
             }
@@ -241,6 +268,23 @@ class StagingPipelineTest {
             try (var d = (StagingOutcome.Staged) pipeline.poll(Duration.ofSeconds(5))) {
                 assertEquals(4, d.id());
             }
+        }
+    }
+
+    @Test
+    void tensorLargerThanThePoolsWholeLimitFailsWithoutWaiting() throws Exception {
+        // Audit nit: the worker waited allocationWait (10 s here) whenever any buffer was live, also
+        // for a tensor that can never fit, holding up every tensor behind it.
+        try (PooledAllocator pool = PooledAllocator.builder().name("small").byteLimit(1024).build();
+             Allocator arena = Allocators.shared();
+             Buffer held = pool.allocate(64);
+             StagingPipeline pipeline = StagingPipeline.builder().name("small").pool(pool).build()) {
+            TensorView src = TensorView.of(arena.allocate(2048), "f32[512]{0}");
+            pipeline.submit(src, StagingTarget.of("f32[512]{0}"));
+            var failed = assertInstanceOf(StagingOutcome.Failed.class, pipeline.poll(Duration.ofSeconds(2)));
+            assertEquals("staging 'small': tensor #1 (2048 bytes) can never fit in the pool: pool 'small' cannot"
+                    + " allocate 2048 bytes: 64 bytes live + 2048 requested > limit 1024", failed.error().getMessage());
+            assertEquals(64, held.byteSize());
         }
     }
 

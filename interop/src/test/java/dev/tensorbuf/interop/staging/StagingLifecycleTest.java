@@ -1,0 +1,440 @@
+package dev.tensorbuf.interop.staging;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.memory.PooledAllocator;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorView;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.SleepingIdleStrategy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The pipeline's lifecycle at its edges: errors on the worker, close from odd places and under
+ * interrupts, unbounded durations. Each test is bounded by {@code assertTimeoutPreemptively}, since
+ * the failures they guard against were hangs.
+ */
+class StagingLifecycleTest {
+    private static final Duration BOUND = Duration.ofSeconds(5);
+    private static final StagingTarget TARGET = StagingTarget.of("f32[4]{0}");
+
+    private PooledAllocator pool;
+    private Allocator arena;
+    private TensorView source;
+
+    @BeforeEach
+    void setUp() {
+        pool = PooledAllocator.builder().name("lifecycle").build();
+        arena = Allocators.shared();
+        source = TensorView.of(arena.allocate(16), "f32[4]{0}");
+        source.copyFrom(new float[] {1, 2, 3, 4});
+    }
+
+    @AfterEach
+    void tearDown() {
+        arena.close();
+        pool.close();
+    }
+
+    /** Waits (bounded) until {@code condition} holds. */
+    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, "timed out waiting until " + what);
+            Thread.sleep(1);
+        }
+    }
+
+    private static boolean waiting(Thread t) {
+        return t.getState() == Thread.State.WAITING || t.getState() == Thread.State.TIMED_WAITING;
+    }
+
+    private static boolean workerRuns(String name) {
+        return StagingPipelineTest.stagingThreads().contains("tensorbuf-staging-" + name);
+    }
+
+    @Test
+    void foreverDurationsMeanNoBound() {
+        // Audit (StagingForever): ChronoUnit.FOREVER passed the setters, then build(), poll and close
+        // overflowed converting it to nanoseconds; close threw after marking the pipeline closed.
+        Duration forever = ChronoUnit.FOREVER.getDuration();
+        assertTimeoutPreemptively(BOUND, () -> {
+            try (PooledAllocator small = PooledAllocator.builder().name("one-block").byteLimit(64).build()) {
+                StagingPipeline pipeline = StagingPipeline.builder().name("forever").pool(small)
+                        .submitTimeout(forever).allocationWait(forever).drainTimeout(forever).build();
+                pipeline.submit(source, TARGET);
+                pipeline.submit(source, TARGET); // waits for the one block the pool has room for
+                var first = staged(pipeline.poll(forever));
+                assertEquals(1, first.id());
+                first.close();
+                try (var second = staged(pipeline.poll(forever))) {
+                    assertEquals(2, second.id());
+                }
+                pipeline.close();
+                assertFalse(workerRuns("forever"));
+            }
+        });
+    }
+
+    @Test
+    void submitWithAnUnboundedTimeoutWaitsForRoomInTheQueue() {
+        assertTimeoutPreemptively(BOUND, () -> {
+            CountDownLatch entered = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            List<Long> ids = new CopyOnWriteArrayList<>();
+            StagingPipeline pipeline = StagingPipeline.builder().name("forever-queue").pool(pool).queueCapacity(1)
+                    .submitTimeout(ChronoUnit.FOREVER.getDuration()).consumer(o -> {
+                        entered.countDown();
+                        awaitQuietly(release);
+                        ids.add(o.id());
+                        ((StagingOutcome.Staged) o).close();
+                    }).build();
+            pipeline.submit(source, TARGET);
+            entered.await();
+            pipeline.submit(source, TARGET); // fills the queue
+            Thread producer = Thread.ofPlatform().start(() -> {
+                try {
+                    pipeline.submit(source, TARGET);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            awaitTrue(() -> waiting(producer), "the third submit waits on the full queue");
+            release.countDown();
+            producer.join();
+            pipeline.close();
+            assertEquals(List.of(1L, 2L, 3L), ids);
+        });
+    }
+
+    @Test
+    void targetLargerThanMemoryFailsThatTensorAndTheWorkerGoesOn() {
+        // Audit (StagingHugeTarget): the pool's OutOfMemoryError ended the worker thread (AgentRunner
+        // rethrows Errors); neither tensor got an outcome and close() hung.
+        long n = 1L << 46; // f32: 2^48 bytes, more than any machine gives
+        TensorView broadcast = TensorView.strided(arena.allocate(4), DType.F32,
+                StridedLayout.of(new long[] {n}, new long[] {0}));
+        assertTimeoutPreemptively(BOUND, () -> {
+            StagingPipeline pipeline = StagingPipeline.builder().name("huge").pool(pool).build();
+            pipeline.submit(broadcast, StagingTarget.of("f32[" + n + "]{0}"));
+            pipeline.submit(source, TARGET);
+            var failed = assertInstanceOf(StagingOutcome.Failed.class, pipeline.poll(Duration.ofSeconds(2)));
+            assertInstanceOf(OutOfMemoryError.class, failed.error().getCause());
+            assertTrue(failed.error().getMessage().startsWith("staging 'huge': tensor #1: allocating 281474976710656"
+                    + " bytes failed: java.lang.OutOfMemoryError"), failed.error().getMessage());
+            staged(pipeline.poll(Duration.ofSeconds(2))).close();
+            pipeline.close();
+            assertEquals("staging 'huge': 2 accepted, 1 staged (16 bytes), 1 failed, 0 rejected, 0 queued",
+                    pipeline.stats().toString());
+        });
+    }
+
+    @Test
+    void consumerThrowingAnErrorHasItsBufferClosedAndLaterTensorsAreStillDelivered() {
+        // Audit (StagingConsumerError): an AssertionError from the callback ended the worker thread:
+        // the staged buffer stayed live, later tensors were never delivered, close() hung.
+        assertTimeoutPreemptively(BOUND, () -> {
+            List<Long> calls = new CopyOnWriteArrayList<>();
+            AtomicInteger whenRead = new AtomicInteger();
+            StagingPipeline pipeline = StagingPipeline.builder().name("consumer-error").pool(pool).consumer(o -> {
+                calls.add(o.id());
+                throw new AssertionError("consumer check failed on #" + o.id());
+            }).build();
+            for (int i = 0; i < 3; i++) {
+                pipeline.submit(source, TARGET, whenRead::incrementAndGet);
+            }
+            pipeline.close();
+            assertEquals(List.of(1L, 2L, 3L), calls);
+            assertEquals(3, whenRead.get());
+            assertEquals(3, pipeline.stats().staged());
+            assertEquals(0, pool.stats().liveCount(), pool.stats().toString());
+        });
+    }
+
+    @Test
+    void whenReadThrowingAnErrorStillLeavesTheTensorItsOutcome() {
+        assertTimeoutPreemptively(BOUND, () -> {
+            StagingPipeline pipeline = StagingPipeline.builder().name("when-read-error").pool(pool).build();
+            pipeline.submit(source, TARGET, () -> {
+                throw new AssertionError("whenRead failed");
+            });
+            pipeline.submit(source, TARGET);
+            staged(pipeline.poll(Duration.ofSeconds(2))).close();
+            staged(pipeline.poll(Duration.ofSeconds(2))).close();
+            pipeline.close();
+        });
+    }
+
+    @Test
+    void trySubmitIsRefusedAtOnceWhileCloseWaitsAndASubmitIsBlockedOnAFullQueue() {
+        // Audit (StagingTrySubmitBlocks): the submit held a read lock while blocked, close queued for
+        // the write lock, and trySubmit ("never blocks") then waited behind close for up to the
+        // submit timeout (10 s here).
+        assertTimeoutPreemptively(BOUND, () -> {
+            CountDownLatch entered = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            List<Long> ids = new CopyOnWriteArrayList<>();
+            List<Throwable> errors = new CopyOnWriteArrayList<>();
+            StagingPipeline pipeline = StagingPipeline.builder().name("try-submit").pool(pool).queueCapacity(1)
+                    .consumer(o -> {
+                        entered.countDown();
+                        awaitQuietly(release);
+                        ids.add(o.id());
+                        ((StagingOutcome.Staged) o).close();
+                    }).build();
+            pipeline.submit(source, TARGET);
+            entered.await();
+            pipeline.submit(source, TARGET); // fills the queue
+            Thread producer = Thread.ofPlatform().start(() -> {
+                try {
+                    pipeline.submit(source, TARGET);
+                } catch (Exception e) {
+                    errors.add(e);
+                }
+            });
+            awaitTrue(() -> waiting(producer), "the third submit waits on the full queue");
+            Thread closer = Thread.ofPlatform().start(pipeline::close);
+            awaitTrue(() -> waiting(closer), "close waits");
+            var refused = assertThrows(StagingRejectedException.class, () -> pipeline.trySubmit(source, TARGET));
+            assertEquals("staging pipeline 'try-submit' is closed; tensor not accepted", refused.getMessage());
+            release.countDown();
+            producer.join();
+            closer.join();
+            assertEquals(List.of(), errors);
+            // The submit already waiting when close began got in, and was drained.
+            assertEquals(List.of(1L, 2L, 3L), ids);
+        });
+    }
+
+    @ParameterizedTest
+    @EnumSource(StagingPipeline.CloseMode.class)
+    void closeFromTheConsumerCallbackReturnsAndTheWorkerFinishesTheShutdown(StagingPipeline.CloseMode mode) {
+        // Audit (StagingCloseFromConsumer): close() on the worker thread waited for the worker, that
+        // is for itself, forever.
+        assertTimeoutPreemptively(BOUND, () -> {
+            CountDownLatch allSubmitted = new CountDownLatch(1);
+            CountDownLatch closeReturned = new CountDownLatch(1);
+            List<String> got = new CopyOnWriteArrayList<>();
+            AtomicReference<StagingPipeline> self = new AtomicReference<>();
+            StagingPipeline pipeline = StagingPipeline.builder().name("self-close").pool(pool).closeMode(mode)
+                    .consumer(o -> {
+                        got.add(describe(o));
+                        if (o.id() == 1) {
+                            awaitQuietly(allSubmitted);
+                            self.get().close();
+                            closeReturned.countDown();
+                        }
+                    }).build();
+            self.set(pipeline);
+            for (int i = 0; i < 3; i++) {
+                pipeline.submit(source, TARGET);
+            }
+            allSubmitted.countDown();
+            closeReturned.await();
+            assertThrows(StagingRejectedException.class, () -> pipeline.submit(source, TARGET));
+            pipeline.close(); // off the worker thread: waits for the worker to finish
+            assertFalse(workerRuns("self-close"));
+            assertEquals(mode == StagingPipeline.CloseMode.DRAIN
+                    ? List.of("staged #1", "staged #2", "staged #3")
+                    : List.of("staged #1", "failed #2", "failed #3"), got);
+            assertEquals(0, pool.stats().liveCount());
+        });
+    }
+
+    @Test
+    void interruptedCloseRejectsTheTensorWaitingForPoolSpace() {
+        // Audit (StagingInterruptedClose, 20 of 20 runs): the interrupt path stopped the worker before
+        // it rejected the tensor waiting for pool space, which got no outcome and no whenRead.
+        assertTimeoutPreemptively(BOUND, () -> {
+            try (PooledAllocator small = PooledAllocator.builder().name("one-block").byteLimit(64).build()) {
+                AtomicInteger whenRead = new AtomicInteger();
+                AtomicBoolean flagKept = new AtomicBoolean();
+                StagingPipeline pipeline = StagingPipeline.builder().name("interrupted").pool(small).build();
+                pipeline.submit(source, TARGET, whenRead::incrementAndGet); // staged and left unpolled: pool full
+                pipeline.submit(source, TARGET, whenRead::incrementAndGet); // waits for pool space (10 s)
+                awaitTrue(() -> pipeline.stats().staged() == 1 && pipeline.stats().queued() == 0,
+                        "the second tensor waits for pool space");
+                Thread closer = Thread.ofPlatform().start(() -> {
+                    pipeline.close();
+                    flagKept.set(Thread.currentThread().isInterrupted());
+                });
+                awaitTrue(() -> waiting(closer), "close waits for the worker");
+                closer.interrupt();
+                closer.join();
+                assertTrue(flagKept.get(), "close restores the interrupt flag");
+                staged(pipeline.poll()).close();
+                var rejected = assertInstanceOf(StagingOutcome.Failed.class, pipeline.poll());
+                assertEquals("staging 'interrupted' closing thread was interrupted before tensor #2 (f32[4]{0} to"
+                        + " f32[4]{0}) was staged", rejected.error().getMessage());
+                assertInstanceOf(StagingRejectedException.class, rejected.error());
+                assertEquals(2, whenRead.get());
+                assertEquals("staging 'interrupted': 2 accepted, 1 staged (16 bytes), 0 failed, 1 rejected, 0 queued",
+                        pipeline.stats().toString());
+                assertFalse(workerRuns("interrupted"));
+            }
+        });
+    }
+
+    @Test
+    void closeGivesUpOnACallbackThatDoesNotReturnAndTheWorkerAnswersTheRestWhenItDoes() {
+        // Close is bounded by the drain timeout plus one second (here 1.2 s): before, it waited for
+        // the worker without a bound.
+        assertTimeoutPreemptively(BOUND, () -> {
+            CountDownLatch entered = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            List<String> got = new CopyOnWriteArrayList<>();
+            List<String> messages = new CopyOnWriteArrayList<>();
+            AtomicInteger whenRead = new AtomicInteger();
+            StagingPipeline pipeline = StagingPipeline.builder().name("stuck").pool(pool)
+                    .drainTimeout(Duration.ofMillis(200)).consumer(o -> {
+                        if (o.id() == 1) {
+                            entered.countDown();
+                            awaitQuietly(release);
+                        }
+                        got.add(describe(o));
+                        if (o instanceof StagingOutcome.Failed f) {
+                            messages.add(f.error().getMessage());
+                        }
+                    }).build();
+            for (int i = 0; i < 3; i++) {
+                pipeline.submit(source, TARGET, whenRead::incrementAndGet);
+            }
+            entered.await();
+            pipeline.close();
+            assertTrue(workerRuns("stuck"), "close returned while the callback still runs");
+            assertEquals(List.of(), got);
+            release.countDown();
+            awaitTrue(() -> !workerRuns("stuck"), "the worker ends once the callback returns");
+            assertEquals(List.of("staged #1", "failed #2", "failed #3"), got);
+            assertEquals("staging 'stuck' timed out draining after 200 ms before tensor #2 (f32[4]{0} to f32[4]{0})"
+                    + " was staged", messages.getFirst());
+            assertEquals(3, whenRead.get());
+            assertEquals(0, pool.stats().liveCount());
+        });
+    }
+
+    @Test
+    void interruptingTheWorkerThreadDoesNotStopIt() {
+        // AgentRunner ends its duty cycle when it finds its thread interrupted while idle; the worker
+        // goes on, since accepted tensors are owed outcomes.
+        assertTimeoutPreemptively(BOUND, () -> {
+            StagingPipeline pipeline = StagingPipeline.builder().name("interrupt-worker").pool(pool).build();
+            Thread worker = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().equals("tensorbuf-staging-interrupt-worker")).findFirst().orElseThrow();
+            worker.interrupt();
+            awaitTrue(() -> !worker.isAlive() || !worker.isInterrupted(), "the worker has seen the interrupt");
+            pipeline.submit(source, TARGET);
+            staged(pipeline.poll(Duration.ofSeconds(2))).close();
+            pipeline.close();
+            assertFalse(worker.isAlive());
+        });
+    }
+
+    @Test
+    void workerKilledByAnErrorRefusesSubmissionsAndCloseRejectsWhatItLeft() {
+        // AgentRunner rethrows an Error from the idle strategy, ending the thread; close still returns
+        // and answers what was queued.
+        assertTimeoutPreemptively(BOUND, () -> {
+            AtomicBoolean failIdle = new AtomicBoolean();
+            IdleStrategy failing = new IdleStrategy() {
+                private final IdleStrategy sleep = new SleepingIdleStrategy(TimeUnit.MILLISECONDS.toNanos(1));
+
+                @Override
+                public void idle(int workCount) {
+                    if (failIdle.get()) {
+                        throw new AssertionError("idle strategy failed");
+                    }
+                    sleep.idle(workCount);
+                }
+
+                @Override
+                public void idle() {
+                    sleep.idle();
+                }
+
+                @Override
+                public void reset() {
+                    sleep.reset();
+                }
+            };
+            CountDownLatch entered = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            List<String> got = new CopyOnWriteArrayList<>();
+            AtomicInteger whenRead = new AtomicInteger();
+            StagingPipeline pipeline = StagingPipeline.builder().name("killed").pool(pool).idleStrategy(failing)
+                    .consumer(o -> {
+                        if (o.id() == 1) {
+                            entered.countDown();
+                            awaitQuietly(release);
+                        }
+                        got.add(describe(o));
+                        if (o instanceof StagingOutcome.Staged s) {
+                            s.close();
+                        }
+                    }).build();
+            pipeline.submit(source, TARGET, whenRead::incrementAndGet);
+            entered.await();
+            pipeline.submit(source, TARGET, whenRead::incrementAndGet);
+            failIdle.set(true);
+            release.countDown();
+            awaitTrue(() -> !workerRuns("killed"), "the worker thread ends");
+            var refused = assertThrows(StagingRejectedException.class, () -> pipeline.submit(source, TARGET));
+            assertEquals("staging pipeline 'killed' has no worker: its thread ended on an error (logged); tensor not"
+                    + " accepted", refused.getMessage());
+            pipeline.close();
+            assertEquals(List.of("staged #1", "failed #2"), got);
+            assertEquals(2, whenRead.get());
+            assertEquals("staging 'killed': 2 accepted, 1 staged (16 bytes), 0 failed, 1 rejected, 0 queued",
+                    pipeline.stats().toString());
+        });
+    }
+
+    private static String describe(StagingOutcome o) {
+        return switch (o) {
+            case StagingOutcome.Staged s -> {
+                s.close();
+                yield "staged #" + s.id();
+            }
+            case StagingOutcome.Failed f -> "failed #" + f.id();
+        };
+    }
+
+    /** {@return {@code o} as staged} A failure fails the test with the outcome's error as cause. */
+    static StagingOutcome.Staged staged(StagingOutcome o) {
+        return switch (o) {
+            case StagingOutcome.Staged s -> s;
+            case StagingOutcome.Failed f -> throw new AssertionError("tensor #" + f.id() + " failed", f.error());
+            case null -> throw new AssertionError("no outcome");
+        };
+    }
+
+    static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
