@@ -83,6 +83,14 @@ class LauncherTest {
         return new Result(p.exitValue(), output);
     }
 
+    /** A source file dated after the jar: the launcher then wants to rebuild. */
+    private void sourceNewerThanTheJar() throws IOException {
+        Path source = root.resolve("cli/src/main/java/Changed.java");
+        Files.createDirectories(source.getParent());
+        Files.writeString(source, "class Changed {}\n");
+        Files.setLastModifiedTime(source, FileTime.from(Instant.now().plusSeconds(60)));
+    }
+
     /** {@return a PATH with the launcher's basic tools but no mvn} */
     private String pathWithoutMaven() throws IOException {
         Path bin = Files.createDirectories(root.resolve("bin-without-maven"));
@@ -174,10 +182,7 @@ class LauncherTest {
 
     @Test
     void noBuildRunsTheJarAsItIsAndSaysSoWhenThereIsNone() throws Exception {
-        Path source = root.resolve("cli/src/main/java/Changed.java");
-        Files.createDirectories(source.getParent());
-        Files.writeString(source, "class Changed {}\n");
-        Files.setLastModifiedTime(source, FileTime.from(Instant.now().plusSeconds(60)));
+        sourceNewerThanTheJar();
         // Stale, and no Maven on this PATH: it would fail to build, but it does not try.
         Result r = launch(Map.of("TENSORBUF_NO_BUILD", "1", "PATH", pathWithoutMaven()), true, "layout");
         assertEquals(0, r.code(), r.output());
@@ -190,10 +195,7 @@ class LauncherTest {
 
     @Test
     void sourcesNewerThanTheJarNeedMavenToRebuild() throws Exception {
-        Path source = root.resolve("cli/src/main/java/Changed.java");
-        Files.createDirectories(source.getParent());
-        Files.writeString(source, "class Changed {}\n");
-        Files.setLastModifiedTime(source, FileTime.from(Instant.now().plusSeconds(60)));
+        sourceNewerThanTheJar();
         Result r = launch(Map.of("PATH", pathWithoutMaven()), true, "demo");
         assertEquals(2, r.code(), r.output());
         assertEquals("tensorbuf: building needs Apache Maven 3.8+ on PATH (e.g. apt-get install maven).", r.output().strip());
