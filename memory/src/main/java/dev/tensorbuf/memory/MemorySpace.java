@@ -138,9 +138,15 @@ public record MemorySpace(
      *
      * @param type the device's DLPack type, e.g. {@link DLDeviceType#ROCM}
      * @param ordinal which device of that type
-     * @throws IllegalArgumentException if {@code ordinal < 0}
+     * @throws IllegalArgumentException if {@code ordinal < 0}, or {@code type} is host memory
+     *     ({@code kDLCPU}, {@code kDLCUDAHost}, {@code kDLROCMHost}), which Java may touch
      */
     public static MemorySpace device(DLDeviceType type, int ordinal) {
+        Objects.requireNonNull(type, "type");
+        if (type == DLDeviceType.CPU || type == DLDeviceType.CUDA_HOST || type == DLDeviceType.ROCM_HOST) {
+            throw new IllegalArgumentException(type.cName() + " is host memory, not device memory: use MemorySpace."
+                    + (type == DLDeviceType.CPU ? "HOST" : "PINNED_HOST"));
+        }
         return new MemorySpace(XLA_DEFAULT_ID, Kind.DEVICE, ordinal, false, Optional.of(type));
     }
 

@@ -110,5 +110,15 @@ class MemorySpaceTest {
         assertEquals(3, MemorySpace.DEVICE_FAST.withDeviceOrdinal(3).deviceOrdinal());
         assertEquals("S(1) on-device fast memory (VMEM), device 0, no DLPack device type",
                 MemorySpace.DEVICE_FAST.toString());
+        // Host types as device memory would hide memory Java may touch behind "not host-accessible".
+        IllegalArgumentException cpu = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> MemorySpace.device(DLDeviceType.CPU, 0));
+        assertEquals("kDLCPU is host memory, not device memory: use MemorySpace.HOST", cpu.getMessage());
+        IllegalArgumentException pinned = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> MemorySpace.device(DLDeviceType.CUDA_HOST, 0));
+        assertEquals("kDLCUDAHost is host memory, not device memory: use MemorySpace.PINNED_HOST", pinned.getMessage());
+        NullPointerException none = org.junit.jupiter.api.Assertions.assertThrows(NullPointerException.class,
+                () -> MemorySpace.device(null, 0));
+        assertEquals("type", none.getMessage());
     }
 }
