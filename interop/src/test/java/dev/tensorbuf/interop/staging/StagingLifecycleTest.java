@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.SleepingIdleStrategy;
 import org.junit.jupiter.api.AfterEach;
@@ -98,34 +99,49 @@ class StagingLifecycleTest {
         });
     }
 
+    /**
+     * A pipeline with one tensor held in its consumer until {@code release}, one in its queue of
+     * one, and a third submit (on {@code producer}) blocked on the full queue.
+     */
+    private record FullQueue(StagingPipeline pipeline, Thread producer, CountDownLatch release, List<Long> ids,
+                             List<Throwable> errors) {
+    }
+
+    private FullQueue fullQueue(String name, UnaryOperator<StagingPipeline.Builder> settings) throws InterruptedException {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        List<Long> ids = new CopyOnWriteArrayList<>();
+        List<Throwable> errors = new CopyOnWriteArrayList<>();
+        StagingPipeline pipeline = settings.apply(StagingPipeline.builder().name(name).pool(pool).queueCapacity(1))
+                .consumer(o -> {
+                    entered.countDown();
+                    awaitQuietly(release);
+                    ids.add(o.id());
+                    ((StagingOutcome.Staged) o).close();
+                }).build();
+        pipeline.submit(source, TARGET);
+        entered.await();
+        pipeline.submit(source, TARGET); // fills the queue
+        Thread producer = Thread.ofPlatform().start(() -> {
+            try {
+                pipeline.submit(source, TARGET);
+            } catch (Exception e) {
+                errors.add(e);
+            }
+        });
+        awaitTrue(() -> waiting(producer), "the third submit waits on the full queue");
+        return new FullQueue(pipeline, producer, release, ids, errors);
+    }
+
     @Test
     void submitWithAnUnboundedTimeoutWaitsForRoomInTheQueue() {
         assertTimeoutPreemptively(BOUND, () -> {
-            CountDownLatch entered = new CountDownLatch(1);
-            CountDownLatch release = new CountDownLatch(1);
-            List<Long> ids = new CopyOnWriteArrayList<>();
-            StagingPipeline pipeline = StagingPipeline.builder().name("forever-queue").pool(pool).queueCapacity(1)
-                    .submitTimeout(ChronoUnit.FOREVER.getDuration()).consumer(o -> {
-                        entered.countDown();
-                        awaitQuietly(release);
-                        ids.add(o.id());
-                        ((StagingOutcome.Staged) o).close();
-                    }).build();
-            pipeline.submit(source, TARGET);
-            entered.await();
-            pipeline.submit(source, TARGET); // fills the queue
-            Thread producer = Thread.ofPlatform().start(() -> {
-                try {
-                    pipeline.submit(source, TARGET);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
-            awaitTrue(() -> waiting(producer), "the third submit waits on the full queue");
-            release.countDown();
-            producer.join();
-            pipeline.close();
-            assertEquals(List.of(1L, 2L, 3L), ids);
+            FullQueue q = fullQueue("forever-queue", b -> b.submitTimeout(ChronoUnit.FOREVER.getDuration()));
+            q.release().countDown();
+            q.producer().join();
+            q.pipeline().close();
+            assertEquals(List.of(), q.errors());
+            assertEquals(List.of(1L, 2L, 3L), q.ids());
         });
     }
 
@@ -193,38 +209,18 @@ class StagingLifecycleTest {
         // the write lock, and trySubmit ("never blocks") then waited behind close for up to the
         // submit timeout (10 s here).
         assertTimeoutPreemptively(BOUND, () -> {
-            CountDownLatch entered = new CountDownLatch(1);
-            CountDownLatch release = new CountDownLatch(1);
-            List<Long> ids = new CopyOnWriteArrayList<>();
-            List<Throwable> errors = new CopyOnWriteArrayList<>();
-            StagingPipeline pipeline = StagingPipeline.builder().name("try-submit").pool(pool).queueCapacity(1)
-                    .consumer(o -> {
-                        entered.countDown();
-                        awaitQuietly(release);
-                        ids.add(o.id());
-                        ((StagingOutcome.Staged) o).close();
-                    }).build();
-            pipeline.submit(source, TARGET);
-            entered.await();
-            pipeline.submit(source, TARGET); // fills the queue
-            Thread producer = Thread.ofPlatform().start(() -> {
-                try {
-                    pipeline.submit(source, TARGET);
-                } catch (Exception e) {
-                    errors.add(e);
-                }
-            });
-            awaitTrue(() -> waiting(producer), "the third submit waits on the full queue");
+            FullQueue q = fullQueue("try-submit", b -> b);
+            StagingPipeline pipeline = q.pipeline();
             Thread closer = Thread.ofPlatform().start(pipeline::close);
             awaitTrue(() -> waiting(closer), "close waits");
             var refused = assertThrows(StagingRejectedException.class, () -> pipeline.trySubmit(source, TARGET));
             assertEquals("staging pipeline 'try-submit' is closed; tensor not accepted", refused.getMessage());
-            release.countDown();
-            producer.join();
+            q.release().countDown();
+            q.producer().join();
             closer.join();
-            assertEquals(List.of(), errors);
+            assertEquals(List.of(), q.errors());
             // The submit already waiting when close began got in, and was drained.
-            assertEquals(List.of(1L, 2L, 3L), ids);
+            assertEquals(List.of(1L, 2L, 3L), q.ids());
         });
     }
 
