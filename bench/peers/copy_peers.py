@@ -27,13 +27,17 @@ QUICK = "--quick" in sys.argv
 # --case NAME (repeatable): time only these cases
 ONLY = {sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--case"}
 REPS = 5 if QUICK else 15
+# ... and at least this many seconds of them, as `tensorbuf bench` does: 15 repetitions of the 8 MB
+# case last 2 ms, and one scheduler hiccup then moves the median of the whole sample.
+SAMPLE_SECONDS = 0.05 if QUICK else 0.25
 
 
 def timed(fn):
     for _ in range(3):
         fn()
     ts = []
-    for _ in range(REPS):
+    start = time.perf_counter()
+    while len(ts) < REPS or time.perf_counter() - start < SAMPLE_SECONDS:
         t0 = time.perf_counter()
         fn()
         ts.append(time.perf_counter() - t0)

@@ -4,7 +4,6 @@ import dev.tensorbuf.ops.copy.CopyEngine;
 
 import java.lang.foreign.Arena;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +11,8 @@ import java.util.Map;
 /**
  * Runs the copy cases in this JVM and times them against {@code MemorySegment.copy} of the same
  * bytes, measured alternately in the same run: the numbers behind {@code tensorbuf bench}. Each
- * result is the median of its repetitions; GB/s counts bytes read plus bytes written.
+ * result is the median of its repetitions (at least 15 and at least 0.25 s of them; 5 and 0.05 s
+ * when quick); GB/s counts bytes read plus bytes written.
  * {@snippet :
  * List<CopyBenchRunner.Result> r = CopyBenchRunner.run(CopyCase.ALL.subList(0, 1), CopyEngine.defaults(), true);
  * r.getFirst().ratioToCopy();   // e.g. 0.55 on a 2-core Zen 4
@@ -54,7 +54,7 @@ public final class CopyBenchRunner {
         }
     }
 
-    /** {@return timings of {@code cases}; {@code quick} runs fewer repetitions} */
+    /** {@return timings of {@code cases}; {@code quick} runs fewer and shorter repetitions} */
     public static List<Result> run(List<CopyCase> cases, CopyEngine engine, boolean quick) {
         int warmup = quick ? 3 : 10;
         int reps = quick ? 5 : 15;
@@ -70,16 +70,20 @@ public final class CopyBenchRunner {
                     p.run();
                     p.runBaseline();
                 }
-                double[] t = new double[reps];
-                double[] b = new double[reps];
-                for (int i = 0; i < reps; i++) {
+                // At least `reps` repetitions and at least this long: 15 repetitions of an 8 MB case
+                // last 2 ms, and one scheduler hiccup then moves the median of the whole sample.
+                long sampleNanos = quick ? 50_000_000L : 250_000_000L;
+                List<Double> t = new ArrayList<>();
+                List<Double> b = new ArrayList<>();
+                long sampleStart = System.nanoTime();
+                while (t.size() < reps || System.nanoTime() - sampleStart < sampleNanos) {
                     long t0 = System.nanoTime();
                     p.run();
                     long t1 = System.nanoTime();
                     p.runBaseline();
                     long t2 = System.nanoTime();
-                    t[i] = (t1 - t0) / 1e9;
-                    b[i] = (t2 - t1) / 1e9;
+                    t.add((t1 - t0) / 1e9);
+                    b.add((t2 - t1) / 1e9);
                 }
                 double sec = median(t);
                 double base = median(b);
@@ -90,9 +94,9 @@ public final class CopyBenchRunner {
         return out;
     }
 
-    private static double median(double[] v) {
-        double[] s = v.clone();
-        Arrays.sort(s);
-        return s[s.length / 2];
+    private static double median(List<Double> v) {
+        List<Double> s = new ArrayList<>(v);
+        s.sort(null);
+        return s.get(s.size() / 2);
     }
 }
