@@ -31,8 +31,9 @@ import java.lang.foreign.MemorySegment;
  * restricted FFM methods. Keep the {@code Buffer}, not the segment.
  *
  * <p><b>Threads.</b> Closing is atomic: exactly one {@code close()} of a root frees it, from any
- * thread. Reading the bytes from several threads follows the rules of the underlying segment
- * (confined arenas only on their owner thread).
+ * thread. Reading the bytes from several threads follows the rules of the underlying segment: a
+ * buffer of a confined arena is for its owner thread only, and from any other thread the methods
+ * that reach the memory throw {@link WrongThreadException} naming the buffer and the thread.
  *
  * <p>Implemented only by this module.
  *
@@ -73,6 +74,7 @@ public interface Buffer extends AutoCloseable {
      * read-only buffers}
      *
      * @throws IllegalStateException if the buffer is closed
+     * @throws WrongThreadException if the buffer is confined to another thread
      * @throws UnsupportedOperationException if the memory space is not host-accessible, e.g.
      *     {@code "buffer in S(0) device memory (HBM) is not host-accessible; copy it to a host
      *     buffer first"}

@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.ValueLayout;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -109,14 +111,34 @@ class AllocatorsTest {
     void confinedAllocatorRefusesOtherThreadsAndSurvivesAWrongThreadClose() throws Exception {
         try (Allocator confined = Allocators.confined()) {
             Buffer buffer = confined.allocate(64);
-            var access = CompletableFuture.runAsync(() -> buffer.segment().get(ValueLayout.JAVA_BYTE, 0));
-            var accessError = assertThrows(ExecutionException.class, access::get);
-            assertInstanceOf(WrongThreadException.class, accessError.getCause());
+            // Every way in names the buffer, the thread and the cure, before FFM's bare exception could.
+            List<Runnable> reaches = List.of(() -> buffer.segment(), buffer::address, () -> buffer.slice(0, 8),
+                    buffer::asReadOnly, () -> buffer.isAligned(64));
+            for (Runnable reach : reaches) {
+                Thread other = Thread.ofPlatform().name("loader-7").unstarted(reach);
+                var error = new AtomicReference<Throwable>();
+                other.setUncaughtExceptionHandler((t, e) -> error.set(e));
+                other.start();
+                other.join();
+                assertInstanceOf(WrongThreadException.class, error.get());
+                assertEquals("buffer of 64 bytes from confined arena cannot be used from thread \"loader-7\": a confined"
+                        + " arena is for the thread that made it (use Allocators.shared() or a pool to share buffers"
+                        + " between threads)", error.get().getMessage());
+            }
+            var allocate = CompletableFuture.runAsync(() -> confined.allocate(8));
+            var allocateError = assertThrows(ExecutionException.class, allocate::get);
+            assertInstanceOf(WrongThreadException.class, allocateError.getCause());
+            assertTrue(allocateError.getCause().getMessage().startsWith(
+                    "confined arena allocator (default alignment 64, open) cannot allocate from thread"),
+                    allocateError.getCause().getMessage());
             var close = CompletableFuture.runAsync(confined::close);
             var closeError = assertThrows(ExecutionException.class, close::get);
             assertInstanceOf(WrongThreadException.class, closeError.getCause());
+            assertTrue(closeError.getCause().getMessage().contains("cannot close from thread"),
+                    closeError.getCause().getMessage());
             assertTrue(confined.isOpen());
             assertTrue(buffer.isAlive());
+            assertEquals(0, buffer.segment().get(ValueLayout.JAVA_BYTE, 0), "the owner thread still reads it");
         }
     }
 

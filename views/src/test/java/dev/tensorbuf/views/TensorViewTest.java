@@ -2,6 +2,7 @@ package dev.tensorbuf.views;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,6 +18,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.PrimitiveIterator;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -72,6 +75,18 @@ class TensorViewTest {
         assertThrows(IndexOutOfBoundsException.class, () -> v.setFloat(1f, -1, 0));
         IllegalArgumentException rank = assertThrows(IllegalArgumentException.class, () -> v.getFloat(1));
         assertTrue(rank.getMessage().contains("index [1] has rank 1 but f32[2,4]{1,0} has rank 2"), rank.getMessage());
+    }
+
+    @Test
+    void viewOfAConfinedBufferReadFromAnotherThreadNamesTheBufferAndTheThread() throws Exception {
+        TensorView v = TensorView.of(arena.allocate(32), "f32[4,2]{0,1}");
+        CompletableFuture<Float> read = CompletableFuture.supplyAsync(() -> v.getFloat(3, 1));
+        ExecutionException e = assertThrows(ExecutionException.class, read::get);
+        assertInstanceOf(WrongThreadException.class, e.getCause());
+        assertTrue(e.getCause().getMessage().startsWith("buffer of 32 bytes from confined arena cannot be used from thread"),
+                e.getCause().getMessage());
+        v.setFloat(2.5f, 3, 1);
+        assertEquals(2.5f, v.getFloat(3, 1), "its own thread still reads and writes it");
     }
 
     @Test

@@ -51,7 +51,7 @@ public abstract sealed class AbstractBuffer implements Buffer permits HostBuffer
 
     @Override
     public final Buffer slice(long offset, long length) {
-        lifetime.checkAlive();
+        checkUsable();
         long size = byteSize();
         if (offset < 0 || length < 0 || offset > size - length) {
             throw Errors.sliceOutOfBounds(offset, length, size);
@@ -61,8 +61,13 @@ public abstract sealed class AbstractBuffer implements Buffer permits HostBuffer
 
     @Override
     public final Buffer asReadOnly() {
-        lifetime.checkAlive();
+        checkUsable();
         return view(0, byteSize(), true);
+    }
+
+    /** Throws unless the memory may be reached now, from this thread. */
+    void checkUsable() {
+        lifetime.checkAlive();
     }
 
     /** {@return a non-root view of {@code [offset, offset + length)}, bounds already checked} */

@@ -53,6 +53,8 @@ public final class ArenaAllocator implements Allocator {
             segment = arena.allocate(byteSize, alignment);
         } catch (OutOfMemoryError e) {
             throw Errors.cannotReserve(byteSize, alignment, owner, e);
+        } catch (WrongThreadException e) {
+            throw Errors.wrongThread(this + " cannot allocate", e);
         }
         return new HostBuffer(lifetime, MemorySpace.HOST, segment);
     }
@@ -69,7 +71,11 @@ public final class ArenaAllocator implements Allocator {
             if (!scope.isOpen()) {
                 return;
             }
-            arena.close(); // first: a confined arena closed from the wrong thread throws and stays open
+            try {
+                arena.close(); // first: a confined arena closed from the wrong thread throws and stays open
+            } catch (WrongThreadException e) {
+                throw Errors.wrongThread(this + " cannot close", e);
+            }
             scope.close();
         }
     }

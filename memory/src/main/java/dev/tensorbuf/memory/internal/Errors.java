@@ -43,6 +43,17 @@ public final class Errors {
         return new IllegalStateException(lifetime.describe() + " was closed when its " + lifetime.owner() + " closed");
     }
 
+    static WrongThreadException wrongThread(Lifetime lifetime) {
+        return wrongThread(lifetime.describe() + " cannot be used", null);
+    }
+
+    /** @param what what failed, e.g. "buffer of 64 bytes from confined arena cannot be used" */
+    static WrongThreadException wrongThread(String what, WrongThreadException cause) {
+        return new WrongThreadException(what + " from thread \"" + Thread.currentThread().getName()
+                + "\": a confined arena is for the thread that made it (use Allocators.shared() or a pool to share"
+                + " buffers between threads)", cause);
+    }
+
     static UnsupportedOperationException notHostAccessible(MemorySpace space) {
         return new UnsupportedOperationException("buffer in " + space.describe()
                 + " is not host-accessible; copy it to a host buffer first");

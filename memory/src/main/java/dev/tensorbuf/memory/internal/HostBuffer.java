@@ -29,14 +29,26 @@ public final class HostBuffer extends AbstractBuffer {
 
     @Override
     public MemorySegment segment() {
-        lifetime.checkAlive();
+        checkUsable();
         return segment;
     }
 
     @Override
     public long address() {
-        lifetime.checkAlive();
+        checkUsable();
         return segment.address();
+    }
+
+    /**
+     * Also refuses threads a confined arena's segment is not for: FFM would throw its own
+     * {@link WrongThreadException} only at the first read, naming neither the buffer nor the cure.
+     */
+    @Override
+    void checkUsable() {
+        lifetime.checkAlive();
+        if (!segment.isAccessibleBy(Thread.currentThread())) {
+            throw Errors.wrongThread(lifetime);
+        }
     }
 
     @Override
