@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Runs `tensorbuf bench --json` and copy_peers.py in alternating rounds and writes the per-case
+"""Runs `tensorbuf bench --paced` and `copy_peers.py --paced` in rounds and writes the per-case
 medians (with min-max) into bench/RESULTS.md, section "## Copy engine", through copy_report.py.
 
-Each round runs every case in tensorbuf and then at once in the peers, case by case: on a small
-shared VM the memory bandwidth swings by up to 2x within seconds, and a comparison should not
-depend on which side ran in the better moment. Each round's raw JSON is kept in bench/peers/rounds/.
+Each round takes the cases one by one: both sides warm the case up in their own processes, then
+take turns, A B B A (B A A B in odd rounds), each sample about 0.25 s. On a small shared VM the
+memory bandwidth swings by up to 2x within seconds, and a comparison should not depend on which
+side ran in the better moment. Each round's raw JSON is kept in bench/peers/rounds/.
 
 Usage (from the repository root, after `mvn -B -q -pl cli -am package -DskipTests`):
     python3 bench/peers/compare.py [--rounds N] [--notes notes.md] [--case NAME]...
@@ -20,6 +21,7 @@ import pathlib
 import statistics
 import subprocess
 import sys
+import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -37,9 +39,66 @@ def loadavg():
 NO_BUILD = dict(os.environ, TENSORBUF_NO_BUILD="1")
 
 
-def run_json(cmd):
-    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True, env=NO_BUILD).stdout
-    return json.loads(out)
+class Paced:
+    """A `--paced` benchmark process: warmed up on one case, one sample per request."""
+
+    def __init__(self, cmd):
+        self.cmd = cmd
+        self.err = tempfile.TemporaryFile(mode="w+")
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self.err, text=True, env=NO_BUILD)
+
+    def line(self):
+        text = self.proc.stdout.readline()
+        if not text:
+            self.proc.wait()
+            self.err.seek(0)
+            raise RuntimeError(f"{' '.join(map(str, self.cmd))} ended (exit {self.proc.returncode}): {self.err.read()}")
+        return json.loads(text)
+
+    def sample(self):
+        self.proc.stdin.write("sample\n")
+        self.proc.stdin.flush()
+        return self.line()
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+        self.err.close()
+
+
+def mean_of(samples, keys):
+    """samples[0] with each of `keys` replaced by its mean over the samples."""
+    out = dict(samples[0])
+    for key in keys:
+        values = [s[key] for s in samples if s.get(key) is not None]
+        if values:
+            out[key] = statistics.fmean(values)
+    return out
+
+
+def measure_case(name, round_index):
+    """One round of one case: both sides warmed up in their own processes, then sampled in turn,
+    A B B A (B A A B on odd rounds), each sample a fraction of a second after the other. The host's
+    memory bandwidth swings by up to 2x within seconds; samples taken seconds apart, in a fixed
+    order, made some rows' verdicts depend on which side ran in the better moment. Returns the
+    round's (tensorbuf, peers) JSON for this case, each side the mean of its two samples."""
+    ours = Paced([str(ROOT / "tensorbuf"), "bench", "--paced", "--threads", "2", "--case", name])
+    peers = Paced([sys.executable, str(HERE / "copy_peers.py"), "--paced", "--case", name])
+    try:
+        ours_ready, peers_ready = ours.line(), peers.line()
+        order = [ours, peers, peers, ours] if round_index % 2 == 0 else [peers, ours, ours, peers]
+        samples = {ours: [], peers: []}
+        for side in order:
+            samples[side].append(side.sample())
+    finally:
+        ours.close()
+        peers.close()
+    o = {"threads": ours_ready["threads"], "vector_kernels": ours_ready["vector_kernels"],
+         "cases": [mean_of(samples[ours], ["gbps", "copy_gbps", "ratio_to_copy", "seconds"])]}
+    p = {"numpy": peers_ready["numpy"], "torch": peers_ready["torch"],
+         "cases": [mean_of(samples[peers], ["numpy_gbps", "torch_gbps"])]}
+    return o, p
 
 
 def case_names():
@@ -72,14 +131,10 @@ def main():
         loads = [x for o in ours_rounds for x in o.get("load_average_at_end", [])] or None
     names = [] if args.from_rounds else (args.case or case_names())
     for r in range(0 if args.from_rounds else args.rounds):
-        # Case by case, each side right after the other: the host's memory bandwidth swings by up
-        # to 2x within seconds, so a whole round of one side and then of the other can land in
-        # different weather.
         ours = None
         peers = None
         for name in names:
-            o = run_json([str(ROOT / "tensorbuf"), "bench", "--json", "--threads", "2", "--case", name])
-            p = run_json([sys.executable, str(HERE / "copy_peers.py"), "--case", name])
+            o, p = measure_case(name, r)
             if ours is None:
                 ours, peers = o, p
             else:

@@ -5,6 +5,7 @@ several ways, each is timed and the fastest reported (with "<lib>_expression"). 
 GB/s counts bytes read + bytes written, as `tensorbuf bench` does. bf16 in NumPy is moved as
 uint16 (same bytes; NumPy has no bfloat16); the f32 -> bf16 case converts to ml_dtypes.bfloat16 and
 has no NumPy figure when ml_dtypes is not importable. Usage: python3 copy_peers.py [--quick] [--case NAME]... > peers.json
+   or: python3 copy_peers.py --paced --case NAME   (JSON lines, one sample per line of standard input)
 """
 import json
 import sys
@@ -26,15 +27,21 @@ except ImportError:  # NumPy-only results; the report says so
 QUICK = "--quick" in sys.argv
 # --case NAME (repeatable): time only these cases
 ONLY = {sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--case"}
+# --paced: one sample of the one --case per line of standard input (see paced())
+PACED = "--paced" in sys.argv
 REPS = 5 if QUICK else 15
 # ... and at least this many seconds of them, as `tensorbuf bench` does: 15 repetitions of the 8 MB
 # case last 2 ms, and one scheduler hiccup then moves the median of the whole sample.
 SAMPLE_SECONDS = 0.05 if QUICK else 0.25
 
 
-def timed(fn):
+def warm(fn):
     for _ in range(3):
         fn()
+
+
+def sample(fn):
+    """The median seconds of at least REPS calls and SAMPLE_SECONDS of them."""
     ts = []
     start = time.perf_counter()
     while len(ts) < REPS or time.perf_counter() - start < SAMPLE_SECONDS:
@@ -43,6 +50,19 @@ def timed(fn):
         ts.append(time.perf_counter() - t0)
     ts.sort()
     return ts[len(ts) // 2]
+
+
+def figures(name, nbytes, by_lib):
+    """{"name", "bytes", "<lib>_gbps", "<lib>_expression"} from one sample of each expression of
+    each library ({lib: {label: fn}}): the fastest expression is the library's figure."""
+    r = {"name": name, "bytes": nbytes}
+    for lib, fns in by_lib.items():
+        timings = {label: sample(fn) for label, fn in fns.items()}
+        label = min(timings, key=timings.get)
+        r[lib + "_gbps"] = round(nbytes / timings[label] / 1e9, 3)
+        if len(fns) > 1:
+            r[lib + "_expression"] = label
+    return r
 
 
 def cases(lib, want):
@@ -183,20 +203,41 @@ def main():
     if unknown:
         sys.exit(f"copy_peers.py: unknown case(s) {', '.join(unknown)}; cases: {', '.join(NAMES)}")
     want = lambda name: not ONLY or name in ONLY
-    results = {}
-    for lib in ["numpy"] + (["torch"] if torch is not None else []):
+    libs = ["numpy"] + (["torch"] if torch is not None else [])
+    versions = {"numpy": np.__version__, "torch": torch.__version__ if torch is not None else None}
+    if PACED:
+        if len(ONLY) != 1:
+            sys.exit(f"copy_peers.py: --paced times exactly one --case, got {len(ONLY)}")
+        paced(libs, versions)
+        return
+    results = []
+    for lib in libs:
         for name, nbytes, fns in cases(lib, want):
-            # Each expression timed; the fastest is the library's figure, and says which it was.
-            timings = {label: timed(fn) for label, fn in fns.items()}
-            label = min(timings, key=timings.get)
-            r = results.setdefault(name, {"name": name, "bytes": nbytes})
-            r[lib + "_gbps"] = round(nbytes / timings[label] / 1e9, 3)
-            if len(fns) > 1:
-                r[lib + "_expression"] = label
-    json.dump({"numpy": np.__version__, "torch": torch.__version__ if torch is not None else None,
-               "cases": list(results.values())}, sys.stdout, indent=1)
+            for fn in fns.values():
+                warm(fn)
+            r = figures(name, nbytes, {lib: fns})
+            known = next((x for x in results if x["name"] == name), None)
+            if known is None:
+                results.append(r)
+            else:
+                known.update(r)
+    json.dump(dict(versions, cases=results), sys.stdout, indent=1)
     print()
 
+
+def paced(libs, versions):
+    """Warms the one case up in every library, prints {"numpy", "torch", "ready"}, then answers each
+    line of standard input with one sample of it as a JSON line (compare.py interleaves these with
+    `tensorbuf bench --paced`, so both sides are measured a fraction of a second apart)."""
+    by_lib = {}
+    for lib in libs:
+        for name, nbytes, fns in cases(lib, lambda n: n in ONLY):
+            for fn in fns.values():
+                warm(fn)
+            by_lib[lib] = fns
+    print(json.dumps(dict(versions, ready=name)), flush=True)
+    for _ in sys.stdin:
+        print(json.dumps(figures(name, nbytes, by_lib)), flush=True)
 
 if __name__ == "__main__":
     main()

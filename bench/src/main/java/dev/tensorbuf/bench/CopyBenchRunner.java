@@ -56,42 +56,80 @@ public final class CopyBenchRunner {
 
     /** {@return timings of {@code cases}; {@code quick} runs fewer and shorter repetitions} */
     public static List<Result> run(List<CopyCase> cases, CopyEngine engine, boolean quick) {
-        int warmup = quick ? 3 : 10;
-        int reps = quick ? 5 : 15;
         List<Result> out = new ArrayList<>();
         for (CopyCase c : cases) {
-            try (Arena arena = Arena.ofShared()) {
-                CopyCase.Prepared p = c.prepare(arena, engine);
-                // At least this long too: the Vector API kernels are slow until C2 compiles them,
-                // and an in-cache case finishes a fixed count of warm-up runs before it does.
-                long warmNanos = quick ? 500_000_000L : 2_000_000_000L;
-                long start = System.nanoTime();
-                for (int i = 0; i < warmup || System.nanoTime() - start < warmNanos; i++) {
-                    p.run();
-                    p.runBaseline();
-                }
-                // At least `reps` repetitions and at least this long: 15 repetitions of an 8 MB case
-                // last 2 ms, and one scheduler hiccup then moves the median of the whole sample.
-                long sampleNanos = quick ? 50_000_000L : 250_000_000L;
-                List<Double> t = new ArrayList<>();
-                List<Double> b = new ArrayList<>();
-                long sampleStart = System.nanoTime();
-                while (t.size() < reps || System.nanoTime() - sampleStart < sampleNanos) {
-                    long t0 = System.nanoTime();
-                    p.run();
-                    long t1 = System.nanoTime();
-                    p.runBaseline();
-                    long t2 = System.nanoTime();
-                    t.add((t1 - t0) / 1e9);
-                    b.add((t2 - t1) / 1e9);
-                }
-                double sec = median(t);
-                double base = median(b);
-                out.add(new Result(c.name(), p.bytesMoved(), sec, p.bytesMoved() / sec / 1e9,
-                        p.bytesMoved() / base / 1e9));
+            try (Session session = open(c, engine, quick)) {
+                out.add(session.sample());
             }
         }
         return out;
+    }
+
+    /**
+     * {@return {@code copyCase} prepared and warmed up, to be timed on demand} A harness that runs
+     * another program's samples between this one's (bench/peers/compare.py) keeps one session per
+     * case, so the two sides are measured a fraction of a second apart.
+     */
+    public static Session open(CopyCase copyCase, CopyEngine engine, boolean quick) {
+        return new Session(copyCase, engine, quick);
+    }
+
+    /** One case's buffers and plan, warmed up; closing frees the buffers. */
+    public static final class Session implements AutoCloseable {
+        private final Arena arena = Arena.ofShared();
+        private final CopyCase.Prepared prepared;
+        private final boolean quick;
+
+        private Session(CopyCase copyCase, CopyEngine engine, boolean quick) {
+            this.quick = quick;
+            try {
+                prepared = copyCase.prepare(arena, engine);
+                // At least this long too: the Vector API kernels are slow until C2 compiles them,
+                // and an in-cache case finishes a fixed count of warm-up runs before it does.
+                int warmup = quick ? 3 : 10;
+                long warmNanos = quick ? 500_000_000L : 2_000_000_000L;
+                long start = System.nanoTime();
+                for (int i = 0; i < warmup || System.nanoTime() - start < warmNanos; i++) {
+                    prepared.run();
+                    prepared.runBaseline();
+                }
+            } catch (RuntimeException | Error e) {
+                arena.close();
+                throw e;
+            }
+        }
+
+        /**
+         * {@return the median of at least 15 repetitions and at least 0.25 s of them (5 and
+         * 0.05 s when quick), each alternated with the baseline copy}
+         */
+        public Result sample() {
+            int reps = quick ? 5 : 15;
+            // 15 repetitions of an 8 MB case last 2 ms, and one scheduler hiccup then moves the
+            // median of the whole sample.
+            long sampleNanos = quick ? 50_000_000L : 250_000_000L;
+            List<Double> t = new ArrayList<>();
+            List<Double> b = new ArrayList<>();
+            long sampleStart = System.nanoTime();
+            while (t.size() < reps || System.nanoTime() - sampleStart < sampleNanos) {
+                long t0 = System.nanoTime();
+                prepared.run();
+                long t1 = System.nanoTime();
+                prepared.runBaseline();
+                long t2 = System.nanoTime();
+                t.add((t1 - t0) / 1e9);
+                b.add((t2 - t1) / 1e9);
+            }
+            double sec = median(t);
+            double base = median(b);
+            long bytes = prepared.bytesMoved();
+            return new Result(prepared.copyCase().name(), bytes, sec, bytes / sec / 1e9, bytes / base / 1e9);
+        }
+
+        @Override
+        public void close() {
+            arena.close();
+        }
     }
 
     private static double median(List<Double> v) {

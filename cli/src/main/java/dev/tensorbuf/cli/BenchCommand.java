@@ -23,7 +23,7 @@ final class BenchCommand implements Command {
 
     @Override
     public String synopsis() {
-        return "tensorbuf bench [--quick] [--case NAME]... [--threads N] [--json]";
+        return "tensorbuf bench [--quick] [--case NAME]... [--threads N] [--json] [--paced]";
     }
 
     @Override
@@ -35,6 +35,11 @@ final class BenchCommand implements Command {
                 is reported. The Vector API kernels run only when the JVM was started with
                 --add-modules jdk.incubator.vector (e.g. JDK_JAVA_OPTIONS); "vector_kernels" says
                 which ran. For careful numbers use the JMH CopyBenchmark.
+
+                --paced is for harnesses (bench/peers/compare.py) that interleave these samples
+                with another program's: it warms the one --case up, prints a JSON line
+                {"threads", "vector_kernels", "ready"}, then times one sample per line read from
+                standard input and prints it as a JSON line, until the input ends.
 
                 example:
                   tensorbuf bench --quick --case nchw_to_nhwc_f32_32x64x112x112
@@ -49,7 +54,8 @@ final class BenchCommand implements Command {
                 Option.value("case", "NAME", true, "run only this case (repeatable); names: "
                         + CopyCase.ALL.stream().map(CopyCase::name).toList()),
                 Option.value("threads", "N", false, "engine threads (default: all cores)"),
-                Option.JSON);
+                Option.JSON,
+                Option.flag("paced", "one sample per line of standard input, as JSON lines (one --case)"));
     }
 
     @Override
@@ -74,6 +80,9 @@ final class BenchCommand implements Command {
             }
         }
         CopyEngine engine = CopyEngine.of(threads);
+        if (in.flag("paced")) {
+            return paced(in, cases, engine, threads);
+        }
         List<CopyBenchRunner.Result> results = CopyBenchRunner.run(cases, engine, in.flag("quick"));
         if (in.flag("json")) {
             Map<String, Object> json = new LinkedHashMap<>();
@@ -86,6 +95,25 @@ final class BenchCommand implements Command {
             for (CopyBenchRunner.Result r : results) {
                 in.out().printf("%-45s %11d bytes %8.2f ms %6.1f GB/s  copy %6.1f GB/s  ratio %.2f%n", r.name(),
                         r.bytes(), r.seconds() * 1e3, r.gbps(), r.copyGbps(), r.ratioToCopy());
+            }
+        }
+        return 0;
+    }
+
+    private static int paced(Invocation in, List<CopyCase> cases, CopyEngine engine, int threads) throws Exception {
+        if (in.values("case").size() != 1) {
+            throw new UsageException("--paced times exactly one --case, got " + in.values("case").size());
+        }
+        try (CopyBenchRunner.Session session = CopyBenchRunner.open(cases.getFirst(), engine, in.flag("quick"))) {
+            Map<String, Object> ready = new LinkedHashMap<>();
+            ready.put("threads", threads);
+            ready.put("vector_kernels", engine.vectorKernels());
+            ready.put("ready", cases.getFirst().name());
+            in.printJson(ready);
+            in.out().flush();
+            while (in.stdin().readLine() != null) {
+                in.printJson(session.sample().json());
+                in.out().flush();
             }
         }
         return 0;

@@ -28,6 +28,31 @@ class BenchCommandTest {
     }
 
     @Test
+    void pacedModeAnswersEachInputLineWithOneSample() {
+        CliHarness r = CliHarness.runWithInput("sample\nsample\nsample\n",
+                "bench", "--paced", "--case", "nchw_to_nhwc_f32_1x3x224x224", "--quick", "--threads", "1");
+        assertEquals(0, r.code(), r.err());
+        List<String> lines = r.out().lines().toList();
+        assertEquals(4, lines.size(), r.out());
+        Map<String, Object> ready = Json.parseObject(lines.getFirst());
+        assertEquals("nchw_to_nhwc_f32_1x3x224x224", ready.get("ready"));
+        assertEquals(1L, ready.get("threads"));
+        for (String line : lines.subList(1, 4)) {
+            Map<String, Object> sample = Json.parseObject(line);
+            assertEquals("nchw_to_nhwc_f32_1x3x224x224", sample.get("name"));
+            assertEquals(2L * 3 * 224 * 224 * 4, sample.get("bytes"));
+            assertTrue(((Number) sample.get("gbps")).doubleValue() > 0, line);
+        }
+    }
+
+    @Test
+    void pacedModeTakesExactlyOneCase() {
+        CliHarness r = CliHarness.run("bench", "--paced");
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf bench: --paced times exactly one --case, got 0", r.err().lines().findFirst().orElseThrow());
+    }
+
+    @Test
     void unknownCaseListsTheKnownOnes() {
         CliHarness r = CliHarness.run("bench", "--case", "nosuch");
         assertEquals(2, r.code());
