@@ -30,8 +30,9 @@ public final class CopyBenchRunner {
      * @param seconds median seconds per copy
      * @param gbps bytes / seconds / 1e9
      * @param copyGbps the same for {@code MemorySegment.copy} of the same bytes
+     * @param copyThreads the threads of that copy: those the engine ran the case on
      */
-    public record Result(String name, long bytes, double seconds, double gbps, double copyGbps) {
+    public record Result(String name, long bytes, double seconds, double gbps, double copyGbps, int copyThreads) {
         /** {@return gbps / copyGbps} */
         public double ratioToCopy() {
             return gbps / copyGbps;
@@ -46,6 +47,7 @@ public final class CopyBenchRunner {
             m.put("gbps", round(gbps));
             m.put("copy_gbps", round(copyGbps));
             m.put("ratio_to_copy", round(ratioToCopy()));
+            m.put("copy_threads", copyThreads);
             return m;
         }
 
@@ -82,21 +84,26 @@ public final class CopyBenchRunner {
 
         private Session(CopyCase copyCase, CopyEngine engine, boolean quick) {
             this.quick = quick;
+            CopyCase.Prepared p = null;
             try {
-                prepared = copyCase.prepare(arena, engine);
+                p = copyCase.prepare(arena, engine);
                 // At least this long too: the Vector API kernels are slow until C2 compiles them,
                 // and an in-cache case finishes a fixed count of warm-up runs before it does.
                 int warmup = quick ? 3 : 10;
                 long warmNanos = quick ? 500_000_000L : 2_000_000_000L;
                 long start = System.nanoTime();
                 for (int i = 0; i < warmup || System.nanoTime() - start < warmNanos; i++) {
-                    prepared.run();
-                    prepared.runBaseline();
+                    p.run();
+                    p.runBaseline();
                 }
             } catch (RuntimeException | Error e) {
+                if (p != null) {
+                    p.close();
+                }
                 arena.close();
                 throw e;
             }
+            prepared = p;
         }
 
         /**
@@ -123,11 +130,13 @@ public final class CopyBenchRunner {
             double sec = median(t);
             double base = median(b);
             long bytes = prepared.bytesMoved();
-            return new Result(prepared.copyCase().name(), bytes, sec, bytes / sec / 1e9, bytes / base / 1e9);
+            return new Result(prepared.copyCase().name(), bytes, sec, bytes / sec / 1e9, bytes / base / 1e9,
+                    prepared.baselineThreads());
         }
 
         @Override
         public void close() {
+            prepared.close();
             arena.close();
         }
     }

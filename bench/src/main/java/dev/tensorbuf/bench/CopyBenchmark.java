@@ -57,6 +57,7 @@ public class CopyBenchmark {
     /** Frees the case's memory. */
     @TearDown(Level.Trial)
     public void tearDown() {
+        prepared.close();
         arena.close();
     }
 
@@ -66,7 +67,7 @@ public class CopyBenchmark {
         prepared.run();
     }
 
-    /** {@code MemorySegment.copy} of half the bytes moved: the same bytes read plus written. */
+    /** {@code MemorySegment.copy} of half the bytes moved (the same bytes read plus written), on the engine's threads. */
     @Benchmark
     public void segmentCopy() {
         prepared.runBaseline();

@@ -18,12 +18,13 @@ import java.util.function.Function;
 /**
  * The copy-engine benchmark cases (issue 5's table), shared by the JMH benchmark and
  * {@code tensorbuf bench}. A case allocates its source and a preallocated, touched destination,
- * plans once, and counts bytes read plus bytes written; {@link #baselineBytes()} is the size of
- * the {@code MemorySegment.copy} that moves the same number of bytes.
+ * plans once, and counts bytes read plus bytes written; its baseline is a {@code MemorySegment.copy}
+ * that moves the same number of bytes on the same number of threads ({@link ParallelCopy}).
  * {@snippet :
- * try (Arena arena = Arena.ofShared()) {
- *     CopyCase.Prepared p = CopyCase.byName("nchw_to_nhwc_f32_32x64x112x112").prepare(arena, CopyEngine.of(2));
+ * try (Arena arena = Arena.ofShared();
+ *      CopyCase.Prepared p = CopyCase.byName("nchw_to_nhwc_f32_32x64x112x112").prepare(arena, CopyEngine.of(2))) {
  *     p.run();
+ *     p.baselineThreads(); // 2
  *     p.bytesMoved();   // 205520896
  * }
  * }
@@ -37,22 +38,38 @@ public record CopyCase(String name, Function<Arena, Sides> build) {
     public record Sides(Access src, Access dst, ChannelAffine affine) {
     }
 
-    /** A case ready to run: planned, with a baseline copy of the same bytes. */
-    public record Prepared(CopyCase copyCase, CopyEngine engine, CopyPlan plan, MemorySegment baselineSrc,
-                           MemorySegment baselineDst) {
+    /**
+     * A case ready to run: planned, with a baseline copy of the same bytes on as many threads as
+     * the engine runs this plan on. Close it to end the baseline's helper threads.
+     */
+    public record Prepared(CopyCase copyCase, CopyEngine engine, CopyPlan plan, ParallelCopy baseline)
+            implements AutoCloseable {
         /** Runs the planned copy once. */
         public void run() {
             engine.execute(plan);
         }
 
-        /** Runs {@code MemorySegment.copy} of half the bytes moved (so the same bytes read plus written). */
+        /**
+         * Runs {@code MemorySegment.copy} of half the bytes moved (so the same bytes read plus
+         * written), cut across {@link #baselineThreads()} threads.
+         */
         public void runBaseline() {
-            MemorySegment.copy(baselineSrc, 0, baselineDst, 0, baselineDst.byteSize());
+            baseline.run();
+        }
+
+        /** {@return the threads of the baseline: the engine's parallelism if the plan is large enough to use it, else 1} */
+        public int baselineThreads() {
+            return baseline.threads();
         }
 
         /** {@return bytes read plus bytes written} */
         public long bytesMoved() {
             return plan.bytesMoved();
+        }
+
+        @Override
+        public void close() {
+            baseline.close();
         }
     }
 
@@ -65,7 +82,9 @@ public record CopyCase(String name, Function<Arena, Sides> build) {
         MemorySegment b = arena.allocate(half, 64);
         fillPattern(a);
         b.fill((byte) 1);
-        return new Prepared(this, engine, plan, a, b);
+        // The same threads as the engine: a copy below its threshold runs on the caller alone.
+        int threads = plan.bytesMoved() >= engine.parallelThresholdBytes() ? engine.parallelism() : 1;
+        return new Prepared(this, engine, plan, new ParallelCopy(a, b, threads));
     }
 
     private static void fillPattern(MemorySegment m) {

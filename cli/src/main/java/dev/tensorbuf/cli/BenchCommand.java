@@ -31,7 +31,8 @@ final class BenchCommand implements Command {
         return """
                 Runs the copy cases (NCHW<->NHWC, XLA tiles, bf16 (2,1) packing, u8 staging,
                 broadcast, strided slice) in this JVM. Each case and a MemorySegment.copy of the
-                same bytes (read + written) are timed alternately; the median of the repetitions
+                same bytes (read + written), on as many threads as the engine runs the case on,
+                are timed alternately; the median of the repetitions
                 is reported. The Vector API kernels run only when the JVM was started with
                 --add-modules jdk.incubator.vector (e.g. JDK_JAVA_OPTIONS); "vector_kernels" says
                 which ran. For careful numbers use the JMH CopyBenchmark.
@@ -43,7 +44,7 @@ final class BenchCommand implements Command {
 
                 example:
                   tensorbuf bench --quick --case nchw_to_nhwc_f32_32x64x112x112
-                  nchw_to_nhwc_f32_32x64x112x112  205520896 bytes  11.4 ms  18.0 GB/s  copy 33.1 GB/s  ratio 0.54
+                  nchw_to_nhwc_f32_32x64x112x112  205520896 bytes  11.4 ms  18.0 GB/s  copy 33.1 GB/s (2 thr)  ratio 0.54
                 """;
     }
 
@@ -93,8 +94,8 @@ final class BenchCommand implements Command {
         } else {
             in.out().println("threads " + threads + ", vector kernels " + (engine.vectorKernels() ? "on" : "off"));
             for (CopyBenchRunner.Result r : results) {
-                in.out().printf("%-45s %11d bytes %8.2f ms %6.1f GB/s  copy %6.1f GB/s  ratio %.2f%n", r.name(),
-                        r.bytes(), r.seconds() * 1e3, r.gbps(), r.copyGbps(), r.ratioToCopy());
+                in.out().printf("%-45s %11d bytes %8.2f ms %6.1f GB/s  copy %6.1f GB/s (%d thr)  ratio %.2f%n", r.name(),
+                        r.bytes(), r.seconds() * 1e3, r.gbps(), r.copyGbps(), r.copyThreads(), r.ratioToCopy());
             }
         }
         return 0;

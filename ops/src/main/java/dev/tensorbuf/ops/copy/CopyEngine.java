@@ -32,6 +32,7 @@ public final class CopyEngine {
 
     private final CopyExecutor executor;
     private final int parallelism;
+    private final long thresholdBytes;
 
     private CopyEngine(int parallelism, boolean vector, long thresholdBytes) {
         if (parallelism < 1) {
@@ -41,6 +42,7 @@ public final class CopyEngine {
             throw new IllegalArgumentException("parallel threshold must be >= 0 bytes, got " + thresholdBytes);
         }
         this.parallelism = parallelism;
+        this.thresholdBytes = thresholdBytes;
         this.executor = new CopyExecutor(parallelism, vector, thresholdBytes);
     }
 
@@ -81,6 +83,11 @@ public final class CopyEngine {
     /** {@return the threads a large copy uses} */
     public int parallelism() {
         return parallelism;
+    }
+
+    /** {@return the bytes (read plus written) from which a copy runs on {@link #parallelism()} threads; smaller ones run on the caller} */
+    public long parallelThresholdBytes() {
+        return thresholdBytes;
     }
 
     /**

@@ -1,0 +1,103 @@
+package dev.tensorbuf.bench;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * {@code MemorySegment.copy} on several threads at once: the baseline of a copy the engine runs on
+ * that many threads ("ratio to copy" compares a case with a copy of the same bytes on the same
+ * number of threads). The bytes are cut into one equal, 64-byte aligned part per thread; the
+ * caller copies the first, helper threads the others. Helpers poll for the next copy for 500 us
+ * before they park, as the engine's workers do, so neither side pays a wake-up the other does not.
+ * {@snippet :
+ * try (ParallelCopy copy = new ParallelCopy(src, dst, 2)) {
+ *     copy.run();   // dst now equals src; each thread copied half
+ * }
+ * }
+ */
+public final class ParallelCopy implements AutoCloseable {
+    private static final long SPIN_NANOS = 500_000;
+
+    private final MemorySegment src;
+    private final MemorySegment dst;
+    private final long[] cuts;
+    private final Thread[] helpers;
+    private final AtomicInteger done = new AtomicInteger();
+    private volatile int generation;
+    private volatile boolean closed;
+
+    /**
+     * @param src the bytes to copy
+     * @param dst as large as {@code src}
+     * @param threads the caller plus {@code threads - 1} helpers
+     */
+    public ParallelCopy(MemorySegment src, MemorySegment dst, int threads) {
+        if (threads < 1 || src.byteSize() != dst.byteSize()) {
+            throw new IllegalArgumentException("need >= 1 thread and equal sizes, got " + threads + " threads, "
+                    + src.byteSize() + " and " + dst.byteSize() + " bytes");
+        }
+        this.src = src;
+        this.dst = dst;
+        long size = src.byteSize();
+        cuts = new long[threads + 1];
+        for (int i = 1; i < threads; i++) {
+            cuts[i] = Math.min(size, size / threads * i / 64 * 64);
+        }
+        cuts[threads] = size;
+        helpers = new Thread[threads - 1];
+        for (int i = 0; i < helpers.length; i++) {
+            int part = i + 1;
+            helpers[i] = Thread.ofPlatform().daemon().name("baseline-copy-" + part).start(() -> help(part));
+        }
+    }
+
+    /** {@return the threads that copy} */
+    public int threads() {
+        return helpers.length + 1;
+    }
+
+    /** Copies every byte, each part on its own thread, and returns when all parts are done. */
+    public void run() {
+        done.set(0);
+        generation++;
+        for (Thread t : helpers) {
+            LockSupport.unpark(t);
+        }
+        copyPart(0);
+        while (done.get() < helpers.length) {
+            Thread.onSpinWait();
+        }
+    }
+
+    private void copyPart(int part) {
+        MemorySegment.copy(src, cuts[part], dst, cuts[part], cuts[part + 1] - cuts[part]);
+    }
+
+    private void help(int part) {
+        int seen = 0;
+        long idleSince = System.nanoTime();
+        while (!closed) {
+            int g = generation;
+            if (g != seen) {
+                seen = g;
+                copyPart(part);
+                done.incrementAndGet();
+                idleSince = System.nanoTime();
+            } else if (System.nanoTime() - idleSince < SPIN_NANOS) {
+                Thread.onSpinWait();
+            } else {
+                LockSupport.park(this);
+            }
+        }
+    }
+
+    /** Ends the helpers. */
+    @Override
+    public void close() {
+        closed = true;
+        for (Thread t : helpers) {
+            LockSupport.unpark(t);
+        }
+    }
+}
