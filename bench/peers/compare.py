@@ -152,6 +152,8 @@ def main():
     for c in ours_rounds[0]["cases"]:
         runs = [next(x for x in o["cases"] if x["name"] == c["name"]) for o in ours_rounds]
         m = {"name": c["name"], "bytes": c["bytes"]}
+        if "copy_threads" in c:
+            m["copy_threads"] = c["copy_threads"]
         for key in ("gbps", "copy_gbps", "ratio_to_copy"):
             s = spread([x[key] for x in runs])
             m[key] = s["median"]

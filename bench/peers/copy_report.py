@@ -37,18 +37,21 @@ def main():
     load = ours.get("load_average")
     load_text = f"load average {load[0]:.1f}-{load[1]:.1f} on 2 cores" if load else "load average not recorded"
     lines = ["## Copy engine", "",
-             f"Machine: {lscpu()}. {load_text}. Each figure is the median of {rounds} alternating "
+             f"Machine: {lscpu()}. {load_text}. Each figure is the median of {rounds} "
              "round(s) of tensorbuf and the peers (min-max in brackets where there were several);",
-             "ratios to copy are taken within each tensorbuf run. tensorbuf "
+             "ratios to copy are taken within each tensorbuf run, against `MemorySegment.copy` of the same bytes on "
+             "as many threads as tensorbuf ran the case on (2, or 1 for the cases under 4 MiB)"
+             + ("" if all("copy_threads" in c for c in ours["cases"]) else
+                " [this run predates that: its copy ran on one thread]") + ". tensorbuf "
              f"{ours['threads']} threads (copies under 4 MiB, the 1x3x224x224 cases, run on the calling thread alone), "
              f"Vector API kernels {'on' if ours['vector_kernels'] else 'off'}; "
              f"NumPy {peers['numpy']} (one thread: its copies use no more), PyTorch {peers['torch'] or 'not installed'} "
              "(2 threads); where a peer can do a case several ways, each is timed and its fastest counts. "
              "GB/s = bytes read + written.",
              "",
-             "\"vs faster peer\" is the median over the rounds of each round's ratio, the two sides measured one",
-             "right after the other (the range is those ratios); the verdict is taken on it. Ratios are cut, not",
-             "rounded, to two decimals.",
+             "\"vs faster peer\" is the median over the rounds of each round's ratio; in a round both sides",
+             "warm the case up in their own processes and then take turns, A B B A, about 0.25 s a sample",
+             "(the range is those ratios). The verdict is taken on it. Ratios are cut, not rounded, to two decimals.",
              "",
              "| case | tensorbuf GB/s | copy GB/s | ratio to copy (target) | NumPy GB/s | PyTorch GB/s | vs faster peer (target) | met |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
