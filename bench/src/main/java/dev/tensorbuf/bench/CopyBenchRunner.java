@@ -12,7 +12,8 @@ import java.util.Map;
  * Runs the copy cases in this JVM and times them against {@code MemorySegment.copy} of the same
  * bytes, measured alternately in the same run: the numbers behind {@code tensorbuf bench}. Each
  * result is the median of its repetitions (at least 15 and at least 0.25 s of them; 5 and 0.05 s
- * when quick); GB/s counts bytes read plus bytes written.
+ * when quick), taken in blocks that alternate with the baseline's; GB/s counts bytes read plus
+ * bytes written.
  * {@snippet :
  * List<CopyBenchRunner.Result> r = CopyBenchRunner.run(CopyCase.ALL.subList(0, 1), CopyEngine.defaults(), true);
  * r.getFirst().ratioToCopy();   // e.g. 0.55 on a 2-core Zen 4
@@ -107,8 +108,11 @@ public final class CopyBenchRunner {
         }
 
         /**
-         * {@return the median of at least 15 repetitions and at least 0.25 s of them (5 and
-         * 0.05 s when quick), each alternated with the baseline copy}
+         * {@return the medians of at least 15 repetitions of the case and of the baseline, over at
+         * least 0.25 s (5 and 0.05 s when quick)} The two run in turns, blocks of at least
+         * {@value #BLOCK_REPS} repetitions and {@value #BLOCK_NANOS} ns, so both meet the same
+         * moments of the host; the first repetition of each block is not counted, because the
+         * other side's helper threads still poll for work (500 us) while it runs.
          */
         public Result sample() {
             int reps = quick ? 5 : 15;
@@ -118,20 +122,31 @@ public final class CopyBenchRunner {
             List<Double> t = new ArrayList<>();
             List<Double> b = new ArrayList<>();
             long sampleStart = System.nanoTime();
-            while (t.size() < reps || System.nanoTime() - sampleStart < sampleNanos) {
-                long t0 = System.nanoTime();
-                prepared.run();
-                long t1 = System.nanoTime();
-                prepared.runBaseline();
-                long t2 = System.nanoTime();
-                t.add((t1 - t0) / 1e9);
-                b.add((t2 - t1) / 1e9);
+            while (t.size() < reps || b.size() < reps || System.nanoTime() - sampleStart < sampleNanos) {
+                block(prepared::run, t);
+                block(prepared::runBaseline, b);
             }
             double sec = median(t);
             double base = median(b);
             long bytes = prepared.bytesMoved();
             return new Result(prepared.copyCase().name(), bytes, sec, bytes / sec / 1e9, bytes / base / 1e9,
                     prepared.baselineThreads());
+        }
+
+        private static final int BLOCK_REPS = 3;
+        private static final long BLOCK_NANOS = 20_000_000L;
+
+        /** Runs {@code work} for one block and adds the seconds of each repetition but the first to {@code seconds}. */
+        private static void block(Runnable work, List<Double> seconds) {
+            long start = System.nanoTime();
+            for (int i = 0; i < BLOCK_REPS || System.nanoTime() - start < BLOCK_NANOS; i++) {
+                long t0 = System.nanoTime();
+                work.run();
+                long t1 = System.nanoTime();
+                if (i > 0) {
+                    seconds.add((t1 - t0) / 1e9);
+                }
+            }
         }
 
         @Override
