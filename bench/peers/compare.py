@@ -42,11 +42,11 @@ NO_BUILD = dict(os.environ, TENSORBUF_NO_BUILD="1")
 class Paced:
     """A `--paced` benchmark process: warmed up on one case, one sample per request."""
 
-    def __init__(self, cmd):
+    def __init__(self, cmd, env=None, cwd=ROOT):
         self.cmd = cmd
         self.err = tempfile.TemporaryFile(mode="w+")
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self.err, text=True, env=NO_BUILD)
+        self.proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self.err, text=True, env=env or NO_BUILD)
 
     def line(self):
         text = self.proc.stdout.readline()
@@ -77,6 +77,15 @@ def mean_of(samples, keys):
     return out
 
 
+def in_turns(a, b, round_index):
+    """Two samples of each of two warmed-up Paced processes, A B B A (B A A B on odd rounds), so a
+    drift of the host during the round falls on both alike. Returns (a's samples, b's samples)."""
+    got = {a: [], b: []}
+    for side in ([a, b, b, a] if round_index % 2 == 0 else [b, a, a, b]):
+        got[side].append(side.sample())
+    return got[a], got[b]
+
+
 def measure_case(name, round_index):
     """One round of one case: both sides warmed up in their own processes, then sampled in turn,
     A B B A (B A A B on odd rounds), each sample a fraction of a second after the other. The host's
@@ -87,17 +96,14 @@ def measure_case(name, round_index):
     peers = Paced([sys.executable, str(HERE / "copy_peers.py"), "--paced", "--case", name])
     try:
         ours_ready, peers_ready = ours.line(), peers.line()
-        order = [ours, peers, peers, ours] if round_index % 2 == 0 else [peers, ours, ours, peers]
-        samples = {ours: [], peers: []}
-        for side in order:
-            samples[side].append(side.sample())
+        ours_samples, peer_samples = in_turns(ours, peers, round_index)
     finally:
         ours.close()
         peers.close()
     o = {"threads": ours_ready["threads"], "vector_kernels": ours_ready["vector_kernels"],
-         "cases": [mean_of(samples[ours], ["gbps", "copy_gbps", "ratio_to_copy", "seconds"])]}
+         "cases": [mean_of(ours_samples, ["gbps", "copy_gbps", "ratio_to_copy", "seconds"])]}
     p = {"numpy": peers_ready["numpy"], "torch": peers_ready["torch"],
-         "cases": [mean_of(samples[peers], ["numpy_gbps", "torch_gbps"])]}
+         "cases": [mean_of(peer_samples, ["numpy_gbps", "torch_gbps"])]}
     return o, p
 
 
@@ -158,8 +164,8 @@ def main():
             s = spread([x[key] for x in runs])
             m[key] = s["median"]
             m[key + "_range"] = [s["min"], s["max"]]
-        # Each round's ratio to the faster peer, from the two sides measured one right after the
-        # other: the spread says how much of a row's verdict is the host's weather.
+        # Each round's ratio to the faster peer, from the two sides sampled in turns: the spread
+        # says how much of a row's verdict is the host's weather.
         paired = []
         for o, p in zip(ours_rounds, peer_rounds):
             ours_case = next(x for x in o["cases"] if x["name"] == c["name"])

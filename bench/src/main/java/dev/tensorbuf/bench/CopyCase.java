@@ -82,9 +82,7 @@ public record CopyCase(String name, Function<Arena, Sides> build) {
         MemorySegment b = arena.allocate(half, 64);
         fillPattern(a);
         b.fill((byte) 1);
-        // The same threads as the engine: a copy below its threshold runs on the caller alone.
-        int threads = plan.bytesMoved() >= engine.parallelThresholdBytes() ? engine.parallelism() : 1;
-        return new Prepared(this, engine, plan, new ParallelCopy(a, b, threads));
+        return new Prepared(this, engine, plan, new ParallelCopy(a, b, engine.threadsFor(plan.bytesMoved())));
     }
 
     private static void fillPattern(MemorySegment m) {

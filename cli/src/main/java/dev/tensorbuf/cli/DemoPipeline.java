@@ -206,7 +206,7 @@ final class DemoPipeline implements AutoCloseable {
     private Result throughputResult(String name, String line, long bytes, double seconds) {
         long half = bytes / 2;
         // On as many threads as the engine ran the step on: a ratio to a one-thread copy would flatter it.
-        int threads = bytes >= engine.parallelThresholdBytes() ? engine.parallelism() : 1;
+        int threads = engine.threadsFor(bytes);
         double copySeconds;
         try (ParallelCopy copy = new ParallelCopy(scratch.segment().asSlice(0, half),
                 scratch.segment().asSlice(half, half), threads)) {

@@ -85,9 +85,12 @@ public final class CopyEngine {
         return parallelism;
     }
 
-    /** {@return the bytes (read plus written) from which a copy runs on {@link #parallelism()} threads; smaller ones run on the caller} */
-    public long parallelThresholdBytes() {
-        return thresholdBytes;
+    /**
+     * {@return the threads a copy moving {@code bytes} (read plus written) runs on:
+     * {@link #parallelism()} from the engine's parallel threshold (4 MiB by default), else 1, the caller}
+     */
+    public int threadsFor(long bytes) {
+        return bytes >= thresholdBytes ? parallelism : 1;
     }
 
     /**

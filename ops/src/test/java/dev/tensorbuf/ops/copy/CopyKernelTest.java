@@ -206,6 +206,14 @@ class CopyKernelTest {
     }
 
     @Test
+    void threadsForFollowsTheParallelThreshold() {
+        CopyEngine two = CopyEngine.of(2, true, 1 << 20);
+        assertEquals(1, two.threadsFor((1 << 20) - 1));
+        assertEquals(2, two.threadsFor(1 << 20));
+        assertEquals(1, CopyEngine.of(1).threadsFor(Long.MAX_VALUE));
+    }
+
+    @Test
     void largeCopiesSplitAcrossThreads() {
         CopyEngine two = CopyEngine.of(2, true, 1 << 20);
         try (Arena arena = Arena.ofShared()) {
