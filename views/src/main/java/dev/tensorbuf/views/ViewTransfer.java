@@ -26,15 +26,19 @@ final class ViewTransfer {
             return;
         }
         long[] index = new long[dims.length];
-        for (int i = 0; i < (int) count; i++) {
-            long at = ElementLocator.locate(view, index, write);
-            step.at(ElementLocator.segment(view, index), at, i);
-            for (int d = dims.length - 1; d >= 0; d--) {
-                if (++index[d] < dims[d]) {
-                    break;
+        try {
+            for (int i = 0; i < (int) count; i++) {
+                long at = ElementLocator.locate(view, index, write);
+                step.at(ElementLocator.segment(view, index), at, i);
+                for (int d = dims.length - 1; d >= 0; d--) {
+                    if (++index[d] < dims[d]) {
+                        break;
+                    }
+                    index[d] = 0;
                 }
-                index[d] = 0;
             }
+        } catch (WrongThreadException e) {
+            throw ElementLocator.wrongThread(view, e);
         }
     }
 

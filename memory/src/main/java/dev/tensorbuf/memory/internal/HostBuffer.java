@@ -29,7 +29,9 @@ public final class HostBuffer extends AbstractBuffer {
 
     @Override
     public MemorySegment segment() {
-        checkUsable();
+        // No thread check here: views call this per element, and FFM checks the thread on every
+        // access anyway (asking the segment first cost 0.4-0.7 ns of a 4.4 ns element read).
+        lifetime.checkAlive();
         return segment;
     }
 
@@ -40,8 +42,9 @@ public final class HostBuffer extends AbstractBuffer {
     }
 
     /**
-     * Also refuses threads a confined arena's segment is not for: FFM would throw its own
-     * {@link WrongThreadException} only at the first read, naming neither the buffer nor the cure.
+     * Also refuses threads a confined arena's segment is not for: FFM would let them take the
+     * address or a slice, and throw its own {@link WrongThreadException} only at the first read,
+     * naming neither the buffer nor the cure.
      */
     @Override
     void checkUsable() {
