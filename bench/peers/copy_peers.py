@@ -229,12 +229,15 @@ def paced(libs, versions):
     """Warms the one case up in every library, prints {"numpy", "torch", "ready"}, then answers each
     line of standard input with one sample of it as a JSON line (compare.py interleaves these with
     `tensorbuf bench --paced`, so both sides are measured a fraction of a second apart)."""
-    by_lib = {}
+    name = next(iter(ONLY))
+    by_lib, nbytes = {}, None
     for lib in libs:
-        for name, nbytes, fns in cases(lib, lambda n: n in ONLY):
+        for _, nbytes, fns in cases(lib, lambda n: n == name):
             for fn in fns.values():
                 warm(fn)
             by_lib[lib] = fns
+    if not by_lib:
+        sys.exit(f"copy_peers.py: no library here can run {name}")
     print(json.dumps(dict(versions, ready=name)), flush=True)
     for _ in sys.stdin:
         print(json.dumps(figures(name, nbytes, by_lib)), flush=True)

@@ -32,7 +32,6 @@ public final class CopyEngine {
 
     private final CopyExecutor executor;
     private final int parallelism;
-    private final long thresholdBytes;
 
     private CopyEngine(int parallelism, boolean vector, long thresholdBytes) {
         if (parallelism < 1) {
@@ -42,7 +41,6 @@ public final class CopyEngine {
             throw new IllegalArgumentException("parallel threshold must be >= 0 bytes, got " + thresholdBytes);
         }
         this.parallelism = parallelism;
-        this.thresholdBytes = thresholdBytes;
         this.executor = new CopyExecutor(parallelism, vector, thresholdBytes);
     }
 
@@ -90,7 +88,7 @@ public final class CopyEngine {
      * {@link #parallelism()} from the engine's parallel threshold (4 MiB by default), else 1, the caller}
      */
     public int threadsFor(long bytes) {
-        return bytes >= thresholdBytes ? parallelism : 1;
+        return executor.threadsFor(bytes);
     }
 
     /**

@@ -54,6 +54,11 @@ public final class CopyExecutor {
         this.scalarFirst = scalarFirst;
     }
 
+    /** {@return the threads a batch moving {@code bytes} (read plus written) runs on} */
+    public int threadsFor(long bytes) {
+        return bytes < thresholdBytes ? 1 : parallelism;
+    }
+
     /** {@return whether the Vector API kernels run} */
     public boolean vector() {
         return vector;
@@ -145,7 +150,7 @@ public final class CopyExecutor {
             bytes += w.task().bytes();
             shareable &= w.shareable();
         }
-        if (parallelism == 1 || bytes < thresholdBytes || !shareable) {
+        if (threadsFor(bytes) == 1 || !shareable) {
             for (Work w : batch) {
                 run(w.kernel(), w.vector(), w.task(), values);
             }
