@@ -35,6 +35,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * (address only: ops never read memory). The {@code ...Tiled} cases start from
  * {@code f32[256,1024,1024]{2,1,0:T(8,128)}}, whose map is not affine. {@code transposeThenForm}
  * adds the first {@code form()} call, where the composed map is simplified and classified.
+ *
+ * {@snippet lang=shell :
+ * java --enable-native-access=ALL-UNNAMED -jar bench/target/benchmarks.jar ViewOpBenchmark -f 1 -wi 3 -i 5 -w 1 -r 1
+ * # transpose ~157 ns/op, slice ~130 ns/op: issue 5 asks for < 1 us (bench/RESULTS.md, "Ops: view creation")
+ * }
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)

@@ -105,7 +105,7 @@ final class RunCommand implements Command {
                     throw new UsageException("--arg " + a.substring(0, eq) + " is given twice");
                 }
             }
-            try (Execution x = execute(text, args)) {
+            try (Execution x = execute(module, text, args)) {
                 write(Path.of(out), x.rowMajor());
                 report(in, modulePath, out, x);
             }
@@ -115,9 +115,9 @@ final class RunCommand implements Command {
         return 0;
     }
 
-    private static Execution execute(String text, Map<String, TensorView> args) {
+    private static Execution execute(HloModule module, String text, Map<String, TensorView> args) {
         try {
-            return HloExecutor.execute(text, args);
+            return HloExecutor.execute(module, text, args);
         } catch (UnsupportedOpException e) {
             throw new IllegalArgumentException("unsupported op '" + e.opcode() + "' " + e.location()
                     + ": tensorbuf run executes data-movement ops only: "

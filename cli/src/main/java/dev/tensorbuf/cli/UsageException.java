@@ -2,7 +2,17 @@ package dev.tensorbuf.cli;
 
 import java.io.Serial;
 
-/** Arguments that do not fit a command: reported on one line, exit code 2. */
+/**
+ * Arguments that do not fit a command: {@link Main} reports the message on one line and exits
+ * with code 2.
+ * {@snippet :
+ * if (out == null) {
+ *     throw new UsageException("missing --out FILE.npy (usage: " + synopsis() + ")");
+ * }
+ * // $ tensorbuf run m.hlo
+ * // tensorbuf run: missing --out FILE.npy (usage: tensorbuf run MODULE.hlo --arg NAME=FILE.npy ... --out FILE.npy [--json])
+ * }
+ */
 public final class UsageException extends RuntimeException {
     @Serial
     private static final long serialVersionUID = 1L;

@@ -68,6 +68,17 @@ public final class HloExecutor {
     }
 
     /**
+     * {@return the run of {@code module}, parsed from {@code moduleText}; as
+     * {@link #execute(String, Map)}, for callers that needed the parsed module first (to read
+     * parameter shapes, say) and should not parse the text twice}
+     *
+     * @param moduleText the text {@code module} was parsed from; errors quote its line numbers
+     */
+    public static Execution execute(HloModule module, String moduleText, Map<String, TensorView> arguments) {
+        return run(module, SourceLines.of(moduleText), arguments);
+    }
+
+    /**
      * {@return the shape of the entry parameter that {@code key} names, as {@link #execute} binds
      * arguments: by name ({@code "p0"}, {@code "%p0"}) or number ({@code "0"})}
      *

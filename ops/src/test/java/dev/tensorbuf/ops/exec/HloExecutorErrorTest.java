@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.ops.hlo.HloModule;
 import dev.tensorbuf.views.TensorView;
 import java.util.Map;
 import java.util.OptionalInt;
@@ -48,6 +49,17 @@ class HloExecutorErrorTest {
         assertEquals(OptionalInt.of(5), e.line());
         assertTrue(e.getMessage().startsWith("unsupported op 'add' (instruction %a, line 5): only data-movement ops execute:"
                 + " parameter, constant, iota, broadcast, transpose"), e.getMessage());
+    }
+
+    @Test
+    void aParsedModuleWithItsTextKeepsLineNumbers() {
+        String text = "HloModule m\n\nENTRY e {\n  p0 = f32[2] parameter(0)\n  ROOT a = f32[2] add(p0, p0)\n}\n";
+        HloModule module = HloModule.parse(text);
+        Map<String, TensorView> args = Map.of("p0", view("f32[2]"));
+        assertEquals(OptionalInt.of(5), assertThrows(UnsupportedOpException.class,
+                () -> HloExecutor.execute(module, text, args)).line());
+        assertEquals(OptionalInt.empty(), assertThrows(UnsupportedOpException.class,
+                () -> HloExecutor.execute(module, args)).line());
     }
 
     @Test
