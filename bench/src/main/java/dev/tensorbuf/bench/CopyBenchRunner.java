@@ -82,6 +82,7 @@ public final class CopyBenchRunner {
         private final Arena arena = Arena.ofShared();
         private final CopyCase.Prepared prepared;
         private final boolean quick;
+        private int samples;
 
         private Session(CopyCase copyCase, CopyEngine engine, boolean quick) {
             this.quick = quick;
@@ -110,49 +111,69 @@ public final class CopyBenchRunner {
         /**
          * {@return the medians of at least 15 repetitions of the case and of the baseline, over at
          * least 0.25 s (5 and 0.05 s when quick)} The two run in turns, blocks of at least
-         * {@value #BLOCK_REPS} repetitions and {@value #BLOCK_NANOS} ns, so both meet the same
+         * 3 repetitions and 20 ms, so both meet the same
          * moments of the host; the first repetition of each block is not counted, because the
-         * other side's helper threads still poll for work (500 us) while it runs.
+         * other side's helper threads still poll for work (500 us) while it runs. Samples take turns
+         * at going first: the first block of a sample meets whatever ran before it (another
+         * process's sample, our own parked helpers), and it had always gone to the case.
          */
         public Result sample() {
-            int reps = quick ? 5 : 15;
+            boolean caseFirst = samples++ % 2 == 0;
             // 15 repetitions of an 8 MB case last 2 ms, and one scheduler hiccup then moves the
             // median of the whole sample.
-            long sampleNanos = quick ? 50_000_000L : 250_000_000L;
-            List<Double> t = new ArrayList<>();
-            List<Double> b = new ArrayList<>();
-            long sampleStart = System.nanoTime();
-            while (t.size() < reps || b.size() < reps || System.nanoTime() - sampleStart < sampleNanos) {
-                block(prepared::run, t);
-                block(prepared::runBaseline, b);
-            }
-            double sec = median(t);
-            double base = median(b);
+            Medians m = inTurns(prepared::run, prepared::runBaseline, caseFirst, quick ? 5 : 15,
+                    quick ? 50_000_000L : 250_000_000L);
             long bytes = prepared.bytesMoved();
-            return new Result(prepared.copyCase().name(), bytes, sec, bytes / sec / 1e9, bytes / base / 1e9,
-                    prepared.baselineThreads());
-        }
-
-        private static final int BLOCK_REPS = 3;
-        private static final long BLOCK_NANOS = 20_000_000L;
-
-        /** Runs {@code work} for one block and adds the seconds of each repetition but the first to {@code seconds}. */
-        private static void block(Runnable work, List<Double> seconds) {
-            long start = System.nanoTime();
-            for (int i = 0; i < BLOCK_REPS || System.nanoTime() - start < BLOCK_NANOS; i++) {
-                long t0 = System.nanoTime();
-                work.run();
-                long t1 = System.nanoTime();
-                if (i > 0) {
-                    seconds.add((t1 - t0) / 1e9);
-                }
-            }
+            return new Result(prepared.copyCase().name(), bytes, m.work(), bytes / m.work() / 1e9,
+                    bytes / m.baseline() / 1e9, prepared.baselineThreads());
         }
 
         @Override
         public void close() {
             prepared.close();
             arena.close();
+        }
+    }
+
+    /** Median seconds of one repetition of the work and of the baseline. */
+    record Medians(double work, double baseline) {
+    }
+
+    private static final int BLOCK_REPS = 3;
+    private static final long BLOCK_NANOS = 20_000_000L;
+
+    /**
+     * Times {@code work} and {@code baseline} in alternating blocks, {@code work} first when
+     * {@code workFirst}, until each has at least {@code reps} counted repetitions and
+     * {@code minNanos} have passed. A block runs at least {@value #BLOCK_REPS} repetitions and
+     * {@value #BLOCK_NANOS} ns, and its first repetition is not counted.
+     */
+    static Medians inTurns(Runnable work, Runnable baseline, boolean workFirst, int reps, long minNanos) {
+        List<Double> t = new ArrayList<>();
+        List<Double> b = new ArrayList<>();
+        long start = System.nanoTime();
+        while (t.size() < reps || b.size() < reps || System.nanoTime() - start < minNanos) {
+            if (workFirst) {
+                block(work, t);
+                block(baseline, b);
+            } else {
+                block(baseline, b);
+                block(work, t);
+            }
+        }
+        return new Medians(median(t), median(b));
+    }
+
+    /** Runs {@code work} for one block and adds the seconds of each repetition but the first to {@code seconds}. */
+    private static void block(Runnable work, List<Double> seconds) {
+        long start = System.nanoTime();
+        for (int i = 0; i < BLOCK_REPS || System.nanoTime() - start < BLOCK_NANOS; i++) {
+            long t0 = System.nanoTime();
+            work.run();
+            long t1 = System.nanoTime();
+            if (i > 0) {
+                seconds.add((t1 - t0) / 1e9);
+            }
         }
     }
 
