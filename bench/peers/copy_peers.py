@@ -8,8 +8,14 @@ has no NumPy figure when ml_dtypes is not importable. Usage: python3 copy_peers.
    or: python3 copy_peers.py --paced --case NAME   (JSON lines, one sample per line of standard input)
 """
 import json
+import os
 import sys
 import time
+
+# Huge pages for every side: NumPy advises them for arrays from 4 MiB on its own, tensorbuf bench
+# takes its buffers from HugePageAllocator, and PyTorch does the same when this is set before it
+# loads (its CPU allocator reads it).
+os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")
 
 import numpy as np
 

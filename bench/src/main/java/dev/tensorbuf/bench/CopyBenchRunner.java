@@ -2,7 +2,6 @@ package dev.tensorbuf.bench;
 
 import dev.tensorbuf.ops.copy.CopyEngine;
 
-import java.lang.foreign.Arena;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -79,7 +78,7 @@ public final class CopyBenchRunner {
 
     /** One case's buffers and plan, warmed up; closing frees the buffers. */
     public static final class Session implements AutoCloseable {
-        private final Arena arena = Arena.ofShared();
+        private final BenchMemory memory = BenchMemory.open();
         private final CopyCase.Prepared prepared;
         private final boolean quick;
         private int samples;
@@ -88,7 +87,7 @@ public final class CopyBenchRunner {
             this.quick = quick;
             CopyCase.Prepared p = null;
             try {
-                p = copyCase.prepare(arena, engine);
+                p = copyCase.prepare(memory, engine);
                 // At least this long too: the Vector API kernels are slow until C2 compiles them,
                 // and an in-cache case finishes a fixed count of warm-up runs before it does.
                 int warmup = quick ? 3 : 10;
@@ -102,7 +101,7 @@ public final class CopyBenchRunner {
                 if (p != null) {
                     p.close();
                 }
-                arena.close();
+                memory.close();
                 throw e;
             }
             prepared = p;
@@ -131,7 +130,7 @@ public final class CopyBenchRunner {
         @Override
         public void close() {
             prepared.close();
-            arena.close();
+            memory.close();
         }
     }
 

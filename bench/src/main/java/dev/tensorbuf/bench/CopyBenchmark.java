@@ -15,7 +15,6 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import java.lang.foreign.Arena;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -44,21 +43,21 @@ public class CopyBenchmark {
     @Param({"2"})
     public int threads;
 
-    private Arena arena;
+    private BenchMemory memory;
     private CopyCase.Prepared prepared;
 
     /** Allocates, touches and plans the case. */
     @Setup(Level.Trial)
     public void setUp() {
-        arena = Arena.ofShared();
-        prepared = CopyCase.byName(name).prepare(arena, CopyEngine.of(threads));
+        memory = BenchMemory.open();
+        prepared = CopyCase.byName(name).prepare(memory, CopyEngine.of(threads));
     }
 
     /** Frees the case's memory. */
     @TearDown(Level.Trial)
     public void tearDown() {
         prepared.close();
-        arena.close();
+        memory.close();
     }
 
     /** The engine. */

@@ -10,8 +10,8 @@ import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorFormat;
 import dev.tensorbuf.views.XlaShape;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SegmentAllocator;
 import java.util.List;
 import java.util.function.Function;
 
@@ -21,8 +21,8 @@ import java.util.function.Function;
  * plans once, and counts bytes read plus bytes written; its baseline is a {@code MemorySegment.copy}
  * that moves the same number of bytes on the same number of threads ({@link ParallelCopy}).
  * {@snippet :
- * try (Arena arena = Arena.ofShared();
- *      CopyCase.Prepared p = CopyCase.byName("nchw_to_nhwc_f32_32x64x112x112").prepare(arena, CopyEngine.of(2))) {
+ * try (BenchMemory memory = BenchMemory.open();
+ *      CopyCase.Prepared p = CopyCase.byName("nchw_to_nhwc_f32_32x64x112x112").prepare(memory, CopyEngine.of(2))) {
  *     p.run();
  *     p.baselineThreads(); // 2
  *     p.bytesMoved();   // 205520896
@@ -30,9 +30,9 @@ import java.util.function.Function;
  * }
  *
  * @param name the case name, also the peers' name for it
- * @param build makes the source and destination in an arena
+ * @param build makes the source and destination with the memory it is given
  */
-public record CopyCase(String name, Function<Arena, Sides> build) {
+public record CopyCase(String name, Function<SegmentAllocator, Sides> build) {
 
     /** The two sides of a case and an optional per-channel scale and bias. */
     public record Sides(Access src, Access dst, ChannelAffine affine) {
@@ -74,12 +74,13 @@ public record CopyCase(String name, Function<Arena, Sides> build) {
     }
 
     /** {@return the case ready to run: sides allocated and touched, plan made, baseline allocated} */
-    public Prepared prepare(Arena arena, CopyEngine engine) {
-        Sides s = build.apply(arena);
+    public Prepared prepare(SegmentAllocator memory, CopyEngine engine) {
+        Sides s = build.apply(memory);
         CopyPlan plan = engine.plan(s.src(), s.dst(), s.affine());
         long half = plan.bytesMoved() / 2;
-        MemorySegment a = arena.allocate(half, 64);
-        MemorySegment b = arena.allocate(half, 64);
+        // The baseline's memory comes from the same allocator as the case's: the same kind of pages.
+        MemorySegment a = memory.allocate(half, 64);
+        MemorySegment b = memory.allocate(half, 64);
         fillPattern(a);
         b.fill((byte) 1);
         return new Prepared(this, engine, plan, new ParallelCopy(a, b, engine.threadsFor(plan.bytesMoved())));
@@ -92,15 +93,15 @@ public record CopyCase(String name, Function<Arena, Sides> build) {
         }
     }
 
-    private static Access strided(Arena arena, DType t, StridedLayout l) {
-        MemorySegment m = arena.allocate((l.maxOffset() + 1) * t.byteWidth(), 64);
+    private static Access strided(SegmentAllocator memory, DType t, StridedLayout l) {
+        MemorySegment m = memory.allocate((l.maxOffset() + 1) * t.byteWidth(), 64);
         fillPattern(m);
         return Access.strided(m, t, l);
     }
 
-    private static Access tiled(Arena arena, String text) {
+    private static Access tiled(SegmentAllocator memory, String text) {
         ArrayShape s = (ArrayShape) XlaShape.parse(text);
-        MemorySegment m = arena.allocate(s.physicalElementCount() * s.dtype().byteWidth(), 64);
+        MemorySegment m = memory.allocate(s.physicalElementCount() * s.dtype().byteWidth(), 64);
         fillPattern(m);
         return Access.tiled(m, s);
     }

@@ -16,7 +16,6 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import java.lang.foreign.Arena;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -37,21 +36,21 @@ public class CopyPlanBenchmark {
     @Param({"nchw_to_nhwc_f32_1x3x224x224", "u8_nhwc_to_f32_nchw_scale_bias_32x224x224x3", "bf16_4096x4096_to_T8x128_2x1"})
     public String name;
 
-    private Arena arena;
+    private BenchMemory memory;
     private CopyCase.Sides sides;
     private final CopyEngine engine = CopyEngine.of(2);
 
     /** Allocates the case's sides. */
     @Setup(Level.Trial)
     public void setUp() {
-        arena = Arena.ofShared();
-        sides = CopyCase.byName(name).build().apply(arena);
+        memory = BenchMemory.open();
+        sides = CopyCase.byName(name).build().apply(memory);
     }
 
     /** Frees the case's memory. */
     @TearDown(Level.Trial)
     public void tearDown() {
-        arena.close();
+        memory.close();
     }
 
     /** The plan, checks included. */

@@ -1,0 +1,127 @@
+package dev.tensorbuf.interop;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.tensorbuf.memory.Buffer;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** Large buffers as their own mappings advised for huge pages; small ones from an arena. */
+class HugePageAllocatorTest {
+    private static final long BIG = 9L << 20;
+
+    /** The /proc/self/smaps block of the mapping that contains {@code address}, if this kernel has one. */
+    private static Optional<List<String>> smapsOf(long address) throws IOException {
+        Path smaps = Path.of("/proc/self/smaps");
+        if (!Files.isReadable(smaps)) {
+            return Optional.empty();
+        }
+        List<String> lines = Files.readAllLines(smaps);
+        for (int i = 0; i < lines.size(); i++) {
+            String[] head = lines.get(i).split("\\s+", 2)[0].split("-");
+            if (head.length == 2 && head[0].matches("[0-9a-f]+") && head[1].matches("[0-9a-f]+")) {
+                long from = Long.parseUnsignedLong(head[0], 16);
+                long to = Long.parseUnsignedLong(head[1], 16);
+                if (Long.compareUnsigned(address, from) >= 0 && Long.compareUnsigned(address, to) < 0) {
+                    int end = i + 1;
+                    while (end < lines.size() && !lines.get(end).matches("[0-9a-f]+-[0-9a-f]+ .*")) {
+                        end++;
+                    }
+                    return Optional.of(lines.subList(i, end));
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static String thpMode() throws IOException {
+        Path p = Path.of("/sys/kernel/mm/transparent_hugepage/enabled");
+        return Files.isReadable(p) ? Files.readString(p).trim() : "absent";
+    }
+
+    @Test
+    void largeBuffersAreZeroedAlignedWritableAndUnmappedOnClose() {
+        assumeTrue(HugePageAllocator.available(), "anonymous mappings need Linux");
+        try (HugePageAllocator allocator = HugePageAllocator.open()) {
+            Buffer b = allocator.allocate(BIG + 12, 4096);
+            assertEquals(BIG + 12, b.byteSize());
+            assertTrue(b.isAligned(HugePageAllocator.HUGE_PAGE_BYTES), "0x" + Long.toHexString(b.address()));
+            MemorySegment s = b.segment();
+            for (long o = 0; o < s.byteSize(); o += 4096) {
+                assertEquals(0, s.get(ValueLayout.JAVA_BYTE, o), "byte " + o + " of a fresh buffer");
+            }
+            s.set(ValueLayout.JAVA_LONG_UNALIGNED, BIG + 4, 0x0123_4567_89ab_cdefL);
+            assertEquals(0x0123_4567_89ab_cdefL, s.get(ValueLayout.JAVA_LONG_UNALIGNED, BIG + 4));
+            assertThrows(IndexOutOfBoundsException.class, () -> s.get(ValueLayout.JAVA_BYTE, BIG + 12));
+            b.close();
+            assertFalse(b.isAlive());
+            assertThrows(IllegalStateException.class, () -> s.get(ValueLayout.JAVA_BYTE, 0),
+                    "a segment kept past close is revoked before the memory is unmapped");
+            assertEquals(0, allocator.advisedBytes(), "a closed buffer no longer counts");
+        }
+    }
+
+    @Test
+    void alignmentsAboveTheHugePageAreHonoured() {
+        assumeTrue(HugePageAllocator.available(), "anonymous mappings need Linux");
+        try (HugePageAllocator allocator = HugePageAllocator.open()) {
+            assertTrue(allocator.allocate(BIG, 16L << 20).isAligned(16L << 20));
+        }
+    }
+
+    @Test
+    void theKernelSeesTheAdviceBeforeAnyPageIsTouched() throws IOException {
+        assumeTrue(HugePageAllocator.available(), "anonymous mappings need Linux");
+        String mode = thpMode();
+        assumeTrue(mode.contains("[madvise]") || mode.contains("[always]"),
+                "transparent huge pages are '" + mode + "' here: the kernel ignores the advice");
+        try (HugePageAllocator allocator = HugePageAllocator.open()) {
+            Buffer b = allocator.allocate(BIG);
+            assertEquals(BIG, allocator.advisedBytes());
+            Optional<List<String>> vma = smapsOf(b.address());
+            assumeTrue(vma.isPresent(), "no /proc/self/smaps entry to check");
+            assertTrue(vma.get().stream().anyMatch(l -> l.matches("VmFlags:.* hg( .*|$)")),
+                    "the mapping should carry the huge-page advice (hg): " + vma.get());
+        }
+    }
+
+    @Test
+    void smallBuffersComeFromTheArenaAndCloseWithTheAllocator() {
+        HugePageAllocator allocator = HugePageAllocator.open();
+        Buffer small = allocator.allocate(1000);
+        Buffer large = allocator.allocate(BIG);
+        assertTrue(small.isAligned(64));
+        assertEquals(0, allocator.advisedBytes() % BIG);
+        allocator.close();
+        allocator.close();
+        assertFalse(allocator.isOpen());
+        assertFalse(large.isAlive(), "closing the allocator closes its large buffers");
+        assertThrows(IllegalStateException.class, () -> small.segment().get(ValueLayout.JAVA_BYTE, 0));
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> allocator.allocate(8));
+        assertEquals("huge-page allocator (closed, 0 large buffer(s) open) cannot allocate", e.getMessage());
+    }
+
+    @Test
+    void badRequestsAreNamed() {
+        try (HugePageAllocator allocator = HugePageAllocator.open()) {
+            assertEquals("byteSize -1 must be >= 0",
+                    assertThrows(IllegalArgumentException.class, () -> allocator.allocate(-1)).getMessage());
+            assertEquals("alignment 48 is not a power of two",
+                    assertThrows(IllegalArgumentException.class, () -> allocator.allocate(BIG, 48)).getMessage());
+            OutOfMemoryError oom = assertThrows(OutOfMemoryError.class, () -> allocator.allocate(Long.MAX_VALUE - 10));
+            assertTrue(oom.getMessage().startsWith("cannot reserve 9223372036854775797 bytes aligned to 64 for huge-page"
+                    + " allocator"), oom.getMessage());
+            assertEquals(0, allocator.advisedBytes());
+        }
+    }
+}
