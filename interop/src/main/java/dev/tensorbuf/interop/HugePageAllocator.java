@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Host buffers whose large allocations ask Linux for transparent huge pages, as NumPy does for
@@ -49,10 +48,13 @@ public final class HugePageAllocator implements Allocator {
     private static final String OWNER = "huge-page allocator";
 
     private final Allocator small;
-    private final Map<Long, Buffer> large = new ConcurrentHashMap<>();
-    private final AtomicLong advised = new AtomicLong();
+    /** The open large buffers by mapping address, and whether the kernel took each one's advice. */
+    private final Map<Long, Mapped> large = new ConcurrentHashMap<>();
     private final Object closing = new Object();
     private volatile boolean open = true;
+
+    private record Mapped(Buffer buffer, boolean advised) {
+    }
 
     private HugePageAllocator() {
         small = Allocators.shared();
@@ -80,7 +82,7 @@ public final class HugePageAllocator implements Allocator {
 
     /** {@return the bytes of the open large buffers whose huge-page advice the kernel took} */
     public long advisedBytes() {
-        return advised.get();
+        return large.values().stream().filter(Mapped::advised).mapToLong(m -> m.buffer().byteSize()).sum();
     }
 
     @Override
@@ -120,14 +122,8 @@ public final class HugePageAllocator implements Allocator {
                 scope.close(); // first: a kept segment must throw, not read unmapped memory
                 AnonymousMapping.unmap(base, length);
                 large.remove(base);
-                if (tookAdvice) {
-                    advised.addAndGet(-byteSize);
-                }
             });
-            large.put(base, buffer);
-            if (tookAdvice) {
-                advised.addAndGet(byteSize);
-            }
+            large.put(base, new Mapped(buffer, tookAdvice));
             return buffer;
         } catch (RuntimeException | Error e) {
             scope.close();
@@ -160,9 +156,9 @@ public final class HugePageAllocator implements Allocator {
             }
             open = false;
             List<RuntimeException> failures = new ArrayList<>();
-            for (Buffer b : List.copyOf(large.values())) {
+            for (Mapped m : List.copyOf(large.values())) {
                 try {
-                    b.close();
+                    m.buffer().close();
                 } catch (RuntimeException e) {
                     failures.add(e);
                 }
