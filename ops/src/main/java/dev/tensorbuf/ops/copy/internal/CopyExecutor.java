@@ -249,10 +249,12 @@ public final class CopyExecutor {
             case BULK -> BulkKernel.run(t);
             case FILL -> FillKernel.run(t, vector);
             case TRANSPOSE -> {
-                if (vector) {
-                    VectorTranspose.run(t);
-                } else {
+                if (!vector) {
                     ScalarTranspose.run(t);
+                } else if (VectorTranspose.writesInPasses(t)) {
+                    StagedDestination.run(t, VectorTranspose::run);
+                } else {
+                    VectorTranspose.run(t);
                 }
             }
             case PAIR_INTERLEAVE -> {

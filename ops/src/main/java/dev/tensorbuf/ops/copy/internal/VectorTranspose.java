@@ -49,6 +49,21 @@ final class VectorTranspose {
         return idx;
     }
 
+    /**
+     * Whether {@link #run} writes the destination of {@code t} in strided passes: banded, with the
+     * destination's contiguous dimension the shorter one and more than one block across, so each
+     * pass over a band writes one 64-byte line in every {@code 4 * na} bytes (NCHW -> NHWC). Such
+     * writes gain from {@link StagedDestination}; long sequential runs do not.
+     */
+    static boolean writesInPasses(Task t) {
+        int r = t.rank();
+        long na = t.count()[r - 1];
+        long nb = t.count()[r - 2];
+        long fa = na - na % 16;
+        long fb = nb - nb % 16;
+        return LANES == 16 && BAND_BYTES > 0 && fa > 16 && fa <= fb;
+    }
+
     static void run(Task t) {
         if (IntVector.SPECIES_PREFERRED.length() < 8) {
             ScalarTranspose.run(t);

@@ -1,0 +1,155 @@
+package dev.tensorbuf.ops.copy.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.tensorbuf.ops.copy.Access;
+import dev.tensorbuf.ops.copy.CopyEngine;
+import dev.tensorbuf.ops.copy.CopyPlan;
+import dev.tensorbuf.ops.copy.Kernel;
+import dev.tensorbuf.ops.copy.Step;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorFormat;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Which transposes write through the scratch, how a task is cut into chunks for it, and that
+ * staged copies are exact.
+ */
+class StagedDestinationTest {
+    private static final long MIN = StagedDestination.MIN_CHUNK_BYTES;
+
+    /** The task NCHW -> NHWC f32 plans to: images, then pixels, then channels (dst order). */
+    private static Task nchwToNhwc(long n, long c, long hw) {
+        long[] count = {n, hw, c};
+        long[] src = {4 * c * hw, 4, 4 * hw};
+        long[] dst = {4 * c * hw, 4 * c, 4};
+        return new Task(null, null, 0, 0, count, src, dst, 4, 4, -1, 0);
+    }
+
+    /** NHWC -> NCHW f32: images, channels, pixels. */
+    private static Task nhwcToNchw(long n, long c, long hw) {
+        long[] count = {n, c, hw};
+        long[] src = {4 * c * hw, 4, 4 * c};
+        long[] dst = {4 * c * hw, 4 * hw, 4};
+        return new Task(null, null, 0, 0, count, src, dst, 4, 4, -1, 0);
+    }
+
+    @Test
+    void onlyTransposesThatWriteInStridedPassesAreStaged() {
+        assumeTrue(VectorSupport.AVAILABLE, "jdk.incubator.vector is not in the boot layer");
+        assumeTrue(VectorTranspose.LANES == 16, "the banded 16x16 kernel needs 512-bit vectors");
+        assertTrue(VectorTranspose.writesInPasses(nchwToNhwc(32, 64, 12544)), "64 channels: four passes per band");
+        assertTrue(VectorTranspose.writesInPasses(nchwToNhwc(8, 256, 3136)));
+        assertFalse(VectorTranspose.writesInPasses(nchwToNhwc(32, 16, 12544)), "one block across: whole rows");
+        assertFalse(VectorTranspose.writesInPasses(nhwcToNchw(32, 64, 12544)), "long destination rows");
+        assertFalse(VectorTranspose.writesInPasses(nchwToNhwc(64, 1024, 49)), "destination rows the longer side");
+    }
+
+    @Test
+    void imagesOfMoreThanTheThresholdAreAChunkEach() {
+        List<StagedDestination.Chunk> chunks = StagedDestination.chunks(nchwToNhwc(4, 64, 12544));
+        assertEquals(4, chunks.size());
+        for (int i = 0; i < 4; i++) {
+            Task t = chunks.get(i).task();
+            assertTrue(chunks.get(i).staged());
+            assertEquals(1, t.count()[0]);
+            assertEquals(i * 4L * 64 * 12544, t.dstOff(), "chunk " + i);
+            assertEquals(4L * 64 * 12544, StagedDestination.destinationBytes(t));
+        }
+    }
+
+    @Test
+    void aLargeImageIsCutAlongItsPixelsInWholeBlocks() {
+        Task whole = nchwToNhwc(1, 64, 65536);
+        List<StagedDestination.Chunk> chunks = StagedDestination.chunks(whole);
+        long next = 0;
+        for (StagedDestination.Chunk c : chunks) {
+            Task t = c.task();
+            long bytes = StagedDestination.destinationBytes(t);
+            assertEquals(next, t.dstOff(), "chunks follow each other");
+            assertEquals(0, t.count()[1] % 16, "whole 16-pixel blocks");
+            assertTrue(c.staged());
+            assertTrue(bytes >= MIN && bytes <= 2 * MIN + 16 * 256, bytes + " bytes");
+            next += bytes;
+        }
+        assertEquals(StagedDestination.destinationBytes(whole), next, "every byte once");
+        assertEquals(6, chunks.size(), "16 MiB in chunks of 2.5 to 5 MiB");
+    }
+
+    @Test
+    void smallOrNonDenseDestinationsAreWrittenDirectly() {
+        List<StagedDestination.Chunk> small = StagedDestination.chunks(nchwToNhwc(1, 64, 4096));
+        assertEquals(1, small.size());
+        assertFalse(small.getFirst().staged(), "1 MiB: under the streaming threshold");
+        Task padded = new Task(null, null, 0, 0, new long[] {4, 12544, 64}, new long[] {0, 4, 4 * 12544},
+                new long[] {4L * 80 * 12544, 4 * 80, 4}, 4, 4, -1, 0);
+        assertFalse(StagedDestination.dense(padded), "rows of 80 slots holding 64 values");
+        assertFalse(StagedDestination.chunks(padded).getFirst().staged());
+        assertEquals(1, StagedDestination.chunks(padded).size());
+        Task tail = nchwToNhwc(5, 64, 2048);
+        List<StagedDestination.Chunk> five = StagedDestination.chunks(tail);
+        assertEquals(List.of(true), five.stream().map(StagedDestination.Chunk::staged).distinct().toList(),
+                "2.5 MiB of images in one chunk");
+    }
+
+    /**
+     * NCHW -> NHWC through the engine on one thread, with shapes that stage whole images, cut a
+     * large image along its pixels with a pixel count that is no multiple of 16, and leave a short
+     * tail: every element equals the source element it came from.
+     */
+    @Test
+    void stagedTransposesAreExact() {
+        assumeTrue(VectorSupport.AVAILABLE, "jdk.incubator.vector is not in the boot layer");
+        assumeTrue(StagedDestination.ENABLED, "staging turned off");
+        // Two images a chunk each; one image cut in three along its pixels; 5 images in a chunk of
+        // three and a direct tail of two (2.4 MB).
+        long[][] shapes = {{2, 64, 112, 112}, {1, 48, 233, 229}, {5, 32, 96, 98}};
+        Random random = new Random(11);
+        for (long[] dims : shapes) {
+            try (Arena arena = Arena.ofConfined()) {
+                long elements = dims[0] * dims[1] * dims[2] * dims[3];
+                MemorySegment src = arena.allocate(elements * 4, 64);
+                MemorySegment dst = arena.allocate(elements * 4, 64);
+                int salt = random.nextInt();
+                for (long i = 0; i < elements; i++) {
+                    src.setAtIndex(ValueLayout.JAVA_INT, i, (int) i * 31 + salt);
+                }
+                CopyEngine engine = CopyEngine.of(1);
+                CopyPlan plan = engine.plan(Access.strided(src, DType.F32, StridedLayout.of(TensorFormat.NCHW, dims)),
+                        Access.strided(dst, DType.F32, StridedLayout.of(TensorFormat.NHWC, dims)));
+                Step.Run run = (Step.Run) plan.steps().getFirst();
+                assertEquals(Kernel.TRANSPOSE, run.kernel(), plan.toString());
+                List<Boolean> staged = StagedDestination.chunks(nchwToNhwc(dims[0], dims[1], dims[2] * dims[3])).stream()
+                        .map(StagedDestination.Chunk::staged).toList();
+                assertTrue(staged.contains(true), java.util.Arrays.toString(dims) + " " + staged);
+                engine.execute(plan);
+                long c = dims[1];
+                long hw = dims[2] * dims[3];
+                for (long n = 0; n < dims[0]; n++) {
+                    for (long p = 0; p < hw; p++) {
+                        for (long ch = 0; ch < c; ch++) {
+                            long from = (n * c + ch) * hw + p;
+                            long to = (n * hw + p) * c + ch;
+                            int want = (int) from * 31 + salt;
+                            int got = dst.getAtIndex(ValueLayout.JAVA_INT, to);
+                            if (got != want) {
+                                throw new AssertionError(java.util.Arrays.toString(dims) + ": [" + n + "," + ch + ",pixel "
+                                        + p + "] holds " + got + ", expected " + want);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
