@@ -1,7 +1,11 @@
 // NCHW -> NHWC f32 as a standalone banded 16x16 (or 8x8) register transpose, alternating with a
 // 2-thread MemorySegment.copy of the same bytes. Modes: 0 the engine's banded order, 1 column stripes
 // (all channels per 16 columns), 2 bands with the channel blocks inner, 3 8x8 blocks of 256 bits
-// banded, 4 each pass's 16 row pieces first copied to a per-thread scratch, then transposed from it.
+// banded, 4 each pass's 16 row pieces first copied to a per-thread scratch, then transposed from it,
+// 5 mode 0 loading each destination line -Dahead=K blocks before it is stored (a prefetch by hand
+// of the write-allocate), 6 mode 0 with two channel blocks per pass (32 rows read at once), 7 mode 0
+// into a 1 MiB per-thread scratch laid out as the band's destination, copied out once per band, 8 mode 0
+// into a 4 MiB per-thread scratch holding the image's destination, copied out (streaming) once per image.
 // java --add-modules jdk.incubator.vector bench/experiments/Transp.java N C HW BAND MODE THREADS [REPEAT]
 // e.g. ... Transp.java 32 64 12544 1024 0 2 (in cache: Transp.java 1 64 1024 1024 0 1 2000)
 
@@ -10,7 +14,8 @@ import jdk.incubator.vector.*;
 import java.nio.ByteOrder;
 import java.util.concurrent.*;
 public class Transp {
-  static int REP;
+  static int REP; static volatile long SINK; static final int AHEAD = Integer.getInteger("ahead", 4);
+  static final ThreadLocal<MemorySegment> BIG = ThreadLocal.withInitial(() -> Arena.global().allocate(4 << 20, 4096));
   static final ThreadLocal<MemorySegment> SCR = ThreadLocal.withInitial(() -> Arena.global().allocate(1 << 20, 4096));
   static final VectorSpecies<Integer> S = IntVector.SPECIES_512;
   static final ByteOrder O = ByteOrder.LITTLE_ENDIAN;
@@ -167,6 +172,31 @@ public class Transp {
       for (int jt = 0; jt < HW; jt += band) { int je = Math.min(jt + band, HW);
         for (int ib = 0; ib < C; ib += 16) for (int jb = jt; jb + 16 <= je; jb += 16)
           block16(src, s0 + ib * sa + jb * 4L, sa, dst, d0 + jb * db + ib * 4L, db); }
+    } else if (mode == 5) { // mode 0, loading each destination line AHEAD blocks before it is stored
+      long sink = 0; long ahead = 16L * AHEAD;
+      for (int jt = 0; jt < HW; jt += band) { int je = Math.min(jt + band, HW);
+        for (int ib = 0; ib < C; ib += 16) for (int jb = jt; jb + 16 <= je; jb += 16) {
+          long t = jb + ahead;
+          if (t + 16 <= HW) { long dt = d0 + t * db + ib * 4L; for (int k = 0; k < 16; k++) sink += dst.get(ValueLayout.JAVA_LONG_UNALIGNED, dt + k * db); }
+          block16(src, s0 + ib * sa + jb * 4L, sa, dst, d0 + jb * db + ib * 4L, db); } }
+      SINK += sink;
+    } else if (mode == 6) { // mode 0 with two channel blocks per pass: 32 rows read, 128 B written per position
+      for (int jt = 0; jt < HW; jt += band) { int je = Math.min(jt + band, HW);
+        for (int ib = 0; ib < C; ib += 32) for (int jb = jt; jb + 16 <= je; jb += 16) {
+          block16(src, s0 + ib * sa + jb * 4L, sa, dst, d0 + jb * db + ib * 4L, db);
+          block16(src, s0 + (ib + 16) * sa + jb * 4L, sa, dst, d0 + jb * db + (ib + 16) * 4L, db); } }
+    } else if (mode == 7) { // mode 0 into a per-thread scratch laid out as the band's destination, then one copy out
+      MemorySegment sc = SCR.get();
+      for (int jt = 0; jt < HW; jt += band) { int je = Math.min(jt + band, HW);
+        for (int ib = 0; ib < C; ib += 16) for (int jb = jt; jb + 16 <= je; jb += 16)
+          block16(src, s0 + ib * sa + jb * 4L, sa, sc, (jb - jt) * db + ib * 4L, db);
+        MemorySegment.copy(sc, 0, dst, d0 + jt * db, (je - jt) * db); }
+    } else if (mode == 8) { // mode 0 into a per-thread image-sized scratch, copied out once per image (streaming from 2.5 MiB)
+      MemorySegment sc = BIG.get();
+      for (int jt = 0; jt < HW; jt += band) { int je = Math.min(jt + band, HW);
+        for (int ib = 0; ib < C; ib += 16) for (int jb = jt; jb + 16 <= je; jb += 16)
+          block16(src, s0 + ib * sa + jb * 4L, sa, sc, jb * db + ib * 4L, db); }
+      MemorySegment.copy(sc, 0, dst, d0, (long) HW * db);
     } else if (mode == 3) {
       for (int jt = 0; jt < HW; jt += band) { int je = Math.min(jt + band, HW);
         for (int ib = 0; ib < C; ib += 8) for (int jb = jt; jb + 8 <= je; jb += 8)
