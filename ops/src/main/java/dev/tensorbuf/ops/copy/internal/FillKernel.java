@@ -59,13 +59,7 @@ final class FillKernel {
         if (vectorRuns(t, vector)) {
             return null;
         }
-        long block = t.dstWidth();
-        for (int j = r - 1; j >= 1; j--) {
-            if (t.dstStride()[j] != block) {
-                return null;
-            }
-            block *= t.count()[j];
-        }
+        long block = t.denseDestinationBytes(1);
         if (REPLICATE_BYTES <= 0 || r < 2 || block < REPLICATE_BYTES || t.srcStride()[0] != 0 || t.count()[0] < 2
                 || t.dstStride()[0] < block) {
             return null;

@@ -66,7 +66,7 @@ final class StagedDestination {
     /** {@return {@code t} cut into chunks that together cover it once, in order} */
     static List<Chunk> chunks(Task t) {
         List<Chunk> out = new ArrayList<>();
-        if (!ENABLED || !dense(t) || destinationBytes(t) < MIN_CHUNK_BYTES) {
+        if (!ENABLED || t.denseDestinationBytes(0) < MIN_CHUNK_BYTES) {
             out.add(new Chunk(t, false));
         } else {
             cut(t, 0, out);
@@ -76,7 +76,7 @@ final class StagedDestination {
 
     private static void cut(Task t, int level, List<Chunk> out) {
         int r = t.rank();
-        long per = bytesPerIteration(t, level);
+        long per = t.denseDestinationBytes(level + 1);
         long count = t.count()[level];
         if (per > 2 * MIN_CHUNK_BYTES && level < r - 1) {
             for (long i = 0; i < count; i++) {
@@ -98,33 +98,8 @@ final class StagedDestination {
         }
     }
 
-    /** Bytes one iteration of loop {@code level} writes when the destination is dense. */
-    private static long bytesPerIteration(Task t, int level) {
-        long bytes = t.dstWidth();
-        for (int j = level + 1; j < t.rank(); j++) {
-            bytes *= t.count()[j];
-        }
-        return bytes;
-    }
-
     static long destinationBytes(Task t) {
-        return bytesPerIteration(t, 0) * t.count()[0];
-    }
-
-    /** Whether each loop of more than one iteration steps over exactly the loops inside it. */
-    static boolean dense(Task t) {
-        long inner = t.dstWidth();
-        for (int i = t.rank() - 1; i >= 0; i--) {
-            long c = t.count()[i];
-            if (c == 1) {
-                continue;
-            }
-            if (t.dstStride()[i] != inner) {
-                return false;
-            }
-            inner = Math.multiplyExact(inner, c);
-        }
-        return true;
+        return t.elements() * t.dstWidth();
     }
 
     private static MemorySegment take() {

@@ -33,6 +33,24 @@ public record Task(MemorySegment src, MemorySegment dst, long srcOff, long dstOf
         return n;
     }
 
+    /**
+     * {@return the bytes loops {@code from} and inside write when they fill one dense block of the
+     * destination (each loop of more than one iteration steps over exactly the loops inside it), else -1}
+     */
+    long denseDestinationBytes(int from) {
+        long inner = dstWidth;
+        for (int i = count.length - 1; i >= from; i--) {
+            if (count[i] == 1) {
+                continue;
+            }
+            if (dstStride[i] != inner) {
+                return -1;
+            }
+            inner = Math.multiplyExact(inner, count[i]);
+        }
+        return inner;
+    }
+
     /** {@return bytes read plus bytes written} */
     long bytes() {
         return elements() * (srcWidth + dstWidth);

@@ -93,13 +93,17 @@ class StagedDestinationTest {
         assertFalse(small.getFirst().staged(), "1 MiB: under the streaming threshold");
         Task padded = new Task(null, null, 0, 0, new long[] {4, 12544, 64}, new long[] {0, 4, 4 * 12544},
                 new long[] {4L * 80 * 12544, 4 * 80, 4}, 4, 4, -1, 0);
-        assertFalse(StagedDestination.dense(padded), "rows of 80 slots holding 64 values");
+        assertEquals(-1, padded.denseDestinationBytes(0), "rows of 80 slots holding 64 values");
         assertFalse(StagedDestination.chunks(padded).getFirst().staged());
         assertEquals(1, StagedDestination.chunks(padded).size());
-        Task tail = nchwToNhwc(5, 64, 2048);
-        List<StagedDestination.Chunk> five = StagedDestination.chunks(tail);
-        assertEquals(List.of(true), five.stream().map(StagedDestination.Chunk::staged).distinct().toList(),
-                "2.5 MiB of images in one chunk");
+    }
+
+    @Test
+    void smallImagesMakeOneChunkTogether() {
+        List<StagedDestination.Chunk> five = StagedDestination.chunks(nchwToNhwc(5, 64, 2048));
+        assertEquals(1, five.size(), "five images of 512 KiB");
+        assertTrue(five.getFirst().staged());
+        assertEquals(5, five.getFirst().task().count()[0]);
     }
 
     /**
