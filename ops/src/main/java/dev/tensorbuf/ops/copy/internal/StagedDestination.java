@@ -29,7 +29,10 @@ import java.util.function.Consumer;
 final class StagedDestination {
     /** The JDK copy stub streams from this many bytes per call (measured: bench/RESULTS.md). */
     static final long MIN_CHUNK_BYTES = 2_621_440;
-    /** Largest chunk: two thresholds plus 16 rows of rounding, bounded. */
+    /**
+     * Scratch size. Chunks are under two thresholds (5 MiB) plus the rounding to 16-row blocks; a
+     * larger chunk is written directly.
+     */
     static final long SCRATCH_BYTES = 6L << 20;
     static final boolean ENABLED = !"false".equals(System.getProperty("tensorbuf.copy.stageDestination"));
     private static final ArrayBlockingQueue<MemorySegment> FREE =

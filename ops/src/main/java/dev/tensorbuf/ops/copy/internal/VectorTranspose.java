@@ -59,9 +59,10 @@ final class VectorTranspose {
         int r = t.rank();
         long na = t.count()[r - 1];
         long nb = t.count()[r - 2];
-        long fa = na - na % 16;
-        long fb = nb - nb % 16;
-        return LANES == 16 && BAND_BYTES > 0 && fa > 16 && fa <= fb;
+        long fa = na - na % LANES;
+        long fb = nb - nb % LANES;
+        // blocks16's banded branch with the passes over a: more than one block across is strided.
+        return LANES == 16 && BAND_BYTES > 0 && fa > LANES && fa <= fb;
     }
 
     static void run(Task t) {
