@@ -1,11 +1,12 @@
-// f32[4096,4096] -> T(8,128) as standalone loops: per-512-byte MemorySegment.copy or vector
-// copies, destination or source order, 1 and 2 threads, against one MemorySegment.copy.
+// f32[4096,4096] -> T(8,128) as standalone loops: per-512-byte MemorySegment.copy or vector (512 or
+// 256-bit) copies, destination or source order, 1 and 2 threads, against one MemorySegment.copy.
 import java.lang.foreign.*;
 import jdk.incubator.vector.*;
 import java.util.concurrent.*;
 import java.nio.ByteOrder;
 public class Tile {
   static final VectorSpecies<Integer> S = IntVector.SPECIES_512;
+  static final VectorSpecies<Integer> S8 = IntVector.SPECIES_256;
   static final ByteOrder O = ByteOrder.LITTLE_ENDIAN;
   interface Part { long run(long from, long to); }
   static volatile long sink;
@@ -47,6 +48,14 @@ public class Tile {
           long so = b*8*16384 + r*16384 + ct*512, d = b*8*16384 + ct*4096 + r*512;
           for (int i = 0; i < 512; i += 64) IntVector.fromMemorySegment(S, src, so+i, O).intoMemorySegment(dst, d+i, O); } return 0; });
       System.out.printf("t=%d vec src       %.2f ms  %.1f GB/s counted%n", threads, s*1e3, 2*n/s/1e9);
+      s = time(ex, threads, tileRows, (f,t) -> { for (long b=f; b<t; b++) for (long ct=0; ct<32; ct++) for (long r=0;r<8;r++) {
+          long so = b*8*16384 + r*16384 + ct*512, d = b*8*16384 + ct*4096 + r*512;
+          for (int i = 0; i < 512; i += 32) IntVector.fromMemorySegment(S8, src, so+i, O).intoMemorySegment(dst, d+i, O); } return 0; });
+      System.out.printf("t=%d vec256 dst    %.2f ms  %.1f GB/s counted%n", threads, s*1e3, 2*n/s/1e9);
+      s = time(ex, threads, tileRows, (f,t) -> { for (long b=f; b<t; b++) for (long r=0;r<8;r++) for (long ct=0; ct<32; ct++) {
+          long so = b*8*16384 + r*16384 + ct*512, d = b*8*16384 + ct*4096 + r*512;
+          for (int i = 0; i < 512; i += 32) IntVector.fromMemorySegment(S8, src, so+i, O).intoMemorySegment(dst, d+i, O); } return 0; });
+      System.out.printf("t=%d vec256 src    %.2f ms  %.1f GB/s counted%n", threads, s*1e3, 2*n/s/1e9);
       // stage a band (8 rows = 128 KB) then... no.
     }
     ex.shutdown();
