@@ -22,6 +22,18 @@ public class Tile {
     }
     java.util.Arrays.sort(all, 5, 20); return all[12];
   }
+  /** Source offset of row r of tile column ct in tile row b (row-major f32[4096,4096]). */
+  static long from(long b, long r, long ct) { return b*8*16384 + r*16384 + ct*512; }
+  /** Destination offset of the same row in T(8,128). */
+  static long to(long b, long r, long ct) { return b*8*16384 + ct*4096 + r*512; }
+  // One 512-byte row in vectors. One method per width: a species passed as an argument to a
+  // shared method is not a constant to C2, and the copies fell to 2-3 GB/s.
+  static void vec512(MemorySegment src, long so, MemorySegment dst, long d) {
+    for (int i = 0; i < 512; i += 64) IntVector.fromMemorySegment(S, src, so+i, O).intoMemorySegment(dst, d+i, O);
+  }
+  static void vec256(MemorySegment src, long so, MemorySegment dst, long d) {
+    for (int i = 0; i < 512; i += 32) IntVector.fromMemorySegment(S8, src, so+i, O).intoMemorySegment(dst, d+i, O);
+  }
   public static void main(String[] a) throws Exception {
     long n = 4096L*4096*4;
     Arena arena = Arena.global();
@@ -34,27 +46,24 @@ public class Tile {
       double s;
       s = time(ex, threads, tileRows, (f,t) -> { MemorySegment.copy(src, f*8*16384, d2, f*8*16384, (t-f)*8*16384); return 0; });
       System.out.printf("t=%d copy          %.2f ms  %.1f GB/s counted%n", threads, s*1e3, 2*n/s/1e9);
-      s = time(ex, threads, tileRows, (f,t) -> { for (long b=f; b<t; b++) for (long ct=0; ct<32; ct++) for (long r=0;r<8;r++) {
-          MemorySegment.copy(src, b*8*16384 + r*16384 + ct*512, dst, b*8*16384 + ct*4096 + r*512, 512); } return 0; });
+      // dst order: tile after tile (the engine's order); src order: row after row.
+      s = time(ex, threads, tileRows, (f,t) -> { for (long b=f; b<t; b++) for (long ct=0; ct<32; ct++) for (long r=0;r<8;r++)
+          MemorySegment.copy(src, from(b, r, ct), dst, to(b, r, ct), 512); return 0; });
       System.out.printf("t=%d bulk 512 dst  %.2f ms  %.1f GB/s counted%n", threads, s*1e3, 2*n/s/1e9);
-      s = time(ex, threads, tileRows, (f,t) -> { for (long b=f; b<t; b++) for (long r=0;r<8;r++) for (long ct=0; ct<32; ct++) {
-          MemorySegment.copy(src, b*8*16384 + r*16384 + ct*512, dst, b*8*16384 + ct*4096 + r*512, 512); } return 0; });
+      s = time(ex, threads, tileRows, (f,t) -> { for (long b=f; b<t; b++) for (long r=0;r<8;r++) for (long ct=0; ct<32; ct++)
+          MemorySegment.copy(src, from(b, r, ct), dst, to(b, r, ct), 512); return 0; });
       System.out.printf("t=%d bulk 512 src  %.2f ms  %.1f GB/s counted%n", threads, s*1e3, 2*n/s/1e9);
-      s = time(ex, threads, tileRows, (f,t) -> { for (long b=f; b<t; b++) for (long ct=0; ct<32; ct++) for (long r=0;r<8;r++) {
-          long so = b*8*16384 + r*16384 + ct*512, d = b*8*16384 + ct*4096 + r*512;
-          for (int i = 0; i < 512; i += 64) IntVector.fromMemorySegment(S, src, so+i, O).intoMemorySegment(dst, d+i, O); } return 0; });
+      s = time(ex, threads, tileRows, (f,t) -> { for (long b=f; b<t; b++) for (long ct=0; ct<32; ct++) for (long r=0;r<8;r++)
+          vec512(src, from(b, r, ct), dst, to(b, r, ct)); return 0; });
       System.out.printf("t=%d vec dst       %.2f ms  %.1f GB/s counted%n", threads, s*1e3, 2*n/s/1e9);
-      s = time(ex, threads, tileRows, (f,t) -> { for (long b=f; b<t; b++) for (long r=0;r<8;r++) for (long ct=0; ct<32; ct++) {
-          long so = b*8*16384 + r*16384 + ct*512, d = b*8*16384 + ct*4096 + r*512;
-          for (int i = 0; i < 512; i += 64) IntVector.fromMemorySegment(S, src, so+i, O).intoMemorySegment(dst, d+i, O); } return 0; });
+      s = time(ex, threads, tileRows, (f,t) -> { for (long b=f; b<t; b++) for (long r=0;r<8;r++) for (long ct=0; ct<32; ct++)
+          vec512(src, from(b, r, ct), dst, to(b, r, ct)); return 0; });
       System.out.printf("t=%d vec src       %.2f ms  %.1f GB/s counted%n", threads, s*1e3, 2*n/s/1e9);
-      s = time(ex, threads, tileRows, (f,t) -> { for (long b=f; b<t; b++) for (long ct=0; ct<32; ct++) for (long r=0;r<8;r++) {
-          long so = b*8*16384 + r*16384 + ct*512, d = b*8*16384 + ct*4096 + r*512;
-          for (int i = 0; i < 512; i += 32) IntVector.fromMemorySegment(S8, src, so+i, O).intoMemorySegment(dst, d+i, O); } return 0; });
+      s = time(ex, threads, tileRows, (f,t) -> { for (long b=f; b<t; b++) for (long ct=0; ct<32; ct++) for (long r=0;r<8;r++)
+          vec256(src, from(b, r, ct), dst, to(b, r, ct)); return 0; });
       System.out.printf("t=%d vec256 dst    %.2f ms  %.1f GB/s counted%n", threads, s*1e3, 2*n/s/1e9);
-      s = time(ex, threads, tileRows, (f,t) -> { for (long b=f; b<t; b++) for (long r=0;r<8;r++) for (long ct=0; ct<32; ct++) {
-          long so = b*8*16384 + r*16384 + ct*512, d = b*8*16384 + ct*4096 + r*512;
-          for (int i = 0; i < 512; i += 32) IntVector.fromMemorySegment(S8, src, so+i, O).intoMemorySegment(dst, d+i, O); } return 0; });
+      s = time(ex, threads, tileRows, (f,t) -> { for (long b=f; b<t; b++) for (long r=0;r<8;r++) for (long ct=0; ct<32; ct++)
+          vec256(src, from(b, r, ct), dst, to(b, r, ct)); return 0; });
       System.out.printf("t=%d vec256 src    %.2f ms  %.1f GB/s counted%n", threads, s*1e3, 2*n/s/1e9);
       // stage a band (8 rows = 128 KB) then... no.
     }
