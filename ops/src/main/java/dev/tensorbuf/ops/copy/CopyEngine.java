@@ -78,6 +78,24 @@ public final class CopyEngine {
         return new CopyEngine(parallelism, vectorKernels, parallelThresholdBytes);
     }
 
+    /**
+     * {@return the scratch memory held by the copy engines of this process, outside any
+     * {@link Allocator}} Large transposes that write their destination in strided passes
+     * (NCHW -> NHWC) use one 6 MiB buffer per copying thread, kept for reuse, at most one per core.
+     */
+    public static ScratchMemory scratchMemory() {
+        return CopyExecutor.scratchMemory();
+    }
+
+    /**
+     * Frees the scratch buffers kept for reuse (see {@link #scratchMemory()}); buffers that running
+     * copies are writing through stay theirs and are kept when those copies end. A later copy
+     * allocates again as it needs. {@return the bytes freed}
+     */
+    public static long releaseScratch() {
+        return CopyExecutor.releaseScratch();
+    }
+
     /** {@return the threads a large copy uses} */
     public int parallelism() {
         return parallelism;

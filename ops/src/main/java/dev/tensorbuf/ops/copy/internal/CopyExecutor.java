@@ -4,6 +4,7 @@ import dev.tensorbuf.ops.copy.ChannelAffine;
 import dev.tensorbuf.ops.copy.CopyPlan;
 import dev.tensorbuf.ops.copy.Kernel;
 import dev.tensorbuf.ops.copy.Loop;
+import dev.tensorbuf.ops.copy.ScratchMemory;
 import dev.tensorbuf.ops.copy.Step;
 import dev.tensorbuf.views.ElementAccess;
 
@@ -52,6 +53,16 @@ public final class CopyExecutor {
         this.thresholdBytes = thresholdBytes;
         this.vector = vector && VectorSupport.AVAILABLE;
         this.scalarFirst = scalarFirst;
+    }
+
+    /** {@return the staging scratch held by every engine of the process} */
+    public static ScratchMemory scratchMemory() {
+        return StagedDestination.memory();
+    }
+
+    /** Frees the staging scratch kept for reuse. {@return the bytes freed} */
+    public static long releaseScratch() {
+        return StagedDestination.release();
     }
 
     /** {@return the threads a batch moving {@code bytes} (read plus written) runs on} */

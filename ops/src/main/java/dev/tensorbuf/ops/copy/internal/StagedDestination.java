@@ -1,10 +1,12 @@
 package dev.tensorbuf.ops.copy.internal;
 
+import dev.tensorbuf.ops.copy.ScratchMemory;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -24,7 +26,9 @@ import java.util.function.Consumer;
  * {@link #MIN_CHUNK_BYTES}, the kernel writes the destination directly. Chunks are cut along the
  * outermost loop whose iterations are at most {@code 2 * MIN_CHUNK_BYTES}, so each is between one
  * and about two times the streaming threshold. Scratch buffers are pooled, at most one per core
- * kept. {@code -Dtensorbuf.copy.stageDestination=false} turns staging off.
+ * kept; each has its own arena, so one the pool cannot keep, or {@link #release} drops, is freed
+ * at once rather than when the garbage collector gets to it. {@link #memory} accounts for them.
+ * {@code -Dtensorbuf.copy.stageDestination=false} turns staging off.
  */
 final class StagedDestination {
     /** The JDK copy stub streams from this many bytes per call (measured: bench/RESULTS.md). */
@@ -35,10 +39,18 @@ final class StagedDestination {
      */
     static final long SCRATCH_BYTES = 6L << 20;
     static final boolean ENABLED = !"false".equals(System.getProperty("tensorbuf.copy.stageDestination"));
-    private static final ArrayBlockingQueue<MemorySegment> FREE =
+    private static final ArrayBlockingQueue<Scratch> FREE =
             new ArrayBlockingQueue<>(Runtime.getRuntime().availableProcessors());
+    private static final AtomicLong HELD = new AtomicLong();
+    private static final AtomicLong IN_USE = new AtomicLong();
+    private static final AtomicLong PEAK = new AtomicLong();
+    private static final AtomicLong ALLOCATIONS = new AtomicLong();
 
     private StagedDestination() {
+    }
+
+    /** A scratch buffer and the arena that frees it. */
+    record Scratch(Arena arena, MemorySegment segment) {
     }
 
     /** A piece of a task and whether it goes through the scratch. */
@@ -54,12 +66,12 @@ final class StagedDestination {
                 continue;
             }
             long bytes = destinationBytes(piece);
-            MemorySegment scratch = take();
+            Scratch scratch = take();
             try {
-                kernel.accept(new Task(piece.src(), scratch, piece.srcOff(), 0, piece.count(), piece.srcStride(),
+                kernel.accept(new Task(piece.src(), scratch.segment(), piece.srcOff(), 0, piece.count(), piece.srcStride(),
                         piece.dstStride(), piece.srcWidth(), piece.dstWidth(), piece.channelLoop(),
                         piece.channelBase()));
-                MemorySegment.copy(scratch, 0, piece.dst(), piece.dstOff(), bytes);
+                MemorySegment.copy(scratch.segment(), 0, piece.dst(), piece.dstOff(), bytes);
             } finally {
                 give(scratch);
             }
@@ -105,13 +117,47 @@ final class StagedDestination {
         return t.elements() * t.dstWidth();
     }
 
-    private static MemorySegment take() {
-        MemorySegment s = FREE.poll();
-        // Automatic arenas: a buffer the pool does not keep goes with the garbage collector.
-        return s != null ? s : Arena.ofAuto().allocate(SCRATCH_BYTES, 4096);
+    /** {@return the scratch memory held now: in use and kept, the peak, buffers ever allocated} */
+    static ScratchMemory memory() {
+        return new ScratchMemory(HELD.get(), IN_USE.get(), PEAK.get(), ALLOCATIONS.get());
     }
 
-    private static void give(MemorySegment s) {
-        FREE.offer(s);
+    /** Frees every kept scratch buffer; ones in use stay. {@return the bytes freed} */
+    static long release() {
+        long freed = 0;
+        for (Scratch s = FREE.poll(); s != null; s = FREE.poll()) {
+            free(s);
+            freed += SCRATCH_BYTES;
+        }
+        return freed;
+    }
+
+    static Scratch take() {
+        Scratch s = FREE.poll();
+        if (s == null) {
+            Arena arena = Arena.ofShared();
+            try {
+                s = new Scratch(arena, arena.allocate(SCRATCH_BYTES, 4096));
+            } catch (RuntimeException | Error e) {
+                arena.close();
+                throw e;
+            }
+            ALLOCATIONS.incrementAndGet();
+            PEAK.accumulateAndGet(HELD.addAndGet(SCRATCH_BYTES), Math::max);
+        }
+        IN_USE.addAndGet(SCRATCH_BYTES);
+        return s;
+    }
+
+    static void give(Scratch s) {
+        IN_USE.addAndGet(-SCRATCH_BYTES);
+        if (!FREE.offer(s)) {
+            free(s);
+        }
+    }
+
+    private static void free(Scratch s) {
+        s.arena().close();
+        HELD.addAndGet(-SCRATCH_BYTES);
     }
 }

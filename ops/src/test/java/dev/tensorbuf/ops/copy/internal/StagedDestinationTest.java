@@ -9,6 +9,7 @@ import dev.tensorbuf.ops.copy.Access;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.ops.copy.CopyPlan;
 import dev.tensorbuf.ops.copy.Kernel;
+import dev.tensorbuf.ops.copy.ScratchMemory;
 import dev.tensorbuf.ops.copy.Step;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
@@ -157,5 +158,73 @@ class StagedDestinationTest {
                 }
             }
         }
+    }
+
+    /**
+     * A staged copy's scratch is counted while held, freed by {@code releaseScratch} and allocated
+     * again by the next staged copy.
+     */
+    @Test
+    void scratchIsAccountedAndReleased() {
+        assumeTrue(VectorSupport.AVAILABLE, "jdk.incubator.vector is not in the boot layer");
+        assumeTrue(VectorTranspose.LANES == 16, "the banded 16x16 kernel needs 512-bit vectors");
+        assumeTrue(StagedDestination.ENABLED, "staging turned off");
+        long[] dims = {2, 64, 112, 112};
+        long bytes = 4L * 2 * 64 * 112 * 112;
+        long scratch = StagedDestination.SCRATCH_BYTES;
+        try (Arena arena = Arena.ofShared()) {
+            Access src = Access.strided(arena.allocate(bytes, 64), DType.F32, StridedLayout.of(TensorFormat.NCHW, dims));
+            Access dst = Access.strided(arena.allocate(bytes, 64), DType.F32, StridedLayout.of(TensorFormat.NHWC, dims));
+            CopyEngine.releaseScratch();
+            assertEquals(0, CopyEngine.scratchMemory().heldBytes(), "nothing kept after a release");
+
+            long before = CopyEngine.scratchMemory().allocations();
+            CopyEngine.of(1).copy(src, dst);
+            ScratchMemory one = CopyEngine.scratchMemory();
+            assertEquals(scratch, one.heldBytes(), one.toString());
+            assertEquals(0, one.inUseBytes(), one.toString());
+            assertEquals(before + 1, one.allocations(), "two chunks, one buffer: " + one);
+            assertTrue(one.peakHeldBytes() >= scratch, one.toString());
+            assertEquals("copy scratch: " + scratch + " bytes held (0 in use, peak " + one.peakHeldBytes() + "), "
+                    + one.allocations() + " buffers allocated", one.toString());
+
+            assertEquals(scratch, CopyEngine.releaseScratch());
+            assertEquals(0, CopyEngine.scratchMemory().heldBytes());
+            assertEquals(0, CopyEngine.releaseScratch(), "nothing left to free");
+
+            // Eight images: each of the two threads' four pieces is one image, large enough to stage.
+            long[] eight = {8, 64, 112, 112};
+            CopyEngine.of(2, true, 0).copy(
+                    Access.strided(arena.allocate(4 * bytes, 64), DType.F32, StridedLayout.of(TensorFormat.NCHW, eight)),
+                    Access.strided(arena.allocate(4 * bytes, 64), DType.F32, StridedLayout.of(TensorFormat.NHWC, eight)));
+            ScratchMemory two = CopyEngine.scratchMemory();
+            assertEquals(0, two.inUseBytes(), two.toString());
+            assertTrue(two.heldBytes() >= scratch && two.heldBytes() <= 2 * scratch, two.toString());
+            assertEquals(two.heldBytes(), CopyEngine.releaseScratch());
+        }
+    }
+
+    /** More buffers in use at once than cores: the pool keeps one per core and frees the rest at once. */
+    @Test
+    void thePoolKeepsOneBufferPerCore() {
+        StagedDestination.release();
+        int cores = Runtime.getRuntime().availableProcessors();
+        long scratch = StagedDestination.SCRATCH_BYTES;
+        List<StagedDestination.Scratch> taken = new java.util.ArrayList<>();
+        for (int i = 0; i <= cores; i++) {
+            taken.add(StagedDestination.take());
+        }
+        ScratchMemory busy = StagedDestination.memory();
+        assertEquals((cores + 1) * scratch, busy.inUseBytes(), busy.toString());
+        assertEquals((cores + 1) * scratch, busy.heldBytes(), busy.toString());
+        assertTrue(busy.peakHeldBytes() >= (cores + 1) * scratch, busy.toString());
+        taken.forEach(StagedDestination::give);
+        ScratchMemory idle = StagedDestination.memory();
+        assertEquals(0, idle.inUseBytes(), idle.toString());
+        assertEquals(cores * scratch, idle.heldBytes(), idle.toString());
+        assertFalse(taken.getLast().segment().scope().isAlive(), "the one the pool could not keep is freed");
+        assertTrue(taken.getFirst().segment().scope().isAlive(), "kept for reuse");
+        assertEquals(cores * scratch, StagedDestination.release());
+        assertFalse(taken.getFirst().segment().scope().isAlive(), "freed by the release");
     }
 }

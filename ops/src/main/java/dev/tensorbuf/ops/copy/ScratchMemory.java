@@ -1,0 +1,33 @@
+package dev.tensorbuf.ops.copy;
+
+/**
+ * The scratch memory the copy engines of this process hold, outside any {@link
+ * dev.tensorbuf.memory.Allocator}: large transposes that write their destination in strided
+ * passes (NCHW -> NHWC) write through a 6 MiB scratch buffer per copying thread and flush it with
+ * streaming stores. Buffers are kept for reuse, at most one per core, until
+ * {@link CopyEngine#releaseScratch()} frees them. Read while copies run, the four counts may come
+ * from slightly different moments.
+ *
+ * {@snippet :
+ * CopyEngine.of(2).copy(nchw, nhwc);                // f32[32,64,112,112]: staged on two threads
+ * ScratchMemory held = CopyEngine.scratchMemory();
+ * held.heldBytes();                                 // 12582912: two buffers kept
+ * held.toString();
+ * // "copy scratch: 12582912 bytes held (0 in use, peak 12582912), 2 buffers allocated"
+ * CopyEngine.releaseScratch();                      // 12582912 bytes freed
+ * }
+ *
+ * @param heldBytes bytes allocated and not yet freed: in use plus kept for reuse
+ * @param inUseBytes bytes running copies are writing through now
+ * @param peakHeldBytes the most {@code heldBytes} has been
+ * @param allocations scratch buffers ever allocated
+ */
+public record ScratchMemory(long heldBytes, long inUseBytes, long peakHeldBytes, long allocations) {
+
+    /** {@return one line for people, e.g. {@code "copy scratch: 6291456 bytes held (0 in use, ..."}} */
+    @Override
+    public String toString() {
+        return "copy scratch: " + heldBytes + " bytes held (" + inUseBytes + " in use, peak " + peakHeldBytes + "), "
+                + allocations + " buffer" + (allocations == 1 ? "" : "s") + " allocated";
+    }
+}
