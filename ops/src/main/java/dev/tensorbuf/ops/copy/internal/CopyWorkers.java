@@ -13,7 +13,12 @@ import java.util.function.IntConsumer;
  * The threads that help the calling thread with a copy's pieces. After a batch a worker keeps
  * polling for the next one for {@link #SPIN_NANOS} before it parks: a parked pool thread took
  * 16 us (median) to 39 us (p90) to start on the reference machine, a polling one 2-4 us, and a
- * copy of a few MB in cache takes about 100 us. A worker that has had nothing to do for
+ * copy of a few MB in cache takes about 100 us. It polls only while batches come that close
+ * together: after a batch that began longer than that after the one before (or had none before
+ * it), it parks at once, since polling would only burn a core the caller's other work could use;
+ * the next batch that follows within the window turns polling back on. The caller times this, not
+ * each worker: a worker that missed batches would take its own wait for a long gap. A worker that
+ * has had nothing to do for
  * {@link #IDLE_NANOS} ends; the next batch starts it again, so engines that are dropped leave no
  * threads behind.
  *
@@ -36,6 +41,9 @@ final class CopyWorkers {
     private final long idleNanos;
     private final ReentrantLock running = new ReentrantLock();
     private volatile Batch batch;
+    /** Whether a batch has run, and when the last one ended; both under {@link #running}. */
+    private boolean ranBefore;
+    private long lastEnd;
 
     /** @param helpers threads besides the caller, {@code >= 1} */
     CopyWorkers(int helpers) {
@@ -60,13 +68,16 @@ final class CopyWorkers {
     private static final class Batch {
         final int size;
         final IntConsumer piece;
+        /** Whether the workers poll after this batch: it came within the window after the last. */
+        final boolean poll;
         final AtomicInteger next = new AtomicInteger();
         final AtomicInteger done = new AtomicInteger();
         final ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
 
-        Batch(int size, IntConsumer piece) {
+        Batch(int size, IntConsumer piece, boolean poll) {
             this.size = size;
             this.piece = piece;
+            this.poll = poll;
         }
 
         /** Takes and runs pieces until none is left or one throws. */
@@ -95,7 +106,7 @@ final class CopyWorkers {
             return false;
         }
         try {
-            Batch b = new Batch(count, piece);
+            Batch b = new Batch(count, piece, ranBefore && System.nanoTime() - lastEnd < spinNanos);
             batch = b;
             for (Worker w : workers) {
                 w.wake();
@@ -108,6 +119,8 @@ final class CopyWorkers {
                 Thread.onSpinWait();
             }
             batch = null;
+            lastEnd = System.nanoTime();
+            ranBefore = true;
             Throwable failure = b.failures.poll();
             if (failure != null) {
                 for (Throwable e = b.failures.poll(); e != null; e = b.failures.poll()) {
@@ -150,16 +163,18 @@ final class CopyWorkers {
         private void loop() {
             Batch last = null;
             long idleSince = System.nanoTime();
+            long spin = 0;
             while (true) {
                 Batch b = batch;
                 if (b != null && b != last) {
                     last = b;
+                    spin = b.poll ? spinNanos : 0;
                     b.drain();
                     idleSince = System.nanoTime();
                     continue;
                 }
                 long idle = System.nanoTime() - idleSince;
-                if (idle < spinNanos) {
+                if (idle < spin) {
                     Thread.onSpinWait();
                 } else if (idle < idleNanos) {
                     LockSupport.parkNanos(this, idleNanos - idle);
@@ -170,6 +185,12 @@ final class CopyWorkers {
                 }
             }
         }
+    }
+
+    /** {@return worker {@code i}'s thread state, null before it first started (for tests)} */
+    Thread.State state(int i) {
+        Thread t = workers[i].thread;
+        return t == null ? null : t.getState();
     }
 
     /** {@return the names of the worker threads alive now (for tests)} */

@@ -123,6 +123,34 @@ class CopyWorkersTest {
         assertFalse(w.aliveThreads().isEmpty(), "started again");
     }
 
+    /**
+     * A worker polls after a batch only while batches come within the polling window: after the
+     * first batch and after one that came later, it parks at once; after one that came close, it
+     * polls.
+     */
+    @Test
+    void workersPollOnlyWhileBatchesComeClose() throws InterruptedException {
+        long window = 400_000_000L;
+        CopyWorkers w = new CopyWorkers(1, window, 30_000_000_000L);
+        // Pieces long enough that the worker surely takes some.
+        w.run(8, i -> sleepMicros(10_000));
+        assertEquals(Thread.State.TIMED_WAITING, settledState(w), "parked after the first batch");
+        w.run(8, i -> sleepMicros(10_000));
+        assertEquals(Thread.State.RUNNABLE, settledState(w), "polling after a batch that came close");
+        Thread.sleep(window / 1_000_000 + 300);
+        assertEquals(Thread.State.TIMED_WAITING, w.state(0), "parked once the window passed");
+        w.run(8, i -> sleepMicros(10_000));
+        assertEquals(Thread.State.TIMED_WAITING, settledState(w), "parked at once after a batch that came late");
+        w.run(8, i -> sleepMicros(10_000));
+        assertEquals(Thread.State.RUNNABLE, settledState(w), "polling again after a batch that came close");
+    }
+
+    /** The worker's state 50 ms after a batch, well inside the window. */
+    private static Thread.State settledState(CopyWorkers w) throws InterruptedException {
+        Thread.sleep(50);
+        return w.state(0);
+    }
+
     private static void sleepMicros(long micros) {
         long end = System.nanoTime() + micros * 1_000;
         while (System.nanoTime() < end) {
