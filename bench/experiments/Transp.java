@@ -6,7 +6,7 @@
 // of the write-allocate), 6 mode 0 with two channel blocks per pass (32 rows read at once), 7 mode 0
 // into a 1 MiB per-thread scratch laid out as the band's destination, copied out once per band, 8 mode 0
 // into a 4 MiB per-thread scratch holding the image's destination, copied out (streaming) once per image.
-// java --add-modules jdk.incubator.vector bench/experiments/Transp.java N C HW BAND MODE THREADS [REPEAT]
+// java --add-modules jdk.incubator.vector [-Dback=true] bench/experiments/Transp.java N C HW BAND MODE THREADS [REPEAT]
 // e.g. ... Transp.java 32 64 12544 1024 0 2 (in cache: Transp.java 1 64 1024 1024 0 1 2000)
 
 import java.lang.foreign.*;
@@ -166,7 +166,25 @@ public class Transp {
     e15.intoMemorySegment(dst, d + 15 * db, O);
   }
   // one image: src [C][HW], dst [HW][C]; band: columns per band
+  static final boolean BACK = Boolean.getBoolean("back");
+  // -Dback=true: NHWC -> NCHW (src [HW][C], dst [C][HW]) in modes 0, 1 and 3; block (ib, jb) is channels ib.., pixels jb..
+  static void back(MemorySegment src, long s0, MemorySegment dst, long d0, int C, int HW, int band, int mode) {
+    long ps = 4L * C, cs = 4L * HW;
+    if (mode == 0) {
+      for (int jt = 0; jt < HW; jt += band) { int je = Math.min(jt + band, HW);
+        for (int ib = 0; ib < C; ib += 16) for (int jb = jt; jb + 16 <= je; jb += 16)
+          block16(src, s0 + jb * ps + ib * 4L, ps, dst, d0 + ib * cs + jb * 4L, cs); }
+    } else if (mode == 3) {
+      for (int jt = 0; jt < HW; jt += band) { int je = Math.min(jt + band, HW);
+        for (int ib = 0; ib < C; ib += 8) for (int jb = jt; jb + 8 <= je; jb += 8)
+          block8(src, s0 + jb * ps + ib * 4L, ps, dst, d0 + ib * cs + jb * 4L, cs); }
+    } else if (mode == 1) {
+      for (int jb = 0; jb + 16 <= HW; jb += 16) for (int ib = 0; ib < C; ib += 16)
+          block16(src, s0 + jb * ps + ib * 4L, ps, dst, d0 + ib * cs + jb * 4L, cs);
+    } else throw new IllegalArgumentException("mode " + mode + " has no NHWC -> NCHW form");
+  }
   static void image(MemorySegment src, long s0, MemorySegment dst, long d0, int C, int HW, int band, int mode) {
+    if (BACK) { back(src, s0, dst, d0, C, HW, band, mode); return; }
     long sa = 4L * HW, db = 4L * C;
     if (mode == 0) {
       for (int jt = 0; jt < HW; jt += band) { int je = Math.min(jt + band, HW);
