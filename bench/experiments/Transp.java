@@ -165,31 +165,19 @@ public class Transp {
     e14.intoMemorySegment(dst, d + 14 * db, O);
     e15.intoMemorySegment(dst, d + 15 * db, O);
   }
-  // one image: src [C][HW], dst [HW][C]; band: columns per band
+  // one image: src [C][HW], dst [HW][C]; band: columns per band. -Dback=true: NHWC -> NCHW (src [HW][C],
+  // dst [C][HW]) in modes 0, 1 and 3, the same loops with the roles of the strides swapped.
   static final boolean BACK = Boolean.getBoolean("back");
-  // -Dback=true: NHWC -> NCHW (src [HW][C], dst [C][HW]) in modes 0, 1 and 3; block (ib, jb) is channels ib.., pixels jb..
-  static void back(MemorySegment src, long s0, MemorySegment dst, long d0, int C, int HW, int band, int mode) {
-    long ps = 4L * C, cs = 4L * HW;
-    if (mode == 0) {
-      for (int jt = 0; jt < HW; jt += band) { int je = Math.min(jt + band, HW);
-        for (int ib = 0; ib < C; ib += 16) for (int jb = jt; jb + 16 <= je; jb += 16)
-          block16(src, s0 + jb * ps + ib * 4L, ps, dst, d0 + ib * cs + jb * 4L, cs); }
-    } else if (mode == 3) {
-      for (int jt = 0; jt < HW; jt += band) { int je = Math.min(jt + band, HW);
-        for (int ib = 0; ib < C; ib += 8) for (int jb = jt; jb + 8 <= je; jb += 8)
-          block8(src, s0 + jb * ps + ib * 4L, ps, dst, d0 + ib * cs + jb * 4L, cs); }
-    } else if (mode == 1) {
-      for (int jb = 0; jb + 16 <= HW; jb += 16) for (int ib = 0; ib < C; ib += 16)
-          block16(src, s0 + jb * ps + ib * 4L, ps, dst, d0 + ib * cs + jb * 4L, cs);
-    } else throw new IllegalArgumentException("mode " + mode + " has no NHWC -> NCHW form");
-  }
   static void image(MemorySegment src, long s0, MemorySegment dst, long d0, int C, int HW, int band, int mode) {
-    if (BACK) { back(src, s0, dst, d0, C, HW, band, mode); return; }
     long sa = 4L * HW, db = 4L * C;
+    // Bytes per channel and per pixel on each side; blocks read rows along the source's outer
+    // dimension and write rows along the destination's.
+    long srcC = BACK ? 4 : sa, srcP = BACK ? db : 4, dstC = BACK ? sa : 4, dstP = BACK ? 4 : db;
+    long srcRow = BACK ? srcP : srcC, dstRow = BACK ? dstC : dstP;
     if (mode == 0) {
       for (int jt = 0; jt < HW; jt += band) { int je = Math.min(jt + band, HW);
         for (int ib = 0; ib < C; ib += 16) for (int jb = jt; jb + 16 <= je; jb += 16)
-          block16(src, s0 + ib * sa + jb * 4L, sa, dst, d0 + jb * db + ib * 4L, db); }
+          block16(src, s0 + ib * srcC + jb * srcP, srcRow, dst, d0 + jb * dstP + ib * dstC, dstRow); }
     } else if (mode == 5) { // mode 0, loading each destination line AHEAD blocks before it is stored
       long sink = 0; long ahead = 16L * AHEAD;
       for (int jt = 0; jt < HW; jt += band) { int je = Math.min(jt + band, HW);
@@ -218,7 +206,7 @@ public class Transp {
     } else if (mode == 3) {
       for (int jt = 0; jt < HW; jt += band) { int je = Math.min(jt + band, HW);
         for (int ib = 0; ib < C; ib += 8) for (int jb = jt; jb + 8 <= je; jb += 8)
-          block8(src, s0 + ib * sa + jb * 4L, sa, dst, d0 + jb * db + ib * 4L, db); }
+          block8(src, s0 + ib * srcC + jb * srcP, srcRow, dst, d0 + jb * dstP + ib * dstC, dstRow); }
     } else if (mode == 4) {
       MemorySegment sc = SCR.get();
       long bb = 4L * band;
@@ -229,7 +217,7 @@ public class Transp {
             block16(sc, (jb - jt) * 4L, bb, dst, d0 + jb * db + ib * 4L, db); } }
     } else if (mode == 1) { // column stripe: all channels per 16 columns
       for (int jb = 0; jb + 16 <= HW; jb += 16) for (int ib = 0; ib < C; ib += 16)
-          block16(src, s0 + ib * sa + jb * 4L, sa, dst, d0 + jb * db + ib * 4L, db);
+          block16(src, s0 + ib * srcC + jb * srcP, srcRow, dst, d0 + jb * dstP + ib * dstC, dstRow);
     } else { // mode 2: band but inner loop over channels within a band? (jb outer inside band)
       for (int jt = 0; jt < HW; jt += band) { int je = Math.min(jt + band, HW);
         for (int jb = jt; jb + 16 <= je; jb += 16) for (int ib = 0; ib < C; ib += 16)
@@ -239,6 +227,7 @@ public class Transp {
   public static void main(String[] a) throws Exception {
     int N = Integer.parseInt(a[0]), C = Integer.parseInt(a[1]), HW = Integer.parseInt(a[2]);
     REP = a.length > 6 ? Integer.parseInt(a[6]) : 1; int band = Integer.parseInt(a[3]), mode = Integer.parseInt(a[4]), thr = Integer.parseInt(a[5]);
+    if (BACK && mode != 0 && mode != 1 && mode != 3) throw new IllegalArgumentException("mode " + mode + " has no NHWC -> NCHW form");
     long img = 4L * C * HW, bytes = img * N;
     MemorySegment src = Arena.global().allocate(bytes, 4096), dst = Arena.global().allocate(bytes, 4096);
     src.fill((byte) 1); dst.fill((byte) 2);

@@ -9,12 +9,12 @@ package dev.tensorbuf.ops.copy;
  * from slightly different moments.
  *
  * {@snippet :
- * CopyEngine.of(2).copy(nchw, nhwc);                // f32[32,64,112,112]: staged on two threads
+ * CopyEngine.of(1).copy(nchw, nhwc);                // f32[2,64,112,112]: two staged chunks, one buffer
  * ScratchMemory held = CopyEngine.scratchMemory();
- * held.heldBytes();                                 // 12582912: two buffers kept
+ * held.heldBytes();                                 // 6291456: the buffer, kept for reuse
  * held.toString();
- * // "copy scratch: 12582912 bytes held (0 in use, peak 12582912), 2 buffers allocated"
- * CopyEngine.releaseScratch();                      // 12582912 bytes freed
+ * // "copy scratch: 6291456 bytes held (0 in use, peak 6291456), 1 buffer allocated"
+ * CopyEngine.releaseScratch();                      // 6291456 bytes freed
  * }
  *
  * @param heldBytes bytes allocated and not yet freed: in use plus kept for reuse
