@@ -1,5 +1,6 @@
 // f32[4096,4096] -> T(8,128) as standalone loops: per-512-byte MemorySegment.copy or vector (512 or
-// 256-bit) copies, destination or source order, 1 and 2 threads, against one MemorySegment.copy.
+// 256-bit) copies, destination or source order or k tile columns at a time, 1 and 2 threads, against
+// one MemorySegment.copy.
 import java.lang.foreign.*;
 import jdk.incubator.vector.*;
 import java.util.concurrent.*;
@@ -58,6 +59,15 @@ public class Tile {
           vec512(src, from(b, r, ct), dst, to(b, r, ct)); return 0; });
       mode(ex, threads, "vec src", (f,t) -> { for (long b=f; b<t; b++) for (long r=0;r<8;r++) for (long ct=0; ct<32; ct++)
           vec512(src, from(b, r, ct), dst, to(b, r, ct)); return 0; });
+      // Between the two orders: k tile columns at a time, so each source row is read k * 512
+      // bytes at once and k tiles are written at once (k = 1 is destination order, 32 source order).
+      for (int kk : new int[]{2, 4, 8, 16}) {
+        final long k = kk;
+        mode(ex, threads, "bulk k=" + k, (f,t) -> { for (long b=f; b<t; b++) for (long c0=0; c0<32; c0+=k) for (long r=0;r<8;r++)
+            for (long ct=c0; ct<c0+k; ct++) MemorySegment.copy(src, from(b, r, ct), dst, to(b, r, ct), 512); return 0; });
+        mode(ex, threads, "vec256 k=" + k, (f,t) -> { for (long b=f; b<t; b++) for (long c0=0; c0<32; c0+=k) for (long r=0;r<8;r++)
+            for (long ct=c0; ct<c0+k; ct++) vec256(src, from(b, r, ct), dst, to(b, r, ct)); return 0; });
+      }
       mode(ex, threads, "vec256 dst", (f,t) -> { for (long b=f; b<t; b++) for (long ct=0; ct<32; ct++) for (long r=0;r<8;r++)
           vec256(src, from(b, r, ct), dst, to(b, r, ct)); return 0; });
       mode(ex, threads, "vec256 src", (f,t) -> { for (long b=f; b<t; b++) for (long r=0;r<8;r++) for (long ct=0; ct<32; ct++)
