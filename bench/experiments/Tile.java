@@ -60,9 +60,10 @@ public class Tile {
       mode(ex, threads, "vec src", (f,t) -> { for (long b=f; b<t; b++) for (long r=0;r<8;r++) for (long ct=0; ct<32; ct++)
           vec512(src, from(b, r, ct), dst, to(b, r, ct)); return 0; });
       // Between the two orders: k tile columns at a time, so each source row is read k * 512
-      // bytes at once and k tiles are written at once (k = 1 is destination order, 32 source order).
-      for (int kk : new int[]{2, 4, 8, 16}) {
-        final long k = kk;
+      // bytes at once and k tiles are written at once (k = 1 is destination order, 32 source order);
+      // -Dks=4 times only k = 4.
+      for (String kk : System.getProperty("ks", "2,4,8,16").split(",")) {
+        final long k = Long.parseLong(kk.trim());
         mode(ex, threads, "bulk k=" + k, (f,t) -> { for (long b=f; b<t; b++) for (long c0=0; c0<32; c0+=k) for (long r=0;r<8;r++)
             for (long ct=c0; ct<c0+k; ct++) MemorySegment.copy(src, from(b, r, ct), dst, to(b, r, ct), 512); return 0; });
         mode(ex, threads, "vec256 k=" + k, (f,t) -> { for (long b=f; b<t; b++) for (long c0=0; c0<32; c0+=k) for (long r=0;r<8;r++)
