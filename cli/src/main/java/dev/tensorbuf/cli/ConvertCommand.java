@@ -1,10 +1,10 @@
 package dev.tensorbuf.cli;
 
+import dev.tensorbuf.cli.TensorFiles.Format;
+import dev.tensorbuf.cli.TensorFiles.Opened;
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.NpyArray;
-import dev.tensorbuf.interop.SafetensorsFile;
-import dev.tensorbuf.interop.SafetensorsTensor;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.Buffer;
@@ -14,7 +14,6 @@ import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaLayout;
 import dev.tensorbuf.views.XlaShape;
@@ -29,7 +28,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /** {@code tensorbuf convert}: a tensor from .npy, safetensors or raw bytes into any of them, in any XLA layout and type. */
@@ -87,17 +85,6 @@ final class ConvertCommand implements Command {
                 Option.JSON);
     }
 
-    private enum Format { NPY, SAFETENSORS, RAW }
-
-    private static Format formatOf(Path file) {
-        String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
-        return name.endsWith(".npy") ? Format.NPY : name.endsWith(".safetensors") ? Format.SAFETENSORS : Format.RAW;
-    }
-
-    /** The input: a view over its bytes, its name, and what to close. */
-    private record Input(TensorView view, String tensorName, AutoCloseable owner) {
-    }
-
     @Override
     public int run(Invocation in) throws Exception {
         in.expectAtMostPositionals(2);
@@ -106,16 +93,18 @@ final class ConvertCommand implements Command {
         CliFiles.input(inPath, null);
         CliFiles.outputFile(outPath, null);
         long start = System.nanoTime();
-        Input input = open(in, inPath);
+        Opened input = open(in, inPath);
         try (AutoCloseable owner = input.owner()) {
             ArrayShape target = target(in, input.view());
-            Format outFormat = formatOf(outPath);
-            XlaLayout dense = dense(target.dtype(), target.rank());
+            Format outFormat = TensorFiles.formatOf(outPath);
+            XlaLayout dense = TensorFiles.dense(target.dtype(), target.rank());
             if (outFormat != Format.RAW && !target.requireLayout().equals(dense)) {
-                throw new UsageException("a ." + outFormat.name().toLowerCase(Locale.ROOT)
+                throw new UsageException("a ." + outFormat.label()
                         + " file holds row-major (C order) data, " + target.withLayout(dense) + "; --layout " + target
                         + " is for raw output (OUT with another extension)");
             }
+            TensorFiles.requireWritable(outPath, target.dtype(), "the output",
+                    "write raw bytes instead (OUT with any other extension)");
             long bytes = target.arraySize();
             try (Allocator arena = Allocators.shared();
                  Progress progress = Progress.start(in.err(), in.flag("quiet"), outFormat == Format.RAW ? 2 * bytes : bytes)) {
@@ -123,11 +112,10 @@ final class ConvertCommand implements Command {
                 TensorView out = TensorView.of(buffer, target);
                 copy(input.view(), out, progress);
                 MemorySegment data = buffer.segment().asSlice(0, bytes);
-                switch (outFormat) {
-                    case NPY -> Npy.write(outPath, new DenseTensor(target.dtype(), target.dims(), data));
-                    case SAFETENSORS -> SafetensorsFile.write(outPath,
-                            Map.of(input.tensorName(), new DenseTensor(target.dtype(), target.dims(), data)));
-                    case RAW -> writeRaw(outPath, data, progress);
+                if (outFormat == Format.RAW) {
+                    writeRaw(outPath, data, progress);
+                } else {
+                    TensorFiles.write(outPath, input.name(), new DenseTensor(target.dtype(), target.dims(), data));
                 }
             }
             double seconds = (System.nanoTime() - start) / 1e9;
@@ -143,14 +131,14 @@ final class ConvertCommand implements Command {
                 in.printJson(json);
             } else {
                 in.out().println(inPath + " -> " + outPath + ": " + target + ", " + written + " bytes ("
-                        + outFormat.name().toLowerCase(Locale.ROOT) + ") in " + String.format("%.2f s", seconds));
+                        + outFormat.label() + ") in " + String.format("%.2f s", seconds));
             }
         }
         return 0;
     }
 
-    private static Input open(Invocation in, Path file) throws IOException {
-        Format format = formatOf(file);
+    private static Opened open(Invocation in, Path file) throws IOException {
+        Format format = TensorFiles.formatOf(file);
         if (format != Format.SAFETENSORS && in.value("tensor") != null) {
             throw new UsageException("--tensor picks a tensor of a safetensors input; " + file + " is not one");
         }
@@ -160,7 +148,7 @@ final class ConvertCommand implements Command {
         }
         if (format != Format.RAW && in.value("from-layout") != null) {
             throw new UsageException("--from-layout describes a raw input; " + file + " is a ."
-                    + format.name().toLowerCase(Locale.ROOT) + " file, which says its own shape");
+                    + format.label() + " file, which says its own shape");
         }
         String stem = file.getFileName().toString().replaceFirst("\\.[^.]*$", "");
         return switch (format) {
@@ -172,33 +160,14 @@ final class ConvertCommand implements Command {
                     throw new UsageException("--from-dtype " + named + ": " + file + " says its own type, "
                             + a.dtype() + " ('" + a.header().descr() + "'); the option is for void ('<V2') files");
                 }
-                yield new Input(TensorView.strided(a.data(), a.dtype(), a.layout()), stem, a);
+                yield new Opened(TensorView.strided(a.data(), a.dtype(), a.layout()), stem, a);
             }
-            case SAFETENSORS -> {
-                SafetensorsFile f = SafetensorsFile.open(file);
-                try {
-                    String name = in.value("tensor");
-                    if (name == null) {
-                        if (f.names().size() != 1) {
-                            throw new IllegalArgumentException(file + " holds " + f.names().size() + " tensors " + f.names()
-                                    + "; pick one with --tensor NAME");
-                        }
-                        name = f.names().getFirst();
-                    }
-                    SafetensorsTensor t = f.tensor(name);
-                    long[] dims = t.shape().stream().mapToLong(Long::longValue).toArray();
-                    ArrayShape shape = ArrayShape.of(t.dtype(), dims).withLayout(dense(t.dtype(), dims.length));
-                    yield new Input(TensorView.of(t.data(), shape), name, f);
-                } catch (RuntimeException e) {
-                    f.close();
-                    throw e;
-                }
-            }
+            case SAFETENSORS -> TensorFiles.openSafetensors(file, in.value("tensor"), null, "--tensor NAME");
             case RAW -> openRaw(in, file, stem);
         };
     }
 
-    private static Input openRaw(Invocation in, Path file, String stem) throws IOException {
+    private static Opened openRaw(Invocation in, Path file, String stem) throws IOException {
         String text = in.value("from-layout");
         if (text == null) {
             throw new UsageException("raw input " + file + " needs --from-layout SHAPE, the XLA shape its bytes are"
@@ -215,7 +184,7 @@ final class ConvertCommand implements Command {
             MemorySegment bytes = size == 0 ? arena.allocate(1)
                     : channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
             Buffer buffer = Buffers.foreign(bytes, MemorySpace.HOST, "raw " + file.getFileName(), arena::close);
-            return new Input(TensorView.of(buffer.asReadOnly(), shape), stem, buffer);
+            return new Opened(TensorView.of(buffer.asReadOnly(), shape), stem, buffer);
         } catch (IOException | RuntimeException e) {
             arena.close();
             throw e;
@@ -230,7 +199,7 @@ final class ConvertCommand implements Command {
         if (layoutText == null) {
             long[] dims = source.dims().stream().mapToLong(Long::longValue).toArray();
             DType t = dtype == null ? source.dtype() : dtype;
-            return ArrayShape.of(t, dims).withLayout(dense(t, dims.length));
+            return ArrayShape.of(t, dims).withLayout(TensorFiles.dense(t, dims.length));
         }
         ArrayShape shape = arrayShape(layoutText, "--layout");
         if (!shape.dims().equals(source.dims())) {
@@ -242,15 +211,6 @@ final class ConvertCommand implements Command {
                     + "; give the type once, in --layout");
         }
         return shape;
-    }
-
-    /**
-     * {@return row-major as the files store it: sub-byte types packed into bytes, first element in
-     * the low bits (safetensors' F4, and what DenseTensor holds)}
-     */
-    private static XlaLayout dense(DType type, int rank) {
-        XlaLayout rowMajor = XlaLayout.descending(rank);
-        return type.isSubByte() ? rowMajor.withElementSizeInBits(type.bitWidth()) : rowMajor;
     }
 
     private static ArrayShape arrayShape(String text, String option) {

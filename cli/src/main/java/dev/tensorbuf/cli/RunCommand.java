@@ -3,11 +3,16 @@ package dev.tensorbuf.cli;
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.NpyArray;
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.ops.exec.Execution;
 import dev.tensorbuf.ops.exec.HloExecutor;
 import dev.tensorbuf.ops.exec.Step;
 import dev.tensorbuf.ops.exec.UnsupportedOpException;
+import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.hlo.HloModule;
+import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorView;
 import java.nio.file.Path;
@@ -16,11 +21,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** {@code tensorbuf run}: executes an HLO module of data-movement ops as views and writes the root to {@code .npy}. */
+/**
+ * {@code tensorbuf run}: executes an HLO module of data-movement ops as views and writes the root
+ * to {@code .npy} or safetensors.
+ */
 final class RunCommand implements Command {
-    private static final Option ARG = Option.value("arg", "NAME=FILE.npy", true,
-            "bind a parameter, by name (p0=a.npy) or number (0=a.npy), to a .npy file");
-    private static final Option OUT = Option.value("out", "FILE.npy", false, "where to write the ROOT's value (C order)");
+    private static final Option ARG = Option.value("arg", "NAME=FILE", true,
+            "bind a parameter, by name (p0=a.npy) or number (0=a.npy), to a .npy file or a safetensors tensor"
+                    + " (w=model.safetensors takes tensor 'w' or the only one; w=model.safetensors:TENSOR names it)");
+    private static final Option OUT = Option.value("out", "FILE", false,
+            "where to write the ROOT's value (C order): FILE.npy, or FILE.safetensors (one tensor, named like the ROOT)");
 
     @Override
     public String name() {
@@ -29,12 +39,12 @@ final class RunCommand implements Command {
 
     @Override
     public String summary() {
-        return "execute an HLO module of data-movement ops as lazy views, write the ROOT to .npy";
+        return "execute an HLO module of data-movement ops as lazy views, write the ROOT to .npy or safetensors";
     }
 
     @Override
     public String synopsis() {
-        return "tensorbuf run MODULE.hlo --arg NAME=FILE.npy ... --out FILE.npy [--json]";
+        return "tensorbuf run MODULE.hlo --arg NAME=FILE ... --out FILE.npy|FILE.safetensors [--json]";
     }
 
     @Override
@@ -44,9 +54,13 @@ final class RunCommand implements Command {
                 constant, iota, broadcast, transpose, reshape, bitcast, copy, slice, dynamic-slice, pad,
                 reverse, concatenate, convert. Each op is a view (its map composed into its operand's,
                 no element moved); copy, convert between types, constants and iota make new memory, and
-                the ROOT is materialised in its layout. The .npy written holds the logical array in C
-                order. Arguments are checked against their parameter's type and dims; any other op
-                exits 2 naming it. Each instruction is listed with what it became and its map's form.
+                the ROOT is materialised in its layout. The file written holds the logical array in C
+                order: a .npy, or a .safetensors with one tensor named like the ROOT (for bf16 and f8,
+                which NumPy has no dtype for). Arguments come from .npy files or safetensors tensors
+                (NAME=FILE.safetensors takes the tensor called NAME, or the file's only one;
+                NAME=FILE.safetensors:TENSOR names it) and are checked against their parameter's type
+                and dims. Any other op exits 2 naming it. Each instruction is listed with what it
+                became and its map's form.
 
                 example (np.save("a.npy", np.arange(6, dtype="<f4").reshape(2, 3))):
                   t.hlo:  HloModule m
@@ -77,42 +91,86 @@ final class RunCommand implements Command {
         CliFiles.input(modulePath, null);
         String out = in.value("out");
         if (out == null) {
-            throw new UsageException("missing --out FILE.npy (usage: " + synopsis() + ")");
+            throw new UsageException("missing --out FILE.npy or FILE.safetensors (usage: " + synopsis() + ")");
         }
-        if (!out.toLowerCase(java.util.Locale.ROOT).endsWith(".npy")) {
-            // It wrote .npy bytes under any name, and a .safetensors reader then choked on them.
-            throw new UsageException("--out " + out + ": run writes .npy only; name it FILE.npy, then use"
-                    + " 'tensorbuf convert FILE.npy " + out + "' for another format");
+        Path outPath = Path.of(out);
+        if (TensorFiles.formatOf(outPath) == TensorFiles.Format.RAW) {
+            // Raw bytes need a layout to be useful, and convert has the options for one.
+            throw new UsageException("--out " + out + ": run writes .npy or .safetensors; name it FILE.npy, then use"
+                    + " 'tensorbuf convert FILE.npy " + out + " --layout ...' for raw bytes in any layout");
         }
-        CliFiles.outputFile(Path.of(out), "--out");
+        CliFiles.outputFile(outPath, "--out");
         String text = CliFiles.readUtf8(modulePath);
         HloModule module = HloModule.parse(text);
-        List<NpyArray> opened = new ArrayList<>();
+        HloInstruction root = module.entry().root();
+        // Checked before the arguments are read or anything runs: a bf16 ROOT cannot go to .npy.
+        if (root.shape() instanceof ArrayShape rootShape) { // a tuple ROOT is the executor's to report
+            TensorFiles.requireWritable(outPath, rootShape.dtype(), "ROOT " + root.name(),
+                    "run writes .npy and .safetensors only: convert the ROOT to a wider type in the module");
+        }
+        List<AutoCloseable> opened = new ArrayList<>();
         try {
             Map<String, TensorView> args = new LinkedHashMap<>();
             for (String a : in.values("arg")) {
                 int eq = a.indexOf('=');
                 if (eq <= 0 || eq == a.length() - 1) {
-                    throw new UsageException("--arg '" + a + "' must be NAME=FILE.npy or NUMBER=FILE.npy");
+                    throw new UsageException("--arg '" + a + "' must be NAME=FILE or NUMBER=FILE (a .npy or .safetensors file)");
                 }
-                Path file = Path.of(a.substring(eq + 1));
-                CliFiles.input(file, "--arg " + a.substring(0, eq));
-                // ml_dtypes saves bf16 and f8 as bare void ('<V2'): they take their parameter's type.
-                DType declared = HloExecutor.parameterShape(module, a.substring(0, eq)).dtype();
-                NpyArray array = Npy.map(file, declared.isNumpyNative() ? null : declared);
-                opened.add(array);
-                if (args.put(a.substring(0, eq), TensorView.strided(array.data(), array.dtype(), array.layout())) != null) {
-                    throw new UsageException("--arg " + a.substring(0, eq) + " is given twice");
+                String key = a.substring(0, eq);
+                if (args.containsKey(key)) {
+                    throw new UsageException("--arg " + key + " is given twice");
                 }
+                args.put(key, argument(module, key, a.substring(eq + 1), opened));
             }
             try (Execution x = execute(module, text, args)) {
-                write(Path.of(out), x.rowMajor());
+                write(outPath, root.name(), x);
                 report(in, modulePath, out, x);
             }
         } finally {
-            opened.forEach(NpyArray::close);
+            for (AutoCloseable c : opened) {
+                c.close();
+            }
         }
         return 0;
+    }
+
+    /**
+     * Opens what {@code --arg KEY=VALUE} names: a {@code .npy} file, or a safetensors tensor, by
+     * {@code FILE.safetensors:TENSOR} or else the tensor called {@code KEY} or the file's only one.
+     */
+    private static TensorView argument(HloModule module, String key, String value, List<AutoCloseable> opened)
+            throws java.io.IOException {
+        String role = "--arg " + key;
+        Path file = Path.of(value);
+        String tensor = null;
+        int colon = value.lastIndexOf(':');
+        if (TensorFiles.formatOf(file) != TensorFiles.Format.SAFETENSORS && colon > 0
+                && TensorFiles.formatOf(Path.of(value.substring(0, colon))) == TensorFiles.Format.SAFETENSORS) {
+            file = Path.of(value.substring(0, colon));
+            tensor = value.substring(colon + 1);
+            if (tensor.isEmpty()) {
+                throw new UsageException(role + "=" + value + " has no tensor name after the colon; write FILE.safetensors:TENSOR,"
+                        + " or leave the colon out");
+            }
+        }
+        CliFiles.input(file, role);
+        switch (TensorFiles.formatOf(file)) {
+            case NPY -> {
+                // ml_dtypes saves bf16 and f8 as bare void ('<V2'): they take their parameter's type.
+                DType declared = HloExecutor.parameterShape(module, key).dtype();
+                NpyArray array = Npy.map(file, declared.isNumpyNative() ? null : declared);
+                opened.add(array);
+                return TensorView.strided(array.data(), array.dtype(), array.layout());
+            }
+            case SAFETENSORS -> {
+                String preferred = key.startsWith("%") ? key.substring(1) : key;
+                TensorFiles.Opened t = TensorFiles.openSafetensors(file, tensor, preferred, role + "=" + file + ":TENSOR");
+                opened.add(t.owner());
+                return t.view();
+            }
+            default -> throw new UsageException(role + "=" + value + ": run reads .npy and .safetensors files; for raw"
+                    + " bytes, 'tensorbuf convert " + value + " FILE.npy --from-layout SHAPE' first");
+        }
     }
 
     private static Execution execute(HloModule module, String text, Map<String, TensorView> args) {
@@ -125,9 +183,15 @@ final class RunCommand implements Command {
         }
     }
 
-    private static void write(Path file, TensorView rowMajor) throws java.io.IOException {
-        long bytes = Math.multiplyExact(rowMajor.elementCount(), (long) rowMajor.dtype().byteWidth());
-        Npy.write(file, new DenseTensor(rowMajor.dtype(), rowMajor.dims(), rowMajor.buffer().segment().asSlice(0, bytes)));
+    /** Writes the result in C order; sub-byte types packed two or more to a byte, as safetensors' F4 is. */
+    private static void write(Path file, String name, Execution x) throws java.io.IOException {
+        ArrayShape dense = x.resultShape().withLayout(TensorFiles.dense(x.resultShape().dtype(), x.resultShape().rank()));
+        try (Allocator packed = Allocators.shared()) {
+            TensorView data = dense.dtype().isSubByte() ? CopyEngine.defaults().materialize(x.result(), dense, packed)
+                    : x.rowMajor();
+            TensorFiles.write(file, name,
+                    new DenseTensor(dense.dtype(), dense.dims(), data.buffer().segment().asSlice(0, dense.arraySize())));
+        }
     }
 
     private static void report(Invocation in, Path module, String out, Execution x) {

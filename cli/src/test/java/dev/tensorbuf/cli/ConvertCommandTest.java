@@ -73,10 +73,17 @@ class ConvertCommandTest {
         try (NpyArray a = Npy.map(back)) {
             assertArrayEquals(values, a.data().segment().toArray(ValueLayout.JAVA_FLOAT));
         }
-        // NumPy has no 4-bit type: refused by name, not by a byte count.
-        r = CliHarness.run("convert", packed.toString(), dir.resolve("no.npy").toString());
-        assertEquals(2, r.code());
-        assertTrue(r.err().contains("NumPy has no dtype for f4e2m1fn"), r.err());
+        // NumPy has no 4-bit type: refused by name, not by a byte count, before anything is copied or written.
+        Path no = dir.resolve("no.npy");
+        r = CliHarness.run("convert", packed.toString(), no.toString());
+        assertEquals("tensorbuf convert: the output is f4e2m1fn, which NumPy has no dtype for (ml_dtypes'"
+                + " float4_e2m1fn is saved as an unnamed void type); write " + dir.resolve("no.safetensors")
+                + " instead, which holds f4e2m1fn\n", r.err());
+        assertFalse(Files.exists(no));
+        r = CliHarness.run("convert", packed.toString(), no.toString(), "--dtype", "s4");
+        assertEquals("tensorbuf convert: the output is s4, which NumPy has no dtype for (ml_dtypes' int4 is saved as an"
+                + " unnamed void type); write raw bytes instead"
+                + " (OUT with any other extension)\n", r.err());
     }
 
     @Test

@@ -23,8 +23,11 @@ final class RandomHloModules {
             DType.S16, DType.S8, DType.U32, DType.U8, DType.PRED);
     private static final int MAX_ELEMENTS = 1500;
 
-    /** A generated module: its text, its parameters' shapes in number order, and the opcodes it uses. */
-    record Module(String text, List<Param> params, Map<String, Integer> opcodes) {
+    /**
+     * A generated module: its text, its parameters' shapes in number order, the opcodes it uses and
+     * its ROOT's type (bf16 at times, which {@code tensorbuf run} writes to safetensors).
+     */
+    record Module(String text, List<Param> params, Map<String, Integer> opcodes, DType rootType) {
     }
 
     /** @param name parameter name; @param dtype type; @param dims dims (row-major) */
@@ -62,7 +65,11 @@ final class RandomHloModules {
         for (int s = 0; s < steps; s++) {
             step();
         }
-        if (!dtype.isNumpyNative()) {
+        if (rnd.nextInt(8) == 0) {
+            convert(DType.BF16); // rounds to nearest even from any type: more bf16 ROOTs than the steps make
+        }
+        // A bf16 ROOT stays half the time: run writes it to safetensors, the other half to .npy as f32.
+        if (!dtype.isNumpyNative() && rnd.nextBoolean()) {
             convert(DType.F32);
         }
         String layout = randomLayout(dims.length);
@@ -84,7 +91,7 @@ final class RandomHloModules {
             sb.append("  ").append(l.text(l.name().equals(cur))).append('\n');
         }
         sb.append("}\n");
-        return new Module(sb.toString(), List.copyOf(params), Map.copyOf(opcodes));
+        return new Module(sb.toString(), List.copyOf(params), Map.copyOf(opcodes), dtype);
     }
 
     private void step() {

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.NpyArray;
+import dev.tensorbuf.interop.SafetensorsFile;
+import dev.tensorbuf.interop.SafetensorsTensor;
 import dev.tensorbuf.interop.json.Json;
 import dev.tensorbuf.views.DType;
 import java.io.IOException;
@@ -148,19 +150,25 @@ class RunCommandTest {
     }
 
     @Test
-    void badArgumentsAreUsageErrors() {
-        assertTrue(CliHarness.run("run", hlo.toString(), "--arg", "p0=" + a).err().contains("missing --out FILE.npy"));
+    void badArgumentsAreUsageErrors() throws IOException {
+        assertTrue(CliHarness.run("run", hlo.toString(), "--arg", "p0=" + a).err()
+                .contains("missing --out FILE.npy or FILE.safetensors"));
         CliHarness r = CliHarness.run("run", hlo.toString(), "--arg", "p0", "--out", "x.npy");
         assertEquals(2, r.code());
-        assertTrue(r.err().contains("--arg 'p0' must be NAME=FILE.npy or NUMBER=FILE.npy"), r.err());
+        assertTrue(r.err().contains("--arg 'p0' must be NAME=FILE or NUMBER=FILE (a .npy or .safetensors file)"), r.err());
         assertTrue(CliHarness.run("run", hlo.toString(), "--arg", "p0=nope.npy", "--out", "x.npy").err()
                 .contains("--arg p0: no such file: nope.npy"));
-        Path other = dir.resolve("r.safetensors");
+        Path other = dir.resolve("r.bin");
         CliHarness wrongFormat = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + a, "--out", other.toString());
         assertEquals(2, wrongFormat.code());
-        assertTrue(wrongFormat.err().contains("run writes .npy only; name it FILE.npy, then use 'tensorbuf convert"),
-                wrongFormat.err());
+        assertTrue(wrongFormat.err().contains("--out " + other + ": run writes .npy or .safetensors; name it FILE.npy,"
+                + " then use 'tensorbuf convert FILE.npy " + other + " --layout ...'"), wrongFormat.err());
         assertFalse(Files.exists(other));
+        Path raw = dir.resolve("a.bin");
+        Files.write(raw, new byte[24]);
+        CliHarness rawArg = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + raw, "--out", "x.npy");
+        assertEquals("tensorbuf run: --arg p0=" + raw + ": run reads .npy and .safetensors files; for raw bytes,"
+                + " 'tensorbuf convert " + raw + " FILE.npy --from-layout SHAPE' first\n", rawArg.err());
     }
 
     @Test
@@ -174,5 +182,94 @@ class RunCommandTest {
         assertEquals(2, out.code());
         assertEquals("tensorbuf run: --out: no such folder: " + dir.resolve("no") + " (for " + dir.resolve("no/x.npy") + ")\n",
                 out.err());
+    }
+
+    private static final String BF16_ROOT = """
+            HloModule m
+            ENTRY e {
+              p0 = f32[2,3]{1,0} parameter(0)
+              t = f32[3,2]{1,0} transpose(p0), dimensions={1,0}
+              ROOT b = bf16[3,2]{1,0} convert(t)
+            }
+            """;
+
+    @Test
+    void bf16RootIsRefusedAsNpyBeforeAnythingRunsAndWrittenAsSafetensors() throws IOException {
+        Files.writeString(hlo, BF16_ROOT);
+        Path npy = dir.resolve("b.npy");
+        // The argument does not exist: the ROOT's type is checked first, so nothing is read or run.
+        CliHarness refused = CliHarness.run("run", hlo.toString(), "--arg", "p0=missing.npy", "--out", npy.toString());
+        assertEquals(2, refused.code());
+        assertEquals("tensorbuf run: ROOT b is bf16, which NumPy has no dtype for (ml_dtypes' bfloat16 is saved as an"
+                + " unnamed void type); write " + dir.resolve("b.safetensors") + " instead, which holds bf16\n", refused.err());
+        assertFalse(Files.exists(npy));
+
+        Path st = dir.resolve("b.safetensors");
+        CliHarness r = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + a, "--out", st.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().startsWith(hlo + " -> " + st + ": bf16[3,2]{1,0}\n"), r.out());
+        try (SafetensorsFile f = SafetensorsFile.open(st)) {
+            assertEquals(List.of("b"), f.names());
+            SafetensorsTensor b = f.tensor("b");
+            assertEquals(DType.BF16, b.dtype());
+            assertEquals(List.of(3L, 2L), b.shape());
+            // 0 3 1 4 2 5 as bf16: the f32 bits' upper halves (all exact).
+            assertArrayEquals(new short[] {0, 0x4040, 0x3f80, 0x4080, 0x4000, 0x40a0},
+                    b.data().segment().toArray(ValueLayout.JAVA_SHORT_UNALIGNED));
+        }
+    }
+
+    @Test
+    void subByteRootsArePackedOrRefusedByWhatTheFormatHolds() throws IOException {
+        Path h = dir.resolve("h.npy");
+        Npy.write(h, new DenseTensor(DType.F32, List.of(2L, 3L),
+                Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 0.5f, 1, 1.5f, -2, 3, 6)));
+        Files.writeString(hlo, """
+                HloModule m
+                ENTRY e {
+                  p0 = f32[2,3]{1,0} parameter(0)
+                  t = f32[3,2]{1,0} transpose(p0), dimensions={1,0}
+                  ROOT q = f4e2m1fn[3,2]{1,0} convert(t)
+                }
+                """);
+        Path st = dir.resolve("q.safetensors");
+        CliHarness r = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + h, "--out", st.toString());
+        assertEquals(0, r.code(), r.err());
+        try (SafetensorsFile f = SafetensorsFile.open(st)) {
+            SafetensorsTensor q = f.tensor("q");
+            assertEquals(DType.F4E2M1FN, q.dtype());
+            // Transposed: 0.5 -2 1 3 1.5 6, as e2m1 codes 1 0xc 2 5 3 7, two to a byte, first in the low bits.
+            assertArrayEquals(new byte[] {(byte) 0xc1, 0x52, 0x73}, q.data().segment().toArray(ValueLayout.JAVA_BYTE));
+        }
+        Files.writeString(hlo, BF16_ROOT.replace("bf16", "s4"));
+        CliHarness s4 = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + a, "--out", dir.resolve("s.safetensors").toString());
+        assertEquals("tensorbuf run: ROOT b is s4, which safetensors has no dtype for; run writes .npy and .safetensors"
+                + " only: convert the ROOT to a wider type in the module\n", s4.err());
+    }
+
+    @Test
+    void argumentsComeFromSafetensorsTensorsByParameterNameOrExplicitly() throws IOException {
+        Path w = dir.resolve("w.safetensors");
+        SafetensorsFile.write(w, Map.of(
+                "p0", new DenseTensor(DType.F32, List.of(2L, 3L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 0, 1, 2, 3, 4, 5)),
+                "x", new DenseTensor(DType.F32, List.of(2L, 3L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 6, 7, 8, 9, 10, 11))));
+        Path out = dir.resolve("r.npy");
+        // By the parameter's name, with the tensor of the same name.
+        assertEquals(0, CliHarness.run("run", hlo.toString(), "--arg", "p0=" + w, "--out", out.toString()).code());
+        assertArrayEquals(new float[] {2, 5, 1, 4, 0, 3}, read(out));
+        // By number, naming the tensor.
+        CliHarness x = CliHarness.run("run", hlo.toString(), "--arg", "0=" + w + ":x", "--out", out.toString());
+        assertEquals(0, x.code(), x.err());
+        assertArrayEquals(new float[] {8, 11, 7, 10, 6, 9}, read(out));
+
+        CliHarness ambiguous = CliHarness.run("run", hlo.toString(), "--arg", "0=" + w, "--out", out.toString());
+        assertEquals("tensorbuf run: " + w + " holds 2 tensors [p0, x]; pick one with --arg 0=" + w + ":TENSOR\n",
+                ambiguous.err());
+        CliHarness missing = CliHarness.run("run", hlo.toString(), "--arg", "0=" + w + ":y", "--out", out.toString());
+        assertEquals(2, missing.code());
+        assertTrue(missing.err().contains("no tensor 'y' in w.safetensors; it has [p0, x]"), missing.err());
+        CliHarness empty = CliHarness.run("run", hlo.toString(), "--arg", "0=" + w + ":", "--out", out.toString());
+        assertEquals("tensorbuf run: --arg 0=" + w + ": has no tensor name after the colon; write FILE.safetensors:TENSOR,"
+                + " or leave the colon out\n", empty.err());
     }
 }

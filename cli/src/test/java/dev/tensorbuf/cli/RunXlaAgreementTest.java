@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.NpyArray;
+import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
 import java.io.IOException;
@@ -53,9 +54,10 @@ class RunXlaAgreementTest {
             RandomHloModules.Module m = RandomHloModules.generate(rnd);
             modules.add(m);
             m.opcodes().forEach((op, n) -> coverage.merge(op, n, Integer::sum));
+            coverage.merge("ROOT " + m.rootType(), 1, Integer::sum);
             Path hlo = dir.resolve("m" + k + ".hlo");
             Files.writeString(hlo, m.text());
-            List<String> cli = new ArrayList<>(List.of("run", hlo.toString(), "--out", dir.resolve("ours" + k + ".npy").toString()));
+            List<String> cli = new ArrayList<>(List.of("run", hlo.toString(), "--out", ours(k, m).toString()));
             manifest.append(hlo).append('\t').append(dir.resolve("xla" + k + ".npy"));
             for (int p = 0; p < m.params().size(); p++) {
                 RandomHloModules.Param param = m.params().get(p);
@@ -78,23 +80,35 @@ class RunXlaAgreementTest {
             fail("XLA could not run some modules (seed " + seed + "):\n" + errors);
         }
         for (int k = 0; k < MODULES; k++) {
-            compare(modules.get(k), dir.resolve("ours" + k + ".npy"), dir.resolve("xla" + k + ".npy"), seed);
+            compare(modules.get(k), ours(k, modules.get(k)), dir.resolve("xla" + k + ".npy"), seed);
         }
     }
 
+    /** {@return where run writes module {@code k}: .npy, or safetensors for a bf16 ROOT} */
+    private Path ours(int k, RandomHloModules.Module m) {
+        return dir.resolve("ours" + k + (m.rootType().isNumpyNative() ? ".npy" : ".safetensors"));
+    }
+
     private static void compare(RandomHloModules.Module m, Path ours, Path xla, long seed) throws IOException {
-        try (NpyArray a = Npy.map(ours); NpyArray b = Npy.map(xla)) {
+        // XLA's bf16 result comes back as ml_dtypes' bfloat16, which np.save writes as void '<V2'.
+        DType declared = m.rootType().isNumpyNative() ? null : m.rootType();
+        try (SafetensorsFile st = ours.toString().endsWith(".safetensors") ? SafetensorsFile.open(ours) : null;
+             NpyArray npy = st == null ? Npy.map(ours) : null;
+             NpyArray b = Npy.map(xla, declared)) {
+            DType dtype = st == null ? npy.dtype() : st.tensors().getFirst().dtype();
+            List<Long> shape = st == null ? npy.shape() : st.tensors().getFirst().shape();
+            MemorySegment data = (st == null ? npy.data() : st.tensors().getFirst().data()).segment();
             String context = "module (seed " + seed + "):\n" + m.text();
-            assertEquals(b.dtype(), a.dtype(), () -> "dtype differs for " + context);
-            assertEquals(b.shape(), a.shape(), () -> "shape differs for " + context);
-            byte[] mine = a.data().segment().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+            assertEquals(b.dtype(), dtype, () -> "dtype differs for " + context);
+            assertEquals(b.shape(), shape, () -> "shape differs for " + context);
+            byte[] mine = data.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
             byte[] theirs = b.data().segment().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
             if (!Arrays.equals(mine, theirs)) {
-                ElementAccess e = ElementAccess.of(a.dtype());
+                ElementAccess e = ElementAccess.of(dtype);
                 StringBuilder diff = new StringBuilder();
-                long n = a.data().byteSize() / a.dtype().byteWidth();
+                long n = data.byteSize() / dtype.byteWidth();
                 for (long i = 0; i < n && diff.length() < 2000; i++) {
-                    long x = e.getBits(a.data().segment(), i);
+                    long x = e.getBits(data, i);
                     long y = e.getBits(b.data().segment(), i);
                     if (x != y) {
                         diff.append(String.format("  element %d: ours 0x%x, XLA 0x%x%n", i, x, y));

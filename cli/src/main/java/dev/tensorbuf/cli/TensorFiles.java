@@ -1,0 +1,131 @@
+package dev.tensorbuf.cli;
+
+import dev.tensorbuf.interop.DenseTensor;
+import dev.tensorbuf.interop.Npy;
+import dev.tensorbuf.interop.SafetensorsFile;
+import dev.tensorbuf.interop.SafetensorsTensor;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.XlaLayout;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Tensor files as {@code convert} and {@code run} read and write them, the format chosen by the
+ * file's extension: {@code .npy}, {@code .safetensors}, raw bytes otherwise. One place decides
+ * which types each format holds, so both commands refuse the same files with the same advice,
+ * and before any work is done.
+ *
+ * {@snippet :
+ * TensorFiles.Format f = TensorFiles.formatOf(Path.of("o.npy"));   // NPY
+ * TensorFiles.requireWritable(Path.of("o.npy"), DType.BF16, "ROOT o", "convert it to a wider type in the module");
+ * // throws UsageException: "ROOT o is bf16, which NumPy has no dtype for (ml_dtypes' bfloat16 is
+ * // saved as an unnamed void type); write o.safetensors instead, which holds bf16"
+ * }
+ */
+final class TensorFiles {
+    private TensorFiles() {}
+
+    /** A file format, from the file's extension. */
+    enum Format {
+        NPY, SAFETENSORS, RAW;
+
+        /** {@return the name people know it by: "npy", "safetensors", "raw"} */
+        String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** An opened tensor: a read-only view over its bytes, its name, and what frees them. */
+    record Opened(TensorView view, String name, AutoCloseable owner) {
+    }
+
+    static Format formatOf(Path file) {
+        String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
+        return name.endsWith(".npy") ? Format.NPY : name.endsWith(".safetensors") ? Format.SAFETENSORS : Format.RAW;
+    }
+
+    /**
+     * Checks that {@code file}'s format holds {@code dtype}, so a command fails before it reads or
+     * copies anything rather than after.
+     *
+     * @param what names the tensor in the message, e.g. {@code "ROOT o"} or {@code "the output"}
+     * @param otherwise the advice when neither {@code .npy} nor safetensors holds the type (s4, u2...)
+     * @throws UsageException naming the type and a format that holds it
+     */
+    static void requireWritable(Path file, DType dtype, String what, String otherwise) {
+        Format format = formatOf(file);
+        if (format == Format.NPY && !dtype.isNumpyNative()) {
+            throw new UsageException(what + " is " + dtype + ", which NumPy has no dtype for"
+                    + dtype.numpyDescr().map(n -> " (ml_dtypes' " + n + " is saved as an unnamed void type)").orElse("")
+                    + "; " + (dtype.safetensorsName().isPresent()
+                            ? "write " + sibling(file, ".safetensors") + " instead, which holds " + dtype
+                            : otherwise));
+        }
+        if (format == Format.SAFETENSORS && dtype.safetensorsName().isEmpty()) {
+            throw new UsageException(what + " is " + dtype + ", which safetensors has no dtype for; " + otherwise);
+        }
+    }
+
+    /** {@return {@code file} with its extension replaced by {@code extension}} */
+    private static Path sibling(Path file, String extension) {
+        return file.resolveSibling(file.getFileName().toString().replaceFirst("\\.[^.]*$", "") + extension);
+    }
+
+    /**
+     * Writes {@code tensor} as a {@code .npy} file, or as a safetensors file holding it under
+     * {@code name}; {@link #requireWritable} has said yes to its type.
+     */
+    static void write(Path file, String name, DenseTensor tensor) throws IOException {
+        switch (formatOf(file)) {
+            case NPY -> Npy.write(file, tensor);
+            case SAFETENSORS -> SafetensorsFile.write(file, Map.of(name, tensor));
+            case RAW -> throw new IllegalArgumentException("raw output is written in pieces by its command: " + file);
+        }
+    }
+
+    /**
+     * Opens one tensor of a safetensors file: {@code name} when given; otherwise the one tensor
+     * called {@code preferred}, or the file's only tensor.
+     *
+     * @param howToName what the user writes to pick a tensor, e.g. {@code "--tensor NAME"}
+     * @throws IllegalArgumentException when no tensor is picked, listing the names there are
+     */
+    static Opened openSafetensors(Path file, String name, String preferred, String howToName) throws IOException {
+        SafetensorsFile f = SafetensorsFile.open(file);
+        try {
+            String picked = name;
+            if (picked == null) {
+                List<String> names = f.names();
+                if (preferred != null && names.contains(preferred)) {
+                    picked = preferred;
+                } else if (names.size() == 1) {
+                    picked = names.getFirst();
+                } else {
+                    throw new IllegalArgumentException(file + " holds " + names.size() + " tensors " + names
+                            + "; pick one with " + howToName);
+                }
+            }
+            SafetensorsTensor t = f.tensor(picked);
+            long[] dims = t.shape().stream().mapToLong(Long::longValue).toArray();
+            ArrayShape shape = ArrayShape.of(t.dtype(), dims).withLayout(dense(t.dtype(), dims.length));
+            return new Opened(TensorView.of(t.data(), shape), picked, f);
+        } catch (RuntimeException e) {
+            f.close();
+            throw e;
+        }
+    }
+
+    /**
+     * {@return row-major as the files store it: sub-byte types packed into bytes, first element in
+     * the low bits (safetensors' F4, and what DenseTensor holds)}
+     */
+    static XlaLayout dense(DType type, int rank) {
+        XlaLayout rowMajor = XlaLayout.descending(rank);
+        return type.isSubByte() ? rowMajor.withElementSizeInBits(type.bitWidth()) : rowMajor;
+    }
+}
