@@ -5,6 +5,8 @@ import dev.tensorbuf.cli.TensorFiles.Opened;
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.NpyArray;
+import dev.tensorbuf.interop.SafetensorsFile;
+import dev.tensorbuf.interop.SafetensorsTensor;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.Buffer;
@@ -24,6 +26,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -60,7 +63,9 @@ final class ConvertCommand implements Command {
                 without --layout). Raw input needs --from-layout, the XLA shape its bytes are laid out
                 in, and must be exactly that shape's size. --dtype converts the elements (NaN or
                 out-of-range values for an integer type are an error). A safetensors input with several
-                tensors needs --tensor NAME. A .npy of ml_dtypes' bf16 or f8 says only '<V2' or '<V1'
+                tensors needs --tensor NAME, except into a .safetensors OUT, which converts them all
+                (--dtype then changes the floating-point tensors and keeps the others; metadata carry
+                over; OUT may be IN). A .npy of ml_dtypes' bf16 or f8 says only '<V2' or '<V1'
                 (void): name its type with --from-dtype. .npy and safetensors output are row-major (C order); a
                 safetensors output names its tensor like the input tensor, or after IN's file name.
                 A progress bar is drawn on a terminal for conversions over a second (not with --quiet).
@@ -93,6 +98,15 @@ final class ConvertCommand implements Command {
         CliFiles.input(inPath, null);
         CliFiles.outputFile(outPath, null);
         long start = System.nanoTime();
+        if (TensorFiles.formatOf(inPath) == Format.SAFETENSORS && TensorFiles.formatOf(outPath) == Format.SAFETENSORS
+                && in.value("tensor") == null) {
+            checkInputOptions(in, inPath, Format.SAFETENSORS);
+            try (SafetensorsFile file = SafetensorsFile.open(inPath)) {
+                if (file.names().size() > 1) {
+                    return convertAll(in, file, outPath, start);
+                }
+            }
+        }
         Opened input = open(in, inPath);
         try (AutoCloseable owner = input.owner()) {
             ArrayShape target = target(in, input.view());
@@ -139,17 +153,7 @@ final class ConvertCommand implements Command {
 
     private static Opened open(Invocation in, Path file) throws IOException {
         Format format = TensorFiles.formatOf(file);
-        if (format != Format.SAFETENSORS && in.value("tensor") != null) {
-            throw new UsageException("--tensor picks a tensor of a safetensors input; " + file + " is not one");
-        }
-        if (format != Format.NPY && in.value("from-dtype") != null) {
-            throw new UsageException("--from-dtype names the type of a void .npy input; " + file + " is not a .npy file"
-                    + (format == Format.RAW ? " (give a raw input's type in --from-layout)" : ""));
-        }
-        if (format != Format.RAW && in.value("from-layout") != null) {
-            throw new UsageException("--from-layout describes a raw input; " + file + " is a ."
-                    + format.label() + " file, which says its own shape");
-        }
+        checkInputOptions(in, file, format);
         String stem = file.getFileName().toString().replaceFirst("\\.[^.]*$", "");
         return switch (format) {
             case NPY -> {
@@ -162,9 +166,98 @@ final class ConvertCommand implements Command {
                 }
                 yield new Opened(TensorView.strided(a.data(), a.dtype(), a.layout()), stem, a);
             }
-            case SAFETENSORS -> TensorFiles.openSafetensors(file, in.value("tensor"), null, "--tensor NAME");
+            case SAFETENSORS -> TensorFiles.openSafetensors(file, in.value("tensor"), null,
+                    "--tensor NAME (or convert them all, to a .safetensors OUT)");
             case RAW -> openRaw(in, file, stem);
         };
+    }
+
+    /** Refuses the input options that do not fit the input's format. */
+    private static void checkInputOptions(Invocation in, Path file, Format format) {
+        if (format != Format.SAFETENSORS && in.value("tensor") != null) {
+            throw new UsageException("--tensor picks a tensor of a safetensors input; " + file + " is not one");
+        }
+        if (format != Format.NPY && in.value("from-dtype") != null) {
+            throw new UsageException("--from-dtype names the type of a void .npy input; " + file + " is not a .npy file"
+                    + (format == Format.RAW ? " (give a raw input's type in --from-layout)" : ""));
+        }
+        if (format != Format.RAW && in.value("from-layout") != null) {
+            throw new UsageException("--from-layout describes a raw input; " + file + " is a ."
+                    + format.label() + " file, which says its own shape");
+        }
+    }
+
+    /**
+     * Converts every tensor of a safetensors file into a safetensors file, straight into the new
+     * file's mapping, one tensor at a time: --dtype changes the floating-point tensors and keeps the
+     * others (token ids stay integers), metadata carry over. The file is built beside OUT and moved
+     * over it once complete, so OUT may be the input and a failure leaves no half-written OUT.
+     */
+    private static int convertAll(Invocation in, SafetensorsFile input, Path outPath, long start) throws IOException {
+        int count = input.names().size();
+        if (in.value("layout") != null) {
+            throw new UsageException("--layout describes one tensor, and " + input.file() + " holds " + count
+                    + " tensors: pick one with --tensor NAME");
+        }
+        String dtypeText = in.value("dtype");
+        DType to = dtypeText == null ? null : DTypeNames.parse(dtypeText, "--dtype");
+        if (to != null && to.kind() != DType.Kind.FLOAT) {
+            throw new UsageException("--dtype " + to + ": converting all " + count + " tensors of " + input.file()
+                    + " changes the floating-point ones, so the type must be floating-point; pick one tensor with"
+                    + " --tensor NAME to make it " + to);
+        }
+        if (to != null) {
+            TensorFiles.requireWritable(outPath, to, "--dtype " + to, "pick another type");
+        }
+        if (Files.exists(outPath) && !Files.isRegularFile(outPath)) {
+            throw new UsageException(outPath + " is not a regular file: converting a whole file writes one beside it"
+                    + " and moves it there");
+        }
+        Map<String, ArrayShape> shapes = new LinkedHashMap<>();
+        int changed = 0;
+        long total = 0;
+        for (SafetensorsTensor t : input.tensors()) {
+            DType type = to != null && t.dtype().kind() == DType.Kind.FLOAT ? to : t.dtype();
+            changed += type != t.dtype() ? 1 : 0;
+            ArrayShape shape = TensorFiles.shapeOf(t, type);
+            shapes.put(t.name(), shape);
+            total = Math.addExact(total, shape.arraySize());
+        }
+        Path part = outPath.toAbsolutePath().resolveSibling("." + outPath.getFileName() + "." + ProcessHandle.current().pid()
+                + ".part");
+        try {
+            try (SafetensorsFile out = SafetensorsFile.create(part, shapes, input.metadata());
+                 Progress progress = Progress.start(in.err(), in.flag("quiet"), total)) {
+                for (SafetensorsTensor t : input.tensors()) {
+                    copy(TensorView.of(t.data(), TensorFiles.shapeOf(t, t.dtype())),
+                            TensorView.of(out.tensor(t.name()).data(), shapes.get(t.name())), progress);
+                }
+            }
+            Files.move(part, outPath, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Files.deleteIfExists(part);
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        long written = Files.size(outPath);
+        if (in.flag("json")) {
+            Map<String, Object> json = new LinkedHashMap<>();
+            json.put("in", input.file().toString());
+            json.put("out", outPath.toString());
+            json.put("tensors", shapes.entrySet().stream().map(e -> {
+                Map<String, Object> tensor = new LinkedHashMap<>();
+                tensor.put("name", e.getKey());
+                tensor.put("shape", e.getValue().toString());
+                return tensor;
+            }).toList());
+            json.put("bytes_written", written);
+            json.put("seconds", Math.round(seconds * 1000) / 1000.0);
+            in.printJson(json);
+        } else {
+            in.out().println(input.file() + " -> " + outPath + ": " + count + " tensors"
+                    + (to == null ? "" : " (" + changed + " to " + to + ", " + (count - changed) + " kept)") + ", "
+                    + written + " bytes (safetensors) in " + String.format("%.2f s", seconds));
+        }
+        return 0;
     }
 
     private static Opened openRaw(Invocation in, Path file, String stem) throws IOException {

@@ -28,9 +28,9 @@ import java.util.Map;
 final class RunCommand implements Command {
     private static final Option ARG = Option.value("arg", "NAME=FILE", true,
             "bind a parameter, by name (p0=a.npy) or number (0=a.npy), to a .npy file or a safetensors tensor"
-                    + " (w=model.safetensors takes tensor 'w' or the only one; w=model.safetensors:TENSOR names it)");
+                    + " (w=m.safetensors, 0=m.safetensors:w)");
     private static final Option OUT = Option.value("out", "FILE", false,
-            "where to write the ROOT's value (C order): FILE.npy, or FILE.safetensors (one tensor, named like the ROOT)");
+            "where to write the ROOT's value (C order): .npy, or .safetensors for bf16 and f8");
 
     @Override
     public String name() {

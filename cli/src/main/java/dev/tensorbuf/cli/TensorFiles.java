@@ -111,13 +111,17 @@ final class TensorFiles {
                 }
             }
             SafetensorsTensor t = f.tensor(picked);
-            long[] dims = t.shape().stream().mapToLong(Long::longValue).toArray();
-            ArrayShape shape = ArrayShape.of(t.dtype(), dims).withLayout(dense(t.dtype(), dims.length));
-            return new Opened(TensorView.of(t.data(), shape), picked, f);
+            return new Opened(TensorView.of(t.data(), shapeOf(t, t.dtype())), picked, f);
         } catch (RuntimeException e) {
             f.close();
             throw e;
         }
+    }
+
+    /** {@return the shape of {@code t}'s dims with elements of {@code type}, laid out as files store it} */
+    static ArrayShape shapeOf(SafetensorsTensor t, DType type) {
+        long[] dims = t.shape().stream().mapToLong(Long::longValue).toArray();
+        return ArrayShape.of(type, dims).withLayout(dense(type, dims.length));
     }
 
     /**

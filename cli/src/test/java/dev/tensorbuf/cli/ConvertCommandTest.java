@@ -247,4 +247,67 @@ class ConvertCommandTest {
         assertTrue(bad.err().startsWith("tensorbuf convert: --dtype: unknown element type 'f99'; expected an XLA name (pred,"),
                 bad.err());
     }
+
+    @Test
+    void wholeSafetensorsFileConvertsItsFloatTensorsAndKeepsTheOthers() throws IOException {
+        Path model = dir.resolve("model.safetensors");
+        // 1 + 2^-8 is halfway between two bf16 values: rounds to even (1.0); 1 + 3 * 2^-8 rounds up.
+        float halfway = 1 + 0x1p-8f;
+        float up = 1 + 3 * 0x1p-8f;
+        SafetensorsFile.write(model, Map.of(
+                "w", new DenseTensor(DType.F32, List.of(2L, 2L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, halfway, up, -2, 0.5f)),
+                "h", new DenseTensor(DType.F16, List.of(1L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_SHORT, (short) 0x3c00)),
+                "ids", new DenseTensor(DType.S64, List.of(3L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_LONG, 7, -1, 1L << 40))),
+                Map.of("format", "pt"));
+        Path out = dir.resolve("bf16.safetensors");
+        CliHarness r = CliHarness.run("convert", model.toString(), out.toString(), "--dtype", "bf16");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().startsWith(model + " -> " + out + ": 3 tensors (2 to bf16, 1 kept), "), r.out());
+        try (SafetensorsFile f = SafetensorsFile.open(out)) {
+            assertEquals(Map.of("format", "pt"), f.metadata());
+            assertEquals(DType.BF16, f.tensor("w").dtype());
+            assertEquals(List.of(2L, 2L), f.tensor("w").shape());
+            assertArrayEquals(new short[] {0x3f80, 0x3f82, (short) 0xc000, 0x3f00},
+                    f.tensor("w").data().segment().toArray(ValueLayout.JAVA_SHORT_UNALIGNED));
+            assertArrayEquals(new short[] {0x3f80}, f.tensor("h").data().segment().toArray(ValueLayout.JAVA_SHORT_UNALIGNED));
+            assertEquals(DType.S64, f.tensor("ids").dtype());
+            assertArrayEquals(new long[] {7, -1, 1L << 40}, f.tensor("ids").data().segment().toArray(ValueLayout.JAVA_LONG_UNALIGNED));
+        }
+        // In place: built beside the input and moved over it, nothing left behind.
+        r = CliHarness.run("convert", out.toString(), out.toString(), "--dtype", "f32", "--json");
+        assertEquals(0, r.code(), r.err());
+        // In the input's data order: s64 first (the writers' order puts wider types first), then by name.
+        assertEquals(List.of(Map.of("name", "ids", "shape", "s64[3]{0}"), Map.of("name", "h", "shape", "f32[1]{0}"),
+                Map.of("name", "w", "shape", "f32[2,2]{1,0}")), Json.parseObject(r.out().strip()).get("tensors"));
+        try (SafetensorsFile f = SafetensorsFile.open(out)) {
+            assertArrayEquals(new float[] {1, 1 + 0x1p-6f, -2, 0.5f}, f.tensor("w").data().segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED));
+        }
+        try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+            assertEquals(List.of(), files.filter(p -> p.getFileName().toString().endsWith(".part")).toList());
+        }
+    }
+
+    @Test
+    void wholeFileConversionRefusesWhatFitsOneTensorOnly() throws IOException {
+        Path model = dir.resolve("m.safetensors");
+        SafetensorsFile.write(model, Map.of(
+                "a", new DenseTensor(DType.F32, List.of(2L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1, 2)),
+                "b", new DenseTensor(DType.F32, List.of(1L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 3))));
+        Path out = dir.resolve("o.safetensors");
+        assertEquals("tensorbuf convert: --layout describes one tensor, and " + model + " holds 2 tensors: pick one with"
+                + " --tensor NAME\n", CliHarness.run("convert", model.toString(), out.toString(), "--layout", "f32[2]{0}").err());
+        assertEquals("tensorbuf convert: --dtype s8: converting all 2 tensors of " + model + " changes the floating-point"
+                + " ones, so the type must be floating-point; pick one tensor with --tensor NAME to make it s8\n",
+                CliHarness.run("convert", model.toString(), out.toString(), "--dtype", "s8").err());
+        assertEquals("tensorbuf convert: " + model + " holds 2 tensors [a, b]; pick one with --tensor NAME (or convert"
+                + " them all, to a .safetensors OUT)\n", CliHarness.run("convert", model.toString(), dir.resolve("o.npy").toString()).err());
+        assertFalse(Files.exists(out));
+        // --tensor still picks one.
+        CliHarness one = CliHarness.run("convert", model.toString(), out.toString(), "--tensor", "b", "--dtype", "s8");
+        assertEquals(0, one.code(), one.err());
+        try (SafetensorsFile f = SafetensorsFile.open(out)) {
+            assertEquals(List.of("b"), f.names());
+            assertEquals(DType.S8, f.tensor("b").dtype());
+        }
+    }
 }

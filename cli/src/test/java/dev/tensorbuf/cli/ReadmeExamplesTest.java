@@ -75,7 +75,7 @@ class ReadmeExamplesTest {
                 Process p = new ProcessBuilder(words).directory(dir.toFile()).redirectErrorStream(true).start();
                 String output = new String(p.getInputStream().readAllBytes());
                 p.waitFor(60, TimeUnit.SECONDS);
-                Assumptions.assumeTrue(p.exitValue() == 0, "python3 example needs NumPy: " + output.strip());
+                Assumptions.assumeTrue(p.exitValue() == 0, "python3 example needs NumPy (one needs safetensors): " + output.strip());
             }
             case "./tensorbuf" -> {
                 // A real JVM started in the example's folder, with the launcher's flags, so relative

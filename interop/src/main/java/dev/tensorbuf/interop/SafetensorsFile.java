@@ -2,8 +2,11 @@ package dev.tensorbuf.interop;
 
 import dev.tensorbuf.interop.internal.FileMapping;
 import dev.tensorbuf.interop.internal.SafetensorsCodec;
+import dev.tensorbuf.interop.internal.Sizes;
 import dev.tensorbuf.interop.json.Json;
 import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -19,6 +22,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.function.ToLongFunction;
 
 /**
  * A safetensors file, memory-mapped read-only: its tensors as slices of the mapping, and its
@@ -65,10 +70,12 @@ public final class SafetensorsFile implements AutoCloseable {
     private final long headerByteSize;
     private final Map<String, String> metadata;
     private final Map<String, SafetensorsTensor> tensors;
+    private final boolean writable;
 
     private SafetensorsFile(Path file, Buffer mapping, long headerByteSize, Map<String, String> metadata,
-            Map<String, SafetensorsTensor> tensors) {
+            Map<String, SafetensorsTensor> tensors, boolean writable) {
         this.file = file;
+        this.writable = writable;
         this.mapping = mapping;
         this.headerByteSize = headerByteSize;
         this.metadata = metadata;
@@ -96,7 +103,7 @@ public final class SafetensorsFile implements AutoCloseable {
             long n = SafetensorsCodec.checkHeaderLength(lengthField.getLong(0), size, name);
             Buffer mapping = FileMapping.map(channel, 0, size, "mapped " + file.getFileName());
             try {
-                return build(file, mapping.asReadOnly(), mapping, n);
+                return build(file, mapping.asReadOnly(), mapping, n, false);
             } catch (RuntimeException e) {
                 mapping.close();
                 throw e;
@@ -104,7 +111,7 @@ public final class SafetensorsFile implements AutoCloseable {
         }
     }
 
-    private static SafetensorsFile build(Path file, Buffer view, Buffer root, long n) {
+    private static SafetensorsFile build(Path file, Buffer view, Buffer root, long n, boolean writable) {
         MemorySegment all = view.segment();
         long dataStart = 8 + n;
         ByteBuffer headerBytes = ByteBuffer.wrap(all.asSlice(8, n).toArray(ValueLayout.JAVA_BYTE));
@@ -116,7 +123,7 @@ public final class SafetensorsFile implements AutoCloseable {
             tensors.put(e.name(), new SafetensorsTensor(e.name(), e.dtype(), e.shape(), offset, bytes, view.slice(offset, bytes)));
         }
         return new SafetensorsFile(file, root, n, Collections.unmodifiableMap(header.metadata()),
-                Collections.unmodifiableMap(tensors));
+                Collections.unmodifiableMap(tensors), writable);
     }
 
     /**
@@ -130,8 +137,71 @@ public final class SafetensorsFile implements AutoCloseable {
      */
     public static void write(Path file, Map<String, DenseTensor> tensors, Map<String, String> metadata) throws IOException {
         Objects.requireNonNull(tensors, "tensors");
-        List<Map.Entry<String, DenseTensor>> ordered = new ArrayList<>(tensors.entrySet());
-        for (Map.Entry<String, DenseTensor> e : ordered) {
+        Plan<DenseTensor> plan = plan(tensors, metadata, DenseTensor::dtype, DenseTensor::dims, t -> t.bytes().byteSize());
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            ByteBuffer length = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, plan.header().length);
+            Npy.writeFully(channel, length);
+            Npy.writeFully(channel, ByteBuffer.wrap(plan.header()));
+            for (Map.Entry<String, DenseTensor> e : plan.ordered()) {
+                Npy.writeSegment(channel, e.getValue().bytes());
+            }
+        }
+    }
+
+    /**
+     * Creates the file for tensors of these types and dims, header included, and maps it for
+     * writing: fill each tensor's {@link SafetensorsTensor#data()} (zeros until then), then
+     * {@linkplain #close() close}, which flushes the mapping to the file and unmaps it. Once filled,
+     * the file is byte for byte what {@link #write} writes for the same tensors. Nothing is held
+     * but the mapping, so tensors can be converted straight into the file one at a time, whatever
+     * the file's size.
+     * {@snippet :
+     * try (SafetensorsFile out = SafetensorsFile.create(Path.of("w.safetensors"),
+     *         Map.of("w", ArrayShape.of(DType.BF16, 2, 3)), Map.of("format", "pt"))) {
+     *     MemorySegment w = out.tensor("w").data().segment();   // 12 bytes, zeroed
+     *     w.set(ValueLayout.JAVA_SHORT_UNALIGNED, 0, (short) 0x3f80); // w[0, 0] = 1.0
+     * }
+     * }
+     *
+     * @param tensors by name: each shape's type and dims (its layout, if any, is not used: files
+     *     hold row-major data); the map's order does not matter
+     * @throws IllegalArgumentException as {@link #write} does
+     * @throws IOException if the file cannot be written or mapped
+     */
+    public static SafetensorsFile create(Path file, Map<String, ArrayShape> tensors, Map<String, String> metadata)
+            throws IOException {
+        Objects.requireNonNull(tensors, "tensors");
+        Plan<ArrayShape> plan = plan(tensors, metadata, ArrayShape::dtype, ArrayShape::dims, shape -> {
+            String name = shape.dtype() + shape.dims().toString();
+            return Sizes.byteSize(shape.dtype(), Sizes.elementCount(shape.dims(), name), name);
+        });
+        long n = plan.header().length;
+        long size = Math.addExact(8 + n, plan.dataBytes());
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING)) {
+            ByteBuffer length = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, n);
+            Npy.writeFully(channel, length);
+            Npy.writeFully(channel, ByteBuffer.wrap(plan.header()));
+            // Mapping past the end grows the file; the new bytes read as zeros.
+            Buffer mapping = FileMapping.mapForWriting(channel, size, "mapped " + file.getFileName());
+            try {
+                return build(file, mapping, mapping, n, true);
+            } catch (RuntimeException e) {
+                mapping.close();
+                throw e;
+            }
+        }
+    }
+
+    /** The checked tensors in the order their data goes into the file, and the header. */
+    private record Plan<T>(List<Map.Entry<String, T>> ordered, byte[] header, long dataBytes) {
+    }
+
+    private static <T> Plan<T> plan(Map<String, T> tensors, Map<String, String> metadata, Function<T, DType> dtypeOf,
+            Function<T, List<Long>> dimsOf, ToLongFunction<T> bytesOf) {
+        List<Map.Entry<String, T>> ordered = new ArrayList<>(tensors.entrySet());
+        for (Map.Entry<String, T> e : ordered) {
             if (e.getKey().equals(SafetensorsCodec.METADATA_KEY)) {
                 throw new IllegalArgumentException("a tensor cannot be named " + SafetensorsCodec.METADATA_KEY);
             }
@@ -140,17 +210,18 @@ public final class SafetensorsFile implements AutoCloseable {
                 throw new IllegalArgumentException(String.format("tensor name '%s' has an unpaired surrogate U+%04X at"
                         + " char %d, which UTF-8 cannot encode", e.getKey(), (int) e.getKey().charAt(bad), bad));
             }
-            if (e.getValue().dtype().safetensorsName().isEmpty()) {
-                throw new IllegalArgumentException("safetensors has no dtype for " + e.getValue().dtype()
+            if (dtypeOf.apply(e.getValue()).safetensorsName().isEmpty()) {
+                throw new IllegalArgumentException("safetensors has no dtype for " + dtypeOf.apply(e.getValue())
                         + " of tensor '" + e.getKey() + "'");
             }
         }
-        ordered.sort(SafetensorsCodec.writeOrder(DenseTensor::dtype));
+        ordered.sort(SafetensorsCodec.writeOrder(dtypeOf));
         List<SafetensorsCodec.Entry> entries = new ArrayList<>(ordered.size());
         long offset = 0;
-        for (Map.Entry<String, DenseTensor> e : ordered) {
-            long end = Math.addExact(offset, e.getValue().bytes().byteSize());
-            entries.add(new SafetensorsCodec.Entry(e.getKey(), e.getValue().dtype(), e.getValue().dims(), offset, end));
+        for (Map.Entry<String, T> e : ordered) {
+            long end = Math.addExact(offset, bytesOf.applyAsLong(e.getValue()));
+            entries.add(new SafetensorsCodec.Entry(e.getKey(), dtypeOf.apply(e.getValue()), dimsOf.apply(e.getValue()),
+                    offset, end));
             offset = end;
         }
         byte[] header = SafetensorsCodec.header(new TreeMap<>(metadata), entries);
@@ -158,15 +229,7 @@ public final class SafetensorsFile implements AutoCloseable {
             throw new IllegalArgumentException("header of " + header.length + " bytes exceeds the limit of "
                     + MAX_HEADER_BYTES + " bytes");
         }
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.CREATE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            ByteBuffer length = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, header.length);
-            Npy.writeFully(channel, length);
-            Npy.writeFully(channel, ByteBuffer.wrap(header));
-            for (Map.Entry<String, DenseTensor> e : ordered) {
-                Npy.writeSegment(channel, e.getValue().bytes());
-            }
-        }
+        return new Plan<>(ordered, header, offset);
     }
 
     /** Writes the tensors without metadata; see {@link #write(Path, Map, Map)}. */
@@ -223,9 +286,20 @@ public final class SafetensorsFile implements AutoCloseable {
         return 8 + headerByteSize;
     }
 
-    /** Unmaps the file; every tensor's buffer stops working. Closing twice does nothing. */
+    /**
+     * Unmaps the file; every tensor's buffer stops working. A file from {@link #create} is flushed
+     * to storage first. Closing twice does nothing.
+     */
     @Override
     public void close() {
+        if (writable && mapping.isAlive()) {
+            try {
+                mapping.segment().force();
+            } finally {
+                mapping.close();
+            }
+            return;
+        }
         mapping.close();
     }
 

@@ -120,4 +120,56 @@ class SafetensorsFileTest {
         }
         assertTrue(java.util.Arrays.equals(Files.readAllBytes(first), Files.readAllBytes(second)));
     }
+
+    @Test
+    void createdFileFilledInPlaceIsByteForByteWhatWriteWrites() throws IOException {
+        // Types of every alignment, a packed 4-bit tensor, an empty one, and a name that sorts by bytes.
+        java.util.Random rnd = new java.util.Random(7);
+        Map<String, DenseTensor> tensors = new java.util.LinkedHashMap<>();
+        tensors.put("w", random(rnd, DType.F32, 3, 5));
+        tensors.put("b", random(rnd, DType.BF16, 5));
+        tensors.put("ids", random(rnd, DType.S64, 2, 2));
+        tensors.put("q", random(rnd, DType.F4E2M1FN, 3, 4));
+        tensors.put("none", random(rnd, DType.U8, 0, 4));
+        tensors.put("\u00e9t\u00e9", random(rnd, DType.S8, 7));
+        Map<String, String> metadata = Map.of("format", "pt");
+        Path written = dir.resolve("written.safetensors");
+        SafetensorsFile.write(written, tensors, metadata);
+
+        Path created = dir.resolve("created.safetensors");
+        Files.write(created, new byte[100_000]); // a longer file there is replaced, not overwritten in part
+        Map<String, dev.tensorbuf.views.ArrayShape> shapes = new java.util.LinkedHashMap<>();
+        tensors.forEach((name, t) -> shapes.put(name,
+                dev.tensorbuf.views.ArrayShape.of(t.dtype(), t.dims().stream().mapToLong(Long::longValue).toArray())));
+        SafetensorsFile out = SafetensorsFile.create(created, shapes, metadata);
+        try (out) {
+            assertEquals(metadata, out.metadata());
+            for (SafetensorsTensor t : out.tensors()) {
+                MemorySegment data = t.data().segment();
+                assertEquals(tensors.get(t.name()).bytes().byteSize(), data.byteSize(), t.name());
+                assertEquals(-1, data.mismatch(MemorySegment.ofArray(new byte[(int) data.byteSize()])), "zeros until filled");
+                MemorySegment.copy(tensors.get(t.name()).bytes(), 0, data, 0, data.byteSize());
+            }
+        }
+        assertEquals(-1, java.util.Arrays.mismatch(Files.readAllBytes(written), Files.readAllBytes(created)));
+        out.close(); // twice: nothing
+        IllegalStateException closed = assertThrows(IllegalStateException.class, () -> out.tensor("w"));
+        assertEquals(created + " is closed", closed.getMessage());
+        // The same checks as write, before the file is touched.
+        Path bad = dir.resolve("bad.safetensors");
+        IllegalArgumentException s4 = assertThrows(IllegalArgumentException.class, () -> SafetensorsFile.create(bad,
+                Map.of("x", dev.tensorbuf.views.ArrayShape.of(DType.S4, 2)), Map.of()));
+        assertEquals("safetensors has no dtype for s4 of tensor 'x'", s4.getMessage());
+        assertFalse(Files.exists(bad));
+    }
+
+    private static DenseTensor random(java.util.Random rnd, DType dtype, long... dims) {
+        long n = 1;
+        for (long d : dims) {
+            n *= d;
+        }
+        byte[] bytes = new byte[(int) ((n * dtype.bitWidth() + 7) / 8)];
+        rnd.nextBytes(bytes);
+        return new DenseTensor(dtype, java.util.Arrays.stream(dims).boxed().toList(), MemorySegment.ofArray(bytes));
+    }
 }

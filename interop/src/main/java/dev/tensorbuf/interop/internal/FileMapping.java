@@ -33,6 +33,21 @@ public final class FileMapping {
     }
 
     /**
+     * {@return a writable root buffer over the file's first {@code size} bytes, growing the file to
+     * that size; closing it closes the arena, which unmaps the file (unflushed: force it first)}
+     */
+    public static Buffer mapForWriting(FileChannel channel, long size, String owner) throws IOException {
+        Arena arena = Arena.ofShared();
+        try {
+            MemorySegment segment = channel.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+            return Buffers.foreign(segment, MemorySpace.HOST, owner, arena::close);
+        } catch (IOException | RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    /**
      * {@return a root buffer holding a copy of {@code size} bytes of the file from
      * {@code offset}, 64-byte aligned in its own shared arena; closing it frees the memory}
      */
