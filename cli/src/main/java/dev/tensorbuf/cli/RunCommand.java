@@ -3,9 +3,6 @@ package dev.tensorbuf.cli;
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.NpyArray;
-import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.ops.exec.Execution;
 import dev.tensorbuf.ops.exec.HloExecutor;
 import dev.tensorbuf.ops.exec.Step;
@@ -183,15 +180,12 @@ final class RunCommand implements Command {
         }
     }
 
-    /** Writes the result in C order; sub-byte types packed two or more to a byte, as safetensors' F4 is. */
+    /** Writes the result in C order, as {@link Execution#rowMajor()} gives it. */
     private static void write(Path file, String name, Execution x) throws java.io.IOException {
-        ArrayShape dense = x.resultShape().withLayout(TensorFiles.dense(x.resultShape().dtype(), x.resultShape().rank()));
-        try (Allocator packed = Allocators.shared()) {
-            TensorView data = dense.dtype().isSubByte() ? CopyEngine.defaults().materialize(x.result(), dense, packed)
-                    : x.rowMajor();
-            TensorFiles.write(file, name,
-                    new DenseTensor(dense.dtype(), dense.dims(), data.buffer().segment().asSlice(0, dense.arraySize())));
-        }
+        TensorView data = x.rowMajor();
+        ArrayShape shape = x.resultShape();
+        long bytes = shape.withLayout(TensorFiles.dense(shape.dtype(), shape.rank())).arraySize();
+        TensorFiles.write(file, name, new DenseTensor(shape.dtype(), shape.dims(), data.buffer().segment().asSlice(0, bytes)));
     }
 
     private static void report(Invocation in, Path module, String out, Execution x) {

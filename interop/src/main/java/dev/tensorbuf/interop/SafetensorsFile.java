@@ -45,7 +45,8 @@ import java.util.function.ToLongFunction;
  *
  * <p><b>Writing</b> ({@link #write}) follows the reference writer byte for byte: tensors sorted by
  * descending dtype alignment, then by name; the compact JSON header with {@code __metadata__}
- * first, padded with spaces to a multiple of 8; the data back to back.
+ * first, padded with spaces to a multiple of 8; the data back to back. {@link #create} writes the
+ * same header and maps the file for the data to be filled in place.
  * {@snippet :
  * MemorySegment w = Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1, 2, 3, 4, 5, 6);
  * MemorySegment ids = Arena.ofAuto().allocateFrom(ValueLayout.JAVA_BYTE, (byte) 7, (byte) 9);
@@ -140,9 +141,7 @@ public final class SafetensorsFile implements AutoCloseable {
         Plan<DenseTensor> plan = plan(tensors, metadata, DenseTensor::dtype, DenseTensor::dims, t -> t.bytes().byteSize());
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.CREATE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
-            ByteBuffer length = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, plan.header().length);
-            Npy.writeFully(channel, length);
-            Npy.writeFully(channel, ByteBuffer.wrap(plan.header()));
+            writeHeader(channel, plan.header());
             for (Map.Entry<String, DenseTensor> e : plan.ordered()) {
                 Npy.writeSegment(channel, e.getValue().bytes());
             }
@@ -173,16 +172,14 @@ public final class SafetensorsFile implements AutoCloseable {
             throws IOException {
         Objects.requireNonNull(tensors, "tensors");
         Plan<ArrayShape> plan = plan(tensors, metadata, ArrayShape::dtype, ArrayShape::dims, shape -> {
-            String name = shape.dtype() + shape.dims().toString();
+            String name = DenseTensor.describe(shape.dtype(), shape.dims());
             return Sizes.byteSize(shape.dtype(), Sizes.elementCount(shape.dims(), name), name);
         });
         long n = plan.header().length;
         long size = Math.addExact(8 + n, plan.dataBytes());
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE,
                 StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING)) {
-            ByteBuffer length = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, n);
-            Npy.writeFully(channel, length);
-            Npy.writeFully(channel, ByteBuffer.wrap(plan.header()));
+            writeHeader(channel, plan.header());
             // Mapping past the end grows the file; the new bytes read as zeros.
             Buffer mapping = FileMapping.mapForWriting(channel, size, "mapped " + file.getFileName());
             try {
@@ -192,6 +189,12 @@ public final class SafetensorsFile implements AutoCloseable {
                 throw e;
             }
         }
+    }
+
+    /** Writes the 8-byte little-endian header length, then the header. */
+    private static void writeHeader(FileChannel channel, byte[] header) throws IOException {
+        Npy.writeFully(channel, ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, header.length));
+        Npy.writeFully(channel, ByteBuffer.wrap(header));
     }
 
     /** The checked tensors in the order their data goes into the file, and the header. */

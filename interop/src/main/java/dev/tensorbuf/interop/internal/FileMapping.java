@@ -19,17 +19,7 @@ public final class FileMapping {
      * closing it closes the arena, which unmaps the file}
      */
     public static Buffer map(FileChannel channel, long offset, long size, String owner) throws IOException {
-        Arena arena = Arena.ofShared();
-        try {
-            // A zero-length mapping is legal but some platforms refuse it; an empty native segment
-            // serves the same purpose.
-            MemorySegment segment = size == 0 ? arena.allocate(0)
-                    : channel.map(FileChannel.MapMode.READ_ONLY, offset, size, arena);
-            return Buffers.foreign(segment, MemorySpace.HOST, owner, arena::close);
-        } catch (IOException | RuntimeException e) {
-            arena.close();
-            throw e;
-        }
+        return map(channel, FileChannel.MapMode.READ_ONLY, offset, size, owner);
     }
 
     /**
@@ -37,9 +27,16 @@ public final class FileMapping {
      * that size; closing it closes the arena, which unmaps the file (unflushed: force it first)}
      */
     public static Buffer mapForWriting(FileChannel channel, long size, String owner) throws IOException {
+        return map(channel, FileChannel.MapMode.READ_WRITE, 0, size, owner);
+    }
+
+    private static Buffer map(FileChannel channel, FileChannel.MapMode mode, long offset, long size, String owner)
+            throws IOException {
         Arena arena = Arena.ofShared();
         try {
-            MemorySegment segment = channel.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+            // A zero-length mapping is legal but some platforms refuse it; an empty native segment
+            // serves the same purpose.
+            MemorySegment segment = size == 0 ? arena.allocate(0) : channel.map(mode, offset, size, arena);
             return Buffers.foreign(segment, MemorySpace.HOST, owner, arena::close);
         } catch (IOException | RuntimeException e) {
             arena.close();

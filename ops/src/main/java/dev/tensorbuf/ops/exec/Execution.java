@@ -56,8 +56,9 @@ public final class Execution implements AutoCloseable {
     }
 
     /**
-     * {@return the result as a dense C-order (row-major) view, what a {@code .npy} file holds: the
-     * result itself when its layout is already the descending one without tiles, else a copy}
+     * {@return the result as a dense C-order (row-major) view, what {@code .npy} and safetensors
+     * files hold: the result itself when its layout is already that one, else a copy} Sub-byte
+     * types come packed, first element in the low bits, as safetensors' {@code F4} holds them.
      *
      * @throws IllegalStateException if the execution is closed
      */
@@ -65,11 +66,14 @@ public final class Execution implements AutoCloseable {
         if (!allocator.isOpen()) {
             throw new IllegalStateException("execution is closed");
         }
-        XlaLayout descending = XlaLayout.descending(resultShape.rank());
-        if (resultShape.requireLayout().equals(descending)) {
+        XlaLayout dense = XlaLayout.descending(resultShape.rank());
+        if (resultShape.dtype().isSubByte()) {
+            dense = dense.withElementSizeInBits(resultShape.dtype().bitWidth());
+        }
+        if (resultShape.requireLayout().equals(dense)) {
             return result;
         }
-        return Materialize.materialize(result, resultShape.withLayout(descending), allocator);
+        return Materialize.materialize(result, resultShape.withLayout(dense), allocator);
     }
 
     /** Frees the memory of every copy, constant and the result. */

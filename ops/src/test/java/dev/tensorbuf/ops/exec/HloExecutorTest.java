@@ -283,4 +283,21 @@ class HloExecutorTest {
             assertEquals(List.of("p0", "r"), x.steps().stream().map(Step::name).toList());
         }
     }
+
+    @Test
+    void subByteRootComesPackedInRowMajor() {
+        String text = module(
+                "p0 = s8[2,3]{1,0} parameter(0)",
+                "t = s8[3,2]{1,0} transpose(p0), dimensions={1,0}",
+                "ROOT c = s4[3,2]{1,0} convert(t)");
+        TensorView p0 = TensorView.of(arena.allocate(64), "s8[2,3]{1,0}");
+        p0.copyFrom(new long[] {1, 2, 3, -1, -2, -8});
+        try (Execution x = HloExecutor.execute(text, Map.of("0", p0))) {
+            TensorView packed = x.rowMajor();
+            assertArrayEquals(new long[] {1, -1, 2, -2, 3, -8}, packed.toLongArray());
+            // Two to a byte, first in the low nibble: 1 -1 | 2 -2 | 3 -8.
+            assertArrayEquals(new byte[] {(byte) 0xf1, (byte) 0xe2, (byte) 0x83},
+                    packed.buffer().segment().asSlice(0, 3).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        }
+    }
 }
