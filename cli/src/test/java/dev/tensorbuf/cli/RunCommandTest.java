@@ -224,19 +224,12 @@ class RunCommandTest {
         Path h = dir.resolve("h.npy");
         Npy.write(h, new DenseTensor(DType.F32, List.of(2L, 3L),
                 Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 0.5f, 1, 1.5f, -2, 3, 6)));
-        Files.writeString(hlo, """
-                HloModule m
-                ENTRY e {
-                  p0 = f32[2,3]{1,0} parameter(0)
-                  t = f32[3,2]{1,0} transpose(p0), dimensions={1,0}
-                  ROOT q = f4e2m1fn[3,2]{1,0} convert(t)
-                }
-                """);
+        Files.writeString(hlo, BF16_ROOT.replace("bf16", "f4e2m1fn"));
         Path st = dir.resolve("q.safetensors");
         CliHarness r = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + h, "--out", st.toString());
         assertEquals(0, r.code(), r.err());
         try (SafetensorsFile f = SafetensorsFile.open(st)) {
-            SafetensorsTensor q = f.tensor("q");
+            SafetensorsTensor q = f.tensor("b");
             assertEquals(DType.F4E2M1FN, q.dtype());
             // Transposed: 0.5 -2 1 3 1.5 6, as e2m1 codes 1 0xc 2 5 3 7, two to a byte, first in the low bits.
             assertArrayEquals(new byte[] {(byte) 0xc1, 0x52, 0x73}, q.data().segment().toArray(ValueLayout.JAVA_BYTE));
