@@ -7,10 +7,11 @@ import java.io.Serial;
  * with code 2.
  * {@snippet :
  * if (out == null) {
- *     throw new UsageException("missing --out FILE.npy (usage: " + synopsis() + ")");
+ *     throw new UsageException("missing --out FILE.npy or FILE.safetensors (usage: " + synopsis() + ")");
  * }
  * // $ tensorbuf run m.hlo
- * // tensorbuf run: missing --out FILE.npy (usage: tensorbuf run MODULE.hlo --arg NAME=FILE.npy ... --out FILE.npy [--json])
+ * // tensorbuf run: missing --out FILE.npy or FILE.safetensors (usage: tensorbuf run MODULE.hlo
+ * //     --arg NAME=FILE ... --out FILE.npy|FILE.safetensors [--json])
  * }
  */
 public final class UsageException extends RuntimeException {
