@@ -111,7 +111,7 @@ final class ConvertCommand implements Command {
         try (AutoCloseable owner = input.owner()) {
             ArrayShape target = target(in, input.view());
             Format outFormat = TensorFiles.formatOf(outPath);
-            XlaLayout dense = TensorFiles.dense(target.dtype(), target.rank());
+            XlaLayout dense = XlaLayout.packedDescending(target.dtype(), target.rank());
             if (outFormat != Format.RAW && !target.requireLayout().equals(dense)) {
                 throw new UsageException("a ." + outFormat.label()
                         + " file holds row-major (C order) data, " + target.withLayout(dense) + "; --layout " + target
@@ -154,7 +154,7 @@ final class ConvertCommand implements Command {
     private static Opened open(Invocation in, Path file) throws IOException {
         Format format = TensorFiles.formatOf(file);
         checkInputOptions(in, file, format);
-        String stem = file.getFileName().toString().replaceFirst("\\.[^.]*$", "");
+        String stem = TensorFiles.stem(file);
         return switch (format) {
             case NPY -> {
                 String named = in.value("from-dtype");
@@ -292,7 +292,7 @@ final class ConvertCommand implements Command {
         if (layoutText == null) {
             long[] dims = source.dims().stream().mapToLong(Long::longValue).toArray();
             DType t = dtype == null ? source.dtype() : dtype;
-            return ArrayShape.of(t, dims).withLayout(TensorFiles.dense(t, dims.length));
+            return ArrayShape.of(t, dims).withLayout(XlaLayout.packedDescending(t, dims.length));
         }
         ArrayShape shape = arrayShape(layoutText, "--layout");
         if (!shape.dims().equals(source.dims())) {

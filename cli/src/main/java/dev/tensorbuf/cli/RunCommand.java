@@ -12,6 +12,7 @@ import dev.tensorbuf.ops.hlo.HloModule;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.XlaLayout;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -184,7 +185,7 @@ final class RunCommand implements Command {
     private static void write(Path file, String name, Execution x) throws java.io.IOException {
         TensorView data = x.rowMajor();
         ArrayShape shape = x.resultShape();
-        long bytes = shape.withLayout(TensorFiles.dense(shape.dtype(), shape.rank())).arraySize();
+        long bytes = shape.withLayout(XlaLayout.packedDescending(shape.dtype(), shape.rank())).arraySize();
         TensorFiles.write(file, name, new DenseTensor(shape.dtype(), shape.dims(), data.buffer().segment().asSlice(0, bytes)));
     }
 

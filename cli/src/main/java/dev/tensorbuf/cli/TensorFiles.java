@@ -73,7 +73,12 @@ final class TensorFiles {
 
     /** {@return {@code file} with its extension replaced by {@code extension}} */
     private static Path sibling(Path file, String extension) {
-        return file.resolveSibling(file.getFileName().toString().replaceFirst("\\.[^.]*$", "") + extension);
+        return file.resolveSibling(stem(file) + extension);
+    }
+
+    /** {@return the file's name without its extension: {@code "x"} for {@code /a/x.npy}} */
+    static String stem(Path file) {
+        return file.getFileName().toString().replaceFirst("\\.[^.]*$", "");
     }
 
     /**
@@ -121,15 +126,6 @@ final class TensorFiles {
     /** {@return the shape of {@code t}'s dims with elements of {@code type}, laid out as files store it} */
     static ArrayShape shapeOf(SafetensorsTensor t, DType type) {
         long[] dims = t.shape().stream().mapToLong(Long::longValue).toArray();
-        return ArrayShape.of(type, dims).withLayout(dense(type, dims.length));
-    }
-
-    /**
-     * {@return row-major as the files store it: sub-byte types packed into bytes, first element in
-     * the low bits (safetensors' F4, and what DenseTensor holds)}
-     */
-    static XlaLayout dense(DType type, int rank) {
-        XlaLayout rowMajor = XlaLayout.descending(rank);
-        return type.isSubByte() ? rowMajor.withElementSizeInBits(type.bitWidth()) : rowMajor;
+        return ArrayShape.of(type, dims).withLayout(XlaLayout.packedDescending(type, dims.length));
     }
 }

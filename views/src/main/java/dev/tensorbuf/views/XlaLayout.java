@@ -112,6 +112,19 @@ public record XlaLayout(
     }
 
     /**
+     * {@return row-major as {@code .npy} and safetensors files hold an array of {@code type}:
+     * {@link #descending}, with sub-byte types packed, first element in the low bits}
+     * {@snippet :
+     * XlaLayout.packedDescending(DType.S4, 2);   // {1,0:E(4)}: two to a byte
+     * XlaLayout.packedDescending(DType.F32, 2);  // {1,0}
+     * }
+     */
+    public static XlaLayout packedDescending(DType type, int rank) {
+        XlaLayout rowMajor = descending(rank);
+        return type.isSubByte() ? rowMajor.withElementSizeInBits(type.bitWidth()) : rowMajor;
+    }
+
+    /**
      * Reads a layout in XLA's text, e.g. {@code "{1,0:T(2,2)}"}, with any spacing between tokens.
      *
      * @throws TextFormatException naming what was expected, where

@@ -185,4 +185,14 @@ class XlaShapeTest {
         assertEquals("shape f32[2,3] does not have a layout", e.getMessage());
         assertEquals(24, bare.byteSizeOfElements());
     }
+
+    @Test
+    void packedDescendingIsRowMajorWithSubByteTypesPacked() {
+        assertEquals("{1,0:E(4)}", XlaLayout.packedDescending(DType.S4, 2).toString());
+        assertEquals("{0:E(2)}", XlaLayout.packedDescending(DType.U2, 1).toString());
+        assertEquals("{2,1,0}", XlaLayout.packedDescending(DType.F32, 3).toString());
+        assertEquals("{:E(4)}", XlaLayout.packedDescending(DType.F4E2M1FN, 0).toString());
+        // f4 [3, 4]: 12 elements, 6 bytes, as safetensors' F4 holds them.
+        assertEquals(6, ArrayShape.of(DType.F4E2M1FN, 3, 4).withLayout(XlaLayout.packedDescending(DType.F4E2M1FN, 2)).arraySize());
+    }
 }

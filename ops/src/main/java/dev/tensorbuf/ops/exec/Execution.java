@@ -66,10 +66,7 @@ public final class Execution implements AutoCloseable {
         if (!allocator.isOpen()) {
             throw new IllegalStateException("execution is closed");
         }
-        XlaLayout dense = XlaLayout.descending(resultShape.rank());
-        if (resultShape.dtype().isSubByte()) {
-            dense = dense.withElementSizeInBits(resultShape.dtype().bitWidth());
-        }
+        XlaLayout dense = XlaLayout.packedDescending(resultShape.dtype(), resultShape.rank());
         if (resultShape.requireLayout().equals(dense)) {
             return result;
         }
