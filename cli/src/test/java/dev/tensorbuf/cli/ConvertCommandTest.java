@@ -54,6 +54,25 @@ class ConvertCommandTest {
     }
 
     @Test
+    void complexTensorsWidenIntoTiledRawBytesAndRefuseToDropImaginaryParts() throws IOException {
+        // c64 (1+2i, 3-4i) as NumPy's '<c8' .npy; widened into c128 tiles of 2, the second tile padded.
+        Path in = dir.resolve("z.npy");
+        Npy.write(in, new DenseTensor(DType.C64, List.of(3L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT,
+                1, 2, 3, -4, -0.5f, 0)));
+        Path out = dir.resolve("z.bin");
+        CliHarness r = CliHarness.run("convert", in.toString(), out.toString(), "--layout", "c128[3]{0:T(2)}");
+        assertEquals(0, r.code(), r.err());
+        assertArrayEquals(new double[] {1, 2, 3, -4, -0.5, 0, 0, 0},
+                MemorySegment.ofArray(Files.readAllBytes(out)).toArray(ValueLayout.JAVA_DOUBLE_UNALIGNED));
+        Path real = dir.resolve("real.npy");
+        r = CliHarness.run("convert", in.toString(), real.toString(), "--dtype", "f32");
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf convert: cannot convert c64 to f32: the imaginary parts would be lost; complex values"
+                + " copy to c64 and c128 only\n", r.err());
+        assertFalse(Files.exists(real));
+    }
+
+    @Test
     void packedFourBitTensorsConvertBothWaysThroughSafetensors() throws IOException {
         // Every f4e2m1fn value once: safetensors' F4 packs two per byte, the first in the low nibble.
         float[] values = {0, 0.5f, 1, 1.5f, 2, 3, 4, 6, -0f, -0.5f, -1, -1.5f, -2, -3, -4, -6};

@@ -20,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -104,14 +105,13 @@ class RunXlaAgreementTest {
             byte[] mine = data.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
             byte[] theirs = b.data().segment().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
             if (!Arrays.equals(mine, theirs)) {
-                ElementAccess e = ElementAccess.of(dtype);
                 StringBuilder diff = new StringBuilder();
-                long n = data.byteSize() / dtype.byteWidth();
-                for (long i = 0; i < n && diff.length() < 2000; i++) {
-                    long x = e.getBits(data, i);
-                    long y = e.getBits(b.data().segment(), i);
-                    if (x != y) {
-                        diff.append(String.format("  element %d: ours 0x%x, XLA 0x%x%n", i, x, y));
+                int w = dtype.byteWidth();
+                HexFormat hex = HexFormat.of();
+                for (int i = 0; i < Math.min(mine.length, theirs.length) / w && diff.length() < 2000; i++) {
+                    if (!Arrays.equals(mine, i * w, (i + 1) * w, theirs, i * w, (i + 1) * w)) {
+                        diff.append(String.format("  element %d: ours %s, XLA %s (bytes, little-endian)%n", i,
+                                hex.formatHex(mine, i * w, (i + 1) * w), hex.formatHex(theirs, i * w, (i + 1) * w)));
                     }
                 }
                 assertArrayEquals(theirs, mine, "values differ for " + context + diff);
@@ -133,6 +133,7 @@ class RunXlaAgreementTest {
                     e.setLong(bytes, i, p.dims().length == 0 ? rnd.nextInt(10) - 3 : rnd.nextLong(2 * half) - half);
                 }
                 // Eighths up to +-256: exact in f16, some halfway cases for narrower conversions.
+                case COMPLEX -> e.setComplex(bytes, i, (rnd.nextInt(4096) - 2048) / 8.0, (rnd.nextInt(4096) - 2048) / 8.0);
                 default -> e.setDouble(bytes, i, (rnd.nextInt(4096) - 2048) / 8.0);
             }
         }

@@ -16,6 +16,7 @@ import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 import java.util.PrimitiveIterator;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -153,6 +154,20 @@ class DlpackExportTest {
         assertEquals(checksum(padded), peer.checksumLegacy(m));
         assertEquals(-1.0, padded.getFloat(0, 0));
         peer.deleteLegacy(m);
+    }
+
+    @Test
+    void paddedC128ViewIsCopiedWithAllSixteenBytesOfEachElement() {
+        // c128 elements do not fit the 64-bit element path: the copy goes by real and imaginary parts.
+        TensorView z = TensorView.of(arena.allocate(32), "c128[2]{0}");
+        z.setComplex(1.5, -2, 0);
+        z.setComplex(1e300, Double.MIN_VALUE, 1);
+        TensorView padded = Ops.pad(z, new long[] {1}, new long[] {0}, new long[] {0}, 4);
+        try (DlpackTensor back = Dlpack.importVersioned(Dlpack.exportVersioned(padded))) {
+            TensorView v = back.view();
+            assertEquals(List.of(4.0, 0.0, 1.5, -2.0, 1e300, Double.MIN_VALUE),
+                    List.of(v.getReal(0), v.getImag(0), v.getReal(1), v.getImag(1), v.getReal(2), v.getImag(2)));
+        }
     }
 
     @Test

@@ -229,12 +229,23 @@ public final class ElementAccess {
         };
     }
 
-    /** {@return element {@code index} as a float (rounded to nearest for f64 and wide integers)} */
+    /**
+     * {@return element {@code index} as a float, rounded once to nearest even for f64 and 64-bit
+     * integers, as NumPy's {@code astype(float32)} and XLA's convert round}
+     *
+     * @throws IllegalArgumentException for complex types
+     */
     public float getFloat(MemorySegment segment, long index) {
         if (codec != null) {
             return codec.decode((int) getBits(segment, index));
         }
-        return (float) getDouble(segment, index);
+        return switch (type) {
+            // Through a double, a 64-bit integer would round twice: 2^55 + 2^31 + 1 to 2^55
+            // instead of 2^55 + 2^32.
+            case S64 -> (float) getBits(segment, index);
+            case U64 -> unsignedToFloat(getBits(segment, index));
+            default -> (float) getDouble(segment, index);
+        };
     }
 
     /**
@@ -349,8 +360,12 @@ public final class ElementAccess {
         return asLong;
     }
 
+    // Both halve with the lost bit kept as a sticky bit, so the one rounding is the conversion's.
+    private static float unsignedToFloat(long bits) {
+        return bits >= 0 ? bits : (float) ((bits >>> 1) | (bits & 1)) * 2f;
+    }
+
     private static double unsignedToDouble(long bits) {
-        // Halve with the lost bit kept as a sticky bit, so the one rounding happens in the conversion.
         return bits >= 0 ? bits : (double) ((bits >>> 1) | (bits & 1)) * 2.0;
     }
 

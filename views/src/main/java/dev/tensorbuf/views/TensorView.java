@@ -126,13 +126,19 @@ public final class TensorView {
 
     /**
      * {@return a rank-0 view of one element holding {@code value}, in memory freed when the view
-     * is unreachable}: the fill of a pad, a broadcast constant
+     * is unreachable}: the fill of a pad, a broadcast constant. A complex type holds
+     * {@code (value, 0)}.
      *
      * @throws IllegalArgumentException if the type cannot hold the value (see {@link ElementAccess#setDouble})
      */
     public static TensorView scalar(DType dtype, double value) {
         MemorySegment one = Arena.ofAuto().allocate(16, 16);
-        ElementAccess.of(dtype).setDouble(one, 0, value);
+        ElementAccess access = ElementAccess.of(dtype);
+        if (dtype.kind() == DType.Kind.COMPLEX) {
+            access.setComplex(one, 0, value, 0);
+        } else {
+            access.setDouble(one, 0, value);
+        }
         Buffer b = Buffers.foreign(one, MemorySpace.HOST, "scalar", () -> { });
         return of(b.asReadOnly(), ArrayShape.of(dtype));
     }
@@ -383,6 +389,34 @@ public final class TensorView {
     public long getBits(long... index) {
         long at = ElementLocator.locate(this, index, false);
         return access.getBits(ElementLocator.segment(this, index), at);
+    }
+
+    /**
+     * {@return the real part of the complex element at {@code index}}
+     * {@snippet :
+     * TensorView z = TensorView.of(buffer, "c64[2]{0}");
+     * z.setComplex(1.5, -2, 1);
+     * z.getReal(1);   // 1.5
+     * z.getImag(1);   // -2.0
+     * }
+     *
+     * @throws IllegalArgumentException if the type is not c64 or c128
+     */
+    public double getReal(long... index) {
+        long at = ElementLocator.locate(this, index, false);
+        return access.getReal(ElementLocator.segment(this, index), at);
+    }
+
+    /** {@return the imaginary part of the complex element at {@code index}} @see #getReal */
+    public double getImag(long... index) {
+        long at = ElementLocator.locate(this, index, false);
+        return access.getImag(ElementLocator.segment(this, index), at);
+    }
+
+    /** Writes a complex element, as {@link ElementAccess#setComplex} (c64 rounds each part to float). */
+    public void setComplex(double real, double imag, long... index) {
+        long at = ElementLocator.locate(this, index, true);
+        access.setComplex(ElementLocator.segment(this, index), at, real, imag);
     }
 
     /** Writes a float, rounded as {@link ElementAccess#setFloat}. @throws IndexOutOfBoundsException naming the dim and bounds */

@@ -155,6 +155,38 @@ class ElementAccessTest {
     }
 
     @Test
+    void sixtyFourBitIntegersRoundOnceToFloat() {
+        MemorySegment m = bytes(8);
+        // NumPy: np.array([2**55 + 2**31 + 1], np.int64).astype(np.float32) is 3.602880131393126e+16 (2^55 + 2^32);
+        // through a double it would tie at 2^55 + 2^31 and round to even, 2^55.
+        ElementAccess s64 = ElementAccess.of(DType.S64);
+        s64.setLong(m, 0, (1L << 55) + (1L << 31) + 1);
+        assertEquals(0x1p55f + 0x1p32f, s64.getFloat(m, 0));
+        s64.setLong(m, 0, -((1L << 55) + (1L << 31) + 1));
+        assertEquals(-(0x1p55f + 0x1p32f), s64.getFloat(m, 0));
+        // np.array([2**63 + 2**39 + 1], np.uint64).astype(np.float32) is 9.223373136366404e+18 (2^63 + 2^40).
+        ElementAccess u64 = ElementAccess.of(DType.U64);
+        u64.setBits(m, 0, Long.MIN_VALUE + (1L << 39) + 1);
+        assertEquals(0x1p63f + 0x1p40f, u64.getFloat(m, 0));
+    }
+
+    @Test
+    void complexViewsReadAndWriteParts() {
+        TensorView z = TensorView.of(dev.tensorbuf.memory.Buffers.foreign(bytes(32), dev.tensorbuf.memory.MemorySpace.HOST,
+                "z", () -> { }), "c128[2]{0}");
+        z.setComplex(1.5, -2, 1);
+        assertEquals(1.5, z.getReal(1));
+        assertEquals(-2.0, z.getImag(1));
+        assertThrows(IllegalArgumentException.class, () -> z.getDouble(1));
+        TensorView fill = TensorView.scalar(DType.C64, 7);
+        assertEquals(7.0, fill.getReal());
+        assertEquals(0.0, fill.getImag());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> TensorView.scalar(DType.F32, 1).getReal());
+        assertTrue(e.getMessage().contains("getReal needs a complex element type, not f32"), e.getMessage());
+    }
+
+    @Test
     void predAndComplexHaveTheirOwnAccessors() {
         MemorySegment m = bytes(32);
         ElementAccess pred = ElementAccess.of(DType.PRED);

@@ -84,9 +84,15 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
         if (dst.segment().isReadOnly()) {
             throw new IllegalArgumentException("the destination segment is read-only: " + dst.segment());
         }
-        if (src.dtype() != dst.dtype() && (isComplexOrNone(src.dtype()) || isComplexOrNone(dst.dtype()))) {
+        for (DType t : List.of(src.dtype(), dst.dtype())) {
+            if (!t.isArrayType()) {
+                throw new IllegalArgumentException("cannot copy " + src.dtype() + " to " + dst.dtype() + ": " + t
+                        + " has no elements");
+            }
+        }
+        if (src.dtype().kind() == DType.Kind.COMPLEX && dst.dtype().kind() != DType.Kind.COMPLEX) {
             throw new IllegalArgumentException("cannot convert " + src.dtype() + " to " + dst.dtype()
-                    + ": complex values copy only to the same type");
+                    + ": the imaginary parts would be lost; complex values copy to c64 and c128 only");
         }
         if (affine != null) {
             if (affine.channelDim() >= src.rank()) {
@@ -101,7 +107,7 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
                 throw new IllegalArgumentException("a per-channel scale and bias needs a floating-point destination, got "
                         + dst.dtype());
             }
-            if (isComplexOrNone(src.dtype())) {
+            if (src.dtype().kind() == DType.Kind.COMPLEX) {
                 throw new IllegalArgumentException("a per-channel scale and bias needs a real source, got " + src.dtype());
             }
         }
@@ -116,10 +122,6 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
                         + dst.segment().byteSize());
             }
         }
-    }
-
-    private static boolean isComplexOrNone(DType t) {
-        return t.kind() == DType.Kind.COMPLEX || t.kind() == DType.Kind.NONE;
     }
 
     private static void checkBounds(Step step, Access src, Access dst) {

@@ -63,6 +63,7 @@ final class CopyFixture {
                 case SIGNED -> e.setLong(m, i, rnd.nextInt(100) - (signed ? 50 : 0));
                 case UNSIGNED -> e.setLong(m, i, rnd.nextInt(a.dtype().bitWidth() >= 8 ? 256 : 1 << a.dtype().bitWidth()));
                 case BOOLEAN -> e.setLong(m, i, rnd.nextInt(2));
+                case COMPLEX -> e.setComplex(m, i, (rnd.nextInt(2000) - 1000) / 8.0, (rnd.nextInt(2000) - 1000) / 8.0);
                 default -> throw new AssertionError(a.dtype());
             }
         }

@@ -44,7 +44,12 @@ final class CopyOracle {
             long slots = s.physicalElementCount();
             for (long o = 0; o < slots; o++) {
                 if (s.logicalIndex(o).isEmpty()) {
-                    da.setBits(expected, o, 0);
+                    if (da.storageBits() < 8) {
+                        da.setBits(expected, o, 0);
+                    } else {
+                        int w = da.storageBits() / 8;
+                        expected.asSlice(o * w, w).fill((byte) 0);
+                    }
                 }
             }
         }
@@ -58,8 +63,14 @@ final class CopyOracle {
                 int c = (int) idx[affine.channelDim()];
                 float v = (float) sa.getDouble(src.segment(), so);
                 da.setFloat(expected, dOff, Math.fma(v, affine.scale().get(c), affine.bias().get(c)));
+            } else if (src.dtype() == DType.C128 && dst.dtype() == DType.C128) {
+                MemorySegment.copy(src.segment(), so * 16, expected, dOff * 16, 16);
             } else if (src.dtype() == dst.dtype()) {
                 da.setBits(expected, dOff, sa.getBits(src.segment(), so));
+            } else if (dst.dtype().kind() == DType.Kind.COMPLEX) {
+                boolean complex = src.dtype().kind() == DType.Kind.COMPLEX;
+                da.setComplex(expected, dOff, complex ? sa.getReal(src.segment(), so) : sa.getDouble(src.segment(), so),
+                        complex ? sa.getImag(src.segment(), so) : 0);
             } else if (dst.dtype() == DType.PRED) {
                 da.setLong(expected, dOff, sa.getDouble(src.segment(), so) != 0 ? 1 : 0);
             } else if (dst.dtype().kind() == DType.Kind.FLOAT) {

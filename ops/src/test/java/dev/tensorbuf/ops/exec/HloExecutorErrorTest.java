@@ -126,6 +126,17 @@ class HloExecutorErrorTest {
     }
 
     @Test
+    void complexLiteralsAndConvertsThatXlaHasNoResultFor() {
+        String text = "HloModule m\nENTRY e {\n  ROOT c = c64[2] constant({1, 2})\n}\n";
+        assertContains("literal of c64[2]{0} at offset 1: expected '('", failure(text, Map.of()));
+        text = "HloModule m\nENTRY e {\n  ROOT c = c64[] constant((1, x))\n}\n";
+        assertContains("'(1, x)' is not a c64 value", failure(text, Map.of()));
+        // jaxlib's CPU compiler crashes on complex -> pred.
+        text = "HloModule m\nENTRY e {\n  c = c64[] constant((0, 1))\n  ROOT p = pred[] convert(c)\n}\n";
+        assertContains("convert from c64 to pred is not supported", failure(text, Map.of()));
+    }
+
+    @Test
     void tupleRootIsRefused() {
         String text = "HloModule m\nENTRY e {\n  p0 = f32[2] parameter(0)\n  ROOT t = (f32[2]) tuple(p0)\n}\n";
         assertContains("unsupported op 'tuple'", failure(text, Map.of()));

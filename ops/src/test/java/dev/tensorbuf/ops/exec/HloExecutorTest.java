@@ -218,7 +218,7 @@ class HloExecutorTest {
         assertArrayEquals(new long[] {1, 2, 3, 4, 5, 6},
                 longs(module("ROOT c = s32[2,3]{1,0} constant({ { 1, 2, 3 }, {4,5,6} })"), Map.of()));
         assertArrayEquals(new long[] {1, 0}, longs(module("ROOT c = pred[2]{0} constant({true, false})"), Map.of()));
-        float[] f = floats(module("ROOT c = f32[4]{0} constant({-inf, nan, 1.5e-3, -0})"), Map.of());
+        float[] f = floats(module("ROOT c = f32[4]{0} constant({-inf, nan, 1.5e-3, -0.0})"), Map.of());
         assertEquals(Float.NEGATIVE_INFINITY, f[0]);
         assertTrue(Float.isNaN(f[1]));
         assertEquals(1.5e-3f, f[2]);
@@ -299,5 +299,61 @@ class HloExecutorTest {
             assertArrayEquals(new byte[] {(byte) 0xf1, (byte) 0xe2, (byte) 0x83},
                     packed.buffer().segment().asSlice(0, 3).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
         }
+    }
+
+    /** The expected values are what jaxlib 0.10.2 gives for the same modules. */
+    @Test
+    void complexConstantsIotaConvertAndPadMatchXla() {
+        // XLA reads "-0" as the integer 0, so as +0, and "-0.0" as -0.
+        String text = module(
+                "c = c64[2,2]{1,0} constant({{(1, 2), (3, -4.5)}, {(inf, nan), (-0.0, -0)}})",
+                "t = c64[2,2]{1,0} transpose(c), dimensions={1,0}",
+                "f = c64[] constant((1, 2))",
+                "ROOT r = c64[2,3]{1,0} pad(t, f), padding=0_0x0_1");
+        try (Execution x = HloExecutor.execute(text, Map.of())) {
+            TensorView r = x.rowMajor();
+            assertEquals(1.0, r.getReal(0, 0));
+            assertEquals(2.0, r.getImag(0, 0));
+            assertEquals(Double.POSITIVE_INFINITY, r.getReal(0, 1));
+            assertTrue(Double.isNaN(r.getImag(0, 1)));
+            assertEquals(-4.5, r.getImag(1, 0));
+            assertEquals(-0.0, r.getReal(1, 1));
+            assertEquals(0.0, r.getImag(1, 1));
+            assertEquals(1.0, r.getReal(1, 2));
+            assertEquals(2.0, r.getImag(1, 2));
+        }
+        // XLA: iota of c64 counts in the real part; c128 -> c64 rounds each part (1e300 -> inf);
+        // c128 -> u8 saturates the real part (300.7 -> 255, -5 -> 0); s64 -> c64 rounds once.
+        String converts = module(
+                "p0 = c128[2]{0} parameter(0)",
+                "n = c64[2]{0} convert(p0)",
+                "u = u8[2]{0} convert(p0)",
+                "i = c64[2]{0} iota(), iota_dimension=0",
+                "s = s64[2]{0} constant({36028799166447617, -3})",
+                "w = c64[2]{0} convert(s)",
+                "un = c64[2]{0} convert(u)",
+                "ROOT r = c64[8]{0} concatenate(n, i, w, un), dimensions={0}");
+        TensorView p0 = TensorView.of(arena.allocate(32), "c128[2]{0}");
+        p0.setComplex(1e300, 1.0 / 3, 0);
+        p0.setComplex(-5, 300.7, 1);
+        try (Execution x = HloExecutor.execute(converts, Map.of("p0", p0))) {
+            TensorView r = x.rowMajor();
+            assertEquals(Double.POSITIVE_INFINITY, r.getReal(0));
+            assertEquals((float) (1.0 / 3), (float) r.getImag(0));
+            assertEquals(1.0, r.getReal(3));
+            assertEquals(0.0, r.getImag(3));
+            assertEquals(3.602880131393126e16, r.getReal(4), 0.0); // 2^55 + 2^31 + 1, rounded once
+            assertEquals(255.0, r.getReal(6));
+            assertEquals(0.0, r.getReal(7));
+        }
+    }
+
+    @Test
+    void aBareIntegerLiteralIsAnIntegerAsInXla() {
+        // jaxlib 0.10.2: f32 constant({-0, -0.0, 0, -0e0}) has sign bits [False, True, False, True].
+        float[] v = floats(module("ROOT c = f32[4]{0} constant({-0, -0.0, 0, -0e0})"), Map.of());
+        assertEquals(List.of(0, Integer.MIN_VALUE, 0, Integer.MIN_VALUE),
+                List.of(Float.floatToRawIntBits(v[0]), Float.floatToRawIntBits(v[1]), Float.floatToRawIntBits(v[2]),
+                        Float.floatToRawIntBits(v[3])));
     }
 }

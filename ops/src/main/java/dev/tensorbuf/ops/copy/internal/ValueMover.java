@@ -6,10 +6,12 @@ import dev.tensorbuf.views.ElementAccess;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Moves one value between any two real types through {@link ElementAccess}, by element index:
- * integers exactly (out of range throws), floats rounded to nearest even, floats to integers
+ * Moves one value between two types through {@link ElementAccess}, by element index: integers
+ * exactly (out of range throws), floats rounded to nearest even (64-bit integers to f32 once, as
+ * NumPy rounds them), floats to integers
  * truncated toward zero (NaN, infinities and out-of-range values throw), anything to
- * {@code pred} as {@code value != 0}. The slow, general path of conversion and gather.
+ * {@code pred} as {@code value != 0}; real values to complex ones with a zero imaginary part,
+ * complex to complex part by part. The slow, general path of conversion and gather.
  */
 final class ValueMover {
     private ValueMover() {
@@ -72,6 +74,13 @@ final class ValueMover {
             }
             return;
         }
+        if (to.kind() == DType.Kind.COMPLEX) {
+            // CopyPlan lets complex values reach only complex types: the imaginary part has nowhere else to go.
+            boolean complex = from.kind() == DType.Kind.COMPLEX;
+            double real = complex ? sa.getReal(s, si) : to == DType.C64 ? sa.getFloat(s, si) : sa.getDouble(s, si);
+            da.setComplex(d, di, real, complex ? sa.getImag(s, si) : 0);
+            return;
+        }
         boolean fromInt = from.kind() != DType.Kind.FLOAT;
         boolean toInt = to.kind() != DType.Kind.FLOAT;
         if (to == DType.PRED) {
@@ -88,6 +97,8 @@ final class ValueMover {
             da.setLong(d, di, v);
         } else if (toInt) {
             da.setLong(d, di, toInteger(sa.getDouble(s, si), to));
+        } else if (to == DType.F32) {
+            da.setFloat(d, di, sa.getFloat(s, si));
         } else {
             da.setDouble(d, di, sa.getDouble(s, si));
         }

@@ -39,7 +39,9 @@ public final class ViewAdapter {
 
     /**
      * Copies element by element in logical order, for views the kernels cannot address. Values
-     * move as raw bits when the types match, as longs between integer types, else as doubles.
+     * move as raw bits when the types match, as longs between integer types, as real and
+     * imaginary parts into complex types, else as doubles (floats into f32, rounded once). The
+     * rules are {@link ValueMover}'s, which the planned kernels follow.
      */
     public static void copyElements(TensorView src, TensorView dst) {
         if (src.elementCount() == 0) {
@@ -59,8 +61,18 @@ public final class ViewAdapter {
         DType d = dst.dtype();
         boolean sameType = s == d;
         boolean integral = isIntegral(s) && isIntegral(d);
+        boolean complex = d.kind() == DType.Kind.COMPLEX;
+        boolean fromComplex = s.kind() == DType.Kind.COMPLEX;
+        if (fromComplex && !complex) {
+            throw new IllegalArgumentException("cannot convert " + s + " to " + d
+                    + ": the imaginary parts would be lost; complex values copy to c64 and c128 only");
+        }
         dst.forEachIndex(index -> {
-            if (sameType) {
+            if (complex) {
+                // c128's 128 bits do not fit getBits; the parts carry any type's value (reals get imaginary 0).
+                double real = fromComplex ? src.getReal(index) : d == DType.C64 ? src.getFloat(index) : src.getDouble(index);
+                dst.setComplex(real, fromComplex ? src.getImag(index) : 0, index);
+            } else if (sameType) {
                 dst.setBits(src.getBits(index), index);
             } else if (d == DType.PRED) {
                 dst.setLong(integral ? (src.getLong(index) != 0 ? 1 : 0) : (src.getDouble(index) != 0 ? 1 : 0), index);
@@ -69,6 +81,8 @@ public final class ViewAdapter {
             } else if (isIntegral(d)) {
                 // As the planned kernels convert (XLA's convert): toward zero; NaN and out of range throw.
                 dst.setLong(ValueMover.toInteger(src.getDouble(index), d), index);
+            } else if (d == DType.F32) {
+                dst.setFloat(src.getFloat(index), index);
             } else {
                 dst.setDouble(src.getDouble(index), index);
             }

@@ -12,6 +12,9 @@ import dev.tensorbuf.views.TensorView;
  * {@code x != 0} (NaN is true); float to float rounds to nearest even (ElementAccess, ml_dtypes'
  * NaN and overflow rules); integer to {@code f32} is rounded once. Integers past 2^53 going to a
  * float type other than {@code f32}/{@code f64} pass through a double first, which may round twice.
+ * Real to complex gives an imaginary part of 0; complex to complex converts part by part; complex
+ * to a real type keeps the real part. Complex to {@code pred} is refused: jaxlib's CPU compiler
+ * crashes on it.
  */
 public final class Conversions {
     private static final double TWO_63 = 0x1p63;
@@ -23,7 +26,7 @@ public final class Conversions {
     /**
      * {@return {@code src} converted to {@code shape}'s type, in new memory laid out by {@code shape}}
      *
-     * @throws IllegalArgumentException for complex types on either side, or dims that differ
+     * @throws IllegalArgumentException for complex to pred, token or opaque types, or dims that differ
      */
     public static TensorView convert(TensorView src, ArrayShape shape, Allocator allocator) {
         if (!src.dims().equals(shape.dims())) {
@@ -31,29 +34,43 @@ public final class Conversions {
         }
         DType from = src.dtype();
         DType to = shape.dtype();
-        if (!isReal(from) || !isReal(to)) {
-            throw new IllegalArgumentException("convert from " + from + " to " + to
-                    + " is not supported: only pred, integer and real floating-point types convert");
+        if (from.kind() == DType.Kind.NONE || to.kind() == DType.Kind.NONE) {
+            throw new IllegalArgumentException("convert from " + from + " to " + to + " is not supported: "
+                    + (from.kind() == DType.Kind.NONE ? from : to) + " has no elements");
+        }
+        if (from.kind() == DType.Kind.COMPLEX && to == DType.PRED) {
+            // jaxlib 0.10.2's CPU compiler crashes on this convert, so there is no XLA result to agree with.
+            throw new IllegalArgumentException("convert from " + from + " to pred is not supported: XLA's CPU backend"
+                    + " has no result for it to agree with; compare the real part instead");
         }
         TensorView dst = Materialize.allocate(shape, allocator);
-        boolean fromFloat = from.kind() == DType.Kind.FLOAT;
+        boolean fromComplex = from.kind() == DType.Kind.COMPLEX;
+        if (to.kind() == DType.Kind.COMPLEX) {
+            // The real part converts as to the part's own type (f32 for c64); a real value's imaginary part is 0.
+            boolean single = to == DType.C64;
+            src.forEachIndex(i -> dst.setComplex(
+                    fromComplex ? src.getReal(i) : single ? toF32(src, i) : realValue(src, i),
+                    fromComplex ? src.getImag(i) : 0, i));
+            return dst;
+        }
+        // Complex to real keeps the real part, which then converts as a float would.
+        boolean fromFloat = from.kind() == DType.Kind.FLOAT || fromComplex;
         switch (to.kind()) {
             case BOOLEAN -> src.forEachIndex(i -> dst.setBits(
                     (fromFloat ? src.getDouble(i) != 0 : src.getLong(i) != 0) ? 1 : 0, i));
             case SIGNED, UNSIGNED -> {
                 long mask = to.bitWidth() == 64 ? -1L : (1L << to.bitWidth()) - 1;
                 if (fromFloat) {
-                    src.forEachIndex(i -> dst.setBits(saturate(src.getDouble(i), to) & mask, i));
+                    src.forEachIndex(i -> dst.setBits(saturate(realValue(src, i), to) & mask, i));
                 } else {
                     src.forEachIndex(i -> dst.setBits(src.getLong(i) & mask, i));
                 }
             }
             case FLOAT -> {
-                if (to == DType.F32 && !fromFloat) {
-                    boolean unsigned64 = from == DType.U64;
-                    src.forEachIndex(i -> dst.setFloat(toFloat(src.getLong(i), unsigned64), i));
+                if (to == DType.F32) {
+                    src.forEachIndex(i -> dst.setFloat(toF32(src, i), i));
                 } else {
-                    src.forEachIndex(i -> dst.setDouble(src.getDouble(i), i));
+                    src.forEachIndex(i -> dst.setDouble(realValue(src, i), i));
                 }
             }
             case COMPLEX, NONE -> throw new AssertionError(to);
@@ -61,11 +78,14 @@ public final class Conversions {
         return dst;
     }
 
-    private static boolean isReal(DType t) {
-        return switch (t.kind()) {
-            case BOOLEAN, SIGNED, UNSIGNED, FLOAT -> true;
-            case COMPLEX, NONE -> false;
-        };
+    /** {@return the element as a double; a complex element's real part} */
+    private static double realValue(TensorView src, long[] i) {
+        return src.dtype().kind() == DType.Kind.COMPLEX ? src.getReal(i) : src.getDouble(i);
+    }
+
+    /** {@return the element rounded once to f32, 64-bit integers included; a complex element's real part} */
+    private static float toF32(TensorView src, long[] i) {
+        return src.dtype().kind() == DType.Kind.COMPLEX ? (float) src.getReal(i) : src.getFloat(i);
     }
 
     /** {@return the integer bits XLA gives for a float: truncated, clamped to the type, NaN as 0} */
@@ -94,14 +114,5 @@ public final class Conversions {
             return min;
         }
         return t >= max ? max : (long) t;
-    }
-
-    /** {@return the integer rounded once to float; {@code u64} bits read unsigned} */
-    static float toFloat(long v, boolean unsigned64) {
-        if (!unsigned64 || v >= 0) {
-            return v;
-        }
-        // Halve keeping the lost bit as a sticky bit, so the only rounding is the conversion's.
-        return ((float) ((v >>> 1) | (v & 1))) * 2f;
     }
 }

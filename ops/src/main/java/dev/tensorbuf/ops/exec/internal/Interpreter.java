@@ -183,6 +183,7 @@ public final class Interpreter {
             // As XLA computes it: integers wrap to their width (s8 counts 126, 127, -128, ...), pred is k != 0.
             switch (type.kind()) {
                 case FLOAT -> row.setDouble(k, k);
+                case COMPLEX -> row.setComplex(k, 0, k);
                 case BOOLEAN -> row.setLong(k == 0 ? 0 : 1, k);
                 case SIGNED -> row.setLong(bits == 64 ? k : k << (64 - bits) >> (64 - bits), k);
                 case UNSIGNED -> row.setLong(bits == 64 ? k : k & ((1L << bits) - 1), k);

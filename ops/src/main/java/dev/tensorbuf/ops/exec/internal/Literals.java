@@ -10,8 +10,9 @@ import java.util.List;
 /**
  * Reads the literal of a {@code constant} as XLA prints it: a scalar ({@code 1.5}, {@code -inf},
  * {@code nan}, {@code true}) or nested braces, one level per dimension
- * ({@code {{1, 2}, {3, 4}}}), into new memory laid out by the constant's shape. Elided literals
- * ({@code {...}}), NaN payloads and complex values are refused with the reason.
+ * ({@code {{1, 2}, {3, 4}}}), complex values as (real, imaginary) pairs ({@code (1, -2.5)}), into
+ * new memory laid out by the constant's shape. Elided literals ({@code {...}}) and NaN payloads
+ * are refused with the reason.
  */
 public final class Literals {
     private Literals() {
@@ -25,9 +26,8 @@ public final class Literals {
      */
     public static TensorView parse(String literal, ArrayShape shape, Allocator allocator) {
         DType t = shape.dtype();
-        if (t.kind() == DType.Kind.COMPLEX || t.kind() == DType.Kind.NONE) {
-            throw new IllegalArgumentException("constants of " + t + " are not supported; only pred, integer and"
-                    + " real floating-point literals are read");
+        if (t.kind() == DType.Kind.NONE) {
+            throw new IllegalArgumentException("constants of " + t + " are not supported: it has no elements");
         }
         if (literal.contains("...")) {
             throw new IllegalArgumentException("the literal of " + shape + " is elided ('" + literal
@@ -61,10 +61,16 @@ public final class Literals {
                         v.setDouble(real(text, false), index);
                     }
                 }
-                case COMPLEX, NONE -> throw new AssertionError(t);
+                case COMPLEX -> {
+                    int comma = text.indexOf(',');
+                    boolean single = t == DType.C64;
+                    v.setComplex(real(text.substring(0, comma), single), real(text.substring(comma + 1), single), index);
+                }
+                case NONE -> throw new AssertionError(t);
             }
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("'" + text + "' is not a " + t + " value, in literal '" + literal + "'");
+            String shown = t.kind() == DType.Kind.COMPLEX ? "(" + text.replace(",", ", ") + ")" : text;
+            throw new IllegalArgumentException("'" + shown + "' is not a " + t + " value, in literal '" + literal + "'");
         }
     }
 
@@ -88,6 +94,10 @@ public final class Literals {
                 }
                 if (!text.matches("[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?")) {
                     throw new NumberFormatException(text);
+                }
+                if (text.matches("[+-]?\\d+")) {
+                    // XLA reads a bare integer as an integer: "-0" is +0 (jaxlib 0.10.2), "-0.0" is -0.
+                    yield (single ? Float.parseFloat(text) : Double.parseDouble(text)) + 0.0;
                 }
                 // Parsed at the target's own precision, so an f32 literal rounds once.
                 yield single ? Float.parseFloat(text) : Double.parseDouble(text);
@@ -126,10 +136,23 @@ public final class Literals {
             expect('}');
         }
 
+        /** A value's text; a complex one's parts joined by a comma, {@code "1,-2.5"} for {@code (1, -2.5)}. */
         String scalar() {
+            if (shape.dtype().kind() == DType.Kind.COMPLEX) {
+                expect('(');
+                String real = token();
+                expect(',');
+                String imag = token();
+                expect(')');
+                return real + "," + imag;
+            }
+            return token();
+        }
+
+        private String token() {
             skipSpace();
             int start = at;
-            while (at < text.length() && "{},".indexOf(text.charAt(at)) < 0 && !Character.isWhitespace(text.charAt(at))) {
+            while (at < text.length() && "{}(),".indexOf(text.charAt(at)) < 0 && !Character.isWhitespace(text.charAt(at))) {
                 at++;
             }
             if (start == at) {

@@ -17,14 +17,11 @@ public final class Materialize {
     /**
      * {@return a copy of {@code src} in a new buffer laid out as {@code shape}}
      *
-     * @throws IllegalArgumentException if the dims or types differ, or for c128 (no engine path yet)
+     * @throws IllegalArgumentException if the dims or types differ
      */
     public static TensorView materialize(TensorView src, ArrayShape shape, Allocator allocator) {
         if (!src.dims().equals(shape.dims()) || src.dtype() != shape.dtype()) {
             throw new IllegalArgumentException("cannot copy " + src + " into " + shape + ": types or dims differ");
-        }
-        if (src.dtype() == DType.C128) {
-            throw new IllegalArgumentException("copies of c128 elements are not supported yet (" + src + ")");
         }
         return ENGINE.materialize(src, shape, allocator);
     }
