@@ -10,8 +10,6 @@ import dev.tensorbuf.interop.SafetensorsTensor;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.Buffer;
-import dev.tensorbuf.memory.Buffers;
-import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.ArrayShape;
@@ -20,14 +18,10 @@ import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaLayout;
 import dev.tensorbuf.views.XlaShape;
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -127,7 +121,7 @@ final class ConvertCommand implements Command {
                 copy(input.view(), out, progress);
                 MemorySegment data = buffer.segment().asSlice(0, bytes);
                 if (outFormat == Format.RAW) {
-                    writeRaw(outPath, data, progress);
+                    TensorFiles.writeRaw(outPath, data, progress);
                 } else {
                     TensorFiles.write(outPath, input.name(), new DenseTensor(target.dtype(), target.dims(), data));
                 }
@@ -266,22 +260,7 @@ final class ConvertCommand implements Command {
             throw new UsageException("raw input " + file + " needs --from-layout SHAPE, the XLA shape its bytes are"
                     + " laid out in, e.g. --from-layout 'f32[3,5]{1,0}'");
         }
-        ArrayShape shape = arrayShape(text, "--from-layout");
-        Arena arena = Arena.ofShared();
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            long size = channel.size();
-            if (size != shape.arraySize()) {
-                throw new IllegalArgumentException("raw input " + file + " has " + size + " bytes but " + shape + " needs "
-                        + shape.arraySize());
-            }
-            MemorySegment bytes = size == 0 ? arena.allocate(1)
-                    : channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
-            Buffer buffer = Buffers.foreign(bytes, MemorySpace.HOST, "raw " + file.getFileName(), arena::close);
-            return new Opened(TensorView.of(buffer.asReadOnly(), shape), stem, buffer);
-        } catch (IOException | RuntimeException e) {
-            arena.close();
-            throw e;
-        }
+        return TensorFiles.openRaw(file, arrayShape(text, "--from-layout"), "raw input " + file, stem);
     }
 
     /** The output shape: --layout, or the input's dims in row-major order; of --dtype's type when given. */
@@ -339,18 +318,4 @@ final class ConvertCommand implements Command {
         }
     }
 
-    private static void writeRaw(Path file, MemorySegment data, Progress progress) throws IOException {
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.CREATE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            for (long done = 0; done < data.byteSize(); ) {
-                int n = (int) Math.min(PIECE_BYTES, data.byteSize() - done);
-                ByteBuffer piece = data.asSlice(done, n).asByteBuffer();
-                while (piece.hasRemaining()) {
-                    channel.write(piece);
-                }
-                done += n;
-                progress.advance(n);
-            }
-        }
-    }
 }

@@ -21,14 +21,15 @@ import java.util.Map;
 
 /**
  * {@code tensorbuf run}: executes an HLO module of data-movement ops as views and writes the root
- * to {@code .npy} or safetensors.
+ * to {@code .npy}, safetensors or raw bytes in its own layout.
  */
 final class RunCommand implements Command {
     private static final Option ARG = Option.value("arg", "NAME=FILE", true,
-            "bind a parameter, by name (p0=a.npy) or number (0=a.npy), to a .npy file or a safetensors tensor"
-                    + " (w=m.safetensors, 0=m.safetensors:w)");
+            "bind a parameter, by name (p0=a.npy) or number (0=a.npy), to a .npy file, a safetensors tensor"
+                    + " (w=m.safetensors, 0=m.safetensors:w) or raw bytes in the parameter's layout (p0=a.bin)");
     private static final Option OUT = Option.value("out", "FILE", false,
-            "where to write the ROOT's value (C order): .npy, or .safetensors for bf16 and f8");
+            "where to write the ROOT: .npy or .safetensors (C order), any other extension for raw bytes in the"
+                    + " ROOT's own layout");
 
     @Override
     public String name() {
@@ -37,12 +38,12 @@ final class RunCommand implements Command {
 
     @Override
     public String summary() {
-        return "execute an HLO module of data-movement ops as lazy views, write the ROOT to .npy or safetensors";
+        return "execute an HLO module of data-movement ops as lazy views, write the ROOT to .npy, safetensors or raw bytes";
     }
 
     @Override
     public String synopsis() {
-        return "tensorbuf run MODULE.hlo --arg NAME=FILE ... --out FILE.npy|FILE.safetensors [--json]";
+        return "tensorbuf run MODULE.hlo --arg NAME=FILE ... --out FILE.npy|FILE.safetensors|FILE [--json]";
     }
 
     @Override
@@ -52,13 +53,15 @@ final class RunCommand implements Command {
                 constant, iota, broadcast, transpose, reshape, bitcast, copy, slice, dynamic-slice, pad,
                 reverse, concatenate, convert. Each op is a view (its map composed into its operand's,
                 no element moved); copy, convert between types, constants and iota make new memory, and
-                the ROOT is materialised in its layout. The file written holds the logical array in C
-                order: a .npy, or a .safetensors with one tensor named like the ROOT (for bf16 and f8,
-                which NumPy has no dtype for). Arguments come from .npy files or safetensors tensors
-                (NAME=FILE.safetensors takes the tensor called NAME, or the file's only one;
-                NAME=FILE.safetensors:TENSOR names it) and are checked against their parameter's type
-                and dims. Any other op exits 2 naming it. Each instruction is listed with what it
-                became and its map's form.
+                the ROOT is materialised in its layout. A .npy or .safetensors OUT holds the logical
+                array in C order (safetensors: one tensor named like the ROOT, for bf16 and f8, which
+                NumPy has no dtype for); any other extension gets raw bytes, exactly the ROOT's memory
+                in the layout the module gives it (tiles, padding zeroed, E(4) packing), for any type.
+                Arguments come from .npy files, safetensors tensors (NAME=FILE.safetensors takes the
+                tensor called NAME, or the file's only one; NAME=FILE.safetensors:TENSOR names it) or
+                raw files, read in their parameter's layout, and are checked against their
+                parameter's type and dims. Any other op exits 2 naming it. Each instruction is listed
+                with what it became and its map's form.
 
                 example (np.save("a.npy", np.arange(6, dtype="<f4").reshape(2, 3))):
                   t.hlo:  HloModule m
@@ -89,14 +92,9 @@ final class RunCommand implements Command {
         CliFiles.input(modulePath, null);
         String out = in.value("out");
         if (out == null) {
-            throw new UsageException("missing --out FILE.npy or FILE.safetensors (usage: " + synopsis() + ")");
+            throw new UsageException("missing --out FILE.npy, FILE.safetensors or a raw FILE (usage: " + synopsis() + ")");
         }
         Path outPath = Path.of(out);
-        if (TensorFiles.formatOf(outPath) == TensorFiles.Format.RAW) {
-            // Raw bytes need a layout to be useful, and convert has the options for one.
-            throw new UsageException("--out " + out + ": run writes .npy or .safetensors; name it FILE.npy, then use"
-                    + " 'tensorbuf convert FILE.npy " + out + " --layout ...' for raw bytes in any layout");
-        }
         CliFiles.outputFile(outPath, "--out");
         String text = CliFiles.readUtf8(modulePath);
         HloModule module = HloModule.parse(text);
@@ -104,7 +102,7 @@ final class RunCommand implements Command {
         // Checked before the arguments are read or anything runs: a bf16 ROOT cannot go to .npy.
         if (root.shape() instanceof ArrayShape rootShape) { // a tuple ROOT is the executor's to report
             TensorFiles.requireWritable(outPath, rootShape.dtype(), "ROOT " + root.name(),
-                    "run writes .npy and .safetensors only: convert the ROOT to a wider type in the module");
+                    "write raw bytes instead (--out with any other extension), in the ROOT's layout");
         }
         List<AutoCloseable> opened = new ArrayList<>();
         try {
@@ -112,7 +110,7 @@ final class RunCommand implements Command {
             for (String a : in.values("arg")) {
                 int eq = a.indexOf('=');
                 if (eq <= 0 || eq == a.length() - 1) {
-                    throw new UsageException("--arg '" + a + "' must be NAME=FILE or NUMBER=FILE (a .npy or .safetensors file)");
+                    throw new UsageException("--arg '" + a + "' must be NAME=FILE or NUMBER=FILE (a .npy, .safetensors or raw file)");
                 }
                 String key = a.substring(0, eq);
                 if (args.containsKey(key)) {
@@ -152,23 +150,29 @@ final class RunCommand implements Command {
             }
         }
         CliFiles.input(file, role);
-        switch (TensorFiles.formatOf(file)) {
+        return switch (TensorFiles.formatOf(file)) {
             case NPY -> {
                 // ml_dtypes saves bf16 and f8 as bare void ('<V2'): they take their parameter's type.
                 DType declared = HloExecutor.parameterShape(module, key).dtype();
                 NpyArray array = Npy.map(file, declared.isNumpyNative() ? null : declared);
                 opened.add(array);
-                return TensorView.strided(array.data(), array.dtype(), array.layout());
+                yield TensorView.strided(array.data(), array.dtype(), array.layout());
             }
             case SAFETENSORS -> {
                 String preferred = key.startsWith("%") ? key.substring(1) : key;
                 TensorFiles.Opened t = TensorFiles.openSafetensors(file, tensor, preferred, role + "=" + file + ":TENSOR");
                 opened.add(t.owner());
-                return t.view();
+                yield t.view();
             }
-            default -> throw new UsageException(role + "=" + value + ": run reads .npy and .safetensors files; for raw"
-                    + " bytes, 'tensorbuf convert " + value + " FILE.npy --from-layout SHAPE' first");
-        }
+            case RAW -> {
+                ArrayShape shape = HloExecutor.parameterShape(module, key);
+                ArrayShape laidOut = shape.layout().isPresent() ? shape : shape.withLayout(XlaLayout.descending(shape.rank()));
+                TensorFiles.Opened raw = TensorFiles.openRaw(file, laidOut,
+                        role + "=" + value + " (raw bytes, read in the parameter's layout)", TensorFiles.stem(file));
+                opened.add(raw.owner());
+                yield raw.view();
+            }
+        };
     }
 
     private static Execution execute(HloModule module, String text, Map<String, TensorView> args) {
@@ -181,8 +185,17 @@ final class RunCommand implements Command {
         }
     }
 
-    /** Writes the result in C order, as {@link Execution#rowMajor()} gives it. */
+    /** Writes the result in C order, as {@link Execution#rowMajor()} gives it, or as raw bytes in its own layout. */
     private static void write(Path file, String name, Execution x) throws java.io.IOException {
+        if (TensorFiles.formatOf(file) == TensorFiles.Format.RAW) {
+            ArrayShape shape = x.resultShape();
+            // Every slot the tiles address, should a later tile pad inside an earlier one (beyond XLA's ArraySize).
+            long bytes = Math.max(shape.arraySize(), shape.physicalByteSize());
+            try (Progress none = Progress.start(System.err, true, bytes)) {
+                TensorFiles.writeRaw(file, x.result().buffer().segment().asSlice(0, bytes), none);
+            }
+            return;
+        }
         TensorView data = x.rowMajor();
         ArrayShape shape = x.resultShape();
         long bytes = shape.withLayout(XlaLayout.packedDescending(shape.dtype(), shape.rank())).arraySize();

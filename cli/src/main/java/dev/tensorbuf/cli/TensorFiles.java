@@ -8,8 +8,16 @@ import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaLayout;
+import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.Buffers;
+import dev.tensorbuf.memory.MemorySpace;
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -28,6 +36,9 @@ import java.util.Map;
  * }
  */
 final class TensorFiles {
+    /** A FileChannel write takes a ByteBuffer, at most 2 GiB; pieces also pace the progress bar. */
+    private static final int WRITE_PIECE_BYTES = 64 << 20;
+
     private TensorFiles() {}
 
     /** A file format, from the file's extension. */
@@ -120,6 +131,47 @@ final class TensorFiles {
         } catch (RuntimeException e) {
             f.close();
             throw e;
+        }
+    }
+
+    /**
+     * Maps a raw file, read-only, as a view laid out by {@code shape}: the file must hold exactly
+     * the shape's {@code ArraySize} bytes.
+     *
+     * @param what names the file in messages, e.g. {@code "raw input x.bin"}
+     * @throws IllegalArgumentException if the file's size is not the shape's
+     */
+    static Opened openRaw(Path file, ArrayShape shape, String what, String name) throws IOException {
+        Arena arena = Arena.ofShared();
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            long size = channel.size();
+            if (size != shape.arraySize()) {
+                throw new IllegalArgumentException(what + " has " + size + " bytes but " + shape + " needs "
+                        + shape.arraySize());
+            }
+            MemorySegment bytes = size == 0 ? arena.allocate(1)
+                    : channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+            Buffer buffer = Buffers.foreign(bytes, MemorySpace.HOST, "raw " + file.getFileName(), arena::close);
+            return new Opened(TensorView.of(buffer.asReadOnly(), shape), name, buffer);
+        } catch (IOException | RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    /** Writes {@code data} as the whole file, in pieces, counting each on {@code progress}. */
+    static void writeRaw(Path file, MemorySegment data, Progress progress) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            for (long done = 0; done < data.byteSize(); ) {
+                int n = (int) Math.min(WRITE_PIECE_BYTES, data.byteSize() - done);
+                ByteBuffer piece = data.asSlice(done, n).asByteBuffer();
+                while (piece.hasRemaining()) {
+                    channel.write(piece);
+                }
+                done += n;
+                progress.advance(n);
+            }
         }
     }
 

@@ -152,23 +152,65 @@ class RunCommandTest {
     @Test
     void badArgumentsAreUsageErrors() throws IOException {
         assertTrue(CliHarness.run("run", hlo.toString(), "--arg", "p0=" + a).err()
-                .contains("missing --out FILE.npy or FILE.safetensors"));
+                .contains("missing --out FILE.npy, FILE.safetensors or a raw FILE"));
         CliHarness r = CliHarness.run("run", hlo.toString(), "--arg", "p0", "--out", "x.npy");
         assertEquals(2, r.code());
-        assertTrue(r.err().contains("--arg 'p0' must be NAME=FILE or NUMBER=FILE (a .npy or .safetensors file)"), r.err());
+        assertTrue(r.err().contains("--arg 'p0' must be NAME=FILE or NUMBER=FILE (a .npy, .safetensors or raw file)"), r.err());
         assertTrue(CliHarness.run("run", hlo.toString(), "--arg", "p0=nope.npy", "--out", "x.npy").err()
                 .contains("--arg p0: no such file: nope.npy"));
-        Path other = dir.resolve("r.bin");
-        CliHarness wrongFormat = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + a, "--out", other.toString());
-        assertEquals(2, wrongFormat.code());
-        assertTrue(wrongFormat.err().contains("--out " + other + ": run writes .npy or .safetensors; name it FILE.npy,"
-                + " then use 'tensorbuf convert FILE.npy " + other + " --layout ...'"), wrongFormat.err());
-        assertFalse(Files.exists(other));
         Path raw = dir.resolve("a.bin");
-        Files.write(raw, new byte[24]);
-        CliHarness rawArg = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + raw, "--out", "x.npy");
-        assertEquals("tensorbuf run: --arg p0=" + raw + ": run reads .npy and .safetensors files; for raw bytes,"
-                + " 'tensorbuf convert " + raw + " FILE.npy --from-layout SHAPE' first\n", rawArg.err());
+        Files.write(raw, new byte[20]);
+        Path out = dir.resolve("x.npy");
+        CliHarness rawArg = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + raw, "--out", out.toString());
+        assertEquals(2, rawArg.code());
+        assertEquals("tensorbuf run: --arg p0=" + raw + " (raw bytes, read in the parameter's layout) has 20 bytes but"
+                + " f32[2,3]{1,0} needs 24\n", rawArg.err());
+        assertFalse(Files.exists(out));
+    }
+
+    @Test
+    void rawFilesHoldTheMemoryOfTheLayoutsTheModuleGives() throws IOException {
+        // Figure 1 of XLA's tiled layout page: 1..15 as raw row-major f32 in, its T(2,2) tiles out, padding zeroed.
+        Path module = dir.resolve("tile.hlo");
+        Files.writeString(module, """
+                HloModule m
+                ENTRY e {
+                  p0 = f32[3,5]{1,0} parameter(0)
+                  ROOT out = f32[3,5]{1,0:T(2,2)} copy(p0)
+                }
+                """);
+        float[] values = new float[15];
+        for (int i = 0; i < 15; i++) {
+            values[i] = i + 1;
+        }
+        Path in = dir.resolve("x.bin");
+        Files.write(in, Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, values).toArray(ValueLayout.JAVA_BYTE));
+        Path out = dir.resolve("t.bin");
+        CliHarness r = CliHarness.run("run", module.toString(), "--arg", "p0=" + in, "--out", out.toString());
+        assertEquals(0, r.code(), r.err());
+        assertArrayEquals(new float[] {1, 2, 6, 7, 3, 4, 8, 9, 5, 0, 10, 0, 11, 12, 0, 0, 13, 14, 0, 0, 15, 0, 0, 0},
+                java.lang.foreign.MemorySegment.ofArray(Files.readAllBytes(out)).toArray(ValueLayout.JAVA_FLOAT_UNALIGNED));
+
+        // An s4 ROOT, which neither .npy nor safetensors holds: asked for one, run points to raw bytes.
+        Path s4 = dir.resolve("s4.hlo");
+        Files.writeString(s4, """
+                HloModule m
+                ENTRY e {
+                  p0 = f32[2,3]{1,0} parameter(0)
+                  t = f32[3,2]{1,0} transpose(p0), dimensions={1,0}
+                  ROOT c = s4[3,2]{1,0:E(4)} convert(t)
+                }
+                """);
+        Path npy = dir.resolve("c.npy");
+        r = CliHarness.run("run", s4.toString(), "--arg", "p0=" + a, "--out", npy.toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("ROOT c is s4, which NumPy has no dtype for (ml_dtypes' int4 is saved as an unnamed"
+                + " void type); write raw bytes instead (--out with any other extension), in the ROOT's layout"), r.err());
+        Path packed = dir.resolve("c.bin");
+        r = CliHarness.run("run", s4.toString(), "--arg", "p0=" + a, "--out", packed.toString());
+        assertEquals(0, r.code(), r.err());
+        // a = [[0, 1, 2], [3, 4, 5]] transposed: 0 3 | 1 4 | 2 5, two to a byte, the first in the low nibble.
+        assertArrayEquals(new byte[] {0x30, 0x41, 0x52}, Files.readAllBytes(packed));
     }
 
     @Test
@@ -236,8 +278,8 @@ class RunCommandTest {
         }
         Files.writeString(hlo, BF16_ROOT.replace("bf16", "s4"));
         CliHarness s4 = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + a, "--out", dir.resolve("s.safetensors").toString());
-        assertEquals("tensorbuf run: ROOT b is s4, which safetensors has no dtype for; run writes .npy and .safetensors"
-                + " only: convert the ROOT to a wider type in the module\n", s4.err());
+        assertEquals("tensorbuf run: ROOT b is s4, which safetensors has no dtype for; write raw bytes instead (--out"
+                + " with any other extension), in the ROOT's layout\n", s4.err());
     }
 
     @Test
