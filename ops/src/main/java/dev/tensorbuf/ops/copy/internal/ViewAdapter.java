@@ -2,9 +2,12 @@ package dev.tensorbuf.ops.copy.internal;
 
 import dev.tensorbuf.ops.copy.Access;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.MapForm;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.Optional;
 
 /**
@@ -38,10 +41,9 @@ public final class ViewAdapter {
     }
 
     /**
-     * Copies element by element in logical order, for views the kernels cannot address. Values
-     * move as raw bits when the types match, as longs between integer types, as real and
-     * imaginary parts into complex types, else as doubles (floats into f32, rounded once). The
-     * rules are {@link ValueMover}'s, which the planned kernels follow.
+     * Copies element by element in logical order, for views the kernels cannot address: raw bits
+     * (or real and imaginary parts) when the types match, else converted by {@link ValueMover},
+     * as the planned kernels convert.
      */
     public static void copyElements(TensorView src, TensorView dst) {
         if (src.elementCount() == 0) {
@@ -59,32 +61,37 @@ public final class ViewAdapter {
         }
         DType s = src.dtype();
         DType d = dst.dtype();
-        boolean sameType = s == d;
-        boolean integral = isIntegral(s) && isIntegral(d);
-        boolean complex = d.kind() == DType.Kind.COMPLEX;
-        boolean fromComplex = s.kind() == DType.Kind.COMPLEX;
-        if (fromComplex && !complex) {
+        if (s.kind() == DType.Kind.COMPLEX && d.kind() != DType.Kind.COMPLEX) {
             throw new IllegalArgumentException("cannot convert " + s + " to " + d
                     + ": the imaginary parts would be lost; complex values copy to c64 and c128 only");
         }
+        if (s == d) {
+            dst.forEachIndex(index -> {
+                if (s.kind() == DType.Kind.COMPLEX) {
+                    dst.setComplex(src.getReal(index), src.getImag(index), index); // c128's 128 bits do not fit getBits
+                } else {
+                    dst.setBits(src.getBits(index), index);
+                }
+            });
+            return;
+        }
+        // Each value passes through one-element scratch segments, so ValueMover converts it: the
+        // element path keeps the planned kernels' rules by running them, not by restating them.
+        ElementAccess sa = ElementAccess.of(s);
+        ElementAccess da = ElementAccess.of(d);
+        MemorySegment from = Arena.ofAuto().allocate(16);
+        MemorySegment to = Arena.ofAuto().allocate(16);
         dst.forEachIndex(index -> {
-            if (complex) {
-                // c128's 128 bits do not fit getBits; the parts carry any type's value (reals get imaginary 0).
-                double real = fromComplex ? src.getReal(index) : d == DType.C64 ? src.getFloat(index) : src.getDouble(index);
-                dst.setComplex(real, fromComplex ? src.getImag(index) : 0, index);
-            } else if (sameType) {
-                dst.setBits(src.getBits(index), index);
-            } else if (d == DType.PRED) {
-                dst.setLong(integral ? (src.getLong(index) != 0 ? 1 : 0) : (src.getDouble(index) != 0 ? 1 : 0), index);
-            } else if (integral) {
-                dst.setLong(src.getLong(index), index);
-            } else if (isIntegral(d)) {
-                // As the planned kernels convert (XLA's convert): toward zero; NaN and out of range throw.
-                dst.setLong(ValueMover.toInteger(src.getDouble(index), d), index);
-            } else if (d == DType.F32) {
-                dst.setFloat(src.getFloat(index), index);
+            if (s.kind() == DType.Kind.COMPLEX) {
+                sa.setComplex(from, 0, src.getReal(index), src.getImag(index));
             } else {
-                dst.setDouble(src.getDouble(index), index);
+                sa.setBits(from, 0, src.getBits(index));
+            }
+            ValueMover.move(from, 0, sa, to, 0, da);
+            if (d.kind() == DType.Kind.COMPLEX) {
+                dst.setComplex(da.getReal(to, 0), da.getImag(to, 0), index);
+            } else {
+                dst.setBits(da.getBits(to, 0), index);
             }
         });
     }
@@ -99,9 +106,5 @@ public final class ViewAdapter {
                 }
             }
         }
-    }
-
-    private static boolean isIntegral(DType t) {
-        return t.kind() == DType.Kind.SIGNED || t.kind() == DType.Kind.UNSIGNED || t.kind() == DType.Kind.BOOLEAN;
     }
 }
