@@ -171,6 +171,24 @@ class NpyTest {
     }
 
     @Test
+    void mlDtypesFloat8E5m2FilesSayF1AndAreReadAsF8e5m2() throws IOException {
+        // np.save(f, np.array([1.5, -2], ml_dtypes.float8_e5m2)) writes descr '<f1': e5m2 1.5 = 0x3e, -2 = 0xc0.
+        Path file = dir.resolve("e5.npy");
+        byte[] preamble = NpyCodec.preamble("<f1", false, List.of(2L), 0);
+        byte[] all = java.util.Arrays.copyOf(preamble, preamble.length + 2);
+        all[preamble.length] = 0x3e;
+        all[preamble.length + 1] = (byte) 0xc0;
+        Files.write(file, all);
+        for (DType named : java.util.Arrays.asList(null, DType.F8E5M2, DType.BF16)) {
+            try (NpyArray a = Npy.map(file, named)) {
+                assertEquals(DType.F8E5M2, a.dtype());
+                assertArrayEquals(new double[] {1.5, -2},
+                        dev.tensorbuf.views.TensorView.strided(a.data(), a.dtype(), a.layout()).toDoubleArray());
+            }
+        }
+    }
+
+    @Test
     void moreDimensionsThanNumpyReadsAreRefusedBeforeTheFileIsTouched() throws IOException {
         Path file = dir.resolve("deep.npy");
         Files.write(file, new byte[] {42});

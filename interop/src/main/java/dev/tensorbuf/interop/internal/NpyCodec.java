@@ -187,6 +187,11 @@ public final class NpyCodec {
         if (kind.equals("V")) {
             return voidAs(descr, body, file, voidType);
         }
+        if (body.equals("f1")) {
+            // NumPy has no 1-byte float; ml_dtypes 0.5 registers float8_e5m2 as kind 'f', so np.save
+            // writes it as '<f1' (its other 8-bit floats as '<V1'), a file np.load itself cannot read.
+            return DType.F8E5M2;
+        }
         switch (kind) {
             case "O" -> throw new IllegalArgumentException(file + ": descr '" + descr
                     + "' is an object array: its data are pickled Python objects, which are never read");
