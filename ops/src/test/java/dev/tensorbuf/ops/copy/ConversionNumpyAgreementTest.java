@@ -7,22 +7,18 @@ import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.ops.peers.PeerScripts;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import java.io.IOException;
-import java.io.InputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,9 +48,9 @@ class ConversionNumpyAgreementTest {
 
     @Test
     void everyPairConvertsAsNumpyDoesAndRefusesWhatNumpyLeavesUndefined() throws Exception {
-        String python = System.getProperty("tensorbuf.python", "python3");
-        String problem = generate(python);
+        String problem = PeerScripts.importProblem("numpy, ml_dtypes", "pip install numpy ml_dtypes");
         assumeTrue(problem == null, problem);
+        PeerScripts.run(dir, "numpy_astype.py");
         int pairs = 0;
         for (String s : TYPES) {
             DType from = DType.fromXlaName(s);
@@ -99,8 +95,9 @@ class ConversionNumpyAgreementTest {
             MemorySegment out = arena.allocate(Math.max(1, m * tw));
             try {
                 engine.copy(source, Access.strided(out, to, StridedLayout.packed(m)));
-                compare(from, to, in, expected, out, "engine(parallelism " + engine.parallelism() + ", vector "
-                        + engine.vectorKernels() + ")");
+                failures.addAll(PeerScripts.differences(from + " -> " + to + " (engine, parallelism "
+                        + engine.parallelism() + ", vector " + engine.vectorKernels() + ")", in, sw, ElementAccess.of(to),
+                        expected, out));
             } catch (RuntimeException e) {
                 failures.add(from + " -> " + to + ": engine threw " + e);
             }
@@ -109,7 +106,8 @@ class ConversionNumpyAgreementTest {
         MemorySegment out = arena.allocate(Math.max(1, m * tw));
         try {
             CopyEngine.defaults().copy(Ops.concatenate(0, List.of(view(in, from, m))), view(out, to, m));
-            compare(from, to, in, expected, out, "element path");
+            failures.addAll(PeerScripts.differences(from + " -> " + to + " (element path)", in, sw, ElementAccess.of(to),
+                    expected, out));
         } catch (RuntimeException e) {
             failures.add(from + " -> " + to + ": element path threw " + e);
         }
@@ -125,78 +123,21 @@ class ConversionNumpyAgreementTest {
         try {
             CopyEngine.defaults().copy(Access.strided(one, from, StridedLayout.packed(1)),
                     Access.strided(out, to, StridedLayout.packed(1)));
-            failures.add(from + " -> " + to + ": " + why + " value " + HexFormat.of().formatHex(one.toArray(ValueLayout.JAVA_BYTE))
+            failures.add(from + " -> " + to + ": " + why + " value " + PeerScripts.hex(one, 0, from.byteWidth())
                     + " was converted, not refused");
         } catch (IllegalArgumentException expected) {
             // refused, as it must be
         }
         try {
             CopyEngine.defaults().copy(Ops.concatenate(0, List.of(view(one, from, 1))), view(out, to, 1));
-            failures.add(from + " -> " + to + ": " + why + " value " + HexFormat.of().formatHex(one.toArray(ValueLayout.JAVA_BYTE))
+            failures.add(from + " -> " + to + ": " + why + " value " + PeerScripts.hex(one, 0, from.byteWidth())
                     + " was converted by the element path, not refused");
         } catch (IllegalArgumentException expected) {
             // refused, as it must be
         }
     }
 
-    /** Bit for bit, except that a NaN need only be a NaN (NumPy keeps payloads the engine does not promise). */
-    private void compare(DType from, DType to, MemorySegment in, MemorySegment expected, MemorySegment actual, String path) {
-        int tw = to.byteWidth();
-        long m = expected.byteSize() / tw;
-        ElementAccess a = ElementAccess.of(to);
-        for (long k = 0; k < m; k++) {
-            if (MemorySegment.mismatch(expected, k * tw, (k + 1) * tw, actual, k * tw, (k + 1) * tw) < 0) {
-                continue;
-            }
-            if (bothNaN(a, expected, actual, k)) {
-                continue;
-            }
-            int sw = from.byteWidth();
-            failures.add(String.format("%s -> %s (%s): source %s, NumPy %s, ours %s", from, to, path,
-                    HexFormat.of().formatHex(in.asSlice(k * sw, sw).toArray(ValueLayout.JAVA_BYTE)),
-                    HexFormat.of().formatHex(expected.asSlice(k * tw, tw).toArray(ValueLayout.JAVA_BYTE)),
-                    HexFormat.of().formatHex(actual.asSlice(k * tw, tw).toArray(ValueLayout.JAVA_BYTE))));
-        }
-    }
-
-    private static boolean bothNaN(ElementAccess a, MemorySegment x, MemorySegment y, long k) {
-        return switch (a.type().kind()) {
-            case FLOAT -> Double.isNaN(a.getDouble(x, k)) && Double.isNaN(a.getDouble(y, k));
-            case COMPLEX -> sameOrNaN(a.getReal(x, k), a.getReal(y, k)) && sameOrNaN(a.getImag(x, k), a.getImag(y, k));
-            default -> false;
-        };
-    }
-
-    private static boolean sameOrNaN(double x, double y) {
-        return Double.isNaN(x) ? Double.isNaN(y) : Double.doubleToRawLongBits(x) == Double.doubleToRawLongBits(y);
-    }
-
     private MemorySegment read(String name) throws IOException {
-        byte[] bytes = Files.readAllBytes(dir.resolve(name));
-        return arena.allocate(Math.max(1, bytes.length)).copyFrom(MemorySegment.ofArray(bytes)).asSlice(0, bytes.length);
-    }
-
-    /** {@return why the NumPy side could not run, or null once its files are in {@link #dir}} */
-    private String generate(String python) throws IOException, InterruptedException {
-        Path script = dir.resolve("numpy_astype.py");
-        try (InputStream s = ConversionNumpyAgreementTest.class.getResourceAsStream("/numpy_astype.py")) {
-            Files.write(script, s.readAllBytes());
-        }
-        Process p;
-        try {
-            p = new ProcessBuilder(python, "-c", "import numpy, ml_dtypes").redirectErrorStream(true).start();
-        } catch (IOException e) {
-            return "no Python interpreter '" + python + "' (-Dtensorbuf.python=...): " + e.getMessage();
-        }
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            return python + " cannot import numpy and ml_dtypes (pip install numpy ml_dtypes): " + out.strip();
-        }
-        p = new ProcessBuilder(python, script.toString(), dir.toString()).redirectErrorStream(true).start();
-        out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IllegalStateException("numpy_astype.py failed: " + out);
-        }
-        return null;
+        return PeerScripts.read(dir.resolve(name), arena);
     }
 }
