@@ -191,13 +191,18 @@ def cases(lib, want):
         whole = rand((n, c, h, w), f32)
         sl = zeros((n, c, 56, 56), f32)
         yield "slice_step2_f32_32x64x112x112", n * c * 56 * 56 * 8, {"slice": lambda: copy(sl, whole[:, :, ::2, ::2])}
+    if want("f64_to_f32_4096x4096"):
+        d64 = rand((4096, 4096), np.float64 if lib == "numpy" else torch.float64)
+        d32 = zeros((4096, 4096), f32)
+        yield "f64_to_f32_4096x4096", 4096 * 4096 * 12, \
+            {"convert": (lambda: np.copyto(d32, d64, casting="same_kind")) if lib == "numpy" else (lambda: d32.copy_(d64))}
 
 
 NAMES = ["nchw_to_nhwc_f32_32x64x112x112", "nhwc_to_nchw_f32_32x64x112x112", "nchw_to_nhwc_f32_1x3x224x224",
          "nhwc_to_nchw_f32_1x3x224x224", "f32_4096x4096_to_T8x128", "f32_T8x128_to_4096x4096",
          "bf16_4096x4096_to_T8x128_2x1", "f32_4096x4096_to_bf16_T8x128_2x1", "bf16_T8x128_2x1_to_f32_4096x4096",
          "f32_1000x1000_to_T8x128_padded", "u8_nhwc_to_f32_nchw_scale_bias_32x224x224x3",
-         "broadcast_f32_1x64x1x1_to_32x64x112x112", "slice_step2_f32_32x64x112x112"]
+         "broadcast_f32_1x64x1x1_to_32x64x112x112", "slice_step2_f32_32x64x112x112", "f64_to_f32_4096x4096"]
 
 
 def main():

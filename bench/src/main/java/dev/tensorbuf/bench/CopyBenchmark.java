@@ -36,7 +36,8 @@ public class CopyBenchmark {
         "nhwc_to_nchw_f32_1x3x224x224", "f32_4096x4096_to_T8x128", "f32_T8x128_to_4096x4096",
         "bf16_4096x4096_to_T8x128_2x1", "f32_4096x4096_to_bf16_T8x128_2x1", "bf16_T8x128_2x1_to_f32_4096x4096",
         "f32_1000x1000_to_T8x128_padded",
-        "u8_nhwc_to_f32_nchw_scale_bias_32x224x224x3", "broadcast_f32_1x64x1x1_to_32x64x112x112", "slice_step2_f32_32x64x112x112"})
+        "u8_nhwc_to_f32_nchw_scale_bias_32x224x224x3", "broadcast_f32_1x64x1x1_to_32x64x112x112", "slice_step2_f32_32x64x112x112",
+        "f64_to_f32_4096x4096"})
     public String name;
 
     /** Threads for the engine. */

@@ -115,7 +115,7 @@ public record CopyCase(String name, Function<SegmentAllocator, Sides> build) {
         return new CopyCase(name, a -> new Sides(tiled(a, from), tiled(a, to), null));
     }
 
-    /** The cases of issue 5's table, in its order. */
+    /** The cases of issue 5's table, in its order, then the f64 -> f32 conversion. */
     public static final List<CopyCase> ALL = List.of(
             layouts("nchw_to_nhwc_f32_32x64x112x112", DType.F32, TensorFormat.NCHW, TensorFormat.NHWC, 32, 64, 112, 112),
             layouts("nhwc_to_nchw_f32_32x64x112x112", DType.F32, TensorFormat.NHWC, TensorFormat.NCHW, 32, 64, 112, 112),
@@ -144,7 +144,10 @@ public record CopyCase(String name, Function<SegmentAllocator, Sides> build) {
                 return new Sides(Access.strided(whole.segment(), DType.F32, StridedLayout.of(new long[] {32, 64, 56, 56},
                         new long[] {64 * 112 * 112, 112 * 112, 2 * 112, 2})),
                         strided(a, DType.F32, StridedLayout.packed(32, 64, 56, 56)), null);
-            }));
+            }),
+            // Beyond the issue's table: a plain type conversion, the commonest there is (NumPy float64 data).
+            new CopyCase("f64_to_f32_4096x4096", a -> new Sides(strided(a, DType.F64, StridedLayout.packed(4096, 4096)),
+                    strided(a, DType.F32, StridedLayout.packed(4096, 4096)), null)));
 
     /** {@return the case called {@code name}} @throws IllegalArgumentException naming the known cases */
     public static CopyCase byName(String name) {

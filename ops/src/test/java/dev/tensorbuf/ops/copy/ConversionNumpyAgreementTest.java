@@ -28,8 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * and for the wider ones the values conversions go wrong on (ties after a first rounding, range
  * edges, specials) plus random patterns ({@code numpy_astype.py}). Values NumPy leaves undefined
  * (NaN, infinities and out-of-range values to an integer type) must be refused instead, as must
- * complex to real. Both the planned kernels (scalar, vector, split over threads) and the element
- * path of multi-buffer views are checked. Needs Python with numpy and ml_dtypes; skipped with the
+ * complex to real. The planned kernels (scalar, vector, split over threads; dense runs and
+ * reversed ones) and the element path of multi-buffer views are checked. Needs Python with numpy and ml_dtypes; skipped with the
  * reason otherwise.
  */
 class ConversionNumpyAgreementTest {
@@ -102,7 +102,19 @@ class ConversionNumpyAgreementTest {
                 failures.add(from + " -> " + to + ": engine threw " + e);
             }
         }
-        // A concatenation of one part spans "several buffers": the element path, with its own copy of the rules.
+        // Both sides reversed: the strided loops, not the dense ones.
+        if (m > 0) {
+            MemorySegment out = arena.allocate(m * tw);
+            StridedLayout reversed = StridedLayout.of(new long[] {m}, new long[] {-1}, m - 1);
+            try {
+                CopyEngine.of(1, true).copy(Access.strided(in, from, reversed), Access.strided(out, to, reversed));
+                failures.addAll(PeerScripts.differences(from + " -> " + to + " (reversed)", in, sw, ElementAccess.of(to),
+                        expected, out));
+            } catch (RuntimeException e) {
+                failures.add(from + " -> " + to + ": reversed copy threw " + e);
+            }
+        }
+        // A concatenation of one part spans "several buffers": the element path.
         MemorySegment out = arena.allocate(Math.max(1, m * tw));
         try {
             CopyEngine.defaults().copy(Ops.concatenate(0, List.of(view(in, from, m))), view(out, to, m));

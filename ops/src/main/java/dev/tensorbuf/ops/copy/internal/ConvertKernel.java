@@ -8,8 +8,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * {@link dev.tensorbuf.ops.copy.Kernel#CONVERT}: element type conversion, optionally with a
  * per-channel {@code fma(value, scale, bias)} in f32. The common pairs have their own loops
- * (bit tricks for bf16, the JDK's f16 intrinsics); everything else goes through
- * {@link ValueMover}. The channel is constant per run unless the channel loop is innermost.
+ * (bit tricks for bf16, the JDK's f16 intrinsics), those between Java's primitive types a chunk
+ * at a time ({@link PrimitiveConvert}); everything else goes through {@link ValueMover}. The channel is constant per run unless the channel loop is innermost.
  */
 final class ConvertKernel {
     private ConvertKernel() {
@@ -26,6 +26,7 @@ final class ConvertKernel {
         DType from = sa.type();
         DType to = da.type();
         boolean affine = scale != null;
+        PrimitiveConvert.Chunks chunks = !affine && PrimitiveConvert.handles(from, to) ? new PrimitiveConvert.Chunks() : null;
         Odometer o = new Odometer(t, 1);
         do {
             if (affine && ch == r - 1) {
@@ -47,6 +48,8 @@ final class ConvertKernel {
                 f16ToF32(src, o.src, ss, dst, o.dst, ds, n);
             } else if (from == DType.U8 && to == DType.F32) {
                 u8ToF32(src, o.src, ss, dst, o.dst, ds, n, 1f, 0f);
+            } else if (chunks != null) {
+                PrimitiveConvert.run(src, o.src, ss, sa, dst, o.dst, ds, da, n, chunks);
             } else {
                 ValueMover.run(src, o.src, ss, sa, dst, o.dst, ds, da, n);
             }
