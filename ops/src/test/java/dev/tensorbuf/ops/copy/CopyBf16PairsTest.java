@@ -1,6 +1,7 @@
 package dev.tensorbuf.ops.copy;
 
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.StridedLayout;
 import org.junit.jupiter.api.Test;
 
@@ -176,6 +177,30 @@ class CopyBf16PairsTest {
             assertEquals(Set.of(Kernel.CONVERT), kernels(f16));
             CopyPlan same = CopyPlan.of(tiled(arena, "bf16[2,128]{1,0}"), tiled(arena, "bf16[2,128]{1,0:T(8,128)(2,1)}"));
             assertEquals(Set.of(Kernel.PAIR_INTERLEAVE, Kernel.ZERO), kernels(same));
+        }
+    }
+
+    @Test
+    void denseAndStridedRunsRoundSpecialsAsMlDtypes() {
+        // Plain f32 -> bf16 (not the pair kernels): dense runs have a loop of their own, strided runs another.
+        int n = SPECIAL_F32.length;
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment src = arena.allocate(4L * n);
+            MemorySegment expected = arena.allocate(2L * n);
+            ElementAccess bf16 = ElementAccess.of(DType.BF16);
+            for (int i = 0; i < n; i++) {
+                src.set(I32, 4L * i, SPECIAL_F32[i]);
+                bf16.setFloat(expected, i, Float.intBitsToFloat(SPECIAL_F32[i])); // ml_dtypes' rounding, bit for bit
+            }
+            StridedLayout reversed = StridedLayout.of(new long[] {n}, new long[] {-1}, n - 1);
+            for (StridedLayout layout : List.of(StridedLayout.packed(n), reversed)) {
+                MemorySegment out = arena.allocate(2L * n);
+                SCALAR.copy(Access.strided(src, DType.F32, layout), Access.strided(out, DType.BF16, layout));
+                for (int i = 0; i < n; i++) {
+                    assertEquals(expected.get(I16, 2L * i), out.get(I16, 2L * i),
+                            String.format("f32 0x%08x, %s", SPECIAL_F32[i], layout));
+                }
+            }
         }
     }
 
