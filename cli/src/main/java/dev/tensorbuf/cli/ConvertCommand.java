@@ -121,7 +121,7 @@ final class ConvertCommand implements Command {
                 copy(input.view(), out, progress);
                 MemorySegment data = buffer.segment().asSlice(0, bytes);
                 if (outFormat == Format.RAW) {
-                    TensorFiles.writeRaw(outPath, data, progress);
+                    TensorFiles.writeRaw(outPath, data, progress::advance);
                 } else {
                     TensorFiles.write(outPath, input.name(), new DenseTensor(target.dtype(), target.dims(), data));
                 }

@@ -191,9 +191,7 @@ final class RunCommand implements Command {
             ArrayShape shape = x.resultShape();
             // Every slot the tiles address, should a later tile pad inside an earlier one (beyond XLA's ArraySize).
             long bytes = Math.max(shape.arraySize(), shape.physicalByteSize());
-            try (Progress none = Progress.start(System.err, true, bytes)) {
-                TensorFiles.writeRaw(file, x.result().buffer().segment().asSlice(0, bytes), none);
-            }
+            TensorFiles.writeRaw(file, x.result().buffer().segment().asSlice(0, bytes), written -> { });
             return;
         }
         TensorView data = x.rowMajor();

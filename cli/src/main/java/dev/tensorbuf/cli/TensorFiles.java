@@ -4,13 +4,13 @@ import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.interop.SafetensorsTensor;
+import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.Buffers;
+import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaLayout;
-import dev.tensorbuf.memory.Buffer;
-import dev.tensorbuf.memory.Buffers;
-import dev.tensorbuf.memory.MemorySpace;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -21,6 +21,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.LongConsumer;
 
 /**
  * Tensor files as {@code convert} and {@code run} read and write them, the format chosen by the
@@ -159,8 +160,8 @@ final class TensorFiles {
         }
     }
 
-    /** Writes {@code data} as the whole file, in pieces, counting each on {@code progress}. */
-    static void writeRaw(Path file, MemorySegment data, Progress progress) throws IOException {
+    /** Writes {@code data} as the whole file, in pieces, telling {@code written} each piece's bytes. */
+    static void writeRaw(Path file, MemorySegment data, LongConsumer written) throws IOException {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.CREATE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
             for (long done = 0; done < data.byteSize(); ) {
@@ -170,7 +171,7 @@ final class TensorFiles {
                     channel.write(piece);
                 }
                 done += n;
-                progress.advance(n);
+                written.accept(n);
             }
         }
     }
