@@ -6,7 +6,8 @@ import dev.tensorbuf.views.*;
 public class ConvSpeed {
   public static void main(String[] a) {
     long n = 4096L * 4096;
-    String[][] pairs = {{"f64","f32"},{"f32","f64"},{"s32","f32"},{"f32","s32"},{"s64","f64"},{"u8","f32"},{"f32","bf16"},{"c64","c128"},{"f32","f32"},{"s16","s32"}};
+    String[][] pairs = {{"f64","f32"},{"f32","f64"},{"s32","f32"},{"f32","s32"},{"s64","f64"},{"u8","f32"},{"f32","bf16"},{"c64","c128"},{"f32","f32"},{"s16","s32"},
+        {"bf16","f32"},{"f32","f16"},{"f16","f32"}};
     CopyEngine e = CopyEngine.of(a.length > 0 ? Integer.parseInt(a[0]) : 1);
     for (String[] p : pairs) {
       DType s = DType.fromXlaName(p[0]), d = DType.fromXlaName(p[1]);

@@ -8,7 +8,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * {@link dev.tensorbuf.ops.copy.Kernel#CONVERT}: element type conversion, optionally with a
  * per-channel {@code fma(value, scale, bias)} in f32. The common pairs have their own loops
- * (bit tricks for bf16, the JDK's f16 intrinsics), those between Java's primitive types a chunk
+ * (bit tricks for bf16, the JDK's f16 intrinsics; on dense runs with constant strides, which C2
+ * vectorises), those between Java's primitive types a chunk
  * at a time ({@link PrimitiveConvert}); everything else goes through {@link ValueMover}. The channel is constant per run unless the channel loop is innermost.
  */
 final class ConvertKernel {
@@ -94,12 +95,24 @@ final class ConvertKernel {
     }
 
     private static void f32ToF16(MemorySegment s, long so, long ss, MemorySegment d, long dO, long ds, long n) {
+        if (ss == 4 && ds == 2) {
+            for (long i = 0; i < n; i++) {
+                d.set(Layouts.I16, dO + 2 * i, Float.floatToFloat16(s.get(Layouts.F32, so + 4 * i)));
+            }
+            return;
+        }
         for (long i = 0; i < n; i++) {
             d.set(Layouts.I16, dO + i * ds, Float.floatToFloat16(s.get(Layouts.F32, so + i * ss)));
         }
     }
 
     private static void f16ToF32(MemorySegment s, long so, long ss, MemorySegment d, long dO, long ds, long n) {
+        if (ss == 2 && ds == 4) {
+            for (long i = 0; i < n; i++) {
+                d.set(Layouts.F32, dO + 4 * i, Float.float16ToFloat(s.get(Layouts.I16, so + 2 * i)));
+            }
+            return;
+        }
         for (long i = 0; i < n; i++) {
             d.set(Layouts.F32, dO + i * ds, Float.float16ToFloat(s.get(Layouts.I16, so + i * ss)));
         }
@@ -107,6 +120,12 @@ final class ConvertKernel {
 
     private static void u8ToF32(MemorySegment s, long so, long ss, MemorySegment d, long dO, long ds, long n,
                                 float scale, float bias) {
+        if (ss == 1 && ds == 4) {
+            for (long i = 0; i < n; i++) {
+                d.set(Layouts.F32, dO + 4 * i, Math.fma(s.get(Layouts.I8, so + i) & 0xff, scale, bias));
+            }
+            return;
+        }
         for (long i = 0; i < n; i++) {
             d.set(Layouts.F32, dO + i * ds, Math.fma(s.get(Layouts.I8, so + i * ss) & 0xff, scale, bias));
         }
