@@ -78,7 +78,13 @@ class RunXlaAgreementTest {
         String errors = runPython(List.of(script().toString(), manifestFile.toString()));
         System.out.printf("RunXlaAgreementTest: XLA ran %d modules in %.1f s%n", MODULES, (System.nanoTime() - start) / 1e9);
         if (!errors.isEmpty()) {
-            fail("XLA could not run some modules (seed " + seed + "):\n" + errors);
+            // A crash of XLA itself leaves no line of its own: name the module it stopped at.
+            int stopped = 0;
+            while (stopped < MODULES && Files.exists(dir.resolve("xla" + stopped + ".npy"))) {
+                stopped++;
+            }
+            fail("XLA could not run some modules (seed " + seed + "):\n" + errors
+                    + (stopped < MODULES ? "\nno result from module " + stopped + ":\n" + modules.get(stopped).text() : ""));
         }
         for (int k = 0; k < MODULES; k++) {
             compare(modules.get(k), ours(k, modules.get(k)), dir.resolve("xla" + k + ".npy"), seed);
@@ -174,6 +180,6 @@ class RunXlaAgreementTest {
             p.destroyForcibly();
             return "xla_run.py did not finish in 300 s";
         }
-        return p.exitValue() == 0 ? "" : err;
+        return p.exitValue() == 0 ? "" : "xla_run.py exited with status " + p.exitValue() + "\n" + err;
     }
 }
