@@ -22,9 +22,21 @@ TYPES = {
     "f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32, "f64": np.float64,
     "f8e4m3fn": ml_dtypes.float8_e4m3fn, "f8e5m2": ml_dtypes.float8_e5m2,
     "c64": np.complex64, "c128": np.complex128,
+    # ml_dtypes' narrow types, one element a byte (value in the low bits), as tensorbuf stores them unpacked.
+    "s4": ml_dtypes.int4, "u4": ml_dtypes.uint4, "s2": ml_dtypes.int2, "u2": ml_dtypes.uint2,
+    "f8e4m3": ml_dtypes.float8_e4m3, "f8e3m4": ml_dtypes.float8_e3m4, "f8e4m3b11fnuz": ml_dtypes.float8_e4m3b11fnuz,
+    "f8e5m2fnuz": ml_dtypes.float8_e5m2fnuz, "f8e4m3fnuz": ml_dtypes.float8_e4m3fnuz,
+    "f8e8m0fnu": ml_dtypes.float8_e8m0fnu, "f6e2m3fn": ml_dtypes.float6_e2m3fn, "f6e3m2fn": ml_dtypes.float6_e3m2fn,
+    "f4e2m1fn": ml_dtypes.float4_e2m1fn,
 }
-REAL_FLOATS = {"f16", "bf16", "f32", "f64", "f8e4m3fn", "f8e5m2"}
-BITS = {"pred": 8, "s8": 8, "u8": 8, "f8e4m3fn": 8, "f8e5m2": 8, "s16": 16, "u16": 16, "f16": 16, "bf16": 16}
+# The types XLA's CPU convert is checked on (xla_convert.py): NumPy's own, bf16, two f8 and complex.
+XLA_TYPES = ["pred", "s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64", "f16", "bf16", "f32", "f64",
+             "f8e4m3fn", "f8e5m2", "c64", "c128"]
+REAL_FLOATS = {"f16", "bf16", "f32", "f64", "f8e4m3fn", "f8e5m2", "f8e4m3", "f8e3m4", "f8e4m3b11fnuz", "f8e5m2fnuz",
+               "f8e4m3fnuz", "f8e8m0fnu", "f6e2m3fn", "f6e3m2fn", "f4e2m1fn"}
+BITS = {"pred": 8, "s8": 8, "u8": 8, "f8e4m3fn": 8, "f8e5m2": 8, "s16": 16, "u16": 16, "f16": 16, "bf16": 16,
+        "s4": 4, "u4": 4, "s2": 2, "u2": 2, "f8e4m3": 8, "f8e3m4": 8, "f8e4m3b11fnuz": 8, "f8e5m2fnuz": 8,
+        "f8e4m3fnuz": 8, "f8e8m0fnu": 8, "f6e2m3fn": 6, "f6e3m2fn": 6, "f4e2m1fn": 4}
 
 
 def awkward_integers(rnd):
@@ -66,8 +78,8 @@ def sources(rnd):
             bits = BITS[name]
             if name == "pred":
                 src[name] = np.array([False, True])
-            elif bits == 8:
-                src[name] = np.arange(256, dtype=np.uint16).astype(np.uint8).view(t)
+            elif bits <= 8:
+                src[name] = np.arange(1 << bits, dtype=np.uint16).astype(np.uint8).view(t)
             else:
                 src[name] = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(t)
         elif name[0] in "su":
@@ -88,7 +100,7 @@ def in_range(values, to):
     """Where the engine converts rather than refuses: NumPy's astype is undefined elsewhere."""
     if to == "pred" or to in REAL_FLOATS or to[0] == "c":
         return np.ones(values.shape, dtype=bool)
-    info = np.iinfo(TYPES[to])
+    info = ml_dtypes.iinfo(TYPES[to])
     if values.dtype.kind in "biu":
         as_int = values.astype(object)
         return np.array([info.min <= int(v) <= info.max for v in as_int], dtype=bool)
@@ -111,7 +123,12 @@ def main():
                 continue
             ok = in_range(values, t)
             with np.errstate(all="ignore"):
-                converted = values.astype(ty)
+                try:
+                    converted = values.astype(ty)
+                except TypeError:
+                    # ml_dtypes casts some pairs of its own types only through f32, which holds every
+                    # value of each exactly, so the one rounding is into the target.
+                    converted = values.astype(np.float32).astype(ty)
             converted.tofile(os.path.join(out, "dst_%s_%s.bin" % (s, t)))
             ok.astype(np.uint8).tofile(os.path.join(out, "ok_%s_%s.bin" % (s, t)))
 

@@ -23,8 +23,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Every pair of 17 element types converted by the engine against NumPy's {@code astype}
- * (ml_dtypes' for bf16 and f8), value for value: all bit patterns of the 8- and 16-bit types,
+ * Every pair of 30 element types converted by the engine against NumPy's {@code astype}
+ * (ml_dtypes' for bf16, f8, f6, f4 and the 2- and 4-bit integers, stored a byte each), value for
+ * value: all bit patterns of the types of 16 bits and fewer,
  * and for the wider ones the values conversions go wrong on (ties after a first rounding, range
  * edges, specials) plus random patterns ({@code numpy_astype.py}). Values NumPy leaves undefined
  * (NaN, infinities and out-of-range values to an integer type) must be refused instead, as must
@@ -34,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ConversionNumpyAgreementTest {
     private static final List<String> TYPES = List.of("pred", "s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64",
-            "f16", "bf16", "f32", "f64", "f8e4m3fn", "f8e5m2", "c64", "c128");
+            "f16", "bf16", "f32", "f64", "f8e4m3fn", "f8e5m2", "c64", "c128", "s4", "u4", "s2", "u2", "f8e4m3", "f8e3m4",
+            "f8e4m3b11fnuz", "f8e5m2fnuz", "f8e4m3fnuz", "f8e8m0fnu", "f6e2m3fn", "f6e3m2fn", "f4e2m1fn");
     private static final List<CopyEngine> ENGINES = List.of(CopyEngine.of(1, false), CopyEngine.of(1, true),
             CopyEngine.of(2, true, 0));
     /** Refusals are checked one value at a time: this many per pair keeps the test short. */
