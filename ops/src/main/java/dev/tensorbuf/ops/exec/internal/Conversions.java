@@ -74,7 +74,7 @@ public final class Conversions {
                 if (to == DType.F32 && !fromFloat) {
                     src.forEachIndex(i -> dst.setFloat(toF32(src, i), i));
                 } else {
-                    src.forEachIndex(i -> dst.setDouble(flushed(realValue(src, i), fromPart, to), i));
+                    src.forEachIndex(i -> dst.setDouble(nanToF4(flushed(realValue(src, i), fromPart, to), to), i));
                 }
             }
             case COMPLEX, NONE -> throw new AssertionError(to);
@@ -107,10 +107,19 @@ public final class Conversions {
         return v;
     }
 
-    /** {@return whether XLA's convert to pred gives true: an f32 or f64 denormal compares as zero (see {@link #flushed})} */
+    /**
+     * {@return whether XLA's convert to pred gives true: an f32 or f64 denormal compares as zero
+     * (see {@link #flushed}), and so does f8e8m0fnu's smallest value, 2^-127, compared as an f32}
+     */
     private static boolean nonZero(double v, DType from) {
-        double smallest = from == DType.F32 ? 0x1p-126 : from == DType.F64 ? Double.MIN_NORMAL : Double.MIN_VALUE;
+        double smallest = from == DType.F32 || from == DType.F8E8M0FNU ? 0x1p-126
+                : from == DType.F64 ? Double.MIN_NORMAL : Double.MIN_VALUE;
         return Math.abs(v) >= smallest || Double.isNaN(v);
+    }
+
+    /** {@return {@code v}, but a NaN bound for f4e2m1fn (which has none) as -0, as XLA gives it (ml_dtypes gives +0)} */
+    private static double nanToF4(double v, DType to) {
+        return to == DType.F4E2M1FN && Double.isNaN(v) ? -0.0 : v;
     }
 
     /** {@return the element as a double; a complex element's real part} */
