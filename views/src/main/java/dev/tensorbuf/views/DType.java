@@ -109,6 +109,14 @@ public enum DType {
         return (bitWidth + 7) / 8;
     }
 
+    /**
+     * {@return the type of a complex type's real and imaginary parts (f32 for c64, f64 for c128),
+     * as XLA's {@code ComplexComponentType}; any other type itself}
+     */
+    public DType componentType() {
+        return this == C64 ? F32 : this == C128 ? F64 : this;
+    }
+
     /** {@return whether the type is narrower than a byte (s1, s2, s4, u1, u2, u4, f4, f6)} */
     public boolean isSubByte() {
         return bitWidth > 0 && bitWidth < 8;

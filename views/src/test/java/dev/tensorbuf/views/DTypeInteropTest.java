@@ -23,6 +23,14 @@ class DTypeInteropTest {
     }
 
     @Test
+    void complexTypesHaveRealComponents() {
+        assertEquals(DType.F32, DType.C64.componentType());
+        assertEquals(DType.F64, DType.C128.componentType());
+        assertEquals(DType.BF16, DType.BF16.componentType());
+        assertEquals(DType.S4, DType.S4.componentType());
+    }
+
+    @Test
     void dlpackCodesFollowDlpackHeader() {
         assertEquals(new DlpackType(DlpackType.BOOL, 8), DType.PRED.dlpack().orElseThrow());
         assertEquals(new DlpackType(0, 4), DType.S4.dlpack().orElseThrow());

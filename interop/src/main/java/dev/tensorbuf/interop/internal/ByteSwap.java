@@ -19,7 +19,7 @@ public final class ByteSwap {
 
     /** {@return the width of the units that swap: a complex number swaps each of its two parts} */
     public static int unitBytes(DType dtype) {
-        return dtype.kind() == DType.Kind.COMPLEX ? dtype.byteWidth() / 2 : dtype.byteWidth();
+        return dtype.componentType().byteWidth();
     }
 
     /** Reverses the bytes of every unit of {@code dtype} in the segment. */

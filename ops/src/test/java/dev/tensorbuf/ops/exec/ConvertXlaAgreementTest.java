@@ -37,15 +37,16 @@ class ConvertXlaAgreementTest {
     @TempDir
     Path dir;
 
-    /** {@return the index of the first element of {@code src} whose bytes a difference line names as its source} */
-    private static long indexOf(String line, MemorySegment src, int width) {
-        String hex = line.substring(line.indexOf(": source ") + 9, line.indexOf(','));
-        for (long k = 0; k < src.byteSize() / width; k++) {
-            if (PeerScripts.hex(src, k * width, width).equals(hex)) {
-                return k;
-            }
-        }
-        throw new AssertionError("no source element " + hex);
+    /**
+     * {@return whether XLA gives a value we do not copy, left out of the comparison} jaxlib 0.10.2
+     * converts f4e2m1fn's largest values, 6 and -6, to an integer type's max and min (6 -> s8 127),
+     * as if they were infinities; 6 stays 6 here. Below f32's normal range its f64 -> f8e8m0fnu
+     * follows no rule we could pin down (1.02 * 2^-127 gives 2^-126, 1e-44 gives NaN).
+     */
+    private static boolean xlaQuirk(DType from, DType to, double value) {
+        boolean toInteger = to.kind() != DType.Kind.FLOAT && to.kind() != DType.Kind.COMPLEX && to != DType.PRED;
+        return from == DType.F4E2M1FN && toInteger && Math.abs(value) == 6
+                || from.componentType() == DType.F64 && to == DType.F8E8M0FNU && Math.abs(value) < 0x1p-126;
     }
 
     @Test
@@ -67,25 +68,11 @@ class ConvertXlaAgreementTest {
             TensorView p0 = TensorView.strided(Buffers.foreign(src, MemorySpace.HOST, "src", () -> { }), from,
                     StridedLayout.packed(src.byteSize() / from.byteWidth()));
             try (Execution x = HloExecutor.execute(Files.readString(hlo), Map.of("p0", p0))) {
-                List<String> differ = PeerScripts.differences(from + " -> " + to, src, from.byteWidth(), ElementAccess.of(to),
+                ElementAccess in = ElementAccess.of(from);
+                failures.addAll(PeerScripts.differences(from + " -> " + to, src, from.byteWidth(), ElementAccess.of(to),
                         PeerScripts.read(dir.resolve("xla_" + pair[0] + "_" + pair[1] + ".bin"), arena),
-                        x.result().buffer().segment()); // unpacked, a byte an element, as XLA hands s4 back
-                if (from == DType.F4E2M1FN && to.kind() != DType.Kind.FLOAT && to.kind() != DType.Kind.COMPLEX) {
-                    // jaxlib 0.10.2 converts f4e2m1fn's largest values, 6 and -6 (0x07, 0x0f), to the integer
-                    // type's max and min (6 -> s8 127), as if they were infinities; 6 stays 6 here.
-                    differ = differ.stream().filter(f -> !f.contains(": source 07,") && !f.contains(": source 0f,")).toList();
-                }
-                if ((from == DType.F64 || from == DType.C128) && to == DType.F8E8M0FNU) {
-                    // Below f32's normal range XLA's f64 -> f8e8m0fnu follows no rule we could pin down:
-                    // 1.02 * 2^-127 gives 2^-126, 1e-44 gives NaN. Those values are left out.
-                    ElementAccess in = ElementAccess.of(from);
-                    differ = differ.stream().filter(f -> {
-                        long k = indexOf(f, src, from.byteWidth());
-                        double v = from == DType.F64 ? in.getDouble(src, k) : in.getReal(src, k);
-                        return Math.abs(v) >= 0x1p-126 || Double.isNaN(v);
-                    }).toList();
-                }
-                failures.addAll(differ);
+                        x.result().buffer().segment(), // unpacked, a byte an element, as XLA hands s4 back
+                        k -> xlaQuirk(from, to, from.kind() == DType.Kind.COMPLEX ? in.getReal(src, k) : in.getDouble(src, k))));
             }
         }
         System.out.println("ConvertXlaAgreementTest: " + modules.size() + " pairs against XLA");

@@ -31,10 +31,6 @@ final class PrimitiveConvert {
                 || from.kind() == DType.Kind.COMPLEX && to.kind() == DType.Kind.COMPLEX);
     }
 
-    /** {@return the real type of a complex type's parts, or the type itself} */
-    private static DType partOf(DType t) {
-        return t == DType.C64 ? DType.F32 : t == DType.C128 ? DType.F64 : t;
-    }
 
     /** Per-task arrays: the canonical chunk (long or double) and one array per width for bulk moves. */
     static final class Chunks {
@@ -51,8 +47,8 @@ final class PrimitiveConvert {
                     ElementAccess da, long n, Chunks c) {
         if (sa.type().kind() == DType.Kind.COMPLEX) {
             // Real parts, then imaginary parts: f32 <-> f64 conversions, which never fail.
-            ElementAccess sp = ElementAccess.of(partOf(sa.type()));
-            ElementAccess dp = ElementAccess.of(partOf(da.type()));
+            ElementAccess sp = ElementAccess.of(sa.type().componentType());
+            ElementAccess dp = ElementAccess.of(da.type().componentType());
             convert(s, so, ss, sp, d, dO, ds, dp, n, c);
             convert(s, so + sp.type().byteWidth(), ss, sp, d, dO + dp.type().byteWidth(), ds, dp, n, c);
         } else {
@@ -79,11 +75,12 @@ final class PrimitiveConvert {
             } else {
                 readInts(s, sOff, ss, denseIn, from, c, m);
             }
-            boolean ok = switch (to) {
+            boolean ok = true; // floats hold any value of these types; integers may be out of range
+            switch (to) {
                 case F32 -> toSingles(c, m, fromFloat, from == DType.U64);
                 case F64 -> toDoubles(c, m, fromFloat, from == DType.U64);
-                default -> fromFloat ? floatsToIntegers(c, m, to) : intsInRange(c, m, to, from == DType.U64);
-            };
+                default -> ok = fromFloat ? floatsToIntegers(c, m, to) : intsInRange(c, m, to, from == DType.U64);
+            }
             if (!ok) {
                 for (int i = 0; i < m; i++) {
                     ValueMover.move(s, (sOff + i * ss) / from.byteWidth(), sa, d, (dOff + i * ds) / to.byteWidth(), da);
@@ -200,7 +197,7 @@ final class PrimitiveConvert {
     }
 
     /** Into {@code c.singles}: floats rounded once to nearest even, integers too (u64 read unsigned). */
-    private static boolean toSingles(Chunks c, int m, boolean fromFloat, boolean unsigned64) {
+    private static void toSingles(Chunks c, int m, boolean fromFloat, boolean unsigned64) {
         float[] out = c.singles;
         if (fromFloat) {
             for (int i = 0; i < m; i++) {
@@ -217,20 +214,18 @@ final class PrimitiveConvert {
                 out[i] = v >= 0 ? (float) v : (float) ((v >>> 1) | (v & 1)) * 2f;
             }
         }
-        return true;
     }
 
     /** Into {@code c.floats}: exact for floats and integers to 2^53, rounded once beyond. */
-    private static boolean toDoubles(Chunks c, int m, boolean fromFloat, boolean unsigned64) {
+    private static void toDoubles(Chunks c, int m, boolean fromFloat, boolean unsigned64) {
         if (fromFloat) {
-            return true; // f32 widened exactly when read
+            return; // f32 widened exactly when read
         }
         double[] out = c.floats;
         for (int i = 0; i < m; i++) {
             long v = c.ints[i];
             out[i] = !unsigned64 || v >= 0 ? (double) v : (double) ((v >>> 1) | (v & 1)) * 2.0;
         }
-        return true;
     }
 
     /** Checks {@code c.ints} against {@code to}'s range; a negative u64 is 2^63 or more, which only u64 holds. */

@@ -47,10 +47,10 @@ public final class Conversions {
         TensorView dst = Materialize.allocate(shape, allocator);
         boolean fromComplex = from.kind() == DType.Kind.COMPLEX;
         boolean fromFloat = from.kind() == DType.Kind.FLOAT || fromComplex;
-        DType fromPart = part(from);
+        DType fromPart = from.componentType();
         if (to.kind() == DType.Kind.COMPLEX) {
             // The real part converts as to the part's own type (f32 for c64); a real value's imaginary part is 0.
-            DType toPart = part(to);
+            DType toPart = to.componentType();
             src.forEachIndex(i -> dst.setComplex(
                     fromComplex ? flushed(src.getReal(i), fromPart, toPart)
                             : fromFloat ? flushed(src.getDouble(i), fromPart, toPart)
@@ -80,11 +80,6 @@ public final class Conversions {
             case COMPLEX, NONE -> throw new AssertionError(to);
         }
         return dst;
-    }
-
-    /** {@return the real type a value is held in: a complex type's part type, else the type itself} */
-    private static DType part(DType t) {
-        return t == DType.C64 ? DType.F32 : t == DType.C128 ? DType.F64 : t;
     }
 
     /**
