@@ -1,18 +1,37 @@
 // Plain type conversions through the engine, 16M elements each, best of 6: ns an element and GB/s counted.
-// java --add-modules jdk.incubator.vector -cp cli/target/tensorbuf.jar bench/experiments/ConvSpeed.java [THREADS]
+// java --add-modules jdk.incubator.vector -cp cli/target/tensorbuf.jar bench/experiments/ConvSpeed.java [THREADS] [DATA] [PAIRS]
+// DATA: zero (the default), normal (N(0, 0.05) values, like weights; integers 0-99, pred 0-1) or random (random bits: NaNs,
+// infinities and subnormals; only meaningful between floating-point types).
+// PAIRS: comma-separated FROM>TO (XLA names); the default list below.
 import java.lang.foreign.*;
+import java.util.Random;
 import dev.tensorbuf.ops.copy.*;
 import dev.tensorbuf.views.*;
 public class ConvSpeed {
   public static void main(String[] a) {
     long n = 4096L * 4096;
-    String[][] pairs = {{"f64","f32"},{"f32","f64"},{"s32","f32"},{"f32","s32"},{"s64","f64"},{"u8","f32"},{"f32","bf16"},{"c64","c128"},{"f32","f32"},{"s16","s32"},
-        {"bf16","f32"},{"f32","f16"},{"f16","f32"}};
+    String data = a.length > 1 ? a[1] : "zero";
+    String list = a.length > 2 ? a[2] : "f64>f32,f32>f64,s32>f32,f32>s32,s64>f64,u8>f32,f32>bf16,c64>c128,f32>f32,s16>s32,"
+        + "bf16>f32,f32>f16,f16>f32,f16>bf16,bf16>f16,f32>f8e4m3fn,bf16>f8e4m3fn,f8e4m3fn>bf16,f8e5m2>f32,f64>bf16,f64>f16,pred>f32,f32>pred";
     CopyEngine e = CopyEngine.of(a.length > 0 ? Integer.parseInt(a[0]) : 1);
-    for (String[] p : pairs) {
+    for (String pair : list.split(",")) {
+      String[] p = pair.split(">");
       DType s = DType.fromXlaName(p[0]), d = DType.fromXlaName(p[1]);
       MemorySegment src = Arena.global().allocate(n * s.byteWidth(), 64), dst = Arena.global().allocate(n * d.byteWidth(), 64);
       src.fill((byte) 0); dst.fill((byte) 1);
+      Random rnd = new Random(1);
+      if (data.equals("random")) {
+        for (long k = 0; k + 8 <= src.byteSize(); k += 8) src.set(ValueLayout.JAVA_LONG_UNALIGNED, k, rnd.nextLong());
+      } else if (data.equals("normal")) {
+        ElementAccess ea = ElementAccess.of(s);
+        boolean real = s.kind() == DType.Kind.FLOAT || s.kind() == DType.Kind.COMPLEX;
+        int mod = s == DType.PRED ? 2 : 100; // integers: small whole numbers every integer type holds
+        for (long k = 0; k < n; k++) {
+          double g = rnd.nextGaussian();
+          if (s.kind() == DType.Kind.COMPLEX) ea.setComplex(src, k, g * 0.05, 0);
+          else ea.setDouble(src, k, real ? g * 0.05 : Math.floorMod((long) Math.rint(g * 100), mod));
+        }
+      }
       Access as = Access.strided(src, s, StridedLayout.packed(n)), ad = Access.strided(dst, d, StridedLayout.packed(n));
       double best = 1e9;
       for (int r = 0; r < 6; r++) { long t = System.nanoTime(); e.copy(as, ad); best = Math.min(best, (System.nanoTime() - t) / 1e9); }

@@ -5,4 +5,6 @@ module dev.tensorbuf.views {
     exports dev.tensorbuf.views;
     exports dev.tensorbuf.views.indexing;
     exports dev.tensorbuf.views.text;
+    // The copy engine's conversion loops call the narrow-float codecs directly.
+    exports dev.tensorbuf.views.internal to dev.tensorbuf.ops;
 }

@@ -56,6 +56,18 @@ public final class MiniFloat implements FloatCodec {
     private final int signBit;
     private final int maxFinite;
     private final int canonicalNan;
+    private final Rounding rounding;
+
+    /**
+     * The constants {@link #encode(float)} rounds with, for loops that encode many values at once
+     * (the copy engine's vector kernel): the float bits of the smallest normal value, the shift
+     * from float's 23 mantissa bits to {@code m}, half a quantum less one, the exponent-bias
+     * difference already shifted into place, the subnormal magic (a power of two whose float ulp
+     * is the subnormal quantum), the largest finite pattern and the sign bit.
+     */
+    public record Rounding(int minNormalBits, int shift, int roundHalf, int rebias, float subnormalMagic,
+                           int maxFinite, int signBit) {
+    }
 
     private MiniFloat(String name, int e, int m, int bias, Top top) {
         this.name = name;
@@ -76,6 +88,14 @@ public final class MiniFloat implements FloatCodec {
             case FNUZ -> signBit;
             case NONE -> -1;
         };
+        int emin = 1 - bias;
+        this.rounding = new Rounding(Float.floatToRawIntBits(Math.scalb(1f, emin)), 23 - m, (1 << (22 - m)) - 1,
+                (127 - bias) << m, Math.scalb(1f, emin - m + 23), maxFinite, signBit);
+    }
+
+    /** {@return the constants {@link #encode(float)} rounds with} */
+    public Rounding rounding() {
+        return rounding;
     }
 
     /** {@return the format's name, e.g. {@code "f8e4m3fn"}} */
@@ -89,14 +109,36 @@ public final class MiniFloat implements FloatCodec {
         return 1 + e + m;
     }
 
-    /** {@return the bit pattern nearest to {@code x}, in the low {@link #bits()} bits} */
+    /**
+     * {@return the bit pattern nearest to {@code x}, in the low {@link #bits()} bits}
+     *
+     * <p>Integer arithmetic on the float's bits, about 1 ns where the double arithmetic of
+     * {@code encodeExact} takes 10. The two agree on all 2^32 patterns of every format
+     * ({@code MiniFloatEncodeTest}, exhaustive with {@code -Dtensorbuf.exhaustive=true}).
+     */
     @Override
     public int encode(float x) {
-        if (Float.isNaN(x)) {
-            int fb = Float.floatToRawIntBits(x);
+        int fb = Float.floatToRawIntBits(x);
+        int a = fb & 0x7fff_ffff;
+        if (a > 0x7f80_0000) {
             return encodeNan(fb < 0, (fb & 0x007f_ffff) >>> 13);
         }
-        return encodeExact(x);
+        Rounding r = rounding;
+        int pattern;
+        if (a >= r.minNormalBits) {
+            // Round the mantissa to m bits, ties to even; a carry moves into the exponent, as it should.
+            pattern = ((a + r.roundHalf + ((a >>> r.shift) & 1)) >>> r.shift) - r.rebias;
+        } else {
+            // Below the normal range, where the quantum is fixed: adding a power of two whose ulp is
+            // that quantum makes the FPU round to it, and the bits above it count quanta.
+            pattern = Float.floatToRawIntBits(Float.intBitsToFloat(a) + r.subnormalMagic)
+                    - Float.floatToRawIntBits(r.subnormalMagic);
+        }
+        int sign = fb < 0 ? signBit : 0;
+        if (pattern > maxFinite) {
+            return overflow(sign); // infinity lands here too
+        }
+        return pattern == 0 && top == Top.FNUZ ? 0 : sign | pattern;
     }
 
     /** {@return the bit pattern nearest to {@code x}, in the low {@link #bits()} bits} */
@@ -105,7 +147,8 @@ public final class MiniFloat implements FloatCodec {
         return this == F16 ? encodeExact(x) : encode((float) x);
     }
 
-    private int encodeExact(double x) {
+    // Package-private for MiniFloatEncodeTest, which holds encode(float) to it.
+    int encodeExact(double x) {
         long db = Double.doubleToRawLongBits(x);
         boolean negative = db < 0;
         if (Double.isNaN(x)) {

@@ -300,11 +300,11 @@ public final class CopyExecutor {
                 if (vector) {
                     VectorBytePlanes.run(t, scale, bias);
                 } else {
-                    ConvertKernel.run(t, sa, da, scale, bias);
+                    ConvertKernel.run(t, sa, da, scale, bias, false);
                 }
             }
             case ELEMENT -> ElementKernel.run(t);
-            case CONVERT -> ConvertKernel.run(t, sa, da, scale, bias);
+            case CONVERT -> ConvertKernel.run(t, sa, da, scale, bias, vector);
             case CONVERT_PAIR_INTERLEAVE -> {
                 if (vector) {
                     VectorBf16Pairs.pack(t);

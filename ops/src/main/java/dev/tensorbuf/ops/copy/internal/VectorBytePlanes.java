@@ -84,7 +84,7 @@ final class VectorBytePlanes {
         int r = t.rank();
         int c = (int) t.count()[r - 2];
         if (c != t.srcStride()[r - 1] || (t.channelLoop() != -1 && t.channelLoop() != r - 2)) {
-            ConvertKernel.run(t, ElementAccess.of(DType.U8), ElementAccess.of(DType.F32), scale, bias);
+            ConvertKernel.run(t, ElementAccess.of(DType.U8), ElementAccess.of(DType.F32), scale, bias, false);
             return;
         }
         float[] sc = new float[c];
