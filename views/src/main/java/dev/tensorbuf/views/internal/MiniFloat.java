@@ -1,5 +1,7 @@
 package dev.tensorbuf.views.internal;
 
+import java.util.List;
+
 /**
  * Bit-exact conversions between {@code float}/{@code double} and the narrow binary floating-point
  * formats (f16, bf16, f8, f6, f4), with the results ml_dtypes and NumPy give.
@@ -45,6 +47,9 @@ public final class MiniFloat implements FloatCodec {
     public static final MiniFloat F6E3M2FN = new MiniFloat("f6e3m2fn", 3, 2, 3, Top.NONE);
     public static final MiniFloat F6E2M3FN = new MiniFloat("f6e2m3fn", 2, 3, 1, Top.NONE);
     public static final MiniFloat F4E2M1FN = new MiniFloat("f4e2m1fn", 2, 1, 1, Top.NONE);
+    /** Every format above. */
+    public static final List<MiniFloat> ALL = List.of(F16, BF16, F8E5M2, F8E4M3, F8E3M4, F8E4M3FN, F8E4M3FNUZ,
+            F8E4M3B11FNUZ, F8E5M2FNUZ, F6E3M2FN, F6E2M3FN, F4E2M1FN);
 
     private static final int FLOAT_QUIET_NAN = 0x7fc0_0000;
 

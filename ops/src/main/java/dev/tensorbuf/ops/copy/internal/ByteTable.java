@@ -22,27 +22,13 @@ final class ByteTable {
     /** Built on first use; two threads may build the same table, and final fields publish it safely. */
     private static final ByteTable[] TABLES = new ByteTable[TYPES * TYPES];
 
-    /** The destination's bits by source byte, in an array of the destination's width. */
-    private final byte[] bytes;
-    private final short[] shorts;
-    private final int[] words;
-    private final long[] longs;
+    /** The destination's bits by source byte. */
+    private final long[] bits;
     /** The source bytes whose conversion is refused; null if there are none. */
     private final boolean[] refused;
 
-    private ByteTable(int width, long[] bits, boolean[] refused) {
-        this.bytes = width == 1 ? new byte[256] : null;
-        this.shorts = width == 2 ? new short[256] : null;
-        this.words = width == 4 ? new int[256] : null;
-        this.longs = width == 8 ? bits : null;
-        for (int b = 0; b < 256; b++) {
-            switch (width) {
-                case 1 -> bytes[b] = (byte) bits[b];
-                case 2 -> shorts[b] = (short) bits[b];
-                case 4 -> words[b] = (int) bits[b];
-                default -> { }
-            }
-        }
+    private ByteTable(long[] bits, boolean[] refused) {
+        this.bits = bits;
         boolean any = false;
         for (boolean r : refused) {
             any |= r;
@@ -81,13 +67,13 @@ final class ByteTable {
                 }
             }
         }
-        return new ByteTable(da.type().byteWidth(), bits, refused);
+        return new ByteTable(bits, refused);
     }
 
     /**
      * Converts {@code n} elements, strides and offsets in bytes, as {@link ValueMover#run} does: a
-     * chunk at a time through {@code c}'s arrays, so dense runs move in bulk and the lookups run
-     * on arrays.
+     * chunk at a time through {@code c}'s arrays, so dense runs move in bulk, the lookups run on
+     * arrays, and the bits go out through {@link ChunkConvert}'s writer.
      */
     void run(MemorySegment s, long so, long ss, ElementAccess sa, MemorySegment d, long dO, long ds, ElementAccess da,
              long n, ChunkConvert.Chunks c) {
@@ -108,61 +94,11 @@ final class ByteTable {
                 ValueMover.run(s, sOff, ss, sa, d, dOff, ds, da, n - done);
                 throw new AssertionError("ValueMover accepted a value its table refused");
             }
-            boolean dense = ds == width;
-            switch (width) {
-                case 1 -> {
-                    byte[] out = c.bytes; // in place: each byte is read before it is replaced
-                    for (int i = 0; i < m; i++) {
-                        out[i] = bytes[in[i] & 0xff];
-                    }
-                    if (dense) {
-                        MemorySegment.copy(out, 0, d, Layouts.I8, dOff, m);
-                    } else {
-                        for (int i = 0; i < m; i++) {
-                            d.set(Layouts.I8, dOff + i * ds, out[i]);
-                        }
-                    }
-                }
-                case 2 -> {
-                    short[] out = c.shorts;
-                    for (int i = 0; i < m; i++) {
-                        out[i] = shorts[in[i] & 0xff];
-                    }
-                    if (dense) {
-                        MemorySegment.copy(out, 0, d, Layouts.I16, dOff, m);
-                    } else {
-                        for (int i = 0; i < m; i++) {
-                            d.set(Layouts.I16, dOff + i * ds, out[i]);
-                        }
-                    }
-                }
-                case 4 -> {
-                    int[] out = c.words;
-                    for (int i = 0; i < m; i++) {
-                        out[i] = words[in[i] & 0xff];
-                    }
-                    if (dense) {
-                        MemorySegment.copy(out, 0, d, Layouts.I32, dOff, m);
-                    } else {
-                        for (int i = 0; i < m; i++) {
-                            d.set(Layouts.I32, dOff + i * ds, out[i]);
-                        }
-                    }
-                }
-                default -> {
-                    long[] out = c.ints;
-                    for (int i = 0; i < m; i++) {
-                        out[i] = longs[in[i] & 0xff];
-                    }
-                    if (dense) {
-                        MemorySegment.copy(out, 0, d, Layouts.I64, dOff, m);
-                    } else {
-                        for (int i = 0; i < m; i++) {
-                            d.set(Layouts.I64, dOff + i * ds, out[i]);
-                        }
-                    }
-                }
+            long[] out = c.ints;
+            for (int i = 0; i < m; i++) {
+                out[i] = bits[in[i] & 0xff];
             }
+            ChunkConvert.writeBits(d, dOff, ds, ds == width, width, c, m);
         }
     }
 

@@ -432,50 +432,31 @@ final class ChunkConvert {
             }
             default -> {
                 if (to.kind() == DType.Kind.FLOAT) {
-                    writePatterns(d, dO, ds, dense, to.byteWidth(), c, m);
+                    for (int i = 0; i < m; i++) {
+                        c.ints[i] = c.words[i];
+                    }
+                    writeBits(d, dO, ds, dense, to.byteWidth(), c, m);
                 } else {
                     // Sub-byte types sit in the low bits of their byte, the rest zero, as ElementAccess writes them.
-                    writeIntegers(d, dO, ds, dense, to.byteWidth(), to.isSubByte() ? (1 << to.bitWidth()) - 1 : 0xff, c, m);
+                    if (to.isSubByte()) {
+                        long mask = (1L << to.bitWidth()) - 1;
+                        for (int i = 0; i < m; i++) {
+                            c.ints[i] &= mask;
+                        }
+                    }
+                    writeBits(d, dO, ds, dense, to.byteWidth(), c, m);
                 }
             }
         }
     }
 
-    /** Writes the patterns of a narrow float, one or two bytes each, from {@code c.words}. */
-    private static void writePatterns(MemorySegment d, long dO, long ds, boolean dense, int width, Chunks c, int m) {
-        int[] v = c.words;
-        if (width == 1) {
-            for (int i = 0; i < m; i++) {
-                c.bytes[i] = (byte) v[i];
-            }
-            if (dense) {
-                MemorySegment.copy(c.bytes, 0, d, Layouts.I8, dO, m);
-            } else {
-                for (int i = 0; i < m; i++) {
-                    d.set(Layouts.I8, dO + i * ds, c.bytes[i]);
-                }
-            }
-        } else {
-            for (int i = 0; i < m; i++) {
-                c.shorts[i] = (short) v[i];
-            }
-            if (dense) {
-                MemorySegment.copy(c.shorts, 0, d, Layouts.I16, dO, m);
-            } else {
-                for (int i = 0; i < m; i++) {
-                    d.set(Layouts.I16, dO + i * ds, c.shorts[i]);
-                }
-            }
-        }
-    }
-
-    private static void writeIntegers(MemorySegment d, long dO, long ds, boolean dense, int width, int byteMask,
-                                      Chunks c, int m) {
+    /** Writes the low {@code width} bytes of each of {@code c.ints}: integers, pred, or a {@link ByteTable}'s bits. */
+    static void writeBits(MemorySegment d, long dO, long ds, boolean dense, int width, Chunks c, int m) {
         long[] v = c.ints;
         switch (width) {
             case 1 -> {
                 for (int i = 0; i < m; i++) {
-                    c.bytes[i] = (byte) (v[i] & byteMask);
+                    c.bytes[i] = (byte) v[i];
                 }
                 if (dense) {
                     MemorySegment.copy(c.bytes, 0, d, Layouts.I8, dO, m);

@@ -30,44 +30,59 @@ final class ConvertKernel {
         DType from = sa.type();
         DType to = da.type();
         boolean affine = scale != null;
-        // The general paths, for pairs without a loop of their own below: ChunkConvert from s8-s64,
-        // u8-u64, f16, bf16, f32 and f64; a table from the other one-byte types; else ValueMover.
-        // Nothing is built for pairs with their own loop: with a table built first (unused), the
-        // u8 -> f32 loop ran at half its speed (0.97 against 0.46 ns an element, ConvSpeed.java).
-        boolean ownLoop = from == DType.F32 && (to == DType.BF16 || to == DType.F16)
-                || to == DType.F32 && (from == DType.BF16 || from == DType.F16 || from == DType.U8);
-        boolean chunked = !affine && !ownLoop && ChunkConvert.handles(from, to);
-        ByteTable table = !affine && !ownLoop && !chunked && ByteTable.handles(from, to) ? ByteTable.of(from, to) : null;
-        ChunkConvert.Chunks chunks = chunked || table != null ? new ChunkConvert.Chunks(vector) : null;
+        Path path = affine ? Path.AFFINE : Path.of(from, to);
+        // Tables and chunk arrays only for the paths that use them: with a table built first
+        // (unused), the u8 -> f32 loop ran at half its speed (0.97 against 0.46 ns an element).
+        ByteTable table = path == Path.TABLE ? ByteTable.of(from, to) : null;
+        ChunkConvert.Chunks chunks = path == Path.TABLE || path == Path.CHUNKS ? new ChunkConvert.Chunks(vector) : null;
         Odometer o = new Odometer(t, 1);
         do {
-            if (affine && ch == r - 1) {
-                ValueMover.perChannelRun(src, o.src, ss, sa, dst, o.dst, ds, da, n, scale, bias, t.channelBase());
-            } else if (affine) {
-                int c = (int) (t.channelBase() + (ch >= 0 ? o.index(ch) : 0));
-                if (from == DType.U8 && to == DType.F32) {
-                    u8ToF32(src, o.src, ss, dst, o.dst, ds, n, scale[c], bias[c]);
-                } else {
-                    ValueMover.affineRun(src, o.src, ss, sa, dst, o.dst, ds, da, n, scale[c], bias[c]);
+            switch (path) {
+                case AFFINE -> {
+                    if (ch == r - 1) {
+                        ValueMover.perChannelRun(src, o.src, ss, sa, dst, o.dst, ds, da, n, scale, bias, t.channelBase());
+                    } else {
+                        int c = (int) (t.channelBase() + (ch >= 0 ? o.index(ch) : 0));
+                        if (from == DType.U8 && to == DType.F32) {
+                            u8ToF32(src, o.src, ss, dst, o.dst, ds, n, scale[c], bias[c]);
+                        } else {
+                            ValueMover.affineRun(src, o.src, ss, sa, dst, o.dst, ds, da, n, scale[c], bias[c]);
+                        }
+                    }
                 }
-            } else if (from == DType.F32 && to == DType.BF16) {
-                f32ToBf16(src, o.src, ss, dst, o.dst, ds, n);
-            } else if (from == DType.BF16 && to == DType.F32) {
-                bf16ToF32(src, o.src, ss, dst, o.dst, ds, n);
-            } else if (from == DType.F32 && to == DType.F16) {
-                f32ToF16(src, o.src, ss, dst, o.dst, ds, n);
-            } else if (from == DType.F16 && to == DType.F32) {
-                f16ToF32(src, o.src, ss, dst, o.dst, ds, n);
-            } else if (from == DType.U8 && to == DType.F32) {
-                u8ToF32(src, o.src, ss, dst, o.dst, ds, n, 1f, 0f);
-            } else if (table != null) {
-                table.run(src, o.src, ss, sa, dst, o.dst, ds, da, n, chunks);
-            } else if (chunked) {
-                ChunkConvert.run(src, o.src, ss, sa, dst, o.dst, ds, da, n, chunks);
-            } else {
-                ValueMover.run(src, o.src, ss, sa, dst, o.dst, ds, da, n);
+                case F32_TO_BF16 -> f32ToBf16(src, o.src, ss, dst, o.dst, ds, n);
+                case BF16_TO_F32 -> bf16ToF32(src, o.src, ss, dst, o.dst, ds, n);
+                case F32_TO_F16 -> f32ToF16(src, o.src, ss, dst, o.dst, ds, n);
+                case F16_TO_F32 -> f16ToF32(src, o.src, ss, dst, o.dst, ds, n);
+                case U8_TO_F32 -> u8ToF32(src, o.src, ss, dst, o.dst, ds, n, 1f, 0f);
+                case TABLE -> table.run(src, o.src, ss, sa, dst, o.dst, ds, da, n, chunks);
+                case CHUNKS -> ChunkConvert.run(src, o.src, ss, sa, dst, o.dst, ds, da, n, chunks);
+                case VALUE_MOVER -> ValueMover.run(src, o.src, ss, sa, dst, o.dst, ds, da, n);
             }
         } while (o.next());
+    }
+
+    /** The loop a pair of types takes, chosen once per task. */
+    private enum Path {
+        AFFINE, F32_TO_BF16, BF16_TO_F32, F32_TO_F16, F16_TO_F32, U8_TO_F32, CHUNKS, TABLE, VALUE_MOVER;
+
+        /** The pair's own loop if it has one, else ChunkConvert, a ByteTable, or ValueMover, in that order. */
+        static Path of(DType from, DType to) {
+            if (from == DType.F32 && to == DType.BF16) {
+                return F32_TO_BF16;
+            } else if (from == DType.BF16 && to == DType.F32) {
+                return BF16_TO_F32;
+            } else if (from == DType.F32 && to == DType.F16) {
+                return F32_TO_F16;
+            } else if (from == DType.F16 && to == DType.F32) {
+                return F16_TO_F32;
+            } else if (from == DType.U8 && to == DType.F32) {
+                return U8_TO_F32;
+            } else if (ChunkConvert.handles(from, to)) {
+                return CHUNKS;
+            }
+            return ByteTable.handles(from, to) ? TABLE : VALUE_MOVER;
+        }
     }
 
     /** bf16 of an f32, rounded to nearest even; NaN becomes the quiet NaN 0x7fc0 with its sign, as ml_dtypes. */

@@ -19,15 +19,12 @@ import org.junit.jupiter.api.TestFactory;
  * scalar one on all 2^32 floats. End to end, {@code ConversionNumpyAgreementTest} holds both to NumPy.
  */
 class NarrowFloatEncodeTest {
-    private static final List<MiniFloat> FORMATS = List.of(MiniFloat.F16, MiniFloat.BF16, MiniFloat.F8E5M2,
-            MiniFloat.F8E4M3, MiniFloat.F8E3M4, MiniFloat.F8E4M3FN, MiniFloat.F8E4M3FNUZ, MiniFloat.F8E4M3B11FNUZ,
-            MiniFloat.F8E5M2FNUZ, MiniFloat.F6E3M2FN, MiniFloat.F6E2M3FN, MiniFloat.F4E2M1FN);
 
     @TestFactory
     List<DynamicTest> vectorEncoderAgreesWithTheScalarOne() {
         assumeTrue(VectorSupport.AVAILABLE, "jdk.incubator.vector is not in the boot layer");
         List<DynamicTest> tests = new ArrayList<>();
-        for (MiniFloat f : FORMATS) {
+        for (MiniFloat f : MiniFloat.ALL) {
             tests.add(DynamicTest.dynamicTest(f.name(), () -> {
                 float[] in = inputs(f, new Random(f.name().hashCode()));
                 int[] out = new int[in.length];
