@@ -28,8 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * value: all bit patterns of the types of 16 bits and fewer,
  * and for the wider ones the values conversions go wrong on (ties after a first rounding, range
  * edges, specials) plus random patterns ({@code numpy_astype.py}). Values NumPy leaves undefined
- * (NaN, infinities and out-of-range values to an integer type) must be refused instead, as must
- * complex to real. The planned kernels (scalar, vector, split over threads; dense runs and
+ * (NaN, infinities and out-of-range values to an integer type) must be refused instead, alone and
+ * in the middle of long runs, as must complex to real. The planned kernels (scalar, vector, split over threads; dense runs and
  * reversed ones) and the element path of multi-buffer views are checked. Needs Python with numpy and ml_dtypes; skipped with the
  * reason otherwise.
  */
@@ -92,6 +92,9 @@ class ConversionNumpyAgreementTest {
                 expectRefused(from, to, src.asSlice(i * sw, sw), "out of range");
             }
         }
+        if (m > 0 && refused > 0) {
+            expectRefusedInRuns(from, to, src, ok, in, m);
+        }
         Access source = Access.strided(in, from, StridedLayout.packed(m));
         for (CopyEngine engine : ENGINES) {
             MemorySegment out = arena.allocate(Math.max(1, m * tw));
@@ -148,6 +151,42 @@ class ConversionNumpyAgreementTest {
                     + " was converted by the element path, not refused");
         } catch (IllegalArgumentException expected) {
             // refused, as it must be
+        }
+    }
+
+    /**
+     * A value to refuse in the middle of a long run of values that convert, so that the vector
+     * loops meet it in a lane (a lone value only reaches their scalar tails): in the first chunk,
+     * in a later one, and in the last element.
+     */
+    private void expectRefusedInRuns(DType from, DType to, MemorySegment src, MemorySegment ok, MemorySegment good,
+                                     long m) {
+        int sw = from.byteWidth();
+        long n = ok.byteSize();
+        int tried = 0;
+        for (long i = 0; i < n && tried < 3; i++) {
+            if (ok.get(ValueLayout.JAVA_BYTE, i) != 0) {
+                continue;
+            }
+            long length = 1200;
+            long at = new long[] {37, 700, length - 1}[tried++];
+            MemorySegment run = arena.allocate(length * sw);
+            for (long k = 0; k < length; k++) {
+                MemorySegment.copy(good, (k % m) * sw, run, k * sw, sw);
+            }
+            MemorySegment.copy(src, i * sw, run, at * sw, sw);
+            for (CopyEngine engine : ENGINES) {
+                MemorySegment out = arena.allocate(length * to.byteWidth());
+                try {
+                    engine.copy(Access.strided(run, from, StridedLayout.packed(length)),
+                            Access.strided(out, to, StridedLayout.packed(length)));
+                    failures.add(from + " -> " + to + " (engine, parallelism " + engine.parallelism() + ", vector "
+                            + engine.vectorKernels() + "): value " + PeerScripts.hex(src, i * sw, sw) + " at " + at
+                            + " of a run of " + length + " was converted, not refused");
+                } catch (IllegalArgumentException expected) {
+                    // refused, as it must be
+                }
+            }
         }
     }
 

@@ -1,12 +1,15 @@
 package dev.tensorbuf.ops.copy;
 
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorFormat;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
@@ -180,6 +183,32 @@ class CopyKernelTest {
             }
             check(tiled(arena, "f32[19,260]{1,0}"), tiled(arena, "bf16[19,260]{1,0:T(8,128)(2,1)}"), null, rnd,
                     "f32 -> bf16 tiles");
+        }
+    }
+
+    @Test
+    void predReadsEveryNonZeroByteAsOne() {
+        // Every byte value, in runs long enough for the vector loops; pred made by other code need not hold 0 or 1.
+        DType[] targets = {DType.F32, DType.S32, DType.U8, DType.BF16, DType.F16, DType.F64, DType.S64, DType.S8};
+        int n = 600;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment src = arena.allocate(n);
+            for (int i = 0; i < n; i++) {
+                src.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7));
+            }
+            for (CopyEngine engine : List.of(CopyEngine.of(1, false), CopyEngine.of(1, true), CopyEngine.of(2, true, 0))) {
+                for (DType to : targets) {
+                    MemorySegment dst = arena.allocate((long) n * to.byteWidth());
+                    engine.copy(Access.strided(src, DType.PRED, StridedLayout.packed(n)),
+                            Access.strided(dst, to, StridedLayout.packed(n)));
+                    ElementAccess out = ElementAccess.of(to);
+                    for (int i = 0; i < n; i++) {
+                        double expected = (byte) (i * 7) != 0 ? 1 : 0;
+                        assertEquals(expected, out.getDouble(dst, i),
+                                "pred byte " + (i * 7 & 0xff) + " -> " + to + ", vector " + engine.vectorKernels());
+                    }
+                }
+            }
         }
     }
 

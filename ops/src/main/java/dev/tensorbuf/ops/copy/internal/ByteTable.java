@@ -7,10 +7,10 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * Conversions from the types stored in one byte (pred, s8, u8, the f8 formats, and the sub-byte
+ * Conversions from the types stored in one byte (the f8, f6 and f4 formats, and the sub-byte
  * types, which {@link ConvertKernel} sees unpacked) as a table lookup: the destination's bits for
  * each of the 256 byte values. {@link ValueMover#move} computes each table once per pair of types,
- * so the rules stay its own. A byte whose conversion is refused (NaN to an integer, -1 to u8) is
+ * so the rules stay its own. A byte whose conversion is refused (NaN to an integer, s4 -1 to u8) is
  * marked, and the run goes through {@link ValueMover} from there, which throws its message.
  * {@snippet :
  * ByteTable t = ByteTable.of(DType.F8E4M3FN, DType.BF16);
@@ -22,13 +22,18 @@ final class ByteTable {
     /** Built on first use; two threads may build the same table, and final fields publish it safely. */
     private static final ByteTable[] TABLES = new ByteTable[TYPES * TYPES];
 
-    /** The destination's bits by source byte. */
+    /** The destination's bits by source byte, and their low 32 bits for destinations of up to four bytes. */
     private final long[] bits;
+    private final int[] words;
     /** The source bytes whose conversion is refused; null if there are none. */
     private final boolean[] refused;
 
     private ByteTable(long[] bits, boolean[] refused) {
         this.bits = bits;
+        this.words = new int[bits.length];
+        for (int b = 0; b < bits.length; b++) {
+            words[b] = (int) bits[b];
+        }
         boolean any = false;
         for (boolean r : refused) {
             any |= r;
@@ -94,11 +99,17 @@ final class ByteTable {
                 ValueMover.run(s, sOff, ss, sa, d, dOff, ds, da, n - done);
                 throw new AssertionError("ValueMover accepted a value its table refused");
             }
-            long[] out = c.ints;
-            for (int i = 0; i < m; i++) {
-                out[i] = bits[in[i] & 0xff];
+            if (width == 8) {
+                for (int i = 0; i < m; i++) {
+                    c.ints[i] = bits[in[i] & 0xff];
+                }
+                ChunkConvert.writeLongs(d, dOff, ds, ds == width, c, m);
+            } else {
+                for (int i = 0; i < m; i++) {
+                    c.words[i] = words[in[i] & 0xff];
+                }
+                ChunkConvert.writeWords(d, dOff, ds, ds == width, width, c, m);
             }
-            ChunkConvert.writeBits(d, dOff, ds, ds == width, width, c, m);
         }
     }
 

@@ -9,14 +9,18 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * Conversions a chunk at a time, from s8-s64, u8-u64, f16, bf16, f32 and f64 to any real type
- * (and between c64 and c128, part by part). The source run is read into one of three forms: a
- * {@code long[]} for integers, a {@code double[]} for f64 (and f32 on its way to f64 or an integer)
- * and a {@code float[]} for f16, bf16 and f32 on their way to a narrow float. The chunk is then
- * converted to the destination's form in array loops, which C2 vectorises where it can, and written.
- * Dense runs move between memory and arrays with bulk {@code MemorySegment.copy}; strided runs use
- * element loops. {@link ValueMover} spends 8-20 ns an element dispatching on both types per
- * element; this takes 0.5-2.
+ * Conversions a chunk at a time, from pred, s8-s64, u8-u64, f16, bf16, f32 and f64 to any real
+ * type (and between c64 and c128, part by part). The source run is read into one of four forms:
+ * an {@code int[]} for pred and the integers that fit one, a {@code long[]} for the others (and
+ * for any integer on its way to a 64-bit one), a {@code double[]} for f64 (and f32 on its way to
+ * f64 or a 64-bit integer) and a {@code float[]} for f16, bf16 and f32 otherwise. The chunk is
+ * then converted to the destination's form in array loops that C2 vectorises (branch-free: range
+ * checks are min/max reductions, pred is a sign bit) and written. The destination's form is
+ * {@code float[]} for f32, {@code double[]} for f64, {@code long[]} for 64-bit integers and
+ * {@code int[]} for everything else: narrower integers, pred, and a narrow float's bit patterns.
+ * Dense runs move between memory and arrays with bulk {@code MemorySegment.copy}; strided runs
+ * use element loops. {@link ValueMover} spends 8-20 ns an element dispatching on both types per
+ * element; this takes 0.2-1.5.
  *
  * <p>The rules are {@link ValueMover}'s, step for step: a double meets a narrow float through
  * {@code float}, as {@link FloatCodec#encode(double)} does (f16 excepted, which rounds once from
@@ -25,13 +29,13 @@ import java.util.Set;
  * throws the message the slow path throws.
  */
 final class ChunkConvert {
-    private static final Set<DType> SOURCES = EnumSet.of(DType.S8, DType.S16, DType.S32, DType.S64, DType.U8,
-            DType.U16, DType.U32, DType.U64, DType.F16, DType.BF16, DType.F32, DType.F64);
+    private static final Set<DType> SOURCES = EnumSet.of(DType.PRED, DType.S8, DType.S16, DType.S32, DType.S64,
+            DType.U8, DType.U16, DType.U32, DType.U64, DType.F16, DType.BF16, DType.F32, DType.F64);
     /** Elements a chunk holds: its arrays stay in the L1 cache. */
     static final int CHUNK = 512;
 
     /** The array a chunk is read into. */
-    private enum Form { LONG, DOUBLE, FLOAT }
+    private enum Form { INT, LONG, DOUBLE, FLOAT }
 
     private ChunkConvert() {
     }
@@ -86,10 +90,11 @@ final class ChunkConvert {
             return;
         }
         FloatCodec codec = FloatCodec.of(to);
+        boolean toLongs = isInteger(to) && to.byteWidth() == 8;
         Form form = switch (from) {
             case F64 -> Form.DOUBLE;
-            case F32 -> codec != null ? Form.FLOAT : Form.DOUBLE;
-            case F16, BF16 -> Form.FLOAT;
+            case F32, F16, BF16 -> toLongs || to == DType.F64 ? Form.DOUBLE : Form.FLOAT;
+            case PRED, S8, U8, S16, U16, S32 -> toLongs ? Form.LONG : Form.INT;
             default -> Form.LONG;
         };
         for (long done = 0; done < n; done += CHUNK) {
@@ -97,7 +102,8 @@ final class ChunkConvert {
             long sOff = so + done * ss;
             long dOff = dO + done * ds;
             switch (form) {
-                case LONG -> readInts(s, sOff, ss, denseIn, from, c, m);
+                case INT -> readWords(s, sOff, ss, denseIn, from, c, m);
+                case LONG -> readLongs(s, sOff, ss, denseIn, from, c, m);
                 case DOUBLE -> readDoubles(s, sOff, ss, denseIn, from, c, m);
                 case FLOAT -> readSingles(s, sOff, ss, denseIn, from, c, m);
             }
@@ -111,10 +117,14 @@ final class ChunkConvert {
         }
     }
 
+    private static boolean isInteger(DType t) {
+        return t.kind() == DType.Kind.SIGNED || t.kind() == DType.Kind.UNSIGNED;
+    }
+
     /**
      * Converts the chunk into the destination's form: {@code c.singles} for f32, {@code c.floats}
-     * for f64, {@code c.words} for the patterns of a narrow float, {@code c.ints} for integers and
-     * pred (as 0 or 1).
+     * for f64, {@code c.ints} for 64-bit integers, {@code c.words} for the rest (integers, pred as
+     * 0 or 1, and a narrow float's patterns).
      * {@return false if a value (NaN, out of range) must go through ValueMover}
      */
     private static boolean toDestination(Chunks c, int m, Form form, DType from, DType to, FloatCodec codec) {
@@ -123,23 +133,51 @@ final class ChunkConvert {
             toPred(c, m, form);
             return true;
         }
-        if (to.kind() != DType.Kind.FLOAT) {
-            return switch (form) {
+        if (isInteger(to)) {
+            boolean ok = switch (form) {
+                case INT -> wordsInRange(c, m, to);
                 case LONG -> intsInRange(c, m, to, unsigned64);
-                case DOUBLE -> floatsToIntegers(c, m, to);
-                case FLOAT -> {
-                    widen(c, m);
-                    yield floatsToIntegers(c, m, to);
-                }
+                case DOUBLE -> to.byteWidth() == 8 ? doublesToLongs(c, m, to) : doublesToWords(c, m, to);
+                case FLOAT -> singlesToWords(c, m, to);
             };
-        }
-        if (form == Form.LONG) {
-            if (to == DType.F32) {
-                toSingles(c, m, false, unsigned64);
-                return true;
+            if (ok && form == Form.LONG && to.byteWidth() < 8) {
+                for (int i = 0; i < m; i++) {
+                    c.words[i] = (int) c.ints[i];
+                }
             }
-            toDoubles(c, m, unsigned64);
-            form = Form.DOUBLE;
+            if (ok && to.isSubByte()) {
+                // Sub-byte types sit in the low bits of their byte, the rest zero, as ElementAccess writes them.
+                int mask = (1 << to.bitWidth()) - 1;
+                for (int i = 0; i < m; i++) {
+                    c.words[i] &= mask;
+                }
+            }
+            return ok;
+        }
+        switch (form) {
+            case INT -> {
+                if (to == DType.F64) {
+                    for (int i = 0; i < m; i++) {
+                        c.floats[i] = c.words[i];
+                    }
+                    return true;
+                }
+                // Exact below 2^24, and rounded once above: as the double's rounding to float.
+                for (int i = 0; i < m; i++) {
+                    c.singles[i] = c.words[i];
+                }
+                form = Form.FLOAT;
+            }
+            case LONG -> {
+                if (to == DType.F32) {
+                    toSingles(c, m, false, unsigned64);
+                    return true;
+                }
+                toDoubles(c, m, unsigned64);
+                form = Form.DOUBLE;
+            }
+            default -> {
+            }
         }
         if (to == DType.F64) {
             if (form == Form.FLOAT) {
@@ -200,10 +238,11 @@ final class ChunkConvert {
         return true;
     }
 
-    private static void readInts(MemorySegment s, long so, long ss, boolean dense, DType t, Chunks c, int m) {
-        long[] out = c.ints;
-        switch (t) {
-            case S8, U8 -> {
+    /** Into {@code c.words}: pred as 0 or 1, s8-s32 sign-extended, u8 and u16 zero-extended, u32 as its bits. */
+    private static void readWords(MemorySegment s, long so, long ss, boolean dense, DType t, Chunks c, int m) {
+        int[] out = c.words;
+        switch (t.byteWidth()) {
+            case 1 -> {
                 byte[] b = c.bytes;
                 if (dense) {
                     MemorySegment.copy(s, Layouts.I8, so, b, 0, m);
@@ -212,12 +251,25 @@ final class ChunkConvert {
                         b[i] = s.get(Layouts.I8, so + i * ss);
                     }
                 }
-                long mask = t == DType.U8 ? 0xffL : -1L;
-                for (int i = 0; i < m; i++) {
-                    out[i] = b[i] & mask;
+                if (c.vector) {
+                    VectorChunks.widen(b, out, m, t == DType.U8 ? VectorChunks.Extend.UNSIGNED
+                            : t == DType.PRED ? VectorChunks.Extend.PRED : VectorChunks.Extend.SIGNED);
+                } else if (t == DType.U8) {
+                    for (int i = 0; i < m; i++) {
+                        out[i] = b[i] & 0xff;
+                    }
+                } else if (t == DType.PRED) {
+                    for (int i = 0; i < m; i++) {
+                        int v = b[i];
+                        out[i] = (v | -v) >>> 31; // any non-zero byte reads as 1
+                    }
+                } else {
+                    for (int i = 0; i < m; i++) {
+                        out[i] = b[i];
+                    }
                 }
             }
-            case S16, U16 -> {
+            case 2 -> {
                 short[] h = c.shorts;
                 if (dense) {
                     MemorySegment.copy(s, Layouts.I16, so, h, 0, m);
@@ -226,33 +278,51 @@ final class ChunkConvert {
                         h[i] = s.get(Layouts.I16, so + i * ss);
                     }
                 }
-                long mask = t == DType.U16 ? 0xffffL : -1L;
-                for (int i = 0; i < m; i++) {
-                    out[i] = h[i] & mask;
-                }
-            }
-            case S32, U32 -> {
-                int[] w = c.words;
-                if (dense) {
-                    MemorySegment.copy(s, Layouts.I32, so, w, 0, m);
+                if (c.vector) {
+                    VectorChunks.widen(h, out, m, t == DType.U16);
+                } else if (t == DType.U16) {
+                    for (int i = 0; i < m; i++) {
+                        out[i] = h[i] & 0xffff;
+                    }
                 } else {
                     for (int i = 0; i < m; i++) {
-                        w[i] = s.get(Layouts.I32, so + i * ss);
+                        out[i] = h[i];
                     }
-                }
-                long mask = t == DType.U32 ? 0xffff_ffffL : -1L;
-                for (int i = 0; i < m; i++) {
-                    out[i] = w[i] & mask;
                 }
             }
-            default -> { // S64, U64: the bits; u64 ones are read unsigned where they are used
+            default -> {
                 if (dense) {
-                    MemorySegment.copy(s, Layouts.I64, so, out, 0, m);
+                    MemorySegment.copy(s, Layouts.I32, so, out, 0, m);
                 } else {
                     for (int i = 0; i < m; i++) {
-                        out[i] = s.get(Layouts.I64, so + i * ss);
+                        out[i] = s.get(Layouts.I32, so + i * ss);
                     }
                 }
+            }
+        }
+    }
+
+    /** Into {@code c.ints}: any integer or pred; u64 as its bits, read unsigned where it is used. */
+    private static void readLongs(MemorySegment s, long so, long ss, boolean dense, DType t, Chunks c, int m) {
+        long[] out = c.ints;
+        if (t.byteWidth() == 8) {
+            if (dense) {
+                MemorySegment.copy(s, Layouts.I64, so, out, 0, m);
+            } else {
+                for (int i = 0; i < m; i++) {
+                    out[i] = s.get(Layouts.I64, so + i * ss);
+                }
+            }
+            return;
+        }
+        readWords(s, so, ss, dense, t, c, m);
+        if (t == DType.U32) {
+            for (int i = 0; i < m; i++) {
+                out[i] = c.words[i] & 0xffff_ffffL;
+            }
+        } else {
+            for (int i = 0; i < m; i++) {
+                out[i] = c.words[i];
             }
         }
     }
@@ -313,23 +383,40 @@ final class ChunkConvert {
         }
     }
 
-    /** Into {@code c.ints}: 1 where the value is not zero (NaN included), as ValueMover compares. */
+    /**
+     * Into {@code c.words}: 1 where the value is not zero (NaN included), as ValueMover compares.
+     * {@code (a | -a)} has its sign bit set exactly when {@code a} is not zero, and a float is zero
+     * exactly when its bits without the sign are: no branch, so the loops vectorise.
+     */
     private static void toPred(Chunks c, int m, Form form) {
-        long[] out = c.ints;
+        int[] out = c.words;
         switch (form) {
+            case INT -> {
+                for (int i = 0; i < m; i++) {
+                    int v = c.words[i];
+                    out[i] = (v | -v) >>> 31;
+                }
+            }
             case LONG -> {
                 for (int i = 0; i < m; i++) {
-                    out[i] = out[i] != 0 ? 1 : 0;
+                    long v = c.ints[i];
+                    out[i] = (int) ((v | -v) >>> 63);
                 }
             }
             case DOUBLE -> {
                 for (int i = 0; i < m; i++) {
-                    out[i] = c.floats[i] != 0 ? 1 : 0;
+                    long a = Double.doubleToRawLongBits(c.floats[i]) & Long.MAX_VALUE;
+                    out[i] = (int) ((a | -a) >>> 63);
                 }
             }
             case FLOAT -> {
+                if (c.vector) {
+                    VectorChunks.pred(c.singles, out, m);
+                    return;
+                }
                 for (int i = 0; i < m; i++) {
-                    out[i] = c.singles[i] != 0 ? 1 : 0;
+                    int a = Float.floatToRawIntBits(c.singles[i]) & Integer.MAX_VALUE;
+                    out[i] = (a | -a) >>> 31;
                 }
             }
         }
@@ -382,6 +469,17 @@ final class ChunkConvert {
         }
     }
 
+    /** Checks {@code c.words} (at most 32 bits of value, u32 excepted) against {@code to}'s range. */
+    private static boolean wordsInRange(Chunks c, int m, DType to) {
+        int lo = Integer.MAX_VALUE;
+        int hi = Integer.MIN_VALUE;
+        for (int i = 0; i < m; i++) {
+            lo = Math.min(lo, c.words[i]);
+            hi = Math.max(hi, c.words[i]);
+        }
+        return lo >= minOf(to) && hi <= maxOf(to);
+    }
+
     /** Checks {@code c.ints} against {@code to}'s range; a negative u64 is 2^63 or more, which only u64 holds. */
     private static boolean intsInRange(Chunks c, int m, DType to, boolean unsigned64) {
         long min = minOf(to);
@@ -395,11 +493,78 @@ final class ChunkConvert {
         return ok;
     }
 
-    /** Into {@code c.ints}: truncated toward zero; false if a value (NaN, infinite) truncates out of {@code to}'s range. */
-    private static boolean floatsToIntegers(Chunks c, int m, DType to) {
+    /**
+     * Into {@code c.words}, for integers of up to 32 bits: truncated toward zero; false if a value
+     * (NaN, infinite) truncates out of {@code to}'s range. A value truncates into the range when
+     * it lies strictly between {@code min - 1} and {@code max + 1}; the bounds are rounded outward
+     * to floats, which changes nothing since no float lies between a bound and its rounding.
+     * NaN makes the min/max reductions NaN, which fails both comparisons.
+     */
+    private static boolean singlesToWords(Chunks c, int m, DType to) {
+        float above = outward(minOf(to) - 1.0, false);
+        float below = outward(maxOf(to) + 1.0, true);
+        float lo = Float.POSITIVE_INFINITY;
+        float hi = Float.NEGATIVE_INFINITY;
+        float[] in = c.singles;
+        if (c.vector && to != DType.U32) {
+            return VectorChunks.truncate(in, c.words, m, above, below);
+        }
+        if (to == DType.U32) {
+            for (int i = 0; i < m; i++) {
+                lo = Math.min(lo, in[i]);
+                hi = Math.max(hi, in[i]);
+                c.words[i] = (int) (long) in[i];
+            }
+        } else {
+            for (int i = 0; i < m; i++) {
+                lo = Math.min(lo, in[i]);
+                hi = Math.max(hi, in[i]);
+                c.words[i] = (int) in[i];
+            }
+        }
+        return lo > above && hi < below;
+    }
+
+    /** {@link #singlesToWords} from {@code c.floats}, whose bounds (at most 33 bits) are exact doubles. */
+    private static boolean doublesToWords(Chunks c, int m, DType to) {
+        double above = minOf(to) - 1.0;
+        double below = maxOf(to) + 1.0;
+        double lo = Double.POSITIVE_INFINITY;
+        double hi = Double.NEGATIVE_INFINITY;
+        double[] in = c.floats;
+        if (to == DType.U32) {
+            for (int i = 0; i < m; i++) {
+                lo = Math.min(lo, in[i]);
+                hi = Math.max(hi, in[i]);
+                c.words[i] = (int) (long) in[i];
+            }
+        } else {
+            for (int i = 0; i < m; i++) {
+                lo = Math.min(lo, in[i]);
+                hi = Math.max(hi, in[i]);
+                c.words[i] = (int) in[i];
+            }
+        }
+        return lo > above && hi < below;
+    }
+
+    /** {@return {@code x} rounded to a float: up if {@code up}, else down} */
+    private static float outward(double x, boolean up) {
+        float f = (float) x;
+        if (up && f < x) {
+            return Math.nextUp(f);
+        }
+        if (!up && f > x) {
+            return Math.nextDown(f);
+        }
+        return f;
+    }
+
+    /** Into {@code c.ints}, for 64-bit integers: truncated toward zero; false if a value (NaN, infinite) truncates out of {@code to}'s range. */
+    private static boolean doublesToLongs(Chunks c, int m, DType to) {
         // Valid when above and below these, exclusive; NaN fails both comparisons.
-        double above = to == DType.S64 ? Math.nextDown(-0x1p63) : to == DType.U64 ? -1.0 : minOf(to) - 1.0;
-        double below = to == DType.S64 ? 0x1p63 : to == DType.U64 ? 0x1p64 : maxOf(to) + 1.0;
+        double above = to == DType.S64 ? Math.nextDown(-0x1p63) : -1.0;
+        double below = to == DType.S64 ? 0x1p63 : 0x1p64;
         boolean ok = true;
         for (int i = 0; i < m; i++) {
             double v = c.floats[i];
@@ -411,52 +576,48 @@ final class ChunkConvert {
 
     /** Writes the chunk in the destination's form (see {@link #toDestination}). */
     private static void write(MemorySegment d, long dO, long ds, boolean dense, DType to, Chunks c, int m) {
-        switch (to) {
-            case F32 -> {
-                if (dense) {
-                    MemorySegment.copy(c.singles, 0, d, Layouts.F32, dO, m);
-                } else {
-                    for (int i = 0; i < m; i++) {
-                        d.set(Layouts.F32, dO + i * ds, c.singles[i]);
-                    }
+        if (to == DType.F32) {
+            if (dense && c.vector) {
+                VectorChunks.store(c.singles, d, dO, m);
+            } else if (dense) {
+                MemorySegment.copy(c.singles, 0, d, Layouts.F32, dO, m);
+            } else {
+                for (int i = 0; i < m; i++) {
+                    d.set(Layouts.F32, dO + i * ds, c.singles[i]);
                 }
             }
-            case F64 -> {
-                if (dense) {
-                    MemorySegment.copy(c.floats, 0, d, Layouts.F64, dO, m);
-                } else {
-                    for (int i = 0; i < m; i++) {
-                        d.set(Layouts.F64, dO + i * ds, c.floats[i]);
-                    }
+        } else if (to == DType.F64) {
+            if (dense && c.vector) {
+                VectorChunks.store(c.floats, d, dO, m);
+            } else if (dense) {
+                MemorySegment.copy(c.floats, 0, d, Layouts.F64, dO, m);
+            } else {
+                for (int i = 0; i < m; i++) {
+                    d.set(Layouts.F64, dO + i * ds, c.floats[i]);
                 }
             }
-            default -> {
-                if (to.kind() == DType.Kind.FLOAT) {
-                    for (int i = 0; i < m; i++) {
-                        c.ints[i] = c.words[i];
-                    }
-                    writeBits(d, dO, ds, dense, to.byteWidth(), c, m);
-                } else {
-                    // Sub-byte types sit in the low bits of their byte, the rest zero, as ElementAccess writes them.
-                    if (to.isSubByte()) {
-                        long mask = (1L << to.bitWidth()) - 1;
-                        for (int i = 0; i < m; i++) {
-                            c.ints[i] &= mask;
-                        }
-                    }
-                    writeBits(d, dO, ds, dense, to.byteWidth(), c, m);
-                }
-            }
+        } else if (to.byteWidth() == 8) {
+            writeLongs(d, dO, ds, dense, c, m);
+        } else {
+            writeWords(d, dO, ds, dense, to.byteWidth(), c, m);
         }
     }
 
-    /** Writes the low {@code width} bytes of each of {@code c.ints}: integers, pred, or a {@link ByteTable}'s bits. */
-    static void writeBits(MemorySegment d, long dO, long ds, boolean dense, int width, Chunks c, int m) {
-        long[] v = c.ints;
+    /** Writes the low {@code width} (1, 2 or 4) bytes of each of {@code c.words}: integers, pred, narrow-float patterns, a {@link ByteTable}'s bits. */
+    static void writeWords(MemorySegment d, long dO, long ds, boolean dense, int width, Chunks c, int m) {
+        int[] v = c.words;
+        if (dense && c.vector) {
+            VectorChunks.store(v, width, d, dO, m);
+            return;
+        }
         switch (width) {
             case 1 -> {
-                for (int i = 0; i < m; i++) {
-                    c.bytes[i] = (byte) v[i];
+                if (c.vector) {
+                    VectorChunks.narrow(v, c.bytes, m);
+                } else {
+                    for (int i = 0; i < m; i++) {
+                        c.bytes[i] = (byte) v[i];
+                    }
                 }
                 if (dense) {
                     MemorySegment.copy(c.bytes, 0, d, Layouts.I8, dO, m);
@@ -467,8 +628,12 @@ final class ChunkConvert {
                 }
             }
             case 2 -> {
-                for (int i = 0; i < m; i++) {
-                    c.shorts[i] = (short) v[i];
+                if (c.vector) {
+                    VectorChunks.narrow(v, c.shorts, m);
+                } else {
+                    for (int i = 0; i < m; i++) {
+                        c.shorts[i] = (short) v[i];
+                    }
                 }
                 if (dense) {
                     MemorySegment.copy(c.shorts, 0, d, Layouts.I16, dO, m);
@@ -478,26 +643,27 @@ final class ChunkConvert {
                     }
                 }
             }
-            case 4 -> {
-                for (int i = 0; i < m; i++) {
-                    c.words[i] = (int) v[i];
-                }
+            default -> {
                 if (dense) {
-                    MemorySegment.copy(c.words, 0, d, Layouts.I32, dO, m);
+                    MemorySegment.copy(v, 0, d, Layouts.I32, dO, m);
                 } else {
                     for (int i = 0; i < m; i++) {
-                        d.set(Layouts.I32, dO + i * ds, c.words[i]);
+                        d.set(Layouts.I32, dO + i * ds, v[i]);
                     }
                 }
             }
-            default -> {
-                if (dense) {
-                    MemorySegment.copy(v, 0, d, Layouts.I64, dO, m);
-                } else {
-                    for (int i = 0; i < m; i++) {
-                        d.set(Layouts.I64, dO + i * ds, v[i]);
-                    }
-                }
+        }
+    }
+
+    /** Writes {@code c.ints}, eight bytes each: 64-bit integers, or a {@link ByteTable}'s bits. */
+    static void writeLongs(MemorySegment d, long dO, long ds, boolean dense, Chunks c, int m) {
+        if (dense && c.vector) {
+            VectorChunks.store(c.ints, d, dO, m);
+        } else if (dense) {
+            MemorySegment.copy(c.ints, 0, d, Layouts.I64, dO, m);
+        } else {
+            for (int i = 0; i < m; i++) {
+                d.set(Layouts.I64, dO + i * ds, c.ints[i]);
             }
         }
     }

@@ -1,0 +1,245 @@
+package dev.tensorbuf.ops.copy.internal;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.DoubleVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.LongVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShape;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * The conversion loops C2 leaves scalar, a vector at a time: for {@link ChunkConvert}, bytes and
+ * shorts widened to ints and narrowed back, float to int with its range check, float to pred,
+ * and a chunk stored into a dense destination; for {@link ConvertKernel}, dense u8 -> f32 and
+ * f32 -> bf16 from segment to segment. C2's loop vectoriser (JDK 25) leaves a loop scalar when
+ * its element widths differ, and a float min/max reduction too: as plain loops these passes took
+ * 0.25-0.5 ns an element over 512 elements in the L1 cache, against 0.05-0.09 for same-width
+ * loops such as int to float ({@code bench/experiments/ChunkPasses.java passes}).
+ * {@snippet :
+ * VectorChunks.widen(new byte[] {-1, 2}, out, 2, VectorChunks.Extend.UNSIGNED); // out: 255, 2
+ * }
+ */
+final class VectorChunks {
+    /** At least 8 lanes, so that bytes of as many lanes still make a vector (64 bits, the narrowest shape). */
+    private static final VectorSpecies<Integer> I =
+            IntVector.SPECIES_PREFERRED.length() >= 8 ? IntVector.SPECIES_PREFERRED : IntVector.SPECIES_256;
+    private static final VectorSpecies<Float> F = VectorSpecies.of(float.class, I.vectorShape());
+    /** Bytes and shorts with as many lanes as {@link #I}. */
+    private static final VectorSpecies<Byte> B = VectorSpecies.of(byte.class, VectorShape.forBitSize(I.length() * 8));
+    private static final VectorSpecies<Short> S = VectorSpecies.of(short.class, VectorShape.forBitSize(I.length() * 16));
+    private static final VectorSpecies<Long> L = LongVector.SPECIES_PREFERRED;
+    private static final VectorSpecies<Double> D = DoubleVector.SPECIES_PREFERRED;
+    /** Buffers are little-endian, as {@link Layouts}. */
+    private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
+
+    /** How {@link #widen(byte[], int[], int, Extend)} reads a byte. */
+    enum Extend { SIGNED, UNSIGNED, PRED }
+
+    private VectorChunks() {
+    }
+
+    /** {@code in[0, m)} into {@code out} as ints: sign- or zero-extended, or as pred (1 for any byte not zero). */
+    static void widen(byte[] in, int[] out, int m, Extend extend) {
+        int i = 0;
+        for (; i <= m - I.length(); i += I.length()) {
+            IntVector v = (IntVector) ByteVector.fromArray(B, in, i).convertShape(VectorOperators.B2I, I, 0);
+            switch (extend) {
+                case SIGNED -> v.intoArray(out, i);
+                case UNSIGNED -> v.and(0xff).intoArray(out, i);
+                case PRED -> IntVector.zero(I).blend(1, v.compare(VectorOperators.NE, 0)).intoArray(out, i);
+            }
+        }
+        for (; i < m; i++) {
+            int v = in[i];
+            out[i] = switch (extend) {
+                case SIGNED -> v;
+                case UNSIGNED -> v & 0xff;
+                case PRED -> (v | -v) >>> 31;
+            };
+        }
+    }
+
+    /** {@code in[0, m)} into {@code out} as ints, zero-extended if {@code unsigned}, else sign-extended. */
+    static void widen(short[] in, int[] out, int m, boolean unsigned) {
+        int mask = unsigned ? 0xffff : -1;
+        int i = 0;
+        for (; i <= m - I.length(); i += I.length()) {
+            ((IntVector) ShortVector.fromArray(S, in, i).convertShape(VectorOperators.S2I, I, 0)).and(mask).intoArray(out, i);
+        }
+        for (; i < m; i++) {
+            out[i] = in[i] & mask;
+        }
+    }
+
+    /** The low byte of each of {@code in[0, m)} into {@code out}. */
+    static void narrow(int[] in, byte[] out, int m) {
+        int i = 0;
+        for (; i <= m - I.length(); i += I.length()) {
+            ((ByteVector) IntVector.fromArray(I, in, i).convertShape(VectorOperators.I2B, B, 0)).intoArray(out, i);
+        }
+        for (; i < m; i++) {
+            out[i] = (byte) in[i];
+        }
+    }
+
+    /** The low two bytes of each of {@code in[0, m)} into {@code out}. */
+    static void narrow(int[] in, short[] out, int m) {
+        int i = 0;
+        for (; i <= m - I.length(); i += I.length()) {
+            ((ShortVector) IntVector.fromArray(I, in, i).convertShape(VectorOperators.I2S, S, 0)).intoArray(out, i);
+        }
+        for (; i < m; i++) {
+            out[i] = (short) in[i];
+        }
+    }
+
+    /**
+     * {@code in[0, m)} truncated toward zero into {@code out}. {@return whether every value lay
+     * strictly between {@code above} and {@code below}} (NaN does not).
+     */
+    static boolean truncate(float[] in, int[] out, int m, float above, float below) {
+        VectorMask<Float> bad = F.maskAll(false);
+        int i = 0;
+        for (; i <= m - F.length(); i += F.length()) {
+            FloatVector x = FloatVector.fromArray(F, in, i);
+            bad = bad.or(x.compare(VectorOperators.GT, above).and(x.compare(VectorOperators.LT, below)).not());
+            ((IntVector) x.convert(VectorOperators.F2I, 0)).intoArray(out, i);
+        }
+        boolean ok = !bad.anyTrue();
+        for (; i < m; i++) {
+            float v = in[i];
+            ok &= v > above && v < below;
+            out[i] = (int) v;
+        }
+        return ok;
+    }
+
+    /** Into {@code out}: 1 where {@code in[i]} is not zero (NaN included), else 0. */
+    static void pred(float[] in, int[] out, int m) {
+        int i = 0;
+        for (; i <= m - F.length(); i += F.length()) {
+            VectorMask<Float> set = FloatVector.fromArray(F, in, i).compare(VectorOperators.NE, 0f);
+            IntVector.zero(I).blend(1, set.cast(I)).intoArray(out, i);
+        }
+        for (; i < m; i++) {
+            out[i] = in[i] != 0 ? 1 : 0;
+        }
+    }
+
+    /**
+     * Writes {@code in[0, m)} to {@code d} from {@code offset}, the low byte of each (width 1),
+     * two bytes (2) or all four (4). Vector stores straight from the chunk: a bulk
+     * {@code MemorySegment.copy} from the array wrote DRAM-sized destinations at half the speed,
+     * 0.44 against 0.23 ns an element for s8 -> f32 ({@code bench/experiments/ChunkPasses.java}).
+     */
+    static void store(int[] in, int width, MemorySegment d, long offset, int m) {
+        // One loop per width: a vector merged from branches of one loop is boxed.
+        int i = switch (width) {
+            case 1 -> storeBytes(in, d, offset, m);
+            case 2 -> storeShorts(in, d, offset, m);
+            default -> storeInts(in, d, offset, m);
+        };
+        for (; i < m; i++) {
+            switch (width) {
+                case 1 -> d.set(Layouts.I8, offset + i, (byte) in[i]);
+                case 2 -> d.set(Layouts.I16, offset + 2L * i, (short) in[i]);
+                default -> d.set(Layouts.I32, offset + 4L * i, in[i]);
+            }
+        }
+    }
+
+    private static int storeBytes(int[] in, MemorySegment d, long offset, int m) {
+        int i = 0;
+        for (; i <= m - I.length(); i += I.length()) {
+            ((ByteVector) IntVector.fromArray(I, in, i).convertShape(VectorOperators.I2B, B, 0)).intoMemorySegment(d, offset + i, ORDER);
+        }
+        return i;
+    }
+
+    private static int storeShorts(int[] in, MemorySegment d, long offset, int m) {
+        int i = 0;
+        for (; i <= m - I.length(); i += I.length()) {
+            ((ShortVector) IntVector.fromArray(I, in, i).convertShape(VectorOperators.I2S, S, 0))
+                    .intoMemorySegment(d, offset + 2L * i, ORDER);
+        }
+        return i;
+    }
+
+    private static int storeInts(int[] in, MemorySegment d, long offset, int m) {
+        int i = 0;
+        for (; i <= m - I.length(); i += I.length()) {
+            IntVector.fromArray(I, in, i).intoMemorySegment(d, offset + 4L * i, ORDER);
+        }
+        return i;
+    }
+
+    /** {@link #store(int[], int, MemorySegment, long, int)} for floats. */
+    static void store(float[] in, MemorySegment d, long offset, int m) {
+        int i = 0;
+        for (; i <= m - F.length(); i += F.length()) {
+            FloatVector.fromArray(F, in, i).intoMemorySegment(d, offset + 4L * i, ORDER);
+        }
+        for (; i < m; i++) {
+            d.set(Layouts.F32, offset + 4L * i, in[i]);
+        }
+    }
+
+    /** {@link #store(int[], int, MemorySegment, long, int)} for doubles. */
+    static void store(double[] in, MemorySegment d, long offset, int m) {
+        int i = 0;
+        for (; i <= m - D.length(); i += D.length()) {
+            DoubleVector.fromArray(D, in, i).intoMemorySegment(d, offset + 8L * i, ORDER);
+        }
+        for (; i < m; i++) {
+            d.set(Layouts.F64, offset + 8L * i, in[i]);
+        }
+    }
+
+    /** {@link #store(int[], int, MemorySegment, long, int)} for longs. */
+    static void store(long[] in, MemorySegment d, long offset, int m) {
+        int i = 0;
+        for (; i <= m - L.length(); i += L.length()) {
+            LongVector.fromArray(L, in, i).intoMemorySegment(d, offset + 8L * i, ORDER);
+        }
+        for (; i < m; i++) {
+            d.set(Layouts.I64, offset + 8L * i, in[i]);
+        }
+    }
+
+    /**
+     * Dense u8 -> f32 as {@code fma(value, scale, bias)}, from segment to segment in one loop (the
+     * plain loop stays scalar: C2 does not widen bytes). {@return the elements done; the caller does the rest}
+     */
+    static long u8ToF32(MemorySegment s, long so, MemorySegment d, long dO, long n, float scale, float bias) {
+        long i = 0;
+        for (; i <= n - F.length(); i += F.length()) {
+            FloatVector x = ((IntVector) ByteVector.fromMemorySegment(B, s, so + i, ORDER).convertShape(VectorOperators.B2I, I, 0))
+                    .and(0xff).convert(VectorOperators.I2F, 0).reinterpretAsFloats();
+            x.fma(scale, bias).intoMemorySegment(d, dO + 4 * i, ORDER);
+        }
+        return i;
+    }
+
+    /**
+     * Dense f32 -> bf16, rounded to nearest even, NaN to the quiet NaN with its sign (as
+     * {@link ConvertKernel#bf16}), in one loop. {@return the elements done; the caller does the rest}
+     */
+    static long f32ToBf16(MemorySegment s, long so, MemorySegment d, long dO, long n) {
+        long i = 0;
+        for (; i <= n - I.length(); i += I.length()) {
+            IntVector bits = IntVector.fromMemorySegment(I, s, so + 4 * i, ORDER);
+            IntVector high = bits.lanewise(VectorOperators.LSHR, 16);
+            IntVector rounded = bits.add(0x7fff).add(high.and(1)).lanewise(VectorOperators.LSHR, 16);
+            IntVector nan = high.and(0x8000).or(0x7fc0);
+            IntVector v = rounded.blend(nan, bits.and(0x7fff_ffff).compare(VectorOperators.GT, 0x7f80_0000));
+            ((ShortVector) v.convertShape(VectorOperators.I2S, S, 0)).intoMemorySegment(d, dO + 2 * i, ORDER);
+        }
+        return i;
+    }
+}
