@@ -141,8 +141,12 @@ final class ChunkConvert {
                 case FLOAT -> singlesToWords(c, m, to);
             };
             if (ok && form == Form.LONG && to.byteWidth() < 8) {
-                for (int i = 0; i < m; i++) {
-                    c.words[i] = (int) c.ints[i];
+                if (c.vector) {
+                    VectorChunks.narrow(c.ints, c.words, m);
+                } else {
+                    for (int i = 0; i < m; i++) {
+                        c.words[i] = (int) c.ints[i];
+                    }
                 }
             }
             if (ok && to.isSubByte()) {
@@ -157,8 +161,12 @@ final class ChunkConvert {
         switch (form) {
             case INT -> {
                 if (to == DType.F64) {
-                    for (int i = 0; i < m; i++) {
-                        c.floats[i] = c.words[i];
+                    if (c.vector) {
+                        VectorChunks.toDoubles(c.words, c.floats, m);
+                    } else {
+                        for (int i = 0; i < m; i++) {
+                            c.floats[i] = c.words[i];
+                        }
                     }
                     return true;
                 }
@@ -316,7 +324,9 @@ final class ChunkConvert {
             return;
         }
         readWords(s, so, ss, dense, t, c, m);
-        if (t == DType.U32) {
+        if (c.vector) {
+            VectorChunks.toLongs(c.words, out, m, t == DType.U32);
+        } else if (t == DType.U32) {
             for (int i = 0; i < m; i++) {
                 out[i] = c.words[i] & 0xffff_ffffL;
             }
@@ -369,6 +379,8 @@ final class ChunkConvert {
             for (int i = 0; i < m; i++) {
                 out[i] = Float.float16ToFloat(h[i]);
             }
+        } else if (c.vector) {
+            VectorChunks.bf16ToFloats(h, out, m);
         } else {
             for (int i = 0; i < m; i++) {
                 out[i] = Float.intBitsToFloat((h[i] & 0xffff) << 16);
@@ -463,9 +475,15 @@ final class ChunkConvert {
     /** Integers into {@code c.floats}: exact to 2^53, rounded once beyond (u64 read unsigned). */
     private static void toDoubles(Chunks c, int m, boolean unsigned64) {
         double[] out = c.floats;
+        if (!unsigned64) {
+            for (int i = 0; i < m; i++) {
+                out[i] = c.ints[i];
+            }
+            return;
+        }
         for (int i = 0; i < m; i++) {
             long v = c.ints[i];
-            out[i] = !unsigned64 || v >= 0 ? (double) v : (double) ((v >>> 1) | (v & 1)) * 2.0;
+            out[i] = v >= 0 ? (double) v : (double) ((v >>> 1) | (v & 1)) * 2.0;
         }
     }
 
@@ -480,17 +498,20 @@ final class ChunkConvert {
         return lo >= minOf(to) && hi <= maxOf(to);
     }
 
-    /** Checks {@code c.ints} against {@code to}'s range; a negative u64 is 2^63 or more, which only u64 holds. */
+    /**
+     * Checks {@code c.ints} against {@code to}'s range, as min/max reductions that vectorise. A
+     * u64 source reads 2^63 and more as negative longs; no destination here holds those (u64 to
+     * u64 is no conversion), so they fail the lower bound, which is at least 0 for it.
+     */
     private static boolean intsInRange(Chunks c, int m, DType to, boolean unsigned64) {
-        long min = minOf(to);
-        long max = maxOf(to);
-        boolean toU64 = to == DType.U64;
-        boolean ok = true;
+        long lo = Long.MAX_VALUE;
+        long hi = Long.MIN_VALUE;
         for (int i = 0; i < m; i++) {
-            long v = c.ints[i];
-            ok &= unsigned64 && v < 0 ? toU64 : v >= min && v <= max;
+            lo = Math.min(lo, c.ints[i]);
+            hi = Math.max(hi, c.ints[i]);
         }
-        return ok;
+        long min = unsigned64 ? Math.max(0, minOf(to)) : minOf(to);
+        return lo >= min && hi <= maxOf(to);
     }
 
     /**
@@ -532,6 +553,9 @@ final class ChunkConvert {
         double lo = Double.POSITIVE_INFINITY;
         double hi = Double.NEGATIVE_INFINITY;
         double[] in = c.floats;
+        if (c.vector && to != DType.U32) {
+            return VectorChunks.truncate(in, c.words, m, above, below);
+        }
         if (to == DType.U32) {
             for (int i = 0; i < m; i++) {
                 lo = Math.min(lo, in[i]);

@@ -35,6 +35,8 @@ final class VectorChunks {
     private static final VectorSpecies<Short> S = VectorSpecies.of(short.class, VectorShape.forBitSize(I.length() * 16));
     private static final VectorSpecies<Long> L = LongVector.SPECIES_PREFERRED;
     private static final VectorSpecies<Double> D = DoubleVector.SPECIES_PREFERRED;
+    /** Ints with as many lanes as {@link #D} and {@link #L}. */
+    private static final VectorSpecies<Integer> IHALF = VectorSpecies.of(int.class, VectorShape.forBitSize(D.length() * 32));
     /** Buffers are little-endian, as {@link Layouts}. */
     private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
 
@@ -77,6 +79,52 @@ final class VectorChunks {
         }
     }
 
+    /** bf16 patterns {@code in[0, m)} into {@code out} as the floats they are (NaN payloads kept). */
+    static void bf16ToFloats(short[] in, float[] out, int m) {
+        int i = 0;
+        for (; i <= m - I.length(); i += I.length()) {
+            ((IntVector) ShortVector.fromArray(S, in, i).convertShape(VectorOperators.S2I, I, 0))
+                    .lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().intoArray(out, i);
+        }
+        for (; i < m; i++) {
+            out[i] = Float.intBitsToFloat((in[i] & 0xffff) << 16);
+        }
+    }
+
+    /** {@code in[0, m)} into {@code out}, exactly. */
+    static void toDoubles(int[] in, double[] out, int m) {
+        int i = 0;
+        for (; i <= m - D.length(); i += D.length()) {
+            ((DoubleVector) IntVector.fromArray(IHALF, in, i).convertShape(VectorOperators.I2D, D, 0)).intoArray(out, i);
+        }
+        for (; i < m; i++) {
+            out[i] = in[i];
+        }
+    }
+
+    /** {@code in[0, m)} into {@code out}, zero-extended if {@code unsigned}, else sign-extended. */
+    static void toLongs(int[] in, long[] out, int m, boolean unsigned) {
+        long mask = unsigned ? 0xffff_ffffL : -1L;
+        int i = 0;
+        for (; i <= m - L.length(); i += L.length()) {
+            ((LongVector) IntVector.fromArray(IHALF, in, i).convertShape(VectorOperators.I2L, L, 0)).and(mask).intoArray(out, i);
+        }
+        for (; i < m; i++) {
+            out[i] = in[i] & mask;
+        }
+    }
+
+    /** The low four bytes of each of {@code in[0, m)} into {@code out}. */
+    static void narrow(long[] in, int[] out, int m) {
+        int i = 0;
+        for (; i <= m - L.length(); i += L.length()) {
+            ((IntVector) LongVector.fromArray(L, in, i).convertShape(VectorOperators.L2I, IHALF, 0)).intoArray(out, i);
+        }
+        for (; i < m; i++) {
+            out[i] = (int) in[i];
+        }
+    }
+
     /** The low byte of each of {@code in[0, m)} into {@code out}. */
     static void narrow(int[] in, byte[] out, int m) {
         int i = 0;
@@ -114,6 +162,24 @@ final class VectorChunks {
         boolean ok = !bad.anyTrue();
         for (; i < m; i++) {
             float v = in[i];
+            ok &= v > above && v < below;
+            out[i] = (int) v;
+        }
+        return ok;
+    }
+
+    /** {@link #truncate(float[], int[], int, float, float)} from doubles. */
+    static boolean truncate(double[] in, int[] out, int m, double above, double below) {
+        VectorMask<Double> bad = D.maskAll(false);
+        int i = 0;
+        for (; i <= m - D.length(); i += D.length()) {
+            DoubleVector x = DoubleVector.fromArray(D, in, i);
+            bad = bad.or(x.compare(VectorOperators.GT, above).and(x.compare(VectorOperators.LT, below)).not());
+            ((IntVector) x.convertShape(VectorOperators.D2I, IHALF, 0)).intoArray(out, i);
+        }
+        boolean ok = !bad.anyTrue();
+        for (; i < m; i++) {
+            double v = in[i];
             ok &= v > above && v < below;
             out[i] = (int) v;
         }
@@ -233,11 +299,7 @@ final class VectorChunks {
     static long f32ToBf16(MemorySegment s, long so, MemorySegment d, long dO, long n) {
         long i = 0;
         for (; i <= n - I.length(); i += I.length()) {
-            IntVector bits = IntVector.fromMemorySegment(I, s, so + 4 * i, ORDER);
-            IntVector high = bits.lanewise(VectorOperators.LSHR, 16);
-            IntVector rounded = bits.add(0x7fff).add(high.and(1)).lanewise(VectorOperators.LSHR, 16);
-            IntVector nan = high.and(0x8000).or(0x7fc0);
-            IntVector v = rounded.blend(nan, bits.and(0x7fff_ffff).compare(VectorOperators.GT, 0x7f80_0000));
+            IntVector v = VectorMiniFloat.bf16(IntVector.fromMemorySegment(I, s, so + 4 * i, ORDER));
             ((ShortVector) v.convertShape(VectorOperators.I2S, S, 0)).intoMemorySegment(d, dO + 2 * i, ORDER);
         }
         return i;
