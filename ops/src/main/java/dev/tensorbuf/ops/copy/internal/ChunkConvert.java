@@ -522,8 +522,8 @@ final class ChunkConvert {
      * NaN makes the min/max reductions NaN, which fails both comparisons.
      */
     private static boolean singlesToWords(Chunks c, int m, DType to) {
-        float above = outward(minOf(to) - 1.0, false);
-        float below = outward(maxOf(to) + 1.0, true);
+        float above = truncatesAbove(to);
+        float below = truncatesBelow(to);
         float lo = Float.POSITIVE_INFINITY;
         float hi = Float.NEGATIVE_INFINITY;
         float[] in = c.singles;
@@ -570,6 +570,16 @@ final class ChunkConvert {
             }
         }
         return lo > above && hi < below;
+    }
+
+    /** {@return the float that values truncating into {@code to}'s range lie above} See {@link #singlesToWords}. */
+    static float truncatesAbove(DType to) {
+        return outward(minOf(to) - 1.0, false);
+    }
+
+    /** {@return the float that values truncating into {@code to}'s range lie below} See {@link #singlesToWords}. */
+    static float truncatesBelow(DType to) {
+        return outward(maxOf(to) + 1.0, true);
     }
 
     /** {@return {@code x} rounded to a float: up if {@code up}, else down} */

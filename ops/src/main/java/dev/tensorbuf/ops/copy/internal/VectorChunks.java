@@ -279,15 +279,70 @@ final class VectorChunks {
     }
 
     /**
-     * Dense u8 -> f32 as {@code fma(value, scale, bias)}, from segment to segment in one loop (the
-     * plain loop stays scalar: C2 does not widen bytes). {@return the elements done; the caller does the rest}
+     * Dense s8, u8 or pred -> f32 as {@code fma(min(byte & mask, cap), scale, bias)}, from segment
+     * to segment in one loop (the plain loop stays scalar: C2 does not widen bytes). u8 is mask
+     * 0xff, s8 mask -1, and pred mask 0xff with cap 1, so that any non-zero byte reads as 1; the
+     * others have no cap ({@code Integer.MAX_VALUE}). {@return the elements done; the caller does the rest}
      */
-    static long u8ToF32(MemorySegment s, long so, MemorySegment d, long dO, long n, float scale, float bias) {
+    static long bytesToF32(MemorySegment s, long so, MemorySegment d, long dO, long n, int mask, int cap, float scale,
+                           float bias) {
         long i = 0;
         for (; i <= n - F.length(); i += F.length()) {
             FloatVector x = ((IntVector) ByteVector.fromMemorySegment(B, s, so + i, ORDER).convertShape(VectorOperators.B2I, I, 0))
-                    .and(0xff).convert(VectorOperators.I2F, 0).reinterpretAsFloats();
+                    .and(mask).min(cap).convert(VectorOperators.I2F, 0).reinterpretAsFloats();
             x.fma(scale, bias).intoMemorySegment(d, dO + 4 * i, ORDER);
+        }
+        return i;
+    }
+
+    /**
+     * Dense f32 -> an integer of {@code width} bytes (1, 2 or 4), truncated toward zero, from
+     * segment to segment, while every value lies strictly between {@code above} and {@code below}.
+     * {@return the elements done: all that fit whole vectors, or up to the vector holding the first
+     * value out of range} The caller converts the rest, and reports that value.
+     */
+    static long f32ToInts(MemorySegment s, long so, MemorySegment d, long dO, long n, float above, float below, int width) {
+        // One loop per width: a vector merged from branches of one loop is boxed.
+        return switch (width) {
+            case 1 -> f32ToBytes(s, so, d, dO, n, above, below);
+            case 2 -> f32ToShorts(s, so, d, dO, n, above, below);
+            default -> f32ToWords(s, so, d, dO, n, above, below);
+        };
+    }
+
+    private static long f32ToBytes(MemorySegment s, long so, MemorySegment d, long dO, long n, float above, float below) {
+        long i = 0;
+        for (; i <= n - F.length(); i += F.length()) {
+            FloatVector x = FloatVector.fromMemorySegment(F, s, so + 4 * i, ORDER);
+            if (!x.compare(VectorOperators.GT, above).and(x.compare(VectorOperators.LT, below)).allTrue()) {
+                break;
+            }
+            ((ByteVector) x.convert(VectorOperators.F2I, 0).convertShape(VectorOperators.I2B, B, 0)).intoMemorySegment(d, dO + i, ORDER);
+        }
+        return i;
+    }
+
+    private static long f32ToShorts(MemorySegment s, long so, MemorySegment d, long dO, long n, float above, float below) {
+        long i = 0;
+        for (; i <= n - F.length(); i += F.length()) {
+            FloatVector x = FloatVector.fromMemorySegment(F, s, so + 4 * i, ORDER);
+            if (!x.compare(VectorOperators.GT, above).and(x.compare(VectorOperators.LT, below)).allTrue()) {
+                break;
+            }
+            ((ShortVector) x.convert(VectorOperators.F2I, 0).convertShape(VectorOperators.I2S, S, 0))
+                    .intoMemorySegment(d, dO + 2 * i, ORDER);
+        }
+        return i;
+    }
+
+    private static long f32ToWords(MemorySegment s, long so, MemorySegment d, long dO, long n, float above, float below) {
+        long i = 0;
+        for (; i <= n - F.length(); i += F.length()) {
+            FloatVector x = FloatVector.fromMemorySegment(F, s, so + 4 * i, ORDER);
+            if (!x.compare(VectorOperators.GT, above).and(x.compare(VectorOperators.LT, below)).allTrue()) {
+                break;
+            }
+            ((IntVector) x.convert(VectorOperators.F2I, 0)).intoMemorySegment(d, dO + 4 * i, ORDER);
         }
         return i;
     }
