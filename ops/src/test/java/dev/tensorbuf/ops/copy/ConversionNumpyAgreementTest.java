@@ -157,31 +157,36 @@ class ConversionNumpyAgreementTest {
     /**
      * A value to refuse in the middle of a long run of values that convert, so that the vector
      * loops meet it in a lane (a lone value only reaches their scalar tails): in the first chunk,
-     * in a later one, and in the last element.
+     * in a later one, and in the last element. The values are the first, middle and last refused
+     * ones of the list, so that both ends of the range are met (the first three were all below it
+     * for s64 -> s32, and a loop that checked only the lower bound passed).
      */
     private void expectRefusedInRuns(DType from, DType to, MemorySegment src, MemorySegment ok, MemorySegment good,
                                      long m) {
         int sw = from.byteWidth();
-        long n = ok.byteSize();
-        int tried = 0;
-        for (long i = 0; i < n && tried < 3; i++) {
-            if (ok.get(ValueLayout.JAVA_BYTE, i) != 0) {
-                continue;
+        List<Long> refused = new ArrayList<>();
+        for (long i = 0; i < ok.byteSize(); i++) {
+            if (ok.get(ValueLayout.JAVA_BYTE, i) == 0) {
+                refused.add(i);
             }
-            long length = 1200;
-            long at = new long[] {37, 700, length - 1}[tried++];
+        }
+        long length = 1200;
+        long[] at = {37, 700, length - 1};
+        long[] which = {refused.getFirst(), refused.get(refused.size() / 2), refused.getLast()};
+        for (int t = 0; t < at.length; t++) {
+            long i = which[t];
             MemorySegment run = arena.allocate(length * sw);
             for (long k = 0; k < length; k++) {
                 MemorySegment.copy(good, (k % m) * sw, run, k * sw, sw);
             }
-            MemorySegment.copy(src, i * sw, run, at * sw, sw);
+            MemorySegment.copy(src, i * sw, run, at[t] * sw, sw);
             for (CopyEngine engine : ENGINES) {
                 MemorySegment out = arena.allocate(length * to.byteWidth());
                 try {
                     engine.copy(Access.strided(run, from, StridedLayout.packed(length)),
                             Access.strided(out, to, StridedLayout.packed(length)));
                     failures.add(from + " -> " + to + " (engine, parallelism " + engine.parallelism() + ", vector "
-                            + engine.vectorKernels() + "): value " + PeerScripts.hex(src, i * sw, sw) + " at " + at
+                            + engine.vectorKernels() + "): value " + PeerScripts.hex(src, i * sw, sw) + " at " + at[t]
                             + " of a run of " + length + " was converted, not refused");
                 } catch (IllegalArgumentException expected) {
                     // refused, as it must be

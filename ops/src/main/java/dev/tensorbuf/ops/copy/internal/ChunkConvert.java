@@ -86,7 +86,8 @@ final class ChunkConvert {
         DType to = da.type();
         boolean denseIn = ss == from.byteWidth();
         boolean denseOut = ds == to.byteWidth();
-        if (denseIn && denseOut && dense(s, so, from, d, dO, to, n)) {
+        long first = denseIn && denseOut ? dense(s, so, from, d, dO, to, n, c.vector) : 0;
+        if (first == n) {
             return;
         }
         FloatCodec codec = FloatCodec.of(to);
@@ -97,7 +98,7 @@ final class ChunkConvert {
             case PRED, S8, U8, S16, U16, S32 -> toLongs ? Form.LONG : Form.INT;
             default -> Form.LONG;
         };
-        for (long done = 0; done < n; done += CHUNK) {
+        for (long done = first; done < n; done += CHUNK) {
             int m = (int) Math.min(CHUNK, n - done);
             long sOff = so + done * ss;
             long dOff = dO + done * ds;
@@ -224,10 +225,15 @@ final class ChunkConvert {
     }
 
     /**
-     * The commonest pairs on dense runs, one loop each with constant strides, which C2 vectorises:
-     * 0.5 ns an element against 1.1 through the chunk arrays. {@return false for other pairs}
+     * The commonest pairs on dense runs, one loop each from segment to segment: 0.2-0.5 ns an
+     * element, where the chunk arrays take 0.3-1.1. f64 <-> f32 and s32 -> f32 are plain loops with
+     * constant strides, which C2 vectorises; f32 to the integers of up to 32 bits and s64 <-> s32
+     * are {@link VectorChunks}' loops, which stop before a vector holding a value out of range.
+     * {@return how many elements were converted: all, none (another pair), or those before the
+     * vector with a value out of range, which the chunk path then reports}
      */
-    private static boolean dense(MemorySegment s, long so, DType from, MemorySegment d, long dO, DType to, long n) {
+    private static long dense(MemorySegment s, long so, DType from, MemorySegment d, long dO, DType to, long n,
+                              boolean vector) {
         if (from == DType.F64 && to == DType.F32) {
             for (long i = 0; i < n; i++) {
                 d.set(Layouts.F32, dO + 4 * i, (float) s.get(Layouts.F64, so + 8 * i));
@@ -240,10 +246,16 @@ final class ChunkConvert {
             for (long i = 0; i < n; i++) {
                 d.set(Layouts.F32, dO + 4 * i, (float) s.get(Layouts.I32, so + 4 * i));
             }
+        } else if (vector && from == DType.F32 && isInteger(to) && !to.isSubByte() && to.byteWidth() <= 4 && to != DType.U32) {
+            return VectorChunks.f32ToInts(s, so, d, dO, n, truncatesAbove(to), truncatesBelow(to), to.byteWidth());
+        } else if (vector && from == DType.S64 && to == DType.S32) {
+            return VectorChunks.s64ToS32(s, so, d, dO, n);
+        } else if (vector && from == DType.S32 && to == DType.S64) {
+            return VectorChunks.s32ToS64(s, so, d, dO, n);
         } else {
-            return false;
+            return 0;
         }
-        return true;
+        return n;
     }
 
     /** Into {@code c.words}: pred as 0 or 1, s8-s32 sign-extended, u8 and u16 zero-extended, u32 as its bits. */

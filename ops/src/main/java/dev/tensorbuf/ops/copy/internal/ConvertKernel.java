@@ -4,8 +4,6 @@ import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
 
 import java.lang.foreign.MemorySegment;
-import java.util.EnumSet;
-import java.util.Set;
 
 /**
  * {@link dev.tensorbuf.ops.copy.Kernel#CONVERT}: element type conversion, optionally with a
@@ -37,11 +35,7 @@ final class ConvertKernel {
         // Tables and chunk arrays only for the paths that use them: with a table built first
         // (unused), the u8 -> f32 loop ran at half its speed (0.97 against 0.46 ns an element).
         ByteTable table = path == Path.TABLE ? ByteTable.of(from, to) : null;
-        ChunkConvert.Chunks chunks = path == Path.TABLE || path == Path.CHUNKS || path == Path.F32_TO_INT
-                ? new ChunkConvert.Chunks(vector) : null;
-        boolean denseF32ToInt = path == Path.F32_TO_INT && vector && ss == 4 && ds == to.byteWidth();
-        float above = denseF32ToInt ? ChunkConvert.truncatesAbove(to) : 0;
-        float below = denseF32ToInt ? ChunkConvert.truncatesBelow(to) : 0;
+        ChunkConvert.Chunks chunks = path == Path.TABLE || path == Path.CHUNKS ? new ChunkConvert.Chunks(vector) : null;
         // s8, u8 and pred as fma(min(byte & mask, cap), 1, 0): see VectorChunks.bytesToF32.
         int mask = from == DType.S8 ? -1 : 0xff;
         int cap = from == DType.PRED ? 1 : Integer.MAX_VALUE;
@@ -65,13 +59,6 @@ final class ConvertKernel {
                 case F32_TO_F16 -> f32ToF16(src, o.src, ss, dst, o.dst, ds, n);
                 case F16_TO_F32 -> f16ToF32(src, o.src, ss, dst, o.dst, ds, n);
                 case BYTES_TO_F32 -> bytesToF32(src, o.src, ss, dst, o.dst, ds, n, mask, cap, 1f, 0f, vector);
-                case F32_TO_INT -> {
-                    long done = denseF32ToInt ? VectorChunks.f32ToInts(src, o.src, dst, o.dst, n, above, below, to.byteWidth()) : 0;
-                    if (done < n) {
-                        // The rest, and a value out of range, whose message ChunkConvert has ValueMover give.
-                        ChunkConvert.run(src, o.src + done * ss, ss, sa, dst, o.dst + done * ds, ds, da, n - done, chunks);
-                    }
-                }
                 case TABLE -> table.run(src, o.src, ss, sa, dst, o.dst, ds, da, n, chunks);
                 case CHUNKS -> ChunkConvert.run(src, o.src, ss, sa, dst, o.dst, ds, da, n, chunks);
                 case VALUE_MOVER -> ValueMover.run(src, o.src, ss, sa, dst, o.dst, ds, da, n);
@@ -79,12 +66,9 @@ final class ConvertKernel {
         } while (o.next());
     }
 
-    /** The integer types f32 converts to in one vector loop on dense runs (u32 needs a long on the way). */
-    private static final Set<DType> INTS = EnumSet.of(DType.S8, DType.U8, DType.S16, DType.U16, DType.S32);
-
     /** The loop a pair of types takes, chosen once per task. */
     private enum Path {
-        AFFINE, F32_TO_BF16, BF16_TO_F32, F32_TO_F16, F16_TO_F32, BYTES_TO_F32, F32_TO_INT, CHUNKS, TABLE, VALUE_MOVER;
+        AFFINE, F32_TO_BF16, BF16_TO_F32, F32_TO_F16, F16_TO_F32, BYTES_TO_F32, CHUNKS, TABLE, VALUE_MOVER;
 
         /** The pair's own loop if it has one, else ChunkConvert, a ByteTable, or ValueMover, in that order. */
         static Path of(DType from, DType to) {
@@ -98,8 +82,6 @@ final class ConvertKernel {
                 return F16_TO_F32;
             } else if ((from == DType.U8 || from == DType.S8 || from == DType.PRED) && to == DType.F32) {
                 return BYTES_TO_F32;
-            } else if (from == DType.F32 && INTS.contains(to)) {
-                return F32_TO_INT;
             } else if (ChunkConvert.handles(from, to)) {
                 return CHUNKS;
             }

@@ -348,6 +348,32 @@ final class VectorChunks {
     }
 
     /**
+     * Dense s64 -> s32 from segment to segment while every value fits. {@return the elements done:
+     * all that fit whole vectors, or up to the vector holding the first value out of range}
+     */
+    static long s64ToS32(MemorySegment s, long so, MemorySegment d, long dO, long n) {
+        long i = 0;
+        for (; i <= n - L.length(); i += L.length()) {
+            LongVector x = LongVector.fromMemorySegment(L, s, so + 8 * i, ORDER);
+            if (!x.compare(VectorOperators.GE, Integer.MIN_VALUE).and(x.compare(VectorOperators.LE, Integer.MAX_VALUE)).allTrue()) {
+                break;
+            }
+            ((IntVector) x.convertShape(VectorOperators.L2I, IHALF, 0)).intoMemorySegment(d, dO + 4 * i, ORDER);
+        }
+        return i;
+    }
+
+    /** Dense s32 -> s64 from segment to segment. {@return the elements done: all that fit whole vectors} */
+    static long s32ToS64(MemorySegment s, long so, MemorySegment d, long dO, long n) {
+        long i = 0;
+        for (; i <= n - L.length(); i += L.length()) {
+            ((LongVector) IntVector.fromMemorySegment(IHALF, s, so + 4 * i, ORDER).convertShape(VectorOperators.I2L, L, 0))
+                    .intoMemorySegment(d, dO + 8 * i, ORDER);
+        }
+        return i;
+    }
+
+    /**
      * Dense f32 -> bf16, rounded to nearest even, NaN to the quiet NaN with its sign (as
      * {@link ConvertKernel#bf16}), in one loop. {@return the elements done; the caller does the rest}
      */
