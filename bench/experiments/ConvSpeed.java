@@ -1,5 +1,7 @@
 // Plain type conversions through the engine, 16M elements each, best of 6: ns an element and GB/s counted.
-// java --add-modules jdk.incubator.vector -cp cli/target/tensorbuf.jar bench/experiments/ConvSpeed.java [THREADS] [DATA] [PAIRS]
+// java --add-modules jdk.incubator.vector -cp cli/target/tensorbuf.jar [-Dn=ELEMENTS] bench/experiments/ConvSpeed.java [THREADS] [DATA] [PAIRS]
+// -Dn: elements per conversion (default 16M, DRAM-sized); a small n (65536: in the caches) repeats each timed copy
+// (below 1M elements) to about 256M elements, so the figure is the conversion's arithmetic more than memory.
 // DATA: zero (the default), normal (N(0, 0.05) values, like weights; integers 0-99, pred 0-1) or random (random bits: NaNs,
 // infinities and subnormals; only meaningful between floating-point types).
 // PAIRS: comma-separated FROM>TO (XLA names); the default list below.
@@ -9,7 +11,7 @@ import dev.tensorbuf.ops.copy.*;
 import dev.tensorbuf.views.*;
 public class ConvSpeed {
   public static void main(String[] a) {
-    long n = 4096L * 4096;
+    long n = Long.getLong("n", 4096L * 4096);
     String data = a.length > 1 ? a[1] : "zero";
     String list = a.length > 2 ? a[2] : "f64>f32,f32>f64,s32>f32,f32>s32,s64>f64,u8>f32,f32>bf16,c64>c128,f32>f32,s16>s32,"
         + "bf16>f32,f32>f16,f16>f32,f16>bf16,bf16>f16,f32>f8e4m3fn,bf16>f8e4m3fn,f8e4m3fn>bf16,f8e5m2>f32,f64>bf16,f64>f16,pred>f32,f32>pred";
@@ -34,7 +36,8 @@ public class ConvSpeed {
       }
       Access as = Access.strided(src, s, StridedLayout.packed(n)), ad = Access.strided(dst, d, StridedLayout.packed(n));
       double best = 1e9;
-      for (int r = 0; r < 6; r++) { long t = System.nanoTime(); e.copy(as, ad); best = Math.min(best, (System.nanoTime() - t) / 1e9); }
+      long reps = n >= (1 << 20) ? 1 : (1L << 28) / n;
+      for (int r = 0; r < 6; r++) { long t = System.nanoTime(); for (long q = 0; q < reps; q++) e.copy(as, ad); best = Math.min(best, (System.nanoTime() - t) / 1e9 / reps); }
       System.out.printf("%s -> %s: %.1f ms, %.2f ns/element, %.1f GB/s counted%n", p[0], p[1], best * 1e3, best * 1e9 / n, n * (s.byteWidth() + d.byteWidth()) / best / 1e9);
     }
   }

@@ -542,23 +542,18 @@ final class ChunkConvert {
         if (c.vector && to != DType.U32) {
             return VectorChunks.truncate(in, c.words, m, above, below);
         }
-        if (to == DType.U32) {
-            for (int i = 0; i < m; i++) {
-                lo = Math.min(lo, in[i]);
-                hi = Math.max(hi, in[i]);
-                c.words[i] = (int) (long) in[i];
-            }
-        } else {
-            for (int i = 0; i < m; i++) {
-                lo = Math.min(lo, in[i]);
-                hi = Math.max(hi, in[i]);
-                c.words[i] = (int) in[i];
-            }
+        for (int i = 0; i < m; i++) {
+            lo = Math.min(lo, in[i]);
+            hi = Math.max(hi, in[i]);
+            c.words[i] = (int) (long) in[i]; // through long for u32's upper half; the same bits as (int) below 2^31
         }
         return lo > above && hi < below;
     }
 
-    /** {@link #singlesToWords} from {@code c.floats}, whose bounds (at most 33 bits) are exact doubles. */
+    /**
+     * {@link #singlesToWords} from {@code c.floats}, whose bounds (at most 33 bits) are exact
+     * doubles: the same loop on another primitive type.
+     */
     private static boolean doublesToWords(Chunks c, int m, DType to) {
         double above = minOf(to) - 1.0;
         double below = maxOf(to) + 1.0;
@@ -568,18 +563,10 @@ final class ChunkConvert {
         if (c.vector && to != DType.U32) {
             return VectorChunks.truncate(in, c.words, m, above, below);
         }
-        if (to == DType.U32) {
-            for (int i = 0; i < m; i++) {
-                lo = Math.min(lo, in[i]);
-                hi = Math.max(hi, in[i]);
-                c.words[i] = (int) (long) in[i];
-            }
-        } else {
-            for (int i = 0; i < m; i++) {
-                lo = Math.min(lo, in[i]);
-                hi = Math.max(hi, in[i]);
-                c.words[i] = (int) in[i];
-            }
+        for (int i = 0; i < m; i++) {
+            lo = Math.min(lo, in[i]);
+            hi = Math.max(hi, in[i]);
+            c.words[i] = (int) (long) in[i]; // through long for u32's upper half; the same bits as (int) below 2^31
         }
         return lo > above && hi < below;
     }
