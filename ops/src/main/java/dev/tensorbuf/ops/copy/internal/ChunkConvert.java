@@ -641,50 +641,28 @@ final class ChunkConvert {
         int[] v = c.words;
         if (dense && c.vector) {
             VectorChunks.store(v, width, d, dO, m);
-            return;
-        }
-        switch (width) {
-            case 1 -> {
-                if (c.vector) {
-                    VectorChunks.narrow(v, c.bytes, m);
-                } else {
-                    for (int i = 0; i < m; i++) {
-                        c.bytes[i] = (byte) v[i];
-                    }
-                }
-                if (dense) {
-                    MemorySegment.copy(c.bytes, 0, d, Layouts.I8, dO, m);
-                } else {
-                    for (int i = 0; i < m; i++) {
-                        d.set(Layouts.I8, dO + i * ds, c.bytes[i]);
-                    }
+        } else if (!dense) {
+            for (int i = 0; i < m; i++) {
+                long at = dO + i * ds;
+                switch (width) {
+                    case 1 -> d.set(Layouts.I8, at, (byte) v[i]);
+                    case 2 -> d.set(Layouts.I16, at, (short) v[i]);
+                    default -> d.set(Layouts.I32, at, v[i]);
                 }
             }
-            case 2 -> {
-                if (c.vector) {
-                    VectorChunks.narrow(v, c.shorts, m);
-                } else {
-                    for (int i = 0; i < m; i++) {
-                        c.shorts[i] = (short) v[i];
-                    }
-                }
-                if (dense) {
-                    MemorySegment.copy(c.shorts, 0, d, Layouts.I16, dO, m);
-                } else {
-                    for (int i = 0; i < m; i++) {
-                        d.set(Layouts.I16, dO + i * ds, c.shorts[i]);
-                    }
-                }
+        } else if (width == 1) {
+            // Dense without the Vector API: narrowed into the width's array, then one bulk copy.
+            for (int i = 0; i < m; i++) {
+                c.bytes[i] = (byte) v[i];
             }
-            default -> {
-                if (dense) {
-                    MemorySegment.copy(v, 0, d, Layouts.I32, dO, m);
-                } else {
-                    for (int i = 0; i < m; i++) {
-                        d.set(Layouts.I32, dO + i * ds, v[i]);
-                    }
-                }
+            MemorySegment.copy(c.bytes, 0, d, Layouts.I8, dO, m);
+        } else if (width == 2) {
+            for (int i = 0; i < m; i++) {
+                c.shorts[i] = (short) v[i];
             }
+            MemorySegment.copy(c.shorts, 0, d, Layouts.I16, dO, m);
+        } else {
+            MemorySegment.copy(v, 0, d, Layouts.I32, dO, m);
         }
     }
 

@@ -14,10 +14,13 @@ import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * The conversion loops C2 leaves scalar, a vector at a time: for {@link ChunkConvert}, bytes and
- * shorts widened to ints and narrowed back, float to int with its range check, float to pred,
- * and a chunk stored into a dense destination; for {@link ConvertKernel}, dense u8 -> f32 and
- * f32 -> bf16 from segment to segment. C2's loop vectoriser (JDK 25) leaves a loop scalar when
+ * The conversion loops C2 leaves scalar, a vector at a time. Passes over {@link ChunkConvert}'s
+ * chunk arrays: bytes, shorts and ints widened, longs narrowed to ints, float and double to int
+ * with their range checks, float to pred, bf16 decoded, and a chunk stored into a dense
+ * destination. Loops from segment to segment for dense runs of the commonest pairs: s8, u8 and
+ * pred -> f32 and f32 -> bf16 ({@link ConvertKernel}), f32 to the integers of up to 32 bits and
+ * s64 <-> s32 ({@link ChunkConvert}); those with a range stop before a vector holding a value
+ * out of it. C2's loop vectoriser (JDK 25) leaves a loop scalar when
  * its element widths differ, and a float min/max reduction too: as plain loops these passes took
  * 0.25-0.5 ns an element over 512 elements in the L1 cache, against 0.05-0.09 for same-width
  * loops such as int to float ({@code bench/experiments/ChunkPasses.java passes}).
@@ -125,27 +128,7 @@ final class VectorChunks {
         }
     }
 
-    /** The low byte of each of {@code in[0, m)} into {@code out}. */
-    static void narrow(int[] in, byte[] out, int m) {
-        int i = 0;
-        for (; i <= m - I.length(); i += I.length()) {
-            ((ByteVector) IntVector.fromArray(I, in, i).convertShape(VectorOperators.I2B, B, 0)).intoArray(out, i);
-        }
-        for (; i < m; i++) {
-            out[i] = (byte) in[i];
-        }
-    }
 
-    /** The low two bytes of each of {@code in[0, m)} into {@code out}. */
-    static void narrow(int[] in, short[] out, int m) {
-        int i = 0;
-        for (; i <= m - I.length(); i += I.length()) {
-            ((ShortVector) IntVector.fromArray(I, in, i).convertShape(VectorOperators.I2S, S, 0)).intoArray(out, i);
-        }
-        for (; i < m; i++) {
-            out[i] = (short) in[i];
-        }
-    }
 
     /**
      * {@code in[0, m)} truncated toward zero into {@code out}. {@return whether every value lay
