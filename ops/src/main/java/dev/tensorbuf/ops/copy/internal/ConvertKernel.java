@@ -19,7 +19,7 @@ final class ConvertKernel {
     private ConvertKernel() {
     }
 
-    /** @param vector whether the Vector API version of the narrow-float encoder may run */
+    /** @param vector whether the Vector API loops ({@link VectorChunks}, {@link VectorMiniFloat}) may run */
     static void run(Task t, ElementAccess sa, ElementAccess da, float[] scale, float[] bias, boolean vector) {
         int r = t.rank();
         long n = t.count()[r - 1];
@@ -48,7 +48,7 @@ final class ConvertKernel {
                     } else {
                         int c = (int) (t.channelBase() + (ch >= 0 ? o.index(ch) : 0));
                         if (from == DType.U8 && to == DType.F32) {
-                            bytesToF32(src, o.src, ss, dst, o.dst, ds, n, 0xff, Integer.MAX_VALUE, scale[c], bias[c], vector);
+                            bytesToF32(src, o.src, ss, dst, o.dst, ds, n, mask, cap, scale[c], bias[c], vector);
                         } else {
                             ValueMover.affineRun(src, o.src, ss, sa, dst, o.dst, ds, da, n, scale[c], bias[c]);
                         }
