@@ -18,6 +18,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -157,9 +158,11 @@ class ConversionNumpyAgreementTest {
     /**
      * A value to refuse in the middle of a long run of values that convert, so that the vector
      * loops meet it in a lane (a lone value only reaches their scalar tails): in the first chunk,
-     * in a later one, and in the last element. The values are the first, middle and last refused
-     * ones of the list, so that both ends of the range are met (the first three were all below it
-     * for s64 -> s32, and a loop that checked only the lower bound passed).
+     * in later ones, and in the last element. The values test each bound from both sides: the
+     * lowest and the highest refused, the refused values nearest the range below and above it,
+     * and a NaN. Picked by position in the list instead, they missed bounds: the first three were
+     * all below s32's range for s64 -> s32, and first, middle and last were no negative bf16, so a
+     * bf16 -> s32 loop without its lower bound passed.
      */
     private void expectRefusedInRuns(DType from, DType to, MemorySegment src, MemorySegment ok, MemorySegment good,
                                      long m) {
@@ -171,28 +174,73 @@ class ConversionNumpyAgreementTest {
             }
         }
         long length = 1200;
-        long[] at = {37, 700, length - 1};
-        long[] which = {refused.getFirst(), refused.get(refused.size() / 2), refused.getLast()};
-        for (int t = 0; t < at.length; t++) {
-            long i = which[t];
-            MemorySegment run = arena.allocate(length * sw);
-            for (long k = 0; k < length; k++) {
-                MemorySegment.copy(good, (k % m) * sw, run, k * sw, sw);
-            }
-            MemorySegment.copy(src, i * sw, run, at[t] * sw, sw);
-            for (CopyEngine engine : ENGINES) {
-                MemorySegment out = arena.allocate(length * to.byteWidth());
-                try {
-                    engine.copy(Access.strided(run, from, StridedLayout.packed(length)),
-                            Access.strided(out, to, StridedLayout.packed(length)));
-                    failures.add(from + " -> " + to + " (engine, parallelism " + engine.parallelism() + ", vector "
-                            + engine.vectorKernels() + "): value " + PeerScripts.hex(src, i * sw, sw) + " at " + at[t]
-                            + " of a run of " + length + " was converted, not refused");
-                } catch (IllegalArgumentException expected) {
-                    // refused, as it must be
-                }
+        long[] at = {37, 300, 700, 900, length - 1};
+        for (long i : boundaryValues(from, src, refused)) {
+            for (long position : at) {
+                expectRefusedInRun(from, to, src, i, position, good, m, length);
             }
         }
+    }
+
+    private void expectRefusedInRun(DType from, DType to, MemorySegment src, long i, long position, MemorySegment good,
+                                    long m, long length) {
+        int sw = from.byteWidth();
+        MemorySegment run = arena.allocate(length * sw);
+        for (long k = 0; k < length; k++) {
+            MemorySegment.copy(good, (k % m) * sw, run, k * sw, sw);
+        }
+        MemorySegment.copy(src, i * sw, run, position * sw, sw);
+        for (CopyEngine engine : ENGINES) {
+            MemorySegment out = arena.allocate(length * to.byteWidth());
+            try {
+                engine.copy(Access.strided(run, from, StridedLayout.packed(length)),
+                        Access.strided(out, to, StridedLayout.packed(length)));
+                failures.add(from + " -> " + to + " (engine, parallelism " + engine.parallelism() + ", vector "
+                        + engine.vectorKernels() + "): value " + PeerScripts.hex(src, i * sw, sw) + " at " + position
+                        + " of a run of " + length + " was converted, not refused");
+            } catch (IllegalArgumentException expected) {
+                // refused, as it must be
+            }
+        }
+    }
+
+    /**
+     * {@return indices into {@code src} of refused values: the lowest, the highest, the highest
+     * below zero and the lowest above zero (the nearest to the range on each side), and the first
+     * NaN; without duplicates} Complex values are refused only to real types, by kind: the first.
+     */
+    private static List<Long> boundaryValues(DType from, MemorySegment src, List<Long> refused) {
+        if (from.kind() == DType.Kind.COMPLEX) {
+            return List.of(refused.getFirst());
+        }
+        ElementAccess a = ElementAccess.of(from);
+        Long lowest = null;
+        Long highest = null;
+        Long nearestBelow = null;
+        Long nearestAbove = null;
+        Long nan = null;
+        for (long i : refused) {
+            double v = a.getDouble(src, i);
+            if (Double.isNaN(v)) {
+                nan = nan == null ? i : nan;
+                continue;
+            }
+            lowest = lowest == null || v < a.getDouble(src, lowest) ? i : lowest;
+            highest = highest == null || v > a.getDouble(src, highest) ? i : highest;
+            if (v < 0 && (nearestBelow == null || v > a.getDouble(src, nearestBelow))) {
+                nearestBelow = i;
+            }
+            if (v > 0 && (nearestAbove == null || v < a.getDouble(src, nearestAbove))) {
+                nearestAbove = i;
+            }
+        }
+        LinkedHashSet<Long> picked = new LinkedHashSet<>();
+        for (Long i : new Long[] {lowest, highest, nearestBelow, nearestAbove, nan}) {
+            if (i != null) {
+                picked.add(i);
+            }
+        }
+        return List.copyOf(picked);
     }
 
     private MemorySegment read(String name) throws IOException {

@@ -10,7 +10,9 @@ import java.util.Set;
 
 /**
  * Conversions a chunk at a time, from pred, s8-s64, u8-u64, f16, bf16, f32 and f64 to any real
- * type (and between c64 and c128, part by part). The source run is read into one of four forms:
+ * type (and between c64 and c128, part by part). A dense run of a common pair first goes through
+ * that pair's own loop ({@link DenseConvert}), which may leave the rest of the run (from a value
+ * out of range) to the chunks. The source run is read into one of four forms:
  * an {@code int[]} for pred and the integers that fit one, a {@code long[]} for the others (and
  * for any integer on its way to a 64-bit one), a {@code double[]} for f64 (and f32 on its way to
  * f64 or a 64-bit integer) and a {@code float[]} for f16, bf16 and f32 otherwise. The chunk is
@@ -18,8 +20,8 @@ import java.util.Set;
  * checks are min/max reductions, pred is a sign bit) and written. The destination's form is
  * {@code float[]} for f32, {@code double[]} for f64, {@code long[]} for 64-bit integers and
  * {@code int[]} for everything else: narrower integers, pred, and a narrow float's bit patterns.
- * Dense runs move between memory and arrays with bulk {@code MemorySegment.copy}; strided runs
- * use element loops. {@link ValueMover} spends 8-20 ns an element dispatching on both types per
+ * Dense runs are read with bulk {@code MemorySegment.copy} and written with vector stores;
+ * strided runs use element loops. {@link ValueMover} spends 8-20 ns an element dispatching on both types per
  * element; this takes 0.2-1.5.
  *
  * <p>The rules are {@link ValueMover}'s, step for step: a double meets a narrow float through
@@ -86,7 +88,7 @@ final class ChunkConvert {
         DType to = da.type();
         boolean denseIn = ss == from.byteWidth();
         boolean denseOut = ds == to.byteWidth();
-        long first = denseIn && denseOut ? dense(s, so, from, d, dO, to, n, c.vector) : 0;
+        long first = denseIn && denseOut ? DenseConvert.run(s, so, from, d, dO, to, n, c.vector) : 0;
         if (first == n) {
             return;
         }
@@ -222,40 +224,6 @@ final class ChunkConvert {
             }
         }
         return true;
-    }
-
-    /**
-     * The commonest pairs on dense runs, one loop each from segment to segment: 0.2-0.5 ns an
-     * element, where the chunk arrays take 0.3-1.1. f64 <-> f32 and s32 -> f32 are plain loops with
-     * constant strides, which C2 vectorises; f32 to the integers of up to 32 bits and s64 <-> s32
-     * are {@link VectorChunks}' loops, which stop before a vector holding a value out of range.
-     * {@return how many elements were converted: all, none (another pair), or those before the
-     * vector with a value out of range, which the chunk path then reports}
-     */
-    private static long dense(MemorySegment s, long so, DType from, MemorySegment d, long dO, DType to, long n,
-                              boolean vector) {
-        if (from == DType.F64 && to == DType.F32) {
-            for (long i = 0; i < n; i++) {
-                d.set(Layouts.F32, dO + 4 * i, (float) s.get(Layouts.F64, so + 8 * i));
-            }
-        } else if (from == DType.F32 && to == DType.F64) {
-            for (long i = 0; i < n; i++) {
-                d.set(Layouts.F64, dO + 8 * i, s.get(Layouts.F32, so + 4 * i));
-            }
-        } else if (from == DType.S32 && to == DType.F32) {
-            for (long i = 0; i < n; i++) {
-                d.set(Layouts.F32, dO + 4 * i, (float) s.get(Layouts.I32, so + 4 * i));
-            }
-        } else if (vector && from == DType.F32 && isInteger(to) && !to.isSubByte() && to.byteWidth() <= 4 && to != DType.U32) {
-            return VectorChunks.f32ToInts(s, so, d, dO, n, truncatesAbove(to), truncatesBelow(to), to.byteWidth());
-        } else if (vector && from == DType.S64 && to == DType.S32) {
-            return VectorChunks.s64ToS32(s, so, d, dO, n);
-        } else if (vector && from == DType.S32 && to == DType.S64) {
-            return VectorChunks.s32ToS64(s, so, d, dO, n);
-        } else {
-            return 0;
-        }
-        return n;
     }
 
     /** Into {@code c.words}: pred as 0 or 1, s8-s32 sign-extended, u8 and u16 zero-extended, u32 as its bits. */

@@ -17,10 +17,10 @@ import jdk.incubator.vector.VectorSpecies;
  * The conversion loops C2 leaves scalar, a vector at a time. Passes over {@link ChunkConvert}'s
  * chunk arrays: bytes, shorts and ints widened, longs narrowed to ints, float and double to int
  * with their range checks, float to pred, bf16 decoded, and a chunk stored into a dense
- * destination. Loops from segment to segment for dense runs of the commonest pairs: s8, u8 and
- * pred -> f32 and f32 -> bf16 ({@link ConvertKernel}), f32 to the integers of up to 32 bits and
- * s64 <-> s32 ({@link ChunkConvert}); those with a range stop before a vector holding a value
- * out of it. C2's loop vectoriser (JDK 25) leaves a loop scalar when
+ * destination. Loops from segment to segment for dense runs of the commonest pairs, for
+ * {@link DenseConvert}: s8, u8 and pred -> f32, f32 -> bf16, f32 to the integers of up to 32 bits,
+ * f64 and bf16 -> s32, u32 -> f32, s32 and s64 -> f64, and s64 <-> s32; those with a range stop before a
+ * vector holding a value out of it. C2's loop vectoriser (JDK 25) leaves a loop scalar when
  * its element widths differ, and a float min/max reduction too: as plain loops these passes took
  * 0.25-0.5 ns an element over 512 elements in the L1 cache, against 0.05-0.09 for same-width
  * loops such as int to float ({@code bench/experiments/ChunkPasses.java passes}).
@@ -127,8 +127,6 @@ final class VectorChunks {
             out[i] = (int) in[i];
         }
     }
-
-
 
     /**
      * {@code in[0, m)} truncated toward zero into {@code out}. {@return whether every value lay
@@ -326,6 +324,83 @@ final class VectorChunks {
                 break;
             }
             ((IntVector) x.convert(VectorOperators.F2I, 0)).intoMemorySegment(d, dO + 4 * i, ORDER);
+        }
+        return i;
+    }
+
+    /**
+     * Dense bf16 -> s32, truncated toward zero, from segment to segment while every value lies
+     * strictly between {@code above} and {@code below} (s32's bounds rounded outward to floats, as
+     * for {@link #f32ToInts}). {@return the elements done: all that fit whole vectors, or up to the
+     * vector holding the first value out of range}
+     */
+    static long bf16ToS32(MemorySegment s, long so, MemorySegment d, long dO, long n, float above, float below) {
+        long i = 0;
+        for (; i <= n - F.length(); i += F.length()) {
+            FloatVector x = ((IntVector) ShortVector.fromMemorySegment(S, s, so + 2 * i, ORDER).convertShape(VectorOperators.S2I, I, 0))
+                    .lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+            if (!x.compare(VectorOperators.GT, above).and(x.compare(VectorOperators.LT, below)).allTrue()) {
+                break;
+            }
+            ((IntVector) x.convert(VectorOperators.F2I, 0)).intoMemorySegment(d, dO + 4 * i, ORDER);
+        }
+        return i;
+    }
+
+    /**
+     * Dense f64 -> s32, truncated toward zero, from segment to segment while every value lies
+     * strictly between -2^31 - 1 and 2^31 (exact doubles; NaN does not). {@return the elements
+     * done: all that fit whole vectors, or up to the vector holding the first value out of range}
+     */
+    static long f64ToS32(MemorySegment s, long so, MemorySegment d, long dO, long n) {
+        double above = Integer.MIN_VALUE - 1.0;
+        double below = Integer.MAX_VALUE + 1.0;
+        long i = 0;
+        for (; i <= n - D.length(); i += D.length()) {
+            DoubleVector x = DoubleVector.fromMemorySegment(D, s, so + 8 * i, ORDER);
+            if (!x.compare(VectorOperators.GT, above).and(x.compare(VectorOperators.LT, below)).allTrue()) {
+                break;
+            }
+            ((IntVector) x.convertShape(VectorOperators.D2I, IHALF, 0)).intoMemorySegment(d, dO + 4 * i, ORDER);
+        }
+        return i;
+    }
+
+    /**
+     * Dense u32 -> f32, rounded once to nearest even: the high and low halves are exact floats,
+     * and so is the high half times 2^16, so only their sum rounds. {@return the elements done:
+     * all that fit whole vectors}
+     */
+    static long u32ToF32(MemorySegment s, long so, MemorySegment d, long dO, long n) {
+        long i = 0;
+        for (; i <= n - I.length(); i += I.length()) {
+            IntVector x = IntVector.fromMemorySegment(I, s, so + 4 * i, ORDER);
+            FloatVector hi = (FloatVector) x.lanewise(VectorOperators.LSHR, 16).convert(VectorOperators.I2F, 0);
+            FloatVector lo = (FloatVector) x.and(0xffff).convert(VectorOperators.I2F, 0);
+            hi.mul(65536f).add(lo).intoMemorySegment(d, dO + 4 * i, ORDER);
+        }
+        return i;
+    }
+
+    /** Dense s32 -> f64, exactly, from segment to segment. {@return the elements done: all that fit whole vectors} */
+    static long s32ToF64(MemorySegment s, long so, MemorySegment d, long dO, long n) {
+        long i = 0;
+        for (; i <= n - D.length(); i += D.length()) {
+            ((DoubleVector) IntVector.fromMemorySegment(IHALF, s, so + 4 * i, ORDER).convertShape(VectorOperators.I2D, D, 0))
+                    .intoMemorySegment(d, dO + 8 * i, ORDER);
+        }
+        return i;
+    }
+
+    /**
+     * Dense s64 -> f64, rounded once to nearest even beyond 2^53, from segment to segment.
+     * {@return the elements done: all that fit whole vectors}
+     */
+    static long s64ToF64(MemorySegment s, long so, MemorySegment d, long dO, long n) {
+        long i = 0;
+        for (; i <= n - L.length(); i += L.length()) {
+            ((DoubleVector) LongVector.fromMemorySegment(L, s, so + 8 * i, ORDER).convert(VectorOperators.L2D, 0))
+                    .intoMemorySegment(d, dO + 8 * i, ORDER);
         }
         return i;
     }
