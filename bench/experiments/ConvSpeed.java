@@ -2,6 +2,9 @@
 // java --add-modules jdk.incubator.vector -cp cli/target/tensorbuf.jar [-Dn=ELEMENTS] bench/experiments/ConvSpeed.java [THREADS] [DATA] [PAIRS]
 // -Dn: elements per conversion (default 16M, DRAM-sized); a small n (65536: in the caches) repeats each timed copy
 // (below 1M elements) to about 256M elements, so the figure is the conversion's arithmetic more than memory.
+// -Dhuge=true: source and destination from HugePageAllocator (advised for huge pages before the first touch, as
+// NumPy advises its arrays from 4 MiB); the default is the global arena's 4 KiB pages.
+// -Dstride: the source's stride in elements (default 1, dense); 2 reads every other element, a strided run.
 // DATA: zero (the default), normal (N(0, 0.05) values, like weights; integers 0-99, pred 0-1) or random (random bits: NaNs,
 // infinities and subnormals; only meaningful between floating-point types).
 // PAIRS: comma-separated FROM>TO (XLA names); the default list below.
@@ -12,6 +15,8 @@ import dev.tensorbuf.views.*;
 public class ConvSpeed {
   public static void main(String[] a) {
     long n = Long.getLong("n", 4096L * 4096);
+    long stride = Long.getLong("stride", 1);
+    dev.tensorbuf.interop.HugePageAllocator huge = Boolean.getBoolean("huge") ? dev.tensorbuf.interop.HugePageAllocator.open() : null;
     String data = a.length > 1 ? a[1] : "zero";
     String list = a.length > 2 ? a[2] : "f64>f32,f32>f64,s32>f32,f32>s32,s64>f64,u8>f32,f32>bf16,c64>c128,f32>f32,s16>s32,"
         + "bf16>f32,f32>f16,f16>f32,f16>bf16,bf16>f16,f32>f8e4m3fn,bf16>f8e4m3fn,f8e4m3fn>bf16,f8e5m2>f32,f64>bf16,f64>f16,pred>f32,f32>pred";
@@ -19,7 +24,8 @@ public class ConvSpeed {
     for (String pair : list.split(",")) {
       String[] p = pair.split(">");
       DType s = DType.fromXlaName(p[0]), d = DType.fromXlaName(p[1]);
-      MemorySegment src = Arena.global().allocate(n * s.byteWidth(), 64), dst = Arena.global().allocate(n * d.byteWidth(), 64);
+      MemorySegment src = huge != null ? huge.allocate(n * stride * s.byteWidth(), 64).segment() : Arena.global().allocate(n * stride * s.byteWidth(), 64);
+      MemorySegment dst = huge != null ? huge.allocate(n * d.byteWidth(), 64).segment() : Arena.global().allocate(n * d.byteWidth(), 64);
       src.fill((byte) 0); dst.fill((byte) 1);
       Random rnd = new Random(1);
       if (data.equals("random")) {
@@ -28,13 +34,13 @@ public class ConvSpeed {
         ElementAccess ea = ElementAccess.of(s);
         boolean real = s.kind() == DType.Kind.FLOAT || s.kind() == DType.Kind.COMPLEX;
         int mod = s == DType.PRED ? 2 : 100; // integers: small whole numbers every integer type holds
-        for (long k = 0; k < n; k++) {
+        for (long k = 0; k < n * stride; k++) {
           double g = rnd.nextGaussian();
           if (s.kind() == DType.Kind.COMPLEX) ea.setComplex(src, k, g * 0.05, 0);
           else ea.setDouble(src, k, real ? g * 0.05 : Math.floorMod((long) Math.rint(g * 100), mod));
         }
       }
-      Access as = Access.strided(src, s, StridedLayout.packed(n)), ad = Access.strided(dst, d, StridedLayout.packed(n));
+      Access as = Access.strided(src, s, StridedLayout.of(new long[] {n}, new long[] {stride})), ad = Access.strided(dst, d, StridedLayout.packed(n));
       double best = 1e9;
       long reps = n >= (1 << 20) ? 1 : (1L << 28) / n;
       for (int r = 0; r < 6; r++) { long t = System.nanoTime(); for (long q = 0; q < reps; q++) e.copy(as, ad); best = Math.min(best, (System.nanoTime() - t) / 1e9 / reps); }
