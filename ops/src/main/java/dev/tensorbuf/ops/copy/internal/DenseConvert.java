@@ -14,7 +14,7 @@ import java.lang.foreign.MemorySegment;
  * <li>Plain loops with constant strides, which C2 vectorises: f64 <-> f32, s32 -> f32, bf16 -> f32,
  * and f32 <-> f16 through the JDK's intrinsics.
  * <li>{@link VectorChunks}' loops where C2 leaves the plain loop scalar (element widths that
- * differ, a range check): s8, u8 and pred -> f32, f32 -> bf16, f32 to the integers of up to 32
+ * differ, a range check): s8, u8 and pred -> f32 and s32, f32 -> bf16, f32 to the integers of up to 32
  * bits, f64 and bf16 -> s32, u32 -> f32, s32 and s64 -> f64, s64 <-> s32. Those with a range stop before the
  * vector holding a value out of it; the chunk path then converts the rest and reports that value.
  * Without the Vector API ({@code vector} false), the pairs with a scalar form here run it and the
@@ -60,13 +60,12 @@ final class DenseConvert {
             }
         } else if (from == DType.F32 && to == DType.BF16) {
             f32ToBf16(s, so, d, dO, n, vector);
-        } else if ((from == DType.U8 || from == DType.S8 || from == DType.PRED) && to == DType.F32) {
-            // s8, u8 and pred as min(byte & mask, cap): see VectorChunks.bytesToF32.
-            int mask = from == DType.S8 ? -1 : 0xff;
-            int cap = from == DType.PRED ? 1 : Integer.MAX_VALUE;
-            bytesToF32(s, so, d, dO, n, mask, cap, 1f, 0f, vector);
+        } else if (isByte(from) && to == DType.F32) {
+            bytesToF32(s, so, d, dO, n, byteMask(from), byteCap(from), 1f, 0f, vector);
         } else if (!vector) {
             return 0;
+        } else if (isByte(from) && to == DType.S32) {
+            return VectorChunks.bytesToS32(s, so, d, dO, n, byteMask(from), byteCap(from));
         } else if (from == DType.F32 && isInteger(to) && to.byteWidth() <= 4 && !to.isSubByte() && to != DType.U32) {
             return VectorChunks.f32ToInts(s, so, d, dO, n, ChunkConvert.truncatesAbove(to), ChunkConvert.truncatesBelow(to),
                     to.byteWidth());
@@ -88,6 +87,21 @@ final class DenseConvert {
             return 0;
         }
         return n;
+    }
+
+    /** {@return whether {@code t} is s8, u8 or pred, which the byte loops read as {@code min(byte & mask, cap)}} */
+    private static boolean isByte(DType t) {
+        return t == DType.S8 || t == DType.U8 || t == DType.PRED;
+    }
+
+    /** {@return the byte loops' mask: -1 keeps s8's sign, 0xff reads u8 and pred unsigned} */
+    private static int byteMask(DType t) {
+        return t == DType.S8 ? -1 : 0xff;
+    }
+
+    /** {@return the byte loops' cap: 1 for pred, so that any byte not zero reads as 1; none for the others} */
+    private static int byteCap(DType t) {
+        return t == DType.PRED ? 1 : Integer.MAX_VALUE;
     }
 
     private static boolean isInteger(DType t) {

@@ -18,7 +18,7 @@ import jdk.incubator.vector.VectorSpecies;
  * chunk arrays: bytes, shorts and ints widened, longs narrowed to ints, float and double to int
  * with their range checks, float to pred, bf16 decoded, and a chunk stored into a dense
  * destination. Loops from segment to segment for dense runs of the commonest pairs, for
- * {@link DenseConvert}: s8, u8 and pred -> f32, f32 -> bf16, f32 to the integers of up to 32 bits,
+ * {@link DenseConvert}: s8, u8 and pred -> f32 and s32, f32 -> bf16, f32 to the integers of up to 32 bits,
  * f64 and bf16 -> s32, u32 -> f32, s32 and s64 -> f64, and s64 <-> s32; those with a range stop before a
  * vector holding a value out of it. C2's loop vectoriser (JDK 25) leaves a loop scalar when
  * its element widths differ, and a float min/max reduction too: as plain loops these passes took
@@ -272,6 +272,19 @@ final class VectorChunks {
             FloatVector x = ((IntVector) ByteVector.fromMemorySegment(B, s, so + i, ORDER).convertShape(VectorOperators.B2I, I, 0))
                     .and(mask).min(cap).convert(VectorOperators.I2F, 0).reinterpretAsFloats();
             x.fma(scale, bias).intoMemorySegment(d, dO + 4 * i, ORDER);
+        }
+        return i;
+    }
+
+    /**
+     * Dense s8, u8 or pred -> s32 as {@code min(byte & mask, cap)} (see {@link #bytesToF32}), from
+     * segment to segment. {@return the elements done: all that fit whole vectors}
+     */
+    static long bytesToS32(MemorySegment s, long so, MemorySegment d, long dO, long n, int mask, int cap) {
+        long i = 0;
+        for (; i <= n - I.length(); i += I.length()) {
+            ((IntVector) ByteVector.fromMemorySegment(B, s, so + i, ORDER).convertShape(VectorOperators.B2I, I, 0))
+                    .and(mask).min(cap).intoMemorySegment(d, dO + 4 * i, ORDER);
         }
         return i;
     }
