@@ -14,7 +14,7 @@ import java.lang.foreign.MemorySegment;
  * <li>Plain loops with constant strides, which C2 vectorises: f64 <-> f32, s32 -> f32, bf16 -> f32,
  * and f32 <-> f16 through the JDK's intrinsics.
  * <li>{@link VectorChunks}' loops where C2 leaves the plain loop scalar (element widths that
- * differ, a range check): s8, u8 and pred -> f32 and s32, f32 -> bf16, f32 to the integers of up to 32
+ * differ, a range check): s8, u8 and pred -> f32 and s32, f32 and f64 -> bf16, f32 to the integers of up to 32
  * bits, f64 and bf16 -> s32, u32 -> f32, s32 and s64 -> f64, s64 <-> s32. Those with a range stop before the
  * vector holding a value out of it; the chunk path then converts the rest and reports that value.
  * Without the Vector API ({@code vector} false), the pairs with a scalar form here run it and the
@@ -69,6 +69,8 @@ final class DenseConvert {
         } else if (from == DType.F32 && isInteger(to) && to.byteWidth() <= 4 && !to.isSubByte() && to != DType.U32) {
             return VectorChunks.f32ToInts(s, so, d, dO, n, ChunkConvert.truncatesAbove(to), ChunkConvert.truncatesBelow(to),
                     to.byteWidth());
+        } else if (from == DType.F64 && to == DType.BF16) {
+            return VectorChunks.f64ToBf16(s, so, d, dO, n);
         } else if (from == DType.BF16 && to == DType.S32) {
             return VectorChunks.bf16ToS32(s, so, d, dO, n, ChunkConvert.truncatesAbove(to), ChunkConvert.truncatesBelow(to));
         } else if (from == DType.F64 && to == DType.S32) {

@@ -18,7 +18,7 @@ import jdk.incubator.vector.VectorSpecies;
  * chunk arrays: bytes, shorts and ints widened, longs narrowed to ints, float and double to int
  * with their range checks, float to pred, bf16 decoded, and a chunk stored into a dense
  * destination. Loops from segment to segment for dense runs of the commonest pairs, for
- * {@link DenseConvert}: s8, u8 and pred -> f32 and s32, f32 -> bf16, f32 to the integers of up to 32 bits,
+ * {@link DenseConvert}: s8, u8 and pred -> f32 and s32, f32 and f64 -> bf16, f32 to the integers of up to 32 bits,
  * f64 and bf16 -> s32, u32 -> f32, s32 and s64 -> f64, and s64 <-> s32; those with a range stop before a
  * vector holding a value out of it. C2's loop vectoriser (JDK 25) leaves a loop scalar when
  * its element widths differ, and a float min/max reduction too: as plain loops these passes took
@@ -40,6 +40,12 @@ final class VectorChunks {
     private static final VectorSpecies<Double> D = DoubleVector.SPECIES_PREFERRED;
     /** Ints with as many lanes as {@link #D} and {@link #L}. */
     private static final VectorSpecies<Integer> IHALF = VectorSpecies.of(int.class, VectorShape.forBitSize(D.length() * 32));
+    private static final VectorSpecies<Float> FHALF = VectorSpecies.of(float.class, IHALF.vectorShape());
+    /**
+     * Shorts with as many lanes as {@link #D}, where that makes a shape (64 bits at least: four
+     * lanes). With 128-bit vectors it does not, and {@link #f64ToBf16} leaves its pair to the chunks.
+     */
+    private static final VectorSpecies<Short> SHALF = VectorSpecies.of(short.class, VectorShape.forBitSize(Math.max(64, D.length() * 16)));
     /** Buffers are little-endian, as {@link Layouts}. */
     private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
 
@@ -440,6 +446,24 @@ final class VectorChunks {
         for (; i <= n - L.length(); i += L.length()) {
             ((LongVector) IntVector.fromMemorySegment(IHALF, s, so + 4 * i, ORDER).convertShape(VectorOperators.I2L, L, 0))
                     .intoMemorySegment(d, dO + 8 * i, ORDER);
+        }
+        return i;
+    }
+
+    /**
+     * Dense f64 -> bf16 through float, as {@link dev.tensorbuf.views.internal.FloatCodec#encode(double)}
+     * goes: rounded to float, then to bf16 as {@link #f32ToBf16} rounds. {@return the elements
+     * done: all that fit whole vectors, or none where a vector of doubles has fewer than four lanes}
+     */
+    static long f64ToBf16(MemorySegment s, long so, MemorySegment d, long dO, long n) {
+        if (SHALF.length() != D.length()) {
+            return 0;
+        }
+        long i = 0;
+        for (; i <= n - D.length(); i += D.length()) {
+            FloatVector x = (FloatVector) DoubleVector.fromMemorySegment(D, s, so + 8 * i, ORDER).convertShape(VectorOperators.D2F, FHALF, 0);
+            IntVector v = VectorMiniFloat.bf16(x.reinterpretAsInts());
+            ((ShortVector) v.convertShape(VectorOperators.I2S, SHALF, 0)).intoMemorySegment(d, dO + 2 * i, ORDER);
         }
         return i;
     }
