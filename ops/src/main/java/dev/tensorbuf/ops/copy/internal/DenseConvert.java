@@ -11,14 +11,15 @@ import java.lang.foreign.MemorySegment;
  * memory traffic of one step does not overlap the arithmetic of the next; a loop of its own
  * converts s8 -> f32 over 16M elements in 0.28 ns an element against 0.36 through the chunks.
  * <ul>
- * <li>Plain loops with constant strides, which C2 vectorises: f64 <-> f32, s32 -> f32, bf16 -> f32,
- * and f32 <-> f16 through the JDK's intrinsics.
- * <li>{@link VectorChunks}' loops where C2 leaves the plain loop scalar (element widths that
- * differ, a range check): s8, u8 and pred -> f32 and s32, f32 and f64 -> bf16, f32 to the integers of up to 32
- * bits, f64 and bf16 -> s32, u32 -> f32, s32 and s64 -> f64, s64 <-> s32. Those with a range stop before the
- * vector holding a value out of it; the chunk path then converts the rest and reports that value.
- * Without the Vector API ({@code vector} false), the pairs with a scalar form here run it and the
- * others are left to the chunks.
+ * <li>Plain loops with constant strides, which C2 vectorises: f64 <-> f32, and f32 <-> f16 through
+ * the JDK's intrinsics.
+ * <li>{@link VectorChunks}' loops where C2 leaves the plain loop scalar or slow (element widths
+ * that differ, a range check): s8, u8, pred, s16 and u16 -> f32 and s32; s32 and u32 -> f32; bf16 -> f32;
+ * f32 and f64 -> bf16; f32 to the integers of up to 32 bits; f64 and bf16 -> s32; f32 and
+ * f64 -> s64; s32 and s64 -> f64; s64 <-> s32. Those with a range stop before the vector holding
+ * a value out of it; the chunk path then converts the rest and reports that value. Without the
+ * Vector API ({@code vector} false), the pairs with a scalar form here run it and the others are
+ * left to the chunks.
  * </ul>
  * {@snippet :
  * long done = DenseConvert.run(src, 0, DType.F32, dst, 0, DType.S8, n, true); // n unless a value is out of s8's range
@@ -43,11 +44,11 @@ final class DenseConvert {
                 d.set(Layouts.F64, dO + 8 * i, s.get(Layouts.F32, so + 4 * i));
             }
         } else if (from == DType.S32 && to == DType.F32) {
-            for (long i = 0; i < n; i++) {
+            for (long i = vector ? VectorChunks.s32ToF32(s, so, d, dO, n) : 0; i < n; i++) {
                 d.set(Layouts.F32, dO + 4 * i, (float) s.get(Layouts.I32, so + 4 * i));
             }
         } else if (from == DType.BF16 && to == DType.F32) {
-            for (long i = 0; i < n; i++) {
+            for (long i = vector ? VectorChunks.bf16ToF32(s, so, d, dO, n) : 0; i < n; i++) {
                 d.set(Layouts.I32, dO + 4 * i, (s.get(Layouts.I16, so + 2 * i) & 0xffff) << 16);
             }
         } else if (from == DType.F32 && to == DType.F16) {
@@ -66,6 +67,9 @@ final class DenseConvert {
             return 0;
         } else if (isByte(from) && to == DType.S32) {
             return VectorChunks.bytesToS32(s, so, d, dO, n, byteMask(from), byteCap(from));
+        } else if ((from == DType.S16 || from == DType.U16) && (to == DType.S32 || to == DType.F32)) {
+            int mask = from == DType.S16 ? -1 : 0xffff;
+            return to == DType.S32 ? VectorChunks.shortsToS32(s, so, d, dO, n, mask) : VectorChunks.shortsToF32(s, so, d, dO, n, mask);
         } else if (from == DType.F32 && isInteger(to) && to.byteWidth() <= 4 && !to.isSubByte() && to != DType.U32) {
             return VectorChunks.f32ToInts(s, so, d, dO, n, ChunkConvert.truncatesAbove(to), ChunkConvert.truncatesBelow(to),
                     to.byteWidth());
@@ -73,6 +77,10 @@ final class DenseConvert {
             return VectorChunks.f64ToBf16(s, so, d, dO, n);
         } else if (from == DType.BF16 && to == DType.S32) {
             return VectorChunks.bf16ToS32(s, so, d, dO, n, ChunkConvert.truncatesAbove(to), ChunkConvert.truncatesBelow(to));
+        } else if (from == DType.F64 && to == DType.S64) {
+            return VectorChunks.f64ToS64(s, so, d, dO, n);
+        } else if (from == DType.F32 && to == DType.S64) {
+            return VectorChunks.f32ToS64(s, so, d, dO, n);
         } else if (from == DType.F64 && to == DType.S32) {
             return VectorChunks.f64ToS32(s, so, d, dO, n);
         } else if (from == DType.U32 && to == DType.F32) {
