@@ -4,6 +4,7 @@
 // (below 1M elements) to about 256M elements, so the figure is the conversion's arithmetic more than memory.
 // -Dhuge=true: source and destination from HugePageAllocator (advised for huge pages before the first touch, as
 // NumPy advises its arrays from 4 MiB); the default is the global arena's 4 KiB pages.
+// -Ddoff=BYTES: the destination starts BYTES (0-4095) past its allocation, so its page offset differs from the source's.
 // -Dstride: the source's stride in elements (default 1, dense); 2 reads every other element, a strided run.
 // DATA: zero (the default), normal (N(0, 0.05) values, like weights; integers 0-99, pred 0-1) or random (random bits: NaNs,
 // infinities and subnormals; only meaningful between floating-point types).
@@ -25,7 +26,9 @@ public class ConvSpeed {
       String[] p = pair.split(">");
       DType s = DType.fromXlaName(p[0]), d = DType.fromXlaName(p[1]);
       MemorySegment src = huge != null ? huge.allocate(n * stride * s.byteWidth(), 64).segment() : Arena.global().allocate(n * stride * s.byteWidth(), 64);
-      MemorySegment dst = huge != null ? huge.allocate(n * d.byteWidth(), 64).segment() : Arena.global().allocate(n * d.byteWidth(), 64);
+      long doff = Long.getLong("doff", 0);
+      MemorySegment dst = (huge != null ? huge.allocate(n * d.byteWidth() + doff, 64).segment() : Arena.global().allocate(n * d.byteWidth() + doff, 64))
+          .asSlice(doff, n * d.byteWidth());
       src.fill((byte) 0); dst.fill((byte) 1);
       Random rnd = new Random(1);
       if (data.equals("random")) {
