@@ -1,4 +1,4 @@
-// The dense u8 -> f32 vector loop alone (DenseConvert / VectorChunks.bytesToF32), three ways: with its mask, cap and
+// The dense u8 -> f32 vector loop alone (DenseConvert / VectorDenseConvert.bytesToF32), three ways: with its mask, cap and
 // fma as the engine runs it ("full"), widening then converting ("plain"), and with a zero-extending widening ("zx").
 // ns an element, best of 5, four rounds, on the global arena (4 KiB pages):
 // java --add-modules jdk.incubator.vector bench/experiments/BytesToF32.java ELEMENTS   (4096: L1; 65536: L2; 16777216: DRAM)

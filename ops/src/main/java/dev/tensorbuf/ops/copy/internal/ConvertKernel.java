@@ -19,7 +19,7 @@ final class ConvertKernel {
     private ConvertKernel() {
     }
 
-    /** @param vector whether the Vector API loops ({@link VectorChunks}, {@link VectorMiniFloat}) may run */
+    /** @param vector whether the Vector API loops ({@link VectorDenseConvert}, {@link VectorChunks}, {@link VectorMiniFloat}) may run */
     static void run(Task t, ElementAccess sa, ElementAccess da, float[] scale, float[] bias, boolean vector) {
         int r = t.rank();
         long n = t.count()[r - 1];

@@ -13,7 +13,7 @@ import java.lang.foreign.MemorySegment;
  * <ul>
  * <li>Plain loops with constant strides, which C2 vectorises: f64 <-> f32, and f32 <-> f16 through
  * the JDK's intrinsics.
- * <li>{@link VectorChunks}' loops where C2 leaves the plain loop scalar or slow (element widths
+ * <li>{@link VectorDenseConvert}'s loops where C2 leaves the plain loop scalar or slow (element widths
  * that differ, a range check): s8, u8, pred, s16 and u16 -> f32 and s32; s32 and u32 -> f32; bf16 -> f32;
  * f32 and f64 -> bf16; f32 to the integers of up to 32 bits; f64 and bf16 -> s32; f32 and
  * f64 -> s64; s32 and s64 -> f64; s64 <-> s32. Those with a range stop before the vector holding
@@ -44,11 +44,11 @@ final class DenseConvert {
                 d.set(Layouts.F64, dO + 8 * i, s.get(Layouts.F32, so + 4 * i));
             }
         } else if (from == DType.S32 && to == DType.F32) {
-            for (long i = vector ? VectorChunks.s32ToF32(s, so, d, dO, n) : 0; i < n; i++) {
+            for (long i = vector ? VectorDenseConvert.s32ToF32(s, so, d, dO, n) : 0; i < n; i++) {
                 d.set(Layouts.F32, dO + 4 * i, (float) s.get(Layouts.I32, so + 4 * i));
             }
         } else if (from == DType.BF16 && to == DType.F32) {
-            for (long i = vector ? VectorChunks.bf16ToF32(s, so, d, dO, n) : 0; i < n; i++) {
+            for (long i = vector ? VectorDenseConvert.bf16ToF32(s, so, d, dO, n) : 0; i < n; i++) {
                 d.set(Layouts.I32, dO + 4 * i, (s.get(Layouts.I16, so + 2 * i) & 0xffff) << 16);
             }
         } else if (from == DType.F32 && to == DType.F16) {
@@ -66,33 +66,33 @@ final class DenseConvert {
         } else if (!vector) {
             return 0;
         } else if (isByte(from) && to == DType.S32) {
-            return VectorChunks.bytesToS32(s, so, d, dO, n, byteMask(from), byteCap(from));
+            return VectorDenseConvert.bytesToS32(s, so, d, dO, n, byteMask(from), byteCap(from));
         } else if ((from == DType.S16 || from == DType.U16) && (to == DType.S32 || to == DType.F32)) {
             int mask = from == DType.S16 ? -1 : 0xffff;
-            return to == DType.S32 ? VectorChunks.shortsToS32(s, so, d, dO, n, mask) : VectorChunks.shortsToF32(s, so, d, dO, n, mask);
+            return to == DType.S32 ? VectorDenseConvert.shortsToS32(s, so, d, dO, n, mask) : VectorDenseConvert.shortsToF32(s, so, d, dO, n, mask);
         } else if (from == DType.F32 && isInteger(to) && to.byteWidth() <= 4 && !to.isSubByte() && to != DType.U32) {
-            return VectorChunks.f32ToInts(s, so, d, dO, n, ChunkConvert.truncatesAbove(to), ChunkConvert.truncatesBelow(to),
+            return VectorDenseConvert.f32ToInts(s, so, d, dO, n, ChunkConvert.truncatesAbove(to), ChunkConvert.truncatesBelow(to),
                     to.byteWidth());
         } else if (from == DType.F64 && to == DType.BF16) {
-            return VectorChunks.f64ToBf16(s, so, d, dO, n);
+            return VectorDenseConvert.f64ToBf16(s, so, d, dO, n);
         } else if (from == DType.BF16 && to == DType.S32) {
-            return VectorChunks.bf16ToS32(s, so, d, dO, n, ChunkConvert.truncatesAbove(to), ChunkConvert.truncatesBelow(to));
+            return VectorDenseConvert.bf16ToS32(s, so, d, dO, n, ChunkConvert.truncatesAbove(to), ChunkConvert.truncatesBelow(to));
         } else if (from == DType.F64 && to == DType.S64) {
-            return VectorChunks.f64ToS64(s, so, d, dO, n);
+            return VectorDenseConvert.f64ToS64(s, so, d, dO, n);
         } else if (from == DType.F32 && to == DType.S64) {
-            return VectorChunks.f32ToS64(s, so, d, dO, n);
+            return VectorDenseConvert.f32ToS64(s, so, d, dO, n);
         } else if (from == DType.F64 && to == DType.S32) {
-            return VectorChunks.f64ToS32(s, so, d, dO, n);
+            return VectorDenseConvert.f64ToS32(s, so, d, dO, n);
         } else if (from == DType.U32 && to == DType.F32) {
-            return VectorChunks.u32ToF32(s, so, d, dO, n);
+            return VectorDenseConvert.u32ToF32(s, so, d, dO, n);
         } else if (from == DType.S32 && to == DType.F64) {
-            return VectorChunks.s32ToF64(s, so, d, dO, n);
+            return VectorDenseConvert.s32ToF64(s, so, d, dO, n);
         } else if (from == DType.S64 && to == DType.F64) {
-            return VectorChunks.s64ToF64(s, so, d, dO, n);
+            return VectorDenseConvert.s64ToF64(s, so, d, dO, n);
         } else if (from == DType.S64 && to == DType.S32) {
-            return VectorChunks.s64ToS32(s, so, d, dO, n);
+            return VectorDenseConvert.s64ToS32(s, so, d, dO, n);
         } else if (from == DType.S32 && to == DType.S64) {
-            return VectorChunks.s32ToS64(s, so, d, dO, n);
+            return VectorDenseConvert.s32ToS64(s, so, d, dO, n);
         } else {
             return 0;
         }
@@ -122,7 +122,7 @@ final class DenseConvert {
     private static void f32ToBf16(MemorySegment s, long so, MemorySegment d, long dO, long n, boolean vector) {
         // Constant strides, and the NaN case as a select: C2 vectorises this one (0.75 ns an element against 1.6),
         // the Vector API loop more tightly (0.2).
-        for (long i = vector ? VectorChunks.f32ToBf16(s, so, d, dO, n) : 0; i < n; i++) {
+        for (long i = vector ? VectorDenseConvert.f32ToBf16(s, so, d, dO, n) : 0; i < n; i++) {
             int bits = s.get(Layouts.I32, so + 4 * i);
             int nan = ((bits >>> 16) & 0x8000) | 0x7fc0;
             int rounded = (bits + 0x7fff + ((bits >>> 16) & 1)) >>> 16;
@@ -137,7 +137,7 @@ final class DenseConvert {
      */
     static void bytesToF32(MemorySegment s, long so, MemorySegment d, long dO, long n, int mask, int cap, float scale,
                            float bias, boolean vector) {
-        for (long i = vector ? VectorChunks.bytesToF32(s, so, d, dO, n, mask, cap, scale, bias) : 0; i < n; i++) {
+        for (long i = vector ? VectorDenseConvert.bytesToF32(s, so, d, dO, n, mask, cap, scale, bias) : 0; i < n; i++) {
             d.set(Layouts.F32, dO + 4 * i, Math.fma(Math.min(s.get(Layouts.I8, so + i) & mask, cap), scale, bias));
         }
     }
