@@ -120,7 +120,8 @@ final class ChunkConvert {
         }
     }
 
-    private static boolean isInteger(DType t) {
+    /** {@return whether {@code t} is a signed or unsigned integer (pred is not)} */
+    static boolean isInteger(DType t) {
         return t.kind() == DType.Kind.SIGNED || t.kind() == DType.Kind.UNSIGNED;
     }
 

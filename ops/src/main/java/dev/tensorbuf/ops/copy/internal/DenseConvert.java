@@ -69,8 +69,9 @@ final class DenseConvert {
             return VectorDenseConvert.bytesToS32(s, so, d, dO, n, byteMask(from), byteCap(from));
         } else if ((from == DType.S16 || from == DType.U16) && (to == DType.S32 || to == DType.F32)) {
             int mask = from == DType.S16 ? -1 : 0xffff;
-            return to == DType.S32 ? VectorDenseConvert.shortsToS32(s, so, d, dO, n, mask) : VectorDenseConvert.shortsToF32(s, so, d, dO, n, mask);
-        } else if (from == DType.F32 && isInteger(to) && to.byteWidth() <= 4 && !to.isSubByte() && to != DType.U32) {
+            return to == DType.S32 ? VectorDenseConvert.shortsToS32(s, so, d, dO, n, mask)
+                    : VectorDenseConvert.shortsToF32(s, so, d, dO, n, mask);
+        } else if (from == DType.F32 && ChunkConvert.isInteger(to) && to.byteWidth() <= 4 && !to.isSubByte() && to != DType.U32) {
             return VectorDenseConvert.f32ToInts(s, so, d, dO, n, ChunkConvert.truncatesAbove(to), ChunkConvert.truncatesBelow(to),
                     to.byteWidth());
         } else if (from == DType.F64 && to == DType.BF16) {
@@ -112,10 +113,6 @@ final class DenseConvert {
     /** {@return the byte loops' cap: 1 for pred, so that any byte not zero reads as 1; none for the others} */
     private static int byteCap(DType t) {
         return t == DType.PRED ? 1 : Integer.MAX_VALUE;
-    }
-
-    private static boolean isInteger(DType t) {
-        return t.kind() == DType.Kind.SIGNED || t.kind() == DType.Kind.UNSIGNED;
     }
 
     /** Dense f32 -> bf16 as {@link ConvertKernel#bf16}: the vector loop, then a scalar tail. */
