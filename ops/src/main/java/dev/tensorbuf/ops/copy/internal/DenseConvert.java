@@ -16,7 +16,7 @@ import java.lang.foreign.MemorySegment;
  * <li>{@link VectorDenseConvert}'s loops where C2 leaves the plain loop scalar or slow (element widths
  * that differ, a range check): s8, u8, pred, s16 and u16 -> f32 and s32; s32 and u32 -> f32; bf16 -> f32;
  * f32 and f64 -> bf16; f32 to the integers of up to 32 bits; f64 and bf16 -> s32; f32 and
- * f64 -> s64; s32 and s64 -> f64; s64 <-> s32. Those with a range stop before the vector holding
+ * f64 -> s64; s32 and s64 -> f64; s64 -> f32; s64 <-> s32. Those with a range stop before the vector holding
  * a value out of it; the chunk path then converts the rest and reports that value. Without the
  * Vector API ({@code vector} false), the pairs with a scalar form here run it and the others are
  * left to the chunks.
@@ -88,6 +88,8 @@ final class DenseConvert {
             return VectorDenseConvert.u32ToF32(s, so, d, dO, n);
         } else if (from == DType.S32 && to == DType.F64) {
             return VectorDenseConvert.s32ToF64(s, so, d, dO, n);
+        } else if (from == DType.S64 && to == DType.F32) {
+            return VectorDenseConvert.s64ToF32(s, so, d, dO, n);
         } else if (from == DType.S64 && to == DType.F64) {
             return VectorDenseConvert.s64ToF64(s, so, d, dO, n);
         } else if (from == DType.S64 && to == DType.S32) {

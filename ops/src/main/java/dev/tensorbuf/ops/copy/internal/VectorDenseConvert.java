@@ -245,6 +245,16 @@ final class VectorDenseConvert {
         return i;
     }
 
+    /** Dense s64 -> f32, rounded once to nearest even. {@return the elements done: all that fit whole vectors} */
+    static long s64ToF32(MemorySegment s, long so, MemorySegment d, long dO, long n) {
+        long i = 0;
+        for (; i <= n - L.length(); i += L.length()) {
+            ((FloatVector) LongVector.fromMemorySegment(L, s, so + 8 * i, ORDER).convertShape(VectorOperators.L2F, FHALF, 0))
+                    .intoMemorySegment(d, dO + 4 * i, ORDER);
+        }
+        return i;
+    }
+
     /** Dense s32 -> f64, exactly, from segment to segment. {@return the elements done: all that fit whole vectors} */
     static long s32ToF64(MemorySegment s, long so, MemorySegment d, long dO, long n) {
         long i = 0;
