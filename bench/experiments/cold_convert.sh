@@ -17,6 +17,7 @@ np.save(d + "/big.npy", np.random.rand(32, 64, 112, 112).astype(np.float32))
 np.save(d + "/big512.npy", np.random.rand(2, 64, 512, 512).astype(np.float32))
 np.save(d + "/c3.npy", np.random.rand(32, 3, 512, 512).astype(np.float32))
 np.save(d + "/w.npy", np.random.rand(4096, 4096).astype(np.float32))
+np.save(d + "/i.npy", np.random.randint(0, 100, (4096, 4096)).astype(np.int32))
 PY
 cases=("img.npy --layout f32[8,224,224,3]{2,1,3,0} --dtype f32"
        "small.npy --layout bf16[8,3,224,224]{3,2,1,0:T(8,128)(2,1)} --dtype bf16"
@@ -24,7 +25,10 @@ cases=("img.npy --layout f32[8,224,224,3]{2,1,3,0} --dtype f32"
        "big.npy --layout bf16[32,64,112,112]{3,2,1,0:T(8,128)(2,1)} --dtype bf16"
        "big512.npy --layout f32[2,64,512,512]{1,3,2,0}"
        "c3.npy --layout f32[32,3,512,512]{1,3,2,0}"
-       "w.npy --layout bf16[4096,4096]{1,0:T(8,128)(2,1)} --dtype bf16")
+       "w.npy --layout bf16[4096,4096]{1,0:T(8,128)(2,1)} --dtype bf16"
+       "w.npy --dtype s8"
+       "w.npy --dtype f16"
+       "i.npy --dtype f64")
 for c in "${cases[@]}"; do
   set -- $c
   line="$c:"
