@@ -119,4 +119,93 @@ class HloIndexingTest {
             }
         }
     }
+
+    /**
+     * Modules XLA's verifier refuses, one per rule of ShapeChecks: before it, each analysed into
+     * maps of the wrong rank or range (a reduce over the wrong dimension, a reverse of a dimension
+     * the operand lacks, a broadcast onto a dimension of another size) or failed with a message
+     * about map internals instead of the instruction.
+     */
+    @Test
+    void shapesThatDoNotFitTheirAttributesAreRefusedByName() {
+        String[][] cases = {
+            {"p0 = f32[4] parameter(0)\n ROOT r = f32[4,8] broadcast(p0), dimensions={5}",
+                "broadcast r: dimensions [5] must be increasing dimensions of its rank-2 output"},
+            {"p0 = f32[4] parameter(0)\n ROOT r = f32[4,8] broadcast(p0), dimensions={0,1}",
+                "broadcast r: dimensions [0, 1] must name one output dimension for each of the 1 dimensions"},
+            {"p0 = f32[4] parameter(0)\n ROOT r = f32[3,8] broadcast(p0), dimensions={0}",
+                "broadcast r: operand dimension 0 of f32[4]{0} has size 4 but output dimension 0"},
+            {"p0 = f32[4,8] parameter(0)\n ROOT r = f32[4,8] reverse(p0), dimensions={2}",
+                "reverse r: dimensions [2] must be distinct dimensions of its rank-2 operand"},
+            {"p0 = f32[4,8] parameter(0)\n c = f32[] constant(0)\n ROOT r = f32[8] reduce(p0, c), dimensions={1}, to_apply=add",
+                "reduce r: output f32[8]{0} does not match its input f32[4,8]{1,0} without dimensions [1]: expected [4]"},
+            {"p0 = f32[4,8] parameter(0)\n c = f32[] constant(0)\n ROOT r = f32[4] reduce(p0, c), dimensions={5}, to_apply=add",
+                "reduce r: dimensions [5] must be distinct dimensions"},
+            {"p0 = f32[4,8] parameter(0)\n c = f32[2] parameter(1)\n ROOT r = f32[4] reduce(p0, c), dimensions={1}, to_apply=add",
+                "reduce r: init value 0 f32[2]{0} must be a scalar"},
+            {"p0 = f32[4,8] parameter(0)\n p1 = f32[5,8] parameter(1)\n ROOT r = f32[4,16] concatenate(p0, p1), dimensions={1}",
+                "concatenate r: operand 1 f32[5,8]{1,0} must match its output f32[4,16]{1,0} in every dimension but 1"},
+            {"p0 = f32[4,8] parameter(0)\n p1 = f32[4,8] parameter(1)\n ROOT r = f32[4,17] concatenate(p0, p1), dimensions={1}",
+                "concatenate r: its operands' sizes along dimension 1 add up to 16, not to its output's 17"},
+            {"p0 = f32[4,8] parameter(0)\n i = s32[] parameter(1)\n ROOT r = f32[6,8] dynamic-slice(p0, i, i), dynamic_slice_sizes={6,8}",
+                "dynamic-slice r: dynamic_slice_sizes [6, 8] must lie within its operand f32[4,8]{1,0}"},
+            {"p0 = f32[4,8] parameter(0)\n i = s32[] parameter(1)\n ROOT r = f32[2,8] dynamic-slice(p0, i), dynamic_slice_sizes={2,8}",
+                "dynamic-slice r: has 1 start index operand(s) for its rank-2 operand"},
+            {"p0 = f32[4,8] parameter(0)\n i = s32[] parameter(1)\n ROOT r = f32[2,4] dynamic-slice(p0, i, i), dynamic_slice_sizes={2,8}",
+                "dynamic-slice r: output f32[2,4]{1,0} must have the dimensions dynamic_slice_sizes [2, 8]"},
+            {"p0 = f32[4,8] parameter(0)\n u = f32[6,8] parameter(1)\n i = s32[] parameter(2)\n"
+                + " ROOT r = f32[4,8] dynamic-update-slice(p0, u, i, i)",
+                "dynamic-update-slice r: update f32[6,8]{1,0} must fit inside its operand f32[4,8]{1,0}"},
+            {"p0 = f32[4,8] parameter(0)\n p1 = f32[4,9] parameter(1)\n ROOT r = f32[4,8] add(p0, p1)",
+                "add r: operand 1 f32[4,9]{1,0} does not have the dimensions of its output f32[4,8]{1,0}"},
+            {"p0 = (f32[4], f32[8]) parameter(0)\n ROOT r = f32[4] get-tuple-element(p0), index=5",
+                "get-tuple-element r: index 5 is outside its operand's 2 element(s)"},
+            {"p0 = (f32[4], f32[8]) parameter(0)\n ROOT r = f32[4] get-tuple-element(p0), index=1",
+                "get-tuple-element r: output f32[4]{0} is not element 1 of (f32[4]{0}, f32[8]{0})"},
+        };
+        for (String[] c : cases) {
+            HloModule m = HloModule.parse("HloModule m\nadd {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n"
+                    + " ROOT s = f32[] add(a, b)\n}\nENTRY e {\n " + c[0] + "\n}");
+            for (var analysis : List.<org.junit.jupiter.api.function.Executable>of(
+                    () -> HloIndexing.outputToInput(m, m.entry().root()),
+                    () -> HloIndexing.inputToOutput(m, m.entry().root(), 0, false))) {
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class, analysis, c[0]);
+                assertTrue(e.getMessage().contains(c[1]), e.getMessage());
+            }
+        }
+    }
+
+    /** The forms the rules must keep: scalar operands of element-wise ops, a variadic reduce, a slice of a whole dimension. */
+    @Test
+    void shapesThatFitStillAnalyse() {
+        HloModule m = HloModule.parse("""
+                HloModule m
+                add2 {
+                  a = f32[] parameter(0)
+                  b = s32[] parameter(1)
+                  c = f32[] parameter(2)
+                  d = s32[] parameter(3)
+                  x = f32[] add(a, c)
+                  y = s32[] add(b, d)
+                  ROOT t = (f32[], s32[]) tuple(x, y)
+                }
+                ENTRY e {
+                  p0 = f32[4,8] parameter(0)
+                  lo = f32[] constant(0)
+                  hi = f32[] constant(1)
+                  cl = f32[4,8] clamp(lo, p0, hi)
+                  q = s32[4,8] parameter(1)
+                  z = s32[] constant(0)
+                  r = (f32[8], s32[8]) reduce(cl, q, lo, z), dimensions={0}, to_apply=add2
+                  i = s32[] parameter(2)
+                  ROOT ds = f32[4,8] dynamic-slice(p0, i, i), dynamic_slice_sizes={4,8}
+                }""");
+        var clamp = m.entry().instruction("cl");
+        assertEquals("(d0, d1) -> (), domain: d0 in [0, 3], d1 in [0, 7]",
+                single(HloIndexing.outputToInput(m, clamp), 0));
+        var reduce = m.entry().instruction("r");
+        assertEquals("(d0)[s0] -> (s0, d0), domain: d0 in [0, 7], s0 in [0, 3]",
+                single(HloIndexing.outputToInput(m, reduce, 1, false), 1));
+        assertEquals(3, HloIndexing.outputToInput(m, m.entry().root()).indexing().size());
+    }
 }

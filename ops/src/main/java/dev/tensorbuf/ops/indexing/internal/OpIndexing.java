@@ -7,9 +7,10 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The one entry point per direction, as XLA's {@code ComputeOutputToInputIndexing}: picks the op
- * family by opcode. An op without indexing gives {@code unknown indexing} for every operand
- * (or output), never an exception.
+ * The one entry point per direction, as XLA's {@code ComputeOutputToInputIndexing}: checks the
+ * instruction's shapes against its attributes ({@link ShapeChecks}), then picks the op family by
+ * opcode. An op without indexing gives {@code unknown indexing} for every operand (or output),
+ * never an exception.
  */
 public final class OpIndexing {
     private OpIndexing() {
@@ -26,6 +27,7 @@ public final class OpIndexing {
     /** {@return one set of maps per operand, from output {@code outputId} of the instruction} */
     public static List<Set<OperandIndexing>> outputToInput(Ctx ctx, HloInstruction instr, int outputId) {
         String op = instr.opcode();
+        ShapeChecks.check(ctx, instr, ELEMENTWISE.contains(op));
         if (ELEMENTWISE.contains(op)) {
             return Elementwise.outputToInput(ctx, instr);
         }
@@ -62,6 +64,7 @@ public final class OpIndexing {
                     + ") for " + instr.opcode() + " " + instr.name());
         }
         String op = instr.opcode();
+        ShapeChecks.check(ctx, instr, ELEMENTWISE.contains(op));
         if (ELEMENTWISE.contains(op)) {
             return Elementwise.inputToOutput(ctx, instr, operand);
         }
