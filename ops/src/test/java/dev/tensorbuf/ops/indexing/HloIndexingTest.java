@@ -162,6 +162,10 @@ class HloIndexingTest {
                 "get-tuple-element r: index 5 is outside its operand's 2 element(s)"},
             {"p0 = (f32[4], f32[8]) parameter(0)\n ROOT r = f32[4] get-tuple-element(p0), index=1",
                 "get-tuple-element r: output f32[4]{0} is not element 1 of (f32[4]{0}, f32[8]{0})"},
+            {"p0 = f32[4] parameter(0)\n ROOT r = s32[5] bitcast-convert(p0)",
+                "bitcast-convert r: output s32[5]{0} must have the dimensions of its operand f32[4]{0}"},
+            {"p0 = f32[4] parameter(0)\n ROOT r = u8[4,3] bitcast-convert(p0)",
+                "bitcast-convert r: the u8 side u8[4,3]{1,0} must be the f32 side f32[4]{0} with one more dimension of 4"},
         };
         for (String[] c : cases) {
             HloModule m = HloModule.parse("HloModule m\nadd {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n"
@@ -207,5 +211,25 @@ class HloIndexingTest {
         assertEquals("(d0)[s0] -> (s0, d0), domain: d0 in [0, 7], s0 in [0, 3]",
                 single(HloIndexing.outputToInput(m, reduce, 1, false), 1));
         assertEquals(3, HloIndexing.outputToInput(m, m.entry().root()).indexing().size());
+    }
+
+    /**
+     * A bitcast-convert between widths: the narrow type's minor dimension counts the pieces of a
+     * wide element. It was analysed as the identity, a map of the wrong rank.
+     */
+    @Test
+    void bitcastConvertBetweenWidthsAddsOrDropsTheMinorDimension() {
+        HloModule split = HloModule.parse("HloModule m\nENTRY e {\n p0 = f32[4] parameter(0)\n"
+                + " ROOT r = u8[4,4] bitcast-convert(p0)\n}");
+        assertEquals("(d0, d1) -> (d0), domain: d0 in [0, 3], d1 in [0, 3]",
+                single(HloIndexing.outputToInput(split, split.entry().root()), 0));
+        assertEquals("(d0)[s0] -> (d0, s0), domain: d0 in [0, 3], s0 in [0, 3]",
+                single(HloIndexing.inputToOutput(split, split.entry().root(), 0, false), 0));
+        HloModule join = HloModule.parse("HloModule m\nENTRY e {\n p0 = u8[4,2] parameter(0)\n"
+                + " ROOT r = s16[4] bitcast-convert(p0)\n}");
+        assertEquals("(d0)[s0] -> (d0, s0), domain: d0 in [0, 3], s0 in [0, 1]",
+                single(HloIndexing.outputToInput(join, join.entry().root()), 0));
+        assertEquals("(d0, d1) -> (d0), domain: d0 in [0, 3], d1 in [0, 1]",
+                single(HloIndexing.inputToOutput(join, join.entry().root(), 0, false), 0));
     }
 }

@@ -9,7 +9,7 @@ import java.util.Set;
 
 /**
  * The shape rules of XLA's verifier for the ops whose maps index by their attributes without
- * looking: element-wise ops, broadcast, reverse, reduce, concatenate, dynamic-slice,
+ * looking: element-wise ops (bitcast-convert between widths too), broadcast, reverse, reduce, concatenate, dynamic-slice,
  * dynamic-update-slice and get-tuple-element. Without them a module that XLA would refuse got
  * maps of the wrong rank or range: {@code reduce(f32[4,8]), dimensions={1}} declared as
  * {@code f32[8]} mapped the output's 8 elements onto a dimension of 4, a reverse of dimension 2 of
@@ -45,13 +45,10 @@ final class ShapeChecks {
         }
     }
 
-    /**
-     * Every operand has the result's dimensions, or is a scalar read for every element. A
-     * bitcast-convert between types of different widths adds or drops the minor dimension, so it
-     * is left alone.
-     */
+    /** Every operand has the result's dimensions, or is a scalar read for every element. */
     private static void elementwise(Ctx ctx, HloInstruction instr) {
         if (instr.opcode().equals("bitcast-convert")) {
+            bitcastConvert(ctx, instr);
             return;
         }
         ArrayShape out = instr.arrayShape();
@@ -60,6 +57,30 @@ final class ShapeChecks {
             if (in.rank() != 0 && !in.dims().equals(out.dims())) {
                 throw error(instr, "operand " + k + " " + in + " does not have the dimensions of its output " + out);
             }
+        }
+    }
+
+    /**
+     * Between types of one width, the same dimensions; otherwise the narrower side has one more,
+     * minor, dimension, as many pieces as the wider type holds ({@code f32[4]} and {@code u8[4,4]}).
+     */
+    private static void bitcastConvert(Ctx ctx, HloInstruction instr) {
+        ArrayShape in = ctx.operandShape(instr, 0);
+        ArrayShape out = instr.arrayShape();
+        int wi = in.dtype().bitWidth();
+        int wo = out.dtype().bitWidth();
+        if (wi == wo) {
+            sameDims(instr, in, out);
+            return;
+        }
+        ArrayShape wide = wi > wo ? in : out;
+        ArrayShape narrow = wi > wo ? out : in;
+        int pieces = Math.max(wi, wo) / Math.min(wi, wo);
+        List<Long> expected = new ArrayList<>(wide.dims());
+        expected.add((long) pieces);
+        if (Math.max(wi, wo) % Math.min(wi, wo) != 0 || !narrow.dims().equals(expected)) {
+            throw error(instr, "the " + narrow.dtype().xlaName() + " side " + narrow + " must be the "
+                    + wide.dtype().xlaName() + " side " + wide + " with one more dimension of " + pieces);
         }
     }
 
