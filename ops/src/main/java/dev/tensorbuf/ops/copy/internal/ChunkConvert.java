@@ -20,8 +20,8 @@ import java.util.Set;
  * checks are min/max reductions, pred is a sign bit) and written. The destination's form is
  * {@code float[]} for f32, {@code double[]} for f64, {@code long[]} for 64-bit integers and
  * {@code int[]} for everything else: narrower integers, pred, and a narrow float's bit patterns.
- * Dense runs are read with bulk {@code MemorySegment.copy} and written with vector stores;
- * strided runs use element loops. {@link ValueMover} spends 8-20 ns an element dispatching on both types per
+ * Dense runs are read with bulk {@code MemorySegment.copy} and written with vector stores
+ * (bulk copies without the Vector API); strided runs use element loops. {@link ValueMover} spends 8-20 ns an element dispatching on both types per
  * element; this takes 0.2-1.5.
  *
  * <p>The rules are {@link ValueMover}'s, step for step: a double meets a narrow float through

@@ -18,8 +18,8 @@ import java.util.Set;
  * attributes where they read them.)
  * {@snippet :
  * // ROOT r = f32[8] reduce(p0, c), dimensions={1} with p0 = f32[4,8]:
- * ShapeChecks.check(ctx, r); // IllegalArgumentException: reduce r: output f32[8] does not match
- *                            // its input f32[4,8] without dimensions [1]: expected [4]
+ * ShapeChecks.check(ctx, r, false); // IllegalArgumentException: reduce r: output f32[8]{0} does not
+ *                                   // match its input f32[4,8]{1,0} without dimensions [1]: expected [4]
  * }
  */
 final class ShapeChecks {
