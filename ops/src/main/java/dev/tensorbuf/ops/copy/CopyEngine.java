@@ -204,7 +204,8 @@ public final class CopyEngine {
     /**
      * Copies every element of {@code src} into {@code dst} (same dims; types may differ): one
      * planned copy when both views live in one buffer each, element by element otherwise (views
-     * over several buffers, such as pads and concatenations, or packed sub-byte storage).
+     * over several buffers, such as pads and concatenations, or packed sub-byte storage). A
+     * destination made from a tiled XLA shape gets its padding written as zero.
      *
      * {@snippet :
      * TensorView nchw = TensorView.of(in, "f32[1,3,4,4]{3,2,1,0}");
@@ -222,7 +223,7 @@ public final class CopyEngine {
                     + " differ from " + dst.dims());
         }
         var from = ViewAdapter.access(src);
-        var to = ViewAdapter.access(dst);
+        var to = ViewAdapter.destination(dst);
         if (from.isPresent() && to.isPresent()) {
             copy(from.get(), to.get());
         } else {

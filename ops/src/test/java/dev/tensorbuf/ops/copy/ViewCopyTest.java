@@ -62,6 +62,46 @@ class ViewCopyTest {
         assertEquals(0f, tiled.buffer().segment().getAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT, 9));
     }
 
+    /**
+     * A view made from a tiled shape gets its padding zeroed by a copy into it, whether its map
+     * simplifies to strided ({@code T(1,128)}: rows 128 slots apart), stays tiled, or is copied
+     * element by element (packed {@code s4}). The buffer starts as 0x77 in every byte.
+     */
+    @Test
+    void copyingIntoATiledViewZeroesItsPaddingWhateverFormItsMapTakes() {
+        for (String text : List.of("bf16[3,5]{1,0:T(1,128)}", "f32[3,5]{1,0:T(1,8)}", "bf16[15]{0:T(4)}",
+                "f16[9]{0:T(4)(1,1)}", "f32[3,5]{1,0:T(2,2)}", "bf16[3,9]{1,0:T(8,128)(2,1)}", "f32[3,5]{0,1:T(4)}",
+                "s4[3,5]{1,0:T(2,8)E(4)}", "s8[3,5]{1,0:T(2,4)}")) {
+            ArrayShape shape = (ArrayShape) XlaShape.parse(text);
+            TensorView src = TensorView.of(allocator.allocate(4 * shape.elementCount()), ArrayShape.of(DType.F32,
+                    shape.dims().stream().mapToLong(Long::longValue).toArray()));
+            float[] values = new float[(int) shape.elementCount()];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = i % 13 - 6; // whole and within s4's range, so every type holds them
+            }
+            src.copyFrom(values);
+            long bytes = Math.max(shape.physicalByteSize(), shape.arraySize());
+            TensorView dst = TensorView.of(allocator.allocate(bytes), shape);
+            dst.buffer().segment().fill((byte) 0x77);
+            engine.copy(src, dst);
+            assertSameElements(src, dst);
+            long bits = shape.requireLayout().elementSizeInBits() != 0 ? shape.requireLayout().elementSizeInBits()
+                    : 8L * shape.dtype().byteWidth();
+            byte[] memory = dst.buffer().segment().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+            for (long slot = 0; slot * bits < 8 * bytes; slot++) {
+                boolean element = slot < shape.physicalElementCount() && shape.logicalIndex(slot).isPresent();
+                if (element) {
+                    continue;
+                }
+                for (long bit = slot * bits; bit < (slot + 1) * bits; bit++) {
+                    long at = bit;
+                    assertEquals(0, (memory[(int) (at / 8)] >> (at % 8)) & 1,
+                            () -> text + ": padding slot " + at / bits + " holds " + memory[(int) (at / 8)]);
+                }
+            }
+        }
+    }
+
     @Test
     void paddedAndConcatenatedViewsCopyElementByElement() {
         TensorView a = iota("f32[2,3]{1,0}");

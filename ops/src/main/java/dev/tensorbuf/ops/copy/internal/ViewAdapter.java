@@ -41,6 +41,26 @@ public final class ViewAdapter {
     }
 
     /**
+     * {@return the view as the destination of a copy, or empty as {@link #access}} A view made
+     * from a tiled XLA shape owns its tiles' padding, and the copy writes it as zero whatever
+     * form the map simplified to: {@code bf16[3,5]{1,0:T(1,128)}} is strided (row stride 128), and
+     * a strided access would leave the 123 slots after each row as they were.
+     */
+    public static Optional<Access> destination(TensorView view) {
+        Optional<Access> access = access(view);
+        if (access.isPresent() && ownsPadding(view) && !(access.get().addressing() instanceof Access.Tiled)) {
+            return Optional.of(Access.tiled(access.get().segment(), view.shape()));
+        }
+        return access;
+    }
+
+    /** {@return whether {@code view} was made from a tiled XLA shape, whose slots between and after the tiles' elements are its padding} */
+    private static boolean ownsPadding(TensorView view) {
+        return view.map() instanceof ViewMap.Single
+                && view.shape().layout().map(layout -> !layout.tiles().isEmpty()).orElse(false);
+    }
+
+    /**
      * Copies element by element in logical order, for views the kernels cannot address: raw bits
      * (or real and imaginary parts) when the types match, else converted by {@link ValueMover},
      * as the planned kernels convert.
@@ -50,6 +70,12 @@ public final class ViewAdapter {
             return;
         }
         checkDisjoint(src, dst);
+        if (ownsPadding(dst) && !dst.buffer().segment().isReadOnly()) {
+            // Sub-byte tiled storage comes this way: zero every slot, then write the elements.
+            MemorySegment slots = dst.buffer().segment();
+            long bytes = Math.max(dst.shape().physicalByteSize(), dst.shape().arraySize());
+            slots.asSlice(0, Math.min(bytes, slots.byteSize())).fill((byte) 0);
+        }
         if (dst.stridedLayout().isPresent()) {
             var layout = dst.stridedLayout().get();
             for (int k = 0; k < layout.rank(); k++) {
