@@ -113,6 +113,10 @@ class DirectMLTensorDescTest {
                 () -> DirectMLTensorDesc.of(DType.F32, StridedLayout.packed(1, 1, 1, 1, 1, 1, 1, 1, 2)));
         assertMessage("has no elements: DirectML sizes are at least 1",
                 () -> DirectMLTensorDesc.of(DType.F32, StridedLayout.packed(0, 3)));
+        try (var arena = dev.tensorbuf.memory.Allocators.confined()) {
+            assertMessage("has no elements: DirectML sizes are at least 1",
+                    () -> DirectMLTensorDesc.of(dev.tensorbuf.views.TensorView.of(arena.allocate(1), "f32[0,5]")));
+        }
         assertMessage("TotalTensorSizeInBytes 8 is below DMLCalcBufferTensorSize 12",
                 () -> new DirectMLTensorDesc(DType.F32, 0, List.of(3L), Optional.empty(), 8, 16, 0));
         assertMessage("GuaranteedBaseOffsetAlignment 2 must be 0 or a power of two of at least the element size 4",

@@ -318,7 +318,13 @@ class DlpackExportTest {
         long[] d = peer.describeVersioned(m);
         assertEquals(1, d[DATA_NULL]);
         assertEquals(0, d[SHAPE]);
+        assertEquals(0, d[FLAGS], "an empty strided view is described, not copied");
         peer.deleteVersioned(m);
+        // A read-only empty view (an empty .npy mapped) stays read-only rather than becoming a copy.
+        TensorView mapped = TensorView.strided(arena.allocate(8).asReadOnly(), DType.F32, StridedLayout.packed(3, 0));
+        MemorySegment r = Dlpack.exportVersioned(mapped);
+        assertEquals(DlpackStructs.FLAG_READ_ONLY, peer.describeVersioned(r)[FLAGS]);
+        peer.deleteVersioned(r);
     }
 
     @Test

@@ -18,8 +18,14 @@ import java.util.Optional;
  */
 record DerivedMap(IndexingMap simplified, MapForm form, CompiledMap compiled, ViewReader reader) {
 
-    /** {@return the derived map of a view of {@code shape} over {@code map}; {@code strided} when element access uses strides} */
-    static DerivedMap of(ViewMap map, ArrayShape shape, boolean strided) {
+    /**
+     * {@return the derived map of a view of {@code shape} over {@code map}}
+     *
+     * @param strided whether element access uses the view's strides
+     * @param affine those strides as a layout, or null: an empty view's map is known empty and
+     *     keeps no strides, so its strided form takes them from here
+     */
+    static DerivedMap of(ViewMap map, ArrayShape shape, boolean strided, StridedLayout affine) {
         if (!(map instanceof ViewMap.Single single)) {
             String what = map instanceof ViewMap.Padded ? "a padded view: indices outside the data read the fill value"
                     : "a concatenation of " + map.pieces().size() + " pieces";
@@ -27,7 +33,8 @@ record DerivedMap(IndexingMap simplified, MapForm form, CompiledMap compiled, Vi
                     ViewReader.of(map));
         }
         IndexingMap simplified = MapForms.simplified(single.map());
-        MapForm form = MapForms.classify(simplified);
+        MapForm form = simplified.isKnownEmpty() && affine != null && affine.elementCount() == 0
+                ? new MapForm.Strided(simplified, affine) : MapForms.classify(simplified);
         if (form instanceof MapForm.Tiled t && shape.layout().isPresent()
                 && shape.toIndexingMap().simplify().equals(simplified)) {
             form = new MapForm.Tiled(t.map(), Optional.of(shape), t.reason());

@@ -106,7 +106,7 @@ public final class TensorView {
         Objects.requireNonNull(buffer, "buffer");
         long[] sizes = layout.sizes().stream().mapToLong(Long::longValue).toArray();
         ArrayShape logical = ArrayShape.of(access.type(), sizes).withoutLayout();
-        return ViewFactory.checked(logical, new ViewMap.Single(buffer, layout.toIndexingMap()), access);
+        return ViewFactory.strided(logical, buffer, access, layout);
     }
 
     /**
@@ -359,7 +359,8 @@ public final class TensorView {
     DerivedMap derived() {
         DerivedMap d = derived;
         if (d == null) {
-            d = DerivedMap.of(map(), shape, strides != null);
+            d = DerivedMap.of(map(), shape, strides != null,
+                    strides == null ? null : ViewRemaps.simplifiedLayout(dims, strides, base));
             derived = d;
         }
         return d;

@@ -108,6 +108,20 @@ final class ViewFactory {
         return fromMap(logical, map, access);
     }
 
+    /**
+     * {@return the view of {@link TensorView#strided(Buffer, ElementAccess, StridedLayout)}}: an
+     * empty layout's map is known empty and keeps no strides, so the view takes the layout's own
+     */
+    static TensorView strided(ArrayShape logical, Buffer buffer, ElementAccess access, StridedLayout layout) {
+        TensorView view = checked(logical, new ViewMap.Single(buffer, layout.toIndexingMap()), access);
+        if (layout.elementCount() > 0) {
+            return view;
+        }
+        long[] strides = layout.strides().stream().mapToLong(Long::longValue).toArray();
+        return new TensorView(logical, toArray(logical.dims()), access, view.isHostAccessible(), buffer, strides,
+                layout.offset(), view.map(), null);
+    }
+
     /** {@return a view of a map already known to be in bounds: host access, buffer and strides read off the map} */
     static TensorView fromMap(ArrayShape shape, ViewMap map, ElementAccess access) {
         long[] dims = toArray(shape.dims());

@@ -92,22 +92,28 @@ final class ViewRemaps {
 
     /**
      * {@return the strides of an untiled XLA layout over {@code dims} (each the product of the
-     * more minor sizes), or null when the layout is tiled or split, a size is 0, or its elements
-     * do not all fit in {@code capacity}}: then the view is made from the layout's map, whose
+     * more minor sizes, a size of 0 counted as 1), or null when the layout is tiled or split, or
+     * its elements do not all fit in {@code capacity}}: then the view is made from the layout's map, whose
      * bounds check names the first index beyond the buffer
      */
     static long[] packedStrides(long[] dims, XlaLayout layout, long capacity) {
-        if (!layout.tiles().isEmpty() || !layout.splitConfigs().isEmpty() || hasZeroDim(dims)) {
+        if (!layout.tiles().isEmpty() || !layout.splitConfigs().isEmpty()) {
             return null;
         }
+        boolean empty = hasZeroDim(dims);
         long[] s = new long[dims.length];
         long step = 1;
         for (int d : layout.minorToMajor()) {
             s[d] = step;
-            // Bounded by the element count, which ArrayShape has checked fits a long.
-            step *= dims[d];
+            try {
+                // A size of 0 counts as 1, as NumPy strides an empty array; the element count, which
+                // ArrayShape has checked fits a long, bounds the others.
+                step = Math.multiplyExact(step, Math.max(dims[d], 1));
+            } catch (ArithmeticException overflow) {
+                return null;
+            }
         }
-        return step <= capacity ? s : null;
+        return empty || step <= capacity ? s : null;
     }
 
     /**

@@ -57,7 +57,10 @@ public final class MapForms {
         if (map.isUndefined()) {
             return Optional.of("the map is undefined");
         }
-        if (map.isKnownEmpty()) {
+        if (map.isKnownEmpty() && !(map.constraints().isEmpty() && hasEmptyDim(map))) {
+            // Empty from a constraint that cannot hold: the affine result describes no element.
+            // Empty from a zero-size dimension: the result still places the others, as NumPy's
+            // strides do for an empty array, so such a map stays strided.
             return Optional.of("the map is known empty");
         }
         if (map.results().size() != 1) {
@@ -77,6 +80,10 @@ public final class MapForms {
             }
         }
         return Optional.empty();
+    }
+
+    private static boolean hasEmptyDim(IndexingMap map) {
+        return map.dims().stream().anyMatch(d -> d.bounds().hi() < d.bounds().lo());
     }
 
     private static long[] sizes(IndexingMap map) {
