@@ -140,6 +140,11 @@ static uint64_t fill(Block *b, DLTensor *t, int kind, uint32_t *minor, uint32_t 
         flags = FLAG_SUBBYTE_PADDED;
         break;
     }
+    case 10: { /* f64 [4], stride -1, data at the last double, as NumPy exports a[::-1]: reads 3 2 1 0 */
+        fill(b, t, 3, minor, major);
+        t->data = b->data + 24; t->byte_offset = 0;
+        break;
+    }
     /* malformed */
     case 20: fill(b, t, 0, minor, major); t->ndim = -1; break;
     case 21: fill(b, t, 0, minor, major); t->ndim = 1000; break;
@@ -152,7 +157,7 @@ static uint64_t fill(Block *b, DLTensor *t, int kind, uint32_t *minor, uint32_t 
     case 28: fill(b, t, 0, minor, major); b->shape[1] = -3; break;
     case 29: fill(b, t, 0, minor, major); t->byte_offset = 0x8000000000000000ull; break;
     case 30: fill(b, t, 0, minor, major); t->shape = NULL; break;
-    case 31: fill(b, t, 3, minor, major); t->byte_offset = 8; break; /* stride -1 reaches before data */
+    case 31: fill(b, t, 3, minor, major); t->data = (void *) (uintptr_t) 8; t->byte_offset = 0; break; /* reaches below address 0 */
     case 32: fill(b, t, 0, minor, major); b->shape[0] = INT64_MAX / 2; b->shape[1] = 3; break;
     }
     return flags;

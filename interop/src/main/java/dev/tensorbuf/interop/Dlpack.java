@@ -25,7 +25,8 @@ import java.lang.foreign.ValueLayout;
  * producer's deleter, once; an invalid struct is released through its deleter before the
  * exception. Checked: version (major 1), ndim (0 to 64), dtype (one lane, a known code and width),
  * shape (no negative size, no overflow), NULL data with elements, NULL strides (compact row-major
- * below DLPack 1.2, refused from 1.2 on), byte_offset, device type. <em>Not</em> checkable:
+ * below DLPack 1.2, refused from 1.2 on), byte_offset, an address below 0, device type. Negative
+ * strides may reach before the data pointer, as NumPy's reversed arrays do. <em>Not</em> checkable:
  * whether the strides stay inside the producer's allocation, because DLPack carries no size; the
  * buffer spans exactly the bytes the elements reach, and the producer is trusted.
  * {@snippet :

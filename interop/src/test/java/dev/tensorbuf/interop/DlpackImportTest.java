@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tensorbuf.memory.DLDeviceType;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.StridedLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -96,6 +97,17 @@ class DlpackImportTest {
         }
     }
 
+    /** NumPy exports {@code a[::-1]} with data at its element 0, the last in memory; DLPack allows it and np.from_dlpack accepts it. */
+    @Test
+    void negativeStrideMayReachBeforeTheDataPointer() {
+        try (DlpackTensor t = Dlpack.importVersioned(peer.makeVersioned(10))) {
+            assertArrayEquals(new double[] {3, 2, 1, 0}, t.view().toDoubleArray());
+            assertEquals(32, t.root().byteSize(), "the buffer spans the four doubles the strides reach");
+            assertEquals(StridedLayout.of(new long[] {4}, new long[] {-1}, 3), t.view().stridedLayout().orElseThrow());
+        }
+        assertEquals(1, peer.deleterCalls());
+    }
+
     @Test
     void zeroSizeTensorWithNullDataImports() {
         try (DlpackTensor t = Dlpack.importVersioned(peer.makeVersioned(5))) {
@@ -157,7 +169,7 @@ class DlpackImportTest {
         "28|has shape [2, -3] with negative size -3 in dim 1",
         "29|has byte_offset 9223372036854775808, past 2^63 - 1",
         "30|has ndim 2 but a NULL shape",
-        "31|reaches 16 bytes before its data pointer",
+        "31|at data pointer 0x8 reaches 16 bytes below address 0",
         "32|whose element count overflows a long",
         "7|of DLPack 1.3 has NULL strides for ndim 2: since DLPack 1.2 strides must be given",
     })

@@ -187,12 +187,14 @@ public final class DlpackImporter {
                 }
             }
             long firstBit = Math.addExact(Math.multiplyExact(byteOffset, 8L), Math.multiplyExact(low, bits));
-            if (firstBit < 0) {
+            // Negative strides may reach before the data pointer: NumPy points data at element 0 of
+            // a reversed array, inside its allocation. Only an address below 0 is certainly wrong.
+            long baseByte = Math.floorDiv(firstBit, 8);
+            if (baseByte < 0 && Long.compareUnsigned(data, -baseByte) < 0) {
                 throw new IllegalArgumentException(what + " with shape " + Arrays.toString(shape) + ", strides "
-                        + Arrays.toString(strides) + " and byte_offset " + byteOffset + " reaches " + Math.ceilDiv(-firstBit, 8)
-                        + " bytes before its data pointer");
+                        + Arrays.toString(strides) + " and byte_offset " + byteOffset + " at data pointer 0x"
+                        + Long.toHexString(data) + " reaches " + (-baseByte - data) + " bytes below address 0");
             }
-            long baseByte = firstBit / 8;
             long elementOffset = (byteOffset * 8 - baseByte * 8) / bits;
             long spanBits = Math.multiplyExact(Math.addExact(Math.subtractExact(high, low), 1), bits);
             long byteSize = Math.ceilDiv(Math.addExact(firstBit - baseByte * 8, spanBits), 8L);
