@@ -1,13 +1,16 @@
 package dev.tensorbuf.ops.copy;
 
 import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.ops.copy.internal.CopyExecutor;
+import dev.tensorbuf.ops.copy.internal.Reach;
 import dev.tensorbuf.ops.copy.internal.ViewAdapter;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
+import java.util.List;
 
 /**
  * Copies and converts between any two layouts: plans once ({@link CopyPlan}), then runs the
@@ -205,7 +208,9 @@ public final class CopyEngine {
      * Copies every element of {@code src} into {@code dst} (same dims; types may differ): one
      * planned copy when both views live in one buffer each, element by element otherwise (views
      * over several buffers, such as pads and concatenations, or packed sub-byte storage). A
-     * destination made from a tiled XLA shape gets its padding written as zero.
+     * destination made from a tiled XLA shape gets its padding written as zero. Views that share
+     * bytes ({@code copy(Ops.reverse(v, 0), v)}) copy through a temporary, as NumPy does; views of
+     * one buffer that address different bytes (two halves of an image) copy directly.
      *
      * {@snippet :
      * TensorView nchw = TensorView.of(in, "f32[1,3,4,4]{3,2,1,0}");
@@ -222,13 +227,34 @@ public final class CopyEngine {
             throw new IllegalArgumentException("cannot copy " + src + " into " + dst + ": dims " + src.dims()
                     + " differ from " + dst.dims());
         }
+        for (TensorView side : List.of(src, dst)) {
+            if (!side.isHostAccessible()) {
+                throw new UnsupportedOperationException("the copy engine moves host memory only, and the "
+                        + (side == src ? "source " : "destination ") + side + " is in memory Java cannot touch ("
+                        + describeSpaces(side) + "): move it with the device's own copy (CudaRuntime.download and"
+                        + " upload for CUDA)");
+            }
+        }
         var from = ViewAdapter.access(src);
         var to = ViewAdapter.destination(dst);
-        if (from.isPresent() && to.isPresent()) {
+        boolean shared = from.isPresent() && to.isPresent() ? Reach.overlap(from.get(), to.get())
+                : ViewAdapter.shareBuffers(src, dst);
+        if (shared && src.elementCount() > 0) {
+            // As NumPy's copyto: the source is read whole before any of it is overwritten.
+            try (Allocator temporary = Allocators.shared()) {
+                long[] dims = src.dims().stream().mapToLong(Long::longValue).toArray();
+                copy(materialize(src, src.dtype(), StridedLayout.packed(dims), temporary), dst);
+            }
+        } else if (from.isPresent() && to.isPresent()) {
             copy(from.get(), to.get());
         } else {
             ViewAdapter.copyElements(src, dst);
         }
+    }
+
+    private static String describeSpaces(TensorView view) {
+        return view.map().pieces().stream().map(p -> p.buffer().memorySpace().describe()).distinct()
+                .collect(java.util.stream.Collectors.joining(", "));
     }
 
     /**

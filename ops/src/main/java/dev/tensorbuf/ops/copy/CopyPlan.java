@@ -1,8 +1,13 @@
 package dev.tensorbuf.ops.copy;
 
 import dev.tensorbuf.ops.copy.internal.Planner;
+import dev.tensorbuf.ops.copy.internal.Reach;
+import dev.tensorbuf.ops.copy.internal.SelfOverlap;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.indexing.IndexingMap;
+import dev.tensorbuf.views.internal.ViewBounds;
 
 import java.util.List;
 import java.util.Objects;
@@ -111,9 +116,11 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
                 throw new IllegalArgumentException("a per-channel scale and bias needs a real source, got " + src.dtype());
             }
         }
-        if (src.elementCount() > 0 && src.segment().asOverlappingSlice(dst.segment()).isPresent()) {
-            throw new IllegalArgumentException("source " + src.segment() + " and destination " + dst.segment()
-                    + " overlap: copy through a temporary");
+        SelfOverlap.check(dst);
+        if (Reach.overlap(src, dst)) {
+            throw new IllegalArgumentException("the source " + src.dtype() + src.dims() + " and the destination "
+                    + dst.dtype() + dst.dims() + " address overlapping bytes of one segment: copy through a temporary"
+                    + " (CopyEngine.copy of two TensorViews does)");
         }
         if (dst.addressing() instanceof Access.Tiled(ArrayShape s)) {
             long need = s.physicalByteSize();
@@ -132,7 +139,35 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
             }
             case Step.Zero z -> checkRange("destination", dst, z.dstOffset(), z.loops(), false);
             case Step.Gather g -> {
-                // Each element is bounds-checked by its segment access.
+                checkGathered("source", src);
+                checkGathered("destination", dst);
+            }
+        }
+    }
+
+    /**
+     * A side a gather addresses is checked before any element moves, as the loop nests are:
+     * otherwise the gather would stop at the first element outside the segment with the
+     * destination partly written. A map's range decides at once; only a map that may leave the
+     * segment is searched, and the first index that does is named. (Tiled sides are checked
+     * against their slot count in {@code check}.)
+     */
+    private static void checkGathered(String side, Access a) {
+        if (a.elementCount() > 0 && a.addressing() instanceof Access.Strided(StridedLayout l)) {
+            long width = a.dtype().byteWidth();
+            if (l.minOffset() < 0 || Sizes.multiply(l.maxOffset() + 1, width, "byte offset") > a.segment().byteSize()) {
+                throw new IndexOutOfBoundsException(side + " elements [" + l.minOffset() + ", " + l.maxOffset() + "] of "
+                        + a.dtype() + a.dims() + " fall outside its segment of " + a.segment().byteSize() + " bytes");
+            }
+        }
+        if (a.addressing() instanceof Access.Mapped(IndexingMap map)) {
+            long width = a.dtype().byteWidth();
+            long capacity = a.segment().byteSize() / width;
+            try {
+                ViewBounds.check(map, capacity, side + " " + a.dtype() + a.dims(), capacity + " elements ("
+                        + a.segment().byteSize() + " bytes)");
+            } catch (IllegalArgumentException outside) {
+                throw new IndexOutOfBoundsException(outside.getMessage());
             }
         }
     }

@@ -6,8 +6,11 @@ import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.MapForm;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
+import dev.tensorbuf.views.internal.ViewReader;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -76,15 +79,7 @@ public final class ViewAdapter {
             long bytes = Math.max(dst.shape().physicalByteSize(), dst.shape().arraySize());
             slots.asSlice(0, Math.min(bytes, slots.byteSize())).fill((byte) 0);
         }
-        if (dst.stridedLayout().isPresent()) {
-            var layout = dst.stridedLayout().get();
-            for (int k = 0; k < layout.rank(); k++) {
-                if (layout.strides().get(k) == 0 && layout.sizes().get(k) > 1) {
-                    throw new IllegalArgumentException("destination " + dst + " writes " + layout.sizes().get(k)
-                            + " elements to one slot (stride 0 in dim " + k + "): a destination may not overlap itself");
-                }
-            }
-        }
+        checkOneSlotEach(dst);
         DType s = src.dtype();
         DType d = dst.dtype();
         if (s.kind() == DType.Kind.COMPLEX && d.kind() != DType.Kind.COMPLEX) {
@@ -122,15 +117,80 @@ public final class ViewAdapter {
         });
     }
 
-    /** Element by element there is no temporary: a source sharing memory with the destination would read what it wrote. */
-    private static void checkDisjoint(TensorView src, TensorView dst) {
+    /**
+     * Refuses a destination that writes one slot from two indices: a zero stride, a
+     * concatenation of one buffer with itself, a remap that is not one-to-one. Strided views are
+     * decided by their strides ({@link SelfOverlap}); others by the bit address of every element.
+     */
+    private static void checkOneSlotEach(TensorView dst) {
+        if (dst.stridedLayout().isPresent()) {
+            SelfOverlap.check(Access.strided(dst.buffer().segment(), dst.dtype(), dst.stridedLayout().get()));
+            return;
+        }
+        long n = dst.elementCount();
+        if (n > Integer.MAX_VALUE - 8) {
+            return; // too many to sort; views over several pieces this large are not made by our ops' users in practice
+        }
+        ViewReader reader = ViewReader.of(dst.map());
+        long bits = dst.access().storageBits();
+        long[] at = new long[(int) n];
+        long[] index = new long[dst.rank()];
+        int k = 0;
+        do {
+            int p = reader.pieceOf(index);
+            // Segment addresses are below 2^61 on every 64-bit platform, so a bit address fits.
+            at[k++] = p < 0 || reader.isFill(p) ? -1 - k : reader.buffer(p).segment().address() * 8 + reader.offset(p, index) * bits;
+        } while (next(index, dst.dims()));
+        long[] sorted = at.clone();
+        Arrays.sort(sorted);
+        for (int i = 1; i < sorted.length; i++) {
+            if (sorted[i] == sorted[i - 1] && sorted[i] >= 0) {
+                long slot = sorted[i];
+                long[] first = null;
+                index = new long[dst.rank()];
+                int j = 0;
+                do {
+                    if (at[j++] == slot) {
+                        if (first == null) {
+                            first = index.clone();
+                        } else {
+                            throw new IllegalArgumentException("destination " + dst + " writes index "
+                                    + Arrays.toString(first) + " and index " + Arrays.toString(index)
+                                    + " to one slot: a destination may not overlap itself");
+                        }
+                    }
+                } while (next(index, dst.dims()));
+            }
+        }
+    }
+
+    private static boolean next(long[] index, List<Long> dims) {
+        for (int d = index.length - 1; d >= 0; d--) {
+            if (++index[d] < dims.get(d)) {
+                return true;
+            }
+            index[d] = 0;
+        }
+        return false;
+    }
+
+    /** {@return whether some buffer of {@code src} overlaps some buffer of {@code dst} (views over several pieces)} */
+    public static boolean shareBuffers(TensorView src, TensorView dst) {
         for (ViewMap.Single out : dst.map().pieces()) {
             for (ViewMap.Single in : src.map().pieces()) {
                 if (out.buffer().segment().asOverlappingSlice(in.buffer().segment()).isPresent()) {
-                    throw new IllegalArgumentException("source " + src + " and destination " + dst
-                            + " share memory: copy through a temporary");
+                    return true;
                 }
             }
+        }
+        return false;
+    }
+
+    /** Element by element there is no temporary: a source sharing memory with the destination would read what it wrote. */
+    private static void checkDisjoint(TensorView src, TensorView dst) {
+        if (shareBuffers(src, dst)) {
+            throw new IllegalArgumentException("source " + src + " and destination " + dst
+                    + " share memory: copy through a temporary");
         }
     }
 }

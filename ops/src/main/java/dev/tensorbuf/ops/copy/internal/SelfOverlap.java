@@ -1,0 +1,159 @@
+package dev.tensorbuf.ops.copy.internal;
+
+import dev.tensorbuf.ops.copy.Access;
+import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.indexing.CompiledMap;
+import dev.tensorbuf.views.indexing.IndexingMap;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.List;
+
+/**
+ * Refuses a destination that writes one slot from two indices, whatever form its addressing
+ * takes: the result of such a copy would depend on which write lands last. A zero stride is the
+ * plain case; a broadcast then transposed and reshaped, or a remap through a map that is not
+ * one-to-one, are mapped accesses with the same fault. Strided layouts whose strides nest (each
+ * at least the extent of the smaller ones, as every layout made by slicing, transposing or
+ * reversing a dense one) are accepted at once; other strided layouts and maps are checked by
+ * visiting every index. Tiled accesses follow an XLA layout, one slot per element.
+ * {@snippet :
+ * Access overlapping = Access.strided(segment, DType.F32, StridedLayout.of(new long[] {3, 2}, new long[] {1, 1}));
+ * SelfOverlap.check(overlapping);
+ * // IllegalArgumentException: "destination f32[3, 2] writes index [0, 1] and index [1, 0] to one slot
+ * //  (element offset 1): a destination may not overlap itself"
+ * }
+ */
+public final class SelfOverlap {
+    /** Most slots a bit set may cover (128 MiB of bits), and at most 64 per element; wider reaches sort the offsets instead. */
+    private static final long MAX_BITS = 1L << 30;
+
+    private SelfOverlap() {
+    }
+
+    /** Throws unless every index of {@code dst} addresses a slot of its own. */
+    public static void check(Access dst) {
+        if (dst.elementCount() <= 1) {
+            return;
+        }
+        switch (dst.addressing()) {
+            case Access.Strided(StridedLayout l) -> {
+                for (int d = 0; d < l.rank(); d++) {
+                    if (l.strides().get(d) == 0 && l.sizes().get(d) > 1) {
+                        throw new IllegalArgumentException("destination writes " + l.sizes().get(d)
+                                + " elements to one slot (stride 0): a destination may not overlap itself");
+                    }
+                }
+                if (!nests(l)) {
+                    visit(dst, index -> l.offsetOf(index), l.minOffset(), l.maxOffset());
+                }
+            }
+            case Access.Mapped(IndexingMap map) -> {
+                CompiledMap f = map.compile();
+                var range = map.range(map.results().getFirst());
+                visit(dst, index -> f.evaluate(0, index), range.lo(), range.hi());
+            }
+            case Access.Tiled t -> {
+            }
+        }
+    }
+
+    /** {@return whether, sorted by size of stride, each stride is at least the extent of the dims below it} */
+    private static boolean nests(StridedLayout l) {
+        long[][] dims = new long[l.rank()][];
+        for (int d = 0; d < l.rank(); d++) {
+            dims[d] = new long[] {Math.abs(l.strides().get(d)), l.sizes().get(d)};
+        }
+        Arrays.sort(dims, (a, b) -> Long.compare(a[0], b[0]));
+        long extent = 1;
+        for (long[] d : dims) {
+            if (d[1] == 1) {
+                continue;
+            }
+            if (d[0] < extent) {
+                return false;
+            }
+            extent = Math.addExact(extent, Math.multiplyExact(d[0], d[1] - 1));
+        }
+        return true;
+    }
+
+    private interface Offsets {
+        long at(long[] index);
+    }
+
+    private static void visit(Access dst, Offsets offsets, long lo, long hi) {
+        long n = dst.elementCount();
+        long span = hi - lo + 1;
+        Long repeated;
+        if (span > 0 && span <= MAX_BITS && span <= Math.max(64 * n, 1 << 20)) {
+            repeated = firstRepeatByBits(dst.dims(), offsets, lo, span);
+        } else if (n <= Integer.MAX_VALUE - 8) {
+            repeated = firstRepeatBySorting(dst.dims(), offsets, (int) n);
+        } else {
+            // Beyond 2^31 elements and 2^30 slots: too large to check by visiting. Such a
+            // destination is not strided, not tiled, and sparse; no op of ours makes one.
+            return;
+        }
+        if (repeated != null) {
+            long[] first = null;
+            long[] second = null;
+            long[] index = new long[dst.rank()];
+            do {
+                if (offsets.at(index) == repeated) {
+                    if (first == null) {
+                        first = index.clone();
+                    } else {
+                        second = index.clone();
+                        break;
+                    }
+                }
+            } while (next(index, dst.dims()));
+            throw new IllegalArgumentException("destination " + dst.dtype() + dst.dims() + " writes index "
+                    + Arrays.toString(first) + " and index " + Arrays.toString(second) + " to one slot (element offset "
+                    + repeated + "): a destination may not overlap itself");
+        }
+    }
+
+    private static Long firstRepeatByBits(List<Long> dims, Offsets offsets, long lo, long span) {
+        BitSet seen = new BitSet((int) Math.min(span, Integer.MAX_VALUE));
+        long[] index = new long[dims.size()];
+        do {
+            long slot = offsets.at(index) - lo;
+            if (slot < 0 || slot >= span) {
+                return null; // outside the map's range: the bounds check reports it
+            }
+            if (seen.get((int) slot)) {
+                return slot + lo;
+            }
+            seen.set((int) slot);
+        } while (next(index, dims));
+        return null;
+    }
+
+    private static Long firstRepeatBySorting(List<Long> dims, Offsets offsets, int n) {
+        long[] all = new long[n];
+        long[] index = new long[dims.size()];
+        int k = 0;
+        do {
+            all[k++] = offsets.at(index);
+        } while (next(index, dims));
+        Arrays.sort(all);
+        for (int i = 1; i < n; i++) {
+            if (all[i] == all[i - 1]) {
+                return all[i];
+            }
+        }
+        return null;
+    }
+
+    /** Steps {@code index} in row-major order; {@return false after the last index} */
+    private static boolean next(long[] index, List<Long> dims) {
+        for (int k = index.length - 1; k >= 0; k--) {
+            if (++index[k] < dims.get(k)) {
+                return true;
+            }
+            index[k] = 0;
+        }
+        return false;
+    }
+}
