@@ -30,7 +30,10 @@ public final class Bitcast {
 
     /** {@return the bitcast view} @see #apply(TensorView, ArrayShape) */
     public static TensorView apply(TensorView view, String targetShape) {
-        return apply(view, (ArrayShape) XlaShape.parse(targetShape));
+        if (!(XlaShape.parse(targetShape) instanceof ArrayShape target)) {
+            throw new IllegalArgumentException("bitcast of " + view + " needs an array shape, not " + targetShape);
+        }
+        return apply(view, target);
     }
 
     /**

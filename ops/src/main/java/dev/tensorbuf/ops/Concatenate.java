@@ -36,7 +36,9 @@ public final class Concatenate {
      *     rank or any other dimension
      */
     public static TensorView apply(int dimension, List<TensorView> parts) {
-        return TensorView.concatenated(dimension, parts);
+        TensorView joined = TensorView.concatenated(dimension, parts);
+        // One part is that part: its own form (strided, say) rather than a view of one piece.
+        return parts.size() == 1 ? parts.getFirst() : joined;
     }
 
     /**

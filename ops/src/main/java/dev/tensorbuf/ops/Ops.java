@@ -45,6 +45,11 @@ public final class Ops {
         return Pad.apply(view, low, high, interior, fill);
     }
 
+    /** {@return {@link Pad#apply(TensorView, long[], long[], long[], long)}: an integer fill, exact for 64-bit types} */
+    public static TensorView pad(TensorView view, long[] low, long[] high, long[] interior, long fill) {
+        return Pad.apply(view, low, high, interior, fill);
+    }
+
     /** {@return {@link Reshape#apply}} */
     public static TensorView reshape(TensorView view, long... outputDims) {
         return Reshape.apply(view, outputDims);

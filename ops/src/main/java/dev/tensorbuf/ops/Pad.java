@@ -11,6 +11,8 @@ import dev.tensorbuf.views.indexing.IndexingMap;
  * {@code d} reads input {@code (d - low) / (interior + 1)} where {@code (d - low) mod
  * (interior + 1) == 0} and the quotient is in range; everywhere else reads the fill value,
  * and writes there throw. The view is made from the pad's windows ({@link PadRemap}) in O(rank).
+ * A pad that only crops (no positive edge, no interior) is the slice it amounts to, strided
+ * where its source is.
  * {@snippet :
  * TensorView v = TensorView.of(buffer, "f32[2]{0}");          // [1, 2]
  * Pad.apply(v, new long[] {1}, new long[] {2}, new long[] {1}, 0).toFloatArray();
@@ -29,6 +31,14 @@ public final class Pad {
     }
 
     /**
+     * {@return the padded view, the fill an integer: exact for 64-bit types ({@code INT64_MAX} as
+     * a sentinel)} @see #apply(TensorView, long[], long[], long[], TensorView)
+     */
+    public static TensorView apply(TensorView view, long[] low, long[] high, long[] interior, long fill) {
+        return apply(view, low, high, interior, TensorView.scalar(view.dtype(), fill));
+    }
+
+    /**
      * {@return the padded view, made in O(rank): the map is composed when first asked for}
      *
      * @param fill a rank-0 view of the same type
@@ -40,7 +50,33 @@ public final class Pad {
         OpMaps.checkRank("pad", view, interior.length, "interior paddings");
         long[] in = OpMaps.dims(view);
         checkSizes(view, in, low, high, interior);
+        if (cropsOnly(low, high, interior)) {
+            // No index reads the fill: XLA uses such pads as slices, and the result stays strided.
+            long[] start = new long[in.length];
+            long[] limit = new long[in.length];
+            long[] stride = new long[in.length];
+            for (int i = 0; i < in.length; i++) {
+                start[i] = -low[i];
+                limit[i] = in[i] + high[i]; // checkSizes has made sure start <= limit
+                stride[i] = 1;
+            }
+            if (fill.rank() != 0 || fill.dtype() != view.dtype()) {
+                throw new IllegalArgumentException("fill of " + view + " must be a rank-0 " + view.dtype() + " view, not "
+                        + fill);
+            }
+            return Slice.apply(view, start, limit, stride);
+        }
         return view.padded(PadRemap.of(in, low, high, interior), fill);
+    }
+
+    /** {@return whether no padding is added anywhere: no positive edge, no interior} */
+    private static boolean cropsOnly(long[] low, long[] high, long[] interior) {
+        for (int i = 0; i < low.length; i++) {
+            if (low[i] > 0 || high[i] > 0 || interior[i] != 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static void checkSizes(TensorView view, long[] in, long[] low, long[] high, long[] interior) {

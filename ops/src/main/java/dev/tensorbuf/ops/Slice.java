@@ -37,7 +37,15 @@ public final class Slice {
             }
             out[i] = Math.ceilDiv(limit[i] - start[i], stride[i]);
         }
-        return view.remap(affine(out, start, stride));
+        // A dimension of size 0 or 1 never steps, so its stride is 1: start 0, stride 2^63 - 1
+        // keeps one element and must not overflow the composed map.
+        long[] steps = stride.clone();
+        for (int i = 0; i < in.length; i++) {
+            if (out[i] <= 1) {
+                steps[i] = 1;
+            }
+        }
+        return view.remap(affine(out, start, steps));
     }
 
     /** {@return {@code d_i -> start_i + d_i * stride_i} over {@code outputDims}} */

@@ -137,4 +137,47 @@ class OpExamplesTest {
                 () -> Concatenate.apply(0, List.of(v, view("f32[4,5]{1,0}", 80))));
         assertTrue(concat.getMessage().contains("does not match f32[4,6]{1,0}"), concat.getMessage());
     }
+
+    /** Ops whose result needs no map of their own return the strided view they amount to. */
+    @Test
+    void cropsSinglePartsAndUnsteppedSlicesStayStrided() {
+        TensorView v = view("f32[4,6]{1,0}", 96);
+        float[] values = new float[24];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = i;
+        }
+        v.copyFrom(values);
+        TensorView crop = Pad.apply(v, new long[] {-1, 0}, new long[] {-1, -2}, new long[] {0, 0}, 0);
+        assertEquals(Optional.of(StridedLayout.of(new long[] {2, 4}, new long[] {6, 1}, 6)), crop.stridedLayout());
+        assertArrayEquals(new float[] {6, 7, 8, 9, 12, 13, 14, 15}, crop.toFloatArray());
+        assertTrue(Pad.apply(v, new long[] {0, 0}, new long[] {0, 0}, new long[] {0, 0}, 0).isStrided());
+        IllegalArgumentException fill = assertThrows(IllegalArgumentException.class,
+                () -> Pad.apply(v, new long[] {-1, 0}, new long[] {0, 0}, new long[] {0, 0}, TensorView.scalar(
+                        dev.tensorbuf.views.DType.S32, 0)));
+        assertTrue(fill.getMessage().contains("must be a rank-0 f32 view"), fill.getMessage());
+        assertTrue(Concatenate.apply(1, List.of(v)).isStrided());
+        IllegalArgumentException dim = assertThrows(IllegalArgumentException.class, () -> Concatenate.apply(2, List.of(v)));
+        assertTrue(dim.getMessage().contains("2"), dim.getMessage());
+        TensorView far = Slice.apply(v, new long[] {1, 0}, new long[] {4, 6}, new long[] {Long.MAX_VALUE, 1});
+        assertEquals(List.of(1L, 6L), far.dims());
+        assertArrayEquals(new float[] {6, 7, 8, 9, 10, 11}, far.toFloatArray());
+        IllegalArgumentException tuple = assertThrows(IllegalArgumentException.class, () -> Bitcast.apply(v, "(f32[24])"));
+        assertTrue(tuple.getMessage().contains("needs an array shape, not (f32[24])"), tuple.getMessage());
+    }
+
+    /** A double holds integers exactly only to 2^53; an integer fill keeps INT64_MAX and 2^53 + 1. */
+    @Test
+    void integerFillsAreExact() {
+        TensorView ids = view("s64[2]{0}", 16);
+        ids.copyFrom(new long[] {1, 2});
+        TensorView padded = Ops.pad(ids, new long[] {1}, new long[] {1}, new long[] {0}, Long.MAX_VALUE);
+        assertArrayEquals(new long[] {Long.MAX_VALUE, 1, 2, Long.MAX_VALUE}, padded.toLongArray());
+        TensorView odd = Pad.apply(ids, new long[] {0}, new long[] {1}, new long[] {0}, (1L << 53) + 1);
+        assertEquals((1L << 53) + 1, odd.getLong(2));
+        TensorView floats = view("f32[1]{0}", 4);
+        assertEquals(7f, Ops.pad(floats, new long[] {1}, new long[] {0}, new long[] {0}, 7).getFloat(0));
+        IllegalArgumentException u8 = assertThrows(IllegalArgumentException.class,
+                () -> Ops.pad(view("u8[2]{0}", 2), new long[] {1}, new long[] {0}, new long[] {0}, 256));
+        assertTrue(u8.getMessage().contains("256"), u8.getMessage());
+    }
 }

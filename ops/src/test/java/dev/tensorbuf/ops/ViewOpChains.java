@@ -207,9 +207,16 @@ final class ViewOpChains {
                 for (int i = 0; i < rank; i++) {
                     out[i] = low[i] + high[i] + dims[i] + Math.max(dims[i] - 1, 0) * interior[i];
                 }
+                // A pad that only crops reads no fill: Pad.apply makes it the slice it is, one piece fewer.
+                boolean cropsOnly = true;
+                for (int i = 0; i < rank; i++) {
+                    cropsOnly &= low[i] <= 0 && high[i] <= 0 && interior[i] == 0;
+                }
+                boolean crop = cropsOnly;
                 return new Step("pad " + list(low) + " " + list(high) + " " + list(interior),
                         v -> Pad.apply(v, low, high, interior, FILL), r -> r.pad(low, high, interior, FILL),
-                        v -> v.padded(Pad.outputToInput(dims, low, high, interior), out, TensorView.scalar(DType.F32, FILL)));
+                        v -> crop ? v.remap(Pad.outputToInput(dims, low, high, interior), out)
+                                : v.padded(Pad.outputToInput(dims, low, high, interior), out, TensorView.scalar(DType.F32, FILL)));
             }
             case 5 -> {
                 long count = Reference.count(dims);

@@ -139,6 +139,31 @@ public final class TensorView {
         } else {
             access.setDouble(one, 0, value);
         }
+        return scalarOf(one, dtype);
+    }
+
+    /**
+     * {@return a rank-0 view holding the integer {@code value}}: exact for every 64-bit value of
+     * an integer type (a double holds integers exactly only up to 2^53), and the nearest value of
+     * a floating-point or complex type.
+     * {@snippet :
+     * TensorView.scalar(DType.S64, Long.MAX_VALUE).getLong(); // 9223372036854775807, INT64_MAX as a pad fill
+     * TensorView.scalar(DType.U8, 256);                      // IllegalArgumentException: out of u8's range
+     * }
+     *
+     * @throws IllegalArgumentException if an integer type or pred cannot hold the value
+     */
+    public static TensorView scalar(DType dtype, long value) {
+        DType.Kind kind = dtype.kind();
+        if (kind == DType.Kind.FLOAT || kind == DType.Kind.COMPLEX) {
+            return scalar(dtype, (double) value);
+        }
+        MemorySegment one = Arena.ofAuto().allocate(16, 16);
+        ElementAccess.of(dtype).setLong(one, 0, value);
+        return scalarOf(one, dtype);
+    }
+
+    private static TensorView scalarOf(MemorySegment one, DType dtype) {
         Buffer b = Buffers.foreign(one, MemorySpace.HOST, "scalar", () -> { });
         return of(b.asReadOnly(), ArrayShape.of(dtype));
     }

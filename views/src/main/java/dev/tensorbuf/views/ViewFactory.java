@@ -20,6 +20,7 @@ final class ViewFactory {
 
     /** {@return the view of {@link TensorView#of(Buffer, ArrayShape)}} */
     static TensorView of(Buffer buffer, ArrayShape shape) {
+        buffer.address(); // a closed buffer fails here, naming itself, not at the first element read
         if (!shape.isStatic()) {
             throw new IllegalArgumentException("view of " + shape + ": dynamic dimensions need their sizes; views take static shapes");
         }
@@ -97,6 +98,7 @@ final class ViewFactory {
      */
     static TensorView checked(ArrayShape logical, ViewMap map, ElementAccess access) {
         for (ViewMap.Single piece : map.pieces()) {
+            piece.buffer().address(); // a closed buffer fails when the view is made
             IndexingMap m = piece.map();
             if (m.dims().size() != logical.rank()) {
                 throw new IllegalArgumentException("map " + m + " has " + m.dims().size() + " dimension(s) but "

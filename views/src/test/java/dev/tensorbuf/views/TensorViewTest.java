@@ -299,4 +299,24 @@ class TensorViewTest {
         assertTrue(e.getMessage().contains("index [3] of f32[4] padded is padding"), e.getMessage());
         assertTrue(p.form() instanceof MapForm.General g && g.reason().contains("padded view"));
     }
+
+    @Test
+    void integerScalarExampleFromJavadoc() {
+        assertEquals(Long.MAX_VALUE, TensorView.scalar(DType.S64, Long.MAX_VALUE).getLong());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TensorView.scalar(DType.U8, 256));
+        assertTrue(e.getMessage().contains("256"), e.getMessage());
+        assertEquals(3.0f, TensorView.scalar(DType.BF16, 3).getFloat());
+        assertEquals(-1.0, TensorView.scalar(DType.C64, -1L).getReal());
+    }
+
+    @Test
+    void aClosedBufferIsRefusedWhenTheViewIsMade() {
+        Allocator arena = Allocators.confined();
+        Buffer b = arena.allocate(96);
+        b.close();
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> TensorView.of(b, "f32[24]"));
+        assertTrue(e.getMessage().contains("closed"), e.getMessage());
+        assertThrows(IllegalStateException.class, () -> TensorView.strided(b, DType.F32, StridedLayout.packed(24)));
+        arena.close();
+    }
 }
