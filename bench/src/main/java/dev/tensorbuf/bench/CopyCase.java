@@ -8,7 +8,6 @@ import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorFormat;
-import dev.tensorbuf.views.XlaShape;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SegmentAllocator;
@@ -100,7 +99,7 @@ public record CopyCase(String name, Function<SegmentAllocator, Sides> build) {
     }
 
     private static Access tiled(SegmentAllocator memory, String text) {
-        ArrayShape s = (ArrayShape) XlaShape.parse(text);
+        ArrayShape s = ArrayShape.parse(text);
         MemorySegment m = memory.allocate(s.physicalElementCount() * s.dtype().byteWidth(), 64);
         fillPattern(m);
         return Access.tiled(m, s);

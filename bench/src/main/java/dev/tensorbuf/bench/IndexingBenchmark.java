@@ -2,7 +2,6 @@ package dev.tensorbuf.bench;
 
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.StridedLayout;
-import dev.tensorbuf.views.XlaShape;
 import dev.tensorbuf.views.indexing.CompiledMap;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import java.util.concurrent.TimeUnit;
@@ -49,7 +48,7 @@ public class IndexingBenchmark {
     @Setup
     public void setUp() {
         reshapeChain = IndexingMap.parse(RESHAPE_CHAIN);
-        tiledLayout = ((ArrayShape) XlaShape.parse("f32[1000,1000]{1,0:T(8,128)}")).toIndexingMap();
+        tiledLayout = ArrayShape.parse("f32[1000,1000]{1,0:T(8,128)}").toIndexingMap();
         strided4d = StridedLayout.of(new long[] {32, 64, 112, 112}, new long[] {802816, 1, 7168, 64})
                 .toIndexingMap().compile();
         tiled2d = tiledLayout.compile();
@@ -74,7 +73,7 @@ public class IndexingBenchmark {
 
     @Benchmark
     public IndexingMap lowerAndSimplifyTiledLayout() {
-        return ((ArrayShape) XlaShape.parse("bf16[4096,4096]{1,0:T(8,128)(2,1)}")).toIndexingMap().simplify();
+        return ArrayShape.parse("bf16[4096,4096]{1,0:T(8,128)(2,1)}").toIndexingMap().simplify();
     }
 
     @Benchmark

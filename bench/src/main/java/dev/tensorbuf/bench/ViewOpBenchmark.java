@@ -15,7 +15,6 @@ import dev.tensorbuf.ops.Transpose;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.MapForm;
 import dev.tensorbuf.views.TensorView;
-import dev.tensorbuf.views.XlaShape;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -62,9 +61,9 @@ public class ViewOpBenchmark {
         view = TensorView.of(gib, "f32[256,1024,1024]{2,1,0}");
         tiled = TensorView.of(gib, "f32[256,1024,1024]{2,1,0:T(8,128)}");
         scalar = TensorView.scalar(view.dtype(), 0);
-        bitcastTarget = (ArrayShape) XlaShape.parse("f32[1024,1024,256]{0,1,2}");
-        tiledBitcastTarget = (ArrayShape) XlaShape.parse("f32[256,1024,8,128]{3,2,1,0}");
-        tiledShape = (ArrayShape) XlaShape.parse("f32[256,1024,1024]{2,1,0:T(8,128)}");
+        bitcastTarget = ArrayShape.parse("f32[1024,1024,256]{0,1,2}");
+        tiledBitcastTarget = ArrayShape.parse("f32[256,1024,8,128]{3,2,1,0}");
+        tiledShape = ArrayShape.parse("f32[256,1024,1024]{2,1,0:T(8,128)}");
     }
 
     @Benchmark

@@ -23,7 +23,6 @@ import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorFormat;
 import dev.tensorbuf.views.TensorView;
-import dev.tensorbuf.views.XlaShape;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
@@ -127,7 +126,7 @@ final class DemoPipeline implements AutoCloseable {
 
     /** f32 NCHW -> bf16 in TPU tiles T(8,128)(2,1), and back: every value is the bf16 rounding of the f32. */
     Result stageTiled() {
-        ArrayShape tiled = (ArrayShape) XlaShape.parse("bf16[8,3,224,224]{3,2,1,0:T(8,128)(2,1)}");
+        ArrayShape tiled = ArrayShape.parse("bf16[8,3,224,224]{3,2,1,0:T(8,128)(2,1)}");
         Buffer tiles = arena.allocate(tiled.arraySize());
         tiles.segment().fill((byte) 0);
         TensorView bf16 = TensorView.of(tiles, tiled);
@@ -190,7 +189,7 @@ final class DemoPipeline implements AutoCloseable {
     /** The (2,1) bf16 tiling at a size a person can read: seed 002's Figure 2. */
     Result picture() {
         Path file = outDir.resolve("layout_bf16_T(2,4)(2,1).svg");
-        ArrayShape shape = (ArrayShape) XlaShape.parse("bf16[4,8]{1,0:T(2,4)(2,1)}");
+        ArrayShape shape = ArrayShape.parse("bf16[4,8]{1,0:T(2,4)(2,1)}");
         String svg = PictureSvg.draw(LayoutPicture.of(TiledPlacement.of(shape), java.util.Optional.empty()));
         try {
             Files.writeString(file, svg, StandardCharsets.UTF_8);

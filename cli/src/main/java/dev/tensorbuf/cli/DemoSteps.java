@@ -11,7 +11,6 @@ import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.TensorView;
-import dev.tensorbuf.views.XlaShape;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -87,7 +86,7 @@ final class DemoSteps {
 
     /** Seed 000's Figure 1: where each element of a 3x5 array lands under 2x2 tiles. */
     static Result tiledLayout() {
-        ArrayShape shape = (ArrayShape) XlaShape.parse("f32[3,5]{1,0:T(2,2)}");
+        ArrayShape shape = ArrayShape.parse("f32[3,5]{1,0:T(2,2)}");
         List<String> grid = new ArrayList<>();
         List<List<Long>> rows = new ArrayList<>();
         for (long i = 0; i < shape.dim(0); i++) {
@@ -117,7 +116,7 @@ final class DemoSteps {
 
     /** A TPU-style bf16 layout: two tiling levels and a memory space. */
     static Result acceleratorTiling() {
-        ArrayShape shape = (ArrayShape) XlaShape.parse("bf16[8, 1, 1280, 16384] {3,2,0,1 : T(8,128)(2,1) S(1)}");
+        ArrayShape shape = ArrayShape.parse("bf16[8, 1, 1280, 16384] {3,2,0,1 : T(8,128)(2,1) S(1)}");
         long last = shape.linearIndex(7, 0, 1279, 16383);
         Map<String, Object> facts = new LinkedHashMap<>();
         facts.put("shape", shape.toString());
@@ -153,7 +152,7 @@ final class DemoSteps {
             }
             nchw.copyFrom(values);
             TensorView nhwc = Ops.transpose(nchw, 0, 2, 3, 1);
-            ArrayShape target = (ArrayShape) XlaShape.parse("bf16[2,16,128,8]{3,2,1,0:T(8,128)(2,1)}");
+            ArrayShape target = ArrayShape.parse("bf16[2,16,128,8]{3,2,1,0:T(8,128)(2,1)}");
             TensorView tiled = CopyEngine.defaults().materialize(nhwc, target, arena);
             long[] mismatches = {0};
             nhwc.forEachIndex(i -> {

@@ -17,7 +17,7 @@ import java.util.Optional;
  * shape are computed by one implementation of XLA's nested tiling (seed 000), including
  * combined dimensions ({@code *}).
  * {@snippet :
- * ArrayShape a = (ArrayShape) XlaShape.parse("f32[3,5]{1,0:T(2,2)}");
+ * ArrayShape a = ArrayShape.parse("f32[3,5]{1,0:T(2,2)}");
  * a.linearIndex(2, 3);        // 17
  * a.physicalDims();           // [2, 3, 2, 2]
  * a.physicalElementCount();   // 24
@@ -74,6 +74,31 @@ public record ArrayShape(DType dtype, List<Long> dims, List<Boolean> dynamicDims
         if (layout.isPresent()) {
             TiledLayoutMath.validateLayoutForShape(layout.get(), dtype, dims, dynamicDims);
         }
+    }
+
+    /**
+     * {@return the array shape written in XLA's text}, as {@link XlaShape#parse(String)} reads it,
+     * for the many calls that need an array and would otherwise cast
+     * {@snippet :
+     * ArrayShape s = ArrayShape.parse("bf16[8,128]{1,0:T(8,128)(2,1)}");
+     * s.arraySize(); // 2048
+     * ArrayShape.parse("(f32[2], s32[])"); // IllegalArgumentException: "an array shape is needed, not the tuple (f32[2]{0}, s32[])"
+     * }
+     *
+     * @throws dev.tensorbuf.views.text.TextFormatException naming what was wrong and where
+     * @throws IllegalArgumentException if the text is a tuple, token or opaque shape
+     */
+    public static ArrayShape parse(String text) {
+        XlaShape shape = XlaShape.parse(text);
+        if (!(shape instanceof ArrayShape array)) {
+            String kind = switch (shape) {
+                case TupleShape t -> "the tuple ";
+                case TokenShape t -> "the token ";
+                default -> "";
+            };
+            throw new IllegalArgumentException("an array shape is needed, not " + kind + shape);
+        }
+        return array;
     }
 
     /** {@return a static-shaped array of these sizes with XLA's default descending layout} */
@@ -223,7 +248,7 @@ public record ArrayShape(DType dtype, List<Long> dims, List<Boolean> dynamicDims
      * {@return the layout as an indexing map from the logical index to the element offset, with
      * domain {@code d_i in [0, dim_i - 1]}: the floordiv/mod form of the tiling formula}
      * {@snippet :
-     * ((ArrayShape) XlaShape.parse("f32[3,5]{1,0:T(2,2)}")).toIndexingMap().toString();
+     * ArrayShape.parse("f32[3,5]{1,0:T(2,2)}").toIndexingMap().toString();
      * // "(d0, d1) -> (d1 mod 2 + (d0 mod 2) * 2 + (d1 / 2) * 4 + (d0 / 2) * 12), domain: d0 in [0, 2], d1 in [0, 4]"
      * }
      *

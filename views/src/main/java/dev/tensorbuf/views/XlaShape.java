@@ -11,7 +11,7 @@ import dev.tensorbuf.views.text.TextFormatException;
  * {@snippet :
  * XlaShape s = XlaShape.parse("(f32[1572864], s8[ 5120,1024 ])");
  * s.toString(); // "(f32[1572864]{0}, s8[5120,1024]{1,0})"
- * ArrayShape a = (ArrayShape) XlaShape.parse("f32[3,5]{1,0:T(2,2)}");
+ * ArrayShape a = ArrayShape.parse("f32[3,5]{1,0:T(2,2)}");
  * a.arraySize(); // 96
  * }
  */

@@ -18,7 +18,7 @@ import java.util.Objects;
  * Access nchw = Access.strided(m, DType.F32, StridedLayout.packed(2, 3));
  * nchw.dims();          // [2, 3]
  * nchw.elementCount();  // 6
- * Access t = Access.tiled(m, (ArrayShape) XlaShape.parse("f32[2,3]{0,1}"));
+ * Access t = Access.tiled(m, ArrayShape.parse("f32[2,3]{0,1}"));
  * t.dims();             // [2, 3]
  * }
  *

@@ -223,6 +223,27 @@ public final class CopyEngine {
      * @throws UnsupportedOperationException if either view is in memory Java cannot touch
      */
     public void copy(TensorView src, TensorView dst) {
+        copyViews(src, dst, null);
+    }
+
+    /**
+     * Copies every element of {@code src} into {@code dst} as {@link #copy(TensorView, TensorView)}
+     * does, applying a per-channel scale and bias: image staging between views.
+     * {@snippet :
+     * TensorView pixels = TensorView.of(in, "u8[1,224,224,3]{3,2,1,0}");   // NHWC, as decoded
+     * TensorView input = TensorView.of(out, "f32[1,3,224,224]{3,2,1,0}");  // NCHW, what the model takes
+     * engine.copy(Ops.transpose(pixels, 0, 3, 1, 2), input, new ChannelAffine(1,
+     *         List.of(1 / 58.395f, 1 / 57.12f, 1 / 57.375f), List.of(-123.675f / 58.395f, -116.28f / 57.12f, -103.53f / 57.375f)));
+     * }
+     *
+     * @throws IllegalArgumentException as {@link #copy(TensorView, TensorView)}, or as
+     *     {@link CopyPlan#of(Access, Access, ChannelAffine)} for the scale and bias
+     */
+    public void copy(TensorView src, TensorView dst, ChannelAffine affine) {
+        copyViews(src, dst, java.util.Objects.requireNonNull(affine, "affine"));
+    }
+
+    private void copyViews(TensorView src, TensorView dst, ChannelAffine affine) {
         if (!src.dims().equals(dst.dims())) {
             throw new IllegalArgumentException("cannot copy " + src + " into " + dst + ": dims " + src.dims()
                     + " differ from " + dst.dims());
@@ -239,14 +260,28 @@ public final class CopyEngine {
         var to = ViewAdapter.destination(dst);
         boolean shared = from.isPresent() && to.isPresent() ? Reach.overlap(from.get(), to.get())
                 : ViewAdapter.shareBuffers(src, dst);
-        if (shared && src.elementCount() > 0) {
-            // As NumPy's copyto: the source is read whole before any of it is overwritten.
+        boolean planned = from.isPresent() && to.isPresent();
+        if (src.elementCount() > 0 && (shared || (affine != null && !planned))) {
+            // As NumPy's copyto: the source is read whole before any of it is overwritten. The
+            // scale and bias run in planned copies only, so a source or destination over several
+            // pieces (or packed sub-byte) goes through dense temporaries too.
             try (Allocator temporary = Allocators.shared()) {
                 long[] dims = src.dims().stream().mapToLong(Long::longValue).toArray();
-                copy(materialize(src, src.dtype(), StridedLayout.packed(dims), temporary), dst);
+                TensorView dense = materialize(src, src.dtype(), StridedLayout.packed(dims), temporary);
+                if (affine == null) {
+                    copy(dense, dst);
+                } else if (to.isPresent()) {
+                    copy(ViewAdapter.access(dense).orElseThrow(), to.get(), affine);
+                } else {
+                    long bytes = Sizes.multiply(dense.elementCount(), dst.dtype().byteWidth(), () -> "bytes of " + dst);
+                    TensorView scaled = TensorView.strided(temporary.allocate(Math.max(1, bytes)), dst.dtype(),
+                            StridedLayout.packed(dims));
+                    copy(ViewAdapter.access(dense).orElseThrow(), ViewAdapter.access(scaled).orElseThrow(), affine);
+                    copy(scaled, dst);
+                }
             }
-        } else if (from.isPresent() && to.isPresent()) {
-            copy(from.get(), to.get());
+        } else if (planned) {
+            execute(CopyPlan.of(from.get(), to.get(), affine));
         } else {
             ViewAdapter.copyElements(src, dst);
         }

@@ -5,8 +5,8 @@
  * {@snippet :
  * MemorySegment src = arena.allocate(4L * 4096 * 4096);
  * MemorySegment dst = arena.allocate(4L * 4096 * 4096);
- * Access rows = Access.tiled(src, (ArrayShape) XlaShape.parse("f32[4096,4096]{1,0}"));
- * Access tiles = Access.tiled(dst, (ArrayShape) XlaShape.parse("f32[4096,4096]{1,0:T(8,128)}"));
+ * Access rows = Access.tiled(src, ArrayShape.parse("f32[4096,4096]{1,0}"));
+ * Access tiles = Access.tiled(dst, ArrayShape.parse("f32[4096,4096]{1,0:T(8,128)}"));
  * CopyEngine.defaults().copy(rows, tiles);   // one MemorySegment.copy per 512-byte tile row
  * }
  *

@@ -177,6 +177,44 @@ class ViewCopyTest {
         }
     }
 
+    /** Image staging between views: one planned copy, and through temporaries for views over several pieces. */
+    @Test
+    void aPerChannelScaleAndBiasRunsBetweenViews() {
+        TensorView pixels = TensorView.of(allocator.allocate(2 * 4 * 3), "u8[1,2,4,3]{3,2,1,0}"); // NHWC
+        int[] bytes = new int[24];
+        for (int i = 0; i < bytes.length; i++) {
+            bytes[i] = (i * 37) % 256;
+        }
+        pixels.copyFrom(bytes);
+        List<Float> scale = List.of(0.5f, 2f, -1f);
+        List<Float> bias = List.of(1f, 0f, 3f);
+        ChannelAffine affine = new ChannelAffine(1, scale, bias);
+        TensorView nchw = Ops.transpose(pixels, 0, 3, 1, 2);
+        TensorView planned = TensorView.of(allocator.allocate(96), "f32[1,3,2,4]{3,2,1,0}");
+        engine.copy(nchw, planned, affine);
+        TensorView joined = TensorView.concatenated(2, List.of(
+                Ops.slice(nchw, new long[] {0, 0, 0, 0}, new long[] {1, 3, 1, 4}, new long[] {1, 1, 1, 1}),
+                Ops.slice(nchw, new long[] {0, 0, 1, 0}, new long[] {1, 3, 2, 4}, new long[] {1, 1, 1, 1})));
+        TensorView halves = values("f32[1,3,2,4]", new float[24]);
+        TensorView intoPieces = TensorView.concatenated(2, List.of(
+                Ops.slice(halves, new long[] {0, 0, 0, 0}, new long[] {1, 3, 1, 4}, new long[] {1, 1, 1, 1}),
+                Ops.slice(halves, new long[] {0, 0, 1, 0}, new long[] {1, 3, 2, 4}, new long[] {1, 1, 1, 1})));
+        TensorView fromPieces = TensorView.of(allocator.allocate(96), "f32[1,3,2,4]{3,2,1,0}");
+        engine.copy(joined, fromPieces, affine);
+        engine.copy(joined, intoPieces, affine);
+        nchw.forEachIndex(i -> {
+            int c = (int) i[1];
+            float expected = Math.fma((float) nchw.getLong(i), scale.get(c), bias.get(c));
+            assertEquals(expected, planned.getFloat(i), () -> "element " + java.util.Arrays.toString(i));
+            assertEquals(expected, fromPieces.getFloat(i));
+            assertEquals(expected, halves.getFloat(i));
+        });
+        assertEquals(ArrayShape.parse("f32[1,3,2,4]{3,2,1,0}"), planned.shape());
+        assertEquals(2048, ArrayShape.parse("bf16[8,128]{1,0:T(8,128)(2,1)}").arraySize()); // ArrayShape.parse's example
+        IllegalArgumentException tuple = assertThrows(IllegalArgumentException.class, () -> ArrayShape.parse("(f32[2], s32[])"));
+        assertEquals("an array shape is needed, not the tuple (f32[2]{0}, s32[])", tuple.getMessage());
+    }
+
     @Test
     void paddedAndConcatenatedViewsCopyElementByElement() {
         TensorView a = iota("f32[2,3]{1,0}");
