@@ -3,6 +3,7 @@ package dev.tensorbuf.cli;
 import dev.tensorbuf.cli.TensorFiles.Format;
 import dev.tensorbuf.cli.TensorFiles.Opened;
 import dev.tensorbuf.interop.DenseTensor;
+import dev.tensorbuf.interop.FileReplacement;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.NpyArray;
 import dev.tensorbuf.interop.SafetensorsFile;
@@ -21,7 +22,6 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -62,6 +62,8 @@ final class ConvertCommand implements Command {
                 over; OUT may be IN). A .npy of ml_dtypes' bf16 or f8 says only '<V2' or '<V1'
                 (void): name its type with --from-dtype. .npy and safetensors output are row-major (C order); a
                 safetensors output names its tensor like the input tensor, or after IN's file name.
+                OUT is replaced only once it is complete; a link is written through and the file's
+                permissions are kept.
                 A progress bar is drawn on a terminal for conversions over a second (not with --quiet).
 
                 example (x.npy holds np.arange(1, 16, dtype="<f4").reshape(3, 5)):
@@ -185,7 +187,8 @@ final class ConvertCommand implements Command {
      * Converts every tensor of a safetensors file into a safetensors file, straight into the new
      * file's mapping, one tensor at a time: --dtype changes the floating-point tensors and keeps the
      * others (token ids stay integers), metadata carry over. The file is built beside OUT and moved
-     * over it once complete, so OUT may be the input and a failure leaves no half-written OUT.
+     * over it once complete ({@link FileReplacement}), so OUT may be the input and a failure leaves
+     * no half-written OUT.
      */
     private static int convertAll(Invocation in, SafetensorsFile input, Path outPath, long start) throws IOException {
         int count = input.names().size();
@@ -217,20 +220,16 @@ final class ConvertCommand implements Command {
             shapes.put(t.name(), shape);
             total = Math.addExact(total, shape.arraySize());
         }
-        Path part = outPath.toAbsolutePath().resolveSibling("." + outPath.getFileName() + "." + ProcessHandle.current().pid()
-                + ".part");
-        try {
+        long bytes = total;
+        FileReplacement.write(outPath, part -> {
             try (SafetensorsFile out = SafetensorsFile.create(part, shapes, input.metadata());
-                 Progress progress = Progress.start(in.err(), in.flag("quiet"), total)) {
+                 Progress progress = Progress.start(in.err(), in.flag("quiet"), bytes)) {
                 for (SafetensorsTensor t : input.tensors()) {
                     copy(TensorView.of(t.data(), TensorFiles.shapeOf(t, t.dtype())),
                             TensorView.of(out.tensor(t.name()).data(), shapes.get(t.name())), progress);
                 }
             }
-            Files.move(part, outPath, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } finally {
-            Files.deleteIfExists(part);
-        }
+        });
         double seconds = (System.nanoTime() - start) / 1e9;
         long written = Files.size(outPath);
         if (in.flag("json")) {

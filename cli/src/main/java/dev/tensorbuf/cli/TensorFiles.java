@@ -1,6 +1,7 @@
 package dev.tensorbuf.cli;
 
 import dev.tensorbuf.interop.DenseTensor;
+import dev.tensorbuf.interop.FileReplacement;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.interop.SafetensorsTensor;
@@ -160,20 +161,24 @@ final class TensorFiles {
         }
     }
 
-    /** Writes {@code data} as the whole file, in pieces, telling {@code written} each piece's bytes. */
+    /**
+     * Writes {@code data} as the whole file, in pieces, telling {@code written} each piece's
+     * bytes; the file is replaced only once complete, as the .npy and safetensors writers do.
+     */
     static void writeRaw(Path file, MemorySegment data, LongConsumer written) throws IOException {
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.CREATE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            for (long done = 0; done < data.byteSize(); ) {
-                int n = (int) Math.min(WRITE_PIECE_BYTES, data.byteSize() - done);
-                ByteBuffer piece = data.asSlice(done, n).asByteBuffer();
-                while (piece.hasRemaining()) {
-                    channel.write(piece);
+        FileReplacement.write(file, where -> {
+            try (FileChannel channel = FileChannel.open(where, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+                for (long done = 0; done < data.byteSize(); ) {
+                    int n = (int) Math.min(WRITE_PIECE_BYTES, data.byteSize() - done);
+                    ByteBuffer piece = data.asSlice(done, n).asByteBuffer();
+                    while (piece.hasRemaining()) {
+                        channel.write(piece);
+                    }
+                    done += n;
+                    written.accept(n);
                 }
-                done += n;
-                written.accept(n);
             }
-        }
+        });
     }
 
     /** {@return the shape of {@code t}'s dims with elements of {@code type}, laid out as files store it} */

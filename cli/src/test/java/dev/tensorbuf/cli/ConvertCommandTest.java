@@ -19,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.ResourceLock;
@@ -327,6 +328,61 @@ class ConvertCommandTest {
         try (SafetensorsFile f = SafetensorsFile.open(out)) {
             assertEquals(List.of("b"), f.names());
             assertEquals(DType.S8, f.tensor("b").dtype());
+        }
+    }
+
+    @Test
+    void outputIsWrittenThroughLinksKeepsItsModeAndIsReplacedOnlyWhole() throws IOException {
+        Path model = dir.resolve("m.safetensors");
+        SafetensorsFile.write(model, Map.of("w", new DenseTensor(DType.F32, List.of(2L),
+                Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1, 2)),
+                "ids", new DenseTensor(DType.S8, List.of(1L), MemorySegment.ofArray(new byte[] {5}))), Map.of("format", "pt"));
+        Path real = Files.createDirectory(dir.resolve("real"));
+        Path target = real.resolve("t.safetensors");
+        Files.write(target, new byte[] {1, 2, 3});
+        Files.setPosixFilePermissions(target, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r-----"));
+        Path link = Files.createSymbolicLink(dir.resolve("link.safetensors"), target);
+        for (String[] extra : List.of(new String[0], new String[] {"--tensor", "w"})) {
+            List<String> args = new java.util.ArrayList<>(List.of("convert", model.toString(), link.toString(), "--dtype", "bf16"));
+            args.addAll(List.of(extra));
+            CliHarness r = CliHarness.run(args.toArray(String[]::new));
+            assertEquals(0, r.code(), r.err());
+            assertTrue(Files.isSymbolicLink(link), "the link stays a link");
+            try (SafetensorsFile f = SafetensorsFile.open(target)) {
+                assertEquals(DType.BF16, f.tensor("w").dtype());
+                assertEquals(extra.length == 0 ? Map.of("format", "pt") : Map.of(), f.metadata());
+            }
+            assertEquals("rw-r-----", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(target)));
+            try (java.util.stream.Stream<Path> files = Stream.concat(Files.list(dir), Files.list(real))) {
+                assertEquals(List.of(), files.filter(p -> p.getFileName().toString().endsWith(".part")).toList());
+            }
+        }
+        // A full device names itself, not a hidden file, and is written directly.
+        if (Files.exists(Path.of("/dev/full"))) {
+            CliHarness r = CliHarness.run("convert", oneToFifteen().toString(), "/dev/full");
+            assertEquals(2, r.code());
+            assertEquals("tensorbuf convert: /dev/full: No space left on device\n", r.err());
+        }
+    }
+
+    @Test
+    void aWriteProtectedOutputIsRefusedInEveryMode() throws IOException {
+        Path model = dir.resolve("m.safetensors");
+        SafetensorsFile.write(model, Map.of("w", new DenseTensor(DType.F32, List.of(1L),
+                Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1)),
+                "ids", new DenseTensor(DType.S8, List.of(1L), MemorySegment.ofArray(new byte[] {5}))));
+        Path ro = dir.resolve("ro.safetensors");
+        Files.write(ro, new byte[] {9});
+        Files.setPosixFilePermissions(ro, java.nio.file.attribute.PosixFilePermissions.fromString("r--r--r--"));
+        org.junit.jupiter.api.Assumptions.assumeFalse(Files.isWritable(ro),
+                "this user (root?) may write a write-protected file, so nothing is refused");
+        for (List<String> extra : List.of(List.<String>of(), List.of("--tensor", "w"))) {
+            List<String> args = new java.util.ArrayList<>(List.of("convert", model.toString(), ro.toString()));
+            args.addAll(extra);
+            CliHarness r = CliHarness.run(args.toArray(String[]::new));
+            assertEquals(2, r.code());
+            assertEquals("tensorbuf convert: permission denied: " + ro + "\n", r.err());
+            assertArrayEquals(new byte[] {9}, Files.readAllBytes(ro));
         }
     }
 }

@@ -139,7 +139,9 @@ public final class Npy {
 
     /**
      * Writes the tensor as a C-order, little-endian {@code .npy} file in the oldest format
-     * version that holds its header, replacing any file there.
+     * version that holds its header, replacing any file there once the new one is complete
+     * ({@link FileReplacement}: a failure leaves the old file, a link is written through, the
+     * file's permissions are kept).
      *
      * @throws IllegalArgumentException if NumPy has no such dtype (bf16, f8, sub-byte types...)
      * @throws IOException if the file cannot be written
@@ -166,11 +168,12 @@ public final class Npy {
                             .orElse("no elements") + "): cannot write " + tensor + " to " + file);
         }
         byte[] preamble = NpyCodec.preamble(tensor.dtype().numpyDescr().orElseThrow(), false, tensor.dims(), majorVersion);
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.CREATE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            writeFully(channel, ByteBuffer.wrap(preamble));
-            writeSegment(channel, tensor.bytes());
-        }
+        FileReplacement.write(file, where -> {
+            try (FileChannel channel = FileChannel.open(where, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+                writeFully(channel, ByteBuffer.wrap(preamble));
+                writeSegment(channel, tensor.bytes());
+            }
+        });
     }
 
     private static boolean needsSwap(NpyHeader header) {

@@ -171,6 +171,21 @@ class NpyTest {
     }
 
     @Test
+    void writingFromAClosedArenaLeavesThePreviousFileIntact() throws IOException {
+        Path file = dir.resolve("keep.npy");
+        Npy.write(file, new DenseTensor(DType.F32, List.of(2L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1, 2)));
+        byte[] before = Files.readAllBytes(file);
+        Arena arena = Arena.ofShared();
+        DenseTensor dead = new DenseTensor(DType.F32, List.of(4L), arena.allocate(16));
+        arena.close();
+        assertThrows(IllegalStateException.class, () -> Npy.write(file, dead));
+        assertArrayEquals(before, Files.readAllBytes(file));
+        try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+            assertEquals(List.of(file), files.toList(), "no .part file is left behind");
+        }
+    }
+
+    @Test
     void mlDtypesFloat8E5m2FilesSayF1AndAreReadAsF8e5m2() throws IOException {
         // np.save(f, np.array([1.5, -2], ml_dtypes.float8_e5m2)) writes descr '<f1': e5m2 1.5 = 0x3e, -2 = 0xc0.
         Path file = dir.resolve("e5.npy");
