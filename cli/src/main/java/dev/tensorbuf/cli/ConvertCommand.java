@@ -56,14 +56,14 @@ final class ConvertCommand implements Command {
                 the XLA layout given by --layout (tiles and padding included, padding zeroed; row-major
                 without --layout). Raw input needs --from-layout, the XLA shape its bytes are laid out
                 in, and must be exactly that shape's size. --dtype converts the elements (NaN or
-                out-of-range values for an integer type are an error). A safetensors input with several
-                tensors needs --tensor NAME, except into a .safetensors OUT, which converts them all
-                (--dtype then changes the floating-point tensors and keeps the others; metadata carry
-                over; OUT may be IN). A .npy of ml_dtypes' bf16 or f8 says only '<V2' or '<V1'
-                (void): name its type with --from-dtype. .npy and safetensors output are row-major (C order); a
-                safetensors output names its tensor like the input tensor, or after IN's file name.
-                OUT is replaced only once it is complete; a link is written through and the file's
-                permissions are kept.
+                out-of-range values for an integer type are an error). A safetensors input into a
+                .safetensors OUT converts whole, whatever its number of tensors (--dtype then changes
+                the floating-point tensors and keeps the others; metadata carry over; OUT may be IN);
+                --tensor NAME picks one tensor instead, and is needed for other outputs when IN holds
+                several. A .npy of ml_dtypes' bf16 or f8 says only '<V2' or '<V1' (void): name its type
+                with --from-dtype. .npy and safetensors output are row-major (C order); a safetensors
+                output names its tensor like the input tensor, or after IN's file name. OUT is replaced
+                only once it is complete; a link is written through and the file's permissions are kept.
                 A progress bar is drawn on a terminal for conversions over a second (not with --quiet).
 
                 example (x.npy holds np.arange(1, 16, dtype="<f4").reshape(3, 5)):
@@ -98,9 +98,7 @@ final class ConvertCommand implements Command {
                 && in.value("tensor") == null) {
             checkInputOptions(in, inPath, Format.SAFETENSORS);
             try (SafetensorsFile file = SafetensorsFile.open(inPath)) {
-                if (file.names().size() > 1) {
-                    return convertAll(in, file, outPath, start);
-                }
+                return convertAll(in, file, outPath, start);
             }
         }
         Opened input = open(in, inPath);
@@ -188,20 +186,22 @@ final class ConvertCommand implements Command {
      * file's mapping, one tensor at a time: --dtype changes the floating-point tensors and keeps the
      * others (token ids stay integers), metadata carry over. The file is built beside OUT and moved
      * over it once complete ({@link FileReplacement}), so OUT may be the input and a failure leaves
-     * no half-written OUT.
+     * no half-written OUT. Taken whatever the number of tensors, so that a file of one converts by
+     * the same rules as a file of many.
      */
     private static int convertAll(Invocation in, SafetensorsFile input, Path outPath, long start) throws IOException {
         int count = input.names().size();
+        String holds = count == 0 ? "no tensors" : count == 1 ? "1 tensor" : count + " tensors";
         if (in.value("layout") != null) {
-            throw new UsageException("--layout describes one tensor, and " + input.file() + " holds " + count
-                    + " tensors: pick one with --tensor NAME");
+            throw new UsageException("--layout describes one tensor, and " + input.file() + " holds " + holds
+                    + ", converted whole into a .safetensors OUT: pick one with --tensor NAME");
         }
         String dtypeText = in.value("dtype");
         DType to = dtypeText == null ? null : DTypeNames.parse(dtypeText, "--dtype");
         if (to != null && to.kind() != DType.Kind.FLOAT) {
-            throw new UsageException("--dtype " + to + ": converting all " + count + " tensors of " + input.file()
-                    + " changes the floating-point ones, so the type must be floating-point; pick one tensor with"
-                    + " --tensor NAME to make it " + to);
+            throw new UsageException("--dtype " + to + ": converting " + (count > 1 ? "all " + holds + " of " + input.file()
+                    : input.file() + " (" + holds + ") whole") + " changes the floating-point ones, so the type must be"
+                    + " floating-point; pick one tensor with --tensor NAME to make it " + to);
         }
         if (to != null) {
             TensorFiles.requireWritable(outPath, to, "--dtype " + to, "pick another type");
@@ -246,7 +246,7 @@ final class ConvertCommand implements Command {
             json.put("seconds", Math.round(seconds * 1000) / 1000.0);
             in.printJson(json);
         } else {
-            in.out().println(input.file() + " -> " + outPath + ": " + count + " tensors"
+            in.out().println(input.file() + " -> " + outPath + ": " + (count == 0 ? "0 tensors" : holds)
                     + (to == null ? "" : " (" + changed + " to " + to + ", " + (count - changed) + " kept)") + ", "
                     + written + " bytes (safetensors) in " + String.format("%.2f s", seconds));
         }

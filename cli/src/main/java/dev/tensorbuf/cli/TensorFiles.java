@@ -123,6 +123,8 @@ final class TensorFiles {
                     picked = preferred;
                 } else if (names.size() == 1) {
                     picked = names.getFirst();
+                } else if (names.isEmpty()) {
+                    throw new IllegalArgumentException(file + " holds no tensors");
                 } else {
                     throw new IllegalArgumentException(file + " holds " + names.size() + " tensors " + names
                             + "; pick one with " + howToName);

@@ -314,8 +314,8 @@ class ConvertCommandTest {
                 "a", new DenseTensor(DType.F32, List.of(2L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1, 2)),
                 "b", new DenseTensor(DType.F32, List.of(1L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 3))));
         Path out = dir.resolve("o.safetensors");
-        assertEquals("tensorbuf convert: --layout describes one tensor, and " + model + " holds 2 tensors: pick one with"
-                + " --tensor NAME\n", CliHarness.run("convert", model.toString(), out.toString(), "--layout", "f32[2]{0}").err());
+        assertEquals("tensorbuf convert: --layout describes one tensor, and " + model + " holds 2 tensors, converted whole"
+                + " into a .safetensors OUT: pick one with --tensor NAME\n", CliHarness.run("convert", model.toString(), out.toString(), "--layout", "f32[2]{0}").err());
         assertEquals("tensorbuf convert: --dtype s8: converting all 2 tensors of " + model + " changes the floating-point"
                 + " ones, so the type must be floating-point; pick one tensor with --tensor NAME to make it s8\n",
                 CliHarness.run("convert", model.toString(), out.toString(), "--dtype", "s8").err());
@@ -329,6 +329,62 @@ class ConvertCommandTest {
             assertEquals(List.of("b"), f.names());
             assertEquals(DType.S8, f.tensor("b").dtype());
         }
+    }
+
+    @Test
+    void aFileOfOneTensorConvertsWholeByTheSameRulesAsSeveral() throws IOException {
+        // save_file({'ids': np.arange(10)}, 'one.safetensors', metadata={'format': 'np'})
+        Path one = dir.resolve("one.safetensors");
+        SafetensorsFile.write(one, Map.of("ids", new DenseTensor(DType.S64, List.of(10L),
+                Arena.ofAuto().allocateFrom(ValueLayout.JAVA_LONG, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9))), Map.of("format", "np"));
+        Path bf16 = dir.resolve("o1.safetensors");
+        CliHarness r = CliHarness.run("convert", one.toString(), bf16.toString(), "--dtype", "bf16");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().startsWith(one + " -> " + bf16 + ": 1 tensor (0 to bf16, 1 kept), "), r.out());
+        try (SafetensorsFile f = SafetensorsFile.open(bf16)) {
+            assertEquals(Map.of("format", "np"), f.metadata());
+            assertEquals(DType.S64, f.tensor("ids").dtype());
+            assertArrayEquals(new long[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9},
+                    f.tensor("ids").data().segment().toArray(ValueLayout.JAVA_LONG_UNALIGNED));
+        }
+        // A plain copy is the same file, metadata and all.
+        Path copy = dir.resolve("copy.safetensors");
+        r = CliHarness.run("convert", one.toString(), copy.toString());
+        assertEquals(0, r.code(), r.err());
+        assertArrayEquals(Files.readAllBytes(one), Files.readAllBytes(copy));
+        // Whole-file rules, worded for one tensor; --tensor still converts that tensor alone.
+        assertEquals("tensorbuf convert: --dtype s8: converting " + one + " (1 tensor) whole changes the floating-point"
+                + " ones, so the type must be floating-point; pick one tensor with --tensor NAME to make it s8\n",
+                CliHarness.run("convert", one.toString(), copy.toString(), "--dtype", "s8").err());
+        assertEquals("tensorbuf convert: --layout describes one tensor, and " + one + " holds 1 tensor, converted whole"
+                + " into a .safetensors OUT: pick one with --tensor NAME\n",
+                CliHarness.run("convert", one.toString(), copy.toString(), "--layout", "s64[10]{0}").err());
+        Path alone = dir.resolve("alone.safetensors");
+        r = CliHarness.run("convert", one.toString(), alone.toString(), "--tensor", "ids", "--dtype", "s8");
+        assertEquals(0, r.code(), r.err());
+        try (SafetensorsFile f = SafetensorsFile.open(alone)) {
+            assertEquals(Map.of(), f.metadata());
+            assertEquals(DType.S8, f.tensor("ids").dtype());
+        }
+        // Other outputs take the one tensor, in any layout, as before.
+        Path raw = dir.resolve("ids.raw");
+        r = CliHarness.run("convert", one.toString(), raw.toString(), "--layout", "s32[10]{0:T(4)}");
+        assertEquals(0, r.code(), r.err());
+        assertArrayEquals(new int[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0},
+                MemorySegment.ofArray(Files.readAllBytes(raw)).toArray(ValueLayout.JAVA_INT_UNALIGNED));
+    }
+
+    @Test
+    void aFileOfNoTensorsConvertsWholeAndKeepsItsMetadata() throws IOException {
+        Path none = dir.resolve("none.safetensors");
+        SafetensorsFile.write(none, Map.of(), Map.of("note", "no tensors"));
+        Path out = dir.resolve("none2.safetensors");
+        CliHarness r = CliHarness.run("convert", none.toString(), out.toString(), "--dtype", "bf16");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().startsWith(none + " -> " + out + ": 0 tensors (0 to bf16, 0 kept), "), r.out());
+        assertArrayEquals(Files.readAllBytes(none), Files.readAllBytes(out));
+        r = CliHarness.run("convert", none.toString(), dir.resolve("none.npy").toString());
+        assertEquals("tensorbuf convert: " + none + " holds no tensors\n", r.err());
     }
 
     @Test
