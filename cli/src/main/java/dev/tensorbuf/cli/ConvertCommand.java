@@ -113,6 +113,12 @@ final class ConvertCommand implements Command {
             }
             TensorFiles.requireWritable(outPath, target.dtype(), "the output",
                     "write raw bytes instead (OUT with any other extension)");
+            if (TensorFiles.packsUnevenly(target.dtype()) && target.requireLayout().elementSizeInBits() != 0) {
+                throw new UsageException("the output is " + target + ": " + target.dtype().bitWidth() + "-bit elements"
+                        + " do not pack evenly into bytes, and tensorbuf writes them only one to a byte, as ml_dtypes"
+                        + " holds them: give --layout '" + target.withLayout(XlaLayout.descending(target.rank()))
+                        + "' (raw output)");
+            }
             long bytes = target.arraySize();
             try (Allocator arena = Allocators.shared();
                  Progress progress = Progress.start(in.err(), in.flag("quiet"), outFormat == Format.RAW ? 2 * bytes : bytes)) {
@@ -215,18 +221,28 @@ final class ConvertCommand implements Command {
         long total = 0;
         for (SafetensorsTensor t : input.tensors()) {
             DType type = to != null && t.dtype().kind() == DType.Kind.FLOAT ? to : t.dtype();
+            if (type != t.dtype()) {
+                TensorFiles.requireReadable(input.file(), t);
+            }
             changed += type != t.dtype() ? 1 : 0;
             ArrayShape shape = TensorFiles.shapeOf(t, type);
             shapes.put(t.name(), shape);
-            total = Math.addExact(total, shape.arraySize());
+            total = Math.addExact(total, type == t.dtype() ? t.byteSize() : shape.arraySize());
         }
         long bytes = total;
         FileReplacement.write(outPath, part -> {
             try (SafetensorsFile out = SafetensorsFile.create(part, shapes, input.metadata());
                  Progress progress = Progress.start(in.err(), in.flag("quiet"), bytes)) {
                 for (SafetensorsTensor t : input.tensors()) {
-                    copy(TensorView.of(t.data(), TensorFiles.shapeOf(t, t.dtype())),
-                            TensorView.of(out.tensor(t.name()).data(), shapes.get(t.name())), progress);
+                    SafetensorsTensor into = out.tensor(t.name());
+                    if (into.dtype() == t.dtype()) {
+                        // Same type, both row-major and packed alike: the bytes are the tensor, whatever
+                        // the type (6-bit ones too, whose packing tensorbuf does not unpack).
+                        copyBytes(t.data().segment(), into.data().segment(), progress);
+                    } else {
+                        copy(TensorView.of(t.data(), TensorFiles.shapeOf(t, t.dtype())),
+                                TensorView.of(into.data(), shapes.get(t.name())), progress);
+                    }
                 }
             }
         });
@@ -290,6 +306,15 @@ final class ConvertCommand implements Command {
             throw new IllegalArgumentException(option + " " + text + " is not an array shape with static dims");
         }
         return array.layout().isPresent() ? array : array.withLayout(XlaLayout.descending(array.rank()));
+    }
+
+    private static void copyBytes(MemorySegment from, MemorySegment to, Progress progress) {
+        for (long done = 0; done < from.byteSize(); ) {
+            long n = Math.min(PIECE_BYTES, from.byteSize() - done);
+            MemorySegment.copy(from, done, to, done, n);
+            done += n;
+            progress.advance(n);
+        }
     }
 
     /** Copies in pieces along dim 0 when the destination is strided, so the bar moves; whole otherwise. */

@@ -72,15 +72,47 @@ final class TensorFiles {
      */
     static void requireWritable(Path file, DType dtype, String what, String otherwise) {
         Format format = formatOf(file);
+        boolean safetensorsHolds = dtype.safetensorsName().isPresent() && !packsUnevenly(dtype);
         if (format == Format.NPY && !dtype.isNumpyNative()) {
             throw new UsageException(what + " is " + dtype + ", which NumPy has no dtype for"
                     + dtype.numpyDescr().map(n -> " (ml_dtypes' " + n + " is saved as an unnamed void type)").orElse("")
-                    + "; " + (dtype.safetensorsName().isPresent()
+                    + "; " + (safetensorsHolds
                             ? "write " + sibling(file, ".safetensors") + " instead, which holds " + dtype
                             : otherwise));
         }
         if (format == Format.SAFETENSORS && dtype.safetensorsName().isEmpty()) {
             throw new UsageException(what + " is " + dtype + ", which safetensors has no dtype for; " + otherwise);
+        }
+        if (format == Format.SAFETENSORS && packsUnevenly(dtype)) {
+            throw new UsageException(what + " is " + dtype + ", which safetensors (" + dtype.safetensorsName().orElseThrow()
+                    + ") " + PACKED_SIX_BITS + "; " + otherwise);
+        }
+    }
+
+    /**
+     * Why 6-bit tensors of a safetensors file are not converted: the format gives their size
+     * (four elements to three bytes) but neither it nor ml_dtypes (one element to a byte) says
+     * where each element's bits go, so any order tensorbuf picked could silently scramble values.
+     */
+    private static final String PACKED_SIX_BITS = "packs four to three bytes in a bit order neither safetensors nor"
+            + " ml_dtypes defines, so tensorbuf does not unpack or pack them";
+
+    /** {@return whether the type's elements are narrower than a byte and do not divide it (the 6-bit floats)} */
+    static boolean packsUnevenly(DType type) {
+        return type.isSubByte() && 8 % type.bitWidth() != 0;
+    }
+
+    /**
+     * Checks that tensorbuf can read the values of safetensors tensor {@code t}, not only copy its bytes.
+     *
+     * @throws UsageException for a 6-bit tensor, naming it and what can be done with it
+     */
+    static void requireReadable(Path file, SafetensorsTensor t) {
+        if (packsUnevenly(t.dtype())) {
+            throw new UsageException(file + ": tensor '" + t.name() + "' is " + t.dtype() + " ("
+                    + t.dtype().safetensorsName().orElseThrow() + "), which safetensors " + PACKED_SIX_BITS
+                    + "; its bytes are copied unchanged only when a whole file converts into a .safetensors file"
+                    + " without changing its type");
         }
     }
 
@@ -131,6 +163,7 @@ final class TensorFiles {
                 }
             }
             SafetensorsTensor t = f.tensor(picked);
+            requireReadable(file, t);
             return new Opened(TensorView.of(t.data(), shapeOf(t, t.dtype())), picked, f);
         } catch (RuntimeException e) {
             f.close();

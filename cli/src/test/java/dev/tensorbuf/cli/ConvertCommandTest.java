@@ -388,6 +388,36 @@ class ConvertCommandTest {
     }
 
     @Test
+    void sixBitTensorsAreCopiedWholeButNotConverted() throws IOException {
+        // Safetensors packs F6_E2M3 four to three bytes; the bits of these three are copied, never interpreted.
+        Path f6 = dir.resolve("f6.safetensors");
+        SafetensorsFile.write(f6, Map.of(
+                "w", new DenseTensor(DType.F32, List.of(2L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1, 2)),
+                "x", new DenseTensor(DType.F6E2M3FN, List.of(4L), MemorySegment.ofArray(new byte[] {1, 2, 3}))),
+                Map.of("k", "v"));
+        Path copy = dir.resolve("copy.safetensors");
+        CliHarness r = CliHarness.run("convert", f6.toString(), copy.toString());
+        assertEquals(0, r.code(), r.err());
+        assertArrayEquals(Files.readAllBytes(f6), Files.readAllBytes(copy));
+
+        String refusal = f6 + ": tensor 'x' is f6e2m3fn (F6_E2M3), which safetensors packs four to three bytes in a bit"
+                + " order neither safetensors nor ml_dtypes defines, so tensorbuf does not unpack or pack them; its bytes"
+                + " are copied unchanged only when a whole file converts into a .safetensors file without changing its type";
+        Path out = dir.resolve("f6.f32.npy");
+        r = CliHarness.run("convert", f6.toString(), out.toString(), "--tensor", "x", "--dtype", "f32");
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf convert: " + refusal + "\n", r.err());
+        r = CliHarness.run("convert", f6.toString(), dir.resolve("bf.safetensors").toString(), "--dtype", "bf16");
+        assertEquals("tensorbuf convert: " + refusal + "\n", r.err());
+        assertFalse(Files.exists(out) || Files.exists(dir.resolve("bf.safetensors")));
+        r = CliHarness.run("convert", f6.toString(), dir.resolve("to6.safetensors").toString(), "--tensor", "w", "--dtype",
+                "f6e2m3fn");
+        assertEquals("tensorbuf convert: the output is f6e2m3fn, which safetensors (F6_E2M3) packs four to three bytes"
+                + " in a bit order neither safetensors nor ml_dtypes defines, so tensorbuf does not unpack or pack them;"
+                + " write raw bytes instead (OUT with any other extension)\n", r.err());
+    }
+
+    @Test
     void outputIsWrittenThroughLinksKeepsItsModeAndIsReplacedOnlyWhole() throws IOException {
         Path model = dir.resolve("m.safetensors");
         SafetensorsFile.write(model, Map.of("w", new DenseTensor(DType.F32, List.of(2L),
