@@ -60,10 +60,11 @@ final class ConvertCommand implements Command {
                 .safetensors OUT converts whole, whatever its number of tensors (--dtype then changes
                 the floating-point tensors and keeps the others; metadata carry over; OUT may be IN);
                 --tensor NAME picks one tensor instead, and is needed for other outputs when IN holds
-                several. A .npy of ml_dtypes' bf16 or f8 says only '<V2' or '<V1' (void): name its type
-                with --from-dtype. .npy and safetensors output are row-major (C order); a safetensors
-                output names its tensor like the input tensor, or after IN's file name. OUT is replaced
-                only once it is complete; a link is written through and the file's permissions are kept.
+                several. A .npy of ml_dtypes' bf16, f8 or sub-byte types (int4...) says only '<V2' or
+                '<V1' (void): name its type with --from-dtype. .npy and safetensors output are
+                row-major (C order); a safetensors output names its tensor like the input tensor, or
+                after IN's file name. OUT is replaced only once it is complete; a link is written
+                through and the file's permissions are kept.
                 A progress bar is drawn on a terminal for conversions over a second (not with --quiet).
 
                 example (x.npy holds np.arange(1, 16, dtype="<f4").reshape(3, 5)):
@@ -81,7 +82,7 @@ final class ConvertCommand implements Command {
                         "the output element type: XLA name (bf16, f32) or DirectML name (FLOAT32); default: the input's"),
                 Option.value("tensor", "NAME", false, "the tensor to take from a safetensors input"),
                 Option.value("from-layout", "SHAPE", false, "the XLA shape of a raw input, e.g. 'f32[3,5]{1,0}'"),
-                Option.value("from-dtype", "T", false, "the element type of a void .npy input ('<V2': ml_dtypes' bf16, f8)"),
+                Option.value("from-dtype", "T", false, "the element type of a void .npy input ('<V2', '<V1': ml_dtypes' bf16, f8, int4...)"),
                 Option.flag("quiet", "no progress bar"),
                 Option.JSON);
     }

@@ -124,6 +124,54 @@ class ConvertCommandTest {
         assertTrue(r.err().contains("says its own type, f32 ('<f4'); the option is for void ('<V2') files"), r.err());
     }
 
+    /** What np.save writes for an ml_dtypes type of one byte per element (int4, float8_e4m3fn...): '<V1' and the bytes. */
+    private Path void1(String name, int... bytes) throws IOException {
+        Path file = dir.resolve(name);
+        byte[] preamble = dev.tensorbuf.interop.internal.NpyCodec.preamble("<V1", false, List.of((long) bytes.length), 0);
+        byte[] all = java.util.Arrays.copyOf(preamble, preamble.length + bytes.length);
+        for (int i = 0; i < bytes.length; i++) {
+            all[preamble.length + i] = (byte) bytes[i];
+        }
+        Files.write(file, all);
+        return file;
+    }
+
+    @Test
+    void mlDtypesSubByteNpyConvertsOnceItsTypeIsNamed() throws IOException {
+        // np.save('i4.npy', np.array([-8, -1, 0, 7], ml_dtypes.int4)): '<V1', one element per byte in the low nibble.
+        Path i4 = void1("i4.npy", 0x08, 0x0f, 0x00, 0x07);
+        Path raw = dir.resolve("o.raw");
+        CliHarness r = CliHarness.run("convert", i4.toString(), raw.toString(), "--from-dtype", "s4");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("s4[4]{0:E(4)}, 2 bytes (raw)"), r.out());
+        // Raw output packs two to a byte, the first element in the low nibble: -8 -1 | 0 7.
+        assertArrayEquals(new byte[] {(byte) 0xf8, 0x70}, Files.readAllBytes(raw));
+        Path wide = dir.resolve("w.npy");
+        r = CliHarness.run("convert", i4.toString(), wide.toString(), "--from-dtype", "s4", "--dtype", "s32");
+        assertEquals(0, r.code(), r.err());
+        try (NpyArray a = Npy.map(wide)) {
+            assertArrayEquals(new int[] {-8, -1, 0, 7}, a.data().segment().toArray(ValueLayout.JAVA_INT));
+        }
+        // float6_e2m3fn [-1, 0.5, 7.5]: read one to a byte, as ml_dtypes saves them.
+        Path f6 = void1("f6.npy", 0x28, 0x04, 0x1f);
+        Path f32 = dir.resolve("f6.npy.f32.npy");
+        r = CliHarness.run("convert", f6.toString(), f32.toString(), "--from-dtype", "f6e2m3fn", "--dtype", "f32");
+        assertEquals(0, r.code(), r.err());
+        try (NpyArray a = Npy.map(f32)) {
+            assertArrayEquals(new float[] {-1, 0.5f, 7.5f}, a.data().segment().toArray(ValueLayout.JAVA_FLOAT));
+        }
+        // Packed 6-bit output has no defined bit order; one to a byte it has, and the message says how.
+        r = CliHarness.run("convert", f6.toString(), dir.resolve("f6.raw").toString(), "--from-dtype", "f6e2m3fn");
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf convert: the output is f6e2m3fn[3]{0:E(6)}: 6-bit elements do not pack evenly into bytes,"
+                + " and tensorbuf writes them only one to a byte, as ml_dtypes holds them: give --layout"
+                + " 'f6e2m3fn[3]{0}' (raw output)\n", r.err());
+        r = CliHarness.run("convert", f6.toString(), dir.resolve("f6.raw").toString(), "--from-dtype", "f6e2m3fn",
+                "--layout", "f6e2m3fn[3]{0}");
+        assertEquals(0, r.code(), r.err());
+        assertArrayEquals(new byte[] {0x28, 0x04, 0x1f}, Files.readAllBytes(dir.resolve("f6.raw")));
+    }
+
     @Test
     void jsonHasTheFixedKeys() throws IOException {
         Path out = dir.resolve("x.raw");

@@ -84,12 +84,22 @@ public final class Npy {
     }
 
     /**
-     * {@return the array as {@link #map(Path)} maps it, with a void descr ({@code '<V2'}, as
-     * ml_dtypes saves bf16, the f8 types and int4 unpacked) read as {@code voidType}}
+     * {@return the array as {@link #map(Path)} maps it, with a void descr read as {@code voidType}}
+     * ml_dtypes saves the types NumPy lacks as voids of their width: bf16 as {@code '<V2'}, the
+     * f8 types (but float8_e5m2, saved as {@code '<f1'}, which is read as f8e5m2 anyway) and the
+     * sub-byte types (int4, uint4, int2, uint2, float4_e2m1fn, float6_e2m3fn, float6_e3m2fn) as
+     * {@code '<V1'}. A sub-byte type's elements take one byte each, in its low bits, as ml_dtypes
+     * stores them: {@link NpyArray#layout()} counts whole bytes, so read them with
+     * {@code ElementAccess.of(type)} ({@code TensorView.strided} does), not packed.
      * {@snippet :
      * // np.save("w.npy", np.ones((2, 3), dtype=ml_dtypes.bfloat16))   -> descr '<V2'
      * try (NpyArray w = Npy.map(Path.of("w.npy"), DType.BF16)) {
      *     w.dtype();   // bf16
+     * }
+     * // np.save("q.npy", np.array([-8, -1, 7], dtype=ml_dtypes.int4))  -> descr '<V1', bytes 08 0f 07
+     * try (NpyArray q = Npy.map(Path.of("q.npy"), DType.S4)) {
+     *     q.header().dataByteSize();                                 // 3: one byte per element
+     *     ElementAccess.of(DType.S4).getLong(q.data().segment(), 1); // -1
      * }
      * }
      *
