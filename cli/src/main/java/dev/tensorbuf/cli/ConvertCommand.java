@@ -159,11 +159,14 @@ final class ConvertCommand implements Command {
         return switch (format) {
             case NPY -> {
                 String named = in.value("from-dtype");
-                NpyArray a = Npy.map(file, named == null ? null : DTypeNames.parse(named, "--from-dtype"));
-                if (named != null && !a.header().descr().substring(1).startsWith("V")) {
+                DType declared = named == null ? null : DTypeNames.parse(named, "--from-dtype");
+                NpyArray a = Npy.map(file, declared);
+                // Naming the type a file states (ml_dtypes' float8_e5m2 is '<f1') is harmless; contradicting it is not.
+                if (declared != null && declared != a.dtype()) {
                     a.close();
                     throw new UsageException("--from-dtype " + named + ": " + file + " says its own type, "
-                            + a.dtype() + " ('" + a.header().descr() + "'); the option is for void ('<V2') files");
+                            + a.dtype() + " ('" + a.header().descr() + "'); the option names the type of void"
+                            + " ('<V2', '<V1') files");
                 }
                 yield new Opened(TensorView.strided(a.data(), a.dtype(), a.layout()), stem, a);
             }

@@ -74,8 +74,10 @@ final class TensorFiles {
         Format format = formatOf(file);
         boolean safetensorsHolds = dtype.safetensorsName().isPresent() && !packsUnevenly(dtype);
         if (format == Format.NPY && !dtype.isNumpyNative()) {
+            // ml_dtypes registers float8_e5m2 as a float: np.save writes '<f1', which np.load cannot read.
             throw new UsageException(what + " is " + dtype + ", which NumPy has no dtype for"
-                    + dtype.numpyDescr().map(n -> " (ml_dtypes' " + n + " is saved as an unnamed void type)").orElse("")
+                    + dtype.numpyDescr().map(n -> dtype == DType.F8E5M2 ? " (ml_dtypes saves " + n + " as '<f1', which"
+                            + " np.load cannot read)" : " (ml_dtypes' " + n + " is saved as an unnamed void type)").orElse("")
                     + "; " + (safetensorsHolds
                             ? "write " + sibling(file, ".safetensors") + " instead, which holds " + dtype
                             : otherwise));

@@ -121,7 +121,8 @@ class ConvertCommandTest {
         }
         r = CliHarness.run("convert", oneToFifteen().toString(), out.toString(), "--from-dtype", "bf16");
         assertEquals(2, r.code());
-        assertTrue(r.err().contains("says its own type, f32 ('<f4'); the option is for void ('<V2') files"), r.err());
+        assertTrue(r.err().contains("says its own type, f32 ('<f4'); the option names the type of void ('<V2', '<V1')"
+                + " files"), r.err());
     }
 
     /** What np.save writes for an ml_dtypes type of one byte per element (int4, float8_e4m3fn...): '<V1' and the bytes. */
@@ -170,6 +171,30 @@ class ConvertCommandTest {
                 "--layout", "f6e2m3fn[3]{0}");
         assertEquals(0, r.code(), r.err());
         assertArrayEquals(new byte[] {0x28, 0x04, 0x1f}, Files.readAllBytes(dir.resolve("f6.raw")));
+    }
+
+    @Test
+    void float8E5m2NpyMayNameItsOwnType() throws IOException {
+        // ml_dtypes saves float8_e5m2 as '<f1', not void: naming that type is not a contradiction.
+        Path file = dir.resolve("e5.npy");
+        byte[] preamble = dev.tensorbuf.interop.internal.NpyCodec.preamble("<f1", false, List.of(2L), 0);
+        byte[] all = java.util.Arrays.copyOf(preamble, preamble.length + 2);
+        all[preamble.length] = 0x3e; // 1.5
+        all[preamble.length + 1] = (byte) 0xc0; // -2
+        Files.write(file, all);
+        Path out = dir.resolve("e5.f32.npy");
+        CliHarness r = CliHarness.run("convert", file.toString(), out.toString(), "--from-dtype", "f8e5m2", "--dtype", "f32");
+        assertEquals(0, r.code(), r.err());
+        try (NpyArray a = Npy.map(out)) {
+            assertArrayEquals(new float[] {1.5f, -2}, a.data().segment().toArray(ValueLayout.JAVA_FLOAT));
+        }
+        r = CliHarness.run("convert", file.toString(), out.toString(), "--from-dtype", "bf16");
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("says its own type, f8e5m2 ('<f1')"), r.err());
+        r = CliHarness.run("convert", file.toString(), dir.resolve("back.npy").toString());
+        assertEquals("tensorbuf convert: the output is f8e5m2, which NumPy has no dtype for (ml_dtypes saves float8_e5m2"
+                + " as '<f1', which np.load cannot read); write " + dir.resolve("back.safetensors") + " instead, which"
+                + " holds f8e5m2\n", r.err());
     }
 
     @Test

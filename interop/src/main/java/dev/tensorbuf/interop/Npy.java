@@ -174,8 +174,8 @@ public final class Npy {
         }
         if (!tensor.dtype().isNumpyNative()) {
             throw new IllegalArgumentException("NumPy has no dtype for " + tensor.dtype() + " ("
-                    + tensor.dtype().numpyDescr().map(n -> "ml_dtypes' " + n + " is saved as an unnamed void type")
-                            .orElse("no elements") + "): cannot write " + tensor + " to " + file);
+                    + tensor.dtype().numpyDescr().map(n -> mlDtypesSaves(tensor.dtype())).orElse("no elements")
+                    + "): cannot write " + tensor + " to " + file);
         }
         byte[] preamble = NpyCodec.preamble(tensor.dtype().numpyDescr().orElseThrow(), false, tensor.dims(), majorVersion);
         FileReplacement.write(file, where -> {
@@ -184,6 +184,16 @@ public final class Npy {
                 writeSegment(channel, tensor.bytes());
             }
         });
+    }
+
+    /**
+     * {@return how ml_dtypes saves a type NumPy lacks} float8_e5m2 is the odd one: ml_dtypes
+     * registers it as a float, so np.save writes {@code '<f1'}, which NumPy cannot load.
+     */
+    private static String mlDtypesSaves(DType type) {
+        String name = type.numpyDescr().orElseThrow();
+        return type == DType.F8E5M2 ? "ml_dtypes saves " + name + " as '<f1', which np.load cannot read"
+                : "ml_dtypes' " + name + " is saved as an unnamed void type";
     }
 
     private static boolean needsSwap(NpyHeader header) {

@@ -244,6 +244,14 @@ class NpyTest {
     }
 
     @Test
+    void float8E5m2IsRefusedOnWriteForWhatMlDtypesReallyWrites() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Npy.write(dir.resolve("e5.npy"),
+                new DenseTensor(DType.F8E5M2, List.of(1L), Arena.ofAuto().allocate(1))));
+        assertTrue(e.getMessage().startsWith("NumPy has no dtype for f8e5m2 (ml_dtypes saves float8_e5m2 as '<f1',"
+                + " which np.load cannot read)"), e.getMessage());
+    }
+
+    @Test
     void mlDtypesFloat8E5m2FilesSayF1AndAreReadAsF8e5m2() throws IOException {
         // np.save(f, np.array([1.5, -2], ml_dtypes.float8_e5m2)) writes descr '<f1': e5m2 1.5 = 0x3e, -2 = 0xc0.
         Path file = dir.resolve("e5.npy");

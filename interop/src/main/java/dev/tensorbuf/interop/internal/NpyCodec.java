@@ -7,8 +7,6 @@ import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -82,7 +80,8 @@ public final class NpyCodec {
                     + fileSize + " bytes, header starts at " + headerStart + ")");
         }
         ByteBuffer raw = readFully(channel, headerStart, (int) headerLength);
-        String text = decode(raw, major, file);
+        String text = major < 3 ? StandardCharsets.ISO_8859_1.decode(raw).toString()
+                : StrictUtf8.decode(raw, headerStart, file, "version 3.0 header");
         long dataOffset = headerStart + headerLength;
         NpyHeader header = interpret(PyLiteral.parse(withoutPadding(text), file), major, dataOffset, file, voidType);
         long need = header.dataByteSize();
@@ -104,20 +103,6 @@ public final class NpyCodec {
             end--;
         }
         return header.substring(0, end);
-    }
-
-    private static String decode(ByteBuffer raw, int major, String file) {
-        if (major < 3) {
-            return StandardCharsets.ISO_8859_1.decode(raw).toString();
-        }
-        try {
-            return StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(raw).toString();
-        } catch (CharacterCodingException e) {
-            throw new IllegalArgumentException(file + ": version 3.0 header is not valid UTF-8: " + e.getMessage());
-        }
     }
 
     private static NpyHeader interpret(Object literal, int major, long dataOffset, String file, DType voidType) {
