@@ -4,6 +4,8 @@ write DIR: saves one .npy per case (every numeric dtype in both byte orders, For
 0-d, empty, format 1.0 and 2.0) and DIR/manifest.json with the expected values in C order.
 check DIR: loads every file named in DIR/manifest.json (written by Java), compares values, and
 compares each file byte for byte with what numpy.save writes for the same array.
+mldtypes DIR: saves one .npy per ml_dtypes type NumPy lacks (as void '<V2'/'<V1', float8_e5m2 as
+'<f1'), and DIR/manifest.json with each file's descr and its values as ml_dtypes converts them.
 """
 import io
 import json
@@ -92,5 +94,40 @@ def check(d):
     print("checked", len(manifest))
 
 
+ML_DTYPES = ["bfloat16", "float8_e5m2", "float8_e4m3", "float8_e4m3fn", "float8_e4m3b11fnuz", "float8_e3m4",
+             "float8_e5m2fnuz", "float8_e4m3fnuz", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn",
+             "int4", "uint4", "int2", "uint2"]
+
+
+def ml_values(t, n):
+    i = np.arange(n)
+    if np.dtype(t).kind == "V" and "int" in np.dtype(t).name:
+        info = ml_dtypes.iinfo(t)
+        return info.min + i % (int(info.max) - int(info.min) + 1)
+    if "e8m0" in np.dtype(t).name:
+        return 2.0 ** (i - 3)  # powers of two only, no sign, no zero
+    return (i - 3) * 0.5 + i * 0.125
+
+
+def mldtypes(d):
+    global ml_dtypes
+    import ml_dtypes
+    manifest = []
+    for name in ML_DTYPES:
+        t = getattr(ml_dtypes, name, None)
+        if t is None:
+            continue
+        for shape in [(4, 4), ()]:
+            a = np.asarray(ml_values(t, int(np.prod(shape)))).astype(t).reshape(shape)
+            file = "ml_%s_%dd.npy" % (name, len(shape))
+            np.save(os.path.join(d, file), a)
+            exact = np.int64 if "int" in name else np.float64
+            manifest.append({"file": file, "type": name, "descr": np.dtype(t).str, "shape": list(shape),
+                             "values": a.astype(exact).ravel().tolist()})
+    with open(os.path.join(d, "manifest.json"), "w") as f:
+        json.dump(manifest, f)
+    print("wrote", len(manifest))
+
+
 if __name__ == "__main__":
-    {"write": write, "check": check}[sys.argv[1]](sys.argv[2])
+    {"write": write, "check": check, "mldtypes": mldtypes}[sys.argv[1]](sys.argv[2])

@@ -8,6 +8,8 @@ manifest, asks safetensors.numpy.save for the bytes it would write and compares 
 file byte for byte; loads files without F8 with safetensors.numpy.load_file (which cannot make
 F8 arrays in numpy mode) and compares values; F8 tensors are checked by reading the header with
 struct + json and viewing the bytes as ml_dtypes arrays.
+raw DIR: checks dtype, shape, bytes and metadata of each file in DIR/manifest.json through the
+reference's deserialize, for dtypes no numpy API here unpacks (F6, F4).
 """
 import json
 import os
@@ -94,5 +96,28 @@ def check(d):
     print("checked", checked)
 
 
+def raw(d):
+    """Reads each file of DIR/manifest.json with the reference's deserialize, which hands out the
+    bytes of any dtype (F6 and F4 included, which no framework API here unpacks), and safe_open for
+    the metadata; compares dtype, shape and bytes (hex) with the manifest."""
+    from safetensors import deserialize, safe_open
+    with open(os.path.join(d, "manifest.json")) as f:
+        manifest = json.load(f)
+    checked = 0
+    for entry in manifest["files"]:
+        path = os.path.join(d, entry["file"])
+        with open(path, "rb") as f:
+            got = {name: info for name, info in deserialize(f.read())}
+        with safe_open(path, framework="np") as f:
+            assert (f.metadata() or {}) == entry["metadata"], (f.metadata(), entry["metadata"])
+        assert sorted(got) == sorted(t["name"] for t in entry["tensors"]), sorted(got)
+        for t in entry["tensors"]:
+            info = got[t["name"]]
+            assert info["dtype"] == t["dtype"] and info["shape"] == t["shape"], (t["name"], info["dtype"], info["shape"])
+            assert bytes(info["data"]).hex() == t["hex"], (t["name"], bytes(info["data"]).hex(), t["hex"])
+            checked += 1
+    print("checked", checked)
+
+
 if __name__ == "__main__":
-    {"write": write, "check": check}[sys.argv[1]](sys.argv[2])
+    {"write": write, "check": check, "raw": raw}[sys.argv[1]](sys.argv[2])

@@ -3,6 +3,7 @@ package dev.tensorbuf.cli;
 import dev.tensorbuf.cli.TensorFiles.Format;
 import dev.tensorbuf.cli.TensorFiles.Opened;
 import dev.tensorbuf.interop.DenseTensor;
+import dev.tensorbuf.interop.FileReplacement;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.NpyArray;
 import dev.tensorbuf.interop.SafetensorsFile;
@@ -21,7 +22,6 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -56,12 +56,15 @@ final class ConvertCommand implements Command {
                 the XLA layout given by --layout (tiles and padding included, padding zeroed; row-major
                 without --layout). Raw input needs --from-layout, the XLA shape its bytes are laid out
                 in, and must be exactly that shape's size. --dtype converts the elements (NaN or
-                out-of-range values for an integer type are an error). A safetensors input with several
-                tensors needs --tensor NAME, except into a .safetensors OUT, which converts them all
-                (--dtype then changes the floating-point tensors and keeps the others; metadata carry
-                over; OUT may be IN). A .npy of ml_dtypes' bf16 or f8 says only '<V2' or '<V1'
-                (void): name its type with --from-dtype. .npy and safetensors output are row-major (C order); a
-                safetensors output names its tensor like the input tensor, or after IN's file name.
+                out-of-range values for an integer type are an error). A safetensors input into a
+                .safetensors OUT converts whole, whatever its number of tensors (--dtype then changes
+                the floating-point tensors and keeps the others; metadata carry over; OUT may be IN);
+                --tensor NAME picks one tensor instead, and is needed for other outputs when IN holds
+                several. A .npy of ml_dtypes' bf16, f8 or sub-byte types (int4...) says only '<V2' or
+                '<V1' (void): name its type with --from-dtype. .npy and safetensors output are
+                row-major (C order); a safetensors output names its tensor like the input tensor, or
+                after IN's file name. OUT is replaced only once it is complete; a link is written
+                through and the file's permissions are kept.
                 A progress bar is drawn on a terminal for conversions over a second (not with --quiet).
 
                 example (x.npy holds np.arange(1, 16, dtype="<f4").reshape(3, 5)):
@@ -79,7 +82,7 @@ final class ConvertCommand implements Command {
                         "the output element type: XLA name (bf16, f32) or DirectML name (FLOAT32); default: the input's"),
                 Option.value("tensor", "NAME", false, "the tensor to take from a safetensors input"),
                 Option.value("from-layout", "SHAPE", false, "the XLA shape of a raw input, e.g. 'f32[3,5]{1,0}'"),
-                Option.value("from-dtype", "T", false, "the element type of a void .npy input ('<V2': ml_dtypes' bf16, f8)"),
+                Option.value("from-dtype", "T", false, "the element type of a void .npy input ('<V2', '<V1': ml_dtypes' bf16, f8, int4...)"),
                 Option.flag("quiet", "no progress bar"),
                 Option.JSON);
     }
@@ -96,9 +99,7 @@ final class ConvertCommand implements Command {
                 && in.value("tensor") == null) {
             checkInputOptions(in, inPath, Format.SAFETENSORS);
             try (SafetensorsFile file = SafetensorsFile.open(inPath)) {
-                if (file.names().size() > 1) {
-                    return convertAll(in, file, outPath, start);
-                }
+                return convertAll(in, file, outPath, start);
             }
         }
         Opened input = open(in, inPath);
@@ -113,6 +114,12 @@ final class ConvertCommand implements Command {
             }
             TensorFiles.requireWritable(outPath, target.dtype(), "the output",
                     "write raw bytes instead (OUT with any other extension)");
+            if (TensorFiles.packsUnevenly(target.dtype()) && target.requireLayout().elementSizeInBits() != 0) {
+                throw new UsageException("the output is " + target + ": " + target.dtype().bitWidth() + "-bit elements"
+                        + " do not pack evenly into bytes, and tensorbuf writes them only one to a byte, as ml_dtypes"
+                        + " holds them: give --layout '" + target.withLayout(XlaLayout.descending(target.rank()))
+                        + "' (raw output)");
+            }
             long bytes = target.arraySize();
             try (Allocator arena = Allocators.shared();
                  Progress progress = Progress.start(in.err(), in.flag("quiet"), outFormat == Format.RAW ? 2 * bytes : bytes)) {
@@ -152,11 +159,14 @@ final class ConvertCommand implements Command {
         return switch (format) {
             case NPY -> {
                 String named = in.value("from-dtype");
-                NpyArray a = Npy.map(file, named == null ? null : DTypeNames.parse(named, "--from-dtype"));
-                if (named != null && !a.header().descr().substring(1).startsWith("V")) {
+                DType declared = named == null ? null : DTypeNames.parse(named, "--from-dtype");
+                NpyArray a = Npy.map(file, declared);
+                // Naming the type a file states (ml_dtypes' float8_e5m2 is '<f1') is harmless; contradicting it is not.
+                if (declared != null && declared != a.dtype()) {
                     a.close();
                     throw new UsageException("--from-dtype " + named + ": " + file + " says its own type, "
-                            + a.dtype() + " ('" + a.header().descr() + "'); the option is for void ('<V2') files");
+                            + a.dtype() + " ('" + a.header().descr() + "'); the option names the type of void"
+                            + " ('<V2', '<V1') files");
                 }
                 yield new Opened(TensorView.strided(a.data(), a.dtype(), a.layout()), stem, a);
             }
@@ -185,20 +195,23 @@ final class ConvertCommand implements Command {
      * Converts every tensor of a safetensors file into a safetensors file, straight into the new
      * file's mapping, one tensor at a time: --dtype changes the floating-point tensors and keeps the
      * others (token ids stay integers), metadata carry over. The file is built beside OUT and moved
-     * over it once complete, so OUT may be the input and a failure leaves no half-written OUT.
+     * over it once complete ({@link FileReplacement}), so OUT may be the input and a failure leaves
+     * no half-written OUT. Taken whatever the number of tensors, so that a file of one converts by
+     * the same rules as a file of many.
      */
     private static int convertAll(Invocation in, SafetensorsFile input, Path outPath, long start) throws IOException {
         int count = input.names().size();
+        String holds = count == 0 ? "no tensors" : count == 1 ? "1 tensor" : count + " tensors";
         if (in.value("layout") != null) {
-            throw new UsageException("--layout describes one tensor, and " + input.file() + " holds " + count
-                    + " tensors: pick one with --tensor NAME");
+            throw new UsageException("--layout describes one tensor, and " + input.file() + " holds " + holds
+                    + ", converted whole into a .safetensors OUT: pick one with --tensor NAME");
         }
         String dtypeText = in.value("dtype");
         DType to = dtypeText == null ? null : DTypeNames.parse(dtypeText, "--dtype");
         if (to != null && to.kind() != DType.Kind.FLOAT) {
-            throw new UsageException("--dtype " + to + ": converting all " + count + " tensors of " + input.file()
-                    + " changes the floating-point ones, so the type must be floating-point; pick one tensor with"
-                    + " --tensor NAME to make it " + to);
+            throw new UsageException("--dtype " + to + ": converting " + (count > 1 ? "all " + holds + " of " + input.file()
+                    : input.file() + " (" + holds + ") whole") + " changes the floating-point ones, so the type must be"
+                    + " floating-point; pick one tensor with --tensor NAME to make it " + to);
         }
         if (to != null) {
             TensorFiles.requireWritable(outPath, to, "--dtype " + to, "pick another type");
@@ -212,25 +225,31 @@ final class ConvertCommand implements Command {
         long total = 0;
         for (SafetensorsTensor t : input.tensors()) {
             DType type = to != null && t.dtype().kind() == DType.Kind.FLOAT ? to : t.dtype();
+            if (type != t.dtype()) {
+                TensorFiles.requireReadable(input.file(), t);
+            }
             changed += type != t.dtype() ? 1 : 0;
             ArrayShape shape = TensorFiles.shapeOf(t, type);
             shapes.put(t.name(), shape);
-            total = Math.addExact(total, shape.arraySize());
+            total = Math.addExact(total, type == t.dtype() ? t.byteSize() : shape.arraySize());
         }
-        Path part = outPath.toAbsolutePath().resolveSibling("." + outPath.getFileName() + "." + ProcessHandle.current().pid()
-                + ".part");
-        try {
+        long bytes = total;
+        FileReplacement.write(outPath, part -> {
             try (SafetensorsFile out = SafetensorsFile.create(part, shapes, input.metadata());
-                 Progress progress = Progress.start(in.err(), in.flag("quiet"), total)) {
+                 Progress progress = Progress.start(in.err(), in.flag("quiet"), bytes)) {
                 for (SafetensorsTensor t : input.tensors()) {
-                    copy(TensorView.of(t.data(), TensorFiles.shapeOf(t, t.dtype())),
-                            TensorView.of(out.tensor(t.name()).data(), shapes.get(t.name())), progress);
+                    SafetensorsTensor into = out.tensor(t.name());
+                    if (into.dtype() == t.dtype()) {
+                        // Same type, both row-major and packed alike: the bytes are the tensor, whatever
+                        // the type (6-bit ones too, whose packing tensorbuf does not unpack).
+                        copyBytes(t.data().segment(), into.data().segment(), progress);
+                    } else {
+                        copy(TensorView.of(t.data(), TensorFiles.shapeOf(t, t.dtype())),
+                                TensorView.of(into.data(), shapes.get(t.name())), progress);
+                    }
                 }
             }
-            Files.move(part, outPath, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } finally {
-            Files.deleteIfExists(part);
-        }
+        });
         double seconds = (System.nanoTime() - start) / 1e9;
         long written = Files.size(outPath);
         if (in.flag("json")) {
@@ -247,7 +266,7 @@ final class ConvertCommand implements Command {
             json.put("seconds", Math.round(seconds * 1000) / 1000.0);
             in.printJson(json);
         } else {
-            in.out().println(input.file() + " -> " + outPath + ": " + count + " tensors"
+            in.out().println(input.file() + " -> " + outPath + ": " + (count == 0 ? "0 tensors" : holds)
                     + (to == null ? "" : " (" + changed + " to " + to + ", " + (count - changed) + " kept)") + ", "
                     + written + " bytes (safetensors) in " + String.format("%.2f s", seconds));
         }
@@ -291,6 +310,15 @@ final class ConvertCommand implements Command {
             throw new IllegalArgumentException(option + " " + text + " is not an array shape with static dims");
         }
         return array.layout().isPresent() ? array : array.withLayout(XlaLayout.descending(array.rank()));
+    }
+
+    private static void copyBytes(MemorySegment from, MemorySegment to, Progress progress) {
+        for (long done = 0; done < from.byteSize(); ) {
+            long n = Math.min(PIECE_BYTES, from.byteSize() - done);
+            MemorySegment.copy(from, done, to, done, n);
+            done += n;
+            progress.advance(n);
+        }
     }
 
     /** Copies in pieces along dim 0 when the destination is strided, so the bar moves; whole otherwise. */

@@ -104,7 +104,9 @@ record Failure(int exitCode, String message) {
     /**
      * {@return {@code text} on one line} Line breaks and other control characters (quoted file
      * headers carry them) are escaped as in JSON, so a message never spans lines or moves the
-     * terminal's cursor; a lone surrogate, which has no UTF-8 form, becomes U+FFFD.
+     * terminal's cursor: C0 but tab, DEL, and C1 (U+0080 to U+009F, which some terminals take as
+     * escape sequences: U+009B is CSI); a lone surrogate, which has no UTF-8 form, becomes U+FFFD.
+     * {@code inspect} prints file-supplied names through it too.
      */
     static String oneLine(String text) {
         StringBuilder sb = new StringBuilder(text.length());
@@ -118,7 +120,7 @@ record Failure(int exitCode, String message) {
                 sb.append("\\n");
             } else if (c == '\r') {
                 sb.append("\\r");
-            } else if ((c < 0x20 && c != '\t') || c == 0x7f) {
+            } else if ((c < 0x20 && c != '\t') || (c >= 0x7f && c <= 0x9f)) {
                 sb.append(String.format("\\u%04x", (int) c));
             } else {
                 sb.append(c);

@@ -42,7 +42,8 @@ final class InspectCommand implements Command {
                 A .npy file holds one tensor, named "array"; its metadata are its descr, memory
                 order and format version (--json: "descr" a string, "fortran_order" a boolean,
                 "version" [major, minor]; a safetensors file's metadata are its own strings).
-                A malformed file exits 2 naming the problem.
+                Control characters in names and metadata are escaped as in JSON (\\n, \\u001b), so each
+                tensor is one line. A malformed file exits 2 naming the problem.
 
                 example (np.save("x.npy", np.zeros((2, 3), "<f4"))):
                   tensorbuf inspect x.npy
@@ -118,14 +119,16 @@ final class InspectCommand implements Command {
             in.printJson(out);
             return 0;
         }
-        in.out().println(file + ": " + detail + ", " + rows.size() + (rows.size() == 1 ? " tensor" : " tensors"));
+        // Names, metadata and the path are the file's (or the user's) text: a newline in a tensor name
+        // would print a line that looks like another tensor, an escape sequence would drive the terminal.
+        in.out().println(Failure.oneLine(file + ": " + detail + ", " + rows.size() + (rows.size() == 1 ? " tensor" : " tensors")));
         for (Row r : rows) {
-            in.out().println("  " + r.name() + "  " + r.dtype() + " (" + r.fileDtype() + ")  " + r.shape() + "  bytes ["
+            in.out().println("  " + Failure.oneLine(r.name()) + "  " + r.dtype() + " (" + r.fileDtype() + ")  " + r.shape() + "  bytes ["
                     + r.offset() + ", " + (r.offset() + r.size()) + ")  " + r.size() + " bytes");
         }
         if (!metadataText.isEmpty()) {
             List<String> pairs = new ArrayList<>();
-            metadataText.forEach((k, v) -> pairs.add(k + "=" + v));
+            metadataText.forEach((k, v) -> pairs.add(Failure.oneLine(k) + "=" + Failure.oneLine(v)));
             in.out().println("  metadata: " + String.join(", ", pairs));
         }
         return 0;

@@ -1,6 +1,7 @@
 package dev.tensorbuf.cli;
 
 import dev.tensorbuf.interop.DenseTensor;
+import dev.tensorbuf.interop.FileReplacement;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.interop.SafetensorsTensor;
@@ -71,15 +72,49 @@ final class TensorFiles {
      */
     static void requireWritable(Path file, DType dtype, String what, String otherwise) {
         Format format = formatOf(file);
+        boolean safetensorsHolds = dtype.safetensorsName().isPresent() && !packsUnevenly(dtype);
         if (format == Format.NPY && !dtype.isNumpyNative()) {
+            // ml_dtypes registers float8_e5m2 as a float: np.save writes '<f1', which np.load cannot read.
             throw new UsageException(what + " is " + dtype + ", which NumPy has no dtype for"
-                    + dtype.numpyDescr().map(n -> " (ml_dtypes' " + n + " is saved as an unnamed void type)").orElse("")
-                    + "; " + (dtype.safetensorsName().isPresent()
+                    + dtype.numpyDescr().map(n -> dtype == DType.F8E5M2 ? " (ml_dtypes saves " + n + " as '<f1', which"
+                            + " np.load cannot read)" : " (ml_dtypes' " + n + " is saved as an unnamed void type)").orElse("")
+                    + "; " + (safetensorsHolds
                             ? "write " + sibling(file, ".safetensors") + " instead, which holds " + dtype
                             : otherwise));
         }
         if (format == Format.SAFETENSORS && dtype.safetensorsName().isEmpty()) {
             throw new UsageException(what + " is " + dtype + ", which safetensors has no dtype for; " + otherwise);
+        }
+        if (format == Format.SAFETENSORS && packsUnevenly(dtype)) {
+            throw new UsageException(what + " is " + dtype + ", which safetensors (" + dtype.safetensorsName().orElseThrow()
+                    + ") " + PACKED_SIX_BITS + "; " + otherwise);
+        }
+    }
+
+    /**
+     * Why 6-bit tensors of a safetensors file are not converted: the format gives their size
+     * (four elements to three bytes) but neither it nor ml_dtypes (one element to a byte) says
+     * where each element's bits go, so any order tensorbuf picked could silently scramble values.
+     */
+    private static final String PACKED_SIX_BITS = "packs four to three bytes in a bit order neither safetensors nor"
+            + " ml_dtypes defines, so tensorbuf does not unpack or pack them";
+
+    /** {@return whether the type's elements are narrower than a byte and do not divide it (the 6-bit floats)} */
+    static boolean packsUnevenly(DType type) {
+        return type.isSubByte() && 8 % type.bitWidth() != 0;
+    }
+
+    /**
+     * Checks that tensorbuf can read the values of safetensors tensor {@code t}, not only copy its bytes.
+     *
+     * @throws UsageException for a 6-bit tensor, naming it and what can be done with it
+     */
+    static void requireReadable(Path file, SafetensorsTensor t) {
+        if (packsUnevenly(t.dtype())) {
+            throw new UsageException(file + ": tensor '" + t.name() + "' is " + t.dtype() + " ("
+                    + t.dtype().safetensorsName().orElseThrow() + "), which safetensors " + PACKED_SIX_BITS
+                    + "; its bytes are copied unchanged only when a whole file converts into a .safetensors file"
+                    + " without changing its type");
         }
     }
 
@@ -122,12 +157,15 @@ final class TensorFiles {
                     picked = preferred;
                 } else if (names.size() == 1) {
                     picked = names.getFirst();
+                } else if (names.isEmpty()) {
+                    throw new IllegalArgumentException(file + " holds no tensors");
                 } else {
                     throw new IllegalArgumentException(file + " holds " + names.size() + " tensors " + names
                             + "; pick one with " + howToName);
                 }
             }
             SafetensorsTensor t = f.tensor(picked);
+            requireReadable(file, t);
             return new Opened(TensorView.of(t.data(), shapeOf(t, t.dtype())), picked, f);
         } catch (RuntimeException e) {
             f.close();
@@ -160,20 +198,24 @@ final class TensorFiles {
         }
     }
 
-    /** Writes {@code data} as the whole file, in pieces, telling {@code written} each piece's bytes. */
+    /**
+     * Writes {@code data} as the whole file, in pieces, telling {@code written} each piece's
+     * bytes; the file is replaced only once complete, as the .npy and safetensors writers do.
+     */
     static void writeRaw(Path file, MemorySegment data, LongConsumer written) throws IOException {
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.CREATE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            for (long done = 0; done < data.byteSize(); ) {
-                int n = (int) Math.min(WRITE_PIECE_BYTES, data.byteSize() - done);
-                ByteBuffer piece = data.asSlice(done, n).asByteBuffer();
-                while (piece.hasRemaining()) {
-                    channel.write(piece);
+        FileReplacement.write(file, where -> {
+            try (FileChannel channel = FileChannel.open(where, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+                for (long done = 0; done < data.byteSize(); ) {
+                    int n = (int) Math.min(WRITE_PIECE_BYTES, data.byteSize() - done);
+                    ByteBuffer piece = data.asSlice(done, n).asByteBuffer();
+                    while (piece.hasRemaining()) {
+                        channel.write(piece);
+                    }
+                    done += n;
+                    written.accept(n);
                 }
-                done += n;
-                written.accept(n);
             }
-        }
+        });
     }
 
     /** {@return the shape of {@code t}'s dims with elements of {@code type}, laid out as files store it} */

@@ -19,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.ResourceLock;
@@ -120,7 +121,80 @@ class ConvertCommandTest {
         }
         r = CliHarness.run("convert", oneToFifteen().toString(), out.toString(), "--from-dtype", "bf16");
         assertEquals(2, r.code());
-        assertTrue(r.err().contains("says its own type, f32 ('<f4'); the option is for void ('<V2') files"), r.err());
+        assertTrue(r.err().contains("says its own type, f32 ('<f4'); the option names the type of void ('<V2', '<V1')"
+                + " files"), r.err());
+    }
+
+    /** What np.save writes for an ml_dtypes type of one byte per element (int4, float8_e4m3fn...): '<V1' and the bytes. */
+    private Path void1(String name, int... bytes) throws IOException {
+        Path file = dir.resolve(name);
+        byte[] preamble = dev.tensorbuf.interop.internal.NpyCodec.preamble("<V1", false, List.of((long) bytes.length), 0);
+        byte[] all = java.util.Arrays.copyOf(preamble, preamble.length + bytes.length);
+        for (int i = 0; i < bytes.length; i++) {
+            all[preamble.length + i] = (byte) bytes[i];
+        }
+        Files.write(file, all);
+        return file;
+    }
+
+    @Test
+    void mlDtypesSubByteNpyConvertsOnceItsTypeIsNamed() throws IOException {
+        // np.save('i4.npy', np.array([-8, -1, 0, 7], ml_dtypes.int4)): '<V1', one element per byte in the low nibble.
+        Path i4 = void1("i4.npy", 0x08, 0x0f, 0x00, 0x07);
+        Path raw = dir.resolve("o.raw");
+        CliHarness r = CliHarness.run("convert", i4.toString(), raw.toString(), "--from-dtype", "s4");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("s4[4]{0:E(4)}, 2 bytes (raw)"), r.out());
+        // Raw output packs two to a byte, the first element in the low nibble: -8 -1 | 0 7.
+        assertArrayEquals(new byte[] {(byte) 0xf8, 0x70}, Files.readAllBytes(raw));
+        Path wide = dir.resolve("w.npy");
+        r = CliHarness.run("convert", i4.toString(), wide.toString(), "--from-dtype", "s4", "--dtype", "s32");
+        assertEquals(0, r.code(), r.err());
+        try (NpyArray a = Npy.map(wide)) {
+            assertArrayEquals(new int[] {-8, -1, 0, 7}, a.data().segment().toArray(ValueLayout.JAVA_INT));
+        }
+        // float6_e2m3fn [-1, 0.5, 7.5]: read one to a byte, as ml_dtypes saves them.
+        Path f6 = void1("f6.npy", 0x28, 0x04, 0x1f);
+        Path f32 = dir.resolve("f6.npy.f32.npy");
+        r = CliHarness.run("convert", f6.toString(), f32.toString(), "--from-dtype", "f6e2m3fn", "--dtype", "f32");
+        assertEquals(0, r.code(), r.err());
+        try (NpyArray a = Npy.map(f32)) {
+            assertArrayEquals(new float[] {-1, 0.5f, 7.5f}, a.data().segment().toArray(ValueLayout.JAVA_FLOAT));
+        }
+        // Packed 6-bit output has no defined bit order; one to a byte it has, and the message says how.
+        r = CliHarness.run("convert", f6.toString(), dir.resolve("f6.raw").toString(), "--from-dtype", "f6e2m3fn");
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf convert: the output is f6e2m3fn[3]{0:E(6)}: 6-bit elements do not pack evenly into bytes,"
+                + " and tensorbuf writes them only one to a byte, as ml_dtypes holds them: give --layout"
+                + " 'f6e2m3fn[3]{0}' (raw output)\n", r.err());
+        r = CliHarness.run("convert", f6.toString(), dir.resolve("f6.raw").toString(), "--from-dtype", "f6e2m3fn",
+                "--layout", "f6e2m3fn[3]{0}");
+        assertEquals(0, r.code(), r.err());
+        assertArrayEquals(new byte[] {0x28, 0x04, 0x1f}, Files.readAllBytes(dir.resolve("f6.raw")));
+    }
+
+    @Test
+    void float8E5m2NpyMayNameItsOwnType() throws IOException {
+        // ml_dtypes saves float8_e5m2 as '<f1', not void: naming that type is not a contradiction.
+        Path file = dir.resolve("e5.npy");
+        byte[] preamble = dev.tensorbuf.interop.internal.NpyCodec.preamble("<f1", false, List.of(2L), 0);
+        byte[] all = java.util.Arrays.copyOf(preamble, preamble.length + 2);
+        all[preamble.length] = 0x3e; // 1.5
+        all[preamble.length + 1] = (byte) 0xc0; // -2
+        Files.write(file, all);
+        Path out = dir.resolve("e5.f32.npy");
+        CliHarness r = CliHarness.run("convert", file.toString(), out.toString(), "--from-dtype", "f8e5m2", "--dtype", "f32");
+        assertEquals(0, r.code(), r.err());
+        try (NpyArray a = Npy.map(out)) {
+            assertArrayEquals(new float[] {1.5f, -2}, a.data().segment().toArray(ValueLayout.JAVA_FLOAT));
+        }
+        r = CliHarness.run("convert", file.toString(), out.toString(), "--from-dtype", "bf16");
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("says its own type, f8e5m2 ('<f1')"), r.err());
+        r = CliHarness.run("convert", file.toString(), dir.resolve("back.npy").toString());
+        assertEquals("tensorbuf convert: the output is f8e5m2, which NumPy has no dtype for (ml_dtypes saves float8_e5m2"
+                + " as '<f1', which np.load cannot read); write " + dir.resolve("back.safetensors") + " instead, which"
+                + " holds f8e5m2\n", r.err());
     }
 
     @Test
@@ -313,8 +387,8 @@ class ConvertCommandTest {
                 "a", new DenseTensor(DType.F32, List.of(2L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1, 2)),
                 "b", new DenseTensor(DType.F32, List.of(1L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 3))));
         Path out = dir.resolve("o.safetensors");
-        assertEquals("tensorbuf convert: --layout describes one tensor, and " + model + " holds 2 tensors: pick one with"
-                + " --tensor NAME\n", CliHarness.run("convert", model.toString(), out.toString(), "--layout", "f32[2]{0}").err());
+        assertEquals("tensorbuf convert: --layout describes one tensor, and " + model + " holds 2 tensors, converted whole"
+                + " into a .safetensors OUT: pick one with --tensor NAME\n", CliHarness.run("convert", model.toString(), out.toString(), "--layout", "f32[2]{0}").err());
         assertEquals("tensorbuf convert: --dtype s8: converting all 2 tensors of " + model + " changes the floating-point"
                 + " ones, so the type must be floating-point; pick one tensor with --tensor NAME to make it s8\n",
                 CliHarness.run("convert", model.toString(), out.toString(), "--dtype", "s8").err());
@@ -327,6 +401,147 @@ class ConvertCommandTest {
         try (SafetensorsFile f = SafetensorsFile.open(out)) {
             assertEquals(List.of("b"), f.names());
             assertEquals(DType.S8, f.tensor("b").dtype());
+        }
+    }
+
+    @Test
+    void aFileOfOneTensorConvertsWholeByTheSameRulesAsSeveral() throws IOException {
+        // save_file({'ids': np.arange(10)}, 'one.safetensors', metadata={'format': 'np'})
+        Path one = dir.resolve("one.safetensors");
+        SafetensorsFile.write(one, Map.of("ids", new DenseTensor(DType.S64, List.of(10L),
+                Arena.ofAuto().allocateFrom(ValueLayout.JAVA_LONG, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9))), Map.of("format", "np"));
+        Path bf16 = dir.resolve("o1.safetensors");
+        CliHarness r = CliHarness.run("convert", one.toString(), bf16.toString(), "--dtype", "bf16");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().startsWith(one + " -> " + bf16 + ": 1 tensor (0 to bf16, 1 kept), "), r.out());
+        try (SafetensorsFile f = SafetensorsFile.open(bf16)) {
+            assertEquals(Map.of("format", "np"), f.metadata());
+            assertEquals(DType.S64, f.tensor("ids").dtype());
+            assertArrayEquals(new long[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9},
+                    f.tensor("ids").data().segment().toArray(ValueLayout.JAVA_LONG_UNALIGNED));
+        }
+        // A plain copy is the same file, metadata and all.
+        Path copy = dir.resolve("copy.safetensors");
+        r = CliHarness.run("convert", one.toString(), copy.toString());
+        assertEquals(0, r.code(), r.err());
+        assertArrayEquals(Files.readAllBytes(one), Files.readAllBytes(copy));
+        // Whole-file rules, worded for one tensor; --tensor still converts that tensor alone.
+        assertEquals("tensorbuf convert: --dtype s8: converting " + one + " (1 tensor) whole changes the floating-point"
+                + " ones, so the type must be floating-point; pick one tensor with --tensor NAME to make it s8\n",
+                CliHarness.run("convert", one.toString(), copy.toString(), "--dtype", "s8").err());
+        assertEquals("tensorbuf convert: --layout describes one tensor, and " + one + " holds 1 tensor, converted whole"
+                + " into a .safetensors OUT: pick one with --tensor NAME\n",
+                CliHarness.run("convert", one.toString(), copy.toString(), "--layout", "s64[10]{0}").err());
+        Path alone = dir.resolve("alone.safetensors");
+        r = CliHarness.run("convert", one.toString(), alone.toString(), "--tensor", "ids", "--dtype", "s8");
+        assertEquals(0, r.code(), r.err());
+        try (SafetensorsFile f = SafetensorsFile.open(alone)) {
+            assertEquals(Map.of(), f.metadata());
+            assertEquals(DType.S8, f.tensor("ids").dtype());
+        }
+        // Other outputs take the one tensor, in any layout, as before.
+        Path raw = dir.resolve("ids.raw");
+        r = CliHarness.run("convert", one.toString(), raw.toString(), "--layout", "s32[10]{0:T(4)}");
+        assertEquals(0, r.code(), r.err());
+        assertArrayEquals(new int[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0},
+                MemorySegment.ofArray(Files.readAllBytes(raw)).toArray(ValueLayout.JAVA_INT_UNALIGNED));
+    }
+
+    @Test
+    void aFileOfNoTensorsConvertsWholeAndKeepsItsMetadata() throws IOException {
+        Path none = dir.resolve("none.safetensors");
+        SafetensorsFile.write(none, Map.of(), Map.of("note", "no tensors"));
+        Path out = dir.resolve("none2.safetensors");
+        CliHarness r = CliHarness.run("convert", none.toString(), out.toString(), "--dtype", "bf16");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().startsWith(none + " -> " + out + ": 0 tensors (0 to bf16, 0 kept), "), r.out());
+        assertArrayEquals(Files.readAllBytes(none), Files.readAllBytes(out));
+        r = CliHarness.run("convert", none.toString(), dir.resolve("none.npy").toString());
+        assertEquals("tensorbuf convert: " + none + " holds no tensors\n", r.err());
+    }
+
+    @Test
+    void sixBitTensorsAreCopiedWholeButNotConverted() throws IOException {
+        // Safetensors packs F6_E2M3 four to three bytes; the bits of these three are copied, never interpreted.
+        Path f6 = dir.resolve("f6.safetensors");
+        SafetensorsFile.write(f6, Map.of(
+                "w", new DenseTensor(DType.F32, List.of(2L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1, 2)),
+                "x", new DenseTensor(DType.F6E2M3FN, List.of(4L), MemorySegment.ofArray(new byte[] {1, 2, 3}))),
+                Map.of("k", "v"));
+        Path copy = dir.resolve("copy.safetensors");
+        CliHarness r = CliHarness.run("convert", f6.toString(), copy.toString());
+        assertEquals(0, r.code(), r.err());
+        assertArrayEquals(Files.readAllBytes(f6), Files.readAllBytes(copy));
+
+        String refusal = f6 + ": tensor 'x' is f6e2m3fn (F6_E2M3), which safetensors packs four to three bytes in a bit"
+                + " order neither safetensors nor ml_dtypes defines, so tensorbuf does not unpack or pack them; its bytes"
+                + " are copied unchanged only when a whole file converts into a .safetensors file without changing its type";
+        Path out = dir.resolve("f6.f32.npy");
+        r = CliHarness.run("convert", f6.toString(), out.toString(), "--tensor", "x", "--dtype", "f32");
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf convert: " + refusal + "\n", r.err());
+        r = CliHarness.run("convert", f6.toString(), dir.resolve("bf.safetensors").toString(), "--dtype", "bf16");
+        assertEquals("tensorbuf convert: " + refusal + "\n", r.err());
+        assertFalse(Files.exists(out) || Files.exists(dir.resolve("bf.safetensors")));
+        r = CliHarness.run("convert", f6.toString(), dir.resolve("to6.safetensors").toString(), "--tensor", "w", "--dtype",
+                "f6e2m3fn");
+        assertEquals("tensorbuf convert: the output is f6e2m3fn, which safetensors (F6_E2M3) packs four to three bytes"
+                + " in a bit order neither safetensors nor ml_dtypes defines, so tensorbuf does not unpack or pack them;"
+                + " write raw bytes instead (OUT with any other extension)\n", r.err());
+    }
+
+    @Test
+    void outputIsWrittenThroughLinksKeepsItsModeAndIsReplacedOnlyWhole() throws IOException {
+        Path model = dir.resolve("m.safetensors");
+        SafetensorsFile.write(model, Map.of("w", new DenseTensor(DType.F32, List.of(2L),
+                Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1, 2)),
+                "ids", new DenseTensor(DType.S8, List.of(1L), MemorySegment.ofArray(new byte[] {5}))), Map.of("format", "pt"));
+        Path real = Files.createDirectory(dir.resolve("real"));
+        Path target = real.resolve("t.safetensors");
+        Files.write(target, new byte[] {1, 2, 3});
+        Files.setPosixFilePermissions(target, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r-----"));
+        Path link = Files.createSymbolicLink(dir.resolve("link.safetensors"), target);
+        for (String[] extra : List.of(new String[0], new String[] {"--tensor", "w"})) {
+            List<String> args = new java.util.ArrayList<>(List.of("convert", model.toString(), link.toString(), "--dtype", "bf16"));
+            args.addAll(List.of(extra));
+            CliHarness r = CliHarness.run(args.toArray(String[]::new));
+            assertEquals(0, r.code(), r.err());
+            assertTrue(Files.isSymbolicLink(link), "the link stays a link");
+            try (SafetensorsFile f = SafetensorsFile.open(target)) {
+                assertEquals(DType.BF16, f.tensor("w").dtype());
+                assertEquals(extra.length == 0 ? Map.of("format", "pt") : Map.of(), f.metadata());
+            }
+            assertEquals("rw-r-----", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(target)));
+            try (java.util.stream.Stream<Path> files = Stream.concat(Files.list(dir), Files.list(real))) {
+                assertEquals(List.of(), files.filter(p -> p.getFileName().toString().endsWith(".part")).toList());
+            }
+        }
+        // A full device names itself, not a hidden file, and is written directly.
+        if (Files.exists(Path.of("/dev/full"))) {
+            CliHarness r = CliHarness.run("convert", oneToFifteen().toString(), "/dev/full");
+            assertEquals(2, r.code());
+            assertEquals("tensorbuf convert: /dev/full: No space left on device\n", r.err());
+        }
+    }
+
+    @Test
+    void aWriteProtectedOutputIsRefusedInEveryMode() throws IOException {
+        Path model = dir.resolve("m.safetensors");
+        SafetensorsFile.write(model, Map.of("w", new DenseTensor(DType.F32, List.of(1L),
+                Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1)),
+                "ids", new DenseTensor(DType.S8, List.of(1L), MemorySegment.ofArray(new byte[] {5}))));
+        Path ro = dir.resolve("ro.safetensors");
+        Files.write(ro, new byte[] {9});
+        Files.setPosixFilePermissions(ro, java.nio.file.attribute.PosixFilePermissions.fromString("r--r--r--"));
+        org.junit.jupiter.api.Assumptions.assumeFalse(Files.isWritable(ro),
+                "this user (root?) may write a write-protected file, so nothing is refused");
+        for (List<String> extra : List.of(List.<String>of(), List.of("--tensor", "w"))) {
+            List<String> args = new java.util.ArrayList<>(List.of("convert", model.toString(), ro.toString()));
+            args.addAll(extra);
+            CliHarness r = CliHarness.run(args.toArray(String[]::new));
+            assertEquals(2, r.code());
+            assertEquals("tensorbuf convert: permission denied: " + ro + "\n", r.err());
+            assertArrayEquals(new byte[] {9}, Files.readAllBytes(ro));
         }
     }
 }

@@ -52,6 +52,8 @@ class FailureTest {
     void messagesAreOneLineOfValidText() {
         assertEquals("a\\nb\\r\\u001b[2Jc\td\uFFFD", Failure.oneLine("a\nb\r\u001b[2Jc\td\uD800"));
         assertEquals("pair \uD83D\uDE00 kept", Failure.oneLine("pair \uD83D\uDE00 kept"));
+        // C1 controls too: some terminals take U+009B as CSI. Latin-1 letters just above stay.
+        assertEquals("\\u0085\\u009b[2J\u00a0\u00e9", Failure.oneLine("\u0085\u009b[2J\u00a0\u00e9"));
         assertEquals("x\\ny", Failure.of(new IllegalArgumentException("x\ny")).message());
     }
 }

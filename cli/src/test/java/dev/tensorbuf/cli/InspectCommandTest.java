@@ -49,6 +49,26 @@ class InspectCommandTest {
     }
 
     @Test
+    void controlCharactersInNamesAndMetadataAreEscapedSoEachTensorIsOneLine() throws IOException {
+        Path file = dir.resolve("evil.safetensors");
+        // A name that, printed verbatim, would forge a second tensor line, then colour the terminal red.
+        String forged = "a\n  b  f32 (F32)  [1]  bytes [0, 4)  4 bytes\u001b[31m";
+        SafetensorsFile.write(file, Map.of(forged, new DenseTensor(DType.F32, List.of(1L), Arena.ofAuto().allocate(4))),
+                Map.of("k\r", "v\u001b[2J\u009b"));
+        CliHarness r = CliHarness.run("inspect", file.toString());
+        assertEquals(0, r.code(), r.err());
+        List<String> lines = r.out().lines().toList();
+        assertEquals(3, lines.size(), r.out());
+        assertTrue(lines.get(1).startsWith("  a\\n  b  f32 (F32)  [1]  bytes [0, 4)  4 bytes\\u001b[31m  f32 (F32)  [1]  bytes ["),
+                lines.get(1));
+        assertEquals("  metadata: k\\r=v\\u001b[2J\\u009b", lines.get(2));
+        // JSON escapes by its own rules and keeps the name exact.
+        CliHarness json = CliHarness.run("inspect", file.toString(), "--json");
+        assertEquals(forged, ((Map<?, ?>) ((List<?>) dev.tensorbuf.interop.json.Json.parseObject(json.out()).get("tensors"))
+                .getFirst()).get("name"));
+    }
+
+    @Test
     void malformedFileExitsTwoNamingTheProblem() throws IOException {
         Path file = dir.resolve("bad.safetensors");
         Files.write(file, new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0, 0, 0, 0, '{', '}'});

@@ -84,12 +84,22 @@ public final class Npy {
     }
 
     /**
-     * {@return the array as {@link #map(Path)} maps it, with a void descr ({@code '<V2'}, as
-     * ml_dtypes saves bf16, the f8 types and int4 unpacked) read as {@code voidType}}
+     * {@return the array as {@link #map(Path)} maps it, with a void descr read as {@code voidType}}
+     * ml_dtypes saves the types NumPy lacks as voids of their width: bf16 as {@code '<V2'}, the
+     * f8 types (but float8_e5m2, saved as {@code '<f1'}, which is read as f8e5m2 anyway) and the
+     * sub-byte types (int4, uint4, int2, uint2, float4_e2m1fn, float6_e2m3fn, float6_e3m2fn) as
+     * {@code '<V1'}. A sub-byte type's elements take one byte each, in its low bits, as ml_dtypes
+     * stores them: {@link NpyArray#layout()} counts whole bytes, so read them with
+     * {@code ElementAccess.of(type)} ({@code TensorView.strided} does), not packed.
      * {@snippet :
      * // np.save("w.npy", np.ones((2, 3), dtype=ml_dtypes.bfloat16))   -> descr '<V2'
      * try (NpyArray w = Npy.map(Path.of("w.npy"), DType.BF16)) {
      *     w.dtype();   // bf16
+     * }
+     * // np.save("q.npy", np.array([-8, -1, 7], dtype=ml_dtypes.int4))  -> descr '<V1', bytes 08 0f 07
+     * try (NpyArray q = Npy.map(Path.of("q.npy"), DType.S4)) {
+     *     q.header().dataByteSize();                                 // 3: one byte per element
+     *     ElementAccess.of(DType.S4).getLong(q.data().segment(), 1); // -1
      * }
      * }
      *
@@ -139,7 +149,9 @@ public final class Npy {
 
     /**
      * Writes the tensor as a C-order, little-endian {@code .npy} file in the oldest format
-     * version that holds its header, replacing any file there.
+     * version that holds its header, replacing any file there once the new one is complete
+     * ({@link FileReplacement}: a failure leaves the old file, a link is written through, the
+     * file's permissions are kept).
      *
      * @throws IllegalArgumentException if NumPy has no such dtype (bf16, f8, sub-byte types...)
      * @throws IOException if the file cannot be written
@@ -162,15 +174,26 @@ public final class Npy {
         }
         if (!tensor.dtype().isNumpyNative()) {
             throw new IllegalArgumentException("NumPy has no dtype for " + tensor.dtype() + " ("
-                    + tensor.dtype().numpyDescr().map(n -> "ml_dtypes' " + n + " is saved as an unnamed void type")
-                            .orElse("no elements") + "): cannot write " + tensor + " to " + file);
+                    + tensor.dtype().numpyDescr().map(n -> mlDtypesSaves(tensor.dtype())).orElse("no elements")
+                    + "): cannot write " + tensor + " to " + file);
         }
         byte[] preamble = NpyCodec.preamble(tensor.dtype().numpyDescr().orElseThrow(), false, tensor.dims(), majorVersion);
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.CREATE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            writeFully(channel, ByteBuffer.wrap(preamble));
-            writeSegment(channel, tensor.bytes());
-        }
+        FileReplacement.write(file, where -> {
+            try (FileChannel channel = FileChannel.open(where, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+                writeFully(channel, ByteBuffer.wrap(preamble));
+                writeSegment(channel, tensor.bytes());
+            }
+        });
+    }
+
+    /**
+     * {@return how ml_dtypes saves a type NumPy lacks} float8_e5m2 is the odd one: ml_dtypes
+     * registers it as a float, so np.save writes {@code '<f1'}, which NumPy cannot load.
+     */
+    private static String mlDtypesSaves(DType type) {
+        String name = type.numpyDescr().orElseThrow();
+        return type == DType.F8E5M2 ? "ml_dtypes saves " + name + " as '<f1', which np.load cannot read"
+                : "ml_dtypes' " + name + " is saved as an unnamed void type";
     }
 
     private static boolean needsSwap(NpyHeader header) {

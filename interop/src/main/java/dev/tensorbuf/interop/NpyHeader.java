@@ -48,7 +48,7 @@ public record NpyHeader(int majorVersion, String descr, DType dtype, ByteOrder b
         if (dataOffset < 0) {
             throw new IllegalArgumentException("data offset " + dataOffset + " is negative");
         }
-        Sizes.byteSize(dtype, Sizes.elementCount(shape, descr + " " + shape), descr + " " + shape);
+        Sizes.unpackedByteSize(dtype, Sizes.elementCount(shape, descr + " " + shape), descr + " " + shape);
     }
 
     /** {@return the number of elements: the product of the shape, 1 for a 0-d array} */
@@ -56,9 +56,12 @@ public record NpyHeader(int majorVersion, String descr, DType dtype, ByteOrder b
         return Sizes.elementCount(shape, descr);
     }
 
-    /** {@return the bytes of data that follow the header} */
+    /**
+     * {@return the bytes of data that follow the header} A sub-byte type (ml_dtypes' int4,
+     * float4_e2m1fn...) takes one byte per element, as ml_dtypes saves it.
+     */
     public long dataByteSize() {
-        return Sizes.byteSize(dtype, elementCount(), descr);
+        return Sizes.unpackedByteSize(dtype, elementCount(), descr);
     }
 
     /**

@@ -128,7 +128,9 @@ public final class SafetensorsFile implements AutoCloseable {
     }
 
     /**
-     * Writes the tensors and metadata as the reference library does, replacing any file there.
+     * Writes the tensors and metadata as the reference library does, replacing any file there
+     * once the new one is complete ({@link FileReplacement}: a failure leaves the old file, a link
+     * is written through, the file's permissions are kept).
      *
      * @param tensors by name; the map's order does not matter
      * @param metadata string pairs for {@code __metadata__}; empty writes no {@code __metadata__}
@@ -139,13 +141,14 @@ public final class SafetensorsFile implements AutoCloseable {
     public static void write(Path file, Map<String, DenseTensor> tensors, Map<String, String> metadata) throws IOException {
         Objects.requireNonNull(tensors, "tensors");
         Plan<DenseTensor> plan = plan(tensors, metadata, DenseTensor::dtype, DenseTensor::dims, t -> t.bytes().byteSize());
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.CREATE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            writeHeader(channel, plan.header());
-            for (Map.Entry<String, DenseTensor> e : plan.ordered()) {
-                Npy.writeSegment(channel, e.getValue().bytes());
+        FileReplacement.write(file, where -> {
+            try (FileChannel channel = FileChannel.open(where, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+                writeHeader(channel, plan.header());
+                for (Map.Entry<String, DenseTensor> e : plan.ordered()) {
+                    Npy.writeSegment(channel, e.getValue().bytes());
+                }
             }
-        }
+        });
     }
 
     /**

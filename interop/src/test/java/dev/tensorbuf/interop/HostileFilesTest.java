@@ -73,7 +73,7 @@ class HostileFilesTest {
                         "integer longer than 40 digits"),
                 npy("code in the header", file(1, "{'descr': __import__('os').system('true')}", 0),
                         "expected a value, found '_' at position 10"),
-                npy("version 3.0 header not UTF-8", preamble(3, 4, new byte[] {'{', (byte) 0xff, '}', '\n'}), "version 3.0 header is not valid UTF-8"));
+                npy("version 3.0 header not UTF-8", preamble(3, 4, new byte[] {'{', (byte) 0xff, '}', '\n'}), "version 3.0 header is not valid UTF-8: byte 0xff at offset 13 of the file (byte 1 of the version 3.0 header)"));
     }
 
     static Stream<Arguments> safetensorsCases() {
@@ -83,7 +83,7 @@ class HostileFilesTest {
                 st("negative header length", withLength(-1L, "{}"), "header length 18446744073709551615 exceeds the limit"),
                 st("header length past the end", withLength(1000, "{}"), "header length 1000 runs past the end of the file (10 bytes, so at most 2)"),
                 st("header not an object", safetensors("[1, 2]", 0), "header must start with '{', found '[1, 2]'"),
-                st("header not UTF-8", withBytes(new byte[] {'{', (byte) 0xc3, '}'}), "header is not valid UTF-8"),
+                st("header not UTF-8", withBytes(new byte[] {'{', (byte) 0xc3, '}'}), "header is not valid UTF-8: byte 0xc3 at offset 9 of the file (byte 1 of the header)"),
                 st("bad JSON", safetensors("{\"a\": {\"dtype\": \"F32\",}}", 0), "header is not valid JSON: expected a quoted object key at byte 22"),
                 st("duplicate names", safetensors("{\"a\":" + entry("U8", "[1]", 0, 1) + ",\"a\":" + entry("U8", "[1]", 1, 2) + "}", 2),
                         "duplicate key \"a\""),
@@ -99,7 +99,8 @@ class HostileFilesTest {
                         "tensors cover 4 bytes but the data section holds 12 (bytes after the last tensor)"),
                 st("shape and offsets disagree", safetensors("{\"w\":" + entry("F32", "[2,3]", 0, 20) + "}", 20),
                         "tensor 'w': F32 [2, 3] is 24 bytes but data_offsets [0, 20] hold 20"),
-                st("unknown dtype", safetensors("{\"w\":" + entry("F13", "[1]", 0, 2) + "}", 2), "tensor 'w': unknown safetensors dtype 'F13'"),
+                st("unknown dtype", safetensors("{\"w\":" + entry("F13", "[1]", 0, 2) + "}", 2), "tensor 'w': unknown safetensors dtype 'F13': expected one of BOOL, F4, F6_E2M3, F6_E3M2, U8, I8, F8_E5M2,"
+                        + " F8_E4M3, F8_E8M0, F8_E4M3FNUZ, F8_E5M2FNUZ, I16, U16, F16, BF16, I32, U32, F32, C64, F64, I64, U64"),
                 st("offsets reversed", safetensors("{\"w\":" + entry("U8", "[0]", 4, 0) + "}", 4), "data_offsets [4, 0] end before they begin"),
                 st("negative dim", safetensors("{\"w\":" + entry("U8", "[-2]", 0, 0) + "}", 0), "shape [-2] holds the integer -2"),
                 st("shape overflows", safetensors("{\"w\":" + entry("F64", "[4294967296,4294967296]", 0, 8) + "}", 8),

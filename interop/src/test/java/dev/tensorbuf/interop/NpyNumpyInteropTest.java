@@ -14,6 +14,7 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -62,6 +63,29 @@ class NpyNumpyInteropTest {
             }
         }
         assertEquals(56, bigEndian, "big-endian cases: 11 multi-byte kinds x 5 shapes + one v2");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void weReadEveryTypeMlDtypesSavesOnceItIsNamed() throws IOException {
+        PythonPeer.assumeModules("numpy", "ml_dtypes");
+        String out = PythonPeer.runScript("/peers/npy_peer.py", dir, "mldtypes", dir.toString());
+        assertTrue(out.contains("wrote 32"), out);
+        List<Object> manifest = (List<Object>) Json.parse(Files.readString(dir.resolve("manifest.json")));
+        for (Object o : manifest) {
+            Map<String, Object> c = (Map<String, Object>) o;
+            String name = (String) c.get("type");
+            DType type = Arrays.stream(DType.values()).filter(t -> t.numpyDescr().orElse("").equals(name)).findFirst()
+                    .orElseThrow(() -> new AssertionError("no DType for ml_dtypes' " + name));
+            Path file = dir.resolve((String) c.get("file"));
+            try (NpyArray a = Npy.map(file, type)) {
+                assertEquals(c.get("descr"), a.header().descr(), file.toString());
+                assertEquals(type, a.dtype(), file.toString());
+                assertEquals(c.get("shape"), a.shape(), file.toString());
+                TensorValues.assertValues((List<?>) c.get("values"), TensorValues.read(type, a.layout(), a.data().segment()),
+                        file.getFileName().toString());
+            }
+        }
     }
 
     @Test

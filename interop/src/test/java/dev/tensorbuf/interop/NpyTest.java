@@ -148,8 +148,8 @@ class NpyTest {
         // bf16 1.0 = 0x3f80, -2.5 = 0xc020
         Path file = voidBf16("bf.npy", (short) 0x3f80, (short) 0xc020);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Npy.map(file));
-        assertTrue(e.getMessage().contains("descr '<V2' is a void type (2 bytes each): ml_dtypes saves bf16 and f8 that way"
-                + " without saying which; name the type (tensorbuf convert --from-dtype bf16, Npy.map(file, DType.BF16))"),
+        assertTrue(e.getMessage().contains("descr '<V2' is a void type (2 bytes each): ml_dtypes saves bf16 that way"
+                + " without saying so; name the type (tensorbuf convert --from-dtype bf16, Npy.map(file, DType.BF16))"),
                 e.getMessage());
         try (NpyArray a = Npy.map(file, DType.BF16)) {
             assertEquals(DType.BF16, a.dtype());
@@ -168,6 +168,87 @@ class NpyTest {
         try (NpyArray a = Npy.map(f32, DType.BF16)) {
             assertEquals(DType.F32, a.dtype());
         }
+    }
+
+    /** A file as np.save writes an ml_dtypes type of one byte per element: descr '<V1', the bytes as data. */
+    private Path void1(String name, int... bytes) throws IOException {
+        Path file = dir.resolve(name);
+        byte[] preamble = NpyCodec.preamble("<V1", false, List.of((long) bytes.length), 0);
+        byte[] all = java.util.Arrays.copyOf(preamble, preamble.length + bytes.length);
+        for (int i = 0; i < bytes.length; i++) {
+            all[preamble.length + i] = (byte) bytes[i];
+        }
+        Files.write(file, all);
+        return file;
+    }
+
+    @Test
+    void subByteVoidFilesOfMlDtypesHoldOneElementPerByte() throws IOException {
+        // np.save(f, np.array([-8, -1, 0, 7], ml_dtypes.int4)): descr '<V1', bytes 08 0f 00 07 (low nibble, no sign extension).
+        Path int4 = void1("i4.npy", 0x08, 0x0f, 0x00, 0x07);
+        try (NpyArray a = Npy.map(int4, DType.S4)) {
+            assertEquals(DType.S4, a.dtype());
+            assertEquals(4, a.header().dataByteSize());
+            assertArrayEquals(new double[] {-8, -1, 0, 7},
+                    dev.tensorbuf.views.TensorView.strided(a.data(), a.dtype(), a.layout()).toDoubleArray());
+            assertEquals(-1, ElementAccess.of(DType.S4).getLong(a.data().segment(), 1));
+        }
+        try (NpyArray a = Npy.map(int4, DType.U4)) {
+            assertArrayEquals(new double[] {8, 15, 0, 7},
+                    dev.tensorbuf.views.TensorView.strided(a.data(), a.dtype(), a.layout()).toDoubleArray());
+        }
+        // float4_e2m1fn [-1, 0.5, 6] is 0x0a 0x01 0x07; float6_e2m3fn [-1, 0.5, 7.5] is 0x28 0x04 0x1f.
+        try (NpyArray a = Npy.map(void1("f4.npy", 0x0a, 0x01, 0x07), DType.F4E2M1FN)) {
+            assertArrayEquals(new double[] {-1, 0.5, 6},
+                    dev.tensorbuf.views.TensorView.strided(a.data(), a.dtype(), a.layout()).toDoubleArray());
+        }
+        try (NpyArray a = Npy.map(void1("f6.npy", 0x28, 0x04, 0x1f), DType.F6E2M3FN)) {
+            assertArrayEquals(new double[] {-1, 0.5, 7.5},
+                    dev.tensorbuf.views.TensorView.strided(a.data(), a.dtype(), a.layout()).toDoubleArray());
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Npy.map(int4));
+        assertTrue(e.getMessage().endsWith("descr '<V1' is a void type (1 byte each): ml_dtypes saves its f8 types (but"
+                + " float8_e5m2) and its sub-byte types (int4, float4_e2m1fn..., one to a byte) that way without saying"
+                + " which; name the type (tensorbuf convert --from-dtype f8e4m3fn, Npy.map(file, DType.F8E4M3FN))"),
+                e.getMessage());
+        IllegalArgumentException wide = assertThrows(IllegalArgumentException.class, () -> Npy.map(int4, DType.BF16));
+        assertTrue(wide.getMessage().endsWith("descr '<V1' holds 1-byte elements; bf16 elements take 2 bytes"), wide.getMessage());
+    }
+
+    @Test
+    void voidTypesNoMlDtypesTypeFitsGetNoHintAboutThem() throws IOException {
+        for (String descr : List.of("|V0", "<V4")) {
+            Path file = dir.resolve("v.npy");
+            Files.write(file, java.util.Arrays.copyOf(NpyCodec.preamble(descr, false, List.of(2L), 0),
+                    NpyCodec.preamble(descr, false, List.of(2L), 0).length + 8));
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Npy.map(file));
+            String width = descr.equals("|V0") ? "0 bytes" : "4 bytes";
+            assertEquals(file + ": descr '" + descr + "' is a void type (" + width + " each): raw bytes of no numeric type,"
+                    + " which are not read", e.getMessage());
+        }
+    }
+
+    @Test
+    void writingFromAClosedArenaLeavesThePreviousFileIntact() throws IOException {
+        Path file = dir.resolve("keep.npy");
+        Npy.write(file, new DenseTensor(DType.F32, List.of(2L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1, 2)));
+        byte[] before = Files.readAllBytes(file);
+        Arena arena = Arena.ofShared();
+        DenseTensor dead = new DenseTensor(DType.F32, List.of(4L), arena.allocate(16));
+        arena.close();
+        assertThrows(IllegalStateException.class, () -> Npy.write(file, dead));
+        assertArrayEquals(before, Files.readAllBytes(file));
+        try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+            assertEquals(List.of(file), files.toList(), "no .part file is left behind");
+        }
+    }
+
+    @Test
+    void float8E5m2IsRefusedOnWriteForWhatMlDtypesReallyWrites() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Npy.write(dir.resolve("e5.npy"),
+                new DenseTensor(DType.F8E5M2, List.of(1L), Arena.ofAuto().allocate(1))));
+        assertTrue(e.getMessage().startsWith("NumPy has no dtype for f8e5m2 (ml_dtypes saves float8_e5m2 as '<f1',"
+                + " which np.load cannot read)"), e.getMessage());
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.tensorbuf.interop;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -43,6 +44,26 @@ class SafetensorsFileTest {
             assertEquals((byte) 9, f.tensor("ids").data().segment().get(ValueLayout.JAVA_BYTE, 1));
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> f.tensor("x"));
             assertEquals("no tensor 'x' in m.safetensors; it has [w, ids]", e.getMessage());
+        }
+    }
+
+    @Test
+    void writingFromAClosedArenaLeavesThePreviousFileIntact() throws IOException {
+        Path file = dir.resolve("keep.safetensors");
+        SafetensorsFile.write(file, Map.of("w", new DenseTensor(DType.F32, List.of(2L),
+                Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1, 2))), Map.of("format", "np"));
+        byte[] before = Files.readAllBytes(file);
+        Arena arena = Arena.ofShared();
+        DenseTensor dead = new DenseTensor(DType.F32, List.of(4L), arena.allocate(16));
+        arena.close();
+        assertThrows(IllegalStateException.class, () -> SafetensorsFile.write(file, Map.of(
+                "a", new DenseTensor(DType.F64, List.of(1L), Arena.ofAuto().allocate(8)), "w", dead)));
+        assertArrayEquals(before, Files.readAllBytes(file));
+        try (SafetensorsFile f = SafetensorsFile.open(file)) {
+            assertEquals(Map.of("format", "np"), f.metadata());
+        }
+        try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+            assertEquals(List.of(file), files.toList(), "no .part file is left behind");
         }
     }
 

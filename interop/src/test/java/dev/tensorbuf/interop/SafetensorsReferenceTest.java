@@ -8,6 +8,7 @@ import dev.tensorbuf.interop.json.Json;
 import dev.tensorbuf.views.DType;
 import java.io.IOException;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -69,6 +70,33 @@ class SafetensorsReferenceTest {
         Files.writeString(dir.resolve("manifest.json"), Json.write(Map.of("files", files)));
         String out = PythonPeer.runScript("/peers/safetensors_peer.py", dir, "check", dir.toString());
         assertTrue(out.contains("checked " + (TYPES.size() - 2 + TYPES.size())), out);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void theReferenceReadsTheBytesOfPackedAndSixBitTensorsAsWritten() throws IOException {
+        // tensorbuf convert copies these byte for byte (it does not unpack F6): the reference must take them as they are.
+        PythonPeer.assumeModules("safetensors", "numpy");
+        Map<String, DenseTensor> tensors = new LinkedHashMap<>();
+        List<Object> listed = new ArrayList<>();
+        Object[][] cases = {
+            {"e2m3", DType.F6E2M3FN, List.of(2L, 4L), new byte[] {1, 2, 3, 4, 5, 6}},
+            {"e3m2", DType.F6E3M2FN, List.of(4L), new byte[] {(byte) 0xff, 0, 0x7f}},
+            {"f4", DType.F4E2M1FN, List.of(3L, 2L), new byte[] {0x10, 0x32, (byte) 0xfe}},
+            {"scale", DType.F8E8M0FNU, List.of(2L), new byte[] {127, (byte) 0x80}},
+        };
+        for (Object[] c : cases) {
+            byte[] bytes = (byte[]) c[3];
+            DType t = (DType) c[1];
+            tensors.put((String) c[0], new DenseTensor(t, (List<Long>) c[2], MemorySegment.ofArray(bytes)));
+            listed.add(Map.of("name", c[0], "dtype", t.safetensorsName().orElseThrow(), "shape", c[2],
+                    "hex", java.util.HexFormat.of().formatHex(bytes)));
+        }
+        SafetensorsFile.write(dir.resolve("packed.safetensors"), tensors, Map.of("format", "mx"));
+        Files.writeString(dir.resolve("manifest.json"), Json.write(Map.of("files",
+                List.of(Map.of("file", "packed.safetensors", "metadata", Map.of("format", "mx"), "tensors", listed)))));
+        String out = PythonPeer.runScript("/peers/safetensors_peer.py", dir, "raw", dir.toString());
+        assertTrue(out.contains("checked 4"), out);
     }
 
     private Map<String, Object> write(String name, List<DType> types, Map<String, String> metadata, Arena arena)

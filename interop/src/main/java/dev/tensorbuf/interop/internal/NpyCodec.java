@@ -7,8 +7,6 @@ import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -82,7 +80,8 @@ public final class NpyCodec {
                     + fileSize + " bytes, header starts at " + headerStart + ")");
         }
         ByteBuffer raw = readFully(channel, headerStart, (int) headerLength);
-        String text = decode(raw, major, file);
+        String text = major < 3 ? StandardCharsets.ISO_8859_1.decode(raw).toString()
+                : StrictUtf8.decode(raw, headerStart, file, "version 3.0 header");
         long dataOffset = headerStart + headerLength;
         NpyHeader header = interpret(PyLiteral.parse(withoutPadding(text), file), major, dataOffset, file, voidType);
         long need = header.dataByteSize();
@@ -104,20 +103,6 @@ public final class NpyCodec {
             end--;
         }
         return header.substring(0, end);
-    }
-
-    private static String decode(ByteBuffer raw, int major, String file) {
-        if (major < 3) {
-            return StandardCharsets.ISO_8859_1.decode(raw).toString();
-        }
-        try {
-            return StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(raw).toString();
-        } catch (CharacterCodingException e) {
-            throw new IllegalArgumentException(file + ": version 3.0 header is not valid UTF-8: " + e.getMessage());
-        }
     }
 
     private static NpyHeader interpret(Object literal, int major, long dataOffset, String file, DType voidType) {
@@ -144,7 +129,7 @@ public final class NpyCodec {
         ByteOrder order = byteOrder(descr);
         DType dtype = dtype(descr, file, voidType);
         String context = file + ": " + descr + " " + shape;
-        Sizes.byteSize(dtype, Sizes.elementCount(shape, context), context);
+        Sizes.unpackedByteSize(dtype, Sizes.elementCount(shape, context), context);
         return new NpyHeader(major, descr, dtype, dtype.byteWidth() == 1 ? ByteOrder.LITTLE_ENDIAN : order, fortran,
                 shape, dataOffset);
     }
@@ -213,7 +198,12 @@ public final class NpyCodec {
         return dtype;
     }
 
-    /** ml_dtypes saves bf16, f8 and the int4 family as bare void types; the caller names which. */
+    /**
+     * ml_dtypes saves its types that NumPy lacks as bare voids of their width (all but
+     * float8_e5m2, which it saves as {@code '<f1'}): bf16 as {@code '<V2'}, the f8 types and the
+     * sub-byte ones (int4, float4_e2m1fn..., one element to a byte) as {@code '<V1'}. The caller
+     * names which.
+     */
     private static DType voidAs(String descr, String body, String file, DType voidType) {
         long width;
         try {
@@ -221,16 +211,23 @@ public final class NpyCodec {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(file + ": descr '" + descr + "' is a void type of unknown width", e);
         }
+        String each = width + (width == 1 ? " byte" : " bytes") + " each";
         if (voidType == null) {
-            throw new IllegalArgumentException(file + ": descr '" + descr + "' is a void type (" + width + " bytes each):"
-                    + " ml_dtypes saves bf16 and f8 that way without saying which; name the type (tensorbuf convert"
-                    + " --from-dtype bf16, Npy.map(file, DType.BF16))");
+            String hint = switch ((int) Math.min(width, 3)) {
+                case 1 -> ": ml_dtypes saves its f8 types (but float8_e5m2) and its sub-byte types (int4,"
+                        + " float4_e2m1fn..., one to a byte) that way without saying which; name the type (tensorbuf"
+                        + " convert --from-dtype f8e4m3fn, Npy.map(file, DType.F8E4M3FN))";
+                case 2 -> ": ml_dtypes saves bf16 that way without saying so; name the type (tensorbuf convert"
+                        + " --from-dtype bf16, Npy.map(file, DType.BF16))";
+                default -> ": raw bytes of no numeric type, which are not read";
+            };
+            throw new IllegalArgumentException(file + ": descr '" + descr + "' is a void type (" + each + ")" + hint);
         }
-        String not = voidType.isSubByte() ? voidType + " is read from .npy files only as a NumPy type"
-                : voidType.isNumpyNative() ? voidType + " has a NumPy descr of its own, '"
+        String not = voidType.isNumpyNative() ? voidType + " has a NumPy descr of its own, '"
                         + voidType.numpyDescr().orElseThrow() + "'"
                 : voidType.byteWidth() != width ? voidType + " elements take " + voidType.byteWidth()
-                        + (voidType.byteWidth() == 1 ? " byte" : " bytes") : null;
+                        + (voidType.byteWidth() == 1 ? " byte" : " bytes") + (voidType.isSubByte() ? ", one to a byte" : "")
+                : null;
         if (not != null) {
             throw new IllegalArgumentException(file + ": descr '" + descr + "' holds " + width + "-byte elements; " + not);
         }

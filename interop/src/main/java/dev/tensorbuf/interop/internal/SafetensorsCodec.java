@@ -5,11 +5,10 @@ import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.text.TextFormatException;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,6 +23,8 @@ public final class SafetensorsCodec {
     public static final String METADATA_KEY = "__metadata__";
 
     private static final Set<String> ENTRY_KEYS = Set.of("dtype", "shape", "data_offsets");
+    /** Every dtype safetensors names, in the reference's order (by alignment, as its enum declares them). */
+    private static final Map<String, DType> DTYPES = dtypes();
 
     private SafetensorsCodec() {
     }
@@ -64,15 +65,7 @@ public final class SafetensorsCodec {
      * @throws IllegalArgumentException naming the file, the tensor and the problem
      */
     public static Header read(ByteBuffer headerBytes, long dataSize, String file) {
-        String text;
-        try {
-            text = StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(headerBytes).toString();
-        } catch (CharacterCodingException e) {
-            throw new IllegalArgumentException(file + ": header is not valid UTF-8: " + e.getMessage());
-        }
+        String text = StrictUtf8.decode(headerBytes, 8, file, "header"); // the header follows the 8-byte length
         int first = 0;
         while (first < text.length() && " \t\n\r".indexOf(text.charAt(first)) >= 0) {
             first++; // JSON whitespace, which the reference reader (serde_json) skips too
@@ -133,11 +126,10 @@ public final class SafetensorsCodec {
         if (!(map.get("dtype") instanceof String dtypeName)) {
             throw new IllegalArgumentException(where + ": dtype is " + kind(map.get("dtype")) + ", expected a string");
         }
-        DType dtype;
-        try {
-            dtype = DType.fromSafetensorsName(dtypeName);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(where + ": " + e.getMessage(), e);
+        DType dtype = DTYPES.get(dtypeName);
+        if (dtype == null) {
+            throw new IllegalArgumentException(where + ": unknown safetensors dtype '" + dtypeName + "': expected one of "
+                    + String.join(", ", DTYPES.keySet()));
         }
         List<Long> shape = longs(map.get("shape"), -1, where + ": shape");
         List<Long> offsets = longs(map.get("data_offsets"), 2, where + ": data_offsets");
@@ -220,6 +212,14 @@ public final class SafetensorsCodec {
         byte[] padded = Arrays.copyOf(text, (text.length + 7) & ~7);
         Arrays.fill(padded, text.length, padded.length, (byte) ' ');
         return padded;
+    }
+
+    private static Map<String, DType> dtypes() {
+        List<DType> types = new ArrayList<>(Arrays.stream(DType.values()).filter(t -> t.safetensorsName().isPresent()).toList());
+        types.sort(Comparator.comparingInt(SafetensorsCodec::alignmentRank));
+        Map<String, DType> byName = new LinkedHashMap<>();
+        types.forEach(t -> byName.put(t.safetensorsName().orElseThrow(), t));
+        return Collections.unmodifiableMap(byName);
     }
 
     // Position in the reference's Dtype enum, which is declared in increasing alignment.

@@ -53,4 +53,14 @@ public final class Sizes {
                     + " (" + dtype.bitWidth() + " bits each) overflow a long byte size");
         }
     }
+
+    /**
+     * {@return the bytes of {@code count} elements of one whole byte count each: sub-byte types
+     * unpacked, one to a byte, as NumPy and ml_dtypes store them}
+     *
+     * @throws IllegalArgumentException if the size overflows
+     */
+    public static long unpackedByteSize(DType dtype, long count, String context) {
+        return dtype.isSubByte() ? count : byteSize(dtype, count, context);
+    }
 }

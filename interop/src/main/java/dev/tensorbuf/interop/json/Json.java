@@ -240,7 +240,9 @@ public final class Json {
             return big.bitLength() < 64 ? (Object) big.longValue() : big;
         }
         try {
-            return new BigDecimal(s).doubleValue();
+            double d = new BigDecimal(s).doubleValue();
+            // BigDecimal has no negative zero, and Python writes -0.0 for it (the sign of a float's zero is data).
+            return d == 0 && s.charAt(0) == '-' ? -0.0 : d;
         } catch (NumberFormatException e) {
             // BigDecimal keeps its exponent in an int: 1e99999999999 is valid JSON it cannot hold.
             pos = start;

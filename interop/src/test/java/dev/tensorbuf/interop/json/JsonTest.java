@@ -31,6 +31,15 @@ class JsonTest {
     }
 
     @Test
+    void negativeZeroKeepsItsSign() {
+        // Python's json writes ml_dtypes' -0.0 as "-0.0"; a reader that made it +0.0 would hide a sign bit.
+        assertEquals(-0.0, Json.parse("-0.0"));
+        assertEquals(-0.0, Json.parse("-0e5"));
+        assertEquals(0.0, Json.parse("0.0"));
+        assertEquals(0L, Json.parse("-0"));
+    }
+
+    @Test
     void integersPastSixtyFourBitsStayExact() {
         assertEquals(new BigInteger("18446744073709551616"), Json.parse("18446744073709551616"));
         assertEquals(Long.MIN_VALUE, Json.parse("-9223372036854775808"));
