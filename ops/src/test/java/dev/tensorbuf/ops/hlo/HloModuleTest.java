@@ -119,4 +119,49 @@ class HloModuleTest {
         assertTrue(e.getMessage().contains("no instruction q in computation e; it has [p]"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> m.entry().root().ints("dimensions"));
     }
+
+    /**
+     * XLA prints a compiled module with source-location sections after its header
+     * ({@code jax.jit(f).lower(x).compile().as_text()}, jax 0.4 and later); this is such a print.
+     */
+    @Test
+    void readsTheStackFrameSectionsXlaPrintsForCompiledModules() {
+        HloModule m = HloModule.parse("""
+                HloModule jit_f, is_scheduled=true, entry_computation_layout={(f32[4,6]{1,0})->f32[3,4]{1,0}}
+
+                FileNames
+                1 "<string>"
+
+                FunctionNames
+                1 "<module>"
+                2 "f"
+
+                FileLocations
+                1 {file_name_id=1 function_name_id=1 line=5 end_line=5 column=6 end_column=25}
+                2 {file_name_id=1 function_name_id=2 line=3 end_line=3 column=17 end_column=40}
+
+                StackFrames
+                1 {file_location_id=1 parent_frame_id=1}
+                2 {file_location_id=2 parent_frame_id=2}
+
+
+                %fused_computation (param_0.2: f32[4,6]) -> f32[3,4] {
+                  %param_0.2 = f32[4,6]{1,0} parameter(0)
+                  %transpose.0 = f32[6,4]{0,1} transpose(%param_0.2), dimensions={1,0}, metadata={op_name="jit(f)/transpose" stack_frame_id=2}
+                  %copy.1 = f32[6,4]{1,0} copy(%transpose.0), metadata={op_name="jit(f)/transpose" stack_frame_id=2}
+                  ROOT %slice.0 = f32[3,4]{1,0} slice(%copy.1), slice={[0:6:2], [0:4:1]}, metadata={op_name="jit(f)/slice" stack_frame_id=2}
+                }
+
+                ENTRY %main.1 (x.1: f32[4,6]) -> f32[3,4] {
+                  %x.1 = f32[4,6]{1,0} parameter(0), metadata={op_name="x"}
+                  ROOT %copy_slice_fusion = f32[3,4]{1,0} fusion(%x.1), kind=kLoop, calls=%fused_computation, metadata={op_name="jit(f)/slice" stack_frame_id=2}
+                }
+                """);
+        assertEquals(List.of("fused_computation", "main.1"), m.computations().stream().map(HloComputation::name).toList());
+        assertEquals("fusion", m.entry().root().opcode());
+        // A computation may still be called FileNames.
+        HloModule named = HloModule.parse("HloModule m\nFileNames {\n ROOT c = f32[] constant(1)\n}\n"
+                + "ENTRY e {\n ROOT r = f32[] call(), to_apply=FileNames\n}");
+        assertEquals("FileNames", named.computations().getFirst().name());
+    }
 }

@@ -164,6 +164,12 @@ class HloIndexingTest {
                 "get-tuple-element r: output f32[4]{0} is not element 1 of (f32[4]{0}, f32[8]{0})"},
             {"p0 = f32[4] parameter(0)\n ROOT r = s32[5] bitcast-convert(p0)",
                 "bitcast-convert r: output s32[5]{0} must have the dimensions of its operand f32[4]{0}"},
+            {"p0 = f32[10,20] parameter(0)\n ROOT r = f32[30,40] transpose(p0), dimensions={1,0}",
+                "transpose r: output f32[30,40]{1,0} does not match f32[10,20]{1,0} with dimensions [1, 0]: expected [20, 10]"},
+            {"p0 = f32[10,20] parameter(0)\n ROOT r = f32[20,10] transpose(p0), dimensions={0}",
+                "transpose r: dimensions [0] must name each of the 2 dimensions"},
+            {"p0 = f32[10,20] parameter(0)\n ROOT r = f32[10] bitcast(p0)",
+                "bitcast r: changes the element count: f32[10,20]{1,0} has 200 elements, f32[10]{0} 10"},
             {"p0 = f32[4] parameter(0)\n ROOT r = u8[4,3] bitcast-convert(p0)",
                 "bitcast-convert r: the u8 side u8[4,3]{1,0} must be the f32 side f32[4]{0} with one more dimension of 4"},
         };

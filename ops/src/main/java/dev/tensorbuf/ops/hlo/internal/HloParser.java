@@ -68,6 +68,10 @@ public final class HloParser {
             if (pos >= text.length()) {
                 break;
             }
+            if (STACK_FRAME_SECTIONS.contains(lookWord()) && !startsComputationAfterWord()) {
+                skipStackFrameSection();
+                continue;
+            }
             computations.add(computation(calledAt, computations));
         }
         if (computations.isEmpty()) {
@@ -84,6 +88,48 @@ public final class HloParser {
         }
         rejectCallCycles(computations, calledAt);
         return new HloModule(name, attributes, computations);
+    }
+
+    /**
+     * The sections XLA prints after the module header of a compiled module
+     * ({@code jax.jit(f).lower(x).compile().as_text()}): source locations for metadata's
+     * {@code stack_frame_id}, which no analysis here reads.
+     */
+    private static final java.util.Set<String> STACK_FRAME_SECTIONS =
+            java.util.Set.of("FileNames", "FunctionNames", "FileLocations", "StackFrames");
+
+    /** {@return whether the word at {@code pos} is followed by a signature or body, so it names a computation} */
+    private boolean startsComputationAfterWord() {
+        int save = pos;
+        pos += lookWord().length();
+        skipSpace();
+        boolean computation = peek() == '(' || peek() == '{' || text.startsWith("->", pos);
+        pos = save;
+        return computation;
+    }
+
+    /** Skips a section name and its entries, each an id and a quoted string or a {...} record. */
+    private void skipStackFrameSection() {
+        pos += lookWord().length();
+        while (true) {
+            skipSpace();
+            int entry = pos;
+            while (pos < text.length() && Character.isDigit(text.charAt(pos))) {
+                pos++;
+            }
+            if (pos == entry) {
+                return;
+            }
+            skipSpace();
+            if (peek() == '"') {
+                pos = Scanner.stringEnd(text, pos, this::error);
+            } else if (peek() == '{') {
+                pos = Scanner.balancedEnd(text, pos, this::error);
+            } else {
+                throw error("expected a quoted string or a {...} record after entry id "
+                        + text.substring(entry, pos).strip(), pos);
+            }
+        }
     }
 
     /**

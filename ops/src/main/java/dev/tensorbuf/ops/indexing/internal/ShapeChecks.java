@@ -9,12 +9,12 @@ import java.util.Set;
 
 /**
  * The shape rules of XLA's verifier for the ops whose maps index by their attributes without
- * looking: element-wise ops (bitcast-convert between widths too), broadcast, reverse, reduce, concatenate, dynamic-slice,
+ * looking: element-wise ops (bitcast-convert between widths too), broadcast, transpose, bitcast, reverse, reduce, concatenate, dynamic-slice,
  * dynamic-update-slice and get-tuple-element. Without them a module that XLA would refuse got
  * maps of the wrong rank or range: {@code reduce(f32[4,8]), dimensions={1}} declared as
  * {@code f32[8]} mapped the output's 8 elements onto a dimension of 4, a reverse of dimension 2 of
  * a rank-2 operand was the identity. Each error names the instruction and what does not fit.
- * (Transpose, slice, pad, reshape, dot, reduce-window, convolution and all-gather check their own
+ * (Slice, pad, reshape, dot, reduce-window, convolution and all-gather check their own
  * attributes where they read them.)
  * {@snippet :
  * // ROOT r = f32[8] reduce(p0, c), dimensions={1} with p0 = f32[4,8]:
@@ -35,6 +35,8 @@ final class ShapeChecks {
         switch (instr.opcode()) {
             case "broadcast" -> broadcast(ctx, instr);
             case "reverse" -> reverse(ctx, instr);
+            case "transpose" -> transpose(ctx, instr);
+            case "bitcast" -> bitcast(ctx, instr);
             case "reduce" -> reduce(ctx, instr);
             case "concatenate" -> concatenate(ctx, instr);
             case "dynamic-slice" -> dynamicSlice(ctx, instr);
@@ -103,6 +105,37 @@ final class ShapeChecks {
                 throw error(instr, "operand dimension " + i + " of " + in + " has size " + in.dim(i)
                         + " but output dimension " + d + " of " + out + " has size " + out.dim((int) d));
             }
+        }
+    }
+
+    /** Output dimension i is operand dimension dimensions[i]. */
+    private static void transpose(Ctx ctx, HloInstruction instr) {
+        ArrayShape in = ctx.operandShape(instr, 0);
+        ArrayShape out = instr.arrayShape();
+        List<Long> perm = instr.ints("dimensions");
+        if (perm.size() != in.rank()) {
+            throw error(instr, "dimensions " + perm + " must name each of the " + in.rank() + " dimensions of " + in);
+        }
+        distinctDims(instr, "dimensions", perm, in);
+        List<Long> expected = new ArrayList<>();
+        for (long d : perm) {
+            expected.add(in.dim((int) d));
+        }
+        if (!out.dims().equals(expected)) {
+            throw error(instr, "output " + out + " does not match " + in + " with dimensions " + perm + ": expected "
+                    + expected);
+        }
+    }
+
+    /** A bitcast reinterprets the operand's bytes, so both sides hold as many bits. */
+    private static void bitcast(Ctx ctx, HloInstruction instr) {
+        ArrayShape in = ctx.operandShape(instr, 0);
+        ArrayShape out = instr.arrayShape();
+        long inBits = Math.multiplyExact(in.elementCount(), in.dtype().bitWidth());
+        long outBits = Math.multiplyExact(out.elementCount(), out.dtype().bitWidth());
+        if (inBits != outBits) {
+            throw error(instr, "changes the element count: " + in + " has " + in.elementCount() + " elements, "
+                    + out + " " + out.elementCount());
         }
     }
 
