@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.views.TensorView;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -218,6 +219,8 @@ class HloExecutorTest {
         assertArrayEquals(new long[] {1, 2, 3, 4, 5, 6},
                 longs(module("ROOT c = s32[2,3]{1,0} constant({ { 1, 2, 3 }, {4,5,6} })"), Map.of()));
         assertArrayEquals(new long[] {1, 0}, longs(module("ROOT c = pred[2]{0} constant({true, false})"), Map.of()));
+        // XLA reads integers as preds too, nonzero as true.
+        assertArrayEquals(new long[] {1, 0, 1}, longs(module("ROOT c = pred[3]{0} constant({7, 0, -2})"), Map.of()));
         float[] f = floats(module("ROOT c = f32[4]{0} constant({-inf, nan, 1.5e-3, -0.0})"), Map.of());
         assertEquals(Float.NEGATIVE_INFINITY, f[0]);
         assertTrue(Float.isNaN(f[1]));
@@ -355,5 +358,56 @@ class HloExecutorTest {
         assertEquals(List.of(0, Integer.MIN_VALUE, 0, Integer.MIN_VALUE),
                 List.of(Float.floatToRawIntBits(v[0]), Float.floatToRawIntBits(v[1]), Float.floatToRawIntBits(v[2]),
                         Float.floatToRawIntBits(v[3])));
+    }
+
+    /**
+     * A chain of transposes and reshapes composes floor divisions and modulos the simplifier
+     * cannot always undo; 360 such steps once ran for minutes. A view whose map outgrows
+     * Interpreter.MAX_MAP_CHARS is copied, so the chain runs in seconds, and its values are those
+     * of the same steps on plain row-major arrays.
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(60)
+    void longReshapeTransposeChainsStayFastAndExact() {
+        long[][] shapes = {{6, 35}, {10, 21}, {14, 15}, {5, 42}, {7, 30}};
+        int steps = 120;
+        List<String> body = new ArrayList<>(List.of("v0 = f32[6,35]{1,0} parameter(0)"));
+        float[] expected = new float[210];
+        for (int i = 0; i < expected.length; i++) {
+            expected[i] = i;
+        }
+        long rows = 6;
+        long cols = 35;
+        for (int i = 0, k = 0; i < steps; i++) {
+            String root = i == steps - 1 ? "ROOT " : "";
+            if (i % 2 == 0) {
+                float[] t = new float[expected.length];
+                for (int r = 0; r < rows; r++) {
+                    for (int c = 0; c < cols; c++) {
+                        t[(int) (c * rows + r)] = expected[(int) (r * cols + c)];
+                    }
+                }
+                expected = t;
+                long swap = rows;
+                rows = cols;
+                cols = swap;
+                body.add(root + "v" + (i + 1) + " = f32[" + rows + "," + cols + "]{1,0} transpose(v" + i + "), dimensions={1,0}");
+            } else {
+                k++;
+                rows = shapes[k % shapes.length][0];
+                cols = shapes[k % shapes.length][1];
+                body.add(root + "v" + (i + 1) + " = f32[" + rows + "," + cols + "]{1,0} reshape(v" + i + ")");
+            }
+        }
+        TensorView input = TensorView.of(arena.allocate(4 * 210), "f32[6,35]{1,0}");
+        float[] iota = new float[210];
+        for (int i = 0; i < iota.length; i++) {
+            iota[i] = i;
+        }
+        input.copyFrom(iota);
+        try (Execution x = HloExecutor.execute(module(body.toArray(String[]::new)), Map.of("v0", input))) {
+            assertArrayEquals(expected, x.rowMajor().toFloatArray());
+            assertTrue(x.steps().stream().anyMatch(st -> st.kind() == Step.Kind.COPY), "some view was copied");
+        }
     }
 }

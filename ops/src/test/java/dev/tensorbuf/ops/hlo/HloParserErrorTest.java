@@ -33,6 +33,9 @@ class HloParserErrorTest {
             unterminated comment      | HloModule m\\n/* never closed\\nENTRY e {\\n  ROOT p = f32[2] parameter(0)\\n}           | 2:1  | unterminated comment
             unterminated string       | HloModule m\\nENTRY e {\\n  ROOT p = f32[2] parameter(0), metadata={op_name="x}\\n}   | 3:51 | unterminated string
             duplicate attribute       | HloModule m\\nENTRY e {\\n  p = f32[8] parameter(0)\\n  ROOT r = f32[8] reverse(p), dimensions={0}, dimensions={0}\\n} | 4:47 | duplicate attribute 'dimensions'
+            parameter number gap      | HloModule m\\nENTRY e {\\n  p0 = f32[2] parameter(0)\\n  p2 = f32[2] parameter(2)\\n  ROOT a = f32[2] add(p0, p2)\\n} | 4:3 | parameter p2 has number 2 but computation 'e' has no parameter 1
+            parameter number twice    | HloModule m\\nENTRY e {\\n  p = f32[2] parameter(0)\\n  q = f32[2] parameter(0)\\n  ROOT a = f32[2] add(p, q)\\n} | 4:3 | parameter number 0 is used twice in computation 'e' (p and q)
+            operand cycle             | HloModule m\\nENTRY e {\\n  a = f32[2] negate(b)\\n  b = f32[2] negate(a)\\n  ROOT r = f32[2] add(a, b)\\n} | 3:3 | use each other in a cycle: a -> b -> a
             missing opcode paren      | HloModule m\\nENTRY e {\\n  ROOT p = f32[2] parameter 0\\n}                        | 3:29 | expected '('
             """)
     void malformedHloNamesLineColumnAndProblem(String name, String text, String where, String problem) {

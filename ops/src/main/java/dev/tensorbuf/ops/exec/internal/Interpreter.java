@@ -133,6 +133,7 @@ public final class Interpreter {
             try {
                 v = apply(instr, operands);
                 checkResult(instr, v.view());
+                v = boundMap(instr, v);
             } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
                 throw new IllegalArgumentException(instr.opcode() + " " + where(instr) + ": " + e.getMessage(), e);
             }
@@ -163,6 +164,24 @@ public final class Interpreter {
                     : new Value(Conversions.convert(operand(in, ops, 0), shape, allocator), Step.Kind.COPY, true);
             default -> throw new AssertionError("opcode " + in.opcode() + " passed the support check");
         };
+    }
+
+    /**
+     * Characters of a view's simplified map past which the view is copied into its instruction's
+     * layout. Reshapes of transposed views compose into floor divisions and modulos of each
+     * other; the simplifier cannot always undo them, and a chain of a few dozen grew maps of
+     * hundreds of kilobytes that took minutes to simplify. A copy resets the map to strides.
+     */
+    static final int MAX_MAP_CHARS = 1024;
+
+    private Value boundMap(HloInstruction in, Value v) {
+        if (v.kind() != Step.Kind.VIEW || v.view().isStrided() || v.view().map().pieces().size() != 1) {
+            return v;
+        }
+        if (v.view().indexingMap().toString().length() <= MAX_MAP_CHARS) {
+            return v;
+        }
+        return new Value(Materialize.materialize(v.view(), laidOut(in.arrayShape()), allocator), Step.Kind.COPY, true);
     }
 
     private static Value view(TensorView v) {

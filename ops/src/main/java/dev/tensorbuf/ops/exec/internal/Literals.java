@@ -47,10 +47,11 @@ public final class Literals {
         DType t = v.dtype();
         try {
             switch (t.kind()) {
+                // XLA's parser reads an integer as a pred too, any nonzero one as true.
                 case BOOLEAN -> v.setBits(switch (text) {
-                    case "true", "1" -> 1;
-                    case "false", "0" -> 0;
-                    default -> throw new NumberFormatException();
+                    case "true" -> 1;
+                    case "false" -> 0;
+                    default -> new java.math.BigInteger(text).signum() != 0 ? 1 : 0;
                 }, index);
                 case SIGNED -> v.setLong(Long.parseLong(text), index);
                 case UNSIGNED -> v.setBits(checkedUnsigned(text, t), index);

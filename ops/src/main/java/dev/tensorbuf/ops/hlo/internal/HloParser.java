@@ -254,7 +254,71 @@ public final class HloParser {
                 throw error("unknown operand '" + use[0] + "' in computation '" + name + "'", (Integer) use[1]);
             }
         }
+        checkParameterNumbers(name, instructions, definedAt);
+        rejectOperandCycles(name, instructions, definedAt);
         return new HloComputation(name, entry, instructions, root != null ? root : instructions.getLast().name());
+    }
+
+    /** As XLA's verifier: a computation's parameters are numbered 0 to n - 1, each once. */
+    private void checkParameterNumbers(String computation, List<HloInstruction> instructions, Map<String, Integer> definedAt) {
+        Map<Integer, HloInstruction> byNumber = new java.util.TreeMap<>();
+        for (HloInstruction i : instructions) {
+            if (i.opcode().equals("parameter")) {
+                HloInstruction before = byNumber.put(i.parameterNumber(), i);
+                if (before != null) {
+                    throw error("parameter number " + i.parameterNumber() + " is used twice in computation '"
+                            + computation + "' (" + before.name() + " and " + i.name() + ")", definedAt.get(i.name()));
+                }
+            }
+        }
+        int expected = 0;
+        for (Map.Entry<Integer, HloInstruction> p : byNumber.entrySet()) {
+            if (p.getKey() != expected) {
+                throw error("parameter " + p.getValue().name() + " has number " + p.getKey() + " but computation '"
+                        + computation + "' has no parameter " + expected + ": parameters are numbered 0 to n - 1",
+                        definedAt.get(p.getValue().name()));
+            }
+            expected++;
+        }
+    }
+
+    /** Instructions form a graph without cycles; the analyses walk operands and would not end otherwise. */
+    private void rejectOperandCycles(String computation, List<HloInstruction> instructions, Map<String, Integer> definedAt) {
+        Map<String, HloInstruction> byName = new HashMap<>();
+        for (HloInstruction i : instructions) {
+            byName.put(i.name(), i);
+        }
+        Map<String, Integer> state = new HashMap<>();
+        for (HloInstruction start : instructions) {
+            if (state.containsKey(start.name())) {
+                continue;
+            }
+            Deque<Iterator<String>> stack = new ArrayDeque<>();
+            Deque<String> path = new ArrayDeque<>();
+            state.put(start.name(), 1);
+            path.addLast(start.name());
+            stack.push(start.operands().iterator());
+            while (!stack.isEmpty()) {
+                if (!stack.peek().hasNext()) {
+                    stack.pop();
+                    state.put(path.removeLast(), 2);
+                    continue;
+                }
+                String next = stack.peek().next();
+                Integer seen = state.get(next);
+                if (seen != null && seen == 1) {
+                    List<String> cycle = new ArrayList<>(path);
+                    cycle.add(next);
+                    throw error("instructions of computation '" + computation + "' use each other in a cycle: "
+                            + String.join(" -> ", cycle.subList(cycle.indexOf(next), cycle.size())), definedAt.get(next));
+                }
+                if (seen == null) {
+                    state.put(next, 1);
+                    path.addLast(next);
+                    stack.push(byName.get(next).operands().iterator());
+                }
+            }
+        }
     }
 
     private HloInstruction instruction(List<Object[]> uses, Map<String, Integer> calledAt) {
