@@ -104,6 +104,7 @@ final class ConvertCommand implements Command {
         }
         Opened input = open(in, inPath);
         try (AutoCloseable owner = input.owner()) {
+            refuseDroppingTheRest(in, inPath, outPath, input);
             ArrayShape target = target(in, input.view());
             Format outFormat = TensorFiles.formatOf(outPath);
             XlaLayout dense = XlaLayout.packedDescending(target.dtype(), target.rank());
@@ -150,6 +151,21 @@ final class ConvertCommand implements Command {
             }
         }
         return 0;
+    }
+
+    /**
+     * One tensor of a safetensors file written over that file would drop its other tensors and
+     * its metadata without a word: refused, naming what would be lost.
+     */
+    private static void refuseDroppingTheRest(Invocation in, Path inPath, Path outPath, Opened input) throws IOException {
+        if (in.value("tensor") == null || !Files.exists(outPath) || !Files.isSameFile(inPath, outPath)
+                || !(input.owner() instanceof SafetensorsFile file) || file.names().size() < 2) {
+            return;
+        }
+        throw new UsageException(outPath + " is the input, which holds " + file.names().size() + " tensors: writing"
+                + " --tensor " + in.value("tensor") + " over it would drop the other " + (file.names().size() - 1)
+                + (file.metadata().isEmpty() ? "" : " and its metadata") + "; write to another file, or leave out --tensor"
+                + " to convert them all in place");
     }
 
     private static Opened open(Invocation in, Path file) throws IOException {

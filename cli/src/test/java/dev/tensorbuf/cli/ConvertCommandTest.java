@@ -260,6 +260,13 @@ class ConvertCommandTest {
             short[] bits = f.tensor("w").data().segment().toArray(ValueLayout.JAVA_SHORT_UNALIGNED);
             assertEquals(6f, Float.intBitsToFloat((bits[5] & 0xffff) << 16));
         }
+        // Written over its own file, one tensor would drop the other: refused, the file untouched.
+        byte[] before = Files.readAllBytes(in);
+        CliHarness over = CliHarness.run("convert", in.toString(), in.toString(), "--tensor", "w");
+        assertEquals(2, over.code());
+        assertTrue(over.err().contains("is the input, which holds 2 tensors: writing --tensor w over it would drop the"
+                + " other 1; write to another file, or leave out --tensor"), over.err());
+        assertArrayEquals(before, Files.readAllBytes(in));
     }
 
     @Test
