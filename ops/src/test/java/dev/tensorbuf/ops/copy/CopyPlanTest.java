@@ -143,10 +143,17 @@ class CopyPlanTest {
         src.segment().set(ValueLayout.JAVA_FLOAT_UNALIGNED, 4, -3.5f);
         Access dst = Access.strided(ARENA.allocate(2), DType.U8, StridedLayout.packed(2));
         var e = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(src, dst));
-        assertTrue(e.getMessage().contains("value -3 out of range [0, 255] for u8"), e.getMessage());
+        assertTrue(e.getMessage().contains("value -3.5 out of range [0, 255] for u8"), e.getMessage());
         src.segment().set(ValueLayout.JAVA_FLOAT_UNALIGNED, 4, Float.NaN);
         var nan = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(src, dst));
         assertTrue(nan.getMessage().contains("value NaN out of range for u8"), nan.getMessage());
+        // The value the source holds, as its type prints it, whichever check refuses it.
+        src.segment().set(ValueLayout.JAVA_FLOAT_UNALIGNED, 4, -2.7f);
+        Access wide = Access.strided(ARENA.allocate(16), DType.U64, StridedLayout.packed(2));
+        var u64 = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(src, wide));
+        assertTrue(u64.getMessage().contains("value -2.7 out of range for u64"), u64.getMessage());
+        var u8 = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(src, dst));
+        assertTrue(u8.getMessage().contains("value -2.7 out of range [0, 255] for u8"), u8.getMessage());
     }
 
     @Test

@@ -4,6 +4,8 @@ import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
 
 import java.lang.foreign.MemorySegment;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Moves one value between two types through {@link ElementAccess}, by element index: integers
@@ -62,6 +64,13 @@ final class ValueMover {
         return v >= 0x1p63 ? (long) (v - 0x1p63) ^ Long.MIN_VALUE : (long) v;
     }
 
+    private static final Pattern RANGE = Pattern.compile("\\[-?\\d+, \\d+\\]");
+
+    /** {@return {@code v} as its source type prints it: -2.7 for an f32, not -2.700000047683716} */
+    private static String shown(double v, DType from) {
+        return from.byteWidth() <= 4 && from.kind() == DType.Kind.FLOAT ? Float.toString((float) v) : Double.toString(v);
+    }
+
     /** Moves element {@code si} of {@code s} to element {@code di} of {@code d}. */
     static void move(MemorySegment s, long si, ElementAccess sa, MemorySegment d, long di, ElementAccess da) {
         DType from = sa.type();
@@ -96,7 +105,15 @@ final class ValueMover {
             }
             da.setLong(d, di, v);
         } else if (toInt) {
-            da.setLong(d, di, toInteger(sa.getDouble(s, si), to));
+            double v = sa.getDouble(s, si);
+            try {
+                da.setLong(d, di, toInteger(v, to));
+            } catch (IllegalArgumentException outOfRange) {
+                // Name the value the source holds (-2.7), not the truncated one the setter saw (-2).
+                Matcher range = RANGE.matcher(outOfRange.getMessage());
+                throw new IllegalArgumentException("value " + shown(v, from) + " out of range"
+                        + (range.find() ? " " + range.group() : "") + " for " + to, outOfRange);
+            }
         } else if (to == DType.F32) {
             da.setFloat(d, di, sa.getFloat(s, si));
         } else {
