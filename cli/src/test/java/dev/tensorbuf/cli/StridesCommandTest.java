@@ -3,7 +3,14 @@ package dev.tensorbuf.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tensorbuf.interop.json.Json;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 class StridesCommandTest {
@@ -105,5 +112,121 @@ class StridesCommandTest {
         assertEquals(2, token.code());
         assertEquals("tensorbuf strides: --dtype: element type 'token' holds no data; expected a type such as f32, bf16 or s4\n",
                 token.err());
+    }
+
+    @Test
+    void paddedWhenSomeSlotOfTheSpanIsUnusedOverlappingOrNot() {
+        CliHarness r = CliHarness.run("strides", "--dtype", "f16", "--sizes", "4,4", "--strides", "2,2");
+        assertEquals(0, r.code(), r.err());
+        assertEquals("""
+                f16 sizes [4, 4] strides [2, 2]
+                buffer 28 bytes (minimum 26)
+                packed no, broadcast no, padded yes, overlapping yes
+                """, r.out());
+        CliHarness picture = CliHarness.run("render", "--dtype", "f16", "--sizes", "4,4", "--strides", "2,2", "--json");
+        assertEquals("{\"svg\":null,\"cells\":16,\"padding_slots\":6,\"summarised\":false}\n", picture.out());
+    }
+
+    /**
+     * Every fact {@code strides --json} prints, and render's count of unused slots, against an
+     * enumeration of every index of small random layouts (zero strides, overlaps, empty dims).
+     */
+    @Test
+    void everyPrintedFactMatchesBruteForce() {
+        long seed = Long.getLong("tensorbuf.seed", System.nanoTime());
+        System.out.println("StridesCommandTest.everyPrintedFactMatchesBruteForce seed=" + seed
+                + " (rerun with -Dtensorbuf.seed=" + seed + ")");
+        Random random = new Random(seed);
+        for (int trial = 0; trial < 500; trial++) {
+            int rank = 1 + random.nextInt(3);
+            long[] sizes = new long[rank];
+            long[] strides = new long[rank];
+            for (int d = 0; d < rank; d++) {
+                sizes[d] = random.nextInt(12) == 0 ? 0 : 1 + random.nextInt(4);
+                strides[d] = random.nextInt(7);
+                if (random.nextInt(4) == 0) {
+                    strides[d] *= 1 + random.nextInt(6);
+                }
+            }
+            String what = "seed " + seed + " trial " + trial + ": sizes " + text(sizes) + " strides " + text(strides);
+
+            List<long[]> indices = new ArrayList<>();
+            List<Long> offsets = new ArrayList<>();
+            Set<Long> used = new HashSet<>();
+            long lo = Long.MAX_VALUE;
+            long hi = Long.MIN_VALUE;
+            for (long[] index : allIndices(sizes)) {
+                long at = 0;
+                for (int d = 0; d < rank; d++) {
+                    at += index[d] * strides[d];
+                }
+                indices.add(index);
+                offsets.add(at);
+                used.add(at);
+                lo = Math.min(lo, at);
+                hi = Math.max(hi, at);
+            }
+            long count = indices.size();
+            long span = count == 0 ? 0 : hi - lo + 1;
+            boolean broadcast = false;
+            for (int d = 0; d < rank; d++) {
+                broadcast |= sizes[d] > 1 && strides[d] == 0;
+            }
+            long minBytes = count == 0 ? 0 : Math.ceilDiv((hi + 1) * 16, 8);
+
+            List<String> args = new ArrayList<>(List.of("strides", "--dtype", "f16", "--sizes", text(sizes),
+                    "--strides", text(strides), "--json"));
+            for (long[] index : indices) {
+                args.add("--index");
+                args.add(text(index));
+            }
+            CliHarness r = CliHarness.run(args.toArray(String[]::new));
+            assertEquals(0, r.code(), what + ": " + r.err());
+            Map<String, Object> json = Json.parseObject(r.out().strip());
+            assertEquals(minBytes, json.get("min_bytes"), what);
+            assertEquals(minBytes + (-minBytes & 3), json.get("buffer_bytes"), what);
+            assertEquals(used.size() < count, json.get("overlapping"), what);
+            assertEquals(used.size() == count && span == count, json.get("packed"), what);
+            assertEquals(broadcast, json.get("broadcast"), what);
+            assertEquals(used.size() < span, json.get("padded"), what + ": an offset in the span is never used");
+            List<?> printed = (List<?>) json.get("offsets");
+            assertEquals(count, printed.size(), what);
+            for (int i = 0; i < count; i++) {
+                assertEquals(offsets.get(i), ((Map<?, ?>) printed.get(i)).get("offset"), what + " index " + text(indices.get(i)));
+            }
+            if (count > 0) {
+                CliHarness picture = CliHarness.run("render", "--dtype", "f16", "--sizes", text(sizes),
+                        "--strides", text(strides), "--json");
+                assertEquals(0, picture.code(), what + ": " + picture.err());
+                assertEquals(hi + 1 - used.size(), Json.parseObject(picture.out().strip()).get("padding_slots"),
+                        what + ": slots [0, " + hi + "] that no index uses");
+            }
+        }
+    }
+
+    private static String text(long[] values) {
+        return java.util.Arrays.stream(values).mapToObj(Long::toString).collect(Collectors.joining(","));
+    }
+
+    /** Every index of {@code sizes}, last dim fastest; none when a size is 0. */
+    private static List<long[]> allIndices(long[] sizes) {
+        List<long[]> out = new ArrayList<>();
+        for (long size : sizes) {
+            if (size == 0) {
+                return out;
+            }
+        }
+        long[] index = new long[sizes.length];
+        while (true) {
+            out.add(index.clone());
+            int d = sizes.length - 1;
+            while (d >= 0 && ++index[d] == sizes[d]) {
+                index[d] = 0;
+                d--;
+            }
+            if (d < 0) {
+                return out;
+            }
+        }
     }
 }
