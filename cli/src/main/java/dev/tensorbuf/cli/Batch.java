@@ -14,7 +14,8 @@ import java.util.function.Function;
  *
  * <ul>
  * <li>A request that fails, for whatever reason, gives {@code {"error": "..."}} on its line and
- *     the loop goes on: bad JSON, an unknown key or a value of the wrong type (both named, see
+ *     the loop goes on: a line that is not JSON or not an object (the position named), an
+ *     unknown key or a value of the wrong type, null included (both named, see
  *     {@link BatchRequest}), bad values, input nested too deeply to process (a
  *     {@link StackOverflowError}), not enough memory, and internal errors alike.</li>
  * <li>A blank line is answered with {@code {"error": "blank line: expected a JSON request object"}},
@@ -59,7 +60,7 @@ final class Batch {
                 if (line.isBlank()) {
                     throw new IllegalArgumentException("blank line: expected a JSON request object");
                 }
-                answer = Json.write(handler.apply(BatchRequest.of(Json.parseObject(line), keys)));
+                answer = Json.write(handler.apply(BatchRequest.parse(line, keys)));
             } catch (Throwable t) {
                 // Throwable, not Exception: one request too deep (StackOverflowError) or too big
                 // (OutOfMemoryError) must not cost the answers to the requests after it.

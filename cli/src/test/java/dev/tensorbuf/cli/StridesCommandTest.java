@@ -82,8 +82,24 @@ class StridesCommandTest {
         assertEquals("""
                 {"error":"unknown request key 'stride' (did you mean strides?); keys: dtype, sizes, strides, format, indices"}
                 {"error":"request key \\"strides\\" must be a list of 64-bit integers, got \\"0,1\\""}
-                {"error":"request key \\"sizes\\" must be a list of 64-bit integers, got [2,\\"3\\"]"}
+                {"error":"request key \\"sizes\\" must be a list of 64-bit integers, got [2, \\"3\\"]"}
                 {"error":"request key \\"format\\" must be a string, got 7"}
+                """, r.out());
+    }
+
+    @Test
+    void batchQuotesValuesAsWrittenAndRefusesNull() {
+        String input = """
+                {"dtype": "f32", "sizes": [2.0]}
+                {"dtype": "f32", "sizes": [2], "strides": null}
+                {"dtype": "f32", "sizes": [2], "format": null}
+                """;
+        CliHarness r = CliHarness.runWithInput(input, "strides", "--batch");
+        assertEquals(0, r.code(), r.err());
+        assertEquals("""
+                {"error":"request key \\"sizes\\" must be a list of 64-bit integers, got [2.0]"}
+                {"error":"request key \\"strides\\" must be a list of 64-bit integers, got null (leave the key out for its default)"}
+                {"error":"request key \\"format\\" must be a string, got null (leave the key out for its default)"}
                 """, r.out());
     }
 
