@@ -168,6 +168,15 @@ final class BatchRequest {
         throw wrongType(key, "a 32-bit integer", v);
     }
 
+    /** {@return the 64-bit integer under {@code key}, or null when absent} */
+    Long longValue(String key) {
+        Object v = present(key, "a 64-bit integer");
+        if (v == null || v instanceof Long) {
+            return (Long) v;
+        }
+        throw wrongType(key, "a 64-bit integer", v);
+    }
+
     /** {@return the boolean under {@code key}; false when absent} */
     boolean flag(String key) {
         Object v = present(key, "true or false");

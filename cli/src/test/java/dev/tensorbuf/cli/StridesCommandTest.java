@@ -33,7 +33,7 @@ class StridesCommandTest {
                 "--index", "1,2", "--json");
         assertEquals(0, r.code(), r.err());
         assertEquals("{\"buffer_bytes\":8,\"min_bytes\":8,\"packed\":false,\"broadcast\":false,\"padded\":true,"
-                + "\"overlapping\":false,\"format\":null,\"strides\":[5,1],\"offsets\":[{\"index\":[1,2],\"offset\":7}]}\n",
+                + "\"overlapping\":false,\"format\":null,\"strides\":[5,1],\"offset\":0,\"offsets\":[{\"index\":[1,2],\"offset\":7}]}\n",
                 r.out());
     }
 
@@ -80,7 +80,7 @@ class StridesCommandTest {
         CliHarness r = CliHarness.runWithInput(input, "strides", "--batch");
         assertEquals(0, r.code(), r.err());
         assertEquals("""
-                {"error":"unknown request key 'stride' (did you mean strides?); keys: dtype, sizes, strides, format, indices"}
+                {"error":"unknown request key 'stride' (did you mean strides?); keys: dtype, sizes, strides, offset, format, indices"}
                 {"error":"request key \\"strides\\" must be a list of 64-bit integers, got \\"0,1\\""}
                 {"error":"request key \\"sizes\\" must be a list of 64-bit integers, got [2, \\"3\\"]"}
                 {"error":"request key \\"format\\" must be a string, got 7"}
@@ -104,12 +104,50 @@ class StridesCommandTest {
     }
 
     @Test
+    void negativeStridesNeedAnOffsetAndSayHowToPassIt() {
+        CliHarness r = CliHarness.run("strides", "--dtype", "f32", "--sizes", "2,3", "--strides", "3,-1");
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf strides: negative strides [3, -1] reach element offset -2 for sizes [2, 3] from offset 0:"
+                + " pass --offset 2 or more\n", r.err());
+        r = CliHarness.run("strides", "--dtype", "f32", "--sizes", "2,3", "--strides", "3,-1", "--offset", "2",
+                "--index", "0,0", "--index", "1,2");
+        assertEquals(0, r.code(), r.err());
+        // Offsets and the buffer count from the buffer's start: 6 f32 elements at offsets 0..5.
+        assertEquals("""
+                f32 sizes [2, 3] strides [3, -1] offset 2
+                buffer 24 bytes (minimum 24)
+                packed yes, broadcast no, padded no, overlapping no
+                index [0, 0] -> offset 2
+                index [1, 2] -> offset 3
+                """, r.out());
+        CliHarness json = CliHarness.run("strides", "--dtype", "u8", "--sizes", "2,3", "--format", "HW", "--offset", "5",
+                "--index", "1,2", "--json");
+        assertEquals("{\"buffer_bytes\":12,\"min_bytes\":11,\"packed\":true,\"broadcast\":false,\"padded\":false,"
+                + "\"overlapping\":false,\"format\":\"HW\",\"strides\":[3,1],\"offset\":5,"
+                + "\"offsets\":[{\"index\":[1,2],\"offset\":10}]}\n", json.out());
+        CliHarness batch = CliHarness.runWithInput("""
+                {"dtype": "f32", "sizes": [2, 3], "strides": [3, -1]}
+                {"dtype": "f32", "sizes": [2, 3], "strides": [3, -1], "offset": 2, "indices": [[1, 2]]}
+                {"dtype": "f32", "sizes": [2], "offset": 1.0}
+                """, "strides", "--batch");
+        assertEquals("""
+                {"error":"negative strides [3, -1] reach element offset -2 for sizes [2, 3] from offset 0: set \\"offset\\" to 2 or more"}
+                {"buffer_bytes":24,"min_bytes":24,"packed":true,"broadcast":false,"padded":false,"overlapping":false,"format":null,"strides":[3,-1],"offset":2,"offsets":[{"index":[1,2],"offset":3}]}
+                {"error":"request key \\"offset\\" must be a 64-bit integer, got 1.0"}
+                """, batch.out());
+        r = CliHarness.run("strides", "--dtype", "f32", "--sizes", "2", "--offset", "two");
+        assertEquals("tensorbuf strides: --offset: 'two' is not an integer\n", r.err());
+        r = CliHarness.run("strides", "--dtype", "f32", "--sizes", "2", "--offset", "-1");
+        assertEquals("tensorbuf strides: offset -1 is negative\n", r.err());
+    }
+
+    @Test
     void optionsThatTheBatchWouldIgnoreAreRefused() {
         CliHarness r = CliHarness.runWithInput("{\"dtype\": \"u8\", \"sizes\": [2]}\n", "strides", "--batch", "--dtype", "f32");
         assertEquals(2, r.code());
         assertEquals("", r.out());
         assertEquals("tensorbuf strides: --dtype cannot be combined with --batch: each request line carries its own values"
-                + " (keys: dtype, sizes, strides, format, indices)\n", r.err());
+                + " (keys: dtype, sizes, strides, offset, format, indices)\n", r.err());
         CliHarness json = CliHarness.runWithInput("{\"dtype\": \"u8\", \"sizes\": [2]}\n", "strides", "--batch", "--json");
         assertEquals(0, json.code(), json.err());
         assertTrue(json.out().startsWith("{\"buffer_bytes\":4,\"min_bytes\":2,"), "--json changes nothing: " + json.out());
@@ -145,7 +183,8 @@ class StridesCommandTest {
 
     /**
      * Every fact {@code strides --json} prints, and render's count of unused slots, against an
-     * enumeration of every index of small random layouts (zero strides, overlaps, empty dims).
+     * enumeration of every index of small random layouts (zero and negative strides, overlaps,
+     * empty dims, offsets).
      */
     @Test
     void everyPrintedFactMatchesBruteForce() {
@@ -159,12 +198,17 @@ class StridesCommandTest {
             long[] strides = new long[rank];
             for (int d = 0; d < rank; d++) {
                 sizes[d] = random.nextInt(12) == 0 ? 0 : 1 + random.nextInt(4);
-                strides[d] = random.nextInt(7);
+                strides[d] = random.nextInt(13) - 6;
                 if (random.nextInt(4) == 0) {
                     strides[d] *= 1 + random.nextInt(6);
                 }
             }
-            String what = "seed " + seed + " trial " + trial + ": sizes " + text(sizes) + " strides " + text(strides);
+            long offset = random.nextInt(3);
+            for (int d = 0; d < rank; d++) {
+                offset -= Math.min(0, Math.max(0, sizes[d] - 1) * strides[d]);
+            }
+            String what = "seed " + seed + " trial " + trial + ": sizes " + text(sizes) + " strides " + text(strides)
+                    + " offset " + offset;
 
             List<long[]> indices = new ArrayList<>();
             List<Long> offsets = new ArrayList<>();
@@ -172,7 +216,7 @@ class StridesCommandTest {
             long lo = Long.MAX_VALUE;
             long hi = Long.MIN_VALUE;
             for (long[] index : allIndices(sizes)) {
-                long at = 0;
+                long at = offset;
                 for (int d = 0; d < rank; d++) {
                     at += index[d] * strides[d];
                 }
@@ -191,7 +235,7 @@ class StridesCommandTest {
             long minBytes = count == 0 ? 0 : Math.ceilDiv((hi + 1) * 16, 8);
 
             List<String> args = new ArrayList<>(List.of("strides", "--dtype", "f16", "--sizes", text(sizes),
-                    "--strides", text(strides), "--json"));
+                    "--strides", text(strides), "--offset", Long.toString(offset), "--json"));
             for (long[] index : indices) {
                 args.add("--index");
                 args.add(text(index));
@@ -204,6 +248,7 @@ class StridesCommandTest {
             assertEquals(used.size() < count, json.get("overlapping"), what);
             assertEquals(used.size() == count && span == count, json.get("packed"), what);
             assertEquals(broadcast, json.get("broadcast"), what);
+            assertEquals(offset, json.get("offset"), what);
             assertEquals(used.size() < span, json.get("padded"), what + ": an offset in the span is never used");
             List<?> printed = (List<?>) json.get("offsets");
             assertEquals(count, printed.size(), what);
@@ -212,7 +257,7 @@ class StridesCommandTest {
             }
             if (count > 0) {
                 CliHarness picture = CliHarness.run("render", "--dtype", "f16", "--sizes", text(sizes),
-                        "--strides", text(strides), "--json");
+                        "--strides", text(strides), "--offset", Long.toString(offset), "--json");
                 assertEquals(0, picture.code(), what + ": " + picture.err());
                 assertEquals(hi + 1 - used.size(), Json.parseObject(picture.out().strip()).get("padding_slots"),
                         what + ": slots [0, " + hi + "] that no index uses");
