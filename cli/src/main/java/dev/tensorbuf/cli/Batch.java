@@ -2,6 +2,7 @@ package dev.tensorbuf.cli;
 
 import dev.tensorbuf.interop.json.Json;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -64,7 +65,7 @@ final class Batch {
             } catch (Throwable t) {
                 // Throwable, not Exception: one request too deep (StackOverflowError) or too big
                 // (OutOfMemoryError) must not cost the answers to the requests after it.
-                Failure failure = Failure.of(t);
+                Failure failure = Failure.of(t, typed(line));
                 internalError |= failure.internal();
                 Map<String, Object> error = new LinkedHashMap<>();
                 error.put("error", failure.message());
@@ -74,5 +75,22 @@ final class Batch {
             in.out().flush();
         }
         return internalError ? Failure.INTERNAL : 0;
+    }
+
+    /** {@return what the user typed on a request line: the line and its top-level strings (a map, a module)} */
+    private static List<String> typed(String line) {
+        List<String> typed = new ArrayList<>(List.of(line));
+        try {
+            if (Json.parse(line) instanceof Map<?, ?> request) {
+                for (Object value : request.values()) {
+                    if (value instanceof String s) {
+                        typed.add(s);
+                    }
+                }
+            }
+        } catch (RuntimeException notJson) {
+            // The line alone, then: the parser's message quotes it.
+        }
+        return typed;
     }
 }
