@@ -40,8 +40,9 @@ final class StridesCommand implements Command {
         return """
                 Sizes and strides are in elements, in logical order (NCHW order for NHWC, as in
                 DirectML). Without --strides or --format the layout is packed row-major (DirectML's
-                null strides). --dtype takes an XLA name (f32, s4, bf16) or a DirectML one (FLOAT32),
-                in any case. --offset is the element offset of index 0 (NumPy's offset, in
+                null strides). The format shown is the one given, else the first whose packed
+                strides these are (CHW and DHW always agree; CHW comes first). --dtype takes an
+                XLA name (f32, s4, bf16) or a DirectML one (FLOAT32), in any case. --offset is the element offset of index 0 (NumPy's offset, in
                 elements); negative strides need one that keeps every offset at least 0. Element
                 offsets count from the buffer's start, --offset included, and so does the buffer
                 size: DMLCalcBufferTensorSize, (last offset + 1) x bits, in bytes, rounded up to 4;
@@ -137,7 +138,8 @@ final class StridesCommand implements Command {
         out.put("broadcast", layout.isBroadcast());
         out.put("padded", layout.isPadded());
         out.put("overlapping", layout.isOverlapping());
-        out.put("format", layout.format().map(Enum::name).orElse(null));
+        // The format asked for, not the first with the same strides (DHW and CHW always agree).
+        out.put("format", format != null ? TensorFormat.fromName(format).name() : layout.format().map(Enum::name).orElse(null));
         out.put("strides", layout.strides());
         out.put("offset", layout.offset());
         List<Object> offsets = new ArrayList<>();

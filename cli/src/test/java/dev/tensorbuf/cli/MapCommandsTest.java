@@ -26,7 +26,20 @@ class MapCommandsTest {
         CliHarness r = CliHarness.run("compose", "(d0, d1) -> (d1, d0), domain: d0 in [0, 2], d1 in [0, 1]",
                 "(d0, d1) -> (d0 * 3 + d1), domain: d0 in [0, 1], d1 in [0, 2]", "--json");
         assertEquals(0, r.code(), r.err());
-        assertEquals("{\"map\":\"(d0, d1) -> (d1 * 3 + d0), domain: d0 in [0, 2], d1 in [0, 1]\"}\n", r.out());
+        assertEquals("{\"map\":\"(d0, d1) -> (d1 * 3 + d0), domain: d0 in [0, 2], d1 in [0, 1]\",\"empty\":false}\n",
+                r.out());
+    }
+
+    @Test
+    void composeJsonSaysWhenEmptyAsSimplifyDoes() {
+        // The consumer reads d0 + 10, beyond the producer's domain [0, 3]: no element is left.
+        CliHarness r = CliHarness.run("compose", "(d0) -> (d0 + 10), domain: d0 in [0, 3]",
+                "(d0) -> (d0), domain: d0 in [0, 3]", "--json");
+        assertEquals(0, r.code(), r.err());
+        assertEquals("{\"map\":\"KNOWN EMPTY\",\"empty\":true}\n", r.out());
+        CliHarness text = CliHarness.run("compose", "(d0) -> (d0 + 10), domain: d0 in [0, 3]",
+                "(d0) -> (d0), domain: d0 in [0, 3]");
+        assertEquals("KNOWN EMPTY\n", text.out());
     }
 
     @Test
@@ -41,7 +54,7 @@ class MapCommandsTest {
                 + "\"producer\": \"(d0) -> (d0 * 2), domain: d0 in [0, 4]\"}\n{\"consumer\": \"(d0) -> (d0), domain: d0 in [0, 3]\"}\n",
                 "compose", "--batch");
         String[] out = c.out().split("\n");
-        assertEquals("{\"map\":\"(d0) -> (d0 * 2 + 2), domain: d0 in [0, 3]\"}", out[0]);
+        assertEquals("{\"map\":\"(d0) -> (d0 * 2 + 2), domain: d0 in [0, 3]\",\"empty\":false}", out[0]);
         assertTrue(out[1].startsWith("{\"error\":\"request needs"), out[1]);
     }
 

@@ -28,6 +28,21 @@ class StridesCommandTest {
     }
 
     @Test
+    void theFormatShownIsTheOneAskedFor() {
+        CliHarness dhw = CliHarness.run("strides", "--dtype", "f32", "--sizes", "2,3,4", "--format", "dhw");
+        assertEquals(0, dhw.code(), dhw.err());
+        assertTrue(dhw.out().startsWith("f32 sizes [2, 3, 4] strides [12, 4, 1] (DHW)\n"), dhw.out());
+        CliHarness json = CliHarness.run("strides", "--dtype", "f32", "--sizes", "2,3,4", "--format", "DHW", "--json");
+        assertTrue(json.out().contains("\"format\":\"DHW\""), json.out());
+        // Strides alone: the first format they are the packed strides of.
+        CliHarness strides = CliHarness.run("strides", "--dtype", "f32", "--sizes", "2,3,4", "--strides", "12,4,1", "--json");
+        assertTrue(strides.out().contains("\"format\":\"CHW\""), strides.out());
+        CliHarness batch = CliHarness.runWithInput("{\"dtype\": \"f32\", \"sizes\": [2, 3, 4], \"format\": \"DHW\"}\n",
+                "strides", "--batch");
+        assertTrue(batch.out().contains("\"format\":\"DHW\""), batch.out());
+    }
+
+    @Test
     void jsonHasTheFixedKeys() {
         CliHarness r = CliHarness.run("strides", "--dtype", "INT8", "--sizes", "2,3", "--strides", "5,1",
                 "--index", "1,2", "--json");
