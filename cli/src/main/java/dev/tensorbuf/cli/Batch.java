@@ -2,6 +2,7 @@ package dev.tensorbuf.cli;
 
 import dev.tensorbuf.interop.json.Json;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +15,8 @@ import java.util.function.Function;
  *
  * <ul>
  * <li>A request that fails, for whatever reason, gives {@code {"error": "..."}} on its line and
- *     the loop goes on: bad JSON, an unknown key or a value of the wrong type (both named, see
+ *     the loop goes on: a line that is not JSON or not an object (the position named), an
+ *     unknown key or a value of the wrong type, null included (both named, see
  *     {@link BatchRequest}), bad values, input nested too deeply to process (a
  *     {@link StackOverflowError}), not enough memory, and internal errors alike.</li>
  * <li>A blank line is answered with {@code {"error": "blank line: expected a JSON request object"}},
@@ -59,11 +61,11 @@ final class Batch {
                 if (line.isBlank()) {
                     throw new IllegalArgumentException("blank line: expected a JSON request object");
                 }
-                answer = Json.write(handler.apply(BatchRequest.of(Json.parseObject(line), keys)));
+                answer = Json.write(handler.apply(BatchRequest.parse(line, keys)));
             } catch (Throwable t) {
                 // Throwable, not Exception: one request too deep (StackOverflowError) or too big
                 // (OutOfMemoryError) must not cost the answers to the requests after it.
-                Failure failure = Failure.of(t);
+                Failure failure = Failure.of(t, typed(line));
                 internalError |= failure.internal();
                 Map<String, Object> error = new LinkedHashMap<>();
                 error.put("error", failure.message());
@@ -73,5 +75,22 @@ final class Batch {
             in.out().flush();
         }
         return internalError ? Failure.INTERNAL : 0;
+    }
+
+    /** {@return what the user typed on a request line: the line and its top-level strings (a map, a module)} */
+    private static List<String> typed(String line) {
+        List<String> typed = new ArrayList<>(List.of(line));
+        try {
+            if (Json.parse(line) instanceof Map<?, ?> request) {
+                for (Object value : request.values()) {
+                    if (value instanceof String s) {
+                        typed.add(s);
+                    }
+                }
+            }
+        } catch (RuntimeException notJson) {
+            // The line alone, then: the parser's message quotes it.
+        }
+        return typed;
     }
 }

@@ -1,6 +1,7 @@
 package dev.tensorbuf.cli;
 
 import dev.tensorbuf.interop.json.Json;
+import dev.tensorbuf.views.text.TextFormatException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -8,13 +9,16 @@ import java.util.Map;
 /**
  * One {@code --batch} request, read strictly: every key must be one the command knows, and every
  * value must have the key's type, so a misspelt key or a mistyped value is an error naming it
- * instead of an answer to another question. A key whose value is JSON {@code null} counts as absent.
+ * instead of an answer to another question. JSON {@code null} is a value of the wrong type like
+ * any other; a key left out gets its default. A wrongly typed value is quoted as the request
+ * wrote it ({@code 2.0}, {@code 1e2}), not as JSON would normalise it.
  *
  * {@snippet :
- * BatchRequest.of(Json.parseObject("{\"sizes\": [2, 3], \"stride\": [0, 1]}"), List.of("dtype", "sizes", "strides"));
+ * BatchRequest.parse("{\"sizes\": [2, 3], \"stride\": [0, 1]}", List.of("dtype", "sizes", "strides"));
  * // throws: unknown request key 'stride' (did you mean strides?); keys: dtype, sizes, strides
- * BatchRequest r = BatchRequest.of(Json.parseObject("{\"physical\": 1}"), List.of("physical"));
- * r.flag("physical"); // throws: request key "physical" must be true or false, got 1
+ * BatchRequest r = BatchRequest.parse("{\"sizes\": [2.0], \"physical\": null}", List.of("sizes", "physical"));
+ * r.longs("sizes");   // throws: request key "sizes" must be a list of 64-bit integers, got [2.0]
+ * r.flag("physical"); // throws: request key "physical" must be true or false, got null (leave the key out for its default)
  * }
  */
 final class BatchRequest {
@@ -22,9 +26,34 @@ final class BatchRequest {
     private static final int QUOTE_CHARS = 40;
 
     private final Map<String, Object> values;
+    /** The request line, to quote values as written; null when built from parsed values. */
+    private final String line;
 
-    private BatchRequest(Map<String, Object> values) {
+    private BatchRequest(Map<String, Object> values, String line) {
         this.values = values;
+        this.line = line;
+    }
+
+    /**
+     * {@return the request on one input line, its keys checked against {@code keys}}
+     *
+     * @throws IllegalArgumentException when the line is not JSON or not an object (naming the
+     *         position), or naming the first unknown key, the closest known one, and the known keys
+     */
+    static BatchRequest parse(String line, List<String> keys) {
+        Object parsed;
+        try {
+            parsed = Json.parse(line);
+        } catch (TextFormatException e) {
+            throw notJson(e);
+        }
+        if (!(parsed instanceof Map)) {
+            throw new TextFormatException("expected a JSON request object, found " + kind(parsed), line,
+                    line.length() - line.stripLeading().length());
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Object> request = (Map<String, Object>) parsed;
+        return checked(request, keys, line);
     }
 
     /**
@@ -33,13 +62,48 @@ final class BatchRequest {
      * @throws IllegalArgumentException naming the first unknown key, the closest known one, and the known keys
      */
     static BatchRequest of(Map<String, Object> request, List<String> keys) {
+        return checked(request, keys, null);
+    }
+
+    private static BatchRequest checked(Map<String, Object> request, List<String> keys, String line) {
         for (String key : request.keySet()) {
             if (!keys.contains(key)) {
                 throw new IllegalArgumentException("unknown request key '" + key + "'" + didYouMean(key, keys)
                         + "; keys: " + String.join(", ", keys));
             }
         }
-        return new BatchRequest(request);
+        return new BatchRequest(request, line);
+    }
+
+    /**
+     * The JSON reader reports a bare word by the literal its first letter starts ("expected
+     * 'null'" for {@code not json}); a word that is no prefix of that literal is not a
+     * misspelt literal but text that is not JSON at all.
+     */
+    private static TextFormatException notJson(TextFormatException e) {
+        String problem = e.problem();
+        String text = e.input();
+        int end = e.position();
+        while (end < text.length() && Character.isLetter(text.charAt(end))) {
+            end++;
+        }
+        String word = text.substring(e.position(), end);
+        for (String literal : List.of("true", "false", "null")) {
+            if (problem.equals("expected '" + literal + "'") && !literal.startsWith(word)) {
+                problem = "expected a JSON value, found '" + word + "'";
+            }
+        }
+        return new TextFormatException("line is not JSON: " + problem, text, e.position());
+    }
+
+    private static String kind(Object v) {
+        return switch (v) {
+            case null -> "null";
+            case List<?> l -> "an array";
+            case String s -> "a string";
+            case Boolean b -> "a boolean";
+            default -> "a number";
+        };
     }
 
     private static String didYouMean(String key, List<String> keys) {
@@ -56,9 +120,23 @@ final class BatchRequest {
         return "";
     }
 
+    /**
+     * {@return the value under {@code key}, or null when the key is absent}
+     *
+     * @throws IllegalArgumentException when the value is JSON null: absent is the only way to ask for a default
+     */
+    private Object present(String key, String expected) {
+        Object v = values.get(key);
+        if (v == null && values.containsKey(key)) {
+            throw new IllegalArgumentException(wrongType(key, expected, null).getMessage()
+                    + " (leave the key out for its default)");
+        }
+        return v;
+    }
+
     /** {@return the string under {@code key}, or null when absent} */
     String string(String key) {
-        Object v = values.get(key);
+        Object v = present(key, "a string");
         if (v == null || v instanceof String) {
             return (String) v;
         }
@@ -80,7 +158,7 @@ final class BatchRequest {
 
     /** {@return the 32-bit integer under {@code key}, or null when absent} */
     Integer integer(String key) {
-        Object v = values.get(key);
+        Object v = present(key, "a 32-bit integer");
         if (v == null) {
             return null;
         }
@@ -90,9 +168,18 @@ final class BatchRequest {
         throw wrongType(key, "a 32-bit integer", v);
     }
 
+    /** {@return the 64-bit integer under {@code key}, or null when absent} */
+    Long longValue(String key) {
+        Object v = present(key, "a 64-bit integer");
+        if (v == null || v instanceof Long) {
+            return (Long) v;
+        }
+        throw wrongType(key, "a 64-bit integer", v);
+    }
+
     /** {@return the boolean under {@code key}; false when absent} */
     boolean flag(String key) {
-        Object v = values.get(key);
+        Object v = present(key, "true or false");
         if (v == null || v instanceof Boolean) {
             return Boolean.TRUE.equals(v);
         }
@@ -101,7 +188,7 @@ final class BatchRequest {
 
     /** {@return the list of 64-bit integers under {@code key}, or null when absent} */
     long[] longs(String key) {
-        Object v = values.get(key);
+        Object v = present(key, "a list of 64-bit integers");
         if (v == null) {
             return null;
         }
@@ -114,7 +201,7 @@ final class BatchRequest {
 
     /** {@return the list of lists of 64-bit integers under {@code key}; empty when absent} */
     List<long[]> longLists(String key) {
-        Object v = values.get(key);
+        Object v = present(key, "a list of lists of 64-bit integers");
         if (v == null) {
             return List.of();
         }
@@ -147,8 +234,12 @@ final class BatchRequest {
         return r;
     }
 
-    private static IllegalArgumentException wrongType(String key, String expected, Object got) {
-        String text = Json.write(got);
+    private IllegalArgumentException wrongType(String key, String expected, Object got) {
+        // As written: JSON reads 2.0 and 1e2 as doubles that print as 2 and 100, which look valid.
+        String text = line == null ? null : RawJson.valueOf(line, key);
+        if (text == null) {
+            text = Json.write(got);
+        }
         if (text.length() > QUOTE_CHARS) {
             text = text.substring(0, QUOTE_CHARS) + "...";
         }

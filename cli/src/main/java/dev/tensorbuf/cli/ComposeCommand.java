@@ -29,7 +29,8 @@ final class ComposeCommand implements Command {
                 consumer's map (e.g. a fusion root's output to its operand) is applied first, then
                 the producer's map (that operand's output to its own operand). The consumer's
                 result count must equal the producer's dimension count. The result is simplified.
-                --json prints {"map"}. --batch reads {"consumer", "producer"} per stdin line.
+                --json prints {"map", "empty"} as simplify does. --batch reads {"consumer",
+                "producer"} per stdin line.
 
                 example:
                   tensorbuf compose '(d0, d1) -> (d1, d0), domain: d0 in [0, 2], d1 in [0, 1]' \\
@@ -64,6 +65,7 @@ final class ComposeCommand implements Command {
         IndexingMap m = IndexingMap.compose(IndexingMap.parse(producer), IndexingMap.parse(consumer)).simplify();
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("map", m.toString());
+        r.put("empty", m.isKnownEmpty());
         return r;
     }
 }

@@ -128,8 +128,13 @@ final class IndexingCommand implements Command {
             operands.add(entry);
         }
         if (only != null && operands.isEmpty()) {
-            throw new IndexOutOfBoundsException((q.outputToInput() ? "operand " : "output ") + only
-                    + " out of bounds [0, " + indexing.indexing().size() + ") for " + instr.name());
+            // Worded as ops words the same mistake made the other way round (an --operand to map
+            // from, an --output to map to), so one message does not read two ways.
+            throw new IndexOutOfBoundsException(q.outputToInput()
+                    ? "operand " + only + " out of bounds [0, " + indexing.indexing().size() + ") for " + instr.opcode()
+                            + " " + instr.name()
+                    : "output " + only + " out of bounds [0, " + indexing.indexing().size() + ") for " + instr.name()
+                            + " of shape " + instr.shape());
         }
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("instruction", instr.name());

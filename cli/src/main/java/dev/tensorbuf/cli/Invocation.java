@@ -162,6 +162,27 @@ public final class Invocation {
         return v == null ? null : parseLongs(v, "--" + name);
     }
 
+    /**
+     * {@return one integer, or null when the option is absent}
+     * {@snippet :
+     * // tensorbuf strides ... --offset 2
+     * in.longValue("offset");   // 2
+     * }
+     *
+     * @throws UsageException naming the option and the value when it is not an integer
+     */
+    public Long longValue(String name) {
+        String v = value(name);
+        if (v == null) {
+            return null;
+        }
+        try {
+            return Long.parseLong(v.strip());
+        } catch (NumberFormatException e) {
+            throw new UsageException("--" + name + ": '" + v + "' is not an integer");
+        }
+    }
+
     /** Parses {@code "1,2,3"} (spaces and brackets allowed); {@code what} names it in errors. */
     public static long[] parseLongs(String text, String what) {
         String t = text.strip();

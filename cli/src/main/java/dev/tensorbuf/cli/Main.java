@@ -73,7 +73,7 @@ public final class Main {
         Command command = commands.get(args[0]);
         List<String> rest = new ArrayList<>(Arrays.asList(args).subList(1, args.length));
         if (command == null) {
-            return fail("tensorbuf", new Failure(Failure.BAD_INPUT, "unknown command '" + args[0] + "'"
+            return fail("tensorbuf", new Failure(Failure.BAD_INPUT, "unknown command '" + Failure.clip(args[0]) + "'"
                     + Suggestions.didYouMean(args[0], commands.keySet(), "")
                     + "; run 'tensorbuf --help' for the list"), mentionsJson(rest), out, err, null);
         }
@@ -87,7 +87,7 @@ public final class Main {
             return command.run(in);
         } catch (Throwable t) {
             boolean json = command.options().contains(Option.JSON) && (in == null ? mentionsJson(rest) : in.flag("json"));
-            return fail("tensorbuf " + command.name(), Failure.of(t), json, out, err, t);
+            return fail("tensorbuf " + command.name(), Failure.of(t, rest), json, out, err, t);
         }
     }
 

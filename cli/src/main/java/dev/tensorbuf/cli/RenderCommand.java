@@ -36,7 +36,7 @@ final class RenderCommand implements Command {
     @Override
     public String synopsis() {
         return "tensorbuf render (SHAPE | --dtype T --sizes S0,S1,..) [--strides T0,T1,.. | --format NAME] "
-                + "[--slice I0,:,:,..] [--out FILE.svg] [--json]";
+                + "[--offset N] [--slice I0,:,:,..] [--out FILE.svg] [--json]";
     }
 
     @Override
@@ -48,9 +48,10 @@ final class RenderCommand implements Command {
                 logical index it holds, or hatched padding). Rank 1 and 2 draw one grid; rank 3
                 and 4 draw a small multiple per leading index, or one --slice (e.g. 0,:,:,1);
                 rank 5 and up need --slice. Grids over 64 cells a side show 16 and say so.
-                A strided layout takes --sizes/--dtype/--strides/--format as in 'tensorbuf
-                strides' (or SHAPE for dtype and sizes): cells sharing an offset (broadcast) are
-                marked, unused slots are padding. The SVG goes to --out, else to stdout; --json
+                A strided layout takes --sizes/--dtype/--strides/--format/--offset as in
+                'tensorbuf strides' (or SHAPE for dtype and sizes): cells sharing an offset
+                (broadcast) are marked, unused slots are padding; the strip starts at slot 0, so
+                the slots before --offset are unused too. The SVG goes to --out, else to stdout; --json
                 prints {"svg", "cells", "padding_slots", "summarised"} instead (svg: the file, or
                 null without --out).
 
@@ -69,6 +70,7 @@ final class RenderCommand implements Command {
                 Option.value("sizes", "S0,S1,..", false, "strided: size of each dim, logical order"),
                 Option.value("strides", "T0,T1,..", false, "strided: element stride of each dim (0 broadcasts)"),
                 Option.value("format", "NAME", false, "strided: packed strides of a named format (NHWC, ...)"),
+                Option.value("offset", "N", false, "strided: " + StridesCommand.OFFSET.help()),
                 Option.JSON);
     }
 
@@ -101,7 +103,7 @@ final class RenderCommand implements Command {
 
     private static Placement placement(Invocation in) {
         boolean strided = in.value("sizes") != null || in.value("strides") != null || in.value("format") != null
-                || in.value("dtype") != null;
+                || in.value("dtype") != null || in.value("offset") != null;
         String shapeText = in.positionals().isEmpty() ? null : in.positionals().getFirst();
         if (!strided) {
             return TiledPlacement.of(arrayShape(in.positional(0, "SHAPE")));
@@ -126,7 +128,8 @@ final class RenderCommand implements Command {
         } else {
             dtype = DTypeNames.parse(dtypeText, "--dtype");
         }
-        StridesCommand.Answer answer = StridesCommand.answer(dtype, sizes, in.longs("strides"), in.value("format"), List.of());
+        StridesCommand.Answer answer = StridesCommand.answer(dtype, sizes, in.longs("strides"), StridesCommand.offset(in),
+                "pass --offset", in.value("format"), List.of());
         return StridedPlacement.of(answer.type(), answer.layout());
     }
 

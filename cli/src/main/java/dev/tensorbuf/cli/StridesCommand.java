@@ -15,6 +15,10 @@ import java.util.Map;
  * {@code DMLCalcBufferTensorSize}), its classification, its format name and element offsets.
  */
 final class StridesCommand implements Command {
+    /** Also an option of {@code render}, which draws the same layouts. */
+    static final Option OFFSET = Option.value("offset", "N", false,
+            "element offset of index 0 (default 0); negative strides need one");
+
     @Override
     public String name() {
         return "strides";
@@ -27,7 +31,8 @@ final class StridesCommand implements Command {
 
     @Override
     public String synopsis() {
-        return "tensorbuf strides --dtype T --sizes S0,S1,.. [--strides T0,T1,.. | --format NAME] [--index I0,I1,..]... [--json] [--batch]";
+        return "tensorbuf strides --dtype T --sizes S0,S1,.. [--strides T0,T1,.. | --format NAME] [--offset N]"
+                + " [--index I0,I1,..]... [--json] [--batch]";
     }
 
     @Override
@@ -35,11 +40,17 @@ final class StridesCommand implements Command {
         return """
                 Sizes and strides are in elements, in logical order (NCHW order for NHWC, as in
                 DirectML). Without --strides or --format the layout is packed row-major (DirectML's
-                null strides). --dtype takes an XLA name (f32, s4, bf16) or a DirectML one (FLOAT32),
-                in any case. --batch reads {"dtype", "sizes", "strides", "format", "indices"}
+                null strides). The format shown is the one given, else the first whose packed
+                strides these are (CHW and DHW always agree; CHW comes first). --dtype takes an
+                XLA name (f32, s4, bf16) or a DirectML one (FLOAT32), in any case. --offset is the element offset of index 0 (NumPy's offset, in
+                elements); negative strides need one that keeps every offset at least 0. Element
+                offsets count from the buffer's start, --offset included, and so does the buffer
+                size: DMLCalcBufferTensorSize, (last offset + 1) x bits, in bytes, rounded up to 4;
+                the minimum is the same before that rounding. (DirectML itself has no element
+                offset: it binds the tensor at a byte offset and sizes the rest.) Packed, broadcast,
+                padded and overlapping look only at the offsets in use, so --offset never changes
+                them. --batch reads {"dtype", "sizes", "strides", "offset", "format", "indices"}
                 per stdin line and writes one JSON result per line.
-                The buffer size is DMLCalcBufferTensorSize: (last offset + 1) x bits, in bytes,
-                rounded up to 4; the minimum is the same before that rounding.
 
                 example:
                   tensorbuf strides --dtype f32 --sizes 1,3,224,224 --format NHWC --index 0,2,223,223
@@ -58,6 +69,7 @@ final class StridesCommand implements Command {
                 Option.value("strides", "T0,T1,..", false, "element stride of each dim (0 broadcasts)"),
                 Option.value("format", "NAME", false, "packed strides of a named format: "
                         + Arrays.toString(TensorFormat.values())),
+                OFFSET,
                 Option.value("index", "I0,I1,..", true, "a logical index to map to its element offset"),
                 Option.JSON,
                 Option.BATCH);
@@ -66,7 +78,7 @@ final class StridesCommand implements Command {
     @Override
     public int run(Invocation in) throws IOException {
         if (in.flag("batch")) {
-            return Batch.run(in, List.of("dtype", "sizes", "strides", "format", "indices"),
+            return Batch.run(in, List.of("dtype", "sizes", "strides", "offset", "format", "indices"),
                     StridesCommand::answerRequest);
         }
         in.expectAtMostPositionals(0);
@@ -77,9 +89,8 @@ final class StridesCommand implements Command {
         for (String index : in.values("index")) {
             indices.add(Invocation.parseLongs(index, "--index"));
         }
-        long[] strides = in.longs("strides");
-        Answer answer = answer(DTypeNames.parse(in.value("dtype"), "--dtype"), in.longs("sizes"), strides,
-                in.value("format"), indices);
+        Answer answer = answer(DTypeNames.parse(in.value("dtype"), "--dtype"), in.longs("sizes"), in.longs("strides"),
+                offset(in), "pass --offset", in.value("format"), indices);
         if (in.flag("json")) {
             in.printJson(answer.json());
         } else {
@@ -94,20 +105,32 @@ final class StridesCommand implements Command {
         if (sizes == null) {
             throw new IllegalArgumentException("request needs \"sizes\": a list of integers");
         }
-        return answer(DTypeNames.parse(dtype, "\"dtype\""), sizes, request.longs("strides"), request.string("format"),
-                request.longLists("indices")).json();
+        Long offset = request.longValue("offset");
+        return answer(DTypeNames.parse(dtype, "\"dtype\""), sizes, request.longs("strides"), offset == null ? 0 : offset,
+                "set \"offset\" to", request.string("format"), request.longLists("indices")).json();
     }
 
     /** The layout asked about and the answer in the JSON keys of the command. */
     record Answer(DType type, StridedLayout layout, Map<String, Object> json) {
     }
 
-    static Answer answer(DType type, long[] sizes, long[] strides, String format, List<long[]> indices) {
+    /**
+     * {@return the answer for one layout}
+     *
+     * @param offset the element offset of index 0
+     * @param setOffset how the user sets the offset, for the message when negative strides need a
+     *        larger one: {@code "pass --offset"} on the command line, {@code "set \"offset\" to"} in a batch
+     */
+    static Answer answer(DType type, long[] sizes, long[] strides, long offset, String setOffset, String format,
+                         List<long[]> indices) {
         if (strides != null && format != null) {
             throw new IllegalArgumentException("give strides or a format, not both");
         }
-        StridedLayout layout = format != null ? TensorFormat.fromName(format).layout(sizes)
-                : strides != null ? StridedLayout.of(sizes, strides) : StridedLayout.packed(sizes);
+        if (strides != null) {
+            checkReach(sizes, strides, offset, setOffset);
+        }
+        StridedLayout layout = format != null ? TensorFormat.fromName(format).layout(sizes).withOffset(offset)
+                : strides != null ? StridedLayout.of(sizes, strides, offset) : StridedLayout.packed(sizes).withOffset(offset);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("buffer_bytes", layout.bufferBytes(type));
         out.put("min_bytes", layout.minBytes(type));
@@ -115,8 +138,10 @@ final class StridesCommand implements Command {
         out.put("broadcast", layout.isBroadcast());
         out.put("padded", layout.isPadded());
         out.put("overlapping", layout.isOverlapping());
-        out.put("format", layout.format().map(Enum::name).orElse(null));
+        // The format asked for, not the first with the same strides (DHW and CHW always agree).
+        out.put("format", format != null ? TensorFormat.fromName(format).name() : layout.format().map(Enum::name).orElse(null));
         out.put("strides", layout.strides());
+        out.put("offset", layout.offset());
         List<Object> offsets = new ArrayList<>();
         for (long[] index : indices) {
             Map<String, Object> entry = new LinkedHashMap<>();
@@ -126,6 +151,35 @@ final class StridesCommand implements Command {
         }
         out.put("offsets", offsets);
         return new Answer(type, layout, out);
+    }
+
+    /**
+     * The layout refuses offsets below 0 too, but can only say what the offset must be; the
+     * command also knows how the user sets it.
+     */
+    private static void checkReach(long[] sizes, long[] strides, long offset, String setOffset) {
+        if (sizes.length != strides.length || Arrays.stream(sizes).anyMatch(size -> size <= 0)) {
+            return;
+        }
+        long low = offset;
+        try {
+            for (int d = 0; d < sizes.length; d++) {
+                low = Math.addExact(low, Math.min(0, Math.multiplyExact(sizes[d] - 1, strides[d])));
+            }
+        } catch (ArithmeticException e) {
+            return; // the layout names the overflow
+        }
+        if (low < 0 && offset >= 0) {
+            throw new IllegalArgumentException("negative strides " + Arrays.toString(strides) + " reach element offset "
+                    + low + " for sizes " + Arrays.toString(sizes) + " from offset " + offset + ": " + setOffset + " "
+                    + (offset - low) + " or more");
+        }
+    }
+
+    /** {@return the {@code --offset} option's value, 0 when absent} */
+    static long offset(Invocation in) {
+        Long offset = in.longValue("offset");
+        return offset == null ? 0 : offset;
     }
 
     private static void printText(Invocation in, Answer answer) {

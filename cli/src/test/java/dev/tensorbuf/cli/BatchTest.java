@@ -82,7 +82,7 @@ class BatchTest {
         assertEquals(List.of("{\"error\":\"unknown request key 'xx' (did you mean x?); keys: x\"}",
                 "{\"error\":\"request key \\\"x\\\" must be a 32-bit integer, got \\\"1\\\"\"}",
                 "{\"error\":\"request key \\\"x\\\" must be a 32-bit integer, got 4294967296\"}",
-                "{\"error\":\"expected a JSON object, found an array at position 0 of '[1]'\"}"), r.lines());
+                "{\"error\":\"expected a JSON request object, found an array at position 0 of '[1]'\"}"), r.lines());
     }
 
     @Test
@@ -93,10 +93,71 @@ class BatchTest {
     }
 
     @Test
-    void nullCountsAsAbsentAndLongValuesAreShortenedInMessages() {
+    void linesThatAreNotJsonSaySoWithThePosition() throws IOException {
+        Run r = run("not json\n{\"x\": nul}\n{\"x\": 1,}\n  7\n", BatchTest::throwing);
+        assertEquals(List.of("{\"error\":\"line is not JSON: expected a JSON value, found 'not' at position 0 of 'not json'\"}",
+                "{\"error\":\"line is not JSON: expected 'null' at position 6 of '{\\\"x\\\": nul}'\"}",
+                "{\"error\":\"line is not JSON: expected a quoted object key at position 8 of '{\\\"x\\\": 1,}'\"}",
+                "{\"error\":\"expected a JSON request object, found a number at position 2 of '  7'\"}"), r.lines());
+    }
+
+    @Test
+    void wrongValuesAreQuotedAsWrittenNotAsJsonNormalisesThem() throws IOException {
+        Run r = run("""
+                {"x": [2.0]}
+                {"x": [1e2, 3]}
+                {"x": -0.0}
+                {"\\u0078" : 1E+2 }
+                """, BatchTest::throwing);
+        assertEquals(List.of("{\"error\":\"request key \\\"x\\\" must be a 32-bit integer, got [2.0]\"}",
+                "{\"error\":\"request key \\\"x\\\" must be a 32-bit integer, got [1e2, 3]\"}",
+                "{\"error\":\"request key \\\"x\\\" must be a 32-bit integer, got -0.0\"}",
+                "{\"error\":\"request key \\\"x\\\" must be a 32-bit integer, got 1E+2\"}"), r.lines());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> BatchRequest.parse("{\"a\": [[1], \"]\"], \"sizes\": [2, 1e2]}", List.of("a", "sizes")).longs("sizes"));
+        assertEquals("request key \"sizes\" must be a list of 64-bit integers, got [2, 1e2]", e.getMessage());
+    }
+
+    @Test
+    void rawJsonExamplesFromJavadoc() {
+        assertEquals("[2.0, 1e2]", RawJson.valueOf("{\"sizes\": [2.0, 1e2], \"dtype\": \"f32\"}", "sizes"));
+        assertNull(RawJson.valueOf("{\"dtype\": \"f32\"}", "sizes"));
+        assertEquals("{\"b\": [\"}\", {}]}", RawJson.valueOf("{ \"a\" : \"x\\\"y\" , \"b\": {\"b\": [\"}\", {}]} }", "b"));
+        assertNull(RawJson.valueOf("{}", "b"));
+    }
+
+    @Test
+    void nullIsAWrongTypeNotTheDefault() {
         BatchRequest r = BatchRequest.of(new HashMap<>(Collections.singletonMap("s", null)), List.of("s"));
-        assertNull(r.string("s"));
-        assertFalse(r.flag("s"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> r.string("s"));
+        assertEquals("request key \"s\" must be a string, got null (leave the key out for its default)", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> r.flag("s"));
+        assertEquals("request key \"s\" must be true or false, got null (leave the key out for its default)", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> r.longLists("s"));
+        assertEquals("request key \"s\" must be a list of lists of 64-bit integers, got null (leave the key out for its default)",
+                e.getMessage());
+        BatchRequest absent = BatchRequest.of(Map.of(), List.of("s"));
+        assertNull(absent.string("s"));
+        assertFalse(absent.flag("s"));
+        assertNull(absent.integer("s"));
+        assertEquals(List.of(), absent.longLists("s"));
+    }
+
+    @Test
+    void examplesFromBatchRequestJavadoc() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> BatchRequest.parse(
+                "{\"sizes\": [2, 3], \"stride\": [0, 1]}", List.of("dtype", "sizes", "strides")));
+        assertEquals("unknown request key 'stride' (did you mean strides?); keys: dtype, sizes, strides", e.getMessage());
+        BatchRequest r = BatchRequest.parse("{\"sizes\": [2.0], \"physical\": null}", List.of("sizes", "physical"));
+        e = assertThrows(IllegalArgumentException.class, () -> r.longs("sizes"));
+        assertEquals("request key \"sizes\" must be a list of 64-bit integers, got [2.0]", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> r.flag("physical"));
+        assertEquals("request key \"physical\" must be true or false, got null (leave the key out for its default)",
+                e.getMessage());
+    }
+
+    @Test
+    void longValuesAreShortenedInMessages() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> BatchRequest.of(Map.of("s", "a".repeat(100)), List.of("s")).longs("s"));
         assertEquals("request key \"s\" must be a list of 64-bit integers, got \"" + "a".repeat(39) + "...", e.getMessage());

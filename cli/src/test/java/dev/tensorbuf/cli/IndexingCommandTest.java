@@ -48,6 +48,28 @@ class IndexingCommandTest {
                 + "(d0 - 1) mod 2 in [0, 0]\"]}]}\n", r.out());
     }
 
+    /** The same mistake reads the same whichever direction is asked for. */
+    @Test
+    void anOperandOrOutputThatIsNotThereIsWordedTheSameBothWays() {
+        String dot = """
+                HloModule m
+                ENTRY e {
+                  a = f32[2,3] parameter(0)
+                  b = f32[3,4] parameter(1)
+                  ROOT d = f32[2,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+                }
+                """;
+        for (String direction : new String[] {"output-to-input", "input-to-output"}) {
+            CliHarness operand = CliHarness.runWithInput(dot, "indexing", "-", "--direction", direction, "--operand", "2");
+            assertEquals(2, operand.code(), direction);
+            assertEquals("tensorbuf indexing: operand 2 out of bounds [0, 2) for dot d\n", operand.err(), direction);
+            CliHarness output = CliHarness.runWithInput(dot, "indexing", "-", "--direction", direction, "--output", "3");
+            assertEquals(2, output.code(), direction);
+            assertEquals("tensorbuf indexing: output 3 out of bounds [0, 1) for d of shape f32[2,4]{1,0}\n", output.err(),
+                    direction);
+        }
+    }
+
     @Test
     void inputToOutputOfAnInnerInstruction() {
         CliHarness r = CliHarness.runWithInput(TRANSPOSE, "indexing", "-", "--instruction", "t",

@@ -84,6 +84,22 @@ class LayoutCommandTest {
     }
 
     @Test
+    void batchQuotesValuesAsWrittenAndRefusesNull() {
+        String input = """
+                {"shape": "f32[2,3]", "offsets": [1e2]}
+                {"shape": "f32[2]", "indices": null}
+                not json
+                """;
+        CliHarness r = CliHarness.runWithInput(input, "layout", "--batch");
+        assertEquals(0, r.code(), r.err());
+        assertEquals("""
+                {"error":"request key \\"offsets\\" must be a list of 64-bit integers, got [1e2]"}
+                {"error":"request key \\"indices\\" must be a list of lists of 64-bit integers, got null (leave the key out for its default)"}
+                {"error":"line is not JSON: expected a JSON value, found 'not' at position 0 of 'not json'"}
+                """, r.out());
+    }
+
+    @Test
     void batchRefusesMisspeltKeysAndTheCommandLineOptions() {
         String input = """
                 {"shape": "f32[2,3]", "index": [[1, 1]]}

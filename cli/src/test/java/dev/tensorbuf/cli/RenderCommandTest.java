@@ -70,6 +70,20 @@ class RenderCommandTest {
     }
 
     @Test
+    void offsetPlacesAFlippedLayoutAndTheSlotsBeforeItAreUnused() {
+        SvgDoc doc = render("render", "--dtype", "f32", "--sizes", "2,3", "--strides", "3,-1", "--offset", "4");
+        assertEquals(Map.of("0,0", 4L, "0,1", 3L, "0,2", 2L, "1,0", 7L, "1,1", 6L, "1,2", 5L), doc.offsets());
+        assertEquals(List.of(0L, 1L), doc.paddingSlots());
+        assertEquals("0,2", doc.slotIndices().get(2L));
+        CliHarness json = CliHarness.run("render", "f32[2,3]", "--strides", "3,-1", "--offset", "4", "--json");
+        assertEquals("{\"svg\":null,\"cells\":6,\"padding_slots\":2,\"summarised\":false}\n", json.out());
+        CliHarness none = CliHarness.run("render", "--dtype", "f32", "--sizes", "2,3", "--strides", "3,-1");
+        assertEquals(2, none.code());
+        assertEquals("tensorbuf render: negative strides [3, -1] reach element offset -2 for sizes [2, 3] from offset 0:"
+                + " pass --offset 2 or more\n", none.err());
+    }
+
+    @Test
     void longUnusedRunsCollapseIntoOneGapBox() {
         SvgDoc doc = render("render", "--dtype", "s8", "--sizes", "2,2", "--strides", "1000,1");
         assertEquals(List.of(0L, 1L, 1000L, 1001L), List.copyOf(doc.slotIndices().keySet()));

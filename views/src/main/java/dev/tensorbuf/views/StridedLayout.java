@@ -20,10 +20,13 @@ import java.util.Optional;
  * <p>The four properties follow DirectML's definitions, on the span
  * {@code P = max offset - min offset + 1} (so the offset does not change them) and the element
  * count {@code N}: <em>packed</em> when {@code P == N} and no two elements share an offset;
- * <em>broadcast</em> when a dim of size above 1 has stride 0; <em>padded</em> when {@code P}
- * exceeds the product of the sizes of the dims that do not broadcast; <em>overlapping</em> when
- * two distinct indices share an offset (every broadcast is one; {@code sizes [3, 3] strides [1, 1]}
- * is one too). Overlap is decided exactly without visiting elements; the cost is bounded in
+ * <em>broadcast</em> when a dim of size above 1 has stride 0; <em>padded</em> when some offset
+ * in the span is addressed by no index (for layouts that overlap at most by broadcasting, this
+ * is DirectML's "{@code P} exceeds the product of the sizes of the dims that do not broadcast";
+ * {@code sizes [4, 4] strides [2, 2]} overlaps and is padded: offsets 1, 3, ..., 11 are unused);
+ * <em>overlapping</em> when two distinct indices share an offset (every broadcast is one;
+ * {@code sizes [3, 3] strides [1, 1]} is one too). Overlap and padding are decided exactly
+ * without visiting elements; the cost is bounded in
  * {@link dev.tensorbuf.views.internal.StrideAnalysis}.
  * {@snippet :
  * StridedLayout nhwc = StridedLayout.of(TensorFormat.NHWC, 1, 3, 224, 224);
@@ -210,15 +213,18 @@ public record StridedLayout(List<Long> sizes, List<Long> strides, long offset) {
         return false;
     }
 
-    /** {@return whether the span exceeds the product of the sizes of the dims that do not broadcast} */
+    /**
+     * {@return whether some offset between {@link #minOffset()} and {@link #maxOffset()} is
+     * addressed by no index} Exact for overlapping layouts too, where counting elements cannot
+     * tell.
+     * {@snippet :
+     * StridedLayout.of(new long[] {2, 3}, new long[] {5, 1}).isPadded();  // true: offsets 3, 4 unused
+     * StridedLayout.of(new long[] {3, 3}, new long[] {1, 1}).isPadded();  // false: 9 elements fill 0..4
+     * StridedLayout.of(new long[] {4, 4}, new long[] {2, 2}).isPadded();  // true: only even offsets 0..12
+     * }
+     */
     public boolean isPadded() {
-        long distinct = 1;
-        for (int d = 0; d < sizes.size(); d++) {
-            if (strides.get(d) != 0 || sizes.get(d) <= 1) {
-                distinct *= sizes.get(d);
-            }
-        }
-        return spanElements() > distinct;
+        return StrideAnalysis.leavesGaps(unboxed(sizes), unboxed(strides));
     }
 
     /** {@return whether two distinct logical indices share an element offset} */

@@ -28,6 +28,19 @@ class StridedLayoutTest {
     }
 
     @Test
+    void paddedExamplesFromJavadoc() {
+        assertTrue(StridedLayout.of(new long[] {2, 3}, new long[] {5, 1}).isPadded());
+        assertFalse(StridedLayout.of(new long[] {3, 3}, new long[] {1, 1}).isPadded());
+        StridedLayout evens = StridedLayout.of(new long[] {4, 4}, new long[] {2, 2});
+        assertTrue(evens.isOverlapping());
+        assertTrue(evens.isPadded(), "16 elements over a span of 13, but offsets 1, 3, ..., 11 are unused");
+        // A flip and a broadcast: offsets {0, 1, 3, 4} leave 2 unused; a third column fills it.
+        assertTrue(StridedLayout.of(new long[] {2, 5, 2}, new long[] {-3, 0, 1}, 3).isPadded());
+        assertFalse(StridedLayout.of(new long[] {2, 5, 3}, new long[] {-3, 0, 1}, 3).isPadded());
+        assertFalse(StridedLayout.of(new long[] {0, 3}, new long[] {7, 5}).isPadded(), "no elements, no span");
+    }
+
+    @Test
     void formatExamplesFromJavadoc() {
         assertEquals(List.of(6L, 1L, 6L, 3L), StridedLayout.boxed(TensorFormat.NHWC.packedStrides(1, 3, 1, 2)));
         assertEquals(List.of(1L, 2L), StridedLayout.boxed(TensorFormat.WH.packedStrides(2, 3)));
@@ -237,7 +250,11 @@ class StridedLayoutTest {
             assertEquals(overlapping, layout.isOverlapping(), what);
             assertEquals(span == count && !overlapping, layout.isPacked(), what);
             assertEquals(broadcast, layout.isBroadcast(), what);
-            assertEquals(span > distinct, layout.isPadded(), what);
+            assertEquals(seen.size() < span, layout.isPadded(), what + ": padded means an unused offset in the span");
+            if (seen.size() == distinct) {
+                // Overlapping at most by broadcasting: DirectML's count-based definition agrees.
+                assertEquals(span > distinct, layout.isPadded(), what);
+            }
         }
     }
 
@@ -269,6 +286,8 @@ class StridedLayoutTest {
                 any = d >= 0;
             }
             assertEquals(seen.size() < layout.elementCount(), layout.isOverlapping(),
+                    "seed " + seed + " trial " + trial + ": " + layout);
+            assertEquals(seen.size() < layout.spanElements(), layout.isPadded(),
                     "seed " + seed + " trial " + trial + ": " + layout);
         }
     }

@@ -64,6 +64,7 @@ class XlaShapeParserErrorTest {
     void exampleFromTextFormatExceptionJavadoc() {
         TextFormatException e = assertThrows(TextFormatException.class, () -> XlaShape.parse("f32[2,3]{1,0:T(2,}"));
         assertEquals(17, e.position());
+        assertEquals("expected a tile size or '*', found '}'", e.problem());
         assertEquals("expected a tile size or '*', found '}' at position 17 of 'f32[2,3]{1,0:T(2,}'", e.getMessage());
     }
 

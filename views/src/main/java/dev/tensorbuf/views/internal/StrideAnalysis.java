@@ -5,8 +5,18 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * Whether two distinct logical indices of a strided layout share an element offset, decided
- * exactly without visiting the elements.
+ * Whether two distinct logical indices of a strided layout share an element offset, and whether
+ * some offset between the lowest and the highest is addressed by no index, both decided exactly
+ * without visiting the elements.
+ *
+ * <p>Gaps ({@link #leavesGaps}) take O(rank log rank): with signs dropped (a flip reflects the
+ * offsets within their span), zero strides and dims of size 1 dropped (they add nothing), and the
+ * dims sorted by stride, the offsets of the first {@code j} dims fill {@code [0, L_j]} as long as
+ * each next stride is at most {@code L_j + 1}, {@code L_j = sum (size_i - 1) * stride_i}. The
+ * first stride {@code s > L_j + 1} leaves offset {@code L_j + 1} unused for good: it is below
+ * {@code s} and every later stride, so only the first {@code j} dims could reach it. This holds
+ * whether or not the dims overlap; the element count alone cannot tell ({@code sizes [4, 4]
+ * strides [2, 2]} has 16 elements and span 13, yet 6 of the 13 offsets are unused).
  *
  * <p>Overlap means a non-zero integer vector {@code k} with {@code |k_i| <= size_i - 1} and
  * {@code sum k_i * stride_i = 0}: a bounded linear Diophantine problem, NP-hard in general (NumPy's
@@ -87,6 +97,32 @@ public final class StrideAnalysis {
         }
         long span = spanBelow[core];
         return span <= BITSET_LIMIT ? bitsetOverlaps(n, s, span) : searchOverlaps(n, s);
+    }
+
+    /**
+     * {@return whether some offset between the lowest and the highest element offset is
+     * addressed by no index} False without elements. Inputs are already validated (no overflow in
+     * the span).
+     */
+    public static boolean leavesGaps(long[] sizes, long[] strides) {
+        List<long[]> dims = new ArrayList<>();
+        for (int i = 0; i < sizes.length; i++) {
+            if (sizes[i] == 0) {
+                return false;
+            }
+            if (sizes[i] > 1 && strides[i] != 0) {
+                dims.add(new long[] {sizes[i], Math.absExact(strides[i])});
+            }
+        }
+        dims.sort(Comparator.comparingLong(d -> d[1]));
+        long filled = 0; // offsets [0, filled] are all reached by the dims so far
+        for (long[] d : dims) {
+            if (d[1] - 1 > filled) {
+                return true;
+            }
+            filled += (d[0] - 1) * d[1];
+        }
+        return false;
     }
 
     private static boolean bitsetOverlaps(long[] n, long[] s, long span) {
