@@ -113,10 +113,10 @@ final class ShapeChecks {
         ArrayShape in = ctx.operandShape(instr, 0);
         ArrayShape out = instr.arrayShape();
         List<Long> perm = instr.ints("dimensions");
-        if (perm.size() != in.rank()) {
-            throw error(instr, "dimensions " + perm + " must name each of the " + in.rank() + " dimensions of " + in);
+        if (perm.size() != in.rank() || perm.stream().distinct().count() != perm.size()
+                || perm.stream().anyMatch(d -> d < 0 || d >= in.rank())) {
+            throw error(instr, "dimensions " + perm + " are not a permutation of [0, " + in.rank() + ")");
         }
-        distinctDims(instr, "dimensions", perm, in);
         List<Long> expected = new ArrayList<>();
         for (long d : perm) {
             expected.add(in.dim((int) d));
