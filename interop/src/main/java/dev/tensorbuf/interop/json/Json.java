@@ -260,7 +260,14 @@ public final class Json {
 
     private Object literal(String word, Object v) {
         if (!text.startsWith(word, pos)) {
-            throw error("expected '" + word + "'");
+            // "nul" is a cut-off null; "not json" is no misspelt null, just not JSON.
+            int end = pos;
+            while (end < text.length() && end - pos < 20 && Character.isLetterOrDigit(text.charAt(end))) {
+                end++;
+            }
+            String found = text.substring(pos, Math.max(end, pos + 1));
+            throw error(word.startsWith(found) ? "expected '" + word + "'"
+                    : "expected a JSON value, found '" + found + "'");
         }
         pos += word.length();
         return v;

@@ -67,6 +67,7 @@ class JsonTest {
         "[1] x|unexpected text after the JSON value at position 4",
         "-|expected digits in a number at position 1",
         "tru|expected 'true' at position 0",
+        "not json|expected a JSON value, found 'not' at position 0",
         "\"\\q\"|unknown escape '\\q' at position 2",
         "[\"a\\ud800\"]|unpaired surrogate \\ud800 in a string at position 1",
         "\"\\udc00\\ud800\"|unpaired surrogate \\udc00 in a string at position 0",
