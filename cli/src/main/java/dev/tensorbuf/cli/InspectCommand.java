@@ -1,6 +1,7 @@
 package dev.tensorbuf.cli;
 
 import dev.tensorbuf.interop.Npy;
+import dev.tensorbuf.interop.NpyArray;
 import dev.tensorbuf.interop.NpyHeader;
 import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.interop.SafetensorsTensor;
@@ -30,7 +31,7 @@ final class InspectCommand implements Command {
 
     @Override
     public String synopsis() {
-        return "tensorbuf inspect FILE [--json]";
+        return "tensorbuf inspect FILE [--from-dtype T] [--json]";
     }
 
     @Override
@@ -43,7 +44,9 @@ final class InspectCommand implements Command {
                 order and format version (--json: "descr" a string, "fortran_order" a boolean,
                 "version" [major, minor]; a safetensors file's metadata are its own strings).
                 Control characters in names and metadata are escaped as in JSON (\\n, \\u001b), so each
-                tensor is one line. A malformed file exits 2 naming the problem.
+                tensor is one line. A malformed file exits 2 naming the problem. A void .npy
+                ('<V2', '<V1': ml_dtypes' bf16, f8 and 4-bit types) says which type to name;
+                --from-dtype T lists it as that type.
 
                 example (np.save("x.npy", np.zeros((2, 3), "<f4"))):
                   tensorbuf inspect x.npy
@@ -55,7 +58,8 @@ final class InspectCommand implements Command {
 
     @Override
     public List<Option> options() {
-        return List.of(Option.JSON);
+        return List.of(Option.value("from-dtype", "T", false,
+                "the element type of a void .npy file ('<V2', '<V1': ml_dtypes' bf16, f8, int4...)"), Option.JSON);
     }
 
     private record Row(String name, String dtype, String fileDtype, List<Long> shape, long offset, long size) {
@@ -86,8 +90,16 @@ final class InspectCommand implements Command {
         Map<String, String> metadataText = new LinkedHashMap<>();
         String lower = file.getFileName().toString().toLowerCase(java.util.Locale.ROOT);
         // By magic first; a .npy name without the magic gets the .npy reader's message, not safetensors'.
+        String named = in.value("from-dtype");
         if (isNpy(file) || lower.endsWith(".npy")) {
-            NpyHeader h = Npy.readHeader(file);
+            NpyHeader h;
+            if (named == null) {
+                h = Npy.readHeader(file);
+            } else {
+                try (NpyArray a = Npy.map(file, DTypeNames.parse(named, "--from-dtype"))) {
+                    h = a.header();
+                }
+            }
             format = "npy";
             detail = "npy version " + h.majorVersion() + ".0";
             rows.add(new Row("array", h.dtype().xlaName(), h.descr(), h.shape(), h.dataOffset(), h.dataByteSize()));
@@ -99,6 +111,10 @@ final class InspectCommand implements Command {
             metadataText.put("fortran_order", h.fortranOrder() ? "True" : "False");
             metadataText.put("version", h.majorVersion() + ".0");
         } else {
+            if (named != null) {
+                throw new UsageException("--from-dtype names the type of a void .npy file; " + file
+                        + " is a safetensors file, which says its own types");
+            }
             try (SafetensorsFile f = openSafetensors(file, lower.endsWith(".safetensors"))) {
                 format = "safetensors";
                 detail = "safetensors, header " + f.headerByteSize() + " bytes";

@@ -34,6 +34,22 @@ class InspectCommandTest {
                 + "  metadata: descr=<f4, fortran_order=False, version=1.0\n", r.out());
     }
 
+    /** What np.save writes for ml_dtypes' bf16: '<V2'. Without a type named it says which; with one it lists it. */
+    @Test
+    void aVoidNpyIsListedAsTheTypeNamed() throws IOException {
+        Path file = dir.resolve("bf.npy");
+        byte[] preamble = dev.tensorbuf.interop.internal.NpyCodec.preamble("<V2", false, List.of(2L, 3L), 0);
+        Files.write(file, java.util.Arrays.copyOf(preamble, preamble.length + 12));
+        CliHarness bare = CliHarness.run("inspect", file.toString());
+        assertEquals(2, bare.code());
+        assertTrue(bare.err().contains("descr '<V2' is a void type"), bare.err());
+        CliHarness r = CliHarness.run("inspect", file.toString(), "--from-dtype", "bf16");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("  array  bf16 (<V2)  [2, 3]  bytes [128, 140)  12 bytes"), r.out());
+        CliHarness wrong = CliHarness.run("inspect", file.toString(), "--from-dtype", "f32");
+        assertEquals(2, wrong.code());
+    }
+
     @Test
     void safetensorsJsonHasTheFixedKeys() throws IOException {
         Path file = dir.resolve("m.safetensors");
