@@ -48,7 +48,7 @@ final class BatchRequest {
             throw notJson(e);
         }
         if (!(parsed instanceof Map)) {
-            throw new TextFormatException("expected a JSON request object, found " + kind(parsed), line,
+            throw new TextFormatException("expected a JSON request object, found " + Json.kind(parsed), line,
                     line.length() - line.stripLeading().length());
         }
         @SuppressWarnings("unchecked")
@@ -75,35 +75,8 @@ final class BatchRequest {
         return new BatchRequest(request, line);
     }
 
-    /**
-     * The JSON reader reports a bare word by the literal its first letter starts ("expected
-     * 'null'" for {@code not json}); a word that is no prefix of that literal is not a
-     * misspelt literal but text that is not JSON at all.
-     */
     private static TextFormatException notJson(TextFormatException e) {
-        String problem = e.problem();
-        String text = e.input();
-        int end = e.position();
-        while (end < text.length() && Character.isLetter(text.charAt(end))) {
-            end++;
-        }
-        String word = text.substring(e.position(), end);
-        for (String literal : List.of("true", "false", "null")) {
-            if (problem.equals("expected '" + literal + "'") && !literal.startsWith(word)) {
-                problem = "expected a JSON value, found '" + word + "'";
-            }
-        }
-        return new TextFormatException("line is not JSON: " + problem, text, e.position());
-    }
-
-    private static String kind(Object v) {
-        return switch (v) {
-            case null -> "null";
-            case List<?> l -> "an array";
-            case String s -> "a string";
-            case Boolean b -> "a boolean";
-            default -> "a number";
-        };
+        return new TextFormatException("line is not JSON: " + e.problem(), e.input(), e.position());
     }
 
     private static String didYouMean(String key, List<String> keys) {

@@ -298,9 +298,11 @@ public final class Json {
         return new TextFormatException(problem, text, pos);
     }
 
-    private static String kind(Object v) {
+    /** {@return what a parsed value is, for messages: "an object", "an array", "a string", "a number", ...} */
+    public static String kind(Object v) {
         return switch (v) {
             case null -> "null";
+            case Map<?, ?> m -> "an object";
             case List<?> l -> "an array";
             case String s -> "a string";
             case Boolean b -> "a boolean";

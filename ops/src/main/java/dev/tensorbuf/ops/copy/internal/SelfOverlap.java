@@ -44,13 +44,15 @@ public final class SelfOverlap {
                     }
                 }
                 if (!nests(l)) {
-                    visit(dst, index -> l.offsetOf(index), l.minOffset(), l.maxOffset());
+                    checkDistinct(describe(dst), dst.dims(), index -> l.offsetOf(index), l.minOffset(), l.maxOffset(),
+                            "element offset");
                 }
             }
             case Access.Mapped(IndexingMap map) -> {
                 CompiledMap f = map.compile();
                 var range = map.range(map.results().getFirst());
-                visit(dst, index -> f.evaluate(0, index), range.lo(), range.hi());
+                checkDistinct(describe(dst), dst.dims(), index -> f.evaluate(0, index), range.lo(), range.hi(),
+                        "element offset");
             }
             case Access.Tiled t -> {
             }
@@ -77,18 +79,34 @@ public final class SelfOverlap {
         return true;
     }
 
-    private interface Offsets {
+    private static String describe(Access dst) {
+        return "destination " + dst.dtype() + dst.dims();
+    }
+
+    /** Where each index writes: a slot number, distinct for distinct slots. */
+    interface Offsets {
         long at(long[] index);
     }
 
-    private static void visit(Access dst, Offsets offsets, long lo, long hi) {
-        long n = dst.elementCount();
-        long span = hi - lo + 1;
+    /**
+     * Throws naming the first two indices of {@code dims} that {@code offsets} sends to one slot.
+     *
+     * @param what names the destination in the message
+     * @param lo the lowest slot any index may take, {@code hi} the highest; {@link Long#MIN_VALUE}
+     *     and {@link Long#MAX_VALUE} when unknown
+     * @param unit what a slot is, for the message ({@code "element offset"}), or null to leave it out
+     */
+    static void checkDistinct(String what, List<Long> dims, Offsets offsets, long lo, long hi, String unit) {
+        long n = 1;
+        for (long d : dims) {
+            n = Math.multiplyExact(n, d);
+        }
+        long span = hi - lo + 1; // wraps to 0 or below when the range is unknown
         Long repeated;
         if (span > 0 && span <= MAX_BITS && span <= Math.max(64 * n, 1 << 20)) {
-            repeated = firstRepeatByBits(dst.dims(), offsets, lo, span);
+            repeated = firstRepeatByBits(dims, offsets, lo, span);
         } else if (n <= Integer.MAX_VALUE - 8) {
-            repeated = firstRepeatBySorting(dst.dims(), offsets, (int) n);
+            repeated = firstRepeatBySorting(dims, offsets, (int) n);
         } else {
             // Beyond 2^31 elements and 2^30 slots: too large to check by visiting. Such a
             // destination is not strided, not tiled, and sparse; no op of ours makes one.
@@ -97,7 +115,7 @@ public final class SelfOverlap {
         if (repeated != null) {
             long[] first = null;
             long[] second = null;
-            long[] index = new long[dst.rank()];
+            long[] index = new long[dims.size()];
             do {
                 if (offsets.at(index) == repeated) {
                     if (first == null) {
@@ -107,10 +125,10 @@ public final class SelfOverlap {
                         break;
                     }
                 }
-            } while (next(index, dst.dims()));
-            throw new IllegalArgumentException("destination " + dst.dtype() + dst.dims() + " writes index "
-                    + Arrays.toString(first) + " and index " + Arrays.toString(second) + " to one slot (element offset "
-                    + repeated + "): a destination may not overlap itself");
+            } while (next(index, dims));
+            throw new IllegalArgumentException(what + " writes index " + Arrays.toString(first) + " and index "
+                    + Arrays.toString(second) + " to one slot" + (unit == null ? "" : " (" + unit + " " + repeated + ")")
+                    + ": a destination may not overlap itself");
         }
     }
 
@@ -147,7 +165,7 @@ public final class SelfOverlap {
     }
 
     /** Steps {@code index} in row-major order; {@return false after the last index} */
-    private static boolean next(long[] index, List<Long> dims) {
+    static boolean next(long[] index, List<Long> dims) {
         for (int k = index.length - 1; k >= 0; k--) {
             if (++index[k] < dims.get(k)) {
                 return true;

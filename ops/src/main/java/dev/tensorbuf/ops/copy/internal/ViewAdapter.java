@@ -9,8 +9,6 @@ import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.internal.ViewReader;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.Arrays;
-import java.util.List;
 import java.util.Optional;
 
 /**
@@ -127,51 +125,16 @@ public final class ViewAdapter {
             SelfOverlap.check(Access.strided(dst.buffer().segment(), dst.dtype(), dst.stridedLayout().get()));
             return;
         }
-        long n = dst.elementCount();
-        if (n > Integer.MAX_VALUE - 8) {
-            return; // too many to sort; views over several pieces this large are not made by our ops' users in practice
-        }
         ViewReader reader = ViewReader.of(dst.map());
         long bits = dst.access().storageBits();
-        long[] at = new long[(int) n];
-        long[] index = new long[dst.rank()];
-        int k = 0;
-        do {
+        long[] fills = {0};
+        // Slots by bit address (segment addresses are below 2^61 on every 64-bit platform); the
+        // fill of a pad, which refuses writes itself, gets a distinct negative slot per index.
+        SelfOverlap.checkDistinct("destination " + dst, dst.dims(), index -> {
             int p = reader.pieceOf(index);
-            // Segment addresses are below 2^61 on every 64-bit platform, so a bit address fits.
-            at[k++] = p < 0 || reader.isFill(p) ? -1 - k : reader.buffer(p).segment().address() * 8 + reader.offset(p, index) * bits;
-        } while (next(index, dst.dims()));
-        long[] sorted = at.clone();
-        Arrays.sort(sorted);
-        for (int i = 1; i < sorted.length; i++) {
-            if (sorted[i] == sorted[i - 1] && sorted[i] >= 0) {
-                long slot = sorted[i];
-                long[] first = null;
-                index = new long[dst.rank()];
-                int j = 0;
-                do {
-                    if (at[j++] == slot) {
-                        if (first == null) {
-                            first = index.clone();
-                        } else {
-                            throw new IllegalArgumentException("destination " + dst + " writes index "
-                                    + Arrays.toString(first) + " and index " + Arrays.toString(index)
-                                    + " to one slot: a destination may not overlap itself");
-                        }
-                    }
-                } while (next(index, dst.dims()));
-            }
-        }
-    }
-
-    private static boolean next(long[] index, List<Long> dims) {
-        for (int d = index.length - 1; d >= 0; d--) {
-            if (++index[d] < dims.get(d)) {
-                return true;
-            }
-            index[d] = 0;
-        }
-        return false;
+            return p < 0 || reader.isFill(p) ? -1 - fills[0]++
+                    : reader.buffer(p).segment().address() * 8 + reader.offset(p, index) * bits;
+        }, Long.MIN_VALUE, Long.MAX_VALUE, null);
     }
 
     /** {@return whether some buffer of {@code src} overlaps some buffer of {@code dst} (views over several pieces)} */

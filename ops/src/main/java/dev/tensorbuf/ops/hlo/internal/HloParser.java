@@ -152,16 +152,29 @@ public final class HloParser {
             }
             calls.put(c.name(), callees);
         }
-        Map<String, Integer> state = new HashMap<>();
-        for (String root : calls.keySet()) {
-            Deque<Iterator<String>> stack = new ArrayDeque<>();
-            Deque<String> path = new ArrayDeque<>();
+        List<String> cycle = firstCycle(calls);
+        if (cycle != null) {
+            throw error("computations call each other in a cycle: " + String.join(" -> ", cycle),
+                    calledAt.getOrDefault(cycle.getFirst(), 0));
+        }
+    }
+
+    /**
+     * {@return the first cycle a depth-first walk of {@code edges} finds, as the names along it
+     * from the first repeated one to its repetition, or null}: with a stack of its own, since a
+     * chain of thousands of instructions is ordinary HLO. Names without edges of their own are leaves.
+     */
+    private static List<String> firstCycle(Map<String, List<String>> edges) {
+        Map<String, Integer> state = new HashMap<>(); // 1 on the path, 2 done
+        for (String root : edges.keySet()) {
             if (state.containsKey(root)) {
                 continue;
             }
+            Deque<Iterator<String>> stack = new ArrayDeque<>();
+            Deque<String> path = new ArrayDeque<>();
             state.put(root, 1);
             path.addLast(root);
-            stack.push(calls.get(root).iterator());
+            stack.push(edges.get(root).iterator());
             while (!stack.isEmpty()) {
                 if (!stack.peek().hasNext()) {
                     stack.pop();
@@ -173,16 +186,16 @@ public final class HloParser {
                 if (seen != null && seen == 1) {
                     List<String> cycle = new ArrayList<>(path);
                     cycle.add(next);
-                    throw error("computations call each other in a cycle: " + String.join(" -> ",
-                            cycle.subList(cycle.indexOf(next), cycle.size())), calledAt.getOrDefault(next, 0));
+                    return cycle.subList(cycle.indexOf(next), cycle.size());
                 }
-                if (seen == null && calls.containsKey(next)) {
+                if (seen == null && edges.containsKey(next)) {
                     state.put(next, 1);
                     path.addLast(next);
-                    stack.push(calls.get(next).iterator());
+                    stack.push(edges.get(next).iterator());
                 }
             }
         }
+        return null;
     }
 
     private HloComputation computation(Map<String, Integer> calledAt, List<HloComputation> before) {
@@ -284,40 +297,14 @@ public final class HloParser {
 
     /** Instructions form a graph without cycles; the analyses walk operands and would not end otherwise. */
     private void rejectOperandCycles(String computation, List<HloInstruction> instructions, Map<String, Integer> definedAt) {
-        Map<String, HloInstruction> byName = new HashMap<>();
+        Map<String, List<String>> operands = new LinkedHashMap<>();
         for (HloInstruction i : instructions) {
-            byName.put(i.name(), i);
+            operands.put(i.name(), i.operands());
         }
-        Map<String, Integer> state = new HashMap<>();
-        for (HloInstruction start : instructions) {
-            if (state.containsKey(start.name())) {
-                continue;
-            }
-            Deque<Iterator<String>> stack = new ArrayDeque<>();
-            Deque<String> path = new ArrayDeque<>();
-            state.put(start.name(), 1);
-            path.addLast(start.name());
-            stack.push(start.operands().iterator());
-            while (!stack.isEmpty()) {
-                if (!stack.peek().hasNext()) {
-                    stack.pop();
-                    state.put(path.removeLast(), 2);
-                    continue;
-                }
-                String next = stack.peek().next();
-                Integer seen = state.get(next);
-                if (seen != null && seen == 1) {
-                    List<String> cycle = new ArrayList<>(path);
-                    cycle.add(next);
-                    throw error("instructions of computation '" + computation + "' use each other in a cycle: "
-                            + String.join(" -> ", cycle.subList(cycle.indexOf(next), cycle.size())), definedAt.get(next));
-                }
-                if (seen == null) {
-                    state.put(next, 1);
-                    path.addLast(next);
-                    stack.push(byName.get(next).operands().iterator());
-                }
-            }
+        List<String> cycle = firstCycle(operands);
+        if (cycle != null) {
+            throw error("instructions of computation '" + computation + "' use each other in a cycle: "
+                    + String.join(" -> ", cycle), definedAt.get(cycle.getFirst()));
         }
     }
 
