@@ -116,20 +116,29 @@ public final class HugePageAllocator implements Allocator {
         long start = (base + align - 1) & -align;
         boolean tookAdvice = AnonymousMapping.adviseHugePages(start, used);
         Arena scope = Arena.ofShared();
+        Buffer buffer;
         try {
             MemorySegment bytes = RestrictedNative.segment(start, byteSize, scope);
-            Buffer buffer = Buffers.foreign(bytes, MemorySpace.HOST, OWNER, () -> {
+            buffer = Buffers.foreign(bytes, MemorySpace.HOST, OWNER, () -> {
                 scope.close(); // first: a kept segment must throw, not read unmapped memory
                 AnonymousMapping.unmap(base, length);
                 large.remove(base);
             });
-            large.put(base, new Mapped(buffer, tookAdvice));
-            return buffer;
         } catch (RuntimeException | Error e) {
             scope.close();
             AnonymousMapping.unmap(base, length);
             throw e;
         }
+        // Registered and checked under close's lock: a close between the check above and here
+        // would otherwise walk past this buffer and leave it mapped after returning.
+        synchronized (closing) {
+            if (open) {
+                large.put(base, new Mapped(buffer, tookAdvice));
+                return buffer;
+            }
+        }
+        buffer.close();
+        throw new IllegalStateException(this + " cannot allocate: it closed during the allocation");
     }
 
     private OutOfMemoryError cannotReserve(long byteSize, long alignment) {

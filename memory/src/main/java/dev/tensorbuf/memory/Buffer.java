@@ -120,6 +120,30 @@ public interface Buffer extends AutoCloseable {
     Buffer asReadOnly();
 
     /**
+     * {@return a hold on this buffer's memory} While a hold lasts, closing the buffer marks it
+     * closed (every accessor throws) but gives its memory back only when the last hold ends: a
+     * pool does not hand the block to its next user, a foreign deleter does not run. Code that
+     * keeps the raw {@link #segment()} for a while, as a copy on other threads does, holds the
+     * buffer so that a close meanwhile cannot make it write into memory someone else owns.
+     * Closing the allocator itself still frees the memory (the segment then throws).
+     * {@snippet :
+     * try (Buffer.Hold hold = buffer.hold()) {
+     *     MemorySegment bytes = buffer.segment();
+     *     // ... write bytes, while another thread may close the buffer
+     * } // a close meanwhile gives the memory back here
+     * }
+     *
+     * @throws IllegalStateException if the buffer is closed
+     */
+    Hold hold();
+
+    /** A hold on a buffer's memory, ended by {@link #close()} (once; later calls do nothing). */
+    interface Hold extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    /**
      * Gives the memory back to its owner: to the pool, to the arena (freed when the arena
      * closes), or to the foreign deleter (run exactly once). Closing an already closed buffer
      * does nothing (see the class comment for why).

@@ -24,7 +24,9 @@ import org.agrona.BitUtil;
  * <p><b>Closing a buffer</b> returns its block; that {@link Buffer} handle is dead from then on
  * (every accessor of its memory throws {@link IllegalStateException}), while the memory goes to
  * the next allocation. A raw segment taken from it before close still reaches that memory and so
- * aliases later buffers (see {@link Buffer}).
+ * aliases later buffers (see {@link Buffer}), unless the code using it holds the buffer
+ * ({@link Buffer#hold()}): a block closed while held returns when the hold ends, as the copy
+ * engine's copies of views hold theirs.
  *
  * <p><b>Closing the pool with buffers still open</b> is allowed: it frees all memory, the open
  * buffers stop working ("...was closed when its pool 'staging' closed"), and a {@link LeakReport}

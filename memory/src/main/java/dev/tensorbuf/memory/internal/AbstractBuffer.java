@@ -65,6 +65,11 @@ public abstract sealed class AbstractBuffer implements Buffer permits HostBuffer
         return view(0, byteSize(), true);
     }
 
+    @Override
+    public final Hold hold() {
+        return lifetime.hold();
+    }
+
     /** Throws unless the memory may be reached now, from this thread. */
     void checkUsable() {
         lifetime.checkAlive();

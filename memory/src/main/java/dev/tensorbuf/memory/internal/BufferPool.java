@@ -111,8 +111,12 @@ public final class BufferPool implements PooledAllocator {
             if (closed) {
                 throw Errors.allocatorClosed(owner.toString());
             }
-            if (blockBytes > byteLimit - liveBytes) {
+            if (byteLimit != Long.MAX_VALUE && blockBytes > byteLimit - liveBytes) {
                 throw new AllocationLimitException(name, byteSize, blockBytes, liveBytes, byteLimit);
+            }
+            if (blockBytes > Long.MAX_VALUE - liveBytes) {
+                // More than any machine has, and no limit was set: the system's refusal, as an arena gives it.
+                throw Errors.cannotReserve(blockBytes, alignment, owner, new OutOfMemoryError());
             }
             // Reserved now, so racing allocations respect the limit; the id and the peak wait for
             // the hand-out, so an allocation that fails leaves the statistics as they were.
@@ -202,14 +206,31 @@ public final class BufferPool implements PooledAllocator {
         return evicted;
     }
 
-    /** Closes a buffer and takes back its block; a second close of the same buffer does nothing. */
+    /**
+     * Closes a buffer and takes back its block; a second close of the same buffer does nothing,
+     * nor does a close after the pool's, which keeps the pool's close as the one reported. A
+     * buffer held by a copy ({@link Lifetime#hold()}) gives its block back when the hold ends.
+     */
     void release(PooledLifetime lifetime) {
+        lock.lock();
+        try {
+            if (closed || !lifetime.closeUnderLock() || lifetime.deferIfHeld()) {
+                return;
+            }
+        } finally {
+            lock.unlock();
+        }
+        giveBack(lifetime);
+    }
+
+    /** Takes back the block of a closed buffer: cached for reuse, or freed. */
+    void giveBack(PooledLifetime lifetime) {
         Block block = lifetime.block;
         long blockBytes = block.byteSize();
         lock.lock();
         try {
-            if (!lifetime.closeUnderLock() || closed) {
-                return; // closed before, or the pool already freed its block
+            if (closed) {
+                return; // the pool freed every block when it closed
             }
             block.holder = null;
             liveCount--;

@@ -28,8 +28,11 @@ public final class Errors {
      * allocate N bytes", or nothing at all when size plus alignment overflows.
      */
     static OutOfMemoryError cannotReserve(long byteSize, long alignment, Object allocator, OutOfMemoryError cause) {
-        var error = new OutOfMemoryError("cannot reserve " + byteSize + " bytes aligned to " + alignment + " for "
-                + allocator + ": the system has no such native memory");
+        // A small buffer at a huge alignment costs the alignment, which the message must say.
+        String cost = alignment > byteSize ? " (an alignment that may take up to " + (byteSize + alignment - 1)
+                + " bytes to meet)" : "";
+        var error = new OutOfMemoryError("cannot reserve " + byteSize + " bytes aligned to " + alignment + cost
+                + " for " + allocator + ": the system has no such native memory");
         error.initCause(cause);
         return error;
     }

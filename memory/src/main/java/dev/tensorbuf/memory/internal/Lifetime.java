@@ -64,11 +64,56 @@ public abstract class Lifetime {
         return closedAt;
     }
 
-    /** Closes once; later calls do nothing. */
+    /** Closes once; later calls do nothing. The memory goes back when the last hold ends. */
     public void close() {
         if (STATE.compareAndSet(this, OPEN, CLOSED)) {
             closedAt = closeSite();
+            if (!deferIfHeld()) {
+                release();
+            }
+        }
+    }
+
+    /** Holds not yet ended, and whether a close waits for them; guarded by {@code this}. */
+    private int holds;
+    private boolean releasePending;
+
+    /**
+     * {@return a hold on the memory: a close while it lasts marks the buffer closed but gives the
+     * memory back only when the last hold ends} (see {@link dev.tensorbuf.memory.Buffer#hold()})
+     *
+     * @throws IllegalStateException if closed
+     */
+    public final dev.tensorbuf.memory.Buffer.Hold hold() {
+        synchronized (this) {
+            checkAlive();
+            holds++;
+        }
+        java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
+        return () -> {
+            if (ended.compareAndSet(false, true)) {
+                unhold();
+            }
+        };
+    }
+
+    private void unhold() {
+        boolean release;
+        synchronized (this) {
+            holds--;
+            release = holds == 0 && releasePending;
+            releasePending &= !release;
+        }
+        if (release) {
             release();
+        }
+    }
+
+    /** {@return true if holds remain, the release then left to the last of them} Call once the state is closed. */
+    final boolean deferIfHeld() {
+        synchronized (this) {
+            releasePending = holds > 0;
+            return releasePending;
         }
     }
 

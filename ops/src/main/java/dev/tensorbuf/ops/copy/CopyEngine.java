@@ -248,6 +248,22 @@ public final class CopyEngine {
             throw new IllegalArgumentException("cannot copy " + src + " into " + dst + ": dims " + src.dims()
                     + " differ from " + dst.dims());
         }
+        // The kernels keep raw segments: held, a buffer closed meanwhile (a pool's, say) keeps its
+        // memory until the copy ends, instead of going to a next owner the copy would write over.
+        List<Buffer.Hold> holds = new java.util.ArrayList<>();
+        try {
+            for (TensorView side : List.of(src, dst)) {
+                for (var piece : side.map().pieces()) {
+                    holds.add(piece.buffer().hold());
+                }
+            }
+            copyHeld(src, dst, affine);
+        } finally {
+            holds.forEach(Buffer.Hold::close);
+        }
+    }
+
+    private void copyHeld(TensorView src, TensorView dst, ChannelAffine affine) {
         for (TensorView side : List.of(src, dst)) {
             if (!side.isHostAccessible()) {
                 throw new UnsupportedOperationException("the copy engine moves host memory only, and the "

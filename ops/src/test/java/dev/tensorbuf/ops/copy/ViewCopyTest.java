@@ -215,6 +215,44 @@ class ViewCopyTest {
         assertEquals("an array shape is needed, not the tuple (f32[2]{0}, s32[])", tuple.getMessage());
     }
 
+    /**
+     * A destination closed while a copy writes it keeps its memory until the copy ends: its
+     * deleter (a pool's reuse, in real use) sees every element written, never a copy still going.
+     * Without the copy's hold, the close in the middle ran the deleter with most of 16M elements
+     * still to come.
+     */
+    @Test
+    void aBufferClosedDuringACopyKeepsItsMemoryUntilTheCopyEnds() throws Exception {
+        int n = 16 << 20;
+        try (java.lang.foreign.Arena memory = java.lang.foreign.Arena.ofShared()) {
+            TensorView src = TensorView.of(dev.tensorbuf.memory.Buffers.foreign(memory.allocate(4L * n, 64),
+                    dev.tensorbuf.memory.MemorySpace.HOST, "source", () -> { }), "f32[" + n + "]");
+            var bytes = memory.allocate(4L * n, 64);
+            bytes.fill((byte) 0x7f);
+            long[] writtenAtDelete = {-1};
+            dev.tensorbuf.memory.Buffer out = dev.tensorbuf.memory.Buffers.foreign(bytes, dev.tensorbuf.memory.MemorySpace.HOST,
+                    "test", () -> {
+                        // The last element of each thread's half first: a count alone could trail the writers.
+                        boolean ends = bytes.getAtIndex(java.lang.foreign.ValueLayout.JAVA_INT, n - 1) == 0
+                                && bytes.getAtIndex(java.lang.foreign.ValueLayout.JAVA_INT, n / 2 - 1) == 0;
+                        long zeros = 0;
+                        for (long i = 0; i < n; i++) {
+                            zeros += bytes.getAtIndex(java.lang.foreign.ValueLayout.JAVA_INT, i) == 0 ? 1 : 0;
+                        }
+                        writtenAtDelete[0] = ends ? zeros : -zeros;
+                    });
+            TensorView dst = TensorView.of(out, "f32[" + n + "]");
+            Thread copier = Thread.ofPlatform().start(() -> CopyEngine.of(2).copy(src, dst));
+            // Close once the copy writes, so the close lands while it runs (or just after).
+            while (bytes.getAtIndex(java.lang.foreign.ValueLayout.JAVA_INT, 0) != 0 && copier.isAlive()) {
+                Thread.onSpinWait();
+            }
+            out.close();
+            copier.join();
+            assertEquals(n, writtenAtDelete[0], "elements written when the memory was given back");
+        }
+    }
+
     @Test
     void paddedAndConcatenatedViewsCopyElementByElement() {
         TensorView a = iota("f32[2,3]{1,0}");

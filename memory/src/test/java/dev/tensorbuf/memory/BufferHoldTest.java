@@ -1,0 +1,84 @@
+package dev.tensorbuf.memory;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A hold keeps a closed buffer's memory from its next user until it ends: a copy that already
+ * has the segment must not write into a block the pool has handed to someone else.
+ */
+class BufferHoldTest {
+    @Test
+    void aPooledBlockClosedWhileHeldGoesBackWhenTheHoldEnds() {
+        try (PooledAllocator pool = PooledAllocator.builder().build()) {
+            Buffer first = pool.allocate(1 << 20);
+            long address = first.address();
+            Buffer.Hold hold = first.hold();
+            first.close();
+            assertFalse(first.isAlive());
+            assertThrows(IllegalStateException.class, first::segment);
+            Buffer second = pool.allocate(1 << 20);
+            assertNotEquals(address, second.address(), "the held block stays out of the pool");
+            assertEquals(2, pool.stats().liveCount(), "a held block still counts as live");
+            hold.close();
+            hold.close(); // a second close of one hold does nothing
+            assertEquals(1, pool.stats().liveCount());
+            Buffer third = pool.allocate(1 << 20);
+            assertEquals(address, third.address(), "back in the pool once the hold ended");
+            assertThrows(IllegalStateException.class, first::hold);
+        }
+    }
+
+    @Test
+    void aForeignDeleterWaitsForTheLastHold() {
+        AtomicInteger deleted = new AtomicInteger();
+        Buffer b = Buffers.foreign(Arena.ofAuto().allocate(16), MemorySpace.HOST, "test", deleted::incrementAndGet);
+        Buffer.Hold one = b.hold();
+        Buffer.Hold two = b.slice(0, 8).hold(); // a view holds the same memory
+        b.close();
+        assertEquals(0, deleted.get());
+        one.close();
+        assertEquals(0, deleted.get());
+        two.close();
+        assertEquals(1, deleted.get());
+        b.close();
+        assertEquals(1, deleted.get(), "the deleter runs exactly once");
+    }
+
+    /** A close after the pool's keeps the pool's close as the one reported. */
+    @Test
+    void aCloseAfterThePoolsKeepsThePoolAsTheCloser() {
+        PooledAllocator pool = PooledAllocator.builder().name("leaky").trackLeaks(true).build();
+        Buffer b = pool.allocate(300);
+        pool.closeAndReport();
+        b.close();
+        IllegalStateException e = assertThrows(IllegalStateException.class, b::segment);
+        assertTrue(e.getMessage().contains("when its pool 'leaky' closed"), e.getMessage());
+    }
+
+    /** Without a limit, a request no machine holds is the system's refusal, live buffers or not. */
+    @Test
+    void aPoolWithoutLimitRefusesTheImpossibleAsTheSystemDoes() {
+        try (PooledAllocator pool = PooledAllocator.builder().build()) {
+            Buffer keep = pool.allocate(64);
+            OutOfMemoryError e = assertThrows(OutOfMemoryError.class, () -> pool.allocate(Long.MAX_VALUE));
+            assertTrue(e.getMessage().contains("cannot reserve 9223372036854775807 bytes"), e.getMessage());
+            assertTrue(keep.isAlive());
+        }
+        OutOfMemoryError aligned = assertThrows(OutOfMemoryError.class, () -> {
+            try (Allocator a = Allocators.confined()) {
+                a.allocate(8, 1L << 60);
+            }
+        });
+        assertTrue(aligned.getMessage().contains("an alignment that may take up to"), aligned.getMessage());
+    }
+}
