@@ -254,13 +254,44 @@ public final class CopyEngine {
         try {
             for (TensorView side : List.of(src, dst)) {
                 for (var piece : side.map().pieces()) {
-                    holds.add(piece.buffer().hold());
+                    holds.add(piece.buffer().hold()); // a buffer closed already throws here, as itself
                 }
             }
-            copyHeld(src, dst, affine);
+            try {
+                copyHeld(src, dst, affine);
+            } catch (IllegalStateException e) {
+                throw namingAClosedSide(e, src, dst);
+            }
         } finally {
             holds.forEach(Buffer.Hold::close);
         }
+    }
+
+    /**
+     * A hold cannot keep an allocator open: closed under a copy, its arena makes the copy fail
+     * with FFM's bare "Already closed". This names the side and the buffer that closed.
+     */
+    private static IllegalStateException namingAClosedSide(IllegalStateException e, TensorView src, TensorView dst) {
+        for (TensorView side : List.of(src, dst)) {
+            for (var piece : side.map().pieces()) {
+                String closed = null;
+                try {
+                    // The arena closes before its allocator says so: ask the segment's scope too.
+                    if (!piece.buffer().segment().scope().isAlive()) {
+                        closed = piece.buffer() + ": its allocator closed";
+                    }
+                } catch (IllegalStateException why) {
+                    closed = why.getMessage();
+                } catch (UnsupportedOperationException device) {
+                    continue; // device memory, which the copy never reached
+                }
+                if (closed != null) {
+                    return new IllegalStateException("the " + (side == src ? "source " : "destination ") + side
+                            + " lost its memory during the copy: " + closed, e);
+                }
+            }
+        }
+        return e;
     }
 
     private void copyHeld(TensorView src, TensorView dst, ChannelAffine affine) {

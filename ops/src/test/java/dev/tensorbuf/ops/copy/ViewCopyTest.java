@@ -253,6 +253,50 @@ class ViewCopyTest {
         }
     }
 
+    /** A hold cannot keep an allocator open; a copy whose allocator closes under it names the side that lost its memory. */
+    @Test
+    void aCopyWhoseAllocatorClosesNamesTheSide() throws Exception {
+        int n = 16 << 20;
+        dev.tensorbuf.memory.Allocator shared = dev.tensorbuf.memory.Allocators.shared();
+        try (java.lang.foreign.Arena memory = java.lang.foreign.Arena.ofShared()) {
+            TensorView src = TensorView.of(dev.tensorbuf.memory.Buffers.foreign(memory.allocate(4L * n, 64),
+                    dev.tensorbuf.memory.MemorySpace.HOST, "source", () -> { }), "f32[" + n + "]");
+            dev.tensorbuf.memory.Buffer out = shared.allocate(4L * n);
+            out.segment().fill((byte) 0x7f);
+            TensorView dst = TensorView.of(out, "f32[" + n + "]");
+            Throwable[] failure = {null};
+            Thread copier = Thread.ofPlatform().start(() -> {
+                try {
+                    CopyEngine.of(2).copy(src, dst);
+                } catch (RuntimeException e) {
+                    failure[0] = e;
+                }
+            });
+            var bytes = out.segment();
+            while (bytes.getAtIndex(java.lang.foreign.ValueLayout.JAVA_INT, 0) != 0 && copier.isAlive()) {
+                Thread.onSpinWait();
+            }
+            boolean closed;
+            try {
+                shared.close();
+                closed = true;
+            } catch (IllegalStateException busy) {
+                closed = false; // the arena was inside a bulk copy: FFM refuses that close
+            }
+            copier.join();
+            org.junit.jupiter.api.Assumptions.assumeTrue(closed && failure[0] != null,
+                    "the copy finished before the close, or the close met a bulk copy");
+            assertTrue(failure[0].getMessage().contains("the destination f32[16777216]") && failure[0].getMessage()
+                    .contains("lost its memory during the copy"), failure[0].getMessage());
+        } finally {
+            try {
+                shared.close();
+            } catch (IllegalStateException ignored) {
+                // closed above, or still busy: the arena goes with the JVM
+            }
+        }
+    }
+
     @Test
     void paddedAndConcatenatedViewsCopyElementByElement() {
         TensorView a = iota("f32[2,3]{1,0}");
