@@ -67,14 +67,19 @@ def write(d):
     print("wrote", len(listed))
 
 
-def check(d):
+def manifest_files(d):
+    """Yields each file DIR/manifest.json lists: its entry, its path and its bytes."""
     with open(os.path.join(d, "manifest.json")) as f:
         manifest = json.load(f)
-    checked = 0
     for entry in manifest["files"]:
         path = os.path.join(d, entry["file"])
         with open(path, "rb") as f:
-            ours = f.read()
+            yield entry, path, f.read()
+
+
+def check(d):
+    checked = 0
+    for entry, path, ours in manifest_files(d):
         expected = arrays(entry["tensors"])
         reference = save(expected, metadata=entry["metadata"] or None)
         assert ours == reference, (entry["file"], ours[:300], reference[:300])
@@ -101,13 +106,9 @@ def raw(d):
     bytes of any dtype (F6 and F4 included, which no framework API here unpacks), and safe_open for
     the metadata; compares dtype, shape and bytes (hex) with the manifest."""
     from safetensors import deserialize, safe_open
-    with open(os.path.join(d, "manifest.json")) as f:
-        manifest = json.load(f)
     checked = 0
-    for entry in manifest["files"]:
-        path = os.path.join(d, entry["file"])
-        with open(path, "rb") as f:
-            got = {name: info for name, info in deserialize(f.read())}
+    for entry, path, ours in manifest_files(d):
+        got = {name: info for name, info in deserialize(ours)}
         with safe_open(path, framework="np") as f:
             assert (f.metadata() or {}) == entry["metadata"], (f.metadata(), entry["metadata"])
         assert sorted(got) == sorted(t["name"] for t in entry["tensors"]), sorted(got)

@@ -127,14 +127,11 @@ class ConvertCommandTest {
 
     /** What np.save writes for an ml_dtypes type of one byte per element (int4, float8_e4m3fn...): '<V1' and the bytes. */
     private Path void1(String name, int... bytes) throws IOException {
-        Path file = dir.resolve(name);
-        byte[] preamble = dev.tensorbuf.interop.internal.NpyCodec.preamble("<V1", false, List.of((long) bytes.length), 0);
-        byte[] all = java.util.Arrays.copyOf(preamble, preamble.length + bytes.length);
+        byte[] data = new byte[bytes.length];
         for (int i = 0; i < bytes.length; i++) {
-            all[preamble.length + i] = (byte) bytes[i];
+            data[i] = (byte) bytes[i];
         }
-        Files.write(file, all);
-        return file;
+        return NpyBytes.write(dir.resolve(name), "<V1", List.of((long) bytes.length), data);
     }
 
     @Test
@@ -176,12 +173,7 @@ class ConvertCommandTest {
     @Test
     void float8E5m2NpyMayNameItsOwnType() throws IOException {
         // ml_dtypes saves float8_e5m2 as '<f1', not void: naming that type is not a contradiction.
-        Path file = dir.resolve("e5.npy");
-        byte[] preamble = dev.tensorbuf.interop.internal.NpyCodec.preamble("<f1", false, List.of(2L), 0);
-        byte[] all = java.util.Arrays.copyOf(preamble, preamble.length + 2);
-        all[preamble.length] = 0x3e; // 1.5
-        all[preamble.length + 1] = (byte) 0xc0; // -2
-        Files.write(file, all);
+        Path file = NpyBytes.write(dir.resolve("e5.npy"), "<f1", List.of(2L), new byte[] {0x3e, (byte) 0xc0}); // 1.5, -2
         Path out = dir.resolve("e5.f32.npy");
         CliHarness r = CliHarness.run("convert", file.toString(), out.toString(), "--from-dtype", "f8e5m2", "--dtype", "f32");
         assertEquals(0, r.code(), r.err());

@@ -37,9 +37,7 @@ class InspectCommandTest {
     /** What np.save writes for ml_dtypes' bf16: '<V2'. Without a type named it says which; with one it lists it. */
     @Test
     void aVoidNpyIsListedAsTheTypeNamed() throws IOException {
-        Path file = dir.resolve("bf.npy");
-        byte[] preamble = dev.tensorbuf.interop.internal.NpyCodec.preamble("<V2", false, List.of(2L, 3L), 0);
-        Files.write(file, java.util.Arrays.copyOf(preamble, preamble.length + 12));
+        Path file = NpyBytes.write(dir.resolve("bf.npy"), "<V2", List.of(2L, 3L), new byte[12]);
         CliHarness bare = CliHarness.run("inspect", file.toString());
         assertEquals(2, bare.code());
         assertTrue(bare.err().contains("descr '<V2' is a void type"), bare.err());

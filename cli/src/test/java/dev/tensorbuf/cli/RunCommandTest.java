@@ -68,12 +68,8 @@ class RunCommandTest {
 
     /** What np.save writes for ml_dtypes' bfloat16: descr '<V2' and the bf16 bits. */
     static void writeVoidBf16(Path file, long[] dims, short... bits) throws IOException {
-        byte[] preamble = dev.tensorbuf.interop.internal.NpyCodec.preamble("<V2", false,
-                java.util.Arrays.stream(dims).boxed().toList(), 0);
-        byte[] data = Arena.ofAuto().allocateFrom(ValueLayout.JAVA_SHORT, bits).toArray(ValueLayout.JAVA_BYTE);
-        byte[] all = java.util.Arrays.copyOf(preamble, preamble.length + data.length);
-        System.arraycopy(data, 0, all, preamble.length, data.length);
-        Files.write(file, all);
+        NpyBytes.write(file, "<V2", java.util.Arrays.stream(dims).boxed().toList(),
+                Arena.ofAuto().allocateFrom(ValueLayout.JAVA_SHORT, bits).toArray(ValueLayout.JAVA_BYTE));
     }
 
     @Test

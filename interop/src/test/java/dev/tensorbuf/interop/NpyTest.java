@@ -133,12 +133,16 @@ class NpyTest {
 
     /** A file as np.save writes ml_dtypes' bfloat16: descr '<V2', the bf16 bits as data. */
     private Path voidBf16(String name, short... bits) throws IOException {
+        return npyOf(name, "<V2", List.of((long) bits.length),
+                Arena.ofAuto().allocateFrom(ValueLayout.JAVA_SHORT, bits).toArray(ValueLayout.JAVA_BYTE));
+    }
+
+    /** A .npy of any descr (what np.save writes for types we cannot write): the header, then {@code data}. */
+    private Path npyOf(String name, String descr, List<Long> shape, byte[] data) throws IOException {
+        byte[] preamble = NpyCodec.preamble(descr, false, shape, 0);
+        byte[] all = java.util.Arrays.copyOf(preamble, preamble.length + data.length);
+        System.arraycopy(data, 0, all, preamble.length, data.length);
         Path file = dir.resolve(name);
-        byte[] preamble = NpyCodec.preamble("<V2", false, List.of((long) bits.length), 0);
-        MemorySegment data = Arena.ofAuto().allocateFrom(ValueLayout.JAVA_SHORT, bits);
-        byte[] all = new byte[preamble.length + 2 * bits.length];
-        System.arraycopy(preamble, 0, all, 0, preamble.length);
-        MemorySegment.copy(data, ValueLayout.JAVA_BYTE, 0, all, preamble.length, 2 * bits.length);
         Files.write(file, all);
         return file;
     }
@@ -172,14 +176,11 @@ class NpyTest {
 
     /** A file as np.save writes an ml_dtypes type of one byte per element: descr '<V1', the bytes as data. */
     private Path void1(String name, int... bytes) throws IOException {
-        Path file = dir.resolve(name);
-        byte[] preamble = NpyCodec.preamble("<V1", false, List.of((long) bytes.length), 0);
-        byte[] all = java.util.Arrays.copyOf(preamble, preamble.length + bytes.length);
+        byte[] data = new byte[bytes.length];
         for (int i = 0; i < bytes.length; i++) {
-            all[preamble.length + i] = (byte) bytes[i];
+            data[i] = (byte) bytes[i];
         }
-        Files.write(file, all);
-        return file;
+        return npyOf(name, "<V1", List.of((long) bytes.length), data);
     }
 
     @Test
@@ -218,9 +219,7 @@ class NpyTest {
     @Test
     void voidTypesNoMlDtypesTypeFitsGetNoHintAboutThem() throws IOException {
         for (String descr : List.of("|V0", "<V4")) {
-            Path file = dir.resolve("v.npy");
-            Files.write(file, java.util.Arrays.copyOf(NpyCodec.preamble(descr, false, List.of(2L), 0),
-                    NpyCodec.preamble(descr, false, List.of(2L), 0).length + 8));
+            Path file = npyOf("v.npy", descr, List.of(2L), new byte[8]);
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Npy.map(file));
             String width = descr.equals("|V0") ? "0 bytes" : "4 bytes";
             assertEquals(file + ": descr '" + descr + "' is a void type (" + width + " each): raw bytes of no numeric type,"

@@ -96,6 +96,24 @@ public enum DType {
         return kind;
     }
 
+    /**
+     * {@return the values an integer type or pred holds, as messages print them}
+     * {@snippet :
+     * DType.S8.integerRange();  // "[-128, 127]"
+     * DType.U64.integerRange(); // "[0, 18446744073709551615]"
+     * }
+     *
+     * @throws IllegalArgumentException for floating-point, complex and element-less types
+     */
+    public String integerRange() {
+        return switch (kind) {
+            case BOOLEAN -> "[0, 1]";
+            case SIGNED -> "[" + (-1L << (bitWidth - 1)) + ", " + ~(-1L << (bitWidth - 1)) + "]";
+            case UNSIGNED -> "[0, " + Long.toUnsignedString(bitWidth == 64 ? -1L : (1L << bitWidth) - 1) + "]";
+            default -> throw new IllegalArgumentException(this + " is not an integer type");
+        };
+    }
+
     /** {@return the bits one element occupies when packed, e.g. 4 for {@code s4}; 0 for token and opaque} */
     public int bitWidth() {
         return bitWidth;

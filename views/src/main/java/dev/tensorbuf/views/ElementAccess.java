@@ -191,7 +191,7 @@ public final class ElementAccess {
         switch (type.kind()) {
             case BOOLEAN -> {
                 if (value != 0 && value != 1) {
-                    throw new IllegalArgumentException("value " + value + " out of range [0, 1] for pred");
+                    throw new IllegalArgumentException("value " + value + " out of range " + type.integerRange() + " for pred");
                 }
                 setBits(segment, index, value);
             }
@@ -199,13 +199,13 @@ public final class ElementAccess {
                 long min = -1L << (bits - 1);
                 long max = ~min;
                 if (value < min || value > max) {
-                    throw new IllegalArgumentException("value " + value + " out of range [" + min + ", " + max + "] for " + type);
+                    throw new IllegalArgumentException("value " + value + " out of range " + type.integerRange() + " for " + type);
                 }
                 setBits(segment, index, bits == 64 ? value : value & ((1L << bits) - 1));
             }
             case UNSIGNED -> {
                 if (bits < 64 && (value >>> bits) != 0) {
-                    throw new IllegalArgumentException("value " + value + " out of range [0, " + ((1L << bits) - 1) + "] for " + type);
+                    throw new IllegalArgumentException("value " + value + " out of range " + type.integerRange() + " for " + type);
                 }
                 setBits(segment, index, value);
             }
@@ -348,7 +348,7 @@ public final class ElementAccess {
 
     private long exactLong(double value) {
         if (type == DType.U64 && value < 0) {
-            throw new IllegalArgumentException("value " + value + " out of range [0, 18446744073709551615] for u64");
+            throw new IllegalArgumentException("value " + value + " out of range " + type.integerRange() + " for u64");
         }
         long asLong = (long) value;
         if (asLong != value || (asLong == Long.MAX_VALUE && value >= 0x1p63)) {

@@ -104,4 +104,14 @@ class DTypeInteropTest {
                 e.getMessage());
         assertEquals(Optional.empty(), DType.F8E4M3.safetensorsName());
     }
+
+    @Test
+    void integerRangeExampleFromJavadoc() {
+        assertEquals("[-128, 127]", DType.S8.integerRange());
+        assertEquals("[0, 18446744073709551615]", DType.U64.integerRange());
+        assertEquals("[-9223372036854775808, 9223372036854775807]", DType.S64.integerRange());
+        assertEquals("[0, 15]", DType.U4.integerRange());
+        assertEquals("[0, 1]", DType.PRED.integerRange());
+        assertThrows(IllegalArgumentException.class, DType.F32::integerRange);
+    }
 }

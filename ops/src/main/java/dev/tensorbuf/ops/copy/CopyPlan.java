@@ -154,11 +154,7 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
      */
     private static void checkGathered(String side, Access a) {
         if (a.elementCount() > 0 && a.addressing() instanceof Access.Strided(StridedLayout l)) {
-            long width = a.dtype().byteWidth();
-            if (l.minOffset() < 0 || Sizes.multiply(l.maxOffset() + 1, width, "byte offset") > a.segment().byteSize()) {
-                throw new IndexOutOfBoundsException(side + " elements [" + l.minOffset() + ", " + l.maxOffset() + "] of "
-                        + a.dtype() + a.dims() + " fall outside its segment of " + a.segment().byteSize() + " bytes");
-            }
+            checkSpan(side, a, l.minOffset(), l.maxOffset());
         }
         if (a.addressing() instanceof Access.Mapped(IndexingMap map)) {
             long width = a.dtype().byteWidth();
@@ -183,8 +179,12 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
                 hi += span;
             }
         }
-        long width = a.dtype().byteWidth();
-        if (lo < 0 || Sizes.multiply(hi + 1, width, "byte offset") > a.segment().byteSize()) {
+        checkSpan(side, a, lo, hi);
+    }
+
+    /** Throws unless elements {@code lo} to {@code hi} of {@code a} lie inside its segment. */
+    private static void checkSpan(String side, Access a, long lo, long hi) {
+        if (lo < 0 || Sizes.multiply(hi + 1, a.dtype().byteWidth(), "byte offset") > a.segment().byteSize()) {
             throw new IndexOutOfBoundsException(side + " elements [" + lo + ", " + hi + "] of " + a.dtype()
                     + a.dims() + " fall outside its segment of " + a.segment().byteSize() + " bytes");
         }

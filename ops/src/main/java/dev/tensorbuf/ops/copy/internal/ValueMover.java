@@ -4,8 +4,6 @@ import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
 
 import java.lang.foreign.MemorySegment;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Moves one value between two types through {@link ElementAccess}, by element index: integers
@@ -64,8 +62,6 @@ final class ValueMover {
         return v >= 0x1p63 ? (long) (v - 0x1p63) ^ Long.MIN_VALUE : (long) v;
     }
 
-    private static final Pattern RANGE = Pattern.compile("\\[-?\\d+, \\d+\\]");
-
     /** {@return {@code v} as its source type prints it: -2.7 for an f32, not -2.700000047683716} */
     private static String shown(double v, DType from) {
         return from.byteWidth() <= 4 && from.kind() == DType.Kind.FLOAT ? Float.toString((float) v) : Double.toString(v);
@@ -105,14 +101,20 @@ final class ValueMover {
             }
             da.setLong(d, di, v);
         } else if (toInt) {
+            // Errors name the value the source holds (-2.7), not a widened double or the truncated
+            // value the setter saw (-2); a 64-bit range is left out, as NaN and infinities have none.
             double v = sa.getDouble(s, si);
+            long whole;
             try {
-                da.setLong(d, di, toInteger(v, to));
+                whole = toInteger(v, to);
+            } catch (IllegalArgumentException beyond64Bits) {
+                throw new IllegalArgumentException("value " + shown(v, from) + " out of range for " + to, beyond64Bits);
+            }
+            try {
+                da.setLong(d, di, whole);
             } catch (IllegalArgumentException outOfRange) {
-                // Name the value the source holds (-2.7), not the truncated one the setter saw (-2).
-                Matcher range = RANGE.matcher(outOfRange.getMessage());
-                throw new IllegalArgumentException("value " + shown(v, from) + " out of range"
-                        + (range.find() ? " " + range.group() : "") + " for " + to, outOfRange);
+                throw new IllegalArgumentException("value " + shown(v, from) + " out of range " + to.integerRange()
+                        + " for " + to, outOfRange);
             }
         } else if (to == DType.F32) {
             da.setFloat(d, di, sa.getFloat(s, si));
