@@ -5,8 +5,10 @@ in_turns). Prints each side's median GB/s and the median and range of the per-ro
 
     python3 bench/experiments/ab_paced.py REPO CASE ROUNDS "A_OPTS" "B_OPTS"
     python3 bench/experiments/ab_paced.py . f32_4096x4096_to_T8x128 8 "" ""   # A/A: the noise floor
+    python3 bench/experiments/ab_paced.py /tmp/old:. CASE 8 "" ""            # two checkouts' jars
 
-The options go to the JVM through TENSORBUF_JAVA_OPTS; the jar of REPO is used as built."""
+The options go to the JVM through TENSORBUF_JAVA_OPTS; the jar of REPO is used as built. REPO may
+name two checkouts, A's and B's, joined by ':' to compare two builds."""
 import os
 import pathlib
 import statistics
@@ -15,18 +17,22 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "peers"))
 from compare import Paced, in_turns  # noqa: E402
 
-root, case, rounds = pathlib.Path(sys.argv[1]).resolve(), sys.argv[2], int(sys.argv[3])
+repos = sys.argv[1].split(":")
+if len(repos) > 2:
+    sys.exit("REPO: one checkout, or two joined by ':'")
+roots = [pathlib.Path(repos[0]).resolve(), pathlib.Path(repos[-1]).resolve()]
+case, rounds = sys.argv[2], int(sys.argv[3])
 opts = sys.argv[4:6]
 
 
-def start(java_opts):
+def start(root, java_opts):
     env = dict(os.environ, TENSORBUF_NO_BUILD="1", TENSORBUF_JAVA_OPTS=java_opts)
     p = Paced([str(root / "tensorbuf"), "bench", "--paced", "--threads", "2", "--case", case], env=env, cwd=root)
     p.line()
     return p
 
 
-a, b = start(opts[0]), start(opts[1])
+a, b = start(roots[0], opts[0]), start(roots[1], opts[1])
 ra, rb, ratios = [], [], []
 try:
     for r in range(rounds):
