@@ -141,10 +141,26 @@ public final class CopyEngine {
      * stopped before the exception reaches the caller, so nothing is written afterwards.
      *
      * @throws IllegalArgumentException for a value the destination type cannot hold
-     * @throws IllegalStateException if a segment's arena is closed
+     * @throws IllegalStateException if a segment's arena is closed, naming the side
      */
     public void execute(CopyPlan plan) {
-        executor.execute(plan);
+        try {
+            executor.execute(plan);
+        } catch (IllegalStateException e) {
+            throw namingAClosedSegment(e, plan);
+        }
+    }
+
+    /** FFM's "Already closed" says nothing of which memory went; the plan knows its two sides. */
+    private static IllegalStateException namingAClosedSegment(IllegalStateException e, CopyPlan plan) {
+        for (Access side : List.of(plan.src(), plan.dst())) {
+            if (!side.segment().scope().isAlive()) {
+                return new IllegalStateException("the " + (side == plan.src() ? "source" : "destination") + " of the copy ("
+                        + side.dtype().xlaName() + side.dims().toString().replace(" ", "") + ", " + side.segment().byteSize()
+                        + " bytes) lost its memory: its arena is closed", e);
+            }
+        }
+        return e;
     }
 
     /** Plans and runs a copy. @throws IllegalArgumentException, IndexOutOfBoundsException as {@link CopyPlan#of(Access, Access)} */
