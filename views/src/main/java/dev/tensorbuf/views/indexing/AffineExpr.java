@@ -77,6 +77,11 @@ public sealed interface AffineExpr
             return toText();
         }
 
+        @Override
+        public int hashCode() {
+            return Exprs.boundedHash(this);
+        }
+
         public Add {
             Exprs.checkOperands(lhs, rhs);
         }
@@ -87,6 +92,11 @@ public sealed interface AffineExpr
         @Override
         public String toString() {
             return toText();
+        }
+
+        @Override
+        public int hashCode() {
+            return Exprs.boundedHash(this);
         }
 
         public Mul {
@@ -101,6 +111,11 @@ public sealed interface AffineExpr
             return toText();
         }
 
+        @Override
+        public int hashCode() {
+            return Exprs.boundedHash(this);
+        }
+
         public FloorDiv {
             Exprs.checkOperands(lhs, rhs);
         }
@@ -111,6 +126,11 @@ public sealed interface AffineExpr
         @Override
         public String toString() {
             return toText();
+        }
+
+        @Override
+        public int hashCode() {
+            return Exprs.boundedHash(this);
         }
 
         public CeilDiv {
@@ -125,6 +145,11 @@ public sealed interface AffineExpr
             return toText();
         }
 
+        @Override
+        public int hashCode() {
+            return Exprs.boundedHash(this);
+        }
+
         public Mod {
             Exprs.checkOperands(lhs, rhs);
         }
@@ -137,6 +162,11 @@ public sealed interface AffineExpr
             return toText();
         }
 
+        @Override
+        public int hashCode() {
+            return Exprs.boundedHash(this);
+        }
+
         public Min {
             Exprs.checkOperands(lhs, rhs);
         }
@@ -147,6 +177,11 @@ public sealed interface AffineExpr
         @Override
         public String toString() {
             return toText();
+        }
+
+        @Override
+        public int hashCode() {
+            return Exprs.boundedHash(this);
         }
 
         public Max {

@@ -70,6 +70,39 @@ final class Exprs {
         }
     }
 
+    /** How many levels of a tree its hash looks at. */
+    private static final int HASH_DEPTH = 4;
+
+    /**
+     * {@return a hash of the top {@value #HASH_DEPTH} levels of {@code e}} A record hashes its whole
+     * tree, and canonical sums hash their terms at every level they are rebuilt, so building a
+     * deep map (a long chain of reshapes) hashed each subtree once per level above it. Equal
+     * trees still hash alike; trees that differ only further down are told apart by equals.
+     */
+    static int boundedHash(AffineExpr e) {
+        return boundedHash(e, HASH_DEPTH);
+    }
+
+    private static int boundedHash(AffineExpr e, int depth) {
+        return switch (e) {
+            case Dim d -> d.hashCode();
+            case Sym s -> 7 + 31 * s.hashCode();
+            case Rt r -> 11 + 31 * r.hashCode();
+            case Const c -> c.hashCode();
+            case Add(AffineExpr l, AffineExpr r) -> node(1, l, r, depth);
+            case Mul(AffineExpr l, AffineExpr r) -> node(2, l, r, depth);
+            case FloorDiv(AffineExpr l, AffineExpr r) -> node(3, l, r, depth);
+            case CeilDiv(AffineExpr l, AffineExpr r) -> node(4, l, r, depth);
+            case Mod(AffineExpr l, AffineExpr r) -> node(5, l, r, depth);
+            case Min(AffineExpr l, AffineExpr r) -> node(6, l, r, depth);
+            case Max(AffineExpr l, AffineExpr r) -> node(7, l, r, depth);
+        };
+    }
+
+    private static int node(int kind, AffineExpr lhs, AffineExpr rhs, int depth) {
+        return depth == 0 ? kind : (kind * 31 + boundedHash(lhs, depth - 1)) * 31 + boundedHash(rhs, depth - 1);
+    }
+
     /** Flattens {@code e * mult} into a sum of terms. */
     static Sum sum(AffineExpr e) {
         Map<AffineExpr, Long> coeffs = new LinkedHashMap<>();

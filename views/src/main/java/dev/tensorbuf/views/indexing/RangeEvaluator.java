@@ -13,13 +13,22 @@ import dev.tensorbuf.views.indexing.AffineExpr.Rt;
 import dev.tensorbuf.views.indexing.AffineExpr.Sym;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 
 /** Interval bounds of expressions from the bounds of their variables (constraints unused). */
 final class RangeEvaluator {
     private final List<Interval> dims;
     private final List<Interval> ranges;
     private final List<Interval> runtimes;
+
+    /**
+     * Ranges of the nodes seen, by identity. The simplifier asks for the range of each subtree
+     * at every level it rewrites, so without this a deep map (a long chain of reshapes) cost
+     * its size times its depth. Trees are immutable and the bounds fixed: a range never changes.
+     */
+    private final Map<AffineExpr, Interval> known = new IdentityHashMap<>();
 
     RangeEvaluator(List<Interval> dims, List<Interval> ranges, List<Interval> runtimes) {
         this.dims = dims;
@@ -37,6 +46,20 @@ final class RangeEvaluator {
             case Sym(int i) -> i < ranges.size() ? ranges.get(i) : Interval.UNBOUNDED;
             case Rt(int i) -> i < runtimes.size() ? runtimes.get(i) : Interval.UNBOUNDED;
             case Const(long v) -> Interval.point(v);
+            default -> {
+                Interval r = known.get(e);
+                if (r == null) {
+                    r = rangeOfNode(e);
+                    known.put(e, r);
+                }
+                yield r;
+            }
+        };
+    }
+
+    private Interval rangeOfNode(AffineExpr e) {
+        return switch (e) {
+            case Dim _, Sym _, Rt _, Const _ -> range(e);
             case Add(AffineExpr l, AffineExpr r) -> range(l).plus(range(r));
             case Mul(AffineExpr l, AffineExpr r) -> range(l).times(range(r));
             case FloorDiv(AffineExpr l, AffineExpr r) -> divide(range(l), range(r), false);
