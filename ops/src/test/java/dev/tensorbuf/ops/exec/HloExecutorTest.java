@@ -172,6 +172,28 @@ class HloExecutorTest {
         assertArrayEquals(new float[] {0, 1, 2, 3, 4, 5}, floats(text, Map.of("p0", iotaF32("f32[2,3]{1,0}"))));
     }
 
+    /** A review found the tiled bytes read in logical order: XLA's bitcast map knows no tiles. */
+    @Test
+    void bitcastOfATiledOperandReadsItsTiles() {
+        // 2x2 tiles of the 4x4 iota, row-major tile after tile: 0 1 4 5 | 2 3 6 7 | 8 9 12 13 | 10 11 14 15.
+        float[] tiled = {0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15};
+        String fromParameter = module("p0 = f32[4,4]{1,0:T(2,2)} parameter(0)", "ROOT b = f32[16]{0} bitcast(p0)");
+        assertArrayEquals(tiled, floats(fromParameter, Map.of("p0", iotaF32("f32[4,4]{1,0}"))));
+        String fromCopy = module("p0 = f32[4,4]{1,0} parameter(0)", "c = f32[4,4]{1,0:T(2,2)} copy(p0)",
+                "ROOT b = f32[16]{0} bitcast(c)");
+        try (Execution x = HloExecutor.execute(fromCopy, Map.of("p0", iotaF32("f32[4,4]{1,0}")))) {
+            assertArrayEquals(tiled, x.rowMajor().toFloatArray());
+            assertEquals(List.of("parameter", "copy", "view"), x.steps().stream().map(s -> s.kind().jsonName()).toList());
+        }
+        // And back: slot k of the tiled f32[4,4] holds k, so (i, j) reads its own slot.
+        String toTiled = module("p0 = f32[16]{0} parameter(0)", "ROOT b = f32[4,4]{1,0:T(2,2)} bitcast(p0)");
+        float[] slots = new float[16];
+        for (int k = 0; k < 16; k++) {
+            slots[(int) tiled[k]] = k;
+        }
+        assertArrayEquals(slots, floats(toTiled, Map.of("p0", iotaF32("f32[16]{0}"))));
+    }
+
     @Test
     void copyLayoutDoesNotChangeLogicalValues() {
         String text = module("p0 = f32[2,3]{1,0} parameter(0)",

@@ -1,6 +1,7 @@
 package dev.tensorbuf.ops.exec.internal;
 
 import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.ops.Bitcast;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.Pad;
 import dev.tensorbuf.ops.exec.Step;
@@ -153,7 +154,7 @@ public final class Interpreter {
             case "broadcast" -> view(Ops.broadcast(operand(in, ops, 0), dims, ints(in.intsOrEmpty("dimensions"))));
             case "transpose" -> view(Ops.transpose(operand(in, ops, 0), ints(in.ints("dimensions"))));
             case "reshape" -> view(Ops.reshape(operand(in, ops, 0), dims));
-            case "bitcast" -> view(bitcast(in, operand(in, ops, 0), dims));
+            case "bitcast" -> bitcast(in, operand(in, ops, 0), dims);
             case "copy" -> new Value(Materialize.materialize(operand(in, ops, 0), shape, allocator), Step.Kind.COPY, true);
             case "slice" -> view(slice(in, operand(in, ops, 0)));
             case "dynamic-slice" -> view(dynamicSlice(in, ops));
@@ -212,11 +213,20 @@ public final class Interpreter {
         return Ops.broadcast(row, longs(shape.dims()), d);
     }
 
-    private TensorView bitcast(HloInstruction in, TensorView source, long[] dims) {
+    private Value bitcast(HloInstruction in, TensorView source, long[] dims) {
         ArrayShape from = laidOut(operandShape(in, 0));
-        if (from.dtype() != in.arrayShape().dtype()) {
+        ArrayShape to = laidOut(in.arrayShape());
+        if (from.dtype() != to.dtype()) {
             throw new IllegalArgumentException("bitcast from " + from + " to " + in.shape()
                     + " changes the element type; that is bitcast-convert, which is not a data-movement op here");
+        }
+        if (!from.requireLayout().tiles().isEmpty() || !to.requireLayout().tiles().isEmpty()) {
+            // XLA's bitcast map follows minor_to_major alone, but tiles reorder the bytes: lay the
+            // operand out as declared (unless it is already) and read those bytes as the target.
+            if (source.shape().equals(from)) {
+                return view(Bitcast.apply(source, to));
+            }
+            return new Value(Bitcast.apply(Materialize.materialize(source, from, allocator), to), Step.Kind.COPY, true);
         }
         // The logical map through both declared layouts: right whatever memory the operand's view reads.
         var maps = HloIndexing.outputToInput(module, in).operand(0);
@@ -224,7 +234,7 @@ public final class Interpreter {
             throw new IllegalArgumentException("bitcast from " + from + " to " + in.shape() + " has no single map: " + maps);
         }
         OperandIndexing map = maps.iterator().next();
-        return source.remap(map.map(), dims);
+        return view(source.remap(map.map(), dims));
     }
 
     private static TensorView slice(HloInstruction in, TensorView source) {
