@@ -25,6 +25,7 @@ final class ViewFactory {
             throw new IllegalArgumentException("view of " + shape + ": dynamic dimensions need their sizes; views take static shapes");
         }
         ArrayShape laidOut = shape.layout().isPresent() ? shape : shape.withLayout(XlaLayout.descending(shape.rank()));
+        checkTiledBufferSize(laidOut, buffer);
         ElementAccess access = accessFor(laidOut);
         long[] dims = toArray(laidOut.dims());
         long capacity = capacity(buffer, access);
@@ -42,6 +43,23 @@ final class ViewFactory {
         checkNestedTilesFit(laidOut, buffer);
         // Beyond the buffer, or split: the map is built now and its check names the first index out.
         return checked(laidOut, new ViewMap.Single(buffer, laidOut.toIndexingMap()), access);
+    }
+
+    /**
+     * A tiled buffer is {@code ArraySize} bytes, its tiles' padding included. The elements alone
+     * may fit in less, but the copy engine writes the padding (zeroed), so a view over less would
+     * be refused only at its first copy.
+     */
+    private static void checkTiledBufferSize(ArrayShape shape, Buffer buffer) {
+        XlaLayout layout = shape.requireLayout();
+        if (layout.tiles().isEmpty() || !layout.splitConfigs().isEmpty()) {
+            return;
+        }
+        long arraySize = shape.arraySize();
+        if (buffer.byteSize() < arraySize) {
+            throw new IllegalArgumentException("view of " + shape + ": a buffer of " + buffer.byteSize()
+                    + " bytes is too small; XLA's ArraySize for the shape is " + arraySize + " bytes, tile padding included");
+        }
     }
 
     /**

@@ -111,14 +111,16 @@ class TensorViewTest {
     }
 
     @Test
-    void bufferTooSmallForTiledViewIsFoundBySearch() {
-        // Figure 1's last element (2, 4) sits in slot 20: a buffer of 20 floats misses exactly it.
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> TensorView.of(arena.allocate(80), "f32[3,5]{1,0:T(2,2)}"));
-        assertTrue(e.getMessage().contains("index [2, 4] reaches element offset 20"), e.getMessage());
-        // 21 floats hold every element although the map's interval reaches slot 23.
-        TensorView fits = TensorView.of(arena.allocate(84), "f32[3,5]{1,0:T(2,2)}");
-        assertEquals(15, fits.elementCount());
+    void aTiledViewNeedsXlasArraySizeTilePaddingIncluded() {
+        // Figure 1: 15 elements in 24 slots. The last element (2, 4) sits in slot 20, so 84 bytes
+        // hold every element, but the copy engine writes (zeroes) the padding through slot 23.
+        for (long bytes : new long[] {80, 84, 95}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> TensorView.of(arena.allocate(bytes), "f32[3,5]{1,0:T(2,2)}"));
+            assertEquals("view of f32[3,5]{1,0:T(2,2)}: a buffer of " + bytes + " bytes is too small; XLA's ArraySize"
+                    + " for the shape is 96 bytes, tile padding included", e.getMessage());
+        }
+        assertEquals(15, TensorView.of(arena.allocate(96), "f32[3,5]{1,0:T(2,2)}").elementCount());
     }
 
     @Test
