@@ -51,7 +51,8 @@ public record ArrayShape(DType dtype, List<Long> dims, List<Boolean> dynamicDims
             throw new IllegalArgumentException("dynamic dimensions size " + dynamicDims.size()
                     + " does not match number of dimensions " + dims.size());
         }
-        long product = Math.max(1, dtype.byteWidth());
+        // A zero dimension empties the shape whatever its order: f32[2^63 - 1, 0] holds no bytes.
+        long product = dims.contains(0L) ? 0 : Math.max(1, dtype.byteWidth());
         for (int i = 0; i < dims.size(); i++) {
             long d = dims.get(i);
             if (d == UNBOUNDED) {

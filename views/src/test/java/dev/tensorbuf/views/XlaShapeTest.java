@@ -177,6 +177,20 @@ class XlaShapeTest {
         assertTrue(e.getMessage().contains("overflows a long"), e.getMessage());
     }
 
+    /** A review found f32[2^63 - 1, 0] refused as overflowing while f32[0, 2^63 - 1] was empty. */
+    @Test
+    void aZeroDimensionEmptiesAShapeInAnyOrder() {
+        for (String text : new String[] {"f32[9223372036854775807,0]", "f32[0,9223372036854775807]",
+                "f32[9223372036854775807,0]{0,1:T(2,2)}", "f32[0,9223372036854775807]{0,1:T(2,2)}",
+                "s4[9223372036854775807,0,3]{2,1,0:T(2,4)(2,1)E(4)}"}) {
+            ArrayShape a = array(text);
+            assertEquals(0, a.elementCount(), text);
+            assertEquals(0, a.physicalElementCount(), text);
+            assertEquals(0, a.arraySize(), text);
+        }
+        assertThrows(IllegalArgumentException.class, () -> array("f32[9223372036854775807,2]"));
+    }
+
     @Test
     void shapesWithoutLayoutPrintWithoutOneAndRefuseLayoutMath() {
         ArrayShape bare = ArrayShape.of(DType.F32, 2, 3).withoutLayout();

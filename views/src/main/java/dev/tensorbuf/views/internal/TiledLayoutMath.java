@@ -53,6 +53,9 @@ public final class TiledLayoutMath {
 
     /** {@return XLA's {@code ElementsIn}: the product of the sizes (bounds for dynamic dims)} */
     public static long elementCount(ArrayShape shape) {
+        if (shape.dims().contains(0L)) {
+            return 0; // in any order: [2^63 - 1, 0] must not overflow before it meets the 0
+        }
         long n = 1;
         for (int i = 0; i < shape.rank(); i++) {
             n = multiply(n, staticSize(shape, i), shape, "element count");
@@ -74,6 +77,9 @@ public final class TiledLayoutMath {
     }
 
     public static long product(List<Long> dims, ArrayShape shape) {
+        if (dims.contains(0L)) {
+            return 0;
+        }
         long n = 1;
         for (long d : dims) {
             n = multiply(n, d, shape, "physical element count");

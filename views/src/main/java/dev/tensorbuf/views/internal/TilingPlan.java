@@ -52,10 +52,12 @@ public final class TilingPlan {
         }
         finalDims = dims;
         finalStrides = new long[dims.length];
+        boolean empty = Arrays.stream(dims).anyMatch(d -> d == 0);
         long n = 1;
         for (int j = dims.length - 1; j >= 0; j--) {
             finalStrides[j] = n;
-            n = TiledLayoutMath.multiply(n, dims[j], shape, "physical element count");
+            // An empty shape addresses nothing; its strides beside a huge dimension would only overflow.
+            n = empty ? 0 : TiledLayoutMath.multiply(n, dims[j], shape, "physical element count");
         }
         slots = n;
     }
