@@ -46,6 +46,36 @@ class HloIndexingTest {
                 HloIndexing.outputToInput(m, m.entry().root()).toString());
     }
 
+    /**
+     * A review found {@code (d0) -> (0)} here, checked against XLA: the pad's data is read only
+     * when the offset is 1, and a constant 7 (clamped to 4) or 0 reads the fill. A range
+     * narrowed to a point is a condition on the offset, not its value.
+     */
+    @Test
+    void aConstantOffsetIsNotReplacedByTheOnePointThePadNarrowsItsRangeTo() {
+        String text = """
+                HloModule m
+                fused {
+                  q0 = f32[1] parameter(0)
+                  c = f32[] constant(-1)
+                  p = f32[5] pad(q0, c), padding=1_3
+                  off = s32[] constant(OFFSET)
+                  ROOT ds = f32[1] dynamic-slice(p, off), dynamic_slice_sizes={1}
+                }
+                ENTRY e {
+                  p0 = f32[1] parameter(0)
+                  ROOT f = f32[1] fusion(p0), kind=kLoop, calls=fused
+                }""";
+        HloModule readsData = HloModule.parse(text.replace("OFFSET", "1"));
+        assertEquals("(d0) -> (0), domain: d0 in [0, 0]", single(HloIndexing.outputToInput(readsData, readsData.entry().root()), 0));
+        HloModule readsFill = HloModule.parse(text.replace("OFFSET", "0"));
+        assertEquals("KNOWN EMPTY", single(HloIndexing.outputToInput(readsFill, readsFill.entry().root()), 0));
+        assertEquals("KNOWN EMPTY", single(HloIndexing.inputToOutput(readsFill, readsFill.entry().root(), 0, false), 0));
+        HloModule clamped = HloModule.parse(text.replace("OFFSET", "7"));
+        assertEquals("(d0){rt0} -> (rt0 - 1), domain: d0 in [0, 0], rt0 in [1, 1]",
+                HloIndexing.outputToInput(clamped, clamped.entry().root()).operand(0).iterator().next().map().toString());
+    }
+
     @Test
     void fusionDeduplicatesEqualMapsFromDifferentPaths() {
         HloModule m = HloModule.parse("""

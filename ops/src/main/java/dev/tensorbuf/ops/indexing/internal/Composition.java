@@ -62,8 +62,10 @@ final class Composition {
         if (o.isUndefined() || o.map().isKnownEmpty()) {
             return o;
         }
-        IndexingMap simplified = o.map().simplify();
-        OperandIndexing optimized = RuntimeVars.optimize(new OperandIndexing(simplified, o.runtimeVariables(), o.replicaId()));
+        OperandIndexing bound = RuntimeVars.substituteConstants(o);
+        IndexingMap simplified = bound.map().simplify();
+        OperandIndexing optimized = RuntimeVars.optimize(
+                new OperandIndexing(simplified, bound.runtimeVariables(), bound.replicaId()));
         IndexingMap trimmed = optimized.map().removeUnusedSymbols();
         if (trimmed.isKnownEmpty() || trimmed.runtimeVars().size() != optimized.runtimeVariables().size()) {
             return trimmed.isKnownEmpty() ? new OperandIndexing(trimmed, List.of(), optimized.replicaId()) : optimized;

@@ -12,15 +12,51 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.function.IntFunction;
 
 /**
- * Replaces runtime variables whose value is known where XLA does: a variable with a point
- * range, one bound to a scalar integer constant inside its range, one bound to an iota (its
- * value is the index along the iota dimension); and drops variables nothing uses.
+ * Replaces runtime variables whose value is known where XLA does: one bound to a scalar integer
+ * constant inside its range, a variable with a point range (unless a constant says otherwise),
+ * one bound to an iota (its value is the index along the iota dimension); and drops variables
+ * nothing uses.
  */
 final class RuntimeVars {
     private RuntimeVars() {
+    }
+
+    /**
+     * {@return {@code o} with each variable bound to an integer constant inside its range replaced
+     * by that constant} Call it before simplifying: simplification narrows a variable's range to
+     * the values for which the map reads anything (a pad's data, say), and a constant outside
+     * that narrowed range means the map reads nothing, not that the offset is the range's one
+     * point. A constant outside the op's own range stays a variable, as XLA keeps it.
+     */
+    static OperandIndexing substituteConstants(OperandIndexing o) {
+        IndexingMap m = o.map();
+        if (m.isUndefined() || m.isKnownEmpty() || m.runtimeVars().isEmpty()) {
+            return o;
+        }
+        Map<Integer, AffineExpr> known = new HashMap<>();
+        for (int i = 0; i < m.runtimeVars().size(); i++) {
+            OptionalLong value = constantValue(o.runtimeVariables().get(i).instruction());
+            if (value.isPresent() && m.runtimeVars().get(i).bounds().contains(value.getAsLong())) {
+                known.put(i, Maps.c(value.getAsLong()));
+            }
+        }
+        return known.isEmpty() ? o : replace(o, known);
+    }
+
+    private static OptionalLong constantValue(HloInstruction instr) {
+        if (!instr.opcode().equals("constant") || !instr.payload().matches("-?\\d+")) {
+            return OptionalLong.empty();
+        }
+        try {
+            return OptionalLong.of(Long.parseLong(instr.payload()));
+        } catch (NumberFormatException pastLong) {
+            // A u64 offset past 2^63 - 1 is past every dimension: it clamps to the top of the range.
+            return OptionalLong.of(Long.MAX_VALUE);
+        }
     }
 
     static OperandIndexing optimize(OperandIndexing o) {
@@ -34,11 +70,11 @@ final class RuntimeVars {
             RuntimeVariable rv = o.runtimeVariables().get(i);
             HloInstruction instr = rv.instruction();
             if (b.isPoint()) {
-                known.put(i, Maps.c(b.lo()));
-            } else if (instr.opcode().equals("constant") && instr.payload().matches("-?\\d+")) {
-                long v = Long.parseLong(instr.payload());
-                if (b.contains(v)) {
-                    known.put(i, Maps.c(v));
+                // A range narrowed to a point says the map reads only when the variable takes that
+                // value. A constant elsewhere does not take it: substituting would drop that condition.
+                OptionalLong value = constantValue(instr);
+                if (value.isEmpty() || value.getAsLong() == b.lo()) {
+                    known.put(i, Maps.c(b.lo()));
                 }
             } else if (instr.opcode().equals("iota") && rv.map().rangeVars().isEmpty()
                     && rv.map().runtimeVars().isEmpty() && rv.map().dims().size() == m.dims().size()) {
@@ -46,6 +82,12 @@ final class RuntimeVars {
                 known.put(i, rv.map().results().get(dim));
             }
         }
+        return replace(o, known);
+    }
+
+    /** {@return {@code o} with the {@code known} variables replaced and the unused ones dropped, simplified} */
+    private static OperandIndexing replace(OperandIndexing o, Map<Integer, AffineExpr> known) {
+        IndexingMap m = o.map();
         boolean[] used = new boolean[m.runtimeVars().size()];
         for (AffineExpr e : m.results()) {
             markRuntime(e, used);
