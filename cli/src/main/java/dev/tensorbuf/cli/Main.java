@@ -19,7 +19,7 @@ import java.util.Map;
  *
  * {@snippet :
  * int code = Main.run(new String[] {"layout", "f32[3,5]{1,0:T(2,2)}", "--index", "2,4"}, stdin, out, err);
- * // code == 0; out: the layout description with "index [2,4] -> linear 20"
+ * // code == 0; out: the layout description, ending "index [2, 4] -> offset 20"
  * }
  */
 public final class Main {
