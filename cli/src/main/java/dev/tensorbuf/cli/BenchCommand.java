@@ -37,6 +37,11 @@ final class BenchCommand implements Command {
                 --add-modules jdk.incubator.vector (e.g. JDK_JAVA_OPTIONS); "vector_kernels" says
                 which ran. For careful numbers use the JMH CopyBenchmark.
 
+                --json prints one object: {"threads": engine threads, "vector_kernels": true or
+                false, "cases": [{"name", "bytes": read + written per copy, "seconds": median per
+                copy, "gbps", "copy_gbps": MemorySegment.copy's, "ratio_to_copy": gbps / copy_gbps,
+                "copy_threads": the threads of that copy}]}.
+
                 --paced is for harnesses (bench/peers/compare.py) that interleave these samples
                 with another program's: it warms the one --case up, prints a JSON line
                 {"threads", "vector_kernels", "ready"}, then times one sample per line read from

@@ -19,6 +19,7 @@ import java.nio.file.attribute.BasicFileAttributes;
  *
  * {@snippet :
  * CliFiles.input(Path.of("/tmp"), null);          // throws: "/tmp is a directory, expected a file"
+ * CliFiles.input(Path.of(""), null);              // throws: "the path is empty, expected a file"
  * CliFiles.outputFile(Path.of("/nope/o.npy"), null); // throws: "no such folder: /nope (for /nope/o.npy)"
  * }
  */
@@ -29,10 +30,11 @@ final class CliFiles {
      * Checks that {@code file} is a regular file to read.
      *
      * @param role what names the file in the message, e.g. {@code "--arg p0"}, or null
-     * @throws UsageException naming the file: missing (or its folder), a directory, not a regular
+     * @throws UsageException naming the file: empty, missing (or its folder), a directory, not a regular
      *     file, or what the system says (a name too long, a loop of links)
      */
     static void input(Path file, String role) {
+        requireNonEmpty(file, role, "a file");
         BasicFileAttributes a = attributes(file, role);
         if (a != null && a.isRegularFile()) {
             return;
@@ -50,6 +52,7 @@ final class CliFiles {
      * @throws UsageException naming the path and the problem
      */
     static void outputFile(Path file, String role) {
+        requireNonEmpty(file, role, "a file name");
         BasicFileAttributes a = attributes(file, role);
         if (a != null && a.isDirectory()) {
             throw problem(role, file + " is a directory, expected a file name");
@@ -71,9 +74,22 @@ final class CliFiles {
      * @throws UsageException naming the path when it exists and is not a folder
      */
     static void outputFolder(Path dir, String role) {
+        requireNonEmpty(dir, role, "a folder");
         BasicFileAttributes a = attributes(dir, role);
         if (a != null && !a.isDirectory()) {
             throw problem(role, dir + " is a file, expected a folder");
+        }
+    }
+
+    /**
+     * Refuses an empty path: {@code Path.of("")} names the working directory, so without this an
+     * empty argument reads as "is a directory", or writes into the working directory.
+     *
+     * @param expected what the path should have named, e.g. {@code "a file"}
+     */
+    static void requireNonEmpty(Path path, String role, String expected) {
+        if (path.toString().isEmpty()) {
+            throw problem(role, "the path is empty, expected " + expected);
         }
     }
 

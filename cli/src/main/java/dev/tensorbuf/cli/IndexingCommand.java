@@ -191,8 +191,8 @@ final class IndexingCommand implements Command {
         if (file.equals("-")) {
             return in.stdin().lines().collect(Collectors.joining("\n"));
         }
+        CliFiles.requireNonEmpty(Path.of(file), null, "an HLO text file or '-'");
         if (Files.isDirectory(Path.of(file))) {
-            // An empty argument names the working directory: say so, with the quotes that show it.
             throw new IllegalArgumentException("'" + file + "' is a directory, expected an HLO text file or '-'");
         }
         CliFiles.input(Path.of(file), null);

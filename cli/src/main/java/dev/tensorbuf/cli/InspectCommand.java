@@ -18,6 +18,7 @@ import java.util.Map;
 /** {@code tensorbuf inspect}: the tensors of a {@code .npy} or safetensors file, without reading their data. */
 final class InspectCommand implements Command {
     private static final byte[] NPY_MAGIC = {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y'};
+    private static final String CONVERT_HINT = "tensorbuf convert --from-dtype ";
 
     @Override
     public String name() {
@@ -74,6 +75,22 @@ final class InspectCommand implements Command {
         }
     }
 
+    /**
+     * The .npy reader's hint for a void descr names {@code convert --from-dtype}, where most people
+     * meet it; here the same option of this command is the one to use.
+     */
+    private static NpyHeader readHeaderNamingInspect(Path file) throws IOException {
+        try {
+            return Npy.readHeader(file);
+        } catch (IllegalArgumentException e) {
+            String message = e.getMessage();
+            if (message == null || !message.contains(CONVERT_HINT)) {
+                throw e;
+            }
+            throw new IllegalArgumentException(message.replace(CONVERT_HINT, "tensorbuf inspect --from-dtype "), e);
+        }
+    }
+
     @Override
     public int run(Invocation in) throws IOException {
         in.expectAtMostPositionals(1);
@@ -94,7 +111,7 @@ final class InspectCommand implements Command {
         if (isNpy(file) || lower.endsWith(".npy")) {
             NpyHeader h;
             if (named == null) {
-                h = Npy.readHeader(file);
+                h = readHeaderNamingInspect(file);
             } else {
                 try (NpyArray a = Npy.map(file, DTypeNames.parse(named, "--from-dtype"))) {
                     h = a.header();

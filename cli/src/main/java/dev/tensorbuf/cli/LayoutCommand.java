@@ -47,7 +47,9 @@ final class LayoutCommand implements Command {
                 logical index to its element offset; --offset maps an offset back to the logical
                 index, or says it is padding. --batch reads {"shape", "indices", "offsets"} per
                 stdin line and writes one JSON result per line ({"error": ...} on failure,
-                unknown keys included).
+                unknown keys included). In --json and --batch results, "indices" is a list of
+                {"index", "linear"} and "offsets" a list of {"linear", "index"}: "linear" is the
+                element offset the text calls "offset" (null "index": padding).
 
                 example:
                   tensorbuf layout 'f32[3,5]{1,0:T(2,2)}' --index 2,3 --offset 9

@@ -19,7 +19,7 @@ import java.util.Map;
  *
  * {@snippet :
  * int code = Main.run(new String[] {"layout", "f32[3,5]{1,0:T(2,2)}", "--index", "2,4"}, stdin, out, err);
- * // code == 0; out: the layout description with "index [2,4] -> linear 20"
+ * // code == 0; out: the layout description, ending "index [2, 4] -> offset 20"
  * }
  */
 public final class Main {
@@ -125,7 +125,10 @@ public final class Main {
     static String overview(Map<String, Command> commands) {
         StringBuilder sb = new StringBuilder();
         sb.append("tensorbuf ").append(VERSION).append(": tensor buffers in off-heap memory, XLA layouts and indexing maps\n\n");
-        sb.append("usage: tensorbuf <command> [options]     tensorbuf <command> --help\n\ncommands:\n");
+        sb.append("usage: tensorbuf <command> [options]\n");
+        sb.append("       tensorbuf <command> --help | -h            a command's options and a real example\n");
+        sb.append("       tensorbuf --help | -h | help [<command>]   this list, or that command's help\n");
+        sb.append("       tensorbuf --version                        the version\n\ncommands:\n");
         int width = commands.keySet().stream().mapToInt(String::length).max().orElse(8);
         for (Command c : commands.values()) {
             sb.append("  ").append(String.format("%-" + width + "s", c.name())).append("  ").append(c.summary()).append('\n');
@@ -138,7 +141,7 @@ public final class Main {
         StringBuilder sb = new StringBuilder();
         sb.append("usage: ").append(c.synopsis()).append("\n\n").append(c.description().strip()).append("\n");
         List<Option> options = new ArrayList<>(c.options());
-        options.add(Option.flag("help", "show this help"));
+        options.add(Option.flag("help", "show this help (also -h)"));
         sb.append("\noptions:\n");
         int width = options.stream().mapToInt(o -> label(o).length()).max().orElse(10);
         for (Option o : options) {

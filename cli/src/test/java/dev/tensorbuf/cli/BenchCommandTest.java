@@ -25,6 +25,13 @@ class BenchCommandTest {
         double copy = ((Number) c.get("copy_gbps")).doubleValue();
         assertEquals(gbps / copy, ((Number) c.get("ratio_to_copy")).doubleValue(), 0.01);
         assertTrue(gbps > 0 && copy > 0);
+        String help = CliHarness.run("bench", "--help").out();
+        for (String key : out.keySet()) {
+            assertTrue(help.contains("\"" + key + "\""), "bench --help names the key " + key + ":\n" + help);
+        }
+        for (String key : c.keySet()) {
+            assertTrue(help.contains("\"" + key + "\""), "bench --help names the case key " + key + ":\n" + help);
+        }
     }
 
     @Test

@@ -41,11 +41,22 @@ class InspectCommandTest {
         CliHarness bare = CliHarness.run("inspect", file.toString());
         assertEquals(2, bare.code());
         assertTrue(bare.err().contains("descr '<V2' is a void type"), bare.err());
+        assertTrue(bare.err().contains("name the type (tensorbuf inspect --from-dtype bf16, Npy.map(file, DType.BF16))"),
+                "the hint names this command's option: " + bare.err());
         CliHarness r = CliHarness.run("inspect", file.toString(), "--from-dtype", "bf16");
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("  array  bf16 (<V2)  [2, 3]  bytes [128, 140)  12 bytes"), r.out());
         CliHarness wrong = CliHarness.run("inspect", file.toString(), "--from-dtype", "f32");
         assertEquals(2, wrong.code());
+    }
+
+    @Test
+    void aOneByteVoidNpyNamesThisCommandsOptionToo() throws IOException {
+        Path file = NpyBytes.write(dir.resolve("f8.npy"), "<V1", List.of(4L), new byte[4]);
+        CliHarness r = CliHarness.run("inspect", file.toString(), "--json");
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("name the type (tensorbuf inspect --from-dtype f8e4m3fn,"), r.err());
+        assertTrue(r.out().contains("tensorbuf inspect --from-dtype f8e4m3fn"), r.out());
     }
 
     @Test

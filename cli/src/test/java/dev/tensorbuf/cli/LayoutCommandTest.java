@@ -56,6 +56,13 @@ class LayoutCommandTest {
     }
 
     @Test
+    void helpSaysTheJsonKeyLinearIsTheOffset() {
+        // Scripts read "linear", so the key keeps its name; the help ties it to the text's "offset".
+        String help = CliHarness.run("layout", "--help").out().replace('\n', ' ');
+        assertTrue(help.contains("\"linear\" is the element offset the text calls \"offset\""), help);
+    }
+
+    @Test
     void batchAnswersEachLineAndReportsErrorsInline() {
         String input = """
                 {"shape": "bf16[4,8]{1,0:T(2,4)(2,1)}", "indices": [[3,7]], "offsets": [31]}

@@ -17,6 +17,23 @@ class MainTest {
     }
 
     @Test
+    void overviewListsEveryWayToAskForHelpAndTheVersionAndEachWorks() {
+        String overview = CliHarness.run("--help").out();
+        for (String way : List.of("--help | -h | help [<command>]", "<command> --help | -h", "tensorbuf --version")) {
+            assertTrue(overview.contains(way), "overview lists " + way + ":\n" + overview);
+        }
+        assertEquals(overview, CliHarness.run("-h").out());
+        assertEquals(overview, CliHarness.run("help").out());
+        String layoutHelp = CliHarness.run("layout", "--help").out();
+        assertEquals(layoutHelp, CliHarness.run("layout", "-h").out());
+        assertEquals(layoutHelp, CliHarness.run("help", "layout").out());
+        assertTrue(layoutHelp.contains("--help") && layoutHelp.contains("-h)"), layoutHelp);
+        CliHarness version = CliHarness.run("--version");
+        assertEquals(0, version.code());
+        assertTrue(version.out().matches("tensorbuf \\d+\\.\\d+\\.\\d+\n"), version.out());
+    }
+
+    @Test
     void unknownCommandSuggestsTheClosestAndExitsTwo() {
         CliHarness r = CliHarness.run("dmeo");
         assertEquals(2, r.code());

@@ -12,7 +12,7 @@ import java.util.Optional;
  * ({@value #SUMMARY_STRIP} when the grid is summarised), and a run of more than
  * {@value #GAP_COLLAPSE} padding slots is one box.
  * {@snippet :
- * LayoutPicture pic = LayoutPicture.of(TiledPlacement.ofArrayShape.parse("f32[3,5]{1,0:T(2,2)}"),
+ * LayoutPicture pic = LayoutPicture.of(TiledPlacement.of(ArrayShape.parse("f32[3,5]{1,0:T(2,2)}")),
  *         Optional.empty());
  * pic.panels().getFirst().rows();   // 4: three rows and one row of padding
  * pic.cells();                      // 15

@@ -17,7 +17,7 @@ import java.util.Map;
  * can read the picture back with an XML parser.
  * {@snippet :
  * String svg = PictureSvg.draw(LayoutPicture.of(
- *         TiledPlacement.ofArrayShape.parse("f32[3,5]{1,0:T(2,2)}"), Optional.empty()));
+ *         TiledPlacement.of(ArrayShape.parse("f32[3,5]{1,0:T(2,2)}")), Optional.empty()));
  * // contains <text class="offset" data-index="2,3" ...>17</text>
  * }
  */

@@ -7,7 +7,7 @@ import java.util.List;
  * tiled layouts, the padding cells that fill the last tiles), the element offset of every grid
  * cell, tile membership per level, and the memory slots in physical order.
  * {@snippet :
- * Placement p = TiledPlacement.ofArrayShape.parse("f32[3,5]{1,0:T(2,2)}");
+ * Placement p = TiledPlacement.of(ArrayShape.parse("f32[3,5]{1,0:T(2,2)}"));
  * p.gridDims();                   // [4, 6]: the last row and column are padding
  * p.offsetOf(new long[] {2, 3});  // 17
  * p.offsetOf(new long[] {3, 5});  // 23, a padding cell

@@ -15,7 +15,7 @@ import java.util.Optional;
  * tiled by levels {@code 0..k} only, where each level-{@code k} tile is one aligned block of
  * {@code elementCount(t_k)} slots; that holds for every tiling, combined dims included.
  * {@snippet :
- * TiledPlacement p = TiledPlacement.ofArrayShape.parse("bf16[4,8]{1,0:T(2,4)(2,1)}");
+ * TiledPlacement p = TiledPlacement.of(ArrayShape.parse("bf16[4,8]{1,0:T(2,4)(2,1)}"));
  * p.offsetOf(new long[] {1, 0});   // 1: rows 0 and 1 pair up in a (2,1) tile
  * p.tileIds(new long[] {1, 5});    // [1, 5]: second 2x4 tile, sixth (2,1) tile of level 1
  * }

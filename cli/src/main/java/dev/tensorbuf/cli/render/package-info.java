@@ -9,7 +9,7 @@
  * (what is drawn, summarised past 64 cells a side), {@link dev.tensorbuf.cli.render.PictureSvg}
  * (the drawing) and {@link dev.tensorbuf.cli.render.SvgWriter}.
  * {@snippet :
- * Placement p = TiledPlacement.ofArrayShape.parse("bf16[4,8]{1,0:T(2,4)(2,1)}");
+ * Placement p = TiledPlacement.of(ArrayShape.parse("bf16[4,8]{1,0:T(2,4)(2,1)}"));
  * String svg = PictureSvg.draw(LayoutPicture.of(p, Optional.empty()));
  * // <text class="offset" data-index="1,0" ...>1</text>: rows 0 and 1 pair up in (2,1) tiles
  * }

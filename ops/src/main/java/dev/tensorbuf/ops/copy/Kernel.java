@@ -3,7 +3,7 @@ package dev.tensorbuf.ops.copy;
 /**
  * The kernel a planned step runs. Each has its own brute-force equivalence test and JMH benchmark.
  * {@snippet :
- * CopyPlan p = CopyPlanner.plan(src, dst);   // f32 NCHW -> NHWC
+ * CopyPlan p = CopyPlan.of(src, dst);   // f32[8,64,56,56] NCHW -> NHWC (with 3 channels: INTERLEAVE)
  * p.steps().get(0) instanceof Step.Run r && r.kernel() == Kernel.TRANSPOSE;   // true
  * }
  */

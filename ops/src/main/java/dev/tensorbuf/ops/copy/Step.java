@@ -8,7 +8,7 @@ import java.util.List;
  * for a padded tiled destination, {@link Zero} steps for the padding.
  * {@snippet :
  * // f32[1000,1000] -> {1,0:T(8,128)}: full column tiles, the partial last column tile, its padding
- * CopyPlanner.plan(src, dst).steps().size();   // 3
+ * CopyPlan.of(src, dst).steps().size();   // 3
  * }
  */
 public sealed interface Step permits Step.Run, Step.Zero, Step.Gather {

@@ -15,7 +15,8 @@ import java.io.Serial;
  * } catch (HloSyntaxException e) {
  *     e.line();       // 3
  *     e.column();     // 18
- *     e.getMessage(); // "3:18: expected ',' or ']' in shape ... (line 3: '  ROOT p = f32[2 parameter(0)')"
+ *     e.getMessage();
+ *     // "3:18: bad shape: expected ',' or ']' after a dimension size, found 'parameter' (line 3: '  ROOT p = f32[2 parameter(0)')"
  * }
  * }
  */
