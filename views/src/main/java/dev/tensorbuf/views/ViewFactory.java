@@ -191,8 +191,11 @@ final class ViewFactory {
         if (t.isSubByte() && e == t.bitWidth()) {
             return ElementAccess.packed(t);
         }
+        String takes = t.isSubByte()
+                ? "E(" + t.bitWidth() + ") packs them, E(0) or E(" + 8 * t.byteWidth() + ") stores one a byte"
+                : "E(0) or E(" + 8 * t.byteWidth() + ") stores them at their own width";
         throw new IllegalArgumentException(shape + ": elements of " + t + " stored in E(" + e
-                + ") bits are not supported; E(" + t.bitWidth() + ") packs, E(0) or E(" + 8 * t.byteWidth() + ") does not");
+                + ") bits are not supported; " + takes);
     }
 
     static long[] toArray(List<Long> list) {

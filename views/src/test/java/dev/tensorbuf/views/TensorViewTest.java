@@ -111,6 +111,18 @@ class TensorViewTest {
     }
 
     @Test
+    void anElementSizeItCannotStoreSaysWhatItCan() {
+        IllegalArgumentException wide = assertThrows(IllegalArgumentException.class,
+                () -> TensorView.of(arena.allocate(16), "f32[4]{0:E(16)}"));
+        assertEquals("f32[4]{0:E(16)}: elements of f32 stored in E(16) bits are not supported; E(0) or E(32) stores"
+                + " them at their own width", wide.getMessage());
+        IllegalArgumentException narrow = assertThrows(IllegalArgumentException.class,
+                () -> TensorView.of(arena.allocate(4), "s4[4]{0:E(2)}"));
+        assertEquals("s4[4]{0:E(2)}: elements of s4 stored in E(2) bits are not supported; E(4) packs them, E(0) or"
+                + " E(8) stores one a byte", narrow.getMessage());
+    }
+
+    @Test
     void aTiledViewNeedsXlasArraySizeTilePaddingIncluded() {
         // Figure 1: 15 elements in 24 slots. The last element (2, 4) sits in slot 20, so 84 bytes
         // hold every element, but the copy engine writes (zeroes) the padding through slot 23.

@@ -226,7 +226,7 @@ public final class TiledLayoutMath {
         return new ArrayShape(shape.dtype(), dims, shape.dynamicDims(), shape.layout());
     }
 
-    private static String braced(List<Integer> values) {
+    static String braced(List<Integer> values) {
         List<String> parts = values.stream().map(String::valueOf).toList();
         return "{" + String.join(", ", parts) + "}";
     }

@@ -35,6 +35,8 @@ public final class XlaShapeParser {
     private Token tok;
     private int lastEnd;
     private int depth;
+    /** Where each minor_to_major entry of the last layout read starts, for errors the shape finds. */
+    private final List<Integer> minorToMajorStarts = new ArrayList<>();
 
     private XlaShapeParser(String input, int start) {
         this.lexer = new XlaShapeLexer(input);
@@ -171,6 +173,17 @@ public final class XlaShapeParser {
                 throw error("Dimensions size is " + dims.size() + ", but minor to major size is "
                         + layout.rank() + ".", layoutStart);
             }
+            // Checked here, where each entry's place in the text is known; the shape's own check
+            // would point at the start of the shape.
+            for (int k = 0; k < layout.rank(); k++) {
+                int d = layout.minorToMajor().get(k);
+                if (d >= dims.size()) {
+                    // XLA's words, at the entry that is out of bounds.
+                    throw error("layout minor_to_major field has out-of-bounds value: " + TiledLayoutMath.braced(
+                            layout.minorToMajor()) + "; shape: " + XlaShapePrinter.arrayWithoutLayout(dtype, dims, dynamic)
+                            + layout, minorToMajorStarts.get(k));
+                }
+            }
         } else {
             layout = XlaLayout.descending(dims.size());
         }
@@ -213,6 +226,7 @@ public final class XlaShapeParser {
         long memorySpace = 0;
         List<SplitConfig> splits = new ArrayList<>();
         long metadataBytes = 0;
+        minorToMajorStarts.clear();
         if (tok.kind() == Kind.INT) {
             do {
                 Token d = expect(Kind.INT, "a dimension number in minor_to_major");
@@ -220,6 +234,7 @@ public final class XlaShapeParser {
                     throw error("layout minor_to_major field has out-of-bounds value " + d.value(), d.start());
                 }
                 m2m.add((int) d.value());
+                minorToMajorStarts.add(d.start());
             } while (eat(Kind.COMMA));
         }
         if (eat(Kind.COLON)) {
