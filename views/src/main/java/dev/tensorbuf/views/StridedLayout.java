@@ -257,9 +257,11 @@ public record StridedLayout(List<Long> sizes, List<Long> strides, long offset) {
     /**
      * {@return the buffer bytes the layout needs, as DirectML's {@code DMLCalcBufferTensorSize}:
      * {@code (maxOffset + 1) * bits} rounded up to bytes, then to a multiple of 4; 0 without elements}
-     * Sub-byte types count by bits ({@code s4}: 5 elements are 3 bytes, then 4). With offset 0 and
-     * strides DirectML accepts this is exactly DirectML's number; the offset counts as part of the
-     * buffer.
+     * Sub-byte types count by bits ({@code s4}: 5 elements are 3 bytes, then 4), as DirectML and
+     * {@link ElementAccess#packed} store them; {@link TensorView#strided(dev.tensorbuf.memory.Buffer,
+     * DType, StridedLayout)} stores them a byte each, as NumPy does, and needs
+     * {@code minBytes(DType.S8)}. With offset 0 and strides DirectML accepts this is exactly
+     * DirectML's number; the offset counts as part of the buffer.
      *
      * @throws IllegalArgumentException for types without elements, or when the size overflows a long
      */
@@ -270,7 +272,8 @@ public record StridedLayout(List<Long> sizes, List<Long> strides, long offset) {
 
     /**
      * {@return the fewest bytes that hold every element, {@code ceil((maxOffset + 1) * bits / 8)},
-     * without DirectML's rounding to 4; 0 without elements}
+     * without DirectML's rounding to 4; 0 without elements} Sub-byte types count packed, as in
+     * {@link #bufferBytes}.
      *
      * @throws IllegalArgumentException for types without elements, or when the size overflows a long
      */
@@ -282,11 +285,15 @@ public record StridedLayout(List<Long> sizes, List<Long> strides, long offset) {
             return 0;
         }
         long max = maxOffset();
+        long slots;
+        long bits = type.bitWidth();
         try {
-            return Math.ceilDiv(Math.multiplyExact(max + 1, (long) type.bitWidth()), 8L);
+            slots = Math.addExact(max, 1);
+            // Whole bytes of each 8 slots, then the rest: a size in bits could overflow where the bytes fit.
+            return Math.addExact(Math.multiplyExact(slots / 8, bits), Math.ceilDiv(slots % 8 * bits, 8L));
         } catch (ArithmeticException e) {
-            throw new IllegalArgumentException("(max offset " + max + " + 1) * " + type.bitWidth() + " bits of "
-                    + type + " overflows a long", e);
+            throw new IllegalArgumentException("(max offset " + max + " + 1) elements of " + bits + " bits ("
+                    + type + ") overflow a long in bytes", e);
         }
     }
 

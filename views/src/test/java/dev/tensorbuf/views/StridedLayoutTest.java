@@ -168,7 +168,10 @@ class StridedLayoutTest {
         assertTrue(e.getMessage().contains("offset 11 + (size 2 - 1) * stride 9223372036854775797"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class,
                 () -> StridedLayout.of(new long[] {2}, new long[] {Long.MAX_VALUE / 2}).bufferBytes(DType.F64));
-        assertEquals("(max offset 4611686018427387903 + 1) * 64 bits of f64 overflows a long", e.getMessage());
+        assertEquals("(max offset 4611686018427387903 + 1) elements of 64 bits (f64) overflow a long in bytes", e.getMessage());
+        // 2^60 f32 elements are 2^62 bytes: 2^65 bits would overflow, the bytes do not (a review found this refused).
+        assertEquals(1L << 62, StridedLayout.packed(1L << 60).minBytes(DType.F32));
+        assertEquals(3, StridedLayout.packed(5).minBytes(DType.S4));
         e = assertThrows(IllegalArgumentException.class, () -> StridedLayout.packed(1L << 32, 1L << 32));
         assertEquals("element count of sizes [4294967296, 4294967296] overflows a long", e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> StridedLayout.of(new long[] {2}, new long[] {1}, -1));
