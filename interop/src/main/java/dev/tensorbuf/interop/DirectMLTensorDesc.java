@@ -126,6 +126,13 @@ public record DirectMLTensorDesc(DType dataType, int flags, List<Long> sizes, Op
      *     negative strides) or the first element is not at a 16-byte multiple, naming the value
      */
     public static DirectMLTensorDesc of(DType type, StridedLayout layout) {
+        // A flip first: no binding offset can fix it, so naming the offset would mislead.
+        for (int d = 0; d < layout.rank(); d++) {
+            if (layout.strides().get(d) < 0) {
+                throw new IllegalArgumentException("stride " + layout.strides().get(d) + " of dim " + d + " in "
+                        + layout.strides() + ": DirectML strides are 0 to 2^32 - 1 (no flips; copy a reversed view first)");
+            }
+        }
         long bits;
         try {
             bits = Math.multiplyExact(layout.offset(), (long) type.bitWidth());
@@ -143,12 +150,6 @@ public record DirectMLTensorDesc(DType dataType, int flags, List<Long> sizes, Op
                     + " of " + type + ") is not a multiple of " + MINIMUM_BUFFER_TENSOR_ALIGNMENT
                     + ": DirectML binds buffer tensors at 16-byte aligned offsets (DML_BUFFER_BINDING.Offset);"
                     + " copy the view, or bind its parent and slice with an operator");
-        }
-        for (int d = 0; d < layout.rank(); d++) {
-            if (layout.strides().get(d) < 0) {
-                throw new IllegalArgumentException("stride " + layout.strides().get(d) + " of dim " + d + " in "
-                        + layout.strides() + ": DirectML strides are 0 to 2^32 - 1 (no flips; copy a reversed view first)");
-            }
         }
         StridedLayout fromFirst = layout.withOffset(0);
         long[] sizes = fromFirst.sizes().stream().mapToLong(Long::longValue).toArray();

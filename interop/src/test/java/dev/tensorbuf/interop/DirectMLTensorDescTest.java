@@ -109,6 +109,9 @@ class DirectMLTensorDescTest {
         assertMessage("bf16 has no DML_TENSOR_DATA_TYPE", () -> DirectMLTensorDesc.of(DType.BF16, StridedLayout.packed(4)));
         assertMessage("stride -1 of dim 0 in [-1]: DirectML strides are 0 to 2^32 - 1 (no flips",
                 () -> DirectMLTensorDesc.of(DType.F32, StridedLayout.of(new long[] {4}, new long[] {-1}, 3 + 13)));
+        // A flipped f32[3,5] starts at element 10 (40 bytes, unaligned): the flip is what to name.
+        assertMessage("stride -5 of dim 0 in [-5, 1]: DirectML strides are 0 to 2^32 - 1 (no flips",
+                () -> DirectMLTensorDesc.of(DType.F32, StridedLayout.of(new long[] {3, 5}, new long[] {-5, 1}, 10)));
         assertMessage("DimensionCount 9 of sizes [1, 1, 1, 1, 1, 1, 1, 1, 2]: DirectML takes 1 to 8",
                 () -> DirectMLTensorDesc.of(DType.F32, StridedLayout.packed(1, 1, 1, 1, 1, 1, 1, 1, 2)));
         assertMessage("has no elements: DirectML sizes are at least 1",

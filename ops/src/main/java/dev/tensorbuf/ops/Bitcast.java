@@ -6,6 +6,7 @@ import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.XlaLayout;
 import dev.tensorbuf.views.XlaShape;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -110,8 +111,22 @@ public final class Bitcast {
                 return view.shape().withLayout(XlaLayout.of(order));
             }
         }
-        throw new IllegalArgumentException("bitcast of " + view + ": its map " + view.indexingMap()
-                + " is not an XLA layout (" + view.form().whyNotStrided().orElse("strided but not packed") + ")");
+        throw new IllegalArgumentException("bitcast of " + view + " reads its bytes in place, so it takes a view made"
+                + " from an XLA shape or a strided view whose strides pack its elements; this one " + whyNot(view, strided)
+                + ": materialize it in the layout you want first (CopyEngine.materialize)");
+    }
+
+    private static String whyNot(TensorView view, Optional<StridedLayout> strided) {
+        if (strided.isEmpty()) {
+            return "has the map " + view.indexingMap() + " (" + view.form().whyNotStrided().orElse("not strided") + ")";
+        }
+        List<Long> strides = strided.get().strides();
+        for (int d = 0; d < strides.size(); d++) {
+            if (strides.get(d) < 0 && strided.get().sizes().get(d) > 1) {
+                return "has stride " + strides.get(d) + " in dimension " + d + ", a flip no layout describes";
+            }
+        }
+        return "has strides " + strides + " for sizes " + strided.get().sizes() + ", which leave gaps or overlap";
     }
 
     private static boolean minorFirst(StridedLayout l, int a, int b) {

@@ -119,6 +119,35 @@ class OpExamplesTest {
         assertTrue(f instanceof MapForm.Tiled, f.toString());
     }
 
+    /**
+     * A review found the bitcast of a transposed tiled view refused as "not an XLA layout": it is
+     * one, the permuted shape over the same bytes, as XLA's transposes that are bitcasts.
+     */
+    @Test
+    void aTransposedTiledViewIsThePermutedShapeAndBitcastsItsBytes() {
+        TensorView tiled = view("f32[3,5]{1,0:T(2,2)}", 96);
+        for (int i = 0; i < 3; i++) {
+            for (int j = 0; j < 5; j++) {
+                tiled.setFloat(10 * i + j, i, j);
+            }
+        }
+        TensorView t = Transpose.apply(tiled, 1, 0);
+        assertEquals("f32[5,3]{0,1:T(2,2)}", t.shape().toString());
+        for (int i = 0; i < 3; i++) {
+            for (int j = 0; j < 5; j++) {
+                assertEquals(10 * i + j, t.getFloat(j, i));
+            }
+        }
+        // Tile rows of Figure 1 in memory order; the 9 padding slots read 0.
+        float[] bytes = new float[24];
+        TensorView flat = Bitcast.apply(t, "f32[24]{0}");
+        for (int k = 0; k < 24; k++) {
+            bytes[k] = flat.getFloat(k);
+        }
+        assertArrayEquals(new float[] {0, 1, 10, 11, 2, 3, 12, 13, 4, 0, 14, 0, 20, 21, 0, 0, 22, 23, 0, 0, 24, 0, 0, 0},
+                bytes);
+    }
+
     @Test
     void badArgumentsNameTheProblem() {
         TensorView v = view("f32[4,6]{1,0}", 96);
@@ -132,7 +161,12 @@ class OpExamplesTest {
         assertTrue(perm.getMessage().contains("[0, 0] is not a permutation of [0, 2)"), perm.getMessage());
         IllegalArgumentException bitcast = assertThrows(IllegalArgumentException.class,
                 () -> Bitcast.apply(Slice.apply(v, new long[] {0, 0}, new long[] {4, 3}, new long[] {1, 1}), "f32[12]"));
-        assertTrue(bitcast.getMessage().contains("is not an XLA layout"), bitcast.getMessage());
+        assertTrue(bitcast.getMessage().contains("has strides [6, 1] for sizes [4, 3], which leave gaps or overlap"),
+                bitcast.getMessage());
+        IllegalArgumentException flipped = assertThrows(IllegalArgumentException.class,
+                () -> Bitcast.apply(Reverse.apply(v, 1), "f32[24]"));
+        assertTrue(flipped.getMessage().contains("has stride -1 in dimension 1, a flip no layout describes"),
+                flipped.getMessage());
         IllegalArgumentException concat = assertThrows(IllegalArgumentException.class,
                 () -> Concatenate.apply(0, List.of(v, view("f32[4,5]{1,0}", 80))));
         assertTrue(concat.getMessage().contains("does not match f32[4,6]{1,0}"), concat.getMessage());

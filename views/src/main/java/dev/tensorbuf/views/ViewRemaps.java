@@ -255,4 +255,56 @@ final class ViewRemaps {
             }
         }
     }
+
+    /**
+     * {@return {@code perm} with output dimension {@code i} reading input dimension {@code perm[i]}
+     * whole (coefficient 1, no offset, same size), or null when {@code remap} is not such a
+     * permutation of {@code inputDims}}
+     */
+    static int[] permutation(long[] inputDims, AffineRemap remap) {
+        int rank = inputDims.length;
+        if (rank == 0) {
+            return null;
+        }
+        if (remap.outputRank() != rank || remap.inputRank() != rank) {
+            return null;
+        }
+        int[] perm = new int[rank];
+        boolean[] used = new boolean[rank];
+        for (int in = 0; in < rank; in++) {
+            int reads = -1;
+            for (int out = 0; out < rank; out++) {
+                long c = remap.coefficient(in, out);
+                if (c == 1 && reads < 0) {
+                    reads = out;
+                } else if (c != 0) {
+                    return null;
+                }
+            }
+            if (reads < 0 || used[reads] || remap.offset(in) != 0 || remap.outputDimsArray()[reads] != inputDims[in]) {
+                return null;
+            }
+            used[reads] = true;
+            perm[reads] = in;
+        }
+        return perm;
+    }
+
+    /** {@return {@code shape} with output dimension {@code i} its dimension {@code perm[i]}, laid out as before} */
+    static ArrayShape permute(ArrayShape shape, int[] perm) {
+        int[] outputOf = new int[perm.length];
+        List<Long> dims = new java.util.ArrayList<>();
+        List<Boolean> dynamic = new java.util.ArrayList<>();
+        for (int i = 0; i < perm.length; i++) {
+            outputOf[perm[i]] = i;
+            dims.add(shape.dim(perm[i]));
+            dynamic.add(shape.dynamicDims().get(perm[i]));
+        }
+        XlaLayout l = shape.requireLayout();
+        List<Integer> minorToMajor = l.minorToMajor().stream().map(d -> outputOf[d]).toList();
+        XlaLayout permuted = new XlaLayout(minorToMajor, l.tiles(), l.tailPaddingAlignment(), l.indexPrimitiveType(),
+                l.pointerPrimitiveType(), l.elementSizeInBits(), l.memorySpaceId(), l.splitConfigs(),
+                l.dynamicShapeMetadataPrefixBytes());
+        return new ArrayShape(shape.dtype(), dims, dynamic, java.util.Optional.of(permuted));
+    }
 }
