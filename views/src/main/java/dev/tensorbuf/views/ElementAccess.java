@@ -181,7 +181,9 @@ public final class ElementAccess {
     }
 
     /**
-     * Writes an integer or pred element.
+     * Writes an integer or pred element. A {@code u64} takes any long as its two's-complement bits,
+     * as {@link #getLong} returns them and {@link Long#parseUnsignedLong} makes them: {@code -1}
+     * writes 2^64 - 1. Every other type range-checks the value ({@code u32} refuses {@code -1}).
      *
      * @throws IllegalArgumentException if the value is outside the type's range (for pred: not 0 or 1),
      *         or the type is floating-point or complex

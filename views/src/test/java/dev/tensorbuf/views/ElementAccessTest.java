@@ -171,6 +171,20 @@ class ElementAccessTest {
     }
 
     @Test
+    void u64TakesTwosComplementLongsWhereNarrowerUnsignedTypesRangeCheck() {
+        MemorySegment m = bytes(8);
+        ElementAccess u64 = ElementAccess.of(DType.U64);
+        u64.setLong(m, 0, -1);
+        assertEquals(-1L, m.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0));
+        assertEquals(0x1p64, u64.getDouble(m, 0));
+        u64.setLong(m, 0, Long.parseUnsignedLong("18446744073709551615"));
+        assertEquals("18446744073709551615", Long.toUnsignedString(u64.getLong(m, 0)));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ElementAccess.of(DType.U32).setLong(m, 0, -1));
+        assertTrue(e.getMessage().contains("out of range [0, 4294967295]"), e.getMessage());
+    }
+
+    @Test
     void complexViewsReadAndWriteParts() {
         TensorView z = TensorView.of(dev.tensorbuf.memory.Buffers.foreign(bytes(32), dev.tensorbuf.memory.MemorySpace.HOST,
                 "z", () -> { }), "c128[2]{0}");
