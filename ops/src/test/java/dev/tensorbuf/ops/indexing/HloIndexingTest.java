@@ -268,4 +268,52 @@ class HloIndexingTest {
         assertEquals("(d0, d1) -> (d0), domain: d0 in [0, 3], d1 in [0, 1]",
                 single(HloIndexing.inputToOutput(join, join.entry().root(), 0, false), 0));
     }
+
+    /**
+     * Output sizes that XLA's shape inference gives windowed ops and gather, each module run
+     * through XLA first: it inferred {@code 3x3}, {@code [1, 4, 4]} and {@code 4x2x5} for the
+     * declared {@code 3x4}, {@code 1x9x4} and {@code 4x3x5}. Only the rank was checked, so each was
+     * analysed into maps reading past its operand ({@code d1 in [0, 3]} over a window with 3
+     * positions, row 6 of a 6-row gather operand).
+     */
+    @Test
+    void windowedOpsAndGatherMustDeclareTheOutputSizeXlaInfers() {
+        String rw = "add {\n a = s32[] parameter(0)\n b = s32[] parameter(1)\n ROOT s = s32[] add(a, b)\n}\n"
+                + "ENTRY e {\n p0 = s32[7,6] parameter(0)\n c = s32[] constant(0)\n ROOT r = s32[%s] reduce-window(p0, c),"
+                + " window={size=3x2 stride=2x2 pad=0_1x1_1 rhs_dilate=1x2}, to_apply=add\n}";
+        String conv = "ENTRY e {\n p0 = f32[1,8,2] parameter(0)\n k = f32[3,2,4] parameter(1)\n"
+                + " ROOT r = f32[%s] convolution(p0, k), window={size=3 stride=2 pad=1_1}, dim_labels=b0f_0io->b0f\n}";
+        String gather = "ENTRY e {\n p0 = f32[6,5] parameter(0)\n i = s32[4,1] parameter(1)\n"
+                + " ROOT r = f32[%s] gather(p0, i), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={0},"
+                + " index_vector_dim=1, slice_sizes={2,5}\n}";
+        String[][] cases = {
+            {rw, "3,4", "3,3", "reduce-window r: output s32[3,4]{1,0} dimension 1 has size 4, but its window over"
+                + " input s32[7,6]{1,0} dimension 1 gives 3"},
+            {rw, "4,3", "3,3", "reduce-window r: output s32[4,3]{1,0} dimension 0 has size 4, but its window over"
+                + " input s32[7,6]{1,0} dimension 0 gives 3"},
+            {conv, "1,9,4", "1,4,4", "convolution r: output f32[1,9,4]{2,1,0} dimension 1 has size 9, but its input"
+                + " f32[1,8,2]{2,1,0} and kernel f32[3,2,4]{2,1,0} give 4: expected [1, 4, 4]"},
+            {conv, "1,4,5", "1,4,4", "dimension 2 has size 5, but its input f32[1,8,2]{2,1,0} and kernel"
+                + " f32[3,2,4]{2,1,0} give 4"},
+            {gather, "4,3,5", "4,2,5", "gather r: output f32[4,3,5]{2,1,0} dimension 1 has size 3, but its operand"
+                + " f32[6,5]{1,0}, indices s32[4,1]{1,0} and slice_sizes [2, 5] give 2: expected [4, 2, 5]"},
+            {gather, "5,2,5", "4,2,5", "gather r: output f32[5,2,5]{2,1,0} dimension 0 has size 5"},
+        };
+        for (String[] c : cases) {
+            HloModule bad = HloModule.parse("HloModule m\n" + c[0].formatted(c[1]));
+            for (var analysis : List.<org.junit.jupiter.api.function.Executable>of(
+                    () -> HloIndexing.outputToInput(bad, bad.entry().root()),
+                    () -> HloIndexing.inputToOutput(bad, bad.entry().root(), 0, false))) {
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class, analysis, c[1]);
+                assertTrue(e.getMessage().contains(c[3]), e.getMessage());
+            }
+            HloModule good = HloModule.parse("HloModule m\n" + c[0].formatted(c[2]));
+            HloIndexing.outputToInput(good, good.entry().root());
+            HloIndexing.inputToOutput(good, good.entry().root(), 0, false);
+        }
+        HloModule good = HloModule.parse("HloModule m\n" + rw.formatted("3,3"));
+        assertEquals("(d0, d1)[s0, s1] -> (d0 * 2 + s0, d1 * 2 + s1 * 2 - 1), domain: d0 in [0, 2], d1 in [0, 2],"
+                + " s0 in [0, 2], s1 in [0, 1], d1 + s1 in [1, 3]",
+                single(HloIndexing.outputToInput(good, good.entry().root()), 0));
+    }
 }

@@ -15,8 +15,11 @@ import dev.tensorbuf.views.indexing.Exprs.Sum;
 import dev.tensorbuf.views.indexing.Exprs.Term;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 
 /**
  * Range-aware rewrites of one expression (seed 004, XLA's indexing-map simplifier). Every rule is
@@ -41,21 +44,125 @@ import java.util.TreeSet;
  *     ({@link #digitsJoined}).</li>
  * </ul>
  * Sums come out with their terms in descending coefficient order, the constant last.
+ *
+ * <p>Evaluation checks every sum and product for 64-bit overflow, so an identity over the
+ * integers can still fail where the original evaluates: {@code (d0 + d1 / 3) / 12 -> (d0 * 3 + d1)
+ * / 36} overflows in {@code d0 * 3} for d0 near 2^62, and putting {@code -d2 + d0 + d1} in
+ * coefficient order overflows in {@code d0 + d1}. A rewrite is kept only when every sum and
+ * product of its result stays within a long over the variables' bounds ({@link #fits}); a rewrite
+ * whose own arithmetic overflows (a constant past 2^63) is skipped. An expression that may
+ * overflow somewhere in its bounds is left as it is.
  */
 final class ExprSimplifier {
     private static final int MAX_PASSES = 16;
     private final RangeEvaluator ranges;
+
+    /** {@link #fits} of the nodes seen, by identity, as {@link RangeEvaluator} keeps ranges. */
+    private final Map<AffineExpr, Boolean> fitting = new IdentityHashMap<>();
 
     ExprSimplifier(RangeEvaluator ranges) {
         this.ranges = ranges;
     }
 
     AffineExpr simplify(AffineExpr e) {
-        AffineExpr cur = rewriteFully(Exprs.canonical(e));
+        AffineExpr start = guarded(e, () -> Exprs.canonical(e));
+        AffineExpr cur = rewriteFully(start);
         if (cur instanceof Add && hasModTerm(cur) && ranges.affineOnProbes(cur)) {
-            cur = digitsJoined(cur);
+            AffineExpr before = cur;
+            cur = guarded(before, () -> digitsJoined(before));
         }
-        return sortSums(cur);
+        AffineExpr unsorted = cur;
+        AffineExpr result = guarded(unsorted, () -> sortSums(unsorted));
+        return result == e || fits(result) ? result : e;
+    }
+
+    /**
+     * {@return {@code rewrite}'s result when it {@link #fits}; else, or when the rewrite itself
+     * overflows, {@code before}} Also when {@code before} does not fit: by ranges it may overflow
+     * somewhere, but it may still evaluate where a rewrite would not ({@code d0 * 3 + d0 mod 9}
+     * with d0 near 2^63 / 3 evaluates at its lowest d0, {@code d0 * 4 - c} nowhere).
+     */
+    private AffineExpr guarded(AffineExpr before, Supplier<AffineExpr> rewrite) {
+        try {
+            AffineExpr after = rewrite.get();
+            if (after == before || fits(after)) {
+                return after;
+            }
+        } catch (IllegalArgumentException | ArithmeticException overflow) {
+            // Exprs' exact arithmetic: a folded constant or coefficient past 2^63. The rewrite is
+            // an identity over the integers only; over longs it has no value, so it is skipped.
+        }
+        return before;
+    }
+
+    /**
+     * {@return whether evaluating {@code e} anywhere in the variables' bounds keeps every sum and
+     * product within a long}, from the range of each operand. Divisions and the rest cannot
+     * overflow ({@code Long.MIN_VALUE / -1} aside, which no rewrite introduces).
+     */
+    boolean fits(AffineExpr e) {
+        return switch (e) {
+            case Dim d -> true;
+            case Sym s -> true;
+            case Rt r -> true;
+            case Const c -> true;
+            default -> {
+                Boolean known = fitting.get(e);
+                if (known == null) {
+                    known = fitsNode(e);
+                    fitting.put(e, known);
+                }
+                yield known;
+            }
+        };
+    }
+
+    private boolean fitsNode(AffineExpr e) {
+        return switch (e) {
+            case Add(AffineExpr l, AffineExpr r) -> fits(l) && fits(r) && sumFits(range(l), range(r));
+            case Mul(AffineExpr l, AffineExpr r) -> fits(l) && fits(r) && productFits(range(l), range(r));
+            case FloorDiv(AffineExpr l, AffineExpr r) -> fits(l) && fits(r);
+            case CeilDiv(AffineExpr l, AffineExpr r) -> fits(l) && fits(r);
+            case Mod(AffineExpr l, AffineExpr r) -> fits(l) && fits(r);
+            case Min(AffineExpr l, AffineExpr r) -> fits(l) && fits(r);
+            case Max(AffineExpr l, AffineExpr r) -> fits(l) && fits(r);
+            default -> true;
+        };
+    }
+
+    /*
+     * Interval arithmetic reads Long.MIN_VALUE and Long.MAX_VALUE as unbounded (MAX plus anything
+     * stays MAX), so a value that reaches either end, a constant included, has no reliable range:
+     * folding (d0 + 7) mod 9 near Long.MIN_VALUE to d0 + Long.MAX_VALUE gave it the range
+     * [MAX, MAX], and min(d0 mod 3, that) then picked d0 mod 3. Only values strictly inside fit.
+     */
+    private static boolean sumFits(Interval a, Interval b) {
+        if (a.isEmpty() || b.isEmpty()) {
+            return true;
+        }
+        try {
+            return inside(a.lo()) && inside(a.hi()) && inside(b.lo()) && inside(b.hi())
+                    && inside(Math.addExact(a.lo(), b.lo())) && inside(Math.addExact(a.hi(), b.hi()));
+        } catch (ArithmeticException overflow) {
+            return false;
+        }
+    }
+
+    private static boolean productFits(Interval a, Interval b) {
+        if (a.isEmpty() || b.isEmpty()) {
+            return true;
+        }
+        try {
+            return inside(a.lo()) && inside(a.hi()) && inside(b.lo()) && inside(b.hi())
+                    && inside(Math.multiplyExact(a.lo(), b.lo())) && inside(Math.multiplyExact(a.lo(), b.hi()))
+                    && inside(Math.multiplyExact(a.hi(), b.lo())) && inside(Math.multiplyExact(a.hi(), b.hi()));
+        } catch (ArithmeticException overflow) {
+            return false;
+        }
+    }
+
+    private static boolean inside(long v) {
+        return v != Long.MIN_VALUE && v != Long.MAX_VALUE;
     }
 
     private AffineExpr rewriteFully(AffineExpr e) {
@@ -137,7 +244,12 @@ final class ExprSimplifier {
         return !r.isEmpty() && r.lo() != Long.MIN_VALUE && r.hi() != Long.MAX_VALUE;
     }
 
+    /** One pass over {@code e}; each node's rewrite is {@link #guarded}. */
     AffineExpr rewrite(AffineExpr e) {
+        return guarded(e, () -> rewriteNode(e));
+    }
+
+    private AffineExpr rewriteNode(AffineExpr e) {
         return switch (e) {
             case Dim d -> d;
             case Sym s -> s;
@@ -345,7 +457,8 @@ final class ExprSimplifier {
         Interval r = range(x);
         if (bounded(r) && Math.floorDiv(r.lo(), c) == Math.floorDiv(r.hi(), c)) {
             long q = Math.floorDiv(r.lo(), c);
-            return Exprs.add(x, new Const(-q * c));
+            // Exact: for x near Long.MIN_VALUE, -q * c is 2^63, which wrapped to its negation.
+            return Exprs.add(x, new Const(Math.multiplyExact(Math.negateExact(q), c)));
         }
         if (c < 0) {
             return Exprs.mod(x, new Const(c));

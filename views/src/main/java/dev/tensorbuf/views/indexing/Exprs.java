@@ -228,7 +228,8 @@ final class Exprs {
     }
 
     static long ceilDiv(long x, long c) {
-        return -Math.floorDiv(-x, c);
+        // Not -floorDiv(-x, c): -Long.MIN_VALUE wraps, and ceilDiv(MIN, 2) came out positive.
+        return Math.ceilDiv(x, c);
     }
 
     static AffineExpr mod(AffineExpr a, AffineExpr b) {

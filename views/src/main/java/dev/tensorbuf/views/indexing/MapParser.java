@@ -182,15 +182,12 @@ final class MapParser {
             domainVars(rangeNames, "s", ranges, entries);
             domainVars(runtimeNames, "rt", runtimes, entries);
             while (entries[0]++ == 0 || accept(",")) {
-                int at = pos;
                 AffineExpr e = expression();
                 Interval bounds = in();
-                if (constraints.containsKey(e)) {
-                    pos = at;
-                    skipSpace();
-                    throw error("duplicate constraint " + e.toText());
-                }
-                constraints.put(e, bounds);
+                // Constraints are keyed by their canonical form, so d0 + d0 and d0 * 2 are one:
+                // both must hold, as IndexingMap.of, withConstraint and XLA's AddConstraint take them.
+                // Constants (d0 - d0) meet here too; IndexingMap.of then tests the intersection.
+                constraints.merge(e, bounds, Interval::intersect);
             }
         } else if (varCount > 0) {
             throw error("expected ', domain:' with the bounds of " + varCount + " variable(s)");

@@ -61,19 +61,30 @@ final class MapSimplifier {
                 m.runtimeVarBounds()));
         List<AffineExpr> results = new ArrayList<>();
         for (AffineExpr e : m.results()) {
-            results.add(es.simplify(points == null ? e : e.replace(points, null, null)));
+            results.add(es.simplify(withPoints(e, points)));
         }
         Map<AffineExpr, Interval> cons = new LinkedHashMap<>();
         boolean empty = false;
         for (Map.Entry<AffineExpr, Interval> c : m.constraints().entrySet()) {
-            AffineExpr e = es.simplify(points == null ? c.getKey() : c.getKey().replace(points, null, null));
+            AffineExpr e = es.simplify(withPoints(c.getKey(), points));
             Interval in = c.getValue();
             for (int i = 0; i < MAX_ROUNDS; i++) {
-                Rewritten next = rewriteConstraint(e, in, es);
+                Rewritten next;
+                try {
+                    next = rewriteConstraint(e, in, es);
+                } catch (IllegalArgumentException | ArithmeticException overflow) {
+                    break; // a bound or coefficient past 2^63: the constraint stays as it is
+                }
                 if (next == null) {
                     break;
                 }
-                e = es.simplify(next.expr);
+                AffineExpr simplified = es.simplify(next.expr);
+                // Constraints are evaluated too (IndexingMap.contains): one that evaluates must not
+                // become one that overflows.
+                if (!es.fits(simplified) && es.fits(e)) {
+                    break;
+                }
+                e = simplified;
                 in = next.in;
             }
             empty |= IndexingMap.addConstraint(e, in, d, s, r, cons);
@@ -95,6 +106,21 @@ final class MapSimplifier {
         empty |= d.stream().anyMatch(v -> v.bounds().isEmpty()) || s.stream().anyMatch(v -> v.bounds().isEmpty())
                 || r.stream().anyMatch(v -> v.bounds().isEmpty());
         return IndexingMap.make(d, s, r, results, kept, empty);
+    }
+
+    /**
+     * {@return {@code e} with point dimensions replaced by their values, or {@code e} itself when
+     * folding them in overflows a constant (the simplifier must not fail on a map that evaluates)}
+     */
+    private static AffineExpr withPoints(AffineExpr e, List<AffineExpr> points) {
+        if (points == null) {
+            return e;
+        }
+        try {
+            return e.replace(points, null, null);
+        } catch (IllegalArgumentException | ArithmeticException overflow) {
+            return e;
+        }
     }
 
     private static List<Interval> bounds(List<Variable> vars) {
@@ -175,7 +201,7 @@ final class MapSimplifier {
             Interval rr = es.range(new Sum(rest, 0).build());
             if (!rest.isEmpty() && rr.lo() >= 0 && rr.hi() < g) {
                 return new Rewritten(new Sum(multiples, 0).build(),
-                        new Interval(Math.floorDiv(lo, g), Math.floorDiv(hi - g + 1, g)));
+                        new Interval(Math.floorDiv(lo, g), Math.floorDiv(Math.addExact(Math.subtractExact(hi, g), 1), g)));
             }
         }
         return null;
@@ -212,6 +238,9 @@ final class MapSimplifier {
                         continue;
                     }
                     long g = ExprSimplifier.gcd(a.m, b.m);
+                    if (a.m / g > MAX_MERGED_MODULUS / b.m) {
+                        continue; // checked before multiplying: moduli near 2^63 wrapped the lcm
+                    }
                     long lcm = a.m / g * b.m;
                     if (lcm > MAX_MERGED_MODULUS) {
                         continue;
@@ -268,8 +297,14 @@ final class MapSimplifier {
             if (b.lo() == Long.MIN_VALUE || b.hi() == Long.MAX_VALUE) {
                 continue;
             }
-            long lo = up(b.lo(), res.m, allowed);
-            long hi = down(b.hi(), res.m, allowed);
+            long lo;
+            long hi;
+            try {
+                lo = up(b.lo(), res.m, allowed);
+                hi = down(b.hi(), res.m, allowed);
+            } catch (ArithmeticException overflow) {
+                continue; // the next allowed value lies past a long: the bounds stay as they are
+            }
             vars.set(i, vars.get(i).withBounds(new Interval(lo, hi)));
             if (lo > hi) {
                 return true;
@@ -283,7 +318,8 @@ final class MapSimplifier {
         if (allowed.contains(rem)) {
             return v;
         }
-        return rem < allowed.lo() ? v + (allowed.lo() - rem) : v + (m - rem) + allowed.lo();
+        return rem < allowed.lo() ? Math.addExact(v, allowed.lo() - rem)
+                : Math.addExact(Math.addExact(v, m - rem), allowed.lo());
     }
 
     private static long down(long v, long m, Interval allowed) {
@@ -291,6 +327,7 @@ final class MapSimplifier {
         if (allowed.contains(rem)) {
             return v;
         }
-        return rem > allowed.hi() ? v - (rem - allowed.hi()) : v - rem - (m - allowed.hi());
+        return rem > allowed.hi() ? Math.subtractExact(v, rem - allowed.hi())
+                : Math.subtractExact(Math.subtractExact(v, rem), m - allowed.hi());
     }
 }

@@ -37,13 +37,37 @@ class IndexingMapTextTest {
             (d0) -> (d0), domain: d0 in [0, 3], d0 mod 2             | expected 'in'                       | 44
             KNOWN FULL                                               | expected 'EMPTY'                    | 6
             (d0) -> (d0 # 2), domain: d0 in [0, 3]                   | expected ')'                        | 12
-            (d0) -> (d0), domain: d0 in [0, 3], d0 + 1 in [0, 1], d0 + 1 in [0, 2] | duplicate constraint d0 + 1 | 54
             """)
     void malformedTextNamesTheProblemAndPosition(String text, String message, int position) {
         TextFormatException e = assertThrows(TextFormatException.class, () -> IndexingMap.parse(text));
         assertTrue(e.getMessage().contains(message), e.getMessage());
         assertEquals(position, e.position(), e.getMessage());
         assertEquals(text, e.input());
+    }
+
+    /**
+     * Constraints equal after canonicalisation ({@code d0 + d0} and {@code d0 * 2}) were refused as
+     * duplicates, though IndexingMap.of, withConstraint and XLA's AddConstraint intersect them.
+     */
+    @Test
+    void repeatedConstraintsIntersectAsTheApiDoes() {
+        IndexingMap m = IndexingMap.parse("(d0) -> (d0), domain: d0 in [0, 3], d0 + d0 in [0, 4], d0 * 2 in [0, 2]");
+        IndexingMap api = IndexingMap.of(List.of(Variable.of(0, 3)), List.of(), List.of(AffineExpr.dim(0)))
+                .withConstraint(AffineExpr.dim(0).times(2), new Interval(0, 4))
+                .withConstraint(AffineExpr.dim(0).times(2), new Interval(0, 2));
+        assertEquals(api, m);
+        assertEquals("(d0) -> (d0), domain: d0 in [0, 3], d0 * 2 in [0, 2]", m.toString());
+        assertEquals(new Interval(0, 2), m.constraints().get(AffineExpr.dim(0).times(2)));
+        assertEquals("(d0) -> (d0), domain: d0 in [0, 1]", m.simplify().toString());
+        assertEquals("(d0) -> (d0), domain: d0 in [0, 3], d0 + 1 in [1, 1]",
+                IndexingMap.parse("(d0) -> (d0), domain: d0 in [0, 3], d0 + 1 in [0, 1], 1 + d0 in [1, 2]").toString());
+        // Constant constraints: 0 in [0, 5] and 0 in [-1, 0] hold; 0 in [0, 5] and 0 in [2, 3] cannot.
+        assertEquals("(d0) -> (d0), domain: d0 in [0, 3]",
+                IndexingMap.parse("(d0) -> (d0), domain: d0 in [0, 3], d0 - d0 in [0, 5], 0 in [-1, 0]").toString());
+        assertTrue(IndexingMap.parse("(d0) -> (d0), domain: d0 in [0, 3], d0 - d0 in [0, 5], d0 * 0 in [2, 3]")
+                .isKnownEmpty());
+        assertTrue(IndexingMap.parse("(d0) -> (d0), domain: d0 in [0, 3], d0 * 2 in [0, 1], d0 + d0 in [4, 6]")
+                .isKnownEmpty());
     }
 
     @Test

@@ -1,5 +1,7 @@
 package dev.tensorbuf.ops.indexing.internal;
 
+import dev.tensorbuf.ops.hlo.HloAttribute.ConvolutionDims;
+import dev.tensorbuf.ops.hlo.HloAttribute.WindowDim;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.views.ArrayShape;
 import java.util.ArrayList;
@@ -10,12 +12,14 @@ import java.util.Set;
 /**
  * The shape rules of XLA's verifier for the ops whose maps index by their attributes without
  * looking: element-wise ops (bitcast-convert between widths too), broadcast, transpose, bitcast, reverse, reduce, concatenate, dynamic-slice,
- * dynamic-update-slice and get-tuple-element. Without them a module that XLA would refuse got
+ * dynamic-update-slice, get-tuple-element, and the output sizes XLA's shape inference gives
+ * reduce-window, convolution and gather. Without them a module that XLA would refuse got
  * maps of the wrong rank or range: {@code reduce(f32[4,8]), dimensions={1}} declared as
  * {@code f32[8]} mapped the output's 8 elements onto a dimension of 4, a reverse of dimension 2 of
  * a rank-2 operand was the identity. Each error names the instruction and what does not fit.
- * (Slice, pad, reshape, dot, reduce-window, convolution and all-gather check their own
- * attributes where they read them.)
+ * A reduce-window, convolution or gather declared larger than its attributes allow got maps that
+ * read past the end of its operand. (Slice, pad, reshape, dot and all-gather check their own
+ * attributes where they read them, as do the ranks and dim_labels of windowed ops.)
  * {@snippet :
  * // ROOT r = f32[8] reduce(p0, c), dimensions={1} with p0 = f32[4,8]:
  * ShapeChecks.check(ctx, r, false); // IllegalArgumentException: reduce r: output f32[8]{0} does not
@@ -42,6 +46,9 @@ final class ShapeChecks {
             case "dynamic-slice" -> dynamicSlice(ctx, instr);
             case "dynamic-update-slice" -> dynamicUpdateSlice(ctx, instr);
             case "get-tuple-element" -> getTupleElement(ctx, instr);
+            case "reduce-window" -> reduceWindow(ctx, instr);
+            case "convolution" -> convolution(ctx, instr);
+            case "gather" -> gather(ctx, instr);
             default -> {
             }
         }
@@ -250,6 +257,167 @@ final class ShapeChecks {
         ArrayShape element = tuple.outputShape((int) index);
         if (!element.dims().equals(instr.arrayShape().dims())) {
             throw error(instr, "output " + instr.arrayShape() + " is not element " + index + " of " + tuple.shape());
+        }
+    }
+
+    /** Each output is its input with every dimension windowed as XLA's {@code InferWindowOutputShape} does. */
+    private static void reduceWindow(Ctx ctx, HloInstruction instr) {
+        List<WindowDim> window = Windows.window(instr);
+        int n = instr.operands().size() / 2;
+        if (instr.operands().size() % 2 != 0 || instr.outputCount() != n) {
+            throw error(instr, "has " + instr.operands().size() + " operands and " + instr.outputCount()
+                    + " output(s); it takes N inputs, then N init values, for N outputs");
+        }
+        for (int k = 0; k < n; k++) {
+            ArrayShape in = ctx.operandShape(instr, k);
+            ArrayShape out = instr.outputShape(k);
+            Windows.checkWindowRank(instr, window, in, out);
+            for (int j = 0; j < in.rank(); j++) {
+                long expected = windowed(instr, window.get(j), j, in.dim(j));
+                if (out.dim(j) != expected) {
+                    throw error(instr, "output " + out + " dimension " + j + " has size " + out.dim(j)
+                            + ", but its window over input " + in + " dimension " + j + " gives " + expected);
+                }
+            }
+        }
+    }
+
+    /**
+     * {@return the number of window positions along one dimension of {@code size} elements}: the
+     * base-dilated, padded bound and the dilated window, strided as XLA's {@code window_util} does
+     */
+    private static long windowed(HloInstruction instr, WindowDim w, int dim, long size) {
+        try {
+            long dilated = size == 0 ? 0 : Math.addExact(Math.multiplyExact(size - 1, w.baseDilation()), 1);
+            long padded = Math.addExact(Math.addExact(dilated, w.padLow()), w.padHigh());
+            long window = Math.addExact(Math.multiplyExact(w.size() - 1, w.windowDilation()), 1);
+            if (padded < 0) {
+                throw error(instr, "window dimension " + dim + " pads " + size + " element(s) to " + padded);
+            }
+            return padded == 0 || window > padded ? 0 : (padded - window) / w.stride() + 1;
+        } catch (ArithmeticException overflow) {
+            throw error(instr, "window dimension " + dim + " over " + size + " element(s) overflows 64 bits");
+        }
+    }
+
+    /**
+     * The output batch is the input batch over {@code batch_group_count}, the output features the
+     * kernel's, each spatial dimension the input's windowed (XLA's {@code InferConvolveShape}).
+     */
+    private static void convolution(Ctx ctx, HloInstruction instr) {
+        ArrayShape lhs = ctx.operandShape(instr, 0);
+        ArrayShape rhs = ctx.operandShape(instr, 1);
+        ArrayShape out = instr.arrayShape();
+        List<WindowDim> window = Windows.window(instr);
+        ConvolutionDims dn = Windows.dimLabels(instr);
+        long fgc = instr.intValue("feature_group_count", 1);
+        long bgc = instr.intValue("batch_group_count", 1);
+        Windows.checkConvolution(instr, lhs, rhs, out, window, dn, fgc, bgc);
+        long inFeatures = lhs.dim(dn.inputFeature());
+        long kernelIn = rhs.dim(dn.kernelInputFeature());
+        long kernelOut = rhs.dim(dn.kernelOutputFeature());
+        if (inFeatures / fgc != kernelIn) {
+            throw error(instr, "input features " + inFeatures + " over feature_group_count " + fgc
+                    + " must be the kernel's input features " + kernelIn + " (kernel " + rhs + ")");
+        }
+        if (kernelOut % fgc != 0 || kernelOut % bgc != 0) {
+            throw error(instr, "the kernel's output features " + kernelOut + " must divide by feature_group_count "
+                    + fgc + " and batch_group_count " + bgc);
+        }
+        List<Long> expected = new ArrayList<>(out.dims());
+        expected.set(dn.outputBatch(), lhs.dim(dn.inputBatch()) / bgc);
+        expected.set(dn.outputFeature(), kernelOut);
+        for (int i = 0; i < dn.inputSpatial().size(); i++) {
+            long kernelSize = rhs.dim(dn.kernelSpatial().get(i));
+            if (window.get(i).size() != kernelSize) {
+                throw error(instr, "window dimension " + i + " has size " + window.get(i).size()
+                        + " but kernel " + rhs + " spatial dimension " + dn.kernelSpatial().get(i) + " has size "
+                        + kernelSize);
+            }
+            expected.set(dn.outputSpatial().get(i),
+                    windowed(instr, window.get(i), i, lhs.dim(dn.inputSpatial().get(i))));
+        }
+        mismatch(instr, out, expected, "its input " + lhs + " and kernel " + rhs);
+    }
+
+    /**
+     * Offset dimensions take the slice sizes of the operand dimensions that are neither collapsed
+     * nor batching dimensions, in order; the other output dimensions take the indices' dimensions
+     * without {@code index_vector_dim}, in order (XLA's {@code InferGatherShape}).
+     */
+    private static void gather(Ctx ctx, HloInstruction instr) {
+        ArrayShape operand = ctx.operandShape(instr, 0);
+        ArrayShape indices = ctx.operandShape(instr, 1);
+        ArrayShape out = instr.arrayShape();
+        List<Long> sliceSizes = instr.ints("slice_sizes");
+        if (sliceSizes.size() != operand.rank()) {
+            throw error(instr, "slice_sizes " + sliceSizes + " must have one size per dimension of " + operand);
+        }
+        for (int j = 0; j < operand.rank(); j++) {
+            if (sliceSizes.get(j) < 0 || sliceSizes.get(j) > operand.dim(j)) {
+                throw error(instr, "slice_sizes " + sliceSizes + " must lie within its operand " + operand);
+            }
+        }
+        List<Long> collapsed = instr.intsOrEmpty("collapsed_slice_dims");
+        List<Long> batching = instr.intsOrEmpty("operand_batching_dims");
+        distinctDims(instr, "collapsed_slice_dims", collapsed, operand);
+        distinctDims(instr, "operand_batching_dims", batching, operand);
+        for (long d : collapsed) {
+            if (sliceSizes.get((int) d) > 1 || batching.contains(d)) {
+                throw error(instr, "collapsed_slice_dims " + collapsed + " must be dimensions of slice size at most 1"
+                        + " that are not operand_batching_dims " + batching + " (slice_sizes " + sliceSizes + ")");
+            }
+        }
+        long ivd = instr.intValue("index_vector_dim", indices.rank());
+        if (ivd < 0 || ivd > indices.rank()) {
+            throw error(instr, "index_vector_dim " + ivd + " must lie in [0, " + indices.rank() + "] for indices "
+                    + indices);
+        }
+        List<Long> batchSizes = new ArrayList<>(indices.dims());
+        if (ivd < indices.rank()) {
+            batchSizes.remove((int) ivd);
+        }
+        List<Long> offsetSizes = new ArrayList<>();
+        for (int j = 0; j < operand.rank(); j++) {
+            if (!collapsed.contains((long) j) && !batching.contains((long) j)) {
+                offsetSizes.add(sliceSizes.get(j));
+            }
+        }
+        List<Long> offsetDims = instr.intsOrEmpty("offset_dims");
+        int rank = batchSizes.size() + offsetSizes.size();
+        if (out.rank() != rank) {
+            throw error(instr, "output " + out + " must have rank " + rank + ": " + batchSizes.size()
+                    + " batch dimension(s) from indices " + indices + " and " + offsetSizes.size()
+                    + " offset dimension(s) from slice_sizes " + sliceSizes);
+        }
+        if (offsetDims.size() != offsetSizes.size()) {
+            throw error(instr, "offset_dims " + offsetDims + " must name " + offsetSizes.size() + " output dimension(s),"
+                    + " one per operand dimension neither collapsed nor batching");
+        }
+        for (int i = 0; i < offsetDims.size(); i++) {
+            long d = offsetDims.get(i);
+            if (d < 0 || d >= rank || (i > 0 && d <= offsetDims.get(i - 1))) {
+                throw error(instr, "offset_dims " + offsetDims + " must be increasing dimensions of its rank-" + rank
+                        + " output " + out);
+            }
+        }
+        List<Long> expected = new ArrayList<>();
+        int nextOffset = 0;
+        int nextBatch = 0;
+        for (int d = 0; d < rank; d++) {
+            expected.add(offsetDims.contains((long) d) ? offsetSizes.get(nextOffset++) : batchSizes.get(nextBatch++));
+        }
+        mismatch(instr, out, expected, "its operand " + operand + ", indices " + indices + " and slice_sizes "
+                + sliceSizes);
+    }
+
+    /** Refuses {@code out} naming its first dimension whose size is not the one its attributes give. */
+    private static void mismatch(HloInstruction instr, ArrayShape out, List<Long> expected, String from) {
+        for (int d = 0; d < out.rank(); d++) {
+            if (out.dim(d) != expected.get(d)) {
+                throw error(instr, "output " + out + " dimension " + d + " has size " + out.dim(d) + ", but "
+                        + from + " give " + expected.get(d) + ": expected " + expected);
+            }
         }
     }
 

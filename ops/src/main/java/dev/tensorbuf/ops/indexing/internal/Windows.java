@@ -25,7 +25,7 @@ final class Windows {
     private Windows() {
     }
 
-    private static List<WindowDim> window(HloInstruction instr) {
+    static List<WindowDim> window(HloInstruction instr) {
         return ((HloAttribute.Window) instr.attribute("window").orElseThrow(
                 () -> new IllegalArgumentException(instr.opcode() + " " + instr.name() + " has no window"))).dims();
     }
@@ -71,7 +71,7 @@ final class Windows {
      * {@code dim_labels}, one window dimension per spatial dimension, and group counts that are
      * positive and divide the dimensions they split.
      */
-    private static void checkConvolution(HloInstruction instr, ArrayShape lhs, ArrayShape rhs, ArrayShape out,
+    static void checkConvolution(HloInstruction instr, ArrayShape lhs, ArrayShape rhs, ArrayShape out,
                                          List<WindowDim> window, ConvolutionDims dn, long fgc, long bgc) {
         String what = "convolution " + instr.name();
         checkRank(what, "input", lhs, dn.inputSpatial().size());
@@ -98,7 +98,7 @@ final class Windows {
     }
 
     /** A reduce-window has one window dimension per dimension of its operands and outputs. */
-    private static void checkWindowRank(HloInstruction instr, List<WindowDim> window, ArrayShape in, ArrayShape out) {
+    static void checkWindowRank(HloInstruction instr, List<WindowDim> window, ArrayShape in, ArrayShape out) {
         if (window.size() != in.rank() || out.rank() != in.rank()) {
             throw new IllegalArgumentException("reduce-window " + instr.name() + ": window has " + window.size()
                     + " dimension(s), operand " + in + " and output " + out + " must have as many");
@@ -112,13 +112,17 @@ final class Windows {
         }
     }
 
+    static ConvolutionDims dimLabels(HloInstruction instr) {
+        return ((HloAttribute.DimLabels) instr.attribute("dim_labels").orElseThrow(
+                () -> new IllegalArgumentException("convolution " + instr.name() + " has no dim_labels"))).labels();
+    }
+
     static List<Set<OperandIndexing>> convolution(Ctx ctx, HloInstruction instr) {
         ArrayShape out = instr.arrayShape();
         ArrayShape lhs = ctx.operandShape(instr, 0);
         ArrayShape rhs = ctx.operandShape(instr, 1);
         List<WindowDim> window = window(instr);
-        ConvolutionDims dn = ((HloAttribute.DimLabels) instr.attribute("dim_labels").orElseThrow(
-                () -> new IllegalArgumentException("convolution " + instr.name() + " has no dim_labels"))).labels();
+        ConvolutionDims dn = dimLabels(instr);
         long fgc = instr.intValue("feature_group_count", 1);
         long bgc = instr.intValue("batch_group_count", 1);
         checkConvolution(instr, lhs, rhs, out, window, dn, fgc, bgc);
@@ -220,8 +224,7 @@ final class Windows {
         ArrayShape lhs = ctx.operandShape(instr, 0);
         ArrayShape rhs = ctx.operandShape(instr, 1);
         List<WindowDim> window = window(instr);
-        ConvolutionDims dn = ((HloAttribute.DimLabels) instr.attribute("dim_labels").orElseThrow(
-                () -> new IllegalArgumentException("convolution " + instr.name() + " has no dim_labels"))).labels();
+        ConvolutionDims dn = dimLabels(instr);
         long fgc = instr.intValue("feature_group_count", 1);
         long bgc = instr.intValue("batch_group_count", 1);
         checkConvolution(instr, lhs, rhs, out, window, dn, fgc, bgc);
