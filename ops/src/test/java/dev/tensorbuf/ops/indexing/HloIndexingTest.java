@@ -200,6 +200,10 @@ class HloIndexingTest {
                 "transpose r: dimensions [0] are not a permutation of [0, 2)"},
             {"p0 = f32[10,20] parameter(0)\n ROOT r = f32[10] bitcast(p0)",
                 "bitcast r: changes the element count: f32[10,20]{1,0} has 200 elements, f32[10]{0} 10"},
+            {"p0 = s4[5]{0:E(4)} parameter(0)\n ROOT r = s4[5]{0} bitcast(p0)",
+                "bitcast r: changes the byte size: s4[5]{0:E(4)} is 3 bytes, s4[5]{0} 5"},
+            {"p0 = f32[3,4]{1,0:T(2,2)} parameter(0)\n ROOT r = f32[2,6]{1,0} bitcast(p0)",
+                "bitcast r: changes the byte size: f32[3,4]{1,0:T(2,2)} is 64 bytes, f32[2,6]{1,0} 48"},
             {"p0 = f32[4] parameter(0)\n ROOT r = u8[4,3] bitcast-convert(p0)",
                 "bitcast-convert r: the u8 side u8[4,3]{1,0} must be the f32 side f32[4]{0} with one more dimension of 4"},
         };

@@ -144,6 +144,18 @@ final class ShapeChecks {
             throw error(instr, "changes the element count: " + in + " has " + in.elementCount() + " elements, "
                     + out + " " + out.elementCount());
         }
+        // Same elements, other bytes: E(n) packing or tile padding on one side only (XLA's
+        // verifier compares the byte sizes too).
+        long inBytes = laidOut(in).arraySize();
+        long outBytes = laidOut(out).arraySize();
+        if (inBytes != outBytes) {
+            throw error(instr, "changes the byte size: " + laidOut(in) + " is " + inBytes + " bytes, " + laidOut(out)
+                    + " " + outBytes);
+        }
+    }
+
+    private static ArrayShape laidOut(ArrayShape s) {
+        return s.layout().isPresent() ? s : s.withLayout(dev.tensorbuf.views.XlaLayout.descending(s.rank()));
     }
 
     private static void reverse(Ctx ctx, HloInstruction instr) {
