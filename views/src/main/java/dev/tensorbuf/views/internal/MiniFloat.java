@@ -9,10 +9,10 @@ import java.util.List;
  * <p>One parametrised codec serves every format: sign bit (when {@link #signed}), {@code e}
  * exponent bits with {@code bias}, {@code m} stored mantissa bits, and a rule for the top of
  * the range ({@link Top}). Encoding a {@code float} rounds to nearest, ties to even pattern, from
- * the exact value. A {@code double} is rounded to {@code float} first, as ml_dtypes does (so a
- * double just off a float tie can round twice: {@code 1.0625000000009663} gives the f8e4m3fn
- * pattern of {@code 1.0} where a single rounding would go up), except for f16, which NumPy
- * rounds once from the double. Overflow gives
+ * the exact value. A {@code double} is rounded once, as XLA rounds it into the f8, f6 and f4
+ * formats ({@code 1 + 2^-4 + 2^-30} gives the f8e4m3fn pattern of {@code 1.125}; ml_dtypes, which
+ * goes through {@code float}, gives {@code 1.0}) and NumPy into f16; bf16 alone goes through
+ * {@code float}, as XLA, ml_dtypes and torch all take it. Overflow gives
  * infinity where the format has one, NaN where it has NaN but no infinity (ml_dtypes'
  * non-saturating conversion), and the largest finite value where it has neither (f6, f4).
  *
@@ -149,7 +149,11 @@ public final class MiniFloat implements FloatCodec {
     /** {@return the bit pattern nearest to {@code x}, in the low {@link #bits()} bits} */
     @Override
     public int encode(double x) {
-        return this == F16 ? encodeExact(x) : encode((float) x);
+        if (this == BF16) {
+            return encode((float) x);
+        }
+        // NumPy keeps an f16 NaN's top payload bits, which the float may not hold.
+        return this == F16 && x != x ? encodeExact(x) : encode(FloatCodec.roundToOdd(x));
     }
 
     // Package-private for MiniFloatEncodeTest, which holds encode(float) to it.
