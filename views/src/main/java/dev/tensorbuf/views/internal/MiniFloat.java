@@ -20,7 +20,9 @@ import java.util.List;
  * (bf16 {@code 0x7fc0}, f8e5m2 {@code 0x7e}, f8e4m3fn {@code 0x7f}, fnuz {@code 0x80}); f16
  * keeps the top ten payload bits as NumPy does. f6 and f4 have no NaN: ml_dtypes maps NaN to a
  * zero whose sign is the NaN's sign inverted, and so do we. Decoding a NaN gives the canonical
- * {@code float} quiet NaN with the pattern's sign, except bf16 and f16, which keep the payload.
+ * {@code float} quiet NaN with the pattern's sign, except bf16 and f16, which keep the payload
+ * (bf16 a signalling one too), and the fnuz formats, whose one NaN (the negative-zero pattern)
+ * decodes positive, as XLA and torch take it (ml_dtypes gives {@code -NaN}).
  */
 public final class MiniFloat implements FloatCodec {
     /** How a format spends the patterns at the top of its exponent range. */
@@ -233,7 +235,7 @@ public final class MiniFloat implements FloatCodec {
             if (this == BF16) {
                 return Float.intBitsToFloat(p << 16);
             }
-            int sign = negative ? 0x8000_0000 : 0;
+            int sign = negative && top != Top.FNUZ ? 0x8000_0000 : 0;
             if (this == F16) {
                 return Float.intBitsToFloat(sign | 0x7f80_0000 | (mantissa << 13));
             }

@@ -67,7 +67,9 @@ class FloatCodecOracleTest {
                 List<String> wrong = new ArrayList<>();
                 for (int p = 0; p < expected.length; p++) {
                     int got = Float.floatToRawIntBits(codec.decode(p));
-                    if (got != expected[p]) {
+                    // The fnuz NaN decodes positive, as XLA and torch take it; ml_dtypes gives -NaN.
+                    boolean fnuzNan = t.xlaName().endsWith("fnuz") && p == 0x80 && got == 0x7fc0_0000;
+                    if (got != expected[p] && !fnuzNan) {
                         wrong.add(String.format("0x%x -> 0x%08x, ml_dtypes 0x%08x", p, got, expected[p]));
                     }
                 }

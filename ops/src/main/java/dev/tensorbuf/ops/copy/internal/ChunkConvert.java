@@ -228,6 +228,8 @@ final class ChunkConvert {
                         c.words[i] = codec.encode(c.floats[i]);
                     }
                 }
+            } else if (to == DType.F8E5M2 && (from == DType.F16 || from == DType.BF16)) {
+                nanToE5m2(c.words, m);
             }
         }
         return true;
@@ -418,6 +420,18 @@ final class ChunkConvert {
                     out[i] = (a | -a) >>> 31;
                 }
             }
+        }
+    }
+
+    /**
+     * Replaces f8e5m2 NaN patterns with {@code 0x7f}, either sign: XLA's f8e5m2 of a NaN from a
+     * narrower float than f32 (f16, bf16, the one-byte formats), where from f32 and f64 it gives the
+     * quiet NaN with the sign ({@code 0x7e}, {@code 0xfe}). See {@link ValueMover#E5M2_NAN}.
+     */
+    static void nanToE5m2(int[] words, int m) {
+        for (int i = 0; i < m; i++) {
+            int w = words[i];
+            words[i] = (w & 0x7f) > 0x7c ? ValueMover.E5M2_NAN : w;
         }
     }
 
