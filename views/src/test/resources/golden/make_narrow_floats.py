@@ -28,6 +28,7 @@ SPECIAL_BITS = [0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7f800001, 0x7f
 print("# Narrow-float conversions from ml_dtypes " + ml_dtypes.__version__ + " and NumPy " + np.__version__
       + " (f16); made by make_narrow_floats.py.")
 print("# decode TYPE PATTERN FLOAT32_BITS | encode TYPE FLOAT32_BITS PATTERN (hex)")
+print("# The fnuz NaN (0x80) decodes to +NaN, as XLA and torch give it, not ml_dtypes' -NaN.")
 inputs = np.concatenate([np.array(INPUTS, dtype=np.float32), np.array(SPECIAL_BITS, dtype=np.uint32).view(np.float32)])
 for name, t, bits in TYPES:
     store = np.uint16 if bits > 8 else np.uint8
@@ -39,6 +40,8 @@ for name, t, bits in TYPES:
         patterns = list(range(1 << bits))
     decoded = np.array(patterns, dtype=np.uint32).astype(store).view(t).astype(np.float32).view(np.uint32)
     for p, d in zip(patterns, decoded):
+        if name.endswith("fnuz") and p == 0x80:
+            d = 0x7FC00000  # the fnuz NaN decodes positive, as XLA and torch take it; ml_dtypes gives -NaN
         print(f"decode {name} {p:x} {int(d):08x}")
     encoded = inputs.astype(t).view(store)
     for x, e in zip(inputs.view(np.uint32), encoded):

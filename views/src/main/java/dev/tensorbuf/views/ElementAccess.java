@@ -242,6 +242,8 @@ public final class ElementAccess {
             return codec.decode((int) getBits(segment, index));
         }
         return switch (type) {
+            // Its bits: through a double, a signalling NaN would come back quiet.
+            case F32 -> Float.intBitsToFloat((int) getBits(segment, index));
             // Through a double, a 64-bit integer would round twice: 2^55 + 2^31 + 1 to 2^55
             // instead of 2^55 + 2^32.
             case S64 -> (float) getBits(segment, index);
@@ -310,6 +312,23 @@ public final class ElementAccess {
             }
             default -> throw wrongKind("setComplex", "a complex");
         }
+    }
+
+    /**
+     * Writes complex element {@code index} from float parts: c64 keeps their bits, a signalling
+     * NaN's too ({@link #setComplex} cannot: widening a float to double quiets it); c128 widens
+     * them. A name of its own, not an overload: integer arguments would pick the float one.
+     *
+     * @throws IllegalArgumentException for non-complex types
+     */
+    public void setComplexFloat(MemorySegment segment, long index, float real, float imag) {
+        if (type != DType.C64) {
+            setComplex(segment, index, real, imag);
+            return;
+        }
+        checkIndex(index);
+        segment.set(I32, index * 8, Float.floatToRawIntBits(real));
+        segment.set(I32, index * 8 + 4, Float.floatToRawIntBits(imag));
     }
 
     /** {@return whether pred element {@code index} is true (any non-zero byte)} @throws IllegalArgumentException for other types */

@@ -456,6 +456,12 @@ public final class TensorView {
         access.setComplex(ElementLocator.segment(this, index), at, real, imag);
     }
 
+    /** Writes a complex element from float parts, as {@link ElementAccess#setComplexFloat} (c64 keeps their bits). */
+    public void setComplexFloat(float real, float imag, long... index) {
+        long at = ElementLocator.locate(this, index, true);
+        access.setComplexFloat(ElementLocator.segment(this, index), at, real, imag);
+    }
+
     /** Writes a float, rounded as {@link ElementAccess#setFloat}. @throws IndexOutOfBoundsException naming the dim and bounds */
     public void setFloat(float value, long... index) {
         long at = ElementLocator.locate(this, index, true);

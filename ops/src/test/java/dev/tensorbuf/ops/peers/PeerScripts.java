@@ -81,11 +81,21 @@ public final class PeerScripts {
      */
     public static List<String> differences(String what, MemorySegment source, int sourceWidth, ElementAccess target,
                                            MemorySegment expected, MemorySegment actual, LongPredicate leftOut) {
+        return differences(what, source, sourceWidth, target, expected, actual, leftOut, false);
+    }
+
+    /**
+     * {@return as {@link #differences(String, MemorySegment, int, ElementAccess, MemorySegment,
+     * MemorySegment, LongPredicate)}, with NaNs compared bit for bit too when {@code nanBits}}
+     */
+    public static List<String> differences(String what, MemorySegment source, int sourceWidth, ElementAccess target,
+                                           MemorySegment expected, MemorySegment actual, LongPredicate leftOut,
+                                           boolean nanBits) {
         int w = target.type().byteWidth();
         List<String> out = new ArrayList<>();
         for (long k = 0; k < expected.byteSize() / w; k++) {
             if (MemorySegment.mismatch(expected, k * w, (k + 1) * w, actual, k * w, (k + 1) * w) >= 0
-                    && !bothNaN(target, expected, actual, k) && !leftOut.test(k)) {
+                    && (nanBits || !bothNaN(target, expected, actual, k)) && !leftOut.test(k)) {
                 out.add(what + ": source " + hex(source, k * sourceWidth, sourceWidth) + ", expected "
                         + hex(expected, k * w, w) + ", got " + hex(actual, k * w, w) + " (bytes, little-endian)");
             }

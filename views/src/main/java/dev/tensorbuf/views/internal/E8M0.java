@@ -8,7 +8,9 @@ package dev.tensorbuf.views.internal;
  * float's exponent field, plus one when the float's mantissa is at least one half (so ties round
  * up; a subnormal float above {@code 2^-127} becomes {@code 2^-126}, one below it {@code 2^-127}); zero, negative
  * values, infinities, NaN and values that round past {@code 2^127} give NaN. A {@code double} is
- * first rounded to {@code float}, as ml_dtypes does.
+ * rounded once, as XLA does ({@code 1.5 - 2^-30} gives 1, where ml_dtypes, through {@code float},
+ * gives 2), except below {@code float}'s normal range, where it is first rounded to {@code float}
+ * as ml_dtypes does (XLA follows no rule there we could pin down).
  */
 public final class E8M0 implements FloatCodec {
     static final E8M0 INSTANCE = new E8M0();
@@ -40,7 +42,7 @@ public final class E8M0 implements FloatCodec {
 
     @Override
     public int encode(double x) {
-        return encode((float) x);
+        return encode(Math.abs(x) >= 0x1p-126 ? FloatCodec.roundToOdd(x) : (float) x);
     }
 
     @Override

@@ -13,8 +13,27 @@ public sealed interface FloatCodec permits MiniFloat, E8M0 {
     /** {@return the pattern nearest to {@code x} (round to nearest, ties to even), in the low {@link #bits()} bits} */
     int encode(float x);
 
-    /** {@return the pattern nearest to {@code x}, rounded once from the exact double} */
+    /** {@return the pattern nearest to {@code x}, rounded once from the exact double (bf16: through float, as XLA)} */
     int encode(double x);
+
+    /**
+     * {@return {@code x} rounded to float toward zero, with the lowest bit set if that lost
+     * anything (round to odd)} A value rounded to odd with at least two bits more than the final
+     * format rounds from there as it would from {@code x} itself: float has 24 against at most 11
+     * in the narrow formats, so a double can go through float without rounding twice. An exact
+     * value, an infinity and a NaN come back as {@code (float) x}.
+     */
+    static float roundToOdd(double x) {
+        float f = (float) x;
+        if (f == x || x != x) {
+            return f;
+        }
+        int bits = Float.floatToRawIntBits(f);
+        if (Math.abs((double) f) > Math.abs(x)) {
+            bits--; // rounded away from zero: the float below in magnitude (from infinity: the largest finite)
+        }
+        return Float.intBitsToFloat(bits | 1);
+    }
 
     /** {@return the value of the low {@link #bits()} bits of {@code pattern}, exactly} */
     float decode(int pattern);

@@ -9,10 +9,10 @@ import java.util.List;
  * <p>One parametrised codec serves every format: sign bit (when {@link #signed}), {@code e}
  * exponent bits with {@code bias}, {@code m} stored mantissa bits, and a rule for the top of
  * the range ({@link Top}). Encoding a {@code float} rounds to nearest, ties to even pattern, from
- * the exact value. A {@code double} is rounded to {@code float} first, as ml_dtypes does (so a
- * double just off a float tie can round twice: {@code 1.0625000000009663} gives the f8e4m3fn
- * pattern of {@code 1.0} where a single rounding would go up), except for f16, which NumPy
- * rounds once from the double. Overflow gives
+ * the exact value. A {@code double} is rounded once, as XLA rounds it into the f8, f6 and f4
+ * formats ({@code 1 + 2^-4 + 2^-30} gives the f8e4m3fn pattern of {@code 1.125}; ml_dtypes, which
+ * goes through {@code float}, gives {@code 1.0}) and NumPy into f16; bf16 alone goes through
+ * {@code float}, as XLA, ml_dtypes and torch all take it. Overflow gives
  * infinity where the format has one, NaN where it has NaN but no infinity (ml_dtypes'
  * non-saturating conversion), and the largest finite value where it has neither (f6, f4).
  *
@@ -20,7 +20,9 @@ import java.util.List;
  * (bf16 {@code 0x7fc0}, f8e5m2 {@code 0x7e}, f8e4m3fn {@code 0x7f}, fnuz {@code 0x80}); f16
  * keeps the top ten payload bits as NumPy does. f6 and f4 have no NaN: ml_dtypes maps NaN to a
  * zero whose sign is the NaN's sign inverted, and so do we. Decoding a NaN gives the canonical
- * {@code float} quiet NaN with the pattern's sign, except bf16 and f16, which keep the payload.
+ * {@code float} quiet NaN with the pattern's sign, except bf16 and f16, which keep the payload
+ * (bf16 a signalling one too), and the fnuz formats, whose one NaN (the negative-zero pattern)
+ * decodes positive, as XLA and torch take it (ml_dtypes gives {@code -NaN}).
  */
 public final class MiniFloat implements FloatCodec {
     /** How a format spends the patterns at the top of its exponent range. */
@@ -149,7 +151,11 @@ public final class MiniFloat implements FloatCodec {
     /** {@return the bit pattern nearest to {@code x}, in the low {@link #bits()} bits} */
     @Override
     public int encode(double x) {
-        return this == F16 ? encodeExact(x) : encode((float) x);
+        if (this == BF16) {
+            return encode((float) x);
+        }
+        // NumPy keeps an f16 NaN's top payload bits, which the float may not hold.
+        return this == F16 && x != x ? encodeExact(x) : encode(FloatCodec.roundToOdd(x));
     }
 
     // Package-private for MiniFloatEncodeTest, which holds encode(float) to it.
@@ -229,7 +235,7 @@ public final class MiniFloat implements FloatCodec {
             if (this == BF16) {
                 return Float.intBitsToFloat(p << 16);
             }
-            int sign = negative ? 0x8000_0000 : 0;
+            int sign = negative && top != Top.FNUZ ? 0x8000_0000 : 0;
             if (this == F16) {
                 return Float.intBitsToFloat(sign | 0x7f80_0000 | (mantissa << 13));
             }

@@ -67,7 +67,9 @@ class FloatCodecOracleTest {
                 List<String> wrong = new ArrayList<>();
                 for (int p = 0; p < expected.length; p++) {
                     int got = Float.floatToRawIntBits(codec.decode(p));
-                    if (got != expected[p]) {
+                    // The fnuz NaN decodes positive, as XLA and torch take it; ml_dtypes gives -NaN.
+                    boolean fnuzNan = t.xlaName().endsWith("fnuz") && p == 0x80 && got == 0x7fc0_0000;
+                    if (got != expected[p] && !fnuzNan) {
                         wrong.add(String.format("0x%x -> 0x%08x, ml_dtypes 0x%08x", p, got, expected[p]));
                     }
                 }
@@ -114,7 +116,11 @@ class FloatCodecOracleTest {
                     double x = Double.longBitsToDouble(inputs64[i]);
                     int got = codec.encode(x);
                     int want = expected[i] & 0xffff;
-                    if (got != want) {
+                    // ml_dtypes goes through float and can round twice; we round once, as XLA does.
+                    // There ml_dtypes' answer is the float's, and ours must be the exact rounding.
+                    boolean twice = (float) x != x && want == codec.encode((float) x)
+                            && (codec instanceof MiniFloat f ? got == f.encodeExact(x) : got == e8m0Once(x));
+                    if (got != want && !twice) {
                         wrong.add(String.format("%s -> 0x%x, ml_dtypes 0x%x", x, got, want));
                     }
                 }
@@ -122,6 +128,13 @@ class FloatCodecOracleTest {
             }));
         }
         return tests;
+    }
+
+    /** {@return f8e8m0fnu's pattern of a double of float's normal range, rounded once: its exponent, up from half} */
+    private static int e8m0Once(double x) {
+        long bits = Double.doubleToRawLongBits(x);
+        int pattern = (int) (bits >>> 52) - 1023 + 127 + ((bits & (1L << 51)) != 0 ? 1 : 0);
+        return x > 0 && Math.abs(x) >= 0x1p-126 ? Math.min(pattern, 0xff) : -1;
     }
 
     /** The JDK's own half-precision conversions agree with NumPy on every non-NaN value. */

@@ -50,6 +50,57 @@ class MiniFloatEncodeTest {
         return tests;
     }
 
+    /**
+     * A double rounds once into every format but bf16: XLA's f64 -> f8e4m3fn of
+     * {@code 1 + 2^-4 + 2^-30}, above the midpoint of 1 and 1.125, is 1.125 (0x39), where a trip
+     * through float lands on the midpoint and ties to 1.0 (0x38, ml_dtypes' answer); f8e5m2 of
+     * {@code 1 + 2^-3 + 2^-30} is 1.25 (0x3d). bf16 goes through float, as XLA, ml_dtypes and torch do.
+     */
+    @TestFactory
+    List<DynamicTest> encodeDoubleRoundsOnce() {
+        List<DynamicTest> tests = new ArrayList<>();
+        for (MiniFloat f : MiniFloat.ALL) {
+            tests.add(DynamicTest.dynamicTest(f.name(), () -> {
+                List<String> wrong = new ArrayList<>();
+                int magnitudes = 1 << (f.bits() - 1);
+                for (int p = 0; p + 1 < magnitudes; p++) {
+                    double v = f.decode(p);
+                    double next = f.decode(p + 1);
+                    if (Double.isNaN(v) || Double.isNaN(next) || Double.isInfinite(next)) {
+                        continue;
+                    }
+                    double mid = (v + next) / 2;
+                    double tiny = Math.ulp(mid) * 0x1p20; // far below a float ulp: float rounds it onto the midpoint
+                    for (double x : new double[] {mid, mid + tiny, mid - tiny, Math.nextUp(mid), Math.nextDown(mid)}) {
+                        for (double signed : new double[] {x, -x}) {
+                            int once = f.encodeExact(signed);
+                            int want = f == MiniFloat.BF16 ? f.encode((float) signed) : once;
+                            if (f.encode(signed) != want) {
+                                wrong.add(String.format("%s %s: 0x%x, want 0x%x", f, signed, f.encode(signed), want));
+                            }
+                        }
+                    }
+                }
+                assertEquals(List.of(), wrong.subList(0, Math.min(10, wrong.size())), f + ": " + wrong.size() + " differ");
+            }));
+        }
+        tests.add(DynamicTest.dynamicTest("XLA's bits", () -> {
+            double e4m3 = 1 + 0x1p-4 + 0x1p-30;
+            double e5m2 = 1 + 0x1p-3 + 0x1p-30;
+            assertEquals(0x39, MiniFloat.F8E4M3FN.encode(e4m3));
+            assertEquals(0x3d, MiniFloat.F8E5M2.encode(e5m2));
+            assertEquals(0x41, MiniFloat.F8E4M3FNUZ.encode(e4m3)); // bias 8: 1.0 is 0x40
+            assertEquals(0x39, MiniFloat.F8E4M3.encode(e4m3));
+            assertEquals(0x59, MiniFloat.F8E4M3B11FNUZ.encode(e4m3)); // bias 11: 1.0 is 0x58
+            assertEquals(0x3 /* 1.5 */, MiniFloat.F4E2M1FN.encode(1.25 + 0x1p-30));
+            assertEquals(0x3c01, MiniFloat.F16.encode(1 + 0x1p-11 + 0x1p-40)); // XLA: 0x3c00, rounding twice (RELIABILITY.md)
+            assertEquals(0x3f80, MiniFloat.BF16.encode(1 + 0x1p-8 + 0x1p-40)); // XLA, ml_dtypes and torch: through float
+            assertEquals(127, E8M0.INSTANCE.encode(1.5 - 0x1p-30)); // XLA 1.0; ml_dtypes 2.0
+            assertEquals(128, E8M0.INSTANCE.encode(1.5 + 0x1p-30));
+        }));
+        return tests;
+    }
+
     private static void check(MiniFloat f, float x, List<String> wrong) {
         if (Float.isNaN(x)) {
             return; // the same code (encodeNan) on both sides

@@ -24,9 +24,9 @@ import java.util.Set;
  * (bulk copies without the Vector API); strided runs use element loops. {@link ValueMover} spends 8-20 ns an element dispatching on both types per
  * element; this takes 0.2-1.5.
  *
- * <p>The rules are {@link ValueMover}'s, step for step: a double meets a narrow float through
- * {@code float}, as {@link FloatCodec#encode(double)} does (f16 excepted, which rounds once from
- * the double). A chunk holding a value the fast loops are not sure of (NaN to an integer, out of
+ * <p>The rules are {@link ValueMover}'s, step for step: a double meets a narrow float through a
+ * {@code float} rounded to odd, so it rounds once, as {@link FloatCodec#encode(double)} does (bf16
+ * excepted, which goes through {@code float} rounded to nearest, as XLA takes it). A chunk holding a value the fast loops are not sure of (NaN to an integer, out of
  * range) goes through {@link ValueMover#move} instead, which writes the values before it and
  * throws the message the slow path throws.
  */
@@ -200,10 +200,16 @@ final class ChunkConvert {
                 toSingles(c, m, true, false);
             }
         } else {
-            if (form == Form.DOUBLE && to == DType.F16) {
-                // f16 alone rounds once from the double (NumPy); every other format goes through float.
+            if (form == Form.DOUBLE && !(codec instanceof MiniFloat)) {
+                // f8e8m0fnu: the codec rounds the double itself, through float below float's normal range.
                 for (int i = 0; i < m; i++) {
-                    c.singles[i] = roundToOdd(c.floats[i]);
+                    c.words[i] = codec.encode(c.floats[i]);
+                }
+                return true;
+            }
+            if (form == Form.DOUBLE && to != DType.BF16) {
+                for (int i = 0; i < m; i++) {
+                    c.singles[i] = FloatCodec.roundToOdd(c.floats[i]);
                 }
             } else if (form == Form.DOUBLE) {
                 toSingles(c, m, true, false);
@@ -222,6 +228,8 @@ final class ChunkConvert {
                         c.words[i] = codec.encode(c.floats[i]);
                     }
                 }
+            } else if (to == DType.F8E5M2 && (from == DType.F16 || from == DType.BF16)) {
+                nanToE5m2(c.words, m);
             }
         }
         return true;
@@ -416,21 +424,15 @@ final class ChunkConvert {
     }
 
     /**
-     * {@return {@code x} rounded to float toward zero, with the lowest bit set if that lost
-     * anything (round to odd)} A value rounded to odd with at least two bits more than the final
-     * format rounds from there to nearest even as it would from {@code x} itself; float has 24
-     * against f16's 11, so f64 -> f16 can go through float without rounding twice.
+     * Replaces f8e5m2 NaN patterns with {@code 0x7f}, either sign: XLA's f8e5m2 of a NaN from a
+     * narrower float than f32 (f16, bf16, the one-byte formats), where from f32 and f64 it gives the
+     * quiet NaN with the sign ({@code 0x7e}, {@code 0xfe}). See {@link ValueMover#E5M2_NAN}.
      */
-    static float roundToOdd(double x) {
-        float f = (float) x;
-        if (f == x || x != x) {
-            return f; // exact, or NaN (whose payload the caller takes from the double)
+    static void nanToE5m2(int[] words, int m) {
+        for (int i = 0; i < m; i++) {
+            int w = words[i];
+            words[i] = (w & 0x7f) > 0x7c ? ValueMover.E5M2_NAN : w;
         }
-        int bits = Float.floatToRawIntBits(f);
-        if (Math.abs((double) f) > Math.abs(x)) {
-            bits--; // rounded away from zero: the float below in magnitude (from infinity: the largest finite)
-        }
-        return Float.intBitsToFloat(bits | 1);
     }
 
     /** Into {@code c.singles}: doubles rounded once to nearest even, integers too (u64 read unsigned). */

@@ -14,7 +14,19 @@ import java.lang.foreign.MemorySegment;
  * complex to complex part by part. The slow, general path of conversion and gather.
  */
 final class ValueMover {
+    /**
+     * The f8e5m2 pattern XLA gives a NaN from f16, bf16 or a one-byte float, whatever its sign
+     * (jaxlib 0.10.2, every pattern); from f32 and f64 it gives the quiet NaN with the sign, as
+     * {@code MiniFloat} encodes. torch gives {@code 0x7f} with the sign, ml_dtypes {@code 0x7e}.
+     */
+    static final int E5M2_NAN = 0x7f;
+
     private ValueMover() {
+    }
+
+    /** {@return whether a NaN of type {@code from} goes to f8e5m2 as {@link #E5M2_NAN}} */
+    static boolean nanToE5m2Unsigned(DType from) {
+        return from.kind() == DType.Kind.FLOAT && from != DType.F32 && from != DType.F64;
     }
 
     static void run(MemorySegment s, long so, long ss, ElementAccess sa, MemorySegment d, long dO, long ds,
@@ -82,6 +94,12 @@ final class ValueMover {
         if (to.kind() == DType.Kind.COMPLEX) {
             // CopyPlan lets complex values reach only complex types: the imaginary part has nowhere else to go.
             boolean complex = from.kind() == DType.Kind.COMPLEX;
+            if (to == DType.C64 && (from == DType.F32 || from == DType.BF16)) {
+                // As a float all the way, as XLA keeps them: through a double, a signalling NaN
+                // (bf16 0x7f81) came back quiet. XLA quiets f16's, which the double does too.
+                da.setComplexFloat(d, di, sa.getFloat(s, si), 0f);
+                return;
+            }
             double real = complex ? sa.getReal(s, si) : to == DType.C64 ? sa.getFloat(s, si) : sa.getDouble(s, si);
             da.setComplex(d, di, real, complex ? sa.getImag(s, si) : 0);
             return;
@@ -118,6 +136,8 @@ final class ValueMover {
             }
         } else if (to == DType.F32) {
             da.setFloat(d, di, sa.getFloat(s, si));
+        } else if (to == DType.F8E5M2 && nanToE5m2Unsigned(from) && Float.isNaN(sa.getFloat(s, si))) {
+            da.setBits(d, di, E5M2_NAN);
         } else {
             da.setDouble(d, di, sa.getDouble(s, si));
         }

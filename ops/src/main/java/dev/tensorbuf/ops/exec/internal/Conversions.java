@@ -51,6 +51,11 @@ public final class Conversions {
         if (to.kind() == DType.Kind.COMPLEX) {
             // The real part converts as to the part's own type (f32 for c64); a real value's imaginary part is 0.
             DType toPart = to.componentType();
+            if (to == DType.C64 && (from == DType.F32 || from == DType.BF16)) {
+                // Exact as floats, and XLA keeps a signalling NaN's bits, which a double would quiet.
+                src.forEachIndex(i -> dst.setComplexFloat(src.getFloat(i), 0f, i));
+                return dst;
+            }
             src.forEachIndex(i -> dst.setComplex(
                     fromComplex ? flushed(src.getReal(i), fromPart, toPart)
                             : fromFloat ? flushed(src.getDouble(i), fromPart, toPart)
@@ -71,8 +76,20 @@ public final class Conversions {
                 }
             }
             case FLOAT -> {
-                if (to == DType.F32 && !fromFloat) {
+                if (to == DType.F32 && (!fromFloat || from == DType.BF16)) {
+                    // bf16 exactly, a signalling NaN's bits too, as XLA keeps them (a double would quiet them).
                     src.forEachIndex(i -> dst.setFloat(toF32(src, i), i));
+                } else if (to == DType.F8E5M2 && from.kind() == DType.Kind.FLOAT && from != DType.F32 && from != DType.F64) {
+                    // XLA gives a NaN from f16, bf16 or a one-byte float f8e5m2's 0x7f, either sign
+                    // (from f32 and f64, the quiet NaN with the sign, as ElementAccess encodes it).
+                    src.forEachIndex(i -> {
+                        double v = src.getDouble(i);
+                        if (Double.isNaN(v)) {
+                            dst.setBits(0x7f, i);
+                        } else {
+                            dst.setDouble(v, i);
+                        }
+                    });
                 } else {
                     src.forEachIndex(i -> dst.setDouble(nanToF4(flushed(realValue(src, i), fromPart, to), to), i));
                 }
