@@ -168,21 +168,36 @@ public final class Interpreter {
     }
 
     /**
-     * Characters of a view's simplified map past which the view is copied into its instruction's
-     * layout. Reshapes of transposed views compose into floor divisions and modulos of each
-     * other; the simplifier cannot always undo them, and a chain of a few dozen grew maps of
-     * hundreds of kilobytes that took minutes to simplify. A copy resets the map to strides.
+     * Characters of a view's map past which the view is copied into its instruction's layout.
+     * Reshapes of transposed views compose into floor divisions and modulos of each other; the
+     * simplifier cannot always undo them, and a chain of a few dozen grew maps of hundreds of
+     * kilobytes that took minutes to simplify. A copy resets the map to strides.
      */
     static final int MAX_MAP_CHARS = 1024;
 
     private Value boundMap(HloInstruction in, Value v) {
-        if (v.kind() != Step.Kind.VIEW || v.view().isStrided() || v.view().map().pieces().size() != 1) {
-            return v;
-        }
-        if (v.view().indexingMap().toString().length() <= MAX_MAP_CHARS) {
+        if (v.kind() != Step.Kind.VIEW || !mapTooLong(v.view())) {
             return v;
         }
         return new Value(Materialize.materialize(v.view(), laidOut(in.arrayShape()), allocator), Step.Kind.COPY, true);
+    }
+
+    /**
+     * A padded or concatenated view has no simplified map, and its pieces' maps are composed but
+     * never simplified, so they grow with every step after the pad: measured as they are, each
+     * time, they stay near the limit instead of doubling unseen until the copy at the end. Its
+     * form is not asked first: that compiles every piece's map, the cost being bounded here.
+     */
+    private static boolean mapTooLong(TensorView view) {
+        if (!(view.map() instanceof ViewMap.Single)) {
+            for (ViewMap.Single piece : view.map().pieces()) {
+                if (piece.map().toString().length() > MAX_MAP_CHARS) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        return !view.isStrided() && view.indexingMap().toString().length() > MAX_MAP_CHARS;
     }
 
     private static Value view(TensorView v) {
