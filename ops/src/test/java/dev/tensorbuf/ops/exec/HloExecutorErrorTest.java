@@ -167,4 +167,26 @@ class HloExecutorErrorTest {
                     failure(text, Map.of("p0", view("f32[2,5]"), "p1", view("f32[2,3]"))));
         }
     }
+
+    /** XLA refuses all of these; they overflowed (exit 1), wrapped to another dimension, or misreported. */
+    @Test
+    void dimensionAttributesPastIntRangeAreRefusedAsWritten() {
+        Map<String, TensorView> args = Map.of("p0", view("f32[2,3]"));
+        assertContains("transpose (instruction %t, line 4): dimensions={2147483648,0}: 2147483648 is not a dimension",
+                failure(module("ROOT t = f32[3,2] transpose(p0), dimensions={2147483648,0}"), args));
+        assertContains("reverse (instruction %t, line 4): dimensions={-2147483649}: -2147483649 is not a dimension",
+                failure(module("ROOT t = f32[2,3] reverse(p0), dimensions={-2147483649}"), args));
+        assertContains("broadcast (instruction %t, line 4): dimensions={0,4294967297}: 4294967297 is not a dimension",
+                failure(module("ROOT t = f32[2,3,4] broadcast(p0), dimensions={0,4294967297}"), args));
+        assertContains("iota (instruction %t, line 4): iota_dimension=4294967296 is not a dimension of s32[3,4]",
+                failure(module("ROOT t = s32[3,4] iota(), iota_dimension=4294967296"), args));
+        assertContains("iota_dimension=2147483648 is not a dimension of s32[3,4]",
+                failure(module("ROOT t = s32[3,4] iota(), iota_dimension=2147483648"), args));
+        assertContains("iota (instruction %t, line 4): the iota_dimension attribute is missing",
+                failure(module("ROOT t = s32[3,4] iota()"), args));
+    }
+
+    private static String module(String root) {
+        return "HloModule m\nENTRY e {\n  p0 = f32[2,3] parameter(0)\n  " + root + "\n}\n";
+    }
 }

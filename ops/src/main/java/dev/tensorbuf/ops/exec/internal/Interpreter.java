@@ -151,15 +151,15 @@ public final class Interpreter {
             case "parameter" -> new Value(arguments.get(in.name()), Step.Kind.PARAMETER, false);
             case "constant" -> new Value(Literals.parse(in.payload(), shape, allocator), Step.Kind.CONSTANT, true);
             case "iota" -> new Value(iota(in, shape), Step.Kind.CONSTANT, false);
-            case "broadcast" -> view(Ops.broadcast(operand(in, ops, 0), dims, ints(in.intsOrEmpty("dimensions"))));
-            case "transpose" -> view(Ops.transpose(operand(in, ops, 0), ints(in.ints("dimensions"))));
+            case "broadcast" -> view(Ops.broadcast(operand(in, ops, 0), dims, dimensions(in, in.intsOrEmpty("dimensions"))));
+            case "transpose" -> view(Ops.transpose(operand(in, ops, 0), dimensions(in, in.ints("dimensions"))));
             case "reshape" -> view(Ops.reshape(operand(in, ops, 0), dims));
             case "bitcast" -> bitcast(in, operand(in, ops, 0), dims);
             case "copy" -> new Value(Materialize.materialize(operand(in, ops, 0), shape, allocator), Step.Kind.COPY, true);
             case "slice" -> view(slice(in, operand(in, ops, 0)));
             case "dynamic-slice" -> view(dynamicSlice(in, ops));
             case "pad" -> view(pad(in, operand(in, ops, 0), operand(in, ops, 1)));
-            case "reverse" -> view(Ops.reverse(operand(in, ops, 0), ints(in.ints("dimensions"))));
+            case "reverse" -> view(Ops.reverse(operand(in, ops, 0), dimensions(in, in.ints("dimensions"))));
             case "concatenate" -> view(Ops.concatenate(in.oneDimension("dimensions"), ops));
             case "convert" -> operand(in, ops, 0).dtype() == shape.dtype() ? view(operand(in, ops, 0))
                     : new Value(Conversions.convert(operand(in, ops, 0), shape, allocator), Step.Kind.COPY, true);
@@ -205,10 +205,14 @@ public final class Interpreter {
     }
 
     private TensorView iota(HloInstruction in, ArrayShape shape) {
-        int d = (int) in.intValue("iota_dimension", -1);
-        if (d < 0 || d >= shape.rank()) {
-            throw new IllegalArgumentException("iota_dimension " + d + " is not a dimension of " + shape);
+        if (in.attribute("iota_dimension").isEmpty()) {
+            throw new IllegalArgumentException("the iota_dimension attribute is missing");
         }
+        long written = in.intValue("iota_dimension", 0);
+        if (written < 0 || written >= shape.rank()) {
+            throw new IllegalArgumentException("iota_dimension=" + written + " is not a dimension of " + shape);
+        }
+        int d = (int) written;
         // One row of n values, broadcast: n elements of memory for any shape.
         long n = shape.dim(d);
         DType type = shape.dtype();
@@ -341,7 +345,22 @@ public final class Interpreter {
         return v.stream().mapToLong(Long::longValue).toArray();
     }
 
-    private static int[] ints(List<Long> v) {
-        return v.stream().mapToInt(Math::toIntExact).toArray();
+    /**
+     * {@return the {@code dimensions} attribute as ints} Any value outside int's range is past
+     * every rank, and must be refused as written rather than wrap or overflow; the op checks the
+     * rest against its operand.
+     */
+    private int[] dimensions(HloInstruction in, List<Long> v) {
+        int[] out = new int[v.size()];
+        for (int i = 0; i < out.length; i++) {
+            long d = v.get(i);
+            if (d != (int) d) {
+                String written = v.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(",", "{", "}"));
+                throw new IllegalArgumentException("dimensions=" + written + ": " + d + " is not a dimension of "
+                        + operandShape(in, 0));
+            }
+            out[i] = (int) d;
+        }
+        return out;
     }
 }
