@@ -186,6 +186,30 @@ class HloExecutorErrorTest {
                 failure(module("ROOT t = s32[3,4] iota()"), args));
     }
 
+    /** XLA (jaxlib 0.10.2) refuses each: the value rounds to infinity, or NaN where the type has no infinity. */
+    @Test
+    void floatLiteralsOutOfTheTypesRangeAreRefusedAsInXla() {
+        Map<String, TensorView> args = Map.of("p0", view("f32[2,3]"));
+        String[][] cases = {
+            {"f32", "1e39", "[-3.40282e+38, 3.40282e+38]"},
+            {"f32", "-3.40282357e38", "[-3.40282e+38, 3.40282e+38]"},
+            // The double nearest f32's rounding midpoint: XLA casts the double, which rounds up.
+            {"f32", "3.4028235677973366e38", "[-3.40282e+38, 3.40282e+38]"},
+            {"f64", "1e309", "[-1.79769e+308, 1.79769e+308]"},
+            {"f16", "65520", "[-65504, 65504]"},
+            {"bf16", "1e39", "[-3.38953e+38, 3.38953e+38]"},
+            {"f8e4m3fn", "465", "[-448, 448]"},
+            {"f8e4m3fn", "500", "[-448, 448]"},
+            {"f8e5m2", "61440", "[-57344, 57344]"},
+            {"f8e4m3fnuz", "248", "[-240, 240]"},
+        };
+        for (String[] c : cases) {
+            assertContains("constant (instruction %t, line 4): value " + c[1] + " is out of range for " + c[0]
+                    + ", namely " + c[2], failure(module("ROOT t = " + c[0] + "[] constant(" + c[1] + ")"), args));
+        }
+        assertContains("value 1e39 is out of range for f32", failure(module("ROOT t = c64[] constant((1e39, 0))"), args));
+    }
+
     private static String module(String root) {
         return "HloModule m\nENTRY e {\n  p0 = f32[2,3] parameter(0)\n  " + root + "\n}\n";
     }

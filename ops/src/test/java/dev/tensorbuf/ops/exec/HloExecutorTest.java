@@ -382,6 +382,44 @@ class HloExecutorTest {
                         Float.floatToRawIntBits(v[3])));
     }
 
+    static long bits(String type, String literal) {
+        try (Execution x = HloExecutor.execute(module("ROOT c = " + type + "[] constant(" + literal + ")"), Map.of())) {
+            return x.result().getBits();
+        }
+    }
+
+    /** XLA (jaxlib 0.10.2) keeps the sign of -nan: it prints x86's default NaN so. */
+    @Test
+    void negativeNanKeepsItsSignAsInXla() {
+        assertEquals(0xffc00000L, bits("f32", "-nan") & 0xffffffffL);
+        assertEquals(0x7fc00000L, bits("f32", "nan") & 0xffffffffL);
+        assertEquals(0xfff8000000000000L, bits("f64", "-nan"));
+        assertEquals(0xfe00L, bits("f16", "-nan") & 0xffff);
+        assertEquals(0xffc0L, bits("bf16", "-nan") & 0xffff);
+        assertEquals(0xffL, bits("f8e4m3fn", "-nan") & 0xff);
+        assertEquals(0xfeL, bits("f8e5m2", "-nan") & 0xff);
+        try (Execution x = HloExecutor.execute(module("ROOT c = c64[] constant((-nan, nan))"), Map.of())) {
+            var bytes = x.result().buffer().segment();
+            assertEquals(0xffc00000, bytes.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, 0));
+            assertEquals(0x7fc00000, bytes.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, 4));
+        }
+    }
+
+    /** Values XLA accepts at the edge of each type, rounded to its largest finite value. */
+    @Test
+    void literalsThatRoundToTheLargestFiniteValueAreAcceptedAsInXla() {
+        assertEquals(0x7f7fffffL, bits("f32", "3.4028235e38"));
+        assertEquals(0x7bffL, bits("f16", "65519"));
+        assertEquals(0xfbffL, bits("f16", "-65519") & 0xffff);
+        assertEquals(0x7f7fL, bits("bf16", "3.3961e38"));
+        assertEquals(0x7eL, bits("f8e4m3fn", "449"));
+        assertEquals(0x7eL, bits("f8e4m3fn", "464"));
+        assertEquals(0x7bL, bits("f8e5m2", "61439"));
+        assertEquals(0x7fL, bits("f8e4m3fnuz", "247"));
+        assertEquals(0x7fL, bits("f8e4m3fn", "inf")); // no infinity: NaN, as XLA
+        assertEquals(0x7cL, bits("f8e5m2", "inf"));
+    }
+
     /**
      * A chain of transposes and reshapes composes floor divisions and modulos the simplifier
      * cannot always undo; 360 such steps once ran for minutes. A view whose map outgrows
