@@ -382,6 +382,33 @@ class HloExecutorTest {
                         Float.floatToRawIntBits(v[3])));
     }
 
+    /** XLA (jaxlib 0.10.2) runs broadcast dimensions out of order: {1,0} broadcasts the transpose. */
+    @Test
+    void broadcastDimensionsInAnyOrderAsInXla() {
+        Map<String, TensorView> args = Map.of("p0", iotaF32("f32[4,5]{1,0}"));
+        float[] t = floats(module("p0 = f32[4,5]{1,0} parameter(0)",
+                "ROOT r = f32[5,4]{1,0} broadcast(p0), dimensions={1,0}"), args);
+        float[] expected = new float[20];
+        for (int i = 0; i < 5; i++) {
+            for (int j = 0; j < 4; j++) {
+                expected[i * 4 + j] = j * 5 + i;
+            }
+        }
+        assertArrayEquals(expected, t);
+        // out[a][b][c] = p0[c][a]: np.broadcast_to(p0.T[:, None, :], (5, 2, 4))
+        float[] b = floats(module("p0 = f32[4,5]{1,0} parameter(0)",
+                "ROOT r = f32[5,2,4]{2,1,0} broadcast(p0), dimensions={2,0}"), args);
+        float[] want = new float[40];
+        for (int a = 0; a < 5; a++) {
+            for (int k = 0; k < 2; k++) {
+                for (int c = 0; c < 4; c++) {
+                    want[(a * 2 + k) * 4 + c] = c * 5 + a;
+                }
+            }
+        }
+        assertArrayEquals(want, b);
+    }
+
     static long bits(String type, String literal) {
         try (Execution x = HloExecutor.execute(module("ROOT c = " + type + "[] constant(" + literal + ")"), Map.of())) {
             return x.result().getBits();

@@ -151,7 +151,7 @@ public final class Interpreter {
             case "parameter" -> new Value(arguments.get(in.name()), Step.Kind.PARAMETER, false);
             case "constant" -> new Value(Literals.parse(in.payload(), shape, allocator), Step.Kind.CONSTANT, true);
             case "iota" -> new Value(iota(in, shape), Step.Kind.CONSTANT, false);
-            case "broadcast" -> view(Ops.broadcast(operand(in, ops, 0), dims, dimensions(in, in.intsOrEmpty("dimensions"))));
+            case "broadcast" -> view(broadcast(operand(in, ops, 0), dims, dimensions(in, in.intsOrEmpty("dimensions"))));
             case "transpose" -> view(Ops.transpose(operand(in, ops, 0), dimensions(in, in.ints("dimensions"))));
             case "reshape" -> view(Ops.reshape(operand(in, ops, 0), dims));
             case "bitcast" -> bitcast(in, operand(in, ops, 0), dims);
@@ -230,6 +230,29 @@ public final class Interpreter {
             }
         }
         return Ops.broadcast(row, longs(shape.dims()), d);
+    }
+
+    /**
+     * XLA lets broadcast's dimensions come in any order (dimensions={1,0} broadcasts a transpose);
+     * Ops.broadcast takes them increasing, so the operand is transposed into their order first:
+     * both are views, nothing is copied. Repeated dimensions stay for Ops.broadcast to refuse.
+     */
+    private static TensorView broadcast(TensorView source, long[] dims, int[] mapping) {
+        Integer[] order = new Integer[mapping.length];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+        }
+        java.util.Arrays.sort(order, (a, b) -> Integer.compare(mapping[a], mapping[b]));
+        int[] permutation = new int[order.length];
+        int[] sorted = new int[order.length];
+        boolean increasing = true;
+        for (int i = 0; i < order.length; i++) {
+            permutation[i] = order[i];
+            sorted[i] = mapping[order[i]];
+            increasing &= order[i] == i;
+        }
+        return increasing ? Ops.broadcast(source, dims, mapping)
+                : Ops.broadcast(Ops.transpose(source, permutation), dims, sorted);
     }
 
     private Value bitcast(HloInstruction in, TensorView source, long[] dims) {
