@@ -210,6 +210,21 @@ class HloExecutorErrorTest {
         assertContains("value 1e39 is out of range for f32", failure(module("ROOT t = c64[] constant((1e39, 0))"), args));
     }
 
+    /** XLA's verifier refuses each (jaxlib 0.10.2); they ran, the extra operand ignored or the types mixed. */
+    @Test
+    void operandCountsAndStartTypesAreCheckedAsXlasVerifierDoes() {
+        Map<String, TensorView> args = Map.of("p0", view("f32[2,3]"));
+        assertContains("copy (instruction %t, line 4): copy takes 1 operand, got 2: [p0, p0]",
+                failure(module("ROOT t = f32[2,3] copy(p0, p0)"), args));
+        assertContains("transpose takes 1 operand, got 2", failure(module("ROOT t = f32[3,2] transpose(p0, p0), dimensions={1,0}"), args));
+        assertContains("pad takes 2 operands, got 1", failure(module("ROOT t = f32[2,3] pad(p0), padding=0_0x0_0"), args));
+        assertContains("iota takes 0 operands, got 1", failure(module("ROOT t = s32[2] iota(p0), iota_dimension=0"), args));
+        String text = "HloModule m\nENTRY e {\n  p0 = f32[2,3] parameter(0)\n  i = s8[] constant(1)\n  j = s64[] constant(0)\n"
+                + "  ROOT d = f32[1,2] dynamic-slice(p0, i, j), dynamic_slice_sizes={1,2}\n}\n";
+        assertContains("dynamic-slice (instruction %d, line 6): start operands must have the same element type, as XLA"
+                + " requires: i is s8, j is s64", failure(text, args));
+    }
+
     private static String module(String root) {
         return "HloModule m\nENTRY e {\n  p0 = f32[2,3] parameter(0)\n  " + root + "\n}\n";
     }

@@ -144,7 +144,23 @@ public final class Interpreter {
         }
     }
 
+    /** Operands each opcode takes, as XLA's verifier counts them; absent: checked by the op. */
+    private static final Map<String, Integer> OPERAND_COUNTS = Map.ofEntries(
+            Map.entry("parameter", 0), Map.entry("constant", 0), Map.entry("iota", 0),
+            Map.entry("broadcast", 1), Map.entry("transpose", 1), Map.entry("reshape", 1), Map.entry("bitcast", 1),
+            Map.entry("copy", 1), Map.entry("slice", 1), Map.entry("reverse", 1), Map.entry("convert", 1),
+            Map.entry("pad", 2));
+
     private Value apply(HloInstruction in, List<TensorView> ops) {
+        Integer count = OPERAND_COUNTS.get(in.opcode());
+        if (count != null && ops.size() != count) {
+            // Extra operands were ignored: copy(p0, p0) ran as copy(p0), which XLA refuses.
+            throw new IllegalArgumentException(in.opcode() + " takes " + count + " operand" + (count == 1 ? "" : "s")
+                    + ", got " + ops.size() + ": " + in.operands());
+        }
+        if (in.opcode().equals("concatenate") && ops.isEmpty()) {
+            throw new IllegalArgumentException("concatenate takes at least one operand, got none");
+        }
         ArrayShape shape = laidOut(in.arrayShape());
         long[] dims = longs(shape.dims());
         return switch (in.opcode()) {
@@ -307,6 +323,11 @@ public final class Interpreter {
             if (s.rank() != 0 || (s.dtype().kind() != DType.Kind.SIGNED && s.dtype().kind() != DType.Kind.UNSIGNED)) {
                 throw new IllegalArgumentException("start operand " + (k + 1) + " (" + in.operands().get(k + 1) + ") is "
                         + s.shape() + ", not an integer scalar");
+            }
+            if (s.dtype() != ops.get(1).dtype()) {
+                throw new IllegalArgumentException("start operands must have the same element type, as XLA requires: "
+                        + in.operands().get(1) + " is " + ops.get(1).dtype() + ", " + in.operands().get(k + 1) + " is "
+                        + s.dtype());
             }
             long value = s.getLong();
             // u64 starts past 2^63 read as negative; any such start is past every dim, so clamp high.
