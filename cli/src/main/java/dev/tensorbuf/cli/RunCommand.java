@@ -61,7 +61,9 @@ final class RunCommand implements Command {
                 tensor called NAME, or the file's only one; NAME=FILE.safetensors:TENSOR names it) or
                 raw files, read in their parameter's layout, and are checked against their
                 parameter's type and dims. Any other op exits 2 naming it. Each instruction is listed
-                with what it became and its map's form.
+                with what it became and its map's form. With --json: {"out", "shape", "root_copied"
+                (true when the ROOT was copied into its layout, false when its instruction already
+                made memory in it), "instructions": [{"name", "opcode", "kind", "form"}, ...]}.
 
                 example (np.save("a.npy", np.arange(6, dtype="<f4").reshape(2, 3))):
                   t.hlo:  HloModule m
@@ -206,6 +208,7 @@ final class RunCommand implements Command {
             Map<String, Object> json = new LinkedHashMap<>();
             json.put("out", out);
             json.put("shape", x.resultShape().toString());
+            json.put("root_copied", x.rootCopied());
             json.put("instructions", steps.stream().map(s -> {
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("name", s.name());

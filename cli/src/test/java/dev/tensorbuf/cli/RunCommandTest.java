@@ -104,6 +104,7 @@ class RunCommandTest {
         Map<String, Object> json = Json.parseObject(r.out().strip());
         assertEquals(out.toString(), json.get("out"));
         assertEquals("f32[3,2]{1,0}", json.get("shape"));
+        assertEquals(true, json.get("root_copied"));
         assertEquals(List.of(
                 Map.of("name", "p0", "opcode", "parameter", "kind", "parameter", "form", "strided"),
                 Map.of("name", "t", "opcode", "transpose", "kind", "view", "form", "strided"),
@@ -123,6 +124,9 @@ class RunCommandTest {
         CliHarness r = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + a, "--out", out.toString());
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("ROOT already in f32[2,3]{0,1}; 0 views, 1 copy"), r.out());
+        r = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + a, "--out", out.toString(), "--json");
+        assertEquals(0, r.code(), r.err());
+        assertEquals(false, Json.parseObject(r.out().strip()).get("root_copied"));
         assertArrayEquals(new float[] {0, 1, 2, 3, 4, 5}, read(out));
     }
 

@@ -105,19 +105,47 @@ public final class Npy {
      *
      * @param voidType the type of a void file's elements, of the void's width; null refuses void
      *     files, as {@link #map(Path)} does. A file whose descr names a type is read as that type.
-     * @throws IllegalArgumentException for a malformed file, or a void width that differs from
-     *     {@code voidType}'s
+     * @throws IllegalArgumentException for a malformed file, a void width that differs from
+     *     {@code voidType}'s, or a sub-byte element whose byte sets bits above the type's width
+     *     (ml_dtypes never writes one: the file holds another type)
      */
     public static NpyArray map(Path file, DType voidType) throws IOException {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
             NpyHeader header = NpyCodec.read(channel, channel.size(), file.toString(), voidType);
             if (!needsSwap(header)) {
-                return new NpyArray(file, header, FileMapping.map(channel, header.dataOffset(), header.dataByteSize(),
-                        "mapped " + file.getFileName()), true);
+                Buffer mapped = FileMapping.map(channel, header.dataOffset(), header.dataByteSize(),
+                        "mapped " + file.getFileName());
+                try {
+                    requireLowBitsOnly(mapped.segment(), header.dtype(), file);
+                } catch (IllegalArgumentException e) {
+                    mapped.close();
+                    throw e;
+                }
+                return new NpyArray(file, header, mapped, true);
             }
             Buffer copy = FileMapping.copy(channel, header.dataOffset(), header.dataByteSize(), "swapped " + file.getFileName());
             ByteSwap.toLittleEndian(copy.segment(), header.dtype());
             return new NpyArray(file, header, copy, false);
+        }
+    }
+
+    /**
+     * ml_dtypes writes a sub-byte element alone in its byte, the bits above its width zero (int4
+     * -1 is 0x0f, never 0xff). Reading the low bits alone would make 0x38 the int4 -8: a byte
+     * with any high bit set says the file holds some other type, so it is refused.
+     */
+    private static void requireLowBitsOnly(MemorySegment data, DType type, Path file) {
+        if (!type.isSubByte()) {
+            return;
+        }
+        int high = 0xff & ~((1 << type.bitWidth()) - 1);
+        for (long i = 0; i < data.byteSize(); i++) {
+            byte b = data.get(ValueLayout.JAVA_BYTE, i);
+            if ((b & high) != 0) {
+                throw new IllegalArgumentException(file + ": element " + i + " is the byte " + String.format("0x%02x", b & 0xff)
+                        + ", which ml_dtypes never writes for " + type + " (one element to a byte, in its low "
+                        + type.bitWidth() + " bits, the rest zero): the file does not hold " + type);
+            }
         }
     }
 

@@ -207,6 +207,15 @@ class NpyTest {
             assertArrayEquals(new double[] {-1, 0.5, 7.5},
                     dev.tensorbuf.views.TensorView.strided(a.data(), a.dtype(), a.layout()).toDoubleArray());
         }
+        // ml_dtypes never sets the high bits (int4 -1 is 0x0f): 0xff was read as -1, 0x38 as -8.
+        Path mistyped = void1("bad4.npy", 0x08, 0xff, 0x00, 0x0f);
+        IllegalArgumentException high = assertThrows(IllegalArgumentException.class, () -> Npy.map(mistyped, DType.S4));
+        assertTrue(high.getMessage().endsWith("bad4.npy: element 1 is the byte 0xff, which ml_dtypes never writes for s4"
+                + " (one element to a byte, in its low 4 bits, the rest zero): the file does not hold s4"), high.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Npy.map(void1("bad4u.npy", 0x38), DType.U4));
+        IllegalArgumentException six = assertThrows(IllegalArgumentException.class,
+                () -> Npy.map(void1("bad6.npy", 0x3f, 0x40), DType.F6E2M3FN));
+        assertTrue(six.getMessage().contains("element 1 is the byte 0x40"), six.getMessage());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Npy.map(int4));
         assertTrue(e.getMessage().endsWith("descr '<V1' is a void type (1 byte each): ml_dtypes saves its f8 types (but"
                 + " float8_e5m2) and its sub-byte types (int4, float4_e2m1fn..., one to a byte) that way without saying"

@@ -167,4 +167,65 @@ class HloExecutorErrorTest {
                     failure(text, Map.of("p0", view("f32[2,5]"), "p1", view("f32[2,3]"))));
         }
     }
+
+    /** XLA refuses all of these; they overflowed (exit 1), wrapped to another dimension, or misreported. */
+    @Test
+    void dimensionAttributesPastIntRangeAreRefusedAsWritten() {
+        Map<String, TensorView> args = Map.of("p0", view("f32[2,3]"));
+        assertContains("transpose (instruction %t, line 4): dimensions={2147483648,0}: 2147483648 is not a dimension",
+                failure(module("ROOT t = f32[3,2] transpose(p0), dimensions={2147483648,0}"), args));
+        assertContains("reverse (instruction %t, line 4): dimensions={-2147483649}: -2147483649 is not a dimension",
+                failure(module("ROOT t = f32[2,3] reverse(p0), dimensions={-2147483649}"), args));
+        assertContains("broadcast (instruction %t, line 4): dimensions={0,4294967297}: 4294967297 is not a dimension",
+                failure(module("ROOT t = f32[2,3,4] broadcast(p0), dimensions={0,4294967297}"), args));
+        assertContains("iota (instruction %t, line 4): iota_dimension=4294967296 is not a dimension of s32[3,4]",
+                failure(module("ROOT t = s32[3,4] iota(), iota_dimension=4294967296"), args));
+        assertContains("iota_dimension=2147483648 is not a dimension of s32[3,4]",
+                failure(module("ROOT t = s32[3,4] iota(), iota_dimension=2147483648"), args));
+        assertContains("iota (instruction %t, line 4): the iota_dimension attribute is missing",
+                failure(module("ROOT t = s32[3,4] iota()"), args));
+    }
+
+    /** XLA (jaxlib 0.10.2) refuses each: the value rounds to infinity, or NaN where the type has no infinity. */
+    @Test
+    void floatLiteralsOutOfTheTypesRangeAreRefusedAsInXla() {
+        Map<String, TensorView> args = Map.of("p0", view("f32[2,3]"));
+        String[][] cases = {
+            {"f32", "1e39", "[-3.40282e+38, 3.40282e+38]"},
+            {"f32", "-3.40282357e38", "[-3.40282e+38, 3.40282e+38]"},
+            // The double nearest f32's rounding midpoint: XLA casts the double, which rounds up.
+            {"f32", "3.4028235677973366e38", "[-3.40282e+38, 3.40282e+38]"},
+            {"f64", "1e309", "[-1.79769e+308, 1.79769e+308]"},
+            {"f16", "65520", "[-65504, 65504]"},
+            {"bf16", "1e39", "[-3.38953e+38, 3.38953e+38]"},
+            {"f8e4m3fn", "465", "[-448, 448]"},
+            {"f8e4m3fn", "500", "[-448, 448]"},
+            {"f8e5m2", "61440", "[-57344, 57344]"},
+            {"f8e4m3fnuz", "248", "[-240, 240]"},
+        };
+        for (String[] c : cases) {
+            assertContains("constant (instruction %t, line 4): value " + c[1] + " is out of range for " + c[0]
+                    + ", namely " + c[2], failure(module("ROOT t = " + c[0] + "[] constant(" + c[1] + ")"), args));
+        }
+        assertContains("value 1e39 is out of range for f32", failure(module("ROOT t = c64[] constant((1e39, 0))"), args));
+    }
+
+    /** XLA's verifier refuses each (jaxlib 0.10.2); they ran, the extra operand ignored or the types mixed. */
+    @Test
+    void operandCountsAndStartTypesAreCheckedAsXlasVerifierDoes() {
+        Map<String, TensorView> args = Map.of("p0", view("f32[2,3]"));
+        assertContains("copy (instruction %t, line 4): copy takes 1 operand, got 2: [p0, p0]",
+                failure(module("ROOT t = f32[2,3] copy(p0, p0)"), args));
+        assertContains("transpose takes 1 operand, got 2", failure(module("ROOT t = f32[3,2] transpose(p0, p0), dimensions={1,0}"), args));
+        assertContains("pad takes 2 operands, got 1", failure(module("ROOT t = f32[2,3] pad(p0), padding=0_0x0_0"), args));
+        assertContains("iota takes 0 operands, got 1", failure(module("ROOT t = s32[2] iota(p0), iota_dimension=0"), args));
+        String text = "HloModule m\nENTRY e {\n  p0 = f32[2,3] parameter(0)\n  i = s8[] constant(1)\n  j = s64[] constant(0)\n"
+                + "  ROOT d = f32[1,2] dynamic-slice(p0, i, j), dynamic_slice_sizes={1,2}\n}\n";
+        assertContains("dynamic-slice (instruction %d, line 6): start operands must have the same element type, as XLA"
+                + " requires: i is s8, j is s64", failure(text, args));
+    }
+
+    private static String module(String root) {
+        return "HloModule m\nENTRY e {\n  p0 = f32[2,3] parameter(0)\n  " + root + "\n}\n";
+    }
 }

@@ -382,6 +382,71 @@ class HloExecutorTest {
                         Float.floatToRawIntBits(v[3])));
     }
 
+    /** XLA (jaxlib 0.10.2) runs broadcast dimensions out of order: {1,0} broadcasts the transpose. */
+    @Test
+    void broadcastDimensionsInAnyOrderAsInXla() {
+        Map<String, TensorView> args = Map.of("p0", iotaF32("f32[4,5]{1,0}"));
+        float[] t = floats(module("p0 = f32[4,5]{1,0} parameter(0)",
+                "ROOT r = f32[5,4]{1,0} broadcast(p0), dimensions={1,0}"), args);
+        float[] expected = new float[20];
+        for (int i = 0; i < 5; i++) {
+            for (int j = 0; j < 4; j++) {
+                expected[i * 4 + j] = j * 5 + i;
+            }
+        }
+        assertArrayEquals(expected, t);
+        // out[a][b][c] = p0[c][a]: np.broadcast_to(p0.T[:, None, :], (5, 2, 4))
+        float[] b = floats(module("p0 = f32[4,5]{1,0} parameter(0)",
+                "ROOT r = f32[5,2,4]{2,1,0} broadcast(p0), dimensions={2,0}"), args);
+        float[] want = new float[40];
+        for (int a = 0; a < 5; a++) {
+            for (int k = 0; k < 2; k++) {
+                for (int c = 0; c < 4; c++) {
+                    want[(a * 2 + k) * 4 + c] = c * 5 + a;
+                }
+            }
+        }
+        assertArrayEquals(want, b);
+    }
+
+    static long bits(String type, String literal) {
+        try (Execution x = HloExecutor.execute(module("ROOT c = " + type + "[] constant(" + literal + ")"), Map.of())) {
+            return x.result().getBits();
+        }
+    }
+
+    /** XLA (jaxlib 0.10.2) keeps the sign of -nan: it prints x86's default NaN so. */
+    @Test
+    void negativeNanKeepsItsSignAsInXla() {
+        assertEquals(0xffc00000L, bits("f32", "-nan") & 0xffffffffL);
+        assertEquals(0x7fc00000L, bits("f32", "nan") & 0xffffffffL);
+        assertEquals(0xfff8000000000000L, bits("f64", "-nan"));
+        assertEquals(0xfe00L, bits("f16", "-nan") & 0xffff);
+        assertEquals(0xffc0L, bits("bf16", "-nan") & 0xffff);
+        assertEquals(0xffL, bits("f8e4m3fn", "-nan") & 0xff);
+        assertEquals(0xfeL, bits("f8e5m2", "-nan") & 0xff);
+        try (Execution x = HloExecutor.execute(module("ROOT c = c64[] constant((-nan, nan))"), Map.of())) {
+            var bytes = x.result().buffer().segment();
+            assertEquals(0xffc00000, bytes.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, 0));
+            assertEquals(0x7fc00000, bytes.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, 4));
+        }
+    }
+
+    /** Values XLA accepts at the edge of each type, rounded to its largest finite value. */
+    @Test
+    void literalsThatRoundToTheLargestFiniteValueAreAcceptedAsInXla() {
+        assertEquals(0x7f7fffffL, bits("f32", "3.4028235e38"));
+        assertEquals(0x7bffL, bits("f16", "65519"));
+        assertEquals(0xfbffL, bits("f16", "-65519") & 0xffff);
+        assertEquals(0x7f7fL, bits("bf16", "3.3961e38"));
+        assertEquals(0x7eL, bits("f8e4m3fn", "449"));
+        assertEquals(0x7eL, bits("f8e4m3fn", "464"));
+        assertEquals(0x7bL, bits("f8e5m2", "61439"));
+        assertEquals(0x7fL, bits("f8e4m3fnuz", "247"));
+        assertEquals(0x7fL, bits("f8e4m3fn", "inf")); // no infinity: NaN, as XLA
+        assertEquals(0x7cL, bits("f8e5m2", "inf"));
+    }
+
     /**
      * A chain of transposes and reshapes composes floor divisions and modulos the simplifier
      * cannot always undo; 360 such steps once ran for minutes. A view whose map outgrows
@@ -391,13 +456,55 @@ class HloExecutorTest {
     @Test
     @org.junit.jupiter.api.Timeout(60)
     void longReshapeTransposeChainsStayFastAndExact() {
+        chain(List.of("v0 = f32[6,35]{1,0} parameter(0)"), iota210());
+    }
+
+    /**
+     * The same chain after a pad: a padded view's pieces are never simplified, so their maps
+     * were not measured, and 40 steps took minutes. The pad drops column 0 and appends a zero
+     * column, as XLA's padding=0_0x-1_1 does.
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(60)
+    void longChainsAfterAPadStayFastAndExact() {
+        float[] padded = new float[210];
+        for (int r = 0; r < 6; r++) {
+            for (int c = 0; c < 34; c++) {
+                padded[r * 35 + c] = r * 35 + c + 1;
+            }
+        }
+        chain(List.of("p = f32[6,35]{1,0} parameter(0)", "z = f32[] constant(0)",
+                "v0 = f32[6,35]{1,0} pad(p, z), padding=0_0x-1_1"), padded);
+    }
+
+    /** As above after a concatenate of two slices: the input again, read from two pieces. */
+    @Test
+    @org.junit.jupiter.api.Timeout(60)
+    void longChainsAfterAConcatenateStayFastAndExact() {
+        chain(List.of("p = f32[6,35]{1,0} parameter(0)",
+                "a = f32[6,20]{1,0} slice(p), slice={[0:6], [0:20]}",
+                "b = f32[6,15]{1,0} slice(p), slice={[0:6], [20:35]}",
+                "v0 = f32[6,35]{1,0} concatenate(a, b), dimensions={1}"), iota210());
+    }
+
+    static float[] iota210() {
+        float[] v = new float[210];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = i;
+        }
+        return v;
+    }
+
+    /**
+     * Runs 120 alternating transposes and reshapes of {@code v0}, defined by {@code head} from
+     * parameter 0 (0, 1, ..., 209 as f32[6,35]) and holding {@code start}; the result must equal
+     * the same steps on plain row-major arrays.
+     */
+    void chain(List<String> head, float[] start) {
         long[][] shapes = {{6, 35}, {10, 21}, {14, 15}, {5, 42}, {7, 30}};
         int steps = 120;
-        List<String> body = new ArrayList<>(List.of("v0 = f32[6,35]{1,0} parameter(0)"));
-        float[] expected = new float[210];
-        for (int i = 0; i < expected.length; i++) {
-            expected[i] = i;
-        }
+        List<String> body = new ArrayList<>(head);
+        float[] expected = start.clone();
         long rows = 6;
         long cols = 35;
         for (int i = 0, k = 0; i < steps; i++) {
@@ -427,7 +534,8 @@ class HloExecutorTest {
             iota[i] = i;
         }
         input.copyFrom(iota);
-        try (Execution x = HloExecutor.execute(module(body.toArray(String[]::new)), Map.of("v0", input))) {
+        String param = head.getFirst().substring(0, head.getFirst().indexOf(' '));
+        try (Execution x = HloExecutor.execute(module(body.toArray(String[]::new)), Map.of(param, input))) {
             assertArrayEquals(expected, x.rowMajor().toFloatArray());
             assertTrue(x.steps().stream().anyMatch(st -> st.kind() == Step.Kind.COPY), "some view was copied");
         }

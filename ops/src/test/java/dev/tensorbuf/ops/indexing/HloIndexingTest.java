@@ -160,7 +160,7 @@ class HloIndexingTest {
     void shapesThatDoNotFitTheirAttributesAreRefusedByName() {
         String[][] cases = {
             {"p0 = f32[4] parameter(0)\n ROOT r = f32[4,8] broadcast(p0), dimensions={5}",
-                "broadcast r: dimensions [5] must be increasing dimensions of its rank-2 output"},
+                "broadcast r: dimensions [5] must be distinct dimensions of its rank-2 output"},
             {"p0 = f32[4] parameter(0)\n ROOT r = f32[4,8] broadcast(p0), dimensions={0,1}",
                 "broadcast r: dimensions [0, 1] must name one output dimension for each of the 1 dimensions"},
             {"p0 = f32[4] parameter(0)\n ROOT r = f32[3,8] broadcast(p0), dimensions={0}",
@@ -217,6 +217,26 @@ class HloIndexingTest {
                 assertTrue(e.getMessage().contains(c[1]), e.getMessage());
             }
         }
+    }
+
+    /** XLA runs a broadcast whose dimensions are out of order: it transposes as it broadcasts. */
+    @Test
+    void aBroadcastWithDimensionsOutOfOrderTransposes() {
+        HloModule m = HloModule.parse("""
+                HloModule m
+                ENTRY e {
+                  p0 = f32[4,5] parameter(0)
+                  ROOT r = f32[5,3,4] broadcast(p0), dimensions={2,0}
+                }""");
+        assertEquals("(d0, d1, d2) -> (d2, d0), domain: d0 in [0, 4], d1 in [0, 2], d2 in [0, 3]",
+                single(HloIndexing.outputToInput(m, m.entry().root()), 0));
+        assertEquals("(d0, d1)[s0] -> (d1, s0, d0), domain: d0 in [0, 3], d1 in [0, 4], s0 in [0, 2]",
+                single(HloIndexing.inputToOutput(m, m.entry().root(), 0, false), 0));
+        HloModule twice = HloModule.parse("HloModule m\nENTRY e {\n p0 = f32[4,4] parameter(0)\n"
+                + " ROOT r = f32[4,4] broadcast(p0), dimensions={1,1}\n}");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> HloIndexing.outputToInput(twice, twice.entry().root()));
+        assertTrue(e.getMessage().contains("dimensions [1, 1] must be distinct dimensions"), e.getMessage());
     }
 
     /** The forms the rules must keep: scalar operands of element-wise ops, a variadic reduce, a slice of a whole dimension. */

@@ -144,22 +144,38 @@ public final class Interpreter {
         }
     }
 
+    /** Operands each opcode takes, as XLA's verifier counts them; absent: checked by the op. */
+    private static final Map<String, Integer> OPERAND_COUNTS = Map.ofEntries(
+            Map.entry("parameter", 0), Map.entry("constant", 0), Map.entry("iota", 0),
+            Map.entry("broadcast", 1), Map.entry("transpose", 1), Map.entry("reshape", 1), Map.entry("bitcast", 1),
+            Map.entry("copy", 1), Map.entry("slice", 1), Map.entry("reverse", 1), Map.entry("convert", 1),
+            Map.entry("pad", 2));
+
     private Value apply(HloInstruction in, List<TensorView> ops) {
+        Integer count = OPERAND_COUNTS.get(in.opcode());
+        if (count != null && ops.size() != count) {
+            // Extra operands were ignored: copy(p0, p0) ran as copy(p0), which XLA refuses.
+            throw new IllegalArgumentException(in.opcode() + " takes " + count + " operand" + (count == 1 ? "" : "s")
+                    + ", got " + ops.size() + ": " + in.operands());
+        }
+        if (in.opcode().equals("concatenate") && ops.isEmpty()) {
+            throw new IllegalArgumentException("concatenate takes at least one operand, got none");
+        }
         ArrayShape shape = laidOut(in.arrayShape());
         long[] dims = longs(shape.dims());
         return switch (in.opcode()) {
             case "parameter" -> new Value(arguments.get(in.name()), Step.Kind.PARAMETER, false);
             case "constant" -> new Value(Literals.parse(in.payload(), shape, allocator), Step.Kind.CONSTANT, true);
             case "iota" -> new Value(iota(in, shape), Step.Kind.CONSTANT, false);
-            case "broadcast" -> view(Ops.broadcast(operand(in, ops, 0), dims, ints(in.intsOrEmpty("dimensions"))));
-            case "transpose" -> view(Ops.transpose(operand(in, ops, 0), ints(in.ints("dimensions"))));
+            case "broadcast" -> view(broadcast(operand(in, ops, 0), dims, dimensions(in, in.intsOrEmpty("dimensions"))));
+            case "transpose" -> view(Ops.transpose(operand(in, ops, 0), dimensions(in, in.ints("dimensions"))));
             case "reshape" -> view(Ops.reshape(operand(in, ops, 0), dims));
             case "bitcast" -> bitcast(in, operand(in, ops, 0), dims);
             case "copy" -> new Value(Materialize.materialize(operand(in, ops, 0), shape, allocator), Step.Kind.COPY, true);
             case "slice" -> view(slice(in, operand(in, ops, 0)));
             case "dynamic-slice" -> view(dynamicSlice(in, ops));
             case "pad" -> view(pad(in, operand(in, ops, 0), operand(in, ops, 1)));
-            case "reverse" -> view(Ops.reverse(operand(in, ops, 0), ints(in.ints("dimensions"))));
+            case "reverse" -> view(Ops.reverse(operand(in, ops, 0), dimensions(in, in.ints("dimensions"))));
             case "concatenate" -> view(Ops.concatenate(in.oneDimension("dimensions"), ops));
             case "convert" -> operand(in, ops, 0).dtype() == shape.dtype() ? view(operand(in, ops, 0))
                     : new Value(Conversions.convert(operand(in, ops, 0), shape, allocator), Step.Kind.COPY, true);
@@ -168,21 +184,36 @@ public final class Interpreter {
     }
 
     /**
-     * Characters of a view's simplified map past which the view is copied into its instruction's
-     * layout. Reshapes of transposed views compose into floor divisions and modulos of each
-     * other; the simplifier cannot always undo them, and a chain of a few dozen grew maps of
-     * hundreds of kilobytes that took minutes to simplify. A copy resets the map to strides.
+     * Characters of a view's map past which the view is copied into its instruction's layout.
+     * Reshapes of transposed views compose into floor divisions and modulos of each other; the
+     * simplifier cannot always undo them, and a chain of a few dozen grew maps of hundreds of
+     * kilobytes that took minutes to simplify. A copy resets the map to strides.
      */
     static final int MAX_MAP_CHARS = 1024;
 
     private Value boundMap(HloInstruction in, Value v) {
-        if (v.kind() != Step.Kind.VIEW || v.view().isStrided() || v.view().map().pieces().size() != 1) {
-            return v;
-        }
-        if (v.view().indexingMap().toString().length() <= MAX_MAP_CHARS) {
+        if (v.kind() != Step.Kind.VIEW || !mapTooLong(v.view())) {
             return v;
         }
         return new Value(Materialize.materialize(v.view(), laidOut(in.arrayShape()), allocator), Step.Kind.COPY, true);
+    }
+
+    /**
+     * A padded or concatenated view has no simplified map, and its pieces' maps are composed but
+     * never simplified, so they grow with every step after the pad: measured as they are, each
+     * time, they stay near the limit instead of doubling unseen until the copy at the end. Its
+     * form is not asked first: that compiles every piece's map, the cost being bounded here.
+     */
+    private static boolean mapTooLong(TensorView view) {
+        if (!(view.map() instanceof ViewMap.Single)) {
+            for (ViewMap.Single piece : view.map().pieces()) {
+                if (piece.map().toString().length() > MAX_MAP_CHARS) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        return !view.isStrided() && view.indexingMap().toString().length() > MAX_MAP_CHARS;
     }
 
     private static Value view(TensorView v) {
@@ -190,10 +221,14 @@ public final class Interpreter {
     }
 
     private TensorView iota(HloInstruction in, ArrayShape shape) {
-        int d = (int) in.intValue("iota_dimension", -1);
-        if (d < 0 || d >= shape.rank()) {
-            throw new IllegalArgumentException("iota_dimension " + d + " is not a dimension of " + shape);
+        if (in.attribute("iota_dimension").isEmpty()) {
+            throw new IllegalArgumentException("the iota_dimension attribute is missing");
         }
+        long written = in.intValue("iota_dimension", 0);
+        if (written < 0 || written >= shape.rank()) {
+            throw new IllegalArgumentException("iota_dimension=" + written + " is not a dimension of " + shape);
+        }
+        int d = (int) written;
         // One row of n values, broadcast: n elements of memory for any shape.
         long n = shape.dim(d);
         DType type = shape.dtype();
@@ -211,6 +246,29 @@ public final class Interpreter {
             }
         }
         return Ops.broadcast(row, longs(shape.dims()), d);
+    }
+
+    /**
+     * XLA lets broadcast's dimensions come in any order (dimensions={1,0} broadcasts a transpose);
+     * Ops.broadcast takes them increasing, so the operand is transposed into their order first:
+     * both are views, nothing is copied. Repeated dimensions stay for Ops.broadcast to refuse.
+     */
+    private static TensorView broadcast(TensorView source, long[] dims, int[] mapping) {
+        Integer[] order = new Integer[mapping.length];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+        }
+        java.util.Arrays.sort(order, (a, b) -> Integer.compare(mapping[a], mapping[b]));
+        int[] permutation = new int[order.length];
+        int[] sorted = new int[order.length];
+        boolean increasing = true;
+        for (int i = 0; i < order.length; i++) {
+            permutation[i] = order[i];
+            sorted[i] = mapping[order[i]];
+            increasing &= order[i] == i;
+        }
+        return increasing ? Ops.broadcast(source, dims, mapping)
+                : Ops.broadcast(Ops.transpose(source, permutation), dims, sorted);
     }
 
     private Value bitcast(HloInstruction in, TensorView source, long[] dims) {
@@ -265,6 +323,11 @@ public final class Interpreter {
             if (s.rank() != 0 || (s.dtype().kind() != DType.Kind.SIGNED && s.dtype().kind() != DType.Kind.UNSIGNED)) {
                 throw new IllegalArgumentException("start operand " + (k + 1) + " (" + in.operands().get(k + 1) + ") is "
                         + s.shape() + ", not an integer scalar");
+            }
+            if (s.dtype() != ops.get(1).dtype()) {
+                throw new IllegalArgumentException("start operands must have the same element type, as XLA requires: "
+                        + in.operands().get(1) + " is " + ops.get(1).dtype() + ", " + in.operands().get(k + 1) + " is "
+                        + s.dtype());
             }
             long value = s.getLong();
             // u64 starts past 2^63 read as negative; any such start is past every dim, so clamp high.
@@ -326,7 +389,22 @@ public final class Interpreter {
         return v.stream().mapToLong(Long::longValue).toArray();
     }
 
-    private static int[] ints(List<Long> v) {
-        return v.stream().mapToInt(Math::toIntExact).toArray();
+    /**
+     * {@return the {@code dimensions} attribute as ints} Any value outside int's range is past
+     * every rank, and must be refused as written rather than wrap or overflow; the op checks the
+     * rest against its operand.
+     */
+    private int[] dimensions(HloInstruction in, List<Long> v) {
+        int[] out = new int[v.size()];
+        for (int i = 0; i < out.length; i++) {
+            long d = v.get(i);
+            if (d != (int) d) {
+                String written = v.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(",", "{", "}"));
+                throw new IllegalArgumentException("dimensions=" + written + ": " + d + " is not a dimension of "
+                        + operandShape(in, 0));
+            }
+            out[i] = (int) d;
+        }
+        return out;
     }
 }

@@ -11,8 +11,9 @@ import java.util.List;
  * Reads the literal of a {@code constant} as XLA prints it: a scalar ({@code 1.5}, {@code -inf},
  * {@code nan}, {@code true}) or nested braces, one level per dimension
  * ({@code {{1, 2}, {3, 4}}}), complex values as (real, imaginary) pairs ({@code (1, -2.5)}), into
- * new memory laid out by the constant's shape. Elided literals ({@code {...}}) and NaN payloads
- * are refused with the reason.
+ * new memory laid out by the constant's shape. Elided literals ({@code {...}}), NaN payloads
+ * and finite values the type rounds to infinity or NaN are refused with the reason, as XLA
+ * refuses them; {@code -nan} keeps its sign.
  */
 public final class Literals {
     private Literals() {
@@ -56,16 +57,25 @@ public final class Literals {
                 case SIGNED -> v.setLong(Long.parseLong(text), index);
                 case UNSIGNED -> v.setBits(checkedUnsigned(text, t), index);
                 case FLOAT -> {
+                    double value = real(text, t == DType.F32);
                     if (t == DType.F32) {
-                        v.setFloat((float) real(text, true), index);
+                        v.setFloat(toFloat(value), index);
                     } else {
-                        v.setDouble(real(text, false), index);
+                        v.setDouble(value, index);
                     }
+                    checkRange(text, v.getDouble(index), t, literal);
                 }
                 case COMPLEX -> {
                     int comma = text.indexOf(',');
                     boolean single = t == DType.C64;
-                    v.setComplex(real(text.substring(0, comma), single), real(text.substring(comma + 1), single), index);
+                    String re = text.substring(0, comma);
+                    String im = text.substring(comma + 1);
+                    double real = real(re, single);
+                    double imag = real(im, single);
+                    v.setComplex(single ? toFloat(real) : real, single ? toFloat(imag) : imag, index);
+                    DType part = t.componentType();
+                    checkRange(re, single ? toFloat(real) : real, part, literal);
+                    checkRange(im, single ? toFloat(imag) : imag, part, literal);
                 }
                 case NONE -> throw new AssertionError(t);
             }
@@ -73,6 +83,67 @@ public final class Literals {
             String shown = t.kind() == DType.Kind.COMPLEX ? "(" + text.replace(",", ", ") + ")" : text;
             throw new IllegalArgumentException("'" + shown + "' is not a " + t + " value, in literal '" + literal + "'");
         }
+    }
+
+    /** The negative quiet NaN that XLA writes for {@code -nan} (x86's default NaN, printed so). */
+    private static final double NEGATIVE_NAN = Double.longBitsToDouble(0xfff8000000000000L);
+
+    /** {@code (float)} of a value, keeping a NaN's sign: the JVM need not keep it through d2f. */
+    private static float toFloat(double value) {
+        if (Double.isNaN(value)) {
+            return Float.intBitsToFloat(Double.doubleToRawLongBits(value) < 0 ? 0xffc00000 : 0x7fc00000);
+        }
+        return (float) value;
+    }
+
+    /**
+     * Refuses a finite value that the type rounds to infinity or NaN, as XLA's parser does: it
+     * casts the parsed double to the type and accepts what stays finite (f16 65519 is 65504,
+     * f8e4m3fn 464 is 448; 65520 and 465 are refused). f32 is judged by the double cast to float,
+     * as XLA does, though its value is parsed to float directly.
+     */
+    private static void checkRange(String text, double stored, DType t, String literal) {
+        if (text.matches("[+-]?(inf|nan)")) {
+            return;
+        }
+        double judged = t == DType.F32 ? (float) Double.parseDouble(text) : stored;
+        if (!Double.isFinite(judged)) {
+            double[] range = finiteRange(t);
+            throw new IllegalArgumentException("value " + text + " is out of range for " + t + ", namely ["
+                    + shortG(range[0]) + ", " + shortG(range[1]) + "], in literal '" + literal + "'");
+        }
+    }
+
+    /** {@return {@code %g} as C prints it, without trailing zeros: 448, 3.40282e+38} */
+    private static String shortG(double d) {
+        return String.format("%g", d).replaceFirst("\\.?0+(?=e|$)", "");
+    }
+
+    /**
+     * {@return the lowest and highest finite values of a float type} Read off every bit pattern of
+     * the narrow ones: f8e8m0fnu has no sign, so its lowest is not minus its highest.
+     */
+    private static double[] finiteRange(DType t) {
+        if (t == DType.F64) {
+            return new double[] {-Double.MAX_VALUE, Double.MAX_VALUE};
+        }
+        if (t == DType.F32) {
+            return new double[] {-Float.MAX_VALUE, Float.MAX_VALUE};
+        }
+        double min = Double.POSITIVE_INFINITY;
+        double max = Double.NEGATIVE_INFINITY;
+        try (var arena = dev.tensorbuf.memory.Allocators.confined()) {
+            TensorView one = Materialize.allocate(ArrayShape.of(t, 1), arena);
+            for (long bits = 0; bits < 1L << t.bitWidth(); bits++) {
+                one.setBits(bits, 0);
+                double d = one.getDouble(0);
+                if (Double.isFinite(d)) {
+                    min = Math.min(min, d);
+                    max = Math.max(max, d);
+                }
+            }
+        }
+        return new double[] {min, max};
     }
 
     private static long checkedUnsigned(String text, DType t) {
@@ -88,7 +159,8 @@ public final class Literals {
             case "inf", "+inf" -> Double.POSITIVE_INFINITY;
             case "-inf" -> Double.NEGATIVE_INFINITY;
             case "nan", "+nan" -> Double.NaN;
-            case "-nan" -> -Double.NaN;
+            // -Double.NaN is Double.NaN: negation of a NaN constant need not set its sign.
+            case "-nan" -> NEGATIVE_NAN;
             default -> {
                 if (text.startsWith("nan(") || text.startsWith("-nan(")) {
                     throw new IllegalArgumentException("NaN payloads such as '" + text + "' are not supported");

@@ -93,7 +93,10 @@ final class ShapeChecks {
         }
     }
 
-    /** {@code dimensions} maps each operand dimension, in order, to an output dimension of the same size. */
+    /**
+     * {@code dimensions} maps each operand dimension to a distinct output dimension of the same
+     * size. Out of order ({@code {1,0}}) it also transposes, and XLA runs it so.
+     */
     private static void broadcast(Ctx ctx, HloInstruction instr) {
         ArrayShape in = ctx.operandShape(instr, 0);
         ArrayShape out = instr.arrayShape();
@@ -104,8 +107,8 @@ final class ShapeChecks {
         }
         for (int i = 0; i < dims.size(); i++) {
             long d = dims.get(i);
-            if (d < 0 || d >= out.rank() || (i > 0 && d <= dims.get(i - 1))) {
-                throw error(instr, "dimensions " + dims + " must be increasing dimensions of its rank-" + out.rank()
+            if (d < 0 || d >= out.rank() || dims.subList(0, i).contains(d)) {
+                throw error(instr, "dimensions " + dims + " must be distinct dimensions of its rank-" + out.rank()
                         + " output " + out);
             }
             if (out.dim((int) d) != in.dim(i)) {
