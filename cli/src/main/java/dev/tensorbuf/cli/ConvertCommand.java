@@ -325,7 +325,7 @@ final class ConvertCommand implements Command {
         if (!(parsed instanceof ArrayShape array) || !array.isStatic()) {
             throw new IllegalArgumentException(option + " " + text + " is not an array shape with static dims");
         }
-        return array.layout().isPresent() ? array : array.withLayout(XlaLayout.descending(array.rank()));
+        return array.laidOut();
     }
 
     private static void copyBytes(MemorySegment from, MemorySegment to, Progress progress) {

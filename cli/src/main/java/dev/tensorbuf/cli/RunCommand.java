@@ -168,7 +168,7 @@ final class RunCommand implements Command {
             }
             case RAW -> {
                 ArrayShape shape = HloExecutor.parameterShape(module, key);
-                ArrayShape laidOut = shape.layout().isPresent() ? shape : shape.withLayout(XlaLayout.descending(shape.rank()));
+                ArrayShape laidOut = shape.laidOut();
                 TensorFiles.Opened raw = TensorFiles.openRaw(file, laidOut,
                         role + "=" + value + " (raw bytes, read in the parameter's layout)", TensorFiles.stem(file));
                 opened.add(raw.owner());

@@ -44,7 +44,7 @@ public final class Bitcast {
      *     form), element widths differ, or the byte sizes differ
      */
     public static TensorView apply(TensorView view, ArrayShape target) {
-        ArrayShape laidOut = target.layout().isPresent() ? target : target.withLayout(XlaLayout.descending(target.rank()));
+        ArrayShape laidOut = target.laidOut();
         ArrayShape source;
         long offset;
         if (view.shape().layout().isPresent()) {

@@ -117,6 +117,17 @@ public record ArrayShape(DType dtype, List<Long> dims, List<Boolean> dynamicDims
         return new ArrayShape(dtype, dims, dynamicDims, Optional.of(newLayout));
     }
 
+    /**
+     * {@return this shape, given XLA's default layout (descending, row-major) when it has none}:
+     * how XLA lays out a shape written without one
+     * {@snippet :
+     * ArrayShape.parse("f32[2,3]").withoutLayout().laidOut(); // f32[2,3]{1,0}
+     * }
+     */
+    public ArrayShape laidOut() {
+        return layout.isPresent() ? this : withLayout(XlaLayout.descending(dims.size()));
+    }
+
     /** {@return this shape without a layout, as XLA's {@code ClearLayout}} */
     public ArrayShape withoutLayout() {
         return new ArrayShape(dtype, dims, dynamicDims, Optional.empty());

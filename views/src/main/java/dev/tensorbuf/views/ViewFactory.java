@@ -24,7 +24,7 @@ final class ViewFactory {
         if (!shape.isStatic()) {
             throw new IllegalArgumentException("view of " + shape + ": dynamic dimensions need their sizes; views take static shapes");
         }
-        ArrayShape laidOut = shape.layout().isPresent() ? shape : shape.withLayout(XlaLayout.descending(shape.rank()));
+        ArrayShape laidOut = shape.laidOut();
         checkTiledBufferSize(laidOut, buffer);
         ElementAccess access = accessFor(laidOut);
         long[] dims = toArray(laidOut.dims());

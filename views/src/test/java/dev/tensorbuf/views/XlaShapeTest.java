@@ -177,6 +177,13 @@ class XlaShapeTest {
         assertTrue(e.getMessage().contains("overflows a long"), e.getMessage());
     }
 
+    @Test
+    void laidOutGivesXlasDefaultLayoutOnlyToAShapeWithout() {
+        assertEquals("f32[2,3]{1,0}", array("f32[2,3]").withoutLayout().laidOut().toString());
+        assertEquals("f32[2,3]{0,1:T(2)}", array("f32[2,3]{0,1:T(2)}").laidOut().toString());
+        assertEquals("f32[]", array("f32[]").withoutLayout().laidOut().toString());
+    }
+
     /** A review found f32[2^63 - 1, 0] refused as overflowing while f32[0, 2^63 - 1] was empty. */
     @Test
     void aZeroDimensionEmptiesAShapeInAnyOrder() {

@@ -9,7 +9,6 @@ import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.hlo.HloModule;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.TensorView;
-import dev.tensorbuf.views.XlaLayout;
 import java.util.List;
 import java.util.Map;
 
@@ -99,7 +98,7 @@ public final class HloExecutor {
         try {
             Interpreter.Run r = Interpreter.run(module, lines, bound, allocator);
             ArrayShape root = module.entry().root().arrayShape();
-            ArrayShape shape = root.layout().isPresent() ? root : root.withLayout(XlaLayout.descending(root.rank()));
+            ArrayShape shape = root.laidOut();
             return new Execution(r.result(), shape, r.rootCopied(), r.steps(), allocator);
         } catch (RuntimeException | Error e) {
             allocator.close();

@@ -82,7 +82,7 @@ public final class Interpreter {
         evaluate(root);
         Value r = values.get(root.name());
         boolean copy = !r.inOwnLayout();
-        TensorView result = copy ? Materialize.materialize(r.view(), laidOut(rootShape), allocator) : r.view();
+        TensorView result = copy ? Materialize.materialize(r.view(), rootShape.laidOut(), allocator) : r.view();
         List<Step> steps = new ArrayList<>();
         for (HloInstruction i : entry.instructions()) {
             Value v = values.get(i.name());
@@ -161,7 +161,7 @@ public final class Interpreter {
         if (in.opcode().equals("concatenate") && ops.isEmpty()) {
             throw new IllegalArgumentException("concatenate takes at least one operand, got none");
         }
-        ArrayShape shape = laidOut(in.arrayShape());
+        ArrayShape shape = in.arrayShape().laidOut();
         long[] dims = longs(shape.dims());
         return switch (in.opcode()) {
             case "parameter" -> new Value(arguments.get(in.name()), Step.Kind.PARAMETER, false);
@@ -195,7 +195,7 @@ public final class Interpreter {
         if (v.kind() != Step.Kind.VIEW || !mapTooLong(v.view())) {
             return v;
         }
-        return new Value(Materialize.materialize(v.view(), laidOut(in.arrayShape()), allocator), Step.Kind.COPY, true);
+        return new Value(Materialize.materialize(v.view(), in.arrayShape().laidOut(), allocator), Step.Kind.COPY, true);
     }
 
     /**
@@ -272,8 +272,8 @@ public final class Interpreter {
     }
 
     private Value bitcast(HloInstruction in, TensorView source, long[] dims) {
-        ArrayShape from = laidOut(operandShape(in, 0));
-        ArrayShape to = laidOut(in.arrayShape());
+        ArrayShape from = operandShape(in, 0).laidOut();
+        ArrayShape to = in.arrayShape().laidOut();
         if (from.dtype() != to.dtype()) {
             throw new IllegalArgumentException("bitcast from " + from + " to " + in.shape()
                     + " changes the element type; that is bitcast-convert, which is not a data-movement op here");
@@ -374,10 +374,6 @@ public final class Interpreter {
             throw new IllegalArgumentException("needs operand " + k + " but has " + ops.size());
         }
         return ops.get(k);
-    }
-
-    private static ArrayShape laidOut(ArrayShape s) {
-        return s.layout().isPresent() ? s : s.withLayout(XlaLayout.descending(s.rank()));
     }
 
     private String where(HloInstruction in) {

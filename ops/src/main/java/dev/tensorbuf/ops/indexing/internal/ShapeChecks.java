@@ -149,16 +149,12 @@ final class ShapeChecks {
         }
         // Same elements, other bytes: E(n) packing or tile padding on one side only (XLA's
         // verifier compares the byte sizes too).
-        long inBytes = laidOut(in).arraySize();
-        long outBytes = laidOut(out).arraySize();
+        long inBytes = in.laidOut().arraySize();
+        long outBytes = out.laidOut().arraySize();
         if (inBytes != outBytes) {
-            throw error(instr, "changes the byte size: " + laidOut(in) + " is " + inBytes + " bytes, " + laidOut(out)
+            throw error(instr, "changes the byte size: " + in.laidOut() + " is " + inBytes + " bytes, " + out.laidOut()
                     + " " + outBytes);
         }
-    }
-
-    private static ArrayShape laidOut(ArrayShape s) {
-        return s.layout().isPresent() ? s : s.withLayout(dev.tensorbuf.views.XlaLayout.descending(s.rank()));
     }
 
     private static void reverse(Ctx ctx, HloInstruction instr) {
