@@ -47,10 +47,11 @@ public final class Bitcast {
         ArrayShape laidOut = target.laidOut();
         ArrayShape source;
         long offset;
-        if (view.shape().layout().isPresent()) {
-            // Made from an XLA shape: one buffer, read through that layout's own map, which puts
-            // index 0 at offset 0. No map is built or simplified.
-            source = view.shape();
+        Optional<ArrayShape> made = view.laidOutShape();
+        if (made.isPresent()) {
+            // Made from an XLA shape (or a transpose of one): one buffer, read through that
+            // layout's own map, which puts index 0 at offset 0. No map is built or simplified.
+            source = made.get();
             offset = 0;
         } else {
             Optional<StridedLayout> strided = view.stridedLayout();

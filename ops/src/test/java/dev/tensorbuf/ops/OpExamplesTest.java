@@ -132,7 +132,8 @@ class OpExamplesTest {
             }
         }
         TensorView t = Transpose.apply(tiled, 1, 0);
-        assertEquals("f32[5,3]{0,1:T(2,2)}", t.shape().toString());
+        assertEquals("f32[5,3]{0,1:T(2,2)}", t.laidOutShape().orElseThrow().toString());
+        assertEquals(Optional.empty(), Slice.apply(t, new long[] {0, 0}, new long[] {2, 2}, new long[] {1, 1}).laidOutShape());
         for (int i = 0; i < 3; i++) {
             for (int j = 0; j < 5; j++) {
                 assertEquals(10 * i + j, t.getFloat(j, i));

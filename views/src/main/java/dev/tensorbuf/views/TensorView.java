@@ -193,11 +193,9 @@ public final class TensorView {
      * {@return the same view as {@link #remap(IndexingMap, long...)} with
      * {@code outputToInput.toIndexingMap()}}, made in O(rank^2) by arithmetic on the remap: a
      * view with strides composes an {@link AffineRemap}, or a {@link ReshapeRemap} whose merged
-     * groups are contiguous in it, into new strides; a permutation of a view made from a tiled
-     * XLA shape is that buffer under the permuted shape ({@code f32[3,5]{1,0:T(2,2)}} transposed
-     * is {@code f32[5,3]{0,1:T(2,2)}}); any other keeps the remap and composes the maps when
-     * {@link #map()} or anything built on it first asks. A remap that leaves a dimension, or an
-     * empty result, takes the general path.
+     * groups are contiguous in it, into new strides; any other keeps the remap and composes the
+     * maps when {@link #map()} or anything built on it first asks. A remap that leaves a
+     * dimension, or an empty result, takes the general path.
      * {@snippet :
      * TensorView v = TensorView.of(buffer, "f32[2,3]{1,0}");
      * TensorView t = v.remap(AffineRemap.of(new long[] {3, 2}, new long[][] {{0, 1}, {1, 0}}, new long[] {0, 0}));
@@ -215,15 +213,6 @@ public final class TensorView {
         if (ViewRemaps.hasZeroDim(out) || !ViewRemaps.staysWithin(dims, outputToInput)) {
             // The general path names the result that leaves its dimension.
             return remap(outputToInput.toIndexingMap(), out);
-        }
-        if (strides == null && pending instanceof PendingMap.Layout && outputToInput instanceof AffineRemap a
-                && shape.requireLayout().splitConfigs().isEmpty()) {
-            // A tiled view permuted is the same buffer under the permuted XLA shape, as XLA's
-            // transposes that are bitcasts: it stays a layout (bitcast, copies) and no map is built.
-            int[] permutation = ViewRemaps.permutation(dims, a);
-            if (permutation != null) {
-                return ViewFactory.of(buffer, ViewRemaps.permute(shape, permutation));
-            }
         }
         ArrayShape logical = ViewFactory.logicalShape(shape.dtype(), out);
         if (strides != null) {
@@ -309,6 +298,27 @@ public final class TensorView {
     /** {@return the logical shape: type, dimensions and, for a view made from an XLA shape, its layout} */
     public ArrayShape shape() {
         return shape;
+    }
+
+    /**
+     * {@return the XLA shape, layout included, that places this view's elements in its buffer
+     * from byte 0, where there is one}: the shape the view was made from ({@link #of}), or that
+     * shape permuted for a transpose of such a view, as XLA's transposes that are bitcasts
+     * ({@code f32[3,5]{1,0:T(2,2)}} transposed is {@code f32[5,3]{0,1:T(2,2)}}). Empty for other
+     * views; a strided one has {@link #stridedLayout()} instead.
+     */
+    public Optional<ArrayShape> laidOutShape() {
+        if (shape.layout().isPresent()) {
+            return Optional.of(shape);
+        }
+        if (pending instanceof PendingMap.Remapped(TensorView source, AffineRemap a)) {
+            int[] permutation = ViewRemaps.permutation(source.dims, a);
+            if (permutation != null) {
+                return source.laidOutShape().filter(s -> s.requireLayout().splitConfigs().isEmpty())
+                        .map(s -> ViewRemaps.permute(s, permutation));
+            }
+        }
+        return Optional.empty();
     }
 
     /** {@return the logical dimensions} */

@@ -25,7 +25,6 @@ final class ViewFactory {
             throw new IllegalArgumentException("view of " + shape + ": dynamic dimensions need their sizes; views take static shapes");
         }
         ArrayShape laidOut = shape.laidOut();
-        checkTiledBufferSize(laidOut, buffer);
         ElementAccess access = accessFor(laidOut);
         long[] dims = toArray(laidOut.dims());
         long capacity = capacity(buffer, access);
@@ -35,7 +34,13 @@ final class ViewFactory {
             // Untiled and inside the buffer: the layout's map is built on first need.
             return new TensorView(laidOut, dims, access, host, buffer, strides, 0, null, new PendingMap.Layout());
         }
-        if (tiledWithin(laidOut, dims, capacity)) {
+        boolean within = tiledWithin(laidOut, dims, capacity);
+        if (!within || laidOut.requireLayout().tailPaddingAlignment() != 1) {
+            // Every slot inside the buffer is ArraySize or more unless L(n) pads the tail; only
+            // then is ArraySize worth its tiling plan (a few hundred ns).
+            checkTiledBufferSize(laidOut, buffer);
+        }
+        if (within) {
             // Tiled and inside the buffer: lowering the tiles to a map and simplifying it (1-15 us)
             // waits for the first need, so views and bitcasts to tiled shapes cost O(rank).
             return new TensorView(laidOut, dims, access, host, buffer, null, 0, null, new PendingMap.Layout());
