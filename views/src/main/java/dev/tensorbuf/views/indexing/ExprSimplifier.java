@@ -15,9 +15,7 @@ import dev.tensorbuf.views.indexing.Exprs.Sum;
 import dev.tensorbuf.views.indexing.Exprs.Term;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeSet;
 import java.util.function.Supplier;
 
@@ -57,9 +55,6 @@ final class ExprSimplifier {
     private static final int MAX_PASSES = 16;
     private final RangeEvaluator ranges;
 
-    /** {@link #fits} of the nodes seen, by identity, as {@link RangeEvaluator} keeps ranges. */
-    private final Map<AffineExpr, Boolean> fitting = new IdentityHashMap<>();
-
     ExprSimplifier(RangeEvaluator ranges) {
         this.ranges = ranges;
     }
@@ -95,74 +90,9 @@ final class ExprSimplifier {
         return before;
     }
 
-    /**
-     * {@return whether evaluating {@code e} anywhere in the variables' bounds keeps every sum and
-     * product within a long}, from the range of each operand. Divisions and the rest cannot
-     * overflow ({@code Long.MIN_VALUE / -1} aside, which no rewrite introduces).
-     */
+    /** {@return whether {@code e} evaluates without overflow over the bounds: {@link RangeEvaluator#fits}} */
     boolean fits(AffineExpr e) {
-        return switch (e) {
-            case Dim d -> true;
-            case Sym s -> true;
-            case Rt r -> true;
-            case Const c -> true;
-            default -> {
-                Boolean known = fitting.get(e);
-                if (known == null) {
-                    known = fitsNode(e);
-                    fitting.put(e, known);
-                }
-                yield known;
-            }
-        };
-    }
-
-    private boolean fitsNode(AffineExpr e) {
-        return switch (e) {
-            case Add(AffineExpr l, AffineExpr r) -> fits(l) && fits(r) && sumFits(range(l), range(r));
-            case Mul(AffineExpr l, AffineExpr r) -> fits(l) && fits(r) && productFits(range(l), range(r));
-            case FloorDiv(AffineExpr l, AffineExpr r) -> fits(l) && fits(r);
-            case CeilDiv(AffineExpr l, AffineExpr r) -> fits(l) && fits(r);
-            case Mod(AffineExpr l, AffineExpr r) -> fits(l) && fits(r);
-            case Min(AffineExpr l, AffineExpr r) -> fits(l) && fits(r);
-            case Max(AffineExpr l, AffineExpr r) -> fits(l) && fits(r);
-            default -> true;
-        };
-    }
-
-    /*
-     * Interval arithmetic reads Long.MIN_VALUE and Long.MAX_VALUE as unbounded (MAX plus anything
-     * stays MAX), so a value that reaches either end, a constant included, has no reliable range:
-     * folding (d0 + 7) mod 9 near Long.MIN_VALUE to d0 + Long.MAX_VALUE gave it the range
-     * [MAX, MAX], and min(d0 mod 3, that) then picked d0 mod 3. Only values strictly inside fit.
-     */
-    private static boolean sumFits(Interval a, Interval b) {
-        if (a.isEmpty() || b.isEmpty()) {
-            return true;
-        }
-        try {
-            return inside(a.lo()) && inside(a.hi()) && inside(b.lo()) && inside(b.hi())
-                    && inside(Math.addExact(a.lo(), b.lo())) && inside(Math.addExact(a.hi(), b.hi()));
-        } catch (ArithmeticException overflow) {
-            return false;
-        }
-    }
-
-    private static boolean productFits(Interval a, Interval b) {
-        if (a.isEmpty() || b.isEmpty()) {
-            return true;
-        }
-        try {
-            return inside(a.lo()) && inside(a.hi()) && inside(b.lo()) && inside(b.hi())
-                    && inside(Math.multiplyExact(a.lo(), b.lo())) && inside(Math.multiplyExact(a.lo(), b.hi()))
-                    && inside(Math.multiplyExact(a.hi(), b.lo())) && inside(Math.multiplyExact(a.hi(), b.hi()));
-        } catch (ArithmeticException overflow) {
-            return false;
-        }
-    }
-
-    private static boolean inside(long v) {
-        return v != Long.MIN_VALUE && v != Long.MAX_VALUE;
+        return ranges.fits(e);
     }
 
     private AffineExpr rewriteFully(AffineExpr e) {

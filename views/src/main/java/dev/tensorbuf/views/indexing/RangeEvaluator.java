@@ -24,11 +24,16 @@ final class RangeEvaluator {
     private final List<Interval> runtimes;
 
     /**
-     * Ranges of the nodes seen, by identity. The simplifier asks for the range of each subtree
-     * at every level it rewrites, so without this a deep map (a long chain of reshapes) cost
-     * its size times its depth. Trees are immutable and the bounds fixed: a range never changes.
+     * Range and {@link #fits} of the nodes seen, by identity. The simplifier asks for the range of
+     * each subtree at every level it rewrites, and whether each rewrite fits, so without this a
+     * deep map (a long chain of reshapes) cost its size times its depth. Trees are immutable and
+     * the bounds fixed: neither answer ever changes. One map holds both (two cost 1.7x the
+     * simplification of a tiled layout's map).
      */
-    private final Map<AffineExpr, Interval> known = new IdentityHashMap<>();
+    private final Map<AffineExpr, Node> known = new IdentityHashMap<>();
+
+    private record Node(Interval range, boolean fits) {
+    }
 
     RangeEvaluator(List<Interval> dims, List<Interval> ranges, List<Interval> runtimes) {
         this.dims = dims;
@@ -46,27 +51,49 @@ final class RangeEvaluator {
             case Sym(int i) -> i < ranges.size() ? ranges.get(i) : Interval.UNBOUNDED;
             case Rt(int i) -> i < runtimes.size() ? runtimes.get(i) : Interval.UNBOUNDED;
             case Const(long v) -> Interval.point(v);
-            default -> {
-                Interval r = known.get(e);
-                if (r == null) {
-                    r = rangeOfNode(e);
-                    known.put(e, r);
-                }
-                yield r;
-            }
+            default -> node(e).range();
         };
     }
 
-    private Interval rangeOfNode(AffineExpr e) {
+    /**
+     * {@return whether evaluating {@code e} anywhere in the variables' bounds keeps every sum and
+     * product within a long}, from the range of each operand. Divisions and the rest cannot
+     * overflow ({@code Long.MIN_VALUE / -1} aside, which no rewrite introduces).
+     */
+    boolean fits(AffineExpr e) {
         return switch (e) {
-            case Dim _, Sym _, Rt _, Const _ -> range(e);
-            case Add(AffineExpr l, AffineExpr r) -> range(l).plus(range(r));
-            case Mul(AffineExpr l, AffineExpr r) -> range(l).times(range(r));
-            case FloorDiv(AffineExpr l, AffineExpr r) -> divide(range(l), range(r), false);
-            case CeilDiv(AffineExpr l, AffineExpr r) -> divide(range(l), range(r), true);
-            case Mod(AffineExpr l, AffineExpr r) -> mod(range(l), range(r));
-            case Min(AffineExpr l, AffineExpr r) -> range(l).min(range(r));
-            case Max(AffineExpr l, AffineExpr r) -> range(l).max(range(r));
+            case Dim _, Sym _, Rt _, Const _ -> true;
+            default -> node(e).fits();
+        };
+    }
+
+    private Node node(AffineExpr e) {
+        Node n = known.get(e);
+        if (n == null) {
+            n = nodeOf(e);
+            known.put(e, n);
+        }
+        return n;
+    }
+
+    private Node nodeOf(AffineExpr e) {
+        return switch (e) {
+            case Dim _, Sym _, Rt _, Const _ -> new Node(range(e), true);
+            case Add(AffineExpr l, AffineExpr r) -> {
+                Interval a = range(l);
+                Interval b = range(r);
+                yield new Node(a.plus(b), fits(l) && fits(r) && sumFits(a, b));
+            }
+            case Mul(AffineExpr l, AffineExpr r) -> {
+                Interval a = range(l);
+                Interval b = range(r);
+                yield new Node(a.times(b), fits(l) && fits(r) && productFits(a, b));
+            }
+            case FloorDiv(AffineExpr l, AffineExpr r) -> new Node(divide(range(l), range(r), false), fits(l) && fits(r));
+            case CeilDiv(AffineExpr l, AffineExpr r) -> new Node(divide(range(l), range(r), true), fits(l) && fits(r));
+            case Mod(AffineExpr l, AffineExpr r) -> new Node(mod(range(l), range(r)), fits(l) && fits(r));
+            case Min(AffineExpr l, AffineExpr r) -> new Node(range(l).min(range(r)), fits(l) && fits(r));
+            case Max(AffineExpr l, AffineExpr r) -> new Node(range(l).max(range(r)), fits(l) && fits(r));
         };
     }
 
@@ -179,5 +206,40 @@ final class RangeEvaluator {
         int ns = ranges.size();
         return Exprs.evaluate(e, Arrays.copyOfRange(point, 0, nd), Arrays.copyOfRange(point, nd, nd + ns),
                 Arrays.copyOfRange(point, nd + ns, point.length));
+    }
+
+    /*
+     * Interval arithmetic reads Long.MIN_VALUE and Long.MAX_VALUE as unbounded (MAX plus anything
+     * stays MAX), so a value that reaches either end, a constant included, has no reliable range:
+     * folding (d0 + 7) mod 9 near Long.MIN_VALUE to d0 + Long.MAX_VALUE gave it the range
+     * [MAX, MAX], and min(d0 mod 3, that) then picked d0 mod 3. Only values strictly inside fit.
+     */
+    private static boolean sumFits(Interval a, Interval b) {
+        if (a.isEmpty() || b.isEmpty()) {
+            return true;
+        }
+        try {
+            return inside(a.lo()) && inside(a.hi()) && inside(b.lo()) && inside(b.hi())
+                    && inside(Math.addExact(a.lo(), b.lo())) && inside(Math.addExact(a.hi(), b.hi()));
+        } catch (ArithmeticException overflow) {
+            return false;
+        }
+    }
+
+    private static boolean productFits(Interval a, Interval b) {
+        if (a.isEmpty() || b.isEmpty()) {
+            return true;
+        }
+        try {
+            return inside(a.lo()) && inside(a.hi()) && inside(b.lo()) && inside(b.hi())
+                    && inside(Math.multiplyExact(a.lo(), b.lo())) && inside(Math.multiplyExact(a.lo(), b.hi()))
+                    && inside(Math.multiplyExact(a.hi(), b.lo())) && inside(Math.multiplyExact(a.hi(), b.hi()));
+        } catch (ArithmeticException overflow) {
+            return false;
+        }
+    }
+
+    private static boolean inside(long v) {
+        return v != Long.MIN_VALUE && v != Long.MAX_VALUE;
     }
 }
