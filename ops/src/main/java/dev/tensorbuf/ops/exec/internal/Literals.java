@@ -103,6 +103,10 @@ public final class Literals {
      * as XLA does, though its value is parsed to float directly.
      */
     private static void checkRange(String text, double stored, DType t, String literal) {
+        // Per element of a literal that may have millions: the common case costs a compare.
+        if (Double.isFinite(stored) && !(t == DType.F32 && Math.abs(stored) == Float.MAX_VALUE)) {
+            return;
+        }
         if (text.matches("[+-]?(inf|nan)")) {
             return;
         }
