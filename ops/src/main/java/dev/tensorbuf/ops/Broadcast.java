@@ -19,22 +19,24 @@ public final class Broadcast {
     }
 
     /**
-     * {@return the broadcast view}
+     * {@return the broadcast view} The dimensions may come in any order, as XLA allows: out of
+     * order ({@code {1, 0}}) the broadcast also transposes.
      *
-     * @throws IllegalArgumentException unless {@code broadcastDimensions} has one strictly
-     *     increasing entry per input dimension and each names an output dimension of the same size
+     * @throws IllegalArgumentException unless {@code broadcastDimensions} has one entry per input
+     *     dimension, each a distinct output dimension of the same size
      */
     public static TensorView apply(TensorView view, long[] outputDims, int... broadcastDimensions) {
         OpMaps.checkRank("broadcast", view, broadcastDimensions.length, "broadcast dimensions "
                 + Arrays.toString(broadcastDimensions));
         long[] in = OpMaps.dims(view);
+        boolean[] taken = new boolean[outputDims.length];
         for (int j = 0; j < in.length; j++) {
             int o = broadcastDimensions[j];
-            if (o < 0 || o >= outputDims.length || (j > 0 && o <= broadcastDimensions[j - 1]) || outputDims[o] != in[j]) {
+            if (o < 0 || o >= outputDims.length || taken[o] || outputDims[o] != in[j]) {
                 throw new IllegalArgumentException("broadcast of " + view.shape() + " to " + Arrays.toString(outputDims)
-                        + ": broadcast dimension " + j + " -> " + o + " must be increasing and name an output dim of size "
-                        + in[j]);
+                        + ": broadcast dimension " + j + " -> " + o + " must name a distinct output dim of size " + in[j]);
             }
+            taken[o] = true;
         }
         return view.remap(affine(outputDims, broadcastDimensions));
     }

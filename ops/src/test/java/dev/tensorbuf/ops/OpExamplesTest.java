@@ -149,6 +149,29 @@ class OpExamplesTest {
                 bytes);
     }
 
+    /** As XLA's, broadcast dimensions out of order transpose: output (i, k, j) reads input (j, i). */
+    @Test
+    void aBroadcastWithDimensionsOutOfOrderTransposes() {
+        TensorView v = view("f32[4,5]{1,0}", 80);
+        for (int j = 0; j < 4; j++) {
+            for (int i = 0; i < 5; i++) {
+                v.setFloat(10 * j + i, j, i);
+            }
+        }
+        TensorView b = Broadcast.apply(v, new long[] {5, 3, 4}, 2, 0);
+        for (int i = 0; i < 5; i++) {
+            for (int k = 0; k < 3; k++) {
+                for (int j = 0; j < 4; j++) {
+                    assertEquals(10 * j + i, b.getFloat(i, k, j));
+                }
+            }
+        }
+        IllegalArgumentException twice = assertThrows(IllegalArgumentException.class,
+                () -> Broadcast.apply(view("f32[4,4]{1,0}", 64), new long[] {4, 4}, 1, 1));
+        assertTrue(twice.getMessage().contains("broadcast dimension 1 -> 1 must name a distinct output dim of size 4"),
+                twice.getMessage());
+    }
+
     @Test
     void badArgumentsNameTheProblem() {
         TensorView v = view("f32[4,6]{1,0}", 96);

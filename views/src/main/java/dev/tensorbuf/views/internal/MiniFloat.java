@@ -1,5 +1,6 @@
 package dev.tensorbuf.views.internal;
 
+import dev.tensorbuf.views.DType;
 import java.util.List;
 
 /**
@@ -35,6 +36,20 @@ public final class MiniFloat implements FloatCodec {
         FNUZ,
         /** No infinity and no NaN (f6, f4): overflow saturates. */
         NONE
+    }
+
+    /**
+     * The f8e5m2 pattern XLA gives a NaN converted from f16, bf16 or a one-byte float, whatever
+     * its sign (jaxlib 0.10.2, every pattern); from f32 and f64 it gives the quiet NaN with the
+     * sign, as {@link #encode} does. torch gives {@code 0x7f} with the sign, ml_dtypes {@code 0x7e}.
+     * The copy engine and {@code run}'s convert both follow it.
+     */
+    public static final int E5M2_NAN_FROM_NARROW = 0x7f;
+
+    /** {@return whether XLA converts a NaN of type {@code from} to f8e5m2 as {@link #E5M2_NAN_FROM_NARROW}} */
+    public static boolean e5m2NanFromNarrow(DType from) {
+        return from.kind() == DType.Kind.FLOAT && from != DType.F32
+                && from != DType.F64;
     }
 
     public static final MiniFloat F16 = new MiniFloat("f16", 5, 10, 15, Top.IEEE);

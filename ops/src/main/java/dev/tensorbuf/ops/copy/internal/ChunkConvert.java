@@ -426,12 +426,12 @@ final class ChunkConvert {
     /**
      * Replaces f8e5m2 NaN patterns with {@code 0x7f}, either sign: XLA's f8e5m2 of a NaN from a
      * narrower float than f32 (f16, bf16, the one-byte formats), where from f32 and f64 it gives the
-     * quiet NaN with the sign ({@code 0x7e}, {@code 0xfe}). See {@link ValueMover#E5M2_NAN}.
+     * quiet NaN with the sign ({@code 0x7e}, {@code 0xfe}). See {@link MiniFloat#E5M2_NAN_FROM_NARROW}.
      */
     static void nanToE5m2(int[] words, int m) {
         for (int i = 0; i < m; i++) {
             int w = words[i];
-            words[i] = (w & 0x7f) > 0x7c ? ValueMover.E5M2_NAN : w;
+            words[i] = (w & 0x7f) > 0x7c ? MiniFloat.E5M2_NAN_FROM_NARROW : w;
         }
     }
 

@@ -2,6 +2,7 @@ package dev.tensorbuf.ops.copy.internal;
 
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
+import dev.tensorbuf.views.internal.MiniFloat;
 
 import java.lang.foreign.MemorySegment;
 
@@ -14,19 +15,7 @@ import java.lang.foreign.MemorySegment;
  * complex to complex part by part. The slow, general path of conversion and gather.
  */
 final class ValueMover {
-    /**
-     * The f8e5m2 pattern XLA gives a NaN from f16, bf16 or a one-byte float, whatever its sign
-     * (jaxlib 0.10.2, every pattern); from f32 and f64 it gives the quiet NaN with the sign, as
-     * {@code MiniFloat} encodes. torch gives {@code 0x7f} with the sign, ml_dtypes {@code 0x7e}.
-     */
-    static final int E5M2_NAN = 0x7f;
-
     private ValueMover() {
-    }
-
-    /** {@return whether a NaN of type {@code from} goes to f8e5m2 as {@link #E5M2_NAN}} */
-    static boolean nanToE5m2Unsigned(DType from) {
-        return from.kind() == DType.Kind.FLOAT && from != DType.F32 && from != DType.F64;
     }
 
     static void run(MemorySegment s, long so, long ss, ElementAccess sa, MemorySegment d, long dO, long ds,
@@ -136,8 +125,8 @@ final class ValueMover {
             }
         } else if (to == DType.F32) {
             da.setFloat(d, di, sa.getFloat(s, si));
-        } else if (to == DType.F8E5M2 && nanToE5m2Unsigned(from) && Float.isNaN(sa.getFloat(s, si))) {
-            da.setBits(d, di, E5M2_NAN);
+        } else if (to == DType.F8E5M2 && MiniFloat.e5m2NanFromNarrow(from) && Float.isNaN(sa.getFloat(s, si))) {
+            da.setBits(d, di, MiniFloat.E5M2_NAN_FROM_NARROW);
         } else {
             da.setDouble(d, di, sa.getDouble(s, si));
         }

@@ -4,6 +4,7 @@ import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.internal.MiniFloat;
 
 /**
  * XLA's {@code convert}, element by element into new memory, with XLA's CPU semantics (checked
@@ -79,13 +80,11 @@ public final class Conversions {
                 if (to == DType.F32 && (!fromFloat || from == DType.BF16)) {
                     // bf16 exactly, a signalling NaN's bits too, as XLA keeps them (a double would quiet them).
                     src.forEachIndex(i -> dst.setFloat(toF32(src, i), i));
-                } else if (to == DType.F8E5M2 && from.kind() == DType.Kind.FLOAT && from != DType.F32 && from != DType.F64) {
-                    // XLA gives a NaN from f16, bf16 or a one-byte float f8e5m2's 0x7f, either sign
-                    // (from f32 and f64, the quiet NaN with the sign, as ElementAccess encodes it).
+                } else if (to == DType.F8E5M2 && MiniFloat.e5m2NanFromNarrow(from)) {
                     src.forEachIndex(i -> {
                         double v = src.getDouble(i);
                         if (Double.isNaN(v)) {
-                            dst.setBits(0x7f, i);
+                            dst.setBits(MiniFloat.E5M2_NAN_FROM_NARROW, i);
                         } else {
                             dst.setDouble(v, i);
                         }

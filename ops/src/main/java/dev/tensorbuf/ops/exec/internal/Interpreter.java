@@ -167,7 +167,7 @@ public final class Interpreter {
             case "parameter" -> new Value(arguments.get(in.name()), Step.Kind.PARAMETER, false);
             case "constant" -> new Value(Literals.parse(in.payload(), shape, allocator), Step.Kind.CONSTANT, true);
             case "iota" -> new Value(iota(in, shape), Step.Kind.CONSTANT, false);
-            case "broadcast" -> view(broadcast(operand(in, ops, 0), dims, dimensions(in, in.intsOrEmpty("dimensions"))));
+            case "broadcast" -> view(Ops.broadcast(operand(in, ops, 0), dims, dimensions(in, in.intsOrEmpty("dimensions"))));
             case "transpose" -> view(Ops.transpose(operand(in, ops, 0), dimensions(in, in.ints("dimensions"))));
             case "reshape" -> view(Ops.reshape(operand(in, ops, 0), dims));
             case "bitcast" -> bitcast(in, operand(in, ops, 0), dims);
@@ -248,29 +248,6 @@ public final class Interpreter {
         return Ops.broadcast(row, longs(shape.dims()), d);
     }
 
-    /**
-     * XLA lets broadcast's dimensions come in any order (dimensions={1,0} broadcasts a transpose);
-     * Ops.broadcast takes them increasing, so the operand is transposed into their order first:
-     * both are views, nothing is copied. Repeated dimensions stay for Ops.broadcast to refuse.
-     */
-    private static TensorView broadcast(TensorView source, long[] dims, int[] mapping) {
-        Integer[] order = new Integer[mapping.length];
-        for (int i = 0; i < order.length; i++) {
-            order[i] = i;
-        }
-        java.util.Arrays.sort(order, (a, b) -> Integer.compare(mapping[a], mapping[b]));
-        int[] permutation = new int[order.length];
-        int[] sorted = new int[order.length];
-        boolean increasing = true;
-        for (int i = 0; i < order.length; i++) {
-            permutation[i] = order[i];
-            sorted[i] = mapping[order[i]];
-            increasing &= order[i] == i;
-        }
-        return increasing ? Ops.broadcast(source, dims, mapping)
-                : Ops.broadcast(Ops.transpose(source, permutation), dims, sorted);
-    }
-
     private Value bitcast(HloInstruction in, TensorView source, long[] dims) {
         ArrayShape from = operandShape(in, 0).laidOut();
         ArrayShape to = in.arrayShape().laidOut();
@@ -281,7 +258,7 @@ public final class Interpreter {
         if (!from.requireLayout().tiles().isEmpty() || !to.requireLayout().tiles().isEmpty()) {
             // XLA's bitcast map follows minor_to_major alone, but tiles reorder the bytes: lay the
             // operand out as declared (unless it is already) and read those bytes as the target.
-            if (source.shape().equals(from)) {
+            if (source.laidOutShape().equals(java.util.Optional.of(from))) {
                 return view(Bitcast.apply(source, to));
             }
             return new Value(Bitcast.apply(Materialize.materialize(source, from, allocator), to), Step.Kind.COPY, true);
