@@ -75,6 +75,30 @@ public final class ElementAccess {
         return new ElementAccess(type, type.isSubByte() ? type.bitWidth() : 8 * type.byteWidth());
     }
 
+    /**
+     * {@return access to the elements of an XLA shape's layout: at their own width for
+     * {@code E(0)} or their width in bits, packed for a sub-byte type's own {@code E(n)}}
+     * {@code ElementAccess.of(ArrayShape.parse("s4[8]{0:E(4)}"))} packs two elements a byte.
+     *
+     * @throws IllegalArgumentException if the shape has no layout, or for an {@code E(n)} that
+     *     stores its type some other way ({@code f32[4]{0:E(16)}}, {@code s8[4]{0:E(4)}})
+     */
+    public static ElementAccess of(ArrayShape shape) {
+        long e = shape.requireLayout().elementSizeInBits();
+        DType t = shape.dtype();
+        if (e == 0 || e == 8L * t.byteWidth()) {
+            return of(t);
+        }
+        if (t.isSubByte() && e == t.bitWidth()) {
+            return packed(t);
+        }
+        String takes = t.isSubByte()
+                ? "E(" + t.bitWidth() + ") packs them, E(0) or E(" + 8 * t.byteWidth() + ") stores one a byte"
+                : "E(0) or E(" + 8 * t.byteWidth() + ") stores them at their own width";
+        throw new IllegalArgumentException(shape + ": elements of " + t + " stored in E(" + e
+                + ") bits are not supported; " + takes);
+    }
+
     private static void requireArrayType(DType type) {
         if (!type.isArrayType()) {
             throw new IllegalArgumentException(type + " has no elements to access");

@@ -20,7 +20,7 @@ final class ElementLocator {
         checkIndex(view, index);
         if (view.bufferOrNull() != null) {
             if (write && view.bufferOrNull().isReadOnly()) {
-                throw readOnly(view, index);
+                throw ViewReader.readOnly(index, view);
             }
             long[] strides = view.stridesArray();
             if (strides != null) {
@@ -37,19 +37,10 @@ final class ElementLocator {
         if (p < 0) {
             throw new IllegalStateException("no part of " + view + " holds index " + Arrays.toString(index));
         }
-        if (write && reader.isFill(p)) {
-            throw new IllegalArgumentException("index " + Arrays.toString(index) + " of " + view
-                    + " is padding: it reads the fill value and cannot be written");
-        }
-        if (write && segment(view, index).isReadOnly()) {
-            throw readOnly(view, index);
+        if (write && reader.writeRefusal(p, index, view) instanceof IllegalArgumentException refused) {
+            throw refused;
         }
         return reader.offset(p, index);
-    }
-
-    private static IllegalArgumentException readOnly(TensorView view, long[] index) {
-        return new IllegalArgumentException("cannot write index " + Arrays.toString(index) + " of " + view
-                + ": its memory is read-only (a read-only buffer, a mapped file or a constant)");
     }
 
     /** {@return the segment that {@code index} (already located) reads} */

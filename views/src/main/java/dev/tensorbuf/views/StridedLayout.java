@@ -93,7 +93,8 @@ public record StridedLayout(List<Long> sizes, List<Long> strides, long offset) {
             }
             if (low < 0) {
                 throw new IllegalArgumentException("negative strides " + strides + " reach element offset " + low
-                        + " for sizes " + sizes + " from offset " + offset + ": the offset must be at least " + (offset - low));
+                        + " for sizes " + sizes + " from offset " + offset + ": the offset must be at least "
+                        + Long.toUnsignedString(offset - low)); // 2^63 when low is Long.MIN_VALUE: exact, unsigned
             }
         }
     }

@@ -25,7 +25,7 @@ final class ViewFactory {
             throw new IllegalArgumentException("view of " + shape + ": dynamic dimensions need their sizes; views take static shapes");
         }
         ArrayShape laidOut = shape.laidOut();
-        ElementAccess access = accessFor(laidOut);
+        ElementAccess access = ElementAccess.of(laidOut);
         long[] dims = toArray(laidOut.dims());
         long capacity = capacity(buffer, access);
         long[] strides = ViewRemaps.packedStrides(dims, laidOut.requireLayout(), capacity);
@@ -184,23 +184,6 @@ final class ViewFactory {
         long bytes = buffer.byteSize();
         int bits = access.storageBits();
         return bytes / bits * 8 + bytes % bits * 8 / bits;
-    }
-
-    /** {@return the element storage of an XLA layout} @throws IllegalArgumentException for an {@code E(n)} it cannot store */
-    static ElementAccess accessFor(ArrayShape shape) {
-        long e = shape.requireLayout().elementSizeInBits();
-        DType t = shape.dtype();
-        if (e == 0 || e == 8L * t.byteWidth()) {
-            return ElementAccess.of(t);
-        }
-        if (t.isSubByte() && e == t.bitWidth()) {
-            return ElementAccess.packed(t);
-        }
-        String takes = t.isSubByte()
-                ? "E(" + t.bitWidth() + ") packs them, E(0) or E(" + 8 * t.byteWidth() + ") stores one a byte"
-                : "E(0) or E(" + 8 * t.byteWidth() + ") stores them at their own width";
-        throw new IllegalArgumentException(shape + ": elements of " + t + " stored in E(" + e
-                + ") bits are not supported; " + takes);
     }
 
     static long[] toArray(List<Long> list) {

@@ -132,6 +132,9 @@ class StridedLayoutTest {
         var e = assertThrows(IllegalArgumentException.class, () -> StridedLayout.of(new long[] {3}, new long[] {-1}));
         assertEquals("negative strides [-1] reach element offset -2 for sizes [3] from offset 0: the offset must be at least 2",
                 e.getMessage());
+        var lowest = assertThrows(IllegalArgumentException.class,
+                () -> StridedLayout.of(new long[] {2, 2}, new long[] {Long.MIN_VALUE, 1}));
+        assertTrue(lowest.getMessage().endsWith("the offset must be at least 9223372036854775808"), lowest.getMessage());
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.tensorbuf.ops.copy;
 
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.indexing.IndexingMap;
 
@@ -52,9 +53,12 @@ public record Access(MemorySegment segment, DType dtype, List<Long> dims, Addres
         }
     }
 
-    /** @param map a map from the logical index to one result, the element offset */
+    /** @param map a map from the logical index to one result, the element offset; no constraints */
     public record Mapped(IndexingMap map) implements Addressing {
-        /** @throws IllegalArgumentException if the map does not have exactly one result */
+        /**
+         * @throws IllegalArgumentException if the map does not have exactly one result, or has
+         *     range or runtime variables or constraints
+         */
         public Mapped {
             if (map.results().size() != 1) {
                 throw new IllegalArgumentException("an element map needs exactly one result (the element offset), got "
@@ -64,10 +68,19 @@ public record Access(MemorySegment segment, DType dtype, List<Long> dims, Addres
                 throw new IllegalArgumentException("an element map for a copy may not have range or runtime variables: "
                         + map);
             }
+            if (!map.constraints().isEmpty()) {
+                // The copy moves every index of the domain's box; a constraint would leave some
+                // out, and the bounds check and the kernels could not agree on which.
+                throw new IllegalArgumentException("an element map for a copy may not have constraints (the copy"
+                        + " visits every index of its domain box): " + map);
+            }
         }
     }
 
-    /** @throws IllegalArgumentException if a size is negative or the addressing has another rank */
+    /**
+     * @throws IllegalArgumentException if a size is negative, the addressing has another rank, or
+     *     a tiled addressing's shape has another type or dims or an {@code E(n)} its type cannot use
+     */
     public Access {
         Objects.requireNonNull(segment, "segment");
         Objects.requireNonNull(dtype, "dtype");
@@ -86,6 +99,13 @@ public record Access(MemorySegment segment, DType dtype, List<Long> dims, Addres
         if (rank != dims.size()) {
             throw new IllegalArgumentException("addressing has rank " + rank + " but dims " + dims + " have rank "
                     + dims.size());
+        }
+        if (addressing instanceof Tiled(ArrayShape shape)) {
+            if (shape.dtype() != dtype || !shape.dims().equals(dims)) {
+                throw new IllegalArgumentException("a tiled access of " + dtype + dims + " needs a shape of that type and"
+                        + " those dims, got " + shape);
+            }
+            ElementAccess.of(shape); // an E(n) the type cannot be stored in is refused here, before a plan writes
         }
     }
 

@@ -5,6 +5,7 @@ import dev.tensorbuf.ops.copy.internal.Reach;
 import dev.tensorbuf.ops.copy.internal.SelfOverlap;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.internal.ViewBounds;
@@ -149,16 +150,24 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
      * A side a gather addresses is checked before any element moves, as the loop nests are:
      * otherwise the gather would stop at the first element outside the segment with the
      * destination partly written. A map's range decides at once; only a map that may leave the
-     * segment is searched, and the first index that does is named. (Tiled sides are checked
-     * against their slot count in {@code check}.)
+     * segment is searched, and the first index that does is named. (A tiled destination is
+     * checked against its slot count in {@code check}.)
      */
     private static void checkGathered(String side, Access a) {
         if (a.elementCount() > 0 && a.addressing() instanceof Access.Strided(StridedLayout l)) {
             checkSpan(side, a, l.minOffset(), l.maxOffset());
         }
-        if (a.addressing() instanceof Access.Mapped(IndexingMap map)) {
-            long width = a.dtype().byteWidth();
-            long capacity = a.segment().byteSize() / width;
+        IndexingMap map = switch (a.addressing()) {
+            case Access.Mapped(IndexingMap m) -> m;
+            // A tiled side shorter than its slots (a source: destinations are checked in check)
+            // may still hold every element, as XLA's ArraySize does for nested tiles.
+            case Access.Tiled(ArrayShape s) when a.segment().byteSize() < s.physicalByteSize() -> s.toIndexingMap();
+            default -> null;
+        };
+        if (map != null) {
+            long bits = (a.addressing() instanceof Access.Tiled(ArrayShape s) ? ElementAccess.of(s)
+                    : ElementAccess.of(a.dtype())).storageBits();
+            long capacity = Sizes.multiply(a.segment().byteSize(), 8, "segment bits") / bits;
             try {
                 ViewBounds.check(map, capacity, side + " " + a.dtype() + a.dims(), capacity + " elements ("
                         + a.segment().byteSize() + " bytes)");

@@ -194,4 +194,58 @@ class CopyPlanTest {
             assertEquals((short) 0x40c0, bf.buffer().segment().getAtIndex(ValueLayout.JAVA_SHORT, 6), "(h 1, w 1) = 6.0 as bf16");
         }
     }
+
+    @Test
+    void aGatheredTiledSourceTooShortIsRefusedBeforeAnyByteMoves() {
+        // s4[8]{0:E(4)} packs into 4 bytes; `*` combines dims in the tile: both take the gather.
+        for (var textAndBytes : java.util.Map.of("s4[8]{0:E(4)}", 3L, "f32[4,6]{1,0:T(2,*,3)}", 40L).entrySet()) {
+            String text = textAndBytes.getKey();
+            ArrayShape s = ArrayShape.parse(text);
+            Access src = Access.tiled(ARENA.allocate(textAndBytes.getValue()), s);
+            MemorySegment d = ARENA.allocate(4L * 24);
+            Access dst = Access.strided(d, s.dtype(), StridedLayout.packed(s.dims().stream().mapToLong(Long::longValue).toArray()));
+            d.fill((byte) 0x55);
+            var e = assertThrows(IndexOutOfBoundsException.class, () -> CopyEngine.defaults().execute(CopyPlan.of(src, dst)));
+            assertTrue(e.getMessage().startsWith("source " + s.dtype() + s.dims()), e.getMessage());
+            for (long i = 0; i < d.byteSize(); i++) {
+                assertEquals((byte) 0x55, d.get(ValueLayout.JAVA_BYTE, i), text + ": byte " + i + " written");
+            }
+        }
+    }
+
+    @Test
+    void aGatheredTiledSourceShortOnlyOfItsLastPaddingStillCopies() {
+        // 192 bytes of slots; the last is padding, so 191 bytes hold every element.
+        ArrayShape s = ArrayShape.parse("f32[4,6]{1,0:T(2,*,3)}");
+        MemorySegment m = ARENA.allocate(191);
+        for (int i = 0; i < 24; i++) {
+            m.setAtIndex(ValueLayout.JAVA_FLOAT, s.linearIndex(i / 6, i % 6), i);
+        }
+        MemorySegment d = ARENA.allocate(96);
+        CopyEngine.defaults().copy(Access.tiled(m, s), Access.strided(d, DType.F32, StridedLayout.packed(4, 6)));
+        for (int i = 0; i < 24; i++) {
+            assertEquals(i, d.getAtIndex(ValueLayout.JAVA_FLOAT, i));
+        }
+    }
+
+    @Test
+    void anEOfNTheTypeCannotUseIsRefusedWhenTheAccessIsMade() {
+        for (String text : List.of("f32[4]{0:E(16)}", "s8[4]{0:E(4)}", "s4[8]{0:E(2)}", "s4[8]{0:E(1)}")) {
+            ArrayShape s = ArrayShape.parse(text);
+            var e = assertThrows(IllegalArgumentException.class, () -> Access.tiled(ARENA.allocate(64), s));
+            assertTrue(e.getMessage().startsWith(text + ": elements of " + s.dtype() + " stored in E("), e.getMessage());
+        }
+        var e = assertThrows(IllegalArgumentException.class, () -> new Access(ARENA.allocate(64), DType.F32, List.of(4L),
+                new Access.Tiled(ArrayShape.parse("s32[4]{0}"))));
+        assertEquals("a tiled access of f32[4] needs a shape of that type and those dims, got s32[4]{0}", e.getMessage());
+    }
+
+    @Test
+    void anElementMapWithConstraintsIsRefused() {
+        // [1, 3] is outside the constraint and maps to 7: the copy would visit it, the bounds check would not.
+        var map = dev.tensorbuf.views.indexing.IndexingMap.parse(
+                "(d0, d1) -> (d0 * 4 + d1), domain: d0 in [0, 1], d1 in [0, 3], d0 + d1 in [0, 3]");
+        var e = assertThrows(IllegalArgumentException.class, () -> Access.mapped(ARENA.allocate(28), DType.F32, map));
+        assertTrue(e.getMessage().startsWith("an element map for a copy may not have constraints"), e.getMessage());
+    }
 }

@@ -412,6 +412,26 @@ class ViewCopyTest {
         assertThrows(IllegalArgumentException.class, () -> engine.copy(src, readOnly));
     }
 
+    /** A pad's fill and a read-only piece are refused before the first element is written, not after the last writable one. */
+    @Test
+    void unwritableIndicesOfASeveralPieceDestinationAreRefusedBeforeAnyWrite() {
+        TensorView v = TensorView.of(allocator.allocate(16), "f32[4]{0}");
+        IllegalArgumentException pad = assertThrows(IllegalArgumentException.class, () -> engine.copy(iota("f32[6]{0}"),
+                Ops.pad(v, new long[] {0}, new long[] {2}, new long[] {0}, 0.0)));
+        assertTrue(pad.getMessage().startsWith("index [4] of "), pad.getMessage());
+        assertTrue(pad.getMessage().endsWith(" is padding: it reads the fill value and cannot be written"), pad.getMessage());
+        assertArrayEquals(new float[4], v.toFloatArray(), "the unpadded part is as it was");
+
+        TensorView first = TensorView.of(allocator.allocate(16), "f32[4]{0}");
+        TensorView readOnly = TensorView.of(allocator.allocate(16).asReadOnly(), "f32[4]{0}");
+        IllegalArgumentException ro = assertThrows(IllegalArgumentException.class,
+                () -> engine.copy(iota("f32[8]{0}"), Ops.concatenate(0, List.of(first, readOnly))));
+        assertTrue(ro.getMessage().startsWith("cannot write index [4] of "), ro.getMessage());
+        assertTrue(ro.getMessage().endsWith(": its memory is read-only (a read-only buffer, a mapped file or a constant)"),
+                ro.getMessage());
+        assertArrayEquals(new float[4], first.toFloatArray(), "the writable piece is as it was");
+    }
+
     @Test
     void aFailedMaterializeFreesItsBuffer() {
         dev.tensorbuf.memory.PooledAllocator pool = dev.tensorbuf.memory.PooledAllocator.builder().name("t").build();

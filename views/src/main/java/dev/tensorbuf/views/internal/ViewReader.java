@@ -6,6 +6,7 @@ import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.CompiledMap;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.indexing.Interval;
+import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -109,6 +110,24 @@ public final class ViewReader {
     /** {@return whether piece {@code p} is the fill of a pad} */
     public boolean isFill(int p) {
         return pieces[p].fill;
+    }
+
+    /**
+     * {@return why {@code index}, which piece {@code p} holds, cannot be written, or null when it
+     * can} A pad's fill reads a value and has no slot; a read-only piece refuses writes.
+     */
+    public IllegalArgumentException writeRefusal(int p, long[] index, Object view) {
+        if (pieces[p].fill) {
+            return new IllegalArgumentException("index " + Arrays.toString(index) + " of " + view
+                    + " is padding: it reads the fill value and cannot be written");
+        }
+        return pieces[p].buffer.isReadOnly() ? readOnly(index, view) : null;
+    }
+
+    /** {@return the refusal of a write to {@code index} of {@code view}, whose memory is read-only} */
+    public static IllegalArgumentException readOnly(long[] index, Object view) {
+        return new IllegalArgumentException("cannot write index " + Arrays.toString(index) + " of " + view
+                + ": its memory is read-only (a read-only buffer, a mapped file or a constant)");
     }
 
     /** {@return the element offset of {@code index} in piece {@code p}} */

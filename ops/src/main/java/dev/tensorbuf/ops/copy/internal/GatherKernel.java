@@ -59,17 +59,8 @@ final class GatherKernel {
     }
 
     static ElementAccess access(Access a) {
-        if (a.addressing() instanceof Access.Tiled(ArrayShape shape)) {
-            long bits = shape.requireLayout().elementSizeInBits();
-            if (bits != 0 && bits < 8) {
-                if (bits != a.dtype().bitWidth()) {
-                    throw new IllegalArgumentException("E(" + bits + ") does not match the " + a.dtype().bitWidth()
-                            + "-bit elements of " + shape);
-                }
-                return ElementAccess.packed(a.dtype());
-            }
-        }
-        return ElementAccess.of(a.dtype());
+        return a.addressing() instanceof Access.Tiled(ArrayShape shape) ? ElementAccess.of(shape)
+                : ElementAccess.of(a.dtype());
     }
 
     private static Addresser addresser(Access a) {

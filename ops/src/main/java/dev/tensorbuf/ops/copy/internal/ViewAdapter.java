@@ -71,13 +71,13 @@ public final class ViewAdapter {
             return;
         }
         checkDisjoint(src, dst);
+        checkOneSlotEach(dst);
         if (ownsPadding(dst) && !dst.buffer().segment().isReadOnly()) {
             // Sub-byte tiled storage comes this way: zero every slot, then write the elements.
             MemorySegment slots = dst.buffer().segment();
             long bytes = Math.max(dst.shape().physicalByteSize(), dst.shape().arraySize());
             slots.asSlice(0, Math.min(bytes, slots.byteSize())).fill((byte) 0);
         }
-        checkOneSlotEach(dst);
         DType s = src.dtype();
         DType d = dst.dtype();
         if (s.kind() == DType.Kind.COMPLEX && d.kind() != DType.Kind.COMPLEX) {
@@ -116,9 +116,10 @@ public final class ViewAdapter {
     }
 
     /**
-     * Refuses a destination that writes one slot from two indices: a zero stride, a
-     * concatenation of one buffer with itself, a remap that is not one-to-one. Strided views are
-     * decided by their strides ({@link SelfOverlap}); others by the bit address of every element.
+     * Refuses a destination that writes one slot from two indices (a zero stride, a
+     * concatenation of one buffer with itself, a remap that is not one-to-one), or that has an
+     * index on a pad's fill or on read-only memory. Strided views are decided by their strides
+     * ({@link SelfOverlap}); others by the bit address of every element.
      */
     private static void checkOneSlotEach(TensorView dst) {
         if (dst.stridedLayout().isPresent()) {
@@ -127,13 +128,19 @@ public final class ViewAdapter {
         }
         ViewReader reader = ViewReader.of(dst.map());
         long bits = dst.access().storageBits();
-        long[] fills = {0};
-        // Slots by bit address (segment addresses are below 2^61 on every 64-bit platform); the
-        // fill of a pad, which refuses writes itself, gets a distinct negative slot per index.
+        long[] unheld = {0};
+        // Slots by bit address (segment addresses are below 2^61 on every 64-bit platform). An
+        // index on a pad's fill or on read-only memory is refused here, before any element is
+        // written, not half way through the copy.
         SelfOverlap.checkDistinct("destination " + dst, dst.dims(), index -> {
             int p = reader.pieceOf(index);
-            return p < 0 || reader.isFill(p) ? -1 - fills[0]++
-                    : reader.buffer(p).segment().address() * 8 + reader.offset(p, index) * bits;
+            if (p < 0) {
+                return -1 - unheld[0]++; // no piece: the element write names it
+            }
+            if (reader.writeRefusal(p, index, dst) instanceof IllegalArgumentException refused) {
+                throw refused;
+            }
+            return reader.buffer(p).segment().address() * 8 + reader.offset(p, index) * bits;
         }, Long.MIN_VALUE, Long.MAX_VALUE, null);
     }
 
