@@ -1,6 +1,5 @@
 package dev.tensorbuf.views;
 
-import dev.tensorbuf.views.indexing.CompiledMap;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.internal.MapForms;
 import dev.tensorbuf.views.internal.ViewReader;
@@ -8,37 +7,38 @@ import java.util.Optional;
 
 /**
  * What a view computes from its map on first need, never when it is made: the simplified map,
- * its form, and how element access reads it (the compiled map of a one-buffer view that is not
- * affine, the piece reader of a padded or concatenated one).
+ * its form, and the piece reader of a padded or concatenated view. (The compiled map that element
+ * access of a one-buffer view without strides evaluates is a step further:
+ * {@link TensorView#compiled()}, built only when an element is read that way, since compiling
+ * defines a hidden class, about a hundred microseconds, which a view only copied never needs.)
  *
  * @param simplified the simplified map; {@link IndexingMap#undefined()} for several pieces
  * @param form strided, tiled or general, with the reason when not strided
- * @param compiled the compiled offset of a one-buffer view without strides, else null
  * @param reader the piece reader of a view of several pieces, else null
  */
-record DerivedMap(IndexingMap simplified, MapForm form, CompiledMap compiled, ViewReader reader) {
+record DerivedMap(IndexingMap simplified, MapForm form, ViewReader reader) {
 
     /**
      * {@return the derived map of a view of {@code shape} over {@code map}}
      *
-     * @param strided whether element access uses the view's strides
-     * @param affine those strides as a layout, or null: an empty view's map is known empty and
-     *     keeps no strides, so its strided form takes them from here
+     * @param affine the view's strides as a layout, or null: an empty view's map is known empty
+     *     and keeps no strides, so its strided form takes them from here
      */
-    static DerivedMap of(ViewMap map, ArrayShape shape, boolean strided, StridedLayout affine) {
+    static DerivedMap of(ViewMap map, ArrayShape shape, StridedLayout affine) {
         if (!(map instanceof ViewMap.Single single)) {
             String what = map instanceof ViewMap.Padded ? "a padded view: indices outside the data read the fill value"
                     : "a concatenation of " + map.pieces().size() + " pieces";
-            return new DerivedMap(IndexingMap.undefined(), new MapForm.General(IndexingMap.undefined(), what), null,
+            return new DerivedMap(IndexingMap.undefined(), new MapForm.General(IndexingMap.undefined(), what),
                     ViewReader.of(map));
         }
         IndexingMap simplified = MapForms.simplified(single.map());
         MapForm form = simplified.isKnownEmpty() && affine != null && affine.elementCount() == 0
                 ? new MapForm.Strided(simplified, affine) : MapForms.classify(simplified);
-        if (form instanceof MapForm.Tiled t && shape.layout().isPresent()
-                && shape.toIndexingMap().simplify().equals(simplified)) {
+        if (form instanceof MapForm.Tiled t && shape.layout().isPresent()) {
+            // Only TensorView.of keeps an XLA layout in a view's shape (ops make layout-free
+            // shapes), and its map is that layout's: the shape is the form's XLA shape.
             form = new MapForm.Tiled(t.map(), Optional.of(shape), t.reason());
         }
-        return new DerivedMap(simplified, form, strided ? null : simplified.compile(), null);
+        return new DerivedMap(simplified, form, null);
     }
 }

@@ -30,7 +30,7 @@ final class ElementLocator {
                 }
                 return at;
             }
-            return view.derived().compiled().evaluate(0, index);
+            return view.compiled().evaluate(0, index);
         }
         ViewReader reader = view.derived().reader();
         int p = reader.pieceOf(index);

@@ -3,6 +3,7 @@ package dev.tensorbuf.views;
 import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
+import dev.tensorbuf.views.indexing.CompiledMap;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -51,6 +52,7 @@ public final class TensorView {
     private final PendingMap pending;
     private volatile ViewMap map;
     private volatile DerivedMap derived;
+    private volatile CompiledMap compiled;
 
     /**
      * A view; its map is {@code map} when given, else built from {@code pending} on first need.
@@ -405,11 +407,20 @@ public final class TensorView {
     DerivedMap derived() {
         DerivedMap d = derived;
         if (d == null) {
-            d = DerivedMap.of(map(), shape, strides != null,
-                    strides == null ? null : ViewRemaps.simplifiedLayout(dims, strides, base));
+            d = DerivedMap.of(map(), shape, strides == null ? null : ViewRemaps.simplifiedLayout(dims, strides, base));
             derived = d;
         }
         return d;
+    }
+
+    /** {@return the simplified map compiled, for element access of a one-buffer view without strides} */
+    CompiledMap compiled() {
+        CompiledMap c = compiled;
+        if (c == null) {
+            c = derived().simplified().compile();
+            compiled = c;
+        }
+        return c;
     }
 
     // ---- element access, bulk and iteration ------------------------------------------------

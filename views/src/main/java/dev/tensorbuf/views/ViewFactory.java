@@ -138,13 +138,22 @@ final class ViewFactory {
      * empty layout's map is known empty and keeps no strides, so the view takes the layout's own
      */
     static TensorView strided(ArrayShape logical, Buffer buffer, ElementAccess access, StridedLayout layout) {
+        buffer.address(); // a closed buffer fails here, naming itself
+        long[] dims = toArray(logical.dims());
+        long[] strides = layout.strides().stream().mapToLong(Long::longValue).toArray();
+        if (layout.elementCount() > 0 && layout.maxOffset() < capacity(buffer, access)) {
+            // Inside the buffer by its extreme offsets (minOffset is never negative): the map is
+            // built on first need, and the layout is read off the strides, as for an op's view.
+            return new TensorView(logical, dims, access, buffer.memorySpace().hostAccessible(), buffer, strides,
+                    layout.offset(), null, new PendingMap.Strided());
+        }
+        // Beyond the buffer (the map's check names the first index out), or empty.
         TensorView view = checked(logical, new ViewMap.Single(buffer, layout.toIndexingMap()), access);
         if (layout.elementCount() > 0) {
             return view;
         }
-        long[] strides = layout.strides().stream().mapToLong(Long::longValue).toArray();
-        return new TensorView(logical, toArray(logical.dims()), access, view.isHostAccessible(), buffer, strides,
-                layout.offset(), view.map(), null);
+        return new TensorView(logical, dims, access, view.isHostAccessible(), buffer, strides, layout.offset(), view.map(),
+                null);
     }
 
     /** {@return a view of a map already known to be in bounds: host access, buffer and strides read off the map} */

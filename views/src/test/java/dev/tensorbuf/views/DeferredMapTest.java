@@ -69,6 +69,43 @@ class DeferredMapTest {
     }
 
     /**
+     * A strided view inside its buffer defers its map and reads its layout off its strides, as
+     * an op's view does: a copy of a view made per call composes and simplifies no map. Random
+     * layouts with negative and zero strides; the map built later is the layout's, element for
+     * element.
+     */
+    @Test
+    void stridedViewInsideItsBufferDefersItsMap() {
+        long seed = TestSeed.of("stridedViewInsideItsBufferDefersItsMap");
+        Random rnd = new Random(seed);
+        for (int c = 0; c < CASES; c++) {
+            int rank = 1 + rnd.nextInt(3);
+            long[] sizes = new long[rank];
+            long[] strides = new long[rank];
+            long offset = 0;
+            for (int d = 0; d < rank; d++) {
+                sizes[d] = 1 + rnd.nextInt(4);
+                strides[d] = rnd.nextInt(9) - 3;
+                offset += strides[d] < 0 ? -strides[d] * (sizes[d] - 1) : 0;
+            }
+            StridedLayout layout = StridedLayout.of(sizes, strides, offset);
+            String where = layout + " (seed " + seed + ")";
+            TensorView v = TensorView.strided(arena.allocate(4 * (layout.maxOffset() + 1)), DType.F32, layout);
+            // The layout the simplifier finds for the same map, made into a view at once.
+            TensorView general = TensorView.over(new ViewMap.Single(v.buffer(), layout.toIndexingMap()),
+                    ElementAccess.of(DType.F32), sizes);
+            assertEquals(general.form(), new MapForm.Strided(general.indexingMap(), v.stridedLayout().orElseThrow()), where);
+            assertTrue(!v.mapBuilt(), where);
+            assertEquals(new ViewMap.Single(v.buffer(), layout.toIndexingMap()), v.map(), where);
+            v.forEachIndex(index -> assertEquals(layout.offsetOf(index), ElementLocator.locate(v, index, false), where));
+        }
+        IllegalArgumentException beyond = assertThrows(IllegalArgumentException.class,
+                () -> TensorView.strided(arena.allocate(20), DType.F32, StridedLayout.packed(2, 3)));
+        assertEquals("f32[2,3]: index [1, 2] reaches element offset 5, beyond the buffer of 5 elements (20 bytes)",
+                beyond.getMessage());
+    }
+
+    /**
      * A view of a tiled XLA shape checks its reach from the tiles' physical size and builds its
      * map when first asked; the map is the layout's, every index lands on {@code linearIndex},
      * and a buffer under XLA's ArraySize throws at creation, though its elements might fit.

@@ -4,6 +4,7 @@ import dev.tensorbuf.ops.copy.Access;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.MapForm;
+import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.internal.ViewReader;
@@ -21,18 +22,24 @@ public final class ViewAdapter {
     /**
      * {@return the view as one engine access, or empty when the view spans several buffers (pad,
      * concatenate) or stores sub-byte elements packed: those are copied element by element}
+     * A view made by stride arithmetic (a transpose, slice or reshape of a strided view) reads its
+     * layout off its strides: no map is composed or simplified, which for a view made per call
+     * costs several times the copy of a small tensor.
      */
     public static Optional<Access> access(TensorView view) {
-        if (!(view.map() instanceof ViewMap.Single single)) {
-            return Optional.empty();
-        }
-        DType dtype = view.dtype();
         if (view.access().storageBits() < 8) {
             return Optional.empty();
         }
+        DType dtype = view.dtype();
+        Optional<StridedLayout> strided = view.stridedLayout();
+        if (strided.isPresent()) {
+            return Optional.of(Access.strided(view.buffer().segment(), dtype, strided.get()));
+        }
+        if (!(view.map() instanceof ViewMap.Single single)) {
+            return Optional.empty();
+        }
         var segment = single.buffer().segment();
-        MapForm form = view.form();
-        return Optional.of(switch (form) {
+        return Optional.of(switch (view.form()) {
             case MapForm.Strided s -> Access.strided(segment, dtype, s.layout());
             case MapForm.Tiled t when t.xlaShape().isPresent() && t.xlaShape().get().dims().equals(view.dims())
                     -> Access.tiled(segment, t.xlaShape().get());
@@ -44,21 +51,24 @@ public final class ViewAdapter {
     /**
      * {@return the view as the destination of a copy, or empty as {@link #access}} A view made
      * from a tiled XLA shape owns its tiles' padding, and the copy writes it as zero whatever
-     * form the map simplified to: {@code bf16[3,5]{1,0:T(1,128)}} is strided (row stride 128), and
-     * a strided access would leave the 123 slots after each row as they were.
+     * form the map simplifies to: {@code bf16[3,5]{1,0:T(1,128)}} is strided (row stride 128), and
+     * a strided access would leave the 123 slots after each row as they were. Its access is that
+     * shape's, so its map is neither simplified nor classified.
      */
     public static Optional<Access> destination(TensorView view) {
-        Optional<Access> access = access(view);
-        if (access.isPresent() && ownsPadding(view) && !(access.get().addressing() instanceof Access.Tiled)) {
-            return Optional.of(Access.tiled(access.get().segment(), view.shape()));
+        if (ownsPadding(view) && view.access().storageBits() >= 8) {
+            return Optional.of(Access.tiled(view.buffer().segment(), view.shape()));
         }
-        return access;
+        return access(view);
     }
 
-    /** {@return whether {@code view} was made from a tiled XLA shape, whose slots between and after the tiles' elements are its padding} */
+    /**
+     * {@return whether {@code view} was made from a tiled XLA shape, whose slots between and after
+     * the tiles' elements are its padding} Only {@code TensorView.of} keeps an XLA layout in a
+     * view's shape, and its views read one buffer through that layout.
+     */
     private static boolean ownsPadding(TensorView view) {
-        return view.map() instanceof ViewMap.Single
-                && view.shape().layout().map(layout -> !layout.tiles().isEmpty()).orElse(false);
+        return view.shape().layout().map(layout -> !layout.tiles().isEmpty()).orElse(false);
     }
 
     /**
