@@ -18,7 +18,10 @@ import java.util.List;
  * {@value dev.tensorbuf.ops.copy.internal.CopyExecutor#PARALLEL_THRESHOLD_BYTES} bytes (system
  * property {@code tensorbuf.copy.parallelThresholdBytes}). The Vector API kernels run when the
  * JVM has {@code --add-modules jdk.incubator.vector}, else the scalar ones (system property
- * {@code tensorbuf.copy.vector=false} forces scalar).
+ * {@code tensorbuf.copy.vector=false} forces scalar). An engine's helper threads are daemon
+ * threads named {@code tensorbuf-copy-E-I}: E numbers the engines in the order they were made
+ * (0 is {@link #defaults()}), I the helper. They start at the engine's first parallel copy and end
+ * after 30 s without work.
  * {@snippet :
  * try (Arena arena = Arena.ofConfined()) {
  *     MemorySegment a = arena.allocate(4L * 32 * 64 * 112 * 112);
@@ -31,7 +34,10 @@ import java.util.List;
  * }
  */
 public final class CopyEngine {
-    private static final CopyEngine DEFAULT = of(Runtime.getRuntime().availableProcessors());
+    /** The most threads an engine may have; {@link #of(int)} refuses more. */
+    public static final int MAX_PARALLELISM = CopyExecutor.MAX_PARALLELISM;
+
+    private static final CopyEngine DEFAULT = of(Math.min(MAX_PARALLELISM, Runtime.getRuntime().availableProcessors()));
 
     private final CopyExecutor executor;
     private final int parallelism;
@@ -39,6 +45,10 @@ public final class CopyEngine {
     private CopyEngine(int parallelism, boolean vector, long thresholdBytes) {
         if (parallelism < 1) {
             throw new IllegalArgumentException("parallelism must be >= 1, got " + parallelism);
+        }
+        if (parallelism > MAX_PARALLELISM) {
+            throw new IllegalArgumentException("parallelism " + parallelism + " is above the most an engine may have, "
+                    + MAX_PARALLELISM + " (one thread each; more than any machine's cores only slows a copy)");
         }
         if (thresholdBytes < 0) {
             throw new IllegalArgumentException("parallel threshold must be >= 0 bytes, got " + thresholdBytes);
@@ -55,7 +65,7 @@ public final class CopyEngine {
     /**
      * {@return an engine running large copies on {@code parallelism} threads}
      *
-     * @throws IllegalArgumentException if {@code parallelism < 1}
+     * @throws IllegalArgumentException if {@code parallelism < 1} or above {@link #MAX_PARALLELISM}
      */
     public static CopyEngine of(int parallelism) {
         return of(parallelism, true);
@@ -65,7 +75,7 @@ public final class CopyEngine {
      * {@return an engine with {@code parallelism} threads, using the Vector API kernels only if
      * {@code vectorKernels} and the module is present}
      *
-     * @throws IllegalArgumentException if {@code parallelism < 1}
+     * @throws IllegalArgumentException if {@code parallelism < 1} or above {@link #MAX_PARALLELISM}
      */
     public static CopyEngine of(int parallelism, boolean vectorKernels) {
         return new CopyEngine(parallelism, vectorKernels, CopyExecutor.PARALLEL_THRESHOLD_BYTES);
@@ -75,7 +85,8 @@ public final class CopyEngine {
      * {@return an engine as {@link #of(int, boolean)} that splits steps of at least
      * {@code parallelThresholdBytes} bytes (read plus written) across its threads}
      *
-     * @throws IllegalArgumentException if {@code parallelism < 1} or the threshold is negative
+     * @throws IllegalArgumentException if {@code parallelism < 1} or above {@link #MAX_PARALLELISM},
+     *     or the threshold is negative
      */
     public static CopyEngine of(int parallelism, boolean vectorKernels, long parallelThresholdBytes) {
         return new CopyEngine(parallelism, vectorKernels, parallelThresholdBytes);

@@ -39,13 +39,22 @@ final class CopyWorkers {
     private final Worker[] workers;
     private final long spinNanos;
     private final long idleNanos;
+    private final String name;
     private final ReentrantLock running = new ReentrantLock();
     private volatile Batch batch;
     /** Whether a batch has run, and when the last one ended; both under {@link #running}. */
     private boolean ranBefore;
     private long lastEnd;
 
-    /** @param helpers threads besides the caller, {@code >= 1} */
+    /**
+     * @param helpers threads besides the caller, {@code >= 1}
+     * @param name the threads' names' prefix: {@code NAME-0}, {@code NAME-1}, ...
+     */
+    CopyWorkers(int helpers, String name) {
+        this(helpers, SPIN_NANOS, IDLE_NANOS, name);
+    }
+
+    /** As {@link #CopyWorkers(int, String)}, for tests: threads named {@code tensorbuf-copy-test-I}. */
     CopyWorkers(int helpers) {
         this(helpers, SPIN_NANOS, IDLE_NANOS);
     }
@@ -56,8 +65,13 @@ final class CopyWorkers {
      * @param idleNanos how long a worker waits for work before it ends
      */
     CopyWorkers(int helpers, long spinNanos, long idleNanos) {
+        this(helpers, spinNanos, idleNanos, "tensorbuf-copy-test");
+    }
+
+    private CopyWorkers(int helpers, long spinNanos, long idleNanos, String name) {
         this.spinNanos = spinNanos;
         this.idleNanos = idleNanos;
+        this.name = name;
         workers = new Worker[helpers];
         for (int i = 0; i < helpers; i++) {
             workers[i] = new Worker(i);
@@ -151,7 +165,7 @@ final class CopyWorkers {
 
         void wake() {
             if (alive.compareAndSet(false, true)) {
-                thread = Thread.ofPlatform().daemon().name("tensorbuf-copy-" + id).start(this::loop);
+                thread = Thread.ofPlatform().daemon().name(name + "-" + id).start(this::loop);
             } else {
                 Thread t = thread;
                 if (t != null) {
