@@ -21,7 +21,8 @@ import java.util.List;
  * {@code tensorbuf.copy.vector=false} forces scalar). An engine's helper threads are daemon
  * threads named {@code tensorbuf-copy-E-I}: E numbers the engines in the order they were made
  * (0 is {@link #defaults()}), I the helper. They start at the engine's first parallel copy and end
- * after 30 s without work.
+ * after 30 s without work. A helper that cannot start (a thread limit) leaves its share to the
+ * threads that did, and is tried again a second later.
  * {@snippet :
  * try (Arena arena = Arena.ofConfined()) {
  *     MemorySegment a = arena.allocate(4L * 32 * 64 * 112 * 112);

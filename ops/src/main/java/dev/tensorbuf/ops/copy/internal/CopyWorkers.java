@@ -22,6 +22,11 @@ import java.util.function.IntConsumer;
  * {@link #IDLE_NANOS} ends; the next batch starts it again, so engines that are dropped leave no
  * threads behind.
  *
+ * <p>A worker that cannot start (the JVM's "unable to create native thread" at a process, pids
+ * or memory limit) costs the copy only its help: the caller takes the pieces that worker would
+ * have, the failure is logged once, and the worker is tried again at a batch at least
+ * {@link #RETRY_NANOS} later.
+ *
  * <p>One batch runs at a time. The caller always takes pieces itself and waits only for pieces a
  * worker has taken, never for a worker to show up, so a batch completes even if every worker is
  * parked, exiting or busy elsewhere. A second caller arriving while a batch runs does its own
@@ -32,6 +37,22 @@ final class CopyWorkers {
     static final long SPIN_NANOS = Math.max(0, Long.getLong("tensorbuf.copy.spinMicros", 500)) * 1_000;
     /** How long a worker waits for work before it ends. */
     static final long IDLE_NANOS = 30_000_000_000L;
+    /**
+     * How long after a failed start a worker is tried again: a system out of threads seldom
+     * recovers sooner, and each failed start costs every batch meanwhile a system call.
+     */
+    static final long RETRY_NANOS = 1_000_000_000L;
+    private static final System.Logger LOG = System.getLogger(CopyWorkers.class.getName());
+
+    /** Starts a worker's thread; a seam so tests can make a start fail as a thread limit does. */
+    @FunctionalInterface
+    interface Starter {
+        /** {@return a started daemon thread named {@code name} running {@code body}} */
+        Thread start(String name, Runnable body);
+    }
+
+    /** The platform's own: a daemon platform thread. */
+    static final Starter PLATFORM = (name, body) -> Thread.ofPlatform().daemon().name(name).start(body);
 
     /** Far above any piece count, with room for every thread's last increment. */
     private static final int CLOSED = Integer.MAX_VALUE / 2;
@@ -39,7 +60,11 @@ final class CopyWorkers {
     private final Worker[] workers;
     private final long spinNanos;
     private final long idleNanos;
+    private final long retryNanos;
     private final String name;
+    private final Starter starter;
+    /** Whether a failed start was logged: once per engine, not once per batch. */
+    private final AtomicBoolean startFailureLogged = new AtomicBoolean();
     private final ReentrantLock running = new ReentrantLock();
     private volatile Batch batch;
     /** Whether a batch has run, and when the last one ended; both under {@link #running}. */
@@ -51,7 +76,7 @@ final class CopyWorkers {
      * @param name the threads' names' prefix: {@code NAME-0}, {@code NAME-1}, ...
      */
     CopyWorkers(int helpers, String name) {
-        this(helpers, SPIN_NANOS, IDLE_NANOS, name);
+        this(helpers, SPIN_NANOS, IDLE_NANOS, RETRY_NANOS, name, PLATFORM);
     }
 
     /** As {@link #CopyWorkers(int, String)}, for tests: threads named {@code tensorbuf-copy-test-I}. */
@@ -65,13 +90,23 @@ final class CopyWorkers {
      * @param idleNanos how long a worker waits for work before it ends
      */
     CopyWorkers(int helpers, long spinNanos, long idleNanos) {
-        this(helpers, spinNanos, idleNanos, "tensorbuf-copy-test");
+        this(helpers, spinNanos, idleNanos, RETRY_NANOS, "tensorbuf-copy-test", PLATFORM);
     }
 
-    private CopyWorkers(int helpers, long spinNanos, long idleNanos, String name) {
+    /**
+     * @param helpers threads besides the caller, {@code >= 1}
+     * @param spinNanos how long a worker polls before parking
+     * @param idleNanos how long a worker waits for work before it ends
+     * @param retryNanos how long after a failed start a worker is tried again
+     * @param name the threads' names' prefix
+     * @param starter starts a worker's thread
+     */
+    CopyWorkers(int helpers, long spinNanos, long idleNanos, long retryNanos, String name, Starter starter) {
         this.spinNanos = spinNanos;
         this.idleNanos = idleNanos;
+        this.retryNanos = retryNanos;
         this.name = name;
+        this.starter = starter;
         workers = new Worker[helpers];
         for (int i = 0; i < helpers; i++) {
             workers[i] = new Worker(i);
@@ -113,7 +148,8 @@ final class CopyWorkers {
     /**
      * Runs {@code piece.accept(i)} for every {@code i < count}, on the calling thread and the
      * workers. Returns when every piece has ended, so no piece can write into a destination after
-     * the copy returned or threw. {@return false, having run nothing, when another batch is running}
+     * the copy returned or threw; that holds for any way out of here, a worker that cannot start
+     * included. {@return false, having run nothing, when another batch is running}
      */
     boolean run(int count, IntConsumer piece) {
         if (!running.tryLock()) {
@@ -122,19 +158,23 @@ final class CopyWorkers {
         try {
             Batch b = new Batch(count, piece, ranBefore && System.nanoTime() - lastEnd < spinNanos);
             batch = b;
-            for (Worker w : workers) {
-                w.wake();
+            try {
+                for (Worker w : workers) {
+                    w.wake();
+                }
+                b.drain();
+            } finally {
+                // Closed to further taking (the caller stops early only when its own piece threw,
+                // or waking a worker threw what a failed start does not); then the pieces workers
+                // took and still run: each ends soon, so poll.
+                int taken = Math.min(b.next.getAndSet(CLOSED), count);
+                while (b.done.get() < taken) {
+                    Thread.onSpinWait();
+                }
+                batch = null;
+                lastEnd = System.nanoTime();
+                ranBefore = true;
             }
-            b.drain();
-            // Closed to further taking (the caller stops early only when its own piece threw);
-            // then the pieces workers took and still run: each ends soon, so poll.
-            int taken = Math.min(b.next.getAndSet(CLOSED), count);
-            while (b.done.get() < taken) {
-                Thread.onSpinWait();
-            }
-            batch = null;
-            lastEnd = System.nanoTime();
-            ranBefore = true;
             Throwable failure = b.failures.poll();
             if (failure != null) {
                 for (Throwable e = b.failures.poll(); e != null; e = b.failures.poll()) {
@@ -153,19 +193,48 @@ final class CopyWorkers {
         }
     }
 
-    /** One helper thread, started on first need and again after it ended idle. */
+    /**
+     * One helper thread, started on first need, again after it ended idle, and again
+     * {@link #retryNanos} after a start that failed.
+     */
     private final class Worker {
         private final int id;
         private final AtomicBoolean alive = new AtomicBoolean();
         private volatile Thread thread;
+        /** When a start may be tried again after one failed; read and written under {@link #running}. */
+        private long retryAt;
+        private boolean startFailed;
 
         Worker(int id) {
             this.id = id;
         }
 
+        /** Starts or unparks the thread; a thread that cannot start leaves its pieces to the others. */
         void wake() {
+            if (startFailed && System.nanoTime() - retryAt < 0) {
+                return;
+            }
             if (alive.compareAndSet(false, true)) {
-                thread = Thread.ofPlatform().daemon().name(name + "-" + id).start(this::loop);
+                boolean started = false;
+                try {
+                    thread = starter.start(name + "-" + id, this::loop);
+                    started = true;
+                    startFailed = false;
+                } catch (OutOfMemoryError | RuntimeException e) {
+                    // "unable to create native thread": the batch is the caller's to finish.
+                    startFailed = true;
+                    retryAt = System.nanoTime() + retryNanos;
+                    if (startFailureLogged.compareAndSet(false, true)) {
+                        LOG.log(System.Logger.Level.WARNING, "copy helper thread " + name + "-" + id + " could not start;"
+                                + " copies run on the threads that did, and it is tried again "
+                                + retryNanos / 1_000_000 + " ms after each failure (logged once)", e);
+                    }
+                } finally {
+                    if (!started) {
+                        // Else it would count as alive and never be started again.
+                        alive.set(false);
+                    }
+                }
             } else {
                 Thread t = thread;
                 if (t != null) {
