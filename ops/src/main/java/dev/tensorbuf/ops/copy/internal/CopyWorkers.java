@@ -20,7 +20,9 @@ import java.util.function.IntConsumer;
  * each worker: a worker that missed batches would take its own wait for a long gap. A worker that
  * has had nothing to do for
  * {@link #IDLE_NANOS} ends; the next batch starts it again, so engines that are dropped leave no
- * threads behind.
+ * threads behind. An idle worker that is interrupted (a shutdown hook or a harness interrupting
+ * every thread) clears the flag and parks again: it belongs to the engine, and with the flag set
+ * {@code parkNanos} would return at once and the wait would spin on a core.
  *
  * <p>A worker that cannot start (the JVM's "unable to create native thread" at a process, pids
  * or memory limit) costs the copy only its help: the caller takes the pieces that worker would
@@ -261,6 +263,9 @@ final class CopyWorkers {
                     Thread.onSpinWait();
                 } else if (idle < idleNanos) {
                     LockSupport.parkNanos(this, idleNanos - idle);
+                    // The interrupt is not for a thread of the engine's; left set, every park
+                    // after it would return at once.
+                    Thread.interrupted();
                 } else {
                     alive.set(false);
                     // A batch published just before this worker gave up is done by its caller.
@@ -274,6 +279,20 @@ final class CopyWorkers {
     Thread.State state(int i) {
         Thread t = workers[i].thread;
         return t == null ? null : t.getState();
+    }
+
+    /** Interrupts worker {@code i}'s thread, if it has one (for tests). */
+    void interrupt(int i) {
+        Thread t = workers[i].thread;
+        if (t != null) {
+            t.interrupt();
+        }
+    }
+
+    /** {@return whether worker {@code i}'s interrupt flag is set (for tests)} */
+    boolean isInterrupted(int i) {
+        Thread t = workers[i].thread;
+        return t != null && t.isInterrupted();
     }
 
     /** {@return the names of the worker threads alive now (for tests)} */

@@ -205,6 +205,26 @@ class CopyWorkersTest {
     }
 
     /**
+     * Review F8: parkNanos returns at once while the interrupt flag is set, so an interrupted idle
+     * worker spun on a core until it retired (up to 30 s). It clears the flag and parks again.
+     */
+    @Test
+    void anInterruptedIdleWorkerClearsTheFlagAndParksAgain() throws InterruptedException {
+        CopyWorkers w = new CopyWorkers(1, 0, 30_000_000_000L);
+        w.run(8, i -> sleepMicros(1_000));
+        awaitState(w, Thread.State.TIMED_WAITING, "parked after the batch");
+        w.interrupt(0);
+        long deadline = System.nanoTime() + 2_000_000_000L;
+        while (w.isInterrupted(0) || w.state(0) != Thread.State.TIMED_WAITING) {
+            assertTrue(System.nanoTime() < deadline, "still interrupted (" + w.isInterrupted(0) + ") or not parked ("
+                    + w.state(0) + ") 2 s after the interrupt");
+            Thread.sleep(5);
+        }
+        AtomicIntegerArray runs = new AtomicIntegerArray(8);
+        assertTrue(w.run(8, runs::incrementAndGet), "still serves batches");
+    }
+
+    /**
      * {@return what run returns} A failed start must not reach the caller; were it to, it fails the
      * test here rather than as an OutOfMemoryError, which JUnit rethrows and which ends the fork.
      */
@@ -213,6 +233,14 @@ class CopyWorkersTest {
             return w.run(count, piece);
         } catch (OutOfMemoryError e) {
             return fail("a helper's failed start reached the caller: " + e);
+        }
+    }
+
+    private static void awaitState(CopyWorkers w, Thread.State state, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + 2_000_000_000L;
+        while (w.state(0) != state) {
+            assertTrue(System.nanoTime() < deadline, what + ": " + w.state(0));
+            Thread.sleep(5);
         }
     }
 
