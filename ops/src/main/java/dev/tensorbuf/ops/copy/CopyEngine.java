@@ -11,6 +11,7 @@ import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * Copies and converts between any two layouts: plans once ({@link CopyPlan}), then runs the
@@ -195,7 +196,8 @@ public final class CopyEngine {
     }
 
     /**
-     * {@return a copy of {@code src} in a new buffer laid out by {@code layout}, converted to {@code dtype}}
+     * {@return a copy of {@code src} in a new buffer laid out by {@code layout}, converted to
+     * {@code dtype}} The buffer is closed if the copy fails.
      *
      * @throws IllegalArgumentException if the layout's sizes are not the source's dims or it has
      *     a negative offset reach
@@ -211,14 +213,17 @@ public final class CopyEngine {
         long bytes = layout.elementCount() == 0 ? 0
                 : Sizes.multiply(layout.maxOffset() + 1, dtype.byteWidth(), () -> "bytes of " + layout);
         Buffer buffer = allocator.allocate(Math.max(1, bytes));
-        Access dst = Access.strided(buffer.segment(), dtype, layout);
-        copy(src, dst);
-        return new Materialized(buffer, dst);
+        return closedIfItFails(buffer, () -> {
+            Access dst = Access.strided(buffer.segment(), dtype, layout);
+            copy(src, dst);
+            return new Materialized(buffer, dst);
+        });
     }
 
     /**
      * {@return a copy of {@code src} in a new buffer laid out by {@code shape}'s XLA layout
-     * (tiles and padding; padding written as zero), converted to the shape's type}
+     * (tiles and padding; padding written as zero), converted to the shape's type} The buffer is
+     * closed if the copy fails.
      *
      * @throws IllegalArgumentException if the shape's dims are not the source's
      */
@@ -227,9 +232,11 @@ public final class CopyEngine {
             throw new IllegalArgumentException("shape " + shape + " differs from source dims " + src.dims());
         }
         Buffer buffer = allocator.allocate(bufferBytes(shape));
-        Access dst = Access.tiled(buffer.segment(), shape);
-        copy(src, dst);
-        return new Materialized(buffer, dst);
+        return closedIfItFails(buffer, () -> {
+            Access dst = Access.tiled(buffer.segment(), shape);
+            copy(src, dst);
+            return new Materialized(buffer, dst);
+        });
     }
 
     /**
@@ -378,8 +385,12 @@ public final class CopyEngine {
             throw new IllegalArgumentException("shape " + shape + " differs from source dims " + src.dims());
         }
         Buffer buffer = allocator.allocate(bufferBytes(shape));
-        buffer.segment().fill((byte) 0);
-        return copyInto(src, TensorView.of(buffer, shape), buffer);
+        return closedIfItFails(buffer, () -> {
+            buffer.segment().fill((byte) 0);
+            TensorView dst = TensorView.of(buffer, shape);
+            copy(src, dst);
+            return dst;
+        });
     }
 
     /**
@@ -408,16 +419,26 @@ public final class CopyEngine {
         long bytes = layout.elementCount() == 0 ? 1
                 : Sizes.multiply(layout.maxOffset() + 1, dtype.byteWidth(), () -> "bytes of " + layout);
         Buffer buffer = allocator.allocate(bytes);
-        return copyInto(src, TensorView.strided(buffer, dtype, layout), buffer);
-    }
-
-    /** Copies into a new buffer's view; the buffer is freed if the copy fails. */
-    private TensorView copyInto(TensorView src, TensorView dst, Buffer buffer) {
-        try {
+        return closedIfItFails(buffer, () -> {
+            TensorView dst = TensorView.strided(buffer, dtype, layout);
             copy(src, dst);
             return dst;
-        } catch (RuntimeException e) {
-            buffer.close();
+        });
+    }
+
+    /**
+     * {@return what {@code copy} made of a new buffer} The buffer is closed if it fails: every
+     * materialize goes through here, as the caller never gets the buffer to close.
+     */
+    private static <T> T closedIfItFails(Buffer buffer, Supplier<T> copy) {
+        try {
+            return copy.get();
+        } catch (RuntimeException | Error e) {
+            try {
+                buffer.close();
+            } catch (RuntimeException | Error notClosed) {
+                e.addSuppressed(notClosed);
+            }
             throw e;
         }
     }

@@ -72,4 +72,25 @@ class CopyEngineFailureTest {
         return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("tensorbuf-copy-"))
                 .collect(Collectors.toCollection(HashSet::new));
     }
+
+    /**
+     * Review F4: the raw-access materialize overloads left their new buffer open when the copy
+     * failed, and the caller never got it to close (the view overloads closed theirs).
+     */
+    @Test
+    void aFailedMaterializeOfARawAccessClosesItsBuffer() {
+        try (Arena arena = Arena.ofConfined();
+             PooledAllocator pool = PooledAllocator.builder().name("materialize").build()) {
+            MemorySegment bytes = arena.allocate(4 * 4);
+            bytes.setAtIndex(ValueLayout.JAVA_FLOAT, 3, Float.NaN);
+            Access src = Access.strided(bytes, DType.F32, StridedLayout.packed(2, 2));
+            IllegalArgumentException strided = assertThrows(IllegalArgumentException.class,
+                    () -> CopyEngine.of(1).materialize(src, DType.S32, StridedLayout.packed(2, 2), pool));
+            assertTrue(strided.getMessage().contains("NaN"), strided.getMessage());
+            assertEquals(0, pool.stats().liveCount(), pool.stats().toString());
+            assertThrows(IllegalArgumentException.class,
+                    () -> CopyEngine.of(1).materialize(src, (ArrayShape) XlaShape.parse("s32[2,2]{1,0}"), pool));
+            assertEquals(0, pool.stats().liveCount(), pool.stats().toString());
+        }
+    }
 }
