@@ -10,6 +10,7 @@ import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -39,6 +40,7 @@ public final class CopyEngine {
     /** The most threads an engine may have; {@link #of(int)} refuses more. */
     public static final int MAX_PARALLELISM = CopyExecutor.MAX_PARALLELISM;
 
+    private static final System.Logger LOG = System.getLogger(CopyEngine.class.getName());
     private static final CopyEngine DEFAULT = of(Math.min(MAX_PARALLELISM, Runtime.getRuntime().availableProcessors()));
 
     private final CopyExecutor executor;
@@ -253,9 +255,18 @@ public final class CopyEngine {
      * CopyEngine.defaults().copy(Ops.transpose(nchw, 0, 2, 3, 1), nhwc); // one transpose kernel
      * }
      *
+     * <p>The copy holds every buffer of both views ({@link Buffer#hold()}) while it runs, so a
+     * buffer another thread closes meanwhile keeps its memory until the copy ends, and is given
+     * back then, on this thread: a foreign deleter runs here. What such a deleter throws belongs
+     * to that close, not to this copy: it is added as suppressed to the copy's own exception when
+     * the copy failed, and logged ({@link System.Logger}, WARNING) when it completed. Every hold
+     * ends either way.
+     *
      * @throws IllegalArgumentException if the dims differ, the destination is read-only, or a
      *     value cannot be converted
      * @throws UnsupportedOperationException if either view is in memory Java cannot touch
+     * @throws IllegalStateException if a buffer of either view is closed, or its allocator closes
+     *     during the copy, naming the side
      */
     public void copy(TensorView src, TensorView dst) {
         copyViews(src, dst, null);
@@ -285,11 +296,14 @@ public final class CopyEngine {
         }
         // The kernels keep raw segments: held, a buffer closed meanwhile (a pool's, say) keeps its
         // memory until the copy ends, instead of going to a next owner the copy would write over.
-        List<Buffer.Hold> holds = new java.util.ArrayList<>();
+        List<Buffer> held = new ArrayList<>();
+        List<Buffer.Hold> holds = new ArrayList<>();
+        Throwable failure = null;
         try {
             for (TensorView side : List.of(src, dst)) {
                 for (var piece : side.map().pieces()) {
                     holds.add(piece.buffer().hold()); // a buffer closed already throws here, as itself
+                    held.add(piece.buffer());
                 }
             }
             try {
@@ -297,8 +311,42 @@ public final class CopyEngine {
             } catch (IllegalStateException e) {
                 throw namingAClosedSide(e, src, dst);
             }
+        } catch (RuntimeException | Error e) {
+            failure = e;
+            throw e;
         } finally {
-            holds.forEach(Buffer.Hold::close);
+            endHolds(held, holds, failure);
+        }
+    }
+
+    /**
+     * Ends every hold, also after one whose end throws: the last hold on a buffer closed during
+     * the copy gives its memory back, which runs a foreign deleter here, and a deleter may throw.
+     * One hold left unended would keep its buffer's memory (a pooled block) from ever going back.
+     * The deleter's failure belongs to the close another thread made: it goes onto the copy's own
+     * failure, or to the log when the copy completed; an {@link Error} is rethrown once every
+     * hold has ended.
+     */
+    private static void endHolds(List<Buffer> held, List<Buffer.Hold> holds, Throwable failure) {
+        Error error = null;
+        for (int i = 0; i < holds.size(); i++) {
+            try {
+                holds.get(i).close();
+            } catch (RuntimeException | Error e) {
+                if (failure != null) {
+                    failure.addSuppressed(e);
+                } else if (error != null) {
+                    error.addSuppressed(e);
+                } else if (e instanceof Error fatal) {
+                    error = fatal;
+                } else {
+                    LOG.log(System.Logger.Level.WARNING, "a copy completed, but " + held.get(i) + ", closed by another"
+                            + " thread during it, was given back as the copy ended, and its deleter threw", e);
+                }
+            }
+        }
+        if (error != null) {
+            throw error;
         }
     }
 

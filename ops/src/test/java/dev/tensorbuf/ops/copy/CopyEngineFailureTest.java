@@ -93,4 +93,60 @@ class CopyEngineFailureTest {
             assertEquals(0, pool.stats().liveCount(), pool.stats().toString());
         }
     }
+
+    /**
+     * Review F3: a foreign source closed by another thread during a copy was given back when the
+     * copy's hold ended, and its deleter threw there: the copy that had completed threw it, and
+     * the holds after it (the pooled destination's) never ended, so that block never went back
+     * to the pool. Whether the close lands inside the copy is up to the scheduler, so up to 20
+     * trials run until one does.
+     */
+    @Test
+    void aDeleterThatThrowsWhenTheCopyLetsGoEndsEveryHoldAndTheCopyStillCompletes() throws Exception {
+        int n = 1 << 20;
+        try (PooledAllocator pool = PooledAllocator.builder().name("held").largestSizeClass(1L << 30).build()) {
+            for (int trial = 0; trial < 20; trial++) {
+                Arena arena = Arena.ofShared();
+                AtomicInteger deletes = new AtomicInteger();
+                Buffer src = Buffers.foreign(arena.allocate(4L * n, 64), MemorySpace.HOST, "native-lib", () -> {
+                    deletes.incrementAndGet();
+                    arena.close();
+                    throw new IllegalStateException("native free failed (simulated)");
+                });
+                Buffer dst = pool.allocate(2L * n);
+                MemorySegment out = dst.segment();
+                out.fill((byte) 0x7f);
+                AtomicReference<Throwable> thrown = new AtomicReference<>();
+                TensorView s = TensorView.strided(src, DType.F32, StridedLayout.packed(n));
+                TensorView d = TensorView.strided(dst, DType.BF16, StridedLayout.packed(n));
+                Thread copier = Thread.ofPlatform().start(() -> {
+                    try {
+                        CopyEngine.of(1, false).copy(s, d); // scalar and on one thread: slow enough to close during
+                    } catch (Throwable e) {
+                        thrown.set(e);
+                    }
+                });
+                // Once the copy writes, it holds both buffers.
+                while (out.get(ValueLayout.JAVA_BYTE, 0) == 0x7f && copier.isAlive()) {
+                    Thread.onSpinWait();
+                }
+                boolean deferred;
+                try {
+                    src.close();
+                    deferred = deletes.get() == 0;
+                } catch (IllegalStateException ranHere) {
+                    deferred = false; // the copy had ended: the deleter ran on this close
+                }
+                copier.join();
+                dst.close();
+                if (deferred) {
+                    assertNull(thrown.get(), "the copy completed; the deleter's failure is the close's");
+                    assertEquals(1, deletes.get());
+                    assertEquals(0, pool.stats().liveCount(), "every hold ended: " + pool.stats());
+                    return;
+                }
+            }
+            Assumptions.abort("no close landed inside the copy in 20 trials");
+        }
+    }
 }
