@@ -3,6 +3,8 @@ package dev.tensorbuf.interop.staging;
 import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.internal.ConfinedMemory;
+import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.OptionalLong;
@@ -50,7 +52,8 @@ import org.agrona.concurrent.IdleStrategy;
  *
  * <p><b>Sources</b> are read on the worker thread, so they must stay alive and unchanged until
  * read: {@link #submit(TensorView, StagingTarget, Runnable)} runs its {@code whenRead} then (also
- * for failed and rejected tensors), e.g. to close the source's buffer.
+ * for failed and rejected tensors), e.g. to close the source's buffer. A source in a confined
+ * arena's memory, which the worker thread can never read, is refused at submit.
  *
  * {@snippet :
  * try (PooledAllocator pool = PooledAllocator.builder().name("staging").byteLimit(64 << 20).build();
@@ -129,8 +132,9 @@ public final class StagingPipeline implements AutoCloseable {
      * Queues a tensor, blocking while the queue is full, up to the submit timeout.
      *
      * @return the tensor's id, unique and increasing (not dense: refused submissions use one up)
-     * @throws IllegalArgumentException if the source's dims are not the target's, or its memory is
-     *     not host-accessible
+     * @throws IllegalArgumentException if the source's dims are not the target's, its memory is
+     *     not host-accessible, or it belongs to a confined arena (which the worker thread cannot
+     *     read)
      * @throws StagingRejectedException if the queue stayed full for the whole timeout, the
      *     pipeline is closed or closing, or its worker thread has died (an {@link Error} from the
      *     idle strategy; logged)
@@ -194,6 +198,18 @@ public final class StagingPipeline implements AutoCloseable {
         if (!source.isHostAccessible()) {
             throw new IllegalArgumentException("staging '" + name + "': source " + source
                     + " is not in host-accessible memory; the copy engine reads host memory only");
+        }
+        for (var piece : source.map().pieces()) {
+            MemorySegment segment;
+            try {
+                segment = piece.buffer().segment();
+            } catch (IllegalStateException closed) {
+                continue; // the worker reports a closed source as that tensor's failure, as ever
+            }
+            if (!segment.isAccessibleBy(worker)) {
+                throw new IllegalArgumentException(ConfinedMemory.explain("staging '" + name + "': the pipeline's worker cannot read"
+                        + " source " + source, worker));
+            }
         }
         return new StagingAgent.Request(ids.incrementAndGet(), source, target, whenRead);
     }

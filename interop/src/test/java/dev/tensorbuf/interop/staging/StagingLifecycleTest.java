@@ -259,6 +259,25 @@ class StagingLifecycleTest {
         });
     }
 
+    /**
+     * Review F6: a source in a confined arena was accepted and failed later, on the worker, with
+     * FFM's bare "Attempted access outside owning thread". The worker can never read it, so
+     * submit refuses it, naming the source, the worker thread and the cure.
+     */
+    @Test
+    void aSourceOnlyItsOwnThreadCanReadIsRefusedAtSubmit() throws Exception {
+        try (Allocator confined = Allocators.confined();
+             StagingPipeline pipeline = StagingPipeline.builder().name("confined").pool(pool).build()) {
+            TensorView mine = TensorView.of(confined.allocate(16), "f32[4]{0}");
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> pipeline.submit(mine, TARGET));
+            assertEquals("staging 'confined': the pipeline's worker cannot read source " + mine + " from thread"
+                    + " \"tensorbuf-staging-confined\": its memory belongs to a confined arena, which is for the thread"
+                    + " that made it (use Allocators.shared() or a pool to share buffers between threads)", e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> pipeline.trySubmit(mine, TARGET));
+            assertEquals(0, pipeline.stats().accepted());
+        }
+    }
+
     @Test
     void interruptedCloseRejectsTheTensorWaitingForPoolSpace() {
         // Audit (StagingInterruptedClose, 20 of 20 runs): the interrupt path stopped the worker before

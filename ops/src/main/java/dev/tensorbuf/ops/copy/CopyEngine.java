@@ -10,6 +10,7 @@ import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.internal.ConfinedMemory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -157,13 +158,29 @@ public final class CopyEngine {
      *
      * @throws IllegalArgumentException for a value the destination type cannot hold
      * @throws IllegalStateException if a segment's arena is closed, naming the side
+     * @throws WrongThreadException if a segment belongs to a confined arena of another thread,
+     *     naming the side
      */
     public void execute(CopyPlan plan) {
         try {
             executor.execute(plan);
         } catch (IllegalStateException e) {
             throw namingAClosedSegment(e, plan);
+        } catch (WrongThreadException e) {
+            throw namingAConfinedSegment(e, plan);
         }
+    }
+
+    /** FFM's "Attempted access outside owning thread" does not say which side either. */
+    private static WrongThreadException namingAConfinedSegment(WrongThreadException e, CopyPlan plan) {
+        for (Access side : List.of(plan.src(), plan.dst())) {
+            if (!side.segment().isAccessibleBy(Thread.currentThread())) {
+                return ConfinedMemory.wrongThread("the copy cannot " + (side == plan.src() ? "read its source (" : "write its destination (")
+                        + side.dtype().xlaName() + side.dims().toString().replace(" ", "") + ", " + side.segment().byteSize()
+                        + " bytes)", e);
+            }
+        }
+        return e;
     }
 
     /** FFM's "Already closed" says nothing of which memory went; the plan knows its two sides. */
@@ -267,6 +284,8 @@ public final class CopyEngine {
      * @throws UnsupportedOperationException if either view is in memory Java cannot touch
      * @throws IllegalStateException if a buffer of either view is closed, or its allocator closes
      *     during the copy, naming the side
+     * @throws WrongThreadException if either view is in a confined arena of another thread,
+     *     naming the view, the side and the thread
      */
     public void copy(TensorView src, TensorView dst) {
         copyViews(src, dst, null);
@@ -310,6 +329,8 @@ public final class CopyEngine {
                 copyHeld(src, dst, affine);
             } catch (IllegalStateException e) {
                 throw namingAClosedSide(e, src, dst);
+            } catch (WrongThreadException e) {
+                throw namingAConfinedSide(e, src, dst);
             }
         } catch (RuntimeException | Error e) {
             failure = e;
@@ -348,6 +369,23 @@ public final class CopyEngine {
         if (error != null) {
             throw error;
         }
+    }
+
+    /** FFM's "Attempted access outside owning thread" names no view; this names the view and the side. */
+    private static WrongThreadException namingAConfinedSide(WrongThreadException e, TensorView src, TensorView dst) {
+        for (TensorView side : List.of(src, dst)) {
+            for (var piece : side.map().pieces()) {
+                try {
+                    if (!piece.buffer().segment().isAccessibleBy(Thread.currentThread())) {
+                        return ConfinedMemory.wrongThread("the copy cannot " + (side == src ? "read its source "
+                                : "write its destination ") + side, e);
+                    }
+                } catch (IllegalStateException | UnsupportedOperationException gone) {
+                    continue; // closed meanwhile, or device memory: not what the thread was refused
+                }
+            }
+        }
+        return e;
     }
 
     /**

@@ -95,6 +95,48 @@ class CopyEngineFailureTest {
     }
 
     /**
+     * Review F6: engine copies and materialize of a confined arena's view on another thread threw
+     * FFM's bare "Attempted access outside owning thread", naming neither the view nor the side.
+     */
+    @Test
+    void aConfinedViewCopiedOnAnotherThreadNamesTheViewTheSideAndTheThread() throws Exception {
+        try (Allocator confined = Allocators.confined(); Allocator shared = Allocators.shared()) {
+            TensorView mine = TensorView.strided(confined.allocate(4 * 64), DType.F32, StridedLayout.packed(64));
+            TensorView open = TensorView.strided(shared.allocate(4 * 64), DType.F32, StridedLayout.packed(64));
+            Access raw = Access.strided(mine.buffer().segment(), DType.F32, StridedLayout.packed(64));
+            Access openRaw = Access.strided(open.buffer().segment(), DType.F32, StridedLayout.packed(64));
+            CopyEngine engine = CopyEngine.of(1);
+            String read = onAnotherThread("reader", () -> engine.copy(mine, open));
+            assertTrue(read.startsWith("the copy cannot read its source " + mine + " from thread \"reader\": its memory"
+                    + " belongs to a confined arena"), read);
+            assertTrue(read.contains("(use Allocators.shared() or a pool to share buffers between threads)"), read);
+            String write = onAnotherThread("writer", () -> engine.copy(open, mine));
+            assertTrue(write.startsWith("the copy cannot write its destination " + mine + " from thread \"writer\""), write);
+            String materialize = onAnotherThread("materializer",
+                    () -> engine.materialize(mine, DType.BF16, StridedLayout.packed(64), shared));
+            assertTrue(materialize.startsWith("the copy cannot read its source " + mine + " from thread \"materializer\""),
+                    materialize);
+            String rawRead = onAnotherThread("raw", () -> engine.copy(raw, openRaw));
+            assertTrue(rawRead.startsWith("the copy cannot read its source (f32[64], 256 bytes) from thread \"raw\""), rawRead);
+        }
+    }
+
+    /** {@return the message of the WrongThreadException {@code copy} throws on a new thread named {@code name}} */
+    private static String onAnotherThread(String name, Runnable copy) throws InterruptedException {
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread t = Thread.ofPlatform().name(name).start(() -> {
+            try {
+                copy.run();
+            } catch (Throwable e) {
+                thrown.set(e);
+            }
+        });
+        t.join();
+        assertInstanceOf(WrongThreadException.class, thrown.get());
+        return thrown.get().getMessage();
+    }
+
+    /**
      * Review F3: a foreign source closed by another thread during a copy was given back when the
      * copy's hold ended, and its deleter threw there: the copy that had completed threw it, and
      * the holds after it (the pooled destination's) never ended, so that block never went back
