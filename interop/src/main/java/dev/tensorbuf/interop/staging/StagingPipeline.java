@@ -33,7 +33,10 @@ import org.agrona.concurrent.IdleStrategy;
  *
  * <p><b>Backpressure.</b> At most {@link Builder#queueCapacity} submissions wait. When the queue is
  * full, {@link #submit} blocks for up to {@link Builder#submitTimeout} (10 s unless set), then
- * throws {@link StagingRejectedException}; {@link #trySubmit} never blocks and returns empty. A
+ * throws {@link StagingRejectedException}; {@link #trySubmit} never blocks and returns empty. On
+ * the worker thread (from the consumer callback or a {@code whenRead}) {@code submit} never
+ * blocks either: the worker is the only thread that empties the queue, so it is refused at once
+ * when the queue is full. A
  * full pool (its byte limit reached while buffers are live: the consumer's, or other users' of a
  * shared pool) makes the worker wait for some to be closed, up to {@link Builder#allocationWait}
  * (10 s), before failing that tensor; this also bounds the poll queue, whose staged tensors hold
@@ -129,15 +132,19 @@ public final class StagingPipeline implements AutoCloseable {
     }
 
     /**
-     * Queues a tensor, blocking while the queue is full, up to the submit timeout.
+     * Queues a tensor, blocking while the queue is full, up to the submit timeout. Called on the
+     * pipeline's worker thread (from the consumer callback or a {@code whenRead}: staging a
+     * follow-up), it queues the tensor if there is room and never waits: the worker is the only
+     * thread that empties the queue, so waiting would stall staging for the whole timeout, or for
+     * good when the timeout is unbounded.
      *
      * @return the tensor's id, unique and increasing (not dense: refused submissions use one up)
      * @throws IllegalArgumentException if the source's dims are not the target's, its memory is
      *     not host-accessible, or it belongs to a confined arena (which the worker thread cannot
      *     read)
-     * @throws StagingRejectedException if the queue stayed full for the whole timeout, the
-     *     pipeline is closed or closing, or its worker thread has died (an {@link Error} from the
-     *     idle strategy; logged)
+     * @throws StagingRejectedException if the queue stayed full for the whole timeout, or was full
+     *     when called on the worker thread, the pipeline is closed or closing, or its worker
+     *     thread has died (an {@link Error} from the idle strategy; logged)
      * @throws InterruptedException if interrupted while waiting; nothing was queued
      */
     public long submit(TensorView source, StagingTarget target) throws InterruptedException {
@@ -154,7 +161,14 @@ public final class StagingPipeline implements AutoCloseable {
         submitting.incrementAndGet();
         try {
             requireOpen();
-            if (!queue.offer(r, submitTimeoutNanos, TimeUnit.NANOSECONDS)) {
+            if (Thread.currentThread() == worker) {
+                if (!queue.offer(r)) {
+                    throw new StagingRejectedException("staging '" + name + "': submit called from the consumer callback"
+                            + " (or a whenRead) of this pipeline, on its worker thread, while the queue is full (" + queue.size()
+                            + " tensors waiting); the worker is the only thread that empties the queue and cannot wait for"
+                            + " itself; tensor not accepted (submit it from another thread, or leave room in the queue)");
+                }
+            } else if (!queue.offer(r, submitTimeoutNanos, TimeUnit.NANOSECONDS)) {
                 throw new StagingRejectedException("staging '" + name + "': queue full (" + queue.size()
                         + " tensors waiting) for " + Duration.ofNanos(submitTimeoutNanos).toMillis()
                         + " ms; the consumer or the conversion is slower than the producers; tensor not accepted");
