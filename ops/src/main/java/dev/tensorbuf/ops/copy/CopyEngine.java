@@ -397,9 +397,13 @@ public final class CopyEngine {
             for (var piece : side.map().pieces()) {
                 String closed = null;
                 try {
-                    // The arena closes before its allocator says so: ask the segment's scope too.
-                    if (!piece.buffer().segment().scope().isAlive()) {
-                        closed = piece.buffer() + ": its allocator closed";
+                    // A foreign buffer's arena closes without the buffer knowing: ask the
+                    // segment's scope too. The buffer still calls itself alive then, so it is
+                    // described by its size and owner only.
+                    Buffer buffer = piece.buffer();
+                    if (!buffer.segment().scope().isAlive()) {
+                        closed = "the arena of its buffer (" + buffer.byteSize() + " bytes from " + buffer.owner()
+                                + ") closed";
                     }
                 } catch (IllegalStateException why) {
                     closed = why.getMessage();

@@ -137,6 +137,26 @@ class CopyEngineFailureTest {
     }
 
     /**
+     * Review F7: a copy from a buffer whose arena had closed called it "alive" in the message
+     * saying it lost its memory (a foreign buffer does not know its arena closed; an arena
+     * allocator's buffer did not either while the allocator was closing).
+     */
+    @Test
+    void aSourceWhoseArenaClosedIsNotCalledAlive() {
+        Arena arena = Arena.ofShared();
+        Buffer foreign = Buffers.foreign(arena.allocate(4 * 16), MemorySpace.HOST, "native-lib", () -> { });
+        arena.close();
+        try (Allocator shared = Allocators.shared()) {
+            TensorView src = TensorView.strided(foreign, DType.F32, StridedLayout.packed(16));
+            TensorView dst = TensorView.strided(shared.allocate(4 * 16), DType.F32, StridedLayout.packed(16));
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> CopyEngine.of(1).copy(src, dst));
+            assertTrue(e.getMessage().contains("lost its memory during the copy: the arena of its buffer (64 bytes from"
+                    + " foreign owner 'native-lib') closed"), e.getMessage());
+            assertFalse(e.getMessage().contains("alive"), e.getMessage());
+        }
+    }
+
+    /**
      * Review F3: a foreign source closed by another thread during a copy was given back when the
      * copy's hold ended, and its deleter threw there: the copy that had completed threw it, and
      * the holds after it (the pooled destination's) never ended, so that block never went back
