@@ -139,6 +139,13 @@ public interface Buffer extends AutoCloseable {
 
     /** A hold on a buffer's memory, ended by {@link #close()} (once; later calls do nothing). */
     interface Hold extends AutoCloseable {
+        /**
+         * Ends the hold. When it is the last hold on a buffer closed while it lasted, the memory
+         * goes back here, on this thread: to the pool, or to the foreign deleter.
+         *
+         * @throws RuntimeException whatever that deleter throws; the hold has ended anyway, and
+         *     the deleter is not run again
+         */
         @Override
         void close();
     }
@@ -151,7 +158,9 @@ public interface Buffer extends AutoCloseable {
      * @throws UnsupportedOperationException if this is a view ({@link #isRoot()} is false): close
      *     the root instead
      * @throws RuntimeException whatever a foreign deleter throws; the buffer is closed anyway and
-     *     the deleter is not run again
+     *     the deleter is not run again. While a {@link #hold()} lasts the deleter does not run
+     *     here: it runs when the last hold ends, and its exception comes out of that
+     *     {@link Hold#close()}
      */
     @Override
     void close();

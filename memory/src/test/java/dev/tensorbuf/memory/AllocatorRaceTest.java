@@ -89,6 +89,48 @@ class AllocatorRaceTest {
         }
     }
 
+    /**
+     * Review F7: close freed the FFM arena before marking the allocator closed, and a shared
+     * arena's close handshake takes long enough that about 3 in 4 allocations refused by a racing
+     * close said FFM's bare "Already closed". Every refusal now names the allocator, and no
+     * allocation succeeds after close returned.
+     */
+    @Test
+    void anAllocationRacingCloseIsRefusedInTheAllocatorsOwnWords() throws InterruptedException {
+        List<String> other = new ArrayList<>();
+        for (int trial = 0; trial < 30; trial++) {
+            Allocator arena = Allocators.shared();
+            CountDownLatch started = new CountDownLatch(2);
+            List<Thread> threads = new ArrayList<>();
+            List<String> refusals = java.util.Collections.synchronizedList(new ArrayList<>());
+            for (int t = 0; t < 2; t++) {
+                threads.add(Thread.ofPlatform().start(() -> {
+                    started.countDown();
+                    while (true) {
+                        try {
+                            arena.allocate(64);
+                        } catch (IllegalStateException refused) {
+                            refusals.add(refused.getMessage());
+                            return;
+                        }
+                    }
+                }));
+            }
+            started.await();
+            arena.close();
+            for (Thread t : threads) {
+                t.join();
+            }
+            assertThrows(IllegalStateException.class, () -> arena.allocate(64), "after close returned");
+            for (String message : refusals) {
+                if (!message.equals("shared arena is closed")) {
+                    other.add("trial " + trial + ": " + message);
+                }
+            }
+        }
+        assertEquals(List.of(), other);
+    }
+
     @Test
     void outOfMemoryRacingCloseNeverDrivesTheLiveFiguresNegative() throws InterruptedException {
         for (int trial = 0; trial < 200; trial++) {

@@ -54,6 +54,28 @@ class BufferHoldTest {
         assertEquals(1, deleted.get(), "the deleter runs exactly once");
     }
 
+    /**
+     * A deleter deferred by a hold runs when the last hold ends, and what it throws comes out of
+     * that hold's close (Buffer.close's contract, moved to where the deleter runs); the hold has
+     * ended all the same, and the deleter does not run again.
+     */
+    @Test
+    void aDeleterDeferredByAHoldThrowsFromTheLastHoldsClose() {
+        AtomicInteger deleted = new AtomicInteger();
+        Buffer b = Buffers.foreign(Arena.ofAuto().allocate(16), MemorySpace.HOST, "test", () -> {
+            deleted.incrementAndGet();
+            throw new IllegalStateException("native free failed");
+        });
+        Buffer.Hold hold = b.hold();
+        b.close(); // deferred: returns without running the deleter
+        assertEquals(0, deleted.get());
+        IllegalStateException e = assertThrows(IllegalStateException.class, hold::close);
+        assertEquals("native free failed", e.getMessage());
+        hold.close();
+        b.close();
+        assertEquals(1, deleted.get(), "the deleter runs exactly once");
+    }
+
     /** A close after the pool's keeps the pool's close as the one reported. */
     @Test
     void aCloseAfterThePoolsKeepsThePoolAsTheCloser() {

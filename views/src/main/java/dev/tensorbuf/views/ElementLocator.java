@@ -1,6 +1,7 @@
 package dev.tensorbuf.views;
 
 import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.views.internal.ConfinedMemory;
 import dev.tensorbuf.views.internal.ViewReader;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -59,9 +60,7 @@ final class ElementLocator {
      * element read of {@code getFloat(i, j)} took it from 4.4 to 9 ns ({@code ViewAccessBenchmark}).
      */
     static WrongThreadException wrongThread(TensorView view, WrongThreadException cause) {
-        return new WrongThreadException("cannot use " + view + " from thread \""
-                + Thread.currentThread().getName() + "\": its memory belongs to a confined arena, which is for the"
-                + " thread that made it (use Allocators.shared() or a pool to share buffers between threads)", cause);
+        return ConfinedMemory.wrongThread("cannot use " + view, cause);
     }
 
     private static void checkIndex(TensorView view, long[] index) {

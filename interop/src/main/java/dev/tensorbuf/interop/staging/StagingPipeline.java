@@ -3,6 +3,8 @@ package dev.tensorbuf.interop.staging;
 import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.internal.ConfinedMemory;
+import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.OptionalLong;
@@ -31,7 +33,10 @@ import org.agrona.concurrent.IdleStrategy;
  *
  * <p><b>Backpressure.</b> At most {@link Builder#queueCapacity} submissions wait. When the queue is
  * full, {@link #submit} blocks for up to {@link Builder#submitTimeout} (10 s unless set), then
- * throws {@link StagingRejectedException}; {@link #trySubmit} never blocks and returns empty. A
+ * throws {@link StagingRejectedException}; {@link #trySubmit} never blocks and returns empty. On
+ * the worker thread (from the consumer callback or a {@code whenRead}) {@code submit} never
+ * blocks either: the worker is the only thread that empties the queue, so it is refused at once
+ * when the queue is full. A
  * full pool (its byte limit reached while buffers are live: the consumer's, or other users' of a
  * shared pool) makes the worker wait for some to be closed, up to {@link Builder#allocationWait}
  * (10 s), before failing that tensor; this also bounds the poll queue, whose staged tensors hold
@@ -50,7 +55,8 @@ import org.agrona.concurrent.IdleStrategy;
  *
  * <p><b>Sources</b> are read on the worker thread, so they must stay alive and unchanged until
  * read: {@link #submit(TensorView, StagingTarget, Runnable)} runs its {@code whenRead} then (also
- * for failed and rejected tensors), e.g. to close the source's buffer.
+ * for failed and rejected tensors), e.g. to close the source's buffer. A source in a confined
+ * arena's memory, which the worker thread can never read, is refused at submit.
  *
  * {@snippet :
  * try (PooledAllocator pool = PooledAllocator.builder().name("staging").byteLimit(64 << 20).build();
@@ -126,14 +132,19 @@ public final class StagingPipeline implements AutoCloseable {
     }
 
     /**
-     * Queues a tensor, blocking while the queue is full, up to the submit timeout.
+     * Queues a tensor, blocking while the queue is full, up to the submit timeout. Called on the
+     * pipeline's worker thread (from the consumer callback or a {@code whenRead}: staging a
+     * follow-up), it queues the tensor if there is room and never waits: the worker is the only
+     * thread that empties the queue, so waiting would stall staging for the whole timeout, or for
+     * good when the timeout is unbounded.
      *
      * @return the tensor's id, unique and increasing (not dense: refused submissions use one up)
-     * @throws IllegalArgumentException if the source's dims are not the target's, or its memory is
-     *     not host-accessible
-     * @throws StagingRejectedException if the queue stayed full for the whole timeout, the
-     *     pipeline is closed or closing, or its worker thread has died (an {@link Error} from the
-     *     idle strategy; logged)
+     * @throws IllegalArgumentException if the source's dims are not the target's, its memory is
+     *     not host-accessible, or it belongs to a confined arena (which the worker thread cannot
+     *     read)
+     * @throws StagingRejectedException if the queue stayed full for the whole timeout, or was full
+     *     when called on the worker thread, the pipeline is closed or closing, or its worker
+     *     thread has died (an {@link Error} from the idle strategy; logged)
      * @throws InterruptedException if interrupted while waiting; nothing was queued
      */
     public long submit(TensorView source, StagingTarget target) throws InterruptedException {
@@ -150,7 +161,14 @@ public final class StagingPipeline implements AutoCloseable {
         submitting.incrementAndGet();
         try {
             requireOpen();
-            if (!queue.offer(r, submitTimeoutNanos, TimeUnit.NANOSECONDS)) {
+            if (Thread.currentThread() == worker) {
+                if (!queue.offer(r)) {
+                    throw new StagingRejectedException("staging '" + name + "': submit called from the consumer callback"
+                            + " (or a whenRead) of this pipeline, on its worker thread, while the queue is full (" + queue.size()
+                            + " tensors waiting); the worker is the only thread that empties the queue and cannot wait for"
+                            + " itself; tensor not accepted (submit it from another thread, or leave room in the queue)");
+                }
+            } else if (!queue.offer(r, submitTimeoutNanos, TimeUnit.NANOSECONDS)) {
                 throw new StagingRejectedException("staging '" + name + "': queue full (" + queue.size()
                         + " tensors waiting) for " + Duration.ofNanos(submitTimeoutNanos).toMillis()
                         + " ms; the consumer or the conversion is slower than the producers; tensor not accepted");
@@ -194,6 +212,18 @@ public final class StagingPipeline implements AutoCloseable {
         if (!source.isHostAccessible()) {
             throw new IllegalArgumentException("staging '" + name + "': source " + source
                     + " is not in host-accessible memory; the copy engine reads host memory only");
+        }
+        for (var piece : source.map().pieces()) {
+            MemorySegment segment;
+            try {
+                segment = piece.buffer().segment();
+            } catch (IllegalStateException closed) {
+                continue; // the worker reports a closed source as that tensor's failure, as ever
+            }
+            if (!segment.isAccessibleBy(worker)) {
+                throw new IllegalArgumentException(ConfinedMemory.explain("staging '" + name + "': the pipeline's worker cannot read"
+                        + " source " + source, worker));
+            }
         }
         return new StagingAgent.Request(ids.incrementAndGet(), source, target, whenRead);
     }

@@ -21,6 +21,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
@@ -257,6 +258,80 @@ class StagingLifecycleTest {
                     : List.of("staged #1", "failed #2", "failed #3"), got);
             assertEquals(0, pool.stats().liveCount());
         });
+    }
+
+    /**
+     * Review F2: submit from the consumer callback on a full queue waited for room that only the
+     * worker (the caller itself) could make: a stall of the whole submit timeout (for good when
+     * unbounded), ended by a message blaming slow consumers. It is refused at once now, and a
+     * follow-up with room is still queued.
+     */
+    @Test
+    void submitFromTheConsumerCallbackNeverWaitsOnAFullQueue() {
+        assertTimeoutPreemptively(BOUND, () -> {
+            CountDownLatch inCallback = new CountDownLatch(1);
+            CountDownLatch queueFull = new CountDownLatch(1);
+            AtomicReference<Throwable> refused = new AtomicReference<>();
+            AtomicLong refusedAfterNanos = new AtomicLong(-1);
+            List<String> got = new CopyOnWriteArrayList<>();
+            AtomicReference<StagingPipeline> self = new AtomicReference<>();
+            StagingPipeline pipeline = StagingPipeline.builder().name("follow-up").pool(pool).queueCapacity(1)
+                    .submitTimeout(ChronoUnit.FOREVER.getDuration())
+                    .consumer(o -> {
+                        got.add(describe(o));
+                        if (o.id() == 1) {
+                            inCallback.countDown();
+                            awaitQuietly(queueFull);
+                            long start = System.nanoTime();
+                            try {
+                                self.get().submit(source, TARGET);
+                            } catch (Throwable e) {
+                                refused.set(e);
+                            }
+                            refusedAfterNanos.set(System.nanoTime() - start);
+                        } else if (o.id() == 2) {
+                            try {
+                                self.get().submit(source, TARGET); // room now: queued as a follow-up
+                            } catch (Throwable e) {
+                                refused.set(e);
+                            }
+                        }
+                    }).build();
+            self.set(pipeline);
+            pipeline.submit(source, TARGET);
+            inCallback.await();
+            pipeline.submit(source, TARGET); // the queue's one place
+            queueFull.countDown();
+            awaitTrue(() -> got.size() == 3, "the follow-up submitted with room is staged");
+            pipeline.close();
+            assertInstanceOf(StagingRejectedException.class, refused.get());
+            assertTrue(refused.get().getMessage().contains("submit called from the consumer callback (or a whenRead) of"
+                    + " this pipeline, on its worker thread, while the queue is full (1 tensors waiting)"),
+                    refused.get().getMessage());
+            assertTrue(refusedAfterNanos.get() < TimeUnit.SECONDS.toNanos(1), "refused after "
+                    + refusedAfterNanos.get() / 1_000_000 + " ms");
+            assertEquals(List.of("staged #1", "staged #2", "staged #4"), got, "#3 was refused and used up its id");
+            assertEquals(0, pool.stats().liveCount());
+        });
+    }
+
+    /**
+     * Review F6: a source in a confined arena was accepted and failed later, on the worker, with
+     * FFM's bare "Attempted access outside owning thread". The worker can never read it, so
+     * submit refuses it, naming the source, the worker thread and the cure.
+     */
+    @Test
+    void aSourceOnlyItsOwnThreadCanReadIsRefusedAtSubmit() throws Exception {
+        try (Allocator confined = Allocators.confined();
+             StagingPipeline pipeline = StagingPipeline.builder().name("confined").pool(pool).build()) {
+            TensorView mine = TensorView.of(confined.allocate(16), "f32[4]{0}");
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> pipeline.submit(mine, TARGET));
+            assertEquals("staging 'confined': the pipeline's worker cannot read source " + mine + " from thread"
+                    + " \"tensorbuf-staging-confined\": its memory belongs to a confined arena, which is for the thread"
+                    + " that made it (use Allocators.shared() or a pool to share buffers between threads)", e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> pipeline.trySubmit(mine, TARGET));
+            assertEquals(0, pipeline.stats().accepted());
+        }
     }
 
     @Test

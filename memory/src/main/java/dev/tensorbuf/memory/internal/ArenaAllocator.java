@@ -13,14 +13,18 @@ import java.lang.foreign.MemorySegment;
  */
 public final class ArenaAllocator implements Allocator {
     private final Arena arena;
+    private final boolean shared;
     private final BufferOwner.Arena owner;
     private final long defaultAlignment;
     private final Scope scope = new Scope();
     private final Object closing = new Object();
+    /** Whether the FFM arena has closed (the scope may close before it); under {@link #closing}. */
+    private boolean arenaClosed;
 
     /** @param shared whether to use {@link Arena#ofShared()} rather than {@link Arena#ofConfined()} */
     public ArenaAllocator(boolean shared, long defaultAlignment) {
         this.defaultAlignment = Errors.checkAlignment(defaultAlignment);
+        this.shared = shared;
         this.arena = shared ? Arena.ofShared() : Arena.ofConfined();
         this.owner = new BufferOwner.Arena(shared);
     }
@@ -55,6 +59,14 @@ public final class ArenaAllocator implements Allocator {
             throw Errors.cannotReserve(byteSize, alignment, owner, e);
         } catch (WrongThreadException e) {
             throw Errors.wrongThread(this + " cannot allocate", e);
+        } catch (IllegalStateException e) {
+            // FFM's "Already closed": a close came between the check above and here.
+            if (!scope.isOpen()) {
+                IllegalStateException closed = Errors.allocatorClosed(owner.toString());
+                closed.initCause(e);
+                throw closed;
+            }
+            throw e;
         }
         return new HostBuffer(lifetime, MemorySpace.HOST, segment);
     }
@@ -68,15 +80,27 @@ public final class ArenaAllocator implements Allocator {
     public void close() {
         // One closer at a time: two racing closes both saw it open, and the second arena.close() threw.
         synchronized (closing) {
-            if (!scope.isOpen()) {
+            if (arenaClosed) {
                 return;
             }
-            try {
-                arena.close(); // first: a confined arena closed from the wrong thread throws and stays open
-            } catch (WrongThreadException e) {
-                throw Errors.wrongThread(this + " cannot close", e);
+            if (shared) {
+                // Closed in our books first: an allocation or a segment() racing the close then
+                // hears it from us ("shared arena is closed") rather than from FFM ("Already
+                // closed"), whose handshake with every thread leaves a wide window. An arena
+                // FFM will not close yet (a downcall has a segment) stays closed to allocations,
+                // and a later close tries again.
+                scope.close();
+                arena.close();
+            } else {
+                try {
+                    arena.close(); // first: one closed from the wrong thread throws and stays open
+                } catch (WrongThreadException e) {
+                    throw Errors.wrongThread(this + " cannot close", e);
+                }
+                // Only the owner thread allocates from a confined arena, so nothing raced that.
+                scope.close();
             }
-            scope.close();
+            arenaClosed = true;
         }
     }
 

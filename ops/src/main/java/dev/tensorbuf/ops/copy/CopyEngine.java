@@ -10,7 +10,10 @@ import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.internal.ConfinedMemory;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * Copies and converts between any two layouts: plans once ({@link CopyPlan}), then runs the
@@ -18,7 +21,11 @@ import java.util.List;
  * {@value dev.tensorbuf.ops.copy.internal.CopyExecutor#PARALLEL_THRESHOLD_BYTES} bytes (system
  * property {@code tensorbuf.copy.parallelThresholdBytes}). The Vector API kernels run when the
  * JVM has {@code --add-modules jdk.incubator.vector}, else the scalar ones (system property
- * {@code tensorbuf.copy.vector=false} forces scalar).
+ * {@code tensorbuf.copy.vector=false} forces scalar). An engine's helper threads are daemon
+ * threads named {@code tensorbuf-copy-E-I}: E numbers the engines in the order they were made
+ * (0 is {@link #defaults()}), I the helper. They start at the engine's first parallel copy and end
+ * after 30 s without work. A helper that cannot start (a thread limit) leaves its share to the
+ * threads that did, and is tried again a second later.
  * {@snippet :
  * try (Arena arena = Arena.ofConfined()) {
  *     MemorySegment a = arena.allocate(4L * 32 * 64 * 112 * 112);
@@ -31,7 +38,11 @@ import java.util.List;
  * }
  */
 public final class CopyEngine {
-    private static final CopyEngine DEFAULT = of(Runtime.getRuntime().availableProcessors());
+    /** The most threads an engine may have; {@link #of(int)} refuses more. */
+    public static final int MAX_PARALLELISM = CopyExecutor.MAX_PARALLELISM;
+
+    private static final System.Logger LOG = System.getLogger(CopyEngine.class.getName());
+    private static final CopyEngine DEFAULT = of(Math.min(MAX_PARALLELISM, Runtime.getRuntime().availableProcessors()));
 
     private final CopyExecutor executor;
     private final int parallelism;
@@ -39,6 +50,10 @@ public final class CopyEngine {
     private CopyEngine(int parallelism, boolean vector, long thresholdBytes) {
         if (parallelism < 1) {
             throw new IllegalArgumentException("parallelism must be >= 1, got " + parallelism);
+        }
+        if (parallelism > MAX_PARALLELISM) {
+            throw new IllegalArgumentException("parallelism " + parallelism + " is above the most an engine may have, "
+                    + MAX_PARALLELISM + " (one thread each; more than any machine's cores only slows a copy)");
         }
         if (thresholdBytes < 0) {
             throw new IllegalArgumentException("parallel threshold must be >= 0 bytes, got " + thresholdBytes);
@@ -55,7 +70,7 @@ public final class CopyEngine {
     /**
      * {@return an engine running large copies on {@code parallelism} threads}
      *
-     * @throws IllegalArgumentException if {@code parallelism < 1}
+     * @throws IllegalArgumentException if {@code parallelism < 1} or above {@link #MAX_PARALLELISM}
      */
     public static CopyEngine of(int parallelism) {
         return of(parallelism, true);
@@ -65,7 +80,7 @@ public final class CopyEngine {
      * {@return an engine with {@code parallelism} threads, using the Vector API kernels only if
      * {@code vectorKernels} and the module is present}
      *
-     * @throws IllegalArgumentException if {@code parallelism < 1}
+     * @throws IllegalArgumentException if {@code parallelism < 1} or above {@link #MAX_PARALLELISM}
      */
     public static CopyEngine of(int parallelism, boolean vectorKernels) {
         return new CopyEngine(parallelism, vectorKernels, CopyExecutor.PARALLEL_THRESHOLD_BYTES);
@@ -75,7 +90,8 @@ public final class CopyEngine {
      * {@return an engine as {@link #of(int, boolean)} that splits steps of at least
      * {@code parallelThresholdBytes} bytes (read plus written) across its threads}
      *
-     * @throws IllegalArgumentException if {@code parallelism < 1} or the threshold is negative
+     * @throws IllegalArgumentException if {@code parallelism < 1} or above {@link #MAX_PARALLELISM},
+     *     or the threshold is negative
      */
     public static CopyEngine of(int parallelism, boolean vectorKernels, long parallelThresholdBytes) {
         return new CopyEngine(parallelism, vectorKernels, parallelThresholdBytes);
@@ -142,13 +158,29 @@ public final class CopyEngine {
      *
      * @throws IllegalArgumentException for a value the destination type cannot hold
      * @throws IllegalStateException if a segment's arena is closed, naming the side
+     * @throws WrongThreadException if a segment belongs to a confined arena of another thread,
+     *     naming the side
      */
     public void execute(CopyPlan plan) {
         try {
             executor.execute(plan);
         } catch (IllegalStateException e) {
             throw namingAClosedSegment(e, plan);
+        } catch (WrongThreadException e) {
+            throw namingAConfinedSegment(e, plan);
         }
+    }
+
+    /** FFM's "Attempted access outside owning thread" does not say which side either. */
+    private static WrongThreadException namingAConfinedSegment(WrongThreadException e, CopyPlan plan) {
+        for (Access side : List.of(plan.src(), plan.dst())) {
+            if (!side.segment().isAccessibleBy(Thread.currentThread())) {
+                return ConfinedMemory.wrongThread("the copy cannot " + (side == plan.src() ? "read its source (" : "write its destination (")
+                        + side.dtype().xlaName() + side.dims().toString().replace(" ", "") + ", " + side.segment().byteSize()
+                        + " bytes)", e);
+            }
+        }
+        return e;
     }
 
     /** FFM's "Already closed" says nothing of which memory went; the plan knows its two sides. */
@@ -183,7 +215,8 @@ public final class CopyEngine {
     }
 
     /**
-     * {@return a copy of {@code src} in a new buffer laid out by {@code layout}, converted to {@code dtype}}
+     * {@return a copy of {@code src} in a new buffer laid out by {@code layout}, converted to
+     * {@code dtype}} The buffer is closed if the copy fails.
      *
      * @throws IllegalArgumentException if the layout's sizes are not the source's dims or it has
      *     a negative offset reach
@@ -199,14 +232,17 @@ public final class CopyEngine {
         long bytes = layout.elementCount() == 0 ? 0
                 : Sizes.multiply(layout.maxOffset() + 1, dtype.byteWidth(), () -> "bytes of " + layout);
         Buffer buffer = allocator.allocate(Math.max(1, bytes));
-        Access dst = Access.strided(buffer.segment(), dtype, layout);
-        copy(src, dst);
-        return new Materialized(buffer, dst);
+        return closedIfItFails(buffer, () -> {
+            Access dst = Access.strided(buffer.segment(), dtype, layout);
+            copy(src, dst);
+            return new Materialized(buffer, dst);
+        });
     }
 
     /**
      * {@return a copy of {@code src} in a new buffer laid out by {@code shape}'s XLA layout
-     * (tiles and padding; padding written as zero), converted to the shape's type}
+     * (tiles and padding; padding written as zero), converted to the shape's type} The buffer is
+     * closed if the copy fails.
      *
      * @throws IllegalArgumentException if the shape's dims are not the source's
      */
@@ -215,9 +251,11 @@ public final class CopyEngine {
             throw new IllegalArgumentException("shape " + shape + " differs from source dims " + src.dims());
         }
         Buffer buffer = allocator.allocate(bufferBytes(shape));
-        Access dst = Access.tiled(buffer.segment(), shape);
-        copy(src, dst);
-        return new Materialized(buffer, dst);
+        return closedIfItFails(buffer, () -> {
+            Access dst = Access.tiled(buffer.segment(), shape);
+            copy(src, dst);
+            return new Materialized(buffer, dst);
+        });
     }
 
     /**
@@ -234,9 +272,20 @@ public final class CopyEngine {
      * CopyEngine.defaults().copy(Ops.transpose(nchw, 0, 2, 3, 1), nhwc); // one transpose kernel
      * }
      *
+     * <p>The copy holds every buffer of both views ({@link Buffer#hold()}) while it runs, so a
+     * buffer another thread closes meanwhile keeps its memory until the copy ends, and is given
+     * back then, on this thread: a foreign deleter runs here. What such a deleter throws belongs
+     * to that close, not to this copy: it is added as suppressed to the copy's own exception when
+     * the copy failed, and logged ({@link System.Logger}, WARNING) when it completed. Every hold
+     * ends either way.
+     *
      * @throws IllegalArgumentException if the dims differ, the destination is read-only, or a
      *     value cannot be converted
      * @throws UnsupportedOperationException if either view is in memory Java cannot touch
+     * @throws IllegalStateException if a buffer of either view is closed, or its allocator closes
+     *     during the copy, naming the side
+     * @throws WrongThreadException if either view is in a confined arena of another thread,
+     *     naming the view, the side and the thread
      */
     public void copy(TensorView src, TensorView dst) {
         copyViews(src, dst, null);
@@ -266,21 +315,77 @@ public final class CopyEngine {
         }
         // The kernels keep raw segments: held, a buffer closed meanwhile (a pool's, say) keeps its
         // memory until the copy ends, instead of going to a next owner the copy would write over.
-        List<Buffer.Hold> holds = new java.util.ArrayList<>();
+        List<Buffer> held = new ArrayList<>();
+        List<Buffer.Hold> holds = new ArrayList<>();
+        Throwable failure = null;
         try {
             for (TensorView side : List.of(src, dst)) {
                 for (var piece : side.map().pieces()) {
                     holds.add(piece.buffer().hold()); // a buffer closed already throws here, as itself
+                    held.add(piece.buffer());
                 }
             }
             try {
                 copyHeld(src, dst, affine);
             } catch (IllegalStateException e) {
                 throw namingAClosedSide(e, src, dst);
+            } catch (WrongThreadException e) {
+                throw namingAConfinedSide(e, src, dst);
             }
+        } catch (RuntimeException | Error e) {
+            failure = e;
+            throw e;
         } finally {
-            holds.forEach(Buffer.Hold::close);
+            endHolds(held, holds, failure);
         }
+    }
+
+    /**
+     * Ends every hold, also after one whose end throws: the last hold on a buffer closed during
+     * the copy gives its memory back, which runs a foreign deleter here, and a deleter may throw.
+     * One hold left unended would keep its buffer's memory (a pooled block) from ever going back.
+     * The deleter's failure belongs to the close another thread made: it goes onto the copy's own
+     * failure, or to the log when the copy completed; an {@link Error} is rethrown once every
+     * hold has ended.
+     */
+    private static void endHolds(List<Buffer> held, List<Buffer.Hold> holds, Throwable failure) {
+        Error error = null;
+        for (int i = 0; i < holds.size(); i++) {
+            try {
+                holds.get(i).close();
+            } catch (RuntimeException | Error e) {
+                if (failure != null) {
+                    failure.addSuppressed(e);
+                } else if (error != null) {
+                    error.addSuppressed(e);
+                } else if (e instanceof Error fatal) {
+                    error = fatal;
+                } else {
+                    LOG.log(System.Logger.Level.WARNING, "a copy completed, but " + held.get(i) + ", closed by another"
+                            + " thread during it, was given back as the copy ended, and its deleter threw", e);
+                }
+            }
+        }
+        if (error != null) {
+            throw error;
+        }
+    }
+
+    /** FFM's "Attempted access outside owning thread" names no view; this names the view and the side. */
+    private static WrongThreadException namingAConfinedSide(WrongThreadException e, TensorView src, TensorView dst) {
+        for (TensorView side : List.of(src, dst)) {
+            for (var piece : side.map().pieces()) {
+                try {
+                    if (!piece.buffer().segment().isAccessibleBy(Thread.currentThread())) {
+                        return ConfinedMemory.wrongThread("the copy cannot " + (side == src ? "read its source "
+                                : "write its destination ") + side, e);
+                    }
+                } catch (IllegalStateException | UnsupportedOperationException gone) {
+                    continue; // closed meanwhile, or device memory: not what the thread was refused
+                }
+            }
+        }
+        return e;
     }
 
     /**
@@ -292,9 +397,13 @@ public final class CopyEngine {
             for (var piece : side.map().pieces()) {
                 String closed = null;
                 try {
-                    // The arena closes before its allocator says so: ask the segment's scope too.
-                    if (!piece.buffer().segment().scope().isAlive()) {
-                        closed = piece.buffer() + ": its allocator closed";
+                    // A foreign buffer's arena closes without the buffer knowing: ask the
+                    // segment's scope too. The buffer still calls itself alive then, so it is
+                    // described by its size and owner only.
+                    Buffer buffer = piece.buffer();
+                    if (!buffer.segment().scope().isAlive()) {
+                        closed = "the arena of its buffer (" + buffer.byteSize() + " bytes from " + buffer.owner()
+                                + ") closed";
                     }
                 } catch (IllegalStateException why) {
                     closed = why.getMessage();
@@ -366,8 +475,12 @@ public final class CopyEngine {
             throw new IllegalArgumentException("shape " + shape + " differs from source dims " + src.dims());
         }
         Buffer buffer = allocator.allocate(bufferBytes(shape));
-        buffer.segment().fill((byte) 0);
-        return copyInto(src, TensorView.of(buffer, shape), buffer);
+        return closedIfItFails(buffer, () -> {
+            buffer.segment().fill((byte) 0);
+            TensorView dst = TensorView.of(buffer, shape);
+            copy(src, dst);
+            return dst;
+        });
     }
 
     /**
@@ -396,16 +509,26 @@ public final class CopyEngine {
         long bytes = layout.elementCount() == 0 ? 1
                 : Sizes.multiply(layout.maxOffset() + 1, dtype.byteWidth(), () -> "bytes of " + layout);
         Buffer buffer = allocator.allocate(bytes);
-        return copyInto(src, TensorView.strided(buffer, dtype, layout), buffer);
-    }
-
-    /** Copies into a new buffer's view; the buffer is freed if the copy fails. */
-    private TensorView copyInto(TensorView src, TensorView dst, Buffer buffer) {
-        try {
+        return closedIfItFails(buffer, () -> {
+            TensorView dst = TensorView.strided(buffer, dtype, layout);
             copy(src, dst);
             return dst;
-        } catch (RuntimeException e) {
-            buffer.close();
+        });
+    }
+
+    /**
+     * {@return what {@code copy} made of a new buffer} The buffer is closed if it fails: every
+     * materialize goes through here, as the caller never gets the buffer to close.
+     */
+    private static <T> T closedIfItFails(Buffer buffer, Supplier<T> copy) {
+        try {
+            return copy.get();
+        } catch (RuntimeException | Error e) {
+            try {
+                buffer.close();
+            } catch (RuntimeException | Error notClosed) {
+                e.addSuppressed(notClosed);
+            }
             throw e;
         }
     }

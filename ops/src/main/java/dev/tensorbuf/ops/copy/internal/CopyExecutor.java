@@ -11,6 +11,7 @@ import dev.tensorbuf.views.ElementAccess;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Runs plans: turns each step into byte-addressed {@link Task}s, splits large plans across the
@@ -27,8 +28,20 @@ public final class CopyExecutor {
      */
     public static final long PARALLEL_THRESHOLD_BYTES =
             Long.getLong("tensorbuf.copy.parallelThresholdBytes", 4L << 20);
-    /** Pieces per thread, so a thread slowed by a neighbour's load does not hold up the rest. */
+    /**
+     * Pieces per thread, so a thread slowed by a neighbour's load does not hold up the rest. Times
+     * the largest parallelism ({@link #MAX_PARALLELISM}) it stays far inside an int.
+     */
     private static final int PIECES_PER_THREAD = 4;
+    /**
+     * The most threads an engine may run a copy on: more than the cores of any machine a JVM runs
+     * on. Past the cores a copy only slows down (500 threads copied 16 MB in 814 ms, 2 in a few),
+     * each engine starts a thread per unit, and {@code Integer.MAX_VALUE} made every copy fail on
+     * an array of that many workers.
+     */
+    public static final int MAX_PARALLELISM = 4096;
+    /** Numbers the executors, so each engine's threads have names of their own. */
+    private static final AtomicInteger EXECUTORS = new AtomicInteger();
 
     /** Never started: a thread other than the caller, to ask whether a segment is confined. */
     private static final Thread OTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
@@ -37,10 +50,11 @@ public final class CopyExecutor {
     private final boolean vector;
     private final long thresholdBytes;
     private final ScalarFirst scalarFirst;
+    private final int number = EXECUTORS.getAndIncrement();
     private volatile CopyWorkers workers;
 
     /**
-     * @param parallelism threads for large steps, {@code >= 1}
+     * @param parallelism threads for large steps, {@code 1} to {@link #MAX_PARALLELISM}
      * @param vector whether to use the Vector API kernels (ignored when the module is absent)
      * @param thresholdBytes steps moving fewer bytes run on the calling thread
      */
@@ -324,13 +338,18 @@ public final class CopyExecutor {
         }
     }
 
+    /** {@return the prefix of this executor's helper threads' names: {@code tensorbuf-copy-E}, then {@code -I} for each} */
+    public String threadNamePrefix() {
+        return "tensorbuf-copy-" + number;
+    }
+
     private CopyWorkers workers() {
         CopyWorkers w = workers;
         if (w == null) {
             synchronized (this) {
                 w = workers;
                 if (w == null) {
-                    w = new CopyWorkers(parallelism - 1);
+                    w = new CopyWorkers(parallelism - 1, threadNamePrefix());
                     workers = w;
                 }
             }

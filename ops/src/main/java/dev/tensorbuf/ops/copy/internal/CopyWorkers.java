@@ -20,7 +20,14 @@ import java.util.function.IntConsumer;
  * each worker: a worker that missed batches would take its own wait for a long gap. A worker that
  * has had nothing to do for
  * {@link #IDLE_NANOS} ends; the next batch starts it again, so engines that are dropped leave no
- * threads behind.
+ * threads behind. An idle worker that is interrupted (a shutdown hook or a harness interrupting
+ * every thread) clears the flag and parks again: it belongs to the engine, and with the flag set
+ * {@code parkNanos} would return at once and the wait would spin on a core.
+ *
+ * <p>A worker that cannot start (the JVM's "unable to create native thread" at a process, pids
+ * or memory limit) costs the copy only its help: the caller takes the pieces that worker would
+ * have, the failure is logged once, and the worker is tried again at a batch at least
+ * {@link #RETRY_NANOS} later.
  *
  * <p>One batch runs at a time. The caller always takes pieces itself and waits only for pieces a
  * worker has taken, never for a worker to show up, so a batch completes even if every worker is
@@ -32,6 +39,22 @@ final class CopyWorkers {
     static final long SPIN_NANOS = Math.max(0, Long.getLong("tensorbuf.copy.spinMicros", 500)) * 1_000;
     /** How long a worker waits for work before it ends. */
     static final long IDLE_NANOS = 30_000_000_000L;
+    /**
+     * How long after a failed start a worker is tried again: a system out of threads seldom
+     * recovers sooner, and each failed start costs every batch meanwhile a system call.
+     */
+    static final long RETRY_NANOS = 1_000_000_000L;
+    private static final System.Logger LOG = System.getLogger(CopyWorkers.class.getName());
+
+    /** Starts a worker's thread; a seam so tests can make a start fail as a thread limit does. */
+    @FunctionalInterface
+    interface Starter {
+        /** {@return a started daemon thread named {@code name} running {@code body}} */
+        Thread start(String name, Runnable body);
+    }
+
+    /** The platform's own: a daemon platform thread. */
+    static final Starter PLATFORM = (name, body) -> Thread.ofPlatform().daemon().name(name).start(body);
 
     /** Far above any piece count, with room for every thread's last increment. */
     private static final int CLOSED = Integer.MAX_VALUE / 2;
@@ -39,13 +62,26 @@ final class CopyWorkers {
     private final Worker[] workers;
     private final long spinNanos;
     private final long idleNanos;
+    private final long retryNanos;
+    private final String name;
+    private final Starter starter;
+    /** Whether a failed start was logged: once per engine, not once per batch. */
+    private final AtomicBoolean startFailureLogged = new AtomicBoolean();
     private final ReentrantLock running = new ReentrantLock();
     private volatile Batch batch;
     /** Whether a batch has run, and when the last one ended; both under {@link #running}. */
     private boolean ranBefore;
     private long lastEnd;
 
-    /** @param helpers threads besides the caller, {@code >= 1} */
+    /**
+     * @param helpers threads besides the caller, {@code >= 1}
+     * @param name the threads' names' prefix: {@code NAME-0}, {@code NAME-1}, ...
+     */
+    CopyWorkers(int helpers, String name) {
+        this(helpers, SPIN_NANOS, IDLE_NANOS, RETRY_NANOS, name, PLATFORM);
+    }
+
+    /** As {@link #CopyWorkers(int, String)}, for tests: threads named {@code tensorbuf-copy-test-I}. */
     CopyWorkers(int helpers) {
         this(helpers, SPIN_NANOS, IDLE_NANOS);
     }
@@ -56,8 +92,23 @@ final class CopyWorkers {
      * @param idleNanos how long a worker waits for work before it ends
      */
     CopyWorkers(int helpers, long spinNanos, long idleNanos) {
+        this(helpers, spinNanos, idleNanos, RETRY_NANOS, "tensorbuf-copy-test", PLATFORM);
+    }
+
+    /**
+     * @param helpers threads besides the caller, {@code >= 1}
+     * @param spinNanos how long a worker polls before parking
+     * @param idleNanos how long a worker waits for work before it ends
+     * @param retryNanos how long after a failed start a worker is tried again
+     * @param name the threads' names' prefix
+     * @param starter starts a worker's thread
+     */
+    CopyWorkers(int helpers, long spinNanos, long idleNanos, long retryNanos, String name, Starter starter) {
         this.spinNanos = spinNanos;
         this.idleNanos = idleNanos;
+        this.retryNanos = retryNanos;
+        this.name = name;
+        this.starter = starter;
         workers = new Worker[helpers];
         for (int i = 0; i < helpers; i++) {
             workers[i] = new Worker(i);
@@ -99,7 +150,8 @@ final class CopyWorkers {
     /**
      * Runs {@code piece.accept(i)} for every {@code i < count}, on the calling thread and the
      * workers. Returns when every piece has ended, so no piece can write into a destination after
-     * the copy returned or threw. {@return false, having run nothing, when another batch is running}
+     * the copy returned or threw; that holds for any way out of here, a worker that cannot start
+     * included. {@return false, having run nothing, when another batch is running}
      */
     boolean run(int count, IntConsumer piece) {
         if (!running.tryLock()) {
@@ -108,19 +160,23 @@ final class CopyWorkers {
         try {
             Batch b = new Batch(count, piece, ranBefore && System.nanoTime() - lastEnd < spinNanos);
             batch = b;
-            for (Worker w : workers) {
-                w.wake();
+            try {
+                for (Worker w : workers) {
+                    w.wake();
+                }
+                b.drain();
+            } finally {
+                // Closed to further taking (the caller stops early only when its own piece threw,
+                // or waking a worker threw what a failed start does not); then the pieces workers
+                // took and still run: each ends soon, so poll.
+                int taken = Math.min(b.next.getAndSet(CLOSED), count);
+                while (b.done.get() < taken) {
+                    Thread.onSpinWait();
+                }
+                batch = null;
+                lastEnd = System.nanoTime();
+                ranBefore = true;
             }
-            b.drain();
-            // Closed to further taking (the caller stops early only when its own piece threw);
-            // then the pieces workers took and still run: each ends soon, so poll.
-            int taken = Math.min(b.next.getAndSet(CLOSED), count);
-            while (b.done.get() < taken) {
-                Thread.onSpinWait();
-            }
-            batch = null;
-            lastEnd = System.nanoTime();
-            ranBefore = true;
             Throwable failure = b.failures.poll();
             if (failure != null) {
                 for (Throwable e = b.failures.poll(); e != null; e = b.failures.poll()) {
@@ -139,19 +195,48 @@ final class CopyWorkers {
         }
     }
 
-    /** One helper thread, started on first need and again after it ended idle. */
+    /**
+     * One helper thread, started on first need, again after it ended idle, and again
+     * {@link #retryNanos} after a start that failed.
+     */
     private final class Worker {
         private final int id;
         private final AtomicBoolean alive = new AtomicBoolean();
         private volatile Thread thread;
+        /** When a start may be tried again after one failed; read and written under {@link #running}. */
+        private long retryAt;
+        private boolean startFailed;
 
         Worker(int id) {
             this.id = id;
         }
 
+        /** Starts or unparks the thread; a thread that cannot start leaves its pieces to the others. */
         void wake() {
+            if (startFailed && System.nanoTime() - retryAt < 0) {
+                return;
+            }
             if (alive.compareAndSet(false, true)) {
-                thread = Thread.ofPlatform().daemon().name("tensorbuf-copy-" + id).start(this::loop);
+                boolean started = false;
+                try {
+                    thread = starter.start(name + "-" + id, this::loop);
+                    started = true;
+                    startFailed = false;
+                } catch (OutOfMemoryError | RuntimeException e) {
+                    // "unable to create native thread": the batch is the caller's to finish.
+                    startFailed = true;
+                    retryAt = System.nanoTime() + retryNanos;
+                    if (startFailureLogged.compareAndSet(false, true)) {
+                        LOG.log(System.Logger.Level.WARNING, "copy helper thread " + name + "-" + id + " could not start;"
+                                + " copies run on the threads that did, and it is tried again "
+                                + retryNanos / 1_000_000 + " ms after each failure (logged once)", e);
+                    }
+                } finally {
+                    if (!started) {
+                        // Else it would count as alive and never be started again.
+                        alive.set(false);
+                    }
+                }
             } else {
                 Thread t = thread;
                 if (t != null) {
@@ -178,6 +263,9 @@ final class CopyWorkers {
                     Thread.onSpinWait();
                 } else if (idle < idleNanos) {
                     LockSupport.parkNanos(this, idleNanos - idle);
+                    // The interrupt is not for a thread of the engine's; left set, every park
+                    // after it would return at once.
+                    Thread.interrupted();
                 } else {
                     alive.set(false);
                     // A batch published just before this worker gave up is done by its caller.
@@ -191,6 +279,20 @@ final class CopyWorkers {
     Thread.State state(int i) {
         Thread t = workers[i].thread;
         return t == null ? null : t.getState();
+    }
+
+    /** Interrupts worker {@code i}'s thread, if it has one (for tests). */
+    void interrupt(int i) {
+        Thread t = workers[i].thread;
+        if (t != null) {
+            t.interrupt();
+        }
+    }
+
+    /** {@return whether worker {@code i}'s interrupt flag is set (for tests)} */
+    boolean isInterrupted(int i) {
+        Thread t = workers[i].thread;
+        return t != null && t.isInterrupted();
     }
 
     /** {@return the names of the worker threads alive now (for tests)} */

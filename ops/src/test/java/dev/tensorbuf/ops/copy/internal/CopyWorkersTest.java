@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -121,6 +122,126 @@ class CopyWorkersTest {
             assertEquals(1, runs.get(i));
         }
         assertFalse(w.aliveThreads().isEmpty(), "started again");
+    }
+
+    /**
+     * Review F1: a helper that could not start (OutOfMemoryError "unable to create native thread"
+     * at a thread limit) made run() throw while the helpers that did start went on writing the
+     * whole batch, and, counted as alive, it was never started again, so every later copy threw
+     * too. Now the caller takes that helper's share, and the start is tried again a retry
+     * interval later.
+     */
+    @Test
+    void aHelperThatCannotStartLeavesItsShareToTheOthersAndIsTriedAgainLater() {
+        AtomicInteger attempts = new AtomicInteger();
+        AtomicBoolean refuse = new AtomicBoolean(true);
+        CopyWorkers.Starter limited = (name, body) -> {
+            if (name.endsWith("-1")) {
+                attempts.incrementAndGet();
+                if (refuse.get()) {
+                    throw new OutOfMemoryError("unable to create native thread: possibly out of memory or process/resource"
+                            + " limits reached");
+                }
+            }
+            return CopyWorkers.PLATFORM.start(name, body);
+        };
+        CopyWorkers later = new CopyWorkers(3, 0, 30_000_000_000L, 3_600_000_000_000L, "limited", limited);
+        for (int round = 0; round < 3; round++) {
+            AtomicIntegerArray runs = new AtomicIntegerArray(64);
+            assertTrue(runWithoutStartFailures(later, 64, i -> {
+                runs.incrementAndGet(i);
+                sleepMicros(20);
+            }));
+            for (int i = 0; i < 64; i++) {
+                assertEquals(1, runs.get(i), "piece " + i + ", round " + round);
+            }
+        }
+        assertEquals(1, attempts.get(), "no second try within the retry interval");
+        assertFalse(later.aliveThreads().contains("limited-1"));
+
+        attempts.set(0);
+        CopyWorkers retrying = new CopyWorkers(3, 0, 30_000_000_000L, 0, "retrying", limited);
+        assertTrue(runWithoutStartFailures(retrying, 8, i -> { }));
+        refuse.set(false);
+        AtomicIntegerArray runs = new AtomicIntegerArray(8);
+        assertTrue(retrying.run(8, runs::incrementAndGet));
+        assertEquals(2, attempts.get());
+        assertTrue(retrying.aliveThreads().contains("retrying-1"), "started once it could: " + retrying.aliveThreads());
+    }
+
+    /**
+     * Whatever waking a helper throws, the batch it was published for is closed and every piece
+     * taken has ended before the exception leaves run(): nothing is written after a copy threw.
+     */
+    @Test
+    void aFailureWakingAHelperStopsEveryTakenPieceBeforeItIsThrown() {
+        AtomicBoolean fail = new AtomicBoolean(true);
+        InternalError broken = new InternalError("thread start broke");
+        CopyWorkers w = new CopyWorkers(2, 0, 30_000_000_000L, 0, "broken", (name, body) -> {
+            if (name.endsWith("-1") && fail.get()) {
+                throw broken;
+            }
+            return CopyWorkers.PLATFORM.start(name, body);
+        });
+        for (int round = 0; round < 5; round++) {
+            AtomicBoolean returned = new AtomicBoolean();
+            AtomicInteger late = new AtomicInteger();
+            assertSame(broken, assertThrows(InternalError.class, () -> w.run(64, i -> {
+                sleepMicros(200);
+                if (returned.get()) {
+                    late.incrementAndGet();
+                }
+            })));
+            returned.set(true);
+            sleepMicros(2_000);
+            assertEquals(0, late.get(), "pieces that ran after run() threw, round " + round);
+        }
+        fail.set(false);
+        AtomicIntegerArray runs = new AtomicIntegerArray(16);
+        assertTrue(w.run(16, runs::incrementAndGet), "usable once the start works");
+        for (int i = 0; i < 16; i++) {
+            assertEquals(1, runs.get(i));
+        }
+    }
+
+    /**
+     * Review F8: parkNanos returns at once while the interrupt flag is set, so an interrupted idle
+     * worker spun on a core until it retired (up to 30 s). It clears the flag and parks again.
+     */
+    @Test
+    void anInterruptedIdleWorkerClearsTheFlagAndParksAgain() throws InterruptedException {
+        CopyWorkers w = new CopyWorkers(1, 0, 30_000_000_000L);
+        w.run(8, i -> sleepMicros(1_000));
+        awaitState(w, Thread.State.TIMED_WAITING, "parked after the batch");
+        w.interrupt(0);
+        long deadline = System.nanoTime() + 2_000_000_000L;
+        while (w.isInterrupted(0) || w.state(0) != Thread.State.TIMED_WAITING) {
+            assertTrue(System.nanoTime() < deadline, "still interrupted (" + w.isInterrupted(0) + ") or not parked ("
+                    + w.state(0) + ") 2 s after the interrupt");
+            Thread.sleep(5);
+        }
+        AtomicIntegerArray runs = new AtomicIntegerArray(8);
+        assertTrue(w.run(8, runs::incrementAndGet), "still serves batches");
+    }
+
+    /**
+     * {@return what run returns} A failed start must not reach the caller; were it to, it fails the
+     * test here rather than as an OutOfMemoryError, which JUnit rethrows and which ends the fork.
+     */
+    private static boolean runWithoutStartFailures(CopyWorkers w, int count, java.util.function.IntConsumer piece) {
+        try {
+            return w.run(count, piece);
+        } catch (OutOfMemoryError e) {
+            return fail("a helper's failed start reached the caller: " + e);
+        }
+    }
+
+    private static void awaitState(CopyWorkers w, Thread.State state, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + 2_000_000_000L;
+        while (w.state(0) != state) {
+            assertTrue(System.nanoTime() < deadline, what + ": " + w.state(0));
+            Thread.sleep(5);
+        }
     }
 
     /**
