@@ -347,6 +347,15 @@ public final class TensorView {
         return access;
     }
 
+    /**
+     * {@return the buffers the view reads: its one buffer, or each piece's of a padded or
+     * concatenated view (a pad's fill among them)} A one-buffer view answers without building
+     * its map.
+     */
+    public List<Buffer> buffers() {
+        return buffer != null ? List.of(buffer) : map().pieces().stream().map(ViewMap.Single::buffer).toList();
+    }
+
     /** {@return where each logical index reads} */
     public ViewMap map() {
         ViewMap m = map;

@@ -40,6 +40,20 @@ class TensorViewTest {
     }
 
     @Test
+    void buffersAreTheOneBufferOrEveryPiecesWithoutBuildingAOneBufferViewsMap() {
+        Buffer a = arena.allocate(8);
+        Buffer b = arena.allocate(12);
+        TensorView left = TensorView.of(a, "f32[2]{0}");
+        TensorView right = TensorView.of(b, "f32[3]{0}");
+        assertEquals(List.of(a), left.buffers());
+        assertFalse(left.mapBuilt(), "a one-buffer view names its buffer without its map");
+        assertEquals(List.of(a, b), TensorView.concatenated(0, List.of(left, right)).buffers());
+        TensorView fill = TensorView.scalar(DType.F32, 0);
+        TensorView padded = left.padded(PadRemap.of(new long[] {2}, new long[] {1}, new long[] {1}, new long[] {0}), fill);
+        assertEquals(List.of(a, fill.buffer()), padded.buffers());
+    }
+
+    @Test
     void exampleFromJavadoc() {
         TensorView v = TensorView.of(arena.allocate(96), "f32[3,5]{1,0:T(2,2)}");
         v.setFloat(7f, 2, 3);

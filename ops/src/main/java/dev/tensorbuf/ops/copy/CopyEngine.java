@@ -8,6 +8,7 @@ import dev.tensorbuf.ops.copy.internal.Reach;
 import dev.tensorbuf.ops.copy.internal.ViewAdapter;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.internal.ConfinedMemory;
@@ -320,9 +321,9 @@ public final class CopyEngine {
         Throwable failure = null;
         try {
             for (TensorView side : List.of(src, dst)) {
-                for (var piece : side.map().pieces()) {
-                    holds.add(piece.buffer().hold()); // a buffer closed already throws here, as itself
-                    held.add(piece.buffer());
+                for (Buffer b : side.buffers()) {
+                    holds.add(b.hold()); // a buffer closed already throws here, as itself
+                    held.add(b);
                 }
             }
             try {
@@ -374,9 +375,9 @@ public final class CopyEngine {
     /** FFM's "Attempted access outside owning thread" names no view; this names the view and the side. */
     private static WrongThreadException namingAConfinedSide(WrongThreadException e, TensorView src, TensorView dst) {
         for (TensorView side : List.of(src, dst)) {
-            for (var piece : side.map().pieces()) {
+            for (Buffer b : side.buffers()) {
                 try {
-                    if (!piece.buffer().segment().isAccessibleBy(Thread.currentThread())) {
+                    if (!b.segment().isAccessibleBy(Thread.currentThread())) {
                         return ConfinedMemory.wrongThread("the copy cannot " + (side == src ? "read its source "
                                 : "write its destination ") + side, e);
                     }
@@ -394,13 +395,12 @@ public final class CopyEngine {
      */
     private static IllegalStateException namingAClosedSide(IllegalStateException e, TensorView src, TensorView dst) {
         for (TensorView side : List.of(src, dst)) {
-            for (var piece : side.map().pieces()) {
+            for (Buffer buffer : side.buffers()) {
                 String closed = null;
                 try {
                     // A foreign buffer's arena closes without the buffer knowing: ask the
                     // segment's scope too. The buffer still calls itself alive then, so it is
                     // described by its size and owner only.
-                    Buffer buffer = piece.buffer();
                     if (!buffer.segment().scope().isAlive()) {
                         closed = "the arena of its buffer (" + buffer.byteSize() + " bytes from " + buffer.owner()
                                 + ") closed";
@@ -460,7 +460,7 @@ public final class CopyEngine {
     }
 
     private static String describeSpaces(TensorView view) {
-        return view.map().pieces().stream().map(p -> p.buffer().memorySpace().describe()).distinct()
+        return view.buffers().stream().map(b -> b.memorySpace().describe()).distinct()
                 .collect(java.util.stream.Collectors.joining(", "));
     }
 
@@ -474,9 +474,15 @@ public final class CopyEngine {
         if (!shape.dims().equals(src.dims())) {
             throw new IllegalArgumentException("shape " + shape + " differs from source dims " + src.dims());
         }
-        Buffer buffer = allocator.allocate(bufferBytes(shape));
+        long bytes = bufferBytes(shape);
+        Buffer buffer = allocator.allocate(bytes);
         return closedIfItFails(buffer, () -> {
-            buffer.segment().fill((byte) 0);
+            if (ElementAccess.of(shape).storageBits() < 8 || shape.physicalByteSize() != bytes) {
+                // Bytes the copy may not write: packed sub-byte elements' last byte, tail padding
+                // L(n) past the slots. Otherwise it writes every slot, tile padding as zero, and a
+                // fill first would write every byte twice.
+                buffer.segment().fill((byte) 0);
+            }
             TensorView dst = TensorView.of(buffer, shape);
             copy(src, dst);
             return dst;

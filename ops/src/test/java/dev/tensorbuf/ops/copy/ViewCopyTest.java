@@ -432,6 +432,34 @@ class ViewCopyTest {
         assertArrayEquals(new float[4], first.toFloatArray(), "the writable piece is as it was");
     }
 
+    /**
+     * A pooled buffer comes back with its last user's bytes. Whether materialize fills it first
+     * or the copy writes every byte, none of them survive: tile padding, tail padding L(n) and the
+     * spare nibble of packed s4 read as zero.
+     */
+    @Test
+    void materializeIntoAReusedPoolBufferLeavesNoOldByte() {
+        try (var pool = dev.tensorbuf.memory.PooledAllocator.builder().name("reused").build()) {
+            for (String text : List.of("f32[3,5]{1,0:T(2,2)}", "f32[3,5]{1,0}", "f32[3,5]{1,0:T(2,2)L(7)}",
+                    "f32[3,5]{1,0:L(7)}", "s4[5]{0:E(4)}", "bf16[3,5]{1,0:T(1,128)}")) {
+                ArrayShape shape = ArrayShape.parse(text);
+                long bytes = Math.max(shape.physicalByteSize(), shape.arraySize());
+                for (int round = 0; round < 2; round++) {
+                    var old = pool.allocate(bytes);
+                    old.segment().fill((byte) 0x77);
+                    old.close();
+                    TensorView src = iota(shape.rank() == 2 ? "f32[3,5]{1,0}" : "f32[5]{0}");
+                    TensorView made = engine.materialize(src, shape, pool);
+                    byte[] all = made.buffer().segment().asSlice(0, bytes).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+                    TensorView expected = engine.materialize(src, shape, allocator);
+                    byte[] fresh = expected.buffer().segment().asSlice(0, bytes).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+                    assertArrayEquals(fresh, all, text + ": every byte as in fresh zeroed memory");
+                    made.buffer().close();
+                }
+            }
+        }
+    }
+
     @Test
     void aFailedMaterializeFreesItsBuffer() {
         dev.tensorbuf.memory.PooledAllocator pool = dev.tensorbuf.memory.PooledAllocator.builder().name("t").build();
