@@ -388,9 +388,9 @@ public final class TensorView {
         return derived().form();
     }
 
-    /** {@return whether the view is one buffer through an affine map} */
+    /** {@return whether the view is one buffer through an affine map; a view made by stride arithmetic answers from its strides} */
     public boolean isStrided() {
-        return form() instanceof MapForm.Strided;
+        return stridedLayout().isPresent();
     }
 
     /**
