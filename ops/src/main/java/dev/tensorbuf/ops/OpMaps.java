@@ -37,16 +37,4 @@ final class OpMaps {
         }
         return permutation.clone();
     }
-
-    static long product(List<Long> dims, String context) {
-        long n = 1;
-        for (long d : dims) {
-            try {
-                n = Math.multiplyExact(n, d);
-            } catch (ArithmeticException e) {
-                throw new IllegalArgumentException("element count of " + dims + " overflows a long (" + context + ")", e);
-            }
-        }
-        return n;
-    }
 }

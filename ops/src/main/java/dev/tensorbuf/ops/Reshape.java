@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops;
 
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.ReshapeRemap;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.indexing.IndexingMap;
@@ -30,16 +31,8 @@ public final class Reshape {
                         + ": negative size " + d);
             }
         }
-        long from = OpMaps.product(view.dims(), "reshape input");
-        long to = 1;
-        for (long d : outputDims) {
-            try {
-                to = Math.multiplyExact(to, d);
-            } catch (ArithmeticException e) {
-                throw new IllegalArgumentException("element count of " + Arrays.toString(outputDims)
-                        + " overflows a long (reshape output)", e);
-            }
-        }
+        long from = view.shape().elementCount();
+        long to = Extents.elementCount("reshape output", outputDims);
         if (from != to) {
             throw new IllegalArgumentException("reshape of " + view.shape() + " (" + from + " elements) to "
                     + Arrays.toString(outputDims) + " (" + to + " elements): element counts differ");

@@ -42,19 +42,12 @@ public final class ReshapeRemap implements Remap {
     }
 
     private static long count(long[] dims, String what) {
-        long n = 1;
         for (long d : dims) {
             if (d < 0) {
                 throw new IllegalArgumentException("reshape " + what + " " + Arrays.toString(dims) + ": negative size " + d);
             }
-            try {
-                n = Math.multiplyExact(n, d);
-            } catch (ArithmeticException e) {
-                throw new IllegalArgumentException("element count of " + Arrays.toString(dims) + " overflows a long (reshape "
-                        + what + ")", e);
-            }
         }
-        return n;
+        return Extents.elementCount("reshape " + what, dims);
     }
 
     @Override

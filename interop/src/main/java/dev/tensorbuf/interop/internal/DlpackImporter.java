@@ -13,6 +13,7 @@ import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.DlpackType;
 import dev.tensorbuf.views.ElementAccess;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.FunctionDescriptor;
@@ -130,17 +131,17 @@ public final class DlpackImporter {
         }
         long[] shape = ndim == 0 ? new long[0] : RestrictedNative.resize(MemorySegment.ofAddress(shapePtr), 8L * ndim)
                 .toArray(ValueLayout.JAVA_LONG);
-        long count = 1;
         for (int d = 0; d < ndim; d++) {
             if (shape[d] < 0) {
                 throw new IllegalArgumentException(what + " has shape " + Arrays.toString(shape) + " with negative size "
                         + shape[d] + " in dim " + d);
             }
-            try {
-                count = Math.multiplyExact(count, shape[d]);
-            } catch (ArithmeticException e) {
-                throw new IllegalArgumentException(what + " has shape " + Arrays.toString(shape) + " whose element count overflows a long");
-            }
+        }
+        long count;
+        try {
+            count = Extents.elementCount("shape", shape);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(what + " has shape " + Arrays.toString(shape) + " whose element count overflows a long", e);
         }
         long[] strides;
         if (ndim > 0 && stridesPtr == 0) {
