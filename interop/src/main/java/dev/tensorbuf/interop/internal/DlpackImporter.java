@@ -203,7 +203,7 @@ public final class DlpackImporter {
             return new Described(base, byteSize, space, access, StridedLayout.of(shape, strides, elementOffset));
         } catch (ArithmeticException e) {
             throw new IllegalArgumentException(what + " with shape " + Arrays.toString(shape) + ", strides "
-                    + Arrays.toString(strides) + " and byte_offset " + byteOffset + " reaches past 2^63 bytes");
+                    + Arrays.toString(strides) + " and byte_offset " + byteOffset + " reaches past 2^63 bytes", e);
         }
     }
 

@@ -45,7 +45,7 @@ public final class Sizes {
             return Math.multiplyExact(count, (long) dtype.byteWidth());
         } catch (ArithmeticException e) {
             throw new IllegalArgumentException(context + ": " + count + " elements of " + dtype
-                    + " (" + dtype.bitWidth() + " bits each) overflow a long byte size");
+                    + " (" + dtype.bitWidth() + " bits each) overflow a long byte size", e);
         }
     }
 
