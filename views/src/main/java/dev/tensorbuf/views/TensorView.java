@@ -331,13 +331,9 @@ public final class TensorView {
         return dims.length;
     }
 
-    /** {@return the number of logical elements} */
+    /** {@return the number of logical elements: the shape's count, checked when the shape was built} */
     public long elementCount() {
-        long n = 1;
-        for (long d : dims) {
-            n *= d;
-        }
-        return n;
+        return shape.elementCount();
     }
 
     /** {@return the element storage: width, packing and conversions} */
