@@ -26,9 +26,9 @@ public final class Broadcast {
      *     dimension, each a distinct output dimension of the same size
      */
     public static TensorView apply(TensorView view, long[] outputDims, int... broadcastDimensions) {
-        OpMaps.checkRank("broadcast", view, broadcastDimensions.length, "broadcast dimensions "
+        OpChecks.checkRank("broadcast", view, broadcastDimensions.length, "broadcast dimensions "
                 + Arrays.toString(broadcastDimensions));
-        long[] in = OpMaps.dims(view);
+        long[] in = OpChecks.dims(view);
         boolean[] taken = new boolean[outputDims.length];
         for (int j = 0; j < in.length; j++) {
             int o = broadcastDimensions[j];

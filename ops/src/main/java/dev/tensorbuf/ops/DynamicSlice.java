@@ -32,9 +32,9 @@ public final class DynamicSlice {
      * @throws IllegalArgumentException if a size is negative or larger than its dimension
      */
     public static TensorView apply(TensorView view, long[] offsets, long[] sizes) {
-        OpMaps.checkRank("dynamic-slice", view, offsets.length, "offsets");
-        OpMaps.checkRank("dynamic-slice", view, sizes.length, "sizes");
-        long[] dims = OpMaps.dims(view);
+        OpChecks.checkRank("dynamic-slice", view, offsets.length, "offsets");
+        OpChecks.checkRank("dynamic-slice", view, sizes.length, "sizes");
+        long[] dims = OpChecks.dims(view);
         for (int i = 0; i < dims.length; i++) {
             if (sizes[i] < 0 || sizes[i] > dims[i]) {
                 throw new IllegalArgumentException("dynamic-slice of " + view.shape() + ": size " + sizes[i] + " of dim "

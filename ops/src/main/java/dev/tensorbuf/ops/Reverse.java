@@ -19,7 +19,7 @@ public final class Reverse {
 
     /** {@return the view with the given dimensions reversed} @throws IllegalArgumentException for a dimension out of range or repeated */
     public static TensorView apply(TensorView view, int... dimensions) {
-        long[] dims = OpMaps.dims(view);
+        long[] dims = OpChecks.dims(view);
         boolean[] reversed = new boolean[dims.length];
         for (int d : dimensions) {
             if (d < 0 || d >= dims.length || reversed[d]) {

@@ -19,8 +19,8 @@ public final class Transpose {
 
     /** {@return the view with permuted dimensions, no element moved} @throws IllegalArgumentException if not a permutation of the rank */
     public static TensorView apply(TensorView view, int... permutation) {
-        int[] perm = OpMaps.checkPermutation("transpose", view, permutation);
-        long[] in = OpMaps.dims(view);
+        int[] perm = OpChecks.checkPermutation("transpose", view, permutation);
+        long[] in = OpChecks.dims(view);
         long[] out = new long[in.length];
         for (int i = 0; i < perm.length; i++) {
             out[i] = in[perm[i]];

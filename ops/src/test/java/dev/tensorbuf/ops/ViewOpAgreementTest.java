@@ -168,7 +168,7 @@ class ViewOpAgreementTest {
                 if (!(fast.map() instanceof ViewMap.Single single)) {
                     continue;
                 }
-                TensorView direct = TensorView.over(single, fast.access(), OpMaps.dims(fast));
+                TensorView direct = TensorView.over(single, fast.access(), OpChecks.dims(fast));
                 long count = fast.elementCount();
                 String target = "f32[" + count + "]{0}";
                 if (count % 2 == 0 && rnd.nextBoolean()) {

@@ -5,8 +5,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /** What the op files share: argument checks with uniform messages. */
-final class OpMaps {
-    private OpMaps() {
+final class OpChecks {
+    private OpChecks() {
     }
 
     static long[] dims(TensorView view) {
