@@ -162,6 +162,17 @@ public final class ReshapeRemap implements Remap {
         return from;
     }
 
+    /** {@return whether {@code o} reshapes the same input dims to the same output dims} */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ReshapeRemap r && Arrays.equals(inputDims, r.inputDims) && Arrays.equals(outputDims, r.outputDims);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * Arrays.hashCode(inputDims) + Arrays.hashCode(outputDims);
+    }
+
     @Override
     public String toString() {
         return "reshape " + Arrays.toString(inputDims) + " -> " + Arrays.toString(outputDims);

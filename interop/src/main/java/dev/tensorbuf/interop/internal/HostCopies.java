@@ -52,7 +52,7 @@ public final class HostCopies {
             return;
         }
         StridedLayout layout = host.stridedLayout().orElse(null);
-        if (layout != null && host.access().storageBits() == access.storageBits()) {
+        if (layout != null && host.access().equals(access)) {
             long bitOffset = layout.offset() * access.storageBits();
             if (layout.strides().equals(rowMajor(host).strides()) && bitOffset % 8 == 0) {
                 if (toPacked) {
