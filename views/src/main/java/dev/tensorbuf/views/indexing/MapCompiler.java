@@ -30,7 +30,7 @@ final class MapCompiler {
         for (int i = 0; i < nodes.length; i++) {
             nodes[i] = generated(m.results().get(i));
         }
-        return new Tree(nodes, m.dims().size(), m.rangeVars().size(), m.runtimeVars().size());
+        return new Tree(m, nodes);
     }
 
     /** Bytecode when it can be emitted (deep trees may exceed a method's size), else a tree. */
@@ -99,8 +99,22 @@ final class MapCompiler {
                 coeff.stream().mapToLong(Long::longValue).toArray(), s.constant());
     }
 
-    private record Tree(EvalNode[] nodes, int dims, int ranges, int runtimes) implements CompiledMap {
+    /** The evaluators of a map's results; printed as the map it was compiled from. */
+    private static final class Tree implements CompiledMap {
         private static final long[] NONE = new long[0];
+        private final IndexingMap source;
+        private final EvalNode[] nodes;
+
+        Tree(IndexingMap source, EvalNode[] nodes) {
+            this.source = source;
+            this.nodes = nodes;
+        }
+
+        /** {@return {@code "compiled "} and the map's text} */
+        @Override
+        public String toString() {
+            return "compiled " + source;
+        }
 
         @Override
         public int resultCount() {
