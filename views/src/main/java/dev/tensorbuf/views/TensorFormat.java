@@ -40,7 +40,9 @@ public enum TensorFormat {
     DHW("DHW", "DHW"),
     WHD("DHW", "WHD");
 
+    /** The dim letters in the order sizes are given, e.g. {@code "NCHW"} for NHWC. */
     private final String logicalOrder;
+    /** The dim letters from outermost to innermost in memory, e.g. {@code "NHWC"}. */
     private final String physicalOrder;
 
     TensorFormat(String logicalOrder, String physicalOrder) {
@@ -48,15 +50,6 @@ public enum TensorFormat {
         this.physicalOrder = physicalOrder;
     }
 
-    /** {@return the dim letters in the order sizes are given, e.g. {@code "NCHW"} for NHWC} */
-    public String logicalOrder() {
-        return logicalOrder;
-    }
-
-    /** {@return the dim letters from outermost to innermost in memory, e.g. {@code "NHWC"}} */
-    public String physicalOrder() {
-        return physicalOrder;
-    }
 
     /** {@return the number of dims} */
     public int rank() {
