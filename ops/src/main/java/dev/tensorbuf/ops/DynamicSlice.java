@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops;
 
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.TensorView;
 import java.util.Arrays;
 
@@ -34,7 +35,7 @@ public final class DynamicSlice {
     public static TensorView apply(TensorView view, long[] offsets, long[] sizes) {
         OpChecks.checkRank("dynamic-slice", view, offsets.length, "offsets");
         OpChecks.checkRank("dynamic-slice", view, sizes.length, "sizes");
-        long[] dims = OpChecks.dims(view);
+        long[] dims = Extents.toArray(view.dims());
         for (int i = 0; i < dims.length; i++) {
             if (sizes[i] < 0 || sizes[i] > dims[i]) {
                 throw new IllegalArgumentException("dynamic-slice of " + view.shape() + ": size " + sizes[i] + " of dim "

@@ -2,20 +2,10 @@ package dev.tensorbuf.ops;
 
 import dev.tensorbuf.views.TensorView;
 import java.util.Arrays;
-import java.util.List;
 
 /** What the op files share: argument checks with uniform messages. */
 final class OpChecks {
     private OpChecks() {
-    }
-
-    static long[] dims(TensorView view) {
-        List<Long> dims = view.dims();
-        long[] a = new long[dims.size()];
-        for (int i = 0; i < a.length; i++) {
-            a[i] = dims.get(i);
-        }
-        return a;
     }
 
     static void checkRank(String op, TensorView view, int length, String what) {

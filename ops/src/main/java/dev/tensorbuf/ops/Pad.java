@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops;
 
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.PadRemap;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.indexing.IndexingMap;
@@ -48,7 +49,7 @@ public final class Pad {
         OpChecks.checkRank("pad", view, low.length, "low paddings");
         OpChecks.checkRank("pad", view, high.length, "high paddings");
         OpChecks.checkRank("pad", view, interior.length, "interior paddings");
-        long[] in = OpChecks.dims(view);
+        long[] in = Extents.toArray(view.dims());
         checkSizes(view, in, low, high, interior);
         if (cropsOnly(low, high, interior)) {
             // No index reads the fill: XLA uses such pads as slices, and the result stays strided.

@@ -24,7 +24,7 @@ public final class Reshape {
 
     /** {@return the reshaped view} @throws IllegalArgumentException if the element counts differ */
     public static TensorView apply(TensorView view, long... outputDims) {
-        long[] in = OpChecks.dims(view);
+        long[] in = Extents.toArray(view.dims());
         for (long d : outputDims) {
             if (d < 0) {
                 throw new IllegalArgumentException("reshape of " + view.shape() + " to " + Arrays.toString(outputDims)

@@ -1,6 +1,7 @@
 package dev.tensorbuf.ops;
 
 import dev.tensorbuf.views.AffineRemap;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.indexing.IndexingMap;
 
@@ -27,7 +28,7 @@ public final class Slice {
         OpChecks.checkRank("slice", view, start.length, "starts");
         OpChecks.checkRank("slice", view, limit.length, "limits");
         OpChecks.checkRank("slice", view, stride.length, "strides");
-        long[] in = OpChecks.dims(view);
+        long[] in = Extents.toArray(view.dims());
         long[] out = new long[in.length];
         for (int i = 0; i < in.length; i++) {
             if (start[i] < 0 || start[i] > limit[i] || limit[i] > in[i] || stride[i] < 1) {

@@ -4,7 +4,8 @@ import java.util.List;
 
 /**
  * Arithmetic on lists of dimension sizes, written once so every module answers "how many
- * elements?" the same way.
+ * elements?" the same way, and the one conversion of a {@code List<Long>} (dims, sizes, strides)
+ * to the {@code long[]} that the array-taking factories want.
  *
  * <p>The rule of {@link #elementCount(String, List)}: every dim must be at least 0. A shape with a
  * dim of 0 is empty, whatever the other dims are and wherever the 0 sits, so its count is 0 and
@@ -23,6 +24,7 @@ import java.util.List;
  * Extents.elementCount("shape", List.of(0L, 1L << 62, 4L));          // 0: a dim of 0 empties it
  * Extents.elementCount("shape", List.of(1L << 62, 4L));              // IllegalArgumentException:
  * // "element count of shape [4611686018427387904, 4] overflows a long"
+ * Extents.toArray(List.of(2L, 3L));                                   // [2, 3]
  * }
  */
 public final class Extents {
@@ -65,6 +67,15 @@ public final class Extents {
     /** {@return as {@link #elementCount(String, List)}, for an array of dims} */
     public static long elementCount(String what, long... dims) {
         return elementCount(what, boxed(dims));
+    }
+
+    /** {@return the values as a new array}, e.g. a view's {@code dims()} for {@code ReshapeRemap.of} */
+    public static long[] toArray(List<Long> values) {
+        long[] a = new long[values.size()];
+        for (int i = 0; i < a.length; i++) {
+            a[i] = values.get(i);
+        }
+        return a;
     }
 
     private static List<Long> boxed(long[] dims) {

@@ -89,7 +89,7 @@ public enum TensorFormat {
     /** {@return every format whose packed strides for the layout's sizes equal its strides, in declaration order} */
     public static List<TensorFormat> matching(StridedLayout layout) {
         List<TensorFormat> out = new ArrayList<>();
-        long[] sizes = layout.sizes().stream().mapToLong(Long::longValue).toArray();
+        long[] sizes = Extents.toArray(layout.sizes());
         for (TensorFormat f : values()) {
             if (f.rank() == sizes.length && f.packsTo(sizes, layout.strides())) {
                 out.add(f);

@@ -104,7 +104,7 @@ public final class TensorView {
     /** {@return a strided view with the given element storage (e.g. {@link ElementAccess#packed} for DLPack's packed s4)} */
     public static TensorView strided(Buffer buffer, ElementAccess access, StridedLayout layout) {
         Objects.requireNonNull(buffer, "buffer");
-        long[] sizes = layout.sizes().stream().mapToLong(Long::longValue).toArray();
+        long[] sizes = Extents.toArray(layout.sizes());
         ArrayShape logical = ArrayShape.of(access.type(), sizes).withoutLayout();
         return ViewFactory.strided(logical, buffer, access, layout);
     }

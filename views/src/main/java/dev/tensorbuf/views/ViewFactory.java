@@ -142,7 +142,7 @@ final class ViewFactory {
         if (layout.elementCount() > 0) {
             return view;
         }
-        long[] strides = layout.strides().stream().mapToLong(Long::longValue).toArray();
+        long[] strides = Extents.toArray(layout.strides());
         return new TensorView(logical, toArray(logical.dims()), access, view.isHostAccessible(), buffer, strides,
                 layout.offset(), view.map(), null);
     }

@@ -15,6 +15,7 @@ class ExtentsTest {
         var e = assertThrows(IllegalArgumentException.class, () -> Extents.elementCount("shape", List.of(1L << 62, 4L)));
         assertEquals("element count of shape [4611686018427387904, 4] overflows a long", e.getMessage());
         assertInstanceOf(ArithmeticException.class, e.getCause());
+        org.junit.jupiter.api.Assertions.assertArrayEquals(new long[] {2, 3}, Extents.toArray(List.of(2L, 3L)));
     }
 
     /** A review found [0, 2^62, 4] empty but [2^62, 4, 0] overflowing: the answer hung on where the 0 sat. */

@@ -149,7 +149,7 @@ public final class DlpackImporter {
                 throw new IllegalArgumentException(what + " of DLPack 1." + minor + " has NULL strides for ndim " + ndim
                         + ": since DLPack 1.2 strides must be given (NULL meant compact row-major before)");
             }
-            strides = StridedLayout.packed(shape).strides().stream().mapToLong(Long::longValue).toArray();
+            strides = Extents.toArray(StridedLayout.packed(shape).strides());
         } else {
             strides = ndim == 0 ? new long[0] : RestrictedNative.resize(MemorySegment.ofAddress(stridesPtr), 8L * ndim)
                     .toArray(ValueLayout.JAVA_LONG);

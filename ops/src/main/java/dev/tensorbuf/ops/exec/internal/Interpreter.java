@@ -13,6 +13,7 @@ import dev.tensorbuf.ops.indexing.HloIndexing;
 import dev.tensorbuf.ops.indexing.OperandIndexing;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.XlaLayout;
@@ -359,7 +360,7 @@ public final class Interpreter {
     }
 
     private static long[] longs(List<Long> v) {
-        return v.stream().mapToLong(Long::longValue).toArray();
+        return Extents.toArray(v);
     }
 
     /**
