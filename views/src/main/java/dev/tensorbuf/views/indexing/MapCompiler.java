@@ -17,6 +17,7 @@ import dev.tensorbuf.views.indexing.internal.EvalNode.Binary;
 import dev.tensorbuf.views.indexing.internal.EvalNode.Op;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 /** Lowers expressions to {@link EvalNode} trees; sums of constant multiples of dims become one loop. */
 final class MapCompiler {
@@ -33,13 +34,35 @@ final class MapCompiler {
         return new Tree(m, nodes);
     }
 
-    /** Bytecode when it can be emitted (deep trees may exceed a method's size), else a tree. */
+    private static final AtomicLong FALLBACKS = new AtomicLong();
+
+    /**
+     * Bytecode when it fits one method, else a tree. The size is counted before emitting
+     * ({@link BytecodeEval#fits}) and a tree too deep to walk falls back too; nothing else does,
+     * so an emitter bug throws instead of hiding behind the slower tree.
+     */
     static EvalNode generated(AffineExpr e) {
+        BytecodeEval.Ex x;
         try {
-            return BytecodeEval.compile(ex(e));
-        } catch (ReflectiveOperationException | IllegalArgumentException | StackOverflowError failed) {
+            x = ex(e);
+        } catch (StackOverflowError tooDeep) {
+            FALLBACKS.incrementAndGet();
             return node(e);
         }
+        if (!BytecodeEval.fits(x)) {
+            FALLBACKS.incrementAndGet();
+            return node(e);
+        }
+        try {
+            return BytecodeEval.compile(x);
+        } catch (ReflectiveOperationException bug) {
+            throw new IllegalStateException("emitting the evaluator of " + e + " failed", bug);
+        }
+    }
+
+    /** {@return how many expressions fell back to the tree evaluator so far, for tests} */
+    static long fallbacks() {
+        return FALLBACKS.get();
     }
 
     private static BytecodeEval.Ex ex(AffineExpr e) {
