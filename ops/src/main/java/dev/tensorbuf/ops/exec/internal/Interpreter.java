@@ -145,7 +145,11 @@ public final class Interpreter {
         }
     }
 
-    /** Operands each opcode takes, as XLA's verifier counts them; absent: checked by the op. */
+    /**
+     * Operands each opcode takes, as XLA's verifier counts them. Absent: a count that depends on
+     * the op, checked where it is applied ({@code concatenate}'s "at least one part" by
+     * {@code Ops.concatenate}, {@code dynamic-slice}'s one start per dimension below).
+     */
     private static final Map<String, Integer> OPERAND_COUNTS = Map.ofEntries(
             Map.entry("parameter", 0), Map.entry("constant", 0), Map.entry("iota", 0),
             Map.entry("broadcast", 1), Map.entry("transpose", 1), Map.entry("reshape", 1), Map.entry("bitcast", 1),
@@ -158,9 +162,6 @@ public final class Interpreter {
             // Extra operands were ignored: copy(p0, p0) ran as copy(p0), which XLA refuses.
             throw new IllegalArgumentException(in.opcode() + " takes " + count + " operand" + (count == 1 ? "" : "s")
                     + ", got " + ops.size() + ": " + in.operands());
-        }
-        if (in.opcode().equals("concatenate") && ops.isEmpty()) {
-            throw new IllegalArgumentException("concatenate takes at least one operand, got none");
         }
         ArrayShape shape = in.arrayShape().laidOut();
         long[] dims = longs(shape.dims());
