@@ -5,7 +5,10 @@ module dev.tensorbuf.views {
     exports dev.tensorbuf.views;
     exports dev.tensorbuf.views.indexing;
     exports dev.tensorbuf.views.text;
-    // The copy engine's conversion loops call the narrow-float codecs directly; the copy engine
-    // and the staging pipeline word a confined arena's refusal as the views do (ConfinedMemory).
+    // For ops: the narrow-float codecs (MiniFloat, FloatCodec) for the copy engine's conversion
+    // loops and run's convert; ViewBounds for CopyPlan's bounds checks; ViewReader for the copy
+    // engine's element-wise walk of padded and concatenated views. For ops and interop:
+    // ConfinedMemory, so the copy engine and the staging pipeline word a confined arena's refusal
+    // as the views do.
     exports dev.tensorbuf.views.internal to dev.tensorbuf.ops, dev.tensorbuf.interop;
 }

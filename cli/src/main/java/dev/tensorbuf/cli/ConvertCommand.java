@@ -15,6 +15,7 @@ import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaLayout;
 import dev.tensorbuf.views.XlaShape;
@@ -304,7 +305,7 @@ final class ConvertCommand implements Command {
         DType dtype = dtypeText == null ? null : DTypeNames.parse(dtypeText, "--dtype");
         String layoutText = in.value("layout");
         if (layoutText == null) {
-            long[] dims = source.dims().stream().mapToLong(Long::longValue).toArray();
+            long[] dims = Extents.toArray(source.dims());
             DType t = dtype == null ? source.dtype() : dtype;
             return ArrayShape.of(t, dims).withLayout(XlaLayout.packedDescending(t, dims.length));
         }
@@ -352,7 +353,7 @@ final class ConvertCommand implements Command {
         for (long row = 0; row < rows; row += rowsPerPiece) {
             long end = Math.min(rows, row + rowsPerPiece);
             long[] lo = new long[dims.size()];
-            long[] hi = dims.stream().mapToLong(Long::longValue).toArray();
+            long[] hi = Extents.toArray(dims);
             long[] step = new long[dims.size()];
             Arrays.fill(step, 1);
             lo[0] = row;

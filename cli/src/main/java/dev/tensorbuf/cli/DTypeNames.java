@@ -35,7 +35,7 @@ final class DTypeNames {
             } catch (IllegalArgumentException notDirectML) {
                 // The whole list, no "did you mean": short names are two edits from several others (f99: f16, f32).
                 throw new IllegalArgumentException(what + ": unknown element type '" + text + "'; expected an XLA name ("
-                        + String.join(", ", xlaNames()) + ") or a DirectML name (FLOAT32, INT4, ...), in any case");
+                        + String.join(", ", xlaNames()) + ") or a DirectML name (FLOAT32, INT4, ...), in any case", notDirectML);
             }
         }
         if (!t.isArrayType()) {

@@ -8,6 +8,7 @@ import dev.tensorbuf.cli.render.StridedPlacement;
 import dev.tensorbuf.cli.render.TiledPlacement;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.XlaShape;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -121,7 +122,7 @@ final class RenderCommand implements Command {
             }
             ArrayShape shape = arrayShape(shapeText);
             dtype = shape.dtype();
-            sizes = shape.dims().stream().mapToLong(Long::longValue).toArray();
+            sizes = Extents.toArray(shape.dims());
         } else if (dtypeText == null || sizes == null) {
             throw new UsageException("a strided picture needs --dtype and --sizes, or SHAPE (usage: tensorbuf render "
                     + "(SHAPE | --dtype T --sizes S0,S1,..) [--strides T0,T1,.. | --format NAME] ...)");

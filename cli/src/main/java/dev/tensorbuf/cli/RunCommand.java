@@ -3,9 +3,9 @@ package dev.tensorbuf.cli;
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.NpyArray;
+import dev.tensorbuf.ops.exec.ExecutedInstruction;
 import dev.tensorbuf.ops.exec.Execution;
 import dev.tensorbuf.ops.exec.HloExecutor;
-import dev.tensorbuf.ops.exec.Step;
 import dev.tensorbuf.ops.exec.UnsupportedOpException;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.hlo.HloModule;
@@ -203,7 +203,7 @@ final class RunCommand implements Command {
     }
 
     private static void report(Invocation in, Path module, String out, Execution x) {
-        List<Step> steps = x.steps();
+        List<ExecutedInstruction> steps = x.steps();
         if (in.flag("json")) {
             Map<String, Object> json = new LinkedHashMap<>();
             json.put("out", out);
@@ -223,12 +223,12 @@ final class RunCommand implements Command {
         in.out().println(module + " -> " + out + ": " + x.resultShape());
         int nameWidth = steps.stream().mapToInt(s -> s.name().length() + 1).max().orElse(1);
         int opWidth = steps.stream().mapToInt(s -> s.opcode().length()).max().orElse(1);
-        for (Step s : steps) {
+        for (ExecutedInstruction s : steps) {
             in.out().println(String.format("  %-" + nameWidth + "s  %-" + opWidth + "s  %-9s  %s", "%" + s.name(),
                     s.opcode(), s.kind().jsonName(), s.formName()));
         }
-        long views = steps.stream().filter(s -> s.kind() == Step.Kind.VIEW).count();
-        long copies = steps.stream().filter(s -> s.kind() == Step.Kind.COPY).count();
+        long views = steps.stream().filter(s -> s.kind() == ExecutedInstruction.Kind.VIEW).count();
+        long copies = steps.stream().filter(s -> s.kind() == ExecutedInstruction.Kind.COPY).count();
         in.out().println("  ROOT " + (x.rootCopied() ? "copied into " : "already in ") + x.resultShape() + "; " + views
                 + (views == 1 ? " view, " : " views, ") + copies + (copies == 1 ? " copy" : " copies"));
     }

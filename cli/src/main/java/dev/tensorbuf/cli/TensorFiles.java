@@ -10,6 +10,7 @@ import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaLayout;
 import java.io.IOException;
@@ -220,7 +221,7 @@ final class TensorFiles {
 
     /** {@return the shape of {@code t}'s dims with elements of {@code type}, laid out as files store it} */
     static ArrayShape shapeOf(SafetensorsTensor t, DType type) {
-        long[] dims = t.shape().stream().mapToLong(Long::longValue).toArray();
+        long[] dims = Extents.toArray(t.shape());
         return ArrayShape.of(type, dims).withLayout(XlaLayout.packedDescending(type, dims.length));
     }
 }

@@ -41,7 +41,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Bad input across the modules, one row per case in {@code bad-inputs.jsonl}: each row names
  * what it feeds ({@code kind}), the input, the exception type it must raise and a substring of its
  * message. {@code kind} "cli" runs the command line instead and expects exit 2 with the substring
- * on stderr. A new case is a new line, not new Java.
+ * on stderr; "npy-cli" writes its input (hex) to a file and runs the command in {@code args} on it
+ * ({@code FILE} and {@code OUT} stand for the file and an output path), expecting the same. A new
+ * case is a new line, not new Java.
  */
 class BadInputTableTest {
     @TempDir
@@ -66,6 +68,18 @@ class BadInputTableTest {
             @SuppressWarnings("unchecked")
             List<String> args = (List<String>) row.get("input");
             CliHarness r = CliHarness.runWithInput((String) row.getOrDefault("stdin", ""), args.toArray(String[]::new));
+            assertEquals(2, r.code(), () -> name + ": exit code, stderr " + r.err());
+            assertTrue(r.err().contains(message), () -> name + ": stderr " + r.err() + " lacks '" + message + "'");
+            return;
+        }
+        if (row.get("kind").equals("npy-cli")) {
+            Path npy = file(name + ".npy", HexFormat.of().parseHex((String) row.get("input")));
+            String[] args = ((List<?>) row.get("args")).stream().map(a -> switch ((String) a) {
+                case "FILE" -> npy.toString();
+                case "OUT" -> dir.resolve(name + "-out.npy").toString();
+                default -> (String) a;
+            }).toArray(String[]::new);
+            CliHarness r = CliHarness.runWithInput("", args);
             assertEquals(2, r.code(), () -> name + ": exit code, stderr " + r.err());
             assertTrue(r.err().contains(message), () -> name + ": stderr " + r.err() + " lacks '" + message + "'");
             return;

@@ -22,8 +22,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The architecture's two dependency rules, checked on the imports of every main source file of
- * every module: modules depend only downward ({@code memory -> views -> ops -> interop -> bench ->
+ * The architecture's two dependency rules, checked on the imports and the fully qualified names
+ * in code (not in comments or strings) of every main source file of every module: modules depend only downward ({@code memory -> views -> ops -> interop -> bench ->
  * cli}), and packages form no cycle, except that an API package and its own {@code .internal}
  * implementation package use each other (the {@code java.lang.foreign} / {@code
  * jdk.internal.foreign} split that STYLE.md asks for).
@@ -33,6 +33,8 @@ class PackageDependencyTest {
     private static final Pattern PACKAGE = Pattern.compile("^package (dev\\.tensorbuf[\\w.]*);", Pattern.MULTILINE);
     private static final Pattern IMPORT = Pattern.compile(
             "^import (?:static )?(dev\\.tensorbuf(?:\\.[a-z]\\w*)*)\\.[A-Z]", Pattern.MULTILINE);
+    /** A qualified name in code, {@code dev.tensorbuf.views.internal.MiniFloat.encode(...)}: its package. */
+    private static final Pattern QUALIFIED = Pattern.compile("(?<![\\w.])(dev\\.tensorbuf(?:\\.[a-z]\\w*)*)\\.[A-Z]");
 
     @Test
     void modulesDependOnlyDownward() {
@@ -77,6 +79,76 @@ class PackageDependencyTest {
         assertTrue(!isApiWithItsInternal(Set.of("x", "y.internal")));
     }
 
+    /** A review found an upward dependency written as a qualified name in code would have passed. */
+    @Test
+    void qualifiedNamesCountInCodeButNotInCommentsOrStrings() {
+        String code = """
+                package dev.tensorbuf.views;
+                /** See {@link dev.tensorbuf.cli.Main}. */
+                class A {
+                    // dev.tensorbuf.bench.X is only mentioned
+                    String s = "dev.tensorbuf.interop.Npy \\" dev.tensorbuf.interop.Y";
+                    char c = '"';
+                    Object o = dev.tensorbuf.ops.Ops.transpose(null);
+                    String t = \"""
+                        dev.tensorbuf.interop.Z
+                        \""";
+                    Object p = dev.tensorbuf.memory.internal.Errors.class; /* dev.tensorbuf.cli.B */
+                }
+                """;
+        assertEquals(Set.of("dev.tensorbuf.ops", "dev.tensorbuf.memory.internal"), used(QUALIFIED, codeOnly(code)));
+    }
+
+    private static Set<String> used(Pattern pattern, String text) {
+        Set<String> found = new TreeSet<>();
+        Matcher m = pattern.matcher(text);
+        while (m.find()) {
+            found.add(m.group(1));
+        }
+        return found;
+    }
+
+    /** {@return the text with comments, string and character literals and text blocks blanked} */
+    private static String codeOnly(String text) {
+        StringBuilder out = new StringBuilder(text.length());
+        int i = 0;
+        while (i < text.length()) {
+            int end;
+            if (text.startsWith("//", i)) {
+                end = text.indexOf('\n', i);
+                end = end < 0 ? text.length() : end;
+            } else if (text.startsWith("/*", i)) {
+                end = text.indexOf("*/", i + 2);
+                end = end < 0 ? text.length() : end + 2;
+            } else if (text.startsWith("\"\"\"", i)) {
+                end = closing(text, i + 3, "\"\"\"");
+            } else if (text.charAt(i) == '"' || text.charAt(i) == '\'') {
+                end = closing(text, i + 1, String.valueOf(text.charAt(i)));
+            } else {
+                out.append(text.charAt(i++));
+                continue;
+            }
+            out.append(" ".repeat(end - i));
+            i = end;
+        }
+        return out.toString();
+    }
+
+    /** {@return the index just past {@code close} at or after {@code from}, skipping escaped characters} */
+    private static int closing(String text, int from, String close) {
+        int i = from;
+        while (i < text.length()) {
+            if (text.charAt(i) == '\\') {
+                i += 2;
+            } else if (text.startsWith(close, i)) {
+                return i + close.length();
+            } else {
+                i++;
+            }
+        }
+        return text.length();
+    }
+
     private static boolean isApiWithItsInternal(Set<String> component) {
         if (component.size() != 2) {
             return false;
@@ -108,10 +180,11 @@ class PackageDependencyTest {
                 String from = pkg.group(1);
                 moduleOf.put(from, m);
                 Set<String> tos = deps.computeIfAbsent(from, k -> new TreeSet<>());
-                Matcher imp = IMPORT.matcher(text);
-                while (imp.find()) {
-                    if (!imp.group(1).equals(from)) {
-                        tos.add(imp.group(1));
+                for (Set<String> used : List.of(used(IMPORT, text), used(QUALIFIED, codeOnly(text)))) {
+                    for (String to : used) {
+                        if (!to.equals(from)) {
+                            tos.add(to);
+                        }
                     }
                 }
             }

@@ -8,6 +8,7 @@ import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.MapForm;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
@@ -185,7 +186,7 @@ public final class AgronaBuffers {
         StridedLayout layout = strided.layout();
         long count = view.elementCount();
         if (count > 0) {
-            long[] sizes = layout.sizes().stream().mapToLong(Long::longValue).toArray();
+            long[] sizes = Extents.toArray(layout.sizes());
             List<Long> rowMajor = StridedLayout.packed(sizes).strides();
             for (int d = 0; d < sizes.length; d++) {
                 if (sizes[d] > 1 && !layout.strides().get(d).equals(rowMajor.get(d))) {

@@ -239,7 +239,7 @@ public final class CudaRuntime {
         }
         StridedLayout packed = HostCopies.rowMajor(device);
         if (!device.stridedLayout().map(l -> l.equals(packed)).orElse(false)
-                || device.access().storageBits() != HostCopies.packedAccess(device).storageBits()) {
+                || !device.access().equals(HostCopies.packedAccess(device))) {
             throw new IllegalArgumentException("download of " + device + ": the device view must be packed row-major ("
                     + packed + "), as upload makes it");
         }

@@ -23,7 +23,10 @@ public final class CudaStream implements AutoCloseable {
         this.handle = handle;
     }
 
-    /** {@return the {@code cudaStream_t} value} */
+    /**
+     * {@return the {@code cudaStream_t} value} No call here takes a stream yet, so this is how
+     * one reaches other native code (a kernel launch, a library call) through FFM.
+     */
     public long handle() {
         return handle;
     }

@@ -1,6 +1,7 @@
 package dev.tensorbuf.interop;
 
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import java.util.ArrayList;
@@ -152,7 +153,7 @@ public record DirectMLTensorDesc(DType dataType, int flags, List<Long> sizes, Op
                     + " copy the view, or bind its parent and slice with an operator");
         }
         StridedLayout fromFirst = layout.withOffset(0);
-        long[] sizes = fromFirst.sizes().stream().mapToLong(Long::longValue).toArray();
+        long[] sizes = Extents.toArray(fromFirst.sizes());
         boolean rowMajor = StridedLayout.packed(sizes).strides().equals(fromFirst.strides());
         return new DirectMLTensorDesc(type, FLAG_NONE, fromFirst.sizes(),
                 rowMajor ? Optional.empty() : Optional.of(fromFirst.strides()),
@@ -184,8 +185,8 @@ public record DirectMLTensorDesc(DType dataType, int flags, List<Long> sizes, Op
     }
 
     private static StridedLayout layoutOf(List<Long> sizes, Optional<List<Long>> strides) {
-        long[] s = sizes.stream().mapToLong(Long::longValue).toArray();
-        return strides.map(st -> StridedLayout.of(s, st.stream().mapToLong(Long::longValue).toArray()))
+        long[] s = Extents.toArray(sizes);
+        return strides.map(st -> StridedLayout.of(s, Extents.toArray(st)))
                 .orElseGet(() -> StridedLayout.packed(s));
     }
 

@@ -37,11 +37,6 @@ public record DlpackTensor(TensorView view, Buffer root, boolean versioned, int 
         return (flags & DlpackStructs.FLAG_READ_ONLY) != 0;
     }
 
-    /** {@return whether the producer made a copy for us alone ({@code IS_COPIED})} */
-    public boolean isCopied() {
-        return (flags & DlpackStructs.FLAG_IS_COPIED) != 0;
-    }
-
     /** Releases the tensor: the producer's deleter runs on the first close only. */
     @Override
     public void close() {

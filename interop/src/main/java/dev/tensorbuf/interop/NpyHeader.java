@@ -34,8 +34,14 @@ import java.util.Objects;
 public record NpyHeader(int majorVersion, String descr, DType dtype, ByteOrder byteOrder, boolean fortranOrder,
         List<Long> shape, long dataOffset) {
     /**
+     * The shape must pass NumPy's own check as well as {@link dev.tensorbuf.views.Extents}' rule:
+     * the product of the non-zero dims, from which NumPy builds strides, must fit in a long (here
+     * in elements; NumPy counts bytes) even when a 0 dim leaves the array empty. {@code np.load}
+     * refuses {@code (0, 2^62, 4)} as "array is too big", and so does this constructor, so every
+     * header that reads has a {@link #layout()}.
+     *
      * @throws IllegalArgumentException if the version is not 1 to 3, a dim is negative, the data
-     *     size overflows or the offset is negative
+     *     size overflows, the strides overflow or the offset is negative
      */
     public NpyHeader {
         Objects.requireNonNull(descr, "descr");
@@ -49,6 +55,7 @@ public record NpyHeader(int majorVersion, String descr, DType dtype, ByteOrder b
             throw new IllegalArgumentException("data offset " + dataOffset + " is negative");
         }
         Sizes.unpackedByteSize(dtype, Sizes.elementCount(shape, descr + " " + shape), descr + " " + shape);
+        strides(shape, fortranOrder);
     }
 
     /** {@return the number of elements: the product of the shape, 1 for a 0-d array} */
@@ -69,20 +76,28 @@ public record NpyHeader(int majorVersion, String descr, DType dtype, ByteOrder b
      * {@link #fortranOrder()}}
      */
     public StridedLayout layout() {
+        long[] sizes = new long[shape.size()];
+        for (int d = 0; d < sizes.length; d++) {
+            sizes[d] = shape.get(d);
+        }
+        return StridedLayout.of(sizes, strides(shape, fortranOrder));
+    }
+
+    /** NumPy's strides, a 0 dim counted as 1; the product of all of them must fit, as NumPy requires. */
+    private static long[] strides(List<Long> shape, boolean fortranOrder) {
         int rank = shape.size();
-        long[] sizes = new long[rank];
         long[] strides = new long[rank];
         long stride = 1;
         for (int k = 0; k < rank; k++) {
             int d = fortranOrder ? k : rank - 1 - k;
-            sizes[d] = shape.get(d);
             strides[d] = stride;
             try {
                 stride = Math.multiplyExact(stride, Math.max(1, shape.get(d)));
             } catch (ArithmeticException e) {
-                throw new IllegalArgumentException("strides of shape " + shape + " overflow a long");
+                throw new IllegalArgumentException("the product of the non-zero dims of shape " + shape
+                        + " overflows a long: NumPy builds strides from it, even for an empty array", e);
             }
         }
-        return StridedLayout.of(sizes, strides);
+        return strides;
     }
 }

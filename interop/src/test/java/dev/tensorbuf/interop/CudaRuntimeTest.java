@@ -191,6 +191,7 @@ class CudaRuntimeTest {
     @Test
     void streamSynchronizesUntilClosed() {
         CudaStream s = cuda.createStream();
+        assertEquals(0x5000, s.handle());
         s.synchronize();
         s.close();
         s.close();

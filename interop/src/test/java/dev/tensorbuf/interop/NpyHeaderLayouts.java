@@ -1,5 +1,6 @@
 package dev.tensorbuf.interop;
 
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import java.util.List;
 
@@ -9,6 +10,6 @@ final class NpyHeaderLayouts {
     }
 
     static StridedLayout cOrder(List<Long> shape) {
-        return StridedLayout.packed(shape.stream().mapToLong(Long::longValue).toArray());
+        return StridedLayout.packed(Extents.toArray(shape));
     }
 }

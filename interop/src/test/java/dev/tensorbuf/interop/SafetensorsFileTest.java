@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.Extents;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -161,7 +162,7 @@ class SafetensorsFileTest {
         Files.write(created, new byte[100_000]); // a longer file there is replaced, not overwritten in part
         Map<String, dev.tensorbuf.views.ArrayShape> shapes = new java.util.LinkedHashMap<>();
         tensors.forEach((name, t) -> shapes.put(name,
-                dev.tensorbuf.views.ArrayShape.of(t.dtype(), t.dims().stream().mapToLong(Long::longValue).toArray())));
+                dev.tensorbuf.views.ArrayShape.of(t.dtype(), Extents.toArray(t.dims()))));
         SafetensorsFile out = SafetensorsFile.create(created, shapes, metadata);
         try (out) {
             assertEquals(metadata, out.metadata());

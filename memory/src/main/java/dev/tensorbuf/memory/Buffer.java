@@ -38,7 +38,14 @@ import java.lang.foreign.MemorySegment;
  * (views call it per element, 4.4 ns a read) and its segment throws FFM's own exception at the
  * first access.
  *
- * <p>Implemented only by this module.
+ * <p>The implementations are this module's; get a buffer from an {@link Allocator} or a wrapper
+ * such as {@code NativeMemory}. The interface is not sealed, because the jars may run as
+ * automatic modules or on the class path, where a seal cannot span packages, so nothing stops
+ * another class from implementing it. Such an implementation is unsupported: views and the copy
+ * engine rely on every contract stated here and check none of it (that a segment taken under a
+ * {@link #hold()} stays backed by this memory until the hold ends, even if the buffer is closed;
+ * that a closed buffer refuses a hold; that slices and read-only views share their root's
+ * lifetime).
  *
  * {@snippet :
  * try (Allocator arena = Allocators.confined();

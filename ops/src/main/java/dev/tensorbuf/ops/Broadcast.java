@@ -1,6 +1,7 @@
 package dev.tensorbuf.ops;
 
 import dev.tensorbuf.views.AffineRemap;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import java.util.Arrays;
@@ -26,9 +27,9 @@ public final class Broadcast {
      *     dimension, each a distinct output dimension of the same size
      */
     public static TensorView apply(TensorView view, long[] outputDims, int... broadcastDimensions) {
-        OpMaps.checkRank("broadcast", view, broadcastDimensions.length, "broadcast dimensions "
+        OpChecks.checkRank("broadcast", view, broadcastDimensions.length, "broadcast dimensions "
                 + Arrays.toString(broadcastDimensions));
-        long[] in = OpMaps.dims(view);
+        long[] in = Extents.toArray(view.dims());
         boolean[] taken = new boolean[outputDims.length];
         for (int j = 0; j < in.length; j++) {
             int o = broadcastDimensions[j];

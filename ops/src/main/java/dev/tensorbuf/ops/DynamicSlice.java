@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops;
 
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.TensorView;
 import java.util.Arrays;
 
@@ -32,9 +33,9 @@ public final class DynamicSlice {
      * @throws IllegalArgumentException if a size is negative or larger than its dimension
      */
     public static TensorView apply(TensorView view, long[] offsets, long[] sizes) {
-        OpMaps.checkRank("dynamic-slice", view, offsets.length, "offsets");
-        OpMaps.checkRank("dynamic-slice", view, sizes.length, "sizes");
-        long[] dims = OpMaps.dims(view);
+        OpChecks.checkRank("dynamic-slice", view, offsets.length, "offsets");
+        OpChecks.checkRank("dynamic-slice", view, sizes.length, "sizes");
+        long[] dims = Extents.toArray(view.dims());
         for (int i = 0; i < dims.length; i++) {
             if (sizes[i] < 0 || sizes[i] > dims[i]) {
                 throw new IllegalArgumentException("dynamic-slice of " + view.shape() + ": size " + sizes[i] + " of dim "

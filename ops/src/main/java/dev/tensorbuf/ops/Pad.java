@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops;
 
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.PadRemap;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.indexing.IndexingMap;
@@ -45,10 +46,10 @@ public final class Pad {
      * @throws IllegalArgumentException if {@code interior} is negative or an output size is negative
      */
     public static TensorView apply(TensorView view, long[] low, long[] high, long[] interior, TensorView fill) {
-        OpMaps.checkRank("pad", view, low.length, "low paddings");
-        OpMaps.checkRank("pad", view, high.length, "high paddings");
-        OpMaps.checkRank("pad", view, interior.length, "interior paddings");
-        long[] in = OpMaps.dims(view);
+        OpChecks.checkRank("pad", view, low.length, "low paddings");
+        OpChecks.checkRank("pad", view, high.length, "high paddings");
+        OpChecks.checkRank("pad", view, interior.length, "interior paddings");
+        long[] in = Extents.toArray(view.dims());
         checkSizes(view, in, low, high, interior);
         if (cropsOnly(low, high, interior)) {
             // No index reads the fill: XLA uses such pads as slices, and the result stays strided.

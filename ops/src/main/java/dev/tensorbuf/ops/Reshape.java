@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops;
 
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.ReshapeRemap;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.indexing.IndexingMap;
@@ -23,23 +24,15 @@ public final class Reshape {
 
     /** {@return the reshaped view} @throws IllegalArgumentException if the element counts differ */
     public static TensorView apply(TensorView view, long... outputDims) {
-        long[] in = OpMaps.dims(view);
+        long[] in = Extents.toArray(view.dims());
         for (long d : outputDims) {
             if (d < 0) {
                 throw new IllegalArgumentException("reshape of " + view.shape() + " to " + Arrays.toString(outputDims)
                         + ": negative size " + d);
             }
         }
-        long from = OpMaps.product(view.dims(), "reshape input");
-        long to = 1;
-        for (long d : outputDims) {
-            try {
-                to = Math.multiplyExact(to, d);
-            } catch (ArithmeticException e) {
-                throw new IllegalArgumentException("element count of " + Arrays.toString(outputDims)
-                        + " overflows a long (reshape output)", e);
-            }
-        }
+        long from = view.shape().elementCount();
+        long to = Extents.elementCount("reshape output", outputDims);
         if (from != to) {
             throw new IllegalArgumentException("reshape of " + view.shape() + " (" + from + " elements) to "
                     + Arrays.toString(outputDims) + " (" + to + " elements): element counts differ");

@@ -1,6 +1,7 @@
 package dev.tensorbuf.ops;
 
 import dev.tensorbuf.views.AffineRemap;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.indexing.IndexingMap;
 
@@ -19,7 +20,7 @@ public final class Reverse {
 
     /** {@return the view with the given dimensions reversed} @throws IllegalArgumentException for a dimension out of range or repeated */
     public static TensorView apply(TensorView view, int... dimensions) {
-        long[] dims = OpMaps.dims(view);
+        long[] dims = Extents.toArray(view.dims());
         boolean[] reversed = new boolean[dims.length];
         for (int d : dimensions) {
             if (d < 0 || d >= dims.length || reversed[d]) {

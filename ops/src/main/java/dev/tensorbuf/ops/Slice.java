@@ -1,6 +1,7 @@
 package dev.tensorbuf.ops;
 
 import dev.tensorbuf.views.AffineRemap;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.indexing.IndexingMap;
 
@@ -24,10 +25,10 @@ public final class Slice {
      *     in every dimension, naming the dimension
      */
     public static TensorView apply(TensorView view, long[] start, long[] limit, long[] stride) {
-        OpMaps.checkRank("slice", view, start.length, "starts");
-        OpMaps.checkRank("slice", view, limit.length, "limits");
-        OpMaps.checkRank("slice", view, stride.length, "strides");
-        long[] in = OpMaps.dims(view);
+        OpChecks.checkRank("slice", view, start.length, "starts");
+        OpChecks.checkRank("slice", view, limit.length, "limits");
+        OpChecks.checkRank("slice", view, stride.length, "strides");
+        long[] in = Extents.toArray(view.dims());
         long[] out = new long[in.length];
         for (int i = 0; i < in.length; i++) {
             if (start[i] < 0 || start[i] > limit[i] || limit[i] > in[i] || stride[i] < 1) {

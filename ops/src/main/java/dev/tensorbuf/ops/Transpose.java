@@ -1,6 +1,7 @@
 package dev.tensorbuf.ops;
 
 import dev.tensorbuf.views.AffineRemap;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.indexing.IndexingMap;
 
@@ -19,8 +20,8 @@ public final class Transpose {
 
     /** {@return the view with permuted dimensions, no element moved} @throws IllegalArgumentException if not a permutation of the rank */
     public static TensorView apply(TensorView view, int... permutation) {
-        int[] perm = OpMaps.checkPermutation("transpose", view, permutation);
-        long[] in = OpMaps.dims(view);
+        int[] perm = OpChecks.checkPermutation("transpose", view, permutation);
+        long[] in = Extents.toArray(view.dims());
         long[] out = new long[in.length];
         for (int i = 0; i < perm.length; i++) {
             out[i] = in[perm[i]];

@@ -10,6 +10,7 @@ import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import java.util.ArrayList;
@@ -274,7 +275,7 @@ class OpsAbuseTest {
             if (random.nextBoolean()) {
                 dims.add(random.nextInt(dims.size() + 1), 1L);
             }
-            out = dims.stream().mapToLong(Long::longValue).toArray();
+            out = Extents.toArray(dims);
         }
         return attempt("reshape", seed, c, "reshape to " + Arrays.toString(out) + " of " + in.view(),
                 () -> Ops.reshape(in.view(), out), () -> in.ref().reshape(out));

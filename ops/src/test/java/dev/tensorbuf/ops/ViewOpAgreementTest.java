@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.MapForm;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
@@ -168,7 +169,7 @@ class ViewOpAgreementTest {
                 if (!(fast.map() instanceof ViewMap.Single single)) {
                     continue;
                 }
-                TensorView direct = TensorView.over(single, fast.access(), OpMaps.dims(fast));
+                TensorView direct = TensorView.over(single, fast.access(), Extents.toArray(fast.dims()));
                 long count = fast.elementCount();
                 String target = "f32[" + count + "]{0}";
                 if (count % 2 == 0 && rnd.nextBoolean()) {

@@ -3,6 +3,7 @@ package dev.tensorbuf.ops;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.XlaShape;
@@ -236,7 +237,7 @@ final class ViewOpChains {
                 if (left != 1 || out.isEmpty()) {
                     out.add(left);
                 }
-                long[] o = out.stream().mapToLong(Long::longValue).toArray();
+                long[] o = Extents.toArray(out);
                 return new Step("reshape " + list(o), v -> Reshape.apply(v, o), r -> r.reshape(o),
                         v -> v.remap(Reshape.outputToInput(dims, o), o));
             }

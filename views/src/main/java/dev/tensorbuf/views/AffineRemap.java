@@ -151,6 +151,22 @@ public final class AffineRemap implements Remap {
         return b.result(results).build();
     }
 
+    /**
+     * {@return whether {@code o} is an affine remap over the same output box with the same
+     * coefficients and offsets}, hence the same map
+     */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof AffineRemap a && Arrays.equals(outputDims, a.outputDims)
+                && Arrays.equals(coefficients, a.coefficients) && Arrays.equals(offsets, a.offsets);
+    }
+
+    @Override
+    public int hashCode() {
+        return Arrays.hashCode(new int[] {Arrays.hashCode(outputDims), Arrays.hashCode(coefficients),
+                Arrays.hashCode(offsets)});
+    }
+
     @Override
     public String toString() {
         return toIndexingMap().toString();

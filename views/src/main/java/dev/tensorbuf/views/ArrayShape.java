@@ -51,26 +51,28 @@ public record ArrayShape(DType dtype, List<Long> dims, List<Boolean> dynamicDims
             throw new IllegalArgumentException("dynamic dimensions size " + dynamicDims.size()
                     + " does not match number of dimensions " + dims.size());
         }
-        // A zero dimension empties the shape whatever its order: f32[2^63 - 1, 0] holds no bytes.
-        long product = dims.contains(0L) ? 0 : Math.max(1, dtype.byteWidth());
+        List<Long> bounded = new ArrayList<>(dims.size());
         for (int i = 0; i < dims.size(); i++) {
             long d = dims.get(i);
             if (d == UNBOUNDED) {
                 if (!dynamicDims.get(i)) {
                     throw new IllegalArgumentException("dimension " + i + " is unbounded but not marked dynamic");
                 }
-                continue;
+                continue; // XLA's ExtentProduct skips '?': it has no size
             }
             if (d < 0) {
                 throw new IllegalArgumentException("dimension " + i + " has invalid size " + d + " in "
                         + dtype + dims);
             }
-            try {
-                product = Math.multiplyExact(product, d);
-            } catch (ArithmeticException e) {
-                throw new IllegalArgumentException("overflow in static extent product: dims=" + dims
-                        + " of " + dtype.byteWidth() + "-byte " + dtype, e);
-            }
+            bounded.add(d);
+        }
+        // Extents' rule: a zero dimension empties the shape whatever its order, so f32[2^63 - 1, 0]
+        // holds no bytes; otherwise the elements and their bytes must fit in a long.
+        try {
+            Math.multiplyExact(Extents.elementCount("", bounded), (long) Math.max(1, dtype.byteWidth()));
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            throw new IllegalArgumentException("overflow in static extent product: dims=" + dims
+                    + " of " + dtype.byteWidth() + "-byte " + dtype, e);
         }
         if (layout.isPresent()) {
             TiledLayoutMath.validateLayoutForShape(layout.get(), dtype, dims, dynamicDims);

@@ -418,6 +418,21 @@ public final class ElementAccess {
         return new IllegalArgumentException(method + " needs " + wanted + " element type, not " + type);
     }
 
+    /**
+     * {@return whether {@code o} accesses the same type with the same storage bits} Two equal
+     * accesses read and write every element the same way: {@code ElementAccess.of(S4)} and
+     * {@code ElementAccess.packed(S4)} differ, {@code of(F32)} and {@code packed(F32)} do not.
+     */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ElementAccess a && type == a.type && storageBits == a.storageBits;
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * type.hashCode() + storageBits;
+    }
+
     @Override
     public String toString() {
         return "ElementAccess[" + type + (storageBits < 8 * type.byteWidth() ? ", packed" : "") + "]";

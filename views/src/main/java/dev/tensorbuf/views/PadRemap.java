@@ -128,6 +128,19 @@ public final class PadRemap {
         return b.result(results).build();
     }
 
+    /** {@return whether {@code o} is a pad of the same input dims by the same paddings} */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof PadRemap p && Arrays.equals(inputDims, p.inputDims) && Arrays.equals(low, p.low)
+                && Arrays.equals(high, p.high) && Arrays.equals(interior, p.interior);
+    }
+
+    @Override
+    public int hashCode() {
+        return Arrays.hashCode(new int[] {Arrays.hashCode(inputDims), Arrays.hashCode(low), Arrays.hashCode(high),
+                Arrays.hashCode(interior)});
+    }
+
     @Override
     public String toString() {
         return "pad " + Arrays.toString(inputDims) + " low " + Arrays.toString(low) + " high " + Arrays.toString(high)

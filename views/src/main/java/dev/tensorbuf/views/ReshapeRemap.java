@@ -42,19 +42,12 @@ public final class ReshapeRemap implements Remap {
     }
 
     private static long count(long[] dims, String what) {
-        long n = 1;
         for (long d : dims) {
             if (d < 0) {
                 throw new IllegalArgumentException("reshape " + what + " " + Arrays.toString(dims) + ": negative size " + d);
             }
-            try {
-                n = Math.multiplyExact(n, d);
-            } catch (ArithmeticException e) {
-                throw new IllegalArgumentException("element count of " + Arrays.toString(dims) + " overflows a long (reshape "
-                        + what + ")", e);
-            }
         }
-        return n;
+        return Extents.elementCount("reshape " + what, dims);
     }
 
     @Override
@@ -167,6 +160,17 @@ public final class ReshapeRemap implements Remap {
             }
         }
         return from;
+    }
+
+    /** {@return whether {@code o} reshapes the same input dims to the same output dims} */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ReshapeRemap r && Arrays.equals(inputDims, r.inputDims) && Arrays.equals(outputDims, r.outputDims);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * Arrays.hashCode(inputDims) + Arrays.hashCode(outputDims);
     }
 
     @Override

@@ -66,15 +66,7 @@ public record StridedLayout(List<Long> sizes, List<Long> strides, long offset) {
         if (offset < 0) {
             throw new IllegalArgumentException("offset " + offset + " is negative");
         }
-        long count = 1;
-        for (long size : sizes) {
-            try {
-                count = Math.multiplyExact(count, size);
-            } catch (ArithmeticException e) {
-                throw new IllegalArgumentException("element count of sizes " + sizes + " overflows a long", e);
-            }
-        }
-        if (count > 0) {
+        if (Extents.elementCount("sizes", sizes) > 0) {
             long low = offset;
             long high = offset;
             for (int d = 0; d < sizes.size(); d++) {
@@ -118,11 +110,12 @@ public record StridedLayout(List<Long> sizes, List<Long> strides, long offset) {
         long step = 1;
         for (int d = sizes.length - 1; d >= 0; d--) {
             strides[d] = step;
-            if (sizes[d] > 1) {
+            if (d > 0 && sizes[d] > 1) { // the outermost size sets no stride; the count is checked by the constructor
                 try {
                     step = Math.multiplyExact(step, sizes[d]);
                 } catch (ArithmeticException e) {
-                    throw new IllegalArgumentException("element count of sizes " + Arrays.toString(sizes) + " overflows a long", e);
+                    throw new IllegalArgumentException("row-major strides of sizes " + Arrays.toString(sizes)
+                            + " overflow a long", e);
                 }
             }
         }
@@ -141,11 +134,7 @@ public record StridedLayout(List<Long> sizes, List<Long> strides, long offset) {
 
     /** {@return the number of logical elements (1 for rank 0)} */
     public long elementCount() {
-        long count = 1;
-        for (long size : sizes) {
-            count *= size;
-        }
-        return count;
+        return Extents.elementCount("sizes", sizes);
     }
 
     /**

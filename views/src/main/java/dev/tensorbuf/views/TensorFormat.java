@@ -40,7 +40,9 @@ public enum TensorFormat {
     DHW("DHW", "DHW"),
     WHD("DHW", "WHD");
 
+    /** The dim letters in the order sizes are given, e.g. {@code "NCHW"} for NHWC. */
     private final String logicalOrder;
+    /** The dim letters from outermost to innermost in memory, e.g. {@code "NHWC"}. */
     private final String physicalOrder;
 
     TensorFormat(String logicalOrder, String physicalOrder) {
@@ -48,15 +50,6 @@ public enum TensorFormat {
         this.physicalOrder = physicalOrder;
     }
 
-    /** {@return the dim letters in the order sizes are given, e.g. {@code "NCHW"} for NHWC} */
-    public String logicalOrder() {
-        return logicalOrder;
-    }
-
-    /** {@return the dim letters from outermost to innermost in memory, e.g. {@code "NHWC"}} */
-    public String physicalOrder() {
-        return physicalOrder;
-    }
 
     /** {@return the number of dims} */
     public int rank() {
@@ -96,7 +89,7 @@ public enum TensorFormat {
     /** {@return every format whose packed strides for the layout's sizes equal its strides, in declaration order} */
     public static List<TensorFormat> matching(StridedLayout layout) {
         List<TensorFormat> out = new ArrayList<>();
-        long[] sizes = layout.sizes().stream().mapToLong(Long::longValue).toArray();
+        long[] sizes = Extents.toArray(layout.sizes());
         for (TensorFormat f : values()) {
             if (f.rank() == sizes.length && f.packsTo(sizes, layout.strides())) {
                 out.add(f);

@@ -106,7 +106,7 @@ public final class TensorView {
     /** {@return a strided view with the given element storage (e.g. {@link ElementAccess#packed} for DLPack's packed s4)} */
     public static TensorView strided(Buffer buffer, ElementAccess access, StridedLayout layout) {
         Objects.requireNonNull(buffer, "buffer");
-        long[] sizes = layout.sizes().stream().mapToLong(Long::longValue).toArray();
+        long[] sizes = Extents.toArray(layout.sizes());
         ArrayShape logical = ArrayShape.of(access.type(), sizes).withoutLayout();
         return ViewFactory.strided(logical, buffer, access, layout);
     }
@@ -333,13 +333,9 @@ public final class TensorView {
         return dims.length;
     }
 
-    /** {@return the number of logical elements} */
+    /** {@return the number of logical elements: the shape's count, checked when the shape was built} */
     public long elementCount() {
-        long n = 1;
-        for (long d : dims) {
-            n *= d;
-        }
-        return n;
+        return shape.elementCount();
     }
 
     /** {@return the element storage: width, packing and conversions} */

@@ -6,7 +6,6 @@ import dev.tensorbuf.views.internal.Linear;
 import dev.tensorbuf.views.internal.ViewBounds;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.List;
 import java.util.Optional;
 
 /**
@@ -26,7 +25,7 @@ final class ViewFactory {
         }
         ArrayShape laidOut = shape.laidOut();
         ElementAccess access = ElementAccess.of(laidOut);
-        long[] dims = toArray(laidOut.dims());
+        long[] dims = Extents.toArray(laidOut.dims());
         long capacity = capacity(buffer, access);
         long[] strides = ViewRemaps.packedStrides(dims, laidOut.requireLayout(), capacity);
         boolean host = buffer.memorySpace().hostAccessible();
@@ -139,8 +138,8 @@ final class ViewFactory {
      */
     static TensorView strided(ArrayShape logical, Buffer buffer, ElementAccess access, StridedLayout layout) {
         buffer.address(); // a closed buffer fails here, naming itself
-        long[] dims = toArray(logical.dims());
-        long[] strides = layout.strides().stream().mapToLong(Long::longValue).toArray();
+        long[] dims = Extents.toArray(logical.dims());
+        long[] strides = Extents.toArray(layout.strides());
         if (layout.elementCount() > 0 && layout.maxOffset() < capacity(buffer, access)) {
             // Inside the buffer by its extreme offsets (minOffset is never negative): the map is
             // built on first need, and the layout is read off the strides, as for an op's view.
@@ -158,7 +157,7 @@ final class ViewFactory {
 
     /** {@return a view of a map already known to be in bounds: host access, buffer and strides read off the map} */
     static TensorView fromMap(ArrayShape shape, ViewMap map, ElementAccess access) {
-        long[] dims = toArray(shape.dims());
+        long[] dims = Extents.toArray(shape.dims());
         boolean host = true;
         for (ViewMap.Single piece : map.pieces()) {
             host &= piece.buffer().memorySpace().hostAccessible();
@@ -193,14 +192,6 @@ final class ViewFactory {
         long bytes = buffer.byteSize();
         int bits = access.storageBits();
         return bytes / bits * 8 + bytes % bits * 8 / bits;
-    }
-
-    static long[] toArray(List<Long> list) {
-        long[] a = new long[list.size()];
-        for (int i = 0; i < a.length; i++) {
-            a[i] = list.get(i);
-        }
-        return a;
     }
 
     /** {@return a layout-free shape, without building and then dropping the default layout} */

@@ -201,8 +201,7 @@ final class ViewRemaps {
         out[dimension] = 0;
         for (TensorView p : parts) {
             long[] d = p.dimsArray();
-            boolean same = p.dtype() == first.dtype() && p.access().storageBits() == first.access().storageBits()
-                    && d.length == out.length;
+            boolean same = p.access().equals(first.access()) && d.length == out.length;
             for (int i = 0; same && i < d.length; i++) {
                 same = i == dimension || d[i] == out[i];
             }

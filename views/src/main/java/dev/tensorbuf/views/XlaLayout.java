@@ -87,6 +87,10 @@ public record XlaLayout(
                         + sc.dimension());
             }
         }
+        if (memorySpaceId < 0) {
+            throw new IllegalArgumentException("layout memory space id is negative: S(" + memorySpaceId
+                    + "); an id is at least 0, as MemorySpace.parse reads it");
+        }
         if (dynamicShapeMetadataPrefixBytes < 0) {
             throw new IllegalArgumentException("layout dynamic shape metadata prefix bytes is negative: "
                     + dynamicShapeMetadataPrefixBytes);

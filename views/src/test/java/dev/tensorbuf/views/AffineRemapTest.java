@@ -76,7 +76,7 @@ class AffineRemapTest {
                 List<String> steps = new ArrayList<>();
                 int n = 1 + rnd.nextInt(5);
                 for (int s = 0; s < n && fast.elementCount() > 0; s++) {
-                    long[] in = fast.dims().stream().mapToLong(Long::longValue).toArray();
+                    long[] in = Extents.toArray(fast.dims());
                     Remap r = rnd.nextInt(3) == 0 ? randomReshape(rnd, in) : randomRemap(rnd, in);
                     steps.add(r.toString());
                     String where = "seed " + seed + ", chain " + c + " from " + shape + ": " + steps;
@@ -158,7 +158,7 @@ class AffineRemapTest {
             out.add(f);
             count /= f;
         }
-        return ReshapeRemap.of(in, out.stream().mapToLong(Long::longValue).toArray());
+        return ReshapeRemap.of(in, Extents.toArray(out));
     }
 
     /**

@@ -79,7 +79,7 @@ class TiledLayoutPropertyTest {
     /** Seed 000 by data movement: slot -> row-major logical id, or -1 for padding. */
     static long[] bruteForceMemoryOrder(ArrayShape shape) {
         int rank = shape.rank();
-        long[] dims = shape.dims().stream().mapToLong(Long::longValue).toArray();
+        long[] dims = Extents.toArray(shape.dims());
         long[] data = new long[(int) product(dims)];
         for (int i = 0; i < data.length; i++) {
             data[i] = i;

@@ -1,7 +1,9 @@
 package dev.tensorbuf.cli.render;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -85,6 +87,45 @@ public record LayoutPicture(Placement placement, List<Panel> panels, int panelCo
      * @param tileIds tile ids per level, outermost first
      */
     public record Cell(long[] index, long offset, boolean padding, long sharing, long colourKey, long[] tileIds) {
+        /** The arrays are copied in, and out by their accessors: a record never shares an array. */
+        public Cell {
+            index = index.clone();
+            tileIds = tileIds.clone();
+        }
+
+        /** {@return the full index (a copy)} */
+        @Override
+        public long[] index() {
+            return index.clone();
+        }
+
+        /** {@return the tile ids per level, outermost first (a copy)} */
+        @Override
+        public long[] tileIds() {
+            return tileIds.clone();
+        }
+
+        /** {@return the tile id of level {@code level}, without copying the array} */
+        public long tileId(int level) {
+            return tileIds[level];
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Cell c && Arrays.equals(index, c.index) && offset == c.offset && padding == c.padding
+                    && sharing == c.sharing && colourKey == c.colourKey && Arrays.equals(tileIds, c.tileIds);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(Arrays.hashCode(index), offset, padding, sharing, colourKey, Arrays.hashCode(tileIds));
+        }
+
+        @Override
+        public String toString() {
+            return "Cell[index=" + Arrays.toString(index) + ", offset=" + offset + ", padding=" + padding + ", sharing="
+                    + sharing + ", colourKey=" + colourKey + ", tileIds=" + Arrays.toString(tileIds) + "]";
+        }
     }
 
     /**

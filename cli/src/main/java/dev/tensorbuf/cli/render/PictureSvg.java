@@ -64,7 +64,7 @@ public final class PictureSvg {
             y += 24;
         }
         y += 28;
-        StripSvg.Drawn strip = StripSvg.draw(body, picture, MARGIN, y, Math.max(width - MARGIN, 720), g.colourDims);
+        StripSvg.Drawn strip = StripSvg.draw(body, picture, MARGIN, y, Math.max(width - MARGIN, 720));
         y = strip.bottom() + 28;
         width = Math.max(width, strip.right());
         double[] legendWidth = {width};
@@ -96,7 +96,7 @@ public final class PictureSvg {
 
     /** Sizes shared by every panel of a picture. */
     private record Geometry(double cellW, double headerW, double panelW, double panelH, int columns,
-                            int[] colourDims) {
+                            int colourRowDim, int colourColDim) {
         static Geometry of(LayoutPicture picture) {
             LayoutPicture.Panel first = picture.panels().getFirst();
             int digits = 1;
@@ -115,7 +115,7 @@ public final class PictureSvg {
             int fit = (int) Math.max(1, (MAX_ROW_WIDTH + PANEL_GAP) / (panelW + PANEL_GAP));
             int columns = Math.max(1, Math.min(picture.panelColumns(), fit));
             return new Geometry(cellW, headerW, panelW, panelH, columns,
-                    new int[] {first.slice().rowDim(), first.slice().colDim()});
+                    first.slice().rowDim(), first.slice().colDim());
         }
     }
 
@@ -195,11 +195,11 @@ public final class PictureSvg {
             }
             for (int r = 0; r < panel.shownRows(); r++) {
                 for (int c = 0; c < panel.shownCols(); c++) {
-                    long id = panel.cell(r, c).tileIds()[k];
-                    if (c + 1 < panel.shownCols() && panel.cell(r, c + 1).tileIds()[k] != id) {
+                    long id = panel.cell(r, c).tileId(k);
+                    if (c + 1 < panel.shownCols() && panel.cell(r, c + 1).tileId(k) != id) {
                         d.append(line(gx + (c + 1) * cellW, gy + r * CELL_H, 0, CELL_H));
                     }
-                    if (r + 1 < panel.shownRows() && panel.cell(r + 1, c).tileIds()[k] != id) {
+                    if (r + 1 < panel.shownRows() && panel.cell(r + 1, c).tileId(k) != id) {
                         d.append(line(gx + c * cellW, gy + (r + 1) * CELL_H, cellW, 0));
                     }
                 }
@@ -270,7 +270,7 @@ public final class PictureSvg {
     private static double legend(SvgWriter w, LayoutPicture picture, Geometry g, double y, double[] width) {
         Placement p = picture.placement();
         List<String[]> items = new ArrayList<>();
-        items.add(new String[] {"fills", p.colourMeaning(g.colourDims[0], g.colourDims[1])
+        items.add(new String[] {"fills", p.colourMeaning(g.colourRowDim, g.colourColDim)
                 + " (" + Palette.size() + " colour-blind-safe fills, repeating)"});
         if (p.tileLevels() > 0) {
             items.add(new String[] {"outer", "bold outline: outer tile " + p.tileNames().getFirst()});

@@ -1,5 +1,8 @@
 package dev.tensorbuf.cli.render;
 
+import java.util.Arrays;
+import java.util.Objects;
+
 /**
  * One box of the memory strip, in physical order: a slot, or a collapsed run of padding.
  * {@snippet :
@@ -22,6 +25,44 @@ public sealed interface StripItem permits StripItem.Slot, StripItem.Gap {
      */
     record Slot(long slot, String index, String label, long count, long colourKey, long[] tileIds)
             implements StripItem {
+        /** {@code tileIds} is copied in, and out by its accessor: a record never shares an array. */
+        public Slot {
+            tileIds = tileIds.clone();
+        }
+
+        /** {@return the tile id per level, outermost first (a copy)} */
+        @Override
+        public long[] tileIds() {
+            return tileIds.clone();
+        }
+
+        /** {@return the number of tile levels} */
+        public int tileLevels() {
+            return tileIds.length;
+        }
+
+        /** {@return the tile id of level {@code level}, without copying the array} */
+        public long tileId(int level) {
+            return tileIds[level];
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Slot s && slot == s.slot && Objects.equals(index, s.index) && label.equals(s.label)
+                    && count == s.count && colourKey == s.colourKey && Arrays.equals(tileIds, s.tileIds);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(slot, index, label, count, colourKey, Arrays.hashCode(tileIds));
+        }
+
+        @Override
+        public String toString() {
+            return "Slot[slot=" + slot + ", index=" + index + ", label=" + label + ", count=" + count + ", colourKey="
+                    + colourKey + ", tileIds=" + Arrays.toString(tileIds) + "]";
+        }
+
         /** {@return whether the slot holds no element} */
         public boolean padding() {
             return count == 0;

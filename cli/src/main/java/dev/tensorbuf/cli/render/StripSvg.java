@@ -10,7 +10,7 @@ import java.util.List;
  * tiles a purple inset outline: the same tiles the grid outlines.
  * {@snippet :
  * // f32[3,5]{1,0:T(2,2)}: one line of 24 slots; slot 17 reads "2,3"
- * StripSvg.draw(writer, picture, 24, 300, 1100, new int[] {0, 1});
+ * StripSvg.draw(writer, picture, 24, 300, 1100);
  * }
  */
 final class StripSvg {
@@ -30,7 +30,7 @@ final class StripSvg {
     private record Placed(StripItem item, double x, double w) {
     }
 
-    static Drawn draw(SvgWriter w, LayoutPicture picture, double x0, double y, double maxWidth, int[] colourDims) {
+    static Drawn draw(SvgWriter w, LayoutPicture picture, double x0, double y, double maxWidth) {
         Placement p = picture.placement();
         List<StripItem> items = picture.strip();
         w.open("g", "class", "strip");
@@ -55,8 +55,8 @@ final class StripSvg {
         StripItem.Slot previous = null;
         for (StripItem item : items) {
             double bw = item instanceof StripItem.Gap gap ? gapWidth(gap, p, slotW) : slotW;
-            boolean newTile = previous != null && item instanceof StripItem.Slot s && s.tileIds().length > 0
-                    && s.tileIds()[0] != previous.tileIds()[0];
+            boolean newTile = previous != null && item instanceof StripItem.Slot s && s.tileLevels() > 0
+                    && s.tileId(0) != previous.tileId(0);
             double step = (newTile ? TILE_GAP : 0) + bw;
             if (!line.isEmpty() && (inLine >= perLine || x + step > limit)) {
                 finishLine(w, line, y, p.paddingWord());
@@ -87,9 +87,9 @@ final class StripSvg {
     private static int perLine(List<StripItem> items, double slotW, double width) {
         int fit = (int) Math.max(1, width / (slotW + 1 + TILE_GAP / 2));
         int tile = 0;
-        if (!items.isEmpty() && items.getFirst() instanceof StripItem.Slot first && first.tileIds().length > 0) {
+        if (!items.isEmpty() && items.getFirst() instanceof StripItem.Slot first && first.tileLevels() > 0) {
             for (StripItem item : items) {
-                if (!(item instanceof StripItem.Slot s) || s.tileIds()[0] != first.tileIds()[0]) {
+                if (!(item instanceof StripItem.Slot s) || s.tileId(0) != first.tileId(0)) {
                     break;
                 }
                 tile++;
@@ -121,7 +121,7 @@ final class StripSvg {
             }
         }
         int levels = line.stream().filter(pl -> pl.item() instanceof StripItem.Slot)
-                .mapToInt(pl -> ((StripItem.Slot) pl.item()).tileIds().length).max().orElse(0);
+                .mapToInt(pl -> ((StripItem.Slot) pl.item()).tileLevels()).max().orElse(0);
         for (int k = levels - 1; k >= 0; k--) {
             outlineRuns(w, line, k, boxY);
         }
@@ -145,7 +145,7 @@ final class StripSvg {
                         .append('V').append(SvgWriter.number(boxY + BOX_H - inset))
                         .append('H').append(SvgWriter.number(a.x() + inset)).append("Z ");
             }
-            start = i < line.size() && line.get(i).item() instanceof StripItem.Slot s && s.tileIds().length > k ? i : -1;
+            start = i < line.size() && line.get(i).item() instanceof StripItem.Slot s && s.tileLevels() > k ? i : -1;
         }
         if (!d.isEmpty()) {
             w.empty("path", "class", k == 0 ? "outer-tile" : "inner-tile level-" + k, "d", d.toString().strip(),
@@ -159,7 +159,7 @@ final class StripSvg {
             return false;
         }
         for (int level = 0; level <= k; level++) {
-            if (sa.tileIds()[level] != sb.tileIds()[level]) {
+            if (sa.tileId(level) != sb.tileId(level)) {
                 return false;
             }
         }

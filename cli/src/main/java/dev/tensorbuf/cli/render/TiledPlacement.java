@@ -1,6 +1,7 @@
 package dev.tensorbuf.cli.render;
 
 import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.Tile;
 import dev.tensorbuf.views.XlaLayout;
 import java.util.ArrayList;
@@ -204,7 +205,7 @@ public final class TiledPlacement implements Placement {
             return new StripItem.Slot(slot, null, "", 0, before == null ? -1 : before.colourKey(),
                     before == null ? new long[levels.size()] : before.tileIds());
         }
-        long[] index = cell.get().stream().mapToLong(Long::longValue).toArray();
+        long[] index = Extents.toArray(cell.get());
         String text = Placement.indexText(index);
         long key = colourKey(index, rowDim, colDim);
         return logical.isPresent()

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.XlaShape;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -36,7 +37,7 @@ class FigurePicturesTest {
     }
 
     static String text(List<Long> index) {
-        return Placement.indexText(index.stream().mapToLong(Long::longValue).toArray());
+        return Placement.indexText(Extents.toArray(index));
     }
 
     static void forEachIndex(List<Long> dims, java.util.function.Consumer<long[]> action) {

@@ -13,6 +13,7 @@ import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.DlpackType;
 import dev.tensorbuf.views.ElementAccess;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.FunctionDescriptor;
@@ -130,17 +131,17 @@ public final class DlpackImporter {
         }
         long[] shape = ndim == 0 ? new long[0] : RestrictedNative.resize(MemorySegment.ofAddress(shapePtr), 8L * ndim)
                 .toArray(ValueLayout.JAVA_LONG);
-        long count = 1;
         for (int d = 0; d < ndim; d++) {
             if (shape[d] < 0) {
                 throw new IllegalArgumentException(what + " has shape " + Arrays.toString(shape) + " with negative size "
                         + shape[d] + " in dim " + d);
             }
-            try {
-                count = Math.multiplyExact(count, shape[d]);
-            } catch (ArithmeticException e) {
-                throw new IllegalArgumentException(what + " has shape " + Arrays.toString(shape) + " whose element count overflows a long");
-            }
+        }
+        long count;
+        try {
+            count = Extents.elementCount("shape", shape);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(what + " has shape " + Arrays.toString(shape) + " whose element count overflows a long", e);
         }
         long[] strides;
         if (ndim > 0 && stridesPtr == 0) {
@@ -148,7 +149,7 @@ public final class DlpackImporter {
                 throw new IllegalArgumentException(what + " of DLPack 1." + minor + " has NULL strides for ndim " + ndim
                         + ": since DLPack 1.2 strides must be given (NULL meant compact row-major before)");
             }
-            strides = StridedLayout.packed(shape).strides().stream().mapToLong(Long::longValue).toArray();
+            strides = Extents.toArray(StridedLayout.packed(shape).strides());
         } else {
             strides = ndim == 0 ? new long[0] : RestrictedNative.resize(MemorySegment.ofAddress(stridesPtr), 8L * ndim)
                     .toArray(ValueLayout.JAVA_LONG);
@@ -202,7 +203,7 @@ public final class DlpackImporter {
             return new Described(base, byteSize, space, access, StridedLayout.of(shape, strides, elementOffset));
         } catch (ArithmeticException e) {
             throw new IllegalArgumentException(what + " with shape " + Arrays.toString(shape) + ", strides "
-                    + Arrays.toString(strides) + " and byte_offset " + byteOffset + " reaches past 2^63 bytes");
+                    + Arrays.toString(strides) + " and byte_offset " + byteOffset + " reaches past 2^63 bytes", e);
         }
     }
 

@@ -4,6 +4,7 @@ import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.views.ElementAccess;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import java.util.List;
@@ -38,7 +39,7 @@ public final class HostCopies {
 
     /** {@return the packed row-major layout of the view's dims} */
     public static StridedLayout rowMajor(TensorView view) {
-        return StridedLayout.packed(view.dims().stream().mapToLong(Long::longValue).toArray());
+        return StridedLayout.packed(Extents.toArray(view.dims()));
     }
 
     /**
@@ -52,7 +53,7 @@ public final class HostCopies {
             return;
         }
         StridedLayout layout = host.stridedLayout().orElse(null);
-        if (layout != null && host.access().storageBits() == access.storageBits()) {
+        if (layout != null && host.access().equals(access)) {
             long bitOffset = layout.offset() * access.storageBits();
             if (layout.strides().equals(rowMajor(host).strides()) && bitOffset % 8 == 0) {
                 if (toPacked) {

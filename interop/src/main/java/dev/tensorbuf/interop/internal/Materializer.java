@@ -5,6 +5,7 @@ import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 
@@ -41,7 +42,7 @@ public final class Materializer {
         DType type = view.dtype();
         boolean pack = packSubByte && type.isSubByte() && 8 % type.bitWidth() == 0;
         ElementAccess target = pack ? ElementAccess.packed(type) : ElementAccess.of(type);
-        long[] dims = view.dims().stream().mapToLong(Long::longValue).toArray();
+        long[] dims = Extents.toArray(view.dims());
         StridedLayout layout = StridedLayout.packed(dims);
         long bytes = target.byteSize(view.elementCount());
         Buffer buffer = allocator.allocate(Math.max(1, bytes));

@@ -130,8 +130,12 @@ public final class NpyCodec {
         DType dtype = dtype(descr, file, voidType);
         String context = file + ": " + descr + " " + shape;
         Sizes.unpackedByteSize(dtype, Sizes.elementCount(shape, context), context);
-        return new NpyHeader(major, descr, dtype, dtype.byteWidth() == 1 ? ByteOrder.LITTLE_ENDIAN : order, fortran,
-                shape, dataOffset);
+        try {
+            return new NpyHeader(major, descr, dtype, dtype.byteWidth() == 1 ? ByteOrder.LITTLE_ENDIAN : order, fortran,
+                    shape, dataOffset);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(context + ": " + e.getMessage(), e);
+        }
     }
 
     private static List<Long> shape(Object value, String file) {

@@ -1,6 +1,7 @@
 package dev.tensorbuf.interop.internal;
 
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.Extents;
 import java.util.List;
 
 /** Size arithmetic of file formats: exact, with overflow reported as a bad value naming the numbers. */
@@ -9,26 +10,20 @@ public final class Sizes {
     }
 
     /**
-     * {@return the product of the dims}
+     * {@return the number of elements, by {@link Extents}' one rule: 0 when any dim is 0, wherever
+     * it sits, else the product} Safetensors' reference reader folds {@code checked_mul} left to
+     * right, so it refuses {@code [2^62, 4, 0]} yet takes {@code [0, 2^62, 4]}; we take both, as
+     * neither holds a byte. A format that needs more ({@code .npy}'s strides) checks that itself.
      *
-     * @throws IllegalArgumentException if a dim is negative or the product overflows a long
+     * @throws IllegalArgumentException if a dim is negative or, with no dim 0, the product
+     *     overflows a long; the message starts with {@code context}
      */
     public static long elementCount(List<Long> dims, String context) {
-        long count = 1;
-        for (int i = 0; i < dims.size(); i++) {
-            long d = dims.get(i);
-            if (d < 0) {
-                throw new IllegalArgumentException(context + ": dim " + i + " is negative (" + d + ") in shape " + dims);
-            }
-            try {
-                count = Math.multiplyExact(count, d);
-            } catch (ArithmeticException e) {
-                throw new IllegalArgumentException(context + ": element count of shape " + dims + " overflows a long");
-            }
+        try {
+            return Extents.elementCount("shape", dims);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(context + ": " + e.getMessage(), e);
         }
-        // A zero dim makes every other dim irrelevant to the size, but a later overflow is still
-        // a lie worth reporting, so the loop does not stop early.
-        return count;
     }
 
     /**
@@ -50,7 +45,7 @@ public final class Sizes {
             return Math.multiplyExact(count, (long) dtype.byteWidth());
         } catch (ArithmeticException e) {
             throw new IllegalArgumentException(context + ": " + count + " elements of " + dtype
-                    + " (" + dtype.bitWidth() + " bits each) overflow a long byte size");
+                    + " (" + dtype.bitWidth() + " bits each) overflow a long byte size", e);
         }
     }
 

@@ -10,6 +10,7 @@ import dev.tensorbuf.memory.PoolStats;
 import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import java.time.Duration;
@@ -70,7 +71,7 @@ class StagingSoakTest {
                 yield Ops.transpose(packed, perm);
             }
         };
-        long[] out = source.dims().stream().mapToLong(Long::longValue).toArray();
+        long[] out = Extents.toArray(source.dims());
         long[] n = {random.nextInt(50)};
         source.forEachIndex(index -> source.setDouble((double) (n[0]++ % 200), index));
         StagingTarget target = switch (random.nextInt(4)) {

@@ -3,6 +3,7 @@ package dev.tensorbuf.ops.copy;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.indexing.IndexingMap;
 
@@ -133,11 +134,7 @@ public record Access(MemorySegment segment, DType dtype, List<Long> dims, Addres
 
     /** {@return the number of logical elements} */
     public long elementCount() {
-        long n = 1;
-        for (long d : dims) {
-            n = Sizes.multiply(n, d, () -> "element count of " + dims);
-        }
-        return n;
+        return Extents.elementCount("", dims);
     }
 
     /** {@return the rank} */

@@ -9,12 +9,15 @@ import dev.tensorbuf.ops.copy.internal.ViewAdapter;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.internal.ConfinedMemory;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 /**
  * Copies and converts between any two layouts: plans once ({@link CopyPlan}), then runs the
@@ -306,7 +309,7 @@ public final class CopyEngine {
      *     {@link CopyPlan#of(Access, Access, ChannelAffine)} for the scale and bias
      */
     public void copy(TensorView src, TensorView dst, ChannelAffine affine) {
-        copyViews(src, dst, java.util.Objects.requireNonNull(affine, "affine"));
+        copyViews(src, dst, Objects.requireNonNull(affine, "affine"));
     }
 
     private void copyViews(TensorView src, TensorView dst, ChannelAffine affine) {
@@ -438,7 +441,7 @@ public final class CopyEngine {
             // scale and bias run in planned copies only, so a source or destination over several
             // pieces (or packed sub-byte) goes through dense temporaries too.
             try (Allocator temporary = Allocators.shared()) {
-                long[] dims = src.dims().stream().mapToLong(Long::longValue).toArray();
+                long[] dims = Extents.toArray(src.dims());
                 TensorView dense = materialize(src, src.dtype(), StridedLayout.packed(dims), temporary);
                 if (affine == null) {
                     copy(dense, dst);
@@ -461,7 +464,7 @@ public final class CopyEngine {
 
     private static String describeSpaces(TensorView view) {
         return view.buffers().stream().map(b -> b.memorySpace().describe()).distinct()
-                .collect(java.util.stream.Collectors.joining(", "));
+                .collect(Collectors.joining(", "));
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.copy;
 
+import dev.tensorbuf.views.Extents;
 import java.util.List;
 
 /**
@@ -36,11 +37,7 @@ public sealed interface Step permits Step.Run, Step.Zero, Step.Gather {
 
         /** {@return the number of elements copied} */
         public long elementCount() {
-            long n = 1;
-            for (Loop l : loops) {
-                n = Sizes.multiply(n, l.count(), () -> "element count of " + loops);
-            }
-            return n;
+            return Extents.elementCount("loop counts", loops.stream().map(Loop::count).toList());
         }
     }
 

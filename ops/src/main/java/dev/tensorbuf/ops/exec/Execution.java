@@ -10,7 +10,7 @@ import java.util.Objects;
 
 /**
  * The outcome of {@link HloExecutor#execute}: the root's value in memory laid out by the root's
- * shape, and what each instruction became ({@link Step}). It owns the memory of every copy,
+ * shape, and what each instruction became ({@link ExecutedInstruction}). It owns the memory of every copy,
  * constant and the result; closing it frees them (arguments stay the caller's).
  * {@snippet :
  * try (Execution x = HloExecutor.execute(text, Map.of("p0", p0))) {   // p0: f32[2,3] 0..5
@@ -24,10 +24,10 @@ public final class Execution implements AutoCloseable {
     private final TensorView result;
     private final ArrayShape resultShape;
     private final boolean rootCopied;
-    private final List<Step> steps;
+    private final List<ExecutedInstruction> steps;
     private final Allocator allocator;
 
-    Execution(TensorView result, ArrayShape resultShape, boolean rootCopied, List<Step> steps, Allocator allocator) {
+    Execution(TensorView result, ArrayShape resultShape, boolean rootCopied, List<ExecutedInstruction> steps, Allocator allocator) {
         this.result = Objects.requireNonNull(result, "result");
         this.resultShape = resultShape;
         this.rootCopied = rootCopied;
@@ -51,7 +51,7 @@ public final class Execution implements AutoCloseable {
     }
 
     /** {@return each instruction evaluated (those the root depends on), in the module's order} */
-    public List<Step> steps() {
+    public List<ExecutedInstruction> steps() {
         return steps;
     }
 

@@ -1,7 +1,7 @@
 /**
  * Executing HLO modules of data-movement ops as lazy views: {@link dev.tensorbuf.ops.exec.HloExecutor}
  * runs the entry computation, {@link dev.tensorbuf.ops.exec.Execution} holds the root's value and
- * one {@link dev.tensorbuf.ops.exec.Step} per instruction (view, copy, parameter or constant, and
+ * one {@link dev.tensorbuf.ops.exec.ExecutedInstruction} per instruction (view, copy, parameter or constant, and
  * the form of its map).
  *
  * {@snippet :

@@ -7,6 +7,7 @@ import dev.tensorbuf.ops.indexing.internal.Ctx;
 import dev.tensorbuf.ops.indexing.internal.Fusions;
 import dev.tensorbuf.ops.indexing.internal.OpIndexing;
 import dev.tensorbuf.ops.indexing.internal.Physical;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import java.util.List;
 import java.util.Map;
@@ -155,7 +156,7 @@ public final class HloIndexing {
     }
 
     private static IndexingMap identity(HloInstruction instruction) {
-        long[] dims = instruction.outputShape(0).dims().stream().mapToLong(Long::longValue).toArray();
+        long[] dims = Extents.toArray(instruction.outputShape(0).dims());
         return IndexingMap.identity(dims);
     }
 }

@@ -11,6 +11,7 @@ import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
@@ -90,7 +91,7 @@ class CopyConcurrencyTest {
                                         reads.addAndGet(want.length);
                                     }
                                     default -> {
-                                        long[] dims = v.dims().stream().mapToLong(Long::longValue).toArray();
+                                        long[] dims = Extents.toArray(v.dims());
                                         TensorView copy = engine.materialize(v, DType.F32, StridedLayout.packed(dims), mine);
                                         assertArrayEquals(want, copy.toDoubleArray(), v::toString);
                                         copy.buffer().close();

@@ -3,6 +3,7 @@ package dev.tensorbuf.ops.copy;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.XlaShape;
 
@@ -91,6 +92,6 @@ final class CopyFixture {
     }
 
     static long[] longs(List<Long> values) {
-        return values.stream().mapToLong(Long::longValue).toArray();
+        return Extents.toArray(values);
     }
 }

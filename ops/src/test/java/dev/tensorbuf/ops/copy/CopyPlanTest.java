@@ -3,6 +3,7 @@ package dev.tensorbuf.ops.copy;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorFormat;
 import dev.tensorbuf.views.XlaShape;
@@ -203,7 +204,7 @@ class CopyPlanTest {
             ArrayShape s = ArrayShape.parse(text);
             Access src = Access.tiled(ARENA.allocate(textAndBytes.getValue()), s);
             MemorySegment d = ARENA.allocate(4L * 24);
-            Access dst = Access.strided(d, s.dtype(), StridedLayout.packed(s.dims().stream().mapToLong(Long::longValue).toArray()));
+            Access dst = Access.strided(d, s.dtype(), StridedLayout.packed(Extents.toArray(s.dims())));
             d.fill((byte) 0x55);
             var e = assertThrows(IndexOutOfBoundsException.class, () -> CopyEngine.defaults().execute(CopyPlan.of(src, dst)));
             assertTrue(e.getMessage().startsWith("source " + s.dtype() + s.dims()), e.getMessage());

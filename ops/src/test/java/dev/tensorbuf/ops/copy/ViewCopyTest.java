@@ -10,6 +10,7 @@ import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorFormat;
 import dev.tensorbuf.views.TensorView;
@@ -75,7 +76,7 @@ class ViewCopyTest {
                 "s4[3,5]{1,0:T(2,8)E(4)}", "s8[3,5]{1,0:T(2,4)}")) {
             ArrayShape shape = (ArrayShape) XlaShape.parse(text);
             TensorView src = TensorView.of(allocator.allocate(4 * shape.elementCount()), ArrayShape.of(DType.F32,
-                    shape.dims().stream().mapToLong(Long::longValue).toArray()));
+                    Extents.toArray(shape.dims())));
             float[] values = new float[(int) shape.elementCount()];
             for (int i = 0; i < values.length; i++) {
                 values[i] = i % 13 - 6; // whole and within s4's range, so every type holds them

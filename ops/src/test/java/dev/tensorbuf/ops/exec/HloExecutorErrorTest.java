@@ -219,6 +219,9 @@ class HloExecutorErrorTest {
         assertContains("transpose takes 1 operand, got 2", failure(module("ROOT t = f32[3,2] transpose(p0, p0), dimensions={1,0}"), args));
         assertContains("pad takes 2 operands, got 1", failure(module("ROOT t = f32[2,3] pad(p0), padding=0_0x0_0"), args));
         assertContains("iota takes 0 operands, got 1", failure(module("ROOT t = s32[2] iota(p0), iota_dimension=0"), args));
+        // concatenate's count is the op's own rule, checked by Ops.concatenate, not by the interpreter's table
+        assertContains("concatenate (instruction %t, line 4): concatenate needs at least one part",
+                failure(module("ROOT t = f32[0,3] concatenate(), dimensions={0}"), args));
         String text = "HloModule m\nENTRY e {\n  p0 = f32[2,3] parameter(0)\n  i = s8[] constant(1)\n  j = s64[] constant(0)\n"
                 + "  ROOT d = f32[1,2] dynamic-slice(p0, i, j), dynamic_slice_sizes={1,2}\n}\n";
         assertContains("dynamic-slice (instruction %d, line 6): start operands must have the same element type, as XLA"

@@ -77,7 +77,7 @@ class HloExecutorTest {
         }
     }
 
-    static String stridedText(Step s) {
+    static String stridedText(ExecutedInstruction s) {
         return ((dev.tensorbuf.views.MapForm.Strided) s.form()).layout().toString();
     }
 
@@ -255,7 +255,7 @@ class HloExecutorTest {
     void iotaIsOneRowBroadcast() {
         try (Execution x = HloExecutor.execute(module("ROOT i = s32[2,3]{1,0} iota(), iota_dimension=1"), Map.of())) {
             assertArrayEquals(new long[] {0, 1, 2, 0, 1, 2}, x.rowMajor().toLongArray());
-            assertEquals(Step.Kind.CONSTANT, x.steps().getFirst().kind());
+            assertEquals(ExecutedInstruction.Kind.CONSTANT, x.steps().getFirst().kind());
             assertEquals("sizes [2, 3] strides [0, 1]", stridedText(x.steps().getFirst()));
         }
     }
@@ -289,7 +289,7 @@ class HloExecutorTest {
         try (Execution x = HloExecutor.execute(text, Map.of("p0", p0))) {
             assertEquals(0x3f80, x.result().getBits(0));
             assertEquals(0x3f82, x.result().getBits(1));
-            assertEquals(Step.Kind.COPY, x.steps().get(1).kind());
+            assertEquals(ExecutedInstruction.Kind.COPY, x.steps().get(1).kind());
         }
     }
 
@@ -297,7 +297,7 @@ class HloExecutorTest {
     void convertToTheSameTypeStaysAView() {
         String text = module("p0 = f32[2]{0} parameter(0)", "ROOT c = f32[2]{0} convert(p0)");
         try (Execution x = HloExecutor.execute(text, Map.of("p0", iotaF32("f32[2]{0}")))) {
-            assertEquals(Step.Kind.VIEW, x.steps().get(1).kind());
+            assertEquals(ExecutedInstruction.Kind.VIEW, x.steps().get(1).kind());
         }
     }
 
@@ -305,7 +305,7 @@ class HloExecutorTest {
     void unusedInstructionsAreNotEvaluated() {
         String text = module("p0 = f32[2]{0} parameter(0)", "dead = f32[2]{0} copy(p0)", "ROOT r = f32[2]{0} reverse(p0), dimensions={0}");
         try (Execution x = HloExecutor.execute(text, Map.of("p0", iotaF32("f32[2]{0}")))) {
-            assertEquals(List.of("p0", "r"), x.steps().stream().map(Step::name).toList());
+            assertEquals(List.of("p0", "r"), x.steps().stream().map(ExecutedInstruction::name).toList());
         }
     }
 
@@ -537,7 +537,7 @@ class HloExecutorTest {
         String param = head.getFirst().substring(0, head.getFirst().indexOf(' '));
         try (Execution x = HloExecutor.execute(module(body.toArray(String[]::new)), Map.of(param, input))) {
             assertArrayEquals(expected, x.rowMajor().toFloatArray());
-            assertTrue(x.steps().stream().anyMatch(st -> st.kind() == Step.Kind.COPY), "some view was copied");
+            assertTrue(x.steps().stream().anyMatch(st -> st.kind() == ExecutedInstruction.Kind.COPY), "some view was copied");
         }
     }
 }

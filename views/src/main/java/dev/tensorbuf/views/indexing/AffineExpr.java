@@ -320,11 +320,6 @@ public sealed interface AffineExpr
         return Exprs.replace(this, dims, rangeVars, runtimeVars);
     }
 
-    /** {@return true when this is a constant} */
-    default boolean isConstant() {
-        return this instanceof Const;
-    }
-
     /**
      * {@return the text in XLA's current syntax with default names ({@code d0}, {@code s0},
      * {@code rt0})}

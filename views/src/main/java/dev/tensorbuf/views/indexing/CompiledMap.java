@@ -9,6 +9,7 @@ package dev.tensorbuf.views.indexing;
  * CompiledMap f = IndexingMap.parse(
  *         "(d0, d1) -> (d0 * 8 + d1), domain: d0 in [0, 3], d1 in [0, 7]").compile();
  * f.evaluate(0, new long[] {2, 5}); // 21
+ * f.toString(); // "compiled (d0, d1) -> (d0 * 8 + d1), domain: d0 in [0, 3], d1 in [0, 7]"
  * }
  */
 public interface CompiledMap {

@@ -17,6 +17,7 @@ import dev.tensorbuf.views.indexing.internal.EvalNode.Binary;
 import dev.tensorbuf.views.indexing.internal.EvalNode.Op;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 /** Lowers expressions to {@link EvalNode} trees; sums of constant multiples of dims become one loop. */
 final class MapCompiler {
@@ -30,16 +31,38 @@ final class MapCompiler {
         for (int i = 0; i < nodes.length; i++) {
             nodes[i] = generated(m.results().get(i));
         }
-        return new Tree(nodes, m.dims().size(), m.rangeVars().size(), m.runtimeVars().size());
+        return new Tree(m, nodes);
     }
 
-    /** Bytecode when it can be emitted (deep trees may exceed a method's size), else a tree. */
+    private static final AtomicLong FALLBACKS = new AtomicLong();
+
+    /**
+     * Bytecode when it fits one method, else a tree. The size is counted before emitting
+     * ({@link BytecodeEval#fits}) and a tree too deep to walk falls back too; nothing else does,
+     * so an emitter bug throws instead of hiding behind the slower tree.
+     */
     static EvalNode generated(AffineExpr e) {
+        BytecodeEval.Ex x;
         try {
-            return BytecodeEval.compile(ex(e));
-        } catch (ReflectiveOperationException | IllegalArgumentException | StackOverflowError failed) {
+            x = ex(e);
+        } catch (StackOverflowError tooDeep) {
+            FALLBACKS.incrementAndGet();
             return node(e);
         }
+        if (!BytecodeEval.fits(x)) {
+            FALLBACKS.incrementAndGet();
+            return node(e);
+        }
+        try {
+            return BytecodeEval.compile(x);
+        } catch (ReflectiveOperationException bug) {
+            throw new IllegalStateException("emitting the evaluator of " + e + " failed", bug);
+        }
+    }
+
+    /** {@return how many expressions fell back to the tree evaluator so far, for tests} */
+    static long fallbacks() {
+        return FALLBACKS.get();
     }
 
     private static BytecodeEval.Ex ex(AffineExpr e) {
@@ -99,8 +122,22 @@ final class MapCompiler {
                 coeff.stream().mapToLong(Long::longValue).toArray(), s.constant());
     }
 
-    private record Tree(EvalNode[] nodes, int dims, int ranges, int runtimes) implements CompiledMap {
+    /** The evaluators of a map's results; printed as the map it was compiled from. */
+    private static final class Tree implements CompiledMap {
         private static final long[] NONE = new long[0];
+        private final IndexingMap source;
+        private final EvalNode[] nodes;
+
+        Tree(IndexingMap source, EvalNode[] nodes) {
+            this.source = source;
+            this.nodes = nodes;
+        }
+
+        /** {@return {@code "compiled "} and the map's text} */
+        @Override
+        public String toString() {
+            return "compiled " + source;
+        }
 
         @Override
         public int resultCount() {

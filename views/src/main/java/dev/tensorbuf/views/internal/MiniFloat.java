@@ -7,7 +7,7 @@ import java.util.List;
  * Bit-exact conversions between {@code float}/{@code double} and the narrow binary floating-point
  * formats (f16, bf16, f8, f6, f4), with the results ml_dtypes and NumPy give.
  *
- * <p>One parametrised codec serves every format: sign bit (when {@link #signed}), {@code e}
+ * <p>One parametrised codec serves every format: a sign bit, {@code e}
  * exponent bits with {@code bias}, {@code m} stored mantissa bits, and a rule for the top of
  * the range ({@link Top}). Encoding a {@code float} rounds to nearest, ties to even pattern, from
  * the exact value. A {@code double} is rounded once, as XLA rounds it into the f8, f6 and f4

@@ -2,6 +2,7 @@ package dev.tensorbuf.views.internal;
 
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.SplitConfig;
 import dev.tensorbuf.views.XlaLayout;
 
@@ -53,14 +54,10 @@ public final class TiledLayoutMath {
 
     /** {@return XLA's {@code ElementsIn}: the product of the sizes (bounds for dynamic dims)} */
     public static long elementCount(ArrayShape shape) {
-        if (shape.dims().contains(0L)) {
-            return 0; // in any order: [2^63 - 1, 0] must not overflow before it meets the 0
-        }
-        long n = 1;
         for (int i = 0; i < shape.rank(); i++) {
-            n = multiply(n, staticSize(shape, i), shape, "element count");
+            staticSize(shape, i);
         }
-        return n;
+        return Extents.elementCount("shape", shape.dims());
     }
 
     /** {@return the size of logical dim {@code i}: its bound when dynamic; unbounded dims have none} */

@@ -52,7 +52,9 @@ final class XlaShapeLexer {
             try {
                 value = Long.parseLong(text);
             } catch (NumberFormatException ex) {
-                throw new TextFormatException("integer " + text + " does not fit in 64 bits", input, p);
+                TextFormatException tooBig = new TextFormatException("integer " + text + " does not fit in 64 bits", input, p);
+                tooBig.initCause(ex);
+                throw tooBig;
             }
             return new Token(Kind.INT, p, e, text, value);
         }

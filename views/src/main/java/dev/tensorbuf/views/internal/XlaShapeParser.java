@@ -264,7 +264,13 @@ public final class XlaShapeParser {
             }
             if (isIdent("S")) {
                 advance();
-                memorySpace = intAttribute("memory space S");
+                expect(Kind.LPAREN, "'(' after memory space S");
+                Token id = expect(Kind.INT, "an integer in memory space S(...)");
+                if (id.value() < 0) {
+                    throw error("memory space id " + id.value() + " is negative: S(n) takes n >= 0", id.start());
+                }
+                memorySpace = id.value();
+                expect(Kind.RPAREN, "')' to end memory space S(...)");
             }
             if (isIdent("SC")) {
                 advance();

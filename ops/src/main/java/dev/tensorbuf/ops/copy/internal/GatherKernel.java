@@ -4,6 +4,7 @@ import dev.tensorbuf.ops.copy.Access;
 import dev.tensorbuf.ops.copy.ChannelAffine;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.ElementAccess;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.indexing.CompiledMap;
 
@@ -36,7 +37,7 @@ final class GatherKernel {
         MemorySegment s = src.segment();
         MemorySegment d = dst.segment();
         int rank = src.rank();
-        long[] dims = src.dims().stream().mapToLong(Long::longValue).toArray();
+        long[] dims = Extents.toArray(src.dims());
         long[] idx = new long[rank];
         float[] scale = affine == null ? null : Floats.toArray(affine.scale());
         float[] bias = affine == null ? null : Floats.toArray(affine.bias());
@@ -66,7 +67,7 @@ final class GatherKernel {
     private static Addresser addresser(Access a) {
         return switch (a.addressing()) {
             case Access.Strided(StridedLayout l) -> {
-                long[] strides = l.strides().stream().mapToLong(Long::longValue).toArray();
+                long[] strides = Extents.toArray(l.strides());
                 long offset = l.offset();
                 yield index -> {
                     long o = offset;

@@ -6,6 +6,7 @@ import dev.tensorbuf.ops.copy.Loop;
 import dev.tensorbuf.ops.copy.Step;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.XlaLayout;
 
@@ -170,7 +171,7 @@ public final class Planner {
 
     private static Form form(Access a) {
         return switch (a.addressing()) {
-            case Access.Strided(StridedLayout l) -> new Flat(l.strides().stream().mapToLong(Long::longValue).toArray(),
+            case Access.Strided(StridedLayout l) -> new Flat(Extents.toArray(l.strides()),
                     l.offset());
             case Access.Tiled(ArrayShape shape) -> tiledForm(shape);
             case Access.Mapped m -> new None("a general element map");

@@ -4,7 +4,7 @@ import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.ops.Bitcast;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.Pad;
-import dev.tensorbuf.ops.exec.Step;
+import dev.tensorbuf.ops.exec.ExecutedInstruction;
 import dev.tensorbuf.ops.hlo.HloAttribute;
 import dev.tensorbuf.ops.hlo.HloComputation;
 import dev.tensorbuf.ops.hlo.HloInstruction;
@@ -13,6 +13,7 @@ import dev.tensorbuf.ops.indexing.HloIndexing;
 import dev.tensorbuf.ops.indexing.OperandIndexing;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.XlaLayout;
@@ -42,7 +43,7 @@ public final class Interpreter {
     private final Map<String, Value> values = new HashMap<>();
 
     /** The view an instruction produced, how, and whether it is memory laid out by its own shape. */
-    private record Value(TensorView view, Step.Kind kind, boolean inOwnLayout) {
+    private record Value(TensorView view, ExecutedInstruction.Kind kind, boolean inOwnLayout) {
     }
 
     /**
@@ -53,7 +54,7 @@ public final class Interpreter {
      *     instruction already made memory in it)
      * @param steps the instructions evaluated, in the module's order
      */
-    public record Run(TensorView result, boolean rootCopied, List<Step> steps) {
+    public record Run(TensorView result, boolean rootCopied, List<ExecutedInstruction> steps) {
     }
 
     private Interpreter(HloModule module, SourceLines lines, Map<String, TensorView> arguments, Allocator allocator) {
@@ -83,11 +84,11 @@ public final class Interpreter {
         Value r = values.get(root.name());
         boolean copy = !r.inOwnLayout();
         TensorView result = copy ? Materialize.materialize(r.view(), rootShape.laidOut(), allocator) : r.view();
-        List<Step> steps = new ArrayList<>();
+        List<ExecutedInstruction> steps = new ArrayList<>();
         for (HloInstruction i : entry.instructions()) {
             Value v = values.get(i.name());
             if (v != null) {
-                steps.add(new Step(i.name(), i.opcode(), v.kind(), v.view().form()));
+                steps.add(new ExecutedInstruction(i.name(), i.opcode(), v.kind(), v.view().form()));
             }
         }
         return new Run(result, copy, steps);
@@ -144,7 +145,11 @@ public final class Interpreter {
         }
     }
 
-    /** Operands each opcode takes, as XLA's verifier counts them; absent: checked by the op. */
+    /**
+     * Operands each opcode takes, as XLA's verifier counts them. Absent: a count that depends on
+     * the op, checked where it is applied ({@code concatenate}'s "at least one part" by
+     * {@code Ops.concatenate}, {@code dynamic-slice}'s one start per dimension below).
+     */
     private static final Map<String, Integer> OPERAND_COUNTS = Map.ofEntries(
             Map.entry("parameter", 0), Map.entry("constant", 0), Map.entry("iota", 0),
             Map.entry("broadcast", 1), Map.entry("transpose", 1), Map.entry("reshape", 1), Map.entry("bitcast", 1),
@@ -158,27 +163,24 @@ public final class Interpreter {
             throw new IllegalArgumentException(in.opcode() + " takes " + count + " operand" + (count == 1 ? "" : "s")
                     + ", got " + ops.size() + ": " + in.operands());
         }
-        if (in.opcode().equals("concatenate") && ops.isEmpty()) {
-            throw new IllegalArgumentException("concatenate takes at least one operand, got none");
-        }
         ArrayShape shape = in.arrayShape().laidOut();
         long[] dims = longs(shape.dims());
         return switch (in.opcode()) {
-            case "parameter" -> new Value(arguments.get(in.name()), Step.Kind.PARAMETER, false);
-            case "constant" -> new Value(Literals.parse(in.payload(), shape, allocator), Step.Kind.CONSTANT, true);
-            case "iota" -> new Value(iota(in, shape), Step.Kind.CONSTANT, false);
+            case "parameter" -> new Value(arguments.get(in.name()), ExecutedInstruction.Kind.PARAMETER, false);
+            case "constant" -> new Value(Literals.parse(in.payload(), shape, allocator), ExecutedInstruction.Kind.CONSTANT, true);
+            case "iota" -> new Value(iota(in, shape), ExecutedInstruction.Kind.CONSTANT, false);
             case "broadcast" -> view(Ops.broadcast(operand(in, ops, 0), dims, dimensions(in, in.intsOrEmpty("dimensions"))));
             case "transpose" -> view(Ops.transpose(operand(in, ops, 0), dimensions(in, in.ints("dimensions"))));
             case "reshape" -> view(Ops.reshape(operand(in, ops, 0), dims));
             case "bitcast" -> bitcast(in, operand(in, ops, 0), dims);
-            case "copy" -> new Value(Materialize.materialize(operand(in, ops, 0), shape, allocator), Step.Kind.COPY, true);
+            case "copy" -> new Value(Materialize.materialize(operand(in, ops, 0), shape, allocator), ExecutedInstruction.Kind.COPY, true);
             case "slice" -> view(slice(in, operand(in, ops, 0)));
             case "dynamic-slice" -> view(dynamicSlice(in, ops));
             case "pad" -> view(pad(in, operand(in, ops, 0), operand(in, ops, 1)));
             case "reverse" -> view(Ops.reverse(operand(in, ops, 0), dimensions(in, in.ints("dimensions"))));
             case "concatenate" -> view(Ops.concatenate(in.oneDimension("dimensions"), ops));
             case "convert" -> operand(in, ops, 0).dtype() == shape.dtype() ? view(operand(in, ops, 0))
-                    : new Value(Conversions.convert(operand(in, ops, 0), shape, allocator), Step.Kind.COPY, true);
+                    : new Value(Conversions.convert(operand(in, ops, 0), shape, allocator), ExecutedInstruction.Kind.COPY, true);
             default -> throw new AssertionError("opcode " + in.opcode() + " passed the support check");
         };
     }
@@ -192,10 +194,10 @@ public final class Interpreter {
     static final int MAX_MAP_CHARS = 1024;
 
     private Value boundMap(HloInstruction in, Value v) {
-        if (v.kind() != Step.Kind.VIEW || !mapTooLong(v.view())) {
+        if (v.kind() != ExecutedInstruction.Kind.VIEW || !mapTooLong(v.view())) {
             return v;
         }
-        return new Value(Materialize.materialize(v.view(), in.arrayShape().laidOut(), allocator), Step.Kind.COPY, true);
+        return new Value(Materialize.materialize(v.view(), in.arrayShape().laidOut(), allocator), ExecutedInstruction.Kind.COPY, true);
     }
 
     /**
@@ -217,7 +219,7 @@ public final class Interpreter {
     }
 
     private static Value view(TensorView v) {
-        return new Value(v, Step.Kind.VIEW, false);
+        return new Value(v, ExecutedInstruction.Kind.VIEW, false);
     }
 
     private TensorView iota(HloInstruction in, ArrayShape shape) {
@@ -261,7 +263,7 @@ public final class Interpreter {
             if (source.laidOutShape().equals(java.util.Optional.of(from))) {
                 return view(Bitcast.apply(source, to));
             }
-            return new Value(Bitcast.apply(Materialize.materialize(source, from, allocator), to), Step.Kind.COPY, true);
+            return new Value(Bitcast.apply(Materialize.materialize(source, from, allocator), to), ExecutedInstruction.Kind.COPY, true);
         }
         // The logical map through both declared layouts: right whatever memory the operand's view reads.
         var maps = HloIndexing.outputToInput(module, in).operand(0);
@@ -359,7 +361,7 @@ public final class Interpreter {
     }
 
     private static long[] longs(List<Long> v) {
-        return v.stream().mapToLong(Long::longValue).toArray();
+        return Extents.toArray(v);
     }
 
     /**

@@ -81,7 +81,7 @@ public final class Literals {
             }
         } catch (NumberFormatException e) {
             String shown = t.kind() == DType.Kind.COMPLEX ? "(" + text.replace(",", ", ") + ")" : text;
-            throw new IllegalArgumentException("'" + shown + "' is not a " + t + " value, in literal '" + literal + "'");
+            throw new IllegalArgumentException("'" + shown + "' is not a " + t + " value, in literal '" + literal + "'", e);
         }
     }
 

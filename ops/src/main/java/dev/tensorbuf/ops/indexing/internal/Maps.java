@@ -2,6 +2,7 @@ package dev.tensorbuf.ops.indexing.internal;
 
 import dev.tensorbuf.ops.indexing.OperandIndexing;
 import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.indexing.Interval;
@@ -99,6 +100,6 @@ final class Maps {
     }
 
     static long[] longs(List<Long> values) {
-        return values.stream().mapToLong(Long::longValue).toArray();
+        return Extents.toArray(values);
     }
 }

@@ -36,7 +36,41 @@ public final class BytecodeEval {
         record Bin(EvalNode.Op op, Ex a, Ex b) implements Ex {}
     }
 
-    /** {@return an evaluator for {@code e}} @param e the expression */
+    /** The JVM's limit on a method's bytecode (JVMS 4.7.3: {@code code_length < 65536}). */
+    static final int MAX_CODE_BYTES = 65_535;
+
+    /**
+     * {@return whether the bytecode of {@code e} surely fits one method} It counts the most bytes
+     * {@link #emit} can write per node (a variable 5, a constant 3, an operation 3) plus the
+     * return, without recursion, so a tree too deep or too big is answered before emission.
+     *
+     * @param e the expression
+     */
+    public static boolean fits(Ex e) {
+        long bytes = 1; // lreturn
+        java.util.ArrayDeque<Ex> pending = new java.util.ArrayDeque<>();
+        pending.push(e);
+        while (!pending.isEmpty() && bytes <= MAX_CODE_BYTES) {
+            switch (pending.pop()) {
+                case Ex.Var v -> bytes += 5; // aload_n, iconst/bipush/sipush/ldc index, laload
+                case Ex.Lit l -> bytes += 3; // lconst_n or ldc2_w
+                case Ex.Bin(EvalNode.Op op, Ex a, Ex b) -> {
+                    bytes += 3; // invokestatic
+                    pending.push(a);
+                    pending.push(b);
+                }
+            }
+        }
+        return bytes <= MAX_CODE_BYTES;
+    }
+
+    /**
+     * {@return an evaluator for {@code e}} Call it only where {@link #fits} holds: then any
+     * failure here is a bug in the emitter.
+     *
+     * @param e the expression
+     * @throws ReflectiveOperationException if the emitted class cannot be defined or constructed
+     */
     public static EvalNode compile(Ex e) throws ReflectiveOperationException {
         byte[] bytes = ClassFile.of().build(ClassDesc.of(BytecodeEval.class.getPackageName() + ".Generated"), cb -> {
             cb.withSuperclass(CD_EVAL_NODE);

@@ -2,20 +2,10 @@ package dev.tensorbuf.ops;
 
 import dev.tensorbuf.views.TensorView;
 import java.util.Arrays;
-import java.util.List;
 
 /** What the op files share: argument checks with uniform messages. */
-final class OpMaps {
-    private OpMaps() {
-    }
-
-    static long[] dims(TensorView view) {
-        List<Long> dims = view.dims();
-        long[] a = new long[dims.size()];
-        for (int i = 0; i < a.length; i++) {
-            a[i] = dims.get(i);
-        }
-        return a;
+final class OpChecks {
+    private OpChecks() {
     }
 
     static void checkRank(String op, TensorView view, int length, String what) {
@@ -36,17 +26,5 @@ final class OpMaps {
             seen[p] = true;
         }
         return permutation.clone();
-    }
-
-    static long product(List<Long> dims, String context) {
-        long n = 1;
-        for (long d : dims) {
-            try {
-                n = Math.multiplyExact(n, d);
-            } catch (ArithmeticException e) {
-                throw new IllegalArgumentException("element count of " + dims + " overflows a long (" + context + ")", e);
-            }
-        }
-        return n;
     }
 }

@@ -8,7 +8,7 @@ import java.util.Objects;
  * argument or a constant, and the form of the resulting view's map.
  * {@snippet :
  * // t = f32[3,2]{1,0} transpose(p0), dimensions={1,0}  with p0 = f32[2,3]{1,0}
- * Step s = execution.steps().get(1);
+ * ExecutedInstruction s = execution.steps().get(1);
  * s.kind();      // Kind.VIEW
  * s.formName();  // "strided": sizes [3, 2] strides [1, 3]
  * }
@@ -18,7 +18,7 @@ import java.util.Objects;
  * @param kind whether it stayed a view or copied
  * @param form the form of the map of the view it produced
  */
-public record Step(String name, String opcode, Kind kind, MapForm form) {
+public record ExecutedInstruction(String name, String opcode, Kind kind, MapForm form) {
 
     /** How an instruction produced its value. */
     public enum Kind {
@@ -38,7 +38,7 @@ public record Step(String name, String opcode, Kind kind, MapForm form) {
     }
 
     /** @throws NullPointerException for a null part */
-    public Step {
+    public ExecutedInstruction {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(opcode, "opcode");
         Objects.requireNonNull(kind, "kind");

@@ -1,0 +1,15 @@
+/**
+ * What the public view types compute with, kept out of their API: the XLA shape text lexer,
+ * parser and printer; the one nested-tiling implementation ({@code TilingPlan},
+ * {@code TiledLayoutMath}) and its lowering to maps; exact overlap and padding tests of strided
+ * layouts; reading a map's form; the bounds a view reaches; element reads through padded and
+ * concatenated views; the narrow-float codecs.
+ *
+ * <p>Exported to {@code dev.tensorbuf.ops} alone, which uses four of these classes
+ * ({@code MiniFloat}, {@code FloatCodec}, {@code ViewBounds}, {@code ViewReader}; the module's
+ * {@code module-info} says where). Rules that hold for every class: sizes, strides and offsets are
+ * in elements unless a name ends in {@code Bytes}; what only this arithmetic can find (an
+ * overflow, a layout that does not fit its shape) is an {@link java.lang.IllegalArgumentException}
+ * naming the numbers.
+ */
+package dev.tensorbuf.views.internal;
