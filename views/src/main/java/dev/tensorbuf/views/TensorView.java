@@ -53,6 +53,7 @@ public final class TensorView {
     private volatile ViewMap map;
     private volatile DerivedMap derived;
     private volatile CompiledMap compiled;
+    private volatile Optional<StridedLayout> layout;
 
     /**
      * A view; its map is {@code map} when given, else built from {@code pending} on first need.
@@ -394,9 +395,15 @@ public final class TensorView {
      * otherwise}. A view made by stride arithmetic reads it off its strides, no map simplified.
      */
     public Optional<StridedLayout> stridedLayout() {
-        boolean byArithmetic = strides != null && pending != null && derived == null;
-        StridedLayout known = byArithmetic ? ViewRemaps.simplifiedLayout(dims, strides, base) : null;
-        return known != null ? Optional.of(known) : form() instanceof MapForm.Strided s ? Optional.of(s.layout()) : Optional.empty();
+        Optional<StridedLayout> known = layout;
+        if (known == null) {
+            StridedLayout byArithmetic = strides != null && pending != null && derived == null
+                    ? ViewRemaps.simplifiedLayout(dims, strides, base) : null;
+            known = byArithmetic != null ? Optional.of(byArithmetic)
+                    : form() instanceof MapForm.Strided s ? Optional.of(s.layout()) : Optional.empty();
+            layout = known; // a copy asks each call; a view reused for many copies answers once
+        }
+        return known;
     }
 
     /** {@return whether every buffer is host-accessible, so elements can be read and written here} */
