@@ -3,6 +3,7 @@ package dev.tensorbuf.interop;
 import dev.tensorbuf.interop.internal.Sizes;
 import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.Extents;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Objects;
@@ -47,13 +48,9 @@ public record DenseTensor(DType dtype, List<Long> dims, MemorySegment bytes) {
         return new DenseTensor(dtype, dims, buffer.segment());
     }
 
-    /** {@return the number of elements, the product of the dims} */
+    /** {@return the number of elements, the product of the dims (checked when the tensor was made)} */
     public long elementCount() {
-        long n = 1;
-        for (long d : dims) {
-            n *= d;
-        }
-        return n;
+        return Extents.elementCount("", dims);
     }
 
     /** {@return e.g. {@code "f32[2, 3]"}} */

@@ -65,6 +65,9 @@ public interface Allocator extends AutoCloseable {
      *
      * @throws WrongThreadException if a confined allocator is closed from another thread; it
      *     stays open
+     * @throws IllegalStateException if a native call still holds memory of a shared arena
+     *     allocator (a segment passed to a downcall); nothing is freed, it stays open, and a
+     *     later close frees it
      */
     @Override
     void close();

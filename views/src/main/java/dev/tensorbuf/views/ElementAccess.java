@@ -76,6 +76,15 @@ public final class ElementAccess {
     }
 
     /**
+     * {@return how many whole elements fit in {@code bytes}: {@code floor(8 * bytes / bits)}}
+     * Computed without forming {@code 8 * bytes}, which overflows from 2^60 bytes (a raw pointer
+     * reinterpreted to the rest of the address space, a device buffer's claim).
+     */
+    public long capacity(long bytes) {
+        return bytes / storageBits * 8 + bytes % storageBits * 8 / storageBits;
+    }
+
+    /**
      * {@return access to the elements of an XLA shape's layout: at their own width for
      * {@code E(0)} or their width in bits, packed for a sub-byte type's own {@code E(n)}}
      * {@code ElementAccess.of(ArrayShape.parse("s4[8]{0:E(4)}"))} packs two elements a byte.

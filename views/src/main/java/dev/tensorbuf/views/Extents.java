@@ -78,7 +78,8 @@ public final class Extents {
         return a;
     }
 
-    private static List<Long> boxed(long[] dims) {
+    /** {@return {@code dims} as an unmodifiable list, the inverse of {@link #toArray}} */
+    static List<Long> boxed(long[] dims) {
         Long[] boxed = new Long[dims.length];
         for (int i = 0; i < dims.length; i++) {
             boxed[i] = dims[i];

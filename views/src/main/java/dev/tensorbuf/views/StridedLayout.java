@@ -98,7 +98,7 @@ public record StridedLayout(List<Long> sizes, List<Long> strides, long offset) {
 
     /** {@return a layout} @see #StridedLayout(List, List, long) */
     public static StridedLayout of(long[] sizes, long[] strides, long offset) {
-        return new StridedLayout(boxed(sizes), boxed(strides), offset);
+        return new StridedLayout(Extents.boxed(sizes), Extents.boxed(strides), offset);
     }
 
     /**
@@ -214,12 +214,12 @@ public record StridedLayout(List<Long> sizes, List<Long> strides, long offset) {
      * }
      */
     public boolean isPadded() {
-        return StrideAnalysis.leavesGaps(unboxed(sizes), unboxed(strides));
+        return StrideAnalysis.leavesGaps(Extents.toArray(sizes), Extents.toArray(strides));
     }
 
     /** {@return whether two distinct logical indices share an element offset} */
     public boolean isOverlapping() {
-        return StrideAnalysis.overlaps(unboxed(sizes), unboxed(strides));
+        return StrideAnalysis.overlaps(Extents.toArray(sizes), Extents.toArray(strides));
     }
 
     /** {@return whether some stride is negative} */
@@ -319,21 +319,5 @@ public record StridedLayout(List<Long> sizes, List<Long> strides, long offset) {
     @Override
     public String toString() {
         return "sizes " + sizes + " strides " + strides + (offset == 0 ? "" : " offset " + offset);
-    }
-
-    static List<Long> boxed(long[] values) {
-        List<Long> out = new ArrayList<>(values.length);
-        for (long v : values) {
-            out.add(v);
-        }
-        return out;
-    }
-
-    private static long[] unboxed(List<Long> values) {
-        long[] out = new long[values.size()];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = values.get(i);
-        }
-        return out;
     }
 }

@@ -100,7 +100,7 @@ public enum TensorFormat {
 
     private boolean packsTo(long[] sizes, List<Long> strides) {
         try {
-            return StridedLayout.boxed(packedStrides(sizes)).equals(strides);
+            return Extents.boxed(packedStrides(sizes)).equals(strides);
         } catch (IllegalArgumentException overflow) {
             return false; // an empty tensor whose other sizes multiply past a long: no packed strides exist
         }

@@ -70,6 +70,12 @@ public final class TensorView {
         this.base = base;
         this.map = map;
         this.pending = pending;
+        // The copy engine writes a view with an XLA layout through that layout's tiles, and its
+        // form takes the layout as its XLA shape, without comparing maps: only TensorView.of
+        // keeps a layout, with the layout's own map.
+        assert shape.layout().isEmpty() || pending instanceof PendingMap.Layout
+                || map instanceof ViewMap.Single single && single.map().equals(shape.toIndexingMap())
+                : "a view keeps the XLA layout of " + shape + " but reads another map";
     }
 
     // ---- factories -------------------------------------------------------------------------
@@ -120,9 +126,14 @@ public final class TensorView {
      * @param access the element storage of every buffer
      * @param dims the logical dimensions
      * @throws IllegalArgumentException if a piece's map does not have one dimension per logical
-     *     dimension, or reaches outside its buffer
+     *     dimension, or reaches outside its buffer, or a one-buffer map has constraints (it must
+     *     place every index: a partial map is a piece of a padded or concatenated map)
      */
     public static TensorView over(ViewMap map, ElementAccess access, long... dims) {
+        if (map instanceof ViewMap.Single single && !single.map().constraints().isEmpty()) {
+            throw new IllegalArgumentException("map " + single.map() + " has constraints: a one-buffer view reads"
+                    + " every index; make it a piece of a ViewMap.Padded or ViewMap.Concatenated for a partial map");
+        }
         ArrayShape logical = ArrayShape.of(access.type(), dims).withoutLayout();
         return ViewFactory.checked(logical, map, access);
     }

@@ -188,10 +188,7 @@ final class ViewFactory {
 
     /** {@return how many elements of {@code access} the buffer holds} */
     static long capacity(Buffer buffer, ElementAccess access) {
-        // floor(8 * bytes / bits) without forming 8 * bytes, which overflows from 2^60 bytes (device buffers can claim that).
-        long bytes = buffer.byteSize();
-        int bits = access.storageBits();
-        return bytes / bits * 8 + bytes % bits * 8 / bits;
+        return access.capacity(buffer.byteSize());
     }
 
     /** {@return a layout-free shape, without building and then dropping the default layout} */

@@ -116,10 +116,7 @@ final class ViewTransfer {
     }
 
     static void forEachIndex(long[] dims, Consumer<long[]> action) {
-        long count = 1;
-        for (long d : dims) {
-            count *= d;
-        }
+        long count = Extents.elementCount("", dims); // a view's dims, checked when it was made
         long[] index = new long[dims.length];
         for (long n = 0; n < count; n++) {
             action.accept(index);

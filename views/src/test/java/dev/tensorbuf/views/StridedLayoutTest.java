@@ -42,8 +42,8 @@ class StridedLayoutTest {
 
     @Test
     void formatExamplesFromJavadoc() {
-        assertEquals(List.of(6L, 1L, 6L, 3L), StridedLayout.boxed(TensorFormat.NHWC.packedStrides(1, 3, 1, 2)));
-        assertEquals(List.of(1L, 2L), StridedLayout.boxed(TensorFormat.WH.packedStrides(2, 3)));
+        assertEquals(List.of(6L, 1L, 6L, 3L), Extents.boxed(TensorFormat.NHWC.packedStrides(1, 3, 1, 2)));
+        assertEquals(List.of(1L, 2L), Extents.boxed(TensorFormat.WH.packedStrides(2, 3)));
         assertEquals(Optional.of(TensorFormat.NHWC),
                 TensorFormat.of(StridedLayout.of(new long[] {1, 1, 3, 5}, new long[] {15, 1, 5, 1})));
     }
@@ -57,8 +57,8 @@ class StridedLayoutTest {
             assertTrue(TensorFormat.matching(layout).contains(f), f + " matches its own strides");
         }
         assertEquals(List.of(TensorFormat.CHW, TensorFormat.DHW), TensorFormat.matching(StridedLayout.packed(2, 3, 4)));
-        assertEquals(List.of(1L, 8L, 2L), StridedLayout.boxed(TensorFormat.HWC.packedStrides(2, 3, 4)));
-        assertEquals(List.of(1L, 2L, 6L), StridedLayout.boxed(TensorFormat.WHD.packedStrides(2, 3, 4)));
+        assertEquals(List.of(1L, 8L, 2L), Extents.boxed(TensorFormat.HWC.packedStrides(2, 3, 4)));
+        assertEquals(List.of(1L, 2L, 6L), Extents.boxed(TensorFormat.WHD.packedStrides(2, 3, 4)));
         assertEquals(List.of(TensorFormat.NCHW, TensorFormat.NHWC), TensorFormat.matching(StridedLayout.packed(1, 1, 1, 1)));
         assertEquals(Optional.empty(), StridedLayout.of(new long[] {2, 3}, new long[] {5, 1}).format());
         assertEquals(TensorFormat.NDHWC, TensorFormat.fromName("ndhwc"));

@@ -1,5 +1,6 @@
 package dev.tensorbuf.interop.staging;
 
+import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.TensorView;
@@ -213,10 +214,10 @@ public final class StagingPipeline implements AutoCloseable {
             throw new IllegalArgumentException("staging '" + name + "': source " + source
                     + " is not in host-accessible memory; the copy engine reads host memory only");
         }
-        for (var piece : source.map().pieces()) {
+        for (Buffer b : source.buffers()) {
             MemorySegment segment;
             try {
-                segment = piece.buffer().segment();
+                segment = b.segment();
             } catch (IllegalStateException closed) {
                 continue; // the worker reports a closed source as that tensor's failure, as ever
             }

@@ -86,11 +86,16 @@ public final class ArenaAllocator implements Allocator {
             if (shared) {
                 // Closed in our books first: an allocation or a segment() racing the close then
                 // hears it from us ("shared arena is closed") rather than from FFM ("Already
-                // closed"), whose handshake with every thread leaves a wide window. An arena
-                // FFM will not close yet (a downcall has a segment) stays closed to allocations,
-                // and a later close tries again.
+                // closed"), whose handshake with every thread leaves a wide window. An arena FFM
+                // will not close yet (a native call holds one of its segments) frees nothing, so
+                // it is open again, as Allocator.close promises: closed means freed.
                 scope.close();
-                arena.close();
+                try {
+                    arena.close();
+                } catch (IllegalStateException inUse) {
+                    scope.reopen();
+                    throw Errors.cannotCloseInUse(this.toString(), inUse);
+                }
             } else {
                 try {
                     arena.close(); // first: one closed from the wrong thread throws and stays open

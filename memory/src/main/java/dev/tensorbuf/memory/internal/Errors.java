@@ -46,6 +46,13 @@ public final class Errors {
         return new IllegalStateException(lifetime.describe() + " was closed when its " + lifetime.owner() + " closed");
     }
 
+    /** {@return the refusal of a close while a native call holds the arena's memory: nothing was freed} */
+    static IllegalStateException cannotCloseInUse(String allocator, IllegalStateException cause) {
+        return new IllegalStateException("cannot close " + allocator + " yet: a native call still holds its memory ("
+                + cause.getMessage() + "); nothing was freed and it stays open, so close it again once the call returns",
+                cause);
+    }
+
     static WrongThreadException wrongThread(Lifetime lifetime) {
         return wrongThread(lifetime.describe() + " cannot be used", null);
     }

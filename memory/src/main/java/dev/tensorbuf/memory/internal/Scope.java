@@ -22,4 +22,9 @@ public final class Scope {
         }
         open = false;
     }
+
+    /** Undoes {@link #close()} for a close that did not happen: the memory is still there and usable. */
+    public void reopen() {
+        open = true;
+    }
 }

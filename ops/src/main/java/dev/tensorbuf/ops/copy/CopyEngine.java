@@ -325,7 +325,12 @@ public final class CopyEngine {
         try {
             for (TensorView side : List.of(src, dst)) {
                 for (Buffer b : side.buffers()) {
-                    holds.add(b.hold()); // a buffer closed already throws here, as itself
+                    try {
+                        holds.add(b.hold());
+                    } catch (IllegalStateException closed) {
+                        throw new IllegalStateException("the " + (side == src ? "source " : "destination ") + side
+                                + " cannot be copied: " + closed.getMessage(), closed);
+                    }
                     held.add(b);
                 }
             }
@@ -456,7 +461,8 @@ public final class CopyEngine {
                 }
             }
         } else if (planned) {
-            execute(CopyPlan.of(from.get(), to.get(), affine));
+            // Not execute(): its failures name the Access sides, and copyViews names the views.
+            executor.execute(CopyPlan.of(from.get(), to.get(), affine));
         } else {
             ViewAdapter.copyElements(src, dst);
         }

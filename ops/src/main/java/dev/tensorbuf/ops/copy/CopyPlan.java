@@ -165,9 +165,8 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
             default -> null;
         };
         if (map != null) {
-            long bits = (a.addressing() instanceof Access.Tiled(ArrayShape s) ? ElementAccess.of(s)
-                    : ElementAccess.of(a.dtype())).storageBits();
-            long capacity = Sizes.multiply(a.segment().byteSize(), 8, "segment bits") / bits;
+            long capacity = (a.addressing() instanceof Access.Tiled(ArrayShape s) ? ElementAccess.of(s)
+                    : ElementAccess.of(a.dtype())).capacity(a.segment().byteSize());
             try {
                 ViewBounds.check(map, capacity, side + " " + a.dtype() + a.dims(), capacity + " elements ("
                         + a.segment().byteSize() + " bytes)");

@@ -116,6 +116,10 @@ class CopyEngineFailureTest {
                     () -> engine.materialize(mine, DType.BF16, StridedLayout.packed(64), shared));
             assertTrue(materialize.startsWith("the copy cannot read its source " + mine + " from thread \"materializer\""),
                     materialize);
+            Throwable once = onAnotherThreadThrown("once", () -> engine.copy(mine, open));
+            assertInstanceOf(WrongThreadException.class, once);
+            assertFalse(once.getCause().getMessage().startsWith("the copy cannot"),
+                    "named once, over FFM's own exception: " + once.getCause());
             String rawRead = onAnotherThread("raw", () -> engine.copy(raw, openRaw));
             assertTrue(rawRead.startsWith("the copy cannot read its source (f32[64], 256 bytes) from thread \"raw\""), rawRead);
         }
@@ -123,6 +127,13 @@ class CopyEngineFailureTest {
 
     /** {@return the message of the WrongThreadException {@code copy} throws on a new thread named {@code name}} */
     private static String onAnotherThread(String name, Runnable copy) throws InterruptedException {
+        Throwable thrown = onAnotherThreadThrown(name, copy);
+        assertInstanceOf(WrongThreadException.class, thrown);
+        return thrown.getMessage();
+    }
+
+    /** {@return what {@code copy} throws on a new thread named {@code name}} */
+    private static Throwable onAnotherThreadThrown(String name, Runnable copy) throws InterruptedException {
         AtomicReference<Throwable> thrown = new AtomicReference<>();
         Thread t = Thread.ofPlatform().name(name).start(() -> {
             try {
@@ -132,8 +143,19 @@ class CopyEngineFailureTest {
             }
         });
         t.join();
-        assertInstanceOf(WrongThreadException.class, thrown.get());
-        return thrown.get().getMessage();
+        return thrown.get();
+    }
+
+    @Test
+    void aBufferClosedBeforeTheCopyIsNamedWithItsSide() {
+        try (Allocator shared = Allocators.shared()) {
+            TensorView src = TensorView.strided(shared.allocate(16), DType.F32, StridedLayout.packed(4));
+            TensorView dst = TensorView.strided(shared.allocate(16), DType.F32, StridedLayout.packed(4));
+            dst.buffer().close();
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> CopyEngine.of(1).copy(src, dst));
+            assertTrue(e.getMessage().startsWith("the destination " + dst + " cannot be copied: buffer of 16 bytes"),
+                    e.getMessage());
+        }
     }
 
     /**

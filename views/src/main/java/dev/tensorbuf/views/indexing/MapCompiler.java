@@ -38,8 +38,11 @@ final class MapCompiler {
 
     /**
      * Bytecode when it fits one method, else a tree. The size is counted before emitting
-     * ({@link BytecodeEval#fits}) and a tree too deep to walk falls back too; nothing else does,
-     * so an emitter bug throws instead of hiding behind the slower tree.
+     * ({@link BytecodeEval#fits}), and a tree whose walk overflows the stack tries the tree
+     * builder; nothing else falls back, so an emitter bug throws instead
+     * of hiding behind the slower tree. The tree builder recurses too: an expression nested
+     * thousands deep overflows both, and that {@link StackOverflowError} reaches the caller (the
+     * CLI reports it as input nested too deeply).
      */
     static EvalNode generated(AffineExpr e) {
         BytecodeEval.Ex x;

@@ -5,9 +5,10 @@
  * layouts; reading a map's form; the bounds a view reaches; element reads through padded and
  * concatenated views; the narrow-float codecs.
  *
- * <p>Exported to {@code dev.tensorbuf.ops} alone, which uses four of these classes
- * ({@code MiniFloat}, {@code FloatCodec}, {@code ViewBounds}, {@code ViewReader}; the module's
- * {@code module-info} says where). Rules that hold for every class: sizes, strides and offsets are
+ * <p>Exported to {@code dev.tensorbuf.ops}, which uses five of these classes ({@code MiniFloat},
+ * {@code FloatCodec}, {@code ViewBounds}, {@code ViewReader}, {@code ConfinedMemory}), and to
+ * {@code dev.tensorbuf.interop} for {@code ConfinedMemory}; the module's {@code module-info} says
+ * where. Rules that hold for every class: sizes, strides and offsets are
  * in elements unless a name ends in {@code Bytes}; what only this arithmetic can find (an
  * overflow, a layout that does not fit its shape) is an {@link java.lang.IllegalArgumentException}
  * naming the numbers.

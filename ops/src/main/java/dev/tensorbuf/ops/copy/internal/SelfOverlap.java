@@ -1,6 +1,7 @@
 package dev.tensorbuf.ops.copy.internal;
 
 import dev.tensorbuf.ops.copy.Access;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.indexing.CompiledMap;
 import dev.tensorbuf.views.indexing.IndexingMap;
@@ -97,10 +98,7 @@ public final class SelfOverlap {
      * @param unit what a slot is, for the message ({@code "element offset"}), or null to leave it out
      */
     static void checkDistinct(String what, List<Long> dims, Offsets offsets, long lo, long hi, String unit) {
-        long n = 1;
-        for (long d : dims) {
-            n = Math.multiplyExact(n, d);
-        }
+        long n = Extents.elementCount(what, dims);
         long span = hi - lo + 1; // wraps to 0 or below when the range is unknown
         Long repeated;
         if (span > 0 && span <= MAX_BITS && span <= Math.max(64 * n, 1 << 20)) {

@@ -164,7 +164,7 @@ public final class Interpreter {
                     + ", got " + ops.size() + ": " + in.operands());
         }
         ArrayShape shape = in.arrayShape().laidOut();
-        long[] dims = longs(shape.dims());
+        long[] dims = Extents.toArray(shape.dims());
         return switch (in.opcode()) {
             case "parameter" -> new Value(arguments.get(in.name()), ExecutedInstruction.Kind.PARAMETER, false);
             case "constant" -> new Value(Literals.parse(in.payload(), shape, allocator), ExecutedInstruction.Kind.CONSTANT, true);
@@ -247,7 +247,7 @@ public final class Interpreter {
                 default -> throw new IllegalArgumentException("iota of " + type + " is not supported");
             }
         }
-        return Ops.broadcast(row, longs(shape.dims()), d);
+        return Ops.broadcast(row, Extents.toArray(shape.dims()), d);
     }
 
     private Value bitcast(HloInstruction in, TensorView source, long[] dims) {
@@ -312,7 +312,7 @@ public final class Interpreter {
             // u64 starts past 2^63 read as negative; any such start is past every dim, so clamp high.
             starts[k] = s.dtype() == DType.U64 && value < 0 ? Long.MAX_VALUE : value;
         }
-        return Ops.dynamicSlice(source, starts, longs(in.ints("dynamic_slice_sizes")));
+        return Ops.dynamicSlice(source, starts, Extents.toArray(in.ints("dynamic_slice_sizes")));
     }
 
     private TensorView pad(HloInstruction in, TensorView source, TensorView fill) {
@@ -358,10 +358,6 @@ public final class Interpreter {
     private String where(HloInstruction in) {
         var line = lines.lineOf(in.name());
         return "(instruction %" + in.name() + (line.isPresent() ? ", line " + line.getAsInt() : "") + ")";
-    }
-
-    private static long[] longs(List<Long> v) {
-        return Extents.toArray(v);
     }
 
     /**

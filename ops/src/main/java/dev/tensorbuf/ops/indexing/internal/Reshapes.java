@@ -3,6 +3,7 @@ package dev.tensorbuf.ops.indexing.internal;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.indexing.OperandIndexing;
 import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.XlaLayout;
 import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
@@ -50,21 +51,16 @@ final class Reshapes {
     }
 
     private static long count(HloInstruction instr, List<Long> dims) {
-        long n = 1;
-        for (long d : dims) {
-            try {
-                n = Math.multiplyExact(n, d);
-            } catch (ArithmeticException e) {
-                throw new IllegalArgumentException(instr.opcode() + " " + instr.name() + ": element count of " + dims
-                        + " overflows a long", e);
-            }
+        try {
+            return Extents.elementCount("", dims);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(instr.opcode() + " " + instr.name() + ": " + e.getMessage(), e);
         }
-        return n;
     }
 
     static IndexingMap reshapeMap(List<Long> input, List<Long> output) {
         List<AffineExpr> exprs = new ArrayList<>();
-        long inputElements = input.stream().reduce(1L, Math::multiplyExact);
+        long inputElements = Extents.elementCount("reshape input", input);
         if (inputElements == 0) {
             for (int i = 0; i < input.size(); i++) {
                 exprs.add(Maps.c(0));
