@@ -125,6 +125,10 @@ class ElementAccessTest {
         assertEquals(4, ElementAccess.packed(DType.S4).storageBits());
         assertEquals(3, ElementAccess.packed(DType.S4).byteSize(5));
         assertEquals(5, ElementAccess.of(DType.S4).byteSize(5));
+        // Past 2^60 bytes, 8 * bytes overflows; the capacity does not (a raw pointer's reach).
+        assertEquals(1L << 59, ElementAccess.of(DType.F32).capacity(1L << 61));
+        assertEquals(1L << 62, ElementAccess.packed(DType.S4).capacity(1L << 61));
+        assertEquals(5, ElementAccess.of(DType.F32).capacity(23));
     }
 
     @Test

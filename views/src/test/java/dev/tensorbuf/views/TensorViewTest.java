@@ -40,6 +40,15 @@ class TensorViewTest {
     }
 
     @Test
+    void aOneBufferViewOverAMapWithConstraintsIsRefused() {
+        IndexingMap partial = IndexingMap.parse("(d0) -> (d0), domain: d0 in [0, 7], d0 mod 3 in [0, 1]");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> TensorView.over(new ViewMap.Single(arena.allocate(32), partial), ElementAccess.of(DType.F32), 8));
+        assertTrue(e.getMessage().endsWith("has constraints: a one-buffer view reads every index; make it a piece of a"
+                + " ViewMap.Padded or ViewMap.Concatenated for a partial map"), e.getMessage());
+    }
+
+    @Test
     void buffersAreTheOneBufferOrEveryPiecesWithoutBuildingAOneBufferViewsMap() {
         Buffer a = arena.allocate(8);
         Buffer b = arena.allocate(12);

@@ -27,6 +27,14 @@ class HloIndexingTest {
                 single(HloIndexing.outputToInput(m, m.entry().root()), 0));
     }
 
+    /** A dim of 0 empties a shape wherever it sits (Extents), as the view ops and `run` count it. */
+    @Test
+    void aReshapeToAnEmptyShapeWithHugeDimsBeforeItsZeroIsIndexed() {
+        HloModule m = HloModule.parse("HloModule m\nENTRY e {\n p0 = f32[0] parameter(0)\n"
+                + " ROOT r = f32[4294967296,4294967296,0] reshape(p0)\n}");
+        assertTrue(HloIndexing.outputToInput(m, m.entry().root()).toString().startsWith("operand id = 0 "));
+    }
+
     @Test
     void packageExampleReshapeCollapses() {
         HloModule m = HloModule.parse("HloModule m\nENTRY e {\n p0 = f32[4,8] parameter(0)\n ROOT r = f32[32] reshape(p0)\n}");
