@@ -12,7 +12,6 @@ import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
-import dev.tensorbuf.views.internal.ConfinedMemory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -45,7 +44,6 @@ public final class CopyEngine {
     /** The most threads an engine may have; {@link #of(int)} refuses more. */
     public static final int MAX_PARALLELISM = CopyExecutor.MAX_PARALLELISM;
 
-    private static final System.Logger LOG = System.getLogger(CopyEngine.class.getName());
     private static final CopyEngine DEFAULT = of(Math.min(MAX_PARALLELISM, Runtime.getRuntime().availableProcessors()));
 
     private final CopyExecutor executor;
@@ -169,34 +167,10 @@ public final class CopyEngine {
         try {
             executor.execute(plan);
         } catch (IllegalStateException e) {
-            throw namingAClosedSegment(e, plan);
+            throw CopyFailures.namingAClosedSegment(e, plan);
         } catch (WrongThreadException e) {
-            throw namingAConfinedSegment(e, plan);
+            throw CopyFailures.namingAConfinedSegment(e, plan);
         }
-    }
-
-    /** FFM's "Attempted access outside owning thread" does not say which side either. */
-    private static WrongThreadException namingAConfinedSegment(WrongThreadException e, CopyPlan plan) {
-        for (Access side : List.of(plan.src(), plan.dst())) {
-            if (!side.segment().isAccessibleBy(Thread.currentThread())) {
-                return ConfinedMemory.wrongThread("the copy cannot " + (side == plan.src() ? "read its source (" : "write its destination (")
-                        + side.dtype().xlaName() + side.dims().toString().replace(" ", "") + ", " + side.segment().byteSize()
-                        + " bytes)", e);
-            }
-        }
-        return e;
-    }
-
-    /** FFM's "Already closed" says nothing of which memory went; the plan knows its two sides. */
-    private static IllegalStateException namingAClosedSegment(IllegalStateException e, CopyPlan plan) {
-        for (Access side : List.of(plan.src(), plan.dst())) {
-            if (!side.segment().scope().isAlive()) {
-                return new IllegalStateException("the " + (side == plan.src() ? "source" : "destination") + " of the copy ("
-                        + side.dtype().xlaName() + side.dims().toString().replace(" ", "") + ", " + side.segment().byteSize()
-                        + " bytes) lost its memory: its arena is closed", e);
-            }
-        }
-        return e;
     }
 
     /** Plans and runs a copy. @throws IllegalArgumentException, IndexOutOfBoundsException as {@link CopyPlan#of(Access, Access)} */
@@ -337,94 +311,16 @@ public final class CopyEngine {
             try {
                 copyHeld(src, dst, affine);
             } catch (IllegalStateException e) {
-                throw namingAClosedSide(e, src, dst);
+                throw CopyFailures.namingAClosedSide(e, src, dst);
             } catch (WrongThreadException e) {
-                throw namingAConfinedSide(e, src, dst);
+                throw CopyFailures.namingAConfinedSide(e, src, dst);
             }
         } catch (RuntimeException | Error e) {
             failure = e;
             throw e;
         } finally {
-            endHolds(held, holds, failure);
+            CopyFailures.endHolds(held, holds, failure);
         }
-    }
-
-    /**
-     * Ends every hold, also after one whose end throws: the last hold on a buffer closed during
-     * the copy gives its memory back, which runs a foreign deleter here, and a deleter may throw.
-     * One hold left unended would keep its buffer's memory (a pooled block) from ever going back.
-     * The deleter's failure belongs to the close another thread made: it goes onto the copy's own
-     * failure, or to the log when the copy completed; an {@link Error} is rethrown once every
-     * hold has ended.
-     */
-    private static void endHolds(List<Buffer> held, List<Buffer.Hold> holds, Throwable failure) {
-        Error error = null;
-        for (int i = 0; i < holds.size(); i++) {
-            try {
-                holds.get(i).close();
-            } catch (RuntimeException | Error e) {
-                if (failure != null) {
-                    failure.addSuppressed(e);
-                } else if (error != null) {
-                    error.addSuppressed(e);
-                } else if (e instanceof Error fatal) {
-                    error = fatal;
-                } else {
-                    LOG.log(System.Logger.Level.WARNING, "a copy completed, but " + held.get(i) + ", closed by another"
-                            + " thread during it, was given back as the copy ended, and its deleter threw", e);
-                }
-            }
-        }
-        if (error != null) {
-            throw error;
-        }
-    }
-
-    /** FFM's "Attempted access outside owning thread" names no view; this names the view and the side. */
-    private static WrongThreadException namingAConfinedSide(WrongThreadException e, TensorView src, TensorView dst) {
-        for (TensorView side : List.of(src, dst)) {
-            for (Buffer b : side.buffers()) {
-                try {
-                    if (!b.segment().isAccessibleBy(Thread.currentThread())) {
-                        return ConfinedMemory.wrongThread("the copy cannot " + (side == src ? "read its source "
-                                : "write its destination ") + side, e);
-                    }
-                } catch (IllegalStateException | UnsupportedOperationException gone) {
-                    continue; // closed meanwhile, or device memory: not what the thread was refused
-                }
-            }
-        }
-        return e;
-    }
-
-    /**
-     * A hold cannot keep an allocator open: closed under a copy, its arena makes the copy fail
-     * with FFM's bare "Already closed". This names the side and the buffer that closed.
-     */
-    private static IllegalStateException namingAClosedSide(IllegalStateException e, TensorView src, TensorView dst) {
-        for (TensorView side : List.of(src, dst)) {
-            for (Buffer buffer : side.buffers()) {
-                String closed = null;
-                try {
-                    // A foreign buffer's arena closes without the buffer knowing: ask the
-                    // segment's scope too. The buffer still calls itself alive then, so it is
-                    // described by its size and owner only.
-                    if (!buffer.segment().scope().isAlive()) {
-                        closed = "the arena of its buffer (" + buffer.byteSize() + " bytes from " + buffer.owner()
-                                + ") closed";
-                    }
-                } catch (IllegalStateException why) {
-                    closed = why.getMessage();
-                } catch (UnsupportedOperationException device) {
-                    continue; // device memory, which the copy never reached
-                }
-                if (closed != null) {
-                    return new IllegalStateException("the " + (side == src ? "source " : "destination ") + side
-                            + " lost its memory during the copy: " + closed, e);
-                }
-            }
-        }
-        return e;
     }
 
     private void copyHeld(TensorView src, TensorView dst, ChannelAffine affine) {
