@@ -36,8 +36,16 @@ public final class Planner {
     private record None(String reason) implements Form {
     }
 
-    /** {@return the steps copying {@code src} into {@code dst}; both checked by the caller} */
+    /**
+     * {@return the steps copying {@code src} into {@code dst}; both checked by the caller} The
+     * same copy planned before returns the same steps ({@link PlanCache}).
+     */
     public static List<Step> plan(Access src, Access dst, ChannelAffine affine) {
+        return PlanCache.steps(src, dst, affine, () -> planUncached(src, dst, affine));
+    }
+
+    /** {@return the steps as {@link #plan} makes them on a miss; for tests that compare the two} */
+    public static List<Step> planUncached(Access src, Access dst, ChannelAffine affine) {
         if (src.elementCount() == 0) {
             // Nothing to move, and a dimension of size 0 is no loop count (a tiled side then has no slots either).
             return new ArrayList<>();
