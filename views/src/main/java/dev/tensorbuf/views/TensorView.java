@@ -1,13 +1,8 @@
 package dev.tensorbuf.views;
 
 import dev.tensorbuf.memory.Buffer;
-import dev.tensorbuf.memory.Buffers;
-import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.indexing.CompiledMap;
 import dev.tensorbuf.views.indexing.IndexingMap;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -93,11 +88,7 @@ public final class TensorView {
 
     /** {@return a view of {@code buffer} laid out as the XLA shape text, e.g. {@code "f32[2,4]{0,1}"}} @see #of(Buffer, ArrayShape) */
     public static TensorView of(Buffer buffer, String shapeText) {
-        XlaShape parsed = XlaShape.parse(shapeText);
-        if (!(parsed instanceof ArrayShape array)) {
-            throw new IllegalArgumentException("a view needs an array shape, not " + parsed);
-        }
-        return of(buffer, array);
+        return of(buffer, ViewFactory.arrayShape(shapeText));
     }
 
     /**
@@ -112,10 +103,7 @@ public final class TensorView {
 
     /** {@return a strided view with the given element storage (e.g. {@link ElementAccess#packed} for DLPack's packed s4)} */
     public static TensorView strided(Buffer buffer, ElementAccess access, StridedLayout layout) {
-        Objects.requireNonNull(buffer, "buffer");
-        long[] sizes = Extents.toArray(layout.sizes());
-        ArrayShape logical = ArrayShape.of(access.type(), sizes).withoutLayout();
-        return ViewFactory.strided(logical, buffer, access, layout);
+        return ViewFactory.strided(Objects.requireNonNull(buffer, "buffer"), access, layout);
     }
 
     /**
@@ -130,12 +118,7 @@ public final class TensorView {
      *     place every index: a partial map is a piece of a padded or concatenated map)
      */
     public static TensorView over(ViewMap map, ElementAccess access, long... dims) {
-        if (map instanceof ViewMap.Single single && !single.map().constraints().isEmpty()) {
-            throw new IllegalArgumentException("map " + single.map() + " has constraints: a one-buffer view reads"
-                    + " every index; make it a piece of a ViewMap.Padded or ViewMap.Concatenated for a partial map");
-        }
-        ArrayShape logical = ArrayShape.of(access.type(), dims).withoutLayout();
-        return ViewFactory.checked(logical, map, access);
+        return ViewFactory.over(map, access, dims);
     }
 
     /**
@@ -146,14 +129,7 @@ public final class TensorView {
      * @throws IllegalArgumentException if the type cannot hold the value (see {@link ElementAccess#setDouble})
      */
     public static TensorView scalar(DType dtype, double value) {
-        MemorySegment one = Arena.ofAuto().allocate(16, 16);
-        ElementAccess access = ElementAccess.of(dtype);
-        if (dtype.kind() == DType.Kind.COMPLEX) {
-            access.setComplex(one, 0, value, 0);
-        } else {
-            access.setDouble(one, 0, value);
-        }
-        return scalarOf(one, dtype);
+        return ViewFactory.scalar(dtype, value);
     }
 
     /**
@@ -168,18 +144,7 @@ public final class TensorView {
      * @throws IllegalArgumentException if an integer type or pred cannot hold the value
      */
     public static TensorView scalar(DType dtype, long value) {
-        DType.Kind kind = dtype.kind();
-        if (kind == DType.Kind.FLOAT || kind == DType.Kind.COMPLEX) {
-            return scalar(dtype, (double) value);
-        }
-        MemorySegment one = Arena.ofAuto().allocate(16, 16);
-        ElementAccess.of(dtype).setLong(one, 0, value);
-        return scalarOf(one, dtype);
-    }
-
-    private static TensorView scalarOf(MemorySegment one, DType dtype) {
-        Buffer b = Buffers.foreign(one, MemorySpace.HOST, "scalar", () -> { });
-        return of(b.asReadOnly(), ArrayShape.of(dtype));
+        return ViewFactory.scalar(dtype, value);
     }
 
     // ---- ops as maps -----------------------------------------------------------------------
@@ -199,8 +164,7 @@ public final class TensorView {
      * @throws IllegalArgumentException naming the result, its range and the dimension it leaves
      */
     public TensorView remap(IndexingMap outputToInput, long... outputDims) {
-        ViewRemaps.check(this, dims, outputToInput, outputDims, true);
-        return ViewFactory.fromMap(ViewFactory.logicalShape(shape.dtype(), outputDims), map().remap(outputToInput), access);
+        return OpViews.remap(this, outputToInput, outputDims);
     }
 
     /**
@@ -220,29 +184,7 @@ public final class TensorView {
      *     view, or a result leaves its dimension (naming the result and its range)
      */
     public TensorView remap(Remap outputToInput) {
-        long[] out = switch (outputToInput) {
-            case AffineRemap a -> a.outputDimsArray();
-            case ReshapeRemap r -> r.outputDimsArray();
-        };
-        if (ViewRemaps.hasZeroDim(out) || !ViewRemaps.staysWithin(dims, outputToInput)) {
-            // The general path names the result that leaves its dimension.
-            return remap(outputToInput.toIndexingMap(), out);
-        }
-        ArrayShape logical = ViewFactory.logicalShape(shape.dtype(), out);
-        if (strides != null) {
-            try {
-                long[] composed = ViewRemaps.strides(dims, strides, outputToInput);
-                if (composed != null) {
-                    long newBase = ViewRemaps.base(strides, base, outputToInput);
-                    return new TensorView(logical, out.clone(), access, host, buffer, composed, newBase, null,
-                            new PendingMap.Strided());
-                }
-            } catch (ArithmeticException overflow) {
-                return remap(outputToInput.toIndexingMap(), out);
-            }
-        }
-        return new TensorView(logical, out.clone(), access, host, buffer, null, 0, null,
-                new PendingMap.Remapped(this, outputToInput));
+        return OpViews.remap(this, outputToInput);
     }
 
     /**
@@ -256,11 +198,7 @@ public final class TensorView {
      *     leaves this view's dimensions
      */
     public TensorView padded(IndexingMap outputToInput, long[] outputDims, TensorView fill) {
-        ViewRemaps.checkFill(this, fill);
-        ViewRemaps.check(this, dims, outputToInput, outputDims, false);
-        IndexingMap toScalar = PendingMap.Padded.toScalar(outputDims);
-        ViewMap.Padded padded = new ViewMap.Padded(map().remap(outputToInput), ((ViewMap.Single) fill.map()).remap(toScalar));
-        return ViewFactory.fromMap(ViewFactory.logicalShape(shape.dtype(), outputDims), padded, access);
+        return OpViews.padded(this, outputToInput, outputDims, fill);
     }
 
     /**
@@ -277,13 +215,7 @@ public final class TensorView {
      *     or the pad is not of this view's dimensions
      */
     public TensorView padded(PadRemap pad, TensorView fill) {
-        ViewRemaps.checkFill(this, fill);
-        if (!Arrays.equals(pad.inputDimsArray(), dims)) {
-            throw new IllegalArgumentException(pad + " does not pad " + this + " of dims " + Arrays.toString(dims));
-        }
-        long[] out = pad.outputDimsArray();
-        return new TensorView(ViewFactory.logicalShape(shape.dtype(), out), out.clone(), access, host && fill.host, null,
-                null, 0, null, new PendingMap.Padded(this, pad, fill));
+        return OpViews.padded(this, pad, fill);
     }
 
     /**
@@ -322,17 +254,7 @@ public final class TensorView {
      * views; a strided one has {@link #stridedLayout()} instead.
      */
     public Optional<ArrayShape> laidOutShape() {
-        if (shape.layout().isPresent()) {
-            return Optional.of(shape);
-        }
-        if (pending instanceof PendingMap.Remapped(TensorView source, AffineRemap a)) {
-            int[] permutation = ViewRemaps.permutation(source.dims, a);
-            if (permutation != null) {
-                return source.laidOutShape().filter(s -> s.requireLayout().splitConfigs().isEmpty())
-                        .map(s -> ViewRemaps.permute(s, permutation));
-            }
-        }
-        return Optional.empty();
+        return OpViews.laidOutShape(this, pending);
     }
 
     /** {@return the logical dimensions} */
@@ -608,31 +530,6 @@ public final class TensorView {
      */
     @Override
     public String toString() {
-        String text = shape.toString();
-        long[] printed = strides;
-        long offset = base;
-        if (printed == null) {
-            if (shape.layout().isPresent() && buffer != null) {
-                // A tiled XLA shape: its text says it all, and printing it builds no map.
-                return text;
-            }
-            ViewMap map = map();
-            if (!(map instanceof ViewMap.Single single)) {
-                return text + (map instanceof ViewMap.Padded ? " padded" : " concatenated from " + map.pieces().size() + " pieces");
-            }
-            // The rule fromMap applies, so a view prints the same whether ops or a map made it.
-            long[] constant = new long[1];
-            printed = ViewFactory.affineStrides(single.map(), dims.length, constant);
-            offset = constant[0];
-        }
-        if (printed != null) {
-            return text + " strides " + Arrays.toString(printed) + (offset == 0 ? "" : " offset " + offset);
-        }
-        try {
-            return text + " map " + derived().simplified();
-        } catch (ArithmeticException | IllegalArgumentException overflow) {
-            // Error messages print views; one whose map cannot be simplified prints it as made.
-            return text + " map " + ((ViewMap.Single) map()).map();
-        }
+        return ViewText.of(this);
     }
 }

@@ -1,9 +1,13 @@
 package dev.tensorbuf.views;
 
 import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.Buffers;
+import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.internal.Linear;
 import dev.tensorbuf.views.internal.ViewBounds;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Optional;
@@ -11,7 +15,8 @@ import java.util.Optional;
 /**
  * Making a {@link TensorView}: the checks at creation (the map's reach against each buffer, the
  * element storage of an XLA layout) and the fields element access reads (host access, the one
- * buffer, the strides of an affine map).
+ * buffer, the strides of an affine map); the bodies of {@code TensorView}'s factories, a rank-0
+ * scalar's own memory included.
  */
 final class ViewFactory {
     private ViewFactory() {
@@ -47,6 +52,15 @@ final class ViewFactory {
         checkNestedTilesFit(laidOut, buffer);
         // Beyond the buffer, or split: the map is built now and its check names the first index out.
         return checked(laidOut, new ViewMap.Single(buffer, laidOut.toIndexingMap()), access);
+    }
+
+    /** {@return the array shape {@link TensorView#of(Buffer, String)} reads from the text} */
+    static ArrayShape arrayShape(String shapeText) {
+        XlaShape parsed = XlaShape.parse(shapeText);
+        if (!(parsed instanceof ArrayShape array)) {
+            throw new IllegalArgumentException("a view needs an array shape, not " + parsed);
+        }
+        return array;
     }
 
     /**
@@ -132,6 +146,23 @@ final class ViewFactory {
         return fromMap(logical, map, access);
     }
 
+    /** {@return the view of {@link TensorView#over}}: a one-buffer map must place every index */
+    static TensorView over(ViewMap map, ElementAccess access, long[] dims) {
+        if (map instanceof ViewMap.Single single && !single.map().constraints().isEmpty()) {
+            throw new IllegalArgumentException("map " + single.map() + " has constraints: a one-buffer view reads"
+                    + " every index; make it a piece of a ViewMap.Padded or ViewMap.Concatenated for a partial map");
+        }
+        ArrayShape logical = ArrayShape.of(access.type(), dims).withoutLayout();
+        return checked(logical, map, access);
+    }
+
+    /** {@return the view of {@link TensorView#strided(Buffer, ElementAccess, StridedLayout)}, of the layout's sizes} */
+    static TensorView strided(Buffer buffer, ElementAccess access, StridedLayout layout) {
+        long[] sizes = Extents.toArray(layout.sizes());
+        ArrayShape logical = ArrayShape.of(access.type(), sizes).withoutLayout();
+        return strided(logical, buffer, access, layout);
+    }
+
     /**
      * {@return the view of {@link TensorView#strided(Buffer, ElementAccess, StridedLayout)}}: an
      * empty layout's map is known empty and keeps no strides, so the view takes the layout's own
@@ -153,6 +184,34 @@ final class ViewFactory {
         }
         return new TensorView(logical, dims, access, view.isHostAccessible(), buffer, strides, layout.offset(), view.map(),
                 null);
+    }
+
+    /** {@return the view of {@link TensorView#scalar(DType, double)}} */
+    static TensorView scalar(DType dtype, double value) {
+        MemorySegment one = Arena.ofAuto().allocate(16, 16);
+        ElementAccess access = ElementAccess.of(dtype);
+        if (dtype.kind() == DType.Kind.COMPLEX) {
+            access.setComplex(one, 0, value, 0);
+        } else {
+            access.setDouble(one, 0, value);
+        }
+        return scalarOf(one, dtype);
+    }
+
+    /** {@return the view of {@link TensorView#scalar(DType, long)}} */
+    static TensorView scalar(DType dtype, long value) {
+        DType.Kind kind = dtype.kind();
+        if (kind == DType.Kind.FLOAT || kind == DType.Kind.COMPLEX) {
+            return scalar(dtype, (double) value);
+        }
+        MemorySegment one = Arena.ofAuto().allocate(16, 16);
+        ElementAccess.of(dtype).setLong(one, 0, value);
+        return scalarOf(one, dtype);
+    }
+
+    private static TensorView scalarOf(MemorySegment one, DType dtype) {
+        Buffer b = Buffers.foreign(one, MemorySpace.HOST, "scalar", () -> { });
+        return of(b.asReadOnly(), ArrayShape.of(dtype));
     }
 
     /** {@return a view of a map already known to be in bounds: host access, buffer and strides read off the map} */

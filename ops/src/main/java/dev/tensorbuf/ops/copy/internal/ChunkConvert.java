@@ -12,14 +12,15 @@ import java.util.Set;
  * Conversions a chunk at a time, from pred, s8-s64, u8-u64, f16, bf16, f32 and f64 to any real
  * type (and between c64 and c128, part by part). A dense run of a common pair first goes through
  * that pair's own loop ({@link DenseConvert}), which may leave the rest of the run (from a value
- * out of range) to the chunks. The source run is read into one of four forms:
+ * out of range) to the chunks. The source run is read ({@link ChunkReads}) into one of four forms:
  * an {@code int[]} for pred and the integers that fit one, a {@code long[]} for the others (and
  * for any integer on its way to a 64-bit one), a {@code double[]} for f64 (and f32 on its way to
  * f64 or a 64-bit integer) and a {@code float[]} for f16, bf16 and f32 otherwise. The chunk is
  * then converted to the destination's form in array loops that C2 vectorises (branch-free: range
- * checks are min/max reductions, pred is a sign bit) and written. The destination's form is
- * {@code float[]} for f32, {@code double[]} for f64, {@code long[]} for 64-bit integers and
- * {@code int[]} for everything else: narrower integers, pred, and a narrow float's bit patterns.
+ * checks are min/max reductions, in {@link ChunkRanges}; pred is a sign bit) and written. The
+ * destination's form is {@code float[]} for f32, {@code double[]} for f64, {@code long[]} for
+ * 64-bit integers and {@code int[]} for everything else: narrower integers, pred, and a narrow
+ * float's bit patterns.
  * Dense runs are read with bulk {@code MemorySegment.copy} and written with vector stores
  * (bulk copies without the Vector API); strided runs use element loops. {@link ValueMover} spends 8-20 ns an element dispatching on both types per
  * element; this takes 0.2-1.5.
@@ -105,10 +106,10 @@ final class ChunkConvert {
             long sOff = so + done * ss;
             long dOff = dO + done * ds;
             switch (form) {
-                case INT -> readWords(s, sOff, ss, denseIn, from, c, m);
-                case LONG -> readLongs(s, sOff, ss, denseIn, from, c, m);
-                case DOUBLE -> readDoubles(s, sOff, ss, denseIn, from, c, m);
-                case FLOAT -> readSingles(s, sOff, ss, denseIn, from, c, m);
+                case INT -> ChunkReads.readWords(s, sOff, ss, denseIn, from, c, m);
+                case LONG -> ChunkReads.readLongs(s, sOff, ss, denseIn, from, c, m);
+                case DOUBLE -> ChunkReads.readDoubles(s, sOff, ss, denseIn, from, c, m);
+                case FLOAT -> ChunkReads.readSingles(s, sOff, ss, denseIn, from, c, m);
             }
             if (toDestination(c, m, form, from, to, codec)) {
                 write(d, dOff, ds, denseOut, to, c, m);
@@ -139,10 +140,10 @@ final class ChunkConvert {
         }
         if (isInteger(to)) {
             boolean ok = switch (form) {
-                case INT -> wordsInRange(c, m, to);
-                case LONG -> intsInRange(c, m, to, unsigned64);
-                case DOUBLE -> to.byteWidth() == 8 ? doublesToLongs(c, m, to) : doublesToWords(c, m, to);
-                case FLOAT -> singlesToWords(c, m, to);
+                case INT -> ChunkRanges.wordsInRange(c, m, to);
+                case LONG -> ChunkRanges.intsInRange(c, m, to, unsigned64);
+                case DOUBLE -> to.byteWidth() == 8 ? ChunkRanges.doublesToLongs(c, m, to) : ChunkRanges.doublesToWords(c, m, to);
+                case FLOAT -> ChunkRanges.singlesToWords(c, m, to);
             };
             if (ok && form == Form.LONG && to.byteWidth() < 8) {
                 if (c.vector) {
@@ -193,7 +194,7 @@ final class ChunkConvert {
         }
         if (to == DType.F64) {
             if (form == Form.FLOAT) {
-                widen(c, m);
+                ChunkReads.widen(c, m);
             }
         } else if (to == DType.F32) {
             if (form == Form.DOUBLE) {
@@ -233,155 +234,6 @@ final class ChunkConvert {
             }
         }
         return true;
-    }
-
-    /** Into {@code c.words}: pred as 0 or 1, s8-s32 sign-extended, u8 and u16 zero-extended, u32 as its bits. */
-    private static void readWords(MemorySegment s, long so, long ss, boolean dense, DType t, Chunks c, int m) {
-        int[] out = c.words;
-        switch (t.byteWidth()) {
-            case 1 -> {
-                byte[] b = c.bytes;
-                if (dense) {
-                    MemorySegment.copy(s, Layouts.I8, so, b, 0, m);
-                } else {
-                    for (int i = 0; i < m; i++) {
-                        b[i] = s.get(Layouts.I8, so + i * ss);
-                    }
-                }
-                if (c.vector) {
-                    VectorChunks.widen(b, out, m, t == DType.U8 ? VectorChunks.Extend.UNSIGNED
-                            : t == DType.PRED ? VectorChunks.Extend.PRED : VectorChunks.Extend.SIGNED);
-                } else if (t == DType.U8) {
-                    for (int i = 0; i < m; i++) {
-                        out[i] = b[i] & 0xff;
-                    }
-                } else if (t == DType.PRED) {
-                    for (int i = 0; i < m; i++) {
-                        int v = b[i];
-                        out[i] = (v | -v) >>> 31; // any non-zero byte reads as 1
-                    }
-                } else {
-                    for (int i = 0; i < m; i++) {
-                        out[i] = b[i];
-                    }
-                }
-            }
-            case 2 -> {
-                short[] h = c.shorts;
-                if (dense) {
-                    MemorySegment.copy(s, Layouts.I16, so, h, 0, m);
-                } else {
-                    for (int i = 0; i < m; i++) {
-                        h[i] = s.get(Layouts.I16, so + i * ss);
-                    }
-                }
-                if (c.vector) {
-                    VectorChunks.widen(h, out, m, t == DType.U16);
-                } else if (t == DType.U16) {
-                    for (int i = 0; i < m; i++) {
-                        out[i] = h[i] & 0xffff;
-                    }
-                } else {
-                    for (int i = 0; i < m; i++) {
-                        out[i] = h[i];
-                    }
-                }
-            }
-            default -> {
-                if (dense) {
-                    MemorySegment.copy(s, Layouts.I32, so, out, 0, m);
-                } else {
-                    for (int i = 0; i < m; i++) {
-                        out[i] = s.get(Layouts.I32, so + i * ss);
-                    }
-                }
-            }
-        }
-    }
-
-    /** Into {@code c.ints}: any integer or pred; u64 as its bits, read unsigned where it is used. */
-    private static void readLongs(MemorySegment s, long so, long ss, boolean dense, DType t, Chunks c, int m) {
-        long[] out = c.ints;
-        if (t.byteWidth() == 8) {
-            if (dense) {
-                MemorySegment.copy(s, Layouts.I64, so, out, 0, m);
-            } else {
-                for (int i = 0; i < m; i++) {
-                    out[i] = s.get(Layouts.I64, so + i * ss);
-                }
-            }
-            return;
-        }
-        readWords(s, so, ss, dense, t, c, m);
-        if (c.vector) {
-            VectorChunks.toLongs(c.words, out, m, t == DType.U32);
-        } else if (t == DType.U32) {
-            for (int i = 0; i < m; i++) {
-                out[i] = c.words[i] & 0xffff_ffffL;
-            }
-        } else {
-            for (int i = 0; i < m; i++) {
-                out[i] = c.words[i];
-            }
-        }
-    }
-
-    /** Into {@code c.floats}: f64, or f32 widened exactly. */
-    private static void readDoubles(MemorySegment s, long so, long ss, boolean dense, DType t, Chunks c, int m) {
-        double[] out = c.floats;
-        if (t == DType.F64) {
-            if (dense) {
-                MemorySegment.copy(s, Layouts.F64, so, out, 0, m);
-            } else {
-                for (int i = 0; i < m; i++) {
-                    out[i] = s.get(Layouts.F64, so + i * ss);
-                }
-            }
-            return;
-        }
-        readSingles(s, so, ss, dense, t, c, m);
-        widen(c, m);
-    }
-
-    /** Into {@code c.singles}: f32, or f16 and bf16 decoded exactly (NaN payloads kept, as their codecs decode). */
-    private static void readSingles(MemorySegment s, long so, long ss, boolean dense, DType t, Chunks c, int m) {
-        float[] out = c.singles;
-        if (t == DType.F32) {
-            if (dense) {
-                MemorySegment.copy(s, Layouts.F32, so, out, 0, m);
-            } else {
-                for (int i = 0; i < m; i++) {
-                    out[i] = s.get(Layouts.F32, so + i * ss);
-                }
-            }
-            return;
-        }
-        short[] h = c.shorts;
-        if (dense) {
-            MemorySegment.copy(s, Layouts.I16, so, h, 0, m);
-        } else {
-            for (int i = 0; i < m; i++) {
-                h[i] = s.get(Layouts.I16, so + i * ss);
-            }
-        }
-        if (t == DType.F16) {
-            for (int i = 0; i < m; i++) {
-                out[i] = Float.float16ToFloat(h[i]);
-            }
-        } else if (c.vector) {
-            VectorChunks.bf16ToFloats(h, out, m);
-        } else {
-            for (int i = 0; i < m; i++) {
-                out[i] = Float.intBitsToFloat((h[i] & 0xffff) << 16);
-            }
-        }
-    }
-
-    /** {@code c.singles} into {@code c.floats}, exactly. */
-    private static void widen(Chunks c, int m) {
-        for (int i = 0; i < m; i++) {
-            c.floats[i] = c.singles[i];
-        }
     }
 
     /**
@@ -470,114 +322,6 @@ final class ChunkConvert {
         }
     }
 
-    /** Checks {@code c.words} (at most 32 bits of value, u32 excepted) against {@code to}'s range. */
-    private static boolean wordsInRange(Chunks c, int m, DType to) {
-        int lo = Integer.MAX_VALUE;
-        int hi = Integer.MIN_VALUE;
-        for (int i = 0; i < m; i++) {
-            lo = Math.min(lo, c.words[i]);
-            hi = Math.max(hi, c.words[i]);
-        }
-        return lo >= minOf(to) && hi <= maxOf(to);
-    }
-
-    /**
-     * Checks {@code c.ints} against {@code to}'s range, as min/max reductions that vectorise. A
-     * u64 source reads 2^63 and more as negative longs; no destination here holds those (u64 to
-     * u64 is no conversion), so they fail the lower bound, which is at least 0 for it.
-     */
-    private static boolean intsInRange(Chunks c, int m, DType to, boolean unsigned64) {
-        long lo = Long.MAX_VALUE;
-        long hi = Long.MIN_VALUE;
-        for (int i = 0; i < m; i++) {
-            lo = Math.min(lo, c.ints[i]);
-            hi = Math.max(hi, c.ints[i]);
-        }
-        long min = unsigned64 ? Math.max(0, minOf(to)) : minOf(to);
-        return lo >= min && hi <= maxOf(to);
-    }
-
-    /**
-     * Into {@code c.words}, for integers of up to 32 bits: truncated toward zero; false if a value
-     * (NaN, infinite) truncates out of {@code to}'s range. A value truncates into the range when
-     * it lies strictly between {@code min - 1} and {@code max + 1}; the bounds are rounded outward
-     * to floats, which changes nothing since no float lies between a bound and its rounding.
-     * NaN makes the min/max reductions NaN, which fails both comparisons.
-     */
-    private static boolean singlesToWords(Chunks c, int m, DType to) {
-        float above = truncatesAbove(to);
-        float below = truncatesBelow(to);
-        float lo = Float.POSITIVE_INFINITY;
-        float hi = Float.NEGATIVE_INFINITY;
-        float[] in = c.singles;
-        if (c.vector && to != DType.U32) {
-            return VectorChunks.truncate(in, c.words, m, above, below);
-        }
-        for (int i = 0; i < m; i++) {
-            lo = Math.min(lo, in[i]);
-            hi = Math.max(hi, in[i]);
-            c.words[i] = (int) (long) in[i]; // through long for u32's upper half; the same bits as (int) below 2^31
-        }
-        return lo > above && hi < below;
-    }
-
-    /**
-     * {@link #singlesToWords} from {@code c.floats}, whose bounds (at most 33 bits) are exact
-     * doubles: the same loop on another primitive type.
-     */
-    private static boolean doublesToWords(Chunks c, int m, DType to) {
-        double above = minOf(to) - 1.0;
-        double below = maxOf(to) + 1.0;
-        double lo = Double.POSITIVE_INFINITY;
-        double hi = Double.NEGATIVE_INFINITY;
-        double[] in = c.floats;
-        if (c.vector && to != DType.U32) {
-            return VectorChunks.truncate(in, c.words, m, above, below);
-        }
-        for (int i = 0; i < m; i++) {
-            lo = Math.min(lo, in[i]);
-            hi = Math.max(hi, in[i]);
-            c.words[i] = (int) (long) in[i]; // through long for u32's upper half; the same bits as (int) below 2^31
-        }
-        return lo > above && hi < below;
-    }
-
-    /** {@return the float that values truncating into {@code to}'s range lie above} See {@link #singlesToWords}. */
-    static float truncatesAbove(DType to) {
-        return outward(minOf(to) - 1.0, false);
-    }
-
-    /** {@return the float that values truncating into {@code to}'s range lie below} See {@link #singlesToWords}. */
-    static float truncatesBelow(DType to) {
-        return outward(maxOf(to) + 1.0, true);
-    }
-
-    /** {@return {@code x} rounded to a float: up if {@code up}, else down} */
-    private static float outward(double x, boolean up) {
-        float f = (float) x;
-        if (up && f < x) {
-            return Math.nextUp(f);
-        }
-        if (!up && f > x) {
-            return Math.nextDown(f);
-        }
-        return f;
-    }
-
-    /** Into {@code c.ints}, for 64-bit integers: truncated toward zero; false if a value (NaN, infinite) truncates out of {@code to}'s range. */
-    private static boolean doublesToLongs(Chunks c, int m, DType to) {
-        // Valid when above and below these, exclusive; NaN fails both comparisons.
-        double above = to == DType.S64 ? Math.nextDown(-0x1p63) : -1.0;
-        double below = to == DType.S64 ? 0x1p63 : 0x1p64;
-        boolean ok = true;
-        for (int i = 0; i < m; i++) {
-            double v = c.floats[i];
-            ok &= v > above && v < below;
-            c.ints[i] = v >= 0x1p63 ? (long) (v - 0x1p63) ^ Long.MIN_VALUE : (long) v;
-        }
-        return ok;
-    }
-
     /** Writes the chunk in the destination's form (see {@link #toDestination}). */
     private static void write(MemorySegment d, long dO, long ds, boolean dense, DType to, Chunks c, int m) {
         if (to == DType.F32) {
@@ -648,14 +392,5 @@ final class ChunkConvert {
                 d.set(Layouts.I64, dO + i * ds, c.ints[i]);
             }
         }
-    }
-
-    private static long minOf(DType t) {
-        return t.kind() == DType.Kind.UNSIGNED ? 0 : -1L << (t.bitWidth() - 1);
-    }
-
-    private static long maxOf(DType t) {
-        return t.kind() == DType.Kind.UNSIGNED ? (t.bitWidth() == 64 ? Long.MAX_VALUE : (1L << t.bitWidth()) - 1)
-                : (1L << (t.bitWidth() - 1)) - 1;
     }
 }

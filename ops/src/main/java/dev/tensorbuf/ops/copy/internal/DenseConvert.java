@@ -72,12 +72,12 @@ final class DenseConvert {
             return to == DType.S32 ? VectorDenseConvert.shortsToS32(s, so, d, dO, n, mask)
                     : VectorDenseConvert.shortsToF32(s, so, d, dO, n, mask);
         } else if (from == DType.F32 && ChunkConvert.isInteger(to) && to.byteWidth() <= 4 && !to.isSubByte() && to != DType.U32) {
-            return VectorDenseConvert.f32ToInts(s, so, d, dO, n, ChunkConvert.truncatesAbove(to), ChunkConvert.truncatesBelow(to),
+            return VectorDenseConvert.f32ToInts(s, so, d, dO, n, ChunkRanges.truncatesAbove(to), ChunkRanges.truncatesBelow(to),
                     to.byteWidth());
         } else if (from == DType.F64 && to == DType.BF16) {
             return VectorDenseConvert.f64ToBf16(s, so, d, dO, n);
         } else if (from == DType.BF16 && to == DType.S32) {
-            return VectorDenseConvert.bf16ToS32(s, so, d, dO, n, ChunkConvert.truncatesAbove(to), ChunkConvert.truncatesBelow(to));
+            return VectorDenseConvert.bf16ToS32(s, so, d, dO, n, ChunkRanges.truncatesAbove(to), ChunkRanges.truncatesBelow(to));
         } else if (from == DType.F64 && to == DType.S64) {
             return VectorDenseConvert.f64ToS64(s, so, d, dO, n);
         } else if (from == DType.F32 && to == DType.S64) {

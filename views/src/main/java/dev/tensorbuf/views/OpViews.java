@@ -1,0 +1,94 @@
+package dev.tensorbuf.views;
+
+import dev.tensorbuf.views.indexing.IndexingMap;
+import java.util.Arrays;
+import java.util.Optional;
+
+/**
+ * The views {@link TensorView}'s ops return ({@code remap}, {@code padded}), and the XLA shape
+ * such a view keeps. An op given as a {@link Remap} or {@link PadRemap} makes its view in
+ * O(rank): new strides when the source has them and the op allows, else the op kept as a
+ * {@link PendingMap} and composed on first need; an op given as an {@link IndexingMap} composes
+ * it at once. Either way the view reads the same elements.
+ */
+final class OpViews {
+    private OpViews() {
+    }
+
+    /** {@return the view of {@link TensorView#remap(IndexingMap, long...)}} */
+    static TensorView remap(TensorView source, IndexingMap outputToInput, long[] outputDims) {
+        ViewRemaps.check(source, source.dimsArray(), outputToInput, outputDims, true);
+        return ViewFactory.fromMap(ViewFactory.logicalShape(source.dtype(), outputDims), source.map().remap(outputToInput),
+                source.access());
+    }
+
+    /** {@return the view of {@link TensorView#remap(Remap)}} */
+    static TensorView remap(TensorView source, Remap outputToInput) {
+        long[] dims = source.dimsArray();
+        long[] out = switch (outputToInput) {
+            case AffineRemap a -> a.outputDimsArray();
+            case ReshapeRemap r -> r.outputDimsArray();
+        };
+        if (ViewRemaps.hasZeroDim(out) || !ViewRemaps.staysWithin(dims, outputToInput)) {
+            // The general path names the result that leaves its dimension.
+            return source.remap(outputToInput.toIndexingMap(), out);
+        }
+        ArrayShape logical = ViewFactory.logicalShape(source.dtype(), out);
+        long[] strides = source.stridesArray();
+        if (strides != null) {
+            try {
+                long[] composed = ViewRemaps.strides(dims, strides, outputToInput);
+                if (composed != null) {
+                    long newBase = ViewRemaps.base(strides, source.base(), outputToInput);
+                    return new TensorView(logical, out.clone(), source.access(), source.isHostAccessible(),
+                            source.bufferOrNull(), composed, newBase, null, new PendingMap.Strided());
+                }
+            } catch (ArithmeticException overflow) {
+                return source.remap(outputToInput.toIndexingMap(), out);
+            }
+        }
+        return new TensorView(logical, out.clone(), source.access(), source.isHostAccessible(), source.bufferOrNull(),
+                null, 0, null, new PendingMap.Remapped(source, outputToInput));
+    }
+
+    /** {@return the view of {@link TensorView#padded(IndexingMap, long[], TensorView)}} */
+    static TensorView padded(TensorView source, IndexingMap outputToInput, long[] outputDims, TensorView fill) {
+        ViewRemaps.checkFill(source, fill);
+        ViewRemaps.check(source, source.dimsArray(), outputToInput, outputDims, false);
+        IndexingMap toScalar = PendingMap.Padded.toScalar(outputDims);
+        ViewMap.Padded padded = new ViewMap.Padded(source.map().remap(outputToInput), ((ViewMap.Single) fill.map()).remap(toScalar));
+        return ViewFactory.fromMap(ViewFactory.logicalShape(source.dtype(), outputDims), padded, source.access());
+    }
+
+    /** {@return the view of {@link TensorView#padded(PadRemap, TensorView)}} */
+    static TensorView padded(TensorView source, PadRemap pad, TensorView fill) {
+        ViewRemaps.checkFill(source, fill);
+        long[] dims = source.dimsArray();
+        if (!Arrays.equals(pad.inputDimsArray(), dims)) {
+            throw new IllegalArgumentException(pad + " does not pad " + source + " of dims " + Arrays.toString(dims));
+        }
+        long[] out = pad.outputDimsArray();
+        return new TensorView(ViewFactory.logicalShape(source.dtype(), out), out.clone(), source.access(),
+                source.isHostAccessible() && fill.isHostAccessible(), null, null, 0, null,
+                new PendingMap.Padded(source, pad, fill));
+    }
+
+    /**
+     * {@return the answer of {@link TensorView#laidOutShape()} for {@code view}, made by
+     * {@code pending}}: a transpose of a laid-out view keeps its source's shape, permuted
+     */
+    static Optional<ArrayShape> laidOutShape(TensorView view, PendingMap pending) {
+        ArrayShape shape = view.shape();
+        if (shape.layout().isPresent()) {
+            return Optional.of(shape);
+        }
+        if (pending instanceof PendingMap.Remapped(TensorView source, AffineRemap a)) {
+            int[] permutation = ViewRemaps.permutation(source.dimsArray(), a);
+            if (permutation != null) {
+                return source.laidOutShape().filter(s -> s.requireLayout().splitConfigs().isEmpty())
+                        .map(s -> ViewRemaps.permute(s, permutation));
+            }
+        }
+        return Optional.empty();
+    }
+}
