@@ -9,6 +9,6 @@ module dev.tensorbuf.views {
     // loops and run's convert; ViewBounds for CopyPlan's bounds checks; ViewReader for the copy
     // engine's element-wise walk of padded and concatenated views. For ops and interop:
     // ConfinedMemory, so the copy engine and the staging pipeline word a confined arena's refusal
-    // as the views do.
+    // as the views do. Errors is public for views' own packages only: ops and interop have their own.
     exports dev.tensorbuf.views.internal to dev.tensorbuf.ops, dev.tensorbuf.interop;
 }

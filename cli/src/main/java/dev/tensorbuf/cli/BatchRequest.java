@@ -124,7 +124,7 @@ final class BatchRequest {
     String requiredString(String key, String what) {
         String s = string(key);
         if (s == null) {
-            throw new IllegalArgumentException("request needs \"" + key + "\": " + what);
+            throw Errors.requestNeeds(key, what);
         }
         return s;
     }

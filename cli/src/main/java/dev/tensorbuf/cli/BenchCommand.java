@@ -79,7 +79,7 @@ final class BenchCommand implements Command {
             try {
                 threads = Integer.parseInt(in.value("threads"));
             } catch (NumberFormatException e) {
-                throw new UsageException("--threads needs a whole number, got " + in.value("threads"));
+                throw Errors.notAnInteger("--threads", in.value("threads"));
             }
             if (threads < 1) {
                 throw new UsageException("--threads must be >= 1, got " + threads);

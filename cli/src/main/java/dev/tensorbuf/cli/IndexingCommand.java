@@ -183,7 +183,7 @@ final class IndexingCommand implements Command {
         try {
             return Integer.parseInt(text.strip());
         } catch (NumberFormatException e) {
-            throw new UsageException(what + ": '" + text + "' is not an integer");
+            throw Errors.notAnInteger(what, text);
         }
     }
 

@@ -90,7 +90,7 @@ public final class Invocation {
             }
             List<String> list = values.computeIfAbsent(name, k -> new ArrayList<>());
             if (!o.repeatable() && !list.isEmpty()) {
-                throw new UsageException("option --" + name + " given twice");
+                throw Errors.givenTwice("option --" + name);
             }
             list.add(v);
         }
@@ -114,7 +114,7 @@ public final class Invocation {
      */
     public String positional(int i, String what) {
         if (i >= positionals.size()) {
-            throw new UsageException("missing " + what + " (usage: " + command.synopsis() + ")");
+            throw Errors.withUsage("missing " + what, command.synopsis());
         }
         return positionals.get(i);
     }
@@ -122,7 +122,7 @@ public final class Invocation {
     /** Fails when more than {@code n} positional arguments were given. */
     public void expectAtMostPositionals(int n) {
         if (positionals.size() > n) {
-            throw new UsageException("unexpected argument '" + positionals.get(n) + "' (usage: " + command.synopsis() + ")");
+            throw Errors.withUsage("unexpected argument '" + positionals.get(n) + "'", command.synopsis());
         }
     }
 
@@ -179,7 +179,7 @@ public final class Invocation {
         try {
             return Long.parseLong(v.strip());
         } catch (NumberFormatException e) {
-            throw new UsageException("--" + name + ": '" + v + "' is not an integer");
+            throw Errors.notAnInteger("--" + name, v);
         }
     }
 
@@ -198,7 +198,7 @@ public final class Invocation {
             try {
                 r[i] = Long.parseLong(parts[i].strip());
             } catch (NumberFormatException e) {
-                throw new UsageException(what + ": '" + parts[i].strip() + "' is not an integer (in '" + text + "')");
+                throw Errors.notAnInteger(what, parts[i].strip(), text);
             }
         }
         return r;

@@ -107,7 +107,7 @@ final class LayoutCommand implements Command {
     private static ArrayShape arrayShape(String text) {
         XlaShape shape = XlaShape.parse(text);
         if (!(shape instanceof ArrayShape a)) {
-            throw new IllegalArgumentException("layout needs an array shape, got " + shape);
+            throw Errors.notAnArray("layout", shape);
         }
         return a;
     }

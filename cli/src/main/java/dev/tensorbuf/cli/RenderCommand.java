@@ -124,8 +124,8 @@ final class RenderCommand implements Command {
             dtype = shape.dtype();
             sizes = Extents.toArray(shape.dims());
         } else if (dtypeText == null || sizes == null) {
-            throw new UsageException("a strided picture needs --dtype and --sizes, or SHAPE (usage: tensorbuf render "
-                    + "(SHAPE | --dtype T --sizes S0,S1,..) [--strides T0,T1,.. | --format NAME] ...)");
+            throw Errors.withUsage("a strided picture needs --dtype and --sizes, or SHAPE",
+                    "tensorbuf render (SHAPE | --dtype T --sizes S0,S1,..) [--strides T0,T1,.. | --format NAME] ...");
         } else {
             dtype = DTypeNames.parse(dtypeText, "--dtype");
         }
@@ -137,7 +137,7 @@ final class RenderCommand implements Command {
     private static ArrayShape arrayShape(String text) {
         XlaShape shape = XlaShape.parse(text);
         if (!(shape instanceof ArrayShape a)) {
-            throw new IllegalArgumentException("render needs an array shape, got " + shape);
+            throw Errors.notAnArray("render", shape);
         }
         return a;
     }

@@ -94,7 +94,7 @@ final class RunCommand implements Command {
         CliFiles.input(modulePath, null);
         String out = in.value("out");
         if (out == null) {
-            throw new UsageException("missing --out FILE.npy, FILE.safetensors or a raw FILE (usage: " + synopsis() + ")");
+            throw Errors.withUsage("missing --out FILE.npy, FILE.safetensors or a raw FILE", synopsis());
         }
         Path outPath = Path.of(out);
         CliFiles.outputFile(outPath, "--out");
@@ -116,7 +116,7 @@ final class RunCommand implements Command {
                 }
                 String key = a.substring(0, eq);
                 if (args.containsKey(key)) {
-                    throw new UsageException("--arg " + key + " is given twice");
+                    throw Errors.givenTwice("--arg " + key);
                 }
                 args.put(key, argument(module, key, a.substring(eq + 1), opened));
             }

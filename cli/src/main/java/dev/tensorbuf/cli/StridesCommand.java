@@ -83,7 +83,7 @@ final class StridesCommand implements Command {
         }
         in.expectAtMostPositionals(0);
         if (in.value("dtype") == null || in.value("sizes") == null) {
-            throw new UsageException("--dtype and --sizes are required (usage: " + synopsis() + ")");
+            throw Errors.withUsage("--dtype and --sizes are required", synopsis());
         }
         List<long[]> indices = new ArrayList<>();
         for (String index : in.values("index")) {
@@ -103,7 +103,7 @@ final class StridesCommand implements Command {
         String dtype = request.requiredString("dtype", "the element type name");
         long[] sizes = request.longs("sizes");
         if (sizes == null) {
-            throw new IllegalArgumentException("request needs \"sizes\": a list of integers");
+            throw Errors.requestNeeds("sizes", "a list of integers");
         }
         Long offset = request.longValue("offset");
         return answer(DTypeNames.parse(dtype, "\"dtype\""), sizes, request.longs("strides"), offset == null ? 0 : offset,

@@ -7,7 +7,7 @@ import java.io.Serial;
  * with code 2.
  * {@snippet :
  * if (out == null) {
- *     throw new UsageException("missing --out FILE.npy or FILE.safetensors (usage: " + synopsis() + ")");
+ *     throw Errors.withUsage("missing --out FILE.npy or FILE.safetensors", synopsis()); // a UsageException
  * }
  * // $ tensorbuf run m.hlo
  * // tensorbuf run: missing --out FILE.npy or FILE.safetensors (usage: tensorbuf run MODULE.hlo

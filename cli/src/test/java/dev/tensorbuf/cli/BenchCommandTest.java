@@ -52,6 +52,14 @@ class BenchCommandTest {
         }
     }
 
+    /** Worded as every other option that takes an integer (Errors.notAnInteger). */
+    @Test
+    void threadsThatAreNotAnIntegerAreNamed() {
+        CliHarness r = CliHarness.run("bench", "--threads", "two");
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf bench: --threads: 'two' is not an integer", r.err().lines().findFirst().orElseThrow());
+    }
+
     @Test
     void pacedModeTakesExactlyOneCase() {
         CliHarness r = CliHarness.run("bench", "--paced");

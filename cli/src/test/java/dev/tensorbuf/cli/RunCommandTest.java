@@ -158,6 +158,9 @@ class RunCommandTest {
         assertTrue(r.err().contains("--arg 'p0' must be NAME=FILE or NUMBER=FILE (a .npy, .safetensors or raw file)"), r.err());
         assertTrue(CliHarness.run("run", hlo.toString(), "--arg", "p0=nope.npy", "--out", "x.npy").err()
                 .contains("--arg p0: no such file: nope.npy"));
+        // Worded as a repeated option is (Errors.givenTwice).
+        assertEquals("tensorbuf run: --arg p0 given twice\n", CliHarness.run("run", hlo.toString(), "--arg", "p0=" + a,
+                "--arg", "p0=" + a, "--out", "x.npy").err());
         Path raw = dir.resolve("a.bin");
         Files.write(raw, new byte[20]);
         Path out = dir.resolve("x.npy");

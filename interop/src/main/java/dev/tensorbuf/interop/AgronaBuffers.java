@@ -1,5 +1,6 @@
 package dev.tensorbuf.interop;
 
+import dev.tensorbuf.interop.internal.Errors;
 import dev.tensorbuf.interop.internal.ReadOnlyDirectBuffer;
 import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.memory.Allocator;
@@ -203,8 +204,7 @@ public final class AgronaBuffers {
         }
         long length = view.access().byteSize(count);
         if (length > MAX_BYTES) {
-            throw new IllegalArgumentException(view + " holds " + length + " bytes, more than an Agrona buffer's "
-                    + MAX_BYTES + " (int capacity); bridge a slice of it at a time");
+            throw Errors.tooLargeForAgrona(view, length, MAX_BYTES);
         }
         return buffer.slice(firstBit / 8, length);
     }
@@ -225,8 +225,7 @@ public final class AgronaBuffers {
     private static Buffer wholeBuffer(Buffer buffer) {
         checkedBuffer(buffer, String.valueOf(buffer));
         if (buffer.byteSize() > MAX_BYTES) {
-            throw new IllegalArgumentException(buffer + " holds " + buffer.byteSize() + " bytes, more than an Agrona"
-                    + " buffer's " + MAX_BYTES + " (int capacity); bridge a slice of it at a time");
+            throw Errors.tooLargeForAgrona(buffer, buffer.byteSize(), MAX_BYTES);
         }
         return buffer;
     }

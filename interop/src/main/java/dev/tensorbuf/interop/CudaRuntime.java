@@ -2,6 +2,7 @@ package dev.tensorbuf.interop;
 
 import dev.tensorbuf.interop.internal.CudaBindings;
 import dev.tensorbuf.interop.internal.CudaFunctions;
+import dev.tensorbuf.interop.internal.Errors;
 import dev.tensorbuf.interop.internal.HostCopies;
 import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.memory.MemorySpace;
@@ -212,7 +213,7 @@ public final class CudaRuntime {
      */
     public TensorView upload(TensorView host, int device) {
         if (!host.isHostAccessible()) {
-            throw new IllegalArgumentException("upload of " + host + ": the view is not in host memory");
+            throw Errors.notHostAccessible("upload of " + host);
         }
         ElementAccess access = HostCopies.packedAccess(host);
         long bytes = access.byteSize(host.elementCount());
@@ -235,7 +236,7 @@ public final class CudaRuntime {
      */
     public void download(TensorView device, TensorView host) {
         if (!host.isHostAccessible()) {
-            throw new IllegalArgumentException("download into " + host + ": the view is not in host memory");
+            throw Errors.notHostAccessible("download into " + host);
         }
         StridedLayout packed = HostCopies.rowMajor(device);
         if (!device.stridedLayout().map(l -> l.equals(packed)).orElse(false)
@@ -244,7 +245,7 @@ public final class CudaRuntime {
                     + packed + "), as upload makes it");
         }
         if (device.dtype() != host.dtype() || !device.dims().equals(host.dims())) {
-            throw new IllegalArgumentException("download of " + device + " into " + host + ": types or dims differ");
+            throw Errors.typesOrDimsDiffer("download", device, host);
         }
         HostCopies.transfer(host, device.buffer(), false, this::memcpy, this::memcpy2D);
     }

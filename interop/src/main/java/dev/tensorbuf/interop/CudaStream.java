@@ -1,6 +1,7 @@
 package dev.tensorbuf.interop;
 
 import dev.tensorbuf.interop.internal.CudaFunctions;
+import dev.tensorbuf.interop.internal.Errors;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -39,7 +40,7 @@ public final class CudaStream implements AutoCloseable {
      */
     public void synchronize() {
         if (closed.get()) {
-            throw new IllegalStateException("CUDA stream 0x" + Long.toHexString(handle) + " is closed");
+            throw Errors.closed("CUDA stream 0x" + Long.toHexString(handle));
         }
         runtime.check(cuda.cudaStreamSynchronize(handle), "cudaStreamSynchronize(0x" + Long.toHexString(handle) + ")");
     }

@@ -1,5 +1,6 @@
 package dev.tensorbuf.interop;
 
+import dev.tensorbuf.interop.internal.Errors;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.StridedLayout;
@@ -81,8 +82,7 @@ public record DirectMLTensorDesc(DType dataType, int flags, List<Long> sizes, Op
             long last = 0;
             for (int d = 0; d < s.size(); d++) {
                 if (s.get(d) < 0 || s.get(d) > UINT_MAX) {
-                    throw new IllegalArgumentException("stride " + s.get(d) + " of dim " + d + " in " + s
-                            + ": DirectML strides are 0 to 2^32 - 1 (no flips; copy a reversed view first)");
+                    throw Errors.directMLStride(s.get(d), d, s);
                 }
                 // Both factors are below 2^32, so the product is exact as an unsigned long; up to
                 // 8 terms below 2^60 sum without overflow, and -1 stands for "larger".
@@ -113,9 +113,7 @@ public record DirectMLTensorDesc(DType dataType, int flags, List<Long> sizes, Op
         }
         long required = Math.max(MINIMUM_BUFFER_TENSOR_ALIGNMENT, guaranteedBaseOffsetAlignment);
         if (bindingOffsetBytes < 0 || bindingOffsetBytes % required != 0) {
-            throw new IllegalArgumentException("binding offset " + bindingOffsetBytes + " bytes is not a multiple of "
-                    + required + ": DirectML binds buffer tensors at " + required + "-byte aligned offsets"
-                    + " (DML_BUFFER_BINDING.Offset); copy the view, or bind its parent and slice with an operator");
+            throw Errors.bindingOffset(bindingOffsetBytes + " bytes", required);
         }
     }
 
@@ -130,8 +128,7 @@ public record DirectMLTensorDesc(DType dataType, int flags, List<Long> sizes, Op
         // A flip first: no binding offset can fix it, so naming the offset would mislead.
         for (int d = 0; d < layout.rank(); d++) {
             if (layout.strides().get(d) < 0) {
-                throw new IllegalArgumentException("stride " + layout.strides().get(d) + " of dim " + d + " in "
-                        + layout.strides() + ": DirectML strides are 0 to 2^32 - 1 (no flips; copy a reversed view first)");
+                throw Errors.directMLStride(layout.strides().get(d), d, layout.strides());
             }
         }
         long bits;
@@ -147,10 +144,8 @@ public record DirectMLTensorDesc(DType dataType, int flags, List<Long> sizes, Op
         }
         long offsetBytes = bits / 8;
         if (offsetBytes % MINIMUM_BUFFER_TENSOR_ALIGNMENT != 0) {
-            throw new IllegalArgumentException("binding offset " + offsetBytes + " bytes (element offset " + layout.offset()
-                    + " of " + type + ") is not a multiple of " + MINIMUM_BUFFER_TENSOR_ALIGNMENT
-                    + ": DirectML binds buffer tensors at 16-byte aligned offsets (DML_BUFFER_BINDING.Offset);"
-                    + " copy the view, or bind its parent and slice with an operator");
+            throw Errors.bindingOffset(offsetBytes + " bytes (element offset " + layout.offset() + " of " + type + ")",
+                    MINIMUM_BUFFER_TENSOR_ALIGNMENT);
         }
         StridedLayout fromFirst = layout.withOffset(0);
         long[] sizes = Extents.toArray(fromFirst.sizes());

@@ -2,6 +2,7 @@ package dev.tensorbuf.interop;
 
 import dev.tensorbuf.interop.internal.DlpackExporter;
 import dev.tensorbuf.interop.internal.DlpackImporter;
+import dev.tensorbuf.interop.internal.Errors;
 import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
@@ -108,7 +109,7 @@ public final class Dlpack {
      */
     public static void release(MemorySegment managed, boolean versioned) {
         if (managed.address() == 0) {
-            throw new IllegalArgumentException("NULL DLPack struct pointer");
+            throw Errors.nullPointer("DLPack struct");
         }
         long at = versioned ? DlpackStructs.offset(DlpackStructs.DL_MANAGED_TENSOR_VERSIONED, "deleter")
                 : DlpackStructs.offset(DlpackStructs.DL_MANAGED_TENSOR, "deleter");

@@ -1,5 +1,6 @@
 package dev.tensorbuf.interop;
 
+import dev.tensorbuf.interop.internal.Errors;
 import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.memory.Buffers;
@@ -69,8 +70,7 @@ public final class NativeMemory {
         Objects.requireNonNull(space, "space");
         Objects.requireNonNull(deleter, "deleter");
         if (byteSize < 0) {
-            throw new IllegalArgumentException("negative byte size " + byteSize + " for memory of " + owner
-                    + " at 0x" + Long.toHexString(address));
+            throw Errors.negativeByteSize(byteSize, owner, address);
         }
         if (address == 0 && byteSize != 0) {
             throw new IllegalArgumentException("NULL address with " + byteSize + " bytes for memory of " + owner);
@@ -115,7 +115,7 @@ public final class NativeMemory {
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
-            throw new IllegalStateException("native call failed", t);
+            throw Errors.nativeCallFailed(t);
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.tensorbuf.interop;
 
 import dev.tensorbuf.interop.internal.ByteSwap;
+import dev.tensorbuf.interop.internal.Errors;
 import dev.tensorbuf.interop.internal.FileMapping;
 import dev.tensorbuf.interop.internal.NpyCodec;
 import dev.tensorbuf.memory.Allocator;
@@ -198,7 +199,7 @@ public final class Npy {
      */
     public static void write(Path file, DenseTensor tensor, int majorVersion) throws IOException {
         if (majorVersion != 0 && (majorVersion < 1 || majorVersion > 3)) {
-            throw new IllegalArgumentException(".npy version " + majorVersion + ".0 is not 1.0, 2.0 or 3.0");
+            throw Errors.npyVersion(majorVersion);
         }
         if (!tensor.dtype().isNumpyNative()) {
             throw new IllegalArgumentException("NumPy has no dtype for " + tensor.dtype() + " ("

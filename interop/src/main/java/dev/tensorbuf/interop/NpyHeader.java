@@ -1,5 +1,6 @@
 package dev.tensorbuf.interop;
 
+import dev.tensorbuf.interop.internal.Errors;
 import dev.tensorbuf.interop.internal.Sizes;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
@@ -49,7 +50,7 @@ public record NpyHeader(int majorVersion, String descr, DType dtype, ByteOrder b
         Objects.requireNonNull(byteOrder, "byteOrder");
         shape = List.copyOf(shape);
         if (majorVersion < 1 || majorVersion > 3) {
-            throw new IllegalArgumentException(".npy version " + majorVersion + ".0 is not 1.0, 2.0 or 3.0");
+            throw Errors.npyVersion(majorVersion);
         }
         if (dataOffset < 0) {
             throw new IllegalArgumentException("data offset " + dataOffset + " is negative");

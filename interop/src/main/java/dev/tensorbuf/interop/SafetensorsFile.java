@@ -1,5 +1,6 @@
 package dev.tensorbuf.interop;
 
+import dev.tensorbuf.interop.internal.Errors;
 import dev.tensorbuf.interop.internal.FileMapping;
 import dev.tensorbuf.interop.internal.SafetensorsCodec;
 import dev.tensorbuf.interop.internal.Sizes;
@@ -94,8 +95,7 @@ public final class SafetensorsFile implements AutoCloseable {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
             long size = channel.size();
             if (size < 8) {
-                throw new IllegalArgumentException(name + ": " + size
-                        + " bytes is too short for a safetensors file (8-byte header length first)");
+                throw Errors.tooShort(name, size, "a safetensors file (8-byte header length first)");
             }
             ByteBuffer lengthField = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
             while (lengthField.hasRemaining() && channel.read(lengthField, lengthField.position()) >= 0) {
@@ -217,8 +217,7 @@ public final class SafetensorsFile implements AutoCloseable {
                         + " char %d, which UTF-8 cannot encode", e.getKey(), (int) e.getKey().charAt(bad), bad));
             }
             if (dtypeOf.apply(e.getValue()).safetensorsName().isEmpty()) {
-                throw new IllegalArgumentException("safetensors has no dtype for " + dtypeOf.apply(e.getValue())
-                        + " of tensor '" + e.getKey() + "'");
+                throw Errors.noSafetensorsDtype(dtypeOf.apply(e.getValue()), e.getKey());
             }
         }
         ordered.sort(SafetensorsCodec.writeOrder(dtypeOf));
@@ -266,7 +265,7 @@ public final class SafetensorsFile implements AutoCloseable {
      */
     public SafetensorsTensor tensor(String name) {
         if (!mapping.isAlive()) {
-            throw new IllegalStateException(file + " is closed");
+            throw Errors.closed(file);
         }
         SafetensorsTensor t = tensors.get(name);
         if (t == null) {

@@ -179,6 +179,16 @@ class CudaRuntimeTest {
         assertTrue(e.getMessage().contains("the device view must be packed row-major"), e.getMessage());
     }
 
+    /** Worded as every host copy in interop words it (Errors.notHostAccessible). */
+    @Test
+    void uploadAndDownloadRefuseAHostSideOnTheDevice() {
+        TensorView onDevice = cuda.upload(f32("f32[2,3]{1,0}", 6), 0);
+        IllegalArgumentException up = assertThrows(IllegalArgumentException.class, () -> cuda.upload(onDevice, 0));
+        assertEquals("upload of " + onDevice + ": its memory is not host-accessible", up.getMessage());
+        IllegalArgumentException down = assertThrows(IllegalArgumentException.class, () -> cuda.download(onDevice, onDevice));
+        assertEquals("download into " + onDevice + ": its memory is not host-accessible", down.getMessage());
+    }
+
     @Test
     void memcpy2DRefusesAPitchBelowTheWidth() {
         Buffer d = cuda.malloc(0, 64);

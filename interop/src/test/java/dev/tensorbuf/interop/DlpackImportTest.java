@@ -166,11 +166,11 @@ class DlpackImportTest {
         "25|no element type for DLPack {kDLFloat, 24} (code 2, bits 24)",
         "26|unknown DLPack device type 6 (known codes: 1-4, 7-18)",
         "27|has DLPack version 2.3, but only major version 1 is understood; released it through its deleter",
-        "28|has shape [2, -3] with negative size -3 in dim 1",
+        "28|DLManagedTensorVersioned: size -3 of dim 1 is negative in shape [2, -3]",
         "29|has byte_offset 9223372036854775808, past 2^63 - 1",
         "30|has ndim 2 but a NULL shape",
         "31|at data pointer 0x8 reaches 16 bytes below address 0",
-        "32|whose element count overflows a long",
+        "32|DLManagedTensorVersioned: element count of shape [4611686018427387903, 3] overflows a long",
         "7|of DLPack 1.3 has NULL strides for ndim 2: since DLPack 1.2 strides must be given",
     })
     void malformedTensorIsRefusedByMessageAndReleasedOnce(int kind, String message) {

@@ -52,7 +52,7 @@ class NativeMemoryTest {
         assertEquals("NULL address with 8 bytes for memory of libfoo", e.getMessage());
         IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
                 () -> NativeMemory.wrap(0x1000, -1, MemorySpace.HOST, "libfoo", () -> { }));
-        assertEquals("negative byte size -1 for memory of libfoo at 0x1000", negative.getMessage());
+        assertEquals("negative byte size -1 for memory of libfoo at address 0x1000", negative.getMessage());
         IllegalArgumentException nullFree = assertThrows(IllegalArgumentException.class,
                 () -> NativeMemory.wrap(0x1000, 8, MemorySpace.HOST, "libfoo", MemorySegment.NULL));
         assertEquals("NULL free function for memory of libfoo", nullFree.getMessage());

@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops;
 
+import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.TensorView;
 import java.util.Arrays;
 
@@ -20,8 +21,7 @@ final class OpChecks {
         boolean[] seen = new boolean[permutation.length];
         for (int p : permutation) {
             if (p < 0 || p >= permutation.length || seen[p]) {
-                throw new IllegalArgumentException(op + " of " + view.shape() + ": " + Arrays.toString(permutation)
-                        + " is not a permutation of [0, " + permutation.length + ")");
+                throw Errors.notAPermutation(op + " of " + view.shape(), Arrays.toString(permutation), permutation.length);
             }
             seen[p] = true;
         }

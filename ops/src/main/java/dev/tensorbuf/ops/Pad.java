@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops;
 
+import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.PadRemap;
 import dev.tensorbuf.views.TensorView;
@@ -89,8 +90,8 @@ public final class Pad {
             try {
                 size = PadRemap.outputSize(in[i], low[i], high[i], interior[i]);
             } catch (ArithmeticException e) {
-                throw new IllegalArgumentException(where(view, i, low, high, interior) + ": size " + low[i] + " + " + high[i]
-                        + " + " + in[i] + " + " + Math.max(in[i] - 1, 0) + " * " + interior[i] + " overflows a long", e);
+                throw Errors.overflows(where(view, i, low, high, interior) + ": size " + low[i] + " + " + high[i] + " + "
+                        + in[i] + " + " + Math.max(in[i] - 1, 0) + " * " + interior[i], e);
             }
             if (size < 0) {
                 throw new IllegalArgumentException(where(view, i, low, high, interior) + " gives size " + size

@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops;
 
+import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.ReshapeRemap;
 import dev.tensorbuf.views.TensorView;
@@ -34,8 +35,7 @@ public final class Reshape {
         long from = view.shape().elementCount();
         long to = Extents.elementCount("reshape output", outputDims);
         if (from != to) {
-            throw new IllegalArgumentException("reshape of " + view.shape() + " (" + from + " elements) to "
-                    + Arrays.toString(outputDims) + " (" + to + " elements): element counts differ");
+            throw Errors.elementCountsDiffer("reshape", view.shape(), from, Arrays.toString(outputDims), to);
         }
         return view.remap(ReshapeRemap.of(in, outputDims));
     }

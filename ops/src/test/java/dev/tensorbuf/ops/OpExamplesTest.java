@@ -182,7 +182,7 @@ class OpExamplesTest {
         IllegalArgumentException reshape = assertThrows(IllegalArgumentException.class, () -> Reshape.apply(v, 5, 5));
         assertTrue(reshape.getMessage().contains("(24 elements) to [5, 5] (25 elements)"), reshape.getMessage());
         IllegalArgumentException perm = assertThrows(IllegalArgumentException.class, () -> Transpose.apply(v, 0, 0));
-        assertTrue(perm.getMessage().contains("[0, 0] is not a permutation of [0, 2)"), perm.getMessage());
+        assertTrue(perm.getMessage().contains(": dimensions [0, 0] are not a permutation of [0, 2)"), perm.getMessage());
         IllegalArgumentException bitcast = assertThrows(IllegalArgumentException.class,
                 () -> Bitcast.apply(Slice.apply(v, new long[] {0, 0}, new long[] {4, 3}, new long[] {1, 1}), "f32[12]"));
         assertTrue(bitcast.getMessage().contains("has strides [6, 1] for sizes [4, 3], which leave gaps or overlap"),

@@ -3,6 +3,7 @@ package dev.tensorbuf.views;
 import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.indexing.IndexingMapBuilder;
+import dev.tensorbuf.views.internal.Errors;
 import java.util.Arrays;
 
 /**
@@ -76,7 +77,7 @@ public final class AffineRemap implements Remap {
     private static AffineRemap checked(long[] outputDims, long[] flat, long[] offsets) {
         for (int i = 0; i < outputDims.length; i++) {
             if (outputDims[i] < 0) {
-                throw new IllegalArgumentException("output dim " + i + " of " + Arrays.toString(outputDims) + " is negative");
+                throw Errors.negativeSize(outputDims[i], i, "output dims " + Arrays.toString(outputDims));
             }
         }
         return new AffineRemap(outputDims, flat, offsets);

@@ -1,6 +1,7 @@
 package dev.tensorbuf.views;
 
 import dev.tensorbuf.views.indexing.IndexingMap;
+import dev.tensorbuf.views.internal.Errors;
 import dev.tensorbuf.views.internal.TiledLayoutMaps;
 import dev.tensorbuf.views.internal.TiledLayoutMath;
 import dev.tensorbuf.views.internal.XlaShapePrinter;
@@ -61,8 +62,7 @@ public record ArrayShape(DType dtype, List<Long> dims, List<Boolean> dynamicDims
                 continue; // XLA's ExtentProduct skips '?': it has no size
             }
             if (d < 0) {
-                throw new IllegalArgumentException("dimension " + i + " has invalid size " + d + " in "
-                        + dtype + dims);
+                throw Errors.negativeSize(d, i, dtype.toString() + dims);
             }
             bounded.add(d);
         }

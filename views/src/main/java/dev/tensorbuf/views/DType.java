@@ -1,5 +1,6 @@
 package dev.tensorbuf.views;
 
+import dev.tensorbuf.views.internal.Errors;
 import dev.tensorbuf.views.internal.InteropNames;
 import java.util.Locale;
 import java.util.Map;
@@ -153,7 +154,7 @@ public enum DType {
     public static DType fromXlaName(String name) {
         DType t = BY_NAME.get(name.toLowerCase(Locale.ROOT));
         if (t == null) {
-            throw new IllegalArgumentException("unknown element type '" + name + "'");
+            throw Errors.unknown("element type", name, "");
         }
         return t;
     }
@@ -270,8 +271,7 @@ public enum DType {
                 return t;
             }
         }
-        throw new IllegalArgumentException("unknown NumPy descr '" + descr
-                + "': expected e.g. '<f4', '|u1', '|b1', '<c8' or an ml_dtypes name such as 'bfloat16'");
+        throw Errors.unknown("NumPy descr", descr, "e.g. '<f4', '|u1', '|b1', '<c8' or an ml_dtypes name such as 'bfloat16'");
     }
 
     /**
@@ -285,8 +285,8 @@ public enum DType {
                 return t;
             }
         }
-        throw new IllegalArgumentException("unknown safetensors dtype '" + name
-                + "': expected one of BOOL, U8, I8, ..., F16, BF16, F32, F64, C64, F8_E5M2, F8_E4M3, F8_E8M0, F4");
+        throw Errors.unknown("safetensors dtype", name,
+                "one of BOOL, U8, I8, ..., F16, BF16, F32, F64, C64, F8_E5M2, F8_E4M3, F8_E8M0, F4");
     }
 
     /**
@@ -303,8 +303,8 @@ public enum DType {
                 return t;
             }
         }
-        throw new IllegalArgumentException("unknown DirectML tensor data type '" + name + "': expected one of "
-                + InteropNames.DIRECTML_NAMES.subList(1, InteropNames.DIRECTML_NAMES.size()));
+        throw Errors.unknown("DirectML tensor data type", name,
+                "one of " + InteropNames.DIRECTML_NAMES.subList(1, InteropNames.DIRECTML_NAMES.size()));
     }
 
     /** {@return the type with this XLA name, or null when there is none} */

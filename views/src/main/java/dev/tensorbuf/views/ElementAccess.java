@@ -1,5 +1,6 @@
 package dev.tensorbuf.views;
 
+import dev.tensorbuf.views.internal.Errors;
 import dev.tensorbuf.views.internal.FloatCodec;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -110,7 +111,7 @@ public final class ElementAccess {
 
     private static void requireArrayType(DType type) {
         if (!type.isArrayType()) {
-            throw new IllegalArgumentException(type + " has no elements to access");
+            throw Errors.noElements(type, "access");
         }
     }
 
@@ -226,7 +227,7 @@ public final class ElementAccess {
         switch (type.kind()) {
             case BOOLEAN -> {
                 if (value != 0 && value != 1) {
-                    throw new IllegalArgumentException("value " + value + " out of range " + type.integerRange() + " for pred");
+                    throw Errors.valueOutOfRange(value, type);
                 }
                 setBits(segment, index, value);
             }
@@ -234,13 +235,13 @@ public final class ElementAccess {
                 long min = -1L << (bits - 1);
                 long max = ~min;
                 if (value < min || value > max) {
-                    throw new IllegalArgumentException("value " + value + " out of range " + type.integerRange() + " for " + type);
+                    throw Errors.valueOutOfRange(value, type);
                 }
                 setBits(segment, index, bits == 64 ? value : value & ((1L << bits) - 1));
             }
             case UNSIGNED -> {
                 if (bits < 64 && (value >>> bits) != 0) {
-                    throw new IllegalArgumentException("value " + value + " out of range " + type.integerRange() + " for " + type);
+                    throw Errors.valueOutOfRange(value, type);
                 }
                 setBits(segment, index, value);
             }
@@ -402,7 +403,7 @@ public final class ElementAccess {
 
     private long exactLong(double value) {
         if (type == DType.U64 && value < 0) {
-            throw new IllegalArgumentException("value " + value + " out of range " + type.integerRange() + " for u64");
+            throw Errors.valueOutOfRange(value, type);
         }
         long asLong = (long) value;
         if (asLong != value || (asLong == Long.MAX_VALUE && value >= 0x1p63)) {

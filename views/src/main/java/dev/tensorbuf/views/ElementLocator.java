@@ -2,6 +2,7 @@ package dev.tensorbuf.views;
 
 import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.views.internal.ConfinedMemory;
+import dev.tensorbuf.views.internal.Errors;
 import dev.tensorbuf.views.internal.ViewReader;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -70,13 +71,11 @@ final class ElementLocator {
         }
         long[] dims = view.dimsArray();
         if (index.length != dims.length) {
-            throw new IllegalArgumentException("index " + Arrays.toString(index) + " has rank " + index.length
-                    + " but " + view.shape() + " has rank " + dims.length);
+            throw Errors.indexRank(index, view.shape(), dims.length);
         }
         for (int i = 0; i < index.length; i++) {
             if (index[i] < 0 || index[i] >= dims[i]) {
-                throw new IndexOutOfBoundsException("index " + index[i] + " out of bounds [0, " + dims[i]
-                        + ") for dim " + i + " of " + view.shape());
+                throw Errors.indexOutOfBounds(index[i], dims[i], i, view.shape());
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.tensorbuf.views;
 
+import dev.tensorbuf.views.internal.Errors;
 import java.util.List;
 
 /**
@@ -46,7 +47,7 @@ public final class Extents {
         for (int i = 0; i < dims.size(); i++) {
             long d = dims.get(i);
             if (d < 0) {
-                throw new IllegalArgumentException("dim " + i + " is negative (" + d + ") in " + named(what, dims));
+                throw Errors.negativeSize(d, i, named(what, dims));
             }
             empty |= d == 0;
         }
@@ -58,7 +59,7 @@ public final class Extents {
             try {
                 n = Math.multiplyExact(n, d);
             } catch (ArithmeticException e) {
-                throw new IllegalArgumentException("element count of " + named(what, dims) + " overflows a long", e);
+                throw Errors.overflows("element count of " + named(what, dims), e);
             }
         }
         return n;

@@ -3,6 +3,7 @@ package dev.tensorbuf.views;
 import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.indexing.IndexingMapBuilder;
+import dev.tensorbuf.views.internal.Errors;
 import java.util.Arrays;
 
 /**
@@ -58,7 +59,7 @@ public final class PadRemap {
             try {
                 out[i] = outputSize(inputDims[i], low[i], high[i], interior[i]);
             } catch (ArithmeticException e) {
-                throw new IllegalArgumentException(where(inputDims, low, high, interior, i) + ": the size overflows a long", e);
+                throw Errors.overflows(where(inputDims, low, high, interior, i) + ": the size", e);
             }
             if (out[i] < 0) {
                 throw new IllegalArgumentException(where(inputDims, low, high, interior, i) + " gives size " + out[i]);

@@ -32,22 +32,13 @@ public final class ReshapeRemap implements Remap {
      * @throws IllegalArgumentException for a negative size or element counts that differ
      */
     public static ReshapeRemap of(long[] inputDims, long[] outputDims) {
-        long from = count(inputDims, "input");
-        long to = count(outputDims, "output");
+        long from = Extents.elementCount("reshape input", inputDims);
+        long to = Extents.elementCount("reshape output", outputDims);
         if (from != to) {
             throw new IllegalArgumentException("reshape of " + Arrays.toString(inputDims) + " (" + from + " elements) to "
                     + Arrays.toString(outputDims) + " (" + to + " elements): element counts differ");
         }
         return new ReshapeRemap(inputDims.clone(), outputDims.clone());
-    }
-
-    private static long count(long[] dims, String what) {
-        for (long d : dims) {
-            if (d < 0) {
-                throw new IllegalArgumentException("reshape " + what + " " + Arrays.toString(dims) + ": negative size " + d);
-            }
-        }
-        return Extents.elementCount("reshape " + what, dims);
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.tensorbuf.views;
 import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.indexing.Variable;
+import dev.tensorbuf.views.internal.Errors;
 import dev.tensorbuf.views.internal.StrideAnalysis;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -60,7 +61,7 @@ public record StridedLayout(List<Long> sizes, List<Long> strides, long offset) {
         }
         for (int d = 0; d < sizes.size(); d++) {
             if (sizes.get(d) < 0) {
-                throw new IllegalArgumentException("size " + sizes.get(d) + " of dim " + d + " is negative in sizes " + sizes);
+                throw Errors.negativeSize(sizes.get(d), d, "sizes " + sizes);
             }
         }
         if (offset < 0) {
@@ -145,14 +146,13 @@ public record StridedLayout(List<Long> sizes, List<Long> strides, long offset) {
      */
     public long offsetOf(long... index) {
         if (index.length != sizes.size()) {
-            throw new IllegalArgumentException("index " + Arrays.toString(index) + " has rank " + index.length
-                    + " but the layout has rank " + sizes.size() + " (sizes " + sizes + ")");
+            throw Errors.indexRank(index, "sizes " + sizes, sizes.size());
         }
         long at = offset;
         for (int d = 0; d < index.length; d++) {
             if (index[d] < 0 || index[d] >= sizes.get(d)) {
-                throw new IndexOutOfBoundsException("index " + index[d] + " out of bounds [0, " + sizes.get(d)
-                        + ") for dim " + d + " of sizes " + sizes + " (index " + Arrays.toString(index) + ")");
+                throw Errors.indexOutOfBounds(index[d], sizes.get(d), d, "sizes " + sizes + " (index "
+                        + Arrays.toString(index) + ")");
             }
             at += index[d] * strides.get(d);
         }
@@ -269,7 +269,7 @@ public record StridedLayout(List<Long> sizes, List<Long> strides, long offset) {
      */
     public long minBytes(DType type) {
         if (!type.isArrayType()) {
-            throw new IllegalArgumentException(type + " has no elements to size");
+            throw Errors.noElements(type, "size");
         }
         if (elementCount() == 0) {
             return 0;

@@ -1,5 +1,6 @@
 package dev.tensorbuf.views;
 
+import dev.tensorbuf.views.internal.Errors;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -74,8 +75,7 @@ public enum TensorFormat {
             try {
                 step = Math.multiplyExact(step, Math.max(sizes[d], 1));
             } catch (ArithmeticException e) {
-                throw new IllegalArgumentException("element count of " + name() + " sizes " + Arrays.toString(sizes)
-                        + " overflows a long", e);
+                throw Errors.overflows("element count of " + name() + " sizes " + Arrays.toString(sizes), e);
             }
         }
         return strides;
@@ -122,6 +122,6 @@ public enum TensorFormat {
                 return f;
             }
         }
-        throw new IllegalArgumentException("unknown tensor format '" + name + "': expected one of " + Arrays.toString(values()));
+        throw Errors.unknown("tensor format", name, "one of " + Arrays.toString(values()));
     }
 }

@@ -1,5 +1,6 @@
 package dev.tensorbuf.views;
 
+import dev.tensorbuf.views.internal.Errors;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -86,7 +87,7 @@ public record Tile(List<Long> dims) {
                 try {
                     n = Math.multiplyExact(n, d);
                 } catch (ArithmeticException e) {
-                    throw new IllegalArgumentException("element count of tile " + this + " overflows a long", e);
+                    throw Errors.overflows("element count of tile " + this, e);
                 }
             }
         }

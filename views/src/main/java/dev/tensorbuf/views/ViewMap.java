@@ -2,6 +2,7 @@ package dev.tensorbuf.views;
 
 import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.views.indexing.IndexingMap;
+import dev.tensorbuf.views.internal.Errors;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -102,7 +103,7 @@ public sealed interface ViewMap permits ViewMap.Single, ViewMap.Padded, ViewMap.
         public Concatenated {
             parts = List.copyOf(parts);
             if (parts.isEmpty()) {
-                throw new IllegalArgumentException("a concatenation needs at least one part");
+                throw Errors.noParts();
             }
         }
 

@@ -2,6 +2,7 @@ package dev.tensorbuf.views;
 
 import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.indexing.Interval;
+import dev.tensorbuf.views.internal.Errors;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -191,7 +192,7 @@ final class ViewRemaps {
      */
     static long[] concatenatedDims(int dimension, List<TensorView> parts) {
         if (parts.isEmpty()) {
-            throw new IllegalArgumentException("concatenate needs at least one part");
+            throw Errors.noParts();
         }
         TensorView first = parts.getFirst();
         if (dimension < 0 || dimension >= first.rank()) {
@@ -212,8 +213,8 @@ final class ViewRemaps {
             try {
                 out[dimension] = Math.addExact(out[dimension], d[dimension]);
             } catch (ArithmeticException e) {
-                throw new IllegalArgumentException("concatenate along dimension " + dimension + ": size " + out[dimension]
-                        + " + " + d[dimension] + " overflows a long", e);
+                throw Errors.overflows("concatenate along dimension " + dimension + ": size " + out[dimension] + " + "
+                        + d[dimension], e);
             }
         }
         return out;

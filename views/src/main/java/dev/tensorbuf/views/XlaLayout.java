@@ -1,10 +1,10 @@
 package dev.tensorbuf.views;
 
+import dev.tensorbuf.views.internal.Errors;
 import dev.tensorbuf.views.internal.XlaShapeParser;
 import dev.tensorbuf.views.internal.XlaShapePrinter;
 import dev.tensorbuf.views.text.TextFormatException;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
@@ -63,12 +63,11 @@ public record XlaLayout(
         Set<Integer> seen = new HashSet<>();
         for (int d : minorToMajor) {
             if (d < 0) {
-                throw new IllegalArgumentException("layout minor_to_major field has out-of-bounds value: "
-                        + braced(minorToMajor));
+                throw new IllegalArgumentException(Errors.minorToMajorOutOfBounds(minorToMajor, null));
             }
             if (!seen.add(d)) {
                 throw new IllegalArgumentException("layout minor_to_major field has duplicate values: "
-                        + braced(minorToMajor));
+                        + Errors.braced(minorToMajor));
             }
         }
         if (tailPaddingAlignment <= 0) {
@@ -222,11 +221,5 @@ public record XlaLayout(
             throw new IllegalArgumentException("layout " + what + " primitive type " + t
                     + " is not an unsigned integer type");
         }
-    }
-
-    private static String braced(List<Integer> values) {
-        List<String> parts = new ArrayList<>();
-        values.forEach(v -> parts.add(Integer.toString(v)));
-        return "{" + String.join(", ", parts) + "}";
     }
 }

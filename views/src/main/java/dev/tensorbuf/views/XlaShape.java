@@ -1,5 +1,6 @@
 package dev.tensorbuf.views;
 
+import dev.tensorbuf.views.internal.Errors;
 import dev.tensorbuf.views.internal.XlaShapeParser;
 import dev.tensorbuf.views.internal.XlaShapePrinter;
 import dev.tensorbuf.views.text.TextFormatException;
@@ -71,7 +72,7 @@ public sealed interface XlaShape permits ArrayShape, TupleShape, BufferShape, To
                     try {
                         sum = Math.addExact(sum, e.byteSizeOfElementsRecursive());
                     } catch (ArithmeticException ex) {
-                        throw new IllegalArgumentException("byte size of " + t + " overflows a long", ex);
+                        throw Errors.overflows("byte size of " + t, ex);
                     }
                 }
                 yield sum;
@@ -85,7 +86,7 @@ public sealed interface XlaShape permits ArrayShape, TupleShape, BufferShape, To
         try {
             return Math.multiplyExact(a, b);
         } catch (ArithmeticException e) {
-            throw new IllegalArgumentException(a + " * " + b + " overflows a long", e);
+            throw Errors.overflows(a + " * " + b, e);
         }
     }
 }

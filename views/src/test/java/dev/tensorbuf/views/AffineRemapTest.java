@@ -10,6 +10,7 @@ import dev.tensorbuf.views.indexing.IndexingMap;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -52,6 +53,20 @@ class AffineRemapTest {
                 () -> AffineRemap.of(new long[] {3, 2}, new long[][] {{1}}, new long[] {0}));
         assertTrue(e.getMessage().contains("coefficient row 0 [1] needs one entry per output dimension [3, 2]"),
                 e.getMessage());
+    }
+
+    /** Every negative size in views is told alike, whichever factory finds it (Errors.negativeSize). */
+    @Test
+    void negativeSizesAreNamedAsExtentsNamesThem() {
+        IllegalArgumentException affine = assertThrows(IllegalArgumentException.class,
+                () -> AffineRemap.of(new long[] {2, -3}, new long[][] {{1, 0}}, new long[] {0}));
+        assertEquals("size -3 of dim 1 is negative in output dims [2, -3]", affine.getMessage());
+        IllegalArgumentException reshape = assertThrows(IllegalArgumentException.class,
+                () -> ReshapeRemap.of(new long[] {6}, new long[] {-2, 3}));
+        assertEquals("size -2 of dim 0 is negative in reshape output [-2, 3]", reshape.getMessage());
+        IllegalArgumentException shape = assertThrows(IllegalArgumentException.class,
+                () -> new ArrayShape(DType.F32, List.of(2L, -1L), List.of(false, false), Optional.empty()));
+        assertEquals("size -1 of dim 1 is negative in f32[2, -1]", shape.getMessage());
     }
 
     @Test

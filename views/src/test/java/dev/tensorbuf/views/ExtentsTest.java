@@ -31,7 +31,7 @@ class ExtentsTest {
     @Test
     void negativeDimsAreNamed() {
         var e = assertThrows(IllegalArgumentException.class, () -> Extents.elementCount("sizes", 2, -1, 0));
-        assertEquals("dim 1 is negative (-1) in sizes [2, -1, 0]", e.getMessage());
+        assertEquals("size -1 of dim 1 is negative in sizes [2, -1, 0]", e.getMessage());
     }
 
     @Test

@@ -150,7 +150,7 @@ class StridedLayoutTest {
         var e = assertThrows(IndexOutOfBoundsException.class, () -> l.offsetOf(1, 7));
         assertEquals("index 7 out of bounds [0, 4) for dim 1 of sizes [2, 4] (index [1, 7])", e.getMessage());
         var r = assertThrows(IllegalArgumentException.class, () -> l.offsetOf(1));
-        assertEquals("index [1] has rank 1 but the layout has rank 2 (sizes [2, 4])", r.getMessage());
+        assertEquals("index [1] has rank 1 but sizes [2, 4] has rank 2", r.getMessage());
     }
 
     @Test

@@ -168,6 +168,9 @@ class XlaShapeTest {
                 () -> ArrayShape.of(DType.F32, 2, 4).linearIndex(1, 7));
         assertEquals("index 7 out of bounds [0, 4) for dim 1 of f32[2,4]{1,0}", e.getMessage());
         assertThrows(IndexOutOfBoundsException.class, () -> array("f32[3,5]{1,0:T(2,2)}").logicalIndex(24));
+        IllegalArgumentException rank = assertThrows(IllegalArgumentException.class,
+                () -> ArrayShape.of(DType.F32, 2, 4).linearIndex(1));
+        assertEquals("index [1] has rank 1 but f32[2,4]{1,0} has rank 2", rank.getMessage());
     }
 
     @Test

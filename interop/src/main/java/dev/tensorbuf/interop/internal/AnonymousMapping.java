@@ -93,7 +93,7 @@ public final class AnonymousMapping {
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
-            throw new IllegalStateException("native call failed", t);
+            throw Errors.nativeCallFailed(t);
         }
     }
 }

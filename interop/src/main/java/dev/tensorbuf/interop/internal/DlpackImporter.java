@@ -46,7 +46,7 @@ public final class DlpackImporter {
     public static DlpackTensor importTensor(MemorySegment managed, boolean versioned) {
         String what = versioned ? "DLManagedTensorVersioned" : "DLManagedTensor";
         if (managed.address() == 0) {
-            throw new IllegalArgumentException("NULL " + what + " pointer");
+            throw Errors.nullPointer(what);
         }
         long self = managed.address();
         MemorySegment m = RestrictedNative.resize(MemorySegment.ofAddress(self),
@@ -131,18 +131,7 @@ public final class DlpackImporter {
         }
         long[] shape = ndim == 0 ? new long[0] : RestrictedNative.resize(MemorySegment.ofAddress(shapePtr), 8L * ndim)
                 .toArray(ValueLayout.JAVA_LONG);
-        for (int d = 0; d < ndim; d++) {
-            if (shape[d] < 0) {
-                throw new IllegalArgumentException(what + " has shape " + Arrays.toString(shape) + " with negative size "
-                        + shape[d] + " in dim " + d);
-            }
-        }
-        long count;
-        try {
-            count = Extents.elementCount("shape", shape);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(what + " has shape " + Arrays.toString(shape) + " whose element count overflows a long", e);
-        }
+        long count = Sizes.elementCount(shape, what);
         long[] strides;
         if (ndim > 0 && stridesPtr == 0) {
             if (versioned && minor >= 2) {

@@ -37,7 +37,7 @@ public final class Materializer {
      */
     public static Dense dense(TensorView view, boolean packSubByte, Allocator allocator) {
         if (!view.isHostAccessible()) {
-            throw new IllegalArgumentException("cannot copy " + view + " on the host: its memory is not host-accessible");
+            throw Errors.notHostAccessible("cannot copy " + view + " on the host");
         }
         DType type = view.dtype();
         boolean pack = packSubByte && type.isSubByte() && 8 % type.bitWidth() == 0;
@@ -63,7 +63,7 @@ public final class Materializer {
      */
     public static void copy(TensorView src, TensorView dst) {
         if (src.dtype() != dst.dtype() || !src.dims().equals(dst.dims())) {
-            throw new IllegalArgumentException("copy of " + src + " into " + dst + ": types or dims differ");
+            throw Errors.typesOrDimsDiffer("copy", src, dst);
         }
         CopyEngine.defaults().copy(src, dst);
     }

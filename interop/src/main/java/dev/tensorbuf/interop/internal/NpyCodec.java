@@ -48,7 +48,7 @@ public final class NpyCodec {
      */
     public static NpyHeader read(FileChannel channel, long fileSize, String file, DType voidType) throws IOException {
         if (fileSize < 10) {
-            throw new IllegalArgumentException(file + ": " + fileSize + " bytes is too short for a .npy preamble (at least 10)");
+            throw Errors.tooShort(file, fileSize, "a .npy preamble (at least 10)");
         }
         ByteBuffer start = readFully(channel, 0, 12 <= fileSize ? 12 : 10);
         for (int i = 0; i < MAGIC.length; i++) {
@@ -65,19 +65,16 @@ public final class NpyCodec {
         }
         int lengthBytes = major == 1 ? 2 : 4;
         if (fileSize < 8 + lengthBytes) {
-            throw new IllegalArgumentException(file + ": " + fileSize + " bytes is too short for a version " + major
-                    + ".0 preamble (" + (8 + lengthBytes) + " bytes)");
+            throw Errors.tooShort(file, fileSize, "a version " + major + ".0 preamble (" + (8 + lengthBytes) + " bytes)");
         }
         start.order(ByteOrder.LITTLE_ENDIAN);
         long headerLength = major == 1 ? start.getShort(8) & 0xffffL : start.getInt(8) & 0xffff_ffffL;
         long headerStart = 8 + lengthBytes;
         if (headerLength > MAX_HEADER_BYTES) {
-            throw new IllegalArgumentException(file + ": header length " + headerLength + " exceeds the limit of "
-                    + MAX_HEADER_BYTES + " bytes");
+            throw Errors.headerTooLong(file, String.valueOf(headerLength), MAX_HEADER_BYTES);
         }
         if (headerStart + headerLength > fileSize) {
-            throw new IllegalArgumentException(file + ": header length " + headerLength + " runs past the end of the file ("
-                    + fileSize + " bytes, header starts at " + headerStart + ")");
+            throw Errors.headerPastEnd(file, headerLength, fileSize + " bytes, header starts at " + headerStart);
         }
         ByteBuffer raw = readFully(channel, headerStart, (int) headerLength);
         String text = major < 3 ? StandardCharsets.ISO_8859_1.decode(raw).toString()
@@ -107,11 +104,10 @@ public final class NpyCodec {
 
     private static NpyHeader interpret(Object literal, int major, long dataOffset, String file, DType voidType) {
         if (!(literal instanceof Map<?, ?> dict)) {
-            throw new IllegalArgumentException(file + ": header is not a dict but " + kind(literal));
+            throw Errors.wrongKind(file + ": header", kind(literal), "a dict");
         }
         if (!dict.keySet().equals(KEYS)) {
-            throw new IllegalArgumentException(file + ": header keys are " + dict.keySet()
-                    + ", expected exactly 'descr', 'fortran_order' and 'shape'");
+            throw Errors.wrongKeys(file + ": header", dict.keySet(), "'descr', 'fortran_order' and 'shape'");
         }
         Object descrValue = dict.get("descr");
         if (descrValue instanceof List<?> fields) {
@@ -119,11 +115,10 @@ public final class NpyCodec {
                     + (fields.size() == 1 ? " field" : " fields") + " is not supported: only numeric dtypes");
         }
         if (!(descrValue instanceof String descr)) {
-            throw new IllegalArgumentException(file + ": 'descr' is " + kind(descrValue) + ", expected a string such as '<f4'");
+            throw Errors.wrongKind(file + ": 'descr'", kind(descrValue), "a string such as '<f4'");
         }
         if (!(dict.get("fortran_order") instanceof Boolean fortran)) {
-            throw new IllegalArgumentException(file + ": 'fortran_order' is " + kind(dict.get("fortran_order"))
-                    + ", expected True or False");
+            throw Errors.wrongKind(file + ": 'fortran_order'", kind(dict.get("fortran_order")), "True or False");
         }
         List<Long> shape = shape(dict.get("shape"), file);
         ByteOrder order = byteOrder(descr);
@@ -140,7 +135,7 @@ public final class NpyCodec {
 
     private static List<Long> shape(Object value, String file) {
         if (!(value instanceof PyLiteral.Tuple tuple)) {
-            throw new IllegalArgumentException(file + ": 'shape' is " + kind(value) + ", expected a tuple of ints");
+            throw Errors.wrongKind(file + ": 'shape'", kind(value), "a tuple of ints");
         }
         List<Long> dims = new ArrayList<>(tuple.items().size());
         for (int i = 0; i < tuple.items().size(); i++) {
@@ -149,7 +144,7 @@ public final class NpyCodec {
                 throw new IllegalArgumentException(file + ": dim " + i + " of 'shape' is " + big + ", beyond a long");
             }
             if (!(d instanceof Long dim)) {
-                throw new IllegalArgumentException(file + ": dim " + i + " of 'shape' is " + kind(d) + ", expected an int");
+                throw Errors.wrongKind(file + ": dim " + i + " of 'shape'", kind(d), "an int");
             }
             if (dim < 0) {
                 throw new IllegalArgumentException(file + ": dim " + i + " of 'shape' is negative (" + dim + ")");
@@ -264,7 +259,7 @@ public final class NpyCodec {
             chosen = !latin1 ? 3 : paddedLength(text.length(), 2) <= 0xffff ? 1 : 2;
         }
         if (chosen < 1 || chosen > 3) {
-            throw new IllegalArgumentException(".npy version " + chosen + ".0 is not 1.0, 2.0 or 3.0");
+            throw Errors.npyVersion(chosen);
         }
         if (chosen < 3 && !latin1) {
             throw new IllegalArgumentException("header " + text + " is not latin-1: it needs version 3.0, not " + chosen + ".0");

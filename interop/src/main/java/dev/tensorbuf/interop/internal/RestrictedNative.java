@@ -42,7 +42,7 @@ public final class RestrictedNative {
     public static MemorySegment segment(long address, long byteSize, Arena arena) {
         Objects.requireNonNull(arena, "arena");
         if (byteSize < 0) {
-            throw new IllegalArgumentException("negative byte size " + byteSize + " at address 0x" + Long.toHexString(address));
+            throw Errors.negativeByteSize(byteSize, null, address);
         }
         return MemorySegment.ofAddress(address).reinterpret(byteSize, arena, null);
     }
@@ -55,8 +55,7 @@ public final class RestrictedNative {
      */
     public static MemorySegment resize(MemorySegment pointer, long byteSize) {
         if (byteSize < 0) {
-            throw new IllegalArgumentException("negative byte size " + byteSize + " at address 0x"
-                    + Long.toHexString(pointer.address()));
+            throw Errors.negativeByteSize(byteSize, null, pointer.address());
         }
         return pointer.reinterpret(byteSize);
     }

@@ -45,12 +45,10 @@ public final class SafetensorsCodec {
     /** {@return the header length N, checked against the limit and the file size} */
     public static long checkHeaderLength(long n, long fileSize, String file) {
         if (n < 0 || n > MAX_HEADER_BYTES) {
-            throw new IllegalArgumentException(file + ": header length " + Long.toUnsignedString(n)
-                    + " exceeds the limit of " + MAX_HEADER_BYTES + " bytes");
+            throw Errors.headerTooLong(file, Long.toUnsignedString(n), MAX_HEADER_BYTES);
         }
         if (n > fileSize - 8) {
-            throw new IllegalArgumentException(file + ": header length " + n + " runs past the end of the file ("
-                    + fileSize + " bytes, so at most " + (fileSize - 8) + ")");
+            throw Errors.headerPastEnd(file, n, fileSize + " bytes, so at most " + (fileSize - 8));
         }
         if (n < 2) {
             throw new IllegalArgumentException(file + ": header length " + n + " is too short for a JSON object");
@@ -100,8 +98,7 @@ public final class SafetensorsCodec {
 
     private static Map<String, String> metadata(Object value, String file) {
         if (!(value instanceof Map<?, ?> map)) {
-            throw new IllegalArgumentException(file + ": '" + METADATA_KEY + "' is " + kind(value)
-                    + ", expected an object of strings");
+            throw Errors.wrongKind(file + ": '" + METADATA_KEY + "'", kind(value), "an object of strings");
         }
         Map<String, String> out = new LinkedHashMap<>();
         for (Map.Entry<?, ?> e : map.entrySet()) {
@@ -117,14 +114,13 @@ public final class SafetensorsCodec {
     private static Entry entry(String name, Object value, String file) {
         String where = file + ": tensor '" + name + "'";
         if (!(value instanceof Map<?, ?> map)) {
-            throw new IllegalArgumentException(where + " is " + kind(value) + ", expected an object");
+            throw Errors.wrongKind(where, kind(value), "an object");
         }
         if (!map.keySet().equals(ENTRY_KEYS)) {
-            throw new IllegalArgumentException(where + " has keys " + map.keySet()
-                    + ", expected exactly dtype, shape and data_offsets");
+            throw Errors.wrongKeys(where, map.keySet(), "dtype, shape and data_offsets");
         }
         if (!(map.get("dtype") instanceof String dtypeName)) {
-            throw new IllegalArgumentException(where + ": dtype is " + kind(map.get("dtype")) + ", expected a string");
+            throw Errors.wrongKind(where + ": dtype", kind(map.get("dtype")), "a string");
         }
         DType dtype = DTYPES.get(dtypeName);
         if (dtype == null) {
@@ -149,7 +145,7 @@ public final class SafetensorsCodec {
 
     private static List<Long> longs(Object value, int expectedSize, String where) {
         if (!(value instanceof List<?> list)) {
-            throw new IllegalArgumentException(where + " is " + kind(value) + ", expected an array of integers");
+            throw Errors.wrongKind(where, kind(value), "an array of integers");
         }
         if (expectedSize >= 0 && list.size() != expectedSize) {
             throw new IllegalArgumentException(where + " has " + list.size() + " numbers, expected " + expectedSize);
@@ -248,7 +244,7 @@ public final class SafetensorsCodec {
             case S64 -> 20;
             case U64 -> 21;
             case S1, S2, S4, U1, U2, U4, F8E4M3, F8E4M3B11FNUZ, F8E3M4, C128, TOKEN, OPAQUE ->
-                    throw new IllegalArgumentException("safetensors has no dtype for " + t);
+                    throw Errors.noSafetensorsDtype(t, null);
         };
     }
 

@@ -2,6 +2,7 @@ package dev.tensorbuf.interop.internal;
 
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.Extents;
+import java.util.Arrays;
 import java.util.List;
 
 /** Size arithmetic of file formats: exact, with overflow reported as a bad value naming the numbers. */
@@ -24,6 +25,11 @@ public final class Sizes {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(context + ": " + e.getMessage(), e);
         }
+    }
+
+    /** {@return as {@link #elementCount(List, String)}, for a shape read from a foreign struct} */
+    public static long elementCount(long[] dims, String context) {
+        return elementCount(Arrays.stream(dims).boxed().toList(), context);
     }
 
     /**

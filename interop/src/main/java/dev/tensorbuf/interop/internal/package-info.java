@@ -1,7 +1,8 @@
 /**
  * The codecs and native glue behind {@code dev.tensorbuf.interop}: the {@code .npy} and
  * safetensors codecs, DLPack import and export, file and anonymous mappings, the CUDA bindings,
- * host copies for device transfers, byte swapping and exact size arithmetic.
+ * host copies for device transfers, byte swapping and exact size arithmetic; {@code Errors}, the
+ * messages the module builds in more than one place.
  *
  * <p>Not exported. Rules that hold for every class: whatever comes from a file or a foreign struct
  * is untrusted and checked before use; a bad value is an {@link java.lang.IllegalArgumentException}

@@ -1,5 +1,6 @@
 package dev.tensorbuf.interop.staging;
 
+import dev.tensorbuf.interop.internal.Errors;
 import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.ops.copy.CopyEngine;
@@ -249,7 +250,7 @@ public final class StagingPipeline implements AutoCloseable {
      */
     public StagingOutcome poll(Duration timeout) throws InterruptedException {
         if (outcomes == null) {
-            throw new IllegalStateException("staging '" + name + "' delivers to its consumer callback; there is nothing to poll");
+            throw Errors.nothingToPoll(name);
         }
         return outcomes.poll(saturatedNanos(timeout), TimeUnit.NANOSECONDS);
     }
@@ -257,7 +258,7 @@ public final class StagingPipeline implements AutoCloseable {
     /** {@return the next outcome if one is ready, else null} @throws IllegalStateException in callback mode */
     public StagingOutcome poll() {
         if (outcomes == null) {
-            throw new IllegalStateException("staging '" + name + "' delivers to its consumer callback; there is nothing to poll");
+            throw Errors.nothingToPoll(name);
         }
         return outcomes.poll();
     }
@@ -465,7 +466,7 @@ public final class StagingPipeline implements AutoCloseable {
                 throw new IllegalStateException("staging '" + name + "' needs a pool: builder().pool(PooledAllocator)");
             }
             if (!pool.isOpen()) {
-                throw new IllegalStateException("staging '" + name + "': pool '" + pool.name() + "' is closed");
+                throw Errors.closed("staging '" + name + "': pool '" + pool.name() + "'");
             }
             return new StagingPipeline(this);
         }

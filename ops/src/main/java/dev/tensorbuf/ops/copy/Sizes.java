@@ -1,8 +1,9 @@
 package dev.tensorbuf.ops.copy;
 
+import dev.tensorbuf.ops.internal.Errors;
 import java.util.function.Supplier;
 
-/** Error factories and exact size arithmetic for the copy API, so messages stay uniform. */
+/** Exact size arithmetic for the copy API; an overflow is told through {@link Errors}, as everywhere in ops. */
 final class Sizes {
     private Sizes() {
     }
@@ -16,7 +17,7 @@ final class Sizes {
         try {
             return Math.multiplyExact(a, b);
         } catch (ArithmeticException e) {
-            throw new IllegalArgumentException(what.get() + " overflows a long: " + a + " * " + b, e);
+            throw Errors.overflows(what.get(), a + " * " + b, e);
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.hlo;
 
+import dev.tensorbuf.ops.internal.Errors;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,8 +49,8 @@ public record HloComputation(String name, boolean isEntry, List<HloInstruction> 
      * @throws IllegalArgumentException if there is none, listing the names there are
      */
     public HloInstruction instruction(String instructionName) {
-        return find(instructionName).orElseThrow(() -> new IllegalArgumentException("no instruction "
-                + instructionName + " in computation " + name + "; it has " + names()));
+        return find(instructionName).orElseThrow(
+                () -> Errors.notFound("instruction", instructionName, "computation " + name, names()));
     }
 
     /** {@return the instruction of that name, if any} @param instructionName with or without {@code %} */
@@ -68,8 +69,7 @@ public record HloComputation(String name, boolean isEntry, List<HloInstruction> 
         return instructions.stream()
                 .filter(i -> i.opcode().equals("parameter") && i.parameterNumber() == number)
                 .findFirst()
-                .orElseThrow(() -> new IndexOutOfBoundsException("parameter " + number
-                        + " out of bounds for computation " + name + " with " + parameterCount() + " parameters"));
+                .orElseThrow(() -> Errors.outOfBounds("parameter", number, parameterCount(), "computation " + name));
     }
 
     /** {@return the number of parameter instructions} */

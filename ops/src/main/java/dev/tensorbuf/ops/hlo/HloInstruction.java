@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.hlo;
 
+import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.TupleShape;
 import dev.tensorbuf.views.XlaShape;
@@ -135,8 +136,7 @@ public record HloInstruction(String name, XlaShape shape, String opcode, List<St
     public ArrayShape outputShape(int index) {
         if (shape instanceof TupleShape t) {
             if (index < 0 || index >= t.elements().size()) {
-                throw new IndexOutOfBoundsException("output " + index + " out of bounds [0, "
-                        + t.elements().size() + ") for " + name + " of shape " + shape);
+                throw Errors.outOfBounds("output", index, t.elements().size(), name + " of shape " + shape);
             }
             if (t.elements().get(index) instanceof ArrayShape a) {
                 return a;
@@ -144,8 +144,7 @@ public record HloInstruction(String name, XlaShape shape, String opcode, List<St
             throw new IllegalArgumentException("output " + index + " of " + name + " is not an array: " + shape);
         }
         if (index != 0) {
-            throw new IndexOutOfBoundsException("output " + index + " out of bounds [0, 1) for " + name
-                    + " of shape " + shape);
+            throw Errors.outOfBounds("output", index, 1, name + " of shape " + shape);
         }
         return arrayShape();
     }

@@ -1,6 +1,7 @@
 package dev.tensorbuf.ops.hlo;
 
 import dev.tensorbuf.ops.hlo.internal.HloParser;
+import dev.tensorbuf.ops.internal.Errors;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -61,9 +62,8 @@ public record HloModule(String name, Map<String, String> attributes, List<HloCom
     public HloComputation computation(String computationName) {
         String n = computationName.startsWith("%") ? computationName.substring(1) : computationName;
         return computations.stream().filter(c -> c.name().equals(n)).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("no computation " + computationName
-                        + " in module " + name + "; it has "
-                        + computations.stream().map(HloComputation::name).toList()));
+                .orElseThrow(() -> Errors.notFound("computation", computationName, "module " + name,
+                        computations.stream().map(HloComputation::name).toList()));
     }
 
     /**
@@ -76,8 +76,7 @@ public record HloModule(String name, Map<String, String> attributes, List<HloCom
     public HloInstruction instruction(String instructionName) {
         return entry().find(instructionName)
                 .or(() -> computations.stream().flatMap(c -> c.find(instructionName).stream()).findFirst())
-                .orElseThrow(() -> new IllegalArgumentException("no instruction " + instructionName
-                        + " in module " + name));
+                .orElseThrow(() -> Errors.notFound("instruction", instructionName, "module " + name, null));
     }
 
     /** {@return the computation that holds this instruction object} @param instruction one of this module's */

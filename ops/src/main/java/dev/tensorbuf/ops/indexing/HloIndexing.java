@@ -7,6 +7,7 @@ import dev.tensorbuf.ops.indexing.internal.Ctx;
 import dev.tensorbuf.ops.indexing.internal.Fusions;
 import dev.tensorbuf.ops.indexing.internal.OpIndexing;
 import dev.tensorbuf.ops.indexing.internal.Physical;
+import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import java.util.List;
@@ -94,8 +95,8 @@ public final class HloIndexing {
     public static InstructionIndexing inputToOutput(HloModule module, HloInstruction instruction, int operand,
                                                     boolean physical) {
         if (operand < 0 || operand >= instruction.operands().size()) {
-            throw new IndexOutOfBoundsException("operand " + operand + " out of bounds [0, " + instruction.operands().size()
-                    + ") for " + instruction.opcode() + " " + instruction.name());
+            throw Errors.outOfBounds("operand", operand, instruction.operands().size(),
+                    instruction.opcode() + " " + instruction.name());
         }
         Ctx ctx = new Ctx(module, module.computationOf(instruction));
         return ifShapesFit(instruction, () -> {

@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.indexing;
 
+import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.indexing.TextStyle;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -37,7 +38,7 @@ public record InstructionIndexing(List<Set<OperandIndexing>> indexing) {
     /** {@return the maps of one operand (or output)} @param id its number */
     public Set<OperandIndexing> operand(int id) {
         if (id < 0 || id >= indexing.size()) {
-            throw new IndexOutOfBoundsException("operand id " + id + " out of bounds [0, " + indexing.size() + ")");
+            throw Errors.outOfBounds("operand id", id, indexing.size(), "");
         }
         return indexing.get(id);
     }

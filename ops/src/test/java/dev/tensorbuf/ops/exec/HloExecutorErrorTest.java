@@ -220,7 +220,7 @@ class HloExecutorErrorTest {
         assertContains("pad takes 2 operands, got 1", failure(module("ROOT t = f32[2,3] pad(p0), padding=0_0x0_0"), args));
         assertContains("iota takes 0 operands, got 1", failure(module("ROOT t = s32[2] iota(p0), iota_dimension=0"), args));
         // concatenate's count is the op's own rule, checked by Ops.concatenate, not by the interpreter's table
-        assertContains("concatenate (instruction %t, line 4): concatenate needs at least one part",
+        assertContains("concatenate (instruction %t, line 4): a concatenation needs at least one part",
                 failure(module("ROOT t = f32[0,3] concatenate(), dimensions={0}"), args));
         String text = "HloModule m\nENTRY e {\n  p0 = f32[2,3] parameter(0)\n  i = s8[] constant(1)\n  j = s64[] constant(0)\n"
                 + "  ROOT d = f32[1,2] dynamic-slice(p0, i, j), dynamic_slice_sizes={1,2}\n}\n";

@@ -118,6 +118,14 @@ class HloModuleTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> m.entry().instruction("q"));
         assertTrue(e.getMessage().contains("no instruction q in computation e; it has [p]"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> m.entry().root().ints("dimensions"));
+        IllegalArgumentException module = assertThrows(IllegalArgumentException.class, () -> m.computation("f"));
+        assertEquals("no computation f in module m; it has [e]", module.getMessage());
+        // Worded as every other number past the end of its list in ops (operands, outputs).
+        IndexOutOfBoundsException parameter = assertThrows(IndexOutOfBoundsException.class, () -> m.entry().parameter(1));
+        assertEquals("parameter 1 out of bounds [0, 1) for computation e", parameter.getMessage());
+        IndexOutOfBoundsException output = assertThrows(IndexOutOfBoundsException.class,
+                () -> m.entry().root().outputShape(1));
+        assertEquals("output 1 out of bounds [0, 1) for p of shape f32[2]{0}", output.getMessage());
     }
 
     /**

@@ -206,6 +206,8 @@ class HloIndexingTest {
                 "transpose r: output f32[30,40]{1,0} does not match f32[10,20]{1,0} with dimensions [1, 0]: expected [20, 10]"},
             {"p0 = f32[10,20] parameter(0)\n ROOT r = f32[20,10] transpose(p0), dimensions={0}",
                 "transpose r: dimensions [0] are not a permutation of [0, 2)"},
+            {"p0 = f32[4] parameter(0)\n c = f32[] constant(0)\n ROOT r = f32[4] reduce-window(p0, c), to_apply=add",
+                "reduce-window r has no window attribute"},
             {"p0 = f32[10,20] parameter(0)\n ROOT r = f32[10] bitcast(p0)",
                 "bitcast r: changes the element count: f32[10,20]{1,0} has 200 elements, f32[10]{0} 10"},
             {"p0 = s4[5]{0:E(4)} parameter(0)\n ROOT r = s4[5]{0} bitcast(p0)",

@@ -28,14 +28,13 @@ public final class TiledLayoutMath {
         List<Integer> m2m = layout.minorToMajor();
         if (m2m.size() != rank) {
             throw new IllegalArgumentException("layout minor_to_major field contains " + m2m.size()
-                    + " elements, but shape has " + rank + " dimensions: " + braced(m2m) + "; shape: "
+                    + " elements, but shape has " + rank + " dimensions: " + Errors.braced(m2m) + "; shape: "
                     + XlaShapePrinter.arrayWithoutLayout(dtype, dims, dynamic));
         }
         String text = XlaShapePrinter.arrayWithoutLayout(dtype, dims, dynamic) + layout;
         for (int d : m2m) {
             if (d >= rank) {
-                throw new IllegalArgumentException("layout minor_to_major field has out-of-bounds value: "
-                        + braced(m2m) + "; shape: " + text);
+                throw new IllegalArgumentException(Errors.minorToMajorOutOfBounds(m2m, text));
             }
         }
         if (layout.indexPrimitiveType().isPresent()) {
@@ -109,14 +108,12 @@ public final class TiledLayoutMath {
     /** Checks one index per dimension, each inside its dimension. */
     public static void checkIndex(ArrayShape shape, long[] index) {
         if (index.length != shape.rank()) {
-            throw new IllegalArgumentException("index has " + index.length + " values but " + shape + " has rank "
-                    + shape.rank());
+            throw Errors.indexRank(index, shape, shape.rank());
         }
         for (int i = 0; i < index.length; i++) {
             long size = staticSize(shape, i);
             if (index[i] < 0 || index[i] >= size) {
-                throw new IndexOutOfBoundsException("index " + index[i] + " out of bounds [0, " + size + ") for dim "
-                        + i + " of " + shape);
+                throw Errors.indexOutOfBounds(index[i], size, i, shape);
             }
         }
     }
@@ -211,7 +208,7 @@ public final class TiledLayoutMath {
         try {
             return Math.multiplyExact(a, b);
         } catch (ArithmeticException e) {
-            throw new IllegalArgumentException(what + " of " + shape + " overflows a long: " + a + " * " + b, e);
+            throw Errors.overflows(what + " of " + shape, a + " * " + b, e);
         }
     }
 
@@ -221,10 +218,5 @@ public final class TiledLayoutMath {
             dims.add(s);
         }
         return new ArrayShape(shape.dtype(), dims, shape.dynamicDims(), shape.layout());
-    }
-
-    static String braced(List<Integer> values) {
-        List<String> parts = values.stream().map(String::valueOf).toList();
-        return "{" + String.join(", ", parts) + "}";
     }
 }

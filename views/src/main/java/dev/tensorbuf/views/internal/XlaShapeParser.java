@@ -145,7 +145,7 @@ public final class XlaShapeParser {
         if (dtype == null) {
             String hint = DType.forXlaNameOrNull(tok.text().toLowerCase(java.util.Locale.ROOT)) != null
                     ? " (element type names are lowercase)" : "";
-            throw error("unknown element type '" + tok.text() + "'" + hint, tok.start());
+            throw error(Errors.unknownText("element type", tok.text()) + hint, tok.start());
         }
         advance();
         List<Long> dims = new ArrayList<>();
@@ -179,9 +179,8 @@ public final class XlaShapeParser {
                 int d = layout.minorToMajor().get(k);
                 if (d >= dims.size()) {
                     // XLA's words, at the entry that is out of bounds.
-                    throw error("layout minor_to_major field has out-of-bounds value: " + TiledLayoutMath.braced(
-                            layout.minorToMajor()) + "; shape: " + XlaShapePrinter.arrayWithoutLayout(dtype, dims, dynamic)
-                            + layout, minorToMajorStarts.get(k));
+                    throw error(Errors.minorToMajorOutOfBounds(layout.minorToMajor(),
+                            XlaShapePrinter.arrayWithoutLayout(dtype, dims, dynamic) + layout), minorToMajorStarts.get(k));
                 }
             }
         } else {

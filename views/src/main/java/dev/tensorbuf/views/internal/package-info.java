@@ -3,7 +3,8 @@
  * parser and printer; the one nested-tiling implementation ({@code TilingPlan},
  * {@code TiledLayoutMath}) and its lowering to maps; exact overlap and padding tests of strided
  * layouts; reading a map's form; the bounds a view reaches; element reads through padded and
- * concatenated views; the narrow-float codecs.
+ * concatenated views; the narrow-float codecs; {@code Errors}, the messages this package and
+ * {@code dev.tensorbuf.views} both build.
  *
  * <p>Exported to {@code dev.tensorbuf.ops}, which uses five of these classes ({@code MiniFloat},
  * {@code FloatCodec}, {@code ViewBounds}, {@code ViewReader}, {@code ConfinedMemory}), and to

@@ -3,6 +3,7 @@ package dev.tensorbuf.ops.copy.internal;
 import dev.tensorbuf.ops.copy.Kernel;
 import dev.tensorbuf.ops.copy.Loop;
 import dev.tensorbuf.ops.copy.Step;
+import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.DType;
 
 import java.util.ArrayList;
@@ -58,8 +59,7 @@ public final class LoopNest {
                 l = new Loop(l.count(), -l.srcStride(), -l.dstStride());
             }
             if (l.dstStride() == 0 && l.count() > 1) {
-                throw new IllegalArgumentException("destination writes " + l.count()
-                        + " elements to one slot (stride 0): a destination may not overlap itself");
+                throw Errors.zeroStrideDestination(l.count());
             }
             if (i == channel) {
                 channelLoop = l;

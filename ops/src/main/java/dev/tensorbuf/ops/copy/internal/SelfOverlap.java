@@ -1,6 +1,7 @@
 package dev.tensorbuf.ops.copy.internal;
 
 import dev.tensorbuf.ops.copy.Access;
+import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.indexing.CompiledMap;
@@ -40,8 +41,7 @@ public final class SelfOverlap {
             case Access.Strided(StridedLayout l) -> {
                 for (int d = 0; d < l.rank(); d++) {
                     if (l.strides().get(d) == 0 && l.sizes().get(d) > 1) {
-                        throw new IllegalArgumentException("destination writes " + l.sizes().get(d)
-                                + " elements to one slot (stride 0): a destination may not overlap itself");
+                        throw Errors.zeroStrideDestination(l.sizes().get(d));
                     }
                 }
                 if (!nests(l)) {
@@ -124,9 +124,8 @@ public final class SelfOverlap {
                     }
                 }
             } while (next(index, dims));
-            throw new IllegalArgumentException(what + " writes index " + Arrays.toString(first) + " and index "
-                    + Arrays.toString(second) + " to one slot" + (unit == null ? "" : " (" + unit + " " + repeated + ")")
-                    + ": a destination may not overlap itself");
+            throw Errors.overlapsItself(what + " writes index " + Arrays.toString(first) + " and index "
+                    + Arrays.toString(second) + " to one slot" + (unit == null ? "" : " (" + unit + " " + repeated + ")"));
         }
     }
 

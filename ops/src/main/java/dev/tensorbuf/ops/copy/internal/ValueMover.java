@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.copy.internal;
 
+import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.internal.MiniFloat;
@@ -57,7 +58,7 @@ final class ValueMover {
     static long toInteger(double v, DType to) {
         boolean u64 = to == DType.U64;
         if (Double.isNaN(v) || Double.isInfinite(v) || v >= (u64 ? 0x1p64 : 0x1p63) || v < -0x1p63 || u64 && v <= -1) {
-            throw new IllegalArgumentException("value " + v + " out of range for " + to);
+            throw Errors.valueOutOfRange(String.valueOf(v), to, null);
         }
         // u64 holds [2^63, 2^64) too: those bits as a long are negative, so shift by 2^63 first.
         return v >= 0x1p63 ? (long) (v - 0x1p63) ^ Long.MIN_VALUE : (long) v;
@@ -99,12 +100,11 @@ final class ValueMover {
             da.setLong(d, di, fromInt ? (sa.getLong(s, si) != 0 ? 1 : 0) : (sa.getDouble(s, si) != 0 ? 1 : 0));
         } else if (fromInt && toInt) {
             if (from == DType.U64 && sa.getLong(s, si) < 0) {
-                throw new IllegalArgumentException("value " + Long.toUnsignedString(sa.getLong(s, si))
-                        + " out of range for " + to);
+                throw Errors.valueOutOfRange(Long.toUnsignedString(sa.getLong(s, si)), to, null);
             }
             long v = sa.getLong(s, si);
             if (to == DType.U64 && v < 0) {
-                throw new IllegalArgumentException("value " + v + " out of range for " + to);
+                throw Errors.valueOutOfRange(String.valueOf(v), to, null);
             }
             da.setLong(d, di, v);
         } else if (toInt) {
@@ -115,13 +115,12 @@ final class ValueMover {
             try {
                 whole = toInteger(v, to);
             } catch (IllegalArgumentException beyond64Bits) {
-                throw new IllegalArgumentException("value " + shown(v, from) + " out of range for " + to, beyond64Bits);
+                throw Errors.valueOutOfRange(shown(v, from), to, beyond64Bits);
             }
             try {
                 da.setLong(d, di, whole);
             } catch (IllegalArgumentException outOfRange) {
-                throw new IllegalArgumentException("value " + shown(v, from) + " out of range " + to.integerRange()
-                        + " for " + to, outOfRange);
+                throw Errors.valueOutOfIntegerRange(shown(v, from), to, outOfRange);
             }
         } else if (to == DType.F32) {
             da.setFloat(d, di, sa.getFloat(s, si));

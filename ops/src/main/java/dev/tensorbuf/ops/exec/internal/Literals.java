@@ -1,6 +1,7 @@
 package dev.tensorbuf.ops.exec.internal;
 
 import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorView;
@@ -153,7 +154,7 @@ public final class Literals {
     private static long checkedUnsigned(String text, DType t) {
         long v = Long.parseUnsignedLong(text);
         if (t.bitWidth() < 64 && (v >>> t.bitWidth()) != 0) {
-            throw new IllegalArgumentException("value " + text + " out of range for " + t);
+            throw Errors.valueOutOfRange(text, t, null);
         }
         return v;
     }

@@ -3,6 +3,7 @@ package dev.tensorbuf.ops.indexing.internal;
 import dev.tensorbuf.ops.hlo.HloComputation;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.indexing.OperandIndexing;
+import dev.tensorbuf.ops.internal.Errors;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -27,7 +28,7 @@ public final class Fusions {
 
     static List<Set<OperandIndexing>> outputToInput(Ctx ctx, HloInstruction fusion, int outputId) {
         String called = fusion.text("calls").orElseThrow(
-                () -> new IllegalArgumentException("fusion " + fusion.name() + " has no calls attribute"));
+                () -> Errors.missingAttribute("fusion " + fusion.name(), "calls"));
         Ctx inner = ctx.enter(called);
         HloComputation body = inner.computation();
         HloInstruction start = body.root();

@@ -2,6 +2,7 @@ package dev.tensorbuf.ops.indexing.internal;
 
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.indexing.OperandIndexing;
+import dev.tensorbuf.ops.internal.Errors;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -60,8 +61,7 @@ public final class OpIndexing {
     /** {@return one set of maps per output, from operand {@code operand} of the instruction} */
     public static List<Set<OperandIndexing>> inputToOutput(Ctx ctx, HloInstruction instr, int operand) {
         if (operand < 0 || operand >= instr.operands().size()) {
-            throw new IndexOutOfBoundsException("operand " + operand + " out of bounds [0, " + instr.operands().size()
-                    + ") for " + instr.opcode() + " " + instr.name());
+            throw Errors.outOfBounds("operand", operand, instr.operands().size(), instr.opcode() + " " + instr.name());
         }
         String op = instr.opcode();
         ShapeChecks.check(ctx, instr, ELEMENTWISE.contains(op));

@@ -2,6 +2,7 @@ package dev.tensorbuf.ops.indexing.internal;
 
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.indexing.OperandIndexing;
+import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
@@ -66,8 +67,7 @@ final class Permutations {
         List<Long> perm = instr.ints("dimensions");
         if (perm.size() != rank || perm.stream().distinct().count() != rank
                 || perm.stream().anyMatch(p -> p < 0 || p >= rank)) {
-            throw new IllegalArgumentException(instr.opcode() + " " + instr.name() + ": dimensions " + perm
-                    + " are not a permutation of [0, " + rank + ")");
+            throw Errors.notAPermutation(instr.opcode() + " " + instr.name(), perm, rank);
         }
         return perm;
     }

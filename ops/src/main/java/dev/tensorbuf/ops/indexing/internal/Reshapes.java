@@ -2,6 +2,7 @@ package dev.tensorbuf.ops.indexing.internal;
 
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.indexing.OperandIndexing;
+import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.XlaLayout;
@@ -45,8 +46,7 @@ final class Reshapes {
         long inCount = count(instr, in);
         long outCount = count(instr, out);
         if (inCount != outCount) {
-            throw new IllegalArgumentException(instr.opcode() + " " + instr.name() + " of " + in + " (" + inCount
-                    + " elements) to " + out + " (" + outCount + " elements): element counts differ");
+            throw Errors.elementCountsDiffer(instr.opcode() + " " + instr.name(), in, inCount, out, outCount);
         }
     }
 

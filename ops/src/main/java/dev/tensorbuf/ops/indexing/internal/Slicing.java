@@ -6,6 +6,7 @@ import dev.tensorbuf.ops.hlo.HloAttribute.SliceDim;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.indexing.OperandIndexing;
 import dev.tensorbuf.ops.indexing.RuntimeVariable;
+import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.Interval;
@@ -27,14 +28,13 @@ final class Slicing {
         ArrayShape out = instr.arrayShape();
         String where = "slice " + instr.name() + " of " + in + " to " + out;
         HloAttribute attribute = instr.attribute("slice").orElseThrow(
-                () -> new IllegalArgumentException(where + " has no slice attribute"));
+                () -> Errors.missingAttribute(where, "slice"));
         if (!(attribute instanceof HloAttribute.Slices slices)) {
             throw new IllegalArgumentException(where + ": slice is " + attribute + ", expected [start:limit:stride] per dim");
         }
         List<SliceDim> dims = slices.dims();
         if (dims.size() != in.rank() || out.rank() != in.rank()) {
-            throw new IllegalArgumentException(where + ": slice has " + dims.size() + " dims, operand rank is "
-                    + in.rank() + " and result rank " + out.rank());
+            throw Errors.attributeRank(where, "slice", dims.size(), in.rank(), out.rank());
         }
         for (int i = 0; i < dims.size(); i++) {
             SliceDim d = dims.get(i);
@@ -158,14 +158,13 @@ final class Slicing {
     private static List<PadDim> padding(HloInstruction instr, ArrayShape in, ArrayShape out) {
         String where = "pad " + instr.name() + " of " + in + " to " + out;
         HloAttribute attribute = instr.attribute("padding").orElseThrow(
-                () -> new IllegalArgumentException(where + " has no padding attribute"));
+                () -> Errors.missingAttribute(where, "padding"));
         if (!(attribute instanceof HloAttribute.Padding padding)) {
             throw new IllegalArgumentException(where + ": padding is " + attribute + ", expected low_high_interior per dim");
         }
         List<PadDim> pads = padding.dims();
         if (pads.size() != in.rank() || out.rank() != in.rank()) {
-            throw new IllegalArgumentException(where + ": padding has " + pads.size() + " dims, operand rank is "
-                    + in.rank() + " and result rank " + out.rank());
+            throw Errors.attributeRank(where, "padding", pads.size(), in.rank(), out.rank());
         }
         for (int i = 0; i < pads.size(); i++) {
             PadDim p = pads.get(i);
@@ -174,7 +173,7 @@ final class Slicing {
                 long inner = in.dim(i) == 0 ? 0 : Math.addExact(in.dim(i), Math.multiplyExact(in.dim(i) - 1, p.interior()));
                 expected = Math.addExact(Math.addExact(p.low(), p.high()), inner);
             } catch (ArithmeticException e) {
-                throw new IllegalArgumentException(where + ": dim " + i + " padded by " + p + " overflows a long", e);
+                throw Errors.overflows(where + ": dim " + i + " padded by " + p, e);
             }
             if (p.interior() < 0 || expected != out.dim(i)) {
                 throw new IllegalArgumentException(where + ": dim " + i + " of size " + in.dim(i) + " padded by "

@@ -5,6 +5,7 @@ import dev.tensorbuf.ops.hlo.HloAttribute.ConvolutionDims;
 import dev.tensorbuf.ops.hlo.HloAttribute.WindowDim;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.indexing.OperandIndexing;
+import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
@@ -27,7 +28,7 @@ final class Windows {
 
     static List<WindowDim> window(HloInstruction instr) {
         return ((HloAttribute.Window) instr.attribute("window").orElseThrow(
-                () -> new IllegalArgumentException(instr.opcode() + " " + instr.name() + " has no window"))).dims();
+                () -> Errors.missingAttribute(instr.opcode() + " " + instr.name(), "window"))).dims();
     }
 
     /** {@return the input index expression of one windowed dimension, adding its constraints} */
@@ -114,7 +115,7 @@ final class Windows {
 
     static ConvolutionDims dimLabels(HloInstruction instr) {
         return ((HloAttribute.DimLabels) instr.attribute("dim_labels").orElseThrow(
-                () -> new IllegalArgumentException("convolution " + instr.name() + " has no dim_labels"))).labels();
+                () -> Errors.missingAttribute("convolution " + instr.name(), "dim_labels"))).labels();
     }
 
     static List<Set<OperandIndexing>> convolution(Ctx ctx, HloInstruction instr) {
