@@ -1,6 +1,7 @@
 package dev.tensorbuf.ops.copy;
 
 import dev.tensorbuf.ops.copy.internal.Planner;
+import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.ops.copy.internal.Reach;
 import dev.tensorbuf.ops.copy.internal.SelfOverlap;
 import dev.tensorbuf.views.ArrayShape;
@@ -97,8 +98,7 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
             }
         }
         if (src.dtype().kind() == DType.Kind.COMPLEX && dst.dtype().kind() != DType.Kind.COMPLEX) {
-            throw new IllegalArgumentException("cannot convert " + src.dtype() + " to " + dst.dtype()
-                    + ": the imaginary parts would be lost; complex values copy to c64 and c128 only");
+            throw Errors.imaginaryPartsLost(src.dtype(), dst.dtype());
         }
         if (affine != null) {
             if (affine.channelDim() >= src.rank()) {

@@ -127,4 +127,13 @@ public final class Errors {
     private static IllegalArgumentException withCause(String message, Throwable cause) {
         return cause == null ? new IllegalArgumentException(message) : new IllegalArgumentException(message, cause);
     }
+
+    /**
+     * {@return the refusal of a complex to real conversion}, e.g. {@code cannot convert c64 to f32:
+     * the imaginary parts would be lost; complex values copy to c64 and c128 only}
+     */
+    public static IllegalArgumentException imaginaryPartsLost(DType from, DType to) {
+        return new IllegalArgumentException("cannot convert " + from + " to " + to
+                + ": the imaginary parts would be lost; complex values copy to c64 and c128 only");
+    }
 }

@@ -1,6 +1,7 @@
 package dev.tensorbuf.ops.copy.internal;
 
 import dev.tensorbuf.ops.copy.Access;
+import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.MapForm;
@@ -91,8 +92,7 @@ public final class ViewAdapter {
         DType s = src.dtype();
         DType d = dst.dtype();
         if (s.kind() == DType.Kind.COMPLEX && d.kind() != DType.Kind.COMPLEX) {
-            throw new IllegalArgumentException("cannot convert " + s + " to " + d
-                    + ": the imaginary parts would be lost; complex values copy to c64 and c128 only");
+            throw Errors.imaginaryPartsLost(s, d);
         }
         if (s == d) {
             dst.forEachIndex(index -> {
