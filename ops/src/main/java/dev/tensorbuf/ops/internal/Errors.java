@@ -70,7 +70,8 @@ public final class Errors {
      * @param what the size and the counts it is made of, e.g. {@code "pad of ...: size 1 + 2 + 3"}
      */
     public static IllegalArgumentException overflows(String what, ArithmeticException cause) {
-        return new IllegalArgumentException(what + " overflows a long", cause);
+        // The wording is views': a size overflows in the same words whichever module counts it.
+        return dev.tensorbuf.views.internal.Errors.overflows(what, cause);
     }
 
     /**
@@ -78,7 +79,7 @@ public final class Errors {
      * last}, e.g. {@code bytes read overflows a long: 4611686018427387904 * 4}
      */
     public static IllegalArgumentException overflows(String what, String operation, ArithmeticException cause) {
-        return new IllegalArgumentException(what + " overflows a long: " + operation, cause);
+        return dev.tensorbuf.views.internal.Errors.overflows(what, operation, cause);
     }
 
     /**
@@ -94,7 +95,9 @@ public final class Errors {
 
     /** {@return as {@link #valueOutOfRange}, naming the integer range}, e.g. {@code value -3.5 out of range [0, 255] for u8} */
     public static IllegalArgumentException valueOutOfIntegerRange(String value, DType type, Throwable cause) {
-        return withCause("value " + value + " out of range " + type.integerRange() + " for " + type, cause);
+        // views words it for an element written out of range; a converted value is refused alike.
+        IllegalArgumentException e = dev.tensorbuf.views.internal.Errors.valueOutOfRange(value, type);
+        return cause == null ? e : (IllegalArgumentException) e.initCause(cause);
     }
 
     /** {@return the refusal of a destination with a zero stride}: it would write {@code count} values to one slot */
