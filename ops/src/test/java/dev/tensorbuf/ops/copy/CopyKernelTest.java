@@ -186,6 +186,28 @@ class CopyKernelTest {
         }
     }
 
+    /**
+     * The chunk loops' arrays are sized to a task's runs (at most 512 elements): runs of every
+     * length around the chunk's, dense and strided, through the chunks, the dense loops and the
+     * byte tables, each element against the oracle.
+     */
+    @Test
+    void conversionsOfRunsAroundTheChunkLength() {
+        DType[][] pairs = {{DType.F64, DType.S16}, {DType.U16, DType.S64}, {DType.BF16, DType.F16}, {DType.F32, DType.BF16},
+                {DType.S8, DType.F32}, {DType.F8E4M3FN, DType.F32}, {DType.F32, DType.F8E5M2}, {DType.C64, DType.C128}};
+        try (Arena arena = Arena.ofShared()) {
+            for (DType[] p : pairs) {
+                for (long n : new long[] {1, 2, 15, 16, 17, 511, 512, 513, 1100}) {
+                    long[] d = {3, n};
+                    check(strided(arena, p[0], StridedLayout.packed(d)), strided(arena, p[1], StridedLayout.packed(d)), null,
+                            rnd, p[0] + " -> " + p[1] + " runs of " + n);
+                    check(strided(arena, p[0], StridedLayout.of(d, new long[] {2 * n + 1, 2}, 0)),
+                            strided(arena, p[1], StridedLayout.packed(d)), null, rnd, p[0] + " -> " + p[1] + " strided runs of " + n);
+                }
+            }
+        }
+    }
+
     @Test
     void predReadsEveryNonZeroByteAsOne() {
         // Every byte value, in runs long enough for the vector loops; pred made by other code need not hold 0 or 1.

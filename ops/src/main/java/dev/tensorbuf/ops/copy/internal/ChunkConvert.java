@@ -54,18 +54,30 @@ final class ChunkConvert {
         return SOURCES.contains(from) && to.isArrayType();
     }
 
-    /** Per-task arrays: one per form, and one per width for bulk moves; and whether the Vector API kernels run. */
+    /**
+     * Per-task arrays: one per form, and one per width for bulk moves; and whether the Vector API
+     * kernels run. Sized to the task's runs, up to {@link #CHUNK}: a copy of 16 elements built
+     * six arrays of 512 (13.8 KB zeroed) and took 0.69 us, most of it that allocation.
+     */
     static final class Chunks {
         final boolean vector;
-        final long[] ints = new long[CHUNK];
-        final double[] floats = new double[CHUNK];
-        final byte[] bytes = new byte[CHUNK];
-        final short[] shorts = new short[CHUNK];
-        final int[] words = new int[CHUNK];
-        final float[] singles = new float[CHUNK];
+        final long[] ints;
+        final double[] floats;
+        final byte[] bytes;
+        final short[] shorts;
+        final int[] words;
+        final float[] singles;
 
-        Chunks(boolean vector) {
+        /** @param run the longest run the task converts; chunks never hold more */
+        Chunks(boolean vector, long run) {
             this.vector = vector;
+            int n = (int) Math.max(1, Math.min(CHUNK, run));
+            ints = new long[n];
+            floats = new double[n];
+            bytes = new byte[n];
+            shorts = new short[n];
+            words = new int[n];
+            singles = new float[n];
         }
     }
 
