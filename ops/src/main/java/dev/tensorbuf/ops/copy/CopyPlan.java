@@ -1,9 +1,9 @@
 package dev.tensorbuf.ops.copy;
 
+import dev.tensorbuf.ops.copy.internal.PlannedSteps;
 import dev.tensorbuf.ops.copy.internal.Planner;
 import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.ops.copy.internal.Reach;
-import dev.tensorbuf.ops.copy.internal.SelfOverlap;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
@@ -68,11 +68,29 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
      */
     public static CopyPlan of(Access src, Access dst, ChannelAffine affine) {
         check(src, dst, affine);
-        List<Step> steps = Planner.plan(src, dst, affine);
-        for (Step s : steps) {
-            checkBounds(s, src, dst);
+        // Planned before the checks against the segments: a cached plan carries its spans and its
+        // destination's self-overlap verdict, which depend on the addressing alone.
+        PlannedSteps planned = Planner.prepared(src, dst, affine);
+        if (Reach.overlap(src, dst)) {
+            throw new IllegalArgumentException("the source " + src.dtype() + src.dims() + " and the destination "
+                    + dst.dtype() + dst.dims() + " address overlapping bytes of one segment: copy through a temporary"
+                    + " (CopyEngine.copy of two TensorViews does)");
         }
-        return new CopyPlan(src, dst, Optional.ofNullable(affine), steps);
+        if (dst.segment().byteSize() < planned.dstSlotBytes() && dst.addressing() instanceof Access.Tiled(ArrayShape s)) {
+            throw new IndexOutOfBoundsException(s + " needs " + planned.dstSlotBytes()
+                    + " bytes but the destination segment has " + dst.segment().byteSize());
+        }
+        if (planned.srcLo() <= planned.srcHi()) {
+            checkSpan("source", src, planned.srcLo(), planned.srcHi());
+        }
+        if (planned.dstLo() <= planned.dstHi()) {
+            checkSpan("destination", dst, planned.dstLo(), planned.dstHi());
+        }
+        if (planned.gathers()) {
+            checkGathered("source", src);
+            checkGathered("destination", dst);
+        }
+        return new CopyPlan(src, dst, Optional.ofNullable(affine), planned.steps());
     }
 
     /** {@return bytes read plus bytes written, padding of the destination included} */
@@ -117,33 +135,6 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
                 throw new IllegalArgumentException("a per-channel scale and bias needs a real source, got " + src.dtype());
             }
         }
-        SelfOverlap.check(dst);
-        if (Reach.overlap(src, dst)) {
-            throw new IllegalArgumentException("the source " + src.dtype() + src.dims() + " and the destination "
-                    + dst.dtype() + dst.dims() + " address overlapping bytes of one segment: copy through a temporary"
-                    + " (CopyEngine.copy of two TensorViews does)");
-        }
-        if (dst.addressing() instanceof Access.Tiled(ArrayShape s)) {
-            long need = s.physicalByteSize();
-            if (dst.segment().byteSize() < need) {
-                throw new IndexOutOfBoundsException(s + " needs " + need + " bytes but the destination segment has "
-                        + dst.segment().byteSize());
-            }
-        }
-    }
-
-    private static void checkBounds(Step step, Access src, Access dst) {
-        switch (step) {
-            case Step.Run r -> {
-                checkRange("source", src, r.srcOffset(), r.loops(), true);
-                checkRange("destination", dst, r.dstOffset(), r.loops(), false);
-            }
-            case Step.Zero z -> checkRange("destination", dst, z.dstOffset(), z.loops(), false);
-            case Step.Gather g -> {
-                checkGathered("source", src);
-                checkGathered("destination", dst);
-            }
-        }
     }
 
     /**
@@ -174,20 +165,6 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
                 throw new IndexOutOfBoundsException(outside.getMessage());
             }
         }
-    }
-
-    private static void checkRange(String side, Access a, long offset, List<Loop> loops, boolean source) {
-        long lo = offset;
-        long hi = offset;
-        for (Loop l : loops) {
-            long span = Sizes.multiply(l.count() - 1, source ? l.srcStride() : l.dstStride(), "offset span");
-            if (span < 0) {
-                lo += span;
-            } else {
-                hi += span;
-            }
-        }
-        checkSpan(side, a, lo, hi);
     }
 
     /** Throws unless elements {@code lo} to {@code hi} of {@code a} lie inside its segment. */

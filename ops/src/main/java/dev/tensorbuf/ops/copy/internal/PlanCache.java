@@ -2,10 +2,11 @@ package dev.tensorbuf.ops.copy.internal;
 
 import dev.tensorbuf.ops.copy.Access;
 import dev.tensorbuf.ops.copy.ChannelAffine;
-import dev.tensorbuf.ops.copy.Step;
-import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.StridedLayout;
 
-import java.util.List;
+import java.util.Arrays;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
@@ -16,8 +17,10 @@ import java.util.function.Supplier;
  * boxes) costs 1.5-25 us, many times the copy of a few KiB; a hit costs a hash of the key.
  *
  * <p>Steps hold element offsets and strides, no segment, so one plan serves every pair of
- * buffers with the same addressing, and a cached plan keeps no memory alive. The bounds and
- * overlap checks depend on the segments and still run on every call ({@code CopyPlan.of}).
+ * buffers with the same addressing, and a cached plan keeps no memory alive. What the checks need
+ * from a plan is kept with it ({@link PlannedSteps}), and a destination that would overlap itself
+ * is refused before its plan is kept; the checks against the segments (bounds, overlap with the
+ * source) still run on every call ({@code CopyPlan.of}).
  * A side addressed by a general map is not cached: its plan is a gather, which costs little to
  * make, and its key (an indexing map) would cost more to hash than the plan.
  *
@@ -27,28 +30,79 @@ import java.util.function.Supplier;
 final class PlanCache {
     static final int CAPACITY = 512;
 
-    private static final ConcurrentHashMap<Key, List<Step>> PLANS = new ConcurrentHashMap<>();
+    private static final ConcurrentHashMap<Key, PlannedSteps> PLANS = new ConcurrentHashMap<>();
 
     private PlanCache() {
     }
 
-    /** What {@link Planner#planUncached} reads of its arguments; nothing else enters a plan. */
-    private record Key(DType from, DType to, List<Long> dims, Access.Addressing src, Access.Addressing dst,
-                       int channel, boolean scaled) {
+    /**
+     * What {@link Planner#planUncached} reads of its arguments; nothing else enters a plan. The
+     * numbers (types, channel, dims, strides and offsets) are packed in one array, hashed once: a
+     * record of the same parts hashed its lists of boxed longs on every lookup, a tenth of a small
+     * copy's time. A tiled side's shape is compared as a whole but not hashed (its dims and type
+     * are in the array), and a view made once hands the same shape every call, so the comparison
+     * ends at its identity.
+     */
+    private static final class Key {
+        private final long[] numbers;
+        private final ArrayShape srcShape;
+        private final ArrayShape dstShape;
+        private final int hash;
+
+        Key(Access src, Access dst, ChannelAffine affine) {
+            int rank = src.rank();
+            long[] n = new long[4 + rank + 2 * (2 * rank + 2)];
+            n[0] = src.dtype().ordinal();
+            n[1] = dst.dtype().ordinal();
+            n[2] = affine == null ? -1 : affine.channelDim();
+            n[3] = affine == null ? 0 : 1;
+            for (int i = 0; i < rank; i++) {
+                n[4 + i] = src.dims().get(i);
+            }
+            put(n, 4 + rank, src.addressing(), rank);
+            put(n, 4 + rank + 2 * rank + 2, dst.addressing(), rank);
+            this.numbers = n;
+            this.srcShape = src.addressing() instanceof Access.Tiled(ArrayShape s) ? s : null;
+            this.dstShape = dst.addressing() instanceof Access.Tiled(ArrayShape s) ? s : null;
+            this.hash = Arrays.hashCode(n);
+        }
+
+        /** A strided side's sizes, strides and offset from {@code at}; a tiled side leaves its slots zero but one. */
+        private static void put(long[] n, int at, Access.Addressing side, int rank) {
+            if (side instanceof Access.Strided(StridedLayout l)) {
+                for (int i = 0; i < rank; i++) {
+                    n[at + i] = l.sizes().get(i);
+                    n[at + rank + i] = l.strides().get(i);
+                }
+                n[at + 2 * rank] = l.offset();
+            } else {
+                n[at + 2 * rank + 1] = 1;
+            }
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && hash == k.hash && Arrays.equals(numbers, k.numbers)
+                    && Objects.equals(srcShape, k.srcShape) && Objects.equals(dstShape, k.dstShape);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
     }
 
     /** {@return the cached steps for this copy, made by {@code plan} on a miss} */
-    static List<Step> steps(Access src, Access dst, ChannelAffine affine, Supplier<List<Step>> plan) {
+    static PlannedSteps steps(Access src, Access dst, ChannelAffine affine, Supplier<PlannedSteps> plan) {
         if (src.addressing() instanceof Access.Mapped || dst.addressing() instanceof Access.Mapped) {
             return plan.get();
         }
-        Key key = new Key(src.dtype(), dst.dtype(), src.dims(), src.addressing(), dst.addressing(),
-                affine == null ? -1 : affine.channelDim(), affine != null);
-        List<Step> steps = PLANS.get(key);
+        Key key = new Key(src, dst, affine);
+        PlannedSteps steps = PLANS.get(key);
         if (steps == null) {
             // Planned outside the map's locks: two threads missing at once both plan, and the
             // plans are equal.
-            steps = List.copyOf(plan.get());
+            steps = plan.get();
             if (PLANS.size() >= CAPACITY) {
                 PLANS.clear();
             }

@@ -39,9 +39,23 @@ public final class Planner {
     /**
      * {@return the steps copying {@code src} into {@code dst}; both checked by the caller} The
      * same copy planned before returns the same steps ({@link PlanCache}).
+     *
+     * @throws IllegalArgumentException if {@code dst} writes one slot from two indices
      */
     public static List<Step> plan(Access src, Access dst, ChannelAffine affine) {
-        return PlanCache.steps(src, dst, affine, () -> planUncached(src, dst, affine));
+        return prepared(src, dst, affine).steps();
+    }
+
+    /**
+     * {@return the steps as {@link #plan} returns them, with the spans their bounds checks need}
+     * A destination is checked to write each slot once ({@link SelfOverlap}) before its plan is
+     * made: the check reads the addressing alone, so a cached plan needs it no more.
+     */
+    public static PlannedSteps prepared(Access src, Access dst, ChannelAffine affine) {
+        return PlanCache.steps(src, dst, affine, () -> {
+            SelfOverlap.check(dst);
+            return PlannedSteps.of(planUncached(src, dst, affine), dst);
+        });
     }
 
     /** {@return the steps as {@link #plan} makes them on a miss; for tests that compare the two} */

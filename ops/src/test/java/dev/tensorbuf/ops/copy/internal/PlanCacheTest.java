@@ -3,11 +3,13 @@ package dev.tensorbuf.ops.copy.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.ops.copy.Access;
 import dev.tensorbuf.ops.copy.ChannelAffine;
 import dev.tensorbuf.ops.copy.CopyEngine;
+import dev.tensorbuf.ops.copy.CopyPlan;
 import dev.tensorbuf.ops.copy.Step;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
@@ -175,6 +177,44 @@ class PlanCacheTest {
                             "slot (" + r + ", " + c + ")");
                 }
             }
+        }
+    }
+
+    /**
+     * A hit carries the spans its bounds checks need, worked out once; they are still checked
+     * against each call's segments, and a destination that overlaps itself is refused on every
+     * call, its plan never held.
+     */
+    @Test
+    void aHitStillChecksEachCallsSegmentsAndAnOverlappingDestinationIsNeverHeld() {
+        PlanCache.clear();
+        StridedLayout rows = StridedLayout.packed(4, 8);
+        ArrayShape tiles = ArrayShape.parse("f32[4,8]{1,0:T(8,128)}");
+        try (Arena arena = Arena.ofConfined()) {
+            Access src = Access.strided(arena.allocate(128), DType.F32, rows);
+            CopyPlan.of(src, Access.strided(arena.allocate(128), DType.F32, rows));
+            CopyPlan.of(src, Access.tiled(arena.allocate(4096), tiles));
+            assertEquals(2, PlanCache.size());
+            var shortRows = assertThrows(IndexOutOfBoundsException.class,
+                    () -> CopyPlan.of(src, Access.strided(arena.allocate(124), DType.F32, rows)));
+            assertTrue(shortRows.getMessage().contains("destination elements [0, 31] of f32[4, 8] fall outside its segment"
+                    + " of 124 bytes"), shortRows.getMessage());
+            var shortSource = assertThrows(IndexOutOfBoundsException.class,
+                    () -> CopyPlan.of(Access.strided(arena.allocate(64), DType.F32, rows), Access.tiled(arena.allocate(4096), tiles)));
+            assertTrue(shortSource.getMessage().contains("source elements [0, 31] of f32[4, 8] fall outside its segment"
+                    + " of 64 bytes"), shortSource.getMessage());
+            var shortTiles = assertThrows(IndexOutOfBoundsException.class,
+                    () -> CopyPlan.of(src, Access.tiled(arena.allocate(4092), tiles)));
+            assertEquals("f32[4,8]{1,0:T(8,128)} needs 4096 bytes but the destination segment has 4092", shortTiles.getMessage());
+            assertEquals(2, PlanCache.size(), "the failing calls hit");
+
+            Access twice = Access.strided(arena.allocate(128), DType.F32,
+                    StridedLayout.of(new long[] {4, 8}, new long[] {0, 1}, 0));
+            for (int call = 0; call < 2; call++) {
+                var overlap = assertThrows(IllegalArgumentException.class, () -> CopyPlan.of(src, twice));
+                assertTrue(overlap.getMessage().contains("writes 4 elements to one slot (stride 0)"), overlap.getMessage());
+            }
+            assertEquals(2, PlanCache.size(), "no plan held for a destination that overlaps itself");
         }
     }
 }
