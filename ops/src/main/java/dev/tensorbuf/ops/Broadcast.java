@@ -27,8 +27,10 @@ public final class Broadcast {
      *     dimension, each a distinct output dimension of the same size
      */
     public static TensorView apply(TensorView view, long[] outputDims, int... broadcastDimensions) {
-        OpChecks.checkRank("broadcast", view, broadcastDimensions.length, "broadcast dimensions "
-                + Arrays.toString(broadcastDimensions));
+        if (broadcastDimensions.length != view.rank()) { // the message built only when it is thrown
+            OpChecks.checkRank("broadcast", view, broadcastDimensions.length, "broadcast dimensions "
+                    + Arrays.toString(broadcastDimensions));
+        }
         long[] in = Extents.toArray(view.dims());
         boolean[] taken = new boolean[outputDims.length];
         for (int j = 0; j < in.length; j++) {

@@ -17,7 +17,9 @@ final class OpChecks {
     }
 
     static int[] checkPermutation(String op, TensorView view, int[] permutation) {
-        checkRank(op, view, permutation.length, "permutation entries " + Arrays.toString(permutation));
+        if (permutation.length != view.rank()) { // the message built only when it is thrown: transposes are made per call
+            checkRank(op, view, permutation.length, "permutation entries " + Arrays.toString(permutation));
+        }
         boolean[] seen = new boolean[permutation.length];
         for (int p : permutation) {
             if (p < 0 || p >= permutation.length || seen[p]) {

@@ -52,20 +52,21 @@ public record ArrayShape(DType dtype, List<Long> dims, List<Boolean> dynamicDims
             throw new IllegalArgumentException("dynamic dimensions size " + dynamicDims.size()
                     + " does not match number of dimensions " + dims.size());
         }
-        List<Long> bounded = new ArrayList<>(dims.size());
+        boolean unbounded = false;
         for (int i = 0; i < dims.size(); i++) {
             long d = dims.get(i);
             if (d == UNBOUNDED) {
                 if (!dynamicDims.get(i)) {
                     throw new IllegalArgumentException("dimension " + i + " is unbounded but not marked dynamic");
                 }
-                continue; // XLA's ExtentProduct skips '?': it has no size
-            }
-            if (d < 0) {
+                unbounded = true;
+            } else if (d < 0) {
                 throw Errors.negativeSize(d, i, dtype.toString() + dims);
             }
-            bounded.add(d);
         }
+        // XLA's ExtentProduct skips '?': it has no size. (Views make shapes per op, so the list
+        // without them is made only when there are some.)
+        List<Long> bounded = unbounded ? dims.stream().filter(d -> d != UNBOUNDED).toList() : dims;
         // Extents' rule: a zero dimension empties the shape whatever its order, so f32[2^63 - 1, 0]
         // holds no bytes; otherwise the elements and their bytes must fit in a long.
         try {

@@ -269,7 +269,13 @@ public final class TensorView {
 
     /** {@return the number of logical elements: the shape's count, checked when the shape was built} */
     public long elementCount() {
-        return shape.elementCount();
+        // From the dims, not the shape's list of boxed longs: copies ask on every call. The shape
+        // checked that the product fits; a 0 anywhere zeroes it whatever came before.
+        long n = 1;
+        for (long d : dims) {
+            n *= d;
+        }
+        return n;
     }
 
     /** {@return the element storage: width, packing and conversions} */

@@ -10,7 +10,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.List;
 import java.util.Optional;
+import java.util.stream.IntStream;
 
 /**
  * Making a {@link TensorView}: the checks at creation (the map's reach against each buffer, the
@@ -250,12 +252,18 @@ final class ViewFactory {
         return access.capacity(buffer.byteSize());
     }
 
+    /** Static flags for the ranks views commonly have, made once: {@code ArrayShape} keeps an immutable list as it is. */
+    private static final List<List<Boolean>> STATIC_DIMS = IntStream.rangeClosed(0, 16)
+            .mapToObj(rank -> List.copyOf(Collections.nCopies(rank, false))).toList();
+
     /** {@return a layout-free shape, without building and then dropping the default layout} */
     static ArrayShape logicalShape(DType dtype, long[] dims) {
         Long[] boxed = new Long[dims.length];
         for (int i = 0; i < dims.length; i++) {
             boxed[i] = dims[i];
         }
-        return new ArrayShape(dtype, Arrays.asList(boxed), Collections.nCopies(dims.length, false), Optional.empty());
+        List<Boolean> fixed = dims.length < STATIC_DIMS.size() ? STATIC_DIMS.get(dims.length)
+                : Collections.nCopies(dims.length, false);
+        return new ArrayShape(dtype, List.of(boxed), fixed, Optional.empty());
     }
 }

@@ -293,8 +293,8 @@ public final class CopyEngine {
         }
         // The kernels keep raw segments: held, a buffer closed meanwhile (a pool's, say) keeps its
         // memory until the copy ends, instead of going to a next owner the copy would write over.
-        List<Buffer> held = new ArrayList<>();
-        List<Buffer.Hold> holds = new ArrayList<>();
+        List<Buffer> held = new ArrayList<>(2);
+        List<Buffer.Hold> holds = new ArrayList<>(2);
         Throwable failure = null;
         try {
             for (TensorView side : List.of(src, dst)) {
