@@ -62,9 +62,24 @@ public final class TilingPlan {
         slots = n;
     }
 
+    /**
+     * The last plan made, by the identity of its shape. A shape's size, physical dims and linear
+     * index all go through a plan, and a program that materializes into one shape, or reads
+     * elements of one tiled view, asks for the same shape's plan again and again: rebuilding it
+     * was a fifth of a small materialize. A plan is immutable once made (its final fields publish
+     * it safely), so threads may share it; a miss only replaces the entry.
+     */
+    private static volatile TilingPlan last;
+
     /** {@return the plan for every tile level of {@code shape}} */
     public static TilingPlan of(ArrayShape shape) {
-        return new TilingPlan(shape, Integer.MAX_VALUE);
+        TilingPlan plan = last;
+        if (plan != null && plan.shape == shape) { // only full plans are kept here
+            return plan;
+        }
+        plan = new TilingPlan(shape, Integer.MAX_VALUE);
+        last = plan;
+        return plan;
     }
 
     /** {@return the plan that applies only the first tile level, as XLA's size functions do} */
