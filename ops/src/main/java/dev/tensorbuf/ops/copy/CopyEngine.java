@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.copy;
 
+import dev.tensorbuf.ops.internal.Sizes;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.Buffer;

@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.copy;
 
+import dev.tensorbuf.ops.internal.Sizes;
 import dev.tensorbuf.ops.copy.internal.PlannedSteps;
 import dev.tensorbuf.ops.copy.internal.Planner;
 import dev.tensorbuf.ops.internal.Errors;

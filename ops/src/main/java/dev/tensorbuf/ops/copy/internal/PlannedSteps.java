@@ -3,7 +3,7 @@ package dev.tensorbuf.ops.copy.internal;
 import dev.tensorbuf.ops.copy.Access;
 import dev.tensorbuf.ops.copy.Loop;
 import dev.tensorbuf.ops.copy.Step;
-import dev.tensorbuf.ops.internal.Errors;
+import dev.tensorbuf.ops.internal.Sizes;
 import dev.tensorbuf.views.ArrayShape;
 
 import java.util.List;
@@ -54,13 +54,7 @@ public record PlannedSteps(List<Step> steps, long srcLo, long srcHi, long dstLo,
         long lo = offset;
         long hi = offset;
         for (Loop l : loops) {
-            long stride = source ? l.srcStride() : l.dstStride();
-            long reach;
-            try {
-                reach = Math.multiplyExact(l.count() - 1, stride);
-            } catch (ArithmeticException e) {
-                throw Errors.overflows("offset span", (l.count() - 1) + " * " + stride, e);
-            }
+            long reach = Sizes.multiply(l.count() - 1, source ? l.srcStride() : l.dstStride(), "offset span");
             if (reach < 0) {
                 lo += reach;
             } else {
