@@ -101,7 +101,8 @@ final class CliFiles {
             return null;
         } catch (IOException e) {
             // Files.exists would say "no" here; the system's reason ("File name too long") is the real one.
-            throw problem(role, Failure.of(e).message());
+            // Uncut: a Failure's message is capped, and the cap would hide the path from the cut of long inputs.
+            throw problem(role, Failure.describe(e));
         }
     }
 

@@ -147,7 +147,7 @@ final class ConvertCommand implements Command {
                 json.put("seconds", Math.round(seconds * 1000) / 1000.0);
                 in.printJson(json);
             } else {
-                in.out().println(inPath + " -> " + outPath + ": " + target + ", " + written + " bytes ("
+                in.out().println(Failure.oneLine(inPath + " -> " + outPath) + ": " + target + ", " + written + " bytes ("
                         + outFormat.label() + ") in " + String.format("%.2f s", seconds));
             }
         }
@@ -283,7 +283,7 @@ final class ConvertCommand implements Command {
             json.put("seconds", Math.round(seconds * 1000) / 1000.0);
             in.printJson(json);
         } else {
-            in.out().println(input.file() + " -> " + outPath + ": " + (count == 0 ? "0 tensors" : holds)
+            in.out().println(Failure.oneLine(input.file() + " -> " + outPath) + ": " + (count == 0 ? "0 tensors" : holds)
                     + (to == null ? "" : " (" + changed + " to " + to + ", " + (count - changed) + " kept)") + ", "
                     + written + " bytes (safetensors) in " + String.format("%.2f s", seconds));
         }

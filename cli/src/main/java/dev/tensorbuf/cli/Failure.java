@@ -172,9 +172,10 @@ record Failure(int exitCode, String message) {
 
     /**
      * A path the user named that the system refuses is bad input; the message names the path and
-     * what is wrong with it (the JDK's own messages are often the bare path).
+     * what is wrong with it (the JDK's own messages are often the bare path). Uncut, so that
+     * {@link #of(Throwable, Collection)} finds the path as typed and cuts it like any input.
      */
-    private static String describe(IOException e) {
+    static String describe(IOException e) {
         return switch (e) {
             case NoSuchFileException n -> missing(n.getFile());
             case AccessDeniedException a -> "permission denied: " + a.getFile();
@@ -186,11 +187,31 @@ record Failure(int exitCode, String message) {
         };
     }
 
-    /** Says which part of a missing path is missing: a whole folder, or the file in it. */
+    /**
+     * Says which part of a missing path is missing: a whole folder, or the file in it. A dangling
+     * link is followed, so the message names what its target lacks and the link it came through.
+     */
     static String missing(String file) {
         if (file == null) {
             return "no such file";
         }
+        try {
+            Path path = Path.of(file);
+            Path target = path;
+            for (int i = 0; i < 40 && Files.isSymbolicLink(target); i++) {
+                target = target.resolveSibling(Files.readSymbolicLink(target));
+            }
+            if (!target.equals(path)) {
+                return missingAt(target.toString(), file + ", a link to " + target, file + " is a link to it");
+            }
+        } catch (IOException | RuntimeException e) {
+            // Unreadable link, or a name the file system cannot hold: say what we can of the name itself.
+        }
+        return missingAt(file, file, null);
+    }
+
+    /** @param folderFor what a missing folder is for; @param fileNote said after a missing file, or null */
+    private static String missingAt(String file, String folderFor, String fileNote) {
         Path parent;
         try {
             parent = Path.of(file).toAbsolutePath().getParent();
@@ -199,9 +220,9 @@ record Failure(int exitCode, String message) {
         }
         if (parent != null && !Files.isDirectory(parent)) {
             Path named = Path.of(file).getParent();
-            return "no such folder: " + (named == null ? parent : named) + " (for " + file + ")";
+            return "no such folder: " + (named == null ? parent : named) + " (for " + folderFor + ")";
         }
-        return "no such file: " + file;
+        return "no such file: " + file + (fileNote == null ? "" : " (" + fileNote + ")");
     }
 
     /**

@@ -220,7 +220,7 @@ final class RunCommand implements Command {
             in.printJson(json);
             return;
         }
-        in.out().println(module + " -> " + out + ": " + x.resultShape());
+        in.out().println(Failure.oneLine(module + " -> " + out) + ": " + x.resultShape());
         int nameWidth = steps.stream().mapToInt(s -> s.name().length() + 1).max().orElse(1);
         int opWidth = steps.stream().mapToInt(s -> s.opcode().length()).max().orElse(1);
         for (ExecutedInstruction s : steps) {

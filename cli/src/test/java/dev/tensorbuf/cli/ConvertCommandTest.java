@@ -324,6 +324,32 @@ class ConvertCommandTest {
         assertEquals("tensorbuf convert: " + folder + " is a directory, expected a file name\n", isFolder.err());
         CliHarness parentIsFile = CliHarness.run("convert", in.toString(), in.resolve("o.npy").toString());
         assertEquals("tensorbuf convert: " + in + " is not a folder (for " + in.resolve("o.npy") + ")\n", parentIsFile.err());
+        // A link to a file in a missing folder exists, so "no such file" would name the wrong thing.
+        Path link = Files.createSymbolicLink(dir.resolve("link.npy"), Path.of("sub/deeper/t.npy"));
+        CliHarness dangling = CliHarness.run("convert", in.toString(), link.toString());
+        assertEquals(2, dangling.code());
+        assertEquals("tensorbuf convert: no such folder: " + dir.resolve("sub/deeper") + " (for " + link + ", a link to "
+                + dir.resolve("sub/deeper/t.npy") + ")\n", dangling.err());
+        Path toMissingFile = Files.createSymbolicLink(dir.resolve("gone.npy"), Path.of("missing.npy"));
+        CliHarness danglingIn = CliHarness.run("convert", toMissingFile.toString(), dir.resolve("o.npy").toString());
+        assertEquals("tensorbuf convert: no such file: " + dir.resolve("missing.npy") + " (" + toMissingFile
+                + " is a link to it)\n", danglingIn.err());
+        // A name longer than the system takes is quoted cut, like any long input.
+        String longName = dir.resolve("a".repeat(5000) + ".npy").toString();
+        CliHarness tooLong = CliHarness.run("convert", in.toString(), longName);
+        assertEquals(2, tooLong.code());
+        assertTrue(tooLong.err().startsWith("tensorbuf convert: " + longName.substring(0, 200) + "... ("
+                + (longName.length() - 200) + " more characters)"), tooLong.err());
+        assertTrue(tooLong.err().length() < 400, tooLong.err());
+    }
+
+    @Test
+    void theSummaryLineEscapesControlCharactersInFileNames() throws IOException {
+        Path in = Files.copy(oneToFifteen(), dir.resolve("a\nb\u001b[31m.npy"));
+        CliHarness r = CliHarness.run("convert", in.toString(), dir.resolve("o\t\n.npy").toString());
+        assertEquals(0, r.code(), r.err());
+        assertEquals(1, r.out().lines().count(), r.out());
+        assertTrue(r.out().startsWith(dir + "/a\\nb\\u001b[31m.npy -> " + dir + "/o\t\\n.npy: f32[3,5]{1,0}, "), r.out());
     }
 
     @Test

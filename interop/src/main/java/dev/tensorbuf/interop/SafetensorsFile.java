@@ -224,7 +224,18 @@ public final class SafetensorsFile implements AutoCloseable {
         List<SafetensorsCodec.Entry> entries = new ArrayList<>(ordered.size());
         long offset = 0;
         for (Map.Entry<String, T> e : ordered) {
-            long end = Math.addExact(offset, bytesOf.applyAsLong(e.getValue()));
+            long bytes;
+            try {
+                bytes = bytesOf.applyAsLong(e.getValue());
+            } catch (IllegalArgumentException x) {
+                // The size's own message names the shape; in a file of many tensors the name is what a user looks for.
+                throw new IllegalArgumentException("tensor '" + e.getKey() + "': " + x.getMessage(), x);
+            }
+            if (bytes > Long.MAX_VALUE - offset) {
+                throw new IllegalArgumentException("tensor '" + e.getKey() + "' (" + bytes + " bytes) takes the data past a"
+                        + " long byte size: the tensors before it hold " + offset);
+            }
+            long end = offset + bytes;
             entries.add(new SafetensorsCodec.Entry(e.getKey(), dtypeOf.apply(e.getValue()), dimsOf.apply(e.getValue()),
                     offset, end));
             offset = end;

@@ -54,6 +54,8 @@ class HostileFilesTest {
                 npy("object dtype", file(1, "{'descr': '|O', " + ok, 16), "is an object array: its data are pickled Python objects"),
                 npy("string dtype", file(1, "{'descr': '<U5', " + ok, 40), "'<U5' is a string type"),
                 npy("void dtype", file(1, "{'descr': '|V2', " + ok, 4), "is a void type"),
+                npy("datetime dtype", file(1, "{'descr': '<M8[s]', " + ok, 16), "'<M8[s]' is a datetime type"),
+                npy("timedelta dtype", file(1, "{'descr': '<m8[s]', " + ok, 16), "'<m8[s]' is a timedelta type"),
                 npy("structured dtype", file(1, "{'descr': [('a', '<f4')], " + ok, 8), "structured dtype with 1 field is not supported"),
                 npy("missing key", file(1, "{'descr': '<f4', 'shape': (2,), }", 8),
                         "header has keys [descr, shape], expected exactly 'descr', 'fortran_order' and 'shape'"),

@@ -183,6 +183,19 @@ class SafetensorsFileTest {
                 Map.of("x", dev.tensorbuf.views.ArrayShape.of(DType.S4, 2)), Map.of()));
         assertEquals("safetensors has no dtype for s4 of tensor 'x'", s4.getMessage());
         assertFalse(Files.exists(bad));
+        // Among many tensors, a size that cannot be written names its tensor, not just its shape.
+        Map<String, dev.tensorbuf.views.ArrayShape> odd = new java.util.LinkedHashMap<>();
+        odd.put("w", dev.tensorbuf.views.ArrayShape.of(DType.F4E2M1FN, 4));
+        odd.put("f16", dev.tensorbuf.views.ArrayShape.of(DType.F4E2M1FN, 5));
+        IllegalArgumentException bits = assertThrows(IllegalArgumentException.class, () -> SafetensorsFile.create(bad, odd, Map.of()));
+        assertEquals("tensor 'f16': f4e2m1fn[5]: 5 elements of f4e2m1fn are 20 bits, not a whole number of bytes", bits.getMessage());
+        Map<String, dev.tensorbuf.views.ArrayShape> huge = new java.util.LinkedHashMap<>();
+        huge.put("a", dev.tensorbuf.views.ArrayShape.of(DType.U8, Long.MAX_VALUE / 2 + 1));
+        huge.put("b", dev.tensorbuf.views.ArrayShape.of(DType.U8, Long.MAX_VALUE / 2 + 1));
+        IllegalArgumentException past = assertThrows(IllegalArgumentException.class, () -> SafetensorsFile.create(bad, huge, Map.of()));
+        assertEquals("tensor 'b' (4611686018427387904 bytes) takes the data past a long byte size: the tensors before it"
+                + " hold 4611686018427387904", past.getMessage());
+        assertFalse(Files.exists(bad));
     }
 
     private static DenseTensor random(java.util.Random rnd, DType dtype, long... dims) {

@@ -181,8 +181,10 @@ public final class NpyCodec {
                     + "' is an object array: its data are pickled Python objects, which are never read");
             case "S", "U", "a" -> throw new IllegalArgumentException(file + ": descr '" + descr
                     + "' is a string type: only numeric dtypes are supported");
-            case "M", "m" -> throw new IllegalArgumentException(file + ": descr '" + descr
+            case "M" -> throw new IllegalArgumentException(file + ": descr '" + descr
                     + "' is a datetime type: only numeric dtypes are supported");
+            case "m" -> throw new IllegalArgumentException(file + ": descr '" + descr
+                    + "' is a timedelta type: only numeric dtypes are supported");
             default -> { }
         }
         DType dtype;
