@@ -170,9 +170,12 @@ final class StridesCommand implements Command {
             return; // the layout names the overflow
         }
         if (low < 0 && offset >= 0) {
+            long need = offset - low; // overflows only past Long.MAX_VALUE: then no offset will do
             throw new IllegalArgumentException("negative strides " + Arrays.toString(strides) + " reach element offset "
-                    + low + " for sizes " + Arrays.toString(sizes) + " from offset " + offset + ": " + setOffset + " "
-                    + (offset - low) + " or more");
+                    + low + " for sizes " + Arrays.toString(sizes) + " from offset " + offset + ": " + (need >= 0
+                            ? setOffset + " " + need + " or more"
+                            : "they reach back " + Long.toUnsignedString(need) + " elements, more than any offset"
+                                    + " (at most " + Long.MAX_VALUE + ") makes up"));
         }
     }
 

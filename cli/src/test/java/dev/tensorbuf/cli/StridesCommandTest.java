@@ -124,6 +124,16 @@ class StridesCommandTest {
         assertEquals(2, r.code());
         assertEquals("tensorbuf strides: negative strides [3, -1] reach element offset -2 for sizes [2, 3] from offset 0:"
                 + " pass --offset 2 or more\n", r.err());
+        // No long offset reaches 2^63: the message must not ask for one.
+        r = CliHarness.run("strides", "--dtype", "u8", "--sizes", "2", "--strides", "-9223372036854775808", "--offset",
+                "9223372036854775807");
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf strides: negative strides [-9223372036854775808] reach element offset -1 for sizes [2] from"
+                + " offset 9223372036854775807: they reach back 9223372036854775808 elements, more than any offset (at most"
+                + " 9223372036854775807) makes up\n", r.err());
+        r = CliHarness.run("strides", "--dtype", "u8", "--sizes", "9223372036854775807");
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf strides: 9223372036854775807 bytes (u8) rounded up to a multiple of 4 overflow a long\n", r.err());
         r = CliHarness.run("strides", "--dtype", "f32", "--sizes", "2,3", "--strides", "3,-1", "--offset", "2",
                 "--index", "0,0", "--index", "1,2");
         assertEquals(0, r.code(), r.err());

@@ -85,9 +85,12 @@ public record StridedLayout(List<Long> sizes, List<Long> strides, long offset) {
                 }
             }
             if (low < 0) {
+                long need = offset - low; // exact as unsigned: at most 2^63 - 1 + 2^63
                 throw new IllegalArgumentException("negative strides " + strides + " reach element offset " + low
-                        + " for sizes " + sizes + " from offset " + offset + ": the offset must be at least "
-                        + Long.toUnsignedString(offset - low)); // 2^63 when low is Long.MIN_VALUE: exact, unsigned
+                        + " for sizes " + sizes + " from offset " + offset + (need >= 0
+                                ? ": the offset must be at least " + need
+                                : ": they reach back " + Long.toUnsignedString(need) + " elements, more than any offset"
+                                        + " (at most " + Long.MAX_VALUE + ") makes up"));
             }
         }
     }
@@ -183,14 +186,35 @@ public record StridedLayout(List<Long> sizes, List<Long> strides, long offset) {
         return at;
     }
 
-    /** {@return the physical size in elements, {@code maxOffset - minOffset + 1}; 0 when there are no elements} */
+    /**
+     * {@return the physical size in elements, {@code maxOffset - minOffset + 1}; 0 when there are no elements}
+     *
+     * @throws IllegalArgumentException when the span overflows a long (both extreme offsets fit,
+     *     e.g. sizes {@code [2]} with stride {@code Long.MAX_VALUE})
+     */
     public long spanElements() {
-        return elementCount() == 0 ? 0 : maxOffset() - minOffset() + 1;
+        long span = span();
+        if (span < 0) {
+            throw new IllegalArgumentException("the span from offset " + minOffset() + " to " + maxOffset()
+                    + " overflows a long in elements");
+        }
+        return span;
+    }
+
+    /** {@return the span, or -1 when it overflows a long} */
+    private long span() {
+        if (elementCount() == 0) {
+            return 0;
+        }
+        long max = maxOffset();
+        long min = minOffset();
+        // Offsets are never negative (the constructor refuses them), so max - min cannot overflow; + 1 can.
+        return max - min == Long.MAX_VALUE ? -1 : max - min + 1;
     }
 
     /** {@return whether the elements fill their span exactly once} */
     public boolean isPacked() {
-        return spanElements() == elementCount() && !isOverlapping();
+        return span() == elementCount() && !isOverlapping();
     }
 
     /** {@return whether a dim of size above 1 has stride 0} */
@@ -257,7 +281,11 @@ public record StridedLayout(List<Long> sizes, List<Long> strides, long offset) {
      */
     public long bufferBytes(DType type) {
         long bytes = minBytes(type);
-        return bytes + (-bytes & 3);
+        long rounded = bytes + (-bytes & 3);
+        if (rounded < bytes) {
+            throw new IllegalArgumentException(bytes + " bytes (" + type + ") rounded up to a multiple of 4 overflow a long");
+        }
+        return rounded;
     }
 
     /**

@@ -134,7 +134,29 @@ class StridedLayoutTest {
                 e.getMessage());
         var lowest = assertThrows(IllegalArgumentException.class,
                 () -> StridedLayout.of(new long[] {2, 2}, new long[] {Long.MIN_VALUE, 1}));
-        assertTrue(lowest.getMessage().endsWith("the offset must be at least 9223372036854775808"), lowest.getMessage());
+        // 2^63 elements back: no long offset is that large, so the message must not ask for one.
+        assertTrue(lowest.getMessage().endsWith(": they reach back 9223372036854775808 elements, more than any offset (at most"
+                + " 9223372036854775807) makes up"), lowest.getMessage());
+        var fromTheTop = assertThrows(IllegalArgumentException.class,
+                () -> StridedLayout.of(new long[] {2}, new long[] {Long.MIN_VALUE}, Long.MAX_VALUE));
+        assertEquals("negative strides [-9223372036854775808] reach element offset -1 for sizes [2] from offset"
+                + " 9223372036854775807: they reach back 9223372036854775808 elements, more than any offset (at most"
+                + " 9223372036854775807) makes up", fromTheTop.getMessage());
+    }
+
+    @Test
+    void sizesThatOverflowALongAreRefusedNotWrapped() {
+        // Every offset fits in a long, but the byte count rounded up to 4, and the span, do not.
+        StridedLayout longest = StridedLayout.of(new long[] {Long.MAX_VALUE}, new long[] {1});
+        assertEquals(Long.MAX_VALUE, longest.minBytes(DType.U8));
+        var rounded = assertThrows(IllegalArgumentException.class, () -> longest.bufferBytes(DType.U8));
+        assertEquals("9223372036854775807 bytes (u8) rounded up to a multiple of 4 overflow a long", rounded.getMessage());
+        StridedLayout apart = StridedLayout.of(new long[] {2}, new long[] {Long.MAX_VALUE});
+        var span = assertThrows(IllegalArgumentException.class, apart::spanElements);
+        assertEquals("the span from offset 0 to 9223372036854775807 overflows a long in elements", span.getMessage());
+        assertFalse(apart.isPacked());
+        assertTrue(apart.isPadded());
+        assertEquals(Long.MAX_VALUE - 1, StridedLayout.of(new long[] {2}, new long[] {Long.MAX_VALUE - 2}).spanElements());
     }
 
     @Test

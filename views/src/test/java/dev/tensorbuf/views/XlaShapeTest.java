@@ -141,6 +141,11 @@ class XlaShapeTest {
         assertEquals(60, array("f32[3,5]{1,0:L(7)}").arraySize());
         // the largest piece of dim 1 (SC(0:...) is the physical major dim = logical 0): 150 -> max(30,120)=120
         assertEquals(120 * 8 * 4, array("f32[150,5]{1,0:T(1,8)SC(0:30)}").arraySize());
+        // XLA takes split indices past the dimension as they are; a piece past a long is refused, naming the split.
+        IllegalArgumentException split = assertThrows(IllegalArgumentException.class,
+                () -> array("u8[4,4]{1,0:T(2,2)SC(0:9223372036854775807)}").arraySize());
+        assertTrue(split.getMessage().startsWith("the byte size of u8[4,4]{1,0:T(2,2)SC(0:9223372036854775807)} overflows a"
+                + " long: its largest split pieces are [9223372036854775807, 4] ("), split.getMessage());
         // combined dims before the first tile: 2x7 -> 14 rows, padded to 16 by T(8,...)
         assertEquals(16 * 128 * 2, array("bf16[2,7,100]{2,1,0:T(*,8,128)}").arraySize());
     }

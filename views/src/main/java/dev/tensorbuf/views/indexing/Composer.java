@@ -18,6 +18,15 @@ final class Composer {
                     + aToB.results().size() + " result(s) but the second map " + bToC + " has "
                     + bToC.dims().size() + " dimension(s)");
         }
+        try {
+            return substituted(bToC, aToB);
+        } catch (IllegalArgumentException e) {
+            // Folding the substituted results can leave a long (d0 * 2^62 after d0 * 2): name both maps.
+            throw new IllegalArgumentException("cannot compose " + bToC + " after " + aToB + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static IndexingMap substituted(IndexingMap bToC, IndexingMap aToB) {
         int nsB = bToC.rangeVars().size();
         int nrB = bToC.runtimeVars().size();
         List<AffineExpr> shiftSyms = new ArrayList<>();

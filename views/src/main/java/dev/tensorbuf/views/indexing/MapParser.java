@@ -274,24 +274,50 @@ final class MapParser {
             if (peek("->")) {
                 return e;
             }
+            int at = pos;
             if (accept("+")) {
                 operator();
-                e = Exprs.add(e, term());
+                AffineExpr lhs = e;
+                AffineExpr rhs = term();
+                e = exact(at, () -> Exprs.add(lhs, rhs));
             } else if (accept("-")) {
                 operator();
-                e = Exprs.add(e, Exprs.mul(term(), new AffineExpr.Const(-1)));
+                AffineExpr lhs = e;
+                AffineExpr rhs = term();
+                e = exact(at, () -> Exprs.add(lhs, Exprs.mul(rhs, new AffineExpr.Const(-1))));
             } else {
                 return e;
             }
         }
     }
 
+    /**
+     * {@return {@code fold()}, the parser's folding of like terms and constants} Its overflow
+     * (e.g. {@code d0 * 2^62 + d0 * 2^62}) is refused at the operator that caused it.
+     */
+    private AffineExpr exact(int operatorAt, java.util.function.Supplier<AffineExpr> fold) {
+        try {
+            return fold.get();
+        } catch (IllegalArgumentException e) {
+            int end = pos;
+            pos = operatorAt;
+            TextFormatException positioned = error(e.getMessage());
+            pos = end;
+            positioned.initCause(e);
+            throw positioned;
+        }
+    }
+
     private AffineExpr term() {
         AffineExpr e = unary();
         while (true) {
+            skipSpace();
+            int at = pos;
             if (accept("*")) {
                 operator();
-                e = Exprs.mul(e, unary());
+                AffineExpr lhs = e;
+                AffineExpr rhs = unary();
+                e = exact(at, () -> Exprs.mul(lhs, rhs));
             } else if (accept("/") || acceptWord("floordiv") || acceptWord("floorDiv")) {
                 operator();
                 e = Exprs.floorDiv(e, divisor());
@@ -330,7 +356,8 @@ final class MapParser {
                 return new AffineExpr.Const(integer());
             }
             operator();
-            return Exprs.mul(unary(), new AffineExpr.Const(-1));
+            AffineExpr negated = unary();
+            return exact(at, () -> Exprs.mul(negated, new AffineExpr.Const(-1)));
         }
         return primary();
     }

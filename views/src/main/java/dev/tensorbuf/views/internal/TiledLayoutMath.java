@@ -142,8 +142,17 @@ public final class TiledLayoutMath {
         for (int i = 0; i < sizes.length; i++) {
             sizes[i] = maxSplitSize(shape, i);
         }
-        ArrayShape pieces = withSizes(shape, sizes);
-        long n = TilingPlan.firstLevelOf(pieces).slots();
+        long n;
+        try {
+            n = TilingPlan.firstLevelOf(withSizes(shape, sizes)).slots();
+        } catch (IllegalArgumentException e) {
+            if (layout.splitConfigs().isEmpty()) {
+                throw e;
+            }
+            // The pieces are a shape the user never wrote: name the one they did, and where the sizes came from.
+            throw new IllegalArgumentException("the byte size of " + shape + " overflows a long: its largest split"
+                    + " pieces are " + Arrays.toString(sizes) + " (" + e.getMessage() + ")", e);
+        }
         long l = layout.tailPaddingAlignment();
         if (l != 1) {
             n = multiply(n / l + (n % l == 0 ? 0 : 1), l, shape, "tail-padded element count");

@@ -147,6 +147,25 @@ class IndexingMapTextTest {
     }
 
     @Test
+    void foldingThatOverflowsNamesWhereItHappened() {
+        // The parser folds like terms, so the sum of two halves of 2^63 overflows at the '+'.
+        String text = "(d0) -> (d0 * 4611686018427387904 + d0 * 4611686018427387904), domain: d0 in [0, 2]";
+        TextFormatException sum = assertThrows(TextFormatException.class, () -> IndexingMap.parse(text));
+        assertEquals(text.indexOf('+'), sum.position());
+        assertEquals("overflow in 4611686018427387904 + 4611686018427387904", sum.problem());
+        String twice = "(d0) -> (d0 * 4611686018427387904 * 4), domain: d0 in [0, 2]";
+        TextFormatException product = assertThrows(TextFormatException.class, () -> IndexingMap.parse(twice));
+        assertEquals(twice.lastIndexOf('*'), product.position());
+        // Composition has no text position: it names both maps.
+        IndexingMap producer = IndexingMap.parse("(d0) -> (d0 * 2), domain: d0 in [0, 3]");
+        IndexingMap consumer = IndexingMap.parse("(d0) -> (d0 * 4611686018427387904), domain: d0 in [0, 6]");
+        IllegalArgumentException composed = assertThrows(IllegalArgumentException.class,
+                () -> IndexingMap.compose(consumer, producer));
+        assertEquals("cannot compose " + consumer + " after " + producer + ": overflow in 2 * 4611686018427387904",
+                composed.getMessage());
+    }
+
+    @Test
     void expressionsTooLargeToSimplifyAreRefusedWhereTheyGrowTooLarge() {
         // 2000 chained mods or nested parentheses overflowed the Java stack in the simplifier or the parser.
         String mods = "(d0) -> (d0" + " mod 3".repeat(2000) + "), domain: d0 in [0, 9]";
