@@ -29,6 +29,7 @@ print("# Narrow-float conversions from ml_dtypes " + ml_dtypes.__version__ + " a
       + " (f16); made by make_narrow_floats.py.")
 print("# decode TYPE PATTERN FLOAT32_BITS | encode TYPE FLOAT32_BITS PATTERN (hex)")
 print("# The fnuz NaN (0x80) decodes to +NaN, as XLA and torch give it, not ml_dtypes' -NaN.")
+print("# An f16 NaN is quieted both ways, as x86's conversion (XLA, Java's intrinsic) does; NumPy keeps it signalling.")
 inputs = np.concatenate([np.array(INPUTS, dtype=np.float32), np.array(SPECIAL_BITS, dtype=np.uint32).view(np.float32)])
 for name, t, bits in TYPES:
     store = np.uint16 if bits > 8 else np.uint8
@@ -42,7 +43,11 @@ for name, t, bits in TYPES:
     for p, d in zip(patterns, decoded):
         if name.endswith("fnuz") and p == 0x80:
             d = 0x7FC00000  # the fnuz NaN decodes positive, as XLA and torch take it; ml_dtypes gives -NaN
+        if name == "f16" and (p & 0x7C00) == 0x7C00 and (p & 0x3FF) != 0:
+            d |= 0x00400000  # quieted, as x86's conversion gives it; NumPy keeps a signalling NaN signalling
         print(f"decode {name} {p:x} {int(d):08x}")
     encoded = inputs.astype(t).view(store)
     for x, e in zip(inputs.view(np.uint32), encoded):
+        if name == "f16" and (e & 0x7C00) == 0x7C00 and (e & 0x3FF) != 0:
+            e = (e & 0x8000) | 0x7E00 | ((int(x) & 0x7FFFFF) >> 13)  # quieted, keeping the top payload bits
         print(f"encode {name} {int(x):08x} {int(e):x}")

@@ -19,10 +19,13 @@ import java.util.List;
  *
  * <p>NaN: a format with NaN encodes every NaN as its canonical quiet NaN with the input's sign
  * (bf16 {@code 0x7fc0}, f8e5m2 {@code 0x7e}, f8e4m3fn {@code 0x7f}, fnuz {@code 0x80}); f16
- * keeps the top ten payload bits as NumPy does. f6 and f4 have no NaN: ml_dtypes maps NaN to a
+ * keeps the top ten payload bits and sets the quiet bit, as x86's conversion does (the one XLA
+ * and {@link Float#floatToFloat16}'s intrinsic use, so every copy path gives the same bits);
+ * NumPy keeps a signalling NaN signalling. f6 and f4 have no NaN: ml_dtypes maps NaN to a
  * zero whose sign is the NaN's sign inverted, and so do we. Decoding a NaN gives the canonical
- * {@code float} quiet NaN with the pattern's sign, except bf16 and f16, which keep the payload
- * (bf16 a signalling one too), and the fnuz formats, whose one NaN (the negative-zero pattern)
+ * {@code float} quiet NaN with the pattern's sign, except bf16, which keeps the payload (a
+ * signalling one too, as its conversion is a shift), f16, which keeps it quieted (x86 again;
+ * NumPy keeps it signalling), and the fnuz formats, whose one NaN (the negative-zero pattern)
  * decodes positive, as XLA and torch take it (ml_dtypes gives {@code -NaN}).
  */
 public final class MiniFloat implements FloatCodec {
@@ -169,7 +172,7 @@ public final class MiniFloat implements FloatCodec {
         if (this == BF16) {
             return encode((float) x);
         }
-        // NumPy keeps an f16 NaN's top payload bits, which the float may not hold.
+        // An f16 NaN keeps the double's top payload bits, which the float may not hold.
         return this == F16 && x != x ? encodeExact(x) : encode(FloatCodec.roundToOdd(x));
     }
 
@@ -221,9 +224,8 @@ public final class MiniFloat implements FloatCodec {
     private int encodeNan(boolean negative, int payload10) {
         int sign = negative ? signBit : 0;
         if (this == F16) {
-            // NumPy keeps the payload's top bits, and sets the lowest so a NaN stays a NaN.
-            int h = 0x7c00 + payload10;
-            return sign | (h == 0x7c00 ? 0x7c01 : h);
+            // The payload's top bits, quieted: what the hardware conversion behind the dense copies gives.
+            return sign | 0x7e00 | payload10;
         }
         return switch (top) {
             case IEEE, FN -> sign | canonicalNan;
@@ -252,7 +254,7 @@ public final class MiniFloat implements FloatCodec {
             }
             int sign = negative && top != Top.FNUZ ? 0x8000_0000 : 0;
             if (this == F16) {
-                return Float.intBitsToFloat(sign | 0x7f80_0000 | (mantissa << 13));
+                return Float.intBitsToFloat(sign | FLOAT_QUIET_NAN | (mantissa << 13));
             }
             return Float.intBitsToFloat(sign | FLOAT_QUIET_NAN);
         }

@@ -37,7 +37,7 @@ final class VectorMiniFloat {
         }
         MiniFloat.Rounding r = f.rounding();
         int magicBits = Float.floatToRawIntBits(r.subnormalMagic());
-        boolean payload = f == MiniFloat.F16; // NumPy keeps an f16 NaN's top payload bits
+        boolean payload = f == MiniFloat.F16; // an f16 NaN keeps its top payload bits, quieted (MiniFloat)
         IntVector overPos = IntVector.broadcast(I, f.encode(Float.POSITIVE_INFINITY));
         IntVector overNeg = IntVector.broadcast(I, f.encode(Float.NEGATIVE_INFINITY));
         IntVector nanPos = IntVector.broadcast(I, f.encode(Float.intBitsToFloat(0x7fc0_0000)));
@@ -58,7 +58,7 @@ final class VectorMiniFloat {
             v = v.blend(overPos.blend(overNeg, negative), p.compare(VectorOperators.GT, r.maxFinite()));
             IntVector nan;
             if (payload) {
-                IntVector quiet = fb.and(0x007f_ffff).lanewise(VectorOperators.LSHR, 13).max(1).or(0x7c00);
+                IntVector quiet = fb.and(0x007f_ffff).lanewise(VectorOperators.LSHR, 13).or(0x7e00);
                 nan = quiet.blend(quiet.or(0x8000), negative);
             } else {
                 nan = nanPos.blend(nanNeg, negative);
