@@ -64,6 +64,12 @@ public final class PadRemap {
             if (out[i] < 0) {
                 throw new IllegalArgumentException(where(inputDims, low, high, interior, i) + " gives size " + out[i]);
             }
+            // The map reads input (d - low) / (interior + 1): -low, and d - low for every output d, must fit.
+            // Only a negative low can overflow it; MAX_VALUE + low is then exact (-1 for MIN_VALUE, refusing it).
+            if (low[i] < 0 && Math.max(out[i] - 1, 0) > Long.MAX_VALUE + low[i]) {
+                throw new IllegalArgumentException(where(inputDims, low, high, interior, i) + ": output index "
+                        + Math.max(out[i] - 1, 0) + " minus low " + low[i] + " overflows a long");
+            }
         }
         return new PadRemap(inputDims.clone(), low.clone(), high.clone(), interior.clone(), out);
     }
@@ -116,7 +122,8 @@ public final class PadRemap {
         for (int i = 0; i < inputDims.length; i++) {
             long step = interior[i] + 1;
             long first = Math.max(0, low[i]);
-            long last = Math.min(outputDims[i] - 1, low[i] + (inputDims[i] - 1) * step);
+            // low + (n - 1) * step, the last input element's place, is outputDims - 1 - high: no product to overflow.
+            long last = outputDims[i] - 1 - Math.max(high[i], 0);
             // The first output index at or after max(0, low) that lands on an input element.
             first += Math.floorMod(low[i] - first, step);
             b.dim(first, inputDims[i] == 0 ? first - 1 : last);

@@ -478,7 +478,12 @@ public final class TensorView {
         return ViewTransfer.toIntArray(this);
     }
 
-    /** Writes every element from {@code values}, in logical order. @throws IllegalArgumentException if the length differs */
+    /**
+     * Writes every element from {@code values}, in logical order.
+     *
+     * @throws IllegalArgumentException if the length differs, or the view reads several indices
+     *     from one slot (a broadcast), where all but one value would be lost
+     */
     public void copyFrom(float[] values) {
         ViewTransfer.copyFrom(this, values);
     }

@@ -2,6 +2,7 @@ package dev.tensorbuf.views;
 
 import java.lang.foreign.MemorySegment;
 import java.util.NoSuchElementException;
+import java.util.Optional;
 import java.util.PrimitiveIterator;
 import java.util.function.Consumer;
 
@@ -50,10 +51,21 @@ final class ViewTransfer {
         return (int) n;
     }
 
-    private static void checkLength(TensorView view, int length) {
+    /**
+     * Refuses an array of the wrong length, and a view that writes several indices to one slot
+     * (a broadcast, or strides that overlap): the result would be whichever value came last, so
+     * a copy into such a view is refused too.
+     */
+    private static void checkWritable(TensorView view, int length) {
         if (length != view.elementCount()) {
             throw new IllegalArgumentException("array of " + length + " values for " + view + " of "
                     + view.elementCount() + " elements");
+        }
+        Optional<StridedLayout> strided = view.stridedLayout();
+        if (strided.isPresent() && strided.get().isOverlapping()) {
+            throw new IllegalArgumentException("cannot write " + length + " values into " + view + ": it reads several"
+                    + " indices from one slot (a broadcast, or overlapping strides), so all but one value would be lost;"
+                    + " write what it was made from instead");
         }
     }
 
@@ -92,25 +104,25 @@ final class ViewTransfer {
     }
 
     static void copyFrom(TensorView view, float[] values) {
-        checkLength(view, values.length);
+        checkWritable(view, values.length);
         ElementAccess a = view.access();
         walk(view, true, (segment, offset, i) -> a.setFloat(segment, offset, values[i]));
     }
 
     static void copyFrom(TensorView view, double[] values) {
-        checkLength(view, values.length);
+        checkWritable(view, values.length);
         ElementAccess a = view.access();
         walk(view, true, (segment, offset, i) -> a.setDouble(segment, offset, values[i]));
     }
 
     static void copyFrom(TensorView view, long[] values) {
-        checkLength(view, values.length);
+        checkWritable(view, values.length);
         ElementAccess a = view.access();
         walk(view, true, (segment, offset, i) -> a.setLong(segment, offset, values[i]));
     }
 
     static void copyFrom(TensorView view, int[] values) {
-        checkLength(view, values.length);
+        checkWritable(view, values.length);
         ElementAccess a = view.access();
         walk(view, true, (segment, offset, i) -> a.setLong(segment, offset, values[i]));
     }

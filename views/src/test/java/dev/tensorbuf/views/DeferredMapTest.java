@@ -266,6 +266,20 @@ class DeferredMapTest {
         IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
                 () -> PadRemap.of(new long[] {2}, new long[] {-2}, new long[] {-1}, new long[] {0}));
         assertEquals("pad of [2]: dim 0 with low -2, high -1, interior 0 gives size -1", negative.getMessage());
+        // A crop by 2^63 leaves a size that fits, but no map can shift an output index by it: refused when made,
+        // not on the first read (which threw a bare ArithmeticException).
+        IllegalArgumentException shift = assertThrows(IllegalArgumentException.class,
+                () -> PadRemap.of(new long[] {3}, new long[] {Long.MIN_VALUE}, new long[] {Long.MAX_VALUE}, new long[] {0}));
+        assertEquals("pad of [3]: dim 0 with low -9223372036854775808, high 9223372036854775807, interior 0: output index 1"
+                + " minus low -9223372036854775808 overflows a long", shift.getMessage());
+        IllegalArgumentException far = assertThrows(IllegalArgumentException.class,
+                () -> PadRemap.of(new long[] {3}, new long[] {-Long.MAX_VALUE}, new long[] {Long.MAX_VALUE}, new long[] {0}));
+        assertTrue(far.getMessage().endsWith(": output index 2 minus low -9223372036854775807 overflows a long"), far.getMessage());
+        // One step short of that reads as padding everywhere, as XLA gives it.
+        PadRemap justFits = PadRemap.of(new long[] {3}, new long[] {-Long.MAX_VALUE + 2}, new long[] {Long.MAX_VALUE - 2},
+                new long[] {0});
+        assertArrayEquals(new float[] {-1, -1, -1}, TensorView.of(arena.allocate(12), "f32[3]{0}")
+                .padded(justFits, TensorView.scalar(DType.F32, -1)).toFloatArray());
         IllegalArgumentException mismatch = assertThrows(IllegalArgumentException.class,
                 () -> TensorView.concatenated(1, List.of(v, TensorView.of(arena.allocate(24), "f32[3,2]{1,0}"))));
         assertTrue(mismatch.getMessage().contains("concatenate along dimension 1: f32[3,2]{1,0}"), mismatch.getMessage());

@@ -311,6 +311,25 @@ class TensorViewTest {
     }
 
     @Test
+    void bulkWritesIntoAViewThatSharesSlotsAreRefused() {
+        Buffer row = arena.allocate(12);
+        TensorView broadcast = TensorView.strided(row, DType.F32, StridedLayout.of(new long[] {2, 3}, new long[] {0, 1}));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> broadcast.copyFrom(new float[] {1, 2, 3, 4, 5, 6}));
+        assertEquals("cannot write 6 values into " + broadcast + ": it reads several indices from one slot (a broadcast,"
+                + " or overlapping strides), so all but one value would be lost; write what it was made from instead",
+                e.getMessage());
+        assertArrayEquals(new float[3], TensorView.strided(row, DType.F32, StridedLayout.packed(3)).toFloatArray());
+        // Overlapping without a zero stride: index (0, 1) and (1, 0) share offset 1.
+        TensorView sliding = TensorView.strided(row, DType.S32, StridedLayout.of(new long[] {2, 2}, new long[] {1, 1}));
+        assertThrows(IllegalArgumentException.class, () -> sliding.copyFrom(new int[] {1, 2, 3, 4}));
+        // One slot per index, however strided: written.
+        TensorView gapped = TensorView.strided(row, DType.S32, StridedLayout.of(new long[] {2}, new long[] {2}));
+        gapped.copyFrom(new int[] {7, 9});
+        assertArrayEquals(new int[] {7, 0, 9}, TensorView.strided(row, DType.S32, StridedLayout.packed(3)).toIntArray());
+    }
+
+    @Test
     void remapComposesTransposeIntoTheMap() {
         TensorView v = TensorView.of(arena.allocate(24), "f32[2,3]{1,0}");
         v.copyFrom(new float[] {0, 1, 2, 3, 4, 5});
