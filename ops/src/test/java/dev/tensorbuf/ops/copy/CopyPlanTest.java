@@ -241,6 +241,35 @@ class CopyPlanTest {
         assertEquals("a tiled access of f32[4] needs a shape of that type and those dims, got s32[4]{0}", e.getMessage());
     }
 
+    /** Review: dims [8] over a layout or map of 4 were accepted, and 8 elements written through them. */
+    @Test
+    void anAddressingSizedOtherThanItsDimsIsRefusedWhenTheAccessIsMade() {
+        MemorySegment m = ARENA.allocate(64);
+        var strided = assertThrows(IllegalArgumentException.class,
+                () -> new Access(m, DType.F32, List.of(8L), new Access.Strided(StridedLayout.packed(4))));
+        assertEquals("a strided access of f32[8] needs a layout of those sizes, got sizes [4] strides [1]",
+                strided.getMessage());
+        var twoD = assertThrows(IllegalArgumentException.class,
+                () -> new Access(m, DType.F32, List.of(2L, 8L), new Access.Strided(StridedLayout.packed(2, 2))));
+        assertEquals("a strided access of f32[2, 8] needs a layout of those sizes, got sizes [2, 2] strides [2, 1]",
+                twoD.getMessage());
+        var map = dev.tensorbuf.views.indexing.IndexingMap.parse("(d0) -> (d0 * 2), domain: d0 in [0, 3]");
+        var mapped = assertThrows(IllegalArgumentException.class,
+                () -> new Access(m, DType.F32, List.of(8L), new Access.Mapped(map)));
+        assertEquals("a mapped access of f32[8] needs dimension 0 of its map in [0, 7], got [0, 3] in " + map,
+                mapped.getMessage());
+        var shifted = dev.tensorbuf.views.indexing.IndexingMap.parse(
+                "(d0, d1) -> (d0 * 4 + d1), domain: d0 in [0, 1], d1 in [1, 4]");
+        var offBy = assertThrows(IllegalArgumentException.class,
+                () -> new Access(m, DType.F32, List.of(2L, 4L), new Access.Mapped(shifted)));
+        assertEquals("a mapped access of f32[2, 4] needs dimension 1 of its map in [0, 3], got [1, 4] in " + shifted,
+                offBy.getMessage());
+        // Sizes that agree are taken, an empty dimension included.
+        assertEquals(List.of(2L, 0L), new Access(m, DType.F32, List.of(2L, 0L),
+                new Access.Strided(StridedLayout.packed(2, 0))).dims());
+        assertEquals(List.of(4L), new Access(m, DType.F32, List.of(4L), new Access.Mapped(map)).dims());
+    }
+
     @Test
     void anElementMapWithConstraintsIsRefused() {
         // [1, 3] is outside the constraint and maps to 7: the copy would visit it, the bounds check would not.
