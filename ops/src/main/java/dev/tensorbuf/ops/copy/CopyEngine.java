@@ -231,6 +231,7 @@ public final class CopyEngine {
         }
         Buffer buffer = allocator.allocate(bufferBytes(shape));
         return closedIfItFails(buffer, () -> {
+            zeroWhatTheCopySkips(buffer, shape);
             Access dst = Access.tiled(buffer.segment(), shape);
             copy(src, dst);
             return new Materialized(buffer, dst);
@@ -380,19 +381,26 @@ public final class CopyEngine {
         if (!shape.dims().equals(src.dims())) {
             throw new IllegalArgumentException("shape " + shape + " differs from source dims " + src.dims());
         }
-        long bytes = bufferBytes(shape);
-        Buffer buffer = allocator.allocate(bytes);
+        Buffer buffer = allocator.allocate(bufferBytes(shape));
         return closedIfItFails(buffer, () -> {
-            if (ElementAccess.of(shape).storageBits() < 8 || shape.physicalByteSize() != bytes) {
-                // Bytes the copy may not write: packed sub-byte elements' last byte, tail padding
-                // L(n) past the slots. Otherwise it writes every slot, tile padding as zero, and a
-                // fill first would write every byte twice.
-                buffer.segment().fill((byte) 0);
-            }
+            zeroWhatTheCopySkips(buffer, shape);
             TensorView dst = TensorView.of(buffer, shape);
             copy(src, dst);
             return dst;
         });
+    }
+
+    /**
+     * Zeroes a new buffer for {@code shape} where a copy into it leaves bytes as they were: packed
+     * sub-byte elements' last byte, tail padding {@code L(n)} past the slots. Otherwise the copy
+     * writes every slot, tile padding as zero, and a fill first would write every byte twice. An
+     * allocator's memory may hold a previous owner's bytes (a pool's does), so both materialize
+     * overloads call this: the bytes they give are the same.
+     */
+    private static void zeroWhatTheCopySkips(Buffer buffer, ArrayShape shape) {
+        if (ElementAccess.of(shape).storageBits() < 8 || shape.physicalByteSize() != bufferBytes(shape)) {
+            buffer.segment().fill((byte) 0);
+        }
     }
 
     /**

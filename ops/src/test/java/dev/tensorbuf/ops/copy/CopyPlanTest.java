@@ -196,6 +196,46 @@ class CopyPlanTest {
         }
     }
 
+    /**
+     * Review: materialize of an Access left tail padding L(n) as the allocator gave it, a pool's
+     * previous owner's bytes; the TensorView overload zeroed it. Both give the same bytes now.
+     */
+    @Test
+    void materializeOfAnAccessZeroesTailPaddingAPoolLeftDirty() {
+        ArrayShape shape = ArrayShape.parse("f32[3]{0:T(2)L(16)}"); // 4 slots (16 bytes), ArraySize 64 bytes
+        assertEquals(64, shape.arraySize());
+        try (var pool = dev.tensorbuf.memory.PooledAllocator.builder().name("dirty").build();
+             var shared = Allocators.shared()) {
+            var view = dev.tensorbuf.views.TensorView.strided(shared.allocate(12), DType.F32, StridedLayout.packed(3));
+            view.copyFrom(new float[] {1, 2, 3});
+            Access src = Access.strided(view.buffer().segment(), DType.F32, StridedLayout.packed(3));
+            byte[] expected = new byte[64];
+            MemorySegment.ofArray(expected).asSlice(0, 12).copyFrom(src.segment());
+            for (int round = 0; round < 2; round++) {
+                try (var dirty = pool.allocate(64)) {
+                    dirty.segment().fill((byte) 0xAB);
+                }
+                long reuses = pool.stats().reuses();
+                byte[] got;
+                String overload;
+                if (round == 0) {
+                    overload = "materialize(Access, ArrayShape, Allocator)";
+                    try (var m = CopyEngine.of(1).materialize(src, shape, pool).buffer()) {
+                        got = m.segment().toArray(ValueLayout.JAVA_BYTE);
+                    }
+                } else {
+                    overload = "materialize(TensorView, ArrayShape, Allocator)";
+                    var out = CopyEngine.of(1).materialize(view, shape, pool);
+                    got = out.buffer().segment().toArray(ValueLayout.JAVA_BYTE);
+                    out.buffer().close();
+                }
+                assertEquals(reuses + 1, pool.stats().reuses(), overload + " had the dirty block: " + pool.stats());
+                assertEquals(java.util.HexFormat.of().formatHex(expected), java.util.HexFormat.of().formatHex(got),
+                        overload + ": 3 floats, then zeros (slot 3 tile padding, bytes 16-63 tail padding)");
+            }
+        }
+    }
+
     @Test
     void aGatheredTiledSourceTooShortIsRefusedBeforeAnyByteMoves() {
         // s4[8]{0:E(4)} packs into 4 bytes; `*` combines dims in the tile: both take the gather.
