@@ -243,11 +243,12 @@ public final class CopyEngine {
      * planned copy when both views live in one buffer each, element by element otherwise (views
      * over several buffers, such as pads and concatenations, or packed sub-byte storage). A
      * destination laid out by a tiled XLA shape ({@link TensorView#laidOutShape()}: made from one by
-     * {@link TensorView#of}, or a transpose of such a view) has every slot of its tiles written, the
-     * padding as zero, whichever of those ways it was made; tail padding {@code L(n)} past the
-     * slots is zeroed only where elements are copied one by one (packed sub-byte types), and by
-     * {@code materialize} in the buffer it makes. Other views of tiled memory (a reverse, a slice,
-     * a reshape) write their elements and nothing else. Views that share
+     * {@link TensorView#of}, or a transpose of such a view, or a slice of all of it) has every slot
+     * of its tiles written, the padding as zero, whichever of those ways it was made; tail padding
+     * {@code L(n)} past the slots is zeroed only where elements are copied one by one (packed
+     * sub-byte types), and by {@code materialize} in the buffer it makes. Other views of tiled
+     * memory (a reverse, a slice of part of it, a reshape) write their elements and nothing else.
+     * Views that share
      * bytes ({@code copy(Ops.reverse(v, 0), v)}) copy through a temporary, as NumPy does; views of
      * one buffer that address different bytes (two halves of an image) copy directly.
      *
