@@ -34,7 +34,7 @@ class ChannelAffineTest {
 
     @Test
     void f64DestinationsScaleInDoubles() {
-        // Row 1 is 4x + 0.5: exact in doubles for these values, other than 1e300 * 4 (4e300).
+        // Row 1 is fma(x, 4, 0.5) in doubles; in floats x would first round (0.1 to 0.10000000149011612, 1e300 to infinity).
         double[] expected = new double[12];
         for (int i = 0; i < 6; i++) {
             expected[i] = F64_ROW[i];
