@@ -6,6 +6,7 @@ import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.indexing.IndexingMap;
+import dev.tensorbuf.views.indexing.Interval;
 
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -79,8 +80,9 @@ public record Access(MemorySegment segment, DType dtype, List<Long> dims, Addres
     }
 
     /**
-     * @throws IllegalArgumentException if a size is negative, the addressing has another rank, or
-     *     a tiled addressing's shape has another type or dims or an {@code E(n)} its type cannot use
+     * @throws IllegalArgumentException if a size is negative, the addressing has another rank, a
+     *     strided layout other sizes, a map a dimension not bounded by {@code [0, dims[i] - 1]}, or a
+     *     tiled addressing's shape has another type or dims or an {@code E(n)} its type cannot use
      */
     public Access {
         Objects.requireNonNull(segment, "segment");
@@ -101,12 +103,31 @@ public record Access(MemorySegment segment, DType dtype, List<Long> dims, Addres
             throw new IllegalArgumentException("addressing has rank " + rank + " but dims " + dims + " have rank "
                     + dims.size());
         }
-        if (addressing instanceof Tiled(ArrayShape shape)) {
-            if (shape.dtype() != dtype || !shape.dims().equals(dims)) {
-                throw new IllegalArgumentException("a tiled access of " + dtype + dims + " needs a shape of that type and"
-                        + " those dims, got " + shape);
+        // The plan walks dims while the kernels and the bounds check read the addressing: sizes
+        // that disagree would move elements the layout or map never placed, past the checked reach.
+        switch (addressing) {
+            case Tiled(ArrayShape shape) -> {
+                if (shape.dtype() != dtype || !shape.dims().equals(dims)) {
+                    throw new IllegalArgumentException("a tiled access of " + dtype + dims + " needs a shape of that type"
+                            + " and those dims, got " + shape);
+                }
+                ElementAccess.of(shape); // an E(n) the type cannot be stored in is refused here, before a plan writes
             }
-            ElementAccess.of(shape); // an E(n) the type cannot be stored in is refused here, before a plan writes
+            case Strided(StridedLayout layout) -> {
+                if (!layout.sizes().equals(dims)) {
+                    throw new IllegalArgumentException("a strided access of " + dtype + dims + " needs a layout of those"
+                            + " sizes, got " + layout);
+                }
+            }
+            case Mapped(IndexingMap map) -> {
+                for (int i = 0; i < dims.size(); i++) {
+                    Interval bound = map.dimBounds().get(i);
+                    if (bound.lo() != 0 || bound.hi() != dims.get(i) - 1) {
+                        throw new IllegalArgumentException("a mapped access of " + dtype + dims + " needs dimension "
+                                + i + " of its map in [0, " + (dims.get(i) - 1) + "], got " + bound + " in " + map);
+                    }
+                }
+            }
         }
     }
 

@@ -5,6 +5,16 @@ import java.util.List;
 /**
  * A per-channel {@code value * scale[c] + bias[c]} applied while converting, with {@code c} the
  * index along {@code channelDim}: image staging, e.g. u8 NHWC pixels to normalised f32 NCHW.
+ *
+ * <p>Each value is {@code fma(x, scale[c], bias[c])}, one rounding, then stored in the
+ * destination type. Into an f64 destination it is computed in doubles: {@code x} is the source
+ * value read as a double (exact for every type but u64 and s64 past 2^53, which round once) and
+ * the float scale and bias widened exactly, so f64 0.1 with scale 1 and bias 0 stays 0.1. Into
+ * every other floating-point destination (f32, f16, bf16, the f8 family, ...) it is computed in
+ * floats, with float32 operands as in NumPy's {@code x.astype(np.float32) * scale + bias}:
+ * {@code x} is first rounded to a float, and a destination narrower than f32 rounds the float
+ * result once more. The destination must be one of these floating-point types
+ * ({@link CopyPlan#of(Access, Access, ChannelAffine)}).
  * {@snippet :
  * ChannelAffine a = new ChannelAffine(1, List.of(1 / 58.4f, 1 / 57.1f, 1 / 57.4f),
  *         List.of(-123.7f / 58.4f, -116.3f / 57.1f, -103.5f / 57.4f));

@@ -231,6 +231,7 @@ public final class CopyEngine {
         }
         Buffer buffer = allocator.allocate(bufferBytes(shape));
         return closedIfItFails(buffer, () -> {
+            zeroWhatTheCopySkips(buffer, shape);
             Access dst = Access.tiled(buffer.segment(), shape);
             copy(src, dst);
             return new Materialized(buffer, dst);
@@ -241,7 +242,13 @@ public final class CopyEngine {
      * Copies every element of {@code src} into {@code dst} (same dims; types may differ): one
      * planned copy when both views live in one buffer each, element by element otherwise (views
      * over several buffers, such as pads and concatenations, or packed sub-byte storage). A
-     * destination made from a tiled XLA shape gets its padding written as zero. Views that share
+     * destination laid out by a tiled XLA shape ({@link TensorView#laidOutShape()}: made from one by
+     * {@link TensorView#of}, or a transpose of such a view, or a slice of all of it) has every slot
+     * of its tiles written, the padding as zero, whichever of those ways it was made; tail padding
+     * {@code L(n)} past the slots is zeroed only where elements are copied one by one (packed
+     * sub-byte types), and by {@code materialize} in the buffer it makes. Other views of tiled
+     * memory (a reverse, a slice of part of it, a reshape) write their elements and nothing else.
+     * Views that share
      * bytes ({@code copy(Ops.reverse(v, 0), v)}) copy through a temporary, as NumPy does; views of
      * one buffer that address different bytes (two halves of an image) copy directly.
      *
@@ -380,19 +387,26 @@ public final class CopyEngine {
         if (!shape.dims().equals(src.dims())) {
             throw new IllegalArgumentException("shape " + shape + " differs from source dims " + src.dims());
         }
-        long bytes = bufferBytes(shape);
-        Buffer buffer = allocator.allocate(bytes);
+        Buffer buffer = allocator.allocate(bufferBytes(shape));
         return closedIfItFails(buffer, () -> {
-            if (ElementAccess.of(shape).storageBits() < 8 || shape.physicalByteSize() != bytes) {
-                // Bytes the copy may not write: packed sub-byte elements' last byte, tail padding
-                // L(n) past the slots. Otherwise it writes every slot, tile padding as zero, and a
-                // fill first would write every byte twice.
-                buffer.segment().fill((byte) 0);
-            }
+            zeroWhatTheCopySkips(buffer, shape);
             TensorView dst = TensorView.of(buffer, shape);
             copy(src, dst);
             return dst;
         });
+    }
+
+    /**
+     * Zeroes a new buffer for {@code shape} where a copy into it leaves bytes as they were: packed
+     * sub-byte elements' last byte, tail padding {@code L(n)} past the slots. Otherwise the copy
+     * writes every slot, tile padding as zero, and a fill first would write every byte twice. An
+     * allocator's memory may hold a previous owner's bytes (a pool's does), so both materialize
+     * overloads call this: the bytes they give are the same.
+     */
+    private static void zeroWhatTheCopySkips(Buffer buffer, ArrayShape shape) {
+        if (ElementAccess.of(shape).storageBits() < 8 || shape.physicalByteSize() != bufferBytes(shape)) {
+            buffer.segment().fill((byte) 0);
+        }
     }
 
     /**

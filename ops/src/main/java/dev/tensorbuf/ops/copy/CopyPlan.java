@@ -168,9 +168,13 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
         }
     }
 
-    /** Throws unless elements {@code lo} to {@code hi} of {@code a} lie inside its segment. */
+    /**
+     * Throws unless elements {@code lo} to {@code hi} of {@code a} lie inside its segment. Compared
+     * as element counts, not byte ends: {@code (hi + 1) * width} wraps for an element offset near
+     * 2^63, which is outside every segment and is told so with its own numbers.
+     */
     private static void checkSpan(String side, Access a, long lo, long hi) {
-        if (lo < 0 || Sizes.multiply(hi + 1, a.dtype().byteWidth(), "byte offset") > a.segment().byteSize()) {
+        if (lo < 0 || hi >= a.segment().byteSize() / a.dtype().byteWidth()) {
             throw new IndexOutOfBoundsException(side + " elements [" + lo + ", " + hi + "] of " + a.dtype()
                     + a.dims() + " fall outside its segment of " + a.segment().byteSize() + " bytes");
         }

@@ -83,21 +83,26 @@ public final class Errors {
     }
 
     /**
-     * {@return the refusal of a value that {@code type} cannot hold}, e.g. {@code value NaN out of
-     * range for u8}: NaN, the infinities and what is past 64 bits have no range to name
+     * {@return the refusal of a value that integer type {@code type} cannot hold, naming its
+     * range}, e.g. {@code value -3.5 out of range [0, 255] for u8}; infinities and values past 64
+     * bits alike ({@code value Infinity out of range [0, 255] for u8})
      *
      * @param value as the source prints it: -2.7 for an f32, not -2.700000047683716
      * @param cause the narrower check that refused it, or null
      */
-    public static IllegalArgumentException valueOutOfRange(String value, DType type, Throwable cause) {
-        return withCause("value " + value + " out of range for " + type, cause);
-    }
-
-    /** {@return as {@link #valueOutOfRange}, naming the integer range}, e.g. {@code value -3.5 out of range [0, 255] for u8} */
     public static IllegalArgumentException valueOutOfIntegerRange(String value, DType type, Throwable cause) {
         // views words it for an element written out of range; a converted value is refused alike.
         IllegalArgumentException e = dev.tensorbuf.views.internal.Errors.valueOutOfRange(value, type);
         return cause == null ? e : (IllegalArgumentException) e.initCause(cause);
+    }
+
+    /**
+     * {@return as {@link #valueOutOfIntegerRange}, for NaN}: {@code value NaN out of range [0, 255]
+     * for u8: NaN has no integer value}, since no range holds it, however wide
+     */
+    public static IllegalArgumentException nanOutOfIntegerRange(DType type) {
+        return new IllegalArgumentException(dev.tensorbuf.views.internal.Errors.valueOutOfRange("NaN", type).getMessage()
+                + ": NaN has no integer value");
     }
 
     /** {@return the refusal of a destination with a zero stride}: it would write {@code count} values to one slot */
@@ -124,11 +129,6 @@ public final class Errors {
     public static IllegalArgumentException notFound(String kind, String name, String where, List<String> there) {
         return new IllegalArgumentException("no " + kind + " " + name + " in " + where
                 + (there == null ? "" : "; it has " + there));
-    }
-
-    // A null cause given to the constructor would fix it as null, and initCause could no longer set one.
-    private static IllegalArgumentException withCause(String message, Throwable cause) {
-        return cause == null ? new IllegalArgumentException(message) : new IllegalArgumentException(message, cause);
     }
 
     /**

@@ -61,8 +61,12 @@ final class CopyOracle {
             long dOff = offset(dst, idx);
             if (affine != null) {
                 int c = (int) idx[affine.channelDim()];
-                float v = (float) sa.getDouble(src.segment(), so);
-                da.setFloat(expected, dOff, Math.fma(v, affine.scale().get(c), affine.bias().get(c)));
+                double x = sa.getDouble(src.segment(), so);
+                if (dst.dtype() == DType.F64) { // ChannelAffine: doubles into f64, floats into the rest
+                    da.setDouble(expected, dOff, Math.fma(x, (double) affine.scale().get(c), (double) affine.bias().get(c)));
+                } else {
+                    da.setFloat(expected, dOff, Math.fma((float) x, affine.scale().get(c), affine.bias().get(c)));
+                }
             } else if (src.dtype() == DType.C128 && dst.dtype() == DType.C128) {
                 MemorySegment.copy(src.segment(), so * 16, expected, dOff * 16, 16);
             } else if (src.dtype() == dst.dtype()) {

@@ -210,6 +210,16 @@ class HloExecutorErrorTest {
         assertContains("value 1e39 is out of range for f32", failure(module("ROOT t = c64[] constant((1e39, 0))"), args));
     }
 
+    /** An unsigned constant names its type's range, as a signed one and a converted value do. */
+    @Test
+    void integerLiteralsOutOfTheTypesRangeNameIt() {
+        Map<String, TensorView> args = Map.of("p0", view("f32[2,3]"));
+        assertContains("constant (instruction %t, line 4): value 256 out of range [0, 255] for u8",
+                failure(module("ROOT t = u8[] constant(256)"), args));
+        assertContains("constant (instruction %t, line 4): value 128 out of range [-128, 127] for s8",
+                failure(module("ROOT t = s8[] constant(128)"), args));
+    }
+
     /** XLA's verifier refuses each (jaxlib 0.10.2); they ran, the extra operand ignored or the types mixed. */
     @Test
     void operandCountsAndStartTypesAreCheckedAsXlasVerifierDoes() {

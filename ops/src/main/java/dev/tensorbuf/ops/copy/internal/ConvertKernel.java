@@ -7,7 +7,8 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * {@link dev.tensorbuf.ops.copy.Kernel#CONVERT}: element type conversion, optionally with a
- * per-channel {@code fma(value, scale, bias)} in f32. Pairs from pred, s8-s64, u8-u64, f16, bf16,
+ * per-channel {@code fma(value, scale, bias)}, in f64 into f64 and in f32 into every other
+ * type ({@link dev.tensorbuf.ops.copy.ChannelAffine}). Pairs from pred, s8-s64, u8-u64, f16, bf16,
  * f32 and f64 go through {@link ChunkConvert}, which runs the commonest pairs' own loops on dense
  * runs ({@link DenseConvert}) and converts the rest a chunk at a time; those from the other
  * one-byte types (f8, f6, f4, unpacked sub-byte) go through a table ({@link ByteTable}), and the

@@ -41,12 +41,13 @@ final class GatherKernel {
         long[] idx = new long[rank];
         float[] scale = affine == null ? null : Floats.toArray(affine.scale());
         float[] bias = affine == null ? null : Floats.toArray(affine.bias());
+        boolean wide = ValueMover.inDoubles(de.type());
         for (long it = 0; it < n; it++) {
             long so = sa.offset(idx);
             long dO = da.offset(idx);
             if (affine != null) {
                 int c = (int) idx[affine.channelDim()];
-                de.setFloat(d, dO, Math.fma((float) se.getDouble(s, so), scale[c], bias[c]));
+                ValueMover.affine(s, so, se, d, dO, de, scale[c], bias[c], wide);
             } else {
                 ValueMover.move(s, so, se, d, dO, de);
             }

@@ -32,9 +32,9 @@ final class ValueMover {
                           ElementAccess da, long n, float scale, float bias) {
         int sw = sa.type().byteWidth();
         int dw = da.type().byteWidth();
+        boolean wide = inDoubles(da.type());
         for (long i = 0; i < n; i++) {
-            float v = (float) sa.getDouble(s, (so + i * ss) / sw);
-            da.setFloat(d, (dO + i * ds) / dw, Math.fma(v, scale, bias));
+            affine(s, (so + i * ss) / sw, sa, d, (dO + i * ds) / dw, da, scale, bias, wide);
         }
     }
 
@@ -42,23 +42,50 @@ final class ValueMover {
                               ElementAccess da, long n, float[] scale, float[] bias, long channelBase) {
         int sw = sa.type().byteWidth();
         int dw = da.type().byteWidth();
+        boolean wide = inDoubles(da.type());
         for (long i = 0; i < n; i++) {
             int c = (int) (channelBase + i);
-            float v = (float) sa.getDouble(s, (so + i * ss) / sw);
-            da.setFloat(d, (dO + i * ds) / dw, Math.fma(v, scale[c], bias[c]));
+            affine(s, (so + i * ss) / sw, sa, d, (dO + i * ds) / dw, da, scale[c], bias[c], wide);
         }
     }
 
     /**
-     * {@return {@code v} truncated toward zero, as the bits of integer type {@code to}}
+     * {@return whether a scale and bias into {@code to} is computed in doubles} Only f64 holds
+     * more than a float: f32 arithmetic there would round f64 and 32/64-bit integer sources to 24
+     * bits (0.1 to 0.10000000149011612) and send 1e300 to infinity. Every narrower float keeps
+     * NumPy's float32 arithmetic, which the vector kernels compute too.
+     */
+    static boolean inDoubles(DType to) {
+        return to == DType.F64;
+    }
+
+    /**
+     * Writes {@code fma(x, scale, bias)} of element {@code si} to element {@code di}: in doubles
+     * when {@code wide} (the float scale and bias widen exactly), else in floats.
+     */
+    static void affine(MemorySegment s, long si, ElementAccess sa, MemorySegment d, long di, ElementAccess da,
+                       float scale, float bias, boolean wide) {
+        if (wide) {
+            da.setDouble(d, di, Math.fma(sa.getDouble(s, si), scale, bias));
+        } else {
+            da.setFloat(d, di, Math.fma((float) sa.getDouble(s, si), scale, bias));
+        }
+    }
+
+    /**
+     * {@return {@code v}, an element of type {@code from}, truncated toward zero, as the bits of
+     * integer type {@code to}}
      *
      * @throws IllegalArgumentException for NaN, infinities and values outside a 64-bit range
-     *     (narrower types check their own range when set)
+     *     (narrower types check their own range when set), naming {@code to}'s range
      */
-    static long toInteger(double v, DType to) {
+    static long toInteger(double v, DType from, DType to) {
         boolean u64 = to == DType.U64;
-        if (Double.isNaN(v) || Double.isInfinite(v) || v >= (u64 ? 0x1p64 : 0x1p63) || v < -0x1p63 || u64 && v <= -1) {
-            throw Errors.valueOutOfRange(String.valueOf(v), to, null);
+        if (Double.isNaN(v)) {
+            throw Errors.nanOutOfIntegerRange(to);
+        }
+        if (Double.isInfinite(v) || v >= (u64 ? 0x1p64 : 0x1p63) || v < -0x1p63 || u64 && v <= -1) {
+            throw Errors.valueOutOfIntegerRange(shown(v, from), to, null);
         }
         // u64 holds [2^63, 2^64) too: those bits as a long are negative, so shift by 2^63 first.
         return v >= 0x1p63 ? (long) (v - 0x1p63) ^ Long.MIN_VALUE : (long) v;
@@ -100,23 +127,18 @@ final class ValueMover {
             da.setLong(d, di, fromInt ? (sa.getLong(s, si) != 0 ? 1 : 0) : (sa.getDouble(s, si) != 0 ? 1 : 0));
         } else if (fromInt && toInt) {
             if (from == DType.U64 && sa.getLong(s, si) < 0) {
-                throw Errors.valueOutOfRange(Long.toUnsignedString(sa.getLong(s, si)), to, null);
+                throw Errors.valueOutOfIntegerRange(Long.toUnsignedString(sa.getLong(s, si)), to, null);
             }
             long v = sa.getLong(s, si);
             if (to == DType.U64 && v < 0) {
-                throw Errors.valueOutOfRange(String.valueOf(v), to, null);
+                throw Errors.valueOutOfIntegerRange(String.valueOf(v), to, null);
             }
             da.setLong(d, di, v);
         } else if (toInt) {
             // Errors name the value the source holds (-2.7), not a widened double or the truncated
-            // value the setter saw (-2); a 64-bit range is left out, as NaN and infinities have none.
+            // value the setter saw (-2).
             double v = sa.getDouble(s, si);
-            long whole;
-            try {
-                whole = toInteger(v, to);
-            } catch (IllegalArgumentException beyond64Bits) {
-                throw Errors.valueOutOfRange(shown(v, from), to, beyond64Bits);
-            }
+            long whole = toInteger(v, from, to);
             try {
                 da.setLong(d, di, whole);
             } catch (IllegalArgumentException outOfRange) {

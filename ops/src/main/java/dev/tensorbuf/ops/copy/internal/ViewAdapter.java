@@ -2,6 +2,7 @@ package dev.tensorbuf.ops.copy.internal;
 
 import dev.tensorbuf.ops.copy.Access;
 import dev.tensorbuf.ops.internal.Errors;
+import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.MapForm;
@@ -50,26 +51,34 @@ public final class ViewAdapter {
     }
 
     /**
-     * {@return the view as the destination of a copy, or empty as {@link #access}} A view made
-     * from a tiled XLA shape owns its tiles' padding, and the copy writes it as zero whatever
-     * form the map simplifies to: {@code bf16[3,5]{1,0:T(1,128)}} is strided (row stride 128), and
-     * a strided access would leave the 123 slots after each row as they were. Its access is that
-     * shape's, so its map is neither simplified nor classified.
+     * {@return the view as the destination of a copy, or empty as {@link #access}} A view laid
+     * out by a tiled XLA shape ({@link TensorView#laidOutShape()}: made from one, or a transpose of
+     * such a view) owns its tiles' padding, and the copy writes it as zero whatever form the map
+     * simplifies to: {@code bf16[3,5]{1,0:T(1,128)}} is strided (row stride 128), and a strided
+     * access would leave the 123 slots after each row as they were; a transpose of
+     * {@code f32[3,5]{1,0:T(2,2)}} is a general map, which a gather writes element by element. Its
+     * access is that shape's, so its map is neither composed, simplified nor classified.
      */
     public static Optional<Access> destination(TensorView view) {
-        if (ownsPadding(view) && view.access().storageBits() >= 8) {
-            return Optional.of(Access.tiled(view.buffer().segment(), view.shape()));
+        if (view.access().storageBits() >= 8) {
+            Optional<ArrayShape> tiles = tiledLayout(view);
+            if (tiles.isPresent()) {
+                return Optional.of(Access.tiled(view.buffer().segment(), tiles.get()));
+            }
         }
         return access(view);
     }
 
     /**
-     * {@return whether {@code view} was made from a tiled XLA shape, whose slots between and after
-     * the tiles' elements are its padding} Only {@code TensorView.of} keeps an XLA layout in a
-     * view's shape, and its views read one buffer through that layout.
+     * {@return the tiled XLA shape whose slots, padding included, are {@code view}'s, if it has
+     * one} {@link TensorView#laidOutShape()} places the view's elements in its one buffer: element
+     * {@code i} of the view is slot {@code shape.linearIndex(i)}, for the view made from the shape
+     * and for a transpose of it (the shape permuted as XLA's bitcast transposes are). Its dims are
+     * the view's; they are compared anyway, as an access indexes by the view's dims.
      */
-    private static boolean ownsPadding(TensorView view) {
-        return view.shape().layout().map(layout -> !layout.tiles().isEmpty()).orElse(false);
+    private static Optional<ArrayShape> tiledLayout(TensorView view) {
+        return view.laidOutShape().filter(s -> !s.requireLayout().tiles().isEmpty() && s.dtype() == view.dtype()
+                && s.dims().equals(view.dims()));
     }
 
     /**
@@ -83,10 +92,11 @@ public final class ViewAdapter {
         }
         checkDisjoint(src, dst);
         checkOneSlotEach(dst);
-        if (ownsPadding(dst) && !dst.buffer().segment().isReadOnly()) {
+        Optional<ArrayShape> tiles = tiledLayout(dst);
+        if (tiles.isPresent() && !dst.buffer().segment().isReadOnly()) {
             // Sub-byte tiled storage comes this way: zero every slot, then write the elements.
             MemorySegment slots = dst.buffer().segment();
-            long bytes = Math.max(dst.shape().physicalByteSize(), dst.shape().arraySize());
+            long bytes = Math.max(tiles.get().physicalByteSize(), tiles.get().arraySize());
             slots.asSlice(0, Math.min(bytes, slots.byteSize())).fill((byte) 0);
         }
         DType s = src.dtype();

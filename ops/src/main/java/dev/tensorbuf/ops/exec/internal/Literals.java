@@ -154,7 +154,7 @@ public final class Literals {
     private static long checkedUnsigned(String text, DType t) {
         long v = Long.parseUnsignedLong(text);
         if (t.bitWidth() < 64 && (v >>> t.bitWidth()) != 0) {
-            throw Errors.valueOutOfRange(text, t, null);
+            throw Errors.valueOutOfIntegerRange(text, t, null);
         }
         return v;
     }
