@@ -198,6 +198,7 @@ record Failure(int exitCode, String message) {
         try {
             Path path = Path.of(file);
             Path target = path;
+            // At most 40 links, as Linux follows; a loop fails earlier, as "too many levels of symbolic links".
             for (int i = 0; i < 40 && Files.isSymbolicLink(target); i++) {
                 target = target.resolveSibling(Files.readSymbolicLink(target));
             }

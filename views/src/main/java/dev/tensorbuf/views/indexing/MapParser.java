@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * Reads indexing-map text: XLA's current spelling and the older MLIR one ({@code floordiv},
@@ -295,7 +296,7 @@ final class MapParser {
      * {@return {@code fold()}, the parser's folding of like terms and constants} Its overflow
      * (e.g. {@code d0 * 2^62 + d0 * 2^62}) is refused at the operator that caused it.
      */
-    private AffineExpr exact(int operatorAt, java.util.function.Supplier<AffineExpr> fold) {
+    private AffineExpr exact(int operatorAt, Supplier<AffineExpr> fold) {
         try {
             return fold.get();
         } catch (IllegalArgumentException e) {
