@@ -169,13 +169,12 @@ final class StridesCommand implements Command {
         } catch (ArithmeticException e) {
             return; // the layout names the overflow
         }
-        if (low < 0 && offset >= 0) {
-            long need = offset - low; // overflows only past Long.MAX_VALUE: then no offset will do
+        long need = offset - low;
+        // need < 0: it overflowed, so no offset will do, and the layout's own message says so.
+        if (low < 0 && offset >= 0 && need >= 0) {
             throw new IllegalArgumentException("negative strides " + Arrays.toString(strides) + " reach element offset "
-                    + low + " for sizes " + Arrays.toString(sizes) + " from offset " + offset + ": " + (need >= 0
-                            ? setOffset + " " + need + " or more"
-                            : "they reach back " + Long.toUnsignedString(need) + " elements, more than any offset"
-                                    + " (at most " + Long.MAX_VALUE + ") makes up"));
+                    + low + " for sizes " + Arrays.toString(sizes) + " from offset " + offset + ": " + setOffset + " "
+                    + need + " or more");
         }
     }
 
