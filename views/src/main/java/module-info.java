@@ -6,9 +6,8 @@ module dev.tensorbuf.views {
     exports dev.tensorbuf.views.indexing;
     exports dev.tensorbuf.views.text;
     // For ops: the narrow-float codecs (MiniFloat, FloatCodec) for the copy engine's conversion
-    // loops and run's convert; ViewBounds for CopyPlan's bounds checks; ViewReader for the copy
-    // engine's element-wise walk of padded and concatenated views. For ops and interop:
-    // ConfinedMemory, so the copy engine and the staging pipeline word a confined arena's refusal
-    // as the views do. Errors is public for views' own packages only: ops and interop have their own.
+    // loops and run's convert; ViewBounds for CopyPlan's bounds checks; DistinctSlots for the copy
+    // engine's refusal of a destination that overlaps itself. For ops and interop: ConfinedMemory,
+    // so the copy engine and the staging pipeline word a confined arena's refusal as the views do. Errors is public for views' own packages only: ops and interop have their own.
     exports dev.tensorbuf.views.internal to dev.tensorbuf.ops, dev.tensorbuf.interop;
 }

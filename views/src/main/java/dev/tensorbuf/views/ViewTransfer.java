@@ -1,5 +1,6 @@
 package dev.tensorbuf.views;
 
+import dev.tensorbuf.views.internal.DistinctSlots;
 import java.lang.foreign.MemorySegment;
 import java.util.NoSuchElementException;
 import java.util.Optional;
@@ -53,8 +54,10 @@ final class ViewTransfer {
 
     /**
      * Refuses an array of the wrong length, and a view that writes several indices to one slot
-     * (a broadcast, or strides that overlap): the result would be whichever value came last, so
-     * a copy into such a view is refused too.
+     * (a broadcast, overlapping strides, or a broadcast reshaped out of the strided family): the
+     * result would be whichever value came last, so a copy into such a view is refused too. A view
+     * without strides is checked by visiting it ({@link DistinctSlots}), which also refuses an
+     * index on a pad's fill or on read-only memory before anything is written.
      */
     private static void checkWritable(TensorView view, int length) {
         if (length != view.elementCount()) {
@@ -62,11 +65,24 @@ final class ViewTransfer {
                     + view.elementCount() + " elements");
         }
         Optional<StridedLayout> strided = view.stridedLayout();
-        if (strided.isPresent() && strided.get().isOverlapping()) {
-            throw new IllegalArgumentException("cannot write " + length + " values into " + view + ": it reads several"
-                    + " indices from one slot (a broadcast, or overlapping strides), so all but one value would be lost;"
-                    + " write what it was made from instead");
+        String why;
+        if (strided.isPresent()) {
+            if (!strided.get().isOverlapping()) {
+                return;
+            }
+            why = "it reads several indices from one slot (a broadcast, or overlapping strides)";
+        } else {
+            if (!view.isHostAccessible()) {
+                return; // the first element write says where the memory is
+            }
+            DistinctSlots.Repeat r = DistinctSlots.firstRepeat(view);
+            if (r == null) {
+                return;
+            }
+            why = r + " share one slot";
         }
+        throw new IllegalArgumentException("cannot write " + length + " values into " + view + ": " + why
+                + ", so all but one value would be lost; write what it was made from instead");
     }
 
     static float[] toFloatArray(TensorView view) {

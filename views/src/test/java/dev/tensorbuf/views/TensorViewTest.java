@@ -330,6 +330,35 @@ class TensorViewTest {
     }
 
     @Test
+    void bulkWritesIntoAViewWithoutStridesThatSharesSlotsAreRefusedBeforeAnyWrite() {
+        Buffer row = arena.allocate(12);
+        TensorView three = TensorView.strided(row, DType.F32, StridedLayout.packed(3));
+        // [0, 1, 2, 0, 1, 2]: a map that is not one-to-one, so no strides describe it.
+        TensorView cycled = three.remap(IndexingMap.parse("(d0) -> (d0 mod 3), domain: d0 in [0, 5]"), 6);
+        assertFalse(cycled.isStrided());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> cycled.copyFrom(new float[] {1, 2, 3, 4, 5, 6}));
+        assertEquals("cannot write 6 values into " + cycled + ": index [0] and index [3] share one slot, so all but one"
+                + " value would be lost; write what it was made from instead", e.getMessage());
+        assertArrayEquals(new float[3], three.toFloatArray());
+        // One buffer concatenated with itself writes each slot twice as well.
+        TensorView twice = TensorView.concatenated(0, List.of(three, three));
+        e = assertThrows(IllegalArgumentException.class, () -> twice.copyFrom(new int[] {1, 2, 3, 4, 5, 6}));
+        assertTrue(e.getMessage().contains("index [0] and index [3] share one slot"), e.getMessage());
+        assertArrayEquals(new float[3], three.toFloatArray());
+        // A pad's fill cannot be written: refused before the elements ahead of it are written.
+        TensorView padded = three.padded(PadRemap.of(new long[] {3}, new long[] {0}, new long[] {1}, new long[] {0}),
+                TensorView.scalar(DType.F32, 0));
+        assertThrows(IllegalArgumentException.class, () -> padded.copyFrom(new float[] {1, 2, 3, 4}));
+        assertArrayEquals(new float[3], three.toFloatArray());
+        // A map that is one-to-one, without strides, is written.
+        TensorView rotated = three.remap(IndexingMap.parse("(d0) -> ((d0 + 1) mod 3), domain: d0 in [0, 2]"), 3);
+        assertFalse(rotated.isStrided());
+        rotated.copyFrom(new float[] {7, 8, 9});
+        assertArrayEquals(new float[] {9, 7, 8}, three.toFloatArray());
+    }
+
+    @Test
     void remapComposesTransposeIntoTheMap() {
         TensorView v = TensorView.of(arena.allocate(24), "f32[2,3]{1,0}");
         v.copyFrom(new float[] {0, 1, 2, 3, 4, 5});

@@ -9,7 +9,7 @@ import dev.tensorbuf.views.MapForm;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
-import dev.tensorbuf.views.internal.ViewReader;
+import dev.tensorbuf.views.internal.DistinctSlots;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Optional;
@@ -138,30 +138,19 @@ public final class ViewAdapter {
     /**
      * Refuses a destination that writes one slot from two indices (a zero stride, a
      * concatenation of one buffer with itself, a remap that is not one-to-one), or that has an
-     * index on a pad's fill or on read-only memory. Strided views are decided by their strides
-     * ({@link SelfOverlap}); others by the bit address of every element.
+     * index on a pad's fill or on read-only memory, before any element is written. Strided views
+     * are decided by their strides ({@link SelfOverlap}); others by the bit address of every
+     * element ({@link DistinctSlots}).
      */
     private static void checkOneSlotEach(TensorView dst) {
         if (dst.stridedLayout().isPresent()) {
             SelfOverlap.check(Access.strided(dst.buffer().segment(), dst.dtype(), dst.stridedLayout().get()));
             return;
         }
-        ViewReader reader = ViewReader.of(dst.map());
-        long bits = dst.access().storageBits();
-        long[] unheld = {0};
-        // Slots by bit address (segment addresses are below 2^61 on every 64-bit platform). An
-        // index on a pad's fill or on read-only memory is refused here, before any element is
-        // written, not half way through the copy.
-        SelfOverlap.checkDistinct("destination " + dst, dst.dims(), index -> {
-            int p = reader.pieceOf(index);
-            if (p < 0) {
-                return -1 - unheld[0]++; // no piece: the element write names it
-            }
-            if (reader.writeRefusal(p, index, dst) instanceof IllegalArgumentException refused) {
-                throw refused;
-            }
-            return reader.buffer(p).segment().address() * 8 + reader.offset(p, index) * bits;
-        }, Long.MIN_VALUE, Long.MAX_VALUE, null);
+        DistinctSlots.Repeat repeat = DistinctSlots.firstRepeat(dst);
+        if (repeat != null) {
+            throw Errors.overlapsItself("destination " + dst + " writes " + repeat + " to one slot");
+        }
     }
 
     /** {@return whether some buffer of {@code src} overlaps some buffer of {@code dst} (views over several pieces)} */
