@@ -246,7 +246,11 @@ final class StagingAgent implements Agent {
                 buffer.segment().fill((byte) 0);
             }
             staged = target.view(buffer);
-            engine.copy(r.source(), staged);
+            if (target.affine().isPresent()) {
+                engine.copy(r.source(), staged, target.affine().get());
+            } else {
+                engine.copy(r.source(), staged);
+            }
         } catch (RuntimeException | Error e) {
             buffer.close();
             fail(r, failure(r, "converting to " + target, e));

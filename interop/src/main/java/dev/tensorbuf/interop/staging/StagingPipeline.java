@@ -4,6 +4,7 @@ import dev.tensorbuf.interop.internal.Errors;
 import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.ops.copy.CopyEngine;
+import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.internal.ConfinedMemory;
 import java.lang.foreign.MemorySegment;
@@ -161,6 +162,10 @@ public final class StagingPipeline implements AutoCloseable {
     public long submit(TensorView source, StagingTarget target, Runnable whenRead) throws InterruptedException {
         StagingAgent.Request r = request(source, target, whenRead);
         submitting.incrementAndGet();
+        // Counted before the offer: once queued, the worker may stage it and count its outcome
+        // before this thread runs again, and no snapshot may show more outcomes than acceptances.
+        accepted.incrementAndGet();
+        boolean queued = false;
         try {
             requireOpen();
             if (Thread.currentThread() == worker) {
@@ -175,9 +180,12 @@ public final class StagingPipeline implements AutoCloseable {
                         + " tensors waiting) for " + Duration.ofNanos(submitTimeoutNanos).toMillis()
                         + " ms; the consumer or the conversion is slower than the producers; tensor not accepted");
             }
-            accepted.incrementAndGet();
+            queued = true;
             return r.id();
         } finally {
+            if (!queued) {
+                accepted.decrementAndGet();
+            }
             submitting.decrementAndGet();
         }
     }
@@ -191,14 +199,16 @@ public final class StagingPipeline implements AutoCloseable {
     public OptionalLong trySubmit(TensorView source, StagingTarget target, Runnable whenRead) {
         StagingAgent.Request r = request(source, target, whenRead);
         submitting.incrementAndGet();
+        accepted.incrementAndGet(); // before the offer, as in submit
+        boolean queued = false;
         try {
             requireOpen();
-            if (!queue.offer(r)) {
-                return OptionalLong.empty();
-            }
-            accepted.incrementAndGet();
-            return OptionalLong.of(r.id());
+            queued = queue.offer(r);
+            return queued ? OptionalLong.of(r.id()) : OptionalLong.empty();
         } finally {
+            if (!queued) {
+                accepted.decrementAndGet();
+            }
             submitting.decrementAndGet();
         }
     }
@@ -210,6 +220,10 @@ public final class StagingPipeline implements AutoCloseable {
         if (!source.dims().equals(target.dims())) {
             throw new IllegalArgumentException("staging '" + name + "': source " + source + " has dims " + source.dims()
                     + " but target " + target + " has " + target.dims());
+        }
+        if (target.affine().isPresent() && source.dtype().kind() == DType.Kind.COMPLEX) {
+            throw new IllegalArgumentException("staging '" + name + "': source " + source + " holds complex numbers;"
+                    + " target " + target + " scales real values");
         }
         if (!source.isHostAccessible()) {
             throw new IllegalArgumentException("staging '" + name + "': source " + source
@@ -265,8 +279,14 @@ public final class StagingPipeline implements AutoCloseable {
 
     /** {@return a snapshot of the counts} */
     public StagingStats stats() {
-        return new StagingStats(name, accepted.get(), agent.staged.get(), agent.failed.get(), agent.rejected.get(),
-                agent.bytesStaged.get(), queue.size());
+        // Outcomes first: a tensor is counted as accepted before it can have one, so what is read
+        // after them is at least their sum.
+        long staged = agent.staged.get();
+        long failed = agent.failed.get();
+        long rejected = agent.rejected.get();
+        long bytes = agent.bytesStaged.get();
+        int queued = queue.size();
+        return new StagingStats(name, accepted.get(), staged, failed, rejected, bytes, queued);
     }
 
     /** Closes with the builder's {@link CloseMode}. */

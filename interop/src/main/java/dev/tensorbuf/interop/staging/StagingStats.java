@@ -1,8 +1,10 @@
 package dev.tensorbuf.interop.staging;
 
 /**
- * A snapshot of a pipeline's counts. Once the pipeline is closed,
- * {@code accepted == staged + failed + rejected}: every accepted tensor has exactly one outcome.
+ * A snapshot of a pipeline's counts. In every snapshot {@code staged + failed + rejected <=
+ * accepted}; once the pipeline is closed, {@code accepted == staged + failed + rejected}: every
+ * accepted tensor has exactly one outcome. While a submission waits for room in the queue it
+ * counts as accepted, and stops counting if it times out.
  *
  * {@snippet :
  * pipeline.stats().toString();

@@ -1,6 +1,7 @@
 package dev.tensorbuf.interop.staging;
 
 import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.ops.copy.ChannelAffine;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
@@ -9,10 +10,12 @@ import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaShape;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The layout and element type a staged tensor is converted into: an XLA shape with its layout
- * (tiles and padding; padding written as zero) or a strided layout with a type.
+ * (tiles and padding; padding written as zero) or a strided layout with a type, optionally with
+ * a per-channel scale and bias applied on the way ({@link #normalised(ChannelAffine)}).
  *
  * {@snippet :
  * StagingTarget tiled = StagingTarget.of("f32[3,5]{1,0:T(2,2)}");
@@ -20,18 +23,24 @@ import java.util.Objects;
  * StagingTarget nhwc = StagingTarget.strided(DType.BF16, StridedLayout.of(TensorFormat.NHWC, 1, 3, 4, 4));
  * nhwc.byteSize();       // 96: 48 bf16 elements
  * nhwc.dims();           // [1, 3, 4, 4]
+ * // u8 NHWC pixels in, (x - mean) / std as f32 NCHW out
+ * StagingTarget input = StagingTarget.strided(DType.F32, StridedLayout.of(TensorFormat.NCHW, 8, 3, 224, 224))
+ *         .normalised(new ChannelAffine(1, List.of(1 / 58.395f, 1 / 57.12f, 1 / 57.375f),
+ *                 List.of(-123.675f / 58.395f, -116.28f / 57.12f, -103.53f / 57.375f)));
  * }
  */
-public sealed interface StagingTarget permits StagingTarget.Xla, StagingTarget.Strided {
+public sealed interface StagingTarget permits StagingTarget.Xla, StagingTarget.Strided, StagingTarget.Normalised {
     /** {@return a target laid out by an XLA shape, which must carry its layout} */
     static StagingTarget of(ArrayShape shapeWithLayout) {
         return new Xla(shapeWithLayout);
     }
 
     /**
-     * {@return a target laid out by XLA shape text with a layout, e.g. {@code "f32[3,5]{1,0:T(2,2)}"}}
+     * {@return a target laid out by XLA shape text, e.g. {@code "f32[3,5]{1,0:T(2,2)}"}} Text
+     * without a layout takes XLA's default, as the parser reads it: {@code "f32[3,4]"} is
+     * {@code f32[3,4]{1,0}}.
      *
-     * @throws IllegalArgumentException if the text is not an array shape with a layout
+     * @throws IllegalArgumentException if the text is not a static array shape
      */
     static StagingTarget of(String xlaShapeText) {
         XlaShape parsed = XlaShape.parse(xlaShapeText);
@@ -41,9 +50,32 @@ public sealed interface StagingTarget permits StagingTarget.Xla, StagingTarget.S
         return new Xla(array);
     }
 
-    /** {@return a target laid out by a strided layout, converted to {@code dtype}} */
+    /**
+     * {@return a target laid out by a strided layout, converted to {@code dtype}}
+     *
+     * @throws IllegalArgumentException for a type without elements, or a layout that writes two
+     *     indices to one slot (a zero stride, overlapping strides)
+     */
     static StagingTarget strided(DType dtype, StridedLayout layout) {
         return new Strided(dtype, layout);
+    }
+
+    /**
+     * {@return this target, with each value computed as {@code x * scale[c] + bias[c]} on the way
+     * in} The arithmetic is {@link ChannelAffine}'s, as {@code CopyEngine.copy(src, dst, affine)}
+     * does it; a source of complex numbers is refused at submit.
+     *
+     * @throws IllegalArgumentException if this target's type is not floating point, its channel
+     *     dimension is not one of this target's, the scale and bias do not have one entry per
+     *     element along it, or this target is normalised already
+     */
+    default StagingTarget normalised(ChannelAffine affine) {
+        return new Normalised(this, affine);
+    }
+
+    /** {@return the per-channel scale and bias applied while staging, if any} */
+    default Optional<ChannelAffine> affine() {
+        return Optional.empty();
     }
 
     /** {@return the element type of the staged tensor} */
@@ -133,11 +165,16 @@ public sealed interface StagingTarget permits StagingTarget.Xla, StagingTarget.S
      * @param layout the sizes, strides and offset
      */
     record Strided(DType dtype, StridedLayout layout) implements StagingTarget {
-        /** @throws IllegalArgumentException for a type without elements */
+        /** @throws IllegalArgumentException for a type without elements, or a layout that writes two indices to one slot */
         public Strided {
             Objects.requireNonNull(dtype, "dtype");
             Objects.requireNonNull(layout, "layout");
             ElementAccess.of(dtype);
+            // Refused here, not on the worker for every tensor: whichever value landed last would win.
+            if (layout.isOverlapping()) {
+                throw new IllegalArgumentException("staging target " + dtype + " " + layout + " writes several indices"
+                        + " to one slot (a zero stride, or overlapping strides); a staged tensor needs a slot per element");
+            }
         }
 
         @Override
@@ -164,6 +201,73 @@ public sealed interface StagingTarget permits StagingTarget.Xla, StagingTarget.S
         @Override
         public String toString() {
             return dtype + " " + layout;
+        }
+    }
+
+    /**
+     * A target whose values are scaled and offset per channel while staging.
+     *
+     * @param target the layout and type written
+     * @param channelAffine the scale and bias, by index along {@code channelAffine.channelDim()}
+     */
+    record Normalised(StagingTarget target, ChannelAffine channelAffine) implements StagingTarget {
+        /** @throws IllegalArgumentException as {@link StagingTarget#normalised(ChannelAffine)} */
+        public Normalised {
+            Objects.requireNonNull(target, "target");
+            Objects.requireNonNull(channelAffine, "channelAffine");
+            if (target instanceof Normalised) {
+                throw new IllegalArgumentException("staging target " + target + " is normalised already; give one"
+                        + " ChannelAffine with the scales and biases combined");
+            }
+            if (target.dtype().kind() != DType.Kind.FLOAT) {
+                throw new IllegalArgumentException("staging target " + target + ": a per-channel scale and bias needs"
+                        + " a floating-point type, not " + target.dtype());
+            }
+            int rank = target.dims().size();
+            if (channelAffine.channelDim() >= rank) {
+                throw new IllegalArgumentException("staging target " + target + ": channel dimension "
+                        + channelAffine.channelDim() + " out of bounds [0, " + rank + ")");
+            }
+            long channels = target.dims().get(channelAffine.channelDim());
+            if (channelAffine.channels() != channels) {
+                throw new IllegalArgumentException("staging target " + target + ": " + channelAffine.channels()
+                        + " channel scales for dimension " + channelAffine.channelDim() + " of size " + channels);
+            }
+        }
+
+        @Override
+        public Optional<ChannelAffine> affine() {
+            return Optional.of(channelAffine);
+        }
+
+        @Override
+        public DType dtype() {
+            return target.dtype();
+        }
+
+        @Override
+        public List<Long> dims() {
+            return target.dims();
+        }
+
+        @Override
+        public long byteSize() {
+            return target.byteSize();
+        }
+
+        @Override
+        public boolean hasGaps() {
+            return target.hasGaps();
+        }
+
+        @Override
+        public TensorView view(Buffer buffer) {
+            return target.view(buffer);
+        }
+
+        @Override
+        public String toString() {
+            return target + " scaled and offset along dimension " + channelAffine.channelDim();
         }
     }
 }
