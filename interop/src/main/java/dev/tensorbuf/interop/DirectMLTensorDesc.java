@@ -55,8 +55,8 @@ public record DirectMLTensorDesc(DType dataType, int flags, List<Long> sizes, Op
     /** @throws IllegalArgumentException naming the field and value that DirectML would reject */
     public DirectMLTensorDesc {
         Objects.requireNonNull(dataType, "dataType");
-        sizes = List.copyOf(sizes);
-        strides = strides.map(List::copyOf);
+        sizes = List.copyOf(Objects.requireNonNull(sizes, "sizes"));
+        strides = Objects.requireNonNull(strides, "strides (Optional.empty() for packed row-major)").map(List::copyOf);
         if (dataType.directMLName().isEmpty()) {
             throw new IllegalArgumentException(dataType + " has no DML_TENSOR_DATA_TYPE (DirectML has no pred, bf16,"
                     + " f8, f6, f4, complex or 1- and 2-bit integers)");
@@ -111,20 +111,30 @@ public record DirectMLTensorDesc(DType dataType, int flags, List<Long> sizes, Op
             throw new IllegalArgumentException("GuaranteedBaseOffsetAlignment " + guaranteedBaseOffsetAlignment
                     + " must be 0 or a power of two of at least the element size " + dataType.byteWidth());
         }
-        long required = Math.max(MINIMUM_BUFFER_TENSOR_ALIGNMENT, guaranteedBaseOffsetAlignment);
-        if (bindingOffsetBytes < 0 || bindingOffsetBytes % required != 0) {
-            throw Errors.bindingOffset(bindingOffsetBytes + " bytes", required);
+        if (bindingOffsetBytes < 0) {
+            throw new IllegalArgumentException("binding offset " + bindingOffsetBytes + " bytes is negative:"
+                    + " DML_BUFFER_BINDING.Offset counts bytes from the start of the buffer");
+        }
+        if (bindingOffsetBytes % MINIMUM_BUFFER_TENSOR_ALIGNMENT != 0) {
+            throw Errors.bindingOffset(bindingOffsetBytes + " bytes", MINIMUM_BUFFER_TENSOR_ALIGNMENT);
+        }
+        if (guaranteedBaseOffsetAlignment != 0 && bindingOffsetBytes % guaranteedBaseOffsetAlignment != 0) {
+            throw new IllegalArgumentException("binding offset " + bindingOffsetBytes + " bytes is not a multiple of "
+                    + guaranteedBaseOffsetAlignment + ", the GuaranteedBaseOffsetAlignment this description promises");
         }
     }
 
     /**
      * {@return the description of elements laid out by {@code layout} from the start of a buffer
-     * bound at offset 0: the layout's own offset becomes the binding offset}
+     * bound at offset 0: the layout's own offset becomes the binding offset} A dimension of size 1
+     * never steps, so a stride there that DirectML cannot hold (negative, 2^32 or more) becomes 0.
      *
      * @throws IllegalArgumentException if DirectML cannot describe it (type, rank, size 0,
-     *     negative strides) or the first element is not at a 16-byte multiple, naming the value
+     *     negative strides where a dimension steps) or the first element is not at a 16-byte
+     *     multiple, naming the value
      */
     public static DirectMLTensorDesc of(DType type, StridedLayout layout) {
+        layout = withSteppingStridesOnly(layout);
         // A flip first: no binding offset can fix it, so naming the offset would mislead.
         for (int d = 0; d < layout.rank(); d++) {
             if (layout.strides().get(d) < 0) {
@@ -170,6 +180,24 @@ public record DirectMLTensorDesc(DType dataType, int flags, List<Long> sizes, Op
                     + view.dtype() + " two to a byte, but this view stores one per byte");
         }
         return of(view.dtype(), layout);
+    }
+
+    /**
+     * {@return {@code layout} with a stride DirectML cannot hold (negative, 2^32 or more) on a
+     * dimension of size 1 replaced by 0} Such a dimension never steps, so its stride addresses
+     * nothing and is no reason to refuse the layout; strides DirectML can hold are kept as given.
+     */
+    private static StridedLayout withSteppingStridesOnly(StridedLayout layout) {
+        long[] sizes = Extents.toArray(layout.sizes());
+        long[] strides = Extents.toArray(layout.strides());
+        boolean changed = false;
+        for (int d = 0; d < sizes.length; d++) {
+            if (sizes[d] == 1 && (strides[d] < 0 || strides[d] > UINT_MAX)) {
+                strides[d] = 0;
+                changed = true;
+            }
+        }
+        return changed ? StridedLayout.of(sizes, strides, layout.offset()) : layout;
     }
 
     private static StridedLayout requireNonEmpty(StridedLayout layout, DType type) {

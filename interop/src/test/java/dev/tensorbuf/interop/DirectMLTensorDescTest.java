@@ -124,8 +124,13 @@ class DirectMLTensorDescTest {
                 () -> new DirectMLTensorDesc(DType.F32, 0, List.of(3L), Optional.empty(), 8, 16, 0));
         assertMessage("GuaranteedBaseOffsetAlignment 2 must be 0 or a power of two of at least the element size 4",
                 () -> new DirectMLTensorDesc(DType.F32, 0, List.of(3L), Optional.empty(), 12, 2, 0));
-        assertMessage("binding offset 32 bytes is not a multiple of 64",
-                () -> new DirectMLTensorDesc(DType.F32, 0, List.of(3L), Optional.empty(), 12, 64, 32));
+        assertMessage("binding offset 32 bytes is not a multiple of 64, the GuaranteedBaseOffsetAlignment this"
+                + " description promises", () -> new DirectMLTensorDesc(DType.F32, 0, List.of(3L), Optional.empty(), 12, 64, 32));
+        assertMessage("binding offset -16 bytes is negative",
+                () -> new DirectMLTensorDesc(DType.F32, 0, List.of(3L), Optional.empty(), 12, 16, -16));
+        NullPointerException noStrides = assertThrows(NullPointerException.class,
+                () -> new DirectMLTensorDesc(DType.F32, 0, List.of(3L), null, 12, 16, 0));
+        assertEquals("strides (Optional.empty() for packed row-major)", noStrides.getMessage());
         // DMLCalcBufferTensorSize sums (size - 1) * stride in a 32-bit UINT: 2 * 2^31 + 1 would wrap to 1.
         assertMessage("the last element is at index 4294967297 of sizes [3, 2] strides [2147483648, 1]: DirectML"
                 + " computes element indices in 32 bits", () -> DirectMLTensorDesc.of(DType.F32,
@@ -142,6 +147,18 @@ class DirectMLTensorDescTest {
             assertMessage("DirectML packs s4 two to a byte, but this view stores one per byte",
                     () -> DirectMLTensorDesc.of(unpacked));
         }
+    }
+
+    @Test
+    void aDimensionOfSizeOneIsNotRefusedForAStrideItNeverTakes() {
+        DirectMLTensorDesc huge = DirectMLTensorDesc.of(DType.U8, StridedLayout.of(new long[] {1, 4}, new long[] {1L << 33, 1}));
+        assertEquals(Optional.of(List.of(0L, 1L)), huge.strides());
+        assertEquals(4, huge.totalTensorSizeInBytes());
+        DirectMLTensorDesc flipped = DirectMLTensorDesc.of(DType.U8, StridedLayout.of(new long[] {4, 1}, new long[] {1, -7}));
+        assertEquals(Optional.of(List.of(1L, 0L)), flipped.strides());
+        // Strides DirectML can hold are kept as given, as its worked examples write them.
+        assertEquals(Optional.of(List.of(10L, 1L)),
+                DirectMLTensorDesc.of(DType.U8, StridedLayout.of(new long[] {1, 4}, new long[] {10, 1})).strides());
     }
 
     @Test

@@ -16,6 +16,7 @@ import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 import java.util.List;
 import java.util.PrimitiveIterator;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -145,6 +146,23 @@ class DlpackExportTest {
                 () -> Dlpack.exportVersioned(tiled, DlpackExportOptions.defaults().withCopyIfNotStrided(false)));
         assertTrue(e.getMessage().contains("needs a copy, which copyIfNotStrided=false refuses: DLPack describes strided"
                 + " views only"), e.getMessage());
+    }
+
+    @Test
+    void rankPastWhatAnImportAcceptsIsRefusedAtExport() {
+        // Review: rank 65 exported, then our own import refused it ("ndim 65: expected 0 to 64").
+        long[] ones = new long[65];
+        Arrays.fill(ones, 1);
+        ones[64] = 2;
+        TensorView deep = TensorView.strided(arena.allocate(8), DType.F32, StridedLayout.packed(ones));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Dlpack.exportVersioned(deep));
+        assertTrue(e.getMessage().endsWith(": rank 65 is more than the 64 dimensions a DLPack import accepts, ours"
+                + " included"), e.getMessage());
+        long[] sixtyFour = Arrays.copyOf(ones, 64);
+        TensorView deepest = TensorView.strided(arena.allocate(8), DType.F32, StridedLayout.packed(sixtyFour));
+        try (DlpackTensor back = Dlpack.importVersioned(Dlpack.exportVersioned(deepest))) {
+            assertEquals(64, back.view().rank());
+        }
     }
 
     @Test

@@ -10,7 +10,9 @@ import dev.tensorbuf.memory.DLDeviceType;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
@@ -178,6 +180,19 @@ class DlpackImportTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Dlpack.importVersioned(m));
         assertTrue(e.getMessage().contains(message), e.getMessage());
         assertEquals(1, peer.deleterCalls(), "a refused import still releases the tensor, once");
+    }
+
+    @Test
+    void unknownVersionWithANullDeleterSaysNothingWasReleased() {
+        StructLayout layout = DlpackStructs.DL_MANAGED_TENSOR_VERSIONED;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment managed = arena.allocate(layout);
+            managed.set(ValueLayout.JAVA_INT, DlpackStructs.offset(layout, "version", "major"), 2);
+            managed.set(ValueLayout.ADDRESS, DlpackStructs.offset(layout, "deleter"), MemorySegment.NULL);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Dlpack.importVersioned(managed));
+            assertTrue(e.getMessage().endsWith("has DLPack version 2.0, but only major version 1 is understood; read no"
+                    + " further (it has a NULL deleter, so nothing was released)"), e.getMessage());
+        }
     }
 
     @Test

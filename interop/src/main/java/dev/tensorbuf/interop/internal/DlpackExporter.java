@@ -111,6 +111,10 @@ public final class DlpackExporter {
         }
         DlpackType dl = type.dlpack().orElseThrow();
         // Checked before anything is allocated, so a refused export leaves nothing behind.
+        if (view.rank() > DlpackImporter.MAX_RANK) {
+            throw new IllegalArgumentException(what + " of " + view + ": rank " + view.rank() + " is more than the "
+                    + DlpackImporter.MAX_RANK + " dimensions a DLPack import accepts, ours included");
+        }
         Buffer handedOver = options.closeBufferOnRelease() ? handedOver(view, what) : null;
         if (!versioned && options.readOnly()) {
             throw new IllegalArgumentException(what + " of " + view + ": readOnly asked, but the legacy struct has no flag"

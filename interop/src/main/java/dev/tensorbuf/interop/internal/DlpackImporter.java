@@ -65,7 +65,8 @@ public final class DlpackImporter {
                 if (major != DlpackStructs.MAJOR_VERSION) {
                     throw new IllegalArgumentException(what + " has DLPack version " + Integer.toUnsignedString(major) + "."
                             + Integer.toUnsignedString(minor) + ", but only major version " + DlpackStructs.MAJOR_VERSION
-                            + " is understood; released it through its deleter without reading further");
+                            + " is understood; " + (deleter.address() == 0 ? "read no further (it has a NULL deleter, so"
+                            + " nothing was released)" : "released it through its deleter without reading further"));
                 }
                 flags = m.get(ValueLayout.JAVA_LONG, offset(DL_MANAGED_TENSOR_VERSIONED, "flags"));
                 t = offset(DL_MANAGED_TENSOR_VERSIONED, "dl_tensor");
