@@ -10,6 +10,7 @@ import java.util.concurrent.locks.LockSupport;
  * number of threads). The bytes are cut into one equal, 64-byte aligned part per thread; the
  * caller copies the first, helper threads the others. Helpers poll for the next copy for 500 us
  * before they park, as the engine's workers do, so neither side pays a wake-up the other does not.
+ * Both segments must be readable from every thread (an {@code Arena.ofShared()} or global one).
  * {@snippet :
  * try (ParallelCopy copy = new ParallelCopy(src, dst, 2)) {
  *     copy.run();   // dst now equals src; each thread copied half
@@ -24,6 +25,8 @@ public final class ParallelCopy implements AutoCloseable {
     private final long[] cuts;
     private final Thread[] helpers;
     private final AtomicInteger done = new AtomicInteger();
+    /** The first failure of a helper's part in this run, rethrown by {@link #run()}. */
+    private volatile RuntimeException failed;
     private volatile int generation;
     private volatile boolean closed;
 
@@ -31,6 +34,8 @@ public final class ParallelCopy implements AutoCloseable {
      * @param src the bytes to copy
      * @param dst as large as {@code src}
      * @param threads the caller plus {@code threads - 1} helpers
+     * @throws IllegalArgumentException for fewer than one thread, sizes that differ, or, with
+     *     helpers, a segment that a confined arena keeps from other threads
      */
     public ParallelCopy(MemorySegment src, MemorySegment dst, int threads) {
         if (threads < 1 || src.byteSize() != dst.byteSize()) {
@@ -48,7 +53,19 @@ public final class ParallelCopy implements AutoCloseable {
         helpers = new Thread[threads - 1];
         for (int i = 0; i < helpers.length; i++) {
             int part = i + 1;
-            helpers[i] = Thread.ofPlatform().daemon().name("baseline-copy-" + part).start(() -> help(part));
+            helpers[i] = Thread.ofPlatform().daemon().name("baseline-copy-" + part).unstarted(() -> help(part));
+        }
+        // Refused here: a helper that cannot touch its part would fail on every run.
+        for (String side : new String[] {"src", "dst"}) {
+            MemorySegment segment = side.equals("src") ? src : dst;
+            if (helpers.length > 0 && !segment.isAccessibleBy(helpers[0])) {
+                throw new IllegalArgumentException("a copy on " + threads + " threads needs segments every thread can"
+                        + " use, but " + side + " is confined to its arena's thread; allocate both from Arena.ofShared()"
+                        + " or Arena.global()");
+            }
+        }
+        for (Thread helper : helpers) {
+            helper.start();
         }
     }
 
@@ -57,16 +74,34 @@ public final class ParallelCopy implements AutoCloseable {
         return helpers.length + 1;
     }
 
-    /** Copies every byte, each part on its own thread, and returns when all parts are done. */
+    /**
+     * Copies every byte, each part on its own thread, and returns when all parts are done.
+     *
+     * @throws IllegalStateException if a part failed (a segment closed, say), once every thread
+     *     has finished its part
+     */
     public void run() {
         done.set(0);
+        failed = null;
         generation++;
         for (Thread t : helpers) {
             LockSupport.unpark(t);
         }
-        copyPart(0);
+        RuntimeException own = null;
+        try {
+            copyPart(0);
+        } catch (RuntimeException e) {
+            own = e; // the helpers still count down: a late one must not land in the next run
+        }
         while (done.get() < helpers.length) {
             Thread.onSpinWait();
+        }
+        if (own != null) {
+            throw own;
+        }
+        RuntimeException e = failed;
+        if (e != null) {
+            throw new IllegalStateException("a helper thread's part of the copy failed: " + e.getMessage(), e);
         }
     }
 
@@ -81,8 +116,13 @@ public final class ParallelCopy implements AutoCloseable {
             int g = generation;
             if (g != seen) {
                 seen = g;
-                copyPart(part);
-                done.incrementAndGet();
+                try {
+                    copyPart(part);
+                } catch (RuntimeException e) {
+                    failed = e; // counted as done all the same, so run() returns and reports it
+                } finally {
+                    done.incrementAndGet();
+                }
                 idleSince = System.nanoTime();
             } else if (System.nanoTime() - idleSince < SPIN_NANOS) {
                 Thread.onSpinWait();

@@ -2,11 +2,13 @@ package dev.tensorbuf.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class ParallelCopyTest {
@@ -30,6 +32,29 @@ class ParallelCopyTest {
                     }
                 }
             }
+        }
+    }
+
+    @Test
+    void confinedSegmentsAreRefusedAndAFailedPartEndsTheRunInsteadOfHangingIt() {
+        // Review: a helper that could not touch a confined segment died, and run() spun forever.
+        try (Arena confined = Arena.ofConfined()) {
+            MemorySegment a = confined.allocate(1 << 20);
+            MemorySegment b = confined.allocate(1 << 20);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new ParallelCopy(a, b, 2));
+            assertEquals("a copy on 2 threads needs segments every thread can use, but src is confined to its arena's"
+                    + " thread; allocate both from Arena.ofShared() or Arena.global()", e.getMessage());
+            try (ParallelCopy one = new ParallelCopy(a, b, 1)) { // the caller alone may use them
+                one.run();
+            }
+        }
+        Arena shared = Arena.ofShared();
+        MemorySegment a = shared.allocate(1 << 20);
+        MemorySegment b = shared.allocate(1 << 20);
+        try (ParallelCopy copy = new ParallelCopy(a, b, 2)) {
+            copy.run();
+            shared.close();
+            assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertThrows(IllegalStateException.class, copy::run));
         }
     }
 

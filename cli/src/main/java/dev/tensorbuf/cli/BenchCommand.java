@@ -49,7 +49,8 @@ final class BenchCommand implements Command {
 
                 example:
                   tensorbuf bench --quick --case nchw_to_nhwc_f32_32x64x112x112
-                  nchw_to_nhwc_f32_32x64x112x112  205520896 bytes  11.4 ms  18.0 GB/s  copy 33.1 GB/s (2 thr)  ratio 0.54
+                  threads 2, vector kernels on
+                  nchw_to_nhwc_f32_32x64x112x112                  205520896 bytes    11.40 ms   18.0 GB/s  copy   33.1 GB/s (2 thr)  ratio 0.54
                 """;
     }
 

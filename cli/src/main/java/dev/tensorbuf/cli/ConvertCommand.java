@@ -4,7 +4,6 @@ import dev.tensorbuf.cli.TensorFiles.Format;
 import dev.tensorbuf.cli.TensorFiles.Opened;
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.FileReplacement;
-import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.NpyArray;
 import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.interop.SafetensorsTensor;
@@ -134,6 +133,7 @@ final class ConvertCommand implements Command {
                 } else {
                     TensorFiles.write(outPath, input.name(), new DenseTensor(target.dtype(), target.dims(), data));
                 }
+                progress.finish();
             }
             double seconds = (System.nanoTime() - start) / 1e9;
             long written = Files.size(outPath);
@@ -175,16 +175,7 @@ final class ConvertCommand implements Command {
         String stem = TensorFiles.stem(file);
         return switch (format) {
             case NPY -> {
-                String named = in.value("from-dtype");
-                DType declared = named == null ? null : DTypeNames.parse(named, "--from-dtype");
-                NpyArray a = Npy.map(file, declared);
-                // Naming the type a file states (ml_dtypes' float8_e5m2 is '<f1') is harmless; contradicting it is not.
-                if (declared != null && declared != a.dtype()) {
-                    a.close();
-                    throw new UsageException("--from-dtype " + named + ": " + file + " says its own type, "
-                            + a.dtype() + " ('" + a.header().descr() + "'); the option names the type of void"
-                            + " ('<V2', '<V1') files");
-                }
+                NpyArray a = TensorFiles.mapNpy(file, in.value("from-dtype"));
                 yield new Opened(TensorView.strided(a.data(), a.dtype(), a.layout()), stem, a);
             }
             case SAFETENSORS -> TensorFiles.openSafetensors(file, in.value("tensor"), null,
@@ -265,6 +256,7 @@ final class ConvertCommand implements Command {
                                 TensorView.of(into.data(), shapes.get(t.name())), progress);
                     }
                 }
+                progress.finish();
             }
         });
         double seconds = (System.nanoTime() - start) / 1e9;

@@ -12,8 +12,8 @@ import java.util.Locale;
  * or without {@code DML_TENSOR_DATA_TYPE_}), both in any case.
  *
  * {@snippet :
- * DTypeNames.parse("F32", "--dtype");     // F32
- * DTypeNames.parse("float32", "--dtype"); // F32
+ * DTypeNames.parse("F32", "--dtype");     // DType.F32
+ * DTypeNames.parse("float32", "--dtype"); // DType.F32
  * DTypeNames.parse("f33", "--dtype");     // throws: "--dtype: unknown element type 'f33'; expected an XLA name (pred, ...) ..."
  * }
  */

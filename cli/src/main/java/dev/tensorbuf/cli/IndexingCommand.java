@@ -193,7 +193,7 @@ final class IndexingCommand implements Command {
         }
         CliFiles.requireNonEmpty(Path.of(file), null, "an HLO text file or '-'");
         if (Files.isDirectory(Path.of(file))) {
-            throw new IllegalArgumentException("'" + file + "' is a directory, expected an HLO text file or '-'");
+            throw new IllegalArgumentException(file + " is a directory, expected an HLO text file or '-'");
         }
         CliFiles.input(Path.of(file), null);
         return CliFiles.readUtf8(Path.of(file));

@@ -113,7 +113,7 @@ final class InspectCommand implements Command {
             if (named == null) {
                 h = readHeaderNamingInspect(file);
             } else {
-                try (NpyArray a = Npy.map(file, DTypeNames.parse(named, "--from-dtype"))) {
+                try (NpyArray a = TensorFiles.mapNpy(file, named)) {
                     h = a.header();
                 }
             }

@@ -55,6 +55,10 @@ public final class Main {
         System.exit(code);
     }
 
+    /** Words people reach for (the product's own description says "draw layouts"), and the command that does it. */
+    private static final Map<String, String> WORDS_FOR = Map.of("draw", "render", "picture", "render", "maps", "indexing",
+            "map", "indexing", "explain", "layout", "shape", "layout", "info", "inspect", "show", "inspect");
+
     /** Runs one command line with the given streams; {@return the exit code} */
     public static int run(String[] args, BufferedReader stdin, PrintStream out, PrintStream err) {
         Map<String, Command> commands = commands();
@@ -73,9 +77,11 @@ public final class Main {
         Command command = commands.get(args[0]);
         List<String> rest = new ArrayList<>(Arrays.asList(args).subList(1, args.length));
         if (command == null) {
+            String hint = args[0].startsWith("-") ? " (options follow a command: tensorbuf COMMAND [OPTIONS])"
+                    : WORDS_FOR.containsKey(args[0]) ? " (did you mean " + WORDS_FOR.get(args[0]) + "?)"
+                    : Suggestions.didYouMean(args[0], commands.keySet(), "");
             return fail("tensorbuf", new Failure(Failure.BAD_INPUT, "unknown command '" + Failure.clip(args[0]) + "'"
-                    + Suggestions.didYouMean(args[0], commands.keySet(), "")
-                    + "; run 'tensorbuf --help' for the list"), mentionsJson(rest), out, err, null);
+                    + hint + "; run 'tensorbuf --help' for the list"), mentionsJson(rest), out, err, null);
         }
         if (rest.contains("--help") || rest.contains("-h")) {
             out.print(help(command));

@@ -6,13 +6,15 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A progress bar on standard error for long steps: nothing for the first second (system property
  * {@code tensorbuf.progress.delayMillis}), then {@code [=====>     ] 45% 1.2 GB/s} redrawn in place
- * four times a second, and a final line when done. Off when standard error is not a terminal
+ * four times a second, and a final line: at 100% once the work is {@link #finish() finished}, where it
+ * stopped otherwise (a failed conversion must not read as done). Off when standard error is not a terminal
  * ({@code System.console()} is null or not a terminal) unless the system property {@code tensorbuf.progress} is
  * {@code always}, and always off when {@code quiet}.
  *
  * {@snippet :
  * try (Progress p = Progress.start(in.err(), false, 1L << 30)) {
  *     p.advance(512L << 20);   // after a second: "[=========>          ] 50% 1.1 GB/s"
+ *     p.finish();              // the last line reads 100%
  * }
  * }
  */
@@ -26,6 +28,7 @@ final class Progress implements AutoCloseable {
     private final AtomicLong done = new AtomicLong();
     private final Thread ticker;
     private boolean drawn;
+    private volatile boolean finished;
 
     private Progress(PrintStream err, long total, boolean enabled) {
         this.err = err;
@@ -49,6 +52,11 @@ final class Progress implements AutoCloseable {
     /** Counts {@code bytes} more done. */
     void advance(long bytes) {
         done.addAndGet(bytes);
+    }
+
+    /** Marks the work done, steps without a count of their own (writing the file) included. */
+    void finish() {
+        finished = true;
     }
 
     private void tick() {
@@ -83,7 +91,10 @@ final class Progress implements AutoCloseable {
                 : String.format("%.1f MB/s", bytesPerSecond / 1e6);
     }
 
-    /** Stops the bar; when it is on and the delay has passed, draws 100% and ends the line. */
+    /**
+     * Stops the bar; when it is on and the delay has passed, draws its last state (100% if
+     * {@link #finish() finished}) and ends the line, so an error message starts a line of its own.
+     */
     @Override
     public void close() {
         if (ticker == null) {
@@ -96,7 +107,7 @@ final class Progress implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         if (drawn || System.nanoTime() - startNanos >= delayNanos) {
-            draw(total);
+            draw(finished ? total : Math.min(done.get(), total - 1)); // never 100% unless finished
             err.println();
         }
     }

@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * {@code tensorbuf render}: an SVG picture of a layout: the logical grid with each element's
@@ -117,8 +118,11 @@ final class RenderCommand implements Command {
                 throw new UsageException("give SHAPE or --dtype and --sizes, not both");
             }
             if (shapeText.contains("{")) {
-                throw new UsageException("SHAPE '" + shapeText + "' has a layout, but --strides/--format give the layout;"
-                        + " drop the {...} part");
+                List<String> given = Stream.of("strides", "format", "offset")
+                        .filter(o -> in.value(o) != null).map(o -> "--" + o).toList();
+                throw new UsageException("SHAPE '" + shapeText + "' has a layout, but " + String.join(" and ", given)
+                        + " make" + (given.size() == 1 ? "s" : "") + " this a strided picture, whose layout --strides or"
+                        + " --format give; drop the {...} part");
             }
             ArrayShape shape = arrayShape(shapeText);
             dtype = shape.dtype();

@@ -3,6 +3,7 @@ package dev.tensorbuf.cli;
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.FileReplacement;
 import dev.tensorbuf.interop.Npy;
+import dev.tensorbuf.interop.NpyArray;
 import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.interop.SafetensorsTensor;
 import dev.tensorbuf.memory.Buffer;
@@ -139,6 +140,22 @@ final class TensorFiles {
             case SAFETENSORS -> SafetensorsFile.write(file, Map.of(name, tensor));
             case RAW -> throw new IllegalArgumentException("raw output is written in pieces by its command: " + file);
         }
+    }
+
+    /**
+     * {@return the .npy file mapped, with {@code fromDtype} (the text of {@code --from-dtype}, or
+     * null) as the type of a void file} Naming the type a file states (ml_dtypes' float8_e5m2 is
+     * {@code '<f1'}) is harmless; contradicting it is refused, by convert and inspect alike.
+     */
+    static NpyArray mapNpy(Path file, String fromDtype) throws IOException {
+        DType declared = fromDtype == null ? null : DTypeNames.parse(fromDtype, "--from-dtype");
+        NpyArray a = Npy.map(file, declared);
+        if (declared != null && declared != a.dtype()) {
+            a.close();
+            throw new UsageException("--from-dtype " + fromDtype + ": " + file + " says its own type, " + a.dtype()
+                    + " ('" + a.header().descr() + "'); the option names the type of void ('<V2', '<V1') files");
+        }
+        return a;
     }
 
     /**

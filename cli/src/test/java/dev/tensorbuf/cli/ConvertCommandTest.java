@@ -301,6 +301,25 @@ class ConvertCommandTest {
     }
 
     @Test
+    @ResourceLock("system-properties")
+    void progressBarOfAFailedConversionStopsWhereItFailedNotAtOneHundredPercent() throws IOException {
+        Path in = dir.resolve("nan.npy");
+        Npy.write(in, new DenseTensor(DType.F32, List.of(2L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1, Float.NaN)));
+        System.setProperty("tensorbuf.progress", "always");
+        System.setProperty("tensorbuf.progress.delayMillis", "0");
+        try {
+            CliHarness r = CliHarness.run("convert", in.toString(), dir.resolve("o.bin").toString(), "--dtype", "s32");
+            assertEquals(2, r.code(), r.err());
+            assertTrue(r.err().startsWith("\r[                    ] 0% "), r.err());
+            assertFalse(r.err().contains("100%"), r.err());
+            assertTrue(r.err().contains("B/s\ntensorbuf convert: "), r.err());
+        } finally {
+            System.clearProperty("tensorbuf.progress");
+            System.clearProperty("tensorbuf.progress.delayMillis");
+        }
+    }
+
+    @Test
     void layoutNeedingMoreMemoryThanExistsIsBadInputNotAnInternalError() throws IOException {
         // 2^48 slots of f32 (2^50 bytes): beyond any machine, and beyond the 2^47-byte user address space.
         CliHarness r = CliHarness.run("convert", oneToFifteen().toString(), dir.resolve("huge.raw").toString(),

@@ -34,6 +34,18 @@ class InspectCommandTest {
                 + "  metadata: descr=<f4, fortran_order=False, version=1.0\n", r.out());
     }
 
+    @Test
+    void aTypeNamedForAFileThatStatesItsOwnIsRefusedAsConvertRefusesIt() throws IOException {
+        // Review: inspect listed an f32 file as f32 and ignored --from-dtype bf16 without a word.
+        Path file = NpyBytes.write(dir.resolve("f.npy"), "<f4", List.of(2L), new byte[8]);
+        CliHarness r = CliHarness.run("inspect", file.toString(), "--from-dtype", "bf16");
+        assertEquals(2, r.code(), r.out());
+        assertEquals("tensorbuf inspect: --from-dtype bf16: " + file + " says its own type, f32 ('<f4'); the option"
+                + " names the type of void ('<V2', '<V1') files\n", r.err());
+        CliHarness same = CliHarness.run("inspect", file.toString(), "--from-dtype", "f32");
+        assertEquals(0, same.code(), same.err());
+    }
+
     /** What np.save writes for ml_dtypes' bf16: '<V2'. Without a type named it says which; with one it lists it. */
     @Test
     void aVoidNpyIsListedAsTheTypeNamed() throws IOException {

@@ -41,6 +41,18 @@ class MainTest {
     }
 
     @Test
+    void wordsForWhatACommandDoesAndAnOptionInPlaceOfACommandGetAHint() {
+        assertEquals("tensorbuf: unknown command 'draw' (did you mean render?); run 'tensorbuf --help' for the list\n",
+                CliHarness.run("draw", "f32[3,5]{1,0:T(2,2)}").err());
+        assertEquals("tensorbuf: unknown command 'maps' (did you mean indexing?); run 'tensorbuf --help' for the list\n",
+                CliHarness.run("maps").err());
+        CliHarness option = CliHarness.run("--jsn");
+        assertEquals(2, option.code());
+        assertEquals("tensorbuf: unknown command '--jsn' (options follow a command: tensorbuf COMMAND [OPTIONS]); run"
+                + " 'tensorbuf --help' for the list\n", option.err());
+    }
+
+    @Test
     void unknownOptionSuggestsTheClosestAndExitsTwo() {
         CliHarness r = CliHarness.run("demo", "--jsn");
         assertEquals(2, r.code());

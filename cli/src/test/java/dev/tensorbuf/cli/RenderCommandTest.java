@@ -178,6 +178,10 @@ class RenderCommandTest {
         CliHarness both = CliHarness.run("render", "f32[2,3]{0,1}", "--strides", "1,2");
         assertEquals(2, both.code());
         assertTrue(both.err().startsWith("tensorbuf render: SHAPE 'f32[2,3]{0,1}' has a layout, but --strides"), both.err());
+        CliHarness offset = CliHarness.run("render", "f32[3,5]{1,0:T(2,2)}", "--offset", "3");
+        assertEquals(2, offset.code());
+        assertEquals("tensorbuf render: SHAPE 'f32[3,5]{1,0:T(2,2)}' has a layout, but --offset makes this a strided"
+                + " picture, whose layout --strides or --format give; drop the {...} part\n", offset.err());
         CliHarness noSizes = CliHarness.run("render", "--dtype", "f32", "--strides", "1");
         assertEquals(2, noSizes.code());
         assertTrue(noSizes.err().startsWith("tensorbuf render: a strided picture needs --dtype and --sizes"), noSizes.err());

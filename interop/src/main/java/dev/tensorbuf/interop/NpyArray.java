@@ -14,7 +14,7 @@ import java.util.Objects;
  *
  * {@snippet :
  * try (NpyArray a = Npy.map(Path.of("x.npy"))) { // np.save("x.npy", np.arange(6, dtype="<i4").reshape(2, 3))
- *     a.dtype();                                   // S32
+ *     a.dtype();                                   // DType.S32
  *     a.shape();                                   // [2, 3]
  *     a.isMapped();                                // true: no copy was made
  *     ElementAccess.of(DType.S32).getLong(a.data().segment(), a.layout().offsetOf(1, 2)); // 5

@@ -17,11 +17,11 @@ import java.util.Objects;
  * {@snippet :
  * NpyHeader h = Npy.readHeader(Path.of("w.npy")); // np.save("w.npy", np.zeros((2, 3), ">f4", order="F"))
  * h.descr();          // ">f4"
- * h.dtype();          // F32
+ * h.dtype();          // DType.F32
  * h.byteOrder();      // BIG_ENDIAN (in the file; Npy.map and Npy.read give little-endian bytes)
  * h.dataOffset();     // 128
  * h.dataByteSize();   // 24
- * h.layout();         // sizes [2, 3], strides [1, 2]
+ * h.layout();         // sizes [2, 3] strides [1, 2]
  * }
  *
  * @param majorVersion 1, 2 or 3 (the minor version is always 0)

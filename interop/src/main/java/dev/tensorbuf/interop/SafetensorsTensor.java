@@ -11,8 +11,9 @@ import java.util.Objects;
  * little-endian, valid until the file closes).
  *
  * {@snippet :
- * try (SafetensorsFile f = SafetensorsFile.open(Path.of("m.safetensors"))) {
- *     SafetensorsTensor w = f.tensor("w");  // F32 [2, 3], data_offsets [0, 24], 64-byte header
+ * // w.safetensors holds one tensor, "w": F32 [2, 3], data_offsets [0, 24], under a 64-byte header
+ * try (SafetensorsFile f = SafetensorsFile.open(Path.of("w.safetensors"))) {
+ *     SafetensorsTensor w = f.tensor("w");
  *     w.fileOffset();                       // 72: 8 + 64 + 0
  *     w.byteSize();                         // 24
  *     w.data().segment().get(ValueLayout.JAVA_FLOAT_UNALIGNED, 4); // the second element

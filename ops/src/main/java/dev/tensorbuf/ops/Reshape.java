@@ -14,7 +14,7 @@ import java.util.Arrays;
  * ({@link TensorView#form()}), with the dimensions and steps that break it when it is not.
  * {@snippet :
  * TensorView v = TensorView.of(buffer, "f32[4,6]{1,0}");
- * Reshape.apply(v, 2, 12).form();         // Strided: sizes [2, 12] strides [12, 1]
+ * Reshape.apply(v, 2, 12).form();         // a Strided form: layout() is sizes [2, 12] strides [12, 1]
  * Reshape.apply(Transpose.apply(v, 1, 0), 24).form().whyNotStrided();
  * // Optional["dim 0 (size 24) steps by 6 from 0 to 1 but by -17 from 3 to 4"]
  * }

@@ -30,7 +30,7 @@ import java.util.stream.Stream;
  * DType.BF16.numpyDescr();       // Optional["bfloat16"]: the ml_dtypes name, NumPy has no bf16
  * DType.F8E4M3FN.safetensorsName(); // Optional["F8_E4M3"]
  * DType.S4.directMLName();       // Optional["INT4"]
- * DType.fromDirectML("UINT8");   // U8
+ * DType.fromDirectML("UINT8");   // DType.U8 (prints as u8)
  * }
  */
 public enum DType {

@@ -13,7 +13,7 @@ import java.util.List;
  * t.code();       // 4
  * t.bits();       // 16
  * t.codeName();   // "kDLBfloat"
- * DType.fromDlpack(10, 8); // F8E4M3FN
+ * DType.fromDlpack(10, 8); // DType.F8E4M3FN
  * }
  *
  * @param code the {@code DLDataTypeCode}, 0 to 17

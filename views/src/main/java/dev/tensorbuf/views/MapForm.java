@@ -14,7 +14,7 @@ import java.util.Optional;
  * strided, naming the dimensions and the steps that break a single stride.
  * {@snippet :
  * MapForm.of(IndexingMap.parse("(d0, d1) -> (d1 * 3 + d0), domain: d0 in [0, 2], d1 in [0, 1]"));
- * // Strided[layout = sizes [3, 2] strides [1, 3]]
+ * // a Strided form: layout() is sizes [3, 2] strides [1, 3]
  * MapForm f = MapForm.of(IndexingMap.parse("(d0) -> ((d0 mod 4) * 6 + d0 / 4), domain: d0 in [0, 23]"));
  * f.whyNotStrided();
  * // Optional["dim 0 (size 24) steps by 6 from 0 to 1 but by -17 from 3 to 4"]

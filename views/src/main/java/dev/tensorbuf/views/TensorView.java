@@ -28,7 +28,7 @@ import java.util.function.Consumer;
  *     TensorView v = TensorView.of(arena.allocate(96), "f32[3,5]{1,0:T(2,2)}");
  *     v.setFloat(7f, 2, 3);
  *     v.buffer().segment().getAtIndex(ValueLayout.JAVA_FLOAT, 17); // 7.0: Figure 1's slot of (2, 3)
- *     v.form();           // Tiled[xlaShape = f32[3,5]{1,0:T(2,2)}, ...]
+ *     v.form();           // a Tiled form: xlaShape() is Optional[f32[3,5]{1,0:T(2,2)}]
  *     v.getFloat(2, 5);   // IndexOutOfBoundsException: "index 5 out of bounds [0, 5) for dim 1 of f32[3,5]{1,0:T(2,2)}"
  * }
  * }
