@@ -22,7 +22,9 @@ import java.util.concurrent.TimeUnit;
  * written ({@link #segmentCopy}) in the same fork. GB/s = {@code bytes / time}; the bytes per case
  * are printed by {@code tensorbuf bench}. One fork per case keeps each kernel's type profile clean.
  *
- * <p>{@code java -jar bench/target/benchmarks.jar CopyBenchmark -f 1 -wi 2 -i 3 -p threads=2}
+ * {@snippet lang=shell :
+ * java -jar bench/target/benchmarks.jar CopyBenchmark -f 1 -wi 2 -i 3 -p threads=2
+ * }
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

@@ -23,7 +23,9 @@ import java.util.concurrent.TimeUnit;
  * some of issue 5's cases: a strided transpose, the u8 staging with a channel affine, and a tiled
  * bf16 destination. For an in-cache copy of a few microseconds, planning is part of the cost.
  *
- * <p>{@code java -jar bench/target/benchmarks.jar CopyPlanBenchmark -f 1 -wi 3 -i 5 -w 1 -r 1}
+ * {@snippet lang=shell :
+ * java -jar bench/target/benchmarks.jar CopyPlanBenchmark -f 1 -wi 3 -i 5 -w 1 -r 1
+ * }
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

@@ -21,7 +21,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * Indexing maps: how long the simplifier takes on the maps views produce (a reshape chain, a
  * tiled layout), and what one point costs through the compiled evaluator.
  *
- * <p>{@code java -jar bench/target/benchmarks.jar IndexingBenchmark -f 1}
+ * {@snippet lang=shell :
+ * java -jar bench/target/benchmarks.jar IndexingBenchmark -f 1
+ * }
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
