@@ -23,7 +23,7 @@ public final class AllocationLimitException extends IllegalStateException {
     private final long requestedBytes;
     /** The bytes the pool would have reserved. */
     private final long blockBytes;
-    /** The bytes live when refused. */
+    /** The bytes live, or reserved by allocations in progress, when refused. */
     private final long liveBytes;
     /** The pool's limit. */
     private final long limitBytes;
@@ -34,7 +34,7 @@ public final class AllocationLimitException extends IllegalStateException {
      * @param pool the pool's name
      * @param requestedBytes the bytes asked for
      * @param blockBytes the bytes the pool would have reserved for them (rounded up to a size class)
-     * @param liveBytes the bytes already live
+     * @param liveBytes the bytes already live, or reserved by allocations still in progress
      * @param limitBytes the pool's limit
      */
     public AllocationLimitException(
@@ -59,7 +59,10 @@ public final class AllocationLimitException extends IllegalStateException {
         return blockBytes;
     }
 
-    /** {@return the bytes live in the pool when it refused} */
+    /**
+     * {@return the bytes live in the pool when it refused, counting those reserved by allocations
+     * in progress on other threads (which {@link PoolStats} shows only once they complete)}
+     */
     public long liveBytes() {
         return liveBytes;
     }

@@ -35,7 +35,10 @@ import org.agrona.BitUtil;
  *
  * <p><b>Threads.</b> A pool is thread-safe: any thread may allocate, close buffers, read stats or
  * close the pool. One lock guards the free lists and counters, held for a few field updates;
- * blocks are made and freed outside it. Stats are a consistent snapshot.
+ * blocks are made and freed outside it. Stats are a consistent snapshot: an allocation enters
+ * every figure (live bytes and count, peak, allocations, the leak report) at once, when its buffer
+ * is handed out, and one that fails never appears; while its block is being made it counts only
+ * against the limit.
  *
  * {@snippet :
  * try (PooledAllocator pool = PooledAllocator.builder()
