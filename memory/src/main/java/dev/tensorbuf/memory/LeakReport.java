@@ -5,7 +5,8 @@ import java.util.Objects;
 
 /**
  * The buffers of a pool that were still open, each with the call site that allocated it when the
- * pool tracks leaks ({@link PooledAllocator.Builder#trackLeaks(boolean)}).
+ * pool tracks leaks ({@link PooledAllocator.Builder#trackLeaks(boolean)}). A buffer its user
+ * closed while a {@link Buffer#hold()} kept its memory is closed, not open: it is not listed.
  *
  * {@snippet :
  * PooledAllocator pool = PooledAllocator.builder().name("staging").trackLeaks(true).build();

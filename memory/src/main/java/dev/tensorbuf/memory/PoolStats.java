@@ -20,11 +20,12 @@ package dev.tensorbuf.memory;
  * }
  *
  * @param pool the pool's name
- * @param liveBytes bytes held by open buffers
+ * @param liveBytes bytes held by open buffers, and by buffers closed while held
+ *     ({@link Buffer#hold()}), whose blocks come back when the hold ends
  * @param peakLiveBytes the most {@code liveBytes} has been
  * @param liveCount open buffers
  * @param allocations buffers ever allocated
- * @param frees buffers closed by their users
+ * @param frees buffers closed by their users, those closed while held included
  * @param reuses allocations served from a cached block
  * @param cachedBytes bytes of closed buffers kept for reuse
  * @param releasedAtClose buffers still open when the pool closed (and released by it)

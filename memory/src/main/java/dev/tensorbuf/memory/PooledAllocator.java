@@ -26,7 +26,8 @@ import org.agrona.BitUtil;
  * the next allocation. A raw segment taken from it before close still reaches that memory and so
  * aliases later buffers (see {@link Buffer}), unless the code using it holds the buffer
  * ({@link Buffer#hold()}): a block closed while held returns when the hold ends, as the copy
- * engine's copies of views hold theirs.
+ * engine's copies of views hold theirs. Such a buffer counts as freed, and is no leak, from its
+ * close on; its block's bytes stay live until the hold ends.
  *
  * <p><b>Closing the pool with buffers still open</b> is allowed: it frees all memory, the open
  * buffers stop working ("...was closed when its pool 'staging' closed"), and a {@link LeakReport}

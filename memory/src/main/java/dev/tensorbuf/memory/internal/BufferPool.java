@@ -218,12 +218,18 @@ public final class BufferPool implements PooledAllocator {
     /**
      * Closes a buffer and takes back its block; a second close of the same buffer does nothing,
      * nor does a close after the pool's, which keeps the pool's close as the one reported. A
-     * buffer held by a copy ({@link Lifetime#hold()}) gives its block back when the hold ends.
+     * buffer held by a copy ({@link Lifetime#hold()}) is closed, and counted as freed, at once;
+     * its block stays live, and goes back when the hold ends.
      */
     void release(PooledLifetime lifetime) {
         lock.lock();
         try {
-            if (closed || !lifetime.closeUnderLock() || lifetime.deferIfHeld()) {
+            if (closed || !lifetime.closeUnderLock()) {
+                return;
+            }
+            liveCount--;
+            frees++;
+            if (lifetime.deferIfHeld()) {
                 return;
             }
         } finally {
@@ -232,7 +238,7 @@ public final class BufferPool implements PooledAllocator {
         giveBack(lifetime);
     }
 
-    /** Takes back the block of a closed buffer: cached for reuse, or freed. */
+    /** Takes back the block of a closed buffer, once no hold keeps it: cached for reuse, or freed. */
     void giveBack(PooledLifetime lifetime) {
         Block block = lifetime.block;
         long blockBytes = block.byteSize();
@@ -242,9 +248,7 @@ public final class BufferPool implements PooledAllocator {
                 return; // the pool freed every block when it closed
             }
             block.holder = null;
-            liveCount--;
             liveBytes -= blockBytes;
-            frees++;
             if (block.sizeClass != SizeClasses.EXACT && blockBytes <= maxCachedBytes - cachedBytes) {
                 free[block.sizeClass].addLast(block);
                 cachedBytes += blockBytes;
@@ -281,7 +285,8 @@ public final class BufferPool implements PooledAllocator {
     private LeakReport openBuffers() {
         List<PooledLifetime> open = new ArrayList<>();
         for (Block block : blocks) {
-            if (block.holder != null) {
+            // A buffer closed while held keeps its block until the hold ends, but its user closed it: no leak.
+            if (block.holder != null && !block.holder.isClosedItself()) {
                 open.add(block.holder);
             }
         }
