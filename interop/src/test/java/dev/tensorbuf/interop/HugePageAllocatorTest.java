@@ -14,6 +14,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** Large buffers as their own mappings advised for huge pages; small ones from an arena. */
@@ -108,6 +110,56 @@ class HugePageAllocatorTest {
         assertThrows(IllegalStateException.class, () -> small.segment().get(ValueLayout.JAVA_BYTE, 0));
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> allocator.allocate(8));
         assertEquals("huge-page allocator (closed, 0 large buffer(s) open) cannot allocate", e.getMessage());
+    }
+
+    /**
+     * Buffer.hold promises that closing the allocator still frees the memory; the review found a
+     * held large buffer left mapped, and its kept segment still reading, after the close.
+     */
+    @Test
+    void closingTheAllocatorFreesAHeldLargeBuffer() {
+        assumeTrue(HugePageAllocator.available(), "anonymous mappings need Linux");
+        HugePageAllocator allocator = HugePageAllocator.open();
+        Buffer held = allocator.allocate(BIG);
+        Buffer.Hold hold = held.hold();
+        MemorySegment kept = held.segment();
+        Buffer closedHeld = allocator.allocate(BIG);
+        Buffer.Hold closedHold = closedHeld.hold();
+        MemorySegment closedKept = closedHeld.segment();
+        closedHeld.close();
+        assertEquals(0, closedKept.get(ValueLayout.JAVA_BYTE, 0), "a hold keeps a closed buffer's memory");
+        allocator.close();
+        assertFalse(held.isAlive());
+        assertThrows(IllegalStateException.class, () -> kept.get(ValueLayout.JAVA_BYTE, 0));
+        assertThrows(IllegalStateException.class, () -> closedKept.get(ValueLayout.JAVA_BYTE, 0));
+        assertEquals("huge-page allocator (closed, 0 large buffer(s) open)", allocator.toString());
+        hold.close(); // the deferred frees find the memory freed already, and do nothing
+        closedHold.close();
+    }
+
+    /** The review saw "shared arena is closed", an allocator its caller never made. */
+    @Test
+    void aSmallAllocationRacingCloseNamesThisAllocator() throws InterruptedException {
+        for (int trial = 0; trial < 200; trial++) {
+            HugePageAllocator h = HugePageAllocator.open();
+            AtomicReference<IllegalStateException> refusal = new AtomicReference<>();
+            CountDownLatch started = new CountDownLatch(1);
+            Thread a = Thread.ofPlatform().start(() -> {
+                started.countDown();
+                try {
+                    while (true) {
+                        h.allocate(1000);
+                    }
+                } catch (IllegalStateException closed) {
+                    refusal.set(closed);
+                }
+            });
+            started.await();
+            h.close();
+            a.join();
+            String message = refusal.get().getMessage();
+            assertTrue(message.startsWith("huge-page allocator (closed, "), "trial " + trial + ": " + message);
+        }
     }
 
     @Test
