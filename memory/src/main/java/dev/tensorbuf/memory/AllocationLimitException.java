@@ -33,7 +33,8 @@ public final class AllocationLimitException extends IllegalStateException {
      *
      * @param pool the pool's name
      * @param requestedBytes the bytes asked for
-     * @param blockBytes the bytes the pool would have reserved for them (rounded up to a size class)
+     * @param blockBytes the bytes the pool would have counted for them: the request rounded up to
+     *     its size class, and at least its alignment
      * @param liveBytes the bytes already live, or reserved by allocations still in progress
      * @param limitBytes the pool's limit
      */
@@ -41,7 +42,7 @@ public final class AllocationLimitException extends IllegalStateException {
             String pool, long requestedBytes, long blockBytes, long liveBytes, long limitBytes) {
         super("pool '" + pool + "' cannot allocate " + requestedBytes + " bytes: " + liveBytes
                 + " bytes live + " + blockBytes
-                + (blockBytes == requestedBytes ? " requested" : " (size class of the request)")
+                + (blockBytes == requestedBytes ? " requested" : " (the block it needs)")
                 + " > limit " + limitBytes);
         this.requestedBytes = requestedBytes;
         this.blockBytes = blockBytes;
@@ -54,7 +55,10 @@ public final class AllocationLimitException extends IllegalStateException {
         return requestedBytes;
     }
 
-    /** {@return the bytes the pool would have reserved: the request rounded up to its size class} */
+    /**
+     * {@return the bytes the pool would have counted: the request rounded up to its size class,
+     * and at least its alignment (64 bytes at alignment 2^20 count 2^20)}
+     */
     public long blockBytes() {
         return blockBytes;
     }

@@ -2,7 +2,8 @@ package dev.tensorbuf.memory;
 
 /**
  * A consistent snapshot of a pool's accounting. Bytes are counted in whole blocks: a 100-byte
- * request holds a 128-byte block. At any snapshot
+ * request holds a 128-byte block. A block counts at least its alignment, which the system may need
+ * to place it: 64 bytes at alignment 2^20 count 2^20. At any snapshot
  * {@code allocations == frees + liveCount + releasedAtClose}.
  *
  * {@snippet :

@@ -19,7 +19,9 @@ import org.agrona.BitUtil;
  * <p><b>Limit.</b> Live bytes (whole blocks) never exceed the byte limit: a request that would
  * exceed it throws {@link AllocationLimitException} naming the requested, live and limit bytes,
  * and changes nothing. Cached blocks are freed as needed to keep live plus cached bytes within
- * the limit.
+ * the limit. A block counts its size, or its alignment where that is larger (64 bytes at
+ * alignment 2^20 count 2^20), because the system pads an aligned block by up to its alignment:
+ * so the native memory behind live and cached blocks stays below twice the limit.
  *
  * <p><b>Closing a buffer</b> returns its block; that {@link Buffer} handle is dead from then on
  * (every accessor of its memory throws {@link IllegalStateException}), while the memory goes to

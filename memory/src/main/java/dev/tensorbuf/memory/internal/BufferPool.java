@@ -123,7 +123,11 @@ public final class BufferPool implements PooledAllocator {
         Errors.checkByteSize(byteSize);
         Errors.checkAlignment(alignment);
         int sizeClass = classes.classFor(byteSize, alignment);
-        long blockBytes = sizeClass == SizeClasses.EXACT ? byteSize : SizeClasses.blockSize(sizeClass);
+        long blockSize = sizeClass == SizeClasses.EXACT ? byteSize : SizeClasses.blockSize(sizeClass);
+        long blockAlignment = sizeClass == SizeClasses.EXACT
+                ? Math.max(alignment, defaultAlignment)
+                : SizeClasses.blockAlignment(sizeClass);
+        long blockBytes = Block.countedBytes(blockSize, blockAlignment);
         List<StackTraceElement> site = trackLeaks ? CallSites.capture(SITE_DEPTH) : List.of();
         List<Block> evicted = List.of();
         lock.lock();
@@ -155,10 +159,7 @@ public final class BufferPool implements PooledAllocator {
         freeAll(evicted);
         Block block;
         try {
-            long blockAlignment = sizeClass == SizeClasses.EXACT
-                    ? Math.max(alignment, defaultAlignment)
-                    : SizeClasses.blockAlignment(sizeClass);
-            block = blockMaker.make(blockBytes, blockAlignment, sizeClass);
+            block = blockMaker.make(blockSize, blockAlignment, sizeClass);
         } catch (RuntimeException | Error e) {
             lock.lock();
             try {
@@ -192,7 +193,7 @@ public final class BufferPool implements PooledAllocator {
     private Buffer handOut(Block block, long byteSize, List<StackTraceElement> site) {
         allocations++;
         liveCount++;
-        liveBytes += block.byteSize();
+        liveBytes += block.countedBytes;
         peakLiveBytes = Math.max(peakLiveBytes, liveBytes);
         long id = ++nextId;
         var lifetime = new PooledLifetime(this, block, id, byteSize, site);
@@ -207,7 +208,7 @@ public final class BufferPool implements PooledAllocator {
         for (int c = free.length - 1; c >= 0 && cachedBytes > target; c--) {
             while (cachedBytes > target && !free[c].isEmpty()) {
                 Block block = free[c].pollFirst();
-                cachedBytes -= block.byteSize();
+                cachedBytes -= block.countedBytes;
                 blocks.remove(block);
                 evicted.add(block);
             }
@@ -241,7 +242,7 @@ public final class BufferPool implements PooledAllocator {
     /** Takes back the block of a closed buffer, once no hold keeps it: cached for reuse, or freed. */
     void giveBack(PooledLifetime lifetime) {
         Block block = lifetime.block;
-        long blockBytes = block.byteSize();
+        long blockBytes = block.countedBytes;
         lock.lock();
         try {
             if (closed) {
