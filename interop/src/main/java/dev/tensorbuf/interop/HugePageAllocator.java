@@ -191,8 +191,7 @@ public final class HugePageAllocator implements Allocator {
     }
 
     private OutOfMemoryError cannotReserve(long byteSize, long alignment) {
-        return new OutOfMemoryError("cannot reserve " + byteSize + " bytes aligned to " + alignment + " for " + this
-                + ": the system has no such native memory");
+        return Allocator.cannotReserve(byteSize, alignment, this);
     }
 
     @Override

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Buffer;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -173,6 +174,23 @@ class HugePageAllocatorTest {
             assertTrue(oom.getMessage().startsWith("cannot reserve 9223372036854775797 bytes aligned to 64 for huge-page"
                     + " allocator"), oom.getMessage());
             assertEquals(0, allocator.advisedBytes());
+        }
+    }
+
+    /** Every allocator words its out-of-memory error alike; the review found this one without the alignment's cost. */
+    @Test
+    void aHugeAlignmentSaysWhatItCosts() {
+        try (HugePageAllocator allocator = HugePageAllocator.open()) {
+            OutOfMemoryError large = assertThrows(OutOfMemoryError.class,
+                    () -> allocator.allocate(HugePageAllocator.THRESHOLD_BYTES, 1L << 62));
+            assertEquals(Allocator.cannotReserve(HugePageAllocator.THRESHOLD_BYTES, 1L << 62, allocator).getMessage(),
+                    large.getMessage());
+            assertTrue(large.getMessage().contains("(an alignment that may take up to 4611686018431582207 bytes to meet)"
+                    + " for huge-page allocator"), large.getMessage());
+            OutOfMemoryError small = assertThrows(OutOfMemoryError.class, () -> allocator.allocate(8, 1L << 62));
+            assertEquals("cannot reserve 8 bytes aligned to 4611686018427387904 (an alignment that may take up to"
+                    + " 4611686018427387911 bytes to meet) for huge-page allocator (open, 0 large buffer(s) open): the"
+                    + " system has no such native memory", small.getMessage());
         }
     }
 

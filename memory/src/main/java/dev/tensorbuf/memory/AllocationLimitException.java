@@ -1,5 +1,6 @@
 package dev.tensorbuf.memory;
 
+import dev.tensorbuf.memory.internal.Errors;
 import java.io.Serial;
 
 /**
@@ -40,7 +41,7 @@ public final class AllocationLimitException extends IllegalStateException {
      */
     public AllocationLimitException(
             String pool, long requestedBytes, long blockBytes, long liveBytes, long limitBytes) {
-        super("pool '" + pool + "' cannot allocate " + requestedBytes + " bytes: " + liveBytes
+        super("pool '" + pool + "' cannot allocate " + Errors.bytes(requestedBytes) + ": " + liveBytes
                 + " bytes live + " + blockBytes
                 + (blockBytes == requestedBytes ? " requested" : " (the block it needs)")
                 + " > limit " + limitBytes);

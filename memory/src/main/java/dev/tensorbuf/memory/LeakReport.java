@@ -1,5 +1,6 @@
 package dev.tensorbuf.memory;
 
+import dev.tensorbuf.memory.internal.Errors;
 import java.util.List;
 import java.util.Objects;
 
@@ -34,16 +35,24 @@ public record LeakReport(String pool, List<Leak> leaks) {
      *     pool does not track leaks
      */
     public record Leak(long id, long byteSize, List<StackTraceElement> allocationSite) {
-        /** Copies the site. */
+        /**
+         * Checks the values and copies the site.
+         *
+         * @throws IllegalArgumentException if {@code id < 1} or {@code byteSize < 0}
+         */
         public Leak {
-            allocationSite = List.copyOf(allocationSite);
+            if (id < 1) {
+                throw new IllegalArgumentException("id " + id + " must be >= 1");
+            }
+            Errors.checkByteSize(byteSize);
+            allocationSite = List.copyOf(Objects.requireNonNull(allocationSite, "allocationSite"));
         }
     }
 
     /** Copies the list. */
     public LeakReport {
         Objects.requireNonNull(pool, "pool");
-        leaks = List.copyOf(leaks);
+        leaks = List.copyOf(Objects.requireNonNull(leaks, "leaks"));
     }
 
     /** {@return whether no buffer was open} */
@@ -68,9 +77,9 @@ public record LeakReport(String pool, List<Leak> leaks) {
         }
         var text = new StringBuilder("pool '").append(pool).append("': ").append(leaks.size())
                 .append(leaks.size() == 1 ? " buffer" : " buffers").append(" still open (")
-                .append(totalBytes()).append(" bytes)");
+                .append(Errors.bytes(totalBytes())).append(")");
         for (Leak leak : leaks) {
-            text.append("\n  buffer #").append(leak.id()).append(" of ").append(leak.byteSize()).append(" bytes");
+            text.append("\n  buffer #").append(leak.id()).append(" of ").append(Errors.bytes(leak.byteSize()));
             if (leak.allocationSite().isEmpty()) {
                 text.append(", allocation site not recorded (leak tracking is off)");
             } else {

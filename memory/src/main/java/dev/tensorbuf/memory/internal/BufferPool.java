@@ -141,7 +141,8 @@ public final class BufferPool implements PooledAllocator {
             }
             if (blockBytes > Long.MAX_VALUE - committed) {
                 // More than any machine has, and no limit was set: the system's refusal, as an arena gives it.
-                throw Errors.cannotReserve(blockBytes, alignment, owner, new OutOfMemoryError());
+                throw Errors.cannotReserveBlock(byteSize, alignment, blockSize, blockAlignment, owner,
+                        new OutOfMemoryError());
             }
             Block cached = sizeClass == SizeClasses.EXACT ? null : free[sizeClass].pollLast();
             if (cached != null) {
@@ -168,7 +169,7 @@ public final class BufferPool implements PooledAllocator {
                 lock.unlock();
             }
             if (e instanceof OutOfMemoryError oom) {
-                throw Errors.cannotReserve(blockBytes, alignment, owner, oom);
+                throw Errors.cannotReserveBlock(byteSize, alignment, blockSize, blockAlignment, owner, oom);
             }
             throw e;
         }
