@@ -28,7 +28,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * streaming stores gained nothing.
  *
  * <p>Every buffer is zeroed (fresh mappings are). Closing a large buffer unmaps its memory at
- * once; closing the allocator closes the buffers still open and frees the small ones. Thread-safe.
+ * once (or when the last {@link Buffer#hold()} on it ends); closing the allocator closes the
+ * buffers still open and frees all memory, held buffers' included. Thread-safe.
  * The JVM needs {@code --enable-native-access} (see {@link NativeMemory}).
  * {@snippet :
  * try (HugePageAllocator allocator = HugePageAllocator.open()) {
@@ -48,12 +49,46 @@ public final class HugePageAllocator implements Allocator {
     private static final String OWNER = "huge-page allocator";
 
     private final Allocator small;
-    /** The open large buffers by mapping address, and whether the kernel took each one's advice. */
-    private final Map<Long, Mapped> large = new ConcurrentHashMap<>();
+    /** The large buffers whose memory is still mapped, by mapping address. */
+    private final Map<Long, Mapping> large = new ConcurrentHashMap<>();
     private final Object closing = new Object();
     private volatile boolean open = true;
 
-    private record Mapped(Buffer buffer, boolean advised) {
+    /**
+     * One large buffer's mapping, freed once: by the buffer's close (or the end of the last hold
+     * on it), or by the allocator's close, whichever comes first. Both may come, as a held buffer
+     * closes with the allocator and its hold ends later; the second must not unmap an address the
+     * kernel may have handed to someone else since.
+     */
+    private final class Mapping {
+        final long base;
+        final long length;
+        final Arena scope;
+        final boolean advised;
+        Buffer buffer;
+        /** Guarded by {@code this}. */
+        private boolean freed;
+
+        Mapping(long base, long length, Arena scope, boolean advised) {
+            this.base = base;
+            this.length = length;
+            this.scope = scope;
+            this.advised = advised;
+        }
+
+        /**
+         * @throws IllegalStateException if a native call still holds the segment: nothing is
+         *     freed, and a later call may try again
+         */
+        synchronized void free() {
+            if (freed) {
+                return;
+            }
+            scope.close(); // first: a kept segment must throw, not read unmapped memory
+            freed = true;
+            AnonymousMapping.unmap(base, length);
+            large.remove(base);
+        }
     }
 
     private HugePageAllocator() {
@@ -82,7 +117,7 @@ public final class HugePageAllocator implements Allocator {
 
     /** {@return the bytes of the open large buffers whose huge-page advice the kernel took} */
     public long advisedBytes() {
-        return large.values().stream().filter(Mapped::advised).mapToLong(m -> m.buffer().byteSize()).sum();
+        return large.values().stream().filter(m -> m.advised).mapToLong(m -> m.buffer.byteSize()).sum();
     }
 
     @Override
@@ -97,7 +132,7 @@ public final class HugePageAllocator implements Allocator {
             throw new IllegalStateException(this + " cannot allocate");
         }
         if (byteSize < THRESHOLD_BYTES || !AnonymousMapping.available()) {
-            return small.allocate(byteSize, alignment);
+            return allocateSmall(byteSize, alignment);
         }
         long align = Math.max(alignment, HUGE_PAGE_BYTES);
         long used;
@@ -116,24 +151,22 @@ public final class HugePageAllocator implements Allocator {
         long start = (base + align - 1) & -align;
         boolean tookAdvice = AnonymousMapping.adviseHugePages(start, used);
         Arena scope = Arena.ofShared();
+        Mapping mapping = new Mapping(base, length, scope, tookAdvice);
         Buffer buffer;
         try {
             MemorySegment bytes = RestrictedNative.segment(start, byteSize, scope);
-            buffer = Buffers.foreign(bytes, MemorySpace.HOST, OWNER, () -> {
-                scope.close(); // first: a kept segment must throw, not read unmapped memory
-                AnonymousMapping.unmap(base, length);
-                large.remove(base);
-            });
+            buffer = Buffers.foreign(bytes, MemorySpace.HOST, OWNER, mapping::free);
         } catch (RuntimeException | Error e) {
             scope.close();
             AnonymousMapping.unmap(base, length);
             throw e;
         }
+        mapping.buffer = buffer;
         // Registered and checked under close's lock: a close between the check above and here
         // would otherwise walk past this buffer and leave it mapped after returning.
         synchronized (closing) {
             if (open) {
-                large.put(base, new Mapped(buffer, tookAdvice));
+                large.put(base, mapping);
                 return buffer;
             }
         }
@@ -141,9 +174,24 @@ public final class HugePageAllocator implements Allocator {
         throw new IllegalStateException(this + " cannot allocate: it closed during the allocation");
     }
 
+    /** From the arena, in this allocator's words when it fails: the caller never made a shared arena. */
+    private Buffer allocateSmall(long byteSize, long alignment) {
+        try {
+            return small.allocate(byteSize, alignment);
+        } catch (IllegalStateException e) {
+            if (!open) {
+                throw new IllegalStateException(this + " cannot allocate: it closed during the allocation", e);
+            }
+            throw e;
+        } catch (OutOfMemoryError e) {
+            OutOfMemoryError named = cannotReserve(byteSize, alignment);
+            named.initCause(e);
+            throw named;
+        }
+    }
+
     private OutOfMemoryError cannotReserve(long byteSize, long alignment) {
-        return new OutOfMemoryError("cannot reserve " + byteSize + " bytes aligned to " + alignment + " for " + this
-                + ": the system has no such native memory");
+        return Allocator.cannotReserve(byteSize, alignment, this);
     }
 
     @Override
@@ -152,10 +200,12 @@ public final class HugePageAllocator implements Allocator {
     }
 
     /**
-     * Closes the large buffers still open (unmapping them) and frees the small ones.
+     * Closes the large buffers still open and unmaps every large buffer's memory, held ones
+     * ({@link Buffer#hold()}) included: a segment kept under a hold then throws, as a buffer of a
+     * closed arena allocator does. Frees the small ones.
      *
-     * @throws IllegalStateException if a buffer cannot close because another thread is inside a
-     *     bulk operation on it; the others are closed, and that one stays mapped (a leak, never a crash)
+     * @throws IllegalStateException if a buffer cannot be freed because a native call still holds
+     *     its segment; the others are freed, and that one stays mapped (a leak, never a crash)
      */
     @Override
     public void close() {
@@ -165,9 +215,10 @@ public final class HugePageAllocator implements Allocator {
             }
             open = false;
             List<RuntimeException> failures = new ArrayList<>();
-            for (Mapped m : List.copyOf(large.values())) {
+            for (Mapping m : List.copyOf(large.values())) {
                 try {
-                    m.buffer().close();
+                    m.buffer.close(); // frees it, unless a hold defers that to the hold's end
+                    m.free();         // so free it here, held or not
                 } catch (RuntimeException e) {
                     failures.add(e);
                 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Buffer;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -14,6 +15,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** Large buffers as their own mappings advised for huge pages; small ones from an arena. */
@@ -110,6 +113,56 @@ class HugePageAllocatorTest {
         assertEquals("huge-page allocator (closed, 0 large buffer(s) open) cannot allocate", e.getMessage());
     }
 
+    /**
+     * Buffer.hold promises that closing the allocator still frees the memory; the review found a
+     * held large buffer left mapped, and its kept segment still reading, after the close.
+     */
+    @Test
+    void closingTheAllocatorFreesAHeldLargeBuffer() {
+        assumeTrue(HugePageAllocator.available(), "anonymous mappings need Linux");
+        HugePageAllocator allocator = HugePageAllocator.open();
+        Buffer held = allocator.allocate(BIG);
+        Buffer.Hold hold = held.hold();
+        MemorySegment kept = held.segment();
+        Buffer closedHeld = allocator.allocate(BIG);
+        Buffer.Hold closedHold = closedHeld.hold();
+        MemorySegment closedKept = closedHeld.segment();
+        closedHeld.close();
+        assertEquals(0, closedKept.get(ValueLayout.JAVA_BYTE, 0), "a hold keeps a closed buffer's memory");
+        allocator.close();
+        assertFalse(held.isAlive());
+        assertThrows(IllegalStateException.class, () -> kept.get(ValueLayout.JAVA_BYTE, 0));
+        assertThrows(IllegalStateException.class, () -> closedKept.get(ValueLayout.JAVA_BYTE, 0));
+        assertEquals("huge-page allocator (closed, 0 large buffer(s) open)", allocator.toString());
+        hold.close(); // the deferred frees find the memory freed already, and do nothing
+        closedHold.close();
+    }
+
+    /** The review saw "shared arena is closed", an allocator its caller never made. */
+    @Test
+    void aSmallAllocationRacingCloseNamesThisAllocator() throws InterruptedException {
+        for (int trial = 0; trial < 200; trial++) {
+            HugePageAllocator h = HugePageAllocator.open();
+            AtomicReference<IllegalStateException> refusal = new AtomicReference<>();
+            CountDownLatch started = new CountDownLatch(1);
+            Thread a = Thread.ofPlatform().start(() -> {
+                started.countDown();
+                try {
+                    while (true) {
+                        h.allocate(1000);
+                    }
+                } catch (IllegalStateException closed) {
+                    refusal.set(closed);
+                }
+            });
+            started.await();
+            h.close();
+            a.join();
+            String message = refusal.get().getMessage();
+            assertTrue(message.startsWith("huge-page allocator (closed, "), "trial " + trial + ": " + message);
+        }
+    }
+
     @Test
     void badRequestsAreNamed() {
         try (HugePageAllocator allocator = HugePageAllocator.open()) {
@@ -121,6 +174,23 @@ class HugePageAllocatorTest {
             assertTrue(oom.getMessage().startsWith("cannot reserve 9223372036854775797 bytes aligned to 64 for huge-page"
                     + " allocator"), oom.getMessage());
             assertEquals(0, allocator.advisedBytes());
+        }
+    }
+
+    /** Every allocator words its out-of-memory error alike; the review found this one without the alignment's cost. */
+    @Test
+    void aHugeAlignmentSaysWhatItCosts() {
+        try (HugePageAllocator allocator = HugePageAllocator.open()) {
+            OutOfMemoryError large = assertThrows(OutOfMemoryError.class,
+                    () -> allocator.allocate(HugePageAllocator.THRESHOLD_BYTES, 1L << 62));
+            assertEquals(Allocator.cannotReserve(HugePageAllocator.THRESHOLD_BYTES, 1L << 62, allocator).getMessage(),
+                    large.getMessage());
+            assertTrue(large.getMessage().contains("(an alignment that may take up to 4611686018431582207 bytes to meet)"
+                    + " for huge-page allocator"), large.getMessage());
+            OutOfMemoryError small = assertThrows(OutOfMemoryError.class, () -> allocator.allocate(8, 1L << 62));
+            assertEquals("cannot reserve 8 bytes aligned to 4611686018427387904 (an alignment that may take up to"
+                    + " 4611686018427387911 bytes to meet) for huge-page allocator (open, 0 large buffer(s) open): the"
+                    + " system has no such native memory", small.getMessage());
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.tensorbuf.memory;
 
+import dev.tensorbuf.memory.internal.Errors;
 import java.io.Serial;
 
 /**
@@ -23,7 +24,7 @@ public final class AllocationLimitException extends IllegalStateException {
     private final long requestedBytes;
     /** The bytes the pool would have reserved. */
     private final long blockBytes;
-    /** The bytes live when refused. */
+    /** The bytes live, or reserved by allocations in progress, when refused. */
     private final long liveBytes;
     /** The pool's limit. */
     private final long limitBytes;
@@ -33,15 +34,16 @@ public final class AllocationLimitException extends IllegalStateException {
      *
      * @param pool the pool's name
      * @param requestedBytes the bytes asked for
-     * @param blockBytes the bytes the pool would have reserved for them (rounded up to a size class)
-     * @param liveBytes the bytes already live
+     * @param blockBytes the bytes the pool would have counted for them: the request rounded up to
+     *     its size class, and at least its alignment
+     * @param liveBytes the bytes already live, or reserved by allocations still in progress
      * @param limitBytes the pool's limit
      */
     public AllocationLimitException(
             String pool, long requestedBytes, long blockBytes, long liveBytes, long limitBytes) {
-        super("pool '" + pool + "' cannot allocate " + requestedBytes + " bytes: " + liveBytes
+        super("pool '" + pool + "' cannot allocate " + Errors.bytes(requestedBytes) + ": " + liveBytes
                 + " bytes live + " + blockBytes
-                + (blockBytes == requestedBytes ? " requested" : " (size class of the request)")
+                + (blockBytes == requestedBytes ? " requested" : " (the block it needs)")
                 + " > limit " + limitBytes);
         this.requestedBytes = requestedBytes;
         this.blockBytes = blockBytes;
@@ -54,12 +56,18 @@ public final class AllocationLimitException extends IllegalStateException {
         return requestedBytes;
     }
 
-    /** {@return the bytes the pool would have reserved: the request rounded up to its size class} */
+    /**
+     * {@return the bytes the pool would have counted: the request rounded up to its size class,
+     * and at least its alignment (64 bytes at alignment 2^20 count 2^20)}
+     */
     public long blockBytes() {
         return blockBytes;
     }
 
-    /** {@return the bytes live in the pool when it refused} */
+    /**
+     * {@return the bytes live in the pool when it refused, counting those reserved by allocations
+     * in progress on other threads (which {@link PoolStats} shows only once they complete)}
+     */
     public long liveBytes() {
         return liveBytes;
     }

@@ -1,5 +1,7 @@
 package dev.tensorbuf.memory;
 
+import dev.tensorbuf.memory.internal.Errors;
+
 /**
  * Makes buffers in one memory space and owns their memory until it closes.
  *
@@ -55,6 +57,24 @@ public interface Allocator extends AutoCloseable {
      *     bytes), with a message naming the size, the alignment and the allocator; nothing changes
      */
     Buffer allocate(long byteSize, long alignment);
+
+    /**
+     * {@return the error an allocator throws when the system cannot reserve {@code byteSize}
+     * bytes at {@code alignment}, in the words every allocator of tensorbuf uses} For allocators
+     * made elsewhere, so that theirs read alike.
+     * {@snippet :
+     * Allocator.cannotReserve(8, 1L << 20, "pool 'p'").getMessage();
+     * // "cannot reserve 8 bytes aligned to 1048576 (an alignment that may take up to 1048583 bytes
+     * //  to meet) for pool 'p': the system has no such native memory"
+     * }
+     *
+     * @param byteSize the size asked for
+     * @param alignment the alignment asked for
+     * @param allocator names the allocator, by its {@code toString()}
+     */
+    static OutOfMemoryError cannotReserve(long byteSize, long alignment, Object allocator) {
+        return Errors.cannotReserve(byteSize, alignment, allocator, null);
+    }
 
     /** {@return whether the allocator is still open} */
     boolean isOpen();

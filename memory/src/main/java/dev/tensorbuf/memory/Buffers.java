@@ -60,6 +60,7 @@ public final class Buffers {
      */
     public static Buffer foreign(long address, long byteSize, MemorySpace space, String owner, boolean readOnly,
                                  Runnable deleter) {
+        Objects.requireNonNull(owner, "owner");
         checkAddressRange(address, byteSize, owner);
         Objects.requireNonNull(space, "space");
         if (space.hostAccessible()) {
@@ -73,7 +74,7 @@ public final class Buffers {
     private static void checkAddressRange(long address, long byteSize, String owner) {
         Errors.checkByteSize(byteSize);
         if (byteSize > 0 && Long.compareUnsigned(address, -byteSize) > 0) {
-            throw new IllegalArgumentException(byteSize + " bytes at 0x" + Long.toHexString(address) + " for memory of "
+            throw new IllegalArgumentException(Errors.bytes(byteSize) + " at 0x" + Long.toHexString(address) + " for memory of "
                     + owner + " run past the end of the 64-bit address space");
         }
     }
@@ -88,10 +89,12 @@ public final class Buffers {
      * @param deleter frees the memory; run exactly once, on the first close
      * @throws IllegalArgumentException if the segment is not native or {@code space} is not
      *     host-accessible (use {@link #foreign(long, long, MemorySpace, String, Runnable)})
+     * @throws IllegalStateException if the segment's arena is already closed: its memory is gone
      */
     public static Buffer foreign(MemorySegment segment, MemorySpace space, String owner, Runnable deleter) {
         Objects.requireNonNull(segment, "segment");
         Objects.requireNonNull(space, "space");
+        Objects.requireNonNull(owner, "owner");
         if (!space.hostAccessible()) {
             throw new IllegalArgumentException(space.describe()
                     + " is not host-accessible: describe its memory with foreign(address, byteSize, ...)");
@@ -101,6 +104,11 @@ public final class Buffers {
                     + " bytes is on the Java heap; foreign buffers wrap native memory only");
         }
         checkAddressRange(segment.address(), segment.byteSize(), owner);
+        if (!segment.scope().isAlive()) {
+            // Caught here, where the mistake is, rather than at the first read, as FFM's bare "Already closed".
+            throw new IllegalStateException("cannot wrap " + Errors.bytes(segment.byteSize()) + " for foreign owner '"
+                    + owner + "': the segment's arena is already closed");
+        }
         return new HostBuffer(new ForeignLifetime(owner, segment.byteSize(), deleter), space, segment);
     }
 }

@@ -1,11 +1,13 @@
 package dev.tensorbuf.memory;
 
+import dev.tensorbuf.memory.internal.Errors;
 import java.util.List;
 import java.util.Objects;
 
 /**
  * The buffers of a pool that were still open, each with the call site that allocated it when the
- * pool tracks leaks ({@link PooledAllocator.Builder#trackLeaks(boolean)}).
+ * pool tracks leaks ({@link PooledAllocator.Builder#trackLeaks(boolean)}). A buffer its user
+ * closed while a {@link Buffer#hold()} kept its memory is closed, not open: it is not listed.
  *
  * {@snippet :
  * PooledAllocator pool = PooledAllocator.builder().name("staging").trackLeaks(true).build();
@@ -33,16 +35,24 @@ public record LeakReport(String pool, List<Leak> leaks) {
      *     pool does not track leaks
      */
     public record Leak(long id, long byteSize, List<StackTraceElement> allocationSite) {
-        /** Copies the site. */
+        /**
+         * Checks the values and copies the site.
+         *
+         * @throws IllegalArgumentException if {@code id < 1} or {@code byteSize < 0}
+         */
         public Leak {
-            allocationSite = List.copyOf(allocationSite);
+            if (id < 1) {
+                throw new IllegalArgumentException("id " + id + " must be >= 1");
+            }
+            Errors.checkByteSize(byteSize);
+            allocationSite = List.copyOf(Objects.requireNonNull(allocationSite, "allocationSite"));
         }
     }
 
     /** Copies the list. */
     public LeakReport {
         Objects.requireNonNull(pool, "pool");
-        leaks = List.copyOf(leaks);
+        leaks = List.copyOf(Objects.requireNonNull(leaks, "leaks"));
     }
 
     /** {@return whether no buffer was open} */
@@ -67,9 +77,9 @@ public record LeakReport(String pool, List<Leak> leaks) {
         }
         var text = new StringBuilder("pool '").append(pool).append("': ").append(leaks.size())
                 .append(leaks.size() == 1 ? " buffer" : " buffers").append(" still open (")
-                .append(totalBytes()).append(" bytes)");
+                .append(Errors.bytes(totalBytes())).append(")");
         for (Leak leak : leaks) {
-            text.append("\n  buffer #").append(leak.id()).append(" of ").append(leak.byteSize()).append(" bytes");
+            text.append("\n  buffer #").append(leak.id()).append(" of ").append(Errors.bytes(leak.byteSize()));
             if (leak.allocationSite().isEmpty()) {
                 text.append(", allocation site not recorded (leak tracking is off)");
             } else {

@@ -9,7 +9,9 @@ import java.util.Optional;
  *
  * <p>XLA ids: {@code S(0)} is the device's default memory (HBM) and is what a layout without any
  * {@code S(n)} means; {@code S(1)} is on-device fast memory (VMEM on TPU); {@code S(5)} is host
- * memory. Any other non-negative id is accepted as kind {@link Kind#OTHER}.
+ * memory. Any other non-negative id is accepted as kind {@link Kind#OTHER}. The kind follows from
+ * the id: the constructor refuses, say, {@code S(5)} of kind {@link Kind#DEVICE}, which would print
+ * as host memory in XLA text.
  *
  * <p><b>Host buffers and {@code S(0)}.</b> A plain host allocation (an arena or a pool) is
  * {@link #HOST}, which XLA spells {@code S(5)}, never {@code S(0)}: in XLA text the absence of
@@ -34,12 +36,17 @@ import java.util.Optional;
  *
  * @param xlaId XLA's memory space id, {@code >= 0}
  * @param kind what kind of memory this is
- * @param deviceOrdinal which device of its kind, {@code >= 0} (0 for host memory)
+ * @param deviceOrdinal which device of its kind, {@code >= 0}: always 0 for {@link Kind#HOST};
+ *     pinned host memory may name the device it is pinned for, as DLPack's {@code device_id} of
+ *     {@code kDLCUDAHost} memory may
  * @param hostAccessible whether Java code may read and write the bytes through a
  *     {@link java.lang.foreign.MemorySegment}; always true for {@link Kind#HOST} and
  *     {@link Kind#PINNED_HOST}, always false for {@link Kind#DEVICE} and {@link Kind#DEVICE_FAST}
  * @param dlpackDevice DLPack's device type for this memory, empty where DLPack has none
- *     (on-device fast memory cannot be exported through DLPack)
+ *     (on-device fast memory cannot be exported through DLPack); a host type
+ *     ({@link DLDeviceType#isHost()}) only where {@code hostAccessible}, a device-only type only
+ *     where not: {@code kDLCPU} for {@link Kind#HOST}, {@code kDLCUDAHost} or {@code kDLROCMHost}
+ *     for {@link Kind#PINNED_HOST}
  */
 public record MemorySpace(
         long xlaId, Kind kind, int deviceOrdinal, boolean hostAccessible, Optional<DLDeviceType> dlpackDevice) {
@@ -90,10 +97,25 @@ public record MemorySpace(
     }
 
     /**
-     * Checks the invariants.
+     * Checks the invariants, so that no space says one thing to Java and another to DLPack.
      *
-     * @throws IllegalArgumentException if {@code xlaId} or {@code deviceOrdinal} is negative, or
-     *     {@code hostAccessible} contradicts the kind
+     * @throws IllegalArgumentException naming the field and its value, e.g. {@code "DEVICE memory
+     *     with hostAccessible=false cannot have dlpackDevice kDLCPU: ..."}, if
+     *     <ul>
+     *     <li>{@code xlaId} or {@code deviceOrdinal} is negative;
+     *     <li>{@code hostAccessible} contradicts the kind;
+     *     <li>{@code xlaId} contradicts the kind: {@link Kind#DEVICE} is {@code S(0)},
+     *         {@link Kind#DEVICE_FAST} {@code S(1)}, {@link Kind#HOST} and {@link Kind#PINNED_HOST}
+     *         {@code S(5)}, {@link Kind#OTHER} any other id;
+     *     <li>{@link Kind#HOST} memory has a {@code deviceOrdinal} other than 0;
+     *     <li>{@code dlpackDevice} is host memory ({@link DLDeviceType#isHost()}) but
+     *         {@code hostAccessible} is false, or a device's only ({@link DLDeviceType#isDeviceOnly()})
+     *         but {@code hostAccessible} is true: a consumer would read device memory on the host,
+     *         or hand host memory to a device;
+     *     <li>{@code dlpackDevice} contradicts the kind: {@link Kind#HOST} is {@code kDLCPU},
+     *         {@link Kind#PINNED_HOST} {@code kDLCUDAHost} or {@code kDLROCMHost}, and
+     *         {@link Kind#DEVICE_FAST} has none.
+     *     </ul>
      */
     public MemorySpace {
         Objects.requireNonNull(kind, "kind");
@@ -112,6 +134,63 @@ public record MemorySpace(
         if (hostAccessible != required) {
             throw new IllegalArgumentException(
                     kind + " memory must have hostAccessible=" + required + ", got " + hostAccessible);
+        }
+        checkXlaId(xlaId, kind);
+        if (kind == Kind.HOST && deviceOrdinal != 0) {
+            throw new IllegalArgumentException("HOST memory must have deviceOrdinal 0, got " + deviceOrdinal);
+        }
+        checkDlpackDevice(kind, hostAccessible, dlpackDevice.orElse(null));
+    }
+
+    /** The kind follows from the id, as the class comment says: a space contradicting it would print as another kind. */
+    private static void checkXlaId(long xlaId, Kind kind) {
+        String kindsOfId = xlaId == XLA_DEFAULT_ID ? "DEVICE"
+                : xlaId == XLA_FAST_ID ? "DEVICE_FAST"
+                : xlaId == XLA_HOST_ID ? "HOST or PINNED_HOST"
+                : "OTHER";
+        boolean fits = switch (kind) {
+            case DEVICE -> xlaId == XLA_DEFAULT_ID;
+            case DEVICE_FAST -> xlaId == XLA_FAST_ID;
+            case HOST, PINNED_HOST -> xlaId == XLA_HOST_ID;
+            case OTHER -> kindsOfId.equals("OTHER");
+        };
+        if (!fits) {
+            String expected = switch (kind) {
+                case DEVICE -> "xlaId 0";
+                case DEVICE_FAST -> "xlaId 1";
+                case HOST, PINNED_HOST -> "xlaId 5";
+                case OTHER -> "an xlaId other than 0, 1 and 5";
+            };
+            throw new IllegalArgumentException(kind + " memory must have " + expected + ", got " + xlaId
+                    + " (S(" + xlaId + ") is " + kindsOfId + " memory)");
+        }
+    }
+
+    /**
+     * A DLPack consumer trusts the device type over everything else: {@code kDLCPU} memory it reads
+     * on the host, {@code kDLCUDA} memory it hands to the GPU. A type on the wrong side of the bus
+     * crashes whoever takes it.
+     */
+    private static void checkDlpackDevice(Kind kind, boolean hostAccessible, DLDeviceType type) {
+        if (type != null && type.isHost() && !hostAccessible) {
+            throw new IllegalArgumentException(kind + " memory with hostAccessible=false cannot have dlpackDevice "
+                    + type.cName() + ": " + type.cName() + " is host memory, which a DLPack consumer reads on the host");
+        }
+        if (type != null && type.isDeviceOnly() && hostAccessible) {
+            throw new IllegalArgumentException(kind + " memory with hostAccessible=true cannot have dlpackDevice "
+                    + type.cName() + ": " + type.cName() + " is a device's memory, which a DLPack consumer hands to"
+                    + " the device");
+        }
+        String expected = switch (kind) {
+            case HOST -> type == DLDeviceType.CPU ? null : "dlpackDevice kDLCPU";
+            case PINNED_HOST -> type == DLDeviceType.CUDA_HOST || type == DLDeviceType.ROCM_HOST
+                    ? null : "dlpackDevice kDLCUDAHost or kDLROCMHost";
+            case DEVICE_FAST -> type == null ? null : "no dlpackDevice (DLPack cannot describe on-device fast memory)";
+            case DEVICE, OTHER -> null;
+        };
+        if (expected != null) {
+            throw new IllegalArgumentException(kind + " memory must have " + expected + ", got "
+                    + (type == null ? "none" : type.cName()));
         }
     }
 
@@ -143,7 +222,7 @@ public record MemorySpace(
      */
     public static MemorySpace device(DLDeviceType type, int ordinal) {
         Objects.requireNonNull(type, "type");
-        if (type == DLDeviceType.CPU || type == DLDeviceType.CUDA_HOST || type == DLDeviceType.ROCM_HOST) {
+        if (type.isHost()) {
             throw new IllegalArgumentException(type.cName() + " is host memory, not device memory: use MemorySpace."
                     + (type == DLDeviceType.CPU ? "HOST" : "PINNED_HOST"));
         }
@@ -154,7 +233,8 @@ public record MemorySpace(
      * {@return this space on another device of the same kind}
      *
      * @param ordinal which device
-     * @throws IllegalArgumentException if {@code ordinal < 0}
+     * @throws IllegalArgumentException if {@code ordinal < 0}, or this is {@link Kind#HOST} memory
+     *     and {@code ordinal} is not 0
      */
     public MemorySpace withDeviceOrdinal(int ordinal) {
         return new MemorySpace(xlaId, kind, ordinal, hostAccessible, dlpackDevice);

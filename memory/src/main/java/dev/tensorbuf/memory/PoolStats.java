@@ -2,7 +2,8 @@ package dev.tensorbuf.memory;
 
 /**
  * A consistent snapshot of a pool's accounting. Bytes are counted in whole blocks: a 100-byte
- * request holds a 128-byte block. At any snapshot
+ * request holds a 128-byte block. A block counts at least its alignment, which the system may need
+ * to place it: 64 bytes at alignment 2^20 count 2^20. At any snapshot
  * {@code allocations == frees + liveCount + releasedAtClose}.
  *
  * {@snippet :
@@ -20,11 +21,12 @@ package dev.tensorbuf.memory;
  * }
  *
  * @param pool the pool's name
- * @param liveBytes bytes held by open buffers
+ * @param liveBytes bytes held by open buffers, and by buffers closed while held
+ *     ({@link Buffer#hold()}), whose blocks come back when the hold ends
  * @param peakLiveBytes the most {@code liveBytes} has been
  * @param liveCount open buffers
  * @param allocations buffers ever allocated
- * @param frees buffers closed by their users
+ * @param frees buffers closed by their users, those closed while held included
  * @param reuses allocations served from a cached block
  * @param cachedBytes bytes of closed buffers kept for reuse
  * @param releasedAtClose buffers still open when the pool closed (and released by it)

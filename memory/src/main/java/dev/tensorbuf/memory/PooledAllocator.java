@@ -19,14 +19,17 @@ import org.agrona.BitUtil;
  * <p><b>Limit.</b> Live bytes (whole blocks) never exceed the byte limit: a request that would
  * exceed it throws {@link AllocationLimitException} naming the requested, live and limit bytes,
  * and changes nothing. Cached blocks are freed as needed to keep live plus cached bytes within
- * the limit.
+ * the limit. A block counts its size, or its alignment where that is larger (64 bytes at
+ * alignment 2^20 count 2^20), because the system pads an aligned block by up to its alignment:
+ * so the native memory behind live and cached blocks stays below twice the limit.
  *
  * <p><b>Closing a buffer</b> returns its block; that {@link Buffer} handle is dead from then on
  * (every accessor of its memory throws {@link IllegalStateException}), while the memory goes to
  * the next allocation. A raw segment taken from it before close still reaches that memory and so
  * aliases later buffers (see {@link Buffer}), unless the code using it holds the buffer
  * ({@link Buffer#hold()}): a block closed while held returns when the hold ends, as the copy
- * engine's copies of views hold theirs.
+ * engine's copies of views hold theirs. Such a buffer counts as freed, and is no leak, from its
+ * close on; its block's bytes stay live until the hold ends.
  *
  * <p><b>Closing the pool with buffers still open</b> is allowed: it frees all memory, the open
  * buffers stop working ("...was closed when its pool 'staging' closed"), and a {@link LeakReport}
@@ -35,7 +38,10 @@ import org.agrona.BitUtil;
  *
  * <p><b>Threads.</b> A pool is thread-safe: any thread may allocate, close buffers, read stats or
  * close the pool. One lock guards the free lists and counters, held for a few field updates;
- * blocks are made and freed outside it. Stats are a consistent snapshot.
+ * blocks are made and freed outside it. Stats are a consistent snapshot: an allocation enters
+ * every figure (live bytes and count, peak, allocations, the leak report) at once, when its buffer
+ * is handed out, and one that fails never appears; while its block is being made it counts only
+ * against the limit.
  *
  * {@snippet :
  * try (PooledAllocator pool = PooledAllocator.builder()

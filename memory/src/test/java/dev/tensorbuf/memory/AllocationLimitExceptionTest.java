@@ -15,4 +15,13 @@ class AllocationLimitExceptionTest {
             assertEquals(2048, e.requestedBytes());
         }
     }
+
+    @Test
+    void oneByteIsOneByte() {
+        try (PooledAllocator pool = PooledAllocator.builder().name("tiny").byteLimit(10).build()) {
+            Expect.throwsWith(AllocationLimitException.class,
+                    "pool 'tiny' cannot allocate 1 byte: 0 bytes live + 64 (the block it needs) > limit 10",
+                    () -> pool.allocate(1));
+        }
+    }
 }

@@ -34,6 +34,21 @@ class AllocatorsTest {
                 () -> Allocators.confined(48));
     }
 
+    /** The one wording of every allocator's out-of-memory error, allocators of other modules included. */
+    @Test
+    void cannotReserveExampleFromJavadoc() {
+        assertEquals("cannot reserve 8 bytes aligned to 1048576 (an alignment that may take up to 1048583 bytes"
+                + " to meet) for pool 'p': the system has no such native memory",
+                Allocator.cannotReserve(8, 1L << 20, "pool 'p'").getMessage());
+        try (Allocator arena = Allocators.shared()) {
+            OutOfMemoryError e = assertThrows(OutOfMemoryError.class, () -> arena.allocate(1, 1L << 62));
+            assertEquals("cannot reserve 1 byte aligned to 4611686018427387904 (an alignment that may take up to"
+                    + " 4611686018427387904 bytes to meet) for shared arena: the system has no such native memory",
+                    e.getMessage());
+            assertInstanceOf(OutOfMemoryError.class, e.getCause(), "the system's own refusal");
+        }
+    }
+
     @Test
     void allocatorExampleFromJavadoc() { // the snippet of Allocator
         try (Allocator allocator = Allocators.shared()) {

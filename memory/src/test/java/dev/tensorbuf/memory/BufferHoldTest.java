@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -28,14 +29,41 @@ class BufferHoldTest {
             assertThrows(IllegalStateException.class, first::segment);
             Buffer second = pool.allocate(1 << 20);
             assertNotEquals(address, second.address(), "the held block stays out of the pool");
-            assertEquals(2, pool.stats().liveCount(), "a held block still counts as live");
+            assertEquals(1, pool.stats().liveCount(), "the held buffer is closed");
+            assertEquals(2 << 20, pool.stats().liveBytes(), "its block still counts as live");
             hold.close();
             hold.close(); // a second close of one hold does nothing
             assertEquals(1, pool.stats().liveCount());
+            assertEquals(1 << 20, pool.stats().liveBytes());
             Buffer third = pool.allocate(1 << 20);
             assertEquals(address, third.address(), "back in the pool once the hold ended");
             assertThrows(IllegalStateException.class, first::hold);
         }
+    }
+
+    /** The review saw {@code b.hold(); b.close();} reported as a leak and counted as released by the pool. */
+    @Test
+    void aBufferClosedWhileHeldIsAFreeNotALeak() {
+        PooledAllocator pool = PooledAllocator.builder().name("held").build();
+        Buffer closedHeld = pool.allocate(64);
+        Buffer.Hold hold = closedHeld.hold();
+        closedHeld.close();
+        Buffer openHeld = pool.allocate(100);
+        Buffer.Hold openHold = openHeld.hold();
+        assertEquals(List.of(2L), pool.leakReport().leaks().stream().map(LeakReport.Leak::id).toList());
+        PoolStats stats = pool.stats();
+        assertEquals(1, stats.liveCount());
+        assertEquals(1, stats.frees());
+        assertEquals(64 + 128, stats.liveBytes(), "the closed buffer's block waits for its hold");
+        LeakReport atClose = pool.closeAndReport();
+        assertEquals(List.of(2L), atClose.leaks().stream().map(LeakReport.Leak::id).toList());
+        PoolStats closed = pool.stats();
+        assertEquals(1, closed.frees());
+        assertEquals(1, closed.releasedAtClose());
+        assertEquals(closed.allocations(), closed.frees() + closed.liveCount() + closed.releasedAtClose());
+        hold.close();
+        openHold.close();
+        assertEquals(closed, pool.stats(), "a hold ending after the pool closed changes nothing");
     }
 
     @Test

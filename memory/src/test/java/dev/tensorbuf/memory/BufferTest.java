@@ -165,7 +165,7 @@ class BufferTest {
         try (Allocator arena = Allocators.confined()) {
             Buffer buffer = arena.allocate(64);
             Expect.throwsWith(IndexOutOfBoundsException.class,
-                    "slice of " + length + " bytes at offset " + offset + " out of bounds [0, 64) of a buffer of 64 bytes",
+                    "slice of " + length + (length == 1 ? " byte" : " bytes") + " at offset " + offset + " out of bounds [0, 64) of a buffer of 64 bytes",
                     () -> buffer.slice(offset, length));
         }
     }

@@ -111,4 +111,26 @@ class BuffersTest {
                 () -> Buffers.foreign(0, -4, MemorySpace.DEVICE, "x", () -> {}));
         assertThrows(NullPointerException.class, () -> Buffers.foreign(0, 4, MemorySpace.DEVICE, "x", null));
     }
+
+    /** The review's null owner read "NullPointerException: name", a parameter no caller passed. */
+    @Test
+    void aNullOwnerIsNamedAsTheOwner() {
+        Expect.throwsWith(NullPointerException.class, "owner",
+                () -> Buffers.foreign(0x1000, 8, MemorySpace.DEVICE, null, () -> {}));
+        Expect.throwsWith(NullPointerException.class, "owner",
+                () -> Buffers.foreign(Arena.ofAuto().allocate(8), MemorySpace.HOST, null, () -> {}));
+    }
+
+    /** The review wrapped a segment of a closed arena: a buffer that said "alive" and threw at its first read. */
+    @Test
+    void aSegmentWhoseArenaClosedIsRefusedWhenWrapped() {
+        Arena arena = Arena.ofConfined();
+        MemorySegment gone = arena.allocate(64);
+        arena.close();
+        Expect.throwsWith(IllegalStateException.class,
+                "cannot wrap 64 bytes for foreign owner 'x': the segment's arena is already closed",
+                () -> Buffers.foreign(gone, MemorySpace.HOST, "x", () -> {}));
+        assertEquals(0, Buffers.foreign(MemorySegment.NULL, MemorySpace.HOST, "x", () -> {}).byteSize(),
+                "NULL lives in the global arena");
+    }
 }

@@ -1,6 +1,8 @@
 package dev.tensorbuf.memory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -13,6 +15,23 @@ class DLDeviceTypeTest {
         assertEquals(DLDeviceType.CUDA_HOST, DLDeviceType.ofCode(3));
         assertEquals("kDLCUDAHost", DLDeviceType.CUDA_HOST.cName());
         assertEquals(2, DLDeviceType.CUDA.code());
+        assertTrue(DLDeviceType.CUDA_HOST.isHost());
+        assertTrue(DLDeviceType.CUDA.isDeviceOnly());
+        assertFalse(DLDeviceType.CUDA_MANAGED.isHost() || DLDeviceType.CUDA_MANAGED.isDeviceOnly());
+    }
+
+    /** Which side of the bus each type's pointer is on decides which memory spaces may carry it. */
+    @ParameterizedTest(name = "{0}: host {1}, device only {2}")
+    @CsvSource({
+        "CPU, true, false", "CUDA_HOST, true, false", "ROCM_HOST, true, false",
+        "CUDA, false, true", "OPENCL, false, true", "VULKAN, false, true", "METAL, false, true",
+        "VPI, false, true", "ROCM, false, true", "WEB_GPU, false, true", "HEXAGON, false, true",
+        "MAIA, false, true", "TRN, false, true",
+        "CUDA_MANAGED, false, false", "ONE_API, false, false", "EXT_DEV, false, false",
+    })
+    void eachTypeSaysWhetherItsMemoryIsTheHostsOrADevicesOnly(DLDeviceType type, boolean host, boolean deviceOnly) {
+        assertEquals(host, type.isHost());
+        assertEquals(deviceOnly, type.isDeviceOnly());
     }
 
     @ParameterizedTest(name = "{1} = {0}")

@@ -36,6 +36,17 @@ class LeakReportTest {
         }
     }
 
+    /** The review made a report of -5 bytes. */
+    @Test
+    void aLeakRefusesValuesNoPoolGives() {
+        Expect.throwsWith(IllegalArgumentException.class, "byteSize -5 must be >= 0",
+                () -> new LeakReport.Leak(1, -5, List.of()));
+        Expect.throwsWith(IllegalArgumentException.class, "id 0 must be >= 1",
+                () -> new LeakReport.Leak(0, 5, List.of()));
+        assertEquals("pool 'p': 1 buffer still open (1 byte)\n  buffer #1 of 1 byte, allocation site not recorded"
+                + " (leak tracking is off)", new LeakReport("p", List.of(new LeakReport.Leak(1, 1, List.of()))).toString());
+    }
+
     @Test
     void leakReportWhileOpenListsCurrentBuffersInAllocationOrder() {
         try (PooledAllocator pool = PooledAllocator.builder().build()) {

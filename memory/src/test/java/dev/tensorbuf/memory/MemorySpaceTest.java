@@ -94,6 +94,66 @@ class MemorySpaceTest {
                 () -> new MemorySpace(5, Kind.HOST, 0, false, Optional.empty()));
     }
 
+    /**
+     * Each of these once constructed, and some crashed: device memory labelled kDLCPU exported
+     * through DLPack as host memory, which our own importer then read on the host (SIGSEGV).
+     */
+    @ParameterizedTest(name = "S({0}) {1} ordinal {2} host {3} {4}")
+    @CsvSource(delimiter = '|', value = {
+        "0 | DEVICE      | 0 | false | CPU          | DEVICE memory with hostAccessible=false cannot have dlpackDevice kDLCPU: kDLCPU is host memory, which a DLPack consumer reads on the host",
+        "0 | DEVICE      | 0 | false | ROCM_HOST    | DEVICE memory with hostAccessible=false cannot have dlpackDevice kDLROCMHost: kDLROCMHost is host memory",
+        "9 | OTHER       | 0 | false | CPU          | OTHER memory with hostAccessible=false cannot have dlpackDevice kDLCPU",
+        "9 | OTHER       | 0 | false | CUDA_HOST    | OTHER memory with hostAccessible=false cannot have dlpackDevice kDLCUDAHost",
+        "5 | HOST        | 0 | true  | CUDA         | HOST memory with hostAccessible=true cannot have dlpackDevice kDLCUDA: kDLCUDA is a device's memory, which a DLPack consumer hands to the device",
+        "9 | OTHER       | 0 | true  | CUDA         | OTHER memory with hostAccessible=true cannot have dlpackDevice kDLCUDA",
+        "9 | OTHER       | 0 | true  | METAL        | OTHER memory with hostAccessible=true cannot have dlpackDevice kDLMetal",
+        "5 | PINNED_HOST | 0 | true  | ROCM         | PINNED_HOST memory with hostAccessible=true cannot have dlpackDevice kDLROCM",
+        "5 | HOST        | 0 | true  | CUDA_HOST    | HOST memory must have dlpackDevice kDLCPU, got kDLCUDAHost",
+        "5 | HOST        | 0 | true  |              | HOST memory must have dlpackDevice kDLCPU, got none",
+        "5 | PINNED_HOST | 0 | true  | CPU          | PINNED_HOST memory must have dlpackDevice kDLCUDAHost or kDLROCMHost, got kDLCPU",
+        "1 | DEVICE_FAST | 0 | false | CUDA         | DEVICE_FAST memory must have no dlpackDevice (DLPack cannot describe on-device fast memory), got kDLCUDA",
+        "0 | HOST        | 0 | true  | CPU          | HOST memory must have xlaId 5, got 0 (S(0) is DEVICE memory)",
+        "5 | DEVICE      | 0 | false | CUDA         | DEVICE memory must have xlaId 0, got 5 (S(5) is HOST or PINNED_HOST memory)",
+        "0 | DEVICE_FAST | 0 | false |              | DEVICE_FAST memory must have xlaId 1, got 0 (S(0) is DEVICE memory)",
+        "7 | PINNED_HOST | 0 | true  | CUDA_HOST    | PINNED_HOST memory must have xlaId 5, got 7 (S(7) is OTHER memory)",
+        "1 | OTHER       | 0 | false |              | OTHER memory must have an xlaId other than 0, 1 and 5, got 1 (S(1) is DEVICE_FAST memory)",
+        "5 | HOST        | 3 | true  | CPU          | HOST memory must have deviceOrdinal 0, got 3",
+    })
+    void constructorRefusesSpacesThatContradictThemselves(long xlaId, Kind kind, int ordinal, boolean hostAccessible,
+            DLDeviceType dlpack, String message) {
+        Expect.throwsWith(IllegalArgumentException.class, message,
+                () -> new MemorySpace(xlaId, kind, ordinal, hostAccessible, Optional.ofNullable(dlpack)));
+    }
+
+    @Test
+    void hostMemoryHasNoDeviceOrdinalButPinnedMemoryMayNameItsDevice() {
+        Expect.throwsWith(IllegalArgumentException.class, "HOST memory must have deviceOrdinal 0, got 3",
+                () -> MemorySpace.HOST.withDeviceOrdinal(3));
+        assertEquals(MemorySpace.HOST, MemorySpace.HOST.withDeviceOrdinal(0));
+        // DLPack's importer keeps the device_id of kDLCUDAHost and kDLROCMHost memory.
+        assertEquals(2, MemorySpace.PINNED_HOST.withDeviceOrdinal(2).deviceOrdinal());
+        assertEquals(1, new MemorySpace(5, Kind.PINNED_HOST, 1, true, Optional.of(DLDeviceType.ROCM_HOST))
+                .deviceOrdinal());
+    }
+
+    /** The factories and the parser build only spaces the constructor accepts. */
+    @Test
+    void everyFactoryAndParsedIdStillMakesASpace() {
+        for (long id : new long[] {0, 1, 2, 3, 4, 5, 6, 7, 1000, Long.MAX_VALUE}) {
+            assertEquals(id, MemorySpace.parse("S(" + id + ")").xlaId());
+        }
+        for (DLDeviceType type : DLDeviceType.values()) {
+            if (!type.isHost()) {
+                assertEquals(Optional.of(type), MemorySpace.device(type, 3).dlpackDevice());
+            }
+        }
+        assertEquals(4, MemorySpace.DEVICE.withDeviceOrdinal(4).deviceOrdinal());
+        assertEquals(4, MemorySpace.DEVICE_FAST.withDeviceOrdinal(4).deviceOrdinal());
+        assertEquals(Kind.OTHER, new MemorySpace(7, Kind.OTHER, 0, false, Optional.of(DLDeviceType.CUDA)).kind());
+        assertEquals(Kind.OTHER, new MemorySpace(7, Kind.OTHER, 0, true, Optional.of(DLDeviceType.ONE_API)).kind());
+        assertEquals(Kind.DEVICE, new MemorySpace(0, Kind.DEVICE, 0, false, Optional.empty()).kind());
+    }
+
     @Test
     void otherKindMayBeHostAccessibleLikeCudaManagedMemory() {
         var managed = new MemorySpace(2, Kind.OTHER, 1, true, Optional.of(DLDeviceType.CUDA_MANAGED));

@@ -64,7 +64,8 @@ class PooledAllocatorTest {
     @ParameterizedTest(name = "{0} bytes at {1} -> block of {2}")
     @CsvSource({
         "0, 64, 64", "1, 64, 64", "64, 64, 64", "65, 64, 128", "100, 256, 256", "4096, 64, 4096",
-        "4097, 64, 8192", "1048576, 64, 1048576", "1048577, 64, 1048577", "100, 8192, 100",
+        "4097, 64, 8192", "1048576, 64, 1048576", "1048577, 64, 1048577", "100, 8192, 8192",
+        "0, 8192, 8192", "8193, 8192, 8193", "64, 1048576, 1048576", "2097152, 1048576, 2097152",
     })
     void requestsRoundUpToTheirSizeClassOrGetExactBlocks(long size, long alignment, long block) {
         try (PooledAllocator pool = PooledAllocator.builder().build();
@@ -109,7 +110,7 @@ class PooledAllocatorTest {
             cachedLater.close();
             PoolStats before = pool.stats();
             var error = Expect.throwsWith(AllocationLimitException.class,
-                    "pool 'small' cannot allocate 4097 bytes: 4096 bytes live + 8192 (size class of the request) > limit 8192",
+                    "pool 'small' cannot allocate 4097 bytes: 4096 bytes live + 8192 (the block it needs) > limit 8192",
                     () -> pool.allocate(4097));
             assertEquals(4097, error.requestedBytes());
             assertEquals(8192, error.blockBytes());
@@ -134,6 +135,32 @@ class PooledAllocatorTest {
                     "pool 'small' cannot allocate 2048 bytes: 0 bytes live + 2048 requested > limit 1024",
                     () -> pool.allocate(2048));
             assertEquals(0, pool.stats().allocations());
+        }
+    }
+
+    /**
+     * The review's {@code byteLimit(4096)} pool took 64 bytes at alignment 2^20 and counted 64,
+     * while the system had reserved a MiB to align them: the limit bounded nothing.
+     */
+    @Test
+    void aLargeAlignmentCountsAgainstTheLimit() {
+        try (PooledAllocator pool = PooledAllocator.builder().name("lim").byteLimit(4096).build()) {
+            var error = Expect.throwsWith(AllocationLimitException.class,
+                    "pool 'lim' cannot allocate 64 bytes: 0 bytes live + 1048576 (the block it needs) > limit 4096",
+                    () -> pool.allocate(64, 1 << 20));
+            assertEquals(1 << 20, error.blockBytes());
+            assertEquals(0, pool.stats().allocations());
+            try (Buffer page = pool.allocate(64, 4096)) {
+                assertEquals(4096, pool.stats().liveBytes());
+                assertTrue(page.isAligned(4096));
+            }
+        }
+        try (PooledAllocator pool = PooledAllocator.builder().byteLimit(1 << 21).build()) {
+            Buffer aligned = pool.allocate(64, 1 << 20);
+            assertEquals(1 << 20, pool.stats().liveBytes());
+            aligned.close();
+            assertEquals(0, pool.stats().liveBytes(), "exact blocks are freed, never cached");
+            assertEquals(0, pool.stats().cachedBytes());
         }
     }
 

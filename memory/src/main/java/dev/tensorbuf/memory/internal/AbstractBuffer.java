@@ -89,7 +89,7 @@ public abstract sealed class AbstractBuffer implements Buffer permits HostBuffer
     @Override
     public final String toString() {
         return (root ? "Buffer[" : readOnly ? "Buffer view (read-only)[" : "Buffer view[")
-                + byteSize() + " bytes in " + space.describe() + " from " + owner()
+                + Errors.bytes(byteSize()) + " in " + space.describe() + " from " + owner()
                 + (isAlive() ? ", alive]" : ", closed]");
     }
 }

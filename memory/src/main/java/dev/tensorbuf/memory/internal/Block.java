@@ -11,19 +11,29 @@ final class Block {
     final Arena arena;
     final MemorySegment segment;
     final int sizeClass;
+    /** What the pool counts for this block: its size, or its alignment where that is larger. */
+    final long countedBytes;
     /** The buffer holding this block, null while cached; guarded by the pool's lock. */
     PooledLifetime holder;
 
-    private Block(Arena arena, MemorySegment segment, int sizeClass) {
+    private Block(Arena arena, MemorySegment segment, int sizeClass, long countedBytes) {
         this.arena = arena;
         this.segment = segment;
         this.sizeClass = sizeClass;
+        this.countedBytes = countedBytes;
+    }
+
+    /** {@return the bytes a block of this size and alignment counts against the pool's limit} */
+    static long countedBytes(long byteSize, long alignment) {
+        // The system pads an aligned block by up to its alignment, so a 64-byte block aligned to
+        // 1 MiB takes 1 MiB: counted at its size alone, it would let the limit bound nothing.
+        return Math.max(byteSize, alignment);
     }
 
     static Block allocate(long byteSize, long alignment, int sizeClass) {
         Arena arena = Arena.ofShared();
         try {
-            return new Block(arena, arena.allocate(byteSize, alignment), sizeClass);
+            return new Block(arena, arena.allocate(byteSize, alignment), sizeClass, countedBytes(byteSize, alignment));
         } catch (RuntimeException | Error e) {
             arena.close();
             throw e;

@@ -30,6 +30,8 @@ public final class BufferPool implements PooledAllocator {
     private final boolean trackLeaks;
     private final SizeClasses classes;
     private final Scope scope = new Scope();
+    /** Makes each new block; tests replace it to stop or fail an allocation after its reservation. */
+    private final BlockMaker blockMaker;
 
     // A ReentrantLock rather than synchronized: its unlock is a plain volatile write, not a
     // compare-and-set, which is a measurable share of a ~25 ns allocate-and-free.
@@ -40,6 +42,12 @@ public final class BufferPool implements PooledAllocator {
     private final ObjectHashSet<Block> blocks = new ObjectHashSet<>();
     private boolean closed;
     private long nextId;
+    /**
+     * Bytes of blocks being made outside the lock for allocations in progress: counted against the
+     * limit, so racing allocations respect it, but in no statistic until the buffer is handed out,
+     * so that every snapshot is one a caller could have seen between two whole allocations.
+     */
+    private long reservedBytes;
     private long liveBytes;
     private long peakLiveBytes;
     private long liveCount;
@@ -49,10 +57,22 @@ public final class BufferPool implements PooledAllocator {
     private long cachedBytes;
     private long releasedAtClose;
 
+    /** How a block is made; {@link Block#allocate} but in tests. */
+    @FunctionalInterface
+    interface BlockMaker {
+        Block make(long byteSize, long alignment, int sizeClass);
+    }
+
     /** Settings are checked by {@link PooledAllocator.Builder}. */
-    @SuppressWarnings("unchecked")
     public BufferPool(String name, long byteLimit, long largestSizeClass, long maxCachedBytes,
             long defaultAlignment, boolean trackLeaks) {
+        this(name, byteLimit, largestSizeClass, maxCachedBytes, defaultAlignment, trackLeaks, Block::allocate);
+    }
+
+    @SuppressWarnings("unchecked")
+    BufferPool(String name, long byteLimit, long largestSizeClass, long maxCachedBytes,
+            long defaultAlignment, boolean trackLeaks, BlockMaker blockMaker) {
+        this.blockMaker = blockMaker;
         this.name = name;
         this.owner = new BufferOwner.Pool(name);
         this.byteLimit = byteLimit;
@@ -103,7 +123,11 @@ public final class BufferPool implements PooledAllocator {
         Errors.checkByteSize(byteSize);
         Errors.checkAlignment(alignment);
         int sizeClass = classes.classFor(byteSize, alignment);
-        long blockBytes = sizeClass == SizeClasses.EXACT ? byteSize : SizeClasses.blockSize(sizeClass);
+        long blockSize = sizeClass == SizeClasses.EXACT ? byteSize : SizeClasses.blockSize(sizeClass);
+        long blockAlignment = sizeClass == SizeClasses.EXACT
+                ? Math.max(alignment, defaultAlignment)
+                : SizeClasses.blockAlignment(sizeClass);
+        long blockBytes = Block.countedBytes(blockSize, blockAlignment);
         List<StackTraceElement> site = trackLeaks ? CallSites.capture(SITE_DEPTH) : List.of();
         List<Block> evicted = List.of();
         lock.lock();
@@ -111,26 +135,24 @@ public final class BufferPool implements PooledAllocator {
             if (closed) {
                 throw Errors.allocatorClosed(owner.toString());
             }
-            if (byteLimit != Long.MAX_VALUE && blockBytes > byteLimit - liveBytes) {
-                throw new AllocationLimitException(name, byteSize, blockBytes, liveBytes, byteLimit);
+            long committed = liveBytes + reservedBytes;
+            if (byteLimit != Long.MAX_VALUE && blockBytes > byteLimit - committed) {
+                throw new AllocationLimitException(name, byteSize, blockBytes, committed, byteLimit);
             }
-            if (blockBytes > Long.MAX_VALUE - liveBytes) {
+            if (blockBytes > Long.MAX_VALUE - committed) {
                 // More than any machine has, and no limit was set: the system's refusal, as an arena gives it.
-                throw Errors.cannotReserve(blockBytes, alignment, owner, new OutOfMemoryError());
+                throw Errors.cannotReserveBlock(byteSize, alignment, blockSize, blockAlignment, owner,
+                        new OutOfMemoryError());
             }
-            // Reserved now, so racing allocations respect the limit; the id and the peak wait for
-            // the hand-out, so an allocation that fails leaves the statistics as they were.
-            allocations++;
-            liveCount++;
-            liveBytes += blockBytes;
             Block cached = sizeClass == SizeClasses.EXACT ? null : free[sizeClass].pollLast();
             if (cached != null) {
                 cachedBytes -= blockBytes;
                 reuses++;
                 return handOut(cached, byteSize, site);
             }
-            if (cachedBytes > byteLimit - liveBytes) {
-                evicted = evictDownTo(byteLimit - liveBytes);
+            reservedBytes += blockBytes;
+            if (cachedBytes > byteLimit - liveBytes - reservedBytes) {
+                evicted = evictDownTo(byteLimit - liveBytes - reservedBytes);
             }
         } finally {
             lock.unlock();
@@ -138,29 +160,26 @@ public final class BufferPool implements PooledAllocator {
         freeAll(evicted);
         Block block;
         try {
-            long blockAlignment = sizeClass == SizeClasses.EXACT
-                    ? Math.max(alignment, defaultAlignment)
-                    : SizeClasses.blockAlignment(sizeClass);
-            block = Block.allocate(blockBytes, blockAlignment, sizeClass);
+            block = blockMaker.make(blockSize, blockAlignment, sizeClass);
         } catch (RuntimeException | Error e) {
             lock.lock();
             try {
-                unreserve(blockBytes);
+                reservedBytes -= blockBytes;
             } finally {
                 lock.unlock();
             }
             if (e instanceof OutOfMemoryError oom) {
-                throw Errors.cannotReserve(blockBytes, alignment, owner, oom);
+                throw Errors.cannotReserveBlock(byteSize, alignment, blockSize, blockAlignment, owner, oom);
             }
             throw e;
         }
         lock.lock();
         try {
+            reservedBytes -= blockBytes;
             if (!closed) {
                 blocks.add(block);
                 return handOut(block, byteSize, site);
             }
-            unreserve(blockBytes);
         } finally {
             lock.unlock();
         }
@@ -168,8 +187,14 @@ public final class BufferPool implements PooledAllocator {
         throw Errors.allocatorClosed(owner.toString());
     }
 
-    /** Under the lock: the reserved block becomes a buffer, with the next id. */
+    /**
+     * Under the lock: the block becomes a buffer, with the next id, and enters every statistic at
+     * once, so that no snapshot sees it in some and not in others.
+     */
     private Buffer handOut(Block block, long byteSize, List<StackTraceElement> site) {
+        allocations++;
+        liveCount++;
+        liveBytes += block.countedBytes;
         peakLiveBytes = Math.max(peakLiveBytes, liveBytes);
         long id = ++nextId;
         var lifetime = new PooledLifetime(this, block, id, byteSize, site);
@@ -178,27 +203,13 @@ public final class BufferPool implements PooledAllocator {
         return new HostBuffer(lifetime, MemorySpace.HOST, segment);
     }
 
-    /**
-     * Under the lock: takes back a reservation that gave no buffer. If the pool closed meanwhile,
-     * close already zeroed the live figures and counted the reservation as released.
-     */
-    private void unreserve(long blockBytes) {
-        allocations--;
-        if (closed) {
-            releasedAtClose--;
-        } else {
-            liveCount--;
-            liveBytes -= blockBytes;
-        }
-    }
-
     /** Removes cached blocks, largest classes first, until at most {@code target} bytes stay cached. */
     private List<Block> evictDownTo(long target) {
         List<Block> evicted = new ArrayList<>();
         for (int c = free.length - 1; c >= 0 && cachedBytes > target; c--) {
             while (cachedBytes > target && !free[c].isEmpty()) {
                 Block block = free[c].pollFirst();
-                cachedBytes -= block.byteSize();
+                cachedBytes -= block.countedBytes;
                 blocks.remove(block);
                 evicted.add(block);
             }
@@ -209,12 +220,18 @@ public final class BufferPool implements PooledAllocator {
     /**
      * Closes a buffer and takes back its block; a second close of the same buffer does nothing,
      * nor does a close after the pool's, which keeps the pool's close as the one reported. A
-     * buffer held by a copy ({@link Lifetime#hold()}) gives its block back when the hold ends.
+     * buffer held by a copy ({@link Lifetime#hold()}) is closed, and counted as freed, at once;
+     * its block stays live, and goes back when the hold ends.
      */
     void release(PooledLifetime lifetime) {
         lock.lock();
         try {
-            if (closed || !lifetime.closeUnderLock() || lifetime.deferIfHeld()) {
+            if (closed || !lifetime.closeUnderLock()) {
+                return;
+            }
+            liveCount--;
+            frees++;
+            if (lifetime.deferIfHeld()) {
                 return;
             }
         } finally {
@@ -223,19 +240,17 @@ public final class BufferPool implements PooledAllocator {
         giveBack(lifetime);
     }
 
-    /** Takes back the block of a closed buffer: cached for reuse, or freed. */
+    /** Takes back the block of a closed buffer, once no hold keeps it: cached for reuse, or freed. */
     void giveBack(PooledLifetime lifetime) {
         Block block = lifetime.block;
-        long blockBytes = block.byteSize();
+        long blockBytes = block.countedBytes;
         lock.lock();
         try {
             if (closed) {
                 return; // the pool freed every block when it closed
             }
             block.holder = null;
-            liveCount--;
             liveBytes -= blockBytes;
-            frees++;
             if (block.sizeClass != SizeClasses.EXACT && blockBytes <= maxCachedBytes - cachedBytes) {
                 free[block.sizeClass].addLast(block);
                 cachedBytes += blockBytes;
@@ -272,7 +287,8 @@ public final class BufferPool implements PooledAllocator {
     private LeakReport openBuffers() {
         List<PooledLifetime> open = new ArrayList<>();
         for (Block block : blocks) {
-            if (block.holder != null) {
+            // A buffer closed while held keeps its block until the hold ends, but its user closed it: no leak.
+            if (block.holder != null && !block.holder.isClosedItself()) {
                 open.add(block.holder);
             }
         }

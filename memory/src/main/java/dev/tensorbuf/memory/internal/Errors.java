@@ -23,18 +23,48 @@ public final class Errors {
         return byteSize;
     }
 
+    /** {@return the count and the noun, e.g. {@code "1 byte"}, {@code "64 bytes"}} */
+    public static String bytes(long count) {
+        return count + (count == 1 ? " byte" : " bytes");
+    }
+
     /**
      * {@return an {@link OutOfMemoryError} naming the request}: FFM's own says only "Unable to
-     * allocate N bytes", or nothing at all when size plus alignment overflows.
+     * allocate N bytes", or nothing at all when size plus alignment overflows. Every allocator's,
+     * through {@link dev.tensorbuf.memory.Allocator#cannotReserve}.
+     *
+     * @param cause the system's refusal, or null to leave the cause for the caller to set
      */
-    static OutOfMemoryError cannotReserve(long byteSize, long alignment, Object allocator, OutOfMemoryError cause) {
+    public static OutOfMemoryError cannotReserve(long byteSize, long alignment, Object allocator, Throwable cause) {
+        var error = new OutOfMemoryError("cannot reserve " + aligned(byteSize, alignment) + " for " + allocator
+                + ": the system has no such native memory");
+        if (cause != null) {
+            error.initCause(cause); // once only: null would take the one chance a caller may need
+        }
+        return error;
+    }
+
+    /**
+     * {@return {@link #cannotReserve} for a pool, which reserves a block for a request: both are
+     * named where they differ} (a size class rounds the size up and aligns the block to it)
+     */
+    static OutOfMemoryError cannotReserveBlock(long byteSize, long alignment, long blockSize, long blockAlignment,
+            Object pool, OutOfMemoryError cause) {
+        if (blockSize == byteSize && blockAlignment == alignment) {
+            return cannotReserve(byteSize, alignment, pool, cause);
+        }
+        var error = new OutOfMemoryError("cannot reserve a block of " + aligned(blockSize, blockAlignment) + " for "
+                + pool + " (the request: " + bytes(byteSize) + " aligned to " + alignment
+                + "): the system has no such native memory");
+        error.initCause(cause);
+        return error;
+    }
+
+    private static String aligned(long byteSize, long alignment) {
         // A small buffer at a huge alignment costs the alignment, which the message must say.
         String cost = alignment > byteSize ? " (an alignment that may take up to " + (byteSize + alignment - 1)
                 + " bytes to meet)" : "";
-        var error = new OutOfMemoryError("cannot reserve " + byteSize + " bytes aligned to " + alignment + cost
-                + " for " + allocator + ": the system has no such native memory");
-        error.initCause(cause);
-        return error;
+        return bytes(byteSize) + " aligned to " + alignment + cost;
     }
 
     static IllegalStateException closed(Lifetime lifetime) {
@@ -70,8 +100,8 @@ public final class Errors {
     }
 
     static IndexOutOfBoundsException sliceOutOfBounds(long offset, long length, long byteSize) {
-        return new IndexOutOfBoundsException("slice of " + length + " bytes at offset " + offset
-                + " out of bounds [0, " + byteSize + ") of a buffer of " + byteSize + " bytes");
+        return new IndexOutOfBoundsException("slice of " + bytes(length) + " at offset " + offset
+                + " out of bounds [0, " + byteSize + ") of a buffer of " + bytes(byteSize));
     }
 
     static UnsupportedOperationException viewNotClosable(Lifetime lifetime) {

@@ -140,6 +140,6 @@ public abstract class Lifetime {
 
     /** {@return e.g. {@code "buffer of 4096 bytes from pool 'staging'"}} */
     public String describe() {
-        return "buffer of " + byteSize + " bytes from " + owner;
+        return "buffer of " + Errors.bytes(byteSize) + " from " + owner;
     }
 }

@@ -1,0 +1,72 @@
+package dev.tensorbuf.interop.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.interop.Dlpack;
+import dev.tensorbuf.interop.DlpackTensor;
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.Buffers;
+import dev.tensorbuf.memory.DLDeviceType;
+import dev.tensorbuf.memory.MemorySpace;
+import dev.tensorbuf.views.TensorView;
+import java.lang.foreign.MemorySegment;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The outside-in review exported device memory labelled {@code kDLCPU}; our importer read it on the
+ * host and the JVM died (SIGSEGV). The label must never disagree with where the memory is.
+ */
+class DlpackExporterDeviceTypeTest {
+
+    @Test
+    void deviceMemoryLabelledKdlcpuCannotBeMadeSoCannotBeExported() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new MemorySpace(0, MemorySpace.Kind.DEVICE, 0, false, Optional.of(DLDeviceType.CPU)));
+        assertTrue(e.getMessage().contains("cannot have dlpackDevice kDLCPU"), e.getMessage());
+    }
+
+    @Test
+    void ordinarySpacesStillRoundTrip() {
+        Buffer gpu = Buffers.foreign(0x7f00_0000_1000L, 64, MemorySpace.device(DLDeviceType.ROCM, 1), "fake", () -> { });
+        MemorySegment m = Dlpack.exportVersioned(TensorView.of(gpu, "f32[4,4]{1,0}"));
+        try (DlpackTensor back = Dlpack.importVersioned(m)) {
+            assertEquals(MemorySpace.device(DLDeviceType.ROCM, 1), back.view().buffer().memorySpace());
+        }
+        try (Allocator host = Allocators.shared()) {
+            TensorView v = TensorView.of(host.allocate(64), "f32[4,4]{1,0}");
+            v.setFloat(2.5f, 1, 2);
+            try (DlpackTensor back = Dlpack.importVersioned(Dlpack.exportVersioned(v))) {
+                assertEquals(MemorySpace.HOST, back.view().buffer().memorySpace());
+                assertEquals(2.5f, back.view().getFloat(1, 2));
+            }
+        }
+    }
+
+    /** The exporter's own check, for a space that got past MemorySpace's (none can today). */
+    @ParameterizedTest
+    @EnumSource(DLDeviceType.class)
+    void theExporterRefusesATypeOnTheWrongSideOfTheBus(DLDeviceType type) {
+        String asDevice = DlpackExporter.wrongSide(type, false);
+        String asHost = DlpackExporter.wrongSide(type, true);
+        if (type.isHost()) {
+            assertEquals(" is not host-accessible, but its DLPack device type " + type.cName() + " is host memory, which"
+                    + " the consumer would read on the host", asDevice);
+            assertNull(asHost);
+        } else if (type.isDeviceOnly()) {
+            assertNull(asDevice);
+            assertEquals(" is host-accessible, but its DLPack device type " + type.cName() + " is a device's memory,"
+                    + " which the consumer would hand to the device", asHost);
+        } else {
+            assertNull(asDevice);
+            assertNull(asHost);
+        }
+    }
+}
