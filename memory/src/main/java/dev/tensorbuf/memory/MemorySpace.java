@@ -144,26 +144,19 @@ public record MemorySpace(
 
     /** The kind follows from the id, as the class comment says: a space contradicting it would print as another kind. */
     private static void checkXlaId(long xlaId, Kind kind) {
-        String kindsOfId = xlaId == XLA_DEFAULT_ID ? "DEVICE"
-                : xlaId == XLA_FAST_ID ? "DEVICE_FAST"
-                : xlaId == XLA_HOST_ID ? "HOST or PINNED_HOST"
-                : "OTHER";
-        boolean fits = switch (kind) {
-            case DEVICE -> xlaId == XLA_DEFAULT_ID;
-            case DEVICE_FAST -> xlaId == XLA_FAST_ID;
-            case HOST, PINNED_HOST -> xlaId == XLA_HOST_ID;
-            case OTHER -> kindsOfId.equals("OTHER");
-        };
-        if (!fits) {
-            String expected = switch (kind) {
-                case DEVICE -> "xlaId 0";
-                case DEVICE_FAST -> "xlaId 1";
-                case HOST, PINNED_HOST -> "xlaId 5";
-                case OTHER -> "an xlaId other than 0, 1 and 5";
-            };
-            throw new IllegalArgumentException(kind + " memory must have " + expected + ", got " + xlaId
-                    + " (S(" + xlaId + ") is " + kindsOfId + " memory)");
+        Kind ofId = xlaId == XLA_DEFAULT_ID ? Kind.DEVICE : xlaId == XLA_FAST_ID ? Kind.DEVICE_FAST
+                : xlaId == XLA_HOST_ID ? Kind.HOST : Kind.OTHER;
+        if (kind == ofId || (kind == Kind.PINNED_HOST && ofId == Kind.HOST)) {
+            return;
         }
+        String expected = switch (kind) {
+            case DEVICE -> "xlaId 0";
+            case DEVICE_FAST -> "xlaId 1";
+            case HOST, PINNED_HOST -> "xlaId 5";
+            case OTHER -> "an xlaId other than 0, 1 and 5";
+        };
+        throw new IllegalArgumentException(kind + " memory must have " + expected + ", got " + xlaId + " (S(" + xlaId
+                + ") is " + (ofId == Kind.HOST ? "HOST or PINNED_HOST" : ofId) + " memory)");
     }
 
     /**
