@@ -56,13 +56,10 @@ public final class ParallelCopy implements AutoCloseable {
             helpers[i] = Thread.ofPlatform().daemon().name("baseline-copy-" + part).unstarted(() -> help(part));
         }
         // Refused here: a helper that cannot touch its part would fail on every run.
-        for (String side : new String[] {"src", "dst"}) {
-            MemorySegment segment = side.equals("src") ? src : dst;
-            if (helpers.length > 0 && !segment.isAccessibleBy(helpers[0])) {
-                throw new IllegalArgumentException("a copy on " + threads + " threads needs segments every thread can"
-                        + " use, but " + side + " is confined to its arena's thread; allocate both from Arena.ofShared()"
-                        + " or Arena.global()");
-            }
+        if (helpers.length > 0 && !(src.isAccessibleBy(helpers[0]) && dst.isAccessibleBy(helpers[0]))) {
+            throw new IllegalArgumentException("a copy on " + threads + " threads needs segments every thread can use,"
+                    + " but " + (src.isAccessibleBy(helpers[0]) ? "dst" : "src") + " is confined to its arena's thread;"
+                    + " allocate both from Arena.ofShared() or Arena.global()");
         }
         for (Thread helper : helpers) {
             helper.start();

@@ -134,7 +134,7 @@ public record DirectMLTensorDesc(DType dataType, int flags, List<Long> sizes, Op
      *     multiple, naming the value
      */
     public static DirectMLTensorDesc of(DType type, StridedLayout layout) {
-        layout = withSteppingStridesOnly(layout);
+        layout = withUnusedStridesZeroed(layout);
         // A flip first: no binding offset can fix it, so naming the offset would mislead.
         for (int d = 0; d < layout.rank(); d++) {
             if (layout.strides().get(d) < 0) {
@@ -187,7 +187,7 @@ public record DirectMLTensorDesc(DType dataType, int flags, List<Long> sizes, Op
      * dimension of size 1 replaced by 0} Such a dimension never steps, so its stride addresses
      * nothing and is no reason to refuse the layout; strides DirectML can hold are kept as given.
      */
-    private static StridedLayout withSteppingStridesOnly(StridedLayout layout) {
+    private static StridedLayout withUnusedStridesZeroed(StridedLayout layout) {
         long[] sizes = Extents.toArray(layout.sizes());
         long[] strides = Extents.toArray(layout.strides());
         boolean changed = false;

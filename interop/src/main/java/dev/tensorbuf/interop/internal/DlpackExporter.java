@@ -134,11 +134,6 @@ public final class DlpackExporter {
             throw new IllegalArgumentException(what + " of " + view + ": " + space.describe()
                     + " has no DLPack device type");
         }
-        String wrongSide = wrongSide(device, space.hostAccessible());
-        if (wrongSide != null) {
-            release(source);
-            throw new IllegalArgumentException(what + " of " + view + ": " + space + wrongSide);
-        }
         long flags = 0;
         if (buffer.isReadOnly() || options.readOnly()) {
             flags |= DlpackStructs.FLAG_READ_ONLY;
@@ -207,24 +202,6 @@ public final class DlpackExporter {
                     + "the view's buffer is a slice or read-only view; close its root yourself");
         }
         return buffer;
-    }
-
-    /**
-     * {@return why a space's device type and its host accessibility disagree, or null when they
-     * agree} MemorySpace refuses such a space when it is made; checked again here because the
-     * consumer trusts the type, and a wrong one crashes it: {@code kDLCPU} over device memory is
-     * read on the host, a device type over host memory is handed to the device.
-     */
-    static String wrongSide(DLDeviceType device, boolean hostAccessible) {
-        if (device.isHost() && !hostAccessible) {
-            return " is not host-accessible, but its DLPack device type " + device.cName() + " is host memory, which"
-                    + " the consumer would read on the host";
-        }
-        if (device.isDeviceOnly() && hostAccessible) {
-            return " is host-accessible, but its DLPack device type " + device.cName() + " is a device's memory, which"
-                    + " the consumer would hand to the device";
-        }
-        return null;
     }
 
     private static void release(Source source) {

@@ -219,19 +219,10 @@ public sealed interface StagingTarget permits StagingTarget.Xla, StagingTarget.S
                 throw new IllegalArgumentException("staging target " + target + " is normalised already; give one"
                         + " ChannelAffine with the scales and biases combined");
             }
-            if (target.dtype().kind() != DType.Kind.FLOAT) {
-                throw new IllegalArgumentException("staging target " + target + ": a per-channel scale and bias needs"
-                        + " a floating-point type, not " + target.dtype());
-            }
-            int rank = target.dims().size();
-            if (channelAffine.channelDim() >= rank) {
-                throw new IllegalArgumentException("staging target " + target + ": channel dimension "
-                        + channelAffine.channelDim() + " out of bounds [0, " + rank + ")");
-            }
-            long channels = target.dims().get(channelAffine.channelDim());
-            if (channelAffine.channels() != channels) {
-                throw new IllegalArgumentException("staging target " + target + ": " + channelAffine.channels()
-                        + " channel scales for dimension " + channelAffine.channelDim() + " of size " + channels);
+            try {
+                channelAffine.checkFits(target.dims(), target.dtype());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("staging target " + target + ": " + e.getMessage(), e);
             }
         }
 

@@ -152,13 +152,13 @@ class StagingPipelineTest {
         ChannelAffine three = new ChannelAffine(1, List.of(1f, 2f, 3f), List.of(0f, 0f, 0f));
         StagingTarget s32 = StagingTarget.strided(DType.S32, StridedLayout.packed(2, 3));
         assertEquals("staging target s32 " + StridedLayout.packed(2, 3) + ": a per-channel scale and bias needs a"
-                + " floating-point type, not s32", assertThrows(IllegalArgumentException.class, () -> s32.normalised(three))
+                + " floating-point destination, got s32", assertThrows(IllegalArgumentException.class, () -> s32.normalised(three))
                 .getMessage());
         StagingTarget f32 = StagingTarget.of("f32[2,4]{1,0}");
-        assertEquals("staging target f32[2,4]{1,0}: 3 channel scales for dimension 1 of size 4",
+        assertEquals("staging target f32[2,4]{1,0}: 3 channel scales for dimension 1 of size 4 in [2, 4]",
                 assertThrows(IllegalArgumentException.class, () -> f32.normalised(three)).getMessage());
         ChannelAffine dim2 = new ChannelAffine(2, List.of(1f), List.of(0f));
-        assertEquals("staging target f32[2,4]{1,0}: channel dimension 2 out of bounds [0, 2)",
+        assertEquals("staging target f32[2,4]{1,0}: channel dimension 2 out of bounds [0, 2) for [2, 4]",
                 assertThrows(IllegalArgumentException.class, () -> f32.normalised(dim2)).getMessage());
         ChannelAffine four = new ChannelAffine(1, List.of(1f, 1f, 1f, 1f), List.of(0f, 0f, 0f, 0f));
         StagingTarget once = f32.normalised(four);

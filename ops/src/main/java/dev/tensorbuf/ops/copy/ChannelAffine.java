@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.copy;
 
+import dev.tensorbuf.views.DType;
 import java.util.List;
 
 /**
@@ -41,5 +42,31 @@ public record ChannelAffine(int channelDim, List<Float> scale, List<Float> bias)
     /** {@return the number of channels} */
     public int channels() {
         return scale.size();
+    }
+
+    /**
+     * Checks that this scale and bias apply to a tensor of {@code dims} written as
+     * {@code destination}: the copy checks it when planned, a staging target when made.
+     * {@snippet :
+     * new ChannelAffine(1, List.of(1f, 2f), List.of(0f, 0f)).checkFits(List.of(8L, 3L), DType.F32);
+     * // IllegalArgumentException: "2 channel scales for dimension 1 of size 3 in [8, 3]"
+     * }
+     *
+     * @throws IllegalArgumentException if the channel dimension is not one of {@code dims}, the
+     *     scales are not one per element along it, or {@code destination} is not floating point
+     */
+    public void checkFits(List<Long> dims, DType destination) {
+        if (channelDim >= dims.size()) {
+            throw new IllegalArgumentException("channel dimension " + channelDim + " out of bounds [0, " + dims.size()
+                    + ") for " + dims);
+        }
+        if (channels() != dims.get(channelDim)) {
+            throw new IllegalArgumentException(channels() + " channel scales for dimension " + channelDim + " of size "
+                    + dims.get(channelDim) + " in " + dims);
+        }
+        if (destination.kind() != DType.Kind.FLOAT) {
+            throw new IllegalArgumentException("a per-channel scale and bias needs a floating-point destination, got "
+                    + destination);
+        }
     }
 }

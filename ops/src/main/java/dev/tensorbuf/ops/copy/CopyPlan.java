@@ -120,18 +120,7 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
             throw Errors.imaginaryPartsLost(src.dtype(), dst.dtype());
         }
         if (affine != null) {
-            if (affine.channelDim() >= src.rank()) {
-                throw new IllegalArgumentException("channel dimension " + affine.channelDim() + " out of bounds [0, "
-                        + src.rank() + ") for " + src.dims());
-            }
-            if (affine.channels() != src.dims().get(affine.channelDim())) {
-                throw new IllegalArgumentException(affine.channels() + " channel scales for dimension "
-                        + affine.channelDim() + " of size " + src.dims().get(affine.channelDim()) + " in " + src.dims());
-            }
-            if (dst.dtype().kind() != DType.Kind.FLOAT) {
-                throw new IllegalArgumentException("a per-channel scale and bias needs a floating-point destination, got "
-                        + dst.dtype());
-            }
+            affine.checkFits(src.dims(), dst.dtype());
             if (src.dtype().kind() == DType.Kind.COMPLEX) {
                 throw new IllegalArgumentException("a per-channel scale and bias needs a real source, got " + src.dtype());
             }
