@@ -140,6 +140,11 @@ static uint64_t fill(Block *b, DLTensor *t, int kind, uint32_t *minor, uint32_t 
         flags = FLAG_SUBBYTE_PADDED;
         break;
     }
+    case 11: /* kDLCUDAManaged device 0: unified memory, a made-up address never dereferenced */
+        t->data = (void *) (uintptr_t) 0x7f0000000000ull; t->device.device_type = 13; t->device.device_id = 0;
+        t->ndim = 1; t->dtype.code = 2; t->dtype.bits = 32;
+        b->shape[0] = 4; b->strides[0] = 1;
+        break;
     case 10: { /* f64 [4], stride -1, data at the last double, as NumPy exports a[::-1]: reads 3 2 1 0 */
         fill(b, t, 3, minor, major);
         t->data = b->data + 24; t->byte_offset = 0;

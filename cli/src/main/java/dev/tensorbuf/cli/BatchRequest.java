@@ -1,6 +1,7 @@
 package dev.tensorbuf.cli;
 
 import dev.tensorbuf.interop.json.Json;
+import dev.tensorbuf.views.internal.Suggestions;
 import dev.tensorbuf.views.text.TextFormatException;
 import java.util.ArrayList;
 import java.util.List;

@@ -69,16 +69,34 @@ final class CliFiles {
     }
 
     /**
-     * Checks that {@code dir} is a folder or can be created as one.
+     * Makes sure {@code dir} is a folder: an existing one, or one made now in a folder that
+     * exists. Only the last name is made, as {@code mkdir} makes it: a typo earlier in the path
+     * ({@code --out /tmp/resluts/demo}) is refused, as {@link #outputFile} refuses it, rather than
+     * creating a tree the user never asked for.
      *
-     * @throws UsageException naming the path when it exists and is not a folder
+     * @throws UsageException naming the path when it exists and is not a folder, or when its
+     *     parent is missing or not a folder
+     * @throws IOException if the system refuses to make it (permissions)
      */
-    static void outputFolder(Path dir, String role) {
+    static void outputFolder(Path dir, String role) throws IOException {
         requireNonEmpty(dir, role, "a folder");
         BasicFileAttributes a = attributes(dir, role);
-        if (a != null && !a.isDirectory()) {
-            throw problem(role, dir + " is a file, expected a folder");
+        if (a != null) {
+            if (!a.isDirectory()) {
+                throw problem(role, dir + " is a file, expected a folder");
+            }
+            return;
         }
+        Path parent = dir.toAbsolutePath().getParent();
+        if (parent != null) {
+            BasicFileAttributes p = attributes(parent, role);
+            if (p == null || !p.isDirectory()) {
+                Path named = dir.getParent() == null ? parent : dir.getParent();
+                throw problem(role, p == null ? "no such folder: " + named + " (to make " + dir + " in)"
+                        : named + " is not a folder (to make " + dir + " in)");
+            }
+        }
+        Files.createDirectory(dir);
     }
 
     /**

@@ -50,7 +50,7 @@ final class DemoCommand implements Command {
 
     @Override
     public List<Option> options() {
-        return List.of(Option.value("out", "DIR", false, "where the .npy file and the picture go (default ./tensorbuf-demo)"),
+        return List.of(Option.value("out", "DIR", false, "where the .npy file and the picture go, made if missing in a folder that exists (default ./tensorbuf-demo)"),
                 Option.JSON);
     }
 
@@ -59,7 +59,6 @@ final class DemoCommand implements Command {
         in.expectAtMostPositionals(0);
         Path outDir = Path.of(in.value("out", "tensorbuf-demo"));
         CliFiles.outputFolder(outDir, "--out");
-        Files.createDirectories(outDir);
         List<Object> facts = new ArrayList<>();
         boolean json = in.flag("json");
         try (DemoPipeline pipeline = new DemoPipeline(outDir)) {

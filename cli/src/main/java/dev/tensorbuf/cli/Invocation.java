@@ -1,6 +1,7 @@
 package dev.tensorbuf.cli;
 
 import dev.tensorbuf.interop.json.Json;
+import dev.tensorbuf.views.internal.Suggestions;
 import java.io.BufferedReader;
 import java.io.PrintStream;
 import java.util.ArrayList;

@@ -19,7 +19,8 @@ class DemoCommandTest {
 
     @Test
     void everyStepPrintsOneNumberedLineAndWritesItsFiles() throws Exception {
-        CliHarness r = CliHarness.run("demo", "--out", out.toString());
+        Path made = out.resolve("made"); // a missing last folder is made, as mkdir makes it
+        CliHarness r = CliHarness.run("demo", "--out", made.toString());
         assertEquals(0, r.code(), r.err());
         Matcher m = Pattern.compile("^\\[1/(\\d+)] ", Pattern.MULTILINE).matcher(r.out());
         assertTrue(m.find(), r.out());
@@ -31,9 +32,9 @@ class DemoCommandTest {
         assertTrue(r.out().contains("  12  13  16  17  20"), "Figure 1's last row of slots:\n" + r.out());
         assertTrue(r.out().contains("all 1204224 elements checked"), r.out());
         assertTrue(r.out().contains("MemorySegment.copy of the same bytes"), r.out());
-        Path npy = out.resolve("batch_nchw_f32.npy");
+        Path npy = made.resolve("batch_nchw_f32.npy");
         assertEquals(8L * 3 * 224 * 224 * 4 + 128, Files.size(npy), "header of 128 bytes, then the f32 batch");
-        assertTrue(Files.readString(out.resolve("layout_bf16_T(2,4)(2,1).svg")).contains("<svg "), "an SVG picture");
+        assertTrue(Files.readString(made.resolve("layout_bf16_T(2,4)(2,1).svg")).contains("<svg "), "an SVG picture");
     }
 
     @Test
@@ -58,5 +59,17 @@ class DemoCommandTest {
         assertEquals(2, r.code());
         assertEquals("", r.out());
         assertEquals("tensorbuf demo: --out: " + file + " is a file, expected a folder\n", r.err());
+    }
+
+    /** A typo early in the path used to create a whole tree; now only the last folder is made. */
+    @Test
+    void outInAMissingFolderIsRefusedAndNothingIsMade() {
+        Path typo = out.resolve("resluts");
+        CliHarness r = CliHarness.run("demo", "--out", typo.resolve("demo").toString());
+        assertEquals(2, r.code());
+        assertEquals("", r.out());
+        assertEquals("tensorbuf demo: --out: no such folder: " + typo + " (to make " + typo.resolve("demo") + " in)\n",
+                r.err());
+        assertTrue(Files.notExists(typo), "nothing made");
     }
 }

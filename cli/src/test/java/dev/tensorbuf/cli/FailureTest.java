@@ -128,10 +128,10 @@ class FailureTest {
 
     @Test
     void aMessageStillTooLongKeepsItsStartAndEnd() {
-        String message = "cannot compose: the first map " + "m".repeat(5000) + " has 4 result(s) but the second has 2";
+        String message = "cannot compose: the map applied first, " + "m".repeat(5000) + ", has 4 result(s) but the second has 2";
         String shown = Failure.of(new IllegalArgumentException(message)).message();
-        assertTrue(shown.startsWith("cannot compose: the first map mmm"), shown);
-        assertTrue(shown.endsWith("mmm has 4 result(s) but the second has 2"), shown);
+        assertTrue(shown.startsWith("cannot compose: the map applied first, mmm"), shown);
+        assertTrue(shown.endsWith("mmm, has 4 result(s) but the second has 2"), shown);
         assertTrue(shown.contains(" ... (" + (message.length() - 900) + " characters left out) ... "), shown);
         assertTrue(shown.length() <= Failure.MAX_CHARS + 40, shown);
     }

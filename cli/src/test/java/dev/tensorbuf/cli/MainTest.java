@@ -131,12 +131,6 @@ class MainTest {
         assertEquals(List.of(1L, 2L), java.util.Arrays.stream(Invocation.parseLongs("[1, 2]", "--i")).boxed().toList());
     }
 
-    @Test
-    void suggestionDistanceCountsTranspositionsAsOneEdit() {
-        assertEquals(1, Suggestions.distance("dmeo", "demo"));
-        assertEquals(3, Suggestions.distance("kitten", "sitting"));
-    }
-
     /** A command that only declares options, for parsing tests. */
     private record OptionsOnly(List<Option> options) implements Command {
         @Override public String name() { return "t"; }

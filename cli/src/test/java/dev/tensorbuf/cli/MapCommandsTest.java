@@ -104,8 +104,9 @@ class MapCommandsTest {
 
         CliHarness compose = CliHarness.run("compose", map, "(d0) -> (d0), domain: d0 in [0, 3]");
         assertEquals(2, compose.code());
-        assertTrue(compose.err().startsWith("tensorbuf compose: cannot compose: the first map (d0, d1, d2,"), compose.err());
-        assertTrue(compose.err().contains("... (" + (map.length() - 200) + " more characters) has 2500 result(s)"
-                + " but the second map (d0) -> (d0), domain: d0 in [0, 3] has 1 dimension(s)"), compose.err());
+        assertTrue(compose.err().startsWith("tensorbuf compose: cannot compose: the map applied first, (d0, d1, d2,"), compose.err());
+        assertTrue(compose.err().contains("... (" + (map.length() - 200) + " more characters), has 2500 result(s)"
+                + " but the map applied second, (d0) -> (d0), domain: d0 in [0, 3], has 1 dimension(s); the counts must be"
+                + " equal"), compose.err());
     }
 }

@@ -20,7 +20,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@link #HUGE_PAGE_BYTES} and advised {@code MADV_HUGEPAGE} before any page is touched, so the
  * kernel can back it with 2 MiB pages where it has them (with
  * {@code /sys/kernel/mm/transparent_hugepage/enabled} at {@code madvise} or {@code always}).
- * Smaller buffers, and every buffer where this is not Linux, come from a shared arena.
+ * Smaller buffers, and every buffer where this is not Linux, come from a shared arena that names
+ * this allocator as its owner ({@code "shared arena of huge-page allocator"}).
  *
  * <p>Why: kernels that write with ordinary stores (transposes, tilings, fills) spend part of
  * their time on 4 KiB page walks. On the reference machine 512-bit stores wrote 100 MB at
@@ -92,7 +93,7 @@ public final class HugePageAllocator implements Allocator {
     }
 
     private HugePageAllocator() {
-        small = Allocators.shared();
+        small = Allocators.shared(OWNER);
     }
 
     /** {@return a new allocator; buffers of at least {@link #THRESHOLD_BYTES} get huge pages where Linux grants them} */

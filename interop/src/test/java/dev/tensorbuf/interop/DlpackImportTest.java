@@ -158,6 +158,22 @@ class DlpackImportTest {
         assertEquals(1, peer.deleterCalls());
     }
 
+    /** Managed memory was labelled HBM; it is kept from Java all the same, as a kernel may use it meanwhile. */
+    @Test
+    void managedMemoryIsKeptFromJavaAndNamedForWhatItIs() {
+        try (DlpackTensor t = Dlpack.importVersioned(peer.makeVersioned(11))) {
+            MemorySpace space = t.root().memorySpace();
+            assertEquals(MemorySpace.Kind.DEVICE, space.kind());
+            assertEquals(DLDeviceType.CUDA_MANAGED, space.dlpackDevice().orElseThrow());
+            assertFalse(t.view().isHostAccessible());
+            UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, () -> t.view().getFloat(0));
+            assertEquals("f32[4] strides [1] is over a buffer in S(0) kDLCUDAManaged memory (host or device: Java treats"
+                    + " it as device memory), which is not host-accessible: element access needs host memory; copy it to"
+                    + " a host buffer first", e.getMessage());
+        }
+        assertEquals(1, peer.deleterCalls());
+    }
+
     @ParameterizedTest(name = "kind {0}: {1}")
     @CsvSource(delimiter = '|', value = {
         "20|DLManagedTensorVersioned has ndim -1: expected 0 to 64",

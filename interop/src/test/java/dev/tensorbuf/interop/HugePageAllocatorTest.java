@@ -104,11 +104,15 @@ class HugePageAllocatorTest {
         Buffer small = allocator.allocate(1000);
         Buffer large = allocator.allocate(BIG);
         assertTrue(small.isAligned(64));
+        // The review saw small buffers name a "shared arena" their caller never made.
+        assertEquals("shared arena of huge-page allocator", small.owner().toString());
         allocator.close();
         allocator.close();
         assertFalse(allocator.isOpen());
         assertFalse(large.isAlive(), "closing the allocator closes its large buffers");
-        assertThrows(IllegalStateException.class, () -> small.segment().get(ValueLayout.JAVA_BYTE, 0));
+        assertEquals("buffer of 1000 bytes from shared arena of huge-page allocator was closed when its shared arena"
+                        + " of huge-page allocator closed",
+                assertThrows(IllegalStateException.class, () -> small.segment()).getMessage());
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> allocator.allocate(8));
         assertEquals("huge-page allocator (closed, 0 large buffer(s) open) cannot allocate", e.getMessage());
     }

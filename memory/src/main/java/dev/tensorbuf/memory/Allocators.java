@@ -55,4 +55,20 @@ public final class Allocators {
     public static Allocator shared(long defaultAlignment) {
         return new ArenaAllocator(true, defaultAlignment);
     }
+
+    /**
+     * {@return an allocator over a new shared arena that serves {@code name}, 64-byte default
+     * alignment} Its buffers' {@link Buffer#owner()} and its messages name it: an allocator built
+     * over an arena uses this, so its users read "shared arena of huge-page allocator is closed"
+     * rather than of an arena they never made.
+     *
+     * @param name what the arena serves, e.g. {@code "huge-page allocator"}; not blank
+     * @throws IllegalArgumentException if {@code name} is blank
+     */
+    public static Allocator shared(String name) {
+        if (name.isBlank()) {
+            throw new IllegalArgumentException("an arena's name must not be blank");
+        }
+        return new ArenaAllocator(true, Allocator.DEFAULT_ALIGNMENT, name);
+    }
 }

@@ -20,12 +20,26 @@ public sealed interface BufferOwner {
      * An {@link Allocators} arena: the memory is freed when the allocator closes.
      *
      * @param shared whether the arena is shared ({@link Allocators#shared()}) or confined
+     * @param name what the arena serves ({@link Allocators#shared(String)}), or {@code ""} for a
+     *     plain arena; an allocator built over an arena names itself here, so its messages do not
+     *     speak of an arena its caller never made
      */
-    record Arena(boolean shared) implements BufferOwner {
-        /** {@return {@code "shared arena"} or {@code "confined arena"}} */
+    record Arena(boolean shared, String name) implements BufferOwner {
+        /** Checks that the name is not null. */
+        public Arena {
+            Objects.requireNonNull(name, "name");
+        }
+
+        /** An unnamed arena, as {@link Allocators#shared()} and {@link Allocators#confined()} make. */
+        public Arena(boolean shared) {
+            this(shared, "");
+        }
+
+        /** {@return {@code "shared arena"}, {@code "confined arena"}, or e.g. {@code "shared arena of huge-page allocator"}} */
         @Override
         public String toString() {
-            return shared ? "shared arena" : "confined arena";
+            String kind = shared ? "shared arena" : "confined arena";
+            return name.isEmpty() ? kind : kind + " of " + name;
         }
     }
 

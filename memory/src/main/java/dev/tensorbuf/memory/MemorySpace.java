@@ -288,16 +288,30 @@ public record MemorySpace(
         return xlaId == XLA_DEFAULT_ID;
     }
 
-    /** {@return the id and kind for messages, e.g. {@code "S(0) device memory (HBM)"}} */
+    /**
+     * {@return the id and kind for messages, e.g. {@code "S(0) device memory (HBM)"}} Device
+     * memory of a DLPack type that may be on either side ({@code kDLCUDAManaged}, {@code kDLOneAPI},
+     * {@code kDLExtDev}) is named by its type instead, as it need not be HBM:
+     * {@code "S(0) kDLCUDAManaged memory (host or device: Java treats it as device memory)"}.
+     */
     public String describe() {
+        if (namedByDlpackType()) {
+            return toXlaText() + " " + dlpackDevice.orElseThrow().cName()
+                    + " memory (host or device: Java treats it as device memory)";
+        }
         return toXlaText() + " " + kind.description();
+    }
+
+    /** Whether {@link #describe()} names the DLPack type: device memory whose type does not say it is the device's. */
+    private boolean namedByDlpackType() {
+        return kind == Kind.DEVICE && dlpackDevice.isPresent() && !dlpackDevice.get().isDeviceOnly();
     }
 
     /** {@return e.g. {@code "S(0) device memory (HBM), device 0, kDLCUDA"}} */
     @Override
     public String toString() {
         return describe() + ", device " + deviceOrdinal
-                + dlpackDevice.map(t -> ", " + t.cName()).orElse(", no DLPack device type")
+                + (namedByDlpackType() ? "" : dlpackDevice.map(t -> ", " + t.cName()).orElse(", no DLPack device type"))
                 + (kind == Kind.OTHER && hostAccessible ? ", host-accessible" : "");
     }
 }

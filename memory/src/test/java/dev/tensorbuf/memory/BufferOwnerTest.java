@@ -24,4 +24,21 @@ class BufferOwnerTest {
             assertEquals(new BufferOwner.Arena(true), shared.allocate(1).owner());
         }
     }
+
+    @Test
+    void aNamedArenaNamesWhatItServes() {
+        assertEquals(new BufferOwner.Arena(true, ""), new BufferOwner.Arena(true));
+        try (Allocator named = Allocators.shared("decoder")) {
+            Buffer buffer = named.allocate(8);
+            assertEquals(new BufferOwner.Arena(true, "decoder"), buffer.owner());
+            named.close();
+            Expect.throwsWith(IllegalStateException.class,
+                    "buffer of 8 bytes from shared arena of decoder was closed when its shared arena of decoder closed",
+                    buffer::segment);
+            Expect.throwsWith(IllegalStateException.class, "shared arena of decoder is closed", () -> named.allocate(1));
+        }
+        Expect.throwsWith(IllegalArgumentException.class, "an arena's name must not be blank",
+                () -> Allocators.shared(" "));
+        Expect.throwsWith(NullPointerException.class, "name", () -> new BufferOwner.Arena(false, null));
+    }
 }

@@ -162,6 +162,16 @@ class MemorySpaceTest {
     }
 
     @Test
+    void deviceMemoryOfATypeOnEitherSideIsNamedByItsType() {
+        assertEquals("S(0) kDLCUDAManaged memory (host or device: Java treats it as device memory), device 2",
+                MemorySpace.device(DLDeviceType.CUDA_MANAGED, 2).toString());
+        assertEquals("S(0) kDLOneAPI memory (host or device: Java treats it as device memory)",
+                MemorySpace.device(DLDeviceType.ONE_API, 0).describe());
+        assertEquals("S(0) device memory (HBM)", MemorySpace.device(DLDeviceType.CUDA, 0).describe());
+        assertEquals("S(0) device memory (HBM)", new MemorySpace(0, Kind.DEVICE, 0, false, Optional.empty()).describe());
+    }
+
+    @Test
     void devicesOfOtherOrdinalsAndTypes() {
         MemorySpace rocm1 = MemorySpace.device(DLDeviceType.ROCM, 1);
         assertEquals(0, rocm1.xlaId());

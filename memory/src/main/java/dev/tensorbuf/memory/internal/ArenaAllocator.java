@@ -23,10 +23,15 @@ public final class ArenaAllocator implements Allocator {
 
     /** @param shared whether to use {@link Arena#ofShared()} rather than {@link Arena#ofConfined()} */
     public ArenaAllocator(boolean shared, long defaultAlignment) {
+        this(shared, defaultAlignment, "");
+    }
+
+    /** @param name what the arena serves, for {@link BufferOwner.Arena#name()}; {@code ""} for none */
+    public ArenaAllocator(boolean shared, long defaultAlignment, String name) {
         this.defaultAlignment = Errors.checkAlignment(defaultAlignment);
         this.shared = shared;
         this.arena = shared ? Arena.ofShared() : Arena.ofConfined();
-        this.owner = new BufferOwner.Arena(shared);
+        this.owner = new BufferOwner.Arena(shared, name);
     }
 
     @Override

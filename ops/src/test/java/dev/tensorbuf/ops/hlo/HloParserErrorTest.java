@@ -17,7 +17,9 @@ class HloParserErrorTest {
             missing equals            | HloModule m\\nENTRY e {\\n  ROOT p f32[2] parameter(0)\\n}                         | 3:10 | expected '='
             unclosed dims             | HloModule m\\nENTRY e {\\n  ROOT p = f32[2 parameter(0)\\n}                        | 3:18 | bad shape: expected ',' or ']' after a dimension size
             unknown type              | HloModule m\\nENTRY e {\\n  ROOT p = f33[2] parameter(0)\\n}                       | 3:12 | bad shape
-            unknown opcode            | HloModule m\\nENTRY e {\\n  ROOT p = f32[2] paramter(0)\\n}                        | 3:19 | unknown opcode 'paramter'
+            unknown opcode            | HloModule m\\nENTRY e {\\n  ROOT p = f32[2] paramter(0)\\n}                        | 3:19 | unknown opcode 'paramter' (did you mean parameter?)
+            misspelt transpose        | HloModule m\\nENTRY e {\\n  p = f32[2,3] parameter(0)\\n  ROOT t = f32[3,2] tranpose(p), dimensions={1,0}\\n} | 4:21 | unknown opcode 'tranpose' (did you mean transpose?)
+            far from any opcode       | HloModule m\\nENTRY e {\\n  ROOT p = f32[2] frobnicate(0)\\n}                      | 3:19 | unknown opcode 'frobnicate' (line
             parameter not a number    | HloModule m\\nENTRY e {\\n  ROOT p = f32[2] parameter(x)\\n}                       | 3:29 | expected a parameter number
             unknown operand           | HloModule m\\nENTRY e {\\n  p = f32[2] parameter(0)\\n  ROOT n = f32[2] negate(q)\\n}   | 4:26 | unknown operand 'q'
             duplicate name            | HloModule m\\nENTRY e {\\n  p = f32[2] parameter(0)\\n  p = f32[2] parameter(1)\\n}     | 4:3  | duplicate instruction name 'p'

@@ -14,9 +14,10 @@ final class Composer {
             return IndexingMap.undefined();
         }
         if (aToB.results().size() != bToC.dims().size()) {
-            throw new IllegalArgumentException("cannot compose: the first map " + aToB + " has "
-                    + aToB.results().size() + " result(s) but the second map " + bToC + " has "
-                    + bToC.dims().size() + " dimension(s)");
+            // "Applied first", not "the first map": compose(bToC, aToB) takes it as its second argument.
+            throw new IllegalArgumentException("cannot compose: the map applied first, " + aToB + ", has "
+                    + aToB.results().size() + " result(s) but the map applied second, " + bToC + ", has "
+                    + bToC.dims().size() + " dimension(s); the counts must be equal");
         }
         try {
             return substituted(bToC, aToB);

@@ -165,6 +165,18 @@ class IndexingMapTextTest {
                 composed.getMessage());
     }
 
+    /** "The first map" once meant compose's second argument: the message now says which is applied first. */
+    @Test
+    void countsThatDoNotMatchNameTheMapAppliedFirst() {
+        IndexingMap twoResults = IndexingMap.parse("(d0) -> (d0, d0), domain: d0 in [0, 3]");
+        IndexingMap oneDim = IndexingMap.parse("(d0) -> (d0), domain: d0 in [0, 3]");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> IndexingMap.compose(oneDim, twoResults));
+        assertEquals("cannot compose: the map applied first, (d0) -> (d0, d0), domain: d0 in [0, 3], has 2 result(s)"
+                + " but the map applied second, (d0) -> (d0), domain: d0 in [0, 3], has 1 dimension(s); the counts"
+                + " must be equal", e.getMessage());
+    }
+
     @Test
     void expressionsTooLargeToSimplifyAreRefusedWhereTheyGrowTooLarge() {
         // 2000 chained mods or nested parentheses overflowed the Java stack in the simplifier or the parser.

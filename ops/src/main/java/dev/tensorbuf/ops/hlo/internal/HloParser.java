@@ -320,7 +320,7 @@ public final class HloParser {
             throw error("expected an opcode after the shape of '" + name + "'", opAt);
         }
         if (!Opcodes.isKnown(opcode)) {
-            throw error("unknown opcode '" + opcode + "'", opAt);
+            throw error("unknown opcode '" + opcode + "'" + Opcodes.didYouMean(opcode), opAt);
         }
         expect('(');
         List<String> operands = new ArrayList<>();

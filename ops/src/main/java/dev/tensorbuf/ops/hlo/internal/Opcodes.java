@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.hlo.internal;
 
+import dev.tensorbuf.views.internal.Suggestions;
 import java.util.Set;
 
 /** XLA's HLO opcode names (xla/hlo/ir/hlo_opcode.h), to reject misspelt opcodes with a position. */
@@ -31,5 +32,10 @@ final class Opcodes {
 
     static boolean isKnown(String opcode) {
         return KNOWN.contains(opcode);
+    }
+
+    /** {@return " (did you mean transpose?)" for a misspelt opcode near a known one, else ""} */
+    static String didYouMean(String opcode) {
+        return Suggestions.didYouMean(opcode, KNOWN, "");
     }
 }

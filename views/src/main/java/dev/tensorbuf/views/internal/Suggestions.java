@@ -1,13 +1,16 @@
-package dev.tensorbuf.cli;
+package dev.tensorbuf.views.internal;
 
 import java.util.Collection;
 
-/** "Did you mean ...?" for mistyped commands, options and names. */
-final class Suggestions {
+/**
+ * "Did you mean ...?" for mistyped names: the CLI's commands, options and batch keys, and the HLO
+ * parser's opcodes (in {@code ops}). One place, so every hint weighs a typo the same way.
+ */
+public final class Suggestions {
     private Suggestions() {}
 
     /** {@return the closest candidate within a small edit distance, or null} */
-    static String closest(String typed, Collection<String> candidates) {
+    public static String closest(String typed, Collection<String> candidates) {
         String best = null;
         int bestDistance = Integer.MAX_VALUE;
         for (String c : candidates) {
@@ -22,13 +25,13 @@ final class Suggestions {
     }
 
     /** {@return " (did you mean X?)" or the empty string} */
-    static String didYouMean(String typed, Collection<String> candidates, String prefix) {
+    public static String didYouMean(String typed, Collection<String> candidates, String prefix) {
         String c = closest(typed, candidates);
         return c == null ? "" : " (did you mean " + prefix + c + "?)";
     }
 
     /** Levenshtein distance with adjacent transpositions counted as one edit. */
-    static int distance(String a, String b) {
+    public static int distance(String a, String b) {
         int[][] d = new int[a.length() + 1][b.length() + 1];
         for (int i = 0; i <= a.length(); i++) {
             d[i][0] = i;
