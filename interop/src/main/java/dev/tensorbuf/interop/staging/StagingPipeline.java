@@ -15,6 +15,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -181,6 +182,7 @@ public final class StagingPipeline implements AutoCloseable {
                         + " ms; the consumer or the conversion is slower than the producers; tensor not accepted");
             }
             queued = true;
+            agent.wake(worker);
             return r.id();
         } finally {
             if (!queued) {
@@ -204,7 +206,11 @@ public final class StagingPipeline implements AutoCloseable {
         try {
             requireOpen();
             queued = queue.offer(r);
-            return queued ? OptionalLong.of(r.id()) : OptionalLong.empty();
+            if (!queued) {
+                return OptionalLong.empty();
+            }
+            agent.wake(worker);
+            return OptionalLong.of(r.id());
         } finally {
             if (!queued) {
                 accepted.decrementAndGet();
@@ -317,6 +323,9 @@ public final class StagingPipeline implements AutoCloseable {
     public void close(CloseMode mode) {
         Objects.requireNonNull(mode, "mode");
         agent.startClosing(mode, "closed with " + mode);
+        // An idle worker sees the close only when its idle strategy's park ends; a long park
+        // (a SleepingIdleStrategy of a second) would hold close up for all of it.
+        LockSupport.unpark(worker);
         if (Thread.currentThread() != worker) {
             awaitWorker();
         }
@@ -341,6 +350,7 @@ public final class StagingPipeline implements AutoCloseable {
                 if (!interrupted) {
                     interrupted = true;
                     agent.rejectRest("closing thread was interrupted");
+                    LockSupport.unpark(worker);
                     since = System.nanoTime();
                     bound = GRACE_NANOS;
                 }
