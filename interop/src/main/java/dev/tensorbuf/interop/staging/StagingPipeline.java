@@ -469,7 +469,13 @@ public final class StagingPipeline implements AutoCloseable {
             return this;
         }
 
-        /** {@return this builder} @param strategy how the worker waits for work (a {@link BackoffIdleStrategy} from 1 us to 1 ms unless set) */
+        /**
+         * {@return this builder}
+         *
+         * @param strategy how the worker waits for work (a {@link BackoffIdleStrategy} from 1 us to
+         *     1 ms unless set); a submit or a close wakes a worker parked in it, so a long park
+         *     costs no latency, only the time to notice a buffer given back to a full pool
+         */
         public Builder idleStrategy(IdleStrategy strategy) {
             this.idleStrategy = Objects.requireNonNull(strategy, "strategy");
             return this;
