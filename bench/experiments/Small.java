@@ -109,6 +109,13 @@ public class Small {
                 TensorView s = view(size, "f32[" + rc[0] + "," + rc[1] + "]"), d = view(size, "f32[" + rc[1] + "," + rc[0] + "]");
                 copyCase("transpose2d", size, Ops.transpose(s, 1, 0), () -> Ops.transpose(s, 1, 0), d, null);
             }
+            // a transpose flattened: neither strided nor tiled (a general view, gathered)
+            {
+                long[] rc = twoD(n);
+                TensorView s = view(size, "f32[" + rc[0] + "," + rc[1] + "]"), d = view(size, "f32[" + n + "]");
+                copyCase("flatten(transpose)", size, Ops.reshape(Ops.transpose(s, 1, 0), n),
+                        () -> Ops.reshape(Ops.transpose(s, 1, 0), n), d, null);
+            }
             // NCHW -> NHWC, C = 4, H = W
             {
                 long hw = n / 4, h = (long) Math.sqrt(hw);

@@ -143,7 +143,7 @@ final class ViewFactory {
                         + logical + " has " + logical.rank());
             }
             long capacity = capacity(piece.buffer(), access);
-            ViewBounds.check(m, capacity, logical.toString(), capacity + " elements (" + piece.buffer().byteSize() + " bytes)");
+            ViewBounds.check(m, capacity, logical::toString, () -> capacity + " elements (" + piece.buffer().byteSize() + " bytes)");
         }
         return fromMap(logical, map, access);
     }

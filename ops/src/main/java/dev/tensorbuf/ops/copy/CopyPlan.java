@@ -149,7 +149,7 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
             long capacity = (a.addressing() instanceof Access.Tiled(ArrayShape s) ? ElementAccess.of(s)
                     : ElementAccess.of(a.dtype())).capacity(a.segment().byteSize());
             try {
-                ViewBounds.check(map, capacity, side + " " + a.dtype() + a.dims(), capacity + " elements ("
+                ViewBounds.check(map, capacity, () -> side + " " + a.dtype() + a.dims(), () -> capacity + " elements ("
                         + a.segment().byteSize() + " bytes)");
             } catch (IllegalArgumentException outside) {
                 throw new IndexOutOfBoundsException(outside.getMessage());

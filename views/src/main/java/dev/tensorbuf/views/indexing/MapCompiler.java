@@ -16,7 +16,9 @@ import dev.tensorbuf.views.indexing.internal.EvalNode;
 import dev.tensorbuf.views.indexing.internal.EvalNode.Binary;
 import dev.tensorbuf.views.indexing.internal.EvalNode.Op;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** Lowers expressions to {@link EvalNode} trees; sums of constant multiples of dims become one loop. */
@@ -56,10 +58,46 @@ final class MapCompiler {
             FALLBACKS.incrementAndGet();
             return node(e);
         }
+        EvalNode known;
+        synchronized (EMITTED) {
+            known = EMITTED.get(x);
+        }
+        if (known != null) {
+            return known;
+        }
+        EvalNode made;
         try {
-            return BytecodeEval.compile(x);
+            made = BytecodeEval.compile(x);
         } catch (ReflectiveOperationException bug) {
             throw new IllegalStateException("emitting the evaluator of " + e + " failed", bug);
+        }
+        synchronized (EMITTED) {
+            known = EMITTED.putIfAbsent(x, made);
+        }
+        return known != null ? known : made;
+    }
+
+    /** How many emitted evaluators {@link #EMITTED} keeps. */
+    static final int EMITTED_KEPT = 512;
+
+    /**
+     * Evaluators already emitted, by expression, least recently used first. A view made per call
+     * (a reshape of a transpose) has a new map object each time but the same expression, and
+     * emitting and loading a hidden class took 40-360 us a copy, against a fraction of a
+     * microsecond for the strided path; a review counted 20,000 classes loaded by 20,000 copies.
+     * Evaluators hold no state, so one serves every map and thread.
+     */
+    private static final Map<BytecodeEval.Ex, EvalNode> EMITTED = new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<BytecodeEval.Ex, EvalNode> eldest) {
+            return size() > EMITTED_KEPT;
+        }
+    };
+
+    /** {@return how many emitted evaluators are kept now, for tests} */
+    static int emittedKept() {
+        synchronized (EMITTED) {
+            return EMITTED.size();
         }
     }
 

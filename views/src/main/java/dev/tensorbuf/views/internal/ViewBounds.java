@@ -4,6 +4,7 @@ import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.indexing.Interval;
 import java.util.Arrays;
+import java.util.function.Supplier;
 
 /**
  * Checks that every index a map reaches lands inside a buffer, without visiting the elements:
@@ -23,11 +24,12 @@ public final class ViewBounds {
     /**
      * Throws unless every point of the map's domain maps into {@code [0, capacity)}.
      *
-     * @param what names the view in the message, e.g. {@code "f32[2,4]{1,0}"}
-     * @param capacityText describes the buffer, e.g. {@code "8 elements (32 bytes)"}
+     * @param what names the view in the message, e.g. {@code "f32[2,4]{1,0}"}; asked only when
+     *     the check fails, since a view's text costs more than the check on a small copy
+     * @param capacityText describes the buffer, e.g. {@code "8 elements (32 bytes)"}; likewise
      * @throws IllegalArgumentException naming the first offending index and its offset
      */
-    public static void check(IndexingMap map, long capacity, String what, String capacityText) {
+    public static void check(IndexingMap map, long capacity, Supplier<String> what, Supplier<String> capacityText) {
         if (map.isKnownEmpty()) {
             return;
         }
@@ -52,12 +54,12 @@ public final class ViewBounds {
             return;
         }
         if (found.length == 0) {
-            throw new IllegalArgumentException(what + " reaches element offsets " + range + " but the buffer holds "
-                    + capacityText + " (no offending index found in " + SEARCH_BUDGET + " search steps)");
+            throw new IllegalArgumentException(what.get() + " reaches element offsets " + range + " but the buffer holds "
+                    + capacityText.get() + " (no offending index found in " + SEARCH_BUDGET + " search steps)");
         }
         long offset = e.evaluate(found, new long[0], new long[0]);
-        throw new IllegalArgumentException(what + ": index " + Arrays.toString(found) + " reaches element offset "
-                + offset + (offset < 0 ? ", before the buffer" : ", beyond the buffer of " + capacityText));
+        throw new IllegalArgumentException(what.get() + ": index " + Arrays.toString(found) + " reaches element offset "
+                + offset + (offset < 0 ? ", before the buffer" : ", beyond the buffer of " + capacityText.get()));
     }
 
     /** {@return the first index outside the buffer, null when there is none, empty when the budget ran out} */

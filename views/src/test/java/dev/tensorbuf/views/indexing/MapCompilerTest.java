@@ -1,6 +1,8 @@
 package dev.tensorbuf.views.indexing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.views.indexing.AffineExpr.Add;
@@ -24,6 +26,30 @@ class MapCompilerTest {
             IndexingMap.parse(text).compile();
         }
         assertEquals(before, MapCompiler.fallbacks(), "a small map fell back to the tree evaluator");
+    }
+
+    /**
+     * A view made per call has a new map each time; each used to emit and load a hidden class
+     * (20,000 classes for 20,000 copies of a reshaped transpose, in a review).
+     */
+    @Test
+    void anExpressionEmittedOnceServesEveryEqualMap() {
+        String text = "(d0, d1) -> ((d0 * 4 + d1) mod 3 * 4 + (d0 * 4 + d1) / 3), domain: d0 in [0, 2], d1 in [0, 3]";
+        AffineExpr first = IndexingMap.parse(text).results().getFirst();
+        AffineExpr again = IndexingMap.parse(text).results().getFirst();
+        assertNotSame(first, again);
+        assertSame(MapCompiler.generated(first), MapCompiler.generated(again));
+        CompiledMap compiled = IndexingMap.parse(text).compile();
+        assertEquals(2, compiled.evaluate(0, new long[] {1, 2})); // 6 mod 3 * 4 + 6 / 3
+        assertEquals(11, compiled.evaluate(0, new long[] {2, 3})); // 11 mod 3 * 4 + 11 / 3
+    }
+
+    @Test
+    void theEmittedEvaluatorsKeptAreBounded() {
+        for (int i = 0; i < MapCompiler.EMITTED_KEPT + 20; i++) {
+            MapCompiler.generated(new Add(new Mul(new Dim(0), new AffineExpr.Const(1000 + i)), new Dim(1)));
+        }
+        assertEquals(MapCompiler.EMITTED_KEPT, MapCompiler.emittedKept());
     }
 
     @Test
