@@ -4,6 +4,7 @@ import dev.tensorbuf.interop.internal.DlpackExporter;
 import dev.tensorbuf.interop.internal.DlpackImporter;
 import dev.tensorbuf.interop.internal.Errors;
 import dev.tensorbuf.interop.internal.RestrictedNative;
+import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -19,8 +20,12 @@ import java.lang.foreign.ValueLayout;
  * concatenated) are copied into a new dense row-major buffer with {@code IS_COPIED} set, or
  * refused by {@link DlpackExportOptions#copyIfNotStrided()}. The returned struct belongs to the
  * consumer, who must call its {@code deleter} exactly once; that call frees the struct and the
- * copy and runs {@link DlpackExportOptions#onRelease()}, on any thread. Until then the view's
- * buffer must stay open, unless {@link DlpackExportOptions#closeBufferOnRelease()} hands it over.
+ * copy and runs {@link DlpackExportOptions#onRelease()}, on any thread. Until then an in-place
+ * export holds the view's buffer ({@link Buffer#hold()}): closing the buffer early marks it closed
+ * for Java, but a pool's block or a foreign buffer's memory goes back only when the deleter runs.
+ * An arena's memory is freed when its allocator closes, whatever holds it, so keep the allocator
+ * open until the consumer calls the deleter ({@link DlpackExportOptions#closeBufferOnRelease()}
+ * hands the buffer itself over).
  *
  * <p><b>Import</b> consumes the tensor: the returned {@link DlpackTensor}'s first close calls the
  * producer's deleter, once; an invalid struct is released through its deleter before the

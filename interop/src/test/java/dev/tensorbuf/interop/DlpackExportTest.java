@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.Ops;
@@ -343,6 +344,29 @@ class DlpackExportTest {
         MemorySegment r = Dlpack.exportVersioned(mapped);
         assertEquals(DlpackStructs.FLAG_READ_ONLY, peer.describeVersioned(r)[FLAGS]);
         peer.deleteVersioned(r);
+    }
+
+    /**
+     * A review closed a pooled buffer while its export was still with the consumer; the pool gave
+     * the block to its next user, and the consumer read that user's 9.0 where the tensor held 1.0.
+     */
+    @Test
+    void anExportHoldsItsBufferSoAPoolDoesNotReuseTheBlockBeforeTheDeleter() {
+        try (PooledAllocator pool = PooledAllocator.builder().name("export").build()) {
+            Buffer b = pool.allocate(24);
+            TensorView v = TensorView.strided(b, DType.F32, StridedLayout.packed(6));
+            v.copyFrom(new float[] {1, 1, 1, 1, 1, 1});
+            MemorySegment m = Dlpack.exportVersioned(v);
+            b.close(); // too early: the consumer still reads through m
+            assertFalse(b.isAlive());
+            Buffer next = pool.allocate(24);
+            next.segment().fill((byte) 0x41); // 12.0f in every float, were it the same block
+            assertEquals(1 + 2 + 3 + 4 + 5 + 6, peer.checksumVersioned(m), 0.0, "the consumer reads what was exported");
+            long bothOut = pool.stats().liveBytes(); // the exported block, still out, and the new one
+            peer.deleteVersioned(m);
+            assertEquals(bothOut / 2, pool.stats().liveBytes(), "the deleter gave the exported block back");
+            next.close();
+        }
     }
 
     @Test

@@ -43,12 +43,23 @@ public final class DlpackExporter {
     private DlpackExporter() {
     }
 
-    /** What one export holds until its deleter runs. */
-    private record Export(Arena structs, Allocator copy, Buffer handedOver, Runnable onRelease) {
+    /**
+     * What one export holds until its deleter runs. An in-place export holds its buffer
+     * ({@link Buffer#hold()}): a review closed a pooled buffer while the consumer still had the
+     * struct, the pool gave the block to its next user, and the consumer read that user's data.
+     * Now the close marks the buffer closed and the block waits for the deleter.
+     */
+    private record Export(Arena structs, Allocator copy, Buffer handedOver, Buffer.Hold hold, Runnable onRelease) {
         void release() {
             try {
-                if (handedOver != null) {
-                    handedOver.close();
+                try {
+                    if (handedOver != null) {
+                        handedOver.close();
+                    }
+                } finally {
+                    if (hold != null) {
+                        hold.close(); // after the handover's close, so the memory goes back here, once
+                    }
                 }
                 if (copy != null) {
                     copy.close();
@@ -145,6 +156,13 @@ public final class DlpackExporter {
             flags |= DlpackStructs.FLAG_IS_SUBBYTE_TYPE_PADDED;
         }
         StructLayout struct = versioned ? DL_MANAGED_TENSOR_VERSIONED : DL_MANAGED_TENSOR;
+        Buffer.Hold hold;
+        try {
+            hold = source.copy == null ? buffer.hold() : null; // a copy's allocator is the export's own
+        } catch (RuntimeException closed) {
+            release(source);
+            throw closed;
+        }
         Arena arena = Arena.ofShared();
         MemorySegment m;
         try {
@@ -180,10 +198,13 @@ public final class DlpackExporter {
             m.set(ValueLayout.ADDRESS, offset(struct, "deleter"), DELETER);
         } catch (RuntimeException | Error e) {
             arena.close();
+            if (hold != null) {
+                hold.close();
+            }
             release(source);
             throw e;
         }
-        LIVE.put(m.address(), new Export(arena, source.copy, handedOver, options.onRelease()));
+        LIVE.put(m.address(), new Export(arena, source.copy, handedOver, hold, options.onRelease()));
         // A raw pointer, not the arena's segment: passing the arena's segment to a native call
         // would hold the arena open for the call, so a deleter run inside it could not free it.
         return RestrictedNative.resize(MemorySegment.ofAddress(m.address()), struct.byteSize());
