@@ -193,7 +193,12 @@ class OpExamplesTest {
                 flipped.getMessage());
         IllegalArgumentException concat = assertThrows(IllegalArgumentException.class,
                 () -> Concatenate.apply(0, List.of(v, view("f32[4,5]{1,0}", 80))));
-        assertTrue(concat.getMessage().contains("does not match f32[4,6]{1,0}"), concat.getMessage());
+        assertEquals("concatenate along dimension 0: part 1, f32[4,5]{1,0}, does not match the first part, f32[4,6]{1,0}:"
+                + " its dims [4, 5] differ from the first part's [4, 6] outside dimension 0", concat.getMessage());
+        IllegalArgumentException types = assertThrows(IllegalArgumentException.class,
+                () -> Concatenate.apply(0, List.of(v, view("s32[4,6]{1,0}", 96))));
+        assertTrue(types.getMessage().endsWith(": its elements are s32 in 32 bits each, the first part's f32 in 32"),
+                types.getMessage());
     }
 
     /** Ops whose result needs no map of their own return the strided view they amount to. */

@@ -200,15 +200,25 @@ final class ViewRemaps {
         }
         long[] out = first.dimsArray().clone();
         out[dimension] = 0;
-        for (TensorView p : parts) {
+        for (int k = 0; k < parts.size(); k++) {
+            TensorView p = parts.get(k);
             long[] d = p.dimsArray();
-            boolean same = p.access().equals(first.access()) && d.length == out.length;
+            boolean sameAccess = p.access().equals(first.access());
+            boolean same = sameAccess && d.length == out.length;
             for (int i = 0; same && i < d.length; i++) {
                 same = i == dimension || d[i] == out[i];
             }
             if (!same) {
-                throw new IllegalArgumentException("concatenate along dimension " + dimension + ": " + p.shape() + " ("
-                        + p.access() + ") does not match " + first.shape() + " (" + first.access() + ")");
+                // Name what differs: the element type and storage, else the dims; the shapes alone
+                // can look equal (an s4 stored a byte each prints as a packed one does).
+                String why = !sameAccess
+                        ? "its elements are " + p.dtype() + " in " + p.access().storageBits() + " bits each, the first part's "
+                                + first.dtype() + " in " + first.access().storageBits()
+                        : d.length != out.length ? "its rank is " + d.length + ", the first part's " + out.length
+                        : "its dims " + p.dims() + " differ from the first part's " + first.dims() + " outside dimension "
+                                + dimension;
+                throw new IllegalArgumentException("concatenate along dimension " + dimension + ": part " + k + ", "
+                        + p.shape() + ", does not match the first part, " + first.shape() + ": " + why);
             }
             try {
                 out[dimension] = Math.addExact(out[dimension], d[dimension]);

@@ -282,7 +282,7 @@ class DeferredMapTest {
                 .padded(justFits, TensorView.scalar(DType.F32, -1)).toFloatArray());
         IllegalArgumentException mismatch = assertThrows(IllegalArgumentException.class,
                 () -> TensorView.concatenated(1, List.of(v, TensorView.of(arena.allocate(24), "f32[3,2]{1,0}"))));
-        assertTrue(mismatch.getMessage().contains("concatenate along dimension 1: f32[3,2]{1,0}"), mismatch.getMessage());
+        assertTrue(mismatch.getMessage().contains("concatenate along dimension 1: part 1, f32[3,2]{1,0}, does not match"), mismatch.getMessage());
     }
 
     private TensorView randomSource(Random rnd) {
