@@ -11,8 +11,9 @@ import java.util.Map;
  * Runs the copy cases in this JVM and times them against {@code MemorySegment.copy} of the same
  * bytes, measured alternately in the same run: the numbers behind {@code tensorbuf bench}. Each
  * result is the median of its repetitions (at least 15 and at least 0.25 s of them; 5 and 0.05 s
- * when quick), taken in blocks that alternate with the baseline's; GB/s counts bytes read plus
- * bytes written.
+ * when quick), taken in blocks (at least three of each side) that alternate with the baseline's;
+ * the baseline's slowest and fastest block say how much the host's load moved meanwhile. GB/s
+ * counts bytes read plus bytes written.
  * {@snippet :
  * List<CopyBenchRunner.Result> r = CopyBenchRunner.run(CopyCase.ALL.subList(0, 1), CopyEngine.defaults(), true);
  * r.getFirst().ratioToCopy();   // e.g. 0.55 on a 2-core Zen 4
@@ -31,11 +32,19 @@ public final class CopyBenchRunner {
      * @param gbps bytes / seconds / 1e9
      * @param copyGbps the same for {@code MemorySegment.copy} of the same bytes
      * @param copyThreads the threads of that copy: those the engine ran the case on
+     * @param copyGbpsMin the slowest of the baseline's blocks (each block's median), in GB/s
+     * @param copyGbpsMax the fastest of them
      */
-    public record Result(String name, long bytes, double seconds, double gbps, double copyGbps, int copyThreads) {
+    public record Result(String name, long bytes, double seconds, double gbps, double copyGbps, int copyThreads,
+                         double copyGbpsMin, double copyGbpsMax) {
         /** {@return gbps / copyGbps} */
         public double ratioToCopy() {
             return gbps / copyGbps;
+        }
+
+        /** {@return why the ratio is not to be trusted, or the empty string}: see {@link CopyBenchRunner#noise} */
+        public String noise() {
+            return CopyBenchRunner.noise(ratioToCopy(), copyGbpsMin, copyGbpsMax);
         }
 
         /** {@return the JSON object of {@code tensorbuf bench --json}} */
@@ -48,12 +57,45 @@ public final class CopyBenchRunner {
             m.put("copy_gbps", round(copyGbps));
             m.put("ratio_to_copy", round(ratioToCopy()));
             m.put("copy_threads", copyThreads);
+            m.put("copy_gbps_min", round(copyGbpsMin));
+            m.put("copy_gbps_max", round(copyGbpsMax));
+            m.put("noisy", !noise().isEmpty());
             return m;
         }
 
         private static double round(double v) {
             return Math.round(v * 1000) / 1000.0;
         }
+    }
+
+    /** A baseline whose blocks differ by more than this factor was measured on a busy host. */
+    private static final double NOISY_SPREAD = 2;
+    /**
+     * A ratio above this is a measurement, not the engine, at work: every case reads and writes
+     * memory as the copy does (the broadcast, which reads little, measures 1.2-1.5).
+     */
+    private static final double NOISY_RATIO = 2;
+
+    /**
+     * {@return "noisy: ..." when a ratio to copy should not be read as one, else the empty string}
+     * On a loaded host the same case measured ratio 5.16 against a copy of 12.1 GB/s and 0.18
+     * against 180.8 GB/s: a first-time reader takes the first for beating memcpy.
+     * {@snippet :
+     * CopyBenchRunner.noise(5.16, 9.9, 180.8);   // "noisy: copy baseline varied 9.9-180.8 GB/s, ratio far above 1"
+     * CopyBenchRunner.noise(0.55, 30.1, 33.0);   // ""
+     * }
+     *
+     * @param copyGbpsMin the slowest block of the baseline
+     * @param copyGbpsMax the fastest
+     */
+    public static String noise(double ratio, double copyGbpsMin, double copyGbpsMax) {
+        boolean spread = copyGbpsMax > NOISY_SPREAD * copyGbpsMin;
+        boolean high = ratio > NOISY_RATIO;
+        if (!spread && !high) {
+            return "";
+        }
+        return String.format("noisy: copy baseline varied %.1f-%.1f GB/s%s", copyGbpsMin, copyGbpsMax,
+                high ? ", ratio far above 1" : "");
     }
 
     /** {@return timings of {@code cases}; {@code quick} runs fewer and shorter repetitions} */
@@ -124,7 +166,8 @@ public final class CopyBenchRunner {
                     quick ? 50_000_000L : 250_000_000L);
             long bytes = prepared.bytesMoved();
             return new Result(prepared.copyCase().name(), bytes, m.work(), bytes / m.work() / 1e9,
-                    bytes / m.baseline() / 1e9, prepared.baselineThreads());
+                    bytes / m.baseline() / 1e9, prepared.baselineThreads(), bytes / m.baselineSlowestBlock() / 1e9,
+                    bytes / m.baselineFastestBlock() / 1e9);
         }
 
         @Override
@@ -134,12 +177,20 @@ public final class CopyBenchRunner {
         }
     }
 
-    /** Median seconds of one repetition of the work and of the baseline. */
-    record Medians(double work, double baseline) {
+    /**
+     * Median seconds of one repetition of the work and of the baseline, and the slowest and
+     * fastest of the baseline's block medians: how much the host's load moved under the sample.
+     */
+    record Medians(double work, double baseline, double baselineSlowestBlock, double baselineFastestBlock) {
     }
 
     private static final int BLOCK_REPS = 3;
     private static final long BLOCK_NANOS = 20_000_000L;
+    /**
+     * Blocks of each side at least: with two, a quick sample's median met two moments of a
+     * busy host, and one slow moment on one side swung its ratio by 10x.
+     */
+    private static final int MIN_BLOCKS = 3;
 
     /**
      * Times {@code work} and {@code baseline} in alternating blocks, {@code work} first when
@@ -150,30 +201,39 @@ public final class CopyBenchRunner {
     static Medians inTurns(Runnable work, Runnable baseline, boolean workFirst, int reps, long minNanos) {
         List<Double> t = new ArrayList<>();
         List<Double> b = new ArrayList<>();
+        List<Double> baselineBlocks = new ArrayList<>();
         long start = System.nanoTime();
-        while (t.size() < reps || b.size() < reps || System.nanoTime() - start < minNanos) {
+        for (int pairs = 0; pairs < MIN_BLOCKS || t.size() < reps || b.size() < reps
+                || System.nanoTime() - start < minNanos; pairs++) {
             if (workFirst) {
                 block(work, t);
-                block(baseline, b);
+                baselineBlocks.add(block(baseline, b));
             } else {
-                block(baseline, b);
+                baselineBlocks.add(block(baseline, b));
                 block(work, t);
             }
         }
-        return new Medians(median(t), median(b));
+        return new Medians(median(t), median(b), baselineBlocks.stream().mapToDouble(x -> x).max().orElseThrow(),
+                baselineBlocks.stream().mapToDouble(x -> x).min().orElseThrow());
     }
 
-    /** Runs {@code work} for one block and adds the seconds of each repetition but the first to {@code seconds}. */
-    private static void block(Runnable work, List<Double> seconds) {
+    /**
+     * Runs {@code work} for one block and adds the seconds of each repetition but the first to
+     * {@code seconds}; {@return the block's median}
+     */
+    private static double block(Runnable work, List<Double> seconds) {
+        List<Double> counted = new ArrayList<>();
         long start = System.nanoTime();
         for (int i = 0; i < BLOCK_REPS || System.nanoTime() - start < BLOCK_NANOS; i++) {
             long t0 = System.nanoTime();
             work.run();
             long t1 = System.nanoTime();
             if (i > 0) {
-                seconds.add((t1 - t0) / 1e9);
+                counted.add((t1 - t0) / 1e9);
             }
         }
+        seconds.addAll(counted);
+        return median(counted);
     }
 
     private static double median(List<Double> v) {

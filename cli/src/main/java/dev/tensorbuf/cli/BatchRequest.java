@@ -97,20 +97,30 @@ final class BatchRequest {
     /**
      * {@return the value under {@code key}, or null when the key is absent}
      *
+     * @param hasDefault whether leaving the key out asks for a default; a required key's caller
+     *     says so when it is absent, and the hint to leave it out would only lead there
      * @throws IllegalArgumentException when the value is JSON null: absent is the only way to ask for a default
      */
-    private Object present(String key, String expected) {
+    private Object present(String key, String expected, boolean hasDefault) {
         Object v = values.get(key);
         if (v == null && values.containsKey(key)) {
             throw new IllegalArgumentException(wrongType(key, expected, null).getMessage()
-                    + " (leave the key out for its default)");
+                    + (hasDefault ? " (leave the key out for its default)" : ""));
         }
         return v;
     }
 
+    private Object present(String key, String expected) {
+        return present(key, expected, true);
+    }
+
     /** {@return the string under {@code key}, or null when absent} */
     String string(String key) {
-        Object v = present(key, "a string");
+        return string(key, true);
+    }
+
+    private String string(String key, boolean hasDefault) {
+        Object v = present(key, "a string", hasDefault);
         if (v == null || v instanceof String) {
             return (String) v;
         }
@@ -123,7 +133,7 @@ final class BatchRequest {
      * @param what says what the string holds, e.g. {@code "the shape text"}
      */
     String requiredString(String key, String what) {
-        String s = string(key);
+        String s = string(key, false);
         if (s == null) {
             throw Errors.requestNeeds(key, what);
         }
@@ -162,7 +172,24 @@ final class BatchRequest {
 
     /** {@return the list of 64-bit integers under {@code key}, or null when absent} */
     long[] longs(String key) {
-        Object v = present(key, "a list of 64-bit integers");
+        return longs(key, true);
+    }
+
+    /**
+     * {@return the list of 64-bit integers under {@code key}}
+     *
+     * @param what says what the list holds, e.g. {@code "a list of integers"}
+     */
+    long[] requiredLongs(String key, String what) {
+        long[] r = longs(key, false);
+        if (r == null) {
+            throw Errors.requestNeeds(key, what);
+        }
+        return r;
+    }
+
+    private long[] longs(String key, boolean hasDefault) {
+        Object v = present(key, "a list of 64-bit integers", hasDefault);
         if (v == null) {
             return null;
         }

@@ -32,15 +32,17 @@ final class BenchCommand implements Command {
                 Runs the copy cases (NCHW<->NHWC, XLA tiles, bf16 (2,1) packing, u8 staging,
                 broadcast, strided slice) in this JVM. Each case and a MemorySegment.copy of the
                 same bytes (read + written), on as many threads as the engine runs the case on,
-                are timed alternately; the median of the repetitions
-                is reported. The Vector API kernels run only when the JVM was started with
+                are timed alternately, in blocks; the median of the repetitions is reported. A
+                ratio is marked "noisy" when the copy's blocks differ by more than 2x (a busy
+                host) or the ratio is above 2, which no case reaches on a quiet one. The Vector API kernels run only when the JVM was started with
                 --add-modules jdk.incubator.vector (e.g. JDK_JAVA_OPTIONS); "vector_kernels" says
                 which ran. For careful numbers use the JMH CopyBenchmark.
 
                 --json prints one object: {"threads": engine threads, "vector_kernels": true or
                 false, "cases": [{"name", "bytes": read + written per copy, "seconds": median per
                 copy, "gbps", "copy_gbps": MemorySegment.copy's, "ratio_to_copy": gbps / copy_gbps,
-                "copy_threads": the threads of that copy}]}.
+                "copy_threads": the threads of that copy, "copy_gbps_min" and "copy_gbps_max": its
+                slowest and fastest block, "noisy": whether the ratio is marked so}]}.
 
                 --paced is for harnesses (bench/peers/compare.py) that interleave these samples
                 with another program's: it warms the one --case up, prints a JSON line
@@ -100,8 +102,10 @@ final class BenchCommand implements Command {
         } else {
             in.out().println("threads " + threads + ", vector kernels " + (engine.vectorKernels() ? "on" : "off"));
             for (CopyBenchRunner.Result r : results) {
-                in.out().printf("%-45s %11d bytes %8.2f ms %6.1f GB/s  copy %6.1f GB/s (%d thr)  ratio %.2f%n", r.name(),
-                        r.bytes(), r.seconds() * 1e3, r.gbps(), r.copyGbps(), r.copyThreads(), r.ratioToCopy());
+                String noise = r.noise();
+                in.out().printf("%-45s %11d bytes %8.2f ms %6.1f GB/s  copy %6.1f GB/s (%d thr)  ratio %.2f%s%n", r.name(),
+                        r.bytes(), r.seconds() * 1e3, r.gbps(), r.copyGbps(), r.copyThreads(), r.ratioToCopy(),
+                        noise.isEmpty() ? "" : "  (" + noise + ")");
             }
         }
         return 0;

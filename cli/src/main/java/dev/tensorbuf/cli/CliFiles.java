@@ -35,6 +35,8 @@ final class CliFiles {
      */
     static void input(Path file, String role) {
         requireNonEmpty(file, role, "a file");
+        refuseDash(file, role, "standard input, which only indexing reads (its module text); tensor files are mapped,"
+                + " not streamed");
         BasicFileAttributes a = attributes(file, role);
         if (a != null && a.isRegularFile()) {
             return;
@@ -53,6 +55,8 @@ final class CliFiles {
      */
     static void outputFile(Path file, String role) {
         requireNonEmpty(file, role, "a file name");
+        refuseDash(file, role, "standard output, which a command writes only its report to (render's SVG: leave out"
+                + " --out)");
         BasicFileAttributes a = attributes(file, role);
         if (a != null && a.isDirectory()) {
             throw problem(role, file + " is a directory, expected a file name");
@@ -80,6 +84,7 @@ final class CliFiles {
      */
     static void outputFolder(Path dir, String role) throws IOException {
         requireNonEmpty(dir, role, "a folder");
+        refuseDash(dir, role, "standard output, which is not a folder");
         BasicFileAttributes a = attributes(dir, role);
         if (a != null) {
             if (!a.isDirectory()) {
@@ -108,6 +113,18 @@ final class CliFiles {
     static void requireNonEmpty(Path path, String role, String expected) {
         if (path.toString().isEmpty()) {
             throw problem(role, "the path is empty, expected " + expected);
+        }
+    }
+
+    /**
+     * Refuses {@code -}: by convention it is a stream, and taken as a path it read or wrote a file
+     * named {@code -} while {@code indexing -} read standard input. {@code ./-} names such a file.
+     *
+     * @param stream what {@code -} would conventionally mean here, and why it does not
+     */
+    private static void refuseDash(Path path, String role, String stream) {
+        if (path.toString().equals("-")) {
+            throw problem(role, "'-' would be " + stream + "; give a path (./- for a file named -)");
         }
     }
 

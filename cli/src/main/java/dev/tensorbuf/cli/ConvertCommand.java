@@ -54,7 +54,8 @@ final class ConvertCommand implements Command {
                 Reads one tensor from IN and writes it to OUT; the format is chosen by extension: .npy,
                 .safetensors, anything else is raw bytes. Raw output holds exactly the physical bytes of
                 the XLA layout given by --layout (tiles and padding included, padding zeroed; row-major
-                without --layout). Raw input needs --from-layout, the XLA shape its bytes are laid out
+                without --layout; 6-bit types one element to a byte, as ml_dtypes holds them, e.g.
+                f6e2m3fn[4]{0}; the layout written is in the report). Raw input needs --from-layout, the XLA shape its bytes are laid out
                 in, and must be exactly that shape's size. --dtype converts the elements (NaN or
                 out-of-range values for an integer type are an error). A safetensors input into a
                 .safetensors OUT converts whole, whatever its number of tensors (--dtype then changes
@@ -94,6 +95,7 @@ final class ConvertCommand implements Command {
         Path outPath = Path.of(in.positional(1, "OUT"));
         CliFiles.input(inPath, null);
         CliFiles.outputFile(outPath, null);
+        TensorFiles.refuseArchive(inPath, TensorFiles.formatOf(inPath) == Format.RAW && in.value("from-layout") != null);
         long start = System.nanoTime();
         if (TensorFiles.formatOf(inPath) == Format.SAFETENSORS && TensorFiles.formatOf(outPath) == Format.SAFETENSORS
                 && in.value("tensor") == null) {
@@ -108,7 +110,9 @@ final class ConvertCommand implements Command {
             ArrayShape target = target(in, input.view());
             Format outFormat = TensorFiles.formatOf(outPath);
             XlaLayout dense = XlaLayout.packedDescending(target.dtype(), target.rank());
-            if (outFormat != Format.RAW && !target.requireLayout().equals(dense)) {
+            // Only a --layout can stray from row-major; a 6-bit type's default is one to a byte, which
+            // neither .npy nor safetensors holds, and requireWritable says so better than this would.
+            if (outFormat != Format.RAW && in.value("layout") != null && !target.requireLayout().equals(dense)) {
                 throw new UsageException("a ." + outFormat.label()
                         + " file holds row-major (C order) data, " + target.withLayout(dense) + "; --layout " + target
                         + " is for raw output (OUT with another extension)");
@@ -147,7 +151,7 @@ final class ConvertCommand implements Command {
                 json.put("seconds", Math.round(seconds * 1000) / 1000.0);
                 in.printJson(json);
             } else {
-                in.out().println(Failure.oneLine(inPath + " -> " + outPath) + ": " + target + ", " + written + " bytes ("
+                in.out().println(Failure.oneLine(inPath + " -> " + outPath) + ": " + target + ", " + Counts.of(written, "byte") + " ("
                         + outFormat.label() + ") in " + String.format("%.2f s", seconds));
             }
         }
@@ -222,7 +226,7 @@ final class ConvertCommand implements Command {
                     + " floating-point; pick one tensor with --tensor NAME to make it " + to);
         }
         if (to != null) {
-            TensorFiles.requireWritable(outPath, to, "--dtype " + to, "pick another type");
+            TensorFiles.requireWritable(outPath, to, "the output type", "pick another type");
         }
         if (Files.exists(outPath) && !Files.isRegularFile(outPath)) {
             throw new UsageException(outPath + " is not a regular file: converting a whole file writes one beside it"
@@ -277,7 +281,7 @@ final class ConvertCommand implements Command {
         } else {
             in.out().println(Failure.oneLine(input.file() + " -> " + outPath) + ": " + (count == 0 ? "0 tensors" : holds)
                     + (to == null ? "" : " (" + changed + " to " + to + ", " + (count - changed) + " kept)") + ", "
-                    + written + " bytes (safetensors) in " + String.format("%.2f s", seconds));
+                    + Counts.of(written, "byte") + " (safetensors) in " + String.format("%.2f s", seconds));
         }
         return 0;
     }
@@ -299,7 +303,10 @@ final class ConvertCommand implements Command {
         if (layoutText == null) {
             long[] dims = Extents.toArray(source.dims());
             DType t = dtype == null ? source.dtype() : dtype;
-            return ArrayShape.of(t, dims).withLayout(XlaLayout.packedDescending(t, dims.length));
+            // 6-bit elements do not pack evenly into bytes; one to a byte is how ml_dtypes holds them,
+            // and the only way tensorbuf writes them.
+            return ArrayShape.of(t, dims).withLayout(TensorFiles.packsUnevenly(t) ? XlaLayout.descending(dims.length)
+                    : XlaLayout.packedDescending(t, dims.length));
         }
         ArrayShape shape = arrayShape(layoutText, "--layout");
         if (!shape.dims().equals(source.dims())) {

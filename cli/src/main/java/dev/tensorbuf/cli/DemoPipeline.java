@@ -1,5 +1,6 @@
 package dev.tensorbuf.cli;
 
+import dev.tensorbuf.bench.CopyBenchRunner;
 import dev.tensorbuf.bench.ParallelCopy;
 import dev.tensorbuf.cli.DemoSteps.Result;
 import dev.tensorbuf.cli.render.LayoutPicture;
@@ -30,6 +31,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +49,7 @@ final class DemoPipeline implements AutoCloseable {
     /** ImageNet's per-channel mean and standard deviation, in 0..255 units. */
     private static final float[] MEAN = {123.675f, 116.28f, 103.53f};
     private static final float[] STD = {58.395f, 57.12f, 57.375f};
-    /** Runs per timing; the best one is reported. */
+    /** Runs per timing (and per round of the throughput steps); the best one counts. */
     private static final int RUNS = 5;
     /**
      * Warm-up per timing, so the JIT has compiled the kernels before the clock starts: at least
@@ -101,7 +103,8 @@ final class DemoPipeline implements AutoCloseable {
         List<Float> bias = List.of(-MEAN[0] / STD[0], -MEAN[1] / STD[1], -MEAN[2] / STD[2]);
         ChannelAffine affine = new ChannelAffine(1, scale, bias);
         var plan = engine.plan(src, dst, affine);
-        double seconds = best(() -> engine.execute(plan));
+        Runnable step = () -> engine.execute(plan);
+        best(step);
         nchw = TensorView.strided(normalised, DType.F32, NCHW);
         MemorySegment p = pixels.segment();
         long bad = 0;
@@ -121,7 +124,7 @@ final class DemoPipeline implements AutoCloseable {
         DemoSteps.check(bad == 0, "every staged element equals (pixel - mean) / std");
         long bytes = pixels.byteSize() + normalised.byteSize();
         return throughputResult("stage_normalised", "staged a u8 NHWC batch [8,224,224,3] to f32 NCHW, normalised per"
-                + " channel: all " + nchw.elementCount() + " elements checked", bytes, seconds);
+                + " channel: all " + nchw.elementCount() + " elements checked", bytes, step);
     }
 
     /** f32 NCHW -> bf16 in TPU tiles T(8,128)(2,1), and back: every value is the bf16 rounding of the f32. */
@@ -132,7 +135,8 @@ final class DemoPipeline implements AutoCloseable {
         TensorView bf16 = TensorView.of(tiles, tiled);
         CopyPlan pack = engine.plan(Access.strided(normalised.segment(), DType.F32, NCHW),
                 Access.tiled(tiles.segment(), tiled));
-        double seconds = best(() -> engine.execute(pack));
+        Runnable step = () -> engine.execute(pack);
+        best(step);
         TensorView back = engine.materialize(bf16, DType.F32, NCHW, arena);
         ElementAccess rounding = ElementAccess.of(DType.BF16);
         MemorySegment scratch = MemorySegment.ofArray(new short[1]);
@@ -146,7 +150,7 @@ final class DemoPipeline implements AutoCloseable {
         DemoSteps.check(bad[0] == 0, "the bf16 round trip gives the round-to-nearest-even value of every element");
         long bytes = normalised.byteSize() + tiled.arraySize();
         return throughputResult("stage_tiled", "packed the batch as " + tiled + " (" + tiled.arraySize()
-                + " bytes); the round trip back to f32 matches bf16 rounding of every element", bytes, seconds);
+                + " bytes); the round trip back to f32 matches bf16 rounding of every element", bytes, step);
     }
 
     /** The f32 NCHW batch as a DLPack DLManagedTensorVersioned, read back through our own importer. */
@@ -202,30 +206,66 @@ final class DemoPipeline implements AutoCloseable {
                 List.of(), facts);
     }
 
-    private Result throughputResult(String name, String line, long bytes, double seconds) {
+    /**
+     * Times {@code step} (warmed up already) against the copy baseline: {@value #PAIRS} rounds,
+     * each the best of {@value #RUNS} runs of one side and then of the other, and the median of
+     * each side's rounds. Timed apart, as they were, the step met one moment of a busy host and
+     * the copy another, and the same step measured ratio 0.28 in one run and 3.08 in the next.
+     */
+    private Result throughputResult(String name, String line, long bytes, Runnable step) {
         long half = bytes / 2;
         // On as many threads as the engine ran the step on: a ratio to a one-thread copy would flatter it.
         int threads = engine.threadsFor(bytes);
-        double copySeconds;
+        double[] stepSeconds = new double[PAIRS];
+        double[] copySeconds = new double[PAIRS];
         try (ParallelCopy copy = new ParallelCopy(scratch.segment().asSlice(0, half),
                 scratch.segment().asSlice(half, half), threads)) {
-            copySeconds = best(copy::run);
+            best(copy::run);
+            for (int i = 0; i < PAIRS; i++) {
+                stepSeconds[i] = fastest(step);
+                copySeconds[i] = fastest(copy::run);
+            }
         }
-        double gbps = bytes / seconds / 1e9;
-        double copyGbps = bytes / copySeconds / 1e9;
+        double gbps = bytes / median(stepSeconds) / 1e9;
+        double copyGbps = bytes / median(copySeconds) / 1e9;
+        double copyMin = bytes / Arrays.stream(copySeconds).max().orElseThrow() / 1e9;
+        double copyMax = bytes / Arrays.stream(copySeconds).min().orElseThrow() / 1e9;
+        String noise = CopyBenchRunner.noise(gbps / copyGbps, copyMin, copyMax);
         Map<String, Object> facts = new LinkedHashMap<>();
         facts.put("bytes", bytes);
         facts.put("gbps", gbps);
         facts.put("copy_gbps", copyGbps);
         facts.put("copy_threads", threads);
         facts.put("ratio_to_copy", gbps / copyGbps);
+        facts.put("copy_gbps_min", copyMin);
+        facts.put("copy_gbps_max", copyMax);
+        facts.put("noisy", !noise.isEmpty());
         return new Result(name, line, List.of(String.format(
                 "%.1f GB/s (bytes read + written), MemorySegment.copy of the same bytes on %d thread%s %.1f GB/s: ratio %.2f"
-                        + " (%d engine threads%s)",
-                gbps, threads, threads == 1 ? "" : "s", copyGbps, gbps / copyGbps, engine.parallelism(),
-                engine.vectorKernels() ? ", Vector API kernels"
+                        + "%s (%d engine threads%s)",
+                gbps, threads, threads == 1 ? "" : "s", copyGbps, gbps / copyGbps, noise.isEmpty() ? "" : " (" + noise + ")",
+                engine.parallelism(), engine.vectorKernels() ? ", Vector API kernels"
                         : ", scalar kernels: the JVM was started without --add-modules jdk.incubator.vector")),
                 facts);
+    }
+
+    /** Rounds of step and copy in turns, for the medians; each is {@value #RUNS} runs of a side. */
+    private static final int PAIRS = 5;
+
+    private static double fastest(Runnable work) {
+        double fastest = Double.MAX_VALUE;
+        for (int i = 0; i < RUNS; i++) {
+            long t0 = System.nanoTime();
+            work.run();
+            fastest = Math.min(fastest, (System.nanoTime() - t0) / 1e9);
+        }
+        return fastest;
+    }
+
+    private static double median(double[] v) {
+        double[] s = v.clone();
+        Arrays.sort(s);
+        return s[s.length / 2];
     }
 
     private static double best(Runnable work) {
@@ -244,13 +284,7 @@ final class DemoPipeline implements AutoCloseable {
                 break;
             }
         }
-        double fastest = Double.MAX_VALUE;
-        for (int i = 0; i < RUNS; i++) {
-            long t0 = System.nanoTime();
-            work.run();
-            fastest = Math.min(fastest, (System.nanoTime() - t0) / 1e9);
-        }
-        return fastest;
+        return fastest(work);
     }
 
     @Override

@@ -99,6 +99,7 @@ final class InspectCommand implements Command {
         if (Files.size(file) == 0) {
             throw new UsageException(file + " is empty, expected a .npy or safetensors file");
         }
+        TensorFiles.refuseArchive(file, false);
         String format;
         String detail;
         List<Row> rows = new ArrayList<>();
@@ -157,7 +158,7 @@ final class InspectCommand implements Command {
         in.out().println(Failure.oneLine(file + ": " + detail + ", " + rows.size() + (rows.size() == 1 ? " tensor" : " tensors")));
         for (Row r : rows) {
             in.out().println("  " + Failure.oneLine(r.name()) + "  " + r.dtype() + " (" + r.fileDtype() + ")  " + r.shape() + "  bytes ["
-                    + r.offset() + ", " + (r.offset() + r.size()) + ")  " + r.size() + " bytes");
+                    + r.offset() + ", " + (r.offset() + r.size()) + ")  " + Counts.of(r.size(), "byte"));
         }
         if (!metadataText.isEmpty()) {
             List<String> pairs = new ArrayList<>();

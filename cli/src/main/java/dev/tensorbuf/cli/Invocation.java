@@ -55,6 +55,9 @@ public final class Invocation {
         boolean optionsEnded = false;
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
+            if (!optionsEnded && isShortOption(a)) {
+                throw unknownShortOption(a, known.keySet());
+            }
             if (optionsEnded || !a.startsWith("--") || a.equals("--")) {
                 if (a.equals("--") && !optionsEnded) {
                     optionsEnded = true;
@@ -96,6 +99,31 @@ public final class Invocation {
             list.add(v);
         }
         return new Invocation(command, positionals, values, stdin, out, err);
+    }
+
+    /**
+     * Whether {@code a} looks like a single-dash option ({@code -q}, {@code -o.npy}). Only
+     * {@code --name} options exist (and {@code -h}, which {@code Main} answers before parsing); taken as
+     * a file name, a mistyped {@code -q} made {@code convert -q in.npy out.npy} complain about
+     * {@code out.npy}, and {@code convert in.npy -o.npy} wrote a file named {@code -o.npy}. A lone
+     * {@code -} is a positional: commands that read standard input take it, the others refuse it.
+     */
+    private static boolean isShortOption(String a) {
+        return a.length() > 1 && a.charAt(0) == '-' && a.charAt(1) != '-';
+    }
+
+    private static UsageException unknownShortOption(String a, Set<String> known) {
+        String name = a.substring(1);
+        String hint;
+        if (name.length() == 1) {
+            // One letter is too short for the edit distance; the unique option it starts is what was meant.
+            List<String> starting = known.stream().filter(k -> k.startsWith(name)).toList();
+            hint = starting.size() == 1 ? " (did you mean --" + starting.getFirst() + "?)" : "";
+        } else {
+            hint = Suggestions.didYouMean(name, known, "--");
+        }
+        return new UsageException("unknown option " + a + hint + "; options start with --, and a file whose name starts"
+                + " with '-' is given as ./" + a);
     }
 
     /** {@return the command being run} */

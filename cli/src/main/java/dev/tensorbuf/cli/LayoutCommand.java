@@ -174,8 +174,8 @@ final class LayoutCommand implements Command {
             out.println("tail padding alignment: " + layout.tailPaddingAlignment() + ", element size in bits: "
                     + layout.elementSizeInBits() + ", memory space: " + layout.memorySpaceId());
         }
-        out.println("physical dims: " + r.get("physical_dims") + " (" + r.get("physical_elements")
-                + " element slots, padding included)");
+        out.println("physical dims: " + r.get("physical_dims") + " (" + Counts.of((Long) r.get("physical_elements"),
+                "element slot") + ", padding included)");
         long addressed = shape.physicalByteSize();
         if (addressed > shape.arraySize()) {
             // XLA's ArraySize counts the first tile only; a view over that many bytes would be refused.

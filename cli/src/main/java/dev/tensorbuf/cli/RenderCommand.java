@@ -63,6 +63,20 @@ final class RenderCommand implements Command {
                 """;
     }
 
+    /**
+     * Render draws SVG only: written under another name ({@code fig.png}) the file is SVG text that
+     * image viewers refuse, and nothing said so.
+     */
+    private static void requireSvgName(String out) {
+        if (!out.toLowerCase(java.util.Locale.ROOT).endsWith(".svg")) {
+            String name = Path.of(out).getFileName().toString();
+            int dot = name.lastIndexOf('.');
+            throw new UsageException("--out " + out + ": render writes SVG only, so the name must end in .svg"
+                    + (dot > 0 ? ", not " + name.substring(dot) : "") + " (convert the SVG to another format with"
+                    + " a tool such as rsvg-convert)");
+        }
+    }
+
     @Override
     public List<Option> options() {
         return List.of(
@@ -88,6 +102,7 @@ final class RenderCommand implements Command {
         String out = in.value("out");
         if (out != null) {
             CliFiles.outputFile(Path.of(out), "--out");
+            requireSvgName(out);
             Files.writeString(Path.of(out), svg, StandardCharsets.UTF_8);
         }
         if (in.flag("json")) {

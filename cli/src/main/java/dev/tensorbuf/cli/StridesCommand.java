@@ -101,10 +101,7 @@ final class StridesCommand implements Command {
 
     private static Map<String, Object> answerRequest(BatchRequest request) {
         String dtype = request.requiredString("dtype", "the element type name");
-        long[] sizes = request.longs("sizes");
-        if (sizes == null) {
-            throw Errors.requestNeeds("sizes", "a list of integers");
-        }
+        long[] sizes = request.requiredLongs("sizes", "a list of integers");
         Long offset = request.longValue("offset");
         return answer(DTypeNames.parse(dtype, "\"dtype\""), sizes, request.longs("strides"), offset == null ? 0 : offset,
                 "set \"offset\" to", request.string("format"), request.longLists("indices")).json();

@@ -15,12 +15,15 @@ import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaLayout;
 import java.io.IOException;
+import java.io.InputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -120,6 +123,34 @@ final class TensorFiles {
         }
     }
 
+    /** A zip file's local header: {@code np.savez} writes one, and so does {@code torch.save} since PyTorch 1.6. */
+    private static final byte[] ZIP_MAGIC = {'P', 'K', 3, 4};
+    private static final List<String> ARCHIVE_EXTENSIONS = List.of(".npz", ".pt", ".pth", ".zip");
+
+    /**
+     * Refuses a zip archive with what to do instead. Without this an {@code .npz} read as
+     * safetensors failed on a header length of 193 GB, and read as raw it asked for
+     * {@code --from-layout}, inviting the user to reinterpret the archive's bytes.
+     *
+     * @param declaredRaw whether the user named the bytes' layout: raw data may start with the
+     *     magic by chance, so then only an archive's name ({@code .npz}, {@code .pt}...) is refused
+     * @throws UsageException naming the file as a zip archive
+     */
+    static void refuseArchive(Path file, boolean declaredRaw) throws IOException {
+        String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
+        if (declaredRaw && ARCHIVE_EXTENSIONS.stream().noneMatch(name::endsWith)) {
+            return;
+        }
+        byte[] head;
+        try (InputStream s = Files.newInputStream(file)) {
+            head = s.readNBytes(ZIP_MAGIC.length);
+        }
+        if (Arrays.equals(head, ZIP_MAGIC)) {
+            throw new UsageException(file + " is a zip archive (.npz or torch.save): extract its .npy members (e.g."
+                    + " np.load(f) then np.save), or save with safetensors");
+        }
+    }
+
     /** {@return {@code file} with its extension replaced by {@code extension}} */
     private static Path sibling(Path file, String extension) {
         return file.resolveSibling(stem(file) + extension);
@@ -149,6 +180,7 @@ final class TensorFiles {
      */
     static NpyArray mapNpy(Path file, String fromDtype) throws IOException {
         DType declared = fromDtype == null ? null : DTypeNames.parse(fromDtype, "--from-dtype");
+        refuseArchive(file, false);
         NpyArray a = Npy.map(file, declared);
         if (declared != null && declared != a.dtype()) {
             a.close();
@@ -166,6 +198,7 @@ final class TensorFiles {
      * @throws IllegalArgumentException when no tensor is picked, listing the names there are
      */
     static Opened openSafetensors(Path file, String name, String preferred, String howToName) throws IOException {
+        refuseArchive(file, false);
         SafetensorsFile f = SafetensorsFile.open(file);
         try {
             String picked = name;
@@ -199,6 +232,7 @@ final class TensorFiles {
      * @throws IllegalArgumentException if the file's size is not the shape's
      */
     static Opened openRaw(Path file, ArrayShape shape, String what, String name) throws IOException {
+        refuseArchive(file, true);
         Arena arena = Arena.ofShared();
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
             long size = channel.size();

@@ -144,6 +144,23 @@ class BatchTest {
     }
 
     @Test
+    void nullForARequiredKeyHasNoHintToLeaveItOut() {
+        // Leaving out a key without a default only gets "request needs": the hint would go in a circle.
+        Map<String, Object> request = new HashMap<>();
+        request.put("shape", null);
+        request.put("sizes", null);
+        BatchRequest r = BatchRequest.of(request, List.of("shape", "sizes"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> r.requiredString("shape", "the shape text"));
+        assertEquals("request key \"shape\" must be a string, got null", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> r.requiredLongs("sizes", "a list of integers"));
+        assertEquals("request key \"sizes\" must be a list of 64-bit integers, got null", e.getMessage());
+        BatchRequest absent = BatchRequest.of(Map.of(), List.of("sizes"));
+        e = assertThrows(IllegalArgumentException.class, () -> absent.requiredLongs("sizes", "a list of integers"));
+        assertTrue(e.getMessage().startsWith("request needs \"sizes\""), e.getMessage());
+    }
+
+    @Test
     void examplesFromBatchRequestJavadoc() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> BatchRequest.parse(
                 "{\"sizes\": [2, 3], \"stride\": [0, 1]}", List.of("dtype", "sizes", "strides")));

@@ -25,6 +25,10 @@ class BenchCommandTest {
         double copy = ((Number) c.get("copy_gbps")).doubleValue();
         assertEquals(gbps / copy, ((Number) c.get("ratio_to_copy")).doubleValue(), 0.01);
         assertTrue(gbps > 0 && copy > 0);
+        // The spread of the baseline's blocks, which says how far to trust the ratio.
+        assertTrue(((Number) c.get("copy_gbps_min")).doubleValue() <= copy + 0.001
+                && copy <= ((Number) c.get("copy_gbps_max")).doubleValue() + 0.001, c.toString());
+        assertTrue(c.get("noisy") instanceof Boolean, c.toString());
         String help = CliHarness.run("bench", "--help").out();
         for (String key : out.keySet()) {
             assertTrue(help.contains("\"" + key + "\""), "bench --help names the key " + key + ":\n" + help);

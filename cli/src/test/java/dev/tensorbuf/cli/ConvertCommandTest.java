@@ -159,7 +159,8 @@ class ConvertCommandTest {
             assertArrayEquals(new float[] {-1, 0.5f, 7.5f}, a.data().segment().toArray(ValueLayout.JAVA_FLOAT));
         }
         // Packed 6-bit output has no defined bit order; one to a byte it has, and the message says how.
-        r = CliHarness.run("convert", f6.toString(), dir.resolve("f6.raw").toString(), "--from-dtype", "f6e2m3fn");
+        r = CliHarness.run("convert", f6.toString(), dir.resolve("f6.raw").toString(), "--from-dtype", "f6e2m3fn",
+                "--layout", "f6e2m3fn[3]{0:E(6)}");
         assertEquals(2, r.code());
         assertEquals("tensorbuf convert: the output is f6e2m3fn[3]{0:E(6)}: 6-bit elements do not pack evenly into bytes,"
                 + " and tensorbuf writes them only one to a byte, as ml_dtypes holds them: give --layout"
@@ -168,6 +169,87 @@ class ConvertCommandTest {
                 "--layout", "f6e2m3fn[3]{0}");
         assertEquals(0, r.code(), r.err());
         assertArrayEquals(new byte[] {0x28, 0x04, 0x1f}, Files.readAllBytes(dir.resolve("f6.raw")));
+    }
+
+    @Test
+    void sixBitOutputDefaultsToOneElementToAByte() throws IOException {
+        // The default was the packed {0:E(6)}, which the command then refused, recommending {0}.
+        Path f32 = dir.resolve("p.npy");
+        Npy.write(f32, new DenseTensor(DType.F32, List.of(3L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, -1, 0.5f, 7.5f)));
+        Path raw = dir.resolve("p.bin");
+        CliHarness r = CliHarness.run("convert", f32.toString(), raw.toString(), "--dtype", "f6e2m3fn");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().startsWith(f32 + " -> " + raw + ": f6e2m3fn[3]{0}, 3 bytes (raw) in "), r.out());
+        assertArrayEquals(new byte[] {0x28, 0x04, 0x1f}, Files.readAllBytes(raw));
+        // Neither file format holds them one to a byte: their own refusal, not one about --layout.
+        r = CliHarness.run("convert", f32.toString(), dir.resolve("p6.npy").toString(), "--dtype", "f6e2m3fn");
+        assertEquals(2, r.code());
+        assertTrue(r.err().startsWith("tensorbuf convert: the output is f6e2m3fn, which NumPy has no dtype for"), r.err());
+    }
+
+    @Test
+    void zipArchivesAreNamedWithWhatToDoInstead() throws IOException {
+        // np.savez and torch.save write zip archives; read as raw or safetensors they made no sense.
+        Path npz = dir.resolve("arrs.npz");
+        Files.write(npz, new byte[] {'P', 'K', 3, 4, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+        String archive = " is a zip archive (.npz or torch.save): extract its .npy members (e.g. np.load(f) then"
+                + " np.save), or save with safetensors\n";
+        CliHarness r = CliHarness.run("convert", npz.toString(), dir.resolve("a.npy").toString());
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf convert: " + npz + archive, r.err());
+        Path pt = dir.resolve("model.safetensors");
+        Files.copy(npz, pt);
+        r = CliHarness.run("convert", pt.toString(), dir.resolve("b.safetensors").toString());
+        assertEquals("tensorbuf convert: " + pt + archive, r.err());
+        // Raw bytes of a declared layout may start with the magic by chance: only an archive's name is refused.
+        Path bin = dir.resolve("x.bin");
+        Files.copy(npz, bin);
+        r = CliHarness.run("convert", bin.toString(), dir.resolve("x.npy").toString(), "--from-layout", "u8[16]{0}");
+        assertEquals(0, r.code(), r.err());
+        r = CliHarness.run("convert", npz.toString(), dir.resolve("y.npy").toString(), "--from-layout", "u8[16]{0}");
+        assertEquals("tensorbuf convert: " + npz + archive, r.err());
+    }
+
+    @Test
+    void singleDashArgumentsAreUnknownOptionsNotFileNames() throws IOException {
+        Path in = oneToFifteen();
+        Path out = dir.resolve("o.npy");
+        CliHarness r = CliHarness.run("convert", "-q", in.toString(), out.toString());
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf convert: unknown option -q (did you mean --quiet?); options start with --, and a file"
+                + " whose name starts with '-' is given as ./-q\n", r.err());
+        r = CliHarness.run("convert", in.toString(), "-o.npy");
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf convert: unknown option -o.npy; options start with --, and a file whose name starts"
+                + " with '-' is given as ./-o.npy\n", r.err());
+        r = CliHarness.run("convert", in.toString(), "-");
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf convert: '-' would be standard output, which a command writes only its report to"
+                + " (render's SVG: leave out --out); give a path (./- for a file named -)\n", r.err());
+        r = CliHarness.run("convert", "-", out.toString(), "--from-layout", "f32[15]{0}");
+        assertEquals("tensorbuf convert: '-' would be standard input, which only indexing reads (its module text);"
+                + " tensor files are mapped, not streamed; give a path (./- for a file named -)\n", r.err());
+        assertFalse(Files.exists(out) || Files.exists(Path.of("-o.npy")) || Files.exists(Path.of("-")));
+    }
+
+    @Test
+    void aOneByteOutputIsOneByte() throws IOException {
+        Path in = NpyBytes.write(dir.resolve("u.npy"), "|u1", List.of(1L), new byte[] {7});
+        CliHarness r = CliHarness.run("convert", in.toString(), dir.resolve("u.bin").toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains(": u8[1]{0}, 1 byte (raw) in "), r.out());
+    }
+
+    @Test
+    void unwritableWholeFileTypeNamesTheOutputTypeOnce() throws IOException {
+        // Was "--dtype f8e4m3 is f8e4m3, which safetensors has no dtype for".
+        Path in = dir.resolve("w.safetensors");
+        SafetensorsFile.write(in, Map.of("w", new DenseTensor(DType.F32, List.of(1L),
+                Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1))));
+        CliHarness r = CliHarness.run("convert", in.toString(), dir.resolve("o.safetensors").toString(), "--dtype", "f8e4m3");
+        assertEquals(2, r.code());
+        assertTrue(r.err().startsWith("tensorbuf convert: the output type is f8e4m3, which safetensors has no dtype for"),
+                r.err());
     }
 
     @Test

@@ -50,6 +50,11 @@ class DemoCommandTest {
         Map<String, Object> staged = steps.stream().filter(s -> s.get("step").equals("stage_normalised")).findFirst().orElseThrow();
         assertEquals(8L * 224 * 224 * 3 * 5, staged.get("bytes"), "u8 read + f32 written");
         assertTrue(((Number) staged.get("ratio_to_copy")).doubleValue() > 0);
+        // The baseline's spread over the rounds timed in turns with the step, and whether it was too wide to trust.
+        double copy = ((Number) staged.get("copy_gbps")).doubleValue();
+        assertTrue(((Number) staged.get("copy_gbps_min")).doubleValue() <= copy
+                && copy <= ((Number) staged.get("copy_gbps_max")).doubleValue(), staged.toString());
+        assertTrue(staged.get("noisy") instanceof Boolean, staged.toString());
     }
 
     @Test

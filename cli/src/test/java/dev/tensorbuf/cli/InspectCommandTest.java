@@ -35,6 +35,32 @@ class InspectCommandTest {
     }
 
     @Test
+    void zipArchiveIsNamedNotReadAsSafetensors() throws IOException {
+        // Was: "neither a .npy file ... nor a safetensors file (header length 193340853072 exceeds the limit ...)".
+        Path npz = dir.resolve("arrs.npz");
+        Files.write(npz, new byte[] {'P', 'K', 3, 4, 20, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0});
+        CliHarness r = CliHarness.run("inspect", npz.toString());
+        assertEquals(2, r.code());
+        assertEquals("", r.out());
+        assertEquals("tensorbuf inspect: " + npz + " is a zip archive (.npz or torch.save): extract its .npy members"
+                + " (e.g. np.load(f) then np.save), or save with safetensors\n", r.err());
+    }
+
+    @Test
+    void singleDashOptionIsRefusedNotTakenForTheFile() throws IOException {
+        Path file = dir.resolve("x.npy");
+        Npy.write(file, new DenseTensor(DType.U8, List.of(1L), Arena.ofAuto().allocate(1)));
+        CliHarness r = CliHarness.run("inspect", "-j", file.toString());
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf inspect: unknown option -j (did you mean --json?); options start with --, and a file"
+                + " whose name starts with '-' is given as ./-j\n", r.err());
+        r = CliHarness.run("inspect", "-json", file.toString());
+        assertTrue(r.err().startsWith("tensorbuf inspect: unknown option -json (did you mean --json?)"), r.err());
+        r = CliHarness.run("inspect", file.toString());
+        assertTrue(r.out().contains("  array  u8 (|u1)  [1]  bytes [128, 129)  1 byte\n"), r.out());
+    }
+
+    @Test
     void aTypeNamedForAFileThatStatesItsOwnIsRefusedAsConvertRefusesIt() throws IOException {
         // Review: inspect listed an f32 file as f32 and ignored --from-dtype bf16 without a word.
         Path file = NpyBytes.write(dir.resolve("f.npy"), "<f4", List.of(2L), new byte[8]);

@@ -22,6 +22,19 @@ class LayoutCommandTest {
     }
 
     @Test
+    void oneSlotIsSingular() {
+        CliHarness r = CliHarness.run("layout", "u8[1]{0}");
+        assertTrue(r.out().contains("physical dims: [1] (1 element slot, padding included)\n"), r.out());
+    }
+
+    @Test
+    void nullForTheShapeHasNoHintToLeaveItOut() {
+        // Leaving "shape" out is not a default: it gets "request needs \"shape\"".
+        CliHarness r = CliHarness.runWithInput("{\"shape\":null}\n", "layout", "--batch");
+        assertEquals("{\"error\":\"request key \\\"shape\\\" must be a string, got null\"}\n", r.out());
+    }
+
+    @Test
     void aLaterTileThatPadsInsideAnEarlierOneIsPointedOut() {
         CliHarness r = CliHarness.run("layout", "f32[2,3]{1,0:T(2,3)(1,2)}");
         assertEquals(0, r.code(), r.err());

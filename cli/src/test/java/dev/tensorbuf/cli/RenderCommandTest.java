@@ -1,6 +1,7 @@
 package dev.tensorbuf.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.cli.render.SvgDoc;
@@ -204,6 +205,18 @@ class RenderCommandTest {
         CliHarness xla = CliHarness.run("render", "--dtype", "F32", "--sizes", "2,3", "--json");
         assertEquals(0, xla.code(), xla.err());
         assertEquals(xla.out(), CliHarness.run("render", "--dtype", "FLOAT32", "--sizes", "2,3", "--json").out());
+    }
+
+    @Test
+    void outNamedForAnotherImageFormatIsRefused() {
+        // Was: SVG text written into fig.png, exit 0.
+        Path png = dir.resolve("fig.png");
+        CliHarness r = CliHarness.run("render", "f32[2,2]", "--out", png.toString());
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf render: --out " + png + ": render writes SVG only, so the name must end in .svg, not .png"
+                + " (convert the SVG to another format with a tool such as rsvg-convert)\n", r.err());
+        assertFalse(Files.exists(png));
+        assertEquals(0, CliHarness.run("render", "f32[2,2]", "--out", dir.resolve("FIG.SVG").toString()).code());
     }
 
     @Test
