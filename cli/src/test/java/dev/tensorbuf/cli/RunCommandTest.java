@@ -141,6 +141,27 @@ class RunCommandTest {
     }
 
     @Test
+    void stableHloTextIsNamedWithTheExportThatGivesHlo() throws IOException {
+        // What jax.jit(lambda a: a.T).lower(x).as_text() prints: MLIR, not HLO.
+        Files.writeString(hlo, """
+                module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+                  func.func public @main(%arg0: tensor<3x4xf32>) -> (tensor<4x3xf32> {jax.result_info = "result"}) {
+                    %0 = stablehlo.transpose %arg0, dims = [1, 0] : (tensor<3x4xf32>) -> tensor<4x3xf32>
+                    return %0 : tensor<4x3xf32>
+                  }
+                }
+                """);
+        String expected = "1:1: this is StableHLO (MLIR) text; tensorbuf reads HLO text:"
+                + " jax.jit(f).lower(x).as_text(dialect='hlo')";
+        CliHarness r = CliHarness.run("run", hlo.toString(), "--out", dir.resolve("x.npy").toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().startsWith("tensorbuf run: " + expected), r.err());
+        CliHarness i = CliHarness.run("indexing", hlo.toString());
+        assertEquals(2, i.code());
+        assertTrue(i.err().startsWith("tensorbuf indexing: " + expected), i.err());
+    }
+
+    @Test
     void argumentOfTheWrongShapeExitsTwo() throws IOException {
         Path b = dir.resolve("b.npy");
         Npy.write(b, new DenseTensor(DType.S32, List.of(6L), Arena.ofAuto().allocate(24)));
