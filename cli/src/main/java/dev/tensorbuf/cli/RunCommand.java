@@ -183,7 +183,7 @@ final class RunCommand implements Command {
         } catch (UnsupportedOpException e) {
             throw new IllegalArgumentException("unsupported op '" + e.opcode() + "' " + e.location()
                     + ": tensorbuf run executes data-movement ops only: "
-                    + String.join(", ", HloExecutor.SUPPORTED_OPCODES), e);
+                    + String.join(", ", HloExecutor.SUPPORTED_OPCODES) + ", and call or fusion of computations made of them", e);
         }
     }
 

@@ -137,7 +137,7 @@ class RunCommandTest {
         assertEquals(2, r.code());
         assertEquals("tensorbuf run: unsupported op 'add' (instruction %a, line 5): tensorbuf run executes data-movement"
                 + " ops only: parameter, constant, iota, broadcast, transpose, reshape, bitcast, copy, slice, dynamic-slice,"
-                + " pad, reverse, concatenate, convert\n", r.err());
+                + " pad, reverse, concatenate, convert, and call or fusion of computations made of them\n", r.err());
     }
 
     @Test

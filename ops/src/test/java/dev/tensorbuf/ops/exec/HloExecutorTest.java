@@ -77,6 +77,62 @@ class HloExecutorTest {
         }
     }
 
+    /** jax's plain HLO for jnp.roll(a, 1, axis=1): the slices and concatenate sit in a called computation. */
+    @Test
+    void callRunsItsComputationAsViewsOfTheOperands() {
+        String text = """
+                HloModule jit__lambda
+
+                _roll_static.1 {
+                  Arg_0.1 = f32[3,4]{1,0} parameter(0)
+                  slice.2 = f32[3,1]{1,0} slice(Arg_0.1), slice={[0:3], [3:4]}
+                  slice.3 = f32[3,3]{1,0} slice(Arg_0.1), slice={[0:3], [0:3]}
+                  ROOT concatenate.1 = f32[3,4]{1,0} concatenate(slice.2, slice.3), dimensions={1}
+                }
+
+                ENTRY main.2 {
+                  a.1 = f32[3,4]{1,0} parameter(0)
+                  ROOT jit__roll_static_.1 = f32[3,4]{1,0} call(a.1), to_apply=_roll_static.1
+                }
+                """;
+        try (Execution x = HloExecutor.execute(text, Map.of("0", iotaF32("f32[3,4]{1,0}")))) {
+            assertArrayEquals(new float[] {3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10}, x.rowMajor().toFloatArray());
+            assertEquals(List.of("parameter", "view"), x.steps().stream().map(s -> s.kind().jsonName()).toList());
+        }
+    }
+
+    /** Optimised HLO: a fusion whose computation ends in a copy is a copy step, and a call may nest in it. */
+    @Test
+    void fusionBindsParametersByNumberAndCountsACopyInside() {
+        String text = """
+                HloModule m
+
+                %flip (x: f32[4,3]) -> f32[4,3] {
+                  %x = f32[4,3]{1,0} parameter(0)
+                  ROOT %r = f32[4,3]{1,0} reverse(%x), dimensions={0}
+                }
+
+                %fused_computation (param_0.1: f32[3,4], param_1.1: f32[]) -> f32[4,3] {
+                  %param_1.1 = f32[] parameter(1)
+                  %param_0.1 = f32[3,4]{1,0} parameter(0)
+                  %transpose.0 = f32[4,3]{0,1} transpose(%param_0.1), dimensions={1,0}
+                  %copy.1 = f32[4,3]{1,0} copy(%transpose.0)
+                  ROOT %c = f32[4,3]{1,0} call(%copy.1), to_apply=%flip
+                }
+
+                ENTRY %main.1 (a.1: f32[3,4], z: f32[]) -> f32[4,3] {
+                  %a.1 = f32[3,4]{1,0} parameter(0)
+                  %z = f32[] parameter(1)
+                  ROOT %transpose_copy_fusion = f32[4,3]{1,0} fusion(%a.1, %z), kind=kLoop, calls=%fused_computation
+                }
+                """;
+        try (Execution x = HloExecutor.execute(text, Map.of("0", iotaF32("f32[3,4]{1,0}"), "1", iotaF32("f32[]")))) {
+            assertArrayEquals(new float[] {3, 7, 11, 2, 6, 10, 1, 5, 9, 0, 4, 8}, x.rowMajor().toFloatArray());
+            assertEquals(List.of("parameter", "parameter", "copy"), x.steps().stream().map(s -> s.kind().jsonName()).toList());
+            assertTrue(x.rootCopied(), "a reversed view of the fusion's copy is not memory in the ROOT's layout");
+        }
+    }
+
     static String stridedText(ExecutedInstruction s) {
         return ((dev.tensorbuf.views.MapForm.Strided) s.form()).layout().toString();
     }
