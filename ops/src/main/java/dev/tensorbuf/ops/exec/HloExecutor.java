@@ -25,7 +25,8 @@ import java.util.Map;
  * <p>Supported opcodes: {@link #SUPPORTED_OPCODES}, and {@code call} and {@code fusion} (jax's
  * plain HLO wraps {@code jnp.flip}, {@code pad} and {@code roll} in a {@code call}; optimised HLO
  * wraps every op in a {@code fusion}) whose computations hold only those, checked through nested
- * calls; any other throws {@link UnsupportedOpException} before anything runs. {@code dynamic-slice} reads its start
+ * calls; any other throws {@link UnsupportedOpException} before anything runs. The ROOT may be a
+ * {@code tuple} of arrays (a function with several results): {@link Execution#outputCount()}. {@code dynamic-slice} reads its start
  * indices from scalar operands (constants or parameters) and clamps them as XLA does.
  * {@snippet :
  * String text = """
@@ -99,13 +100,15 @@ public final class HloExecutor {
         Allocator allocator = Allocators.shared();
         try {
             Interpreter.Run r = Interpreter.run(module, lines, bound, allocator);
-            ArrayShape root = module.entry().root().arrayShape();
-            ArrayShape shape = root.laidOut();
-            return new Execution(r.result(), shape, r.rootCopied(), r.steps(), allocator);
+            return new Execution(r.outputs(), module.entry().root().opcode().equals("tuple"), r.steps(), allocator);
         } catch (RuntimeException | Error e) {
             allocator.close();
             throw e;
         }
+    }
+
+    private static boolean isEntryRoot(HloModule module, HloInstruction i) {
+        return module.entry().root() == i;
     }
 
     /**
@@ -124,7 +127,7 @@ public final class HloExecutor {
                 String site = ", in " + callee.name() + ", called by %" + i.name()
                         + lines.lineOf(comp.name(), i.name()).stream().mapToObj(n -> ", line " + n).findFirst().orElse("");
                 checkSupported(module, callee, lines, site + callers, checked);
-            } else if (!SUPPORTED_OPCODES.contains(i.opcode())) {
+            } else if (!SUPPORTED_OPCODES.contains(i.opcode()) && !(i.opcode().equals("tuple") && isEntryRoot(module, i))) {
                 throw new UnsupportedOpException(i.opcode(), i.name(), lines.lineOf(comp.name(), i.name()), callers);
             }
         }

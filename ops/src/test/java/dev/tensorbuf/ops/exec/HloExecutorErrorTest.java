@@ -203,9 +203,26 @@ class HloExecutorErrorTest {
     }
 
     @Test
-    void tupleRootIsRefused() {
-        String text = "HloModule m\nENTRY e {\n  p0 = f32[2] parameter(0)\n  ROOT t = (f32[2]) tuple(p0)\n}\n";
-        assertContains("unsupported op 'tuple'", failure(text, Map.of()));
+    void tupleIsRefusedExceptAsTheEntryRoot() {
+        String text = "HloModule m\nENTRY e {\n  p0 = f32[2] parameter(0)\n  t = (f32[2]) tuple(p0)\n"
+                + "  ROOT g = f32[2] get-tuple-element(t), index=0\n}\n";
+        assertContains("unsupported op 'tuple' (instruction %t, line 4)", failure(text, Map.of()));
+        String nested = "HloModule m\nENTRY e {\n  p0 = f32[2] parameter(0)\n  t = (f32[2]) tuple(p0)\n"
+                + "  ROOT r = ((f32[2]), f32[2]) tuple(t, p0)\n}\n";
+        assertContains("unsupported op 'tuple' (instruction %t, line 4)", failure(nested, Map.of()));
+        String multiOutputFusion = """
+                HloModule m
+                f {
+                  x = f32[2] parameter(0)
+                  ROOT t = (f32[2], f32[2]) tuple(x, x)
+                }
+                ENTRY e {
+                  p0 = f32[2] parameter(0)
+                  ROOT r = (f32[2], f32[2]) fusion(p0), kind=kLoop, calls=f
+                }
+                """;
+        assertContains("unsupported op 'tuple' (instruction %t, line 4, in f, called by %r, line 8)",
+                failure(multiOutputFusion, Map.of()));
     }
 
     @Test

@@ -133,6 +133,30 @@ class HloExecutorTest {
         }
     }
 
+    /** jax.jit(lambda a: (a.T, a[0])): each element of a tuple ROOT is an output in its own layout. */
+    @Test
+    void tupleRootReturnsEachElement() {
+        String text = module(
+                "a.1 = f32[3,4]{1,0} parameter(0)",
+                "transpose.1 = f32[4,3]{0,1} transpose(a.1), dimensions={1,0}",
+                "slice.1 = f32[1,4]{1,0} slice(a.1), slice={[0:1], [0:4]}",
+                "squeeze.1 = f32[4]{0} reshape(slice.1)",
+                "ROOT tuple.1 = (f32[4,3]{0,1}, f32[4]{0}) tuple(transpose.1, squeeze.1)");
+        try (Execution x = HloExecutor.execute(text, Map.of("0", iotaF32("f32[3,4]{1,0}")))) {
+            assertTrue(x.isTuple());
+            assertEquals(2, x.outputCount());
+            assertEquals("f32[4,3]{0,1}", x.resultShape(0).toString());
+            assertArrayEquals(new float[] {0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11}, x.rowMajor(0).toFloatArray());
+            assertArrayEquals(new float[] {0, 1, 2, 3}, x.rowMajor(1).toFloatArray());
+            assertEquals(List.of("parameter", "view", "view", "view"), x.steps().stream().map(s -> s.kind().jsonName()).toList());
+            IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, x::result);
+            assertEquals("the ROOT is a tuple of 2 arrays: ask for result(k), resultShape(k) or rowMajor(k), k in [0, 2)",
+                    e.getMessage());
+            assertEquals("output 2 out of bounds [0, 2) for the ROOT's outputs",
+                    org.junit.jupiter.api.Assertions.assertThrows(IndexOutOfBoundsException.class, () -> x.result(2)).getMessage());
+        }
+    }
+
     static String stridedText(ExecutedInstruction s) {
         return ((dev.tensorbuf.views.MapForm.Strided) s.form()).layout().toString();
     }

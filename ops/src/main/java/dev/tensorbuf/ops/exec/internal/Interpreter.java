@@ -50,12 +50,20 @@ public final class Interpreter {
     /**
      * The outcome of a run.
      *
-     * @param result the root in its shape's layout
-     * @param rootCopied whether the root was copied into that layout (false when the root
-     *     instruction already made memory in it)
+     * @param outputs the root, or each element of a tuple root, in its shape's layout
      * @param steps the instructions evaluated, in the module's order
      */
-    public record Run(TensorView result, boolean rootCopied, List<ExecutedInstruction> steps) {
+    public record Run(List<Output> outputs, List<ExecutedInstruction> steps) {
+    }
+
+    /**
+     * One array the run returns.
+     *
+     * @param result its value in memory laid out by {@code shape}
+     * @param shape its declared shape, layout included
+     * @param copied whether it was copied into that layout (false when its instruction already made memory in it)
+     */
+    public record Output(TensorView result, ArrayShape shape, boolean copied) {
     }
 
     private Interpreter(HloModule module, SourceLines lines, Map<String, TensorView> arguments, Allocator allocator) {
@@ -77,15 +85,25 @@ public final class Interpreter {
 
     private Run run() {
         HloInstruction root = entry.root();
-        if (!(root.shape() instanceof ArrayShape rootShape)) {
-            throw new IllegalArgumentException("ROOT " + where(entry, root) + " has shape " + root.shape()
-                    + ": only an array result can be written, not a tuple");
+        // A tuple ROOT (a jitted function with several results) returns each element; the tuple
+        // itself is no view, so it is not a step.
+        boolean tuple = root.opcode().equals("tuple");
+        List<HloInstruction> elements = tuple ? root.operands().stream().map(entry::instruction).toList() : List.of(root);
+        for (HloInstruction e : elements) {
+            if (!(e.shape() instanceof ArrayShape)) {
+                throw new IllegalArgumentException((tuple ? "tuple element " + where(entry, e) + " of ROOT " : "ROOT ")
+                        + where(entry, root) + " has shape " + e.shape() + ": only arrays can be written, not nested tuples");
+            }
         }
         Map<String, Value> values = new HashMap<>();
-        evaluate(entry, values, root);
-        Value r = values.get(root.name());
-        boolean copy = !r.inOwnLayout();
-        TensorView result = copy ? Materialize.materialize(r.view(), rootShape.laidOut(), allocator) : r.view();
+        List<Output> outputs = new ArrayList<>();
+        for (HloInstruction e : elements) {
+            evaluate(entry, values, e);
+            Value r = values.get(e.name());
+            ArrayShape shape = e.arrayShape().laidOut();
+            boolean copy = !r.inOwnLayout();
+            outputs.add(new Output(copy ? Materialize.materialize(r.view(), shape, allocator) : r.view(), shape, copy));
+        }
         List<ExecutedInstruction> steps = new ArrayList<>();
         for (HloInstruction i : entry.instructions()) {
             Value v = values.get(i.name());
@@ -93,7 +111,7 @@ public final class Interpreter {
                 steps.add(new ExecutedInstruction(i.name(), i.opcode(), v.kind(), v.view().form()));
             }
         }
-        return new Run(result, copy, steps);
+        return new Run(outputs, steps);
     }
 
     /**
