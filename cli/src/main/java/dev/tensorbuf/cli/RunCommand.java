@@ -52,7 +52,8 @@ final class RunCommand implements Command {
         return """
                 Executes the ENTRY computation of an HLO module made of data-movement ops: parameter,
                 constant, iota, broadcast, transpose, reshape, bitcast, copy, slice, dynamic-slice, pad,
-                reverse, concatenate, convert. Each op is a view (its map composed into its operand's,
+                reverse, concatenate, convert, and call or fusion of computations made of them (jax's
+                lower(x).as_text(dialect='hlo') and lower(x).compile().as_text()). Each op is a view (its map composed into its operand's,
                 no element moved); copy, convert between types, constants and iota make new memory, and
                 the ROOT is materialised in its layout. A .npy or .safetensors OUT holds the logical
                 array in C order (safetensors: one tensor named like the ROOT, for bf16 and f8, which
@@ -61,10 +62,13 @@ final class RunCommand implements Command {
                 Arguments come from .npy files, safetensors tensors (NAME=FILE.safetensors takes the
                 tensor called NAME, or the file's only one; NAME=FILE.safetensors:TENSOR names it) or
                 raw files, read in their parameter's layout, and are checked against their
-                parameter's type and dims. Any other op exits 2 naming it. Each instruction is listed
+                parameter's type and dims. Any other op exits 2 naming it. A tuple ROOT (several
+                results) needs a .safetensors OUT: one tensor per element, output0, output1, ... Each instruction is listed
                 with what it became and its map's form. With --json: {"out", "shape", "root_copied"
                 (true when the ROOT was copied into its layout, false when its instruction already
-                made memory in it), "instructions": [{"name", "opcode", "kind", "form"}, ...]}.
+                made memory in it), "written" (the shape the file holds: C order for .npy and
+                safetensors), "instructions": [{"name", "opcode", "kind", "form"}, ...]}; a tuple
+                ROOT gives "outputs": [{"name", "instruction", "shape", "written", "copied"}, ...].
 
                 example (np.save("a.npy", np.arange(6, dtype="<f4").reshape(2, 3))):
                   t.hlo:  HloModule m
