@@ -3,6 +3,7 @@ package dev.tensorbuf.cli;
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.NpyArray;
+import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.ops.exec.ExecutedInstruction;
 import dev.tensorbuf.ops.exec.Execution;
 import dev.tensorbuf.ops.exec.HloExecutor;
@@ -51,7 +52,8 @@ final class RunCommand implements Command {
         return """
                 Executes the ENTRY computation of an HLO module made of data-movement ops: parameter,
                 constant, iota, broadcast, transpose, reshape, bitcast, copy, slice, dynamic-slice, pad,
-                reverse, concatenate, convert. Each op is a view (its map composed into its operand's,
+                reverse, concatenate, convert, and call or fusion of computations made of them (jax's
+                lower(x).as_text(dialect='hlo') and lower(x).compile().as_text()). Each op is a view (its map composed into its operand's,
                 no element moved); copy, convert between types, constants and iota make new memory, and
                 the ROOT is materialised in its layout. A .npy or .safetensors OUT holds the logical
                 array in C order (safetensors: one tensor named like the ROOT, for bf16 and f8, which
@@ -60,10 +62,13 @@ final class RunCommand implements Command {
                 Arguments come from .npy files, safetensors tensors (NAME=FILE.safetensors takes the
                 tensor called NAME, or the file's only one; NAME=FILE.safetensors:TENSOR names it) or
                 raw files, read in their parameter's layout, and are checked against their
-                parameter's type and dims. Any other op exits 2 naming it. Each instruction is listed
+                parameter's type and dims. Any other op exits 2 naming it. A tuple ROOT (several
+                results) needs a .safetensors OUT: one tensor per element, output0, output1, ... Each instruction is listed
                 with what it became and its map's form. With --json: {"out", "shape", "root_copied"
                 (true when the ROOT was copied into its layout, false when its instruction already
-                made memory in it), "instructions": [{"name", "opcode", "kind", "form"}, ...]}.
+                made memory in it), "written" (the shape the file holds: C order for .npy and
+                safetensors), "instructions": [{"name", "opcode", "kind", "form"}, ...]}; a tuple
+                ROOT gives "outputs": [{"name", "instruction", "shape", "written", "copied"}, ...].
 
                 example (np.save("a.npy", np.arange(6, dtype="<f4").reshape(2, 3))):
                   t.hlo:  HloModule m
@@ -102,7 +107,17 @@ final class RunCommand implements Command {
         HloModule module = HloModule.parse(text);
         HloInstruction root = module.entry().root();
         // Checked before the arguments are read or anything runs: a bf16 ROOT cannot go to .npy.
-        if (root.shape() instanceof ArrayShape rootShape) { // a tuple ROOT is the executor's to report
+        if (root.opcode().equals("tuple")) {
+            int n = root.operands().size();
+            if (TensorFiles.formatOf(outPath) != TensorFiles.Format.SAFETENSORS) {
+                throw new IllegalArgumentException("the ROOT is a tuple of " + n + " arrays: give --out FILE.safetensors"
+                        + " (one tensor per element, " + outputNames(n) + ")");
+            }
+            for (int k = 0; k < n; k++) {
+                TensorFiles.requireWritable(outPath, root.outputShape(k).dtype(), "ROOT element " + k + " (" + OUTPUT + k + ")",
+                        "convert it to a type safetensors holds in the module");
+            }
+        } else if (root.shape() instanceof ArrayShape rootShape) {
             TensorFiles.requireWritable(outPath, rootShape.dtype(), "ROOT " + root.name(),
                     "write raw bytes instead (--out with any other extension), in the ROOT's layout");
         }
@@ -122,7 +137,7 @@ final class RunCommand implements Command {
             }
             try (Execution x = execute(module, text, args)) {
                 write(outPath, root.name(), x);
-                report(in, modulePath, out, x);
+                report(in, modulePath, out, root, x);
             }
         } finally {
             for (AutoCloseable c : opened) {
@@ -183,12 +198,31 @@ final class RunCommand implements Command {
         } catch (UnsupportedOpException e) {
             throw new IllegalArgumentException("unsupported op '" + e.opcode() + "' " + e.location()
                     + ": tensorbuf run executes data-movement ops only: "
-                    + String.join(", ", HloExecutor.SUPPORTED_OPCODES), e);
+                    + String.join(", ", HloExecutor.SUPPORTED_OPCODES) + ", and call or fusion of computations made of them", e);
         }
+    }
+
+    /**
+     * The safetensors names of a tuple ROOT's elements. Positions, not instruction names: those
+     * are jax's internal numbering and may repeat (tuple(a, a)), while output0..N-1 follow the
+     * order of the function's results.
+     */
+    private static final String OUTPUT = "output";
+
+    private static String outputNames(int n) {
+        return n == 1 ? OUTPUT + 0 : OUTPUT + 0 + " to " + OUTPUT + (n - 1);
     }
 
     /** Writes the result in C order, as {@link Execution#rowMajor()} gives it, or as raw bytes in its own layout. */
     private static void write(Path file, String name, Execution x) throws java.io.IOException {
+        if (x.isTuple()) {
+            Map<String, DenseTensor> tensors = new LinkedHashMap<>();
+            for (int k = 0; k < x.outputCount(); k++) {
+                tensors.put(OUTPUT + k, dense(x.rowMajor(k), x.resultShape(k)));
+            }
+            SafetensorsFile.write(file, tensors);
+            return;
+        }
         if (TensorFiles.formatOf(file) == TensorFiles.Format.RAW) {
             ArrayShape shape = x.resultShape();
             // Every slot the tiles address, should a later tile pad inside an earlier one (beyond XLA's ArraySize).
@@ -196,19 +230,56 @@ final class RunCommand implements Command {
             TensorFiles.writeRaw(file, x.result().buffer().segment().asSlice(0, bytes), written -> { });
             return;
         }
-        TensorView data = x.rowMajor();
-        ArrayShape shape = x.resultShape();
-        long bytes = shape.withLayout(XlaLayout.packedDescending(shape.dtype(), shape.rank())).arraySize();
-        TensorFiles.write(file, name, new DenseTensor(shape.dtype(), shape.dims(), data.buffer().segment().asSlice(0, bytes)));
+        TensorFiles.write(file, name, dense(x.rowMajor(), x.resultShape()));
     }
 
-    private static void report(Invocation in, Path module, String out, Execution x) {
+    /** {@return a C-order view as the tensor files write it} @param shape the output's own shape, any layout */
+    private static DenseTensor dense(TensorView rowMajor, ArrayShape shape) {
+        long bytes = cOrder(shape).arraySize();
+        return new DenseTensor(shape.dtype(), shape.dims(), rowMajor.buffer().segment().asSlice(0, bytes));
+    }
+
+    /** {@return {@code shape} laid out as .npy and safetensors hold it: C order, sub-byte types packed} */
+    private static ArrayShape cOrder(ArrayShape shape) {
+        return shape.withLayout(XlaLayout.packedDescending(shape.dtype(), shape.rank()));
+    }
+
+    /**
+     * {@return what the file got, e.g. {@code copied into f32[3,2]{1,0}}} A .npy or safetensors file
+     * holds C order whatever layout the module gives: then the layout written is named, and the
+     * module's is left to raw output, rather than claiming a layout the file does not have.
+     */
+    private static String written(String out, ArrayShape shape, boolean copied) {
+        ArrayShape c = cOrder(shape);
+        if (TensorFiles.formatOf(Path.of(out)) == TensorFiles.Format.RAW || c.equals(shape)) {
+            return (copied ? "copied into " : "already in ") + shape;
+        }
+        return "written in C order as " + c + " (the file holds no other order; raw output keeps " + shape.requireLayout() + ")";
+    }
+
+    private static void report(Invocation in, Path module, String out, HloInstruction root, Execution x) {
         List<ExecutedInstruction> steps = x.steps();
         if (in.flag("json")) {
             Map<String, Object> json = new LinkedHashMap<>();
             json.put("out", out);
-            json.put("shape", x.resultShape().toString());
-            json.put("root_copied", x.rootCopied());
+            json.put("shape", root.shape().toString());
+            if (x.isTuple()) {
+                List<Map<String, Object>> outputs = new ArrayList<>();
+                for (int k = 0; k < x.outputCount(); k++) {
+                    Map<String, Object> o = new LinkedHashMap<>();
+                    o.put("name", OUTPUT + k);
+                    o.put("instruction", root.operands().get(k).replaceFirst("^%", ""));
+                    o.put("shape", x.resultShape(k).toString());
+                    o.put("written", cOrder(x.resultShape(k)).toString());
+                    o.put("copied", x.rootCopied(k));
+                    outputs.add(o);
+                }
+                json.put("outputs", outputs);
+            } else {
+                json.put("written", (TensorFiles.formatOf(Path.of(out)) == TensorFiles.Format.RAW ? x.resultShape()
+                        : cOrder(x.resultShape())).toString());
+                json.put("root_copied", x.rootCopied());
+            }
             json.put("instructions", steps.stream().map(s -> {
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("name", s.name());
@@ -220,7 +291,7 @@ final class RunCommand implements Command {
             in.printJson(json);
             return;
         }
-        in.out().println(Failure.oneLine(module + " -> " + out) + ": " + x.resultShape());
+        in.out().println(Failure.oneLine(module + " -> " + out) + ": " + root.shape());
         int nameWidth = steps.stream().mapToInt(s -> s.name().length() + 1).max().orElse(1);
         int opWidth = steps.stream().mapToInt(s -> s.opcode().length()).max().orElse(1);
         for (ExecutedInstruction s : steps) {
@@ -229,7 +300,15 @@ final class RunCommand implements Command {
         }
         long views = steps.stream().filter(s -> s.kind() == ExecutedInstruction.Kind.VIEW).count();
         long copies = steps.stream().filter(s -> s.kind() == ExecutedInstruction.Kind.COPY).count();
-        in.out().println("  ROOT " + (x.rootCopied() ? "copied into " : "already in ") + x.resultShape() + "; " + views
-                + (views == 1 ? " view, " : " views, ") + copies + (copies == 1 ? " copy" : " copies"));
+        String counts = views + (views == 1 ? " view, " : " views, ") + copies + (copies == 1 ? " copy" : " copies");
+        if (!x.isTuple()) {
+            in.out().println("  ROOT " + written(out, x.resultShape(), x.rootCopied()) + "; " + counts);
+            return;
+        }
+        in.out().println("  ROOT tuple of " + x.outputCount() + " arrays; " + counts);
+        for (int k = 0; k < x.outputCount(); k++) {
+            in.out().println("    " + OUTPUT + k + " (%" + root.operands().get(k).replaceFirst("^%", "") + ") "
+                    + written(out, x.resultShape(k), x.rootCopied(k)));
+        }
     }
 }

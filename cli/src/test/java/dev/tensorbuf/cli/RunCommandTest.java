@@ -123,7 +123,8 @@ class RunCommandTest {
         Path out = dir.resolve("c.npy");
         CliHarness r = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + a, "--out", out.toString());
         assertEquals(0, r.code(), r.err());
-        assertTrue(r.out().contains("ROOT already in f32[2,3]{0,1}; 0 views, 1 copy"), r.out());
+        assertTrue(r.out().contains("ROOT written in C order as f32[2,3]{1,0} (the file holds no other order; raw output keeps"
+                + " {0,1}); 0 views, 1 copy"), r.out());
         r = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + a, "--out", out.toString(), "--json");
         assertEquals(0, r.code(), r.err());
         assertEquals(false, Json.parseObject(r.out().strip()).get("root_copied"));
@@ -137,7 +138,108 @@ class RunCommandTest {
         assertEquals(2, r.code());
         assertEquals("tensorbuf run: unsupported op 'add' (instruction %a, line 5): tensorbuf run executes data-movement"
                 + " ops only: parameter, constant, iota, broadcast, transpose, reshape, bitcast, copy, slice, dynamic-slice,"
-                + " pad, reverse, concatenate, convert\n", r.err());
+                + " pad, reverse, concatenate, convert, and call or fusion of computations made of them\n", r.err());
+    }
+
+    @Test
+    void stableHloTextIsNamedWithTheExportThatGivesHlo() throws IOException {
+        // What jax.jit(lambda a: a.T).lower(x).as_text() prints: MLIR, not HLO.
+        Files.writeString(hlo, """
+                module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+                  func.func public @main(%arg0: tensor<3x4xf32>) -> (tensor<4x3xf32> {jax.result_info = "result"}) {
+                    %0 = stablehlo.transpose %arg0, dims = [1, 0] : (tensor<3x4xf32>) -> tensor<4x3xf32>
+                    return %0 : tensor<4x3xf32>
+                  }
+                }
+                """);
+        String expected = "1:1: this is StableHLO (MLIR) text; tensorbuf reads HLO text:"
+                + " jax.jit(f).lower(x).as_text(dialect='hlo')";
+        CliHarness r = CliHarness.run("run", hlo.toString(), "--out", dir.resolve("x.npy").toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().startsWith("tensorbuf run: " + expected), r.err());
+        CliHarness i = CliHarness.run("indexing", hlo.toString());
+        assertEquals(2, i.code());
+        assertTrue(i.err().startsWith("tensorbuf indexing: " + expected), i.err());
+    }
+
+    /** jax.jit(lambda a: (a.T, a[0])).lower(x).as_text(dialect='hlo') */
+    private static final String TUPLE_MODULE = """
+            HloModule jit__lambda, entry_computation_layout={(f32[2,3]{1,0})->(f32[3,2]{0,1}, f32[3]{0})}
+
+            ENTRY main.1 {
+              a.1 = f32[2,3]{1,0} parameter(0)
+              transpose.1 = f32[3,2]{0,1} transpose(a.1), dimensions={1,0}
+              slice.1 = f32[1,3]{1,0} slice(a.1), slice={[0:1], [0:3]}
+              squeeze.1 = f32[3]{0} reshape(slice.1)
+              ROOT tuple.1 = (f32[3,2]{0,1}, f32[3]{0}) tuple(transpose.1, squeeze.1)
+            }
+            """;
+
+    @Test
+    void tupleRootIsWrittenAsOneSafetensorsTensorPerElement() throws IOException {
+        Files.writeString(hlo, TUPLE_MODULE);
+        Path out = dir.resolve("r.safetensors");
+        CliHarness r = CliHarness.run("run", hlo.toString(), "--arg", "0=" + a, "--out", out.toString());
+        assertEquals(0, r.code(), r.err());
+        assertEquals(hlo + " -> " + out + ": (f32[3,2]{0,1}, f32[3]{0})\n"
+                + "  %a.1          parameter  parameter  strided\n"
+                + "  %transpose.1  transpose  view       strided\n"
+                + "  %slice.1      slice      view       strided\n"
+                + "  %squeeze.1    reshape    view       strided\n"
+                + "  ROOT tuple of 2 arrays; 3 views, 0 copies\n"
+                + "    output0 (%transpose.1) written in C order as f32[3,2]{1,0} (the file holds no other order;"
+                + " raw output keeps {0,1})\n"
+                + "    output1 (%squeeze.1) copied into f32[3]{0}\n", r.out());
+        try (SafetensorsFile st = SafetensorsFile.open(out)) {
+            assertEquals(List.of("output0", "output1"), st.tensors().stream().map(SafetensorsTensor::name).toList());
+            assertArrayEquals(new float[] {0, 3, 1, 4, 2, 5},
+                    st.tensors().get(0).data().segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED));
+            assertEquals(List.of(3L, 2L), st.tensors().get(0).shape());
+            assertArrayEquals(new float[] {0, 1, 2}, st.tensors().get(1).data().segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED));
+        }
+        r = CliHarness.run("run", hlo.toString(), "--arg", "0=" + a, "--out", out.toString(), "--json");
+        assertEquals(0, r.code(), r.err());
+        Map<String, Object> json = Json.parseObject(r.out().strip());
+        assertEquals(List.of(
+                Map.of("name", "output0", "instruction", "transpose.1", "shape", "f32[3,2]{0,1}", "written", "f32[3,2]{1,0}", "copied", true),
+                Map.of("name", "output1", "instruction", "squeeze.1", "shape", "f32[3]{0}", "written", "f32[3]{0}", "copied", true)),
+                json.get("outputs"));
+    }
+
+    @Test
+    void tupleRootToAnotherFormatAsksForSafetensorsBeforeAnythingRuns() throws IOException {
+        Files.writeString(hlo, TUPLE_MODULE);
+        for (String name : List.of("r.npy", "r.bin")) {
+            Path out = dir.resolve(name);
+            CliHarness r = CliHarness.run("run", hlo.toString(), "--arg", "0=nope.npy", "--out", out.toString());
+            assertEquals(2, r.code());
+            assertEquals("tensorbuf run: the ROOT is a tuple of 2 arrays: give --out FILE.safetensors (one tensor per element,"
+                    + " output0 to output1)\n", r.err());
+            assertFalse(Files.exists(out));
+        }
+    }
+
+    /** jax's a.T: the ROOT's layout is {0,1}, and a .npy cannot hold it, so the report names what was written. */
+    @Test
+    void columnMajorRootReportsTheCOrderItWrites() throws IOException {
+        Files.writeString(hlo, """
+                HloModule m
+                ENTRY main.1 {
+                  a.1 = f32[2,3]{1,0} parameter(0)
+                  ROOT transpose.1 = f32[3,2]{0,1} transpose(a.1), dimensions={1,0}
+                }
+                """);
+        Path out = dir.resolve("t.npy");
+        CliHarness r = CliHarness.run("run", hlo.toString(), "--arg", "0=" + a, "--out", out.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().endsWith("  ROOT written in C order as f32[3,2]{1,0} (the file holds no other order; raw output"
+                + " keeps {0,1}); 1 view, 0 copies\n"), r.out());
+        assertArrayEquals(new float[] {0, 3, 1, 4, 2, 5}, read(out));
+        r = CliHarness.run("run", hlo.toString(), "--arg", "0=" + a, "--out", out.toString(), "--json");
+        assertEquals("f32[3,2]{1,0}", Json.parseObject(r.out().strip()).get("written"));
+        Path raw = dir.resolve("t.bin");
+        r = CliHarness.run("run", hlo.toString(), "--arg", "0=" + a, "--out", raw.toString());
+        assertTrue(r.out().endsWith("  ROOT copied into f32[3,2]{0,1}; 1 view, 0 copies\n"), r.out());
     }
 
     @Test

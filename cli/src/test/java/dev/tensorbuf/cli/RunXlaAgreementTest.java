@@ -2,6 +2,7 @@ package dev.tensorbuf.cli;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -91,6 +92,46 @@ class RunXlaAgreementTest {
         }
     }
 
+    /**
+     * HLO as jax exports it (jax_modules.py): jnp.roll, flip and pad in plain HLO come as a
+     * {@code call}, and optimised HLO puts every op in a {@code fusion}. Each must run and give
+     * jax's result byte for byte.
+     */
+    @Test
+    void jaxExportedCallsAndFusionsMatchJax() throws Exception {
+        assumeTrue(jaxImportable(), PYTHON + " cannot import jax and jaxlib (pip install jax jaxlib): skipping the XLA comparison");
+        Path script = dir.resolve("jax_modules.py");
+        try (InputStream in = RunXlaAgreementTest.class.getResourceAsStream("/jax_modules.py")) {
+            Files.write(script, in.readAllBytes());
+        }
+        List<String> names = new ArrayList<>();
+        String errors = runPython(List.of(script.toString(), dir.toString()), names);
+        assertEquals("", errors);
+        assertTrue(names.size() >= 7, () -> "jax_modules.py exported only " + names);
+        int calls = 0;
+        int fusions = 0;
+        for (String name : names) {
+            for (String kind : List.of(".hlo", ".opt.hlo")) {
+                Path hlo = dir.resolve(name + kind);
+                String text = Files.readString(hlo);
+                calls += text.contains(" call(") ? 1 : 0;
+                fusions += text.contains(" fusion(") ? 1 : 0;
+                Path out = dir.resolve(name + kind + ".npy");
+                CliHarness r = CliHarness.run("run", hlo.toString(), "--arg", "0=" + dir.resolve(name + ".in.npy"), "--out", out.toString());
+                assertEquals(0, r.code(), () -> "tensorbuf run failed on " + hlo.getFileName() + ": " + r.err() + text);
+                try (NpyArray ours = Npy.map(out); NpyArray jax = Npy.map(dir.resolve(name + ".out.npy"))) {
+                    assertEquals(jax.shape(), ours.shape(), () -> "shape differs for " + hlo.getFileName());
+                    assertArrayEquals(jax.data().segment().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                            ours.data().segment().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                            () -> "values differ for " + hlo.getFileName() + ":\n" + text);
+                }
+            }
+        }
+        // The point of the test: jax's export really used both wrappers (a jax that stops doing so makes it vacuous).
+        assertTrue(calls >= 4, "plain HLO with a call: " + calls);
+        assertTrue(fusions >= 7, "optimised HLO with a fusion: " + fusions);
+    }
+
     /** {@return where run writes module {@code k}: .npy, or safetensors for a bf16 ROOT} */
     private Path ours(int k, RandomHloModules.Module m) {
         return dir.resolve("ours" + k + (m.rootType().isNumpyNative() ? ".npy" : ".safetensors"));
@@ -169,17 +210,35 @@ class RunXlaAgreementTest {
 
     /** {@return the script's stderr lines that are not XLA's log chatter; empty when it succeeded} */
     private static String runPython(List<String> args) throws IOException, InterruptedException {
+        return runPython(args, null);
+    }
+
+    /** As {@link #runPython(List)}, the script's stdout lines added to {@code stdout} unless it is null. */
+    private static String runPython(List<String> args, List<String> stdout) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of(PYTHON));
         cmd.addAll(args);
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.environment().put("JAX_PLATFORMS", "cpu");
         pb.environment().put("TF_CPP_MIN_LOG_LEVEL", "2");
-        Process p = pb.redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (stdout == null) {
+            pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        }
+        Process p = pb.start();
+        // stderr is read on another thread: either pipe filling up would stop the script.
+        var err = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                return e.toString();
+            }
+        });
+        if (stdout != null) {
+            new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines().forEach(stdout::add);
+        }
         if (!p.waitFor(300, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             return "xla_run.py did not finish in 300 s";
         }
-        return p.exitValue() == 0 ? "" : "xla_run.py exited with status " + p.exitValue() + "\n" + err;
+        return p.exitValue() == 0 ? "" : args.getFirst() + " exited with status " + p.exitValue() + "\n" + err.join();
     }
 }

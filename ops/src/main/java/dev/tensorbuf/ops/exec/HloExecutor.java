@@ -5,6 +5,7 @@ import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.exec.internal.Arguments;
 import dev.tensorbuf.ops.exec.internal.Interpreter;
 import dev.tensorbuf.ops.exec.internal.SourceLines;
+import dev.tensorbuf.ops.hlo.HloComputation;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.hlo.HloModule;
 import dev.tensorbuf.views.ArrayShape;
@@ -21,8 +22,11 @@ import java.util.Map;
  * {@code convert} between types, {@code constant} literals, one row per {@code iota}, and the
  * root, materialised in its own layout. {@link Execution#steps()} says which is which.
  *
- * <p>Supported opcodes: {@link #SUPPORTED_OPCODES}; any other throws
- * {@link UnsupportedOpException} before anything runs. {@code dynamic-slice} reads its start
+ * <p>Supported opcodes: {@link #SUPPORTED_OPCODES}, and {@code call} and {@code fusion} (jax's
+ * plain HLO wraps {@code jnp.flip}, {@code pad} and {@code roll} in a {@code call}; optimised HLO
+ * wraps every op in a {@code fusion}) whose computations hold only those, checked through nested
+ * calls; any other throws {@link UnsupportedOpException} before anything runs. The ROOT may be a
+ * {@code tuple} of arrays (a function with several results): {@link Execution#outputCount()}. {@code dynamic-slice} reads its start
  * indices from scalar operands (constants or parameters) and clamps them as XLA does.
  * {@snippet :
  * String text = """
@@ -87,22 +91,45 @@ public final class HloExecutor {
         return Arguments.parameter(module.entry(), key).arrayShape();
     }
 
+    /** The opcodes that run a computation of the module, each checked as the entry is. */
+    private static final List<String> CALL_OPCODES = List.of("call", "fusion");
+
     private static Execution run(HloModule module, SourceLines lines, Map<String, TensorView> arguments) {
-        for (HloInstruction i : module.entry().instructions()) {
-            if (!SUPPORTED_OPCODES.contains(i.opcode())) {
-                throw new UnsupportedOpException(i.opcode(), i.name(), lines.lineOf(i.name()));
-            }
-        }
+        checkSupported(module, module.entry(), lines, "", new java.util.HashSet<>());
         Map<String, TensorView> bound = Arguments.bind(module.entry(), arguments);
         Allocator allocator = Allocators.shared();
         try {
             Interpreter.Run r = Interpreter.run(module, lines, bound, allocator);
-            ArrayShape root = module.entry().root().arrayShape();
-            ArrayShape shape = root.laidOut();
-            return new Execution(r.result(), shape, r.rootCopied(), r.steps(), allocator);
+            return new Execution(r.outputs(), module.entry().root().opcode().equals("tuple"), r.steps(), allocator);
         } catch (RuntimeException | Error e) {
             allocator.close();
             throw e;
+        }
+    }
+
+    private static boolean isEntryRoot(HloModule module, HloInstruction i) {
+        return module.entry().root() == i;
+    }
+
+    /**
+     * Refuses the first instruction of {@code comp}, or of a computation it calls, that does not
+     * execute. {@code callers} locates {@code comp}'s call site for the message; each computation
+     * is checked once (the parser refuses call cycles).
+     */
+    private static void checkSupported(HloModule module, HloComputation comp, SourceLines lines, String callers,
+            java.util.Set<String> checked) {
+        if (!checked.add(comp.name())) {
+            return;
+        }
+        for (HloInstruction i : comp.instructions()) {
+            if (CALL_OPCODES.contains(i.opcode())) {
+                HloComputation callee = module.computation(Interpreter.calleeName(i));
+                String site = ", in " + callee.name() + ", called by %" + i.name()
+                        + lines.lineOf(comp.name(), i.name()).stream().mapToObj(n -> ", line " + n).findFirst().orElse("");
+                checkSupported(module, callee, lines, site + callers, checked);
+            } else if (!SUPPORTED_OPCODES.contains(i.opcode()) && !(i.opcode().equals("tuple") && isEntryRoot(module, i))) {
+                throw new UnsupportedOpException(i.opcode(), i.name(), lines.lineOf(comp.name(), i.name()), callers);
+            }
         }
     }
 }

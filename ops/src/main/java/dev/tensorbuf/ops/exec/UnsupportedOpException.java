@@ -4,13 +4,17 @@ import java.util.OptionalInt;
 
 /**
  * An instruction whose opcode the executor does not run: it runs data-movement ops only
- * ({@link HloExecutor#SUPPORTED_OPCODES}). Thrown before any argument is read.
+ * ({@link HloExecutor#SUPPORTED_OPCODES}), and {@code call} or {@code fusion} of computations made
+ * of them. Thrown before any argument is read. Inside a called computation, the location names
+ * the computation and the call site too.
  * {@snippet :
  * // ENTRY e { p0 = f32[2] parameter(0)  ROOT a = f32[2] add(p0, p0) }, a on line 4
  * e.getMessage();
  * // "unsupported op 'add' (instruction %a, line 4): only data-movement ops execute: parameter, constant, ..."
  * e.opcode();   // "add"
  * e.line();     // OptionalInt[4]
+ * // the same add as the ROOT of computation f, which %c = f32[2] call(p0), to_apply=f on line 9 runs:
+ * e.location(); // "(instruction %a, line 4, in f, called by %c, line 9)"
  * }
  */
 public final class UnsupportedOpException extends IllegalArgumentException {
@@ -19,18 +23,21 @@ public final class UnsupportedOpException extends IllegalArgumentException {
     private final String opcode;
     private final String instruction;
     private final int line;
+    private final String callers;
 
-    UnsupportedOpException(String opcode, String instruction, OptionalInt line) {
-        super("unsupported op '" + opcode + "' " + where(instruction, line) + ": only data-movement ops execute: "
-                + String.join(", ", HloExecutor.SUPPORTED_OPCODES));
+    /** @param callers {@code ", in f, called by %c, line 9"} for each call on the way, innermost first; empty in the entry */
+    UnsupportedOpException(String opcode, String instruction, OptionalInt line, String callers) {
+        super("unsupported op '" + opcode + "' " + where(instruction, line, callers) + ": only data-movement ops execute: "
+                + String.join(", ", HloExecutor.SUPPORTED_OPCODES) + ", and call or fusion of computations made of them");
         this.opcode = opcode;
         this.instruction = instruction;
         this.line = line.orElse(-1);
+        this.callers = callers;
     }
 
-    /** {@return {@code (instruction %a, line 5)}, the line left out when unknown} */
-    static String where(String instruction, OptionalInt line) {
-        return "(instruction %" + instruction + (line.isPresent() ? ", line " + line.getAsInt() : "") + ")";
+    /** {@return {@code (instruction %a, line 5)}, the line left out when unknown, the callers appended} */
+    static String where(String instruction, OptionalInt line, String callers) {
+        return "(instruction %" + instruction + (line.isPresent() ? ", line " + line.getAsInt() : "") + callers + ")";
     }
 
     /** {@return the opcode, e.g. {@code "add"}} */
@@ -48,8 +55,8 @@ public final class UnsupportedOpException extends IllegalArgumentException {
         return line < 0 ? OptionalInt.empty() : OptionalInt.of(line);
     }
 
-    /** {@return {@code (instruction %a, line 5)}} */
+    /** {@return {@code (instruction %a, line 5)}, or inside a call {@code (instruction %a, line 4, in f, called by %c, line 9)}} */
     public String location() {
-        return where(instruction, line());
+        return where(instruction, line(), callers);
     }
 }

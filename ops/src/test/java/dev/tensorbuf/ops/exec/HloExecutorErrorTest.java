@@ -138,9 +138,91 @@ class HloExecutorErrorTest {
     }
 
     @Test
-    void tupleRootIsRefused() {
-        String text = "HloModule m\nENTRY e {\n  p0 = f32[2] parameter(0)\n  ROOT t = (f32[2]) tuple(p0)\n}\n";
-        assertContains("unsupported op 'tuple'", failure(text, Map.of()));
+    void unsupportedOpInsideACallNamesTheComputationAndTheCallSite() {
+        String text = """
+                HloModule m
+
+                inner {
+                  x = f32[2] parameter(0)
+                  ROOT n = f32[2] negate(x)
+                }
+
+                outer {
+                  y = f32[2] parameter(0)
+                  ROOT f = f32[2] fusion(y), kind=kLoop, calls=inner
+                }
+
+                ENTRY e {
+                  p0 = f32[2] parameter(0)
+                  ROOT c = f32[2] call(p0), to_apply=outer
+                }
+                """;
+        UnsupportedOpException e = assertThrows(UnsupportedOpException.class,
+                () -> HloExecutor.execute(text, Map.of("p0", view("f32[2]"))));
+        assertEquals("negate", e.opcode());
+        assertEquals(OptionalInt.of(5), e.line());
+        assertEquals("(instruction %n, line 5, in inner, called by %f, line 10, in outer, called by %c, line 15)", e.location());
+        assertTrue(e.getMessage().endsWith(", and call or fusion of computations made of them"), e.getMessage());
+    }
+
+    @Test
+    void callWhoseOperandsDoNotMatchItsParametersIsRefused() {
+        String text = """
+                HloModule m
+                f {
+                  x = f32[3] parameter(0)
+                  ROOT r = f32[3] reverse(x), dimensions={0}
+                }
+                ENTRY e {
+                  p0 = f32[2] parameter(0)
+                  ROOT c = f32[3] call(p0), to_apply=f
+                }
+                """;
+        assertContains("call (instruction %c, line 8): operand 0 (p0) is f32[2] but f's parameter x is f32[3]",
+                failure(text, Map.of("p0", view("f32[2]"))));
+        String twoOperands = text.replace("call(p0)", "call(p0, p0)");
+        assertContains("call (instruction %c, line 8): passes 2 operands to f, which has 1 parameters",
+                failure(twoOperands, Map.of("p0", view("f32[2]"))));
+    }
+
+    @Test
+    void errorInsideACallNamesTheInnerInstructionThenTheCallSite() {
+        String text = """
+                HloModule m
+                f {
+                  x = f32[2] parameter(0)
+                  ROOT r = f32[2] reverse(x), dimensions={3}
+                }
+                ENTRY e {
+                  p0 = f32[2] parameter(0)
+                  ROOT c = f32[2] call(p0), to_apply=f
+                }
+                """;
+        assertContains("call (instruction %c, line 8): reverse (instruction %r, line 4): ",
+                failure(text, Map.of("p0", view("f32[2]"))));
+    }
+
+    @Test
+    void tupleIsRefusedExceptAsTheEntryRoot() {
+        String text = "HloModule m\nENTRY e {\n  p0 = f32[2] parameter(0)\n  t = (f32[2]) tuple(p0)\n"
+                + "  ROOT g = f32[2] get-tuple-element(t), index=0\n}\n";
+        assertContains("unsupported op 'tuple' (instruction %t, line 4)", failure(text, Map.of()));
+        String nested = "HloModule m\nENTRY e {\n  p0 = f32[2] parameter(0)\n  t = (f32[2]) tuple(p0)\n"
+                + "  ROOT r = ((f32[2]), f32[2]) tuple(t, p0)\n}\n";
+        assertContains("unsupported op 'tuple' (instruction %t, line 4)", failure(nested, Map.of()));
+        String multiOutputFusion = """
+                HloModule m
+                f {
+                  x = f32[2] parameter(0)
+                  ROOT t = (f32[2], f32[2]) tuple(x, x)
+                }
+                ENTRY e {
+                  p0 = f32[2] parameter(0)
+                  ROOT r = (f32[2], f32[2]) fusion(p0), kind=kLoop, calls=f
+                }
+                """;
+        assertContains("unsupported op 'tuple' (instruction %t, line 4, in f, called by %r, line 8)",
+                failure(multiOutputFusion, Map.of()));
     }
 
     @Test

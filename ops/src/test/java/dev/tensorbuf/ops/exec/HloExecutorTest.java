@@ -77,6 +77,86 @@ class HloExecutorTest {
         }
     }
 
+    /** jax's plain HLO for jnp.roll(a, 1, axis=1): the slices and concatenate sit in a called computation. */
+    @Test
+    void callRunsItsComputationAsViewsOfTheOperands() {
+        String text = """
+                HloModule jit__lambda
+
+                _roll_static.1 {
+                  Arg_0.1 = f32[3,4]{1,0} parameter(0)
+                  slice.2 = f32[3,1]{1,0} slice(Arg_0.1), slice={[0:3], [3:4]}
+                  slice.3 = f32[3,3]{1,0} slice(Arg_0.1), slice={[0:3], [0:3]}
+                  ROOT concatenate.1 = f32[3,4]{1,0} concatenate(slice.2, slice.3), dimensions={1}
+                }
+
+                ENTRY main.2 {
+                  a.1 = f32[3,4]{1,0} parameter(0)
+                  ROOT jit__roll_static_.1 = f32[3,4]{1,0} call(a.1), to_apply=_roll_static.1
+                }
+                """;
+        try (Execution x = HloExecutor.execute(text, Map.of("0", iotaF32("f32[3,4]{1,0}")))) {
+            assertArrayEquals(new float[] {3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10}, x.rowMajor().toFloatArray());
+            assertEquals(List.of("parameter", "view"), x.steps().stream().map(s -> s.kind().jsonName()).toList());
+        }
+    }
+
+    /** Optimised HLO: a fusion whose computation ends in a copy is a copy step, and a call may nest in it. */
+    @Test
+    void fusionBindsParametersByNumberAndCountsACopyInside() {
+        String text = """
+                HloModule m
+
+                %flip (x: f32[4,3]) -> f32[4,3] {
+                  %x = f32[4,3]{1,0} parameter(0)
+                  ROOT %r = f32[4,3]{1,0} reverse(%x), dimensions={0}
+                }
+
+                %fused_computation (param_0.1: f32[3,4], param_1.1: f32[]) -> f32[4,3] {
+                  %param_1.1 = f32[] parameter(1)
+                  %param_0.1 = f32[3,4]{1,0} parameter(0)
+                  %transpose.0 = f32[4,3]{0,1} transpose(%param_0.1), dimensions={1,0}
+                  %copy.1 = f32[4,3]{1,0} copy(%transpose.0)
+                  ROOT %c = f32[4,3]{1,0} call(%copy.1), to_apply=%flip
+                }
+
+                ENTRY %main.1 (a.1: f32[3,4], z: f32[]) -> f32[4,3] {
+                  %a.1 = f32[3,4]{1,0} parameter(0)
+                  %z = f32[] parameter(1)
+                  ROOT %transpose_copy_fusion = f32[4,3]{1,0} fusion(%a.1, %z), kind=kLoop, calls=%fused_computation
+                }
+                """;
+        try (Execution x = HloExecutor.execute(text, Map.of("0", iotaF32("f32[3,4]{1,0}"), "1", iotaF32("f32[]")))) {
+            assertArrayEquals(new float[] {3, 7, 11, 2, 6, 10, 1, 5, 9, 0, 4, 8}, x.rowMajor().toFloatArray());
+            assertEquals(List.of("parameter", "parameter", "copy"), x.steps().stream().map(s -> s.kind().jsonName()).toList());
+            assertTrue(x.rootCopied(), "a reversed view of the fusion's copy is not memory in the ROOT's layout");
+        }
+    }
+
+    /** jax.jit(lambda a: (a.T, a[0])): each element of a tuple ROOT is an output in its own layout. */
+    @Test
+    void tupleRootReturnsEachElement() {
+        String text = module(
+                "a.1 = f32[3,4]{1,0} parameter(0)",
+                "transpose.1 = f32[4,3]{0,1} transpose(a.1), dimensions={1,0}",
+                "slice.1 = f32[1,4]{1,0} slice(a.1), slice={[0:1], [0:4]}",
+                "squeeze.1 = f32[4]{0} reshape(slice.1)",
+                "ROOT tuple.1 = (f32[4,3]{0,1}, f32[4]{0}) tuple(transpose.1, squeeze.1)");
+        try (Execution x = HloExecutor.execute(text, Map.of("0", iotaF32("f32[3,4]{1,0}")))) {
+            assertTrue(x.isTuple());
+            assertEquals(2, x.outputCount());
+            assertEquals("f32[4,3]{0,1}", x.resultShape(0).toString());
+            assertArrayEquals(new float[] {0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11}, x.rowMajor(0).toFloatArray());
+            assertArrayEquals(new float[] {0, 1, 2, 3}, x.rowMajor(1).toFloatArray());
+            assertEquals(List.of("parameter", "view", "view", "view"), x.steps().stream().map(s -> s.kind().jsonName()).toList());
+            IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, x::result);
+            assertEquals("the ROOT is a tuple of 2 arrays: ask for result(k), resultShape(k) or rowMajor(k), k in [0, 2)",
+                    e.getMessage());
+            assertEquals("output 2 out of bounds [0, 2) for the ROOT's outputs",
+                    org.junit.jupiter.api.Assertions.assertThrows(IndexOutOfBoundsException.class, () -> x.result(2)).getMessage());
+        }
+    }
+
     static String stridedText(ExecutedInstruction s) {
         return ((dev.tensorbuf.views.MapForm.Strided) s.form()).layout().toString();
     }

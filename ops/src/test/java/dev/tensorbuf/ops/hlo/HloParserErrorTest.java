@@ -38,6 +38,9 @@ class HloParserErrorTest {
             parameter number gap      | HloModule m\\nENTRY e {\\n  p0 = f32[2] parameter(0)\\n  p2 = f32[2] parameter(2)\\n  ROOT a = f32[2] add(p0, p2)\\n} | 4:3 | parameter p2 has number 2 but computation 'e' has no parameter 1
             parameter number twice    | HloModule m\\nENTRY e {\\n  p = f32[2] parameter(0)\\n  q = f32[2] parameter(0)\\n  ROOT a = f32[2] add(p, q)\\n} | 4:3 | parameter number 0 is used twice in computation 'e' (p and q)
             operand cycle             | HloModule m\\nENTRY e {\\n  a = f32[2] negate(b)\\n  b = f32[2] negate(a)\\n  ROOT r = f32[2] add(a, b)\\n} | 3:3 | use each other in a cycle: a -> b -> a
+            stablehlo from jax        | module @jit__lambda attributes {mhlo.num_partitions = 1 : i32} {\\n  func.func public @main(%arg0: tensor<3xf32>) -> (tensor<3xf32>) {\\n    return %arg0 : tensor<3xf32>\\n  }\\n} | 1:1 | this is StableHLO (MLIR) text; tensorbuf reads HLO text: jax.jit(f).lower(x).as_text(dialect=
+            bare mlir function        | \\n  func.func @main(%arg0: tensor<3xf32>) -> tensor<3xf32> {\\n    return %arg0 : tensor<3xf32>\\n  } | 2:3 | this is StableHLO (MLIR) text
+            mlir with locations first | #loc1 = loc("x.py":3:0)\\nmodule @m {\\n} | 1:1 | this is StableHLO (MLIR) text
             missing opcode paren      | HloModule m\\nENTRY e {\\n  ROOT p = f32[2] parameter 0\\n}                        | 3:29 | expected '('
             """)
     void malformedHloNamesLineColumnAndProblem(String name, String text, String where, String problem) {

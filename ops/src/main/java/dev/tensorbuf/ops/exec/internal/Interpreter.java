@@ -30,9 +30,11 @@ import java.util.Set;
  * Runs the entry computation: each instruction reachable from the root becomes a view of its
  * operands' views (ops compose maps, nothing moves), except {@code copy} and {@code convert}
  * between types, which copy into memory laid out by their shape, and {@code constant} and
- * {@code iota}, which make small buffers. Layouts matter only where XLA gives them meaning: a
- * {@code bitcast} reads its operand's physical order as declared, and the root is materialised in
- * its own layout. Every failure names the instruction and its line.
+ * {@code iota}, which make small buffers. A {@code call} or {@code fusion} runs its computation
+ * the same way, its parameters bound to the operands' views, so what it returns is a view too.
+ * Layouts matter only where XLA gives them meaning: a {@code bitcast} reads its operand's
+ * physical order as declared, and the root is materialised in its own layout. Every failure
+ * names the instruction and its line (and, inside a called computation, the call site's).
  */
 public final class Interpreter {
     private final HloModule module;
@@ -40,7 +42,6 @@ public final class Interpreter {
     private final SourceLines lines;
     private final Map<String, TensorView> arguments;
     private final Allocator allocator;
-    private final Map<String, Value> values = new HashMap<>();
 
     /** The view an instruction produced, how, and whether it is memory laid out by its own shape. */
     private record Value(TensorView view, ExecutedInstruction.Kind kind, boolean inOwnLayout) {
@@ -49,12 +50,20 @@ public final class Interpreter {
     /**
      * The outcome of a run.
      *
-     * @param result the root in its shape's layout
-     * @param rootCopied whether the root was copied into that layout (false when the root
-     *     instruction already made memory in it)
+     * @param outputs the root, or each element of a tuple root, in its shape's layout
      * @param steps the instructions evaluated, in the module's order
      */
-    public record Run(TensorView result, boolean rootCopied, List<ExecutedInstruction> steps) {
+    public record Run(List<Output> outputs, List<ExecutedInstruction> steps) {
+    }
+
+    /**
+     * One array the run returns.
+     *
+     * @param result its value in memory laid out by {@code shape}
+     * @param shape its declared shape, layout included
+     * @param copied whether it was copied into that layout (false when its instruction already made memory in it)
+     */
+    public record Output(TensorView result, ArrayShape shape, boolean copied) {
     }
 
     private Interpreter(HloModule module, SourceLines lines, Map<String, TensorView> arguments, Allocator allocator) {
@@ -76,14 +85,25 @@ public final class Interpreter {
 
     private Run run() {
         HloInstruction root = entry.root();
-        if (!(root.shape() instanceof ArrayShape rootShape)) {
-            throw new IllegalArgumentException("ROOT " + where(root) + " has shape " + root.shape()
-                    + ": only an array result can be written, not a tuple");
+        // A tuple ROOT (a jitted function with several results) returns each element; the tuple
+        // itself is no view, so it is not a step.
+        boolean tuple = root.opcode().equals("tuple");
+        List<HloInstruction> elements = tuple ? root.operands().stream().map(entry::instruction).toList() : List.of(root);
+        for (HloInstruction e : elements) {
+            if (!(e.shape() instanceof ArrayShape)) {
+                throw new IllegalArgumentException((tuple ? "tuple element " + where(entry, e) + " of ROOT " : "ROOT ")
+                        + where(entry, root) + " has shape " + e.shape() + ": only arrays can be written, not nested tuples");
+            }
         }
-        evaluate(root);
-        Value r = values.get(root.name());
-        boolean copy = !r.inOwnLayout();
-        TensorView result = copy ? Materialize.materialize(r.view(), rootShape.laidOut(), allocator) : r.view();
+        Map<String, Value> values = new HashMap<>();
+        List<Output> outputs = new ArrayList<>();
+        for (HloInstruction e : elements) {
+            evaluate(entry, values, e);
+            Value r = values.get(e.name());
+            ArrayShape shape = e.arrayShape().laidOut();
+            boolean copy = !r.inOwnLayout();
+            outputs.add(new Output(copy ? Materialize.materialize(r.view(), shape, allocator) : r.view(), shape, copy));
+        }
         List<ExecutedInstruction> steps = new ArrayList<>();
         for (HloInstruction i : entry.instructions()) {
             Value v = values.get(i.name());
@@ -91,7 +111,7 @@ public final class Interpreter {
                 steps.add(new ExecutedInstruction(i.name(), i.opcode(), v.kind(), v.view().form()));
             }
         }
-        return new Run(result, copy, steps);
+        return new Run(outputs, steps);
     }
 
     /**
@@ -100,7 +120,7 @@ public final class Interpreter {
      * An instruction waiting for its operands is "in progress"; meeting one again as an operand
      * further up the stack is a cycle.
      */
-    private void evaluate(HloInstruction root) {
+    private void evaluate(HloComputation comp, Map<String, Value> values, HloInstruction root) {
         Deque<HloInstruction> stack = new ArrayDeque<>();
         Set<String> inProgress = new HashSet<>();
         stack.push(root);
@@ -113,11 +133,11 @@ public final class Interpreter {
             if (inProgress.add(instr.name())) {
                 boolean waiting = false;
                 for (String o : instr.operands().reversed()) {
-                    HloInstruction operand = entry.find(o).orElseThrow(() -> new IllegalArgumentException(
-                            "instruction " + where(instr) + " uses " + o + ", which " + entry.name() + " does not define"));
+                    HloInstruction operand = comp.find(o).orElseThrow(() -> new IllegalArgumentException(
+                            "instruction " + where(comp, instr) + " uses " + o + ", which " + comp.name() + " does not define"));
                     if (!values.containsKey(operand.name())) {
                         if (inProgress.contains(operand.name())) {
-                            throw new IllegalArgumentException("instruction " + where(operand) + " depends on itself");
+                            throw new IllegalArgumentException("instruction " + where(comp, operand) + " depends on itself");
                         }
                         stack.push(operand);
                         waiting = true;
@@ -129,15 +149,15 @@ public final class Interpreter {
             }
             List<TensorView> operands = new ArrayList<>();
             for (String o : instr.operands()) {
-                operands.add(values.get(entry.find(o).orElseThrow().name()).view());
+                operands.add(values.get(comp.find(o).orElseThrow().name()).view());
             }
             Value v;
             try {
-                v = apply(instr, operands);
+                v = apply(comp, instr, operands);
                 checkResult(instr, v.view());
                 v = boundMap(instr, v);
             } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
-                throw new IllegalArgumentException(instr.opcode() + " " + where(instr) + ": " + e.getMessage(), e);
+                throw new IllegalArgumentException(instr.opcode() + " " + where(comp, instr) + ": " + e.getMessage(), e);
             }
             values.put(instr.name(), v);
             inProgress.remove(instr.name());
@@ -156,7 +176,7 @@ public final class Interpreter {
             Map.entry("copy", 1), Map.entry("slice", 1), Map.entry("reverse", 1), Map.entry("convert", 1),
             Map.entry("pad", 2));
 
-    private Value apply(HloInstruction in, List<TensorView> ops) {
+    private Value apply(HloComputation comp, HloInstruction in, List<TensorView> ops) {
         Integer count = OPERAND_COUNTS.get(in.opcode());
         if (count != null && ops.size() != count) {
             // Extra operands were ignored: copy(p0, p0) ran as copy(p0), which XLA refuses.
@@ -169,18 +189,19 @@ public final class Interpreter {
             case "parameter" -> new Value(arguments.get(in.name()), ExecutedInstruction.Kind.PARAMETER, false);
             case "constant" -> new Value(Literals.parse(in.payload(), shape, allocator), ExecutedInstruction.Kind.CONSTANT, true);
             case "iota" -> new Value(iota(in, shape), ExecutedInstruction.Kind.CONSTANT, false);
-            case "broadcast" -> view(Ops.broadcast(operand(in, ops, 0), dims, dimensions(in, in.intsOrEmpty("dimensions"))));
-            case "transpose" -> view(Ops.transpose(operand(in, ops, 0), dimensions(in, in.ints("dimensions"))));
+            case "broadcast" -> view(Ops.broadcast(operand(in, ops, 0), dims, dimensions(comp, in, in.intsOrEmpty("dimensions"))));
+            case "transpose" -> view(Ops.transpose(operand(in, ops, 0), dimensions(comp, in, in.ints("dimensions"))));
             case "reshape" -> view(Ops.reshape(operand(in, ops, 0), dims));
-            case "bitcast" -> bitcast(in, operand(in, ops, 0), dims);
+            case "bitcast" -> bitcast(comp, in, operand(in, ops, 0), dims);
             case "copy" -> new Value(Materialize.materialize(operand(in, ops, 0), shape, allocator), ExecutedInstruction.Kind.COPY, true);
             case "slice" -> view(slice(in, operand(in, ops, 0)));
             case "dynamic-slice" -> view(dynamicSlice(in, ops));
             case "pad" -> view(pad(in, operand(in, ops, 0), operand(in, ops, 1)));
-            case "reverse" -> view(Ops.reverse(operand(in, ops, 0), dimensions(in, in.ints("dimensions"))));
+            case "reverse" -> view(Ops.reverse(operand(in, ops, 0), dimensions(comp, in, in.ints("dimensions"))));
             case "concatenate" -> view(Ops.concatenate(in.oneDimension("dimensions"), ops));
             case "convert" -> operand(in, ops, 0).dtype() == shape.dtype() ? view(operand(in, ops, 0))
                     : new Value(Conversions.convert(operand(in, ops, 0), shape, allocator), ExecutedInstruction.Kind.COPY, true);
+            case "call", "fusion" -> call(in, ops);
             default -> throw new AssertionError("opcode " + in.opcode() + " passed the support check");
         };
     }
@@ -250,8 +271,49 @@ public final class Interpreter {
         return Ops.broadcast(row, Extents.toArray(shape.dims()), d);
     }
 
-    private Value bitcast(HloInstruction in, TensorView source, long[] dims) {
-        ArrayShape from = operandShape(in, 0).laidOut();
+    /**
+     * Runs the called computation with its parameters bound to the operands' views. It is one step
+     * of the caller: a copy when anything inside it copied (the optimised {@code transpose} fusion
+     * ends in a {@code copy}), else a view, so the step counts say whether bytes moved.
+     */
+    private Value call(HloInstruction in, List<TensorView> ops) {
+        HloComputation callee = module.computation(calleeName(in));
+        if (callee.parameterCount() != ops.size()) {
+            throw new IllegalArgumentException("passes " + ops.size() + " operand" + (ops.size() == 1 ? "" : "s") + " to "
+                    + callee.name() + ", which has " + callee.parameterCount() + " parameters");
+        }
+        Map<String, Value> values = new HashMap<>();
+        for (int k = 0; k < ops.size(); k++) {
+            HloInstruction p = callee.parameter(k);
+            TensorView arg = ops.get(k);
+            ArrayShape declared = p.arrayShape();
+            if (arg.dtype() != declared.dtype() || !arg.dims().equals(declared.dims())) {
+                throw new IllegalArgumentException("operand " + k + " (" + in.operands().get(k) + ") is " + arg.dtype().xlaName()
+                        + arg.dims() + " but " + callee.name() + "'s parameter " + p.name() + " is " + declared);
+            }
+            values.put(p.name(), new Value(arg, ExecutedInstruction.Kind.PARAMETER, false));
+        }
+        HloInstruction root = callee.root();
+        if (!(root.shape() instanceof ArrayShape rootShape)) {
+            throw new IllegalArgumentException(callee.name() + " returns " + root.shape() + ": only an array result runs here");
+        }
+        evaluate(callee, values, root);
+        Value r = values.get(root.name());
+        boolean copied = values.values().stream().anyMatch(v -> v.kind() == ExecutedInstruction.Kind.COPY);
+        ExecutedInstruction.Kind kind = copied ? ExecutedInstruction.Kind.COPY
+                : r.kind() == ExecutedInstruction.Kind.PARAMETER ? ExecutedInstruction.Kind.VIEW : r.kind();
+        boolean inOwnLayout = r.inOwnLayout() && rootShape.laidOut().equals(in.arrayShape().laidOut());
+        return new Value(r.view(), kind, inOwnLayout);
+    }
+
+    /** {@return the computation a {@code call} ({@code to_apply=}) or {@code fusion} ({@code calls=}) runs} */
+    public static String calleeName(HloInstruction in) {
+        return in.text("to_apply").or(() -> in.text("calls")).orElseThrow(() -> new IllegalArgumentException(
+                in.opcode() + " " + in.name() + " names no computation: expected " + (in.opcode().equals("call") ? "to_apply=" : "calls=")));
+    }
+
+    private Value bitcast(HloComputation comp, HloInstruction in, TensorView source, long[] dims) {
+        ArrayShape from = operandShape(comp, in, 0).laidOut();
         ArrayShape to = in.arrayShape().laidOut();
         if (from.dtype() != to.dtype()) {
             throw new IllegalArgumentException("bitcast from " + from + " to " + in.shape()
@@ -344,8 +406,8 @@ public final class Interpreter {
         }
     }
 
-    private ArrayShape operandShape(HloInstruction in, int k) {
-        return entry.instruction(in.operands().get(k)).arrayShape();
+    private static ArrayShape operandShape(HloComputation comp, HloInstruction in, int k) {
+        return comp.instruction(in.operands().get(k)).arrayShape();
     }
 
     private static TensorView operand(HloInstruction in, List<TensorView> ops, int k) {
@@ -355,8 +417,8 @@ public final class Interpreter {
         return ops.get(k);
     }
 
-    private String where(HloInstruction in) {
-        var line = lines.lineOf(in.name());
+    private String where(HloComputation comp, HloInstruction in) {
+        var line = lines.lineOf(comp.name(), in.name());
         return "(instruction %" + in.name() + (line.isPresent() ? ", line " + line.getAsInt() : "") + ")";
     }
 
@@ -365,14 +427,14 @@ public final class Interpreter {
      * every rank, and must be refused as written rather than wrap or overflow; the op checks the
      * rest against its operand.
      */
-    private int[] dimensions(HloInstruction in, List<Long> v) {
+    private static int[] dimensions(HloComputation comp, HloInstruction in, List<Long> v) {
         int[] out = new int[v.size()];
         for (int i = 0; i < out.length; i++) {
             long d = v.get(i);
             if (d != (int) d) {
                 String written = v.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(",", "{", "}"));
                 throw new IllegalArgumentException("dimensions=" + written + ": " + d + " is not a dimension of "
-                        + operandShape(in, 0));
+                        + operandShape(comp, in, 0));
             }
             out[i] = (int) d;
         }

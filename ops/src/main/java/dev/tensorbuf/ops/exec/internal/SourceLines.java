@@ -35,6 +35,25 @@ public final class SourceLines {
         return NONE;
     }
 
+    /**
+     * {@return the 1-based line defining {@code name} inside computation {@code computation}, if
+     * found} Names are unique per computation only: a called computation may reuse an entry name.
+     */
+    public OptionalInt lineOf(String computation, String name) {
+        Pattern header = Pattern.compile("^\\s*(?:ENTRY\\s+)?%?" + Pattern.quote(computation) + "[\\s({]");
+        Pattern p = Pattern.compile("^\\s*(?:ROOT\\s+)?%?" + Pattern.quote(name) + "\\s*=");
+        for (int i = 0; i < lines.length; i++) {
+            if (header.matcher(lines[i]).find()) {
+                for (int k = i + 1; k < lines.length && !lines[k].strip().equals("}"); k++) {
+                    if (p.matcher(lines[k]).find()) {
+                        return OptionalInt.of(k + 1);
+                    }
+                }
+            }
+        }
+        return lineOf(name);
+    }
+
     /** {@return the 1-based line defining {@code name}, if found} */
     public OptionalInt lineOf(String name) {
         Pattern p = Pattern.compile("^\\s*(?:ROOT\\s+)?%?" + Pattern.quote(name) + "\\s*=");

@@ -35,7 +35,27 @@ public final class HloParser {
 
     /** {@return the module} @param text HLO module text @throws HloSyntaxException at the first problem */
     public static HloModule parse(String text) {
+        refuseMlir(text);
         return new HloParser(text).module();
+    }
+
+    /** What StableHLO/MLIR text starts with: jax's default {@code lower(x).as_text()} is MLIR, not HLO. */
+    private static final java.util.regex.Pattern MLIR_START = java.util.regex.Pattern.compile("^(?:module\\b|func\\.func\\b|#loc)");
+
+    /**
+     * Refuses MLIR text before the comment scanner or the header check see it: either would report
+     * a problem with the text (a missing 'HloModule', a string it cannot end) rather than that it
+     * is another format, which is what the user needs to hear to re-export it.
+     */
+    private static void refuseMlir(String text) {
+        int start = 0;
+        while (start < text.length() && Character.isWhitespace(text.charAt(start))) {
+            start++;
+        }
+        if (MLIR_START.matcher(text).region(start, text.length()).lookingAt()) {
+            throw new HloSyntaxException("this is StableHLO (MLIR) text; tensorbuf reads HLO text:"
+                    + " jax.jit(f).lower(x).as_text(dialect='hlo')", text, start);
+        }
     }
 
     private HloModule module() {
