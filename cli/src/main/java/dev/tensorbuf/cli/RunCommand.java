@@ -171,6 +171,7 @@ final class RunCommand implements Command {
             case NPY -> {
                 // ml_dtypes saves bf16 and f8 as bare void ('<V2'): they take their parameter's type.
                 DType declared = HloExecutor.parameterShape(module, key).dtype();
+                TensorFiles.refuseArchive(file, false); // an .npz renamed .npy, as convert and inspect refuse it
                 NpyArray array = Npy.map(file, declared.isNumpyNative() ? null : declared);
                 opened.add(array);
                 yield TensorView.strided(array.data(), array.dtype(), array.layout());

@@ -251,6 +251,17 @@ class RunCommandTest {
         assertTrue(r.err().contains("argument for parameter 0 (p0: f32[2,3]{1,0}) is s32[6], expected f32[2, 3]"), r.err());
     }
 
+    /** An .npz renamed .npy reached the .npy reader's own complaint; convert and inspect name the archive. */
+    @Test
+    void aZipArchiveNamedNpyIsNamedAsAnArchive() throws IOException {
+        Path zip = dir.resolve("arrs.npy");
+        Files.write(zip, new byte[] {'P', 'K', 3, 4, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+        CliHarness r = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + zip, "--out", dir.resolve("x.npy").toString());
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf run: " + zip + " is a zip archive (.npz or torch.save): extract its .npy members (e.g."
+                + " np.load(f) then np.save), or save with safetensors\n", r.err());
+    }
+
     @Test
     void badArgumentsAreUsageErrors() throws IOException {
         assertTrue(CliHarness.run("run", hlo.toString(), "--arg", "p0=" + a).err()
