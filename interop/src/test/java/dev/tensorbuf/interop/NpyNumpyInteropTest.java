@@ -56,6 +56,8 @@ class NpyNumpyInteropTest {
                         "mapped " + file.getFileName());
                 TensorValues.assertValues(want, TensorValues.read(h.dtype(), read.layout(), read.data().segment()),
                         "read " + file.getFileName());
+                TensorValues.assertValues(want, TensorValues.read(mapped.view()), "view of mapped " + file.getFileName());
+                TensorValues.assertValues(want, TensorValues.read(read.view()), "view of read " + file.getFileName());
                 boolean swapped = descr.startsWith(">");
                 assertEquals(!swapped, mapped.isMapped(), "only big-endian data are copied: " + file.getFileName());
                 assertEquals(!swapped, mapped.data().isReadOnly(), file.toString());
@@ -84,6 +86,8 @@ class NpyNumpyInteropTest {
                 assertEquals(c.get("shape"), a.shape(), file.toString());
                 TensorValues.assertValues((List<?>) c.get("values"), TensorValues.read(type, a.layout(), a.data().segment()),
                         file.getFileName().toString());
+                TensorValues.assertValues((List<?>) c.get("values"), TensorValues.read(a.view()),
+                        "view of " + file.getFileName());
             }
         }
     }

@@ -67,6 +67,22 @@ class NpyTest {
     }
 
     @Test
+    void viewOfFortranOrderFileReadsByLogicalIndex() throws IOException {
+        // np.save of np.asfortranarray(np.arange(6, dtype='<i4').reshape(2, 3)): bytes 0 3 1 4 2 5
+        Path file = dir.resolve("f.npy");
+        java.nio.ByteBuffer data = java.nio.ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN);
+        for (int v : new int[] {0, 3, 1, 4, 2, 5}) {
+            data.putInt(v);
+        }
+        Files.write(file, concat(preamble("{'descr': '<i4', 'fortran_order': True, 'shape': (2, 3), }"), data.array()));
+        try (NpyArray a = Npy.map(file)) {
+            assertEquals(3, a.view().getLong(1, 0));
+            assertArrayEquals(new long[] {0, 1, 2, 3, 4, 5}, a.view().toLongArray());
+            assertTrue(a.view().buffer().isReadOnly());
+        }
+    }
+
+    @Test
     void readIntoPooledBufferAndCloseGivesItBack() throws IOException {
         Path file = dir.resolve("p.npy");
         MemorySegment bytes = Arena.ofAuto().allocateFrom(ValueLayout.JAVA_SHORT, (short) 7, (short) -8);
