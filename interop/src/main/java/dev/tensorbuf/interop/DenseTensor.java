@@ -50,10 +50,34 @@ public record DenseTensor(DType dtype, List<Long> dims, MemorySegment bytes) {
             throw new IllegalArgumentException(dtype + " has no elements to store in a file");
         }
         String name = describe(dtype, dims);
-        long expected = Sizes.byteSize(dtype, Sizes.elementCount(dims, name), name);
+        long count = Sizes.elementCount(dims, name);
+        if (dtype.isSubByte() && 8 % dtype.bitWidth() == 0) {
+            requirePacked(dtype, count, bytes.byteSize(), name);
+        }
+        long expected = Sizes.byteSize(dtype, count, name);
         if (expected != bytes.byteSize()) {
             throw new IllegalArgumentException(name + " needs " + expected + " bytes, the data has " + bytes.byteSize());
         }
+    }
+
+    /**
+     * Sub-byte elements held one to a byte, as ml_dtypes and {@code ElementAccess.of} hold them,
+     * are the likely mistake here, and the bit arithmetic alone would not say so.
+     */
+    private static void requirePacked(DType dtype, long count, long given, String name) {
+        int perByte = 8 / dtype.bitWidth();
+        if (count % perByte == 0 && given == count / perByte) {
+            return;
+        }
+        String packed = dtype + " elements are held packed, " + perByte + " to a byte (first element in the low bits)";
+        String unpacked = given == count && count > 0 ? ", one element to a byte as ml_dtypes holds them: DenseTensor.copyOf"
+                + "(TensorView.strided(buffer, DType." + dtype.name() + ", layout), allocator) packs them" : "";
+        if (count % perByte != 0) {
+            throw new IllegalArgumentException(name + ": " + packed + ", so " + count + " of them do not fill whole bytes"
+                    + " (a count that is a multiple of " + perByte + " does); the data has " + given + " bytes" + unpacked);
+        }
+        throw new IllegalArgumentException(name + " needs " + count / perByte + " bytes: " + packed + "; the data has "
+                + given + unpacked);
     }
 
     /**

@@ -120,6 +120,25 @@ class DenseTensorTest {
     }
 
     @Test
+    void subByteBytesThatAreNotPackedSaySoAndHowToPackThem() {
+        IllegalArgumentException odd = assertThrows(IllegalArgumentException.class,
+                () -> new DenseTensor(DType.S4, List.of(35L), java.lang.foreign.MemorySegment.ofArray(new byte[35])));
+        assertEquals("s4[35]: s4 elements are held packed, 2 to a byte (first element in the low bits), so 35 of them do"
+                + " not fill whole bytes (a count that is a multiple of 2 does); the data has 35 bytes, one element to a"
+                + " byte as ml_dtypes holds them: DenseTensor.copyOf(TensorView.strided(buffer, DType.S4, layout),"
+                + " allocator) packs them", odd.getMessage());
+        IllegalArgumentException unpacked = assertThrows(IllegalArgumentException.class,
+                () -> new DenseTensor(DType.U2, List.of(2L, 4L), java.lang.foreign.MemorySegment.ofArray(new byte[8])));
+        assertEquals("u2[2, 4] needs 2 bytes: u2 elements are held packed, 4 to a byte (first element in the low bits);"
+                + " the data has 8, one element to a byte as ml_dtypes holds them: DenseTensor.copyOf(TensorView.strided("
+                + "buffer, DType.U2, layout), allocator) packs them", unpacked.getMessage());
+        IllegalArgumentException short1 = assertThrows(IllegalArgumentException.class,
+                () -> new DenseTensor(DType.S4, List.of(4L), java.lang.foreign.MemorySegment.ofArray(new byte[1])));
+        assertEquals("s4[4] needs 2 bytes: s4 elements are held packed, 2 to a byte (first element in the low bits); the"
+                + " data has 1", short1.getMessage());
+    }
+
+    @Test
     void emptyViewBecomesAnEmptyTensor() {
         try (Allocator arena = Allocators.confined()) {
             TensorView empty = TensorView.of(arena.allocate(1), "f32[0,3]{1,0}");
