@@ -115,6 +115,20 @@ class SafetensorsFileTest {
     }
 
     @Test
+    void npyAndOtherFilesAreSaidPlainlyNotToBeSafetensors() throws IOException {
+        Path npy = dir.resolve("x.npy");
+        Npy.write(npy, new DenseTensor(DType.F32, List.of(35L), MemorySegment.ofArray(new float[35])));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SafetensorsFile.open(npy));
+        assertEquals(npy + ": not a safetensors file: it starts with \\x93NUMPY, the magic of a .npy file (Npy.map"
+                + " reads those)", e.getMessage());
+        Path text = dir.resolve("notes.txt");
+        Files.writeString(text, "just some text, no tensors here\n");
+        e = assertThrows(IllegalArgumentException.class, () -> SafetensorsFile.open(text));
+        assertTrue(e.getMessage().startsWith(text + ": not a safetensors file: header length "), e.getMessage());
+        assertTrue(e.getMessage().endsWith(" exceeds the limit of 100000000 bytes"), e.getMessage());
+    }
+
+    @Test
     void closingUnmapsEveryTensor() throws IOException {
         Path file = dir.resolve("c.safetensors");
         SafetensorsFile.write(file, Map.of("x", new DenseTensor(DType.U8, List.of(1L), MemorySegment.ofArray(new byte[] {1}))));
