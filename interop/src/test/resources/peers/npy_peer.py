@@ -6,6 +6,9 @@ check DIR: loads every file named in DIR/manifest.json (written by Java), compar
 compares each file byte for byte with what numpy.save writes for the same array.
 mldtypes DIR: saves one .npy per ml_dtypes type NumPy lacks (as void '<V2'/'<V1', float8_e5m2 as
 '<f1'), and DIR/manifest.json with each file's descr and its values as ml_dtypes converts them.
+mlcheck DIR: loads every file named in DIR/manifest.json (written by Java for an ml_dtypes type),
+checks NumPy sees the void np.save writes, views it as the type and compares values, and compares
+each file byte for byte with what numpy.save writes for the same ml_dtypes array.
 """
 import io
 import json
@@ -129,5 +132,27 @@ def mldtypes(d):
     print("wrote", len(manifest))
 
 
+def mlcheck(d):
+    import ml_dtypes
+    with open(os.path.join(d, "manifest.json")) as f:
+        manifest = json.load(f)
+    for case in manifest:
+        t = np.dtype(getattr(ml_dtypes, case["type"]))
+        path = os.path.join(d, case["file"])
+        loaded = np.load(path, allow_pickle=False)
+        assert loaded.dtype.kind == "V" and loaded.dtype.itemsize == t.itemsize, (case["file"], loaded.dtype.str)
+        a = loaded.view(t)
+        assert list(a.shape) == case["shape"], (case["file"], a.shape)
+        exact = np.int64 if "int" in case["type"] else np.float64
+        assert a.astype(exact).ravel().tolist() == case["values"], (case["file"], a.astype(exact).ravel().tolist())
+        want = np.asarray(case["values"], dtype=exact).astype(t).reshape(case["shape"])
+        buf = io.BytesIO()
+        np.save(buf, want)
+        with open(path, "rb") as f:
+            ours = f.read()
+        assert ours == buf.getvalue(), (case["file"], ours[:200], buf.getvalue()[:200])
+    print("checked", len(manifest))
+
+
 if __name__ == "__main__":
-    {"write": write, "check": check, "mldtypes": mldtypes}[sys.argv[1]](sys.argv[2])
+    {"write": write, "check": check, "mldtypes": mldtypes, "mlcheck": mlcheck}[sys.argv[1]](sys.argv[2])

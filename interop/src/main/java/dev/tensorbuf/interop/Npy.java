@@ -39,7 +39,11 @@ import java.nio.file.StandardOpenOption;
  * <p><b>Writing</b> takes C-order little-endian data and writes the header NumPy 2.x writes, byte
  * for byte: the oldest version that fits (1.0, else 2.0 past 65535 bytes of header, 3.0 when the
  * header is not latin-1), the header padded with spaces and a newline so that the data start on a
- * multiple of 64 bytes.
+ * multiple of 64 bytes. The ml_dtypes types NumPy lacks are written as {@code np.save} writes an
+ * ml_dtypes array, byte for byte: bf16 as the void {@code '<V2'}, the f8 types and the 1-, 2- and
+ * 4-bit types as {@code '<V1'}, sub-byte elements one to a byte in the low bits. NumPy loads such
+ * a file as raw voids; {@code np.load(f).view(ml_dtypes.bfloat16)} gives the values back, as
+ * {@link #map(Path, DType)} does here.
  * {@snippet :
  * MemorySegment bytes = Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1, 2, 3, 4, 5, 6);
  * Npy.write(Path.of("x.npy"), new DenseTensor(DType.F32, List.of(2L, 3L), bytes));
@@ -180,9 +184,16 @@ public final class Npy {
      * Writes the tensor as a C-order, little-endian {@code .npy} file in the oldest format
      * version that holds its header, replacing any file there once the new one is complete
      * ({@link FileReplacement}: a failure leaves the old file, a link is written through, the
-     * file's permissions are kept).
+     * file's permissions are kept). A type NumPy lacks is written as ml_dtypes saves it (see the
+     * class comment): NumPy sees a void array until viewed as the ml_dtypes type.
+     * {@snippet :
+     * MemorySegment s4 = MemorySegment.ofArray(new byte[] {(byte) 0xe1, 0x03});  // int4 [1, -2, 3, 0], packed
+     * Npy.write(Path.of("q.npy"), new DenseTensor(DType.S4, List.of(4L), s4));
+     * // descr '<V1', data 01 0e 03 00: np.load("q.npy").view(ml_dtypes.int4) is [1, -2, 3, 0]
+     * }
      *
-     * @throws IllegalArgumentException if NumPy has no such dtype (bf16, f8, sub-byte types...)
+     * @throws IllegalArgumentException for f8e5m2 (ml_dtypes saves it as {@code '<f1'}, which
+     *     np.load cannot read) and the 6-bit types (packed in a bit order no format defines)
      * @throws IOException if the file cannot be written
      */
     public static void write(Path file, DenseTensor tensor) throws IOException {
@@ -193,36 +204,73 @@ public final class Npy {
      * Writes the tensor in the given format version, e.g. 2 to test readers of 2.0 files.
      *
      * @param majorVersion 1, 2 or 3
-     * @throws IllegalArgumentException if NumPy has no such dtype, the version is not 1 to 3 or
-     *     the header does not fit version 1.0
+     * @throws IllegalArgumentException for a type {@link #write(Path, DenseTensor)} refuses, a
+     *     version that is not 1 to 3, or a header that does not fit version 1.0
      * @throws IOException if the file cannot be written
      */
     public static void write(Path file, DenseTensor tensor, int majorVersion) throws IOException {
         if (majorVersion != 0 && (majorVersion < 1 || majorVersion > 3)) {
             throw Errors.npyVersion(majorVersion);
         }
-        if (!tensor.dtype().isNumpyNative()) {
-            throw new IllegalArgumentException("NumPy has no dtype for " + tensor.dtype() + " ("
-                    + tensor.dtype().numpyDescr().map(n -> mlDtypesSaves(tensor.dtype())).orElse("no elements")
-                    + "): cannot write " + tensor + " to " + file);
-        }
-        byte[] preamble = NpyCodec.preamble(tensor.dtype().numpyDescr().orElseThrow(), false, tensor.dims(), majorVersion);
+        DType type = tensor.dtype();
+        byte[] preamble = NpyCodec.preamble(descrToWrite(type, tensor, file), false, tensor.dims(), majorVersion);
         FileReplacement.write(file, where -> {
             try (FileChannel channel = FileChannel.open(where, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
                 writeFully(channel, ByteBuffer.wrap(preamble));
-                writeSegment(channel, tensor.bytes());
+                if (type.isSubByte()) {
+                    writeUnpacked(channel, tensor.bytes(), type.bitWidth());
+                } else {
+                    writeSegment(channel, tensor.bytes());
+                }
             }
         });
     }
 
     /**
-     * {@return how ml_dtypes saves a type NumPy lacks} float8_e5m2 is the odd one: ml_dtypes
-     * registers it as a float, so np.save writes {@code '<f1'}, which NumPy cannot load.
+     * {@return the descr np.save writes for an array of the type: NumPy's own, or for an ml_dtypes
+     * type the void of its width} ml_dtypes' arrays carry no type name in the file, so the void is
+     * all np.save writes and all a reader can be told.
      */
-    private static String mlDtypesSaves(DType type) {
+    private static String descrToWrite(DType type, DenseTensor tensor, Path file) {
+        if (type.isNumpyNative()) {
+            return type.numpyDescr().orElseThrow();
+        }
         String name = type.numpyDescr().orElseThrow();
-        return type == DType.F8E5M2 ? "ml_dtypes saves " + name + " as '<f1', which np.load cannot read"
-                : "ml_dtypes' " + name + " is saved as an unnamed void type";
+        if (type == DType.F8E5M2) {
+            // ml_dtypes registers float8_e5m2 as a float: np.save writes '<f1', a file np.load refuses.
+            throw new IllegalArgumentException("cannot write " + tensor + " to " + file + ": ml_dtypes saves " + name
+                    + " as '<f1', which np.load cannot read; write a .safetensors file (F8_E5M2) instead");
+        }
+        if (type.isSubByte() && 8 % type.bitWidth() != 0) {
+            throw new IllegalArgumentException("cannot write " + tensor + " to " + file + ": its " + type.bitWidth()
+                    + "-bit elements are packed four to three bytes in a bit order no format defines, and ml_dtypes'"
+                    + " " + name + " .npy holds one to a byte; tensorbuf does not unpack them");
+        }
+        return "<V" + type.byteWidth();
+    }
+
+    /**
+     * Writes packed sub-byte elements one to a byte, in the low bits with the rest zero, as
+     * ml_dtypes stores them: packed data are first element lowest, so byte {@code 0xe1} of
+     * {@code s4} becomes {@code 01 0e}.
+     */
+    private static void writeUnpacked(FileChannel channel, MemorySegment packed, int bits) throws IOException {
+        int perByte = 8 / bits;
+        int mask = (1 << bits) - 1;
+        int chunkBytes = 1 << 18;
+        byte[] out = new byte[(int) Math.min(chunkBytes, packed.byteSize()) * perByte];
+        for (long done = 0; done < packed.byteSize(); ) {
+            int n = (int) Math.min(chunkBytes, packed.byteSize() - done);
+            int k = 0;
+            for (int i = 0; i < n; i++) {
+                int b = packed.get(ValueLayout.JAVA_BYTE, done + i);
+                for (int e = 0; e < perByte; e++) {
+                    out[k++] = (byte) ((b >>> (e * bits)) & mask);
+                }
+            }
+            done += n;
+            writeFully(channel, ByteBuffer.wrap(out, 0, k));
+        }
     }
 
     private static boolean needsSwap(NpyHeader header) {

@@ -3,6 +3,7 @@ package dev.tensorbuf.interop;
 import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorView;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
@@ -17,7 +18,7 @@ import java.util.Objects;
  *     a.dtype();                                   // DType.S32
  *     a.shape();                                   // [2, 3]
  *     a.isMapped();                                // true: no copy was made
- *     ElementAccess.of(DType.S32).getLong(a.data().segment(), a.layout().offsetOf(1, 2)); // 5
+ *     a.view().getLong(1, 2);                      // 5
  * }
  * }
  */
@@ -67,6 +68,21 @@ public final class NpyArray implements AutoCloseable {
      */
     public Buffer data() {
         return data;
+    }
+
+    /**
+     * {@return the array as a view of {@link #data()} through {@link #layout()}, so a
+     * Fortran-order file reads by the same indices as a C-order one; sub-byte elements one to a
+     * byte, as ml_dtypes saves them} The view lives until this array closes.
+     * {@snippet :
+     * // np.save("f.npy", np.asfortranarray(np.arange(6, dtype="<i4").reshape(2, 3)))
+     * try (NpyArray a = Npy.map(Path.of("f.npy"))) {
+     *     a.view().getLong(1, 0);   // 3, though the file stores 3 second
+     * }
+     * }
+     */
+    public TensorView view() {
+        return TensorView.strided(data, header.dtype(), header.layout());
     }
 
     /** {@return whether the data are a mapping of the file rather than a copy} */

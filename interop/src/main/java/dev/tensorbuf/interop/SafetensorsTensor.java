@@ -1,7 +1,11 @@
 package dev.tensorbuf.interop;
 
 import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.XlaLayout;
 import java.util.List;
 import java.util.Objects;
 
@@ -17,6 +21,7 @@ import java.util.Objects;
  *     w.fileOffset();                       // 72: 8 + 64 + 0
  *     w.byteSize();                         // 24
  *     w.data().segment().get(ValueLayout.JAVA_FLOAT_UNALIGNED, 4); // the second element
+ *     w.view().getFloat(0, 1);              // the same element, by index
  * }
  * }
  *
@@ -34,6 +39,29 @@ public record SafetensorsTensor(String name, DType dtype, List<Long> shape, long
         Objects.requireNonNull(dtype, "dtype");
         Objects.requireNonNull(data, "data");
         shape = List.copyOf(shape);
+    }
+
+    /**
+     * {@return the tensor as a view of {@link #data()}: row-major, 4-bit types packed as the file
+     * holds them (two {@code F4} to a byte, first element low)} The view lives until the file
+     * closes.
+     * {@snippet :
+     * // q.safetensors: "q", F4 [2, 2], bytes 21 43 (elements 0.5, 1, 1.5, 2)
+     * try (SafetensorsFile f = SafetensorsFile.open(Path.of("q.safetensors"))) {
+     *     f.tensor("q").view().getDouble(1, 0);   // 1.5
+     * }
+     * }
+     *
+     * @throws IllegalArgumentException for 6-bit types, whose bit order within their three bytes
+     *     safetensors does not define
+     */
+    public TensorView view() {
+        if (dtype.isSubByte() && 8 % dtype.bitWidth() != 0) {
+            throw new IllegalArgumentException("tensor '" + name + "' is " + dtype + " (" + dtype.safetensorsName().orElseThrow()
+                    + "), packed four to three bytes in a bit order safetensors does not define: read its bytes, data()");
+        }
+        long[] dims = Extents.toArray(shape);
+        return TensorView.of(data, ArrayShape.of(dtype, dims).withLayout(XlaLayout.packedDescending(dtype, dims.length)));
     }
 
     /** {@return the tensor as the writers take it, over the same bytes (no copy)} */

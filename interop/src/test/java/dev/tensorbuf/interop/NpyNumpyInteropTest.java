@@ -8,8 +8,10 @@ import dev.tensorbuf.interop.json.Json;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.ElementAccess;
 import java.io.IOException;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,6 +58,8 @@ class NpyNumpyInteropTest {
                         "mapped " + file.getFileName());
                 TensorValues.assertValues(want, TensorValues.read(h.dtype(), read.layout(), read.data().segment()),
                         "read " + file.getFileName());
+                TensorValues.assertValues(want, TensorValues.read(mapped.view()), "view of mapped " + file.getFileName());
+                TensorValues.assertValues(want, TensorValues.read(read.view()), "view of read " + file.getFileName());
                 boolean swapped = descr.startsWith(">");
                 assertEquals(!swapped, mapped.isMapped(), "only big-endian data are copied: " + file.getFileName());
                 assertEquals(!swapped, mapped.data().isReadOnly(), file.toString());
@@ -84,6 +88,8 @@ class NpyNumpyInteropTest {
                 assertEquals(c.get("shape"), a.shape(), file.toString());
                 TensorValues.assertValues((List<?>) c.get("values"), TensorValues.read(type, a.layout(), a.data().segment()),
                         file.getFileName().toString());
+                TensorValues.assertValues((List<?>) c.get("values"), TensorValues.read(a.view()),
+                        "view of " + file.getFileName());
             }
         }
     }
@@ -105,6 +111,66 @@ class NpyNumpyInteropTest {
         Files.writeString(dir.resolve("manifest.json"), Json.write(manifest));
         String out = PythonPeer.runScript("/peers/npy_peer.py", dir, "check", dir.toString());
         assertTrue(out.contains("checked " + manifest.size()), out);
+    }
+
+    @Test
+    void numpyWithMlDtypesLoadsWhatWeWriteForItsTypesAndSavesTheSameBytes() throws IOException {
+        PythonPeer.assumeModules("numpy", "ml_dtypes");
+        List<Object> manifest = new ArrayList<>();
+        try (Arena arena = Arena.ofConfined()) {
+            for (DType t : DType.values()) {
+                boolean mlDtypes = t.isArrayType() && !t.isNumpyNative() && t != DType.F8E5M2
+                        && !(t.isSubByte() && 8 % t.bitWidth() != 0);
+                if (!mlDtypes) {
+                    continue;
+                }
+                for (List<Long> dims : List.of(List.of(2L, 4L), List.<Long>of(), List.of(0L, 2L))) {
+                    long n = dims.stream().reduce(1L, Math::multiplyExact);
+                    if (t.isSubByte() && n * t.bitWidth() % 8 != 0) {
+                        continue; // a DenseTensor holds whole bytes of packed elements
+                    }
+                    ElementAccess access = ElementAccess.packed(t);
+                    MemorySegment bytes = arena.allocate(Math.max(1, access.byteSize(n))).asSlice(0, access.byteSize(n));
+                    List<Object> values = new ArrayList<>();
+                    for (long i = 0; i < n; i++) {
+                        Number v = mlValue(t, i);
+                        values.add(v);
+                        if (v instanceof Long l) {
+                            access.setLong(bytes, i, l);
+                        } else {
+                            access.setDouble(bytes, i, v.doubleValue());
+                        }
+                    }
+                    String name = "java_" + t + "_" + dims.size() + "d_" + n + ".npy";
+                    Npy.write(dir.resolve(name), new DenseTensor(t, dims, bytes));
+                    try (NpyArray back = Npy.map(dir.resolve(name), t)) {
+                        TensorValues.assertValues(values, TensorValues.read(back.view()), "we read back " + name);
+                    }
+                    Map<String, Object> c = new LinkedHashMap<>();
+                    c.put("file", name);
+                    c.put("type", t.numpyDescr().orElseThrow());
+                    c.put("shape", dims);
+                    c.put("values", values);
+                    manifest.add(c);
+                }
+            }
+        }
+        Files.writeString(dir.resolve("manifest.json"), Json.write(manifest));
+        String out = PythonPeer.runScript("/peers/npy_peer.py", dir, "mlcheck", dir.toString());
+        assertTrue(out.contains("checked " + manifest.size()), out);
+        assertEquals(38, manifest.size(), "15 types x 3 shapes, less the 0-d of the 7 sub-byte ones (no whole byte)");
+    }
+
+    /** {@return element i of a type ml_dtypes holds, exactly representable: its range cycled for integers} */
+    private static Number mlValue(DType t, long i) {
+        if (t.kind() == DType.Kind.SIGNED || t.kind() == DType.Kind.UNSIGNED) {
+            long lo = t.kind() == DType.Kind.SIGNED ? -(1L << (t.bitWidth() - 1)) : 0;
+            return lo + i % (1L << t.bitWidth());
+        }
+        if (t == DType.F8E8M0FNU) {
+            return Math.scalb(1.0, (int) i - 3); // powers of two only, no sign, no zero
+        }
+        return (i - 3) * 0.5;
     }
 
     private Map<String, Object> write(DType t, List<Long> dims, int version, Arena arena) throws IOException {

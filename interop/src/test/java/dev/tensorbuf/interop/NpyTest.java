@@ -67,6 +67,22 @@ class NpyTest {
     }
 
     @Test
+    void viewOfFortranOrderFileReadsByLogicalIndex() throws IOException {
+        // np.save of np.asfortranarray(np.arange(6, dtype='<i4').reshape(2, 3)): bytes 0 3 1 4 2 5
+        Path file = dir.resolve("f.npy");
+        java.nio.ByteBuffer data = java.nio.ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN);
+        for (int v : new int[] {0, 3, 1, 4, 2, 5}) {
+            data.putInt(v);
+        }
+        Files.write(file, concat(preamble("{'descr': '<i4', 'fortran_order': True, 'shape': (2, 3), }"), data.array()));
+        try (NpyArray a = Npy.map(file)) {
+            assertEquals(3, a.view().getLong(1, 0));
+            assertArrayEquals(new long[] {0, 1, 2, 3, 4, 5}, a.view().toLongArray());
+            assertTrue(a.view().buffer().isReadOnly());
+        }
+    }
+
+    @Test
     void readIntoPooledBufferAndCloseGivesItBack() throws IOException {
         Path file = dir.resolve("p.npy");
         MemorySegment bytes = Arena.ofAuto().allocateFrom(ValueLayout.JAVA_SHORT, (short) 7, (short) -8);
@@ -124,11 +140,36 @@ class NpyTest {
     }
 
     @Test
-    void typesNumpyLacksAreRefusedOnWrite() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Npy.write(dir.resolve("b.npy"),
-                new DenseTensor(DType.BF16, List.of(1L), Arena.ofAuto().allocate(2))));
-        assertTrue(e.getMessage().startsWith("NumPy has no dtype for bf16 (ml_dtypes' bfloat16 is saved as an unnamed void type)"),
-                e.getMessage());
+    void typesNumpyLacksAreWrittenAsTheVoidsMlDtypesSaves() throws IOException {
+        Path bf = dir.resolve("b.npy");
+        Npy.write(bf, new DenseTensor(DType.BF16, List.of(2L), MemorySegment.ofArray(new short[] {0x3f80, (short) 0xc020})));
+        try (NpyArray a = Npy.map(bf, DType.BF16)) {
+            assertEquals("<V2", a.header().descr());
+            assertArrayEquals(new double[] {1, -2.5}, a.view().toDoubleArray());
+        }
+        // The Javadoc's example: int4 [1, -2, 3, 0] packed is e1 03; ml_dtypes holds one to a byte, 01 0e 03 00.
+        Path q = dir.resolve("q.npy");
+        Npy.write(q, new DenseTensor(DType.S4, List.of(4L), MemorySegment.ofArray(new byte[] {(byte) 0xe1, 0x03})));
+        byte[] all = Files.readAllBytes(q);
+        assertArrayEquals(new byte[] {0x01, 0x0e, 0x03, 0x00}, java.util.Arrays.copyOfRange(all, all.length - 4, all.length));
+        try (NpyArray a = Npy.map(q, DType.S4)) {
+            assertEquals("<V1", a.header().descr());
+            assertArrayEquals(new long[] {1, -2, 3, 0}, a.view().toLongArray());
+        }
+        Path u2 = dir.resolve("u2.npy");
+        Npy.write(u2, new DenseTensor(DType.U2, List.of(2L, 2L), MemorySegment.ofArray(new byte[] {(byte) 0xe4})));
+        try (NpyArray a = Npy.map(u2, DType.U2)) {
+            assertArrayEquals(new long[] {0, 1, 2, 3}, a.view().toLongArray());
+        }
+    }
+
+    @Test
+    void sixBitTypesAreRefusedOnWriteForTheirUndefinedPacking() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Npy.write(dir.resolve("f6.npy"),
+                new DenseTensor(DType.F6E2M3FN, List.of(4L), Arena.ofAuto().allocate(3))));
+        assertEquals("cannot write f6e2m3fn[4] (3 bytes) to " + dir.resolve("f6.npy") + ": its 6-bit elements are packed"
+                + " four to three bytes in a bit order no format defines, and ml_dtypes' float6_e2m3fn .npy holds one to a"
+                + " byte; tensorbuf does not unpack them", e.getMessage());
     }
 
     /** A file as np.save writes ml_dtypes' bfloat16: descr '<V2', the bf16 bits as data. */
@@ -255,8 +296,8 @@ class NpyTest {
     void float8E5m2IsRefusedOnWriteForWhatMlDtypesReallyWrites() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Npy.write(dir.resolve("e5.npy"),
                 new DenseTensor(DType.F8E5M2, List.of(1L), Arena.ofAuto().allocate(1))));
-        assertTrue(e.getMessage().startsWith("NumPy has no dtype for f8e5m2 (ml_dtypes saves float8_e5m2 as '<f1',"
-                + " which np.load cannot read)"), e.getMessage());
+        assertEquals("cannot write f8e5m2[1] (1 bytes) to " + dir.resolve("e5.npy") + ": ml_dtypes saves float8_e5m2 as"
+                + " '<f1', which np.load cannot read; write a .safetensors file (F8_E5M2) instead", e.getMessage());
     }
 
     @Test

@@ -98,6 +98,37 @@ class SafetensorsFileTest {
     }
 
     @Test
+    void viewOfPackedF4TensorReadsTwoElementsToAByte() throws IOException {
+        Path file = dir.resolve("q.safetensors");
+        SafetensorsFile.write(file, Map.of("q", new DenseTensor(DType.F4E2M1FN, List.of(2L, 2L),
+                        MemorySegment.ofArray(new byte[] {0x21, 0x43})),
+                "w", new DenseTensor(DType.F32, List.of(2L), MemorySegment.ofArray(new float[] {1.5f, -2f})),
+                "x", new DenseTensor(DType.F6E2M3FN, List.of(4L), MemorySegment.ofArray(new byte[3]))));
+        try (SafetensorsFile f = SafetensorsFile.open(file)) {
+            assertEquals(1.5, f.tensor("q").view().getDouble(1, 0));
+            assertArrayEquals(new double[] {0.5, 1, 1.5, 2}, f.tensor("q").view().toDoubleArray());
+            assertEquals(-2f, f.tensor("w").view().getFloat(1));
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> f.tensor("x").view());
+            assertEquals("tensor 'x' is f6e2m3fn (F6_E2M3), packed four to three bytes in a bit order safetensors does not"
+                    + " define: read its bytes, data()", e.getMessage());
+        }
+    }
+
+    @Test
+    void npyAndOtherFilesAreSaidPlainlyNotToBeSafetensors() throws IOException {
+        Path npy = dir.resolve("x.npy");
+        Npy.write(npy, new DenseTensor(DType.F32, List.of(35L), MemorySegment.ofArray(new float[35])));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SafetensorsFile.open(npy));
+        assertEquals(npy + ": not a safetensors file: it starts with \\x93NUMPY, the magic of a .npy file (Npy.map"
+                + " reads those)", e.getMessage());
+        Path text = dir.resolve("notes.txt");
+        Files.writeString(text, "just some text, no tensors here\n");
+        e = assertThrows(IllegalArgumentException.class, () -> SafetensorsFile.open(text));
+        assertTrue(e.getMessage().startsWith(text + ": not a safetensors file: header length "), e.getMessage());
+        assertTrue(e.getMessage().endsWith(" exceeds the limit of 100000000 bytes"), e.getMessage());
+    }
+
+    @Test
     void closingUnmapsEveryTensor() throws IOException {
         Path file = dir.resolve("c.safetensors");
         SafetensorsFile.write(file, Map.of("x", new DenseTensor(DType.U8, List.of(1L), MemorySegment.ofArray(new byte[] {1}))));

@@ -51,6 +51,7 @@ class SafetensorsReferenceTest {
                 TensorValues.assertValues((List<?>) t.get("values"),
                         TensorValues.read(got.dtype(), NpyHeaderLayouts.cOrder(got.shape()), got.data().segment()),
                         got.name());
+                TensorValues.assertValues((List<?>) t.get("values"), TensorValues.read(got.view()), "view of " + got.name());
                 assertTrue(got.data().isReadOnly());
             }
         }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -67,6 +68,18 @@ final class TensorValues {
                 index[d] = 0;
             }
         }
+        return out;
+    }
+
+    /** {@return the view's elements in logical C order, read by index through the view} */
+    static List<Object> read(TensorView view) {
+        List<Object> out = new ArrayList<>();
+        view.forEachIndex(index -> out.add(switch (view.dtype().kind()) {
+            case BOOLEAN, SIGNED, UNSIGNED -> view.getLong(index);
+            case FLOAT -> view.getDouble(index);
+            case COMPLEX -> List.of(view.getReal(index), view.getImag(index));
+            case NONE -> throw new AssertionError();
+        }));
         return out;
     }
 

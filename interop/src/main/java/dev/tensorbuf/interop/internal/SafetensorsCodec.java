@@ -42,13 +42,26 @@ public final class SafetensorsCodec {
     public record Header(Map<String, String> metadata, List<Entry> entries) {
     }
 
-    /** {@return the header length N, checked against the limit and the file size} */
+    /** {@code \x93NUMPY}, the first 6 bytes of a {@code .npy} file, as the low bytes of a little-endian long. */
+    private static final long NPY_MAGIC = 0x59504d554e93L;
+    private static final long NPY_MAGIC_MASK = 0xffff_ffff_ffffL;
+
+    /**
+     * {@return the header length N, checked against the limit and the file size} A length past the
+     * limit is what the first 8 bytes of some other file read as (a {@code .npy} file's give
+     * 379676406402707 and more), so the refusal says first that this is no safetensors file.
+     */
     public static long checkHeaderLength(long n, long fileSize, String file) {
+        if ((n & NPY_MAGIC_MASK) == NPY_MAGIC) {
+            throw new IllegalArgumentException(file + ": not a safetensors file: it starts with \\x93NUMPY, the magic of a"
+                    + " .npy file (Npy.map reads those)");
+        }
         if (n < 0 || n > MAX_HEADER_BYTES) {
-            throw Errors.headerTooLong(file, Long.toUnsignedString(n), MAX_HEADER_BYTES);
+            throw Errors.headerTooLong(file + ": not a safetensors file", Long.toUnsignedString(n), MAX_HEADER_BYTES);
         }
         if (n > fileSize - 8) {
-            throw Errors.headerPastEnd(file, n, fileSize + " bytes, so at most " + (fileSize - 8));
+            throw Errors.headerPastEnd(file + ": not a safetensors file, or a truncated one", n,
+                    fileSize + " bytes, so at most " + (fileSize - 8));
         }
         if (n < 2) {
             throw new IllegalArgumentException(file + ": header length " + n + " is too short for a JSON object");
