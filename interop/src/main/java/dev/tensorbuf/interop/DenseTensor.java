@@ -1,16 +1,14 @@
 package dev.tensorbuf.interop;
 
-import dev.tensorbuf.interop.internal.Errors;
+import dev.tensorbuf.interop.internal.Materializer;
 import dev.tensorbuf.interop.internal.Sizes;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.ops.copy.CopyEngine;
-import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
-import dev.tensorbuf.views.XlaLayout;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Objects;
@@ -170,7 +168,7 @@ public record DenseTensor(DType dtype, List<Long> dims, MemorySegment bytes) {
      * {@return a C-order copy of any view (strided, tiled, padded, concatenated; sub-byte types
      * packed), in one new buffer of {@code allocator}} Nothing but the allocator frees that
      * buffer: use an allocator scoped to the write, e.g. {@code Allocators.confined()}. The copy
-     * is made by {@link CopyEngine#materialize(TensorView, ArrayShape, Allocator)}.
+     * is made by {@link CopyEngine#copy(TensorView, TensorView)}, as the exporters make theirs.
      * {@snippet :
      * try (Allocator arena = Allocators.confined()) {
      *     TensorView a = TensorView.of(arena.allocate(24), "f32[2,3]{1,0}");   // 0 1 2 / 3 4 5
@@ -187,18 +185,14 @@ public record DenseTensor(DType dtype, List<Long> dims, MemorySegment bytes) {
     public static DenseTensor copyOf(TensorView view, Allocator allocator) {
         Objects.requireNonNull(allocator, "allocator");
         DType type = view.dtype();
-        if (!view.isHostAccessible()) {
-            throw Errors.notHostAccessible("cannot copy " + view + " into a DenseTensor");
-        }
         if (type.isSubByte() && 8 % type.bitWidth() != 0) {
             throw unevenlyPacked(view);
         }
-        ArrayShape dense = ArrayShape.of(type, Extents.toArray(view.dims()))
-                .withLayout(XlaLayout.packedDescending(type, view.rank()));
-        TensorView copy = CopyEngine.defaults().materialize(view, dense, allocator);
+        // The exporters' dense copy: row-major, 1-, 2- and 4-bit types packed, as a DenseTensor holds them.
+        Materializer.Dense copy = Materializer.dense(view, true, allocator);
         String name = describe(type, view.dims());
         long bytes = Sizes.byteSize(type, view.elementCount(), name);
-        // materialize gives an empty tensor a 1-byte buffer; the tensor is its first 0 bytes.
+        // An empty tensor gets a 1-byte buffer; the tensor is its first 0 bytes.
         return new DenseTensor(type, view.dims(), copy.buffer().segment().asSlice(0, bytes));
     }
 
