@@ -81,15 +81,21 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
             throw new IndexOutOfBoundsException(s + " needs " + planned.dstSlotBytes()
                     + " bytes but the destination segment has " + dst.segment().byteSize());
         }
-        if (planned.srcLo() <= planned.srcHi()) {
+        // A mapped side is checked by its map, loops or not: the check names the first index
+        // outside the segment, where a span could only name the elements.
+        boolean srcByMap = planned.gathers() || src.addressing() instanceof Access.Mapped;
+        boolean dstByMap = planned.gathers() || dst.addressing() instanceof Access.Mapped;
+        if (planned.srcLo() <= planned.srcHi() && !srcByMap) {
             checkSpan("source", src, planned.srcLo(), planned.srcHi());
         }
-        if (planned.dstLo() <= planned.dstHi()) {
+        if (planned.dstLo() <= planned.dstHi() && !dstByMap) {
             checkSpan("destination", dst, planned.dstLo(), planned.dstHi());
         }
-        if (planned.gathers()) {
-            checkGathered("source", src);
-            checkGathered("destination", dst);
+        if (srcByMap) {
+            checkByMap("source", src);
+        }
+        if (dstByMap) {
+            checkByMap("destination", dst);
         }
         return new CopyPlan(src, dst, Optional.ofNullable(affine), planned.steps());
     }
@@ -128,13 +134,13 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
     }
 
     /**
-     * A side a gather addresses is checked before any element moves, as the loop nests are:
-     * otherwise the gather would stop at the first element outside the segment with the
-     * destination partly written. A map's range decides at once; only a map that may leave the
-     * segment is searched, and the first index that does is named. (A tiled destination is
-     * checked against its slot count in {@code check}.)
+     * A side a gather addresses, and a mapped side, is checked before any element moves, as the
+     * loop nests are: otherwise the gather would stop at the first element outside the segment
+     * with the destination partly written. A map's range decides at once; only a map that may
+     * leave the segment is searched, and the first index that does is named. (A tiled
+     * destination is checked against its slot count in {@code check}.)
      */
-    private static void checkGathered(String side, Access a) {
+    private static void checkByMap(String side, Access a) {
         if (a.elementCount() > 0 && a.addressing() instanceof Access.Strided(StridedLayout l)) {
             checkSpan(side, a, l.minOffset(), l.maxOffset());
         }

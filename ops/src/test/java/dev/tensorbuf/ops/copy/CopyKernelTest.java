@@ -237,10 +237,15 @@ class CopyKernelTest {
     @Test
     void generalMapsAndPackedTilesGather() {
         try (Arena arena = Arena.ofShared()) {
-            IndexingMap reversed = IndexingMap.parse("(d0, d1) -> ((2 - d0) * 5 + (4 - d1) * 1), domain: d0 in [0, 2], d1 in [0, 4]");
-            Access src = Access.mapped(arena.allocate(15 * 4), DType.F32, reversed);
+            // A permutation of [0, 15) no split of the dimensions makes strided: 4 is coprime to 15.
+            IndexingMap scrambled = IndexingMap.parse("(d0, d1) -> (((d0 * 5 + d1) * 4) mod 15), domain: d0 in [0, 2], d1 in [0, 4]");
+            Access src = Access.mapped(arena.allocate(15 * 4), DType.F32, scrambled);
             checkKernel(src, strided(arena, DType.F32, StridedLayout.packed(3, 5)), null, Set.of(Kernel.GATHER),
-                    "reversed map");
+                    "scrambled map");
+            // An affine map is strided as it stands: loops, not a gather.
+            IndexingMap reversed = IndexingMap.parse("(d0, d1) -> ((2 - d0) * 5 + (4 - d1) * 1), domain: d0 in [0, 2], d1 in [0, 4]");
+            checkKernel(Access.mapped(arena.allocate(15 * 4), DType.F32, reversed),
+                    strided(arena, DType.F32, StridedLayout.packed(3, 5)), null, Set.of(Kernel.ELEMENT), "reversed map");
             checkKernel(tiled(arena, "s4[5,7]{1,0}"), tiled(arena, "s4[5,7]{1,0:T(2,4)E(4)}"), null,
                     Set.of(Kernel.GATHER, Kernel.ZERO), "s4 into packed tiles");
             checkKernel(tiled(arena, "f32[9,10]{1,0:T(2,3)}"), tiled(arena, "f32[9,10]{1,0:T(8,128)}"), null,

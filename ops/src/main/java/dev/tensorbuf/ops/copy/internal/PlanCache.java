@@ -21,8 +21,8 @@ import java.util.function.Supplier;
  * from a plan is kept with it ({@link PlannedSteps}), and a destination that would overlap itself
  * is refused before its plan is kept; the checks against the segments (bounds, overlap with the
  * source) still run on every call ({@code CopyPlan.of}).
- * A side addressed by a general map is not cached: its plan is a gather, which costs little to
- * make, and its key (an indexing map) would cost more to hash than the plan.
+ * A side addressed by a general map is not cached: its key (an indexing map) would cost as much
+ * to hash as the plan, whose one costly part, the map's split, {@link SplitDims} keeps by map.
  *
  * <p>Bounded: when it holds {@value #CAPACITY} plans it starts over, so a program that cycles
  * through more shapes than that plans as it would without a cache, and no more.

@@ -16,15 +16,16 @@ import java.util.List;
 /**
  * The one planner: lowers both sides to digits with strides (a strided layout has one digit per
  * dimension, a tiled layout several), splits the logical space into boxes that are data on the
- * tiled side, and hands each box to {@link LoopNest}. Sides with no strided form make the whole
- * copy a {@link Step.Gather}.
+ * tiled side, and hands each box to {@link LoopNest}. A mapped side strided over split
+ * dimensions ({@link SplitDims}) becomes digits too, cut together with the other side's. Sides
+ * with no strided form make the whole copy a {@link Step.Gather}.
  */
 public final class Planner {
     private Planner() {
     }
 
-    /** A side as strides per logical dimension, or as tiled digits, or neither (with the reason). */
-    private sealed interface Form permits Flat, Digits, None {
+    /** A side as strides per logical dimension, as tiled digits, as split strided digits, or none of them (with the reason). */
+    private sealed interface Form permits Flat, Digits, Split, None {
     }
 
     private record Flat(long[] strides, long offset) implements Form {
@@ -34,6 +35,10 @@ public final class Planner {
     }
 
     private record None(String reason) implements Form {
+    }
+
+    /** A mapped side that is strided over split dimensions ({@link SplitDims}). */
+    private record Split(SplitDims.Split split) implements Form {
     }
 
     /**
@@ -78,6 +83,18 @@ public final class Planner {
         }
         int rank = src.rank();
         int channel = affine == null ? -1 : affine.channelDim();
+        if (sf instanceof Split || df instanceof Split) {
+            if (sf instanceof Digits || df instanceof Digits) {
+                return gather(dst, df, "a general element map meets a tiled layout");
+            }
+            Object run = commonDigits(src.dims(), digits(sf, src.dims()), digits(df, dst.dims()), channel, from, to,
+                    scaled);
+            if (run instanceof String reason) {
+                return gather(dst, df, reason);
+            }
+            steps.add((Step.Run) run);
+            return steps;
+        }
         if (sf instanceof Flat(long[] ss, long so) && df instanceof Flat(long[] ds, long dO)) {
             List<Loop> loops = new ArrayList<>();
             for (int i = 0; i < rank; i++) {
@@ -118,6 +135,7 @@ public final class Planner {
                 }
             }
             case None n -> throw new AssertionError(n);
+            case Split split -> throw new AssertionError(split);
         }
         if (channel >= 0 && digits.digitsOf(channel).length > 1) {
             return gather(dst, df, "the channel dimension " + channel + " is tiled");
@@ -196,8 +214,75 @@ public final class Planner {
             case Access.Strided(StridedLayout l) -> new Flat(Extents.toArray(l.strides()),
                     l.offset());
             case Access.Tiled(ArrayShape shape) -> tiledForm(shape);
-            case Access.Mapped m -> new None("a general element map");
+            case Access.Mapped m -> SplitDims.of(m.map(), a.elementCount()).<Form>map(Split::new)
+                    .orElseGet(() -> new None("a general element map"));
         };
+    }
+
+    /** {@return a flat or split side as digits: a flat side has one per dimension of size above 1} */
+    private static SplitDims.Split digits(Form form, List<Long> dims) {
+        return switch (form) {
+            case Split(SplitDims.Split split) -> split;
+            case Flat(long[] strides, long offset) -> {
+                List<TiledDigits.Digit> digits = new ArrayList<>();
+                for (int i = 0; i < strides.length; i++) {
+                    if (dims.get(i) != 1) {
+                        digits.add(new TiledDigits.Digit(i, dims.get(i), 1, strides[i]));
+                    }
+                }
+                yield new SplitDims.Split(digits, offset);
+            }
+            default -> throw new AssertionError(form);
+        };
+    }
+
+    /**
+     * {@return one loop nest over the digits both sides' radices refine to, or a String saying why
+     * there is none} Per dimension the cut points (each digit's factor and factor times radix) of both
+     * sides, sorted, must each divide the next: then every refined digit lies inside one digit
+     * of each side, where its stride is that digit's times the ratio of their factors. A
+     * flattened transpose meeting a dense destination cuts the destination's one digit where the
+     * source's digits are cut. The channel of a scale and bias must stay one digit.
+     */
+    private static Object commonDigits(List<Long> dims, SplitDims.Split src, SplitDims.Split dst, int channel,
+                                         DType from, DType to, boolean scaled) {
+        List<Loop> loops = new ArrayList<>();
+        int ch = -1;
+        for (int i = 0; i < dims.size(); i++) {
+            java.util.TreeSet<Long> cuts = new java.util.TreeSet<>(List.of(1L, dims.get(i)));
+            for (SplitDims.Split side : List.of(src, dst)) {
+                for (TiledDigits.Digit d : side.digits()) {
+                    if (d.dim() == i) {
+                        cuts.add(d.factor());
+                        cuts.add(Math.multiplyExact(d.factor(), d.radix()));
+                    }
+                }
+            }
+            Long[] at = cuts.descendingSet().toArray(Long[]::new);
+            if (i == channel && at.length > 2) {
+                return "the channel dimension " + channel + " is split by a general element map";
+            }
+            for (int k = 1; k < at.length; k++) {
+                if (at[k - 1] % at[k] != 0) {
+                    return "the two sides split dimension " + i + " in radices that do not nest";
+                }
+                if (i == channel) {
+                    ch = loops.size();
+                }
+                loops.add(new Loop(at[k - 1] / at[k], strideAt(src, i, at[k]), strideAt(dst, i, at[k])));
+            }
+        }
+        return LoopNest.plan(loops, src.offset(), dst.offset(), ch, from, to, scaled);
+    }
+
+    /** {@return the stride of the refined digit of dimension {@code dim} with factor {@code factor}} */
+    private static long strideAt(SplitDims.Split side, int dim, long factor) {
+        for (TiledDigits.Digit d : side.digits()) {
+            if (d.dim() == dim && d.factor() <= factor && factor / d.factor() < d.radix()) {
+                return Math.multiplyExact(d.stride(), factor / d.factor());
+            }
+        }
+        throw new AssertionError("no digit of dimension " + dim + " holds factor " + factor);
     }
 
     private static Form tiledForm(ArrayShape shape) {

@@ -16,7 +16,8 @@ import java.util.List;
  * plain case; a broadcast then transposed and reshaped, or a remap through a map that is not
  * one-to-one, are mapped accesses with the same fault. Strided layouts whose strides nest (each
  * at least the extent of the smaller ones, as every layout made by slicing, transposing or
- * reversing a dense one) are accepted at once; other strided layouts and maps are checked by
+ * reversing a dense one) are accepted at once, and so are maps strided over split dimensions
+ * ({@link SplitDims}: a reshape of a transpose) whose digits nest; other strided layouts and maps are checked by
  * visiting every index ({@link DistinctSlots}). Tiled accesses follow an XLA layout, one slot per element.
  * {@snippet :
  * Access overlapping = Access.strided(segment, DType.F32, StridedLayout.of(new long[] {3, 2}, new long[] {1, 1}));
@@ -41,9 +42,15 @@ public final class SelfOverlap {
                         throw Errors.zeroStrideDestination(l.sizes().get(d));
                     }
                 }
-                if (!nests(l)) {
+                long[][] strideSizes = new long[l.rank()][];
+                for (int d = 0; d < l.rank(); d++) {
+                    strideSizes[d] = new long[] {l.strides().get(d), l.sizes().get(d)};
+                }
+                if (!nests(strideSizes)) {
                     checkDistinct(describe(dst), dst.dims(), index -> l.offsetOf(index), l.minOffset(), l.maxOffset());
                 }
+            }
+            case Access.Mapped(IndexingMap map) when SplitDims.of(map, dst.elementCount()).filter(SelfOverlap::nests).isPresent() -> {
             }
             case Access.Mapped(IndexingMap map) -> {
                 CompiledMap f = map.compile();
@@ -55,11 +62,23 @@ public final class SelfOverlap {
         }
     }
 
-    /** {@return whether, sorted by size of stride, each stride is at least the extent of the dims below it} */
-    private static boolean nests(StridedLayout l) {
-        long[][] dims = new long[l.rank()][];
-        for (int d = 0; d < l.rank(); d++) {
-            dims[d] = new long[] {Math.abs(l.strides().get(d)), l.sizes().get(d)};
+    /** {@return whether the digits of a map strided over split dimensions nest, as {@link #nests(long[][])}} */
+    private static boolean nests(SplitDims.Split split) {
+        long[][] strideSizes = new long[split.digits().size()][];
+        for (int j = 0; j < strideSizes.length; j++) {
+            strideSizes[j] = new long[] {split.digits().get(j).stride(), split.digits().get(j).radix()};
+        }
+        return nests(strideSizes);
+    }
+
+    /**
+     * {@return whether, sorted by size of stride, each stride is at least the extent of the dims
+     * below it} {@code strideSizes} holds {stride, size} pairs, in any order; it is sorted here.
+     */
+    private static boolean nests(long[][] strideSizes) {
+        long[][] dims = strideSizes;
+        for (long[] d : dims) {
+            d[0] = Math.abs(d[0]);
         }
         Arrays.sort(dims, (a, b) -> Long.compare(a[0], b[0]));
         long extent = 1;
