@@ -110,6 +110,29 @@ class SplitDigitsPlanTest {
     }
 
     @Test
+    void aSplitSourceMeetsATiledDestinationWhoseTilesHoldWholeDigits() {
+        try (Arena arena = Arena.ofShared()) {
+            // [8, 30, 16] transposed to [30, 8, 16] and reshaped to [30, 128]: d1 = 16 a + b.
+            String map = "(d0, d1) -> ((d1 floordiv 16) * 480 + d0 * 16 + d1 mod 16), domain: d0 in [0, 29], d1 in [0, 127]";
+            Access src = mapped(arena, map, 3840);
+            // T(8,16) cuts d1 at 16 as the map does (and pads d0 from 30 to 32): loops, padding zeroed.
+            Access aligned = CopyFixture.tiled(arena, "f32[30,128]{1,0:T(8,16)}");
+            List<Step> steps = steps(src, aligned, null);
+            assertTrue(steps.stream().noneMatch(s -> s instanceof Step.Gather), steps.toString());
+            CopyFixture.check(src, aligned, null, rnd, "split source into T(8,16)");
+            // And back: the tiled side as the source, the split side as the destination.
+            Access back = mapped(arena, map, 3840);
+            assertTrue(steps(aligned, back, null).stream().noneMatch(s -> s instanceof Step.Gather));
+            CopyFixture.check(aligned, back, null, rnd, "T(8,16) into a split destination");
+            // T(8,128) holds a row of 128 in one digit, which the map cuts at 16: gathered, with the reason.
+            Access across = CopyFixture.tiled(arena, "f32[30,128]{1,0:T(8,128)}");
+            assertEquals(new Step.Gather("a general element map cuts dimension 1 inside a tile"),
+                    steps(src, across, null).getLast());
+            CopyFixture.check(src, across, null, rnd, "split source into T(8,128)");
+        }
+    }
+
+    @Test
     void aMappedDestinationStridedOverSplitDimsIsStillRefusedWhenItOverlapsItself() {
         try (Arena arena = Arena.ofShared()) {
             // d0 = 4a + b goes to a + b: digits of strides 1 and 1, which collide (index 1 and 4 both land on 1).

@@ -83,10 +83,7 @@ public final class Planner {
         }
         int rank = src.rank();
         int channel = affine == null ? -1 : affine.channelDim();
-        if (sf instanceof Split || df instanceof Split) {
-            if (sf instanceof Digits || df instanceof Digits) {
-                return gather(dst, df, "a general element map meets a tiled layout");
-            }
+        if ((sf instanceof Split || df instanceof Split) && !(sf instanceof Digits || df instanceof Digits)) {
             Object run = commonDigits(src.dims(), digits(sf, src.dims()), digits(df, dst.dims()), channel, from, to,
                     scaled);
             if (run instanceof String reason) {
@@ -134,8 +131,18 @@ public final class Planner {
                     otherStride[j] = o.digits().get(j).stride();
                 }
             }
+            case Split(SplitDims.Split split) -> {
+                String reason = cutInside(split, digits, rank);
+                if (reason != null) {
+                    return gather(dst, df, reason);
+                }
+                otherOffset = split.offset();
+                for (int j = 0; j < otherStride.length; j++) {
+                    TiledDigits.Digit d = digits.digits().get(j);
+                    otherStride[j] = d.dim() < rank ? strideAt(split, d.dim(), d.factor()) : 0;
+                }
+            }
             case None n -> throw new AssertionError(n);
-            case Split split -> throw new AssertionError(split);
         }
         if (channel >= 0 && digits.digitsOf(channel).length > 1) {
             return gather(dst, df, "the channel dimension " + channel + " is tiled");
@@ -273,6 +280,32 @@ public final class Planner {
             }
         }
         return LoopNest.plan(loops, src.offset(), dst.offset(), ch, from, to, scaled);
+    }
+
+    /**
+     * {@return why a split side cannot meet a tiled one, or null when each tiled digit lies inside
+     * one split digit} The tiled side's digits are cut into boxes of data and padding, so they are
+     * not cut further: every cut point of the split side must be a factor of a tiled digit of
+     * its dimension (or the dimension's size), and each tiled digit then takes its stride from
+     * the split digit around it. A flattened transpose materialized into {@code T(8,128)} tiles
+     * whose rows hold whole runs of it, for one.
+     */
+    private static String cutInside(SplitDims.Split split, TiledDigits tiled, int rank) {
+        for (int i = 0; i < rank; i++) {
+            java.util.Set<Long> tiledCuts = new java.util.HashSet<>(List.of(1L, tiled.sizes()[i]));
+            for (TiledDigits.Digit d : tiled.digits()) {
+                if (d.dim() == i) {
+                    tiledCuts.add(d.factor());
+                }
+            }
+            for (TiledDigits.Digit d : split.digits()) {
+                if (d.dim() == i && !(tiledCuts.contains(d.factor())
+                        && tiledCuts.contains(Math.multiplyExact(d.factor(), d.radix())))) {
+                    return "a general element map cuts dimension " + i + " inside a tile";
+                }
+            }
+        }
+        return null;
     }
 
     /** {@return the stride of the refined digit of dimension {@code dim} with factor {@code factor}} */
