@@ -357,7 +357,14 @@ final class ConvertCommand implements Command {
             Arrays.fill(step, 1);
             lo[0] = row;
             hi[0] = end;
-            engine.copy(Ops.slice(src, lo, hi, step), Ops.slice(dst, lo, hi, step));
+            try {
+                engine.copy(Ops.slice(src, lo, hi, step), Ops.slice(dst, lo, hi, step));
+            } catch (IllegalArgumentException refused) {
+                // A value the output type cannot hold is named by its index in the piece, which is
+                // not the tensor's: the whole copy names it in the tensor, and fails the same way.
+                engine.copy(src, dst);
+                throw refused;
+            }
             progress.advance(bytes * (end - row) / rows);
         }
     }

@@ -58,7 +58,9 @@ final class ElementLocator {
     /**
      * {@return FFM's exception for a confined arena's segment read from another thread, with the
      * view and the cure in its message} For bulk transfers only: a {@code try} around the single
-     * element read of {@code getFloat(i, j)} took it from 4.4 to 9 ns ({@code ViewAccessBenchmark}).
+     * element read of {@code getFloat(i, j)} costs nothing once inlined, but takes its compiled
+     * code past C2's {@code InlineSmallCode}, so it often is not inlined and each read allocates its
+     * index array (bench/RESULTS.md, "Views: a {@code try} around element reads").
      */
     static WrongThreadException wrongThread(TensorView view, WrongThreadException cause) {
         return ConfinedMemory.wrongThread("cannot use " + view, cause);

@@ -111,7 +111,8 @@ class TensorViewTest {
         assertTrue(bulk.getCause().getMessage().endsWith("\": its memory belongs to a confined arena, which is for the"
                 + " thread that made it (use Allocators.shared() or a pool to share buffers between threads)"),
                 bulk.getCause().getMessage());
-        // A single element read is FFM's own check: wrapping the 4 ns read to rename it made it 9 ns.
+        // A single element read is FFM's own check: a try around it to rename it keeps getFloat from
+        // being inlined in about half the JVMs (bench/RESULTS.md, "Views: a `try` around element reads").
         CompletableFuture<Float> read = CompletableFuture.supplyAsync(() -> v.getFloat(3, 1));
         assertInstanceOf(WrongThreadException.class, assertThrows(ExecutionException.class, read::get).getCause());
         v.setFloat(2.5f, 3, 1);

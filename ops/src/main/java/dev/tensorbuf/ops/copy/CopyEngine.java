@@ -6,6 +6,7 @@ import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.ops.copy.internal.CopyExecutor;
 import dev.tensorbuf.ops.copy.internal.Reach;
+import dev.tensorbuf.ops.copy.internal.RefusedValue;
 import dev.tensorbuf.ops.copy.internal.ViewAdapter;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
@@ -158,8 +159,15 @@ public final class CopyEngine {
      * each element holds either its copied value or what it held before. The same holds when a
      * segment's arena or pool closes during the copy. Either way every thread of the copy has
      * stopped before the exception reaches the caller, so nothing is written afterwards.
+     * {@snippet :
+     * // f32[2,3] {0, 1, 2, 3, 4, 300} into u8[2,3]
+     * engine.copy(src, dst);
+     * // IllegalArgumentException: value 300.0 at index [1, 2] of f32[2,3] out of range [0, 255] for u8
+     * }
      *
-     * @throws IllegalArgumentException for a value the destination type cannot hold
+     * @throws IllegalArgumentException for a value the destination type cannot hold, naming the
+     *     first such element in logical (row-major) order, whichever a parallel copy met first;
+     *     the refusal the copy met is its cause
      * @throws IllegalStateException if a segment's arena is closed, naming the side
      * @throws WrongThreadException if a segment belongs to a confined arena of another thread,
      *     naming the side
@@ -171,6 +179,8 @@ public final class CopyEngine {
             throw CopyFailures.namingAClosedSegment(e, plan);
         } catch (WrongThreadException e) {
             throw CopyFailures.namingAConfinedSegment(e, plan);
+        } catch (RefusedValue e) {
+            throw CopyFailures.namingTheRefusedElement(e, plan);
         }
     }
 
@@ -266,7 +276,8 @@ public final class CopyEngine {
      * ends either way.
      *
      * @throws IllegalArgumentException if the dims differ, the destination is read-only, or a
-     *     value cannot be converted
+     *     value cannot be converted: the first such element in logical order is named, e.g.
+     *     {@code value 300.0 at index [1, 2] of f32[2,3]{1,0} out of range [0, 255] for u8}
      * @throws UnsupportedOperationException if either view is in memory Java cannot touch
      * @throws IllegalStateException if a buffer of either view is closed, or its allocator closes
      *     during the copy, naming the side
@@ -322,6 +333,8 @@ public final class CopyEngine {
                 throw CopyFailures.namingAClosedSide(e, src, dst);
             } catch (WrongThreadException e) {
                 throw CopyFailures.namingAConfinedSide(e, src, dst);
+            } catch (IllegalArgumentException e) {
+                throw CopyFailures.namingTheRefusedElement(e, src, dst);
             }
         } catch (RuntimeException | Error e) {
             failure = e;

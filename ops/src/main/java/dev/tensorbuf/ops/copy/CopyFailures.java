@@ -1,14 +1,20 @@
 package dev.tensorbuf.ops.copy;
 
 import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.ops.copy.internal.FirstRefused;
+import dev.tensorbuf.ops.copy.internal.RefusedValue;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.internal.ConfinedMemory;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * How a copy's failures are told: FFM's "Already closed" and "Attempted access outside owning
  * thread" name no side, so these name the side (an {@link Access} by type, dims and size, a view
- * by its text), and the holds a view copy took all end, whatever one of them throws.
+ * by its text); a value the destination type cannot hold is named with its element's index; and
+ * the holds a view copy took all end, whatever one of them throws.
  */
 final class CopyFailures {
     private static final System.Logger LOG = System.getLogger(CopyEngine.class.getName());
@@ -36,6 +42,56 @@ final class CopyFailures {
             }
         }
         return e;
+    }
+
+    /**
+     * {@return the refusal of the first element of the plan's source, in logical order, that its
+     * destination type cannot hold, named by its index, with {@code e} as the cause} The kernels
+     * know byte offsets, and a parallel copy may meet a later element first: the source is
+     * searched again here, on the failure path only. {@code e} itself if none is found (the
+     * source changed since).
+     */
+    static IllegalArgumentException namingTheRefusedElement(RefusedValue e, CopyPlan plan) {
+        Access src = plan.src();
+        return named(e, e, () -> FirstRefused.in(src, plan.dst().dtype()),
+                src.dtype().xlaName() + src.dims().toString().replace(" ", ""));
+    }
+
+    /**
+     * {@return as {@link #namingTheRefusedElement(RefusedValue, CopyPlan)}, naming the source
+     * view} {@code e} itself when it is no refused value (a copy's other refusals: dims, overlap,
+     * read-only). A copy through a temporary (views that share memory) has had its refusal named
+     * with the temporary: this names the caller's source instead, at the same index.
+     */
+    static IllegalArgumentException namingTheRefusedElement(IllegalArgumentException e, TensorView src,
+                                                            TensorView dst) {
+        RefusedValue refused = e instanceof RefusedValue r ? r : e.getCause() instanceof RefusedValue r ? r : null;
+        if (refused == null) {
+            return e;
+        }
+        return named(e, refused, () -> FirstRefused.in(src, dst.dtype()), src.toString());
+    }
+
+    /**
+     * {@return the first refused element's refusal, at its index in {@code source}, caused by
+     * {@code refused} (the value the copy met)}; {@code thrown} (what the copy threw) when the
+     * search finds none or fails
+     */
+    private static IllegalArgumentException named(IllegalArgumentException thrown, RefusedValue refused,
+                                                  Supplier<Optional<FirstRefused.Found>> search, String source) {
+        Optional<FirstRefused.Found> found;
+        try {
+            found = search.get();
+        } catch (RuntimeException searchFailed) {
+            thrown.addSuppressed(searchFailed);
+            return thrown;
+        }
+        if (found.isEmpty()) {
+            return thrown;
+        }
+        long[] index = found.get().index();
+        return new IllegalArgumentException(found.get().refusal().at("at index " + Arrays.toString(index) + " of "
+                + source), refused);
     }
 
     /**

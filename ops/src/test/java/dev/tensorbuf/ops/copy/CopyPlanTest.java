@@ -167,38 +167,41 @@ class CopyPlanTest {
         src.segment().set(ValueLayout.JAVA_FLOAT_UNALIGNED, 4, -3.5f);
         Access dst = Access.strided(ARENA.allocate(2), DType.U8, StridedLayout.packed(2));
         var e = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(src, dst));
-        assertTrue(e.getMessage().contains("value -3.5 out of range [0, 255] for u8"), e.getMessage());
+        assertTrue(e.getMessage().contains("value -3.5 at index [1] of f32[2] out of range [0, 255] for u8"), e.getMessage());
         src.segment().set(ValueLayout.JAVA_FLOAT_UNALIGNED, 4, Float.NaN);
         // Review: NaN, infinities and values past 64 bits named no range; NaN's says why none holds it.
         var nan = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(src, dst));
-        assertEquals("value NaN out of range [0, 255] for u8: NaN has no integer value", nan.getMessage());
+        assertEquals("value NaN at index [1] of f32[2] out of range [0, 255] for u8: NaN has no integer value",
+                nan.getMessage());
         src.segment().set(ValueLayout.JAVA_FLOAT_UNALIGNED, 4, Float.NEGATIVE_INFINITY);
         var inf = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(src, dst));
-        assertEquals("value -Infinity out of range [0, 255] for u8", inf.getMessage());
+        assertEquals("value -Infinity at index [1] of f32[2] out of range [0, 255] for u8", inf.getMessage());
         Access s64 = Access.strided(ARENA.allocate(16), DType.S64, StridedLayout.packed(2));
         src.segment().set(ValueLayout.JAVA_FLOAT_UNALIGNED, 4, 1e19f);
         var past = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(src, s64));
-        assertEquals("value 1.0E19 out of range [-9223372036854775808, 9223372036854775807] for s64", past.getMessage());
+        assertEquals("value 1.0E19 at index [1] of f32[2] out of range [-9223372036854775808, 9223372036854775807]"
+                + " for s64", past.getMessage());
         src.segment().set(ValueLayout.JAVA_FLOAT_UNALIGNED, 4, Float.NaN);
         var nanS64 = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(src, s64));
-        assertEquals("value NaN out of range [-9223372036854775808, 9223372036854775807] for s64: NaN has no integer"
-                + " value", nanS64.getMessage());
+        assertEquals("value NaN at index [1] of f32[2] out of range [-9223372036854775808, 9223372036854775807] for"
+                + " s64: NaN has no integer value", nanS64.getMessage());
         // The value the source holds, as its type prints it, whichever check refuses it.
         src.segment().set(ValueLayout.JAVA_FLOAT_UNALIGNED, 4, -2.7f);
         Access wide = Access.strided(ARENA.allocate(16), DType.U64, StridedLayout.packed(2));
         var u64 = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(src, wide));
-        assertEquals("value -2.7 out of range [0, 18446744073709551615] for u64", u64.getMessage());
+        assertEquals("value -2.7 at index [1] of f32[2] out of range [0, 18446744073709551615] for u64", u64.getMessage());
         var u8 = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(src, dst));
-        assertEquals("value -2.7 out of range [0, 255] for u8", u8.getMessage());
+        assertEquals("value -2.7 at index [1] of f32[2] out of range [0, 255] for u8", u8.getMessage());
         // Between integers alike: u64 past s64's range, and a negative s64 into u64.
         Access bigU64 = Access.strided(ARENA.allocate(16), DType.U64, StridedLayout.packed(2));
         bigU64.segment().setAtIndex(ValueLayout.JAVA_LONG, 1, -1L);
         var toS64 = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(bigU64, s64));
-        assertEquals("value 18446744073709551615 out of range [-9223372036854775808, 9223372036854775807] for s64",
+        assertEquals("value 18446744073709551615 at index [1] of u64[2] out of range [-9223372036854775808,"
+                + " 9223372036854775807] for s64",
                 toS64.getMessage());
         s64.segment().setAtIndex(ValueLayout.JAVA_LONG, 1, -5L);
         var toU64 = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(s64, wide));
-        assertEquals("value -5 out of range [0, 18446744073709551615] for u64", toU64.getMessage());
+        assertEquals("value -5 at index [1] of s64[2] out of range [0, 18446744073709551615] for u64", toU64.getMessage());
     }
 
     @Test
@@ -218,7 +221,8 @@ class CopyPlanTest {
         }
         src.segment().setAtIndex(ValueLayout.JAVA_DOUBLE, 0, 0x1p64);
         var e = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(src, dst));
-        assertEquals("value 1.8446744073709552E19 out of range [0, 18446744073709551615] for u64", e.getMessage());
+        assertEquals("value 1.8446744073709552E19 at index [0] of f64[6] out of range [0, 18446744073709551615] for"
+                + " u64", e.getMessage());
     }
 
     @Test

@@ -76,19 +76,23 @@ final class ValueMover {
      * {@return {@code v}, an element of type {@code from}, truncated toward zero, as the bits of
      * integer type {@code to}}
      *
-     * @throws IllegalArgumentException for NaN, infinities and values outside a 64-bit range
-     *     (narrower types check their own range when set), naming {@code to}'s range
+     * @throws RefusedValue for NaN, infinities and values outside a 64-bit range (narrower types
+     *     check their own range when set), naming {@code to}'s range
      */
     static long toInteger(double v, DType from, DType to) {
         boolean u64 = to == DType.U64;
         if (Double.isNaN(v)) {
-            throw Errors.nanOutOfIntegerRange(to);
+            throw new RefusedValue("NaN", Errors.nanOutOfIntegerRange(to));
         }
         if (Double.isInfinite(v) || v >= (u64 ? 0x1p64 : 0x1p63) || v < -0x1p63 || u64 && v <= -1) {
-            throw Errors.valueOutOfIntegerRange(shown(v, from), to, null);
+            throw refused(shown(v, from), to, null);
         }
         // u64 holds [2^63, 2^64) too: those bits as a long are negative, so shift by 2^63 first.
         return v >= 0x1p63 ? (long) (v - 0x1p63) ^ Long.MIN_VALUE : (long) v;
+    }
+
+    private static RefusedValue refused(String value, DType to, IllegalArgumentException cause) {
+        return new RefusedValue(value, Errors.valueOutOfIntegerRange(value, to, cause));
     }
 
     /** {@return {@code v} as its source type prints it: -2.7 for an f32, not -2.700000047683716} */
@@ -96,7 +100,11 @@ final class ValueMover {
         return from.byteWidth() <= 4 && from.kind() == DType.Kind.FLOAT ? Float.toString((float) v) : Double.toString(v);
     }
 
-    /** Moves element {@code si} of {@code s} to element {@code di} of {@code d}. */
+    /**
+     * Moves element {@code si} of {@code s} to element {@code di} of {@code d}.
+     *
+     * @throws RefusedValue for a value {@code da}'s type cannot hold; {@code d} is left as it was
+     */
     static void move(MemorySegment s, long si, ElementAccess sa, MemorySegment d, long di, ElementAccess da) {
         DType from = sa.type();
         DType to = da.type();
@@ -127,13 +135,17 @@ final class ValueMover {
             da.setLong(d, di, fromInt ? (sa.getLong(s, si) != 0 ? 1 : 0) : (sa.getDouble(s, si) != 0 ? 1 : 0));
         } else if (fromInt && toInt) {
             if (from == DType.U64 && sa.getLong(s, si) < 0) {
-                throw Errors.valueOutOfIntegerRange(Long.toUnsignedString(sa.getLong(s, si)), to, null);
+                throw refused(Long.toUnsignedString(sa.getLong(s, si)), to, null);
             }
             long v = sa.getLong(s, si);
             if (to == DType.U64 && v < 0) {
-                throw Errors.valueOutOfIntegerRange(String.valueOf(v), to, null);
+                throw refused(String.valueOf(v), to, null);
             }
-            da.setLong(d, di, v);
+            try {
+                da.setLong(d, di, v);
+            } catch (IllegalArgumentException outOfRange) {
+                throw refused(String.valueOf(v), to, outOfRange);
+            }
         } else if (toInt) {
             // Errors name the value the source holds (-2.7), not a widened double or the truncated
             // value the setter saw (-2).
@@ -142,7 +154,7 @@ final class ValueMover {
             try {
                 da.setLong(d, di, whole);
             } catch (IllegalArgumentException outOfRange) {
-                throw Errors.valueOutOfIntegerRange(shown(v, from), to, outOfRange);
+                throw refused(shown(v, from), to, outOfRange);
             }
         } else if (to == DType.F32) {
             da.setFloat(d, di, sa.getFloat(s, si));
