@@ -6,8 +6,14 @@ import dev.tensorbuf.interop.internal.FileMapping;
 import dev.tensorbuf.interop.internal.NpyCodec;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.ops.copy.Access;
+import dev.tensorbuf.ops.copy.CopyEngine;
+import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.XlaLayout;
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
@@ -218,7 +224,7 @@ public final class Npy {
             try (FileChannel channel = FileChannel.open(where, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
                 writeFully(channel, ByteBuffer.wrap(preamble));
                 if (type.isSubByte()) {
-                    writeUnpacked(channel, tensor.bytes(), type.bitWidth());
+                    writeUnpacked(channel, tensor.bytes(), type, tensor.elementCount());
                 } else {
                     writeSegment(channel, tensor.bytes());
                 }
@@ -249,27 +255,33 @@ public final class Npy {
         return "<V" + type.byteWidth();
     }
 
+    /** Elements unpacked per piece: a multiple of 8, so every piece of 1-, 2- and 4-bit data starts on a byte. */
+    private static final long UNPACK_PIECE = 1 << 20;
+
+    private static final CopyEngine UNPACKER = CopyEngine.defaults();
+
     /**
-     * Writes packed sub-byte elements one to a byte, in the low bits with the rest zero, as
-     * ml_dtypes stores them: packed data are first element lowest, so byte {@code 0xe1} of
-     * {@code s4} becomes {@code 01 0e}.
+     * Writes the first {@code count} packed sub-byte elements one to a byte, in the low bits with
+     * the rest zero, as ml_dtypes stores them: packed data are first element lowest, so byte
+     * {@code 0xe1} of {@code s4} becomes {@code 01 0e} (int4 -2 is {@code 0x0e}, not {@code 0xfe}).
+     * The copy engine unpacks them, from the packed row-major shape ({@code s4[n]{0:E(4)}}) into
+     * one byte per element: its one-to-a-byte store of a 1-, 2- or 4-bit type keeps the low bits
+     * only, which is ml_dtypes' byte ({@code NpyTest} pins it for every type). Bits past the last
+     * element (an odd count of 4-bit elements) are not read.
      */
-    private static void writeUnpacked(FileChannel channel, MemorySegment packed, int bits) throws IOException {
-        int perByte = 8 / bits;
-        int mask = (1 << bits) - 1;
-        int chunkBytes = 1 << 18;
-        byte[] out = new byte[(int) Math.min(chunkBytes, packed.byteSize()) * perByte];
-        for (long done = 0; done < packed.byteSize(); ) {
-            int n = (int) Math.min(chunkBytes, packed.byteSize() - done);
-            int k = 0;
-            for (int i = 0; i < n; i++) {
-                int b = packed.get(ValueLayout.JAVA_BYTE, done + i);
-                for (int e = 0; e < perByte; e++) {
-                    out[k++] = (byte) ((b >>> (e * bits)) & mask);
-                }
+    private static void writeUnpacked(FileChannel channel, MemorySegment packed, DType type, long count) throws IOException {
+        int bits = type.bitWidth();
+        // Shared: the engine may run a large piece on helper threads.
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment out = arena.allocate(Math.max(1, Math.min(UNPACK_PIECE, count)));
+            for (long done = 0; done < count; ) {
+                long n = Math.min(UNPACK_PIECE, count - done);
+                ArrayShape piece = ArrayShape.of(type, n).withLayout(XlaLayout.packedDescending(type, 1));
+                MemorySegment from = packed.asSlice(done / 8 * bits, piece.arraySize());
+                UNPACKER.copy(Access.tiled(from, piece), Access.strided(out, type, StridedLayout.packed(new long[] {n})));
+                writeFully(channel, out.asSlice(0, n).asByteBuffer());
+                done += n;
             }
-            done += n;
-            writeFully(channel, ByteBuffer.wrap(out, 0, k));
         }
     }
 
