@@ -135,12 +135,17 @@ public final class SafetensorsFile implements AutoCloseable {
      * @param tensors by name; the map's order does not matter
      * @param metadata string pairs for {@code __metadata__}; empty writes no {@code __metadata__}
      * @throws IllegalArgumentException if a name is {@code __metadata__} or has an unpaired
-     *     surrogate (no UTF-8 encoding), safetensors has no name for a dtype, or the header would exceed {@value #MAX_HEADER_BYTES} bytes
+     *     surrogate (no UTF-8 encoding), safetensors has no name for a dtype, a sub-byte tensor
+     *     does not fill whole bytes ({@code F4 [3]}: the reference reader refuses it), or the
+     *     header would exceed {@value #MAX_HEADER_BYTES} bytes
      * @throws IOException if the file cannot be written
      */
     public static void write(Path file, Map<String, DenseTensor> tensors, Map<String, String> metadata) throws IOException {
         Objects.requireNonNull(tensors, "tensors");
-        Plan<DenseTensor> plan = plan(tensors, metadata, DenseTensor::dtype, DenseTensor::dims, t -> t.bytes().byteSize());
+        // A DenseTensor may hold an odd count of 4-bit elements (F4 [3] in 2 bytes), which the
+        // reference reader refuses: sized as safetensors sizes it, such a tensor is refused here.
+        Plan<DenseTensor> plan = plan(tensors, metadata, DenseTensor::dtype, DenseTensor::dims,
+                t -> Sizes.byteSize(t.dtype(), t.elementCount(), DenseTensor.describe(t.dtype(), t.dims())));
         FileReplacement.write(file, where -> {
             try (FileChannel channel = FileChannel.open(where, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
                 writeHeader(channel, plan.header());

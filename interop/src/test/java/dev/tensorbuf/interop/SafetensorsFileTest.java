@@ -219,7 +219,15 @@ class SafetensorsFileTest {
         odd.put("w", dev.tensorbuf.views.ArrayShape.of(DType.F4E2M1FN, 4));
         odd.put("f16", dev.tensorbuf.views.ArrayShape.of(DType.F4E2M1FN, 5));
         IllegalArgumentException bits = assertThrows(IllegalArgumentException.class, () -> SafetensorsFile.create(bad, odd, Map.of()));
-        assertEquals("tensor 'f16': f4e2m1fn[5]: 5 elements of f4e2m1fn are 20 bits, not a whole number of bytes", bits.getMessage());
+        assertEquals("tensor 'f16': f4e2m1fn[5]: 5 elements of f4e2m1fn are 20 bits, not a whole number of bytes, which"
+                + " safetensors requires (its reference reader refuses a sub-byte tensor that does not end on a byte)",
+                bits.getMessage());
+        // A DenseTensor may hold them (3 bytes, the last half used); write refuses it as create does.
+        IllegalArgumentException dense = assertThrows(IllegalArgumentException.class, () -> SafetensorsFile.write(bad,
+                Map.of("q", new DenseTensor(DType.F4E2M1FN, List.of(5L), MemorySegment.ofArray(new byte[3])))));
+        assertEquals("tensor 'q': f4e2m1fn[5]: 5 elements of f4e2m1fn are 20 bits, not a whole number of bytes, which"
+                + " safetensors requires (its reference reader refuses a sub-byte tensor that does not end on a byte)",
+                dense.getMessage());
         Map<String, dev.tensorbuf.views.ArrayShape> huge = new java.util.LinkedHashMap<>();
         huge.put("a", dev.tensorbuf.views.ArrayShape.of(DType.U8, Long.MAX_VALUE / 2 + 1));
         huge.put("b", dev.tensorbuf.views.ArrayShape.of(DType.U8, Long.MAX_VALUE / 2 + 1));
