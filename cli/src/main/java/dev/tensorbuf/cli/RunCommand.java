@@ -56,8 +56,9 @@ final class RunCommand implements Command {
                 lower(x).as_text(dialect='hlo') and lower(x).compile().as_text()). Each op is a view (its map composed into its operand's,
                 no element moved); copy, convert between types, constants and iota make new memory, and
                 the ROOT is materialised in its layout. A .npy or .safetensors OUT holds the logical
-                array in C order (safetensors: one tensor named like the ROOT, for bf16 and f8, which
-                NumPy has no dtype for); any other extension gets raw bytes, exactly the ROOT's memory
+                array in C order (safetensors: one tensor named like the ROOT; .npy: bf16, f8 and 1-, 2-
+                and 4-bit types as np.save writes ml_dtypes arrays, a void '<V2' or '<V1', but f8e5m2 and
+                6-bit types, refused before anything runs); any other extension gets raw bytes, exactly the ROOT's memory
                 in the layout the module gives it (tiles, padding zeroed, E(4) packing), for any type.
                 Arguments come from .npy files, safetensors tensors (NAME=FILE.safetensors takes the
                 tensor called NAME, or the file's only one; NAME=FILE.safetensors:TENSOR names it) or
@@ -106,7 +107,7 @@ final class RunCommand implements Command {
         String text = CliFiles.readUtf8(modulePath);
         HloModule module = HloModule.parse(text);
         HloInstruction root = module.entry().root();
-        // Checked before the arguments are read or anything runs: a bf16 ROOT cannot go to .npy.
+        // Checked before the arguments are read or anything runs: an f8e5m2 ROOT cannot go to .npy.
         if (root.opcode().equals("tuple")) {
             int n = root.operands().size();
             if (TensorFiles.formatOf(outPath) != TensorFiles.Format.SAFETENSORS) {

@@ -21,6 +21,7 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Optional;
 
 /**
  * Reads and writes NumPy {@code .npy} files (format versions 1.0, 2.0 and 3.0).
@@ -233,26 +234,45 @@ public final class Npy {
     }
 
     /**
+     * {@return why {@link #write(Path, DenseTensor)} refuses tensors of {@code type}, or empty when
+     * it writes them} A command that writes {@code .npy} files asks before it does any work, so
+     * that it refuses exactly what the writer refuses, for the writer's reason.
+     * {@snippet :
+     * Npy.whyNotWritable(DType.BF16);     // Optional.empty(): written as '<V2', as np.save writes ml_dtypes' bfloat16
+     * Npy.whyNotWritable(DType.F8E5M2);   // Optional["ml_dtypes saves float8_e5m2 as '<f1', which np.load cannot read"]
+     * }
+     */
+    public static Optional<String> whyNotWritable(DType type) {
+        if (type.isNumpyNative()) {
+            return Optional.empty();
+        }
+        if (type.numpyDescr().isEmpty()) {
+            return Optional.of(type + " has no NumPy or ml_dtypes dtype");
+        }
+        String name = type.numpyDescr().orElseThrow();
+        if (type == DType.F8E5M2) {
+            // ml_dtypes registers float8_e5m2 as a float: np.save writes '<f1', a file np.load refuses.
+            return Optional.of("ml_dtypes saves " + name + " as '<f1', which np.load cannot read");
+        }
+        if (type.isSubByte() && 8 % type.bitWidth() != 0) {
+            return Optional.of("its " + type.bitWidth() + "-bit elements are packed four to three bytes in a bit order no"
+                    + " format defines, and ml_dtypes' " + name + " .npy holds one to a byte; tensorbuf does not unpack them");
+        }
+        return Optional.empty();
+    }
+
+    /**
      * {@return the descr np.save writes for an array of the type: NumPy's own, or for an ml_dtypes
      * type the void of its width} ml_dtypes' arrays carry no type name in the file, so the void is
      * all np.save writes and all a reader can be told.
      */
     private static String descrToWrite(DType type, DenseTensor tensor, Path file) {
-        if (type.isNumpyNative()) {
-            return type.numpyDescr().orElseThrow();
+        Optional<String> why = whyNotWritable(type);
+        if (why.isPresent()) {
+            throw new IllegalArgumentException("cannot write " + tensor + " to " + file + ": " + why.get()
+                    + (type == DType.F8E5M2 ? "; write a .safetensors file (F8_E5M2) instead" : ""));
         }
-        String name = type.numpyDescr().orElseThrow();
-        if (type == DType.F8E5M2) {
-            // ml_dtypes registers float8_e5m2 as a float: np.save writes '<f1', a file np.load refuses.
-            throw new IllegalArgumentException("cannot write " + tensor + " to " + file + ": ml_dtypes saves " + name
-                    + " as '<f1', which np.load cannot read; write a .safetensors file (F8_E5M2) instead");
-        }
-        if (type.isSubByte() && 8 % type.bitWidth() != 0) {
-            throw new IllegalArgumentException("cannot write " + tensor + " to " + file + ": its " + type.bitWidth()
-                    + "-bit elements are packed four to three bytes in a bit order no format defines, and ml_dtypes'"
-                    + " " + name + " .npy holds one to a byte; tensorbuf does not unpack them");
-        }
-        return "<V" + type.byteWidth();
+        return type.isNumpyNative() ? type.numpyDescr().orElseThrow() : "<V" + type.byteWidth();
     }
 
     /** Elements unpacked per piece: a multiple of 8, so every piece of 1-, 2- and 4-bit data starts on a byte. */
