@@ -6,6 +6,8 @@ import dev.tensorbuf.interop.internal.SafetensorsCodec;
 import dev.tensorbuf.interop.internal.Sizes;
 import dev.tensorbuf.interop.json.Json;
 import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.Buffers;
+import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import java.io.IOException;
@@ -118,13 +120,37 @@ public final class SafetensorsFile implements AutoCloseable {
         ByteBuffer headerBytes = ByteBuffer.wrap(all.asSlice(8, n).toArray(ValueLayout.JAVA_BYTE));
         SafetensorsCodec.Header header = SafetensorsCodec.read(headerBytes, all.byteSize() - dataStart, file.toString());
         Map<String, SafetensorsTensor> tensors = new LinkedHashMap<>();
-        for (SafetensorsCodec.Entry e : header.entries()) {
-            long offset = dataStart + e.begin();
-            long bytes = e.end() - e.begin();
-            tensors.put(e.name(), new SafetensorsTensor(e.name(), e.dtype(), e.shape(), offset, bytes, view.slice(offset, bytes)));
+        try {
+            for (SafetensorsCodec.Entry e : header.entries()) {
+                long offset = dataStart + e.begin();
+                long bytes = e.end() - e.begin();
+                tensors.put(e.name(), new SafetensorsTensor(e.name(), e.dtype(), e.shape(), offset, bytes,
+                        tensorBuffer(view, root, offset, bytes, e.name(), file), file));
+            }
+        } catch (RuntimeException x) {
+            tensors.values().forEach(t -> t.data().close());
+            throw x;
         }
         return new SafetensorsFile(file, root, n, Collections.unmodifiableMap(header.metadata()),
                 Collections.unmodifiableMap(tensors), writable);
+    }
+
+    /**
+     * {@return a tensor's bytes as a buffer of their own, named for the tensor} A slice of the
+     * mapping would share its lifetime, and a tensor used after the file closed would be named as
+     * the whole mapping, by its size. This buffer holds the mapping ({@link Buffer#hold()}) until
+     * it closes, which {@link #close()} does before it closes the mapping: a copy that holds the
+     * tensor meanwhile keeps the file mapped until it ends.
+     */
+    private static Buffer tensorBuffer(Buffer view, Buffer root, long offset, long bytes, String name, Path file) {
+        Buffer.Hold mapped = root.hold();
+        try {
+            return Buffers.foreign(view.segment().asSlice(offset, bytes), MemorySpace.HOST,
+                    "tensor '" + name + "' of " + file.getFileName(), mapped::close);
+        } catch (RuntimeException e) {
+            mapped.close();
+            throw e;
+        }
     }
 
     /**
@@ -313,6 +339,9 @@ public final class SafetensorsFile implements AutoCloseable {
      */
     @Override
     public void close() {
+        for (SafetensorsTensor t : tensors.values()) {
+            t.data().close(); // its hold on the mapping ends now, or when a copy holding it ends
+        }
         if (writable && mapping.isAlive()) {
             try {
                 mapping.segment().force();
