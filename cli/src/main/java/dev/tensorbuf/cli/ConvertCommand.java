@@ -62,7 +62,9 @@ final class ConvertCommand implements Command {
                 the floating-point tensors and keeps the others; metadata carry over; OUT may be IN);
                 --tensor NAME picks one tensor instead, and is needed for other outputs when IN holds
                 several. A .npy of ml_dtypes' bf16, f8 or sub-byte types (int4...) says only '<V2' or
-                '<V1' (void): name its type with --from-dtype. .npy and safetensors output are
+                '<V1' (void): name its type with --from-dtype. A .npy OUT of those types is written as
+                np.save writes them (np.load(f).view(ml_dtypes.bfloat16) gives the values), but f8e5m2
+                and 6-bit types, which go to safetensors or raw bytes. .npy and safetensors output are
                 row-major (C order); a safetensors output names its tensor like the input tensor, or
                 after IN's file name. OUT is replaced only once it is complete; a link is written
                 through and the file's permissions are kept.

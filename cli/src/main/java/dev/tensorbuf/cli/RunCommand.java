@@ -55,9 +55,10 @@ final class RunCommand implements Command {
                 reverse, concatenate, convert, and call or fusion of computations made of them (jax's
                 lower(x).as_text(dialect='hlo') and lower(x).compile().as_text()). Each op is a view (its map composed into its operand's,
                 no element moved); copy, convert between types, constants and iota make new memory, and
-                the ROOT is materialised in its layout. A .npy or .safetensors OUT holds the logical
-                array in C order (safetensors: one tensor named like the ROOT, for bf16 and f8, which
-                NumPy has no dtype for); any other extension gets raw bytes, exactly the ROOT's memory
+                the ROOT is copied once, into the layout OUT holds. A .npy or .safetensors OUT holds
+                the logical array in C order (safetensors: one tensor named like the ROOT; .npy: bf16, f8 and 1-, 2-
+                and 4-bit types as np.save writes ml_dtypes arrays, a void '<V2' or '<V1', but f8e5m2 and
+                6-bit types, refused before anything runs); any other extension gets raw bytes, exactly the ROOT's memory
                 in the layout the module gives it (tiles, padding zeroed, E(4) packing), for any type.
                 Arguments come from .npy files, safetensors tensors (NAME=FILE.safetensors takes the
                 tensor called NAME, or the file's only one; NAME=FILE.safetensors:TENSOR names it) or
@@ -65,8 +66,8 @@ final class RunCommand implements Command {
                 parameter's type and dims. Any other op exits 2 naming it. A tuple ROOT (several
                 results) needs a .safetensors OUT: one tensor per element, output0, output1, ... Each instruction is listed
                 with what it became and its map's form. With --json: {"out", "shape", "root_copied"
-                (true when the ROOT was copied into its layout, false when its instruction already
-                made memory in it), "written" (the shape the file holds: C order for .npy and
+                (true when the ROOT was a view, copied once into what OUT holds, false when its
+                instruction already made memory in its layout), "written" (the shape the file holds: C order for .npy and
                 safetensors), "instructions": [{"name", "opcode", "kind", "form"}, ...]}; a tuple
                 ROOT gives "outputs": [{"name", "instruction", "shape", "written", "copied"}, ...].
 
@@ -106,7 +107,7 @@ final class RunCommand implements Command {
         String text = CliFiles.readUtf8(modulePath);
         HloModule module = HloModule.parse(text);
         HloInstruction root = module.entry().root();
-        // Checked before the arguments are read or anything runs: a bf16 ROOT cannot go to .npy.
+        // Checked before the arguments are read or anything runs: an f8e5m2 ROOT cannot go to .npy.
         if (root.opcode().equals("tuple")) {
             int n = root.operands().size();
             if (TensorFiles.formatOf(outPath) != TensorFiles.Format.SAFETENSORS) {

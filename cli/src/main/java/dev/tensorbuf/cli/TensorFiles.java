@@ -27,6 +27,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.LongConsumer;
 
 /**
@@ -37,9 +38,10 @@ import java.util.function.LongConsumer;
  *
  * {@snippet :
  * TensorFiles.Format f = TensorFiles.formatOf(Path.of("o.npy"));   // NPY
- * TensorFiles.requireWritable(Path.of("o.npy"), DType.BF16, "ROOT o", "convert it to a wider type in the module");
- * // throws UsageException: "ROOT o is bf16, which NumPy has no dtype for (ml_dtypes' bfloat16 is
- * // saved as an unnamed void type); write o.safetensors instead, which holds bf16"
+ * TensorFiles.requireWritable(Path.of("o.npy"), DType.BF16, "ROOT o", "...");   // fine: '<V2', as ml_dtypes saves it
+ * TensorFiles.requireWritable(Path.of("o.npy"), DType.F8E5M2, "ROOT o", "convert it to another type in the module");
+ * // throws UsageException: "ROOT o is f8e5m2, which tensorbuf does not write to .npy (ml_dtypes saves
+ * // float8_e5m2 as '<f1', which np.load cannot read); write o.safetensors instead, which holds f8e5m2"
  * }
  */
 final class TensorFiles {
@@ -72,18 +74,19 @@ final class TensorFiles {
      * copies anything rather than after.
      *
      * @param what names the tensor in the message, e.g. {@code "ROOT o"} or {@code "the output"}
-     * @param otherwise the advice when neither {@code .npy} nor safetensors holds the type (s4, u2...)
+     * @param otherwise the advice when neither the format asked for nor safetensors holds the type (s4 asked
+     *     for as safetensors, 6-bit types)
      * @throws UsageException naming the type and a format that holds it
      */
     static void requireWritable(Path file, DType dtype, String what, String otherwise) {
         Format format = formatOf(file);
         boolean safetensorsHolds = dtype.safetensorsName().isPresent() && !packsUnevenly(dtype);
-        if (format == Format.NPY && !dtype.isNumpyNative()) {
-            // ml_dtypes registers float8_e5m2 as a float: np.save writes '<f1', which np.load cannot read.
-            throw new UsageException(what + " is " + dtype + ", which NumPy has no dtype for"
-                    + dtype.numpyDescr().map(n -> dtype == DType.F8E5M2 ? " (ml_dtypes saves " + n + " as '<f1', which"
-                            + " np.load cannot read)" : " (ml_dtypes' " + n + " is saved as an unnamed void type)").orElse("")
-                    + "; " + (safetensorsHolds
+        // Npy.write writes bf16, f8 and 1-, 2- and 4-bit types as np.save writes ml_dtypes arrays; what it
+        // refuses is refused here, for its reason, before anything is read.
+        Optional<String> npyRefuses = Npy.whyNotWritable(dtype);
+        if (format == Format.NPY && npyRefuses.isPresent()) {
+            throw new UsageException(what + " is " + dtype + ", which tensorbuf does not write to .npy ("
+                    + npyRefuses.get() + "); " + (safetensorsHolds
                             ? "write " + sibling(file, ".safetensors") + " instead, which holds " + dtype
                             : otherwise));
         }

@@ -93,17 +93,73 @@ class ConvertCommandTest {
         try (NpyArray a = Npy.map(back)) {
             assertArrayEquals(values, a.data().segment().toArray(ValueLayout.JAVA_FLOAT));
         }
-        // NumPy has no 4-bit type: refused by name, not by a byte count, before anything is copied or written.
-        Path no = dir.resolve("no.npy");
-        r = CliHarness.run("convert", packed.toString(), no.toString());
-        assertEquals("tensorbuf convert: the output is f4e2m1fn, which NumPy has no dtype for (ml_dtypes'"
-                + " float4_e2m1fn is saved as an unnamed void type); write " + dir.resolve("no.safetensors")
-                + " instead, which holds f4e2m1fn\n", r.err());
-        assertFalse(Files.exists(no));
-        r = CliHarness.run("convert", packed.toString(), no.toString(), "--dtype", "s4");
-        assertEquals("tensorbuf convert: the output is s4, which NumPy has no dtype for (ml_dtypes' int4 is saved as an"
-                + " unnamed void type); write raw bytes instead"
+        // NumPy has no 4-bit type: written as np.save writes ml_dtypes' float4_e2m1fn, '<V1', one to a byte.
+        Path npy = dir.resolve("all4.npy");
+        r = CliHarness.run("convert", packed.toString(), npy.toString());
+        assertEquals(0, r.code(), r.err());
+        try (NpyArray a = Npy.map(npy, DType.F4E2M1FN)) {
+            assertEquals("<V1", a.header().descr());
+            assertArrayEquals(new byte[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+                    a.data().segment().toArray(ValueLayout.JAVA_BYTE));
+        }
+        // s4 has no safetensors dtype: refused by name, before anything is copied or written.
+        Path no = dir.resolve("no.safetensors");
+        r = CliHarness.run("convert", packed.toString(), no.toString(), "--tensor", "all", "--dtype", "s4");
+        assertEquals("tensorbuf convert: the output is s4, which safetensors has no dtype for; write raw bytes instead"
                 + " (OUT with any other extension)\n", r.err());
+        assertFalse(Files.exists(no));
+    }
+
+    /**
+     * bf16, the f8 types but e5m2 and the 1-, 2- and 4-bit types go to .npy as np.save writes
+     * ml_dtypes arrays: NumPy loads them as voids, {@code .view(ml_dtypes.T)} gives the values, and
+     * {@code --from-dtype T} reads them back. Seven elements: an odd count, so s4 packs into 4 bytes.
+     */
+    @Test
+    void npyOutputOfMlDtypesTypesIsWhatNumpyLoadsAsThemAndWhatWeReadBack() throws IOException {
+        float[] floats = {1, -2, 0.5f, 3, -1.5f, 0, 2};
+        Map<DType, float[]> cases = new java.util.LinkedHashMap<>();
+        for (DType t : List.of(DType.BF16, DType.F8E4M3FN, DType.F8E4M3, DType.F8E3M4, DType.F8E4M3B11FNUZ,
+                DType.F8E5M2FNUZ, DType.F8E4M3FNUZ, DType.F4E2M1FN)) {
+            cases.put(t, floats);
+        }
+        cases.put(DType.F8E8M0FNU, new float[] {1, 2, 0.5f, 4, 0.25f, 8, 0.125f}); // powers of two only
+        cases.put(DType.S4, new float[] {-8, -2, 7, 0, -1, 3, 5});
+        cases.put(DType.U4, new float[] {0, 15, 8, 1, 2, 3, 9});
+        cases.put(DType.S2, new float[] {-2, -1, 0, 1, 1, -2, 0});
+        cases.put(DType.U2, new float[] {0, 3, 2, 1, 0, 1, 3});
+        cases.put(DType.S1, new float[] {-1, 0, -1, 0, 0, -1, 0});
+        cases.put(DType.U1, new float[] {1, 0, 1, 1, 0, 0, 1});
+        Map<Path, DType> written = new java.util.LinkedHashMap<>();
+        for (Map.Entry<DType, float[]> c : cases.entrySet()) {
+            DType t = c.getKey();
+            Path in = dir.resolve("in_" + t + ".npy");
+            Npy.write(in, new DenseTensor(DType.F32, List.of(7L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT,
+                    c.getValue())));
+            Path out = dir.resolve(t + ".npy");
+            CliHarness r = CliHarness.run("convert", in.toString(), out.toString(), "--dtype", t.xlaName());
+            assertEquals(0, r.code(), t + ": " + r.err());
+            written.put(out, t);
+            // Our own reader, told the type: the same values.
+            Path back = dir.resolve(t + ".f32.npy");
+            r = CliHarness.run("convert", out.toString(), back.toString(), "--from-dtype", t.xlaName(), "--dtype", "f32");
+            assertEquals(0, r.code(), t + ": " + r.err());
+            try (NpyArray a = Npy.map(back)) {
+                assertArrayEquals(c.getValue(), a.data().segment().toArray(ValueLayout.JAVA_FLOAT), t.toString());
+            }
+        }
+        List<MlDtypesNpy.Loaded> loaded = MlDtypesNpy.load(dir, written);
+        int k = 0;
+        for (Map.Entry<Path, DType> w : written.entrySet()) {
+            DType t = w.getValue();
+            MlDtypesNpy.Loaded l = loaded.get(k++);
+            assertEquals(t == DType.BF16 ? "|V2" : "|V1", l.descr(), t.toString());
+            assertEquals(List.of(7L), l.shape(), t.toString());
+            float[] want = cases.get(t);
+            for (int i = 0; i < want.length; i++) {
+                assertEquals(want[i], l.values().get(i), 0, t + " element " + i);
+            }
+        }
     }
 
     @Test
@@ -184,7 +240,8 @@ class ConvertCommandTest {
         // Neither file format holds them one to a byte: their own refusal, not one about --layout.
         r = CliHarness.run("convert", f32.toString(), dir.resolve("p6.npy").toString(), "--dtype", "f6e2m3fn");
         assertEquals(2, r.code());
-        assertTrue(r.err().startsWith("tensorbuf convert: the output is f6e2m3fn, which NumPy has no dtype for"), r.err());
+        assertTrue(r.err().startsWith("tensorbuf convert: the output is f6e2m3fn, which tensorbuf does not write to .npy"
+                + " (its 6-bit elements are packed four to three bytes in a bit order no format defines"), r.err());
     }
 
     @Test
@@ -266,8 +323,8 @@ class ConvertCommandTest {
         assertEquals(2, r.code());
         assertTrue(r.err().contains("says its own type, f8e5m2 ('<f1')"), r.err());
         r = CliHarness.run("convert", file.toString(), dir.resolve("back.npy").toString());
-        assertEquals("tensorbuf convert: the output is f8e5m2, which NumPy has no dtype for (ml_dtypes saves float8_e5m2"
-                + " as '<f1', which np.load cannot read); write " + dir.resolve("back.safetensors") + " instead, which"
+        assertEquals("tensorbuf convert: the output is f8e5m2, which tensorbuf does not write to .npy (ml_dtypes saves"
+                + " float8_e5m2 as '<f1', which np.load cannot read); write " + dir.resolve("back.safetensors") + " instead, which"
                 + " holds f8e5m2\n", r.err());
     }
 

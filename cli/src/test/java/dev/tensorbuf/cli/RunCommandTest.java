@@ -307,7 +307,7 @@ class RunCommandTest {
         assertArrayEquals(new float[] {1, 2, 6, 7, 3, 4, 8, 9, 5, 0, 10, 0, 11, 12, 0, 0, 13, 14, 0, 0, 15, 0, 0, 0},
                 java.lang.foreign.MemorySegment.ofArray(Files.readAllBytes(out)).toArray(ValueLayout.JAVA_FLOAT_UNALIGNED));
 
-        // An s4 ROOT, which neither .npy nor safetensors holds: asked for one, run points to raw bytes.
+        // An s4 ROOT: a .npy holds it as np.save writes ml_dtypes' int4, '<V1', one element to a byte.
         Path s4 = dir.resolve("s4.hlo");
         Files.writeString(s4, """
                 HloModule m
@@ -319,9 +319,11 @@ class RunCommandTest {
                 """);
         Path npy = dir.resolve("c.npy");
         r = CliHarness.run("run", s4.toString(), "--arg", "p0=" + a, "--out", npy.toString());
-        assertEquals(2, r.code());
-        assertTrue(r.err().contains("ROOT c is s4, which NumPy has no dtype for (ml_dtypes' int4 is saved as an unnamed"
-                + " void type); write raw bytes instead (--out with any other extension), in the ROOT's layout"), r.err());
+        assertEquals(0, r.code(), r.err());
+        try (NpyArray c = Npy.map(npy, DType.S4)) {
+            assertEquals("<V1", c.header().descr());
+            assertArrayEquals(new byte[] {0, 3, 1, 4, 2, 5}, c.data().segment().toArray(ValueLayout.JAVA_BYTE));
+        }
         Path packed = dir.resolve("c.bin");
         r = CliHarness.run("run", s4.toString(), "--arg", "p0=" + a, "--out", packed.toString());
         assertEquals(0, r.code(), r.err());
@@ -352,15 +354,28 @@ class RunCommandTest {
             """;
 
     @Test
-    void bf16RootIsRefusedAsNpyBeforeAnythingRunsAndWrittenAsSafetensors() throws IOException {
+    void aRootNpyCannotHoldIsRefusedBeforeAnythingRunsAndBf16IsWrittenToBoth() throws IOException {
+        // f8e5m2: ml_dtypes saves it as '<f1', which np.load refuses. The argument does not exist: the
+        // ROOT's type is checked first, so nothing is read or run.
+        Files.writeString(hlo, BF16_ROOT.replace("bf16", "f8e5m2"));
+        Path e5 = dir.resolve("e5.npy");
+        CliHarness refused = CliHarness.run("run", hlo.toString(), "--arg", "p0=missing.npy", "--out", e5.toString());
+        assertEquals(2, refused.code());
+        assertEquals("tensorbuf run: ROOT b is f8e5m2, which tensorbuf does not write to .npy (ml_dtypes saves float8_e5m2"
+                + " as '<f1', which np.load cannot read); write " + dir.resolve("e5.safetensors") + " instead, which holds"
+                + " f8e5m2\n", refused.err());
+        assertFalse(Files.exists(e5));
+
         Files.writeString(hlo, BF16_ROOT);
         Path npy = dir.resolve("b.npy");
-        // The argument does not exist: the ROOT's type is checked first, so nothing is read or run.
-        CliHarness refused = CliHarness.run("run", hlo.toString(), "--arg", "p0=missing.npy", "--out", npy.toString());
-        assertEquals(2, refused.code());
-        assertEquals("tensorbuf run: ROOT b is bf16, which NumPy has no dtype for (ml_dtypes' bfloat16 is saved as an"
-                + " unnamed void type); write " + dir.resolve("b.safetensors") + " instead, which holds bf16\n", refused.err());
-        assertFalse(Files.exists(npy));
+        CliHarness written = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + a, "--out", npy.toString());
+        assertEquals(0, written.code(), written.err());
+        try (NpyArray b = Npy.map(npy, DType.BF16)) {
+            assertEquals("<V2", b.header().descr());
+            assertEquals(List.of(3L, 2L), b.shape());
+            assertArrayEquals(new short[] {0, 0x4040, 0x3f80, 0x4080, 0x4000, 0x40a0},
+                    b.data().segment().toArray(ValueLayout.JAVA_SHORT_UNALIGNED));
+        }
 
         Path st = dir.resolve("b.safetensors");
         CliHarness r = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + a, "--out", st.toString());
@@ -375,6 +390,45 @@ class RunCommandTest {
             assertArrayEquals(new short[] {0, 0x4040, 0x3f80, 0x4080, 0x4000, 0x40a0},
                     b.data().segment().toArray(ValueLayout.JAVA_SHORT_UNALIGNED));
         }
+    }
+
+    /**
+     * A ROOT of a type NumPy lacks goes to .npy as np.save writes the ml_dtypes array: NumPy with
+     * ml_dtypes loads the values, and so does our reader with the type named. The ROOT is laid out
+     * column-major ({0,1}), so the file holds its C-order copy.
+     */
+    @Test
+    void npyOutputOfMlDtypesRootsIsWhatNumpyLoadsAsThem() throws IOException {
+        Map<Path, DType> written = new java.util.LinkedHashMap<>();
+        for (DType t : List.of(DType.BF16, DType.F8E4M3FN, DType.F8E4M3B11FNUZ, DType.S4, DType.U4, DType.U2)) {
+            Path module = dir.resolve(t + ".hlo");
+            Files.writeString(module, BF16_ROOT.replace("bf16[3,2]{1,0}", t.xlaName() + "[3,2]{0,1}"));
+            Path out = dir.resolve(t + ".npy");
+            // u2 holds 0 to 3: the argument is a's first four values, twice.
+            Path arg = t == DType.U2 ? npyOfFloats("u2in.npy", 0, 1, 2, 3, 2, 1) : a;
+            CliHarness r = CliHarness.run("run", module.toString(), "--arg", "p0=" + arg, "--out", out.toString());
+            assertEquals(0, r.code(), t + ": " + r.err());
+            assertTrue(r.out().contains("ROOT written in C order as " + t.xlaName() + "[3,2]{1,0"), r.out());
+            written.put(out, t);
+            try (NpyArray back = Npy.map(out, t)) {
+                assertArrayEquals(t == DType.U2 ? new double[] {0, 3, 1, 2, 2, 1} : new double[] {0, 3, 1, 4, 2, 5},
+                        back.view().toDoubleArray(), t.toString());
+            }
+        }
+        List<MlDtypesNpy.Loaded> loaded = MlDtypesNpy.load(dir, written);
+        int k = 0;
+        for (DType t : written.values()) {
+            MlDtypesNpy.Loaded l = loaded.get(k++);
+            assertEquals(List.of(3L, 2L), l.shape(), t.toString());
+            assertEquals(t == DType.U2 ? List.of(0.0, 3.0, 1.0, 2.0, 2.0, 1.0) : List.of(0.0, 3.0, 1.0, 4.0, 2.0, 5.0),
+                    l.values(), t.toString());
+        }
+    }
+
+    private Path npyOfFloats(String name, float... values) throws IOException {
+        Path file = dir.resolve(name);
+        Npy.write(file, new DenseTensor(DType.F32, List.of(2L, 3L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, values)));
+        return file;
     }
 
     @Test

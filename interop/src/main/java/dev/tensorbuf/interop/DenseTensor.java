@@ -17,6 +17,9 @@ import java.util.Optional;
 /**
  * One tensor as the file writers take it: element type, dims, and its bytes in C (row-major)
  * order, little-endian, densely stored (sub-byte types packed, first element in the low bits).
+ * A count of 1-, 2- or 4-bit elements that does not fill whole bytes takes
+ * {@code ceil(count * bits / 8)} of them, as XLA packs: {@code s4[3]} is 2 bytes, the last one's
+ * high 4 bits unused. Writers never read unused bits, and {@link #copyOf} leaves them zero.
  *
  * {@snippet :
  * MemorySegment bytes = Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1, 2, 3, 4, 5, 6);
@@ -24,6 +27,8 @@ import java.util.Optional;
  * t.elementCount(); // 6
  * new DenseTensor(DType.F32, List.of(2L, 2L), bytes);
  * // IllegalArgumentException: "f32[2, 2] needs 16 bytes, the data has 24"
+ * new DenseTensor(DType.S4, List.of(3L), MemorySegment.ofArray(new byte[] {(byte) 0xe1, 0x07}));
+ * // int4 [1, -2, 7]: Npy.write writes 01 0e 07
  * }
  *
  * <p>From a {@link TensorView}, {@link #of(TensorView)} wraps the view's bytes when they already
@@ -52,7 +57,7 @@ public record DenseTensor(DType dtype, List<Long> dims, MemorySegment bytes) {
         if (dtype.isSubByte() && 8 % dtype.bitWidth() == 0) {
             requirePacked(dtype, count, bytes.byteSize(), name);
         }
-        long expected = Sizes.byteSize(dtype, count, name);
+        long expected = Sizes.packedByteSize(dtype, count, name);
         if (expected != bytes.byteSize()) {
             throw new IllegalArgumentException(name + " needs " + expected + " bytes, the data has " + bytes.byteSize());
         }
@@ -64,18 +69,15 @@ public record DenseTensor(DType dtype, List<Long> dims, MemorySegment bytes) {
      */
     private static void requirePacked(DType dtype, long count, long given, String name) {
         int perByte = 8 / dtype.bitWidth();
-        if (count % perByte == 0 && given == count / perByte) {
+        long packedBytes = Math.ceilDiv(count, perByte);
+        if (given == packedBytes) {
             return;
         }
-        String packed = dtype + " elements are held packed, " + perByte + " to a byte (first element in the low bits)";
         String unpacked = given == count && count > 0 ? ", one element to a byte as ml_dtypes holds them: DenseTensor.copyOf"
                 + "(TensorView.strided(buffer, DType." + dtype.name() + ", layout), allocator) packs them" : "";
-        if (count % perByte != 0) {
-            throw new IllegalArgumentException(name + ": " + packed + ", so " + count + " of them do not fill whole bytes"
-                    + " (a count that is a multiple of " + perByte + " does); the data has " + given + " bytes" + unpacked);
-        }
-        throw new IllegalArgumentException(name + " needs " + count / perByte + " bytes: " + packed + "; the data has "
-                + given + unpacked);
+        throw new IllegalArgumentException(name + " needs " + packedBytes + " bytes: " + dtype + " elements are held packed, "
+                + perByte + " to a byte (first element in the low bits" + (count % perByte == 0 ? ""
+                        : ", the last byte's unused high bits zero") + "); the data has " + given + unpacked);
     }
 
     /**
@@ -126,7 +128,7 @@ public record DenseTensor(DType dtype, List<Long> dims, MemorySegment bytes) {
         StridedLayout layout = view.stridedLayout().orElseThrow();
         long bits = view.access().storageBits();
         String name = describe(view.dtype(), view.dims());
-        long bytes = Sizes.byteSize(view.dtype(), view.elementCount(), name);
+        long bytes = Sizes.packedByteSize(view.dtype(), view.elementCount(), name);
         long start = bytes == 0 ? 0 : layout.offset() * bits / 8;
         return new DenseTensor(view.dtype(), view.dims(), view.buffer().segment().asSlice(start, bytes));
     }
@@ -191,7 +193,7 @@ public record DenseTensor(DType dtype, List<Long> dims, MemorySegment bytes) {
         // The exporters' dense copy: row-major, 1-, 2- and 4-bit types packed, as a DenseTensor holds them.
         Materializer.Dense copy = Materializer.dense(view, true, allocator);
         String name = describe(type, view.dims());
-        long bytes = Sizes.byteSize(type, view.elementCount(), name);
+        long bytes = Sizes.packedByteSize(type, view.elementCount(), name);
         // An empty tensor gets a 1-byte buffer; the tensor is its first 0 bytes.
         return new DenseTensor(type, view.dims(), copy.buffer().segment().asSlice(0, bytes));
     }

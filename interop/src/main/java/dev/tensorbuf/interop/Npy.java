@@ -6,8 +6,14 @@ import dev.tensorbuf.interop.internal.FileMapping;
 import dev.tensorbuf.interop.internal.NpyCodec;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.ops.copy.Access;
+import dev.tensorbuf.ops.copy.CopyEngine;
+import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.XlaLayout;
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
@@ -15,6 +21,7 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Optional;
 
 /**
  * Reads and writes NumPy {@code .npy} files (format versions 1.0, 2.0 and 3.0).
@@ -218,7 +225,7 @@ public final class Npy {
             try (FileChannel channel = FileChannel.open(where, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
                 writeFully(channel, ByteBuffer.wrap(preamble));
                 if (type.isSubByte()) {
-                    writeUnpacked(channel, tensor.bytes(), type.bitWidth());
+                    writeUnpacked(channel, tensor.bytes(), type, tensor.elementCount());
                 } else {
                     writeSegment(channel, tensor.bytes());
                 }
@@ -227,49 +234,74 @@ public final class Npy {
     }
 
     /**
+     * {@return why {@link #write(Path, DenseTensor)} refuses tensors of {@code type}, or empty when
+     * it writes them} A command that writes {@code .npy} files asks before it does any work, so
+     * that it refuses exactly what the writer refuses, for the writer's reason.
+     * {@snippet :
+     * Npy.whyNotWritable(DType.BF16);     // Optional.empty(): written as '<V2', as np.save writes ml_dtypes' bfloat16
+     * Npy.whyNotWritable(DType.F8E5M2);   // Optional["ml_dtypes saves float8_e5m2 as '<f1', which np.load cannot read"]
+     * }
+     */
+    public static Optional<String> whyNotWritable(DType type) {
+        if (type.isNumpyNative()) {
+            return Optional.empty();
+        }
+        if (type.numpyDescr().isEmpty()) {
+            return Optional.of(type + " has no NumPy or ml_dtypes dtype");
+        }
+        String name = type.numpyDescr().orElseThrow();
+        if (type == DType.F8E5M2) {
+            // ml_dtypes registers float8_e5m2 as a float: np.save writes '<f1', a file np.load refuses.
+            return Optional.of("ml_dtypes saves " + name + " as '<f1', which np.load cannot read");
+        }
+        if (type.isSubByte() && 8 % type.bitWidth() != 0) {
+            return Optional.of("its " + type.bitWidth() + "-bit elements are packed four to three bytes in a bit order no"
+                    + " format defines, and ml_dtypes' " + name + " .npy holds one to a byte; tensorbuf does not unpack them");
+        }
+        return Optional.empty();
+    }
+
+    /**
      * {@return the descr np.save writes for an array of the type: NumPy's own, or for an ml_dtypes
      * type the void of its width} ml_dtypes' arrays carry no type name in the file, so the void is
      * all np.save writes and all a reader can be told.
      */
     private static String descrToWrite(DType type, DenseTensor tensor, Path file) {
-        if (type.isNumpyNative()) {
-            return type.numpyDescr().orElseThrow();
+        Optional<String> why = whyNotWritable(type);
+        if (why.isPresent()) {
+            throw new IllegalArgumentException("cannot write " + tensor + " to " + file + ": " + why.get()
+                    + (type == DType.F8E5M2 ? "; write a .safetensors file (F8_E5M2) instead" : ""));
         }
-        String name = type.numpyDescr().orElseThrow();
-        if (type == DType.F8E5M2) {
-            // ml_dtypes registers float8_e5m2 as a float: np.save writes '<f1', a file np.load refuses.
-            throw new IllegalArgumentException("cannot write " + tensor + " to " + file + ": ml_dtypes saves " + name
-                    + " as '<f1', which np.load cannot read; write a .safetensors file (F8_E5M2) instead");
-        }
-        if (type.isSubByte() && 8 % type.bitWidth() != 0) {
-            throw new IllegalArgumentException("cannot write " + tensor + " to " + file + ": its " + type.bitWidth()
-                    + "-bit elements are packed four to three bytes in a bit order no format defines, and ml_dtypes'"
-                    + " " + name + " .npy holds one to a byte; tensorbuf does not unpack them");
-        }
-        return "<V" + type.byteWidth();
+        return type.isNumpyNative() ? type.numpyDescr().orElseThrow() : "<V" + type.byteWidth();
     }
 
+    /** Elements unpacked per piece: a multiple of 8, so every piece of 1-, 2- and 4-bit data starts on a byte. */
+    private static final long UNPACK_PIECE = 1 << 20;
+
+    private static final CopyEngine UNPACKER = CopyEngine.defaults();
+
     /**
-     * Writes packed sub-byte elements one to a byte, in the low bits with the rest zero, as
-     * ml_dtypes stores them: packed data are first element lowest, so byte {@code 0xe1} of
-     * {@code s4} becomes {@code 01 0e}.
+     * Writes the first {@code count} packed sub-byte elements one to a byte, in the low bits with
+     * the rest zero, as ml_dtypes stores them: packed data are first element lowest, so byte
+     * {@code 0xe1} of {@code s4} becomes {@code 01 0e} (int4 -2 is {@code 0x0e}, not {@code 0xfe}).
+     * The copy engine unpacks them, from the packed row-major shape ({@code s4[n]{0:E(4)}}) into
+     * one byte per element: its one-to-a-byte store of a 1-, 2- or 4-bit type keeps the low bits
+     * only, which is ml_dtypes' byte ({@code NpyTest} pins it for every type). Bits past the last
+     * element (an odd count of 4-bit elements) are not read.
      */
-    private static void writeUnpacked(FileChannel channel, MemorySegment packed, int bits) throws IOException {
-        int perByte = 8 / bits;
-        int mask = (1 << bits) - 1;
-        int chunkBytes = 1 << 18;
-        byte[] out = new byte[(int) Math.min(chunkBytes, packed.byteSize()) * perByte];
-        for (long done = 0; done < packed.byteSize(); ) {
-            int n = (int) Math.min(chunkBytes, packed.byteSize() - done);
-            int k = 0;
-            for (int i = 0; i < n; i++) {
-                int b = packed.get(ValueLayout.JAVA_BYTE, done + i);
-                for (int e = 0; e < perByte; e++) {
-                    out[k++] = (byte) ((b >>> (e * bits)) & mask);
-                }
+    private static void writeUnpacked(FileChannel channel, MemorySegment packed, DType type, long count) throws IOException {
+        int bits = type.bitWidth();
+        // Shared: the engine may run a large piece on helper threads.
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment out = arena.allocate(Math.max(1, Math.min(UNPACK_PIECE, count)));
+            for (long done = 0; done < count; ) {
+                long n = Math.min(UNPACK_PIECE, count - done);
+                ArrayShape piece = ArrayShape.of(type, n).withLayout(XlaLayout.packedDescending(type, 1));
+                MemorySegment from = packed.asSlice(done / 8 * bits, piece.arraySize());
+                UNPACKER.copy(Access.tiled(from, piece), Access.strided(out, type, StridedLayout.packed(new long[] {n})));
+                writeFully(channel, out.asSlice(0, n).asByteBuffer());
+                done += n;
             }
-            done += n;
-            writeFully(channel, ByteBuffer.wrap(out, 0, k));
         }
     }
 

@@ -6,6 +6,8 @@ import dev.tensorbuf.interop.internal.SafetensorsCodec;
 import dev.tensorbuf.interop.internal.Sizes;
 import dev.tensorbuf.interop.json.Json;
 import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.Buffers;
+import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import java.io.IOException;
@@ -118,13 +120,37 @@ public final class SafetensorsFile implements AutoCloseable {
         ByteBuffer headerBytes = ByteBuffer.wrap(all.asSlice(8, n).toArray(ValueLayout.JAVA_BYTE));
         SafetensorsCodec.Header header = SafetensorsCodec.read(headerBytes, all.byteSize() - dataStart, file.toString());
         Map<String, SafetensorsTensor> tensors = new LinkedHashMap<>();
-        for (SafetensorsCodec.Entry e : header.entries()) {
-            long offset = dataStart + e.begin();
-            long bytes = e.end() - e.begin();
-            tensors.put(e.name(), new SafetensorsTensor(e.name(), e.dtype(), e.shape(), offset, bytes, view.slice(offset, bytes)));
+        try {
+            for (SafetensorsCodec.Entry e : header.entries()) {
+                long offset = dataStart + e.begin();
+                long bytes = e.end() - e.begin();
+                tensors.put(e.name(), new SafetensorsTensor(e.name(), e.dtype(), e.shape(), offset, bytes,
+                        tensorBuffer(view, root, offset, bytes, e.name(), file), file));
+            }
+        } catch (RuntimeException x) {
+            tensors.values().forEach(t -> t.data().close());
+            throw x;
         }
         return new SafetensorsFile(file, root, n, Collections.unmodifiableMap(header.metadata()),
                 Collections.unmodifiableMap(tensors), writable);
+    }
+
+    /**
+     * {@return a tensor's bytes as a buffer of their own, named for the tensor} A slice of the
+     * mapping would share its lifetime, and a tensor used after the file closed would be named as
+     * the whole mapping, by its size. This buffer holds the mapping ({@link Buffer#hold()}) until
+     * it closes, which {@link #close()} does before it closes the mapping: a copy that holds the
+     * tensor meanwhile keeps the file mapped until it ends.
+     */
+    private static Buffer tensorBuffer(Buffer view, Buffer root, long offset, long bytes, String name, Path file) {
+        Buffer.Hold mapped = root.hold();
+        try {
+            return Buffers.foreign(view.segment().asSlice(offset, bytes), MemorySpace.HOST,
+                    "tensor '" + name + "' of " + file.getFileName(), mapped::close);
+        } catch (RuntimeException e) {
+            mapped.close();
+            throw e;
+        }
     }
 
     /**
@@ -135,12 +161,17 @@ public final class SafetensorsFile implements AutoCloseable {
      * @param tensors by name; the map's order does not matter
      * @param metadata string pairs for {@code __metadata__}; empty writes no {@code __metadata__}
      * @throws IllegalArgumentException if a name is {@code __metadata__} or has an unpaired
-     *     surrogate (no UTF-8 encoding), safetensors has no name for a dtype, or the header would exceed {@value #MAX_HEADER_BYTES} bytes
+     *     surrogate (no UTF-8 encoding), safetensors has no name for a dtype, a sub-byte tensor
+     *     does not fill whole bytes ({@code F4 [3]}: the reference reader refuses it), or the
+     *     header would exceed {@value #MAX_HEADER_BYTES} bytes
      * @throws IOException if the file cannot be written
      */
     public static void write(Path file, Map<String, DenseTensor> tensors, Map<String, String> metadata) throws IOException {
         Objects.requireNonNull(tensors, "tensors");
-        Plan<DenseTensor> plan = plan(tensors, metadata, DenseTensor::dtype, DenseTensor::dims, t -> t.bytes().byteSize());
+        // A DenseTensor may hold an odd count of 4-bit elements (F4 [3] in 2 bytes), which the
+        // reference reader refuses: sized as safetensors sizes it, such a tensor is refused here.
+        Plan<DenseTensor> plan = plan(tensors, metadata, DenseTensor::dtype, DenseTensor::dims,
+                t -> Sizes.byteSize(t.dtype(), t.elementCount(), DenseTensor.describe(t.dtype(), t.dims())));
         FileReplacement.write(file, where -> {
             try (FileChannel channel = FileChannel.open(where, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
                 writeHeader(channel, plan.header());
@@ -308,6 +339,9 @@ public final class SafetensorsFile implements AutoCloseable {
      */
     @Override
     public void close() {
+        for (SafetensorsTensor t : tensors.values()) {
+            t.data().close(); // its hold on the mapping ends now, or when a copy holding it ends
+        }
         if (writable && mapping.isAlive()) {
             try {
                 mapping.segment().force();

@@ -6,6 +6,7 @@ import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaLayout;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
 
@@ -30,15 +31,34 @@ import java.util.Objects;
  * @param shape the dims; empty for a scalar
  * @param fileOffset the offset of the first byte in the file: 8 + header length + BEGIN
  * @param byteSize the number of bytes, END - BEGIN
- * @param data the bytes; not aligned beyond what the writer chose (use unaligned layouts)
+ * <p>Closing the file closes every tensor's {@link #data()}: a tensor, or a view of it, used after
+ * that is refused with {@link IllegalStateException} naming the tensor and the file
+ * ({@code "tensor 'w' of w.safetensors cannot be read: its file was closed ..."} from
+ * {@link #view()}; {@code "buffer of 24 bytes from foreign owner 'tensor 'w' of w.safetensors' was
+ * closed"} from its buffer or a view made before).
+ *
+ * @param data the bytes, a buffer of their own that the file closes; not aligned beyond what the
+ *     writer chose (use unaligned layouts)
+ * @param file the file the tensor is in, for messages
  */
-public record SafetensorsTensor(String name, DType dtype, List<Long> shape, long fileOffset, long byteSize, Buffer data) {
+public record SafetensorsTensor(String name, DType dtype, List<Long> shape, long fileOffset, long byteSize, Buffer data,
+        Path file) {
     /** Copies the shape and checks for nulls. */
     public SafetensorsTensor {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(dtype, "dtype");
         Objects.requireNonNull(data, "data");
+        Objects.requireNonNull(file, "file");
         shape = List.copyOf(shape);
+    }
+
+    /** Refuses a tensor of a closed file in its own words, before its buffer refuses it in the memory's. */
+    private void requireOpen() {
+        if (!data.isAlive()) {
+            throw new IllegalStateException("tensor '" + name + "' of " + file + " (" + dtype + shape + ", " + byteSize
+                    + " bytes) cannot be read: its file was closed, which unmaps every tensor; read it or copy it"
+                    + " (DenseTensor.copyOf) before closing the file");
+        }
     }
 
     /**
@@ -54,8 +74,10 @@ public record SafetensorsTensor(String name, DType dtype, List<Long> shape, long
      *
      * @throws IllegalArgumentException for 6-bit types, whose bit order within their three bytes
      *     safetensors does not define
+     * @throws IllegalStateException if the file is closed, naming the tensor and the file
      */
     public TensorView view() {
+        requireOpen();
         if (dtype.isSubByte() && 8 % dtype.bitWidth() != 0) {
             throw new IllegalArgumentException("tensor '" + name + "' is " + dtype + " (" + dtype.safetensorsName().orElseThrow()
                     + "), packed four to three bytes in a bit order safetensors does not define: read its bytes, data()");
@@ -64,8 +86,9 @@ public record SafetensorsTensor(String name, DType dtype, List<Long> shape, long
         return TensorView.of(data, ArrayShape.of(dtype, dims).withLayout(XlaLayout.packedDescending(dtype, dims.length)));
     }
 
-    /** {@return the tensor as the writers take it, over the same bytes (no copy)} */
+    /** {@return the tensor as the writers take it, over the same bytes (no copy)} @throws IllegalStateException if the file is closed */
     public DenseTensor asDense() {
+        requireOpen();
         return new DenseTensor(dtype, shape, data.segment());
     }
 }

@@ -119,14 +119,57 @@ class DenseTensorTest {
         }
     }
 
+    /** XLA packs s4[3] into 2 bytes, the last one's high bits zero; a count that does not fill whole bytes is a tensor too. */
+    @Test
+    void oddCountsOfSubByteElementsTakeTheirBytesRoundedUp() throws IOException {
+        // int4 [1, -2, 7]: e1 07; the example of the class comment.
+        DenseTensor three = new DenseTensor(DType.S4, List.of(3L), java.lang.foreign.MemorySegment.ofArray(
+                new byte[] {(byte) 0xe1, 0x07}));
+        assertEquals(3, three.elementCount());
+        Path file = dir.resolve("s4.npy");
+        Npy.write(file, three);
+        byte[] all = java.nio.file.Files.readAllBytes(file);
+        assertArrayEquals(new byte[] {0x01, 0x0e, 0x07}, java.util.Arrays.copyOfRange(all, all.length - 3, all.length));
+        try (NpyArray back = Npy.map(file, DType.S4)) {
+            assertEquals(List.of(3L), back.shape());
+            assertArrayEquals(new long[] {1, -2, 7}, back.view().toLongArray());
+        }
+        IllegalArgumentException tooShort = assertThrows(IllegalArgumentException.class, () -> new DenseTensor(DType.U2,
+                List.of(5L), java.lang.foreign.MemorySegment.ofArray(new byte[1])));
+        assertEquals("u2[5] needs 2 bytes: u2 elements are held packed, 4 to a byte (first element in the low bits, the"
+                + " last byte's unused high bits zero); the data has 1", tooShort.getMessage());
+        // Copies pack into ceil(n * bits / 8) bytes and zero the unused bits, even over a pool's dirty memory.
+        try (dev.tensorbuf.memory.PooledAllocator pool = dev.tensorbuf.memory.PooledAllocator.builder().build()) {
+            for (dev.tensorbuf.memory.Buffer dirty : List.of(pool.allocate(64), pool.allocate(64))) {
+                dirty.segment().fill((byte) 0xff);
+                dirty.close(); // back to the pool, dirty, for the next two allocations
+            }
+            dev.tensorbuf.memory.Buffer unpacked = pool.allocate(5);
+            unpacked.segment().copyFrom(java.lang.foreign.MemorySegment.ofArray(new byte[] {1, 0x0e, 7, 0x08, 0x0f}));
+            TensorView s4 = TensorView.strided(unpacked, ElementAccess.of(DType.S4), StridedLayout.packed(new long[] {5}));
+            DenseTensor packed = DenseTensor.copyOf(s4, pool);
+            assertArrayEquals(new byte[] {(byte) 0xe1, (byte) 0x87, 0x0f}, packed.bytes().toArray(ValueLayout.JAVA_BYTE));
+            // A scalar s4 is one element, half a byte.
+            DenseTensor scalar = DenseTensor.copyOf(TensorView.strided(unpacked.slice(1, 1), ElementAccess.of(DType.S4),
+                    StridedLayout.packed(new long[0])), pool);
+            assertArrayEquals(new byte[] {0x0e}, scalar.bytes().toArray(ValueLayout.JAVA_BYTE));
+        }
+        // A packed view of an odd count is its bytes as they are, without a copy.
+        try (Allocator arena = Allocators.confined()) {
+            TensorView view = TensorView.of(arena.allocate(2), "s4[3]{0:E(4)}");
+            view.copyFrom(new long[] {-8, 3, -1});
+            DenseTensor d = DenseTensor.of(view);
+            assertArrayEquals(new byte[] {0x38, 0x0f}, d.bytes().toArray(ValueLayout.JAVA_BYTE));
+        }
+    }
+
     @Test
     void subByteBytesThatAreNotPackedSaySoAndHowToPackThem() {
         IllegalArgumentException odd = assertThrows(IllegalArgumentException.class,
                 () -> new DenseTensor(DType.S4, List.of(35L), java.lang.foreign.MemorySegment.ofArray(new byte[35])));
-        assertEquals("s4[35]: s4 elements are held packed, 2 to a byte (first element in the low bits), so 35 of them do"
-                + " not fill whole bytes (a count that is a multiple of 2 does); the data has 35 bytes, one element to a"
-                + " byte as ml_dtypes holds them: DenseTensor.copyOf(TensorView.strided(buffer, DType.S4, layout),"
-                + " allocator) packs them", odd.getMessage());
+        assertEquals("s4[35] needs 18 bytes: s4 elements are held packed, 2 to a byte (first element in the low bits, the"
+                + " last byte's unused high bits zero); the data has 35, one element to a byte as ml_dtypes holds them:"
+                + " DenseTensor.copyOf(TensorView.strided(buffer, DType.S4, layout), allocator) packs them", odd.getMessage());
         IllegalArgumentException unpacked = assertThrows(IllegalArgumentException.class,
                 () -> new DenseTensor(DType.U2, List.of(2L, 4L), java.lang.foreign.MemorySegment.ofArray(new byte[8])));
         assertEquals("u2[2, 4] needs 2 bytes: u2 elements are held packed, 4 to a byte (first element in the low bits);"

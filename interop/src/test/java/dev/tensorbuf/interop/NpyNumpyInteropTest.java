@@ -161,6 +161,54 @@ class NpyNumpyInteropTest {
         assertEquals(38, manifest.size(), "15 types x 3 shapes, less the 0-d of the 7 sub-byte ones (no whole byte)");
     }
 
+    /**
+     * A count of 1-, 2- or 4-bit elements that does not fill whole bytes (s4[3], packed into 2
+     * bytes) is written as np.save writes the ml_dtypes array, byte for byte.
+     */
+    @Test
+    void subByteCountsThatDoNotFillWholeBytesAreWrittenAsNpSaveWritesThem() throws IOException {
+        PythonPeer.assumeModules("numpy", "ml_dtypes");
+        List<Object> manifest = new ArrayList<>();
+        try (Arena arena = Arena.ofConfined()) {
+            for (DType t : List.of(DType.S4, DType.U4, DType.S2, DType.U2, DType.S1, DType.U1, DType.F4E2M1FN)) {
+                for (List<Long> dims : List.of(List.<Long>of(), List.of(3L), List.of(3L, 3L), List.of(1L, 7L))) {
+                    long n = dims.stream().reduce(1L, Math::multiplyExact);
+                    if (n * t.bitWidth() % 8 == 0) {
+                        continue;
+                    }
+                    ElementAccess access = ElementAccess.packed(t);
+                    MemorySegment bytes = arena.allocate(access.byteSize(n));
+                    List<Object> values = new ArrayList<>();
+                    for (long i = 0; i < n; i++) {
+                        // f4e2m1fn holds -1.5 to 2 in steps of 0.5 exactly, not mlValue's 2.5 and on.
+                        Number v = t == DType.F4E2M1FN ? (i % 8 - 3) * 0.5 : mlValue(t, i);
+                        values.add(v);
+                        if (v instanceof Long l) {
+                            access.setLong(bytes, i, l);
+                        } else {
+                            access.setDouble(bytes, i, v.doubleValue());
+                        }
+                    }
+                    String name = "odd_" + t + "_" + dims.size() + "d_" + n + ".npy";
+                    Npy.write(dir.resolve(name), new DenseTensor(t, dims, bytes));
+                    try (NpyArray back = Npy.map(dir.resolve(name), t)) {
+                        TensorValues.assertValues(values, TensorValues.read(back.view()), "we read back " + name);
+                    }
+                    Map<String, Object> c = new LinkedHashMap<>();
+                    c.put("file", name);
+                    c.put("type", t.numpyDescr().orElseThrow());
+                    c.put("shape", dims);
+                    c.put("values", values);
+                    manifest.add(c);
+                }
+            }
+        }
+        Files.writeString(dir.resolve("manifest.json"), Json.write(manifest));
+        String out = PythonPeer.runScript("/peers/npy_peer.py", dir, "mlcheck", dir.toString());
+        assertTrue(out.contains("checked " + manifest.size()), out);
+        assertEquals(28, manifest.size(), "7 types x 4 shapes of 1, 3, 9 and 7 elements, none a whole number of bytes");
+    }
+
     /** {@return element i of a type ml_dtypes holds, exactly representable: its range cycled for integers} */
     private static Number mlValue(DType t, long i) {
         if (t.kind() == DType.Kind.SIGNED || t.kind() == DType.Kind.UNSIGNED) {

@@ -163,6 +163,45 @@ class NpyTest {
         }
     }
 
+    /**
+     * The copy engine unpacks sub-byte data for the writer: its one-to-a-byte store must be
+     * ml_dtypes' byte, the element's low bits with the rest zero (int4 -2 is 0x0e, never the
+     * sign-extended 0xfe), for every 1-, 2- and 4-bit type, across pieces of the write.
+     */
+    @Test
+    void subByteElementsAreWrittenOneToAByteInTheirLowBitsOnly() throws IOException {
+        java.util.Random random = new java.util.Random(7);
+        for (DType type : List.of(DType.S4, DType.U4, DType.S2, DType.U2, DType.S1, DType.U1, DType.F4E2M1FN)) {
+            int bits = type.bitWidth();
+            long count = (1 << 20) + 13; // past one piece of the write, the last byte partly used
+            byte[] packed = new byte[(int) Math.ceilDiv(count * bits, 8)];
+            random.nextBytes(packed); // the unused bits of the last byte too: they are not written
+            Path file = dir.resolve(type + ".npy");
+            Npy.write(file, new DenseTensor(type, List.of(count), MemorySegment.ofArray(packed)));
+            byte[] all = Files.readAllBytes(file);
+            int data = all.length - (int) count;
+            for (int i = 0; i < count; i++) {
+                int want = (packed[i * bits / 8] >>> (i * bits % 8)) & ((1 << bits) - 1);
+                if (all[data + i] != want) {
+                    throw new AssertionError(type + " element " + i + ": wrote " + String.format("0x%02x", all[data + i])
+                            + ", ml_dtypes writes " + String.format("0x%02x", want));
+                }
+            }
+        }
+        // The signed values themselves: s4 -8 -2 -1 7, s2 -2 -1, s1 -1 are their low bits.
+        Path s4 = dir.resolve("s4.npy");
+        Npy.write(s4, new DenseTensor(DType.S4, List.of(4L), MemorySegment.ofArray(new byte[] {(byte) 0xe8, 0x7f})));
+        byte[] all = Files.readAllBytes(s4);
+        assertArrayEquals(new byte[] {0x08, 0x0e, 0x0f, 0x07}, java.util.Arrays.copyOfRange(all, all.length - 4, all.length));
+        Path s2 = dir.resolve("s2.npy");
+        Npy.write(s2, new DenseTensor(DType.S2, List.of(4L), MemorySegment.ofArray(new byte[] {(byte) 0x1e})));
+        all = Files.readAllBytes(s2);
+        assertArrayEquals(new byte[] {0x02, 0x03, 0x01, 0x00}, java.util.Arrays.copyOfRange(all, all.length - 4, all.length));
+        try (NpyArray a = Npy.map(s2, DType.S2)) {
+            assertArrayEquals(new long[] {-2, -1, 1, 0}, a.view().toLongArray());
+        }
+    }
+
     @Test
     void sixBitTypesAreRefusedOnWriteForTheirUndefinedPacking() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Npy.write(dir.resolve("f6.npy"),

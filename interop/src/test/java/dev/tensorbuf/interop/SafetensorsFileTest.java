@@ -139,6 +139,48 @@ class SafetensorsFileTest {
         assertThrows(IllegalStateException.class, () -> f.tensor("x"));
     }
 
+    /**
+     * A tensor used after its file closed was named as the whole mapping ("buffer of 168 bytes from
+     * foreign owner 'mapped m.safetensors' was closed"): now the tensor and its file are named, by
+     * the tensor's methods and by its buffer, which a view made before the close reads.
+     */
+    @Test
+    void aTensorUsedAfterItsFileClosedIsNamedWithItsFile() throws IOException {
+        Path file = dir.resolve("m.safetensors");
+        MemorySegment six = Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1, 2, 3, 4, 5, 6);
+        SafetensorsFile.write(file, Map.of("w", new DenseTensor(DType.F32, List.of(2L, 3L), six),
+                "b", new DenseTensor(DType.F32, List.of(6L), six)));
+        SafetensorsFile f = SafetensorsFile.open(file);
+        SafetensorsTensor w = f.tensor("w");
+        dev.tensorbuf.views.TensorView before = w.view();
+        assertEquals(2f, before.getFloat(0, 1));
+        f.close();
+        String said = "tensor 'w' of " + file + " (f32[2, 3], 24 bytes) cannot be read: its file was closed, which unmaps"
+                + " every tensor; read it or copy it (DenseTensor.copyOf) before closing the file";
+        assertEquals(said, assertThrows(IllegalStateException.class, w::view).getMessage());
+        assertEquals(said, assertThrows(IllegalStateException.class, w::asDense).getMessage());
+        String buffer = "buffer of 24 bytes from foreign owner 'tensor 'w' of m.safetensors' was closed";
+        assertEquals(buffer, assertThrows(IllegalStateException.class, () -> w.data().segment()).getMessage());
+        IllegalStateException read = assertThrows(IllegalStateException.class, () -> before.getFloat(0, 1));
+        assertTrue(read.getMessage().contains(buffer), read.getMessage());
+    }
+
+    /** Each tensor holds the mapping: a copy holding one across the file's close reads the file to its end. */
+    @Test
+    void aHeldTensorKeepsTheFileMappedUntilTheHoldEnds() throws IOException {
+        Path file = dir.resolve("h.safetensors");
+        SafetensorsFile.write(file, Map.of("x", new DenseTensor(DType.U8, List.of(3L), MemorySegment.ofArray(new byte[] {7, 8, 9}))));
+        SafetensorsFile f = SafetensorsFile.open(file);
+        dev.tensorbuf.memory.Buffer x = f.tensor("x").data();
+        MemorySegment bytes = x.segment();
+        dev.tensorbuf.memory.Buffer.Hold hold = x.hold();
+        f.close();
+        assertFalse(x.isAlive());
+        assertArrayEquals(new byte[] {7, 8, 9}, bytes.toArray(ValueLayout.JAVA_BYTE), "still mapped while held");
+        hold.close();
+        assertThrows(IllegalStateException.class, () -> bytes.get(ValueLayout.JAVA_BYTE, 0), "unmapped once the hold ended");
+    }
+
     @Test
     void writerRefusesReservedNamesAndTypesWithoutSafetensorsNames() {
         MemorySegment one = MemorySegment.ofArray(new byte[] {1});
@@ -219,7 +261,15 @@ class SafetensorsFileTest {
         odd.put("w", dev.tensorbuf.views.ArrayShape.of(DType.F4E2M1FN, 4));
         odd.put("f16", dev.tensorbuf.views.ArrayShape.of(DType.F4E2M1FN, 5));
         IllegalArgumentException bits = assertThrows(IllegalArgumentException.class, () -> SafetensorsFile.create(bad, odd, Map.of()));
-        assertEquals("tensor 'f16': f4e2m1fn[5]: 5 elements of f4e2m1fn are 20 bits, not a whole number of bytes", bits.getMessage());
+        assertEquals("tensor 'f16': f4e2m1fn[5]: 5 elements of f4e2m1fn are 20 bits, not a whole number of bytes, which"
+                + " safetensors requires (its reference reader refuses a sub-byte tensor that does not end on a byte)",
+                bits.getMessage());
+        // A DenseTensor may hold them (3 bytes, the last half used); write refuses it as create does.
+        IllegalArgumentException dense = assertThrows(IllegalArgumentException.class, () -> SafetensorsFile.write(bad,
+                Map.of("q", new DenseTensor(DType.F4E2M1FN, List.of(5L), MemorySegment.ofArray(new byte[3])))));
+        assertEquals("tensor 'q': f4e2m1fn[5]: 5 elements of f4e2m1fn are 20 bits, not a whole number of bytes, which"
+                + " safetensors requires (its reference reader refuses a sub-byte tensor that does not end on a byte)",
+                dense.getMessage());
         Map<String, dev.tensorbuf.views.ArrayShape> huge = new java.util.LinkedHashMap<>();
         huge.put("a", dev.tensorbuf.views.ArrayShape.of(DType.U8, Long.MAX_VALUE / 2 + 1));
         huge.put("b", dev.tensorbuf.views.ArrayShape.of(DType.U8, Long.MAX_VALUE / 2 + 1));

@@ -47,6 +47,11 @@ public final class Materializer {
         long bytes = target.byteSize(view.elementCount());
         Buffer buffer = allocator.allocate(Math.max(1, bytes));
         try {
+            if (pack && bytes > 0) {
+                // An odd count of 4-bit elements (s4[3]) leaves the last byte's high bits unwritten;
+                // XLA and the files want them zero, and a pool's memory may hold anything.
+                buffer.segment().set(java.lang.foreign.ValueLayout.JAVA_BYTE, bytes - 1, (byte) 0);
+            }
             CopyEngine.defaults().copy(view, TensorView.strided(buffer, target, layout));
         } catch (RuntimeException e) {
             buffer.close();

@@ -33,8 +33,9 @@ public final class Sizes {
     }
 
     /**
-     * {@return the bytes of {@code count} elements stored densely: whole bytes each, or packed
-     * bits for sub-byte types}
+     * {@return the bytes of {@code count} elements as safetensors stores them: whole bytes each,
+     * or packed bits for sub-byte types, which must fill whole bytes} The reference reader
+     * refuses a sub-byte tensor that does not end on a byte ({@code F4 [3]}), so this does too.
      *
      * @throws IllegalArgumentException if the size overflows or packed bits do not fill whole bytes
      */
@@ -44,15 +45,40 @@ public final class Sizes {
                 long bits = Math.multiplyExact(count, (long) dtype.bitWidth());
                 if (bits % 8 != 0) {
                     throw new IllegalArgumentException(context + ": " + count + " elements of " + dtype + " are "
-                            + bits + " bits, not a whole number of bytes");
+                            + bits + " bits, not a whole number of bytes, which safetensors requires (its reference"
+                            + " reader refuses a sub-byte tensor that does not end on a byte)");
                 }
                 return bits / 8;
             }
             return Math.multiplyExact(count, (long) dtype.byteWidth());
         } catch (ArithmeticException e) {
-            throw new IllegalArgumentException(context + ": " + count + " elements of " + dtype
-                    + " (" + dtype.bitWidth() + " bits each) overflow a long byte size", e);
+            throw overflow(dtype, count, context, e);
         }
+    }
+
+    /**
+     * {@return the bytes of {@code count} elements stored densely in C order, as a
+     * {@code DenseTensor} holds them: whole bytes each, or 1-, 2- and 4-bit elements packed,
+     * {@code ceil(count * bits / 8)}, the last byte partly used when they do not fill it (XLA's
+     * packing: {@code s4[3]} takes 2 bytes)} 6-bit types, whose packing takes four elements to
+     * three bytes, must fill whole bytes, as {@link #byteSize} says.
+     *
+     * @throws IllegalArgumentException if the size overflows, or 6-bit elements do not fill whole bytes
+     */
+    public static long packedByteSize(DType dtype, long count, String context) {
+        if (!dtype.isSubByte() || 8 % dtype.bitWidth() != 0) {
+            return byteSize(dtype, count, context);
+        }
+        try {
+            return Math.ceilDiv(Math.multiplyExact(count, (long) dtype.bitWidth()), 8L);
+        } catch (ArithmeticException e) {
+            throw overflow(dtype, count, context, e);
+        }
+    }
+
+    private static IllegalArgumentException overflow(DType dtype, long count, String context, ArithmeticException e) {
+        return new IllegalArgumentException(context + ": " + count + " elements of " + dtype
+                + " (" + dtype.bitWidth() + " bits each) overflow a long byte size", e);
     }
 
     /**

@@ -20,7 +20,8 @@ import java.util.Map;
  * bitcasts, concatenations and dynamic slices move no element. Copies happen where the module
  * asks for memory: {@code copy} (into its shape's layout, which a later {@code bitcast} reads),
  * {@code convert} between types, {@code constant} literals, one row per {@code iota}, and the
- * root, materialised in its own layout. {@link Execution#steps()} says which is which.
+ * root, copied once into the layout it is asked for in ({@link Execution#result()} its own,
+ * {@link Execution#rowMajor()} C order). {@link Execution#steps()} says which is which.
  *
  * <p>Supported opcodes: {@link #SUPPORTED_OPCODES}, and {@code call} and {@code fusion} (jax's
  * plain HLO wraps {@code jnp.flip}, {@code pad} and {@code roll} in a {@code call}; optimised HLO

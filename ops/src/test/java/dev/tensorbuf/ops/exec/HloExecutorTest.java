@@ -3,6 +3,7 @@ package dev.tensorbuf.ops.exec;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
@@ -280,6 +281,46 @@ class HloExecutorTest {
                 "c = f32[2,3]{0,1} copy(p0)",
                 "ROOT r = f32[2,3]{1,0} reverse(c), dimensions={1}");
         assertArrayEquals(new float[] {2, 1, 0, 5, 4, 3}, floats(text, Map.of("p0", iotaF32("f32[2,3]{1,0}"))));
+    }
+
+    /**
+     * A ROOT that is a view, in a layout other than C order, was copied into its own layout and
+     * then again into C order for a file: now each layout asked for is one copy, straight from the
+     * view, and C order alone is one copy in all.
+     */
+    @Test
+    void aViewRootIsCopiedOnceStraightIntoTheLayoutAskedFor() {
+        String text = module(
+                "p0 = f32[2,3]{1,0} parameter(0)",
+                "t = f32[3,2]{1,0} transpose(p0), dimensions={1,0}",
+                "ROOT r = f32[3,2]{0,1} reverse(t), dimensions={0}");
+        try (Execution x = HloExecutor.execute(text, Map.of("p0", iotaF32("f32[2,3]{1,0}")))) {
+            assertTrue(x.rootCopied());
+            assertEquals(0, x.copiesOf(0), "nothing is copied before it is asked for");
+            assertArrayEquals(new float[] {2, 5, 1, 4, 0, 3}, x.rowMajor().toFloatArray());
+            assertEquals(1, x.copiesOf(0), "C order, straight from the view");
+            assertSame(x.rowMajor(), x.rowMajor());
+            assertEquals(1, x.copiesOf(0));
+            // The ROOT's own layout, asked for too, is a copy of its own.
+            assertEquals("sizes [3, 2] strides [1, 3]", x.result().stridedLayout().orElseThrow().toString());
+            assertArrayEquals(new float[] {2, 5, 1, 4, 0, 3}, x.result().toFloatArray());
+            assertEquals(2, x.copiesOf(0));
+        }
+        // A ROOT laid out in C order: one copy serves both.
+        try (Execution x = HloExecutor.execute(text.replace("{0,1} reverse", "{1,0} reverse"),
+                Map.of("p0", iotaF32("f32[2,3]{1,0}")))) {
+            assertSame(x.result(), x.rowMajor());
+            assertEquals(1, x.copiesOf(0));
+        }
+        // A ROOT that made its own memory (a copy): C order is one copy of that memory.
+        try (Execution x = HloExecutor.execute(module("p0 = f32[2,3]{1,0} parameter(0)", "ROOT c = f32[2,3]{0,1} copy(p0)"),
+                Map.of("p0", iotaF32("f32[2,3]{1,0}")))) {
+            assertFalse(x.rootCopied());
+            assertArrayEquals(new float[] {0, 1, 2, 3, 4, 5}, x.rowMajor().toFloatArray());
+            assertEquals(1, x.copiesOf(0));
+            x.result();
+            assertEquals(1, x.copiesOf(0), "the copy instruction's memory is the result");
+        }
     }
 
     @Test

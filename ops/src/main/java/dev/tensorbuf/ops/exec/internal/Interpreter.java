@@ -50,20 +50,23 @@ public final class Interpreter {
     /**
      * The outcome of a run.
      *
-     * @param outputs the root, or each element of a tuple root, in its shape's layout
+     * @param outputs the root, or each element of a tuple root, as evaluated (not yet copied)
      * @param steps the instructions evaluated, in the module's order
      */
     public record Run(List<Output> outputs, List<ExecutedInstruction> steps) {
     }
 
     /**
-     * One array the run returns.
+     * One array the run returns, not yet copied: whoever writes it copies it once, into the layout
+     * the file needs ({@code Execution.rowMajor}), rather than into {@code shape}'s and then again.
      *
-     * @param result its value in memory laid out by {@code shape}
+     * @param value its value: memory laid out by {@code shape} when {@code inOwnLayout}, else a
+     *     view of its instruction's operands
      * @param shape its declared shape, layout included
-     * @param copied whether it was copied into that layout (false when its instruction already made memory in it)
+     * @param inOwnLayout whether its instruction already made memory in that layout (a {@code copy},
+     *     a {@code convert}), so that no copy is needed to have it there
      */
-    public record Output(TensorView result, ArrayShape shape, boolean copied) {
+    public record Output(TensorView value, ArrayShape shape, boolean inOwnLayout) {
     }
 
     private Interpreter(HloModule module, SourceLines lines, Map<String, TensorView> arguments, Allocator allocator) {
@@ -100,9 +103,7 @@ public final class Interpreter {
         for (HloInstruction e : elements) {
             evaluate(entry, values, e);
             Value r = values.get(e.name());
-            ArrayShape shape = e.arrayShape().laidOut();
-            boolean copy = !r.inOwnLayout();
-            outputs.add(new Output(copy ? Materialize.materialize(r.view(), shape, allocator) : r.view(), shape, copy));
+            outputs.add(new Output(r.view(), e.arrayShape().laidOut(), r.inOwnLayout()));
         }
         List<ExecutedInstruction> steps = new ArrayList<>();
         for (HloInstruction i : entry.instructions()) {
