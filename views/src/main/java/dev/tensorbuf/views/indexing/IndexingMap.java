@@ -371,15 +371,24 @@ public final class IndexingMap {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof IndexingMap m && knownEmpty == m.knownEmpty && undefined == m.undefined
+        return this == o || o instanceof IndexingMap m && hashCode() == m.hashCode() && knownEmpty == m.knownEmpty && undefined == m.undefined
                 && dims.equals(m.dims) && rangeVars.equals(m.rangeVars) && runtimeVars.equals(m.runtimeVars)
                 && results.equals(m.results) && constraints.equals(m.constraints);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(dims, rangeVars, runtimeVars, results, constraints, knownEmpty, undefined);
+        // Kept: the copy engine keys its plans and splits by map, once per copy.
+        int h = hash;
+        if (h == 0) {
+            h = Objects.hash(dims, rangeVars, runtimeVars, results, constraints, knownEmpty, undefined);
+            hash = h;
+        }
+        return h;
     }
+
+    /** The hash, worked out on first need; 0 until then (a race only works it out twice). */
+    private int hash;
 
     /** How {@link #simplify(PointDims)} treats dimensions whose bounds hold one value. */
     public enum PointDims {

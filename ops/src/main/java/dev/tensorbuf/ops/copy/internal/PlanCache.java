@@ -4,6 +4,7 @@ import dev.tensorbuf.ops.copy.Access;
 import dev.tensorbuf.ops.copy.ChannelAffine;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.indexing.IndexingMap;
 
 import java.util.Arrays;
 import java.util.Objects;
@@ -21,8 +22,10 @@ import java.util.function.Supplier;
  * from a plan is kept with it ({@link PlannedSteps}), and a destination that would overlap itself
  * is refused before its plan is kept; the checks against the segments (bounds, overlap with the
  * source) still run on every call ({@code CopyPlan.of}).
- * A side addressed by a general map is not cached: its key (an indexing map) would cost as much
- * to hash as the plan, whose one costly part, the map's split, {@link SplitDims} keeps by map.
+ * A side addressed by a map is keyed by the map (hashed by its expressions' top levels, and
+ * compared at its identity first when a view made once hands the same map each call), except
+ * that a gather is not kept for it: a small map's first copy gathers without looking for the
+ * split ({@link SplitDims}) that a later copy finds.
  *
  * <p>Bounded: when it holds {@value #CAPACITY} plans it starts over, so a program that cycles
  * through more shapes than that plans as it would without a cache, and no more.
@@ -47,6 +50,8 @@ final class PlanCache {
         private final long[] numbers;
         private final ArrayShape srcShape;
         private final ArrayShape dstShape;
+        private final IndexingMap srcMap;
+        private final IndexingMap dstMap;
         private final int hash;
 
         Key(Access src, Access dst, ChannelAffine affine) {
@@ -64,7 +69,9 @@ final class PlanCache {
             this.numbers = n;
             this.srcShape = src.addressing() instanceof Access.Tiled(ArrayShape s) ? s : null;
             this.dstShape = dst.addressing() instanceof Access.Tiled(ArrayShape s) ? s : null;
-            this.hash = Arrays.hashCode(n);
+            this.srcMap = src.addressing() instanceof Access.Mapped(IndexingMap m) ? m : null;
+            this.dstMap = dst.addressing() instanceof Access.Mapped(IndexingMap m) ? m : null;
+            this.hash = (Arrays.hashCode(n) * 31 + Objects.hashCode(srcMap)) * 31 + Objects.hashCode(dstMap);
         }
 
         /** A strided side's sizes, strides and offset from {@code at}; a tiled side leaves its slots zero but one. */
@@ -83,7 +90,8 @@ final class PlanCache {
         @Override
         public boolean equals(Object o) {
             return o instanceof Key k && hash == k.hash && Arrays.equals(numbers, k.numbers)
-                    && Objects.equals(srcShape, k.srcShape) && Objects.equals(dstShape, k.dstShape);
+                    && Objects.equals(srcShape, k.srcShape) && Objects.equals(dstShape, k.dstShape)
+                    && Objects.equals(srcMap, k.srcMap) && Objects.equals(dstMap, k.dstMap);
         }
 
         @Override
@@ -94,15 +102,17 @@ final class PlanCache {
 
     /** {@return the cached steps for this copy, made by {@code plan} on a miss} */
     static PlannedSteps steps(Access src, Access dst, ChannelAffine affine, Supplier<PlannedSteps> plan) {
-        if (src.addressing() instanceof Access.Mapped || dst.addressing() instanceof Access.Mapped) {
-            return plan.get();
-        }
         Key key = new Key(src, dst, affine);
         PlannedSteps steps = PLANS.get(key);
         if (steps == null) {
             // Planned outside the map's locks: two threads missing at once both plan, and the
             // plans are equal.
             steps = plan.get();
+            if (steps.gathers() && (key.srcMap != null || key.dstMap != null)) {
+                // A small map's first copy gathers without looking for a split (SplitDims); the
+                // next one looks, so the gather is not kept.
+                return steps;
+            }
             if (PLANS.size() >= CAPACITY) {
                 PLANS.clear();
             }

@@ -129,13 +129,33 @@ class PlanCacheTest {
     }
 
     @Test
-    void aGeneralMapIsPlannedEachTimeAndNotHeld() {
+    void aMappedSideIsKeyedByItsMap() {
         PlanCache.clear();
         IndexingMap reversed = IndexingMap.parse("(d0) -> (7 - d0), domain: d0 in [0, 7]");
         Access mapped = new Access(NOWHERE, DType.F32, List.of(8L), new Access.Mapped(reversed));
         Access dense = strided(DType.F32, StridedLayout.packed(8));
         assertEquals(Planner.planUncached(mapped, dense, null), Planner.plan(mapped, dense, null));
+        assertEquals(1, PlanCache.size());
+        // An equal map made again is a hit; another map is another plan.
+        Access again = new Access(NOWHERE, DType.F32, List.of(8L), new Access.Mapped(IndexingMap.parse(reversed.toString())));
+        assertSame(Planner.plan(mapped, dense, null), Planner.plan(again, dense, null));
+        IndexingMap shifted = IndexingMap.parse("(d0) -> (8 - d0), domain: d0 in [0, 7]");
+        Access other = new Access(NOWHERE, DType.F32, List.of(8L), new Access.Mapped(shifted));
+        assertEquals(Planner.planUncached(other, dense, null), Planner.plan(other, dense, null));
+        assertEquals(2, PlanCache.size());
+    }
+
+    @Test
+    void aGatherOfAMapIsNotHeldSoTheNextCopyLooksForItsSplit() {
+        PlanCache.clear();
+        // A map no other test copies: its first copy (8 elements) gathers without looking.
+        IndexingMap flat = IndexingMap.parse("(d0) -> ((d0 mod 2) * 4 + d0 floordiv 2), domain: d0 in [0, 7]");
+        Access mapped = new Access(NOWHERE, DType.F32, List.of(8L), new Access.Mapped(flat));
+        Access dense = strided(DType.F32, StridedLayout.packed(8));
+        assertTrue(Planner.plan(mapped, dense, null).getLast() instanceof Step.Gather);
         assertEquals(0, PlanCache.size());
+        assertTrue(Planner.plan(mapped, dense, null).stream().noneMatch(s -> s instanceof Step.Gather));
+        assertEquals(1, PlanCache.size());
     }
 
     @Test
