@@ -149,7 +149,7 @@ class PlanCacheTest {
     void aGatherOfAMapIsNotHeldSoTheNextCopyLooksForItsSplit() {
         PlanCache.clear();
         // A map no other test copies: its first copy (8 elements) gathers without looking.
-        IndexingMap flat = IndexingMap.parse("(d0) -> ((d0 mod 2) * 4 + d0 floordiv 2), domain: d0 in [0, 7]");
+        IndexingMap flat = IndexingMap.parse("(d0) -> ((d0 mod 2) * 4 + d0 floordiv 2 + 9001), domain: d0 in [0, 7]");
         Access mapped = new Access(NOWHERE, DType.F32, List.of(8L), new Access.Mapped(flat));
         Access dense = strided(DType.F32, StridedLayout.packed(8));
         assertTrue(Planner.plan(mapped, dense, null).getLast() instanceof Step.Gather);
