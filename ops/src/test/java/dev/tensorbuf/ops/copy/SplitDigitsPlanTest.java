@@ -133,6 +133,19 @@ class SplitDigitsPlanTest {
     }
 
     @Test
+    void aDimensionOfSizeOneThatATilePadsHasNoSplitDigitAndStaysAtZero() {
+        try (Arena arena = Arena.ofShared()) {
+            String map = "(d0, d1, d2) -> ((d2 floordiv 16) * 480 + d1 * 16 + d2 mod 16 + d0 * 7), "
+                    + "domain: d0 in [0, 0], d1 in [0, 29], d2 in [0, 127]";
+            Access src = mapped(arena, map, 3840);
+            // T(2,8,16) pads d0 from 1 to 2: a digit of d0 the split side has none of.
+            Access tiled = CopyFixture.tiled(arena, "f32[1,30,128]{2,1,0:T(2,8,16)}");
+            assertTrue(steps(src, tiled, null).stream().noneMatch(s -> s instanceof Step.Gather));
+            CopyFixture.check(src, tiled, null, rnd, "size-1 dim padded by the tile");
+        }
+    }
+
+    @Test
     void aMappedDestinationStridedOverSplitDimsIsStillRefusedWhenItOverlapsItself() {
         try (Arena arena = Arena.ofShared()) {
             // d0 = 4a + b goes to a + b: digits of strides 1 and 1, which collide (index 1 and 4 both land on 1).

@@ -308,14 +308,19 @@ public final class Planner {
         return null;
     }
 
-    /** {@return the stride of the refined digit of dimension {@code dim} with factor {@code factor}} */
+    /**
+     * {@return the stride of the digit of dimension {@code dim} with factor {@code factor}: the
+     * stride of the side's digit that holds it, times the ratio of their factors} A factor no digit
+     * holds is one past the dimension's size (a size-1 dimension, or a tile wider than the
+     * dimension): that digit only ever takes 0 over data, so its stride is 0.
+     */
     private static long strideAt(SplitDims.Split side, int dim, long factor) {
         for (TiledDigits.Digit d : side.digits()) {
             if (d.dim() == dim && d.factor() <= factor && factor / d.factor() < d.radix()) {
                 return Math.multiplyExact(d.stride(), factor / d.factor());
             }
         }
-        throw new AssertionError("no digit of dimension " + dim + " holds factor " + factor);
+        return 0;
     }
 
     private static Form tiledForm(ArrayShape shape) {
