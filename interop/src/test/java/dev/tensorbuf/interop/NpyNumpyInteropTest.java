@@ -127,37 +127,13 @@ class NpyNumpyInteropTest {
                 for (List<Long> dims : List.of(List.of(2L, 4L), List.<Long>of(), List.of(0L, 2L))) {
                     long n = dims.stream().reduce(1L, Math::multiplyExact);
                     if (t.isSubByte() && n * t.bitWidth() % 8 != 0) {
-                        continue; // a DenseTensor holds whole bytes of packed elements
+                        continue; // odd counts: the next test
                     }
-                    ElementAccess access = ElementAccess.packed(t);
-                    MemorySegment bytes = arena.allocate(Math.max(1, access.byteSize(n))).asSlice(0, access.byteSize(n));
-                    List<Object> values = new ArrayList<>();
-                    for (long i = 0; i < n; i++) {
-                        Number v = mlValue(t, i);
-                        values.add(v);
-                        if (v instanceof Long l) {
-                            access.setLong(bytes, i, l);
-                        } else {
-                            access.setDouble(bytes, i, v.doubleValue());
-                        }
-                    }
-                    String name = "java_" + t + "_" + dims.size() + "d_" + n + ".npy";
-                    Npy.write(dir.resolve(name), new DenseTensor(t, dims, bytes));
-                    try (NpyArray back = Npy.map(dir.resolve(name), t)) {
-                        TensorValues.assertValues(values, TensorValues.read(back.view()), "we read back " + name);
-                    }
-                    Map<String, Object> c = new LinkedHashMap<>();
-                    c.put("file", name);
-                    c.put("type", t.numpyDescr().orElseThrow());
-                    c.put("shape", dims);
-                    c.put("values", values);
-                    manifest.add(c);
+                    manifest.add(writeAndReadBack(arena, "java_", t, dims, i -> mlValue(t, i)));
                 }
             }
         }
-        Files.writeString(dir.resolve("manifest.json"), Json.write(manifest));
-        String out = PythonPeer.runScript("/peers/npy_peer.py", dir, "mlcheck", dir.toString());
-        assertTrue(out.contains("checked " + manifest.size()), out);
+        checkWithMlDtypes(manifest);
         assertEquals(38, manifest.size(), "15 types x 3 shapes, less the 0-d of the 7 sub-byte ones (no whole byte)");
     }
 
@@ -176,37 +152,53 @@ class NpyNumpyInteropTest {
                     if (n * t.bitWidth() % 8 == 0) {
                         continue;
                     }
-                    ElementAccess access = ElementAccess.packed(t);
-                    MemorySegment bytes = arena.allocate(access.byteSize(n));
-                    List<Object> values = new ArrayList<>();
-                    for (long i = 0; i < n; i++) {
-                        // f4e2m1fn holds -1.5 to 2 in steps of 0.5 exactly, not mlValue's 2.5 and on.
-                        Number v = t == DType.F4E2M1FN ? (i % 8 - 3) * 0.5 : mlValue(t, i);
-                        values.add(v);
-                        if (v instanceof Long l) {
-                            access.setLong(bytes, i, l);
-                        } else {
-                            access.setDouble(bytes, i, v.doubleValue());
-                        }
-                    }
-                    String name = "odd_" + t + "_" + dims.size() + "d_" + n + ".npy";
-                    Npy.write(dir.resolve(name), new DenseTensor(t, dims, bytes));
-                    try (NpyArray back = Npy.map(dir.resolve(name), t)) {
-                        TensorValues.assertValues(values, TensorValues.read(back.view()), "we read back " + name);
-                    }
-                    Map<String, Object> c = new LinkedHashMap<>();
-                    c.put("file", name);
-                    c.put("type", t.numpyDescr().orElseThrow());
-                    c.put("shape", dims);
-                    c.put("values", values);
-                    manifest.add(c);
+                    // f4e2m1fn holds -1.5 to 2 in steps of 0.5 exactly, not mlValue's 2.5 and on.
+                    manifest.add(writeAndReadBack(arena, "odd_", t, dims,
+                            i -> t == DType.F4E2M1FN ? (i % 8 - 3) * 0.5 : mlValue(t, i)));
                 }
             }
         }
+        checkWithMlDtypes(manifest);
+        assertEquals(28, manifest.size(), "7 types x 4 shapes of 1, 3, 9 and 7 elements, none a whole number of bytes");
+    }
+
+    /**
+     * Writes a tensor of type {@code t} holding {@code value(i)} at element {@code i}, reads it back
+     * with {@link Npy#map}, and {@return its manifest entry for the ml_dtypes peer}
+     */
+    private Map<String, Object> writeAndReadBack(Arena arena, String prefix, DType t, List<Long> dims,
+                                                 java.util.function.LongFunction<Number> value) throws IOException {
+        long n = dims.stream().reduce(1L, Math::multiplyExact);
+        ElementAccess access = ElementAccess.packed(t);
+        MemorySegment bytes = arena.allocate(Math.max(1, access.byteSize(n))).asSlice(0, access.byteSize(n));
+        List<Object> values = new ArrayList<>();
+        for (long i = 0; i < n; i++) {
+            Number v = value.apply(i);
+            values.add(v);
+            if (v instanceof Long l) {
+                access.setLong(bytes, i, l);
+            } else {
+                access.setDouble(bytes, i, v.doubleValue());
+            }
+        }
+        String name = prefix + t + "_" + dims.size() + "d_" + n + ".npy";
+        Npy.write(dir.resolve(name), new DenseTensor(t, dims, bytes));
+        try (NpyArray back = Npy.map(dir.resolve(name), t)) {
+            TensorValues.assertValues(values, TensorValues.read(back.view()), "we read back " + name);
+        }
+        Map<String, Object> c = new LinkedHashMap<>();
+        c.put("file", name);
+        c.put("type", t.numpyDescr().orElseThrow());
+        c.put("shape", dims);
+        c.put("values", values);
+        return c;
+    }
+
+    /** Has the peer load every file of {@code manifest} with ml_dtypes and save it again: the same bytes. */
+    private void checkWithMlDtypes(List<Object> manifest) throws IOException {
         Files.writeString(dir.resolve("manifest.json"), Json.write(manifest));
         String out = PythonPeer.runScript("/peers/npy_peer.py", dir, "mlcheck", dir.toString());
         assertTrue(out.contains("checked " + manifest.size()), out);
-        assertEquals(28, manifest.size(), "7 types x 4 shapes of 1, 3, 9 and 7 elements, none a whole number of bytes");
     }
 
     /** {@return element i of a type ml_dtypes holds, exactly representable: its range cycled for integers} */

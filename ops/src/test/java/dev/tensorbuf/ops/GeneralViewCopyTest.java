@@ -120,7 +120,7 @@ class GeneralViewCopyTest {
                     ref = ref.slice(start, limit, stride);
                     chain.append(" slice ::2 of ").append(d);
                 }
-                int[] perm = permutation(rnd, rank);
+                int[] perm = ViewOpChains.permutation(rnd, rank);
                 view = Ops.transpose(view, perm);
                 ref = ref.transpose(perm);
                 chain.append(" transpose ").append(Arrays.toString(perm));
@@ -129,7 +129,7 @@ class GeneralViewCopyTest {
                 long[] out;
                 boolean free = rnd.nextInt(4) == 0;
                 if (free) {
-                    out = regroup(rnd, Reference.count(cur));
+                    out = ViewOpChains.regroup(rnd, Reference.count(cur));
                 } else {
                     List<Long> merged = new ArrayList<>();
                     long run = 1;
@@ -173,26 +173,6 @@ class GeneralViewCopyTest {
                 + " gathered (free regroupings whose radices do not nest)");
     }
 
-    private static long[] regroup(Random rnd, long n) {
-        List<Long> parts = new ArrayList<>();
-        long rest = n;
-        while (rest > 1 && parts.size() < 3) {
-            List<Long> divisors = new ArrayList<>();
-            for (long d = 2; d <= rest; d++) {
-                if (rest % d == 0) {
-                    divisors.add(d);
-                }
-            }
-            long d = divisors.get(rnd.nextInt(divisors.size()));
-            parts.add(d);
-            rest /= d;
-        }
-        if (rest > 1 || parts.isEmpty()) {
-            parts.add(rest);
-        }
-        return parts.stream().mapToLong(Long::longValue).toArray();
-    }
-
     private static boolean[] reversed(int rank, int d) {
         boolean[] r = new boolean[rank];
         r[d] = true;
@@ -203,15 +183,6 @@ class GeneralViewCopyTest {
         long[] a = new long[rank];
         Arrays.fill(a, v);
         return a;
-    }
-
-    private static int[] permutation(Random rnd, int n) {
-        List<Integer> p = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            p.add(i);
-        }
-        java.util.Collections.shuffle(p, rnd);
-        return p.stream().mapToInt(Integer::intValue).toArray();
     }
 
     private static float[] toFloats(double[] v) {

@@ -96,7 +96,28 @@ final class ViewOpChains {
         return new Chain(dims, m2m, tile, steps);
     }
 
-    private static int[] permutation(Random rnd, int n) {
+    /** {@return random dims of {@code count} elements in all: up to three random divisors, then the rest} */
+    static long[] regroup(Random rnd, long count) {
+        List<Long> out = new ArrayList<>();
+        long left = count;
+        while (left > 1 && out.size() < 3) {
+            List<Long> divisors = new ArrayList<>();
+            for (long d = 2; d <= left; d++) {
+                if (left % d == 0) {
+                    divisors.add(d);
+                }
+            }
+            long d = divisors.get(rnd.nextInt(divisors.size()));
+            out.add(d);
+            left /= d;
+        }
+        if (left != 1 || out.isEmpty()) {
+            out.add(left);
+        }
+        return Extents.toArray(out);
+    }
+
+    static int[] permutation(Random rnd, int n) {
         List<Integer> p = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             p.add(i);
@@ -220,24 +241,7 @@ final class ViewOpChains {
                                 : v.padded(Pad.outputToInput(dims, low, high, interior), out, TensorView.scalar(DType.F32, FILL)));
             }
             case 5 -> {
-                long count = Reference.count(dims);
-                List<Long> out = new ArrayList<>();
-                long left = count;
-                while (left > 1 && out.size() < 3) {
-                    List<Long> divisors = new ArrayList<>();
-                    for (long d = 2; d <= left; d++) {
-                        if (left % d == 0) {
-                            divisors.add(d);
-                        }
-                    }
-                    long d = divisors.get(rnd.nextInt(divisors.size()));
-                    out.add(d);
-                    left /= d;
-                }
-                if (left != 1 || out.isEmpty()) {
-                    out.add(left);
-                }
-                long[] o = Extents.toArray(out);
+                long[] o = regroup(rnd, Reference.count(dims));
                 return new Step("reshape " + list(o), v -> Reshape.apply(v, o), r -> r.reshape(o),
                         v -> v.remap(Reshape.outputToInput(dims, o), o));
             }
