@@ -80,9 +80,7 @@ class GeneralViewCopyTest {
 
     @Test
     void randomReshapesOfTransposesCopyAsTheReferenceSays() {
-        long seed = Long.getLong("tensorbuf.seed", System.nanoTime());
-        System.out.println("randomReshapesOfTransposesCopyAsTheReferenceSays: seed " + seed
-                + " (rerun with -Dtensorbuf.seed=" + seed + ")");
+        long seed = ViewOpChains.seed("randomReshapesOfTransposesCopyAsTheReferenceSays");
         Random rnd = new Random(seed);
         int gathered = 0;
         int merges = 0;

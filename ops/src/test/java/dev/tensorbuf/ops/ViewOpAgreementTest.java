@@ -39,13 +39,6 @@ import org.junit.jupiter.api.io.TempDir;
 class ViewOpAgreementTest {
     private static final int CHAINS = 300;
 
-    private static long seed(String test) {
-        String fixed = System.getProperty("tensorbuf.seed");
-        long seed = fixed != null ? Long.parseLong(fixed) : System.nanoTime();
-        System.out.println(test + ": seed " + seed + " (rerun with -Dtensorbuf.seed=" + seed + ")");
-        return seed;
-    }
-
     private static TensorView source(Allocator arena, ViewOpChains.Chain chain, float[] values) {
         ArrayShape shape = (ArrayShape) XlaShape.parse(chain.sourceShape());
         TensorView v = TensorView.of(arena.allocate(Math.max(4, shape.arraySize())), shape);
@@ -63,13 +56,13 @@ class ViewOpAgreementTest {
 
     @Test
     void everyChainAgreesWithBruteForceReference() {
-        long seed = seed("everyChainAgreesWithBruteForceReference");
+        long seed = ViewOpChains.seed("everyChainAgreesWithBruteForceReference");
         agreeWithReference(seed, ViewOpChains::random);
     }
 
     @Test
     void everyChainOnATiledSourceAgreesWithBruteForceReference() {
-        long seed = seed("everyChainOnATiledSourceAgreesWithBruteForceReference");
+        long seed = ViewOpChains.seed("everyChainOnATiledSourceAgreesWithBruteForceReference");
         agreeWithReference(seed, ViewOpChains::randomTiled);
     }
 
@@ -117,7 +110,7 @@ class ViewOpAgreementTest {
      */
     @Test
     void fastViewsEqualGeneralPathViewsAfterEveryStep() {
-        long seed = seed("fastViewsEqualGeneralPathViewsAfterEveryStep");
+        long seed = ViewOpChains.seed("fastViewsEqualGeneralPathViewsAfterEveryStep");
         Random rnd = new Random(seed);
         int steps = 0;
         int generalLags = 0;
@@ -156,7 +149,7 @@ class ViewOpAgreementTest {
      */
     @Test
     void bitcastOfAnOpMadeViewEqualsBitcastOfTheSameMapMadeDirectly() {
-        long seed = seed("bitcastOfAnOpMadeViewEqualsBitcastOfTheSameMapMadeDirectly");
+        long seed = ViewOpChains.seed("bitcastOfAnOpMadeViewEqualsBitcastOfTheSameMapMadeDirectly");
         Random rnd = new Random(seed);
         int bitcasts = 0;
         try (Allocator arena = Allocators.confined()) {
@@ -201,7 +194,7 @@ class ViewOpAgreementTest {
         String python = System.getProperty("tensorbuf.python", "python3");
         String problem = importProblem(python);
         assumeTrue(problem == null, problem);
-        long seed = seed("everyChainAgreesWithNumPy");
+        long seed = ViewOpChains.seed("everyChainAgreesWithNumPy");
         Random rnd = new Random(seed);
         List<ViewOpChains.Chain> chains = new ArrayList<>();
         List<float[]> results = new ArrayList<>();

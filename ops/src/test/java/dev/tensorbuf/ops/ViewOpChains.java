@@ -96,6 +96,14 @@ final class ViewOpChains {
         return new Chain(dims, m2m, tile, steps);
     }
 
+    /** {@return {@code -Dtensorbuf.seed} or a new seed, printed with the way to rerun {@code test} with it} */
+    static long seed(String test) {
+        String fixed = System.getProperty("tensorbuf.seed");
+        long seed = fixed != null ? Long.parseLong(fixed) : System.nanoTime();
+        System.out.println(test + ": seed " + seed + " (rerun with -Dtensorbuf.seed=" + seed + ")");
+        return seed;
+    }
+
     /** {@return random dims of {@code count} elements in all: up to three random divisors, then the rest} */
     static long[] regroup(Random rnd, long count) {
         List<Long> out = new ArrayList<>();

@@ -5,6 +5,7 @@ import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.indexing.Variable;
 import dev.tensorbuf.views.internal.Linear;
 
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -85,14 +86,10 @@ final class SplitDims {
         }
     }
 
-    /** {@return {@code map} (one result, no symbols or constraints) as strided digits, if it is strided over some split} */
-    static Optional<Split> of(IndexingMap map) {
-        return of(map, Long.MAX_VALUE);
-    }
-
     /**
-     * {@return as {@link #of(IndexingMap)}, but empty without looking the first time a map is
-     * copied with fewer than {@link #LOOK_AT_ONCE_FROM} elements} A program that copies a small
+     * {@return {@code map} (one result, no symbols or constraints) as strided digits, if it is
+     * strided over some split; empty without looking the first time a map is copied with fewer
+     * than {@link #LOOK_AT_ONCE_FROM} elements} A program that copies a small
      * general view once gathers it, as cheaply as it can; one that copies it again pays the
      * search once and runs loops from then on.
      */
@@ -240,22 +237,14 @@ final class SplitDims {
             if (k == 0 || k == Long.MIN_VALUE) {
                 continue;
             }
-            long radix = c / gcd(Math.abs(k), c);
+            // The JDK's gcd: this runs once per search, never per element.
+            long radix = c / BigInteger.valueOf(k).gcd(BigInteger.valueOf(c)).longValueExact();
             long size = digits.get(j)[1];
             if (radix > 1 && radix < size && size % radix == 0) {
                 return new long[] {j, radix};
             }
         }
         return null;
-    }
-
-    private static long gcd(long a, long b) {
-        while (b != 0) {
-            long t = a % b;
-            a = b;
-            b = t;
-        }
-        return a;
     }
 
     /**

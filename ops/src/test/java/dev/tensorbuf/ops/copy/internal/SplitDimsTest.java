@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 
 class SplitDimsTest {
     private static Optional<SplitDims.Split> split(String map) {
-        return SplitDims.of(IndexingMap.parse(map));
+        return SplitDims.of(IndexingMap.parse(map), Long.MAX_VALUE);
     }
 
     @Test
@@ -40,7 +40,7 @@ class SplitDimsTest {
     @Test
     void aSplitIsFoundOnceAndKept() {
         IndexingMap map = IndexingMap.parse("(d0) -> ((d0 mod 8) * 9 + d0 floordiv 8), domain: d0 in [0, 71]");
-        Optional<SplitDims.Split> first = SplitDims.of(map);
-        assertSame(first, SplitDims.of(IndexingMap.parse(map.toString())), "an equal map is a cache hit");
+        Optional<SplitDims.Split> first = SplitDims.of(map, Long.MAX_VALUE);
+        assertSame(first, SplitDims.of(IndexingMap.parse(map.toString()), Long.MAX_VALUE), "an equal map is a cache hit");
     }
 }
