@@ -119,7 +119,7 @@ final class ConvertCommand implements Command {
                         + " file holds row-major (C order) data, " + target.withLayout(dense) + "; --layout " + target
                         + " is for raw output (OUT with another extension)");
             }
-            TensorFiles.requireWritable(outPath, target.dtype(), "the output",
+            TensorFiles.requireWritable(outPath, target, "the output",
                     "write raw bytes instead (OUT with any other extension)");
             if (TensorFiles.packsUnevenly(target.dtype()) && target.requireLayout().elementSizeInBits() != 0) {
                 throw new UsageException("the output is " + target + ": " + target.dtype().bitWidth() + "-bit elements"

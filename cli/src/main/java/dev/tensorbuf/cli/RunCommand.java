@@ -115,11 +115,11 @@ final class RunCommand implements Command {
                         + " (one tensor per element, " + outputNames(n) + ")");
             }
             for (int k = 0; k < n; k++) {
-                TensorFiles.requireWritable(outPath, root.outputShape(k).dtype(), "ROOT element " + k + " (" + OUTPUT + k + ")",
+                TensorFiles.requireWritable(outPath, root.outputShape(k), "ROOT element " + k + " (" + OUTPUT + k + ")",
                         "convert it to a type safetensors holds in the module");
             }
         } else if (root.shape() instanceof ArrayShape rootShape) {
-            TensorFiles.requireWritable(outPath, rootShape.dtype(), "ROOT " + root.name(),
+            TensorFiles.requireWritable(outPath, rootShape, "ROOT " + root.name(),
                     "write raw bytes instead (--out with any other extension), in the ROOT's layout");
         }
         List<AutoCloseable> opened = new ArrayList<>();

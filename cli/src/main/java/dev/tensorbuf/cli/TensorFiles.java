@@ -100,6 +100,27 @@ final class TensorFiles {
     }
 
     /**
+     * {@link #requireWritable(Path, DType, String, String)} for a tensor of this shape, which also
+     * refuses, before any copy, a sub-byte safetensors tensor that does not end on a byte
+     * ({@code f4e2m1fn[3]}), as the reference reader refuses it.
+     *
+     * @throws UsageException naming the type, or the shape and its bit count
+     */
+    static void requireWritable(Path file, ArrayShape shape, String what, String otherwise) {
+        DType dtype = shape.dtype();
+        requireWritable(file, dtype, what, otherwise);
+        if (formatOf(file) == Format.SAFETENSORS && dtype.isSubByte()) {
+            long bits = Math.multiplyExact(shape.elementCount(), (long) dtype.bitWidth());
+            if (bits % Byte.SIZE != 0) {
+                throw new UsageException(what + " is " + shape.withoutLayout() + ": " + shape.elementCount()
+                        + " elements of " + dtype + " are " + bits + " bits, not a whole number of bytes, which"
+                        + " safetensors requires (its reference reader refuses a sub-byte tensor that does not end on"
+                        + " a byte); " + otherwise);
+            }
+        }
+    }
+
+    /**
      * Why 6-bit tensors of a safetensors file are not converted: the format gives their size
      * (four elements to three bytes) but neither it nor ml_dtypes (one element to a byte) says
      * where each element's bits go, so any order tensorbuf picked could silently scramble values.

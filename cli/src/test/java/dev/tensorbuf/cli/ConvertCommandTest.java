@@ -110,6 +110,28 @@ class ConvertCommandTest {
         assertFalse(Files.exists(no));
     }
 
+    @Test
+    void anOddCountOfFourBitElementsIsRefusedForSafetensorsBeforeTheCopy() throws IOException {
+        Path in = dir.resolve("three.npy");
+        Npy.write(in, new DenseTensor(DType.F32, List.of(3L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1, 2, 3)));
+        Path out = dir.resolve("three.safetensors");
+        CliHarness r = CliHarness.run("convert", in.toString(), out.toString(), "--dtype", "f4e2m1fn");
+        assertEquals(2, r.code());
+        // "the output is" is the up-front check's wording; the writer's own refusal, after the copy, names the tensor.
+        assertEquals("tensorbuf convert: the output is f4e2m1fn[3]: 3 elements of f4e2m1fn are 12 bits, not a whole number"
+                + " of bytes, which safetensors requires (its reference reader refuses a sub-byte tensor that does not end"
+                + " on a byte); write raw bytes instead (OUT with any other extension)\n", r.err());
+        assertFalse(Files.exists(out));
+        // An even count packs: [4] is two bytes, the first element in the low nibble.
+        Path four = dir.resolve("four.npy");
+        Npy.write(four, new DenseTensor(DType.F32, List.of(4L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1, 2, 3, 4)));
+        r = CliHarness.run("convert", four.toString(), out.toString(), "--dtype", "f4e2m1fn");
+        assertEquals(0, r.code(), r.err());
+        try (SafetensorsFile f = SafetensorsFile.open(out)) {
+            assertArrayEquals(new byte[] {0x42, 0x65}, f.tensor("four").data().segment().toArray(ValueLayout.JAVA_BYTE));
+        }
+    }
+
     /**
      * bf16, the f8 types but e5m2 and the 1-, 2- and 4-bit types go to .npy as np.save writes
      * ml_dtypes arrays: NumPy loads them as voids, {@code .view(ml_dtypes.T)} gives the values, and

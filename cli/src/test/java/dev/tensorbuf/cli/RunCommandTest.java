@@ -453,6 +453,24 @@ class RunCommandTest {
     }
 
     @Test
+    void anOddCountOfFourBitRootElementsIsRefusedForSafetensorsBeforeAnythingRuns() throws IOException {
+        Files.writeString(hlo, """
+                HloModule m
+                ENTRY e {
+                  p0 = f32[3]{0} parameter(0)
+                  ROOT q = f4e2m1fn[3]{0} convert(p0)
+                }
+                """);
+        Path out = dir.resolve("q.safetensors");
+        // The argument is never read: the refusal comes before the arguments are opened.
+        CliHarness r = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + dir.resolve("absent.npy"), "--out", out.toString());
+        assertEquals("tensorbuf run: ROOT q is f4e2m1fn[3]: 3 elements of f4e2m1fn are 12 bits, not a whole number of"
+                + " bytes, which safetensors requires (its reference reader refuses a sub-byte tensor that does not end on a"
+                + " byte); write raw bytes instead (--out with any other extension), in the ROOT's layout\n", r.err());
+        assertFalse(Files.exists(out));
+    }
+
+    @Test
     void argumentsComeFromSafetensorsTensorsByParameterNameOrExplicitly() throws IOException {
         Path w = dir.resolve("w.safetensors");
         SafetensorsFile.write(w, Map.of(
