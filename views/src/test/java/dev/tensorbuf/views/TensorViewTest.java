@@ -111,10 +111,21 @@ class TensorViewTest {
         assertTrue(bulk.getCause().getMessage().endsWith("\": its memory belongs to a confined arena, which is for the"
                 + " thread that made it (use Allocators.shared() or a pool to share buffers between threads)"),
                 bulk.getCause().getMessage());
-        // A single element read is FFM's own check: a try around it to rename it keeps getFloat from
-        // being inlined in about half the JVMs (bench/RESULTS.md, "Views: a `try` around element reads").
+        // A single element read or write names the buffer, its arena and the thread (the buffer checks
+        // its owner itself; FFM's own exception named neither).
+        String element = "buffer of 32 bytes from confined arena cannot be used from thread \"";
+        String cure = "\": a confined arena is for the thread that made it (use Allocators.shared() or a pool to share"
+                + " buffers between threads)";
         CompletableFuture<Float> read = CompletableFuture.supplyAsync(() -> v.getFloat(3, 1));
-        assertInstanceOf(WrongThreadException.class, assertThrows(ExecutionException.class, read::get).getCause());
+        Throwable one = assertThrows(ExecutionException.class, read::get).getCause();
+        assertInstanceOf(WrongThreadException.class, one);
+        assertTrue(one.getMessage().startsWith(element) && one.getMessage().endsWith(cure), one.getMessage());
+        TensorView tiled = TensorView.of(arena.allocate(64), "f32[3,3]{1,0:T(2,2)}");
+        CompletableFuture<Void> write = CompletableFuture.runAsync(() -> tiled.setFloat(1f, 2, 2));
+        Throwable written = assertThrows(ExecutionException.class, write::get).getCause();
+        assertInstanceOf(WrongThreadException.class, written);
+        assertTrue(written.getMessage().startsWith(element.replace("32", "64")) && written.getMessage().endsWith(cure),
+                written.getMessage());
         v.setFloat(2.5f, 3, 1);
         assertEquals(2.5f, v.getFloat(3, 1), "its own thread still reads and writes it");
     }

@@ -6,7 +6,16 @@ import java.lang.foreign.MemorySegment;
 
 /** A buffer whose bytes Java may touch, over a native segment of exactly its size. */
 public final class HostBuffer extends AbstractBuffer {
+    /** A thread no segment is confined to: a segment it may use is shared. Never started. */
+    private static final Thread NOBODY = Thread.ofVirtual().unstarted(() -> { });
+
     private final MemorySegment segment;
+    /**
+     * The thread a confined segment is for, null when shared (or when made on a thread it is not
+     * for, where FFM's own check is left to answer). One field compare per element read, where
+     * asking the segment cost 0.4-0.9 ns of a 4.4 ns read (bench/RESULTS.md, "Views: the buffer checks the thread itself").
+     */
+    private final Thread confinedTo;
 
     /**
      * A root buffer, read-only when the segment is.
@@ -14,12 +23,19 @@ public final class HostBuffer extends AbstractBuffer {
      * @param segment the bytes, exactly the buffer's size; never exposed after the lifetime ends
      */
     public HostBuffer(Lifetime lifetime, MemorySpace space, MemorySegment segment) {
-        this(lifetime, space, segment, true, segment.isReadOnly());
+        this(lifetime, space, segment, true, segment.isReadOnly(), confinement(segment));
     }
 
-    private HostBuffer(Lifetime lifetime, MemorySpace space, MemorySegment segment, boolean root, boolean readOnly) {
+    private HostBuffer(Lifetime lifetime, MemorySpace space, MemorySegment segment, boolean root, boolean readOnly,
+            Thread confinedTo) {
         super(lifetime, space, root, readOnly);
         this.segment = readOnly ? segment.asReadOnly() : segment;
+        this.confinedTo = confinedTo;
+    }
+
+    private static Thread confinement(MemorySegment segment) {
+        Thread current = Thread.currentThread();
+        return segment.isAccessibleBy(NOBODY) || !segment.isAccessibleBy(current) ? null : current;
     }
 
     @Override
@@ -29,9 +45,13 @@ public final class HostBuffer extends AbstractBuffer {
 
     @Override
     public MemorySegment segment() {
-        // No thread check here: views call this per element, and FFM checks the thread on every
-        // access anyway (asking the segment first cost 0.4-0.7 ns of a 4.4 ns element read).
+        // Views call this per element. FFM checks the thread on every access too, but its
+        // WrongThreadException names neither the buffer nor the cure.
         lifetime.checkAlive();
+        Thread owner = confinedTo;
+        if (owner != null && owner != Thread.currentThread()) {
+            throw Errors.wrongThread(lifetime);
+        }
         return segment;
     }
 
@@ -56,6 +76,6 @@ public final class HostBuffer extends AbstractBuffer {
 
     @Override
     Buffer view(long offset, long length, boolean readOnly) {
-        return new HostBuffer(lifetime, space, segment.asSlice(offset, length), false, readOnly);
+        return new HostBuffer(lifetime, space, segment.asSlice(offset, length), false, readOnly, confinedTo);
     }
 }
