@@ -47,6 +47,12 @@ public final class XlaShapeParser {
     public static XlaShape parseShape(String text) {
         XlaShapeParser p = new XlaShapeParser(text, 0);
         XlaShape shape = p.shape();
+        if (p.tok.kind() == Kind.LBRACE && p.lexer.lex(p.tok.end()).kind() == Kind.RBRACE) {
+            // XLA reads "f32[]{}" as a shape and a stray '{' too; say why, since "{}" looks like a layout.
+            throw p.error("expected end of input after the shape, found '{': a '{' after the dimensions starts a"
+                    + " layout only when a number or ':' follows, so an empty layout is left out (f32[] for a scalar)"
+                    + " and a scalar with layout attributes is written f32[]{:S(1)}", p.tok.start());
+        }
         p.expectEnd("after the shape");
         return shape;
     }
