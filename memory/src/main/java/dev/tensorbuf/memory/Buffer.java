@@ -33,10 +33,10 @@ import java.lang.foreign.MemorySegment;
  * <p><b>Threads.</b> Closing is atomic: exactly one {@code close()} of a root frees it, from any
  * thread. Reading the bytes from several threads follows the rules of the underlying segment: a
  * buffer of a confined arena is for its owner thread only. From any other thread
- * {@link #address()}, {@link #isAligned}, {@link #slice} and {@link #asReadOnly()} throw
- * {@link WrongThreadException} naming the buffer and the thread; {@link #segment()} stays cheap
- * (views call it per element, 4.4 ns a read) and its segment throws FFM's own exception at the
- * first access.
+ * {@link #address()}, {@link #isAligned}, {@link #slice}, {@link #asReadOnly()} and
+ * {@link #segment()} throw {@link WrongThreadException} naming the buffer and the thread
+ * ({@code segment()} by one compare with the thread the buffer was made on, as views call it per
+ * element). A segment taken on the owner thread and handed on throws FFM's own exception.
  *
  * <p>The implementations are this module's; get a buffer from an {@link Allocator} or a wrapper
  * such as {@code NativeMemory}. The interface is not sealed, because the jars may run as
@@ -87,6 +87,7 @@ public interface Buffer extends AutoCloseable {
      * @throws UnsupportedOperationException if the memory space is not host-accessible, e.g.
      *     {@code "buffer in S(0) device memory (HBM) is not host-accessible; copy it to a host
      *     buffer first"}
+     * @throws WrongThreadException if the buffer is a confined arena's and this is not its thread
      */
     MemorySegment segment();
 

@@ -7,7 +7,6 @@ import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.internal.ConfinedMemory;
-import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.OptionalLong;
@@ -236,13 +235,15 @@ public final class StagingPipeline implements AutoCloseable {
                     + " is not in host-accessible memory; the copy engine reads host memory only");
         }
         for (Buffer b : source.buffers()) {
-            MemorySegment segment;
+            boolean workerReads;
             try {
-                segment = b.segment();
+                workerReads = b.segment().isAccessibleBy(worker);
             } catch (IllegalStateException closed) {
                 continue; // the worker reports a closed source as that tensor's failure, as ever
+            } catch (WrongThreadException notOurs) {
+                workerReads = false; // confined to a third thread: the worker cannot read it either
             }
-            if (!segment.isAccessibleBy(worker)) {
+            if (!workerReads) {
                 throw new IllegalArgumentException(ConfinedMemory.explain("staging '" + name + "': the pipeline's worker cannot read"
                         + " source " + source, worker));
             }

@@ -129,13 +129,17 @@ final class CopyFailures {
     static WrongThreadException namingAConfinedSide(WrongThreadException e, TensorView src, TensorView dst) {
         for (TensorView side : List.of(src, dst)) {
             for (Buffer b : side.buffers()) {
+                boolean refused;
                 try {
-                    if (!b.segment().isAccessibleBy(Thread.currentThread())) {
-                        return ConfinedMemory.wrongThread("the copy cannot " + (side == src ? "read its source "
-                                : "write its destination ") + side, e);
-                    }
+                    refused = !b.segment().isAccessibleBy(Thread.currentThread());
+                } catch (WrongThreadException byTheBuffer) {
+                    refused = true; // a host buffer checks the thread itself before handing out its segment
                 } catch (IllegalStateException | UnsupportedOperationException gone) {
                     continue; // closed meanwhile, or device memory: not what the thread was refused
+                }
+                if (refused) {
+                    return ConfinedMemory.wrongThread("the copy cannot " + (side == src ? "read its source "
+                            : "write its destination ") + side, e);
                 }
             }
         }
@@ -160,8 +164,8 @@ final class CopyFailures {
                     }
                 } catch (IllegalStateException why) {
                     closed = why.getMessage();
-                } catch (UnsupportedOperationException device) {
-                    continue; // device memory, which the copy never reached
+                } catch (UnsupportedOperationException | WrongThreadException notThisOne) {
+                    continue; // device memory, which the copy never reached, or another thread's: not closed
                 }
                 if (closed != null) {
                     return new IllegalStateException("the " + (side == src ? "source " : "destination ") + side

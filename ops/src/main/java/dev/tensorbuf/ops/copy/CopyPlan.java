@@ -114,7 +114,8 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
                     + dst.dims() + ": the dimensions differ");
         }
         if (dst.segment().isReadOnly()) {
-            throw new IllegalArgumentException("the destination segment is read-only: " + dst.segment());
+            throw new IllegalArgumentException("cannot copy into " + dst.dtype() + dst.dims() + ": its segment ("
+                    + dst.segment().byteSize() + " bytes) is read-only");
         }
         for (DType t : List.of(src.dtype(), dst.dtype())) {
             if (!t.isArrayType()) {

@@ -94,6 +94,16 @@ class CopyEngineFailureTest {
         }
     }
 
+    @Test
+    void aReadOnlyRawDestinationIsNamedByTypeDimsAndSize() {
+        try (Arena arena = Arena.ofConfined()) {
+            Access src = Access.strided(arena.allocate(4 * 6), DType.F32, StridedLayout.packed(2, 3));
+            Access dst = Access.strided(arena.allocate(2 * 6).asReadOnly(), DType.BF16, StridedLayout.packed(2, 3));
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> CopyEngine.of(1).copy(src, dst));
+            assertEquals("cannot copy into bf16[2, 3]: its segment (12 bytes) is read-only", e.getMessage());
+        }
+    }
+
     /**
      * Review F6: engine copies and materialize of a confined arena's view on another thread threw
      * FFM's bare "Attempted access outside owning thread", naming neither the view nor the side.
