@@ -142,18 +142,22 @@ final class ConvertCommand implements Command {
                 progress.finish();
             }
             double seconds = (System.nanoTime() - start) / 1e9;
-            long written = Files.size(outPath);
+            // A pipe or device keeps no size: raw output is exactly its bytes; a file's header is not counted there.
+            Long written = Files.isRegularFile(outPath) ? Long.valueOf(Files.size(outPath))
+                    : outFormat == Format.RAW ? Long.valueOf(bytes) : null;
+            ArrayShape shape = TensorFiles.asWritten(outPath, target);
             if (in.flag("json")) {
                 Map<String, Object> json = new LinkedHashMap<>();
                 json.put("in", inPath.toString());
                 json.put("out", outPath.toString());
-                json.put("shape", target.toString());
+                json.put("shape", shape.toString());
                 json.put("dtype", target.dtype().xlaName());
                 json.put("bytes_written", written);
                 json.put("seconds", Math.round(seconds * 1000) / 1000.0);
                 in.printJson(json);
             } else {
-                in.out().println(Failure.oneLine(inPath + " -> " + outPath) + ": " + target + ", " + Counts.of(written, "byte") + " ("
+                in.out().println(Failure.oneLine(inPath + " -> " + outPath) + ": " + shape + ", "
+                        + (written == null ? "not a file, so no size" : Counts.of(written, "byte")) + " ("
                         + outFormat.label() + ") in " + String.format("%.2f s", seconds));
             }
         }

@@ -14,6 +14,7 @@ import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaLayout;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -104,6 +105,11 @@ final class RunCommand implements Command {
         }
         Path outPath = Path.of(out);
         CliFiles.outputFile(outPath, "--out");
+        if (Files.exists(outPath) && Files.isSameFile(outPath, modulePath)) {
+            // convert may write over its input (it converts in place); here it would replace the program.
+            throw new UsageException("--out " + out + " is the module " + modulePath + ": the output would replace it;"
+                    + " give another file");
+        }
         String text = CliFiles.readUtf8(modulePath);
         HloModule module = HloModule.parse(text);
         HloInstruction root = module.entry().root();
@@ -155,6 +161,8 @@ final class RunCommand implements Command {
     private static TensorView argument(HloModule module, String key, String value, List<AutoCloseable> opened)
             throws java.io.IOException {
         String role = "--arg " + key;
+        // First, so that an unknown name is what is refused, not the file it names.
+        ArrayShape parameter = HloExecutor.parameterShape(module, key);
         Path file = Path.of(value);
         String tensor = null;
         int colon = value.lastIndexOf(':');
@@ -171,7 +179,7 @@ final class RunCommand implements Command {
         return switch (TensorFiles.formatOf(file)) {
             case NPY -> {
                 // ml_dtypes saves bf16 and f8 as bare void ('<V2'): they take their parameter's type.
-                DType declared = HloExecutor.parameterShape(module, key).dtype();
+                DType declared = parameter.dtype();
                 TensorFiles.refuseArchive(file, false); // an .npz renamed .npy, as convert and inspect refuse it
                 NpyArray array = Npy.map(file, declared.isNumpyNative() ? null : declared);
                 opened.add(array);
@@ -184,8 +192,7 @@ final class RunCommand implements Command {
                 yield t.view();
             }
             case RAW -> {
-                ArrayShape shape = HloExecutor.parameterShape(module, key);
-                ArrayShape laidOut = shape.laidOut();
+                ArrayShape laidOut = parameter.laidOut();
                 TensorFiles.Opened raw = TensorFiles.openRaw(file, laidOut,
                         role + "=" + value + " (raw bytes, read in the parameter's layout)", TensorFiles.stem(file));
                 opened.add(raw.owner());
@@ -252,7 +259,7 @@ final class RunCommand implements Command {
      * module's is left to raw output, rather than claiming a layout the file does not have.
      */
     private static String written(String out, ArrayShape shape, boolean copied) {
-        ArrayShape c = cOrder(shape);
+        ArrayShape c = TensorFiles.asWritten(Path.of(out), cOrder(shape));
         if (TensorFiles.formatOf(Path.of(out)) == TensorFiles.Format.RAW || c.equals(shape)) {
             return (copied ? "copied into " : "already in ") + shape;
         }
@@ -279,7 +286,7 @@ final class RunCommand implements Command {
                 json.put("outputs", outputs);
             } else {
                 json.put("written", (TensorFiles.formatOf(Path.of(out)) == TensorFiles.Format.RAW ? x.resultShape()
-                        : cOrder(x.resultShape())).toString());
+                        : TensorFiles.asWritten(Path.of(out), cOrder(x.resultShape()))).toString());
                 json.put("root_copied", x.rootCopied());
             }
             json.put("instructions", steps.stream().map(s -> {

@@ -121,6 +121,16 @@ final class TensorFiles {
     }
 
     /**
+     * {@return {@code shape} as {@code file} holds it once written in C order} A {@code .npy} holds
+     * sub-byte elements one to a byte, as ml_dtypes saves them ({@code s4[5]{0}}), where safetensors
+     * packs them ({@code s4[6]{0:E(4)}}); {@code shape} is the packed C-order shape written.
+     */
+    static ArrayShape asWritten(Path file, ArrayShape shape) {
+        return formatOf(file) == Format.NPY && shape.dtype().isSubByte()
+                ? shape.withLayout(XlaLayout.descending(shape.rank())) : shape;
+    }
+
+    /**
      * Why 6-bit tensors of a safetensors file are not converted: the format gives their size
      * (four elements to three bytes) but neither it nor ml_dtypes (one element to a byte) says
      * where each element's bits go, so any order tensorbuf picked could silently scramble values.

@@ -111,6 +111,23 @@ class ConvertCommandTest {
     }
 
     @Test
+    void aSubByteNpyOutputIsReportedOneToAByteAndADeviceGetsTheBytesWrittenNotItsSize() throws IOException {
+        Path in = dir.resolve("five.npy");
+        Npy.write(in, new DenseTensor(DType.F32, List.of(5L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, -8, -1, 0, 1, 7)));
+        Path out = dir.resolve("five4.npy");
+        CliHarness r = CliHarness.run("convert", in.toString(), out.toString(), "--dtype", "s4");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().startsWith(in + " -> " + out + ": s4[5]{0}, 133 bytes (npy)"), r.out());
+        Path devNull = Path.of("/dev/null");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(devNull) && !Files.isRegularFile(devNull), "no /dev/null here");
+        r = CliHarness.run("convert", in.toString(), devNull.toString(), "--dtype", "s4");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().startsWith(in + " -> /dev/null: s4[5]{0:E(4)}, 3 bytes (raw)"), r.out());
+        r = CliHarness.run("convert", in.toString(), devNull.toString(), "--dtype", "f32", "--json");
+        assertTrue(r.out().contains("\"bytes_written\":20"), r.out());
+    }
+
+    @Test
     void anOddCountOfFourBitElementsIsRefusedForSafetensorsBeforeTheCopy() throws IOException {
         Path in = dir.resolve("three.npy");
         Npy.write(in, new DenseTensor(DType.F32, List.of(3L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1, 2, 3)));

@@ -453,6 +453,43 @@ class RunCommandTest {
     }
 
     @Test
+    void theModuleFileIsNeverTheOutput() throws IOException {
+        String before = Files.readString(hlo);
+        CliHarness r = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + a, "--out", hlo.toString());
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf run: --out " + hlo + " is the module " + hlo + ": the output would replace it; give another"
+                + " file\n", r.err());
+        assertEquals(before, Files.readString(hlo));
+    }
+
+    @Test
+    void anArgumentNamingNoParameterIsRefusedBeforeItsFileIsLookedInto() throws IOException {
+        Path two = dir.resolve("two.safetensors");
+        SafetensorsFile.write(two, Map.of(
+                "x", new DenseTensor(DType.F32, List.of(2L, 3L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 0, 1, 2, 3, 4, 5)),
+                "y", new DenseTensor(DType.F32, List.of(2L, 3L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 0, 1, 2, 3, 4, 5))));
+        CliHarness r = CliHarness.run("run", hlo.toString(), "--arg", "zz=" + two, "--out", dir.resolve("o.npy").toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().startsWith("tensorbuf run: 'zz' names no parameter of "), r.err());
+    }
+
+    @Test
+    void aSubByteRootWrittenToNpyIsReportedOneToAByteAsTheFileHoldsIt() throws IOException {
+        Files.writeString(hlo, "HloModule m\nENTRY e {\n  ROOT i = s4[5]{0} iota(), iota_dimension=0\n}\n");
+        Path npy = dir.resolve("i.npy");
+        CliHarness r = CliHarness.run("run", hlo.toString(), "--out", npy.toString(), "--json");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("\"written\":\"s4[5]{0}\""), r.out());
+        try (NpyArray q = Npy.map(npy, DType.S4)) {
+            assertArrayEquals(new byte[] {0, 1, 2, 3, 4}, q.data().segment().toArray(ValueLayout.JAVA_BYTE));
+        }
+        Path raw = dir.resolve("i.bin");
+        r = CliHarness.run("run", hlo.toString(), "--out", raw.toString(), "--json");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("\"written\":\"s4[5]{0}\""), r.out()); // raw keeps the ROOT's layout
+    }
+
+    @Test
     void anOddCountOfFourBitRootElementsIsRefusedForSafetensorsBeforeAnythingRuns() throws IOException {
         Files.writeString(hlo, """
                 HloModule m
