@@ -21,11 +21,13 @@ import java.lang.foreign.ValueLayout;
  * refused by {@link DlpackExportOptions#copyIfNotStrided()}. The returned struct belongs to the
  * consumer, who must call its {@code deleter} exactly once; that call frees the struct and the
  * copy and runs {@link DlpackExportOptions#onRelease()}, on any thread. Until then an in-place
- * export holds the view's buffer ({@link Buffer#hold()}): closing the buffer early marks it closed
- * for Java, but a pool's block or a foreign buffer's memory goes back only when the deleter runs.
- * An arena's memory is freed when its allocator closes, whatever holds it, so keep the allocator
- * open until the consumer calls the deleter ({@link DlpackExportOptions#closeBufferOnRelease()}
- * hands the buffer itself over).
+ * export lends the view's buffer ({@link Buffer#lend()}): closing the buffer early marks it closed
+ * for Java, but a pool's block or a foreign buffer's memory goes back only when the deleter runs,
+ * and closing the buffer's allocator (arena, pool or {@link HugePageAllocator}) is refused with an
+ * {@link IllegalStateException} naming the allocator and its lent buffers; it stays open and
+ * usable, and closes once the deleters have run. The consumer, often native code that cannot get
+ * a Java exception, thus never reads freed memory. A copied export owns its copy and lends
+ * nothing. ({@link DlpackExportOptions#closeBufferOnRelease()} hands the buffer itself over.)
  *
  * <p><b>Import</b> consumes the tensor: the returned {@link DlpackTensor}'s first close calls the
  * producer's deleter, once; an invalid struct is released through its deleter before the

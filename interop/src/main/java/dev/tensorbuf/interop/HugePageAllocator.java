@@ -3,10 +3,12 @@ package dev.tensorbuf.interop;
 import dev.tensorbuf.interop.internal.AnonymousMapping;
 import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.Buffer;
-import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
+import dev.tensorbuf.memory.internal.ArenaAllocator;
+import dev.tensorbuf.memory.internal.ForeignLifetime;
+import dev.tensorbuf.memory.internal.HostBuffer;
+import dev.tensorbuf.memory.internal.Scope;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -30,7 +32,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Every buffer is zeroed (fresh mappings are). Closing a large buffer unmaps its memory at
  * once (or when the last {@link Buffer#hold()} on it ends); closing the allocator closes the
- * buffers still open and frees all memory, held buffers' included. Thread-safe.
+ * buffers still open and frees all memory, held buffers' included, unless a buffer is lent
+ * ({@link Buffer#lend()}, e.g. an in-place DLPack export): then the close is refused and frees
+ * nothing. Thread-safe.
  * The JVM needs {@code --enable-native-access} (see {@link NativeMemory}).
  * {@snippet :
  * try (HugePageAllocator allocator = HugePageAllocator.open()) {
@@ -49,6 +53,11 @@ public final class HugePageAllocator implements Allocator {
     private static final long PAGE_BYTES = 4096;
     private static final String OWNER = "huge-page allocator";
 
+    /**
+     * The scope of every buffer, small and large: loans on either are counted here, so that one
+     * check under its monitor refuses a close while any is lent, before anything is freed.
+     */
+    private final Scope scope = new Scope();
     private final Allocator small;
     /** The large buffers whose memory is still mapped, by mapping address. */
     private final Map<Long, Mapping> large = new ConcurrentHashMap<>();
@@ -93,7 +102,8 @@ public final class HugePageAllocator implements Allocator {
     }
 
     private HugePageAllocator() {
-        small = Allocators.shared(OWNER);
+        // As Allocators.shared(OWNER) makes it, in this allocator's scope.
+        small = new ArenaAllocator(true, DEFAULT_ALIGNMENT, OWNER, scope);
     }
 
     /** {@return a new allocator; buffers of at least {@link #THRESHOLD_BYTES} get huge pages where Linux grants them} */
@@ -151,14 +161,15 @@ public final class HugePageAllocator implements Allocator {
         }
         long start = (base + align - 1) & -align;
         boolean tookAdvice = AnonymousMapping.adviseHugePages(start, used);
-        Arena scope = Arena.ofShared();
-        Mapping mapping = new Mapping(base, length, scope, tookAdvice);
+        Arena segmentScope = Arena.ofShared();
+        Mapping mapping = new Mapping(base, length, segmentScope, tookAdvice);
         Buffer buffer;
         try {
-            MemorySegment bytes = RestrictedNative.segment(start, byteSize, scope);
-            buffer = Buffers.foreign(bytes, MemorySpace.HOST, OWNER, mapping::free);
+            MemorySegment bytes = RestrictedNative.segment(start, byteSize, segmentScope);
+            // Buffers.foreign's buffer, but in this allocator's scope, where its loans count.
+            buffer = new HostBuffer(new ForeignLifetime(OWNER, byteSize, scope, mapping::free), MemorySpace.HOST, bytes);
         } catch (RuntimeException | Error e) {
-            scope.close();
+            segmentScope.close();
             AnonymousMapping.unmap(base, length);
             throw e;
         }
@@ -205,8 +216,10 @@ public final class HugePageAllocator implements Allocator {
      * ({@link Buffer#hold()}) included: a segment kept under a hold then throws, as a buffer of a
      * closed arena allocator does. Frees the small ones.
      *
-     * @throws IllegalStateException if a buffer cannot be freed because a native call still holds
-     *     its segment; the others are freed, and that one stays mapped (a leak, never a crash)
+     * @throws IllegalStateException if a buffer, large or small, is lent ({@link Buffer#lend()}):
+     *     nothing is freed and the allocator stays open; or if a buffer cannot be freed because a
+     *     native call still holds its segment: the others are freed, and that one stays mapped (a
+     *     leak, never a crash)
      */
     @Override
     public void close() {
@@ -214,7 +227,13 @@ public final class HugePageAllocator implements Allocator {
             if (!open) {
                 return;
             }
-            open = false;
+            // Loans are taken under the scope's monitor: checked and closed in one step, a loan
+            // either came first (and nothing is freed) or finds every buffer closed.
+            synchronized (scope) {
+                scope.refuseIfLent(this.toString());
+                open = false; // first: a small allocation that meets the closed scope then says it is ours
+                scope.close();
+            }
             List<RuntimeException> failures = new ArrayList<>();
             for (Mapping m : List.copyOf(large.values())) {
                 try {

@@ -6,7 +6,8 @@ import dev.tensorbuf.memory.internal.Errors;
  * Makes buffers in one memory space and owns their memory until it closes.
  *
  * <p>Closing an allocator frees all its memory at once; every buffer it made stops working
- * ({@link IllegalStateException}). Thread-safety is stated by each factory: see
+ * ({@link IllegalStateException}), held ones ({@link Buffer#hold()}) included. Memory lent
+ * outside Java ({@link Buffer#lend()}) is the exception: while a loan lasts, the close is refused. Thread-safety is stated by each factory: see
  * {@link Allocators} and {@link PooledAllocator}.
  *
  * {@snippet :
@@ -85,9 +86,11 @@ public interface Allocator extends AutoCloseable {
      *
      * @throws WrongThreadException if a confined allocator is closed from another thread; it
      *     stays open
-     * @throws IllegalStateException if a native call still holds memory of a shared arena
-     *     allocator (a segment passed to a downcall); nothing is freed, it stays open, and a
-     *     later close frees it
+     * @throws IllegalStateException if a buffer of this allocator is lent outside Java
+     *     ({@link Buffer#lend()}, e.g. an in-place DLPack export not yet released), or a native
+     *     call still holds memory of a shared arena allocator (a segment passed to a downcall);
+     *     nothing is freed, it stays open, and a later close, once the loans have ended or the
+     *     call has returned, frees it
      */
     @Override
     void close();

@@ -133,7 +133,9 @@ public interface Buffer extends AutoCloseable {
      * pool does not hand the block to its next user, a foreign deleter does not run. Code that
      * keeps the raw {@link #segment()} for a while, as a copy on other threads does, holds the
      * buffer so that a close meanwhile cannot make it write into memory someone else owns.
-     * Closing the allocator itself still frees the memory (the segment then throws).
+     * Closing the allocator itself still frees the memory (the segment then throws, so Java
+     * code fails cleanly); memory handed to code outside Java, which cannot be stopped that way,
+     * is {@linkplain #lend() lent} instead.
      * {@snippet :
      * try (Buffer.Hold hold = buffer.hold()) {
      *     MemorySegment bytes = buffer.segment();
@@ -145,7 +147,39 @@ public interface Buffer extends AutoCloseable {
      */
     Hold hold();
 
-    /** A hold on a buffer's memory, ended by {@link #close()} (once; later calls do nothing). */
+    /**
+     * {@return a loan of this buffer's memory to code outside Java} A loan is a {@link #hold()}
+     * and more: while any loan on a buffer lasts, closing the buffer's allocator is refused with
+     * an {@link IllegalStateException} naming the allocator, how many of its buffers are lent and
+     * their bytes; the allocator stays open and usable, and a close after the last loan ends
+     * frees everything. A hold is enough for Java code, which gets an exception when the
+     * allocator frees the memory under it; a native consumer (a DLPack importer, a C library
+     * keeping a pointer) gets no exception and would read freed memory, or crash the JVM. An
+     * in-place DLPack export lends its buffer until the consumer calls the deleter. Foreign
+     * buffers ({@link Buffers}) have no allocator to refuse: their loan is a hold, and the
+     * deleter waits for it.
+     * {@snippet :
+     * Allocator arena = Allocators.shared();
+     * Buffer pixels = arena.allocate(1 << 20);
+     * Buffer.Hold loan = pixels.lend();
+     * nativeLibrary.keep(pixels.address());   // C keeps the pointer
+     * arena.close();  // IllegalStateException: "cannot close shared arena allocator (default
+     *                 // alignment 64, open): 1 of its buffers (1048576 bytes) is lent outside
+     *                 // Java (...); nothing was freed and it stays open: end the loans ..."
+     * nativeLibrary.release();                // C is done with it
+     * loan.close();
+     * arena.close();  // frees everything
+     * }
+     *
+     * @throws IllegalStateException if the buffer is closed, or its allocator is (a loan racing
+     *     the allocator's close either comes first, and the close is refused, or is refused)
+     */
+    Hold lend();
+
+    /**
+     * A hold or a loan on a buffer's memory, ended by {@link #close()} (once; later calls do
+     * nothing).
+     */
     interface Hold extends AutoCloseable {
         /**
          * Ends the hold. When it is the last hold on a buffer closed while it lasted, the memory

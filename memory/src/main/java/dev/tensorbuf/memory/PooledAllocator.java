@@ -35,6 +35,8 @@ import org.agrona.BitUtil;
  * buffers stop working ("...was closed when its pool 'staging' closed"), and a {@link LeakReport}
  * lists them. {@link #close()} logs a non-empty report as a warning through
  * {@link System.Logger}; {@link #closeAndReport()} returns it instead. Closing twice does nothing.
+ * While a buffer is lent outside Java ({@link Buffer#lend()}, e.g. an in-place DLPack export),
+ * both refuse with an {@link IllegalStateException}, and the pool stays open and unchanged.
  *
  * <p><b>Threads.</b> A pool is thread-safe: any thread may allocate, close buffers, read stats or
  * close the pool. One lock guards the free lists and counters, held for a few field updates;
@@ -80,10 +82,15 @@ public interface PooledAllocator extends Allocator {
      * pool returns an empty report.
      *
      * @return what was open at close
+     * @throws IllegalStateException if a buffer is lent ({@link Buffer#lend()}); nothing changes
      */
     LeakReport closeAndReport();
 
-    /** Closes the pool, logging a warning with the leak report when buffers were still open. */
+    /**
+     * Closes the pool, logging a warning with the leak report when buffers were still open.
+     *
+     * @throws IllegalStateException if a buffer is lent ({@link Buffer#lend()}); nothing changes
+     */
     @Override
     void close();
 

@@ -44,12 +44,15 @@ public final class DlpackExporter {
     }
 
     /**
-     * What one export holds until its deleter runs. An in-place export holds its buffer
-     * ({@link Buffer#hold()}): a review closed a pooled buffer while the consumer still had the
-     * struct, the pool gave the block to its next user, and the consumer read that user's data.
-     * Now the close marks the buffer closed and the block waits for the deleter.
+     * What one export holds until its deleter runs. An in-place export lends its buffer
+     * ({@link Buffer#lend()}): a review closed a pooled buffer while the consumer still had the
+     * struct, the pool gave the block to its next user, and the consumer read that user's data;
+     * a later one closed the buffer's allocator, which freed the memory under the consumer (a
+     * crash for 256 MiB). Now the buffer's close marks it closed and the memory waits for the
+     * deleter, and its allocator's close is refused until then. A copied export needs no loan:
+     * its copy's allocator is the export's own, closed only by the deleter.
      */
-    private record Export(Arena structs, Allocator copy, Buffer handedOver, Buffer.Hold hold, Runnable onRelease) {
+    private record Export(Arena structs, Allocator copy, Buffer handedOver, Buffer.Hold loan, Runnable onRelease) {
         void release() {
             try {
                 try {
@@ -57,8 +60,8 @@ public final class DlpackExporter {
                         handedOver.close();
                     }
                 } finally {
-                    if (hold != null) {
-                        hold.close(); // after the handover's close, so the memory goes back here, once
+                    if (loan != null) {
+                        loan.close(); // after the handover's close, so the memory goes back here, once
                     }
                 }
                 if (copy != null) {
@@ -156,9 +159,9 @@ public final class DlpackExporter {
             flags |= DlpackStructs.FLAG_IS_SUBBYTE_TYPE_PADDED;
         }
         StructLayout struct = versioned ? DL_MANAGED_TENSOR_VERSIONED : DL_MANAGED_TENSOR;
-        Buffer.Hold hold;
+        Buffer.Hold loan;
         try {
-            hold = source.copy == null ? buffer.hold() : null; // a copy's allocator is the export's own
+            loan = source.copy == null ? buffer.lend() : null; // a copy's allocator is the export's own
         } catch (RuntimeException closed) {
             release(source);
             throw closed;
@@ -198,13 +201,13 @@ public final class DlpackExporter {
             m.set(ValueLayout.ADDRESS, offset(struct, "deleter"), DELETER);
         } catch (RuntimeException | Error e) {
             arena.close();
-            if (hold != null) {
-                hold.close();
+            if (loan != null) {
+                loan.close();
             }
             release(source);
             throw e;
         }
-        LIVE.put(m.address(), new Export(arena, source.copy, handedOver, hold, options.onRelease()));
+        LIVE.put(m.address(), new Export(arena, source.copy, handedOver, loan, options.onRelease()));
         // A raw pointer, not the arena's segment: passing the arena's segment to a native call
         // would hold the arena open for the call, so a deleter run inside it could not free it.
         return RestrictedNative.resize(MemorySegment.ofAddress(m.address()), struct.byteSize());

@@ -70,6 +70,11 @@ public abstract sealed class AbstractBuffer implements Buffer permits HostBuffer
         return lifetime.hold();
     }
 
+    @Override
+    public final Hold lend() {
+        return lifetime.lend();
+    }
+
     /** Throws unless the memory may be reached now, from this thread. */
     void checkUsable() {
         lifetime.checkAlive();

@@ -16,7 +16,7 @@ public final class ArenaAllocator implements Allocator {
     private final boolean shared;
     private final BufferOwner.Arena owner;
     private final long defaultAlignment;
-    private final Scope scope = new Scope();
+    private final Scope scope;
     private final Object closing = new Object();
     /** Whether the FFM arena has closed (the scope may close before it); under {@link #closing}. */
     private boolean arenaClosed;
@@ -28,6 +28,15 @@ public final class ArenaAllocator implements Allocator {
 
     /** @param name what the arena serves, for {@link BufferOwner.Arena#name()}; {@code ""} for none */
     public ArenaAllocator(boolean shared, long defaultAlignment, String name) {
+        this(shared, defaultAlignment, name, new Scope());
+    }
+
+    /**
+     * @param scope the scope its buffers check, shared with an allocator that serves its small
+     *     buffers from this one (the huge-page allocator), so that one close sees all their loans
+     */
+    public ArenaAllocator(boolean shared, long defaultAlignment, String name, Scope scope) {
+        this.scope = scope;
         this.defaultAlignment = Errors.checkAlignment(defaultAlignment);
         this.shared = shared;
         this.arena = shared ? Arena.ofShared() : Arena.ofConfined();
@@ -81,6 +90,11 @@ public final class ArenaAllocator implements Allocator {
         return scope.isOpen();
     }
 
+    /**
+     * Frees the arena, unless a buffer of it is lent ({@link Lifetime#lend()}): then it throws and
+     * stays open. The check and the close are one step under the scope's monitor, where loans are
+     * taken, so no loan starts between them.
+     */
     @Override
     public void close() {
         // One closer at a time: two racing closes both saw it open, and the second arena.close() threw.
@@ -88,27 +102,30 @@ public final class ArenaAllocator implements Allocator {
             if (arenaClosed) {
                 return;
             }
-            if (shared) {
-                // Closed in our books first: an allocation or a segment() racing the close then
-                // hears it from us ("shared arena is closed") rather than from FFM ("Already
-                // closed"), whose handshake with every thread leaves a wide window. An arena FFM
-                // will not close yet (a native call holds one of its segments) frees nothing, so
-                // it is open again, as Allocator.close promises: closed means freed.
-                scope.close();
-                try {
-                    arena.close();
-                } catch (IllegalStateException inUse) {
-                    scope.reopen();
-                    throw Errors.cannotCloseInUse(this.toString(), inUse);
+            synchronized (scope) {
+                scope.refuseIfLent(this.toString());
+                if (shared) {
+                    // Closed in our books first: an allocation or a segment() racing the close then
+                    // hears it from us ("shared arena is closed") rather than from FFM ("Already
+                    // closed"), whose handshake with every thread leaves a wide window. An arena FFM
+                    // will not close yet (a native call holds one of its segments) frees nothing, so
+                    // it is open again, as Allocator.close promises: closed means freed.
+                    scope.close();
+                    try {
+                        arena.close();
+                    } catch (IllegalStateException inUse) {
+                        scope.reopen();
+                        throw Errors.cannotCloseInUse(this.toString(), inUse);
+                    }
+                } else {
+                    try {
+                        arena.close(); // first: one closed from the wrong thread throws and stays open
+                    } catch (WrongThreadException e) {
+                        throw Errors.wrongThread(this + " cannot close", e);
+                    }
+                    // Only the owner thread allocates from a confined arena, so nothing raced that.
+                    scope.close();
                 }
-            } else {
-                try {
-                    arena.close(); // first: one closed from the wrong thread throws and stays open
-                } catch (WrongThreadException e) {
-                    throw Errors.wrongThread(this + " cannot close", e);
-                }
-                // Only the owner thread allocates from a confined arena, so nothing raced that.
-                scope.close();
             }
             arenaClosed = true;
         }

@@ -309,9 +309,14 @@ public final class BufferPool implements PooledAllocator {
             if (closed) {
                 return new LeakReport(name, List.of());
             }
+            // Loans are taken under the scope's monitor: checked and closed in one step there, a
+            // loan either came first (and the close is refused, the pool untouched) or is refused.
+            synchronized (scope) {
+                scope.refuseIfLent(owner.toString());
+                scope.close(); // before freeing: open buffers now say the pool closed them
+            }
             report = openBuffers();
             closed = true;
-            scope.close(); // before freeing: open buffers now say the pool closed them
             all = new ArrayList<>(blocks);
             blocks.clear();
             for (ArrayDeque<Block> list : free) {

@@ -9,7 +9,17 @@ public final class ForeignLifetime extends Lifetime {
 
     /** @param deleter frees the memory; run exactly once, on the first close */
     public ForeignLifetime(String ownerName, long byteSize, Runnable deleter) {
-        super(new BufferOwner.Foreign(ownerName), Scope.FOREVER, byteSize);
+        this(ownerName, byteSize, Scope.FOREVER, deleter);
+    }
+
+    /**
+     * @param scope the scope of the allocator that made this memory and frees it at its close
+     *     (the huge-page allocator's mappings), so that the buffer dies with it and a loan on it
+     *     refuses that close
+     * @param deleter frees the memory; run exactly once, on the first close
+     */
+    public ForeignLifetime(String ownerName, long byteSize, Scope scope, Runnable deleter) {
+        super(new BufferOwner.Foreign(ownerName), scope, byteSize);
         this.deleter = Objects.requireNonNull(deleter, "deleter");
     }
 

@@ -1,8 +1,10 @@
 package dev.tensorbuf.memory.internal;
 
+import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.memory.BufferOwner;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The life of one allocation, shared by its root buffer and every view of it. Closing is a
@@ -74,9 +76,11 @@ public abstract class Lifetime {
         }
     }
 
-    /** Holds not yet ended, and whether a close waits for them; guarded by {@code this}. */
+    /** Holds not yet ended (loans included), and whether a close waits for them; guarded by {@code this}. */
     private int holds;
     private boolean releasePending;
+    /** Loans not yet ended; guarded by {@link #scope}'s monitor, which an allocator's close takes too. */
+    private int loans;
 
     /**
      * {@return a hold on the memory: a close while it lasts marks the buffer closed but gives the
@@ -84,15 +88,58 @@ public abstract class Lifetime {
      *
      * @throws IllegalStateException if closed
      */
-    public final dev.tensorbuf.memory.Buffer.Hold hold() {
+    public final Buffer.Hold hold() {
+        takeHold();
+        return once(this::unhold);
+    }
+
+    /**
+     * {@return a loan of the memory to code outside Java: a hold that also makes the allocator's
+     * close refuse until it ends} (see {@link dev.tensorbuf.memory.Buffer#lend()}) Taken under the
+     * scope's monitor, where the allocator checks for loans and closes, so a loan racing a close
+     * either comes first (and the close is refused) or finds the buffer closed.
+     *
+     * @throws IllegalStateException if closed, or its allocator is
+     */
+    public final Buffer.Hold lend() {
+        if (scope == Scope.FOREVER) {
+            // No allocator frees foreign memory: the deleter already waits for the last hold.
+            return hold();
+        }
+        synchronized (scope) {
+            takeHold();
+            if (loans++ == 0) {
+                scope.lent(byteSize);
+            }
+        }
+        return once(this::endLoan);
+    }
+
+    private void takeHold() {
         synchronized (this) {
             checkAlive();
             holds++;
         }
-        java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
+    }
+
+    private void endLoan() {
+        try {
+            unhold(); // may give the memory back (a closed buffer) and run a deleter, which may throw
+        } finally {
+            synchronized (scope) {
+                if (--loans == 0) {
+                    scope.returned(byteSize);
+                }
+            }
+        }
+    }
+
+    /** {@return a hold that runs {@code end} on its first close only} */
+    private static Buffer.Hold once(Runnable end) {
+        AtomicBoolean ended = new AtomicBoolean();
         return () -> {
             if (ended.compareAndSet(false, true)) {
-                unhold();
+                end.run();
             }
         };
     }
