@@ -253,14 +253,20 @@ final class RunCommand implements Command {
         return shape.withLayout(XlaLayout.packedDescending(shape.dtype(), shape.rank()));
     }
 
+    /** {@return the shape {@code out} holds the ROOT in: its own layout in raw bytes, else C order as the format holds it} */
+    private static ArrayShape inFile(String out, ArrayShape shape) {
+        Path file = Path.of(out);
+        return TensorFiles.formatOf(file) == TensorFiles.Format.RAW ? shape : TensorFiles.asWritten(file, cOrder(shape));
+    }
+
     /**
      * {@return what the file got, e.g. {@code copied into f32[3,2]{1,0}}} A .npy or safetensors file
      * holds C order whatever layout the module gives: then the layout written is named, and the
      * module's is left to raw output, rather than claiming a layout the file does not have.
      */
     private static String written(String out, ArrayShape shape, boolean copied) {
-        ArrayShape c = TensorFiles.asWritten(Path.of(out), cOrder(shape));
-        if (TensorFiles.formatOf(Path.of(out)) == TensorFiles.Format.RAW || c.equals(shape)) {
+        ArrayShape c = inFile(out, shape);
+        if (c.equals(shape)) {
             return (copied ? "copied into " : "already in ") + shape;
         }
         return "written in C order as " + c + " (the file holds no other order; raw output keeps " + shape.requireLayout() + ")";
@@ -285,8 +291,7 @@ final class RunCommand implements Command {
                 }
                 json.put("outputs", outputs);
             } else {
-                json.put("written", (TensorFiles.formatOf(Path.of(out)) == TensorFiles.Format.RAW ? x.resultShape()
-                        : TensorFiles.asWritten(Path.of(out), cOrder(x.resultShape()))).toString());
+                json.put("written", inFile(out, x.resultShape()).toString());
                 json.put("root_copied", x.rootCopied());
             }
             json.put("instructions", steps.stream().map(s -> {
