@@ -107,16 +107,11 @@ final class TensorFiles {
      * @throws UsageException naming the type, or the shape and its bit count
      */
     static void requireWritable(Path file, ArrayShape shape, String what, String otherwise) {
-        DType dtype = shape.dtype();
-        requireWritable(file, dtype, what, otherwise);
-        if (formatOf(file) == Format.SAFETENSORS && dtype.isSubByte()) {
-            long bits = Math.multiplyExact(shape.elementCount(), (long) dtype.bitWidth());
-            if (bits % Byte.SIZE != 0) {
-                throw new UsageException(what + " is " + shape.withoutLayout() + ": " + shape.elementCount()
-                        + " elements of " + dtype + " are " + bits + " bits, not a whole number of bytes, which"
-                        + " safetensors requires (its reference reader refuses a sub-byte tensor that does not end on"
-                        + " a byte); " + otherwise);
-            }
+        requireWritable(file, shape.dtype(), what, otherwise); // the type's refusals, in this command's words
+        Optional<String> refused = formatOf(file) == Format.SAFETENSORS ? SafetensorsFile.whyNotWritable(shape)
+                : Optional.empty();
+        if (refused.isPresent()) {
+            throw new UsageException(what + " is " + shape.withoutLayout() + ": " + refused.get() + "; " + otherwise);
         }
     }
 

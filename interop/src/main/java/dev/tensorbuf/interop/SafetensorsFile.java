@@ -24,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
@@ -277,6 +278,26 @@ public final class SafetensorsFile implements AutoCloseable {
                     + MAX_HEADER_BYTES + " bytes");
         }
         return new Plan<>(ordered, header, offset);
+    }
+
+    /**
+     * {@return why {@link #write} refuses a tensor of this type and dims, or empty when it writes
+     * it} A command that writes safetensors files asks before it does any work, so that it refuses
+     * what the writer refuses, for the writer's reason.
+     * {@snippet :
+     * SafetensorsFile.whyNotWritable(ArrayShape.of(DType.F4E2M1FN, 4));   // Optional.empty(): 2 bytes
+     * SafetensorsFile.whyNotWritable(ArrayShape.of(DType.F4E2M1FN, 3));
+     * // Optional["3 elements of f4e2m1fn are 12 bits, not a whole number of bytes, which safetensors
+     * // requires (its reference reader refuses a sub-byte tensor that does not end on a byte)"]
+     * }
+     *
+     * @throws ArithmeticException if the tensor's bit count overflows a long
+     */
+    public static Optional<String> whyNotWritable(ArrayShape shape) {
+        if (shape.dtype().safetensorsName().isEmpty()) {
+            return Optional.of("safetensors has no dtype for " + shape.dtype());
+        }
+        return shape.dtype().isSubByte() ? Sizes.partByte(shape.dtype(), shape.elementCount()) : Optional.empty();
     }
 
     /** Writes the tensors without metadata; see {@link #write(Path, Map, Map)}. */

@@ -270,6 +270,13 @@ class SafetensorsFileTest {
         assertEquals("tensor 'q': f4e2m1fn[5]: 5 elements of f4e2m1fn are 20 bits, not a whole number of bytes, which"
                 + " safetensors requires (its reference reader refuses a sub-byte tensor that does not end on a byte)",
                 dense.getMessage());
+        // Asked before any work, the writer's refusals give the same reasons (the Javadoc's example).
+        assertEquals(java.util.Optional.empty(), SafetensorsFile.whyNotWritable(dev.tensorbuf.views.ArrayShape.of(DType.F4E2M1FN, 4)));
+        assertEquals(java.util.Optional.of("5 elements of f4e2m1fn are 20 bits, not a whole number of bytes, which"
+                + " safetensors requires (its reference reader refuses a sub-byte tensor that does not end on a byte)"),
+                SafetensorsFile.whyNotWritable(dev.tensorbuf.views.ArrayShape.of(DType.F4E2M1FN, 5)));
+        assertEquals(java.util.Optional.of("safetensors has no dtype for s4"),
+                SafetensorsFile.whyNotWritable(dev.tensorbuf.views.ArrayShape.of(DType.S4, 2)));
         Map<String, dev.tensorbuf.views.ArrayShape> huge = new java.util.LinkedHashMap<>();
         huge.put("a", dev.tensorbuf.views.ArrayShape.of(DType.U8, Long.MAX_VALUE / 2 + 1));
         huge.put("b", dev.tensorbuf.views.ArrayShape.of(DType.U8, Long.MAX_VALUE / 2 + 1));

@@ -4,6 +4,7 @@ import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.Extents;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 
 /** Size arithmetic of file formats: exact, with overflow reported as a bad value naming the numbers. */
 public final class Sizes {
@@ -42,18 +43,29 @@ public final class Sizes {
     public static long byteSize(DType dtype, long count, String context) {
         try {
             if (dtype.isSubByte()) {
-                long bits = Math.multiplyExact(count, (long) dtype.bitWidth());
-                if (bits % 8 != 0) {
-                    throw new IllegalArgumentException(context + ": " + count + " elements of " + dtype + " are "
-                            + bits + " bits, not a whole number of bytes, which safetensors requires (its reference"
-                            + " reader refuses a sub-byte tensor that does not end on a byte)");
+                Optional<String> partByte = partByte(dtype, count);
+                if (partByte.isPresent()) {
+                    throw new IllegalArgumentException(context + ": " + partByte.get());
                 }
-                return bits / 8;
+                return Math.multiplyExact(count, (long) dtype.bitWidth()) / 8;
             }
             return Math.multiplyExact(count, (long) dtype.byteWidth());
         } catch (ArithmeticException e) {
             throw overflow(dtype, count, context, e);
         }
+    }
+
+    /**
+     * {@return why safetensors cannot hold {@code count} packed elements of {@code dtype}, or empty
+     * when their bits fill whole bytes}
+     *
+     * @throws ArithmeticException if the bit count overflows
+     */
+    public static Optional<String> partByte(DType dtype, long count) {
+        long bits = Math.multiplyExact(count, (long) dtype.bitWidth());
+        return bits % 8 == 0 ? Optional.empty() : Optional.of(count + " elements of " + dtype + " are " + bits
+                + " bits, not a whole number of bytes, which safetensors requires (its reference reader refuses a"
+                + " sub-byte tensor that does not end on a byte)");
     }
 
     /**
