@@ -265,7 +265,7 @@ public final class CopyEngine {
      * {@snippet :
      * TensorView nchw = TensorView.of(in, "f32[1,3,4,4]{3,2,1,0}");
      * TensorView nhwc = TensorView.of(out, "f32[1,4,4,3]{3,2,1,0}");
-     * CopyEngine.defaults().copy(Ops.transpose(nchw, 0, 2, 3, 1), nhwc); // one transpose kernel
+     * CopyEngine.defaults().copy(Ops.transpose(nchw, 0, 2, 3, 1), nhwc); // one INTERLEAVE kernel: 3 planes into NHWC
      * }
      *
      * <p>The copy holds every buffer of both views ({@link Buffer#hold()}) while it runs, so a
@@ -277,7 +277,7 @@ public final class CopyEngine {
      *
      * @throws IllegalArgumentException if the dims differ, the destination is read-only, or a
      *     value cannot be converted: the first such element in logical order is named, e.g.
-     *     {@code value 300.0 at index [1, 2] of f32[2,3]{1,0} out of range [0, 255] for u8}
+     *     {@code value 300.0 at index [1, 2] of f32[2,3]{1,0} strides [3, 1] out of range [0, 255] for u8}
      * @throws UnsupportedOperationException if either view is in memory Java cannot touch
      * @throws IllegalStateException if a buffer of either view is closed, or its allocator closes
      *     during the copy, naming the side
