@@ -22,7 +22,7 @@ import java.lang.foreign.MemorySegment;
  * left to the chunks.
  * </ul>
  * {@snippet :
- * long done = DenseConvert.run(src, 0, DType.F32, dst, 0, DType.S8, n, true); // n unless a value is out of s8's range
+ * long done = DenseConvert.run(src, 0, DType.F32, dst, 0, DType.S8, n, true); // whole vectors (96 of n = 100), fewer before a value out of s8's range
  * }
  */
 final class DenseConvert {
@@ -32,7 +32,8 @@ final class DenseConvert {
     /**
      * Converts dense {@code from} elements at {@code so} to dense {@code to} elements at {@code dO}.
      * {@return how many elements were converted from the start: all, none (a pair without a loop
-     * here), or those before the vector holding a value out of range}
+     * here), or, for a {@link VectorDenseConvert} loop, a whole number of vectors: all of them, or
+     * those before the vector holding a value out of range}
      */
     static long run(MemorySegment s, long so, DType from, MemorySegment d, long dO, DType to, long n, boolean vector) {
         if (from == DType.F64 && to == DType.F32) {
