@@ -16,7 +16,7 @@ import java.util.Map;
  * counts bytes read plus bytes written.
  * {@snippet :
  * List<CopyBenchRunner.Result> r = CopyBenchRunner.run(CopyCase.ALL.subList(0, 1), CopyEngine.defaults(), true);
- * r.getFirst().ratioToCopy();   // e.g. 0.55 on a 2-core Zen 4
+ * r.getFirst().ratioToCopy();   // e.g. 0.50 on a 2-core Zen 4 (bench/RESULTS.md; 0.55 is its target)
  * }
  */
 public final class CopyBenchRunner {

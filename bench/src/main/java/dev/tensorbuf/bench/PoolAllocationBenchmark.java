@@ -28,8 +28,8 @@ import org.openjdk.jmh.annotations.TearDown;
  * java --enable-native-access=ALL-UNNAMED --add-opens java.base/jdk.internal.misc=ALL-UNNAMED \
  *     --sun-misc-unsafe-memory-access=allow \
  *     -jar bench/target/benchmarks.jar PoolAllocation -f 1 -wi 3 -i 5 -w 1 -r 1
- * # pool  size=4096     ~25 ns/op   arena ~120 ns/op
- * # pool  size=1048576  ~35 ns/op   arena ~20000 ns/op (malloc, zeroing and free of 1 MiB)
+ * # pool  size=4096     ~24 ns/op   arena ~66 ns/op
+ * # pool  size=1048576  ~24 ns/op   arena ~11300 ns/op (malloc, zeroing and free of 1 MiB)   (bench/RESULTS.md, "Memory")
  * }
  */
 @State(Scope.Thread)
