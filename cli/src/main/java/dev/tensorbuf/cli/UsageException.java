@@ -7,11 +7,11 @@ import java.io.Serial;
  * with code 2.
  * {@snippet :
  * if (out == null) {
- *     throw Errors.withUsage("missing --out FILE.npy or FILE.safetensors", synopsis()); // a UsageException
+ *     throw Errors.withUsage("missing --out FILE.npy, FILE.safetensors or a raw FILE", synopsis()); // a UsageException
  * }
  * // $ tensorbuf run m.hlo
- * // tensorbuf run: missing --out FILE.npy or FILE.safetensors (usage: tensorbuf run MODULE.hlo
- * //     --arg NAME=FILE ... --out FILE.npy|FILE.safetensors [--json])
+ * // tensorbuf run: missing --out FILE.npy, FILE.safetensors or a raw FILE (usage: tensorbuf run MODULE.hlo
+ * //     --arg NAME=FILE ... --out FILE.npy|FILE.safetensors|FILE [--json])
  * }
  */
 public final class UsageException extends RuntimeException {
