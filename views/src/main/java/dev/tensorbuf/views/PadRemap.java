@@ -98,6 +98,21 @@ public final class PadRemap {
         return inputDims.clone();
     }
 
+    /** {@return the low edge padding per dimension, negative where it crops (a copy)} */
+    public long[] low() {
+        return low.clone();
+    }
+
+    /** {@return the high edge padding per dimension, negative where it crops (a copy)} */
+    public long[] high() {
+        return high.clone();
+    }
+
+    /** {@return the interior padding per dimension, between neighbouring elements (a copy)} */
+    public long[] interior() {
+        return interior.clone();
+    }
+
     long[] outputDimsArray() {
         return outputDims;
     }

@@ -5,6 +5,7 @@ import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.ops.copy.internal.CopyExecutor;
+import dev.tensorbuf.ops.copy.internal.PieceCopies;
 import dev.tensorbuf.ops.copy.internal.Reach;
 import dev.tensorbuf.ops.copy.internal.RefusedValue;
 import dev.tensorbuf.ops.copy.internal.ViewAdapter;
@@ -250,8 +251,11 @@ public final class CopyEngine {
 
     /**
      * Copies every element of {@code src} into {@code dst} (same dims; types may differ): one
-     * planned copy when both views live in one buffer each, element by element otherwise (views
-     * over several buffers, such as pads and concatenations, or packed sub-byte storage). A
+     * planned copy when both views live in one buffer each; views over several buffers (pads and
+     * concatenations, and transposes, reverses, slices and reshapes of them) as one planned copy
+     * per part (each part of a concatenation into its slice of the other side; a pad's fill, then
+     * its source's window); element by element otherwise (packed sub-byte storage, a padded
+     * destination, a broadcast or strided slice of a concatenation). A
      * destination laid out by a tiled XLA shape ({@link TensorView#laidOutShape()}: made from one by
      * {@link TensorView#of}, or a transpose of such a view, or a slice of all of it) has every slot
      * of its tiles written, the padding as zero, whichever of those ways it was made; tail padding
@@ -380,7 +384,8 @@ public final class CopyEngine {
         } else if (planned) {
             // Not execute(): its failures name the Access sides, and copyViews names the views.
             executor.execute(CopyPlan.of(from.get(), to.get(), affine));
-        } else {
+        } else if (affine != null || !PieceCopies.copy(src, dst, (s, d) -> copyHeld(s, d, null))) {
+            // Pads and concatenations, and ops over them, have gone part by part, each part planned.
             ViewAdapter.copyElements(src, dst);
         }
     }

@@ -7,7 +7,8 @@
  * {@code dev.tensorbuf.views} both build.
  *
  * <p>Exported to {@code dev.tensorbuf.ops}, which uses five of these classes ({@code MiniFloat},
- * {@code FloatCodec}, {@code ViewBounds}, {@code ViewReader}, {@code ConfinedMemory}), and to
+ * {@code FloatCodec}, {@code ViewBounds}, {@code ViewReader}, {@code ConfinedMemory}), and {@code ViewOrigin}, the op a view kept,
+ * for the copy engine's part-by-part copies of pads and concatenations; and to
  * {@code dev.tensorbuf.interop} for {@code ConfinedMemory}; the module's {@code module-info} says
  * where. Rules that hold for every class: sizes, strides and offsets are
  * in elements unless a name ends in {@code Bytes}; what only this arithmetic can find (an

@@ -19,6 +19,9 @@ import java.util.Optional;
  * view's map form: strided, tiled (an XLA layout the engine knows), or a mapped fallback.
  */
 public final class ViewAdapter {
+    /** Per thread: the copies {@link #copyElements} has run. */
+    private static final ThreadLocal<long[]> ELEMENT_COPIES = ThreadLocal.withInitial(() -> new long[1]);
+
     private ViewAdapter() {}
 
     /**
@@ -92,13 +95,9 @@ public final class ViewAdapter {
         }
         checkDisjoint(src, dst);
         checkOneSlotEach(dst);
-        Optional<ArrayShape> tiles = tiledLayout(dst);
-        if (tiles.isPresent() && !dst.buffer().segment().isReadOnly()) {
-            // Sub-byte tiled storage comes this way: zero every slot, then write the elements.
-            MemorySegment slots = dst.buffer().segment();
-            long bytes = Math.max(tiles.get().physicalByteSize(), tiles.get().arraySize());
-            slots.asSlice(0, Math.min(bytes, slots.byteSize())).fill((byte) 0);
-        }
+        ELEMENT_COPIES.get()[0]++;
+        // Sub-byte tiled storage comes this way: zero every slot, then write the elements.
+        zeroTileSlots(dst);
         DType s = src.dtype();
         DType d = dst.dtype();
         if (s.kind() == DType.Kind.COMPLEX && d.kind() != DType.Kind.COMPLEX) {
@@ -133,6 +132,29 @@ public final class ViewAdapter {
                 dst.setBits(da.getBits(to, 0), index);
             }
         });
+    }
+
+    /**
+     * Zeroes every slot of {@code dst}'s tiles, padding and tail padding included, when it is
+     * laid out by a tiled XLA shape and writable: what a copy that writes its elements one by one,
+     * or part by part ({@link PieceCopies}), does first, so that the padding reads as zero.
+     */
+    static void zeroTileSlots(TensorView dst) {
+        Optional<ArrayShape> tiles = tiledLayout(dst);
+        if (tiles.isPresent() && !dst.buffer().segment().isReadOnly()) {
+            MemorySegment slots = dst.buffer().segment();
+            long bytes = Math.max(tiles.get().physicalByteSize(), tiles.get().arraySize());
+            slots.asSlice(0, Math.min(bytes, slots.byteSize())).fill((byte) 0);
+        }
+    }
+
+    /**
+     * {@return how many copies this thread has run element by element ({@link #copyElements},
+     * past its empty-source return and its checks)} The element path runs on the calling thread
+     * only; tests read the count before and after a copy to see which path it took.
+     */
+    public static long elementCopiesOnThisThread() {
+        return ELEMENT_COPIES.get()[0];
     }
 
     /**
