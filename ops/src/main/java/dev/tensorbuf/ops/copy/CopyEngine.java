@@ -7,6 +7,7 @@ import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.ops.copy.internal.CopyExecutor;
 import dev.tensorbuf.ops.copy.internal.Reach;
 import dev.tensorbuf.ops.copy.internal.RefusedValue;
+import dev.tensorbuf.ops.copy.internal.SubByteStaging;
 import dev.tensorbuf.ops.copy.internal.ViewAdapter;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
@@ -380,7 +381,7 @@ public final class CopyEngine {
         } else if (planned) {
             // Not execute(): its failures name the Access sides, and copyViews names the views.
             executor.execute(CopyPlan.of(from.get(), to.get(), affine));
-        } else {
+        } else if (!SubByteStaging.copy(src, dst, from, to, executor)) {
             ViewAdapter.copyElements(src, dst);
         }
     }
