@@ -252,12 +252,16 @@ public final class CopyEngine {
     /**
      * Copies every element of {@code src} into {@code dst} (same dims; types may differ): one
      * planned copy when both views live in one buffer each, element by element otherwise (views
-     * over several buffers, such as pads and concatenations, or packed sub-byte storage). A
+     * over several buffers, such as pads and concatenations). Packed sub-byte storage
+     * ({@code s4} under {@code E(4)}, 2- and 1-bit types) is staged through a byte-a-slot
+     * temporary read or written through the same map by the planned kernels, then packed back; a
+     * view reaching far more slots than it has elements (a few elements of a large buffer) is
+     * copied element by element instead. A
      * destination laid out by a tiled XLA shape ({@link TensorView#laidOutShape()}: made from one by
      * {@link TensorView#of}, or a transpose of such a view, or a slice of all of it) has every slot
      * of its tiles written, the padding as zero, whichever of those ways it was made; tail padding
-     * {@code L(n)} past the slots is zeroed only where elements are copied one by one (packed
-     * sub-byte types), and by {@code materialize} in the buffer it makes. Other views of tiled
+     * {@code L(n)} past the slots is zeroed only for packed sub-byte types (staged or copied one
+     * by one), and by {@code materialize} in the buffer it makes. Other views of tiled
      * memory (a reverse, a slice of part of it, a reshape) write their elements and nothing else.
      * Views that share
      * bytes ({@code copy(Ops.reverse(v, 0), v)}) copy through a temporary, as NumPy does; views of
