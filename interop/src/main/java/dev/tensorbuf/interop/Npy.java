@@ -6,11 +6,14 @@ import dev.tensorbuf.interop.internal.FileMapping;
 import dev.tensorbuf.interop.internal.NpyCodec;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.Buffers;
+import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.copy.Access;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaLayout;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -298,7 +301,16 @@ public final class Npy {
                 long n = Math.min(UNPACK_PIECE, count - done);
                 ArrayShape piece = ArrayShape.of(type, n).withLayout(XlaLayout.packedDescending(type, 1));
                 MemorySegment from = packed.asSlice(done / 8 * bits, piece.arraySize());
-                UNPACKER.copy(Access.tiled(from, piece), Access.strided(out, type, StridedLayout.packed(new long[] {n})));
+                if (from.isNative()) {
+                    // As views, the engine stages packed storage through its planned kernels; an
+                    // Access of packed E(n) tiles goes element by element.
+                    MemorySegment to = out.asSlice(0, n);
+                    UNPACKER.copy(TensorView.of(Buffers.foreign(from, MemorySpace.HOST, "Npy.write", () -> { }), piece),
+                            TensorView.strided(Buffers.foreign(to, MemorySpace.HOST, "Npy.write", () -> { }), type,
+                                    StridedLayout.packed(n)));
+                } else {
+                    UNPACKER.copy(Access.tiled(from, piece), Access.strided(out, type, StridedLayout.packed(new long[] {n})));
+                }
                 writeFully(channel, out.asSlice(0, n).asByteBuffer());
                 done += n;
             }

@@ -8,6 +8,7 @@ import dev.tensorbuf.ops.copy.internal.CopyExecutor;
 import dev.tensorbuf.ops.copy.internal.PieceCopies;
 import dev.tensorbuf.ops.copy.internal.Reach;
 import dev.tensorbuf.ops.copy.internal.RefusedValue;
+import dev.tensorbuf.ops.copy.internal.SubByteStaging;
 import dev.tensorbuf.ops.copy.internal.ViewAdapter;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
@@ -254,13 +255,16 @@ public final class CopyEngine {
      * planned copy when both views live in one buffer each; views over several buffers (pads and
      * concatenations, and transposes, reverses, slices and reshapes of them) as one planned copy
      * per part (each part of a concatenation into its slice of the other side; a pad's fill, then
-     * its source's window); element by element otherwise (packed sub-byte storage, a padded
-     * destination, a broadcast or strided slice of a concatenation). A
+     * its source's window). Packed sub-byte storage ({@code s4} under {@code E(4)}, 2- and 1-bit
+     * types) is staged through a byte-a-slot temporary read or written through the same map by the
+     * planned kernels, then packed back. Element by element otherwise: a padded destination, a
+     * broadcast or strided slice of a concatenation, a packed view reaching far more slots than it
+     * has elements (a few elements of a large buffer). A
      * destination laid out by a tiled XLA shape ({@link TensorView#laidOutShape()}: made from one by
      * {@link TensorView#of}, or a transpose of such a view, or a slice of all of it) has every slot
      * of its tiles written, the padding as zero, whichever of those ways it was made; tail padding
-     * {@code L(n)} past the slots is zeroed only where elements are copied one by one (packed
-     * sub-byte types), and by {@code materialize} in the buffer it makes. Other views of tiled
+     * {@code L(n)} past the slots is zeroed only for packed sub-byte types (staged or copied one
+     * by one), and by {@code materialize} in the buffer it makes. Other views of tiled
      * memory (a reverse, a slice of part of it, a reshape) write their elements and nothing else.
      * Views that share
      * bytes ({@code copy(Ops.reverse(v, 0), v)}) copy through a temporary, as NumPy does; views of
@@ -384,8 +388,9 @@ public final class CopyEngine {
         } else if (planned) {
             // Not execute(): its failures name the Access sides, and copyViews names the views.
             executor.execute(CopyPlan.of(from.get(), to.get(), affine));
-        } else if (affine != null || !PieceCopies.copy(src, dst, (s, d) -> copyHeld(s, d, null))) {
+        } else if (affine == null && PieceCopies.copy(src, dst, (s, d) -> copyHeld(s, d, null))) {
             // Pads and concatenations, and ops over them, have gone part by part, each part planned.
+        } else if (!SubByteStaging.copy(src, dst, from, to, executor)) {
             ViewAdapter.copyElements(src, dst);
         }
     }

@@ -1,0 +1,316 @@
+package dev.tensorbuf.ops.copy.internal;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.ops.copy.Access;
+import dev.tensorbuf.ops.copy.CopyPlan;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.ViewMap;
+import dev.tensorbuf.views.indexing.IndexingMap;
+import dev.tensorbuf.views.indexing.Interval;
+import dev.tensorbuf.views.internal.DistinctSlots;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Copies views that store a sub-byte type packed ({@code s4} under {@code E(4)}, 2- and 1-bit
+ * types) through the planned kernels instead of element by element. Packed storage keeps slot
+ * {@code i} at bits {@code [b*i, b*i+b)} of the buffer, first slot lowest; the same type stored one
+ * a byte keeps slot {@code i} at byte {@code i}, its raw bits zero-extended, which the planned
+ * kernels read and write (conversions included). So a packed side is staged through a byte-a-slot
+ * buffer read through the <em>same map</em> (shifted to the slots the view reaches):
+ * <ul>
+ * <li>a packed source has those slots unpacked into the temporary, which the plan then reads;
+ * <li>a packed destination is written by the plan into a temporary, packed back afterwards. Slots
+ *     the view does not cover keep their bits: the covered range is unpacked from the destination
+ *     first, unless the view writes every slot of it (a dense strided view, or a tiled layout,
+ *     whose padding the plan writes as zero), when only the two edge bytes are. A tiled
+ *     destination's tail padding {@code L(n)} is zeroed as the element path zeroes it.
+ * </ul>
+ * A refused value leaves the destination as it was (the temporary is not packed back); the
+ * caller names the refused element from the views, as for the element path. Staging is declined
+ * (the caller copies element by element) for views over several pieces, for a view whose reach is
+ * much larger than its elements (a few elements of a large buffer), and for destinations the
+ * element path refuses (read-only, one slot written twice), so that its errors stay what they were.
+ */
+public final class SubByteStaging {
+    /** A view is staged when the slots it reaches are at most this many times its elements, plus {@link #SLACK_SLOTS}. */
+    static final long MAX_REACH_PER_ELEMENT = 8;
+    /** Slots a small view may reach beyond the ratio: unpacking them costs less than a call. */
+    static final long SLACK_SLOTS = 4096;
+
+    private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final AtomicLong STAGED = new AtomicLong();
+
+    private SubByteStaging() {
+    }
+
+    /** {@return how many copies have been staged in this process: tests check that the path is taken} */
+    public static long stagedCopies() {
+        return STAGED.get();
+    }
+
+    /**
+     * One packed side: its slots {@code [firstSlot, firstSlot + slots)} of {@code packed} (whole
+     * bytes), and how to address the byte-a-slot temporary holding them.
+     */
+    private record Side(MemorySegment packed, int bits, long firstSlot, long slots, Addressing addressing,
+                        boolean writesEverySlot, ArrayShape tiledShape) {
+        Access over(MemorySegment temp, DType dtype) {
+            return addressing.over(temp, dtype);
+        }
+    }
+
+    private interface Addressing {
+        Access over(MemorySegment temp, DType dtype);
+    }
+
+    /**
+     * Copies {@code src} into {@code dst} through byte-a-slot temporaries when a side is packed,
+     * both are single-piece and staging pays. {@return false, having written nothing, when it
+     * declines: the caller copies element by element}
+     *
+     * @param from the source's access, empty when packed or over several pieces
+     * @param to the destination's access, likewise
+     */
+    public static boolean copy(TensorView src, TensorView dst, Optional<Access> from, Optional<Access> to,
+                               CopyExecutor executor) {
+        long n = src.elementCount();
+        if (n == 0 || from.isPresent() && to.isPresent()) {
+            return false;
+        }
+        Side in = null;
+        if (from.isEmpty()) {
+            in = side(src, false);
+            if (in == null) {
+                return false;
+            }
+        }
+        Side out = null;
+        if (to.isEmpty()) {
+            out = side(dst, true);
+            if (out == null) {
+                return false;
+            }
+        }
+        if (src.dtype().kind() == DType.Kind.COMPLEX && dst.dtype().kind() != DType.Kind.COMPLEX) {
+            return false; // the element path names the loss
+        }
+        STAGED.incrementAndGet();
+        try (Allocator temporary = Allocators.shared()) {
+            Access source;
+            if (in != null) {
+                MemorySegment temp = temporary.allocate(Math.max(1, in.slots())).segment();
+                unpack(in.packed(), in.firstSlot(), in.slots(), in.bits(), temp);
+                source = in.over(temp, src.dtype());
+            } else {
+                source = from.get();
+            }
+            if (out == null) {
+                executor.execute(CopyPlan.of(source, to.get()));
+                return true;
+            }
+            MemorySegment temp = temporary.allocate(Math.max(1, out.slots())).segment();
+            int perByte = 8 / out.bits();
+            if (out.tiledShape() != null) {
+                // Every slot of the tiles is written (padding as zero), and the last byte's slots
+                // past them are zero, as the element path zeroes the whole layout first.
+                temp.fill((byte) 0);
+            } else if (out.writesEverySlot()) {
+                unpack(out.packed(), out.firstSlot(), Math.min(perByte, out.slots()), out.bits(), temp);
+                long last = out.slots() - perByte;
+                if (last > 0) {
+                    unpack(out.packed(), out.firstSlot() + last, perByte, out.bits(), temp.asSlice(last));
+                }
+            } else {
+                unpack(out.packed(), out.firstSlot(), out.slots(), out.bits(), temp);
+            }
+            executor.execute(CopyPlan.of(source, out.over(temp, dst.dtype())));
+            pack(temp, out.slots(), out.bits(), out.packed(), out.firstSlot());
+            if (out.tiledShape() != null) {
+                zeroTailPadding(out);
+            }
+            return true;
+        }
+    }
+
+    /** Past the packed slots, up to XLA's array size ({@code L(n)}), as the element path zeroes them. */
+    private static void zeroTailPadding(Side out) {
+        ArrayShape packedShape = out.tiledShape();
+        long slotBytes = out.slots() / (8 / out.bits());
+        long bytes = Math.min(Math.max(packedShape.physicalByteSize(), packedShape.arraySize()), out.packed().byteSize());
+        if (bytes > slotBytes) {
+            out.packed().asSlice(slotBytes, bytes - slotBytes).fill((byte) 0);
+        }
+    }
+
+    /** {@return the staging of a packed single-piece view, or null to copy it element by element} */
+    private static Side side(TensorView view, boolean destination) {
+        int bits = view.access().storageBits();
+        if (bits >= 8 || 8 % bits != 0 || !(view.map() instanceof ViewMap.Single single)) {
+            return null;
+        }
+        MemorySegment packed = single.buffer().segment();
+        if (destination && packed.isReadOnly()) {
+            return null; // the element path refuses it, naming the view
+        }
+        int perByte = 8 / bits;
+        long n = view.elementCount();
+        Optional<ArrayShape> tiles = view.laidOutShape().filter(s -> !s.requireLayout().tiles().isEmpty()
+                && s.dtype() == view.dtype() && s.dims().equals(view.dims()));
+        Optional<StridedLayout> strided = view.stridedLayout();
+        try {
+            if (tiles.isPresent() && (destination || strided.isEmpty())) {
+                ArrayShape shape = tiles.get();
+                ArrayShape unpacked = shape.withLayout(shape.requireLayout().withElementSizeInBits(0));
+                long slots = roundUp(shape.physicalElementCount(), perByte);
+                if (!pays(slots, n) || slots > Math.multiplyExact(packed.byteSize(), (long) perByte)) {
+                    return null;
+                }
+                return new Side(packed, bits, 0, slots, (temp, dtype) -> Access.tiled(temp, unpacked), true,
+                        destination ? shape : null);
+            }
+            if (strided.isPresent()) {
+                StridedLayout layout = strided.get();
+                if (destination && layout.isOverlapping()) {
+                    return null; // the element path refuses it, naming the slot written twice
+                }
+                long first = Math.floorDiv(layout.minOffset(), perByte) * perByte;
+                long end = roundUp(Math.addExact(layout.maxOffset(), 1), perByte);
+                long slots = Math.subtractExact(end, first);
+                if (first < 0 || !pays(slots, n) || end > Math.multiplyExact(packed.byteSize(), (long) perByte)) {
+                    return null;
+                }
+                StridedLayout shifted = layout.withOffset(layout.offset() - first);
+                boolean dense = n == layout.maxOffset() - layout.minOffset() + 1;
+                return new Side(packed, bits, first, slots, (temp, dtype) -> Access.strided(temp, dtype, shifted), dense,
+                        null);
+            }
+            IndexingMap map = single.map();
+            Interval range = map.range(map.results().getFirst());
+            if (range.lo() < 0 || range.hi() == Long.MAX_VALUE) {
+                return null;
+            }
+            long end = roundUp(Math.addExact(range.hi(), 1), perByte);
+            if (!pays(end, n) || end > Math.multiplyExact(packed.byteSize(), (long) perByte)) {
+                return null;
+            }
+            if (destination && DistinctSlots.firstRepeat(view) != null) {
+                return null; // the element path refuses it, naming the slot written twice
+            }
+            // Offsets from slot 0: a map is not shifted, so only a map reaching most of [0, end) pays.
+            return new Side(packed, bits, 0, end, (temp, dtype) -> Access.mapped(temp, dtype, map), false, null);
+        } catch (ArithmeticException overflow) {
+            return null;
+        }
+    }
+
+    /** {@return whether unpacking {@code slots} slots for {@code elements} elements beats the element path} */
+    private static boolean pays(long slots, long elements) {
+        return slots <= SLACK_SLOTS || slots / MAX_REACH_PER_ELEMENT <= elements;
+    }
+
+    private static long roundUp(long x, int perByte) {
+        return Math.ceilDiv(x, perByte) * (long) perByte;
+    }
+
+    /**
+     * Unpacks slots {@code [firstSlot, firstSlot + slots)} of {@code packed} ({@code firstSlot} and
+     * {@code slots} multiples of the slots a byte holds) into bytes {@code [0, slots)} of {@code out}.
+     * Eight slots at a time: {@code bits} bytes in, one long out, the bit groups spread a byte apart.
+     */
+    static void unpack(MemorySegment packed, long firstSlot, long slots, int bits, MemorySegment out) {
+        int perByte = 8 / bits;
+        long at = firstSlot / perByte;
+        long bytes = slots / perByte;
+        long[] masks = MASKS[bits];
+        int s1 = (8 - bits) * 4;
+        int s2 = (8 - bits) * 2;
+        int s3 = 8 - bits;
+        long i = 0;
+        long o = 0;
+        for (; i + bits <= bytes; i += bits, o += 8) {
+            long t = switch (bits) {
+                case 4 -> packed.get(I32, at + i) & 0xffff_ffffL;
+                case 2 -> packed.get(I16, at + i) & 0xffffL;
+                default -> packed.get(ValueLayout.JAVA_BYTE, at + i) & 0xffL;
+            };
+            t = (t | t << s1) & masks[0];
+            t = (t | t << s2) & masks[1];
+            t = (t | t << s3) & masks[2];
+            out.set(I64, o, t);
+        }
+        int low = (1 << bits) - 1;
+        for (; i < bytes; i++) {
+            int b = packed.get(ValueLayout.JAVA_BYTE, at + i);
+            for (int k = 0; k < perByte; k++, o++) {
+                out.set(ValueLayout.JAVA_BYTE, o, (byte) ((b >>> (k * bits)) & low));
+            }
+        }
+    }
+
+    /**
+     * Packs bytes {@code [0, slots)} of {@code in} (each holding one slot's bits, zero-extended)
+     * into slots {@code [firstSlot, firstSlot + slots)} of {@code packed}, the reverse of
+     * {@link #unpack}: whole bytes written.
+     */
+    static void pack(MemorySegment in, long slots, int bits, MemorySegment packed, long firstSlot) {
+        int perByte = 8 / bits;
+        long at = firstSlot / perByte;
+        long bytes = slots / perByte;
+        long[] masks = MASKS[bits];
+        int s1 = (8 - bits) * 4;
+        int s2 = (8 - bits) * 2;
+        int s3 = 8 - bits;
+        long i = 0;
+        long o = 0;
+        for (; i + bits <= bytes; i += bits, o += 8) {
+            long t = in.get(I64, o) & masks[2];
+            t = (t | t >>> s3) & masks[1];
+            t = (t | t >>> s2) & masks[0];
+            t = (t | t >>> s1);
+            switch (bits) {
+                case 4 -> packed.set(I32, at + i, (int) t);
+                case 2 -> packed.set(I16, at + i, (short) t);
+                default -> packed.set(ValueLayout.JAVA_BYTE, at + i, (byte) t);
+            }
+        }
+        int low = (1 << bits) - 1;
+        for (; i < bytes; i++) {
+            int b = 0;
+            for (int k = 0; k < perByte; k++, o++) {
+                b |= (in.get(ValueLayout.JAVA_BYTE, o) & low) << (k * bits);
+            }
+            packed.set(ValueLayout.JAVA_BYTE, at + i, (byte) b);
+        }
+    }
+
+    /**
+     * Per storage width {@code b}: the masks after each spreading step, groups of {@code 4b},
+     * {@code 2b} and {@code b} bits every 32, 16 and 8 bits.
+     */
+    private static final long[][] MASKS = new long[9][];
+
+    static {
+        for (int b : new int[] {1, 2, 4}) {
+            MASKS[b] = new long[] {repeat(4 * b, 32), repeat(2 * b, 16), repeat(b, 8)};
+        }
+    }
+
+    private static long repeat(int width, int every) {
+        long group = (1L << width) - 1;
+        long m = 0;
+        for (int at = 0; at < 64; at += every) {
+            m |= group << at;
+        }
+        return m;
+    }
+}
