@@ -180,6 +180,23 @@ class PieceCopiesTest {
         assertTrue(e.getMessage().contains("fill"), e.getMessage());
     }
 
+    /**
+     * A slice of a reshape of a pad (RunXlaAgreementTest's module: dynamic-slice of a reshape of an
+     * interior pad): the slice's box of the reshape is that reshape sliced again, the same form,
+     * so moving the slice to the other side made no progress and split without end (a
+     * StackOverflowError). It goes element by element, with the element path's result.
+     */
+    @Test
+    void aSliceOfAReshapeOfAPadEndsOnTheElementPath() {
+        Random random = new Random(7);
+        TensorView broadcast = Ops.broadcast(leaf(random, DType.F16, new long[] {1}), new long[] {3, 1}, 1);
+        TensorView padded = Ops.pad(broadcast, new long[] {1, -1}, new long[] {1, 2}, new long[] {1, 1}, 37.25);
+        TensorView src = Ops.dynamicSlice(Ops.reshape(padded, 14), new long[] {3}, new long[] {7});
+        long before = ViewAdapter.elementCopiesOnThisThread();
+        checkAgainstElementPath(CopyEngine.of(1), src, () -> destination("packed", DType.F16, new long[] {7}, 1), src.toString());
+        assertEquals(before + 2, ViewAdapter.elementCopiesOnThisThread(), "the engine and the reference, element by element");
+    }
+
     @Test
     void aRefusedValueIsNamedAtItsIndexInTheWholeSourceAsTheElementPathNamesIt() {
         // Concatenated along dim 1: part 0 holds 300 at row 1, part 1 holds 400 at row 0. The

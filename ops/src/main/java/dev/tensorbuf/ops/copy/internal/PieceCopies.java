@@ -96,7 +96,8 @@ public final class PieceCopies {
                 case ViewOrigin.Padded(TensorView source, PadRemap pad, TensorView fill) -> padParts(source, pad, fill, dst);
                 case ViewOrigin.Remapped(TensorView source, AffineRemap a) -> {
                     SignedPermutation p = SignedPermutation.of(a, Extents.toArray(source.dims()));
-                    yield p == null ? null : List.of(new Part(restrict(source, p.start(), p.size()), p.undo(dst)));
+                    TensorView box = p == null ? null : restrict(source, p.start(), p.size());
+                    yield box == null || slicesOf(box, source) ? null : List.of(new Part(box, p.undo(dst)));
                 }
                 case ViewOrigin.Remapped(TensorView source, ReshapeRemap r) ->
                         List.of(new Part(source, Ops.reshape(dst, Extents.toArray(source.dims()))));
@@ -120,11 +121,22 @@ public final class PieceCopies {
             case ViewOrigin.Padded p -> null; // the element path refuses the write to the fill
             case ViewOrigin.Remapped(TensorView target, AffineRemap a) -> {
                 SignedPermutation p = SignedPermutation.of(a, Extents.toArray(target.dims()));
-                yield p == null ? null : List.of(new Part(p.undo(src), restrict(target, p.start(), p.size())));
+                TensorView box = p == null ? null : restrict(target, p.start(), p.size());
+                yield box == null || slicesOf(box, target) ? null : List.of(new Part(p.undo(src), box));
             }
             case ViewOrigin.Remapped(TensorView target, ReshapeRemap r) ->
                     List.of(new Part(Ops.reshape(src, Extents.toArray(target.dims())), target));
         };
+    }
+
+    /**
+     * {@return whether {@code box} is {@link #restrict}'s slice of {@code view} itself} That is
+     * where restrict cannot see through {@code view}'s op (a reshape over pieces): moving such a
+     * box's op to the other side would give a copy of the same form, split again without end.
+     */
+    private static boolean slicesOf(TensorView box, TensorView view) {
+        return box != view && ViewOrigin.of(box).orElse(null) instanceof ViewOrigin.Remapped(TensorView s, var op)
+                && s == view;
     }
 
     /**
