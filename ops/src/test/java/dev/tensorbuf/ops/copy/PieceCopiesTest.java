@@ -197,6 +197,30 @@ class PieceCopiesTest {
         assertEquals(before + 2, ViewAdapter.elementCopiesOnThisThread(), "the engine and the reference, element by element");
     }
 
+    /**
+     * A source that does not split (a strided slice of a concatenation) into a reshape of a
+     * concatenation: the reshape moves to the source, and the source's reshape back to the
+     * destination, the same copy again. The nesting bound ends it on the element path.
+     */
+    @Test
+    void aReshapeThatMovesBackAndForthEndsOnTheElementPath() {
+        Random random = new Random(8);
+        TensorView joined = Ops.concatenate(0, List.of(leaf(random, DType.F32, new long[] {2, 3}),
+                leaf(random, DType.F32, new long[] {2, 3})));
+        TensorView src = Ops.slice(joined, new long[] {0, 0}, new long[] {4, 3}, new long[] {2, 1});
+        Buffer a = allocator.allocate(12);
+        Buffer b = allocator.allocate(12);
+        TensorView dst = Ops.reshape(Ops.concatenate(0, List.of(
+                TensorView.strided(a, DType.F32, StridedLayout.packed(3)),
+                TensorView.strided(b, DType.F32, StridedLayout.packed(3)))), 2, 3);
+        CopyEngine.of(1).copy(src, dst);
+        for (int i = 0; i < 2; i++) {
+            for (int j = 0; j < 3; j++) {
+                assertEquals(src.getFloat(i, j), dst.getFloat(i, j), "[" + i + ", " + j + "]");
+            }
+        }
+    }
+
     @Test
     void aRefusedValueIsNamedAtItsIndexInTheWholeSourceAsTheElementPathNamesIt() {
         // Concatenated along dim 1: part 0 holds 300 at row 1, part 1 holds 400 at row 0. The

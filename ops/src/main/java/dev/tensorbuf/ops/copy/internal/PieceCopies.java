@@ -49,6 +49,17 @@ public final class PieceCopies {
         void copy(TensorView src, TensorView dst);
     }
 
+    /**
+     * Splits in progress on this thread, one inside the other. A split moves an op to the other
+     * side, and two moves can undo each other: a reshape moved from a source that does not split
+     * (a strided slice of a concatenation) onto a destination that is a reshape of a
+     * concatenation comes back as the same copy. Past {@link #MAX_NESTING} nested splits the
+     * element path copies, instead of the stack overflowing; views nested that deep are not made
+     * by hand, and the element path gives the same result.
+     */
+    private static final ThreadLocal<int[]> NESTING = ThreadLocal.withInitial(() -> new int[1]);
+    private static final int MAX_NESTING = 64;
+
     /** A part's copy: {@code src} into {@code dst}. */
     private record Part(TensorView src, TensorView dst) {
     }
@@ -69,14 +80,20 @@ public final class PieceCopies {
         } catch (ArithmeticException overflow) {
             return false;
         }
-        if (parts == null || !writesEachSlotOnce(dst)) {
+        if (parts == null || !writesEachSlotOnce(dst) || NESTING.get()[0] >= MAX_NESTING) {
             return false;
         }
         ViewAdapter.zeroTileSlots(dst);
-        for (Part p : parts) {
-            if (p.src().elementCount() > 0) {
-                sub.copy(p.src(), p.dst());
+        int[] nesting = NESTING.get();
+        nesting[0]++;
+        try {
+            for (Part p : parts) {
+                if (p.src().elementCount() > 0) {
+                    sub.copy(p.src(), p.dst());
+                }
             }
+        } finally {
+            nesting[0]--;
         }
         return true;
     }
