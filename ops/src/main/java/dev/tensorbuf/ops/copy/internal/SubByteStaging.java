@@ -134,21 +134,12 @@ public final class SubByteStaging {
                 unpack(out.packed(), out.firstSlot(), out.slots(), out.bits(), temp);
             }
             executor.execute(CopyPlan.of(source, out.over(temp, dst.dtype())));
-            pack(temp, out.slots(), out.bits(), out.packed(), out.firstSlot());
             if (out.tiledShape() != null) {
-                zeroTailPadding(out);
+                // Tail padding L(n) past the slots reads as zero, as after the element path.
+                ViewAdapter.zeroTileSlots(dst);
             }
+            pack(temp, out.slots(), out.bits(), out.packed(), out.firstSlot());
             return true;
-        }
-    }
-
-    /** Past the packed slots, up to XLA's array size ({@code L(n)}), as the element path zeroes them. */
-    private static void zeroTailPadding(Side out) {
-        ArrayShape packedShape = out.tiledShape();
-        long slotBytes = out.slots() / (8 / out.bits());
-        long bytes = Math.min(Math.max(packedShape.physicalByteSize(), packedShape.arraySize()), out.packed().byteSize());
-        if (bytes > slotBytes) {
-            out.packed().asSlice(slotBytes, bytes - slotBytes).fill((byte) 0);
         }
     }
 
@@ -164,8 +155,7 @@ public final class SubByteStaging {
         }
         int perByte = 8 / bits;
         long n = view.elementCount();
-        Optional<ArrayShape> tiles = view.laidOutShape().filter(s -> !s.requireLayout().tiles().isEmpty()
-                && s.dtype() == view.dtype() && s.dims().equals(view.dims()));
+        Optional<ArrayShape> tiles = ViewAdapter.tiledLayout(view);
         Optional<StridedLayout> strided = view.stridedLayout();
         try {
             if (tiles.isPresent() && (destination || strided.isEmpty())) {

@@ -79,7 +79,7 @@ public final class ViewAdapter {
      * and for a transpose of it (the shape permuted as XLA's bitcast transposes are). Its dims are
      * the view's; they are compared anyway, as an access indexes by the view's dims.
      */
-    private static Optional<ArrayShape> tiledLayout(TensorView view) {
+    static Optional<ArrayShape> tiledLayout(TensorView view) {
         return view.laidOutShape().filter(s -> !s.requireLayout().tiles().isEmpty() && s.dtype() == view.dtype()
                 && s.dims().equals(view.dims()));
     }
@@ -137,7 +137,8 @@ public final class ViewAdapter {
     /**
      * Zeroes every slot of {@code dst}'s tiles, padding and tail padding included, when it is
      * laid out by a tiled XLA shape and writable: what a copy that writes its elements one by one,
-     * or part by part ({@link PieceCopies}), does first, so that the padding reads as zero.
+     * or part by part ({@link PieceCopies}), does first, so that the padding reads as zero; a
+     * staged packed destination ({@link SubByteStaging}) does it before packing its slots back.
      */
     static void zeroTileSlots(TensorView dst) {
         Optional<ArrayShape> tiles = tiledLayout(dst);
