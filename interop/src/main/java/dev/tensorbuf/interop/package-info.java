@@ -29,5 +29,72 @@
  * {@link java.lang.IllegalArgumentException} whose message starts with the file's path and names
  * the problem; I/O failures are {@link java.io.IOException}; a closed array or file throws
  * {@link java.lang.IllegalStateException} on access.
+ *
+ * <p>Test side: <code>interop/src/test/c/dlpack_peer.c</code> is compiled by the tests with gcc and
+ * exchanges DLPack tensors with us for real.
+ *
+ * <h2>Files</h2>
+ * <dl>
+ * <dt><code>DenseTensor.java</code></dt>
+ * <dd>what the writers take: dtype, dims, C-order little-endian bytes (sub-byte types packed, a
+ *     count that does not fill whole bytes in <code>ceil(n*bits/8)</code>, as XLA packs
+ *     <code>s4[3]</code> into 2; bytes of the wrong size for that say so);
+ *     <code>of(TensorView)</code> wraps a view's bytes only when they are the tensor in C order
+ *     (one host buffer, row-major strides, packed sub-byte elements from a whole byte) and
+ *     otherwise names the view and why; <code>copyOf(view, allocator)</code> copies any view into C
+ *     order through <code>CopyEngine.materialize</code></dd>
+ * <dt><code>Npy.java</code>, <code>NpyHeader.java</code>, <code>NpyArray.java</code></dt>
+ * <dd><code>.npy</code> v1/v2/v3: header, memory-mapped or read into an allocator (a void descr
+ *     read as a named type, sub-byte types one element to a byte as ml_dtypes saves them),
+ *     <code>NpyArray.view()</code> through the header's layout (Fortran order too), writer
+ *     byte-identical to NumPy's, ml_dtypes types included (bf16, f8 but e5m2, 1/2/4-bit unpacked
+ *     one to a byte by the copy engine, whose one-to-a-byte store keeps the low bits as ml_dtypes
+ *     does, as void descrs, as np.save writes them; f8e5m2's <code>'&lt;f1'</code> np.load refuses,
+ *     and 6-bit packing is undefined, so both are refused; <code>whyNotWritable</code> says so, and
+ *     <code>convert</code> and <code>run</code> ask it first)</dd>
+ * <dt><code>FileReplacement.java</code></dt>
+ * <dd>writes a file whole or not at all: a hidden <code>.part</code> file beside the
+ *     (link-resolved) target, renamed over it when complete, the old mode kept, a write-protected
+ *     file refused; errors name the file; devices and pipes written directly. Used by both writers
+ *     and <code>convert</code></dd>
+ * <dt><code>SafetensorsFile.java</code>, <code>SafetensorsTensor.java</code></dt>
+ * <dd>safetensors: mapped, header validated (coverage, sizes, dtypes, metadata; a <code>.npy</code>
+ *     or a header length past the limit or the file is "not a safetensors file"),
+ *     <code>SafetensorsTensor.view()</code> (row-major, <code>F4</code> packed, 6-bit refused);
+ *     each tensor's bytes a buffer of their own, named for the tensor and its file and holding the
+ *     mapping, closed by the file's close, so a tensor (or a view of it) used afterwards is named,
+ *     not the whole mapping; writer in the reference library's order (a sub-byte tensor that does
+ *     not end on a byte, which the reference reader refuses, refused); <code>create</code> writes
+ *     the header and maps the file read-write so tensors are filled in place (byte for byte what
+ *     <code>write</code> writes; <code>convert</code>'s whole-file mode)</dd>
+ * <dt><code>HugePageAllocator.java</code></dt>
+ * <dd>an <code>Allocator</code> whose buffers from 4 MiB are anonymous mappings of their own, 2 MiB
+ *     aligned and advised <code>MADV_HUGEPAGE</code> before the first touch (as NumPy does),
+ *     unmapped on close (registered under close's lock, so an allocation racing a close cannot
+ *     outlive it); the allocator's close unmaps held ones too, once (a hold ending later does
+ *     nothing), but is refused, freeing nothing, while any buffer is lent (large ones are foreign
+ *     buffers in the allocator's own <code>Scope</code>, which its small arena shares, so one check
+ *     sees every loan); smaller ones from a shared arena named for it (as
+ *     <code>Allocators.shared("huge-page allocator")</code> makes it), refusals named as the
+ *     huge-page allocator's</dd>
+ * <dt><code>NativeMemory.java</code></dt>
+ * <dd>raw native pointers (address, size, free function) as <code>Buffer</code>s in a chosen memory
+ *     space, writable or read-only</dd>
+ * <dt><code>Dlpack.java</code>, <code>DlpackStructs.java</code>,
+ *     <code>DlpackExportOptions.java</code>, <code>DlpackTensor.java</code></dt>
+ * <dd>DLPack 1.x: export strided views (versioned and legacy; copy or refuse otherwise), import
+ *     with validation; deleters run exactly once; struct layouts as FFM
+ *     <code>MemoryLayout</code>s</dd>
+ * <dt><code>DirectMLTensorDesc.java</code></dt>
+ * <dd><code>DML_BUFFER_TENSOR_DESC</code> fields of a strided view, with the 16-byte binding-offset
+ *     check and DirectML's 32-bit last-element index</dd>
+ * <dt><code>CudaRuntime.java</code>, <code>CudaStream.java</code>,
+ *     <code>CudaException.java</code></dt>
+ * <dd>libcudart through FFM when present: devices, malloc/free, pinned host memory,
+ *     memcpy/memcpy2D, streams, view upload/download</dd>
+ * <dt><code>AgronaBuffers.java</code></dt>
+ * <dd>Agrona <code>DirectBuffer</code> bridge both ways; the one class whose work needs
+ *     <code>--add-opens java.base/jdk.internal.misc</code> (checked first, with a clear error)</dd>
+ * </dl>
  */
 package dev.tensorbuf.interop;

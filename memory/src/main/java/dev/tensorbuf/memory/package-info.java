@@ -33,5 +33,57 @@
  * <li>No restricted FFM method is called in this module; interop code that makes segments from
  *     native addresses hands them in through {@link dev.tensorbuf.memory.Buffers}.
  * </ul>
+ *
+ * <p>Sizes and offsets are in bytes. No restricted FFM call is made here: foreign and device memory
+ * come in through <code>Buffers.foreign</code>, called by <code>interop</code>.
+ * <code>dev.tensorbuf.memory.internal</code> is exported to <code>interop</code> only, for
+ * <code>HugePageAllocator</code>, whose buffers live in a <code>Scope</code> of its own so that its
+ * close sees their loans.
+ *
+ * <h2>Files</h2>
+ * <dl>
+ * <dt><code>MemorySpace.java</code></dt>
+ * <dd>XLA <code>S(n)</code> id, kind (host, pinned host, device, device fast memory, other), device
+ *     ordinal, host accessibility, DLPack device type; strict <code>parse("S(1)")</code>. A host
+ *     allocation is <code>HOST</code> = S(5); S(0) is XLA's default device memory. The constructor
+ *     refuses a space that contradicts itself: a host DLPack type on memory Java may not touch or a
+ *     device-only type on memory it may (a consumer trusts the type: the review's device memory
+ *     labelled kDLCPU crashed our importer), a kind that contradicts the id, <code>HOST</code> on a
+ *     device ordinal other than 0 or a type other than kDLCPU, <code>DEVICE_FAST</code> with a
+ *     type. <code>describe()</code> names device memory of a type that may be on either side
+ *     (<code>kDLCUDAManaged</code>, <code>kDLOneAPI</code>, <code>kDLExtDev</code>) by its type,
+ *     not as HBM; Java keeps away from it all the same, as a kernel may use it meanwhile</dd>
+ * <dt><code>DLDeviceType.java</code></dt>
+ * <dd>DLPack device codes (kDLCPU=1 ... kDLMAIA=17, kDLTrn=18), and which side of the bus each
+ *     type's memory is on: <code>isHost()</code> (kDLCPU, kDLCUDAHost, kDLROCMHost),
+ *     <code>isDeviceOnly()</code> (all but those and the either-side kDLCUDAManaged, kDLOneAPI,
+ *     kDLExtDev)</dd>
+ * <dt><code>Buffer.java</code></dt>
+ * <dd>a byte range with a lifetime: <code>segment()</code> (host only), slices and read-only views
+ *     that die with their root, <code>close()</code> (twice is a no-op),
+ *     <code>IllegalStateException</code> after close naming pool and close site;
+ *     <code>hold()</code> for Java code keeping a segment, <code>lend()</code> for memory handed
+ *     outside Java (a hold that also refuses the allocator's close)</dd>
+ * <dt><code>BufferOwner.java</code></dt>
+ * <dd>who frees a buffer: an arena (named by what it serves, e.g. the huge-page allocator's,
+ *     through <code>Allocators.shared(name)</code>), a pool, a foreign deleter</dd>
+ * <dt><code>Allocator.java</code>, <code>Allocators.java</code></dt>
+ * <dd>the allocator contract (default alignment 64), its one out-of-memory wording
+ *     (<code>Allocator.cannotReserve</code>, used by allocators of other modules too), and
+ *     confined/shared arena allocators</dd>
+ * <dt><code>PooledAllocator.java</code></dt>
+ * <dd>power-of-two size classes from 64 B, reuse, byte limit (a block counts at least its
+ *     alignment, so native memory stays under twice the limit), exact stats, leak report with
+ *     allocation sites</dd>
+ * <dt><code>PoolStats.java</code>, <code>LeakReport.java</code>,
+ *     <code>AllocationLimitException.java</code></dt>
+ * <dd>pool accounting (a buffer closed while held is a free; its block's bytes stay live until the
+ *     hold ends), leaks at close (open buffers only), the limit error with requested/live/limit
+ *     bytes</dd>
+ * <dt><code>Buffers.java</code></dt>
+ * <dd>factories for foreign host segments and device memory with a deleter run exactly once;
+ *     read-only roots (a read-only segment, or the flag), address ranges checked not to wrap past
+ *     2^64; a segment whose arena already closed is refused</dd>
+ * </dl>
  */
 package dev.tensorbuf.memory;

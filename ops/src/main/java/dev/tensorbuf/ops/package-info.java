@@ -16,5 +16,25 @@
  * read or written and the cost does not depend on the tensor's size. Ops are static methods here
  * rather than methods of {@code TensorView} so that views never depend on ops. Bad arguments throw
  * {@link java.lang.IllegalArgumentException} naming the op, the source shape and the value.
+ *
+ * <p>One file per op, each owning its output-to-input indexing map; applying an op composes that
+ * map with the source view's map (<code>TensorView.remap</code>), so no element moves.
+ *
+ * <h2>Files</h2>
+ * <dl>
+ * <dt><code>Transpose.java</code>, <code>Slice.java</code>, <code>Reverse.java</code>,
+ *     <code>Broadcast.java</code>, <code>Reshape.java</code>, <code>Bitcast.java</code></dt>
+ * <dd>the single-source ops</dd>
+ * <dt><code>Pad.java</code></dt>
+ * <dd>low/high/interior padding: a <code>Padded</code> view whose fill is a one-element buffer</dd>
+ * <dt><code>Concatenate.java</code></dt>
+ * <dd>a <code>Concatenated</code> view over several sources</dd>
+ * <dt><code>DynamicSlice.java</code></dt>
+ * <dd>offsets bound at creation, clamped as XLA clamps</dd>
+ * <dt><code>Ops.java</code></dt>
+ * <dd>the static facade (<code>Ops.transpose(view, 0, 2, 3, 1)</code>)</dd>
+ * <dt><code>OpChecks.java</code></dt>
+ * <dd>argument checks the op files share (rank, permutation), with uniform messages</dd>
+ * </dl>
  */
 package dev.tensorbuf.ops;

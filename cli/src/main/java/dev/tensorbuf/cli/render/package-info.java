@@ -16,5 +16,17 @@
  *
  * <p>Rules for every type here: output is deterministic (same input, same bytes); offsets and
  * slots are in elements; indices print as {@code "i,j"}, logical order.
+ *
+ * <h2>Files</h2>
+ * <dl>
+ * <dt><code>LayoutPicture.java</code>, <code>Placement.java</code>,
+ *     <code>TiledPlacement.java</code>, <code>StridedPlacement.java</code>,
+ *     <code>SliceSpec.java</code>, <code>StripItem.java</code></dt>
+ * <dd>the picture's model: cells, offsets, tile ids per level, sharing, the memory strip,
+ *     summarising rules</dd>
+ * <dt><code>PictureSvg.java</code>, <code>StripSvg.java</code>, <code>SvgWriter.java</code>,
+ *     <code>Palette.java</code></dt>
+ * <dd>drawing: deterministic SVG, colour-blind-safe fills</dd>
+ * </dl>
  */
 package dev.tensorbuf.cli.render;

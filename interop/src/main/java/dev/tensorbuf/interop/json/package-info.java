@@ -14,5 +14,13 @@
  * <p>Rules: reading is strict (duplicate keys, trailing text and nesting past
  * {@value dev.tensorbuf.interop.json.Json#MAX_DEPTH} levels are errors naming the position);
  * objects keep their key order.
+ *
+ * <h2>Files</h2>
+ * <dl>
+ * <dt><code>Json.java</code></dt>
+ * <dd>the one JSON reader/writer (safetensors headers, CLI <code>--json</code> and
+ *     <code>--batch</code>): depth-limited, linear, duplicate keys rejected; exported to
+ *     <code>cli</code> only</dd>
+ * </dl>
  */
 package dev.tensorbuf.interop.json;

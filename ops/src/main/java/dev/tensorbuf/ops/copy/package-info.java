@@ -14,5 +14,47 @@
  * {@code ...Bytes}; elements are little-endian; a plan checks every bound once, so kernels do not.
  * Conversions round floats to nearest even, truncate floats to integers toward zero and throw
  * {@link java.lang.IllegalArgumentException} for values the destination cannot hold.
+ *
+ * <p>Planning is pure (<code>CopyPlan</code>), execution is the kernels'. The Vector API is used
+ * only by the <code>Vector*</code> kernels (<code>requires static jdk.incubator.vector</code>);
+ * without the module, scalar kernels run. With it, <code>ScalarFirst</code> can hold each kernel to
+ * its scalar version for its first N bytes in this JVM
+ * (<code>-Dtensorbuf.copy.scalarFirstBytes</code>, 0 by default, 256 MiB from the launcher for
+ * <code>convert</code> and <code>run</code>): before C2 has compiled it a Vector API kernel is
+ * slower than scalar code.
+ *
+ * <h2>Files</h2>
+ * <dl>
+ * <dt><code>CopyEngine.java</code></dt>
+ * <dd>runs plans on one or more threads (at most <code>MAX_PARALLELISM</code>, 4096);
+ *     <code>copy</code>/<code>materialize</code> for <code>Access</code> and for
+ *     <code>TensorView</code> (every materialize closes its new buffer if the copy fails); view
+ *     copies hold every buffer; a view over several pieces (pad, concatenation) goes part by part
+ *     through <code>internal/PieceCopies</code>, each part planned</dd>
+ * <dt><code>CopyFailures.java</code></dt>
+ * <dd>how a copy's failures are told: FFM's closed-arena and wrong-thread exceptions renamed with
+ *     the side (an <code>Access</code> by type, dims and size, a view by its text); a value the
+ *     destination type cannot hold (<code>RefusedValue</code>) named with the index of the first
+ *     such element in logical order (<code>FirstRefused</code>, run on the failure path only), the
+ *     refusal the copy met as its cause; every hold a view copy took ends, a throwing foreign
+ *     deleter's included</dd>
+ * <dt><code>ScratchMemory.java</code></dt>
+ * <dd>what <code>CopyEngine.scratchMemory()</code> reports: the staging scratch held (in use and
+ *     kept), its peak and buffers allocated; <code>CopyEngine.releaseScratch()</code> frees the
+ *     kept ones</dd>
+ * <dt><code>Access.java</code></dt>
+ * <dd>one side of a copy: segment, dtype, dims, and strided, tiled or mapped addressing, whose
+ *     sizes (layout sizes, shape dims, map dimension bounds <code>[0, d - 1]</code>) must be the
+ *     dims</dd>
+ * <dt><code>CopyPlan.java</code>, <code>Step.java</code>, <code>Loop.java</code>,
+ *     <code>Kernel.java</code></dt>
+ * <dd>the checked plan: runs of loops with a kernel each, zero fills for tile padding, gathers with
+ *     a reason; every side is bounds-checked before anything moves (mapped sides through
+ *     <code>ViewBounds</code>)</dd>
+ * <dt><code>ChannelAffine.java</code></dt>
+ * <dd>per-channel scale and bias (image staging): <code>fma(x, scale, bias)</code> in doubles into
+ *     f64, in floats into every other type; <code>checkFits</code>, the one check of dims and
+ *     destination type, which <code>CopyPlan</code> and staging's normalised targets both call</dd>
+ * </dl>
  */
 package dev.tensorbuf.ops.copy;

@@ -19,5 +19,38 @@
  * which reads its operand's declared physical order, and to the root's memory); errors are
  * {@link java.lang.IllegalArgumentException} naming the instruction ({@code %name}) and, when the
  * module text was given, its 1-based line.
+ *
+ * <p><code>tensorbuf run</code> executes parameter, constant, iota, broadcast, transpose, reshape,
+ * bitcast, copy, slice, dynamic-slice, pad, reverse, concatenate and convert as lazy views, and
+ * <code>call</code> and <code>fusion</code> of computations made of them (jax's plain and optimised
+ * HLO), their parameters bound to the operands' views; the ROOT may be a <code>tuple</code> of
+ * arrays. Bytes move, through the copy engine, for <code>copy</code>, type changes, the ROOT (when
+ * it is a view: once, into the layout it is asked for in) and any view whose map text grows past
+ * <code>MAX_MAP_CHARS</code> (see <code>Interpreter</code> below); <code>iota</code> and
+ * <code>constant</code> write their values into newly allocated memory.
+ *
+ * <h2>Files</h2>
+ * <dl>
+ * <dt><code>HloExecutor.java</code></dt>
+ * <dd>entry point: arguments by parameter name or number (<code>parameterShape</code> resolves
+ *     one), the supported-op check before anything runs, through every computation a
+ *     <code>call</code> or <code>fusion</code> reaches (a <code>tuple</code> only as the entry's
+ *     ROOT)</dd>
+ * <dt><code>Execution.java</code></dt>
+ * <dd>the ROOT's value (owns the run's memory), or each element of a tuple ROOT
+ *     (<code>outputCount()</code>, <code>result(k)</code>; the methods without an index refuse a
+ *     tuple), what each instruction became; <code>rowMajor()</code>, the value as files hold it (C
+ *     order, sub-byte types packed). A ROOT that is a view is copied on first need, once per layout
+ *     asked for, straight from the view: a .npy of a column-major ROOT is one copy, not one into
+ *     the ROOT's layout and another into C order (<code>copiesOf</code>, package-private, lets
+ *     tests count them)</dd>
+ * <dt><code>ExecutedInstruction.java</code></dt>
+ * <dd>one executed instruction: view, copy, parameter or constant, and its map's form (named apart
+ *     from the copy plan's <code>copy.Step</code>, so both packages import with
+ *     <code>.*</code>)</dd>
+ * <dt><code>UnsupportedOpException.java</code></dt>
+ * <dd>the op, the instruction and its line; inside a called computation, the computation and each
+ *     call site on the way</dd>
+ * </dl>
  */
 package dev.tensorbuf.ops.exec;

@@ -20,5 +20,16 @@
  * described by the i-th {@link dev.tensorbuf.ops.indexing.RuntimeVariable} of its
  * {@link dev.tensorbuf.ops.indexing.OperandIndexing}; an op without a model gives
  * {@code unknown indexing} (an undefined map), never an exception.
+ *
+ * <h2>Files</h2>
+ * <dl>
+ * <dt><code>HloIndexing.java</code></dt>
+ * <dd>entry point: <code>outputToInput</code>, <code>inputToOutput</code>, grouped and epilogue
+ *     indexing, <code>physical</code> layouts</dd>
+ * <dt><code>InstructionIndexing.java</code></dt>
+ * <dd>maps per operand, printed as XLA's <code>HloInstructionIndexing::ToString()</code></dd>
+ * <dt><code>OperandIndexing.java</code>, <code>RuntimeVariable.java</code></dt>
+ * <dd>one map with the instructions its runtime variables stand for</dd>
+ * </dl>
  */
 package dev.tensorbuf.ops.indexing;

@@ -14,5 +14,90 @@
  * in elements unless a name ends in {@code Bytes}; what only this arithmetic can find (an
  * overflow, a layout that does not fit its shape) is an {@link java.lang.IllegalArgumentException}
  * naming the numbers.
+ *
+ * <p><code>dev.tensorbuf.views.internal</code> (exported to <code>dev.tensorbuf.ops</code>, which
+ * uses seven of its classes: the narrow-float codecs <code>MiniFloat</code> and
+ * <code>FloatCodec</code> in the copy engine's conversion loops and in <code>run</code>'s convert
+ * (<code>exec/internal/Conversions</code>); <code>ViewBounds</code> in <code>CopyPlan</code>'s
+ * bounds check of mapped and tiled sides; <code>DistinctSlots</code> in
+ * <code>copy/internal/SelfOverlap</code> and <code>ViewAdapter</code>'s refusal of a destination
+ * that overlaps itself or writes a pad's fill or read-only memory; <code>ConfinedMemory</code> in
+ * the copy engine's wording of a confined arena's refusal; <code>Suggestions</code> in the HLO
+ * parser's "did you mean" for a misspelt opcode; <code>Linear</code> in
+ * <code>copy/internal/SplitDims</code>' reading of a split map as strides. And to
+ * <code>dev.tensorbuf.interop</code> for <code>ConfinedMemory</code>, which staging's submit uses,
+ * and to <code>dev.tensorbuf.cli</code> for <code>Suggestions</code>, its commands', options' and
+ * batch keys' hints. A change to any of these is a change to <code>ops</code>, <code>interop</code>
+ * or <code>cli</code> too):
+ *
+ * <h2>Files</h2>
+ * <dl>
+ * <dt><code>XlaShapeLexer.java</code></dt>
+ * <dd>tokens of shape text, whitespace skipped, positions kept</dd>
+ * <dt><code>XlaShapeParser.java</code></dt>
+ * <dd>the grammar in XLA's fixed attribute order, validation reported at the offending
+ *     construct</dd>
+ * <dt><code>XlaShapePrinter.java</code></dt>
+ * <dd>canonical text as XLA prints it (tuple <code>/*index=5*&#47;</code>, <code>b(...)</code>,
+ *     scalar-layout rule)</dd>
+ * <dt><code>TilingPlan.java</code></dt>
+ * <dd>the one nested-tiling implementation (combined <code>*</code> dimensions included): forward
+ *     and inverse index. The last plan made is kept by its shape's identity, so sizes, physical
+ *     dims and element reads of one shape object do not rebuild it (a fifth of a small
+ *     <code>materialize</code>)</dd>
+ * <dt><code>TiledLayoutMath.java</code></dt>
+ * <dd>layout validation against a shape, <code>ElementsIn</code>, <code>ArraySize</code>,
+ *     <code>ArrayDataSize</code>, <code>MaxSplitSize</code>, byte strides</dd>
+ * <dt><code>TiledLayoutMaps.java</code></dt>
+ * <dd>lowers a layout to its floordiv/mod <code>IndexingMap</code></dd>
+ * <dt><code>InteropNames.java</code></dt>
+ * <dd>one exhaustive switch per ecosystem's dtype names</dd>
+ * <dt><code>FloatCodec.java</code>, <code>MiniFloat.java</code>, <code>E8M0.java</code></dt>
+ * <dd>narrow floats (f16, bf16, f8, f6, f4, e8m0) bit-exact with ml_dtypes: round-to-nearest-even,
+ *     NaN and overflow as ml_dtypes does, except where XLA differs and we follow it (a double
+ *     rounds once into f8, f6 and f4; the fnuz NaN decodes positive; an f16 NaN is quieted both
+ *     ways, as the JDK's x86 intrinsics behind the dense copies quiet it; RELIABILITY.md).
+ *     <code>MiniFloat.encode(float)</code> rounds with integer arithmetic on the float's bits, held
+ *     to the exact double arithmetic (<code>encodeExact</code>) on all 2^32 floats; its constants
+ *     (<code>Rounding</code>) serve the copy engine's vector encoder</dd>
+ * <dt><code>StrideAnalysis.java</code></dt>
+ * <dd>exact overlap and unused-offset (padding) tests for strided layouts, with their cost
+ *     bounds</dd>
+ * <dt><code>Linear.java</code>, <code>MapForms.java</code></dt>
+ * <dd>reading affine and quasi-affine maps; classifying a map's form and explaining non-strided
+ *     steps</dd>
+ * <dt><code>Ranges.java</code>, <code>ViewBounds.java</code></dt>
+ * <dd>interval evaluation over narrowed bounds; the buffer-reach check and first offending
+ *     index</dd>
+ * <dt><code>ViewReader.java</code></dt>
+ * <dd>element reads through padded and concatenated views, maps compiled once; why an index may not
+ *     be written (a pad's fill, read-only memory), asked by element writes and by the copy's check
+ *     before it writes</dd>
+ * <dt><code>DistinctSlots.java</code></dt>
+ * <dd>the first two indices that write one slot, found by visiting (a bit set over the slots, or
+ *     sorted slots for sparse reaches); a view's slots are bit addresses over all its pieces.
+ *     Behind <code>ViewTransfer</code>'s refusal of <code>copyFrom</code> into a view without
+ *     strides and the copy engine's <code>SelfOverlap</code></dd>
+ * <dt><code>ViewOrigin.java</code></dt>
+ * <dd>the op a view kept (a concatenation's parts and places, a pad's source, <code>PadRemap</code>
+ *     and fill, a remap of a view without strides), read through a reader <code>TensorView</code>
+ *     installs when its class initializes; for the copy engine's <code>PieceCopies</code> only</dd>
+ * <dt><code>ConfinedMemory.java</code></dt>
+ * <dd>the one wording for a confined arena's memory reached from another thread (what failed, the
+ *     thread, the cure): bulk transfers, the copy engine and staging's submit</dd>
+ * <dt><code>Suggestions.java</code></dt>
+ * <dd>"did you mean": edit distance with adjacent transpositions as one edit, a suggestion only
+ *     within a third of the word; for the HLO parser's opcodes and the CLI's commands, options and
+ *     batch keys</dd>
+ * <dt><code>Errors.java</code></dt>
+ * <dd>the messages <code>views</code> and <code>views.internal</code> build in more than one place:
+ *     an index out of bounds for a dim or of the wrong rank, a negative size (<code>size -1 of dim
+ *     1 is negative in sizes [2, -1]</code>), an overflow of a size, an unknown name (element type,
+ *     NumPy descr, safetensors and DirectML types, tensor format), an integer a type cannot hold, a
+ *     type without elements, XLA's <code>minor_to_major</code> out-of-bounds words (layout, shape
+ *     check and parser), an empty concatenation. Not used by <code>views.indexing</code>, which
+ *     imports nothing from the rest of <code>views</code>: the algebra's evaluation errors are in
+ *     <code>Exprs</code> and <code>internal/EvalNode</code></dd>
+ * </dl>
  */
 package dev.tensorbuf.views.internal;

@@ -12,5 +12,221 @@
  * {@code jdk.incubator.vector}, else the scalar ones do. Every conversion follows
  * {@code ValueMover}'s rules, and a value a fast path finds out of range is handed to
  * {@code ValueMover}, which throws the message.
+ *
+ * <h2>Files</h2>
+ * <dl>
+ * <dt><code>Planner.java</code>, <code>TiledDigits.java</code></dt>
+ * <dd>the one planner: tiled layouts as mixed-radix digits (each dimension's top digit tracked,
+ *     radix-1 digits dropped; a later tile that pads inside an earlier one has no digit form and
+ *     goes to the gather), boxes of data or padding, loops in destination order; a mapped side that
+ *     <code>SplitDims</code> makes strided meets a strided or another split side in one loop nest
+ *     over the digits both sides' radices refine to (per dimension, the sorted cut points of both
+ *     must each divide the next; a channel of a scale and bias must stay one digit), or meets a
+ *     tiled side as a strided side does when each tiled digit lies inside one of its digits (the
+ *     tiled side's digits are cut into data and padding boxes, so they are not cut further); it
+ *     gathers with the reason otherwise</dd>
+ * <dt><code>SplitDims.java</code></dt>
+ * <dd>a mapped side's map as a strided layout over split dimensions: while the map is not affine, a
+ *     floor division or modulo by <code>c</code> of an affine operand splits a dimension with
+ *     coefficient <code>k</code> by <code>c / gcd(k, c)</code> (when that divides its size) and the
+ *     simplifier runs again over the new bounds; kept only when the result is affine, so the digits
+ *     address what the map does. A reshape of a transpose (a flatten after NHWC -&gt; NCHW) then
+ *     runs the transpose kernels instead of the gather (about 10 ns an element). Found once per map
+ *     and kept (512 maps, least recently used out; maps without a split too), as a step costs a
+ *     compose and a simplify</dd>
+ * <dt><code>PlanCache.java</code></dt>
+ * <dd>the steps of copies planned before, keyed by all a plan reads (both types, dims, both
+ *     addressings, the channel of a scale and bias; no segment): a copy of a shape seen before
+ *     skips planning (a tiled side costs 1.5-25 us to plan). Bounded at 512 plans, then it starts
+ *     over. A mapped side is keyed by its map (its hash kept in the map, compared at identity
+ *     first); a gather of a mapped side is not kept, as a small map's first copy gathers without
+ *     looking for its split and the next one looks. The key's numbers (types, channel, dims,
+ *     strides, offsets) are packed in one <code>long[]</code> hashed once; a tiled side's shape is
+ *     compared but not hashed. A destination that overlaps itself is refused before its plan is
+ *     held, and the checks against each call's segments (bounds, overlap with the source) still run
+ *     per call in <code>CopyPlan.of</code></dd>
+ * <dt><code>PlannedSteps.java</code></dt>
+ * <dd>a plan's steps with what <code>CopyPlan.of</code> checks against the segments, worked out
+ *     once per plan: the elements each side's loop nests reach, the bytes a tiled destination's
+ *     slots take, and whether a step gathers</dd>
+ * <dt><code>LoopNest.java</code></dt>
+ * <dd>drop, flip, sort and fuse loops; around short bulk runs, put the loop with fewer rows inside
+ *     (<code>fewerStreams</code>); pick the kernel from the two innermost loops' strides and counts
+ *     and the element types</dd>
+ * <dt><code>CopyExecutor.java</code>, <code>Task.java</code>, <code>Odometer.java</code></dt>
+ * <dd>a plan's steps run as one batch; from 4 MiB cut into pieces shared by the caller and the
+ *     workers; one call site per kernel</dd>
+ * <dt><code>ScalarFirst.java</code></dt>
+ * <dd>per kernel and per JVM: the bytes moved so far, and whether the next step runs the vector
+ *     version (<code>-Dtensorbuf.copy.scalarFirstBytes</code>)</dd>
+ * <dt><code>CopyWorkers.java</code></dt>
+ * <dd>the helper threads (<code>tensorbuf-copy-E-I</code>, E the engine): poll 500 us for the next
+ *     batch, then park (no polling after a batch that came later than that: it would only burn a
+ *     core; an interrupt is cleared, not spun on); end after 30 s idle; a helper that cannot start
+ *     leaves its share to the caller and is tried again 1 s later; every piece ends before a copy
+ *     returns or throws, on every way out</dd>
+ * <dt><code>FillKernel.java</code> (<code>replicas</code>)</dt>
+ * <dd>a broadcast with short runs over dense blocks: one block filled, the rest one bulk-copy task
+ *     split across threads</dd>
+ * <dt><code>Bf16Pairs.java</code></dt>
+ * <dd>recognises f32 -&gt; bf16 into XLA's <code>(2,1)</code> pairs (and back) for
+ *     <code>LoopNest</code>; the scalar pair loops used without the Vector API</dd>
+ * <dt><code>VectorBf16Pairs.java</code></dt>
+ * <dd>the fused convert + pair (de)interleave kernels: round-to-nearest-even in int lanes, no
+ *     shuffles</dd>
+ * <dt><code>VectorFill.java</code></dt>
+ * <dd>broadcast runs of 1 KiB or more: wide vector stores of the repeated 1/2/4/8-byte element</dd>
+ * <dt><code>BulkKernel.java</code>, <code>FillKernel.java</code>, <code>ZeroKernel.java</code>,
+ *     <code>ElementKernel.java</code>, <code>ScalarTranspose.java</code>,
+ *     <code>ConvertKernel.java</code>, <code>ValueMover.java</code>,
+ *     <code>GatherKernel.java</code></dt>
+ * <dd>scalar kernels; <code>ValueMover</code> holds the conversion rules for every pair of types
+ *     (complex ones too: reals gain an imaginary 0, complex to real is refused in
+ *     <code>CopyPlan</code>) and is the one place that refuses a value, as a
+ *     <code>RefusedValue</code></dd>
+ * <dt><code>RefusedValue.java</code>, <code>FirstRefused.java</code></dt>
+ * <dd>a refused value as its own <code>IllegalArgumentException</code> (so the engine tells it from
+ *     its other refusals), worded with an index by <code>at</code>; the search for the first
+ *     element of a source (an <code>Access</code>, or a view element by element) that
+ *     <code>ValueMover.move</code> refuses, in logical row-major order, on the failure path only:
+ *     kernels work in byte offsets and chunks, and parallel ones may meet a later element
+ *     first</dd>
+ * <dt><code>VectorTranspose.java</code>, <code>VectorPairInterleave.java</code>,
+ *     <code>VectorSupport.java</code></dt>
+ * <dd>Vector API kernels (16x16/8x8 <code>selectFrom</code> transposes walked in L2-sized bands,
+ *     bf16 pair interleave) and the module check</dd>
+ * <dt><code>SubByteStaging.java</code></dt>
+ * <dd>copies with a packed sub-byte side (<code>s4</code>/<code>u4</code> under <code>E(4)</code>,
+ *     2- and 1-bit types; single-piece views) through the planned kernels: a packed source's
+ *     reached slots are unpacked into a byte-a-slot temporary (eight slots a step by shift-and-mask
+ *     bit spreading) read through the same map (strides shifted to the temporary, an
+ *     <code>E(0)</code> copy of a tiled shape, or the map itself), and a packed destination is
+ *     written by the plan into such a temporary and packed back, after unpacking the covered range
+ *     first unless the view writes every slot (dense strides, tiled layouts, whose padding the plan
+ *     zeroes); a refusal leaves the destination as it was. Declines, leaving the element path, for
+ *     several-piece views, a reach above 8 slots per element (plus 4096), read-only or
+ *     self-overlapping destinations; <code>stagedCopies()</code> counts staged copies for
+ *     tests</dd>
+ * <dt><code>StagedDestination.java</code></dt>
+ * <dd>for transposes that write the destination in strided passes
+ *     (<code>VectorTranspose.writesInPasses</code>: NCHW -&gt; NHWC): the kernel writes a pooled 6
+ *     MiB scratch (at most one kept per core, each in its own shared arena so one dropped is freed
+ *     at once; counted for <code>ScratchMemory</code>) and each 2.5-5 MiB chunk goes out in one
+ *     <code>MemorySegment.copy</code>, whose stub streams (no write-allocate) from 2.5 MiB; dense
+ *     destinations only; <code>-Dtensorbuf.copy.stageDestination=false</code> turns it off</dd>
+ * <dt><code>VectorPlanes.java</code></dt>
+ * <dd>interleave/de-interleave of 2-4 planes of 4-byte elements (NCHW &lt;-&gt; NHWC with few
+ *     channels)</dd>
+ * <dt><code>VectorEvenGather.java</code></dt>
+ * <dd>stride-2 gathers (<code>::2</code> slices) with an even-lane shuffle</dd>
+ * <dt><code>VectorBytePlanes.java</code></dt>
+ * <dd>u8 with 2-4 interleaved channels to f32 planes with per-channel scale and bias (image
+ *     staging)</dd>
+ * <dt><code>ChunkConvert.java</code></dt>
+ * <dd>conversions from pred, s8-s64, u8-u64, f16, bf16, f32 and f64 to any real type (and c64
+ *     &lt;-&gt; c128 part by part) for <code>ConvertKernel</code>: a chunk of up to 512 (its arrays
+ *     sized to the task's runs, so a small copy does not allocate 13.8 KB) read into an
+ *     <code>int[]</code> (pred and integers that fit), <code>long[]</code>, <code>double[]</code>
+ *     or <code>float[]</code> (<code>ChunkReads</code>), converted and range-checked in branch-free
+ *     array loops (min/max reductions in <code>ChunkRanges</code>, pred as a sign bit), and written
+ *     from the destination's form (<code>float[]</code> for f32, <code>double[]</code> for f64,
+ *     <code>long[]</code> for 64-bit integers, <code>int[]</code> for the rest); a chunk with a
+ *     value out of range goes through <code>ValueMover</code>, which throws its message. A double
+ *     meets a narrow float through a float rounded to odd (<code>FloatCodec.roundToOdd</code>), so
+ *     it rounds once as the codecs do (bf16 through a float rounded to nearest, as XLA; f8e8m0fnu
+ *     through its codec); f16, bf16 and one-byte NaNs into f8e5m2 become XLA's 0x7f. A dense run
+ *     first goes through <code>DenseConvert</code>, which may stop early at a value out of range
+ *     (or do nothing, for a pair without a loop of its own) and leave the rest to the chunks;
+ *     strided runs of every pair go through the chunks</dd>
+ * <dt><code>ChunkReads.java</code></dt>
+ * <dd><code>ChunkConvert</code>'s first step: a run of source elements read exactly into the chunk
+ *     array of its form (<code>int[]</code>, <code>long[]</code>, <code>double[]</code>,
+ *     <code>float[]</code>; f16 and bf16 decoded, NaN payloads kept), dense runs with one bulk
+ *     <code>MemorySegment.copy</code>, strided ones element by element, widened through
+ *     <code>VectorChunks</code> when the Vector API runs</dd>
+ * <dt><code>ChunkRanges.java</code></dt>
+ * <dd><code>ChunkConvert</code>'s step into an integer destination: min/max range checks of a chunk
+ *     (u64 read unsigned) and truncation of floats and doubles into the range, false sending the
+ *     chunk to <code>ValueMover</code>; the float bounds (<code>truncatesAbove</code>,
+ *     <code>truncatesBelow</code>) <code>DenseConvert</code>'s loops share, so both paths refuse
+ *     the same values</dd>
+ * <dt><code>DenseConvert.java</code></dt>
+ * <dd>the one place with a loop of its own per common pair, for dense runs, from segment to
+ *     segment: plain loops C2 vectorises (f64 &lt;-&gt; f32, f32 &lt;-&gt; f16) and
+ *     <code>VectorDenseConvert</code>'s loops where it does not or does poorly (s8/u8/pred/s16/u16
+ *     -&gt; f32 and s32, s32/u32 -&gt; f32, bf16 -&gt; f32, f32/f64 -&gt; bf16, f32 -&gt;
+ *     s8/u8/s16/u16/s32, f64/bf16 -&gt; s32, f32/f64 -&gt; s64, s32/s64 -&gt; f64, s64 -&gt; f32,
+ *     s64 &lt;-&gt; s32); returns how many elements it converted. <code>ConvertKernel</code>'s u8
+ *     -&gt; f32 with scale and bias (image staging) uses its byte loop</dd>
+ * <dt><code>VectorDenseConvert.java</code></dt>
+ * <dd><code>DenseConvert</code>'s Vector API loops, one a pair (and one a store width: a vector
+ *     merged from branches is boxed), from segment to segment: s8/u8/pred -&gt; f32 (with scale and
+ *     bias) and s32, s16/u16 -&gt; f32 and s32, s32/u32 -&gt; f32 (u32 as its two halves, exact in
+ *     floats, summed: one rounding), bf16 -&gt; f32, f32/f64 -&gt; bf16, f32 -&gt;
+ *     s8/u8/s16/u16/s32, f64/bf16 -&gt; s32, f32/f64 -&gt; s64, s32/s64 -&gt; f64, s64 -&gt; f32
+ *     and s64 &lt;-&gt; s32. Those with a range stop before a vector holding a value out of it,
+ *     which the chunk path then reports</dd>
+ * <dt><code>ConvertSpecies.java</code></dt>
+ * <dd>the vector species <code>VectorChunks</code> and <code>VectorDenseConvert</code> share: ints,
+ *     floats, bytes and shorts of as many lanes, and longs and doubles with ints, floats and shorts
+ *     of theirs</dd>
+ * <dt><code>VectorChunks.java</code></dt>
+ * <dd>the passes C2 leaves scalar (it skips loops whose element widths differ), with the Vector
+ *     API, over <code>ChunkConvert</code>'s chunk arrays: widening, long -&gt; int narrowing, float
+ *     and double -&gt; int with their range checks as masks, float -&gt; pred, bf16 decoding, and
+ *     vector stores of a chunk into dense destinations (a bulk copy from the array wrote DRAM-sized
+ *     destinations at half the speed).</dd>
+ * <dt><code>ByteTable.java</code></dt>
+ * <dd>conversions from the one-byte types <code>ChunkConvert</code> does not read (f8, f6, f4, and
+ *     the unpacked sub-byte types) to any type of up to 8 bytes: a 256-entry table of destination
+ *     bits per pair, filled once by <code>ValueMover.move</code> (refused bytes marked, and the run
+ *     then goes through <code>ValueMover</code>); written through
+ *     <code>ChunkConvert.writeWords</code> / <code>writeLongs</code></dd>
+ * <dt><code>VectorMiniFloat.java</code></dt>
+ * <dd><code>MiniFloat.encode(float)</code> 8-16 lanes at a time for <code>ChunkConvert</code> (f16,
+ *     bf16, f8, f6, f4 destinations): both rounding cases computed and blended, so the speed does
+ *     not depend on the data; bf16, which keeps float's exponent, in one case (<code>bf16</code>,
+ *     shared with the dense f32 -&gt; bf16 loop)</dd>
+ * <dt><code>ViewAdapter.java</code></dt>
+ * <dd>a <code>TensorView</code> as an <code>Access</code>: a view made by stride arithmetic (every
+ *     op on a strided view, <code>TensorView.strided</code> and untiled <code>TensorView.of</code>)
+ *     by its strides, with no map composed or simplified (for a view made per call that was 5-30
+ *     us, several times a small copy); others by their map form (<code>destination</code>: a view
+ *     laid out by a tiled shape, <code>TensorView.laidOutShape()</code> (made from one, or a
+ *     transpose of one), is written through that shape's tiles, so its padding is zeroed even when
+ *     its map simplifies to strides or is a general map, and its map is not classified at all);
+ *     element-by-element copies for multi-buffer views (each converted value passes through
+ *     <code>ValueMover</code> in one-element scratch segments, so both paths share one set of
+ *     rules; c128 by real and imaginary parts), refusing a destination that writes one slot twice
+ *     by the bit address of every element; used for what <code>PieceCopies</code> does not split
+ *     (packed sub-byte sides, a padded destination, a broadcast or strided slice of a
+ *     concatenation); counts these copies per thread (<code>elementCopiesOnThisThread</code>, which
+ *     tests read)</dd>
+ * <dt><code>PieceCopies.java</code></dt>
+ * <dd>copies a view over several pieces as planned copies of its parts, through the engine's
+ *     <code>copyHeld</code> (which splits a part again): a concatenated source part by part into
+ *     the slices of the destination they land on; a pad as its fill (a broadcast) into the
+ *     destination's padding (2 * rank boxes, or everywhere first where there is interior padding)
+ *     and its source's surviving window into the (strided) slice it lands on; a concatenated
+ *     destination part by part; a transpose, reverse or unit slice (one <code>AffineRemap</code>
+ *     that is a signed permutation) or reshape over such a view moved to the other side as its
+ *     inverse. <code>restrict</code> takes a box of a view keeping its pieces. Splits only when the
+ *     element path would write the destination without refusing it (each piece writable, one slot
+ *     per index, no two reaching the same bytes), so its refusals keep their words; a refused value
+ *     is named afresh over the whole source by <code>CopyFailures</code>; a tiled destination's
+ *     slots are zeroed first, as the element path zeroes them</dd>
+ * <dt><code>Reach.java</code></dt>
+ * <dd>the bytes one side of a copy can touch (exact for strides, every slot for tiles, the map's
+ *     range for mapped sides): <code>CopyPlan</code> refuses overlapping sides by what they
+ *     address, not by segment, and <code>CopyEngine.copy</code> of two views that share bytes goes
+ *     through a temporary</dd>
+ * <dt><code>SelfOverlap.java</code></dt>
+ * <dd>refuses a destination that writes one slot from two indices: zero strides, strides that do
+ *     not nest and maps that are not one-to-one (both visited by views'
+ *     <code>DistinctSlots</code>); a map whose <code>SplitDims</code> digits nest is accepted
+ *     without a visit</dd>
+ * <dt><code>Layouts.java</code></dt>
+ * <dd>little-endian value layouts</dd>
+ * </dl>
  */
 package dev.tensorbuf.ops.copy.internal;

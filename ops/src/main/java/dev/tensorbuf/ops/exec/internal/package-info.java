@@ -10,5 +10,28 @@
  * {@link dev.tensorbuf.ops.exec.Execution}. A bad module or argument is an
  * {@link java.lang.IllegalArgumentException}, which the interpreter prefixes with the instruction
  * and its line.
+ *
+ * <h2>Files</h2>
+ * <dl>
+ * <dt><code>Interpreter.java</code></dt>
+ * <dd>walks from the ROOT (each element of a tuple ROOT), one case per opcode, and returns each
+ *     output uncopied, with whether it is already memory in its layout; <code>call</code> and
+ *     <code>fusion</code> run their computation with its own values, parameters bound to the
+ *     operands' views, and count as one step (a copy when anything inside copied); a view whose map
+ *     passes <code>MAX_MAP_CHARS</code> (reshapes of transposes nest floor divisions) is copied
+ *     where it stands</dd>
+ * <dt><code>Arguments.java</code>, <code>Literals.java</code>, <code>Conversions.java</code></dt>
+ * <dd>argument checks, constant literals (complex <code>(re, im)</code> pairs; a bare integer such
+ *     as <code>-0</code> read as an integer, as XLA does; <code>-nan</code> keeps its sign; a
+ *     finite value the type rounds to infinity or NaN is refused, as XLA's parser refuses it),
+ *     XLA's <code>convert</code> rules for real and complex types, denormals flushed where XLA's
+ *     CPU backend converts in f32/f64 arithmetic (checked against it on every pattern of the 8- and
+ *     16-bit types, <code>ConvertXlaAgreementTest</code>)</dd>
+ * <dt><code>Materialize.java</code></dt>
+ * <dd>copies through the copy engine into new buffers</dd>
+ * <dt><code>SourceLines.java</code></dt>
+ * <dd>an instruction's line, for errors, looked up in its own computation (names repeat across
+ *     computations)</dd>
+ * </dl>
  */
 package dev.tensorbuf.ops.exec.internal;

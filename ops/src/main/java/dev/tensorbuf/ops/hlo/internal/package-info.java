@@ -6,5 +6,22 @@
  * <p>Not exported. Rules: positions are character offsets into the module's text; every error is
  * an {@link dev.tensorbuf.ops.hlo.HloSyntaxException} made through {@code ErrorAt}, so it names
  * the line and column; shapes in the text are read by {@code XlaShape.parse(text, ParsePosition)}.
+ *
+ * <h2>Files</h2>
+ * <dl>
+ * <dt><code>HloParser.java</code></dt>
+ * <dd>recursive-descent reader; StableHLO (MLIR) text (<code>module</code>, <code>func.func</code>,
+ *     <code>#loc</code> first) refused naming jax's HLO export; shapes go to
+ *     <code>XlaShape.parse(text, ParsePosition)</code>; skips the stack-frame sections XLA prints
+ *     for compiled modules; refuses call cycles, operand cycles and parameters not numbered 0 to n
+ *     - 1</dd>
+ * <dt><code>Scanner.java</code></dt>
+ * <dd>comments, strings, balanced values (metadata, backend_config skipped)</dd>
+ * <dt><code>Attributes.java</code></dt>
+ * <dd>typed attributes by name (<code>slice</code>, <code>padding</code>, <code>window</code>,
+ *     dot/gather numbers, <code>dim_labels</code>, ...)</dd>
+ * <dt><code>Opcodes.java</code>, <code>ErrorAt.java</code></dt>
+ * <dd>XLA's opcode list; positioned errors</dd>
+ * </dl>
  */
 package dev.tensorbuf.ops.hlo.internal;
