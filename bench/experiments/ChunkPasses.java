@@ -1,4 +1,4 @@
-// The passes of ChunkConvert, alone: why VectorChunks exists (bench/RESULTS.md, "Conversions: fewer passes").
+// The passes of ChunkConvert, alone: why VectorChunks exists (bench/RESULTS.md, "Conversions").
 // java --add-modules jdk.incubator.vector bench/experiments/ChunkPasses.java passes [M]
 //   each array pass over M (512) elements in the L1 cache, ns an element: C2 leaves the loops whose element widths
 //   differ (b2i, i2b, i2s, norm) and the float min/max reduction scalar.

@@ -60,7 +60,7 @@ final class ElementLocator {
      * view and the cure in its message} For bulk transfers only: a {@code try} around the single
      * element read of {@code getFloat(i, j)} costs nothing once inlined, but takes its compiled
      * code past C2's {@code InlineSmallCode}, so it often is not inlined and each read allocates its
-     * index array (bench/RESULTS.md, "Views: a {@code try} around element reads").
+     * index array (bench/RESULTS.md, "Views: element access").
      */
     static WrongThreadException wrongThread(TensorView view, WrongThreadException cause) {
         return ConfinedMemory.wrongThread("cannot use " + view, cause);

@@ -13,7 +13,7 @@ public final class HostBuffer extends AbstractBuffer {
     /**
      * The thread a confined segment is for, null when shared (or when made on a thread it is not
      * for, where FFM's own check is left to answer). One field compare per element read, where
-     * asking the segment cost 0.4-0.9 ns of a 4.4 ns read (bench/RESULTS.md, "Views: the buffer checks the thread itself").
+     * asking the segment cost 0.4-0.9 ns of a 4.4 ns read (bench/RESULTS.md, "Views: element access").
      */
     private final Thread confinedTo;
 
