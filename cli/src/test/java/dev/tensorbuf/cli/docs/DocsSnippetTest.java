@@ -208,6 +208,7 @@ class DocsSnippetTest {
                 flipped = CopyEngine.defaults().materialize(flipped, DType.F32, StridedLayout.packed(2, 3), arena);
             }
             MemorySegment forTorch = Dlpack.exportVersioned(flipped);            // strides [3, 1]
+            // once handed out, closing the arena throws until the consumer has called the deleter
             assertEquals("[3, 1] [2.0, 1.0, 0.0, 5.0, 4.0, 3.0]", consumed(forTorch));
         }
         // end-snippet:dlpack
