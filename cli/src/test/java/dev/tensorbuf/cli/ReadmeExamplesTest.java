@@ -17,8 +17,8 @@ import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Every {@code $ ./tensorbuf ...} example in README.md runs, in its own JVM started in one
- * folder shared by the examples, and prints what the README shows.
+ * Every {@code $ ./tensorbuf ...} example in README.md and docs/*.md runs, in its own JVM started
+ * in one folder per Markdown file shared by that file's examples, and prints what the file shows.
  * A {@code $ cat FILE} example creates FILE with the lines shown; a {@code $ python3 ...}
  * example runs in the same folder (skipped with a reason when NumPy is missing). A
  * {@code < FILE} at the end of a command feeds FILE to its stdin.
@@ -30,14 +30,27 @@ class ReadmeExamplesTest {
     /** @param block which code block of the README the example is in: examples of one block build on each other */
     record Example(String command, List<String> expected, int block) {}
 
-    /** Blocks whose python3 example was skipped: the files it makes are missing for the rest of the block. */
-    private final java.util.Set<Integer> blocksWithoutPython = new java.util.HashSet<>();
+    /** Blocks (Markdown file name and block number) whose python3 example was skipped: the files it makes are missing for the rest of the block. */
+    private final java.util.Set<String> blocksWithoutPython = new java.util.HashSet<>();
 
     @TestFactory
     Stream<DynamicTest> readmeExamplesPrintWhatTheReadmeShows() throws IOException {
-        List<Example> examples = parse(Files.readAllLines(Path.of("..", "README.md")));
-        assertFalse(examples.isEmpty(), "README.md has $ examples");
-        return examples.stream().map(e -> DynamicTest.dynamicTest(e.command(), () -> run(e)));
+        List<Path> files = new ArrayList<>(List.of(Path.of("..", "README.md")));
+        try (Stream<Path> docs = Files.list(Path.of("..", "docs"))) {
+            docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(files::add);
+        }
+        List<DynamicTest> tests = new ArrayList<>();
+        for (Path file : files) {
+            String name = file.getFileName().toString();
+            List<Example> examples = parse(Files.readAllLines(file));
+            if (name.equals("README.md")) {
+                assertFalse(examples.isEmpty(), "README.md has $ examples");
+            }
+            for (Example e : examples) {
+                tests.add(DynamicTest.dynamicTest(name + ": " + e.command(), () -> run(name, e)));
+            }
+        }
+        return tests.stream();
     }
 
     static List<Example> parse(List<String> lines) {
@@ -73,8 +86,11 @@ class ReadmeExamplesTest {
         return out;
     }
 
-    private void run(Example e) throws Exception {
-        Assumptions.assumeFalse(blocksWithoutPython.contains(e.block()),
+    private void run(String file, Example e) throws Exception {
+        Path dir = this.dir.resolve(file.replace(".md", ""));
+        Files.createDirectories(dir);
+        String block = file + "#" + e.block();
+        Assumptions.assumeFalse(blocksWithoutPython.contains(block),
                 "the python3 example before it in its README block was skipped, so its input is missing");
         List<String> words = split(e.command());
         switch (words.getFirst()) {
@@ -84,7 +100,7 @@ class ReadmeExamplesTest {
                 String output = new String(p.getInputStream().readAllBytes());
                 p.waitFor(60, TimeUnit.SECONDS);
                 if (p.exitValue() != 0) {
-                    blocksWithoutPython.add(e.block());
+                    blocksWithoutPython.add(block);
                 }
                 Assumptions.assumeTrue(p.exitValue() == 0, "python3 example needs NumPy (one needs safetensors): " + output.strip());
             }

@@ -187,7 +187,7 @@ class StagedDestinationTest {
             assertTrue(one.peakHeldBytes() >= scratch, one.toString());
             assertTrue(one.toString().startsWith("copy scratch: " + scratch + " bytes held (0 in use, peak "
                     + one.peakHeldBytes() + "), " + one.allocations() + " buffer"), one.toString());
-            // As the README quotes it for a fresh process.
+            // As docs/copy-engine.md quotes it for a fresh process.
             assertEquals("copy scratch: 6291456 bytes held (0 in use, peak 6291456), 1 buffer allocated",
                     new ScratchMemory(scratch, 0, scratch, 1).toString());
             assertEquals("copy scratch: 0 bytes held (0 in use, peak 12582912), 2 buffers allocated",
