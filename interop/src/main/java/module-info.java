@@ -4,8 +4,7 @@
  * {@code --add-opens java.base/jdk.internal.misc=ALL-UNNAMED}), and the staging pipeline.
  */
 module dev.tensorbuf.interop {
-    // Each module used is named, not only the nearest: our jars are automatic modules (see the
-    // parent pom), which pass no `requires transitive` on.
+    // Each module used is named, not only the nearest, so reading this file tells what interop uses.
     requires transitive dev.tensorbuf.memory;
     requires transitive dev.tensorbuf.views;
     requires transitive dev.tensorbuf.ops;

@@ -2,8 +2,11 @@
 module dev.tensorbuf.ops {
     requires transitive dev.tensorbuf.memory;
     requires transitive dev.tensorbuf.views;
-    // Only the Vector* copy kernels use it; without the module the scalar kernels run.
-    requires static jdk.incubator.vector;
+    // Only the Vector* copy kernels use it. Not `static`: on the module path this resolves the
+    // module, so users get the kernels without --add-modules (and the JVM's one incubator warning
+    // line). On the class path this file is not read: there --add-modules jdk.incubator.vector is
+    // still needed, and without it the scalar kernels run (VectorSupport).
+    requires jdk.incubator.vector;
 
     exports dev.tensorbuf.ops;
     exports dev.tensorbuf.ops.copy;

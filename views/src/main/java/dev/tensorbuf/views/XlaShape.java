@@ -31,8 +31,8 @@ public sealed interface XlaShape permits ArrayShape, TupleShape, BufferShape, To
     /**
      * Reads one shape out of a longer text (an HLO instruction, a signature) starting at
      * {@code position.getIndex()}, and moves {@code position} to just after the shape. A
-     * {@code '{'} after the dimensions starts a layout only when an integer or {@code ':'} follows
-     * it, so {@code "f32[2] {"} followed by a computation body is read as {@code f32[2]{0}}.
+     * <code>'&#123;'</code> after the dimensions starts a layout only when an integer or {@code ':'} follows
+     * it, so <code>"f32[2] &#123;"</code> followed by a computation body is read as {@code f32[2]{0}}.
      *
      * @throws TextFormatException naming what was expected, with the position in the whole text
      */

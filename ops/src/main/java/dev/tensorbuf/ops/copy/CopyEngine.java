@@ -25,8 +25,7 @@ import java.util.stream.Collectors;
 /**
  * Copies and converts between any two layouts: plans once ({@link CopyPlan}), then runs the
  * plan's kernels, on several threads for steps above
- * {@value dev.tensorbuf.ops.copy.internal.CopyExecutor#PARALLEL_THRESHOLD_BYTES} bytes (system
- * property {@code tensorbuf.copy.parallelThresholdBytes}). The Vector API kernels run when the
+ * 4 MiB (system property {@code tensorbuf.copy.parallelThresholdBytes}, read once). The Vector API kernels run when the
  * JVM has {@code --add-modules jdk.incubator.vector}, else the scalar ones (system property
  * {@code tensorbuf.copy.vector=false} forces scalar). An engine's helper threads are daemon
  * threads named {@code tensorbuf-copy-E-I}: E numbers the engines in the order they were made
