@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.DLDeviceType;
@@ -13,7 +14,6 @@ import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
@@ -106,7 +106,7 @@ class DlpackPythonTest {
         }
         if (produceStub == null) {
             try {
-                produceStub = Linker.nativeLinker().upcallStub(
+                produceStub = RestrictedNative.upcall(
                         MethodHandles.lookup().findStatic(DlpackPythonTest.class, "produce",
                                 MethodType.methodType(long.class, int.class)),
                         FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT), Arena.global());

@@ -1,5 +1,6 @@
 package dev.tensorbuf.interop;
 
+import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.testing.PythonPeer;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -94,20 +95,22 @@ final class EmbeddedPython {
         }
         String library = lines.get(0);
         SymbolLookup libc = LINKER.defaultLookup();
-        MethodHandle setenv = LINKER.downcallHandle(libc.find("setenv").orElseThrow(),
+        MethodHandle setenv = RestrictedNative.downcall(libc.find("setenv").orElseThrow(),
                 FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
-        MethodHandle dlopen = LINKER.downcallHandle(libc.find("dlopen").orElseThrow(),
+        MethodHandle unsetenv = RestrictedNative.downcall(libc.find("unsetenv").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+        MethodHandle dlopen = RestrictedNative.downcall(libc.find("dlopen").orElseThrow(),
                 FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
-        MethodHandle dlsym = LINKER.downcallHandle(libc.find("dlsym").orElseThrow(),
+        MethodHandle dlsym = RestrictedNative.downcall(libc.find("dlsym").orElseThrow(),
                 FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.ADDRESS));
-        MethodHandle dlerror = LINKER.downcallHandle(libc.find("dlerror").orElseThrow(),
+        MethodHandle dlerror = RestrictedNative.downcall(libc.find("dlerror").orElseThrow(),
                 FunctionDescriptor.of(ValueLayout.ADDRESS));
         Arena global = Arena.global();
         MemorySegment handle = (MemorySegment) dlopen.invokeExact(global.allocateFrom(library), RTLD_NOW | RTLD_GLOBAL);
         if (handle.address() == 0) {
             MemorySegment why = (MemorySegment) dlerror.invokeExact();
             throw new IOException("dlopen(" + library + "): "
-                    + (why.address() == 0 ? "?" : why.reinterpret(4096).getString(0)));
+                    + (why.address() == 0 ? "?" : RestrictedNative.resize(why, 4096).getString(0)));
         }
         class Sym {
             MethodHandle of(String name, FunctionDescriptor fd) throws Throwable {
@@ -115,7 +118,7 @@ final class EmbeddedPython {
                 if (f.address() == 0) {
                     throw new IOException(library + " has no " + name);
                 }
-                return LINKER.downcallHandle(f, fd);
+                return RestrictedNative.downcall(f, fd);
             }
         }
         Sym sym = new Sym();
@@ -134,6 +137,8 @@ final class EmbeddedPython {
                 throw new IOException("setenv(PYTHONHOME) failed");
             }
             initialize.invokeExact(0);
+            // Read at start-up only; gone again, so that no later child process inherits it.
+            int unset = (int) unsetenv.invokeExact(global.allocateFrom("PYTHONHOME"));
             MemorySegment unused = (MemorySegment) saveThread.invokeExact();   // the GIL goes back; run() takes it
         }
         py.run("import sys\nsys.path[:] = " + literal(lines.get(2)) + ".split(" + literal(java.io.File.pathSeparator) + ")"
