@@ -47,6 +47,35 @@ log() { echo "[gpu/check] $(date -u +%H:%M:%S) $*"; }
 mode=gpu; [ "$fake" = 1 ] && mode=fake
 log "mode $mode, results in $out"
 
+# CudaRuntime opens libcudart by name. pip's PyTorch and CuPy bring their own copy (the
+# nvidia-cuda-runtime wheel) outside the loader's search path; add those folders after the
+# system's, so that a machine with only the wheels still has a runtime to load.
+if [ "$fake" = 0 ]; then
+  extra=$("$python" - 2>/dev/null <<'PY'
+import glob, os
+dirs = []
+try:
+    import nvidia.cuda_runtime as m
+    dirs += [os.path.join(p, "lib") for p in m.__path__]
+except Exception:
+    pass
+try:
+    import importlib.util
+    spec = importlib.util.find_spec("torch")
+    if spec and spec.origin:
+        dirs.append(os.path.join(os.path.dirname(spec.origin), "lib"))
+except Exception:
+    pass
+dirs += ["/usr/local/cuda/lib64"]
+print(":".join(d for d in dirs if glob.glob(os.path.join(d, "libcudart.so*"))))
+PY
+)
+  if [ -n "$extra" ]; then
+    export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$extra"
+    log "libcudart folders added to LD_LIBRARY_PATH: $extra"
+  fi
+fi
+
 {
   echo "mode=$mode"
   echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
