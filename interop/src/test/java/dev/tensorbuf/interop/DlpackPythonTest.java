@@ -56,10 +56,13 @@ class DlpackPythonTest {
             "    '''A tensorbuf view as a DLPack producer; produce(versioned) is a Java upcall.'''",
             "    def __init__(self, produce, device):",
             "        self.produce, self.device, self.streams, self.versions = produce, device, [], []",
+            "        self.honour = None   # orders a consumer's stream after tensorbuf's work (a CUDA stream)",
             "    def __dlpack_device__(self):",
             "        return self.device",
             "    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):",
             "        self.streams.append(stream)",
+            "        if stream not in (None, -1, 1, 2) and self.honour:   # 1, 2: the default streams",
+            "            self.honour(stream)",
             "        versioned = max_version is not None and max_version[0] >= 1",
             "        self.versions.append(versioned)",
             "        p = self.produce(1 if versioned else 0)",
@@ -234,8 +237,10 @@ class DlpackPythonTest {
     /**
      * On the GPU: a transposed device view, exported as kDLCUDA, consumed by PyTorch and by CuPy in
      * this process; they compare it on the GPU with values they compute there. Each consumer asks
-     * under a stream of its own, which must be the stream given to {@code __dlpack__}; the deleter
-     * runs once per consumer, when its tensor dies.
+     * under a non-blocking stream of its own, which must be the stream given to {@code __dlpack__};
+     * the producer honours it by making that stream wait for the legacy default stream, where
+     * tensorbuf's copies ran (the harness does this: tensorbuf's export takes no stream). The
+     * deleter runs once per consumer, when its tensor dies.
      */
     @Test
     void torchAndCupyConsumeADeviceViewInPlace() {
@@ -251,7 +256,12 @@ class DlpackPythonTest {
                 exporting = Ops.transpose(onDevice, 1, 0);
                 String out = py.run(String.join("\n",
                         "import torch, cupy",
+                        // tensorbuf's copies run on the legacy default stream; PyTorch's and
+                        // CuPy's own streams are non-blocking, so the consumer's stream must wait for it.
+                        "def honour(ptr):",
+                        "    torch.cuda.ExternalStream(ptr).wait_stream(torch.cuda.default_stream())",
                         "src = TbTensor(_produce, (2, 0))",
+                        "src.honour = honour",
                         "s = torch.cuda.Stream()",
                         "with torch.cuda.stream(s):",
                         "    t = torch.from_dlpack(src)",
@@ -264,6 +274,7 @@ class DlpackPythonTest {
                         "del t",
                         "gc.collect()",
                         "c_src = TbTensor(_produce, (2, 0))",
+                        "c_src.honour = honour",
                         "cs = cupy.cuda.Stream(non_blocking=True)",
                         "with cs:",
                         "    c = cupy.from_dlpack(c_src)",
