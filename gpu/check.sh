@@ -93,7 +93,7 @@ props=(-Dtensorbuf.gpu.required=true)
 [ "$fake" = 1 ] && props=(-Dtensorbuf.gpu.fake=true)
 log "JUnit: CudaGpuTest, DlpackPythonTest"
 "$java" "${jflags[@]}" "${props[@]}" -jar "$dist/test/junit-platform-console-standalone.jar" execute \
-    --disable-banner --details=tree --fail-if-no-tests --class-path "$cp" \
+    --disable-banner --disable-ansi-colors --details=tree --fail-if-no-tests --class-path "$cp" \
     --select-class dev.tensorbuf.interop.CudaGpuTest --select-class dev.tensorbuf.interop.DlpackPythonTest \
     --reports-dir "$out/junit"
 echo $? > "$out/junit.rc"
