@@ -37,6 +37,12 @@ class IndexingMapTextTest {
             (d0) -> (d0), domain: d0 in [0, 3], d0 mod 2             | expected 'in'                       | 44
             KNOWN FULL                                               | expected 'EMPTY'                    | 6
             (d0) -> (d0 # 2), domain: d0 in [0, 3]                   | expected ')'                        | 12
+            (d0) -> (d0), domain: d0 in [０, 3]                       | '０' (U+FF10 FULLWIDTH DIGIT ZERO) is not an ASCII digit | 29
+            (d0)[s0] -> (d0 + s0), domain: d0 in [0, 3], s0 in [３, 19] | '３' (U+FF13 FULLWIDTH DIGIT THREE) is not an ASCII digit | 52
+            (d0) -> (d0), domain: d0 in [-٣, 5]                      | '٣' (U+0663 ARABIC-INDIC DIGIT THREE) is not an ASCII digit | 30
+            (d0) -> (d0 * ३), domain: d0 in [0, 3]                   | '३' (U+0969 DEVANAGARI DIGIT THREE) is not an ASCII digit | 14
+            (d0) -> (d0²), domain: d0 in [0, 3]                      | '²' (U+00B2 SUPERSCRIPT TWO) is not an ASCII digit | 11
+            (d３) -> (d３), domain: d３ in [0, 3]                       | '３' (U+FF13 FULLWIDTH DIGIT THREE) is not an ASCII digit | 2
             """)
     void malformedTextNamesTheProblemAndPosition(String text, String message, int position) {
         TextFormatException e = assertThrows(TextFormatException.class, () -> IndexingMap.parse(text));
