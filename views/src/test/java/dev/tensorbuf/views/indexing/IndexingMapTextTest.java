@@ -37,6 +37,17 @@ class IndexingMapTextTest {
             (d0) -> (d0), domain: d0 in [0, 3], d0 mod 2             | expected 'in'                       | 44
             KNOWN FULL                                               | expected 'EMPTY'                    | 6
             (d0) -> (d0 # 2), domain: d0 in [0, 3]                   | expected ')'                        | 12
+            """)
+    void malformedTextNamesTheProblemAndPosition(String text, String message, int position) {
+        TextFormatException e = assertThrows(TextFormatException.class, () -> IndexingMap.parse(text));
+        assertTrue(e.getMessage().contains(message), e.getMessage());
+        assertEquals(position, e.position(), e.getMessage());
+        assertEquals(text, e.input());
+    }
+
+    /** XLA reads ASCII digits only; Java's parsers would read each of these as its value. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
             (d0) -> (d0), domain: d0 in [０, 3]                       | '０' (U+FF10 FULLWIDTH DIGIT ZERO) is not an ASCII digit | 29
             (d0)[s0] -> (d0 + s0), domain: d0 in [0, 3], s0 in [３, 19] | '３' (U+FF13 FULLWIDTH DIGIT THREE) is not an ASCII digit | 52
             (d0) -> (d0), domain: d0 in [-٣, 5]                      | '٣' (U+0663 ARABIC-INDIC DIGIT THREE) is not an ASCII digit | 30
@@ -44,11 +55,10 @@ class IndexingMapTextTest {
             (d0) -> (d0²), domain: d0 in [0, 3]                      | '²' (U+00B2 SUPERSCRIPT TWO) is not an ASCII digit | 11
             (d３) -> (d３), domain: d３ in [0, 3]                       | '３' (U+FF13 FULLWIDTH DIGIT THREE) is not an ASCII digit | 2
             """)
-    void malformedTextNamesTheProblemAndPosition(String text, String message, int position) {
+    void nonAsciiDigitsAreRefusedNamingTheCharacterAndPosition(String text, String message, int position) {
         TextFormatException e = assertThrows(TextFormatException.class, () -> IndexingMap.parse(text));
-        assertTrue(e.getMessage().contains(message), e.getMessage());
-        assertEquals(position, e.position(), e.getMessage());
-        assertEquals(text, e.input());
+        assertEquals(message + " at position " + position + " of '" + text + "'", e.getMessage());
+        assertEquals(position, e.position());
     }
 
     /**
