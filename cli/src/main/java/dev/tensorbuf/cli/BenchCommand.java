@@ -79,6 +79,7 @@ final class BenchCommand implements Command {
         }
         int threads = Runtime.getRuntime().availableProcessors();
         if (in.value("threads") != null) {
+            Errors.requireAsciiDigits("--threads", in.value("threads"));
             try {
                 threads = Integer.parseInt(in.value("threads"));
             } catch (NumberFormatException e) {

@@ -27,6 +27,7 @@ final class DTypeNames {
      * @throws IllegalArgumentException for an unknown name (listing the known ones), or a type without data
      */
     static DType parse(String text, String what) {
+        Errors.requireAsciiDigits(what, text);
         String name = text.strip();
         DType t = DType.forXlaNameOrNull(name.toLowerCase(Locale.ROOT));
         if (t == null) {

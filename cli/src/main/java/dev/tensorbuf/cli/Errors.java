@@ -1,5 +1,7 @@
 package dev.tensorbuf.cli;
 
+import dev.tensorbuf.memory.internal.AsciiDigits;
+
 /**
  * The messages the commands build in more than one place, so that an argument is refused in the
  * same words whichever command reads it.
@@ -29,6 +31,21 @@ final class Errors {
      */
     static UsageException notAnInteger(String what, String text) {
         return new UsageException(what + ": '" + text + "' is not an integer");
+    }
+
+    /**
+     * Refuses a number character outside ASCII in an argument, naming it and where: Java's
+     * {@code Long.parseLong} would read {@code --sizes '３,16'} (fullwidth) as 3, which no peer does.
+     * {@snippet :
+     * Errors.requireAsciiDigits("--sizes", "３,16,16,3");
+     * // throws: --sizes '３,16,16,3': '３' (U+FF13 FULLWIDTH DIGIT THREE) is not an ASCII digit at position 0
+     * }
+     *
+     * @param what the option or request key
+     */
+    static void requireAsciiDigits(String what, String text) {
+        AsciiDigits.require(text, 0, text.length(),
+                (problem, at) -> new UsageException(what + " '" + text + "': " + problem + " at position " + at));
     }
 
     /** {@return as {@link #notAnInteger(String, String)}, for one entry of a list: the list is named too} */

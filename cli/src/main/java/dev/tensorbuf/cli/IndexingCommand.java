@@ -180,6 +180,7 @@ final class IndexingCommand implements Command {
         if (text == null) {
             return null;
         }
+        Errors.requireAsciiDigits(what, text);
         try {
             return Integer.parseInt(text.strip());
         } catch (NumberFormatException e) {

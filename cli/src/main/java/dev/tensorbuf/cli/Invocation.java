@@ -205,6 +205,7 @@ public final class Invocation {
         if (v == null) {
             return null;
         }
+        Errors.requireAsciiDigits("--" + name, v);
         try {
             return Long.parseLong(v.strip());
         } catch (NumberFormatException e) {
@@ -214,6 +215,7 @@ public final class Invocation {
 
     /** Parses {@code "1,2,3"} (spaces and brackets allowed); {@code what} names it in errors. */
     public static long[] parseLongs(String text, String what) {
+        Errors.requireAsciiDigits(what, text);
         String t = text.strip();
         if (t.startsWith("[") && t.endsWith("]")) {
             t = t.substring(1, t.length() - 1);

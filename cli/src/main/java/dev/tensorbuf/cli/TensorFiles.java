@@ -102,14 +102,19 @@ final class TensorFiles {
     /**
      * {@link #requireWritable(Path, DType, String, String)} for a tensor of this shape, which also
      * refuses, before any copy, a sub-byte safetensors tensor that does not end on a byte
-     * ({@code f4e2m1fn[3]}), as the reference reader refuses it.
+     * ({@code f4e2m1fn[3]}), as the reference reader refuses it, and a {@code .npy} whose dims
+     * {@code np.load} refuses.
      *
      * @throws UsageException naming the type, or the shape and its bit count
      */
     static void requireWritable(Path file, ArrayShape shape, String what, String otherwise) {
         requireWritable(file, shape.dtype(), what, otherwise); // the type's refusals, in this command's words
-        Optional<String> refused = formatOf(file) == Format.SAFETENSORS ? SafetensorsFile.whyNotWritable(shape)
-                : Optional.empty();
+        Optional<String> refused = switch (formatOf(file)) {
+            case SAFETENSORS -> SafetensorsFile.whyNotWritable(shape);
+            // Dims np.load refuses (more than 64, or a byte count past its intp even when empty).
+            case NPY -> Npy.whyNotWritable(shape);
+            default -> Optional.empty();
+        };
         if (refused.isPresent()) {
             throw new UsageException(what + " is " + shape.withoutLayout() + ": " + refused.get() + "; " + otherwise);
         }

@@ -2,7 +2,8 @@ package dev.tensorbuf.cli;
 
 /**
  * Stands in for the command-line jar in {@link LauncherTest}: prints what the {@code tensorbuf}
- * launcher handed the JVM, one {@code key=value} line each.
+ * launcher handed the JVM, one {@code key=value} line each; with {@code PROBE_STDERR} set, then
+ * writes that text to standard error and exits 2, as a command refusing bad input does.
  */
 public final class LauncherProbe {
     private LauncherProbe() {
@@ -14,5 +15,12 @@ public final class LauncherProbe {
         System.out.println("scalarFirstBytes=" + System.getProperty("tensorbuf.copy.scalarFirstBytes"));
         System.out.println("nativeAccess=" + LauncherProbe.class.getModule().isNativeAccessEnabled());
         System.out.println("feature=" + Runtime.version().feature());
+        String err = System.getenv("PROBE_STDERR");
+        if (err != null) {
+            System.out.flush();
+            System.err.print(err);
+            System.err.flush();
+            System.exit(2);
+        }
     }
 }

@@ -83,6 +83,73 @@ class LauncherTest {
         return new Result(p.exitValue(), output);
     }
 
+    private record Split(int code, String out, String err) {
+    }
+
+    /**
+     * Runs the command with standard error apart, read to its end: the launcher's filter may still
+     * be writing it when the JVM has exited, and the pipe ends only when both are done.
+     */
+    private static Split run(List<String> cmd, Map<String, String> env) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().remove("TENSORBUF_JAVA_OPTS");
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        p.getOutputStream().close();
+        var err = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return new String(p.getErrorStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "finished");
+        return new Split(p.exitValue(), out, err.get(60, TimeUnit.SECONDS));
+    }
+
+    private Split launchSplit(Map<String, String> env, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("/bin/bash", launcher.toString()));
+        cmd.addAll(List.of(args));
+        return run(cmd, env);
+    }
+
+    @Test
+    void theJvmItselfWarnsOfTheIncubatorModuleOnStderr() throws Exception {
+        // What the launcher filters, so that the tests below could fail: the JVM's own line, before main.
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Split r = run(List.of(java.toString(), "--add-modules", "jdk.incubator.vector", "-jar",
+                root.resolve("cli/target/tensorbuf.jar").toString(), "convert"), Map.of("PROBE_STDERR", "bad input\n"));
+        assertEquals("WARNING: Using incubator modules: jdk.incubator.vector\nbad input\n", r.err());
+    }
+
+    @Test
+    void badInputLeavesOneLineOnStderrThoughTheJvmWarnsOfTheIncubatorModule() throws Exception {
+        for (String command : List.of("convert", "run", "demo", "bench")) {
+            String line = "tensorbuf " + command + ": '３' (U+FF13 FULLWIDTH DIGIT THREE) is not an ASCII digit\n";
+            Split r = launchSplit(Map.of("PROBE_STDERR", line), command, "x.npy");
+            assertEquals(2, r.code(), command);
+            assertTrue(r.out().contains("vector=true"), r.out());
+            assertEquals(line, r.err(), command);
+        }
+        Split query = launchSplit(Map.of("PROBE_STDERR", "tensorbuf strides: bad\n"), "strides");
+        assertEquals(2, query.code());
+        assertEquals("tensorbuf strides: bad\n", query.err());
+    }
+
+    @Test
+    void whatFollowsTheWarningPassesThroughUnchangedEvenWithoutANewline() throws Exception {
+        // The progress bar redraws with \r and no newline: it must not wait for one.
+        String text = "\r[=====>     ] 45% 1.2 GB/s\r[==========>] 100%";
+        Split r = launchSplit(Map.of("PROBE_STDERR", text), "convert");
+        assertEquals(text, r.err());
+        Split warning = launchSplit(Map.of("PROBE_STDERR", "WARNING: Using incubator modules: jdk.incubator.vector\n"),
+                "convert");
+        assertEquals("WARNING: Using incubator modules: jdk.incubator.vector\n", warning.err(),
+                "only the JVM's first line is dropped, not the command's own");
+    }
+
     /** A source file dated after the jar: the launcher then wants to rebuild. */
     private void sourceNewerThanTheJar() throws IOException {
         Path source = root.resolve("cli/src/main/java/Changed.java");

@@ -223,7 +223,12 @@ public final class Npy {
             throw Errors.npyVersion(majorVersion);
         }
         DType type = tensor.dtype();
-        byte[] preamble = NpyCodec.preamble(descrToWrite(type, tensor, file), false, tensor.dims(), majorVersion);
+        String descr = descrToWrite(type, tensor, file);
+        Optional<String> numpyRefuses = NpyCodec.whyNumpyRefuses(tensor.dims(), type.byteWidth());
+        if (numpyRefuses.isPresent()) {
+            throw new IllegalArgumentException(numpyRefuses.get());
+        }
+        byte[] preamble = NpyCodec.preamble(descr, false, tensor.dims(), majorVersion);
         FileReplacement.write(file, where -> {
             try (FileChannel channel = FileChannel.open(where, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
                 writeFully(channel, ByteBuffer.wrap(preamble));
@@ -262,6 +267,23 @@ public final class Npy {
                     + " format defines, and ml_dtypes' " + name + " .npy holds one to a byte; tensorbuf does not unpack them");
         }
         return Optional.empty();
+    }
+
+    /**
+     * {@return why {@link #write(Path, DenseTensor)} refuses a tensor of this type and dims, or empty
+     * when it writes it}: {@link #whyNotWritable(DType)}, and what {@code np.load} refuses of the
+     * dims (more than 64; non-zero dims whose product in bytes passes NumPy's {@code intp}), so that
+     * no file is written that NumPy cannot load.
+     * {@snippet :
+     * Npy.whyNotWritable(ArrayShape.of(DType.F32, 0, 1L << 62));
+     * // Optional["shape (0, 4611686018427387904) of 4-byte elements: its non-zero dims times the element size are
+     * // 18446744073709551616 bytes, past NumPy's limit of 9223372036854775807 (the largest intp), so np.load would
+     * // refuse the file (\"array is too big\")"]
+     * }
+     */
+    public static Optional<String> whyNotWritable(ArrayShape shape) {
+        Optional<String> type = whyNotWritable(shape.dtype());
+        return type.isPresent() ? type : NpyCodec.whyNumpyRefuses(shape.dims(), shape.dtype().byteWidth());
     }
 
     /**

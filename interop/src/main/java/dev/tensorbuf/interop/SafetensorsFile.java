@@ -38,14 +38,15 @@ import java.util.function.ToLongFunction;
  * header length {@code N} is at most {@value #MAX_HEADER_BYTES} and at most the file size minus 8;
  * the header is valid UTF-8, starts with <code>{</code> and is one JSON object (trailing spaces
  * allowed) without duplicate keys; {@code __metadata__}, if present, maps strings to strings;
- * every other key is a tensor whose object has exactly {@code dtype} (a known safetensors name),
+ * every other key is a tensor whose object has {@code dtype} (a known safetensors name),
  * {@code shape} (non-negative integers) and {@code data_offsets} ({@code [BEGIN, END]},
  * {@code BEGIN <= END}); {@code END - BEGIN} equals the element count times the dtype's size
  * (sub-byte types: whole bytes of packed bits) with no overflow; and the tensors, sorted by
  * offset, tile the data section exactly: the first begins at 0, each begins where the previous
  * ends (no gap, no overlap), the last ends at the end of the file. Not required: alignment of
  * tensors (third-party writers skip the padding; read with unaligned layouts) and the order of the
- * header's keys. Stricter than the reference reader: unknown keys inside a tensor's object.
+ * header's keys, and keys of a tensor's object besides those three (other writers add their own;
+ * the reference reader ignores them too).
  *
  * <p><b>Writing</b> ({@link #write}) follows the reference writer byte for byte: tensors sorted by
  * descending dtype alignment, then by name; the compact JSON header with {@code __metadata__}

@@ -1,5 +1,6 @@
 package dev.tensorbuf.memory;
 
+import dev.tensorbuf.memory.internal.AsciiDigits;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -251,6 +252,9 @@ public record MemorySpace(
         int pos = start;
         while (pos < text.length() && text.charAt(pos) >= '0' && text.charAt(pos) <= '9') {
             pos++;
+        }
+        if (pos < text.length() && AsciiDigits.isOtherDigit(text.codePointAt(pos))) {
+            throw parseError(AsciiDigits.notAsciiDigit(text, pos), text, pos);
         }
         if (pos == start) {
             throw parseError("expected a digit", text, start);

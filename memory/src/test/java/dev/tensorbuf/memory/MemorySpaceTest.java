@@ -75,6 +75,10 @@ class MemorySpaceTest {
         "S(1x)                      | expected ')' at position 3 of 'S(1x)'",
         "S(1))                      | unexpected text after the memory space at position 4 of 'S(1))'",
         "S(1)S(2)                   | unexpected text after the memory space at position 4 of 'S(1)S(2)'",
+        "S(３)                      | '３' (U+FF13 FULLWIDTH DIGIT THREE) is not an ASCII digit at position 2 of 'S(３)'",
+        "S(٣)                       | '٣' (U+0663 ARABIC-INDIC DIGIT THREE) is not an ASCII digit at position 2 of 'S(٣)'",
+        "S(1३)                      | '३' (U+0969 DEVANAGARI DIGIT THREE) is not an ASCII digit at position 3 of 'S(1३)'",
+        "S(³)                       | '³' (U+00B3 SUPERSCRIPT THREE) is not an ASCII digit at position 2 of 'S(³)'",
         "S(01)                      | leading zero in memory space id at position 2 of 'S(01)'",
         "S(9223372036854775808)     | memory space id 9223372036854775808 does not fit in 64 bits at position 2",
     })

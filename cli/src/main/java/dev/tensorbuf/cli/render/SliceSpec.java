@@ -1,5 +1,6 @@
 package dev.tensorbuf.cli.render;
 
+import dev.tensorbuf.memory.internal.AsciiDigits;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -36,6 +37,8 @@ public record SliceSpec(List<Long> fixed) {
      * @throws IndexOutOfBoundsException when a fixed index is outside its dim
      */
     public static SliceSpec parse(String text, List<Long> dims) {
+        AsciiDigits.require(text, 0, text.length(), (problem, at) -> new IllegalArgumentException(
+                "slice '" + text + "': " + problem + " at position " + at));
         String[] parts = text.strip().split(",", -1);
         if (parts.length != dims.size()) {
             throw new IllegalArgumentException("slice '" + text + "' has " + parts.length + " entries but the array has rank "

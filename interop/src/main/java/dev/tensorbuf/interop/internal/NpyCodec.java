@@ -1,6 +1,7 @@
 package dev.tensorbuf.interop.internal;
 
 import dev.tensorbuf.interop.NpyHeader;
+import dev.tensorbuf.memory.internal.AsciiDigits;
 import dev.tensorbuf.views.DType;
 import java.io.IOException;
 import java.math.BigInteger;
@@ -11,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -157,16 +159,31 @@ public final class NpyCodec {
     private static ByteOrder byteOrder(String descr) {
         return switch (descr.isEmpty() ? ' ' : descr.charAt(0)) {
             case '>' -> ByteOrder.BIG_ENDIAN;
-            case '=' -> ByteOrder.nativeOrder();
-            default -> ByteOrder.LITTLE_ENDIAN;
+            case '<', '|' -> ByteOrder.LITTLE_ENDIAN;
+            // '=' and a descr without one ('d', 'float32') are the writer's native order.
+            default -> ByteOrder.nativeOrder();
         };
     }
 
     private static DType dtype(String descr, String file, DType voidType) {
-        String body = !descr.isEmpty() && "<>=|".indexOf(descr.charAt(0)) >= 0 ? descr.substring(1) : descr;
-        if (body.equals("?")) {
-            body = "b1"; // NumPy's one-character code for bool, which np.dtype('?') reads
+        AsciiDigits.require(descr, 0, descr.length(), (problem, at) -> new IllegalArgumentException(
+                file + ": descr '" + descr + "': " + problem + " at position " + at));
+        boolean bare = descr.isEmpty() || "<>=|".indexOf(descr.charAt(0)) < 0;
+        String written = bare ? descr : descr.substring(1);
+        if (bare) {
+            // ml_dtypes' names ('bfloat16', 'int4'), which np.load reads once ml_dtypes is imported.
+            for (DType t : DType.values()) {
+                if (!t.isNumpyNative() && t.numpyDescr().filter(written::equals).isPresent()) {
+                    return t;
+                }
+            }
         }
+        String longDouble = NumpyDescrs.longDouble(written);
+        if (longDouble != null) {
+            throw new IllegalArgumentException(file + ": descr '" + descr + "' is NumPy's " + longDouble
+                    + ", which has no element type here; save it as float64 or complex128 (a.astype(np.float64))");
+        }
+        String body = NumpyDescrs.kindAndWidth(written, bare);
         String kind = body.isEmpty() ? "" : body.substring(0, 1);
         if (kind.equals("V")) {
             return voidAs(descr, body, file, voidType);
@@ -176,7 +193,7 @@ public final class NpyCodec {
             // writes it as '<f1' (its other 8-bit floats as '<V1'), a file np.load itself cannot read.
             return DType.F8E5M2;
         }
-        switch (kind) {
+        switch (body.equals("c") ? "S" : kind) {
             case "O" -> throw new IllegalArgumentException(file + ": descr '" + descr
                     + "' is an object array: its data are pickled Python objects, which are never read");
             case "S", "U", "a" -> throw new IllegalArgumentException(file + ": descr '" + descr
@@ -187,16 +204,14 @@ public final class NpyCodec {
                     + "' is a timedelta type: only numeric dtypes are supported");
             default -> { }
         }
-        DType dtype;
-        try {
-            dtype = DType.fromNumpyDescr("<" + body);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(file + ": " + e.getMessage().replace("'<" + body + "'", "'" + descr + "'"), e);
+        for (DType t : DType.values()) {
+            if (t.isNumpyNative() && t.numpyDescr().orElseThrow().substring(1).equals(body)) {
+                return t;
+            }
         }
-        if (!dtype.isNumpyNative()) {
-            throw new IllegalArgumentException(file + ": unknown NumPy descr '" + descr + "'");
-        }
-        return dtype;
+        // Every spelling named here is one we read: the message must never suggest the one refused.
+        throw new IllegalArgumentException(file + ": unknown NumPy descr '" + descr + "': expected a NumPy dtype such as"
+                + " '<f4', 'float32', 'd' or '|u1', or an ml_dtypes name such as 'bfloat16'");
     }
 
     /**
@@ -206,12 +221,11 @@ public final class NpyCodec {
      * names which.
      */
     private static DType voidAs(String descr, String body, String file, DType voidType) {
-        long width;
-        try {
-            width = Long.parseLong(body.substring(1));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(file + ": descr '" + descr + "' is a void type of unknown width", e);
+        String digits = body.substring(1);
+        if (!digits.matches("[0-9]{1,18}")) {
+            throw new IllegalArgumentException(file + ": descr '" + descr + "' is a void type of unknown width");
         }
+        long width = Long.parseLong(digits);
         String each = width + (width == 1 ? " byte" : " bytes") + " each";
         if (voidType == null) {
             String hint = switch ((int) Math.min(width, 3)) {
@@ -233,6 +247,33 @@ public final class NpyCodec {
             throw new IllegalArgumentException(file + ": descr '" + descr + "' holds " + width + "-byte elements; " + not);
         }
         return voidType;
+    }
+
+    /**
+     * {@return why {@code np.load} would refuse an array of these dims, or empty} NumPy holds at
+     * most {@value #NUMPY_MAX_DIMS} dims, and builds strides from the non-zero dims even when a 0
+     * dim leaves the array empty, so their product times the element size must fit its
+     * {@code intp}: {@code (0, 2**62)} of f4 is "array is too big" there, though it holds nothing.
+     *
+     * @param itemSize the bytes of one element as written, e.g. 4 for {@code '<f4'}, 1 for {@code '<V1'}
+     */
+    public static Optional<String> whyNumpyRefuses(List<Long> shape, long itemSize) {
+        if (shape.size() > NUMPY_MAX_DIMS) {
+            return Optional.of(shape.size() + " dimensions: NumPy reads arrays of at most " + NUMPY_MAX_DIMS
+                    + " (NPY_MAXDIMS), so it could not load this file");
+        }
+        BigInteger bytes = BigInteger.valueOf(itemSize);
+        for (long d : shape) {
+            if (d != 0) {
+                bytes = bytes.multiply(BigInteger.valueOf(d));
+            }
+        }
+        if (bytes.bitLength() > 63) {
+            return Optional.of("shape " + tupleText(shape) + " of " + itemSize + "-byte elements: its non-zero dims times"
+                    + " the element size are " + bytes + " bytes, past NumPy's limit of " + Long.MAX_VALUE
+                    + " (the largest intp), so np.load would refuse the file (\"array is too big\")");
+        }
+        return Optional.empty();
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.tensorbuf.interop.internal;
 
+import dev.tensorbuf.memory.internal.AsciiDigits;
 import dev.tensorbuf.views.text.TextFormatException;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -84,6 +85,7 @@ public final class PyLiteral {
                 if (c == '-' || c == '+' || (c >= '0' && c <= '9')) {
                     yield integer();
                 }
+                checkNotOtherDigit();
                 throw error("expected a value, found '" + c + "'");
             }
         };
@@ -207,7 +209,9 @@ public final class PyLiteral {
         }
         int v = 0;
         for (int i = 0; i < digits; i++) {
-            int d = Character.digit(text.charAt(pos), 16);
+            char c = text.charAt(pos);
+            // Python's escapes take ASCII hex digits only; Character.digit takes fullwidth ones too.
+            int d = AsciiDigits.isDigit(c) ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
             if (d < 0) {
                 throw error("expected a hex digit, found '" + text.charAt(pos) + "'");
             }
@@ -238,6 +242,7 @@ public final class PyLiteral {
                 throw error("integer longer than " + MAX_DIGITS + " digits");
             }
         }
+        checkNotOtherDigit();
         if (pos == digitsAt) {
             throw error("expected a digit");
         }
@@ -266,7 +271,14 @@ public final class PyLiteral {
     }
 
     private boolean isDigit(int at) {
-        return text.charAt(at) >= '0' && text.charAt(at) <= '9';
+        return AsciiDigits.isDigit(text.charAt(at));
+    }
+
+    /** Python's integer literals are ASCII: {@code literal_eval} refuses '３' and '²', and so do we, naming it. */
+    private void checkNotOtherDigit() {
+        if (pos < text.length() && AsciiDigits.isOtherDigit(text.codePointAt(pos))) {
+            throw error(AsciiDigits.notAsciiDigit(text, pos));
+        }
     }
 
     private boolean peek(char c) {

@@ -23,6 +23,7 @@ public final class SafetensorsCodec {
     public static final String METADATA_KEY = "__metadata__";
 
     private static final Set<String> ENTRY_KEYS = Set.of("dtype", "shape", "data_offsets");
+    private static final List<String> ENTRY_ORDER = List.of("dtype", "shape", "data_offsets");
     /** Every dtype safetensors names, in the reference's order (by alignment, as its enum declares them). */
     private static final Map<String, DType> DTYPES = dtypes();
 
@@ -129,8 +130,12 @@ public final class SafetensorsCodec {
         if (!(value instanceof Map<?, ?> map)) {
             throw Errors.wrongKind(where, kind(value), "an object");
         }
-        if (!map.keySet().equals(ENTRY_KEYS)) {
-            throw Errors.wrongKeys(where, map.keySet(), "dtype, shape and data_offsets");
+        // Other keys are ignored, as the reference reader (serde, without deny_unknown_fields) ignores
+        // them: writers other than the reference add their own.
+        if (!map.keySet().containsAll(ENTRY_KEYS)) {
+            List<String> missing = ENTRY_ORDER.stream().filter(k -> !map.containsKey(k)).toList();
+            throw new IllegalArgumentException(where + " has keys " + map.keySet() + ", missing " + String.join(" and ", missing)
+                    + " (a tensor needs dtype, shape and data_offsets)");
         }
         if (!(map.get("dtype") instanceof String dtypeName)) {
             throw Errors.wrongKind(where + ": dtype", kind(map.get("dtype")), "a string");

@@ -1,5 +1,6 @@
 package dev.tensorbuf.interop.json;
 
+import dev.tensorbuf.memory.internal.AsciiDigits;
 import dev.tensorbuf.views.text.TextFormatException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -78,6 +79,7 @@ public final class Json {
                 if (c == '-' || (c >= '0' && c <= '9')) {
                     yield number();
                 }
+                checkNotOtherDigit();
                 throw error("expected a JSON value, found '" + c + "'");
             }
         };
@@ -186,7 +188,7 @@ public final class Json {
                     }
                     int cp = 0;
                     for (int i = 0; i < 4; i++) {
-                        int d = Character.digit(text.charAt(pos++), 16);
+                        int d = hexDigit(text.charAt(pos++));
                         if (d < 0) {
                             pos--;
                             throw error("bad hex digit in \\u escape");
@@ -252,10 +254,29 @@ public final class Json {
 
     private boolean digits() {
         int start = pos;
-        while (pos < text.length() && text.charAt(pos) >= '0' && text.charAt(pos) <= '9') {
+        while (pos < text.length() && AsciiDigits.isDigit(text.charAt(pos))) {
             pos++;
         }
+        checkNotOtherDigit();
         return pos > start;
+    }
+
+    /** JSON's digits are ASCII: name a '３' or '٣' where a number goes rather than "expected digits". */
+    private void checkNotOtherDigit() {
+        if (pos < text.length() && AsciiDigits.isOtherDigit(text.codePointAt(pos))) {
+            throw error(AsciiDigits.notAsciiDigit(text, pos));
+        }
+    }
+
+    /** {@return the value of an ASCII hex digit, or -1}: {@link Character#digit} takes fullwidth ones too */
+    private static int hexDigit(char c) {
+        if (AsciiDigits.isDigit(c)) {
+            return c - '0';
+        }
+        if (c >= 'a' && c <= 'f') {
+            return c - 'a' + 10;
+        }
+        return c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
     }
 
     private Object literal(String word, Object v) {

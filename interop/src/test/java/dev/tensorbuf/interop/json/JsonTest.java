@@ -78,6 +78,20 @@ class JsonTest {
         assertTrue(e.getMessage().startsWith(message), e.getMessage());
     }
 
+    /** JSON's digits are ASCII (RFC 8259); Java's BigInteger would read each of these as its value. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
+        "[３]|'３' (U+FF13 FULLWIDTH DIGIT THREE) is not an ASCII digit at position 1",
+        "{\"shape\": [2, -٣]}|'٣' (U+0663 ARABIC-INDIC DIGIT THREE) is not an ASCII digit at position 15",
+        "[1३]|'३' (U+0969 DEVANAGARI DIGIT THREE) is not an ASCII digit at position 2",
+        "[1.5e²]|'²' (U+00B2 SUPERSCRIPT TWO) is not an ASCII digit at position 5",
+        "\"\\u００e9\"|bad hex digit in \\u escape at position 3",
+    })
+    void nonAsciiDigitsAreRefusedNamingTheCharacterAndPosition(String text, String message) {
+        TextFormatException e = assertThrows(TextFormatException.class, () -> Json.parse(text));
+        assertEquals(message + " of '" + text + "'", e.getMessage());
+    }
+
     @Test
     void deepNestingIsRefusedNotAStackOverflow() {
         String deep = "[".repeat(100_000);

@@ -95,7 +95,11 @@ public record HloInstruction(String name, XlaShape shape, String opcode, List<St
         if (!opcode.equals("parameter")) {
             throw new IllegalStateException("instruction " + name + " is a " + opcode + ", not a parameter");
         }
-        return Integer.parseInt(payload.strip());
+        String number = payload.strip();
+        if (!number.matches("\\d{1,9}")) {
+            throw new IllegalStateException("parameter " + name + " has no parameter number of ASCII digits: '" + number + "'");
+        }
+        return Integer.parseInt(number);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.tensorbuf.views.indexing;
 
+import dev.tensorbuf.memory.internal.AsciiDigits;
 import dev.tensorbuf.views.text.TextFormatException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -32,6 +33,9 @@ final class MapParser {
 
     private MapParser(String in) {
         this.in = in;
+        // Map text has no strings or comments, so any number character outside ASCII is a digit
+        // XLA would refuse: name it before Java's parsers read '３' as 3.
+        AsciiDigits.require(in, 0, in.length(), (problem, at) -> new TextFormatException(problem, in, at));
     }
 
     static IndexingMap parseMap(String text) {
@@ -101,7 +105,7 @@ final class MapParser {
     }
 
     private static boolean isIdentChar(char c) {
-        return Character.isLetterOrDigit(c) || c == '_';
+        return Character.isLetter(c) || AsciiDigits.isDigit(c) || c == '_';
     }
 
     private String identifier(String what) {
@@ -122,7 +126,7 @@ final class MapParser {
         boolean negative = accept("-");
         skipSpace();
         int digits = pos;
-        while (pos < in.length() && Character.isDigit(in.charAt(pos))) {
+        while (pos < in.length() && AsciiDigits.isDigit(in.charAt(pos))) {
             pos++;
         }
         if (digits == pos) {
@@ -352,7 +356,7 @@ final class MapParser {
             int at = pos;
             pos++;
             skipSpace();
-            if (pos < in.length() && Character.isDigit(in.charAt(pos))) {
+            if (pos < in.length() && AsciiDigits.isDigit(in.charAt(pos))) {
                 pos = at;
                 return new AffineExpr.Const(integer());
             }
@@ -369,7 +373,7 @@ final class MapParser {
             throw error("expected an expression, got the end of the text");
         }
         char c = in.charAt(pos);
-        if (Character.isDigit(c)) {
+        if (AsciiDigits.isDigit(c)) {
             return new AffineExpr.Const(integer());
         }
         if (accept("(")) {

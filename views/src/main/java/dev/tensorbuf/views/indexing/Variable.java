@@ -1,5 +1,6 @@
 package dev.tensorbuf.views.indexing;
 
+import dev.tensorbuf.memory.internal.AsciiDigits;
 import java.util.Objects;
 
 /**
@@ -21,7 +22,7 @@ public record Variable(String name, Interval bounds) {
         Objects.requireNonNull(bounds, "bounds");
         if (!name.isEmpty() && !isIdentifier(name)) {
             throw new IllegalArgumentException("variable name '" + name
-                    + "' is not an identifier (a letter or '_', then letters, digits or '_')");
+                    + "' is not an identifier (a letter or '_', then letters, ASCII digits or '_')");
         }
         if (name.equals("floordiv") || name.equals("ceildiv") || name.equals("mod")
                 || name.equals("min") || name.equals("max") || name.equals("in")
@@ -46,7 +47,7 @@ public record Variable(String name, Interval bounds) {
         }
         for (int i = 1; i < s.length(); i++) {
             char c = s.charAt(i);
-            if (!(Character.isLetterOrDigit(c) || c == '_')) {
+            if (!(Character.isLetter(c) || AsciiDigits.isDigit(c) || c == '_')) {
                 return false;
             }
         }

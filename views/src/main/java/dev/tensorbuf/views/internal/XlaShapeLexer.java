@@ -1,5 +1,6 @@
 package dev.tensorbuf.views.internal;
 
+import dev.tensorbuf.memory.internal.AsciiDigits;
 import dev.tensorbuf.views.text.TextFormatException;
 
 /**
@@ -35,11 +36,13 @@ final class XlaShapeLexer {
             return new Token(Kind.EOF, p, p, "", 0);
         }
         char c = input.charAt(p);
+        checkNotOtherDigit(p);
         if (Character.isLetter(c) || c == '_') {
             int e = p + 1;
             while (e < input.length() && isIdentPart(input.charAt(e))) {
                 e++;
             }
+            checkNotOtherDigit(e);
             return new Token(Kind.IDENT, p, e, input.substring(p, e), 0);
         }
         if (isDigit(c) || (c == '-' && p + 1 < input.length() && isDigit(input.charAt(p + 1)))) {
@@ -47,6 +50,7 @@ final class XlaShapeLexer {
             while (e < input.length() && isDigit(input.charAt(e))) {
                 e++;
             }
+            checkNotOtherDigit(e);
             String text = input.substring(p, e);
             long value;
             try {
@@ -102,11 +106,17 @@ final class XlaShapeLexer {
         return p;
     }
 
+    /** XLA reads ASCII digits only; {@code f32[３]} is refused naming the '３' rather than read as 3. */
+    private void checkNotOtherDigit(int at) {
+        AsciiDigits.require(input, at, Math.min(at + 1, input.length()),
+                (problem, position) -> new TextFormatException(problem, input, position));
+    }
+
     private static boolean isDigit(char c) {
-        return c >= '0' && c <= '9';
+        return AsciiDigits.isDigit(c);
     }
 
     private static boolean isIdentPart(char c) {
-        return Character.isLetterOrDigit(c) || c == '_';
+        return Character.isLetter(c) || isDigit(c) || c == '_';
     }
 }

@@ -45,6 +45,22 @@ class IndexingMapTextTest {
         assertEquals(text, e.input());
     }
 
+    /** XLA reads ASCII digits only; Java's parsers would read each of these as its value. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
+            (d0) -> (d0), domain: d0 in [０, 3]                       | '０' (U+FF10 FULLWIDTH DIGIT ZERO) is not an ASCII digit | 29
+            (d0)[s0] -> (d0 + s0), domain: d0 in [0, 3], s0 in [３, 19] | '３' (U+FF13 FULLWIDTH DIGIT THREE) is not an ASCII digit | 52
+            (d0) -> (d0), domain: d0 in [-٣, 5]                      | '٣' (U+0663 ARABIC-INDIC DIGIT THREE) is not an ASCII digit | 30
+            (d0) -> (d0 * ३), domain: d0 in [0, 3]                   | '३' (U+0969 DEVANAGARI DIGIT THREE) is not an ASCII digit | 14
+            (d0) -> (d0²), domain: d0 in [0, 3]                      | '²' (U+00B2 SUPERSCRIPT TWO) is not an ASCII digit | 11
+            (d３) -> (d３), domain: d３ in [0, 3]                       | '３' (U+FF13 FULLWIDTH DIGIT THREE) is not an ASCII digit | 2
+            """)
+    void nonAsciiDigitsAreRefusedNamingTheCharacterAndPosition(String text, String message, int position) {
+        TextFormatException e = assertThrows(TextFormatException.class, () -> IndexingMap.parse(text));
+        assertEquals(message + " at position " + position + " of '" + text + "'", e.getMessage());
+        assertEquals(position, e.position());
+    }
+
     /**
      * Constraints equal after canonicalisation ({@code d0 + d0} and {@code d0 * 2}) were refused as
      * duplicates, though IndexingMap.of, withConstraint and XLA's AddConstraint intersect them.

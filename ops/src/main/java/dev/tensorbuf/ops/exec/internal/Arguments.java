@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.exec.internal;
 
+import dev.tensorbuf.memory.internal.AsciiDigits;
 import dev.tensorbuf.ops.hlo.HloComputation;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.views.ArrayShape;
@@ -71,6 +72,8 @@ public final class Arguments {
     }
 
     private static HloInstruction resolve(HloComputation entry, List<HloInstruction> params, String key) {
+        AsciiDigits.require(key, 0, key.length(), (problem, at) -> new IllegalArgumentException(
+                "'" + key + "' names no parameter of " + entry.name() + ": " + problem + " at position " + at));
         String k = key.startsWith("%") ? key.substring(1) : key;
         for (HloInstruction p : params) {
             if (p.name().equals(k)) {

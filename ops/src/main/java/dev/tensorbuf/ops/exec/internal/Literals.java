@@ -1,6 +1,7 @@
 package dev.tensorbuf.ops.exec.internal;
 
 import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.internal.AsciiDigits;
 import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
@@ -35,6 +36,10 @@ public final class Literals {
             throw new IllegalArgumentException("the literal of " + shape + " is elided ('" + literal
                     + "'): print the module with its large constants");
         }
+        // HloParser has refused these in module text already; an instruction built in code has not,
+        // and Long.parseLong and BigInteger would read '３' as 3.
+        AsciiDigits.require(literal, 0, literal.length(), (problem, at) -> new IllegalArgumentException(
+                problem + " at position " + at + " of the literal '" + literal + "' of " + shape));
         List<String> values = new ArrayList<>();
         Reader r = new Reader(literal, shape);
         r.values(0, values);

@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.hlo.internal;
 
+import dev.tensorbuf.memory.internal.AsciiDigits;
 import dev.tensorbuf.ops.hlo.HloAttribute;
 import dev.tensorbuf.ops.hlo.HloAttribute.ConvolutionDims;
 import dev.tensorbuf.ops.hlo.HloAttribute.PadDim;
@@ -219,7 +220,7 @@ final class Attributes {
                 slot = 0;
             } else if (c == second) {
                 slot = 1;
-            } else if (Character.isDigit(c) && c - '0' + 2 < part.length()) {
+            } else if (AsciiDigits.isDigit(c) && c - '0' + 2 < part.length()) {
                 slot = c - '0' + 2;
             } else {
                 throw errors.at("unexpected label '" + c + "' in dim_labels part '" + part + "' (expected "

@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.hlo.internal;
 
+import dev.tensorbuf.memory.internal.AsciiDigits;
 import dev.tensorbuf.ops.hlo.HloAttribute;
 import dev.tensorbuf.ops.hlo.HloComputation;
 import dev.tensorbuf.ops.hlo.HloInstruction;
@@ -134,7 +135,7 @@ public final class HloParser {
         while (true) {
             skipSpace();
             int entry = pos;
-            while (pos < text.length() && Character.isDigit(text.charAt(pos))) {
+            while (pos < text.length() && AsciiDigits.isDigit(text.charAt(pos))) {
                 pos++;
             }
             if (pos == entry) {

@@ -1,15 +1,20 @@
 package dev.tensorbuf.ops.hlo.internal;
 
+import dev.tensorbuf.memory.internal.AsciiDigits;
+
 /** Character-level helpers of the HLO reader: comments, strings, balanced brackets, value extents. */
 final class Scanner {
     private Scanner() {
     }
 
     static boolean isNameChar(char c) {
-        return Character.isLetterOrDigit(c) || c == '_' || c == '.' || c == '-';
+        return Character.isLetter(c) || AsciiDigits.isDigit(c) || c == '_' || c == '.' || c == '-';
     }
 
-    /** {@return the text with every comment outside strings replaced by spaces (newlines kept)} */
+    /**
+     * {@return the text with every comment outside strings replaced by spaces (newlines kept)},
+     * having refused any number character outside ASCII that is not in a string or comment
+     */
     static String blankComments(String text, ErrorAt errors) {
         StringBuilder out = new StringBuilder(text);
         int i = 0;
@@ -31,6 +36,9 @@ final class Scanner {
                         out.setCharAt(i, ' ');
                     }
                 }
+            } else if (AsciiDigits.isOtherDigit(text.codePointAt(i))) {
+                // XLA reads ASCII digits only; strings and comments may hold any text.
+                throw errors.at(AsciiDigits.notAsciiDigit(text, i), i);
             } else {
                 i++;
             }

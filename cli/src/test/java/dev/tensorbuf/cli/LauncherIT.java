@@ -1,0 +1,95 @@
+package dev.tensorbuf.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.interop.DenseTensor;
+import dev.tensorbuf.interop.Npy;
+import dev.tensorbuf.views.DType;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The {@code ./tensorbuf} launcher of this checkout running the real command-line jar, which the
+ * package phase builds (so this runs in the integration-test phase, {@code mvn verify}): bad input
+ * leaves one line on stderr, the JVM's incubator-module warning included or not. The launcher is
+ * told not to rebuild (TENSORBUF_NO_BUILD=1): the jar was built from these sources moments ago.
+ */
+class LauncherIT {
+    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+
+    @TempDir
+    static Path dir;
+
+    @BeforeAll
+    static void theJarExists() {
+        Assumptions.assumeTrue(Files.isExecutable(Path.of("/bin/bash")), "the launcher is a bash script; no /bin/bash here");
+        Assumptions.assumeTrue(Files.isRegularFile(ROOT.resolve("cli/target/tensorbuf.jar")),
+                "no cli/target/tensorbuf.jar: the package phase builds it (mvn verify)");
+    }
+
+    private record Result(int code, String out, String err) {
+    }
+
+    private static Result launch(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("/bin/bash", ROOT.resolve("tensorbuf").toString()));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
+        pb.environment().remove("TENSORBUF_JAVA_OPTS");
+        pb.environment().put("TENSORBUF_NO_BUILD", "1");
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        Process p = pb.start();
+        p.getOutputStream().close();
+        CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> {
+            try {
+                return new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "launcher finished");
+        return new Result(p.exitValue(), out, err.get(120, TimeUnit.SECONDS));
+    }
+
+    private static void assertOneLine(Result r, String start) {
+        assertEquals(2, r.code(), r.err());
+        assertEquals(1, r.err().lines().count(), () -> "stderr:\n" + r.err());
+        assertTrue(r.err().startsWith(start), r.err());
+        assertTrue(r.err().endsWith("\n"), r.err());
+    }
+
+    @Test
+    void badInputToADataCommandIsOneLineThoughTheJvmLoadsTheIncubatorModule() throws Exception {
+        Path in = dir.resolve("in.npy");
+        Npy.write(in, new DenseTensor(DType.F32, List.of(2L), Arena.ofAuto().allocate(8)));
+        Result convert = launch("convert", in.toString(), dir.resolve("out.npy").toString(), "--dtype", "f３2");
+        assertOneLine(convert, "tensorbuf convert: ");
+        assertTrue(convert.err().contains("(U+FF13 FULLWIDTH DIGIT THREE) is not an ASCII digit"), convert.err());
+        assertOneLine(launch("run", dir.resolve("missing.hlo").toString()), "tensorbuf run: ");
+        assertOneLine(launch("bench", "--threads", "0"), "tensorbuf bench: ");
+    }
+
+    @Test
+    void badInputToAQueryCommandIsOneLine() throws Exception {
+        Result strides = launch("strides", "--dtype", "f32", "--sizes", "３,16,16,3");
+        assertOneLine(strides, "tensorbuf strides: --sizes ");
+        assertTrue(strides.err().contains("(U+FF13 FULLWIDTH DIGIT THREE) is not an ASCII digit at position 0"), strides.err());
+        Result simplify = launch("simplify", "(d0)[s0] -> (d0 + s0), domain: d0 in [0, 3], s0 in [３, 19]");
+        assertOneLine(simplify, "tensorbuf simplify: ");
+        assertTrue(simplify.err().contains("(U+FF13 FULLWIDTH DIGIT THREE) is not an ASCII digit at position 52"),
+                simplify.err());
+    }
+}
