@@ -1,5 +1,5 @@
-/** Benchmarks: JMH classes and the cases {@code tensorbuf bench} runs in-process. */
-package dev.tensorbuf.bench;
+/**
+ * Benchmarks: JMH classes and the cases {@code tensorbuf bench} runs in-process.
  *
  * <h2>Files</h2>
  * <dl>
@@ -46,6 +46,7 @@ package dev.tensorbuf.bench;
  *     shapes of the slice, the tiling and the transposes, the copy stub's streaming threshold,
  *     thread wake-up, huge pages, the broadcast written or duplicated, the engine against a
  *     standalone fill, PyTorch's bandwidth swings), <code>ab_paced.py</code> (two engine option
- *     sets sampled in turns), and the staging, back-to-back timing, touch-ahead and try-around-read
- *     experiments as patches; not built by Maven</dd>
+ *     sets sampled in turns), not built by Maven</dd>
  * </dl>
+ */
+package dev.tensorbuf.bench;
