@@ -2,8 +2,9 @@ package dev.tensorbuf.cli;
 
 import dev.tensorbuf.cli.TensorFiles.Format;
 import dev.tensorbuf.cli.TensorFiles.Opened;
+import dev.tensorbuf.interop.DataWriter;
 import dev.tensorbuf.interop.DenseTensor;
-import dev.tensorbuf.interop.FileReplacement;
+import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.NpyArray;
 import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.interop.SafetensorsTensor;
@@ -20,12 +21,15 @@ import dev.tensorbuf.views.XlaLayout;
 import dev.tensorbuf.views.XlaShape;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.WritableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongConsumer;
 
 /** {@code tensorbuf convert}: a tensor from .npy, safetensors or raw bytes into any of them, in any XLA layout and type. */
 final class ConvertCommand implements Command {
@@ -162,7 +166,20 @@ final class ConvertCommand implements Command {
                         + "' (raw output)");
             }
             long bytes = target.arraySize();
-            try (Allocator arena = Allocators.shared();
+            if (StagedWrites.handles(target)) {
+                // Row-major whole-byte output: piece by piece through a small buffer into the file.
+                try (StagedWrites staged = new StagedWrites();
+                     Progress progress = Progress.start(in.err(), in.flag("quiet"), bytes)) {
+                    DataWriter data = staged.writer(source, target, progress);
+                    switch (outFormat) {
+                        case NPY -> Npy.write(outPath, target.dtype(), target.dims(), data);
+                        case SAFETENSORS -> SafetensorsFile.write(outPath, Map.of(input.name(), target), Map.of(),
+                                Map.of(input.name(), data));
+                        case RAW -> TensorFiles.writeRaw(outPath, data);
+                    }
+                    progress.finish();
+                }
+            } else try (Allocator arena = Allocators.shared();
                  Progress progress = Progress.start(in.err(), in.flag("quiet"), outFormat == Format.RAW ? 2 * bytes : bytes)) {
                 Buffer buffer = arena.allocate(Math.max(1, bytes)); // zeroed: tile padding reads 0
                 TensorView out = TensorView.of(buffer, target);
@@ -290,24 +307,25 @@ final class ConvertCommand implements Command {
             total = Math.addExact(total, type == t.dtype() ? t.byteSize() : shape.arraySize());
         }
         long bytes = total;
-        FileReplacement.write(outPath, part -> {
-            try (SafetensorsFile out = SafetensorsFile.create(part, shapes, input.metadata());
-                 Progress progress = Progress.start(in.err(), in.flag("quiet"), bytes)) {
-                for (SafetensorsTensor t : input.tensors()) {
-                    SafetensorsTensor into = out.tensor(t.name());
-                    TensorView view = reordered.get(t.name());
-                    if (into.dtype() == t.dtype() && view == null) {
-                        // Same type, both row-major and packed alike: the bytes are the tensor, whatever
-                        // the type (6-bit ones too, whose packing tensorbuf does not unpack).
-                        copyBytes(t.data().segment(), into.data().segment(), progress);
-                    } else {
-                        copy(view != null ? view : TensorView.of(t.data(), TensorFiles.shapeOf(t, t.dtype())),
-                                TensorView.of(into.data(), shapes.get(t.name())), progress);
-                    }
+        try (StagedWrites staged = new StagedWrites();
+             Progress progress = Progress.start(in.err(), in.flag("quiet"), bytes)) {
+            Map<String, DataWriter> writers = new LinkedHashMap<>();
+            for (SafetensorsTensor t : input.tensors()) {
+                TensorView view = reordered.get(t.name());
+                ArrayShape shape = shapes.get(t.name());
+                if (shape.dtype() == t.dtype() && view == null) {
+                    // Same type, both row-major and packed alike: the bytes are the tensor, whatever
+                    // the type (6-bit ones too, whose packing tensorbuf does not unpack).
+                    writers.put(t.name(), channel -> writeBytes(t.data().segment(), channel, progress::advance));
+                } else {
+                    TensorView from = view != null ? view : TensorView.of(t.data(), TensorFiles.shapeOf(t, t.dtype()));
+                    writers.put(t.name(), StagedWrites.handles(shape) ? staged.writer(from, shape, progress)
+                            : channel -> copyWhole(from, shape, channel, progress));
                 }
-                progress.finish();
             }
-        });
+            SafetensorsFile.write(outPath, shapes, input.metadata(), writers);
+            progress.finish();
+        }
         double seconds = (System.nanoTime() - start) / 1e9;
         long written = Files.size(outPath);
         if (in.flag("json")) {
@@ -454,12 +472,27 @@ final class ConvertCommand implements Command {
         return array.laidOut();
     }
 
-    private static void copyBytes(MemorySegment from, MemorySegment to, Progress progress) {
+    /** Writes the bytes as they are, in pieces so that the bar moves. */
+    private static void writeBytes(MemorySegment from, WritableByteChannel channel, LongConsumer written)
+            throws IOException {
         for (long done = 0; done < from.byteSize(); ) {
             long n = Math.min(PIECE_BYTES, from.byteSize() - done);
-            MemorySegment.copy(from, done, to, done, n);
+            ByteBuffer piece = from.asSlice(done, n).asByteBuffer();
+            while (piece.hasRemaining()) {
+                channel.write(piece);
+            }
             done += n;
-            progress.advance(n);
+            written.accept(n);
+        }
+    }
+
+    /** Copies a tensor of packed sub-byte elements whole into a buffer, then writes it: pieces would split bytes. */
+    private static void copyWhole(TensorView from, ArrayShape shape, WritableByteChannel channel, Progress progress)
+            throws IOException {
+        try (Allocator arena = Allocators.shared()) {
+            Buffer buffer = arena.allocate(Math.max(1, shape.arraySize()));
+            copy(from, TensorView.of(buffer, shape), progress);
+            writeBytes(buffer.segment().asSlice(0, shape.arraySize()), channel, n -> { });
         }
     }
 
