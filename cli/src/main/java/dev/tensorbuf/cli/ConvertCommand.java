@@ -2,8 +2,9 @@ package dev.tensorbuf.cli;
 
 import dev.tensorbuf.cli.TensorFiles.Format;
 import dev.tensorbuf.cli.TensorFiles.Opened;
+import dev.tensorbuf.interop.DataWriter;
 import dev.tensorbuf.interop.DenseTensor;
-import dev.tensorbuf.interop.FileReplacement;
+import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.NpyArray;
 import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.interop.SafetensorsTensor;
@@ -20,12 +21,15 @@ import dev.tensorbuf.views.XlaLayout;
 import dev.tensorbuf.views.XlaShape;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.WritableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongConsumer;
 
 /** {@code tensorbuf convert}: a tensor from .npy, safetensors or raw bytes into any of them, in any XLA layout and type. */
 final class ConvertCommand implements Command {
@@ -44,7 +48,8 @@ final class ConvertCommand implements Command {
 
     @Override
     public String synopsis() {
-        return "tensorbuf convert IN OUT [--layout SHAPE_WITH_LAYOUT] [--dtype T] [--tensor NAME]"
+        return "tensorbuf convert IN OUT [--layout SHAPE_WITH_LAYOUT] [--dtype T] [--tensor NAME]..."
+                + " [--transpose PERM | --from-format F --to-format G] [--all-rank N]"
                 + " [--from-layout SHAPE] [--from-dtype T] [--quiet] [--json]";
     }
 
@@ -68,12 +73,24 @@ final class ConvertCommand implements Command {
                 row-major (C order); a safetensors output names its tensor like the input tensor, or
                 after IN's file name. OUT is replaced only once it is complete; a link is written
                 through and the file's permissions are kept.
+                --transpose PERM writes the dims in another order, as NumPy's x.transpose(PERM): output
+                dim i is input dim PERM[i], and the file holds np.ascontiguousarray(x.transpose(PERM)).
+                --from-format F --to-format G says the same with named orders of the same letters:
+                NCHW NHWC, NCDHW NDHWC, CHW HWC, and for conv weights OIHW HWIO OHWI. A safetensors IN
+                into a .safetensors OUT converts whole, and the new order applies to the tensors named
+                by --tensor NAME (repeatable) or to every tensor of rank N (--all-rank N); the others
+                are copied unchanged.
                 A progress bar is drawn on a terminal for conversions over a second (not with --quiet).
 
                 example (x.npy holds np.arange(1, 16, dtype="<f4").reshape(3, 5)):
                   tensorbuf convert x.npy x.bin --layout 'f32[3,5]{1,0:T(2,2)}'
                   x.npy -> x.bin: f32[3,5]{1,0:T(2,2)}, 96 bytes (raw) in 0.01 s
                   (x.bin holds 1 2 6 7 3 4 8 9 5 0 10 0 11 12 0 0 13 14 0 0 15 0 0 0 as f32: Figure 1)
+                  tensorbuf convert x.npy y.npy --transpose 1,0
+                  x.npy -> y.npy: f32[5,3]{1,0}, 188 bytes (npy) in 0.01 s
+                  tensorbuf convert m.safetensors m2.safetensors --from-format OIHW --to-format HWIO --all-rank 4
+                  m.safetensors -> m2.safetensors: 2 tensors, 1 transposed 2,3,1,0, 1048 bytes (safetensors) in 0.01 s
+                  (m.safetensors holds conv1.weight f32[8,3,3,3], now f32[3,3,3,8], and conv1.bias f32[8], copied)
                 """;
     }
 
@@ -83,7 +100,15 @@ final class ConvertCommand implements Command {
                 Option.value("layout", "SHAPE_WITH_LAYOUT", false, "the output's XLA shape and layout, e.g. 'f32[3,5]{1,0:T(2,2)}'"),
                 Option.value("dtype", "T", false,
                         "the output element type: XLA name (bf16, f32) or DirectML name (FLOAT32); default: the input's"),
-                Option.value("tensor", "NAME", false, "the tensor to take from a safetensors input"),
+                Option.value("tensor", "NAME", true, "the tensor to take from a safetensors input; with a new dim order"
+                        + " into a .safetensors OUT, a tensor to reorder"),
+                Option.value("transpose", "PERM", false, "the output's dims as input dims, as NumPy's transpose:"
+                        + " 0,2,3,1 makes NCHW NHWC"),
+                Option.value("from-format", "F", false, "the input's dim order, with --to-format: "
+                        + String.join(", ", DimOrder.FORMATS)),
+                Option.value("to-format", "F", false, "the output's dim order, the same letters as --from-format's"),
+                Option.value("all-rank", "N", false, "with a new dim order into a .safetensors OUT: reorder every"
+                        + " tensor of rank N"),
                 Option.value("from-layout", "SHAPE", false, "the XLA shape of a raw input, e.g. 'f32[3,5]{1,0}'"),
                 Option.value("from-dtype", "T", false, "the element type of a void .npy input ('<V2', '<V1': ml_dtypes' bf16, f8, int4...)"),
                 Option.flag("quiet", "no progress bar"),
@@ -99,17 +124,30 @@ final class ConvertCommand implements Command {
         CliFiles.outputFile(outPath, null);
         TensorFiles.refuseArchive(inPath, TensorFiles.formatOf(inPath) == Format.RAW && in.value("from-layout") != null);
         long start = System.nanoTime();
+        DimOrder order = DimOrder.parse(in);
         if (TensorFiles.formatOf(inPath) == Format.SAFETENSORS && TensorFiles.formatOf(outPath) == Format.SAFETENSORS
-                && in.value("tensor") == null) {
+                && (in.value("tensor") == null || order != null)) {
             checkInputOptions(in, inPath, Format.SAFETENSORS);
             try (SafetensorsFile file = SafetensorsFile.open(inPath)) {
-                return convertAll(in, file, outPath, start);
+                return convertAll(in, file, outPath, start, order);
             }
+        }
+        if (in.values("tensor").size() > 1) {
+            throw new UsageException("--tensor is given " + in.values("tensor").size() + " times: it picks the one tensor"
+                    + " to convert, and names several only for a new dim order (--transpose...) of a safetensors IN"
+                    + " into a .safetensors OUT");
+        }
+        if (in.value("all-rank") != null) {
+            throw new UsageException("--all-rank picks the tensors to reorder (--transpose...) when a safetensors IN"
+                    + " converts whole into a .safetensors OUT; " + inPath + " -> " + outPath + " converts one tensor");
         }
         Opened input = open(in, inPath);
         try (AutoCloseable owner = input.owner()) {
             refuseDroppingTheRest(in, inPath, outPath, input);
-            ArrayShape target = target(in, input.view());
+            TensorView source = order == null ? input.view() : order.apply(input.view(),
+                    input.owner() instanceof SafetensorsFile ? "tensor '" + input.name() + "' of " + inPath
+                            : inPath.toString());
+            ArrayShape target = target(in, source);
             Format outFormat = TensorFiles.formatOf(outPath);
             XlaLayout dense = XlaLayout.packedDescending(target.dtype(), target.rank());
             // Only a --layout can stray from row-major; a 6-bit type's default is one to a byte, which
@@ -117,7 +155,7 @@ final class ConvertCommand implements Command {
             if (outFormat != Format.RAW && in.value("layout") != null && !target.requireLayout().equals(dense)) {
                 throw new UsageException("a ." + outFormat.label()
                         + " file holds row-major (C order) data, " + target.withLayout(dense) + "; --layout " + target
-                        + " is for raw output (OUT with another extension)");
+                        + " is for raw output (OUT with another extension)" + transposeHint(target));
             }
             TensorFiles.requireWritable(outPath, target, "the output",
                     "write raw bytes instead (OUT with any other extension)");
@@ -128,11 +166,24 @@ final class ConvertCommand implements Command {
                         + "' (raw output)");
             }
             long bytes = target.arraySize();
-            try (Allocator arena = Allocators.shared();
+            if (StagedWrites.handles(target)) {
+                // Row-major whole-byte output: piece by piece through a small buffer into the file.
+                try (StagedWrites staged = new StagedWrites();
+                     Progress progress = Progress.start(in.err(), in.flag("quiet"), bytes)) {
+                    DataWriter data = staged.writer(source, target, progress);
+                    switch (outFormat) {
+                        case NPY -> Npy.write(outPath, target.dtype(), target.dims(), data);
+                        case SAFETENSORS -> SafetensorsFile.write(outPath, Map.of(input.name(), target), Map.of(),
+                                Map.of(input.name(), data));
+                        case RAW -> TensorFiles.writeRaw(outPath, data);
+                    }
+                    progress.finish();
+                }
+            } else try (Allocator arena = Allocators.shared();
                  Progress progress = Progress.start(in.err(), in.flag("quiet"), outFormat == Format.RAW ? 2 * bytes : bytes)) {
                 Buffer buffer = arena.allocate(Math.max(1, bytes)); // zeroed: tile padding reads 0
                 TensorView out = TensorView.of(buffer, target);
-                copy(input.view(), out, progress);
+                copy(source, out, progress);
                 MemorySegment data = buffer.segment().asSlice(0, bytes);
                 if (outFormat == Format.RAW) {
                     TensorFiles.writeRaw(outPath, data, progress::advance);
@@ -217,9 +268,11 @@ final class ConvertCommand implements Command {
      * no half-written OUT. Taken whatever the number of tensors, so that a file of one converts by
      * the same rules as a file of many.
      */
-    private static int convertAll(Invocation in, SafetensorsFile input, Path outPath, long start) throws IOException {
+    private static int convertAll(Invocation in, SafetensorsFile input, Path outPath, long start, DimOrder order)
+            throws IOException {
         int count = input.names().size();
         String holds = count == 0 ? "no tensors" : count == 1 ? "1 tensor" : count + " tensors";
+        Map<String, TensorView> reordered = reordered(in, input, order);
         if (in.value("layout") != null) {
             throw new UsageException("--layout describes one tensor, and " + input.file() + " holds " + holds
                     + ", converted whole into a .safetensors OUT: pick one with --tensor NAME");
@@ -247,28 +300,32 @@ final class ConvertCommand implements Command {
                 TensorFiles.requireReadable(input.file(), t);
             }
             changed += type != t.dtype() ? 1 : 0;
-            ArrayShape shape = TensorFiles.shapeOf(t, type);
+            TensorView view = reordered.get(t.name());
+            ArrayShape shape = view == null ? TensorFiles.shapeOf(t, type) : ArrayShape.of(type, Extents.toArray(view.dims()))
+                    .withLayout(XlaLayout.packedDescending(type, view.rank()));
             shapes.put(t.name(), shape);
             total = Math.addExact(total, type == t.dtype() ? t.byteSize() : shape.arraySize());
         }
         long bytes = total;
-        FileReplacement.write(outPath, part -> {
-            try (SafetensorsFile out = SafetensorsFile.create(part, shapes, input.metadata());
-                 Progress progress = Progress.start(in.err(), in.flag("quiet"), bytes)) {
-                for (SafetensorsTensor t : input.tensors()) {
-                    SafetensorsTensor into = out.tensor(t.name());
-                    if (into.dtype() == t.dtype()) {
-                        // Same type, both row-major and packed alike: the bytes are the tensor, whatever
-                        // the type (6-bit ones too, whose packing tensorbuf does not unpack).
-                        copyBytes(t.data().segment(), into.data().segment(), progress);
-                    } else {
-                        copy(TensorView.of(t.data(), TensorFiles.shapeOf(t, t.dtype())),
-                                TensorView.of(into.data(), shapes.get(t.name())), progress);
-                    }
+        try (StagedWrites staged = new StagedWrites();
+             Progress progress = Progress.start(in.err(), in.flag("quiet"), bytes)) {
+            Map<String, DataWriter> writers = new LinkedHashMap<>();
+            for (SafetensorsTensor t : input.tensors()) {
+                TensorView view = reordered.get(t.name());
+                ArrayShape shape = shapes.get(t.name());
+                if (shape.dtype() == t.dtype() && view == null) {
+                    // Same type, both row-major and packed alike: the bytes are the tensor, whatever
+                    // the type (6-bit ones too, whose packing tensorbuf does not unpack).
+                    writers.put(t.name(), channel -> writeBytes(t.data().segment(), channel, progress::advance));
+                } else {
+                    TensorView from = view != null ? view : TensorView.of(t.data(), TensorFiles.shapeOf(t, t.dtype()));
+                    writers.put(t.name(), StagedWrites.handles(shape) ? staged.writer(from, shape, progress)
+                            : channel -> copyWhole(from, shape, channel, progress));
                 }
-                progress.finish();
             }
-        });
+            SafetensorsFile.write(outPath, shapes, input.metadata(), writers);
+            progress.finish();
+        }
         double seconds = (System.nanoTime() - start) / 1e9;
         long written = Files.size(outPath);
         if (in.flag("json")) {
@@ -281,15 +338,96 @@ final class ConvertCommand implements Command {
                 tensor.put("shape", e.getValue().toString());
                 return tensor;
             }).toList());
+            if (order != null) {
+                json.put("transposed", List.copyOf(reordered.keySet()));
+                json.put("permutation", order.perm());
+            }
             json.put("bytes_written", written);
             json.put("seconds", Math.round(seconds * 1000) / 1000.0);
             in.printJson(json);
         } else {
             in.out().println(Failure.oneLine(input.file() + " -> " + outPath) + ": " + (count == 0 ? "0 tensors" : holds)
-                    + (to == null ? "" : " (" + changed + " to " + to + ", " + (count - changed) + " kept)") + ", "
+                    + (to == null ? "" : " (" + changed + " to " + to + ", " + (count - changed) + " kept)")
+                    + (order == null ? "" : ", " + reordered.size() + " transposed " + order.list()) + ", "
                     + Counts.of(written, "byte") + " (safetensors) in " + String.format("%.2f s", seconds));
         }
         return 0;
+    }
+
+    /**
+     * {@return the tensors a new dim order applies to, by name in the file's order, each as its
+     * reordered view; empty without one} They are the tensors --tensor names or every tensor of
+     * --all-rank's rank: one of the two is needed, so that a file of one tensor reorders by the same
+     * rule as a file of many, and a name or rank that matches nothing is refused, not ignored.
+     */
+    private static Map<String, TensorView> reordered(Invocation in, SafetensorsFile input, DimOrder order) {
+        Map<String, TensorView> views = new LinkedHashMap<>();
+        List<String> named = in.values("tensor");
+        String rankText = in.value("all-rank");
+        if (order == null) {
+            if (rankText != null) {
+                throw new UsageException("--all-rank " + rankText + " picks the tensors to reorder, and no new order"
+                        + " is given: add --transpose PERM or --from-format F --to-format G");
+            }
+            return views;
+        }
+        if (named.isEmpty() == (rankText == null)) {
+            throw new UsageException(order.text() + " of " + input.file() + " (converted whole into a .safetensors OUT)"
+                    + " needs the tensors to reorder: " + (named.isEmpty() ? "name them with --tensor NAME (repeatable) or"
+                    + " take every tensor of rank " + order.rank() + " with --all-rank " + order.rank()
+                    : "--tensor or --all-rank, not both"));
+        }
+        if (rankText != null) {
+            long rank = in.longValue("all-rank");
+            if (rank != order.rank()) {
+                throw new UsageException("--all-rank " + rankText + " differs from the rank " + order.text() + " orders ("
+                        + order.rank() + ")");
+            }
+            named = input.tensors().stream().filter(t -> t.shape().size() == rank).map(SafetensorsTensor::name).toList();
+            if (named.isEmpty()) {
+                throw new UsageException(input.file() + " holds no tensor of rank " + rank + " (--all-rank " + rankText
+                        + ")");
+            }
+        }
+        for (String name : named) {
+            if (!input.names().contains(name)) {
+                throw new UsageException("--tensor " + name + ": " + input.file() + " holds no tensor of that name; its "
+                        + input.names().size() + " tensors are " + input.names());
+            }
+            if (views.containsKey(name)) {
+                throw Errors.givenTwice("--tensor " + name);
+            }
+            SafetensorsTensor t = input.tensor(name);
+            TensorFiles.requireReadable(input.file(), t);
+            views.put(name, order.apply(TensorView.of(t.data(), TensorFiles.shapeOf(t, t.dtype())),
+                    "tensor '" + name + "' of " + input.file()));
+        }
+        // In the file's order, as the tensors are written and reported.
+        Map<String, TensorView> inFileOrder = new LinkedHashMap<>();
+        input.names().stream().filter(views::containsKey).forEach(n -> inFileOrder.put(n, views.get(n)));
+        return inFileOrder;
+    }
+
+    /**
+     * {@return advice for a --layout that only orders the dims (no tiles): the --transpose that
+     * writes those bytes as a row-major file, or "" for any other layout}
+     */
+    private static String transposeHint(ArrayShape target) {
+        XlaLayout layout = target.requireLayout();
+        XlaLayout order = layout.withElementSizeInBits(0);
+        if (order.hasAttributes() || order.equals(XlaLayout.descending(layout.rank()))) {
+            return "";
+        }
+        List<Integer> minorToMajor = layout.minorToMajor();
+        int[] perm = new int[minorToMajor.size()];
+        long[] dims = new long[perm.length];
+        for (int i = 0; i < perm.length; i++) {
+            perm[i] = minorToMajor.get(perm.length - 1 - i);
+            dims[i] = target.dim(perm[i]);
+        }
+        return "; to write the dims in that order, give --transpose " + Arrays.stream(perm).mapToObj(String::valueOf)
+                .collect(java.util.stream.Collectors.joining(",")) + " (OUT then holds " + ArrayShape.of(target.dtype(), dims).withoutLayout()
+                + ")";
     }
 
     private static Opened openRaw(Invocation in, Path file, String stem) throws IOException {
@@ -334,12 +472,27 @@ final class ConvertCommand implements Command {
         return array.laidOut();
     }
 
-    private static void copyBytes(MemorySegment from, MemorySegment to, Progress progress) {
+    /** Writes the bytes as they are, in pieces so that the bar moves. */
+    private static void writeBytes(MemorySegment from, WritableByteChannel channel, LongConsumer written)
+            throws IOException {
         for (long done = 0; done < from.byteSize(); ) {
             long n = Math.min(PIECE_BYTES, from.byteSize() - done);
-            MemorySegment.copy(from, done, to, done, n);
+            ByteBuffer piece = from.asSlice(done, n).asByteBuffer();
+            while (piece.hasRemaining()) {
+                channel.write(piece);
+            }
             done += n;
-            progress.advance(n);
+            written.accept(n);
+        }
+    }
+
+    /** Copies a tensor of packed sub-byte elements whole into a buffer, then writes it: pieces would split bytes. */
+    private static void copyWhole(TensorView from, ArrayShape shape, WritableByteChannel channel, Progress progress)
+            throws IOException {
+        try (Allocator arena = Allocators.shared()) {
+            Buffer buffer = arena.allocate(Math.max(1, shape.arraySize()));
+            copy(from, TensorView.of(buffer, shape), progress);
+            writeBytes(buffer.segment().asSlice(0, shape.arraySize()), channel, n -> { });
         }
     }
 

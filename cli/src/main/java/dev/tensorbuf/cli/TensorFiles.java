@@ -1,5 +1,6 @@
 package dev.tensorbuf.cli;
 
+import dev.tensorbuf.interop.DataWriter;
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.FileReplacement;
 import dev.tensorbuf.interop.Npy;
@@ -300,6 +301,15 @@ final class TensorFiles {
                     done += n;
                     written.accept(n);
                 }
+            }
+        });
+    }
+
+    /** Writes the bytes {@code data} writes as the whole file, replaced only once complete. */
+    static void writeRaw(Path file, DataWriter data) throws IOException {
+        FileReplacement.write(file, where -> {
+            try (FileChannel channel = FileChannel.open(where, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+                data.write(channel);
             }
         });
     }

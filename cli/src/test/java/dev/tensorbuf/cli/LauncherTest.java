@@ -1,6 +1,7 @@
 package dev.tensorbuf.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -73,6 +74,8 @@ class LauncherTest {
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(root.toFile()).redirectErrorStream(true);
         pb.environment().remove("TENSORBUF_JAVA_OPTS");
         pb.environment().remove("JAVA_HOME");
+        // Class-data archives cost a dump at each fresh root's first run; only the test of them has them.
+        pb.environment().put("TENSORBUF_CDS", "0");
         if (javaHome) {
             pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
         }
@@ -204,6 +207,44 @@ class LauncherTest {
             assertTrue(!r.output().contains("WARNING"), command + ":\n" + r.output());
         }
         assertEquals("false", launch().values().get("vector"), "no command");
+    }
+
+    /**
+     * The class-data archive: written beside the jar when a run exits, one for the commands with
+     * the Vector API module and one for the others (an archive is refused under other module
+     * flags), reused while the jar stays, rewritten when the jar is rebuilt, and never a word on
+     * the console.
+     */
+    @Test
+    void classDataArchivesAreWrittenBesideTheJarReusedAndRenewedWithTheJar() throws Exception {
+        Map<String, String> on = Map.of("TENSORBUF_CDS", "1");
+        Path vector = root.resolve("cli/target/tensorbuf-vector.jsa");
+        Path plain = root.resolve("cli/target/tensorbuf.jsa");
+        Result r = launch(on, true, "convert", "in.npy", "out.npy");
+        assertEquals(0, r.code(), r.output());
+        assertEquals("convert|in.npy|out.npy", r.values().get("args"));
+        assertTrue(Files.size(vector) > 0, "archive written");
+        assertFalse(Files.exists(plain));
+        assertTrue(r.output().lines().allMatch(l -> l.contains("=") || l.startsWith("WARNING: Using incubator")), r.output());
+        r = launch(on, true, "layout", "--help");
+        assertTrue(Files.size(plain) > 0, "archive written");
+        assertTrue(!r.output().contains("WARNING") && !r.output().contains("cds") && !r.output().contains("aot"), r.output());
+        FileTime written = Files.getLastModifiedTime(vector);
+        Thread.sleep(1100);
+        r = launch(on, true, "run", "m.hlo");
+        assertEquals(written, Files.getLastModifiedTime(vector), "reused, not rewritten");
+        assertEquals("true", r.values().get("vector"));
+        // A rebuilt jar: its classes may differ, so the archive is refused and written anew.
+        Path jar = root.resolve("cli/target/tensorbuf.jar");
+        Files.setLastModifiedTime(jar, FileTime.from(Instant.now().plusSeconds(5)));
+        r = launch(on, true, "convert", "in.npy", "out.npy");
+        assertEquals("convert|in.npy|out.npy", r.values().get("args"));
+        assertTrue(Files.getLastModifiedTime(vector).compareTo(written) > 0, "rewritten for the new jar");
+        assertTrue(r.output().lines().allMatch(l -> l.contains("=") || l.startsWith("WARNING: Using incubator")), r.output());
+        // TENSORBUF_CDS=0: no archive at all.
+        Files.delete(plain);
+        launch(Map.of("TENSORBUF_CDS", "0"), true, "layout");
+        assertFalse(Files.exists(plain));
     }
 
     @Test

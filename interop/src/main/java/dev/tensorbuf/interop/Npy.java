@@ -1,9 +1,11 @@
 package dev.tensorbuf.interop;
 
 import dev.tensorbuf.interop.internal.ByteSwap;
+import dev.tensorbuf.interop.internal.CountedWrites;
 import dev.tensorbuf.interop.internal.Errors;
 import dev.tensorbuf.interop.internal.FileMapping;
 import dev.tensorbuf.interop.internal.NpyCodec;
+import dev.tensorbuf.interop.internal.Sizes;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.memory.Buffers;
@@ -24,6 +26,8 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -242,6 +246,47 @@ public final class Npy {
     }
 
     /**
+     * Writes a C-order, little-endian {@code .npy} file of {@code type} and {@code dims} whose data
+     * {@code data} writes after the header, piece by piece, so that no buffer of the whole tensor is
+     * needed: a conversion can go through a small buffer straight into the file. Replaced as
+     * {@link #write(Path, DenseTensor)} replaces it; the file is the same, byte for byte.
+     * {@snippet :
+     * Npy.write(Path.of("z.npy"), DType.F32, List.of(1000L, 1000L), channel -> {
+     *     ByteBuffer row = ByteBuffer.allocateDirect(4000);   // zeros
+     *     for (int i = 0; i < 1000; i++) {
+     *         row.clear();
+     *         while (row.hasRemaining()) {
+     *             channel.write(row);
+     *         }
+     *     }
+     * });   // np.load("z.npy") is np.zeros((1000, 1000), np.float32)
+     * }
+     *
+     * @throws IllegalArgumentException for a type {@link #write(Path, DenseTensor)} refuses, or a
+     *     sub-byte type (its file holds one element to a byte: write a {@link DenseTensor})
+     * @throws IllegalStateException if {@code data} writes other than the tensor's byte count
+     * @throws IOException if the file cannot be written, or as {@code data} throws
+     */
+    public static void write(Path file, DType type, List<Long> dims, DataWriter data) throws IOException {
+        Objects.requireNonNull(data, "data");
+        String name = DenseTensor.describe(type, dims);
+        if (type.isSubByte()) {
+            throw new IllegalArgumentException("cannot write " + name + " to " + file + " from a DataWriter: a .npy file"
+                    + " holds " + type + " one element to a byte; write a DenseTensor of it");
+        }
+        long bytes = Sizes.byteSize(type, Sizes.elementCount(dims, name), name);
+        byte[] preamble = NpyCodec.preamble(descrToWrite(type, name, file), false, dims, 0);
+        FileReplacement.write(file, where -> {
+            try (FileChannel channel = FileChannel.open(where, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+                writeFully(channel, ByteBuffer.wrap(preamble));
+                CountedWrites counted = new CountedWrites(channel, bytes, file.toString());
+                data.write(counted);
+                counted.finish();
+            }
+        });
+    }
+
+    /**
      * {@return why {@link #write(Path, DenseTensor)} refuses tensors of {@code type}, or empty when
      * it writes them} A command that writes {@code .npy} files asks before it does any work, so
      * that it refuses exactly what the writer refuses, for the writer's reason.
@@ -292,6 +337,10 @@ public final class Npy {
      * all np.save writes and all a reader can be told.
      */
     private static String descrToWrite(DType type, DenseTensor tensor, Path file) {
+        return descrToWrite(type, tensor.toString(), file);
+    }
+
+    private static String descrToWrite(DType type, String tensor, Path file) {
         Optional<String> why = whyNotWritable(type);
         if (why.isPresent()) {
             throw new IllegalArgumentException("cannot write " + tensor + " to " + file + ": " + why.get()

@@ -1,5 +1,6 @@
 package dev.tensorbuf.interop;
 
+import dev.tensorbuf.interop.internal.CountedWrites;
 import dev.tensorbuf.interop.internal.Errors;
 import dev.tensorbuf.interop.internal.FileMapping;
 import dev.tensorbuf.interop.internal.SafetensorsCodec;
@@ -185,6 +186,54 @@ public final class SafetensorsFile implements AutoCloseable {
     }
 
     /**
+     * Writes a safetensors file of tensors of these types and dims, each tensor's data written by
+     * its {@link DataWriter} in the file's order, so that no buffer of a whole tensor is needed;
+     * replaced as {@link #write(Path, Map, Map)} replaces it, and the same file byte for byte.
+     * Written through the file system's page cache with ordinary writes: a mapping of the new file
+     * ({@link #create}) costs a page fault per page and a flush to storage on close.
+     * {@snippet :
+     * SafetensorsFile.write(Path.of("b.safetensors"), Map.of("b", ArrayShape.of(DType.F32, 2)), Map.of(),
+     *         Map.of("b", channel -> channel.write(ByteBuffer.allocate(8))));   // b = [0, 0]
+     * }
+     *
+     * @param tensors by name: each shape's type and dims (its layout is not used); the map's order
+     *     does not matter
+     * @param data by name, one for each tensor
+     * @throws IllegalArgumentException as {@link #write(Path, Map, Map)} does, or if a tensor has
+     *     no writer
+     * @throws IllegalStateException if a writer writes other than its tensor's byte count
+     * @throws IOException if the file cannot be written, or as a writer throws
+     */
+    public static void write(Path file, Map<String, ArrayShape> tensors, Map<String, String> metadata,
+            Map<String, DataWriter> data) throws IOException {
+        Objects.requireNonNull(tensors, "tensors");
+        Objects.requireNonNull(data, "data");
+        for (String name : tensors.keySet()) {
+            if (!data.containsKey(name)) {
+                throw new IllegalArgumentException("tensor '" + name + "' has no DataWriter; writers are given for "
+                        + data.keySet());
+            }
+        }
+        Plan<ArrayShape> plan = plan(tensors, metadata, ArrayShape::dtype, ArrayShape::dims, SafetensorsFile::byteSize);
+        FileReplacement.write(file, where -> {
+            try (FileChannel channel = FileChannel.open(where, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+                writeHeader(channel, plan.header());
+                for (Map.Entry<String, ArrayShape> e : plan.ordered()) {
+                    CountedWrites counted = new CountedWrites(channel, byteSize(e.getValue()),
+                            "tensor '" + e.getKey() + "' of " + file);
+                    data.get(e.getKey()).write(counted);
+                    counted.finish();
+                }
+            }
+        });
+    }
+
+    private static long byteSize(ArrayShape shape) {
+        String name = DenseTensor.describe(shape.dtype(), shape.dims());
+        return Sizes.byteSize(shape.dtype(), Sizes.elementCount(shape.dims(), name), name);
+    }
+
+    /**
      * Creates the file for tensors of these types and dims, header included, and maps it for
      * writing: fill each tensor's {@link SafetensorsTensor#data()} (zeros until then), then
      * {@linkplain #close() close}, which flushes the mapping to the file and unmaps it. Once filled,
@@ -207,10 +256,7 @@ public final class SafetensorsFile implements AutoCloseable {
     public static SafetensorsFile create(Path file, Map<String, ArrayShape> tensors, Map<String, String> metadata)
             throws IOException {
         Objects.requireNonNull(tensors, "tensors");
-        Plan<ArrayShape> plan = plan(tensors, metadata, ArrayShape::dtype, ArrayShape::dims, shape -> {
-            String name = DenseTensor.describe(shape.dtype(), shape.dims());
-            return Sizes.byteSize(shape.dtype(), Sizes.elementCount(shape.dims(), name), name);
-        });
+        Plan<ArrayShape> plan = plan(tensors, metadata, ArrayShape::dtype, ArrayShape::dims, SafetensorsFile::byteSize);
         long n = plan.header().length;
         long size = Math.addExact(8 + n, plan.dataBytes());
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE,

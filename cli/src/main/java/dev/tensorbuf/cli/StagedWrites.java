@@ -1,0 +1,155 @@
+package dev.tensorbuf.cli;
+
+import dev.tensorbuf.interop.DataWriter;
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.ops.copy.CopyEngine;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.XlaLayout;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.WritableByteChannel;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Writes a view's elements into a file as row-major bytes through one small buffer: the copy
+ * engine fills the buffer with the next piece of the output (a slice of the source view, transposed
+ * or converted as the view says) and the piece goes to the file with an ordinary write, while it
+ * is still in the cache.
+ *
+ * <p>Why not a buffer of the whole output, or a mapping of the file: for a 200 MB tensor either
+ * costs a page fault per 4 KiB page (51,200 of them, each a trap and a zeroed page), which took
+ * more time than the copy and the write together (bench/peers/convert_e2e.sh). One buffer of a few
+ * MiB is faulted once and stays in the cache.
+ * {@snippet :
+ * try (StagedWrites staged = new StagedWrites()) {
+ *     Npy.write(out, DType.F32, dims, staged.writer(Ops.transpose(source, 0, 2, 3, 1), progress));
+ * }
+ * }
+ */
+final class StagedWrites implements AutoCloseable {
+    /** The buffer's size: pieces of whole rows up to this (a row larger than it is split along its next dim). */
+    static final long STAGE_BYTES = Long.getLong("tensorbuf.convert.stageBytes", 8L << 20);
+
+    private final Allocator arena = Allocators.shared();
+    private final CopyEngine engine = CopyEngine.defaults();
+    private Buffer stage;
+
+    /** {@return whether views of this output shape are written here: whole-byte elements, row-major} */
+    static boolean handles(ArrayShape target) {
+        return !target.dtype().isSubByte()
+                && target.requireLayout().equals(XlaLayout.packedDescending(target.dtype(), target.rank()));
+    }
+
+    /**
+     * {@return the writer of {@code source}'s elements as the row-major bytes of {@code target}, of
+     * the same dims} Pieces are copied and written in order, each reported to {@code progress}.
+     */
+    DataWriter writer(TensorView source, ArrayShape target, Progress progress) {
+        if (!source.dims().equals(target.dims()) || !handles(target)) {
+            throw new IllegalArgumentException("cannot stage " + source + " as " + target);
+        }
+        return channel -> {
+            try {
+                pieces(source, target, 0, channel, progress);
+            } catch (IllegalArgumentException refused) {
+                throw inTheTensor(source, target, refused);
+            }
+        };
+    }
+
+    /** Writes {@code v} (whose dims before {@code d} are all 1) in pieces of at most {@link #STAGE_BYTES}. */
+    private void pieces(TensorView v, ArrayShape target, int d, WritableByteChannel channel, Progress progress)
+            throws IOException {
+        long bytes = byteSize(v, target);
+        if (bytes <= STAGE_BYTES || d >= v.rank()) {
+            write(v, target, bytes, channel, progress);
+            return;
+        }
+        long n = v.dims().get(d);
+        long inner = bytes / n;
+        long step = Math.max(1, STAGE_BYTES / inner);
+        for (long i = 0; i < n; i += step) {
+            TensorView piece = slice(v, d, i, Math.min(n, i + step));
+            if (inner > STAGE_BYTES) {
+                pieces(piece, target, d + 1, channel, progress);
+            } else {
+                write(piece, target, byteSize(piece, target), channel, progress);
+            }
+        }
+    }
+
+    private void write(TensorView piece, ArrayShape target, long bytes, WritableByteChannel channel, Progress progress)
+            throws IOException {
+        if (bytes == 0) {
+            return;
+        }
+        if (stage == null || stage.byteSize() < bytes) {
+            if (stage != null) {
+                stage.close();
+            }
+            stage = arena.allocate(Math.max(bytes, Math.min(STAGE_BYTES, bytes * 4)));
+        }
+        long[] dims = Extents.toArray(piece.dims());
+        TensorView into = TensorView.of(stage.slice(0, bytes),
+                ArrayShape.of(target.dtype(), dims).withLayout(XlaLayout.packedDescending(target.dtype(), dims.length)));
+        engine.copy(piece, into);
+        MemorySegment data = stage.segment().asSlice(0, bytes);
+        for (long done = 0; done < bytes; ) {
+            int n = (int) Math.min(1 << 30, bytes - done);
+            ByteBuffer b = data.asSlice(done, n).asByteBuffer();
+            while (b.hasRemaining()) {
+                channel.write(b);
+            }
+            done += n;
+        }
+        progress.advance(bytes);
+    }
+
+    private static long byteSize(TensorView v, ArrayShape target) {
+        long count = 1;
+        for (long d : v.dims()) {
+            count = Math.multiplyExact(count, d);
+        }
+        return Math.multiplyExact(count, target.dtype().byteWidth());
+    }
+
+    private static TensorView slice(TensorView v, int d, long from, long to) {
+        List<Long> dims = v.dims();
+        long[] lo = new long[dims.size()];
+        long[] hi = Extents.toArray(dims);
+        long[] step = new long[dims.size()];
+        Arrays.fill(step, 1);
+        lo[d] = from;
+        hi[d] = to;
+        return Ops.slice(v, lo, hi, step);
+    }
+
+    /**
+     * {@return the refusal of a piece (a value the output type cannot hold) as the whole tensor's
+     * copy words it} The piece's message names the index in the piece; copying the whole source
+     * names it in the tensor, as a copy without pieces would. Where there is no memory for that,
+     * the piece's message stands.
+     */
+    private IllegalArgumentException inTheTensor(TensorView source, ArrayShape target, IllegalArgumentException refused) {
+        try (Allocator whole = Allocators.shared()) {
+            engine.copy(source, TensorView.of(whole.allocate(Math.max(1, target.arraySize())), target));
+        } catch (IllegalArgumentException named) {
+            return named;
+        } catch (RuntimeException | OutOfMemoryError noRoom) {
+            return refused;
+        }
+        return refused;
+    }
+
+    @Override
+    public void close() {
+        arena.close();
+    }
+}

@@ -1,0 +1,63 @@
+package dev.tensorbuf.interop.internal;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.WritableByteChannel;
+
+/**
+ * The channel a {@link dev.tensorbuf.interop.DataWriter} writes to: it passes the bytes on and
+ * counts them, so that a writer that writes too few or too many bytes for its tensor is refused
+ * instead of leaving a file whose header lies. Closing it does not close the file.
+ */
+public final class CountedWrites implements WritableByteChannel {
+    private final WritableByteChannel out;
+    private final long expected;
+    private final String what;
+    private long written;
+    private boolean open = true;
+
+    /** @param what names the tensor in messages, e.g. {@code "x.npy"} or {@code "tensor 'w' of m.safetensors"} */
+    public CountedWrites(WritableByteChannel out, long expected, String what) {
+        this.out = out;
+        this.expected = expected;
+        this.what = what;
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+        if (!open) {
+            throw new IllegalStateException("the data of " + what + " were written already: the channel is used only"
+                    + " during DataWriter.write");
+        }
+        if (src.remaining() > expected - written) {
+            throw new IllegalStateException(what + " holds " + expected + " data bytes, and the writer wrote "
+                    + (written + src.remaining()) + " (" + written + " before a write of " + src.remaining() + ")");
+        }
+        int n = out.write(src);
+        written += n;
+        return n;
+    }
+
+    /**
+     * Ends the writer's turn.
+     *
+     * @throws IllegalStateException if fewer bytes than the tensor's were written
+     */
+    public void finish() {
+        open = false;
+        if (written != expected) {
+            throw new IllegalStateException(what + " holds " + expected + " data bytes, and the writer wrote only "
+                    + written);
+        }
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public void close() {
+        open = false;
+    }
+}
