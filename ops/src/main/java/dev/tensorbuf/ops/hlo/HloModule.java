@@ -10,7 +10,9 @@ import java.util.Map;
  * An HLO module read from XLA's text: the header's name and attributes, and its computations.
  * Comments ({@code //}, {@code /* *}{@code /}), {@code %} sigils, inline operand shapes and
  * opaque attributes ({@code metadata}, {@code backend_config}, {@code frontend_attributes}) are
- * accepted and kept out of the way.
+ * accepted and kept out of the way. As in XLA, the {@code HloModule} line may be left out: the
+ * text is then a set of computations ({@code f { ... } ENTRY e { ... }}), the one marked
+ * {@code ENTRY} (else the last) is the entry, and the module is named {@code module_<entry>}.
  *
  * {@snippet :
  * HloModule m = HloModule.parse("""

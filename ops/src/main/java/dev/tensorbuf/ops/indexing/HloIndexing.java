@@ -82,8 +82,9 @@ public final class HloIndexing {
     /**
      * {@return one set of maps per output, from an index of one operand}
      * Beyond XLA's {@code ComputeInputToOutputIndexing}, which is undefined for them, pad, dot,
-     * dynamic-slice, dynamic-update-slice, gather (simplified form), reduce-window, convolution
-     * and fusion have maps here: each is the exact inverse of the op's output-to-input relation.
+     * scaled-dot, dynamic-slice, dynamic-update-slice, gather (simplified form), reduce-window,
+     * convolution and fusion have maps here: each is the exact inverse of the op's output-to-input
+     * relation.
      *
      * @param module the module holding the instruction
      * @param instruction the instruction

@@ -107,6 +107,60 @@ class HloModuleTest {
     }
 
     @Test
+    void readsComputationsWithoutTheHeaderLineAsXlaDoes() {
+        // XLA's indexing tests are written this way (FusionOpWithSoftmax): the ENTRY computation
+        // is the entry wherever it stands, and the module is named after it.
+        HloModule marked = HloModule.parse("""
+                add_computation {
+                  p0 = f32[] parameter(0)
+                  p1 = f32[] parameter(1)
+                  ROOT add = f32[] add(p0, p1)
+                }
+                ENTRY e {
+                  p0 = f32[8] parameter(0)
+                  c = f32[] constant(0)
+                  ROOT r = f32[] reduce(p0, c), dimensions={0}, to_apply=add_computation
+                }
+                max_computation {
+                  p0 = f32[] parameter(0)
+                  p1 = f32[] parameter(1)
+                  ROOT max = f32[] maximum(p0, p1)
+                }""");
+        assertEquals("module_e", marked.name());
+        assertEquals(Map.of(), marked.attributes());
+        assertEquals("e", marked.entry().name());
+        assertEquals("reduce", marked.entry().root().opcode());
+        assertEquals(3, marked.computations().size());
+
+        // Without ENTRY, the last computation is the entry; a % sigil on the first name is fine.
+        HloModule last = HloModule.parse("""
+                  // leading comment
+                  %f {
+                    p0 = f32[4] parameter(0)
+                    ROOT n = f32[4] negate(p0)
+                  }
+                  main {
+                    p0 = f32[4] parameter(0)
+                    ROOT fusion = f32[4] fusion(p0), kind=kLoop, calls=f
+                  }""");
+        assertEquals("module_main", last.name());
+        assertEquals("main", last.entry().name());
+        assertEquals("fusion", last.entry().root().opcode());
+    }
+
+    @Test
+    void textThatStartsNeitherAModuleNorABareComputationNamesBoth() {
+        // XLA reads these as a single instruction and fails: a signature, or no body at all.
+        for (String text : List.of("f (p: f32[4]) -> f32[4] {\n  ROOT p = f32[4] parameter(0)\n}",
+                "ROOT p = f32[2] parameter(0)", "HloModul m\nENTRY e {\n  ROOT p = f32[2] parameter(0)\n}")) {
+            HloSyntaxException e = assertThrows(HloSyntaxException.class, () -> HloModule.parse(text));
+            assertTrue(e.getMessage().startsWith("1:1"), e.getMessage());
+            assertTrue(e.getMessage().contains("expected 'HloModule' at the start of the module, or a computation"),
+                    e.getMessage());
+        }
+    }
+
+    @Test
     void rootDefaultsToLastInstruction() {
         HloModule m = HloModule.parse("HloModule m\nENTRY e {\n p = f32[2] parameter(0)\n n = f32[2] negate(p)\n}");
         assertEquals("n", m.entry().root().name());

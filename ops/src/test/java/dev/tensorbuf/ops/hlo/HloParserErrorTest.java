@@ -12,7 +12,7 @@ class HloParserErrorTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', quoteCharacter = '\'', textBlock = """
-            missing header            | ENTRY e {\\n  ROOT p = f32[2] parameter(0)\\n}                                       | 1:1  | expected 'HloModule'
+            missing header            | ROOT p = f32[2] parameter(0)                                                       | 1:1  | expected 'HloModule'
             no computations           | HloModule m                                                                        | 1:12 | expected a computation
             missing equals            | HloModule m\\nENTRY e {\\n  ROOT p f32[2] parameter(0)\\n}                         | 3:10 | expected '='
             unclosed dims             | HloModule m\\nENTRY e {\\n  ROOT p = f32[2 parameter(0)\\n}                        | 3:18 | bad shape: expected ',' or ']' after a dimension size

@@ -249,6 +249,29 @@ class HloIndexingTest {
         assertTrue(e.getMessage().contains("dimensions [1, 1] must be distinct dimensions"), e.getMessage());
     }
 
+    /** A scaled-dot whose scales do not tile their operands is refused, naming the scale and the dimension. */
+    @Test
+    void scaledDotScalesMustTileTheirOperands() {
+        String hlo = "HloModule m\nENTRY e {\n a = f32[2,10] parameter(0)\n b = f32[10,2] parameter(1)\n"
+                + " sa = f32[%s] parameter(2)\n sb = f32[2,2] parameter(3)\n"
+                + " ROOT d = f32[2,2] scaled-dot(a, b, sa, sb), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}";
+        String[][] cases = {
+            {"2,3", "lhs scale f32[2,3]{1,0} dimension 1 (3) must divide lhs f32[2,10]{1,0} dimension 1 (10)"},
+            {"2", "lhs scale f32[2]{0} must have the rank of lhs f32[2,10]{1,0}"},
+        };
+        for (String[] c : cases) {
+            HloModule m = HloModule.parse(hlo.formatted(c[0]));
+            for (int operand : new int[] {0, 2}) {
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                        () -> HloIndexing.inputToOutput(m, m.entry().root(), operand, false));
+                assertTrue(e.getMessage().contains(c[1]), e.getMessage());
+            }
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> HloIndexing.outputToInput(m, m.entry().root()));
+            assertTrue(e.getMessage().contains(c[1]), e.getMessage());
+        }
+    }
+
     /** The forms the rules must keep: scalar operands of element-wise ops, a variadic reduce, a slice of a whole dimension. */
     @Test
     void shapesThatFitStillAnalyse() {

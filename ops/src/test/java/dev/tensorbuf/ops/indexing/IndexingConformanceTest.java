@@ -33,8 +33,9 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every indexing vector of XLA's tests (current and 2025-04 corpora) and of seed 004, compared
- * semantically (must all pass) and as text ignoring whitespace (counted and printed).
+ * Every indexing vector of XLA's tests (current and 2025-04 corpora, and the cases transcribed
+ * from XLA's sources that the corpora lack) and of seed 004, compared semantically (must all
+ * pass) and as text ignoring whitespace (counted and printed).
  */
 class IndexingConformanceTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -46,7 +47,9 @@ class IndexingConformanceTest {
      * variable by the value of the instruction it is bound to without the clamp dynamic-slice and
      * gather apply to start indices, so the expected maps read outside the operand; XLA later
      * fixed this (current test {@code FusionWithRTVarsSimplification_ScalarConstantOutsideOfRangeIsKept})
-     * and dropped these four tests. We keep the runtime variable; the test asserts that we differ.
+     * and dropped these four tests, and ChainedOps with them. We keep the runtime variable, or
+     * fold it with the range that keeps the clamp ({@code RuntimeVars.foldAffine}); the test asserts
+     * that we differ.
      */
     static final Map<String, String> WRONG_EXPECTATIONS = Map.of(
             "IndexingAnalysisTest.FusionWithRTVarsSimplification_Broadcast",
@@ -56,7 +59,10 @@ class IndexingConformanceTest {
             "IndexingAnalysisTest.FusionWithRTVarsSimplification_Add",
             "rebinds rt0 to p1 as d0 + rt0 + 42 but keeps rt0 in [0, 4086]: reads up to 4137 of s32[4096]",
             "IndexingAnalysisTest.FusionWithRTVarsSimplification_Multiply",
-            "rebinds rt0 to p1 as d0 + rt0 * 42 but keeps rt0 in [0, 4086]: reads up to 171621 of s32[4096]");
+            "rebinds rt0 to p1 as d0 + rt0 * 42 but keeps rt0 in [0, 4086]: reads up to 171621 of s32[4096]",
+            "IndexingAnalysisTest.FusionWithRTVarsSimplification_ChainedOps",
+            "rebinds rt0 to p1 as d0 + rt0 * 2 + 84 but keeps rt0 in [0, 4086]: reads up to 8265 of s32[4096]"
+                    + " (we fold it too, with rt0 in [-42, 2001])");
 
     static Stream<Arguments> current() {
         return cases("/conformance/xla/indexing.jsonl");
@@ -70,6 +76,15 @@ class IndexingConformanceTest {
         return cases("/conformance/seeds/indexing.jsonl");
     }
 
+    /** XLA tests the shared corpus lacks, transcribed from XLA's sources (each record names its test). */
+    static Stream<Arguments> transcribed() {
+        return cases("/conformance/xla/indexing.transcribed.jsonl");
+    }
+
+    static Stream<Arguments> legacyTranscribed() {
+        return cases("/conformance/xla/indexing.legacy-2025-04.transcribed.jsonl");
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("current")
     void currentXlaVector(String name, JsonNode r) {
@@ -80,6 +95,18 @@ class IndexingConformanceTest {
     @MethodSource("legacy")
     void legacyXlaVector(String name, JsonNode r) {
         check("xla/indexing.legacy-2025-04.jsonl", r, TextStyle.MLIR);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("transcribed")
+    void transcribedXlaVector(String name, JsonNode r) {
+        check("xla/indexing.transcribed.jsonl", r, TextStyle.XLA);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("legacyTranscribed")
+    void legacyTranscribedXlaVector(String name, JsonNode r) {
+        check("xla/indexing.legacy-2025-04.transcribed.jsonl", r, TextStyle.MLIR);
     }
 
     @ParameterizedTest(name = "{0}")

@@ -63,6 +63,49 @@ class InputToOutputExamplesTest {
     }
 
     @Test
+    void shuffledGatherBindsEachOffsetToTheIndexColumnStartIndexMapGivesIt() {
+        // start_index_map={1,0}: column 0 of the indices offsets operand dimension 1, column 1 dimension 0.
+        HloModule m = HloModule.parse("""
+                HloModule m
+                ENTRY e {
+                  operand = f32[5,6,3] parameter(0)
+                  indices = s32[4,2] parameter(1)
+                  ROOT g = f32[4,2,3,2] gather(operand, indices), offset_dims={1,2,3}, collapsed_slice_dims={},
+                      start_index_map={1,0}, index_vector_dim=1, slice_sizes={2,3,2}
+                }""");
+        OperandIndexing back = HloIndexing.outputToInput(m, m.entry().root(), 0, false).operand(0).iterator().next();
+        assertEquals("parameter(1); (d0, d1, d2, d3) -> (d0, 1), domain: d0 in [0, 3], d1 in [0, 1], d2 in [0, 2],"
+                + " d3 in [0, 1]", back.runtimeVariables().get(0).toString());
+        assertEquals("parameter(1); (d0, d1, d2, d3) -> (d0, 0), domain: d0 in [0, 3], d1 in [0, 1], d2 in [0, 2],"
+                + " d3 in [0, 1]", back.runtimeVariables().get(1).toString());
+        OperandIndexing fwd = forward(m, 0).operand(0).iterator().next();
+        assertEquals("parameter(1); (d0, d1, d2)[s0] -> (s0, 1), domain: d0 in [0, 4], d1 in [0, 5], d2 in [0, 2], s0 in [0, 3]",
+                fwd.runtimeVariables().get(0).toString());
+        assertEquals("parameter(1); (d0, d1, d2)[s0] -> (s0, 0), domain: d0 in [0, 4], d1 in [0, 5], d2 in [0, 2], s0 in [0, 3]",
+                fwd.runtimeVariables().get(1).toString());
+    }
+
+    @Test
+    void scaledDotScaleElementReachesTheOutputsItsBlockOfOperandElementsDo() {
+        // XLA's ScaledDotOp: each scale element covers 5 contracting elements of its operand.
+        HloModule m = HloModule.parse("""
+                HloModule m
+                ENTRY e {
+                  a = f32[2,10] parameter(0)
+                  b = f32[10,3] parameter(1)
+                  a_scale = f32[2,2] parameter(2)
+                  b_scale = f32[2,3] parameter(3)
+                  ROOT dot = f32[2,3] scaled-dot(a, b, a_scale, b_scale), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+                }""");
+        assertMaps(forward(m, 0).operand(0), "(d0, d1)[s0] -> (d0, s0), domain: d0 in [0, 1], d1 in [0, 9], s0 in [0, 2]");
+        assertMaps(forward(m, 1).operand(0), "(d0, d1)[s0] -> (s0, d1), domain: d0 in [0, 9], d1 in [0, 2], s0 in [0, 1]");
+        assertMaps(forward(m, 2).operand(0), "(d0, d1)[s0] -> (d0, s0), domain: d0 in [0, 1], d1 in [0, 1], s0 in [0, 2]");
+        assertMaps(forward(m, 3).operand(0), "(d0, d1)[s0] -> (s0, d1), domain: d0 in [0, 1], d1 in [0, 2], s0 in [0, 1]");
+        assertMaps(HloIndexing.outputToInput(m, m.entry().root(), 0, false).operand(3),
+                "(d0, d1)[s0] -> (s0 / 5, d1), domain: d0 in [0, 1], d1 in [0, 2], s0 in [0, 9]");
+    }
+
+    @Test
     void gatherOperandElementReachesEveryBatchRowWhoseSliceCoversIt() {
         HloModule m = HloModule.parse("""
                 HloModule m

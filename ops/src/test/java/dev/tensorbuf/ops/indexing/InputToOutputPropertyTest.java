@@ -113,8 +113,16 @@ class InputToOutputPropertyTest {
             for (int j = 0; j < operand.length; j++) {
                 offsetDims.add(String.valueOf(j + 1));
             }
+            // start_index_map: k distinct operand dimensions in any order (XLA's simplified form
+            // allows a shuffled one, GatherOpWithShuffledStartIndexMap).
+            List<Integer> indexed = new ArrayList<>();
+            for (int j = 0; j < operand.length; j++) {
+                indexed.add(j);
+            }
+            java.util.Collections.shuffle(indexed, rnd);
+            indexed = indexed.subList(0, k);
             for (int j = 0; j < k; j++) {
-                startMap.add(String.valueOf(j));
+                startMap.add(String.valueOf(indexed.get(j)));
             }
             String hlo = "HloModule m\nENTRY e {\n  operand = f32" + text(operand) + " parameter(0)\n  indices = s32["
                     + batch + "," + k + "] parameter(1)\n  ROOT g = f32" + text(out) + " gather(operand, indices), offset_dims={"
@@ -123,7 +131,8 @@ class InputToOutputPropertyTest {
             long[][] starts = new long[(int) batch][k];
             for (int b = 0; b < batch; b++) {
                 for (int j = 0; j < k; j++) {
-                    starts[b][j] = rnd.nextInt((int) (operand[j] - slice[j] + 1));
+                    int dim = indexed.get(j);
+                    starts[b][j] = rnd.nextInt((int) (operand[dim] - slice[dim] + 1));
                 }
             }
             checkAll(hlo, (instr, index) -> starts[(int) index[0]][(int) index[1]]);

@@ -12,8 +12,11 @@ import java.util.List;
  * right of a product and distributes over a sum ({@code -(d0 + 1)} is {@code -d0 - 1}), and
  * {@code x / 1}, {@code x mod 1}, {@code (x * 6) / 6}, {@code min(x, x)} fold away. The
  * record constructors build a node exactly as given; use them only to print a particular
- * tree. Subtraction and negation are products with {@code -1}, as in XLA. Division and
- * modulo round towards negative infinity ({@link Math#floorDiv}, {@link Math#floorMod}).
+ * tree. Subtraction and negation are products with {@code -1}, as in XLA. Division rounds
+ * towards negative infinity ({@link Math#floorDiv}), ceiling division towards positive infinity,
+ * for every sign; {@code x mod c} is, as in XLA, the remainder modulo {@code |c|}, never
+ * negative: {@code 5 mod -3} is 2, {@code -5 mod -3} is 1 (so for a negative c it is not
+ * {@code x - (x / c) * c}).
  *
  * {@snippet :
  * AffineExpr e = AffineExpr.dim(0).times(4).plus(AffineExpr.dim(1)).floorDiv(4);

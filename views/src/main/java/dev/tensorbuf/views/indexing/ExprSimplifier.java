@@ -384,14 +384,20 @@ final class ExprSimplifier {
 
     /** {@code x mod c} for a non-zero constant c; x is already simplified. */
     AffineExpr modConst(AffineExpr x, long c) {
+        if (c < 0) {
+            // XLA's x mod c is x mod |c|: simplify as that, and keep the divisor as written when
+            // nothing simplifies.
+            if (c == Long.MIN_VALUE) {
+                return Exprs.mod(x, new Const(c));
+            }
+            AffineExpr asPositive = modConst(x, -c);
+            return asPositive.equals(Exprs.mod(x, new Const(-c))) ? Exprs.mod(x, new Const(c)) : asPositive;
+        }
         Interval r = range(x);
         if (bounded(r) && Math.floorDiv(r.lo(), c) == Math.floorDiv(r.hi(), c)) {
             long q = Math.floorDiv(r.lo(), c);
             // Exact: for x near Long.MIN_VALUE, -q * c is 2^63, which wrapped to its negation.
             return Exprs.add(x, new Const(Math.multiplyExact(Math.negateExact(q), c)));
-        }
-        if (c < 0) {
-            return Exprs.mod(x, new Const(c));
         }
         if (x instanceof Mod(AffineExpr y, Const(long k)) && k > 0 && k % c == 0) {
             return modConst(y, c);

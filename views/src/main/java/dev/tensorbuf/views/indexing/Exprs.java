@@ -11,6 +11,7 @@ import dev.tensorbuf.views.indexing.AffineExpr.Mod;
 import dev.tensorbuf.views.indexing.AffineExpr.Mul;
 import dev.tensorbuf.views.indexing.AffineExpr.Rt;
 import dev.tensorbuf.views.indexing.AffineExpr.Sym;
+import dev.tensorbuf.views.indexing.internal.EvalNode;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -223,6 +224,10 @@ final class Exprs {
             if (q != null) {
                 return q;
             }
+            if (c < 0 && c != Long.MIN_VALUE) {
+                // ceil(x / -k) = -floor(x / k): XLA's canonical form for a negative divisor.
+                return mul(floorDiv(a, new Const(-c)), new Const(-1));
+            }
         }
         return new CeilDiv(a, b);
     }
@@ -235,7 +240,7 @@ final class Exprs {
     static AffineExpr mod(AffineExpr a, AffineExpr b) {
         if (b instanceof Const(long c) && c != 0) {
             if (a instanceof Const(long x)) {
-                return new Const(Math.floorMod(x, c));
+                return new Const(EvalNode.mod(x, c));
             }
             if (c == 1 || c == -1 || exactQuotient(a, c) != null) {
                 return new Const(0);
@@ -316,7 +321,7 @@ final class Exprs {
             case CeilDiv(AffineExpr l, AffineExpr r) ->
                     ceilDiv(evaluate(l, d, s, rt), divisor(evaluate(r, d, s, rt), e));
             case Mod(AffineExpr l, AffineExpr r) ->
-                    Math.floorMod(evaluate(l, d, s, rt), divisor(evaluate(r, d, s, rt), e));
+                    EvalNode.mod(evaluate(l, d, s, rt), divisor(evaluate(r, d, s, rt), e));
             case Min(AffineExpr l, AffineExpr r) -> Math.min(evaluate(l, d, s, rt), evaluate(r, d, s, rt));
             case Max(AffineExpr l, AffineExpr r) -> Math.max(evaluate(l, d, s, rt), evaluate(r, d, s, rt));
         };

@@ -119,15 +119,26 @@ public record Interval(long lo, long hi) {
         return new Interval(Math.min(a, b), Math.max(a, b));
     }
 
-    /** {@return {@code {a mod c}} (floor modulo)} @param c the non-zero modulus */
+    /**
+     * {@return {@code {a mod c}}, with XLA's modulo: the remainder modulo |c|, never negative}
+     * @param c the non-zero modulus
+     */
     public Interval mod(long c) {
         if (c == 0) {
             throw new IllegalArgumentException("modulo of " + this + " by zero");
         }
-        if (!isUnbounded() && Math.floorDiv(lo, c) == Math.floorDiv(hi, c)) {
-            return new Interval(Math.floorMod(lo, c), Math.floorMod(hi, c));
+        if (c == Long.MIN_VALUE) {
+            // |c| is 2^63: a non-negative a is its own remainder, a negative one gains 2^63.
+            if (lo >= 0) {
+                return this;
+            }
+            return hi < 0 ? new Interval(lo - c, hi - c) : new Interval(0, Long.MAX_VALUE);
         }
-        return c > 0 ? new Interval(0, c - 1) : new Interval(c + 1, 0);
+        long m = Math.abs(c);
+        if (!isUnbounded() && Math.floorDiv(lo, m) == Math.floorDiv(hi, m)) {
+            return new Interval(Math.floorMod(lo, m), Math.floorMod(hi, m));
+        }
+        return new Interval(0, m - 1);
     }
 
     private boolean isUnbounded() {

@@ -130,7 +130,7 @@ final class RangeEvaluator {
         }
         if (b.isPoint() && b.lo() != 0) {
             Interval m = a.mod(b.lo());
-            if (b.lo() > 0 && a.lo() >= 0) {
+            if (a.lo() >= 0) {
                 return new Interval(m.lo(), Math.min(m.hi(), a.hi()));
             }
             return m;
@@ -140,7 +140,8 @@ final class RangeEvaluator {
             return new Interval(0, a.lo() >= 0 ? Math.min(top, a.hi()) : top);
         }
         if (b.hi() < 0) {
-            return new Interval(b.lo() + 1, 0);
+            long top = b.lo() == Long.MIN_VALUE ? Long.MAX_VALUE : -b.lo() - 1;
+            return new Interval(0, a.lo() >= 0 ? Math.min(top, a.hi()) : top);
         }
         return Interval.UNBOUNDED;
     }

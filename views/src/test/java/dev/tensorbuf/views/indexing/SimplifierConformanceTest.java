@@ -58,6 +58,11 @@ class SimplifierConformanceTest {
         return vectors("conformance/seeds/simplifier.jsonl");
     }
 
+    /** XLA test cases the shared corpus lacks, transcribed from XLA's sources (see the file's records). */
+    static Stream<Arguments> transcribed() throws IOException {
+        return vectors("conformance/xla/simplifier.transcribed.jsonl");
+    }
+
     private static Stream<Arguments> vectors(String resource) throws IOException {
         List<Arguments> out = new ArrayList<>();
         try (InputStream in = SimplifierConformanceTest.class.getClassLoader().getResourceAsStream(resource)) {
@@ -85,6 +90,12 @@ class SimplifierConformanceTest {
     @MethodSource("legacy")
     void xlaLegacyVectors(String name, String file, JsonNode v) {
         new Vector(name, file, v, true).run();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("transcribed")
+    void xlaTranscribedVectors(String name, String file, JsonNode v) {
+        new Vector(name, file, v, false).run();
     }
 
     @ParameterizedTest(name = "{0}")

@@ -61,14 +61,20 @@ public final class HloParser {
 
     private HloModule module() {
         skipSpace();
-        if (!word().equals("HloModule")) {
-            throw error("expected 'HloModule' at the start of the module", 0);
+        boolean header = lookWord().equals("HloModule");
+        if (!header && !startsBareComputation()) {
+            throw error("expected 'HloModule' at the start of the module, or a computation"
+                    + " ('ENTRY name {' or 'name {') as in a module without its header line", pos);
         }
-        skipSpace();
-        String name = name("module name");
+        String name = null;
         Map<String, String> attributes = new LinkedHashMap<>();
-        skipSpace();
-        while (peek() == ',') {
+        if (header) {
+            pos += "HloModule".length();
+            skipSpace();
+            name = name("module name");
+            skipSpace();
+        }
+        while (header && peek() == ',') {
             pos++;
             skipSpace();
             String key = word();
@@ -108,7 +114,38 @@ public final class HloParser {
             }
         }
         rejectCallCycles(computations, calledAt);
+        if (name == null) {
+            // XLA names a module read without its header after its entry computation.
+            HloComputation entry = computations.stream().filter(HloComputation::isEntry).findFirst()
+                    .orElse(computations.getLast());
+            name = "module_" + entry.name();
+        }
         return new HloModule(name, attributes, computations);
+    }
+
+    /**
+     * {@return whether the text at {@code pos} starts a computation, the way XLA's parser decides
+     * that text without an {@code HloModule} line is a module}: the word {@code ENTRY}, or a name
+     * directly followed by {@code '{'}. A computation with a signature ({@code f (p: f32[]) -> f32[] {})
+     * does not qualify there either: XLA reads such text as a single instruction and fails.
+     */
+    private boolean startsBareComputation() {
+        int save = pos;
+        try {
+            if (lookWord().equals("ENTRY")) {
+                return true;
+            }
+            if (peek() == '%') {
+                pos++;
+            }
+            if (word().isEmpty()) {
+                return false;
+            }
+            skipSpace();
+            return peek() == '{';
+        } finally {
+            pos = save;
+        }
     }
 
     /**

@@ -24,7 +24,7 @@ final class Opcodes {
             "partition-id", "popcnt", "power", "raggeddot", "ragged-dot", "ragged-all-to-all", "real",
             "recv", "recv-done", "reduce", "reduce-precision", "reduce-scatter", "reduce-window",
             "remainder", "replica-id", "reshape", "reverse", "rng", "rng-bit-generator",
-            "rng-get-and-update-state", "round-nearest-afz", "round-nearest-even", "rsqrt", "scan",
+            "rng-get-and-update-state", "round-nearest-afz", "round-nearest-even", "rsqrt", "scaled-dot", "scan",
             "scatter", "select", "select-and-scatter", "send", "send-done", "set-dimension-size",
             "shift-left", "shift-right-arithmetic", "shift-right-logical", "sign", "sine", "slice",
             "sort", "sqrt", "stochastic-convert", "subtract", "tan", "tanh", "top-k", "transpose",

@@ -16,8 +16,11 @@ import java.util.Set;
 
 /**
  * Gather in XLA's simplified form only (indices {@code [batch, k]}, {@code index_vector_dim=1},
- * {@code start_index_map={0..k-1}}, no collapsed dims, {@code offset_dims={1..rank}}); any other
- * gather is {@code unknown indexing}, as in XLA, which runs its gather simplifier first.
+ * no collapsed dims, {@code offset_dims={1..rank}}, {@code start_index_map} any k distinct
+ * operand dimensions in any order); any other gather is {@code unknown indexing}, as in XLA,
+ * which runs its gather simplifier first. Runtime variables follow the operand dimensions:
+ * {@code rt_i} offsets the i-th indexed operand dimension and reads the index column that
+ * {@code start_index_map} assigns to it.
  */
 final class Gather {
     private Gather() {
@@ -31,6 +34,7 @@ final class Gather {
             return List.of(Maps.undefined(), Maps.undefined());
         }
         int k = (int) indices.dim(1);
+        List<Long> startIndexMap = instr.ints("start_index_map");
         List<Long> sliceSizes = instr.ints("slice_sizes");
         List<Long> offsetDims = instr.ints("offset_dims");
         List<Variable> rts = new ArrayList<>();
@@ -38,11 +42,12 @@ final class Gather {
         List<AffineExpr> res = new ArrayList<>();
         for (int j = 0; j < operand.rank(); j++) {
             AffineExpr e = Maps.d(offsetDims.get(j).intValue());
-            if (j < k) {
-                rts.add(Variable.of(0, operand.dim(j) - sliceSizes.get(j)));
+            int column = startIndexMap.indexOf((long) j);
+            if (column >= 0) {
                 bindings.add(new RuntimeVariable(ctx.operand(instr, 1),
-                        Maps.map(out.dims(), List.of(), List.of(Maps.d(0), Maps.c(j)))));
-                e = e.plus(Maps.rt(j));
+                        Maps.map(out.dims(), List.of(), List.of(Maps.d(0), Maps.c(column)))));
+                e = e.plus(Maps.rt(rts.size()));
+                rts.add(Variable.of(0, operand.dim(j) - sliceSizes.get(j)));
             }
             res.add(e);
         }
@@ -77,7 +82,7 @@ final class Gather {
             }
             return List.of(Maps.one(Maps.map(indices.dims(), out.dims().subList(1, out.rank()), res)));
         }
-        int k = (int) indices.dim(1);
+        List<Long> startIndexMap = instr.ints("start_index_map");
         List<Long> sliceSizes = instr.ints("slice_sizes");
         List<Variable> dims = new ArrayList<>();
         List<Variable> rts = new ArrayList<>();
@@ -86,12 +91,13 @@ final class Gather {
         Map<AffineExpr, Interval> cons = Maps.constraints();
         for (int j = 0; j < operand.rank(); j++) {
             long slice = sliceSizes.get(j);
-            if (j < k) {
+            int column = startIndexMap.indexOf((long) j);
+            if (column >= 0) {
                 dims.add(Variable.of(0, operand.dim(j) - 1));
-                rts.add(Variable.of(0, operand.dim(j) - slice));
                 bindings.add(new RuntimeVariable(ctx.operand(instr, 1),
-                        Maps.map(operand.dims(), List.of(batch), List.of(Maps.s(0), Maps.c(j)))));
-                AffineExpr e = Maps.d(j).minus(Maps.rt(j));
+                        Maps.map(operand.dims(), List.of(batch), List.of(Maps.s(0), Maps.c(column)))));
+                AffineExpr e = Maps.d(j).minus(Maps.rt(rts.size()));
+                rts.add(Variable.of(0, operand.dim(j) - slice));
                 res.add(e);
                 cons.put(e, new Interval(0, slice - 1));
             } else {
@@ -112,13 +118,9 @@ final class Gather {
             return false;
         }
         List<Long> map = g.intsOrEmpty("start_index_map");
-        if (map.size() != indices.dim(1)) {
+        if (map.size() != indices.dim(1) || map.stream().distinct().count() != map.size()
+                || map.stream().anyMatch(d -> d < 0 || d >= operand.rank())) {
             return false;
-        }
-        for (int i = 0; i < map.size(); i++) {
-            if (map.get(i) != i) {
-                return false;
-            }
         }
         List<Long> offsets = g.intsOrEmpty("offset_dims");
         if (offsets.size() != operand.rank() || out.rank() != operand.rank() + 1

@@ -41,6 +41,7 @@ public final class OpIndexing {
             case "tuple" -> Permutations.tuple(ctx, instr, outputId);
             case "reduce" -> Reductions.reduce(ctx, instr, outputId);
             case "dot" -> Reductions.dot(ctx, instr);
+            case "scaled-dot" -> Reductions.scaledDot(ctx, instr);
             case "slice" -> Slicing.slice(ctx, instr);
             case "concatenate" -> Slicing.concatenate(ctx, instr);
             case "pad" -> Slicing.pad(ctx, instr);
@@ -74,6 +75,7 @@ public final class OpIndexing {
             case "reverse" -> Permutations.reverse(instr);
             case "reduce" -> Reductions.reduceInputToOutput(ctx, instr, operand);
             case "dot" -> Reductions.dotInputToOutput(ctx, instr, operand);
+            case "scaled-dot" -> Reductions.scaledDotInputToOutput(ctx, instr, operand);
             case "slice" -> Slicing.sliceInputToOutput(ctx, instr);
             case "concatenate" -> Slicing.concatenateInputToOutput(ctx, instr, operand);
             case "pad" -> Slicing.padInputToOutput(ctx, instr, operand);

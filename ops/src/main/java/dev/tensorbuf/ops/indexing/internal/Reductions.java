@@ -4,14 +4,15 @@ import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.indexing.OperandIndexing;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.indexing.AffineExpr;
+import dev.tensorbuf.views.indexing.IndexingMap;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
 /**
- * Reduce (variadic) and dot: the reduced (contracted) dimensions become range variables in the
- * output-to-input direction, and the dimensions the input lacks become range variables in the
- * input-to-output direction.
+ * Reduce (variadic), dot and scaled-dot: the reduced (contracted) dimensions become range
+ * variables in the output-to-input direction, and the dimensions the input lacks become range
+ * variables in the input-to-output direction.
  */
 final class Reductions {
     private Reductions() {
@@ -85,6 +86,89 @@ final class Reductions {
         List<AffineExpr> lres = side(lhs, lb, lc, lb.size());
         List<AffineExpr> rres = side(rhs, rb, rc, lb.size() + lhsFree);
         return List.of(Maps.one(Maps.map(out.dims(), ranges, lres)), Maps.one(Maps.map(out.dims(), ranges, rres)));
+    }
+
+    /**
+     * Scaled-dot {@code (lhs, rhs, lhs_scale, rhs_scale)}: lhs and rhs as for dot; a scale has its
+     * operand's rank and each of its dimensions divides the operand's, so one scale element covers
+     * a block of {@code operand / scale} elements along each dimension. Its map is its operand's
+     * with each result divided (floor) by that ratio, as XLA's {@code RescaleIndexingMap}.
+     */
+    static List<Set<OperandIndexing>> scaledDot(Ctx ctx, HloInstruction instr) {
+        checkScaledDot(ctx, instr);
+        List<Set<OperandIndexing>> maps = dot(ctx, instr);
+        List<Set<OperandIndexing>> out = new ArrayList<>(maps);
+        for (int side = 0; side < 2; side++) {
+            IndexingMap m = maps.get(side).iterator().next().map();
+            long[] ratio = scaleRatios(ctx, instr, side);
+            List<AffineExpr> res = new ArrayList<>();
+            for (int j = 0; j < ratio.length; j++) {
+                AffineExpr e = m.results().get(j);
+                res.add(ratio[j] == 1 ? e : e.floorDiv(ratio[j]));
+            }
+            out.add(Maps.one(IndexingMap.of(m.dims(), m.rangeVars(), m.runtimeVars(), res, m.constraints())));
+        }
+        return out;
+    }
+
+    /**
+     * Scaled-dot, input to output. For lhs and rhs as for dot; a scale element {@code (i...)}
+     * stands for its operand's block {@code (i * ratio + s...)}, whose elements dot maps on.
+     */
+    static List<Set<OperandIndexing>> scaledDotInputToOutput(Ctx ctx, HloInstruction instr, int operand) {
+        checkScaledDot(ctx, instr);
+        if (operand < 2) {
+            return dotInputToOutput(ctx, instr, operand);
+        }
+        int side = operand - 2;
+        IndexingMap fromOperand = dotInputToOutput(ctx, instr, side).getFirst().iterator().next().map();
+        ArrayShape scale = ctx.operandShape(instr, operand);
+        long[] ratio = scaleRatios(ctx, instr, side);
+        List<Long> ranges = new ArrayList<>();
+        List<AffineExpr> block = new ArrayList<>();
+        for (int j = 0; j < ratio.length; j++) {
+            if (ratio[j] == 1) {
+                block.add(Maps.d(j));
+            } else {
+                block.add(Maps.d(j).times(ratio[j]).plus(Maps.s(ranges.size())));
+                ranges.add(ratio[j]);
+            }
+        }
+        IndexingMap toOperand = Maps.map(scale.dims(), ranges, block);
+        return List.of(Maps.one(IndexingMap.compose(fromOperand, toOperand).simplify().removeUnusedSymbols()));
+    }
+
+    /** Both scales are checked whichever operand is asked for: the instruction is refused as a whole. */
+    private static void checkScaledDot(Ctx ctx, HloInstruction instr) {
+        if (instr.operands().size() != 4) {
+            throw new IllegalArgumentException("scaled-dot " + instr.name() + " has " + instr.operands().size()
+                    + " operands; expected 4 (lhs, rhs, lhs_scale, rhs_scale)");
+        }
+        scaleRatios(ctx, instr, 0);
+        scaleRatios(ctx, instr, 1);
+    }
+
+    /** {@return per dimension of operand {@code side}, how many of its elements one scale element covers} */
+    private static long[] scaleRatios(Ctx ctx, HloInstruction instr, int side) {
+        ArrayShape operand = ctx.operandShape(instr, side);
+        ArrayShape scale = ctx.operandShape(instr, side + 2);
+        String which = side == 0 ? "lhs" : "rhs";
+        if (scale.rank() != operand.rank()) {
+            throw new IllegalArgumentException("scaled-dot " + instr.name() + ": " + which + " scale " + scale
+                    + " must have the rank of " + which + " " + operand);
+        }
+        long[] ratio = new long[operand.rank()];
+        for (int j = 0; j < ratio.length; j++) {
+            long o = operand.dim(j);
+            long c = scale.dim(j);
+            if (c == 0 ? o != 0 : o % c != 0) {
+                throw new IllegalArgumentException("scaled-dot " + instr.name() + ": " + which + " scale " + scale
+                        + " dimension " + j + " (" + c + ") must divide " + which + " " + operand + " dimension " + j
+                        + " (" + o + ")");
+            }
+            ratio[j] = c == 0 ? 1 : o / c;
+        }
+        return ratio;
     }
 
     private static List<AffineExpr> side(ArrayShape shape, List<Long> batch, List<Long> contracting, int firstFree) {

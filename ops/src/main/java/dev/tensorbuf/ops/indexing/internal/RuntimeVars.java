@@ -59,6 +59,116 @@ final class RuntimeVars {
         }
     }
 
+    /**
+     * {@return {@code o} with each scalar offset variable whose instruction is a chain of scalar
+     * adds, subtracts and multiplies of one value {@code x} by integer constants ({@code rt =
+     * a * x + b}, as in XLA's {@code FusionWithRTVarsSimplification_ChainedOps}: {@code
+     * multiply(2, add(42, p1))}) rebound to {@code x} and written {@code a * rt + b}} Only where
+     * the fold is exact: dynamic-slice and dynamic-update-slice clamp an offset to its range
+     * {@code [lo, hi]}, and {@code a * x + b} clamped to it equals {@code a * x' + b} for {@code x}
+     * clamped to {@code [lo', hi']} only when {@code lo - b} and {@code hi - b} divide by
+     * {@code a}; the new variable then ranges over {@code [lo', hi']}. (XLA 2025-04 folded every
+     * such chain and kept {@code [lo, hi]} for {@code x}, which reads outside the operand.) Like
+     * XLA, this takes the chain's arithmetic not to wrap around its integer type.
+     *
+     * @param ctx the computation holding the op, for the chain's operands
+     * @param o an op's own indexing, before composition or simplification narrows its ranges
+     */
+    static OperandIndexing foldAffine(Ctx ctx, OperandIndexing o) {
+        IndexingMap m = o.map();
+        if (m.isUndefined() || m.isKnownEmpty() || m.runtimeVars().isEmpty()) {
+            return o;
+        }
+        List<Variable> rts = new ArrayList<>(m.runtimeVars());
+        List<RuntimeVariable> bindings = new ArrayList<>(o.runtimeVariables());
+        Map<Integer, AffineExpr> replaced = new HashMap<>();
+        for (int i = 0; i < rts.size(); i++) {
+            RuntimeVariable rv = bindings.get(i);
+            if (!rv.map().results().isEmpty()) {
+                continue;
+            }
+            long[] ab = {1, 0};
+            HloInstruction x = affineChain(ctx, rv.instruction(), ab);
+            Interval r = rts.get(i).bounds();
+            if (x == rv.instruction() || ab[0] == 0 || r.isEmpty()) {
+                continue;
+            }
+            try {
+                long lo = Math.subtractExact(r.lo(), ab[1]);
+                long hi = Math.subtractExact(r.hi(), ab[1]);
+                if (lo % ab[0] != 0 || hi % ab[0] != 0) {
+                    continue;
+                }
+                long a = lo / ab[0];
+                long b = hi / ab[0];
+                rts.set(i, rts.get(i).withBounds(new Interval(Math.min(a, b), Math.max(a, b))));
+            } catch (ArithmeticException overflow) {
+                continue;
+            }
+            bindings.set(i, new RuntimeVariable(x, rv.map()));
+            replaced.put(i, Maps.rt(i).times(ab[0]).plus(Maps.c(ab[1])));
+        }
+        if (replaced.isEmpty()) {
+            return o;
+        }
+        IntFunction<AffineExpr> rt = i -> replaced.getOrDefault(i, Maps.rt(i));
+        List<AffineExpr> results = new ArrayList<>();
+        for (AffineExpr e : m.results()) {
+            results.add(substitute(e, rt));
+        }
+        Map<AffineExpr, Interval> cons = new LinkedHashMap<>();
+        for (Map.Entry<AffineExpr, Interval> c : m.constraints().entrySet()) {
+            cons.merge(substitute(c.getKey(), rt), c.getValue(), Interval::intersect);
+        }
+        return new OperandIndexing(IndexingMap.of(m.dims(), m.rangeVars(), rts, results, cons), bindings,
+                o.replicaId());
+    }
+
+    /**
+     * {@return the instruction x at the end of the chain of scalar integer adds, subtracts and
+     * multiplies by constants that starts at {@code instr}, with {@code ab} updated so that
+     * {@code value(instr) = ab[0] * value(x) + ab[1]}; {@code instr} itself when it is no such op}
+     */
+    private static HloInstruction affineChain(Ctx ctx, HloInstruction instr, long[] ab) {
+        HloInstruction x = instr;
+        try {
+            for (int depth = 0; depth < 64; depth++) {
+                String op = x.opcode();
+                if (!(op.equals("add") || op.equals("subtract") || op.equals("multiply"))
+                        || x.operands().size() != 2 || x.outputShape(0).rank() != 0) {
+                    return x;
+                }
+                HloInstruction l = ctx.operand(x, 0);
+                HloInstruction r = ctx.operand(x, 1);
+                OptionalLong lc = l.outputShape(0).rank() == 0 ? constantValue(l) : OptionalLong.empty();
+                OptionalLong rc = r.outputShape(0).rank() == 0 ? constantValue(r) : OptionalLong.empty();
+                if (lc.isPresent() == rc.isPresent()) {
+                    return x;
+                }
+                long c = lc.isPresent() ? lc.getAsLong() : rc.getAsLong();
+                HloInstruction next = lc.isPresent() ? r : l;
+                // value(x) = k * value(next) + c0, then value(instr) = a * value(x) + b.
+                long k;
+                long c0;
+                switch (op) {
+                    case "add" -> { k = 1; c0 = c; }
+                    case "multiply" -> { k = c; c0 = 0; }
+                    default -> { k = lc.isPresent() ? -1 : 1; c0 = lc.isPresent() ? c : Math.negateExact(c); }
+                }
+                long b = Math.addExact(ab[1], Math.multiplyExact(ab[0], c0));
+                long a = Math.multiplyExact(ab[0], k);
+                ab[0] = a;
+                ab[1] = b;
+                x = next;
+            }
+        } catch (ArithmeticException overflow) {
+            ab[0] = 1;
+            ab[1] = 0;
+            return instr;
+        }
+        return x;
+    }
+
     static OperandIndexing optimize(OperandIndexing o) {
         IndexingMap m = o.map();
         if (m.isUndefined() || m.isKnownEmpty() || m.runtimeVars().isEmpty()) {

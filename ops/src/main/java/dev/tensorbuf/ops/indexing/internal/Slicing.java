@@ -196,8 +196,8 @@ final class Slicing {
             res.add(Maps.d(i).plus(Maps.rt(i)));
         }
         List<Set<OperandIndexing>> result = new ArrayList<>();
-        result.add(Maps.one(new OperandIndexing(
-                Maps.map(Maps.box(out.dims()), List.of(), rts, res, Map.of()), bindings, Optional.empty())));
+        result.add(Maps.one(RuntimeVars.foldAffine(ctx, new OperandIndexing(
+                Maps.map(Maps.box(out.dims()), List.of(), rts, res, Map.of()), bindings, Optional.empty()))));
         for (int k = 1; k < instr.operands().size(); k++) {
             result.add(Maps.one(Maps.toScalar(out)));
         }
@@ -226,8 +226,8 @@ final class Slicing {
             res.add(e);
             cons.put(e, new Interval(0, out.dim(i) - 1));
         }
-        return List.of(Maps.one(new OperandIndexing(
-                Maps.map(Maps.box(in.dims()), List.of(), rts, res, cons), bindings, Optional.empty())));
+        return List.of(Maps.one(RuntimeVars.foldAffine(ctx, new OperandIndexing(
+                Maps.map(Maps.box(in.dims()), List.of(), rts, res, cons), bindings, Optional.empty()))));
     }
 
     static List<Set<OperandIndexing>> dynamicUpdateSlice(Ctx ctx, HloInstruction instr) {
@@ -243,8 +243,8 @@ final class Slicing {
         }
         List<Set<OperandIndexing>> result = new ArrayList<>();
         result.add(Maps.one(Maps.identity(out)));
-        result.add(Maps.one(new OperandIndexing(
-                Maps.map(Maps.box(out.dims()), List.of(), rts, res, Map.of()), bindings, Optional.empty())));
+        result.add(Maps.one(RuntimeVars.foldAffine(ctx, new OperandIndexing(
+                Maps.map(Maps.box(out.dims()), List.of(), rts, res, Map.of()), bindings, Optional.empty()))));
         for (int k = 2; k < instr.operands().size(); k++) {
             result.add(Maps.one(Maps.toScalar(out)));
         }
@@ -274,7 +274,7 @@ final class Slicing {
             bindings.add(new RuntimeVariable(ctx.operand(instr, i + 2), Maps.toScalar(upd)));
             res.add(Maps.d(i).plus(Maps.rt(i)));
         }
-        return List.of(Maps.one(new OperandIndexing(
-                Maps.map(Maps.box(upd.dims()), List.of(), rts, res, Map.of()), bindings, Optional.empty())));
+        return List.of(Maps.one(RuntimeVars.foldAffine(ctx, new OperandIndexing(
+                Maps.map(Maps.box(upd.dims()), List.of(), rts, res, Map.of()), bindings, Optional.empty()))));
     }
 }

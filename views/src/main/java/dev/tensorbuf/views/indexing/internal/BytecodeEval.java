@@ -124,9 +124,9 @@ public final class BytecodeEval {
         return Math.floorDiv(a, EvalNode.divisor(b));
     }
 
-    /** {@return a mod b, floor semantics} @param a dividend @param b modulus, checked for zero */
+    /** {@return a mod b, as {@link EvalNode#mod}} @param a dividend @param b modulus, checked for zero */
     public static long mod(long a, long b) {
-        return Math.floorMod(a, EvalNode.divisor(b));
+        return EvalNode.mod(a, b);
     }
 
     /** {@return ceil(a / b)} @param a dividend @param b divisor, checked for zero */

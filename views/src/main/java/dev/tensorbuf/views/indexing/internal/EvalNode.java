@@ -26,6 +26,21 @@ public abstract class EvalNode {
         return v;
     }
 
+    /**
+     * {@return a mod b as XLA's SymbolicExpr defines it, {@code (a % b + |b|) % b}: the remainder
+     * modulo |b|, never negative whatever the signs ({@code 5 mod -3} is 2, {@code -5 mod -3} is 1)}
+     * Floor division and ceiling division keep their usual meaning for every sign, so for a
+     * negative b, {@code a != (a floordiv b) * b + a mod b}.
+     *
+     * @param a dividend
+     * @param b modulus, checked for zero
+     */
+    public static long mod(long a, long b) {
+        long r = a % divisor(b);
+        // r - b for b = Long.MIN_VALUE is r + 2^63, in range because r is negative.
+        return r >= 0 ? r : b < 0 ? r - b : r + b;
+    }
+
     /** A constant. */
     public static final class Constant extends EvalNode {
         private final long v;
@@ -107,7 +122,7 @@ public abstract class EvalNode {
                     case MUL -> Math.multiplyExact(x, y);
                     case FLOOR_DIV -> Math.floorDiv(x, divisor(y));
                     case CEIL_DIV -> -Math.floorDiv(Math.negateExact(x), divisor(y));
-                    case MOD -> Math.floorMod(x, divisor(y));
+                    case MOD -> mod(x, y);
                     case MIN -> Math.min(x, y);
                     case MAX -> Math.max(x, y);
                 };
