@@ -19,6 +19,7 @@ import dev.tensorbuf.views.TensorView;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -336,7 +337,7 @@ public final class CopyEngine {
                 }
             }
             try {
-                copyHeld(src, dst, affine);
+                copyHeld(src, dst, affine, 0);
             } catch (IllegalStateException e) {
                 throw CopyFailures.namingAClosedSide(e, src, dst);
             } catch (WrongThreadException e) {
@@ -352,7 +353,37 @@ public final class CopyEngine {
         }
     }
 
-    private void copyHeld(TensorView src, TensorView dst, ChannelAffine affine) {
+    /** How a copy of two views goes: decided by {@link #route}, run by {@link #copyHeld}, shown by {@link #explainHeld}. */
+    private sealed interface Route {
+    }
+
+    /** Both sides are one access each: one plan. */
+    private record Planned(CopyPlan plan) implements Route {
+    }
+
+    /** The source is copied whole into a temporary first. */
+    private record ThroughTemporary(String reason) implements Route {
+    }
+
+    /** Either side is made of pieces: one copy per part. */
+    private record Pieces(List<PieceCopies.Part> parts) implements Route {
+    }
+
+    /** A packed sub-byte side staged through byte-a-slot temporaries. */
+    private record Staged(SubByteStaging.Staging staging) implements Route {
+    }
+
+    /** Every index through both maps. */
+    private record Elements(String reason) implements Route {
+    }
+
+    /**
+     * {@return how {@code src} goes into {@code dst}} Reads and writes no element; planning a
+     * single-access copy checks it as {@link CopyPlan#of(Access, Access, ChannelAffine)} does.
+     *
+     * @param nesting the part splits this copy is inside
+     */
+    private Route route(TensorView src, TensorView dst, ChannelAffine affine, int nesting) {
         for (TensorView side : List.of(src, dst)) {
             if (!side.isHostAccessible()) {
                 throw new UnsupportedOperationException("the copy engine moves host memory only, and the "
@@ -363,36 +394,262 @@ public final class CopyEngine {
         }
         var from = ViewAdapter.access(src);
         var to = ViewAdapter.destination(dst);
-        boolean shared = from.isPresent() && to.isPresent() ? Reach.overlap(from.get(), to.get())
-                : ViewAdapter.shareBuffers(src, dst);
         boolean planned = from.isPresent() && to.isPresent();
+        boolean shared = planned ? Reach.overlap(from.get(), to.get()) : ViewAdapter.shareBuffers(src, dst);
         if (src.elementCount() > 0 && (shared || (affine != null && !planned))) {
             // As NumPy's copyto: the source is read whole before any of it is overwritten. The
             // scale and bias run in planned copies only, so a source or destination over several
             // pieces (or packed sub-byte) goes through dense temporaries too.
-            try (Allocator temporary = Allocators.shared()) {
-                long[] dims = Extents.toArray(src.dims());
-                TensorView dense = materialize(src, src.dtype(), StridedLayout.packed(dims), temporary);
-                if (affine == null) {
-                    copy(dense, dst);
-                } else if (to.isPresent()) {
-                    copy(ViewAdapter.access(dense).orElseThrow(), to.get(), affine);
-                } else {
-                    long bytes = Sizes.multiply(dense.elementCount(), dst.dtype().byteWidth(), () -> "bytes of " + dst);
-                    TensorView scaled = TensorView.strided(temporary.allocate(Math.max(1, bytes)), dst.dtype(),
-                            StridedLayout.packed(dims));
-                    copy(ViewAdapter.access(dense).orElseThrow(), ViewAdapter.access(scaled).orElseThrow(), affine);
-                    copy(scaled, dst);
+            return new ThroughTemporary(shared ? "the source and the destination share memory"
+                    : "a scale and bias run in planned copies only, and a side is over several pieces or packed");
+        }
+        if (planned) {
+            return new Planned(CopyPlan.of(from.get(), to.get(), affine));
+        }
+        if (affine == null) {
+            Optional<List<PieceCopies.Part>> parts = PieceCopies.parts(src, dst, nesting);
+            if (parts.isPresent()) {
+                return new Pieces(parts.get());
+            }
+        }
+        Optional<SubByteStaging.Staging> staging = SubByteStaging.plan(src, dst, from, to);
+        if (staging.isPresent()) {
+            return new Staged(staging.get());
+        }
+        return new Elements(elementReason(src, dst, from, to, nesting));
+    }
+
+    /** {@return why a copy goes element by element, in words} */
+    private static String elementReason(TensorView src, TensorView dst, Optional<Access> from, Optional<Access> to,
+                                        int nesting) {
+        if (src.elementCount() == 0) {
+            return "nothing to copy";
+        }
+        if (nesting >= PieceCopies.MAX_NESTING) {
+            return "parts split " + PieceCopies.MAX_NESTING + " deep, one inside the other";
+        }
+        boolean packed = src.access().storageBits() < 8 || dst.access().storageBits() < 8;
+        if (packed && (from.isEmpty() && src.map().pieces().size() > 1 || to.isEmpty() && dst.map().pieces().size() > 1)) {
+            return "packed sub-byte storage over several pieces";
+        }
+        if (packed) {
+            return "packed sub-byte storage that staging declines: a view reaching far more slots than it has"
+                    + " elements, a destination written twice or read-only, or complex into real";
+        }
+        return "views over several pieces that do not split into boxes (a broadcast or strided slice of a"
+                + " concatenation, a padded destination, one written twice or read-only)";
+    }
+
+    private void copyHeld(TensorView src, TensorView dst, ChannelAffine affine, int nesting) {
+        switch (route(src, dst, affine, nesting)) {
+            // Not execute(): its failures name the Access sides, and copyViews names the views.
+            case Planned(CopyPlan plan) -> executor.execute(plan);
+            case ThroughTemporary t -> throughTemporary(src, dst, affine, null);
+            case Pieces(List<PieceCopies.Part> parts) -> {
+                ViewAdapter.zeroTileSlots(dst);
+                for (PieceCopies.Part p : parts) {
+                    if (p.src().elementCount() > 0) {
+                        copyHeld(p.src(), p.dst(), null, nesting + 1);
+                    }
                 }
             }
-        } else if (planned) {
-            // Not execute(): its failures name the Access sides, and copyViews names the views.
-            executor.execute(CopyPlan.of(from.get(), to.get(), affine));
-        } else if (affine == null && PieceCopies.copy(src, dst, (s, d) -> copyHeld(s, d, null))) {
-            // Pads and concatenations, and ops over them, have gone part by part, each part planned.
-        } else if (!SubByteStaging.copy(src, dst, from, to, executor)) {
-            ViewAdapter.copyElements(src, dst);
+            case Staged(SubByteStaging.Staging staging) -> staging.run(executor);
+            case Elements e -> ViewAdapter.copyElements(src, dst);
         }
+    }
+
+    /**
+     * Copies {@code src} into a dense temporary, then that into {@code dst} (scaled, when
+     * {@code affine} is given, through a second temporary unless {@code dst} is one access).
+     * With {@code explained} given, the copies are explained into it instead of run: the
+     * temporaries are allocated all the same, as the copies' routes are decided on them.
+     */
+    private void throughTemporary(TensorView src, TensorView dst, ChannelAffine affine, List<CopyPlan.Explanation> explained) {
+        boolean run = explained == null;
+        try (Allocator temporary = Allocators.shared()) {
+            long[] dims = Extents.toArray(src.dims());
+            TensorView dense = TensorView.strided(temporary.allocate(denseBytes(src, src.dtype())), src.dtype(),
+                    StridedLayout.packed(dims));
+            if (run) {
+                copy(src, dense);
+            } else {
+                explained.add(explainHeld(src, dense, null, 0));
+            }
+            Optional<Access> to = ViewAdapter.destination(dst);
+            if (affine == null) {
+                if (run) {
+                    copy(dense, dst);
+                } else {
+                    explained.add(explainHeld(dense, dst, null, 0));
+                }
+            } else if (to.isPresent()) {
+                Access in = ViewAdapter.access(dense).orElseThrow();
+                if (run) {
+                    copy(in, to.get(), affine);
+                } else {
+                    explained.add(explainPlanned(CopyPlan.of(in, to.get(), affine), dense.toString(), dst.toString()));
+                }
+            } else {
+                TensorView scaled = TensorView.strided(temporary.allocate(denseBytes(src, dst.dtype())), dst.dtype(),
+                        StridedLayout.packed(dims));
+                CopyPlan plan = CopyPlan.of(ViewAdapter.access(dense).orElseThrow(), ViewAdapter.access(scaled).orElseThrow(),
+                        affine);
+                if (run) {
+                    execute(plan);
+                    copy(scaled, dst);
+                } else {
+                    explained.add(explainPlanned(plan, dense.toString(), scaled.toString()));
+                    explained.add(explainHeld(scaled, dst, null, 0));
+                }
+            }
+        }
+    }
+
+    /** {@return the bytes of a dense temporary of {@code src}'s dims in {@code dtype}, at least 1} */
+    private static long denseBytes(TensorView src, DType dtype) {
+        return Math.max(1, Sizes.multiply(src.elementCount(), dtype.byteWidth(), () -> "bytes of a temporary " + dtype
+                + src.dims()));
+    }
+
+    /**
+     * {@return what {@link #copy(TensorView, TensorView)} of {@code src} into {@code dst} does, without
+     * doing it: its route, each planned copy's steps and threads, temporaries, staging and bytes}
+     * Nothing is read or written. A copy between views that share memory is explained as it runs,
+     * through a temporary, which is allocated (not written) while its copies are planned.
+     * {@snippet :
+     * TensorView joined = Ops.concatenate(0, List.of(a, b));   // two f32[2,3] views
+     * CopyPlan.Explanation e = engine.explain(joined, TensorView.of(out, "f32[4,3]{1,0}"));
+     * e.route();          // PIECES
+     * e.parts().size();   // 2: each part a PLANNED BULK copy into its rows
+     * }
+     *
+     * @throws IllegalArgumentException as {@link #copy(TensorView, TensorView)} does before it writes
+     * @throws UnsupportedOperationException if either view is in memory Java cannot touch
+     */
+    public CopyPlan.Explanation explain(TensorView src, TensorView dst) {
+        return explain(src, dst, null);
+    }
+
+    /**
+     * {@return what {@link #copy(TensorView, TensorView, ChannelAffine)} does, as
+     * {@link #explain(TensorView, TensorView)}; {@code affine} may be null}
+     */
+    public CopyPlan.Explanation explain(TensorView src, TensorView dst, ChannelAffine affine) {
+        if (!src.dims().equals(dst.dims())) {
+            throw new IllegalArgumentException("cannot copy " + src + " into " + dst + ": dims " + src.dims()
+                    + " differ from " + dst.dims());
+        }
+        return explainHeld(src, dst, affine, 0);
+    }
+
+    /** {@return what {@link #execute(CopyPlan)} does with {@code plan}: its steps, threads and bytes} */
+    public CopyPlan.Explanation explain(CopyPlan plan) {
+        return explainPlanned(plan, describe(plan.src()), describe(plan.dst()));
+    }
+
+    private static String describe(Access a) {
+        return a.dtype() + a.dims().toString().replace(" ", "") + switch (a.addressing()) {
+            case Access.Strided(StridedLayout l) -> " strides " + l.strides() + " offset " + l.offset();
+            case Access.Tiled(ArrayShape s) -> " as " + s;
+            case Access.Mapped(var m) -> " through " + m;
+        };
+    }
+
+    private CopyPlan.Explanation explainPlanned(CopyPlan plan, String source, String destination) {
+        return new CopyPlan.Explanation(CopyPlan.Explanation.Route.PLANNED, source, destination, plan.src().elementCount(),
+                plan.src().elementCount() == 0 ? 0 : plan.bytesMoved(), executor.threadsFor(plan), plan.steps(), List.of(),
+                List.of(), 0, List.of(), "");
+    }
+
+    private CopyPlan.Explanation explainHeld(TensorView src, TensorView dst, ChannelAffine affine, int nesting) {
+        String from = src.toString();
+        String to = dst.toString();
+        long n = src.elementCount();
+        return switch (route(src, dst, affine, nesting)) {
+            case Planned(CopyPlan plan) -> explainPlanned(plan, from, to);
+            case ThroughTemporary(String reason) -> {
+                List<CopyPlan.Explanation> parts = new ArrayList<>();
+                throughTemporary(src, dst, affine, parts);
+                List<CopyPlan.Explanation.Temporary> temporaries = new ArrayList<>();
+                temporaries.add(new CopyPlan.Explanation.Temporary("the source, read whole before the destination is"
+                        + " written", src.dtype(), src.dims(), denseBytes(src, src.dtype())));
+                if (parts.size() == 3) {
+                    temporaries.add(new CopyPlan.Explanation.Temporary("the source scaled, in the destination's type",
+                            dst.dtype(), src.dims(), denseBytes(src, dst.dtype())));
+                }
+                yield composite(CopyPlan.Explanation.Route.THROUGH_TEMPORARY, from, to, n, parts, temporaries, List.of(),
+                        0, 0, reason);
+            }
+            case Pieces(List<PieceCopies.Part> pieces) -> {
+                List<CopyPlan.Explanation> parts = new ArrayList<>();
+                for (PieceCopies.Part p : pieces) {
+                    if (p.src().elementCount() > 0) {
+                        parts.add(explainHeld(p.src(), p.dst(), null, nesting + 1));
+                    }
+                }
+                long zeroed = ViewAdapter.tileSlotBytes(dst);
+                yield composite(CopyPlan.Explanation.Route.PIECES, from, to, n, parts, List.of(), List.of(), zeroed, zeroed,
+                        src.map().pieces().size() > 1 ? "the source is over " + src.map().pieces().size() + " pieces"
+                                : "the destination is over " + dst.map().pieces().size() + " pieces");
+            }
+            case Staged(SubByteStaging.Staging staging) -> {
+                CopyPlan inner = staging.innerPlan(PLACEHOLDER);
+                List<CopyPlan.Explanation.Temporary> temporaries = new ArrayList<>();
+                List<CopyPlan.Explanation.Staged> staged = new ArrayList<>();
+                long bytes = 0;
+                for (SubByteStaging.StagedSide s : staging.sides()) {
+                    boolean source = s.side().equals("source");
+                    staged.add(new CopyPlan.Explanation.Staged(s.side(), s.bits(), s.firstSlot(), s.slots(), s.unpacked(),
+                            s.packedBack()));
+                    temporaries.add(new CopyPlan.Explanation.Temporary("the " + s.side() + "'s slots, a byte each",
+                            source ? src.dtype() : dst.dtype(), List.of(s.slots()), Math.max(1, s.slots())));
+                    // Unpacking reads the packed bytes and writes a byte a slot; packing back the reverse.
+                    bytes += s.unpacked() + s.unpacked() * s.bits() / 8;
+                    if (s.packedBack()) {
+                        bytes += s.slots() + s.slots() * s.bits() / 8;
+                    }
+                }
+                CopyPlan.Explanation planned = explainPlanned(inner, source(staging, from, inner), target(staging, to, inner));
+                yield composite(CopyPlan.Explanation.Route.STAGED, from, to, n, List.of(planned), temporaries, staged,
+                        staging.zeroedBytes(), bytes + staging.zeroedBytes(),
+                        "packed sub-byte storage: the planned kernels address a byte a slot");
+            }
+            case Elements(String reason) -> {
+                long zeroed = n == 0 ? 0 : ViewAdapter.tileSlotBytes(dst);
+                long bytes = n == 0 ? 0 : Sizes.add(Sizes.multiply(n, src.dtype().byteWidth() + dst.dtype().byteWidth(),
+                        "bytes moved"), zeroed, "bytes moved");
+                yield new CopyPlan.Explanation(CopyPlan.Explanation.Route.ELEMENTS, from, to, n, bytes, 1, List.of(),
+                        List.of(), List.of(), zeroed, List.of(), reason);
+            }
+        };
+    }
+
+    /** Stands for a staged temporary in an explanation: its plan is made over it, nothing touches it. */
+    private static final java.lang.foreign.MemorySegment PLACEHOLDER = java.lang.foreign.MemorySegment.ofArray(new byte[0]);
+
+    private static String source(SubByteStaging.Staging staging, String view, CopyPlan inner) {
+        return staging.sides().getFirst().side().equals("source") ? "the source's slots " + describe(inner.src()) : view;
+    }
+
+    private static String target(SubByteStaging.Staging staging, String view, CopyPlan inner) {
+        return staging.sides().getLast().side().equals("destination") ? "the destination's slots " + describe(inner.dst())
+                : view;
+    }
+
+    /** {@return an explanation of a copy made of {@code parts}: their bytes added, the most threads of any} */
+    private static CopyPlan.Explanation composite(CopyPlan.Explanation.Route route, String from, String to, long n,
+                                                  List<CopyPlan.Explanation> parts,
+                                                  List<CopyPlan.Explanation.Temporary> temporaries,
+                                                  List<CopyPlan.Explanation.Staged> staged, long zeroed, long ownBytes,
+                                                  String reason) {
+        long bytes = ownBytes;
+        int threads = 1;
+        for (CopyPlan.Explanation p : parts) {
+            bytes = Sizes.add(bytes, p.bytes(), "bytes moved");
+            threads = Math.max(threads, p.threads());
+        }
+        return new CopyPlan.Explanation(route, from, to, n, bytes, threads, List.of(), temporaries, staged, zeroed, parts,
+                reason);
     }
 
     private static String describeSpaces(TensorView view) {

@@ -98,11 +98,7 @@ public final class CopyExecutor {
         for (Step step : plan.steps()) {
             switch (step) {
                 case Step.Run r -> batch.add(work(r.kernel(), task(plan, r)));
-                case Step.Zero z -> {
-                    int w = Math.max(1, plan.dst().dtype().byteWidth());
-                    batch.add(work(Kernel.ZERO, task(null, plan.dst().segment(), 0, z.dstOffset() * w, z.loops(), w, w,
-                            -1)));
-                }
+                case Step.Zero z -> batch.add(work(Kernel.ZERO, task(plan, z)));
                 case Step.Gather g -> {
                     runBatch(batch, values);
                     batch.clear();
@@ -121,6 +117,42 @@ public final class CopyExecutor {
                     affine == null ? null : GatherKernel.Floats.toArray(affine.scale()),
                     affine == null ? null : GatherKernel.Floats.toArray(affine.bias()));
         }
+    }
+
+    /**
+     * {@return the most threads a step of {@code plan} runs on: as {@link #execute} batches the
+     * steps, {@link #threadsFor(long)} of each batch's bytes, 1 for a gather step and for a batch
+     * over a confined arena's memory} Fewer when another copy is using the helper threads then.
+     */
+    public int threadsFor(CopyPlan plan) {
+        int threads = 1;
+        long bytes = 0;
+        boolean shareable = true;
+        for (Step step : plan.steps()) {
+            Task t = switch (step) {
+                case Step.Run r -> task(plan, r);
+                case Step.Zero z -> task(plan, z);
+                case Step.Gather g -> null;
+            };
+            if (t == null) {
+                threads = Math.max(threads, batchThreads(bytes, shareable));
+                bytes = 0;
+                shareable = true;
+            } else {
+                bytes += t.bytes();
+                shareable &= new Work(Kernel.ZERO, false, t).shareable();
+            }
+        }
+        return Math.max(threads, batchThreads(bytes, shareable));
+    }
+
+    private int batchThreads(long bytes, boolean shareable) {
+        return bytes == 0 || !shareable ? 1 : threadsFor(bytes);
+    }
+
+    private static Task task(CopyPlan plan, Step.Zero z) {
+        int w = Math.max(1, plan.dst().dtype().byteWidth());
+        return task(null, plan.dst().segment(), 0, z.dstOffset() * w, z.loops(), w, w, -1);
     }
 
     private static Task task(CopyPlan plan, Step.Run r) {
