@@ -26,10 +26,10 @@ import java.util.stream.Collectors;
 /**
  * Copies and converts between any two layouts: plans once ({@link CopyPlan}), then runs the
  * plan's kernels, on several threads for steps above
- * {@value dev.tensorbuf.ops.copy.internal.CopyExecutor#PARALLEL_THRESHOLD_BYTES} bytes (system
- * property {@code tensorbuf.copy.parallelThresholdBytes}). The Vector API kernels run when the
- * JVM has {@code --add-modules jdk.incubator.vector}, else the scalar ones (system property
- * {@code tensorbuf.copy.vector=false} forces scalar). An engine's helper threads are daemon
+ * {@value dev.tensorbuf.ops.copy.internal.CopyExecutor#PARALLEL_THRESHOLD_BYTES} bytes by default.
+ * The Vector API kernels run when the JVM has {@code --add-modules jdk.incubator.vector}, else the
+ * scalar ones. Its settings are one {@link Config}; {@link #explain} shows what a copy will do
+ * without doing it. An engine's helper threads are daemon
  * threads named {@code tensorbuf-copy-E-I}: E numbers the engines in the order they were made
  * (0 is {@link #defaults()}), I the helper. They start at the engine's first parallel copy and end
  * after 30 s without work. A helper that cannot start (a thread limit) leaves its share to the
@@ -49,48 +49,227 @@ public final class CopyEngine {
     /** The most threads an engine may have; {@link #of(int)} refuses more. */
     public static final int MAX_PARALLELISM = CopyExecutor.MAX_PARALLELISM;
 
-    private static final CopyEngine DEFAULT = of(Math.min(MAX_PARALLELISM, Runtime.getRuntime().availableProcessors()));
+    /** The settings of the system properties, read once: where {@link #of(int)} and its kin start from. */
+    private static final Config SYSTEM = Config.fromSystemProperties();
+
+    private static final CopyEngine DEFAULT = new CopyEngine(SYSTEM);
 
     private final CopyExecutor executor;
-    private final int parallelism;
+    private final Config config;
 
-    private CopyEngine(int parallelism, boolean vector, long thresholdBytes) {
-        if (parallelism < 1) {
-            throw new IllegalArgumentException("parallelism must be >= 1, got " + parallelism);
-        }
-        if (parallelism > MAX_PARALLELISM) {
-            throw new IllegalArgumentException("parallelism " + parallelism + " is above the most an engine may have, "
-                    + MAX_PARALLELISM + " (one thread each; more than any machine's cores only slows a copy)");
-        }
-        if (thresholdBytes < 0) {
-            throw new IllegalArgumentException("parallel threshold must be >= 0 bytes, got " + thresholdBytes);
-        }
-        this.parallelism = parallelism;
-        this.executor = new CopyExecutor(parallelism, vector, thresholdBytes);
+    private CopyEngine(Config config) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.executor = new CopyExecutor(config);
     }
 
-    /** {@return the shared engine: all cores, Vector API kernels where available} */
+    /**
+     * An engine's settings: one immutable value, validated when made. {@link #of()} holds the
+     * built-in defaults; {@link #fromSystemProperties()} is the one place the {@code tensorbuf.copy.*}
+     * system properties are read (the command line's {@code -D} flags and {@code TENSORBUF_JAVA_OPTS}
+     * reach the engine through it). Change one setting with its wither.
+     * {@snippet :
+     * CopyEngine engine = CopyEngine.of(CopyEngine.Config.of().withParallelism(4).withParallelThresholdBytes(1 << 20));
+     * engine.threadsFor(2 << 20);   // 4
+     * CopyEngine.Config.of().withParallelism(0);   // IllegalArgumentException: parallelism must be >= 1, got 0
+     * }
+     *
+     * @param parallelism threads a large copy runs on, 1 to {@link #MAX_PARALLELISM}
+     *     (property {@code tensorbuf.copy.parallelism}; default: the cores)
+     * @param vectorKernels whether the Vector API kernels run where the module is present
+     *     ({@code tensorbuf.copy.vector}; default true)
+     * @param parallelThresholdBytes batches of steps moving fewer bytes (read plus written) run on
+     *     the calling thread ({@code tensorbuf.copy.parallelThresholdBytes}; default 4 MiB)
+     * @param scalarFirstBytes bytes each kernel moves in this JVM in scalar code before its vector
+     *     version runs, 0 for vector at once ({@code tensorbuf.copy.scalarFirstBytes}; default 0;
+     *     the launcher sets 256 MiB for {@code convert} and {@code run})
+     * @param stageDestination whether transposes that write in strided passes write through the
+     *     pooled 6 MiB scratch buffers ({@link #scratchMemory()}; {@code tensorbuf.copy.stageDestination}; default true)
+     * @param transposeBandBytes bytes of one band of a blocked 16x16 transpose, 0 unbanded
+     *     ({@code tensorbuf.copy.transposeBandBytes}; default 256 KiB)
+     * @param replicateBytes smallest destination block a fill replicates by bulk copies, 0 never
+     *     ({@code tensorbuf.copy.replicateBytes}; default 64 KiB)
+     * @param spinMicros how long a helper thread polls for the next batch before parking
+     *     ({@code tensorbuf.copy.spinMicros}; default 500)
+     */
+    public record Config(int parallelism, boolean vectorKernels, long parallelThresholdBytes, long scalarFirstBytes,
+                         boolean stageDestination, long transposeBandBytes, long replicateBytes, long spinMicros) {
+
+        /** The prefix of every property {@link #fromSystemProperties()} reads. */
+        public static final String PROPERTY_PREFIX = "tensorbuf.copy.";
+
+        /** @throws IllegalArgumentException naming the setting, for a value out of its range */
+        public Config {
+            if (parallelism < 1) {
+                throw new IllegalArgumentException("parallelism must be >= 1, got " + parallelism);
+            }
+            if (parallelism > MAX_PARALLELISM) {
+                throw new IllegalArgumentException("parallelism " + parallelism + " is above the most an engine may have, "
+                        + MAX_PARALLELISM + " (one thread each; more than any machine's cores only slows a copy)");
+            }
+            if (parallelThresholdBytes < 0) {
+                throw new IllegalArgumentException("parallel threshold must be >= 0 bytes, got " + parallelThresholdBytes);
+            }
+            if (scalarFirstBytes < 0) {
+                throw new IllegalArgumentException("scalarFirstBytes must be >= 0, got " + scalarFirstBytes);
+            }
+            if (transposeBandBytes < 0) {
+                throw new IllegalArgumentException("transposeBandBytes must be >= 0 (0: unbanded), got " + transposeBandBytes);
+            }
+            if (replicateBytes < 0) {
+                throw new IllegalArgumentException("replicateBytes must be >= 0 (0: never), got " + replicateBytes);
+            }
+            if (spinMicros < 0 || spinMicros > Long.MAX_VALUE / 1_000) {
+                throw new IllegalArgumentException("spinMicros must be in [0, " + Long.MAX_VALUE / 1_000 + "], got "
+                        + spinMicros);
+            }
+        }
+
+        /** {@return the built-in defaults: all cores (at most {@link #MAX_PARALLELISM}), no system property read} */
+        public static Config of() {
+            return new Config(Math.min(MAX_PARALLELISM, Runtime.getRuntime().availableProcessors()), true,
+                    CopyExecutor.PARALLEL_THRESHOLD_BYTES, 0, true, CopyExecutor.TRANSPOSE_BAND_BYTES,
+                    CopyExecutor.REPLICATE_BYTES, 500);
+        }
+
+        /**
+         * {@return {@link #of()} with each {@code tensorbuf.copy.*} system property that is set in
+         * its place} The one place the engine's system properties are read.
+         *
+         * @throws IllegalArgumentException naming the property, for a value that is not a number
+         *     or a boolean, or is out of range
+         */
+        public static Config fromSystemProperties() {
+            return fromProperties(System.getProperties());
+        }
+
+        /** {@return {@link #of()} with each {@code tensorbuf.copy.*} entry of {@code properties} in its place} */
+        public static Config fromProperties(java.util.Properties properties) {
+            Config d = of();
+            try {
+                return new Config(
+                        (int) number(properties, "parallelism", d.parallelism()),
+                        bool(properties, "vector", d.vectorKernels()),
+                        number(properties, "parallelThresholdBytes", d.parallelThresholdBytes()),
+                        number(properties, "scalarFirstBytes", d.scalarFirstBytes()),
+                        bool(properties, "stageDestination", d.stageDestination()),
+                        number(properties, "transposeBandBytes", d.transposeBandBytes()),
+                        number(properties, "replicateBytes", d.replicateBytes()),
+                        number(properties, "spinMicros", d.spinMicros()));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("system properties " + PROPERTY_PREFIX + "*: " + e.getMessage(), e);
+            }
+        }
+
+        private static long number(java.util.Properties p, String key, long otherwise) {
+            String v = p.getProperty(PROPERTY_PREFIX + key);
+            if (v == null) {
+                return otherwise;
+            }
+            try {
+                long n = Long.parseLong(v.strip());
+                if (key.equals("parallelism") && (n < Integer.MIN_VALUE || n > Integer.MAX_VALUE)) {
+                    throw new IllegalArgumentException(PROPERTY_PREFIX + key + "=" + v + " is not a thread count");
+                }
+                return n;
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(PROPERTY_PREFIX + key + "=" + v + " is not an integer");
+            }
+        }
+
+        private static boolean bool(java.util.Properties p, String key, boolean otherwise) {
+            String v = p.getProperty(PROPERTY_PREFIX + key);
+            if (v == null) {
+                return otherwise;
+            }
+            return switch (v.strip().toLowerCase(java.util.Locale.ROOT)) {
+                case "true" -> true;
+                case "false" -> false;
+                default -> throw new IllegalArgumentException(PROPERTY_PREFIX + key + "=" + v + " is not true or false");
+            };
+        }
+
+        /** {@return this config with {@code n} threads} @throws IllegalArgumentException as the constructor */
+        public Config withParallelism(int n) {
+            return new Config(n, vectorKernels, parallelThresholdBytes, scalarFirstBytes, stageDestination,
+                    transposeBandBytes, replicateBytes, spinMicros);
+        }
+
+        /** {@return this config with the Vector API kernels on or off} */
+        public Config withVectorKernels(boolean on) {
+            return new Config(parallelism, on, parallelThresholdBytes, scalarFirstBytes, stageDestination,
+                    transposeBandBytes, replicateBytes, spinMicros);
+        }
+
+        /** {@return this config with another parallel threshold} @throws IllegalArgumentException if negative */
+        public Config withParallelThresholdBytes(long bytes) {
+            return new Config(parallelism, vectorKernels, bytes, scalarFirstBytes, stageDestination, transposeBandBytes,
+                    replicateBytes, spinMicros);
+        }
+
+        /** {@return this config with another scalar-first threshold} @throws IllegalArgumentException if negative */
+        public Config withScalarFirstBytes(long bytes) {
+            return new Config(parallelism, vectorKernels, parallelThresholdBytes, bytes, stageDestination,
+                    transposeBandBytes, replicateBytes, spinMicros);
+        }
+
+        /** {@return this config with staging through scratch on or off} */
+        public Config withStageDestination(boolean on) {
+            return new Config(parallelism, vectorKernels, parallelThresholdBytes, scalarFirstBytes, on, transposeBandBytes,
+                    replicateBytes, spinMicros);
+        }
+
+        /** {@return this config with another transpose band} @throws IllegalArgumentException if negative */
+        public Config withTransposeBandBytes(long bytes) {
+            return new Config(parallelism, vectorKernels, parallelThresholdBytes, scalarFirstBytes, stageDestination, bytes,
+                    replicateBytes, spinMicros);
+        }
+
+        /** {@return this config with another fill replication block} @throws IllegalArgumentException if negative */
+        public Config withReplicateBytes(long bytes) {
+            return new Config(parallelism, vectorKernels, parallelThresholdBytes, scalarFirstBytes, stageDestination,
+                    transposeBandBytes, bytes, spinMicros);
+        }
+
+        /** {@return this config with another helper spin} @throws IllegalArgumentException if out of range */
+        public Config withSpinMicros(long micros) {
+            return new Config(parallelism, vectorKernels, parallelThresholdBytes, scalarFirstBytes, stageDestination,
+                    transposeBandBytes, replicateBytes, micros);
+        }
+    }
+
+    /** {@return the shared engine: {@link Config#fromSystemProperties()} as the class loaded} */
     public static CopyEngine defaults() {
         return DEFAULT;
     }
 
+    /** {@return an engine with every setting of {@code config}} */
+    public static CopyEngine of(Config config) {
+        return new CopyEngine(config);
+    }
+
+    /** {@return this engine's settings} */
+    public Config config() {
+        return config;
+    }
+
     /**
-     * {@return an engine running large copies on {@code parallelism} threads}
+     * {@return an engine running large copies on {@code parallelism} threads, its other settings
+     * those of the system properties ({@link Config#fromSystemProperties()})}
      *
      * @throws IllegalArgumentException if {@code parallelism < 1} or above {@link #MAX_PARALLELISM}
      */
     public static CopyEngine of(int parallelism) {
-        return of(parallelism, true);
+        return new CopyEngine(SYSTEM.withParallelism(parallelism));
     }
 
     /**
-     * {@return an engine with {@code parallelism} threads, using the Vector API kernels only if
-     * {@code vectorKernels} and the module is present}
+     * {@return an engine as {@link #of(int)}, using the Vector API kernels only if
+     * {@code vectorKernels}, the module is present and {@code tensorbuf.copy.vector} is not false}
      *
      * @throws IllegalArgumentException if {@code parallelism < 1} or above {@link #MAX_PARALLELISM}
      */
     public static CopyEngine of(int parallelism, boolean vectorKernels) {
-        return new CopyEngine(parallelism, vectorKernels, CopyExecutor.PARALLEL_THRESHOLD_BYTES);
+        return new CopyEngine(SYSTEM.withParallelism(parallelism).withVectorKernels(vectorKernels && SYSTEM.vectorKernels()));
     }
 
     /**
@@ -101,7 +280,8 @@ public final class CopyEngine {
      *     or the threshold is negative
      */
     public static CopyEngine of(int parallelism, boolean vectorKernels, long parallelThresholdBytes) {
-        return new CopyEngine(parallelism, vectorKernels, parallelThresholdBytes);
+        return new CopyEngine(SYSTEM.withParallelism(parallelism).withVectorKernels(vectorKernels && SYSTEM.vectorKernels())
+                .withParallelThresholdBytes(parallelThresholdBytes));
     }
 
     /**
@@ -124,7 +304,7 @@ public final class CopyEngine {
 
     /** {@return the threads a large copy uses} */
     public int parallelism() {
-        return parallelism;
+        return config.parallelism();
     }
 
     /**
@@ -137,7 +317,7 @@ public final class CopyEngine {
 
     /**
      * {@return whether the Vector API kernels run} From the first copy, unless
-     * {@code -Dtensorbuf.copy.scalarFirstBytes=N} holds each kernel to its scalar version until it
+     * {@link Config#scalarFirstBytes()} N ({@code -Dtensorbuf.copy.scalarFirstBytes=N}) holds each kernel to its scalar version until it
      * has moved N bytes: before C2 has compiled it a Vector API kernel is slower than scalar code,
      * which a process that copies once notices (bench/RESULTS.md, "First copies"; the launcher
      * sets 256 MiB for {@code convert} and {@code run}).
