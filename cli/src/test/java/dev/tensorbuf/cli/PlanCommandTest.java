@@ -57,10 +57,18 @@ class PlanCommandTest {
     void aPackedDestinationIsStaged() {
         CliHarness r = CliHarness.run("plan", "s8[64]{0}", "s4[64]{0:E(4)}");
         assertEquals(0, r.code(), r.err());
-        assertTrue(r.out().startsWith("staged copy s8[64]{0} -> s4[64]{0:E(4)}: 64 elements"), r.out());
-        // A dense destination writes every slot: only the slots sharing its edge bytes are unpacked first.
-        assertTrue(r.out().contains("staged destination: 4-bit slots [0, 64) a byte each, 4 unpacked first,"
-                + " packed back after"), r.out());
+        // A dense destination writes every slot: only the slots sharing its edge bytes are
+        // unpacked first. 230 bytes: the plan's 64 + 64, unpacking 2 bytes into 4 slots, packing
+        // 64 slots into 32 bytes.
+        assertEquals("""
+                staged copy s8[64]{0} strides [1] -> s4[64]{0:E(4)} strides [1]: 64 elements, 230 bytes, 1 thread
+                  why: packed sub-byte storage: the planned kernels address a byte a slot
+                  temporary s4[64], 64 bytes: the destination's slots, a byte each
+                  staged destination: 4-bit slots [0, 64) a byte each, 4 unpacked first, packed back after
+                  planned copy s8[64]{0} strides [1] -> the destination's slots s4[64] strides [1] offset 0: \
+                64 elements, 128 bytes, 1 thread
+                    run CONVERT: 64 elements, src +0, dst +0, loops [64: 1/1]
+                """, r.out());
     }
 
     @Test
