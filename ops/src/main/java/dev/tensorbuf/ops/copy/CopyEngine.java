@@ -49,10 +49,35 @@ public final class CopyEngine {
     /** The most threads an engine may have; {@link #of(int)} refuses more. */
     public static final int MAX_PARALLELISM = CopyExecutor.MAX_PARALLELISM;
 
-    /** The settings of the system properties, read once: where {@link #of(int)} and its kin start from. */
-    private static final Config SYSTEM = Config.fromSystemProperties();
+    /**
+     * The settings of the system properties, read once: where {@link #defaults()}, {@link #of(int)}
+     * and its kin start from; null when a property is malformed, which {@link #SYSTEM_REFUSED} says.
+     */
+    private static final Config SYSTEM;
+    private static final IllegalArgumentException SYSTEM_REFUSED;
+    private static final CopyEngine DEFAULT;
 
-    private static final CopyEngine DEFAULT = new CopyEngine(SYSTEM);
+    static {
+        Config system = null;
+        IllegalArgumentException refused = null;
+        try {
+            system = Config.fromSystemProperties();
+        } catch (IllegalArgumentException e) {
+            // Told on every use, not as a class that failed to initialize (NoClassDefFoundError after the first).
+            refused = e;
+        }
+        SYSTEM = system;
+        SYSTEM_REFUSED = refused;
+        DEFAULT = system == null ? null : new CopyEngine(system);
+    }
+
+    /** {@return the system properties' settings} @throws IllegalArgumentException naming a malformed property */
+    private static Config system() {
+        if (SYSTEM == null) {
+            throw new IllegalArgumentException(SYSTEM_REFUSED.getMessage(), SYSTEM_REFUSED);
+        }
+        return SYSTEM;
+    }
 
     private final CopyExecutor executor;
     private final Config config;
@@ -237,8 +262,13 @@ public final class CopyEngine {
         }
     }
 
-    /** {@return the shared engine: {@link Config#fromSystemProperties()} as the class loaded} */
+    /**
+     * {@return the shared engine: {@link Config#fromSystemProperties()} as the class loaded}
+     *
+     * @throws IllegalArgumentException naming a {@code tensorbuf.copy.*} property that is malformed
+     */
     public static CopyEngine defaults() {
+        system();
         return DEFAULT;
     }
 
@@ -259,7 +289,7 @@ public final class CopyEngine {
      * @throws IllegalArgumentException if {@code parallelism < 1} or above {@link #MAX_PARALLELISM}
      */
     public static CopyEngine of(int parallelism) {
-        return new CopyEngine(SYSTEM.withParallelism(parallelism));
+        return new CopyEngine(system().withParallelism(parallelism));
     }
 
     /**
@@ -269,7 +299,7 @@ public final class CopyEngine {
      * @throws IllegalArgumentException if {@code parallelism < 1} or above {@link #MAX_PARALLELISM}
      */
     public static CopyEngine of(int parallelism, boolean vectorKernels) {
-        return new CopyEngine(SYSTEM.withParallelism(parallelism).withVectorKernels(vectorKernels && SYSTEM.vectorKernels()));
+        return new CopyEngine(system().withParallelism(parallelism).withVectorKernels(vectorKernels && SYSTEM.vectorKernels()));
     }
 
     /**
@@ -280,7 +310,7 @@ public final class CopyEngine {
      *     or the threshold is negative
      */
     public static CopyEngine of(int parallelism, boolean vectorKernels, long parallelThresholdBytes) {
-        return new CopyEngine(SYSTEM.withParallelism(parallelism).withVectorKernels(vectorKernels && SYSTEM.vectorKernels())
+        return new CopyEngine(system().withParallelism(parallelism).withVectorKernels(vectorKernels && SYSTEM.vectorKernels())
                 .withParallelThresholdBytes(parallelThresholdBytes));
     }
 
