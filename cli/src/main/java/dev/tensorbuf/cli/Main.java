@@ -41,6 +41,7 @@ public final class Main {
                 new ComposeCommand(),
                 new InspectCommand(),
                 new ConvertCommand(),
+                new PlanCommand(),
                 new RunCommand(),
                 new BenchCommand());
         for (Command c : all) {

@@ -19,15 +19,17 @@ import dev.tensorbuf.views.TensorView;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
  * Copies and converts between any two layouts: plans once ({@link CopyPlan}), then runs the
  * plan's kernels, on several threads for steps above
- * 4 MiB (system property {@code tensorbuf.copy.parallelThresholdBytes}, read once). The Vector API kernels run when the
- * JVM has {@code --add-modules jdk.incubator.vector}, else the scalar ones (system property
- * {@code tensorbuf.copy.vector=false} forces scalar). An engine's helper threads are daemon
+ * 4 MiB by default. The Vector API kernels run when the module {@code jdk.incubator.vector} is
+ * resolved (on the class path {@code --add-modules jdk.incubator.vector}; on the module path
+ * {@code dev.tensorbuf.ops} requires it), else the scalar ones. Its settings are one
+ * {@link Config}; {@link #explain} shows what a copy will do without doing it. An engine's helper threads are daemon
  * threads named {@code tensorbuf-copy-E-I}: E numbers the engines in the order they were made
  * (0 is {@link #defaults()}), I the helper. They start at the engine's first parallel copy and end
  * after 30 s without work. A helper that cannot start (a thread limit) leaves its share to the
@@ -47,48 +49,257 @@ public final class CopyEngine {
     /** The most threads an engine may have; {@link #of(int)} refuses more. */
     public static final int MAX_PARALLELISM = CopyExecutor.MAX_PARALLELISM;
 
-    private static final CopyEngine DEFAULT = of(Math.min(MAX_PARALLELISM, Runtime.getRuntime().availableProcessors()));
+    /**
+     * The settings of the system properties, read once: where {@link #defaults()}, {@link #of(int)}
+     * and its kin start from; null when a property is malformed, which {@link #SYSTEM_REFUSED} says.
+     */
+    private static final Config SYSTEM;
+    private static final IllegalArgumentException SYSTEM_REFUSED;
+    private static final CopyEngine DEFAULT;
 
-    private final CopyExecutor executor;
-    private final int parallelism;
-
-    private CopyEngine(int parallelism, boolean vector, long thresholdBytes) {
-        if (parallelism < 1) {
-            throw new IllegalArgumentException("parallelism must be >= 1, got " + parallelism);
+    static {
+        Config system = null;
+        IllegalArgumentException refused = null;
+        try {
+            system = Config.fromSystemProperties();
+        } catch (IllegalArgumentException e) {
+            // Told on every use, not as a class that failed to initialize (NoClassDefFoundError after the first).
+            refused = e;
         }
-        if (parallelism > MAX_PARALLELISM) {
-            throw new IllegalArgumentException("parallelism " + parallelism + " is above the most an engine may have, "
-                    + MAX_PARALLELISM + " (one thread each; more than any machine's cores only slows a copy)");
-        }
-        if (thresholdBytes < 0) {
-            throw new IllegalArgumentException("parallel threshold must be >= 0 bytes, got " + thresholdBytes);
-        }
-        this.parallelism = parallelism;
-        this.executor = new CopyExecutor(parallelism, vector, thresholdBytes);
+        SYSTEM = system;
+        SYSTEM_REFUSED = refused;
+        DEFAULT = system == null ? null : new CopyEngine(system);
     }
 
-    /** {@return the shared engine: all cores, Vector API kernels where available} */
-    public static CopyEngine defaults() {
-        return DEFAULT;
+    /** {@return the system properties' settings} @throws IllegalArgumentException naming a malformed property */
+    private static Config system() {
+        if (SYSTEM == null) {
+            throw new IllegalArgumentException(SYSTEM_REFUSED.getMessage(), SYSTEM_REFUSED);
+        }
+        return SYSTEM;
+    }
+
+    private final CopyExecutor executor;
+    private final Config config;
+
+    private CopyEngine(Config config) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.executor = new CopyExecutor(config);
     }
 
     /**
-     * {@return an engine running large copies on {@code parallelism} threads}
+     * An engine's settings: one immutable value, validated when made. {@link #of()} holds the
+     * built-in defaults; {@link #fromSystemProperties()} is the one place the {@code tensorbuf.copy.*}
+     * system properties are read (the command line's {@code -D} flags and {@code TENSORBUF_JAVA_OPTS}
+     * reach the engine through it). Change one setting with its wither.
+     * {@snippet :
+     * CopyEngine engine = CopyEngine.of(CopyEngine.Config.of().withParallelism(4).withParallelThresholdBytes(1 << 20));
+     * engine.threadsFor(2 << 20);   // 4
+     * CopyEngine.Config.of().withParallelism(0);   // IllegalArgumentException: parallelism must be >= 1, got 0
+     * }
+     *
+     * @param parallelism threads a large copy runs on, 1 to {@link #MAX_PARALLELISM}
+     *     (property {@code tensorbuf.copy.parallelism}; default: the cores)
+     * @param vectorKernels whether the Vector API kernels run where the module is present
+     *     ({@code tensorbuf.copy.vector}; default true)
+     * @param parallelThresholdBytes batches of steps moving fewer bytes (read plus written) run on
+     *     the calling thread ({@code tensorbuf.copy.parallelThresholdBytes}; default 4 MiB)
+     * @param scalarFirstBytes bytes each kernel moves in this JVM in scalar code before its vector
+     *     version runs, 0 for vector at once ({@code tensorbuf.copy.scalarFirstBytes}; default 0;
+     *     the launcher sets 256 MiB for {@code convert} and {@code run})
+     * @param stageDestination whether transposes that write in strided passes write through the
+     *     pooled 6 MiB scratch buffers ({@link #scratchMemory()}; {@code tensorbuf.copy.stageDestination}; default true)
+     * @param transposeBandBytes bytes of one band of a blocked 16x16 transpose, 0 unbanded
+     *     ({@code tensorbuf.copy.transposeBandBytes}; default 256 KiB)
+     * @param replicateBytes smallest destination block a fill replicates by bulk copies, 0 never
+     *     ({@code tensorbuf.copy.replicateBytes}; default 64 KiB)
+     * @param spinMicros how long a helper thread polls for the next batch before parking
+     *     ({@code tensorbuf.copy.spinMicros}; default 500)
+     */
+    public record Config(int parallelism, boolean vectorKernels, long parallelThresholdBytes, long scalarFirstBytes,
+                         boolean stageDestination, long transposeBandBytes, long replicateBytes, long spinMicros) {
+
+        /** The prefix of every property {@link #fromSystemProperties()} reads. */
+        public static final String PROPERTY_PREFIX = "tensorbuf.copy.";
+
+        /** @throws IllegalArgumentException naming the setting, for a value out of its range */
+        public Config {
+            if (parallelism < 1) {
+                throw new IllegalArgumentException("parallelism must be >= 1, got " + parallelism);
+            }
+            if (parallelism > MAX_PARALLELISM) {
+                throw new IllegalArgumentException("parallelism " + parallelism + " is above the most an engine may have, "
+                        + MAX_PARALLELISM + " (one thread each; more than any machine's cores only slows a copy)");
+            }
+            if (parallelThresholdBytes < 0) {
+                throw new IllegalArgumentException("parallel threshold must be >= 0 bytes, got " + parallelThresholdBytes);
+            }
+            if (scalarFirstBytes < 0) {
+                throw new IllegalArgumentException("scalarFirstBytes must be >= 0, got " + scalarFirstBytes);
+            }
+            if (transposeBandBytes < 0) {
+                throw new IllegalArgumentException("transposeBandBytes must be >= 0 (0: unbanded), got " + transposeBandBytes);
+            }
+            if (replicateBytes < 0) {
+                throw new IllegalArgumentException("replicateBytes must be >= 0 (0: never), got " + replicateBytes);
+            }
+            if (spinMicros < 0 || spinMicros > Long.MAX_VALUE / 1_000) {
+                throw new IllegalArgumentException("spinMicros must be in [0, " + Long.MAX_VALUE / 1_000 + "], got "
+                        + spinMicros);
+            }
+        }
+
+        /** {@return the built-in defaults: all cores (at most {@link #MAX_PARALLELISM}), no system property read} */
+        public static Config of() {
+            return new Config(Math.min(MAX_PARALLELISM, Runtime.getRuntime().availableProcessors()), true,
+                    CopyExecutor.PARALLEL_THRESHOLD_BYTES, 0, true, CopyExecutor.TRANSPOSE_BAND_BYTES,
+                    CopyExecutor.REPLICATE_BYTES, 500);
+        }
+
+        /**
+         * {@return {@link #of()} with each {@code tensorbuf.copy.*} system property that is set in
+         * its place} The one place the engine's system properties are read.
+         *
+         * @throws IllegalArgumentException naming the property, for a value that is not a number
+         *     or a boolean, or is out of range
+         */
+        public static Config fromSystemProperties() {
+            return fromProperties(System.getProperties());
+        }
+
+        /** {@return {@link #of()} with each {@code tensorbuf.copy.*} entry of {@code properties} in its place} */
+        public static Config fromProperties(java.util.Properties properties) {
+            Config d = of();
+            try {
+                return new Config(
+                        (int) number(properties, "parallelism", d.parallelism()),
+                        bool(properties, "vector", d.vectorKernels()),
+                        number(properties, "parallelThresholdBytes", d.parallelThresholdBytes()),
+                        number(properties, "scalarFirstBytes", d.scalarFirstBytes()),
+                        bool(properties, "stageDestination", d.stageDestination()),
+                        number(properties, "transposeBandBytes", d.transposeBandBytes()),
+                        number(properties, "replicateBytes", d.replicateBytes()),
+                        number(properties, "spinMicros", d.spinMicros()));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("system properties " + PROPERTY_PREFIX + "*: " + e.getMessage(), e);
+            }
+        }
+
+        private static long number(java.util.Properties p, String key, long otherwise) {
+            String v = p.getProperty(PROPERTY_PREFIX + key);
+            if (v == null) {
+                return otherwise;
+            }
+            try {
+                long n = Long.parseLong(v.strip());
+                if (key.equals("parallelism") && (n < Integer.MIN_VALUE || n > Integer.MAX_VALUE)) {
+                    throw new IllegalArgumentException(PROPERTY_PREFIX + key + "=" + v + " is not a thread count");
+                }
+                return n;
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(PROPERTY_PREFIX + key + "=" + v + " is not an integer");
+            }
+        }
+
+        private static boolean bool(java.util.Properties p, String key, boolean otherwise) {
+            String v = p.getProperty(PROPERTY_PREFIX + key);
+            if (v == null) {
+                return otherwise;
+            }
+            return switch (v.strip().toLowerCase(java.util.Locale.ROOT)) {
+                case "true" -> true;
+                case "false" -> false;
+                default -> throw new IllegalArgumentException(PROPERTY_PREFIX + key + "=" + v + " is not true or false");
+            };
+        }
+
+        /** {@return this config with {@code n} threads} @throws IllegalArgumentException as the constructor */
+        public Config withParallelism(int n) {
+            return new Config(n, vectorKernels, parallelThresholdBytes, scalarFirstBytes, stageDestination,
+                    transposeBandBytes, replicateBytes, spinMicros);
+        }
+
+        /** {@return this config with the Vector API kernels on or off} */
+        public Config withVectorKernels(boolean on) {
+            return new Config(parallelism, on, parallelThresholdBytes, scalarFirstBytes, stageDestination,
+                    transposeBandBytes, replicateBytes, spinMicros);
+        }
+
+        /** {@return this config with another parallel threshold} @throws IllegalArgumentException if negative */
+        public Config withParallelThresholdBytes(long bytes) {
+            return new Config(parallelism, vectorKernels, bytes, scalarFirstBytes, stageDestination, transposeBandBytes,
+                    replicateBytes, spinMicros);
+        }
+
+        /** {@return this config with another scalar-first threshold} @throws IllegalArgumentException if negative */
+        public Config withScalarFirstBytes(long bytes) {
+            return new Config(parallelism, vectorKernels, parallelThresholdBytes, bytes, stageDestination,
+                    transposeBandBytes, replicateBytes, spinMicros);
+        }
+
+        /** {@return this config with staging through scratch on or off} */
+        public Config withStageDestination(boolean on) {
+            return new Config(parallelism, vectorKernels, parallelThresholdBytes, scalarFirstBytes, on, transposeBandBytes,
+                    replicateBytes, spinMicros);
+        }
+
+        /** {@return this config with another transpose band} @throws IllegalArgumentException if negative */
+        public Config withTransposeBandBytes(long bytes) {
+            return new Config(parallelism, vectorKernels, parallelThresholdBytes, scalarFirstBytes, stageDestination, bytes,
+                    replicateBytes, spinMicros);
+        }
+
+        /** {@return this config with another fill replication block} @throws IllegalArgumentException if negative */
+        public Config withReplicateBytes(long bytes) {
+            return new Config(parallelism, vectorKernels, parallelThresholdBytes, scalarFirstBytes, stageDestination,
+                    transposeBandBytes, bytes, spinMicros);
+        }
+
+        /** {@return this config with another helper spin} @throws IllegalArgumentException if out of range */
+        public Config withSpinMicros(long micros) {
+            return new Config(parallelism, vectorKernels, parallelThresholdBytes, scalarFirstBytes, stageDestination,
+                    transposeBandBytes, replicateBytes, micros);
+        }
+    }
+
+    /**
+     * {@return the shared engine: {@link Config#fromSystemProperties()} as the class loaded}
+     *
+     * @throws IllegalArgumentException naming a {@code tensorbuf.copy.*} property that is malformed
+     */
+    public static CopyEngine defaults() {
+        system();
+        return DEFAULT;
+    }
+
+    /** {@return an engine with every setting of {@code config}} */
+    public static CopyEngine of(Config config) {
+        return new CopyEngine(config);
+    }
+
+    /** {@return this engine's settings} */
+    public Config config() {
+        return config;
+    }
+
+    /**
+     * {@return an engine running large copies on {@code parallelism} threads, its other settings
+     * those of the system properties ({@link Config#fromSystemProperties()})}
      *
      * @throws IllegalArgumentException if {@code parallelism < 1} or above {@link #MAX_PARALLELISM}
      */
     public static CopyEngine of(int parallelism) {
-        return of(parallelism, true);
+        return new CopyEngine(system().withParallelism(parallelism));
     }
 
     /**
-     * {@return an engine with {@code parallelism} threads, using the Vector API kernels only if
-     * {@code vectorKernels} and the module is present}
+     * {@return an engine as {@link #of(int)}, using the Vector API kernels only if
+     * {@code vectorKernels}, the module is present and {@code tensorbuf.copy.vector} is not false}
      *
      * @throws IllegalArgumentException if {@code parallelism < 1} or above {@link #MAX_PARALLELISM}
      */
     public static CopyEngine of(int parallelism, boolean vectorKernels) {
-        return new CopyEngine(parallelism, vectorKernels, CopyExecutor.PARALLEL_THRESHOLD_BYTES);
+        return new CopyEngine(system().withParallelism(parallelism).withVectorKernels(vectorKernels && SYSTEM.vectorKernels()));
     }
 
     /**
@@ -99,7 +310,8 @@ public final class CopyEngine {
      *     or the threshold is negative
      */
     public static CopyEngine of(int parallelism, boolean vectorKernels, long parallelThresholdBytes) {
-        return new CopyEngine(parallelism, vectorKernels, parallelThresholdBytes);
+        return new CopyEngine(system().withParallelism(parallelism).withVectorKernels(vectorKernels && SYSTEM.vectorKernels())
+                .withParallelThresholdBytes(parallelThresholdBytes));
     }
 
     /**
@@ -122,7 +334,7 @@ public final class CopyEngine {
 
     /** {@return the threads a large copy uses} */
     public int parallelism() {
-        return parallelism;
+        return config.parallelism();
     }
 
     /**
@@ -135,7 +347,7 @@ public final class CopyEngine {
 
     /**
      * {@return whether the Vector API kernels run} From the first copy, unless
-     * {@code -Dtensorbuf.copy.scalarFirstBytes=N} holds each kernel to its scalar version until it
+     * {@link Config#scalarFirstBytes()} N ({@code -Dtensorbuf.copy.scalarFirstBytes=N}) holds each kernel to its scalar version until it
      * has moved N bytes: before C2 has compiled it a Vector API kernel is slower than scalar code,
      * which a process that copies once notices (bench/RESULTS.md, "First copies"; the launcher
      * sets 256 MiB for {@code convert} and {@code run}).
@@ -335,7 +547,7 @@ public final class CopyEngine {
                 }
             }
             try {
-                copyHeld(src, dst, affine);
+                copyHeld(src, dst, affine, 0);
             } catch (IllegalStateException e) {
                 throw CopyFailures.namingAClosedSide(e, src, dst);
             } catch (WrongThreadException e) {
@@ -351,7 +563,37 @@ public final class CopyEngine {
         }
     }
 
-    private void copyHeld(TensorView src, TensorView dst, ChannelAffine affine) {
+    /** How a copy of two views goes: decided by {@link #route}, run by {@link #copyHeld}, shown by {@link #explainHeld}. */
+    private sealed interface Route {
+    }
+
+    /** Both sides are one access each: one plan. */
+    private record Planned(CopyPlan plan) implements Route {
+    }
+
+    /** The source is copied whole into a temporary first. */
+    private record ThroughTemporary(String reason) implements Route {
+    }
+
+    /** Either side is made of pieces: one copy per part. */
+    private record Pieces(List<PieceCopies.Part> parts) implements Route {
+    }
+
+    /** A packed sub-byte side staged through byte-a-slot temporaries. */
+    private record Staged(SubByteStaging.Staging staging) implements Route {
+    }
+
+    /** Every index through both maps. */
+    private record Elements(String reason) implements Route {
+    }
+
+    /**
+     * {@return how {@code src} goes into {@code dst}} Reads and writes no element; planning a
+     * single-access copy checks it as {@link CopyPlan#of(Access, Access, ChannelAffine)} does.
+     *
+     * @param nesting the part splits this copy is inside
+     */
+    private Route route(TensorView src, TensorView dst, ChannelAffine affine, int nesting) {
         for (TensorView side : List.of(src, dst)) {
             if (!side.isHostAccessible()) {
                 throw new UnsupportedOperationException("the copy engine moves host memory only, and the "
@@ -362,36 +604,262 @@ public final class CopyEngine {
         }
         var from = ViewAdapter.access(src);
         var to = ViewAdapter.destination(dst);
-        boolean shared = from.isPresent() && to.isPresent() ? Reach.overlap(from.get(), to.get())
-                : ViewAdapter.shareBuffers(src, dst);
         boolean planned = from.isPresent() && to.isPresent();
+        boolean shared = planned ? Reach.overlap(from.get(), to.get()) : ViewAdapter.shareBuffers(src, dst);
         if (src.elementCount() > 0 && (shared || (affine != null && !planned))) {
             // As NumPy's copyto: the source is read whole before any of it is overwritten. The
             // scale and bias run in planned copies only, so a source or destination over several
             // pieces (or packed sub-byte) goes through dense temporaries too.
-            try (Allocator temporary = Allocators.shared()) {
-                long[] dims = Extents.toArray(src.dims());
-                TensorView dense = materialize(src, src.dtype(), StridedLayout.packed(dims), temporary);
-                if (affine == null) {
-                    copy(dense, dst);
-                } else if (to.isPresent()) {
-                    copy(ViewAdapter.access(dense).orElseThrow(), to.get(), affine);
-                } else {
-                    long bytes = Sizes.multiply(dense.elementCount(), dst.dtype().byteWidth(), () -> "bytes of " + dst);
-                    TensorView scaled = TensorView.strided(temporary.allocate(Math.max(1, bytes)), dst.dtype(),
-                            StridedLayout.packed(dims));
-                    copy(ViewAdapter.access(dense).orElseThrow(), ViewAdapter.access(scaled).orElseThrow(), affine);
-                    copy(scaled, dst);
+            return new ThroughTemporary(shared ? "the source and the destination share memory"
+                    : "a scale and bias run in planned copies only, and a side is over several pieces or packed");
+        }
+        if (planned) {
+            return new Planned(CopyPlan.of(from.get(), to.get(), affine));
+        }
+        if (affine == null) {
+            Optional<List<PieceCopies.Part>> parts = PieceCopies.parts(src, dst, nesting);
+            if (parts.isPresent()) {
+                return new Pieces(parts.get());
+            }
+        }
+        Optional<SubByteStaging.Staging> staging = SubByteStaging.plan(src, dst, from, to);
+        if (staging.isPresent()) {
+            return new Staged(staging.get());
+        }
+        return new Elements(elementReason(src, dst, from, to, nesting));
+    }
+
+    /** {@return why a copy goes element by element, in words} */
+    private static String elementReason(TensorView src, TensorView dst, Optional<Access> from, Optional<Access> to,
+                                        int nesting) {
+        if (src.elementCount() == 0) {
+            return "nothing to copy";
+        }
+        if (nesting >= PieceCopies.MAX_NESTING) {
+            return "parts split " + PieceCopies.MAX_NESTING + " deep, one inside the other";
+        }
+        boolean packed = src.access().storageBits() < 8 || dst.access().storageBits() < 8;
+        if (packed && (from.isEmpty() && src.map().pieces().size() > 1 || to.isEmpty() && dst.map().pieces().size() > 1)) {
+            return "packed sub-byte storage over several pieces";
+        }
+        if (packed) {
+            return "packed sub-byte storage that staging declines: a view reaching far more slots than it has"
+                    + " elements, a destination written twice or read-only, or complex into real";
+        }
+        return "views over several pieces that do not split into boxes (a broadcast or strided slice of a"
+                + " concatenation, a padded destination, one written twice or read-only)";
+    }
+
+    private void copyHeld(TensorView src, TensorView dst, ChannelAffine affine, int nesting) {
+        switch (route(src, dst, affine, nesting)) {
+            // Not execute(): its failures name the Access sides, and copyViews names the views.
+            case Planned(CopyPlan plan) -> executor.execute(plan);
+            case ThroughTemporary t -> throughTemporary(src, dst, affine, null);
+            case Pieces(List<PieceCopies.Part> parts) -> {
+                ViewAdapter.zeroTileSlots(dst);
+                for (PieceCopies.Part p : parts) {
+                    if (p.src().elementCount() > 0) {
+                        copyHeld(p.src(), p.dst(), null, nesting + 1);
+                    }
                 }
             }
-        } else if (planned) {
-            // Not execute(): its failures name the Access sides, and copyViews names the views.
-            executor.execute(CopyPlan.of(from.get(), to.get(), affine));
-        } else if (affine == null && PieceCopies.copy(src, dst, (s, d) -> copyHeld(s, d, null))) {
-            // Pads and concatenations, and ops over them, have gone part by part, each part planned.
-        } else if (!SubByteStaging.copy(src, dst, from, to, executor)) {
-            ViewAdapter.copyElements(src, dst);
+            case Staged(SubByteStaging.Staging staging) -> staging.run(executor);
+            case Elements e -> ViewAdapter.copyElements(src, dst);
         }
+    }
+
+    /**
+     * Copies {@code src} into a dense temporary, then that into {@code dst} (scaled, when
+     * {@code affine} is given, through a second temporary unless {@code dst} is one access).
+     * With {@code explained} given, the copies are explained into it instead of run: the
+     * temporaries are allocated all the same, as the copies' routes are decided on them.
+     */
+    private void throughTemporary(TensorView src, TensorView dst, ChannelAffine affine, List<CopyPlan.Explanation> explained) {
+        boolean run = explained == null;
+        try (Allocator temporary = Allocators.shared()) {
+            long[] dims = Extents.toArray(src.dims());
+            TensorView dense = TensorView.strided(temporary.allocate(denseBytes(src, src.dtype())), src.dtype(),
+                    StridedLayout.packed(dims));
+            if (run) {
+                copy(src, dense);
+            } else {
+                explained.add(explainHeld(src, dense, null, 0));
+            }
+            Optional<Access> to = ViewAdapter.destination(dst);
+            if (affine == null) {
+                if (run) {
+                    copy(dense, dst);
+                } else {
+                    explained.add(explainHeld(dense, dst, null, 0));
+                }
+            } else if (to.isPresent()) {
+                Access in = ViewAdapter.access(dense).orElseThrow();
+                if (run) {
+                    copy(in, to.get(), affine);
+                } else {
+                    explained.add(explainPlanned(CopyPlan.of(in, to.get(), affine), dense.toString(), dst.toString()));
+                }
+            } else {
+                TensorView scaled = TensorView.strided(temporary.allocate(denseBytes(src, dst.dtype())), dst.dtype(),
+                        StridedLayout.packed(dims));
+                CopyPlan plan = CopyPlan.of(ViewAdapter.access(dense).orElseThrow(), ViewAdapter.access(scaled).orElseThrow(),
+                        affine);
+                if (run) {
+                    execute(plan);
+                    copy(scaled, dst);
+                } else {
+                    explained.add(explainPlanned(plan, dense.toString(), scaled.toString()));
+                    explained.add(explainHeld(scaled, dst, null, 0));
+                }
+            }
+        }
+    }
+
+    /** {@return the bytes of a dense temporary of {@code src}'s dims in {@code dtype}, at least 1} */
+    private static long denseBytes(TensorView src, DType dtype) {
+        return Math.max(1, Sizes.multiply(src.elementCount(), dtype.byteWidth(), () -> "bytes of a temporary " + dtype
+                + src.dims()));
+    }
+
+    /**
+     * {@return what {@link #copy(TensorView, TensorView)} of {@code src} into {@code dst} does, without
+     * doing it: its route, each planned copy's steps and threads, temporaries, staging and bytes}
+     * Nothing is read or written. A copy between views that share memory is explained as it runs,
+     * through a temporary, which is allocated (not written) while its copies are planned.
+     * {@snippet :
+     * TensorView joined = Ops.concatenate(0, List.of(a, b));   // two f32[2,3] views
+     * CopyPlan.Explanation e = engine.explain(joined, TensorView.of(out, "f32[4,3]{1,0}"));
+     * e.route();          // PIECES
+     * e.parts().size();   // 2: each part a PLANNED BULK copy into its rows
+     * }
+     *
+     * @throws IllegalArgumentException as {@link #copy(TensorView, TensorView)} does before it writes
+     * @throws UnsupportedOperationException if either view is in memory Java cannot touch
+     */
+    public CopyPlan.Explanation explain(TensorView src, TensorView dst) {
+        return explain(src, dst, null);
+    }
+
+    /**
+     * {@return what {@link #copy(TensorView, TensorView, ChannelAffine)} does, as
+     * {@link #explain(TensorView, TensorView)}; {@code affine} may be null}
+     */
+    public CopyPlan.Explanation explain(TensorView src, TensorView dst, ChannelAffine affine) {
+        if (!src.dims().equals(dst.dims())) {
+            throw new IllegalArgumentException("cannot copy " + src + " into " + dst + ": dims " + src.dims()
+                    + " differ from " + dst.dims());
+        }
+        return explainHeld(src, dst, affine, 0);
+    }
+
+    /** {@return what {@link #execute(CopyPlan)} does with {@code plan}: its steps, threads and bytes} */
+    public CopyPlan.Explanation explain(CopyPlan plan) {
+        return explainPlanned(plan, describe(plan.src()), describe(plan.dst()));
+    }
+
+    private static String describe(Access a) {
+        return a.dtype() + a.dims().toString().replace(" ", "") + switch (a.addressing()) {
+            case Access.Strided(StridedLayout l) -> " strides " + l.strides() + " offset " + l.offset();
+            case Access.Tiled(ArrayShape s) -> " as " + s;
+            case Access.Mapped(var m) -> " through " + m;
+        };
+    }
+
+    private CopyPlan.Explanation explainPlanned(CopyPlan plan, String source, String destination) {
+        return new CopyPlan.Explanation(CopyPlan.Explanation.Route.PLANNED, source, destination, plan.src().elementCount(),
+                plan.src().elementCount() == 0 ? 0 : plan.bytesMoved(), executor.threadsFor(plan), plan.steps(), List.of(),
+                List.of(), 0, List.of(), "");
+    }
+
+    private CopyPlan.Explanation explainHeld(TensorView src, TensorView dst, ChannelAffine affine, int nesting) {
+        String from = src.toString();
+        String to = dst.toString();
+        long n = src.elementCount();
+        return switch (route(src, dst, affine, nesting)) {
+            case Planned(CopyPlan plan) -> explainPlanned(plan, from, to);
+            case ThroughTemporary(String reason) -> {
+                List<CopyPlan.Explanation> parts = new ArrayList<>();
+                throughTemporary(src, dst, affine, parts);
+                List<CopyPlan.Explanation.Temporary> temporaries = new ArrayList<>();
+                temporaries.add(new CopyPlan.Explanation.Temporary("the source, read whole before the destination is"
+                        + " written", src.dtype(), src.dims(), denseBytes(src, src.dtype())));
+                if (parts.size() == 3) {
+                    temporaries.add(new CopyPlan.Explanation.Temporary("the source scaled, in the destination's type",
+                            dst.dtype(), src.dims(), denseBytes(src, dst.dtype())));
+                }
+                yield composite(CopyPlan.Explanation.Route.THROUGH_TEMPORARY, from, to, n, parts, temporaries, List.of(),
+                        0, 0, reason);
+            }
+            case Pieces(List<PieceCopies.Part> pieces) -> {
+                List<CopyPlan.Explanation> parts = new ArrayList<>();
+                for (PieceCopies.Part p : pieces) {
+                    if (p.src().elementCount() > 0) {
+                        parts.add(explainHeld(p.src(), p.dst(), null, nesting + 1));
+                    }
+                }
+                long zeroed = ViewAdapter.tileSlotBytes(dst);
+                yield composite(CopyPlan.Explanation.Route.PIECES, from, to, n, parts, List.of(), List.of(), zeroed, zeroed,
+                        src.map().pieces().size() > 1 ? "the source is over " + src.map().pieces().size() + " pieces"
+                                : "the destination is over " + dst.map().pieces().size() + " pieces");
+            }
+            case Staged(SubByteStaging.Staging staging) -> {
+                CopyPlan inner = staging.innerPlan(PLACEHOLDER);
+                List<CopyPlan.Explanation.Temporary> temporaries = new ArrayList<>();
+                List<CopyPlan.Explanation.Staged> staged = new ArrayList<>();
+                long bytes = 0;
+                for (SubByteStaging.StagedSide s : staging.sides()) {
+                    boolean source = s.side().equals("source");
+                    staged.add(new CopyPlan.Explanation.Staged(s.side(), s.bits(), s.firstSlot(), s.slots(), s.unpacked(),
+                            s.packedBack()));
+                    temporaries.add(new CopyPlan.Explanation.Temporary("the " + s.side() + "'s slots, a byte each",
+                            source ? src.dtype() : dst.dtype(), List.of(s.slots()), Math.max(1, s.slots())));
+                    // Unpacking reads the packed bytes and writes a byte a slot; packing back the reverse.
+                    bytes += s.unpacked() + s.unpacked() * s.bits() / 8;
+                    if (s.packedBack()) {
+                        bytes += s.slots() + s.slots() * s.bits() / 8;
+                    }
+                }
+                CopyPlan.Explanation planned = explainPlanned(inner, source(staging, from, inner), target(staging, to, inner));
+                yield composite(CopyPlan.Explanation.Route.STAGED, from, to, n, List.of(planned), temporaries, staged,
+                        staging.zeroedBytes(), bytes + staging.zeroedBytes(),
+                        "packed sub-byte storage: the planned kernels address a byte a slot");
+            }
+            case Elements(String reason) -> {
+                long zeroed = n == 0 ? 0 : ViewAdapter.tileSlotBytes(dst);
+                long bytes = n == 0 ? 0 : Sizes.add(Sizes.multiply(n, src.dtype().byteWidth() + dst.dtype().byteWidth(),
+                        "bytes moved"), zeroed, "bytes moved");
+                yield new CopyPlan.Explanation(CopyPlan.Explanation.Route.ELEMENTS, from, to, n, bytes, 1, List.of(),
+                        List.of(), List.of(), zeroed, List.of(), reason);
+            }
+        };
+    }
+
+    /** Stands for a staged temporary in an explanation: its plan is made over it, nothing touches it. */
+    private static final java.lang.foreign.MemorySegment PLACEHOLDER = java.lang.foreign.MemorySegment.ofArray(new byte[0]);
+
+    private static String source(SubByteStaging.Staging staging, String view, CopyPlan inner) {
+        return staging.sides().getFirst().side().equals("source") ? "the source's slots " + describe(inner.src()) : view;
+    }
+
+    private static String target(SubByteStaging.Staging staging, String view, CopyPlan inner) {
+        return staging.sides().getLast().side().equals("destination") ? "the destination's slots " + describe(inner.dst())
+                : view;
+    }
+
+    /** {@return an explanation of a copy made of {@code parts}: their bytes added, the most threads of any} */
+    private static CopyPlan.Explanation composite(CopyPlan.Explanation.Route route, String from, String to, long n,
+                                                  List<CopyPlan.Explanation> parts,
+                                                  List<CopyPlan.Explanation.Temporary> temporaries,
+                                                  List<CopyPlan.Explanation.Staged> staged, long zeroed, long ownBytes,
+                                                  String reason) {
+        long bytes = ownBytes;
+        int threads = 1;
+        for (CopyPlan.Explanation p : parts) {
+            bytes = Sizes.add(bytes, p.bytes(), "bytes moved");
+            threads = Math.max(threads, p.threads());
+        }
+        return new CopyPlan.Explanation(route, from, to, n, bytes, threads, List.of(), temporaries, staged, zeroed, parts,
+                reason);
     }
 
     private static String describeSpaces(TensorView view) {

@@ -100,6 +100,120 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
         return new CopyPlan(src, dst, Optional.ofNullable(affine), planned.steps());
     }
 
+    /**
+     * {@return what this plan does, as the shared engine ({@link CopyEngine#defaults()}) runs it:
+     * its steps, threads and bytes} {@link CopyEngine#explain(CopyPlan)} gives another engine's threads.
+     */
+    public Explanation explain() {
+        return CopyEngine.defaults().explain(this);
+    }
+
+    /**
+     * What a copy does, worked out without reading or writing an element, as a database's
+     * {@code EXPLAIN} shows a query's plan: the route it takes, the steps of each planned copy
+     * (kernel, loops), the threads, the temporaries and staging, the bytes moved. A copy split
+     * into parts has one explanation per part, in the order they run. {@link #toString()} is a
+     * readable tree, {@link #toJson()} the same as one JSON object.
+     * {@snippet :
+     * TensorView nchw = TensorView.of(in, "f32[2,3,4,5]{3,2,1,0}");
+     * TensorView nhwc = TensorView.of(out, "f32[2,4,5,3]{3,2,1,0}");
+     * CopyPlan.Explanation e = CopyEngine.of(1).explain(Ops.transpose(nchw, 0, 2, 3, 1), nhwc);
+     * e.route();   // PLANNED
+     * e.toString();
+     * // planned copy f32[2,4,5,3] ... -> f32[2,4,5,3]{3,2,1,0}: 120 elements, 960 bytes, 1 thread
+     * //   run INTERLEAVE: 120 elements, src +0, dst +0, loops [2: 60/60, 20: 1/3, 3: 20/1]
+     * }
+     *
+     * @param route how the copy goes
+     * @param source the source, as its view prints
+     * @param destination the destination, as its view prints
+     * @param elements the elements copied
+     * @param bytes bytes read plus bytes written by every step, temporaries, staging and zeroing included
+     * @param threads the most threads a step runs on
+     * @param steps a planned copy's steps, in order; empty for other routes
+     * @param temporaries the memory allocated for the copy and freed after it
+     * @param staging packed sub-byte sides staged through byte-a-slot temporaries
+     * @param zeroedBytes bytes of a tiled destination zeroed besides the steps (its tile padding)
+     * @param parts the copies this one is made of, in the order they run
+     * @param reason why this route, in words
+     */
+    public record Explanation(Route route, String source, String destination, long elements, long bytes, int threads,
+                              List<Step> steps, List<Temporary> temporaries, List<Staged> staging, long zeroedBytes,
+                              List<Explanation> parts, String reason) {
+
+        /** The ways a copy goes. */
+        public enum Route {
+            /** One planned copy: loop nests run by the kernels. */
+            PLANNED,
+            /** Views over several buffers (pads, concatenations, ops over them): one copy per part. */
+            PIECES,
+            /** Packed sub-byte storage unpacked into byte-a-slot temporaries, a planned copy, packed back. */
+            STAGED,
+            /** The source copied whole into a temporary first: the sides share memory (as NumPy's {@code copyto}). */
+            THROUGH_TEMPORARY,
+            /** Every logical index read and written through the views' maps, one at a time, on the calling thread. */
+            ELEMENTS
+        }
+
+        /**
+         * A temporary buffer of the copy.
+         *
+         * @param holds what it holds, in words
+         * @param dtype its element type
+         * @param dims its dims (row-major, dense)
+         * @param bytes its size
+         */
+        public record Temporary(String holds, DType dtype, List<Long> dims, long bytes) {
+            /** @throws NullPointerException if an argument is null */
+            public Temporary {
+                Objects.requireNonNull(holds, "holds");
+                Objects.requireNonNull(dtype, "dtype");
+                dims = List.copyOf(dims);
+            }
+        }
+
+        /**
+         * One packed side of a staged copy.
+         *
+         * @param side {@code "source"} or {@code "destination"}
+         * @param bits the storage bits of a slot
+         * @param firstSlot the first slot staged
+         * @param slots the slots staged, a byte each in the temporary
+         * @param unpacked the slots unpacked into the temporary before the copy
+         * @param packedBack whether the temporary is packed back into the side afterwards
+         */
+        public record Staged(String side, int bits, long firstSlot, long slots, long unpacked, boolean packedBack) {
+        }
+
+        /** @throws NullPointerException if an argument is null */
+        public Explanation {
+            Objects.requireNonNull(route, "route");
+            Objects.requireNonNull(source, "source");
+            Objects.requireNonNull(destination, "destination");
+            steps = List.copyOf(steps);
+            temporaries = List.copyOf(temporaries);
+            staging = List.copyOf(staging);
+            parts = List.copyOf(parts);
+            Objects.requireNonNull(reason, "reason");
+        }
+
+        /** {@return whether this copy or any part of it takes {@code r}} */
+        public boolean uses(Route r) {
+            return route == r || parts.stream().anyMatch(p -> p.uses(r));
+        }
+
+        /** {@return the tree, one line per copy, step, temporary and staged side; parts indented under their copy} */
+        @Override
+        public String toString() {
+            return ExplanationText.text(this);
+        }
+
+        /** {@return the same as one JSON object: keys as the components, in snake_case; steps with a {@code "step"} kind} */
+        public String toJson() {
+            return ExplanationText.json(this);
+        }
+    }
+
     /** {@return bytes read plus bytes written, padding of the destination included} */
     public long bytesMoved() {
         long n = src.elementCount();

@@ -26,4 +26,13 @@ public final class Sizes {
             throw Errors.overflows(what.get(), a + " * " + b, e);
         }
     }
+
+    /** {@return {@code a + b}} @throws IllegalArgumentException naming {@code what} on overflow */
+    public static long add(long a, long b, String what) {
+        try {
+            return Math.addExact(a, b);
+        } catch (ArithmeticException e) {
+            throw Errors.overflows(what, a + " + " + b, e);
+        }
+    }
 }

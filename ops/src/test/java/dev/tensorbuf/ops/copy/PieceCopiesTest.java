@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Test;
  * Review: copying a padded or concatenated view went element by element (35-40 MB/s; u8[2^28]
  * as two slices joined took 7 s). The engine now copies such views part by part, each part
  * planned ({@code PieceCopies}). Every case here is checked byte for byte against the element
- * path ({@link ViewAdapter#copyElements}) into an identical destination, and the element path's
- * per-thread count says which path the engine took.
+ * path ({@link ViewAdapter#copyElements}) into an identical destination, and the engine's
+ * explanation of the copy ({@link CopyEngine#explain}) says which path it takes.
  */
 class PieceCopiesTest {
     private static final double FILL = -7;
@@ -63,11 +63,9 @@ class PieceCopiesTest {
             String kind = DESTINATIONS.get(random.nextInt(rank >= 2 ? DESTINATIONS.size() : 3));
             long seed = random.nextLong();
             CopyEngine engine = round % 3 == 0 ? CopyEngine.of(2, true, 0) : CopyEngine.of(1, round % 2 == 0);
-            long before = ViewAdapter.elementCopiesOnThisThread();
-            checkAgainstElementPath(engine, src, () -> destination(kind, to, dims, seed), "round " + round + ": " + src
-                    + " into " + kind + " " + to);
- assertEquals(before + (src.elementCount() > 0 ? 1 : 0), ViewAdapter.elementCopiesOnThisThread(),
-                    "round " + round + ": only the reference went element by element, " + src);
+            CopyPlan.Explanation e = checkAgainstElementPath(engine, src, () -> destination(kind, to, dims, seed),
+                    "round " + round + ": " + src + " into " + kind + " " + to);
+            assertEquals(0, elementCopies(e), "round " + round + ": only the reference went element by element, " + e);
             cases++;
         }
         assertEquals(400, cases);
@@ -91,7 +89,7 @@ class PieceCopiesTest {
                 out[dim] = total;
                 for (String kind : DESTINATIONS) {
                     TensorView src = joined;
-                    assertTakesNoElementPath(() -> checkAgainstElementPath(CopyEngine.of(1), src,
+                    assertTakesNoElementPath(checkAgainstElementPath(CopyEngine.of(1), src,
                             () -> destination(kind, DType.F32, out, 5), src + " into " + kind));
                 }
             }
@@ -110,7 +108,7 @@ class PieceCopiesTest {
             long[] out = Extents.toArray(padded.dims());
             for (String kind : DESTINATIONS) {
                 for (DType to : List.of(DType.F32, DType.S32)) {
-                    assertTakesNoElementPath(() -> checkAgainstElementPath(CopyEngine.of(1), padded,
+                    assertTakesNoElementPath(checkAgainstElementPath(CopyEngine.of(1), padded,
                             () -> destination(kind, to, out, 9), padded + " into " + kind + " " + to));
                 }
             }
@@ -133,7 +131,7 @@ class PieceCopiesTest {
         for (TensorView src : sources) {
             long[] out = Extents.toArray(src.dims());
             for (String kind : DESTINATIONS) {
-                assertTakesNoElementPath(() -> checkAgainstElementPath(CopyEngine.of(1), src,
+                assertTakesNoElementPath(checkAgainstElementPath(CopyEngine.of(1), src,
                         () -> destination(kind, DType.F64, out, 2), src + " into " + kind));
             }
         }
@@ -149,10 +147,10 @@ class PieceCopiesTest {
             long[] out = Extents.toArray(src.dims());
             for (int dim = 0; dim < 2; dim++) {
                 int d = dim;
-                assertTakesNoElementPath(() -> checkAgainstElementPath(CopyEngine.of(1), src,
+                assertTakesNoElementPath(checkAgainstElementPath(CopyEngine.of(1), src,
                         () -> concatenatedDestination(out, d), src + " into a concatenation along " + d));
                 // The destination transposed: the transpose goes onto the source, inverted.
-                assertTakesNoElementPath(() -> checkAgainstElementPath(CopyEngine.of(1), Ops.transpose(src, 1, 0), () -> {
+                assertTakesNoElementPath(checkAgainstElementPath(CopyEngine.of(1), Ops.transpose(src, 1, 0), () -> {
                     Destination c = concatenatedDestination(out, d);
                     return new Destination(Ops.transpose(c.view(), 1, 0), c.buffers());
                 }, src + " transposed into a transposed concatenation along " + d));
@@ -169,9 +167,10 @@ class PieceCopiesTest {
         for (TensorView src : List.of(Ops.slice(joined, new long[] {0, 0}, new long[] {4, 3}, new long[] {2, 1}),
                 Ops.broadcast(joined, new long[] {2, 4, 3}, 1, 2))) {
             long[] out = Extents.toArray(src.dims());
-            long before = ViewAdapter.elementCopiesOnThisThread();
-            checkAgainstElementPath(CopyEngine.of(1), src, () -> destination("packed", DType.F32, out, 1), src.toString());
-            assertEquals(before + 2, ViewAdapter.elementCopiesOnThisThread(), "the engine and the reference, element by element");
+            CopyPlan.Explanation e = checkAgainstElementPath(CopyEngine.of(1), src,
+                    () -> destination("packed", DType.F32, out, 1), src.toString());
+            assertEquals(CopyPlan.Explanation.Route.ELEMENTS, e.route(), e.toString());
+            assertEquals(1, elementCopies(e), e.toString());
         }
         // A padded destination is refused, as before: its fill may not be written.
         TensorView padded = Ops.pad(leaf(random, DType.F32, new long[] {2}), new long[] {1}, new long[] {1}, new long[] {0}, 0.0);
@@ -192,9 +191,9 @@ class PieceCopiesTest {
         TensorView broadcast = Ops.broadcast(leaf(random, DType.F16, new long[] {1}), new long[] {3, 1}, 1);
         TensorView padded = Ops.pad(broadcast, new long[] {1, -1}, new long[] {1, 2}, new long[] {1, 1}, 37.25);
         TensorView src = Ops.dynamicSlice(Ops.reshape(padded, 14), new long[] {3}, new long[] {7});
-        long before = ViewAdapter.elementCopiesOnThisThread();
-        checkAgainstElementPath(CopyEngine.of(1), src, () -> destination("packed", DType.F16, new long[] {7}, 1), src.toString());
-        assertEquals(before + 2, ViewAdapter.elementCopiesOnThisThread(), "the engine and the reference, element by element");
+        CopyPlan.Explanation e = checkAgainstElementPath(CopyEngine.of(1), src,
+                () -> destination("packed", DType.F16, new long[] {7}, 1), src.toString());
+        assertEquals(1, elementCopies(e), "the engine's copy went element by element: " + e);
     }
 
     /**
@@ -229,9 +228,10 @@ class PieceCopiesTest {
         TensorView second = f32(new long[] {2, 3}, 5, 400, 6, 7, 8, 9);
         TensorView joined = Ops.concatenate(1, List.of(first, second));
         TensorView u8 = TensorView.of(allocator.allocate(10), "u8[2,5]{1,0}");
-        long before = ViewAdapter.elementCopiesOnThisThread();
+        CopyPlan.Explanation plan = CopyEngine.of(1).explain(joined, u8);
+        assertEquals(CopyPlan.Explanation.Route.PIECES, plan.route(), plan.toString());
+        assertEquals(0, elementCopies(plan), "the parts are copied planned: " + plan);
         var e = assertThrows(IllegalArgumentException.class, () -> CopyEngine.of(1).copy(joined, u8));
-        assertEquals(before, ViewAdapter.elementCopiesOnThisThread(), "the parts were copied planned");
         assertEquals("value 400.0 at index [0, 3] of " + joined + " out of range [0, 255] for u8", e.getMessage());
         assertEquals(elementPathMessage(joined, DType.U8), e.getMessage(), "the element path's words");
 
@@ -257,22 +257,36 @@ class PieceCopiesTest {
                 Ops.slice(flat, new long[] {0}, new long[] {2 * n}, new long[] {2}),
                 Ops.slice(flat, new long[] {1}, new long[] {2 * n}, new long[] {2}))), 2 * n);
         TensorView dst = Ops.reshape(Ops.slice(interleaved, new long[] {0}, new long[] {n}, new long[] {1}), dims);
-        long before = ViewAdapter.elementCopiesOnThisThread();
+        CopyPlan.Explanation plan = CopyEngine.of(1).explain(src, dst);
+        assertEquals(1, elementCopies(plan), "the reference goes element by element: " + plan);
         var e = assertThrows(IllegalArgumentException.class, () -> CopyEngine.of(1).copy(src, dst));
-        assertEquals(before + 1, ViewAdapter.elementCopiesOnThisThread(), "the reference went element by element");
         return e.getMessage();
     }
 
-    private static void assertTakesNoElementPath(Runnable check) {
-        long before = ViewAdapter.elementCopiesOnThisThread();
-        check.run();
-        assertEquals(before + 1, ViewAdapter.elementCopiesOnThisThread(), "only the reference went element by element");
+    private static void assertTakesNoElementPath(CopyPlan.Explanation e) {
+        assertEquals(0, elementCopies(e), "only the reference went element by element: " + e);
+        assertTrue(e.route() == CopyPlan.Explanation.Route.PIECES || e.route() == CopyPlan.Explanation.Route.PLANNED,
+                e.toString());
     }
 
-    /** Copies with the engine and with the element path into two identical destinations; their bytes must agree. */
-    private static void checkAgainstElementPath(CopyEngine engine, TensorView src, Supplier<Destination> make, String what) {
+    /** {@return the copies in {@code e} that go element by element and have elements to copy} */
+    static long elementCopies(CopyPlan.Explanation e) {
+        long n = e.route() == CopyPlan.Explanation.Route.ELEMENTS && e.elements() > 0 ? 1 : 0;
+        for (CopyPlan.Explanation p : e.parts()) {
+            n += elementCopies(p);
+        }
+        return n;
+    }
+
+    /**
+     * Copies with the engine and with the element path into two identical destinations; their
+     * bytes must agree. {@return the engine's explanation of its copy, made before it ran}
+     */
+    private static CopyPlan.Explanation checkAgainstElementPath(CopyEngine engine, TensorView src,
+                                                                Supplier<Destination> make, String what) {
         Destination planned = make.get();
         Destination reference = make.get();
+        CopyPlan.Explanation explained = engine.explain(src, planned.view());
         engine.copy(src, planned.view());
         ViewAdapter.copyElements(src, reference.view());
         for (int b = 0; b < planned.buffers().size(); b++) {
@@ -284,6 +298,7 @@ class PieceCopiesTest {
                         got.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), what + ": buffer " + b + " byte " + mismatch);
             }
         }
+        return explained;
     }
 
     private Destination destination(String kind, DType dtype, long[] dims, long seed) {

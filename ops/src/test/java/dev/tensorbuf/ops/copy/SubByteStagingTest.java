@@ -12,7 +12,6 @@ import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.Ops;
-import dev.tensorbuf.ops.copy.internal.SubByteStaging;
 import dev.tensorbuf.ops.copy.internal.ViewAdapter;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.TensorView;
@@ -30,7 +29,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Review: copies to or from packed sub-byte storage ({@code s4} under {@code E(4)}, 2- and 1-bit
  * types) went element by element, 100-250x slower than {@code u8}. They are now staged through
- * byte-a-slot temporaries read through the same map ({@link SubByteStaging}). The element path
+ * byte-a-slot temporaries read through the same map ({@code SubByteStaging}). The element path
  * ({@link ViewAdapter#copyElements}) is the reference: every byte of the destination buffer, the
  * slots outside the view included, and every refusal's message must be what it gives.
  */
@@ -164,7 +163,7 @@ class SubByteStagingTest {
         } catch (IllegalArgumentException refused) {
             expected = CopyFailures.namingTheRefusedElement(refused, src, ref);
         }
-        long before = SubByteStaging.stagedCopies();
+        boolean staged = engine.explain(src, dst).route() == CopyPlan.Explanation.Route.STAGED;
         if (expected != null) {
             IllegalArgumentException got = assertThrows(IllegalArgumentException.class, () -> engine.copy(src, dst), what);
             assertEquals(expected.getMessage(), got.getMessage(), what);
@@ -176,7 +175,7 @@ class SubByteStagingTest {
                 fail(what + "\n element path " + hex(want) + "\n staged       " + hex(have));
             }
         }
-        return SubByteStaging.stagedCopies() > before;
+        return staged;
     }
 
     private static String hex(byte[] b) {
@@ -236,9 +235,8 @@ class SubByteStagingTest {
         TensorView middle = Ops.slice(all, new long[] {1}, new long[] {6}, new long[] {1}); // slots 1..5
         TensorView src = TensorView.of(allocator.allocate(5), "s8[5]{0}");
         src.copyFrom(new long[] {-1, 1, -2, 2, 7});
-        long before = SubByteStaging.stagedCopies();
+        assertStaged(CopyEngine.defaults().explain(src, middle));
         CopyEngine.defaults().copy(src, middle);
-        assertEquals(before + 1, SubByteStaging.stagedCopies());
         // slots 0, 6, 7 keep 0xA, 0xA, 0x5; slots 1..5 hold f, 1, e, 2, 7 (first slot lowest)
         assertArrayEquals(new byte[] {(byte) 0xFA, (byte) 0xE1, (byte) 0x72, (byte) 0x5A}, b.segment().toArray(ValueLayout.JAVA_BYTE));
         assertArrayEquals(new long[] {-1, 1, -2, 2, 7}, middle.toLongArray());
@@ -252,9 +250,8 @@ class SubByteStagingTest {
         Buffer out = allocator.allocate(3000);
         out.segment().fill((byte) 0x33);
         TensorView dst = TensorView.of(out, "s4[2,3000]{1,0:E(4)}");
-        long before = SubByteStaging.stagedCopies();
+        assertStaged(CopyEngine.defaults().explain(src, dst));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(src, dst));
-        assertEquals(before + 1, SubByteStaging.stagedCopies());
         assertTrue(e.getMessage().startsWith("value 9 at index [1, 2] of s8[2,3000]"), e.getMessage());
         // Refused, the staged copy leaves the destination as it was.
         for (byte x : out.segment().toArray(ValueLayout.JAVA_BYTE)) {
@@ -268,15 +265,18 @@ class SubByteStagingTest {
         long n = 1 << 20;
         TensorView s4 = TensorView.of(allocator.allocate(n / 2), "s4[" + n + "]{0:E(4)}");
         TensorView s8 = TensorView.of(allocator.allocate(n), "s8[" + n + "]{0}");
-        long before = SubByteStaging.stagedCopies();
-        CopyEngine.defaults().copy(s4, s8);
-        CopyEngine.defaults().copy(s8, s4);
-        CopyEngine.defaults().copy(Ops.reverse(s4, 0), s8);
-        assertEquals(before + 3, SubByteStaging.stagedCopies(), "packed copies staged");
+        CopyEngine engine = CopyEngine.defaults();
+        assertStaged(engine.explain(s4, s8));
+        assertStaged(engine.explain(s8, s4));
+        assertStaged(engine.explain(Ops.reverse(s4, 0), s8));
+        engine.copy(s4, s8);
+        engine.copy(s8, s4);
+        engine.copy(Ops.reverse(s4, 0), s8);
         TensorView sparse = Ops.slice(s4, new long[] {0}, new long[] {n}, new long[] {n / 4}); // 4 elements over 1M slots
         TensorView four = TensorView.of(allocator.allocate(4), "s8[4]{0}");
-        CopyEngine.defaults().copy(sparse, four);
-        assertEquals(before + 3, SubByteStaging.stagedCopies(), "a sparse view goes element by element");
+        CopyPlan.Explanation e = engine.explain(sparse, four);
+        assertEquals(CopyPlan.Explanation.Route.ELEMENTS, e.route(), "a sparse view goes element by element: " + e);
+        engine.copy(sparse, four);
         assertEquals(s4.getLong(n / 4 * 3), four.getLong(3));
     }
 
@@ -291,5 +291,13 @@ class SubByteStagingTest {
         IllegalArgumentException now = assertThrows(IllegalArgumentException.class,
                 () -> CopyEngine.defaults().copy(src, dst));
         assertEquals(before.getMessage(), now.getMessage());
+    }
+
+    /** The copy is staged: one packed side unpacked into a byte-a-slot temporary around one planned copy. */
+    private static void assertStaged(CopyPlan.Explanation e) {
+        assertEquals(CopyPlan.Explanation.Route.STAGED, e.route(), e.toString());
+        assertEquals(1, e.staging().size(), e.toString());
+        assertEquals(1, e.parts().size(), e.toString());
+        assertEquals(CopyPlan.Explanation.Route.PLANNED, e.parts().getFirst().route(), e.toString());
     }
 }

@@ -1,6 +1,7 @@
 package dev.tensorbuf.ops.copy.internal;
 
 import dev.tensorbuf.ops.copy.ChannelAffine;
+import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.ops.copy.CopyPlan;
 import dev.tensorbuf.ops.copy.Kernel;
 import dev.tensorbuf.ops.copy.Loop;
@@ -26,8 +27,11 @@ public final class CopyExecutor {
      * 50 GB/s on 2 threads against 90 on one; the 8 MB padded tiling (130 us) ran at 82-86 on 2
      * threads against 49-63 on one once its steps ran as one batch (it was 29 with a hand-off per step).
      */
-    public static final long PARALLEL_THRESHOLD_BYTES =
-            Long.getLong("tensorbuf.copy.parallelThresholdBytes", 4L << 20);
+    public static final long PARALLEL_THRESHOLD_BYTES = 4L << 20;
+    /** The default band of a blocked transpose, see {@code VectorTranspose}. */
+    public static final long TRANSPOSE_BAND_BYTES = VectorTranspose.BAND_BYTES;
+    /** The default smallest block a fill replicates, see {@code FillKernel}. */
+    public static final long REPLICATE_BYTES = FillKernel.REPLICATE_BYTES;
     /**
      * Pieces per thread, so a thread slowed by a neighbour's load does not hold up the rest. Times
      * the largest parallelism ({@link #MAX_PARALLELISM}) it stays far inside an int.
@@ -50,6 +54,10 @@ public final class CopyExecutor {
     private final boolean vector;
     private final long thresholdBytes;
     private final ScalarFirst scalarFirst;
+    private final long replicateBytes;
+    private final long bandBytes;
+    private final boolean stageDestination;
+    private final long spinNanos;
     private final int number = EXECUTORS.getAndIncrement();
     private volatile CopyWorkers workers;
 
@@ -59,14 +67,31 @@ public final class CopyExecutor {
      * @param thresholdBytes steps moving fewer bytes run on the calling thread
      */
     public CopyExecutor(int parallelism, boolean vector, long thresholdBytes) {
-        this(parallelism, vector, thresholdBytes, ScalarFirst.SHARED);
+        this(parallelism, vector, thresholdBytes, ScalarFirst.jvmWide(0));
     }
 
     CopyExecutor(int parallelism, boolean vector, long thresholdBytes, ScalarFirst scalarFirst) {
+        this(parallelism, vector, thresholdBytes, scalarFirst, FillKernel.REPLICATE_BYTES, VectorTranspose.BAND_BYTES, true,
+                CopyWorkers.SPIN_NANOS);
+    }
+
+    /** An engine's executor, with every setting of its {@code config}. */
+    public CopyExecutor(CopyEngine.Config config) {
+        this(config.parallelism(), config.vectorKernels(), config.parallelThresholdBytes(),
+                ScalarFirst.jvmWide(config.scalarFirstBytes()), config.replicateBytes(), config.transposeBandBytes(),
+                config.stageDestination(), config.spinMicros() * 1_000);
+    }
+
+    private CopyExecutor(int parallelism, boolean vector, long thresholdBytes, ScalarFirst scalarFirst,
+                         long replicateBytes, long bandBytes, boolean stageDestination, long spinNanos) {
         this.parallelism = parallelism;
         this.thresholdBytes = thresholdBytes;
         this.vector = vector && VectorSupport.AVAILABLE;
         this.scalarFirst = scalarFirst;
+        this.replicateBytes = replicateBytes;
+        this.bandBytes = bandBytes;
+        this.stageDestination = stageDestination;
+        this.spinNanos = spinNanos;
     }
 
     /** {@return the staging scratch held by every engine of the process} */
@@ -98,11 +123,7 @@ public final class CopyExecutor {
         for (Step step : plan.steps()) {
             switch (step) {
                 case Step.Run r -> batch.add(work(r.kernel(), task(plan, r)));
-                case Step.Zero z -> {
-                    int w = Math.max(1, plan.dst().dtype().byteWidth());
-                    batch.add(work(Kernel.ZERO, task(null, plan.dst().segment(), 0, z.dstOffset() * w, z.loops(), w, w,
-                            -1)));
-                }
+                case Step.Zero z -> batch.add(work(Kernel.ZERO, task(plan, z)));
                 case Step.Gather g -> {
                     runBatch(batch, values);
                     batch.clear();
@@ -121,6 +142,42 @@ public final class CopyExecutor {
                     affine == null ? null : GatherKernel.Floats.toArray(affine.scale()),
                     affine == null ? null : GatherKernel.Floats.toArray(affine.bias()));
         }
+    }
+
+    /**
+     * {@return the most threads a step of {@code plan} runs on: as {@link #execute} batches the
+     * steps, {@link #threadsFor(long)} of each batch's bytes, 1 for a gather step and for a batch
+     * over a confined arena's memory} Fewer when another copy is using the helper threads then.
+     */
+    public int threadsFor(CopyPlan plan) {
+        int threads = 1;
+        long bytes = 0;
+        boolean shareable = true;
+        for (Step step : plan.steps()) {
+            Task t = switch (step) {
+                case Step.Run r -> task(plan, r);
+                case Step.Zero z -> task(plan, z);
+                case Step.Gather g -> null;
+            };
+            if (t == null) {
+                threads = Math.max(threads, batchThreads(bytes, shareable));
+                bytes = 0;
+                shareable = true;
+            } else {
+                bytes += t.bytes();
+                shareable &= new Work(Kernel.ZERO, false, t).shareable();
+            }
+        }
+        return Math.max(threads, batchThreads(bytes, shareable));
+    }
+
+    private int batchThreads(long bytes, boolean shareable) {
+        return bytes == 0 || !shareable ? 1 : threadsFor(bytes);
+    }
+
+    private static Task task(CopyPlan plan, Step.Zero z) {
+        int w = Math.max(1, plan.dst().dtype().byteWidth());
+        return task(null, plan.dst().segment(), 0, z.dstOffset() * w, z.loops(), w, w, -1);
     }
 
     private static Task task(CopyPlan plan, Step.Run r) {
@@ -188,7 +245,7 @@ public final class CopyExecutor {
             boolean v = w.vector();
             Task t = w.task();
             if (k == Kernel.FILL) {
-                Task copies = FillKernel.replicas(t, v);
+                Task copies = FillKernel.replicas(t, v, replicateBytes);
                 if (copies != null) {
                     // One block filled here, the rest copied from it by every thread.
                     run(k, v, t.slice(0, 0, 1), values);
@@ -265,21 +322,21 @@ public final class CopyExecutor {
         }
     }
 
-    private static void run(Kernel k, boolean vector, Task t, Values values) {
+    private void run(Kernel k, boolean vector, Task t, Values values) {
         ElementAccess sa = values.sa();
         ElementAccess da = values.da();
         float[] scale = values.scale();
         float[] bias = values.bias();
         switch (k) {
             case BULK -> BulkKernel.run(t);
-            case FILL -> FillKernel.run(t, vector);
+            case FILL -> FillKernel.run(t, vector, replicateBytes);
             case TRANSPOSE -> {
                 if (!vector) {
                     ScalarTranspose.run(t);
-                } else if (VectorTranspose.writesInPasses(t)) {
-                    StagedDestination.run(t, VectorTranspose::run);
+                } else if (stageDestination && VectorTranspose.writesInPasses(t, bandBytes)) {
+                    StagedDestination.run(t, piece -> VectorTranspose.run(piece, bandBytes));
                 } else {
-                    VectorTranspose.run(t);
+                    VectorTranspose.run(t, bandBytes);
                 }
             }
             case PAIR_INTERLEAVE -> {
@@ -349,7 +406,7 @@ public final class CopyExecutor {
             synchronized (this) {
                 w = workers;
                 if (w == null) {
-                    w = new CopyWorkers(parallelism - 1, threadNamePrefix());
+                    w = new CopyWorkers(parallelism - 1, spinNanos, threadNamePrefix());
                     workers = w;
                 }
             }

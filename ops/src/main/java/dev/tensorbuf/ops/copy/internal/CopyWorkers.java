@@ -35,8 +35,8 @@ import java.util.function.IntConsumer;
  * pieces alone.
  */
 final class CopyWorkers {
-    /** How long a worker polls for the next batch before parking (system property {@code tensorbuf.copy.spinMicros}). */
-    static final long SPIN_NANOS = Math.max(0, Long.getLong("tensorbuf.copy.spinMicros", 500)) * 1_000;
+    /** How long a worker polls for the next batch before parking, by default (an engine's {@code CopyEngine.Config.spinMicros}). */
+    static final long SPIN_NANOS = 500_000;
     /** How long a worker waits for work before it ends. */
     static final long IDLE_NANOS = 30_000_000_000L;
     /**
@@ -78,7 +78,12 @@ final class CopyWorkers {
      * @param name the threads' names' prefix: {@code NAME-0}, {@code NAME-1}, ...
      */
     CopyWorkers(int helpers, String name) {
-        this(helpers, SPIN_NANOS, IDLE_NANOS, RETRY_NANOS, name, PLATFORM);
+        this(helpers, SPIN_NANOS, name);
+    }
+
+    /** As {@link #CopyWorkers(int, String)}, polling {@code spinNanos} before parking. */
+    CopyWorkers(int helpers, long spinNanos, String name) {
+        this(helpers, spinNanos, IDLE_NANOS, RETRY_NANOS, name, PLATFORM);
     }
 
     /** As {@link #CopyWorkers(int, String)}, for tests: threads named {@code tensorbuf-copy-test-I}. */

@@ -15,10 +15,10 @@ import java.lang.foreign.MemorySegment;
 final class FillKernel {
     private static final int SEED_ELEMENTS = 64;
     /**
-     * Smallest destination block replicated by bulk copies (system property
-     * {@code tensorbuf.copy.replicateBytes}); 0 turns replication off.
+     * Smallest destination block replicated by bulk copies by default (an engine's
+     * {@code CopyEngine.Config.replicateBytes}); 0 turns replication off.
      */
-    static final long REPLICATE_BYTES = Long.getLong("tensorbuf.copy.replicateBytes", 64 << 10);
+    public static final long REPLICATE_BYTES = 64 << 10;
 
     /**
      * Shortest run that the vector fill writes directly instead of replicating blocks: below it,
@@ -29,8 +29,8 @@ final class FillKernel {
     private FillKernel() {
     }
 
-    static void run(Task t, boolean vector) {
-        Task copies = replicas(t, vector);
+    static void run(Task t, boolean vector, long replicateBytes) {
+        Task copies = replicas(t, vector, replicateBytes);
         if (copies == null) {
             runs(t, vector);
             return;
@@ -48,19 +48,19 @@ final class FillKernel {
     /**
      * {@return the bulk copies that make the rest of {@code t} from its first outer block, or null
      * when {@code t} does not replicate}: its outermost loop broadcasts (source stride 0) over
-     * dense destination blocks of at least {@link #REPLICATE_BYTES}. The copies are a
+     * dense destination blocks of at least {@code replicateBytes}. The copies are a
      * {@link dev.tensorbuf.ops.copy.Kernel#BULK} task reading the destination's first block, so
      * they can be split across threads once that block is filled (a split fill would fill one
      * block per piece with ordinary stores). Never when the runs are long enough for the vector
      * fill, which writes faster than the copies.
      */
-    static Task replicas(Task t, boolean vector) {
+    static Task replicas(Task t, boolean vector, long replicateBytes) {
         int r = t.rank();
         if (vectorRuns(t, vector)) {
             return null;
         }
         long block = t.denseDestinationBytes(1);
-        if (REPLICATE_BYTES <= 0 || r < 2 || block < REPLICATE_BYTES || t.srcStride()[0] != 0 || t.count()[0] < 2
+        if (replicateBytes <= 0 || r < 2 || block < replicateBytes || t.srcStride()[0] != 0 || t.count()[0] < 2
                 || t.dstStride()[0] < block) {
             return null;
         }

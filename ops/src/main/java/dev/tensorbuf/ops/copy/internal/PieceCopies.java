@@ -22,80 +22,69 @@ import java.util.Optional;
  * slice of the destination it lands on (strided by the interior padding); the matching slice of
  * the source into each part of a concatenated destination. A bijective op over such a view moves
  * to the other side as its inverse: {@code copy(transpose(S, p), D) == copy(S, transpose(D, p^-1))}.
- * The parts are copied by the engine's own machinery ({@link SubCopy}), which splits them again
- * where they are made of pieces themselves.
+ * Planning only: {@link #parts} says which part goes where, and the engine copies each part as
+ * it copies any two views (so a part made of pieces splits again), and shows them in its
+ * {@code explain}.
  *
  * <p>The result is the element path's ({@link ViewAdapter#copyElements}), refusals included: the
  * copy splits only when the element path would write without refusing the destination (one slot
  * per index, writable, no pad fill written), so its other refusals keep their words; a value the
  * destination type cannot hold stops a part's copy, and the engine names the first refused
  * element of the whole source afresh ({@link FirstRefused}). A tiled destination has its slots
- * zeroed first, as the element path zeroes them. What cannot be split this way (a broadcast or
- * strided slice of a concatenation, a padded destination, sub-byte storage, overflowing
- * arithmetic) is left to the element path: {@link #copy} answers false.
+ * zeroed first ({@link ViewAdapter#zeroTileSlots}), as the element path zeroes them. What cannot be split
+ * this way (a broadcast or strided slice of a concatenation, a padded destination, sub-byte
+ * storage, overflowing arithmetic) is left to the element path: {@link #parts} is empty.
  * {@snippet :
- * // u8[2^28] as two halves swapped: two planned copies of 2^27 bytes each, by subCopy
- * PieceCopies.copy(Ops.concatenate(0, List.of(high, low)), dst, subCopy); // true
+ * // u8[2^28] as two halves swapped: two parts of 2^27 bytes each, each a planned copy
+ * PieceCopies.parts(Ops.concatenate(0, List.of(high, low)), dst, 0).orElseThrow().size(); // 2
  * }
  */
 public final class PieceCopies {
+    /**
+     * Splits one inside the other past which the element path copies. A split moves an op to the
+     * other side, and two moves can undo each other: a reshape moved from a source that does not
+     * split (a strided slice of a concatenation) onto a destination that is a reshape of a
+     * concatenation comes back as the same copy. Views nested that deep are not made by hand, and
+     * the element path gives the same result.
+     */
+    public static final int MAX_NESTING = 64;
+
     private PieceCopies() {
     }
 
-    /** Copies one part: the engine's copy of two views it holds already, which may split them again. */
-    @FunctionalInterface
-    public interface SubCopy {
-        /** Copies every element of {@code src} into {@code dst} (same dims). */
-        void copy(TensorView src, TensorView dst);
+    /**
+     * A part's copy: {@code src} into {@code dst}, same dims.
+     *
+     * @param src the part of the source
+     * @param dst where it lands in the destination
+     */
+    public record Part(TensorView src, TensorView dst) {
     }
 
     /**
-     * Splits in progress on this thread, one inside the other. A split moves an op to the other
-     * side, and two moves can undo each other: a reshape moved from a source that does not split
-     * (a strided slice of a concatenation) onto a destination that is a reshape of a
-     * concatenation comes back as the same copy. Past {@link #MAX_NESTING} nested splits the
-     * element path copies, instead of the stack overflowing; views nested that deep are not made
-     * by hand, and the element path gives the same result.
+     * {@return the parts copying {@code src} into {@code dst}, in the order they must run (a pad's
+     * fill before the window over it), when either is made of pieces; empty when they do not
+     * split, or {@code nesting} splits enclose this one already: the element path copies them}
+     * Reads and writes nothing.
+     *
+     * @param nesting the splits this copy is a part of
      */
-    private static final ThreadLocal<int[]> NESTING = ThreadLocal.withInitial(() -> new int[1]);
-    private static final int MAX_NESTING = 64;
-
-    /** A part's copy: {@code src} into {@code dst}. */
-    private record Part(TensorView src, TensorView dst) {
-    }
-
-    /**
-     * Copies {@code src} into {@code dst} part by part when either is made of pieces.
-     * {@return false, having written nothing, when it does not split them: the element path copies
-     * them}
-     */
-    public static boolean copy(TensorView src, TensorView dst, SubCopy sub) {
-        if (src.elementCount() == 0 || src.access().storageBits() < 8 || dst.access().storageBits() < 8
+    public static Optional<List<Part>> parts(TensorView src, TensorView dst, int nesting) {
+        if (nesting >= MAX_NESTING || src.elementCount() == 0 || src.access().storageBits() < 8
+                || dst.access().storageBits() < 8
                 || src.dtype().kind() == DType.Kind.COMPLEX && dst.dtype().kind() != DType.Kind.COMPLEX) {
-            return false;
+            return Optional.empty();
         }
         List<Part> parts;
         try {
             parts = split(src, dst);
         } catch (ArithmeticException overflow) {
-            return false;
+            return Optional.empty();
         }
-        if (parts == null || !writesEachSlotOnce(dst) || NESTING.get()[0] >= MAX_NESTING) {
-            return false;
+        if (parts == null || !writesEachSlotOnce(dst)) {
+            return Optional.empty();
         }
-        ViewAdapter.zeroTileSlots(dst);
-        int[] nesting = NESTING.get();
-        nesting[0]++;
-        try {
-            for (Part p : parts) {
-                if (p.src().elementCount() > 0) {
-                    sub.copy(p.src(), p.dst());
-                }
-            }
-        } finally {
-            nesting[0]--;
-        }
-        return true;
+        return Optional.of(List.copyOf(parts));
     }
 
     /** {@return the parts' copies, or null when neither side splits} */

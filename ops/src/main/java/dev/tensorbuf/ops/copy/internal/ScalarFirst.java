@@ -12,24 +12,36 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * copies"). A process that copies once is faster in scalar code; one that keeps copying pays
  * the compilation once and gains on every later copy.
  * <p>
- * So with {@code -Dtensorbuf.copy.scalarFirstBytes=N} each kernel runs its scalar version until
+ * So with {@code scalarFirstBytes} N ({@code -Dtensorbuf.copy.scalarFirstBytes=N}) each kernel runs its scalar version until
  * this JVM has moved N bytes (read plus written) through it in earlier steps, then its vector
  * version, compiled from then on with the profile of real copies. The default is 0, vector from the
  * first copy, for the processes that keep copying; the launcher sets 256 MiB for the one-shot
  * {@code convert} and {@code run}. (A background warm-up on a small copy of the work's shape was
  * tried: it avoided the slow call, but C2 then compiled the kernels for the small shape and the
  * NCHW -> NHWC transpose ran about 10% slower for good.) JIT state belongs to the JVM and to each
- * kernel, so the count does too: one shared instance.
+ * kernel, so the count does too: every engine counts into one array ({@link #jvmWide}), each
+ * with its own threshold ({@code CopyEngine.Config.scalarFirstBytes}).
  */
 final class ScalarFirst {
-    static final ScalarFirst SHARED = new ScalarFirst(Math.max(0, Long.getLong("tensorbuf.copy.scalarFirstBytes", 0)));
+    /** Bytes each kernel has moved in this JVM, counted by every engine's {@link #jvmWide} instance. */
+    private static final AtomicLongArray JVM_MOVED = new AtomicLongArray(Kernel.values().length);
 
     private final long bytes;
-    private final AtomicLongArray moved = new AtomicLongArray(Kernel.values().length);
+    private final AtomicLongArray moved;
 
     /** @param bytes what a kernel moves in scalar code before its vector version runs; 0: vector at once */
     ScalarFirst(long bytes) {
+        this(bytes, new AtomicLongArray(Kernel.values().length));
+    }
+
+    private ScalarFirst(long bytes, AtomicLongArray moved) {
         this.bytes = bytes;
+        this.moved = moved;
+    }
+
+    /** {@return an engine's instance: its own threshold over the bytes counted for the whole JVM} */
+    static ScalarFirst jvmWide(long bytes) {
+        return new ScalarFirst(bytes, JVM_MOVED);
     }
 
     /** Counts a step of {@code stepBytes}; {@return whether it runs the vector version of {@code kernel}} */

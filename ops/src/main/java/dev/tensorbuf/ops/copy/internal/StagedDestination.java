@@ -28,7 +28,8 @@ import java.util.function.Consumer;
  * and about two times the streaming threshold. Scratch buffers are pooled, at most one per core
  * kept; each has its own arena, so one the pool cannot keep, or {@link #release} drops, is freed
  * at once rather than when the garbage collector gets to it. {@link #memory} accounts for them.
- * {@code -Dtensorbuf.copy.stageDestination=false} turns staging off.
+ * An engine's {@code CopyEngine.Config.stageDestination} ({@code -Dtensorbuf.copy.stageDestination=false})
+ * turns staging off: its executor then runs the kernel directly.
  */
 final class StagedDestination {
     /** The JDK copy stub streams from this many bytes per call (measured: bench/RESULTS.md). */
@@ -38,7 +39,6 @@ final class StagedDestination {
      * larger chunk is written directly.
      */
     static final long SCRATCH_BYTES = 6L << 20;
-    static final boolean ENABLED = !"false".equals(System.getProperty("tensorbuf.copy.stageDestination"));
     private static final ArrayBlockingQueue<Scratch> FREE =
             new ArrayBlockingQueue<>(Runtime.getRuntime().availableProcessors());
     private static final AtomicLong HELD = new AtomicLong();
@@ -81,7 +81,7 @@ final class StagedDestination {
     /** {@return {@code t} cut into chunks that together cover it once, in order} */
     static List<Chunk> chunks(Task t) {
         List<Chunk> out = new ArrayList<>();
-        if (!ENABLED || t.denseDestinationBytes(0) < MIN_CHUNK_BYTES) {
+        if (t.denseDestinationBytes(0) < MIN_CHUNK_BYTES) {
             out.add(new Chunk(t, false));
         } else {
             cut(t, 0, out);

@@ -16,7 +16,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Copies views that store a sub-byte type packed ({@code s4} under {@code E(4)}, 2- and 1-bit
@@ -48,14 +49,8 @@ public final class SubByteStaging {
     private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final AtomicLong STAGED = new AtomicLong();
 
     private SubByteStaging() {
-    }
-
-    /** {@return how many copies have been staged in this process: tests check that the path is taken} */
-    public static long stagedCopies() {
-        return STAGED.get();
     }
 
     /**
@@ -74,73 +69,146 @@ public final class SubByteStaging {
     }
 
     /**
-     * Copies {@code src} into {@code dst} through byte-a-slot temporaries when a side is packed,
-     * both are single-piece and staging pays. {@return false, having written nothing, when it
-     * declines: the caller copies element by element}
+     * A staged copy, decided: which sides are packed and how many slots each unpacks into its
+     * byte-a-slot temporary. {@link #run} copies; planning it read and wrote nothing.
+     */
+    public static final class Staging {
+        private final TensorView src;
+        private final TensorView dst;
+        private final Optional<Access> from;
+        private final Optional<Access> to;
+        private final Side in;
+        private final Side out;
+
+        private Staging(TensorView src, TensorView dst, Optional<Access> from, Optional<Access> to, Side in, Side out) {
+            this.src = src;
+            this.dst = dst;
+            this.from = from;
+            this.to = to;
+            this.in = in;
+            this.out = out;
+        }
+
+        /**
+         * {@return what is unpacked and packed, one entry per packed side: "source" or
+         * "destination", its storage bits, the slots staged, the slots unpacked from it before the
+         * copy, and whether they are packed back after}
+         */
+        public List<StagedSide> sides() {
+            List<StagedSide> sides = new ArrayList<>(2);
+            if (in != null) {
+                sides.add(new StagedSide("source", in.bits(), in.firstSlot(), in.slots(), in.slots(), false));
+            }
+            if (out != null) {
+                int perByte = 8 / out.bits();
+                long unpacked = out.tiledShape() != null ? 0
+                        : out.writesEverySlot() ? Math.min(perByte, out.slots()) + (out.slots() - perByte > 0 ? perByte : 0)
+                        : out.slots();
+                sides.add(new StagedSide("destination", out.bits(), out.firstSlot(), out.slots(), unpacked, true));
+            }
+            return sides;
+        }
+
+        /**
+         * {@return the planned copy between the sides as they are staged, over {@code placeholder}
+         * segments standing for the temporaries} Its steps are the steps {@link #run} runs; the
+         * placeholder only names them, nothing is read or written through it.
+         */
+        public CopyPlan innerPlan(MemorySegment placeholder) {
+            Access source = in != null ? in.over(placeholder, src.dtype()) : from.orElseThrow();
+            Access destination = out != null ? out.over(placeholder, dst.dtype()) : to.orElseThrow();
+            return new CopyPlan(source, destination, Optional.empty(), Planner.plan(source, destination, null));
+        }
+
+        /** {@return the bytes {@link ViewAdapter#zeroTileSlots} zeroes in a tiled packed destination afterwards} */
+        public long zeroedBytes() {
+            return out != null && out.tiledShape() != null ? ViewAdapter.tileSlotBytes(dst) : 0;
+        }
+
+        /** Copies through byte-a-slot temporaries, the plan between them run by {@code executor}. */
+        public void run(CopyExecutor executor) {
+            try (Allocator temporary = Allocators.shared()) {
+                Access source;
+                if (in != null) {
+                    MemorySegment temp = temporary.allocate(Math.max(1, in.slots())).segment();
+                    unpack(in.packed(), in.firstSlot(), in.slots(), in.bits(), temp);
+                    source = in.over(temp, src.dtype());
+                } else {
+                    source = from.get();
+                }
+                if (out == null) {
+                    executor.execute(CopyPlan.of(source, to.get()));
+                    return;
+                }
+                MemorySegment temp = temporary.allocate(Math.max(1, out.slots())).segment();
+                int perByte = 8 / out.bits();
+                if (out.tiledShape() != null) {
+                    // Every slot of the tiles is written (padding as zero), and the last byte's slots
+                    // past them are zero, as the element path zeroes the whole layout first.
+                    temp.fill((byte) 0);
+                } else if (out.writesEverySlot()) {
+                    unpack(out.packed(), out.firstSlot(), Math.min(perByte, out.slots()), out.bits(), temp);
+                    long last = out.slots() - perByte;
+                    if (last > 0) {
+                        unpack(out.packed(), out.firstSlot() + last, perByte, out.bits(), temp.asSlice(last));
+                    }
+                } else {
+                    unpack(out.packed(), out.firstSlot(), out.slots(), out.bits(), temp);
+                }
+                executor.execute(CopyPlan.of(source, out.over(temp, dst.dtype())));
+                if (out.tiledShape() != null) {
+                    // Tail padding L(n) past the slots reads as zero, as after the element path.
+                    ViewAdapter.zeroTileSlots(dst);
+                }
+                pack(temp, out.slots(), out.bits(), out.packed(), out.firstSlot());
+            }
+        }
+    }
+
+    /**
+     * One packed side of a staged copy.
+     *
+     * @param side "source" or "destination"
+     * @param bits the storage bits of a slot
+     * @param firstSlot the first slot staged
+     * @param slots the slots staged, one byte each in the temporary
+     * @param unpacked the slots unpacked into the temporary before the copy
+     * @param packedBack whether the temporary is packed back afterwards
+     */
+    public record StagedSide(String side, int bits, long firstSlot, long slots, long unpacked, boolean packedBack) {
+    }
+
+    /**
+     * {@return how to copy {@code src} into {@code dst} through byte-a-slot temporaries when a side
+     * is packed, both are single-piece and staging pays; empty when it declines: the caller copies
+     * element by element} Reads and writes nothing.
      *
      * @param from the source's access, empty when packed or over several pieces
      * @param to the destination's access, likewise
      */
-    public static boolean copy(TensorView src, TensorView dst, Optional<Access> from, Optional<Access> to,
-                               CopyExecutor executor) {
+    public static Optional<Staging> plan(TensorView src, TensorView dst, Optional<Access> from, Optional<Access> to) {
         long n = src.elementCount();
         if (n == 0 || from.isPresent() && to.isPresent()) {
-            return false;
+            return Optional.empty();
         }
         Side in = null;
         if (from.isEmpty()) {
             in = side(src, false);
             if (in == null) {
-                return false;
+                return Optional.empty();
             }
         }
         Side out = null;
         if (to.isEmpty()) {
             out = side(dst, true);
             if (out == null) {
-                return false;
+                return Optional.empty();
             }
         }
         if (src.dtype().kind() == DType.Kind.COMPLEX && dst.dtype().kind() != DType.Kind.COMPLEX) {
-            return false; // the element path names the loss
+            return Optional.empty(); // the element path names the loss
         }
-        STAGED.incrementAndGet();
-        try (Allocator temporary = Allocators.shared()) {
-            Access source;
-            if (in != null) {
-                MemorySegment temp = temporary.allocate(Math.max(1, in.slots())).segment();
-                unpack(in.packed(), in.firstSlot(), in.slots(), in.bits(), temp);
-                source = in.over(temp, src.dtype());
-            } else {
-                source = from.get();
-            }
-            if (out == null) {
-                executor.execute(CopyPlan.of(source, to.get()));
-                return true;
-            }
-            MemorySegment temp = temporary.allocate(Math.max(1, out.slots())).segment();
-            int perByte = 8 / out.bits();
-            if (out.tiledShape() != null) {
-                // Every slot of the tiles is written (padding as zero), and the last byte's slots
-                // past them are zero, as the element path zeroes the whole layout first.
-                temp.fill((byte) 0);
-            } else if (out.writesEverySlot()) {
-                unpack(out.packed(), out.firstSlot(), Math.min(perByte, out.slots()), out.bits(), temp);
-                long last = out.slots() - perByte;
-                if (last > 0) {
-                    unpack(out.packed(), out.firstSlot() + last, perByte, out.bits(), temp.asSlice(last));
-                }
-            } else {
-                unpack(out.packed(), out.firstSlot(), out.slots(), out.bits(), temp);
-            }
-            executor.execute(CopyPlan.of(source, out.over(temp, dst.dtype())));
-            if (out.tiledShape() != null) {
-                // Tail padding L(n) past the slots reads as zero, as after the element path.
-                ViewAdapter.zeroTileSlots(dst);
-            }
-            pack(temp, out.slots(), out.bits(), out.packed(), out.firstSlot());
-            return true;
-        }
+        return Optional.of(new Staging(src, dst, from, to, in, out));
     }
 
     /** {@return the staging of a packed single-piece view, or null to copy it element by element} */

@@ -30,10 +30,10 @@ final class VectorTranspose {
     /**
      * Bytes of one band of a blocked transpose (the band's rows times the shorter dimension): a
      * quarter of a 1 MiB L2, the best of 64 to 2048-element bands measured on NCHW <-> NHWC
-     * [32,64,112,112] (2.5-3x the unbanded order). 0 turns banding off. System property
-     * {@code tensorbuf.copy.transposeBandBytes}.
+     * [32,64,112,112] (2.5-3x the unbanded order). 0 turns banding off. An engine's
+     * {@code CopyEngine.Config.transposeBandBytes}; this is its default.
      */
-    static final long BAND_BYTES = Math.max(0, Long.getLong("tensorbuf.copy.transposeBandBytes", 256 << 10));
+    public static final long BAND_BYTES = 256 << 10;
     /** 16 when 512-bit vectors are native, else 8. */
     static final int LANES = IntVector.SPECIES_PREFERRED.length() >= 16 ? 16 : 8;
 
@@ -56,16 +56,26 @@ final class VectorTranspose {
      * writes gain from {@link StagedDestination}; long sequential runs do not.
      */
     static boolean writesInPasses(Task t) {
+        return writesInPasses(t, BAND_BYTES);
+    }
+
+    /** As {@link #writesInPasses(Task)} with bands of {@code bandBytes} (0: unbanded). */
+    static boolean writesInPasses(Task t, long bandBytes) {
         int r = t.rank();
         long na = t.count()[r - 1];
         long nb = t.count()[r - 2];
         long fa = na - na % LANES;
         long fb = nb - nb % LANES;
         // blocks16's banded branch with the passes over a: more than one block across is strided.
-        return LANES == 16 && BAND_BYTES > 0 && fa > LANES && fa <= fb;
+        return LANES == 16 && bandBytes > 0 && fa > LANES && fa <= fb;
     }
 
     static void run(Task t) {
+        run(t, BAND_BYTES);
+    }
+
+    /** Transposes {@code t} in bands of {@code bandBytes} (0: unbanded). */
+    static void run(Task t, long bandBytes) {
         if (IntVector.SPECIES_PREFERRED.length() < 8) {
             ScalarTranspose.run(t);
             return;
@@ -85,7 +95,7 @@ final class VectorTranspose {
             long s0 = o.src;
             long d0 = o.dst;
             if (lanes == 16) {
-                blocks16(src, s0, sa, dst, d0, db, fa, fb);
+                blocks16(src, s0, sa, dst, d0, db, fa, fb, bandBytes);
             } else {
                 blocks8(src, s0, sa, dst, d0, db, fa, fb);
             }
@@ -100,15 +110,15 @@ final class VectorTranspose {
 
     /**
      * The blocks of one 2-D transpose, {@code fa} by {@code fb} elements (full blocks only). The
-     * longer dimension is cut into bands of {@link #BAND_BYTES} (at least 16 elements); within a
+     * longer dimension is cut into bands of {@code bandBytes} (at least 16 elements); within a
      * band the blocks of the shorter dimension are the outer loop, so each pass reads (or writes)
      * 16 sequential rows and the band's other side stays in L2 across the passes. With banding off
      * the inner loop runs over the shorter dimension.
      */
     private static void blocks16(MemorySegment src, long s0, long sa, MemorySegment dst, long d0, long db, long fa,
-                                 long fb) {
-        long band = Math.max(16, BAND_BYTES / (4 * Math.max(1, Math.min(fa, fb))) / 16 * 16);
-        if (BAND_BYTES == 0) {
+                                 long fb, long bandBytes) {
+        long band = Math.max(16, bandBytes / (4 * Math.max(1, Math.min(fa, fb))) / 16 * 16);
+        if (bandBytes == 0) {
             if (fa <= fb) {
                 for (long jb = 0; jb < fb; jb += 16) {
                     for (long ib = 0; ib < fa; ib += 16) {

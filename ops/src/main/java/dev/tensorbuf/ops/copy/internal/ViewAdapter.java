@@ -19,9 +19,6 @@ import java.util.Optional;
  * view's map form: strided, tiled (an XLA layout the engine knows), or a mapped fallback.
  */
 public final class ViewAdapter {
-    /** Per thread: the copies {@link #copyElements} has run. */
-    private static final ThreadLocal<long[]> ELEMENT_COPIES = ThreadLocal.withInitial(() -> new long[1]);
-
     private ViewAdapter() {}
 
     /**
@@ -95,7 +92,6 @@ public final class ViewAdapter {
         }
         checkDisjoint(src, dst);
         checkOneSlotEach(dst);
-        ELEMENT_COPIES.get()[0]++;
         // Sub-byte tiled storage comes this way: zero every slot, then write the elements.
         zeroTileSlots(dst);
         DType s = src.dtype();
@@ -140,22 +136,21 @@ public final class ViewAdapter {
      * or part by part ({@link PieceCopies}), does first, so that the padding reads as zero; a
      * staged packed destination ({@link SubByteStaging}) does it before packing its slots back.
      */
-    static void zeroTileSlots(TensorView dst) {
-        Optional<ArrayShape> tiles = tiledLayout(dst);
-        if (tiles.isPresent() && !dst.buffer().segment().isReadOnly()) {
-            MemorySegment slots = dst.buffer().segment();
-            long bytes = Math.max(tiles.get().physicalByteSize(), tiles.get().arraySize());
-            slots.asSlice(0, Math.min(bytes, slots.byteSize())).fill((byte) 0);
+    public static void zeroTileSlots(TensorView dst) {
+        long bytes = tileSlotBytes(dst);
+        if (bytes > 0) {
+            dst.buffer().segment().asSlice(0, bytes).fill((byte) 0);
         }
     }
 
-    /**
-     * {@return how many copies this thread has run element by element ({@link #copyElements},
-     * past its empty-source return and its checks)} The element path runs on the calling thread
-     * only; tests read the count before and after a copy to see which path it took.
-     */
-    public static long elementCopiesOnThisThread() {
-        return ELEMENT_COPIES.get()[0];
+    /** {@return the bytes {@link #zeroTileSlots} zeroes in {@code dst}: 0 unless it is tiled and writable} */
+    public static long tileSlotBytes(TensorView dst) {
+        Optional<ArrayShape> tiles = tiledLayout(dst);
+        if (tiles.isEmpty() || dst.buffer().segment().isReadOnly()) {
+            return 0;
+        }
+        long bytes = Math.max(tiles.get().physicalByteSize(), tiles.get().arraySize());
+        return Math.min(bytes, dst.buffer().segment().byteSize());
     }
 
     /**

@@ -115,7 +115,6 @@ class StagedDestinationTest {
     @Test
     void stagedTransposesAreExact() {
         assumeTrue(VectorSupport.AVAILABLE, "jdk.incubator.vector is not in the boot layer");
-        assumeTrue(StagedDestination.ENABLED, "staging turned off");
         // Two images a chunk each; one image cut in three along its pixels; 5 images in a chunk of
         // three and a direct tail of two (2.4 MB).
         long[][] shapes = {{2, 64, 112, 112}, {1, 48, 233, 229}, {5, 32, 96, 98}};
@@ -168,7 +167,6 @@ class StagedDestinationTest {
     void scratchIsAccountedAndReleased() {
         assumeTrue(VectorSupport.AVAILABLE, "jdk.incubator.vector is not in the boot layer");
         assumeTrue(VectorTranspose.LANES == 16, "the banded 16x16 kernel needs 512-bit vectors");
-        assumeTrue(StagedDestination.ENABLED, "staging turned off");
         long[] dims = {2, 64, 112, 112};
         long bytes = 4L * 2 * 64 * 112 * 112;
         long scratch = StagedDestination.SCRATCH_BYTES;

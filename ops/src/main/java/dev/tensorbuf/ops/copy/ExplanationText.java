@@ -1,0 +1,180 @@
+package dev.tensorbuf.ops.copy;
+
+import dev.tensorbuf.ops.copy.CopyPlan.Explanation;
+import java.util.List;
+import java.util.Locale;
+
+/** The text and JSON forms of {@link Explanation}. */
+final class ExplanationText {
+    private ExplanationText() {
+    }
+
+    static String text(Explanation e) {
+        StringBuilder sb = new StringBuilder();
+        text(e, "", sb);
+        return sb.toString();
+    }
+
+    private static void text(Explanation e, String indent, StringBuilder sb) {
+        sb.append(indent).append(routeName(e.route())).append(' ').append(e.source()).append(" -> ").append(e.destination())
+                .append(": ").append(e.elements()).append(e.elements() == 1 ? " element, " : " elements, ")
+                .append(e.bytes()).append(" bytes, ").append(e.threads()).append(e.threads() == 1 ? " thread" : " threads")
+                .append('\n');
+        String in = indent + "  ";
+        if (!e.reason().isEmpty()) {
+            sb.append(in).append("why: ").append(e.reason()).append('\n');
+        }
+        for (Explanation.Temporary t : e.temporaries()) {
+            sb.append(in).append("temporary ").append(t.dtype()).append(t.dims()).append(", ").append(t.bytes())
+                    .append(" bytes: ").append(t.holds()).append('\n');
+        }
+        for (Explanation.Staged s : e.staging()) {
+            sb.append(in).append("staged ").append(s.side()).append(": ").append(s.bits()).append("-bit slots [")
+                    .append(s.firstSlot()).append(", ").append(s.firstSlot() + s.slots()).append(") a byte each, ")
+                    .append(s.unpacked()).append(" unpacked first").append(s.packedBack() ? ", packed back after" : "")
+                    .append('\n');
+        }
+        if (e.zeroedBytes() > 0) {
+            sb.append(in).append("zero ").append(e.zeroedBytes()).append(" bytes of the destination's tiles\n");
+        }
+        for (Step step : e.steps()) {
+            sb.append(in);
+            switch (step) {
+                case Step.Run r -> {
+                    sb.append("run ").append(r.kernel()).append(": ").append(r.elementCount()).append(" elements, src +")
+                            .append(r.srcOffset()).append(", dst +").append(r.dstOffset()).append(", loops ");
+                    loops(r.loops(), true, sb);
+                    if (r.channelLoop() >= 0) {
+                        sb.append(", channels on loop ").append(r.channelLoop());
+                    }
+                }
+                case Step.Zero z -> {
+                    sb.append("zero: dst +").append(z.dstOffset()).append(", loops ");
+                    loops(z.loops(), false, sb);
+                }
+                case Step.Gather g -> sb.append("gather: ").append(g.reason());
+            }
+            sb.append('\n');
+        }
+        for (Explanation p : e.parts()) {
+            text(p, in, sb);
+        }
+    }
+
+    /** Loops as {@code count: srcStride/dstStride}, outermost first. */
+    private static void loops(List<Loop> loops, boolean withSource, StringBuilder sb) {
+        sb.append('[');
+        for (int i = 0; i < loops.size(); i++) {
+            Loop l = loops.get(i);
+            sb.append(i == 0 ? "" : ", ").append(l.count()).append(": ");
+            if (withSource) {
+                sb.append(l.srcStride()).append('/');
+            }
+            sb.append(l.dstStride());
+        }
+        sb.append(']');
+    }
+
+    private static String routeName(Explanation.Route r) {
+        return switch (r) {
+            case PLANNED -> "planned copy";
+            case PIECES -> "copy in parts";
+            case STAGED -> "staged copy";
+            case THROUGH_TEMPORARY -> "copy through a temporary";
+            case ELEMENTS -> "element-by-element copy";
+        };
+    }
+
+    static String json(Explanation e) {
+        StringBuilder sb = new StringBuilder();
+        json(e, sb);
+        return sb.toString();
+    }
+
+    private static void json(Explanation e, StringBuilder sb) {
+        sb.append("{\"route\":").append(string(e.route().name().toLowerCase(Locale.ROOT)))
+                .append(",\"source\":").append(string(e.source()))
+                .append(",\"destination\":").append(string(e.destination()))
+                .append(",\"elements\":").append(e.elements())
+                .append(",\"bytes\":").append(e.bytes())
+                .append(",\"threads\":").append(e.threads())
+                .append(",\"steps\":[");
+        for (int i = 0; i < e.steps().size(); i++) {
+            sb.append(i == 0 ? "" : ",");
+            switch (e.steps().get(i)) {
+                case Step.Run r -> {
+                    sb.append("{\"step\":\"run\",\"kernel\":").append(string(r.kernel().name()))
+                            .append(",\"elements\":").append(r.elementCount())
+                            .append(",\"src_offset\":").append(r.srcOffset())
+                            .append(",\"dst_offset\":").append(r.dstOffset())
+                            .append(",\"loops\":");
+                    loopsJson(r.loops(), sb);
+                    sb.append(",\"channel_loop\":").append(r.channelLoop()).append('}');
+                }
+                case Step.Zero z -> {
+                    sb.append("{\"step\":\"zero\",\"dst_offset\":").append(z.dstOffset()).append(",\"loops\":");
+                    loopsJson(z.loops(), sb);
+                    sb.append('}');
+                }
+                case Step.Gather g -> sb.append("{\"step\":\"gather\",\"reason\":").append(string(g.reason())).append('}');
+            }
+        }
+        sb.append("],\"temporaries\":[");
+        for (int i = 0; i < e.temporaries().size(); i++) {
+            Explanation.Temporary t = e.temporaries().get(i);
+            sb.append(i == 0 ? "" : ",").append("{\"holds\":").append(string(t.holds()))
+                    .append(",\"dtype\":").append(string(t.dtype().xlaName()))
+                    .append(",\"dims\":").append(t.dims().toString().replace(" ", ""))
+                    .append(",\"bytes\":").append(t.bytes()).append('}');
+        }
+        sb.append("],\"staging\":[");
+        for (int i = 0; i < e.staging().size(); i++) {
+            Explanation.Staged s = e.staging().get(i);
+            sb.append(i == 0 ? "" : ",").append("{\"side\":").append(string(s.side()))
+                    .append(",\"bits\":").append(s.bits())
+                    .append(",\"first_slot\":").append(s.firstSlot())
+                    .append(",\"slots\":").append(s.slots())
+                    .append(",\"unpacked\":").append(s.unpacked())
+                    .append(",\"packed_back\":").append(s.packedBack()).append('}');
+        }
+        sb.append("],\"zeroed_bytes\":").append(e.zeroedBytes()).append(",\"parts\":[");
+        for (int i = 0; i < e.parts().size(); i++) {
+            sb.append(i == 0 ? "" : ",");
+            json(e.parts().get(i), sb);
+        }
+        sb.append("],\"reason\":").append(string(e.reason())).append('}');
+    }
+
+    private static void loopsJson(List<Loop> loops, StringBuilder sb) {
+        sb.append('[');
+        for (int i = 0; i < loops.size(); i++) {
+            Loop l = loops.get(i);
+            sb.append(i == 0 ? "" : ",").append("{\"count\":").append(l.count()).append(",\"src_stride\":")
+                    .append(l.srcStride()).append(",\"dst_stride\":").append(l.dstStride()).append('}');
+        }
+        sb.append(']');
+    }
+
+    /** {@return {@code s} as a JSON string: quotes, backslashes and control characters escaped} */
+    private static String string(String s) {
+        StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                case '\n' -> sb.append("\\n");
+                case '\t' -> sb.append("\\t");
+                case '\r' -> sb.append("\\r");
+                default -> {
+                    if (c < 0x20) {
+                        sb.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        sb.append(c);
+                    }
+                }
+            }
+        }
+        return sb.append('"').toString();
+    }
+}

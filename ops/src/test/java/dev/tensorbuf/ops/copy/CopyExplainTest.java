@@ -1,0 +1,206 @@
+package dev.tensorbuf.ops.copy;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.ops.copy.CopyPlan.Explanation;
+import dev.tensorbuf.ops.copy.CopyPlan.Explanation.Route;
+import dev.tensorbuf.ops.copy.internal.ViewAdapter;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorView;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link CopyEngine#explain}: each route a copy of two views takes, with its steps, threads,
+ * temporaries, staging and bytes, worked out without touching an element; and that the copy
+ * then does what was explained (the bytes it writes).
+ */
+class CopyExplainTest {
+    private final Allocator allocator = Allocators.shared();
+
+    @AfterEach
+    void close() {
+        allocator.close();
+    }
+
+    private TensorView view(String shape, long bytes) {
+        Buffer b = allocator.allocate(bytes);
+        return TensorView.of(b, shape);
+    }
+
+    private static TensorView counting(TensorView v) {
+        float[] values = new float[(int) v.elementCount()];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = i + 1;
+        }
+        v.copyFrom(values);
+        return v;
+    }
+
+    @Test
+    void aTransposeIntoNhwcIsOnePlannedInterleave() {
+        TensorView nchw = counting(view("f32[2,3,4,5]{3,2,1,0}", 480));
+        TensorView nhwc = view("f32[2,4,5,3]{3,2,1,0}", 480);
+        TensorView src = Ops.transpose(nchw, 0, 2, 3, 1);
+        Explanation e = CopyEngine.of(1).explain(src, nhwc);
+        assertEquals(Route.PLANNED, e.route(), e.toString());
+        assertEquals(120, e.elements());
+        assertEquals(960, e.bytes(), "120 f32 read and 120 written");
+        assertEquals(1, e.threads());
+        assertEquals(List.of(new Step.Run(Kernel.INTERLEAVE, 0, 0,
+                List.of(new Loop(2, 60, 60), new Loop(20, 1, 3), new Loop(3, 20, 1)), -1)), e.steps());
+        assertEquals(List.of(), e.parts());
+        assertTrue(e.toString().contains("run INTERLEAVE: 120 elements, src +0, dst +0, loops [2: 60/60, 20: 1/3, 3: 20/1]"),
+                e.toString());
+        // Threads follow the engine's threshold: 0 bytes puts every copy on both threads.
+        assertEquals(2, CopyEngine.of(2, true, 0).explain(src, nhwc).threads());
+        assertEquals(1, CopyEngine.of(2, true, 961).explain(src, nhwc).threads());
+        assertEquals(2, CopyEngine.of(2, true, 960).explain(src, nhwc).threads());
+        // Nothing was written by explaining; the copy writes what the steps say.
+        for (float f : nhwc.toFloatArray()) {
+            assertEquals(0f, f);
+        }
+        CopyEngine.of(1).copy(src, nhwc);
+        assertEquals(nchw.getFloat(1, 2, 3, 4), nhwc.getFloat(1, 3, 4, 2));
+    }
+
+    @Test
+    void theJsonFormHoldsTheSameAsTheRecord() {
+        TensorView src = counting(view("f32[2,3]{1,0}", 24));
+        TensorView dst = view("f32[3,2]{1,0}", 24);
+        Explanation e = CopyEngine.of(1).explain(Ops.transpose(src, 1, 0), dst);
+        assertEquals(Route.PLANNED, e.route());
+        Step.Run run = (Step.Run) e.steps().getFirst();
+        assertEquals("{\"route\":\"planned\",\"source\":\"" + e.source() + "\",\"destination\":\"" + e.destination()
+                + "\",\"elements\":6,\"bytes\":48,\"threads\":1,\"steps\":[{\"step\":\"run\",\"kernel\":\""
+                + run.kernel() + "\",\"elements\":6,\"src_offset\":0,\"dst_offset\":0,\"loops\":["
+                + "{\"count\":3,\"src_stride\":1,\"dst_stride\":2},{\"count\":2,\"src_stride\":3,\"dst_stride\":1}],"
+                + "\"channel_loop\":-1}],\"temporaries\":[],\"staging\":[],\"zeroed_bytes\":0,\"parts\":[],\"reason\":\"\"}",
+                e.toJson());
+    }
+
+    @Test
+    void aConcatenationIsOnePlannedCopyPerPart() {
+        TensorView a = counting(view("f32[2,3]{1,0}", 24));
+        TensorView b = counting(view("f32[2,3]{1,0}", 24));
+        TensorView dst = view("f32[4,3]{1,0}", 48);
+        TensorView joined = Ops.concatenate(0, List.of(a, b));
+        Explanation e = CopyEngine.of(1).explain(joined, dst);
+        assertEquals(Route.PIECES, e.route(), e.toString());
+        assertEquals(2, e.parts().size(), e.toString());
+        for (int k = 0; k < 2; k++) {
+            Explanation part = e.parts().get(k);
+            assertEquals(Route.PLANNED, part.route());
+            assertEquals(6, part.elements());
+            Step.Run r = (Step.Run) part.steps().getFirst();
+            assertEquals(Kernel.BULK, r.kernel());
+            assertEquals(6L * k, r.dstOffset(), "part " + k + " lands on rows " + 2 * k + " and " + (2 * k + 1));
+        }
+        assertEquals(96, e.bytes(), "12 f32 read and 12 written");
+        assertTrue(e.toString().startsWith("copy in parts "), e.toString());
+        CopyEngine.of(1).copy(joined, dst);
+        assertArrayEquals(new float[] {1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6}, dst.toFloatArray());
+    }
+
+    @Test
+    void aPadFillsItsEdgesAndCopiesItsWindow() {
+        TensorView src = counting(view("f32[2]{0}", 8));
+        TensorView padded = Ops.pad(src, new long[] {1}, new long[] {2}, new long[] {0}, -1.0);
+        TensorView dst = view("f32[5]{0}", 20);
+        Explanation e = CopyEngine.of(1).explain(padded, dst);
+        assertEquals(Route.PIECES, e.route(), e.toString());
+        List<Kernel> kernels = e.parts().stream().map(p -> ((Step.Run) p.steps().getFirst()).kernel()).toList();
+        // The low edge is one element (a one-element fill is a BULK copy of the fill), the high edge two, then the window.
+        assertEquals(List.of(Kernel.BULK, Kernel.FILL, Kernel.BULK), kernels, e.toString());
+        assertEquals(List.of(0L, 3L, 1L), e.parts().stream().map(p -> ((Step.Run) p.steps().getFirst()).dstOffset()).toList());
+        CopyEngine.of(1).copy(padded, dst);
+        assertArrayEquals(new float[] {-1, 1, 2, -1, -1}, dst.toFloatArray());
+    }
+
+    @Test
+    void aPackedSourceIsStagedThroughAByteASlotTemporary() {
+        TensorView s4 = view("s4[16]{0:E(4)}", 8);
+        s4.copyFrom(new long[] {-8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7});
+        TensorView s8 = view("s8[16]{0}", 16);
+        Explanation e = CopyEngine.of(1).explain(s4, s8);
+        assertEquals(Route.STAGED, e.route(), e.toString());
+        assertEquals(List.of(new Explanation.Staged("source", 4, 0, 16, 16, false)), e.staging());
+        assertEquals(1, e.temporaries().size());
+        assertEquals(16, e.temporaries().getFirst().bytes());
+        assertEquals(Route.PLANNED, e.parts().getFirst().route());
+        // 8 packed bytes read and 16 written by the unpacking, then 16 + 16 by the plan.
+        assertEquals(24 + 32, e.bytes(), e.toString());
+        CopyEngine.of(1).copy(s4, s8);
+        assertArrayEquals(new long[] {-8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7}, s8.toLongArray());
+    }
+
+    @Test
+    void aCopyOntoItselfGoesThroughATemporary() {
+        TensorView v = counting(view("f32[4]{0}", 16));
+        Explanation e = CopyEngine.of(1).explain(Ops.reverse(v, 0), v);
+        assertEquals(Route.THROUGH_TEMPORARY, e.route(), e.toString());
+        assertEquals(List.of(new Explanation.Temporary("the source, read whole before the destination is written",
+                DType.F32, List.of(4L), 16)), e.temporaries());
+        assertEquals(2, e.parts().size());
+        assertTrue(e.parts().stream().allMatch(p -> p.route() == Route.PLANNED), e.toString());
+        assertArrayEquals(new float[] {1, 2, 3, 4}, v.toFloatArray(), "explaining wrote nothing");
+        CopyEngine.of(1).copy(Ops.reverse(v, 0), v);
+        assertArrayEquals(new float[] {4, 3, 2, 1}, v.toFloatArray());
+    }
+
+    @Test
+    void aStridedSliceOfAConcatenationGoesElementByElementAndSaysWhy() {
+        TensorView a = counting(view("f32[2,3]{1,0}", 24));
+        TensorView b = counting(view("f32[2,3]{1,0}", 24));
+        TensorView src = Ops.slice(Ops.concatenate(0, List.of(a, b)), new long[] {0, 0}, new long[] {4, 3},
+                new long[] {2, 1});
+        TensorView dst = view("f32[2,3]{1,0}", 24);
+        Explanation e = CopyEngine.of(2, true, 0).explain(src, dst);
+        assertEquals(Route.ELEMENTS, e.route(), e.toString());
+        assertEquals(1, e.threads(), "the element path runs on the caller");
+        assertTrue(e.reason().contains("do not split"), e.reason());
+        assertEquals(48, e.bytes());
+    }
+
+    @Test
+    void aTiledDestinationZeroesItsPaddingInZeroSteps() {
+        TensorView src = counting(view("f32[3,5]{1,0}", 60));
+        TensorView dst = view("f32[3,5]{1,0:T(2,2)}", 96);
+        Explanation e = CopyEngine.of(1).explain(src, dst);
+        assertEquals(Route.PLANNED, e.route(), e.toString());
+        long zeroSteps = e.steps().stream().filter(s -> s instanceof Step.Zero).count();
+        assertTrue(zeroSteps > 0, e.toString());
+        assertEquals(60 + 96, e.bytes(), "15 f32 read, 24 slots written");
+        CopyPlan plan = CopyPlan.of(ViewAdapter.access(src).orElseThrow(), ViewAdapter.destination(dst).orElseThrow());
+        assertEquals(e.steps(), plan.explain().steps(), "an Access plan explains the same steps");
+    }
+
+    @Test
+    void differentDimsAreRefusedAsTheCopyRefusesThem() {
+        var e = assertThrows(IllegalArgumentException.class,
+                () -> CopyEngine.of(1).explain(view("f32[2]{0}", 8), view("f32[3]{0}", 12)));
+        assertTrue(e.getMessage().contains("differ"), e.getMessage());
+    }
+
+    @Test
+    void explainingReadsAndWritesNoElement() {
+        TensorView src = counting(view("f32[64,64]{1,0}", 64 * 64 * 4));
+        Buffer out = allocator.allocate(64 * 64 * 2);
+        out.segment().fill((byte) 0x5A);
+        TensorView dst = TensorView.of(out, "bf16[64,64]{0,1}");
+        CopyEngine.defaults().explain(src, dst);
+        for (byte x : out.segment().toArray(ValueLayout.JAVA_BYTE)) {
+            assertEquals((byte) 0x5A, x);
+        }
+    }
+}
