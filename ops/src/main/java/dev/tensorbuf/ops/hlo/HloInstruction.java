@@ -90,16 +90,26 @@ public record HloInstruction(String name, XlaShape shape, String opcode, List<St
         return attribute(key).map(a -> a instanceof HloAttribute.Text t ? t.text() : a.toString());
     }
 
-    /** {@return the parameter number of a {@code parameter} instruction} */
+    /**
+     * {@return the parameter number of a {@code parameter} instruction}
+     *
+     * @throws IllegalStateException if this is not a {@code parameter}
+     * @throws IllegalArgumentException if its number is not ASCII digits or is past 2147483647
+     */
     public int parameterNumber() {
         if (!opcode.equals("parameter")) {
             throw new IllegalStateException("instruction " + name + " is a " + opcode + ", not a parameter");
         }
         String number = payload.strip();
-        if (!number.matches("\\d{1,9}")) {
-            throw new IllegalStateException("parameter " + name + " has no parameter number of ASCII digits: '" + number + "'");
+        if (!number.matches("\\d+")) {
+            throw new IllegalArgumentException("parameter " + name + " has no parameter number of ASCII digits: '" + number + "'");
         }
-        return Integer.parseInt(number);
+        try {
+            return Integer.parseInt(number);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("parameter " + name + " has number " + number
+                    + ", past the largest XLA takes (2147483647)", e);
+        }
     }
 
     /**

@@ -21,6 +21,7 @@ class HloParserErrorTest {
             misspelt transpose        | HloModule m\\nENTRY e {\\n  p = f32[2,3] parameter(0)\\n  ROOT t = f32[3,2] tranpose(p), dimensions={1,0}\\n} | 4:21 | unknown opcode 'tranpose' (did you mean transpose?)
             far from any opcode       | HloModule m\\nENTRY e {\\n  ROOT p = f32[2] frobnicate(0)\\n}                      | 3:19 | unknown opcode 'frobnicate' (line
             parameter not a number    | HloModule m\\nENTRY e {\\n  ROOT p = f32[2] parameter(x)\\n}                       | 3:29 | expected a parameter number
+            parameter past 2^31 - 1   | HloModule m\\nENTRY e {\\n  ROOT p = f32[2] parameter(2147483648)\\n}              | 3:29 | parameter number 2147483648 is past the largest XLA takes (2147483647)
             unknown operand           | HloModule m\\nENTRY e {\\n  p = f32[2] parameter(0)\\n  ROOT n = f32[2] negate(q)\\n}   | 4:26 | unknown operand 'q'
             duplicate name            | HloModule m\\nENTRY e {\\n  p = f32[2] parameter(0)\\n  p = f32[2] parameter(1)\\n}     | 4:3  | duplicate instruction name 'p'
             two roots                 | HloModule m\\nENTRY e {\\n  ROOT p = f32[2] parameter(0)\\n  ROOT q = f32[2] negate(p)\\n} | 4:3 | second ROOT

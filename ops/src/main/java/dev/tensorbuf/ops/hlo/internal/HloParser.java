@@ -390,6 +390,11 @@ public final class HloParser {
             if (opcode.equals("parameter") && !payload.matches("\\d+")) {
                 throw error("expected a parameter number, got '" + payload + "'", open + 1);
             }
+            String digits = payload.replaceFirst("^0+(?=.)", "");
+            if (opcode.equals("parameter")
+                    && (digits.length() > 10 || digits.length() == 10 && digits.compareTo("2147483647") > 0)) {
+                throw error("parameter number " + payload + " is past the largest XLA takes (2147483647)", open + 1);
+            }
             pos = end;
         } else {
             skipSpace();
