@@ -59,8 +59,11 @@ class HloAsciiDigitsTest {
     void instructionsBuiltInCodeAreHeldToTheSameDigits() {
         XlaShape scalar = XlaShape.parse("f32[]");
         HloInstruction parameter = new HloInstruction("p", scalar, "parameter", List.of(), Map.of(), "３");
-        IllegalStateException p = assertThrows(IllegalStateException.class, parameter::parameterNumber);
+        IllegalArgumentException p = assertThrows(IllegalArgumentException.class, parameter::parameterNumber);
         assertTrue(p.getMessage().contains("'３'"), p.getMessage());
+        HloInstruction huge = new HloInstruction("q", scalar, "parameter", List.of(), Map.of(), "2147483648");
+        assertEquals("parameter q has number 2147483648, past the largest XLA takes (2147483647)",
+                assertThrows(IllegalArgumentException.class, huge::parameterNumber).getMessage());
 
         HloInstruction constant = new HloInstruction("c", scalar, "constant", List.of(), Map.of(), "３");
         HloModule module = new HloModule("m", Map.of(), List.of(new HloComputation("e", true, List.of(constant), "c")));
