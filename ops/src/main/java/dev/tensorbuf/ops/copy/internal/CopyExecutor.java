@@ -67,6 +67,9 @@ public final class CopyExecutor {
         this.thresholdBytes = thresholdBytes;
         this.vector = vector && VectorSupport.AVAILABLE;
         this.scalarFirst = scalarFirst;
+        if (vector && !VectorSupport.AVAILABLE) {
+            VectorSupport.noticeMissing();
+        }
     }
 
     /** {@return the staging scratch held by every engine of the process} */
@@ -314,7 +317,7 @@ public final class CopyExecutor {
                 if (vector) {
                     VectorBytePlanes.run(t, scale, bias);
                 } else {
-                    ConvertKernel.run(t, sa, da, scale, bias, false);
+                    ScalarBytePlanes.run(t, scale, bias);
                 }
             }
             case ELEMENT -> ElementKernel.run(t);
