@@ -139,7 +139,10 @@ public final class CopyEngine {
      * {@code -Dtensorbuf.copy.scalarFirstBytes=N} holds each kernel to its scalar version until it
      * has moved N bytes: before C2 has compiled it a Vector API kernel is slower than scalar code,
      * which a process that copies once notices (bench/RESULTS.md, "First copies"; the launcher
-     * sets 256 MiB for {@code convert} and {@code run}).
+     * sets 256 MiB for {@code convert} and {@code run}). And until a kernel's vector version is
+     * compiled, its steps run scalar while a daemon thread, {@code tensorbuf-copy-warmup}, runs
+     * the vector version on a copy of the first step's loops until it is as fast
+     * ({@code -Dtensorbuf.copy.warmup=false}: vector from the first copy).
      */
     public boolean vectorKernels() {
         return executor.vector();

@@ -50,6 +50,7 @@ public final class CopyExecutor {
     private final boolean vector;
     private final long thresholdBytes;
     private final ScalarFirst scalarFirst;
+    private final VectorWarmup warmup;
     private final int number = EXECUTORS.getAndIncrement();
     private volatile CopyWorkers workers;
 
@@ -59,14 +60,19 @@ public final class CopyExecutor {
      * @param thresholdBytes steps moving fewer bytes run on the calling thread
      */
     public CopyExecutor(int parallelism, boolean vector, long thresholdBytes) {
-        this(parallelism, vector, thresholdBytes, ScalarFirst.SHARED);
+        this(parallelism, vector, thresholdBytes, ScalarFirst.SHARED, VectorWarmup.SHARED);
     }
 
     CopyExecutor(int parallelism, boolean vector, long thresholdBytes, ScalarFirst scalarFirst) {
+        this(parallelism, vector, thresholdBytes, scalarFirst, VectorWarmup.OFF);
+    }
+
+    CopyExecutor(int parallelism, boolean vector, long thresholdBytes, ScalarFirst scalarFirst, VectorWarmup warmup) {
         this.parallelism = parallelism;
         this.thresholdBytes = thresholdBytes;
         this.vector = vector && VectorSupport.AVAILABLE;
         this.scalarFirst = scalarFirst;
+        this.warmup = warmup;
         if (vector && !VectorSupport.AVAILABLE) {
             VectorSupport.noticeMissing();
         }
@@ -100,11 +106,11 @@ public final class CopyExecutor {
         List<Work> batch = new ArrayList<>();
         for (Step step : plan.steps()) {
             switch (step) {
-                case Step.Run r -> batch.add(work(r.kernel(), task(plan, r)));
+                case Step.Run r -> batch.add(work(r.kernel(), task(plan, r), values));
                 case Step.Zero z -> {
                     int w = Math.max(1, plan.dst().dtype().byteWidth());
                     batch.add(work(Kernel.ZERO, task(null, plan.dst().segment(), 0, z.dstOffset() * w, z.loops(), w, w,
-                            -1)));
+                            -1), values));
                 }
                 case Step.Gather g -> {
                     runBatch(batch, values);
@@ -114,10 +120,11 @@ public final class CopyExecutor {
             }
         }
         runBatch(batch, values);
+        warmup.start();
     }
 
     /** What kernels need besides their task: element access and the per-channel scale and bias. */
-    private record Values(ElementAccess sa, ElementAccess da, float[] scale, float[] bias) {
+    record Values(ElementAccess sa, ElementAccess da, float[] scale, float[] bias) {
         static Values of(CopyPlan plan) {
             ChannelAffine affine = plan.affine().orElse(null);
             return new Values(ElementAccess.of(plan.src().dtype()), ElementAccess.of(plan.dst().dtype()),
@@ -142,11 +149,12 @@ public final class CopyExecutor {
     }
 
     /**
-     * A step's work, with its kernel's vector version unless {@link ScalarFirst} holds it back
-     * (kernels without one ignore the flag).
+     * A step's work, with its kernel's vector version unless {@link ScalarFirst} or
+     * {@link VectorWarmup} holds it back (kernels without one ignore the flag).
      */
-    private Work work(Kernel kernel, Task task) {
-        return new Work(kernel, vector && scalarFirst.vectorFor(kernel, task.bytes()), task);
+    private Work work(Kernel kernel, Task task, Values values) {
+        return new Work(kernel, vector && scalarFirst.vectorFor(kernel, task.bytes())
+                && warmup.vectorFor(kernel, task, values), task);
     }
 
     private static Task task(MemorySegment src, MemorySegment dst, long so, long dO, List<Loop> loops, int sw, int dw,
@@ -219,7 +227,7 @@ public final class CopyExecutor {
     }
 
     /** Innermost loops a kernel walks itself and keeps in 16-element blocks when cut. */
-    private static int reserved(Kernel k) {
+    static int reserved(Kernel k) {
         return switch (k) {
             case TRANSPOSE, PAIR_INTERLEAVE, INTERLEAVE, DEINTERLEAVE, BYTE_PLANES, CONVERT_PAIR_INTERLEAVE,
                  CONVERT_PAIR_DEINTERLEAVE -> 2;
@@ -228,7 +236,7 @@ public final class CopyExecutor {
     }
 
     /** The loop a kernel needs whole (its plane or row-pair loop), or -1. */
-    private static int whole(Kernel k, Task t) {
+    static int whole(Kernel k, Task t) {
         return switch (k) {
             case INTERLEAVE -> t.rank() - 1;
             case DEINTERLEAVE, BYTE_PLANES, CONVERT_PAIR_DEINTERLEAVE -> t.rank() - 2;
@@ -268,7 +276,7 @@ public final class CopyExecutor {
         }
     }
 
-    private static void run(Kernel k, boolean vector, Task t, Values values) {
+    static void run(Kernel k, boolean vector, Task t, Values values) {
         ElementAccess sa = values.sa();
         ElementAccess da = values.da();
         float[] scale = values.scale();
