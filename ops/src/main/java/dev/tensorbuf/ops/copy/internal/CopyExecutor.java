@@ -153,8 +153,10 @@ public final class CopyExecutor {
      * {@link VectorWarmup} holds it back (kernels without one ignore the flag).
      */
     private Work work(Kernel kernel, Task task, Values values) {
+        // A step large enough to be split is warmed on one of its pieces: the loops its kernel will run.
+        int pieces = threadsFor(task.bytes()) == 1 ? 1 : parallelism * PIECES_PER_THREAD;
         return new Work(kernel, vector && scalarFirst.vectorFor(kernel, task.bytes())
-                && warmup.vectorFor(kernel, task, values), task);
+                && warmup.vectorFor(kernel, task, pieces, values), task);
     }
 
     private static Task task(MemorySegment src, MemorySegment dst, long so, long dO, List<Loop> loops, int sw, int dw,
@@ -251,7 +253,7 @@ public final class CopyExecutor {
      * loop {@code whole} (the plane loop of the plane kernels, the row-pair loop of the bf16 (2,1)
      * unpack, or -1) is never cut.
      */
-    private static void split(Task t, int k, int pieces, int reserved, int whole, List<Task> out) {
+    static void split(Task t, int k, int pieces, int reserved, int whole, List<Task> out) {
         long c = t.count()[k];
         int r = t.rank();
         if (k == whole) {

@@ -4,6 +4,8 @@ import dev.tensorbuf.ops.copy.Kernel;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -52,10 +54,10 @@ final class VectorWarmup {
 
     /**
      * {@return whether a step of {@code kernel} over {@code task} runs the vector version} The
-     * first call for a kernel queues its warm-up ({@link #start()} starts it); called on the copy's
-     * own thread, which alone may read a confined source.
+     * first call for a kernel queues its warm-up ({@link #start()} starts it) on the first of the
+     * {@code pieces} the step is split into for its threads, the loops the kernel will run.
      */
-    boolean vectorFor(Kernel kernel, Task task, CopyExecutor.Values values) {
+    boolean vectorFor(Kernel kernel, Task task, int pieces, CopyExecutor.Values values) {
         if (!enabled || !hasVectorVersion(kernel)) {
             return true;
         }
@@ -67,7 +69,13 @@ final class VectorWarmup {
         if (s == WARMING || !state.compareAndSet(i, COLD, WARMING)) {
             return state.get(i) == WARM;
         }
-        Task shape = cut(kernel, task);
+        Task piece = task;
+        if (pieces > 1) {
+            List<Task> split = new ArrayList<>();
+            CopyExecutor.split(task, 0, pieces, CopyExecutor.reserved(kernel), CopyExecutor.whole(kernel, task), split);
+            piece = split.get(0);
+        }
+        Task shape = cut(kernel, piece);
         if (shape == null) {
             state.set(i, WARM);
             return true;

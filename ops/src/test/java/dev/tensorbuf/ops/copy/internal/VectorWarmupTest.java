@@ -59,9 +59,9 @@ class VectorWarmupTest {
             plan.dst().segment().fill((byte) 0x33);
             executor.execute(plan);
             assertArrayEquals(expected, plan.dst().segment().toArray(ValueLayout.JAVA_BYTE), "once the vector kernel runs");
-            assertTrue(warmup.vectorFor(Kernel.BYTE_PLANES, null, null));
-            assertTrue(warmup.vectorFor(Kernel.BULK, null, null), "a kernel without a vector version is never held back");
-            assertTrue(new VectorWarmup(false).vectorFor(Kernel.TRANSPOSE, null, null), "warm-ups off: vector at once");
+            assertTrue(warmup.vectorFor(Kernel.BYTE_PLANES, null, 1, null));
+            assertTrue(warmup.vectorFor(Kernel.BULK, null, 1, null), "a kernel without a vector version is never held back");
+            assertTrue(new VectorWarmup(false).vectorFor(Kernel.TRANSPOSE, null, 1, null), "warm-ups off: vector at once");
         }
     }
 
@@ -88,6 +88,6 @@ class VectorWarmupTest {
         // 16 elements 1 GiB apart: cut to 16 (a block) they still reach 15 GiB.
         Task sparse = new Task(any, any, 0, 0, new long[] {16}, new long[] {1L << 30}, new long[] {4}, 4, 4, -1, 0);
         assertNull(VectorWarmup.cut(Kernel.CONVERT, sparse));
-        assertTrue(new VectorWarmup(true).vectorFor(Kernel.CONVERT, sparse, null), "so it runs vector at once");
+        assertTrue(new VectorWarmup(true).vectorFor(Kernel.CONVERT, sparse, 1, null), "so it runs vector at once");
     }
 }
