@@ -40,6 +40,8 @@ public final class CopyExecutor {
      * an array of that many workers.
      */
     public static final int MAX_PARALLELISM = 4096;
+    /** From this many bytes even a copy whose kernels are still cold is split across threads. */
+    private static final long COLD_PARALLEL_BYTES = 64L << 20;
     /** Numbers the executors, so each engine's threads have names of their own. */
     private static final AtomicInteger EXECUTORS = new AtomicInteger();
 
@@ -184,11 +186,16 @@ public final class CopyExecutor {
     private void runBatch(List<Work> batch, Values values) {
         long bytes = 0;
         boolean shareable = true;
+        boolean cold = false;
         for (Work w : batch) {
             bytes += w.task().bytes();
             shareable &= w.shareable();
+            cold |= vector && !w.vector() && !warmup.isWarm(w.kernel());
         }
-        if (threadsFor(bytes) == 1 || !shareable) {
+        // A first copy whose kernels are still cold runs on the caller's thread: starting the
+        // helpers and running interpreted code on two threads made the first 25 MB NCHW -> NHWC
+        // transpose in a fresh JVM take 181-193 ms against 78-124 ms on one (FirstCallBenchmark).
+        if (threadsFor(bytes) == 1 || !shareable || (cold && bytes < COLD_PARALLEL_BYTES)) {
             for (Work w : batch) {
                 run(w.kernel(), w.vector(), w.task(), values);
             }
