@@ -18,18 +18,19 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * on its first call against 56 ms for a plain loop.
  *
  * <p>The first step of a kernel (with vector kernels on and {@link ScalarFirst} letting them run)
- * runs scalar and hands a copy of its loop nest, with a copy of the source bytes it reads, to one
- * daemon thread, {@code tensorbuf-copy-warmup}. That thread, once the caller's copy has returned,
- * runs the vector kernel on its copy again and again, timing it against the scalar kernel on the
- * same copy; when three vector runs in a row are as fast as the best scalar run (or after
- * {@link #MAX_WARMUP_NANOS}), the kernel's later steps run vector. Warming on the caller's own
- * shape matters: a warm-up on a small copy of the shape, tried before, let C2 compile the
- * NCHW -> NHWC transpose for the small loop counts and it ran 10% slower for good
- * (bench/RESULTS.md, "First copies"). Nests reaching more than {@link #MAX_BYTES} bytes on a side
- * are cut, outer loops first, so the inner loops the kernels' code is about mostly stay whole; a
- * nest that cannot be cut small enough (a few elements far apart) is not warmed, and its kernel
- * runs vector from its next step. {@code -Dtensorbuf.copy.warmup=false} turns this off: vector from the
- * first step, as before.
+ * runs scalar, and its loop nest (the first of the pieces it is split into for threads, if it is)
+ * goes to one daemon thread, {@code tensorbuf-copy-warmup}. That thread, once the caller's copy
+ * has returned, copies the nest's source bytes into memory of its own (zeros where it cannot read
+ * them: a confined arena's), runs the vector kernel on that copy again and again, timing it
+ * against the scalar kernel on the same copy; when three vector runs in a row are as fast as the
+ * best scalar run (or after {@link #MAX_WARMUP_NANOS}), the kernel's later steps run vector.
+ * Warming on the caller's own loops matters: a warm-up on a small copy of the shape, tried
+ * before, let C2 compile the NCHW -> NHWC transpose for the small loop counts and it ran 10%
+ * slower for good (bench/RESULTS.md, "First copies"). Nests reaching more than
+ * {@link #MAX_BYTES} bytes on a side are cut, outer loops first, so the inner loops the kernels'
+ * code is about mostly stay whole; a nest that cannot be cut small enough (planes far apart, a
+ * few elements far apart) is not warmed, and its kernel runs vector from its next step.
+ * {@code -Dtensorbuf.copy.warmup=false} turns this off: vector from the first step, as before.
  */
 final class VectorWarmup {
     static final VectorWarmup SHARED = new VectorWarmup(!"false".equals(System.getProperty("tensorbuf.copy.warmup")));
