@@ -141,6 +141,42 @@ class DlpackExportTest {
     }
 
     @Test
+    void reversedViewIsCopiedWithNonNegativeStridesWhenAsked() {
+        // torch.from_dlpack aborts the process on a negative stride; this option is what keeps it safe.
+        TensorView reversed = Ops.reverse(f32(2, 3), 1);
+        MemorySegment inPlace = Dlpack.exportVersioned(reversed);
+        long[] d = peer.describeVersioned(inPlace);
+        assertEquals(0, d[FLAGS], "by default described in place, as NumPy does");
+        assertArrayEquals(new long[] {3, -1}, new long[] {d[STRIDES], d[STRIDES + 1]});
+        peer.deleteVersioned(inPlace);
+
+        DlpackExportOptions positive = DlpackExportOptions.defaults().withNonNegativeStrides(true);
+        MemorySegment m = Dlpack.exportVersioned(reversed, positive);
+        long[] c = peer.describeVersioned(m);
+        assertEquals(DlpackStructs.FLAG_IS_COPIED, c[FLAGS]);
+        assertEquals(0, c[BYTE_OFFSET]);
+        assertArrayEquals(new long[] {2, 3, 3, 1}, new long[] {c[SHAPE], c[SHAPE + 1], c[STRIDES], c[STRIDES + 1]});
+        assertEquals(checksum(reversed), peer.checksumVersioned(m));
+        peer.deleteVersioned(m);
+
+        try (DlpackTensor back = Dlpack.importVersioned(Dlpack.exportVersioned(reversed,
+                positive.withCopyIfNotStrided(false)))) {
+            assertArrayEquals(new float[] {2.5f, 1.5f, 0.5f, 5.5f, 4.5f, 3.5f}, back.view().toFloatArray(),
+                    "copied even when copyIfNotStrided is false: the option asks for this copy");
+        }
+        TensorView upsideDown = Ops.reverse(f32(2, 3), 0);
+        MemorySegment legacy = Dlpack.exportLegacy(upsideDown, positive);
+        long[] l = peer.describeLegacy(legacy);
+        assertArrayEquals(new long[] {3, 1}, new long[] {l[STRIDES], l[STRIDES + 1]});
+        assertEquals(checksum(upsideDown), peer.checksumLegacy(legacy));
+        peer.deleteLegacy(legacy);
+
+        MemorySegment forward = Dlpack.exportVersioned(Ops.transpose(f32(2, 3), 1, 0), positive);
+        assertEquals(0, peer.describeVersioned(forward)[FLAGS], "no negative stride: still in place");
+        peer.deleteVersioned(forward);
+    }
+
+    @Test
     void tiledViewIsRefusedWhenCopiesAreNot() {
         TensorView tiled = TensorView.of(arena.allocate(96), "f32[3,5]{1,0:T(2,2)}");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

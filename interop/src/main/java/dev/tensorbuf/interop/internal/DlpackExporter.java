@@ -236,10 +236,13 @@ public final class DlpackExporter {
 
     private static Source source(TensorView view, DlpackExportOptions options, boolean versioned, String what) {
         String why = whyCopy(view, versioned);
-        if (why == null) {
+        String negative = why == null && options.nonNegativeStrides() ? negativeStride(view) : null;
+        if (why == null && negative == null) {
             return new Source(view.buffer(), view.access(), view.stridedLayout().orElseThrow(), null);
         }
-        if (!options.copyIfNotStrided()) {
+        if (why == null) {
+            why = negative;
+        } else if (!options.copyIfNotStrided()) {
             throw new IllegalArgumentException(what + " of " + view + " needs a copy, which copyIfNotStrided=false"
                     + " refuses: " + why);
         }
@@ -259,6 +262,17 @@ public final class DlpackExporter {
             allocator.close();
             throw e;
         }
+    }
+
+    /** {@return the reason a strided view is copied under {@code nonNegativeStrides}, or null when no stride is negative} */
+    private static String negativeStride(TensorView view) {
+        var strides = view.stridedLayout().orElseThrow().strides();
+        for (int d = 0; d < strides.size(); d++) {
+            if (strides.get(d) < 0) {
+                return "nonNegativeStrides asked, and dim " + d + " has stride " + strides.get(d);
+            }
+        }
+        return null;
     }
 
     /** {@return why the view must be copied first, or null when DLPack can describe it in place} */

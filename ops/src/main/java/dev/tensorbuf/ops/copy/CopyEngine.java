@@ -115,9 +115,13 @@ public final class CopyEngine {
      *     ({@code tensorbuf.copy.replicateBytes}; default 64 KiB)
      * @param spinMicros how long a helper thread polls for the next batch before parking
      *     ({@code tensorbuf.copy.spinMicros}; default 500)
+     * @param warmup whether a Vector API kernel runs its scalar version on the caller's thread until
+     *     a background thread has warmed its vector version on the copy's own loops, so a fresh
+     *     JVM's first copy does not wait for the JIT ({@code tensorbuf.copy.warmup}; default true)
      */
     public record Config(int parallelism, boolean vectorKernels, long parallelThresholdBytes, long scalarFirstBytes,
-                         boolean stageDestination, long transposeBandBytes, long replicateBytes, long spinMicros) {
+                         boolean stageDestination, long transposeBandBytes, long replicateBytes, long spinMicros,
+                         boolean warmup) {
 
         /** The prefix of every property {@link #fromSystemProperties()} reads. */
         public static final String PROPERTY_PREFIX = "tensorbuf.copy.";
@@ -153,7 +157,7 @@ public final class CopyEngine {
         public static Config of() {
             return new Config(Math.min(MAX_PARALLELISM, Runtime.getRuntime().availableProcessors()), true,
                     CopyExecutor.PARALLEL_THRESHOLD_BYTES, 0, true, CopyExecutor.TRANSPOSE_BAND_BYTES,
-                    CopyExecutor.REPLICATE_BYTES, 500);
+                    CopyExecutor.REPLICATE_BYTES, 500, true);
         }
 
         /**
@@ -179,7 +183,8 @@ public final class CopyEngine {
                         bool(properties, "stageDestination", d.stageDestination()),
                         number(properties, "transposeBandBytes", d.transposeBandBytes()),
                         number(properties, "replicateBytes", d.replicateBytes()),
-                        number(properties, "spinMicros", d.spinMicros()));
+                        number(properties, "spinMicros", d.spinMicros()),
+                        bool(properties, "warmup", d.warmup()));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("system properties " + PROPERTY_PREFIX + "*: " + e.getMessage(), e);
             }
@@ -216,49 +221,55 @@ public final class CopyEngine {
         /** {@return this config with {@code n} threads} @throws IllegalArgumentException as the constructor */
         public Config withParallelism(int n) {
             return new Config(n, vectorKernels, parallelThresholdBytes, scalarFirstBytes, stageDestination,
-                    transposeBandBytes, replicateBytes, spinMicros);
+                    transposeBandBytes, replicateBytes, spinMicros, warmup);
         }
 
         /** {@return this config with the Vector API kernels on or off} */
         public Config withVectorKernels(boolean on) {
             return new Config(parallelism, on, parallelThresholdBytes, scalarFirstBytes, stageDestination,
-                    transposeBandBytes, replicateBytes, spinMicros);
+                    transposeBandBytes, replicateBytes, spinMicros, warmup);
         }
 
         /** {@return this config with another parallel threshold} @throws IllegalArgumentException if negative */
         public Config withParallelThresholdBytes(long bytes) {
             return new Config(parallelism, vectorKernels, bytes, scalarFirstBytes, stageDestination, transposeBandBytes,
-                    replicateBytes, spinMicros);
+                    replicateBytes, spinMicros, warmup);
         }
 
         /** {@return this config with another scalar-first threshold} @throws IllegalArgumentException if negative */
         public Config withScalarFirstBytes(long bytes) {
             return new Config(parallelism, vectorKernels, parallelThresholdBytes, bytes, stageDestination,
-                    transposeBandBytes, replicateBytes, spinMicros);
+                    transposeBandBytes, replicateBytes, spinMicros, warmup);
         }
 
         /** {@return this config with staging through scratch on or off} */
         public Config withStageDestination(boolean on) {
             return new Config(parallelism, vectorKernels, parallelThresholdBytes, scalarFirstBytes, on, transposeBandBytes,
-                    replicateBytes, spinMicros);
+                    replicateBytes, spinMicros, warmup);
         }
 
         /** {@return this config with another transpose band} @throws IllegalArgumentException if negative */
         public Config withTransposeBandBytes(long bytes) {
             return new Config(parallelism, vectorKernels, parallelThresholdBytes, scalarFirstBytes, stageDestination, bytes,
-                    replicateBytes, spinMicros);
+                    replicateBytes, spinMicros, warmup);
         }
 
         /** {@return this config with another fill replication block} @throws IllegalArgumentException if negative */
         public Config withReplicateBytes(long bytes) {
             return new Config(parallelism, vectorKernels, parallelThresholdBytes, scalarFirstBytes, stageDestination,
-                    transposeBandBytes, bytes, spinMicros);
+                    transposeBandBytes, bytes, spinMicros, warmup);
         }
 
         /** {@return this config with another helper spin} @throws IllegalArgumentException if out of range */
         public Config withSpinMicros(long micros) {
             return new Config(parallelism, vectorKernels, parallelThresholdBytes, scalarFirstBytes, stageDestination,
-                    transposeBandBytes, replicateBytes, micros);
+                    transposeBandBytes, replicateBytes, micros, warmup);
+        }
+
+        /** {@return this config with the background warm-up of vector kernels on or off} */
+        public Config withWarmup(boolean on) {
+            return new Config(parallelism, vectorKernels, parallelThresholdBytes, scalarFirstBytes, stageDestination,
+                    transposeBandBytes, replicateBytes, spinMicros, on);
         }
     }
 
@@ -350,7 +361,10 @@ public final class CopyEngine {
      * {@link Config#scalarFirstBytes()} N ({@code -Dtensorbuf.copy.scalarFirstBytes=N}) holds each kernel to its scalar version until it
      * has moved N bytes: before C2 has compiled it a Vector API kernel is slower than scalar code,
      * which a process that copies once notices (bench/RESULTS.md, "First copies"; the launcher
-     * sets 256 MiB for {@code convert} and {@code run}).
+     * sets 256 MiB for {@code convert} and {@code run}). And until a kernel's vector version is
+     * compiled, its steps run scalar while a daemon thread, {@code tensorbuf-copy-warmup}, runs
+     * the vector version on a copy of the first step's loops until it is as fast
+     * ({@code -Dtensorbuf.copy.warmup=false}: vector from the first copy).
      */
     public boolean vectorKernels() {
         return executor.vector();

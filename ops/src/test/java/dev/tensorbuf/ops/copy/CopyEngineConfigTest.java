@@ -40,8 +40,9 @@ class CopyEngineConfigTest {
         p.setProperty("tensorbuf.copy.transposeBandBytes", "0");
         p.setProperty("tensorbuf.copy.replicateBytes", "4096");
         p.setProperty("tensorbuf.copy.spinMicros", " 20 ");
+        p.setProperty("tensorbuf.copy.warmup", "false");
         p.setProperty("tensorbuf.other", "ignored");
-        assertEquals(new CopyEngine.Config(3, false, 1024, 268435456, false, 0, 4096, 20),
+        assertEquals(new CopyEngine.Config(3, false, 1024, 268435456, false, 0, 4096, 20, false),
                 CopyEngine.Config.fromProperties(p));
     }
 

@@ -44,6 +44,8 @@ public final class CopyExecutor {
      * an array of that many workers.
      */
     public static final int MAX_PARALLELISM = 4096;
+    /** From this many bytes even a copy whose kernels are still cold is split across threads. */
+    private static final long COLD_PARALLEL_BYTES = 64L << 20;
     /** Numbers the executors, so each engine's threads have names of their own. */
     private static final AtomicInteger EXECUTORS = new AtomicInteger();
 
@@ -58,6 +60,7 @@ public final class CopyExecutor {
     private final long bandBytes;
     private final boolean stageDestination;
     private final long spinNanos;
+    private final VectorWarmup warmup;
     private final int number = EXECUTORS.getAndIncrement();
     private volatile CopyWorkers workers;
 
@@ -67,23 +70,29 @@ public final class CopyExecutor {
      * @param thresholdBytes steps moving fewer bytes run on the calling thread
      */
     public CopyExecutor(int parallelism, boolean vector, long thresholdBytes) {
-        this(parallelism, vector, thresholdBytes, ScalarFirst.jvmWide(0));
+        this(parallelism, vector, thresholdBytes, ScalarFirst.jvmWide(0), VectorWarmup.SHARED);
     }
 
     CopyExecutor(int parallelism, boolean vector, long thresholdBytes, ScalarFirst scalarFirst) {
+        this(parallelism, vector, thresholdBytes, scalarFirst, VectorWarmup.OFF);
+    }
+
+    CopyExecutor(int parallelism, boolean vector, long thresholdBytes, ScalarFirst scalarFirst, VectorWarmup warmup) {
         this(parallelism, vector, thresholdBytes, scalarFirst, FillKernel.REPLICATE_BYTES, VectorTranspose.BAND_BYTES, true,
-                CopyWorkers.SPIN_NANOS);
+                CopyWorkers.SPIN_NANOS, warmup);
     }
 
     /** An engine's executor, with every setting of its {@code config}. */
     public CopyExecutor(CopyEngine.Config config) {
         this(config.parallelism(), config.vectorKernels(), config.parallelThresholdBytes(),
                 ScalarFirst.jvmWide(config.scalarFirstBytes()), config.replicateBytes(), config.transposeBandBytes(),
-                config.stageDestination(), config.spinMicros() * 1_000);
+                config.stageDestination(), config.spinMicros() * 1_000,
+                config.warmup() ? VectorWarmup.SHARED : VectorWarmup.OFF);
     }
 
     private CopyExecutor(int parallelism, boolean vector, long thresholdBytes, ScalarFirst scalarFirst,
-                         long replicateBytes, long bandBytes, boolean stageDestination, long spinNanos) {
+                         long replicateBytes, long bandBytes, boolean stageDestination, long spinNanos,
+                         VectorWarmup warmup) {
         this.parallelism = parallelism;
         this.thresholdBytes = thresholdBytes;
         this.vector = vector && VectorSupport.AVAILABLE;
@@ -92,6 +101,10 @@ public final class CopyExecutor {
         this.bandBytes = bandBytes;
         this.stageDestination = stageDestination;
         this.spinNanos = spinNanos;
+        this.warmup = warmup;
+        if (vector && !VectorSupport.AVAILABLE) {
+            VectorSupport.noticeMissing();
+        }
     }
 
     /** {@return the staging scratch held by every engine of the process} */
@@ -122,8 +135,8 @@ public final class CopyExecutor {
         List<Work> batch = new ArrayList<>();
         for (Step step : plan.steps()) {
             switch (step) {
-                case Step.Run r -> batch.add(work(r.kernel(), task(plan, r)));
-                case Step.Zero z -> batch.add(work(Kernel.ZERO, task(plan, z)));
+                case Step.Run r -> batch.add(work(r.kernel(), task(plan, r), values));
+                case Step.Zero z -> batch.add(work(Kernel.ZERO, task(plan, z), values));
                 case Step.Gather g -> {
                     runBatch(batch, values);
                     batch.clear();
@@ -132,10 +145,11 @@ public final class CopyExecutor {
             }
         }
         runBatch(batch, values);
+        warmup.start();
     }
 
     /** What kernels need besides their task: element access and the per-channel scale and bias. */
-    private record Values(ElementAccess sa, ElementAccess da, float[] scale, float[] bias) {
+    record Values(ElementAccess sa, ElementAccess da, float[] scale, float[] bias) {
         static Values of(CopyPlan plan) {
             ChannelAffine affine = plan.affine().orElse(null);
             return new Values(ElementAccess.of(plan.src().dtype()), ElementAccess.of(plan.dst().dtype()),
@@ -196,11 +210,14 @@ public final class CopyExecutor {
     }
 
     /**
-     * A step's work, with its kernel's vector version unless {@link ScalarFirst} holds it back
-     * (kernels without one ignore the flag).
+     * A step's work, with its kernel's vector version unless {@link ScalarFirst} or
+     * {@link VectorWarmup} holds it back (kernels without one ignore the flag).
      */
-    private Work work(Kernel kernel, Task task) {
-        return new Work(kernel, vector && scalarFirst.vectorFor(kernel, task.bytes()), task);
+    private Work work(Kernel kernel, Task task, Values values) {
+        // A step large enough to be split is warmed on one of its pieces: the loops its kernel will run.
+        int pieces = threadsFor(task.bytes()) == 1 ? 1 : parallelism * PIECES_PER_THREAD;
+        return new Work(kernel, vector && scalarFirst.vectorFor(kernel, task.bytes())
+                && warmup.vectorFor(kernel, task, pieces, this, values), task);
     }
 
     private static Task task(MemorySegment src, MemorySegment dst, long so, long dO, List<Loop> loops, int sw, int dw,
@@ -228,11 +245,16 @@ public final class CopyExecutor {
     private void runBatch(List<Work> batch, Values values) {
         long bytes = 0;
         boolean shareable = true;
+        boolean cold = false;
         for (Work w : batch) {
             bytes += w.task().bytes();
             shareable &= w.shareable();
+            cold |= vector && !w.vector() && !warmup.isWarm(w.kernel());
         }
-        if (threadsFor(bytes) == 1 || !shareable) {
+        // A first copy whose kernels are still cold runs on the caller's thread: starting the
+        // helpers and running interpreted code on two threads made the first 25 MB NCHW -> NHWC
+        // transpose in a fresh JVM take 181-193 ms against 78-124 ms on one (FirstCallBenchmark).
+        if (threadsFor(bytes) == 1 || !shareable || (cold && bytes < COLD_PARALLEL_BYTES)) {
             for (Work w : batch) {
                 run(w.kernel(), w.vector(), w.task(), values);
             }
@@ -273,7 +295,7 @@ public final class CopyExecutor {
     }
 
     /** Innermost loops a kernel walks itself and keeps in 16-element blocks when cut. */
-    private static int reserved(Kernel k) {
+    static int reserved(Kernel k) {
         return switch (k) {
             case TRANSPOSE, PAIR_INTERLEAVE, INTERLEAVE, DEINTERLEAVE, BYTE_PLANES, CONVERT_PAIR_INTERLEAVE,
                  CONVERT_PAIR_DEINTERLEAVE -> 2;
@@ -282,7 +304,7 @@ public final class CopyExecutor {
     }
 
     /** The loop a kernel needs whole (its plane or row-pair loop), or -1. */
-    private static int whole(Kernel k, Task t) {
+    static int whole(Kernel k, Task t) {
         return switch (k) {
             case INTERLEAVE -> t.rank() - 1;
             case DEINTERLEAVE, BYTE_PLANES, CONVERT_PAIR_DEINTERLEAVE -> t.rank() - 2;
@@ -297,7 +319,7 @@ public final class CopyExecutor {
      * loop {@code whole} (the plane loop of the plane kernels, the row-pair loop of the bf16 (2,1)
      * unpack, or -1) is never cut.
      */
-    private static void split(Task t, int k, int pieces, int reserved, int whole, List<Task> out) {
+    static void split(Task t, int k, int pieces, int reserved, int whole, List<Task> out) {
         long c = t.count()[k];
         int r = t.rank();
         if (k == whole) {
@@ -322,7 +344,7 @@ public final class CopyExecutor {
         }
     }
 
-    private void run(Kernel k, boolean vector, Task t, Values values) {
+    void run(Kernel k, boolean vector, Task t, Values values) {
         ElementAccess sa = values.sa();
         ElementAccess da = values.da();
         float[] scale = values.scale();
@@ -371,7 +393,7 @@ public final class CopyExecutor {
                 if (vector) {
                     VectorBytePlanes.run(t, scale, bias);
                 } else {
-                    ConvertKernel.run(t, sa, da, scale, bias, false);
+                    ScalarBytePlanes.run(t, scale, bias);
                 }
             }
             case ELEMENT -> ElementKernel.run(t);

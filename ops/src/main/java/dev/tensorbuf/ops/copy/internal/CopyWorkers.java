@@ -44,7 +44,6 @@ final class CopyWorkers {
      * recovers sooner, and each failed start costs every batch meanwhile a system call.
      */
     static final long RETRY_NANOS = 1_000_000_000L;
-    private static final System.Logger LOG = System.getLogger(CopyWorkers.class.getName());
 
     /** Starts a worker's thread; a seam so tests can make a start fail as a thread limit does. */
     @FunctionalInterface
@@ -232,7 +231,9 @@ final class CopyWorkers {
                     startFailed = true;
                     retryAt = System.nanoTime() + retryNanos;
                     if (startFailureLogged.compareAndSet(false, true)) {
-                        LOG.log(System.Logger.Level.WARNING, "copy helper thread " + name + "-" + id + " could not start;"
+                        // Looked up here, not in a static field: the JDK's logging starts up (reading its
+                        // configuration) in the class's first use, the first parallel copy's time.
+                        System.getLogger(CopyWorkers.class.getName()).log(System.Logger.Level.WARNING, "copy helper thread " + name + "-" + id + " could not start;"
                                 + " copies run on the threads that did, and it is tried again "
                                 + retryNanos / 1_000_000 + " ms after each failure (logged once)", e);
                     }

@@ -16,9 +16,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * this JVM has moved N bytes (read plus written) through it in earlier steps, then its vector
  * version, compiled from then on with the profile of real copies. The default is 0, vector from the
  * first copy, for the processes that keep copying; the launcher sets 256 MiB for the one-shot
- * {@code convert} and {@code run}. (A background warm-up on a small copy of the work's shape was
- * tried: it avoided the slow call, but C2 then compiled the kernels for the small shape and the
- * NCHW -> NHWC transpose ran about 10% slower for good.) JIT state belongs to the JVM and to each
+ * {@code convert} and {@code run}. After these bytes {@link VectorWarmup} still holds a kernel
+ * scalar until its vector version is compiled. JIT state belongs to the JVM and to each
  * kernel, so the count does too: every engine counts into one array ({@link #jvmWide}), each
  * with its own threshold ({@code CopyEngine.Config.scalarFirstBytes}).
  */
