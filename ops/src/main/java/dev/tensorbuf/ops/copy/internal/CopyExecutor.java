@@ -61,6 +61,8 @@ public final class CopyExecutor {
     private final boolean stageDestination;
     private final long spinNanos;
     private final VectorWarmup warmup;
+    /** Vector kernels asked for, and the module absent: said once, at the first copy (not at making an engine, which {@code explain} does too). */
+    private final boolean vectorMissing;
     private final int number = EXECUTORS.getAndIncrement();
     private volatile CopyWorkers workers;
 
@@ -102,9 +104,7 @@ public final class CopyExecutor {
         this.stageDestination = stageDestination;
         this.spinNanos = spinNanos;
         this.warmup = warmup;
-        if (vector && !VectorSupport.AVAILABLE) {
-            VectorSupport.noticeMissing();
-        }
+        this.vectorMissing = vector && !VectorSupport.AVAILABLE;
     }
 
     /** {@return the staging scratch held by every engine of the process} */
@@ -128,6 +128,9 @@ public final class CopyExecutor {
     }
 
     public void execute(CopyPlan plan) {
+        if (vectorMissing) {
+            VectorSupport.noticeMissing();
+        }
         Values values = Values.of(plan);
         // Runs and zero steps write disjoint parts of the destination, so they run as one batch
         // (one hand-off to the other threads per plan, not one per step); a gather step is
