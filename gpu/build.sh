@@ -71,8 +71,14 @@ chmod +x "$dist/check.sh"
 
 # The modules: what jdeps finds in every jar that will run, plus the vector API (an incubator
 # module: jdeps reports it too, but a jar that only reaches it reflectively would not say so).
+# Our jars are named modules that require org.agrona, so jdeps needs them on its module path too.
 modules=$("$jdk/bin/jdeps" --multi-release 25 --ignore-missing-deps --print-module-deps \
-    --class-path "$dist/lib/*:$dist/test/*" "$dist"/lib/*.jar "$dist"/test/*.jar 2>/dev/null | tail -n1)
+    --module-path "$dist/lib" --class-path "$dist/lib/*:$dist/test/*" "$dist"/lib/*.jar "$dist"/test/*.jar 2>/dev/null \
+    | tail -n1)
+case "$modules" in
+  java.*|jdk.*) ;;
+  *) echo "[gpu/build] jdeps found no module list: $modules" >&2; exit 1 ;;
+esac
 modules="$modules,jdk.incubator.vector"
 modules=$(echo "$modules" | tr ',' '\n' | sort -u | paste -sd, -)
 log "modules: $modules"
