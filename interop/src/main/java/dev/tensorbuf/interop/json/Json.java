@@ -1,6 +1,7 @@
 package dev.tensorbuf.interop.json;
 
 import dev.tensorbuf.memory.internal.AsciiDigits;
+import dev.tensorbuf.views.internal.JsonStrings;
 import dev.tensorbuf.views.text.TextFormatException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -419,25 +420,7 @@ public final class Json {
             throw new IllegalArgumentException(String.format("cannot write a string with an unpaired surrogate U+%04X"
                     + " at char %d as JSON: UTF-8 has no encoding for it", (int) s.charAt(bad), bad));
         }
-        sb.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        sb.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
-                }
-            }
-        }
-        sb.append('"');
+        JsonStrings.quote(sb, s);
     }
 
 }

@@ -1,6 +1,7 @@
 package dev.tensorbuf.ops.copy;
 
 import dev.tensorbuf.ops.copy.CopyPlan.Explanation;
+import dev.tensorbuf.views.internal.JsonStrings;
 import java.util.List;
 import java.util.Locale;
 
@@ -155,26 +156,10 @@ final class ExplanationText {
         sb.append(']');
     }
 
-    /** {@return {@code s} as a JSON string: quotes, backslashes and control characters escaped} */
+    /** {@return {@code s} as a JSON string} */
     private static String string(String s) {
-        StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\t' -> sb.append("\\t");
-                case '\r' -> sb.append("\\r");
-                default -> {
-                    if (c < 0x20) {
-                        sb.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
-                }
-            }
-        }
-        return sb.append('"').toString();
+        StringBuilder sb = new StringBuilder(s.length() + 2);
+        JsonStrings.quote(sb, s);
+        return sb.toString();
     }
 }

@@ -98,6 +98,9 @@
  *     check and parser), an empty concatenation. Not used by <code>views.indexing</code>, which
  *     imports nothing from the rest of <code>views</code>: the algebra's evaluation errors are in
  *     <code>Exprs</code> and <code>internal/EvalNode</code></dd>
+ * <dt><code>JsonStrings.java</code></dt>
+ * <dd>the one escaping of a string as JSON, for <code>interop.json.Json</code> and the copy
+ *     engine's plan explanations (<code>ops</code> cannot see <code>interop</code>)</dd>
  * </dl>
  */
 package dev.tensorbuf.views.internal;
