@@ -1,7 +1,6 @@
 package dev.tensorbuf.views;
 
 import dev.tensorbuf.views.indexing.IndexingMap;
-import dev.tensorbuf.views.internal.ViewOrigin;
 import java.util.Arrays;
 import java.util.Optional;
 
@@ -93,15 +92,4 @@ final class OpViews {
         return Optional.empty();
     }
 
-    /** {@return {@code pending} as {@link ViewOrigin} tells it, for the op kinds it tells} */
-    static Optional<ViewOrigin> origin(PendingMap pending) {
-        return switch (pending) {
-            case PendingMap.Joined(var parts, var places) -> Optional.of(new ViewOrigin.Joined(parts, places));
-            case PendingMap.Padded(var source, var pad, var fill) -> Optional.of(new ViewOrigin.Padded(source, pad, fill));
-            case PendingMap.Remapped(var source, var op) -> Optional.of(new ViewOrigin.Remapped(source, op));
-            case PendingMap.Strided s -> Optional.empty();
-            case PendingMap.Layout l -> Optional.empty();
-            case null -> Optional.empty();
-        };
-    }
 }

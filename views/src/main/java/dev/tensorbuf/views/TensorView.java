@@ -50,11 +50,6 @@ public final class TensorView {
     private volatile CompiledMap compiled;
     private volatile Optional<StridedLayout> layout;
 
-    static {
-        // The copy engine reads the op a view kept (dev.tensorbuf.views.internal.ViewOrigin).
-        dev.tensorbuf.views.internal.ViewOrigin.install(view -> OpViews.origin(view.pending));
-    }
-
     /**
      * A view; its map is {@code map} when given, else built from {@code pending} on first need.
      * The caller ({@link ViewFactory}, an op) has validated it and derived the fast-path fields.

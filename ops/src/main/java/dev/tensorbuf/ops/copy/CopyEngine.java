@@ -5,7 +5,7 @@ import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.ops.copy.internal.CopyExecutor;
-import dev.tensorbuf.ops.copy.internal.PieceCopies;
+import dev.tensorbuf.ops.copy.internal.PiecePairs;
 import dev.tensorbuf.ops.copy.internal.Reach;
 import dev.tensorbuf.ops.copy.internal.RefusedValue;
 import dev.tensorbuf.ops.copy.internal.SubByteStaging;
@@ -16,6 +16,7 @@ import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.ViewMap;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -477,14 +478,15 @@ public final class CopyEngine {
 
     /**
      * Copies every element of {@code src} into {@code dst} (same dims; types may differ): one
-     * planned copy when both views live in one buffer each; views over several buffers (pads and
-     * concatenations, and transposes, reverses, slices and reshapes of them) as one planned copy
-     * per part (each part of a concatenation into its slice of the other side; a pad's fill, then
-     * its source's window). Packed sub-byte storage ({@code s4} under {@code E(4)}, 2- and 1-bit
-     * types) is staged through a byte-a-slot temporary read or written through the same map by the
-     * planned kernels, then packed back. Element by element otherwise: a padded destination, a
-     * broadcast or strided slice of a concatenation, a packed view reaching far more slots than it
-     * has elements (a few elements of a large buffer). A
+     * planned copy when both views live in one buffer each; views over several pieces (pads and
+     * concatenations, and any op over them: transposes, reverses, strided slices, broadcasts,
+     * reshapes) have both sides' logical indices cut into boxes of one piece each by the pieces'
+     * domains, and each box is one planned copy between the two pieces (a pad's fill read as a
+     * broadcast). A destination index on a pad's fill is refused before anything is written.
+     * Packed sub-byte storage ({@code s4} under {@code E(4)}, 2- and 1-bit types) is staged
+     * through a byte-a-slot temporary read or written through the same map by the planned
+     * kernels, then packed back. Element by element only where staging declines a packed view (one
+     * reaching far more slots than it has elements: a few elements of a large buffer). A
      * destination laid out by a tiled XLA shape ({@link TensorView#laidOutShape()}: made from one by
      * {@link TensorView#of}, or a transpose of such a view, or a slice of all of it) has every slot
      * of its tiles written, the padding as zero, whichever of those ways it was made; tail padding
@@ -561,7 +563,7 @@ public final class CopyEngine {
                 }
             }
             try {
-                copyHeld(src, dst, affine, 0);
+                copyHeld(src, dst, affine);
             } catch (IllegalStateException e) {
                 throw CopyFailures.namingAClosedSide(e, src, dst);
             } catch (WrongThreadException e) {
@@ -589,8 +591,11 @@ public final class CopyEngine {
     private record ThroughTemporary(String reason) implements Route {
     }
 
-    /** Either side is made of pieces: one copy per part. */
-    private record Pieces(List<PieceCopies.Part> parts) implements Route {
+    /**
+     * Either side is made of pieces: the pairs of one-piece views their domains meet in, each
+     * with its own route (planned, staged or element by element, never pieces again), run in order.
+     */
+    private record Pieces(List<PiecePairs.Pair> pairs, List<Route> routes) implements Route {
     }
 
     /** A packed sub-byte side staged through byte-a-slot temporaries. */
@@ -603,11 +608,11 @@ public final class CopyEngine {
 
     /**
      * {@return how {@code src} goes into {@code dst}} Reads and writes no element; planning a
-     * single-access copy checks it as {@link CopyPlan#of(Access, Access, ChannelAffine)} does.
-     *
-     * @param nesting the part splits this copy is inside
+     * single-access copy checks it as {@link CopyPlan#of(Access, Access, ChannelAffine)} does. A
+     * view of one piece with an access of its own (the common case) is planned at once: no
+     * domain is cut and no map is built.
      */
-    private Route route(TensorView src, TensorView dst, ChannelAffine affine, int nesting) {
+    private Route route(TensorView src, TensorView dst, ChannelAffine affine) {
         for (TensorView side : List.of(src, dst)) {
             if (!side.isHostAccessible()) {
                 throw new UnsupportedOperationException("the copy engine moves host memory only, and the "
@@ -630,53 +635,67 @@ public final class CopyEngine {
         if (planned) {
             return new Planned(CopyPlan.of(from.get(), to.get(), affine));
         }
-        if (affine == null) {
-            Optional<List<PieceCopies.Part>> parts = PieceCopies.parts(src, dst, nesting);
-            if (parts.isPresent()) {
-                return new Pieces(parts.get());
+        if (src.elementCount() > 0 && (!(src.map() instanceof ViewMap.Single) || !(dst.map() instanceof ViewMap.Single))) {
+            List<PiecePairs.Pair> pairs;
+            try {
+                pairs = PiecePairs.of(src, dst);
+            } catch (ArithmeticException overflow) {
+                return new Elements("the pieces' domains cannot be cut into boxes: an index computation overflows a long");
             }
+            List<Route> routes = new ArrayList<>(pairs.size());
+            for (PiecePairs.Pair p : pairs) {
+                routes.add(onePiece(p.src(), p.dst(), ViewAdapter.access(p.src()), ViewAdapter.destination(p.dst())));
+            }
+            return new Pieces(pairs, routes);
+        }
+        return onePiece(src, dst, from, to);
+    }
+
+    /** {@return the route of two one-piece views: planned, staged when a side is packed, else element by element} */
+    private static Route onePiece(TensorView src, TensorView dst, Optional<Access> from, Optional<Access> to) {
+        if (from.isPresent() && to.isPresent()) {
+            return new Planned(CopyPlan.of(from.get(), to.get()));
         }
         Optional<SubByteStaging.Staging> staging = SubByteStaging.plan(src, dst, from, to);
         if (staging.isPresent()) {
             return new Staged(staging.get());
         }
-        return new Elements(elementReason(src, dst, from, to, nesting));
+        return new Elements(elementReason(src, dst));
     }
 
-    /** {@return why a copy goes element by element, in words} */
-    private static String elementReason(TensorView src, TensorView dst, Optional<Access> from, Optional<Access> to,
-                                        int nesting) {
+    /** {@return why a copy of one-piece views goes element by element, in words} */
+    private static String elementReason(TensorView src, TensorView dst) {
         if (src.elementCount() == 0) {
             return "nothing to copy";
         }
-        if (nesting >= PieceCopies.MAX_NESTING) {
-            return "parts split " + PieceCopies.MAX_NESTING + " deep, one inside the other";
+        if (src.dtype().kind() == DType.Kind.COMPLEX && dst.dtype().kind() != DType.Kind.COMPLEX) {
+            return "complex into real: the element path names the imaginary part lost";
         }
-        boolean packed = src.access().storageBits() < 8 || dst.access().storageBits() < 8;
-        if (packed && (from.isEmpty() && src.map().pieces().size() > 1 || to.isEmpty() && dst.map().pieces().size() > 1)) {
-            return "packed sub-byte storage over several pieces";
-        }
-        if (packed) {
-            return "packed sub-byte storage that staging declines: a view reaching far more slots than it has"
-                    + " elements, a destination written twice or read-only, or complex into real";
-        }
-        return "views over several pieces that do not split into boxes (a broadcast or strided slice of a"
-                + " concatenation, a padded destination, one written twice or read-only)";
+        // Every strided, tiled or general map of whole bytes is planned; only packed slots the
+        // byte-a-slot staging cannot hold are left.
+        return "packed sub-byte storage that staging declines: a view reaching far more slots than it has"
+                + " elements, or a destination written twice or read-only";
     }
 
-    private void copyHeld(TensorView src, TensorView dst, ChannelAffine affine, int nesting) {
-        switch (route(src, dst, affine, nesting)) {
+    private void copyHeld(TensorView src, TensorView dst, ChannelAffine affine) {
+        Route route = route(src, dst, affine);
+        if (route instanceof Pieces(List<PiecePairs.Pair> pairs, List<Route> routes)) {
+            // The padding of a tiled destination's slots, which no pair writes.
+            ViewAdapter.zeroTileSlots(dst);
+            for (int i = 0; i < pairs.size(); i++) {
+                run(routes.get(i), pairs.get(i).src(), pairs.get(i).dst(), null);
+            }
+        } else {
+            run(route, src, dst, affine);
+        }
+    }
+
+    private void run(Route route, TensorView src, TensorView dst, ChannelAffine affine) {
+        switch (route) {
             // Not execute(): its failures name the Access sides, and copyViews names the views.
             case Planned(CopyPlan plan) -> executor.execute(plan);
             case ThroughTemporary t -> throughTemporary(src, dst, affine, null);
-            case Pieces(List<PieceCopies.Part> parts) -> {
-                ViewAdapter.zeroTileSlots(dst);
-                for (PieceCopies.Part p : parts) {
-                    if (p.src().elementCount() > 0) {
-                        copyHeld(p.src(), p.dst(), null, nesting + 1);
-                    }
-                }
-            }
+            case Pieces p -> throw new IllegalStateException("a pair of pieces is one piece each: " + src + " -> " + dst);
             case Staged(SubByteStaging.Staging staging) -> staging.run(executor);
             case Elements e -> ViewAdapter.copyElements(src, dst);
         }
@@ -697,14 +716,14 @@ public final class CopyEngine {
             if (run) {
                 copy(src, dense);
             } else {
-                explained.add(explainHeld(src, dense, null, 0));
+                explained.add(explainHeld(src, dense, null));
             }
             Optional<Access> to = ViewAdapter.destination(dst);
             if (affine == null) {
                 if (run) {
                     copy(dense, dst);
                 } else {
-                    explained.add(explainHeld(dense, dst, null, 0));
+                    explained.add(explainHeld(dense, dst, null));
                 }
             } else if (to.isPresent()) {
                 Access in = ViewAdapter.access(dense).orElseThrow();
@@ -723,7 +742,7 @@ public final class CopyEngine {
                     copy(scaled, dst);
                 } else {
                     explained.add(explainPlanned(plan, dense.toString(), scaled.toString()));
-                    explained.add(explainHeld(scaled, dst, null, 0));
+                    explained.add(explainHeld(scaled, dst, null));
                 }
             }
         }
@@ -763,7 +782,7 @@ public final class CopyEngine {
             throw new IllegalArgumentException("cannot copy " + src + " into " + dst + ": dims " + src.dims()
                     + " differ from " + dst.dims());
         }
-        return explainHeld(src, dst, affine, 0);
+        return explainHeld(src, dst, affine);
     }
 
     /** {@return what {@link #execute(CopyPlan)} does with {@code plan}: its steps, threads and bytes} */
@@ -782,14 +801,48 @@ public final class CopyEngine {
     private CopyPlan.Explanation explainPlanned(CopyPlan plan, String source, String destination) {
         return new CopyPlan.Explanation(CopyPlan.Explanation.Route.PLANNED, source, destination, plan.src().elementCount(),
                 plan.src().elementCount() == 0 ? 0 : plan.bytesMoved(), executor.threadsFor(plan), plan.steps(), List.of(),
-                List.of(), 0, List.of(), "");
+                List.of(), 0, List.of(), List.of(), "");
     }
 
-    private CopyPlan.Explanation explainHeld(TensorView src, TensorView dst, ChannelAffine affine, int nesting) {
+    private CopyPlan.Explanation explainHeld(TensorView src, TensorView dst, ChannelAffine affine) {
+        Route route = route(src, dst, affine);
+        if (route instanceof Pieces(List<PiecePairs.Pair> pairs, List<Route> routes)) {
+            List<CopyPlan.Explanation> parts = new ArrayList<>(pairs.size());
+            List<CopyPlan.Explanation.Piece> pieces = new ArrayList<>(pairs.size());
+            for (int i = 0; i < pairs.size(); i++) {
+                PiecePairs.Pair p = pairs.get(i);
+                parts.add(explainRoute(routes.get(i), p.src(), p.dst(), null));
+                pieces.add(new CopyPlan.Explanation.Piece(boxed(p.box().start()), boxed(p.box().step()),
+                        boxed(p.box().count()), p.sourcePiece(), p.destinationPiece(), p.sourceFill()));
+            }
+            long zeroed = ViewAdapter.tileSlotBytes(dst);
+            int fromPieces = src.map().pieces().size();
+            int toPieces = dst.map().pieces().size();
+            String reason = (fromPieces > 1 ? "the source is over " + fromPieces + " pieces" : "")
+                    + (fromPieces > 1 && toPieces > 1 ? ", " : "")
+                    + (toPieces > 1 ? "the destination is over " + toPieces + " pieces" : "")
+                    + ": their domains cut into " + pairs.size() + (pairs.size() == 1 ? " box" : " boxes")
+                    + " of one piece each side";
+            return composite(CopyPlan.Explanation.Route.PIECES, src.toString(), dst.toString(), src.elementCount(), parts,
+                    List.of(), List.of(), zeroed, zeroed, reason, pieces);
+        }
+        return explainRoute(route, src, dst, affine);
+    }
+
+    private static List<Long> boxed(long[] values) {
+        List<Long> out = new ArrayList<>(values.length);
+        for (long v : values) {
+            out.add(v);
+        }
+        return out;
+    }
+
+    /** {@return the explanation of a route other than pieces} */
+    private CopyPlan.Explanation explainRoute(Route route, TensorView src, TensorView dst, ChannelAffine affine) {
         String from = src.toString();
         String to = dst.toString();
         long n = src.elementCount();
-        return switch (route(src, dst, affine, nesting)) {
+        return switch (route) {
             case Planned(CopyPlan plan) -> explainPlanned(plan, from, to);
             case ThroughTemporary(String reason) -> {
                 List<CopyPlan.Explanation> parts = new ArrayList<>();
@@ -802,20 +855,9 @@ public final class CopyEngine {
                             dst.dtype(), src.dims(), denseBytes(src, dst.dtype())));
                 }
                 yield composite(CopyPlan.Explanation.Route.THROUGH_TEMPORARY, from, to, n, parts, temporaries, List.of(),
-                        0, 0, reason);
+                        0, 0, reason, List.of());
             }
-            case Pieces(List<PieceCopies.Part> pieces) -> {
-                List<CopyPlan.Explanation> parts = new ArrayList<>();
-                for (PieceCopies.Part p : pieces) {
-                    if (p.src().elementCount() > 0) {
-                        parts.add(explainHeld(p.src(), p.dst(), null, nesting + 1));
-                    }
-                }
-                long zeroed = ViewAdapter.tileSlotBytes(dst);
-                yield composite(CopyPlan.Explanation.Route.PIECES, from, to, n, parts, List.of(), List.of(), zeroed, zeroed,
-                        src.map().pieces().size() > 1 ? "the source is over " + src.map().pieces().size() + " pieces"
-                                : "the destination is over " + dst.map().pieces().size() + " pieces");
-            }
+            case Pieces p -> throw new IllegalStateException("a pair of pieces is one piece each: " + from + " -> " + to);
             case Staged(SubByteStaging.Staging staging) -> {
                 CopyPlan inner = staging.innerPlan(PLACEHOLDER);
                 List<CopyPlan.Explanation.Temporary> temporaries = new ArrayList<>();
@@ -836,14 +878,14 @@ public final class CopyEngine {
                 CopyPlan.Explanation planned = explainPlanned(inner, source(staging, from, inner), target(staging, to, inner));
                 yield composite(CopyPlan.Explanation.Route.STAGED, from, to, n, List.of(planned), temporaries, staged,
                         staging.zeroedBytes(), bytes + staging.zeroedBytes(),
-                        "packed sub-byte storage: the planned kernels address a byte a slot");
+                        "packed sub-byte storage: the planned kernels address a byte a slot", List.of());
             }
             case Elements(String reason) -> {
                 long zeroed = n == 0 ? 0 : ViewAdapter.tileSlotBytes(dst);
                 long bytes = n == 0 ? 0 : Sizes.add(Sizes.multiply(n, src.dtype().byteWidth() + dst.dtype().byteWidth(),
                         "bytes moved"), zeroed, "bytes moved");
                 yield new CopyPlan.Explanation(CopyPlan.Explanation.Route.ELEMENTS, from, to, n, bytes, 1, List.of(),
-                        List.of(), List.of(), zeroed, List.of(), reason);
+                        List.of(), List.of(), zeroed, List.of(), List.of(), reason);
             }
         };
     }
@@ -865,15 +907,15 @@ public final class CopyEngine {
                                                   List<CopyPlan.Explanation> parts,
                                                   List<CopyPlan.Explanation.Temporary> temporaries,
                                                   List<CopyPlan.Explanation.Staged> staged, long zeroed, long ownBytes,
-                                                  String reason) {
+                                                  String reason, List<CopyPlan.Explanation.Piece> pieces) {
         long bytes = ownBytes;
         int threads = 1;
         for (CopyPlan.Explanation p : parts) {
             bytes = Sizes.add(bytes, p.bytes(), "bytes moved");
             threads = Math.max(threads, p.threads());
         }
-        return new CopyPlan.Explanation(route, from, to, n, bytes, threads, List.of(), temporaries, staged, zeroed, parts,
-                reason);
+        return new CopyPlan.Explanation(route, from, to, n, bytes, threads, List.of(), temporaries, staged, zeroed, pieces,
+                parts, reason);
     }
 
     private static String describeSpaces(TensorView view) {

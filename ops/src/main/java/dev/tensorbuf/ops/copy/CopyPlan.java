@@ -134,18 +134,24 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
      * @param temporaries the memory allocated for the copy and freed after it
      * @param staging packed sub-byte sides staged through byte-a-slot temporaries
      * @param zeroedBytes bytes of a tiled destination zeroed besides the steps (its tile padding)
+     * @param pieces a copy of views over several pieces: the box of logical indices each part
+     *     copies and the piece of each side holding it, one per part, in the same order; empty for
+     *     other routes
      * @param parts the copies this one is made of, in the order they run
      * @param reason why this route, in words
      */
     public record Explanation(Route route, String source, String destination, long elements, long bytes, int threads,
                               List<Step> steps, List<Temporary> temporaries, List<Staged> staging, long zeroedBytes,
-                              List<Explanation> parts, String reason) {
+                              List<Piece> pieces, List<Explanation> parts, String reason) {
 
         /** The ways a copy goes. */
         public enum Route {
             /** One planned copy: loop nests run by the kernels. */
             PLANNED,
-            /** Views over several buffers (pads, concatenations, ops over them): one copy per part. */
+            /**
+             * Views over several pieces (pads, concatenations, ops over them): their domains cut into
+             * boxes of one piece each side, one copy per box.
+             */
             PIECES,
             /** Packed sub-byte storage unpacked into byte-a-slot temporaries, a planned copy, packed back. */
             STAGED,
@@ -185,6 +191,40 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
         public record Staged(String side, int bits, long firstSlot, long slots, long unpacked, boolean packedBack) {
         }
 
+        /**
+         * One box of a copy of views over several pieces: dimension {@code d} takes
+         * {@code start[d] + step[d] * k} for {@code k < count[d]}.
+         *
+         * @param start the first index, per dimension
+         * @param step the distance between indices, per dimension
+         * @param count the indices, per dimension
+         * @param sourcePiece the source's piece that holds the box, in {@code map().pieces()} order
+         * @param destinationPiece the destination's piece that holds it
+         * @param sourceFill whether the source's piece is a pad's fill (read as a broadcast)
+         */
+        public record Piece(List<Long> start, List<Long> step, List<Long> count, int sourcePiece, int destinationPiece,
+                            boolean sourceFill) {
+            /** @throws NullPointerException if a list is null */
+            public Piece {
+                start = List.copyOf(start);
+                step = List.copyOf(step);
+                count = List.copyOf(count);
+            }
+
+            /** {@return the box as {@code [start:end:step, ...]}, the end exclusive, a step of 1 left out} */
+            public String box() {
+                StringBuilder sb = new StringBuilder("[");
+                for (int d = 0; d < start.size(); d++) {
+                    long end = start.get(d) + step.get(d) * (count.get(d) - 1) + 1;
+                    sb.append(d == 0 ? "" : ", ").append(start.get(d)).append(':').append(end);
+                    if (step.get(d) != 1) {
+                        sb.append(':').append(step.get(d));
+                    }
+                }
+                return sb.append(']').toString();
+            }
+        }
+
         /** @throws NullPointerException if an argument is null */
         public Explanation {
             Objects.requireNonNull(route, "route");
@@ -193,6 +233,7 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
             steps = List.copyOf(steps);
             temporaries = List.copyOf(temporaries);
             staging = List.copyOf(staging);
+            pieces = List.copyOf(pieces);
             parts = List.copyOf(parts);
             Objects.requireNonNull(reason, "reason");
         }

@@ -57,8 +57,16 @@ final class ExplanationText {
             }
             sb.append('\n');
         }
-        for (Explanation p : e.parts()) {
-            text(p, in, sb);
+        for (int i = 0; i < e.parts().size(); i++) {
+            if (i < e.pieces().size()) {
+                Explanation.Piece p = e.pieces().get(i);
+                sb.append(in).append("box ").append(p.box()).append(": source piece ").append(p.sourcePiece())
+                        .append(p.sourceFill() ? " (fill)" : "").append(", destination piece ").append(p.destinationPiece())
+                        .append('\n');
+                text(e.parts().get(i), in + "  ", sb);
+            } else {
+                text(e.parts().get(i), in, sb);
+            }
         }
     }
 
@@ -138,7 +146,17 @@ final class ExplanationText {
                     .append(",\"unpacked\":").append(s.unpacked())
                     .append(",\"packed_back\":").append(s.packedBack()).append('}');
         }
-        sb.append("],\"zeroed_bytes\":").append(e.zeroedBytes()).append(",\"parts\":[");
+        sb.append("],\"zeroed_bytes\":").append(e.zeroedBytes()).append(",\"pieces\":[");
+        for (int i = 0; i < e.pieces().size(); i++) {
+            Explanation.Piece p = e.pieces().get(i);
+            sb.append(i == 0 ? "" : ",").append("{\"start\":").append(p.start().toString().replace(" ", ""))
+                    .append(",\"step\":").append(p.step().toString().replace(" ", ""))
+                    .append(",\"count\":").append(p.count().toString().replace(" ", ""))
+                    .append(",\"source_piece\":").append(p.sourcePiece())
+                    .append(",\"destination_piece\":").append(p.destinationPiece())
+                    .append(",\"source_fill\":").append(p.sourceFill()).append('}');
+        }
+        sb.append("],\"parts\":[");
         for (int i = 0; i < e.parts().size(); i++) {
             sb.append(i == 0 ? "" : ",");
             json(e.parts().get(i), sb);

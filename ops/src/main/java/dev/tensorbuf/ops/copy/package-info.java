@@ -12,10 +12,12 @@
  *
  * <p>A copy of two {@code TensorView}s takes one route, chosen in {@code CopyEngine.route} from the
  * views alone (nothing is read or written to choose it): one {@link dev.tensorbuf.ops.copy.CopyPlan}
- * when each side is one access; a dense temporary first when the sides share memory; one copy
- * per part for views over several pieces ({@code internal.PieceCopies}); packed sub-byte sides
- * staged through byte-a-slot temporaries ({@code internal.SubByteStaging}); else element by
- * element ({@code internal.ViewAdapter.copyElements}). {@code CopyEngine.explain} returns that
+ * when each side is one access; a dense temporary first when the sides share memory; for views
+ * over several pieces, both sides' pieces cut into boxes by their maps' domains and paired by
+ * intersection ({@code internal.PiecePairs} over {@code views.internal.DomainBoxes}), a flat list
+ * of one-piece copies each routed as below; packed sub-byte sides staged through byte-a-slot
+ * temporaries ({@code internal.SubByteStaging}); else element by element
+ * ({@code internal.ViewAdapter.copyElements}: packed views staging declines). {@code CopyEngine.explain} returns that
  * route as a {@link dev.tensorbuf.ops.copy.CopyPlan.Explanation}, and the engine's settings are
  * one {@link dev.tensorbuf.ops.copy.CopyEngine.Config}.
  *
@@ -38,8 +40,9 @@
  * <dd>runs plans on one or more threads (at most <code>MAX_PARALLELISM</code>, 4096);
  *     <code>copy</code>/<code>materialize</code> for <code>Access</code> and for
  *     <code>TensorView</code> (every materialize closes its new buffer if the copy fails); view
- *     copies hold every buffer; a view over several pieces (pad, concatenation) goes part by part
- *     through <code>internal/PieceCopies</code>, each part planned</dd>
+ *     copies hold every buffer; a view over several pieces (pad, concatenation, any op over them)
+ *     goes box by box through <code>internal/PiecePairs</code>, each box one-piece on both sides
+ *     and planned (or staged) as any one-piece copy; <code>explain</code> lists the boxes</dd>
  * <dt><code>CopyFailures.java</code></dt>
  * <dd>how a copy's failures are told: FFM's closed-arena and wrong-thread exceptions renamed with
  *     the side (an <code>Access</code> by type, dims and size, a view by its text); a value the

@@ -85,7 +85,7 @@ class CopyExplainTest {
                 + "\",\"elements\":6,\"bytes\":48,\"threads\":1,\"steps\":[{\"step\":\"run\",\"kernel\":\""
                 + run.kernel() + "\",\"elements\":6,\"src_offset\":0,\"dst_offset\":0,\"loops\":["
                 + "{\"count\":3,\"src_stride\":1,\"dst_stride\":2},{\"count\":2,\"src_stride\":3,\"dst_stride\":1}],"
-                + "\"channel_loop\":-1}],\"temporaries\":[],\"staging\":[],\"zeroed_bytes\":0,\"parts\":[],\"reason\":\"\"}",
+                + "\"channel_loop\":-1}],\"temporaries\":[],\"staging\":[],\"zeroed_bytes\":0,\"pieces\":[],\"parts\":[],\"reason\":\"\"}",
                 e.toJson());
     }
 
@@ -120,9 +120,12 @@ class CopyExplainTest {
         Explanation e = CopyEngine.of(1).explain(padded, dst);
         assertEquals(Route.PIECES, e.route(), e.toString());
         List<Kernel> kernels = e.parts().stream().map(p -> ((Step.Run) p.steps().getFirst()).kernel()).toList();
-        // The low edge is one element (a one-element fill is a BULK copy of the fill), the high edge two, then the window.
-        assertEquals(List.of(Kernel.BULK, Kernel.FILL, Kernel.BULK), kernels, e.toString());
-        assertEquals(List.of(0L, 3L, 1L), e.parts().stream().map(p -> ((Step.Run) p.steps().getFirst()).dstOffset()).toList());
+        // In index order: the low edge is one element (a one-element fill is a BULK copy of the
+        // fill), then the window, then the high edge of two.
+        assertEquals(List.of(Kernel.BULK, Kernel.BULK, Kernel.FILL), kernels, e.toString());
+        assertEquals(List.of(0L, 1L, 3L), e.parts().stream().map(p -> ((Step.Run) p.steps().getFirst()).dstOffset()).toList());
+        assertEquals(List.of("[0:1]", "[1:3]", "[3:5]"), e.pieces().stream().map(Explanation.Piece::box).toList());
+        assertEquals(List.of(true, false, true), e.pieces().stream().map(Explanation.Piece::sourceFill).toList());
         CopyEngine.of(1).copy(padded, dst);
         assertArrayEquals(new float[] {-1, 1, 2, -1, -1}, dst.toFloatArray());
     }
@@ -158,18 +161,40 @@ class CopyExplainTest {
         assertArrayEquals(new float[] {4, 3, 2, 1}, v.toFloatArray());
     }
 
+    /** A strided slice of a concatenation went element by element; its rows are a box of one piece each. */
     @Test
-    void aStridedSliceOfAConcatenationGoesElementByElementAndSaysWhy() {
+    void aStridedSliceOfAConcatenationShowsItsBoxesInTextAndJson() {
         TensorView a = counting(view("f32[2,3]{1,0}", 24));
         TensorView b = counting(view("f32[2,3]{1,0}", 24));
         TensorView src = Ops.slice(Ops.concatenate(0, List.of(a, b)), new long[] {0, 0}, new long[] {4, 3},
                 new long[] {2, 1});
         TensorView dst = view("f32[2,3]{1,0}", 24);
         Explanation e = CopyEngine.of(2, true, 0).explain(src, dst);
+        assertEquals(Route.PIECES, e.route(), e.toString());
+        assertEquals(List.of(new Explanation.Piece(List.of(0L, 0L), List.of(1L, 1L), List.of(1L, 3L), 0, 0, false),
+                new Explanation.Piece(List.of(1L, 0L), List.of(1L, 1L), List.of(1L, 3L), 1, 0, false)), e.pieces());
+        assertTrue(e.parts().stream().allMatch(p -> p.route() == Route.PLANNED), e.toString());
+        assertTrue(e.toString().contains("\n  box [0:1, 0:3]: source piece 0, destination piece 0\n    planned copy "),
+                e.toString());
+        assertTrue(e.toJson().contains(",\"pieces\":[{\"start\":[0,0],\"step\":[1,1],\"count\":[1,3],\"source_piece\":0,"
+                + "\"destination_piece\":0,\"source_fill\":false},{\"start\":[1,0]"), e.toJson());
+        assertEquals(48, e.bytes());
+        CopyEngine.of(1).copy(src, dst);
+        assertArrayEquals(new float[] {1, 2, 3, 1, 2, 3}, dst.toFloatArray());
+    }
+
+    /** What is left to the element path: a packed view staging declines, a few slots of a large buffer. */
+    @Test
+    void aSparsePackedViewGoesElementByElementAndSaysWhy() {
+        long n = 1 << 16;
+        TensorView s4 = view("s4[" + n + "]{0:E(4)}", n / 2);
+        TensorView sparse = Ops.slice(s4, new long[] {0}, new long[] {n}, new long[] {n / 4});
+        TensorView dst = view("f32[4]{0}", 16);
+        Explanation e = CopyEngine.of(2, true, 0).explain(sparse, dst);
         assertEquals(Route.ELEMENTS, e.route(), e.toString());
         assertEquals(1, e.threads(), "the element path runs on the caller");
-        assertTrue(e.reason().contains("do not split"), e.reason());
-        assertEquals(48, e.bytes());
+        assertTrue(e.reason().contains("staging declines"), e.reason());
+        assertEquals(4 * (1 + 4), e.bytes());
     }
 
     @Test

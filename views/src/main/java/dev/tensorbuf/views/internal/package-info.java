@@ -7,8 +7,8 @@
  * {@code dev.tensorbuf.views} both build.
  *
  * <p>Exported to {@code dev.tensorbuf.ops}, which uses five of these classes ({@code MiniFloat},
- * {@code FloatCodec}, {@code ViewBounds}, {@code ViewReader}, {@code ConfinedMemory}), and {@code ViewOrigin}, the op a view kept,
- * for the copy engine's part-by-part copies of pads and concatenations; and to
+ * {@code FloatCodec}, {@code ViewBounds}, {@code ViewReader}, {@code ConfinedMemory}), and {@code DomainBoxes}, a view's pieces as boxes
+ * of logical indices, for the copy engine's box-by-box copies of pads and concatenations; and to
  * {@code dev.tensorbuf.interop} for {@code ConfinedMemory}; the module's {@code module-info} says
  * where. Rules that hold for every class: sizes, strides and offsets are
  * in elements unless a name ends in {@code Bytes}; what only this arithmetic can find (an
@@ -78,10 +78,16 @@
  *     sorted slots for sparse reaches); a view's slots are bit addresses over all its pieces.
  *     Behind <code>ViewTransfer</code>'s refusal of <code>copyFrom</code> into a view without
  *     strides and the copy engine's <code>SelfOverlap</code></dd>
- * <dt><code>ViewOrigin.java</code></dt>
- * <dd>the op a view kept (a concatenation's parts and places, a pad's source, <code>PadRemap</code>
- *     and fill, a remap of a view without strides), read through a reader <code>TensorView</code>
- *     installs when its class initializes; for the copy engine's <code>PieceCopies</code> only</dd>
+ * <dt><code>DomainBoxes.java</code></dt>
+ * <dd>a view's pieces as disjoint boxes of logical indices (per dimension a start, step and count),
+ *     each with the first piece in lookup order whose domain holds it: a piece's domain minus those
+ *     before it (box intersection by the Chinese remainder theorem, difference dimension by
+ *     dimension). A domain that is not a box is cut by its own constraints: one on a dimension
+ *     narrows it (affine), keeps the residues that hold (a modulo: an interior pad is one strided
+ *     box) or halves it; one over several dimensions cuts the dimension with the largest
+ *     coefficient into the run where it holds throughout and unit ranges where it holds in part
+ *     (a reshape's staircase). Each cut marks a constraint as holding or narrows a dimension, so
+ *     it ends without a cap. For the copy engine's <code>PiecePairs</code></dd>
  * <dt><code>ConfinedMemory.java</code></dt>
  * <dd>the one wording for a confined arena's memory reached from another thread (what failed, the
  *     thread, the cure): bulk transfers, the copy engine and staging's submit</dd>

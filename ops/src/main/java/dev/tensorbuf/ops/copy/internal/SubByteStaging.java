@@ -36,7 +36,8 @@ import java.util.List;
  * </ul>
  * A refused value leaves the destination as it was (the temporary is not packed back); the
  * caller names the refused element from the views, as for the element path. Staging is declined
- * (the caller copies element by element) for views over several pieces, for a view whose reach is
+ * (the caller copies element by element) for views over several pieces (the engine hands it one
+ * box of one piece at a time, {@link PiecePairs}), for a view whose reach is
  * much larger than its elements (a few elements of a large buffer), and for destinations the
  * element path refuses (read-only, one slot written twice), so that its errors stay what they were.
  */

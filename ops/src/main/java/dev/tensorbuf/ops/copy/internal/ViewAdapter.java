@@ -23,7 +23,8 @@ public final class ViewAdapter {
 
     /**
      * {@return the view as one engine access, or empty when the view spans several buffers (pad,
-     * concatenate) or stores sub-byte elements packed: those are copied element by element}
+     * concatenate) or stores sub-byte elements packed: those are copied box by box of one piece
+     * ({@link PiecePairs}) or staged ({@link SubByteStaging})}
      * A view made by stride arithmetic (a transpose, slice or reshape of a strided view) reads its
      * layout off its strides: no map is composed or simplified, which for a view made per call
      * costs several times the copy of a small tensor.
@@ -133,7 +134,7 @@ public final class ViewAdapter {
     /**
      * Zeroes every slot of {@code dst}'s tiles, padding and tail padding included, when it is
      * laid out by a tiled XLA shape and writable: what a copy that writes its elements one by one,
-     * or part by part ({@link PieceCopies}), does first, so that the padding reads as zero; a
+     * or box by box ({@link PiecePairs}), does first, so that the padding reads as zero; a
      * staged packed destination ({@link SubByteStaging}) does it before packing its slots back.
      */
     public static void zeroTileSlots(TensorView dst) {

@@ -104,9 +104,8 @@
  *     written by the plan into such a temporary and packed back, after unpacking the covered range
  *     first unless the view writes every slot (dense strides, tiled layouts, whose padding the plan
  *     zeroes); a refusal leaves the destination as it was. Declines, leaving the element path, for
- *     several-piece views, a reach above 8 slots per element (plus 4096), read-only or
- *     self-overlapping destinations; <code>stagedCopies()</code> counts staged copies for
- *     tests</dd>
+ *     several-piece views (<code>PiecePairs</code> hands it one piece a side), a reach above 8 slots
+ *     per element (plus 4096), read-only or self-overlapping destinations</dd>
  * <dt><code>StagedDestination.java</code></dt>
  * <dd>for transposes that write the destination in strided passes
  *     (<code>VectorTranspose.writesInPasses</code>: NCHW -&gt; NHWC): the kernel writes a pooled 6
@@ -195,26 +194,24 @@
  *     laid out by a tiled shape, <code>TensorView.laidOutShape()</code> (made from one, or a
  *     transpose of one), is written through that shape's tiles, so its padding is zeroed even when
  *     its map simplifies to strides or is a general map, and its map is not classified at all);
- *     element-by-element copies for multi-buffer views (each converted value passes through
- *     <code>ValueMover</code> in one-element scratch segments, so both paths share one set of
- *     rules; c128 by real and imaginary parts), refusing a destination that writes one slot twice
- *     by the bit address of every element; used for what <code>PieceCopies</code> does not split
- *     (packed sub-byte sides, a padded destination, a broadcast or strided slice of a
- *     concatenation); counts these copies per thread (<code>elementCopiesOnThisThread</code>, which
- *     tests read)</dd>
- * <dt><code>PieceCopies.java</code></dt>
- * <dd>copies a view over several pieces as planned copies of its parts, through the engine's
- *     <code>copyHeld</code> (which splits a part again): a concatenated source part by part into
- *     the slices of the destination they land on; a pad as its fill (a broadcast) into the
- *     destination's padding (2 * rank boxes, or everywhere first where there is interior padding)
- *     and its source's surviving window into the (strided) slice it lands on; a concatenated
- *     destination part by part; a transpose, reverse or unit slice (one <code>AffineRemap</code>
- *     that is a signed permutation) or reshape over such a view moved to the other side as its
- *     inverse. <code>restrict</code> takes a box of a view keeping its pieces. Splits only when the
- *     element path would write the destination without refusing it (each piece writable, one slot
- *     per index, no two reaching the same bytes), so its refusals keep their words; a refused value
- *     is named afresh over the whole source by <code>CopyFailures</code>; a tiled destination's
- *     slots are zeroed first, as the element path zeroes them</dd>
+ *     element-by-element copies (each converted value passes through <code>ValueMover</code> in
+ *     one-element scratch segments, so both paths share one set of rules; c128 by real and
+ *     imaginary parts), refusing a destination that writes one slot twice by the bit address of
+ *     every element; used only for packed sub-byte views <code>SubByteStaging</code> declines</dd>
+ * <dt><code>PiecePairs.java</code></dt>
+ * <dd>a copy with a side over several pieces as a flat list of one-piece copies: each side's
+ *     pieces cut into disjoint boxes by their (simplified) maps' domains, a piece holding its domain
+ *     minus the earlier pieces' (<code>views.internal.DomainBoxes</code>; a one-piece side is one
+ *     box, no map simplified), and every non-empty intersection of a source box with a
+ *     destination box one pair: the piece's buffer through its map with the box's start and step
+ *     put in (a one-piece side sliced instead), which the engine routes as any two one-piece views
+ *     (planned; staged for packed sides; a pad's fill is a constant map, a broadcast). Pairs run
+ *     in row-major order of their first index; nothing recurses and no op history is read. A
+ *     destination box on a pad's fill or read-only memory is refused before anything is written,
+ *     at its first index in the element path's words; destination pieces sharing a buffer are
+ *     checked slot by slot (<code>DistinctSlots</code>); a tiled destination's slots are zeroed
+ *     first, as the element path zeroes them; a refused value is named afresh over the whole
+ *     source by <code>CopyFailures</code></dd>
  * <dt><code>Reach.java</code></dt>
  * <dd>the bytes one side of a copy can touch (exact for strides, every slot for tiles, the map's
  *     range for mapped sides): <code>CopyPlan</code> refuses overlapping sides by what they

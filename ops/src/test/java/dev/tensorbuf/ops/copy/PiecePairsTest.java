@@ -26,12 +26,13 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Review: copying a padded or concatenated view went element by element (35-40 MB/s; u8[2^28]
- * as two slices joined took 7 s). The engine now copies such views part by part, each part
- * planned ({@code PieceCopies}). Every case here is checked byte for byte against the element
- * path ({@link ViewAdapter#copyElements}) into an identical destination, and the engine's
- * explanation of the copy ({@link CopyEngine#explain}) says which path it takes.
+ * as two slices joined took 7 s). The engine now cuts both sides' pieces into boxes by their
+ * domains and copies box by box, each box planned ({@code PiecePairs}, {@code DomainBoxes}).
+ * Every case here is checked byte for byte against the element path
+ * ({@link ViewAdapter#copyElements}) into an identical destination, and the engine's explanation
+ * of the copy ({@link CopyEngine#explain}) says which path it takes.
  */
-class PieceCopiesTest {
+class PiecePairsTest {
     private static final double FILL = -7;
     private static final List<DType> DESTINATION_TYPES = List.of(DType.F32, DType.F64, DType.S32, DType.BF16, DType.S8);
     private static final List<String> DESTINATIONS = List.of("packed", "transposed", "stepped", "T(2,2)", "T(8,128)");
@@ -158,19 +159,29 @@ class PieceCopiesTest {
         }
     }
 
+    /**
+     * A strided slice and a broadcast of a concatenation went element by element when the engine
+     * split views by the op that made them; their maps' domains are boxes all the same: rows 0
+     * and 1 of the slice come from one part each, and the broadcast's part boundary is on dim 1.
+     */
     @Test
-    void whatCannotBeSplitStillGoesElementByElement() {
+    void aStridedSliceAndABroadcastOfAConcatenationGoBoxByBox() {
         Random random = new Random(5);
         TensorView joined = Ops.concatenate(0, List.of(leaf(random, DType.F32, new long[] {2, 3}),
                 leaf(random, DType.F32, new long[] {2, 3})));
-        // A strided slice and a broadcast of a concatenation read it in no box.
-        for (TensorView src : List.of(Ops.slice(joined, new long[] {0, 0}, new long[] {4, 3}, new long[] {2, 1}),
-                Ops.broadcast(joined, new long[] {2, 4, 3}, 1, 2))) {
+        TensorView slice = Ops.slice(joined, new long[] {0, 0}, new long[] {4, 3}, new long[] {2, 1});
+        TensorView broadcast = Ops.broadcast(joined, new long[] {2, 4, 3}, 1, 2);
+        List<String> boxes = List.of("[[0:1, 0:3], [1:2, 0:3]]", "[[0:2, 0:2, 0:3], [0:2, 2:4, 0:3]]");
+        List<TensorView> sources = List.of(slice, broadcast);
+        for (int k = 0; k < 2; k++) {
+            TensorView src = sources.get(k);
             long[] out = Extents.toArray(src.dims());
             CopyPlan.Explanation e = checkAgainstElementPath(CopyEngine.of(1), src,
                     () -> destination("packed", DType.F32, out, 1), src.toString());
-            assertEquals(CopyPlan.Explanation.Route.ELEMENTS, e.route(), e.toString());
-            assertEquals(1, elementCopies(e), e.toString());
+            assertTakesNoElementPath(e);
+            assertEquals(boxes.get(k), e.pieces().stream().map(CopyPlan.Explanation.Piece::box).toList().toString(),
+                    e.toString());
+            assertEquals(List.of(0, 1), e.pieces().stream().map(CopyPlan.Explanation.Piece::sourcePiece).toList());
         }
         // A padded destination is refused, as before: its fill may not be written.
         TensorView padded = Ops.pad(leaf(random, DType.F32, new long[] {2}), new long[] {1}, new long[] {1}, new long[] {0}, 0.0);
@@ -181,28 +192,30 @@ class PieceCopiesTest {
 
     /**
      * A slice of a reshape of a pad (RunXlaAgreementTest's module: dynamic-slice of a reshape of an
-     * interior pad): the slice's box of the reshape is that reshape sliced again, the same form,
-     * so moving the slice to the other side made no progress and split without end (a
-     * StackOverflowError). It goes element by element, with the element path's result.
+     * interior pad): splitting by ops moved the slice to the other side without progress and split
+     * without end (a StackOverflowError), and then went element by element. Its pieces' domains
+     * cut into boxes by their constraints, and each box is planned.
      */
     @Test
-    void aSliceOfAReshapeOfAPadEndsOnTheElementPath() {
+    void aSliceOfAReshapeOfAPadGoesBoxByBox() {
         Random random = new Random(7);
         TensorView broadcast = Ops.broadcast(leaf(random, DType.F16, new long[] {1}), new long[] {3, 1}, 1);
         TensorView padded = Ops.pad(broadcast, new long[] {1, -1}, new long[] {1, 2}, new long[] {1, 1}, 37.25);
         TensorView src = Ops.dynamicSlice(Ops.reshape(padded, 14), new long[] {3}, new long[] {7});
         CopyPlan.Explanation e = checkAgainstElementPath(CopyEngine.of(1), src,
                 () -> destination("packed", DType.F16, new long[] {7}, 1), src.toString());
-        assertEquals(1, elementCopies(e), "the engine's copy went element by element: " + e);
+        assertTakesNoElementPath(e);
+        assertTrue(!e.pieces().isEmpty(), e.toString());
     }
 
     /**
-     * A source that does not split (a strided slice of a concatenation) into a reshape of a
-     * concatenation: the reshape moves to the source, and the source's reshape back to the
-     * destination, the same copy again. The nesting bound ends it on the element path.
+     * A strided slice of a concatenation into a reshape of a concatenation: moving ops from side
+     * to side gave the same copy again, which a nesting bound ended on the element path. Pairing
+     * by domain: the destination's staircase ([0, 3) of row 0 from one buffer, the rest of it and
+     * row 1 from the other) meets the source's rows in four boxes.
      */
     @Test
-    void aReshapeThatMovesBackAndForthEndsOnTheElementPath() {
+    void aStridedSliceOfAConcatenationIntoAReshapeOfOneGoesBoxByBox() {
         Random random = new Random(8);
         TensorView joined = Ops.concatenate(0, List.of(leaf(random, DType.F32, new long[] {2, 3}),
                 leaf(random, DType.F32, new long[] {2, 3})));
@@ -212,6 +225,11 @@ class PieceCopiesTest {
         TensorView dst = Ops.reshape(Ops.concatenate(0, List.of(
                 TensorView.strided(a, DType.F32, StridedLayout.packed(3)),
                 TensorView.strided(b, DType.F32, StridedLayout.packed(3)))), 2, 3);
+        CopyPlan.Explanation e = CopyEngine.of(1).explain(src, dst);
+        assertTakesNoElementPath(e);
+        assertEquals("[[0:1, 0:3], [1:2, 0:3]]", e.pieces().stream().map(CopyPlan.Explanation.Piece::box).toList()
+                .toString(), e.toString());
+        assertEquals(List.of(0, 1), e.pieces().stream().map(CopyPlan.Explanation.Piece::destinationPiece).toList());
         CopyEngine.of(1).copy(src, dst);
         for (int i = 0; i < 2; i++) {
             for (int j = 0; j < 3; j++) {
@@ -243,24 +261,13 @@ class PieceCopiesTest {
         assertEquals(elementPathMessage(padded, DType.U8), e.getMessage());
     }
 
-    /**
-     * {@return the message the element path gives for {@code src} into a {@code to} destination}
-     * A concatenation of the even and odd elements of one buffer writes each slot once, but its
-     * parts' byte ranges overlap, so the engine leaves it to the element path.
-     */
+    /** {@return the message the element path gives for {@code src} into a {@code to} destination} */
     private String elementPathMessage(TensorView src, DType to) {
         long[] dims = Extents.toArray(src.dims());
-        long n = Extents.elementCount("dims", dims);
-        TensorView flat = TensorView.strided(allocator.allocate(Math.max(1, 2 * n * to.byteWidth())), to,
-                StridedLayout.packed(2 * n));
-        TensorView interleaved = Ops.reshape(Ops.concatenate(0, List.of(
-                Ops.slice(flat, new long[] {0}, new long[] {2 * n}, new long[] {2}),
-                Ops.slice(flat, new long[] {1}, new long[] {2 * n}, new long[] {2}))), 2 * n);
-        TensorView dst = Ops.reshape(Ops.slice(interleaved, new long[] {0}, new long[] {n}, new long[] {1}), dims);
-        CopyPlan.Explanation plan = CopyEngine.of(1).explain(src, dst);
-        assertEquals(1, elementCopies(plan), "the reference goes element by element: " + plan);
-        var e = assertThrows(IllegalArgumentException.class, () -> CopyEngine.of(1).copy(src, dst));
-        return e.getMessage();
+        TensorView dst = TensorView.strided(allocator.allocate(Math.max(1, src.elementCount() * to.byteWidth())), to,
+                StridedLayout.packed(dims));
+        var e = assertThrows(IllegalArgumentException.class, () -> ViewAdapter.copyElements(src, dst));
+        return CopyFailures.namingTheRefusedElement(e, src, dst).getMessage();
     }
 
     private static void assertTakesNoElementPath(CopyPlan.Explanation e) {

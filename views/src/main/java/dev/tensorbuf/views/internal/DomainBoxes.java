@@ -1,0 +1,564 @@
+package dev.tensorbuf.views.internal;
+
+import dev.tensorbuf.views.indexing.AffineExpr;
+import dev.tensorbuf.views.indexing.IndexingMap;
+import dev.tensorbuf.views.indexing.Interval;
+import java.math.BigInteger;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The logical index space of a view over several pieces, cut into disjoint boxes with one piece
+ * each: piece {@code p} holds its domain (its map's dimension bounds and constraints) minus the
+ * domains of the pieces before it, the lookup order of {@link dev.tensorbuf.views.ViewMap#pieces()}.
+ * A box is per dimension an arithmetic progression {@code start + step * k}, {@code k < count}, so
+ * the data of an interior pad (a constraint {@code (d0 + 1) mod 2 in [0, 0]}) is one box, not one
+ * box an element. A domain that is not a box splits by its own constraints: a constraint on one
+ * dimension narrows it (affine), takes the residues that hold (a modulo of an affine expression),
+ * or halves it (otherwise); a constraint over several dimensions splits the one with the largest
+ * coefficient (the outer one of a reshape's {@code d0 * 4 + d1}) into the run where it holds
+ * throughout and unit ranges where it holds in part, or halves it when the expression is not
+ * affine. Each split fixes a constraint as holding or narrows a dimension, so it ends without a
+ * bound on its depth. Pure map math; arithmetic is overflow-checked ({@link ArithmeticException}).
+ * {@snippet :
+ * // a reshape to [3,4] of two f32[2,3] joined along 0: the first part's staircase
+ * DomainBoxes.domain(IndexingMap.parse("(d0, d1) -> (d0 * 4 + d1), domain: d0 in [0, 2], d1 in [0, 3],"
+ *         + " d0 * 4 + d1 in [0, 5]"), new long[] {3, 4});
+ * // [[0:1, 0:4], [1:2, 0:2]]
+ * }
+ */
+public final class DomainBoxes {
+    /** Residues of a modulo constraint enumerated one by one up to this period; a longer one halves instead. */
+    private static final long MAX_PERIOD = 1024;
+
+    private DomainBoxes() {
+    }
+
+    /**
+     * A box of logical indices: dimension {@code d} takes {@code start[d] + step[d] * k} for
+     * {@code k} in {@code [0, count[d])}; a dimension of one value has step 1. Never empty.
+     *
+     * @param start the first index, per dimension
+     * @param step the distance between indices, per dimension (at least 1)
+     * @param count the indices, per dimension (at least 1)
+     */
+    public record Box(long[] start, long[] step, long[] count) {
+        /** {@return the whole of {@code dims}, or null when it holds no index} */
+        public static Box whole(long[] dims) {
+            long[] step = new long[dims.length];
+            Arrays.fill(step, 1);
+            for (long d : dims) {
+                if (d <= 0) {
+                    return null;
+                }
+            }
+            return new Box(new long[dims.length], step, dims.clone());
+        }
+
+        /** {@return the number of dimensions} */
+        public int rank() {
+            return start.length;
+        }
+
+        /** {@return the indices it holds} @throws ArithmeticException above {@link Long#MAX_VALUE} */
+        public long elementCount() {
+            long n = 1;
+            for (long c : count) {
+                n = Math.multiplyExact(n, c);
+            }
+            return n;
+        }
+
+        /** {@return the last index of dimension {@code d}} */
+        public long last(int d) {
+            return Math.addExact(start[d], Math.multiplyExact(step[d], count[d] - 1));
+        }
+
+        /** {@return whether it is all of {@code dims} (every index, step 1)} */
+        public boolean isWhole(long[] dims) {
+            for (int d = 0; d < dims.length; d++) {
+                if (start[d] != 0 || count[d] != dims[d] || count[d] > 1 && step[d] != 1) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** {@return the indices both hold, or null when none} */
+        public Box intersect(Box other) {
+            int rank = rank();
+            long[] s = new long[rank];
+            long[] t = new long[rank];
+            long[] n = new long[rank];
+            for (int d = 0; d < rank; d++) {
+                long[] p = intersect(start[d], step[d], count[d], other.start[d], other.step[d], other.count[d]);
+                if (p == null) {
+                    return null;
+                }
+                s[d] = p[0];
+                t[d] = p[1];
+                n[d] = p[2];
+            }
+            return new Box(s, t, n);
+        }
+
+        /** {@return the indices this holds and {@code other} does not, as disjoint boxes} */
+        public List<Box> minus(Box other) {
+            Box common = intersect(other);
+            if (common == null) {
+                return List.of(this);
+            }
+            // Dimension by dimension: inside the common part on the dimensions before d, outside it on d.
+            List<Box> out = new ArrayList<>();
+            int rank = rank();
+            for (int d = 0; d < rank; d++) {
+                for (long[] rest : minus(start[d], step[d], count[d], common.start[d], common.step[d], common.count[d])) {
+                    long[] s = start.clone();
+                    long[] t = step.clone();
+                    long[] n = count.clone();
+                    System.arraycopy(common.start, 0, s, 0, d);
+                    System.arraycopy(common.step, 0, t, 0, d);
+                    System.arraycopy(common.count, 0, n, 0, d);
+                    s[d] = rest[0];
+                    t[d] = rest[1];
+                    n[d] = rest[2];
+                    out.add(new Box(s, t, n));
+                }
+            }
+            return out;
+        }
+
+        /** {@return {@code [start:end:step, ...]}, the end exclusive and the step shown when not 1} */
+        @Override
+        public String toString() {
+            StringBuilder sb = new StringBuilder("[");
+            for (int d = 0; d < rank(); d++) {
+                sb.append(d == 0 ? "" : ", ").append(start[d]).append(':').append(last(d) + 1);
+                if (step[d] != 1) {
+                    sb.append(':').append(step[d]);
+                }
+            }
+            return sb.append(']').toString();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Box b && Arrays.equals(start, b.start) && Arrays.equals(step, b.step)
+                    && Arrays.equals(count, b.count);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(start) * 31 + Arrays.hashCode(count);
+        }
+
+        /** {@return the progression both hold, as {start, step, count}, or null} */
+        private static long[] intersect(long s1, long t1, long n1, long s2, long t2, long n2) {
+            long lo = Math.max(s1, s2);
+            long hi = Math.min(Math.addExact(s1, Math.multiplyExact(t1, n1 - 1)),
+                    Math.addExact(s2, Math.multiplyExact(t2, n2 - 1)));
+            if (lo > hi) {
+                return null;
+            }
+            // x = s1 (mod t1) and x = s2 (mod t2): solvable when gcd divides s2 - s1, every lcm then.
+            BigInteger a = BigInteger.valueOf(t1);
+            BigInteger b = BigInteger.valueOf(t2);
+            BigInteger g = a.gcd(b);
+            BigInteger diff = BigInteger.valueOf(s2).subtract(BigInteger.valueOf(s1));
+            if (diff.mod(g).signum() != 0) {
+                return null;
+            }
+            BigInteger m = b.divide(g);
+            BigInteger k = m.equals(BigInteger.ONE) ? BigInteger.ZERO
+                    : diff.divide(g).mod(m).multiply(a.divide(g).modInverse(m)).mod(m);
+            BigInteger lcm = a.divide(g).multiply(b);
+            BigInteger x0 = BigInteger.valueOf(s1).add(a.multiply(k));
+            BigInteger first = BigInteger.valueOf(lo).add(x0.subtract(BigInteger.valueOf(lo)).mod(lcm));
+            if (first.compareTo(BigInteger.valueOf(hi)) > 0) {
+                return null;
+            }
+            long count = BigInteger.valueOf(hi).subtract(first).divide(lcm).longValueExact() + 1;
+            return new long[] {first.longValueExact(), count == 1 ? 1 : lcm.longValueExact(), count};
+        }
+
+        /** {@return the progression (s, t, n) without its sub-progression (cs, ct, cn), as disjoint progressions} */
+        private static List<long[]> minus(long s, long t, long n, long cs, long ct, long cn) {
+            List<long[]> out = new ArrayList<>();
+            long k0 = (cs - s) / t;
+            long every = cn == 1 ? 1 : ct / t;
+            long kLast = Math.addExact(k0, Math.multiplyExact(cn - 1, every));
+            if (k0 > 0) {
+                out.add(progression(s, t, k0));
+            }
+            if (kLast < n - 1) {
+                out.add(progression(Math.addExact(s, Math.multiplyExact(kLast + 1, t)), t, n - 1 - kLast));
+            }
+            for (long j = 1; j < every && cn > 1; j++) {
+                out.add(progression(Math.addExact(s, Math.multiplyExact(k0 + j, t)), Math.multiplyExact(t, every), cn - 1));
+            }
+            return out;
+        }
+    }
+
+    private static long[] progression(long start, long step, long count) {
+        return new long[] {start, count == 1 ? 1 : step, count};
+    }
+
+    /**
+     * A box and the piece that holds it.
+     *
+     * @param box the indices
+     * @param piece the piece's position in lookup order
+     */
+    public record Placed(Box box, int piece) {
+    }
+
+    /**
+     * {@return disjoint boxes covering what the pieces hold inside {@code dims}, each with the first
+     * piece in {@code maps}' order whose domain holds it}
+     *
+     * @param maps each piece's map, in lookup order, one dimension per logical dimension
+     * @param dims the logical dimensions
+     * @throws IllegalArgumentException if a map's dimensions are not the view's
+     * @throws ArithmeticException if an index computation overflows a long
+     */
+    public static List<Placed> of(List<IndexingMap> maps, long[] dims) {
+        List<Placed> out = new ArrayList<>();
+        List<Box> claimed = new ArrayList<>();
+        for (int p = 0; p < maps.size(); p++) {
+            List<Box> mine = domain(maps.get(p), dims);
+            for (Box b : mine) {
+                List<Box> left = List.of(b);
+                for (Box c : claimed) {
+                    List<Box> next = new ArrayList<>();
+                    for (Box x : left) {
+                        next.addAll(x.minus(c));
+                    }
+                    left = next;
+                }
+                for (Box x : left) {
+                    out.add(new Placed(x, p));
+                }
+            }
+            claimed.addAll(mine);
+        }
+        return out;
+    }
+
+    /** A constraint {@code expr in [lo, hi]}. */
+    private record Constraint(AffineExpr expr, long lo, long hi) {
+    }
+
+    /** A box still to be cut, with the constraints already known to hold throughout it. */
+    private record Work(Box box, boolean[] holds) {
+    }
+
+    /**
+     * {@return the domain of {@code map} inside {@code dims} as disjoint boxes}
+     *
+     * @throws IllegalArgumentException if the map's dimensions are not one per logical dimension
+     * @throws ArithmeticException if an index computation overflows a long
+     */
+    public static List<Box> domain(IndexingMap map, long[] dims) {
+        int rank = dims.length;
+        if (map.dims().size() != rank) {
+            throw new IllegalArgumentException("a piece's map has " + map.dims().size() + " dimensions, its view " + rank
+                    + ": " + map);
+        }
+        if (map.isKnownEmpty()) {
+            return List.of();
+        }
+        long[] start = new long[rank];
+        long[] step = new long[rank];
+        long[] count = new long[rank];
+        for (int d = 0; d < rank; d++) {
+            Interval b = map.dimBounds().get(d).intersect(new Interval(0, dims[d] - 1));
+            if (b.isEmpty()) {
+                return List.of();
+            }
+            start[d] = b.lo();
+            step[d] = 1;
+            count[d] = Math.addExact(Math.subtractExact(b.hi(), b.lo()), 1);
+        }
+        List<Constraint> constraints = new ArrayList<>();
+        for (Map.Entry<AffineExpr, Interval> c : map.constraints().entrySet()) {
+            if (c.getValue().isEmpty()) {
+                return List.of();
+            }
+            constraints.add(new Constraint(c.getKey(), c.getValue().lo(), c.getValue().hi()));
+        }
+        List<Box> out = new ArrayList<>();
+        Deque<Work> work = new ArrayDeque<>();
+        work.push(new Work(new Box(start, step, count), new boolean[constraints.size()]));
+        while (!work.isEmpty()) {
+            Work w = work.pop();
+            int open = -1;
+            boolean empty = false;
+            for (int i = 0; i < constraints.size() && !empty; i++) {
+                if (w.holds()[i]) {
+                    continue;
+                }
+                Constraint c = constraints.get(i);
+                Interval r = range(c.expr(), w.box());
+                boolean fixed = varying(c.expr(), w.box()).isEmpty();
+                if (fixed && !r.isPoint()) {
+                    r = Interval.point(c.expr().evaluate(w.box().start(), new long[0], new long[0]));
+                }
+                if (c.lo() <= r.lo() && r.hi() <= c.hi()) {
+                    w.holds()[i] = true;
+                } else if (r.hi() < c.lo() || r.lo() > c.hi()) {
+                    empty = true;
+                } else if (open < 0) {
+                    open = i;
+                }
+            }
+            if (empty) {
+                continue;
+            }
+            if (open < 0) {
+                out.add(w.box());
+                continue;
+            }
+            split(w, open, constraints.get(open), work);
+        }
+        return out;
+    }
+
+    /**
+     * Cuts {@code w}'s box by constraint {@code i}, which holds in part of it: each piece pushed
+     * either has the constraint marked as holding or a dimension narrower than the box's.
+     */
+    private static void split(Work w, int i, Constraint c, Deque<Work> work) {
+        Box box = w.box();
+        int rank = box.rank();
+        List<Integer> vars = varying(c.expr(), box);
+        long[] coefficients = new long[rank];
+        long[] constant = new long[1];
+        if (vars.size() == 1) {
+            int d = vars.getFirst();
+            if (Linear.extract(c.expr(), coefficients, constant)) {
+                // a * (start + step * k) + rest in [lo, hi]: the k of one run.
+                long[] ab = affineInK(box, d, coefficients, constant[0]);
+                long[] ks = solve(ab[0], ab[1], c.lo(), c.hi(), box.count()[d]);
+                if (ks != null) {
+                    work.push(new Work(narrow(box, d, ks[0], ks[1] - ks[0] + 1, 1), held(w, i)));
+                }
+                return;
+            }
+            if (c.expr() instanceof AffineExpr.Mod(AffineExpr inner, AffineExpr.Const(long m)) && m != 0 && m != Long.MIN_VALUE
+                    && Linear.extract(inner, coefficients, constant)) {
+                long mod = Math.abs(m);
+                long[] ab = affineInK(box, d, coefficients, constant[0]);
+                long a = Math.floorMod(ab[0], mod);
+                long period = a == 0 ? 1 : mod / BigInteger.valueOf(a).gcd(BigInteger.valueOf(mod)).longValueExact();
+                long count = box.count()[d];
+                if (period <= MAX_PERIOD) {
+                    for (long r = Math.min(period, count) - 1; r >= 0; r--) {
+                        long v = Math.floorMod(Math.addExact(Math.multiplyExact(ab[0], r), ab[1]), mod);
+                        if (c.lo() <= v && v <= c.hi()) {
+                            long n = (count - r + period - 1) / period;
+                            work.push(new Work(narrow(box, d, r, n, period), held(w, i)));
+                        }
+                    }
+                    return;
+                }
+            }
+            halve(w, d, work);
+            return;
+        }
+        if (Linear.extract(c.expr(), coefficients, constant)) {
+            // The outer dimension (largest stride): the run of it where the constraint holds
+            // whatever the others are, one value at a time where it holds for some of them.
+            int d = vars.getFirst();
+            for (int v : vars) {
+                if (Math.abs(coefficients[v]) > Math.abs(coefficients[d])) {
+                    d = v;
+                }
+            }
+            long a = Math.multiplyExact(coefficients[d], box.step()[d]);
+            long b = Math.addExact(constant[0], Math.multiplyExact(coefficients[d], box.start()[d]));
+            long restLo = 0;
+            long restHi = 0;
+            for (int e = 0; e < rank; e++) {
+                if (e == d || coefficients[e] == 0) {
+                    continue;
+                }
+                long x = Math.multiplyExact(coefficients[e], box.start()[e]);
+                long y = Math.multiplyExact(coefficients[e], box.last(e));
+                restLo = Math.addExact(restLo, Math.min(x, y));
+                restHi = Math.addExact(restHi, Math.max(x, y));
+            }
+            long count = box.count()[d];
+            long[] inside = solve(a, b, Math.subtractExact(c.lo(), restLo), Math.subtractExact(c.hi(), restHi), count);
+            long[] touching = solve(a, b, Math.subtractExact(c.lo(), restHi), Math.subtractExact(c.hi(), restLo), count);
+            if (touching == null) {
+                return;
+            }
+            if (inside != null) {
+                work.push(new Work(narrow(box, d, inside[0], inside[1] - inside[0] + 1, 1), held(w, i)));
+            }
+            for (long k = touching[0]; k <= touching[1]; k++) {
+                if (inside == null || k < inside[0] || k > inside[1]) {
+                    work.push(new Work(narrow(box, d, k, 1, 1), w.holds().clone()));
+                }
+            }
+            return;
+        }
+        halve(w, vars.getFirst(), work);
+    }
+
+    /** {@return {a, b}: the expression {@code constant + sum(coefficients * d)} as {@code a * k + b} over dimension d's k, the others at their start} */
+    private static long[] affineInK(Box box, int d, long[] coefficients, long constant) {
+        long b = constant;
+        for (int e = 0; e < coefficients.length; e++) {
+            if (coefficients[e] != 0) {
+                b = Math.addExact(b, Math.multiplyExact(coefficients[e], box.start()[e]));
+            }
+        }
+        return new long[] {Math.multiplyExact(coefficients[d], box.step()[d]), b};
+    }
+
+    /** {@return {first, last} of the k in {@code [0, count)} with {@code a * k + b} in {@code [lo, hi]}, or null} */
+    private static long[] solve(long a, long b, long lo, long hi, long count) {
+        long first;
+        long last;
+        if (lo > hi) {
+            return null;
+        }
+        if (a == 0) {
+            return lo <= b && b <= hi ? new long[] {0, count - 1} : null;
+        }
+        // a * k in [lo - b, hi - b]
+        BigInteger low = BigInteger.valueOf(lo).subtract(BigInteger.valueOf(b));
+        BigInteger high = BigInteger.valueOf(hi).subtract(BigInteger.valueOf(b));
+        BigInteger av = BigInteger.valueOf(a);
+        if (a > 0) {
+            first = ceil(low, av);
+            last = floor(high, av);
+        } else {
+            first = ceil(high, av);
+            last = floor(low, av);
+        }
+        first = Math.max(first, 0);
+        last = Math.min(last, count - 1);
+        return first <= last ? new long[] {first, last} : null;
+    }
+
+    private static long floor(BigInteger x, BigInteger a) {
+        BigInteger[] qr = x.divideAndRemainder(a);
+        BigInteger q = qr[1].signum() != 0 && qr[1].signum() != a.signum() ? qr[0].subtract(BigInteger.ONE) : qr[0];
+        return clamp(q);
+    }
+
+    private static long ceil(BigInteger x, BigInteger a) {
+        BigInteger[] qr = x.divideAndRemainder(a);
+        BigInteger q = qr[1].signum() != 0 && qr[1].signum() == a.signum() ? qr[0].add(BigInteger.ONE) : qr[0];
+        return clamp(q);
+    }
+
+    private static long clamp(BigInteger q) {
+        return q.bitLength() < 63 ? q.longValue() : q.signum() > 0 ? Long.MAX_VALUE : Long.MIN_VALUE;
+    }
+
+    /** {@return {@code box} with dimension d's k in {@code [from, from + n * every)} taken every {@code every}} */
+    private static Box narrow(Box box, int d, long from, long n, long every) {
+        long[] s = box.start().clone();
+        long[] t = box.step().clone();
+        long[] c = box.count().clone();
+        s[d] = Math.addExact(s[d], Math.multiplyExact(from, t[d]));
+        t[d] = n == 1 ? 1 : Math.multiplyExact(t[d], every);
+        c[d] = n;
+        return new Box(s, t, c);
+    }
+
+    private static void halve(Work w, int d, Deque<Work> work) {
+        long n = w.box().count()[d];
+        long half = n / 2;
+        work.push(new Work(narrow(w.box(), d, half, n - half, 1), w.holds().clone()));
+        work.push(new Work(narrow(w.box(), d, 0, half, 1), w.holds().clone()));
+    }
+
+    private static boolean[] held(Work w, int i) {
+        boolean[] h = w.holds().clone();
+        h[i] = true;
+        return h;
+    }
+
+    /** {@return the dimensions {@code e} reads that take more than one value in {@code box}, in order} */
+    private static List<Integer> varying(AffineExpr e, Box box) {
+        boolean[] seen = new boolean[box.rank()];
+        mark(e, seen);
+        List<Integer> out = new ArrayList<>();
+        for (int d = 0; d < seen.length; d++) {
+            if (seen[d] && box.count()[d] > 1) {
+                out.add(d);
+            }
+        }
+        return out;
+    }
+
+    private static void mark(AffineExpr e, boolean[] seen) {
+        switch (e) {
+            case AffineExpr.Dim(int i) -> {
+                if (i < seen.length) {
+                    seen[i] = true;
+                }
+            }
+            case AffineExpr.Add(AffineExpr l, AffineExpr r) -> {
+                mark(l, seen);
+                mark(r, seen);
+            }
+            case AffineExpr.Mul(AffineExpr l, AffineExpr r) -> {
+                mark(l, seen);
+                mark(r, seen);
+            }
+            case AffineExpr.FloorDiv(AffineExpr l, AffineExpr r) -> {
+                mark(l, seen);
+                mark(r, seen);
+            }
+            case AffineExpr.CeilDiv(AffineExpr l, AffineExpr r) -> {
+                mark(l, seen);
+                mark(r, seen);
+            }
+            case AffineExpr.Mod(AffineExpr l, AffineExpr r) -> {
+                mark(l, seen);
+                mark(r, seen);
+            }
+            case AffineExpr.Min(AffineExpr l, AffineExpr r) -> {
+                mark(l, seen);
+                mark(r, seen);
+            }
+            case AffineExpr.Max(AffineExpr l, AffineExpr r) -> {
+                mark(l, seen);
+                mark(r, seen);
+            }
+            default -> {
+            }
+        }
+    }
+
+    /** {@return the values {@code e} may take over {@code box}: an interval holding all of them} */
+    static Interval range(AffineExpr e, Box box) {
+        return switch (e) {
+            case AffineExpr.Const(long v) -> Interval.point(v);
+            case AffineExpr.Dim(int i) -> i < box.rank() ? new Interval(box.start()[i], box.last(i)) : Interval.UNBOUNDED;
+            case AffineExpr.Add(AffineExpr l, AffineExpr r) -> range(l, box).plus(range(r, box));
+            case AffineExpr.Mul(AffineExpr l, AffineExpr r) -> range(l, box).times(range(r, box));
+            case AffineExpr.FloorDiv(AffineExpr l, AffineExpr.Const(long c)) when c != 0 -> range(l, box).floorDiv(c);
+            case AffineExpr.CeilDiv(AffineExpr l, AffineExpr.Const(long c)) when c != 0 && c != Long.MIN_VALUE -> {
+                Interval x = range(l, box);
+                // ceil(x / c) = -floor(-x / c); an unbounded end stays unbounded.
+                yield x.lo() == Long.MIN_VALUE || x.hi() == Long.MAX_VALUE ? Interval.UNBOUNDED
+                        : new Interval(-x.hi(), -x.lo()).floorDiv(c).times(-1);
+            }
+            case AffineExpr.Mod(AffineExpr l, AffineExpr.Const(long c)) when c != 0 -> range(l, box).mod(c);
+            case AffineExpr.Min(AffineExpr l, AffineExpr r) -> range(l, box).min(range(r, box));
+            case AffineExpr.Max(AffineExpr l, AffineExpr r) -> range(l, box).max(range(r, box));
+            default -> Interval.UNBOUNDED;
+        };
+    }
+}
