@@ -258,7 +258,7 @@ public final class DomainBoxes {
     }
 
     /**
-     * {@return the domain of {@code map} inside {@code dims} as disjoint boxes}
+     * {@return the domain of {@code map} inside {@code dims} as disjoint boxes, in row-major order of their first index}
      *
      * @throws IllegalArgumentException if the map's dimensions are not one per logical dimension
      * @throws ArithmeticException if an index computation overflows a long
@@ -325,6 +325,7 @@ public final class DomainBoxes {
             }
             split(w, open, constraints.get(open), work);
         }
+        out.sort((a, b) -> Arrays.compare(a.start(), b.start()));
         return out;
     }
 

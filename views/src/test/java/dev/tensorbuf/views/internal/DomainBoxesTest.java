@@ -1,0 +1,170 @@
+package dev.tensorbuf.views.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.views.indexing.AffineExpr;
+import dev.tensorbuf.views.indexing.IndexingMap;
+import dev.tensorbuf.views.indexing.Interval;
+import dev.tensorbuf.views.indexing.Variable;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link DomainBoxes} against brute force: every index of a small space is looked up in the
+ * pieces' maps one by one (the first whose domain holds it, as a view reads), and must lie in
+ * exactly one box, of that piece.
+ */
+class DomainBoxesTest {
+
+    @Test
+    void aReshapedConcatenationsStaircaseIsTwoBoxes() {
+        IndexingMap first = IndexingMap.parse("(d0, d1) -> (d0 * 4 + d1), domain: d0 in [0, 2], d1 in [0, 3],"
+                + " d0 * 4 + d1 in [0, 5]");
+        assertEquals("[[0:1, 0:4], [1:2, 0:2]]", DomainBoxes.domain(first, new long[] {3, 4}).toString());
+        IndexingMap second = IndexingMap.parse("(d0, d1) -> (d0 * 4 + d1 - 6), domain: d0 in [0, 2], d1 in [0, 3],"
+                + " d0 * 4 + d1 in [6, 11]");
+        check(List.of(first, second), new long[] {3, 4});
+    }
+
+    @Test
+    void anInteriorPadsDataIsOneStridedBox() {
+        IndexingMap data = IndexingMap.parse("(d0, d1) -> (((d0 + 1) floordiv 2) * 3 + d1 - 2), domain: d0 in [1, 3],"
+                + " d1 in [0, 1], (d0 + 1) mod 2 in [0, 0]");
+        assertEquals("[[1:4:2, 0:2]]", DomainBoxes.domain(data, new long[] {6, 3}).toString());
+        IndexingMap fill = IndexingMap.parse("(d0, d1) -> (0), domain: d0 in [0, 5], d1 in [0, 2]");
+        List<DomainBoxes.Placed> placed = check(List.of(data, fill), new long[] {6, 3});
+        assertEquals(1, placed.stream().filter(p -> p.piece() == 0).count(), placed.toString());
+    }
+
+    @Test
+    void boxesIntersectAndSubtractAsSetsOfIndices() {
+        Random random = new Random(11);
+        for (int round = 0; round < 2000; round++) {
+            DomainBoxes.Box a = randomBox(random);
+            DomainBoxes.Box b = randomBox(random);
+            DomainBoxes.Box both = a.intersect(b);
+            List<DomainBoxes.Box> rest = a.minus(b);
+            for (long i = 0; i < 40; i++) {
+                long x = i;
+                boolean inA = holds(a, x);
+                boolean inB = holds(b, x);
+                assertEquals(inA && inB, both != null && holds(both, x), a + " & " + b + " at " + x);
+                long in = rest.stream().filter(r -> holds(r, x)).count();
+                assertEquals(inA && !inB ? 1 : 0, in, a + " - " + b + " = " + rest + " at " + x);
+            }
+        }
+    }
+
+    /** Random pieces with affine, modulo, division and min constraints, in lookup order. */
+    @Test
+    void randomDomainsCutIntoDisjointBoxesOfTheFirstPieceHoldingEachIndex() {
+        Random random = new Random(20261202);
+        for (int round = 0; round < 400; round++) {
+            int rank = 1 + random.nextInt(3);
+            long[] dims = new long[rank];
+            for (int d = 0; d < rank; d++) {
+                dims[d] = 1 + random.nextInt(7);
+            }
+            List<IndexingMap> maps = new ArrayList<>();
+            int pieces = 1 + random.nextInt(4);
+            for (int p = 0; p < pieces; p++) {
+                maps.add(randomMap(random, dims));
+            }
+            check(maps, dims);
+        }
+    }
+
+    private static IndexingMap randomMap(Random random, long[] dims) {
+        int rank = dims.length;
+        List<Variable> vars = new ArrayList<>();
+        for (int d = 0; d < rank; d++) {
+            long lo = random.nextInt((int) dims[d] + 1) - 1;
+            long hi = lo + random.nextInt((int) dims[d] + 2);
+            vars.add(Variable.of(lo, hi));
+        }
+        Map<AffineExpr, Interval> constraints = new LinkedHashMap<>();
+        int n = random.nextInt(3);
+        for (int c = 0; c < n; c++) {
+            AffineExpr e = AffineExpr.constant(random.nextInt(5) - 2);
+            for (int d = 0; d < rank; d++) {
+                if (random.nextBoolean()) {
+                    e = e.plus(AffineExpr.dim(d).times(random.nextInt(9) - 4));
+                }
+            }
+            e = switch (random.nextInt(5)) {
+                case 0 -> e.mod(2 + random.nextInt(4));
+                case 1 -> e.floorDiv(2 + random.nextInt(3));
+                case 2 -> e.min(AffineExpr.dim(random.nextInt(rank)).times(2));
+                default -> e;
+            };
+            long lo = random.nextInt(13) - 6;
+            constraints.put(e, new Interval(lo, lo + random.nextInt(8)));
+        }
+        return IndexingMap.of(vars, List.of(), List.of(), List.of(AffineExpr.constant(0)), constraints);
+    }
+
+    /** {@return the boxes of {@code maps} over {@code dims}, checked index by index against the maps} */
+    private static List<DomainBoxes.Placed> check(List<IndexingMap> maps, long[] dims) {
+        List<DomainBoxes.Placed> placed = DomainBoxes.of(maps, dims);
+        int rank = dims.length;
+        long total = 1;
+        for (long d : dims) {
+            total *= d;
+        }
+        int[] piece = new int[(int) total];
+        Arrays.fill(piece, -1);
+        for (DomainBoxes.Placed p : placed) {
+            long[] k = new long[rank];
+            do {
+                int at = 0;
+                for (int d = 0; d < rank; d++) {
+                    long x = p.box().start()[d] + p.box().step()[d] * k[d];
+                    assertTrue(x >= 0 && x < dims[d], p + " leaves " + Arrays.toString(dims));
+                    at = (int) (at * dims[d] + x);
+                }
+                assertEquals(-1, piece[at], "boxes overlap at " + at + ": " + placed + "\n" + maps);
+                piece[at] = p.piece();
+            } while (next(k, p.box().count()));
+        }
+        long[] index = new long[rank];
+        int at = 0;
+        do {
+            int want = -1;
+            for (int m = 0; m < maps.size() && want < 0; m++) {
+                if (maps.get(m).contains(index, new long[0], new long[0])) {
+                    want = m;
+                }
+            }
+            assertEquals(want, piece[at], "index " + Arrays.toString(index) + ": " + placed + "\n" + maps);
+            at++;
+        } while (next(index, dims));
+        return placed;
+    }
+
+    private static boolean next(long[] index, long[] dims) {
+        for (int d = index.length - 1; d >= 0; d--) {
+            if (++index[d] < dims[d]) {
+                return true;
+            }
+            index[d] = 0;
+        }
+        return false;
+    }
+
+    private static DomainBoxes.Box randomBox(Random random) {
+        long count = 1 + random.nextInt(6);
+        long step = count == 1 ? 1 : 1 + random.nextInt(4);
+        return new DomainBoxes.Box(new long[] {random.nextInt(12)}, new long[] {step}, new long[] {count});
+    }
+
+    private static boolean holds(DomainBoxes.Box b, long x) {
+        long s = b.start()[0];
+        return x >= s && x <= b.last(0) && (x - s) % b.step()[0] == 0;
+    }
+}
