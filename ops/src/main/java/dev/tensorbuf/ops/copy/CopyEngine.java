@@ -635,7 +635,10 @@ public final class CopyEngine {
         if (planned) {
             return new Planned(CopyPlan.of(from.get(), to.get(), affine));
         }
-        if (src.elementCount() > 0 && (!(src.map() instanceof ViewMap.Single) || !(dst.map() instanceof ViewMap.Single))) {
+        // A side with an access is one piece; only a side without one has its map asked (a packed
+        // strided view builds it here, as staging would).
+        if (src.elementCount() > 0 && (from.isEmpty() && !(src.map() instanceof ViewMap.Single)
+                || to.isEmpty() && !(dst.map() instanceof ViewMap.Single))) {
             List<PiecePairs.Pair> pairs;
             try {
                 pairs = PiecePairs.of(src, dst);
@@ -673,8 +676,9 @@ public final class CopyEngine {
         }
         // Every strided, tiled or general map of whole bytes is planned; only packed slots the
         // byte-a-slot staging cannot hold are left.
-        return "packed sub-byte storage that staging declines: a view reaching far more slots than it has"
-                + " elements, or a destination written twice or read-only";
+        return "packed sub-byte storage that staging declines (a view reaching far more slots than it has"
+                + " elements, or a destination written twice or read-only): the one kind of map the planned kernels"
+                + " cannot address";
     }
 
     private void copyHeld(TensorView src, TensorView dst, ChannelAffine affine) {

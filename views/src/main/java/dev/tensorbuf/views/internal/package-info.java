@@ -16,7 +16,7 @@
  * naming the numbers.
  *
  * <p><code>dev.tensorbuf.views.internal</code> (exported to <code>dev.tensorbuf.ops</code>, which
- * uses seven of its classes: the narrow-float codecs <code>MiniFloat</code> and
+ * uses nine of its classes: the narrow-float codecs <code>MiniFloat</code> and
  * <code>FloatCodec</code> in the copy engine's conversion loops and in <code>run</code>'s convert
  * (<code>exec/internal/Conversions</code>); <code>ViewBounds</code> in <code>CopyPlan</code>'s
  * bounds check of mapped and tiled sides; <code>DistinctSlots</code> in
@@ -24,7 +24,9 @@
  * that overlaps itself or writes a pad's fill or read-only memory; <code>ConfinedMemory</code> in
  * the copy engine's wording of a confined arena's refusal; <code>Suggestions</code> in the HLO
  * parser's "did you mean" for a misspelt opcode; <code>Linear</code> in
- * <code>copy/internal/SplitDims</code>' reading of a split map as strides. And to
+ * <code>copy/internal/SplitDims</code>' reading of a split map as strides; <code>DomainBoxes</code>
+ * and <code>ViewReader</code> in <code>copy/internal/PiecePairs</code>, which cuts views over
+ * several pieces into boxes and words a write into a pad's fill as the element path does. And to
  * <code>dev.tensorbuf.interop</code> for <code>ConfinedMemory</code>, which staging's submit uses,
  * and to <code>dev.tensorbuf.cli</code> for <code>Suggestions</code>, its commands', options' and
  * batch keys' hints. A change to any of these is a change to <code>ops</code>, <code>interop</code>
