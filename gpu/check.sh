@@ -8,7 +8,10 @@
 #   1. the GPU-gated JUnit tests (CudaGpuTest, DlpackPythonTest), run with JUnit's console launcher
 #      under -Dtensorbuf.gpu.required=true, so that no usable CUDA fails them instead of skipping;
 #      none may be skipped
-#   2. CudaSpeed: 1 GiB (--bytes) host to device and back, pinned and pageable, in GB/s
+#   2. CudaSpeed: 1 GiB (--bytes) host to device and back, pinned and pageable, in GB/s; then u8 NHWC
+#      image batches staged into pinned f32 NCHW buffers and uploaded on a stream, serially and
+#      double-buffered (the next batch staged while this one uploads): GB/s, the overlap achieved,
+#      and every uploaded batch downloaded and compared ("staged_upload"; must say bytes_checked)
 #   3. torch_speed.py: PyTorch's .to('cuda', non_blocking=True) and cudaMemcpy of the same bytes
 # Results: DIR/check.json (one object: "ok", each step's outcome and figures) and DIR/check.log
 # (everything printed). DIR defaults to ./gpu-check-out. Exit status 0 only when "ok" is true.
@@ -152,6 +155,10 @@ junit["ok"] = (junit["rc"] == 0 and junit["tests"] > 0 and junit["failed"] == 0
                and junit["skipped"] == junit["skipped_allowed"])
 result = {"mode": mode, "env": env, "junit": junit}
 result["speed_java"] = load("speed-java.json") if rc("speed-java") == 0 else {"error": "CudaSpeed exited %s" % rc("speed-java")}
+# The overlapped staging step checks the uploaded bytes itself; its absence is a failure too.
+staged = result["speed_java"].get("staged_upload") if isinstance(result["speed_java"], dict) else None
+if not (isinstance(staged, dict) and staged.get("bytes_checked") is True):
+    result["speed_java"].setdefault("error", "no checked staged_upload step in CudaSpeed's output")
 ok = junit["ok"] and "error" not in result["speed_java"]
 if mode == "gpu":
     result["speed_torch"] = load("speed-torch.json") if rc("speed-torch") == 0 else {"error": "torch_speed.py exited %s" % rc("speed-torch")}

@@ -18,7 +18,9 @@ import java.util.function.Supplier;
  * The CUDA runtime ({@code libcudart}) through FFM, when it is installed: device and pinned host
  * memory as {@link Buffer}s, plain and 2-D copies, streams, and upload and download of views with
  * any layout conversion done on the host (a view that is neither packed nor row-pitched is copied
- * into a packed host buffer first, then moved in one {@code cudaMemcpy}).
+ * into a packed host buffer first, then moved in one {@code cudaMemcpy}). These calls return when
+ * the copy is done; {@link CudaStream} queues copies of pinned memory asynchronously, and
+ * {@link CudaEvent} tells when they are done.
  *
  * <p>Nothing is loaded until {@link #probe()}; without the library or a device the result says why
  * instead of throwing. Device buffers live in {@link MemorySpace#DEVICE} with the device's ordinal
@@ -189,7 +191,7 @@ public final class CudaRuntime {
         return rows == 0 ? 0 : Math.addExact(Math.multiplyExact(rows - 1, pitch), width);
     }
 
-    private static int kind(Buffer src, Buffer dst) {
+    static int kind(Buffer src, Buffer dst) {
         boolean fromHost = src.memorySpace().hostAccessible();
         boolean toHost = dst.memorySpace().hostAccessible();
         return fromHost ? (toHost ? CudaFunctions.HOST_TO_HOST : CudaFunctions.HOST_TO_DEVICE)
@@ -238,15 +240,20 @@ public final class CudaRuntime {
         if (!host.isHostAccessible()) {
             throw Errors.notHostAccessible("download into " + host);
         }
-        StridedLayout packed = HostCopies.rowMajor(device);
-        if (!device.stridedLayout().map(l -> l.equals(packed)).orElse(false)
-                || !device.access().equals(HostCopies.packedAccess(device))) {
-            throw new IllegalArgumentException("download of " + device + ": the device view must be packed row-major ("
-                    + packed + "), as upload makes it");
-        }
+        requirePackedRowMajor("download of " + device, device);
         if (device.dtype() != host.dtype() || !device.dims().equals(host.dims())) {
             throw Errors.typesOrDimsDiffer("download", device, host);
         }
         HostCopies.transfer(host, device.buffer(), false, this::memcpy, this::memcpy2D);
+    }
+
+    /** Refuses a device-side view that is not packed row-major from its buffer's first byte. */
+    static void requirePackedRowMajor(String what, TensorView device) {
+        StridedLayout packed = HostCopies.rowMajor(device);
+        if (!device.stridedLayout().map(l -> l.offset() == 0 && HostCopies.isRowMajor(l)).orElse(false)
+                || !device.access().equals(HostCopies.packedAccess(device))) {
+            throw new IllegalArgumentException(what + ": the device view must be packed row-major ("
+                    + packed + "), as upload makes it");
+        }
     }
 }

@@ -219,4 +219,41 @@ class CudaGpuTest {
             onDevice.buffer().close();
         }
     }
+
+    /** Pinned views queued on one stream, packed and row-pitched, arrive and come back in order. */
+    @Test
+    void asynchronousCopiesOnAStreamRoundTripPinnedViews() {
+        CudaRuntime cuda = GpuTests.cuda();
+        long n = 1 << 20;
+        try (CudaStream stream = cuda.createStream();
+                Buffer pinned = cuda.mallocHost(4 * n);
+                Buffer pinnedBack = cuda.mallocHost(4 * n);
+                Buffer device = cuda.malloc(0, 4 * n)) {
+            TensorView host = TensorView.of(pinned, "f32[1024,1024]{1,0}");
+            float[] values = new float[(int) n];
+            for (int i = 0; i < n; i++) {
+                values[i] = i * 0.5f - 7;
+            }
+            host.copyFrom(values);
+            TensorView onDevice = TensorView.of(device, "f32[1024,1024]{1,0}");
+            CudaEvent start = stream.record();
+            stream.upload(host, onDevice);
+            TensorView back = TensorView.of(pinnedBack, "f32[1024,1024]{1,0}");
+            stream.download(onDevice, back);
+            CudaEvent end = stream.record();
+            end.synchronize();
+            assertTrue(end.millisSince(start) >= 0);
+            assertArrayEquals(values, back.toFloatArray());
+
+            TensorView window = Ops.slice(host, new long[] {0, 8}, new long[] {1024, 520}, new long[] {1, 1});
+            TensorView windowOnDevice = TensorView.of(device.slice(0, 4L * 1024 * 512), "f32[1024,512]{1,0}");
+            stream.upload(window, windowOnDevice);
+            TensorView windowBack = Ops.slice(back, new long[] {0, 100}, new long[] {1024, 612}, new long[] {1, 1});
+            stream.download(windowOnDevice, windowBack);
+            stream.synchronize();
+            assertArrayEquals(window.toFloatArray(), windowBack.toFloatArray());
+            start.close();
+            end.close();
+        }
+    }
 }

@@ -16,11 +16,14 @@ import java.util.Map;
 /**
  * Measures {@link CudaRuntime#memcpy} of one buffer (1 GiB by default) host to device and device
  * to host, from pinned ({@code cudaMallocHost}) and from pageable (an arena's) memory, in GB/s
- * (10^9 bytes per second), and checks that the bytes arrived. A harness run by gpu/check.sh, not a
+ * (10^9 bytes per second), and checks that the bytes arrived; then the overlapped staging and upload
+ * of image batches, {@link CudaStagingSpeed} (under {@code "staged_upload"}; a batch of
+ * {@code --batch N,H,W,C} u8 pixels, 64,224,224,3 by default, 4,32,32,3 under {@code --fake}, times
+ * {@code --batches}, 16 or 6). A harness run by gpu/check.sh, not a
  * test: {@code --fake} runs it over {@link FakeCuda} (host memory; the figures then say nothing
  * about a GPU, only that the code runs).
  * <pre>
- * java ... dev.tensorbuf.interop.CudaSpeed [--fake] [--bytes N] [--repeats N] [--out speed.json]
+ * java ... dev.tensorbuf.interop.CudaSpeed [--fake] [--bytes N] [--repeats N] [--batch N,H,W,C] [--batches K] [--out speed.json]
  * </pre>
  */
 public final class CudaSpeed {
@@ -32,14 +35,18 @@ public final class CudaSpeed {
         long bytes = 1L << 30;
         int repeats = 5;
         Path out = null;
+        long[] batch = null;
+        int batches = 0;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--fake" -> fake = true;
                 case "--bytes" -> bytes = Long.parseLong(args[++i]);
                 case "--repeats" -> repeats = Integer.parseInt(args[++i]);
                 case "--out" -> out = Path.of(args[++i]);
+                case "--batch" -> batch = Arrays.stream(args[++i].split(",")).mapToLong(Long::parseLong).toArray();
+                case "--batches" -> batches = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + "; usage: CudaSpeed [--fake] [--bytes N] [--repeats N] [--out FILE]");
+                        + "; usage: CudaSpeed [--fake] [--bytes N] [--repeats N] [--batch N,H,W,C] [--batches K] [--out FILE]");
             }
         }
         if (bytes <= 0 || repeats <= 0) {
@@ -60,6 +67,16 @@ public final class CudaSpeed {
         result.put("bytes", bytes);
         result.put("repeats", repeats);
         measure(cuda, bytes, repeats, result);
+        if (batch == null) {
+            batch = fake ? new long[] {4, 32, 32, 3} : new long[] {64, 224, 224, 3};
+        }
+        if (batch.length != 4) {
+            throw new IllegalArgumentException("--batch takes N,H,W,C, got " + batch.length + " numbers");
+        }
+        if (batches == 0) {
+            batches = fake ? 6 : 16;
+        }
+        result.put("staged_upload", CudaStagingSpeed.measure(cuda, batch[0], batch[1], batch[2], batch[3], batches));
         String json = toJson(result);
         System.out.println(json);
         if (out != null) {

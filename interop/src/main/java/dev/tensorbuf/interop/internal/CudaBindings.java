@@ -24,9 +24,17 @@ public final class CudaBindings implements CudaFunctions {
     private final MethodHandle freeHost;
     private final MethodHandle memcpy;
     private final MethodHandle memcpy2D;
+    private final MethodHandle memcpyAsync;
+    private final MethodHandle memcpy2DAsync;
     private final MethodHandle streamCreate;
     private final MethodHandle streamSynchronize;
     private final MethodHandle streamDestroy;
+    private final MethodHandle eventCreate;
+    private final MethodHandle eventRecord;
+    private final MethodHandle eventQuery;
+    private final MethodHandle eventSynchronize;
+    private final MethodHandle eventElapsedTime;
+    private final MethodHandle eventDestroy;
     private final MethodHandle errorString;
     private final MethodHandle errorName;
 
@@ -40,9 +48,18 @@ public final class CudaBindings implements CudaFunctions {
         freeHost = bind(lib, "cudaFreeHost", FunctionDescriptor.of(ERR, PTR));
         memcpy = bind(lib, "cudaMemcpy", FunctionDescriptor.of(ERR, PTR, PTR, SIZE, ValueLayout.JAVA_INT));
         memcpy2D = bind(lib, "cudaMemcpy2D", FunctionDescriptor.of(ERR, PTR, SIZE, PTR, SIZE, SIZE, SIZE, ValueLayout.JAVA_INT));
+        memcpyAsync = bind(lib, "cudaMemcpyAsync", FunctionDescriptor.of(ERR, PTR, PTR, SIZE, ValueLayout.JAVA_INT, PTR));
+        memcpy2DAsync = bind(lib, "cudaMemcpy2DAsync",
+                FunctionDescriptor.of(ERR, PTR, SIZE, PTR, SIZE, SIZE, SIZE, ValueLayout.JAVA_INT, PTR));
         streamCreate = bind(lib, "cudaStreamCreate", FunctionDescriptor.of(ERR, PTR));
         streamSynchronize = bind(lib, "cudaStreamSynchronize", FunctionDescriptor.of(ERR, PTR));
         streamDestroy = bind(lib, "cudaStreamDestroy", FunctionDescriptor.of(ERR, PTR));
+        eventCreate = bind(lib, "cudaEventCreate", FunctionDescriptor.of(ERR, PTR));
+        eventRecord = bind(lib, "cudaEventRecord", FunctionDescriptor.of(ERR, PTR, PTR));
+        eventQuery = bind(lib, "cudaEventQuery", FunctionDescriptor.of(ERR, PTR));
+        eventSynchronize = bind(lib, "cudaEventSynchronize", FunctionDescriptor.of(ERR, PTR));
+        eventElapsedTime = bind(lib, "cudaEventElapsedTime", FunctionDescriptor.of(ERR, PTR, PTR, PTR));
+        eventDestroy = bind(lib, "cudaEventDestroy", FunctionDescriptor.of(ERR, PTR));
         errorString = bind(lib, "cudaGetErrorString", FunctionDescriptor.of(PTR, ValueLayout.JAVA_INT));
         errorName = bind(lib, "cudaGetErrorName", FunctionDescriptor.of(PTR, ValueLayout.JAVA_INT));
     }
@@ -164,15 +181,38 @@ public final class CudaBindings implements CudaFunctions {
     }
 
     @Override
-    public int cudaStreamCreate(long[] stream) {
+    public int cudaMemcpyAsync(long dst, long src, long count, int kind, long stream) {
+        try {
+            return (int) memcpyAsync.invokeExact(at(dst), at(src), count, kind, at(stream));
+        } catch (Throwable t) {
+            throw failed(t);
+        }
+    }
+
+    @Override
+    public int cudaMemcpy2DAsync(long dst, long dpitch, long src, long spitch, long width, long height, int kind, long stream) {
+        try {
+            return (int) memcpy2DAsync.invokeExact(at(dst), dpitch, at(src), spitch, width, height, kind, at(stream));
+        } catch (Throwable t) {
+            throw failed(t);
+        }
+    }
+
+    /** Calls {@code h(T* out)} for an opaque handle ({@code cudaStream_t}, {@code cudaEvent_t}). */
+    private static int create(MethodHandle h, long[] handle) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
-            int err = (int) streamCreate.invokeExact(out);
-            stream[0] = out.get(ValueLayout.ADDRESS, 0).address();
+            int err = (int) h.invokeExact(out);
+            handle[0] = out.get(ValueLayout.ADDRESS, 0).address();
             return err;
         } catch (Throwable t) {
             throw failed(t);
         }
+    }
+
+    @Override
+    public int cudaStreamCreate(long[] stream) {
+        return create(streamCreate, stream);
     }
 
     @Override
@@ -183,6 +223,47 @@ public final class CudaBindings implements CudaFunctions {
     @Override
     public int cudaStreamDestroy(long stream) {
         return onPointer(streamDestroy, stream);
+    }
+
+    @Override
+    public int cudaEventCreate(long[] event) {
+        return create(eventCreate, event);
+    }
+
+    @Override
+    public int cudaEventRecord(long event, long stream) {
+        try {
+            return (int) eventRecord.invokeExact(at(event), at(stream));
+        } catch (Throwable t) {
+            throw failed(t);
+        }
+    }
+
+    @Override
+    public int cudaEventQuery(long event) {
+        return onPointer(eventQuery, event);
+    }
+
+    @Override
+    public int cudaEventSynchronize(long event) {
+        return onPointer(eventSynchronize, event);
+    }
+
+    @Override
+    public int cudaEventElapsedTime(float[] milliseconds, long start, long end) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(ValueLayout.JAVA_FLOAT);
+            int err = (int) eventElapsedTime.invokeExact(out, at(start), at(end));
+            milliseconds[0] = out.get(ValueLayout.JAVA_FLOAT, 0);
+            return err;
+        } catch (Throwable t) {
+            throw failed(t);
+        }
+    }
+
+    @Override
+    public int cudaEventDestroy(long event) {
+        return onPointer(eventDestroy, event);
     }
 
     private static String text(MethodHandle h, int error) {

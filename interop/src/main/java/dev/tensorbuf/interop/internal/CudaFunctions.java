@@ -14,6 +14,8 @@ public interface CudaFunctions {
     int DEVICE_TO_DEVICE = 3;
     /** {@code cudaMemcpyHostToHost}. */
     int HOST_TO_HOST = 0;
+    /** {@code cudaErrorNotReady}: what {@code cudaEventQuery} returns while the work before the event runs. */
+    int NOT_READY = 600;
 
     /** {@return the library the functions come from, for messages} */
     String source();
@@ -34,11 +36,27 @@ public interface CudaFunctions {
 
     int cudaMemcpy2D(long dst, long dpitch, long src, long spitch, long width, long height, int kind);
 
+    int cudaMemcpyAsync(long dst, long src, long count, int kind, long stream);
+
+    int cudaMemcpy2DAsync(long dst, long dpitch, long src, long spitch, long width, long height, int kind, long stream);
+
     int cudaStreamCreate(long[] stream);
 
     int cudaStreamSynchronize(long stream);
 
     int cudaStreamDestroy(long stream);
+
+    int cudaEventCreate(long[] event);
+
+    int cudaEventRecord(long event, long stream);
+
+    int cudaEventQuery(long event);
+
+    int cudaEventSynchronize(long event);
+
+    int cudaEventElapsedTime(float[] milliseconds, long start, long end);
+
+    int cudaEventDestroy(long event);
 
     /** {@return the text of {@code cudaGetErrorString}} */
     String cudaGetErrorString(int error);

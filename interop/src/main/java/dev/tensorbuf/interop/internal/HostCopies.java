@@ -55,7 +55,7 @@ public final class HostCopies {
         StridedLayout layout = host.stridedLayout().orElse(null);
         if (layout != null && host.access().equals(access)) {
             long bitOffset = layout.offset() * access.storageBits();
-            if (layout.strides().equals(rowMajor(host).strides()) && bitOffset % 8 == 0) {
+            if (isRowMajor(layout) && bitOffset % 8 == 0) {
                 if (toPacked) {
                     copy.copy(packed, 0, host.buffer(), bitOffset / 8, bytes);
                 } else {
@@ -87,6 +87,37 @@ public final class HostCopies {
                 Materializer.copy(TensorView.strided(buffer, access, rowMajor(host)), host);
             }
         }
+    }
+
+    /**
+     * {@return whether the strides are the packed row-major ones} A dim of size 1 is never stepped
+     * over, so its stride does not count: views give it 0, {@link StridedLayout#packed} the product.
+     */
+    public static boolean isRowMajor(StridedLayout layout) {
+        List<Long> packed = StridedLayout.packed(Extents.toArray(layout.sizes())).strides();
+        for (int d = 0; d < layout.rank(); d++) {
+            if (layout.sizes().get(d) > 1 && !layout.strides().get(d).equals(packed.get(d))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * {@return whether {@link #transfer} moves the view in one plain or one 2-D copy, with no host
+     * staging buffer in between}
+     */
+    public static boolean isDirect(TensorView host) {
+        ElementAccess access = packedAccess(host);
+        if (access.byteSize(host.elementCount()) == 0) {
+            return true;
+        }
+        StridedLayout layout = host.stridedLayout().orElse(null);
+        if (layout == null || !host.access().equals(access)) {
+            return false;
+        }
+        boolean packed = isRowMajor(layout) && layout.offset() * access.storageBits() % 8 == 0;
+        return packed || rowPitch(layout, access) > 0;
     }
 
     /**
