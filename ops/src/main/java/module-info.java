@@ -2,7 +2,8 @@
 module dev.tensorbuf.ops {
     requires transitive dev.tensorbuf.memory;
     requires transitive dev.tensorbuf.views;
-    // Only the Vector* copy kernels use it. Not `static`: on the module path this resolves the
+    // Only the Vector* copy kernels and the block dequantizers (quant.internal.VectorBlocks) use it.
+    // Not `static`: on the module path this resolves the
     // module, so users get the kernels without --add-modules (and the JVM's one incubator warning
     // line). On the class path this file is not read: there --add-modules jdk.incubator.vector is
     // still needed, and without it the scalar kernels run (VectorSupport).
@@ -13,4 +14,5 @@ module dev.tensorbuf.ops {
     exports dev.tensorbuf.ops.exec;
     exports dev.tensorbuf.ops.hlo;
     exports dev.tensorbuf.ops.indexing;
+    exports dev.tensorbuf.ops.quant;
 }

@@ -1,0 +1,314 @@
+package dev.tensorbuf.ops.quant.internal;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/**
+ * Dequantization of ggml blocks to f32, one scalar loop per type, each a transcription of
+ * gguf-py's {@code gguf.quants} {@code dequantize_blocks}: the same f32 products and sums in the
+ * same order (a product, then a separate sum: never a fused multiply-add, which NumPy does not
+ * do), so that every value equals gguf-py's bit for bit, NaNs and infinities included. Output
+ * order within a block is gguf-py's reshape order, spelled out per type as index arithmetic.
+ * Callers check bounds once; every method takes {@code blocks} whole blocks from {@code so} and
+ * writes {@code blocks * blockValues} little-endian floats from {@code dOff}.
+ */
+public final class ScalarBlocks {
+    static final ValueLayout.OfShort F16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final int QK_K = 256;
+    private static final int[] MXFP4_VALUES = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+
+    private ScalarBlocks() {
+    }
+
+    static float f16(MemorySegment s, long at) {
+        return Float.float16ToFloat(s.get(F16, at));
+    }
+
+    private static int u8(MemorySegment s, long at) {
+        return Byte.toUnsignedInt(s.get(ValueLayout.JAVA_BYTE, at));
+    }
+
+    private static void put(MemorySegment d, long dOff, int i, float v) {
+        d.set(F32, dOff + 4L * i, v);
+    }
+
+    public static void q4_0(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        for (long b = 0; b < blocks; b++, so += 18, dOff += 128) {
+            float scale = f16(s, so);
+            for (int j = 0; j < 16; j++) {
+                int q = u8(s, so + 2 + j);
+                put(d, dOff, j, scale * (float) ((q & 0xF) - 8));
+                put(d, dOff, j + 16, scale * (float) ((q >> 4) - 8));
+            }
+        }
+    }
+
+    public static void q4_1(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        for (long b = 0; b < blocks; b++, so += 20, dOff += 128) {
+            float scale = f16(s, so);
+            float min = f16(s, so + 2);
+            for (int j = 0; j < 16; j++) {
+                int q = u8(s, so + 4 + j);
+                put(d, dOff, j, scale * (float) (q & 0xF) + min);
+                put(d, dOff, j + 16, scale * (float) (q >> 4) + min);
+            }
+        }
+    }
+
+    public static void q5_0(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        for (long b = 0; b < blocks; b++, so += 22, dOff += 128) {
+            float scale = f16(s, so);
+            int qh = s.get(U32, so + 2);
+            for (int j = 0; j < 16; j++) {
+                int q = u8(s, so + 6 + j);
+                put(d, dOff, j, scale * (float) (((q & 0xF) | ((qh >>> j) & 1) << 4) - 16));
+                put(d, dOff, j + 16, scale * (float) (((q >> 4) | ((qh >>> (j + 16)) & 1) << 4) - 16));
+            }
+        }
+    }
+
+    public static void q5_1(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        for (long b = 0; b < blocks; b++, so += 24, dOff += 128) {
+            float scale = f16(s, so);
+            float min = f16(s, so + 2);
+            int qh = s.get(U32, so + 4);
+            for (int j = 0; j < 16; j++) {
+                int q = u8(s, so + 8 + j);
+                put(d, dOff, j, scale * (float) ((q & 0xF) | ((qh >>> j) & 1) << 4) + min);
+                put(d, dOff, j + 16, scale * (float) ((q >> 4) | ((qh >>> (j + 16)) & 1) << 4) + min);
+            }
+        }
+    }
+
+    public static void q8_0(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        for (long b = 0; b < blocks; b++, so += 34, dOff += 128) {
+            float scale = f16(s, so);
+            for (int j = 0; j < 32; j++) {
+                put(d, dOff, j, (float) s.get(ValueLayout.JAVA_BYTE, so + 2 + j) * scale);
+            }
+        }
+    }
+
+    public static void q2_K(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        float[] dl = new float[16];
+        float[] ml = new float[16];
+        for (long b = 0; b < blocks; b++, so += 84, dOff += 4 * QK_K) {
+            float scale = f16(s, so + 80);
+            float dmin = f16(s, so + 82);
+            for (int g = 0; g < 16; g++) {
+                int sc = u8(s, so + g);
+                dl[g] = scale * (float) (sc & 0xF);
+                ml[g] = dmin * (float) (sc >> 4);
+            }
+            for (int i = 0; i < QK_K; i++) {
+                int h = i >> 7;
+                int shift = 2 * ((i >> 5) & 3);
+                int q = (u8(s, so + 16 + h * 32 + (i & 31)) >> shift) & 3;
+                put(d, dOff, i, dl[i >> 4] * (float) q - ml[i >> 4]);
+            }
+        }
+    }
+
+    public static void q3_K(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        float[] dl = new float[16];
+        for (long b = 0; b < blocks; b++, so += 110, dOff += 4 * QK_K) {
+            float scale = f16(s, so + 108);
+            for (int k = 0; k < 16; k++) {
+                int low = (u8(s, so + 96 + (k & 7)) >> (4 * (k >> 3))) & 0xF;
+                int high = (u8(s, so + 104 + (k & 3)) >> (2 * (k >> 2))) & 3;
+                dl[k] = scale * (float) ((byte) (low | high << 4) - 32);
+            }
+            for (int i = 0; i < QK_K; i++) {
+                int h = i >> 7;
+                int shift = 2 * ((i >> 5) & 3);
+                int ql = (u8(s, so + 32 + h * 32 + (i & 31)) >> shift) & 3;
+                int qh = ((u8(s, so + (i & 31)) >> (i >> 5)) & 1) ^ 1;
+                put(d, dOff, i, dl[i >> 4] * (float) (ql - (qh << 2)));
+            }
+        }
+    }
+
+    /** Q4_K's and Q5_K's six-bit scales (sc) and mins (m) of the 8 groups of 32, packed in 12 bytes at {@code at}. */
+    static void scaleMin(MemorySegment s, long at, float d, float dmin, float[] scales, float[] mins) {
+        for (int j = 0; j < 8; j++) {
+            int sc;
+            int m;
+            if (j < 4) {
+                sc = u8(s, at + j) & 0x3F;
+                m = u8(s, at + 4 + j) & 0x3F;
+            } else {
+                int md = u8(s, at + 8 + j - 4);
+                sc = (md & 0xF) | ((u8(s, at + j - 4) >> 2) & 0x30);
+                m = (md >> 4) | ((u8(s, at + j) >> 2) & 0x30);
+            }
+            scales[j] = d * (float) sc;
+            mins[j] = dmin * (float) m;
+        }
+    }
+
+    public static void q4_K(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        float[] sc = new float[8];
+        float[] mn = new float[8];
+        for (long b = 0; b < blocks; b++, so += 144, dOff += 4 * QK_K) {
+            scaleMin(s, so + 4, f16(s, so), f16(s, so + 2), sc, mn);
+            for (int i = 0; i < QK_K; i++) {
+                int g = i >> 5;
+                int q = (u8(s, so + 16 + (g >> 1) * 32 + (i & 31)) >> (4 * (g & 1))) & 0xF;
+                put(d, dOff, i, sc[g] * (float) q - mn[g]);
+            }
+        }
+    }
+
+    public static void q5_K(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        float[] sc = new float[8];
+        float[] mn = new float[8];
+        for (long b = 0; b < blocks; b++, so += 176, dOff += 4 * QK_K) {
+            scaleMin(s, so + 4, f16(s, so), f16(s, so + 2), sc, mn);
+            for (int i = 0; i < QK_K; i++) {
+                int g = i >> 5;
+                int ql = (u8(s, so + 48 + (g >> 1) * 32 + (i & 31)) >> (4 * (g & 1))) & 0xF;
+                int qh = (u8(s, so + 16 + (i & 31)) >> g) & 1;
+                put(d, dOff, i, sc[g] * (float) (ql | qh << 4) - mn[g]);
+            }
+        }
+    }
+
+    public static void q6_K(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        float[] dl = new float[16];
+        for (long b = 0; b < blocks; b++, so += 210, dOff += 4 * QK_K) {
+            float scale = f16(s, so + 208);
+            for (int g = 0; g < 16; g++) {
+                dl[g] = scale * (float) s.get(ValueLayout.JAVA_BYTE, so + 192 + g);
+            }
+            for (int i = 0; i < QK_K; i++) {
+                int h = i >> 7;
+                int r = i & 127;
+                int ql = (u8(s, so + h * 64 + (r & 63)) >> (4 * (r >> 6))) & 0xF;
+                int qh = (u8(s, so + 128 + h * 32 + (r & 31)) >> (2 * (r >> 5))) & 3;
+                put(d, dOff, i, dl[i >> 4] * (float) ((byte) (ql | qh << 4) - 32));
+            }
+        }
+    }
+
+    private static final int[] POW3 = {1, 3, 9, 27, 81};
+
+    public static void tq1_0(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        for (long b = 0; b < blocks; b++, so += 54, dOff += 4 * QK_K) {
+            float scale = f16(s, so + 52);
+            int i = 0;
+            for (int j = 0; j < 5; j++) {
+                for (int k = 0; k < 32; k++) {
+                    put(d, dOff, i++, scale * (float) trit(u8(s, so + k) * POW3[j]));
+                }
+            }
+            for (int j = 0; j < 5; j++) {
+                for (int k = 0; k < 16; k++) {
+                    put(d, dOff, i++, scale * (float) trit(u8(s, so + 32 + k) * POW3[j]));
+                }
+            }
+            for (int j = 0; j < 4; j++) {
+                for (int k = 0; k < 4; k++) {
+                    put(d, dOff, i++, scale * (float) trit(u8(s, so + 48 + k) * POW3[j]));
+                }
+            }
+        }
+    }
+
+    /** A base-3 digit from the top of a byte, as gguf-py takes it: the product wraps to a byte first. */
+    private static int trit(int product) {
+        return (((product & 0xFF) * 3) >> 8) - 1;
+    }
+
+    public static void tq2_0(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        for (long b = 0; b < blocks; b++, so += 66, dOff += 4 * QK_K) {
+            float scale = f16(s, so + 64);
+            for (int i = 0; i < QK_K; i++) {
+                int q = (u8(s, so + (i >> 7) * 32 + (i & 31)) >> (2 * ((i >> 5) & 3))) & 3;
+                put(d, dOff, i, scale * (float) (q - 1));
+            }
+        }
+    }
+
+    public static void mxfp4(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        for (long b = 0; b < blocks; b++, so += 17, dOff += 128) {
+            int e = u8(s, so);
+            float scale = Float.intBitsToFloat(e < 2 ? 0x00200000 << e : (e - 1) << 23);
+            for (int j = 0; j < 16; j++) {
+                int q = u8(s, so + 1 + j);
+                put(d, dOff, j, scale * (float) MXFP4_VALUES[q & 0xF]);
+                put(d, dOff, j + 16, scale * (float) MXFP4_VALUES[q >> 4]);
+            }
+        }
+    }
+
+    /**
+     * f32 -> Q8_0 as gguf-py's {@code Q8_0.quantize_blocks} (ggml's reference): the scale is the
+     * block's largest magnitude over 127, codes round half away from zero, and the scale is stored
+     * rounded to f16 (nearest even) after the codes were taken with its f32 value.
+     */
+    public static void quantizeQ8_0(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        for (long b = 0; b < blocks; b++, so += 128, dOff += 34) {
+            float amax = 0;
+            for (int j = 0; j < 32; j++) {
+                amax = Math.max(amax, Math.abs(s.get(F32, so + 4L * j)));
+            }
+            float scale = amax / 127f;
+            float inverse = scale == 0 ? 0 : 1f / scale;
+            d.set(F16, dOff, Float.floatToFloat16(scale));
+            for (int j = 0; j < 32; j++) {
+                d.set(ValueLayout.JAVA_BYTE, dOff + 2 + j, (byte) roundHalfAway(s.get(F32, so + 4L * j) * inverse));
+            }
+        }
+    }
+
+    /** gguf-py's {@code np_roundf}: {@code sign(n) * (floor(|n|) + floor(2 (|n| - floor(|n|))))}, exact in f32. */
+    static int roundHalfAway(float n) {
+        float a = Math.abs(n);
+        float floored = (float) Math.floor(a);
+        float r = floored + (float) Math.floor(2 * (a - floored));
+        return x86Cast(Math.copySign(r, n));
+    }
+
+    /**
+     * A float to int cast as NumPy's {@code astype} compiles on x86 ({@code cvttss2si}): NaN and
+     * values outside the int range give the "integer indefinite" 0x80000000, whose low byte is 0,
+     * where Java's cast would saturate. gguf-py casts to a byte type after that, so a block whose
+     * inverse scale overflows to infinity (subnormal inputs) gets codes 0, as the reference does.
+     */
+    static int x86Cast(float t) {
+        return t >= -0x1p31f && t < 0x1p31f ? (int) t : Integer.MIN_VALUE;
+    }
+
+    /**
+     * f32 -> Q4_0 as gguf-py's {@code Q4_0.quantize_blocks}: the scale is the value of largest
+     * magnitude (the first, on a tie) over -8, codes are {@code trunc(x / scale + 8.5)} cast to a
+     * byte and clipped to [0, 15], two to a byte (value j low, j + 16 high).
+     */
+    public static void quantizeQ4_0(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        int[] q = new int[32];
+        for (long b = 0; b < blocks; b++, so += 128, dOff += 18) {
+            float amax = -1;
+            float max = 0;
+            for (int j = 0; j < 32; j++) {
+                float x = s.get(F32, so + 4L * j);
+                if (Math.abs(x) > amax) {
+                    amax = Math.abs(x);
+                    max = x;
+                }
+            }
+            float scale = max / -8f;
+            float inverse = scale == 0 ? 0 : 1f / scale;
+            for (int j = 0; j < 32; j++) {
+                // astype(uint8) then clip(0, 15), as the reference: the byte wraps before the clip.
+                q[j] = Math.min(15, x86Cast(s.get(F32, so + 4L * j) * inverse + 8.5f) & 0xFF);
+            }
+            d.set(F16, dOff, Float.floatToFloat16(scale));
+            for (int j = 0; j < 16; j++) {
+                d.set(ValueLayout.JAVA_BYTE, dOff + 2 + j, (byte) (q[j] | q[j + 16] << 4));
+            }
+        }
+    }
+}

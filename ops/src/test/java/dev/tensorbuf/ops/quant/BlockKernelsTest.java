@@ -1,0 +1,164 @@
+package dev.tensorbuf.ops.quant;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.testing.PythonPeer;
+import dev.tensorbuf.views.BlockType;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Every dequantized value and every quantized byte equals gguf-py's {@code gguf.quants}, bit for
+ * bit: on the vectors {@code gguf_quants.py} wrote into {@code conformance/gguf_quants/} (random
+ * blocks, whose f16 scales include NaNs and infinities, and special blocks), and, when the peer
+ * is installed, on a fresh run of the script.
+ */
+class BlockKernelsTest {
+    private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final List<BlockType> DEQUANTIZED = List.of(BlockType.Q4_0, BlockType.Q4_1, BlockType.Q5_0,
+            BlockType.Q5_1, BlockType.Q8_0, BlockType.Q2_K, BlockType.Q3_K, BlockType.Q4_K, BlockType.Q5_K, BlockType.Q6_K,
+            BlockType.TQ1_0, BlockType.TQ2_0, BlockType.MXFP4);
+
+    @TempDir
+    Path dir;
+
+    private static byte[] resource(String name) throws IOException {
+        try (InputStream in = BlockKernelsTest.class.getResourceAsStream("/conformance/gguf_quants/" + name)) {
+            if (in == null) {
+                throw new IOException("missing test resource conformance/gguf_quants/" + name);
+            }
+            return in.readAllBytes();
+        }
+    }
+
+    @Test
+    void everyTypeWithAReferenceIsCoveredAndBothKernelKindsRun() {
+        // The vector kernels are checked wherever the JVM has the module (ops' tests add it).
+        assertEquals(ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent(), BlockKernels.of(true).isVector());
+        assertEquals(false, BlockKernels.of(false).isVector());
+        assertEquals(DEQUANTIZED, java.util.Arrays.stream(BlockType.values()).filter(BlockType::hasReference).toList());
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = BlockType.class, names = {"Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q2_K", "Q3_K", "Q4_K", "Q5_K",
+        "Q6_K", "TQ1_0", "TQ2_0", "MXFP4"})
+    void dequantizesAsTheStoredReferenceBitForBit(BlockType type) throws IOException {
+        checkDequantize(type, name -> {
+            try {
+                return resource(name);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = BlockType.class, names = {"Q8_0", "Q4_0"})
+    void quantizesAsTheStoredReferenceByteForByte(BlockType type) throws IOException {
+        checkQuantize(type, resource(type + ".in"), resource(type + ".quant"));
+    }
+
+    @Test
+    void agreesWithAFreshRunOfGgufPy() throws IOException {
+        PythonPeer.assumeModules("gguf", "numpy");
+        String out = PythonPeer.runScript("/gguf_quants.py", dir, dir.toString());
+        assertTrue(out.contains("wrote 13 types"), out);
+        for (BlockType type : DEQUANTIZED) {
+            checkDequantize(type, name -> {
+                try {
+                    return Files.readAllBytes(dir.resolve(name));
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+        }
+        for (BlockType type : List.of(BlockType.Q8_0, BlockType.Q4_0)) {
+            checkQuantize(type, Files.readAllBytes(dir.resolve(type + ".in")), Files.readAllBytes(dir.resolve(type + ".quant")));
+        }
+    }
+
+    private static void checkDequantize(BlockType type, Function<String, byte[]> files) {
+        byte[] blocks = files.apply(type + ".blocks");
+        byte[] expected = files.apply(type + ".f32");
+        long n = blocks.length / type.blockBytes();
+        assertEquals(n * type.blockValues() * 4, expected.length, type + ": vector sizes");
+        for (BlockKernels kernels : List.of(BlockKernels.of(false), BlockKernels.of(true))) {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment src = arena.allocate(blocks.length + 3);
+                // Blocks at an odd offset: 17-, 18- and 34-byte blocks never sit aligned in a file.
+                MemorySegment.copy(blocks, 0, src, ValueLayout.JAVA_BYTE, 3, blocks.length);
+                MemorySegment out = arena.allocate(expected.length + 4);
+                kernels.dequantize(type, src, 3, out, 4, n);
+                MemorySegment want = MemorySegment.ofArray(expected);
+                for (long i = 0; i < expected.length / 4; i++) {
+                    int got = out.get(I32, 4 + 4 * i);
+                    int ref = want.get(I32, 4 * i);
+                    if (got != ref) {
+                        throw new AssertionError(String.format("%s %s: value %d (block %d, index %d): got 0x%08x (%s),"
+                                + " gguf-py 0x%08x (%s)", kernels, type, i, i / type.blockValues(), i % type.blockValues(),
+                                got, Float.intBitsToFloat(got), ref, Float.intBitsToFloat(ref)));
+                    }
+                }
+            }
+        }
+    }
+
+    private static void checkQuantize(BlockType type, byte[] input, byte[] expected) {
+        long n = input.length / 4 / type.blockValues();
+        assertEquals(n * type.blockBytes(), expected.length);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(expected.length);
+            BlockKernels.defaults().quantize(type, MemorySegment.ofArray(input), 0, out, 0, n);
+            byte[] got = out.toArray(ValueLayout.JAVA_BYTE);
+            for (int i = 0; i < got.length; i++) {
+                if (got[i] != expected[i]) {
+                    throw new AssertionError(String.format("%s: byte %d (block %d, byte %d): got 0x%02x, gguf-py 0x%02x",
+                            type, i, i / type.blockBytes(), i % type.blockBytes(), got[i], expected[i]));
+                }
+            }
+        }
+    }
+
+    @Test
+    void exampleFromJavadoc() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment block = arena.allocate(34);
+            block.set(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), 0, (short) 0x3800);
+            for (int j = 0; j < 32; j++) {
+                block.set(ValueLayout.JAVA_BYTE, 2 + j, (byte) (j % 2 == 0 ? -j : j));
+            }
+            MemorySegment out = arena.allocate(128);
+            BlockKernels.defaults().dequantize(BlockType.Q8_0, block, 0, out, 0, 1);
+            assertEquals(-1.0f, out.getAtIndex(ValueLayout.JAVA_FLOAT, 2));
+            assertEquals(1.5f, out.getAtIndex(ValueLayout.JAVA_FLOAT, 3));
+        }
+    }
+
+    @Test
+    void typesWithoutAReferenceAreRefusedByName() {
+        MemorySegment none = MemorySegment.ofArray(new byte[0]);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> BlockKernels.defaults().dequantize(BlockType.IQ2_XXS, none, 0, none, 0, 0));
+        assertTrue(e.getMessage().startsWith("cannot dequantize IQ2_XXS: gguf-py has no reference"), e.getMessage());
+        assertEquals("cannot quantize to Q4_K: tensorbuf quantizes to Q8_0 and Q4_0", assertThrows(
+                IllegalArgumentException.class, () -> BlockKernels.defaults().quantize(BlockType.Q4_K, none, 0, none, 0, 0))
+                .getMessage());
+        assertThrows(IndexOutOfBoundsException.class,
+                () -> BlockKernels.defaults().dequantize(BlockType.Q8_0, MemorySegment.ofArray(new byte[33]), 0,
+                        MemorySegment.ofArray(new byte[128]), 0, 1));
+    }
+}
