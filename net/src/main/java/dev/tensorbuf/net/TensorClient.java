@@ -1,0 +1,450 @@
+package dev.tensorbuf.net;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.ops.copy.CopyEngine;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorView;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.LongConsumer;
+import org.apache.arrow.flight.CallHeaders;
+import org.apache.arrow.flight.CallOption;
+import org.apache.arrow.flight.CallOptions;
+import org.apache.arrow.flight.Criteria;
+import org.apache.arrow.flight.FlightCallHeaders;
+import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.HeaderCallOption;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.Ticket;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
+
+/**
+ * A client of {@link TensorServer} (or of any Flight server streaming
+ * {@code arrow.fixed_shape_tensor} columns): fetches a tensor or a box of it, writing each record
+ * batch straight from Arrow's memory into a destination view of any layout through the copy
+ * engine, and fetches parts from several servers at once into one destination.
+ * {@snippet :
+ * try (TensorClient a = TensorClient.connect(URI.create("grpc+tcp://127.0.0.1:8815"), TensorClient.Options.defaults());
+ *      TensorClient b = TensorClient.connect(URI.create("grpc+tcp://127.0.0.1:8816"), TensorClient.Options.defaults());
+ *      Allocator arena = Allocators.shared()) {
+ *     TensorView whole = TensorView.of(arena.allocate(8 * 3 * 4), "f32[8,3]{0,1}");   // column-major
+ *     TensorClient.fetchAll(List.of(
+ *             new TensorClient.Part(a, TensorTicket.of("top.npy", ""), List.of(0L, 0L)),      // rows 0-3
+ *             new TensorClient.Part(b, TensorTicket.of("bottom.npy", ""), List.of(4L, 0L))),  // rows 4-7
+ *         whole);
+ * }
+ * }
+ */
+public final class TensorClient implements AutoCloseable {
+    /**
+     * How a client connects.
+     *
+     * @param token the bearer token to send, or empty
+     * @param trustedCertificates PEM certificates to trust for TLS ({@code grpc+tls://}), or empty
+     *     for the system's
+     * @param timeout the longest one call may take
+     */
+    public record Options(Optional<String> token, Optional<Path> trustedCertificates, Duration timeout) {
+        /** @throws IllegalArgumentException for a timeout that is not positive */
+        public Options {
+            Objects.requireNonNull(token, "token");
+            Objects.requireNonNull(trustedCertificates, "trustedCertificates");
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("timeout " + timeout + " must be positive");
+            }
+        }
+
+        /** {@return no token, the system's trust, calls of at most 10 minutes} */
+        public static Options defaults() {
+            return new Options(Optional.empty(), Optional.empty(), Duration.ofMinutes(10));
+        }
+
+        /** {@return these options sending the bearer token} */
+        public Options withToken(String token) {
+            return new Options(Optional.of(token), trustedCertificates, timeout);
+        }
+
+        /** {@return these options trusting the PEM certificates} */
+        public Options withTrustedCertificates(Path pem) {
+            return new Options(token, Optional.of(pem), timeout);
+        }
+
+        /** {@return these options with calls of at most {@code timeout}} */
+        public Options withTimeout(Duration timeout) {
+            return new Options(token, trustedCertificates, timeout);
+        }
+    }
+
+    /**
+     * One piece of a tensor assembled from several servers: {@code ticket}'s tensor or box, from
+     * {@code client}'s server, written into the destination at index {@code at}.
+     *
+     * @param client the server's client
+     * @param ticket what to ask it for
+     * @param at where the piece's first element goes in the destination, one entry per dim
+     */
+    public record Part(TensorClient client, TensorTicket ticket, List<Long> at) {
+        public Part {
+            Objects.requireNonNull(client, "client");
+            Objects.requireNonNull(ticket, "ticket");
+            at = List.copyOf(at);
+        }
+    }
+
+    /** A tensor a server lists: its ticket, element type and dims. */
+    public record Listed(TensorTicket ticket, DType dtype, List<Long> dims) {
+    }
+
+    private final Location location;
+    private final BufferAllocator allocator;
+    private final FlightClient client;
+    private final Options options;
+
+    private TensorClient(Location location, BufferAllocator allocator, FlightClient client, Options options) {
+        this.location = location;
+        this.allocator = allocator;
+        this.client = client;
+        this.options = options;
+    }
+
+    /**
+     * {@return a client of the server at {@code uri}: {@code grpc+tcp://HOST:PORT} (also
+     * {@code grpc://}) or {@code grpc+tls://HOST:PORT}} Connecting is lazy: an unreachable server
+     * is reported by the first call.
+     *
+     * @throws IllegalArgumentException for another scheme or no port
+     * @throws IOException if the trusted certificates cannot be read
+     */
+    public static TensorClient connect(URI uri, Options options) throws IOException {
+        String scheme = String.valueOf(uri.getScheme());
+        if (uri.getHost() == null || uri.getPort() < 0) {
+            throw new IllegalArgumentException("server " + uri + " needs a host and a port, e.g. grpc+tcp://127.0.0.1:8815");
+        }
+        Location location = switch (scheme) {
+            case "grpc", "grpc+tcp" -> Location.forGrpcInsecure(uri.getHost(), uri.getPort());
+            case "grpc+tls" -> Location.forGrpcTls(uri.getHost(), uri.getPort());
+            default -> throw new IllegalArgumentException("server " + uri + ": scheme '" + scheme
+                    + "' is not grpc+tcp, grpc or grpc+tls");
+        };
+        BufferAllocator allocator = ArrowTensors.allocator();
+        try {
+            FlightClient.Builder b = FlightClient.builder(allocator, location);
+            if (options.trustedCertificates().isPresent()) {
+                try (InputStream pem = Files.newInputStream(options.trustedCertificates().get())) {
+                    b.trustedCertificates(new java.io.ByteArrayInputStream(pem.readAllBytes()));
+                }
+            }
+            return new TensorClient(location, allocator, b.build(), options);
+        } catch (IOException | RuntimeException e) {
+            allocator.close();
+            throw e;
+        }
+    }
+
+    /** {@return the server's location, as messages name it} */
+    public String server() {
+        return location.getUri().toString();
+    }
+
+    private CallOption[] callOptions() {
+        List<CallOption> o = new ArrayList<>();
+        o.add(CallOptions.timeout(options.timeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS));
+        if (options.token().isPresent()) {
+            CallHeaders headers = new FlightCallHeaders();
+            headers.insert("authorization", "Bearer " + options.token().get());
+            o.add(new HeaderCallOption(headers));
+        }
+        return o.toArray(CallOption[]::new);
+    }
+
+    /**
+     * {@return the tensors the server lists}
+     *
+     * @throws TensorFetchException naming the server and the Flight error
+     */
+    public List<Listed> list() {
+        List<Listed> out = new ArrayList<>();
+        try {
+            for (FlightInfo info : client.listFlights(Criteria.ALL, callOptions())) {
+                Field f = info.getSchema().getFields().getFirst();
+                FixedShapeTensorType t = FixedShapeTensorType.ofField(f).orElseThrow();
+                List<Long> dims = new ArrayList<>();
+                dims.add(info.getRecords());
+                dims.addAll(t.logicalDims());
+                out.add(new Listed(TensorTicket.parse(info.getEndpoints().getFirst().getTicket().getBytes()), t.dtype(), dims));
+            }
+        } catch (FlightRuntimeException e) {
+            throw new TensorFetchException("listing the tensors of " + server() + " failed: " + status(e), e);
+        }
+        return out;
+    }
+
+    /**
+     * {@return the ticket's tensor or box in new memory of {@code allocator}, C order} On failure
+     * the memory is freed and nothing is returned.
+     *
+     * @throws TensorFetchException naming the server, the tensor and why
+     */
+    public TensorView fetch(TensorTicket ticket, Allocator allocator) {
+        return fetch(ticket, allocator, n -> { });
+    }
+
+    /** {@link #fetch(TensorTicket, Allocator)}, telling {@code received} the bytes of each batch as it lands. */
+    public TensorView fetch(TensorTicket ticket, Allocator allocator, LongConsumer received) {
+        Objects.requireNonNull(allocator, "allocator");
+        Buffer[] made = new Buffer[1];
+        try {
+            return stream(ticket, (type, dims) -> {
+                long[] d = dims.stream().mapToLong(Long::longValue).toArray();
+                StridedLayout layout = StridedLayout.packed(d);
+                made[0] = allocator.allocate(Math.max(1, Math.multiplyExact(layout.elementCount(), (long) type.byteWidth())));
+                return TensorView.strided(made[0], type, layout);
+            }, received);
+        } catch (RuntimeException e) {
+            if (made[0] != null) {
+                made[0].close();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Fetches the ticket's tensor or box into {@code destination}, whose dims must be the box's;
+     * the element type converts as the copy engine converts.
+     *
+     * @throws TensorFetchException naming the server, the tensor and why: a Flight error, a
+     *     stream that ends early, or a column that is not the box's
+     */
+    public void fetch(TensorTicket ticket, TensorView destination, LongConsumer received) {
+        Objects.requireNonNull(destination, "destination");
+        stream(ticket, (type, dims) -> {
+            if (!dims.equals(destination.dims())) {
+                throw new IllegalArgumentException("the server sends dims " + dims + ", the destination has " + destination.dims());
+            }
+            return destination;
+        }, received);
+    }
+
+    /** Where a stream's rows go, once its schema has said the type and dims. */
+    private interface Destination {
+        TensorView of(DType type, List<Long> dims);
+    }
+
+    private TensorView stream(TensorTicket ticket, Destination destination, LongConsumer received) {
+        String what = ticket.describe();
+        long rows = 0;
+        long expected = -1;
+        try (FlightStream stream = client.getStream(new Ticket(ticket.toBytes()), callOptions())) {
+            VectorSchemaRoot root = stream.getRoot();
+            List<Field> fields = root.getSchema().getFields();
+            FixedShapeTensorType type = fields.size() == 1 ? FixedShapeTensorType.ofField(fields.getFirst()).orElse(null) : null;
+            if (type == null) {
+                throw new IllegalArgumentException("the stream's schema is " + root.getSchema()
+                        + ", not one arrow.fixed_shape_tensor column");
+            }
+            expected = expectedRows(ticket, root.getSchema().getCustomMetadata());
+            TensorView into = null;
+            List<Long> rowDims = type.logicalDims();
+            CopyEngine engine = CopyEngine.defaults();
+            List<ArrowTensors.Column> pending = new ArrayList<>();
+            try {
+                while (stream.next()) {
+                    ArrowTensors.Column column = ArrowTensors.read(root.getVector(0));
+                    try {
+                        if (into == null) {
+                            if (expected < 0) {
+                                // A whole tensor: the dims are known once the stream ends; the rows wait.
+                                pending.add(column);
+                                column = null;
+                                continue;
+                            }
+                            into = destination.of(type.dtype(), prepend(expected, rowDims));
+                        }
+                        rows = copyRows(engine, column.view(), into, rows, expected, received);
+                    } finally {
+                        if (column != null) {
+                            column.close();
+                        }
+                    }
+                }
+                if (into == null) {
+                    long total = pending.stream().mapToLong(ArrowTensors.Column::rows).sum();
+                    expected = expected < 0 ? total : expected;
+                    into = destination.of(type.dtype(), prepend(expected, rowDims));
+                    for (ArrowTensors.Column c : pending) {
+                        rows = copyRows(engine, c.view(), into, rows, expected, received);
+                    }
+                }
+            } finally {
+                pending.forEach(ArrowTensors.Column::close);
+            }
+            if (rows != expected) {
+                throw new IllegalStateException("the stream ended after " + rows + " of " + expected + " rows");
+            }
+            return into;
+        } catch (FlightRuntimeException e) {
+            throw new TensorFetchException("fetching " + what + " from " + server() + " failed" + progress(rows, expected)
+                    + ": " + status(e), e);
+        } catch (RuntimeException e) {
+            throw new TensorFetchException("fetching " + what + " from " + server() + " failed" + progress(rows, expected)
+                    + ": " + e.getMessage(), e);
+        } catch (Exception e) {
+            throw new TensorFetchException("fetching " + what + " from " + server() + " failed" + progress(rows, expected)
+                    + ": " + e, e);
+        }
+    }
+
+    private static long copyRows(CopyEngine engine, TensorView rowsView, TensorView into, long at, long expected,
+                                 LongConsumer received) {
+        long n = rowsView.dims().getFirst();
+        if (at + n > expected) {
+            throw new IllegalStateException("the server sent more than the " + expected + " rows asked for");
+        }
+        if (!rowsView.dims().subList(1, rowsView.rank()).equals(into.dims().subList(1, into.rank()))) {
+            throw new IllegalStateException("a batch has rows of " + rowsView.dims().subList(1, rowsView.rank())
+                    + ", the tensor's are " + into.dims().subList(1, into.rank()));
+        }
+        engine.copy(rowsView, rowsOf(into, at, at + n));
+        received.accept(n * Math.max(1, rowsView.elementCount() / Math.max(1, n)) * rowsView.dtype().byteWidth());
+        return at + n;
+    }
+
+    private static String progress(long rows, long expected) {
+        return expected < 0 ? (rows > 0 ? " after " + rows + " rows" : "") : " after " + rows + " of " + expected + " rows";
+    }
+
+    /** {@return the rows the stream should hold: the box's, else the server's word for it, else -1 (unknown until the end)} */
+    private static long expectedRows(TensorTicket ticket, java.util.Map<String, String> metadata) {
+        if (ticket.hasBox()) {
+            return ticket.limit().getFirst() - ticket.start().getFirst();
+        }
+        String dims = metadata == null ? null : metadata.get(dev.tensorbuf.net.internal.TensorProducer.DIMS_KEY);
+        if (dims != null && dims.matches("\\[\\d+(, \\d+)*]")) {
+            try {
+                return Long.parseLong(dims.substring(1, dims.length() - 1).split(", ")[0]);
+            } catch (NumberFormatException tooLarge) {
+                return -1;
+            }
+        }
+        return -1;
+    }
+
+    private static List<Long> prepend(long first, List<Long> rest) {
+        List<Long> d = new ArrayList<>();
+        d.add(first);
+        d.addAll(rest);
+        return d;
+    }
+
+    static String status(FlightRuntimeException e) {
+        String d = e.status().description();
+        return e.status().code() + (d == null || d.isEmpty() ? "" : ": " + d);
+    }
+
+    static TensorView rowsOf(TensorView v, long from, long to) {
+        if (from == 0 && to == v.dims().getFirst()) {
+            return v;
+        }
+        long[] lo = new long[v.rank()];
+        long[] hi = v.dims().stream().mapToLong(Long::longValue).toArray();
+        long[] step = new long[v.rank()];
+        Arrays.fill(step, 1);
+        lo[0] = from;
+        hi[0] = to;
+        return Ops.slice(v, lo, hi, step);
+    }
+
+    /**
+     * Fetches every part at once, one thread per part, each into its place in {@code destination}:
+     * part {@code p}'s box goes to {@code destination[p.at : p.at + box dims]}. The first failure
+     * cancels the others and is thrown; the destination is then not the tensor.
+     *
+     * @throws IllegalArgumentException if a part's {@code at} has another rank than the destination
+     * @throws TensorFetchException naming the failed part's server and tensor
+     */
+    public static void fetchAll(List<Part> parts, TensorView destination) {
+        for (Part p : parts) {
+            if (p.at().size() != destination.rank()) {
+                throw new IllegalArgumentException("part " + p.ticket().describe() + " at " + p.at() + " has "
+                        + p.at().size() + " dims; the destination " + destination.dims() + " has " + destination.rank());
+            }
+        }
+        try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<?>> running = new ArrayList<>();
+            for (Part p : parts) {
+                running.add(pool.submit(() -> p.client().fetchInto(p, destination)));
+            }
+            for (Future<?> f : running) {
+                try {
+                    f.get();
+                } catch (ExecutionException e) {
+                    running.forEach(r -> r.cancel(true));
+                    if (e.getCause() instanceof RuntimeException r) {
+                        throw r;
+                    }
+                    throw new TensorFetchException(String.valueOf(e.getCause()), e.getCause());
+                } catch (InterruptedException e) {
+                    running.forEach(r -> r.cancel(true));
+                    Thread.currentThread().interrupt();
+                    throw new TensorFetchException("interrupted while fetching " + parts.size() + " parts", e);
+                }
+            }
+        }
+    }
+
+    private void fetchInto(Part p, TensorView destination) {
+        stream(p.ticket(), (type, dims) -> {
+            long[] lo = new long[dims.size()];
+            long[] hi = new long[dims.size()];
+            long[] step = new long[dims.size()];
+            for (int i = 0; i < dims.size(); i++) {
+                lo[i] = p.at().get(i);
+                hi[i] = Math.addExact(lo[i], dims.get(i));
+                step[i] = 1;
+                if (hi[i] > destination.dims().get(i)) {
+                    throw new IllegalArgumentException("the piece's dims " + dims + " at " + p.at()
+                            + " reach past the destination's " + destination.dims());
+                }
+            }
+            return Ops.slice(destination, lo, hi, step);
+        }, n -> { });
+    }
+
+    /** Closes the connection. */
+    @Override
+    public void close() {
+        try {
+            client.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            try {
+                allocator.close();
+            } catch (IllegalStateException leak) {
+                // a cut stream's buffers; nothing of the caller's
+            }
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package dev.tensorbuf.net.internal;
+
+import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.Buffers;
+import dev.tensorbuf.memory.MemorySpace;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.ForeignAllocation;
+
+/**
+ * The two zero-copy bridges: tensorbuf memory lent to Arrow as a foreign allocation, and Arrow
+ * memory wrapped as a tensorbuf buffer that keeps its Arrow buffer alive.
+ */
+public final class ArrowMemory {
+    private ArrowMemory() {}
+
+    /**
+     * {@return an Arrow buffer over {@code bytes} of {@code owner}, lent to Arrow until Arrow
+     * releases the buffer} The loan keeps {@code owner}'s memory from being freed while Netty or
+     * an IPC writer may still read it at its address, even if {@code owner} is closed meanwhile.
+     */
+    public static ArrowBuf lend(BufferAllocator allocator, Buffer owner, MemorySegment bytes) {
+        Buffer.Hold loan = owner.lend();
+        try {
+            return allocator.wrapForeignAllocation(new ForeignAllocation(bytes.byteSize(), bytes.address()) {
+                @Override
+                protected void release0() {
+                    loan.close();
+                }
+            });
+        } catch (RuntimeException e) {
+            loan.close();
+            throw e;
+        }
+    }
+
+    /**
+     * {@return a host buffer over the first {@code byteSize} bytes of {@code buf}, holding a reference
+     * on it until the buffer is closed} Closing the tensorbuf buffer revokes its segment first,
+     * then lets Arrow free the memory.
+     *
+     * @throws IllegalArgumentException if {@code buf} holds fewer bytes
+     */
+    public static Buffer wrap(ArrowBuf buf, long byteSize, String owner) {
+        if (buf.capacity() < byteSize) {
+            throw new IllegalArgumentException(owner + ": the Arrow buffer holds " + buf.capacity() + " bytes, "
+                    + byteSize + " expected");
+        }
+        Arena arena = Arena.ofShared();
+        buf.getReferenceManager().retain();
+        try {
+            MemorySegment seg = byteSize == 0 ? arena.allocate(1).asSlice(0, 0)
+                    : MemorySegment.ofAddress(buf.memoryAddress()).reinterpret(byteSize, arena, null);
+            return Buffers.foreign(seg, MemorySpace.HOST, owner, () -> {
+                arena.close();
+                buf.getReferenceManager().release();
+            });
+        } catch (RuntimeException e) {
+            arena.close();
+            buf.getReferenceManager().release();
+            throw e;
+        }
+    }
+
+    /** {@return a segment over an Arrow buffer's bytes, valid while {@code arena} is open and the buffer lives} */
+    public static MemorySegment segment(ArrowBuf buf, long byteSize, Arena arena) {
+        if (byteSize == 0) {
+            return MemorySegment.NULL;
+        }
+        return MemorySegment.ofAddress(buf.memoryAddress()).reinterpret(byteSize, arena, null);
+    }
+}

@@ -1,0 +1,257 @@
+package dev.tensorbuf.net.internal;
+
+import dev.tensorbuf.net.ArrowTensors;
+import dev.tensorbuf.net.FixedShapeTensorType;
+import dev.tensorbuf.net.TensorTicket;
+import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.views.TensorView;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.flight.BackpressureStrategy;
+import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.Criteria;
+import org.apache.arrow.flight.FlightDescriptor;
+import org.apache.arrow.flight.FlightEndpoint;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.NoOpFlightProducer;
+import org.apache.arrow.flight.Ticket;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * Answers {@code DoGet} with a tensor's box as record batches of one
+ * {@code arrow.fixed_shape_tensor} column named {@code tensor}, and {@code ListFlights} and
+ * {@code GetFlightInfo} with the tensors of the directory. Every refusal is a Flight error whose
+ * description names the ticket and the reason; nothing a client sends ends the server.
+ */
+public final class TensorProducer extends NoOpFlightProducer {
+    /** The column every stream holds. */
+    public static final String COLUMN = "tensor";
+    /** Schema metadata: the dims of the whole box a stream sends, e.g. {@code [8, 3, 4]}. */
+    public static final String DIMS_KEY = "tensorbuf.dims";
+    private static final System.Logger LOG = System.getLogger(TensorProducer.class.getName());
+    /** How long a stream waits for a slow client before giving up on it. */
+    private static final long CLIENT_WAIT_MILLIS = 120_000;
+
+    private final TensorDirectory directory;
+    private final BufferAllocator allocator;
+    private final long maxTicketBytes;
+    private final long batchBytes;
+
+    public TensorProducer(TensorDirectory directory, BufferAllocator allocator, long maxTicketBytes, long batchBytes) {
+        this.directory = directory;
+        this.allocator = allocator;
+        this.maxTicketBytes = maxTicketBytes;
+        this.batchBytes = batchBytes;
+    }
+
+    /** A checked request: the tensor's box as a view, and its Arrow column type. */
+    public record Request(TensorTicket ticket, TensorView box, FixedShapeTensorType type) {
+    }
+
+    /**
+     * {@return the request a ticket makes, checked before any byte of the tensor is read}
+     *
+     * @throws FlightRuntimeException INVALID_ARGUMENT, NOT_FOUND, PERMISSION_DENIED or
+     *     RESOURCE_EXHAUSTED, with a description naming the ticket and why
+     */
+    public Request check(byte[] ticketBytes) {
+        TensorTicket ticket;
+        try {
+            ticket = TensorTicket.parse(ticketBytes);
+        } catch (IllegalArgumentException e) {
+            throw CallStatus.INVALID_ARGUMENT.withDescription(e.getMessage()).toRuntimeException();
+        }
+        String what = ticket.describe();
+        TensorView view;
+        try {
+            view = directory.open(ticket.path(), ticket.tensor());
+        } catch (TensorDirectory.RefusedException e) {
+            CallStatus status = switch (e.kind()) {
+                case INVALID -> CallStatus.INVALID_ARGUMENT;
+                case NOT_FOUND -> CallStatus.NOT_FOUND;
+                case FORBIDDEN -> CallStatus.UNAUTHORIZED;
+            };
+            throw status.withDescription(e.getMessage()).toRuntimeException();
+        }
+        List<Long> dims = view.dims();
+        long[] start = new long[dims.size()];
+        long[] limit = dims.stream().mapToLong(Long::longValue).toArray();
+        if (ticket.hasBox()) {
+            if (ticket.start().size() != dims.size()) {
+                throw invalid(what, "the box has " + ticket.start().size() + " dims, the tensor " + dims.size() + " " + dims);
+            }
+            for (int i = 0; i < dims.size(); i++) {
+                if (ticket.limit().get(i) > dims.get(i)) {
+                    throw invalid(what, "limit " + ticket.limit().get(i) + " of dim " + i + " is past its size " + dims.get(i)
+                            + " (dims " + dims + ")");
+                }
+                start[i] = ticket.start().get(i);
+                limit[i] = ticket.limit().get(i);
+            }
+        }
+        if (dims.isEmpty()) {
+            throw invalid(what, "it is a scalar " + view.shape() + ", which has no rows to stream; serve it as [1]");
+        }
+        long elements = 1;
+        long bytes;
+        try {
+            for (int i = 0; i < dims.size(); i++) {
+                elements = Math.multiplyExact(elements, limit[i] - start[i]);
+            }
+            bytes = Math.multiplyExact(elements, (long) view.dtype().byteWidth());
+        } catch (ArithmeticException e) {
+            bytes = Long.MAX_VALUE;
+        }
+        if (bytes > maxTicketBytes) {
+            throw CallStatus.RESOURCE_EXHAUSTED.withDescription(what + ": asks for " + bytes + " bytes, more than this"
+                    + " server's limit of " + maxTicketBytes + " bytes per ticket; ask for smaller boxes").toRuntimeException();
+        }
+        List<Long> rowDims = new ArrayList<>();
+        for (int i = 1; i < dims.size(); i++) {
+            rowDims.add(limit[i] - start[i]);
+        }
+        FixedShapeTensorType type;
+        try {
+            type = FixedShapeTensorType.of(view.dtype(), rowDims);
+            type.field(COLUMN);
+        } catch (IllegalArgumentException e) {
+            throw invalid(what, e.getMessage());
+        }
+        long[] step = new long[dims.size()];
+        Arrays.fill(step, 1);
+        TensorView box = ticket.hasBox() ? Ops.slice(view, start, limit, step) : view;
+        return new Request(ticket, box, type);
+    }
+
+    private static FlightRuntimeException invalid(String what, String why) {
+        return CallStatus.INVALID_ARGUMENT.withDescription(what + ": " + why).toRuntimeException();
+    }
+
+    @Override
+    public void getStream(CallContext context, Ticket ticket, ServerStreamListener listener) {
+        Request request;
+        try {
+            request = check(ticket.getBytes());
+        } catch (FlightRuntimeException e) {
+            listener.error(e);
+            return;
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "ticket check failed", e);
+            listener.error(CallStatus.INTERNAL.withDescription("ticket refused: " + e).toRuntimeException());
+            return;
+        }
+        BackpressureStrategy backpressure = new BackpressureStrategy.CallbackBackpressureStrategy();
+        backpressure.register(listener);
+        String what = request.ticket().describe();
+        TensorView box = request.box();
+        long rows = box.dims().getFirst();
+        long rowBytes = Math.max(1, box.elementCount() / Math.max(1, rows) * box.dtype().byteWidth());
+        long perBatch = Math.max(1, Math.min(batchBytes / rowBytes, Integer.MAX_VALUE / Math.max(1, request.type().listSize())));
+        Schema schema = new Schema(List.of(request.type().field(COLUMN)), Map.of(DIMS_KEY, box.dims().toString(),
+                "tensorbuf.dtype", box.dtype().toString()));
+        try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
+            listener.start(root);
+            for (long r = 0; r < rows; r += perBatch) {
+                long end = Math.min(rows, r + perBatch);
+                BackpressureStrategy.WaitResult ready = backpressure.waitForListener(CLIENT_WAIT_MILLIS);
+                if (ready != BackpressureStrategy.WaitResult.READY) {
+                    if (ready == BackpressureStrategy.WaitResult.TIMEOUT) {
+                        listener.error(CallStatus.TIMED_OUT.withDescription(what + ": the client read nothing for "
+                                + CLIENT_WAIT_MILLIS / 1000 + " s").toRuntimeException());
+                    }
+                    return;
+                }
+                try (FieldVector part = ArrowTensors.toVector(COLUMN, rowsOf(box, r, end), allocator)) {
+                    part.makeTransferPair(root.getVector(0)).transfer();
+                }
+                root.setRowCount((int) (end - r));
+                listener.putNext();
+            }
+            listener.completed();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "stream of " + what + " failed", e);
+            listener.error(CallStatus.INTERNAL.withDescription(what + ": the server failed while streaming: " + e)
+                    .toRuntimeException());
+        }
+    }
+
+    private static TensorView rowsOf(TensorView v, long from, long to) {
+        if (from == 0 && to == v.dims().getFirst()) {
+            return v;
+        }
+        long[] lo = new long[v.rank()];
+        long[] hi = v.dims().stream().mapToLong(Long::longValue).toArray();
+        long[] step = new long[v.rank()];
+        Arrays.fill(step, 1);
+        lo[0] = from;
+        hi[0] = to;
+        return Ops.slice(v, lo, hi, step);
+    }
+
+    @Override
+    public void listFlights(CallContext context, Criteria criteria, StreamListener<FlightInfo> listener) {
+        try {
+            for (TensorDirectory.Entry e : directory.list()) {
+                FlightInfo info = info(e);
+                if (info != null) {
+                    listener.onNext(info);
+                }
+            }
+            listener.onCompleted();
+        } catch (IOException | RuntimeException e) {
+            listener.onError(CallStatus.INTERNAL.withDescription("listing the served directory failed: " + e).toRuntimeException());
+        }
+    }
+
+    @Override
+    public FlightInfo getFlightInfo(CallContext context, FlightDescriptor descriptor) {
+        List<String> path = descriptor.isCommand() ? List.of() : descriptor.getPath();
+        if (path.isEmpty() || path.size() > 2) {
+            throw CallStatus.INVALID_ARGUMENT.withDescription("a descriptor names a tensor by the path [FILE] or [FILE, TENSOR]")
+                    .toRuntimeException();
+        }
+        Request r = check(TensorTicket.of(path.get(0), path.size() > 1 ? path.get(1) : "").toBytes());
+        FlightInfo info = info(new TensorDirectory.Entry(r.ticket().path(), r.ticket().tensor(), r.box().dtype(), r.box().dims()));
+        if (info == null) {
+            throw CallStatus.INVALID_ARGUMENT.withDescription(r.ticket().describe() + " cannot be served").toRuntimeException();
+        }
+        return info;
+    }
+
+    /** {@return the tensor's flight: its schema, one endpoint with the whole tensor's ticket; null if Arrow cannot type it} */
+    private static FlightInfo info(TensorDirectory.Entry e) {
+        if (e.dims().isEmpty()) {
+            return null;
+        }
+        Field field;
+        try {
+            field = FixedShapeTensorType.of(e.dtype(), e.dims().subList(1, e.dims().size())).field(COLUMN);
+        } catch (IllegalArgumentException unsupported) {
+            return null;
+        }
+        long bytes;
+        try {
+            long n = 1;
+            for (long d : e.dims()) {
+                n = Math.multiplyExact(n, d);
+            }
+            bytes = Math.multiplyExact(n, (long) e.dtype().byteWidth());
+        } catch (ArithmeticException overflow) {
+            bytes = -1;
+        }
+        TensorTicket ticket = TensorTicket.of(e.path(), e.tensor());
+        FlightDescriptor descriptor = e.tensor().isEmpty() ? FlightDescriptor.path(e.path()) : FlightDescriptor.path(e.path(), e.tensor());
+        Schema schema = new Schema(List.of(field), Map.of("tensorbuf.dtype", e.dtype().toString(), DIMS_KEY,
+                e.dims().toString()));
+        return new FlightInfo(schema, descriptor, List.of(new FlightEndpoint(new Ticket(ticket.toBytes()))), bytes,
+                e.dims().getFirst());
+    }
+}

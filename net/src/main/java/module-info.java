@@ -1,0 +1,17 @@
+/**
+ * Tensors that leave the process: Arrow IPC files and streams of {@code arrow.fixed_shape_tensor}
+ * columns, and tensors served and fetched over Arrow Flight. The only module that depends on
+ * Arrow; Arrow's memory needs {@code --add-opens=java.base/java.nio=org.apache.arrow.memory.core,ALL-UNNAMED}.
+ */
+module dev.tensorbuf.net {
+    requires transitive dev.tensorbuf.memory;
+    requires transitive dev.tensorbuf.views;
+    requires transitive dev.tensorbuf.ops;
+    requires transitive dev.tensorbuf.interop;
+    requires transitive org.apache.arrow.memory.core;
+    requires transitive org.apache.arrow.vector;
+    requires transitive org.apache.arrow.flight.core;
+    requires com.fasterxml.jackson.databind;
+
+    exports dev.tensorbuf.net;
+}

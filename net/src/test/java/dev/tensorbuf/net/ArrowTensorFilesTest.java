@@ -1,0 +1,232 @@
+package dev.tensorbuf.net;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.interop.DenseTensor;
+import dev.tensorbuf.interop.Npy;
+import dev.tensorbuf.interop.NpyArray;
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.testing.PythonPeer;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorView;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.complex.FixedSizeListVector;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ArrowTensorFilesTest {
+    @TempDir
+    Path dir;
+
+    /** f32[rows, 2, 3] holding 0, 1, 2, ... in C order. */
+    private static TensorView counting(Allocator arena, DType type, long... dims) {
+        TensorView v = TensorView.strided(arena.allocate(Math.max(1, StridedLayout.packed(dims).elementCount() * type.byteWidth())),
+                type, StridedLayout.packed(dims));
+        long n = v.elementCount();
+        long[] values = new long[(int) n];
+        for (int i = 0; i < n; i++) {
+            values[i] = type.name().startsWith("U") ? i * 3L % 251 : i * 3L - 5;
+        }
+        if (type == DType.F16 || type == DType.F32 || type == DType.F64) {
+            double[] d = new double[(int) n];
+            for (int i = 0; i < n; i++) {
+                d[i] = values[i] * 0.5;
+            }
+            v.copyFrom(d);
+        } else {
+            v.copyFrom(values);
+        }
+        return v;
+    }
+
+    @Test
+    void exampleFromJavadoc() {
+        FixedShapeTensorType t = FixedShapeTensorType.of(DType.F32, List.of(2L, 3L)).withPermutation(List.of(1, 0));
+        assertEquals(List.of(3L, 2L), t.logicalDims());
+        assertEquals("{\"shape\":[2,3],\"permutation\":[1,0]}", t.metadataJson());
+        assertEquals(6, t.listSize());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> FixedShapeTensorType.parse(DType.F32, "{\"shape\":[2,3],\"permutation\":[0,0]}"));
+        assertEquals("arrow.fixed_shape_tensor metadata: permutation [0, 0] is not a permutation of [0, 2)", e.getMessage());
+    }
+
+    @Test
+    void cOrderViewIsLentToArrowWithoutACopy() {
+        try (Allocator arena = Allocators.shared(); BufferAllocator arrow = ArrowTensors.allocator()) {
+            TensorView x = counting(arena, DType.F32, 4, 2, 3);
+            try (FieldVector column = ArrowTensors.toVector("x", x, arrow)) {
+                FixedShapeTensorType type = FixedShapeTensorType.ofField(column.getField()).orElseThrow();
+                assertEquals(List.of(2L, 3L), type.shape());
+                assertEquals(List.of(), type.permutation());
+                long address = ((BaseFixedWidthVector) ((FixedSizeListVector) column).getDataVector()).getDataBuffer().memoryAddress();
+                assertEquals(x.buffer().address(), address, "the column's values are the view's bytes");
+            }
+        }
+    }
+
+    @Test
+    void transposedViewIsLentWithAPermutation() {
+        try (Allocator arena = Allocators.shared(); BufferAllocator arrow = ArrowTensors.allocator()) {
+            TensorView base = counting(arena, DType.F32, 4, 2, 3);
+            TensorView t = Ops.transpose(base, 0, 2, 1); // rows of [3, 2], physical [2, 3]
+            try (FieldVector column = ArrowTensors.toVector("t", t, arrow)) {
+                FixedShapeTensorType type = FixedShapeTensorType.ofField(column.getField()).orElseThrow();
+                assertEquals("{\"shape\":[2,3],\"permutation\":[1,0]}", type.metadataJson());
+                try (ArrowTensors.Column back = ArrowTensors.read(column)) {
+                    TensorView v = back.view();
+                    assertEquals(List.of(4L, 3L, 2L), v.dims());
+                    assertArrayEquals(t.toFloatArray(), v.toFloatArray());
+                }
+            }
+        }
+    }
+
+    @Test
+    void reversedViewIsCopiedInCOrder() {
+        try (Allocator arena = Allocators.shared(); BufferAllocator arrow = ArrowTensors.allocator()) {
+            TensorView r = Ops.reverse(counting(arena, DType.S16, 3, 5), 1);
+            try (FieldVector column = ArrowTensors.toVector("r", r, arrow);
+                 ArrowTensors.Column back = ArrowTensors.read(column)) {
+                assertEquals(List.of(), back.type().permutation());
+                assertArrayEquals(r.toLongArray(), back.view().toLongArray());
+            }
+        }
+    }
+
+    @Test
+    void fileRoundTripsSeveralColumns() throws Exception {
+        try (Allocator arena = Allocators.shared()) {
+            TensorView a = counting(arena, DType.F64, 3, 4);
+            TensorView b = Ops.transpose(counting(arena, DType.U8, 3, 2, 2, 5), 0, 3, 1, 2);
+            Map<String, TensorView> tensors = new LinkedHashMap<>();
+            tensors.put("a", a);
+            tensors.put("b", b);
+            Path file = dir.resolve("two.arrow");
+            ArrowTensorFiles.write(file, tensors);
+            try (ArrowTensorFiles.Tensors t = ArrowTensorFiles.read(file)) {
+                assertEquals(List.of("a", "b"), t.names());
+                assertArrayEquals(a.toDoubleArray(), t.view("a").toDoubleArray());
+                assertEquals(b.dims(), t.view("b").dims());
+                assertArrayEquals(b.toLongArray(), t.view("b").toLongArray());
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> t.view("c"));
+                assertEquals("no tensor column 'c'; there are [a, b]", e.getMessage());
+            }
+        }
+    }
+
+    @Test
+    void streamRoundTrips() throws Exception {
+        try (Allocator arena = Allocators.shared()) {
+            TensorView a = counting(arena, DType.S64, 2, 3, 1);
+            Path file = dir.resolve("a.arrows");
+            try (var channel = Files.newByteChannel(file, java.nio.file.StandardOpenOption.CREATE_NEW,
+                    java.nio.file.StandardOpenOption.WRITE)) {
+                ArrowTensorFiles.writeStream(channel, Map.of("a", a));
+            }
+            try (ArrowTensorFiles.Tensors t = ArrowTensorFiles.read(file)) {
+                assertArrayEquals(a.toLongArray(), t.view("a").toLongArray());
+            }
+        }
+    }
+
+    @Test
+    void viewsOfAClosedFileRefuseAccess() throws Exception {
+        try (Allocator arena = Allocators.shared()) {
+            Path file = dir.resolve("x.arrow");
+            ArrowTensorFiles.write(file, Map.of("x", counting(arena, DType.F32, 2, 2)));
+            TensorView kept;
+            try (ArrowTensorFiles.Tensors t = ArrowTensorFiles.read(file)) {
+                kept = t.view("x");
+                assertEquals(1.0f, kept.getFloat(1, 1) - kept.getFloat(1, 0) - 0.5f);
+            }
+            assertThrows(IllegalStateException.class, () -> kept.getFloat(0, 0));
+        }
+    }
+
+    @Test
+    void refusesWhatArrowCannotHold() {
+        try (Allocator arena = Allocators.shared()) {
+            TensorView bf = TensorView.of(arena.allocate(8), "bf16[2,2]{1,0}");
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> ArrowTensorFiles.write(dir.resolve("b.arrow"), Map.of("w", bf)));
+            assertTrue(e.getMessage().startsWith("bf16 has no Arrow element type"), e.getMessage());
+            Map<String, TensorView> uneven = new LinkedHashMap<>();
+            uneven.put("a", counting(arena, DType.F32, 2, 2));
+            uneven.put("b", counting(arena, DType.F32, 3, 2));
+            e = assertThrows(IllegalArgumentException.class, () -> ArrowTensorFiles.write(dir.resolve("u.arrow"), uneven));
+            assertEquals("tensor 'b' has 3 rows (dim 0 of [3, 2]) but 'a' has 2; the columns of an Arrow file share their rows",
+                    e.getMessage());
+            assertTrue(Files.notExists(dir.resolve("u.arrow")), "nothing is left behind");
+        }
+    }
+
+    @Test
+    void refusesAFileThatIsNotArrow() throws Exception {
+        Path file = dir.resolve("x.arrow");
+        Files.writeString(file, "not arrow at all");
+        Exception e = assertThrows(Exception.class, () -> ArrowTensorFiles.read(file));
+        assertTrue(e.getMessage().startsWith(file + " is not a readable Arrow IPC file or stream"), e.getMessage());
+    }
+
+    @Test
+    void pyarrowReadsWhatWeWrite() throws Exception {
+        PythonPeer.assumeModules("numpy", "pyarrow");
+        try (Allocator arena = Allocators.shared()) {
+            TensorView base = counting(arena, DType.F32, 4, 2, 3);
+            TensorView t = Ops.transpose(base, 0, 2, 1);
+            Path file = dir.resolve("t.arrow");
+            ArrowTensorFiles.write(file, Map.of("t", t));
+            Path expected = dir.resolve("t.npy");
+            Npy.write(expected, DenseTensor.copyOf(t, arena));
+            String out = PythonPeer.runScript("/peers/arrow_peer.py", Files.createDirectories(dir.resolve("p1")), "check",
+                    file.toString(), "t", expected.toString(), "[2, 3]", "[1, 0]");
+            assertEquals("ok", out.strip());
+
+            TensorView r = Ops.reverse(counting(arena, DType.S32, 3, 4), 0);
+            Path stream = dir.resolve("r.arrows");
+            try (var channel = Files.newByteChannel(stream, java.nio.file.StandardOpenOption.CREATE_NEW,
+                    java.nio.file.StandardOpenOption.WRITE)) {
+                ArrowTensorFiles.writeStream(channel, Map.of("r", r));
+            }
+            Path rExpected = dir.resolve("r.npy");
+            Npy.write(rExpected, DenseTensor.copyOf(r, arena));
+            out = PythonPeer.runScript("/peers/arrow_peer.py", Files.createDirectories(dir.resolve("p2")), "check",
+                    stream.toString(), "r", rExpected.toString());
+            assertEquals("ok", out.strip());
+        }
+    }
+
+    @Test
+    void weReadWhatPyarrowWrites() throws Exception {
+        PythonPeer.assumeModules("numpy", "pyarrow");
+        String out = PythonPeer.runScript("/peers/arrow_peer.py", dir, "write", dir.toString());
+        assertEquals("{\"shape\": [4, 3], \"permutation\": [1, 0]}", out.strip());
+        try (NpyArray expected = Npy.map(dir.resolve("permuted.npy"))) {
+            for (String name : List.of("permuted.arrow", "permuted.arrows")) {
+                try (ArrowTensorFiles.Tensors t = ArrowTensorFiles.read(dir.resolve(name))) {
+                    FixedShapeTensorType type = t.type("t");
+                    assertEquals(List.of("H", "W"), type.dimNames());
+                    TensorView v = t.view("t");
+                    assertEquals(expected.view().dims(), v.dims(), name);
+                    assertArrayEquals(expected.view().toLongArray(), v.toLongArray(), name);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,216 @@
+package dev.tensorbuf.net;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.interop.DenseTensor;
+import dev.tensorbuf.interop.Npy;
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.testing.PythonPeer;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorView;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.FlightStatusCode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Clients against servers on loopback: tokens, TLS, several servers, pyarrow, a server killed mid-stream. */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class TensorClientTest {
+    @TempDir
+    Path dir;
+
+    static TensorView counting(Allocator arena, long... dims) {
+        TensorView v = TensorView.strided(arena.allocate(StridedLayout.packed(dims).elementCount() * 4), DType.F32,
+                StridedLayout.packed(dims));
+        double[] d = new double[(int) v.elementCount()];
+        for (int i = 0; i < d.length; i++) {
+            d[i] = i * 0.25 - 3;
+        }
+        v.copyFrom(d);
+        return v;
+    }
+
+    static TensorView slice(TensorView v, long[] lo, long[] hi) {
+        long[] step = new long[lo.length];
+        java.util.Arrays.fill(step, 1);
+        return Ops.slice(v, lo, hi, step);
+    }
+
+    static TensorClient connect(TensorServer s, TensorClient.Options o) throws Exception {
+        return TensorClient.connect(URI.create(s.location().getUri().toString()), o.withTimeout(Duration.ofSeconds(60)));
+    }
+
+    @Test
+    void twoServersEachServingPartAreAssembledInAnyLayout() throws Exception {
+        try (Allocator arena = Allocators.shared()) {
+            TensorView whole = counting(arena, 8, 3, 5);
+            Path a = Files.createDirectories(dir.resolve("a"));
+            Path b = Files.createDirectories(dir.resolve("b"));
+            Npy.write(a.resolve("part.npy"), DenseTensor.copyOf(slice(whole, new long[] {0, 0, 0}, new long[] {5, 3, 5}), arena));
+            Npy.write(b.resolve("part.npy"), DenseTensor.copyOf(slice(whole, new long[] {5, 0, 0}, new long[] {8, 3, 5}), arena));
+            try (TensorServer sa = TensorServer.start(a, TensorServer.Options.defaults().withPort(0));
+                 TensorServer sb = TensorServer.start(b, TensorServer.Options.defaults().withPort(0).withBatchBytes(64));
+                 TensorClient ca = connect(sa, TensorClient.Options.defaults());
+                 TensorClient cb = connect(sb, TensorClient.Options.defaults())) {
+                TensorView into = TensorView.of(arena.allocate(8 * 3 * 5 * 4), "f32[8,3,5]{0,2,1}");
+                TensorClient.fetchAll(List.of(
+                        new TensorClient.Part(ca, TensorTicket.of("part.npy", ""), List.of(0L, 0L, 0L)),
+                        new TensorClient.Part(cb, TensorTicket.of("part.npy", ""), List.of(5L, 0L, 0L))), into);
+                assertArrayEquals(whole.toFloatArray(), into.toFloatArray());
+
+                // A box across both: rows 3-7 of column 2, from the part each server holds.
+                TensorView box = TensorView.strided(arena.allocate(5 * 3 * 4), DType.F32, StridedLayout.packed(5, 3, 1));
+                TensorClient.fetchAll(List.of(
+                        new TensorClient.Part(ca, TensorTicket.of("part.npy", "").withBox(List.of(3L, 0L, 2L), List.of(5L, 3L, 3L)),
+                                List.of(0L, 0L, 0L)),
+                        new TensorClient.Part(cb, TensorTicket.of("part.npy", "").withBox(List.of(0L, 0L, 2L), List.of(3L, 3L, 3L)),
+                                List.of(2L, 0L, 0L))), box);
+                assertArrayEquals(slice(whole, new long[] {3, 0, 2}, new long[] {8, 3, 3}).toFloatArray(), box.toFloatArray());
+            }
+        }
+    }
+
+    @Test
+    void aBearerTokenIsRequiredWhenSet() throws Exception {
+        try (Allocator arena = Allocators.shared()) {
+            TensorView x = counting(arena, 2, 3);
+            Npy.write(dir.resolve("x.npy"), DenseTensor.of(x));
+            try (TensorServer s = TensorServer.start(dir, TensorServer.Options.defaults().withPort(0).withToken("s3cret"));
+                 TensorClient none = connect(s, TensorClient.Options.defaults());
+                 TensorClient wrong = connect(s, TensorClient.Options.defaults().withToken("guess"));
+                 TensorClient right = connect(s, TensorClient.Options.defaults().withToken("s3cret"))) {
+                for (TensorClient c : List.of(none, wrong)) {
+                    TensorFetchException e = assertThrows(TensorFetchException.class, () -> c.fetch(TensorTicket.of("x.npy", ""), arena));
+                    assertEquals(FlightStatusCode.UNAUTHENTICATED, ((FlightRuntimeException) e.getCause()).status().code(),
+                            e.getMessage());
+                    e = assertThrows(TensorFetchException.class, c::list);
+                    assertTrue(e.getMessage().contains("UNAUTHENTICATED"), e.getMessage());
+                }
+                assertArrayEquals(x.toFloatArray(), right.fetch(TensorTicket.of("x.npy", ""), arena).toFloatArray());
+                assertEquals(1, right.list().size());
+            }
+        }
+    }
+
+    @Test
+    void speaksTls() throws Exception {
+        Path cert = dir.resolve("cert.pem");
+        Path key = dir.resolve("key.pem");
+        try (var in = getClass().getResourceAsStream("/tls/cert.pem")) {
+            Files.copy(in, cert);
+        }
+        try (var in = getClass().getResourceAsStream("/tls/key.pem")) {
+            Files.copy(in, key);
+        }
+        Path served = Files.createDirectories(dir.resolve("served"));
+        try (Allocator arena = Allocators.shared()) {
+            TensorView x = counting(arena, 4, 2);
+            Npy.write(served.resolve("x.npy"), DenseTensor.of(x));
+            try (TensorServer s = TensorServer.start(served, TensorServer.Options.defaults().withPort(0).withTls(cert, key))) {
+                assertEquals("grpc+tls", s.location().getUri().getScheme());
+                try (TensorClient c = connect(s, TensorClient.Options.defaults().withTrustedCertificates(cert))) {
+                    assertArrayEquals(x.toFloatArray(), c.fetch(TensorTicket.of("x.npy", ""), arena).toFloatArray());
+                }
+                URI plain = URI.create("grpc+tcp://127.0.0.1:" + s.port());
+                try (TensorClient c = TensorClient.connect(plain, TensorClient.Options.defaults().withTimeout(Duration.ofSeconds(5)))) {
+                    TensorFetchException e = assertThrows(TensorFetchException.class, () -> c.fetch(TensorTicket.of("x.npy", ""), arena));
+                    assertTrue(e.getMessage().startsWith("fetching x.npy from " + plain + " failed"), e.getMessage());
+                }
+            }
+        }
+    }
+
+    @Test
+    void pyarrowFlightClientGetsNumpysSlice() throws Exception {
+        PythonPeer.assumeModules("numpy", "pyarrow", "pyarrow.flight");
+        try (Allocator arena = Allocators.shared()) {
+            TensorView x = counting(arena, 6, 4, 3);
+            Path served = Files.createDirectories(dir.resolve("served"));
+            Npy.write(served.resolve("x.npy"), DenseTensor.of(x));
+            Path expected = dir.resolve("expected.npy");
+            Npy.write(expected, DenseTensor.copyOf(slice(x, new long[] {1, 1, 0}, new long[] {5, 3, 2}), arena));
+            try (TensorServer s = TensorServer.start(served, TensorServer.Options.defaults().withPort(0).withBatchBytes(20)
+                    .withToken("tok"))) {
+                String out = PythonPeer.runScript("/peers/arrow_peer.py", Files.createDirectories(dir.resolve("p1")), "flight-get",
+                        Integer.toString(s.port()), "{\"path\": \"x.npy\", \"start\": [1, 1, 0], \"limit\": [5, 3, 2]}",
+                        expected.toString(), "tok");
+                assertEquals("ok 4 4", out.strip(), "4 rows in 4 batches of one 16-byte row each");
+                out = PythonPeer.runScript("/peers/arrow_peer.py", Files.createDirectories(dir.resolve("p2")), "flight-list",
+                        Integer.toString(s.port()), "tok");
+                assertEquals("{\"path\": [\"x.npy\"], \"shape\": [4, 3], \"value_type\": \"float\", \"records\": 6}", out.strip());
+            }
+        }
+    }
+
+    @Test
+    void aServerKilledMidStreamFailsTheFetchNamingServerAndTensor() throws Exception {
+        Path served = Files.createDirectories(dir.resolve("served"));
+        try (Allocator arena = Allocators.shared()) {
+            long rows = 4096;
+            TensorView big = counting(arena, rows, 1024); // 16 MiB: more than flow control lets a server send ahead
+            Npy.write(served.resolve("big.npy"), DenseTensor.of(big));
+        }
+        Path portFile = dir.resolve("port");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
+                "--add-opens=java.base/java.nio=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
+                "-cp", System.getProperty("java.class.path"), ServeMain.class.getName(), served.toString(), portFile.toString(),
+                Integer.toString(64 << 10)));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(dir.resolve("server.log").toFile()).start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!Files.exists(portFile)) {
+                assertTrue(p.isAlive(), () -> "the server process ended: " + read(dir.resolve("server.log")));
+                assertTrue(System.nanoTime() < deadline, "the server process did not start in 60 s");
+                Thread.sleep(50);
+            }
+            URI uri = URI.create("grpc+tcp://127.0.0.1:" + Files.readString(portFile).strip());
+            AtomicBoolean killed = new AtomicBoolean();
+            try (Allocator arena = Allocators.shared();
+                 TensorClient c = TensorClient.connect(uri, TensorClient.Options.defaults().withTimeout(Duration.ofSeconds(60)))) {
+                TensorFetchException e = assertThrows(TensorFetchException.class, () -> c.fetch(TensorTicket.of("big.npy", ""), arena,
+                        n -> {
+                            if (killed.compareAndSet(false, true)) {
+                                p.destroyForcibly();
+                                try {
+                                    p.waitFor(30, TimeUnit.SECONDS);
+                                } catch (InterruptedException ie) {
+                                    Thread.currentThread().interrupt();
+                                }
+                            }
+                        }));
+                assertTrue(killed.get());
+                assertTrue(e.getMessage().startsWith("fetching big.npy from " + uri + " failed after "), e.getMessage());
+                assertTrue(e.getMessage().contains(" of 4096 rows: "), e.getMessage());
+                assertNotNull(e.getCause());
+            }
+        } finally {
+            p.destroyForcibly();
+            p.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    static String read(Path p) {
+        try {
+            return Files.readString(p);
+        } catch (java.io.IOException e) {
+            return e.toString();
+        }
+    }
+}
