@@ -13,4 +13,5 @@ module dev.tensorbuf.ops {
     exports dev.tensorbuf.ops.exec;
     exports dev.tensorbuf.ops.hlo;
     exports dev.tensorbuf.ops.indexing;
+    exports dev.tensorbuf.ops.shard;
 }
