@@ -51,6 +51,24 @@ public sealed interface HloSharding permits HloSharding.Replicated, HloSharding.
     @Override
     String toString();
 
+    /**
+     * Checks that this sharding can describe a value of {@code shape}, as XLA's verifier does: a
+     * tiled sharding tiles exactly the array's rank; a tuple sharding has one element per leaf
+     * array of a tuple shape (one for an empty tuple); any other sharding of a tuple applies to
+     * each leaf.
+     *
+     * {@snippet :
+     * HloSharding.parse("{devices=[2,2]<=[4]}").checkShape(XlaShape.parse("f32[8]"));
+     * // IllegalArgumentException: sharding {devices=[2,2]<=[4]} tiles 2 dimensions but f32[8] has 1
+     * }
+     *
+     * @param shape the value's shape
+     * @throws IllegalArgumentException naming the mismatch
+     */
+    default void checkShape(dev.tensorbuf.views.XlaShape shape) {
+        Normalize.checkShape(this, shape);
+    }
+
     /** {@return {@code {replicated}}} */
     static HloSharding replicated() {
         return new Replicated(ShardGroup.NONE);

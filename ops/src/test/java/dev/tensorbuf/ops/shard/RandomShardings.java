@@ -39,6 +39,12 @@ final class RandomShardings {
             // A grid of one tile must be an iota: XLA refuses a listed one ("more than one device").
             return "{devices=" + join(grid) + "<=[1]}";
         }
+        String devices = devices(grid, n, r);
+        return "{devices=" + devices + (replicate ? " last_tile_dim_replicate}" : "}");
+    }
+
+    /** A device list for the grid: listed in random order, iota, or a random reshape and transpose of an iota. */
+    static String devices(List<Long> grid, long n, Random r) {
         String devices;
         switch (r.nextInt(3)) {
             case 0 -> {
@@ -90,7 +96,30 @@ final class RandomShardings {
                 }
             }
         }
-        return "{devices=" + devices + (replicate ? " last_tile_dim_replicate}" : "}");
+        return devices;
+    }
+
+    private static final String[] TYPES = {"manual", "replicated", "unreduced", "maximal"};
+
+    /** A tiled sharding with last_tile_dims: subgroup dimensions of size 1 to 3 (ones included) of random types. */
+    static String subgroupText(int rank, Random r) {
+        List<Long> grid = new ArrayList<>();
+        long n = 1;
+        for (int i = 0; i < rank; i++) {
+            long t = 1 + r.nextInt(3);
+            grid.add(t);
+            n *= t;
+        }
+        int k = 1 + r.nextInt(3);
+        StringJoiner types = new StringJoiner(", ", " last_tile_dims={", "}");
+        for (int i = 0; i < k; i++) {
+            long g = 1 + r.nextInt(3);
+            grid.add(g);
+            n *= g;
+            types.add(TYPES[r.nextInt(r.nextInt(8) == 0 ? 4 : 3)]);
+        }
+        String devices = n == 1 ? join(grid) + "<=[1]" : devices(grid, n, r);
+        return "{devices=" + devices + types + (r.nextInt(6) == 0 ? " shard_like " + r.nextInt(3) : "") + "}";
     }
 
     private static String join(List<Long> values) {

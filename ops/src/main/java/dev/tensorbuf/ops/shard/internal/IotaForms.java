@@ -23,9 +23,6 @@ public final class IotaForms {
 
     /** {@return the product of {@code dims}, each {@code >= 1}, at most {@link TileAssignment#MAX_DEVICES}} */
     public static long product(List<Long> dims, String what) {
-        if (dims.isEmpty()) {
-            throw new IllegalArgumentException("the " + what + " dimensions are empty");
-        }
         long n = 1;
         for (long d : dims) {
             if (d < 1) {

@@ -4,6 +4,10 @@ import dev.tensorbuf.ops.shard.HloSharding;
 import dev.tensorbuf.ops.shard.ShardGroup;
 import dev.tensorbuf.ops.shard.SubgroupType;
 import dev.tensorbuf.ops.shard.TileAssignment;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.BufferShape;
+import dev.tensorbuf.views.TupleShape;
+import dev.tensorbuf.views.XlaShape;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
@@ -24,6 +28,55 @@ public final class Normalize {
     public static void requireGroup(ShardGroup group) {
         if (group == null) {
             throw new IllegalArgumentException("shard group is null (ShardGroup.NONE for none)");
+        }
+    }
+
+    public static void checkShape(HloSharding sharding, XlaShape shape) {
+        if (shape instanceof TupleShape tuple) {
+            List<XlaShape> leaves = new ArrayList<>();
+            leaves(tuple, leaves);
+            if (sharding instanceof HloSharding.Tuple t) {
+                int want = Math.max(1, leaves.size());
+                if (t.elements().size() != want) {
+                    throw new IllegalArgumentException("tuple sharding " + sharding + " has " + t.elements().size()
+                            + " element" + (t.elements().size() == 1 ? "" : "s") + " but " + shape + " has " + want
+                            + (leaves.isEmpty() ? " (an empty tuple takes one)" : " leaves"));
+                }
+                for (int i = 0; i < leaves.size(); i++) {
+                    checkShape(t.elements().get(i), leaves.get(i));
+                }
+            } else {
+                for (XlaShape leaf : leaves) {
+                    checkShape(sharding, leaf);
+                }
+            }
+            return;
+        }
+        switch (sharding) {
+            case HloSharding.Tuple t -> throw new IllegalArgumentException("tuple sharding " + sharding
+                    + " for " + shape + ", which is no tuple");
+            case HloSharding.Tiled t -> {
+                int rank = shape instanceof ArrayShape a ? a.rank()
+                        : shape instanceof BufferShape b ? b.array().rank() : -1;
+                if (rank < 0) {
+                    throw new IllegalArgumentException("sharding " + sharding + " tiles " + shape + ", which is no array");
+                }
+                if (t.dataRank() != rank) {
+                    throw new IllegalArgumentException("sharding " + sharding + " tiles " + t.dataRank() + " dimension"
+                            + (t.dataRank() == 1 ? "" : "s") + " but " + shape + " has " + rank);
+                }
+            }
+            default -> { }
+        }
+    }
+
+    private static void leaves(TupleShape tuple, List<XlaShape> out) {
+        for (XlaShape e : tuple.elements()) {
+            if (e instanceof TupleShape t) {
+                leaves(t, out);
+            } else {
+                out.add(e);
+            }
         }
     }
 

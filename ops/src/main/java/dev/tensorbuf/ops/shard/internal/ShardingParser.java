@@ -248,8 +248,19 @@ public final class ShardingParser {
                         }
                         devicesAt = at;
                         expect('[', "'[' to start the tile grid of devices=");
-                        gridDims = numberList("tile grid size");
-                        expect(']', "',' or ']' to end the tile grid");
+                        int gridAt = pos;
+                        if (eat(']')) {
+                            // XLA prints a grid whose subgroups all merged away as devices=[]<=[1]
+                            // (its parser does not read that back); read it, as the iota it is.
+                            gridDims = List.of();
+                            skipSpace();
+                            if (!text.startsWith("<=", pos)) {
+                                throw error("an empty tile grid [] must be the iota []<=[1]", gridAt);
+                            }
+                        } else {
+                            gridDims = numberList("tile grid size");
+                            expect(']', "',' or ']' to end the tile grid");
+                        }
                         skipSpace();
                         if (text.startsWith("<=", pos)) {
                             pos += 2;
@@ -405,7 +416,11 @@ public final class ShardingParser {
             throw error(types.size() + " subgroup dimension" + (types.size() == 1 ? "" : "s") + " but the tile grid "
                     + gridDims + " has " + gridDims.size(), replicate ? replicateAt : lastTileDimsAt);
         }
-        return HloSharding.subgroup(tiles, types);
+        try {
+            return HloSharding.subgroup(tiles, types);
+        } catch (IllegalArgumentException e) {
+            throw error(e.getMessage(), devicesAt);
+        }
     }
 
     private List<SubgroupType> subgroupTypes() {
