@@ -15,4 +15,5 @@ module dev.tensorbuf.ops {
     exports dev.tensorbuf.ops.hlo;
     exports dev.tensorbuf.ops.indexing;
     exports dev.tensorbuf.ops.quant;
+    exports dev.tensorbuf.ops.shard;
 }

@@ -26,7 +26,11 @@ import java.util.Map;
  * <p>Supported opcodes: {@link #SUPPORTED_OPCODES}, and {@code call} and {@code fusion} (jax's
  * plain HLO wraps {@code jnp.flip}, {@code pad} and {@code roll} in a {@code call}; optimised HLO
  * wraps every op in a {@code fusion}) whose computations hold only those, checked through nested
- * calls; any other throws {@link UnsupportedOpException} before anything runs. The ROOT may be a
+ * calls; any other throws {@link UnsupportedOpException} before anything runs. A partitioned
+ * program runs unpartitioned, on the global arrays: {@code sharding=} attributes are read and
+ * checked against their shapes, and the sharding custom-calls ({@code Sharding},
+ * {@code xla.sdy.FuncResultSharding}, and {@code SPMDFullToShardShape}/{@code SPMDShardToFullShape}
+ * where they keep the shape) run as the identity. The ROOT may be a
  * {@code tuple} of arrays (a function with several results): {@link Execution#outputCount()}. {@code dynamic-slice} reads its start
  * indices from scalar operands (constants or parameters) and clamps them as XLA does.
  * {@snippet :
@@ -128,6 +132,8 @@ public final class HloExecutor {
                 String site = ", in " + callee.name() + ", called by %" + i.name()
                         + lines.lineOf(comp.name(), i.name()).stream().mapToObj(n -> ", line " + n).findFirst().orElse("");
                 checkSupported(module, callee, lines, site + callers, checked);
+            } else if (i.opcode().equals("custom-call") && Interpreter.isShardingAnnotation(i)) {
+                continue;
             } else if (!SUPPORTED_OPCODES.contains(i.opcode()) && !(i.opcode().equals("tuple") && isEntryRoot(module, i))) {
                 throw new UnsupportedOpException(i.opcode(), i.name(), lines.lineOf(comp.name(), i.name()), callers);
             }

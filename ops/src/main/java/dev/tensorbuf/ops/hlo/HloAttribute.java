@@ -6,7 +6,8 @@ import java.util.List;
  * The value of one {@code name=value} attribute of an HLO instruction, read into the form its
  * name calls for: {@code dimensions={1,0}} is {@link Ints}, {@code slice={[0:10:2]}} is
  * {@link Slices}, {@code padding=0_0x1_2_1} is {@link Padding}, {@code window={size=3x2}} is
- * {@link Window}, {@code dim_labels=b01f_01io->b01f} is {@link DimLabels}, single integers
+ * {@link Window}, {@code dim_labels=b01f_01io->b01f} is {@link DimLabels}, {@code sharding={...}}
+ * is {@link Sharding}, single integers
  * ({@code index_vector_dim=1}) are {@link Int}; everything else keeps its text.
  *
  * {@snippet :
@@ -22,7 +23,7 @@ import java.util.List;
  */
 public sealed interface HloAttribute
         permits HloAttribute.Ints, HloAttribute.Int, HloAttribute.Slices, HloAttribute.Padding,
-                HloAttribute.Window, HloAttribute.DimLabels, HloAttribute.Text {
+                HloAttribute.Window, HloAttribute.DimLabels, HloAttribute.Sharding, HloAttribute.Text {
 
     /** A list of integers, {@code {1, 0}}. @param values the integers in order */
     record Ints(List<Long> values) implements HloAttribute {
@@ -58,6 +59,15 @@ public sealed interface HloAttribute
 
     /** Convolution dimension labels, {@code b01f_01io->b01f}. @param labels the dimension numbers */
     record DimLabels(ConvolutionDims labels) implements HloAttribute {
+    }
+
+    /**
+     * A sharding, {@code sharding={devices=[2,2]<=[4]}}, read by {@link dev.tensorbuf.ops.shard.HloSharding#parse}
+     * and checked against the instruction's shape.
+     *
+     * @param sharding the sharding
+     */
+    record Sharding(dev.tensorbuf.ops.shard.HloSharding sharding) implements HloAttribute {
     }
 
     /** Any other value, kept as written. @param text the value's text */

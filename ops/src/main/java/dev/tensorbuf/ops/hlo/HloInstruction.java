@@ -85,6 +85,14 @@ public record HloInstruction(String name, XlaShape shape, String opcode, List<St
         throw wrongKind(key, "one integer");
     }
 
+    /**
+     * {@return the {@code sharding=} attribute, if written}, e.g. {@code {devices=[2,2]<=[4]}} on
+     * a parameter of a partitioned program; the parser has checked it against this shape
+     */
+    public Optional<dev.tensorbuf.ops.shard.HloSharding> sharding() {
+        return attribute("sharding").map(a -> a instanceof HloAttribute.Sharding s ? s.sharding() : null);
+    }
+
     /** {@return the text of an attribute, if written} @param key the attribute name, e.g. {@code "calls"} */
     public Optional<String> text(String key) {
         return attribute(key).map(a -> a instanceof HloAttribute.Text t ? t.text() : a.toString());

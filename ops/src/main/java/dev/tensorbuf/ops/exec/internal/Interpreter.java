@@ -175,7 +175,38 @@ public final class Interpreter {
             Map.entry("parameter", 0), Map.entry("constant", 0), Map.entry("iota", 0),
             Map.entry("broadcast", 1), Map.entry("transpose", 1), Map.entry("reshape", 1), Map.entry("bitcast", 1),
             Map.entry("copy", 1), Map.entry("slice", 1), Map.entry("reverse", 1), Map.entry("convert", 1),
-            Map.entry("pad", 2));
+            Map.entry("pad", 2), Map.entry("custom-call", 1));
+
+    /**
+     * The custom-calls of XLA's sharding annotations, which run as the identity on the global
+     * arrays of the unpartitioned program: {@code Sharding} only marks a value's sharding (XLA's
+     * verifier gives it its operand's shape), and so does jax's (Shardy's)
+     * {@code xla.sdy.FuncResultSharding} on a result; {@code SPMDFullToShardShape} and
+     * {@code SPMDShardToFullShape} switch between the global shape and one device's shard
+     * shape around a manually partitioned region, so only where the two shapes are the same
+     * (a sharding that does not split) are they the identity; otherwise they are refused.
+     */
+    public static final java.util.Set<String> SHARDING_TARGETS =
+            java.util.Set.of("Sharding", "xla.sdy.FuncResultSharding", "SPMDFullToShardShape", "SPMDShardToFullShape");
+
+    /** {@return whether {@code in} is a custom-call of one of the {@link #SHARDING_TARGETS}} */
+    public static boolean isShardingAnnotation(HloInstruction in) {
+        return in.opcode().equals("custom-call") && SHARDING_TARGETS.contains(customCallTarget(in));
+    }
+
+    private static String customCallTarget(HloInstruction in) {
+        String t = in.text("custom_call_target").orElse("").strip();
+        return t.length() >= 2 && t.startsWith("\"") && t.endsWith("\"") ? t.substring(1, t.length() - 1) : t;
+    }
+
+    private Value shardingAnnotation(HloInstruction in, TensorView operand, long[] dims) {
+        if (!java.util.Arrays.equals(dims, Extents.toArray(operand.dims()))) {
+            throw new IllegalArgumentException("custom-call " + customCallTarget(in) + " turns " + operand.dims()
+                    + " into " + java.util.Arrays.toString(dims) + ": a device's shard shape, which the unpartitioned"
+                    + " program run on global arrays does not have");
+        }
+        return view(operand);
+    }
 
     private Value apply(HloComputation comp, HloInstruction in, List<TensorView> ops) {
         Integer count = OPERAND_COUNTS.get(in.opcode());
@@ -203,6 +234,7 @@ public final class Interpreter {
             case "convert" -> operand(in, ops, 0).dtype() == shape.dtype() ? view(operand(in, ops, 0))
                     : new Value(Conversions.convert(operand(in, ops, 0), shape, allocator), ExecutedInstruction.Kind.COPY, true);
             case "call", "fusion" -> call(in, ops);
+            case "custom-call" -> shardingAnnotation(in, operand(in, ops, 0), dims);
             default -> throw new AssertionError("opcode " + in.opcode() + " passed the support check");
         };
     }

@@ -6,6 +6,8 @@ import dev.tensorbuf.ops.hlo.HloAttribute.ConvolutionDims;
 import dev.tensorbuf.ops.hlo.HloAttribute.PadDim;
 import dev.tensorbuf.ops.hlo.HloAttribute.SliceDim;
 import dev.tensorbuf.ops.hlo.HloAttribute.WindowDim;
+import dev.tensorbuf.ops.shard.HloSharding;
+import dev.tensorbuf.views.text.TextFormatException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -41,8 +43,17 @@ final class Attributes {
             case "padding" -> new HloAttribute.Padding(padding(key, value, at, errors));
             case "window" -> window(value, at, errors);
             case "dim_labels" -> new HloAttribute.DimLabels(dimLabels(value, at, errors));
+            case "sharding" -> sharding(value, at, errors);
             default -> new HloAttribute.Text(value);
         };
+    }
+
+    private static HloAttribute sharding(String value, int at, ErrorAt errors) {
+        try {
+            return new HloAttribute.Sharding(HloSharding.parse(value));
+        } catch (TextFormatException e) {
+            throw errors.at("bad sharding: " + e.problem(), at + e.position());
+        }
     }
 
     private static long integer(String key, String text, int at, ErrorAt errors) {

@@ -438,6 +438,13 @@ public final class HloParser {
                 throw error("duplicate attribute '" + key + "'", keyAt);
             }
             HloAttribute value = Attributes.read(key, text.substring(valueAt, pos), valueAt, this::error);
+            if (value instanceof HloAttribute.Sharding s) {
+                try {
+                    s.sharding().checkShape(shape);
+                } catch (IllegalArgumentException e) {
+                    throw error(e.getMessage(), valueAt);
+                }
+            }
             attributes.put(key, value);
             if (key.equals("to_apply") || key.equals("calls") || key.equals("condition") || key.equals("body")) {
                 String callee = ((HloAttribute.Text) value).text();
