@@ -5,6 +5,7 @@ import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
+import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.indexing.Variable;
 import dev.tensorbuf.views.internal.DistinctSlots;
@@ -149,10 +150,10 @@ public final class PiecePairs {
         }
         IndexingMap map = side.maps().get(p);
         List<Variable> vars = new ArrayList<>(dims.length);
-        List<dev.tensorbuf.views.indexing.AffineExpr> at = new ArrayList<>(dims.length);
+        List<AffineExpr> at = new ArrayList<>(dims.length);
         for (int d = 0; d < dims.length; d++) {
             vars.add(Variable.of(0, box.count()[d] - 1));
-            at.add(dev.tensorbuf.views.indexing.AffineExpr.dim(d).times(box.step()[d]).plus(box.start()[d]));
+            at.add(AffineExpr.dim(d).times(box.step()[d]).plus(box.start()[d]));
         }
         IndexingMap shift = IndexingMap.of(vars, List.of(), at);
         IndexingMap composed = IndexingMap.compose(map, shift);
