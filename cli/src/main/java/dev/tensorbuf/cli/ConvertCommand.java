@@ -6,7 +6,7 @@ import dev.tensorbuf.interop.DataWriter;
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.NpyArray;
-import dev.tensorbuf.interop.SafetensorsFile;
+import dev.tensorbuf.interop.SafetensorsCheckpoint;
 import dev.tensorbuf.interop.SafetensorsTensor;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
@@ -50,7 +50,7 @@ final class ConvertCommand implements Command {
     public String synopsis() {
         return "tensorbuf convert IN OUT [--layout SHAPE_WITH_LAYOUT] [--dtype T] [--tensor NAME]..."
                 + " [--transpose PERM | --from-format F --to-format G] [--all-rank N]"
-                + " [--from-layout SHAPE] [--from-dtype T] [--quiet] [--json]";
+                + " [--from-layout SHAPE] [--from-dtype T] [--max-shard-size SIZE] [--quiet] [--json]";
     }
 
     @Override
@@ -80,6 +80,12 @@ final class ConvertCommand implements Command {
                 into a .safetensors OUT converts whole, and the new order applies to the tensors named
                 by --tensor NAME (repeatable) or to every tensor of rank N (--all-rank N); the others
                 are copied unchanged.
+                A sharded checkpoint's index (model.safetensors.index.json, Hugging Face's) is read
+                wherever a safetensors file is, its shards as one set of tensors. As OUT it writes one:
+                shards model-00001-of-0000N.safetensors beside it, split in IN's tensor order at
+                --max-shard-size (5GB unless given; 500MB, 0.5GB, or bytes) as huggingface_hub splits,
+                with the index only when there is more than one shard (else model.safetensors, as
+                save_torch_state_dict writes it).
                 A progress bar is drawn on a terminal for conversions over a second (not with --quiet).
 
                 example (x.npy holds np.arange(1, 16, dtype="<f4").reshape(3, 5)):
@@ -100,6 +106,8 @@ final class ConvertCommand implements Command {
                 Option.value("layout", "SHAPE_WITH_LAYOUT", false, "the output's XLA shape and layout, e.g. 'f32[3,5]{1,0:T(2,2)}'"),
                 Option.value("dtype", "T", false,
                         "the output element type: XLA name (bf16, f32) or DirectML name (FLOAT32); default: the input's"),
+                Option.value("max-shard-size", "SIZE", false, "with OUT model.safetensors.index.json: the largest"
+                        + " shard, in bytes or as Hugging Face writes it (5GB, 500MB: powers of 10); default 5GB"),
                 Option.value("tensor", "NAME", true, "the tensor to take from a safetensors input; with a new dim order"
                         + " into a .safetensors OUT, a tensor to reorder"),
                 Option.value("transpose", "PERM", false, "the output's dims as input dims, as NumPy's transpose:"
@@ -125,10 +133,11 @@ final class ConvertCommand implements Command {
         TensorFiles.refuseArchive(inPath, TensorFiles.formatOf(inPath) == Format.RAW && in.value("from-layout") != null);
         long start = System.nanoTime();
         DimOrder order = DimOrder.parse(in);
+        long maxShard = maxShardBytes(in, outPath);
         if (TensorFiles.formatOf(inPath) == Format.SAFETENSORS && TensorFiles.formatOf(outPath) == Format.SAFETENSORS
                 && (in.value("tensor") == null || order != null)) {
             checkInputOptions(in, inPath, Format.SAFETENSORS);
-            try (SafetensorsFile file = SafetensorsFile.open(inPath)) {
+            try (SafetensorsCheckpoint file = SafetensorsCheckpoint.open(inPath)) {
                 return convertAll(in, file, outPath, start, order);
             }
         }
@@ -145,7 +154,7 @@ final class ConvertCommand implements Command {
         try (AutoCloseable owner = input.owner()) {
             refuseDroppingTheRest(in, inPath, outPath, input);
             TensorView source = order == null ? input.view() : order.apply(input.view(),
-                    input.owner() instanceof SafetensorsFile ? "tensor '" + input.name() + "' of " + inPath
+                    input.owner() instanceof SafetensorsCheckpoint ? "tensor '" + input.name() + "' of " + inPath
                             : inPath.toString());
             ArrayShape target = target(in, source);
             Format outFormat = TensorFiles.formatOf(outPath);
@@ -166,6 +175,7 @@ final class ConvertCommand implements Command {
                         + "' (raw output)");
             }
             long bytes = target.arraySize();
+            Path wrote = outPath;
             if (StagedWrites.handles(target)) {
                 // Row-major whole-byte output: piece by piece through a small buffer into the file.
                 try (StagedWrites staged = new StagedWrites();
@@ -173,8 +183,8 @@ final class ConvertCommand implements Command {
                     DataWriter data = staged.writer(source, target, progress);
                     switch (outFormat) {
                         case NPY -> Npy.write(outPath, target.dtype(), target.dims(), data);
-                        case SAFETENSORS -> SafetensorsFile.write(outPath, Map.of(input.name(), target), Map.of(),
-                                Map.of(input.name(), data));
+                        case SAFETENSORS -> wrote = TensorFiles.writeSafetensors(outPath, Map.of(input.name(), target),
+                                Map.of(), Map.of(input.name(), data), maxShard);
                         case RAW -> TensorFiles.writeRaw(outPath, data);
                     }
                     progress.finish();
@@ -187,6 +197,9 @@ final class ConvertCommand implements Command {
                 MemorySegment data = buffer.segment().asSlice(0, bytes);
                 if (outFormat == Format.RAW) {
                     TensorFiles.writeRaw(outPath, data, progress::advance);
+                } else if (outFormat == Format.SAFETENSORS) {
+                    wrote = TensorFiles.writeSafetensors(outPath, Map.of(input.name(), target), Map.of(),
+                            Map.of(input.name(), channel -> writeBytes(data, channel, n -> { })), maxShard);
                 } else {
                     TensorFiles.write(outPath, input.name(), new DenseTensor(target.dtype(), target.dims(), data));
                 }
@@ -194,20 +207,20 @@ final class ConvertCommand implements Command {
             }
             double seconds = (System.nanoTime() - start) / 1e9;
             // A pipe or device keeps no size: raw output is exactly its bytes; a file's header is not counted there.
-            Long written = Files.isRegularFile(outPath) ? Long.valueOf(Files.size(outPath))
+            Long written = Files.isRegularFile(wrote) ? Long.valueOf(TensorFiles.bytesWritten(wrote))
                     : outFormat == Format.RAW ? Long.valueOf(bytes) : null;
             ArrayShape shape = TensorFiles.asWritten(outPath, target);
             if (in.flag("json")) {
                 Map<String, Object> json = new LinkedHashMap<>();
                 json.put("in", inPath.toString());
-                json.put("out", outPath.toString());
+                json.put("out", wrote.toString());
                 json.put("shape", shape.toString());
                 json.put("dtype", target.dtype().xlaName());
                 json.put("bytes_written", written);
                 json.put("seconds", Math.round(seconds * 1000) / 1000.0);
                 in.printJson(json);
             } else {
-                in.out().println(Failure.oneLine(inPath + " -> " + outPath) + ": " + shape + ", "
+                in.out().println(Failure.oneLine(inPath + " -> " + wrote) + ": " + shape + ", "
                         + (written == null ? "not a file, so no size" : Counts.of(written, "byte")) + " ("
                         + outFormat.label() + ") in " + String.format("%.2f s", seconds));
             }
@@ -216,12 +229,50 @@ final class ConvertCommand implements Command {
     }
 
     /**
+     * {@return the largest shard of a sharded OUT: --max-shard-size, read as huggingface_hub's
+     * {@code parse_size_to_int} reads it (a number and TB, GB, MB or KB, powers of 10, the bytes
+     * rounded down), or plain bytes; 5GB without it}
+     */
+    static long maxShardBytes(Invocation in, Path outPath) {
+        String text = in.value("max-shard-size");
+        if (text == null) {
+            return SafetensorsCheckpoint.DEFAULT_MAX_SHARD_BYTES;
+        }
+        if (!SafetensorsCheckpoint.isIndex(outPath)) {
+            throw new UsageException("--max-shard-size splits a sharded OUT, " + SafetensorsCheckpoint.INDEX_FILE + "; "
+                    + outPath + " is one file");
+        }
+        String t = text.strip();
+        String unit = t.length() >= 2 ? t.substring(t.length() - 2).toUpperCase(java.util.Locale.ROOT) : "";
+        long multiplier = switch (unit) {
+            case "TB" -> 1_000_000_000_000L;
+            case "GB" -> 1_000_000_000L;
+            case "MB" -> 1_000_000L;
+            case "KB" -> 1_000L;
+            default -> 1;
+        };
+        String number = multiplier == 1 ? t : t.substring(0, t.length() - 2).strip();
+        double value;
+        try {
+            value = multiplier == 1 ? Long.parseLong(number) : Double.parseDouble(number);
+        } catch (NumberFormatException e) {
+            throw new UsageException("--max-shard-size " + text + ": expected bytes (1000000) or a number with TB, GB, MB"
+                    + " or KB (5GB, 0.5GB)");
+        }
+        double bytes = Math.floor(value * multiplier);
+        if (!(bytes >= 1) || bytes >= 0x1p63) {
+            throw new UsageException("--max-shard-size " + text + ": a shard must hold at least 1 byte and fewer than 2^63");
+        }
+        return (long) bytes;
+    }
+
+    /**
      * One tensor of a safetensors file written over that file would drop its other tensors and
      * its metadata without a word: refused, naming what would be lost.
      */
     private static void refuseDroppingTheRest(Invocation in, Path inPath, Path outPath, Opened input) throws IOException {
         if (in.value("tensor") == null || !Files.exists(outPath) || !Files.isSameFile(inPath, outPath)
-                || !(input.owner() instanceof SafetensorsFile file) || file.names().size() < 2) {
+                || !(input.owner() instanceof SafetensorsCheckpoint file) || file.names().size() < 2) {
             return;
         }
         throw new UsageException(outPath + " is the input, which holds " + file.names().size() + " tensors: writing"
@@ -268,7 +319,7 @@ final class ConvertCommand implements Command {
      * no half-written OUT. Taken whatever the number of tensors, so that a file of one converts by
      * the same rules as a file of many.
      */
-    private static int convertAll(Invocation in, SafetensorsFile input, Path outPath, long start, DimOrder order)
+    private static int convertAll(Invocation in, SafetensorsCheckpoint input, Path outPath, long start, DimOrder order)
             throws IOException {
         int count = input.names().size();
         String holds = count == 0 ? "no tensors" : count == 1 ? "1 tensor" : count + " tensors";
@@ -307,6 +358,7 @@ final class ConvertCommand implements Command {
             total = Math.addExact(total, type == t.dtype() ? t.byteSize() : shape.arraySize());
         }
         long bytes = total;
+        Path wrote;
         try (StagedWrites staged = new StagedWrites();
              Progress progress = Progress.start(in.err(), in.flag("quiet"), bytes)) {
             Map<String, DataWriter> writers = new LinkedHashMap<>();
@@ -323,15 +375,15 @@ final class ConvertCommand implements Command {
                             : channel -> copyWhole(from, shape, channel, progress));
                 }
             }
-            SafetensorsFile.write(outPath, shapes, input.metadata(), writers);
+            wrote = TensorFiles.writeSafetensors(outPath, shapes, input.metadata(), writers, maxShardBytes(in, outPath));
             progress.finish();
         }
         double seconds = (System.nanoTime() - start) / 1e9;
-        long written = Files.size(outPath);
+        long written = TensorFiles.bytesWritten(wrote);
         if (in.flag("json")) {
             Map<String, Object> json = new LinkedHashMap<>();
             json.put("in", input.file().toString());
-            json.put("out", outPath.toString());
+            json.put("out", wrote.toString());
             json.put("tensors", shapes.entrySet().stream().map(e -> {
                 Map<String, Object> tensor = new LinkedHashMap<>();
                 tensor.put("name", e.getKey());
@@ -346,7 +398,7 @@ final class ConvertCommand implements Command {
             json.put("seconds", Math.round(seconds * 1000) / 1000.0);
             in.printJson(json);
         } else {
-            in.out().println(Failure.oneLine(input.file() + " -> " + outPath) + ": " + (count == 0 ? "0 tensors" : holds)
+            in.out().println(Failure.oneLine(input.file() + " -> " + wrote) + ": " + (count == 0 ? "0 tensors" : holds)
                     + (to == null ? "" : " (" + changed + " to " + to + ", " + (count - changed) + " kept)")
                     + (order == null ? "" : ", " + reordered.size() + " transposed " + order.list()) + ", "
                     + Counts.of(written, "byte") + " (safetensors) in " + String.format("%.2f s", seconds));
@@ -360,7 +412,7 @@ final class ConvertCommand implements Command {
      * --all-rank's rank: one of the two is needed, so that a file of one tensor reorders by the same
      * rule as a file of many, and a name or rank that matches nothing is refused, not ignored.
      */
-    private static Map<String, TensorView> reordered(Invocation in, SafetensorsFile input, DimOrder order) {
+    private static Map<String, TensorView> reordered(Invocation in, SafetensorsCheckpoint input, DimOrder order) {
         Map<String, TensorView> views = new LinkedHashMap<>();
         List<String> named = in.values("tensor");
         String rankText = in.value("all-rank");

@@ -3,6 +3,7 @@ package dev.tensorbuf.cli;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.NpyArray;
 import dev.tensorbuf.interop.NpyHeader;
+import dev.tensorbuf.interop.SafetensorsCheckpoint;
 import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.interop.SafetensorsTensor;
 import java.io.IOException;
@@ -27,7 +28,7 @@ final class InspectCommand implements Command {
 
     @Override
     public String summary() {
-        return "tensors, dtypes, shapes and byte ranges of a .npy or .safetensors file";
+        return "tensors, dtypes, shapes and byte ranges of a .npy or .safetensors file, or a sharded checkpoint's index";
     }
 
     @Override
@@ -48,6 +49,10 @@ final class InspectCommand implements Command {
                 tensor is one line. A malformed file exits 2 naming the problem. A void .npy
                 ('<V2', '<V1': ml_dtypes' bf16, f8 and 4-bit types) says which type to name;
                 --from-dtype T lists it as that type.
+                A sharded checkpoint's index (model.safetensors.index.json, Hugging Face's) lists the
+                tensors of all its shards, each with the shard holding it (--json: "file"), after
+                checking that the shards hold exactly what the index maps to them; its metadata are
+                the index's (total_size, ...).
 
                 example (np.save("x.npy", np.zeros((2, 3), "<f4"))):
                   tensorbuf inspect x.npy
@@ -63,10 +68,18 @@ final class InspectCommand implements Command {
                 "the element type of a void .npy file ('<V2', '<V1': ml_dtypes' bf16, f8, int4...)"), Option.JSON);
     }
 
-    private record Row(String name, String dtype, String fileDtype, List<Long> shape, long offset, long size) {
+    /** @param shard the shard holding the tensor, for a sharded checkpoint; null otherwise */
+    private record Row(String name, String dtype, String fileDtype, List<Long> shape, long offset, long size, String shard) {
+        Row(String name, String dtype, String fileDtype, List<Long> shape, long offset, long size) {
+            this(name, dtype, fileDtype, shape, offset, size, null);
+        }
+
         Map<String, Object> json() {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("name", name);
+            if (shard != null) {
+                m.put("file", shard);
+            }
             m.put("dtype", dtype);
             m.put("shape", shape);
             m.put("byte_offset", offset);
@@ -133,7 +146,19 @@ final class InspectCommand implements Command {
                 throw new UsageException("--from-dtype names the type of a void .npy file; " + file
                         + " is a safetensors file, which says its own types");
             }
-            try (SafetensorsFile f = openSafetensors(file, lower.endsWith(".safetensors"))) {
+            if (SafetensorsCheckpoint.isIndex(file)) {
+                try (SafetensorsCheckpoint c = SafetensorsCheckpoint.open(file)) {
+                    format = "safetensors";
+                    detail = "sharded safetensors checkpoint, " + Counts.of(c.files().size(), "shard");
+                    Path folder = file.toAbsolutePath().getParent();
+                    for (SafetensorsTensor t : c.tensors()) {
+                        rows.add(new Row(t.name(), t.dtype().xlaName(), t.dtype().safetensorsName().orElseThrow(), t.shape(),
+                                t.fileOffset(), t.byteSize(), folder.relativize(t.file().toAbsolutePath()).toString()));
+                    }
+                    metadata.putAll(c.indexMetadata());
+                    c.indexMetadata().forEach((k, v) -> metadataText.put(k, String.valueOf(v)));
+                }
+            } else try (SafetensorsFile f = openSafetensors(file, lower.endsWith(".safetensors"))) {
                 format = "safetensors";
                 detail = "safetensors, header " + f.headerByteSize() + " bytes";
                 for (SafetensorsTensor t : f.tensors()) {
@@ -157,7 +182,8 @@ final class InspectCommand implements Command {
         // would print a line that looks like another tensor, an escape sequence would drive the terminal.
         in.out().println(Failure.oneLine(file + ": " + detail + ", " + rows.size() + (rows.size() == 1 ? " tensor" : " tensors")));
         for (Row r : rows) {
-            in.out().println("  " + Failure.oneLine(r.name()) + "  " + r.dtype() + " (" + r.fileDtype() + ")  " + r.shape() + "  bytes ["
+            in.out().println("  " + Failure.oneLine(r.name()) + "  " + r.dtype() + " (" + r.fileDtype() + ")  " + r.shape() + "  "
+                    + (r.shard() == null ? "" : Failure.oneLine(r.shard()) + " ") + "bytes ["
                     + r.offset() + ", " + (r.offset() + r.size()) + ")  " + Counts.of(r.size(), "byte"));
         }
         if (!metadataText.isEmpty()) {

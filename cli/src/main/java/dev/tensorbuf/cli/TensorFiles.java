@@ -5,6 +5,7 @@ import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.FileReplacement;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.NpyArray;
+import dev.tensorbuf.interop.SafetensorsCheckpoint;
 import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.interop.SafetensorsTensor;
 import dev.tensorbuf.memory.Buffer;
@@ -33,7 +34,8 @@ import java.util.function.LongConsumer;
 
 /**
  * Tensor files as {@code convert} and {@code run} read and write them, the format chosen by the
- * file's extension: {@code .npy}, {@code .safetensors}, raw bytes otherwise. One place decides
+ * file's extension: {@code .npy}, {@code .safetensors} (or a sharded checkpoint's
+ * {@code *.safetensors.index.json}), raw bytes otherwise. One place decides
  * which types each format holds, so both commands refuse the same files with the same advice,
  * and before any work is done.
  *
@@ -67,7 +69,8 @@ final class TensorFiles {
 
     static Format formatOf(Path file) {
         String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
-        return name.endsWith(".npy") ? Format.NPY : name.endsWith(".safetensors") ? Format.SAFETENSORS : Format.RAW;
+        return name.endsWith(".npy") ? Format.NPY
+                : name.endsWith(".safetensors") || SafetensorsCheckpoint.isIndex(file) ? Format.SAFETENSORS : Format.RAW;
     }
 
     /**
@@ -80,6 +83,7 @@ final class TensorFiles {
      * @throws UsageException naming the type and a format that holds it
      */
     static void requireWritable(Path file, DType dtype, String what, String otherwise) {
+        requireIndexName(file);
         Format format = formatOf(file);
         boolean safetensorsHolds = dtype.safetensorsName().isPresent() && !packsUnevenly(dtype);
         // Npy.write writes bf16, f8 and 1-, 2- and 4-bit types as np.save writes ml_dtypes arrays; what it
@@ -186,6 +190,49 @@ final class TensorFiles {
         }
     }
 
+    /**
+     * Refuses a sharded output index named other than {@value SafetensorsCheckpoint#INDEX_FILE}:
+     * its shards are {@code model-0000i-of-0000n.safetensors}, as Hugging Face names them, and
+     * loaders look for the index by that name.
+     */
+    static void requireIndexName(Path file) {
+        if (SafetensorsCheckpoint.isIndex(file) && !file.getFileName().toString().equals(SafetensorsCheckpoint.INDEX_FILE)) {
+            throw new UsageException(file + ": a sharded checkpoint written here is named " + SafetensorsCheckpoint.INDEX_FILE
+                    + ", beside its shards model-00001-of-0000N.safetensors, as Hugging Face names them; write "
+                    + file.resolveSibling(SafetensorsCheckpoint.INDEX_FILE));
+        }
+    }
+
+    /**
+     * Writes safetensors tensors: one file, or for {@code file} an index, a sharded checkpoint in
+     * its folder split at {@code maxShardBytes} ({@link SafetensorsCheckpoint#write}).
+     *
+     * @return what was written: {@code file}, or for a checkpoint of one shard its {@code model.safetensors}
+     */
+    static Path writeSafetensors(Path file, Map<String, ArrayShape> shapes, Map<String, String> metadata,
+            Map<String, DataWriter> data, long maxShardBytes) throws IOException {
+        if (!SafetensorsCheckpoint.isIndex(file)) {
+            SafetensorsFile.write(file, shapes, metadata, data);
+            return file;
+        }
+        requireIndexName(file);
+        return SafetensorsCheckpoint.write(file.toAbsolutePath().getParent(), shapes, metadata, data, maxShardBytes);
+    }
+
+    /** {@return the bytes of a written file, or of a checkpoint's index and shards} */
+    static long bytesWritten(Path written) throws IOException {
+        if (!SafetensorsCheckpoint.isIndex(written)) {
+            return Files.size(written);
+        }
+        long sum = Files.size(written);
+        try (SafetensorsCheckpoint c = SafetensorsCheckpoint.open(written)) {
+            for (SafetensorsFile f : c.files()) {
+                sum += Files.size(f.file());
+            }
+        }
+        return sum;
+    }
+
     /** {@return {@code file} with its extension replaced by {@code extension}} */
     private static Path sibling(Path file, String extension) {
         return file.resolveSibling(stem(file) + extension);
@@ -203,7 +250,15 @@ final class TensorFiles {
     static void write(Path file, String name, DenseTensor tensor) throws IOException {
         switch (formatOf(file)) {
             case NPY -> Npy.write(file, tensor);
-            case SAFETENSORS -> SafetensorsFile.write(file, Map.of(name, tensor));
+            case SAFETENSORS -> {
+                if (SafetensorsCheckpoint.isIndex(file)) {
+                    requireIndexName(file);
+                    SafetensorsCheckpoint.write(file.toAbsolutePath().getParent(), Map.of(name, tensor), Map.of(),
+                            SafetensorsCheckpoint.DEFAULT_MAX_SHARD_BYTES);
+                } else {
+                    SafetensorsFile.write(file, Map.of(name, tensor));
+                }
+            }
             case RAW -> throw new IllegalArgumentException("raw output is written in pieces by its command: " + file);
         }
     }
@@ -234,7 +289,7 @@ final class TensorFiles {
      */
     static Opened openSafetensors(Path file, String name, String preferred, String howToName) throws IOException {
         refuseArchive(file, false);
-        SafetensorsFile f = SafetensorsFile.open(file);
+        SafetensorsCheckpoint f = SafetensorsCheckpoint.open(file);
         try {
             String picked = name;
             if (picked == null) {

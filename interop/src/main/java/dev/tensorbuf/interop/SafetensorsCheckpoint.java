@@ -75,9 +75,14 @@ public final class SafetensorsCheckpoint implements AutoCloseable {
         this.indexMetadata = indexMetadata;
     }
 
-    /** {@return whether the file is named as an index ({@code *.index.json}) rather than a safetensors file} */
+    /**
+     * {@return whether the file is named as an index ({@code *.safetensors.index.json}, as
+     * {@value #INDEX_FILE} or diffusers' {@code diffusion_pytorch_model.safetensors.index.json})
+     * rather than a safetensors file}
+     */
     public static boolean isIndex(Path file) {
-        return file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".index.json");
+        Path name = file.getFileName();
+        return name != null && name.toString().toLowerCase(Locale.ROOT).endsWith(".safetensors.index.json");
     }
 
     /**
@@ -100,6 +105,10 @@ public final class SafetensorsCheckpoint implements AutoCloseable {
                     + SafetensorsIndex.MAX_INDEX_BYTES + " a checkpoint index may have (huggingface_hub's limit)");
         }
         SafetensorsIndex.Parsed index = SafetensorsIndex.read(ByteBuffer.wrap(Files.readAllBytes(file)), file.toString());
+        if (index.weightMap().isEmpty()) {
+            throw new IllegalArgumentException(file + ": its \"weight_map\" is empty; a checkpoint index maps at least one"
+                    + " tensor to its shard");
+        }
         Path folder = file.toAbsolutePath().getParent();
         Map<String, List<String>> byShard = new LinkedHashMap<>();
         index.weightMap().forEach((tensor, shard) -> byShard.computeIfAbsent(shard, s -> new ArrayList<>()).add(tensor));

@@ -67,6 +67,12 @@
  *     not end on a byte, which the reference reader refuses, refused); <code>create</code> writes
  *     the header and maps the file read-write so tensors are filled in place (byte for byte what
  *     <code>write</code> writes; <code>convert</code>'s whole-file mode)</dd>
+ * <dt><code>SafetensorsCheckpoint.java</code></dt>
+ * <dd>a Hugging Face sharded checkpoint (<code>model.safetensors.index.json</code>) or one file as
+ *     one set of tensors: index checked as <code>huggingface_hub</code>'s loader checks it, shards
+ *     matched against it (missing, unlisted, misplaced or duplicated tensors refused); written
+ *     split as <code>split_state_dict_into_shards_factory</code> splits, index bytes as Python's
+ *     <code>json.dump(indent=2)</code></dd>
  * <dt><code>HugePageAllocator.java</code></dt>
  * <dd>an <code>Allocator</code> whose buffers from 4 MiB are anonymous mappings of their own, 2 MiB
  *     aligned and advised <code>MADV_HUGEPAGE</code> before the first touch (as NumPy does),
@@ -88,10 +94,13 @@
  * <dt><code>DirectMLTensorDesc.java</code></dt>
  * <dd><code>DML_BUFFER_TENSOR_DESC</code> fields of a strided view, with the 16-byte binding-offset
  *     check and DirectML's 32-bit last-element index</dd>
- * <dt><code>CudaRuntime.java</code>, <code>CudaStream.java</code>,
+ * <dt><code>CudaRuntime.java</code>, <code>CudaStream.java</code>, <code>CudaEvent.java</code>,
  *     <code>CudaException.java</code></dt>
  * <dd>libcudart through FFM when present: devices, malloc/free, pinned host memory,
- *     memcpy/memcpy2D, streams, view upload/download</dd>
+ *     memcpy/memcpy2D, view upload/download; streams queue asynchronous copies of pinned memory
+ *     only (pageable memory and host-side layout conversions refused, as CUDA would serialize
+ *     them) and lend their buffers until the stream is past them; events mark points of a
+ *     stream to wait for or time</dd>
  * <dt><code>AgronaBuffers.java</code></dt>
  * <dd>Agrona <code>DirectBuffer</code> bridge both ways; the one class whose work needs
  *     <code>--add-opens java.base/jdk.internal.misc</code> (checked first, with a clear error)</dd>

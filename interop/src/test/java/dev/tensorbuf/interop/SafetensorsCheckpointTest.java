@@ -262,6 +262,9 @@ class SafetensorsCheckpointTest {
         Files.writeString(index, "{\"metadata\": {}}");
         assertEquals(index + ": a checkpoint index needs a \"weight_map\" object (tensor name to shard file), found none",
                 refusal(index));
+        Files.writeString(index, "{\"weight_map\": {}}");
+        assertEquals(index + ": its \"weight_map\" is empty; a checkpoint index maps at least one tensor to its shard",
+                refusal(index));
         Files.writeString(index, "{\"weight_map\": [\"a.safetensors\"]}");
         assertTrue(refusal(index).endsWith("found an array"));
         Files.writeString(index, "{\"weight_map\": {\"w\": 3}}");
