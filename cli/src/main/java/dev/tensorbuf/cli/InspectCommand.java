@@ -27,7 +27,7 @@ final class InspectCommand implements Command {
 
     @Override
     public String summary() {
-        return "tensors, dtypes, shapes and byte ranges of a .npy or .safetensors file";
+        return "tensors, dtypes, shapes and byte ranges of a .npy, .safetensors or .gguf file";
     }
 
     @Override
@@ -48,6 +48,10 @@ final class InspectCommand implements Command {
                 tensor is one line. A malformed file exits 2 naming the problem. A void .npy
                 ('<V2', '<V1': ml_dtypes' bf16, f8 and 4-bit types) says which type to name;
                 --from-dtype T lists it as that type.
+                A GGUF file (by its magic) lists its tensors (ggml type, logical dims outermost first,
+                bytes) and its metadata key-values with their GGUF types, arrays longer than 8 items
+                cut to their first 8 and a count (--json: "metadata" maps each key to "type" and
+                "value", or for arrays "element_type", "count", "items", "truncated").
 
                 example (np.save("x.npy", np.zeros((2, 3), "<f4"))):
                   tensorbuf inspect x.npy
@@ -100,6 +104,9 @@ final class InspectCommand implements Command {
             throw new UsageException(file + " is empty, expected a .npy or safetensors file");
         }
         TensorFiles.refuseArchive(file, false);
+        if (GgufCommands.isGguf(file)) {
+            return GgufCommands.inspect(in, file);
+        }
         String format;
         String detail;
         List<Row> rows = new ArrayList<>();
