@@ -244,6 +244,36 @@ public final class ScalarBlocks {
         }
     }
 
+    /** IQ4_NL's and IQ4_XS's 16 non-linear code values (gguf-py's {@code IQ4_NL.kvalues}). */
+    private static final int[] IQ4_VALUES = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+
+    public static void iq4_nl(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        for (long b = 0; b < blocks; b++, so += 18, dOff += 128) {
+            float scale = f16(s, so);
+            for (int j = 0; j < 16; j++) {
+                int q = u8(s, so + 2 + j);
+                put(d, dOff, j, scale * (float) IQ4_VALUES[q & 0xF]);
+                put(d, dOff, j + 16, scale * (float) IQ4_VALUES[q >> 4]);
+            }
+        }
+    }
+
+    public static void iq4_xs(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        for (long b = 0; b < blocks; b++, so += 136, dOff += 4 * QK_K) {
+            float scale = f16(s, so);
+            int high = Short.toUnsignedInt(s.get(F16, so + 2));
+            for (int g = 0; g < 8; g++) {
+                int low = (u8(s, so + 4 + g / 2) >> (4 * (g % 2))) & 0xF;
+                float dl = scale * (float) ((byte) (low | ((high >> (2 * g)) & 3) << 4) - 32);
+                for (int k = 0; k < 16; k++) {
+                    int q = u8(s, so + 8 + g * 16 + k);
+                    put(d, dOff, g * 32 + k, dl * (float) IQ4_VALUES[q & 0xF]);
+                    put(d, dOff, g * 32 + 16 + k, dl * (float) IQ4_VALUES[q >> 4]);
+                }
+            }
+        }
+    }
+
     /**
      * f32 -> Q8_0 as gguf-py's {@code Q8_0.quantize_blocks} (ggml's reference): the scale is the
      * block's largest magnitude over 127, codes round half away from zero, and the scale is stored
