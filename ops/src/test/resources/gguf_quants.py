@@ -13,10 +13,11 @@ import numpy as np
 from gguf import GGMLQuantizationType as T, GGML_QUANT_SIZES
 import gguf.quants as q
 
-TYPES = ["Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K", "TQ1_0", "TQ2_0", "MXFP4"]
+TYPES = ["Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K", "TQ1_0", "TQ2_0", "MXFP4", "IQ4_NL", "IQ4_XS"]
 # Where each type keeps its f16 scales (byte offsets in the block), so the special blocks set them.
 SCALES = {"Q4_0": [0], "Q4_1": [0, 2], "Q5_0": [0], "Q5_1": [0, 2], "Q8_0": [0], "Q2_K": [80, 82], "Q3_K": [108],
-          "Q4_K": [0, 2], "Q5_K": [0, 2], "Q6_K": [208], "TQ1_0": [52], "TQ2_0": [64]}
+          "Q4_K": [0, 2], "Q5_K": [0, 2], "Q6_K": [208], "TQ1_0": [52], "TQ2_0": [64],
+          "IQ4_NL": [0], "IQ4_XS": [0]}
 
 
 def main(out):

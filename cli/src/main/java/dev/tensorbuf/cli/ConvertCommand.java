@@ -86,6 +86,13 @@ final class ConvertCommand implements Command {
                 --max-shard-size (5GB unless given; 500MB, 0.5GB, or bytes) as huggingface_hub splits,
                 with the index only when there is more than one shard (else model.safetensors, as
                 save_torch_state_dict writes it).
+                A GGUF IN (by its magic) gives one tensor, --tensor NAME, dequantized (block types) into
+                --dtype f32 (default), f16 or bf16, to .npy, safetensors or raw bytes in any --layout;
+                into a .safetensors OUT without --tensor it gives every tensor (integer tensors keep
+                their type; scalar metadata carry over as strings). A .gguf OUT takes a safetensors or
+                .npy IN: --dtype q8_0 or q4_0 quantizes as llama.cpp does (1-D tensors and those whose
+                innermost dim is not a multiple of 32 stay F32); f32, f16, bf16 convert; without
+                --dtype the types are kept.
                 A progress bar is drawn on a terminal for conversions over a second (not with --quiet).
 
                 example (x.npy holds np.arange(1, 16, dtype="<f4").reshape(3, 5)):
@@ -130,6 +137,9 @@ final class ConvertCommand implements Command {
         Path outPath = Path.of(in.positional(1, "OUT"));
         CliFiles.input(inPath, null);
         CliFiles.outputFile(outPath, null);
+        if (GgufCommands.handles(inPath, outPath)) {
+            return GgufCommands.convert(in, inPath, outPath, System.nanoTime());
+        }
         TensorFiles.refuseArchive(inPath, TensorFiles.formatOf(inPath) == Format.RAW && in.value("from-layout") != null);
         long start = System.nanoTime();
         DimOrder order = DimOrder.parse(in);

@@ -28,7 +28,7 @@ final class InspectCommand implements Command {
 
     @Override
     public String summary() {
-        return "tensors, dtypes, shapes and byte ranges of a .npy or .safetensors file, or a sharded checkpoint's index";
+        return "tensors, dtypes, shapes and byte ranges of a .npy, .safetensors or .gguf file, or a sharded checkpoint's index";
     }
 
     @Override
@@ -53,6 +53,10 @@ final class InspectCommand implements Command {
                 tensors of all its shards, each with the shard holding it (--json: "file"), after
                 checking that the shards hold exactly what the index maps to them; its metadata are
                 the index's (total_size, ...).
+                A GGUF file (by its magic) lists its tensors (ggml type, logical dims outermost first,
+                bytes) and its metadata key-values with their GGUF types, arrays longer than 8 items
+                cut to their first 8 and a count (--json: "metadata" maps each key to "type" and
+                "value", or for arrays "element_type", "count", "items", "truncated").
 
                 example (np.save("x.npy", np.zeros((2, 3), "<f4"))):
                   tensorbuf inspect x.npy
@@ -113,6 +117,9 @@ final class InspectCommand implements Command {
             throw new UsageException(file + " is empty, expected a .npy or safetensors file");
         }
         TensorFiles.refuseArchive(file, false);
+        if (GgufCommands.isGguf(file)) {
+            return GgufCommands.inspect(in, file);
+        }
         String format;
         String detail;
         List<Row> rows = new ArrayList<>();

@@ -1,6 +1,7 @@
 package dev.tensorbuf.interop;
 
 import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.ops.quant.BlockTensor;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.TensorView;
@@ -68,7 +69,7 @@ public record GgufTensor(String name, GgmlType type, List<Long> dims, long offse
      * {@return the tensor as a row-major view of {@link #data()}, for a plain (not block-quantized) type}
      *
      * @throws IllegalArgumentException for a block-quantized type, which has no element view this
-     *     round: dequantize it ({@code BlockTensor})
+     *     round: dequantize it ({@link #blocks()})
      * @throws IllegalStateException if the file is closed
      */
     public TensorView view() {
@@ -78,5 +79,24 @@ public record GgufTensor(String name, GgmlType type, List<Long> dims, long offse
                     + " view; dequantize it (GgufTensor.blocks().dequantize)");
         }
         return TensorView.of(data, ArrayShape.of(type.dtype().get(), Extents.toArray(dims)));
+    }
+
+    /**
+     * {@return the tensor as a block-quantized value over {@link #data()}, for a block-quantized type}
+     * {@snippet :
+     * GgufTensor t = f.tensor("blk.0.ffn_down_exps.weight");     // Q4_K[8, 4096, 14336]
+     * t.blocks().select(0, 3).dequantize(TensorView.of(out, "bf16[4096,14336]"));   // expert 3 as bf16
+     * }
+     *
+     * @throws IllegalArgumentException for a plain type: read it with {@link #view()}
+     * @throws IllegalStateException if the file is closed
+     */
+    public BlockTensor blocks() {
+        requireOpen();
+        if (type.blockType().isEmpty()) {
+            throw new IllegalArgumentException("tensor '" + name + "' is " + type + ", not block-quantized: read it with view()");
+        }
+        long[] d = dims.isEmpty() ? new long[] {1} : Extents.toArray(dims);
+        return BlockTensor.of(data, type.blockType().get(), d);
     }
 }

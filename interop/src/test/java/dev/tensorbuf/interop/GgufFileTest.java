@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.views.TensorView;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -73,6 +75,11 @@ class GgufFileTest {
                 assertEquals(32, tq.offset(), "24 bytes of w padded to 32");
                 assertArrayEquals(q.toArray(ValueLayout.JAVA_BYTE), tq.data().segment().toArray(ValueLayout.JAVA_BYTE));
                 assertTrue(tq.data().isReadOnly());
+                // Q8_0 rows of 32 values: an f16 scale (bytes 0, 1), then int8 codes; blocks() reads them.
+                TensorView row = TensorView.of(Allocators.shared().allocate(2 * 32 * 4), "f32[2,32]");
+                tq.blocks().dequantize(row);
+                float scale = Float.float16ToFloat((short) ((q.get(ValueLayout.JAVA_BYTE, 1) << 8) | (q.get(ValueLayout.JAVA_BYTE, 0) & 0xff)));
+                assertEquals(q.get(ValueLayout.JAVA_BYTE, 2 + 5) * scale, row.getFloat(0, 5));
                 IllegalArgumentException e = assertThrows(IllegalArgumentException.class, tq::view);
                 assertTrue(e.getMessage().contains("block-quantized"), e.getMessage());
                 e = assertThrows(IllegalArgumentException.class, () -> f.tensor("x"));

@@ -40,10 +40,10 @@ public enum BlockType {
     IQ2_XS(17, 256, 74, false),
     IQ3_XXS(18, 256, 98, false),
     IQ1_S(19, 256, 50, false),
-    IQ4_NL(20, 32, 18, false),
+    IQ4_NL(20, 32, 18, true),
     IQ3_S(21, 256, 110, false),
     IQ2_S(22, 256, 82, false),
-    IQ4_XS(23, 256, 136, false),
+    IQ4_XS(23, 256, 136, true),
     IQ1_M(29, 256, 56, false),
     TQ1_0(34, 256, 54, true),
     TQ2_0(35, 256, 66, true),
@@ -81,7 +81,7 @@ public enum BlockType {
     /**
      * {@return whether tensorbuf dequantizes this type} True for the types whose dequantization
      * gguf-py implements and tensorbuf follows bit for bit; the others (Q8_1, Q8_K: ggml's
-     * activation types; the IQ types; NVFP4, Q1_0) are carried as
+     * activation types; the grid-based IQ types, all but IQ4_NL and IQ4_XS; NVFP4, Q1_0) are carried as
      * bytes only.
      */
     public boolean hasReference() {

@@ -116,6 +116,8 @@ public final class BlockKernels {
             case TQ1_0 -> ScalarBlocks.tq1_0(src, srcOffset, dst, dstOffset, blocks);
             case TQ2_0 -> ScalarBlocks.tq2_0(src, srcOffset, dst, dstOffset, blocks);
             case MXFP4 -> ScalarBlocks.mxfp4(src, srcOffset, dst, dstOffset, blocks);
+            case IQ4_NL -> ScalarBlocks.iq4_nl(src, srcOffset, dst, dstOffset, blocks);
+            case IQ4_XS -> ScalarBlocks.iq4_xs(src, srcOffset, dst, dstOffset, blocks);
             default -> throw new AssertionError(type + " has a reference but no kernel");
         }
     }

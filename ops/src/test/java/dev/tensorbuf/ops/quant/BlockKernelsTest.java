@@ -31,7 +31,7 @@ class BlockKernelsTest {
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final List<BlockType> DEQUANTIZED = List.of(BlockType.Q4_0, BlockType.Q4_1, BlockType.Q5_0,
             BlockType.Q5_1, BlockType.Q8_0, BlockType.Q2_K, BlockType.Q3_K, BlockType.Q4_K, BlockType.Q5_K, BlockType.Q6_K,
-            BlockType.TQ1_0, BlockType.TQ2_0, BlockType.MXFP4);
+            BlockType.TQ1_0, BlockType.TQ2_0, BlockType.MXFP4, BlockType.IQ4_NL, BlockType.IQ4_XS);
 
     @TempDir
     Path dir;
@@ -50,12 +50,13 @@ class BlockKernelsTest {
         // The vector kernels are checked wherever the JVM has the module (ops' tests add it).
         assertEquals(ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent(), BlockKernels.of(true).isVector());
         assertEquals(false, BlockKernels.of(false).isVector());
-        assertEquals(DEQUANTIZED, java.util.Arrays.stream(BlockType.values()).filter(BlockType::hasReference).toList());
+        assertEquals(java.util.Set.copyOf(DEQUANTIZED),
+                java.util.Arrays.stream(BlockType.values()).filter(BlockType::hasReference).collect(java.util.stream.Collectors.toSet()));
     }
 
     @ParameterizedTest
     @EnumSource(value = BlockType.class, names = {"Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q2_K", "Q3_K", "Q4_K", "Q5_K",
-        "Q6_K", "TQ1_0", "TQ2_0", "MXFP4"})
+        "Q6_K", "TQ1_0", "TQ2_0", "MXFP4", "IQ4_NL", "IQ4_XS"})
     void dequantizesAsTheStoredReferenceBitForBit(BlockType type) throws IOException {
         checkDequantize(type, name -> {
             try {
@@ -76,7 +77,7 @@ class BlockKernelsTest {
     void agreesWithAFreshRunOfGgufPy() throws IOException {
         PythonPeer.assumeModules("gguf", "numpy");
         String out = PythonPeer.runScript("/gguf_quants.py", dir, dir.toString());
-        assertTrue(out.contains("wrote 13 types"), out);
+        assertTrue(out.contains("wrote 15 types"), out);
         for (BlockType type : DEQUANTIZED) {
             checkDequantize(type, name -> {
                 try {

@@ -244,23 +244,60 @@ public final class ScalarBlocks {
         }
     }
 
+    /** IQ4_NL's and IQ4_XS's 16 non-linear code values (gguf-py's {@code IQ4_NL.kvalues}). */
+    private static final int[] IQ4_VALUES = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+
+    public static void iq4_nl(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        for (long b = 0; b < blocks; b++, so += 18, dOff += 128) {
+            float scale = f16(s, so);
+            for (int j = 0; j < 16; j++) {
+                int q = u8(s, so + 2 + j);
+                put(d, dOff, j, scale * (float) IQ4_VALUES[q & 0xF]);
+                put(d, dOff, j + 16, scale * (float) IQ4_VALUES[q >> 4]);
+            }
+        }
+    }
+
+    public static void iq4_xs(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        for (long b = 0; b < blocks; b++, so += 136, dOff += 4 * QK_K) {
+            float scale = f16(s, so);
+            int high = Short.toUnsignedInt(s.get(F16, so + 2));
+            for (int g = 0; g < 8; g++) {
+                int low = (u8(s, so + 4 + g / 2) >> (4 * (g % 2))) & 0xF;
+                float dl = scale * (float) ((byte) (low | ((high >> (2 * g)) & 3) << 4) - 32);
+                for (int k = 0; k < 16; k++) {
+                    int q = u8(s, so + 8 + g * 16 + k);
+                    put(d, dOff, g * 32 + k, dl * (float) IQ4_VALUES[q & 0xF]);
+                    put(d, dOff, g * 32 + 16 + k, dl * (float) IQ4_VALUES[q >> 4]);
+                }
+            }
+        }
+    }
+
     /**
      * f32 -> Q8_0 as gguf-py's {@code Q8_0.quantize_blocks} (ggml's reference): the scale is the
      * block's largest magnitude over 127, codes round half away from zero, and the scale is stored
      * rounded to f16 (nearest even) after the codes were taken with its f32 value.
      */
     public static void quantizeQ8_0(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        // Through arrays: C2 keeps these loops tight, where per-value segment reads are checked one by one.
+        float[] x = new float[32];
+        byte[] out = new byte[34];
         for (long b = 0; b < blocks; b++, so += 128, dOff += 34) {
+            MemorySegment.copy(s, F32, so, x, 0, 32);
             float amax = 0;
             for (int j = 0; j < 32; j++) {
-                amax = Math.max(amax, Math.abs(s.get(F32, so + 4L * j)));
+                amax = Math.max(amax, Math.abs(x[j]));
             }
             float scale = amax / 127f;
             float inverse = scale == 0 ? 0 : 1f / scale;
-            d.set(F16, dOff, Float.floatToFloat16(scale));
+            short h = Float.floatToFloat16(scale);
+            out[0] = (byte) h;
+            out[1] = (byte) (h >> 8);
             for (int j = 0; j < 32; j++) {
-                d.set(ValueLayout.JAVA_BYTE, dOff + 2 + j, (byte) roundHalfAway(s.get(F32, so + 4L * j) * inverse));
+                out[2 + j] = (byte) roundHalfAway(x[j] * inverse);
             }
+            MemorySegment.copy(out, 0, d, ValueLayout.JAVA_BYTE, dOff, 34);
         }
     }
 
@@ -288,27 +325,32 @@ public final class ScalarBlocks {
      * byte and clipped to [0, 15], two to a byte (value j low, j + 16 high).
      */
     public static void quantizeQ4_0(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        float[] x = new float[32];
         int[] q = new int[32];
+        byte[] out = new byte[18];
         for (long b = 0; b < blocks; b++, so += 128, dOff += 18) {
+            MemorySegment.copy(s, F32, so, x, 0, 32);
             float amax = -1;
             float max = 0;
             for (int j = 0; j < 32; j++) {
-                float x = s.get(F32, so + 4L * j);
-                if (Math.abs(x) > amax) {
-                    amax = Math.abs(x);
-                    max = x;
+                if (Math.abs(x[j]) > amax) {
+                    amax = Math.abs(x[j]);
+                    max = x[j];
                 }
             }
             float scale = max / -8f;
             float inverse = scale == 0 ? 0 : 1f / scale;
             for (int j = 0; j < 32; j++) {
                 // astype(uint8) then clip(0, 15), as the reference: the byte wraps before the clip.
-                q[j] = Math.min(15, x86Cast(s.get(F32, so + 4L * j) * inverse + 8.5f) & 0xFF);
+                q[j] = Math.min(15, x86Cast(x[j] * inverse + 8.5f) & 0xFF);
             }
-            d.set(F16, dOff, Float.floatToFloat16(scale));
+            short h = Float.floatToFloat16(scale);
+            out[0] = (byte) h;
+            out[1] = (byte) (h >> 8);
             for (int j = 0; j < 16; j++) {
-                d.set(ValueLayout.JAVA_BYTE, dOff + 2 + j, (byte) (q[j] | q[j + 16] << 4));
+                out[2 + j] = (byte) (q[j] | q[j + 16] << 4);
             }
+            MemorySegment.copy(out, 0, d, ValueLayout.JAVA_BYTE, dOff, 18);
         }
     }
 }

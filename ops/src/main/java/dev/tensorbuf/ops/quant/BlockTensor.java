@@ -1,0 +1,412 @@
+package dev.tensorbuf.ops.quant;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.ops.copy.CopyEngine;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.BlockType;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.TensorView;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A block-quantized tensor as a value: a {@link BlockType}, logical dims (row-major, the innermost
+ * one a whole number of blocks), and where its rows are. Ops that keep whole blocks along the
+ * innermost dim make new values over the same bytes: slices of any outer dim (and of the innermost
+ * at block boundaries), selecting one index of an outer dim (one expert of a stacked
+ * {@code [experts, rows, cols]} tensor), permutations and (over dense outer dims) reshapes that keep
+ * the innermost dim last, and concatenation along an outer dim. Values are read by
+ * {@link #dequantize(TensorView)} into any view the copy engine writes.
+ * {@snippet :
+ * // 8 experts of [14336, 4096] Q4_K weights, stacked as GGUF MoE files hold them
+ * BlockTensor experts = BlockTensor.of(buffer, BlockType.Q4_K, 8, 14336, 4096);
+ * BlockTensor e3 = experts.select(0, 3);            // Q4_K[14336, 4096], no copy
+ * BlockTensor top = e3.slice(0, 0, 128);            // Q4_K[128, 4096]
+ * top.dequantize(TensorView.of(out, "bf16[4096,128]{0,1}"));  // into a transposed bf16 layout
+ * experts.slice(2, 0, 100);
+ * // IllegalArgumentException: "slice [0, 100) of the innermost dim of Q4_K[8, 14336, 4096] cuts a 256-value block"
+ * }
+ *
+ * <p>Concatenations are held as parts, each a strided run of rows with its place in the whole; ops
+ * on the whole apply to every part. A reshape of a concatenation, or of outer dims whose strides
+ * do not merge, is refused with the reason.
+ */
+public final class BlockTensor {
+    // Dequantization goes row block by row block into f32 scratch of about this many values,
+    // then through the copy engine into the destination's layout and type. This is the interim
+    // path: the planner's block-quantized piece kind will replace the scratch and the copy.
+    private static final long CHUNK_VALUES = 1 << 16;
+
+    /** A strided run of rows: its origin in the whole, its dims, where its first row is, and the byte stride of each outer dim. */
+    private record Part(Buffer buffer, long[] origin, long[] dims, long byteOffset, long[] outerStrides) {
+    }
+
+    private final BlockType type;
+    private final long[] dims;
+    private final List<Part> parts;
+
+    private BlockTensor(BlockType type, long[] dims, List<Part> parts) {
+        this.type = type;
+        this.dims = dims;
+        this.parts = List.copyOf(parts);
+    }
+
+    /**
+     * {@return the tensor of these dims stored row-major from the start of {@code buffer}, as GGUF
+     * holds it}
+     *
+     * @throws IllegalArgumentException if there are no dims, the innermost is not a whole number
+     *     of blocks, the size overflows, or the buffer is smaller than the tensor
+     */
+    public static BlockTensor of(Buffer buffer, BlockType type, long... dims) {
+        Objects.requireNonNull(buffer, "buffer");
+        Objects.requireNonNull(type, "type");
+        String what = type + Arrays.toString(dims);
+        if (dims.length == 0) {
+            throw new IllegalArgumentException(what + ": a block-quantized tensor has at least one dim, the one cut into blocks");
+        }
+        long count = Extents.elementCount(what, dims);
+        long inner = dims[dims.length - 1];
+        if (inner % type.blockValues() != 0) {
+            throw new IllegalArgumentException(what + ": the innermost dim " + inner + " is not a whole number of "
+                    + type.blockValues() + "-value blocks");
+        }
+        long bytes = type.byteSize(count);
+        if (bytes > buffer.byteSize()) {
+            throw new IllegalArgumentException(what + " needs " + bytes + " bytes, the buffer has " + buffer.byteSize());
+        }
+        long[] strides = new long[dims.length - 1];
+        long stride = type.byteSize(inner);
+        for (int d = dims.length - 2; d >= 0; d--) {
+            strides[d] = stride;
+            stride = d == 0 ? stride : Math.multiplyExact(stride, dims[d]);
+        }
+        return new BlockTensor(type, dims.clone(), List.of(new Part(buffer, new long[dims.length], dims.clone(), 0, strides)));
+    }
+
+    /** {@return the block type} */
+    public BlockType type() {
+        return type;
+    }
+
+    /** {@return the logical dims, outermost first} */
+    public List<Long> dims() {
+        return Arrays.stream(dims).boxed().toList();
+    }
+
+    /** {@return the rank} */
+    public int rank() {
+        return dims.length;
+    }
+
+    /** {@return how many strided parts hold the rows: 1 unless concatenated} */
+    public int partCount() {
+        return parts.size();
+    }
+
+    private String describe() {
+        return type + Arrays.toString(dims);
+    }
+
+    private void checkDim(int dim, String op) {
+        if (dim < 0 || dim >= dims.length) {
+            throw new IndexOutOfBoundsException(op + " dim " + dim + " of " + describe() + ": dims are 0 to " + (dims.length - 1));
+        }
+    }
+
+    /**
+     * {@return the values {@code [start, end)} of dim {@code dim}} The innermost dim slices at
+     * block boundaries only: a slice inside a block is not a value of this type (read it through
+     * {@link #dequantize} of the whole blocks).
+     *
+     * @throws IndexOutOfBoundsException if the dim or the range is out of bounds
+     * @throws IllegalArgumentException if an innermost slice cuts a block
+     */
+    public BlockTensor slice(int dim, long start, long end) {
+        checkDim(dim, "slice");
+        if (start < 0 || end < start || end > dims[dim]) {
+            throw new IndexOutOfBoundsException("slice [" + start + ", " + end + ") of dim " + dim + " of " + describe()
+                    + ": expected 0 <= start <= end <= " + dims[dim]);
+        }
+        boolean inner = dim == dims.length - 1;
+        if (inner && (start % type.blockValues() != 0 || end % type.blockValues() != 0)) {
+            throw new IllegalArgumentException("slice [" + start + ", " + end + ") of the innermost dim of " + describe()
+                    + " cuts a " + type.blockValues() + "-value block");
+        }
+        List<Part> out = new ArrayList<>();
+        for (Part p : parts) {
+            long lo = Math.max(start, p.origin()[dim]);
+            long hi = Math.min(end, p.origin()[dim] + p.dims()[dim]);
+            if (lo >= hi && !(start == end && out.isEmpty() && parts.getFirst() == p)) {
+                continue;
+            }
+            hi = Math.max(lo, hi);
+            long local = lo - p.origin()[dim];
+            long[] origin = p.origin().clone();
+            origin[dim] = lo - start;
+            long[] pd = p.dims().clone();
+            pd[dim] = hi - lo;
+            long offset = p.byteOffset() + (inner ? type.byteSize(local) : local * p.outerStrides()[dim]);
+            out.add(new Part(p.buffer(), origin, pd, offset, p.outerStrides()));
+        }
+        long[] nd = dims.clone();
+        nd[dim] = end - start;
+        return new BlockTensor(type, nd, out);
+    }
+
+    /**
+     * {@return index {@code index} of outer dim {@code dim}, that dim dropped}: one expert of a
+     * stacked tensor
+     *
+     * @throws IllegalArgumentException for the innermost dim, which holds blocks
+     * @throws IndexOutOfBoundsException if the dim or index is out of bounds
+     */
+    public BlockTensor select(int dim, long index) {
+        checkDim(dim, "select");
+        if (dim == dims.length - 1) {
+            throw new IllegalArgumentException("select of the innermost dim of " + describe() + ": it holds the blocks;"
+                    + " select an outer dim");
+        }
+        if (index < 0 || index >= dims[dim]) {
+            throw new IndexOutOfBoundsException("index " + index + " out of bounds [0, " + dims[dim] + ") for dim " + dim
+                    + " of " + describe());
+        }
+        BlockTensor one = slice(dim, index, index + 1);
+        List<Part> out = new ArrayList<>();
+        for (Part p : one.parts) {
+            out.add(new Part(p.buffer(), drop(p.origin(), dim), drop(p.dims(), dim), p.byteOffset(), drop(p.outerStrides(), dim)));
+        }
+        return new BlockTensor(type, drop(dims, dim), out);
+    }
+
+    private static long[] drop(long[] a, int i) {
+        long[] out = new long[a.length - 1];
+        System.arraycopy(a, 0, out, 0, i);
+        System.arraycopy(a, i + 1, out, i, a.length - 1 - i);
+        return out;
+    }
+
+    /**
+     * {@return the dims in another order: output dim {@code i} is input dim {@code permutation[i]}}
+     * The innermost dim stays innermost.
+     *
+     * @throws IllegalArgumentException if {@code permutation} is not one of the dims, or moves the innermost dim
+     */
+    public BlockTensor transpose(int... permutation) {
+        int r = dims.length;
+        boolean[] seen = new boolean[r];
+        if (permutation.length != r) {
+            throw new IllegalArgumentException("permutation " + Arrays.toString(permutation) + " of " + describe()
+                    + " has " + permutation.length + " entries, expected " + r);
+        }
+        for (int p : permutation) {
+            if (p < 0 || p >= r || seen[p]) {
+                throw new IllegalArgumentException("permutation " + Arrays.toString(permutation) + " of " + describe()
+                        + " is not a permutation of 0 to " + (r - 1));
+            }
+            seen[p] = true;
+        }
+        if (permutation[r - 1] != r - 1) {
+            throw new IllegalArgumentException("permutation " + Arrays.toString(permutation) + " of " + describe()
+                    + " moves the innermost dim, which holds the blocks: dequantize into a transposed view instead");
+        }
+        List<Part> out = new ArrayList<>();
+        for (Part p : parts) {
+            long[] origin = new long[r];
+            long[] pd = new long[r];
+            long[] strides = new long[r - 1];
+            for (int i = 0; i < r; i++) {
+                origin[i] = p.origin()[permutation[i]];
+                pd[i] = p.dims()[permutation[i]];
+                if (i < r - 1) {
+                    strides[i] = p.outerStrides()[permutation[i]];
+                }
+            }
+            out.add(new Part(p.buffer(), origin, pd, p.byteOffset(), strides));
+        }
+        long[] nd = new long[r];
+        for (int i = 0; i < r; i++) {
+            nd[i] = dims[permutation[i]];
+        }
+        return new BlockTensor(type, nd, out);
+    }
+
+    /**
+     * {@return the same values under new outer dims} The innermost dim stays as it is, and the outer
+     * dims must be dense in row-major order (as a file holds them, or after slicing dim 0), so that
+     * the new dims have strides.
+     *
+     * @throws IllegalArgumentException if the innermost dim or the element count changes, the
+     *     tensor is a concatenation, or its outer dims are not dense row-major
+     */
+    public BlockTensor reshape(long... newDims) {
+        String what = "reshape of " + describe() + " to " + Arrays.toString(newDims);
+        if (newDims.length == 0 || newDims[newDims.length - 1] != dims[dims.length - 1]) {
+            throw new IllegalArgumentException(what + ": the innermost dim, which holds the blocks, must stay "
+                    + dims[dims.length - 1]);
+        }
+        if (Extents.elementCount(what, newDims) != Extents.elementCount(what, dims)) {
+            throw new IllegalArgumentException(what + ": the element counts differ");
+        }
+        if (parts.size() != 1) {
+            throw new IllegalArgumentException(what + ": it is a concatenation of " + parts.size() + " parts; reshape the"
+                    + " parts before concatenating them");
+        }
+        Part p = parts.getFirst();
+        long row = type.byteSize(dims[dims.length - 1]);
+        long expected = row;
+        for (int d = dims.length - 2; d >= 0; d--) {
+            if (dims[d] > 1 && p.outerStrides()[d] != expected) {
+                throw new IllegalArgumentException(what + ": outer dim " + d + " has byte stride " + p.outerStrides()[d]
+                        + ", not the dense " + expected + " a reshape needs");
+            }
+            expected = Math.multiplyExact(expected, dims[d]);
+        }
+        long[] strides = new long[newDims.length - 1];
+        long stride = row;
+        for (int d = newDims.length - 2; d >= 0; d--) {
+            strides[d] = stride;
+            stride = Math.multiplyExact(stride, newDims[d]);
+        }
+        return new BlockTensor(type, newDims.clone(), List.of(new Part(p.buffer(), new long[newDims.length], newDims.clone(),
+                p.byteOffset(), strides)));
+    }
+
+    /**
+     * {@return the tensors one after another along outer dim {@code dim}}
+     *
+     * @throws IllegalArgumentException if there are none, their types or ranks differ, their other
+     *     dims differ, or {@code dim} is the innermost
+     */
+    public static BlockTensor concatenate(int dim, List<BlockTensor> tensors) {
+        if (tensors.isEmpty()) {
+            throw new IllegalArgumentException("concatenate of no tensors");
+        }
+        BlockTensor first = tensors.getFirst();
+        first.checkDim(dim, "concatenate");
+        if (dim == first.rank() - 1) {
+            throw new IllegalArgumentException("concatenate along the innermost dim of " + first.describe()
+                    + ": it holds the blocks; concatenate along an outer dim");
+        }
+        long[] nd = first.dims.clone();
+        nd[dim] = 0;
+        List<Part> out = new ArrayList<>();
+        for (BlockTensor t : tensors) {
+            boolean same = t.type == first.type && t.rank() == first.rank();
+            for (int d = 0; same && d < t.rank(); d++) {
+                same = d == dim || t.dims[d] == first.dims[d];
+            }
+            if (!same) {
+                throw new IllegalArgumentException("concatenate along dim " + dim + " of " + first.describe() + " and "
+                        + t.describe() + ": types, ranks or other dims differ");
+            }
+            for (Part p : t.parts) {
+                long[] origin = p.origin().clone();
+                origin[dim] = Math.addExact(origin[dim], nd[dim]);
+                out.add(new Part(p.buffer(), origin, p.dims(), p.byteOffset(), p.outerStrides()));
+            }
+            nd[dim] = Math.addExact(nd[dim], t.dims[dim]);
+        }
+        return new BlockTensor(first.type, nd, out);
+    }
+
+    /** {@return the tensor dequantized into {@code dst}, with the default copy engine} */
+    public void dequantize(TensorView dst) {
+        dequantize(dst, CopyEngine.defaults());
+    }
+
+    /**
+     * Writes the dequantized values into {@code dst}: any element type the copy engine converts f32
+     * into (f32, f16, bf16, ...), any layout it writes (row-major, transposed, tiled). Each value is
+     * gguf-py's f32, then converted as the engine converts f32.
+     *
+     * @throws IllegalArgumentException if the dims differ or the type has no reference dequantization
+     */
+    public void dequantize(TensorView dst, CopyEngine engine) {
+        if (!dst.dims().equals(dims())) {
+            throw new IllegalArgumentException("dequantize " + describe() + " into " + dst + ": the dims differ");
+        }
+        if (!BlockKernels.canDequantize(type)) {
+            // The kernels' own refusal names the types there are.
+            BlockKernels.defaults().dequantize(type, MemorySegment.NULL, 0, MemorySegment.NULL, 0, 0);
+        }
+        int r = dims.length;
+        long inner = dims[r - 1];
+        if (Extents.elementCount("dims", dims) == 0) {
+            return;
+        }
+        long innerChunk = Math.max(type.blockValues(), CHUNK_VALUES / type.blockValues() * type.blockValues());
+        BlockKernels kernels = BlockKernels.defaults();
+        try (Allocator arena = Allocators.confined()) {
+            Buffer scratch = arena.allocate(4 * Math.max(CHUNK_VALUES, innerChunk), 64);
+            for (Part p : parts) {
+                if (Extents.elementCount("dims", p.dims()) == 0) {
+                    continue;
+                }
+                long rows = r == 1 ? 1 : p.dims()[r - 2];
+                long rowsPerChunk = inner >= CHUNK_VALUES ? 1 : Math.max(1, CHUNK_VALUES / inner);
+                long[] prefix = new long[Math.max(0, r - 2)];
+                do {
+                    long base = p.byteOffset();
+                    for (int d = 0; d < prefix.length; d++) {
+                        base += prefix[d] * p.outerStrides()[d];
+                    }
+                    for (long row = 0; row < rows; row += rowsPerChunk) {
+                        long nRows = Math.min(rowsPerChunk, rows - row);
+                        for (long col = 0; col < p.dims()[r - 1]; col += innerChunk) {
+                            long nCols = Math.min(innerChunk, p.dims()[r - 1] - col);
+                            for (long k = 0; k < nRows; k++) {
+                                long at = base + (r == 1 ? 0 : (row + k) * p.outerStrides()[r - 2]) + type.byteSize(col);
+                                kernels.dequantize(type, p.buffer().segment(), at, scratch.segment(), 4 * k * nCols,
+                                        nCols / type.blockValues());
+                            }
+                            long[] lo = new long[r];
+                            long[] hi = new long[r];
+                            long[] sdims = new long[r];
+                            for (int d = 0; d < prefix.length; d++) {
+                                lo[d] = p.origin()[d] + prefix[d];
+                                hi[d] = lo[d] + 1;
+                                sdims[d] = 1;
+                            }
+                            if (r >= 2) {
+                                lo[r - 2] = p.origin()[r - 2] + row;
+                                hi[r - 2] = lo[r - 2] + nRows;
+                                sdims[r - 2] = nRows;
+                            }
+                            lo[r - 1] = p.origin()[r - 1] + col;
+                            hi[r - 1] = lo[r - 1] + nCols;
+                            sdims[r - 1] = nCols;
+                            long[] ones = new long[r];
+                            Arrays.fill(ones, 1);
+                            TensorView from = TensorView.of(scratch, ArrayShape.of(DType.F32, sdims));
+                            engine.copy(from, Ops.slice(dst, lo, hi, ones));
+                        }
+                    }
+                } while (next(prefix, p.dims()));
+            }
+        }
+    }
+
+    /** Steps the odometer over the outer dims but the last; false once every index was visited. */
+    private static boolean next(long[] prefix, long[] dims) {
+        for (int d = prefix.length - 1; d >= 0; d--) {
+            if (++prefix[d] < dims[d]) {
+                return true;
+            }
+            prefix[d] = 0;
+        }
+        return false;
+    }
+
+    @Override
+    public String toString() {
+        return describe() + (parts.size() == 1 ? "" : " (" + parts.size() + " parts)");
+    }
+}
