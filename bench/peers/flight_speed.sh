@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fetching a tensor over loopback (Arrow Flight): tensorbuf serve with TensorClient, from one server and
 # from two at once, beside a pyarrow.flight server in Python serving the same array and beside
-# MemorySegment.copy of the same bytes. Usage: bench/peers/flight_speed.sh [MiB=1024] [REPS=5]
+# MemorySegment.copy of the same bytes. Usage: bench/peers/flight_speed.sh [MiB=1024] [REPS=5] [BATCH_BYTES=16777216]
 # Needs the net module's test classes (mvn -B -q -pl net -am test-compile) and Python with numpy and pyarrow
 # (PYTHON=..., default python3). Everything runs on this machine: note its load (uptime) beside the numbers.
 set -euo pipefail
@@ -20,5 +20,6 @@ uptime
 "$java" --enable-native-access=ALL-UNNAMED --add-opens=java.base/jdk.internal.misc=ALL-UNNAMED \
   --add-opens=java.base/java.nio=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow --add-modules jdk.incubator.vector \
   -Xmx4g -cp "$cp" dev.tensorbuf.net.FlightSpeed "$work" "$mib" "$reps" "$python" "$root/bench/peers/flight_server.py" \
+  "${3:-16777216}" \
   2> >(grep -v 'Using incubator modules' >&2)
 uptime

@@ -26,7 +26,7 @@ import java.util.Locale;
  * serving the same array, beside {@code MemorySegment.copy} of the same bytes. Prints one line
  * per case: best and median GB/s of {@code reps} runs.
  *
- * <p>Usage: {@code FlightSpeed DIR MiB REPS PYTHON PY_SERVER_SCRIPT}
+ * <p>Usage: {@code FlightSpeed DIR MiB REPS PYTHON PY_SERVER_SCRIPT [BATCH_BYTES]}
  */
 public final class FlightSpeed {
     private FlightSpeed() {
@@ -38,6 +38,7 @@ public final class FlightSpeed {
         int reps = Integer.parseInt(args[2]);
         String python = args[3];
         String pyServer = args[4];
+        long batchBytes = args.length > 5 ? Long.parseLong(args[5]) : TensorServer.Options.defaults().batchBytes();
         long cols = 1024;
         long rows = mib * (1 << 20) / (cols * 4);
         long bytes = rows * cols * 4;
@@ -58,17 +59,17 @@ public final class FlightSpeed {
                     s.asSlice(half * cols * 4, (rows - half) * cols * 4)));
             Buffer dst = arena.allocate(bytes);
             TensorView into = TensorView.strided(dst, DType.F32, StridedLayout.packed(rows, cols));
-            System.out.printf(Locale.ROOT, "tensor f32[%d,%d], %d bytes, %d runs each, %d cores%n", rows, cols, bytes, reps,
-                    Runtime.getRuntime().availableProcessors());
+            System.out.printf(Locale.ROOT, "tensor f32[%d,%d], %d bytes, %d runs each, %d-byte batches, %d cores%n", rows, cols,
+                    bytes, reps, batchBytes, Runtime.getRuntime().availableProcessors());
 
             report("MemorySegment.copy", bytes, reps, () -> MemorySegment.copy(s, 0, dst.segment(), 0, bytes));
-            try (TensorServer one = TensorServer.start(whole, TensorServer.Options.defaults().withPort(0));
+            try (TensorServer one = TensorServer.start(whole, TensorServer.Options.defaults().withPort(0).withBatchBytes(batchBytes));
                  TensorClient c = client(one.location().getUri())) {
                 report("tensorbuf serve, 1 server", bytes, reps, () -> c.fetch(TensorTicket.of("x.npy", ""), into, n -> { }));
                 check(x, into);
             }
-            try (TensorServer sa = TensorServer.start(a, TensorServer.Options.defaults().withPort(0));
-                 TensorServer sb = TensorServer.start(b, TensorServer.Options.defaults().withPort(0));
+            try (TensorServer sa = TensorServer.start(a, TensorServer.Options.defaults().withPort(0).withBatchBytes(batchBytes));
+                 TensorServer sb = TensorServer.start(b, TensorServer.Options.defaults().withPort(0).withBatchBytes(batchBytes));
                  TensorClient ca = client(sa.location().getUri());
                  TensorClient cb = client(sb.location().getUri())) {
                 report("tensorbuf serve, 2 servers at once", bytes, reps, () -> TensorClient.fetchAll(List.of(
