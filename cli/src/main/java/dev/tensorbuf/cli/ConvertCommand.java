@@ -186,7 +186,7 @@ final class ConvertCommand implements Command {
             }
             long bytes = target.arraySize();
             Path wrote = outPath;
-            if (StagedWrites.handles(target)) {
+            if (StagedWrites.handles(target) && outFormat != Format.ARROW) {
                 // Row-major whole-byte output: piece by piece through a small buffer into the file.
                 try (StagedWrites staged = new StagedWrites();
                      Progress progress = Progress.start(in.err(), in.flag("quiet"), bytes)) {
@@ -196,6 +196,7 @@ final class ConvertCommand implements Command {
                         case SAFETENSORS -> wrote = TensorFiles.writeSafetensors(outPath, Map.of(input.name(), target),
                                 Map.of(), Map.of(input.name(), data), maxShard);
                         case RAW -> TensorFiles.writeRaw(outPath, data);
+                        case ARROW -> throw new IllegalStateException("an .arrow file is written whole");
                     }
                     progress.finish();
                 }
@@ -303,13 +304,14 @@ final class ConvertCommand implements Command {
             case SAFETENSORS -> TensorFiles.openSafetensors(file, in.value("tensor"), null,
                     "--tensor NAME (or convert them all, to a .safetensors OUT)");
             case RAW -> openRaw(in, file, stem);
+            case ARROW -> TensorFiles.openArrow(file, in.value("tensor"), "--tensor NAME");
         };
     }
 
     /** Refuses the input options that do not fit the input's format. */
     private static void checkInputOptions(Invocation in, Path file, Format format) {
-        if (format != Format.SAFETENSORS && in.value("tensor") != null) {
-            throw new UsageException("--tensor picks a tensor of a safetensors input; " + file + " is not one");
+        if (format != Format.SAFETENSORS && format != Format.ARROW && in.value("tensor") != null) {
+            throw new UsageException("--tensor picks a tensor of a safetensors or .arrow input; " + file + " is neither");
         }
         if (format != Format.NPY && in.value("from-dtype") != null) {
             throw new UsageException("--from-dtype names the type of a void .npy input; " + file + " is not a .npy file"

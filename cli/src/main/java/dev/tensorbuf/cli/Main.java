@@ -43,6 +43,8 @@ public final class Main {
                 new ConvertCommand(),
                 new PlanCommand(),
                 new RunCommand(),
+                new ServeCommand(),
+                new FetchCommand(),
                 new BenchCommand());
         for (Command c : all) {
             m.put(c.name(), c);

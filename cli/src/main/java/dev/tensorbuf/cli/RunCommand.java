@@ -191,6 +191,11 @@ final class RunCommand implements Command {
                 opened.add(t.owner());
                 yield t.view();
             }
+            case ARROW -> {
+                TensorFiles.Opened t = TensorFiles.openArrow(file, null, "a file of one tensor column");
+                opened.add(t.owner());
+                yield t.view();
+            }
             case RAW -> {
                 ArrayShape laidOut = parameter.laidOut();
                 TensorFiles.Opened raw = TensorFiles.openRaw(file, laidOut,

@@ -11,9 +11,12 @@ import dev.tensorbuf.interop.SafetensorsTensor;
 import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
+import dev.tensorbuf.net.ArrowTensorFiles;
+import dev.tensorbuf.net.FixedShapeTensorType;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaLayout;
 import java.io.IOException;
@@ -35,7 +38,7 @@ import java.util.function.LongConsumer;
 /**
  * Tensor files as {@code convert} and {@code run} read and write them, the format chosen by the
  * file's extension: {@code .npy}, {@code .safetensors} (or a sharded checkpoint's
- * {@code *.safetensors.index.json}), raw bytes otherwise. One place decides
+ * {@code *.safetensors.index.json}), {@code .arrow}, raw bytes otherwise. One place decides
  * which types each format holds, so both commands refuse the same files with the same advice,
  * and before any work is done.
  *
@@ -55,9 +58,11 @@ final class TensorFiles {
 
     /** A file format, from the file's extension. */
     enum Format {
-        NPY, SAFETENSORS, RAW;
+        NPY, SAFETENSORS, RAW,
+        /** An Arrow IPC file ({@code .arrow}; read as a file or a stream): one arrow.fixed_shape_tensor column per tensor. */
+        ARROW;
 
-        /** {@return the name people know it by: "npy", "safetensors", "raw"} */
+        /** {@return the name people know it by: "npy", "safetensors", "raw", "arrow"} */
         String label() {
             return name().toLowerCase(Locale.ROOT);
         }
@@ -70,7 +75,8 @@ final class TensorFiles {
     static Format formatOf(Path file) {
         String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
         return name.endsWith(".npy") ? Format.NPY
-                : name.endsWith(".safetensors") || SafetensorsCheckpoint.isIndex(file) ? Format.SAFETENSORS : Format.RAW;
+                : name.endsWith(".safetensors") || SafetensorsCheckpoint.isIndex(file) ? Format.SAFETENSORS
+                : name.endsWith(".arrow") ? Format.ARROW : Format.RAW;
     }
 
     /**
@@ -98,6 +104,15 @@ final class TensorFiles {
         if (format == Format.SAFETENSORS && dtype.safetensorsName().isEmpty()) {
             throw new UsageException(what + " is " + dtype + ", which safetensors has no dtype for; " + otherwise);
         }
+        if (format == Format.ARROW) {
+            try {
+                FixedShapeTensorType.of(dtype, List.of()).field("x");
+            } catch (IllegalArgumentException e) {
+                throw new UsageException(what + " is " + dtype + ", which an .arrow file cannot hold (" + e.getMessage()
+                        + "); " + (safetensorsHolds ? "write " + sibling(file, ".safetensors") + " instead, which holds "
+                        + dtype : otherwise));
+            }
+        }
         if (format == Format.SAFETENSORS && packsUnevenly(dtype)) {
             throw new UsageException(what + " is " + dtype + ", which safetensors (" + dtype.safetensorsName().orElseThrow()
                     + ") " + PACKED_SIX_BITS + "; " + otherwise);
@@ -118,6 +133,9 @@ final class TensorFiles {
             case SAFETENSORS -> SafetensorsFile.whyNotWritable(shape);
             // Dims np.load refuses (more than 64, or a byte count past its intp even when empty).
             case NPY -> Npy.whyNotWritable(shape);
+            // A column's rows are dim 0: a scalar has none.
+            case ARROW -> shape.rank() == 0 ? Optional.of("an .arrow column holds rows along dim 0, which a scalar has not")
+                    : Optional.empty();
             default -> Optional.empty();
         };
         if (refused.isPresent()) {
@@ -260,6 +278,36 @@ final class TensorFiles {
                 }
             }
             case RAW -> throw new IllegalArgumentException("raw output is written in pieces by its command: " + file);
+            case ARROW -> {
+                long[] dims = tensor.dims().stream().mapToLong(Long::longValue).toArray();
+                Buffer bytes = Buffers.foreign(tensor.bytes(), MemorySpace.HOST, "convert", () -> { });
+                ArrowTensorFiles.write(file, Map.of(name, TensorView.strided(bytes, tensor.dtype(), StridedLayout.packed(dims))));
+            }
+        }
+    }
+
+    /**
+     * Opens one tensor column of an Arrow IPC file (or stream): {@code name} when given, else the
+     * file's only tensor column.
+     *
+     * @throws IllegalArgumentException when no column is picked, listing those there are
+     */
+    static Opened openArrow(Path file, String name, String howToName) throws IOException {
+        refuseArchive(file, false);
+        ArrowTensorFiles.Tensors t = ArrowTensorFiles.read(file);
+        try {
+            String picked = name;
+            if (picked == null) {
+                if (t.names().size() != 1) {
+                    throw new IllegalArgumentException(file + " holds " + t.names().size() + " tensor columns " + t.names()
+                            + "; pick one with " + howToName);
+                }
+                picked = t.names().getFirst();
+            }
+            return new Opened(t.view(picked), picked, t);
+        } catch (RuntimeException e) {
+            t.close();
+            throw e;
         }
     }
 

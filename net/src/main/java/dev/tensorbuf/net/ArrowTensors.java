@@ -31,13 +31,11 @@ import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
  * one; a column is read as a view over Arrow's own buffer, a transpose view when it has a
  * permutation.
  * {@snippet :
- * try (BufferAllocator arrow = ArrowTensors.allocator();
- *      Allocator arena = Allocators.shared()) {
- *     TensorView x = TensorView.of(arena.allocate(24), "f32[2,3]{1,0}");   // 2 rows of f32[3]
- *     TensorView t = Ops.transpose(TensorView.of(arena.allocate(24), "f32[2,3]{1,0}"), 1, 0);
- *     try (FieldVector column = ArrowTensors.toVector("t", Ops.reshape(t, 1, 3, 2), arrow)) {
+ * try (BufferAllocator arrow = ArrowTensors.allocator(); Allocator arena = Allocators.shared()) {
+ *     TensorView rows = TensorView.of(arena.allocate(4 * 2 * 3 * 4), "f32[4,2,3]{2,1,0}");   // 4 rows of f32[2,3]
+ *     try (FieldVector column = ArrowTensors.toVector("t", Ops.transpose(rows, 0, 2, 1), arrow)) {
  *         FixedShapeTensorType.ofField(column.getField()).orElseThrow().metadataJson();
- *         // {"shape":[2,3],"permutation":[1,0]}: t's bytes, not a copy
+ *         // {"shape":[2,3],"permutation":[1,0]}: rows of f32[3,2] over rows' own bytes, not a copy
  *     }
  * }
  * }

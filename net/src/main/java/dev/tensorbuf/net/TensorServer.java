@@ -172,6 +172,27 @@ public final class TensorServer implements AutoCloseable {
         return server.getPort();
     }
 
+    /**
+     * {@return how many tensors {@code ListFlights} offers now: those of the readable files, of
+     * rank 1 or more and of a type Arrow holds}
+     *
+     * @throws IOException if the directory cannot be walked
+     */
+    public int tensorCount() throws IOException {
+        int n = 0;
+        for (TensorDirectory.Entry e : directory.list()) {
+            try {
+                if (!e.dims().isEmpty()) {
+                    FixedShapeTensorType.of(e.dtype(), java.util.List.of()).field("tensor");
+                    n++;
+                }
+            } catch (IllegalArgumentException unsupported) {
+                // not offered
+            }
+        }
+        return n;
+    }
+
     /** {@return the served directory's real path} */
     public Path directory() {
         return directory.root();

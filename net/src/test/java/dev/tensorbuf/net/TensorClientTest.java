@@ -86,6 +86,21 @@ class TensorClientTest {
         }
     }
 
+    /** Found by bench/peers/flight_speed.sh: 16 MiB batches past the flow-control window stalled for the server's 120 s wait. */
+    @Test
+    void aStreamOfBatchesLargerThanTheFlowControlWindowDoesNotStall() throws Exception {
+        try (Allocator arena = Allocators.shared()) {
+            TensorView big = counting(arena, 64, 65536); // 16 MiB in 4 MiB batches
+            Npy.write(dir.resolve("big.npy"), DenseTensor.of(big));
+            try (TensorServer s = TensorServer.start(dir, TensorServer.Options.defaults().withPort(0).withBatchBytes(4 << 20));
+                 TensorClient c = TensorClient.connect(URI.create(s.location().getUri().toString()),
+                         TensorClient.Options.defaults().withTimeout(Duration.ofSeconds(50)))) {
+                TensorView got = c.fetch(TensorTicket.of("big.npy", ""), arena);
+                assertEquals(-1, big.buffer().segment().mismatch(got.buffer().segment()));
+            }
+        }
+    }
+
     @Test
     void aBearerTokenIsRequiredWhenSet() throws Exception {
         try (Allocator arena = Allocators.shared()) {

@@ -38,8 +38,10 @@ class MainFuzzTest {
             args.clear();
         }
         // demo and bench run real workloads for seconds, by design (their own tests cover them);
-        // fuzzing their options goes through --help instead, which parses nothing heavy.
-        if (!args.isEmpty() && (args.getFirst().equals("demo") || args.getFirst().equals("bench"))) {
+        // serve runs until stopped and fetch connects to the host it is given (fuzzed hosts must get
+        // no traffic; NetCommandsTest covers both on loopback): fuzzing their options goes through
+        // --help instead, which parses nothing heavy.
+        if (!args.isEmpty() && List.of("demo", "bench", "serve", "fetch").contains(args.getFirst())) {
             args.add(1, "--help");
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream();

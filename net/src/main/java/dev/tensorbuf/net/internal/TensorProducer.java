@@ -161,9 +161,8 @@ public final class TensorProducer extends NoOpFlightProducer {
             listener.start(root);
             for (long r = 0; r < rows; r += perBatch) {
                 long end = Math.min(rows, r + perBatch);
-                BackpressureStrategy.WaitResult ready = backpressure.waitForListener(CLIENT_WAIT_MILLIS);
-                if (ready != BackpressureStrategy.WaitResult.READY) {
-                    if (ready == BackpressureStrategy.WaitResult.TIMEOUT) {
+                if (!awaitReady(listener, backpressure)) {
+                    if (!listener.isCancelled()) {
                         listener.error(CallStatus.TIMED_OUT.withDescription(what + ": the client read nothing for "
                                 + CLIENT_WAIT_MILLIS / 1000 + " s").toRuntimeException());
                     }
@@ -181,6 +180,24 @@ public final class TensorProducer extends NoOpFlightProducer {
             listener.error(CallStatus.INTERNAL.withDescription(what + ": the server failed while streaming: " + e)
                     .toRuntimeException());
         }
+    }
+
+    /**
+     * Waits until gRPC takes more of the stream, or the client has gone; {@return whether to go on}
+     * The wait is short and repeated: Flight calls getStream on the call's own serializing
+     * executor, which is also where gRPC would deliver the on-ready callback, so that callback
+     * cannot arrive while we wait, and one long wait on it would last its whole timeout (the
+     * stall a 1 GiB fetch of 16 MiB batches showed). isReady() itself follows the transport.
+     */
+    private static boolean awaitReady(ServerStreamListener listener, BackpressureStrategy backpressure) {
+        long deadline = System.nanoTime() + CLIENT_WAIT_MILLIS * 1_000_000L;
+        while (!listener.isReady()) {
+            if (listener.isCancelled() || System.nanoTime() > deadline) {
+                return false;
+            }
+            backpressure.waitForListener(2);
+        }
+        return !listener.isCancelled();
     }
 
     private static TensorView rowsOf(TensorView v, long from, long to) {

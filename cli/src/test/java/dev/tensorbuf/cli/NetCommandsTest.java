@@ -1,0 +1,117 @@
+package dev.tensorbuf.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.interop.DenseTensor;
+import dev.tensorbuf.interop.Npy;
+import dev.tensorbuf.interop.NpyArray;
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.net.ArrowTensorFiles;
+import dev.tensorbuf.net.TensorServer;
+import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorView;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** convert to and from .arrow, fetch from a server on loopback, and serve's refusals. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class NetCommandsTest {
+    @TempDir
+    Path dir;
+
+    private static TensorView counting(Allocator arena, long... dims) {
+        TensorView v = TensorView.strided(arena.allocate(StridedLayout.packed(dims).elementCount() * 4), DType.F32,
+                StridedLayout.packed(dims));
+        double[] d = new double[(int) v.elementCount()];
+        for (int i = 0; i < d.length; i++) {
+            d[i] = i * 1.5 - 7;
+        }
+        v.copyFrom(d);
+        return v;
+    }
+
+    @Test
+    void convertWritesAndReadsArrowFiles() throws Exception {
+        try (Allocator arena = Allocators.shared()) {
+            TensorView x = counting(arena, 4, 2, 3);
+            Npy.write(dir.resolve("x.npy"), DenseTensor.of(x));
+            CliHarness r = CliHarness.run("convert", dir.resolve("x.npy").toString(), dir.resolve("x.arrow").toString(), "--quiet");
+            assertEquals(0, r.code(), r.err());
+            assertTrue(r.out().contains("f32[4,2,3]{2,1,0}") && r.out().contains("(arrow)"), r.out());
+            try (ArrowTensorFiles.Tensors t = ArrowTensorFiles.read(dir.resolve("x.arrow"))) {
+                assertEquals("x", t.names().getFirst());
+                assertArrayEquals(x.toFloatArray(), t.view("x").toFloatArray());
+            }
+            r = CliHarness.run("convert", dir.resolve("x.arrow").toString(), dir.resolve("t.npy").toString(),
+                    "--transpose", "0,2,1", "--quiet");
+            assertEquals(0, r.code(), r.err());
+            try (NpyArray t = Npy.map(dir.resolve("t.npy"))) {
+                assertArrayEquals(Ops.transpose(x, 0, 2, 1).toFloatArray(), t.view().toFloatArray());
+            }
+        }
+    }
+
+    @Test
+    void convertRefusesTypesArrowCannotHold() throws Exception {
+        try (Allocator arena = Allocators.shared()) {
+            Npy.write(dir.resolve("x.npy"), DenseTensor.of(counting(arena, 2, 2)));
+            CliHarness r = CliHarness.run("convert", dir.resolve("x.npy").toString(), dir.resolve("x.arrow").toString(),
+                    "--dtype", "bf16");
+            assertEquals(2, r.code());
+            assertTrue(r.err().startsWith("tensorbuf convert: the output is bf16, which an .arrow file cannot hold (bf16 has"
+                    + " no Arrow element type"), r.err());
+            assertTrue(Files.notExists(dir.resolve("x.arrow")));
+        }
+    }
+
+    @Test
+    void fetchWritesABoxAndListsTensors() throws Exception {
+        Path served = Files.createDirectories(dir.resolve("served"));
+        try (Allocator arena = Allocators.shared()) {
+            TensorView x = counting(arena, 5, 4);
+            Npy.write(served.resolve("x.npy"), DenseTensor.of(x));
+            try (TensorServer server = TensorServer.start(served, TensorServer.Options.defaults().withPort(0))) {
+                String uri = server.location().getUri().toString();
+                CliHarness r = CliHarness.run("fetch", uri, "--list");
+                assertEquals(0, r.code(), r.err());
+                assertEquals("x.npy  f32[5, 4]", r.out().strip());
+                Path out = dir.resolve("box.npy");
+                r = CliHarness.run("fetch", uri, "x.npy", out.toString(), "--start", "1,1", "--limit", "4,3");
+                assertEquals(0, r.code(), r.err());
+                assertTrue(r.out().startsWith(uri + " x.npy[1:4, 1:3] -> " + out + ": f32[3,2]{1,0}"), r.out());
+                try (NpyArray got = Npy.map(out)) {
+                    assertArrayEquals(Ops.slice(x, new long[] {1, 1}, new long[] {4, 3}, new long[] {1, 1}).toFloatArray(),
+                            got.view().toFloatArray());
+                }
+                r = CliHarness.run("fetch", uri, "../x.npy", dir.resolve("no.npy").toString());
+                assertEquals(2, r.code());
+                assertEquals("tensorbuf fetch: fetching ../x.npy from " + uri + " failed: UNAUTHORIZED: path '../x.npy'"
+                        + " climbs out of the served directory with '..'", r.err().strip());
+                assertTrue(Files.notExists(dir.resolve("no.npy")));
+            }
+        }
+    }
+
+    @Test
+    void serveRefusesBadOptionsBeforeServing() throws Exception {
+        CliHarness r = CliHarness.run("serve", dir.resolve("none").toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().startsWith("tensorbuf serve: no such file: "), r.err());
+        r = CliHarness.run("serve", dir.toString(), "--tls-cert", "c.pem");
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf serve: TLS needs both --tls-cert and --tls-key; got only --tls-cert", r.err().strip());
+        Files.writeString(dir.resolve("token"), "\n");
+        r = CliHarness.run("serve", dir.toString(), "--token-file", dir.resolve("token").toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().strip().endsWith("is empty; its first line is the token"), r.err());
+    }
+}
