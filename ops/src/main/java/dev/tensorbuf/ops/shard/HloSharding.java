@@ -17,7 +17,7 @@ import java.util.StringJoiner;
  * s.toString();          // "{devices=[2,1,2]<=[4] last_tile_dim_replicate}"
  * HloSharding.parse("{devices=[2,2]<=[2,2]T(0,1)}").toString();   // "{devices=[2,2]<=[4]}"
  * HloSharding.parse("{devices=[1,4]3,1,0,2 last_tile_dim_replicate}").toString(); // "{replicated}"
- * HloSharding.parse("{{replicated}, {maximal device=1}}"); // Tuple[elements=[{replicated}, {maximal device=1}]]
+ * HloSharding.parse("{{replicated}, {maximal device=1}}").getClass(); // HloSharding.Tuple
  * }
  *
  * <p>Parsing builds the sharding as XLA's parser does, through the same normalisations

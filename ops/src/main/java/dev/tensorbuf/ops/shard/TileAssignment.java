@@ -15,7 +15,7 @@ import java.util.List;
  * {@snippet :
  * TileAssignment t = TileAssignment.iota(List.of(2L, 2L), List.of(2L, 2L), List.of(1, 0));
  * t.devices();   // [0, 2, 1, 3]
- * t.deviceAt(1, 0); // 2
+ * t.deviceAt(0, 1); // 2
  * TileAssignment.iota(List.of(4L, 1L), List.of(2L, 2L), List.of(0, 1)).toString(); // "devices=[4,1]<=[4]"
  * }
  *

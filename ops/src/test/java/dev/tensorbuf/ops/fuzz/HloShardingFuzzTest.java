@@ -12,7 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Fuzzes XLA sharding text: what parses prints canonically and reads back to the same value,
+ * Fuzzes XLA sharding text: what parses prints canonically and, read once more, reaches a value that
+ * reads back to itself,
  * and a sharding that places elements gives every device a box of a small tensor of its rank.
  * Seeds and findings: {@code src/test/resources/dev/tensorbuf/ops/fuzz/HloShardingFuzzTestInputs/}.
  */
@@ -22,8 +23,12 @@ class HloShardingFuzzTest {
         String text = FuzzChecks.text(data);
         expectOnlyDocumentedExceptions(text, () -> {
             HloSharding sharding = HloSharding.parse(text);
-            String printed = sharding.toString();
-            assertRoundTrip(sharding, printed, HloSharding.parse(printed));
+            // XLA's printer is not always a fixed point of its parser: {devices=[1,3]<=[3]
+            // last_tile_dims={maximal, unreduced}} prints {devices=[3]<=[3] last_tile_dims={unreduced}},
+            // which reads back as {unreduced} (so in XLA too). One more reading reaches the fixed point.
+            HloSharding again = HloSharding.parse(sharding.toString());
+            String printed = again.toString();
+            assertRoundTrip(again, printed, HloSharding.parse(printed));
             if (sharding instanceof HloSharding.Tiled t && t.tiles().deviceCount() <= 4096) {
                 List<Long> dims = new ArrayList<>();
                 for (int i = 0; i < t.dataRank(); i++) {

@@ -49,6 +49,16 @@ class ShardingXlaAgreementTest {
             }
             inputs.add("{" + String.join(", ", elements) + "}");
         }
+        // What we print goes to XLA too: XLA's printer is not always a fixed point of its parser
+        // ({devices=[3]<=[3] last_tile_dims={unreduced}} reads back as {unreduced}), so re-reading
+        // a printed form is compared with XLA's reading of it, not with the form itself.
+        for (String input : List.copyOf(inputs)) {
+            try {
+                inputs.add(HloSharding.parse(input).toString());
+            } catch (TextFormatException e) {
+                // compared below, as the input
+            }
+        }
         Files.writeString(dir.resolve("in.txt"), String.join("\n", inputs) + "\n", StandardCharsets.UTF_8);
         PeerScripts.run(dir, "xla_shardings.py");
         List<String> lines = Files.readAllLines(dir.resolve("out.tsv"), StandardCharsets.UTF_8);
@@ -63,10 +73,12 @@ class ShardingXlaAgreementTest {
             } catch (TextFormatException e) {
                 ours = "ERROR " + e.getMessage();
             }
-            if (!ours.startsWith("ERROR")) {
-                assertEquals(ours, HloSharding.parse(ours).toString(), "printing is idempotent: " + parts[0]);
-            }
             boolean xlaRefused = parts[1].startsWith("ERROR");
+            if (xlaRefused && parts[0].contains("devices=[]<=[1]")) {
+                // XLA prints this (subgroups that all merged away) but does not read it; we read it back.
+                assertEquals(parts[0], ours);
+                continue;
+            }
             if (xlaRefused != ours.startsWith("ERROR") || (!xlaRefused && !ours.equals(parts[1]))) {
                 mismatches.add(parts[0] + "\n  XLA: " + parts[1] + "\n  ours: " + ours);
             }
