@@ -148,6 +148,27 @@ class PieceBoxesPropertyTest {
         assertArrayEquals(new float[6], base.toFloatArray(), "nothing written");
     }
 
+    /** Rank 0: one box with no dimensions, held by the fill of a pad that crops its only element, or by a part. */
+    @Test
+    void scalarsOfPiecesAreOneBoxOfThePieceThatHoldsThem() {
+        TensorView x = TensorView.strided(allocator.allocate(8), DType.F32, StridedLayout.packed(2));
+        x.copyFrom(new float[] {4, 5});
+        TensorView cropped = Ops.reshape(Ops.pad(x, new long[] {-2}, new long[] {1}, new long[] {0}, -3.0));
+        TensorView second = Ops.reshape(Ops.slice(Ops.concatenate(0, List.of(x, x)), new long[] {3}, new long[] {4},
+                new long[] {1}));
+        List<Integer> pieces = List.of(1, 1);
+        List<Float> values = List.of(-3f, 5f);
+        List<TensorView> sources = List.of(cropped, second);
+        for (int k = 0; k < 2; k++) {
+            TensorView dst = TensorView.strided(allocator.allocate(4), DType.F32, StridedLayout.packed());
+            CopyPlan.Explanation e = CopyEngine.of(1).explain(sources.get(k), dst);
+            assertEquals(List.of(new CopyPlan.Explanation.Piece(List.of(), List.of(), List.of(), pieces.get(k), 0, k == 0)),
+                    e.pieces(), e.toString());
+            CopyEngine.of(1).copy(sources.get(k), dst);
+            assertEquals(values.get(k), dst.getFloat());
+        }
+    }
+
     /** {@return the copies in {@code e} that go element by element and have elements to copy} */
     static long elementCopies(CopyPlan.Explanation e) {
         long n = e.route() == CopyPlan.Explanation.Route.ELEMENTS && e.elements() > 0 ? 1 : 0;
