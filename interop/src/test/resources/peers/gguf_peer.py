@@ -2,6 +2,7 @@
 
   gguf_peer.py read FILE OUT.json   GGUFReader reads FILE; its fields and tensors go to OUT.json
   gguf_peer.py write FILE OUT.json  GGUFWriter writes FILE; what it wrote goes to OUT.json
+  gguf_peer.py types OUT.json -     every ggml type's id and block sizes go to OUT.json
 
 Values are canonical: integers as integers, floats as the integer of their bits (f32 or f64),
 strings, booleans, arrays as lists. Tensors: name, type name, logical dims (outermost first), and
@@ -13,7 +14,7 @@ import sys
 
 import numpy as np
 import gguf
-from gguf import GGUFReader, GGUFWriter, GGUFValueType, GGMLQuantizationType
+from gguf import GGUFReader, GGUFWriter, GGUFValueType, GGMLQuantizationType, GGML_QUANT_SIZES
 
 
 def canon(vtype, value):
@@ -96,5 +97,11 @@ def write(path, out):
     print("wrote", len(tensors), "tensors")
 
 
+def types(out, _):
+    """Every ggml type gguf-py knows: id, values per block, bytes per block."""
+    json.dump({t.name: [int(t), *GGML_QUANT_SIZES[t]] for t in GGMLQuantizationType}, open(out, "w"))
+    print("types", len(GGMLQuantizationType))
+
+
 if __name__ == "__main__":
-    {"read": read, "write": write}[sys.argv[1]](sys.argv[2], sys.argv[3])
+    {"read": read, "write": write, "types": types}[sys.argv[1]](sys.argv[2], sys.argv[3])

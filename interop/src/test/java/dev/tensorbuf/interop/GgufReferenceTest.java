@@ -114,6 +114,20 @@ class GgufReferenceTest {
         }
     }
 
+    @Test
+    @SuppressWarnings("unchecked")
+    void typeIdsAndBlockSizesAreGgufPys() throws IOException {
+        PythonPeer.assumeModules("gguf", "numpy");
+        String out = PythonPeer.runScript("/peers/gguf_peer.py", dir, "types", dir.resolve("t.json").toString(), "-");
+        assertTrue(out.contains("types"), out);
+        Map<String, Object> theirs = Json.parseObject(Files.readString(dir.resolve("t.json")));
+        Map<String, Object> ours = new LinkedHashMap<>();
+        for (GgmlType t : GgmlType.values()) {
+            ours.put(t.name(), List.of((long) t.id(), (long) t.blockValues(), (long) t.blockBytes()));
+        }
+        assertEquals(theirs, ours);
+    }
+
     /** The peer's canonical form: numbers as integers, floats as their bits, arrays as lists. */
     static Map<String, Object> canonical(Map<String, GgufValue> metadata) {
         Map<String, Object> out = new LinkedHashMap<>();

@@ -29,7 +29,7 @@ public enum BlockType {
     Q5_0(6, 32, 22, true),
     Q5_1(7, 32, 24, true),
     Q8_0(8, 32, 34, true),
-    Q8_1(9, 32, 36, false),
+    Q8_1(9, 32, 40, false),
     Q2_K(10, 256, 84, true),
     Q3_K(11, 256, 110, true),
     Q4_K(12, 256, 144, true),

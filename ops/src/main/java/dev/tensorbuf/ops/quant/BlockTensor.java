@@ -317,7 +317,7 @@ public final class BlockTensor {
         return new BlockTensor(first.type, nd, out);
     }
 
-    /** {@return the tensor dequantized into {@code dst}, with the default copy engine} */
+    /** Writes the dequantized values into {@code dst}, with the default copy engine; see {@link #dequantize(TensorView, CopyEngine)}. */
     public void dequantize(TensorView dst) {
         dequantize(dst, CopyEngine.defaults());
     }
