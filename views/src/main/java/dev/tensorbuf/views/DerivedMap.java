@@ -3,7 +3,6 @@ package dev.tensorbuf.views;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.internal.MapForms;
 import dev.tensorbuf.views.internal.ViewReader;
-import java.util.Optional;
 
 /**
  * What a view computes from its map on first need, never when it is made: the simplified map,
@@ -19,12 +18,12 @@ import java.util.Optional;
 record DerivedMap(IndexingMap simplified, MapForm form, ViewReader reader) {
 
     /**
-     * {@return the derived map of a view of {@code shape} over {@code map}}
+     * {@return the derived map of a view over {@code map}}
      *
      * @param affine the view's strides as a layout, or null: an empty view's map is known empty
      *     and keeps no strides, so its strided form takes them from here
      */
-    static DerivedMap of(ViewMap map, ArrayShape shape, StridedLayout affine) {
+    static DerivedMap of(ViewMap map, StridedLayout affine) {
         if (!(map instanceof ViewMap.Single single)) {
             String what = map instanceof ViewMap.Padded ? "a padded view: indices outside the data read the fill value"
                     : "a concatenation of " + map.pieces().size() + " pieces";
@@ -32,13 +31,10 @@ record DerivedMap(IndexingMap simplified, MapForm form, ViewReader reader) {
                     ViewReader.of(map));
         }
         IndexingMap simplified = MapForms.simplified(single.map());
+        // The form, a tiled layout included, comes from the map alone: a view made from an XLA
+        // shape and the same map made by ops classify alike.
         MapForm form = simplified.isKnownEmpty() && affine != null && affine.elementCount() == 0
                 ? new MapForm.Strided(simplified, affine) : MapForms.classify(simplified);
-        if (form instanceof MapForm.Tiled t && shape.layout().isPresent()) {
-            // Only TensorView.of keeps an XLA layout in a view's shape (ops make layout-free
-            // shapes), and its map is that layout's: the shape is the form's XLA shape.
-            form = new MapForm.Tiled(t.map(), Optional.of(shape), t.reason());
-        }
         return new DerivedMap(simplified, form, null);
     }
 }
