@@ -30,11 +30,31 @@ record DerivedMap(IndexingMap simplified, MapForm form, ViewReader reader) {
             return new DerivedMap(IndexingMap.undefined(), new MapForm.General(IndexingMap.undefined(), what),
                     ViewReader.of(map));
         }
+        DerivedMap known = RECENT.get(single.map());
+        if (known != null) {
+            return known;
+        }
         IndexingMap simplified = MapForms.simplified(single.map());
+        if (simplified.isKnownEmpty() && affine != null && affine.elementCount() == 0) {
+            return new DerivedMap(simplified, new MapForm.Strided(simplified, affine), null);
+        }
         // The form, a tiled layout included, comes from the map alone: a view made from an XLA
         // shape and the same map made by ops classify alike.
-        MapForm form = simplified.isKnownEmpty() && affine != null && affine.elementCount() == 0
-                ? new MapForm.Strided(simplified, affine) : MapForms.classify(simplified);
-        return new DerivedMap(simplified, form, null);
+        DerivedMap derived = new DerivedMap(simplified, MapForms.classify(simplified), null);
+        if (RECENT.size() >= RECENT_LIMIT) {
+            RECENT.clear();
+        }
+        RECENT.put(single.map(), derived);
+        return derived;
     }
+
+    /**
+     * Recent maps' derivations, by the composed map: simplifying, classifying and recovering a
+     * tiled layout are pure functions of it and take tens of microseconds to milliseconds, and a
+     * program that makes its views per call ({@code TensorView.of} of one shape per copy,
+     * materialize into a new buffer per op) asks for the same map again and again. Bounded by
+     * clearing; a miss only derives again.
+     */
+    private static final java.util.Map<IndexingMap, DerivedMap> RECENT = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final int RECENT_LIMIT = 256;
 }
