@@ -110,7 +110,8 @@
  * <dd>an element's offset and segment for an index (strides, compiled map, or piece reader)</dd>
  * <dt><code>DerivedMap.java</code></dt>
  * <dd>the simplified map, its form (a tiled layout recovered from the map alone, never from the
- *     op or shape that made the view), and the piece reader, computed on first need; an empty view's
+ *     op or shape that made the view), and the piece reader, computed on first need and kept for
+ *     the most recent maps (views made per call ask for one map again); an empty view's
  *     known-empty map keeps no strides, so its strided form takes the view's own. The compiled map
  *     (a hidden class, ~100 us) is one step further, <code>TensorView.compiled()</code>, made only
  *     when an element of a view without strides is read</dd>
