@@ -80,7 +80,8 @@ public class Small {
         }
         // Access API, when both sides are strided or dst is a tiled shape
         Access a = srcView.stridedLayout().map(l -> Access.strided(srcView.buffer().segment(), srcView.dtype(), l)).orElse(null);
-        Access b = dst.laidOutShape().filter(s -> !dst.isStrided()).map(s -> Access.tiled(dst.buffer().segment(), s))
+        Access b = (dst.isStrided() || !(dst.form() instanceof dev.tensorbuf.views.MapForm.Tiled t) ? java.util.Optional.<dev.tensorbuf.views.ArrayShape>empty()
+                : t.xlaShape(dst.dtype())).map(s -> Access.tiled(dst.buffer().segment(), s))
                 .orElseGet(() -> dst.stridedLayout().map(l -> Access.strided(dst.buffer().segment(), dst.dtype(), l)).orElse(null));
         if (a != null && b != null) {
             time(name, size, "access", affine == null ? () -> E.copy(a, b) : () -> E.copy(a, b, affine));

@@ -1,6 +1,7 @@
 package dev.tensorbuf.ops;
 
 import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.MapForm;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
@@ -47,12 +48,16 @@ public final class Bitcast {
         ArrayShape laidOut = target.laidOut();
         ArrayShape source;
         long offset;
-        Optional<ArrayShape> made = view.laidOutShape();
-        if (made.isPresent()) {
-            // Made from an XLA shape (or a transpose of one): one buffer, read through that
-            // layout's own map, which puts index 0 at offset 0. No map is built or simplified.
-            source = made.get();
-            offset = 0;
+        Optional<MapForm.Tiled.Layout> tiled = tiledLayout(view);
+        if (tiled.isPresent()) {
+            // A tiled layout recovered from the view's map (made from an XLA shape, a transpose of
+            // one, or the same map made another way): its bytes from the layout's first slot.
+            source = tiled.get().shape(view.dtype());
+            int bits = view.access().storageBits();
+            if (bits != 8 * view.dtype().byteWidth()) {
+                source = source.withLayout(source.requireLayout().withElementSizeInBits(bits));
+            }
+            offset = tiled.get().offset();
         } else {
             Optional<StridedLayout> strided = view.stridedLayout();
             if (strided.isEmpty() && !(view.map() instanceof ViewMap.Single)) {
@@ -77,6 +82,15 @@ public final class Bitcast {
         }
         long bytes = view.buffer().byteSize() - bitOffset / 8;
         return TensorView.of(view.buffer().slice(bitOffset / 8, bytes), laidOut);
+    }
+
+    /** {@return the tiled layout a one-buffer view reads whole (every element, in its own dims), from its map form} */
+    private static Optional<MapForm.Tiled.Layout> tiledLayout(TensorView view) {
+        if (!(view.map() instanceof ViewMap.Single) || view.stridedLayout().isPresent()
+                || !(view.form() instanceof MapForm.Tiled t)) {
+            return Optional.empty();
+        }
+        return t.layout().filter(l -> l.dims().equals(view.dims()) && l.start().stream().allMatch(x -> x == 0));
     }
 
     private static int storageBits(ArrayShape shape) {

@@ -3,7 +3,6 @@ package dev.tensorbuf.views;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.internal.MapForms;
 import dev.tensorbuf.views.internal.ViewReader;
-import java.util.Optional;
 
 /**
  * What a view computes from its map on first need, never when it is made: the simplified map,
@@ -19,26 +18,43 @@ import java.util.Optional;
 record DerivedMap(IndexingMap simplified, MapForm form, ViewReader reader) {
 
     /**
-     * {@return the derived map of a view of {@code shape} over {@code map}}
+     * {@return the derived map of a view over {@code map}}
      *
      * @param affine the view's strides as a layout, or null: an empty view's map is known empty
      *     and keeps no strides, so its strided form takes them from here
      */
-    static DerivedMap of(ViewMap map, ArrayShape shape, StridedLayout affine) {
+    static DerivedMap of(ViewMap map, StridedLayout affine) {
         if (!(map instanceof ViewMap.Single single)) {
             String what = map instanceof ViewMap.Padded ? "a padded view: indices outside the data read the fill value"
                     : "a concatenation of " + map.pieces().size() + " pieces";
             return new DerivedMap(IndexingMap.undefined(), new MapForm.General(IndexingMap.undefined(), what),
                     ViewReader.of(map));
         }
-        IndexingMap simplified = MapForms.simplified(single.map());
-        MapForm form = simplified.isKnownEmpty() && affine != null && affine.elementCount() == 0
-                ? new MapForm.Strided(simplified, affine) : MapForms.classify(simplified);
-        if (form instanceof MapForm.Tiled t && shape.layout().isPresent()) {
-            // Only TensorView.of keeps an XLA layout in a view's shape (ops make layout-free
-            // shapes), and its map is that layout's: the shape is the form's XLA shape.
-            form = new MapForm.Tiled(t.map(), Optional.of(shape), t.reason());
+        DerivedMap known = RECENT.get(single.map());
+        if (known != null) {
+            return known;
         }
-        return new DerivedMap(simplified, form, null);
+        IndexingMap simplified = MapForms.simplified(single.map());
+        if (simplified.isKnownEmpty() && affine != null && affine.elementCount() == 0) {
+            return new DerivedMap(simplified, new MapForm.Strided(simplified, affine), null);
+        }
+        // The form, a tiled layout included, comes from the map alone: a view made from an XLA
+        // shape and the same map made by ops classify alike.
+        DerivedMap derived = new DerivedMap(simplified, MapForms.classify(simplified), null);
+        if (RECENT.size() >= RECENT_LIMIT) {
+            RECENT.clear();
+        }
+        RECENT.put(single.map(), derived);
+        return derived;
     }
+
+    /**
+     * Recent maps' derivations, by the composed map: simplifying, classifying and recovering a
+     * tiled layout are pure functions of it and take tens of microseconds to milliseconds, and a
+     * program that makes its views per call ({@code TensorView.of} of one shape per copy,
+     * materialize into a new buffer per op) asks for the same map again and again. Bounded by
+     * clearing; a miss only derives again.
+     */
+    private static final java.util.Map<IndexingMap, DerivedMap> RECENT = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final int RECENT_LIMIT = 256;
 }

@@ -2,6 +2,8 @@ package dev.tensorbuf.views;
 
 import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.internal.MapForms;
+import dev.tensorbuf.views.internal.TiledRecovery;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -52,20 +54,87 @@ public sealed interface MapForm permits MapForm.Strided, MapForm.Tiled, MapForm.
      * that split or merge dimensions of a non-packed view).
      *
      * @param map the map
-     * @param xlaShape the XLA shape whose layout lowers to exactly this map, when one is known
+     * @param layout the XLA tiled layout the map is, recovered from the map and checked against
+     *     it, when there is one
      * @param reason why the map is not strided
      */
-    record Tiled(IndexingMap map, Optional<ArrayShape> xlaShape, String reason) implements MapForm {
+    record Tiled(IndexingMap map, Optional<Layout> layout, String reason) implements MapForm {
         /** @throws NullPointerException for null parts */
         public Tiled {
             Objects.requireNonNull(map, "map");
-            Objects.requireNonNull(xlaShape, "xlaShape");
+            Objects.requireNonNull(layout, "layout");
             Objects.requireNonNull(reason, "reason");
         }
 
         @Override
         public Optional<String> whyNotStrided() {
             return Optional.of(reason);
+        }
+
+        /**
+         * {@return the XLA shape of {@code dtype} whose layout lowers to exactly this map (the
+         * view is that whole layout, maybe transposed, from element 0), when there is one}
+         *
+         * @param dtype the element type of the shape
+         */
+        public Optional<ArrayShape> xlaShape(DType dtype) {
+            return layout.filter(l -> l.isWhole(map)).map(l -> l.shape(dtype));
+        }
+
+        /**
+         * An XLA layout as a map reads it: the offset of logical index {@code d} is
+         * {@code offset + linear index of (d + start)} in an array of {@code dims} laid out by
+         * {@code layout}. The dimensions are the map's own, in its order: a transpose of a tiled
+         * view is the same layout with the minor-to-major order permuted, as XLA's transposes
+         * that are bitcasts. A slice of one keeps the whole array's dims and starts at its corner.
+         * {@snippet :
+         * MapForm.Tiled t = (MapForm.Tiled) MapForm.of(ArrayShape.parse("f32[3,5]{1,0:T(2,2)}").toIndexingMap());
+         * t.layout().orElseThrow(); // Layout[layout={1,0:T(2,2)}, dims=[3, 5], start=[0, 0], offset=0]
+         * }
+         *
+         * @param layout the minor-to-major order and tiles (no element size, padding or memory space:
+         *     those are no part of a map)
+         * @param dims the sizes of the whole laid-out array
+         * @param start where the map's index 0 lies in it
+         * @param offset elements before the array's first slot
+         */
+        public record Layout(XlaLayout layout, List<Long> dims, List<Long> start, long offset) {
+            /** @throws IllegalArgumentException if the parts disagree in rank or a start or the offset is negative */
+            public Layout {
+                Objects.requireNonNull(layout, "layout");
+                dims = List.copyOf(dims);
+                start = List.copyOf(start);
+                if (layout.rank() != dims.size() || start.size() != dims.size()) {
+                    throw new IllegalArgumentException("a layout of rank " + layout.rank() + ", dims " + dims
+                            + " and start " + start + " disagree in rank");
+                }
+                if (offset < 0 || start.stream().anyMatch(s -> s < 0)) {
+                    throw new IllegalArgumentException("negative start " + start + " or offset " + offset);
+                }
+            }
+
+            /** {@return whether a map over {@code map}'s domain reads this whole layout from element 0} @param map the map */
+            public boolean isWhole(IndexingMap map) {
+                if (offset != 0 || start.stream().anyMatch(s -> s != 0) || map.dims().size() != dims.size()) {
+                    return false;
+                }
+                for (int i = 0; i < dims.size(); i++) {
+                    if (map.dims().get(i).bounds().hi() + 1 != dims.get(i)) {
+                        return false;
+                    }
+                }
+                return true;
+            }
+
+            /** {@return the whole array as an XLA shape of {@code dtype}} @param dtype the element type */
+            public ArrayShape shape(DType dtype) {
+                return new ArrayShape(dtype, dims, java.util.Collections.nCopies(dims.size(), false), Optional.of(layout));
+            }
+
+            /** {@return the map this layout reads over {@code [0, sizes_i)}, not simplified} @param sizes the box's sizes */
+            public IndexingMap toIndexingMap(long[] sizes) {
+                return TiledRecovery.toIndexingMap(this, sizes);
+            }
         }
     }
 

@@ -2,12 +2,10 @@ package dev.tensorbuf.views;
 
 import dev.tensorbuf.views.indexing.IndexingMap;
 import java.util.Arrays;
-import java.util.Optional;
 
 /**
- * The views {@link TensorView}'s ops return ({@code remap}, {@code padded}), and the XLA shape
- * such a view keeps. An op given as a {@link Remap} or {@link PadRemap} makes its view in
- * O(rank): new strides when the source has them and the op allows, else the op kept as a
+ * The views {@link TensorView}'s ops return ({@code remap}, {@code padded}). An op given as a
+ * {@link Remap} or {@link PadRemap} makes its view in O(rank): new strides when the source has them and the op allows, else the op kept as a
  * {@link PendingMap} and composed on first need; an op given as an {@link IndexingMap} composes
  * it at once. Either way the view reads the same elements.
  */
@@ -71,25 +69,6 @@ final class OpViews {
         return new TensorView(ViewFactory.logicalShape(source.dtype(), out), out.clone(), source.access(),
                 source.isHostAccessible() && fill.isHostAccessible(), null, null, 0, null,
                 new PendingMap.Padded(source, pad, fill));
-    }
-
-    /**
-     * {@return the answer of {@link TensorView#laidOutShape()} for {@code view}, made by
-     * {@code pending}}: a transpose of a laid-out view keeps its source's shape, permuted
-     */
-    static Optional<ArrayShape> laidOutShape(TensorView view, PendingMap pending) {
-        ArrayShape shape = view.shape();
-        if (shape.layout().isPresent()) {
-            return Optional.of(shape);
-        }
-        if (pending instanceof PendingMap.Remapped(TensorView source, AffineRemap a)) {
-            int[] permutation = ViewRemaps.permutation(source.dimsArray(), a);
-            if (permutation != null) {
-                return source.laidOutShape().filter(s -> s.requireLayout().splitConfigs().isEmpty())
-                        .map(s -> ViewRemaps.permute(s, permutation));
-            }
-        }
-        return Optional.empty();
     }
 
 }

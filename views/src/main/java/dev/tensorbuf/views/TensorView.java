@@ -28,7 +28,7 @@ import java.util.function.Consumer;
  *     TensorView v = TensorView.of(arena.allocate(96), "f32[3,5]{1,0:T(2,2)}");
  *     v.setFloat(7f, 2, 3);
  *     v.buffer().segment().getAtIndex(ValueLayout.JAVA_FLOAT, 17); // 7.0: Figure 1's slot of (2, 3)
- *     v.form();           // a Tiled form: xlaShape() is Optional[f32[3,5]{1,0:T(2,2)}]
+ *     v.form();           // a Tiled form: xlaShape(F32) is Optional[f32[3,5]{1,0:T(2,2)}], recovered from the map
  *     v.getFloat(2, 5);   // IndexOutOfBoundsException: "index 5 out of bounds [0, 5) for dim 1 of f32[3,5]{1,0:T(2,2)}"
  * }
  * }
@@ -65,9 +65,9 @@ public final class TensorView {
         this.base = base;
         this.map = map;
         this.pending = pending;
-        // The copy engine writes a view with an XLA layout through that layout's tiles, and its
-        // form takes the layout as its XLA shape, without comparing maps: only TensorView.of
-        // keeps a layout, with the layout's own map.
+        // Only TensorView.of keeps an XLA layout in a view's shape (for printing and errors), and
+        // its map is that layout's; what reads the layout (the copy engine's tiles) recovers it
+        // from the map's form.
         assert shape.layout().isEmpty() || pending instanceof PendingMap.Layout
                 || map instanceof ViewMap.Single single && single.map().equals(shape.toIndexingMap())
                 : "a view keeps the XLA layout of " + shape + " but reads another map";
@@ -246,17 +246,6 @@ public final class TensorView {
         return shape;
     }
 
-    /**
-     * {@return the XLA shape, layout included, that places this view's elements in its buffer
-     * from byte 0, where there is one}: the shape the view was made from ({@link #of}), or that
-     * shape permuted for a transpose of such a view, as XLA's transposes that are bitcasts
-     * ({@code f32[3,5]{1,0:T(2,2)}} transposed is {@code f32[5,3]{0,1:T(2,2)}}). Empty for other
-     * views; a strided one has {@link #stridedLayout()} instead.
-     */
-    public Optional<ArrayShape> laidOutShape() {
-        return OpViews.laidOutShape(this, pending);
-    }
-
     /** {@return the logical dimensions} */
     public List<Long> dims() {
         return shape.dims();
@@ -358,7 +347,7 @@ public final class TensorView {
     DerivedMap derived() {
         DerivedMap d = derived;
         if (d == null) {
-            d = DerivedMap.of(map(), shape, strides == null ? null : ViewRemaps.simplifiedLayout(dims, strides, base));
+            d = DerivedMap.of(map(), strides == null ? null : ViewRemaps.simplifiedLayout(dims, strides, base));
             derived = d;
         }
         return d;

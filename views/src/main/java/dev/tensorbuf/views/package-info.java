@@ -101,8 +101,7 @@
  * <dt><code>OpViews.java</code></dt>
  * <dd>the views <code>remap</code> and <code>padded</code> return: from a <code>Remap</code> or
  *     <code>PadRemap</code> in O(rank), by new strides or with the op kept as a
- *     <code>PendingMap</code>; from an <code>IndexingMap</code> by composing it at once; and
- *     <code>laidOutShape</code>, the XLA shape a transpose of a laid-out view keeps</dd>
+ *     <code>PendingMap</code>; from an <code>IndexingMap</code> by composing it at once</dd>
  * <dt><code>ViewRemaps.java</code></dt>
  * <dd>the arithmetic behind making views: range checks of a remap, stride composition,
  *     untiled-layout strides, the strided layout read off the strides, concatenated dimensions,
@@ -110,13 +109,17 @@
  * <dt><code>ElementLocator.java</code></dt>
  * <dd>an element's offset and segment for an index (strides, compiled map, or piece reader)</dd>
  * <dt><code>DerivedMap.java</code></dt>
- * <dd>the simplified map, its form, and the piece reader, computed on first need; an empty view's
+ * <dd>the simplified map, its form (a tiled layout recovered from the map alone, never from the
+ *     op or shape that made the view), and the piece reader, computed on first need and kept for
+ *     the most recent maps (views made per call ask for one map again); an empty view's
  *     known-empty map keeps no strides, so its strided form takes the view's own. The compiled map
  *     (a hidden class, ~100 us) is one step further, <code>TensorView.compiled()</code>, made only
  *     when an element of a view without strides is read</dd>
  * <dt><code>MapForm.java</code></dt>
  * <dd>sealed <code>Strided</code>, <code>Tiled</code>, <code>General</code>: the simplified map's
- *     form, with the reason a map is not strided</dd>
+ *     form, with the reason a map is not strided; <code>Tiled.Layout</code>, the XLA layout a tiled
+ *     map is (order, tiles, the box it reads and its offset), recovered by
+ *     <code>internal/TiledRecovery</code></dd>
  * <dt><code>ViewTransfer.java</code></dt>
  * <dd>bulk copies to and from Java arrays (refusing writes into a view that reads several indices
  *     from one slot: by its strides, or by visiting it with <code>internal/DistinctSlots</code>),

@@ -68,7 +68,7 @@ class TensorViewTest {
         v.setFloat(7f, 2, 3);
         assertEquals(7f, v.buffer().segment().getAtIndex(ValueLayout.JAVA_FLOAT, 17));
         MapForm.Tiled tiled = (MapForm.Tiled) v.form();
-        assertEquals(Optional.of(v.shape()), tiled.xlaShape());
+        assertEquals(Optional.of(v.shape()), tiled.xlaShape(DType.F32));
         IndexOutOfBoundsException e = assertThrows(IndexOutOfBoundsException.class, () -> v.getFloat(2, 5));
         assertEquals("index 5 out of bounds [0, 5) for dim 1 of f32[3,5]{1,0:T(2,2)}", e.getMessage());
     }

@@ -469,7 +469,7 @@ public final class CopyEngine {
         }
         Buffer buffer = allocator.allocate(bufferBytes(shape));
         return closedIfItFails(buffer, () -> {
-            zeroWhatTheCopySkips(buffer, shape);
+            zeroWhatTheCopySkips(buffer, shape, null); // a tiled access writes every slot
             Access dst = Access.tiled(buffer.segment(), shape);
             copy(src, dst);
             return new Materialized(buffer, dst);
@@ -487,9 +487,12 @@ public final class CopyEngine {
      * through a byte-a-slot temporary read or written through the same map by the planned
      * kernels, then packed back. Element by element only where staging declines a packed view (one
      * reaching far more slots than it has elements: a few elements of a large buffer). A
-     * destination laid out by a tiled XLA shape ({@link TensorView#laidOutShape()}: made from one by
-     * {@link TensorView#of}, or a transpose of such a view, or a slice of all of it) has every slot
-     * of its tiles written, the padding as zero, whichever of those ways it was made; tail padding
+     * destination whose map is a whole tiled XLA layout ({@link dev.tensorbuf.views.MapForm.Tiled#layout()}, recovered
+     * from the map: a view made from a tiled shape by {@link TensorView#of}, a transpose of one, a
+     * slice of all of it, or the same map made any other way) over a buffer that ends within the
+     * layout's slots has every slot of its tiles written, the padding as zero (a tiled shape whose
+     * map is strides, {@code bf16[3,5]{1,0:T(1,128)}}, is a strided view, whose gaps a map cannot
+     * tell from a wider array's columns: they are left as they are); tail padding
      * {@code L(n)} past the slots is zeroed only for packed sub-byte types (staged or copied one
      * by one), and by {@code materialize} in the buffer it makes. Other views of tiled
      * memory (a reverse, a slice of part of it, a reshape) write their elements and nothing else.
@@ -563,7 +566,8 @@ public final class CopyEngine {
                 }
             }
             try {
-                copyHeld(src, dst, affine);
+                // The called destination owns its tiles' padding; parts cut from it do not.
+                ScopedValue.where(ViewAdapter.CALLED_DESTINATION, dst).run(() -> copyHeld(src, dst, affine));
             } catch (IllegalStateException e) {
                 throw CopyFailures.namingAClosedSide(e, src, dst);
             } catch (WrongThreadException e) {
@@ -786,7 +790,7 @@ public final class CopyEngine {
             throw new IllegalArgumentException("cannot copy " + src + " into " + dst + ": dims " + src.dims()
                     + " differ from " + dst.dims());
         }
-        return explainHeld(src, dst, affine);
+        return ScopedValue.where(ViewAdapter.CALLED_DESTINATION, dst).call(() -> explainHeld(src, dst, affine));
     }
 
     /** {@return what {@link #execute(CopyPlan)} does with {@code plan}: its steps, threads and bytes} */
@@ -939,8 +943,8 @@ public final class CopyEngine {
         }
         Buffer buffer = allocator.allocate(bufferBytes(shape));
         return closedIfItFails(buffer, () -> {
-            zeroWhatTheCopySkips(buffer, shape);
             TensorView dst = TensorView.of(buffer, shape);
+            zeroWhatTheCopySkips(buffer, shape, dst);
             copy(src, dst);
             return dst;
         });
@@ -948,13 +952,17 @@ public final class CopyEngine {
 
     /**
      * Zeroes a new buffer for {@code shape} where a copy into it leaves bytes as they were: packed
-     * sub-byte elements' last byte, tail padding {@code L(n)} past the slots. Otherwise the copy
-     * writes every slot, tile padding as zero, and a fill first would write every byte twice. An
-     * allocator's memory may hold a previous owner's bytes (a pool's does), so both materialize
-     * overloads call this: the bytes they give are the same.
+     * sub-byte elements' last byte, tail padding {@code L(n)} past the slots, the gaps of a tiled
+     * shape whose map is strides ({@code T(1,128)} rows: a strided view does not own them). Otherwise
+     * the copy writes every slot, tile padding as zero, and a fill first would write every byte
+     * twice. An allocator's memory may hold a previous owner's bytes (a pool's does), so both
+     * materialize overloads call this: the bytes they give are the same.
+     *
+     * @param dst the view the copy writes, or null for a tiled access (which writes every slot)
      */
-    private static void zeroWhatTheCopySkips(Buffer buffer, ArrayShape shape) {
-        if (ElementAccess.of(shape).storageBits() < 8 || shape.physicalByteSize() != bufferBytes(shape)) {
+    private static void zeroWhatTheCopySkips(Buffer buffer, ArrayShape shape, TensorView dst) {
+        if (ElementAccess.of(shape).storageBits() < 8 || shape.physicalByteSize() != bufferBytes(shape)
+                || dst != null && !shape.requireLayout().tiles().isEmpty() && ViewAdapter.tiledLayout(dst).isEmpty()) {
             buffer.segment().fill((byte) 0);
         }
     }

@@ -48,7 +48,8 @@ public final class MapForms {
         }
         String reason = stepReason(map);
         if (Linear.isQuasiAffine(e)) {
-            return new MapForm.Tiled(map, Optional.empty(), reason);
+            // The layout is recovered from the map alone, once per view (forms are derived lazily).
+            return new MapForm.Tiled(map, TiledRecovery.recover(map), reason);
         }
         return new MapForm.General(map, reason);
     }

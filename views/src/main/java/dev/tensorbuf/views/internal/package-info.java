@@ -52,6 +52,12 @@
  *     <code>ArrayDataSize</code>, <code>MaxSplitSize</code>, byte strides</dd>
  * <dt><code>TiledLayoutMaps.java</code></dt>
  * <dd>lowers a layout to its floordiv/mod <code>IndexingMap</code></dd>
+ * <dt><code>TiledRecovery.java</code></dt>
+ * <dd>the inverse: the XLA layout (minor-to-major order, tiles, box start, offset) a
+ *     floordiv/mod map is, found from the map's digit boundaries and strides by peeling tile
+ *     levels from the minor end in a bounded search, each candidate checked against the map
+ *     (along every axis, or by simplifying its re-derived map); <code>MapForm.Tiled</code>
+ *     carries it</dd>
  * <dt><code>InteropNames.java</code></dt>
  * <dd>one exhaustive switch per ecosystem's dtype names</dd>
  * <dt><code>FloatCodec.java</code>, <code>MiniFloat.java</code>, <code>E8M0.java</code></dt>

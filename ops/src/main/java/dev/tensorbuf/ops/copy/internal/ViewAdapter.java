@@ -44,42 +44,83 @@ public final class ViewAdapter {
         var segment = single.buffer().segment();
         return Optional.of(switch (view.form()) {
             case MapForm.Strided s -> Access.strided(segment, dtype, s.layout());
-            case MapForm.Tiled t when t.xlaShape().isPresent() && t.xlaShape().get().dims().equals(view.dims())
-                    -> Access.tiled(segment, t.xlaShape().get());
+            case MapForm.Tiled t when wholeLayout(view, t).filter(s -> readable(s, segment)).isPresent()
+                    -> Access.tiled(segment, wholeLayout(view, t).get());
             case MapForm.Tiled t -> Access.mapped(segment, dtype, t.map());
             case MapForm.General g -> Access.mapped(segment, dtype, g.map());
         });
     }
 
     /**
-     * {@return the view as the destination of a copy, or empty as {@link #access}} A view laid
-     * out by a tiled XLA shape ({@link TensorView#laidOutShape()}: made from one, or a transpose of
-     * such a view) owns its tiles' padding, and the copy writes it as zero whatever form the map
-     * simplifies to: {@code bf16[3,5]{1,0:T(1,128)}} is strided (row stride 128), and a strided
-     * access would leave the 123 slots after each row as they were; a transpose of
-     * {@code f32[3,5]{1,0:T(2,2)}} is a general map, which a gather writes element by element. Its
-     * access is that shape's, so its map is neither composed, simplified nor classified.
+     * The destination a copy was called with, while the copy (or its explanation) runs. Tile
+     * padding is the called destination's own: a part the engine cuts from it (a box of a tiled
+     * view, one piece of a pad) can read exactly like a smaller whole layout (rows {@code [0, 5)}
+     * of {@code f32[6,5]{1,0:T(2,2)}} read like {@code f32[5,5]{1,0:T(2,2)}}, whose padding row is
+     * the bigger array's row 5), and zeroing its "padding" would erase elements of other parts.
+     * Unbound, the view asked about is taken to be the called destination.
+     */
+    public static final ScopedValue<TensorView> CALLED_DESTINATION = ScopedValue.newInstance();
+
+    /**
+     * {@return the view as the destination of a copy, or empty as {@link #access}} A view that is
+     * a whole tiled XLA layout ({@link #tiledLayout}) owns its tiles' padding, and the copy
+     * writes it as zero: {@code f32[3,5]{1,0:T(2,2)}}, a transpose of it, or the same map made
+     * any other way. Another tiled map is written through its map, its elements and nothing
+     * else. A view whose map simplifies to strides ({@code bf16[3,5]{1,0:T(1,128)}}, row stride
+     * 128) is a strided view: its map cannot tell its gaps from the columns of a wider array it
+     * is a slice of, so they are not its to write.
      */
     public static Optional<Access> destination(TensorView view) {
-        if (view.access().storageBits() >= 8) {
+        if (view.access().storageBits() >= 8 && view.stridedLayout().isEmpty()
+                && view.map() instanceof ViewMap.Single single && view.form() instanceof MapForm.Tiled t) {
             Optional<ArrayShape> tiles = tiledLayout(view);
-            if (tiles.isPresent()) {
-                return Optional.of(Access.tiled(view.buffer().segment(), tiles.get()));
-            }
+            return Optional.of(tiles.isPresent() ? Access.tiled(single.buffer().segment(), tiles.get())
+                    : Access.mapped(single.buffer().segment(), view.dtype(), t.map()));
         }
         return access(view);
     }
 
     /**
      * {@return the tiled XLA shape whose slots, padding included, are {@code view}'s, if it has
-     * one} {@link TensorView#laidOutShape()} places the view's elements in its one buffer: element
-     * {@code i} of the view is slot {@code shape.linearIndex(i)}, for the view made from the shape
-     * and for a transpose of it (the shape permuted as XLA's bitcast transposes are). Its dims are
-     * the view's; they are compared anyway, as an access indexes by the view's dims.
+     * one} The shape is recovered from the view's map form ({@link MapForm.Tiled#layout()}),
+     * never from the op that made the view: the map must read the whole layout from element 0
+     * (a transpose of a tiled view is the permuted layout, as XLA's transposes that are
+     * bitcasts), the layout must have tiles, the view's buffer must hold the layout's slots and
+     * end within them (so a slice of a bigger array's leading rows, which reads like a smaller
+     * whole layout, does not claim the rows after it), and the view must be the destination the
+     * copy was called with ({@link #CALLED_DESTINATION}).
      */
-    static Optional<ArrayShape> tiledLayout(TensorView view) {
-        return view.laidOutShape().filter(s -> !s.requireLayout().tiles().isEmpty() && s.dtype() == view.dtype()
-                && s.dims().equals(view.dims()));
+    public static Optional<ArrayShape> tiledLayout(TensorView view) {
+        if (CALLED_DESTINATION.isBound() && CALLED_DESTINATION.get() != view) {
+            return Optional.empty();
+        }
+        if (!(view.map() instanceof ViewMap.Single) || view.stridedLayout().isPresent()
+                || !(view.form() instanceof MapForm.Tiled t)) {
+            return Optional.empty();
+        }
+        long bytes = view.buffer().byteSize();
+        return wholeLayout(view, t).filter(s -> !s.requireLayout().tiles().isEmpty()
+                && bytes >= s.physicalByteSize() && bytes <= Math.max(s.physicalByteSize(), s.arraySize()));
+    }
+
+    /**
+     * {@return the whole XLA layout a tiled form reads, as a shape of the view's type and element
+     * storage ({@code E(n)} for packed sub-byte elements)}
+     */
+    private static Optional<ArrayShape> wholeLayout(TensorView view, MapForm.Tiled form) {
+        return form.xlaShape(view.dtype()).map(s -> {
+            int bits = view.access().storageBits();
+            return bits == 8 * view.dtype().byteWidth() ? s : s.withLayout(s.requireLayout().withElementSizeInBits(bits));
+        }).filter(s -> s.dims().equals(view.dims()));
+    }
+
+    /**
+     * {@return whether a source reads {@code shape}'s tiles: the planner addresses them as digits
+     * and the segment holds every slot (a map can read like a layout whose last tiles reach past
+     * its buffer); else it reads through its map}
+     */
+    private static boolean readable(ArrayShape shape, MemorySegment segment) {
+        return TiledDigits.of(shape) instanceof TiledDigits && segment.byteSize() >= shape.physicalByteSize();
     }
 
     /**

@@ -190,11 +190,11 @@
  * <dd>a <code>TensorView</code> as an <code>Access</code>: a view made by stride arithmetic (every
  *     op on a strided view, <code>TensorView.strided</code> and untiled <code>TensorView.of</code>)
  *     by its strides, with no map composed or simplified (for a view made per call that was 5-30
- *     us, several times a small copy); others by their map form (<code>destination</code>: a view
- *     laid out by a tiled shape, <code>TensorView.laidOutShape()</code> (made from one, or a
- *     transpose of one), is written through that shape's tiles, so its padding is zeroed even when
- *     its map simplifies to strides or is a general map, and its map is not classified at all);
- *     element-by-element copies (each converted value passes through <code>ValueMover</code> in
+ *     us, several times a small copy); others by their map form: a tiled form whose recovered
+ *     layout (<code>MapForm.Tiled.layout()</code>) the map reads whole is addressed by that
+ *     layout's tiles, and as a destination owns and zeroes their padding when its buffer ends
+ *     within the layout's slots (<code>tiledLayout</code>), however the view was made;
+ *      *     element-by-element copies (each converted value passes through <code>ValueMover</code> in
  *     one-element scratch segments, so both paths share one set of rules; c128 by real and
  *     imaginary parts), refusing a destination that writes one slot twice by the bit address of
  *     every element; used only for packed sub-byte views <code>SubByteStaging</code> declines</dd>

@@ -355,8 +355,9 @@ public final class Interpreter {
         if (!from.requireLayout().tiles().isEmpty() || !to.requireLayout().tiles().isEmpty()) {
             // XLA's bitcast map follows minor_to_major alone, but tiles reorder the bytes: lay the
             // operand out as declared (unless it is already) and read those bytes as the target.
-            if (source.laidOutShape().equals(java.util.Optional.of(from))) {
-                return view(Bitcast.apply(source, to));
+            if (readsWhole(source, from)) {
+                // The same bytes through the declared layout, whose sizes the bitcast compares.
+                return view(Bitcast.apply(TensorView.of(source.buffer(), from), to));
             }
             return new Value(Bitcast.apply(Materialize.materialize(source, from, allocator), to), ExecutedInstruction.Kind.COPY, true);
         }
@@ -367,6 +368,21 @@ public final class Interpreter {
         }
         OperandIndexing map = maps.iterator().next();
         return view(source.remap(map.map(), dims));
+    }
+
+    /**
+     * {@return whether {@code view} reads its one buffer as {@code shape}'s layout does}: its map
+     * form is a whole tiled layout recovered from the map, and the map is the shape's (so a
+     * transpose of a tiled view, or the same map made another way, is bitcast without a copy)
+     */
+    private static boolean readsWhole(TensorView view, ArrayShape shape) {
+        if (!(view.map() instanceof ViewMap.Single) || view.stridedLayout().isPresent()
+                || !(view.form() instanceof dev.tensorbuf.views.MapForm.Tiled t) || t.xlaShape(view.dtype()).isEmpty()) {
+            return false;
+        }
+        long bits = shape.requireLayout().elementSizeInBits();
+        return view.access().storageBits() == (bits != 0 ? bits : 8L * shape.dtype().byteWidth())
+                && view.dims().equals(shape.dims()) && view.indexingMap().equals(shape.toIndexingMap().simplify());
     }
 
     private static TensorView slice(HloInstruction in, TensorView source) {
