@@ -29,7 +29,7 @@ sealed interface PendingMap {
     record Layout() implements PendingMap {
         @Override
         public ViewMap build(TensorView view) {
-            return new ViewMap.Single(view.buffer(), view.shape().toIndexingMap());
+            return new ViewMap.Single(view.buffer(), view.shape().toIndexingMap(), true);
         }
     }
 

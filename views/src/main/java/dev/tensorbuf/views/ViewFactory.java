@@ -53,7 +53,7 @@ final class ViewFactory {
         }
         checkNestedTilesFit(laidOut, buffer);
         // Beyond the buffer, or split: the map is built now and its check names the first index out.
-        return checked(laidOut, new ViewMap.Single(buffer, laidOut.toIndexingMap()), access);
+        return checked(laidOut, new ViewMap.Single(buffer, laidOut.toIndexingMap(), true), access);
     }
 
     /** {@return the array shape {@link TensorView#of(Buffer, String)} reads from the text} */

@@ -1,8 +1,11 @@
 package dev.tensorbuf.views;
 
 import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
+import dev.tensorbuf.views.indexing.Interval;
 import dev.tensorbuf.views.internal.Errors;
+import dev.tensorbuf.views.internal.Linear;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -41,10 +44,20 @@ public sealed interface ViewMap permits ViewMap.Single, ViewMap.Padded, ViewMap.
     /**
      * One buffer and one map from logical index to element offset in it.
      *
+     * <p>{@code wholeLayout} says the map is the whole of the layout the buffer was laid out by
+     * ({@link TensorView#of} of an XLA shape): slots of the buffer the map never reaches, such as
+     * tile padding, are this view's own, and a copy into it writes them as zero. A map cannot say
+     * this by itself: rows {@code [0, 5)} of {@code f32[6,5]{1,0:T(2,2)}} read exactly like a
+     * whole {@code f32[5,5]{1,0:T(2,2)}}, whose padding row is the bigger array's row 5. It
+     * survives {@link #remap} only through a map that reads every index of this one once (a
+     * transpose, a reverse, a slice of all of it); any other op's view reads part of the layout
+     * and owns no padding.
+     *
      * @param buffer the bytes
      * @param map logical index to element offset; one result, no range or runtime variables
+     * @param wholeLayout whether the map is the buffer's whole layout, owning the slots it does not reach
      */
-    record Single(Buffer buffer, IndexingMap map) implements ViewMap {
+    record Single(Buffer buffer, IndexingMap map, boolean wholeLayout) implements ViewMap {
         /** @throws IllegalArgumentException if the map has not exactly one result, or has range or runtime variables */
         public Single {
             Objects.requireNonNull(buffer, "buffer");
@@ -55,14 +68,67 @@ public sealed interface ViewMap permits ViewMap.Single, ViewMap.Padded, ViewMap.
             }
         }
 
+        /**
+         * A map that owns no slots beyond those it reaches.
+         *
+         * @throws IllegalArgumentException if the map has not exactly one result, or has range or runtime variables
+         */
+        public Single(Buffer buffer, IndexingMap map) {
+            this(buffer, map, false);
+        }
+
         @Override
         public Single remap(IndexingMap outputToThis) {
-            return new Single(buffer, IndexingMap.compose(map, outputToThis));
+            return new Single(buffer, IndexingMap.compose(map, outputToThis),
+                    wholeLayout && readsEveryIndexOnce(outputToThis, map.dimBounds()));
         }
 
         @Override
         public List<Single> pieces() {
             return List.of(this);
+        }
+
+        /**
+         * {@return whether {@code outputToThis} maps its whole domain onto {@code bounds} one to
+         * one by a signed permutation of the dims: each result {@code d_j} or {@code n - 1 - d_j}}
+         */
+        private static boolean readsEveryIndexOnce(IndexingMap outputToThis, List<Interval> bounds) {
+            int rank = outputToThis.dims().size();
+            List<AffineExpr> results = outputToThis.results();
+            if (results.size() != rank || bounds.size() != rank || !outputToThis.constraints().isEmpty()
+                    || !outputToThis.rangeVars().isEmpty() || !outputToThis.runtimeVars().isEmpty()) {
+                return false;
+            }
+            List<Interval> from = outputToThis.dimBounds();
+            boolean[] used = new boolean[rank];
+            long[] coefficients = new long[rank];
+            long[] constant = new long[1];
+            for (int i = 0; i < rank; i++) {
+                if (!Linear.extract(results.get(i), coefficients, constant)) {
+                    return false;
+                }
+                int dim = -1;
+                for (int j = 0; j < rank; j++) {
+                    if (coefficients[j] != 0) {
+                        if (dim >= 0 || Math.abs(coefficients[j]) != 1) {
+                            return false;
+                        }
+                        dim = j;
+                    }
+                }
+                if (dim < 0 || used[dim]) {
+                    return false;
+                }
+                used[dim] = true;
+                Interval in = from.get(dim);
+                Interval to = bounds.get(i);
+                long lo = coefficients[dim] > 0 ? in.lo() + constant[0] : constant[0] - in.hi();
+                long hi = coefficients[dim] > 0 ? in.hi() + constant[0] : constant[0] - in.lo();
+                if (lo != to.lo() || hi != to.hi()) {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 

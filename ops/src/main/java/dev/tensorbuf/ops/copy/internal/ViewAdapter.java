@@ -86,15 +86,16 @@ public final class ViewAdapter {
      * never from the op that made the view: the map must read the whole layout from element 0
      * (a transpose of a tiled view is the permuted layout, as XLA's transposes that are
      * bitcasts), the layout must have tiles, the view's buffer must hold the layout's slots and
-     * end within them (so a slice of a bigger array's leading rows, which reads like a smaller
-     * whole layout, does not claim the rows after it), and the view must be the destination the
-     * copy was called with ({@link #CALLED_DESTINATION}).
+     * end within them, the map must be its buffer's whole layout ({@link ViewMap.Single#wholeLayout()}:
+     * a slice of a bigger array's leading rows reads like a smaller whole layout, and must not
+     * claim the rows after it), and the view must be the destination the copy was called with
+     * ({@link #CALLED_DESTINATION}).
      */
     public static Optional<ArrayShape> tiledLayout(TensorView view) {
         if (CALLED_DESTINATION.isBound() && CALLED_DESTINATION.get() != view) {
             return Optional.empty();
         }
-        if (!(view.map() instanceof ViewMap.Single) || view.stridedLayout().isPresent()
+        if (!(view.map() instanceof ViewMap.Single single) || !single.wholeLayout() || view.stridedLayout().isPresent()
                 || !(view.form() instanceof MapForm.Tiled t)) {
             return Optional.empty();
         }
