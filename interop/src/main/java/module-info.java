@@ -15,4 +15,7 @@ module dev.tensorbuf.interop {
 
     // Not API: the command line shares the one JSON codec the file formats use.
     exports dev.tensorbuf.interop.json to dev.tensorbuf.cli;
+    // Not API: Arrow's buffers are native memory, and restricted FFM calls stay in interop's one
+    // file for them, so that --enable-native-access names interop alone.
+    exports dev.tensorbuf.interop.internal to dev.tensorbuf.net;
 }

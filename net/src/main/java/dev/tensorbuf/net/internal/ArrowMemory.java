@@ -1,5 +1,6 @@
 package dev.tensorbuf.net.internal;
 
+import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.memory.Buffer;
 import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
@@ -52,7 +53,7 @@ public final class ArrowMemory {
         buf.getReferenceManager().retain();
         try {
             MemorySegment seg = byteSize == 0 ? arena.allocate(1).asSlice(0, 0)
-                    : MemorySegment.ofAddress(buf.memoryAddress()).reinterpret(byteSize, arena, null);
+                    : RestrictedNative.segment(buf.memoryAddress(), byteSize, arena);
             return Buffers.foreign(seg, MemorySpace.HOST, owner, () -> {
                 arena.close();
                 buf.getReferenceManager().release();
@@ -69,6 +70,6 @@ public final class ArrowMemory {
         if (byteSize == 0) {
             return MemorySegment.NULL;
         }
-        return MemorySegment.ofAddress(buf.memoryAddress()).reinterpret(byteSize, arena, null);
+        return RestrictedNative.segment(buf.memoryAddress(), byteSize, arena);
     }
 }
