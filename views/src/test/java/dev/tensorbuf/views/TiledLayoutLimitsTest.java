@@ -51,4 +51,27 @@ class TiledLayoutLimitsTest {
         assertEquals(2, ArrayShape.parse("s4[3]{0:E(4)}").byteSizeOfElements(), "12 bits round up to 2 bytes");
         assertEquals(2, ArrayShape.parse("s4[4]{0:E(4)}").byteSizeOfElements(), "16 bits are 2 bytes");
     }
+
+    @Test
+    void wholeByteElementSizesGiveByteStrides() {
+        assertEquals(Optional.of(List.of(3L, 1L)), ArrayShape.parse("s8[2,3]{1,0:E(8)}").byteStrides());
+        assertEquals(Optional.of(List.of(6L, 2L)), ArrayShape.parse("s16[2,3]{1,0:E(16)}").byteStrides());
+    }
+
+    @Test
+    void tailPaddingRoundsTheTiledSlotsUpToItsAlignment() {
+        // T(2,2) pads f32[3,5] to 4 x 6 = 24 slots: a multiple of 6 stays, 7 rounds up to 28.
+        assertEquals(96, ArrayShape.parse("f32[3,5]{1,0:T(2,2)L(6)}").arraySize());
+        assertEquals(112, ArrayShape.parse("f32[3,5]{1,0:T(2,2)L(7)}").arraySize());
+    }
+
+    @Test
+    void indicesStopOneBelowEachSize() {
+        ArrayShape a = ArrayShape.parse("f32[2,3]{1,0}");
+        assertEquals(5, a.linearIndex(1, 2));
+        var e = assertThrows(IndexOutOfBoundsException.class, () -> a.linearIndex(2, 0));
+        assertEquals("index 2 out of bounds [0, 2) for dim 0 of f32[2,3]{1,0}", e.getMessage());
+        e = assertThrows(IndexOutOfBoundsException.class, () -> a.linearIndex(0, 3));
+        assertEquals("index 3 out of bounds [0, 3) for dim 1 of f32[2,3]{1,0}", e.getMessage());
+    }
 }
