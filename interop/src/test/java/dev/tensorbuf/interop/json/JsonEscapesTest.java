@@ -26,6 +26,17 @@ class JsonEscapesTest {
         assertEquals(List.of(), unwrap(Json.parse("[".repeat(65) + "]".repeat(65)), 64));
         var e = assertThrows(IllegalArgumentException.class, () -> Json.parse("[".repeat(66) + "]".repeat(66)));
         assertTrue(e.getMessage().startsWith("JSON nested deeper than 64 levels at position 65 "), e.getMessage());
+        // In objects the innermost value is a level too: 64 objects around a number, not 65.
+        assertEquals(1L, unwrapObjects(Json.parse("{\"a\":".repeat(64) + "1" + "}".repeat(64)), 64));
+        e = assertThrows(IllegalArgumentException.class, () -> Json.parse("{\"a\":".repeat(65) + "1" + "}".repeat(65)));
+        assertTrue(e.getMessage().startsWith("JSON nested deeper than 64 levels at position 325 "), e.getMessage());
+    }
+
+    private static Object unwrapObjects(Object v, int levels) {
+        for (int i = 0; i < levels; i++) {
+            v = ((Map<?, ?>) v).get("a");
+        }
+        return v;
     }
 
     private static Object unwrap(Object v, int levels) {
