@@ -58,4 +58,26 @@ class StridedLayoutLimitsTest {
         assertEquals("sizes [2, 3] strides [3, 1]", StridedLayout.packed(2, 3).toString());
         assertEquals("sizes [2, 3] strides [3, 1] offset 5", StridedLayout.packed(2, 3).withOffset(5).toString());
     }
+
+    @Test
+    void negativeStridesAreThoseBelowZero() {
+        assertFalse(StridedLayout.packed(2, 3).hasNegativeStrides());
+        assertFalse(StridedLayout.of(new long[] {2, 3}, new long[] {0, 1}).hasNegativeStrides(), "a broadcast");
+        assertTrue(StridedLayout.of(new long[] {2, 3}, new long[] {3, -1}, 2).hasNegativeStrides());
+    }
+
+    @Test
+    void theSpanRunsFromTheLowestToTheHighestOffset() {
+        // Offsets 1 and 2^63 - 2: 2^63 - 2 offsets, one short of the most a long counts.
+        StridedLayout wide = StridedLayout.of(new long[] {2}, new long[] {Long.MAX_VALUE - 2}, 1);
+        assertEquals(1, wide.minOffset());
+        assertEquals(Long.MAX_VALUE - 1, wide.maxOffset());
+        assertEquals(Long.MAX_VALUE - 1, wide.spanElements());
+        assertEquals(6, StridedLayout.packed(2, 3).withOffset(5).spanElements());
+        // Without elements there is no span, and both ends are the offset.
+        StridedLayout none = StridedLayout.of(new long[] {0, 3}, new long[] {7, 5}, 4);
+        assertEquals(4, none.minOffset());
+        assertEquals(4, none.maxOffset());
+        assertEquals(0, none.spanElements());
+    }
 }
