@@ -85,6 +85,11 @@ public final class TensorDirectory implements AutoCloseable {
             throw new RefusedException(Refusal.FORBIDDEN, "path " + shown + " is absolute; name a file relative to the"
                     + " served directory");
         }
+        if (relative.endsWith("/") || relative.endsWith("\\")) {
+            // A path's trailing separator would be dropped by normalising it, serving the file a
+            // directory's name was given for.
+            throw new RefusedException(Refusal.INVALID, "path " + shown + " ends with a separator; name a file");
+        }
         for (String part : relative.split("[/\\\\]")) {
             if (part.equals("..")) {
                 throw new RefusedException(Refusal.FORBIDDEN, "path " + shown + " climbs out of the served directory with '..'");

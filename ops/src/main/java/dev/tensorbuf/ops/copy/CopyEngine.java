@@ -602,6 +602,11 @@ public final class CopyEngine {
     private record Pieces(List<PiecePairs.Pair> pairs, List<Route> routes) implements Route {
     }
 
+    /** Pairs of pieces past which a copy with few elements a pair goes element by element. */
+    private static final int MAX_SMALL_PAIRS = 1024;
+    /** Elements a pair must average, past {@link #MAX_SMALL_PAIRS} pairs, to be planned pair by pair. */
+    private static final long MIN_PAIR_ELEMENTS = 64;
+
     /** A packed sub-byte side staged through byte-a-slot temporaries. */
     private record Staged(SubByteStaging.Staging staging) implements Route {
     }
@@ -648,6 +653,14 @@ public final class CopyEngine {
                 pairs = PiecePairs.of(src, dst);
             } catch (ArithmeticException overflow) {
                 return new Elements("the pieces' domains cannot be cut into boxes: an index computation overflows a long");
+            }
+            if (pairs.size() > MAX_SMALL_PAIRS && src.elementCount() / pairs.size() < MIN_PAIR_ELEMENTS) {
+                // Each pair is planned as a copy of its own (its map simplified and classified, some
+                // microseconds): past a few thousand pairs of a few elements each, as a reshape of a
+                // concatenation cut into its staircase's rows makes, one pass through both maps is faster.
+                return new Elements("the pieces' domains cut into " + pairs.size() + " boxes of "
+                        + src.elementCount() / pairs.size() + " elements on average: fewer elements per box than"
+                        + " planning a box costs");
             }
             List<Route> routes = new ArrayList<>(pairs.size());
             for (PiecePairs.Pair p : pairs) {
