@@ -17,6 +17,7 @@ import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
+import dev.tensorbuf.views.internal.DomainBoxes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -653,6 +654,8 @@ public final class CopyEngine {
                 pairs = PiecePairs.of(src, dst);
             } catch (ArithmeticException overflow) {
                 return new Elements("the pieces' domains cannot be cut into boxes: an index computation overflows a long");
+            } catch (DomainBoxes.TooManyBoxes many) {
+                return new Elements(many.getMessage() + ": more boxes, of fewer elements, than planning each pays for");
             }
             if (pairs.size() > MAX_SMALL_PAIRS && src.elementCount() / pairs.size() < MIN_PAIR_ELEMENTS) {
                 // Each pair is planned as a copy of its own (its map simplified and classified, some

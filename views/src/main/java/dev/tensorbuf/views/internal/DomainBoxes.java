@@ -228,11 +228,16 @@ public final class DomainBoxes {
      */
     public static List<Placed> of(List<IndexingMap> maps, long[] dims) {
         List<Placed> out = new ArrayList<>();
+        long subtractions = 0;
         List<Box> claimed = new ArrayList<>();
         for (int p = 0; p < maps.size(); p++) {
             List<Box> mine = domain(maps.get(p), dims);
             for (Box b : mine) {
                 List<Box> left = List.of(b);
+                subtractions += claimed.size();
+                if (subtractions > (long) MAX_BOXES * MAX_BOXES) {
+                    throw new TooManyBoxes(out.size() + mine.size());
+                }
                 for (Box c : claimed) {
                     List<Box> next = new ArrayList<>();
                     for (Box x : left) {
@@ -243,10 +248,35 @@ public final class DomainBoxes {
                 for (Box x : left) {
                     out.add(new Placed(x, p));
                 }
+                if (out.size() > MAX_BOXES) {
+                    throw new TooManyBoxes(out.size());
+                }
             }
             claimed.addAll(mine);
         }
         return out;
+    }
+
+    /**
+     * Boxes a side may be cut into. Past it the copy is cheaper element by element than planned
+     * box by box (a reshape of a concatenation whose rows are a few hundred elements long cuts
+     * into a box per row segment), and the cutting itself would grow with the square of the count.
+     */
+    public static final int MAX_BOXES = 1024;
+
+    /** A side's domains cut into more than {@link #MAX_BOXES} boxes: the copy goes element by element. */
+    public static final class TooManyBoxes extends RuntimeException {
+        private final long boxes;
+
+        TooManyBoxes(long boxes) {
+            super("the pieces' domains cut into more than " + MAX_BOXES + " boxes (" + boxes + " so far)", null, false, false);
+            this.boxes = boxes;
+        }
+
+        /** {@return the boxes made when the cutting stopped} */
+        public long boxes() {
+            return boxes;
+        }
     }
 
     /** A constraint {@code expr in [lo, hi]}. */
@@ -294,7 +324,11 @@ public final class DomainBoxes {
         List<Box> out = new ArrayList<>();
         Deque<Work> work = new ArrayDeque<>();
         work.push(new Work(new Box(start, step, count), new boolean[constraints.size()]));
+        long steps = 0;
         while (!work.isEmpty()) {
+            if (out.size() > MAX_BOXES || ++steps > 16L * MAX_BOXES) {
+                throw new TooManyBoxes(out.size() + work.size());
+            }
             Work w = work.pop();
             int open = -1;
             boolean empty = false;
