@@ -1,5 +1,6 @@
 package dev.tensorbuf.interop;
 
+import dev.tensorbuf.interop.internal.Errors;
 import dev.tensorbuf.interop.internal.SafetensorsIndex;
 import dev.tensorbuf.interop.internal.Sizes;
 import dev.tensorbuf.views.ArrayShape;
@@ -207,9 +208,7 @@ public final class SafetensorsCheckpoint implements AutoCloseable {
     public SafetensorsTensor tensor(String name) {
         SafetensorsTensor t = tensors.get(name);
         if (t == null) {
-            List<String> names = names();
-            throw new IllegalArgumentException("no tensor '" + name + "' in " + file.getFileName() + "; it has "
-                    + (names.size() <= 10 ? names : names.subList(0, 10) + " and " + (names.size() - 10) + " more"));
+            throw Errors.noTensor(name, file, names());
         }
         if (!t.data().isAlive()) {
             throw new IllegalStateException(file + " is closed");

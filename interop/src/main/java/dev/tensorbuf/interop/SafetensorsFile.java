@@ -379,9 +379,7 @@ public final class SafetensorsFile implements AutoCloseable {
         }
         SafetensorsTensor t = tensors.get(name);
         if (t == null) {
-            List<String> names = names();
-            throw new IllegalArgumentException("no tensor '" + name + "' in " + file.getFileName() + "; it has "
-                    + (names.size() <= 10 ? names : names.subList(0, 10) + " and " + (names.size() - 10) + " more"));
+            throw Errors.noTensor(name, file, names());
         }
         return t;
     }

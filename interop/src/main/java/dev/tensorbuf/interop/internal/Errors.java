@@ -14,6 +14,17 @@ public final class Errors {
     private Errors() {
     }
 
+    /**
+     * {@return the refusal of a tensor name a file does not hold, naming (up to 10 of) those it does}
+     *
+     * @param file the file, shown by its name
+     * @param names the names it holds, in its order
+     */
+    public static IllegalArgumentException noTensor(String name, java.nio.file.Path file, java.util.List<String> names) {
+        return new IllegalArgumentException("no tensor '" + name + "' in " + file.getFileName() + "; it has "
+                + (names.size() <= 10 ? names : names.subList(0, 10) + " and " + (names.size() - 10) + " more"));
+    }
+
     /** {@return the refusal of a closed resource}, e.g. {@code CUDA stream 0x5000 is closed} */
     public static IllegalStateException closed(Object what) {
         return new IllegalStateException(what + " is closed");
