@@ -1,6 +1,6 @@
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.Access;

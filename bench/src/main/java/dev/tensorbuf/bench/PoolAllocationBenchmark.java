@@ -1,6 +1,6 @@
 package dev.tensorbuf.bench;
 
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.PooledAllocator;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -62,7 +62,7 @@ public class PoolAllocationBenchmark {
     /** {@return the buffer's address} Allocates from the pool, touches one byte, closes. */
     @Benchmark
     public long pool() {
-        try (Buffer buffer = pool.allocate(size)) {
+        try (MemoryBuffer buffer = pool.allocate(size)) {
             MemorySegment segment = buffer.segment();
             segment.set(ValueLayout.JAVA_BYTE, 0, (byte) 1);
             return segment.address();

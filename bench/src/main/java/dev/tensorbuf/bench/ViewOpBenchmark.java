@@ -1,6 +1,6 @@
 package dev.tensorbuf.bench;
 
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.Bitcast;
@@ -53,7 +53,7 @@ public class ViewOpBenchmark {
     private ArrayShape bitcastTarget;
     private ArrayShape tiledBitcastTarget;
     private ArrayShape tiledShape;
-    private Buffer gib;
+    private MemoryBuffer gib;
 
     @Setup(Level.Trial)
     public void setUp() {

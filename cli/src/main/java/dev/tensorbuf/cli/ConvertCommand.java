@@ -10,7 +10,7 @@ import dev.tensorbuf.interop.SafetensorsCheckpoint;
 import dev.tensorbuf.interop.SafetensorsTensor;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.ArrayShape;
@@ -202,7 +202,7 @@ final class ConvertCommand implements Command {
                 }
             } else try (Allocator arena = Allocators.shared();
                  Progress progress = Progress.start(in.err(), in.flag("quiet"), outFormat == Format.RAW ? 2 * bytes : bytes)) {
-                Buffer buffer = arena.allocate(Math.max(1, bytes)); // zeroed: tile padding reads 0
+                MemoryBuffer buffer = arena.allocate(Math.max(1, bytes)); // zeroed: tile padding reads 0
                 TensorView out = TensorView.of(buffer, target);
                 copy(source, out, progress);
                 MemorySegment data = buffer.segment().asSlice(0, bytes);
@@ -554,7 +554,7 @@ final class ConvertCommand implements Command {
     private static void copyWhole(TensorView from, ArrayShape shape, WritableByteChannel channel, Progress progress)
             throws IOException {
         try (Allocator arena = Allocators.shared()) {
-            Buffer buffer = arena.allocate(Math.max(1, shape.arraySize()));
+            MemoryBuffer buffer = arena.allocate(Math.max(1, shape.arraySize()));
             copy(from, TensorView.of(buffer, shape), progress);
             writeBytes(buffer.segment().asSlice(0, shape.arraySize()), channel, n -> { });
         }

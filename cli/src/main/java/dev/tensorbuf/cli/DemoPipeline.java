@@ -13,7 +13,7 @@ import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.NpyArray;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.copy.Access;
 import dev.tensorbuf.ops.copy.ChannelAffine;
 import dev.tensorbuf.ops.copy.CopyEngine;
@@ -65,10 +65,10 @@ final class DemoPipeline implements AutoCloseable {
     private final Path outDir;
     private final Allocator arena = Allocators.shared();
     private final CopyEngine engine = CopyEngine.defaults();
-    private final Buffer pixels;
-    private final Buffer normalised;
+    private final MemoryBuffer pixels;
+    private final MemoryBuffer normalised;
     /** Room for the copy baseline: as many bytes as the largest step reads and writes. */
-    private final Buffer scratch;
+    private final MemoryBuffer scratch;
     private TensorView nchw;
 
     DemoPipeline(Path outDir) {
@@ -130,7 +130,7 @@ final class DemoPipeline implements AutoCloseable {
     /** f32 NCHW -> bf16 in TPU tiles T(8,128)(2,1), and back: every value is the bf16 rounding of the f32. */
     Result stageTiled() {
         ArrayShape tiled = ArrayShape.parse("bf16[8,3,224,224]{3,2,1,0:T(8,128)(2,1)}");
-        Buffer tiles = arena.allocate(tiled.arraySize());
+        MemoryBuffer tiles = arena.allocate(tiled.arraySize());
         tiles.segment().fill((byte) 0);
         TensorView bf16 = TensorView.of(tiles, tiled);
         CopyPlan pack = engine.plan(Access.strided(normalised.segment(), DType.F32, NCHW),

@@ -2,7 +2,7 @@ package dev.tensorbuf.cli;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.memory.PoolStats;
@@ -39,14 +39,14 @@ final class DemoSteps {
         List<String> detail = new ArrayList<>();
         Map<String, Object> facts = new LinkedHashMap<>();
         try (Allocator confined = Allocators.confined(); Allocator shared = Allocators.shared(4096)) {
-            Buffer a = confined.allocate(1 << 20);
-            Buffer b = shared.allocate(1 << 16);
+            MemoryBuffer a = confined.allocate(1 << 20);
+            MemoryBuffer b = shared.allocate(1 << 16);
             check(a.isAligned(64) && b.isAligned(4096), "arena buffers honour their alignment");
             detail.add("confined arena: 1 MiB in " + a.memorySpace().describe() + ", 64-byte aligned, owner " + a.owner());
             detail.add("shared arena: 64 KiB, 4096-byte aligned, usable from any thread");
             facts.put("host_space", a.memorySpace().toXlaText());
         }
-        Buffer device = Buffers.foreign(0x7f00_0000_0000L, 4096, MemorySpace.DEVICE, "demo device", () -> { });
+        MemoryBuffer device = Buffers.foreign(0x7f00_0000_0000L, 4096, MemorySpace.DEVICE, "demo device", () -> { });
         String refusal;
         try {
             device.segment();
@@ -68,7 +68,7 @@ final class DemoSteps {
         for (int i = 0; i < 1000; i++) {
             pool.allocate(4096).close();
         }
-        Buffer kept = pool.allocate(1 << 20);
+        MemoryBuffer kept = pool.allocate(1 << 20);
         PoolStats stats = pool.stats();
         check(stats.reuses() == 999 && stats.liveCount() == 1, "999 of 1000 4 KiB cycles reuse one block");
         kept.close();

@@ -14,7 +14,7 @@ import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.interop.SafetensorsTensor;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.ops.quant.BlockKernels;
 import dev.tensorbuf.views.ArrayShape;
@@ -240,7 +240,7 @@ final class GgufCommands {
         long bytes = target.arraySize();
         try (Allocator arena = Allocators.shared();
              Progress progress = Progress.start(in.err(), in.flag("quiet"), bytes)) {
-            Buffer buffer = arena.allocate(Math.max(1, bytes)); // zeroed: tile padding reads 0
+            MemoryBuffer buffer = arena.allocate(Math.max(1, bytes)); // zeroed: tile padding reads 0
             TensorView out = TensorView.of(buffer, target);
             read(t, out);
             progress.advance(bytes);
@@ -277,7 +277,7 @@ final class GgufCommands {
             shapes.put(t.name(), shape);
             data.put(t.name(), channel -> {
                 try (Allocator arena = Allocators.confined()) {
-                    Buffer buffer = arena.allocate(Math.max(1, shape.arraySize()));
+                    MemoryBuffer buffer = arena.allocate(Math.max(1, shape.arraySize()));
                     read(t, TensorView.of(buffer, shape));
                     ByteBuffer whole = buffer.segment().asSlice(0, shape.arraySize()).asByteBuffer();
                     while (whole.hasRemaining()) {
@@ -375,15 +375,15 @@ final class GgufCommands {
                 if (type.blockType().isEmpty()) {
                     DType plain = type.dtype().orElseThrow();
                     ArrayShape shape = ArrayShape.of(plain, d);
-                    Buffer buffer = arena.allocate(Math.max(1, shape.arraySize()));
+                    MemoryBuffer buffer = arena.allocate(Math.max(1, shape.arraySize()));
                     CopyEngine.defaults().copy(s.view(), TensorView.of(buffer, shape));
                     write(channel, buffer.segment().asSlice(0, shape.arraySize()));
                     return;
                 }
                 ArrayShape f32 = ArrayShape.of(DType.F32, d);
-                Buffer values = arena.allocate(Math.max(1, f32.arraySize()));
+                MemoryBuffer values = arena.allocate(Math.max(1, f32.arraySize()));
                 CopyEngine.defaults().copy(s.view(), TensorView.of(values, f32));
-                Buffer blocks = arena.allocate(Math.max(1, bytes));
+                MemoryBuffer blocks = arena.allocate(Math.max(1, bytes));
                 BlockType block = type.blockType().get();
                 BlockKernels.defaults().quantize(block, values.segment(), 0, blocks.segment(), 0,
                         Extents.elementCount("dims", d) / block.blockValues());

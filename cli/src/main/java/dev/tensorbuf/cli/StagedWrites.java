@@ -3,7 +3,7 @@ package dev.tensorbuf.cli;
 import dev.tensorbuf.interop.DataWriter;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.ArrayShape;
@@ -39,7 +39,7 @@ final class StagedWrites implements AutoCloseable {
 
     private final Allocator arena = Allocators.shared();
     private final CopyEngine engine = CopyEngine.defaults();
-    private Buffer stage;
+    private MemoryBuffer stage;
 
     /** {@return whether views of this output shape are written here: whole-byte elements, row-major} */
     static boolean handles(ArrayShape target) {

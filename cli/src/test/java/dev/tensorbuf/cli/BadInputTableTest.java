@@ -9,7 +9,7 @@ import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.interop.json.Json;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.hlo.HloModule;
 import dev.tensorbuf.ops.indexing.HloIndexing;
@@ -119,7 +119,7 @@ class BadInputTableTest {
             }
             case "json" -> Json.parse((String) input);
             case "view" -> {
-                try (Allocator a = Allocators.confined(); Buffer buffer = a.allocate(number(row, "bytes"))) {
+                try (Allocator a = Allocators.confined(); MemoryBuffer buffer = a.allocate(number(row, "bytes"))) {
                     TensorView.of(buffer, (String) input);
                 }
             }
@@ -160,7 +160,7 @@ class BadInputTableTest {
                 }
                 case "slice" -> a.allocate(number(row, "bytes")).slice(number(row, "offset"), number(row, "length"));
                 case "use-after-close" -> {
-                    Buffer b = a.allocate(8);
+                    MemoryBuffer b = a.allocate(8);
                     b.close();
                     b.segment();
                 }

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.interop.Dlpack;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.TensorView;
 import java.io.File;
@@ -50,7 +50,7 @@ class ModulePathTest {
     @BeforeAll
     static void compileTheProgram() throws Exception {
         List<Path> entries = new ArrayList<>();
-        for (Class<?> c : List.of(Buffer.class, TensorView.class, CopyEngine.class, Dlpack.class)) {
+        for (Class<?> c : List.of(MemoryBuffer.class, TensorView.class, CopyEngine.class, Dlpack.class)) {
             entries.add(Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()));
         }
         URL agrona = ClassLoader.getSystemResource("org/agrona/BitUtil.class");
@@ -72,7 +72,7 @@ class ModulePathTest {
 
     @Test
     void everyModuleShipsItsDescriptor() throws Exception {
-        List<Class<?>> classes = List.of(Buffer.class, TensorView.class, CopyEngine.class, Dlpack.class);
+        List<Class<?>> classes = List.of(MemoryBuffer.class, TensorView.class, CopyEngine.class, Dlpack.class);
         for (int i = 0; i < classes.size(); i++) {
             Path where = Path.of(classes.get(i).getProtectionDomain().getCodeSource().getLocation().toURI());
             if (Files.isRegularFile(where)) {
@@ -124,7 +124,7 @@ class ModulePathTest {
             import dev.tensorbuf.interop.Dlpack;
             import dev.tensorbuf.memory.Allocator;
             import dev.tensorbuf.memory.Allocators;
-            import dev.tensorbuf.memory.Buffer;
+            import dev.tensorbuf.memory.MemoryBuffer;
             import dev.tensorbuf.ops.copy.CopyEngine;
             import dev.tensorbuf.views.DType;
             import dev.tensorbuf.views.StridedLayout;
@@ -137,8 +137,8 @@ class ModulePathTest {
                 public static void main(String[] args) {
                     int n = 2, c = 3, h = 4, w = 4;
                     try (Allocator arena = Allocators.shared()) {
-                        Buffer pixels = arena.allocate(n * h * w * c);
-                        Buffer batch = arena.allocate(4L * n * c * h * w);
+                        MemoryBuffer pixels = arena.allocate(n * h * w * c);
+                        MemoryBuffer batch = arena.allocate(4L * n * c * h * w);
                         for (int i = 0; i < n * h * w * c; i++) {
                             pixels.segment().set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7));
                         }

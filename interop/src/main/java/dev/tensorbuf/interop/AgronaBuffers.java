@@ -4,7 +4,7 @@ import dev.tensorbuf.interop.internal.Errors;
 import dev.tensorbuf.interop.internal.ReadOnlyDirectBuffer;
 import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.ArrayShape;
@@ -32,7 +32,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * only handed out as a {@code DirectBuffer} that is not an {@code UnsafeBuffer}: Agrona writes
  * through raw addresses, and a write into a read-only mapping would crash the JVM.
  *
- * <p><b>From Agrona.</b> An off-heap {@code DirectBuffer} becomes a root {@link Buffer} over the same
+ * <p><b>From Agrona.</b> An off-heap {@code DirectBuffer} becomes a root {@link MemoryBuffer} over the same
  * memory ({@link #asBuffer}, {@link #asView}); closing that buffer revokes its segment but never
  * frees the memory, which stays Agrona's owner's. A heap-backed one ({@code byte[]}) is refused:
  * buffers hold native memory only; {@link #copyOf} copies it.
@@ -55,7 +55,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  *
  * {@snippet :
  * try (Allocator arena = Allocators.shared();
- *      Buffer buffer = arena.allocate(24)) {
+ *      MemoryBuffer buffer = arena.allocate(24)) {
  *     TensorView v = TensorView.of(buffer, "f32[2,3]{1,0}");
  *     v.setFloat(6.5f, 1, 2);
  *     MutableDirectBuffer agrona = AgronaBuffers.asMutableDirectBuffer(v);
@@ -121,14 +121,14 @@ public final class AgronaBuffers {
      * @throws IllegalStateException if its buffer is closed, or the JVM lacks {@value #REQUIRED_FLAG}
      */
     public static MutableDirectBuffer asMutableDirectBuffer(TensorView view) {
-        Buffer bytes = contiguousBytes(view);
+        MemoryBuffer bytes = contiguousBytes(view);
         refuseReadOnly(bytes, view.toString());
         return wrap(bytes);
     }
 
     /** {@return a writable Agrona buffer over all of {@code buffer}} @throws as {@link #asMutableDirectBuffer(TensorView)} */
-    public static MutableDirectBuffer asMutableDirectBuffer(Buffer buffer) {
-        Buffer bytes = wholeBuffer(buffer);
+    public static MutableDirectBuffer asMutableDirectBuffer(MemoryBuffer buffer) {
+        MemoryBuffer bytes = wholeBuffer(buffer);
         refuseReadOnly(bytes, buffer.toString());
         return wrap(bytes);
     }
@@ -148,23 +148,23 @@ public final class AgronaBuffers {
     }
 
     /** {@return an Agrona buffer over all of {@code buffer}} @throws as {@link #asDirectBuffer(TensorView)} */
-    public static DirectBuffer asDirectBuffer(Buffer buffer) {
+    public static DirectBuffer asDirectBuffer(MemoryBuffer buffer) {
         return readable(wholeBuffer(buffer), buffer.toString());
     }
 
-    private static DirectBuffer readable(Buffer bytes, String what) {
+    private static DirectBuffer readable(MemoryBuffer bytes, String what) {
         UnsafeBuffer unsafe = wrap(bytes);
         return bytes.isReadOnly() || bytes.segment().isReadOnly() ? new ReadOnlyDirectBuffer(unsafe, what) : unsafe;
     }
 
-    private static void refuseReadOnly(Buffer bytes, String what) {
+    private static void refuseReadOnly(MemoryBuffer bytes, String what) {
         if (bytes.isReadOnly() || bytes.segment().isReadOnly()) {
             throw new IllegalArgumentException(what + " is read-only: a MutableDirectBuffer would write through a raw"
                     + " address into it; use asDirectBuffer(...) for reading");
         }
     }
 
-    private static UnsafeBuffer wrap(Buffer bytes) {
+    private static UnsafeBuffer wrap(MemoryBuffer bytes) {
         requireAccess();
         // Through a ByteBuffer, so that the UnsafeBuffer keeps the segment (and an automatic
         // arena's memory) reachable for as long as it lives.
@@ -172,13 +172,13 @@ public final class AgronaBuffers {
     }
 
     /** The bytes of a contiguous view as a slice of its buffer, every check done first. */
-    static Buffer contiguousBytes(TensorView view) {
+    static MemoryBuffer contiguousBytes(TensorView view) {
         Objects.requireNonNull(view, "view");
         if (!(view.map() instanceof ViewMap.Single single)) {
             throw new IllegalArgumentException(view + " reads " + view.map().pieces().size()
                     + " buffers (a pad or concatenation), not one byte range; " + materializeHint(view));
         }
-        Buffer buffer = checkedBuffer(single.buffer(), view.toString());
+        MemoryBuffer buffer = checkedBuffer(single.buffer(), view.toString());
         MapForm form = view.form();
         if (!(form instanceof MapForm.Strided strided)) {
             throw new IllegalArgumentException(view + " is not C-contiguous: its map is not strided ("
@@ -209,7 +209,7 @@ public final class AgronaBuffers {
         return buffer.slice(firstBit / 8, length);
     }
 
-    private static Buffer checkedBuffer(Buffer buffer, String what) {
+    private static MemoryBuffer checkedBuffer(MemoryBuffer buffer, String what) {
         Objects.requireNonNull(buffer, "buffer");
         if (!buffer.memorySpace().hostAccessible()) {
             throw new UnsupportedOperationException(what + " is in " + buffer.memorySpace().describe()
@@ -222,7 +222,7 @@ public final class AgronaBuffers {
     }
 
     /** A whole buffer: checked as a view's, and its size too (a view may be a small part of a big buffer). */
-    private static Buffer wholeBuffer(Buffer buffer) {
+    private static MemoryBuffer wholeBuffer(MemoryBuffer buffer) {
         checkedBuffer(buffer, String.valueOf(buffer));
         if (buffer.byteSize() > MAX_BYTES) {
             throw Errors.tooLargeForAgrona(buffer, buffer.byteSize(), MAX_BYTES);
@@ -247,7 +247,7 @@ public final class AgronaBuffers {
      * @throws IllegalArgumentException if {@code source} is on the Java heap (a {@code byte[]}):
      *     use {@link #copyOf(DirectBuffer, Allocator)}
      */
-    public static Buffer asBuffer(DirectBuffer source) {
+    public static MemoryBuffer asBuffer(DirectBuffer source) {
         Objects.requireNonNull(source, "source");
         if (source.byteArray() != null) {
             throw new IllegalArgumentException("Agrona buffer of " + source.capacity() + " bytes is on the Java heap"
@@ -278,9 +278,9 @@ public final class AgronaBuffers {
      *
      * @throws IllegalStateException if the allocator is closed or over its limit
      */
-    public static Buffer copyOf(DirectBuffer source, Allocator allocator) {
+    public static MemoryBuffer copyOf(DirectBuffer source, Allocator allocator) {
         Objects.requireNonNull(source, "source");
-        Buffer copy = allocator.allocate(source.capacity());
+        MemoryBuffer copy = allocator.allocate(source.capacity());
         try {
             source.getBytes(0, copy.segment().asByteBuffer(), 0, source.capacity());
         } catch (RuntimeException e) {
@@ -297,7 +297,7 @@ public final class AgronaBuffers {
      * @throws IllegalArgumentException if {@code source} is on the heap or too small for the shape
      */
     public static TensorView asView(DirectBuffer source, ArrayShape shape) {
-        Buffer buffer = asBuffer(source);
+        MemoryBuffer buffer = asBuffer(source);
         try {
             return TensorView.of(buffer, shape);
         } catch (RuntimeException e) {
@@ -308,7 +308,7 @@ public final class AgronaBuffers {
 
     /** {@return a strided view over an off-heap {@code DirectBuffer}, no copy} @throws as {@link #asView(DirectBuffer, ArrayShape)} */
     public static TensorView asView(DirectBuffer source, DType dtype, StridedLayout layout) {
-        Buffer buffer = asBuffer(source);
+        MemoryBuffer buffer = asBuffer(source);
         try {
             return TensorView.strided(buffer, dtype, layout);
         } catch (RuntimeException e) {

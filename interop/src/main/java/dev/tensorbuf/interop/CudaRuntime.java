@@ -4,7 +4,7 @@ import dev.tensorbuf.interop.internal.CudaBindings;
 import dev.tensorbuf.interop.internal.CudaFunctions;
 import dev.tensorbuf.interop.internal.Errors;
 import dev.tensorbuf.interop.internal.HostCopies;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.StridedLayout;
@@ -16,7 +16,7 @@ import java.util.function.Supplier;
 
 /**
  * The CUDA runtime ({@code libcudart}) through FFM, when it is installed: device and pinned host
- * memory as {@link Buffer}s, plain and 2-D copies, streams, and upload and download of views with
+ * memory as {@link MemoryBuffer}s, plain and 2-D copies, streams, and upload and download of views with
  * any layout conversion done on the host (a view that is neither packed nor row-pitched is copied
  * into a packed host buffer first, then moved in one {@code cudaMemcpy}). These calls return when
  * the copy is done; {@link CudaStream} queues copies of pinned memory asynchronously, and
@@ -121,7 +121,7 @@ public final class CudaRuntime {
      * @throws IllegalArgumentException if {@code bytes < 0} or {@code device < 0}
      * @throws CudaException if the runtime refuses
      */
-    public Buffer malloc(int device, long bytes) {
+    public MemoryBuffer malloc(int device, long bytes) {
         if (bytes < 0 || device < 0) {
             throw new IllegalArgumentException("cudaMalloc of " + bytes + " bytes on device " + device
                     + ": bytes and device must be >= 0");
@@ -141,7 +141,7 @@ public final class CudaRuntime {
      * @throws IllegalArgumentException if {@code bytes < 0}
      * @throws CudaException if the runtime refuses
      */
-    public Buffer mallocHost(long bytes) {
+    public MemoryBuffer mallocHost(long bytes) {
         if (bytes < 0) {
             throw new IllegalArgumentException("cudaMallocHost of " + bytes + " bytes: bytes must be >= 0");
         }
@@ -159,7 +159,7 @@ public final class CudaRuntime {
      * @throws IndexOutOfBoundsException if a range leaves its buffer
      * @throws CudaException if the runtime refuses
      */
-    public void memcpy(Buffer dst, long dstOffset, Buffer src, long srcOffset, long bytes) {
+    public void memcpy(MemoryBuffer dst, long dstOffset, MemoryBuffer src, long srcOffset, long bytes) {
         long to = dst.slice(dstOffset, bytes).address();
         long from = src.slice(srcOffset, bytes).address();
         int kind = kind(src, dst);
@@ -174,7 +174,7 @@ public final class CudaRuntime {
      * @throws IndexOutOfBoundsException if the rows leave a buffer
      * @throws CudaException if the runtime refuses
      */
-    public void memcpy2D(Buffer dst, long dstOffset, long dstPitch, Buffer src, long srcOffset, long srcPitch,
+    public void memcpy2D(MemoryBuffer dst, long dstOffset, long dstPitch, MemoryBuffer src, long srcOffset, long srcPitch,
             long widthBytes, long height) {
         if (dstPitch < widthBytes || srcPitch < widthBytes) {
             throw new IllegalArgumentException("cudaMemcpy2D of rows of " + widthBytes + " bytes with pitches "
@@ -191,7 +191,7 @@ public final class CudaRuntime {
         return rows == 0 ? 0 : Math.addExact(Math.multiplyExact(rows - 1, pitch), width);
     }
 
-    static int kind(Buffer src, Buffer dst) {
+    static int kind(MemoryBuffer src, MemoryBuffer dst) {
         boolean fromHost = src.memorySpace().hostAccessible();
         boolean toHost = dst.memorySpace().hostAccessible();
         return fromHost ? (toHost ? CudaFunctions.HOST_TO_HOST : CudaFunctions.HOST_TO_DEVICE)
@@ -219,7 +219,7 @@ public final class CudaRuntime {
         }
         ElementAccess access = HostCopies.packedAccess(host);
         long bytes = access.byteSize(host.elementCount());
-        Buffer onDevice = malloc(device, bytes);
+        MemoryBuffer onDevice = malloc(device, bytes);
         try {
             HostCopies.transfer(host, onDevice, true, this::memcpy, this::memcpy2D);
         } catch (RuntimeException e) {

@@ -3,7 +3,7 @@ package dev.tensorbuf.interop;
 import dev.tensorbuf.interop.internal.CudaFunctions;
 import dev.tensorbuf.interop.internal.Errors;
 import dev.tensorbuf.interop.internal.HostCopies;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.TensorView;
 import java.util.ArrayDeque;
@@ -21,14 +21,14 @@ import java.util.Objects;
  * same reason a view whose layout needs converting on the host (neither packed nor row-pitched) is
  * refused: stage it into a packed pinned buffer with the copy engine first, then upload that.
  *
- * <p><b>Lifetimes.</b> Each buffer a queued copy reads or writes is {@linkplain Buffer#lend() lent}
+ * <p><b>Lifetimes.</b> Each buffer a queued copy reads or writes is {@linkplain MemoryBuffer#lend() lent}
  * until the stream is known to be past that copy: {@link #synchronize()}, {@link #close()}, or an
  * event recorded after it that {@linkplain CudaEvent#synchronize() was waited for} or
  * {@linkplain CudaEvent#isComplete() found complete}. Closing such a buffer meanwhile frees it only
  * then, and its allocator refuses to close, so the DMA engine never writes into freed memory.
  * {@snippet :
  * try (CudaStream s = cuda.createStream();
- *      Buffer pinned = cuda.mallocHost(4 * 6)) {
+ *      MemoryBuffer pinned = cuda.mallocHost(4 * 6)) {
  *     TensorView host = TensorView.of(pinned, "f32[2,3]{1,0}");
  *     host.copyFrom(new float[] {0, 1, 2, 3, 4, 5});
  *     TensorView onGpu = TensorView.of(cuda.malloc(0, 4 * 6), "f32[2,3]{1,0}");
@@ -50,7 +50,7 @@ public final class CudaStream implements AutoCloseable {
     private long queued;
     private boolean closed;
 
-    private record Loan(long copy, Buffer.Hold hold) {
+    private record Loan(long copy, MemoryBuffer.Hold hold) {
     }
 
     CudaStream(CudaRuntime runtime, CudaFunctions cuda, long handle) {
@@ -84,14 +84,14 @@ public final class CudaStream implements AutoCloseable {
      * @throws IllegalStateException if the stream or a buffer is closed
      * @throws CudaException if the runtime refuses
      */
-    public void memcpyAsync(Buffer dst, long dstOffset, Buffer src, long srcOffset, long bytes) {
+    public void memcpyAsync(MemoryBuffer dst, long dstOffset, MemoryBuffer src, long srcOffset, long bytes) {
         Objects.requireNonNull(dst, "dst");
         Objects.requireNonNull(src, "src");
         if (bytes < 0) {
             throw new IllegalArgumentException("cudaMemcpyAsync of " + bytes + " bytes: bytes must be >= 0");
         }
-        Buffer to = dst.slice(dstOffset, bytes);
-        Buffer from = src.slice(srcOffset, bytes);
+        MemoryBuffer to = dst.slice(dstOffset, bytes);
+        MemoryBuffer from = src.slice(srcOffset, bytes);
         requirePinned("cudaMemcpyAsync from", src);
         requirePinned("cudaMemcpyAsync into", dst);
         int kind = CudaRuntime.kind(src, dst);
@@ -99,10 +99,10 @@ public final class CudaStream implements AutoCloseable {
                 () -> "cudaMemcpyAsync(" + bytes + " bytes, kind " + kind + ") on " + name());
     }
 
-    private void memcpy2DAsync(Buffer dst, long dstOffset, long dstPitch, Buffer src, long srcOffset, long srcPitch,
+    private void memcpy2DAsync(MemoryBuffer dst, long dstOffset, long dstPitch, MemoryBuffer src, long srcOffset, long srcPitch,
             long widthBytes, long height) {
-        Buffer to = dst.slice(dstOffset, span(height, dstPitch, widthBytes));
-        Buffer from = src.slice(srcOffset, span(height, srcPitch, widthBytes));
+        MemoryBuffer to = dst.slice(dstOffset, span(height, dstPitch, widthBytes));
+        MemoryBuffer from = src.slice(srcOffset, span(height, srcPitch, widthBytes));
         requirePinned("cudaMemcpy2DAsync from", src);
         requirePinned("cudaMemcpy2DAsync into", dst);
         int kind = CudaRuntime.kind(src, dst);
@@ -120,10 +120,10 @@ public final class CudaStream implements AutoCloseable {
     }
 
     /** Lends both buffers, then queues the call; a refused call ends its loans at once. */
-    private synchronized void enqueue(Buffer to, Buffer from, Call call, java.util.function.Supplier<String> what) {
+    private synchronized void enqueue(MemoryBuffer to, MemoryBuffer from, Call call, java.util.function.Supplier<String> what) {
         requireOpen();
-        Buffer.Hold toLoan = to.lend();
-        Buffer.Hold fromLoan;
+        MemoryBuffer.Hold toLoan = to.lend();
+        MemoryBuffer.Hold fromLoan;
         try {
             fromLoan = from.lend();
         } catch (RuntimeException e) {
@@ -148,7 +148,7 @@ public final class CudaStream implements AutoCloseable {
         loans.add(new Loan(queued, fromLoan));
     }
 
-    private void requirePinned(String what, Buffer b) {
+    private void requirePinned(String what, MemoryBuffer b) {
         MemorySpace space = b.memorySpace();
         if (space.hostAccessible() && space.kind() != MemorySpace.Kind.PINNED_HOST) {
             throw new IllegalArgumentException(what + " " + space.kind().description() + " (" + b.byteSize() + " bytes at 0x"

@@ -3,7 +3,7 @@ package dev.tensorbuf.interop;
 import dev.tensorbuf.interop.internal.Materializer;
 import dev.tensorbuf.interop.internal.Sizes;
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.Extents;
@@ -86,13 +86,13 @@ public record DenseTensor(DType dtype, List<Long> dims, MemorySegment bytes) {
      * reversed view this pairs its dims with the untransposed data. Give the view itself to
      * {@link #of(TensorView)}, which checks.
      * {@snippet :
-     * Buffer b = arena.allocate(24);                                  // six f32, row-major
+     * MemoryBuffer b = arena.allocate(24);                                  // six f32, row-major
      * DenseTensor.of(DType.F32, List.of(2L, 3L), b).elementCount();   // 6
      * }
      *
      * @throws IllegalArgumentException as the constructor does, e.g. for a buffer of another size
      */
-    public static DenseTensor of(DType dtype, List<Long> dims, Buffer buffer) {
+    public static DenseTensor of(DType dtype, List<Long> dims, MemoryBuffer buffer) {
         return new DenseTensor(dtype, dims, buffer.segment());
     }
 

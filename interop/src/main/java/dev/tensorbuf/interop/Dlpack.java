@@ -4,7 +4,7 @@ import dev.tensorbuf.interop.internal.DlpackExporter;
 import dev.tensorbuf.interop.internal.DlpackImporter;
 import dev.tensorbuf.interop.internal.Errors;
 import dev.tensorbuf.interop.internal.RestrictedNative;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -21,7 +21,7 @@ import java.lang.foreign.ValueLayout;
  * refused by {@link DlpackExportOptions#copyIfNotStrided()}. The returned struct belongs to the
  * consumer, who must call its {@code deleter} exactly once; that call frees the struct and the
  * copy and runs {@link DlpackExportOptions#onRelease()}, on any thread. Until then an in-place
- * export lends the view's buffer ({@link Buffer#lend()}): closing the buffer early marks it closed
+ * export lends the view's buffer ({@link MemoryBuffer#lend()}): closing the buffer early marks it closed
  * for Java, but a pool's block or a foreign buffer's memory goes back only when the deleter runs,
  * and closing the buffer's allocator (arena, pool or {@link HugePageAllocator}) is refused with an
  * {@link IllegalStateException} naming the allocator and its lent buffers; it stays open and

@@ -20,7 +20,7 @@ import java.util.Objects;
  * @param readOnly whether to set {@code READ_ONLY} even on a writable buffer (it is always set
  *     for a read-only buffer)
  * @param closeBufferOnRelease whether the consumer's deleter call also closes the view's buffer,
- *     handing ownership over; the buffer must then be a root ({@link dev.tensorbuf.memory.Buffer#isRoot()})
+ *     handing ownership over; the buffer must then be a root ({@link dev.tensorbuf.memory.MemoryBuffer#isRoot()})
  * @param onRelease runs once, on the thread of the consumer's deleter call, after the export's own
  *     memory is freed; exceptions it throws are logged, never passed into native code
  * @param nonNegativeStrides whether a strided view with a negative stride (a reverse) is copied into

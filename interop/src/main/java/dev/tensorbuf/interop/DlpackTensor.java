@@ -1,6 +1,6 @@
 package dev.tensorbuf.interop;
 
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.views.TensorView;
 import java.util.Objects;
 
@@ -23,7 +23,7 @@ import java.util.Objects;
  * @param minorVersion the producer's DLPack minor version; 0 for the legacy struct
  * @param flags the producer's flag bits ({@link DlpackStructs#FLAG_READ_ONLY}, ...); 0 for the legacy struct
  */
-public record DlpackTensor(TensorView view, Buffer root, boolean versioned, int minorVersion, long flags)
+public record DlpackTensor(TensorView view, MemoryBuffer root, boolean versioned, int minorVersion, long flags)
         implements AutoCloseable {
 
     /** @throws NullPointerException for a null view or root */

@@ -4,7 +4,7 @@ import dev.tensorbuf.interop.internal.Errors;
 import dev.tensorbuf.interop.internal.FileMapping;
 import dev.tensorbuf.interop.internal.GgufCodec;
 import dev.tensorbuf.interop.internal.Sizes;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import java.io.IOException;
@@ -50,14 +50,14 @@ import java.util.Map;
  */
 public final class GgufFile implements AutoCloseable {
     private final Path file;
-    private final Buffer mapping;
+    private final MemoryBuffer mapping;
     private final int version;
     private final long alignment;
     private final long dataOffset;
     private final Map<String, GgufValue> metadata;
     private final Map<String, GgufTensor> tensors;
 
-    private GgufFile(Path file, Buffer mapping, GgufCodec.Header header, Map<String, GgufTensor> tensors) {
+    private GgufFile(Path file, MemoryBuffer mapping, GgufCodec.Header header, Map<String, GgufTensor> tensors) {
         this.file = file;
         this.mapping = mapping;
         this.version = header.version();
@@ -79,7 +79,7 @@ public final class GgufFile implements AutoCloseable {
             if (size < 24) {
                 throw Errors.tooShort(file.toString(), size, "a GGUF file (magic, version and two counts: 24)");
             }
-            Buffer mapping = FileMapping.map(channel, 0, size, "mapped " + file.getFileName());
+            MemoryBuffer mapping = FileMapping.map(channel, 0, size, "mapped " + file.getFileName());
             try {
                 return build(file, mapping);
             } catch (RuntimeException e) {
@@ -89,9 +89,9 @@ public final class GgufFile implements AutoCloseable {
         }
     }
 
-    private static GgufFile build(Path file, Buffer mapping) {
+    private static GgufFile build(Path file, MemoryBuffer mapping) {
         String name = file.toString();
-        Buffer view = mapping.asReadOnly();
+        MemoryBuffer view = mapping.asReadOnly();
         GgufCodec.Header header = GgufCodec.read(view.segment(), name);
         long size = view.segment().byteSize();
         long available = Math.max(0, size - header.dataStart());
@@ -158,8 +158,8 @@ public final class GgufFile implements AutoCloseable {
     }
 
     /** A buffer of the tensor's own, holding the mapping until it closes (as SafetensorsFile's tensors do). */
-    private static Buffer tensorBuffer(Buffer view, Buffer root, long offset, long bytes, String name, Path file) {
-        Buffer.Hold mapped = root.hold();
+    private static MemoryBuffer tensorBuffer(MemoryBuffer view, MemoryBuffer root, long offset, long bytes, String name, Path file) {
+        MemoryBuffer.Hold mapped = root.hold();
         try {
             return Buffers.foreign(view.segment().asSlice(offset, bytes), MemorySpace.HOST,
                     "tensor '" + name + "' of " + file.getFileName(), mapped::close);

@@ -1,6 +1,6 @@
 package dev.tensorbuf.interop;
 
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.quant.BlockTensor;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.Extents;
@@ -38,7 +38,7 @@ import java.util.Objects;
  * @param file the file, for messages
  */
 public record GgufTensor(String name, GgmlType type, List<Long> dims, long offset, long fileOffset, long byteSize,
-        Buffer data, Path file) {
+        MemoryBuffer data, Path file) {
     /** Copies the dims and checks for nulls. */
     public GgufTensor {
         Objects.requireNonNull(name, "name");

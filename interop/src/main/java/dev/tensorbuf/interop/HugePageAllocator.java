@@ -3,7 +3,7 @@ package dev.tensorbuf.interop;
 import dev.tensorbuf.interop.internal.AnonymousMapping;
 import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.memory.internal.ArenaAllocator;
 import dev.tensorbuf.memory.internal.ForeignLifetime;
@@ -31,14 +31,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * streaming stores gained nothing.
  *
  * <p>Every buffer is zeroed (fresh mappings are). Closing a large buffer unmaps its memory at
- * once (or when the last {@link Buffer#hold()} on it ends); closing the allocator closes the
+ * once (or when the last {@link MemoryBuffer#hold()} on it ends); closing the allocator closes the
  * buffers still open and frees all memory, held buffers' included, unless a buffer is lent
- * ({@link Buffer#lend()}, e.g. an in-place DLPack export): then the close is refused and frees
+ * ({@link MemoryBuffer#lend()}, e.g. an in-place DLPack export): then the close is refused and frees
  * nothing. Thread-safe.
  * The JVM needs {@code --enable-native-access} (see {@link NativeMemory}).
  * {@snippet :
  * try (HugePageAllocator allocator = HugePageAllocator.open()) {
- *     Buffer image = allocator.allocate(32L * 64 * 112 * 112 * 4); // 103 MB, zeroed
+ *     MemoryBuffer image = allocator.allocate(32L * 64 * 112 * 112 * 4); // 103 MB, zeroed
  *     image.isAligned(HugePageAllocator.HUGE_PAGE_BYTES);           // true
  *     allocator.advisedBytes();   // 102760448 where the kernel took the advice
  *     image.close();              // unmapped here
@@ -75,7 +75,7 @@ public final class HugePageAllocator implements Allocator {
         final long length;
         final Arena scope;
         final boolean advised;
-        Buffer buffer;
+        MemoryBuffer buffer;
         /** Guarded by {@code this}. */
         private boolean freed;
 
@@ -132,7 +132,7 @@ public final class HugePageAllocator implements Allocator {
     }
 
     @Override
-    public Buffer allocate(long byteSize, long alignment) {
+    public MemoryBuffer allocate(long byteSize, long alignment) {
         if (byteSize < 0) {
             throw new IllegalArgumentException("byteSize " + byteSize + " must be >= 0");
         }
@@ -163,7 +163,7 @@ public final class HugePageAllocator implements Allocator {
         boolean tookAdvice = AnonymousMapping.adviseHugePages(start, used);
         Arena segmentScope = Arena.ofShared();
         Mapping mapping = new Mapping(base, length, segmentScope, tookAdvice);
-        Buffer buffer;
+        MemoryBuffer buffer;
         try {
             MemorySegment bytes = RestrictedNative.segment(start, byteSize, segmentScope);
             // Buffers.foreign's buffer, but in this allocator's scope, where its loans count.
@@ -187,7 +187,7 @@ public final class HugePageAllocator implements Allocator {
     }
 
     /** From the arena, in this allocator's words when it fails: the caller never made a shared arena. */
-    private Buffer allocateSmall(long byteSize, long alignment) {
+    private MemoryBuffer allocateSmall(long byteSize, long alignment) {
         try {
             return small.allocate(byteSize, alignment);
         } catch (IllegalStateException e) {
@@ -213,10 +213,10 @@ public final class HugePageAllocator implements Allocator {
 
     /**
      * Closes the large buffers still open and unmaps every large buffer's memory, held ones
-     * ({@link Buffer#hold()}) included: a segment kept under a hold then throws, as a buffer of a
+     * ({@link MemoryBuffer#hold()}) included: a segment kept under a hold then throws, as a buffer of a
      * closed arena allocator does. Frees the small ones.
      *
-     * @throws IllegalStateException if a buffer, large or small, is lent ({@link Buffer#lend()}):
+     * @throws IllegalStateException if a buffer, large or small, is lent ({@link MemoryBuffer#lend()}):
      *     nothing is freed and the allocator stays open; or if a buffer cannot be freed because a
      *     native call still holds its segment: the others are freed, and that one stays mapped (a
      *     leak, never a crash)

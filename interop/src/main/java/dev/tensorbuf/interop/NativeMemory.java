@@ -2,7 +2,7 @@ package dev.tensorbuf.interop;
 
 import dev.tensorbuf.interop.internal.Errors;
 import dev.tensorbuf.interop.internal.RestrictedNative;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import java.lang.foreign.Arena;
@@ -14,8 +14,8 @@ import java.util.Objects;
 
 /**
  * Memory made by another native library (a raw address, its size and how to free it) as a
- * {@link Buffer} in a chosen {@link MemorySpace}. The free function runs exactly once, on the
- * buffer's first {@link Buffer#close()}, from whichever thread closes it.
+ * {@link MemoryBuffer} in a chosen {@link MemorySpace}. The free function runs exactly once, on the
+ * buffer's first {@link MemoryBuffer#close()}, from whichever thread closes it.
  *
  * <p>For host-accessible spaces the bytes become a {@link MemorySegment} scoped to a shared arena
  * that is closed <em>before</em> the memory is freed, so a segment kept past close throws instead
@@ -31,7 +31,7 @@ import java.util.Objects;
  * MemorySegment malloc = Linker.nativeLinker().defaultLookup().find("malloc").orElseThrow();
  * MemorySegment free = Linker.nativeLinker().defaultLookup().find("free").orElseThrow();
  * long address = ...; // from malloc(1024) in C
- * try (Buffer b = NativeMemory.wrap(address, 1024, MemorySpace.HOST, "libfoo", free)) {
+ * try (MemoryBuffer b = NativeMemory.wrap(address, 1024, MemorySpace.HOST, "libfoo", free)) {
  *     b.segment().set(ValueLayout.JAVA_INT, 0, 42);
  *     b.byteSize();                     // 1024
  * }                                     // free(address) ran once here
@@ -55,7 +55,7 @@ public final class NativeMemory {
      * @throws IllegalArgumentException if {@code byteSize < 0}, the address is 0 (NULL) with a
      *     non-zero size, or the range runs past the end of the 64-bit address space
      */
-    public static Buffer wrap(long address, long byteSize, MemorySpace space, String owner, Runnable deleter) {
+    public static MemoryBuffer wrap(long address, long byteSize, MemorySpace space, String owner, Runnable deleter) {
         return wrap(address, byteSize, space, owner, false, deleter);
     }
 
@@ -65,7 +65,7 @@ public final class NativeMemory {
      *
      * @param readOnly whether the owner forbids writes, e.g. memory it mapped {@code PROT_READ}
      */
-    public static Buffer wrap(long address, long byteSize, MemorySpace space, String owner, boolean readOnly,
+    public static MemoryBuffer wrap(long address, long byteSize, MemorySpace space, String owner, boolean readOnly,
                               Runnable deleter) {
         Objects.requireNonNull(space, "space");
         Objects.requireNonNull(deleter, "deleter");
@@ -100,7 +100,7 @@ public final class NativeMemory {
      * @throws IllegalArgumentException as {@link #wrap(long, long, MemorySpace, String, Runnable)},
      *     or if {@code freeFunction} is NULL
      */
-    public static Buffer wrap(long address, long byteSize, MemorySpace space, String owner, MemorySegment freeFunction) {
+    public static MemoryBuffer wrap(long address, long byteSize, MemorySpace space, String owner, MemorySegment freeFunction) {
         Objects.requireNonNull(freeFunction, "freeFunction");
         if (freeFunction.address() == 0) {
             throw new IllegalArgumentException("NULL free function for memory of " + owner);

@@ -7,7 +7,7 @@ import dev.tensorbuf.interop.internal.FileMapping;
 import dev.tensorbuf.interop.internal.NpyCodec;
 import dev.tensorbuf.interop.internal.Sizes;
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.copy.Access;
@@ -132,7 +132,7 @@ public final class Npy {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
             NpyHeader header = NpyCodec.read(channel, channel.size(), file.toString(), voidType);
             if (!needsSwap(header)) {
-                Buffer mapped = FileMapping.map(channel, header.dataOffset(), header.dataByteSize(),
+                MemoryBuffer mapped = FileMapping.map(channel, header.dataOffset(), header.dataByteSize(),
                         "mapped " + file.getFileName());
                 try {
                     requireLowBitsOnly(mapped.segment(), header.dtype(), file);
@@ -142,7 +142,7 @@ public final class Npy {
                 }
                 return new NpyArray(file, header, mapped, true);
             }
-            Buffer copy = FileMapping.copy(channel, header.dataOffset(), header.dataByteSize(), "swapped " + file.getFileName());
+            MemoryBuffer copy = FileMapping.copy(channel, header.dataOffset(), header.dataByteSize(), "swapped " + file.getFileName());
             ByteSwap.toLittleEndian(copy.segment(), header.dtype());
             return new NpyArray(file, header, copy, false);
         }
@@ -180,7 +180,7 @@ public final class Npy {
     public static NpyArray read(Path file, Allocator allocator) throws IOException {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
             NpyHeader header = NpyCodec.read(channel, channel.size(), file.toString());
-            Buffer buffer = allocator.allocate(header.dataByteSize());
+            MemoryBuffer buffer = allocator.allocate(header.dataByteSize());
             try {
                 FileMapping.readFully(channel, header.dataOffset(), buffer.segment(), file.toString());
                 if (needsSwap(header)) {

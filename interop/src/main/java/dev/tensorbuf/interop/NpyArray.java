@@ -1,6 +1,6 @@
 package dev.tensorbuf.interop;
 
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
@@ -25,11 +25,11 @@ import java.util.Objects;
 public final class NpyArray implements AutoCloseable {
     private final Path file;
     private final NpyHeader header;
-    private final Buffer root;
-    private final Buffer data;
+    private final MemoryBuffer root;
+    private final MemoryBuffer data;
     private final boolean mapped;
 
-    NpyArray(Path file, NpyHeader header, Buffer root, boolean mapped) {
+    NpyArray(Path file, NpyHeader header, MemoryBuffer root, boolean mapped) {
         this.file = Objects.requireNonNull(file, "file");
         this.header = Objects.requireNonNull(header, "header");
         this.root = root;
@@ -66,7 +66,7 @@ public final class NpyArray implements AutoCloseable {
      * {@return the data bytes, little-endian: read-only when mapped, writable when copied} The
      * buffer lives until this array closes.
      */
-    public Buffer data() {
+    public MemoryBuffer data() {
         return data;
     }
 

@@ -6,7 +6,7 @@ import dev.tensorbuf.interop.internal.FileMapping;
 import dev.tensorbuf.interop.internal.SafetensorsCodec;
 import dev.tensorbuf.interop.internal.Sizes;
 import dev.tensorbuf.interop.json.Json;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.ArrayShape;
@@ -73,13 +73,13 @@ public final class SafetensorsFile implements AutoCloseable {
     public static final long MAX_HEADER_BYTES = SafetensorsCodec.MAX_HEADER_BYTES;
 
     private final Path file;
-    private final Buffer mapping;
+    private final MemoryBuffer mapping;
     private final long headerByteSize;
     private final Map<String, String> metadata;
     private final Map<String, SafetensorsTensor> tensors;
     private final boolean writable;
 
-    private SafetensorsFile(Path file, Buffer mapping, long headerByteSize, Map<String, String> metadata,
+    private SafetensorsFile(Path file, MemoryBuffer mapping, long headerByteSize, Map<String, String> metadata,
             Map<String, SafetensorsTensor> tensors, boolean writable) {
         this.file = file;
         this.writable = writable;
@@ -107,7 +107,7 @@ public final class SafetensorsFile implements AutoCloseable {
                 // read until the 8 bytes are in
             }
             long n = SafetensorsCodec.checkHeaderLength(lengthField.getLong(0), size, name);
-            Buffer mapping = FileMapping.map(channel, 0, size, "mapped " + file.getFileName());
+            MemoryBuffer mapping = FileMapping.map(channel, 0, size, "mapped " + file.getFileName());
             try {
                 return build(file, mapping.asReadOnly(), mapping, n, false);
             } catch (RuntimeException e) {
@@ -117,7 +117,7 @@ public final class SafetensorsFile implements AutoCloseable {
         }
     }
 
-    private static SafetensorsFile build(Path file, Buffer view, Buffer root, long n, boolean writable) {
+    private static SafetensorsFile build(Path file, MemoryBuffer view, MemoryBuffer root, long n, boolean writable) {
         MemorySegment all = view.segment();
         long dataStart = 8 + n;
         ByteBuffer headerBytes = ByteBuffer.wrap(all.asSlice(8, n).toArray(ValueLayout.JAVA_BYTE));
@@ -141,12 +141,12 @@ public final class SafetensorsFile implements AutoCloseable {
     /**
      * {@return a tensor's bytes as a buffer of their own, named for the tensor} A slice of the
      * mapping would share its lifetime, and a tensor used after the file closed would be named as
-     * the whole mapping, by its size. This buffer holds the mapping ({@link Buffer#hold()}) until
+     * the whole mapping, by its size. This buffer holds the mapping ({@link MemoryBuffer#hold()}) until
      * it closes, which {@link #close()} does before it closes the mapping: a copy that holds the
      * tensor meanwhile keeps the file mapped until it ends.
      */
-    private static Buffer tensorBuffer(Buffer view, Buffer root, long offset, long bytes, String name, Path file) {
-        Buffer.Hold mapped = root.hold();
+    private static MemoryBuffer tensorBuffer(MemoryBuffer view, MemoryBuffer root, long offset, long bytes, String name, Path file) {
+        MemoryBuffer.Hold mapped = root.hold();
         try {
             return Buffers.foreign(view.segment().asSlice(offset, bytes), MemorySpace.HOST,
                     "tensor '" + name + "' of " + file.getFileName(), mapped::close);
@@ -263,7 +263,7 @@ public final class SafetensorsFile implements AutoCloseable {
                 StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING)) {
             writeHeader(channel, plan.header());
             // Mapping past the end grows the file; the new bytes read as zeros.
-            Buffer mapping = FileMapping.mapForWriting(channel, size, "mapped " + file.getFileName());
+            MemoryBuffer mapping = FileMapping.mapForWriting(channel, size, "mapped " + file.getFileName());
             try {
                 return build(file, mapping, mapping, n, true);
             } catch (RuntimeException e) {

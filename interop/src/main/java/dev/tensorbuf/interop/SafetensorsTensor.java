@@ -1,6 +1,6 @@
 package dev.tensorbuf.interop;
 
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.Extents;
@@ -41,7 +41,7 @@ import java.util.Objects;
  *     writer chose (use unaligned layouts)
  * @param file the file the tensor is in, for messages
  */
-public record SafetensorsTensor(String name, DType dtype, List<Long> shape, long fileOffset, long byteSize, Buffer data,
+public record SafetensorsTensor(String name, DType dtype, List<Long> shape, long fileOffset, long byteSize, MemoryBuffer data,
         Path file) {
     /** Copies the shape and checks for nulls. */
     public SafetensorsTensor {

@@ -84,7 +84,7 @@
  *     <code>Allocators.shared("huge-page allocator")</code> makes it), refusals named as the
  *     huge-page allocator's</dd>
  * <dt><code>NativeMemory.java</code></dt>
- * <dd>raw native pointers (address, size, free function) as <code>Buffer</code>s in a chosen memory
+ * <dd>raw native pointers (address, size, free function) as <code>MemoryBuffer</code>s in a chosen memory
  *     space, writable or read-only</dd>
  * <dt><code>Dlpack.java</code>, <code>DlpackStructs.java</code>,
  *     <code>DlpackExportOptions.java</code>, <code>DlpackTensor.java</code></dt>

@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.Ops;
@@ -43,7 +43,7 @@ class AgronaBuffersTest {
     @Test
     void exampleFromJavadoc() {
         try (Allocator arena = Allocators.shared();
-             Buffer buffer = arena.allocate(24)) {
+             MemoryBuffer buffer = arena.allocate(24)) {
             TensorView v = TensorView.of(buffer, "f32[2,3]{1,0}");
             v.setFloat(6.5f, 1, 2);
             MutableDirectBuffer agrona = AgronaBuffers.asMutableDirectBuffer(v);
@@ -94,7 +94,7 @@ class AgronaBuffersTest {
 
     @Test
     void deviceMemoryIsRefused() {
-        Buffer onGpu = Buffers.foreign(0x7f00_0000_0000L, 24, MemorySpace.DEVICE, "cuda", () -> { });
+        MemoryBuffer onGpu = Buffers.foreign(0x7f00_0000_0000L, 24, MemorySpace.DEVICE, "cuda", () -> { });
         var e = assertThrows(UnsupportedOperationException.class, () -> AgronaBuffers.asDirectBuffer(onGpu));
         assertTrue(e.getMessage().contains("S(0) device memory (HBM), which is not host-accessible"), e.getMessage());
         TensorView view = TensorView.of(onGpu, "f32[2,3]{1,0}");
@@ -104,7 +104,7 @@ class AgronaBuffersTest {
     @Test
     void closedBufferIsRefused() {
         Allocator arena = Allocators.shared();
-        Buffer buffer = arena.allocate(24);
+        MemoryBuffer buffer = arena.allocate(24);
         TensorView v = TensorView.of(buffer, "f32[2,3]{1,0}");
         buffer.close();
         var e = assertThrows(IllegalStateException.class, () -> AgronaBuffers.asMutableDirectBuffer(v));
@@ -117,12 +117,12 @@ class AgronaBuffersTest {
         try (Arena arena = Arena.ofConfined()) {
             // Never touched: the check comes before any access.
             MemorySegment huge = RestrictedNative.resize(arena.allocate(64), 3L << 30);
-            Buffer buffer = Buffers.foreign(huge, MemorySpace.HOST, "test", () -> { });
+            MemoryBuffer buffer = Buffers.foreign(huge, MemorySpace.HOST, "test", () -> { });
             var e = assertThrows(IllegalArgumentException.class, () -> AgronaBuffers.asDirectBuffer(buffer));
             assertTrue(e.getMessage().contains("holds 3221225472 bytes, more than an Agrona buffer's 2147483639"),
                     e.getMessage());
             // Up to the JDK's ByteBuffer limit, 2^31 - 9 bytes, the bridge works; one byte more is refused by name.
-            Buffer justFits = buffer.slice(0, AgronaBuffers.MAX_BYTES);
+            MemoryBuffer justFits = buffer.slice(0, AgronaBuffers.MAX_BYTES);
             assertEquals(AgronaBuffers.MAX_BYTES, AgronaBuffers.asDirectBuffer(justFits).capacity());
             var over = assertThrows(IllegalArgumentException.class,
                     () -> AgronaBuffers.asDirectBuffer(buffer.slice(0, AgronaBuffers.MAX_BYTES + 1)));
@@ -161,7 +161,7 @@ class AgronaBuffersTest {
         Files.write(file, new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
         try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file)) {
             ByteBuffer mapped = ch.map(java.nio.channels.FileChannel.MapMode.READ_ONLY, 0, 8);
-            Buffer b = AgronaBuffers.asBuffer(new UnsafeBuffer(mapped));
+            MemoryBuffer b = AgronaBuffers.asBuffer(new UnsafeBuffer(mapped));
             assertTrue(b.isReadOnly());
             assertTrue(b.segment().isReadOnly());
             TensorView v = AgronaBuffers.asView(new UnsafeBuffer(mapped), (ArrayShape) XlaShape.parse("u8[8]{0}"));
@@ -189,9 +189,9 @@ class AgronaBuffersTest {
     @Test
     void bridgeRoundTripKeepsTheAddress() {
         try (Allocator arena = Allocators.shared();
-             Buffer buffer = arena.allocate(64)) {
+             MemoryBuffer buffer = arena.allocate(64)) {
             DirectBuffer agrona = AgronaBuffers.asDirectBuffer(buffer);
-            try (Buffer back = AgronaBuffers.asBuffer(agrona)) {
+            try (MemoryBuffer back = AgronaBuffers.asBuffer(agrona)) {
                 assertEquals(buffer.address(), back.address());
                 assertEquals(64, back.byteSize());
                 assertEquals(MemorySpace.HOST, back.memorySpace());
@@ -205,7 +205,7 @@ class AgronaBuffersTest {
         var e = assertThrows(IllegalArgumentException.class, () -> AgronaBuffers.asBuffer(heap));
         assertTrue(e.getMessage().contains("is on the Java heap (a byte[])"), e.getMessage());
         try (Allocator arena = Allocators.shared();
-             Buffer copy = AgronaBuffers.copyOf(heap, arena)) {
+             MemoryBuffer copy = AgronaBuffers.copyOf(heap, arena)) {
             assertEquals(5, copy.byteSize());
             assertEquals('e', copy.segment().get(ValueLayout.JAVA_BYTE, 1));
         }

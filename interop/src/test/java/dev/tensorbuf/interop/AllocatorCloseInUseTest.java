@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 
@@ -20,7 +20,7 @@ class AllocatorCloseInUseTest {
     @Test
     void aCloseWhileANativeCallHoldsTheMemoryLeavesTheAllocatorOpen() throws Exception {
         Allocator alloc = Allocators.shared();
-        Buffer timespec = alloc.allocate(16);
+        MemoryBuffer timespec = alloc.allocate(16);
         timespec.segment().set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, 1); // 1.4 s: long enough to be inside
         timespec.segment().set(java.lang.foreign.ValueLayout.JAVA_LONG, 8, 400_000_000L); // the call on a loaded machine
         var nanosleep = RestrictedNative.downcall(java.lang.foreign.Linker.nativeLinker().defaultLookup().find("nanosleep")

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tensorbuf.interop.internal.HostCopies;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.DLDeviceType;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.Ops;
@@ -50,7 +50,7 @@ class CudaGpuTest {
             TensorView transposed = Ops.transpose(wide, 1, 0);
             for (TensorView source : new TensorView[] {wide, window, transposed}) {
                 TensorView onDevice = cuda.upload(source, 0);
-                try (Buffer pinned = cuda.mallocHost(4 * source.elementCount())) {
+                try (MemoryBuffer pinned = cuda.mallocHost(4 * source.elementCount())) {
                     TensorView back = TensorView.strided(pinned, source.access(), HostCopies.rowMajor(source));
                     cuda.download(onDevice, back);
                     stream.synchronize();
@@ -81,12 +81,12 @@ class CudaGpuTest {
         return dtype + "[6,8]{1,0" + suffix + "}";
     }
 
-    private static Buffer hostBuffer(CudaRuntime cuda, Allocator arena, Host host, long bytes) {
+    private static MemoryBuffer hostBuffer(CudaRuntime cuda, Allocator arena, Host host, long bytes) {
         return host == Host.PINNED ? cuda.mallocHost(bytes) : arena.allocate(bytes);
     }
 
     /** The view of {@code layout} over a [6,8] base of {@code dtype} in {@code buffer}. */
-    private static TensorView view(Buffer buffer, String dtype, String layout) {
+    private static TensorView view(MemoryBuffer buffer, String dtype, String layout) {
         TensorView base = TensorView.of(buffer, shape(dtype, layout.equals("tiled")));
         return switch (layout) {
             case "strided" -> Ops.slice(base, new long[] {1, 0}, new long[] {6, 8}, new long[] {2, 3});
@@ -109,7 +109,7 @@ class CudaGpuTest {
         });
     }
 
-    private static byte[] bytes(Buffer b, long count) {
+    private static byte[] bytes(MemoryBuffer b, long count) {
         return b.segment().asSlice(0, count).toArray(ValueLayout.JAVA_BYTE);
     }
 
@@ -124,8 +124,8 @@ class CudaGpuTest {
         CudaRuntime cuda = GpuTests.cuda();
         try (Allocator arena = Allocators.confined()) {
             long room = 4L * 48;
-            Buffer sourceBuffer = hostBuffer(cuda, arena, host, room);
-            Buffer targetBuffer = hostBuffer(cuda, arena, host, room);
+            MemoryBuffer sourceBuffer = hostBuffer(cuda, arena, host, room);
+            MemoryBuffer targetBuffer = hostBuffer(cuda, arena, host, room);
             try {
                 fill(TensorView.of(sourceBuffer, shape(dtype, layout.equals("tiled"))), dtype);
                 TensorView source = view(sourceBuffer, dtype, layout);
@@ -138,7 +138,7 @@ class CudaGpuTest {
                 try {
                     assertEquals(MemorySpace.Kind.DEVICE, onDevice.buffer().memorySpace().kind());
                     assertFalse(onDevice.isHostAccessible());
-                    Buffer raw = hostBuffer(cuda, arena, host, bytes);
+                    MemoryBuffer raw = hostBuffer(cuda, arena, host, bytes);
                     try {
                         cuda.memcpy(raw, 0, onDevice.buffer(), 0, bytes);
                         assertArrayEquals(bytes(reference.buffer(), bytes), bytes(raw, bytes), "device bytes of " + source);
@@ -169,14 +169,14 @@ class CudaGpuTest {
         long width = 20;
         long rows = 5;
         try (Allocator arena = Allocators.confined();
-                Buffer src = cuda.mallocHost(32 * rows);
-                Buffer device = cuda.malloc(0, 64 * rows);
-                Buffer device2 = cuda.malloc(0, 40 * rows)) {
+                MemoryBuffer src = cuda.mallocHost(32 * rows);
+                MemoryBuffer device = cuda.malloc(0, 64 * rows);
+                MemoryBuffer device2 = cuda.malloc(0, 40 * rows)) {
             MemorySegment s = src.segment();
             for (long i = 0; i < s.byteSize(); i++) {
                 s.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + 1));
             }
-            Buffer dst = arena.allocate(24 * rows);
+            MemoryBuffer dst = arena.allocate(24 * rows);
             dst.segment().fill((byte) 0xEE);
             cuda.memcpy2D(device, 0, 64, src, 0, 32, width, rows);
             cuda.memcpy2D(device2, 0, 40, device, 0, 64, width, rows);
@@ -226,9 +226,9 @@ class CudaGpuTest {
         CudaRuntime cuda = GpuTests.cuda();
         long n = 1 << 20;
         try (CudaStream stream = cuda.createStream();
-                Buffer pinned = cuda.mallocHost(4 * n);
-                Buffer pinnedBack = cuda.mallocHost(4 * n);
-                Buffer device = cuda.malloc(0, 4 * n)) {
+                MemoryBuffer pinned = cuda.mallocHost(4 * n);
+                MemoryBuffer pinnedBack = cuda.mallocHost(4 * n);
+                MemoryBuffer device = cuda.malloc(0, 4 * n)) {
             TensorView host = TensorView.of(pinned, "f32[1024,1024]{1,0}");
             float[] values = new float[(int) n];
             for (int i = 0; i < n; i++) {

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.TensorView;
@@ -95,7 +95,7 @@ class CudaRuntimeTest {
 
     @Test
     void deviceBufferIsFreedOnceAndStaysOffTheHost() {
-        Buffer b = cuda.malloc(1, 64);
+        MemoryBuffer b = cuda.malloc(1, 64);
         assertEquals(MemorySpace.Kind.DEVICE, b.memorySpace().kind());
         assertEquals(1, b.memorySpace().deviceOrdinal());
         assertThrows(UnsupportedOperationException.class, b::segment);
@@ -106,7 +106,7 @@ class CudaRuntimeTest {
 
     @Test
     void failingFreeThrowsOnceAndIsNotRetried() {
-        Buffer b = cuda.malloc(0, 64);
+        MemoryBuffer b = cuda.malloc(0, 64);
         fake.failures.put("cudaFree", 400);
         CudaException e = assertThrows(CudaException.class, b::close);
         assertTrue(e.getMessage().startsWith("cudaFree(0x"), e.getMessage());
@@ -117,7 +117,7 @@ class CudaRuntimeTest {
 
     @Test
     void pinnedHostMemoryIsReadableHereAndFreedWithCudaFreeHost() {
-        try (Buffer pinned = cuda.mallocHost(16)) {
+        try (MemoryBuffer pinned = cuda.mallocHost(16)) {
             assertEquals(MemorySpace.PINNED_HOST, pinned.memorySpace());
             pinned.segment().set(ValueLayout.JAVA_INT, 4, 7);
             assertEquals(7, pinned.segment().get(ValueLayout.JAVA_INT, 4));
@@ -191,7 +191,7 @@ class CudaRuntimeTest {
 
     @Test
     void memcpy2DRefusesAPitchBelowTheWidth() {
-        Buffer d = cuda.malloc(0, 64);
+        MemoryBuffer d = cuda.malloc(0, 64);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> cuda.memcpy2D(d, 0, 8, arena.allocate(64), 0, 16, 12, 2));
         assertEquals("cudaMemcpy2D of rows of 12 bytes with pitches 8 (dst) and 16 (src): a pitch must be at least the width",

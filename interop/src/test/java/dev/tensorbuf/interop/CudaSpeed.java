@@ -2,7 +2,7 @@ package dev.tensorbuf.interop;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -86,9 +86,9 @@ public final class CudaSpeed {
 
     private static void measure(CudaRuntime cuda, long bytes, int repeats, Map<String, Object> result) {
         try (Allocator arena = Allocators.confined();
-                Buffer device = cuda.malloc(0, bytes);
-                Buffer pinned = cuda.mallocHost(bytes)) {
-            Buffer pageable = arena.allocate(bytes);
+                MemoryBuffer device = cuda.malloc(0, bytes);
+                MemoryBuffer pinned = cuda.mallocHost(bytes)) {
+            MemoryBuffer pageable = arena.allocate(bytes);
             pattern(pinned.segment(), 0x9E3779B97F4A7C15L);
             pageable.segment().fill((byte) 1);   // fault the pages in before timing
             result.put("h2d_pinned", time(bytes, repeats, () -> cuda.memcpy(device, 0, pinned, 0, bytes)));

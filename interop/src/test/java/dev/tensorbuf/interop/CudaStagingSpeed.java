@@ -2,7 +2,7 @@ package dev.tensorbuf.interop;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.copy.ChannelAffine;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.TensorView;
@@ -67,9 +67,9 @@ final class CudaStagingSpeed {
         result.put("batches", batches);
         result.put("f32_bytes_per_batch", f32Bytes);
         try (Allocator arena = Allocators.shared();
-                Buffer device = cuda.malloc(0, Math.multiplyExact(f32Bytes, (long) batches));
-                Buffer pinnedA = cuda.mallocHost(f32Bytes);
-                Buffer pinnedB = cuda.mallocHost(f32Bytes);
+                MemoryBuffer device = cuda.malloc(0, Math.multiplyExact(f32Bytes, (long) batches));
+                MemoryBuffer pinnedA = cuda.mallocHost(f32Bytes);
+                MemoryBuffer pinnedB = cuda.mallocHost(f32Bytes);
                 CudaStream stream = cuda.createStream()) {
             TensorView[] pixels = new TensorView[batches];
             TensorView[] onDevice = new TensorView[batches];
@@ -179,8 +179,8 @@ final class CudaStagingSpeed {
     private static void verify(CudaRuntime cuda, CopyEngine engine, ChannelAffine normalise, TensorView[] pixels,
             TensorView[] onDevice, Allocator arena, String nchw, String run) {
         long bytes = onDevice[0].buffer().byteSize();
-        Buffer back = arena.allocate(bytes);
-        Buffer expected = arena.allocate(bytes);
+        MemoryBuffer back = arena.allocate(bytes);
+        MemoryBuffer expected = arena.allocate(bytes);
         TensorView reference = TensorView.of(expected, nchw);
         for (int k = 0; k < onDevice.length; k++) {
             cuda.memcpy(back, 0, onDevice[k].buffer(), 0, bytes);

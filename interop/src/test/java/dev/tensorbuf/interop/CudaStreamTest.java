@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.Arena;
@@ -195,8 +195,8 @@ class CudaStreamTest {
 
     @Test
     void pageableHostMemoryIsRefusedWhereCudaWouldSerialize() {
-        Buffer pageable = arena.allocate(16);
-        Buffer onDevice = cuda.malloc(0, 16);
+        MemoryBuffer pageable = arena.allocate(16);
+        MemoryBuffer onDevice = cuda.malloc(0, 16);
         try (CudaStream stream = cuda.createStream()) {
             IllegalArgumentException raw = assertThrows(IllegalArgumentException.class,
                     () -> stream.memcpyAsync(onDevice, 0, pageable, 0, 16));
@@ -219,8 +219,8 @@ class CudaStreamTest {
 
     @Test
     void badSizesAndShapesAreRefusedBeforeAnythingIsQueued() {
-        Buffer pinned = cuda.mallocHost(16);
-        Buffer onDevice = cuda.malloc(0, 16);
+        MemoryBuffer pinned = cuda.mallocHost(16);
+        MemoryBuffer onDevice = cuda.malloc(0, 16);
         try (CudaStream stream = cuda.createStream()) {
             IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
                     () -> stream.memcpyAsync(onDevice, 0, pinned, 0, -1));
@@ -249,8 +249,8 @@ class CudaStreamTest {
 
     @Test
     void aClosedStreamRefusesWorkAndAStreamTheRuntimeDoesNotKnowIsAnError() {
-        Buffer pinned = cuda.mallocHost(16);
-        Buffer onDevice = cuda.malloc(0, 16);
+        MemoryBuffer pinned = cuda.mallocHost(16);
+        MemoryBuffer onDevice = cuda.malloc(0, 16);
         CudaStream stream = cuda.createStream();
         stream.close();
         IllegalStateException closed = assertThrows(IllegalStateException.class,

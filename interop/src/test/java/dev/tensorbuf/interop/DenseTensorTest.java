@@ -140,11 +140,11 @@ class DenseTensorTest {
                 + " last byte's unused high bits zero); the data has 1", tooShort.getMessage());
         // Copies pack into ceil(n * bits / 8) bytes and zero the unused bits, even over a pool's dirty memory.
         try (dev.tensorbuf.memory.PooledAllocator pool = dev.tensorbuf.memory.PooledAllocator.builder().build()) {
-            for (dev.tensorbuf.memory.Buffer dirty : List.of(pool.allocate(64), pool.allocate(64))) {
+            for (dev.tensorbuf.memory.MemoryBuffer dirty : List.of(pool.allocate(64), pool.allocate(64))) {
                 dirty.segment().fill((byte) 0xff);
                 dirty.close(); // back to the pool, dirty, for the next two allocations
             }
-            dev.tensorbuf.memory.Buffer unpacked = pool.allocate(5);
+            dev.tensorbuf.memory.MemoryBuffer unpacked = pool.allocate(5);
             unpacked.segment().copyFrom(java.lang.foreign.MemorySegment.ofArray(new byte[] {1, 0x0e, 7, 0x08, 0x0f}));
             TensorView s4 = TensorView.strided(unpacked, ElementAccess.of(DType.S4), StridedLayout.packed(new long[] {5}));
             DenseTensor packed = DenseTensor.copyOf(s4, pool);

@@ -34,7 +34,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * consumer calls the deleter.
  */
 class DlpackAllocatorCloseTest {
-    private static final String CURE = " lent outside Java (Buffer.lend(), e.g. an in-place DLPack export); nothing"
+    private static final String CURE = " lent outside Java (MemoryBuffer.lend(), e.g. an in-place DLPack export); nothing"
             + " was freed and it stays open: end the loans (for DLPack, the consumer calls the tensor's deleter),"
             + " then close it again";
     private static final int FLOATS = 1024;

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
@@ -272,7 +272,7 @@ class DlpackExportTest {
 
     @Test
     void closeBufferOnReleaseHandsTheBufferOver() {
-        Buffer root = arena.allocate(16);
+        MemoryBuffer root = arena.allocate(16);
         TensorView v = TensorView.strided(root, DType.F32, StridedLayout.packed(4));
         MemorySegment m = Dlpack.exportVersioned(v, DlpackExportOptions.defaults().withCloseBufferOnRelease(true));
         assertTrue(root.isAlive());
@@ -297,7 +297,7 @@ class DlpackExportTest {
                 e.getMessage());
 
         // A copied view of a root hands that root over.
-        Buffer tiledRoot = arena.allocate(96);
+        MemoryBuffer tiledRoot = arena.allocate(96);
         MemorySegment copied = Dlpack.exportVersioned(TensorView.of(tiledRoot, "f32[3,5]{1,0:T(2,2)}"),
                 DlpackExportOptions.defaults().withCloseBufferOnRelease(true));
         assertEquals(DlpackStructs.FLAG_IS_COPIED, peer.describeVersioned(copied)[FLAGS]);
@@ -317,7 +317,7 @@ class DlpackExportTest {
         assertTrue(e.getMessage().contains("readOnly asked, but the legacy struct has no flag"), e.getMessage());
 
         // A read-only view that is copied anyway goes out as its own writable copy.
-        Buffer tiled = arena.allocate(96);
+        MemoryBuffer tiled = arena.allocate(96);
         TensorView roTiled = TensorView.of(tiled.asReadOnly(), "f32[3,5]{1,0:T(2,2)}");
         MemorySegment m = Dlpack.exportLegacy(roTiled);
         assertEquals(checksum(roTiled), peer.checksumLegacy(m));
@@ -344,7 +344,7 @@ class DlpackExportTest {
 
     @Test
     void deviceBufferExportsItsAddressAndDevice() {
-        Buffer gpu = Buffers.foreign(0x7f00_0000_1000L, 128, MemorySpace.DEVICE.withDeviceOrdinal(2), "fake", () -> { });
+        MemoryBuffer gpu = Buffers.foreign(0x7f00_0000_1000L, 128, MemorySpace.DEVICE.withDeviceOrdinal(2), "fake", () -> { });
         TensorView v = TensorView.strided(gpu, DType.F32, StridedLayout.of(new long[] {2, 4}, new long[] {1, 2}, 1));
         MemorySegment m = Dlpack.exportVersioned(v);
         long[] d = peer.describeVersioned(m);
@@ -360,7 +360,7 @@ class DlpackExportTest {
 
     @Test
     void fastDeviceMemoryHasNoDlpackDevice() {
-        Buffer vmem = Buffers.foreign(0x1000L, 64, MemorySpace.DEVICE_FAST, "fake", () -> { });
+        MemoryBuffer vmem = Buffers.foreign(0x1000L, 64, MemorySpace.DEVICE_FAST, "fake", () -> { });
         TensorView v = TensorView.strided(vmem, DType.F32, StridedLayout.packed(4));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Dlpack.exportVersioned(v));
         assertTrue(e.getMessage().contains("S(1) on-device fast memory (VMEM) has no DLPack device type"), e.getMessage());
@@ -389,13 +389,13 @@ class DlpackExportTest {
     @Test
     void anExportHoldsItsBufferSoAPoolDoesNotReuseTheBlockBeforeTheDeleter() {
         try (PooledAllocator pool = PooledAllocator.builder().name("export").build()) {
-            Buffer b = pool.allocate(24);
+            MemoryBuffer b = pool.allocate(24);
             TensorView v = TensorView.strided(b, DType.F32, StridedLayout.packed(6));
             v.copyFrom(new float[] {1, 1, 1, 1, 1, 1});
             MemorySegment m = Dlpack.exportVersioned(v);
             b.close(); // too early: the consumer still reads through m
             assertFalse(b.isAlive());
-            Buffer next = pool.allocate(24);
+            MemoryBuffer next = pool.allocate(24);
             next.segment().fill((byte) 0x41); // 12.0f in every float, were it the same block
             assertEquals(1 + 2 + 3 + 4 + 5 + 6, peer.checksumVersioned(m), 0.0, "the consumer reads what was exported");
             long bothOut = pool.stats().liveBytes(); // the exported block, still out, and the new one
@@ -407,7 +407,7 @@ class DlpackExportTest {
 
     @Test
     void closedBufferCannotBeExported() {
-        Buffer b = arena.allocate(16);
+        MemoryBuffer b = arena.allocate(16);
         TensorView v = TensorView.strided(b, DType.F32, StridedLayout.packed(4));
         b.close();
         assertThrows(IllegalStateException.class, () -> Dlpack.exportVersioned(v));

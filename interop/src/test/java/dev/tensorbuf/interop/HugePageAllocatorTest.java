@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -56,7 +56,7 @@ class HugePageAllocatorTest {
     void largeBuffersAreZeroedAlignedWritableAndUnmappedOnClose() {
         assumeTrue(HugePageAllocator.available(), "anonymous mappings need Linux");
         try (HugePageAllocator allocator = HugePageAllocator.open()) {
-            Buffer b = allocator.allocate(BIG + 12, 4096);
+            MemoryBuffer b = allocator.allocate(BIG + 12, 4096);
             assertEquals(BIG + 12, b.byteSize());
             assertTrue(b.isAligned(HugePageAllocator.HUGE_PAGE_BYTES), "0x" + Long.toHexString(b.address()));
             MemorySegment s = b.segment();
@@ -89,7 +89,7 @@ class HugePageAllocatorTest {
         assumeTrue(mode.contains("[madvise]") || mode.contains("[always]"),
                 "transparent huge pages are '" + mode + "' here: the kernel ignores the advice");
         try (HugePageAllocator allocator = HugePageAllocator.open()) {
-            Buffer b = allocator.allocate(BIG);
+            MemoryBuffer b = allocator.allocate(BIG);
             assertEquals(BIG, allocator.advisedBytes());
             Optional<List<String>> vma = smapsOf(b.address());
             assumeTrue(vma.isPresent(), "no /proc/self/smaps entry to check");
@@ -101,8 +101,8 @@ class HugePageAllocatorTest {
     @Test
     void smallBuffersComeFromTheArenaAndCloseWithTheAllocator() {
         HugePageAllocator allocator = HugePageAllocator.open();
-        Buffer small = allocator.allocate(1000);
-        Buffer large = allocator.allocate(BIG);
+        MemoryBuffer small = allocator.allocate(1000);
+        MemoryBuffer large = allocator.allocate(BIG);
         assertTrue(small.isAligned(64));
         // The review saw small buffers name a "shared arena" their caller never made.
         assertEquals("shared arena of huge-page allocator", small.owner().toString());
@@ -118,18 +118,18 @@ class HugePageAllocatorTest {
     }
 
     /**
-     * Buffer.hold promises that closing the allocator still frees the memory; the review found a
+     * MemoryBuffer.hold promises that closing the allocator still frees the memory; the review found a
      * held large buffer left mapped, and its kept segment still reading, after the close.
      */
     @Test
     void closingTheAllocatorFreesAHeldLargeBuffer() {
         assumeTrue(HugePageAllocator.available(), "anonymous mappings need Linux");
         HugePageAllocator allocator = HugePageAllocator.open();
-        Buffer held = allocator.allocate(BIG);
-        Buffer.Hold hold = held.hold();
+        MemoryBuffer held = allocator.allocate(BIG);
+        MemoryBuffer.Hold hold = held.hold();
         MemorySegment kept = held.segment();
-        Buffer closedHeld = allocator.allocate(BIG);
-        Buffer.Hold closedHold = closedHeld.hold();
+        MemoryBuffer closedHeld = allocator.allocate(BIG);
+        MemoryBuffer.Hold closedHold = closedHeld.hold();
         MemorySegment closedKept = closedHeld.segment();
         closedHeld.close();
         assertEquals(0, closedKept.get(ValueLayout.JAVA_BYTE, 0), "a hold keeps a closed buffer's memory");
@@ -204,7 +204,7 @@ class HugePageAllocatorTest {
         assumeTrue(HugePageAllocator.available(), "anonymous mappings need Linux");
         for (int trial = 0; trial < 100; trial++) {
             HugePageAllocator h = HugePageAllocator.open();
-            java.util.List<Buffer> got = new java.util.concurrent.CopyOnWriteArrayList<>();
+            java.util.List<MemoryBuffer> got = new java.util.concurrent.CopyOnWriteArrayList<>();
             Thread a = Thread.ofPlatform().start(() -> {
                 try {
                     while (true) {
@@ -217,7 +217,7 @@ class HugePageAllocatorTest {
             Thread.sleep(0, 200_000);
             h.close();
             a.join();
-            for (Buffer b : got) {
+            for (MemoryBuffer b : got) {
                 assertFalse(b.isAlive(), "trial " + trial + ": a buffer of a closed allocator is still open");
             }
         }

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -21,7 +21,7 @@ class NativeMemoryTest {
         NativePeer peer = NativePeer.get();
         peer.reset();
         long address = peer.allocInts(4);
-        Buffer b = NativeMemory.wrap(address, 16, MemorySpace.HOST, "dlpack_peer", peer.symbol("tb_counting_free"));
+        MemoryBuffer b = NativeMemory.wrap(address, 16, MemorySpace.HOST, "dlpack_peer", peer.symbol("tb_counting_free"));
         MemorySegment kept = b.segment();
         assertArrayEquals(new int[] {0, 1, 4, 9}, kept.toArray(ValueLayout.JAVA_INT));
         Thread closer = Thread.ofPlatform().start(b::close);
@@ -36,7 +36,7 @@ class NativeMemoryTest {
     @Test
     void deviceMemoryKeepsOnlyTheAddress() {
         AtomicInteger freed = new AtomicInteger();
-        Buffer b = NativeMemory.wrap(0x7f00_0000_0000L, 1 << 20, MemorySpace.DEVICE, "cuda", freed::incrementAndGet);
+        MemoryBuffer b = NativeMemory.wrap(0x7f00_0000_0000L, 1 << 20, MemorySpace.DEVICE, "cuda", freed::incrementAndGet);
         assertEquals(0x7f00_0000_1000L, b.slice(4096, 16).address());
         UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, b::segment);
         assertTrue(e.getMessage().contains("not host-accessible"), e.getMessage());
@@ -71,7 +71,7 @@ class NativeMemoryTest {
         NativePeer peer = NativePeer.get();
         peer.reset();
         long address = peer.allocInts(4);
-        try (Buffer b = NativeMemory.wrap(address, 16, MemorySpace.HOST, "dlpack_peer", true,
+        try (MemoryBuffer b = NativeMemory.wrap(address, 16, MemorySpace.HOST, "dlpack_peer", true,
                 () -> NativeMemory.callVoid(peer.symbol("tb_counting_free"), MemorySegment.ofAddress(address)))) {
             assertTrue(b.isReadOnly());
             assertTrue(b.isRoot());
@@ -81,7 +81,7 @@ class NativeMemoryTest {
             assertThrows(IllegalArgumentException.class, () -> b.segment().set(ValueLayout.JAVA_INT, 0, 1));
         }
         assertEquals(1, peer.freeCalls());
-        Buffer device = NativeMemory.wrap(0x7f00_0000_0000L, 64, MemorySpace.DEVICE, "cuda", true, () -> { });
+        MemoryBuffer device = NativeMemory.wrap(0x7f00_0000_0000L, 64, MemorySpace.DEVICE, "cuda", true, () -> { });
         assertTrue(device.isReadOnly());
         assertTrue(device.slice(0, 8).isReadOnly());
         device.close();

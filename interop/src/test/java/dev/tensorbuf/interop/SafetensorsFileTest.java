@@ -171,9 +171,9 @@ class SafetensorsFileTest {
         Path file = dir.resolve("h.safetensors");
         SafetensorsFile.write(file, Map.of("x", new DenseTensor(DType.U8, List.of(3L), MemorySegment.ofArray(new byte[] {7, 8, 9}))));
         SafetensorsFile f = SafetensorsFile.open(file);
-        dev.tensorbuf.memory.Buffer x = f.tensor("x").data();
+        dev.tensorbuf.memory.MemoryBuffer x = f.tensor("x").data();
         MemorySegment bytes = x.segment();
-        dev.tensorbuf.memory.Buffer.Hold hold = x.hold();
+        dev.tensorbuf.memory.MemoryBuffer.Hold hold = x.hold();
         f.close();
         assertFalse(x.isAlive());
         assertArrayEquals(new byte[] {7, 8, 9}, bytes.toArray(ValueLayout.JAVA_BYTE), "still mapped while held");

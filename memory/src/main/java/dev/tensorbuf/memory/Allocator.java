@@ -6,13 +6,13 @@ import dev.tensorbuf.memory.internal.Errors;
  * Makes buffers in one memory space and owns their memory until it closes.
  *
  * <p>Closing an allocator frees all its memory at once; every buffer it made stops working
- * ({@link IllegalStateException}), held ones ({@link Buffer#hold()}) included. Memory lent
- * outside Java ({@link Buffer#lend()}) is the exception: while a loan lasts, the close is refused. Thread-safety is stated by each factory: see
+ * ({@link IllegalStateException}), held ones ({@link MemoryBuffer#hold()}) included. Memory lent
+ * outside Java ({@link MemoryBuffer#lend()}) is the exception: while a loan lasts, the close is refused. Thread-safety is stated by each factory: see
  * {@link Allocators} and {@link PooledAllocator}.
  *
  * {@snippet :
  * try (Allocator allocator = Allocators.shared()) {
- *     Buffer page = allocator.allocate(8192, 4096);
+ *     MemoryBuffer page = allocator.allocate(8192, 4096);
  *     page.isAligned(4096);           // true
  *     allocator.defaultAlignment();   // 64
  *     allocator.allocate(100).isAligned(64); // true
@@ -40,7 +40,7 @@ public interface Allocator extends AutoCloseable {
      * @throws OutOfMemoryError if the system cannot reserve that much native memory (e.g. 2^40
      *     bytes), with a message naming the size, the alignment and the allocator; nothing changes
      */
-    default Buffer allocate(long byteSize) {
+    default MemoryBuffer allocate(long byteSize) {
         return allocate(byteSize, defaultAlignment());
     }
 
@@ -57,7 +57,7 @@ public interface Allocator extends AutoCloseable {
      * @throws OutOfMemoryError if the system cannot reserve that much native memory (e.g. 2^40
      *     bytes), with a message naming the size, the alignment and the allocator; nothing changes
      */
-    Buffer allocate(long byteSize, long alignment);
+    MemoryBuffer allocate(long byteSize, long alignment);
 
     /**
      * {@return the error an allocator throws when the system cannot reserve {@code byteSize}
@@ -82,12 +82,12 @@ public interface Allocator extends AutoCloseable {
 
     /**
      * Frees all memory of this allocator; its buffers stop working. Closing a closed allocator
-     * does nothing, for the reason {@link Buffer} gives.
+     * does nothing, for the reason {@link MemoryBuffer} gives.
      *
      * @throws WrongThreadException if a confined allocator is closed from another thread; it
      *     stays open
      * @throws IllegalStateException if a buffer of this allocator is lent outside Java
-     *     ({@link Buffer#lend()}, e.g. an in-place DLPack export not yet released), or a native
+     *     ({@link MemoryBuffer#lend()}, e.g. an in-place DLPack export not yet released), or a native
      *     call still holds memory of a shared arena allocator (a segment passed to a downcall);
      *     nothing is freed, it stays open, and a later close, once the loans have ended or the
      *     call has returned, frees it

@@ -15,7 +15,7 @@ import dev.tensorbuf.memory.internal.ArenaAllocator;
  *
  * {@snippet :
  * try (Allocator allocator = Allocators.confined(128)) {
- *     Buffer buffer = allocator.allocate(1000);
+ *     MemoryBuffer buffer = allocator.allocate(1000);
  *     buffer.isAligned(128);            // true
  *     buffer.byteSize();                // 1000
  *     buffer.owner();                   // new BufferOwner.Arena(false): "confined arena"
@@ -58,7 +58,7 @@ public final class Allocators {
 
     /**
      * {@return an allocator over a new shared arena that serves {@code name}, 64-byte default
-     * alignment} Its buffers' {@link Buffer#owner()} and its messages name it: an allocator built
+     * alignment} Its buffers' {@link MemoryBuffer#owner()} and its messages name it: an allocator built
      * over an arena uses this, so its users read "shared arena of huge-page allocator is closed"
      * rather than of an arena they never made.
      *

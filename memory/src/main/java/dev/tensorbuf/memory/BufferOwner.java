@@ -8,7 +8,7 @@ import java.util.Objects;
  *
  * {@snippet :
  * try (PooledAllocator pool = PooledAllocator.builder().name("staging").build();
- *      Buffer buffer = pool.allocate(4096)) {
+ *      MemoryBuffer buffer = pool.allocate(4096)) {
  *     buffer.owner();            // new BufferOwner.Pool("staging")
  *     buffer.owner().toString(); // "pool 'staging'"
  * }

@@ -10,7 +10,7 @@ import java.util.Objects;
 /**
  * Buffers over memory made elsewhere (DLPack, CUDA, native libraries), for the interop module.
  * Each takes a deleter that frees the memory and is run exactly once, by the buffer's first
- * {@link Buffer#close()}; a buffer never closed never runs it.
+ * {@link MemoryBuffer#close()}; a buffer never closed never runs it.
  *
  * <p>This module calls no restricted FFM method: the interop classes that turn a native address
  * into a {@link MemorySegment} ({@code reinterpret}) do that themselves and hand the segment in.
@@ -20,7 +20,7 @@ import java.util.Objects;
  *
  * {@snippet :
  * AtomicInteger freed = new AtomicInteger();
- * Buffer onGpu = Buffers.foreign(0x7f00_0000_0000L, 1 << 20, MemorySpace.DEVICE, "cuda",
+ * MemoryBuffer onGpu = Buffers.foreign(0x7f00_0000_0000L, 1 << 20, MemorySpace.DEVICE, "cuda",
  *         freed::incrementAndGet);
  * onGpu.address();           // 0x7f0000000000L
  * onGpu.slice(4096, 4096).address(); // 0x7f0000001000L
@@ -47,7 +47,7 @@ public final class Buffers {
      *     64-bit address space, or {@code space} is host-accessible (wrap a segment with
      *     {@link #foreign(MemorySegment, MemorySpace, String, Runnable)})
      */
-    public static Buffer foreign(long address, long byteSize, MemorySpace space, String owner, Runnable deleter) {
+    public static MemoryBuffer foreign(long address, long byteSize, MemorySpace space, String owner, Runnable deleter) {
         return foreign(address, byteSize, space, owner, false, deleter);
     }
 
@@ -58,7 +58,7 @@ public final class Buffers {
      *
      * @param readOnly whether the owner forbids writes (a DLPack producer's {@code READ_ONLY})
      */
-    public static Buffer foreign(long address, long byteSize, MemorySpace space, String owner, boolean readOnly,
+    public static MemoryBuffer foreign(long address, long byteSize, MemorySpace space, String owner, boolean readOnly,
                                  Runnable deleter) {
         Objects.requireNonNull(owner, "owner");
         checkAddressRange(address, byteSize, owner);
@@ -91,7 +91,7 @@ public final class Buffers {
      *     host-accessible (use {@link #foreign(long, long, MemorySpace, String, Runnable)})
      * @throws IllegalStateException if the segment's arena is already closed: its memory is gone
      */
-    public static Buffer foreign(MemorySegment segment, MemorySpace space, String owner, Runnable deleter) {
+    public static MemoryBuffer foreign(MemorySegment segment, MemorySpace space, String owner, Runnable deleter) {
         Objects.requireNonNull(segment, "segment");
         Objects.requireNonNull(space, "space");
         Objects.requireNonNull(owner, "owner");

@@ -7,11 +7,11 @@ import java.util.Objects;
 /**
  * The buffers of a pool that were still open, each with the call site that allocated it when the
  * pool tracks leaks ({@link PooledAllocator.Builder#trackLeaks(boolean)}). A buffer its user
- * closed while a {@link Buffer#hold()} kept its memory is closed, not open: it is not listed.
+ * closed while a {@link MemoryBuffer#hold()} kept its memory is closed, not open: it is not listed.
  *
  * {@snippet :
  * PooledAllocator pool = PooledAllocator.builder().name("staging").trackLeaks(true).build();
- * Buffer forgotten = pool.allocate(4096);
+ * MemoryBuffer forgotten = pool.allocate(4096);
  * LeakReport report = pool.closeAndReport();
  * report.leaks().getFirst().allocationSite().getFirst().getMethodName(); // the allocating method
  * report.toString();

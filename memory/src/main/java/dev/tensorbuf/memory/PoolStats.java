@@ -9,7 +9,7 @@ package dev.tensorbuf.memory;
  * {@snippet :
  * try (PooledAllocator pool = PooledAllocator.builder().name("staging").build()) {
  *     pool.allocate(100).close();          // a new 128-byte block, then cached
- *     try (Buffer kept = pool.allocate(120)) { // the same block again: a reuse
+ *     try (MemoryBuffer kept = pool.allocate(120)) { // the same block again: a reuse
  *         PoolStats stats = pool.stats();
  *         stats.liveBytes();               // 128
  *         stats.reuses();                  // 1
@@ -22,7 +22,7 @@ package dev.tensorbuf.memory;
  *
  * @param pool the pool's name
  * @param liveBytes bytes held by open buffers, and by buffers closed while held
- *     ({@link Buffer#hold()}), whose blocks come back when the hold ends
+ *     ({@link MemoryBuffer#hold()}), whose blocks come back when the hold ends
  * @param peakLiveBytes the most {@code liveBytes} has been
  * @param liveCount open buffers
  * @param allocations buffers ever allocated

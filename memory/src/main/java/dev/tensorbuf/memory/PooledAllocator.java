@@ -23,11 +23,11 @@ import org.agrona.BitUtil;
  * alignment 2^20 count 2^20), because the system pads an aligned block by up to its alignment:
  * so the native memory behind live and cached blocks stays below twice the limit.
  *
- * <p><b>Closing a buffer</b> returns its block; that {@link Buffer} handle is dead from then on
+ * <p><b>Closing a buffer</b> returns its block; that {@link MemoryBuffer} handle is dead from then on
  * (every accessor of its memory throws {@link IllegalStateException}), while the memory goes to
  * the next allocation. A raw segment taken from it before close still reaches that memory and so
- * aliases later buffers (see {@link Buffer}), unless the code using it holds the buffer
- * ({@link Buffer#hold()}): a block closed while held returns when the hold ends, as the copy
+ * aliases later buffers (see {@link MemoryBuffer}), unless the code using it holds the buffer
+ * ({@link MemoryBuffer#hold()}): a block closed while held returns when the hold ends, as the copy
  * engine's copies of views hold theirs. Such a buffer counts as freed, and is no leak, from its
  * close on; its block's bytes stay live until the hold ends.
  *
@@ -35,7 +35,7 @@ import org.agrona.BitUtil;
  * buffers stop working ("...was closed when its pool 'staging' closed"), and a {@link LeakReport}
  * lists them. {@link #close()} logs a non-empty report as a warning through
  * {@link System.Logger}; {@link #closeAndReport()} returns it instead. Closing twice does nothing.
- * While a buffer is lent outside Java ({@link Buffer#lend()}, e.g. an in-place DLPack export),
+ * While a buffer is lent outside Java ({@link MemoryBuffer#lend()}, e.g. an in-place DLPack export),
  * both refuse with an {@link IllegalStateException}, and the pool stays open and unchanged.
  *
  * <p><b>Threads.</b> A pool is thread-safe: any thread may allocate, close buffers, read stats or
@@ -50,10 +50,10 @@ import org.agrona.BitUtil;
  *         .name("staging")
  *         .byteLimit(64 << 20)
  *         .build()) {
- *     try (Buffer a = pool.allocate(4096)) {
+ *     try (MemoryBuffer a = pool.allocate(4096)) {
  *         a.segment().fill((byte) 1);
  *     }
- *     try (Buffer b = pool.allocate(4000)) { // same 4096-byte block, not zeroed again
+ *     try (MemoryBuffer b = pool.allocate(4000)) { // same 4096-byte block, not zeroed again
  *         b.segment().get(ValueLayout.JAVA_BYTE, 0); // 1
  *     }
  *     pool.stats().reuses();                  // 1
@@ -82,14 +82,14 @@ public interface PooledAllocator extends Allocator {
      * pool returns an empty report.
      *
      * @return what was open at close
-     * @throws IllegalStateException if a buffer is lent ({@link Buffer#lend()}); nothing changes
+     * @throws IllegalStateException if a buffer is lent ({@link MemoryBuffer#lend()}); nothing changes
      */
     LeakReport closeAndReport();
 
     /**
      * Closes the pool, logging a warning with the leak report when buffers were still open.
      *
-     * @throws IllegalStateException if a buffer is lent ({@link Buffer#lend()}); nothing changes
+     * @throws IllegalStateException if a buffer is lent ({@link MemoryBuffer#lend()}); nothing changes
      */
     @Override
     void close();

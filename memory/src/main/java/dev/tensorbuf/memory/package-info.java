@@ -2,7 +2,7 @@
  * Buffers: byte ranges in one memory space, with allocators that own their lifetimes.
  *
  * <p>Key types: {@link dev.tensorbuf.memory.MemorySpace} (XLA's {@code S(n)}, its kind, device
- * and DLPack device type), {@link dev.tensorbuf.memory.Buffer} (host buffers over a
+ * and DLPack device type), {@link dev.tensorbuf.memory.MemoryBuffer} (host buffers over a
  * {@link java.lang.foreign.MemorySegment}, device buffers as address and size),
  * {@link dev.tensorbuf.memory.Allocators} (confined and shared arenas, any power-of-two
  * alignment), {@link dev.tensorbuf.memory.PooledAllocator} (reuse, byte limit,
@@ -11,7 +11,7 @@
  *
  * {@snippet :
  * try (PooledAllocator pool = PooledAllocator.builder().name("staging").build();
- *      Buffer buffer = pool.allocate(4096)) {
+ *      MemoryBuffer buffer = pool.allocate(4096)) {
  *     buffer.segment().setAtIndex(ValueLayout.JAVA_FLOAT, 3, 1.5f);
  *     buffer.slice(12, 4).segment().get(ValueLayout.JAVA_FLOAT, 0); // 1.5f
  * }
@@ -26,7 +26,7 @@
  *     method that reaches its memory, saying which buffer and, where recorded, where it was
  *     closed. Plain facts ({@code byteSize()}, {@code memorySpace()}, {@code owner()},
  *     {@code isAlive()}) stay readable. Nothing here can make the JVM touch freed memory.
- * <li>Closing anything twice does nothing (see {@link dev.tensorbuf.memory.Buffer} for why).
+ * <li>Closing anything twice does nothing (see {@link dev.tensorbuf.memory.MemoryBuffer} for why).
  * <li>Values ({@code MemorySpace}, {@code PoolStats}, {@code LeakReport}, {@code BufferOwner})
  *     are immutable and thread-safe. Pools and shared arenas are thread-safe; confined arenas are
  *     used by one thread. Each class states its rule.
@@ -58,7 +58,7 @@
  *     type's memory is on: <code>isHost()</code> (kDLCPU, kDLCUDAHost, kDLROCMHost),
  *     <code>isDeviceOnly()</code> (all but those and the either-side kDLCUDAManaged, kDLOneAPI,
  *     kDLExtDev)</dd>
- * <dt><code>Buffer.java</code></dt>
+ * <dt><code>MemoryBuffer.java</code></dt>
  * <dd>a byte range with a lifetime: <code>segment()</code> (host only), slices and read-only views
  *     that die with their root, <code>close()</code> (twice is a no-op),
  *     <code>IllegalStateException</code> after close naming pool and close site;

@@ -22,7 +22,7 @@ class AllocatorRaceTest {
             // No limit, and far more than any machine has: the block cannot be made.
             assertThrows(OutOfMemoryError.class, () -> pool.allocate(1L << 50));
             assertEquals(before, pool.stats(), "peak, counts and bytes unchanged");
-            Buffer first = pool.allocate(64);
+            MemoryBuffer first = pool.allocate(64);
             assertEquals(1, pool.leakReport().leaks().getFirst().id(), "ids count from 1 over buffers handed out");
             first.close();
         }
@@ -33,7 +33,7 @@ class AllocatorRaceTest {
         int racesWithLosers = 0;
         for (int trial = 0; trial < 300; trial++) {
             PooledAllocator pool = PooledAllocator.builder().name("race").largestSizeClass(1 << 12).build();
-            List<Buffer> received = new ArrayList<>();
+            List<MemoryBuffer> received = new ArrayList<>();
             int[] refused = {0};
             CountDownLatch started = new CountDownLatch(1);
             Thread allocator = Thread.ofPlatform().start(() -> {

@@ -24,7 +24,7 @@ class AllocatorsTest {
     @Test
     void exampleFromJavadoc() {
         try (Allocator allocator = Allocators.confined(128)) {
-            Buffer buffer = allocator.allocate(1000);
+            MemoryBuffer buffer = allocator.allocate(1000);
             assertTrue(buffer.isAligned(128));
             assertEquals(1000, buffer.byteSize());
             assertEquals(new BufferOwner.Arena(false), buffer.owner());
@@ -52,7 +52,7 @@ class AllocatorsTest {
     @Test
     void allocatorExampleFromJavadoc() { // the snippet of Allocator
         try (Allocator allocator = Allocators.shared()) {
-            Buffer page = allocator.allocate(8192, 4096);
+            MemoryBuffer page = allocator.allocate(8192, 4096);
             assertTrue(page.isAligned(4096));
             assertEquals(64, allocator.defaultAlignment());
             assertTrue(allocator.allocate(100).isAligned(64));
@@ -73,7 +73,7 @@ class AllocatorsTest {
             for (int shift = 0; shift <= 16; shift++) {
                 long alignment = 1L << shift;
                 for (long size : new long[] {1, 24, alignment, 3 * alignment + 1, 5000}) {
-                    Buffer buffer = allocator.allocate(size, alignment);
+                    MemoryBuffer buffer = allocator.allocate(size, alignment);
                     assertEquals(size, buffer.byteSize());
                     assertTrue(buffer.isAligned(alignment), () -> name + " " + size + " bytes at " + alignment
                             + " gave address " + Long.toHexString(buffer.address()));
@@ -81,7 +81,7 @@ class AllocatorsTest {
                     buffer.close();
                 }
             }
-            Buffer byDefault = allocator.allocate(3);
+            MemoryBuffer byDefault = allocator.allocate(3);
             assertTrue(byDefault.isAligned(64), name);
             byDefault.close();
         }
@@ -114,7 +114,7 @@ class AllocatorsTest {
     @ValueSource(booleans = {false, true})
     void arenaMemoryIsZeroed(boolean shared) {
         try (Allocator allocator = shared ? Allocators.shared() : Allocators.confined()) {
-            Buffer buffer = allocator.allocate(4096);
+            MemoryBuffer buffer = allocator.allocate(4096);
             for (long i = 0; i < 4096; i += 8) {
                 assertEquals(0, buffer.segment().get(ValueLayout.JAVA_LONG, i));
             }
@@ -125,7 +125,7 @@ class AllocatorsTest {
     @Test
     void confinedAllocatorRefusesOtherThreadsAndSurvivesAWrongThreadClose() throws Exception {
         try (Allocator confined = Allocators.confined()) {
-            Buffer buffer = confined.allocate(64);
+            MemoryBuffer buffer = confined.allocate(64);
             // These name the buffer, the thread and the cure; FFM would have let the first three pass.
             List<Runnable> reaches = List.of(buffer::address, () -> buffer.slice(0, 8),
                     buffer::asReadOnly, () -> buffer.isAligned(64));
@@ -163,7 +163,7 @@ class AllocatorsTest {
     @Test
     void sharedAllocatorServesOtherThreads() throws Exception {
         try (Allocator shared = Allocators.shared()) {
-            Buffer buffer = CompletableFuture.supplyAsync(() -> shared.allocate(64)).get();
+            MemoryBuffer buffer = CompletableFuture.supplyAsync(() -> shared.allocate(64)).get();
             buffer.segment().set(ValueLayout.JAVA_LONG, 0, 99L);
             long read = CompletableFuture.supplyAsync(() -> buffer.segment().get(ValueLayout.JAVA_LONG, 0)).get();
             assertEquals(99L, read);

@@ -57,7 +57,7 @@ class BufferCloseRaceTest {
     private static void race(Closer closer, SplittableRandom random, Map<String, AtomicLong> counts) throws Exception {
         Allocator allocator = closer == Closer.SHARED_ARENA ? Allocators.shared()
                 : PooledAllocator.builder().name("race").build();
-        Buffer buffer = allocator.allocate(8L * LONGS);
+        MemoryBuffer buffer = allocator.allocate(8L * LONGS);
         for (int i = 0; i < LONGS; i++) {
             buffer.segment().setAtIndex(ValueLayout.JAVA_LONG, i, i * 31L);
         }

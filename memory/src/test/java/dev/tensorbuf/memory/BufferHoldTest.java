@@ -21,13 +21,13 @@ class BufferHoldTest {
     @Test
     void aPooledBlockClosedWhileHeldGoesBackWhenTheHoldEnds() {
         try (PooledAllocator pool = PooledAllocator.builder().build()) {
-            Buffer first = pool.allocate(1 << 20);
+            MemoryBuffer first = pool.allocate(1 << 20);
             long address = first.address();
-            Buffer.Hold hold = first.hold();
+            MemoryBuffer.Hold hold = first.hold();
             first.close();
             assertFalse(first.isAlive());
             assertThrows(IllegalStateException.class, first::segment);
-            Buffer second = pool.allocate(1 << 20);
+            MemoryBuffer second = pool.allocate(1 << 20);
             assertNotEquals(address, second.address(), "the held block stays out of the pool");
             assertEquals(1, pool.stats().liveCount(), "the held buffer is closed");
             assertEquals(2 << 20, pool.stats().liveBytes(), "its block still counts as live");
@@ -35,7 +35,7 @@ class BufferHoldTest {
             hold.close(); // a second close of one hold does nothing
             assertEquals(1, pool.stats().liveCount());
             assertEquals(1 << 20, pool.stats().liveBytes());
-            Buffer third = pool.allocate(1 << 20);
+            MemoryBuffer third = pool.allocate(1 << 20);
             assertEquals(address, third.address(), "back in the pool once the hold ended");
             assertThrows(IllegalStateException.class, first::hold);
         }
@@ -45,11 +45,11 @@ class BufferHoldTest {
     @Test
     void aBufferClosedWhileHeldIsAFreeNotALeak() {
         PooledAllocator pool = PooledAllocator.builder().name("held").build();
-        Buffer closedHeld = pool.allocate(64);
-        Buffer.Hold hold = closedHeld.hold();
+        MemoryBuffer closedHeld = pool.allocate(64);
+        MemoryBuffer.Hold hold = closedHeld.hold();
         closedHeld.close();
-        Buffer openHeld = pool.allocate(100);
-        Buffer.Hold openHold = openHeld.hold();
+        MemoryBuffer openHeld = pool.allocate(100);
+        MemoryBuffer.Hold openHold = openHeld.hold();
         assertEquals(List.of(2L), pool.leakReport().leaks().stream().map(LeakReport.Leak::id).toList());
         PoolStats stats = pool.stats();
         assertEquals(1, stats.liveCount());
@@ -69,9 +69,9 @@ class BufferHoldTest {
     @Test
     void aForeignDeleterWaitsForTheLastHold() {
         AtomicInteger deleted = new AtomicInteger();
-        Buffer b = Buffers.foreign(Arena.ofAuto().allocate(16), MemorySpace.HOST, "test", deleted::incrementAndGet);
-        Buffer.Hold one = b.hold();
-        Buffer.Hold two = b.slice(0, 8).hold(); // a view holds the same memory
+        MemoryBuffer b = Buffers.foreign(Arena.ofAuto().allocate(16), MemorySpace.HOST, "test", deleted::incrementAndGet);
+        MemoryBuffer.Hold one = b.hold();
+        MemoryBuffer.Hold two = b.slice(0, 8).hold(); // a view holds the same memory
         b.close();
         assertEquals(0, deleted.get());
         one.close();
@@ -84,17 +84,17 @@ class BufferHoldTest {
 
     /**
      * A deleter deferred by a hold runs when the last hold ends, and what it throws comes out of
-     * that hold's close (Buffer.close's contract, moved to where the deleter runs); the hold has
+     * that hold's close (MemoryBuffer.close's contract, moved to where the deleter runs); the hold has
      * ended all the same, and the deleter does not run again.
      */
     @Test
     void aDeleterDeferredByAHoldThrowsFromTheLastHoldsClose() {
         AtomicInteger deleted = new AtomicInteger();
-        Buffer b = Buffers.foreign(Arena.ofAuto().allocate(16), MemorySpace.HOST, "test", () -> {
+        MemoryBuffer b = Buffers.foreign(Arena.ofAuto().allocate(16), MemorySpace.HOST, "test", () -> {
             deleted.incrementAndGet();
             throw new IllegalStateException("native free failed");
         });
-        Buffer.Hold hold = b.hold();
+        MemoryBuffer.Hold hold = b.hold();
         b.close(); // deferred: returns without running the deleter
         assertEquals(0, deleted.get());
         IllegalStateException e = assertThrows(IllegalStateException.class, hold::close);
@@ -108,7 +108,7 @@ class BufferHoldTest {
     @Test
     void aCloseAfterThePoolsKeepsThePoolAsTheCloser() {
         PooledAllocator pool = PooledAllocator.builder().name("leaky").trackLeaks(true).build();
-        Buffer b = pool.allocate(300);
+        MemoryBuffer b = pool.allocate(300);
         pool.closeAndReport();
         b.close();
         IllegalStateException e = assertThrows(IllegalStateException.class, b::segment);
@@ -119,7 +119,7 @@ class BufferHoldTest {
     @Test
     void aPoolWithoutLimitRefusesTheImpossibleAsTheSystemDoes() {
         try (PooledAllocator pool = PooledAllocator.builder().build()) {
-            Buffer keep = pool.allocate(64);
+            MemoryBuffer keep = pool.allocate(64);
             OutOfMemoryError e = assertThrows(OutOfMemoryError.class, () -> pool.allocate(Long.MAX_VALUE));
             assertTrue(e.getMessage().contains("cannot reserve 9223372036854775807 bytes"), e.getMessage());
             assertTrue(keep.isAlive());

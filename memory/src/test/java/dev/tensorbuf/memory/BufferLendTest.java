@@ -25,13 +25,13 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * A loan ({@link Buffer#lend()}) is a hold that also refuses its allocator's close: memory handed
+ * A loan ({@link MemoryBuffer#lend()}) is a hold that also refuses its allocator's close: memory handed
  * to native code, which cannot get an exception, must never be freed under it. A review closed a
  * shared arena while a DLPack export of its memory was out, and the consumer's read crashed the JVM.
  */
 class BufferLendTest {
     private static final int LOANS_PER_LENDER = 2000;
-    private static final String CURE = " lent outside Java (Buffer.lend(), e.g. an in-place DLPack export); nothing"
+    private static final String CURE = " lent outside Java (MemoryBuffer.lend(), e.g. an in-place DLPack export); nothing"
             + " was freed and it stays open: end the loans (for DLPack, the consumer calls the tensor's deleter),"
             + " then close it again";
 
@@ -58,15 +58,15 @@ class BufferLendTest {
     @MethodSource("allocators")
     void aLoanRefusesTheAllocatorsCloseUntilItEnds(String kind, Supplier<Allocator> factory, String name) {
         Allocator allocator = factory.get();
-        Buffer lent = allocator.allocate(1000);
+        MemoryBuffer lent = allocator.allocate(1000);
         lent.segment().set(ValueLayout.JAVA_INT, 996, 42);
-        Buffer.Hold loan = lent.slice(500, 500).lend(); // a view lends its root's memory
+        MemoryBuffer.Hold loan = lent.slice(500, 500).lend(); // a view lends its root's memory
         IllegalStateException refused = assertThrows(IllegalStateException.class, allocator::close);
         assertEquals("cannot close " + name + ": 1 of its buffers (1000 bytes) is" + CURE, refused.getMessage());
         assertTrue(allocator.isOpen(), "a refused close frees nothing");
         assertTrue(lent.isAlive());
         assertEquals(42, lent.segment().get(ValueLayout.JAVA_INT, 996));
-        Buffer more = allocator.allocate(64); // and the allocator goes on working
+        MemoryBuffer more = allocator.allocate(64); // and the allocator goes on working
         more.segment().set(ValueLayout.JAVA_LONG, 0, 7L);
         loan.close();
         loan.close(); // a second close of one loan does nothing: the count must not go below zero
@@ -82,11 +82,11 @@ class BufferLendTest {
     @Test
     void theRefusalCountsLentBuffersAndTheirBytes() {
         PooledAllocator pool = PooledAllocator.builder().name("counted").build();
-        Buffer a = pool.allocate(1000);
-        Buffer b = pool.allocate(64);
-        Buffer.Hold a1 = a.lend();
-        Buffer.Hold a2 = a.asReadOnly().lend();
-        Buffer.Hold b1 = b.lend();
+        MemoryBuffer a = pool.allocate(1000);
+        MemoryBuffer b = pool.allocate(64);
+        MemoryBuffer.Hold a1 = a.lend();
+        MemoryBuffer.Hold a2 = a.asReadOnly().lend();
+        MemoryBuffer.Hold b1 = b.lend();
         Expect.throwsWith(IllegalStateException.class,
                 "cannot close pool 'counted': 2 of its buffers (together 1064 bytes) are" + CURE, pool::close);
         Expect.throwsWith(IllegalStateException.class, "2 of its buffers", pool::closeAndReport);
@@ -103,9 +103,9 @@ class BufferLendTest {
     @Test
     void aBufferClosedWhileLentStaysLentUntilTheLoanEnds() {
         PooledAllocator pool = PooledAllocator.builder().name("early").build();
-        Buffer first = pool.allocate(1 << 16);
+        MemoryBuffer first = pool.allocate(1 << 16);
         long address = first.address();
-        Buffer.Hold loan = first.lend();
+        MemoryBuffer.Hold loan = first.lend();
         first.close();
         assertFalse(first.isAlive());
         assertThrows(IllegalStateException.class, first::lend);
@@ -120,10 +120,10 @@ class BufferLendTest {
     @Test
     void aClosedBufferOrAllocatorRefusesALoan() {
         Allocator arena = Allocators.shared();
-        Buffer closed = arena.allocate(8);
+        MemoryBuffer closed = arena.allocate(8);
         closed.close();
         Expect.throwsWith(IllegalStateException.class, "buffer of 8 bytes from shared arena was closed", closed::lend);
-        Buffer open = arena.allocate(16);
+        MemoryBuffer open = arena.allocate(16);
         arena.close();
         Expect.throwsWith(IllegalStateException.class,
                 "buffer of 16 bytes from shared arena was closed when its shared arena closed", open::lend);
@@ -133,8 +133,8 @@ class BufferLendTest {
     @Test
     void aForeignBuffersLoanIsAHoldItsDeleterWaitsFor() {
         AtomicInteger deleted = new AtomicInteger();
-        Buffer b = Buffers.foreign(Arena.ofAuto().allocate(16), MemorySpace.HOST, "test", deleted::incrementAndGet);
-        Buffer.Hold loan = b.lend();
+        MemoryBuffer b = Buffers.foreign(Arena.ofAuto().allocate(16), MemorySpace.HOST, "test", deleted::incrementAndGet);
+        MemoryBuffer.Hold loan = b.lend();
         b.close();
         assertEquals(0, deleted.get());
         loan.close();
@@ -142,10 +142,10 @@ class BufferLendTest {
     }
 
     @Test
-    void lendExampleFromJavadoc() { // the snippet of Buffer.lend, the native library played by a long
+    void lendExampleFromJavadoc() { // the snippet of MemoryBuffer.lend, the native library played by a long
         Allocator arena = Allocators.shared();
-        Buffer pixels = arena.allocate(1 << 20);
-        Buffer.Hold loan = pixels.lend();
+        MemoryBuffer pixels = arena.allocate(1 << 20);
+        MemoryBuffer.Hold loan = pixels.lend();
         long keptByC = pixels.address();
         Expect.throwsWith(IllegalStateException.class, "cannot close shared arena allocator (default alignment 64,"
                 + " open): 1 of its buffers (1048576 bytes) is lent outside Java", arena::close);
@@ -174,7 +174,7 @@ class BufferLendTest {
                 rounds++;
                 Allocator allocator = kind.equals("shared") ? Allocators.shared()
                         : PooledAllocator.builder().name("race").build();
-                Buffer buffer = allocator.allocate(256);
+                MemoryBuffer buffer = allocator.allocate(256);
                 buffer.segment().set(ValueLayout.JAVA_LONG, 0, 0x5eed);
                 AtomicInteger outstanding = new AtomicInteger(); // loans that the lenders are using
                 AtomicBoolean stop = new AtomicBoolean();
@@ -187,7 +187,7 @@ class BufferLendTest {
                             // A bounded number, so that the closer's turn comes: three lenders
                             // keep a loan out nearly all the time.
                             for (int n = 0; n < LOANS_PER_LENDER && !stop.get(); n++) {
-                                Buffer.Hold loan;
+                                MemoryBuffer.Hold loan;
                                 try {
                                     loan = buffer.lend();
                                 } catch (IllegalStateException closed) {

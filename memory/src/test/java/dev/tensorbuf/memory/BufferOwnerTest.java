@@ -9,7 +9,7 @@ class BufferOwnerTest {
     @Test
     void exampleFromJavadoc() {
         try (PooledAllocator pool = PooledAllocator.builder().name("staging").build();
-                Buffer buffer = pool.allocate(4096)) {
+                MemoryBuffer buffer = pool.allocate(4096)) {
             assertEquals(new BufferOwner.Pool("staging"), buffer.owner());
             assertEquals("pool 'staging'", buffer.owner().toString());
         }
@@ -29,7 +29,7 @@ class BufferOwnerTest {
     void aNamedArenaNamesWhatItServes() {
         assertEquals(new BufferOwner.Arena(true, ""), new BufferOwner.Arena(true));
         try (Allocator named = Allocators.shared("decoder")) {
-            Buffer buffer = named.allocate(8);
+            MemoryBuffer buffer = named.allocate(8);
             assertEquals(new BufferOwner.Arena(true, "decoder"), buffer.owner());
             named.close();
             Expect.throwsWith(IllegalStateException.class,

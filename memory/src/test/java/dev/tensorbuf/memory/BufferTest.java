@@ -22,8 +22,8 @@ class BufferTest {
     @Test
     void exampleFromJavadoc() {
         try (Allocator arena = Allocators.confined();
-                Buffer buffer = arena.allocate(256)) {
-            Buffer tail = buffer.slice(192, 64);
+                MemoryBuffer buffer = arena.allocate(256)) {
+            MemoryBuffer tail = buffer.slice(192, 64);
             tail.segment().set(ValueLayout.JAVA_INT, 0, 7);
             assertEquals(7, buffer.segment().get(ValueLayout.JAVA_INT, 192));
             assertTrue(tail.isAligned(64));
@@ -35,7 +35,7 @@ class BufferTest {
     @Test
     void packageExample() {
         try (PooledAllocator pool = PooledAllocator.builder().name("staging").build();
-                Buffer buffer = pool.allocate(4096)) {
+                MemoryBuffer buffer = pool.allocate(4096)) {
             buffer.segment().setAtIndex(ValueLayout.JAVA_FLOAT, 3, 1.5f);
             assertEquals(1.5f, buffer.slice(12, 4).segment().get(ValueLayout.JAVA_FLOAT, 0));
         }
@@ -44,23 +44,23 @@ class BufferTest {
     /** Every method that reaches a buffer's memory, by name. */
     static Stream<Arguments> memoryAccessors() {
         List<Arguments> accessors = List.of(
-                Arguments.of("segment", (Consumer<Buffer>) Buffer::segment),
-                Arguments.of("address", (Consumer<Buffer>) Buffer::address),
-                Arguments.of("isAligned", (Consumer<Buffer>) b -> b.isAligned(8)),
-                Arguments.of("slice", (Consumer<Buffer>) b -> b.slice(0, 8)),
-                Arguments.of("asReadOnly", (Consumer<Buffer>) Buffer::asReadOnly));
+                Arguments.of("segment", (Consumer<MemoryBuffer>) MemoryBuffer::segment),
+                Arguments.of("address", (Consumer<MemoryBuffer>) MemoryBuffer::address),
+                Arguments.of("isAligned", (Consumer<MemoryBuffer>) b -> b.isAligned(8)),
+                Arguments.of("slice", (Consumer<MemoryBuffer>) b -> b.slice(0, 8)),
+                Arguments.of("asReadOnly", (Consumer<MemoryBuffer>) MemoryBuffer::asReadOnly));
         return accessors.stream();
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("memoryAccessors")
-    void everyAccessorOfAClosedPooledBufferThrowsNamingTheBufferAndCloseSite(String name, Consumer<Buffer> accessor) {
+    void everyAccessorOfAClosedPooledBufferThrowsNamingTheBufferAndCloseSite(String name, Consumer<MemoryBuffer> accessor) {
         try (PooledAllocator pool = PooledAllocator.builder().name("staging").trackLeaks(true).build()) {
-            Buffer buffer = pool.allocate(4096);
-            Buffer slice = buffer.slice(64, 64);
+            MemoryBuffer buffer = pool.allocate(4096);
+            MemoryBuffer slice = buffer.slice(64, 64);
             buffer.close();
             assertFalse(buffer.isAlive());
-            for (Buffer closed : List.of(buffer, slice)) {
+            for (MemoryBuffer closed : List.of(buffer, slice)) {
                 Expect.throwsWith(IllegalStateException.class,
                         "buffer of 4096 bytes from pool 'staging' was closed at dev.tensorbuf.memory.BufferTest."
                                 + "everyAccessorOfAClosedPooledBufferThrowsNamingTheBufferAndCloseSite(BufferTest.java:",
@@ -73,9 +73,9 @@ class BufferTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("memoryAccessors")
-    void everyAccessorOfAClosedArenaBufferThrows(String name, Consumer<Buffer> accessor) {
+    void everyAccessorOfAClosedArenaBufferThrows(String name, Consumer<MemoryBuffer> accessor) {
         try (Allocator arena = Allocators.confined()) {
-            Buffer buffer = arena.allocate(100);
+            MemoryBuffer buffer = arena.allocate(100);
             buffer.close();
             Expect.throwsWith(IllegalStateException.class, "buffer of 100 bytes from confined arena was closed",
                     () -> accessor.accept(buffer));
@@ -84,9 +84,9 @@ class BufferTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("memoryAccessors")
-    void everyAccessorThrowsOnceTheAllocatorClosed(String name, Consumer<Buffer> accessor) {
+    void everyAccessorThrowsOnceTheAllocatorClosed(String name, Consumer<MemoryBuffer> accessor) {
         Allocator arena = Allocators.shared();
-        Buffer buffer = arena.allocate(100);
+        MemoryBuffer buffer = arena.allocate(100);
         arena.close();
         assertFalse(buffer.isAlive());
         Expect.throwsWith(IllegalStateException.class,
@@ -96,8 +96,8 @@ class BufferTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("memoryAccessors")
-    void everyAccessorOfAClosedDeviceBufferThrows(String name, Consumer<Buffer> accessor) {
-        Buffer buffer = Buffers.foreign(4096, 1024, MemorySpace.DEVICE, "cuda", () -> {});
+    void everyAccessorOfAClosedDeviceBufferThrows(String name, Consumer<MemoryBuffer> accessor) {
+        MemoryBuffer buffer = Buffers.foreign(4096, 1024, MemorySpace.DEVICE, "cuda", () -> {});
         buffer.close();
         Expect.throwsWith(IllegalStateException.class, "buffer of 1024 bytes from foreign owner 'cuda' was closed",
                 () -> accessor.accept(buffer));
@@ -106,7 +106,7 @@ class BufferTest {
     @Test
     void closedMessageWithoutTrackingOmitsTheSite() {
         try (PooledAllocator pool = PooledAllocator.builder().name("quiet").build()) {
-            Buffer buffer = pool.allocate(64);
+            MemoryBuffer buffer = pool.allocate(64);
             buffer.close();
             var error = Expect.throwsWith(IllegalStateException.class, "buffer of 64 bytes from pool 'quiet' was closed",
                     buffer::segment);
@@ -117,7 +117,7 @@ class BufferTest {
     @Test
     void closingTwiceDoesNothing() {
         try (Allocator arena = Allocators.confined()) {
-            Buffer buffer = arena.allocate(8);
+            MemoryBuffer buffer = arena.allocate(8);
             buffer.close();
             buffer.close();
             assertFalse(buffer.isAlive());
@@ -127,9 +127,9 @@ class BufferTest {
     @Test
     void viewsCannotBeClosedButDieWithTheirRoot() {
         try (Allocator arena = Allocators.confined()) {
-            Buffer root = arena.allocate(128);
-            Buffer slice = root.slice(32, 32);
-            Buffer readOnly = root.asReadOnly();
+            MemoryBuffer root = arena.allocate(128);
+            MemoryBuffer slice = root.slice(32, 32);
+            MemoryBuffer readOnly = root.asReadOnly();
             assertTrue(root.isRoot());
             assertFalse(slice.isRoot());
             Expect.throwsWith(UnsupportedOperationException.class,
@@ -146,11 +146,11 @@ class BufferTest {
     @Test
     void sliceSeesTheParentsBytesAtItsOffset() {
         try (Allocator arena = Allocators.confined()) {
-            Buffer buffer = arena.allocate(64);
+            MemoryBuffer buffer = arena.allocate(64);
             for (int i = 0; i < 64; i++) {
                 buffer.segment().set(ValueLayout.JAVA_BYTE, i, (byte) i);
             }
-            Buffer slice = buffer.slice(10, 20).slice(5, 3);
+            MemoryBuffer slice = buffer.slice(10, 20).slice(5, 3);
             assertEquals(3, slice.byteSize());
             assertEquals(buffer.address() + 15, slice.address());
             assertEquals(15, slice.segment().get(ValueLayout.JAVA_BYTE, 0));
@@ -163,7 +163,7 @@ class BufferTest {
     @CsvSource({"-1, 4", "0, -1", "60, 5", "65, 0", "1, 64", "9223372036854775807, 1"})
     void sliceOutOfBoundsNamesTheValues(long offset, long length) {
         try (Allocator arena = Allocators.confined()) {
-            Buffer buffer = arena.allocate(64);
+            MemoryBuffer buffer = arena.allocate(64);
             Expect.throwsWith(IndexOutOfBoundsException.class,
                     "slice of " + length + (length == 1 ? " byte" : " bytes") + " at offset " + offset + " out of bounds [0, 64) of a buffer of 64 bytes",
                     () -> buffer.slice(offset, length));
@@ -173,10 +173,10 @@ class BufferTest {
     @Test
     void writesThroughReadOnlyViewsThrowAndReadsWork() {
         try (Allocator arena = Allocators.confined()) {
-            Buffer buffer = arena.allocate(16);
+            MemoryBuffer buffer = arena.allocate(16);
             buffer.segment().set(ValueLayout.JAVA_INT, 4, 42);
-            Buffer readOnly = buffer.asReadOnly();
-            Buffer readOnlySlice = readOnly.slice(4, 8);
+            MemoryBuffer readOnly = buffer.asReadOnly();
+            MemoryBuffer readOnlySlice = readOnly.slice(4, 8);
             assertTrue(readOnly.isReadOnly());
             assertTrue(readOnlySlice.isReadOnly());
             assertSame(readOnly.owner(), buffer.owner());
@@ -197,7 +197,7 @@ class BufferTest {
     @Test
     void isAlignedRejectsNonPowersOfTwo() {
         try (Allocator arena = Allocators.confined()) {
-            Buffer buffer = arena.allocate(16);
+            MemoryBuffer buffer = arena.allocate(16);
             Expect.throwsWith(IllegalArgumentException.class, "alignment 3 is not a power of two",
                     () -> buffer.isAligned(3));
             Expect.throwsWith(IllegalArgumentException.class, "alignment 0 is not a power of two",
@@ -210,12 +210,12 @@ class BufferTest {
     @Test
     void toStringSaysSizeSpaceOwnerAndState() {
         try (Allocator arena = Allocators.confined()) {
-            Buffer buffer = arena.allocate(16);
-            assertEquals("Buffer[16 bytes in S(5) host memory from confined arena, alive]", buffer.toString());
-            assertEquals("Buffer view (read-only)[16 bytes in S(5) host memory from confined arena, alive]",
+            MemoryBuffer buffer = arena.allocate(16);
+            assertEquals("MemoryBuffer[16 bytes in S(5) host memory from confined arena, alive]", buffer.toString());
+            assertEquals("MemoryBuffer view (read-only)[16 bytes in S(5) host memory from confined arena, alive]",
                     buffer.asReadOnly().toString());
             buffer.close();
-            assertEquals("Buffer[16 bytes in S(5) host memory from confined arena, closed]", buffer.toString());
+            assertEquals("MemoryBuffer[16 bytes in S(5) host memory from confined arena, closed]", buffer.toString());
         }
     }
 }

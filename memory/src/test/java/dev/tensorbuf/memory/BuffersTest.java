@@ -19,7 +19,7 @@ class BuffersTest {
     @Test
     void exampleFromJavadoc() {
         AtomicInteger freed = new AtomicInteger();
-        Buffer onGpu = Buffers.foreign(0x7f00_0000_0000L, 1 << 20, MemorySpace.DEVICE, "cuda", freed::incrementAndGet);
+        MemoryBuffer onGpu = Buffers.foreign(0x7f00_0000_0000L, 1 << 20, MemorySpace.DEVICE, "cuda", freed::incrementAndGet);
         assertEquals(0x7f0000000000L, onGpu.address());
         assertEquals(0x7f0000001000L, onGpu.slice(4096, 4096).address());
         Expect.throwsWith(UnsupportedOperationException.class,
@@ -32,9 +32,9 @@ class BuffersTest {
 
     @Test
     void deviceBufferViewsRefuseHostAccessToo() {
-        Buffer fast = Buffers.foreign(0, 256, MemorySpace.DEVICE_FAST, "tpu", () -> {});
+        MemoryBuffer fast = Buffers.foreign(0, 256, MemorySpace.DEVICE_FAST, "tpu", () -> {});
         assertEquals(MemorySpace.DEVICE_FAST, fast.memorySpace());
-        for (Buffer view : List.of(fast.slice(0, 128), fast.asReadOnly())) {
+        for (MemoryBuffer view : List.of(fast.slice(0, 128), fast.asReadOnly())) {
             Expect.throwsWith(UnsupportedOperationException.class,
                     "buffer in S(1) on-device fast memory (VMEM) is not host-accessible", view::segment);
         }
@@ -46,7 +46,7 @@ class BuffersTest {
     void deleterRunsExactlyOnceUnderConcurrentCloses() throws Exception {
         for (int round = 0; round < 50; round++) {
             AtomicInteger freed = new AtomicInteger();
-            Buffer buffer = Buffers.foreign(64, 64, MemorySpace.DEVICE, "race", freed::incrementAndGet);
+            MemoryBuffer buffer = Buffers.foreign(64, 64, MemorySpace.DEVICE, "race", freed::incrementAndGet);
             CountDownLatch start = new CountDownLatch(1);
             List<Thread> threads = new ArrayList<>();
             for (int t = 0; t < 4; t++) {
@@ -70,7 +70,7 @@ class BuffersTest {
     @Test
     void aThrowingDeleterStillClosesTheBufferOnce() {
         AtomicInteger calls = new AtomicInteger();
-        Buffer buffer = Buffers.foreign(0, 8, MemorySpace.DEVICE, "bad", () -> {
+        MemoryBuffer buffer = Buffers.foreign(0, 8, MemorySpace.DEVICE, "bad", () -> {
             calls.incrementAndGet();
             throw new IllegalStateException("driver says no");
         });
@@ -84,7 +84,7 @@ class BuffersTest {
     void hostSegmentsAreWrappedAndFreedByTheirDeleter() {
         Arena arena = Arena.ofShared();
         MemorySegment segment = arena.allocate(32);
-        Buffer pinned = Buffers.foreign(segment, MemorySpace.PINNED_HOST, "cudaMallocHost", arena::close);
+        MemoryBuffer pinned = Buffers.foreign(segment, MemorySpace.PINNED_HOST, "cudaMallocHost", arena::close);
         pinned.segment().set(ValueLayout.JAVA_INT, 0, 5);
         assertEquals(5, segment.get(ValueLayout.JAVA_INT, 0));
         assertSame(MemorySpace.PINNED_HOST, pinned.memorySpace());

@@ -8,14 +8,14 @@ import org.junit.jupiter.api.Test;
 
 class LeakReportTest {
 
-    private static Buffer load(PooledAllocator pool) {
+    private static MemoryBuffer load(PooledAllocator pool) {
         return pool.allocate(4096);
     }
 
     @Test
     void exampleFromJavadoc() {
         PooledAllocator pool = PooledAllocator.builder().name("staging").trackLeaks(true).build();
-        Buffer forgotten = load(pool);
+        MemoryBuffer forgotten = load(pool);
         LeakReport report = pool.closeAndReport();
         assertEquals("load", report.leaks().getFirst().allocationSite().getFirst().getMethodName());
         assertTrue(report.toString().startsWith("""
@@ -50,9 +50,9 @@ class LeakReportTest {
     @Test
     void leakReportWhileOpenListsCurrentBuffersInAllocationOrder() {
         try (PooledAllocator pool = PooledAllocator.builder().build()) {
-            Buffer a = pool.allocate(1);
-            Buffer b = pool.allocate(2);
-            Buffer c = pool.allocate(3);
+            MemoryBuffer a = pool.allocate(1);
+            MemoryBuffer b = pool.allocate(2);
+            MemoryBuffer c = pool.allocate(3);
             b.close();
             assertEquals(List.of(1L, 3L), pool.leakReport().leaks().stream().map(LeakReport.Leak::id).toList());
             a.close();

@@ -39,7 +39,7 @@ class MemoryAbuseTest {
     };
 
     /** A root or view and the root offset it starts at, for checking aliasing by brute force. */
-    private record Held(Buffer buffer, Buffer root, long offset) {
+    private record Held(MemoryBuffer buffer, MemoryBuffer root, long offset) {
     }
 
     private final Map<String, Integer> outcomes = new TreeMap<>();
@@ -65,7 +65,7 @@ class MemoryAbuseTest {
                     long size = random.nextInt(4) == 0 ? ODD_SIZES[random.nextInt(ODD_SIZES.length)] : random.nextLong(0, 1 << 16);
                     long alignment = ALIGNMENTS[random.nextInt(ALIGNMENTS.length)];
                     attempt(name, seed, call, () -> {
-                        Buffer b = allocator.allocate(size, alignment);
+                        MemoryBuffer b = allocator.allocate(size, alignment);
                         assertEquals(size, b.byteSize());
                         assertTrue(b.isAligned(alignment), () -> b + " not aligned to " + alignment);
                         assertTrue(b.isRoot() && b.isAlive() && !b.isReadOnly());
@@ -73,13 +73,13 @@ class MemoryAbuseTest {
                     });
                 } else {
                     Held h = held.get(random.nextInt(held.size()));
-                    Buffer b = h.buffer();
+                    MemoryBuffer b = h.buffer();
                     if (action < 45) {
                         name = "slice";
                         long offset = pick(random, b.byteSize());
                         long length = pick(random, b.byteSize());
                         attempt(name, seed, call, () -> {
-                            Buffer s = b.slice(offset, length);
+                            MemoryBuffer s = b.slice(offset, length);
                             assertTrue(offset >= 0 && length >= 0 && offset + length <= b.byteSize(),
                                     "slice(" + offset + ", " + length + ") of " + b.byteSize() + " bytes accepted");
                             assertEquals(length, s.byteSize());
@@ -91,7 +91,7 @@ class MemoryAbuseTest {
                     } else if (action < 55) {
                         name = "asReadOnly";
                         attempt(name, seed, call, () -> {
-                            Buffer r = b.asReadOnly();
+                            MemoryBuffer r = b.asReadOnly();
                             assertTrue(r.isReadOnly() && r.segment().isReadOnly());
                             held.add(new Held(r, h.root(), h.offset()));
                         });

@@ -69,7 +69,7 @@ class PoolConcurrencyTest {
 
     /** Allocates and frees at random, stamping each buffer and checking the stamp before freeing. */
     private static Tally run(PooledAllocator pool, SplittableRandom random, int stamp) {
-        List<Buffer> held = new ArrayList<>();
+        List<MemoryBuffer> held = new ArrayList<>();
         long allocations = 0;
         long frees = 0;
         long refusals = 0;
@@ -78,7 +78,7 @@ class PoolConcurrencyTest {
             if (allocate) {
                 long size = 1 + random.nextInt(16 << 10);
                 try {
-                    Buffer buffer = pool.allocate(size);
+                    MemoryBuffer buffer = pool.allocate(size);
                     buffer.segment().fill((byte) stamp);
                     held.add(buffer);
                     allocations++;
@@ -86,20 +86,20 @@ class PoolConcurrencyTest {
                     refusals++;
                 }
             } else {
-                Buffer buffer = held.remove(random.nextInt(held.size()));
+                MemoryBuffer buffer = held.remove(random.nextInt(held.size()));
                 checkStamp(buffer, stamp);
                 buffer.close();
                 frees++;
             }
         }
-        for (Buffer buffer : held) {
+        for (MemoryBuffer buffer : held) {
             checkStamp(buffer, stamp);
             buffer.close();
         }
         return new Tally(allocations, frees + held.size(), refusals);
     }
 
-    private static void checkStamp(Buffer buffer, int stamp) {
+    private static void checkStamp(MemoryBuffer buffer, int stamp) {
         long last = buffer.byteSize() - 1;
         assertEquals((byte) stamp, buffer.segment().get(ValueLayout.JAVA_BYTE, 0), "block handed to two threads");
         assertEquals((byte) stamp, buffer.segment().get(ValueLayout.JAVA_BYTE, last), "block handed to two threads");

@@ -22,10 +22,10 @@ class PooledAllocatorTest {
                 .name("staging")
                 .byteLimit(64 << 20)
                 .build()) {
-            try (Buffer a = pool.allocate(4096)) {
+            try (MemoryBuffer a = pool.allocate(4096)) {
                 a.segment().fill((byte) 1);
             }
-            try (Buffer b = pool.allocate(4000)) {
+            try (MemoryBuffer b = pool.allocate(4000)) {
                 assertEquals(1, b.segment().get(ValueLayout.JAVA_BYTE, 0));
             }
             assertEquals(1, pool.stats().reuses());
@@ -42,18 +42,18 @@ class PooledAllocatorTest {
     @Test
     void accountingIsExactThroughAScriptedSequence() {
         try (PooledAllocator pool = PooledAllocator.builder().name("count").build()) {
-            Buffer a = pool.allocate(100);      // 128-byte block
-            Buffer b = pool.allocate(64);       // 64
-            Buffer c = pool.allocate(5000);     // 8192
+            MemoryBuffer a = pool.allocate(100);      // 128-byte block
+            MemoryBuffer b = pool.allocate(64);       // 64
+            MemoryBuffer c = pool.allocate(5000);     // 8192
             assertEquals(List.of(8384L, 8384L, 3L, 3L, 0L, 0L, 0L), counts(pool.stats()));
             a.close();
             c.close();
             assertEquals(List.of(64L, 8384L, 1L, 3L, 2L, 0L, 8320L), counts(pool.stats()));
-            Buffer d = pool.allocate(8192);     // reuses c's block
-            Buffer e = pool.allocate(65);       // reuses a's 128-byte block
-            Buffer f = pool.allocate(128);      // new 128-byte block
+            MemoryBuffer d = pool.allocate(8192);     // reuses c's block
+            MemoryBuffer e = pool.allocate(65);       // reuses a's 128-byte block
+            MemoryBuffer f = pool.allocate(128);      // new 128-byte block
             assertEquals(List.of(8512L, 8512L, 4L, 6L, 2L, 2L, 0L), counts(pool.stats()));
-            for (Buffer buffer : List.of(b, d, e, f)) {
+            for (MemoryBuffer buffer : List.of(b, d, e, f)) {
                 buffer.close();
             }
             assertEquals(List.of(0L, 8512L, 0L, 6L, 6L, 2L, 8512L), counts(pool.stats()));
@@ -69,7 +69,7 @@ class PooledAllocatorTest {
     })
     void requestsRoundUpToTheirSizeClassOrGetExactBlocks(long size, long alignment, long block) {
         try (PooledAllocator pool = PooledAllocator.builder().build();
-                Buffer buffer = pool.allocate(size, alignment)) {
+                MemoryBuffer buffer = pool.allocate(size, alignment)) {
             assertEquals(size, buffer.byteSize());
             assertEquals(block, pool.stats().liveBytes());
             assertTrue(buffer.isAligned(alignment));
@@ -79,7 +79,7 @@ class PooledAllocatorTest {
     @Test
     void blocksLargerThanTheLargestClassAreFreedNotCached() {
         try (PooledAllocator pool = PooledAllocator.builder().largestSizeClass(4096).build()) {
-            Buffer big = pool.allocate(5000);
+            MemoryBuffer big = pool.allocate(5000);
             MemorySegment raw = big.segment();
             big.close();
             assertEquals(0, pool.stats().cachedBytes());
@@ -90,12 +90,12 @@ class PooledAllocatorTest {
     @Test
     void cacheKeepsAtMostMaxCachedBytesAndFreesTheRest() {
         try (PooledAllocator pool = PooledAllocator.builder().maxCachedBytes(256).build()) {
-            List<Buffer> buffers = new ArrayList<>();
+            List<MemoryBuffer> buffers = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
                 buffers.add(pool.allocate(128));
             }
             MemorySegment lastRaw = buffers.getLast().segment();
-            buffers.forEach(Buffer::close);
+            buffers.forEach(MemoryBuffer::close);
             assertEquals(256, pool.stats().cachedBytes());
             // The last two closed did not fit in the cache: their memory is gone, not aliased.
             assertThrows(IllegalStateException.class, () -> lastRaw.get(ValueLayout.JAVA_BYTE, 0));
@@ -105,8 +105,8 @@ class PooledAllocatorTest {
     @Test
     void exceedingTheLimitFailsCleanlyWithNothingLeaked() {
         try (PooledAllocator pool = PooledAllocator.builder().name("small").byteLimit(8192).build()) {
-            Buffer held = pool.allocate(4096);
-            Buffer cachedLater = pool.allocate(2048);
+            MemoryBuffer held = pool.allocate(4096);
+            MemoryBuffer cachedLater = pool.allocate(2048);
             cachedLater.close();
             PoolStats before = pool.stats();
             var error = Expect.throwsWith(AllocationLimitException.class,
@@ -120,7 +120,7 @@ class PooledAllocatorTest {
             assertTrue(pool.leakReport().leaks().stream().allMatch(l -> l.byteSize() == 4096));
             assertEquals(1, pool.leakReport().leaks().size());
             // Room that is there can still be used: the cached 2048 block is evicted to fit 4096 more.
-            Buffer more = pool.allocate(4096);
+            MemoryBuffer more = pool.allocate(4096);
             assertEquals(List.of(8192L, 8192L, 2L, 3L, 1L, 0L, 0L), counts(pool.stats()));
             more.close();
             held.close();
@@ -150,13 +150,13 @@ class PooledAllocatorTest {
                     () -> pool.allocate(64, 1 << 20));
             assertEquals(1 << 20, error.blockBytes());
             assertEquals(0, pool.stats().allocations());
-            try (Buffer page = pool.allocate(64, 4096)) {
+            try (MemoryBuffer page = pool.allocate(64, 4096)) {
                 assertEquals(4096, pool.stats().liveBytes());
                 assertTrue(page.isAligned(4096));
             }
         }
         try (PooledAllocator pool = PooledAllocator.builder().byteLimit(1 << 21).build()) {
-            Buffer aligned = pool.allocate(64, 1 << 20);
+            MemoryBuffer aligned = pool.allocate(64, 1 << 20);
             assertEquals(1 << 20, pool.stats().liveBytes());
             aligned.close();
             assertEquals(0, pool.stats().liveBytes(), "exact blocks are freed, never cached");
@@ -167,10 +167,10 @@ class PooledAllocatorTest {
     @Test
     void closedPooledHandleIsDeadWhileItsMemoryServesTheNextBuffer() {
         try (PooledAllocator pool = PooledAllocator.builder().name("recycle").build()) {
-            Buffer first = pool.allocate(256);
+            MemoryBuffer first = pool.allocate(256);
             MemorySegment kept = first.segment();
             first.close();
-            Buffer second = pool.allocate(256);
+            MemoryBuffer second = pool.allocate(256);
             assertNotSame(first, second);
             assertEquals(kept.address(), second.address());
             Expect.throwsWith(IllegalStateException.class, "buffer of 256 bytes from pool 'recycle' was closed",
@@ -187,8 +187,8 @@ class PooledAllocatorTest {
     @Test
     void closingThePoolWithOpenBuffersReleasesThemAndReportsThem() {
         PooledAllocator pool = PooledAllocator.builder().name("staging").build();
-        Buffer open = pool.allocate(4096);
-        Buffer slice = open.slice(0, 16);
+        MemoryBuffer open = pool.allocate(4096);
+        MemoryBuffer slice = open.slice(0, 16);
         MemorySegment raw = open.segment();
         pool.allocate(64).close();
         LeakReport report = pool.closeAndReport();
@@ -211,8 +211,8 @@ class PooledAllocatorTest {
     @Test
     void leakReportNamesTheAllocatingTestMethod() {
         PooledAllocator pool = PooledAllocator.builder().name("leaky").trackLeaks(true).build();
-        Buffer closed = pool.allocate(64);
-        Buffer leaked = pool.allocate(1000);
+        MemoryBuffer closed = pool.allocate(64);
+        MemoryBuffer leaked = pool.allocate(1000);
         closed.close();
         LeakReport report = pool.closeAndReport();
         assertEquals(1, report.leaks().size());
@@ -259,7 +259,7 @@ class PooledAllocatorTest {
     @Test
     void defaultAlignmentOfThePoolAppliesToPlainAllocations() {
         try (PooledAllocator pool = PooledAllocator.builder().defaultAlignment(1024).build()) {
-            Buffer buffer = pool.allocate(10);
+            MemoryBuffer buffer = pool.allocate(10);
             assertTrue(buffer.isAligned(1024));
             assertEquals(1024, pool.stats().liveBytes());
             buffer.close();

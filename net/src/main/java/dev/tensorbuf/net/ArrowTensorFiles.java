@@ -3,7 +3,7 @@ package dev.tensorbuf.net;
 import dev.tensorbuf.interop.FileReplacement;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.net.internal.ArrowMemory;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.TensorView;
@@ -244,7 +244,7 @@ public final class ArrowTensorFiles {
                 }
                 long rows = parts.stream().mapToLong(ArrowTensors.Column::rows).sum();
                 long rowBytes = (long) type.listSize() * type.dtype().byteWidth();
-                Buffer all = joined.allocate(Math.max(1, Math.multiplyExact(rows, rowBytes)));
+                MemoryBuffer all = joined.allocate(Math.max(1, Math.multiplyExact(rows, rowBytes)));
                 long at = 0;
                 for (ArrowTensors.Column c : parts) {
                     long n = c.rows() * rowBytes;

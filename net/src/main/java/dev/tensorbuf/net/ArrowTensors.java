@@ -1,6 +1,6 @@
 package dev.tensorbuf.net;
 
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.net.internal.ArrowDTypes;
@@ -94,7 +94,7 @@ public final class ArrowTensors {
             data = allocator.buffer(Math.max(bytes, 1));
             try (Arena arena = Arena.ofShared()) {
                 MemorySegment seg = bytes == 0 ? arena.allocate(1).asSlice(0, 0) : ArrowMemory.segment(data, bytes, arena);
-                Buffer into = Buffers.foreign(seg, MemorySpace.HOST, "arrow", () -> { });
+                MemoryBuffer into = Buffers.foreign(seg, MemorySpace.HOST, "arrow", () -> { });
                 long[] d = new long[rank];
                 for (int i = 0; i < rank; i++) {
                     d[i] = dims.get(i);
@@ -206,7 +206,7 @@ public final class ArrowTensors {
         }
         long count = (long) rows * type.listSize();
         long bytes = Math.multiplyExact(count, (long) type.dtype().byteWidth());
-        Buffer buffer = ArrowMemory.wrap(fixed.getDataBuffer(), bytes, "arrow column '" + name + "'");
+        MemoryBuffer buffer = ArrowMemory.wrap(fixed.getDataBuffer(), bytes, "arrow column '" + name + "'");
         return new Column(name, type, rows, buffer);
     }
 
@@ -219,7 +219,7 @@ public final class ArrowTensors {
      * @param rows the number of rows
      * @param buffer the memory, Arrow's until closed
      */
-    public record Column(String name, FixedShapeTensorType type, long rows, Buffer buffer) implements AutoCloseable {
+    public record Column(String name, FixedShapeTensorType type, long rows, MemoryBuffer buffer) implements AutoCloseable {
         /** {@return the rows as one tensor {@code [rows, ...logical dims]}; a transpose view when the type has a permutation} */
         public TensorView view() {
             return ArrowTensors.view(buffer, type, rows);
@@ -233,7 +233,7 @@ public final class ArrowTensors {
     }
 
     /** {@return rows of {@code type} laid out row-major in physical order in {@code buffer}, as logical view} */
-    static TensorView view(Buffer buffer, FixedShapeTensorType type, long rows) {
+    static TensorView view(MemoryBuffer buffer, FixedShapeTensorType type, long rows) {
         List<Long> shape = type.shape();
         long[] physical = new long[shape.size() + 1];
         physical[0] = rows;

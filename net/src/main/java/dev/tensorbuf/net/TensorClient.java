@@ -1,7 +1,7 @@
 package dev.tensorbuf.net;
 
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.DType;
@@ -214,7 +214,7 @@ public final class TensorClient implements AutoCloseable {
     /** {@link #fetch(TensorTicket, Allocator)}, telling {@code received} the bytes of each batch as it lands. */
     public TensorView fetch(TensorTicket ticket, Allocator allocator, LongConsumer received) {
         Objects.requireNonNull(allocator, "allocator");
-        Buffer[] made = new Buffer[1];
+        MemoryBuffer[] made = new MemoryBuffer[1];
         try {
             return stream(ticket, (type, dims) -> {
                 long[] d = dims.stream().mapToLong(Long::longValue).toArray();

@@ -4,7 +4,7 @@ import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
@@ -46,7 +46,7 @@ public final class FlightSpeed {
         Path a = Files.createDirectories(dir.resolve("a"));
         Path b = Files.createDirectories(dir.resolve("b"));
         try (Allocator arena = Allocators.shared()) {
-            Buffer src = arena.allocate(bytes);
+            MemoryBuffer src = arena.allocate(bytes);
             TensorView x = TensorView.strided(src, DType.F32, StridedLayout.packed(rows, cols));
             MemorySegment s = src.segment();
             for (long i = 0; i < rows * cols; i++) {
@@ -57,7 +57,7 @@ public final class FlightSpeed {
             Npy.write(a.resolve("x.npy"), new DenseTensor(DType.F32, List.of(half, cols), s.asSlice(0, half * cols * 4)));
             Npy.write(b.resolve("x.npy"), new DenseTensor(DType.F32, List.of(rows - half, cols),
                     s.asSlice(half * cols * 4, (rows - half) * cols * 4)));
-            Buffer dst = arena.allocate(bytes);
+            MemoryBuffer dst = arena.allocate(bytes);
             TensorView into = TensorView.strided(dst, DType.F32, StridedLayout.packed(rows, cols));
             System.out.printf(Locale.ROOT, "tensor f32[%d,%d], %d bytes, %d runs each, %d-byte batches, %d cores%n", rows, cols,
                     bytes, reps, batchBytes, Runtime.getRuntime().availableProcessors());

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
@@ -309,7 +309,7 @@ class OpsAbuseTest {
         // A fresh destination: a row-major buffer of the other view's dims (often mismatched), or of the source's.
         long[] dims = random.nextInt(3) == 0 ? dstShape.ref().dims() : src.ref().dims();
         long count = Reference.count(dims);
-        Buffer buffer = arena.allocate(Math.max(1, 4 * count));
+        MemoryBuffer buffer = arena.allocate(Math.max(1, 4 * count));
         TensorView dst = TensorView.strided(random.nextInt(8) == 0 ? buffer.asReadOnly() : buffer, DType.F32,
                 StridedLayout.packed(dims));
         TensorView target = random.nextInt(4) == 0 && dims.length > 0 ? Ops.reverse(dst, 0) : dst;

@@ -1,6 +1,6 @@
 package dev.tensorbuf.views;
 
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.views.internal.ConfinedMemory;
 import dev.tensorbuf.views.internal.Errors;
 import dev.tensorbuf.views.internal.ViewReader;
@@ -47,7 +47,7 @@ final class ElementLocator {
 
     /** {@return the segment that {@code index} (already located) reads} */
     static MemorySegment segment(TensorView view, long[] index) {
-        Buffer buffer = view.bufferOrNull();
+        MemoryBuffer buffer = view.bufferOrNull();
         if (buffer != null) {
             return buffer.segment();
         }

@@ -272,7 +272,7 @@ public record StridedLayout(List<Long> sizes, List<Long> strides, long offset) {
      * {@return the buffer bytes the layout needs, as DirectML's {@code DMLCalcBufferTensorSize}:
      * {@code (maxOffset + 1) * bits} rounded up to bytes, then to a multiple of 4; 0 without elements}
      * Sub-byte types count by bits ({@code s4}: 5 elements are 3 bytes, then 4), as DirectML and
-     * {@link ElementAccess#packed} store them; {@link TensorView#strided(dev.tensorbuf.memory.Buffer,
+     * {@link ElementAccess#packed} store them; {@link TensorView#strided(dev.tensorbuf.memory.MemoryBuffer,
      * DType, StridedLayout)} stores them a byte each, as NumPy does, and needs
      * {@code minBytes(DType.S8)}. With offset 0 and strides DirectML accepts this is exactly
      * DirectML's number; the offset counts as part of the buffer.

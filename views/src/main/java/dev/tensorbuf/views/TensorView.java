@@ -1,6 +1,6 @@
 package dev.tensorbuf.views;
 
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.views.indexing.CompiledMap;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import java.util.List;
@@ -10,7 +10,7 @@ import java.util.PrimitiveIterator;
 import java.util.function.Consumer;
 
 /**
- * A logical tensor over memory: a {@link Buffer} plus a map from logical index to element offset
+ * A logical tensor over memory: a {@link MemoryBuffer} plus a map from logical index to element offset
  * ({@link ViewMap}), with an element type and logical dimensions. Layouts lower to the map
  * ({@link StridedLayout#toIndexingMap()}, {@link ArrayShape#toIndexingMap()}); ops make new views
  * by composing their output-to-input map into it ({@link #remap}), never moving bytes. An op on a
@@ -39,7 +39,7 @@ public final class TensorView {
     private final ElementAccess access;
     private final boolean host;
     /** Fast path of a one-buffer view; null for padded and concatenated views. */
-    private final Buffer buffer;
+    private final MemoryBuffer buffer;
     /** Non-null when the single map is affine: offset = base + sum(index_i * strides_i). */
     private final long[] strides;
     private final long base;
@@ -54,7 +54,7 @@ public final class TensorView {
      * A view; its map is {@code map} when given, else built from {@code pending} on first need.
      * The caller ({@link ViewFactory}, an op) has validated it and derived the fast-path fields.
      */
-    TensorView(ArrayShape shape, long[] dims, ElementAccess access, boolean host, Buffer buffer, long[] strides, long base,
+    TensorView(ArrayShape shape, long[] dims, ElementAccess access, boolean host, MemoryBuffer buffer, long[] strides, long base,
                ViewMap map, PendingMap pending) {
         this.shape = shape;
         this.dims = dims;
@@ -82,12 +82,12 @@ public final class TensorView {
      * @throws IllegalArgumentException for dynamic dimensions, an {@code E(n)} the element
      *     access cannot store, or a buffer too small (naming the first index beyond it)
      */
-    public static TensorView of(Buffer buffer, ArrayShape shape) {
+    public static TensorView of(MemoryBuffer buffer, ArrayShape shape) {
         return ViewFactory.of(Objects.requireNonNull(buffer, "buffer"), shape);
     }
 
-    /** {@return a view of {@code buffer} laid out as the XLA shape text, e.g. {@code "f32[2,4]{0,1}"}} @see #of(Buffer, ArrayShape) */
-    public static TensorView of(Buffer buffer, String shapeText) {
+    /** {@return a view of {@code buffer} laid out as the XLA shape text, e.g. {@code "f32[2,4]{0,1}"}} @see #of(MemoryBuffer, ArrayShape) */
+    public static TensorView of(MemoryBuffer buffer, String shapeText) {
         return of(buffer, ViewFactory.arrayShape(shapeText));
     }
 
@@ -97,12 +97,12 @@ public final class TensorView {
      *
      * @throws IllegalArgumentException if the buffer is too small, naming the first index beyond it
      */
-    public static TensorView strided(Buffer buffer, DType dtype, StridedLayout layout) {
+    public static TensorView strided(MemoryBuffer buffer, DType dtype, StridedLayout layout) {
         return strided(buffer, ElementAccess.of(dtype), layout);
     }
 
     /** {@return a strided view with the given element storage (e.g. {@link ElementAccess#packed} for DLPack's packed s4)} */
-    public static TensorView strided(Buffer buffer, ElementAccess access, StridedLayout layout) {
+    public static TensorView strided(MemoryBuffer buffer, ElementAccess access, StridedLayout layout) {
         return ViewFactory.strided(Objects.requireNonNull(buffer, "buffer"), access, layout);
     }
 
@@ -277,7 +277,7 @@ public final class TensorView {
      * concatenated view (a pad's fill among them)} A one-buffer view answers without building
      * its map.
      */
-    public List<Buffer> buffers() {
+    public List<MemoryBuffer> buffers() {
         return buffer != null ? List.of(buffer) : map().pieces().stream().map(ViewMap.Single::buffer).toList();
     }
 
@@ -296,7 +296,7 @@ public final class TensorView {
      *
      * @throws IllegalStateException for padded and concatenated views, which have several
      */
-    public Buffer buffer() {
+    public MemoryBuffer buffer() {
         if (buffer == null) {
             throw new IllegalStateException(this + " reads " + map().pieces().size() + " buffers; see map().pieces()");
         }
@@ -510,7 +510,7 @@ public final class TensorView {
     }
 
     /** {@return the buffer of a one-buffer view, null for padded and concatenated views} */
-    Buffer bufferOrNull() {
+    MemoryBuffer bufferOrNull() {
         return buffer;
     }
 

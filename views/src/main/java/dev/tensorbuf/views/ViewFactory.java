@@ -1,6 +1,6 @@
 package dev.tensorbuf.views;
 
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.indexing.IndexingMap;
@@ -24,8 +24,8 @@ final class ViewFactory {
     private ViewFactory() {
     }
 
-    /** {@return the view of {@link TensorView#of(Buffer, ArrayShape)}} */
-    static TensorView of(Buffer buffer, ArrayShape shape) {
+    /** {@return the view of {@link TensorView#of(MemoryBuffer, ArrayShape)}} */
+    static TensorView of(MemoryBuffer buffer, ArrayShape shape) {
         buffer.address(); // a closed buffer fails here, naming itself, not at the first element read
         if (!shape.isStatic()) {
             throw new IllegalArgumentException("view of " + shape + ": dynamic dimensions need their sizes; views take static shapes");
@@ -56,7 +56,7 @@ final class ViewFactory {
         return checked(laidOut, new ViewMap.Single(buffer, laidOut.toIndexingMap(), true), access);
     }
 
-    /** {@return the array shape {@link TensorView#of(Buffer, String)} reads from the text} */
+    /** {@return the array shape {@link TensorView#of(MemoryBuffer, String)} reads from the text} */
     static ArrayShape arrayShape(String shapeText) {
         XlaShape parsed = XlaShape.parse(shapeText);
         if (!(parsed instanceof ArrayShape array)) {
@@ -70,7 +70,7 @@ final class ViewFactory {
      * may fit in less, but the copy engine writes the padding (zeroed), so a view over less would
      * be refused only at its first copy.
      */
-    private static void checkTiledBufferSize(ArrayShape shape, Buffer buffer) {
+    private static void checkTiledBufferSize(ArrayShape shape, MemoryBuffer buffer) {
         XlaLayout layout = shape.requireLayout();
         if (layout.tiles().isEmpty() || !layout.splitConfigs().isEmpty()) {
             return;
@@ -88,7 +88,7 @@ final class ViewFactory {
      * past that size. A buffer of exactly that size is then too small for reasons the first
      * out-of-bounds index would not explain; this says them.
      */
-    private static void checkNestedTilesFit(ArrayShape shape, Buffer buffer) {
+    private static void checkNestedTilesFit(ArrayShape shape, MemoryBuffer buffer) {
         XlaLayout layout = shape.requireLayout();
         if (layout.tiles().size() < 2 || !layout.splitConfigs().isEmpty()) {
             return;
@@ -158,18 +158,18 @@ final class ViewFactory {
         return checked(logical, map, access);
     }
 
-    /** {@return the view of {@link TensorView#strided(Buffer, ElementAccess, StridedLayout)}, of the layout's sizes} */
-    static TensorView strided(Buffer buffer, ElementAccess access, StridedLayout layout) {
+    /** {@return the view of {@link TensorView#strided(MemoryBuffer, ElementAccess, StridedLayout)}, of the layout's sizes} */
+    static TensorView strided(MemoryBuffer buffer, ElementAccess access, StridedLayout layout) {
         long[] sizes = Extents.toArray(layout.sizes());
         ArrayShape logical = ArrayShape.of(access.type(), sizes).withoutLayout();
         return strided(logical, buffer, access, layout);
     }
 
     /**
-     * {@return the view of {@link TensorView#strided(Buffer, ElementAccess, StridedLayout)}}: an
+     * {@return the view of {@link TensorView#strided(MemoryBuffer, ElementAccess, StridedLayout)}}: an
      * empty layout's map is known empty and keeps no strides, so the view takes the layout's own
      */
-    static TensorView strided(ArrayShape logical, Buffer buffer, ElementAccess access, StridedLayout layout) {
+    static TensorView strided(ArrayShape logical, MemoryBuffer buffer, ElementAccess access, StridedLayout layout) {
         buffer.address(); // a closed buffer fails here, naming itself
         long[] dims = Extents.toArray(logical.dims());
         long[] strides = Extents.toArray(layout.strides());
@@ -212,7 +212,7 @@ final class ViewFactory {
     }
 
     private static TensorView scalarOf(MemorySegment one, DType dtype) {
-        Buffer b = Buffers.foreign(one, MemorySpace.HOST, "scalar", () -> { });
+        MemoryBuffer b = Buffers.foreign(one, MemorySpace.HOST, "scalar", () -> { });
         return of(b.asReadOnly(), ArrayShape.of(dtype));
     }
 
@@ -248,7 +248,7 @@ final class ViewFactory {
     }
 
     /** {@return how many elements of {@code access} the buffer holds} */
-    static long capacity(Buffer buffer, ElementAccess access) {
+    static long capacity(MemoryBuffer buffer, ElementAccess access) {
         return access.capacity(buffer.byteSize());
     }
 

@@ -1,6 +1,6 @@
 package dev.tensorbuf.views;
 
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.indexing.Interval;
@@ -57,7 +57,7 @@ public sealed interface ViewMap permits ViewMap.Single, ViewMap.Padded, ViewMap.
      * @param map logical index to element offset; one result, no range or runtime variables
      * @param wholeLayout whether the map is the buffer's whole layout, owning the slots it does not reach
      */
-    record Single(Buffer buffer, IndexingMap map, boolean wholeLayout) implements ViewMap {
+    record Single(MemoryBuffer buffer, IndexingMap map, boolean wholeLayout) implements ViewMap {
         /** @throws IllegalArgumentException if the map has not exactly one result, or has range or runtime variables */
         public Single {
             Objects.requireNonNull(buffer, "buffer");
@@ -73,7 +73,7 @@ public sealed interface ViewMap permits ViewMap.Single, ViewMap.Padded, ViewMap.
          *
          * @throws IllegalArgumentException if the map has not exactly one result, or has range or runtime variables
          */
-        public Single(Buffer buffer, IndexingMap map) {
+        public Single(MemoryBuffer buffer, IndexingMap map) {
             this(buffer, map, false);
         }
 

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -39,11 +39,11 @@ class TensorViewAbuseTest {
         SplittableRandom random = new SplittableRandom(seed);
         try (Allocator arena = Allocators.confined()) {
             for (int n = 0; n < VIEWS; n++) {
-                Buffer buffer = arena.allocate(random.nextInt(4) == 0 ? random.nextInt(8) : random.nextInt(2048));
+                MemoryBuffer buffer = arena.allocate(random.nextInt(4) == 0 ? random.nextInt(8) : random.nextInt(2048));
                 if (random.nextInt(10) == 0) {
                     buffer = buffer.asReadOnly();
                 }
-                Buffer b = buffer;
+                MemoryBuffer b = buffer;
                 TensorView[] made = new TensorView[1];
                 StridedLayout[] layout = new StridedLayout[1];
                 String factory = random.nextBoolean() ? "strided" : "of(xla)";
@@ -83,7 +83,7 @@ class TensorViewAbuseTest {
         }
     }
 
-    private static void stridedCase(SplittableRandom random, Buffer buffer, TensorView[] made, StridedLayout[] layout,
+    private static void stridedCase(SplittableRandom random, MemoryBuffer buffer, TensorView[] made, StridedLayout[] layout,
                                     String[] what) {
         int rank = random.nextInt(5);
         long[] sizes = new long[rank];
@@ -100,7 +100,7 @@ class TensorViewAbuseTest {
         made[0] = TensorView.strided(buffer, type, layout[0]);
     }
 
-    private static void xlaCase(SplittableRandom random, Buffer buffer, TensorView[] made, String[] what) {
+    private static void xlaCase(SplittableRandom random, MemoryBuffer buffer, TensorView[] made, String[] what) {
         int rank = 1 + random.nextInt(3);
         StringBuilder text = new StringBuilder(
                 new String[] {"f32", "s8", "bf16", "s4", "pred", "u32", "token"}[random.nextInt(7)]).append('[');

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.indexing.IndexingMap;
@@ -50,8 +50,8 @@ class TensorViewTest {
 
     @Test
     void buffersAreTheOneBufferOrEveryPiecesWithoutBuildingAOneBufferViewsMap() {
-        Buffer a = arena.allocate(8);
-        Buffer b = arena.allocate(12);
+        MemoryBuffer a = arena.allocate(8);
+        MemoryBuffer b = arena.allocate(12);
         TensorView left = TensorView.of(a, "f32[2]{0}");
         TensorView right = TensorView.of(b, "f32[3]{0}");
         assertEquals(List.of(a), left.buffers());
@@ -202,7 +202,7 @@ class TensorViewTest {
 
     @Test
     void deviceBufferRefusesElementAccess() {
-        Buffer device = Buffers.foreign(0x1000, 64, MemorySpace.DEVICE, "test", () -> { });
+        MemoryBuffer device = Buffers.foreign(0x1000, 64, MemorySpace.DEVICE, "test", () -> { });
         TensorView v = TensorView.of(device, "f32[4,4]{1,0}");
         assertFalse(v.isHostAccessible());
         assertTrue(v.isStrided());
@@ -214,7 +214,7 @@ class TensorViewTest {
     @Test
     void hugeDeviceBufferCountsItsElementsWithoutOverflow() {
         // 2^62 bytes: 8 * bytes would overflow a long and the buffer looked empty.
-        Buffer huge = Buffers.foreign(0x1000, 1L << 62, MemorySpace.DEVICE, "test", () -> { });
+        MemoryBuffer huge = Buffers.foreign(0x1000, 1L << 62, MemorySpace.DEVICE, "test", () -> { });
         assertEquals(1L << 60, TensorView.of(huge, "f32[1073741824,1073741824]{1,0}").elementCount());
         assertEquals(1L << 62, TensorView.of(huge, "s4[1073741824,4294967296]{1,0:E(4)}").elementCount());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
@@ -266,7 +266,7 @@ class TensorViewTest {
 
     @Test
     void stridedViewWithZeroAndNegativeStrides() {
-        Buffer b = arena.allocate(24);
+        MemoryBuffer b = arena.allocate(24);
         TensorView base = TensorView.strided(b, DType.F32, StridedLayout.packed(6));
         base.copyFrom(new float[] {10, 11, 12, 13, 14, 15});
         // Reversed rows of a [2,3] with a broadcast middle dim: offset 3 - 3*d0 + d2.
@@ -324,7 +324,7 @@ class TensorViewTest {
 
     @Test
     void bulkWritesIntoAViewThatSharesSlotsAreRefused() {
-        Buffer row = arena.allocate(12);
+        MemoryBuffer row = arena.allocate(12);
         TensorView broadcast = TensorView.strided(row, DType.F32, StridedLayout.of(new long[] {2, 3}, new long[] {0, 1}));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> broadcast.copyFrom(new float[] {1, 2, 3, 4, 5, 6}));
@@ -343,7 +343,7 @@ class TensorViewTest {
 
     @Test
     void bulkWritesIntoAViewWithoutStridesThatSharesSlotsAreRefusedBeforeAnyWrite() {
-        Buffer row = arena.allocate(12);
+        MemoryBuffer row = arena.allocate(12);
         TensorView three = TensorView.strided(row, DType.F32, StridedLayout.packed(3));
         // [0, 1, 2, 0, 1, 2]: a map that is not one-to-one, so no strides describe it.
         TensorView cycled = three.remap(IndexingMap.parse("(d0) -> (d0 mod 3), domain: d0 in [0, 5]"), 6);
@@ -409,7 +409,7 @@ class TensorViewTest {
     @Test
     void aClosedBufferIsRefusedWhenTheViewIsMade() {
         Allocator arena = Allocators.confined();
-        Buffer b = arena.allocate(96);
+        MemoryBuffer b = arena.allocate(96);
         b.close();
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> TensorView.of(b, "f32[24]"));
         assertTrue(e.getMessage().contains("closed"), e.getMessage());

@@ -8,7 +8,7 @@ import dev.tensorbuf.interop.DlpackExportOptions;
 import dev.tensorbuf.interop.DlpackStructs;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.DLDeviceType;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.DType;
@@ -45,14 +45,14 @@ public final class DlpackExporter {
 
     /**
      * What one export holds until its deleter runs. An in-place export lends its buffer
-     * ({@link Buffer#lend()}): a review closed a pooled buffer while the consumer still had the
+     * ({@link MemoryBuffer#lend()}): a review closed a pooled buffer while the consumer still had the
      * struct, the pool gave the block to its next user, and the consumer read that user's data;
      * a later one closed the buffer's allocator, which freed the memory under the consumer (a
      * crash for 256 MiB). Now the buffer's close marks it closed and the memory waits for the
      * deleter, and its allocator's close is refused until then. A copied export needs no loan:
      * its copy's allocator is the export's own, closed only by the deleter.
      */
-    private record Export(Arena structs, Allocator copy, Buffer handedOver, Buffer.Hold loan, Runnable onRelease) {
+    private record Export(Arena structs, Allocator copy, MemoryBuffer handedOver, MemoryBuffer.Hold loan, Runnable onRelease) {
         void release() {
             try {
                 try {
@@ -78,7 +78,7 @@ public final class DlpackExporter {
     }
 
     /** Where a view's elements are, as DLPack will describe them. */
-    private record Source(Buffer buffer, ElementAccess access, StridedLayout layout, Allocator copy) {
+    private record Source(MemoryBuffer buffer, ElementAccess access, StridedLayout layout, Allocator copy) {
     }
 
     private static MemorySegment deleterStub() {
@@ -129,13 +129,13 @@ public final class DlpackExporter {
             throw new IllegalArgumentException(what + " of " + view + ": rank " + view.rank() + " is more than the "
                     + DlpackImporter.MAX_RANK + " dimensions a DLPack import accepts, ours included");
         }
-        Buffer handedOver = options.closeBufferOnRelease() ? handedOver(view, what) : null;
+        MemoryBuffer handedOver = options.closeBufferOnRelease() ? handedOver(view, what) : null;
         if (!versioned && options.readOnly()) {
             throw new IllegalArgumentException(what + " of " + view + ": readOnly asked, but the legacy struct has no flag"
                     + " to say so; export DLManagedTensorVersioned");
         }
         Source source = source(view, options, versioned, what);
-        Buffer buffer = source.buffer;
+        MemoryBuffer buffer = source.buffer;
         if (!versioned && buffer.isReadOnly()) {
             // NumPy refuses this too: a consumer of the legacy struct would take the memory as writable.
             throw new IllegalArgumentException(what + " of " + view + ": the buffer is read-only and the legacy struct"
@@ -159,7 +159,7 @@ public final class DlpackExporter {
             flags |= DlpackStructs.FLAG_IS_SUBBYTE_TYPE_PADDED;
         }
         StructLayout struct = versioned ? DL_MANAGED_TENSOR_VERSIONED : DL_MANAGED_TENSOR;
-        Buffer.Hold loan;
+        MemoryBuffer.Hold loan;
         try {
             loan = source.copy == null ? buffer.lend() : null; // a copy's allocator is the export's own
         } catch (RuntimeException closed) {
@@ -214,13 +214,13 @@ public final class DlpackExporter {
     }
 
     /** The buffer {@code closeBufferOnRelease} hands over: the view's one buffer, a root. */
-    private static Buffer handedOver(TensorView view, String what) {
+    private static MemoryBuffer handedOver(TensorView view, String what) {
         int pieces = view.map().pieces().size();
         if (pieces != 1) {
             throw new IllegalArgumentException(what + " of " + view + ": closeBufferOnRelease hands over one buffer, but the"
                     + " view is made of " + pieces + " pieces (padding or concatenation); close their buffers yourself");
         }
-        Buffer buffer = view.buffer();
+        MemoryBuffer buffer = view.buffer();
         if (!buffer.isRoot()) {
             throw new IllegalArgumentException(what + " of " + view + ": closeBufferOnRelease needs a root buffer, but "
                     + "the view's buffer is a slice or read-only view; close its root yourself");

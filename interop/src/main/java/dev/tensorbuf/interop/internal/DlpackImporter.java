@@ -7,7 +7,7 @@ import static dev.tensorbuf.interop.DlpackStructs.offset;
 import dev.tensorbuf.interop.DlpackStructs;
 import dev.tensorbuf.interop.DlpackTensor;
 import dev.tensorbuf.interop.NativeMemory;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.DLDeviceType;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.DType;
@@ -54,7 +54,7 @@ public final class DlpackImporter {
         MemorySegment deleter = m.get(ValueLayout.ADDRESS, versioned
                 ? offset(DL_MANAGED_TENSOR_VERSIONED, "deleter") : offset(DL_MANAGED_TENSOR, "deleter"));
         Runnable release = () -> callDeleter(deleter, self);
-        Buffer root = null;
+        MemoryBuffer root = null;
         try {
             int minor = 0;
             long flags = 0;

@@ -1,6 +1,6 @@
 package dev.tensorbuf.interop.internal;
 
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import java.io.IOException;
@@ -18,7 +18,7 @@ public final class FileMapping {
      * {@return a read-only root buffer over {@code size} bytes of the file from {@code offset};
      * closing it closes the arena, which unmaps the file}
      */
-    public static Buffer map(FileChannel channel, long offset, long size, String owner) throws IOException {
+    public static MemoryBuffer map(FileChannel channel, long offset, long size, String owner) throws IOException {
         return map(channel, FileChannel.MapMode.READ_ONLY, offset, size, owner);
     }
 
@@ -26,11 +26,11 @@ public final class FileMapping {
      * {@return a writable root buffer over the file's first {@code size} bytes, growing the file to
      * that size; closing it closes the arena, which unmaps the file (unflushed: force it first)}
      */
-    public static Buffer mapForWriting(FileChannel channel, long size, String owner) throws IOException {
+    public static MemoryBuffer mapForWriting(FileChannel channel, long size, String owner) throws IOException {
         return map(channel, FileChannel.MapMode.READ_WRITE, 0, size, owner);
     }
 
-    private static Buffer map(FileChannel channel, FileChannel.MapMode mode, long offset, long size, String owner)
+    private static MemoryBuffer map(FileChannel channel, FileChannel.MapMode mode, long offset, long size, String owner)
             throws IOException {
         Arena arena = Arena.ofShared();
         try {
@@ -48,7 +48,7 @@ public final class FileMapping {
      * {@return a root buffer holding a copy of {@code size} bytes of the file from
      * {@code offset}, 64-byte aligned in its own shared arena; closing it frees the memory}
      */
-    public static Buffer copy(FileChannel channel, long offset, long size, String owner) throws IOException {
+    public static MemoryBuffer copy(FileChannel channel, long offset, long size, String owner) throws IOException {
         Arena arena = Arena.ofShared();
         try {
             MemorySegment segment = arena.allocate(size, 64);

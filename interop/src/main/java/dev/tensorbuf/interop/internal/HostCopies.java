@@ -2,7 +2,7 @@ package dev.tensorbuf.interop.internal;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.StridedLayout;
@@ -22,13 +22,13 @@ public final class HostCopies {
     /** A plain copy between buffers ({@code cudaMemcpy}). */
     @FunctionalInterface
     public interface Copy {
-        void copy(Buffer dst, long dstOffset, Buffer src, long srcOffset, long bytes);
+        void copy(MemoryBuffer dst, long dstOffset, MemoryBuffer src, long srcOffset, long bytes);
     }
 
     /** A pitched copy between buffers ({@code cudaMemcpy2D}). */
     @FunctionalInterface
     public interface Copy2D {
-        void copy(Buffer dst, long dstOffset, long dstPitch, Buffer src, long srcOffset, long srcPitch, long widthBytes, long rows);
+        void copy(MemoryBuffer dst, long dstOffset, long dstPitch, MemoryBuffer src, long srcOffset, long srcPitch, long widthBytes, long rows);
     }
 
     /** {@return packed storage for 1-, 2- and 4-bit types, a byte or more per element otherwise} */
@@ -46,7 +46,7 @@ public final class HostCopies {
      * Copies between a host view and {@code packed}, a buffer holding the same elements packed
      * row-major, in the direction {@code toPacked} says.
      */
-    public static void transfer(TensorView host, Buffer packed, boolean toPacked, Copy copy, Copy2D copy2D) {
+    public static void transfer(TensorView host, MemoryBuffer packed, boolean toPacked, Copy copy, Copy2D copy2D) {
         ElementAccess access = packedAccess(host);
         long bytes = access.byteSize(host.elementCount());
         if (bytes == 0) {
@@ -82,7 +82,7 @@ public final class HostCopies {
                 Materializer.Dense dense = Materializer.dense(host, true, staging);
                 copy.copy(packed, 0, dense.buffer(), 0, bytes);
             } else {
-                Buffer buffer = staging.allocate(bytes);
+                MemoryBuffer buffer = staging.allocate(bytes);
                 copy.copy(buffer, 0, packed, 0, bytes);
                 Materializer.copy(TensorView.strided(buffer, access, rowMajor(host)), host);
             }

@@ -1,7 +1,7 @@
 package dev.tensorbuf.interop.internal;
 
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
@@ -26,7 +26,7 @@ public final class Materializer {
      * @param access packed for 1-, 2- and 4-bit types when asked, else whole bytes
      * @param layout packed row-major, offset 0
      */
-    public record Dense(Buffer buffer, ElementAccess access, StridedLayout layout) {
+    public record Dense(MemoryBuffer buffer, ElementAccess access, StridedLayout layout) {
     }
 
     /**
@@ -45,7 +45,7 @@ public final class Materializer {
         long[] dims = Extents.toArray(view.dims());
         StridedLayout layout = StridedLayout.packed(dims);
         long bytes = target.byteSize(view.elementCount());
-        Buffer buffer = allocator.allocate(Math.max(1, bytes));
+        MemoryBuffer buffer = allocator.allocate(Math.max(1, bytes));
         try {
             if (pack && bytes > 0) {
                 // An odd count of 4-bit elements (s4[3]) leaves the last byte's high bits unwritten;

@@ -18,7 +18,7 @@
  * <dd>header checks and writers</dd>
  * <dt><code>FileMapping.java</code></dt>
  * <dd>a file region mapped (or copied) into a shared arena, handed out as a
- *     <code>Buffer</code></dd>
+ *     <code>MemoryBuffer</code></dd>
  * <dt><code>ByteSwap.java</code>, <code>Sizes.java</code></dt>
  * <dd>big-endian to little-endian; exact byte sizes (element counts by <code>views.Extents</code>,
  *     for the file formats and DLPack's shapes alike; <code>byteSize</code> whole bytes as
@@ -45,7 +45,7 @@
  * <dd>write our structs (one upcall deleter finds each export by address; options checked before
  *     any copy is made; read-only memory never goes out through the flagless legacy struct; the
  *     device type is the space's, which <code>MemorySpace</code> keeps on the side of the bus its
- *     host accessibility says; an in-place export lends its buffer (<code>Buffer.lend()</code>)
+ *     host accessibility says; an in-place export lends its buffer (<code>MemoryBuffer.lend()</code>)
  *     until the deleter, so a pool cannot hand the block on and no allocator can close while a
  *     consumer reads it; a copied export owns its copy's allocator and lends nothing); validate and
  *     read a producer's (its <code>READ_ONLY</code> makes the root buffer read-only too)</dd>

@@ -1,7 +1,7 @@
 package dev.tensorbuf.interop.staging;
 
 import dev.tensorbuf.memory.AllocationLimitException;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.TensorView;
@@ -224,7 +224,7 @@ final class StagingAgent implements Agent {
     /** {@return false when the request must wait for pool space; it is then kept in {@link #waiting}} */
     private boolean stage(Request r) {
         StagingTarget target = r.target();
-        Buffer buffer;
+        MemoryBuffer buffer;
         try {
             buffer = pool.allocate(target.byteSize());
         } catch (AllocationLimitException e) {

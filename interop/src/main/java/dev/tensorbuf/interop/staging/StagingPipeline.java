@@ -1,7 +1,7 @@
 package dev.tensorbuf.interop.staging;
 
 import dev.tensorbuf.interop.internal.Errors;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.DType;
@@ -234,7 +234,7 @@ public final class StagingPipeline implements AutoCloseable {
             throw new IllegalArgumentException("staging '" + name + "': source " + source
                     + " is not in host-accessible memory; the copy engine reads host memory only");
         }
-        for (Buffer b : source.buffers()) {
+        for (MemoryBuffer b : source.buffers()) {
             boolean workerReads;
             try {
                 workerReads = b.segment().isAccessibleBy(worker);

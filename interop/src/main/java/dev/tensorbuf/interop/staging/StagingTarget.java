@@ -1,6 +1,6 @@
 package dev.tensorbuf.interop.staging;
 
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.copy.ChannelAffine;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
@@ -95,7 +95,7 @@ public sealed interface StagingTarget permits StagingTarget.Xla, StagingTarget.S
     boolean hasGaps();
 
     /** {@return the target's view over {@code buffer} of at least {@link #byteSize()} bytes} */
-    TensorView view(Buffer buffer);
+    TensorView view(MemoryBuffer buffer);
 
     /**
      * An XLA shape with its layout.
@@ -147,7 +147,7 @@ public sealed interface StagingTarget permits StagingTarget.Xla, StagingTarget.S
         }
 
         @Override
-        public TensorView view(Buffer buffer) {
+        public TensorView view(MemoryBuffer buffer) {
             return TensorView.of(buffer, shape);
         }
 
@@ -159,7 +159,7 @@ public sealed interface StagingTarget permits StagingTarget.Xla, StagingTarget.S
 
     /**
      * A strided layout and an element type (one element per whole byte count, as
-     * {@link TensorView#strided(Buffer, DType, StridedLayout)}).
+     * {@link TensorView#strided(MemoryBuffer, DType, StridedLayout)}).
      *
      * @param dtype the element type
      * @param layout the sizes, strides and offset
@@ -194,7 +194,7 @@ public sealed interface StagingTarget permits StagingTarget.Xla, StagingTarget.S
         }
 
         @Override
-        public TensorView view(Buffer buffer) {
+        public TensorView view(MemoryBuffer buffer) {
             return TensorView.strided(buffer, dtype, layout);
         }
 
@@ -252,7 +252,7 @@ public sealed interface StagingTarget permits StagingTarget.Xla, StagingTarget.S
         }
 
         @Override
-        public TensorView view(Buffer buffer) {
+        public TensorView view(MemoryBuffer buffer) {
             return target.view(buffer);
         }
 

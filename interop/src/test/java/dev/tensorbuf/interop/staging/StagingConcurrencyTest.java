@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.DType;
@@ -104,7 +104,7 @@ class StagingConcurrencyTest {
                     for (int i = 0; i < PER_PRODUCER; i++) {
                         Case c = CASES.get(random.nextInt(CASES.size()));
                         int base = random.nextInt(100);
-                        Buffer buffer = sources.allocate(4 * count(c.dims()));
+                        MemoryBuffer buffer = sources.allocate(4 * count(c.dims()));
                         TensorView source = source(c, buffer, base);
                         double sum = checksum(source);
                         long id = pipeline.submit(source, c.target(), buffer::close);
@@ -154,7 +154,7 @@ class StagingConcurrencyTest {
     }
 
     /** A view of the case's logical shape over a fresh buffer, through the case's layout op, filled from {@code base}. */
-    private static TensorView source(Case c, Buffer buffer, int base) {
+    private static TensorView source(Case c, MemoryBuffer buffer, int base) {
         long[] d = c.dims();
         TensorView v = switch (c.name()) {
             case "row-major to tiled" -> TensorView.strided(buffer, DType.F32, StridedLayout.packed(d));

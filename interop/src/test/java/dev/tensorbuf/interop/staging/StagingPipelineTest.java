@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.ChannelAffine;
@@ -56,7 +56,7 @@ class StagingPipelineTest {
         }
     }
 
-    private static float bf16(Buffer b, long index) {
+    private static float bf16(MemoryBuffer b, long index) {
         return Float.intBitsToFloat((b.segment().getAtIndex(ValueLayout.JAVA_SHORT, index) & 0xffff) << 16);
     }
 
@@ -64,7 +64,7 @@ class StagingPipelineTest {
     void tiledTargetHasFigureOneOrderAndZeroPaddingInAReusedBlock() throws Exception {
         try (PooledAllocator pool = PooledAllocator.builder().name("fig1").build();
              Allocator arena = Allocators.shared()) {
-            try (Buffer dirty = pool.allocate(96)) { // the block the pipeline will get back
+            try (MemoryBuffer dirty = pool.allocate(96)) { // the block the pipeline will get back
                 dirty.segment().fill((byte) 0x7f);
             }
             TensorView src = TensorView.of(arena.allocate(60), "f32[3,5]{1,0}");
@@ -95,7 +95,7 @@ class StagingPipelineTest {
         assertFalse(StagingTarget.of("s4[4]{0:E(4)}").hasGaps());
         try (PooledAllocator pool = PooledAllocator.builder().name("s4").build();
              Allocator arena = Allocators.shared()) {
-            try (Buffer dirty = pool.allocate(64)) { // the block the pipeline will get back
+            try (MemoryBuffer dirty = pool.allocate(64)) { // the block the pipeline will get back
                 dirty.segment().fill((byte) 0xAB);
             }
             TensorView src = TensorView.of(arena.allocate(3), "s8[3]{0}");
@@ -376,7 +376,7 @@ class StagingPipelineTest {
         // for a tensor that can never fit, holding up every tensor behind it.
         try (PooledAllocator pool = PooledAllocator.builder().name("small").byteLimit(1024).build();
              Allocator arena = Allocators.shared();
-             Buffer held = pool.allocate(64);
+             MemoryBuffer held = pool.allocate(64);
              StagingPipeline pipeline = StagingPipeline.builder().name("small").pool(pool).build()) {
             TensorView src = TensorView.of(arena.allocate(2048), "f32[512]{0}");
             pipeline.submit(src, StagingTarget.of("f32[512]{0}"));

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.tensorbuf.memory.AllocationLimitException;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.PoolStats;
 import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.ops.Ops;
@@ -45,7 +45,7 @@ class StagingSoakTest {
     }
 
     /** A random source view over a fresh pooled buffer, filled with small integers, and a target of its dims. */
-    private record Job(TensorView source, Buffer buffer, StagingTarget target, double checksum) {
+    private record Job(TensorView source, MemoryBuffer buffer, StagingTarget target, double checksum) {
     }
 
     private static Job job(PooledAllocator sources, SplittableRandom random) {
@@ -57,7 +57,7 @@ class StagingSoakTest {
             dims[d] = 1 + random.nextInt(random.nextInt(8) == 0 && count <= 160 ? 200 : 12);
             count *= dims[d];
         }
-        Buffer buffer = sources.allocate(4 * count);
+        MemoryBuffer buffer = sources.allocate(4 * count);
         TensorView packed = TensorView.strided(buffer, DType.F32, StridedLayout.packed(dims));
         // Read through a random op: the staged dims are the op's.
         TensorView source = switch (random.nextInt(3)) {
@@ -147,7 +147,7 @@ class StagingSoakTest {
             // Pool-only users: allocate, hold a few, close in random order.
             Thread poolUser = Thread.ofPlatform().name("soak-pool-user").start(() -> {
                 SplittableRandom random = new SplittableRandom(seed ^ 0x9001);
-                List<Buffer> mine = new ArrayList<>();
+                List<MemoryBuffer> mine = new ArrayList<>();
                 while (System.nanoTime() < end) {
                     try {
                         mine.add(sources.allocate(random.nextInt(random.nextBoolean() ? 256 : 200_000),
@@ -160,7 +160,7 @@ class StagingSoakTest {
                         mine.remove(random.nextInt(mine.size())).close();
                     }
                 }
-                mine.forEach(Buffer::close);
+                mine.forEach(MemoryBuffer::close);
             });
             SplittableRandom random = new SplittableRandom(seed);
             while (System.nanoTime() < end) {

@@ -1,11 +1,11 @@
 package dev.tensorbuf.memory.internal;
 
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.BufferOwner;
 import dev.tensorbuf.memory.MemorySpace;
 
 /** What host and device buffers share: lifetime checks, views, alignment and closing. */
-public abstract sealed class AbstractBuffer implements Buffer permits HostBuffer, DeviceBuffer {
+public abstract sealed class AbstractBuffer implements MemoryBuffer permits HostBuffer, DeviceBuffer {
     final Lifetime lifetime;
     final MemorySpace space;
     final boolean root;
@@ -50,7 +50,7 @@ public abstract sealed class AbstractBuffer implements Buffer permits HostBuffer
     }
 
     @Override
-    public final Buffer slice(long offset, long length) {
+    public final MemoryBuffer slice(long offset, long length) {
         checkUsable();
         long size = byteSize();
         if (offset < 0 || length < 0 || offset > size - length) {
@@ -60,7 +60,7 @@ public abstract sealed class AbstractBuffer implements Buffer permits HostBuffer
     }
 
     @Override
-    public final Buffer asReadOnly() {
+    public final MemoryBuffer asReadOnly() {
         checkUsable();
         return view(0, byteSize(), true);
     }
@@ -81,7 +81,7 @@ public abstract sealed class AbstractBuffer implements Buffer permits HostBuffer
     }
 
     /** {@return a non-root view of {@code [offset, offset + length)}, bounds already checked} */
-    abstract Buffer view(long offset, long length, boolean readOnly);
+    abstract MemoryBuffer view(long offset, long length, boolean readOnly);
 
     @Override
     public final void close() {
@@ -93,7 +93,7 @@ public abstract sealed class AbstractBuffer implements Buffer permits HostBuffer
 
     @Override
     public final String toString() {
-        return (root ? "Buffer[" : readOnly ? "Buffer view (read-only)[" : "Buffer view[")
+        return (root ? "MemoryBuffer[" : readOnly ? "MemoryBuffer view (read-only)[" : "MemoryBuffer view[")
                 + Errors.bytes(byteSize()) + " in " + space.describe() + " from " + owner()
                 + (isAlive() ? ", alive]" : ", closed]");
     }

@@ -1,7 +1,7 @@
 package dev.tensorbuf.memory.internal;
 
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.BufferOwner;
 import dev.tensorbuf.memory.MemorySpace;
 import java.lang.foreign.Arena;
@@ -54,7 +54,7 @@ public final class ArenaAllocator implements Allocator {
     }
 
     @Override
-    public Buffer allocate(long byteSize, long alignment) {
+    public MemoryBuffer allocate(long byteSize, long alignment) {
         Errors.checkByteSize(byteSize);
         Errors.checkAlignment(alignment);
         if (!scope.isOpen()) {

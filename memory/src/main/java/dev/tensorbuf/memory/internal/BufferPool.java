@@ -1,7 +1,7 @@
 package dev.tensorbuf.memory.internal;
 
 import dev.tensorbuf.memory.AllocationLimitException;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.BufferOwner;
 import dev.tensorbuf.memory.LeakReport;
 import dev.tensorbuf.memory.MemorySpace;
@@ -119,7 +119,7 @@ public final class BufferPool implements PooledAllocator {
     }
 
     @Override
-    public Buffer allocate(long byteSize, long alignment) {
+    public MemoryBuffer allocate(long byteSize, long alignment) {
         Errors.checkByteSize(byteSize);
         Errors.checkAlignment(alignment);
         int sizeClass = classes.classFor(byteSize, alignment);
@@ -191,7 +191,7 @@ public final class BufferPool implements PooledAllocator {
      * Under the lock: the block becomes a buffer, with the next id, and enters every statistic at
      * once, so that no snapshot sees it in some and not in others.
      */
-    private Buffer handOut(Block block, long byteSize, List<StackTraceElement> site) {
+    private MemoryBuffer handOut(Block block, long byteSize, List<StackTraceElement> site) {
         allocations++;
         liveCount++;
         liveBytes += block.countedBytes;

@@ -8,7 +8,7 @@ final class CallSites {
     private static final StackWalker WALKER = StackWalker.getInstance();
     private static final String INTERNAL = "dev.tensorbuf.memory.internal.";
     private static final String API = "dev.tensorbuf.memory.";
-    private static final List<String> API_TYPES = List.of("Allocator", "PooledAllocator", "Buffer");
+    private static final List<String> API_TYPES = List.of("Allocator", "PooledAllocator", "MemoryBuffer");
 
     private CallSites() {}
 

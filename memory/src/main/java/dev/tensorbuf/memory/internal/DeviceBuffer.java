@@ -1,6 +1,6 @@
 package dev.tensorbuf.memory.internal;
 
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import java.lang.foreign.MemorySegment;
 
@@ -40,7 +40,7 @@ public final class DeviceBuffer extends AbstractBuffer {
     }
 
     @Override
-    Buffer view(long offset, long length, boolean readOnly) {
+    MemoryBuffer view(long offset, long length, boolean readOnly) {
         return new DeviceBuffer(lifetime, space, address + offset, length, false, readOnly);
     }
 }

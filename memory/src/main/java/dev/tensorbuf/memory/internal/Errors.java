@@ -84,14 +84,14 @@ public final class Errors {
     }
 
     /**
-     * {@return the refusal of a close while buffers are lent outside Java ({@code Buffer.lend()}):
+     * {@return the refusal of a close while buffers are lent outside Java ({@code MemoryBuffer.lend()}):
      * freeing them would leave a consumer, often native code that cannot get an exception, reading
      * freed memory; nothing was freed}
      */
     static IllegalStateException cannotCloseLent(String allocator, long buffers, long byteCount) {
         return new IllegalStateException("cannot close " + allocator + ": " + buffers
                 + (buffers == 1 ? " of its buffers (" : " of its buffers (together ") + bytes(byteCount)
-                + (buffers == 1 ? ") is" : ") are") + " lent outside Java (Buffer.lend(), e.g. an in-place DLPack export);"
+                + (buffers == 1 ? ") is" : ") are") + " lent outside Java (MemoryBuffer.lend(), e.g. an in-place DLPack export);"
                 + " nothing was freed and it stays open: end the loans (for DLPack, the consumer calls the tensor's"
                 + " deleter), then close it again");
     }

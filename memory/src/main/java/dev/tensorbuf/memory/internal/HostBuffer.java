@@ -1,6 +1,6 @@
 package dev.tensorbuf.memory.internal;
 
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import java.lang.foreign.MemorySegment;
 
@@ -75,7 +75,7 @@ public final class HostBuffer extends AbstractBuffer {
     }
 
     @Override
-    Buffer view(long offset, long length, boolean readOnly) {
+    MemoryBuffer view(long offset, long length, boolean readOnly) {
         return new HostBuffer(lifetime, space, segment.asSlice(offset, length), false, readOnly, confinedTo);
     }
 }

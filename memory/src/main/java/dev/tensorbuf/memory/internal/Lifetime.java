@@ -1,6 +1,6 @@
 package dev.tensorbuf.memory.internal;
 
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.BufferOwner;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -84,24 +84,24 @@ public abstract class Lifetime {
 
     /**
      * {@return a hold on the memory: a close while it lasts marks the buffer closed but gives the
-     * memory back only when the last hold ends} (see {@link dev.tensorbuf.memory.Buffer#hold()})
+     * memory back only when the last hold ends} (see {@link dev.tensorbuf.memory.MemoryBuffer#hold()})
      *
      * @throws IllegalStateException if closed
      */
-    public final Buffer.Hold hold() {
+    public final MemoryBuffer.Hold hold() {
         takeHold();
         return once(this::unhold);
     }
 
     /**
      * {@return a loan of the memory to code outside Java: a hold that also makes the allocator's
-     * close refuse until it ends} (see {@link dev.tensorbuf.memory.Buffer#lend()}) Taken under the
+     * close refuse until it ends} (see {@link dev.tensorbuf.memory.MemoryBuffer#lend()}) Taken under the
      * scope's monitor, where the allocator checks for loans and closes, so a loan racing a close
      * either comes first (and the close is refused) or finds the buffer closed.
      *
      * @throws IllegalStateException if closed, or its allocator is
      */
-    public final Buffer.Hold lend() {
+    public final MemoryBuffer.Hold lend() {
         if (scope == Scope.FOREVER) {
             // No allocator frees foreign memory: the deleter already waits for the last hold.
             return hold();
@@ -135,7 +135,7 @@ public abstract class Lifetime {
     }
 
     /** {@return a hold that runs {@code end} on its first close only} */
-    private static Buffer.Hold once(Runnable end) {
+    private static MemoryBuffer.Hold once(Runnable end) {
         AtomicBoolean ended = new AtomicBoolean();
         return () -> {
             if (ended.compareAndSet(false, true)) {

@@ -20,7 +20,7 @@
  * <dt><code>Lifetime.java</code>, <code>Scope.java</code>, <code>PooledLifetime.java</code>,
  *     <code>ForeignLifetime.java</code></dt>
  * <dd>close state shared by a root and its views (CAS close, close site), holds that defer giving
- *     the memory back past a close (<code>Buffer.hold()</code>), loans (<code>Buffer.lend()</code>:
+ *     the memory back past a close (<code>MemoryBuffer.hold()</code>), loans (<code>MemoryBuffer.lend()</code>:
  *     a hold counted in the scope under its monitor, where every allocator's close checks
  *     <code>refuseIfLent</code> and marks the scope closed in one step, so a loan racing a close
  *     either refuses the close or is refused), allocator liveness, pool and deleter variants</dd>

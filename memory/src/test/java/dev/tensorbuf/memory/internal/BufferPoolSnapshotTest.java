@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.AllocationLimitException;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.PoolStats;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -70,7 +70,7 @@ class BufferPoolSnapshotTest {
         assertTrue(pool.leakReport().isEmpty());
         maker.release.countDown();
         t.join();
-        Buffer b = (Buffer) outcome.get();
+        MemoryBuffer b = (MemoryBuffer) outcome.get();
         PoolStats after = pool.stats();
         assertEquals(4096, after.liveBytes());
         assertEquals(4096, after.peakLiveBytes());
@@ -110,7 +110,7 @@ class BufferPoolSnapshotTest {
         assertEquals(0, pool.stats().allocations());
         maker.release.countDown();
         t.join();
-        ((Buffer) outcome.get()).close();
+        ((MemoryBuffer) outcome.get()).close();
         pool.close();
     }
 }

@@ -1,7 +1,7 @@
 package dev.tensorbuf.net.internal;
 
 import dev.tensorbuf.interop.internal.RestrictedNative;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import java.lang.foreign.Arena;
@@ -22,8 +22,8 @@ public final class ArrowMemory {
      * releases the buffer} The loan keeps {@code owner}'s memory from being freed while Netty or
      * an IPC writer may still read it at its address, even if {@code owner} is closed meanwhile.
      */
-    public static ArrowBuf lend(BufferAllocator allocator, Buffer owner, MemorySegment bytes) {
-        Buffer.Hold loan = owner.lend();
+    public static ArrowBuf lend(BufferAllocator allocator, MemoryBuffer owner, MemorySegment bytes) {
+        MemoryBuffer.Hold loan = owner.lend();
         try {
             return allocator.wrapForeignAllocation(new ForeignAllocation(bytes.byteSize(), bytes.address()) {
                 @Override
@@ -44,7 +44,7 @@ public final class ArrowMemory {
      *
      * @throws IllegalArgumentException if {@code buf} holds fewer bytes
      */
-    public static Buffer wrap(ArrowBuf buf, long byteSize, String owner) {
+    public static MemoryBuffer wrap(ArrowBuf buf, long byteSize, String owner) {
         if (buf.capacity() < byteSize) {
             throw new IllegalArgumentException(owner + ": the Arrow buffer holds " + buf.capacity() + " bytes, "
                     + byteSize + " expected");

@@ -3,7 +3,7 @@ package dev.tensorbuf.ops.copy;
 import dev.tensorbuf.ops.internal.Sizes;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.copy.internal.CopyExecutor;
 import dev.tensorbuf.ops.copy.internal.PiecePairs;
 import dev.tensorbuf.ops.copy.internal.Reach;
@@ -429,7 +429,7 @@ public final class CopyEngine {
      * @param buffer the new memory
      * @param access the copy, addressed in the requested layout
      */
-    public record Materialized(Buffer buffer, Access access) {
+    public record Materialized(MemoryBuffer buffer, Access access) {
     }
 
     /**
@@ -449,7 +449,7 @@ public final class CopyEngine {
         }
         long bytes = layout.elementCount() == 0 ? 0
                 : Sizes.multiply(layout.maxOffset() + 1, dtype.byteWidth(), () -> "bytes of " + layout);
-        Buffer buffer = allocator.allocate(Math.max(1, bytes));
+        MemoryBuffer buffer = allocator.allocate(Math.max(1, bytes));
         return closedIfItFails(buffer, () -> {
             Access dst = Access.strided(buffer.segment(), dtype, layout);
             copy(src, dst);
@@ -468,7 +468,7 @@ public final class CopyEngine {
         if (!shape.dims().equals(src.dims())) {
             throw new IllegalArgumentException("shape " + shape + " differs from source dims " + src.dims());
         }
-        Buffer buffer = allocator.allocate(bufferBytes(shape));
+        MemoryBuffer buffer = allocator.allocate(bufferBytes(shape));
         return closedIfItFails(buffer, () -> {
             zeroWhatTheCopySkips(buffer, shape, null); // a tiled access writes every slot
             Access dst = Access.tiled(buffer.segment(), shape);
@@ -507,7 +507,7 @@ public final class CopyEngine {
      * CopyEngine.defaults().copy(Ops.transpose(nchw, 0, 2, 3, 1), nhwc); // one INTERLEAVE kernel: 3 planes into NHWC
      * }
      *
-     * <p>The copy holds every buffer of both views ({@link Buffer#hold()}) while it runs, so a
+     * <p>The copy holds every buffer of both views ({@link MemoryBuffer#hold()}) while it runs, so a
      * buffer another thread closes meanwhile keeps its memory until the copy ends, and is given
      * back then, on this thread: a foreign deleter runs here. What such a deleter throws belongs
      * to that close, not to this copy: it is added as suppressed to the copy's own exception when
@@ -551,12 +551,12 @@ public final class CopyEngine {
         }
         // The kernels keep raw segments: held, a buffer closed meanwhile (a pool's, say) keeps its
         // memory until the copy ends, instead of going to a next owner the copy would write over.
-        List<Buffer> held = new ArrayList<>(2);
-        List<Buffer.Hold> holds = new ArrayList<>(2);
+        List<MemoryBuffer> held = new ArrayList<>(2);
+        List<MemoryBuffer.Hold> holds = new ArrayList<>(2);
         Throwable failure = null;
         try {
             for (TensorView side : List.of(src, dst)) {
-                for (Buffer b : side.buffers()) {
+                for (MemoryBuffer b : side.buffers()) {
                     try {
                         holds.add(b.hold());
                     } catch (IllegalStateException closed) {
@@ -957,7 +957,7 @@ public final class CopyEngine {
         if (!shape.dims().equals(src.dims())) {
             throw new IllegalArgumentException("shape " + shape + " differs from source dims " + src.dims());
         }
-        Buffer buffer = allocator.allocate(bufferBytes(shape));
+        MemoryBuffer buffer = allocator.allocate(bufferBytes(shape));
         return closedIfItFails(buffer, () -> {
             TensorView dst = TensorView.of(buffer, shape);
             zeroWhatTheCopySkips(buffer, shape, dst);
@@ -976,7 +976,7 @@ public final class CopyEngine {
      *
      * @param dst the view the copy writes, or null for a tiled access (which writes every slot)
      */
-    private static void zeroWhatTheCopySkips(Buffer buffer, ArrayShape shape, TensorView dst) {
+    private static void zeroWhatTheCopySkips(MemoryBuffer buffer, ArrayShape shape, TensorView dst) {
         if (ElementAccess.of(shape).storageBits() < 8 || shape.physicalByteSize() != bufferBytes(shape)
                 || dst != null && !shape.requireLayout().tiles().isEmpty() && ViewAdapter.tiledLayout(dst).isEmpty()) {
             buffer.segment().fill((byte) 0);
@@ -1008,7 +1008,7 @@ public final class CopyEngine {
         // One element per byte or more, as TensorView.strided reads it (sub-byte types unpacked).
         long bytes = layout.elementCount() == 0 ? 1
                 : Sizes.multiply(layout.maxOffset() + 1, dtype.byteWidth(), () -> "bytes of " + layout);
-        Buffer buffer = allocator.allocate(bytes);
+        MemoryBuffer buffer = allocator.allocate(bytes);
         return closedIfItFails(buffer, () -> {
             TensorView dst = TensorView.strided(buffer, dtype, layout);
             copy(src, dst);
@@ -1020,7 +1020,7 @@ public final class CopyEngine {
      * {@return what {@code copy} made of a new buffer} The buffer is closed if it fails: every
      * materialize goes through here, as the caller never gets the buffer to close.
      */
-    private static <T> T closedIfItFails(Buffer buffer, Supplier<T> copy) {
+    private static <T> T closedIfItFails(MemoryBuffer buffer, Supplier<T> copy) {
         try {
             return copy.get();
         } catch (RuntimeException | Error e) {

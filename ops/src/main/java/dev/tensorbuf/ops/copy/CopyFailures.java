@@ -1,6 +1,6 @@
 package dev.tensorbuf.ops.copy;
 
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.copy.internal.FirstRefused;
 import dev.tensorbuf.ops.copy.internal.RefusedValue;
 import dev.tensorbuf.views.TensorView;
@@ -102,7 +102,7 @@ final class CopyFailures {
      * failure, or to the log when the copy completed; an {@link Error} is rethrown once every
      * hold has ended.
      */
-    static void endHolds(List<Buffer> held, List<Buffer.Hold> holds, Throwable failure) {
+    static void endHolds(List<MemoryBuffer> held, List<MemoryBuffer.Hold> holds, Throwable failure) {
         Error error = null;
         for (int i = 0; i < holds.size(); i++) {
             try {
@@ -128,7 +128,7 @@ final class CopyFailures {
     /** FFM's "Attempted access outside owning thread" names no view; this names the view and the side. */
     static WrongThreadException namingAConfinedSide(WrongThreadException e, TensorView src, TensorView dst) {
         for (TensorView side : List.of(src, dst)) {
-            for (Buffer b : side.buffers()) {
+            for (MemoryBuffer b : side.buffers()) {
                 boolean refused;
                 try {
                     refused = !b.segment().isAccessibleBy(Thread.currentThread());
@@ -152,7 +152,7 @@ final class CopyFailures {
      */
     static IllegalStateException namingAClosedSide(IllegalStateException e, TensorView src, TensorView dst) {
         for (TensorView side : List.of(src, dst)) {
-            for (Buffer buffer : side.buffers()) {
+            for (MemoryBuffer buffer : side.buffers()) {
                 String closed = null;
                 try {
                     // A foreign buffer's arena closes without the buffer knowing: ask the

@@ -2,7 +2,7 @@ package dev.tensorbuf.ops.quant;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.ArrayShape;
@@ -45,7 +45,7 @@ public final class BlockTensor {
     private static final long CHUNK_VALUES = 1 << 16;
 
     /** A strided run of rows: its origin in the whole, its dims, where its first row is, and the byte stride of each outer dim. */
-    private record Part(Buffer buffer, long[] origin, long[] dims, long byteOffset, long[] outerStrides) {
+    private record Part(MemoryBuffer buffer, long[] origin, long[] dims, long byteOffset, long[] outerStrides) {
     }
 
     private final BlockType type;
@@ -65,7 +65,7 @@ public final class BlockTensor {
      * @throws IllegalArgumentException if there are no dims, the innermost is not a whole number
      *     of blocks, the size overflows, or the buffer is smaller than the tensor
      */
-    public static BlockTensor of(Buffer buffer, BlockType type, long... dims) {
+    public static BlockTensor of(MemoryBuffer buffer, BlockType type, long... dims) {
         Objects.requireNonNull(buffer, "buffer");
         Objects.requireNonNull(type, "type");
         String what = type + Arrays.toString(dims);
@@ -345,7 +345,7 @@ public final class BlockTensor {
         long innerChunk = Math.max(type.blockValues(), CHUNK_VALUES / type.blockValues() * type.blockValues());
         BlockKernels kernels = BlockKernels.defaults();
         try (Allocator arena = Allocators.confined()) {
-            Buffer scratch = arena.allocate(4 * Math.max(CHUNK_VALUES, innerChunk), 64);
+            MemoryBuffer scratch = arena.allocate(4 * Math.max(CHUNK_VALUES, innerChunk), 64);
             for (Part p : parts) {
                 if (Extents.elementCount("dims", p.dims()) == 0) {
                     continue;

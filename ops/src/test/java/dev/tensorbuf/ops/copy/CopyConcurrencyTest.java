@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.DType;
@@ -182,13 +182,13 @@ class CopyConcurrencyTest {
         Allocator sourceMemory = closer == SourceCloser.SHARED_ARENA ? Allocators.shared()
                 : PooledAllocator.builder().name("source").largestSizeClass(1 << 20).build();
         try (Allocator dstMemory = Allocators.shared()) {
-            Buffer src = sourceMemory.allocate(4L * rows * cols);
+            MemoryBuffer src = sourceMemory.allocate(4L * rows * cols);
             MemorySegment s = src.segment();
             for (long i = 0; i < (long) rows * cols; i++) {
                 s.setAtIndex(ValueLayout.JAVA_FLOAT, i, i);
             }
             TensorView from = Ops.transpose(TensorView.strided(src, DType.F32, StridedLayout.packed(rows, cols)), 1, 0);
-            Buffer dst = dstMemory.allocate(4L * rows * cols);
+            MemoryBuffer dst = dstMemory.allocate(4L * rows * cols);
             dst.segment().fill((byte) 0xFF); // NaN: "not written"
             TensorView to = TensorView.strided(dst, DType.F32, StridedLayout.packed(cols, rows));
             Map<String, Throwable> thrown = new ConcurrentHashMap<>();

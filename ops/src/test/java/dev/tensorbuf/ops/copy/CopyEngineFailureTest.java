@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.memory.PooledAllocator;
@@ -176,7 +176,7 @@ class CopyEngineFailureTest {
     @Test
     void aSourceWhoseArenaClosedIsNotCalledAlive() {
         Arena arena = Arena.ofShared();
-        Buffer foreign = Buffers.foreign(arena.allocate(4 * 16), MemorySpace.HOST, "native-lib", () -> { });
+        MemoryBuffer foreign = Buffers.foreign(arena.allocate(4 * 16), MemorySpace.HOST, "native-lib", () -> { });
         arena.close();
         try (Allocator shared = Allocators.shared()) {
             TensorView src = TensorView.strided(foreign, DType.F32, StridedLayout.packed(16));
@@ -202,12 +202,12 @@ class CopyEngineFailureTest {
             for (int trial = 0; trial < 20; trial++) {
                 Arena arena = Arena.ofShared();
                 AtomicInteger deletes = new AtomicInteger();
-                Buffer src = Buffers.foreign(arena.allocate(4L * n, 64), MemorySpace.HOST, "native-lib", () -> {
+                MemoryBuffer src = Buffers.foreign(arena.allocate(4L * n, 64), MemorySpace.HOST, "native-lib", () -> {
                     deletes.incrementAndGet();
                     arena.close();
                     throw new IllegalStateException("native free failed (simulated)");
                 });
-                Buffer dst = pool.allocate(2L * n);
+                MemoryBuffer dst = pool.allocate(2L * n);
                 MemorySegment out = dst.segment();
                 out.fill((byte) 0x7f);
                 AtomicReference<Throwable> thrown = new AtomicReference<>();

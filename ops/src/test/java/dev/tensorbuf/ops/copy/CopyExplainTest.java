@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyPlan.Explanation;
 import dev.tensorbuf.ops.copy.CopyPlan.Explanation.Route;
@@ -34,7 +34,7 @@ class CopyExplainTest {
     }
 
     private TensorView view(String shape, long bytes) {
-        Buffer b = allocator.allocate(bytes);
+        MemoryBuffer b = allocator.allocate(bytes);
         return TensorView.of(b, shape);
     }
 
@@ -220,7 +220,7 @@ class CopyExplainTest {
     @Test
     void explainingReadsAndWritesNoElement() {
         TensorView src = counting(view("f32[64,64]{1,0}", 64 * 64 * 4));
-        Buffer out = allocator.allocate(64 * 64 * 2);
+        MemoryBuffer out = allocator.allocate(64 * 64 * 2);
         out.segment().fill((byte) 0x5A);
         TensorView dst = TensorView.of(out, "bf16[64,64]{0,1}");
         CopyEngine.defaults().explain(src, dst);

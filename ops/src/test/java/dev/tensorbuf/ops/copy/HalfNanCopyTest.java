@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
@@ -58,7 +58,7 @@ class HalfNanCopyTest {
         int reps = 40;
         int n = values.length * reps;
         long stride = path == Path.STRIDED ? 2 : 1;
-        Buffer inBuffer = arena.allocate(n * stride * from.byteWidth());
+        MemoryBuffer inBuffer = arena.allocate(n * stride * from.byteWidth());
         MemorySegment in = inBuffer.segment();
         for (int i = 0; i < n; i++) {
             int v = values[i / reps];
@@ -68,7 +68,7 @@ class HalfNanCopyTest {
                 in.setAtIndex(ValueLayout.JAVA_SHORT, i * stride, (short) v);
             }
         }
-        Buffer outBuffer = arena.allocate((long) n * to.byteWidth());
+        MemoryBuffer outBuffer = arena.allocate((long) n * to.byteWidth());
         MemorySegment out = outBuffer.segment();
         StridedLayout dense = StridedLayout.packed(n);
         StridedLayout source = switch (path) {

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
@@ -46,7 +46,7 @@ class PieceBoxesPropertyTest {
     }
 
     /** A destination with the buffers it writes. */
-    private record Destination(TensorView view, List<Buffer> buffers, boolean tiled) {
+    private record Destination(TensorView view, List<MemoryBuffer> buffers, boolean tiled) {
     }
 
     @Test
@@ -208,7 +208,7 @@ class PieceBoxesPropertyTest {
         Random random = new Random(seed);
         return switch (kind) {
             case "packed" -> {
-                Buffer b = garbage(packedBytes(dims, dtype), random);
+                MemoryBuffer b = garbage(packedBytes(dims, dtype), random);
                 yield new Destination(packed(b, dtype, dims), List.of(b), false);
             }
             case "transposed" -> {
@@ -218,7 +218,7 @@ class PieceBoxesPropertyTest {
                     reversed[d] = dims[rank - 1 - d];
                     perm[d] = rank - 1 - d;
                 }
-                Buffer b = garbage(packedBytes(dims, dtype), random);
+                MemoryBuffer b = garbage(packedBytes(dims, dtype), random);
                 yield new Destination(Ops.transpose(packed(b, dtype, reversed), perm), List.of(b), false);
             }
             case "stepped" -> {
@@ -227,7 +227,7 @@ class PieceBoxesPropertyTest {
                 long[] stride = new long[rank];
                 Arrays.fill(stride, 1);
                 stride[rank - 1] = 2;
-                Buffer b = garbage(packedBytes(wide, dtype), random);
+                MemoryBuffer b = garbage(packedBytes(wide, dtype), random);
                 yield new Destination(Ops.slice(packed(b, dtype, wide), new long[rank], wide, stride), List.of(b), false);
             }
             case "T(2,2)" -> {
@@ -237,7 +237,7 @@ class PieceBoxesPropertyTest {
                     text.append(d).append(d > 0 ? "," : "");
                 }
                 ArrayShape shape = ArrayShape.parse(text.append(":T(2,2)}").toString());
-                Buffer b = garbage(Math.max(1, Math.max(shape.physicalByteSize(), shape.arraySize())), random);
+                MemoryBuffer b = garbage(Math.max(1, Math.max(shape.physicalByteSize(), shape.arraySize())), random);
                 yield new Destination(TensorView.of(b, shape), List.of(b), true);
             }
             case "joined" -> {
@@ -246,14 +246,14 @@ class PieceBoxesPropertyTest {
                 first[dim] = random.nextInt((int) dims[dim] + 1);
                 long[] second = dims.clone();
                 second[dim] = dims[dim] - first[dim];
-                Buffer a = garbage(packedBytes(first, dtype), random);
-                Buffer b = garbage(packedBytes(second, dtype), random);
+                MemoryBuffer a = garbage(packedBytes(first, dtype), random);
+                MemoryBuffer b = garbage(packedBytes(second, dtype), random);
                 yield new Destination(Ops.concatenate(dim, List.of(packed(a, dtype, first), packed(b, dtype, second))),
                         List.of(a, b), false);
             }
             default -> {
                 // A pad whose every written index lands in its data: its fill's boxes are all cut away.
-                Buffer b = garbage(packedBytes(dims, dtype), random);
+                MemoryBuffer b = garbage(packedBytes(dims, dtype), random);
                 long[] one = new long[rank];
                 Arrays.fill(one, 1);
                 long[] limit = new long[rank];
@@ -267,7 +267,7 @@ class PieceBoxesPropertyTest {
     }
 
     /** {@return a row-major view of {@code b}: packed two a byte under {@code E(4)} for s4} */
-    private static TensorView packed(Buffer b, DType dtype, long[] dims) {
+    private static TensorView packed(MemoryBuffer b, DType dtype, long[] dims) {
         if (dtype != DType.S4 || dims.length == 0) {
             return TensorView.strided(b, dtype, StridedLayout.packed(dims));
         }
@@ -287,8 +287,8 @@ class PieceBoxesPropertyTest {
         return Math.max(1, dtype == DType.S4 ? (n + 1) / 2 : n * dtype.byteWidth());
     }
 
-    private Buffer garbage(long bytes, Random random) {
-        Buffer b = allocator.allocate(bytes);
+    private MemoryBuffer garbage(long bytes, Random random) {
+        MemoryBuffer b = allocator.allocate(bytes);
         for (long i = 0; i < bytes; i++) {
             b.segment().set(ValueLayout.JAVA_BYTE, i, (byte) random.nextInt());
         }

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.internal.ViewAdapter;
 import dev.tensorbuf.views.ArrayShape;
@@ -45,7 +45,7 @@ class PiecePairsTest {
     }
 
     /** A destination made twice from the same bytes: one for the engine, one for the element path. */
-    private record Destination(TensorView view, List<Buffer> buffers) {
+    private record Destination(TensorView view, List<MemoryBuffer> buffers) {
     }
 
     @Test
@@ -220,8 +220,8 @@ class PiecePairsTest {
         TensorView joined = Ops.concatenate(0, List.of(leaf(random, DType.F32, new long[] {2, 3}),
                 leaf(random, DType.F32, new long[] {2, 3})));
         TensorView src = Ops.slice(joined, new long[] {0, 0}, new long[] {4, 3}, new long[] {2, 1});
-        Buffer a = allocator.allocate(12);
-        Buffer b = allocator.allocate(12);
+        MemoryBuffer a = allocator.allocate(12);
+        MemoryBuffer b = allocator.allocate(12);
         TensorView dst = Ops.reshape(Ops.concatenate(0, List.of(
                 TensorView.strided(a, DType.F32, StridedLayout.packed(3)),
                 TensorView.strided(b, DType.F32, StridedLayout.packed(3)))), 2, 3);
@@ -312,7 +312,7 @@ class PiecePairsTest {
         int rank = dims.length;
         return switch (kind) {
             case "packed" -> {
-                Buffer b = garbage(bytes(dims, dtype), seed);
+                MemoryBuffer b = garbage(bytes(dims, dtype), seed);
                 yield new Destination(TensorView.strided(b, dtype, StridedLayout.packed(dims)), List.of(b));
             }
             case "transposed" -> {
@@ -322,7 +322,7 @@ class PiecePairsTest {
                     reversed[d] = dims[rank - 1 - d];
                     perm[d] = rank - 1 - d;
                 }
-                Buffer b = garbage(bytes(dims, dtype), seed);
+                MemoryBuffer b = garbage(bytes(dims, dtype), seed);
                 yield new Destination(Ops.transpose(TensorView.strided(b, dtype, StridedLayout.packed(reversed)), perm), List.of(b));
             }
             case "stepped" -> {
@@ -331,7 +331,7 @@ class PiecePairsTest {
                 long[] stride = new long[rank];
                 Arrays.fill(stride, 1);
                 stride[rank - 1] = 2;
-                Buffer b = garbage(bytes(wide, dtype), seed);
+                MemoryBuffer b = garbage(bytes(wide, dtype), seed);
                 yield new Destination(Ops.slice(TensorView.strided(b, dtype, StridedLayout.packed(wide)), new long[rank],
                         wide, stride), List.of(b));
             }
@@ -341,7 +341,7 @@ class PiecePairsTest {
                     text.append(d).append(d > 0 ? "," : "");
                 }
                 ArrayShape shape = ArrayShape.parse(text.append(":").append(kind).append("}").toString());
-                Buffer b = garbage(Math.max(1, Math.max(shape.physicalByteSize(), shape.arraySize())), seed);
+                MemoryBuffer b = garbage(Math.max(1, Math.max(shape.physicalByteSize(), shape.arraySize())), seed);
                 yield new Destination(TensorView.of(b, shape), List.of(b));
             }
         };
@@ -353,8 +353,8 @@ class PiecePairsTest {
         first[dim] = dims[dim] / 3;
         long[] second = dims.clone();
         second[dim] = dims[dim] - first[dim];
-        Buffer a = garbage(bytes(first, DType.F32), 7);
-        Buffer b = garbage(bytes(second, DType.F32), 8);
+        MemoryBuffer a = garbage(bytes(first, DType.F32), 7);
+        MemoryBuffer b = garbage(bytes(second, DType.F32), 8);
         return new Destination(Ops.concatenate(dim, List.of(TensorView.strided(a, DType.F32, StridedLayout.packed(first)),
                 TensorView.strided(b, DType.F32, StridedLayout.packed(second)))), List.of(a, b));
     }
@@ -363,8 +363,8 @@ class PiecePairsTest {
         return Math.max(1, Extents.elementCount("dims", dims) * dtype.byteWidth());
     }
 
-    private Buffer garbage(long bytes, long seed) {
-        Buffer b = allocator.allocate(bytes);
+    private MemoryBuffer garbage(long bytes, long seed) {
+        MemoryBuffer b = allocator.allocate(bytes);
         Random random = new Random(seed);
         for (long i = 0; i < bytes; i++) {
             b.segment().set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) random.nextInt());

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
@@ -103,7 +103,7 @@ class RefusedElementTest {
     @Test
     void aCopyThroughATemporaryNamesTheCallersSource() {
         // The u8 destination shares the f32 source's bytes: the source goes to a temporary first.
-        Buffer shared = allocator.allocate(16);
+        MemoryBuffer shared = allocator.allocate(16);
         TensorView src = TensorView.of(shared, "f32[4]{0}");
         src.copyFrom(new float[] {1, 2, 256, 3});
         TensorView dst = TensorView.of(shared, "u8[4]{0}");

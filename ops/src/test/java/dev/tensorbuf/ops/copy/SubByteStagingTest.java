@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.Ops;
@@ -49,7 +49,7 @@ class SubByteStagingTest {
             return Math.max(1, Math.max(base.physicalByteSize(), base.arraySize())) + 3;
         }
 
-        TensorView over(Buffer buffer) {
+        TensorView over(MemoryBuffer buffer) {
             return ops.apply(TensorView.of(buffer, base));
         }
     }
@@ -123,7 +123,7 @@ class SubByteStagingTest {
     }
 
     /** Random bytes; wide sources hold mostly small values, so most conversions succeed. */
-    private static void fill(Random r, Buffer b, String type, boolean source) {
+    private static void fill(Random r, MemoryBuffer b, String type, boolean source) {
         var seg = b.segment();
         for (long o = 0; o < seg.byteSize(); o++) {
             seg.set(ValueLayout.JAVA_BYTE, o, (byte) r.nextInt(256));
@@ -148,11 +148,11 @@ class SubByteStagingTest {
         Side s = side(r, from, dims);
         Side d = side(r, to, dims);
         String what = from + " -> " + to + ": " + s.text() + " into " + d.text();
-        Buffer srcBuf = allocator.allocate(s.bytes());
+        MemoryBuffer srcBuf = allocator.allocate(s.bytes());
         fill(r, srcBuf, from, true);
-        Buffer dstBuf = allocator.allocate(d.bytes());
+        MemoryBuffer dstBuf = allocator.allocate(d.bytes());
         fill(r, dstBuf, to, false);
-        Buffer refBuf = allocator.allocate(d.bytes());
+        MemoryBuffer refBuf = allocator.allocate(d.bytes());
         refBuf.segment().copyFrom(dstBuf.segment());
         TensorView src = s.over(srcBuf);
         TensorView dst = d.over(dstBuf);
@@ -229,7 +229,7 @@ class SubByteStagingTest {
 
     @Test
     void slotsOutsideTheDestinationKeepTheirBits() {
-        Buffer b = allocator.allocate(4);
+        MemoryBuffer b = allocator.allocate(4);
         b.segment().fill((byte) 0x5A);
         TensorView all = TensorView.of(b, "s4[8]{0:E(4)}");
         TensorView middle = Ops.slice(all, new long[] {1}, new long[] {6}, new long[] {1}); // slots 1..5
@@ -247,7 +247,7 @@ class SubByteStagingTest {
         TensorView src = TensorView.of(allocator.allocate(6000), "s8[2,3000]{1,0}");
         src.setLong(9, 1, 2);
         src.setLong(-9, 1, 7);
-        Buffer out = allocator.allocate(3000);
+        MemoryBuffer out = allocator.allocate(3000);
         out.segment().fill((byte) 0x33);
         TensorView dst = TensorView.of(out, "s4[2,3000]{1,0:E(4)}");
         assertStaged(CopyEngine.defaults().explain(src, dst));
@@ -282,7 +282,7 @@ class SubByteStagingTest {
 
     @Test
     void readOnlyPackedDestinationsAreRefusedAsBefore() {
-        Buffer b = allocator.allocate(8);
+        MemoryBuffer b = allocator.allocate(8);
         TensorView src = TensorView.of(allocator.allocate(16), "s8[16]{0}");
         TensorView dst = TensorView.of(Buffers.foreign(b.segment().asReadOnly(), MemorySpace.HOST, "test", () -> {
         }), "s4[16]{0:E(4)}");

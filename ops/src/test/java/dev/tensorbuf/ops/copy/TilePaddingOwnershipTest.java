@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.TensorView;
@@ -36,7 +36,7 @@ class TilePaddingOwnershipTest {
             ArrayShape shape = ArrayShape.parse(c[0]);
             long rows = Long.parseLong(c[1]);
             long cols = shape.dims().get(1);
-            Buffer buffer = allocator.allocate(shape.physicalByteSize());
+            MemoryBuffer buffer = allocator.allocate(shape.physicalByteSize());
             TensorView whole = TensorView.of(buffer, shape);
             whole.forEachIndex(i -> whole.setDouble((i[0] * 31 + i[1]) % 251 + 2, i)); // exact in bf16
             TensorView top = Ops.slice(whole, new long[] {0, 0}, new long[] {rows, cols}, new long[] {1, 1});
@@ -53,7 +53,7 @@ class TilePaddingOwnershipTest {
     void aTransposeOrWholeSliceOfAWholeLayoutStillOwnsItsPadding() {
         ArrayShape shape = ArrayShape.parse("f32[3,5]{1,0:T(2,2)}");
         for (boolean slice : new boolean[] {false, true}) {
-            Buffer buffer = allocator.allocate(shape.physicalByteSize());
+            MemoryBuffer buffer = allocator.allocate(shape.physicalByteSize());
             buffer.segment().fill((byte) 0x77);
             TensorView whole = TensorView.of(buffer, shape);
             TensorView view = slice ? Ops.slice(whole, new long[] {0, 0}, new long[] {3, 5}, new long[] {1, 1})

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
@@ -58,7 +58,7 @@ class TiledMapPlansTest {
             int[] perm = permutation(rnd, shape.rank());
             ArrayShape permuted = permuted(shape, perm);
             long bytes = Math.max(shape.physicalByteSize(), shape.arraySize());
-            Map<String, Function<Buffer, TensorView>> ways = new LinkedHashMap<>();
+            Map<String, Function<MemoryBuffer, TensorView>> ways = new LinkedHashMap<>();
             ways.put("a transpose of the tiled view", b -> Ops.transpose(TensorView.of(b, shape), perm));
             ways.put("the transposed layout", b -> TensorView.of(b, permuted));
             // A map alone cannot say it owns the padding (a slice of a bigger array reads the same): its maker says so.
@@ -72,7 +72,7 @@ class TiledMapPlansTest {
             String bytesWritten = null;
             for (var way : ways.entrySet()) {
                 String what = text + " " + Arrays.toString(perm) + ", " + way.getKey();
-                Buffer buffer = allocator.allocate(bytes);
+                MemoryBuffer buffer = allocator.allocate(bytes);
                 buffer.segment().fill((byte) 0x77);
                 TensorView dst = way.getValue().apply(buffer);
                 MapForm.Tiled tiled = assertInstanceOf(MapForm.Tiled.class, dst.form(), what);
@@ -124,7 +124,7 @@ class TiledMapPlansTest {
                     limit[i] = start[i] + 1 + rnd.nextLong(shape.dim(i) - start[i]);
                 }
                 long bytes = Math.max(shape.physicalByteSize(), shape.arraySize());
-                Buffer buffer = allocator.allocate(bytes);
+                MemoryBuffer buffer = allocator.allocate(bytes);
                 buffer.segment().fill((byte) 0x77);
                 TensorView whole = TensorView.of(buffer, shape);
                 TensorView slice = Ops.slice(whole, start, limit, ones);
@@ -159,7 +159,7 @@ class TiledMapPlansTest {
     }
 
     /** Every slot of {@code shape} that holds no element is zero. */
-    private static void checkPaddingZero(ArrayShape shape, Buffer buffer, String what) {
+    private static void checkPaddingZero(ArrayShape shape, MemoryBuffer buffer, String what) {
         int width = shape.dtype().byteWidth();
         byte[] memory = buffer.segment().toArray(ValueLayout.JAVA_BYTE);
         long padding = 0;

@@ -268,7 +268,7 @@ class ViewCopyTest {
             var bytes = memory.allocate(4L * n, 64);
             bytes.fill((byte) 0x7f);
             long[] writtenAtDelete = {-1};
-            dev.tensorbuf.memory.Buffer out = dev.tensorbuf.memory.Buffers.foreign(bytes, dev.tensorbuf.memory.MemorySpace.HOST,
+            dev.tensorbuf.memory.MemoryBuffer out = dev.tensorbuf.memory.Buffers.foreign(bytes, dev.tensorbuf.memory.MemorySpace.HOST,
                     "test", () -> {
                         // The last element of each thread's half first: a count alone could trail the writers.
                         boolean ends = bytes.getAtIndex(java.lang.foreign.ValueLayout.JAVA_INT, n - 1) == 0
@@ -320,7 +320,7 @@ class ViewCopyTest {
     private static Throwable closeTheDestinationMidCopy(TensorView src, int n) throws InterruptedException {
         dev.tensorbuf.memory.Allocator shared = dev.tensorbuf.memory.Allocators.shared();
         try {
-            dev.tensorbuf.memory.Buffer out = shared.allocate(4L * n);
+            dev.tensorbuf.memory.MemoryBuffer out = shared.allocate(4L * n);
             out.segment().fill((byte) 0x7f);
             TensorView dst = TensorView.of(out, "f32[" + n + "]");
             Throwable[] failure = {null};

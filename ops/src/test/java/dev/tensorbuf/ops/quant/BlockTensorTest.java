@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.ArrayShape;
@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 class BlockTensorTest {
     private static final List<String> LAYOUTS = List.of("f32[%s]{%s}", "bf16[%s]{%s}", "f16[%s]{%s}");
     private Allocator arena;
-    private Buffer bytes;
+    private MemoryBuffer bytes;
     private BlockTensor q;
     private TensorView reference;
 
@@ -54,7 +54,7 @@ class BlockTensorTest {
                 }
             }
             q = BlockTensor.of(bytes, type, dims);
-            Buffer f32 = arena.allocate(4L * 3 * 5 * 512);
+            MemoryBuffer f32 = arena.allocate(4L * 3 * 5 * 512);
             BlockKernels.defaults().dequantize(type, bytes.segment(), 0, f32.segment(), 0, 3 * 5 * 2);
             reference = TensorView.of(f32, ArrayShape.of(DType.F32, dims));
         }

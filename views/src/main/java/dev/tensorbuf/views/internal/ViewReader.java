@@ -1,6 +1,6 @@
 package dev.tensorbuf.views.internal;
 
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.CompiledMap;
@@ -19,7 +19,7 @@ import java.util.Map;
 public final class ViewReader {
     private final Piece[] pieces;
 
-    private record Piece(Buffer buffer, CompiledMap offset, long[] lo, long[] hi, CompiledMap constraints,
+    private record Piece(MemoryBuffer buffer, CompiledMap offset, long[] lo, long[] hi, CompiledMap constraints,
                          long[] constraintLo, long[] constraintHi, boolean fill, boolean empty) {
         boolean holds(long[] index) {
             if (empty) {
@@ -103,7 +103,7 @@ public final class ViewReader {
     }
 
     /** {@return the buffer of piece {@code p}} */
-    public Buffer buffer(int p) {
+    public MemoryBuffer buffer(int p) {
         return pieces[p].buffer;
     }
 

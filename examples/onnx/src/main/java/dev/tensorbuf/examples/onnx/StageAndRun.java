@@ -5,7 +5,7 @@ import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtSession;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffer;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.copy.ChannelAffine;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.DType;
@@ -28,7 +28,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * Stages a batch of u8 NHWC images into normalised f32 NCHW with tensorbuf and hands the staged
  * memory to ONNX Runtime without copying it: the {@link OnnxTensor} is made over the batch's
- * {@link Buffer} first, and only then does tensorbuf write the batch into that memory. Runs
+ * {@link MemoryBuffer} first, and only then does tensorbuf write the batch into that memory. Runs
  * {@code conv3x8.onnx} (one 3x3 convolution, 3 to 8 channels, padding 1; {@code make_model.py}
  * wrote it) and checks every output value against a convolution computed here from the pixels,
  * and, when {@code python3} can import numpy and onnxruntime, against onnxruntime's answer in
@@ -55,8 +55,8 @@ public final class StageAndRun {
         try (Allocator arena = Allocators.shared();
                 OrtEnvironment env = OrtEnvironment.getEnvironment();
                 OrtSession session = env.createSession(model.toString(), new OrtSession.SessionOptions())) {
-            Buffer pixels = arena.allocate((long) N * H * W * C);     // u8 NHWC, as images are decoded
-            Buffer input = arena.allocate(inputBytes);                 // f32 NCHW, what the model takes
+            MemoryBuffer pixels = arena.allocate((long) N * H * W * C);     // u8 NHWC, as images are decoded
+            MemoryBuffer input = arena.allocate(inputBytes);                 // f32 NCHW, what the model takes
             for (int n = 0; n < N; n++) {
                 for (int h = 0; h < H; h++) {
                     for (int w = 0; w < W; w++) {
@@ -159,7 +159,7 @@ public final class StageAndRun {
     }
 
     /** onnxruntime in Python on the same pixels, normalised and transposed with NumPy. */
-    static void compareWithPython(Buffer pixels, Path model, float[] got) throws IOException, InterruptedException {
+    static void compareWithPython(MemoryBuffer pixels, Path model, float[] got) throws IOException, InterruptedException {
         Path dir = Files.createTempDirectory("tensorbuf-onnx-example");
         try {
             Path in = dir.resolve("pixels.u8"), out = dir.resolve("output.f32");

@@ -28,7 +28,7 @@ import java.lang.foreign.MemorySegment;
  * is handed to later allocations, so a segment kept past {@code close()} reads and writes
  * someone else's data. It does become inaccessible (FFM throws {@link IllegalStateException})
  * once the pool frees that memory, so the JVM never crashes. Revoking it earlier would need
- * restricted FFM methods. Keep the {@code Buffer}, not the segment.
+ * restricted FFM methods. Keep the {@code MemoryBuffer}, not the segment.
  *
  * <p><b>Threads.</b> Closing is atomic: exactly one {@code close()} of a root frees it, from any
  * thread. Reading the bytes from several threads follows the rules of the underlying segment: a
@@ -49,8 +49,8 @@ import java.lang.foreign.MemorySegment;
  *
  * {@snippet :
  * try (Allocator arena = Allocators.confined();
- *      Buffer buffer = arena.allocate(256)) {        // 64-byte aligned, zeroed
- *     Buffer tail = buffer.slice(192, 64);
+ *      MemoryBuffer buffer = arena.allocate(256)) {        // 64-byte aligned, zeroed
+ *     MemoryBuffer tail = buffer.slice(192, 64);
  *     tail.segment().set(ValueLayout.JAVA_INT, 0, 7);
  *     buffer.segment().get(ValueLayout.JAVA_INT, 192); // 7
  *     tail.isAligned(64);                               // true
@@ -59,7 +59,7 @@ import java.lang.foreign.MemorySegment;
  * }
  * }
  */
-public interface Buffer extends AutoCloseable {
+public interface MemoryBuffer extends AutoCloseable {
 
     /** {@return the memory space the bytes live in} */
     MemorySpace memorySpace();
@@ -118,14 +118,14 @@ public interface Buffer extends AutoCloseable {
      *     {@code offset + length > byteSize()}
      * @throws IllegalStateException if the buffer is closed
      */
-    Buffer slice(long offset, long length);
+    MemoryBuffer slice(long offset, long length);
 
     /**
      * {@return a read-only view of this buffer, sharing its lifetime}
      *
      * @throws IllegalStateException if the buffer is closed
      */
-    Buffer asReadOnly();
+    MemoryBuffer asReadOnly();
 
     /**
      * {@return a hold on this buffer's memory} While a hold lasts, closing the buffer marks it
@@ -137,7 +137,7 @@ public interface Buffer extends AutoCloseable {
      * code fails cleanly); memory handed to code outside Java, which cannot be stopped that way,
      * is {@linkplain #lend() lent} instead.
      * {@snippet :
-     * try (Buffer.Hold hold = buffer.hold()) {
+     * try (MemoryBuffer.Hold hold = buffer.hold()) {
      *     MemorySegment bytes = buffer.segment();
      *     // ... write bytes, while another thread may close the buffer
      * } // a close meanwhile gives the memory back here
@@ -160,8 +160,8 @@ public interface Buffer extends AutoCloseable {
      * deleter waits for it.
      * {@snippet :
      * Allocator arena = Allocators.shared();
-     * Buffer pixels = arena.allocate(1 << 20);
-     * Buffer.Hold loan = pixels.lend();
+     * MemoryBuffer pixels = arena.allocate(1 << 20);
+     * MemoryBuffer.Hold loan = pixels.lend();
      * nativeLibrary.keep(pixels.address());   // C keeps the pointer
      * arena.close();  // IllegalStateException: "cannot close shared arena allocator (default
      *                 // alignment 64, open): 1 of its buffers (1048576 bytes) is lent outside
