@@ -9,7 +9,7 @@ import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.ops.copy.CopyPlan;
-import dev.tensorbuf.ops.copy.Step;
+import dev.tensorbuf.ops.copy.internal.Step;
 import dev.tensorbuf.ops.copy.internal.ViewAdapter;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;

@@ -1,4 +1,4 @@
-import dev.tensorbuf.ops.copy.Access;
+import dev.tensorbuf.ops.copy.internal.Access;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.ops.copy.CopyPlan;
 import dev.tensorbuf.views.DType;

@@ -16,4 +16,13 @@ module dev.tensorbuf.ops {
     exports dev.tensorbuf.ops.indexing;
     exports dev.tensorbuf.ops.quant;
     exports dev.tensorbuf.ops.shard;
+    // Friends only. interop's Npy unpacks packed tiles and bench's copy cases and cli's demo time
+    // copies through the copy engine's Access (a view without a MemoryBuffer, over a bare segment).
+    exports dev.tensorbuf.ops.copy.internal to dev.tensorbuf.interop, dev.tensorbuf.bench, dev.tensorbuf.cli;
+    // cli's run command prints the executed steps and words the refusal of an unsupported op.
+    exports dev.tensorbuf.ops.exec.internal to dev.tensorbuf.cli;
+    // cli's failure messages point at an HLO syntax error's line and column.
+    exports dev.tensorbuf.ops.hlo.internal to dev.tensorbuf.cli;
+    // bench's dequantize benchmark and cli's gguf commands run the block kernels directly.
+    exports dev.tensorbuf.ops.quant.internal to dev.tensorbuf.bench, dev.tensorbuf.cli;
 }

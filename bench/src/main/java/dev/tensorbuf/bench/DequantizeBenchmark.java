@@ -1,6 +1,6 @@
 package dev.tensorbuf.bench;
 
-import dev.tensorbuf.ops.quant.BlockKernels;
+import dev.tensorbuf.ops.quant.internal.BlockKernels;
 import dev.tensorbuf.views.BlockType;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -3,15 +3,7 @@ package dev.tensorbuf.bench;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
-import dev.tensorbuf.ops.Bitcast;
-import dev.tensorbuf.ops.Broadcast;
-import dev.tensorbuf.ops.Concatenate;
-import dev.tensorbuf.ops.DynamicSlice;
-import dev.tensorbuf.ops.Pad;
-import dev.tensorbuf.ops.Reshape;
-import dev.tensorbuf.ops.Reverse;
-import dev.tensorbuf.ops.Slice;
-import dev.tensorbuf.ops.Transpose;
+import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.MapForm;
 import dev.tensorbuf.views.TensorView;
@@ -68,88 +60,88 @@ public class ViewOpBenchmark {
 
     @Benchmark
     public TensorView transpose() {
-        return Transpose.apply(view, 2, 0, 1);
+        return Ops.transpose(view, 2, 0, 1);
     }
 
     @Benchmark
     public TensorView transposeTiled() {
-        return Transpose.apply(tiled, 2, 0, 1);
+        return Ops.transpose(tiled, 2, 0, 1);
     }
 
     @Benchmark
     public TensorView slice() {
-        return Slice.apply(view, new long[] {1, 2, 3}, new long[] {255, 1000, 1000}, new long[] {2, 1, 3});
+        return Ops.slice(view, new long[] {1, 2, 3}, new long[] {255, 1000, 1000}, new long[] {2, 1, 3});
     }
 
     @Benchmark
     public TensorView reverse() {
-        return Reverse.apply(view, 0, 2);
+        return Ops.reverse(view, 0, 2);
     }
 
     @Benchmark
     public TensorView broadcast() {
-        return Broadcast.apply(view, new long[] {4, 256, 1024, 1024}, 1, 2, 3);
+        return Ops.broadcast(view, new long[] {4, 256, 1024, 1024}, 1, 2, 3);
     }
 
     @Benchmark
     public TensorView pad() {
-        return Pad.apply(view, new long[] {1, 0, 2}, new long[] {1, 3, 0}, new long[] {0, 1, 0}, scalar);
+        return Ops.pad(view, new long[] {1, 0, 2}, new long[] {1, 3, 0}, new long[] {0, 1, 0}, scalar);
     }
 
     @Benchmark
     public TensorView reshape() {
-        return Reshape.apply(view, 256, 1 << 20);
+        return Ops.reshape(view, 256, 1 << 20);
     }
 
     @Benchmark
     public TensorView bitcast() {
-        return Bitcast.apply(view, bitcastTarget);
+        return Ops.bitcast(view, bitcastTarget);
     }
 
     @Benchmark
     public TensorView concatenate() {
-        return Concatenate.apply(0, view, view);
+        return Ops.concatenate(0, view, view);
     }
 
     @Benchmark
     public TensorView dynamicSlice() {
-        return DynamicSlice.apply(view, new long[] {300, 5, -4}, new long[] {16, 512, 512});
+        return Ops.dynamicSlice(view, new long[] {300, 5, -4}, new long[] {16, 512, 512});
     }
 
     @Benchmark
     public MapForm transposeThenForm() {
-        return Transpose.apply(view, 2, 0, 1).form();
+        return Ops.transpose(view, 2, 0, 1).form();
     }
 
     @Benchmark
     public TensorView sliceTiled() {
-        return Slice.apply(tiled, new long[] {1, 2, 3}, new long[] {255, 1000, 1000}, new long[] {2, 1, 3});
+        return Ops.slice(tiled, new long[] {1, 2, 3}, new long[] {255, 1000, 1000}, new long[] {2, 1, 3});
     }
 
     @Benchmark
     public TensorView reshapeTiled() {
-        return Reshape.apply(tiled, 256, 1 << 20);
+        return Ops.reshape(tiled, 256, 1 << 20);
     }
 
     @Benchmark
     public TensorView padTiled() {
-        return Pad.apply(tiled, new long[] {1, 0, 2}, new long[] {1, 3, 0}, new long[] {0, 1, 0}, scalar);
+        return Ops.pad(tiled, new long[] {1, 0, 2}, new long[] {1, 3, 0}, new long[] {0, 1, 0}, scalar);
     }
 
     @Benchmark
     public TensorView padInteriorEveryDim() {
-        return Pad.apply(view, new long[] {-1, 2, 3}, new long[] {4, -5, 6}, new long[] {1, 2, 3}, scalar);
+        return Ops.pad(view, new long[] {-1, 2, 3}, new long[] {4, -5, 6}, new long[] {1, 2, 3}, scalar);
     }
 
     @Benchmark
     public TensorView concatenateTiled() {
-        return Concatenate.apply(1, tiled, view, tiled);
+        return Ops.concatenate(1, tiled, view, tiled);
     }
 
     @Benchmark
     public TensorView bitcastToTiled() {
         // Row-major to T(8,128) over the same bytes: 8x128 tiles divide 1024x1024, so no padding.
-        return Bitcast.apply(view, tiledShape);
+        return Ops.bitcast(view, tiledShape);
     }
 
     @Benchmark
@@ -160,11 +152,11 @@ public class ViewOpBenchmark {
     @Benchmark
     public TensorView bitcastTiled() {
         // The T(8,128) tiles of the source are the two minor dims of the target: the same bytes.
-        return Bitcast.apply(tiled, tiledBitcastTarget);
+        return Ops.bitcast(tiled, tiledBitcastTarget);
     }
 
     @Benchmark
     public TensorView transposeOfPad() {
-        return Transpose.apply(Pad.apply(view, new long[] {1, 0, 2}, new long[] {1, 3, 0}, new long[] {0, 1, 0}, scalar), 2, 0, 1);
+        return Ops.transpose(Ops.pad(view, new long[] {1, 0, 2}, new long[] {1, 3, 0}, new long[] {0, 1, 0}, scalar), 2, 0, 1);
     }
 }

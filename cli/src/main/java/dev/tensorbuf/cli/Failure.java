@@ -1,7 +1,7 @@
 package dev.tensorbuf.cli;
 
 import dev.tensorbuf.memory.AllocationLimitException;
-import dev.tensorbuf.ops.hlo.HloSyntaxException;
+import dev.tensorbuf.ops.hlo.internal.HloSyntaxException;
 import dev.tensorbuf.views.text.TextFormatException;
 import java.io.IOException;
 import java.io.UncheckedIOException;

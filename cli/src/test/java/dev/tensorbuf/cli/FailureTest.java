@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.AllocationLimitException;
-import dev.tensorbuf.ops.hlo.HloSyntaxException;
+import dev.tensorbuf.ops.hlo.internal.HloSyntaxException;
 import dev.tensorbuf.views.text.TextFormatException;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -12,7 +12,7 @@ import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.NpyArray;
 import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.interop.json.Json;
-import dev.tensorbuf.ops.quant.BlockKernels;
+import dev.tensorbuf.ops.quant.internal.BlockKernels;
 import dev.tensorbuf.views.BlockType;
 import dev.tensorbuf.views.DType;
 import java.io.IOException;

@@ -1,9 +1,6 @@
 /**
- * HLO ops as view remaps: {@link dev.tensorbuf.ops.Transpose}, {@link dev.tensorbuf.ops.Slice},
- * {@link dev.tensorbuf.ops.Reverse}, {@link dev.tensorbuf.ops.Broadcast},
- * {@link dev.tensorbuf.ops.Pad}, {@link dev.tensorbuf.ops.Reshape},
- * {@link dev.tensorbuf.ops.Bitcast}, {@link dev.tensorbuf.ops.Concatenate} and
- * {@link dev.tensorbuf.ops.DynamicSlice}, one file each, gathered in {@link dev.tensorbuf.ops.Ops}.
+ * HLO ops as view remaps, all reached through {@link dev.tensorbuf.ops.Ops}: transpose, slice,
+ * reverse, broadcast, pad, reshape, bitcast, concatenate and dynamic-slice.
  *
  * {@snippet :
  * TensorView v = TensorView.of(buffer, "f32[2,3]{1,0}");
@@ -12,28 +9,23 @@
  * }
  *
  * <p>Rules for every op here: it returns a new view whose map is the op's output-to-input map
- * ({@code outputToInput(...)} on each op class) composed with the source view's map; no byte is
- * read or written and the cost does not depend on the tensor's size. Ops are static methods here
- * rather than methods of {@code TensorView} so that views never depend on ops. Bad arguments throw
+ * composed with the source view's map; no byte is read or written and the cost does not depend
+ * on the tensor's size. Ops are static methods here rather than methods of {@code TensorView}
+ * so that views never depend on ops. Bad arguments throw
  * {@link java.lang.IllegalArgumentException} naming the op, the source shape and the value.
- *
- * <p>One file per op, each owning its output-to-input indexing map; applying an op composes that
- * map with the source view's map (<code>TensorView.remap</code>), so no element moves.
  *
  * <h2>Files</h2>
  * <dl>
- * <dt><code>Transpose.java</code>, <code>Slice.java</code>, <code>Reverse.java</code>,
- *     <code>Broadcast.java</code>, <code>Reshape.java</code>, <code>Bitcast.java</code></dt>
- * <dd>the single-source ops</dd>
- * <dt><code>Pad.java</code></dt>
- * <dd>low/high/interior padding: a <code>Padded</code> view whose fill is a one-element buffer</dd>
- * <dt><code>Concatenate.java</code></dt>
- * <dd>a <code>Concatenated</code> view over several sources</dd>
- * <dt><code>DynamicSlice.java</code></dt>
- * <dd>offsets bound at creation, clamped as XLA clamps</dd>
  * <dt><code>Ops.java</code></dt>
- * <dd>the static facade (<code>Ops.transpose(view, 0, 2, 3, 1)</code>)</dd>
- * <dt><code>OpChecks.java</code></dt>
+ * <dd>the public facade (<code>Ops.transpose(view, 0, 2, 3, 1)</code>)</dd>
+ * <dt><code>internal/Transpose.java</code>, <code>Slice.java</code>, <code>Reverse.java</code>,
+ *     <code>Broadcast.java</code>, <code>Pad.java</code>, <code>Reshape.java</code>,
+ *     <code>Concatenate.java</code>, <code>DynamicSlice.java</code>, <code>Bitcast.java</code></dt>
+ * <dd>one file per op, each the one place its output-to-input map is written
+ *     (<code>outputToInput</code>, and <code>affine</code> where the map is affine): the view op
+ *     composes it, and HLO indexing (<code>ops.indexing.internal</code>) returns it for the same
+ *     HLO instruction</dd>
+ * <dt><code>internal/OpChecks.java</code></dt>
  * <dd>argument checks the op files share (rank, permutation), with uniform messages</dd>
  * </dl>
  */

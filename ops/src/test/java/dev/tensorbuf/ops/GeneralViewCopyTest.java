@@ -2,11 +2,11 @@ package dev.tensorbuf.ops;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.ops.copy.Access;
+import dev.tensorbuf.ops.copy.internal.Access;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.ops.copy.CopyPlan;
-import dev.tensorbuf.ops.copy.Kernel;
-import dev.tensorbuf.ops.copy.Step;
+import dev.tensorbuf.ops.copy.internal.Kernel;
+import dev.tensorbuf.ops.copy.internal.Step;
 import dev.tensorbuf.ops.copy.internal.ViewAdapter;
 import dev.tensorbuf.views.MapForm;
 import dev.tensorbuf.views.TensorView;

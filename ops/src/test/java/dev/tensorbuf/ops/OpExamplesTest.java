@@ -7,6 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.ops.internal.Bitcast;
+import dev.tensorbuf.ops.internal.Broadcast;
+import dev.tensorbuf.ops.internal.Concatenate;
+import dev.tensorbuf.ops.internal.DynamicSlice;
+import dev.tensorbuf.ops.internal.Pad;
+import dev.tensorbuf.ops.internal.Reshape;
+import dev.tensorbuf.ops.internal.Reverse;
+import dev.tensorbuf.ops.internal.Slice;
+import dev.tensorbuf.ops.internal.Transpose;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.MapForm;
 import dev.tensorbuf.views.StridedLayout;

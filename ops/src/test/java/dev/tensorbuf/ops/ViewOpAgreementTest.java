@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.ops.internal.Bitcast;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.MapForm;

@@ -1,5 +1,14 @@
 package dev.tensorbuf.ops;
 
+import dev.tensorbuf.ops.internal.Bitcast;
+import dev.tensorbuf.ops.internal.Broadcast;
+import dev.tensorbuf.ops.internal.Concatenate;
+import dev.tensorbuf.ops.internal.DynamicSlice;
+import dev.tensorbuf.ops.internal.Pad;
+import dev.tensorbuf.ops.internal.Reshape;
+import dev.tensorbuf.ops.internal.Reverse;
+import dev.tensorbuf.ops.internal.Slice;
+import dev.tensorbuf.ops.internal.Transpose;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;

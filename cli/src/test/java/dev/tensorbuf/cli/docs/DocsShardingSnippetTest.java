@@ -12,7 +12,7 @@ import dev.tensorbuf.interop.SafetensorsCheckpoint;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.copy.CopyEngine;
-import dev.tensorbuf.ops.quant.BlockKernels;
+import dev.tensorbuf.ops.quant.internal.BlockKernels;
 import dev.tensorbuf.ops.shard.HloSharding;
 import dev.tensorbuf.ops.shard.ShardedTensor;
 import dev.tensorbuf.views.BlockType;

@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.copy;
 
+import dev.tensorbuf.ops.copy.internal.Access;
 import dev.tensorbuf.views.DType;
 import java.util.List;
 

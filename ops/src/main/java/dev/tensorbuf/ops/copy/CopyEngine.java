@@ -1,5 +1,7 @@
 package dev.tensorbuf.ops.copy;
 
+import dev.tensorbuf.ops.copy.internal.Access;
+import dev.tensorbuf.ops.copy.internal.ScratchMemory;
 import dev.tensorbuf.ops.internal.Sizes;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
@@ -37,14 +39,10 @@ import java.util.stream.Collectors;
  * after 30 s without work. A helper that cannot start (a thread limit) leaves its share to the
  * threads that did, and is tried again a second later.
  * {@snippet :
- * try (Arena arena = Arena.ofConfined()) {
- *     MemorySegment a = arena.allocate(4L * 32 * 64 * 112 * 112);
- *     MemorySegment b = arena.allocate(4L * 32 * 64 * 112 * 112);
- *     CopyEngine engine = CopyEngine.of(2);
- *     engine.copy(Access.strided(a, DType.F32, StridedLayout.of(TensorFormat.NCHW, 32, 64, 112, 112)),
- *                 Access.strided(b, DType.F32, StridedLayout.of(TensorFormat.NHWC, 32, 64, 112, 112)));
- *     // b now holds a in NHWC order: 16x16 register-shuffle transposes on two threads
- * }
+ * TensorView a = TensorView.of(bufferA, "f32[32,64,112,112]{3,2,1,0}");   // NCHW
+ * TensorView b = TensorView.of(bufferB, "f32[32,64,112,112]{1,3,2,0}");   // NHWC
+ * CopyEngine.of(2).copy(a, b);
+ * // b now holds a in NHWC order: 16x16 register-shuffle transposes on two threads
  * }
  */
 public final class CopyEngine {

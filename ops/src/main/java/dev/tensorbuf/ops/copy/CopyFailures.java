@@ -1,6 +1,7 @@
 package dev.tensorbuf.ops.copy;
 
 import dev.tensorbuf.memory.MemoryBuffer;
+import dev.tensorbuf.ops.copy.internal.Access;
 import dev.tensorbuf.ops.copy.internal.FirstRefused;
 import dev.tensorbuf.ops.copy.internal.RefusedValue;
 import dev.tensorbuf.views.TensorView;

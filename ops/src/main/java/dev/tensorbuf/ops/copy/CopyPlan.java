@@ -1,5 +1,9 @@
 package dev.tensorbuf.ops.copy;
 
+import dev.tensorbuf.ops.copy.internal.Access;
+import dev.tensorbuf.ops.copy.internal.Kernel;
+import dev.tensorbuf.ops.copy.internal.Loop;
+import dev.tensorbuf.ops.copy.internal.Step;
 import dev.tensorbuf.ops.internal.Sizes;
 import dev.tensorbuf.ops.copy.internal.PlannedSteps;
 import dev.tensorbuf.ops.copy.internal.Planner;

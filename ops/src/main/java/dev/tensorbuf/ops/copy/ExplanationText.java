@@ -1,6 +1,8 @@
 package dev.tensorbuf.ops.copy;
 
 import dev.tensorbuf.ops.copy.CopyPlan.Explanation;
+import dev.tensorbuf.ops.copy.internal.Loop;
+import dev.tensorbuf.ops.copy.internal.Step;
 import dev.tensorbuf.views.internal.JsonStrings;
 import java.util.List;
 import java.util.Locale;

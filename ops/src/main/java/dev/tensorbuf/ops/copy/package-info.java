@@ -3,10 +3,8 @@
  * strides, XLA tiled with padding and {@code E(n)}, general indexing maps). {@link
  * dev.tensorbuf.ops.copy.CopyPlan} decides, {@link dev.tensorbuf.ops.copy.CopyEngine} runs.
  * {@snippet :
- * MemorySegment src = arena.allocate(4L * 4096 * 4096);
- * MemorySegment dst = arena.allocate(4L * 4096 * 4096);
- * Access rows = Access.tiled(src, ArrayShape.parse("f32[4096,4096]{1,0}"));
- * Access tiles = Access.tiled(dst, ArrayShape.parse("f32[4096,4096]{1,0:T(8,128)}"));
+ * TensorView rows = TensorView.of(src, "f32[4096,4096]{1,0}");
+ * TensorView tiles = TensorView.of(dst, "f32[4096,4096]{1,0:T(8,128)}");
  * CopyEngine.defaults().copy(rows, tiles);   // one MemorySegment.copy per 512-byte tile row
  * }
  *
@@ -50,16 +48,17 @@
  *     such element in logical order (<code>FirstRefused</code>, run on the failure path only), the
  *     refusal the copy met as its cause; every hold a view copy took ends, a throwing foreign
  *     deleter's included</dd>
- * <dt><code>ScratchMemory.java</code></dt>
+ * <dt><code>internal/ScratchMemory.java</code></dt>
  * <dd>what <code>CopyEngine.scratchMemory()</code> reports: the staging scratch held (in use and
  *     kept), its peak and buffers allocated; <code>CopyEngine.releaseScratch()</code> frees the
  *     kept ones</dd>
- * <dt><code>Access.java</code></dt>
- * <dd>one side of a copy: segment, dtype, dims, and strided, tiled or mapped addressing, whose
+ * <dt><code>internal/Access.java</code></dt>
+ * <dd>one side of a copy below the views (exported to interop, bench and cli only; users copy
+ *     views): segment, dtype, dims, and strided, tiled or mapped addressing, whose
  *     sizes (layout sizes, shape dims, map dimension bounds <code>[0, d - 1]</code>) must be the
  *     dims</dd>
- * <dt><code>CopyPlan.java</code>, <code>Step.java</code>, <code>Loop.java</code>,
- *     <code>Kernel.java</code></dt>
+ * <dt><code>CopyPlan.java</code>, <code>internal/Step.java</code>, <code>internal/Loop.java</code>,
+ *     <code>internal/Kernel.java</code></dt>
  * <dd>the checked plan: runs of loops with a kernel each, zero fills for tile padding, gathers with
  *     a reason; every side is bounds-checked before anything moves (mapped sides through
  *     <code>ViewBounds</code>)</dd>

@@ -3,8 +3,10 @@ package dev.tensorbuf.ops.exec;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.exec.internal.Arguments;
+import dev.tensorbuf.ops.exec.internal.ExecutedInstruction;
 import dev.tensorbuf.ops.exec.internal.Interpreter;
 import dev.tensorbuf.ops.exec.internal.SourceLines;
+import dev.tensorbuf.ops.exec.internal.UnsupportedOpException;
 import dev.tensorbuf.ops.hlo.HloComputation;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.hlo.HloModule;
@@ -61,7 +63,7 @@ public final class HloExecutor {
      *
      * @param moduleText HLO module text
      * @param arguments one view per parameter, keyed by parameter name ({@code "p0"}) or number ({@code "0"})
-     * @throws dev.tensorbuf.ops.hlo.HloSyntaxException for malformed text
+     * @throws dev.tensorbuf.ops.hlo.internal.HloSyntaxException for malformed text
      * @throws UnsupportedOpException for an opcode outside {@link #SUPPORTED_OPCODES}
      * @throws IllegalArgumentException for arguments that do not bind or do not match their
      *     parameter, and for invalid instructions, naming the instruction and its line

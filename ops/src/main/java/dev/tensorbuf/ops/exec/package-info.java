@@ -1,8 +1,9 @@
 /**
  * Executing HLO modules of data-movement ops as lazy views: {@link dev.tensorbuf.ops.exec.HloExecutor}
  * runs the entry computation, {@link dev.tensorbuf.ops.exec.Execution} holds the root's value and
- * one {@link dev.tensorbuf.ops.exec.ExecutedInstruction} per instruction (view, copy, parameter or constant, and
- * the form of its map).
+ * what each instruction became (view, copy, parameter or constant, and the form of its map).
+ * An op the executor does not run is refused before anything runs, with an
+ * {@link java.lang.IllegalArgumentException} naming the op, the instruction and its line.
  *
  * {@snippet :
  * try (Execution x = HloExecutor.execute("""
@@ -44,13 +45,9 @@
  *     asked for, straight from the view: a .npy of a column-major ROOT is one copy, not one into
  *     the ROOT's layout and another into C order (<code>copiesOf</code>, package-private, lets
  *     tests count them)</dd>
- * <dt><code>ExecutedInstruction.java</code></dt>
- * <dd>one executed instruction: view, copy, parameter or constant, and its map's form (named apart
- *     from the copy plan's <code>copy.Step</code>, so both packages import with
- *     <code>.*</code>)</dd>
- * <dt><code>UnsupportedOpException.java</code></dt>
- * <dd>the op, the instruction and its line; inside a called computation, the computation and each
- *     call site on the way</dd>
+ * <dt><code>internal/ExecutedInstruction.java</code>, <code>internal/UnsupportedOpException.java</code></dt>
+ * <dd>what <code>Execution.steps()</code> lists and what an unsupported op throws; internal, read by
+ *     the CLI's <code>run</code> (see <code>exec.internal</code>)</dd>
  * </dl>
  */
 package dev.tensorbuf.ops.exec;

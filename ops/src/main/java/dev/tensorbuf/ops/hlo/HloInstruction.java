@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.hlo;
 
+import dev.tensorbuf.ops.hlo.internal.HloAttribute;
 import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.TupleShape;

@@ -1,6 +1,7 @@
 package dev.tensorbuf.ops.hlo;
 
 import dev.tensorbuf.ops.hlo.internal.HloParser;
+import dev.tensorbuf.ops.hlo.internal.HloSyntaxException;
 import dev.tensorbuf.ops.internal.Errors;
 import java.util.LinkedHashMap;
 import java.util.List;

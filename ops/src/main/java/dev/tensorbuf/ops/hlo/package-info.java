@@ -2,7 +2,8 @@
  * The HLO text front end: {@link dev.tensorbuf.ops.hlo.HloModule#parse(String)} reads XLA's HLO
  * module text into immutable records ({@link dev.tensorbuf.ops.hlo.HloModule},
  * {@link dev.tensorbuf.ops.hlo.HloComputation}, {@link dev.tensorbuf.ops.hlo.HloInstruction})
- * with attributes typed by name ({@link dev.tensorbuf.ops.hlo.HloAttribute}).
+ * with attributes typed by name ({@link dev.tensorbuf.ops.hlo.HloInstruction#ints},
+ * {@link dev.tensorbuf.ops.hlo.HloInstruction#text}, ...).
  *
  * {@snippet :
  * HloModule m = HloModule.parse("""
@@ -16,7 +17,7 @@
  *
  * <p>Rules for every type here: names are kept without their {@code %} sigil and looked up with
  * or without it; shapes are {@link dev.tensorbuf.views.XlaShape} values with XLA's default layout
- * where none was written; malformed text throws {@link dev.tensorbuf.ops.hlo.HloSyntaxException}
+ * where none was written; malformed text throws a {@link dev.tensorbuf.views.text.TextFormatException}
  * with the 1-based line and column; lookups of missing names throw IllegalArgumentException
  * listing the names there are.
  *
@@ -58,10 +59,8 @@
  * <dd>a computation: instructions in order, root, parameters</dd>
  * <dt><code>HloInstruction.java</code></dt>
  * <dd><code>name = shape opcode(operands), attrs</code>: typed attribute access, output shapes</dd>
- * <dt><code>HloAttribute.java</code></dt>
- * <dd>sealed typed attribute values: ints, slices, padding, window, dim labels, text</dd>
- * <dt><code>HloSyntaxException.java</code></dt>
- * <dd>a <code>TextFormatException</code> with line and column</dd>
+ * <dt><code>internal/HloAttribute.java</code>, <code>internal/HloSyntaxException.java</code></dt>
+ * <dd>the typed attribute values and the syntax error (see <code>hlo.internal</code>)</dd>
  * </dl>
  */
 package dev.tensorbuf.ops.hlo;

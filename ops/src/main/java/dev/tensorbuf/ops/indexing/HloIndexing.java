@@ -10,8 +10,13 @@ import dev.tensorbuf.ops.indexing.internal.Physical;
 import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.indexing.IndexingMap;
+import dev.tensorbuf.views.indexing.TextStyle;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
 
@@ -160,5 +165,151 @@ public final class HloIndexing {
     private static IndexingMap identity(HloInstruction instruction) {
         long[] dims = Extents.toArray(instruction.outputShape(0).dims());
         return IndexingMap.identity(dims);
+    }
+
+    /**
+     * The indexing of one instruction in one direction: for output-to-input, one set of maps per
+     * operand; for input-to-output, one set per output. Equal maps appear once.
+     *
+     * {@snippet :
+     * HloModule m = HloModule.parse("""
+     *     HloModule m
+     *     ENTRY e {
+     *       p0 = f32[20] parameter(0)
+     *       ROOT bc0 = f32[10,20,30] broadcast(p0), dimensions={1}
+     *     }""");
+     * HloIndexing.outputToInput(m, m.entry().root()).toString();
+     * // "operand id = 0 (d0, d1, d2) -> (d1), domain: d0 in [0, 9], d1 in [0, 19], d2 in [0, 29]\n"
+     * }
+     *
+     * @param indexing one set per operand (or output), in order
+     */
+    public record InstructionIndexing(List<Set<OperandIndexing>> indexing) {
+
+        public InstructionIndexing {
+            List<Set<OperandIndexing>> copy = new ArrayList<>();
+            for (Set<OperandIndexing> s : indexing) {
+                copy.add(Collections.unmodifiableSet(new LinkedHashSet<>(s)));
+            }
+            indexing = Collections.unmodifiableList(copy);
+        }
+
+        /** {@return the maps of one operand (or output)} @param id its number */
+        public Set<OperandIndexing> operand(int id) {
+            if (id < 0 || id >= indexing.size()) {
+                throw Errors.outOfBounds("operand id", id, indexing.size(), "");
+            }
+            return indexing.get(id);
+        }
+
+        /** Prints as XLA's {@code HloInstructionIndexing::ToString()}: {@code operand id = N} and each map. */
+        @Override
+        public String toString() {
+            return toText(TextStyle.XLA);
+        }
+
+        /** {@return the text in the given spelling (see {@link OperandIndexing#toText})} @param style the spelling */
+        public String toText(TextStyle style) {
+            StringBuilder out = new StringBuilder();
+            for (int i = 0; i < indexing.size(); i++) {
+                for (OperandIndexing o : indexing.get(i)) {
+                    out.append("operand id = ").append(i).append(' ').append(o.toText(style)).append('\n');
+                }
+            }
+            return out.toString();
+        }
+    }
+
+    /**
+     * One indexing map of an operand (or output), with what its runtime variables stand for and,
+     * for collectives, the map to the replica that holds the element (XLA's {@code OperandIndexing}).
+     *
+     * {@snippet :
+     * OperandIndexing o = new OperandIndexing(
+     *         IndexingMap.parse("(d0, d1) -> (d1, d0), domain: d0 in [0, 2], d1 in [0, 3]"), List.of(), Optional.empty());
+     * o.toString(); // "(d0, d1) -> (d1, d0), domain: d0 in [0, 2], d1 in [0, 3]"
+     * }
+     *
+     * @param map the indexing map
+     * @param runtimeVariables one entry per runtime variable of {@code map}, in order
+     * @param replicaId for all-gather and fusions of it: output index to replica number
+     */
+    public record OperandIndexing(IndexingMap map, List<RuntimeVariable> runtimeVariables, Optional<IndexingMap> replicaId) {
+
+        public OperandIndexing {
+            runtimeVariables = List.copyOf(runtimeVariables);
+            if (!map.isUndefined() && !map.isKnownEmpty() && map.runtimeVars().size() != runtimeVariables.size()) {
+                throw new IllegalArgumentException("map has " + map.runtimeVars().size() + " runtime variables but "
+                        + runtimeVariables.size() + " are described: " + map);
+            }
+        }
+
+        /** {@return an operand indexing with no runtime variables and no replica map} @param map the map */
+        public static OperandIndexing of(IndexingMap map) {
+            return new OperandIndexing(map, List.of(), Optional.empty());
+        }
+
+        /** {@return whether the indexing could not be computed ({@code unknown indexing})} */
+        public boolean isUndefined() {
+            return map.isUndefined();
+        }
+
+        /** Prints as XLA's {@code OperandIndexing::ToString()}: the map, runtime variables, replica id. */
+        @Override
+        public String toString() {
+            return toText(TextStyle.XLA);
+        }
+
+        /**
+         * {@return the text in XLA's current spelling, or in the older MLIR spelling, which printed
+         * neither runtime variables nor replica maps}
+         *
+         * @param style the spelling
+         */
+        public String toText(TextStyle style) {
+            if (map.isUndefined()) {
+                return "unknown indexing";
+            }
+            StringBuilder out = new StringBuilder(map.toText(style));
+            if (style == TextStyle.MLIR) {
+                return out.toString();
+            }
+            if (!runtimeVariables.isEmpty() && !map.isKnownEmpty()) {
+                out.append("\nruntime variables:");
+                for (int i = 0; i < runtimeVariables.size(); i++) {
+                    String name = map.runtimeVars().get(i).name();
+                    out.append("\n").append(name.isEmpty() ? "rt" + i : name).append(": ").append(runtimeVariables.get(i));
+                }
+            }
+            replicaId.ifPresent(r -> out.append("\nreplica id:\n").append(r));
+            return out.toString();
+        }
+    }
+
+    /**
+     * What a runtime variable {@code rt_i} of an operand map stands for: the value of
+     * {@code instruction} at the index {@code map} gives (for a scalar offset, {@code (d0, d1) -> ()}).
+     *
+     * {@snippet :
+     * // dynamic-slice(s32[20] src, s32[] of), dynamic_slice_sizes={5}: rt0 is of's value
+     * RuntimeVariable rt0 = new RuntimeVariable(of, IndexingMap.parse("(d0) -> (), domain: d0 in [0, 4]"));
+     * rt0.toString(); // "parameter(1); (d0) -> (), domain: d0 in [0, 4]"
+     * }
+     *
+     * @param instruction the instruction whose value the variable takes
+     * @param map from the operand map's dimensions (and variables) to the index of {@code instruction}
+     */
+    public record RuntimeVariable(HloInstruction instruction, IndexingMap map) {
+
+        /** Prints as XLA does: {@code parameter(N)}, {@code constant(V)} for scalars, else the name. */
+        @Override
+        public String toString() {
+            String who = switch (instruction.opcode()) {
+                case "parameter" -> "parameter(" + instruction.payload() + ")";
+                case "constant" -> "constant(" + instruction.payload() + ")";
+                default -> instruction.name();
+            };
+            return who + "; " + map;
+        }
     }
 }

@@ -17,19 +17,20 @@
  *
  * <p>Rules for every method: results print as XLA's {@code ToString()} (current spelling, or
  * MLIR's via {@code toText(TextStyle.MLIR)}); a runtime variable {@code rt_i} of a map is
- * described by the i-th {@link dev.tensorbuf.ops.indexing.RuntimeVariable} of its
- * {@link dev.tensorbuf.ops.indexing.OperandIndexing}; an op without a model gives
+ * described by the i-th {@link dev.tensorbuf.ops.indexing.HloIndexing.RuntimeVariable} of its
+ * {@link dev.tensorbuf.ops.indexing.HloIndexing.OperandIndexing}; the view ops' maps (transpose,
+ * slice, reverse, broadcast, pad, reshape, concatenate) are the ones {@code Ops} composes, built
+ * in one place per op ({@code ops.internal}); an op without a model gives
  * {@code unknown indexing} (an undefined map), never an exception.
  *
  * <h2>Files</h2>
  * <dl>
  * <dt><code>HloIndexing.java</code></dt>
  * <dd>entry point: <code>outputToInput</code>, <code>inputToOutput</code>, grouped and epilogue
- *     indexing, <code>physical</code> layouts</dd>
- * <dt><code>InstructionIndexing.java</code></dt>
- * <dd>maps per operand, printed as XLA's <code>HloInstructionIndexing::ToString()</code></dd>
- * <dt><code>OperandIndexing.java</code>, <code>RuntimeVariable.java</code></dt>
- * <dd>one map with the instructions its runtime variables stand for</dd>
+ *     indexing, <code>physical</code> layouts; its results, nested:
+ *     <code>InstructionIndexing</code> (maps per operand, printed as XLA's
+ *     <code>HloInstructionIndexing::ToString()</code>), <code>OperandIndexing</code> (one map with
+ *     the instructions its runtime variables stand for, <code>RuntimeVariable</code>)</dd>
  * </dl>
  */
 package dev.tensorbuf.ops.indexing;

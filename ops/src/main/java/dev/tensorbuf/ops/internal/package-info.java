@@ -1,10 +1,13 @@
 /**
  * What every package of {@code dev.tensorbuf.ops} shares and no user should see: {@code Errors},
- * the messages the module builds in more than one place.
+ * the messages the module builds in more than one place, and the view ops, one file each, each
+ * the one place its output-to-input map is written. {@code Ops} applies them to views; HLO
+ * indexing ({@code ops.indexing.internal}) returns the same maps for the same instructions; the
+ * executor runs them.
  *
  * <p>Not exported. It imports nothing from the rest of {@code ops}, so the op files, the HLO front
  * end, the indexing analysis, the executor and the copy engine can all use it without a package
- * cycle; its factories therefore take names and numbers, not {@code HloInstruction}s.
+ * cycle; its factories therefore take names, numbers and dims, not {@code HloInstruction}s.
  *
  * <h2>Files</h2>
  * <dl>
@@ -20,6 +23,23 @@
  * <dd>exact size arithmetic for the copy engine, its API and its planner
  *     (<code>PlannedSteps</code>' spans): messages built only on overflow (plans check sizes per
  *     dimension), through <code>Errors</code>. A leaf too</dd>
+ * <dt><code>Transpose.java</code>, <code>Slice.java</code>, <code>Reverse.java</code>,
+ *     <code>Broadcast.java</code></dt>
+ * <dd>the affine ops: <code>affine(...)</code> is the op's map as an <code>AffineRemap</code>
+ *     (composed with a view's map in O(rank^2)), <code>outputToInput(...)</code> the same map as
+ *     an <code>IndexingMap</code> for HLO indexing, <code>apply</code> the checked view op</dd>
+ * <dt><code>Pad.java</code>, <code>Concatenate.java</code>, <code>Reshape.java</code></dt>
+ * <dd>the ops whose maps are the views' <code>PadRemap</code> and <code>ReshapeRemap</code>:
+ *     <code>outputToInput</code> (<code>outputToPart</code> for a part of a concatenation)
+ *     returns that map for HLO indexing</dd>
+ * <dt><code>DynamicSlice.java</code></dt>
+ * <dd>offsets bound when the view is made, clamped as XLA clamps them; then Slice's map. HLO
+ *     indexing keeps the offsets as runtime variables instead</dd>
+ * <dt><code>Bitcast.java</code></dt>
+ * <dd>the same bytes under another shape and layout; builds no map (the result is a view of the
+ *     target layout at the source's first byte)</dd>
+ * <dt><code>OpChecks.java</code></dt>
+ * <dd>argument checks the op files share (rank, permutation), with uniform messages</dd>
  * </dl>
  */
 package dev.tensorbuf.ops.internal;

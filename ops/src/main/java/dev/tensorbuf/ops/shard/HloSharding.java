@@ -1,7 +1,10 @@
 package dev.tensorbuf.ops.shard;
 
+import dev.tensorbuf.ops.shard.internal.IotaForms;
 import dev.tensorbuf.ops.shard.internal.Normalize;
 import dev.tensorbuf.ops.shard.internal.ShardingParser;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.StringJoiner;
 
@@ -297,6 +300,279 @@ public sealed interface HloSharding permits HloSharding.Replicated, HloSharding.
                 s.append(elements.get(i));
             }
             return s.append('}').toString();
+        }
+    }
+
+    /**
+     * XLA's shard group of a sharding, {@code shard_as 1} or {@code shard_like 1}: instructions of
+     * one group are to be sharded the same way ({@code shard_as}) or alike ({@code shard_like}) by
+     * the partitioner. It changes nothing about where a tensor's elements are.
+     *
+     * {@snippet :
+     * HloSharding.parse("{manual shard_as 1}").shardGroup(); // ShardGroup[kind=AS, id=1]
+     * ShardGroup.NONE.toString();                            // ""
+     * }
+     *
+     * @param kind {@code AS}, {@code LIKE}, or {@code NONE}
+     * @param id the group id, {@code >= 0}; {@code -1} for {@code NONE}
+     */
+    public record ShardGroup(Kind kind, long id) {
+        /** No shard group. */
+        public static final ShardGroup NONE = new ShardGroup(Kind.NONE, -1);
+
+        /** The two kinds of group, and none. */
+        public enum Kind {
+            /** No group. */
+            NONE,
+            /** {@code shard_as}: sharded exactly as the others of the group. */
+            AS,
+            /** {@code shard_like}: sharded like the others of the group. */
+            LIKE
+        }
+
+        /** @throws IllegalArgumentException for a negative id of a group, or NONE with an id */
+        public ShardGroup {
+            if (kind == null) {
+                throw new IllegalArgumentException("shard group kind is null");
+            }
+            if (kind == Kind.NONE ? id != -1 : id < 0) {
+                throw new IllegalArgumentException("shard group " + kind + " with id " + id
+                        + ": a group's id is >= 0, NONE's is -1");
+            }
+        }
+
+        /** {@return XLA's text: {@code "shard_as 1"}, {@code "shard_like 1"}, or empty for none} */
+        @Override
+        public String toString() {
+            return switch (kind) {
+                case NONE -> "";
+                case AS -> "shard_as " + id;
+                case LIKE -> "shard_like " + id;
+            };
+        }
+    }
+
+    /**
+     * What the trailing subgroup dimensions of a tile grid mean, as XLA's {@code last_tile_dims}
+     * lists them: {@code {devices=[2,2,2]<=[8] last_tile_dims={manual}}}. Declared in the order XLA
+     * sorts merged subgroups (its {@code OpSharding} type order with {@code REPLICATED} moved last).
+     *
+     * {@snippet :
+     * SubgroupType.forXlaName("replicated"); // REPLICATED
+     * SubgroupType.MANUAL.xlaName();         // "manual"
+     * }
+     */
+    public enum SubgroupType {
+        /** The devices along the dimension each hold one whole copy ({@code maximal}). */
+        MAXIMAL("maximal"),
+        /** The devices along the dimension hold data partitioned by the program itself. */
+        MANUAL("manual"),
+        /** The devices along the dimension hold partial sums still to be reduced. */
+        UNREDUCED("unreduced"),
+        /** The devices along the dimension hold the same tile. */
+        REPLICATED("replicated");
+
+        private final String xlaName;
+
+        SubgroupType(String xlaName) {
+            this.xlaName = xlaName;
+        }
+
+        /** {@return the name in XLA's text} */
+        public String xlaName() {
+            return xlaName;
+        }
+
+        /** {@return the type of that XLA name, or null} @param name e.g. {@code "manual"} */
+        public static SubgroupType forXlaNameOrNull(String name) {
+            for (SubgroupType t : values()) {
+                if (t.xlaName.equals(name)) {
+                    return t;
+                }
+            }
+            return null;
+        }
+
+        /**
+         * {@return the type of that XLA name}
+         *
+         * @param name e.g. {@code "manual"}
+         * @throws IllegalArgumentException naming the names there are
+         */
+        public static SubgroupType forXlaName(String name) {
+            SubgroupType t = forXlaNameOrNull(name);
+            if (t == null) {
+                throw new IllegalArgumentException("unknown subgroup type '" + name
+                        + "': expected maximal, manual, unreduced or replicated");
+            }
+            return t;
+        }
+    }
+
+    /**
+     * Which device holds each tile of a tiled {@link HloSharding}: an array of device ids whose
+     * shape is the tile grid. XLA writes it in two forms, kept apart because XLA prints each as it
+     * was made: a list ({@code devices=[2,2]0,2,1,3}) and an iota
+     * ({@code devices=[2,2]<=[2,2]T(1,0)}: the ids 0..n-1 reshaped to {@code [2,2]}, transposed by
+     * {@code (1,0)}, then read as the grid {@code [2,2]}).
+     *
+     * {@snippet :
+     * TileAssignment t = TileAssignment.iota(List.of(2L, 2L), List.of(2L, 2L), List.of(1, 0));
+     * t.devices();   // [0, 2, 1, 3]
+     * t.deviceAt(0, 1); // 2
+     * TileAssignment.iota(List.of(4L, 1L), List.of(2L, 2L), List.of(0, 1)).toString(); // "devices=[4,1]<=[4]"
+     * }
+     *
+     * <p>Two assignments with the same grid and ids but different forms are different values (they
+     * print differently); {@link #sameDevices} compares what they assign, as XLA's {@code ==} does.
+     */
+    public sealed interface TileAssignment permits TileAssignment.Listed, TileAssignment.Iota {
+        /**
+         * The most devices a tile grid may hold. Device arrays are materialised for boxes and
+         * printing; XLA's own meshes are far smaller.
+         */
+        long MAX_DEVICES = 1L << 20;
+
+        /** {@return the tile grid's dimensions} */
+        List<Long> dims();
+
+        /** {@return the number of tiles (product of {@link #dims()})} */
+        default long deviceCount() {
+            long n = 1;
+            for (long d : dims()) {
+                n *= d;
+            }
+            return n;
+        }
+
+        /** {@return the device ids in row-major order of the grid} */
+        List<Long> devices();
+
+        /** {@return the device of the tile at {@code index}} @param index one index per grid dimension */
+        default long deviceAt(long... index) {
+            List<Long> dims = dims();
+            if (index.length != dims.size()) {
+                throw new IllegalArgumentException("tile index " + Arrays.toString(index) + " has " + index.length
+                        + " entries, the grid " + dims + " has " + dims.size() + " dimensions");
+            }
+            long linear = 0;
+            for (int i = 0; i < index.length; i++) {
+                if (index[i] < 0 || index[i] >= dims.get(i)) {
+                    throw new IndexOutOfBoundsException("tile index " + Arrays.toString(index) + " out of bounds for grid " + dims);
+                }
+                linear = linear * dims.get(i) + index[i];
+            }
+            return devices().get((int) linear);
+        }
+
+        /** {@return whether {@code other} has the same grid and the same device in every tile} @param other another assignment */
+        default boolean sameDevices(TileAssignment other) {
+            return dims().equals(other.dims()) && devices().equals(other.devices());
+        }
+
+        /** {@return the same devices read as another grid of the same count} @param newDims the new grid */
+        TileAssignment reshape(List<Long> newDims);
+
+        /** {@return XLA's text, {@code devices=[2,2]0,1,2,3} or {@code devices=[2,2]<=[4]}} */
+        @Override
+        String toString();
+
+        /** {@return a listed assignment} @param dims the grid @param devices ids in row-major order */
+        static TileAssignment listed(List<Long> dims, List<Long> devices) {
+            return new Listed(dims, devices);
+        }
+
+        /** {@return the iota {@code [0..n)} read as the grid {@code dims}} @param dims the grid */
+        static TileAssignment iota(List<Long> dims) {
+            return new Iota(dims, List.of(IotaForms.product(dims, "grid")), List.of(0));
+        }
+
+        /**
+         * {@return the iota {@code [0..n)} reshaped to {@code reshapeDims}, transposed by
+         * {@code perm}, read as the grid {@code dims}}, in XLA's canonical form (dimensions of size 1
+         * dropped, runs kept in order merged)
+         *
+         * @param dims the grid
+         * @param reshapeDims the shape the ids are first laid out in
+         * @param perm the transpose of that shape, a permutation of its dimensions
+         */
+        static TileAssignment iota(List<Long> dims, List<Long> reshapeDims, List<Integer> perm) {
+            return new Iota(dims, reshapeDims, perm);
+        }
+
+        /**
+         * Device ids listed one by one, {@code devices=[2,1,2]2,3,5,7}.
+         *
+         * @param dims the tile grid, each {@code >= 1}
+         * @param devices one id per tile, row-major, each {@code >= 0}, no id twice
+         */
+        record Listed(List<Long> dims, List<Long> devices) implements TileAssignment {
+            /** @throws IllegalArgumentException if the counts differ, an id repeats or is negative */
+            public Listed {
+                dims = List.copyOf(dims);
+                devices = List.copyOf(devices);
+                long n = IotaForms.product(dims, "grid");
+                if (devices.size() != n) {
+                    throw new IllegalArgumentException("the grid " + dims + " has " + n + " tiles but " + devices.size()
+                            + " devices are listed");
+                }
+                IotaForms.checkDistinct(devices);
+            }
+
+            @Override
+            public TileAssignment reshape(List<Long> newDims) {
+                return new Listed(newDims, devices);
+            }
+
+            @Override
+            public String toString() {
+                return "devices=" + IotaForms.join(dims, "[", "]") + IotaForms.join(devices, "", "");
+            }
+        }
+
+        /**
+         * The ids {@code 0..n-1} laid out as {@code reshapeDims}, transposed by {@code perm}, read
+         * as the grid {@code dims}: XLA's {@code IotaTileAssignment}. The constructor brings
+         * {@code reshapeDims} and {@code perm} to XLA's canonical form, so
+         * {@code [4,1]<=[2,2]T(0,1)} is kept as {@code [4,1]<=[4]}.
+         *
+         * @param dims the tile grid
+         * @param reshapeDims canonical: no dimension of size 1 unless it is the only one
+         * @param perm canonical: no run {@code i, i+1} kept in order
+         */
+        record Iota(List<Long> dims, List<Long> reshapeDims, List<Integer> perm) implements TileAssignment {
+            /** @throws IllegalArgumentException if the counts differ or {@code perm} is not a permutation */
+            public Iota {
+                dims = List.copyOf(dims);
+                long n = IotaForms.product(dims, "grid");
+                long m = IotaForms.product(reshapeDims, "iota reshape");
+                if (n != m) {
+                    throw new IllegalArgumentException("the grid " + dims + " has " + n + " tiles but the iota "
+                            + reshapeDims + " has " + m + " devices");
+                }
+                IotaForms.checkPermutation(perm, reshapeDims.size());
+                List<Long> r = new ArrayList<>(reshapeDims);
+                List<Integer> p = new ArrayList<>(perm);
+                IotaForms.canonicalize(r, p);
+                reshapeDims = List.copyOf(r);
+                perm = List.copyOf(p);
+            }
+
+            @Override
+            public List<Long> devices() {
+                return IotaForms.materialize(dims, reshapeDims, perm);
+            }
+
+            @Override
+            public TileAssignment reshape(List<Long> newDims) {
+                return new Iota(newDims, reshapeDims, perm);
+            }
+
+            @Override
+            public String toString() {
+                String s = "devices=" + IotaForms.join(dims, "[", "]") + "<=" + IotaForms.join(reshapeDims, "[", "]");
+                return reshapeDims.size() > 1 ? s + IotaForms.join(perm, "T(", ")") : s;
+            }
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.tensorbuf.ops.shard;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
+import dev.tensorbuf.ops.shard.HloSharding.SubgroupType;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorView;
@@ -133,7 +134,7 @@ public record ShardedTensor(DType dtype, List<Long> dims, HloSharding sharding, 
      * @param device the device
      * @param box the global indices it holds (possibly empty: a last tile past the end)
      */
-    public record Shard(long device, Box box) {
+    public record Shard(long device, IndexBox box) {
     }
 
     /** {@return the shard of every device that holds one, by device} */
@@ -142,10 +143,10 @@ public record ShardedTensor(DType dtype, List<Long> dims, HloSharding sharding, 
         switch (sharding) {
             case HloSharding.Replicated r -> {
                 for (int d = 0; d < deviceCount; d++) {
-                    out.add(new Shard(d, Box.whole(dims)));
+                    out.add(new Shard(d, IndexBox.whole(dims)));
                 }
             }
-            case HloSharding.Maximal m -> out.add(new Shard(m.device(), Box.whole(dims)));
+            case HloSharding.Maximal m -> out.add(new Shard(m.device(), IndexBox.whole(dims)));
             case HloSharding.Tiled t -> {
                 List<Long> grid = t.tiles().dims();
                 List<Long> devices = t.tiles().devices();
@@ -159,7 +160,7 @@ public record ShardedTensor(DType dtype, List<Long> dims, HloSharding sharding, 
                         start.add(Math.min(index[i] * c, n));
                         limit.add(Math.min((index[i] + 1) * c, n));
                     }
-                    out.add(new Shard(device, new Box(start, limit)));
+                    out.add(new Shard(device, new IndexBox(start, limit)));
                     for (int i = grid.size() - 1; i >= 0; i--) {
                         if (++index[i] < grid.get(i)) {
                             break;
@@ -179,7 +180,7 @@ public record ShardedTensor(DType dtype, List<Long> dims, HloSharding sharding, 
     }
 
     /** {@return the box device {@code device} holds, empty if it holds none} @param device a device */
-    public Optional<Box> box(long device) {
+    public Optional<IndexBox> box(long device) {
         if (device < 0 || device >= deviceCount) {
             throw new IndexOutOfBoundsException("device " + device + " out of bounds [0, " + deviceCount + ")");
         }
@@ -191,7 +192,7 @@ public record ShardedTensor(DType dtype, List<Long> dims, HloSharding sharding, 
         return Optional.empty();
     }
 
-    private Box requireBox(long device) {
+    private IndexBox requireBox(long device) {
         return box(device).orElseThrow(() -> new IllegalArgumentException("device " + device
                 + " holds no part of a tensor sharded " + sharding));
     }
@@ -214,7 +215,7 @@ public record ShardedTensor(DType dtype, List<Long> dims, HloSharding sharding, 
      * @param allocator where the bytes come from
      */
     public TensorView allocateShard(long device, Allocator allocator) {
-        Box box = requireBox(device);
+        IndexBox box = requireBox(device);
         ArrayShape shape = ArrayShape.of(dtype, box.sizes().stream().mapToLong(Long::longValue).toArray());
         var buffer = allocator.allocate(Math.max(1, shape.arraySize()));
         buffer.segment().fill((byte) 0);
@@ -248,7 +249,7 @@ public record ShardedTensor(DType dtype, List<Long> dims, HloSharding sharding, 
      */
     public void gather(Map<Long, TensorView> shards, TensorView global, CopyEngine engine) {
         checkGlobal(global);
-        for (Map.Entry<Box, List<Long>> e : holders().entrySet()) {
+        for (Map.Entry<IndexBox, List<Long>> e : holders().entrySet()) {
             if (!e.getKey().isEmpty()) {
                 long device = e.getValue().getFirst();
                 engine.copy(shardView(shards, new Shard(device, e.getKey()), "source"), slice(global, e.getKey()));
@@ -257,8 +258,8 @@ public record ShardedTensor(DType dtype, List<Long> dims, HloSharding sharding, 
     }
 
     /** Each distinct box and the devices holding it, ascending. */
-    private Map<Box, List<Long>> holders() {
-        Map<Box, List<Long>> out = new LinkedHashMap<>();
+    private Map<IndexBox, List<Long>> holders() {
+        Map<IndexBox, List<Long>> out = new LinkedHashMap<>();
         for (Shard s : shards()) {
             out.computeIfAbsent(s.box(), b -> new ArrayList<>()).add(s.device());
         }
@@ -273,7 +274,7 @@ public record ShardedTensor(DType dtype, List<Long> dims, HloSharding sharding, 
      * @param toDevice the destination device
      * @param box the global indices moved
      */
-    public record Transfer(long fromDevice, long toDevice, Box box) {
+    public record Transfer(long fromDevice, long toDevice, IndexBox box) {
     }
 
     /**
@@ -289,11 +290,11 @@ public record ShardedTensor(DType dtype, List<Long> dims, HloSharding sharding, 
             throw new IllegalArgumentException("reshard from " + from.dtype + from.dims + " to " + to.dtype + to.dims
                     + ": dtype and dims must match");
         }
-        Map<Box, List<Long>> sources = from.holders();
+        Map<IndexBox, List<Long>> sources = from.holders();
         List<Transfer> out = new ArrayList<>();
         for (Shard d : to.shards()) {
-            for (Map.Entry<Box, List<Long>> e : sources.entrySet()) {
-                Optional<Box> overlap = e.getKey().intersect(d.box());
+            for (Map.Entry<IndexBox, List<Long>> e : sources.entrySet()) {
+                Optional<IndexBox> overlap = e.getKey().intersect(d.box());
                 if (overlap.isPresent()) {
                     long src = e.getValue().contains(d.device()) ? d.device() : e.getValue().getFirst();
                     out.add(new Transfer(src, d.device(), overlap.get()));
@@ -323,12 +324,12 @@ public record ShardedTensor(DType dtype, List<Long> dims, HloSharding sharding, 
      */
     public static void reshard(ShardedTensor from, Map<Long, TensorView> src, ShardedTensor to,
                                Map<Long, TensorView> dst, CopyEngine engine) {
-        Map<Long, Box> fromBoxes = new TreeMap<>();
+        Map<Long, IndexBox> fromBoxes = new TreeMap<>();
         for (Shard s : from.shards()) {
             fromBoxes.put(s.device(), s.box());
             from.shardView(src, s, "source");
         }
-        Map<Long, Box> toBoxes = new TreeMap<>();
+        Map<Long, IndexBox> toBoxes = new TreeMap<>();
         for (Shard s : to.shards()) {
             toBoxes.put(s.device(), s.box());
             to.shardView(dst, s, "destination");
@@ -360,7 +361,7 @@ public record ShardedTensor(DType dtype, List<Long> dims, HloSharding sharding, 
         }
     }
 
-    private static TensorView slice(TensorView v, Box box) {
+    private static TensorView slice(TensorView v, IndexBox box) {
         long[] start = box.start().stream().mapToLong(Long::longValue).toArray();
         long[] limit = box.limit().stream().mapToLong(Long::longValue).toArray();
         long[] stride = new long[start.length];

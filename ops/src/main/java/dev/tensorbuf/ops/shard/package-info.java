@@ -1,6 +1,7 @@
 /**
  * Shardings and sharded tensors: XLA's {@link dev.tensorbuf.ops.shard.HloSharding} text read and
- * printed as XLA does, the box of the global tensor each device holds
+ * printed as XLA does (its tile assignment, subgroup types and shard group nested in it), the box
+ * ({@link dev.tensorbuf.ops.shard.IndexBox}) of the global tensor each device holds
  * ({@link dev.tensorbuf.ops.shard.ShardedTensor}), and resharding, every overlap copied by the
  * copy engine.
  *

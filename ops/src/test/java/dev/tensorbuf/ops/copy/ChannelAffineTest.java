@@ -2,6 +2,8 @@ package dev.tensorbuf.ops.copy;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.ops.copy.internal.Access;
+import dev.tensorbuf.ops.copy.internal.Step;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;

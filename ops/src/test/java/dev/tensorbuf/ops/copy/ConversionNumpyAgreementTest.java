@@ -7,6 +7,7 @@ import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.ops.copy.internal.Access;
 import dev.tensorbuf.ops.peers.PeerScripts;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;

@@ -10,6 +10,7 @@ import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.ops.copy.internal.Access;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.StridedLayout;

@@ -1,6 +1,10 @@
 package dev.tensorbuf.ops.copy;
 
 import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.ops.copy.internal.Access;
+import dev.tensorbuf.ops.copy.internal.Kernel;
+import dev.tensorbuf.ops.copy.internal.Loop;
+import dev.tensorbuf.ops.copy.internal.Step;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.Extents;

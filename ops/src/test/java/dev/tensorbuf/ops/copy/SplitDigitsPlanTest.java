@@ -1,5 +1,8 @@
 package dev.tensorbuf.ops.copy;
 
+import dev.tensorbuf.ops.copy.internal.Access;
+import dev.tensorbuf.ops.copy.internal.Loop;
+import dev.tensorbuf.ops.copy.internal.Step;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.indexing.IndexingMap;

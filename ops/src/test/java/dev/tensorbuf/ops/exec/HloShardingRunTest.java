@@ -7,8 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.ops.exec.internal.UnsupportedOpException;
 import dev.tensorbuf.ops.hlo.HloModule;
-import dev.tensorbuf.ops.hlo.HloSyntaxException;
+import dev.tensorbuf.ops.hlo.internal.HloSyntaxException;
 import dev.tensorbuf.ops.shard.HloSharding;
 import dev.tensorbuf.views.TensorView;
 import java.util.Map;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.exec.HloExecutor;
+import dev.tensorbuf.ops.hlo.internal.HloSyntaxException;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaShape;
 import java.util.List;

@@ -4,10 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tensorbuf.ops.hlo.HloAttribute.ConvolutionDims;
-import dev.tensorbuf.ops.hlo.HloAttribute.PadDim;
-import dev.tensorbuf.ops.hlo.HloAttribute.SliceDim;
-import dev.tensorbuf.ops.hlo.HloAttribute.WindowDim;
+import dev.tensorbuf.ops.hlo.internal.HloAttribute.ConvolutionDims;
+import dev.tensorbuf.ops.hlo.internal.HloAttribute.PadDim;
+import dev.tensorbuf.ops.hlo.internal.HloAttribute.SliceDim;
+import dev.tensorbuf.ops.hlo.internal.HloAttribute.WindowDim;
+import dev.tensorbuf.ops.hlo.internal.HloAttribute;
+import dev.tensorbuf.ops.hlo.internal.HloSyntaxException;
 import dev.tensorbuf.views.TupleShape;
 import java.util.List;
 import java.util.Map;

@@ -2,6 +2,8 @@ package dev.tensorbuf.ops.indexing;
 
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.hlo.HloModule;
+import dev.tensorbuf.ops.indexing.HloIndexing.OperandIndexing;
+import dev.tensorbuf.ops.indexing.HloIndexing.RuntimeVariable;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.indexing.Interval;

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.ops.hlo.HloModule;
+import dev.tensorbuf.ops.indexing.HloIndexing.InstructionIndexing;
+import dev.tensorbuf.ops.indexing.HloIndexing.OperandIndexing;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;

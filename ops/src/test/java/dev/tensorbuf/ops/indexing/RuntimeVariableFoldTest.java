@@ -3,6 +3,7 @@ package dev.tensorbuf.ops.indexing;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.tensorbuf.ops.hlo.HloModule;
+import dev.tensorbuf.ops.indexing.HloIndexing.OperandIndexing;
 import dev.tensorbuf.views.indexing.Interval;
 import org.junit.jupiter.api.Test;
 

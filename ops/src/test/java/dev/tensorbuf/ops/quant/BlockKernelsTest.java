@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tensorbuf.ops.quant.internal.BlockKernels;
 import dev.tensorbuf.testing.PythonPeer;
 import dev.tensorbuf.views.BlockType;
 import java.io.IOException;

@@ -33,8 +33,8 @@ class ShardedTensorTest {
         arena.close();
     }
 
-    private static Box box(long s0, long s1, long l0, long l1) {
-        return Box.of(List.of(s0, s1), List.of(l0, l1));
+    private static IndexBox box(long s0, long s1, long l0, long l1) {
+        return IndexBox.of(List.of(s0, s1), List.of(l0, l1));
     }
 
     /** hlo_sharding_test.cc PassesValidationAndMatchesTileInfo: u32[4,5], {devices=[2,2]0,3,2,1}. */
@@ -61,14 +61,14 @@ class ShardedTensorTest {
         }
         // 4 tiles of 5: ceil(5/4) = 2, so [0:2] [2:4] [4:5] and an empty [5:5].
         ShardedTensor e = ShardedTensor.of(DType.F32, List.of(5L), HloSharding.parse("{devices=[4]<=[4]}"));
-        assertEquals(Box.of(List.of(5L), List.of(5L)), e.box(3).orElseThrow());
+        assertEquals(IndexBox.of(List.of(5L), List.of(5L)), e.box(3).orElseThrow());
         assertTrue(e.box(3).orElseThrow().isEmpty());
     }
 
     @Test
     void maximalAndReplicated() {
         ShardedTensor m = new ShardedTensor(DType.F32, List.of(3L), HloSharding.maximal(2), 4);
-        assertEquals(List.of(new ShardedTensor.Shard(2, Box.whole(List.of(3L)))), m.shards());
+        assertEquals(List.of(new ShardedTensor.Shard(2, IndexBox.whole(List.of(3L)))), m.shards());
         assertTrue(m.box(0).isEmpty());
         ShardedTensor r = new ShardedTensor(DType.F32, List.of(3L), HloSharding.replicated(), 3);
         assertEquals(3, r.shards().size());
@@ -117,7 +117,7 @@ class ShardedTensorTest {
     }
 
     /** Every element of {@code local} is the global element at {@code box.start + index}, as NumPy's {@code g[box]}. */
-    private static void assertHolds(List<Long> dims, Box box, TensorView local, String what) {
+    private static void assertHolds(List<Long> dims, IndexBox box, TensorView local, String what) {
         List<Long> sizes = box.sizes();
         assertEquals(sizes, local.dims(), what);
         long count = box.elementCount();
@@ -184,10 +184,10 @@ class ShardedTensorTest {
             for (ShardedTensor.Shard s : b.shards()) {
                 assertHolds(dims, s.box(), bShards.get(s.device()), what + " resharded to device " + s.device());
             }
-            TensorView back = TensorView.of(arena.allocate(Math.max(4, 4 * Box.whole(dims).elementCount())),
+            TensorView back = TensorView.of(arena.allocate(Math.max(4, 4 * IndexBox.whole(dims).elementCount())),
                     "s32" + dims.toString().replace(" ", ""));
             b.gather(bShards, back, ENGINE);
-            assertHolds(dims, Box.whole(dims), back, what + " gathered");
+            assertHolds(dims, IndexBox.whole(dims), back, what + " gathered");
         }
     }
 
@@ -198,7 +198,7 @@ class ShardedTensorTest {
             case HloSharding.Replicated rep -> t.deviceCount();
             default -> 1;
         };
-        Box whole = Box.whole(t.dims());
+        IndexBox whole = IndexBox.whole(t.dims());
         long count = whole.elementCount();
         long[] idx = new long[t.dims().size()];
         for (long k = 0; k < count; k++) {

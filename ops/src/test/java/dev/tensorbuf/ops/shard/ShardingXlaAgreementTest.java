@@ -115,7 +115,7 @@ class ShardingXlaAgreementTest {
                     limit.add(Long.parseLong(se[1]));
                 }
                 int position = List.of(meshOrder).indexOf(Long.toString(jaxDevice));
-                assertEquals(Box.of(start, limit), t.box(position).orElseThrow(),
+                assertEquals(IndexBox.of(start, limit), t.box(position).orElseThrow(),
                         line + ": jax device " + jaxDevice + " at mesh position " + position);
             }
         }

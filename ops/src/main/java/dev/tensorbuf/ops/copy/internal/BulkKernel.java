@@ -3,7 +3,7 @@ package dev.tensorbuf.ops.copy.internal;
 import java.lang.foreign.MemorySegment;
 
 /**
- * {@link dev.tensorbuf.ops.copy.Kernel#BULK}: the innermost loop is contiguous on both sides, so
+ * {@link dev.tensorbuf.ops.copy.internal.Kernel#BULK}: the innermost loop is contiguous on both sides, so
  * each run is one {@code MemorySegment.copy}, which uses the JDK's wide (non-temporal on large
  * sizes) copy stub.
  */

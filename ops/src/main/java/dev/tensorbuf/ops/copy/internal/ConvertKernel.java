@@ -6,7 +6,7 @@ import dev.tensorbuf.views.ElementAccess;
 import java.lang.foreign.MemorySegment;
 
 /**
- * {@link dev.tensorbuf.ops.copy.Kernel#CONVERT}: element type conversion, optionally with a
+ * {@link dev.tensorbuf.ops.copy.internal.Kernel#CONVERT}: element type conversion, optionally with a
  * per-channel {@code fma(value, scale, bias)}, in f64 into f64 and in f32 into every other
  * type ({@link dev.tensorbuf.ops.copy.ChannelAffine}). Pairs from pred, s8-s64, u8-u64, f16, bf16,
  * f32 and f64 go through {@link ChunkConvert}, which runs the commonest pairs' own loops on dense

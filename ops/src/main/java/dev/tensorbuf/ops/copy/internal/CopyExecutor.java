@@ -3,10 +3,6 @@ package dev.tensorbuf.ops.copy.internal;
 import dev.tensorbuf.ops.copy.ChannelAffine;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.ops.copy.CopyPlan;
-import dev.tensorbuf.ops.copy.Kernel;
-import dev.tensorbuf.ops.copy.Loop;
-import dev.tensorbuf.ops.copy.ScratchMemory;
-import dev.tensorbuf.ops.copy.Step;
 import dev.tensorbuf.views.ElementAccess;
 
 import java.lang.foreign.MemorySegment;

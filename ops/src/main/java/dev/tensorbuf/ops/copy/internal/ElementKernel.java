@@ -3,7 +3,7 @@ package dev.tensorbuf.ops.copy.internal;
 import java.lang.foreign.MemorySegment;
 
 /**
- * {@link dev.tensorbuf.ops.copy.Kernel#ELEMENT}: same type, any strides, one element at a time;
+ * {@link dev.tensorbuf.ops.copy.internal.Kernel#ELEMENT}: same type, any strides, one element at a time;
  * one method per element width, so each width has its own call site.
  */
 final class ElementKernel {

@@ -3,7 +3,7 @@ package dev.tensorbuf.ops.copy.internal;
 import java.lang.foreign.MemorySegment;
 
 /**
- * {@link dev.tensorbuf.ops.copy.Kernel#FILL}: broadcast along the innermost loop. With the Vector
+ * {@link dev.tensorbuf.ops.copy.internal.Kernel#FILL}: broadcast along the innermost loop. With the Vector
  * API, a run of an element of 1, 2, 4 or 8 bytes spanning at least {@link #VECTOR_RUN_BYTES} is
  * written with wide stores of the repeated pattern ({@link VectorFill}). Otherwise the first
  * elements of a run are written one by one, the rest by doubling {@code MemorySegment.copy} from
@@ -49,7 +49,7 @@ final class FillKernel {
      * {@return the bulk copies that make the rest of {@code t} from its first outer block, or null
      * when {@code t} does not replicate}: its outermost loop broadcasts (source stride 0) over
      * dense destination blocks of at least {@code replicateBytes}. The copies are a
-     * {@link dev.tensorbuf.ops.copy.Kernel#BULK} task reading the destination's first block, so
+     * {@link dev.tensorbuf.ops.copy.internal.Kernel#BULK} task reading the destination's first block, so
      * they can be split across threads once that block is filled (a split fill would fill one
      * block per piece with ordinary stores). Never when the runs are long enough for the vector
      * fill, which writes faster than the copies.

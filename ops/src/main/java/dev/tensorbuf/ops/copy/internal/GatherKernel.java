@@ -1,6 +1,5 @@
 package dev.tensorbuf.ops.copy.internal;
 
-import dev.tensorbuf.ops.copy.Access;
 import dev.tensorbuf.ops.copy.ChannelAffine;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.ElementAccess;
@@ -12,7 +11,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 
 /**
- * {@link dev.tensorbuf.ops.copy.Kernel#GATHER}: every logical index, row-major, through each
+ * {@link dev.tensorbuf.ops.copy.internal.Kernel#GATHER}: every logical index, row-major, through each
  * side's own map (strided dot product, XLA tiling formula, or compiled indexing map), with packed
  * sub-byte elements. Correct for every layout pair; used only where no strided form exists.
  */

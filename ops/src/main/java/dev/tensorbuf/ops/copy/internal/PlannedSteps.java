@@ -1,8 +1,5 @@
 package dev.tensorbuf.ops.copy.internal;
 
-import dev.tensorbuf.ops.copy.Access;
-import dev.tensorbuf.ops.copy.Loop;
-import dev.tensorbuf.ops.copy.Step;
 import dev.tensorbuf.ops.internal.Sizes;
 import dev.tensorbuf.views.ArrayShape;
 

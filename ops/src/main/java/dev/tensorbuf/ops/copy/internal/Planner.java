@@ -1,9 +1,6 @@
 package dev.tensorbuf.ops.copy.internal;
 
-import dev.tensorbuf.ops.copy.Access;
 import dev.tensorbuf.ops.copy.ChannelAffine;
-import dev.tensorbuf.ops.copy.Loop;
-import dev.tensorbuf.ops.copy.Step;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.Extents;

@@ -1,6 +1,5 @@
 package dev.tensorbuf.ops.copy.internal;
 
-import dev.tensorbuf.ops.copy.Access;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.indexing.IndexingMap;

@@ -3,7 +3,7 @@ package dev.tensorbuf.ops.copy.internal;
 import java.lang.foreign.MemorySegment;
 
 /**
- * {@link dev.tensorbuf.ops.copy.Kernel#TRANSPOSE} without the Vector API: the two innermost
+ * {@link dev.tensorbuf.ops.copy.internal.Kernel#TRANSPOSE} without the Vector API: the two innermost
  * loops in destination order, 4-byte elements. Blocking does not help a scalar transpose on our
  * machines (reference/java-kernels.md), so this is the plain loop.
  */

@@ -2,7 +2,6 @@ package dev.tensorbuf.ops.copy.internal;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.ops.copy.Access;
 import dev.tensorbuf.ops.copy.CopyPlan;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;

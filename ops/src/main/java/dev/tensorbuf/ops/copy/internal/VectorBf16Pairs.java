@@ -9,8 +9,8 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 
 /**
- * {@link dev.tensorbuf.ops.copy.Kernel#CONVERT_PAIR_INTERLEAVE} and
- * {@link dev.tensorbuf.ops.copy.Kernel#CONVERT_PAIR_DEINTERLEAVE} with the Vector API. A
+ * {@link dev.tensorbuf.ops.copy.internal.Kernel#CONVERT_PAIR_INTERLEAVE} and
+ * {@link dev.tensorbuf.ops.copy.internal.Kernel#CONVERT_PAIR_DEINTERLEAVE} with the Vector API. A
  * {@code (2,1)} word holds the even row's bf16 in its low half and the odd row's in its high half,
  * and a bf16 is the high half of its f32, so both directions work on int lanes with no shuffle:
  * one load per row per vector of columns, rounding as {@link ConvertKernel#bf16(float)} does (the

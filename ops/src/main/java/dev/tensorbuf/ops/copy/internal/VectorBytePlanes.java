@@ -13,7 +13,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 
 /**
- * {@link dev.tensorbuf.ops.copy.Kernel#BYTE_PLANES} with the Vector API: u8 pixels with
+ * {@link dev.tensorbuf.ops.copy.internal.Kernel#BYTE_PLANES} with the Vector API: u8 pixels with
  * {@code C} = 2, 3 or 4 interleaved channels to f32 planes, {@code fma(value, scale[c], bias[c])}
  * (image staging, reference/java-kernels.md: "byte permute (de-interleave) + convertShape to float
  * + fma"). A block is {@code B} pixels ({@code B} = bytes per vector): {@code C} byte vectors are

@@ -7,7 +7,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 
 /**
- * {@link dev.tensorbuf.ops.copy.Kernel#EVEN_GATHER} with the Vector API: a run of 4-byte
+ * {@link dev.tensorbuf.ops.copy.internal.Kernel#EVEN_GATHER} with the Vector API: a run of 4-byte
  * elements read at source stride 2 (a {@code ::2} slice) is two contiguous vector loads and one
  * two-vector {@code selectFrom} of the even lanes per output vector. A run that is not a multiple
  * of the lane count ends with one block overlapping the previous one. A run shorter than a vector,

@@ -7,7 +7,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 
 /**
- * The vector half of {@link dev.tensorbuf.ops.copy.Kernel#FILL}: an element of 1, 2, 4 or 8 bytes
+ * The vector half of {@link dev.tensorbuf.ops.copy.internal.Kernel#FILL}: an element of 1, 2, 4 or 8 bytes
  * repeated over a contiguous run with full-width vector stores of the repeated pattern. A run of
  * at least one vector ends with one store overlapping the previous one (the pattern's period
  * divides the vector size, so the overlap writes the same bytes again). Measured against the

@@ -10,7 +10,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 
 /**
- * {@link dev.tensorbuf.ops.copy.Kernel#PAIR_INTERLEAVE} with the Vector API: XLA's {@code (2,1)}
+ * {@link dev.tensorbuf.ops.copy.internal.Kernel#PAIR_INTERLEAVE} with the Vector API: XLA's {@code (2,1)}
  * sub-tile packs rows {@code 2k} and {@code 2k+1} of a 2-byte tile element by element. Two
  * source rows are loaded as shorts, zero-extended to ints and merged as {@code lo | hi << 16}
  * (reference/java-kernels.md: "zero-extend + shift + or").

@@ -7,7 +7,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 
 /**
- * {@link dev.tensorbuf.ops.copy.Kernel#INTERLEAVE} and {@link dev.tensorbuf.ops.copy.Kernel#DEINTERLEAVE}
+ * {@link dev.tensorbuf.ops.copy.internal.Kernel#INTERLEAVE} and {@link dev.tensorbuf.ops.copy.internal.Kernel#DEINTERLEAVE}
  * with the Vector API, for {@code C} = 2, 3 or 4 planes of 4-byte elements (NCHW <-> NHWC with
  * few channels). A block is one vector per plane ({@code L} pixels) on one side and {@code C}
  * consecutive vectors on the other; each output vector is assembled by {@code C - 1} chained

@@ -7,7 +7,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 
 /**
- * {@link dev.tensorbuf.ops.copy.Kernel#TRANSPOSE} with the Vector API: 16x16 (512-bit) or 8x8
+ * {@link dev.tensorbuf.ops.copy.internal.Kernel#TRANSPOSE} with the Vector API: 16x16 (512-bit) or 8x8
  * (256-bit) blocks of 4-byte elements are loaded as rows, transposed in registers by
  * {@code log2(L)} rounds of two-vector {@code selectFrom} interleaves (row {@code i} zipped with
  * row {@code i + L/2}; after {@code log2(L)} rounds row {@code k} holds column {@code k}), and

@@ -2,7 +2,7 @@ package dev.tensorbuf.ops.copy.internal;
 
 import java.lang.foreign.MemorySegment;
 
-/** {@link dev.tensorbuf.ops.copy.Kernel#ZERO}: padding slots of a tiled destination become zero bytes. */
+/** {@link dev.tensorbuf.ops.copy.internal.Kernel#ZERO}: padding slots of a tiled destination become zero bytes. */
 final class ZeroKernel {
     private ZeroKernel() {
     }

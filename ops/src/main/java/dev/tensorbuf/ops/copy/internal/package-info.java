@@ -4,7 +4,9 @@
  * threads, and the checks a plan makes before any byte moves ({@code Reach},
  * {@code SelfOverlap}).
  *
- * <p>Not exported. Rules that hold for every class: planning works in elements (the offsets,
+ * <p>Exported only to {@code dev.tensorbuf.interop}, {@code dev.tensorbuf.bench} and
+ * {@code dev.tensorbuf.cli}, for {@code Access} (a copy side over a bare segment) and the scratch
+ * report. Rules that hold for every class: planning works in elements (the offsets,
  * strides and counts of {@code Access} and {@code Loop}); a {@link dev.tensorbuf.ops.copy.internal.Task}
  * handed to a kernel is in bytes (byte offsets, byte strides, element widths in bytes).
  * Everything is validated once, by {@code CopyPlan} and the planner, before anything runs;
@@ -15,6 +17,11 @@
  *
  * <h2>Files</h2>
  * <dl>
+ * <dt><code>Access.java</code>, <code>Step.java</code>, <code>Loop.java</code>, <code>Kernel.java</code>,
+ *     <code>ScratchMemory.java</code></dt>
+ * <dd>a copy side below the views, a plan's steps, loops and kernels, and what
+ *     <code>CopyEngine.scratchMemory()</code> reports: read through <code>CopyPlan</code> and
+ *     <code>CopyEngine</code>, described in <code>ops.copy</code>'s package-info</dd>
  * <dt><code>Planner.java</code>, <code>TiledDigits.java</code></dt>
  * <dd>the one planner: tiled layouts as mixed-radix digits (each dimension's top digit tracked,
  *     radix-1 digits dropped; a later tile that pads inside an earlier one has no digit form and

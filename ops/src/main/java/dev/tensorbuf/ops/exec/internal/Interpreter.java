@@ -1,16 +1,15 @@
 package dev.tensorbuf.ops.exec.internal;
 
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.ops.Bitcast;
+import dev.tensorbuf.ops.internal.Bitcast;
 import dev.tensorbuf.ops.Ops;
-import dev.tensorbuf.ops.Pad;
-import dev.tensorbuf.ops.exec.ExecutedInstruction;
-import dev.tensorbuf.ops.hlo.HloAttribute;
+import dev.tensorbuf.ops.internal.Pad;
+import dev.tensorbuf.ops.hlo.internal.HloAttribute;
 import dev.tensorbuf.ops.hlo.HloComputation;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.hlo.HloModule;
 import dev.tensorbuf.ops.indexing.HloIndexing;
-import dev.tensorbuf.ops.indexing.OperandIndexing;
+import dev.tensorbuf.ops.indexing.HloIndexing.OperandIndexing;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.Extents;

@@ -5,7 +5,9 @@
  * written into new memory of their own. Argument checks, literals and XLA's {@code convert} rules
  * sit beside it.
  *
- * <p>Not exported. Rules: every value is a {@link dev.tensorbuf.views.TensorView}; memory a step
+ * <p>Exported only to {@code dev.tensorbuf.cli}, whose {@code run} prints the steps
+ * ({@code ExecutedInstruction}) and words an unsupported op ({@code UnsupportedOpException}).
+ * Rules: every value is a {@link dev.tensorbuf.views.TensorView}; memory a step
  * allocates comes from the run's allocator and is freed with the
  * {@link dev.tensorbuf.ops.exec.Execution}. A bad module or argument is an
  * {@link java.lang.IllegalArgumentException}, which the interpreter prefixes with the instruction
@@ -29,6 +31,12 @@
  *     16-bit types, <code>ConvertXlaAgreementTest</code>)</dd>
  * <dt><code>Materialize.java</code></dt>
  * <dd>copies through the copy engine into new buffers</dd>
+ * <dt><code>ExecutedInstruction.java</code></dt>
+ * <dd>one executed instruction: view, copy, parameter or constant, and its map's form (named apart
+ *     from the copy plan's <code>Step</code>)</dd>
+ * <dt><code>UnsupportedOpException.java</code></dt>
+ * <dd>an {@code IllegalArgumentException}: the op, the instruction and its line; inside a called
+ *     computation, the computation and each call site on the way</dd>
  * <dt><code>SourceLines.java</code></dt>
  * <dd>an instruction's line, for errors, looked up in its own computation (names repeat across
  *     computations)</dd>

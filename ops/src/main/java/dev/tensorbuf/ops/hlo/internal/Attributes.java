@@ -1,11 +1,10 @@
 package dev.tensorbuf.ops.hlo.internal;
 
 import dev.tensorbuf.memory.internal.AsciiDigits;
-import dev.tensorbuf.ops.hlo.HloAttribute;
-import dev.tensorbuf.ops.hlo.HloAttribute.ConvolutionDims;
-import dev.tensorbuf.ops.hlo.HloAttribute.PadDim;
-import dev.tensorbuf.ops.hlo.HloAttribute.SliceDim;
-import dev.tensorbuf.ops.hlo.HloAttribute.WindowDim;
+import dev.tensorbuf.ops.hlo.internal.HloAttribute.ConvolutionDims;
+import dev.tensorbuf.ops.hlo.internal.HloAttribute.PadDim;
+import dev.tensorbuf.ops.hlo.internal.HloAttribute.SliceDim;
+import dev.tensorbuf.ops.hlo.internal.HloAttribute.WindowDim;
 import dev.tensorbuf.ops.shard.HloSharding;
 import dev.tensorbuf.views.text.TextFormatException;
 import java.util.ArrayList;

@@ -1,6 +1,5 @@
 package dev.tensorbuf.ops.hlo.internal;
 
-import dev.tensorbuf.ops.hlo.HloSyntaxException;
 
 /** Builds the syntax error for a problem at a position of the module text. */
 @FunctionalInterface

@@ -1,11 +1,9 @@
 package dev.tensorbuf.ops.hlo.internal;
 
 import dev.tensorbuf.memory.internal.AsciiDigits;
-import dev.tensorbuf.ops.hlo.HloAttribute;
 import dev.tensorbuf.ops.hlo.HloComputation;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.hlo.HloModule;
-import dev.tensorbuf.ops.hlo.HloSyntaxException;
 import dev.tensorbuf.views.text.TextFormatException;
 import dev.tensorbuf.views.XlaShape;
 import java.text.ParsePosition;

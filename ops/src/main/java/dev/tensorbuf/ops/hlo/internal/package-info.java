@@ -3,12 +3,18 @@
  * {@code HloParser} over a {@code Scanner} (comments, strings, balanced values), typed attribute
  * reading, and XLA's opcode list.
  *
- * <p>Not exported. Rules: positions are character offsets into the module's text; every error is
- * an {@link dev.tensorbuf.ops.hlo.HloSyntaxException} made through {@code ErrorAt}, so it names
+ * <p>Exported only to {@code dev.tensorbuf.cli}, whose failure messages read a syntax error's
+ * line and column. Rules: positions are character offsets into the module's text; every error is
+ * an {@link dev.tensorbuf.ops.hlo.internal.HloSyntaxException} made through {@code ErrorAt}, so it names
  * the line and column; shapes in the text are read by {@code XlaShape.parse(text, ParsePosition)}.
  *
  * <h2>Files</h2>
  * <dl>
+ * <dt><code>HloAttribute.java</code></dt>
+ * <dd>sealed typed attribute values: ints, slices, padding, window, dim labels, sharding, text
+ *     (<code>HloInstruction.attribute</code>)</dd>
+ * <dt><code>HloSyntaxException.java</code></dt>
+ * <dd>a <code>TextFormatException</code> with line and column, the one type users catch</dd>
  * <dt><code>HloParser.java</code></dt>
  * <dd>recursive-descent reader; StableHLO (MLIR) text (<code>module</code>, <code>func.func</code>,
  *     <code>#loc</code> first) refused naming jax's HLO export; shapes go to

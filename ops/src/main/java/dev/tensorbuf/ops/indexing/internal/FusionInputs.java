@@ -2,7 +2,7 @@ package dev.tensorbuf.ops.indexing.internal;
 
 import dev.tensorbuf.ops.hlo.HloComputation;
 import dev.tensorbuf.ops.hlo.HloInstruction;
-import dev.tensorbuf.ops.indexing.OperandIndexing;
+import dev.tensorbuf.ops.indexing.HloIndexing.OperandIndexing;
 import dev.tensorbuf.ops.internal.Errors;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

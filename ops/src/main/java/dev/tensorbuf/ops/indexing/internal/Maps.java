@@ -1,6 +1,6 @@
 package dev.tensorbuf.ops.indexing.internal;
 
-import dev.tensorbuf.ops.indexing.OperandIndexing;
+import dev.tensorbuf.ops.indexing.HloIndexing.OperandIndexing;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.indexing.AffineExpr;

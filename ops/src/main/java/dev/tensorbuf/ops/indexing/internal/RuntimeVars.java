@@ -1,8 +1,8 @@
 package dev.tensorbuf.ops.indexing.internal;
 
 import dev.tensorbuf.ops.hlo.HloInstruction;
-import dev.tensorbuf.ops.indexing.OperandIndexing;
-import dev.tensorbuf.ops.indexing.RuntimeVariable;
+import dev.tensorbuf.ops.indexing.HloIndexing.OperandIndexing;
+import dev.tensorbuf.ops.indexing.HloIndexing.RuntimeVariable;
 import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.indexing.Interval;

@@ -1,7 +1,7 @@
 package dev.tensorbuf.ops.indexing.internal;
 
-import dev.tensorbuf.ops.hlo.HloAttribute.ConvolutionDims;
-import dev.tensorbuf.ops.hlo.HloAttribute.WindowDim;
+import dev.tensorbuf.ops.hlo.internal.HloAttribute.ConvolutionDims;
+import dev.tensorbuf.ops.hlo.internal.HloAttribute.WindowDim;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.views.ArrayShape;
 import java.util.ArrayList;

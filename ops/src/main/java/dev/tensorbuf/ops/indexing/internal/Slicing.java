@@ -1,11 +1,11 @@
 package dev.tensorbuf.ops.indexing.internal;
 
-import dev.tensorbuf.ops.hlo.HloAttribute;
-import dev.tensorbuf.ops.hlo.HloAttribute.PadDim;
-import dev.tensorbuf.ops.hlo.HloAttribute.SliceDim;
+import dev.tensorbuf.ops.hlo.internal.HloAttribute;
+import dev.tensorbuf.ops.hlo.internal.HloAttribute.PadDim;
+import dev.tensorbuf.ops.hlo.internal.HloAttribute.SliceDim;
 import dev.tensorbuf.ops.hlo.HloInstruction;
-import dev.tensorbuf.ops.indexing.OperandIndexing;
-import dev.tensorbuf.ops.indexing.RuntimeVariable;
+import dev.tensorbuf.ops.indexing.HloIndexing.OperandIndexing;
+import dev.tensorbuf.ops.indexing.HloIndexing.RuntimeVariable;
 import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.indexing.AffineExpr;

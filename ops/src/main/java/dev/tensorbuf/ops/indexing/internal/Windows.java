@@ -1,10 +1,10 @@
 package dev.tensorbuf.ops.indexing.internal;
 
-import dev.tensorbuf.ops.hlo.HloAttribute;
-import dev.tensorbuf.ops.hlo.HloAttribute.ConvolutionDims;
-import dev.tensorbuf.ops.hlo.HloAttribute.WindowDim;
+import dev.tensorbuf.ops.hlo.internal.HloAttribute;
+import dev.tensorbuf.ops.hlo.internal.HloAttribute.ConvolutionDims;
+import dev.tensorbuf.ops.hlo.internal.HloAttribute.WindowDim;
 import dev.tensorbuf.ops.hlo.HloInstruction;
-import dev.tensorbuf.ops.indexing.OperandIndexing;
+import dev.tensorbuf.ops.indexing.HloIndexing.OperandIndexing;
 import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.indexing.AffineExpr;

@@ -1,6 +1,6 @@
 package dev.tensorbuf.ops.shard.internal;
 
-import dev.tensorbuf.ops.shard.TileAssignment;
+import dev.tensorbuf.ops.shard.HloSharding.TileAssignment;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;

@@ -1,9 +1,9 @@
 package dev.tensorbuf.ops.shard.internal;
 
 import dev.tensorbuf.ops.shard.HloSharding;
-import dev.tensorbuf.ops.shard.ShardGroup;
-import dev.tensorbuf.ops.shard.SubgroupType;
-import dev.tensorbuf.ops.shard.TileAssignment;
+import dev.tensorbuf.ops.shard.HloSharding.ShardGroup;
+import dev.tensorbuf.ops.shard.HloSharding.SubgroupType;
+import dev.tensorbuf.ops.shard.HloSharding.TileAssignment;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.BufferShape;
 import dev.tensorbuf.views.TupleShape;

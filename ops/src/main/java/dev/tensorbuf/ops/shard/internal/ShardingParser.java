@@ -2,9 +2,9 @@ package dev.tensorbuf.ops.shard.internal;
 
 import dev.tensorbuf.memory.internal.AsciiDigits;
 import dev.tensorbuf.ops.shard.HloSharding;
-import dev.tensorbuf.ops.shard.ShardGroup;
-import dev.tensorbuf.ops.shard.SubgroupType;
-import dev.tensorbuf.ops.shard.TileAssignment;
+import dev.tensorbuf.ops.shard.HloSharding.ShardGroup;
+import dev.tensorbuf.ops.shard.HloSharding.SubgroupType;
+import dev.tensorbuf.ops.shard.HloSharding.TileAssignment;
 import dev.tensorbuf.views.text.TextFormatException;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.tensorbuf.ops.copy;
+package dev.tensorbuf.ops.copy.internal;
 
 /**
  * The kernel a planned step runs. Each has its own brute-force equivalence test and JMH benchmark.

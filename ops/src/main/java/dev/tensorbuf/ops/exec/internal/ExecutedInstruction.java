@@ -1,4 +1,4 @@
-package dev.tensorbuf.ops.exec;
+package dev.tensorbuf.ops.exec.internal;
 
 import dev.tensorbuf.views.MapForm;
 import java.util.Objects;

@@ -1,4 +1,4 @@
-package dev.tensorbuf.ops;
+package dev.tensorbuf.ops.internal;
 
 import dev.tensorbuf.views.PadRemap;
 import dev.tensorbuf.views.TensorView;

@@ -1,4 +1,4 @@
-package dev.tensorbuf.ops.copy;
+package dev.tensorbuf.ops.copy.internal;
 
 /**
  * The scratch memory the copy engines of this process hold, outside any {@link

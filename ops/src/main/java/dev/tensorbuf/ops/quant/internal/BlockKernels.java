@@ -1,4 +1,4 @@
-package dev.tensorbuf.ops.quant;
+package dev.tensorbuf.ops.quant.internal;
 
 import dev.tensorbuf.ops.quant.internal.ScalarBlocks;
 import dev.tensorbuf.ops.quant.internal.VectorBlocks;

@@ -1,4 +1,4 @@
-package dev.tensorbuf.ops;
+package dev.tensorbuf.ops.internal;
 
 import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.TensorView;

@@ -1,6 +1,5 @@
-package dev.tensorbuf.ops;
+package dev.tensorbuf.ops.internal;
 
-import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.ReshapeRemap;
 import dev.tensorbuf.views.TensorView;

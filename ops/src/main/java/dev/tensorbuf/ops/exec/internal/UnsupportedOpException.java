@@ -1,5 +1,6 @@
-package dev.tensorbuf.ops.exec;
+package dev.tensorbuf.ops.exec.internal;
 
+import dev.tensorbuf.ops.exec.HloExecutor;
 import java.util.OptionalInt;
 
 /**
@@ -26,7 +27,7 @@ public final class UnsupportedOpException extends IllegalArgumentException {
     private final String callers;
 
     /** @param callers {@code ", in f, called by %c, line 9"} for each call on the way, innermost first; empty in the entry */
-    UnsupportedOpException(String opcode, String instruction, OptionalInt line, String callers) {
+    public UnsupportedOpException(String opcode, String instruction, OptionalInt line, String callers) {
         super("unsupported op '" + opcode + "' " + where(instruction, line, callers) + ": only data-movement ops execute: "
                 + String.join(", ", HloExecutor.SUPPORTED_OPCODES) + ", and call or fusion of computations made of them");
         this.opcode = opcode;

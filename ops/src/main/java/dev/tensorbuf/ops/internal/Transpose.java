@@ -1,4 +1,4 @@
-package dev.tensorbuf.ops;
+package dev.tensorbuf.ops.internal;
 
 import dev.tensorbuf.views.AffineRemap;
 import dev.tensorbuf.views.Extents;

@@ -1,4 +1,4 @@
-package dev.tensorbuf.ops.hlo;
+package dev.tensorbuf.ops.hlo.internal;
 
 import java.util.List;
 

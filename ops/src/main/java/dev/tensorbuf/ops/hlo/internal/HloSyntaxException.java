@@ -1,4 +1,4 @@
-package dev.tensorbuf.ops.hlo;
+package dev.tensorbuf.ops.hlo.internal;
 
 import dev.tensorbuf.views.text.TextFormatException;
 import java.io.Serial;

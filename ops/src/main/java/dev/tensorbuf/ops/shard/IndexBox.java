@@ -10,18 +10,18 @@ import java.util.Optional;
  * one box of the global tensor.
  *
  * {@snippet :
- * Box a = Box.of(List.of(0L, 3L), List.of(2L, 5L));
+ * IndexBox a = IndexBox.of(List.of(0L, 3L), List.of(2L, 5L));
  * a.sizes();                                      // [2, 2]
- * a.intersect(Box.of(List.of(1L, 0L), List.of(4L, 4L))); // Optional[[1:2, 3:4]]
+ * a.intersect(IndexBox.of(List.of(1L, 0L), List.of(4L, 4L))); // Optional[[1:2, 3:4]]
  * a.toString();                                   // "[0:2, 3:5]"
  * }
  *
  * @param start first index of each dimension
  * @param limit one past the last index of each dimension, {@code >= start}
  */
-public record Box(List<Long> start, List<Long> limit) {
+public record IndexBox(List<Long> start, List<Long> limit) {
     /** @throws IllegalArgumentException if the ranks differ, a start is negative or a limit below its start */
-    public Box {
+    public IndexBox {
         start = List.copyOf(start);
         limit = List.copyOf(limit);
         if (start.size() != limit.size()) {
@@ -36,13 +36,13 @@ public record Box(List<Long> start, List<Long> limit) {
     }
 
     /** {@return the box} @param start first indices @param limit limits */
-    public static Box of(List<Long> start, List<Long> limit) {
-        return new Box(start, limit);
+    public static IndexBox of(List<Long> start, List<Long> limit) {
+        return new IndexBox(start, limit);
     }
 
     /** {@return the whole of a tensor of these dims} @param dims the dims */
-    public static Box whole(List<Long> dims) {
-        return new Box(java.util.Collections.nCopies(dims.size(), 0L), dims);
+    public static IndexBox whole(List<Long> dims) {
+        return new IndexBox(java.util.Collections.nCopies(dims.size(), 0L), dims);
     }
 
     /** {@return the number of dimensions} */
@@ -79,7 +79,7 @@ public record Box(List<Long> start, List<Long> limit) {
     }
 
     /** {@return the indices in both boxes, empty if none} @param other a box of the same rank */
-    public Optional<Box> intersect(Box other) {
+    public Optional<IndexBox> intersect(IndexBox other) {
         if (other.rank() != rank()) {
             throw new IllegalArgumentException("boxes " + this + " and " + other + " have different ranks");
         }
@@ -94,11 +94,11 @@ public record Box(List<Long> start, List<Long> limit) {
             s.add(lo);
             l.add(hi);
         }
-        return Optional.of(new Box(s, l));
+        return Optional.of(new IndexBox(s, l));
     }
 
     /** {@return this box moved so that {@code origin} is index 0, for addressing inside a shard} @param origin a box containing this one */
-    public Box relativeTo(Box origin) {
+    public IndexBox relativeTo(IndexBox origin) {
         List<Long> s = new ArrayList<>(rank());
         List<Long> l = new ArrayList<>(rank());
         for (int i = 0; i < rank(); i++) {
@@ -109,7 +109,7 @@ public record Box(List<Long> start, List<Long> limit) {
             s.add(start.get(i) - o);
             l.add(limit.get(i) - o);
         }
-        return new Box(s, l);
+        return new IndexBox(s, l);
     }
 
     /** {@return NumPy's slice text, {@code [0:2, 3:5]}} */

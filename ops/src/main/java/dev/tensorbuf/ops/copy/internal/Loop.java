@@ -1,4 +1,4 @@
-package dev.tensorbuf.ops.copy;
+package dev.tensorbuf.ops.copy.internal;
 
 /**
  * One loop of a planned copy: {@code count} iterations, advancing the source and the

@@ -1,4 +1,4 @@
-package dev.tensorbuf.ops.copy;
+package dev.tensorbuf.ops.copy.internal;
 
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
