@@ -102,4 +102,13 @@ final class Maps {
     static long[] longs(List<Long> values) {
         return Extents.toArray(values);
     }
+
+    /** {@return dimension numbers as ints} @throws ArithmeticException for one past {@code int} */
+    static int[] ints(List<Long> values) {
+        int[] out = new int[values.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = Math.toIntExact(values.get(i));
+        }
+        return out;
+    }
 }

@@ -2,7 +2,10 @@ package dev.tensorbuf.ops.indexing.internal;
 
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.indexing.HloIndexing.OperandIndexing;
+import dev.tensorbuf.ops.internal.Broadcast;
 import dev.tensorbuf.ops.internal.Errors;
+import dev.tensorbuf.ops.internal.Reverse;
+import dev.tensorbuf.ops.internal.Transpose;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
@@ -15,13 +18,10 @@ final class Permutations {
     private Permutations() {
     }
 
+    /** Broadcast: the view op's map ({@link Broadcast#outputToInput}). */
     static List<Set<OperandIndexing>> broadcast(HloInstruction instr) {
         ArrayShape out = instr.arrayShape();
-        List<AffineExpr> res = new ArrayList<>();
-        for (long dim : instr.ints("dimensions")) {
-            res.add(Maps.d((int) dim));
-        }
-        return List.of(Maps.one(Maps.map(out.dims(), List.of(), res)));
+        return List.of(Maps.one(Broadcast.outputToInput(Maps.longs(out.dims()), Maps.ints(instr.ints("dimensions")))));
     }
 
     static List<Set<OperandIndexing>> broadcastInputToOutput(Ctx ctx, HloInstruction instr) {
@@ -42,15 +42,11 @@ final class Permutations {
         return List.of(Maps.one(Maps.map(in.dims(), ranges, res)));
     }
 
-    /** Transpose: output dimension {@code i} is input dimension {@code perm[i]}. */
+    /** Transpose: output dimension {@code i} is input dimension {@code perm[i]}, the view op's map ({@link Transpose#outputToInput}). */
     static List<Set<OperandIndexing>> transpose(HloInstruction instr) {
         ArrayShape out = instr.arrayShape();
         List<Long> perm = permutation(instr, out.rank());
-        AffineExpr[] res = new AffineExpr[perm.size()];
-        for (int i = 0; i < perm.size(); i++) {
-            res[perm.get(i).intValue()] = Maps.d(i);
-        }
-        return List.of(Maps.one(Maps.map(out.dims(), List.of(), List.of(res))));
+        return List.of(Maps.one(Transpose.outputToInput(Maps.longs(out.dims()), Maps.ints(perm))));
     }
 
     static List<Set<OperandIndexing>> transposeInputToOutput(Ctx ctx, HloInstruction instr) {
@@ -72,15 +68,14 @@ final class Permutations {
         return perm;
     }
 
-    /** Reverse is its own inverse: the same map in both directions. */
+    /** Reverse is its own inverse: the same map in both directions, the view op's ({@link Reverse#outputToInput}). */
     static List<Set<OperandIndexing>> reverse(HloInstruction instr) {
         ArrayShape out = instr.arrayShape();
-        List<Long> rev = instr.ints("dimensions");
-        List<AffineExpr> res = new ArrayList<>();
-        for (int i = 0; i < out.rank(); i++) {
-            res.add(rev.contains((long) i) ? Maps.d(i).negate().plus(out.dim(i) - 1) : Maps.d(i));
+        boolean[] reversed = new boolean[out.rank()];
+        for (long d : instr.ints("dimensions")) {
+            reversed[Math.toIntExact(d)] = true;
         }
-        return List.of(Maps.one(Maps.map(out.dims(), List.of(), res)));
+        return List.of(Maps.one(Reverse.outputToInput(Maps.longs(out.dims()), reversed)));
     }
 
     static List<Set<OperandIndexing>> getTupleElement(HloInstruction instr) {

@@ -3,6 +3,7 @@ package dev.tensorbuf.ops.indexing.internal;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.indexing.HloIndexing.OperandIndexing;
 import dev.tensorbuf.ops.internal.Errors;
+import dev.tensorbuf.ops.internal.Reshape;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.XlaLayout;
@@ -13,10 +14,9 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Reshape, bitcast and the logical/physical layout permutations. A reshape is split into
- * minimal groups of dimensions with equal element counts; each group is kept, expanded
- * (linearise the output dims), collapsed (delinearise the output dim) or, in general, both
- * (XLA's {@code ComputeReshapeIndexingMap}).
+ * Reshape, bitcast and the logical/physical layout permutations. A reshape's map is the view
+ * op's ({@link Reshape#outputToInput}): the output's row-major position delinearised over the
+ * input dims, which simplifies to XLA's {@code ComputeReshapeIndexingMap} forms.
  */
 final class Reshapes {
     private Reshapes() {
@@ -40,7 +40,6 @@ final class Reshapes {
         return List.of(Maps.one(bitcastMap(instr.arrayShape(), ctx.operandShape(instr, 0))));
     }
 
-    /** {@return the map from an output index of a reshape {@code input -> output} to the input index} */
     /** A reshape keeps every element: the linearised maps below assume equal element counts. */
     private static void checkCounts(HloInstruction instr, List<Long> in, List<Long> out) {
         long inCount = count(instr, in);
@@ -58,80 +57,13 @@ final class Reshapes {
         }
     }
 
+    /**
+     * {@return the map from an output index of a reshape {@code input -> output} to the input
+     * index}: the view op's map ({@link Reshape#outputToInput}), so a reshape view and the
+     * reshape instruction index alike
+     */
     static IndexingMap reshapeMap(List<Long> input, List<Long> output) {
-        List<AffineExpr> exprs = new ArrayList<>();
-        long inputElements = Extents.elementCount("reshape input", input);
-        if (inputElements == 0) {
-            for (int i = 0; i < input.size(); i++) {
-                exprs.add(Maps.c(0));
-            }
-            return Maps.map(output, List.of(), exprs);
-        }
-        int in = 0;
-        int outDim = 0;
-        long inCount = 1;
-        long outCount = 1;
-        List<Long> inSub = new ArrayList<>();
-        List<Long> outSub = new ArrayList<>();
-        List<AffineExpr> outExprs = new ArrayList<>();
-        while (in < input.size() || outDim < output.size() || !inSub.isEmpty()) {
-            if (in < input.size() && (inSub.isEmpty() || inCount < outCount || input.get(in) == 1)) {
-                inCount *= input.get(in);
-                inSub.add(input.get(in++));
-                continue;
-            }
-            if (outDim < output.size() && (outSub.isEmpty() || outCount < inCount || output.get(outDim) == 1)) {
-                outCount *= output.get(outDim);
-                outSub.add(output.get(outDim));
-                outExprs.add(Maps.d(outDim++));
-                continue;
-            }
-            minimal(inSub, outSub, outExprs, exprs);
-            inCount = 1;
-            outCount = 1;
-            inSub.clear();
-            outSub.clear();
-            outExprs.clear();
-        }
-        return Maps.map(output, List.of(), exprs).simplify();
-    }
-
-    private static void minimal(List<Long> in, List<Long> out, List<AffineExpr> outExprs, List<AffineExpr> exprs) {
-        if (in.size() == 1 && out.size() == 1) {
-            exprs.addAll(outExprs);
-        } else if (in.size() == 1) {
-            exprs.add(linearize(out, outExprs));
-        } else if (out.size() == 1) {
-            exprs.addAll(delinearize(in, outExprs.getFirst()));
-        } else {
-            exprs.addAll(delinearize(in, linearize(out, outExprs)));
-        }
-    }
-
-    private static AffineExpr linearize(List<Long> dims, List<AffineExpr> index) {
-        AffineExpr linear = Maps.c(0);
-        long stride = 1;
-        for (int i = dims.size() - 1; i >= 0; i--) {
-            linear = index.get(i).times(stride).plus(linear);
-            stride *= dims.get(i);
-        }
-        return linear;
-    }
-
-    private static List<AffineExpr> delinearize(List<Long> dims, AffineExpr linear) {
-        long[] strides = new long[dims.size()];
-        long stride = 1;
-        for (int i = dims.size() - 1; i >= 0; i--) {
-            strides[i] = stride;
-            stride *= dims.get(i);
-        }
-        List<AffineExpr> out = new ArrayList<>();
-        AffineExpr remainder = linear;
-        for (long st : strides) {
-            out.add(remainder.floorDiv(st));
-            remainder = remainder.mod(st);
-        }
-        return out;
+        return Reshape.outputToInput(Maps.longs(input), Maps.longs(output));
     }
 
     /**

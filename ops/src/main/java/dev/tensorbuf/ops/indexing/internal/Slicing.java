@@ -6,7 +6,10 @@ import dev.tensorbuf.ops.hlo.internal.HloAttribute.SliceDim;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.indexing.HloIndexing.OperandIndexing;
 import dev.tensorbuf.ops.indexing.HloIndexing.RuntimeVariable;
+import dev.tensorbuf.ops.internal.Concatenate;
 import dev.tensorbuf.ops.internal.Errors;
+import dev.tensorbuf.ops.internal.Pad;
+import dev.tensorbuf.ops.internal.Slice;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.Interval;
@@ -47,14 +50,17 @@ final class Slicing {
         return dims;
     }
 
+    /** Slice: the view op's map ({@link Slice#outputToInput}). */
     static List<Set<OperandIndexing>> slice(Ctx ctx, HloInstruction instr) {
         ArrayShape out = instr.arrayShape();
         List<SliceDim> dims = sliceDims(ctx, instr);
-        List<AffineExpr> res = new ArrayList<>();
+        long[] start = new long[out.rank()];
+        long[] stride = new long[out.rank()];
         for (int i = 0; i < out.rank(); i++) {
-            res.add(Maps.d(i).times(dims.get(i).stride()).plus(dims.get(i).start()));
+            start[i] = dims.get(i).start();
+            stride[i] = dims.get(i).stride();
         }
-        return List.of(Maps.one(Maps.map(out.dims(), List.of(), res)));
+        return List.of(Maps.one(Slice.outputToInput(Maps.longs(out.dims()), start, stride)));
     }
 
     /** Input to output: only every stride-th input element from start is read. */
@@ -81,15 +87,11 @@ final class Slicing {
         int dim = instr.oneDimension("dimensions");
         List<Set<OperandIndexing>> result = new ArrayList<>();
         long offset = 0;
+        long[] outDims = Maps.longs(out.dims());
         for (int k = 0; k < instr.operands().size(); k++) {
             long size = ctx.operandShape(instr, k).dim(dim);
-            List<Variable> vars = Maps.box(out.dims());
-            vars.set(dim, Variable.of(offset, offset + size - 1));
-            List<AffineExpr> res = new ArrayList<>();
-            for (int i = 0; i < out.rank(); i++) {
-                res.add(i == dim ? Maps.d(i).minus(offset) : Maps.d(i));
-            }
-            result.add(Maps.one(Maps.map(vars, List.of(), List.of(), res, Map.of())));
+            // The view op's map to a part ({@link Concatenate#outputToPart}).
+            result.add(Maps.one(Concatenate.outputToPart(outDims, dim, offset, size)));
             offset += size;
         }
         return result;
@@ -113,24 +115,17 @@ final class Slicing {
         ArrayShape out = instr.arrayShape();
         ArrayShape in = ctx.operandShape(instr, 0);
         List<PadDim> pads = padding(instr, in, out);
-        List<Variable> vars = new ArrayList<>();
-        List<AffineExpr> res = new ArrayList<>();
-        Map<AffineExpr, Interval> cons = Maps.constraints();
-        for (int i = 0; i < out.rank(); i++) {
-            PadDim p = pads.get(i);
-            long step = p.interior() + 1;
-            long lo = Math.max(p.low(), 0);
-            long hi = Math.min(p.low() + (in.dim(i) - 1) * step, out.dim(i) - 1);
-            vars.add(Variable.of(lo, hi));
-            AffineExpr shifted = Maps.d(i).minus(p.low());
-            if (step == 1) {
-                res.add(shifted);
-            } else {
-                res.add(shifted.floorDiv(step));
-                cons.put(shifted.mod(step), new Interval(0, 0));
-            }
+        long[] low = new long[in.rank()];
+        long[] high = new long[in.rank()];
+        long[] interior = new long[in.rank()];
+        for (int i = 0; i < in.rank(); i++) {
+            low[i] = pads.get(i).low();
+            high[i] = pads.get(i).high();
+            interior[i] = pads.get(i).interior();
         }
-        return List.of(Maps.one(Maps.map(vars, List.of(), List.of(), res, cons)), Maps.one(Maps.toScalar(out)));
+        // The view op's map ({@link Pad#outputToInput}); the fill is read everywhere.
+        return List.of(Maps.one(Pad.outputToInput(Maps.longs(in.dims()), low, high, interior)),
+                Maps.one(Maps.toScalar(out)));
     }
 
     static List<Set<OperandIndexing>> padInputToOutput(Ctx ctx, HloInstruction instr, int operand) {
