@@ -12,7 +12,6 @@ import dev.tensorbuf.interop.DlpackTensor;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.NpyArray;
 import dev.tensorbuf.interop.SafetensorsFile;
-import dev.tensorbuf.interop.staging.StagingOutcome;
 import dev.tensorbuf.interop.staging.StagingPipeline;
 import dev.tensorbuf.interop.staging.StagingTarget;
 import dev.tensorbuf.memory.Allocator;
@@ -238,7 +237,7 @@ class DocsSnippetTest {
             pixels.setLong(255, 1, 0, 0, 2);
             long id = pipeline.submit(Ops.transpose(pixels, 0, 3, 1, 2), target);  // read on the worker thread
             switch (pipeline.poll(Duration.ofSeconds(5))) {
-                case StagingOutcome.Staged staged -> {
+                case StagingPipeline.Outcome.Staged staged -> {
                     try (staged) {                                // gives the buffer back to the pool
                         staged.view().getFloat(1, 2, 0, 0);      // 2.6399999
                         assertEquals(id, staged.id());
@@ -246,7 +245,7 @@ class DocsSnippetTest {
                         assertEquals(normalised(0, 0), staged.view().getFloat(0, 0, 3, 3));
                     }
                 }
-                case StagingOutcome.Failed failed -> throw failed.error();
+                case StagingPipeline.Outcome.Failed failed -> throw failed.error();
                 case null -> throw new IllegalStateException("nothing staged within 5 s");
             }
             assertEquals(0, pool.stats().liveBytes());
