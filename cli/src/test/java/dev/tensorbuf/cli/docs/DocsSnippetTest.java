@@ -8,9 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Dlpack;
-import dev.tensorbuf.interop.DlpackTensor;
 import dev.tensorbuf.interop.Npy;
-import dev.tensorbuf.interop.NpyArray;
 import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.interop.staging.StagingPipeline;
 import dev.tensorbuf.interop.staging.StagingTarget;
@@ -173,7 +171,7 @@ class DocsSnippetTest {
             // DenseTensor.of(t) throws IllegalArgumentException: a transpose is not C order
             assertThrows(IllegalArgumentException.class, () -> DenseTensor.of(t));
             Npy.write(dir.resolve("t.npy"), DenseTensor.copyOf(t, arena)); // copied into C order
-            try (NpyArray a = Npy.map(dir.resolve("t.npy"))) {            // mapped, not read
+            try (Npy.Tensor a = Npy.map(dir.resolve("t.npy"))) {            // mapped, not read
                 a.view().getFloat(2, 1);                                  // 5.0
                 assertEquals(5f, a.view().getFloat(2, 1));
                 assertEquals(List.of(3L, 2L), a.shape());
@@ -196,7 +194,7 @@ class DocsSnippetTest {
             MemorySegment managed = Dlpack.exportVersioned(Ops.transpose(m, 1, 0)); // strides [1, 3], no copy
             // hand `managed` (a DLManagedTensorVersioned*) to native code, which calls its deleter once;
             // here Java stands in for the consumer:
-            try (DlpackTensor consumer = Dlpack.importVersioned(managed)) {
+            try (Dlpack.Tensor consumer = Dlpack.importVersioned(managed)) {
                 consumer.view().getFloat(2, 1);                                  // 5.0
                 assertEquals(5f, consumer.view().getFloat(2, 1));
                 assertEquals(List.of(1L, 3L), consumer.view().stridedLayout().orElseThrow().strides());
@@ -215,7 +213,7 @@ class DocsSnippetTest {
 
     /** Imports an export as a consumer would read it: its strides and values, then its deleter runs. */
     private static String consumed(MemorySegment managed) {
-        try (DlpackTensor consumer = Dlpack.importVersioned(managed)) {
+        try (Dlpack.Tensor consumer = Dlpack.importVersioned(managed)) {
             return consumer.view().stridedLayout().orElseThrow().strides() + " " + Arrays.toString(consumer.view().toFloatArray());
         }
     }
