@@ -13,7 +13,7 @@ import java.util.Objects;
 
 /**
  * DLPack in and out of native code: views exported as {@code DLManagedTensorVersioned} (DLPack
- * 1.3, the struct layouts of {@link DlpackStructs}) or the legacy {@code DLManagedTensor}, and
+ * 1.3, the struct layouts of dlpack.h) or the legacy {@code DLManagedTensor}, and
  * producers' tensors imported as {@link Dlpack.Tensor}.
  *
  * <p><b>Export.</b> A strided view is described in place: {@code data} is its buffer's address,
@@ -218,7 +218,7 @@ public final class Dlpack {
      *     {@code READ_ONLY}
      * @param versioned whether it came as {@code DLManagedTensorVersioned} (else legacy {@code DLManagedTensor})
      * @param minorVersion the producer's DLPack minor version; 0 for the legacy struct
-     * @param flags the producer's flag bits ({@link DlpackStructs#FLAG_READ_ONLY}, ...); 0 for the legacy struct
+     * @param flags the producer's flag bits ({@code DLPACK_FLAG_BITMASK_READ_ONLY} = 1, ...); 0 for the legacy struct
      */
     public record Tensor(TensorView view, MemoryBuffer root, boolean versioned, int minorVersion, long flags)
             implements AutoCloseable {

@@ -198,7 +198,7 @@ public final class Npy {
     /**
      * Writes the tensor as a C-order, little-endian {@code .npy} file in the oldest format
      * version that holds its header, replacing any file there once the new one is complete
-     * ({@link FileReplacement}: a failure leaves the old file, a link is written through, the
+     * (through a hidden {@code .part} file renamed over it: a failure leaves the old file, a link is written through, the
      * file's permissions are kept). A type NumPy lacks is written as ml_dtypes saves it (see the
      * class comment): NumPy sees a void array until viewed as the ml_dtypes type.
      * {@snippet :

@@ -169,7 +169,7 @@ public final class SafetensorsFile implements AutoCloseable {
 
     /**
      * Writes the tensors and metadata as the reference library does, replacing any file there
-     * once the new one is complete ({@link FileReplacement}: a failure leaves the old file, a link
+     * once the new one is complete (through a hidden {@code .part} file renamed over it: a failure leaves the old file, a link
      * is written through, the file's permissions are kept).
      *
      * @param tensors by name; the map's order does not matter
