@@ -17,7 +17,7 @@ public class ConvSpeed {
   public static void main(String[] a) {
     long n = Long.getLong("n", 4096L * 4096);
     long stride = Long.getLong("stride", 1);
-    dev.tensorbuf.interop.HugePageAllocator huge = Boolean.getBoolean("huge") ? dev.tensorbuf.interop.HugePageAllocator.open() : null;
+    dev.tensorbuf.memory.Allocator huge = Boolean.getBoolean("huge") ? dev.tensorbuf.interop.NativeMemory.hugePageAllocator() : null;
     String data = a.length > 1 ? a[1] : "zero";
     String list = a.length > 2 ? a[2] : "f64>f32,f32>f64,s32>f32,f32>s32,s64>f64,u8>f32,f32>bf16,c64>c128,f32>f32,s16>s32,"
         + "bf16>f32,f32>f16,f16>f32,f16>bf16,bf16>f16,f32>f8e4m3fn,bf16>f8e4m3fn,f8e4m3fn>bf16,f8e5m2>f32,f64>bf16,f64>f16,pred>f32,f32>pred";

@@ -1,4 +1,3 @@
-import dev.tensorbuf.interop.staging.StagingOutcome;
 import dev.tensorbuf.interop.staging.StagingPipeline;
 import dev.tensorbuf.interop.staging.StagingTarget;
 import dev.tensorbuf.memory.Allocator;
@@ -32,7 +31,7 @@ public class StagingLatency {
                     }
                     long start = System.nanoTime();
                     p.submit(src, target);
-                    try (var s = (StagingOutcome.Staged) p.poll(Duration.ofSeconds(5))) {
+                    try (var s = (StagingPipeline.Outcome.Staged) p.poll(Duration.ofSeconds(5))) {
                         if (i >= 500) {
                             t[i - 500] = System.nanoTime() - start;
                         }

@@ -6,5 +6,7 @@ module dev.tensorbuf.bench {
     requires transitive dev.tensorbuf.interop;
     requires jmh.core;
 
-    exports dev.tensorbuf.bench;
+    // Not API: the command line's `bench` runs these cases in-process. JMH runs the benchmarks
+    // from the class path (the shaded benchmarks.jar), where exports do not apply.
+    exports dev.tensorbuf.bench to dev.tensorbuf.cli;
 }

@@ -1,4 +1,7 @@
-/** The {@code tensorbuf} command. */
+/**
+ * The {@code tensorbuf} command. Exports nothing: it is an application, run by the launcher as
+ * {@code java -jar} (the class path), not a library to compile against.
+ */
 module dev.tensorbuf.cli {
     requires dev.tensorbuf.memory;
     requires dev.tensorbuf.views;
@@ -6,6 +9,4 @@ module dev.tensorbuf.cli {
     requires dev.tensorbuf.interop;
     requires dev.tensorbuf.net;
     requires dev.tensorbuf.bench;
-
-    exports dev.tensorbuf.cli;
 }

@@ -1,5 +1,5 @@
 /**
- * Tensors across borders: DLPack, .npy, safetensors, DirectML, native pointers, CUDA, Agrona
+ * Tensors across borders: DLPack, .npy, safetensors, GGUF, DirectML, native pointers, CUDA, Agrona
  * ({@code dev.tensorbuf.interop.AgronaBuffers} is the only class whose work needs
  * {@code --add-opens java.base/jdk.internal.misc=ALL-UNNAMED}), and the staging pipeline.
  */
@@ -16,6 +16,7 @@ module dev.tensorbuf.interop {
     // Not API: the command line shares the one JSON codec the file formats use.
     exports dev.tensorbuf.interop.json to dev.tensorbuf.cli;
     // Not API: Arrow's buffers are native memory, and restricted FFM calls stay in interop's one
-    // file for them, so that --enable-native-access names interop alone.
-    exports dev.tensorbuf.interop.internal to dev.tensorbuf.net;
+    // file for them (RestrictedNative), so that --enable-native-access names interop alone; and
+    // Arrow files and convert's outputs are written whole or not at all by the one FileReplacement.
+    exports dev.tensorbuf.interop.internal to dev.tensorbuf.net, dev.tensorbuf.cli;
 }

@@ -1,6 +1,6 @@
 package dev.tensorbuf.bench;
 
-import dev.tensorbuf.interop.HugePageAllocator;
+import dev.tensorbuf.interop.NativeMemory;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 
@@ -9,7 +9,7 @@ import java.lang.foreign.SegmentAllocator;
 
 /**
  * Where the benchmark cases and their copy baseline get their memory: a
- * {@link HugePageAllocator}, as NumPy's arrays (which it advises for huge pages from 4 MiB) and
+ * {@link NativeMemory#hugePageAllocator()}, as NumPy's arrays (which it advises for huge pages from 4 MiB) and
  * PyTorch's with {@code THP_MEM_ALLOC_ENABLE=1} get theirs, so both sides of the peer comparison
  * run on the same kind of pages. {@code -Dtensorbuf.bench.hugePages=false} takes a plain shared
  * arena instead. Closing frees everything.
@@ -32,7 +32,7 @@ public final class BenchMemory implements SegmentAllocator, AutoCloseable {
 
     /** {@return memory from a huge-page allocator, or from a shared arena when {@link #HUGE_PAGES} is off} */
     public static BenchMemory open() {
-        return new BenchMemory(HUGE_PAGES ? HugePageAllocator.open() : Allocators.shared());
+        return new BenchMemory(HUGE_PAGES ? NativeMemory.hugePageAllocator() : Allocators.shared());
     }
 
     @Override

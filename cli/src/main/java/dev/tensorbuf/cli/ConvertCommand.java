@@ -2,12 +2,9 @@ package dev.tensorbuf.cli;
 
 import dev.tensorbuf.cli.TensorFiles.Format;
 import dev.tensorbuf.cli.TensorFiles.Opened;
-import dev.tensorbuf.interop.DataWriter;
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
-import dev.tensorbuf.interop.NpyArray;
-import dev.tensorbuf.interop.SafetensorsCheckpoint;
-import dev.tensorbuf.interop.SafetensorsTensor;
+import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
@@ -147,7 +144,7 @@ final class ConvertCommand implements Command {
         if (TensorFiles.formatOf(inPath) == Format.SAFETENSORS && TensorFiles.formatOf(outPath) == Format.SAFETENSORS
                 && (in.value("tensor") == null || order != null)) {
             checkInputOptions(in, inPath, Format.SAFETENSORS);
-            try (SafetensorsCheckpoint file = SafetensorsCheckpoint.open(inPath)) {
+            try (SafetensorsFile.Checkpoint file = SafetensorsFile.Checkpoint.open(inPath)) {
                 return convertAll(in, file, outPath, start, order);
             }
         }
@@ -164,7 +161,7 @@ final class ConvertCommand implements Command {
         try (AutoCloseable owner = input.owner()) {
             refuseDroppingTheRest(in, inPath, outPath, input);
             TensorView source = order == null ? input.view() : order.apply(input.view(),
-                    input.owner() instanceof SafetensorsCheckpoint ? "tensor '" + input.name() + "' of " + inPath
+                    input.owner() instanceof SafetensorsFile.Checkpoint ? "tensor '" + input.name() + "' of " + inPath
                             : inPath.toString());
             ArrayShape target = target(in, source);
             Format outFormat = TensorFiles.formatOf(outPath);
@@ -190,7 +187,7 @@ final class ConvertCommand implements Command {
                 // Row-major whole-byte output: piece by piece through a small buffer into the file.
                 try (StagedWrites staged = new StagedWrites();
                      Progress progress = Progress.start(in.err(), in.flag("quiet"), bytes)) {
-                    DataWriter data = staged.writer(source, target, progress);
+                    DenseTensor.DataWriter data = staged.writer(source, target, progress);
                     switch (outFormat) {
                         case NPY -> Npy.write(outPath, target.dtype(), target.dims(), data);
                         case SAFETENSORS -> wrote = TensorFiles.writeSafetensors(outPath, Map.of(input.name(), target),
@@ -247,10 +244,10 @@ final class ConvertCommand implements Command {
     static long maxShardBytes(Invocation in, Path outPath) {
         String text = in.value("max-shard-size");
         if (text == null) {
-            return SafetensorsCheckpoint.DEFAULT_MAX_SHARD_BYTES;
+            return SafetensorsFile.Checkpoint.DEFAULT_MAX_SHARD_BYTES;
         }
-        if (!SafetensorsCheckpoint.isIndex(outPath)) {
-            throw new UsageException("--max-shard-size splits a sharded OUT, " + SafetensorsCheckpoint.INDEX_FILE + "; "
+        if (!SafetensorsFile.Checkpoint.isIndex(outPath)) {
+            throw new UsageException("--max-shard-size splits a sharded OUT, " + SafetensorsFile.Checkpoint.INDEX_FILE + "; "
                     + outPath + " is one file");
         }
         String t = text.strip();
@@ -283,7 +280,7 @@ final class ConvertCommand implements Command {
      */
     private static void refuseDroppingTheRest(Invocation in, Path inPath, Path outPath, Opened input) throws IOException {
         if (in.value("tensor") == null || !Files.exists(outPath) || !Files.isSameFile(inPath, outPath)
-                || !(input.owner() instanceof SafetensorsCheckpoint file) || file.names().size() < 2) {
+                || !(input.owner() instanceof SafetensorsFile.Checkpoint file) || file.names().size() < 2) {
             return;
         }
         throw new UsageException(outPath + " is the input, which holds " + file.names().size() + " tensors: writing"
@@ -298,7 +295,7 @@ final class ConvertCommand implements Command {
         String stem = TensorFiles.stem(file);
         return switch (format) {
             case NPY -> {
-                NpyArray a = TensorFiles.mapNpy(file, in.value("from-dtype"));
+                Npy.Tensor a = TensorFiles.mapNpy(file, in.value("from-dtype"));
                 yield new Opened(TensorView.strided(a.data(), a.dtype(), a.layout()), stem, a);
             }
             case SAFETENSORS -> TensorFiles.openSafetensors(file, in.value("tensor"), null,
@@ -331,7 +328,7 @@ final class ConvertCommand implements Command {
      * no half-written OUT. Taken whatever the number of tensors, so that a file of one converts by
      * the same rules as a file of many.
      */
-    private static int convertAll(Invocation in, SafetensorsCheckpoint input, Path outPath, long start, DimOrder order)
+    private static int convertAll(Invocation in, SafetensorsFile.Checkpoint input, Path outPath, long start, DimOrder order)
             throws IOException {
         int count = input.names().size();
         String holds = count == 0 ? "no tensors" : count == 1 ? "1 tensor" : count + " tensors";
@@ -357,7 +354,7 @@ final class ConvertCommand implements Command {
         Map<String, ArrayShape> shapes = new LinkedHashMap<>();
         int changed = 0;
         long total = 0;
-        for (SafetensorsTensor t : input.tensors()) {
+        for (SafetensorsFile.Tensor t : input.tensors()) {
             DType type = to != null && t.dtype().kind() == DType.Kind.FLOAT ? to : t.dtype();
             if (type != t.dtype()) {
                 TensorFiles.requireReadable(input.file(), t);
@@ -373,8 +370,8 @@ final class ConvertCommand implements Command {
         Path wrote;
         try (StagedWrites staged = new StagedWrites();
              Progress progress = Progress.start(in.err(), in.flag("quiet"), bytes)) {
-            Map<String, DataWriter> writers = new LinkedHashMap<>();
-            for (SafetensorsTensor t : input.tensors()) {
+            Map<String, DenseTensor.DataWriter> writers = new LinkedHashMap<>();
+            for (SafetensorsFile.Tensor t : input.tensors()) {
                 TensorView view = reordered.get(t.name());
                 ArrayShape shape = shapes.get(t.name());
                 if (shape.dtype() == t.dtype() && view == null) {
@@ -424,7 +421,7 @@ final class ConvertCommand implements Command {
      * --all-rank's rank: one of the two is needed, so that a file of one tensor reorders by the same
      * rule as a file of many, and a name or rank that matches nothing is refused, not ignored.
      */
-    private static Map<String, TensorView> reordered(Invocation in, SafetensorsCheckpoint input, DimOrder order) {
+    private static Map<String, TensorView> reordered(Invocation in, SafetensorsFile.Checkpoint input, DimOrder order) {
         Map<String, TensorView> views = new LinkedHashMap<>();
         List<String> named = in.values("tensor");
         String rankText = in.value("all-rank");
@@ -447,7 +444,7 @@ final class ConvertCommand implements Command {
                 throw new UsageException("--all-rank " + rankText + " differs from the rank " + order.text() + " orders ("
                         + order.rank() + ")");
             }
-            named = input.tensors().stream().filter(t -> t.shape().size() == rank).map(SafetensorsTensor::name).toList();
+            named = input.tensors().stream().filter(t -> t.shape().size() == rank).map(SafetensorsFile.Tensor::name).toList();
             if (named.isEmpty()) {
                 throw new UsageException(input.file() + " holds no tensor of rank " + rank + " (--all-rank " + rankText
                         + ")");
@@ -461,7 +458,7 @@ final class ConvertCommand implements Command {
             if (views.containsKey(name)) {
                 throw Errors.givenTwice("--tensor " + name);
             }
-            SafetensorsTensor t = input.tensor(name);
+            SafetensorsFile.Tensor t = input.tensor(name);
             TensorFiles.requireReadable(input.file(), t);
             views.put(name, order.apply(TensorView.of(t.data(), TensorFiles.shapeOf(t, t.dtype())),
                     "tensor '" + name + "' of " + input.file()));

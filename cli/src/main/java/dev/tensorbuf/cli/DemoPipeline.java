@@ -8,9 +8,7 @@ import dev.tensorbuf.cli.render.PictureSvg;
 import dev.tensorbuf.cli.render.TiledPlacement;
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Dlpack;
-import dev.tensorbuf.interop.DlpackTensor;
 import dev.tensorbuf.interop.Npy;
-import dev.tensorbuf.interop.NpyArray;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
@@ -158,7 +156,7 @@ final class DemoPipeline implements AutoCloseable {
         int before = Dlpack.pendingExports();
         MemorySegment managed = Dlpack.exportVersioned(nchw);
         String address = "0x" + Long.toHexString(managed.address());
-        try (DlpackTensor imported = Dlpack.importVersioned(managed)) {
+        try (Dlpack.Tensor imported = Dlpack.importVersioned(managed)) {
             DemoSteps.check(imported.view().dims().equals(nchw.dims()), "imported dims");
             DemoSteps.check(imported.view().getFloat(7, 2, 223, 223) == nchw.getFloat(7, 2, 223, 223), "imported values");
             DemoSteps.check(imported.view().buffer().segment().address() == nchw.buffer().segment().address(),
@@ -177,7 +175,7 @@ final class DemoPipeline implements AutoCloseable {
         Path file = outDir.resolve("batch_nchw_f32.npy");
         try {
             Npy.write(file, DenseTensor.of(DType.F32, nchw.dims(), normalised));
-            try (NpyArray back = Npy.map(file)) {
+            try (Npy.Tensor back = Npy.map(file)) {
                 DemoSteps.check(back.data().segment().mismatch(normalised.segment()) == -1, "the file holds our bytes");
             }
             Map<String, Object> facts = new LinkedHashMap<>();

@@ -4,7 +4,6 @@ import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.net.TensorClient;
-import dev.tensorbuf.net.TensorFetchException;
 import dev.tensorbuf.net.TensorTicket;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.TensorView;
@@ -125,7 +124,7 @@ final class FetchCommand implements Command {
                             + String.format("%.2f s", seconds));
                 }
             }
-        } catch (TensorFetchException e) {
+        } catch (TensorClient.FetchException e) {
             throw new IllegalArgumentException(e.getMessage(), e);
         }
         return 0;

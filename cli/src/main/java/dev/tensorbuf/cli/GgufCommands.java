@@ -1,7 +1,7 @@
 package dev.tensorbuf.cli;
 
 import dev.tensorbuf.cli.TensorFiles.Format;
-import dev.tensorbuf.interop.DataWriter;
+import dev.tensorbuf.interop.DenseTensor.DataWriter;
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.GgmlType;
 import dev.tensorbuf.interop.GgufFile;
@@ -9,9 +9,7 @@ import dev.tensorbuf.interop.GgufTensor;
 import dev.tensorbuf.interop.GgufValue;
 import dev.tensorbuf.interop.GgufWriter;
 import dev.tensorbuf.interop.Npy;
-import dev.tensorbuf.interop.NpyArray;
 import dev.tensorbuf.interop.SafetensorsFile;
-import dev.tensorbuf.interop.SafetensorsTensor;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
@@ -333,7 +331,7 @@ final class GgufCommands {
                 SafetensorsFile f = SafetensorsFile.open(inPath);
                 owner = f;
                 List<String> picked = in.values("tensor");
-                for (SafetensorsTensor t : f.tensors()) {
+                for (SafetensorsFile.Tensor t : f.tensors()) {
                     if (picked.isEmpty() || picked.contains(t.name())) {
                         sources.add(new Source(t.name(), t.view()));
                     }
@@ -344,7 +342,7 @@ final class GgufCommands {
                 f.metadata().forEach((k, v) -> metadata.put(k, GgufValue.string(v)));
             }
             case NPY -> {
-                NpyArray a = TensorFiles.mapNpy(inPath, null);
+                Npy.Tensor a = TensorFiles.mapNpy(inPath, null);
                 owner = a;
                 sources.add(new Source(TensorFiles.stem(inPath), TensorView.strided(a.data(), a.dtype(), a.layout())));
             }

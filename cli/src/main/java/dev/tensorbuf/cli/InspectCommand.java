@@ -1,11 +1,7 @@
 package dev.tensorbuf.cli;
 
 import dev.tensorbuf.interop.Npy;
-import dev.tensorbuf.interop.NpyArray;
-import dev.tensorbuf.interop.NpyHeader;
-import dev.tensorbuf.interop.SafetensorsCheckpoint;
 import dev.tensorbuf.interop.SafetensorsFile;
-import dev.tensorbuf.interop.SafetensorsTensor;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -96,7 +92,7 @@ final class InspectCommand implements Command {
      * The .npy reader's hint for a void descr names {@code convert --from-dtype}, where most people
      * meet it; here the same option of this command is the one to use.
      */
-    private static NpyHeader readHeaderNamingInspect(Path file) throws IOException {
+    private static Npy.Header readHeaderNamingInspect(Path file) throws IOException {
         try {
             return Npy.readHeader(file);
         } catch (IllegalArgumentException e) {
@@ -130,11 +126,11 @@ final class InspectCommand implements Command {
         // By magic first; a .npy name without the magic gets the .npy reader's message, not safetensors'.
         String named = in.value("from-dtype");
         if (isNpy(file) || lower.endsWith(".npy")) {
-            NpyHeader h;
+            Npy.Header h;
             if (named == null) {
                 h = readHeaderNamingInspect(file);
             } else {
-                try (NpyArray a = TensorFiles.mapNpy(file, named)) {
+                try (Npy.Tensor a = TensorFiles.mapNpy(file, named)) {
                     h = a.header();
                 }
             }
@@ -153,12 +149,12 @@ final class InspectCommand implements Command {
                 throw new UsageException("--from-dtype names the type of a void .npy file; " + file
                         + " is a safetensors file, which says its own types");
             }
-            if (SafetensorsCheckpoint.isIndex(file)) {
-                try (SafetensorsCheckpoint c = SafetensorsCheckpoint.open(file)) {
+            if (SafetensorsFile.Checkpoint.isIndex(file)) {
+                try (SafetensorsFile.Checkpoint c = SafetensorsFile.Checkpoint.open(file)) {
                     format = "safetensors";
                     detail = "sharded safetensors checkpoint, " + Counts.of(c.files().size(), "shard");
                     Path folder = file.toAbsolutePath().getParent();
-                    for (SafetensorsTensor t : c.tensors()) {
+                    for (SafetensorsFile.Tensor t : c.tensors()) {
                         rows.add(new Row(t.name(), t.dtype().xlaName(), t.dtype().safetensorsName().orElseThrow(), t.shape(),
                                 t.fileOffset(), t.byteSize(), folder.relativize(t.file().toAbsolutePath()).toString()));
                     }
@@ -168,7 +164,7 @@ final class InspectCommand implements Command {
             } else try (SafetensorsFile f = openSafetensors(file, lower.endsWith(".safetensors"))) {
                 format = "safetensors";
                 detail = "safetensors, header " + f.headerByteSize() + " bytes";
-                for (SafetensorsTensor t : f.tensors()) {
+                for (SafetensorsFile.Tensor t : f.tensors()) {
                     rows.add(new Row(t.name(), t.dtype().xlaName(), t.dtype().safetensorsName().orElseThrow(), t.shape(),
                             t.fileOffset(), t.byteSize()));
                 }

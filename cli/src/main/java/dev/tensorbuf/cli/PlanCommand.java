@@ -1,6 +1,6 @@
 package dev.tensorbuf.cli;
 
-import dev.tensorbuf.interop.HugePageAllocator;
+import dev.tensorbuf.interop.NativeMemory;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.copy.CopyEngine;
@@ -67,7 +67,7 @@ final class PlanCommand implements Command {
         CopyPlan.Explanation plan;
         // Mapped and never touched where Linux maps memory on first touch: a plan of a tensor
         // larger than this machine's memory still prints.
-        try (Allocator memory = HugePageAllocator.available() ? HugePageAllocator.open() : Allocators.shared()) {
+        try (Allocator memory = NativeMemory.hugePagesAvailable() ? NativeMemory.hugePageAllocator() : Allocators.shared()) {
             TensorView from = TensorView.of(memory.allocate(bytes(src)), src);
             TensorView to = TensorView.of(memory.allocate(bytes(dst)), dst);
             plan = CopyEngine.defaults().explain(from, to);

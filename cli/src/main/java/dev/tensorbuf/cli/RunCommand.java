@@ -2,7 +2,6 @@ package dev.tensorbuf.cli;
 
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
-import dev.tensorbuf.interop.NpyArray;
 import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.ops.exec.internal.ExecutedInstruction;
 import dev.tensorbuf.ops.exec.Execution;
@@ -181,7 +180,7 @@ final class RunCommand implements Command {
                 // ml_dtypes saves bf16 and f8 as bare void ('<V2'): they take their parameter's type.
                 DType declared = parameter.dtype();
                 TensorFiles.refuseArchive(file, false); // an .npz renamed .npy, as convert and inspect refuse it
-                NpyArray array = Npy.map(file, declared.isNumpyNative() ? null : declared);
+                Npy.Tensor array = Npy.map(file, declared.isNumpyNative() ? null : declared);
                 opened.add(array);
                 yield TensorView.strided(array.data(), array.dtype(), array.layout());
             }

@@ -1,6 +1,6 @@
 package dev.tensorbuf.cli;
 
-import dev.tensorbuf.interop.DataWriter;
+import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
@@ -51,7 +51,7 @@ final class StagedWrites implements AutoCloseable {
      * {@return the writer of {@code source}'s elements as the row-major bytes of {@code target}, of
      * the same dims} Pieces are copied and written in order, each reported to {@code progress}.
      */
-    DataWriter writer(TensorView source, ArrayShape target, Progress progress) {
+    DenseTensor.DataWriter writer(TensorView source, ArrayShape target, Progress progress) {
         if (!source.dims().equals(target.dims()) || !handles(target)) {
             throw new IllegalArgumentException("cannot stage " + source + " as " + target);
         }

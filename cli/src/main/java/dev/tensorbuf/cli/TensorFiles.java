@@ -1,17 +1,13 @@
 package dev.tensorbuf.cli;
 
-import dev.tensorbuf.interop.DataWriter;
 import dev.tensorbuf.interop.DenseTensor;
-import dev.tensorbuf.interop.FileReplacement;
+import dev.tensorbuf.interop.internal.FileReplacement;
 import dev.tensorbuf.interop.Npy;
-import dev.tensorbuf.interop.NpyArray;
-import dev.tensorbuf.interop.SafetensorsCheckpoint;
 import dev.tensorbuf.interop.SafetensorsFile;
-import dev.tensorbuf.interop.SafetensorsTensor;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
-import dev.tensorbuf.net.ArrowTensorFiles;
+import dev.tensorbuf.net.ArrowTensors;
 import dev.tensorbuf.net.FixedShapeTensorType;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
@@ -75,7 +71,7 @@ final class TensorFiles {
     static Format formatOf(Path file) {
         String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
         return name.endsWith(".npy") ? Format.NPY
-                : name.endsWith(".safetensors") || SafetensorsCheckpoint.isIndex(file) ? Format.SAFETENSORS
+                : name.endsWith(".safetensors") || SafetensorsFile.Checkpoint.isIndex(file) ? Format.SAFETENSORS
                 : name.endsWith(".arrow") ? Format.ARROW : Format.RAW;
     }
 
@@ -171,7 +167,7 @@ final class TensorFiles {
      *
      * @throws UsageException for a 6-bit tensor, naming it and what can be done with it
      */
-    static void requireReadable(Path file, SafetensorsTensor t) {
+    static void requireReadable(Path file, SafetensorsFile.Tensor t) {
         if (packsUnevenly(t.dtype())) {
             throw new UsageException(file + ": tensor '" + t.name() + "' is " + t.dtype() + " ("
                     + t.dtype().safetensorsName().orElseThrow() + "), which safetensors " + PACKED_SIX_BITS
@@ -209,41 +205,41 @@ final class TensorFiles {
     }
 
     /**
-     * Refuses a sharded output index named other than {@value SafetensorsCheckpoint#INDEX_FILE}:
+     * Refuses a sharded output index named other than {@value SafetensorsFile.Checkpoint#INDEX_FILE}:
      * its shards are {@code model-0000i-of-0000n.safetensors}, as Hugging Face names them, and
      * loaders look for the index by that name.
      */
     static void requireIndexName(Path file) {
-        if (SafetensorsCheckpoint.isIndex(file) && !file.getFileName().toString().equals(SafetensorsCheckpoint.INDEX_FILE)) {
-            throw new UsageException(file + ": a sharded checkpoint written here is named " + SafetensorsCheckpoint.INDEX_FILE
+        if (SafetensorsFile.Checkpoint.isIndex(file) && !file.getFileName().toString().equals(SafetensorsFile.Checkpoint.INDEX_FILE)) {
+            throw new UsageException(file + ": a sharded checkpoint written here is named " + SafetensorsFile.Checkpoint.INDEX_FILE
                     + ", beside its shards model-00001-of-0000N.safetensors, as Hugging Face names them; write "
-                    + file.resolveSibling(SafetensorsCheckpoint.INDEX_FILE));
+                    + file.resolveSibling(SafetensorsFile.Checkpoint.INDEX_FILE));
         }
     }
 
     /**
      * Writes safetensors tensors: one file, or for {@code file} an index, a sharded checkpoint in
-     * its folder split at {@code maxShardBytes} ({@link SafetensorsCheckpoint#write}).
+     * its folder split at {@code maxShardBytes} ({@link SafetensorsFile.Checkpoint#write}).
      *
      * @return what was written: {@code file}, or for a checkpoint of one shard its {@code model.safetensors}
      */
     static Path writeSafetensors(Path file, Map<String, ArrayShape> shapes, Map<String, String> metadata,
-            Map<String, DataWriter> data, long maxShardBytes) throws IOException {
-        if (!SafetensorsCheckpoint.isIndex(file)) {
+            Map<String, DenseTensor.DataWriter> data, long maxShardBytes) throws IOException {
+        if (!SafetensorsFile.Checkpoint.isIndex(file)) {
             SafetensorsFile.write(file, shapes, metadata, data);
             return file;
         }
         requireIndexName(file);
-        return SafetensorsCheckpoint.write(file.toAbsolutePath().getParent(), shapes, metadata, data, maxShardBytes);
+        return SafetensorsFile.Checkpoint.write(file.toAbsolutePath().getParent(), shapes, metadata, data, maxShardBytes);
     }
 
     /** {@return the bytes of a written file, or of a checkpoint's index and shards} */
     static long bytesWritten(Path written) throws IOException {
-        if (!SafetensorsCheckpoint.isIndex(written)) {
+        if (!SafetensorsFile.Checkpoint.isIndex(written)) {
             return Files.size(written);
         }
         long sum = Files.size(written);
-        try (SafetensorsCheckpoint c = SafetensorsCheckpoint.open(written)) {
+        try (SafetensorsFile.Checkpoint c = SafetensorsFile.Checkpoint.open(written)) {
             for (SafetensorsFile f : c.files()) {
                 sum += Files.size(f.file());
             }
@@ -269,10 +265,10 @@ final class TensorFiles {
         switch (formatOf(file)) {
             case NPY -> Npy.write(file, tensor);
             case SAFETENSORS -> {
-                if (SafetensorsCheckpoint.isIndex(file)) {
+                if (SafetensorsFile.Checkpoint.isIndex(file)) {
                     requireIndexName(file);
-                    SafetensorsCheckpoint.write(file.toAbsolutePath().getParent(), Map.of(name, tensor), Map.of(),
-                            SafetensorsCheckpoint.DEFAULT_MAX_SHARD_BYTES);
+                    SafetensorsFile.Checkpoint.write(file.toAbsolutePath().getParent(), Map.of(name, tensor), Map.of(),
+                            SafetensorsFile.Checkpoint.DEFAULT_MAX_SHARD_BYTES);
                 } else {
                     SafetensorsFile.write(file, Map.of(name, tensor));
                 }
@@ -281,7 +277,7 @@ final class TensorFiles {
             case ARROW -> {
                 long[] dims = tensor.dims().stream().mapToLong(Long::longValue).toArray();
                 MemoryBuffer bytes = Buffers.foreign(tensor.bytes(), MemorySpace.HOST, "convert", () -> { });
-                ArrowTensorFiles.write(file, Map.of(name, TensorView.strided(bytes, tensor.dtype(), StridedLayout.packed(dims))));
+                ArrowTensors.write(file, Map.of(name, TensorView.strided(bytes, tensor.dtype(), StridedLayout.packed(dims))));
             }
         }
     }
@@ -294,7 +290,7 @@ final class TensorFiles {
      */
     static Opened openArrow(Path file, String name, String howToName) throws IOException {
         refuseArchive(file, false);
-        ArrowTensorFiles.Tensors t = ArrowTensorFiles.read(file);
+        ArrowTensors.Tensors t = ArrowTensors.read(file);
         try {
             String picked = name;
             if (picked == null) {
@@ -316,10 +312,10 @@ final class TensorFiles {
      * null) as the type of a void file} Naming the type a file states (ml_dtypes' float8_e5m2 is
      * {@code '<f1'}) is harmless; contradicting it is refused, by convert and inspect alike.
      */
-    static NpyArray mapNpy(Path file, String fromDtype) throws IOException {
+    static Npy.Tensor mapNpy(Path file, String fromDtype) throws IOException {
         DType declared = fromDtype == null ? null : DTypeNames.parse(fromDtype, "--from-dtype");
         refuseArchive(file, false);
-        NpyArray a = Npy.map(file, declared);
+        Npy.Tensor a = Npy.map(file, declared);
         if (declared != null && declared != a.dtype()) {
             a.close();
             throw new UsageException("--from-dtype " + fromDtype + ": " + file + " says its own type, " + a.dtype()
@@ -337,7 +333,7 @@ final class TensorFiles {
      */
     static Opened openSafetensors(Path file, String name, String preferred, String howToName) throws IOException {
         refuseArchive(file, false);
-        SafetensorsCheckpoint f = SafetensorsCheckpoint.open(file);
+        SafetensorsFile.Checkpoint f = SafetensorsFile.Checkpoint.open(file);
         try {
             String picked = name;
             if (picked == null) {
@@ -353,7 +349,7 @@ final class TensorFiles {
                             + "; pick one with " + howToName);
                 }
             }
-            SafetensorsTensor t = f.tensor(picked);
+            SafetensorsFile.Tensor t = f.tensor(picked);
             requireReadable(file, t);
             return new Opened(TensorView.of(t.data(), shapeOf(t, t.dtype())), picked, f);
         } catch (RuntimeException e) {
@@ -409,7 +405,7 @@ final class TensorFiles {
     }
 
     /** Writes the bytes {@code data} writes as the whole file, replaced only once complete. */
-    static void writeRaw(Path file, DataWriter data) throws IOException {
+    static void writeRaw(Path file, DenseTensor.DataWriter data) throws IOException {
         FileReplacement.write(file, where -> {
             try (FileChannel channel = FileChannel.open(where, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
                 data.write(channel);
@@ -418,7 +414,7 @@ final class TensorFiles {
     }
 
     /** {@return the shape of {@code t}'s dims with elements of {@code type}, laid out as files store it} */
-    static ArrayShape shapeOf(SafetensorsTensor t, DType type) {
+    static ArrayShape shapeOf(SafetensorsFile.Tensor t, DType type) {
         long[] dims = Extents.toArray(t.shape());
         return ArrayShape.of(type, dims).withLayout(XlaLayout.packedDescending(type, dims.length));
     }

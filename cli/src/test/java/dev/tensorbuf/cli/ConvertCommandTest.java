@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
-import dev.tensorbuf.interop.NpyArray;
 import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.interop.json.Json;
 import dev.tensorbuf.views.DType;
@@ -90,14 +89,14 @@ class ConvertCommandTest {
         Path back = dir.resolve("back.npy");
         r = CliHarness.run("convert", packed.toString(), back.toString(), "--dtype", "f32");
         assertEquals(0, r.code(), r.err());
-        try (NpyArray a = Npy.map(back)) {
+        try (Npy.Tensor a = Npy.map(back)) {
             assertArrayEquals(values, a.data().segment().toArray(ValueLayout.JAVA_FLOAT));
         }
         // NumPy has no 4-bit type: written as np.save writes ml_dtypes' float4_e2m1fn, '<V1', one to a byte.
         Path npy = dir.resolve("all4.npy");
         r = CliHarness.run("convert", packed.toString(), npy.toString());
         assertEquals(0, r.code(), r.err());
-        try (NpyArray a = Npy.map(npy, DType.F4E2M1FN)) {
+        try (Npy.Tensor a = Npy.map(npy, DType.F4E2M1FN)) {
             assertEquals("<V1", a.header().descr());
             assertArrayEquals(new byte[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
                     a.data().segment().toArray(ValueLayout.JAVA_BYTE));
@@ -183,7 +182,7 @@ class ConvertCommandTest {
             Path back = dir.resolve(t + ".f32.npy");
             r = CliHarness.run("convert", out.toString(), back.toString(), "--from-dtype", t.xlaName(), "--dtype", "f32");
             assertEquals(0, r.code(), t + ": " + r.err());
-            try (NpyArray a = Npy.map(back)) {
+            try (Npy.Tensor a = Npy.map(back)) {
                 assertArrayEquals(c.getValue(), a.data().segment().toArray(ValueLayout.JAVA_FLOAT), t.toString());
             }
         }
@@ -211,7 +210,7 @@ class ConvertCommandTest {
         assertTrue(r.err().contains("name the type (tensorbuf convert --from-dtype bf16"), r.err());
         r = CliHarness.run("convert", bf.toString(), out.toString(), "--from-dtype", "bf16", "--dtype", "f32");
         assertEquals(0, r.code(), r.err());
-        try (NpyArray a = Npy.map(out)) {
+        try (Npy.Tensor a = Npy.map(out)) {
             assertArrayEquals(new float[] {1, -2.5f, Float.POSITIVE_INFINITY}, a.data().segment().toArray(ValueLayout.JAVA_FLOAT));
         }
         r = CliHarness.run("convert", oneToFifteen().toString(), out.toString(), "--from-dtype", "bf16");
@@ -242,7 +241,7 @@ class ConvertCommandTest {
         Path wide = dir.resolve("w.npy");
         r = CliHarness.run("convert", i4.toString(), wide.toString(), "--from-dtype", "s4", "--dtype", "s32");
         assertEquals(0, r.code(), r.err());
-        try (NpyArray a = Npy.map(wide)) {
+        try (Npy.Tensor a = Npy.map(wide)) {
             assertArrayEquals(new int[] {-8, -1, 0, 7}, a.data().segment().toArray(ValueLayout.JAVA_INT));
         }
         // float6_e2m3fn [-1, 0.5, 7.5]: read one to a byte, as ml_dtypes saves them.
@@ -250,7 +249,7 @@ class ConvertCommandTest {
         Path f32 = dir.resolve("f6.npy.f32.npy");
         r = CliHarness.run("convert", f6.toString(), f32.toString(), "--from-dtype", "f6e2m3fn", "--dtype", "f32");
         assertEquals(0, r.code(), r.err());
-        try (NpyArray a = Npy.map(f32)) {
+        try (Npy.Tensor a = Npy.map(f32)) {
             assertArrayEquals(new float[] {-1, 0.5f, 7.5f}, a.data().segment().toArray(ValueLayout.JAVA_FLOAT));
         }
         // Packed 6-bit output has no defined bit order; one to a byte it has, and the message says how.
@@ -355,7 +354,7 @@ class ConvertCommandTest {
         Path out = dir.resolve("e5.f32.npy");
         CliHarness r = CliHarness.run("convert", file.toString(), out.toString(), "--from-dtype", "f8e5m2", "--dtype", "f32");
         assertEquals(0, r.code(), r.err());
-        try (NpyArray a = Npy.map(out)) {
+        try (Npy.Tensor a = Npy.map(out)) {
             assertArrayEquals(new float[] {1.5f, -2}, a.data().segment().toArray(ValueLayout.JAVA_FLOAT));
         }
         r = CliHarness.run("convert", file.toString(), out.toString(), "--from-dtype", "bf16");
@@ -388,7 +387,7 @@ class ConvertCommandTest {
         CliHarness r = CliHarness.run("convert", raw.toString(), out.toString(), "--from-layout", "f32[3,5]{1,0:T(2,2)}",
                 "--dtype", "f64");
         assertEquals(0, r.code(), r.err());
-        try (NpyArray a = Npy.map(out)) {
+        try (Npy.Tensor a = Npy.map(out)) {
             assertEquals(DType.F64, a.dtype());
             assertEquals(List.of(3L, 5L), a.shape());
             double[] values = a.data().segment().toArray(ValueLayout.JAVA_DOUBLE);

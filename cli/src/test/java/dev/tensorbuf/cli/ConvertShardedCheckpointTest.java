@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
-import dev.tensorbuf.interop.NpyArray;
-import dev.tensorbuf.interop.SafetensorsCheckpoint;
 import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.interop.json.Json;
 import dev.tensorbuf.views.TensorView;
@@ -51,7 +49,7 @@ class ConvertShardedCheckpointTest {
         Path out = dir.resolve("head.npy");
         CliHarness r = CliHarness.run("convert", index.toString(), out.toString(), "--tensor", "head");
         assertEquals(0, r.code(), r.err());
-        try (NpyArray a = Npy.map(out, null)) {
+        try (Npy.Tensor a = Npy.map(out, null)) {
             float[] values = floats(TensorView.strided(a.data(), a.dtype(), a.layout()));
             assertEquals(100, values.length);
             assertEquals(-50f, values[0]);
@@ -69,7 +67,7 @@ class ConvertShardedCheckpointTest {
         Path in = dir.resolve("m.safetensors");
         SafetensorsFile.write(in, state, Map.of("format", "pt"));
         Path folder = Files.createDirectory(dir.resolve("sharded"));
-        Path index = folder.resolve(SafetensorsCheckpoint.INDEX_FILE);
+        Path index = folder.resolve(SafetensorsFile.Checkpoint.INDEX_FILE);
         CliHarness r = CliHarness.run("convert", in.toString(), index.toString(), "--max-shard-size", "0.8KB", "--json");
         assertEquals(0, r.code(), r.err());
         Map<String, Object> json = Json.parseObject(r.out());
@@ -77,7 +75,7 @@ class ConvertShardedCheckpointTest {
         long files = Files.size(index) + Files.size(folder.resolve("model-00001-of-00002.safetensors"))
                 + Files.size(folder.resolve("model-00002-of-00002.safetensors"));
         assertEquals(files, json.get("bytes_written"));
-        try (SafetensorsCheckpoint c = SafetensorsCheckpoint.open(index)) {
+        try (SafetensorsFile.Checkpoint c = SafetensorsFile.Checkpoint.open(index)) {
             assertEquals(2, c.files().size());
             assertEquals(Map.of("total_size", 1200L, "format", "pt"), c.indexMetadata());
             assertEquals(List.of("a", "b"), c.files().get(0).names());
@@ -102,7 +100,7 @@ class ConvertShardedCheckpointTest {
 
     @Test
     void shardSizesAreReadAsHuggingFaceReadsThem() {
-        Path out = dir.resolve(SafetensorsCheckpoint.INDEX_FILE);
+        Path out = dir.resolve(SafetensorsFile.Checkpoint.INDEX_FILE);
         assertEquals(5_000_000_000L, ConvertCommand.maxShardBytes(invocation("convert", "a", out.toString()), out));
         assertEquals(500_000_000L, ConvertCommand.maxShardBytes(
                 invocation("convert", "a", out.toString(), "--max-shard-size", "0.5GB"), out));
@@ -120,7 +118,7 @@ class ConvertShardedCheckpointTest {
         assertEquals(2, notIndex.code());
         assertEquals("tensorbuf convert: --max-shard-size splits a sharded OUT, model.safetensors.index.json; "
                 + dir.resolve("o.safetensors") + " is one file\n", notIndex.err());
-        Path out = dir.resolve(SafetensorsCheckpoint.INDEX_FILE);
+        Path out = dir.resolve(SafetensorsFile.Checkpoint.INDEX_FILE);
         CliHarness badUnit = CliHarness.run("convert", index.toString(), out.toString(), "--max-shard-size", "5XB");
         assertEquals(2, badUnit.code());
         assertEquals("tensorbuf convert: --max-shard-size 5XB: expected bytes (1000000) or a number with TB, GB, MB or KB"
@@ -133,7 +131,7 @@ class ConvertShardedCheckpointTest {
         assertEquals(2, named.code());
         assertEquals("tensorbuf convert: " + other + ": a sharded checkpoint written here is named"
                 + " model.safetensors.index.json, beside its shards model-00001-of-0000N.safetensors, as Hugging Face"
-                + " names them; write " + dir.resolve(SafetensorsCheckpoint.INDEX_FILE) + "\n", named.err());
+                + " names them; write " + dir.resolve(SafetensorsFile.Checkpoint.INDEX_FILE) + "\n", named.err());
         assertFalse(Files.exists(other));
     }
 }

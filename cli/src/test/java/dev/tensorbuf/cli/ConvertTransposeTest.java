@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
-import dev.tensorbuf.interop.NpyArray;
 import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.interop.json.Json;
 import dev.tensorbuf.testing.PythonPeer;
@@ -59,7 +58,7 @@ class ConvertTransposeTest {
                 }
             }
         }
-        try (NpyArray a = Npy.map(out)) {
+        try (Npy.Tensor a = Npy.map(out)) {
             assertEquals(List.of(2L, 4L, 5L, 3L), a.header().shape());
             assertArrayEquals(want, a.data().segment().toArray(ValueLayout.JAVA_FLOAT));
         }

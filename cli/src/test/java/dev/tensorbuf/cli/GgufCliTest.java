@@ -9,7 +9,6 @@ import dev.tensorbuf.interop.GgufFile;
 import dev.tensorbuf.interop.GgufValue;
 import dev.tensorbuf.interop.GgufWriter;
 import dev.tensorbuf.interop.Npy;
-import dev.tensorbuf.interop.NpyArray;
 import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.interop.json.Json;
 import dev.tensorbuf.ops.quant.internal.BlockKernels;
@@ -100,7 +99,7 @@ class GgufCliTest {
         CliHarness r = CliHarness.run("convert", model.toString(), npy.toString(), "--tensor", "w", "--quiet");
         assertEquals(0, r.code(), r.err());
         float[] expected = dequantized();
-        try (NpyArray a = Npy.map(npy)) {
+        try (Npy.Tensor a = Npy.map(npy)) {
             assertEquals(DType.F32, a.dtype());
             assertEquals(List.of(4L, 64L), a.header().shape());
             for (int i = 0; i < expected.length; i++) {

@@ -3,8 +3,7 @@ package dev.tensorbuf.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.tensorbuf.interop.DenseTensor;
-import dev.tensorbuf.interop.SafetensorsCheckpoint;
-import dev.tensorbuf.interop.SafetensorsTensor;
+import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.interop.json.Json;
 import dev.tensorbuf.views.DType;
 import java.io.IOException;
@@ -38,12 +37,12 @@ class InspectShardedCheckpointTest {
         state.put("embed", f32(0, 100));
         state.put("proj", f32(1000, 16));
         state.put("head", f32(-50, 100));
-        return SafetensorsCheckpoint.write(dir, state, Map.of("format", "pt"), 500);
+        return SafetensorsFile.Checkpoint.write(dir, state, Map.of("format", "pt"), 500);
     }
 
     private static long offset(Path index, String name) throws IOException {
-        try (SafetensorsCheckpoint c = SafetensorsCheckpoint.open(index)) {
-            SafetensorsTensor t = c.tensor(name);
+        try (SafetensorsFile.Checkpoint c = SafetensorsFile.Checkpoint.open(index)) {
+            SafetensorsFile.Tensor t = c.tensor(name);
             return t.fileOffset();
         }
     }

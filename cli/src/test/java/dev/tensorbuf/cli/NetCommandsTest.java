@@ -6,10 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
-import dev.tensorbuf.interop.NpyArray;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.net.ArrowTensorFiles;
+import dev.tensorbuf.net.ArrowTensors;
 import dev.tensorbuf.net.TensorServer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.DType;
@@ -47,14 +46,14 @@ class NetCommandsTest {
             CliHarness r = CliHarness.run("convert", dir.resolve("x.npy").toString(), dir.resolve("x.arrow").toString(), "--quiet");
             assertEquals(0, r.code(), r.err());
             assertTrue(r.out().contains("f32[4,2,3]{2,1,0}") && r.out().contains("(arrow)"), r.out());
-            try (ArrowTensorFiles.Tensors t = ArrowTensorFiles.read(dir.resolve("x.arrow"))) {
+            try (ArrowTensors.Tensors t = ArrowTensors.read(dir.resolve("x.arrow"))) {
                 assertEquals("x", t.names().getFirst());
                 assertArrayEquals(x.toFloatArray(), t.view("x").toFloatArray());
             }
             r = CliHarness.run("convert", dir.resolve("x.arrow").toString(), dir.resolve("t.npy").toString(),
                     "--transpose", "0,2,1", "--quiet");
             assertEquals(0, r.code(), r.err());
-            try (NpyArray t = Npy.map(dir.resolve("t.npy"))) {
+            try (Npy.Tensor t = Npy.map(dir.resolve("t.npy"))) {
                 assertArrayEquals(Ops.transpose(x, 0, 2, 1).toFloatArray(), t.view().toFloatArray());
             }
         }
@@ -88,7 +87,7 @@ class NetCommandsTest {
                 r = CliHarness.run("fetch", uri, "x.npy", out.toString(), "--start", "1,1", "--limit", "4,3");
                 assertEquals(0, r.code(), r.err());
                 assertTrue(r.out().startsWith(uri + " x.npy[1:4, 1:3] -> " + out + ": f32[3,2]{1,0}"), r.out());
-                try (NpyArray got = Npy.map(out)) {
+                try (Npy.Tensor got = Npy.map(out)) {
                     assertArrayEquals(Ops.slice(x, new long[] {1, 1}, new long[] {4, 3}, new long[] {1, 1}).toFloatArray(),
                             got.view().toFloatArray());
                 }

@@ -7,9 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
-import dev.tensorbuf.interop.NpyArray;
 import dev.tensorbuf.interop.SafetensorsFile;
-import dev.tensorbuf.interop.SafetensorsTensor;
 import dev.tensorbuf.interop.json.Json;
 import dev.tensorbuf.views.DType;
 import java.io.IOException;
@@ -48,7 +46,7 @@ class RunCommandTest {
     }
 
     private float[] read(Path file) throws IOException {
-        try (NpyArray r = Npy.map(file)) {
+        try (Npy.Tensor r = Npy.map(file)) {
             return r.data().segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED);
         }
     }
@@ -191,7 +189,7 @@ class RunCommandTest {
                 + " raw output keeps {0,1})\n"
                 + "    output1 (%squeeze.1) copied into f32[3]{0}\n", r.out());
         try (SafetensorsFile st = SafetensorsFile.open(out)) {
-            assertEquals(List.of("output0", "output1"), st.tensors().stream().map(SafetensorsTensor::name).toList());
+            assertEquals(List.of("output0", "output1"), st.tensors().stream().map(SafetensorsFile.Tensor::name).toList());
             assertArrayEquals(new float[] {0, 3, 1, 4, 2, 5},
                     st.tensors().get(0).data().segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED));
             assertEquals(List.of(3L, 2L), st.tensors().get(0).shape());
@@ -320,7 +318,7 @@ class RunCommandTest {
         Path npy = dir.resolve("c.npy");
         r = CliHarness.run("run", s4.toString(), "--arg", "p0=" + a, "--out", npy.toString());
         assertEquals(0, r.code(), r.err());
-        try (NpyArray c = Npy.map(npy, DType.S4)) {
+        try (Npy.Tensor c = Npy.map(npy, DType.S4)) {
             assertEquals("<V1", c.header().descr());
             assertArrayEquals(new byte[] {0, 3, 1, 4, 2, 5}, c.data().segment().toArray(ValueLayout.JAVA_BYTE));
         }
@@ -370,7 +368,7 @@ class RunCommandTest {
         Path npy = dir.resolve("b.npy");
         CliHarness written = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + a, "--out", npy.toString());
         assertEquals(0, written.code(), written.err());
-        try (NpyArray b = Npy.map(npy, DType.BF16)) {
+        try (Npy.Tensor b = Npy.map(npy, DType.BF16)) {
             assertEquals("<V2", b.header().descr());
             assertEquals(List.of(3L, 2L), b.shape());
             assertArrayEquals(new short[] {0, 0x4040, 0x3f80, 0x4080, 0x4000, 0x40a0},
@@ -383,7 +381,7 @@ class RunCommandTest {
         assertTrue(r.out().startsWith(hlo + " -> " + st + ": bf16[3,2]{1,0}\n"), r.out());
         try (SafetensorsFile f = SafetensorsFile.open(st)) {
             assertEquals(List.of("b"), f.names());
-            SafetensorsTensor b = f.tensor("b");
+            SafetensorsFile.Tensor b = f.tensor("b");
             assertEquals(DType.BF16, b.dtype());
             assertEquals(List.of(3L, 2L), b.shape());
             // 0 3 1 4 2 5 as bf16: the f32 bits' upper halves (all exact).
@@ -410,7 +408,7 @@ class RunCommandTest {
             assertEquals(0, r.code(), t + ": " + r.err());
             assertTrue(r.out().contains("ROOT written in C order as " + t.xlaName() + "[3,2]{1,0"), r.out());
             written.put(out, t);
-            try (NpyArray back = Npy.map(out, t)) {
+            try (Npy.Tensor back = Npy.map(out, t)) {
                 assertArrayEquals(t == DType.U2 ? new double[] {0, 3, 1, 2, 2, 1} : new double[] {0, 3, 1, 4, 2, 5},
                         back.view().toDoubleArray(), t.toString());
             }
@@ -441,7 +439,7 @@ class RunCommandTest {
         CliHarness r = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + h, "--out", st.toString());
         assertEquals(0, r.code(), r.err());
         try (SafetensorsFile f = SafetensorsFile.open(st)) {
-            SafetensorsTensor q = f.tensor("b");
+            SafetensorsFile.Tensor q = f.tensor("b");
             assertEquals(DType.F4E2M1FN, q.dtype());
             // Transposed: 0.5 -2 1 3 1.5 6, as e2m1 codes 1 0xc 2 5 3 7, two to a byte, first in the low bits.
             assertArrayEquals(new byte[] {(byte) 0xc1, 0x52, 0x73}, q.data().segment().toArray(ValueLayout.JAVA_BYTE));
@@ -480,7 +478,7 @@ class RunCommandTest {
         CliHarness r = CliHarness.run("run", hlo.toString(), "--out", npy.toString(), "--json");
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("\"written\":\"s4[5]{0}\""), r.out());
-        try (NpyArray q = Npy.map(npy, DType.S4)) {
+        try (Npy.Tensor q = Npy.map(npy, DType.S4)) {
             assertArrayEquals(new byte[] {0, 1, 2, 3, 4}, q.data().segment().toArray(ValueLayout.JAVA_BYTE));
         }
         Path raw = dir.resolve("i.bin");

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
-import dev.tensorbuf.interop.NpyArray;
 import dev.tensorbuf.views.DType;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -40,7 +39,7 @@ class RunShardingTest {
         Path out = dir.resolve("r.npy");
         CliHarness r = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + a, "--out", out.toString());
         assertEquals(0, r.code(), r.err());
-        try (NpyArray n = Npy.map(out)) {
+        try (Npy.Tensor n = Npy.map(out)) {
             assertArrayEquals(new float[] {2, 5, 1, 4, 0, 3}, n.data().segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED));
         }
     }

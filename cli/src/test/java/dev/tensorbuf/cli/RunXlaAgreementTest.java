@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
-import dev.tensorbuf.interop.NpyArray;
 import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
@@ -119,7 +118,7 @@ class RunXlaAgreementTest {
                 Path out = dir.resolve(name + kind + ".npy");
                 CliHarness r = CliHarness.run("run", hlo.toString(), "--arg", "0=" + dir.resolve(name + ".in.npy"), "--out", out.toString());
                 assertEquals(0, r.code(), () -> "tensorbuf run failed on " + hlo.getFileName() + ": " + r.err() + text);
-                try (NpyArray ours = Npy.map(out); NpyArray jax = Npy.map(dir.resolve(name + ".out.npy"))) {
+                try (Npy.Tensor ours = Npy.map(out); Npy.Tensor jax = Npy.map(dir.resolve(name + ".out.npy"))) {
                     assertEquals(jax.shape(), ours.shape(), () -> "shape differs for " + hlo.getFileName());
                     assertArrayEquals(jax.data().segment().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
                             ours.data().segment().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
@@ -141,8 +140,8 @@ class RunXlaAgreementTest {
         // XLA's bf16 result comes back as ml_dtypes' bfloat16, which np.save writes as void '<V2'.
         DType declared = m.rootType().isNumpyNative() ? null : m.rootType();
         try (SafetensorsFile st = ours.toString().endsWith(".safetensors") ? SafetensorsFile.open(ours) : null;
-             NpyArray npy = st == null ? Npy.map(ours) : null;
-             NpyArray b = Npy.map(xla, declared)) {
+             Npy.Tensor npy = st == null ? Npy.map(ours) : null;
+             Npy.Tensor b = Npy.map(xla, declared)) {
             DType dtype = st == null ? npy.dtype() : st.tensors().getFirst().dtype();
             List<Long> shape = st == null ? npy.shape() : st.tensors().getFirst().shape();
             MemorySegment data = (st == null ? npy.data() : st.tensors().getFirst().data()).segment();

@@ -1,6 +1,8 @@
 package dev.tensorbuf.interop;
 
+import dev.tensorbuf.interop.DenseTensor.DataWriter;
 import dev.tensorbuf.interop.internal.CountedWrites;
+import dev.tensorbuf.interop.internal.FileReplacement;
 import dev.tensorbuf.interop.internal.GgufCodec;
 import dev.tensorbuf.interop.internal.Sizes;
 import dev.tensorbuf.interop.json.Json;

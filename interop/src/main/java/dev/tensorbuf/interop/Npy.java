@@ -4,6 +4,7 @@ import dev.tensorbuf.interop.internal.ByteSwap;
 import dev.tensorbuf.interop.internal.CountedWrites;
 import dev.tensorbuf.interop.internal.Errors;
 import dev.tensorbuf.interop.internal.FileMapping;
+import dev.tensorbuf.interop.internal.FileReplacement;
 import dev.tensorbuf.interop.internal.NpyCodec;
 import dev.tensorbuf.interop.internal.Sizes;
 import dev.tensorbuf.memory.Allocator;
@@ -38,7 +39,7 @@ import java.util.Optional;
  * order, C or Fortran order. The data handed out are always little-endian, like every tensorbuf
  * buffer: a big-endian file is byte-swapped on the way in, into a copy (a mapping would need
  * write access to the file to be swapped copy-on-write). The header keeps the
- * file's byte order. A Fortran-order file keeps its bytes; {@link NpyArray#layout()} is
+ * file's byte order. A Fortran-order file keeps its bytes; {@link Npy.Tensor#layout()} is
  * column-major. Bytes after the data are ignored, as NumPy ignores them (several arrays may be
  * saved into one stream).
  *
@@ -61,10 +62,10 @@ import java.util.Optional;
  * {@snippet :
  * MemorySegment bytes = Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1, 2, 3, 4, 5, 6);
  * Npy.write(Path.of("x.npy"), new DenseTensor(DType.F32, List.of(2L, 3L), bytes));
- * NpyHeader h = Npy.readHeader(Path.of("x.npy"));
+ * Npy.Header h = Npy.readHeader(Path.of("x.npy"));
  * h.descr();         // "<f4"
  * h.dataOffset();    // 128: magic 6 + version 2 + length 2 + header 118
- * try (NpyArray a = Npy.map(Path.of("x.npy"))) {
+ * try (Npy.Tensor a = Npy.map(Path.of("x.npy"))) {
  *     a.data().segment().get(ValueLayout.JAVA_FLOAT_UNALIGNED, 20); // 6.0f
  * }
  * }
@@ -82,7 +83,7 @@ public final class Npy {
      * @throws IllegalArgumentException naming the file and the problem, for a malformed file
      * @throws IOException if the file cannot be read
      */
-    public static NpyHeader readHeader(Path file) throws IOException {
+    public static Header readHeader(Path file) throws IOException {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
             return NpyCodec.read(channel, channel.size(), file.toString());
         }
@@ -91,14 +92,14 @@ public final class Npy {
     /**
      * {@return the array, its data memory-mapped without a copy (read-only) for little-endian and
      * one-byte data; big-endian data cannot be mapped as little-endian, so they are copied into
-     * 64-byte aligned memory of their own and swapped there ({@link NpyArray#isMapped()} false,
+     * 64-byte aligned memory of their own and swapped there ({@link Npy.Tensor#isMapped()} false,
      * writable)} Mapping and copy live in a shared arena, so any thread may read them; closing the
      * array unmaps or frees them.
      *
      * @throws IllegalArgumentException naming the file and the problem, for a malformed file
      * @throws IOException if the file cannot be read or mapped
      */
-    public static NpyArray map(Path file) throws IOException {
+    public static Tensor map(Path file) throws IOException {
         return map(file, null);
     }
 
@@ -108,15 +109,15 @@ public final class Npy {
      * f8 types (but float8_e5m2, saved as {@code '<f1'}, which is read as f8e5m2 anyway) and the
      * sub-byte types (int4, uint4, int2, uint2, float4_e2m1fn, float6_e2m3fn, float6_e3m2fn) as
      * {@code '<V1'}. A sub-byte type's elements take one byte each, in its low bits, as ml_dtypes
-     * stores them: {@link NpyArray#layout()} counts whole bytes, so read them with
+     * stores them: {@link Npy.Tensor#layout()} counts whole bytes, so read them with
      * {@code ElementAccess.of(type)} ({@code TensorView.strided} does), not packed.
      * {@snippet :
      * // np.save("w.npy", np.ones((2, 3), dtype=ml_dtypes.bfloat16))   -> descr '<V2'
-     * try (NpyArray w = Npy.map(Path.of("w.npy"), DType.BF16)) {
+     * try (Npy.Tensor w = Npy.map(Path.of("w.npy"), DType.BF16)) {
      *     w.dtype();   // bf16
      * }
      * // np.save("q.npy", np.array([-8, -1, 7], dtype=ml_dtypes.int4))  -> descr '<V1', bytes 08 0f 07
-     * try (NpyArray q = Npy.map(Path.of("q.npy"), DType.S4)) {
+     * try (Npy.Tensor q = Npy.map(Path.of("q.npy"), DType.S4)) {
      *     q.header().dataByteSize();                                 // 3: one byte per element
      *     ElementAccess.of(DType.S4).getLong(q.data().segment(), 1); // -1
      * }
@@ -128,9 +129,9 @@ public final class Npy {
      *     {@code voidType}'s, or a sub-byte element whose byte sets bits above the type's width
      *     (ml_dtypes never writes one: the file holds another type)
      */
-    public static NpyArray map(Path file, DType voidType) throws IOException {
+    public static Tensor map(Path file, DType voidType) throws IOException {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            NpyHeader header = NpyCodec.read(channel, channel.size(), file.toString(), voidType);
+            Header header = NpyCodec.read(channel, channel.size(), file.toString(), voidType);
             if (!needsSwap(header)) {
                 MemoryBuffer mapped = FileMapping.map(channel, header.dataOffset(), header.dataByteSize(),
                         "mapped " + file.getFileName());
@@ -140,11 +141,11 @@ public final class Npy {
                     mapped.close();
                     throw e;
                 }
-                return new NpyArray(file, header, mapped, true);
+                return new Tensor(file, header, mapped, true);
             }
             MemoryBuffer copy = FileMapping.copy(channel, header.dataOffset(), header.dataByteSize(), "swapped " + file.getFileName());
             ByteSwap.toLittleEndian(copy.segment(), header.dtype());
-            return new NpyArray(file, header, copy, false);
+            return new Tensor(file, header, copy, false);
         }
     }
 
@@ -177,9 +178,9 @@ public final class Npy {
      * @throws IllegalStateException if the allocator is closed or over its limit
      * @throws IOException if the file cannot be read
      */
-    public static NpyArray read(Path file, Allocator allocator) throws IOException {
+    public static Tensor read(Path file, Allocator allocator) throws IOException {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            NpyHeader header = NpyCodec.read(channel, channel.size(), file.toString());
+            Header header = NpyCodec.read(channel, channel.size(), file.toString());
             MemoryBuffer buffer = allocator.allocate(header.dataByteSize());
             try {
                 FileMapping.readFully(channel, header.dataOffset(), buffer.segment(), file.toString());
@@ -190,14 +191,14 @@ public final class Npy {
                 buffer.close();
                 throw e;
             }
-            return new NpyArray(file, header, buffer, false);
+            return new Tensor(file, header, buffer, false);
         }
     }
 
     /**
      * Writes the tensor as a C-order, little-endian {@code .npy} file in the oldest format
      * version that holds its header, replacing any file there once the new one is complete
-     * ({@link FileReplacement}: a failure leaves the old file, a link is written through, the
+     * (through a hidden {@code .part} file renamed over it: a failure leaves the old file, a link is written through, the
      * file's permissions are kept). A type NumPy lacks is written as ml_dtypes saves it (see the
      * class comment): NumPy sees a void array until viewed as the ml_dtypes type.
      * {@snippet :
@@ -267,11 +268,11 @@ public final class Npy {
      * @throws IllegalStateException if {@code data} writes other than the tensor's byte count
      * @throws IOException if the file cannot be written, or as {@code data} throws
      */
-    public static void write(Path file, DType type, List<Long> dims, DataWriter data) throws IOException {
+    public static void write(Path file, DType type, List<Long> dims, DenseTensor.DataWriter data) throws IOException {
         Objects.requireNonNull(data, "data");
         String name = DenseTensor.describe(type, dims);
         if (type.isSubByte()) {
-            throw new IllegalArgumentException("cannot write " + name + " to " + file + " from a DataWriter: a .npy file"
+            throw new IllegalArgumentException("cannot write " + name + " to " + file + " from a DenseTensor.DataWriter: a .npy file"
                     + " holds " + type + " one element to a byte; write a DenseTensor of it");
         }
         long bytes = Sizes.byteSize(type, Sizes.elementCount(dims, name), name);
@@ -388,7 +389,7 @@ public final class Npy {
         }
     }
 
-    private static boolean needsSwap(NpyHeader header) {
+    private static boolean needsSwap(Header header) {
         return header.byteOrder() == ByteOrder.BIG_ENDIAN && header.dtype().byteWidth() > 1;
     }
 
@@ -417,6 +418,196 @@ public final class Npy {
     static void writeFully(FileChannel channel, ByteBuffer buffer) throws IOException {
         while (buffer.hasRemaining()) {
             channel.write(buffer);
+        }
+    }
+
+    /**
+     * What a {@code .npy} file's preamble says: format version, element type and the byte order of
+     * the data in the file, memory order, shape, and where the data start.
+     *
+     * <p>{@code fortran_order} is exposed as strides: {@link #layout()} is column-major for a Fortran
+     * file, so element {@code (i, j)} of a {@code (2, 3)} array is at {@code i + 2 * j}.
+     * {@snippet :
+     * Npy.Header h = Npy.readHeader(Path.of("w.npy")); // np.save("w.npy", np.zeros((2, 3), ">f4", order="F"))
+     * h.descr();          // ">f4"
+     * h.dtype();          // DType.F32
+     * h.byteOrder();      // BIG_ENDIAN (in the file; Npy.map and Npy.read give little-endian bytes)
+     * h.dataOffset();     // 128
+     * h.dataByteSize();   // 24
+     * h.layout();         // sizes [2, 3] strides [1, 2]
+     * }
+     *
+     * @param majorVersion 1, 2 or 3 (the minor version is always 0)
+     * @param descr the {@code descr} string as written, e.g. {@code "<f4"}
+     * @param dtype the element type
+     * @param byteOrder the byte order of the data in the file; little-endian for one-byte types
+     * @param fortranOrder whether the data are column-major
+     * @param shape the dims; empty for a 0-d array (one element)
+     * @param dataOffset the file offset of the first data byte
+     */
+    public record Header(int majorVersion, String descr, DType dtype, ByteOrder byteOrder, boolean fortranOrder,
+            List<Long> shape, long dataOffset) {
+        /**
+         * The shape must pass NumPy's own check as well as {@link dev.tensorbuf.views.Extents}' rule:
+         * the product of the non-zero dims, from which NumPy builds strides, must fit in a long (here
+         * in elements; NumPy counts bytes) even when a 0 dim leaves the array empty. {@code np.load}
+         * refuses {@code (0, 2^62, 4)} as "array is too big", and so does this constructor, so every
+         * header that reads has a {@link #layout()}.
+         *
+         * @throws IllegalArgumentException if the version is not 1 to 3, a dim is negative, the data
+         *     size overflows, the strides overflow or the offset is negative
+         */
+        public Header {
+            Objects.requireNonNull(descr, "descr");
+            Objects.requireNonNull(dtype, "dtype");
+            Objects.requireNonNull(byteOrder, "byteOrder");
+            shape = List.copyOf(shape);
+            if (majorVersion < 1 || majorVersion > 3) {
+                throw Errors.npyVersion(majorVersion);
+            }
+            if (dataOffset < 0) {
+                throw new IllegalArgumentException("data offset " + dataOffset + " is negative");
+            }
+            Sizes.unpackedByteSize(dtype, Sizes.elementCount(shape, descr + " " + shape), descr + " " + shape);
+            strides(shape, fortranOrder);
+        }
+
+        /** {@return the number of elements: the product of the shape, 1 for a 0-d array} */
+        public long elementCount() {
+            return Sizes.elementCount(shape, descr);
+        }
+
+        /**
+         * {@return the bytes of data that follow the header} A sub-byte type (ml_dtypes' int4,
+         * float4_e2m1fn...) takes one byte per element, as ml_dtypes saves it.
+         */
+        public long dataByteSize() {
+            return Sizes.unpackedByteSize(dtype, elementCount(), descr);
+        }
+
+        /**
+         * {@return the element layout of the data: row-major strides, or column-major ones when
+         * {@link #fortranOrder()}}
+         */
+        public StridedLayout layout() {
+            long[] sizes = new long[shape.size()];
+            for (int d = 0; d < sizes.length; d++) {
+                sizes[d] = shape.get(d);
+            }
+            return StridedLayout.of(sizes, strides(shape, fortranOrder));
+        }
+
+        /** NumPy's strides, a 0 dim counted as 1; the product of all of them must fit, as NumPy requires. */
+        private static long[] strides(List<Long> shape, boolean fortranOrder) {
+            int rank = shape.size();
+            long[] strides = new long[rank];
+            long stride = 1;
+            for (int k = 0; k < rank; k++) {
+                int d = fortranOrder ? k : rank - 1 - k;
+                strides[d] = stride;
+                try {
+                    stride = Math.multiplyExact(stride, Math.max(1, shape.get(d)));
+                } catch (ArithmeticException e) {
+                    throw new IllegalArgumentException("the product of the non-zero dims of shape " + shape
+                            + " overflows a long: NumPy builds strides from it, even for an empty array", e);
+                }
+            }
+            return strides;
+        }
+    }
+
+    /**
+     * A {@code .npy} array that has been mapped or read: its header and its data, always
+     * little-endian, in the memory order the header states ({@link #layout()}). Closing it unmaps
+     * the file or gives the buffer back to its allocator.
+     *
+     * {@snippet :
+     * try (Npy.Tensor a = Npy.map(Path.of("x.npy"))) { // np.save("x.npy", np.arange(6, dtype="<i4").reshape(2, 3))
+     *     a.dtype();                                   // DType.S32
+     *     a.shape();                                   // [2, 3]
+     *     a.isMapped();                                // true: no copy was made
+     *     a.view().getLong(1, 2);                      // 5
+     * }
+     * }
+     */
+    public static final class Tensor implements AutoCloseable {
+        private final Path file;
+        private final Header header;
+        private final MemoryBuffer root;
+        private final MemoryBuffer data;
+        private final boolean mapped;
+
+        Tensor(Path file, Header header, MemoryBuffer root, boolean mapped) {
+            this.file = Objects.requireNonNull(file, "file");
+            this.header = Objects.requireNonNull(header, "header");
+            this.root = root;
+            this.mapped = mapped;
+            this.data = mapped ? root.asReadOnly() : root;
+        }
+
+        /** {@return the file the array came from} */
+        public Path file() {
+            return file;
+        }
+
+        /** {@return the header as read from the file (its {@code byteOrder} is the file's, not the data's)} */
+        public Header header() {
+            return header;
+        }
+
+        /** {@return the element type} */
+        public DType dtype() {
+            return header.dtype();
+        }
+
+        /** {@return the dims, empty for a 0-d array} */
+        public List<Long> shape() {
+            return header.shape();
+        }
+
+        /** {@return the element layout of {@link #data()}: row-major, or column-major for a Fortran-order file} */
+        public StridedLayout layout() {
+            return header.layout();
+        }
+
+        /**
+         * {@return the data bytes, little-endian: read-only when mapped, writable when copied} The
+         * buffer lives until this array closes.
+         */
+        public MemoryBuffer data() {
+            return data;
+        }
+
+        /**
+         * {@return the array as a view of {@link #data()} through {@link #layout()}, so a
+         * Fortran-order file reads by the same indices as a C-order one; sub-byte elements one to a
+         * byte, as ml_dtypes saves them} The view lives until this array closes.
+         * {@snippet :
+         * // np.save("f.npy", np.asfortranarray(np.arange(6, dtype="<i4").reshape(2, 3)))
+         * try (Npy.Tensor a = Npy.map(Path.of("f.npy"))) {
+         *     a.view().getLong(1, 0);   // 3, though the file stores 3 second
+         * }
+         * }
+         */
+        public TensorView view() {
+            return TensorView.strided(data, header.dtype(), header.layout());
+        }
+
+        /** {@return whether the data are a mapping of the file rather than a copy} */
+        public boolean isMapped() {
+            return mapped;
+        }
+
+        /** Unmaps the file, or closes the buffer; closing twice does nothing. */
+        @Override
+        public void close() {
+            root.close();
+        }
+
+        @Override
+        public String toString() {
+            return file + ": " + header.descr() + " " + header.shape() + (header.fortranOrder() ? " fortran order" : "")
+                    + (mapped ? " mapped" : " read");
         }
     }
 }

@@ -141,7 +141,7 @@ class AgronaBuffersTest {
         Path file = dir.resolve("x.npy");
         MemorySegment data = Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1, 2, 3, 4, 5, 6);
         Npy.write(file, new DenseTensor(DType.F32, List.of(2L, 3L), data));
-        try (NpyArray a = Npy.map(file)) {
+        try (Npy.Tensor a = Npy.map(file)) {
             TensorView v = TensorView.strided(a.data(), DType.F32, a.layout());
             DirectBuffer agrona = AgronaBuffers.asDirectBuffer(v);
             assertFalse(agrona instanceof MutableDirectBuffer, agrona.getClass().getName());

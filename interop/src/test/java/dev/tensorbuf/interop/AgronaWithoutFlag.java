@@ -1,6 +1,5 @@
 package dev.tensorbuf.interop;
 
-import dev.tensorbuf.interop.staging.StagingOutcome;
 import dev.tensorbuf.interop.staging.StagingPipeline;
 import dev.tensorbuf.interop.staging.StagingTarget;
 import dev.tensorbuf.memory.Allocator;
@@ -31,7 +30,7 @@ public final class AgronaWithoutFlag {
             }
             try (StagingPipeline pipeline = StagingPipeline.builder().name("child").pool(pool).build()) {
                 pipeline.submit(v, StagingTarget.of("f32[2,3]{0,1}"));
-                try (var staged = (StagingOutcome.Staged) pipeline.poll(Duration.ofSeconds(10))) {
+                try (var staged = (StagingPipeline.Outcome.Staged) pipeline.poll(Duration.ofSeconds(10))) {
                     System.out.println("staged=" + pipeline.stats().staged() + " value=" + staged.view().getFloat(1, 2));
                 }
             }

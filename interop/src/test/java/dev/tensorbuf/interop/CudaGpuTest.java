@@ -39,7 +39,7 @@ class CudaGpuTest {
     void roundTripsViewsOfEveryLayoutThroughDeviceMemory() {
         CudaRuntime cuda = GpuTests.cuda();
         assertTrue(cuda.deviceCount() >= 1);
-        try (Allocator arena = Allocators.confined(); CudaStream stream = cuda.createStream()) {
+        try (Allocator arena = Allocators.confined(); CudaRuntime.CudaStream stream = cuda.createStream()) {
             TensorView wide = TensorView.of(arena.allocate(4 * 4 * 6), "f32[4,6]{1,0}");
             float[] values = new float[24];
             for (int i = 0; i < 24; i++) {
@@ -204,8 +204,8 @@ class CudaGpuTest {
             AtomicInteger released = new AtomicInteger();
             int pending = Dlpack.pendingExports();
             MemorySegment managed = Dlpack.exportVersioned(onDevice,
-                    DlpackExportOptions.defaults().withOnRelease(released::incrementAndGet));
-            try (DlpackTensor t = Dlpack.importVersioned(managed)) {
+                    Dlpack.ExportOptions.defaults().withOnRelease(released::incrementAndGet));
+            try (Dlpack.Tensor t = Dlpack.importVersioned(managed)) {
                 assertEquals(DLDeviceType.CUDA, t.view().buffer().memorySpace().dlpackDevice().orElseThrow());
                 assertEquals(0, t.view().buffer().memorySpace().deviceOrdinal());
                 assertEquals(onDevice.buffer().address(), t.root().address());
@@ -225,7 +225,7 @@ class CudaGpuTest {
     void asynchronousCopiesOnAStreamRoundTripPinnedViews() {
         CudaRuntime cuda = GpuTests.cuda();
         long n = 1 << 20;
-        try (CudaStream stream = cuda.createStream();
+        try (CudaRuntime.CudaStream stream = cuda.createStream();
                 MemoryBuffer pinned = cuda.mallocHost(4 * n);
                 MemoryBuffer pinnedBack = cuda.mallocHost(4 * n);
                 MemoryBuffer device = cuda.malloc(0, 4 * n)) {
@@ -236,11 +236,11 @@ class CudaGpuTest {
             }
             host.copyFrom(values);
             TensorView onDevice = TensorView.of(device, "f32[1024,1024]{1,0}");
-            CudaEvent start = stream.record();
+            CudaRuntime.CudaEvent start = stream.record();
             stream.upload(host, onDevice);
             TensorView back = TensorView.of(pinnedBack, "f32[1024,1024]{1,0}");
             stream.download(onDevice, back);
-            CudaEvent end = stream.record();
+            CudaRuntime.CudaEvent end = stream.record();
             end.synchronize();
             assertTrue(end.millisSince(start) >= 0);
             assertArrayEquals(values, back.toFloatArray());

@@ -87,7 +87,7 @@ class CudaRuntimeTest {
     @Test
     void errorCodeBecomesAMessageWithNameAndText() {
         fake.failures.put("cudaMalloc", 2);
-        CudaException e = assertThrows(CudaException.class, () -> cuda.malloc(0, 1024));
+        CudaRuntime.CudaException e = assertThrows(CudaRuntime.CudaException.class, () -> cuda.malloc(0, 1024));
         assertEquals("cudaMalloc(1024 bytes) on device 0 failed: cudaErrorMemoryAllocation (2): out of memory", e.getMessage());
         assertEquals(2, e.code());
         assertEquals("cudaErrorMemoryAllocation", e.errorName());
@@ -108,7 +108,7 @@ class CudaRuntimeTest {
     void failingFreeThrowsOnceAndIsNotRetried() {
         MemoryBuffer b = cuda.malloc(0, 64);
         fake.failures.put("cudaFree", 400);
-        CudaException e = assertThrows(CudaException.class, b::close);
+        CudaRuntime.CudaException e = assertThrows(CudaRuntime.CudaException.class, b::close);
         assertTrue(e.getMessage().startsWith("cudaFree(0x"), e.getMessage());
         assertTrue(e.getMessage().endsWith("failed: cudaErrorInvalidResourceHandle (400): invalid resource handle"), e.getMessage());
         b.close();
@@ -200,7 +200,7 @@ class CudaRuntimeTest {
 
     @Test
     void streamSynchronizesUntilClosed() {
-        CudaStream s = cuda.createStream();
+        CudaRuntime.CudaStream s = cuda.createStream();
         assertEquals(0x5000, s.handle());
         s.synchronize();
         s.close();

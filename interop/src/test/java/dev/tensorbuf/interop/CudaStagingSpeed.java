@@ -16,7 +16,7 @@ import java.util.Map;
 /**
  * The staging pipeline of a data loader, measured: each batch of u8 NHWC pixels (pageable memory)
  * is converted by the copy engine into a pinned f32 NCHW buffer, normalised with ImageNet's
- * per-channel mean and deviation, then uploaded on a {@link CudaStream}. Run twice over the same
+ * per-channel mean and deviation, then uploaded on a {@link CudaRuntime.CudaStream}. Run twice over the same
  * number of batches:
  * <ul>
  *   <li>serial: stage, upload, wait, next batch;
@@ -70,7 +70,7 @@ final class CudaStagingSpeed {
                 MemoryBuffer device = cuda.malloc(0, Math.multiplyExact(f32Bytes, (long) batches));
                 MemoryBuffer pinnedA = cuda.mallocHost(f32Bytes);
                 MemoryBuffer pinnedB = cuda.mallocHost(f32Bytes);
-                CudaStream stream = cuda.createStream()) {
+                CudaRuntime.CudaStream stream = cuda.createStream()) {
             TensorView[] pixels = new TensorView[batches];
             TensorView[] onDevice = new TensorView[batches];
             for (int k = 0; k < batches; k++) {
@@ -117,7 +117,7 @@ final class CudaStagingSpeed {
     private record Overlapped(double wallSeconds, double stageSeconds, double uploadSeconds) {
     }
 
-    private static double serial(Stage stage, CudaStream stream, TensorView pinned, TensorView[] onDevice, int batches) {
+    private static double serial(Stage stage, CudaRuntime.CudaStream stream, TensorView pinned, TensorView[] onDevice, int batches) {
         long t0 = System.nanoTime();
         for (int k = 0; k < batches; k++) {
             stage.into(k, pinned);
@@ -127,10 +127,10 @@ final class CudaStagingSpeed {
         return (System.nanoTime() - t0) / 1e9;
     }
 
-    private static Overlapped overlapped(Stage stage, CudaStream stream, TensorView[] pinned, TensorView[] onDevice) {
+    private static Overlapped overlapped(Stage stage, CudaRuntime.CudaStream stream, TensorView[] pinned, TensorView[] onDevice) {
         int batches = onDevice.length;
-        CudaEvent[] before = new CudaEvent[batches];
-        CudaEvent[] after = new CudaEvent[batches];
+        CudaRuntime.CudaEvent[] before = new CudaRuntime.CudaEvent[batches];
+        CudaRuntime.CudaEvent[] after = new CudaRuntime.CudaEvent[batches];
         long staging = 0;
         try {
             long t0 = System.nanoTime();

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link CudaStream}'s asynchronous copies and {@link CudaEvent}s over {@link FakeCuda}, whose
+ * {@link CudaRuntime.CudaStream}'s asynchronous copies and {@link CudaRuntime.CudaEvent}s over {@link FakeCuda}, whose
  * streams run their work on threads of their own, after the call that queued it has returned.
  */
 class CudaStreamTest {
@@ -62,10 +62,10 @@ class CudaStreamTest {
     void uploadReturnsBeforeTheCopyRunsAndTheEventSaysWhenItHas() {
         TensorView host = pinnedF32("f32[2,3]{1,0}", 6, 1);
         TensorView onDevice = TensorView.of(cuda.malloc(0, 24), "f32[2,3]{1,0}");
-        try (CudaStream stream = cuda.createStream()) {
+        try (CudaRuntime.CudaStream stream = cuda.createStream()) {
             fake.hold();
             stream.upload(host, onDevice);
-            CudaEvent uploaded = stream.record();
+            CudaRuntime.CudaEvent uploaded = stream.record();
             assertArrayEquals(new float[6], deviceFloats(onDevice), "copied before the stream ran");
             assertFalse(uploaded.isComplete());
             fake.release();
@@ -84,7 +84,7 @@ class CudaStreamTest {
         TensorView second = pinnedF32("f32[4]{0}", 4, 20);
         TensorView onDevice = TensorView.of(cuda.malloc(0, 16), "f32[4]{0}");
         TensorView back = pinnedF32("f32[4]{0}", 4, 0);
-        try (CudaStream stream = cuda.createStream()) {
+        try (CudaRuntime.CudaStream stream = cuda.createStream()) {
             fake.hold();
             stream.upload(first, onDevice);
             stream.upload(second, onDevice);
@@ -103,7 +103,7 @@ class CudaStreamTest {
     void batchOfOneMovesInOneCopyAsPackedRowMajor() {
         TensorView host = pinnedF32("f32[1,3,2,2]{3,2,1,0}", 12, 0);
         TensorView onDevice = TensorView.of(cuda.malloc(0, 48), "f32[1,3,2,2]{3,2,1,0}");
-        try (CudaStream stream = cuda.createStream()) {
+        try (CudaRuntime.CudaStream stream = cuda.createStream()) {
             stream.upload(host, onDevice);
             stream.synchronize();
         }
@@ -125,7 +125,7 @@ class CudaStreamTest {
         TensorView onDevice = TensorView.of(cuda.malloc(0, 36), "f32[3,3]{1,0}");
         TensorView target = Ops.slice(pinnedF32("f32[3,5]{1,0}", 15, 100), new long[] {0, 2}, new long[] {3, 5},
                 new long[] {1, 1});
-        try (CudaStream stream = cuda.createStream()) {
+        try (CudaRuntime.CudaStream stream = cuda.createStream()) {
             stream.upload(window, onDevice);
             stream.download(onDevice, target);
             stream.synchronize();
@@ -138,12 +138,12 @@ class CudaStreamTest {
     void elapsedTimeNeedsBothEventsComplete() {
         TensorView host = pinnedF32("f32[4]{0}", 4, 0);
         TensorView onDevice = TensorView.of(cuda.malloc(0, 16), "f32[4]{0}");
-        try (CudaStream stream = cuda.createStream()) {
+        try (CudaRuntime.CudaStream stream = cuda.createStream()) {
             fake.hold();
-            CudaEvent start = stream.record();
+            CudaRuntime.CudaEvent start = stream.record();
             stream.upload(host, onDevice);
-            CudaEvent end = stream.record();
-            CudaException early = assertThrows(CudaException.class, () -> end.millisSince(start));
+            CudaRuntime.CudaEvent end = stream.record();
+            CudaRuntime.CudaException early = assertThrows(CudaRuntime.CudaException.class, () -> end.millisSince(start));
             assertEquals("cudaErrorNotReady", early.errorName());
             fake.release();
             end.synchronize();
@@ -163,10 +163,10 @@ class CudaStreamTest {
     void aBufferClosedWhileItsCopyIsQueuedIsFreedOnlyOnceTheStreamIsPastIt() {
         TensorView host = pinnedF32("f32[4]{0}", 4, 0);
         TensorView onDevice = TensorView.of(cuda.malloc(0, 16), "f32[4]{0}");
-        try (CudaStream stream = cuda.createStream()) {
+        try (CudaRuntime.CudaStream stream = cuda.createStream()) {
             fake.hold();
             stream.upload(host, onDevice);
-            CudaEvent done = stream.record();
+            CudaRuntime.CudaEvent done = stream.record();
             host.buffer().close();
             onDevice.buffer().close();
             assertEquals(0, fake.count("cudaFreeHost"));
@@ -183,7 +183,7 @@ class CudaStreamTest {
     void closeWaitsForQueuedCopiesAndEndsTheirLoans() {
         TensorView host = pinnedF32("f32[4]{0}", 4, 5);
         TensorView onDevice = TensorView.of(cuda.malloc(0, 16), "f32[4]{0}");
-        CudaStream stream = cuda.createStream();
+        CudaRuntime.CudaStream stream = cuda.createStream();
         stream.upload(host, onDevice);
         host.buffer().close();
         stream.close();
@@ -197,7 +197,7 @@ class CudaStreamTest {
     void pageableHostMemoryIsRefusedWhereCudaWouldSerialize() {
         MemoryBuffer pageable = arena.allocate(16);
         MemoryBuffer onDevice = cuda.malloc(0, 16);
-        try (CudaStream stream = cuda.createStream()) {
+        try (CudaRuntime.CudaStream stream = cuda.createStream()) {
             IllegalArgumentException raw = assertThrows(IllegalArgumentException.class,
                     () -> stream.memcpyAsync(onDevice, 0, pageable, 0, 16));
             assertTrue(raw.getMessage().startsWith("cudaMemcpyAsync from host memory (16 bytes at 0x"), raw.getMessage());
@@ -221,7 +221,7 @@ class CudaStreamTest {
     void badSizesAndShapesAreRefusedBeforeAnythingIsQueued() {
         MemoryBuffer pinned = cuda.mallocHost(16);
         MemoryBuffer onDevice = cuda.malloc(0, 16);
-        try (CudaStream stream = cuda.createStream()) {
+        try (CudaRuntime.CudaStream stream = cuda.createStream()) {
             IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
                     () -> stream.memcpyAsync(onDevice, 0, pinned, 0, -1));
             assertEquals("cudaMemcpyAsync of -1 bytes: bytes must be >= 0", negative.getMessage());
@@ -251,15 +251,15 @@ class CudaStreamTest {
     void aClosedStreamRefusesWorkAndAStreamTheRuntimeDoesNotKnowIsAnError() {
         MemoryBuffer pinned = cuda.mallocHost(16);
         MemoryBuffer onDevice = cuda.malloc(0, 16);
-        CudaStream stream = cuda.createStream();
+        CudaRuntime.CudaStream stream = cuda.createStream();
         stream.close();
         IllegalStateException closed = assertThrows(IllegalStateException.class,
                 () -> stream.memcpyAsync(onDevice, 0, pinned, 0, 16));
         assertEquals("CUDA stream 0x5000 is closed", closed.getMessage());
         assertThrows(IllegalStateException.class, stream::record);
 
-        CudaStream stranger = new CudaStream(cuda, fake, 0xdead);
-        CudaException e = assertThrows(CudaException.class, () -> stranger.memcpyAsync(onDevice, 0, pinned, 0, 16));
+        CudaRuntime.CudaStream stranger = new CudaRuntime.CudaStream(cuda, fake, 0xdead);
+        CudaRuntime.CudaException e = assertThrows(CudaRuntime.CudaException.class, () -> stranger.memcpyAsync(onDevice, 0, pinned, 0, 16));
         assertEquals("cudaMemcpyAsync(16 bytes, kind 1) on CUDA stream 0xdead failed: cudaErrorInvalidResourceHandle (400):"
                 + " invalid resource handle", e.getMessage());
         pinned.close();

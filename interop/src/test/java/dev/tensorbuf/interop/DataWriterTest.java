@@ -18,7 +18,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Files written piece by piece through a {@link DataWriter}: the same bytes as from a whole tensor, or refused. */
+/** Files written piece by piece through a {@link DenseTensor.DataWriter}: the same bytes as from a whole tensor, or refused. */
 class DataWriterTest {
     @TempDir
     Path dir;
@@ -26,7 +26,7 @@ class DataWriterTest {
     private static final float[] VALUES = {1, 2, 3, 4, 5, 6};
 
     /** Writes the values of {@link #VALUES} from {@code from} to {@code to}, one element per write. */
-    private static DataWriter elements(int from, int to) {
+    private static DenseTensor.DataWriter elements(int from, int to) {
         return channel -> {
             for (int i = from; i < to; i++) {
                 ByteBuffer b = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putFloat(0, VALUES[i]);
@@ -47,7 +47,7 @@ class DataWriterTest {
         // bf16 goes as np.save writes ml_dtypes' bfloat16: '<V2'.
         Path bf = dir.resolve("bf.npy");
         Npy.write(bf, DType.BF16, List.of(2L), channel -> channel.write(ByteBuffer.wrap(new byte[] {(byte) 0x80, 0x3f, 0, 0x40})));
-        try (NpyArray a = Npy.map(bf, DType.BF16)) {
+        try (Npy.Tensor a = Npy.map(bf, DType.BF16)) {
             assertEquals("<V2", a.header().descr());
             assertEquals(List.of(2L), a.header().shape());
         }
@@ -69,7 +69,7 @@ class DataWriterTest {
         }
         IllegalArgumentException s4 = assertThrows(IllegalArgumentException.class,
                 () -> Npy.write(file, DType.S4, List.of(2L), elements(0, 0)));
-        assertEquals("cannot write s4[2] to " + file + " from a DataWriter: a .npy file holds s4 one element to a byte;"
+        assertEquals("cannot write s4[2] to " + file + " from a DenseTensor.DataWriter: a .npy file holds s4 one element to a byte;"
                 + " write a DenseTensor of it", s4.getMessage());
     }
 
@@ -86,7 +86,7 @@ class DataWriterTest {
         assertArrayEquals(Files.readAllBytes(whole), Files.readAllBytes(pieces));
         IllegalArgumentException missing = assertThrows(IllegalArgumentException.class,
                 () -> SafetensorsFile.write(pieces, Map.of("a", ArrayShape.of(DType.F32, 2, 2)), Map.of(), Map.of()));
-        assertEquals("tensor 'a' has no DataWriter; writers are given for []", missing.getMessage());
+        assertEquals("tensor 'a' has no DenseTensor.DataWriter; writers are given for []", missing.getMessage());
         IllegalStateException few = assertThrows(IllegalStateException.class,
                 () -> SafetensorsFile.write(pieces, Map.of("a", ArrayShape.of(DType.F32, 2, 2)), Map.of(),
                         Map.of("a", elements(0, 3))));

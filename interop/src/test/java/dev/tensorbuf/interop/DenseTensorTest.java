@@ -37,7 +37,7 @@ class DenseTensorTest {
                     e.getMessage());
             Path file = dir.resolve("t.npy");
             Npy.write(file, DenseTensor.copyOf(Ops.transpose(a, 1, 0), arena));
-            try (NpyArray t = Npy.map(file)) {
+            try (Npy.Tensor t = Npy.map(file)) {
                 assertEquals(List.of(3L, 2L), t.shape());
                 assertArrayEquals(new float[] {0, 3, 1, 4, 2, 5},
                         t.data().segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED));
@@ -130,7 +130,7 @@ class DenseTensorTest {
         Npy.write(file, three);
         byte[] all = java.nio.file.Files.readAllBytes(file);
         assertArrayEquals(new byte[] {0x01, 0x0e, 0x07}, java.util.Arrays.copyOfRange(all, all.length - 3, all.length));
-        try (NpyArray back = Npy.map(file, DType.S4)) {
+        try (Npy.Tensor back = Npy.map(file, DType.S4)) {
             assertEquals(List.of(3L), back.shape());
             assertArrayEquals(new long[] {1, -2, 7}, back.view().toLongArray());
         }

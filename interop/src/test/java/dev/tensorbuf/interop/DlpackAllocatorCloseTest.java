@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.tensorbuf.interop.internal.HugePageAllocator;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.PooledAllocator;
@@ -82,7 +83,7 @@ class DlpackAllocatorCloseTest {
                 refused.getMessage());
         assertTrue(allocator.isOpen(), "a refused close frees nothing and leaves the allocator usable");
         allocator.allocate(64).close();
-        try (DlpackTensor back = Dlpack.importVersioned(m)) {
+        try (Dlpack.Tensor back = Dlpack.importVersioned(m)) {
             for (int i = 0; i < floats; i += 97) {
                 assertEquals(i * 0.5f, back.view().getFloat(i), "element " + i);
             }
@@ -106,7 +107,7 @@ class DlpackAllocatorCloseTest {
         TensorView padded = Ops.pad(source, new long[] {1, 0}, new long[] {0, 0}, new long[] {0, 0}, 0.0);
         MemorySegment m = Dlpack.exportVersioned(padded);
         arena.close();
-        try (DlpackTensor back = Dlpack.importVersioned(m)) {
+        try (Dlpack.Tensor back = Dlpack.importVersioned(m)) {
             assertEquals(3.5f, back.view().getFloat(8, 100));
             assertEquals(0f, back.view().getFloat(0, 100));
         }
@@ -155,7 +156,7 @@ class DlpackAllocatorCloseTest {
                             exportOut.set(true);
                             exports.incrementAndGet();
                             exported.countDown();
-                            try (DlpackTensor back = Dlpack.importVersioned(m)) {
+                            try (Dlpack.Tensor back = Dlpack.importVersioned(m)) {
                                 for (int i = 0; i < 256; i++) {
                                     assertEquals(i + 0.25f, back.view().getFloat(i), "element " + i);
                                 }

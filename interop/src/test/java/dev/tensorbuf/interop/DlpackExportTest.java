@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tensorbuf.interop.internal.DlpackStructs;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
@@ -71,7 +72,7 @@ class DlpackExportTest {
     void transposedViewExportsInPlaceWithItsStrides() {
         TensorView t = Ops.transpose(f32(2, 3), 1, 0);
         AtomicInteger released = new AtomicInteger();
-        MemorySegment m = Dlpack.exportVersioned(t, DlpackExportOptions.defaults().withOnRelease(released::incrementAndGet));
+        MemorySegment m = Dlpack.exportVersioned(t, Dlpack.ExportOptions.defaults().withOnRelease(released::incrementAndGet));
         long[] d = peer.describeVersioned(m);
         assertEquals(2, d[NDIM]);
         assertEquals(2, d[CODE]);
@@ -119,7 +120,7 @@ class DlpackExportTest {
         assertEquals(DlpackStructs.FLAG_READ_ONLY, peer.describeVersioned(m)[FLAGS]);
         assertEquals(-1, peer.writeF32Versioned(m), "the consumer honours READ_ONLY");
         peer.deleteVersioned(m);
-        MemorySegment asked = Dlpack.exportVersioned(v, DlpackExportOptions.defaults().withReadOnly(true));
+        MemorySegment asked = Dlpack.exportVersioned(v, Dlpack.ExportOptions.defaults().withReadOnly(true));
         assertEquals(DlpackStructs.FLAG_READ_ONLY, peer.describeVersioned(asked)[FLAGS]);
         peer.deleteVersioned(asked);
     }
@@ -150,7 +151,7 @@ class DlpackExportTest {
         assertArrayEquals(new long[] {3, -1}, new long[] {d[STRIDES], d[STRIDES + 1]});
         peer.deleteVersioned(inPlace);
 
-        DlpackExportOptions positive = DlpackExportOptions.defaults().withNonNegativeStrides(true);
+        Dlpack.ExportOptions positive = Dlpack.ExportOptions.defaults().withNonNegativeStrides(true);
         MemorySegment m = Dlpack.exportVersioned(reversed, positive);
         long[] c = peer.describeVersioned(m);
         assertEquals(DlpackStructs.FLAG_IS_COPIED, c[FLAGS]);
@@ -159,7 +160,7 @@ class DlpackExportTest {
         assertEquals(checksum(reversed), peer.checksumVersioned(m));
         peer.deleteVersioned(m);
 
-        try (DlpackTensor back = Dlpack.importVersioned(Dlpack.exportVersioned(reversed,
+        try (Dlpack.Tensor back = Dlpack.importVersioned(Dlpack.exportVersioned(reversed,
                 positive.withCopyIfNotStrided(false)))) {
             assertArrayEquals(new float[] {2.5f, 1.5f, 0.5f, 5.5f, 4.5f, 3.5f}, back.view().toFloatArray(),
                     "copied even when copyIfNotStrided is false: the option asks for this copy");
@@ -180,7 +181,7 @@ class DlpackExportTest {
     void tiledViewIsRefusedWhenCopiesAreNot() {
         TensorView tiled = TensorView.of(arena.allocate(96), "f32[3,5]{1,0:T(2,2)}");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> Dlpack.exportVersioned(tiled, DlpackExportOptions.defaults().withCopyIfNotStrided(false)));
+                () -> Dlpack.exportVersioned(tiled, Dlpack.ExportOptions.defaults().withCopyIfNotStrided(false)));
         assertTrue(e.getMessage().contains("needs a copy, which copyIfNotStrided=false refuses: DLPack describes strided"
                 + " views only"), e.getMessage());
     }
@@ -197,7 +198,7 @@ class DlpackExportTest {
                 + " included"), e.getMessage());
         long[] sixtyFour = Arrays.copyOf(ones, 64);
         TensorView deepest = TensorView.strided(arena.allocate(8), DType.F32, StridedLayout.packed(sixtyFour));
-        try (DlpackTensor back = Dlpack.importVersioned(Dlpack.exportVersioned(deepest))) {
+        try (Dlpack.Tensor back = Dlpack.importVersioned(Dlpack.exportVersioned(deepest))) {
             assertEquals(64, back.view().rank());
         }
     }
@@ -218,7 +219,7 @@ class DlpackExportTest {
         z.setComplex(1.5, -2, 0);
         z.setComplex(1e300, Double.MIN_VALUE, 1);
         TensorView padded = Ops.pad(z, new long[] {1}, new long[] {0}, new long[] {0}, 4);
-        try (DlpackTensor back = Dlpack.importVersioned(Dlpack.exportVersioned(padded))) {
+        try (Dlpack.Tensor back = Dlpack.importVersioned(Dlpack.exportVersioned(padded))) {
             TensorView v = back.view();
             assertEquals(List.of(4.0, 0.0, 1.5, -2.0, 1e300, Double.MIN_VALUE),
                     List.of(v.getReal(0), v.getImag(0), v.getReal(1), v.getImag(1), v.getReal(2), v.getImag(2)));
@@ -258,14 +259,14 @@ class DlpackExportTest {
         assertEquals(checksum(odd), peer.checksumVersioned(m));
         peer.deleteVersioned(m);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> Dlpack.exportVersioned(odd, DlpackExportOptions.defaults().withCopyIfNotStrided(false)));
+                () -> Dlpack.exportVersioned(odd, Dlpack.ExportOptions.defaults().withCopyIfNotStrided(false)));
         assertTrue(e.getMessage().contains("its first element starts at bit 4 of a byte"), e.getMessage());
     }
 
     @Test
     void deleterCalledFromAThreadTheJvmNeverSawReleasesOnce() {
         AtomicInteger released = new AtomicInteger();
-        MemorySegment m = Dlpack.exportVersioned(f32(2, 2), DlpackExportOptions.defaults().withOnRelease(released::incrementAndGet));
+        MemorySegment m = Dlpack.exportVersioned(f32(2, 2), Dlpack.ExportOptions.defaults().withOnRelease(released::incrementAndGet));
         assertEquals(0, peer.deleteVersionedOnNewThread(m));
         assertEquals(1, released.get());
     }
@@ -274,32 +275,32 @@ class DlpackExportTest {
     void closeBufferOnReleaseHandsTheBufferOver() {
         MemoryBuffer root = arena.allocate(16);
         TensorView v = TensorView.strided(root, DType.F32, StridedLayout.packed(4));
-        MemorySegment m = Dlpack.exportVersioned(v, DlpackExportOptions.defaults().withCloseBufferOnRelease(true));
+        MemorySegment m = Dlpack.exportVersioned(v, Dlpack.ExportOptions.defaults().withCloseBufferOnRelease(true));
         assertTrue(root.isAlive());
         peer.deleteVersioned(m);
         assertFalse(root.isAlive());
 
         TensorView ofSlice = TensorView.strided(arena.allocate(32).slice(0, 16), DType.F32, StridedLayout.packed(4));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> Dlpack.exportVersioned(ofSlice, DlpackExportOptions.defaults().withCloseBufferOnRelease(true)));
+                () -> Dlpack.exportVersioned(ofSlice, Dlpack.ExportOptions.defaults().withCloseBufferOnRelease(true)));
         assertTrue(e.getMessage().contains("closeBufferOnRelease needs a root buffer"), e.getMessage());
 
         // Refused before the copy these views need is made (it used to leak): a tiled view of a
         // slice, and a padded view, which is two pieces.
         TensorView tiledOfSlice = TensorView.of(arena.allocate(192).slice(0, 96), "f32[3,5]{1,0:T(2,2)}");
         e = assertThrows(IllegalArgumentException.class,
-                () -> Dlpack.exportVersioned(tiledOfSlice, DlpackExportOptions.defaults().withCloseBufferOnRelease(true)));
+                () -> Dlpack.exportVersioned(tiledOfSlice, Dlpack.ExportOptions.defaults().withCloseBufferOnRelease(true)));
         assertTrue(e.getMessage().contains("closeBufferOnRelease needs a root buffer"), e.getMessage());
         TensorView padded = Ops.pad(f32(2, 2), new long[] {1, 0}, new long[] {0, 1}, new long[] {0, 0}, -1);
         e = assertThrows(IllegalArgumentException.class,
-                () -> Dlpack.exportVersioned(padded, DlpackExportOptions.defaults().withCloseBufferOnRelease(true)));
+                () -> Dlpack.exportVersioned(padded, Dlpack.ExportOptions.defaults().withCloseBufferOnRelease(true)));
         assertTrue(e.getMessage().contains("closeBufferOnRelease hands over one buffer, but the view is made of 2 pieces"),
                 e.getMessage());
 
         // A copied view of a root hands that root over.
         MemoryBuffer tiledRoot = arena.allocate(96);
         MemorySegment copied = Dlpack.exportVersioned(TensorView.of(tiledRoot, "f32[3,5]{1,0:T(2,2)}"),
-                DlpackExportOptions.defaults().withCloseBufferOnRelease(true));
+                Dlpack.ExportOptions.defaults().withCloseBufferOnRelease(true));
         assertEquals(DlpackStructs.FLAG_IS_COPIED, peer.describeVersioned(copied)[FLAGS]);
         peer.deleteVersioned(copied);
         assertFalse(tiledRoot.isAlive());
@@ -313,7 +314,7 @@ class DlpackExportTest {
         assertTrue(e.getMessage().contains("the buffer is read-only and the legacy struct has no flag to say so;"
                 + " export DLManagedTensorVersioned"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class,
-                () -> Dlpack.exportLegacy(v, DlpackExportOptions.defaults().withReadOnly(true)));
+                () -> Dlpack.exportLegacy(v, Dlpack.ExportOptions.defaults().withReadOnly(true)));
         assertTrue(e.getMessage().contains("readOnly asked, but the legacy struct has no flag"), e.getMessage());
 
         // A read-only view that is copied anyway goes out as its own writable copy.
@@ -328,8 +329,8 @@ class DlpackExportTest {
     void roundTripThroughOurOwnImportCallsOurDeleterOnceFromAnotherThread() throws InterruptedException {
         TensorView t = Ops.transpose(f32(2, 3), 1, 0);
         AtomicInteger released = new AtomicInteger();
-        MemorySegment m = Dlpack.exportVersioned(t, DlpackExportOptions.defaults().withOnRelease(released::incrementAndGet));
-        DlpackTensor back = Dlpack.importVersioned(m);
+        MemorySegment m = Dlpack.exportVersioned(t, Dlpack.ExportOptions.defaults().withOnRelease(released::incrementAndGet));
+        Dlpack.Tensor back = Dlpack.importVersioned(m);
         assertArrayEquals(t.toFloatArray(), back.view().toFloatArray());
         Thread closer = Thread.ofPlatform().start(back::close);
         closer.join();
@@ -337,7 +338,7 @@ class DlpackExportTest {
         assertEquals(1, released.get());
 
         MemorySegment legacy = Dlpack.exportLegacy(t);
-        try (DlpackTensor again = Dlpack.importLegacy(legacy)) {
+        try (Dlpack.Tensor again = Dlpack.importLegacy(legacy)) {
             assertArrayEquals(t.toFloatArray(), again.view().toFloatArray());
         }
     }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tensorbuf.interop.internal.DlpackStructs;
 import dev.tensorbuf.memory.DLDeviceType;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.DType;
@@ -34,7 +35,7 @@ class DlpackImportTest {
 
     @Test
     void importsStridedF32WithByteOffsetAndRowPitch() {
-        DlpackTensor t = Dlpack.importVersioned(peer.makeVersioned(0));
+        Dlpack.Tensor t = Dlpack.importVersioned(peer.makeVersioned(0));
         assertEquals(List.of(2L, 3L), t.view().dims());
         assertArrayEquals(new float[] {2, 3, 4, 6, 7, 8}, t.view().toFloatArray());
         assertEquals(MemorySpace.HOST, t.root().memorySpace());
@@ -50,7 +51,7 @@ class DlpackImportTest {
 
     @Test
     void importsPackedInt4WithByteOffset() {
-        try (DlpackTensor t = Dlpack.importVersioned(peer.makeVersioned(1))) {
+        try (Dlpack.Tensor t = Dlpack.importVersioned(peer.makeVersioned(1))) {
             assertEquals(DType.S4, t.view().dtype());
             assertEquals(4, t.view().access().storageBits());
             assertArrayEquals(new long[] {1, -2, 3, -4, 7}, t.view().toLongArray());
@@ -60,7 +61,7 @@ class DlpackImportTest {
 
     @Test
     void importsPaddedInt4OneBytePerElement() {
-        try (DlpackTensor t = Dlpack.importVersioned(peer.makeVersioned(9))) {
+        try (Dlpack.Tensor t = Dlpack.importVersioned(peer.makeVersioned(9))) {
             assertEquals(8, t.view().access().storageBits());
             assertArrayEquals(new long[] {-3, 5}, t.view().toLongArray());
         }
@@ -68,7 +69,7 @@ class DlpackImportTest {
 
     @Test
     void importsPackedUint1Bits() {
-        try (DlpackTensor t = Dlpack.importVersioned(peer.makeVersioned(4))) {
+        try (Dlpack.Tensor t = Dlpack.importVersioned(peer.makeVersioned(4))) {
             assertEquals(DType.U1, t.view().dtype());
             assertArrayEquals(new long[] {1, 0, 1, 1, 0, 0, 1, 0, 1, 1}, t.view().toLongArray());
             assertEquals(2, t.root().byteSize());
@@ -77,7 +78,7 @@ class DlpackImportTest {
 
     @Test
     void readOnlyFlagMakesTheViewReadOnly() {
-        try (DlpackTensor t = Dlpack.importVersioned(peer.makeVersioned(2))) {
+        try (Dlpack.Tensor t = Dlpack.importVersioned(peer.makeVersioned(2))) {
             assertTrue(t.isReadOnly());
             assertTrue(t.view().buffer().isReadOnly());
             // The root too: writing through it used to reach the producer's (possibly protected) memory.
@@ -93,7 +94,7 @@ class DlpackImportTest {
 
     @Test
     void negativeStrideReadsBackwardsFromByteOffset() {
-        try (DlpackTensor t = Dlpack.importVersioned(peer.makeVersioned(3))) {
+        try (Dlpack.Tensor t = Dlpack.importVersioned(peer.makeVersioned(3))) {
             assertArrayEquals(new double[] {3, 2, 1, 0}, t.view().toDoubleArray());
             assertEquals(32, t.root().byteSize(), "the buffer spans the four doubles the strides reach");
         }
@@ -102,7 +103,7 @@ class DlpackImportTest {
     /** NumPy exports {@code a[::-1]} with data at its element 0, the last in memory; DLPack allows it and np.from_dlpack accepts it. */
     @Test
     void negativeStrideMayReachBeforeTheDataPointer() {
-        try (DlpackTensor t = Dlpack.importVersioned(peer.makeVersioned(10))) {
+        try (Dlpack.Tensor t = Dlpack.importVersioned(peer.makeVersioned(10))) {
             assertArrayEquals(new double[] {3, 2, 1, 0}, t.view().toDoubleArray());
             assertEquals(32, t.root().byteSize(), "the buffer spans the four doubles the strides reach");
             assertEquals(StridedLayout.of(new long[] {4}, new long[] {-1}, 3), t.view().stridedLayout().orElseThrow());
@@ -112,7 +113,7 @@ class DlpackImportTest {
 
     @Test
     void zeroSizeTensorWithNullDataImports() {
-        try (DlpackTensor t = Dlpack.importVersioned(peer.makeVersioned(5))) {
+        try (Dlpack.Tensor t = Dlpack.importVersioned(peer.makeVersioned(5))) {
             assertEquals(0, t.view().elementCount());
             assertEquals(0, t.root().byteSize());
         }
@@ -121,12 +122,12 @@ class DlpackImportTest {
 
     @Test
     void nullStridesMeanRowMajorBeforeDlpack12() {
-        try (DlpackTensor t = Dlpack.importVersioned(peer.makeVersioned(6))) {
+        try (Dlpack.Tensor t = Dlpack.importVersioned(peer.makeVersioned(6))) {
             assertEquals(1, t.minorVersion());
             assertArrayEquals(new float[] {1, 2, 3, 4}, t.view().toFloatArray());
             assertEquals(List.of(2L, 1L), t.view().stridedLayout().orElseThrow().strides());
         }
-        try (DlpackTensor t = Dlpack.importLegacy(peer.makeLegacy(6))) {
+        try (Dlpack.Tensor t = Dlpack.importLegacy(peer.makeLegacy(6))) {
             assertFalse(t.versioned());
             assertArrayEquals(new float[] {1, 2, 3, 4}, t.view().toFloatArray());
         }
@@ -135,7 +136,7 @@ class DlpackImportTest {
 
     @Test
     void legacyStructImportsWithItsOwnDeleter() {
-        try (DlpackTensor t = Dlpack.importLegacy(peer.makeLegacy(0))) {
+        try (Dlpack.Tensor t = Dlpack.importLegacy(peer.makeLegacy(0))) {
             assertArrayEquals(new float[] {2, 3, 4, 6, 7, 8}, t.view().toFloatArray());
             assertEquals(0, t.flags());
         }
@@ -144,7 +145,7 @@ class DlpackImportTest {
 
     @Test
     void deviceTensorBecomesADeviceBufferWithoutHostAccess() {
-        try (DlpackTensor t = Dlpack.importVersioned(peer.makeVersioned(8))) {
+        try (Dlpack.Tensor t = Dlpack.importVersioned(peer.makeVersioned(8))) {
             MemorySpace space = t.root().memorySpace();
             assertEquals(MemorySpace.Kind.DEVICE, space.kind());
             assertEquals(1, space.deviceOrdinal());
@@ -161,7 +162,7 @@ class DlpackImportTest {
     /** Managed memory was labelled HBM; it is kept from Java all the same, as a kernel may use it meanwhile. */
     @Test
     void managedMemoryIsKeptFromJavaAndNamedForWhatItIs() {
-        try (DlpackTensor t = Dlpack.importVersioned(peer.makeVersioned(11))) {
+        try (Dlpack.Tensor t = Dlpack.importVersioned(peer.makeVersioned(11))) {
             MemorySpace space = t.root().memorySpace();
             assertEquals(MemorySpace.Kind.DEVICE, space.kind());
             assertEquals(DLDeviceType.CUDA_MANAGED, space.dlpackDevice().orElseThrow());
@@ -224,7 +225,7 @@ class DlpackImportTest {
      */
     @Test
     void importSpansExactlyWhatTheStridesReachBecauseTheProducerSizeIsUnknowable() {
-        try (DlpackTensor t = Dlpack.importVersioned(peer.makeVersioned(0))) {
+        try (Dlpack.Tensor t = Dlpack.importVersioned(peer.makeVersioned(0))) {
             // byte_offset 8, elements at 0..6 floats from there: 7 floats reached, 28 bytes
             assertEquals(28, t.root().byteSize());
         }
@@ -233,7 +234,7 @@ class DlpackImportTest {
     @Test
     void closingFromManyThreadsAtOnceCallsTheDeleterOnce() throws InterruptedException {
         for (int round = 0; round < 20; round++) {
-            DlpackTensor t = Dlpack.importVersioned(peer.makeVersioned(0));
+            Dlpack.Tensor t = Dlpack.importVersioned(peer.makeVersioned(0));
             CountDownLatch start = new CountDownLatch(1);
             List<Thread> threads = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
@@ -256,7 +257,7 @@ class DlpackImportTest {
 
     @Test
     void closingOnAnotherThreadReleasesAndRevokesTheSegment() throws InterruptedException {
-        DlpackTensor t = Dlpack.importVersioned(peer.makeVersioned(0));
+        Dlpack.Tensor t = Dlpack.importVersioned(peer.makeVersioned(0));
         MemorySegment kept = t.view().buffer().segment();
         Thread closer = Thread.ofPlatform().start(t::close);
         closer.join();

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.tensorbuf.interop.internal.DlpackStructs;
 import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
@@ -91,7 +92,7 @@ class DlpackPythonTest {
     /** The upcall behind {@code TbTensor.produce}: a new struct for the current view; 0 on failure (never a Java exception into C). */
     static long produce(int versioned) {
         try {
-            DlpackExportOptions o = DlpackExportOptions.defaults().withOnRelease(released::incrementAndGet);
+            Dlpack.ExportOptions o = Dlpack.ExportOptions.defaults().withOnRelease(released::incrementAndGet);
             return (versioned != 0 ? Dlpack.exportVersioned(exporting, o) : Dlpack.exportLegacy(exporting, o)).address();
         } catch (Throwable e) {
             exportFailure = e;
@@ -220,7 +221,7 @@ class DlpackPythonTest {
         String[] parts = taken.split(" ");
         long address = Long.parseLong(parts[0]);
         boolean versioned = parts[1].equals("True");
-        try (DlpackTensor t = versioned ? Dlpack.importVersioned(MemorySegment.ofAddress(address))
+        try (Dlpack.Tensor t = versioned ? Dlpack.importVersioned(MemorySegment.ofAddress(address))
                 : Dlpack.importLegacy(MemorySegment.ofAddress(address))) {
             assertEquals(java.util.List.of(4L, 3L), t.view().dims());
             assertEquals(DLDeviceType.CPU, t.view().buffer().memorySpace().dlpackDevice().orElseThrow());
@@ -320,7 +321,7 @@ class DlpackPythonTest {
         String[] parts = taken.split(" ");
         MemorySegment managed = MemorySegment.ofAddress(Long.parseLong(parts[0]));
         try (Allocator arena = Allocators.shared();
-                DlpackTensor t = parts[1].equals("True") ? Dlpack.importVersioned(managed) : Dlpack.importLegacy(managed)) {
+                Dlpack.Tensor t = parts[1].equals("True") ? Dlpack.importVersioned(managed) : Dlpack.importLegacy(managed)) {
             assertEquals(DLDeviceType.CUDA, t.view().buffer().memorySpace().dlpackDevice().orElseThrow());
             TensorView back = TensorView.of(arena.allocate(4L * rows * cols), "f32[" + rows + "," + cols + "]{1,0}");
             cuda.download(t.view(), back);

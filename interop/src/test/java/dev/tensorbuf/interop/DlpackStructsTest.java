@@ -1,9 +1,9 @@
 package dev.tensorbuf.interop;
 
-import static dev.tensorbuf.interop.DlpackStructs.DL_MANAGED_TENSOR;
-import static dev.tensorbuf.interop.DlpackStructs.DL_MANAGED_TENSOR_VERSIONED;
-import static dev.tensorbuf.interop.DlpackStructs.DL_TENSOR;
-import static dev.tensorbuf.interop.DlpackStructs.offset;
+import static dev.tensorbuf.interop.internal.DlpackStructs.DL_MANAGED_TENSOR;
+import static dev.tensorbuf.interop.internal.DlpackStructs.DL_MANAGED_TENSOR_VERSIONED;
+import static dev.tensorbuf.interop.internal.DlpackStructs.DL_TENSOR;
+import static dev.tensorbuf.interop.internal.DlpackStructs.offset;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -150,7 +150,7 @@ class HostileFilesTest {
         // '?' is bool, 1_0 is ten, a form feed is whitespace, and 00 is zero: np.load reads all four.
         Path file = dir.resolve("spellings.npy");
         Files.write(file, file(1, "{'descr': '|?',\f'fortran_order': False, 'shape': (1_0, 00), }", 0));
-        NpyHeader h = Npy.readHeader(file);
+        Npy.Header h = Npy.readHeader(file);
         assertEquals(DType.PRED, h.dtype());
         assertEquals(java.util.List.of(10L, 0L), h.shape());
     }

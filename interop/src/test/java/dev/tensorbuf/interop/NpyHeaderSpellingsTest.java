@@ -115,7 +115,7 @@ class NpyHeaderSpellingsTest {
     @MethodSource("spellings")
     void everyDescrNumpyReadsIsReadAsItsType(String descr, DType want) throws IOException {
         Path file = spelled(descr, want);
-        try (Allocator arena = Allocators.confined(); NpyArray a = Npy.read(file, arena)) {
+        try (Allocator arena = Allocators.confined(); Npy.Tensor a = Npy.read(file, arena)) {
             assertEquals(want, a.dtype(), descr);
             assertEquals(descr, a.header().descr());
             TensorValues.assertValues(values(want), TensorValues.read(a.view()), descr);

@@ -43,10 +43,10 @@ class NpyNumpyInteropTest {
             Map<String, Object> c = (Map<String, Object>) o;
             Path file = dir.resolve((String) c.get("file"));
             String descr = (String) c.get("descr");
-            try (NpyArray mapped = Npy.map(file);
+            try (Npy.Tensor mapped = Npy.map(file);
                     Allocator arena = Allocators.confined();
-                    NpyArray read = Npy.read(file, arena)) {
-                NpyHeader h = mapped.header();
+                    Npy.Tensor read = Npy.read(file, arena)) {
+                Npy.Header h = mapped.header();
                 assertEquals(descr, h.descr(), file.toString());
                 assertEquals(c.get("shape"), h.shape(), file.toString());
                 assertEquals(c.get("fortran"), h.fortranOrder(), file.toString());
@@ -82,7 +82,7 @@ class NpyNumpyInteropTest {
             DType type = Arrays.stream(DType.values()).filter(t -> t.numpyDescr().orElse("").equals(name)).findFirst()
                     .orElseThrow(() -> new AssertionError("no DType for ml_dtypes' " + name));
             Path file = dir.resolve((String) c.get("file"));
-            try (NpyArray a = Npy.map(file, type)) {
+            try (Npy.Tensor a = Npy.map(file, type)) {
                 assertEquals(c.get("descr"), a.header().descr(), file.toString());
                 assertEquals(type, a.dtype(), file.toString());
                 assertEquals(c.get("shape"), a.shape(), file.toString());
@@ -183,7 +183,7 @@ class NpyNumpyInteropTest {
         }
         String name = prefix + t + "_" + dims.size() + "d_" + n + ".npy";
         Npy.write(dir.resolve(name), new DenseTensor(t, dims, bytes));
-        try (NpyArray back = Npy.map(dir.resolve(name), t)) {
+        try (Npy.Tensor back = Npy.map(dir.resolve(name), t)) {
             TensorValues.assertValues(values, TensorValues.read(back.view()), "we read back " + name);
         }
         Map<String, Object> c = new LinkedHashMap<>();

@@ -33,13 +33,13 @@ class NpyTest {
         Path file = dir.resolve("x.npy");
         MemorySegment bytes = Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 1, 2, 3, 4, 5, 6);
         Npy.write(file, new DenseTensor(DType.F32, List.of(2L, 3L), bytes));
-        NpyHeader h = Npy.readHeader(file);
+        Npy.Header h = Npy.readHeader(file);
         assertEquals("<f4", h.descr());
         assertEquals(128, h.dataOffset());
         assertEquals(152, Files.size(file));
         String text = new String(Files.readAllBytes(file), 10, 118, StandardCharsets.ISO_8859_1);
         assertEquals("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }" + " ".repeat(58) + "\n", text);
-        try (NpyArray a = Npy.map(file)) {
+        try (Npy.Tensor a = Npy.map(file)) {
             assertEquals(6.0f, a.data().segment().get(ValueLayout.JAVA_FLOAT_UNALIGNED, 20));
             assertTrue(a.isMapped());
         }
@@ -56,7 +56,7 @@ class NpyTest {
             data.putInt(v);
         }
         Files.write(file, concat(pre, data.array()));
-        try (NpyArray a = Npy.map(file)) {
+        try (Npy.Tensor a = Npy.map(file)) {
             assertEquals(ByteOrder.BIG_ENDIAN, a.header().byteOrder());
             assertEquals(List.of(1L, 2L), a.layout().strides());
             ElementAccess s32 = ElementAccess.of(DType.S32);
@@ -75,7 +75,7 @@ class NpyTest {
             data.putInt(v);
         }
         Files.write(file, concat(preamble("{'descr': '<i4', 'fortran_order': True, 'shape': (2, 3), }"), data.array()));
-        try (NpyArray a = Npy.map(file)) {
+        try (Npy.Tensor a = Npy.map(file)) {
             assertEquals(3, a.view().getLong(1, 0));
             assertArrayEquals(new long[] {0, 1, 2, 3, 4, 5}, a.view().toLongArray());
             assertTrue(a.view().buffer().isReadOnly());
@@ -88,7 +88,7 @@ class NpyTest {
         MemorySegment bytes = Arena.ofAuto().allocateFrom(ValueLayout.JAVA_SHORT, (short) 7, (short) -8);
         Npy.write(file, new DenseTensor(DType.S16, List.of(2L), bytes));
         try (PooledAllocator pool = PooledAllocator.builder().name("npy").build()) {
-            NpyArray a = Npy.read(file, pool);
+            Npy.Tensor a = Npy.read(file, pool);
             assertEquals(-8, ElementAccess.of(DType.S16).getLong(a.data().segment(), 1));
             assertFalse(a.isMapped());
             a.close();
@@ -100,7 +100,7 @@ class NpyTest {
     void closedMappingRefusesAccess() throws IOException {
         Path file = dir.resolve("c.npy");
         Npy.write(file, new DenseTensor(DType.U8, List.of(3L), MemorySegment.ofArray(new byte[] {1, 2, 3})));
-        NpyArray a = Npy.map(file);
+        Npy.Tensor a = Npy.map(file);
         a.close();
         a.close();
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> a.data().segment());
@@ -113,7 +113,7 @@ class NpyTest {
         for (int version : new int[] {2, 3}) {
             Path file = dir.resolve("v" + version + ".npy");
             Npy.write(file, new DenseTensor(DType.F64, List.of(2L, 1L), Arena.ofAuto().allocate(16)), version);
-            NpyHeader h = Npy.readHeader(file);
+            Npy.Header h = Npy.readHeader(file);
             assertEquals(version, h.majorVersion());
             assertEquals(List.of(2L, 1L), h.shape());
             assertEquals(0, h.dataOffset() % 64);
@@ -127,13 +127,13 @@ class NpyTest {
     void zeroDimAndEmptyArraysRoundTrip() throws IOException {
         Path scalar = dir.resolve("s.npy");
         Npy.write(scalar, new DenseTensor(DType.F64, List.of(), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_DOUBLE, 2.5)));
-        try (NpyArray a = Npy.map(scalar)) {
+        try (Npy.Tensor a = Npy.map(scalar)) {
             assertEquals(List.of(), a.shape());
             assertEquals(2.5, a.data().segment().get(ValueLayout.JAVA_DOUBLE_UNALIGNED, 0));
         }
         Path empty = dir.resolve("e.npy");
         Npy.write(empty, new DenseTensor(DType.C64, List.of(0L, 3L), MemorySegment.NULL));
-        try (NpyArray a = Npy.map(empty)) {
+        try (Npy.Tensor a = Npy.map(empty)) {
             assertEquals(0, a.data().byteSize());
             assertEquals(List.of(0L, 3L), a.shape());
         }
@@ -143,7 +143,7 @@ class NpyTest {
     void typesNumpyLacksAreWrittenAsTheVoidsMlDtypesSaves() throws IOException {
         Path bf = dir.resolve("b.npy");
         Npy.write(bf, new DenseTensor(DType.BF16, List.of(2L), MemorySegment.ofArray(new short[] {0x3f80, (short) 0xc020})));
-        try (NpyArray a = Npy.map(bf, DType.BF16)) {
+        try (Npy.Tensor a = Npy.map(bf, DType.BF16)) {
             assertEquals("<V2", a.header().descr());
             assertArrayEquals(new double[] {1, -2.5}, a.view().toDoubleArray());
         }
@@ -152,13 +152,13 @@ class NpyTest {
         Npy.write(q, new DenseTensor(DType.S4, List.of(4L), MemorySegment.ofArray(new byte[] {(byte) 0xe1, 0x03})));
         byte[] all = Files.readAllBytes(q);
         assertArrayEquals(new byte[] {0x01, 0x0e, 0x03, 0x00}, java.util.Arrays.copyOfRange(all, all.length - 4, all.length));
-        try (NpyArray a = Npy.map(q, DType.S4)) {
+        try (Npy.Tensor a = Npy.map(q, DType.S4)) {
             assertEquals("<V1", a.header().descr());
             assertArrayEquals(new long[] {1, -2, 3, 0}, a.view().toLongArray());
         }
         Path u2 = dir.resolve("u2.npy");
         Npy.write(u2, new DenseTensor(DType.U2, List.of(2L, 2L), MemorySegment.ofArray(new byte[] {(byte) 0xe4})));
-        try (NpyArray a = Npy.map(u2, DType.U2)) {
+        try (Npy.Tensor a = Npy.map(u2, DType.U2)) {
             assertArrayEquals(new long[] {0, 1, 2, 3}, a.view().toLongArray());
         }
     }
@@ -197,7 +197,7 @@ class NpyTest {
         Npy.write(s2, new DenseTensor(DType.S2, List.of(4L), MemorySegment.ofArray(new byte[] {(byte) 0x1e})));
         all = Files.readAllBytes(s2);
         assertArrayEquals(new byte[] {0x02, 0x03, 0x01, 0x00}, java.util.Arrays.copyOfRange(all, all.length - 4, all.length));
-        try (NpyArray a = Npy.map(s2, DType.S2)) {
+        try (Npy.Tensor a = Npy.map(s2, DType.S2)) {
             assertArrayEquals(new long[] {-2, -1, 1, 0}, a.view().toLongArray());
         }
     }
@@ -235,7 +235,7 @@ class NpyTest {
         assertTrue(e.getMessage().contains("descr '<V2' is a void type (2 bytes each): ml_dtypes saves bf16 that way"
                 + " without saying so; name the type (tensorbuf convert --from-dtype bf16, Npy.map(file, DType.BF16))"),
                 e.getMessage());
-        try (NpyArray a = Npy.map(file, DType.BF16)) {
+        try (Npy.Tensor a = Npy.map(file, DType.BF16)) {
             assertEquals(DType.BF16, a.dtype());
             assertEquals("<V2", a.header().descr());
             assertArrayEquals(new double[] {1.0, -2.5},
@@ -249,7 +249,7 @@ class NpyTest {
         // A typed file is read as its own type whatever is named for void ones.
         Path f32 = dir.resolve("f.npy");
         Npy.write(f32, new DenseTensor(DType.F32, List.of(1L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, 2f)));
-        try (NpyArray a = Npy.map(f32, DType.BF16)) {
+        try (Npy.Tensor a = Npy.map(f32, DType.BF16)) {
             assertEquals(DType.F32, a.dtype());
         }
     }
@@ -267,23 +267,23 @@ class NpyTest {
     void subByteVoidFilesOfMlDtypesHoldOneElementPerByte() throws IOException {
         // np.save(f, np.array([-8, -1, 0, 7], ml_dtypes.int4)): descr '<V1', bytes 08 0f 00 07 (low nibble, no sign extension).
         Path int4 = void1("i4.npy", 0x08, 0x0f, 0x00, 0x07);
-        try (NpyArray a = Npy.map(int4, DType.S4)) {
+        try (Npy.Tensor a = Npy.map(int4, DType.S4)) {
             assertEquals(DType.S4, a.dtype());
             assertEquals(4, a.header().dataByteSize());
             assertArrayEquals(new double[] {-8, -1, 0, 7},
                     dev.tensorbuf.views.TensorView.strided(a.data(), a.dtype(), a.layout()).toDoubleArray());
             assertEquals(-1, ElementAccess.of(DType.S4).getLong(a.data().segment(), 1));
         }
-        try (NpyArray a = Npy.map(int4, DType.U4)) {
+        try (Npy.Tensor a = Npy.map(int4, DType.U4)) {
             assertArrayEquals(new double[] {8, 15, 0, 7},
                     dev.tensorbuf.views.TensorView.strided(a.data(), a.dtype(), a.layout()).toDoubleArray());
         }
         // float4_e2m1fn [-1, 0.5, 6] is 0x0a 0x01 0x07; float6_e2m3fn [-1, 0.5, 7.5] is 0x28 0x04 0x1f.
-        try (NpyArray a = Npy.map(void1("f4.npy", 0x0a, 0x01, 0x07), DType.F4E2M1FN)) {
+        try (Npy.Tensor a = Npy.map(void1("f4.npy", 0x0a, 0x01, 0x07), DType.F4E2M1FN)) {
             assertArrayEquals(new double[] {-1, 0.5, 6},
                     dev.tensorbuf.views.TensorView.strided(a.data(), a.dtype(), a.layout()).toDoubleArray());
         }
-        try (NpyArray a = Npy.map(void1("f6.npy", 0x28, 0x04, 0x1f), DType.F6E2M3FN)) {
+        try (Npy.Tensor a = Npy.map(void1("f6.npy", 0x28, 0x04, 0x1f), DType.F6E2M3FN)) {
             assertArrayEquals(new double[] {-1, 0.5, 7.5},
                     dev.tensorbuf.views.TensorView.strided(a.data(), a.dtype(), a.layout()).toDoubleArray());
         }
@@ -349,7 +349,7 @@ class NpyTest {
         all[preamble.length + 1] = (byte) 0xc0;
         Files.write(file, all);
         for (DType named : java.util.Arrays.asList(null, DType.F8E5M2, DType.BF16)) {
-            try (NpyArray a = Npy.map(file, named)) {
+            try (Npy.Tensor a = Npy.map(file, named)) {
                 assertEquals(DType.F8E5M2, a.dtype());
                 assertArrayEquals(new double[] {1.5, -2},
                         dev.tensorbuf.views.TensorView.strided(a.data(), a.dtype(), a.layout()).toDoubleArray());

@@ -52,22 +52,22 @@ class SafetensorsCheckpointTest {
     void exampleFromJavadoc() {
         long gb = 1_000_000_000L;
         Map<String, Long> sizes = sizes(6 * gb, 6 * gb, 2 * gb, 6 * gb, 2 * gb, 2 * gb);
-        SafetensorsCheckpoint.Split ten = SafetensorsCheckpoint.Split.of(sizes, 10 * gb);
+        SafetensorsFile.Checkpoint.Split ten = SafetensorsFile.Checkpoint.Split.of(sizes, 10 * gb);
         assertEquals(List.of(List.of("a"), List.of("b", "c"), List.of("d", "e", "f")), ten.shards());
         assertEquals(24 * gb, ten.totalSize());
         assertEquals(List.of("model-00001-of-00003.safetensors", "model-00002-of-00003.safetensors",
                 "model-00003-of-00003.safetensors"), ten.fileNames());
-        SafetensorsCheckpoint.Split five = SafetensorsCheckpoint.Split.of(sizes, 5 * gb);
+        SafetensorsFile.Checkpoint.Split five = SafetensorsFile.Checkpoint.Split.of(sizes, 5 * gb);
         assertEquals(List.of(List.of("a"), List.of("b"), List.of("d"), List.of("c", "e"), List.of("f")), five.shards());
-        assertEquals(List.of("model.safetensors"), SafetensorsCheckpoint.Split.of(sizes, 100 * gb).fileNames());
+        assertEquals(List.of("model.safetensors"), SafetensorsFile.Checkpoint.Split.of(sizes, 100 * gb).fileNames());
     }
 
     @Test
     void splitRefusesWhatHasNoShards() {
         assertEquals("the largest shard must be > 0 bytes, got 0",
-                assertThrows(IllegalArgumentException.class, () -> SafetensorsCheckpoint.Split.of(sizes(1), 0)).getMessage());
+                assertThrows(IllegalArgumentException.class, () -> SafetensorsFile.Checkpoint.Split.of(sizes(1), 0)).getMessage());
         assertEquals("a checkpoint needs at least one tensor",
-                assertThrows(IllegalArgumentException.class, () -> SafetensorsCheckpoint.Split.of(Map.of(), 1)).getMessage());
+                assertThrows(IllegalArgumentException.class, () -> SafetensorsFile.Checkpoint.Split.of(Map.of(), 1)).getMessage());
     }
 
     @Test
@@ -84,7 +84,7 @@ class SafetensorsCheckpointTest {
             for (int i = 0; i < list.size(); i++) {
                 sizes.put("t" + i, (Long) list.get(i));
             }
-            SafetensorsCheckpoint.Split split = SafetensorsCheckpoint.Split.of(sizes, (Long) c.get("max"));
+            SafetensorsFile.Checkpoint.Split split = SafetensorsFile.Checkpoint.Split.of(sizes, (Long) c.get("max"));
             Map<String, Object> ours = new LinkedHashMap<>();
             for (int i = 0; i < split.shards().size(); i++) {
                 ours.put(split.fileNames().get(i), split.shards().get(i));
@@ -103,7 +103,7 @@ class SafetensorsCheckpointTest {
         assertTrue(saved.contains("saved 8 tensors in 3 files"), saved);
         Map<String, Object> state = Json.parseObject(Files.readString(dir.resolve("state.json")));
         Path ours = Files.createDirectory(dir.resolve("ours"));
-        try (SafetensorsCheckpoint hf = SafetensorsCheckpoint.open(dir.resolve("hf").resolve(SafetensorsCheckpoint.INDEX_FILE))) {
+        try (SafetensorsFile.Checkpoint hf = SafetensorsFile.Checkpoint.open(dir.resolve("hf").resolve(SafetensorsFile.Checkpoint.INDEX_FILE))) {
             assertTrue(hf.isSharded());
             assertEquals(3, hf.files().size());
             assertEquals(Map.of("total_size", 2668L, "format", "pt"), hf.indexMetadata());
@@ -116,8 +116,8 @@ class SafetensorsCheckpointTest {
             for (Object name : (List<Object>) state.get("order")) {
                 tensors.put((String) name, hf.tensor((String) name).asDense());
             }
-            assertEquals(ours.resolve(SafetensorsCheckpoint.INDEX_FILE),
-                    SafetensorsCheckpoint.write(ours, tensors, Map.of("format", "pt"), 1000));
+            assertEquals(ours.resolve(SafetensorsFile.Checkpoint.INDEX_FILE),
+                    SafetensorsFile.Checkpoint.write(ours, tensors, Map.of("format", "pt"), 1000));
         }
         try (Stream<Path> files = Files.list(ours)) {
             assertEquals(state.get("files"), files.map(p -> p.getFileName().toString()).sorted().toList());
@@ -138,12 +138,12 @@ class SafetensorsCheckpointTest {
         state.put("embed", f32(0, 100));   // 400
         state.put("proj", f32(1000, 16));  // 64
         state.put("head", f32(-50, 100));  // 400
-        Path index = SafetensorsCheckpoint.write(dir, state, Map.of(), 500);
+        Path index = SafetensorsFile.Checkpoint.write(dir, state, Map.of(), 500);
         assertEquals(dir.resolve("model.safetensors.index.json"), index);
         assertEquals("{\n  \"metadata\": {\n    \"total_size\": 864\n  },\n  \"weight_map\": {\n"
                 + "    \"embed\": \"model-00001-of-00002.safetensors\",\n    \"proj\": \"model-00001-of-00002.safetensors\",\n"
                 + "    \"head\": \"model-00002-of-00002.safetensors\"\n  }\n}", Files.readString(index));
-        try (SafetensorsCheckpoint c = SafetensorsCheckpoint.open(index)) {
+        try (SafetensorsFile.Checkpoint c = SafetensorsFile.Checkpoint.open(index)) {
             assertEquals(List.of("embed", "proj", "head"), c.names());
             assertEquals(1005f, c.tensor("proj").view().getFloat(5));
             assertEquals(-1f, c.tensor("head").view().getFloat(49));
@@ -155,11 +155,11 @@ class SafetensorsCheckpointTest {
 
     @Test
     void aCheckpointThatFitsOneFileIsOneFileWithoutIndex() throws IOException {
-        Path single = SafetensorsCheckpoint.write(dir, Map.of("w", f32(1, 4)), Map.of("format", "pt"),
-                SafetensorsCheckpoint.DEFAULT_MAX_SHARD_BYTES);
+        Path single = SafetensorsFile.Checkpoint.write(dir, Map.of("w", f32(1, 4)), Map.of("format", "pt"),
+                SafetensorsFile.Checkpoint.DEFAULT_MAX_SHARD_BYTES);
         assertEquals(dir.resolve("model.safetensors"), single);
-        assertFalse(Files.exists(dir.resolve(SafetensorsCheckpoint.INDEX_FILE)));
-        try (SafetensorsCheckpoint c = SafetensorsCheckpoint.open(single)) {
+        assertFalse(Files.exists(dir.resolve(SafetensorsFile.Checkpoint.INDEX_FILE)));
+        try (SafetensorsFile.Checkpoint c = SafetensorsFile.Checkpoint.open(single)) {
             assertFalse(c.isSharded());
             assertEquals(Map.of("format", "pt"), c.metadata());
             assertEquals(4f, c.tensor("w").view().getFloat(3));
@@ -173,10 +173,10 @@ class SafetensorsCheckpointTest {
         for (int i = 0; i < 3; i++) {
             state.put("t" + i, f32(i, 100));
         }
-        SafetensorsCheckpoint.write(dir, state, Map.of(), 400);
+        SafetensorsFile.Checkpoint.write(dir, state, Map.of(), 400);
         Files.writeString(dir.resolve("notes.txt"), "mine");
         Files.writeString(dir.resolve("model-1.safetensors"), "not a save's name");
-        SafetensorsCheckpoint.write(dir, state, Map.of(), 10_000);
+        SafetensorsFile.Checkpoint.write(dir, state, Map.of(), 10_000);
         try (Stream<Path> files = Files.list(dir)) {
             assertEquals(List.of("model-1.safetensors", "model.safetensors", "notes.txt"),
                     files.map(p -> p.getFileName().toString()).sorted().toList());
@@ -186,19 +186,19 @@ class SafetensorsCheckpointTest {
     @Test
     void metadataMayNotClaimTheTotalSize() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> SafetensorsCheckpoint.write(dir, Map.of("w", f32(0, 1)), Map.of("total_size", "1"), 100));
+                () -> SafetensorsFile.Checkpoint.write(dir, Map.of("w", f32(0, 1)), Map.of("total_size", "1"), 100));
         assertEquals("metadata key 'total_size' is the index's own (the tensors' bytes)", e.getMessage());
     }
 
     // ---- refused indexes
 
     private Path index(String weightMap) throws IOException {
-        return Files.writeString(dir.resolve(SafetensorsCheckpoint.INDEX_FILE),
+        return Files.writeString(dir.resolve(SafetensorsFile.Checkpoint.INDEX_FILE),
                 "{\"metadata\": {\"total_size\": 8}, \"weight_map\": " + weightMap + "}");
     }
 
     private String refusal(Path index) {
-        return assertThrows(IllegalArgumentException.class, () -> SafetensorsCheckpoint.open(index).close()).getMessage();
+        return assertThrows(IllegalArgumentException.class, () -> SafetensorsFile.Checkpoint.open(index).close()).getMessage();
     }
 
     @Test
@@ -244,7 +244,7 @@ class SafetensorsCheckpointTest {
     void shardNamesThatLeaveTheFolderAreRefused() throws IOException {
         Files.createDirectories(dir.resolve("sub"));
         SafetensorsFile.write(dir.resolve("x.safetensors"), Map.of("w", f32(0, 2)));
-        Path inner = Files.writeString(dir.resolve("sub").resolve(SafetensorsCheckpoint.INDEX_FILE),
+        Path inner = Files.writeString(dir.resolve("sub").resolve(SafetensorsFile.Checkpoint.INDEX_FILE),
                 "{\"weight_map\": {\"w\": \"../x.safetensors\"}}");
         assertEquals(inner + ": shard file name '../x.safetensors' refused: a '..' in it leaves the index's folder;"
                 + " shards are named relative to the index's folder, as model-00001-of-00002.safetensors", refusal(inner));
@@ -258,7 +258,7 @@ class SafetensorsCheckpointTest {
 
     @Test
     void malformedIndexesAreRefusedNamingTheFile() throws IOException {
-        Path index = dir.resolve(SafetensorsCheckpoint.INDEX_FILE);
+        Path index = dir.resolve(SafetensorsFile.Checkpoint.INDEX_FILE);
         Files.writeString(index, "{\"metadata\": {}}");
         assertEquals(index + ": a checkpoint index needs a \"weight_map\" object (tensor name to shard file), found none",
                 refusal(index));
@@ -286,11 +286,11 @@ class SafetensorsCheckpointTest {
         Map<String, DenseTensor> state = new LinkedHashMap<>();
         state.put("d\u00e9j\u00e0 \"vu\"\n", f32(0, 4));
         state.put("\uD83D\uDE00", f32(0, 4));
-        Path index = SafetensorsCheckpoint.write(dir, state, Map.of(), 16);
+        Path index = SafetensorsFile.Checkpoint.write(dir, state, Map.of(), 16);
         String text = Files.readString(index);
         assertTrue(text.contains("\"d\\u00e9j\\u00e0 \\\"vu\\\"\\n\": \"model-00001-of-00002.safetensors\""), text);
         assertTrue(text.contains("\"\\ud83d\\ude00\": \"model-00002-of-00002.safetensors\""), text);
-        try (SafetensorsCheckpoint c = SafetensorsCheckpoint.open(index)) {
+        try (SafetensorsFile.Checkpoint c = SafetensorsFile.Checkpoint.open(index)) {
             assertEquals(new ArrayList<>(state.keySet()), c.names());
         }
     }

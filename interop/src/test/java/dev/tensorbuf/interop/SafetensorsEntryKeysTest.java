@@ -45,7 +45,7 @@ class SafetensorsEntryKeysTest {
     void anEntryKeyWeDoNotKnowIsReadPast() throws IOException {
         try (SafetensorsFile f = SafetensorsFile.open(file(EXTRA, 1.5f, -2f, 3f))) {
             assertEquals(List.of("v", "w"), f.names().stream().sorted().toList());
-            SafetensorsTensor w = f.tensor("w");
+            SafetensorsFile.Tensor w = f.tensor("w");
             assertEquals(DType.F32, w.view().dtype());
             TensorValues.assertValues(List.of(1.5, -2.0), TensorValues.read(w.view()), "w");
             TensorValues.assertValues(List.of(3.0), TensorValues.read(f.tensor("v").view()), "v");

@@ -38,7 +38,7 @@ class SafetensorsFileTest {
             assertEquals(Map.of("format", "np"), f.metadata());
             assertEquals(List.of(2L), f.tensor("ids").shape());
             assertEquals(0, f.headerByteSize() % 8);
-            SafetensorsTensor t = f.tensor("w");
+            SafetensorsFile.Tensor t = f.tensor("w");
             assertEquals(f.dataOffset(), t.fileOffset());
             assertEquals(24, t.byteSize());
             assertEquals(5f, t.data().segment().get(ValueLayout.JAVA_FLOAT_UNALIGNED, 16));
@@ -90,7 +90,7 @@ class SafetensorsFileTest {
         SafetensorsFile.write(file, Map.of("q", new DenseTensor(DType.F4E2M1FN, List.of(4L),
                 MemorySegment.ofArray(new byte[] {0x21, 0x43}))));
         try (SafetensorsFile f = SafetensorsFile.open(file)) {
-            SafetensorsTensor q = f.tensor("q");
+            SafetensorsFile.Tensor q = f.tensor("q");
             assertEquals(DType.F4E2M1FN, q.dtype());
             assertEquals(2, q.byteSize());
             assertEquals(0x43, q.data().segment().get(ValueLayout.JAVA_BYTE, 1));
@@ -133,7 +133,7 @@ class SafetensorsFileTest {
         Path file = dir.resolve("c.safetensors");
         SafetensorsFile.write(file, Map.of("x", new DenseTensor(DType.U8, List.of(1L), MemorySegment.ofArray(new byte[] {1}))));
         SafetensorsFile f = SafetensorsFile.open(file);
-        SafetensorsTensor x = f.tensor("x");
+        SafetensorsFile.Tensor x = f.tensor("x");
         f.close();
         assertThrows(IllegalStateException.class, () -> x.data().segment());
         assertThrows(IllegalStateException.class, () -> f.tensor("x"));
@@ -151,7 +151,7 @@ class SafetensorsFileTest {
         SafetensorsFile.write(file, Map.of("w", new DenseTensor(DType.F32, List.of(2L, 3L), six),
                 "b", new DenseTensor(DType.F32, List.of(6L), six)));
         SafetensorsFile f = SafetensorsFile.open(file);
-        SafetensorsTensor w = f.tensor("w");
+        SafetensorsFile.Tensor w = f.tensor("w");
         dev.tensorbuf.views.TensorView before = w.view();
         assertEquals(2f, before.getFloat(0, 1));
         f.close();
@@ -208,7 +208,7 @@ class SafetensorsFileTest {
         Path second = dir.resolve("2.safetensors");
         try (SafetensorsFile f = SafetensorsFile.open(first)) {
             java.util.Map<String, DenseTensor> back = new java.util.HashMap<>();
-            for (SafetensorsTensor t : f.tensors()) {
+            for (SafetensorsFile.Tensor t : f.tensors()) {
                 back.put(t.name(), t.asDense());
             }
             SafetensorsFile.write(second, back, f.metadata());
@@ -239,7 +239,7 @@ class SafetensorsFileTest {
         SafetensorsFile out = SafetensorsFile.create(created, shapes, metadata);
         try (out) {
             assertEquals(metadata, out.metadata());
-            for (SafetensorsTensor t : out.tensors()) {
+            for (SafetensorsFile.Tensor t : out.tensors()) {
                 MemorySegment data = t.data().segment();
                 assertEquals(tensors.get(t.name()).bytes().byteSize(), data.byteSize(), t.name());
                 assertEquals(-1, data.mismatch(MemorySegment.ofArray(new byte[(int) data.byteSize()])), "zeros until filled");

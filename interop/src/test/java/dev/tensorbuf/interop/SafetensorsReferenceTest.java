@@ -45,7 +45,7 @@ class SafetensorsReferenceTest {
             assertEquals(tensors.size(), f.names().size());
             for (Object o : tensors) {
                 Map<String, Object> t = (Map<String, Object>) o;
-                SafetensorsTensor got = f.tensor((String) t.get("name"));
+                SafetensorsFile.Tensor got = f.tensor((String) t.get("name"));
                 assertEquals(DType.fromSafetensorsName((String) t.get("dtype")), got.dtype(), got.name());
                 assertEquals(t.get("shape"), got.shape(), got.name());
                 TensorValues.assertValues((List<?>) t.get("values"),

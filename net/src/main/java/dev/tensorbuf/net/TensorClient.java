@@ -182,7 +182,7 @@ public final class TensorClient implements AutoCloseable {
     /**
      * {@return the tensors the server lists}
      *
-     * @throws TensorFetchException naming the server and the Flight error
+     * @throws TensorClient.FetchException naming the server and the Flight error
      */
     public List<Listed> list() {
         List<Listed> out = new ArrayList<>();
@@ -196,7 +196,7 @@ public final class TensorClient implements AutoCloseable {
                 out.add(new Listed(TensorTicket.parse(info.getEndpoints().getFirst().getTicket().getBytes()), t.dtype(), dims));
             }
         } catch (FlightRuntimeException e) {
-            throw new TensorFetchException("listing the tensors of " + server() + " failed: " + status(e), e);
+            throw new FetchException("listing the tensors of " + server() + " failed: " + status(e), e);
         }
         return out;
     }
@@ -205,7 +205,7 @@ public final class TensorClient implements AutoCloseable {
      * {@return the ticket's tensor or box in new memory of {@code allocator}, C order} On failure
      * the memory is freed and nothing is returned.
      *
-     * @throws TensorFetchException naming the server, the tensor and why
+     * @throws TensorClient.FetchException naming the server, the tensor and why
      */
     public TensorView fetch(TensorTicket ticket, Allocator allocator) {
         return fetch(ticket, allocator, n -> { });
@@ -234,7 +234,7 @@ public final class TensorClient implements AutoCloseable {
      * Fetches the ticket's tensor or box into {@code destination}, whose dims must be the box's;
      * the element type converts as the copy engine converts.
      *
-     * @throws TensorFetchException naming the server, the tensor and why: a Flight error, a
+     * @throws TensorClient.FetchException naming the server, the tensor and why: a Flight error, a
      *     stream that ends early, or a column that is not the box's
      */
     public void fetch(TensorTicket ticket, TensorView destination, LongConsumer received) {
@@ -305,13 +305,13 @@ public final class TensorClient implements AutoCloseable {
             }
             return into;
         } catch (FlightRuntimeException e) {
-            throw new TensorFetchException("fetching " + what + " from " + server() + " failed" + progress(rows, expected)
+            throw new FetchException("fetching " + what + " from " + server() + " failed" + progress(rows, expected)
                     + ": " + status(e), e);
         } catch (RuntimeException e) {
-            throw new TensorFetchException("fetching " + what + " from " + server() + " failed" + progress(rows, expected)
+            throw new FetchException("fetching " + what + " from " + server() + " failed" + progress(rows, expected)
                     + ": " + e.getMessage(), e);
         } catch (Exception e) {
-            throw new TensorFetchException("fetching " + what + " from " + server() + " failed" + progress(rows, expected)
+            throw new FetchException("fetching " + what + " from " + server() + " failed" + progress(rows, expected)
                     + ": " + e, e);
         }
     }
@@ -382,7 +382,7 @@ public final class TensorClient implements AutoCloseable {
      * cancels the others and is thrown; the destination is then not the tensor.
      *
      * @throws IllegalArgumentException if a part's {@code at} has another rank than the destination
-     * @throws TensorFetchException naming the failed part's server and tensor
+     * @throws TensorClient.FetchException naming the failed part's server and tensor
      */
     public static void fetchAll(List<Part> parts, TensorView destination) {
         for (Part p : parts) {
@@ -404,11 +404,11 @@ public final class TensorClient implements AutoCloseable {
                     if (e.getCause() instanceof RuntimeException r) {
                         throw r;
                     }
-                    throw new TensorFetchException(String.valueOf(e.getCause()), e.getCause());
+                    throw new FetchException(String.valueOf(e.getCause()), e.getCause());
                 } catch (InterruptedException e) {
                     running.forEach(r -> r.cancel(true));
                     Thread.currentThread().interrupt();
-                    throw new TensorFetchException("interrupted while fetching " + parts.size() + " parts", e);
+                    throw new FetchException("interrupted while fetching " + parts.size() + " parts", e);
                 }
             }
         }
@@ -445,6 +445,24 @@ public final class TensorClient implements AutoCloseable {
             } catch (IllegalStateException leak) {
                 // a cut stream's buffers; nothing of the caller's
             }
+        }
+    }
+
+    /**
+     * A fetch that did not complete: the message names the server, the tensor and box, how far it
+     * got and why (the Flight status and the server's description). The destination's contents are
+     * then unspecified: part of it may have been written, and none of it is to be taken as the tensor.
+     * {@snippet :
+     * // tensorbuf fetch grpc+tcp://127.0.0.1:8815 x.npy -o x.npy, with the server killed mid-stream:
+     * // FetchException: "fetching x.npy from grpc+tcp://127.0.0.1:8815 failed after 1024 of 4096 rows: UNAVAILABLE: ..."
+     * }
+     */
+    public static final class FetchException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        /** @param message names the server, the tensor and the reason */
+        public FetchException(String message, Throwable cause) {
+            super(message, cause);
         }
     }
 }

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
-import dev.tensorbuf.interop.NpyArray;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.Ops;
@@ -118,8 +117,8 @@ class ArrowTensorFilesTest {
             tensors.put("a", a);
             tensors.put("b", b);
             Path file = dir.resolve("two.arrow");
-            ArrowTensorFiles.write(file, tensors);
-            try (ArrowTensorFiles.Tensors t = ArrowTensorFiles.read(file)) {
+            ArrowTensors.write(file, tensors);
+            try (ArrowTensors.Tensors t = ArrowTensors.read(file)) {
                 assertEquals(List.of("a", "b"), t.names());
                 assertArrayEquals(a.toDoubleArray(), t.view("a").toDoubleArray());
                 assertEquals(b.dims(), t.view("b").dims());
@@ -137,9 +136,9 @@ class ArrowTensorFilesTest {
             Path file = dir.resolve("a.arrows");
             try (var channel = Files.newByteChannel(file, java.nio.file.StandardOpenOption.CREATE_NEW,
                     java.nio.file.StandardOpenOption.WRITE)) {
-                ArrowTensorFiles.writeStream(channel, Map.of("a", a));
+                ArrowTensors.writeStream(channel, Map.of("a", a));
             }
-            try (ArrowTensorFiles.Tensors t = ArrowTensorFiles.read(file)) {
+            try (ArrowTensors.Tensors t = ArrowTensors.read(file)) {
                 assertArrayEquals(a.toLongArray(), t.view("a").toLongArray());
             }
         }
@@ -149,9 +148,9 @@ class ArrowTensorFilesTest {
     void viewsOfAClosedFileRefuseAccess() throws Exception {
         try (Allocator arena = Allocators.shared()) {
             Path file = dir.resolve("x.arrow");
-            ArrowTensorFiles.write(file, Map.of("x", counting(arena, DType.F32, 2, 2)));
+            ArrowTensors.write(file, Map.of("x", counting(arena, DType.F32, 2, 2)));
             TensorView kept;
-            try (ArrowTensorFiles.Tensors t = ArrowTensorFiles.read(file)) {
+            try (ArrowTensors.Tensors t = ArrowTensors.read(file)) {
                 kept = t.view("x");
                 assertEquals(1.0f, kept.getFloat(1, 1) - kept.getFloat(1, 0) - 0.5f);
             }
@@ -164,12 +163,12 @@ class ArrowTensorFilesTest {
         try (Allocator arena = Allocators.shared()) {
             TensorView bf = TensorView.of(arena.allocate(8), "bf16[2,2]{1,0}");
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> ArrowTensorFiles.write(dir.resolve("b.arrow"), Map.of("w", bf)));
+                    () -> ArrowTensors.write(dir.resolve("b.arrow"), Map.of("w", bf)));
             assertTrue(e.getMessage().startsWith("bf16 has no Arrow element type"), e.getMessage());
             Map<String, TensorView> uneven = new LinkedHashMap<>();
             uneven.put("a", counting(arena, DType.F32, 2, 2));
             uneven.put("b", counting(arena, DType.F32, 3, 2));
-            e = assertThrows(IllegalArgumentException.class, () -> ArrowTensorFiles.write(dir.resolve("u.arrow"), uneven));
+            e = assertThrows(IllegalArgumentException.class, () -> ArrowTensors.write(dir.resolve("u.arrow"), uneven));
             assertEquals("tensor 'b' has 3 rows (dim 0 of [3, 2]) but 'a' has 2; the columns of an Arrow file share their rows",
                     e.getMessage());
             assertTrue(Files.notExists(dir.resolve("u.arrow")), "nothing is left behind");
@@ -180,7 +179,7 @@ class ArrowTensorFilesTest {
     void refusesAFileThatIsNotArrow() throws Exception {
         Path file = dir.resolve("x.arrow");
         Files.writeString(file, "not arrow at all");
-        Exception e = assertThrows(Exception.class, () -> ArrowTensorFiles.read(file));
+        Exception e = assertThrows(Exception.class, () -> ArrowTensors.read(file));
         assertTrue(e.getMessage().startsWith(file + " is not a readable Arrow IPC file or stream"), e.getMessage());
     }
 
@@ -191,7 +190,7 @@ class ArrowTensorFilesTest {
             TensorView base = counting(arena, DType.F32, 4, 2, 3);
             TensorView t = Ops.transpose(base, 0, 2, 1);
             Path file = dir.resolve("t.arrow");
-            ArrowTensorFiles.write(file, Map.of("t", t));
+            ArrowTensors.write(file, Map.of("t", t));
             Path expected = dir.resolve("t.npy");
             Npy.write(expected, DenseTensor.copyOf(t, arena));
             String out = PythonPeer.runScript("/peers/arrow_peer.py", Files.createDirectories(dir.resolve("p1")), "check",
@@ -202,7 +201,7 @@ class ArrowTensorFilesTest {
             Path stream = dir.resolve("r.arrows");
             try (var channel = Files.newByteChannel(stream, java.nio.file.StandardOpenOption.CREATE_NEW,
                     java.nio.file.StandardOpenOption.WRITE)) {
-                ArrowTensorFiles.writeStream(channel, Map.of("r", r));
+                ArrowTensors.writeStream(channel, Map.of("r", r));
             }
             Path rExpected = dir.resolve("r.npy");
             Npy.write(rExpected, DenseTensor.copyOf(r, arena));
@@ -217,9 +216,9 @@ class ArrowTensorFilesTest {
         PythonPeer.assumeModules("numpy", "pyarrow");
         String out = PythonPeer.runScript("/peers/arrow_peer.py", dir, "write", dir.toString());
         assertEquals("{\"shape\": [4, 3], \"permutation\": [1, 0]}", out.strip());
-        try (NpyArray expected = Npy.map(dir.resolve("permuted.npy"))) {
+        try (Npy.Tensor expected = Npy.map(dir.resolve("permuted.npy"))) {
             for (String name : List.of("permuted.arrow", "permuted.arrows")) {
-                try (ArrowTensorFiles.Tensors t = ArrowTensorFiles.read(dir.resolve(name))) {
+                try (ArrowTensors.Tensors t = ArrowTensors.read(dir.resolve(name))) {
                     FixedShapeTensorType type = t.type("t");
                     assertEquals(List.of("H", "W"), type.dimNames());
                     TensorView v = t.view("t");

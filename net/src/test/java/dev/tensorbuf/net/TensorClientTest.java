@@ -111,10 +111,10 @@ class TensorClientTest {
                  TensorClient wrong = connect(s, TensorClient.Options.defaults().withToken("guess"));
                  TensorClient right = connect(s, TensorClient.Options.defaults().withToken("s3cret"))) {
                 for (TensorClient c : List.of(none, wrong)) {
-                    TensorFetchException e = assertThrows(TensorFetchException.class, () -> c.fetch(TensorTicket.of("x.npy", ""), arena));
+                    TensorClient.FetchException e = assertThrows(TensorClient.FetchException.class, () -> c.fetch(TensorTicket.of("x.npy", ""), arena));
                     assertEquals(FlightStatusCode.UNAUTHENTICATED, ((FlightRuntimeException) e.getCause()).status().code(),
                             e.getMessage());
-                    e = assertThrows(TensorFetchException.class, c::list);
+                    e = assertThrows(TensorClient.FetchException.class, c::list);
                     assertTrue(e.getMessage().contains("UNAUTHENTICATED"), e.getMessage());
                 }
                 assertArrayEquals(x.toFloatArray(), right.fetch(TensorTicket.of("x.npy", ""), arena).toFloatArray());
@@ -144,7 +144,7 @@ class TensorClientTest {
                 }
                 URI plain = URI.create("grpc+tcp://127.0.0.1:" + s.port());
                 try (TensorClient c = TensorClient.connect(plain, TensorClient.Options.defaults().withTimeout(Duration.ofSeconds(5)))) {
-                    TensorFetchException e = assertThrows(TensorFetchException.class, () -> c.fetch(TensorTicket.of("x.npy", ""), arena));
+                    TensorClient.FetchException e = assertThrows(TensorClient.FetchException.class, () -> c.fetch(TensorTicket.of("x.npy", ""), arena));
                     assertTrue(e.getMessage().startsWith("fetching x.npy from " + plain + " failed"), e.getMessage());
                 }
             }
@@ -199,7 +199,7 @@ class TensorClientTest {
             AtomicBoolean killed = new AtomicBoolean();
             try (Allocator arena = Allocators.shared();
                  TensorClient c = TensorClient.connect(uri, TensorClient.Options.defaults().withTimeout(Duration.ofSeconds(60)))) {
-                TensorFetchException e = assertThrows(TensorFetchException.class, () -> c.fetch(TensorTicket.of("big.npy", ""), arena,
+                TensorClient.FetchException e = assertThrows(TensorClient.FetchException.class, () -> c.fetch(TensorTicket.of("big.npy", ""), arena,
                         n -> {
                             if (killed.compareAndSet(false, true)) {
                                 p.destroyForcibly();

@@ -136,7 +136,7 @@ class TensorServerTest {
     }
 
     static FlightRuntimeException refused(String ticketJson) {
-        TensorFetchException e = assertThrows(TensorFetchException.class,
+        TensorClient.FetchException e = assertThrows(TensorClient.FetchException.class,
                 () -> client.fetch(TensorTicket.parse(ticketJson.getBytes(StandardCharsets.UTF_8)), arena));
         assertTrue(e.getCause() instanceof FlightRuntimeException, e.toString());
         assertTrue(e.getMessage().contains(server.location().getUri().toString()), e.getMessage());
@@ -163,7 +163,7 @@ class TensorServerTest {
     void refusesTicketsAboveTheByteLimitBeforeReading() throws Exception {
         try (TensorServer limited = TensorServer.start(served, TensorServer.Options.defaults().withPort(0).withMaxTicketBytes(200));
              TensorClient c = TensorClient.connect(URI.create(limited.location().getUri().toString()), TensorClient.Options.defaults())) {
-            TensorFetchException e = assertThrows(TensorFetchException.class, () -> c.fetch(TensorTicket.of("x.npy", ""), arena));
+            TensorClient.FetchException e = assertThrows(TensorClient.FetchException.class, () -> c.fetch(TensorTicket.of("x.npy", ""), arena));
             assertEquals("fetching x.npy from " + limited.location().getUri() + " failed: RESOURCE_EXHAUSTED: x.npy: asks for"
                     + " 384 bytes, more than this server's limit of 200 bytes per ticket; ask for smaller boxes", e.getMessage());
             TensorView rows = c.fetch(TensorTicket.of("x.npy", "").withBox(List.of(4L, 0L, 0L), List.of(8L, 3L, 1L)), arena);

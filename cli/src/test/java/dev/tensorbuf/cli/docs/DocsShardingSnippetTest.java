@@ -8,7 +8,7 @@ import dev.tensorbuf.interop.GgmlType;
 import dev.tensorbuf.interop.GgufFile;
 import dev.tensorbuf.interop.GgufValue;
 import dev.tensorbuf.interop.GgufWriter;
-import dev.tensorbuf.interop.SafetensorsCheckpoint;
+import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.copy.CopyEngine;
@@ -66,9 +66,9 @@ class DocsShardingSnippetTest {
             TensorView w = TensorView.of(arena.allocate(64 * 4), "f32[2,32]");
             w.copyFrom(new float[64]);
             w.setDouble(0.5, 1, 3);
-            Path index = SafetensorsCheckpoint.write(dir, Map.of("a", DenseTensor.of(w), "b", DenseTensor.of(w)),
+            Path index = SafetensorsFile.Checkpoint.write(dir, Map.of("a", DenseTensor.of(w), "b", DenseTensor.of(w)),
                     Map.of("format", "pt"), 300);             // at most 300 bytes a shard: two shards and an index
-            try (SafetensorsCheckpoint c = SafetensorsCheckpoint.open(index)) {
+            try (SafetensorsFile.Checkpoint c = SafetensorsFile.Checkpoint.open(index)) {
                 c.isSharded();                                // true: model.safetensors.index.json
                 c.tensor("b").view().getFloat(1, 3);          // 0.5
                 assertTrue(c.isSharded());

@@ -8,11 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Dlpack;
-import dev.tensorbuf.interop.DlpackTensor;
 import dev.tensorbuf.interop.Npy;
-import dev.tensorbuf.interop.NpyArray;
 import dev.tensorbuf.interop.SafetensorsFile;
-import dev.tensorbuf.interop.staging.StagingOutcome;
 import dev.tensorbuf.interop.staging.StagingPipeline;
 import dev.tensorbuf.interop.staging.StagingTarget;
 import dev.tensorbuf.memory.Allocator;
@@ -174,7 +171,7 @@ class DocsSnippetTest {
             // DenseTensor.of(t) throws IllegalArgumentException: a transpose is not C order
             assertThrows(IllegalArgumentException.class, () -> DenseTensor.of(t));
             Npy.write(dir.resolve("t.npy"), DenseTensor.copyOf(t, arena)); // copied into C order
-            try (NpyArray a = Npy.map(dir.resolve("t.npy"))) {            // mapped, not read
+            try (Npy.Tensor a = Npy.map(dir.resolve("t.npy"))) {            // mapped, not read
                 a.view().getFloat(2, 1);                                  // 5.0
                 assertEquals(5f, a.view().getFloat(2, 1));
                 assertEquals(List.of(3L, 2L), a.shape());
@@ -197,7 +194,7 @@ class DocsSnippetTest {
             MemorySegment managed = Dlpack.exportVersioned(Ops.transpose(m, 1, 0)); // strides [1, 3], no copy
             // hand `managed` (a DLManagedTensorVersioned*) to native code, which calls its deleter once;
             // here Java stands in for the consumer:
-            try (DlpackTensor consumer = Dlpack.importVersioned(managed)) {
+            try (Dlpack.Tensor consumer = Dlpack.importVersioned(managed)) {
                 consumer.view().getFloat(2, 1);                                  // 5.0
                 assertEquals(5f, consumer.view().getFloat(2, 1));
                 assertEquals(List.of(1L, 3L), consumer.view().stridedLayout().orElseThrow().strides());
@@ -216,7 +213,7 @@ class DocsSnippetTest {
 
     /** Imports an export as a consumer would read it: its strides and values, then its deleter runs. */
     private static String consumed(MemorySegment managed) {
-        try (DlpackTensor consumer = Dlpack.importVersioned(managed)) {
+        try (Dlpack.Tensor consumer = Dlpack.importVersioned(managed)) {
             return consumer.view().stridedLayout().orElseThrow().strides() + " " + Arrays.toString(consumer.view().toFloatArray());
         }
     }
@@ -238,7 +235,7 @@ class DocsSnippetTest {
             pixels.setLong(255, 1, 0, 0, 2);
             long id = pipeline.submit(Ops.transpose(pixels, 0, 3, 1, 2), target);  // read on the worker thread
             switch (pipeline.poll(Duration.ofSeconds(5))) {
-                case StagingOutcome.Staged staged -> {
+                case StagingPipeline.Outcome.Staged staged -> {
                     try (staged) {                                // gives the buffer back to the pool
                         staged.view().getFloat(1, 2, 0, 0);      // 2.6399999
                         assertEquals(id, staged.id());
@@ -246,7 +243,7 @@ class DocsSnippetTest {
                         assertEquals(normalised(0, 0), staged.view().getFloat(0, 0, 3, 3));
                     }
                 }
-                case StagingOutcome.Failed failed -> throw failed.error();
+                case StagingPipeline.Outcome.Failed failed -> throw failed.error();
                 case null -> throw new IllegalStateException("nothing staged within 5 s");
             }
             assertEquals(0, pool.stats().liveBytes());

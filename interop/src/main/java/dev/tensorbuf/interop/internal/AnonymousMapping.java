@@ -10,7 +10,7 @@ import java.util.Optional;
 
 /**
  * Private anonymous memory from Linux's {@code mmap}, with {@code madvise} and {@code munmap}:
- * the memory of {@link dev.tensorbuf.interop.HugePageAllocator}. The kernel hands such memory out
+ * the memory of {@link dev.tensorbuf.interop.internal.HugePageAllocator}. The kernel hands such memory out
  * zeroed and gives it pages only when touched, so advice given before the first touch decides the
  * page size of every page.
  */

@@ -5,7 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
 
 /**
- * The channel a {@link dev.tensorbuf.interop.DataWriter} writes to: it passes the bytes on and
+ * The channel a {@link dev.tensorbuf.interop.DenseTensor.DataWriter} writes to: it passes the bytes on and
  * counts them, so that a writer that writes too few or too many bytes for its tensor is refused
  * instead of leaving a file whose header lies. Closing it does not close the file.
  */
@@ -27,7 +27,7 @@ public final class CountedWrites implements WritableByteChannel {
     public int write(ByteBuffer src) throws IOException {
         if (!open) {
             throw new IllegalStateException("the data of " + what + " were written already: the channel is used only"
-                    + " during DataWriter.write");
+                    + " during DenseTensor.DataWriter.write");
         }
         if (src.remaining() > expected - written) {
             throw new IllegalStateException(what + " holds " + expected + " data bytes, and the writer wrote "

@@ -1,11 +1,10 @@
 package dev.tensorbuf.interop.internal;
 
-import static dev.tensorbuf.interop.DlpackStructs.DL_MANAGED_TENSOR;
-import static dev.tensorbuf.interop.DlpackStructs.DL_MANAGED_TENSOR_VERSIONED;
-import static dev.tensorbuf.interop.DlpackStructs.offset;
+import static dev.tensorbuf.interop.internal.DlpackStructs.DL_MANAGED_TENSOR;
+import static dev.tensorbuf.interop.internal.DlpackStructs.DL_MANAGED_TENSOR_VERSIONED;
+import static dev.tensorbuf.interop.internal.DlpackStructs.offset;
 
-import dev.tensorbuf.interop.DlpackExportOptions;
-import dev.tensorbuf.interop.DlpackStructs;
+import dev.tensorbuf.interop.Dlpack;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
@@ -116,7 +115,7 @@ public final class DlpackExporter {
      *
      * @throws IllegalArgumentException with the reason, when the view cannot be exported as asked
      */
-    public static MemorySegment export(TensorView view, DlpackExportOptions options, boolean versioned) {
+    public static MemorySegment export(TensorView view, Dlpack.ExportOptions options, boolean versioned) {
         String what = versioned ? "DLManagedTensorVersioned" : "DLManagedTensor";
         DType type = view.dtype();
         if (type.byteWidth() > 1 && ByteOrder.nativeOrder() != ByteOrder.LITTLE_ENDIAN) {
@@ -234,7 +233,7 @@ public final class DlpackExporter {
         }
     }
 
-    private static Source source(TensorView view, DlpackExportOptions options, boolean versioned, String what) {
+    private static Source source(TensorView view, Dlpack.ExportOptions options, boolean versioned, String what) {
         String why = whyCopy(view, versioned);
         String negative = why == null && options.nonNegativeStrides() ? negativeStride(view) : null;
         if (why == null && negative == null) {

@@ -1,11 +1,10 @@
 package dev.tensorbuf.interop.internal;
 
-import static dev.tensorbuf.interop.DlpackStructs.DL_MANAGED_TENSOR;
-import static dev.tensorbuf.interop.DlpackStructs.DL_MANAGED_TENSOR_VERSIONED;
-import static dev.tensorbuf.interop.DlpackStructs.offset;
+import static dev.tensorbuf.interop.internal.DlpackStructs.DL_MANAGED_TENSOR;
+import static dev.tensorbuf.interop.internal.DlpackStructs.DL_MANAGED_TENSOR_VERSIONED;
+import static dev.tensorbuf.interop.internal.DlpackStructs.offset;
 
-import dev.tensorbuf.interop.DlpackStructs;
-import dev.tensorbuf.interop.DlpackTensor;
+import dev.tensorbuf.interop.Dlpack;
 import dev.tensorbuf.interop.NativeMemory;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.DLDeviceType;
@@ -43,7 +42,7 @@ public final class DlpackImporter {
      * @throws IllegalArgumentException naming the field and value when the struct is invalid;
      *     the deleter has run
      */
-    public static DlpackTensor importTensor(MemorySegment managed, boolean versioned) {
+    public static Dlpack.Tensor importTensor(MemorySegment managed, boolean versioned) {
         String what = versioned ? "DLManagedTensorVersioned" : "DLManagedTensor";
         if (managed.address() == 0) {
             throw Errors.nullPointer(what);
@@ -75,7 +74,7 @@ public final class DlpackImporter {
             boolean readOnly = (flags & DlpackStructs.FLAG_READ_ONLY) != 0;
             root = NativeMemory.wrap(d.base, d.byteSize, d.space, "dlpack", readOnly, release);
             TensorView view = TensorView.strided(root, d.access, d.layout);
-            return new DlpackTensor(view, root, versioned, minor, flags);
+            return new Dlpack.Tensor(view, root, versioned, minor, flags);
         } catch (RuntimeException | Error e) {
             if (root != null) {
                 root.close();

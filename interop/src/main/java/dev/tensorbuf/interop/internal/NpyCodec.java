@@ -1,6 +1,6 @@
 package dev.tensorbuf.interop.internal;
 
-import dev.tensorbuf.interop.NpyHeader;
+import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.memory.internal.AsciiDigits;
 import dev.tensorbuf.views.DType;
 import java.io.IOException;
@@ -40,7 +40,7 @@ public final class NpyCodec {
      *
      * @throws IllegalArgumentException naming the file and the problem
      */
-    public static NpyHeader read(FileChannel channel, long fileSize, String file) throws IOException {
+    public static Npy.Header read(FileChannel channel, long fileSize, String file) throws IOException {
         return read(channel, fileSize, file, null);
     }
 
@@ -48,7 +48,7 @@ public final class NpyCodec {
      * Reads as {@link #read(FileChannel, long, String)}, taking a void descr ({@code '<V2'}) of
      * {@code voidType}'s width as that type (null: void descrs are refused).
      */
-    public static NpyHeader read(FileChannel channel, long fileSize, String file, DType voidType) throws IOException {
+    public static Npy.Header read(FileChannel channel, long fileSize, String file, DType voidType) throws IOException {
         if (fileSize < 10) {
             throw Errors.tooShort(file, fileSize, "a .npy preamble (at least 10)");
         }
@@ -82,7 +82,7 @@ public final class NpyCodec {
         String text = major < 3 ? StandardCharsets.ISO_8859_1.decode(raw).toString()
                 : StrictUtf8.decode(raw, headerStart, file, "version 3.0 header");
         long dataOffset = headerStart + headerLength;
-        NpyHeader header = interpret(PyLiteral.parse(withoutPadding(text), file), major, dataOffset, file, voidType);
+        Npy.Header header = interpret(PyLiteral.parse(withoutPadding(text), file), major, dataOffset, file, voidType);
         long need = header.dataByteSize();
         if (need > fileSize - dataOffset) {
             throw new IllegalArgumentException(file + ": shape " + tupleText(header.shape()) + " of " + header.descr()
@@ -104,7 +104,7 @@ public final class NpyCodec {
         return header.substring(0, end);
     }
 
-    private static NpyHeader interpret(Object literal, int major, long dataOffset, String file, DType voidType) {
+    private static Npy.Header interpret(Object literal, int major, long dataOffset, String file, DType voidType) {
         if (!(literal instanceof Map<?, ?> dict)) {
             throw Errors.wrongKind(file + ": header", kind(literal), "a dict");
         }
@@ -128,7 +128,7 @@ public final class NpyCodec {
         String context = file + ": " + descr + " " + shape;
         Sizes.unpackedByteSize(dtype, Sizes.elementCount(shape, context), context);
         try {
-            return new NpyHeader(major, descr, dtype, dtype.byteWidth() == 1 ? ByteOrder.LITTLE_ENDIAN : order, fortran,
+            return new Npy.Header(major, descr, dtype, dtype.byteWidth() == 1 ? ByteOrder.LITTLE_ENDIAN : order, fortran,
                     shape, dataOffset);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(context + ": " + e.getMessage(), e);

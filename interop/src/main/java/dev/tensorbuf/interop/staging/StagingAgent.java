@@ -35,7 +35,7 @@ final class StagingAgent implements Agent {
     private final AtomicInteger submitting;
     private final PooledAllocator pool;
     private final CopyEngine engine;
-    private final Consumer<StagingOutcome> deliver;
+    private final Consumer<StagingPipeline.Outcome> deliver;
     private final long allocationWaitNanos;
     private final long drainTimeoutNanos;
     private final IdleStrategy idleStrategy;
@@ -58,7 +58,7 @@ final class StagingAgent implements Agent {
     private volatile boolean idle;
 
     StagingAgent(String name, BlockingQueue<Request> queue, AtomicInteger submitting, PooledAllocator pool,
-            CopyEngine engine, Consumer<StagingOutcome> deliver, long allocationWaitNanos, long drainTimeoutNanos,
+            CopyEngine engine, Consumer<StagingPipeline.Outcome> deliver, long allocationWaitNanos, long drainTimeoutNanos,
             IdleStrategy idleStrategy) {
         this.name = name;
         this.queue = queue;
@@ -278,7 +278,7 @@ final class StagingAgent implements Agent {
         released(r);
         this.staged.incrementAndGet();
         bytesStaged.addAndGet(buffer.byteSize());
-        StagingOutcome.Staged outcome = new StagingOutcome.Staged(r.id(), staged);
+        StagingPipeline.Outcome.Staged outcome = new StagingPipeline.Outcome.Staged(r.id(), staged);
         try {
             deliver.accept(outcome);
         } catch (RuntimeException | Error e) {
@@ -305,19 +305,19 @@ final class StagingAgent implements Agent {
     private void fail(Request r, RuntimeException error) {
         released(r);
         failed.incrementAndGet();
-        deliverQuietly(new StagingOutcome.Failed(r.id(), r.source(), error));
+        deliverQuietly(new StagingPipeline.Outcome.Failed(r.id(), r.source(), error));
     }
 
     /** Fails a request that was never staged because the pipeline is closing. */
     private void reject(Request r, Closing c) {
         released(r);
         rejected.incrementAndGet();
-        deliverQuietly(new StagingOutcome.Failed(r.id(), r.source(), new StagingRejectedException(
+        deliverQuietly(new StagingPipeline.Outcome.Failed(r.id(), r.source(), new StagingPipeline.RejectedException(
                 "staging '" + name + "' " + c.reason() + " before tensor #" + r.id() + " (" + r.source().shape()
                         + " to " + r.target() + ") was staged")));
     }
 
-    private void deliverQuietly(StagingOutcome outcome) {
+    private void deliverQuietly(StagingPipeline.Outcome outcome) {
         try {
             deliver.accept(outcome);
         } catch (RuntimeException | Error e) {

@@ -30,13 +30,13 @@ import org.agrona.concurrent.IdleStrategy;
  *
  * <p><b>Delivery.</b> To a callback ({@link Builder#consumer}), called on the worker thread in
  * submission order, or, without one, to a queue the consumer reads with {@link #poll(Duration)}.
- * Every accepted submission ends in exactly one {@link StagingOutcome}: {@code Staged} (the
+ * Every accepted submission ends in exactly one {@link StagingPipeline.Outcome}: {@code Staged} (the
  * receiver owns the buffer; a callback that throws, an {@link Error} included, has it closed for
  * it and is logged, and later tensors are still delivered) or {@code Failed}.
  *
  * <p><b>Backpressure.</b> At most {@link Builder#queueCapacity} submissions wait. When the queue is
  * full, {@link #submit} blocks for up to {@link Builder#submitTimeout} (10 s unless set), then
- * throws {@link StagingRejectedException}; {@link #trySubmit} never blocks and returns empty. On
+ * throws {@link StagingPipeline.RejectedException}; {@link #trySubmit} never blocks and returns empty. On
  * the worker thread (from the consumer callback or a {@code whenRead}) {@code submit} never
  * blocks either: the worker is the only thread that empties the queue, so it is refused at once
  * when the queue is full. A
@@ -48,7 +48,7 @@ import org.agrona.concurrent.IdleStrategy;
  * <p><b>Closing.</b> {@link #close()} closes with the builder's {@link CloseMode} (DRAIN unless set):
  * {@link CloseMode#DRAIN} stages and delivers everything queued for up to
  * {@link Builder#drainTimeout} (60 s), then rejects the rest; {@link CloseMode#REJECT} fails
- * every queued tensor with {@link StagingRejectedException} (the one being converted finishes).
+ * every queued tensor with {@link StagingPipeline.RejectedException} (the one being converted finishes).
  * Either way no submission is accepted once closing starts (a {@link #trySubmit} is refused at
  * once), except those already blocked on a full queue: they get in as the worker empties it, and
  * are drained or rejected with the rest. Close returns when the worker thread has ended, and at
@@ -67,7 +67,7 @@ import org.agrona.concurrent.IdleStrategy;
  *     TensorView nchw = TensorView.of(arena.allocate(4 * 48), "f32[1,3,4,4]{3,2,1,0}");
  *     try (StagingPipeline pipeline = StagingPipeline.builder().name("demo").pool(pool).build()) {
  *         long id = pipeline.submit(nchw, StagingTarget.of("bf16[1,3,4,4]{1,3,2,0}")); // NHWC, bf16
- *         try (var staged = (StagingOutcome.Staged) pipeline.poll(Duration.ofSeconds(5))) {
+ *         try (var staged = (StagingPipeline.Outcome.Staged) pipeline.poll(Duration.ofSeconds(5))) {
  *             staged.id() == id;                  // true
  *             staged.view().buffer().byteSize();  // 96
  *         }
@@ -81,7 +81,7 @@ public final class StagingPipeline implements AutoCloseable {
     public enum CloseMode {
         /** Stage and deliver every queued tensor, then stop. */
         DRAIN,
-        /** Fail every queued tensor with {@link StagingRejectedException}, then stop. */
+        /** Fail every queued tensor with {@link StagingPipeline.RejectedException}, then stop. */
         REJECT
     }
 
@@ -92,7 +92,7 @@ public final class StagingPipeline implements AutoCloseable {
 
     private final String name;
     private final BlockingQueue<StagingAgent.Request> queue;
-    private final LinkedBlockingQueue<StagingOutcome> outcomes;
+    private final LinkedBlockingQueue<Outcome> outcomes;
     private final StagingAgent agent;
     private final Thread worker;
     private final long submitTimeoutNanos;
@@ -114,7 +114,7 @@ public final class StagingPipeline implements AutoCloseable {
         this.submitTimeoutNanos = saturatedNanos(b.submitTimeout);
         this.drainTimeoutNanos = saturatedNanos(b.drainTimeout);
         this.closeMode = b.closeMode;
-        Consumer<StagingOutcome> deliver = b.consumer != null ? b.consumer : outcomes::add;
+        Consumer<Outcome> deliver = b.consumer != null ? b.consumer : outcomes::add;
         this.agent = new StagingAgent(name, queue, submitting, b.pool, b.engine, deliver, saturatedNanos(b.allocationWait),
                 drainTimeoutNanos, b.idleStrategy);
         // Never closed through AgentRunner.close(), which interrupts and joins without a bound: the
@@ -145,7 +145,7 @@ public final class StagingPipeline implements AutoCloseable {
      * @throws IllegalArgumentException if the source's dims are not the target's, its memory is
      *     not host-accessible, or it belongs to a confined arena (which the worker thread cannot
      *     read)
-     * @throws StagingRejectedException if the queue stayed full for the whole timeout, or was full
+     * @throws StagingPipeline.RejectedException if the queue stayed full for the whole timeout, or was full
      *     when called on the worker thread, the pipeline is closed or closing, or its worker
      *     thread has died (an {@link Error} from the idle strategy; logged)
      * @throws InterruptedException if interrupted while waiting; nothing was queued
@@ -170,13 +170,13 @@ public final class StagingPipeline implements AutoCloseable {
             requireOpen();
             if (Thread.currentThread() == worker) {
                 if (!queue.offer(r)) {
-                    throw new StagingRejectedException("staging '" + name + "': submit called from the consumer callback"
+                    throw new RejectedException("staging '" + name + "': submit called from the consumer callback"
                             + " (or a whenRead) of this pipeline, on its worker thread, while the queue is full (" + queue.size()
                             + " tensors waiting); the worker is the only thread that empties the queue and cannot wait for"
                             + " itself; tensor not accepted (submit it from another thread, or leave room in the queue)");
                 }
             } else if (!queue.offer(r, submitTimeoutNanos, TimeUnit.NANOSECONDS)) {
-                throw new StagingRejectedException("staging '" + name + "': queue full (" + queue.size()
+                throw new RejectedException("staging '" + name + "': queue full (" + queue.size()
                         + " tensors waiting) for " + Duration.ofNanos(submitTimeoutNanos).toMillis()
                         + " ms; the consumer or the conversion is slower than the producers; tensor not accepted");
             }
@@ -253,10 +253,10 @@ public final class StagingPipeline implements AutoCloseable {
 
     private void requireOpen() {
         if (agent.isClosing()) {
-            throw new StagingRejectedException("staging pipeline '" + name + "' is closed; tensor not accepted");
+            throw new RejectedException("staging pipeline '" + name + "' is closed; tensor not accepted");
         }
         if (!worker.isAlive()) {
-            throw new StagingRejectedException("staging pipeline '" + name + "' has no worker: its thread ended on an"
+            throw new RejectedException("staging pipeline '" + name + "' has no worker: its thread ended on an"
                     + " error (logged); tensor not accepted");
         }
     }
@@ -269,7 +269,7 @@ public final class StagingPipeline implements AutoCloseable {
      * @throws IllegalStateException if the pipeline delivers to a callback instead
      * @throws InterruptedException if interrupted while waiting
      */
-    public StagingOutcome poll(Duration timeout) throws InterruptedException {
+    public Outcome poll(Duration timeout) throws InterruptedException {
         if (outcomes == null) {
             throw Errors.nothingToPoll(name);
         }
@@ -277,7 +277,7 @@ public final class StagingPipeline implements AutoCloseable {
     }
 
     /** {@return the next outcome if one is ready, else null} @throws IllegalStateException in callback mode */
-    public StagingOutcome poll() {
+    public Outcome poll() {
         if (outcomes == null) {
             throw Errors.nothingToPoll(name);
         }
@@ -285,7 +285,7 @@ public final class StagingPipeline implements AutoCloseable {
     }
 
     /** {@return a snapshot of the counts} */
-    public StagingStats stats() {
+    public Stats stats() {
         // Outcomes first: a tensor is counted as accepted before it can have one, so what is read
         // after them is at least their sum.
         long staged = agent.staged.get();
@@ -293,7 +293,7 @@ public final class StagingPipeline implements AutoCloseable {
         long rejected = agent.rejected.get();
         long bytes = agent.bytesStaged.get();
         int queued = queue.size();
-        return new StagingStats(name, accepted.get(), staged, failed, rejected, bytes, queued);
+        return new Stats(name, accepted.get(), staged, failed, rejected, bytes, queued);
     }
 
     /** Closes with the builder's {@link CloseMode}. */
@@ -403,7 +403,7 @@ public final class StagingPipeline implements AutoCloseable {
         private Duration drainTimeout = Duration.ofSeconds(60);
         private CloseMode closeMode = CloseMode.DRAIN;
         private IdleStrategy idleStrategy = new BackoffIdleStrategy(100, 10, 1_000, 1_000_000);
-        private Consumer<StagingOutcome> consumer;
+        private Consumer<Outcome> consumer;
 
         private Builder() {
         }
@@ -488,7 +488,7 @@ public final class StagingPipeline implements AutoCloseable {
          * @param consumer receives every outcome on the worker thread, in submission order; without
          *     one, outcomes are polled ({@link StagingPipeline#poll(Duration)})
          */
-        public Builder consumer(Consumer<StagingOutcome> consumer) {
+        public Builder consumer(Consumer<Outcome> consumer) {
             this.consumer = Objects.requireNonNull(consumer, "consumer");
             return this;
         }
@@ -514,6 +514,114 @@ public final class StagingPipeline implements AutoCloseable {
                 throw new IllegalArgumentException(what + " " + d + " must be >= 0");
             }
             return d;
+        }
+    }
+
+    /**
+     * What became of one accepted submission: every tensor a {@link StagingPipeline} accepts ends in
+     * exactly one outcome, {@link Staged} or {@link Failed}.
+     *
+     * {@snippet :
+     * switch (pipeline.poll(Duration.ofSeconds(1))) {
+     *     case Outcome.Staged s -> {
+     *         try (s) {                       // gives the buffer back to the pool
+     *             s.view().getFloat(2, 3);    // the converted tensor, in the target's layout
+     *         }
+     *     }
+     *     case Outcome.Failed f -> System.err.println("tensor #" + f.id() + ": " + f.error().getMessage());
+     *     case null -> { }                    // nothing within a second
+     * }
+     * }
+     */
+    public sealed interface Outcome permits Outcome.Staged, Outcome.Failed {
+        /** {@return the id {@code submit} returned} */
+        long id();
+
+        /**
+         * A converted tensor in a pooled buffer; the receiver owns it and closes it to give the buffer
+         * back (closing twice does nothing).
+         *
+         * @param id the submission's id
+         * @param view the tensor in the target's layout and type, over its own pooled buffer
+         */
+        record Staged(long id, TensorView view) implements Outcome, AutoCloseable {
+            /** Checks for null. */
+            public Staged {
+                Objects.requireNonNull(view, "view");
+            }
+
+            /** Gives the buffer back to its pool. */
+            @Override
+            public void close() {
+                view.buffer().close();
+            }
+        }
+
+        /**
+         * A submission that was not staged: the conversion failed (a value the target type cannot
+         * hold, the pool's limit, more memory than the system gives), or the pipeline closed with
+         * {@link StagingPipeline.CloseMode#REJECT} ({@link StagingPipeline.RejectedException}). An
+         * {@link Error} (the pool's {@link OutOfMemoryError}) comes wrapped in an
+         * {@link IllegalStateException}, as its cause.
+         *
+         * @param id the submission's id
+         * @param source the tensor as submitted
+         * @param error why
+         */
+        record Failed(long id, TensorView source, RuntimeException error) implements Outcome {
+            /** Checks for null. */
+            public Failed {
+                Objects.requireNonNull(source, "source");
+                Objects.requireNonNull(error, "error");
+            }
+        }
+    }
+
+    /**
+     * A snapshot of a pipeline's counts. In every snapshot {@code staged + failed + rejected <=
+     * accepted}; once the pipeline is closed, {@code accepted == staged + failed + rejected}: every
+     * accepted tensor has exactly one outcome. While a submission waits for room in the queue it
+     * counts as accepted, and stops counting if it times out.
+     *
+     * {@snippet :
+     * pipeline.stats().toString();
+     * // "staging 'demo': 3 accepted, 3 staged (288 bytes), 0 failed, 0 rejected, 0 queued"
+     * }
+     *
+     * @param name the pipeline's name
+     * @param accepted submissions taken into the queue
+     * @param staged tensors converted and delivered
+     * @param failed tensors whose conversion failed
+     * @param rejected tensors failed unstaged because the pipeline was closing: with REJECT, past the drain
+     *     timeout, or by an interrupted close
+     * @param bytesStaged bytes of the staged buffers
+     * @param queued submissions waiting now
+     */
+    public record Stats(String name, long accepted, long staged, long failed, long rejected, long bytesStaged, int queued) {
+        @Override
+        public String toString() {
+            return "staging '" + name + "': " + accepted + " accepted, " + staged + " staged (" + bytesStaged + " bytes), "
+                    + failed + " failed, " + rejected + " rejected, " + queued + " queued";
+        }
+    }
+
+    /**
+     * A tensor the pipeline would not take or did not stage: the queue stayed full past the submit
+     * timeout, the pipeline was closed, or it closed with {@link StagingPipeline.CloseMode#REJECT}
+     * before the tensor's turn. The message says which, with the pipeline's name and numbers.
+     *
+     * {@snippet :
+     * pipeline.close();
+     * pipeline.submit(view, target);
+     * // RejectedException: "staging pipeline 'demo' is closed; tensor not accepted"
+     * }
+     */
+    public static final class RejectedException extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        /** @param message what was rejected and why */
+        public RejectedException(String message) {
+            super(message);
         }
     }
 }

@@ -2,14 +2,14 @@
  * Staging: producers submit tensors in any layout; one worker converts each into a pooled buffer
  * of a target layout and type and hands it to a consumer.
  *
- * <p>Key types: {@link dev.tensorbuf.interop.staging.StagingPipeline} (with its builder),
- * {@link dev.tensorbuf.interop.staging.StagingTarget} (an XLA shape with layout, or a dtype and a
- * strided layout), {@link dev.tensorbuf.interop.staging.StagingOutcome} (staged or failed, one per
- * accepted tensor), {@link dev.tensorbuf.interop.staging.StagingStats}.
+ * <p>Two public types: {@link dev.tensorbuf.interop.staging.StagingPipeline} (with its
+ * {@code Builder}, and nested {@code Outcome} (staged or failed, one per accepted tensor),
+ * {@code Stats} and {@code RejectedException}) and {@link dev.tensorbuf.interop.staging.StagingTarget}
+ * (an XLA shape with layout, or a dtype and a strided layout).
  * {@snippet :
  * try (StagingPipeline p = StagingPipeline.builder().name("demo").pool(pool).build()) {
  *     p.submit(view, StagingTarget.of("f32[3,5]{1,0:T(2,2)}"));
- *     try (var s = (StagingOutcome.Staged) p.poll(Duration.ofSeconds(5))) {
+ *     try (var s = (StagingPipeline.Outcome.Staged) p.poll(Duration.ofSeconds(5))) {
  *         s.view().buffer().byteSize(); // 96: tiles and zeroed padding
  *     }
  * }
@@ -31,9 +31,9 @@
  *     a confined arena keeps from the worker are refused at submit; a submit and a close unpark a
  *     worker that found the queue empty, so a tensor after a quiet spell does not wait out the idle
  *     strategy's park (up to 1 ms)</dd>
- * <dt><code>StagingAgent.java</code>, <code>StagingTarget.java</code>,
- *     <code>StagingOutcome.java</code>, <code>StagingStats.java</code>,
- *     <code>StagingRejectedException.java</code></dt>
+ * <dt><code>StagingAgent.java</code>, <code>StagingTarget.java</code>, and
+ *     <code>StagingPipeline</code>'s nested <code>Outcome</code>, <code>Stats</code>,
+ *     <code>RejectedException</code></dt>
  * <dd>the worker (every failure of a tensor, <code>Error</code>s included, becomes its outcome or a
  *     log line; it ends its own thread once closing and every accepted tensor is answered, and
  *     applies the drain deadline itself), targets (XLA or strided, optionally

@@ -6,8 +6,7 @@ import static dev.tensorbuf.testing.FuzzChecks.expectOnlyDocumentedExceptions;
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.tensorbuf.interop.Dlpack;
-import dev.tensorbuf.interop.DlpackStructs;
-import dev.tensorbuf.interop.DlpackTensor;
+import dev.tensorbuf.interop.internal.DlpackStructs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
@@ -64,7 +63,7 @@ class DlpackImportFuzzTest {
             }
             String input = "DLPack struct (versioned " + versioned + ", ndim " + ndim + ")";
             expectOnlyDocumentedExceptions(input, () -> {
-                try (DlpackTensor tensor = versioned ? Dlpack.importVersioned(managed) : Dlpack.importLegacy(managed)) {
+                try (Dlpack.Tensor tensor = versioned ? Dlpack.importVersioned(managed) : Dlpack.importLegacy(managed)) {
                     if (tensor.view().rank() != Math.max(0, ndim)) {
                         throw new AssertionError("imported rank " + tensor.view().rank() + " from ndim " + ndim);
                     }

@@ -6,8 +6,6 @@ import static dev.tensorbuf.testing.FuzzChecks.expectOnlyDocumentedExceptionsIo;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.tensorbuf.interop.Npy;
-import dev.tensorbuf.interop.NpyArray;
-import dev.tensorbuf.interop.NpyHeader;
 import dev.tensorbuf.interop.internal.NpyCodec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -30,15 +28,15 @@ class NpyFuzzTest {
         String input = HexFormat.of().formatHex(data, 0, Math.min(data.length, 256));
         write(FILE, data);
         expectOnlyDocumentedExceptionsIo(input, () -> {
-            NpyHeader header = Npy.readHeader(FILE);
-            try (NpyArray array = Npy.map(FILE)) {
+            Npy.Header header = Npy.readHeader(FILE);
+            try (Npy.Tensor array = Npy.map(FILE)) {
                 assertRoundTrip(header, header.toString(), array.header());
                 array.layout();
             }
             byte[] preamble = NpyCodec.preamble(header.descr(), header.fortranOrder(), header.shape(),
                     header.majorVersion());
             write(AGAIN, preamble);
-            NpyHeader again = Npy.readHeader(withData(AGAIN, header.dataByteSize()));
+            Npy.Header again = Npy.readHeader(withData(AGAIN, header.dataByteSize()));
             assertRoundTrip(List.of(header.dtype(), header.byteOrder(), header.fortranOrder(), header.shape()),
                     new String(preamble, java.nio.charset.StandardCharsets.ISO_8859_1),
                     List.of(again.dtype(), again.byteOrder(), again.fortranOrder(), again.shape()));

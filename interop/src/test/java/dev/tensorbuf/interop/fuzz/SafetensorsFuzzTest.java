@@ -7,7 +7,6 @@ import static dev.tensorbuf.testing.FuzzChecks.expectOnlyDocumentedExceptionsIo;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.SafetensorsFile;
-import dev.tensorbuf.interop.SafetensorsTensor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.ValueLayout;
@@ -41,7 +40,7 @@ class SafetensorsFuzzTest {
         expectOnlyDocumentedExceptionsIo(input, () -> {
             try (SafetensorsFile file = SafetensorsFile.open(FILE)) {
                 Map<String, DenseTensor> tensors = new LinkedHashMap<>();
-                for (SafetensorsTensor t : file.tensors()) {
+                for (SafetensorsFile.Tensor t : file.tensors()) {
                     tensors.put(t.name(), t.asDense());
                 }
                 SafetensorsFile.write(AGAIN, tensors, file.metadata());
@@ -56,7 +55,7 @@ class SafetensorsFuzzTest {
     private static List<Object> summary(SafetensorsFile file) {
         List<Object> all = new ArrayList<>();
         all.add(file.metadata());
-        file.tensors().stream().sorted(java.util.Comparator.comparing(SafetensorsTensor::name)).forEach(t -> {
+        file.tensors().stream().sorted(java.util.Comparator.comparing(SafetensorsFile.Tensor::name)).forEach(t -> {
             all.add(t.name());
             all.add(t.dtype());
             all.add(t.shape());

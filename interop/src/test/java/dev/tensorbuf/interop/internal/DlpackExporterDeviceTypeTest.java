@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.interop.Dlpack;
-import dev.tensorbuf.interop.DlpackTensor;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
@@ -36,13 +35,13 @@ class DlpackExporterDeviceTypeTest {
     void ordinarySpacesStillRoundTrip() {
         MemoryBuffer gpu = Buffers.foreign(0x7f00_0000_1000L, 64, MemorySpace.device(DLDeviceType.ROCM, 1), "fake", () -> { });
         MemorySegment m = Dlpack.exportVersioned(TensorView.of(gpu, "f32[4,4]{1,0}"));
-        try (DlpackTensor back = Dlpack.importVersioned(m)) {
+        try (Dlpack.Tensor back = Dlpack.importVersioned(m)) {
             assertEquals(MemorySpace.device(DLDeviceType.ROCM, 1), back.view().buffer().memorySpace());
         }
         try (Allocator host = Allocators.shared()) {
             TensorView v = TensorView.of(host.allocate(64), "f32[4,4]{1,0}");
             v.setFloat(2.5f, 1, 2);
-            try (DlpackTensor back = Dlpack.importVersioned(Dlpack.exportVersioned(v))) {
+            try (Dlpack.Tensor back = Dlpack.importVersioned(Dlpack.exportVersioned(v))) {
                 assertEquals(MemorySpace.HOST, back.view().buffer().memorySpace());
                 assertEquals(2.5f, back.view().getFloat(1, 2));
             }

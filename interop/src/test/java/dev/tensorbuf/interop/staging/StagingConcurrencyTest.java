@@ -55,16 +55,16 @@ class StagingConcurrencyTest {
         Map<Long, Double> delivered = new ConcurrentHashMap<>();
         AtomicInteger duplicates = new AtomicInteger();
         AtomicInteger failures = new AtomicInteger();
-        java.util.function.Consumer<StagingOutcome> consume = o -> {
+        java.util.function.Consumer<StagingPipeline.Outcome> consume = o -> {
             switch (o) {
-                case StagingOutcome.Staged s -> {
+                case StagingPipeline.Outcome.Staged s -> {
                     try (s) {
                         if (delivered.putIfAbsent(s.id(), checksum(s.view())) != null) {
                             duplicates.incrementAndGet();
                         }
                     }
                 }
-                case StagingOutcome.Failed f -> {
+                case StagingPipeline.Outcome.Failed f -> {
                     failures.incrementAndGet();
                     f.error().printStackTrace();
                 }
@@ -83,7 +83,7 @@ class StagingConcurrencyTest {
                 poller = Thread.ofPlatform().name("test-poller").start(() -> {
                     try {
                         while (true) {
-                            StagingOutcome o = pipeline.poll(Duration.ofMillis(50));
+                            StagingPipeline.Outcome o = pipeline.poll(Duration.ofMillis(50));
                             if (o != null) {
                                 consume.accept(o);
                             } else if (!producing.get()) {
@@ -130,7 +130,7 @@ class StagingConcurrencyTest {
             assertEquals(0, duplicates.get());
             assertEquals(total, expected.size());
             assertEquals(expected, delivered);
-            StagingStats stats = pipeline.stats();
+            StagingPipeline.Stats stats = pipeline.stats();
             assertEquals(total, stats.accepted());
             assertEquals(total, stats.staged());
             assertEquals(0, stats.failed() + stats.rejected() + stats.queued());

@@ -147,7 +147,7 @@ class StagingLifecycleTest {
                     entered.countDown();
                     awaitQuietly(release);
                     ids.add(o.id());
-                    ((StagingOutcome.Staged) o).close();
+                    ((StagingPipeline.Outcome.Staged) o).close();
                 }).build();
         pipeline.submit(source, TARGET);
         entered.await();
@@ -186,7 +186,7 @@ class StagingLifecycleTest {
             StagingPipeline pipeline = StagingPipeline.builder().name("huge").pool(pool).build();
             pipeline.submit(broadcast, StagingTarget.of("f32[" + n + "]{0}"));
             pipeline.submit(source, TARGET);
-            var failed = assertInstanceOf(StagingOutcome.Failed.class, pipeline.poll(Duration.ofSeconds(2)));
+            var failed = assertInstanceOf(StagingPipeline.Outcome.Failed.class, pipeline.poll(Duration.ofSeconds(2)));
             assertInstanceOf(OutOfMemoryError.class, failed.error().getCause());
             assertTrue(failed.error().getMessage().startsWith("staging 'huge': tensor #1: allocating 281474976710656"
                     + " bytes failed: java.lang.OutOfMemoryError"), failed.error().getMessage());
@@ -243,7 +243,7 @@ class StagingLifecycleTest {
             StagingPipeline pipeline = q.pipeline();
             Thread closer = Thread.ofPlatform().start(pipeline::close);
             awaitTrue(() -> waiting(closer), "close waits");
-            var refused = assertThrows(StagingRejectedException.class, () -> pipeline.trySubmit(source, TARGET));
+            var refused = assertThrows(StagingPipeline.RejectedException.class, () -> pipeline.trySubmit(source, TARGET));
             assertEquals("staging pipeline 'try-submit' is closed; tensor not accepted", refused.getMessage());
             q.release().countDown();
             q.producer().join();
@@ -279,7 +279,7 @@ class StagingLifecycleTest {
             }
             allSubmitted.countDown();
             closeReturned.await();
-            assertThrows(StagingRejectedException.class, () -> pipeline.submit(source, TARGET));
+            assertThrows(StagingPipeline.RejectedException.class, () -> pipeline.submit(source, TARGET));
             pipeline.close(); // off the worker thread: waits for the worker to finish
             assertFalse(workerRuns("self-close"));
             assertEquals(mode == StagingPipeline.CloseMode.DRAIN
@@ -333,7 +333,7 @@ class StagingLifecycleTest {
             queueFull.countDown();
             awaitTrue(() -> got.size() == 3, "the follow-up submitted with room is staged");
             pipeline.close();
-            assertInstanceOf(StagingRejectedException.class, refused.get());
+            assertInstanceOf(StagingPipeline.RejectedException.class, refused.get());
             assertTrue(refused.get().getMessage().contains("submit called from the consumer callback (or a whenRead) of"
                     + " this pipeline, on its worker thread, while the queue is full (1 tensors waiting)"),
                     refused.get().getMessage());
@@ -385,10 +385,10 @@ class StagingLifecycleTest {
                 closer.join();
                 assertTrue(flagKept.get(), "close restores the interrupt flag");
                 staged(pipeline.poll()).close();
-                var rejected = assertInstanceOf(StagingOutcome.Failed.class, pipeline.poll());
+                var rejected = assertInstanceOf(StagingPipeline.Outcome.Failed.class, pipeline.poll());
                 assertEquals("staging 'interrupted' closing thread was interrupted before tensor #2 (f32[4]{0} to"
                         + " f32[4]{0}) was staged", rejected.error().getMessage());
-                assertInstanceOf(StagingRejectedException.class, rejected.error());
+                assertInstanceOf(StagingPipeline.RejectedException.class, rejected.error());
                 assertEquals(2, whenRead.get());
                 assertEquals("staging 'interrupted': 2 accepted, 1 staged (16 bytes), 0 failed, 1 rejected, 0 queued",
                         pipeline.stats().toString());
@@ -414,7 +414,7 @@ class StagingLifecycleTest {
                             awaitQuietly(release);
                         }
                         got.add(describe(o));
-                        if (o instanceof StagingOutcome.Failed f) {
+                        if (o instanceof StagingPipeline.Outcome.Failed f) {
                             messages.add(f.error().getMessage());
                         }
                     }).build();
@@ -490,7 +490,7 @@ class StagingLifecycleTest {
                             awaitQuietly(release);
                         }
                         got.add(describe(o));
-                        if (o instanceof StagingOutcome.Staged s) {
+                        if (o instanceof StagingPipeline.Outcome.Staged s) {
                             s.close();
                         }
                     }).build();
@@ -500,7 +500,7 @@ class StagingLifecycleTest {
             failIdle.set(true);
             release.countDown();
             awaitTrue(() -> !workerRuns("killed"), "the worker thread ends");
-            var refused = assertThrows(StagingRejectedException.class, () -> pipeline.submit(source, TARGET));
+            var refused = assertThrows(StagingPipeline.RejectedException.class, () -> pipeline.submit(source, TARGET));
             assertEquals("staging pipeline 'killed' has no worker: its thread ended on an error (logged); tensor not"
                     + " accepted", refused.getMessage());
             pipeline.close();
@@ -511,21 +511,21 @@ class StagingLifecycleTest {
         });
     }
 
-    private static String describe(StagingOutcome o) {
+    private static String describe(StagingPipeline.Outcome o) {
         return switch (o) {
-            case StagingOutcome.Staged s -> {
+            case StagingPipeline.Outcome.Staged s -> {
                 s.close();
                 yield "staged #" + s.id();
             }
-            case StagingOutcome.Failed f -> "failed #" + f.id();
+            case StagingPipeline.Outcome.Failed f -> "failed #" + f.id();
         };
     }
 
     /** {@return {@code o} as staged} A failure fails the test with the outcome's error as cause. */
-    static StagingOutcome.Staged staged(StagingOutcome o) {
+    static StagingPipeline.Outcome.Staged staged(StagingPipeline.Outcome o) {
         return switch (o) {
-            case StagingOutcome.Staged s -> s;
-            case StagingOutcome.Failed f -> throw new AssertionError("tensor #" + f.id() + " failed", f.error());
+            case StagingPipeline.Outcome.Staged s -> s;
+            case StagingPipeline.Outcome.Failed f -> throw new AssertionError("tensor #" + f.id() + " failed", f.error());
             case null -> throw new AssertionError("no outcome");
         };
     }

@@ -41,7 +41,7 @@ class StagingPipelineTest {
             nchw.copyFrom(values);
             try (StagingPipeline pipeline = StagingPipeline.builder().name("demo").pool(pool).build()) {
                 long id = pipeline.submit(nchw, StagingTarget.of("bf16[1,3,4,4]{1,3,2,0}"));
-                try (var staged = (StagingOutcome.Staged) pipeline.poll(Duration.ofSeconds(5))) {
+                try (var staged = (StagingPipeline.Outcome.Staged) pipeline.poll(Duration.ofSeconds(5))) {
                     assertEquals(id, staged.id());
                     assertEquals(96, staged.view().buffer().byteSize());
                     assertEquals(DType.BF16, staged.view().dtype());
@@ -75,7 +75,7 @@ class StagingPipelineTest {
             src.copyFrom(values);
             try (StagingPipeline pipeline = StagingPipeline.builder().name("fig1").pool(pool).build()) {
                 pipeline.submit(src, StagingTarget.of("f32[3,5]{1,0:T(2,2)}"));
-                try (var staged = (StagingOutcome.Staged) pipeline.poll(Duration.ofSeconds(5))) {
+                try (var staged = (StagingPipeline.Outcome.Staged) pipeline.poll(Duration.ofSeconds(5))) {
                     float[] raw = staged.view().buffer().segment().toArray(ValueLayout.JAVA_FLOAT);
                     // Figure 1: tiles of 2x2 in row-major tile order; row 3 and column 5 are padding.
                     float[] expected = {1, 2, 6, 7, 3, 4, 8, 9, 5, 0, 10, 0, 11, 12, 0, 0, 13, 14, 0, 0, 15, 0, 0, 0};
@@ -102,7 +102,7 @@ class StagingPipelineTest {
             src.copyFrom(new long[] {1, 2, 3});
             try (StagingPipeline pipeline = StagingPipeline.builder().name("s4").pool(pool).build()) {
                 pipeline.submit(src, target);
-                try (var staged = (StagingOutcome.Staged) pipeline.poll(Duration.ofSeconds(5))) {
+                try (var staged = (StagingPipeline.Outcome.Staged) pipeline.poll(Duration.ofSeconds(5))) {
                     byte[] raw = staged.view().buffer().segment().toArray(ValueLayout.JAVA_BYTE);
                     assertEquals("2103", HexFormat.of().formatHex(raw));
                 }
@@ -130,7 +130,7 @@ class StagingPipelineTest {
             TensorView nchw = Ops.transpose(pixels, 0, 3, 1, 2);
             try (StagingPipeline pipeline = StagingPipeline.builder().name("pixels").pool(pool).build()) {
                 pipeline.submit(nchw, target);
-                try (var staged = (StagingOutcome.Staged) pipeline.poll(Duration.ofSeconds(5))) {
+                try (var staged = (StagingPipeline.Outcome.Staged) pipeline.poll(Duration.ofSeconds(5))) {
                     for (int n = 0; n < 2; n++) {
                         for (int c = 0; c < 3; c++) {
                             for (int h = 0; h < 5; h++) {
@@ -190,11 +190,11 @@ class StagingPipelineTest {
             StagingPipeline[] self = new StagingPipeline[1];
             try (StagingPipeline pipeline = StagingPipeline.builder().name("count").pool(pool).queueCapacity(4)
                     .consumer(outcome -> {
-                        StagingStats s = self[0].stats();
+                        StagingPipeline.Stats s = self[0].stats();
                         if (s.staged() + s.failed() + s.rejected() > s.accepted()) {
                             broken.add(s.toString());
                         }
-                        if (outcome instanceof StagingOutcome.Staged staged) {
+                        if (outcome instanceof StagingPipeline.Outcome.Staged staged) {
                             staged.close();
                         }
                     }).build()) {
@@ -221,7 +221,7 @@ class StagingPipelineTest {
     void fullQueueMakesSubmitTimeOutAndTrySubmitReturnEmpty() throws Exception {
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        List<StagingOutcome> got = new CopyOnWriteArrayList<>();
+        List<StagingPipeline.Outcome> got = new CopyOnWriteArrayList<>();
         try (PooledAllocator pool = PooledAllocator.builder().name("bp").build();
              Allocator arena = Allocators.shared()) {
             TensorView src = TensorView.of(arena.allocate(16), "f32[4]{0}");
@@ -231,7 +231,7 @@ class StagingPipelineTest {
                         entered.countDown();
                         await(release);
                         got.add(o);
-                        if (o instanceof StagingOutcome.Staged s) {
+                        if (o instanceof StagingPipeline.Outcome.Staged s) {
                             s.close();
                         }
                     }).build();
@@ -240,7 +240,7 @@ class StagingPipelineTest {
             pipeline.submit(src, target);
             assertTrue(pipeline.trySubmit(src, target).isPresent());
             assertTrue(pipeline.trySubmit(src, target).isEmpty());
-            var e = assertThrows(StagingRejectedException.class, () -> pipeline.submit(src, target));
+            var e = assertThrows(StagingPipeline.RejectedException.class, () -> pipeline.submit(src, target));
             assertEquals("staging 'bp': queue full (2 tensors waiting) for 100 ms; the consumer or the conversion is"
                     + " slower than the producers; tensor not accepted", e.getMessage());
             release.countDown();
@@ -273,11 +273,11 @@ class StagingPipelineTest {
                 entered.countDown();
                 await(release);
                 switch (o) {
-                    case StagingOutcome.Staged s -> {
+                    case StagingPipeline.Outcome.Staged s -> {
                         s.close();
                         got.add("staged #" + s.id());
                     }
-                    case StagingOutcome.Failed f -> {
+                    case StagingPipeline.Outcome.Failed f -> {
                         got.add("failed #" + f.id());
                         messages.add(f.error().getMessage());
                     }
@@ -295,7 +295,7 @@ class StagingPipelineTest {
                 assertTrue(System.nanoTime() < deadline, "close never started");
                 Thread.sleep(1);
             }
-            var refused = assertThrows(StagingRejectedException.class, () -> pipeline.trySubmit(src, target));
+            var refused = assertThrows(StagingPipeline.RejectedException.class, () -> pipeline.trySubmit(src, target));
             assertEquals("staging pipeline 'close' is closed; tensor not accepted", refused.getMessage());
             release.countDown();
             closer.join(10_000);
@@ -337,7 +337,7 @@ class StagingPipelineTest {
             TensorView src = TensorView.of(arena.allocate(8), "f32[2]{0}");
             src.copyFrom(new float[] {1, Float.NaN});
             pipeline.submit(src, StagingTarget.strided(DType.S32, StridedLayout.packed(2)));
-            var failed = assertInstanceOf(StagingOutcome.Failed.class, pipeline.poll(Duration.ofSeconds(5)));
+            var failed = assertInstanceOf(StagingPipeline.Outcome.Failed.class, pipeline.poll(Duration.ofSeconds(5)));
             assertInstanceOf(IllegalArgumentException.class, failed.error());
             assertEquals(1, pipeline.stats().failed());
             assertEquals(0, pool.stats().liveBytes());
@@ -355,16 +355,16 @@ class StagingPipelineTest {
             for (int i = 0; i < 3; i++) {
                 pipeline.submit(src, target);
             }
-            var a = (StagingOutcome.Staged) pipeline.poll(Duration.ofSeconds(5));
-            var b = (StagingOutcome.Staged) pipeline.poll(Duration.ofSeconds(5));
-            var c = assertInstanceOf(StagingOutcome.Failed.class, pipeline.poll(Duration.ofSeconds(5)));
+            var a = (StagingPipeline.Outcome.Staged) pipeline.poll(Duration.ofSeconds(5));
+            var b = (StagingPipeline.Outcome.Staged) pipeline.poll(Duration.ofSeconds(5));
+            var c = assertInstanceOf(StagingPipeline.Outcome.Failed.class, pipeline.poll(Duration.ofSeconds(5)));
             assertTrue(c.error().getMessage().startsWith("staging 'small': no room in the pool for tensor #3 (2048 bytes)"
                     + " after waiting"), c.error().getMessage());
             a.close();
             b.close();
             // With room again, the next one is staged.
             pipeline.submit(src, target);
-            try (var d = (StagingOutcome.Staged) pipeline.poll(Duration.ofSeconds(5))) {
+            try (var d = (StagingPipeline.Outcome.Staged) pipeline.poll(Duration.ofSeconds(5))) {
                 assertEquals(4, d.id());
             }
         }
@@ -380,7 +380,7 @@ class StagingPipelineTest {
              StagingPipeline pipeline = StagingPipeline.builder().name("small").pool(pool).build()) {
             TensorView src = TensorView.of(arena.allocate(2048), "f32[512]{0}");
             pipeline.submit(src, StagingTarget.of("f32[512]{0}"));
-            var failed = assertInstanceOf(StagingOutcome.Failed.class, pipeline.poll(Duration.ofSeconds(2)));
+            var failed = assertInstanceOf(StagingPipeline.Outcome.Failed.class, pipeline.poll(Duration.ofSeconds(2)));
             assertEquals("staging 'small': tensor #1 (2048 bytes) can never fit in the pool: pool 'small' cannot"
                     + " allocate 2048 bytes: 64 bytes live + 2048 requested > limit 1024", failed.error().getMessage());
             assertEquals(64, held.byteSize());
@@ -416,7 +416,7 @@ class StagingPipelineTest {
             src.copyFrom(values);
             StagingTarget nhwc = StagingTarget.strided(DType.F64, StridedLayout.of(TensorFormat.NHWC, 1, 2, 3, 4));
             pipeline.submit(Ops.reverse(src, 3), nhwc);
-            try (var s = (StagingOutcome.Staged) pipeline.poll(Duration.ofSeconds(5))) {
+            try (var s = (StagingPipeline.Outcome.Staged) pipeline.poll(Duration.ofSeconds(5))) {
                 assertNotNull(s);
                 assertEquals(24 * 8, s.view().buffer().byteSize());
                 // (0, 1, 2, 0) of the reversed source is source (0, 1, 2, 3) = index 23 -> 62

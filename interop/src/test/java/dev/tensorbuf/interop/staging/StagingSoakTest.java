@@ -112,7 +112,7 @@ class StagingSoakTest {
         Map<Long, Double> delivered = new ConcurrentHashMap<>();
         Set<Long> failedIds = ConcurrentHashMap.newKeySet();
         AtomicLong duplicates = new AtomicLong();
-        ConcurrentLinkedQueue<StagingOutcome.Staged> held = new ConcurrentLinkedQueue<>();
+        ConcurrentLinkedQueue<StagingPipeline.Outcome.Staged> held = new ConcurrentLinkedQueue<>();
         List<Throwable> errors = new CopyOnWriteArrayList<>();
         AtomicLong staged = new AtomicLong();
         AtomicLong failed = new AtomicLong();
@@ -129,13 +129,13 @@ class StagingSoakTest {
             // Closes staged tensors in random order, some at once, some later.
             Thread closer = Thread.ofPlatform().name("soak-closer").start(() -> {
                 SplittableRandom random = new SplittableRandom(seed ^ 0x5eed);
-                List<StagingOutcome.Staged> mine = new ArrayList<>();
+                List<StagingPipeline.Outcome.Staged> mine = new ArrayList<>();
                 while (running.get() || !held.isEmpty() || !mine.isEmpty()) {
-                    for (StagingOutcome.Staged s; (s = held.poll()) != null; ) {
+                    for (StagingPipeline.Outcome.Staged s; (s = held.poll()) != null; ) {
                         mine.add(s);
                     }
                     while (!mine.isEmpty() && (mine.size() > 16 || random.nextInt(3) == 0 || !running.get())) {
-                        StagingOutcome.Staged s = mine.remove(random.nextInt(mine.size()));
+                        StagingPipeline.Outcome.Staged s = mine.remove(random.nextInt(mine.size()));
                         if (delivered.put(s.id(), StagingConcurrencyTest.checksum(s.view())) != null) {
                             duplicates.incrementAndGet();
                         }
@@ -172,16 +172,16 @@ class StagingSoakTest {
                         .queueCapacity(1 + random.nextInt(32)).allocationWait(Duration.ofSeconds(5))
                         .closeMode(mode).consumer(o -> {
                             switch (o) {
-                                case StagingOutcome.Staged s -> {
+                                case StagingPipeline.Outcome.Staged s -> {
                                     staged.incrementAndGet();
-                                    held.add(new StagingOutcome.Staged(base + s.id(), s.view()));
+                                    held.add(new StagingPipeline.Outcome.Staged(base + s.id(), s.view()));
                                 }
-                                case StagingOutcome.Failed f -> {
+                                case StagingPipeline.Outcome.Failed f -> {
                                     failed.incrementAndGet();
                                     if (!failedIds.add(base + f.id())) {
                                         duplicates.incrementAndGet();
                                     }
-                                    if (!(f.error() instanceof StagingRejectedException)) {
+                                    if (!(f.error() instanceof StagingPipeline.RejectedException)) {
                                         errors.add(f.error());
                                     }
                                 }
@@ -255,7 +255,7 @@ class StagingSoakTest {
                         expected.put(base + id.getAsLong(), job.checksum());
                     }
                 }
-            } catch (StagingRejectedException closed) {
+            } catch (StagingPipeline.RejectedException closed) {
                 job.buffer().close();
                 return;
             } catch (InterruptedException e) {

@@ -1,9 +1,7 @@
 package dev.tensorbuf.net.internal;
 
 import dev.tensorbuf.interop.Npy;
-import dev.tensorbuf.interop.NpyArray;
 import dev.tensorbuf.interop.SafetensorsFile;
-import dev.tensorbuf.interop.SafetensorsTensor;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorView;
@@ -130,7 +128,7 @@ public final class TensorDirectory implements AutoCloseable {
     public TensorView open(String relative, String tensor) {
         Path file = resolve(relative);
         AutoCloseable opened = opened(file, relative);
-        if (opened instanceof NpyArray npy) {
+        if (opened instanceof Npy.Tensor npy) {
             if (!tensor.isEmpty()) {
                 throw new RefusedException(Refusal.INVALID, "'" + relative + "' is a .npy file, which holds one unnamed"
                         + " tensor; leave \"tensor\" out");
@@ -149,7 +147,7 @@ public final class TensorDirectory implements AutoCloseable {
         if (!st.names().contains(tensor)) {
             throw new RefusedException(Refusal.NOT_FOUND, "'" + relative + "' has no tensor '" + abbreviate(tensor) + "'");
         }
-        SafetensorsTensor t = st.tensor(tensor);
+        SafetensorsFile.Tensor t = st.tensor(tensor);
         long[] dims = t.shape().stream().mapToLong(Long::longValue).toArray();
         ArrayShape shape = ArrayShape.of(t.dtype(), dims).withLayout(XlaLayout.packedDescending(t.dtype(), dims.length));
         return TensorView.of(t.data().asReadOnly(), shape);
@@ -189,10 +187,10 @@ public final class TensorDirectory implements AutoCloseable {
             String relative = root.relativize(p).toString().replace('\\', '/');
             try {
                 AutoCloseable opened = opened(p.toRealPath(), relative);
-                if (opened instanceof NpyArray npy) {
+                if (opened instanceof Npy.Tensor npy) {
                     out.add(new Entry(relative, "", npy.dtype(), npy.shape()));
                 } else {
-                    for (SafetensorsTensor t : ((SafetensorsFile) opened).tensors()) {
+                    for (SafetensorsFile.Tensor t : ((SafetensorsFile) opened).tensors()) {
                         out.add(new Entry(relative, t.name(), t.dtype(), t.shape()));
                     }
                 }

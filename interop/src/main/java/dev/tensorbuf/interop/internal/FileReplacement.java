@@ -1,4 +1,4 @@
-package dev.tensorbuf.interop;
+package dev.tensorbuf.interop.internal;
 
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
@@ -20,7 +20,7 @@ import java.util.Set;
  * Writes a file so that it holds either its old content or the complete new one, never a part:
  * the new content goes into a hidden {@code .NAME.*.part} file beside the file and is renamed over
  * it once written. A writer that fails half-way (a closed arena, a full disk) leaves the old file
- * as it was and no {@code .part} file behind. {@link Npy#write}, {@link SafetensorsFile#write} and
+ * as it was and no {@code .part} file behind. {@link dev.tensorbuf.interop.Npy#write}, {@link dev.tensorbuf.interop.SafetensorsFile#write} and
  * {@code tensorbuf convert} all write through here.
  *
  * <p>What the old file was is kept: a symbolic link is written through (the link stays, its

@@ -1,4 +1,4 @@
-package dev.tensorbuf.interop;
+package dev.tensorbuf.interop.internal;
 
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemoryLayout.PathElement;

@@ -1,7 +1,5 @@
-package dev.tensorbuf.interop;
+package dev.tensorbuf.interop.internal;
 
-import dev.tensorbuf.interop.internal.AnonymousMapping;
-import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
@@ -35,7 +33,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * buffers still open and frees all memory, held buffers' included, unless a buffer is lent
  * ({@link MemoryBuffer#lend()}, e.g. an in-place DLPack export): then the close is refused and frees
  * nothing. Thread-safe.
- * The JVM needs {@code --enable-native-access} (see {@link NativeMemory}).
+ * The JVM needs {@code --enable-native-access} (see {@link dev.tensorbuf.interop.NativeMemory}).
  * {@snippet :
  * try (HugePageAllocator allocator = HugePageAllocator.open()) {
  *     MemoryBuffer image = allocator.allocate(32L * 64 * 112 * 112 * 4); // 103 MB, zeroed
