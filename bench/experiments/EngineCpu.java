@@ -6,6 +6,9 @@
 // so give -Dreps=30 or more; -Dwarm=N warm-up runs, 15 by default). Needs the built jar:
 // java --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -Dtensorbuf.copy.parallelism=1 \
 //   -cp cli/target/tensorbuf.jar bench/experiments/EngineCpu.java ROUNDS CASE...
+// A transpose far below the rest (0.4-0.7 against 10-25 GB/s per CPU-second) is VectorTranspose.block16
+// left in C1 code: under load its tier-3 compile can fail ("out of virtual registers in linear scan")
+// before C2 takes it, and it then stays at tier 2 for the JVM's life (-XX:+PrintCompilation shows it).
 import java.lang.foreign.*;
 import java.lang.management.*;
 import java.util.*;
