@@ -4,6 +4,8 @@ import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.exec.internal.Arguments;
 import dev.tensorbuf.ops.exec.internal.Interpreter;
+import dev.tensorbuf.ops.exec.internal.Refusals;
+import dev.tensorbuf.ops.exec.internal.ScalarIndex;
 import dev.tensorbuf.ops.exec.internal.SourceLines;
 import dev.tensorbuf.ops.hlo.HloComputation;
 import dev.tensorbuf.ops.hlo.HloInstruction;
@@ -51,7 +53,7 @@ public final class HloExecutor {
     /** The opcodes that execute, in the order error messages list them. */
     public static final List<String> SUPPORTED_OPCODES = List.of("parameter", "constant", "iota", "broadcast",
             "transpose", "reshape", "bitcast", "copy", "slice", "dynamic-slice", "pad", "reverse", "concatenate",
-            "convert");
+            "convert", "dynamic-update-slice", "gather", "bitcast-convert", "tuple", "get-tuple-element");
 
     private HloExecutor() {
     }
@@ -105,15 +107,12 @@ public final class HloExecutor {
         Allocator allocator = Allocators.shared();
         try {
             Interpreter.Run r = Interpreter.run(module, lines, bound, allocator);
-            return new Execution(r.outputs(), module.entry().root().opcode().equals("tuple"), r.steps(), allocator);
+            return new Execution(r.outputs(), module.entry().root().shape() instanceof dev.tensorbuf.views.TupleShape,
+                    r.steps(), allocator);
         } catch (RuntimeException | Error e) {
             allocator.close();
             throw e;
         }
-    }
-
-    private static boolean isEntryRoot(HloModule module, HloInstruction i) {
-        return module.entry().root() == i;
     }
 
     /**
@@ -134,8 +133,13 @@ public final class HloExecutor {
                 checkSupported(module, callee, lines, site + callers, checked);
             } else if (i.opcode().equals("custom-call") && Interpreter.isShardingAnnotation(i)) {
                 continue;
-            } else if (!SUPPORTED_OPCODES.contains(i.opcode()) && !(i.opcode().equals("tuple") && isEntryRoot(module, i))) {
-                throw new UnsupportedOpException(i.opcode(), i.name(), lines.lineOf(comp.name(), i.name()), callers);
+            } else if (ScalarIndex.folds(comp, i)) {
+                continue;
+            } else if (!SUPPORTED_OPCODES.contains(i.opcode())) {
+                boolean scalars = i.operands().stream().allMatch(o -> comp.find(o)
+                        .map(d -> d.shape() instanceof ArrayShape a && a.rank() == 0).orElse(false));
+                throw new UnsupportedOpException(i.opcode(), i.name(), lines.lineOf(comp.name(), i.name()), callers,
+                        Refusals.detail(i, scalars));
             }
         }
     }
