@@ -1,7 +1,8 @@
 """Real preprocessing programs written in jax, for RunXlaAgreementTest.
 
 usage: python3 jax_programs.py emit DIR   writes DIR/NAME.hlo, each program's HLO text as jax
-                                          lowers it (kept in the test resources: jax_programs/)
+                                          lowers it, and DIR/NAME.opt.hlo, as XLA optimises it
+                                          (kept in the test resources: jax_programs/)
        python3 jax_programs.py run DIR    writes DIR/NAME.argK.npy, the inputs, and
                                           DIR/NAME.outK.npy, what jax (jitted, CPU) returns for them
 Prints one program name a line. Inputs are fixed, and pick the awkward cases: a negative traced
@@ -129,8 +130,15 @@ def main():
     for name, (fn, args, kw) in programs().items():
         jitted = jax.jit(fn, **kw)
         if mode == "emit":
+            lowered = jitted.lower(*args)
             with open(os.path.join(out, name + ".hlo"), "w") as f:
-                f.write(jitted.lower(*args).as_text(dialect="hlo"))
+                f.write(lowered.as_text(dialect="hlo"))
+            # Optimised: XLA's fusions, copies and layouts; its stack frames name this file, not where it lies.
+            here = os.path.dirname(os.path.abspath(__file__)) + os.sep
+            optimised = lowered.compile().as_text().replace(here, "")
+            if "{...}" not in optimised:  # large constants elided: not a runnable module
+                with open(os.path.join(out, name + ".opt.hlo"), "w") as f:
+                    f.write(optimised)
         else:
             results = jitted(*args)
             if not isinstance(results, tuple):

@@ -32,9 +32,18 @@ import java.util.Map;
  * program runs unpartitioned, on the global arrays: {@code sharding=} attributes are read and
  * checked against their shapes, and the sharding custom-calls ({@code Sharding},
  * {@code xla.sdy.FuncResultSharding}, and {@code SPMDFullToShardShape}/{@code SPMDShardToFullShape}
- * where they keep the shape) run as the identity. The ROOT may be a
- * {@code tuple} of arrays (a function with several results): {@link Execution#outputCount()}. {@code dynamic-slice} reads its start
- * indices from scalar operands (constants or parameters) and clamps them as XLA does.
+ * where they keep the shape, and Shardy's {@code xla.sdy.*} annotations) run as the identity.
+ * Tuples run anywhere ({@code tuple}, {@code get-tuple-element}, a {@code call} or {@code fusion}
+ * returning one); a ROOT that returns a tuple of arrays (a function with several results) has one
+ * output per element: {@link Execution#outputCount()}. {@code dynamic-slice} and
+ * {@code dynamic-update-slice} read their start indices from scalar operands (constants or
+ * parameters) and clamp them as XLA does; integer arithmetic on such scalars ({@code compare},
+ * {@code select}, {@code add}, ... : jax's negative-index handling of {@code x[i]}) is folded when
+ * the views are made ({@link ExecutedInstruction.Kind#FOLDED}). {@code gather} reads its indices
+ * then too: a view of its slices side by side, or, past a few hundred index rows, a copy.
+ * {@code bitcast-convert} is a view between types of one width. Every step says why it became
+ * what it did ({@link ExecutedInstruction#reason()}); refusals say what the op is
+ * ({@link UnsupportedOpException#detail()}: a custom-call's target, a collective's replica groups).
  * {@snippet :
  * String text = """
  *     HloModule m

@@ -15,6 +15,8 @@ import java.util.OptionalInt;
  * e.line();     // OptionalInt[4]
  * // the same add as the ROOT of computation f, which %c = f32[2] call(p0), to_apply=f on line 9 runs:
  * e.location(); // "(instruction %a, line 4, in f, called by %c, line 9)"
+ * // m = f32[4] custom-call(p), custom_call_target="my_kernel"
+ * e.detail();   // "custom_call_target=\"my_kernel\" is a kernel, not an annotation that runs as the identity (...)"
  * }
  */
 public final class UnsupportedOpException extends IllegalArgumentException {

@@ -267,7 +267,7 @@ public final class Interpreter {
             return new Value(null, ExecutedInstruction.Kind.VIEW, false, List.copyOf(values), "");
         }
         if (in.opcode().equals("call") || in.opcode().equals("fusion")) {
-            return call(in, ops, values);
+            return call(comp, in, ops, values);
         }
         if (ScalarIndex.folds(comp, in)) {
             TensorView folded = ScalarIndex.fold(in, ops);
@@ -286,7 +286,8 @@ public final class Interpreter {
         return switch (in.opcode()) {
             case "parameter" -> new Value(arguments.get(in.name()), ExecutedInstruction.Kind.PARAMETER, false);
             case "constant" -> new Value(Literals.parse(in.payload(), shape, allocator), ExecutedInstruction.Kind.CONSTANT, true);
-            case "iota" -> new Value(iota(in, shape), ExecutedInstruction.Kind.CONSTANT, false);
+            case "iota" -> new Value(iota(in, shape), ExecutedInstruction.Kind.CONSTANT, false, null,
+                    "one row of " + shape.dim((int) in.intValue("iota_dimension", 0)) + " values, broadcast");
             case "broadcast" -> view(Ops.broadcast(operand(in, ops, 0), dims, dimensions(comp, in, in.intsOrEmpty("dimensions"))));
             case "transpose" -> view(Ops.transpose(operand(in, ops, 0), dimensions(comp, in, in.ints("dimensions"))));
             case "reshape" -> view(Ops.reshape(operand(in, ops, 0), dims));
@@ -392,7 +393,7 @@ public final class Interpreter {
      * of the caller: a copy when anything inside it copied (the optimised {@code transpose} fusion
      * ends in a {@code copy}), else a view, so the step counts say whether bytes moved.
      */
-    private Value call(HloInstruction in, List<TensorView> ops, List<Value> operandValues) {
+    private Value call(HloComputation caller, HloInstruction in, List<TensorView> ops, List<Value> operandValues) {
         HloComputation callee = module.computation(calleeName(in));
         if (callee.parameterCount() != ops.size()) {
             throw new IllegalArgumentException("passes " + ops.size() + " operand" + (ops.size() == 1 ? "" : "s") + " to "
@@ -412,7 +413,8 @@ public final class Interpreter {
                 throw new IllegalArgumentException("operand " + k + " (" + in.operands().get(k) + ") is " + arg.dtype().xlaName()
                         + arg.dims() + " but " + callee.name() + "'s parameter " + p.name() + " is " + declared);
             }
-            values.put(p.name(), new Value(arg, ExecutedInstruction.Kind.PARAMETER, false));
+            values.put(p.name(), handedOver(caller, in, k, operandValues.get(k))
+                    ? operandValues.get(k) : new Value(arg, ExecutedInstruction.Kind.PARAMETER, false));
         }
         HloInstruction root = callee.root();
         evaluate(callee, values, root);
@@ -420,7 +422,7 @@ public final class Interpreter {
         List<String> copies = new ArrayList<>();
         for (HloInstruction i : callee.instructions()) {
             Value v = values.get(i.name());
-            if (v != null && v.kind() == ExecutedInstruction.Kind.COPY) {
+            if (v != null && v.kind() == ExecutedInstruction.Kind.COPY && !i.opcode().equals("parameter")) {
                 copies.add("%" + i.name());
             }
         }
@@ -441,9 +443,23 @@ public final class Interpreter {
             return new Value(null, copied ? ExecutedInstruction.Kind.COPY : ExecutedInstruction.Kind.VIEW, false, elements, reason);
         }
         ExecutedInstruction.Kind kind = copied ? ExecutedInstruction.Kind.COPY
-                : r.kind() == ExecutedInstruction.Kind.PARAMETER ? ExecutedInstruction.Kind.VIEW : r.kind();
+                : r.kind() == ExecutedInstruction.Kind.PARAMETER || root.opcode().equals("parameter")
+                        ? ExecutedInstruction.Kind.VIEW : r.kind();
         boolean inOwnLayout = r.inOwnLayout() && root.arrayShape().laidOut().equals(in.arrayShape().laidOut());
         return new Value(r.view(), kind, inOwnLayout, null, reason.isEmpty() ? r.reason() : reason);
+    }
+
+    /**
+     * {@return whether operand {@code k} of a call passes its memory to the callee to write into}:
+     * memory the run made in the operand's own layout (XLA's optimised HLO copies a KV cache, then
+     * updates the copy inside a fusion), which nothing but this call reads.
+     */
+    private boolean handedOver(HloComputation caller, HloInstruction in, int k, Value v) {
+        if ((v.kind() != ExecutedInstruction.Kind.COPY && v.kind() != ExecutedInstruction.Kind.CONSTANT) || !v.inOwnLayout()) {
+            return false;
+        }
+        String name = caller.find(in.operands().get(k)).orElseThrow().name();
+        return usesOf(caller).getOrDefault(name, 0) == 1;
     }
 
     private Value getTupleElement(HloInstruction in, Value tuple) {
