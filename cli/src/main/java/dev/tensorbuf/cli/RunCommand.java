@@ -52,7 +52,10 @@ final class RunCommand implements Command {
         return """
                 Executes the ENTRY computation of an HLO module made of data-movement ops: parameter,
                 constant, iota, broadcast, transpose, reshape, bitcast, copy, slice, dynamic-slice, pad,
-                reverse, concatenate, convert, and call or fusion of computations made of them (jax's
+                reverse, concatenate, convert, dynamic-update-slice, gather, bitcast-convert, tuple,
+                get-tuple-element, sharding annotations (Sharding, xla.sdy.*) as the identity, integer
+                arithmetic on scalars (jax's negative-index handling of x[i]: compare, select, add, ...),
+                folded when the views are made, and call or fusion of computations made of them (jax's
                 lower(x).as_text(dialect='hlo') and lower(x).compile().as_text()). Each op is a view (its map composed into its operand's,
                 no element moved); copy, convert between types, constants and iota make new memory, and
                 the ROOT is copied once, into the layout OUT holds. A .npy or .safetensors OUT holds
@@ -68,7 +71,9 @@ final class RunCommand implements Command {
                 with what it became and its map's form. With --json: {"out", "shape", "root_copied"
                 (true when the ROOT was a view, copied once into what OUT holds, false when its
                 instruction already made memory in its layout), "written" (the shape the file holds: C order for .npy and
-                safetensors), "instructions": [{"name", "opcode", "kind", "form"}, ...]}; a tuple
+                safetensors), "instructions": [{"name", "opcode", "kind" (parameter, constant, view,
+                copy, folded, fused), "form", "why" (empty when the kind says it all), "fused_into" (for
+                a fused instruction)}, ...]}; a tuple
                 ROOT gives "outputs": [{"name", "instruction", "shape", "written", "copied"}, ...].
 
                 example (np.save("a.npy", np.arange(6, dtype="<f4").reshape(2, 3))):
@@ -113,8 +118,8 @@ final class RunCommand implements Command {
         HloModule module = HloModule.parse(text);
         HloInstruction root = module.entry().root();
         // Checked before the arguments are read or anything runs: an f8e5m2 ROOT cannot go to .npy.
-        if (root.opcode().equals("tuple")) {
-            int n = root.operands().size();
+        if (root.shape() instanceof dev.tensorbuf.views.TupleShape) {
+            int n = root.outputCount();
             if (TensorFiles.formatOf(outPath) != TensorFiles.Format.SAFETENSORS) {
                 throw new IllegalArgumentException("the ROOT is a tuple of " + n + " arrays: give --out FILE.safetensors"
                         + " (one tensor per element, " + outputNames(n) + ")");
@@ -210,7 +215,7 @@ final class RunCommand implements Command {
             return HloExecutor.execute(module, text, args);
         } catch (UnsupportedOpException e) {
             throw new IllegalArgumentException("unsupported op '" + e.opcode() + "' " + e.location()
-                    + ": tensorbuf run executes data-movement ops only: "
+                    + ": " + (e.detail().isEmpty() ? "" : e.detail() + "; ") + "tensorbuf run executes data-movement ops only: "
                     + String.join(", ", HloExecutor.SUPPORTED_OPCODES) + ", and call or fusion of computations made of them", e);
         }
     }
@@ -276,6 +281,11 @@ final class RunCommand implements Command {
         return "written in C order as " + c + " (the file holds no other order; raw output keeps " + shape.requireLayout() + ")";
     }
 
+    /** {@return the instruction a tuple ROOT's element {@code k} comes from: its operand, or for a call returning a tuple, the call and the index} */
+    private static String elementName(HloInstruction root, int k) {
+        return root.opcode().equals("tuple") ? root.operands().get(k).replaceFirst("^%", "") : root.name() + "." + k;
+    }
+
     private static void report(Invocation in, Path module, String out, HloInstruction root, Execution x) {
         List<ExecutedInstruction> steps = x.steps();
         if (in.flag("json")) {
@@ -287,7 +297,7 @@ final class RunCommand implements Command {
                 for (int k = 0; k < x.outputCount(); k++) {
                     Map<String, Object> o = new LinkedHashMap<>();
                     o.put("name", OUTPUT + k);
-                    o.put("instruction", root.operands().get(k).replaceFirst("^%", ""));
+                    o.put("instruction", elementName(root, k));
                     o.put("shape", x.resultShape(k).toString());
                     o.put("written", cOrder(x.resultShape(k)).toString());
                     o.put("copied", x.rootCopied(k));
@@ -304,6 +314,10 @@ final class RunCommand implements Command {
                 m.put("opcode", s.opcode());
                 m.put("kind", s.kind().jsonName());
                 m.put("form", s.formName());
+                m.put("why", s.reason());
+                if (!s.fusedInto().isEmpty()) {
+                    m.put("fused_into", s.fusedInto());
+                }
                 return m;
             }).toList());
             in.printJson(json);
@@ -313,8 +327,10 @@ final class RunCommand implements Command {
         int nameWidth = steps.stream().mapToInt(s -> s.name().length() + 1).max().orElse(1);
         int opWidth = steps.stream().mapToInt(s -> s.opcode().length()).max().orElse(1);
         for (ExecutedInstruction s : steps) {
+            String why = (s.fusedInto().isEmpty() ? "" : "into %" + s.fusedInto() + (s.reason().isEmpty() ? "" : ": "))
+                    + s.reason();
             in.out().println(String.format("  %-" + nameWidth + "s  %-" + opWidth + "s  %-9s  %s", "%" + s.name(),
-                    s.opcode(), s.kind().jsonName(), s.formName()));
+                    s.opcode(), s.kind().jsonName(), s.formName()) + (why.isEmpty() ? "" : "  (" + why + ")"));
         }
         long views = steps.stream().filter(s -> s.kind() == ExecutedInstruction.Kind.VIEW).count();
         long copies = steps.stream().filter(s -> s.kind() == ExecutedInstruction.Kind.COPY).count();
@@ -325,7 +341,7 @@ final class RunCommand implements Command {
         }
         in.out().println("  ROOT tuple of " + x.outputCount() + " arrays; " + counts);
         for (int k = 0; k < x.outputCount(); k++) {
-            in.out().println("    " + OUTPUT + k + " (%" + root.operands().get(k).replaceFirst("^%", "") + ") "
+            in.out().println("    " + OUTPUT + k + " (%" + elementName(root, k) + ") "
                     + written(out, x.resultShape(k), x.rootCopied(k)));
         }
     }

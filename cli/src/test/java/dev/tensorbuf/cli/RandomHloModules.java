@@ -278,10 +278,14 @@ final class RandomHloModules {
         };
     }
 
-    /** Quarters up to +-50, and at times zero written as XLA reads it with a sign: "-0" is +0, "-0.0" is -0. */
+    /**
+     * Quarters up to +-50, and at times negative zero. Not as XLA prints it ("-0"): XLA's text
+     * parser, which xla_run.py runs these modules through, reads "-0" back as +0, where run keeps
+     * the -0 of the program it was printed from (RunXlaAgreementTest's pad_negative_zero).
+     */
     private String realLiteral() {
         return switch (rnd.nextInt(30)) {
-            case 0 -> "-0";
+            case 0 -> "-0e0";
             case 1 -> "-0.0";
             default -> (rnd.nextInt(400) - 200) / 4.0 + "";
         };

@@ -104,9 +104,9 @@ class RunCommandTest {
         assertEquals("f32[3,2]{1,0}", json.get("shape"));
         assertEquals(true, json.get("root_copied"));
         assertEquals(List.of(
-                Map.of("name", "p0", "opcode", "parameter", "kind", "parameter", "form", "strided"),
-                Map.of("name", "t", "opcode", "transpose", "kind", "view", "form", "strided"),
-                Map.of("name", "r", "opcode", "reverse", "kind", "view", "form", "strided")), json.get("instructions"));
+                Map.of("name", "p0", "opcode", "parameter", "kind", "parameter", "form", "strided", "why", ""),
+                Map.of("name", "t", "opcode", "transpose", "kind", "view", "form", "strided", "why", ""),
+                Map.of("name", "r", "opcode", "reverse", "kind", "view", "form", "strided", "why", "")), json.get("instructions"));
     }
 
     @Test
@@ -136,7 +136,51 @@ class RunCommandTest {
         assertEquals(2, r.code());
         assertEquals("tensorbuf run: unsupported op 'add' (instruction %a, line 5): tensorbuf run executes data-movement"
                 + " ops only: parameter, constant, iota, broadcast, transpose, reshape, bitcast, copy, slice, dynamic-slice,"
-                + " pad, reverse, concatenate, convert, and call or fusion of computations made of them\n", r.err());
+                + " pad, reverse, concatenate, convert, dynamic-update-slice, gather, bitcast-convert, tuple,"
+                + " get-tuple-element, and call or fusion of computations made of them\n", r.err());
+    }
+
+    /**
+     * XLA's optimised text of a sharded jax program is the partitioned one: per-device shapes and
+     * a collective-permute between devices, which one host does not run. It is refused naming
+     * the collective and its pairs, before any argument is read.
+     */
+    @Test
+    void aPartitionedProgramIsRefusedNamingItsCollective() throws IOException {
+        try (java.io.InputStream in = RunCommandTest.class.getResourceAsStream("/jax_programs/sharded_transpose.opt.hlo")) {
+            Files.write(hlo, in.readAllBytes());
+        }
+        CliHarness r = CliHarness.run("run", hlo.toString(), "--out", dir.resolve("x.npy").toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().startsWith("tensorbuf run: unsupported op 'collective-permute' (instruction %collective-permute,"
+                + " line 39): a collective across devices (source_target_pairs={{0,0},{1,2},{2,1},{3,3}}): the run is of"
+                + " the unpartitioned program on one host"), r.err());
+    }
+
+    @Test
+    void jsonSaysWhyEachInstructionBecameWhatItDid() throws IOException {
+        // jax.jit(lambda x, i: x[i]) with i = -1: the index arithmetic folds, the slice is a view.
+        try (java.io.InputStream in = RunCommandTest.class.getResourceAsStream("/jax_programs/index_traced.hlo")) {
+            Files.write(hlo, in.readAllBytes());
+        }
+        Path x = dir.resolve("x.npy");
+        Npy.write(x, new DenseTensor(DType.F32, List.of(5L, 3L), java.lang.foreign.Arena.ofAuto().allocate(60)));
+        Path i = dir.resolve("i.npy");
+        java.lang.foreign.MemorySegment minusOne = java.lang.foreign.Arena.ofAuto().allocate(4);
+        minusOne.set(java.lang.foreign.ValueLayout.JAVA_INT, 0, -1);
+        Npy.write(i, new DenseTensor(DType.S32, List.of(), minusOne));
+        CliHarness r = CliHarness.run("run", hlo.toString(), "--arg", "0=" + x, "--arg", "1=" + i, "--out",
+                dir.resolve("r.npy").toString(), "--json");
+        assertEquals(0, r.code(), r.err());
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> steps = (List<Map<String, Object>>) Json.parseObject(r.out().strip()).get("instructions");
+        Map<String, Map<String, Object>> byName = new java.util.HashMap<>();
+        steps.forEach(s -> byName.put((String) s.get("name"), s));
+        assertEquals("folded", byName.get("lt.1").get("kind"));
+        assertEquals("folded to true when the view was made", byName.get("lt.1").get("why"));
+        assertEquals("folded to 4 when the view was made", byName.get("select_n.1").get("why"));
+        assertEquals("view", byName.get("dynamic_slice.1").get("kind"));
+        assertEquals("", byName.get("dynamic_slice.1").get("why"));
     }
 
     @Test

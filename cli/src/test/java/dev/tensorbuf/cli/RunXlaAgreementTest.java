@@ -131,6 +131,123 @@ class RunXlaAgreementTest {
         assertTrue(fusions >= 7, "optimised HLO with a fusion: " + fusions);
     }
 
+    /**
+     * The real programs of {@code jax_programs.py}, lowered by jax and kept as text in
+     * {@code jax_programs/} (regenerate with {@code python3 jax_programs.py emit DIR}): a dynamic
+     * slice and {@code x[i]} with a traced negative index (scalar index arithmetic folded), a
+     * KV-cache update (dynamic-update-slice), channel and row gathers with constant indices, a
+     * nested jit returning a tuple, a sharded program with a Sharding custom-call, -0.0 padding,
+     * bitcast-converts of every width relation, iotas of bf16 and s8, and every special float
+     * value as jax prints it. Each must give what jax computes from the same source, bit for bit,
+     * from the plain HLO and from XLA's optimised HLO (its fusions, copies and layouts).
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"dynamic_slice_traced", "index_traced", "kv_cache_update",
+            "channel_gather", "take_rows", "nested_jit_tuple", "pad_negative_zero", "bitcast_to_bytes",
+            "bitcast_same_width", "bitcast_from_bytes", "iota_bf16", "special_constants", "sharded_transpose"})
+    void realJaxProgramsMatchJaxBitForBit(String name) throws Exception {
+        assumeTrue(jaxImportable(), PYTHON + " cannot import jax and jaxlib (pip install jax jaxlib): skipping the XLA comparison");
+        int ran = 0;
+        for (String kind : List.of(".hlo", ".opt.hlo")) {
+            if (RunXlaAgreementTest.class.getResource("/jax_programs/" + name + kind) == null
+                    || NOT_DATA_MOVEMENT_WHEN_OPTIMISED.contains(name + kind)) {
+                continue;
+            }
+            CliHarness r = runProgram(name, kind);
+            assertEquals(0, r.code(), () -> "tensorbuf run failed on " + name + kind + ": " + r.err());
+            compareWithJax(name, kind);
+            ran++;
+        }
+        assertTrue(ran >= 1, "no HLO text for " + name);
+    }
+
+    /**
+     * {@code jnp.tril}: a mask from two iotas, an elementwise {@code compare} and a {@code select}
+     * of arrays. Those are pointwise work that the copy's epilogue evaluates; until it does, the
+     * run refuses the compare by name and this test is skipped saying so. Once it runs, it must
+     * agree with jax.
+     */
+    @Test
+    void trilMaskMatchesJaxOnceItRuns() throws Exception {
+        assumeTrue(jaxImportable(), PYTHON + " cannot import jax and jaxlib (pip install jax jaxlib): skipping the XLA comparison");
+        for (String kind : List.of(".hlo", ".opt.hlo")) {
+            CliHarness r = runProgram("tril_mask", kind);
+            assumeTrue(r.code() == 0 || !r.err().contains("unsupported op 'compare'"),
+                    "tril_mask needs elementwise compare and select on arrays (the pointwise epilogue): " + r.err().strip());
+            assertEquals(0, r.code(), () -> "tensorbuf run failed on tril_mask" + kind + ": " + r.err());
+            compareWithJax("tril_mask", kind);
+        }
+    }
+
+    /**
+     * Optimised texts that are no longer data movement: XLA's CPU compiler rewrites a bitcast-convert
+     * between widths into shifts and multiplies (pointwise work), and partitions a sharded program
+     * into per-device shapes with a collective-permute (refused: RunCommandTest). The optimised text
+     * of special_constants elides its literals, so it is not kept.
+     */
+    private static final java.util.Set<String> NOT_DATA_MOVEMENT_WHEN_OPTIMISED = java.util.Set.of(
+            "bitcast_to_bytes.opt.hlo", "bitcast_from_bytes.opt.hlo", "sharded_transpose.opt.hlo");
+
+    /** Where jax_programs.py wrote the programs' inputs and outputs, once for every test of the class. */
+    private static Path programs;
+
+    private static synchronized Path programsRun() throws Exception {
+        if (programs == null) {
+            Path d = Files.createTempDirectory("jax_programs");
+            d.toFile().deleteOnExit();
+            Path script = d.resolve("jax_programs.py");
+            try (InputStream in = RunXlaAgreementTest.class.getResourceAsStream("/jax_programs.py")) {
+                Files.write(script, in.readAllBytes());
+            }
+            String errors = runPython(List.of(script.toString(), "run", d.toString()));
+            assertEquals("", errors, "jax_programs.py run failed");
+            programs = d;
+        }
+        return programs;
+    }
+
+    private CliHarness runProgram(String name, String kind) throws Exception {
+        Path d = programsRun();
+        Path hlo = dir.resolve(name + kind);
+        try (InputStream in = RunXlaAgreementTest.class.getResourceAsStream("/jax_programs/" + name + kind)) {
+            assertTrue(in != null, "no resource jax_programs/" + name + kind);
+            Files.write(hlo, in.readAllBytes());
+        }
+        List<String> cli = new ArrayList<>(List.of("run", hlo.toString(), "--out", dir.resolve(name + kind + ".safetensors").toString()));
+        for (int k = 0; Files.exists(d.resolve(name + ".arg" + k + ".npy")); k++) {
+            cli.addAll(List.of("--arg", k + "=" + d.resolve(name + ".arg" + k + ".npy")));
+        }
+        return CliHarness.run(cli.toArray(String[]::new));
+    }
+
+    /** Compares each output tensor (output0.. for a tuple, the ROOT's name for one array) with jax's .npy. */
+    private void compareWithJax(String name, String kind) throws Exception {
+        Path d = programsRun();
+        String text = Files.readString(dir.resolve(name + kind));
+        try (SafetensorsFile st = SafetensorsFile.open(dir.resolve(name + kind + ".safetensors"))) {
+            var tensors = st.tensors();
+            int n = 0;
+            while (Files.exists(d.resolve(name + ".out" + n + ".npy"))) {
+                n++;
+            }
+            assertEquals(n, tensors.size(), () -> "output count differs for " + name);
+            for (int k = 0; k < n; k++) {
+                String wanted = "output" + k;
+                var ours = n == 1 ? tensors.getFirst()
+                        : tensors.stream().filter(t -> t.name().equals(wanted)).findFirst().orElseThrow();
+                DType declared = ours.dtype().isNumpyNative() ? null : ours.dtype();
+                try (Npy.Tensor jax = Npy.map(d.resolve(name + ".out" + k + ".npy"), declared)) {
+                    int kk = k;
+                    assertEquals(jax.dtype(), ours.dtype(), () -> "dtype of output " + kk + " differs for " + name);
+                    assertEquals(jax.shape(), ours.shape(), () -> "shape of output " + kk + " differs for " + name);
+                    assertArrayEquals(jax.data().segment().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                            ours.data().segment().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                            () -> "values of output " + kk + " differ for " + name + kind + ":\n" + text);
+                }
+            }
+        }
+    }
+
     /** {@return where run writes module {@code k}: .npy, or safetensors for a bf16 ROOT} */
     private Path ours(int k, RandomHloModules.Module m) {
         return dir.resolve("ours" + k + (m.rootType().isNumpyNative() ? ".npy" : ".safetensors"));

@@ -5,6 +5,8 @@ import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.exec.internal.Arguments;
 import dev.tensorbuf.ops.exec.internal.ExecutedInstruction;
 import dev.tensorbuf.ops.exec.internal.Interpreter;
+import dev.tensorbuf.ops.exec.internal.Refusals;
+import dev.tensorbuf.ops.exec.internal.ScalarIndex;
 import dev.tensorbuf.ops.exec.internal.SourceLines;
 import dev.tensorbuf.ops.exec.internal.UnsupportedOpException;
 import dev.tensorbuf.ops.hlo.HloComputation;
@@ -32,9 +34,18 @@ import java.util.Map;
  * program runs unpartitioned, on the global arrays: {@code sharding=} attributes are read and
  * checked against their shapes, and the sharding custom-calls ({@code Sharding},
  * {@code xla.sdy.FuncResultSharding}, and {@code SPMDFullToShardShape}/{@code SPMDShardToFullShape}
- * where they keep the shape) run as the identity. The ROOT may be a
- * {@code tuple} of arrays (a function with several results): {@link Execution#outputCount()}. {@code dynamic-slice} reads its start
- * indices from scalar operands (constants or parameters) and clamps them as XLA does.
+ * where they keep the shape, and Shardy's {@code xla.sdy.*} annotations) run as the identity.
+ * Tuples run anywhere ({@code tuple}, {@code get-tuple-element}, a {@code call} or {@code fusion}
+ * returning one); a ROOT that returns a tuple of arrays (a function with several results) has one
+ * output per element: {@link Execution#outputCount()}. {@code dynamic-slice} and
+ * {@code dynamic-update-slice} read their start indices from scalar operands (constants or
+ * parameters) and clamp them as XLA does; integer arithmetic on such scalars ({@code compare},
+ * {@code select}, {@code add}, ... : jax's negative-index handling of {@code x[i]}) is folded when
+ * the views are made ({@link ExecutedInstruction.Kind#FOLDED}). {@code gather} reads its indices
+ * then too: a view of its slices side by side, or, past a few hundred index rows, a copy.
+ * {@code bitcast-convert} is a view between types of one width. Every step says why it became
+ * what it did ({@link ExecutedInstruction#reason()}); refusals say what the op is
+ * ({@link UnsupportedOpException#detail()}: a custom-call's target, a collective's replica groups).
  * {@snippet :
  * String text = """
  *     HloModule m
@@ -53,7 +64,7 @@ public final class HloExecutor {
     /** The opcodes that execute, in the order error messages list them. */
     public static final List<String> SUPPORTED_OPCODES = List.of("parameter", "constant", "iota", "broadcast",
             "transpose", "reshape", "bitcast", "copy", "slice", "dynamic-slice", "pad", "reverse", "concatenate",
-            "convert");
+            "convert", "dynamic-update-slice", "gather", "bitcast-convert", "tuple", "get-tuple-element");
 
     private HloExecutor() {
     }
@@ -107,15 +118,12 @@ public final class HloExecutor {
         Allocator allocator = Allocators.shared();
         try {
             Interpreter.Run r = Interpreter.run(module, lines, bound, allocator);
-            return new Execution(r.outputs(), module.entry().root().opcode().equals("tuple"), r.steps(), allocator);
+            return new Execution(r.outputs(), module.entry().root().shape() instanceof dev.tensorbuf.views.TupleShape,
+                    r.steps(), allocator);
         } catch (RuntimeException | Error e) {
             allocator.close();
             throw e;
         }
-    }
-
-    private static boolean isEntryRoot(HloModule module, HloInstruction i) {
-        return module.entry().root() == i;
     }
 
     /**
@@ -136,8 +144,13 @@ public final class HloExecutor {
                 checkSupported(module, callee, lines, site + callers, checked);
             } else if (i.opcode().equals("custom-call") && Interpreter.isShardingAnnotation(i)) {
                 continue;
-            } else if (!SUPPORTED_OPCODES.contains(i.opcode()) && !(i.opcode().equals("tuple") && isEntryRoot(module, i))) {
-                throw new UnsupportedOpException(i.opcode(), i.name(), lines.lineOf(comp.name(), i.name()), callers);
+            } else if (ScalarIndex.folds(comp, i)) {
+                continue;
+            } else if (!SUPPORTED_OPCODES.contains(i.opcode())) {
+                boolean scalars = i.operands().stream().allMatch(o -> comp.find(o)
+                        .map(d -> d.shape() instanceof ArrayShape a && a.rank() == 0).orElse(false));
+                throw new UnsupportedOpException(i.opcode(), i.name(), lines.lineOf(comp.name(), i.name()), callers,
+                        Refusals.detail(i, scalars));
             }
         }
     }

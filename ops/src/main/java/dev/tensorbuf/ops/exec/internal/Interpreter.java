@@ -42,9 +42,27 @@ public final class Interpreter {
     private final Map<String, TensorView> arguments;
     private final Allocator allocator;
 
-    /** The view an instruction produced, how, and whether it is memory laid out by its own shape. */
-    private record Value(TensorView view, ExecutedInstruction.Kind kind, boolean inOwnLayout) {
+    /**
+     * The view an instruction produced, how, whether it is memory laid out by its own shape, and
+     * why; a tuple has no view, only its elements.
+     */
+    private record Value(TensorView view, ExecutedInstruction.Kind kind, boolean inOwnLayout, List<Value> elements,
+            String reason) {
+        Value(TensorView view, ExecutedInstruction.Kind kind, boolean inOwnLayout) {
+            this(view, kind, inOwnLayout, null, "");
+        }
+
+        Value because(String why) {
+            return new Value(view, kind, inOwnLayout, elements, why);
+        }
+
+        boolean isTuple() {
+            return elements != null;
+        }
     }
+
+    /** Per computation, how many times each instruction is an operand: who may write into a value in place. */
+    private final Map<String, Map<String, Integer>> uses = new HashMap<>();
 
     /**
      * The outcome of a run.
@@ -87,31 +105,41 @@ public final class Interpreter {
 
     private Run run() {
         HloInstruction root = entry.root();
-        // A tuple ROOT (a jitted function with several results) returns each element; the tuple
-        // itself is no view, so it is not a step.
-        boolean tuple = root.opcode().equals("tuple");
-        List<HloInstruction> elements = tuple ? root.operands().stream().map(entry::instruction).toList() : List.of(root);
-        for (HloInstruction e : elements) {
-            if (!(e.shape() instanceof ArrayShape)) {
-                throw new IllegalArgumentException((tuple ? "tuple element " + where(entry, e) + " of ROOT " : "ROOT ")
-                        + where(entry, root) + " has shape " + e.shape() + ": only arrays can be written, not nested tuples");
-            }
+        // A tuple ROOT (a jitted function with several results, or a call of one) returns each
+        // element; the tuple itself is no view, so it is not a step.
+        boolean tuple = root.shape() instanceof dev.tensorbuf.views.TupleShape;
+        for (int k = 0; k < root.outputCount(); k++) {
+            XlaShapeCheck.requireArray(root, k, () -> where(entry, root));
         }
         Map<String, Value> values = new HashMap<>();
+        evaluate(entry, values, root);
+        Value r = values.get(root.name());
+        List<Value> elements = tuple ? r.elements() : List.of(r);
         List<Output> outputs = new ArrayList<>();
-        for (HloInstruction e : elements) {
-            evaluate(entry, values, e);
-            Value r = values.get(e.name());
-            outputs.add(new Output(r.view(), e.arrayShape().laidOut(), r.inOwnLayout()));
+        for (int k = 0; k < elements.size(); k++) {
+            Value e = elements.get(k);
+            outputs.add(new Output(e.view(), root.outputShape(k).laidOut(), e.inOwnLayout()));
         }
         List<ExecutedInstruction> steps = new ArrayList<>();
         for (HloInstruction i : entry.instructions()) {
             Value v = values.get(i.name());
-            if (v != null) {
-                steps.add(new ExecutedInstruction(i.name(), i.opcode(), v.kind(), v.view().form()));
+            if (v != null && !v.isTuple()) {
+                steps.add(new ExecutedInstruction(i.name(), i.opcode(), v.kind(), v.view().form(), v.reason(), ""));
             }
         }
         return new Run(outputs, steps);
+    }
+
+    /** Refuses an output that is itself a tuple: a file holds arrays. */
+    private static final class XlaShapeCheck {
+        static void requireArray(HloInstruction root, int k, java.util.function.Supplier<String> where) {
+            var shape = root.shape() instanceof dev.tensorbuf.views.TupleShape t ? t.elements().get(k) : root.shape();
+            if (!(shape instanceof ArrayShape)) {
+                throw new IllegalArgumentException((root.shape() instanceof dev.tensorbuf.views.TupleShape
+                        ? "tuple element " + k + " of ROOT " : "ROOT ") + where.get() + " has shape " + shape
+                        + ": only arrays can be written, not nested tuples");
+            }
+        }
     }
 
     /**
@@ -148,14 +176,27 @@ public final class Interpreter {
                 }
             }
             List<TensorView> operands = new ArrayList<>();
+            List<Value> operandValues = new ArrayList<>();
             for (String o : instr.operands()) {
-                operands.add(values.get(comp.find(o).orElseThrow().name()).view());
+                Value ov = values.get(comp.find(o).orElseThrow().name());
+                operands.add(ov.view());
+                operandValues.add(ov);
             }
             Value v;
             try {
-                v = apply(comp, instr, operands);
-                checkResult(instr, v.view());
-                v = boundMap(instr, v);
+                if (!TUPLE_OPERANDS.contains(instr.opcode())) {
+                    for (int k = 0; k < operandValues.size(); k++) {
+                        if (operandValues.get(k).isTuple()) {
+                            throw new IllegalArgumentException("operand " + k + " (" + instr.operands().get(k)
+                                    + ") is a tuple; take its elements with get-tuple-element");
+                        }
+                    }
+                }
+                v = apply(comp, instr, operands, operandValues);
+                if (!v.isTuple()) {
+                    checkResult(instr, v.view());
+                    v = boundMap(instr, v);
+                }
             } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
                 throw new IllegalArgumentException(instr.opcode() + " " + where(comp, instr) + ": " + e.getMessage(), e);
             }
@@ -174,7 +215,11 @@ public final class Interpreter {
             Map.entry("parameter", 0), Map.entry("constant", 0), Map.entry("iota", 0),
             Map.entry("broadcast", 1), Map.entry("transpose", 1), Map.entry("reshape", 1), Map.entry("bitcast", 1),
             Map.entry("copy", 1), Map.entry("slice", 1), Map.entry("reverse", 1), Map.entry("convert", 1),
-            Map.entry("pad", 2), Map.entry("custom-call", 1));
+            Map.entry("pad", 2), Map.entry("custom-call", 1), Map.entry("get-tuple-element", 1),
+            Map.entry("bitcast-convert", 1), Map.entry("gather", 2));
+
+    /** The opcodes that take tuples as operands: every other refuses one. */
+    private static final Set<String> TUPLE_OPERANDS = Set.of("tuple", "get-tuple-element", "call", "fusion");
 
     /**
      * The custom-calls of XLA's sharding annotations, which run as the identity on the global
@@ -188,12 +233,21 @@ public final class Interpreter {
     public static final java.util.Set<String> SHARDING_TARGETS =
             java.util.Set.of("Sharding", "xla.sdy.FuncResultSharding", "SPMDFullToShardShape", "SPMDShardToFullShape");
 
-    /** {@return whether {@code in} is a custom-call of one of the {@link #SHARDING_TARGETS}} */
+    /**
+     * {@return whether {@code in} is a custom-call of one of the {@link #SHARDING_TARGETS}, or of
+     * Shardy's {@code xla.sdy.*} annotations} The Shardy ones that change the shape
+     * ({@code xla.sdy.GlobalToLocalShape} around a {@code shard_map}) are refused by name where
+     * they run, as the SPMD ones are.
+     */
     public static boolean isShardingAnnotation(HloInstruction in) {
-        return in.opcode().equals("custom-call") && SHARDING_TARGETS.contains(customCallTarget(in));
+        if (!in.opcode().equals("custom-call")) {
+            return false;
+        }
+        String target = customCallTarget(in);
+        return SHARDING_TARGETS.contains(target) || target.startsWith("xla.sdy.");
     }
 
-    private static String customCallTarget(HloInstruction in) {
+    static String customCallTarget(HloInstruction in) {
         String t = in.text("custom_call_target").orElse("").strip();
         return t.length() >= 2 && t.startsWith("\"") && t.endsWith("\"") ? t.substring(1, t.length() - 1) : t;
     }
@@ -207,7 +261,19 @@ public final class Interpreter {
         return view(operand);
     }
 
-    private Value apply(HloComputation comp, HloInstruction in, List<TensorView> ops) {
+    private Value apply(HloComputation comp, HloInstruction in, List<TensorView> ops, List<Value> values) {
+        if (in.opcode().equals("tuple")) {
+            return new Value(null, ExecutedInstruction.Kind.VIEW, false, List.copyOf(values), "");
+        }
+        if (in.opcode().equals("call") || in.opcode().equals("fusion")) {
+            return call(comp, in, ops, values);
+        }
+        if (ScalarIndex.folds(comp, in)) {
+            TensorView folded = ScalarIndex.fold(in, ops);
+            return new Value(folded, ExecutedInstruction.Kind.FOLDED, true, null,
+                    "folded to " + (folded.dtype() == DType.PRED ? folded.getLong() != 0 : folded.getLong())
+                            + " when the view was made");
+        }
         Integer count = OPERAND_COUNTS.get(in.opcode());
         if (count != null && ops.size() != count) {
             // Extra operands were ignored: copy(p0, p0) ran as copy(p0), which XLA refuses.
@@ -219,21 +285,38 @@ public final class Interpreter {
         return switch (in.opcode()) {
             case "parameter" -> new Value(arguments.get(in.name()), ExecutedInstruction.Kind.PARAMETER, false);
             case "constant" -> new Value(Literals.parse(in.payload(), shape, allocator), ExecutedInstruction.Kind.CONSTANT, true);
-            case "iota" -> new Value(iota(in, shape), ExecutedInstruction.Kind.CONSTANT, false);
+            case "iota" -> new Value(iota(in, shape), ExecutedInstruction.Kind.CONSTANT, false, null,
+                    "one row of " + shape.dim((int) in.intValue("iota_dimension", 0)) + " values, broadcast");
             case "broadcast" -> view(Ops.broadcast(operand(in, ops, 0), dims, dimensions(comp, in, in.intsOrEmpty("dimensions"))));
             case "transpose" -> view(Ops.transpose(operand(in, ops, 0), dimensions(comp, in, in.ints("dimensions"))));
             case "reshape" -> view(Ops.reshape(operand(in, ops, 0), dims));
             case "bitcast" -> bitcast(comp, in, operand(in, ops, 0), dims);
-            case "copy" -> new Value(Materialize.materialize(operand(in, ops, 0), shape, allocator), ExecutedInstruction.Kind.COPY, true);
+            case "copy" -> new Value(Materialize.materialize(operand(in, ops, 0), shape, allocator), ExecutedInstruction.Kind.COPY, true,
+                    null, "copy asks for memory in " + shape);
             case "slice" -> view(slice(in, operand(in, ops, 0)));
             case "dynamic-slice" -> view(dynamicSlice(in, ops));
             case "pad" -> view(pad(in, operand(in, ops, 0), operand(in, ops, 1)));
             case "reverse" -> view(Ops.reverse(operand(in, ops, 0), dimensions(comp, in, in.ints("dimensions"))));
             case "concatenate" -> view(Ops.concatenate(in.oneDimension("dimensions"), ops));
             case "convert" -> operand(in, ops, 0).dtype() == shape.dtype() ? view(operand(in, ops, 0))
-                    : new Value(Conversions.convert(operand(in, ops, 0), shape, allocator), ExecutedInstruction.Kind.COPY, true);
-            case "call", "fusion" -> call(in, ops);
-            case "custom-call" -> shardingAnnotation(in, operand(in, ops, 0), dims);
+                    : new Value(Conversions.convert(operand(in, ops, 0), shape, allocator), ExecutedInstruction.Kind.COPY, true,
+                            null, "converted from " + operand(in, ops, 0).dtype().xlaName() + " into new memory");
+            case "custom-call" -> shardingAnnotation(in, operand(in, ops, 0), dims).because(customCallTarget(in) + " runs as the identity");
+            case "get-tuple-element" -> getTupleElement(in, values.getFirst());
+            case "dynamic-update-slice" -> dynamicUpdateSlice(comp, in, ops, values, shape);
+            case "gather" -> {
+                IndexedMoves.Gathered g = IndexedMoves.gather(in, operand(in, ops, 0), operand(in, ops, 1), shape, allocator);
+                yield new Value(g.value(), g.copied() ? ExecutedInstruction.Kind.COPY : ExecutedInstruction.Kind.VIEW,
+                        g.copied(), null, g.reason());
+            }
+            case "bitcast-convert" -> {
+                boolean[] copied = new boolean[1];
+                TensorView v = IndexedMoves.bitcastConvert(operand(in, ops, 0), shape, allocator, copied);
+                yield copied[0]
+                        ? new Value(v, ExecutedInstruction.Kind.COPY, false, null, "the operand copied into C order, its bytes"
+                                + " read as " + shape.dtype().xlaName() + " (the widths differ)")
+                        : new Value(v, ExecutedInstruction.Kind.VIEW, false, null, "the same bytes read as " + shape.dtype().xlaName());
+            }
             default -> throw new AssertionError("opcode " + in.opcode() + " passed the support check");
         };
     }
@@ -250,7 +333,8 @@ public final class Interpreter {
         if (v.kind() != ExecutedInstruction.Kind.VIEW || !mapTooLong(v.view())) {
             return v;
         }
-        return new Value(Materialize.materialize(v.view(), in.arrayShape().laidOut(), allocator), ExecutedInstruction.Kind.COPY, true);
+        return new Value(Materialize.materialize(v.view(), in.arrayShape().laidOut(), allocator), ExecutedInstruction.Kind.COPY, true,
+                null, "its map grew past " + MAX_MAP_CHARS + " characters: copied to strides");
     }
 
     /**
@@ -308,7 +392,7 @@ public final class Interpreter {
      * of the caller: a copy when anything inside it copied (the optimised {@code transpose} fusion
      * ends in a {@code copy}), else a view, so the step counts say whether bytes moved.
      */
-    private Value call(HloInstruction in, List<TensorView> ops) {
+    private Value call(HloComputation caller, HloInstruction in, List<TensorView> ops, List<Value> operandValues) {
         HloComputation callee = module.computation(calleeName(in));
         if (callee.parameterCount() != ops.size()) {
             throw new IllegalArgumentException("passes " + ops.size() + " operand" + (ops.size() == 1 ? "" : "s") + " to "
@@ -317,25 +401,114 @@ public final class Interpreter {
         Map<String, Value> values = new HashMap<>();
         for (int k = 0; k < ops.size(); k++) {
             HloInstruction p = callee.parameter(k);
+            if (operandValues.get(k).isTuple()) {
+                // A tuple passed whole: its elements are what the callee's get-tuple-elements read.
+                values.put(p.name(), operandValues.get(k));
+                continue;
+            }
             TensorView arg = ops.get(k);
             ArrayShape declared = p.arrayShape();
             if (arg.dtype() != declared.dtype() || !arg.dims().equals(declared.dims())) {
                 throw new IllegalArgumentException("operand " + k + " (" + in.operands().get(k) + ") is " + arg.dtype().xlaName()
                         + arg.dims() + " but " + callee.name() + "'s parameter " + p.name() + " is " + declared);
             }
-            values.put(p.name(), new Value(arg, ExecutedInstruction.Kind.PARAMETER, false));
+            values.put(p.name(), handedOver(caller, in, k, operandValues.get(k))
+                    ? operandValues.get(k) : new Value(arg, ExecutedInstruction.Kind.PARAMETER, false));
         }
         HloInstruction root = callee.root();
-        if (!(root.shape() instanceof ArrayShape rootShape)) {
-            throw new IllegalArgumentException(callee.name() + " returns " + root.shape() + ": only an array result runs here");
-        }
         evaluate(callee, values, root);
         Value r = values.get(root.name());
-        boolean copied = values.values().stream().anyMatch(v -> v.kind() == ExecutedInstruction.Kind.COPY);
+        List<String> copies = new ArrayList<>();
+        for (HloInstruction i : callee.instructions()) {
+            Value v = values.get(i.name());
+            if (v != null && v.kind() == ExecutedInstruction.Kind.COPY && !i.opcode().equals("parameter")) {
+                copies.add("%" + i.name());
+            }
+        }
+        boolean copied = !copies.isEmpty();
+        String reason = copied ? "copies inside " + callee.name() + ": " + String.join(", ", copies) : "";
+        if (r.isTuple()) {
+            List<Value> elements = new ArrayList<>();
+            for (int k = 0; k < r.elements().size(); k++) {
+                Value e = r.elements().get(k);
+                if (e.isTuple()) {
+                    elements.add(e);
+                    continue;
+                }
+                boolean own = e.inOwnLayout() && root.outputShape(k).laidOut().equals(in.outputShape(k).laidOut());
+                elements.add(new Value(e.view(), e.kind() == ExecutedInstruction.Kind.PARAMETER ? ExecutedInstruction.Kind.VIEW
+                        : e.kind(), own, null, e.reason()));
+            }
+            return new Value(null, copied ? ExecutedInstruction.Kind.COPY : ExecutedInstruction.Kind.VIEW, false, elements, reason);
+        }
         ExecutedInstruction.Kind kind = copied ? ExecutedInstruction.Kind.COPY
-                : r.kind() == ExecutedInstruction.Kind.PARAMETER ? ExecutedInstruction.Kind.VIEW : r.kind();
-        boolean inOwnLayout = r.inOwnLayout() && rootShape.laidOut().equals(in.arrayShape().laidOut());
-        return new Value(r.view(), kind, inOwnLayout);
+                : r.kind() == ExecutedInstruction.Kind.PARAMETER || root.opcode().equals("parameter")
+                        ? ExecutedInstruction.Kind.VIEW : r.kind();
+        boolean inOwnLayout = r.inOwnLayout() && root.arrayShape().laidOut().equals(in.arrayShape().laidOut());
+        return new Value(r.view(), kind, inOwnLayout, null, reason.isEmpty() ? r.reason() : reason);
+    }
+
+    /**
+     * {@return whether operand {@code k} of a call passes its memory to the callee to write into}:
+     * memory the run made in the operand's own layout (XLA's optimised HLO copies a KV cache, then
+     * updates the copy inside a fusion), which nothing but this call reads.
+     */
+    private boolean handedOver(HloComputation caller, HloInstruction in, int k, Value v) {
+        if ((v.kind() != ExecutedInstruction.Kind.COPY && v.kind() != ExecutedInstruction.Kind.CONSTANT) || !v.inOwnLayout()) {
+            return false;
+        }
+        String name = caller.find(in.operands().get(k)).orElseThrow().name();
+        return usesOf(caller).getOrDefault(name, 0) == 1;
+    }
+
+    private Value getTupleElement(HloInstruction in, Value tuple) {
+        if (!tuple.isTuple()) {
+            throw new IllegalArgumentException("operand " + in.operands().getFirst() + " is no tuple");
+        }
+        long k = in.intValue("index", -1);
+        if (k < 0 || k >= tuple.elements().size()) {
+            throw new IllegalArgumentException("index=" + k + " is not an element of a tuple of " + tuple.elements().size());
+        }
+        Value e = tuple.elements().get((int) k);
+        if (e.isTuple()) {
+            return e;
+        }
+        // The element itself, read where it is: its memory, if any, stays the producer's.
+        return new Value(e.view(), e.kind() == ExecutedInstruction.Kind.PARAMETER ? ExecutedInstruction.Kind.VIEW
+                : e.kind() == ExecutedInstruction.Kind.FOLDED ? e.kind() : ExecutedInstruction.Kind.VIEW,
+                e.inOwnLayout(), null, "element " + k + " of %" + in.operands().getFirst().replaceFirst("^%", ""));
+    }
+
+    /**
+     * A dynamic-update-slice writes into its operand's memory when that memory is the run's own
+     * (a copy, a literal, an earlier update) in its own layout, and nothing else reads it: this
+     * is its one use. Else into a copy of the operand.
+     */
+    private Value dynamicUpdateSlice(HloComputation comp, HloInstruction in, List<TensorView> ops, List<Value> values,
+            ArrayShape shape) {
+        Value operand = values.getFirst();
+        HloInstruction producer = comp.find(in.operands().getFirst()).orElseThrow();
+        boolean owned = (operand.kind() == ExecutedInstruction.Kind.COPY || operand.kind() == ExecutedInstruction.Kind.CONSTANT)
+                && operand.inOwnLayout() && producer.shape() instanceof ArrayShape a && a.laidOut().equals(shape)
+                && usesOf(comp).getOrDefault(producer.name(), 0) == 1;
+        IndexedMoves.Updated u = IndexedMoves.dynamicUpdateSlice(in, operand(in, ops, 0), owned, ops, shape, allocator);
+        return new Value(u.value(), ExecutedInstruction.Kind.COPY, true, null, u.inPlace()
+                ? "the update written in place: %" + in.operands().getFirst().replaceFirst("^%", "") + " is not read after it"
+                : "the operand copied, the update written into the copy");
+    }
+
+    private Map<String, Integer> usesOf(HloComputation comp) {
+        return uses.computeIfAbsent(comp.name(), c -> {
+            Map<String, Integer> n = new HashMap<>();
+            for (HloInstruction i : comp.instructions()) {
+                for (String o : i.operands()) {
+                    comp.find(o).ifPresent(d -> n.merge(d.name(), 1, Integer::sum));
+                }
+            }
+            // A computation's ROOT is read by its caller.
+            n.merge(comp.root().name(), 1, Integer::sum);
+            return n;
+        });
     }
 
     /** {@return the computation a {@code call} ({@code to_apply=}) or {@code fusion} ({@code calls=}) runs} */

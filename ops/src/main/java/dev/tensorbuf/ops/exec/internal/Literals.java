@@ -15,7 +15,11 @@ import java.util.List;
  * ({@code {{1, 2}, {3, 4}}}), complex values as (real, imaginary) pairs ({@code (1, -2.5)}), into
  * new memory laid out by the constant's shape. Elided literals ({@code {...}}), NaN payloads
  * and finite values the type rounds to infinity or NaN are refused with the reason, as XLA
- * refuses them; {@code -nan} keeps its sign.
+ * refuses them; {@code -nan} keeps its sign, and {@code -0} is negative zero, as the program
+ * XLA printed it from had it. Every float spelling XLA prints (its shortest round-trip digits,
+ * exponents, denormals such as {@code 4.94065645841247e-324}, {@code inf}, {@code nan}) reads
+ * back to the value printed, each parsed once at the type's own precision or, for the narrower
+ * types, as a double rounded once to the type.
  */
 public final class Literals {
     private Literals() {
@@ -178,10 +182,9 @@ public final class Literals {
                 if (!text.matches("[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?")) {
                     throw new NumberFormatException(text);
                 }
-                if (text.matches("[+-]?\\d+")) {
-                    // XLA reads a bare integer as an integer: "-0" is +0 (jaxlib 0.10.2), "-0.0" is -0.
-                    yield (single ? Float.parseFloat(text) : Double.parseDouble(text)) + 0.0;
-                }
+                // "-0" is -0: XLA prints negative zero so (jax's jnp.pad(x, 1, constant_values=-0.0) has
+                // constant(-0)). XLA's own text parser reads it back as the integer 0, +0, which
+                // changes the program the text was printed from; the program is what runs here.
                 // Parsed at the target's own precision, so an f32 literal rounds once.
                 yield single ? Float.parseFloat(text) : Double.parseDouble(text);
             }

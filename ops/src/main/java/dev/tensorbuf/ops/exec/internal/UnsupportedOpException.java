@@ -16,6 +16,8 @@ import java.util.OptionalInt;
  * e.line();     // OptionalInt[4]
  * // the same add as the ROOT of computation f, which %c = f32[2] call(p0), to_apply=f on line 9 runs:
  * e.location(); // "(instruction %a, line 4, in f, called by %c, line 9)"
+ * // m = f32[4] custom-call(p), custom_call_target="my_kernel"
+ * e.detail();   // "custom_call_target=\"my_kernel\" is a kernel, not an annotation that runs as the identity (...)"
  * }
  */
 public final class UnsupportedOpException extends IllegalArgumentException {
@@ -25,15 +27,32 @@ public final class UnsupportedOpException extends IllegalArgumentException {
     private final String instruction;
     private final int line;
     private final String callers;
+    private final String detail;
 
     /** @param callers {@code ", in f, called by %c, line 9"} for each call on the way, innermost first; empty in the entry */
     public UnsupportedOpException(String opcode, String instruction, OptionalInt line, String callers) {
-        super("unsupported op '" + opcode + "' " + where(instruction, line, callers) + ": only data-movement ops execute: "
+        this(opcode, instruction, line, callers, "");
+    }
+
+    /** @param detail what this instruction does that does not run, e.g. {@code custom_call_target="my_kernel"}; empty if the opcode says it all */
+    public UnsupportedOpException(String opcode, String instruction, OptionalInt line, String callers, String detail) {
+        super("unsupported op '" + opcode + "' " + where(instruction, line, callers) + ": "
+                + (detail.isEmpty() ? "" : detail + "; ") + "only data-movement ops execute: "
                 + String.join(", ", HloExecutor.SUPPORTED_OPCODES) + ", and call or fusion of computations made of them");
         this.opcode = opcode;
         this.instruction = instruction;
         this.line = line.orElse(-1);
         this.callers = callers;
+        this.detail = detail;
+    }
+
+    /**
+     * {@return what the instruction does that does not run, beyond its opcode; empty when the
+     * opcode says it all} e.g. {@code custom_call_target="my_kernel" is no annotation that runs as
+     * the identity}, or an all-reduce's {@code replica_groups}
+     */
+    public String detail() {
+        return detail;
     }
 
     /** {@return {@code (instruction %a, line 5)}, the line left out when unknown, the callers appended} */

@@ -103,6 +103,13 @@ final class Scanner {
                 i = balancedEnd(text, i, errors);
             } else if (c == '"') {
                 i = stringEnd(text, i, errors);
+            } else if (Character.isWhitespace(c) && text.startsWith("mesh[", start)) {
+                // jax 0.10's replica_groups=mesh['a'=2,'b'=2] {'a'}: the axes' braces follow a space.
+                int j = i;
+                while (j < text.length() && Character.isWhitespace(text.charAt(j))) {
+                    j++;
+                }
+                return j < text.length() && text.charAt(j) == '{' ? balancedEnd(text, j, errors) : i;
             } else if (c == ',' || c == ')' || c == '}' || c == ']' || Character.isWhitespace(c)) {
                 return i;
             } else {

@@ -1,0 +1,154 @@
+"""Real preprocessing programs written in jax, for RunXlaAgreementTest.
+
+usage: python3 jax_programs.py emit DIR   writes DIR/NAME.hlo, each program's HLO text as jax
+                                          lowers it, and DIR/NAME.opt.hlo, as XLA optimises it
+                                          (kept in the test resources: jax_programs/)
+       python3 jax_programs.py run DIR    writes DIR/NAME.argK.npy, the inputs, and
+                                          DIR/NAME.outK.npy, what jax (jitted, CPU) returns for them
+Prints one program name a line. Inputs are fixed, and pick the awkward cases: a negative traced
+index, a cache position near the end, -0.0 padding, special float values. Four host devices
+are forced for the sharded program; the rest run on one.
+"""
+import os
+import sys
+
+os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=4")
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import numpy as np  # noqa: E402
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+from jax import lax  # noqa: E402
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)
+
+
+def arange(shape, dtype):
+    return (np.arange(int(np.prod(shape))) % 251).reshape(shape).astype(dtype)
+
+
+def dynamic_slice_traced(x, i):
+    return lax.dynamic_slice(x, (i, 0), (2, 4))
+
+
+def index_traced(x, i):
+    return x[i]
+
+
+def kv_cache_update(cache, new, pos):
+    return lax.dynamic_update_slice(cache, new, (0, pos, 0))
+
+
+def channel_gather(image):
+    return image[..., jnp.array([2, 0, 1])]
+
+
+def take_rows(x):
+    return x[np.array([3, 1, 1, 0])]
+
+
+def tril_mask(x):
+    return jnp.tril(x)
+
+
+@jax.jit
+def _inner(x):
+    return x.T, x[::-1]
+
+
+def nested_jit_tuple(x):
+    a, b = _inner(x)
+    return a.reshape(-1), b
+
+
+def pad_negative_zero(x):
+    return jnp.pad(x, 1, constant_values=-0.0)
+
+
+def bitcast_to_bytes(x):
+    return lax.bitcast_convert_type(x, jnp.uint8)
+
+
+def bitcast_same_width(x):
+    return lax.bitcast_convert_type(x[::-1], jnp.int32)
+
+
+def bitcast_from_bytes(b):
+    return lax.bitcast_convert_type(b, jnp.float32)
+
+
+def iota_bf16(x):
+    return x, lax.broadcasted_iota(jnp.bfloat16, (3, 300), 1), lax.broadcasted_iota(jnp.int8, (200, 2), 0)
+
+
+SPECIALS = [-0.0, np.nan, -np.nan, np.inf, -np.inf, 5e-324, -5e-324, 2.2250738585072014e-308, 1e-310, 1e300,
+            1.5, 0.1, 1 / 3, 1e-7, 123456789.0, 1e22, 1e21, 1e16, 1e15, 65504.0, 6e-8, 1e-45, 3.4028234663852886e38,
+            1.1754942e-38, -2.5, 9.183549615799121e-41]
+
+
+def special_constants(x):
+    v = np.array(SPECIALS, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        return (x, jnp.asarray(v), jnp.asarray(v.astype(np.float32)), jnp.asarray(v.astype(jnp.bfloat16)),
+                jnp.asarray(v.astype(np.float16)))
+
+
+def _mesh():
+    return Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("a", "b"))
+
+
+def sharded_transpose(x):
+    y = lax.with_sharding_constraint(x.T, NamedSharding(_mesh(), P("a", None)))
+    return y[::-1]
+
+
+def programs():
+    """{name: (function, inputs, jit keyword arguments)}"""
+    return {
+        "dynamic_slice_traced": (dynamic_slice_traced, [arange((6, 4), np.float32), np.int64(-3)], {}),
+        "index_traced": (index_traced, [arange((5, 3), np.float32), np.int32(-1)], {}),
+        "kv_cache_update": (kv_cache_update, [arange((2, 8, 4), np.float32), -arange((2, 1, 4), np.float32) - 1,
+                                              np.int64(6)], {}),
+        "channel_gather": (channel_gather, [arange((2, 3, 4, 3), np.uint8)], {}),
+        "take_rows": (take_rows, [arange((4, 3), np.float32)], {}),
+        "tril_mask": (tril_mask, [arange((4, 4), np.float32)], {}),
+        "nested_jit_tuple": (nested_jit_tuple, [arange((2, 3), np.float32)], {}),
+        "pad_negative_zero": (pad_negative_zero, [arange((2, 2), np.float32)], {}),
+        "bitcast_to_bytes": (bitcast_to_bytes, [np.array([1.0, -0.0, np.inf, 3.3e-39], np.float32)], {}),
+        "bitcast_same_width": (bitcast_same_width, [np.array([1.0, -0.0, np.nan, -2.5], np.float32)], {}),
+        "bitcast_from_bytes": (bitcast_from_bytes, [arange((3, 4), np.uint8)], {}),
+        "iota_bf16": (iota_bf16, [np.zeros((1,), np.float32)], {}),
+        "special_constants": (special_constants, [np.zeros((1,), np.float32)], {}),
+        "sharded_transpose": (sharded_transpose, [arange((4, 8), np.float32)],
+                              {"in_shardings": NamedSharding(_mesh(), P("a", "b"))}),
+    }
+
+
+def main():
+    mode, out = sys.argv[1], sys.argv[2]
+    for name, (fn, args, kw) in programs().items():
+        jitted = jax.jit(fn, **kw)
+        if mode == "emit":
+            lowered = jitted.lower(*args)
+            with open(os.path.join(out, name + ".hlo"), "w") as f:
+                f.write(lowered.as_text(dialect="hlo"))
+            # Optimised: XLA's fusions, copies and layouts; its stack frames name this file, not where it lies.
+            here = os.path.dirname(os.path.abspath(__file__)) + os.sep
+            optimised = lowered.compile().as_text().replace(here, "")
+            if "{...}" not in optimised:  # large constants elided: not a runnable module
+                with open(os.path.join(out, name + ".opt.hlo"), "w") as f:
+                    f.write(optimised)
+        else:
+            results = jitted(*args)
+            if not isinstance(results, tuple):
+                results = (results,)
+            for k, a in enumerate(args):
+                np.save(os.path.join(out, "%s.arg%d.npy" % (name, k)), np.asarray(a))
+            for k, r in enumerate(results):
+                np.save(os.path.join(out, "%s.out%d.npy" % (name, k)), np.asarray(r))
+        print(name)
+
+
+if __name__ == "__main__":
+    main()
