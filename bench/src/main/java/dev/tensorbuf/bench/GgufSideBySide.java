@@ -18,7 +18,7 @@ import java.util.Random;
  * (gguf-py's NumPy {@code dequantize}/{@code quantize} of tensors built the same way): Q8_0, Q4_0
  * and Q4_K to f32 and Q6_K to bf16 with 256 MiB of output, f32 to Q8_0 from 256 MiB of input, each
  * beside {@code MemorySegment.copy} of the output's bytes. Prints the median of 5 timed runs after
- * 2 warm-up runs. A harness rather than JMH: each run moves hundreds of MiB, so the timer's cost
+ * 2 warm-up runs, the two measured in turn so that both see the same load on a shared machine. A harness rather than JMH: each run moves hundreds of MiB, so the timer's cost
  * is nil, and the numbers sit beside a Python process timed the same way.
  * {@snippet lang=shell :
  * java --add-modules jdk.incubator.vector -cp memory/target/classes:views/target/classes:ops/target/classes:bench/target/classes \
@@ -51,8 +51,10 @@ public final class GgufSideBySide {
             }
             MemoryBuffer out = arena.allocate(BlockType.Q8_0.byteSize(values), 64);
             MemoryBuffer copy = arena.allocate(out.byteSize(), 64);
-            double q = median(() -> BlockKernels.defaults().quantize(BlockType.Q8_0, in.segment(), 0, out.segment(), 0, values / 32));
-            double m = median(() -> MemorySegment.copy(out.segment(), 0, copy.segment(), 0, out.byteSize()));
+            double[] qm = medians(() -> BlockKernels.defaults().quantize(BlockType.Q8_0, in.segment(), 0, out.segment(), 0,
+                    values / 32), () -> MemorySegment.copy(out.segment(), 0, copy.segment(), 0, out.byteSize()));
+            double q = qm[0];
+            double m = qm[1];
             System.out.printf("f32 -> Q8_0   %4d MiB in  %8.1f ms  %6.0f MiB/s of input; copy of the %d MiB output %6.1f ms%n",
                     4 * values >> 20, q, (4 * values >> 20) / q * 1000, out.byteSize() >> 20, m);
             return;
@@ -66,17 +68,19 @@ public final class GgufSideBySide {
         MemoryBuffer copy = arena.allocate(OUTPUT_BYTES, 64);
         out.segment().fill((byte) 1);
         copy.segment().fill((byte) 1);
-        double d;
+        Runnable dequantize;
         if (bf16) {
             long cols = 4096;
             BlockTensor t = BlockTensor.of(blocks, type, values / cols, cols);
             TensorView dst = TensorView.of(out, "bf16[" + values / cols + "," + cols + "]");
-            d = median(() -> t.dequantize(dst, engine));
+            dequantize = () -> t.dequantize(dst, engine);
         } else {
-            d = median(() -> BlockKernels.defaults().dequantize(type, blocks.segment(), 0, out.segment(), 0,
-                    values / type.blockValues()));
+            dequantize = () -> BlockKernels.defaults().dequantize(type, blocks.segment(), 0, out.segment(), 0,
+                    values / type.blockValues());
         }
-        double m = median(() -> MemorySegment.copy(out.segment(), 0, copy.segment(), 0, OUTPUT_BYTES));
+        double[] dm = medians(dequantize, () -> MemorySegment.copy(out.segment(), 0, copy.segment(), 0, OUTPUT_BYTES));
+        double d = dm[0];
+        double m = dm[1];
         System.out.printf("%-5s -> %-4s %4d MiB out %8.1f ms  %6.0f MiB/s of output; MemorySegment.copy %6.1f ms: ratio %.2f%n",
                 type, bf16 ? "bf16" : "f32", OUTPUT_BYTES >> 20, d, (OUTPUT_BYTES >> 20) / d * 1000, m, m / d);
     }
@@ -102,17 +106,25 @@ public final class GgufSideBySide {
         }
     }
 
-    private static double median(Runnable r) {
+    /** {@return the median milliseconds of {@code a} and of {@code b}, run in turn} */
+    private static double[] medians(Runnable a, Runnable b) {
         for (int i = 0; i < 2; i++) {
-            r.run();
+            a.run();
+            b.run();
         }
-        double[] ms = new double[5];
-        for (int i = 0; i < ms.length; i++) {
+        double[] ta = new double[5];
+        double[] tb = new double[5];
+        for (int i = 0; i < ta.length; i++) {
             long t0 = System.nanoTime();
-            r.run();
-            ms[i] = (System.nanoTime() - t0) / 1e6;
+            a.run();
+            long t1 = System.nanoTime();
+            b.run();
+            long t2 = System.nanoTime();
+            ta[i] = (t1 - t0) / 1e6;
+            tb[i] = (t2 - t1) / 1e6;
         }
-        Arrays.sort(ms);
-        return ms[ms.length / 2];
+        Arrays.sort(ta);
+        Arrays.sort(tb);
+        return new double[] {ta[ta.length / 2], tb[tb.length / 2]};
     }
 }
