@@ -36,19 +36,19 @@ public enum BlockType {
     Q5_K(13, 256, 176, true),
     Q6_K(14, 256, 210, true),
     Q8_K(15, 256, 292, false),
-    IQ2_XXS(16, 256, 66, false),
-    IQ2_XS(17, 256, 74, false),
-    IQ3_XXS(18, 256, 98, false),
-    IQ1_S(19, 256, 50, false),
+    IQ2_XXS(16, 256, 66, true),
+    IQ2_XS(17, 256, 74, true),
+    IQ3_XXS(18, 256, 98, true),
+    IQ1_S(19, 256, 50, true),
     IQ4_NL(20, 32, 18, true),
-    IQ3_S(21, 256, 110, false),
-    IQ2_S(22, 256, 82, false),
+    IQ3_S(21, 256, 110, true),
+    IQ2_S(22, 256, 82, true),
     IQ4_XS(23, 256, 136, true),
-    IQ1_M(29, 256, 56, false),
+    IQ1_M(29, 256, 56, true),
     TQ1_0(34, 256, 54, true),
     TQ2_0(35, 256, 66, true),
     MXFP4(39, 32, 17, true),
-    NVFP4(40, 64, 36, false),
+    NVFP4(40, 64, 36, true),
     Q1_0(41, 128, 18, false);
 
     private final int ggmlId;
@@ -80,9 +80,8 @@ public enum BlockType {
 
     /**
      * {@return whether tensorbuf dequantizes this type} True for the types whose dequantization
-     * gguf-py implements and tensorbuf follows bit for bit; the others (Q8_1, Q8_K: ggml's
-     * activation types; the grid-based IQ types, all but IQ4_NL and IQ4_XS; NVFP4, Q1_0) are carried as
-     * bytes only.
+     * gguf-py implements and tensorbuf follows bit for bit (all but three); the others (Q8_1, Q8_K:
+     * ggml's activation types; Q1_0) are carried as bytes only.
      */
     public boolean hasReference() {
         return reference;

@@ -19,20 +19,21 @@ import java.util.Objects;
 
 /**
  * A block-quantized tensor as a value: a {@link BlockType}, logical dims (row-major, the innermost
- * one a whole number of blocks), and where its rows are. Ops that keep whole blocks along the
- * innermost dim make new values over the same bytes: slices of any outer dim (and of the innermost
- * at block boundaries), selecting one index of an outer dim (one expert of a stacked
- * {@code [experts, rows, cols]} tensor), permutations and (over dense outer dims) reshapes that keep
- * the innermost dim last, and concatenation along an outer dim. Values are read by
- * {@link #dequantize(TensorView)} into any view the copy engine writes.
+ * one cut into blocks), and where its rows are. Ops make new values over the same bytes: slices
+ * of any dim, the innermost included (a slice inside a block starts part way into its first block
+ * and is read through the blocks it covers), selecting one index of an outer dim (one expert of a
+ * stacked {@code [experts, rows, cols]} tensor), permutations and (over dense outer dims of whole
+ * blocks) reshapes that keep the innermost dim last, and concatenation along an outer dim. Values
+ * are read by {@link #dequantize(TensorView)} into any view the copy engine writes, or one at a
+ * time by {@link #getFloat}.
  * {@snippet :
  * // 8 experts of [14336, 4096] Q4_K weights, stacked as GGUF MoE files hold them
  * BlockTensor experts = BlockTensor.of(buffer, BlockType.Q4_K, 8, 14336, 4096);
  * BlockTensor e3 = experts.select(0, 3);            // Q4_K[14336, 4096], no copy
  * BlockTensor top = e3.slice(0, 0, 128);            // Q4_K[128, 4096]
  * top.dequantize(TensorView.of(out, "bf16[4096,128]{0,1}"));  // into a transposed bf16 layout
- * experts.slice(2, 0, 100);
- * // IllegalArgumentException: "slice [0, 100) of the innermost dim of Q4_K[8, 14336, 4096] cuts a 256-value block"
+ * BlockTensor window = top.slice(1, 100, 300);      // Q4_K[128, 200]: inside blocks 0 and 1 of each row
+ * window.getFloat(5, 0);                            // value 100 of row 5, read through its block
  * }
  *
  * <p>Concatenations are held as parts, each a strided run of rows with its place in the whole; ops
@@ -45,8 +46,19 @@ public final class BlockTensor {
     // path: the planner's block-quantized piece kind will replace the scratch and the copy.
     private static final long CHUNK_VALUES = 1 << 16;
 
-    /** A strided run of rows: its origin in the whole, its dims, where its first row is, and the byte stride of each outer dim. */
-    private record Part(MemoryBuffer buffer, long[] origin, long[] dims, long byteOffset, long[] outerStrides) {
+    /**
+     * A strided run of rows: its origin in the whole, its dims, where its first row's first block
+     * is, the byte stride of each outer dim, and how many values of that first block come before
+     * the part's first value (0 unless the innermost dim was sliced inside a block).
+     */
+    private record Part(MemoryBuffer buffer, long[] origin, long[] dims, long byteOffset, long[] outerStrides, long skip) {
+        Part(MemoryBuffer buffer, long[] origin, long[] dims, long byteOffset, long[] outerStrides) {
+            this(buffer, origin, dims, byteOffset, outerStrides, 0);
+        }
+
+        Part with(long[] origin, long[] dims, long byteOffset, long[] outerStrides) {
+            return new Part(buffer, origin, dims, byteOffset, outerStrides, skip);
+        }
     }
 
     private final BlockType type;
@@ -123,12 +135,10 @@ public final class BlockTensor {
     }
 
     /**
-     * {@return the values {@code [start, end)} of dim {@code dim}} The innermost dim slices at
-     * block boundaries only: a slice inside a block is not a value of this type (read it through
-     * {@link #dequantize} of the whole blocks).
+     * {@return the values {@code [start, end)} of dim {@code dim}} A slice of the innermost dim
+     * may start and end inside blocks: it is read through the blocks it covers.
      *
      * @throws IndexOutOfBoundsException if the dim or the range is out of bounds
-     * @throws IllegalArgumentException if an innermost slice cuts a block
      */
     public BlockTensor slice(int dim, long start, long end) {
         checkDim(dim, "slice");
@@ -137,10 +147,6 @@ public final class BlockTensor {
                     + ": expected 0 <= start <= end <= " + dims[dim]);
         }
         boolean inner = dim == dims.length - 1;
-        if (inner && (start % type.blockValues() != 0 || end % type.blockValues() != 0)) {
-            throw new IllegalArgumentException("slice [" + start + ", " + end + ") of the innermost dim of " + describe()
-                    + " cuts a " + type.blockValues() + "-value block");
-        }
         List<Part> out = new ArrayList<>();
         for (Part p : parts) {
             long lo = Math.max(start, p.origin()[dim]);
@@ -154,8 +160,15 @@ public final class BlockTensor {
             origin[dim] = lo - start;
             long[] pd = p.dims().clone();
             pd[dim] = hi - lo;
-            long offset = p.byteOffset() + (inner ? type.byteSize(local) : local * p.outerStrides()[dim]);
-            out.add(new Part(p.buffer(), origin, pd, offset, p.outerStrides()));
+            if (inner) {
+                // The new first value, counted from the part's first block: its block and its place there.
+                long at = p.skip() + local;
+                long firstBlock = at / type.blockValues();
+                out.add(new Part(p.buffer(), origin, pd, p.byteOffset() + firstBlock * type.blockBytes(), p.outerStrides(),
+                        at - firstBlock * type.blockValues()));
+            } else {
+                out.add(p.with(origin, pd, p.byteOffset() + local * p.outerStrides()[dim], p.outerStrides()));
+            }
         }
         long[] nd = dims.clone();
         nd[dim] = end - start;
@@ -182,7 +195,7 @@ public final class BlockTensor {
         BlockTensor one = slice(dim, index, index + 1);
         List<Part> out = new ArrayList<>();
         for (Part p : one.parts) {
-            out.add(new Part(p.buffer(), drop(p.origin(), dim), drop(p.dims(), dim), p.byteOffset(), drop(p.outerStrides(), dim)));
+            out.add(p.with(drop(p.origin(), dim), drop(p.dims(), dim), p.byteOffset(), drop(p.outerStrides(), dim)));
         }
         return new BlockTensor(type, drop(dims, dim), out);
     }
@@ -230,7 +243,7 @@ public final class BlockTensor {
                     strides[i] = p.outerStrides()[permutation[i]];
                 }
             }
-            out.add(new Part(p.buffer(), origin, pd, p.byteOffset(), strides));
+            out.add(p.with(origin, pd, p.byteOffset(), strides));
         }
         long[] nd = new long[r];
         for (int i = 0; i < r; i++) {
@@ -245,7 +258,7 @@ public final class BlockTensor {
      * the new dims have strides.
      *
      * @throws IllegalArgumentException if the innermost dim or the element count changes, the
-     *     tensor is a concatenation, or its outer dims are not dense row-major
+     *     tensor is a concatenation or a slice inside blocks, or its outer dims are not dense row-major
      */
     public BlockTensor reshape(long... newDims) {
         String what = "reshape of " + describe() + " to " + Arrays.toString(newDims);
@@ -261,6 +274,10 @@ public final class BlockTensor {
                     + " parts before concatenating them");
         }
         Part p = parts.getFirst();
+        if (p.skip() != 0 || dims[dims.length - 1] % type.blockValues() != 0) {
+            throw new IllegalArgumentException(what + ": its rows are slices inside " + type.blockValues()
+                    + "-value blocks, so the outer dims have no dense strides; reshape before slicing the innermost dim");
+        }
         long row = type.byteSize(dims[dims.length - 1]);
         long expected = row;
         for (int d = dims.length - 2; d >= 0; d--) {
@@ -311,7 +328,7 @@ public final class BlockTensor {
             for (Part p : t.parts) {
                 long[] origin = p.origin().clone();
                 origin[dim] = Math.addExact(origin[dim], nd[dim]);
-                out.add(new Part(p.buffer(), origin, p.dims(), p.byteOffset(), p.outerStrides()));
+                out.add(p.with(origin, p.dims(), p.byteOffset(), p.outerStrides()));
             }
             nd[dim] = Math.addExact(nd[dim], t.dims[dim]);
         }
@@ -343,7 +360,8 @@ public final class BlockTensor {
         if (Extents.elementCount("dims", dims) == 0) {
             return;
         }
-        long innerChunk = Math.max(type.blockValues(), CHUNK_VALUES / type.blockValues() * type.blockValues());
+        long bv = type.blockValues();
+        long innerChunk = Math.max(bv, CHUNK_VALUES / bv * bv);
         BlockKernels kernels = BlockKernels.defaults();
         try (Allocator arena = Allocators.confined()) {
             MemoryBuffer scratch = arena.allocate(4 * Math.max(CHUNK_VALUES, innerChunk), 64);
@@ -352,7 +370,12 @@ public final class BlockTensor {
                     continue;
                 }
                 long rows = r == 1 ? 1 : p.dims()[r - 2];
-                long rowsPerChunk = inner >= CHUNK_VALUES ? 1 : Math.max(1, CHUNK_VALUES / inner);
+                // Each row covers whole blocks: [0, cover) counted from its first block, the values
+                // [skip, skip + n) of them its own.
+                long skip = p.skip();
+                long n = p.dims()[r - 1];
+                long cover = Math.ceilDiv(skip + n, bv) * bv;
+                long rowsPerChunk = cover >= CHUNK_VALUES ? 1 : Math.max(1, CHUNK_VALUES / cover);
                 long[] prefix = new long[Math.max(0, r - 2)];
                 do {
                     long base = p.byteOffset();
@@ -361,38 +384,91 @@ public final class BlockTensor {
                     }
                     for (long row = 0; row < rows; row += rowsPerChunk) {
                         long nRows = Math.min(rowsPerChunk, rows - row);
-                        for (long col = 0; col < p.dims()[r - 1]; col += innerChunk) {
-                            long nCols = Math.min(innerChunk, p.dims()[r - 1] - col);
+                        for (long col = 0; col < cover; col += innerChunk) {
+                            long width = Math.min(innerChunk, cover - col);
                             for (long k = 0; k < nRows; k++) {
                                 long at = base + (r == 1 ? 0 : (row + k) * p.outerStrides()[r - 2]) + type.byteSize(col);
-                                kernels.dequantize(type, p.buffer().segment(), at, scratch.segment(), 4 * k * nCols,
-                                        nCols / type.blockValues());
+                                kernels.dequantize(type, p.buffer().segment(), at, scratch.segment(), 4 * k * width, width / bv);
                             }
+                            // This chunk's own values: [from, to) of the covered columns.
+                            long from = Math.max(col, skip);
+                            long to = Math.min(col + width, skip + n);
                             long[] lo = new long[r];
                             long[] hi = new long[r];
                             long[] sdims = new long[r];
+                            long[] slo = new long[r];
+                            long[] shi = new long[r];
                             for (int d = 0; d < prefix.length; d++) {
                                 lo[d] = p.origin()[d] + prefix[d];
                                 hi[d] = lo[d] + 1;
                                 sdims[d] = 1;
+                                shi[d] = 1;
                             }
                             if (r >= 2) {
                                 lo[r - 2] = p.origin()[r - 2] + row;
                                 hi[r - 2] = lo[r - 2] + nRows;
                                 sdims[r - 2] = nRows;
+                                shi[r - 2] = nRows;
                             }
-                            lo[r - 1] = p.origin()[r - 1] + col;
-                            hi[r - 1] = lo[r - 1] + nCols;
-                            sdims[r - 1] = nCols;
+                            lo[r - 1] = p.origin()[r - 1] + from - skip;
+                            hi[r - 1] = lo[r - 1] + to - from;
+                            sdims[r - 1] = width;
+                            slo[r - 1] = from - col;
+                            shi[r - 1] = to - col;
                             long[] ones = new long[r];
                             Arrays.fill(ones, 1);
-                            TensorView from = TensorView.of(scratch, ArrayShape.of(DType.F32, sdims));
-                            engine.copy(from, Ops.slice(dst, lo, hi, ones));
+                            TensorView chunk = TensorView.of(scratch, ArrayShape.of(DType.F32, sdims));
+                            if (from != col || to != col + width) {
+                                chunk = Ops.slice(chunk, slo, shi, ones);
+                            }
+                            engine.copy(chunk, Ops.slice(dst, lo, hi, ones));
                         }
                     }
                 } while (next(prefix, p.dims()));
             }
         }
+    }
+
+    /**
+     * {@return the value at {@code index}, dequantized to f32 through its block} Reads one block,
+     * so a loop over many values is far slower than {@link #dequantize(TensorView)}.
+     *
+     * @throws IndexOutOfBoundsException naming the dim if the index is out of bounds or has the
+     *     wrong rank
+     * @throws IllegalArgumentException if the type has no reference dequantization
+     */
+    public float getFloat(long... index) {
+        if (index.length != dims.length) {
+            throw new IndexOutOfBoundsException("index " + Arrays.toString(index) + " of " + describe() + " has "
+                    + index.length + " entries, expected " + dims.length);
+        }
+        for (int d = 0; d < dims.length; d++) {
+            if (index[d] < 0 || index[d] >= dims[d]) {
+                throw new IndexOutOfBoundsException("index " + index[d] + " out of bounds [0, " + dims[d] + ") for dim " + d
+                        + " of " + describe());
+            }
+        }
+        int r = dims.length;
+        for (Part p : parts) {
+            boolean inside = true;
+            for (int d = 0; d < r && inside; d++) {
+                inside = index[d] >= p.origin()[d] && index[d] < p.origin()[d] + p.dims()[d];
+            }
+            if (!inside) {
+                continue;
+            }
+            long at = p.byteOffset();
+            for (int d = 0; d < r - 1; d++) {
+                at += (index[d] - p.origin()[d]) * p.outerStrides()[d];
+            }
+            long value = p.skip() + index[r - 1] - p.origin()[r - 1];
+            long block = value / type.blockValues();
+            float[] one = new float[type.blockValues()];
+            BlockKernels.defaults().dequantize(type, p.buffer().segment(), at + block * type.blockBytes(),
+                    MemorySegment.ofArray(one), 0, 1);
+            return one[(int) (value - block * type.blockValues())];
+        }
+        throw new AssertionError("no part of " + this + " holds " + Arrays.toString(index));
     }
 
     /** Steps the odometer over the outer dims but the last; false once every index was visited. */

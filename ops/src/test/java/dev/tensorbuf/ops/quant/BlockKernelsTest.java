@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tensorbuf.ops.quant.internal.BlockKernels;
 import dev.tensorbuf.testing.PythonPeer;
 import dev.tensorbuf.views.BlockType;
+import dev.tensorbuf.views.DType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.Arena;
@@ -32,7 +33,10 @@ class BlockKernelsTest {
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final List<BlockType> DEQUANTIZED = List.of(BlockType.Q4_0, BlockType.Q4_1, BlockType.Q5_0,
             BlockType.Q5_1, BlockType.Q8_0, BlockType.Q2_K, BlockType.Q3_K, BlockType.Q4_K, BlockType.Q5_K, BlockType.Q6_K,
-            BlockType.TQ1_0, BlockType.TQ2_0, BlockType.MXFP4, BlockType.IQ4_NL, BlockType.IQ4_XS);
+            BlockType.TQ1_0, BlockType.TQ2_0, BlockType.MXFP4, BlockType.IQ4_NL, BlockType.IQ4_XS, BlockType.IQ2_XXS,
+            BlockType.IQ2_XS, BlockType.IQ2_S, BlockType.IQ3_XXS, BlockType.IQ3_S, BlockType.IQ1_S, BlockType.IQ1_M,
+            BlockType.NVFP4);
+    private static final List<String> GRIDS = List.of("IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ3_XXS", "IQ3_S", "IQ1_S");
 
     @TempDir
     Path dir;
@@ -57,7 +61,8 @@ class BlockKernelsTest {
 
     @ParameterizedTest
     @EnumSource(value = BlockType.class, names = {"Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q2_K", "Q3_K", "Q4_K", "Q5_K",
-        "Q6_K", "TQ1_0", "TQ2_0", "MXFP4", "IQ4_NL", "IQ4_XS"})
+        "Q6_K", "TQ1_0", "TQ2_0", "MXFP4", "IQ4_NL", "IQ4_XS", "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ3_XXS", "IQ3_S", "IQ1_S",
+        "IQ1_M", "NVFP4"})
     void dequantizesAsTheStoredReferenceBitForBit(BlockType type) throws IOException {
         checkDequantize(type, name -> {
             try {
@@ -71,15 +76,21 @@ class BlockKernelsTest {
     @ParameterizedTest
     @EnumSource(value = BlockType.class, names = {"Q8_0", "Q4_0"})
     void quantizesAsTheStoredReferenceByteForByte(BlockType type) throws IOException {
-        checkQuantize(type, resource(type + ".in"), resource(type + ".quant"));
+        checkQuantize(type, DType.F32, resource(type + ".in"), resource(type + ".quant"));
+        checkQuantize(type, DType.F16, resource(type + ".in_f16"), resource(type + ".quant_f16"));
+        checkQuantize(type, DType.BF16, resource(type + ".in_bf16"), resource(type + ".quant_bf16"));
     }
 
     @Test
     void agreesWithAFreshRunOfGgufPy() throws IOException {
         PythonPeer.assumeModules("gguf", "numpy");
         String out = PythonPeer.runScript("/gguf_quants.py", dir, dir.toString());
-        assertTrue(out.contains("wrote 15 types"), out);
+        assertTrue(out.contains("wrote "), out);
         for (BlockType type : DEQUANTIZED) {
+            if (!Files.exists(dir.resolve(type + ".blocks"))) {
+                System.out.println("BlockKernelsTest: this gguf-py has no " + type + "; its stored vectors are checked");
+                continue;
+            }
             checkDequantize(type, name -> {
                 try {
                     return Files.readAllBytes(dir.resolve(name));
@@ -89,7 +100,24 @@ class BlockKernelsTest {
             });
         }
         for (BlockType type : List.of(BlockType.Q8_0, BlockType.Q4_0)) {
-            checkQuantize(type, Files.readAllBytes(dir.resolve(type + ".in")), Files.readAllBytes(dir.resolve(type + ".quant")));
+            checkQuantize(type, DType.F32, Files.readAllBytes(dir.resolve(type + ".in")),
+                    Files.readAllBytes(dir.resolve(type + ".quant")));
+            checkQuantize(type, DType.BF16, Files.readAllBytes(dir.resolve(type + ".in_bf16")),
+                    Files.readAllBytes(dir.resolve(type + ".quant_bf16")));
+        }
+    }
+
+    @Test
+    void codebooksAreGgufPysGrids() throws IOException {
+        PythonPeer.assumeModules("gguf", "numpy");
+        String out = PythonPeer.runScript("/gguf_grids.py", dir, dir.toString());
+        assertTrue(out.contains("wrote 6 grids"), out);
+        for (String grid : GRIDS) {
+            try (InputStream in = dev.tensorbuf.ops.quant.internal.GridBlocks.class.getResourceAsStream(grid + ".grid")) {
+                assertTrue(in != null, grid);
+                assertTrue(java.util.Arrays.equals(Files.readAllBytes(dir.resolve(grid + ".grid")), in.readAllBytes()),
+                        grid + ": the committed codebook differs from gguf-py's");
+            }
         }
     }
 
@@ -119,17 +147,23 @@ class BlockKernelsTest {
         }
     }
 
-    private static void checkQuantize(BlockType type, byte[] input, byte[] expected) {
-        long n = input.length / 4 / type.blockValues();
+    private static void checkQuantize(BlockType type, DType from, byte[] input, byte[] expected) {
+        long n = input.length / (from == DType.F32 ? 4 : 2) / type.blockValues();
         assertEquals(n * type.blockBytes(), expected.length);
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = arena.allocate(expected.length);
-            BlockKernels.defaults().quantize(type, MemorySegment.ofArray(input), 0, out, 0, n);
-            byte[] got = out.toArray(ValueLayout.JAVA_BYTE);
-            for (int i = 0; i < got.length; i++) {
-                if (got[i] != expected[i]) {
-                    throw new AssertionError(String.format("%s: byte %d (block %d, byte %d): got 0x%02x, gguf-py 0x%02x",
-                            type, i, i / type.blockBytes(), i % type.blockBytes(), got[i], expected[i]));
+        for (BlockKernels kernels : List.of(BlockKernels.of(false), BlockKernels.of(true))) {
+            try (Arena arena = Arena.ofConfined()) {
+                // Native and at an odd offset, as a mapped file's tensor can be.
+                MemorySegment src = arena.allocate(input.length + 1);
+                MemorySegment.copy(input, 0, src, ValueLayout.JAVA_BYTE, 1, input.length);
+                MemorySegment out = arena.allocate(expected.length + 1);
+                kernels.quantize(type, from, src, 1, out, 1, n);
+                byte[] got = out.asSlice(1).toArray(ValueLayout.JAVA_BYTE);
+                for (int i = 0; i < got.length; i++) {
+                    if (got[i] != expected[i]) {
+                        throw new AssertionError(String.format("%s %s from %s: byte %d (block %d, byte %d): got 0x%02x,"
+                                + " gguf-py 0x%02x", kernels, type, from, i, i / type.blockBytes(), i % type.blockBytes(),
+                                got[i], expected[i]));
+                    }
                 }
             }
         }
@@ -153,9 +187,14 @@ class BlockKernelsTest {
     @Test
     void typesWithoutAReferenceAreRefusedByName() {
         MemorySegment none = MemorySegment.ofArray(new byte[0]);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> BlockKernels.defaults().dequantize(BlockType.IQ2_XXS, none, 0, none, 0, 0));
-        assertTrue(e.getMessage().startsWith("cannot dequantize IQ2_XXS: gguf-py has no reference"), e.getMessage());
+        for (BlockType type : List.of(BlockType.Q8_1, BlockType.Q8_K, BlockType.Q1_0)) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> BlockKernels.defaults().dequantize(type, none, 0, none, 0, 0));
+            assertTrue(e.getMessage().startsWith("cannot dequantize " + type + ": gguf-py has no reference"), e.getMessage());
+        }
+        assertEquals("cannot quantize f64 to Q8_0: the values must be f32, f16 or bf16", assertThrows(
+                IllegalArgumentException.class, () -> BlockKernels.defaults().quantize(BlockType.Q8_0, DType.F64, none, 0,
+                        none, 0, 0)).getMessage());
         assertEquals("cannot quantize to Q4_K: tensorbuf quantizes to Q8_0 and Q4_0", assertThrows(
                 IllegalArgumentException.class, () -> BlockKernels.defaults().quantize(BlockType.Q4_K, none, 0, none, 0, 0))
                 .getMessage());

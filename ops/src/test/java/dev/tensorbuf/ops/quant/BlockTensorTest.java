@@ -119,8 +119,40 @@ class BlockTensorTest {
         assertDequantizes(Ops.slice(reference, new long[] {1, 0, 0}, new long[] {3, 5, 512}, ones(3)), q.slice(0, 1, 3));
         assertDequantizes(Ops.slice(reference, new long[] {0, 2, 256}, new long[] {3, 4, 512}, ones(3)),
                 q.slice(1, 2, 4).slice(2, 256, 512));
-        assertEquals("slice [0, 100) of the innermost dim of Q4_K[3, 5, 512] cuts a 256-value block",
-                assertThrows(IllegalArgumentException.class, () -> q.slice(2, 0, 100)).getMessage());
+    }
+
+    @Test
+    void slicesInsideBlocksAreReadThroughTheirBlocks() {
+        // Inside one block, across a block boundary, from a boundary, to a boundary, and one value.
+        for (long[] range : new long[][] {{37, 100}, {100, 300}, {256, 301}, {3, 256}, {255, 256}, {0, 512}}) {
+            BlockTensor window = q.slice(2, range[0], range[1]);
+            TensorView expected = Ops.slice(reference, new long[] {0, 0, range[0]}, new long[] {3, 5, range[1]}, ones(3));
+            assertDequantizes(expected, window);
+            assertEquals(expected.getFloat(2, 4, range[1] - range[0] - 1), window.getFloat(2, 4, range[1] - range[0] - 1));
+        }
+        // Ops on a window: another inner slice (offsets add up inside the block), outer slices,
+        // selects, transposes and concatenation along an outer dim.
+        BlockTensor window = q.slice(2, 100, 400);
+        TensorView rw = Ops.slice(reference, new long[] {0, 0, 100}, new long[] {3, 5, 400}, ones(3));
+        assertDequantizes(Ops.slice(rw, new long[] {0, 0, 180}, new long[] {3, 5, 290}, ones(3)), window.slice(2, 180, 290));
+        assertDequantizes(Ops.slice(rw, new long[] {1, 2, 7}, new long[] {3, 4, 9}, ones(3)),
+                window.slice(0, 1, 3).slice(1, 2, 4).slice(2, 7, 9));
+        assertDequantizes(Ops.reshape(Ops.slice(rw, new long[] {1, 0, 0}, new long[] {2, 5, 300}, ones(3)), 5, 300),
+                window.select(0, 1));
+        assertDequantizes(Ops.transpose(rw, 1, 0, 2), window.transpose(1, 0, 2));
+        BlockTensor cat = BlockTensor.concatenate(0, List.of(window.slice(0, 2, 3), q.slice(2, 100, 400).slice(0, 0, 2)));
+        assertDequantizes(Ops.concatenate(0, List.of(Ops.slice(rw, new long[] {2, 0, 0}, new long[] {3, 5, 300}, ones(3)),
+                Ops.slice(rw, new long[] {0, 0, 0}, new long[] {2, 5, 300}, ones(3)))), cat);
+        Random random = new Random(38);
+        for (int i = 0; i < 200; i++) {
+            long[] at = {random.nextInt(3), random.nextInt(5), random.nextInt(300)};
+            assertEquals(Float.floatToRawIntBits(rw.getFloat(at)), Float.floatToRawIntBits(window.getFloat(at)),
+                    Arrays.toString(at));
+        }
+        assertEquals("reshape of Q4_K[3, 5, 300] to [15, 300]: its rows are slices inside 256-value blocks, so the outer"
+                + " dims have no dense strides; reshape before slicing the innermost dim",
+                assertThrows(IllegalArgumentException.class, () -> window.reshape(15, 300)).getMessage());
+        assertThrows(IndexOutOfBoundsException.class, () -> window.getFloat(0, 0, 300));
     }
 
     @Test
@@ -160,10 +192,10 @@ class BlockTensorTest {
 
     @Test
     void typesWithoutReferenceAreRefusedWhenRead() {
-        BlockTensor iq = BlockTensor.of(bytes, BlockType.IQ2_XXS, 2, 256);
+        BlockTensor iq = BlockTensor.of(bytes, BlockType.Q8_K, 2, 256);
         assertEquals(List.of(256L), iq.select(0, 1).dims(), "ops take any block type; only reading needs a reference");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> iq.dequantize(TensorView.of(arena.allocate(4 * 512), "f32[2,256]")));
-        assertEquals(true, e.getMessage().startsWith("cannot dequantize IQ2_XXS"), e.getMessage());
+        assertEquals(true, e.getMessage().startsWith("cannot dequantize Q8_K"), e.getMessage());
     }
 }

@@ -1,16 +1,20 @@
 package dev.tensorbuf.ops.quant.internal;
 
+import dev.tensorbuf.ops.quant.internal.GridBlocks;
 import dev.tensorbuf.ops.quant.internal.ScalarBlocks;
 import dev.tensorbuf.ops.quant.internal.VectorBlocks;
 import dev.tensorbuf.views.BlockType;
+import dev.tensorbuf.views.DType;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.util.Objects;
 
 /**
- * Dequantization of ggml blocks to f32 and quantization of f32 to Q8_0 and Q4_0, from segment to
+ * Dequantization of ggml blocks to f32 and quantization of f32, f16 and bf16 to Q8_0 and Q4_0, from segment to
  * segment, every value bit for bit what gguf-py's {@code gguf.quants.dequantize} and
  * {@code quantize} give (NaN and infinite scales included: they propagate through the same f32
- * products). Q8_0, Q4_0, Q4_K and Q6_K have Vector API kernels; the other types, and every type
+ * products). Q8_0, Q4_0, Q4_K and Q6_K have Vector API kernels, as do both quantizers; the other types, and every type
  * when {@code jdk.incubator.vector} is not in the boot layer or {@code vector} is false, run
  * scalar loops that give the same bits. Floats are little-endian; blocks are ggml's layout.
  * {@snippet :
@@ -21,15 +25,18 @@ import java.util.Objects;
  * out.getAtIndex(ValueLayout.JAVA_FLOAT, 2);         // -1.0
  * }
  *
- * <p>Quantizing NaN or infinite inputs is not defined by the reference (its codes are a float to
- * integer cast of NaN), so those codes are whatever this code gives; finite inputs of any size,
- * zero blocks and blocks whose scale rounds to an infinite f16 match the reference.
+ * <p>Quantizing NaN or infinite inputs gives the bytes gguf-py gives on x86, where NumPy's float
+ * to integer casts of NaN and of values outside the int range give {@code 0x80000000}, whose low
+ * byte, the code, is 0; finite inputs of any size, zero blocks and blocks whose scale rounds to
+ * an infinite f16 match it on any machine.
  */
 public final class BlockKernels {
     private static final boolean VECTOR_AVAILABLE = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent();
     private static final BlockKernels DEFAULTS = new BlockKernels(
             VECTOR_AVAILABLE && !"false".equals(System.getProperty("tensorbuf.copy.vector")));
     private static final BlockKernels SCALAR = new BlockKernels(false);
+
+    private static final ValueLayout.OfShort HALF = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private final boolean vector;
 
@@ -118,6 +125,14 @@ public final class BlockKernels {
             case MXFP4 -> ScalarBlocks.mxfp4(src, srcOffset, dst, dstOffset, blocks);
             case IQ4_NL -> ScalarBlocks.iq4_nl(src, srcOffset, dst, dstOffset, blocks);
             case IQ4_XS -> ScalarBlocks.iq4_xs(src, srcOffset, dst, dstOffset, blocks);
+            case IQ2_XXS -> GridBlocks.iq2_xxs(src, srcOffset, dst, dstOffset, blocks);
+            case IQ2_XS -> GridBlocks.iq2_xs(src, srcOffset, dst, dstOffset, blocks);
+            case IQ2_S -> GridBlocks.iq2_s(src, srcOffset, dst, dstOffset, blocks);
+            case IQ3_XXS -> GridBlocks.iq3_xxs(src, srcOffset, dst, dstOffset, blocks);
+            case IQ3_S -> GridBlocks.iq3_s(src, srcOffset, dst, dstOffset, blocks);
+            case IQ1_S -> GridBlocks.iq1_s(src, srcOffset, dst, dstOffset, blocks);
+            case IQ1_M -> GridBlocks.iq1_m(src, srcOffset, dst, dstOffset, blocks);
+            case NVFP4 -> GridBlocks.nvfp4(src, srcOffset, dst, dstOffset, blocks);
             default -> throw new AssertionError(type + " has a reference but no kernel");
         }
     }
@@ -132,13 +147,70 @@ public final class BlockKernels {
      * @throws IndexOutOfBoundsException if either range is outside its segment
      */
     public void quantize(BlockType type, MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long blocks) {
+        quantize(type, DType.F32, src, srcOffset, dst, dstOffset, blocks);
+    }
+
+    /**
+     * Quantizes {@code blocks * type.blockValues()} values of type {@code from} (f32, f16 or bf16,
+     * little-endian) as {@link #quantize(BlockType, MemorySegment, long, MemorySegment, long, long)}
+     * does f32: f16 and bf16 are widened to f32 first, exactly, as gguf-py's {@code quantize} does.
+     * {@snippet :
+     * // 64 bf16 values to two Q8_0 blocks (68 bytes)
+     * BlockKernels.defaults().quantize(BlockType.Q8_0, DType.BF16, bf16s, 0, out, 0, 2);
+     * }
+     *
+     * @throws IllegalArgumentException naming the types unless {@code type} is Q8_0 or Q4_0 and
+     *     {@code from} is f32, f16 or bf16, or if {@code blocks} is negative
+     * @throws IndexOutOfBoundsException if either range is outside its segment
+     */
+    public void quantize(BlockType type, DType from, MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset,
+            long blocks) {
         Objects.requireNonNull(type, "type");
+        Objects.requireNonNull(from, "from");
         if (!canQuantize(type)) {
             throw new IllegalArgumentException("cannot quantize to " + type + ": tensorbuf quantizes to Q8_0 and Q4_0");
         }
-        checkRanges(type, src, srcOffset, 4L * type.blockValues(), dst, dstOffset, (long) type.blockBytes(), blocks);
+        if (from != DType.F32 && from != DType.F16 && from != DType.BF16) {
+            throw new IllegalArgumentException("cannot quantize " + from + " to " + type + ": the values must be f32, f16 or bf16");
+        }
+        long width = from == DType.F32 ? 4 : 2;
+        checkRanges(type, src, srcOffset, width * type.blockValues(), dst, dstOffset, (long) type.blockBytes(), blocks);
+        if (from == DType.F32) {
+            quantizeF32(type, src, srcOffset, dst, dstOffset, blocks);
+            return;
+        }
+        // Widened a chunk at a time into heap floats: small enough to stay in cache, large enough
+        // that the kernel's loop runs long.
+        int chunkBlocks = 64;
+        short[] halves = new short[chunkBlocks * type.blockValues()];
+        float[] floats = new float[halves.length];
+        MemorySegment widened = MemorySegment.ofArray(floats);
+        for (long done = 0; done < blocks; done += chunkBlocks) {
+            int n = (int) Math.min(chunkBlocks, blocks - done);
+            int values = n * type.blockValues();
+            MemorySegment.copy(src, HALF, srcOffset + 2 * done * type.blockValues(), halves, 0, values);
+            if (from == DType.F16) {
+                for (int i = 0; i < values; i++) {
+                    floats[i] = Float.float16ToFloat(halves[i]);
+                }
+            } else {
+                for (int i = 0; i < values; i++) {
+                    floats[i] = Float.intBitsToFloat(halves[i] << 16);
+                }
+            }
+            quantizeF32(type, widened, 0, dst, dstOffset + done * type.blockBytes(), n);
+        }
+    }
+
+    private void quantizeF32(BlockType type, MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long blocks) {
         if (type == BlockType.Q8_0) {
-            ScalarBlocks.quantizeQ8_0(src, srcOffset, dst, dstOffset, blocks);
+            if (vector) {
+                VectorBlocks.quantizeQ8_0(src, srcOffset, dst, dstOffset, blocks);
+            } else {
+                ScalarBlocks.quantizeQ8_0(src, srcOffset, dst, dstOffset, blocks);
+            }
+        } else if (vector) {
+            VectorBlocks.quantizeQ4_0(src, srcOffset, dst, dstOffset, blocks);
         } else {
             ScalarBlocks.quantizeQ4_0(src, srcOffset, dst, dstOffset, blocks);
         }

@@ -330,9 +330,14 @@ public final class ScalarBlocks {
         byte[] out = new byte[18];
         for (long b = 0; b < blocks; b++, so += 128, dOff += 18) {
             MemorySegment.copy(s, F32, so, x, 0, 32);
+            // NumPy's argmax of the magnitudes: the first largest, or the first NaN if there is one.
             float amax = -1;
             float max = 0;
             for (int j = 0; j < 32; j++) {
+                if (Float.isNaN(x[j])) {
+                    max = x[j];
+                    break;
+                }
                 if (Math.abs(x[j]) > amax) {
                     amax = Math.abs(x[j]);
                     max = x[j];

@@ -1,0 +1,46 @@
+"""gguf-py's side of GgufSideBySide: NumPy dequantize/quantize of tensors built as the Java harness
+builds them (random block bytes, small finite f16 scales), one process, median of 5 runs after 1.
+
+  python bench/gguf_side_by_side.py
+"""
+import time
+import numpy as np
+from gguf import GGMLQuantizationType as T, GGML_QUANT_SIZES
+import gguf.quants as q
+
+OUT = 256 << 20
+SCALES = {"Q8_0": [0], "Q4_0": [0], "Q4_K": [0, 2], "Q6_K": [208]}
+
+
+def median(f):
+    f()
+    times = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        f()
+        times.append((time.perf_counter() - t0) * 1000)
+    return sorted(times)[2]
+
+
+def blocks(name, values):
+    block, size = GGML_QUANT_SIZES[T[name]]
+    rng = np.random.default_rng(38)
+    b = rng.integers(0, 256, size=(values // block, size), dtype=np.uint8)
+    for at in SCALES[name]:
+        b[:, at:at + 2] = (rng.random(values // block, dtype=np.float32) * 0.01).astype(np.float16).view(np.uint8).reshape(-1, 2)
+    return b.reshape(1, -1)
+
+
+for name, to in (("Q8_0", "f32"), ("Q4_0", "f32"), ("Q4_K", "f32"), ("Q6_K", "bf16")):
+    values = OUT // (4 if to == "f32" else 2)
+    b = blocks(name, values)
+    # gguf-py dequantizes to f32; bf16 output is that, rounded (ml_dtypes), the way a converter would.
+    if to == "f32":
+        ms = median(lambda: q.dequantize(b, T[name]))
+    else:
+        import ml_dtypes
+        ms = median(lambda: q.dequantize(b, T[name]).astype(ml_dtypes.bfloat16))
+    print(f"{name:5} -> {to:4} {OUT >> 20} MiB out {ms:8.1f} ms {(OUT >> 20) / ms * 1000:6.0f} MiB/s of output")
+x = np.random.default_rng(38).standard_normal(OUT // 4, dtype=np.float32).reshape(-1, 4096)
+ms = median(lambda: q.quantize(x, T.Q8_0))
+print(f"f32 -> Q8_0   {OUT >> 20} MiB in  {ms:8.1f} ms {(OUT >> 20) / ms * 1000:6.0f} MiB/s of input")

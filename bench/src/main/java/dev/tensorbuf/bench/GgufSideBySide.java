@@ -1,0 +1,130 @@
+package dev.tensorbuf.bench;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.memory.MemoryBuffer;
+import dev.tensorbuf.ops.copy.CopyEngine;
+import dev.tensorbuf.ops.quant.BlockKernels;
+import dev.tensorbuf.ops.quant.BlockTensor;
+import dev.tensorbuf.views.BlockType;
+import dev.tensorbuf.views.TensorView;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+import java.util.Random;
+
+/**
+ * The GGUF side-by-side of bench/RESULTS.md, one thread, beside {@code gguf_side_by_side.py}
+ * (gguf-py's NumPy {@code dequantize}/{@code quantize} of tensors built the same way): Q8_0, Q4_0
+ * and Q4_K to f32 and Q6_K to bf16 with 256 MiB of output, f32 to Q8_0 from 256 MiB of input, each
+ * beside {@code MemorySegment.copy} of the output's bytes. Prints the median of 5 timed runs after
+ * 2 warm-up runs, the two measured in turn so that both see the same load on a shared machine. A harness rather than JMH: each run moves hundreds of MiB, so the timer's cost
+ * is nil, and the numbers sit beside a Python process timed the same way.
+ * {@snippet lang=shell :
+ * java --add-modules jdk.incubator.vector -cp memory/target/classes:views/target/classes:ops/target/classes:bench/target/classes \
+ *     dev.tensorbuf.bench.GgufSideBySide
+ * }
+ */
+public final class GgufSideBySide {
+    private static final long OUTPUT_BYTES = 256L << 20;
+
+    private GgufSideBySide() {
+    }
+
+    /** Runs every case and prints one line each. */
+    public static void main(String[] args) {
+        try (Allocator arena = Allocators.shared()) {
+            for (String c : args.length > 0 ? args : new String[] {"Q8_0", "Q4_0", "Q4_K", "Q6_K:bf16", "quantize"}) {
+                run(arena, c);
+            }
+        }
+    }
+
+    private static void run(Allocator arena, String c) {
+        CopyEngine engine = CopyEngine.of(1);
+        if (c.equals("quantize")) {
+            long values = OUTPUT_BYTES / 4;
+            MemoryBuffer in = arena.allocate(4 * values, 64);
+            Random random = new Random(38);
+            for (long i = 0; i < values; i++) {
+                in.segment().setAtIndex(ValueLayout.JAVA_FLOAT, i, (float) random.nextGaussian());
+            }
+            MemoryBuffer out = arena.allocate(BlockType.Q8_0.byteSize(values), 64);
+            MemoryBuffer copy = arena.allocate(out.byteSize(), 64);
+            double[] qm = medians(() -> BlockKernels.defaults().quantize(BlockType.Q8_0, in.segment(), 0, out.segment(), 0,
+                    values / 32), () -> MemorySegment.copy(out.segment(), 0, copy.segment(), 0, out.byteSize()));
+            double q = qm[0];
+            double m = qm[1];
+            System.out.printf("f32 -> Q8_0   %4d MiB in  %8.1f ms  %6.0f MiB/s of input; copy of the %d MiB output %6.1f ms%n",
+                    4 * values >> 20, q, (4 * values >> 20) / q * 1000, out.byteSize() >> 20, m);
+            return;
+        }
+        boolean bf16 = c.endsWith(":bf16");
+        BlockType type = BlockType.fromName(c.replace(":bf16", ""));
+        long values = OUTPUT_BYTES / (bf16 ? 2 : 4);
+        MemoryBuffer blocks = arena.allocate(type.byteSize(values), 64);
+        fill(blocks.segment(), type, values);
+        MemoryBuffer out = arena.allocate(OUTPUT_BYTES, 64);
+        MemoryBuffer copy = arena.allocate(OUTPUT_BYTES, 64);
+        out.segment().fill((byte) 1);
+        copy.segment().fill((byte) 1);
+        Runnable dequantize;
+        if (bf16) {
+            long cols = 4096;
+            BlockTensor t = BlockTensor.of(blocks, type, values / cols, cols);
+            TensorView dst = TensorView.of(out, "bf16[" + values / cols + "," + cols + "]");
+            dequantize = () -> t.dequantize(dst, engine);
+        } else {
+            dequantize = () -> BlockKernels.defaults().dequantize(type, blocks.segment(), 0, out.segment(), 0,
+                    values / type.blockValues());
+        }
+        double[] dm = medians(dequantize, () -> MemorySegment.copy(out.segment(), 0, copy.segment(), 0, OUTPUT_BYTES));
+        double d = dm[0];
+        double m = dm[1];
+        System.out.printf("%-5s -> %-4s %4d MiB out %8.1f ms  %6.0f MiB/s of output; MemorySegment.copy %6.1f ms: ratio %.2f%n",
+                type, bf16 ? "bf16" : "f32", OUTPUT_BYTES >> 20, d, (OUTPUT_BYTES >> 20) / d * 1000, m, m / d);
+    }
+
+    /** Random blocks whose f16 scales are small finite numbers, as real weights have. */
+    private static void fill(MemorySegment blocks, BlockType type, long values) {
+        Random random = new Random(38);
+        byte[] chunk = new byte[1 << 20];
+        for (long at = 0; at < blocks.byteSize(); at += chunk.length) {
+            random.nextBytes(chunk);
+            MemorySegment.copy(chunk, 0, blocks, ValueLayout.JAVA_BYTE, at, (int) Math.min(chunk.length, blocks.byteSize() - at));
+        }
+        int[] scales = switch (type) {
+            case Q8_0, Q4_0 -> new int[] {0};
+            case Q4_K -> new int[] {0, 2};
+            case Q6_K -> new int[] {208};
+            default -> new int[0];
+        };
+        for (long b = 0; b < values / type.blockValues(); b++) {
+            for (int at : scales) {
+                blocks.set(ValueLayout.JAVA_SHORT_UNALIGNED, b * type.blockBytes() + at, Float.floatToFloat16(random.nextFloat() * 0.01f));
+            }
+        }
+    }
+
+    /** {@return the median milliseconds of {@code a} and of {@code b}, run in turn} */
+    private static double[] medians(Runnable a, Runnable b) {
+        for (int i = 0; i < 2; i++) {
+            a.run();
+            b.run();
+        }
+        double[] ta = new double[5];
+        double[] tb = new double[5];
+        for (int i = 0; i < ta.length; i++) {
+            long t0 = System.nanoTime();
+            a.run();
+            long t1 = System.nanoTime();
+            b.run();
+            long t2 = System.nanoTime();
+            ta[i] = (t1 - t0) / 1e6;
+            tb[i] = (t2 - t1) / 1e6;
+        }
+        Arrays.sort(ta);
+        Arrays.sort(tb);
+        return new double[] {ta[ta.length / 2], tb[tb.length / 2]};
+    }
+}
