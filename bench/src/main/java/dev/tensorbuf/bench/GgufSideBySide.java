@@ -4,7 +4,7 @@ import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.copy.CopyEngine;
-import dev.tensorbuf.ops.quant.BlockKernels;
+import dev.tensorbuf.ops.quant.internal.BlockKernels;
 import dev.tensorbuf.ops.quant.BlockTensor;
 import dev.tensorbuf.views.BlockType;
 import dev.tensorbuf.views.TensorView;

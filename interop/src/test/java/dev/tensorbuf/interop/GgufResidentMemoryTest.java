@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.ops.quant.BlockKernels;
+import dev.tensorbuf.ops.quant.BlockTensor;
 import dev.tensorbuf.views.BlockType;
 import dev.tensorbuf.views.TensorView;
 import java.io.IOException;
@@ -80,8 +80,12 @@ class GgufResidentMemoryTest {
             MemoryBuffer outBuffer = arena.allocate(4 * SMALL_COLS * SMALL_ROWS);
             MemorySegment out = outBuffer.segment();
             out.fill((byte) 0);
-            MemorySegment expected = arena.allocate(out.byteSize()).segment();
-            BlockKernels.defaults().dequantize(BlockType.Q8_0, smallSegment, 0, expected, 0, smallBytes / 34);
+            MemoryBuffer expectedBuffer = arena.allocate(out.byteSize());
+            MemoryBuffer smallCopy = arena.allocate(smallBytes);
+            smallCopy.segment().copyFrom(smallSegment);
+            BlockTensor.of(smallCopy, BlockType.Q8_0, SMALL_ROWS, SMALL_COLS)
+                    .dequantize(TensorView.of(expectedBuffer, "f32[" + SMALL_ROWS + "," + SMALL_COLS + "]"));
+            MemorySegment expected = expectedBuffer.segment();
             // The kernels ran once above, on the heap copy: their classes are loaded before measuring.
             long before = residentBytes();
             try (GgufFile f = GgufFile.open(file)) {
