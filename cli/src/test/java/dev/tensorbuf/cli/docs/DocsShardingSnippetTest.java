@@ -11,8 +11,9 @@ import dev.tensorbuf.interop.GgufWriter;
 import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.copy.CopyEngine;
-import dev.tensorbuf.ops.quant.internal.BlockKernels;
+import dev.tensorbuf.ops.quant.BlockTensor;
 import dev.tensorbuf.ops.shard.HloSharding;
 import dev.tensorbuf.ops.shard.ShardedTensor;
 import dev.tensorbuf.views.BlockType;
@@ -74,10 +75,10 @@ class DocsShardingSnippetTest {
                 assertTrue(c.isSharded());
                 assertEquals(0.5f, c.tensor("b").view().getFloat(1, 3));
             }
-            TensorView q = TensorView.of(arena.allocate(2 * 34), "u8[68]"); // two Q8_0 blocks of 32 values
-            BlockKernels.defaults().quantize(BlockType.Q8_0, w.buffer().segment(), 0, q.buffer().segment(), 0, 2);
+            MemoryBuffer q = arena.allocate(BlockType.Q8_0.byteSize(64));
+            BlockTensor.of(q, BlockType.Q8_0, 2, 32).quantize(w);   // two Q8_0 blocks of 32 values, 68 bytes
             GgufWriter.write(dir.resolve("w.gguf"), Map.of("general.name", GgufValue.string("w")),
-                    List.of(GgufWriter.tensor("w", GgmlType.Q8_0, List.of(2L, 32L), q.buffer().segment())));
+                    List.of(GgufWriter.tensor("w", GgmlType.Q8_0, List.of(2L, 32L), q.segment())));
             try (GgufFile f = GgufFile.open(dir.resolve("w.gguf"))) {
                 TensorView out = TensorView.of(arena.allocate(64 * 2), "bf16[2,32]{0,1}"); // any layout the engine writes
                 f.tensor("w").blocks().dequantize(out);

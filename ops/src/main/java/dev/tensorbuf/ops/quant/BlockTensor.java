@@ -335,6 +335,46 @@ public final class BlockTensor {
         return new BlockTensor(first.type, nd, out);
     }
 
+    /**
+     * Quantizes the values of {@code src} (any element type and layout the copy engine reads) into
+     * this tensor's blocks, by ggml's reference rounding: bytes equal to gguf-py's
+     * {@code gguf.quants.quantize}. The values go through f32, as gguf-py's do.
+     * {@snippet :
+     * BlockTensor q = BlockTensor.of(arena.allocate(BlockType.Q8_0.byteSize(64)), BlockType.Q8_0, 2, 32);
+     * q.quantize(TensorView.of(weights, "bf16[2,32]"));   // two Q8_0 blocks, 68 bytes
+     * }
+     *
+     * @throws IllegalArgumentException if the dims differ, the type is not one tensorbuf quantizes
+     *     to (Q8_0, Q4_0), or this tensor is not whole rows laid out as {@link #of} lays them out
+     *     (a slice, selection, permutation or concatenation)
+     */
+    public void quantize(TensorView src) {
+        if (!src.dims().equals(dims())) {
+            throw new IllegalArgumentException("quantize " + src + " into " + describe() + ": the dims differ");
+        }
+        if (!BlockKernels.canQuantize(type)) {
+            throw new IllegalArgumentException("cannot quantize to " + type + ": tensorbuf quantizes to Q8_0 and Q4_0");
+        }
+        Part p = parts.getFirst();
+        BlockTensor whole = parts.size() == 1 && p.skip() == 0 ? of(p.buffer(), type, dims) : null;
+        if (whole == null || !Arrays.equals(whole.parts.getFirst().outerStrides(), p.outerStrides())
+                || !Arrays.equals(p.origin(), new long[dims.length])) {
+            throw new IllegalArgumentException("quantize into " + describe()
+                    + ": only a whole tensor laid out row-major from its first block is written; quantize into one"
+                    + " made by BlockTensor.of and take views of it after");
+        }
+        long count = Extents.elementCount("dims", dims);
+        if (count == 0) {
+            return;
+        }
+        try (Allocator arena = Allocators.confined()) {
+            MemoryBuffer f32 = arena.allocate(Math.multiplyExact(count, 4L), 64);
+            CopyEngine.defaults().copy(src, TensorView.of(f32, ArrayShape.of(DType.F32, dims)));
+            BlockKernels.defaults().quantize(type, f32.segment(), 0, p.buffer().segment(), p.byteOffset(),
+                    count / type.blockValues());
+        }
+    }
+
     /** Writes the dequantized values into {@code dst}, with the default copy engine; see {@link #dequantize(TensorView, CopyEngine)}. */
     public void dequantize(TensorView dst) {
         dequantize(dst, CopyEngine.defaults());
