@@ -3,9 +3,9 @@ package dev.tensorbuf.cli;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.Buffers;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
-import dev.tensorbuf.memory.PoolStats;
+import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
@@ -46,7 +46,7 @@ final class DemoSteps {
             detail.add("shared arena: 64 KiB, 4096-byte aligned, usable from any thread");
             facts.put("host_space", a.memorySpace().toXlaText());
         }
-        MemoryBuffer device = Buffers.foreign(0x7f00_0000_0000L, 4096, MemorySpace.DEVICE, "demo device", () -> { });
+        MemoryBuffer device = MemoryBuffer.foreign(0x7f00_0000_0000L, 4096, MemorySpace.DEVICE, "demo device", () -> { });
         String refusal;
         try {
             device.segment();
@@ -69,7 +69,7 @@ final class DemoSteps {
             pool.allocate(4096).close();
         }
         MemoryBuffer kept = pool.allocate(1 << 20);
-        PoolStats stats = pool.stats();
+        PooledAllocator.Stats stats = pool.stats();
         check(stats.reuses() == 999 && stats.liveCount() == 1, "999 of 1000 4 KiB cycles reuse one block");
         kept.close();
         var report = pool.closeAndReport();

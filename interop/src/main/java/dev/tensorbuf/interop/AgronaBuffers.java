@@ -5,11 +5,11 @@ import dev.tensorbuf.interop.internal.ReadOnlyDirectBuffer;
 import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.Buffers;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.MapForm;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
@@ -262,7 +262,7 @@ public final class AgronaBuffers {
             if (!(source instanceof MutableDirectBuffer) || source.byteBuffer() != null && source.byteBuffer().isReadOnly()) {
                 segment = segment.asReadOnly();
             }
-            return Buffers.foreign(segment, MemorySpace.HOST, "agrona", () -> {
+            return MemoryBuffer.foreign(segment, MemorySpace.HOST, "agrona", () -> {
                 arena.close();
                 Reference.reachabilityFence(source);
             });

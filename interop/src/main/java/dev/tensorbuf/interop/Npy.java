@@ -8,7 +8,7 @@ import dev.tensorbuf.interop.internal.NpyCodec;
 import dev.tensorbuf.interop.internal.Sizes;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.Buffers;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.copy.Access;
 import dev.tensorbuf.ops.copy.CopyEngine;
@@ -376,8 +376,8 @@ public final class Npy {
                     // As views, the engine stages packed storage through its planned kernels; an
                     // Access of packed E(n) tiles goes element by element.
                     MemorySegment to = out.asSlice(0, n);
-                    UNPACKER.copy(TensorView.of(Buffers.foreign(from, MemorySpace.HOST, "Npy.write", () -> { }), piece),
-                            TensorView.strided(Buffers.foreign(to, MemorySpace.HOST, "Npy.write", () -> { }), type,
+                    UNPACKER.copy(TensorView.of(MemoryBuffer.foreign(from, MemorySpace.HOST, "Npy.write", () -> { }), piece),
+                            TensorView.strided(MemoryBuffer.foreign(to, MemorySpace.HOST, "Npy.write", () -> { }), type,
                                     StridedLayout.packed(n)));
                 } else {
                     UNPACKER.copy(Access.tiled(from, piece), Access.strided(out, type, StridedLayout.packed(new long[] {n})));

@@ -35,7 +35,7 @@ import java.util.Objects;
 public record NpyHeader(int majorVersion, String descr, DType dtype, ByteOrder byteOrder, boolean fortranOrder,
         List<Long> shape, long dataOffset) {
     /**
-     * The shape must pass NumPy's own check as well as {@link dev.tensorbuf.views.Extents}' rule:
+     * The shape must pass NumPy's own check as well as {@link dev.tensorbuf.views.internal.Extents}' rule:
      * the product of the non-zero dims, from which NumPy builds strides, must fit in a long (here
      * in elements; NumPy counts bytes) even when a 0 dim leaves the array empty. {@code np.load}
      * refuses {@code (0, 2^62, 4)} as "array is too big", and so does this constructor, so every

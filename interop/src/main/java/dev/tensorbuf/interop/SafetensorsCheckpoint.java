@@ -380,7 +380,7 @@ public final class SafetensorsCheckpoint implements AutoCloseable {
         Map<String, ArrayShape> shapes = new LinkedHashMap<>();
         Map<String, DataWriter> data = new LinkedHashMap<>();
         tensors.forEach((name, t) -> {
-            shapes.put(name, ArrayShape.of(t.dtype(), dev.tensorbuf.views.Extents.toArray(t.dims())));
+            shapes.put(name, ArrayShape.of(t.dtype(), dev.tensorbuf.views.internal.Extents.toArray(t.dims())));
             data.put(name, channel -> writeAll(channel, t.bytes()));
         });
         return write(folder, shapes, metadata, data, maxShardBytes);

@@ -7,7 +7,7 @@ import dev.tensorbuf.interop.internal.SafetensorsCodec;
 import dev.tensorbuf.interop.internal.Sizes;
 import dev.tensorbuf.interop.json.Json;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.Buffers;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
@@ -148,7 +148,7 @@ public final class SafetensorsFile implements AutoCloseable {
     private static MemoryBuffer tensorBuffer(MemoryBuffer view, MemoryBuffer root, long offset, long bytes, String name, Path file) {
         MemoryBuffer.Hold mapped = root.hold();
         try {
-            return Buffers.foreign(view.segment().asSlice(offset, bytes), MemorySpace.HOST,
+            return MemoryBuffer.foreign(view.segment().asSlice(offset, bytes), MemorySpace.HOST,
                     "tensor '" + name + "' of " + file.getFileName(), mapped::close);
         } catch (RuntimeException e) {
             mapped.close();

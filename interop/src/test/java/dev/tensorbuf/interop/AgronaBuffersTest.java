@@ -11,7 +11,7 @@ import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.Buffers;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.ArrayShape;
@@ -94,7 +94,7 @@ class AgronaBuffersTest {
 
     @Test
     void deviceMemoryIsRefused() {
-        MemoryBuffer onGpu = Buffers.foreign(0x7f00_0000_0000L, 24, MemorySpace.DEVICE, "cuda", () -> { });
+        MemoryBuffer onGpu = MemoryBuffer.foreign(0x7f00_0000_0000L, 24, MemorySpace.DEVICE, "cuda", () -> { });
         var e = assertThrows(UnsupportedOperationException.class, () -> AgronaBuffers.asDirectBuffer(onGpu));
         assertTrue(e.getMessage().contains("S(0) device memory (HBM), which is not host-accessible"), e.getMessage());
         TensorView view = TensorView.of(onGpu, "f32[2,3]{1,0}");
@@ -117,7 +117,7 @@ class AgronaBuffersTest {
         try (Arena arena = Arena.ofConfined()) {
             // Never touched: the check comes before any access.
             MemorySegment huge = RestrictedNative.resize(arena.allocate(64), 3L << 30);
-            MemoryBuffer buffer = Buffers.foreign(huge, MemorySpace.HOST, "test", () -> { });
+            MemoryBuffer buffer = MemoryBuffer.foreign(huge, MemorySpace.HOST, "test", () -> { });
             var e = assertThrows(IllegalArgumentException.class, () -> AgronaBuffers.asDirectBuffer(buffer));
             assertTrue(e.getMessage().contains("holds 3221225472 bytes, more than an Agrona buffer's 2147483639"),
                     e.getMessage());

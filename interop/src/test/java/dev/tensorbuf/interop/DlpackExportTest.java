@@ -10,7 +10,7 @@ import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.PooledAllocator;
-import dev.tensorbuf.memory.Buffers;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.DType;
@@ -344,7 +344,7 @@ class DlpackExportTest {
 
     @Test
     void deviceBufferExportsItsAddressAndDevice() {
-        MemoryBuffer gpu = Buffers.foreign(0x7f00_0000_1000L, 128, MemorySpace.DEVICE.withDeviceOrdinal(2), "fake", () -> { });
+        MemoryBuffer gpu = MemoryBuffer.foreign(0x7f00_0000_1000L, 128, MemorySpace.DEVICE.withDeviceOrdinal(2), "fake", () -> { });
         TensorView v = TensorView.strided(gpu, DType.F32, StridedLayout.of(new long[] {2, 4}, new long[] {1, 2}, 1));
         MemorySegment m = Dlpack.exportVersioned(v);
         long[] d = peer.describeVersioned(m);
@@ -360,7 +360,7 @@ class DlpackExportTest {
 
     @Test
     void fastDeviceMemoryHasNoDlpackDevice() {
-        MemoryBuffer vmem = Buffers.foreign(0x1000L, 64, MemorySpace.DEVICE_FAST, "fake", () -> { });
+        MemoryBuffer vmem = MemoryBuffer.foreign(0x1000L, 64, MemorySpace.DEVICE_FAST, "fake", () -> { });
         TensorView v = TensorView.strided(vmem, DType.F32, StridedLayout.packed(4));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Dlpack.exportVersioned(v));
         assertTrue(e.getMessage().contains("S(1) on-device fast memory (VMEM) has no DLPack device type"), e.getMessage());

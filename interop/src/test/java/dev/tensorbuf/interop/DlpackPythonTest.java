@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.DLDeviceType;
+import dev.tensorbuf.memory.MemorySpace.DLDeviceType;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.Arena;

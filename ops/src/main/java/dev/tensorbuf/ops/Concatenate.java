@@ -1,6 +1,6 @@
 package dev.tensorbuf.ops;
 
-import dev.tensorbuf.views.PadRemap;
+import dev.tensorbuf.views.Remap;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.indexing.IndexingMap;
@@ -52,6 +52,6 @@ public final class Concatenate {
         long[] high = new long[outputDims.length];
         low[dimension] = start;
         high[dimension] = outputDims[dimension] - start - size;
-        return PadRemap.of(part, low, high, new long[outputDims.length]).toIndexingMap();
+        return Remap.Pad.of(part, low, high, new long[outputDims.length]).toIndexingMap();
     }
 }

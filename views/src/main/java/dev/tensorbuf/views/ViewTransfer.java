@@ -6,6 +6,7 @@ import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.PrimitiveIterator;
 import java.util.function.Consumer;
+import dev.tensorbuf.views.internal.Extents;
 
 /** Bulk transfer between views and Java arrays, in logical (row-major) order. */
 final class ViewTransfer {

@@ -7,8 +7,8 @@
  * {@link dev.tensorbuf.views.ArrayShape} and {@link dev.tensorbuf.views.XlaLayout} (XLA shapes),
  * {@link dev.tensorbuf.views.StridedLayout}, {@link dev.tensorbuf.views.DType},
  * {@link dev.tensorbuf.views.ElementAccess}; the op descriptions views compose on first need:
- * {@link dev.tensorbuf.views.AffineRemap}, {@link dev.tensorbuf.views.ReshapeRemap},
- * {@link dev.tensorbuf.views.PadRemap}.
+ * {@link dev.tensorbuf.views.Remap.Affine}, {@link dev.tensorbuf.views.Remap.Reshape},
+ * {@link dev.tensorbuf.views.Remap.Pad}.
  * {@snippet :
  * TensorView v = TensorView.of(buffer, "f32[2,4]{1,0}");
  * v.getFloat(1, 7); // IndexOutOfBoundsException: "index 7 out of bounds [0, 4) for dim 1 of f32[2,4]{1,0}"
@@ -33,15 +33,15 @@
  *     <code>of(ArrayShape)</code> is the one rule for which <code>E(n)</code> a type may take, for
  *     views and the copy engine</dd>
  * <dt><code>XlaShape.java</code></dt>
- * <dd>sealed shape family (<code>ArrayShape</code>, <code>TupleShape</code>,
- *     <code>BufferShape</code>, <code>TokenShape</code>, <code>OpaqueShape</code>): parse and print
+ * <dd>sealed shape family (<code>ArrayShape</code>, <code>XlaShape.Tuple</code>,
+ *     <code>BufferShape</code>, <code>XlaShape.Token</code>, <code>XlaShape.Opaque</code>): parse and print
  *     XLA shape text</dd>
  * <dt><code>ArrayShape.java</code></dt>
  * <dd>dtype, dims (dynamic <code>&lt;=N</code>/<code>?</code>), optional layout; element counts,
  *     <code>ArraySize</code> and the bytes the slots take (<code>physicalByteSize</code>), linear
  *     index and its inverse, byte strides, <code>toIndexingMap()</code></dd>
- * <dt><code>TupleShape.java</code>, <code>BufferShape.java</code>, <code>TokenShape.java</code>,
- *     <code>OpaqueShape.java</code></dt>
+ * <dt><code>XlaShape.Tuple.java</code>, <code>BufferShape.java</code>, <code>XlaShape.Token.java</code>,
+ *     <code>XlaShape.Opaque.java</code></dt>
  * <dd>the other shape kinds</dd>
  * <dt><code>XlaLayout.java</code></dt>
  * <dd>minor_to_major and the
@@ -82,11 +82,11 @@
  * <dd>how a view's <code>ViewMap</code> is built on first need (from strides, an XLA layout, a
  *     remap, pad windows, parts side by side) and cached: an op makes its view in O(rank) from a
  *     description of itself, and composing later gives the same map as composing at once</dd>
- * <dt><code>Remap.java</code>, <code>AffineRemap.java</code>, <code>ReshapeRemap.java</code></dt>
+ * <dt><code>Remap.java</code>, <code>Remap.Affine.java</code>, <code>Remap.Reshape.java</code></dt>
  * <dd>an op's output-to-input map in a form a strided view composes by stride arithmetic (affine
  *     with constant coefficients; row-major reshape with NumPy's no-copy rule); the
  *     <code>IndexingMap</code> is built lazily</dd>
- * <dt><code>PadRemap.java</code></dt>
+ * <dt><code>Remap.Pad.java</code></dt>
  * <dd>pad (and each concatenation part) as per-dimension low/high/interior windows (read back by
  *     <code>low()</code>, <code>high()</code>, <code>interior()</code>); its partial map built
  *     once, on demand</dd>
@@ -100,7 +100,7 @@
  *     need</dd>
  * <dt><code>OpViews.java</code></dt>
  * <dd>the views <code>remap</code> and <code>padded</code> return: from a <code>Remap</code> or
- *     <code>PadRemap</code> in O(rank), by new strides or with the op kept as a
+ *     <code>Remap.Pad</code> in O(rank), by new strides or with the op kept as a
  *     <code>PendingMap</code>; from an <code>IndexingMap</code> by composing it at once</dd>
  * <dt><code>ViewRemaps.java</code></dt>
  * <dd>the arithmetic behind making views: range checks of a remap, stride composition,

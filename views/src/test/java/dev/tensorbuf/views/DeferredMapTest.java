@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Views made from a description whose map is composed on first need ({@link PendingMap}): an
- * untiled XLA layout by its strides, a remap of a tiled view, a {@link PadRemap}, parts side by
+ * untiled XLA layout by its strides, a remap of a tiled view, a {@link Remap.Pad}, parts side by
  * side. Each against the general path (the same op's {@code IndexingMap} composed at once) on
  * random small shapes: the same map, the same elements, the same error at creation. Seed printed;
  * {@code -Dtensorbuf.seed=N} replays it.
@@ -42,7 +42,7 @@ class DeferredMapTest {
 
     @Test
     void exampleFromJavadoc() {
-        PadRemap p = PadRemap.of(new long[] {2}, new long[] {1}, new long[] {2}, new long[] {1});
+        Remap.Pad p = Remap.Pad.of(new long[] {2}, new long[] {1}, new long[] {2}, new long[] {1});
         assertArrayEquals(new long[] {6}, p.outputDims());
         assertEquals("(d0) -> ((d0 - 1) / 2), domain: d0 in [1, 3], (d0 - 1) mod 2 in [0, 0]", p.toIndexingMap().toString());
         TensorView v = TensorView.of(arena.allocate(8), "f32[2]{0}");
@@ -165,9 +165,9 @@ class DeferredMapTest {
                 high[i] = rnd.nextInt(6) - 2;
                 interior[i] = rnd.nextInt(3);
             }
-            PadRemap pad;
+            Remap.Pad pad;
             try {
-                pad = PadRemap.of(v.dimsArray(), low, high, interior);
+                pad = Remap.Pad.of(v.dimsArray(), low, high, interior);
             } catch (IllegalArgumentException negativeSize) {
                 continue;
             }
@@ -235,7 +235,7 @@ class DeferredMapTest {
                 long past = rnd.nextInt(8) == 0 ? 1 : 0;
                 offsets[j] = (reversed ? out[i] - 1 : 0) + rnd.nextInt((int) (dims[j] - out[i] + 1)) + past;
             }
-            AffineRemap r = AffineRemap.of(out, coefficients, offsets);
+            Remap.Affine r = Remap.Affine.of(out, coefficients, offsets);
             String where = v + " through " + r + " (seed " + seed + ")";
             TensorView general;
             try {
@@ -256,28 +256,28 @@ class DeferredMapTest {
     @Test
     void badFillOrPadOfOtherDimsThrowsAtCreation() {
         TensorView v = TensorView.of(arena.allocate(24), "f32[2,3]{1,0}");
-        PadRemap pad = PadRemap.of(new long[] {2, 3}, new long[] {1, 0}, new long[] {0, 1}, new long[] {0, 0});
+        Remap.Pad pad = Remap.Pad.of(new long[] {2, 3}, new long[] {1, 0}, new long[] {0, 1}, new long[] {0, 0});
         IllegalArgumentException wrongType = assertThrows(IllegalArgumentException.class,
                 () -> v.padded(pad, TensorView.scalar(DType.S32, 0)));
         assertTrue(wrongType.getMessage().contains("must be a one-buffer rank-0 f32 view"), wrongType.getMessage());
-        PadRemap other = PadRemap.of(new long[] {3, 2}, new long[] {1, 0}, new long[] {0, 1}, new long[] {0, 0});
+        Remap.Pad other = Remap.Pad.of(new long[] {3, 2}, new long[] {1, 0}, new long[] {0, 1}, new long[] {0, 0});
         IllegalArgumentException wrongDims = assertThrows(IllegalArgumentException.class,
                 () -> v.padded(other, TensorView.scalar(DType.F32, 0)));
         assertTrue(wrongDims.getMessage().contains("does not pad f32[2,3]{1,0}"), wrongDims.getMessage());
         IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
-                () -> PadRemap.of(new long[] {2}, new long[] {-2}, new long[] {-1}, new long[] {0}));
+                () -> Remap.Pad.of(new long[] {2}, new long[] {-2}, new long[] {-1}, new long[] {0}));
         assertEquals("pad of [2]: dim 0 with low -2, high -1, interior 0 gives size -1", negative.getMessage());
         // A crop by 2^63 leaves a size that fits, but no map can shift an output index by it: refused when made,
         // not on the first read (which threw a bare ArithmeticException).
         IllegalArgumentException shift = assertThrows(IllegalArgumentException.class,
-                () -> PadRemap.of(new long[] {3}, new long[] {Long.MIN_VALUE}, new long[] {Long.MAX_VALUE}, new long[] {0}));
+                () -> Remap.Pad.of(new long[] {3}, new long[] {Long.MIN_VALUE}, new long[] {Long.MAX_VALUE}, new long[] {0}));
         assertEquals("pad of [3]: dim 0 with low -9223372036854775808, high 9223372036854775807, interior 0: output index 1"
                 + " minus low -9223372036854775808 overflows a long", shift.getMessage());
         IllegalArgumentException far = assertThrows(IllegalArgumentException.class,
-                () -> PadRemap.of(new long[] {3}, new long[] {-Long.MAX_VALUE}, new long[] {Long.MAX_VALUE}, new long[] {0}));
+                () -> Remap.Pad.of(new long[] {3}, new long[] {-Long.MAX_VALUE}, new long[] {Long.MAX_VALUE}, new long[] {0}));
         assertTrue(far.getMessage().endsWith(": output index 2 minus low -9223372036854775807 overflows a long"), far.getMessage());
         // One step short of that reads as padding everywhere, as XLA gives it.
-        PadRemap justFits = PadRemap.of(new long[] {3}, new long[] {-Long.MAX_VALUE + 2}, new long[] {Long.MAX_VALUE - 2},
+        Remap.Pad justFits = Remap.Pad.of(new long[] {3}, new long[] {-Long.MAX_VALUE + 2}, new long[] {Long.MAX_VALUE - 2},
                 new long[] {0});
         assertArrayEquals(new float[] {-1, -1, -1}, TensorView.of(arena.allocate(12), "f32[3]{0}")
                 .padded(justFits, TensorView.scalar(DType.F32, -1)).toFloatArray());
@@ -303,7 +303,7 @@ class DeferredMapTest {
                 reads[perm[i]] = i;
                 ones[i] = 1;
             }
-            v = v.remap(AffineRemap.ofTerms(out, reads, ones, new long[dims.length]));
+            v = v.remap(Remap.Affine.ofTerms(out, reads, ones, new long[dims.length]));
         }
         return v;
     }

@@ -190,7 +190,7 @@ class ElementAccessTest {
 
     @Test
     void complexViewsReadAndWriteParts() {
-        TensorView z = TensorView.of(dev.tensorbuf.memory.Buffers.foreign(bytes(32), dev.tensorbuf.memory.MemorySpace.HOST,
+        TensorView z = TensorView.of(dev.tensorbuf.memory.MemoryBuffer.foreign(bytes(32), dev.tensorbuf.memory.MemorySpace.HOST,
                 "z", () -> { }), "c128[2]{0}");
         z.setComplex(1.5, -2, 1);
         assertEquals(1.5, z.getReal(1));

@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.Buffers;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import java.lang.foreign.ValueLayout;
@@ -58,7 +58,7 @@ class TensorViewTest {
         assertFalse(left.mapBuilt(), "a one-buffer view names its buffer without its map");
         assertEquals(List.of(a, b), TensorView.concatenated(0, List.of(left, right)).buffers());
         TensorView fill = TensorView.scalar(DType.F32, 0);
-        TensorView padded = left.padded(PadRemap.of(new long[] {2}, new long[] {1}, new long[] {1}, new long[] {0}), fill);
+        TensorView padded = left.padded(Remap.Pad.of(new long[] {2}, new long[] {1}, new long[] {1}, new long[] {0}), fill);
         assertEquals(List.of(a, fill.buffer()), padded.buffers());
     }
 
@@ -202,7 +202,7 @@ class TensorViewTest {
 
     @Test
     void deviceBufferRefusesElementAccess() {
-        MemoryBuffer device = Buffers.foreign(0x1000, 64, MemorySpace.DEVICE, "test", () -> { });
+        MemoryBuffer device = MemoryBuffer.foreign(0x1000, 64, MemorySpace.DEVICE, "test", () -> { });
         TensorView v = TensorView.of(device, "f32[4,4]{1,0}");
         assertFalse(v.isHostAccessible());
         assertTrue(v.isStrided());
@@ -214,7 +214,7 @@ class TensorViewTest {
     @Test
     void hugeDeviceBufferCountsItsElementsWithoutOverflow() {
         // 2^62 bytes: 8 * bytes would overflow a long and the buffer looked empty.
-        MemoryBuffer huge = Buffers.foreign(0x1000, 1L << 62, MemorySpace.DEVICE, "test", () -> { });
+        MemoryBuffer huge = MemoryBuffer.foreign(0x1000, 1L << 62, MemorySpace.DEVICE, "test", () -> { });
         assertEquals(1L << 60, TensorView.of(huge, "f32[1073741824,1073741824]{1,0}").elementCount());
         assertEquals(1L << 62, TensorView.of(huge, "s4[1073741824,4294967296]{1,0:E(4)}").elementCount());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
@@ -359,7 +359,7 @@ class TensorViewTest {
         assertTrue(e.getMessage().contains("index [0] and index [3] share one slot"), e.getMessage());
         assertArrayEquals(new float[3], three.toFloatArray());
         // A pad's fill cannot be written: refused before the elements ahead of it are written.
-        TensorView padded = three.padded(PadRemap.of(new long[] {3}, new long[] {0}, new long[] {1}, new long[] {0}),
+        TensorView padded = three.padded(Remap.Pad.of(new long[] {3}, new long[] {0}, new long[] {1}, new long[] {0}),
                 TensorView.scalar(DType.F32, 0));
         assertThrows(IllegalArgumentException.class, () -> padded.copyFrom(new float[] {1, 2, 3, 4}));
         assertArrayEquals(new float[3], three.toFloatArray());

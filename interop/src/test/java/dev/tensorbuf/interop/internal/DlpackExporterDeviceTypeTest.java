@@ -9,8 +9,8 @@ import dev.tensorbuf.interop.DlpackTensor;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.Buffers;
-import dev.tensorbuf.memory.DLDeviceType;
+import dev.tensorbuf.memory.MemoryBuffer;
+import dev.tensorbuf.memory.MemorySpace.DLDeviceType;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
@@ -34,7 +34,7 @@ class DlpackExporterDeviceTypeTest {
 
     @Test
     void ordinarySpacesStillRoundTrip() {
-        MemoryBuffer gpu = Buffers.foreign(0x7f00_0000_1000L, 64, MemorySpace.device(DLDeviceType.ROCM, 1), "fake", () -> { });
+        MemoryBuffer gpu = MemoryBuffer.foreign(0x7f00_0000_1000L, 64, MemorySpace.device(DLDeviceType.ROCM, 1), "fake", () -> { });
         MemorySegment m = Dlpack.exportVersioned(TensorView.of(gpu, "f32[4,4]{1,0}"));
         try (DlpackTensor back = Dlpack.importVersioned(m)) {
             assertEquals(MemorySpace.device(DLDeviceType.ROCM, 1), back.view().buffer().memorySpace());

@@ -8,7 +8,7 @@ import dev.tensorbuf.ops.indexing.internal.Fusions;
 import dev.tensorbuf.ops.indexing.internal.OpIndexing;
 import dev.tensorbuf.ops.indexing.internal.Physical;
 import dev.tensorbuf.ops.internal.Errors;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import java.util.List;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package dev.tensorbuf.ops.indexing;
 
 import dev.tensorbuf.ops.internal.Errors;
-import dev.tensorbuf.views.indexing.TextStyle;
+import dev.tensorbuf.views.indexing.IndexingMap;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashSet;
@@ -46,11 +46,11 @@ public record InstructionIndexing(List<Set<OperandIndexing>> indexing) {
     /** Prints as XLA's {@code HloInstructionIndexing::ToString()}: {@code operand id = N} and each map. */
     @Override
     public String toString() {
-        return toText(TextStyle.XLA);
+        return toText(IndexingMap.Notation.XLA);
     }
 
     /** {@return the text in the given spelling (see {@link OperandIndexing#toText})} @param style the spelling */
-    public String toText(TextStyle style) {
+    public String toText(IndexingMap.Notation style) {
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < indexing.size(); i++) {
             for (OperandIndexing o : indexing.get(i)) {

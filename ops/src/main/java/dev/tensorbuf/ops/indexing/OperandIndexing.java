@@ -1,7 +1,7 @@
 package dev.tensorbuf.ops.indexing;
 
 import dev.tensorbuf.views.indexing.IndexingMap;
-import dev.tensorbuf.views.indexing.TextStyle;
+import dev.tensorbuf.views.indexing.IndexingMap;
 import java.util.List;
 import java.util.Optional;
 
@@ -42,7 +42,7 @@ public record OperandIndexing(IndexingMap map, List<RuntimeVariable> runtimeVari
     /** Prints as XLA's {@code OperandIndexing::ToString()}: the map, runtime variables, replica id. */
     @Override
     public String toString() {
-        return toText(TextStyle.XLA);
+        return toText(IndexingMap.Notation.XLA);
     }
 
     /**
@@ -51,12 +51,12 @@ public record OperandIndexing(IndexingMap map, List<RuntimeVariable> runtimeVari
      *
      * @param style the spelling
      */
-    public String toText(TextStyle style) {
+    public String toText(IndexingMap.Notation style) {
         if (map.isUndefined()) {
             return "unknown indexing";
         }
         StringBuilder out = new StringBuilder(map.toText(style));
-        if (style == TextStyle.MLIR) {
+        if (style == IndexingMap.Notation.MLIR) {
             return out.toString();
         }
         if (!runtimeVariables.isEmpty() && !map.isKnownEmpty()) {

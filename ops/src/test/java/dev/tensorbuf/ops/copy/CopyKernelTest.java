@@ -3,7 +3,7 @@ package dev.tensorbuf.ops.copy;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.StridedLayout;
-import dev.tensorbuf.views.TensorFormat;
+import dev.tensorbuf.views.StridedLayout.TensorFormat;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import org.junit.jupiter.api.Test;
 

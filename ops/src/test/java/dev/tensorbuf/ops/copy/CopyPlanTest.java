@@ -3,9 +3,9 @@ package dev.tensorbuf.ops.copy;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.StridedLayout;
-import dev.tensorbuf.views.TensorFormat;
+import dev.tensorbuf.views.StridedLayout.TensorFormat;
 import dev.tensorbuf.views.XlaShape;
 import org.junit.jupiter.api.Test;
 

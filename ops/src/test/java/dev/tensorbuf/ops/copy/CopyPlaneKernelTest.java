@@ -2,7 +2,7 @@ package dev.tensorbuf.ops.copy;
 
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
-import dev.tensorbuf.views.TensorFormat;
+import dev.tensorbuf.views.StridedLayout.TensorFormat;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.Buffers;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.internal.ViewAdapter;
@@ -284,7 +284,7 @@ class SubByteStagingTest {
     void readOnlyPackedDestinationsAreRefusedAsBefore() {
         MemoryBuffer b = allocator.allocate(8);
         TensorView src = TensorView.of(allocator.allocate(16), "s8[16]{0}");
-        TensorView dst = TensorView.of(Buffers.foreign(b.segment().asReadOnly(), MemorySpace.HOST, "test", () -> {
+        TensorView dst = TensorView.of(MemoryBuffer.foreign(b.segment().asReadOnly(), MemorySpace.HOST, "test", () -> {
         }), "s4[16]{0:E(4)}");
         IllegalArgumentException before = assertThrows(IllegalArgumentException.class,
                 () -> ViewAdapter.copyElements(src, dst));

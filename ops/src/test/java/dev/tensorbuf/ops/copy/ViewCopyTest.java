@@ -10,10 +10,10 @@ import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.MapForm;
 import dev.tensorbuf.views.StridedLayout;
-import dev.tensorbuf.views.TensorFormat;
+import dev.tensorbuf.views.StridedLayout.TensorFormat;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaShape;
 import java.util.List;
@@ -263,12 +263,12 @@ class ViewCopyTest {
     void aBufferClosedDuringACopyKeepsItsMemoryUntilTheCopyEnds() throws Exception {
         int n = 16 << 20;
         try (java.lang.foreign.Arena memory = java.lang.foreign.Arena.ofShared()) {
-            TensorView src = TensorView.of(dev.tensorbuf.memory.Buffers.foreign(memory.allocate(4L * n, 64),
+            TensorView src = TensorView.of(dev.tensorbuf.memory.MemoryBuffer.foreign(memory.allocate(4L * n, 64),
                     dev.tensorbuf.memory.MemorySpace.HOST, "source", () -> { }), "f32[" + n + "]");
             var bytes = memory.allocate(4L * n, 64);
             bytes.fill((byte) 0x7f);
             long[] writtenAtDelete = {-1};
-            dev.tensorbuf.memory.MemoryBuffer out = dev.tensorbuf.memory.Buffers.foreign(bytes, dev.tensorbuf.memory.MemorySpace.HOST,
+            dev.tensorbuf.memory.MemoryBuffer out = dev.tensorbuf.memory.MemoryBuffer.foreign(bytes, dev.tensorbuf.memory.MemorySpace.HOST,
                     "test", () -> {
                         // The last element of each thread's half first: a count alone could trail the writers.
                         boolean ends = bytes.getAtIndex(java.lang.foreign.ValueLayout.JAVA_INT, n - 1) == 0
@@ -300,7 +300,7 @@ class ViewCopyTest {
     void aCopyWhoseAllocatorClosesNamesTheSide() throws Exception {
         int n = 16 << 20;
         try (java.lang.foreign.Arena memory = java.lang.foreign.Arena.ofShared()) {
-            TensorView src = TensorView.of(dev.tensorbuf.memory.Buffers.foreign(memory.allocate(4L * n, 64),
+            TensorView src = TensorView.of(dev.tensorbuf.memory.MemoryBuffer.foreign(memory.allocate(4L * n, 64),
                     dev.tensorbuf.memory.MemorySpace.HOST, "source", () -> { }), "f32[" + n + "]");
             List<String> missed = new java.util.ArrayList<>();
             for (int trial = 0; trial < 20; trial++) {

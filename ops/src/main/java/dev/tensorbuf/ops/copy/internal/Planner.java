@@ -6,7 +6,7 @@ import dev.tensorbuf.ops.copy.Loop;
 import dev.tensorbuf.ops.copy.Step;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.XlaLayout;
 
