@@ -1,7 +1,6 @@
 package dev.tensorbuf.bench;
 
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.Bitcast;
 import dev.tensorbuf.ops.Broadcast;

@@ -9,7 +9,6 @@ import dev.tensorbuf.interop.SafetensorsCheckpoint;
 import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.interop.SafetensorsTensor;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.net.ArrowTensorFiles;
 import dev.tensorbuf.net.FixedShapeTensorType;

@@ -30,7 +30,7 @@ import java.util.Objects;
  * try (CudaStream s = cuda.createStream();
  *      MemoryBuffer pinned = cuda.mallocHost(4 * 6)) {
  *     TensorView host = TensorView.of(pinned, "f32[2,3]{1,0}");
- *     host.copyFrom(new float[] {0, 1, 2, 3, 4, 5});
+ *     TensorElements.of(host).copyFrom(new float[] {0, 1, 2, 3, 4, 5});
  *     TensorView onGpu = TensorView.of(cuda.malloc(0, 4 * 6), "f32[2,3]{1,0}");
  *     s.upload(host, onGpu);         // returns at once: cudaMemcpyAsync on s
  *     CudaEvent uploaded = s.record();

@@ -40,11 +40,11 @@ import java.lang.foreign.ValueLayout;
  * {@snippet :
  * try (Allocator arena = Allocators.shared()) {
  *     TensorView v = TensorView.of(arena.allocate(24), "f32[2,3]{1,0}");
- *     v.copyFrom(new float[] {0, 1, 2, 3, 4, 5});
+ *     TensorElements.of(v).copyFrom(new float[] {0, 1, 2, 3, 4, 5});
  *     MemorySegment managed = Dlpack.exportVersioned(Ops.transpose(v, 1, 0));
  *     // strides [1, 3], no copy; hand `managed` to C, which calls managed->deleter(managed)
  *     try (DlpackTensor back = Dlpack.importVersioned(managed)) {
- *         back.view().getFloat(2, 1);   // 5.0
+ *         TensorElements.of(back.view()).getFloat(2, 1);   // 5.0
  *     }                                 // our own deleter ran once
  * }
  * }

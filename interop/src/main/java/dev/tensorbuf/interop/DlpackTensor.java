@@ -10,7 +10,7 @@ import java.util.Objects;
  * {@snippet :
  * try (DlpackTensor t = Dlpack.importVersioned(managed)) {   // managed: a DLManagedTensorVersioned*
  *     t.view().dims();                   // [2, 3]
- *     t.view().getFloat(1, 2);           // 5.0
+ *     TensorElements.of(t.view()).getFloat(1, 2);           // 5.0
  *     t.isReadOnly();                    // false
  * }                                      // the producer's deleter ran here, once
  * }

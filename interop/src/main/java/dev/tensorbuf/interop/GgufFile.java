@@ -5,7 +5,6 @@ import dev.tensorbuf.interop.internal.FileMapping;
 import dev.tensorbuf.interop.internal.GgufCodec;
 import dev.tensorbuf.interop.internal.Sizes;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import java.io.IOException;
 import java.nio.channels.FileChannel;

@@ -3,7 +3,6 @@ package dev.tensorbuf.interop;
 import dev.tensorbuf.interop.internal.Errors;
 import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;

@@ -8,7 +8,6 @@ import dev.tensorbuf.interop.internal.NpyCodec;
 import dev.tensorbuf.interop.internal.Sizes;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.copy.Access;
 import dev.tensorbuf.ops.copy.CopyEngine;

@@ -18,7 +18,7 @@ import java.util.Objects;
  *     a.dtype();                                   // DType.S32
  *     a.shape();                                   // [2, 3]
  *     a.isMapped();                                // true: no copy was made
- *     a.view().getLong(1, 2);                      // 5
+ *     TensorElements.of(a.view()).getLong(1, 2);                      // 5
  * }
  * }
  */
@@ -77,7 +77,7 @@ public final class NpyArray implements AutoCloseable {
      * {@snippet :
      * // np.save("f.npy", np.asfortranarray(np.arange(6, dtype="<i4").reshape(2, 3)))
      * try (NpyArray a = Npy.map(Path.of("f.npy"))) {
-     *     a.view().getLong(1, 0);   // 3, though the file stores 3 second
+     *     TensorElements.of(a.view()).getLong(1, 0);   // 3, though the file stores 3 second
      * }
      * }
      */

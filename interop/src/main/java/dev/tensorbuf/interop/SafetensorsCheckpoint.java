@@ -50,7 +50,7 @@ import java.util.regex.Pattern;
  * try (SafetensorsCheckpoint c = SafetensorsCheckpoint.open(index)) {
  *     c.files().size();                  // 2
  *     c.tensor("head").file();           // dir/model-00002-of-00002.safetensors
- *     c.tensor("head").view().getFloat(0, 1);
+ *     TensorElements.of(c.tensor("head").view()).getFloat(0, 1);
  * }
  * }
  */

@@ -22,7 +22,7 @@ import java.util.Objects;
  *     w.fileOffset();                       // 72: 8 + 64 + 0
  *     w.byteSize();                         // 24
  *     w.data().segment().get(ValueLayout.JAVA_FLOAT_UNALIGNED, 4); // the second element
- *     w.view().getFloat(0, 1);              // the same element, by index
+ *     TensorElements.of(w.view()).getFloat(0, 1);              // the same element, by index
  * }
  * }
  *
@@ -68,7 +68,7 @@ public record SafetensorsTensor(String name, DType dtype, List<Long> shape, long
      * {@snippet :
      * // q.safetensors: "q", F4 [2, 2], bytes 21 43 (elements 0.5, 1, 1.5, 2)
      * try (SafetensorsFile f = SafetensorsFile.open(Path.of("q.safetensors"))) {
-     *     f.tensor("q").view().getDouble(1, 0);   // 1.5
+     *     TensorElements.of(f.tensor("q").view()).getDouble(1, 0);   // 1.5
      * }
      * }
      *

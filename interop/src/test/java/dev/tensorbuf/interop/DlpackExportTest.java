@@ -10,11 +10,11 @@ import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.PooledAllocator;
-import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -51,7 +51,7 @@ class DlpackExportTest {
     static double checksum(TensorView view) {
         double sum = 0;
         long k = 1;
-        for (PrimitiveIterator.OfDouble it = view.doubles(); it.hasNext(); k++) {
+        for (PrimitiveIterator.OfDouble it = TensorElements.of(view).doubles(); it.hasNext(); k++) {
             sum += k * it.nextDouble();
         }
         return sum;
@@ -63,7 +63,7 @@ class DlpackExportTest {
         for (int i = 0; i < values.length; i++) {
             values[i] = i + 0.5f;
         }
-        v.copyFrom(values);
+        TensorElements.of(v).copyFrom(values);
         return v;
     }
 
@@ -107,7 +107,7 @@ class DlpackExportTest {
         TensorView v = f32(2, 3);
         MemorySegment m = Dlpack.exportVersioned(v);
         assertEquals(0, peer.writeF32Versioned(m));
-        assertArrayEquals(new float[] {0, 10, 20, 30, 40, 50}, v.toFloatArray());
+        assertArrayEquals(new float[] {0, 10, 20, 30, 40, 50}, TensorElements.of(v).toFloatArray());
         peer.deleteVersioned(m);
     }
 
@@ -131,7 +131,7 @@ class DlpackExportTest {
         for (int i = 0; i < 15; i++) {
             values[i] = i * 1.5f;
         }
-        tiled.copyFrom(values);
+        TensorElements.of(tiled).copyFrom(values);
         MemorySegment m = Dlpack.exportVersioned(tiled);
         long[] d = peer.describeVersioned(m);
         assertEquals(DlpackStructs.FLAG_IS_COPIED, d[FLAGS]);
@@ -161,7 +161,7 @@ class DlpackExportTest {
 
         try (DlpackTensor back = Dlpack.importVersioned(Dlpack.exportVersioned(reversed,
                 positive.withCopyIfNotStrided(false)))) {
-            assertArrayEquals(new float[] {2.5f, 1.5f, 0.5f, 5.5f, 4.5f, 3.5f}, back.view().toFloatArray(),
+            assertArrayEquals(new float[] {2.5f, 1.5f, 0.5f, 5.5f, 4.5f, 3.5f}, TensorElements.of(back.view()).toFloatArray(),
                     "copied even when copyIfNotStrided is false: the option asks for this copy");
         }
         TensorView upsideDown = Ops.reverse(f32(2, 3), 0);
@@ -207,7 +207,7 @@ class DlpackExportTest {
         TensorView padded = Ops.pad(f32(2, 2), new long[] {1, 0}, new long[] {0, 1}, new long[] {0, 0}, -1);
         MemorySegment m = Dlpack.exportLegacy(padded);
         assertEquals(checksum(padded), peer.checksumLegacy(m));
-        assertEquals(-1.0, padded.getFloat(0, 0));
+        assertEquals(-1.0, TensorElements.of(padded).getFloat(0, 0));
         peer.deleteLegacy(m);
     }
 
@@ -215,20 +215,20 @@ class DlpackExportTest {
     void paddedC128ViewIsCopiedWithAllSixteenBytesOfEachElement() {
         // c128 elements do not fit the 64-bit element path: the copy goes by real and imaginary parts.
         TensorView z = TensorView.of(arena.allocate(32), "c128[2]{0}");
-        z.setComplex(1.5, -2, 0);
-        z.setComplex(1e300, Double.MIN_VALUE, 1);
+        TensorElements.of(z).setComplex(1.5, -2, 0);
+        TensorElements.of(z).setComplex(1e300, Double.MIN_VALUE, 1);
         TensorView padded = Ops.pad(z, new long[] {1}, new long[] {0}, new long[] {0}, 4);
         try (DlpackTensor back = Dlpack.importVersioned(Dlpack.exportVersioned(padded))) {
             TensorView v = back.view();
             assertEquals(List.of(4.0, 0.0, 1.5, -2.0, 1e300, Double.MIN_VALUE),
-                    List.of(v.getReal(0), v.getImag(0), v.getReal(1), v.getImag(1), v.getReal(2), v.getImag(2)));
+                    List.of(TensorElements.of(v).getReal(0), TensorElements.of(v).getImag(0), TensorElements.of(v).getReal(1), TensorElements.of(v).getImag(1), TensorElements.of(v).getReal(2), TensorElements.of(v).getImag(2)));
         }
     }
 
     @Test
     void packedInt4ExportsPackedAndUnpackedInt4SaysPadded() {
         TensorView packed = TensorView.of(arena.allocate(4), "s4[6]{0:E(4)}");
-        packed.copyFrom(new long[] {1, -2, 3, -4, 7, -8});
+        TensorElements.of(packed).copyFrom(new long[] {1, -2, 3, -4, 7, -8});
         MemorySegment m = Dlpack.exportVersioned(packed);
         long[] d = peer.describeVersioned(m);
         assertEquals(4, d[BITS]);
@@ -237,7 +237,7 @@ class DlpackExportTest {
         peer.deleteVersioned(m);
 
         TensorView unpacked = TensorView.strided(arena.allocate(6), DType.S4, StridedLayout.packed(6));
-        unpacked.copyFrom(new long[] {1, -2, 3, -4, 7, -8});
+        TensorElements.of(unpacked).copyFrom(new long[] {1, -2, 3, -4, 7, -8});
         MemorySegment padded = Dlpack.exportVersioned(unpacked);
         assertEquals(DlpackStructs.FLAG_IS_SUBBYTE_TYPE_PADDED, peer.describeVersioned(padded)[FLAGS]);
         assertEquals(checksum(unpacked), peer.checksumVersioned(padded));
@@ -251,7 +251,7 @@ class DlpackExportTest {
     @Test
     void int4SliceStartingInsideAByteIsCopied() {
         TensorView packed = TensorView.of(arena.allocate(4), "s4[6]{0:E(4)}");
-        packed.copyFrom(new long[] {1, -2, 3, -4, 7, -8});
+        TensorElements.of(packed).copyFrom(new long[] {1, -2, 3, -4, 7, -8});
         TensorView odd = Ops.slice(packed, new long[] {1}, new long[] {6}, new long[] {1});
         MemorySegment m = Dlpack.exportVersioned(odd);
         assertEquals(DlpackStructs.FLAG_IS_COPIED, peer.describeVersioned(m)[FLAGS]);
@@ -330,7 +330,7 @@ class DlpackExportTest {
         AtomicInteger released = new AtomicInteger();
         MemorySegment m = Dlpack.exportVersioned(t, DlpackExportOptions.defaults().withOnRelease(released::incrementAndGet));
         DlpackTensor back = Dlpack.importVersioned(m);
-        assertArrayEquals(t.toFloatArray(), back.view().toFloatArray());
+        assertArrayEquals(TensorElements.of(t).toFloatArray(), TensorElements.of(back.view()).toFloatArray());
         Thread closer = Thread.ofPlatform().start(back::close);
         closer.join();
         back.close();
@@ -338,7 +338,7 @@ class DlpackExportTest {
 
         MemorySegment legacy = Dlpack.exportLegacy(t);
         try (DlpackTensor again = Dlpack.importLegacy(legacy)) {
-            assertArrayEquals(t.toFloatArray(), again.view().toFloatArray());
+            assertArrayEquals(TensorElements.of(t).toFloatArray(), TensorElements.of(again.view()).toFloatArray());
         }
     }
 
@@ -391,7 +391,7 @@ class DlpackExportTest {
         try (PooledAllocator pool = PooledAllocator.builder().name("export").build()) {
             MemoryBuffer b = pool.allocate(24);
             TensorView v = TensorView.strided(b, DType.F32, StridedLayout.packed(6));
-            v.copyFrom(new float[] {1, 1, 1, 1, 1, 1});
+            TensorElements.of(v).copyFrom(new float[] {1, 1, 1, 1, 1, 1});
             MemorySegment m = Dlpack.exportVersioned(v);
             b.close(); // too early: the consumer still reads through m
             assertFalse(b.isAlive());

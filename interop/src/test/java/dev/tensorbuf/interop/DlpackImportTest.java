@@ -21,6 +21,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import dev.tensorbuf.views.TensorElements;
 
 /** Imports tensors a C producer made, and checks the producer's deleter runs exactly once. */
 class DlpackImportTest {
@@ -36,7 +37,7 @@ class DlpackImportTest {
     void importsStridedF32WithByteOffsetAndRowPitch() {
         DlpackTensor t = Dlpack.importVersioned(peer.makeVersioned(0));
         assertEquals(List.of(2L, 3L), t.view().dims());
-        assertArrayEquals(new float[] {2, 3, 4, 6, 7, 8}, t.view().toFloatArray());
+        assertArrayEquals(new float[] {2, 3, 4, 6, 7, 8}, TensorElements.of(t.view()).toFloatArray());
         assertEquals(MemorySpace.HOST, t.root().memorySpace());
         assertEquals(3, t.minorVersion());
         assertFalse(t.isReadOnly());
@@ -45,7 +46,7 @@ class DlpackImportTest {
         assertEquals(1, peer.deleterCalls());
         t.close();
         assertEquals(1, peer.deleterCalls(), "a second close does not call the deleter again");
-        assertThrows(IllegalStateException.class, () -> t.view().getFloat(0, 0));
+        assertThrows(IllegalStateException.class, () -> TensorElements.of(t.view()).getFloat(0, 0));
     }
 
     @Test
@@ -53,7 +54,7 @@ class DlpackImportTest {
         try (DlpackTensor t = Dlpack.importVersioned(peer.makeVersioned(1))) {
             assertEquals(DType.S4, t.view().dtype());
             assertEquals(4, t.view().access().storageBits());
-            assertArrayEquals(new long[] {1, -2, 3, -4, 7}, t.view().toLongArray());
+            assertArrayEquals(new long[] {1, -2, 3, -4, 7}, TensorElements.of(t.view()).toLongArray());
         }
         assertEquals(1, peer.deleterCalls());
     }
@@ -62,7 +63,7 @@ class DlpackImportTest {
     void importsPaddedInt4OneBytePerElement() {
         try (DlpackTensor t = Dlpack.importVersioned(peer.makeVersioned(9))) {
             assertEquals(8, t.view().access().storageBits());
-            assertArrayEquals(new long[] {-3, 5}, t.view().toLongArray());
+            assertArrayEquals(new long[] {-3, 5}, TensorElements.of(t.view()).toLongArray());
         }
     }
 
@@ -70,7 +71,7 @@ class DlpackImportTest {
     void importsPackedUint1Bits() {
         try (DlpackTensor t = Dlpack.importVersioned(peer.makeVersioned(4))) {
             assertEquals(DType.U1, t.view().dtype());
-            assertArrayEquals(new long[] {1, 0, 1, 1, 0, 0, 1, 0, 1, 1}, t.view().toLongArray());
+            assertArrayEquals(new long[] {1, 0, 1, 1, 0, 0, 1, 0, 1, 1}, TensorElements.of(t.view()).toLongArray());
             assertEquals(2, t.root().byteSize());
         }
     }
@@ -84,8 +85,8 @@ class DlpackImportTest {
             assertTrue(t.root().isReadOnly());
             assertTrue(t.root().segment().isReadOnly());
             assertThrows(IllegalArgumentException.class, () -> t.root().segment().set(ValueLayout.JAVA_LONG, 0, 1));
-            assertArrayEquals(new long[] {10, 20, 30}, t.view().toLongArray());
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> t.view().setLong(1, 0));
+            assertArrayEquals(new long[] {10, 20, 30}, TensorElements.of(t.view()).toLongArray());
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TensorElements.of(t.view()).setLong(1, 0));
             assertTrue(e.getMessage().contains("read-only"), e.getMessage());
         }
         assertEquals(1, peer.deleterCalls());
@@ -94,7 +95,7 @@ class DlpackImportTest {
     @Test
     void negativeStrideReadsBackwardsFromByteOffset() {
         try (DlpackTensor t = Dlpack.importVersioned(peer.makeVersioned(3))) {
-            assertArrayEquals(new double[] {3, 2, 1, 0}, t.view().toDoubleArray());
+            assertArrayEquals(new double[] {3, 2, 1, 0}, TensorElements.of(t.view()).toDoubleArray());
             assertEquals(32, t.root().byteSize(), "the buffer spans the four doubles the strides reach");
         }
     }
@@ -103,7 +104,7 @@ class DlpackImportTest {
     @Test
     void negativeStrideMayReachBeforeTheDataPointer() {
         try (DlpackTensor t = Dlpack.importVersioned(peer.makeVersioned(10))) {
-            assertArrayEquals(new double[] {3, 2, 1, 0}, t.view().toDoubleArray());
+            assertArrayEquals(new double[] {3, 2, 1, 0}, TensorElements.of(t.view()).toDoubleArray());
             assertEquals(32, t.root().byteSize(), "the buffer spans the four doubles the strides reach");
             assertEquals(StridedLayout.of(new long[] {4}, new long[] {-1}, 3), t.view().stridedLayout().orElseThrow());
         }
@@ -123,12 +124,12 @@ class DlpackImportTest {
     void nullStridesMeanRowMajorBeforeDlpack12() {
         try (DlpackTensor t = Dlpack.importVersioned(peer.makeVersioned(6))) {
             assertEquals(1, t.minorVersion());
-            assertArrayEquals(new float[] {1, 2, 3, 4}, t.view().toFloatArray());
+            assertArrayEquals(new float[] {1, 2, 3, 4}, TensorElements.of(t.view()).toFloatArray());
             assertEquals(List.of(2L, 1L), t.view().stridedLayout().orElseThrow().strides());
         }
         try (DlpackTensor t = Dlpack.importLegacy(peer.makeLegacy(6))) {
             assertFalse(t.versioned());
-            assertArrayEquals(new float[] {1, 2, 3, 4}, t.view().toFloatArray());
+            assertArrayEquals(new float[] {1, 2, 3, 4}, TensorElements.of(t.view()).toFloatArray());
         }
         assertEquals(2, peer.deleterCalls());
     }
@@ -136,7 +137,7 @@ class DlpackImportTest {
     @Test
     void legacyStructImportsWithItsOwnDeleter() {
         try (DlpackTensor t = Dlpack.importLegacy(peer.makeLegacy(0))) {
-            assertArrayEquals(new float[] {2, 3, 4, 6, 7, 8}, t.view().toFloatArray());
+            assertArrayEquals(new float[] {2, 3, 4, 6, 7, 8}, TensorElements.of(t.view()).toFloatArray());
             assertEquals(0, t.flags());
         }
         assertEquals(1, peer.deleterCalls());
@@ -152,7 +153,7 @@ class DlpackImportTest {
             assertEquals(0x7f00_0000_0000L, t.root().address());
             assertEquals(16, t.root().byteSize());
             assertFalse(t.view().isHostAccessible());
-            UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, () -> t.view().getFloat(0));
+            UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, () -> TensorElements.of(t.view()).getFloat(0));
             assertTrue(e.getMessage().contains("not host-accessible"), e.getMessage());
         }
         assertEquals(1, peer.deleterCalls());
@@ -166,7 +167,7 @@ class DlpackImportTest {
             assertEquals(MemorySpace.Kind.DEVICE, space.kind());
             assertEquals(DLDeviceType.CUDA_MANAGED, space.dlpackDevice().orElseThrow());
             assertFalse(t.view().isHostAccessible());
-            UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, () -> t.view().getFloat(0));
+            UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, () -> TensorElements.of(t.view()).getFloat(0));
             assertEquals("f32[4] strides [1] is over a buffer in S(0) kDLCUDAManaged memory (host or device: Java treats"
                     + " it as device memory), which is not host-accessible: element access needs host memory; copy it to"
                     + " a host buffer first", e.getMessage());

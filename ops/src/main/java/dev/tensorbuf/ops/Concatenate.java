@@ -13,7 +13,7 @@ import java.util.List;
  * {@snippet :
  * TensorView a = ...; // f32[2] [1, 2]
  * TensorView b = ...; // f32[3] [3, 4, 5]
- * Concatenate.apply(0, a, b).toFloatArray(); // [1, 2, 3, 4, 5]
+ * TensorElements.of(Concatenate.apply(0, a, b)).toFloatArray(); // [1, 2, 3, 4, 5]
  * Concatenate.outputToPart(new long[] {5}, 0, 2, 3).toString();
  * // "(d0) -> (d0 - 2), domain: d0 in [2, 4]"
  * }

@@ -17,7 +17,7 @@ import dev.tensorbuf.views.indexing.IndexingMap;
  * where its source is.
  * {@snippet :
  * TensorView v = TensorView.of(buffer, "f32[2]{0}");          // [1, 2]
- * Pad.apply(v, new long[] {1}, new long[] {2}, new long[] {1}, 0).toFloatArray();
+ * TensorElements.of(Pad.apply(v, new long[] {1}, new long[] {2}, new long[] {1}, 0)).toFloatArray();
  * // [0, 1, 0, 2, 0, 0]
  * Pad.outputToInput(new long[] {2}, new long[] {1}, new long[] {2}, new long[] {1}).toString();
  * // "(d0) -> ((d0 - 1) / 2), domain: d0 in [1, 3], (d0 - 1) mod 2 in [0, 0]"

@@ -2,7 +2,6 @@ package dev.tensorbuf.views;
 
 import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.indexing.AffineExpr;
-import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.internal.Errors;
 import java.util.Arrays;
 import dev.tensorbuf.views.internal.Extents;

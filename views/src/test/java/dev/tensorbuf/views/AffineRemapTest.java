@@ -116,12 +116,12 @@ class AffineRemapTest {
         assertEquals(general.dims(), fast.dims(), where);
         IndexingMap composed = ((ViewMap.Single) general.map()).map();
         IndexingMap lazy = ((ViewMap.Single) fast.map()).map();
-        fast.forEachIndex(index -> {
+        TensorElements.of(fast).forEachIndex(index -> {
             long[] copy = index.clone();
             assertEquals(ElementLocator.locate(general, copy, false), ElementLocator.locate(fast, copy, false),
                     where + " at " + Arrays.toString(copy));
             assertEquals(composed.evaluate(copy)[0], lazy.evaluate(copy)[0], where + " map at " + Arrays.toString(copy));
-            assertEquals(general.getFloat(copy), fast.getFloat(copy), where + " value at " + Arrays.toString(copy));
+            assertEquals(TensorElements.of(general).getFloat(copy), TensorElements.of(fast).getFloat(copy), where + " value at " + Arrays.toString(copy));
         });
         if (!sameForm) {
             return;

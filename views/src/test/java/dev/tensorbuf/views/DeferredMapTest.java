@@ -46,8 +46,8 @@ class DeferredMapTest {
         assertArrayEquals(new long[] {6}, p.outputDims());
         assertEquals("(d0) -> ((d0 - 1) / 2), domain: d0 in [1, 3], (d0 - 1) mod 2 in [0, 0]", p.toIndexingMap().toString());
         TensorView v = TensorView.of(arena.allocate(8), "f32[2]{0}");
-        v.copyFrom(new float[] {1, 2});
-        assertArrayEquals(new float[] {0, 1, 0, 2, 0, 0}, v.padded(p, TensorView.scalar(DType.F32, 0)).toFloatArray());
+        TensorElements.of(v).copyFrom(new float[] {1, 2});
+        assertArrayEquals(new float[] {0, 1, 0, 2, 0, 0}, TensorElements.of(v.padded(p, TensorView.scalar(DType.F32, 0))).toFloatArray());
     }
 
     @Test
@@ -64,7 +64,7 @@ class DeferredMapTest {
             String where = shape + " (seed " + seed + ")";
             assertEquals(shape + " strides " + Arrays.toString(coefficients), v.toString(), where);
             assertEquals(new ViewMap.Single(v.buffer(), layoutMap, true), v.map(), where);
-            v.forEachIndex(index -> assertEquals(shape.linearIndex(index), ElementLocator.locate(v, index, false), where));
+            TensorElements.of(v).forEachIndex(index -> assertEquals(shape.linearIndex(index), ElementLocator.locate(v, index, false), where));
         }
     }
 
@@ -97,7 +97,7 @@ class DeferredMapTest {
             assertEquals(general.form(), new MapForm.Strided(general.indexingMap(), v.stridedLayout().orElseThrow()), where);
             assertTrue(!v.mapBuilt(), where);
             assertEquals(new ViewMap.Single(v.buffer(), layout.toIndexingMap()), v.map(), where);
-            v.forEachIndex(index -> assertEquals(layout.offsetOf(index), ElementLocator.locate(v, index, false), where));
+            TensorElements.of(v).forEachIndex(index -> assertEquals(layout.offsetOf(index), ElementLocator.locate(v, index, false), where));
         }
         IllegalArgumentException beyond = assertThrows(IllegalArgumentException.class,
                 () -> TensorView.strided(arena.allocate(20), DType.F32, StridedLayout.packed(2, 3)));
@@ -128,7 +128,7 @@ class DeferredMapTest {
             assertEquals(!emptyTiled, !v.mapBuilt(), where);
             // The map is the buffer's whole layout: it owns the tile padding it never reaches.
             assertEquals(new ViewMap.Single(v.buffer(), v.shape().toIndexingMap(), true), v.map(), where);
-            v.forEachIndex(index -> assertEquals(shape.linearIndex(index), ElementLocator.locate(v, index, false), where));
+            TensorElements.of(v).forEachIndex(index -> assertEquals(shape.linearIndex(index), ElementLocator.locate(v, index, false), where));
             if (shape.arraySize() > 0) {
                 // One byte short of ArraySize, even where the elements end before the tile padding.
                 IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
@@ -175,7 +175,7 @@ class DeferredMapTest {
             TensorView fast = v.padded(pad, fill);
             TensorView general = v.padded(pad.toIndexingMap(), pad.outputDims(), fill);
             assertEquals(general.map(), fast.map(), where);
-            assertArrayEquals(general.toDoubleArray(), fast.toDoubleArray(), where);
+            assertArrayEquals(TensorElements.of(general).toDoubleArray(), TensorElements.of(fast).toDoubleArray(), where);
             made++;
         }
         assertTrue(made > CASES / 2, made + " of " + CASES + " pads had sizes >= 0");
@@ -201,11 +201,11 @@ class DeferredMapTest {
             }
             TensorView joined = TensorView.concatenated(dim, parts);
             String where = parts + " along " + dim + " (seed " + seed + ")";
-            joined.forEachIndex(index -> {
+            TensorElements.of(joined).forEachIndex(index -> {
                 long[] at = index.clone();
                 for (TensorView p : parts) {
                     if (at[dim] < p.dimsArray()[dim]) {
-                        assertEquals(p.getDouble(at), joined.getDouble(index), where + " at " + Arrays.toString(index));
+                        assertEquals(TensorElements.of(p).getDouble(at), TensorElements.of(joined).getDouble(index), where + " at " + Arrays.toString(index));
                         return;
                     }
                     at[dim] -= p.dimsArray()[dim];
@@ -247,9 +247,9 @@ class DeferredMapTest {
             }
             TensorView fast = v.remap(r);
             // A tile that covers its dims leaves the map affine: then strides compose, in another term order.
-            fast.forEachIndex(index -> assertEquals(ElementLocator.locate(general, index, false),
+            TensorElements.of(fast).forEachIndex(index -> assertEquals(ElementLocator.locate(general, index, false),
                     ElementLocator.locate(fast, index, false), where));
-            assertArrayEquals(general.toDoubleArray(), fast.toDoubleArray(), where);
+            assertArrayEquals(TensorElements.of(general).toDoubleArray(), TensorElements.of(fast).toDoubleArray(), where);
         }
     }
 
@@ -279,8 +279,8 @@ class DeferredMapTest {
         // One step short of that reads as padding everywhere, as XLA gives it.
         Remap.Pad justFits = Remap.Pad.of(new long[] {3}, new long[] {-Long.MAX_VALUE + 2}, new long[] {Long.MAX_VALUE - 2},
                 new long[] {0});
-        assertArrayEquals(new float[] {-1, -1, -1}, TensorView.of(arena.allocate(12), "f32[3]{0}")
-                .padded(justFits, TensorView.scalar(DType.F32, -1)).toFloatArray());
+        assertArrayEquals(new float[] {-1, -1, -1}, TensorElements.of(TensorView.of(arena.allocate(12), "f32[3]{0}")
+                .padded(justFits, TensorView.scalar(DType.F32, -1))).toFloatArray());
         IllegalArgumentException mismatch = assertThrows(IllegalArgumentException.class,
                 () -> TensorView.concatenated(1, List.of(v, TensorView.of(arena.allocate(24), "f32[3,2]{1,0}"))));
         assertTrue(mismatch.getMessage().contains("concatenate along dimension 1: part 1, f32[3,2]{1,0}, does not match"), mismatch.getMessage());
@@ -332,7 +332,7 @@ class DeferredMapTest {
         for (int i = 0; i < values.length; i++) {
             values[i] = rnd.nextInt(1000);
         }
-        v.copyFrom(values);
+        TensorElements.of(v).copyFrom(values);
         return v;
     }
 

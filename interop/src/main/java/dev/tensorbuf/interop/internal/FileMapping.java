@@ -1,7 +1,6 @@
 package dev.tensorbuf.interop.internal;
 
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import java.io.IOException;
 import java.lang.foreign.Arena;

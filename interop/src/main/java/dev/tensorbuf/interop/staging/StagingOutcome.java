@@ -11,7 +11,7 @@ import java.util.Objects;
  * switch (pipeline.poll(Duration.ofSeconds(1))) {
  *     case StagingOutcome.Staged s -> {
  *         try (s) {                       // gives the buffer back to the pool
- *             s.view().getFloat(2, 3);    // the converted tensor, in the target's layout
+ *             TensorElements.of(s.view()).getFloat(2, 3);    // the converted tensor, in the target's layout
  *         }
  *     }
  *     case StagingOutcome.Failed f -> System.err.println("tensor #" + f.id() + ": " + f.error().getMessage());

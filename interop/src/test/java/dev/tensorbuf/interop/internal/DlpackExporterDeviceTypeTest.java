@@ -9,9 +9,9 @@ import dev.tensorbuf.interop.DlpackTensor;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace.DLDeviceType;
 import dev.tensorbuf.memory.MemorySpace;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
 import java.util.Optional;
@@ -41,10 +41,10 @@ class DlpackExporterDeviceTypeTest {
         }
         try (Allocator host = Allocators.shared()) {
             TensorView v = TensorView.of(host.allocate(64), "f32[4,4]{1,0}");
-            v.setFloat(2.5f, 1, 2);
+            TensorElements.of(v).setFloat(2.5f, 1, 2);
             try (DlpackTensor back = Dlpack.importVersioned(Dlpack.exportVersioned(v))) {
                 assertEquals(MemorySpace.HOST, back.view().buffer().memorySpace());
-                assertEquals(2.5f, back.view().getFloat(1, 2));
+                assertEquals(2.5f, TensorElements.of(back.view()).getFloat(1, 2));
             }
         }
     }

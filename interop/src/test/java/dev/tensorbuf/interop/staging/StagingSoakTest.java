@@ -7,11 +7,11 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.tensorbuf.memory.AllocationLimitException;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.PooledAllocator;
-import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -73,7 +73,7 @@ class StagingSoakTest {
         };
         long[] out = Extents.toArray(source.dims());
         long[] n = {random.nextInt(50)};
-        source.forEachIndex(index -> source.setDouble((double) (n[0]++ % 200), index));
+        TensorElements.of(source).forEachIndex(index -> TensorElements.of(source).setDouble((double) (n[0]++ % 200), index));
         StagingTarget target = switch (random.nextInt(4)) {
             case 0 -> StagingTarget.strided(DType.F32, StridedLayout.packed(out));
             case 1 -> StagingTarget.strided(DType.BF16, StridedLayout.packed(out));

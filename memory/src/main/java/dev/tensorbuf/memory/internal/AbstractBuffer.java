@@ -1,7 +1,6 @@
 package dev.tensorbuf.memory.internal;
 
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 
 /** What host and device buffers share: lifetime checks, views, alignment and closing. */

@@ -2,10 +2,8 @@ package dev.tensorbuf.memory.internal;
 
 import dev.tensorbuf.memory.AllocationLimitException;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.LeakReport;
 import dev.tensorbuf.memory.MemorySpace;
-import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.memory.PooledAllocator;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

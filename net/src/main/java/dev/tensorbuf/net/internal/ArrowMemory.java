@@ -2,7 +2,6 @@ package dev.tensorbuf.net.internal;
 
 import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

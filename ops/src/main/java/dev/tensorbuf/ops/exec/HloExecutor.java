@@ -42,7 +42,7 @@ import java.util.Map;
  *       ROOT r = f32[3,2]{1,0} reverse(t), dimensions={0}
  *     }""";
  * try (Execution x = HloExecutor.execute(text, Map.of("0", p0))) {   // p0 = [[0, 1, 2], [3, 4, 5]]
- *     x.rowMajor().toFloatArray();   // [2, 5, 1, 4, 0, 3]
+ *     TensorElements.of(x.rowMajor()).toFloatArray();   // [2, 5, 1, 4, 0, 3]
  *     x.steps().get(2);              // ExecutedInstruction[name=r, opcode=reverse, kind=VIEW, form=Strided[... strides [-1, 3] offset 2]]
  * }
  * }

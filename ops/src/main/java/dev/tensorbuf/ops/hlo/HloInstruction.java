@@ -3,7 +3,6 @@ package dev.tensorbuf.ops.hlo;
 import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.XlaShape;
-import dev.tensorbuf.views.XlaShape;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

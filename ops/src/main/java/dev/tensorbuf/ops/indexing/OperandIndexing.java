@@ -1,7 +1,6 @@
 package dev.tensorbuf.ops.indexing;
 
 import dev.tensorbuf.views.indexing.IndexingMap;
-import dev.tensorbuf.views.indexing.IndexingMap;
 import java.util.List;
 import java.util.Optional;
 

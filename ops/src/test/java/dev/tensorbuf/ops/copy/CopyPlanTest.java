@@ -17,6 +17,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.tensorbuf.views.TensorElements;
 
 /** What the planner decides (pure, no bytes move) and the errors it reports. */
 class CopyPlanTest {
@@ -255,7 +256,7 @@ class CopyPlanTest {
         try (var pool = dev.tensorbuf.memory.PooledAllocator.builder().name("dirty").build();
              var shared = Allocators.shared()) {
             var view = dev.tensorbuf.views.TensorView.strided(shared.allocate(12), DType.F32, StridedLayout.packed(3));
-            view.copyFrom(new float[] {1, 2, 3});
+            TensorElements.of(view).copyFrom(new float[] {1, 2, 3});
             Access src = Access.strided(view.buffer().segment(), DType.F32, StridedLayout.packed(3));
             byte[] expected = new byte[64];
             MemorySegment.ofArray(expected).asSlice(0, 12).copyFrom(src.segment());

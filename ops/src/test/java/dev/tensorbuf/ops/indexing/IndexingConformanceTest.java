@@ -9,7 +9,6 @@ import dev.tensorbuf.ops.hlo.HloComputation;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.hlo.HloModule;
 import dev.tensorbuf.views.indexing.IndexingMap;
-import dev.tensorbuf.views.indexing.IndexingMap;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

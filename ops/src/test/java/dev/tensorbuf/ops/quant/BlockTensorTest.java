@@ -11,6 +11,7 @@ import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.BlockType;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -81,8 +82,8 @@ class BlockTensorTest {
                 t.dequantize(got);
                 long[] index = new long[r];
                 do {
-                    float w = want.getFloat(index);
-                    float g = got.getFloat(index);
+                    float w = TensorElements.of(want).getFloat(index);
+                    float g = TensorElements.of(got).getFloat(index);
                     if (Float.floatToRawIntBits(w) != Float.floatToRawIntBits(g)) {
                         throw new AssertionError(t + " into " + shape + " at " + Arrays.toString(index) + ": got " + g
                                 + ", expected " + w);

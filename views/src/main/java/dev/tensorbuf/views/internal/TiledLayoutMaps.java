@@ -3,7 +3,6 @@ package dev.tensorbuf.views.internal;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
-import dev.tensorbuf.views.indexing.IndexingMap;
 
 import java.util.List;
 

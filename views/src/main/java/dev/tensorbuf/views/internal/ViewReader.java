@@ -4,7 +4,6 @@ import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
-import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.indexing.Interval;
 import java.util.Arrays;
 import java.util.ArrayList;

@@ -7,10 +7,7 @@ import dev.tensorbuf.views.XlaShape;
 import dev.tensorbuf.views.XlaLayout.SplitConfig;
 import dev.tensorbuf.views.text.TextFormatException;
 import dev.tensorbuf.views.XlaLayout.Tile;
-import dev.tensorbuf.views.XlaShape;
-import dev.tensorbuf.views.XlaShape;
 import dev.tensorbuf.views.XlaLayout;
-import dev.tensorbuf.views.XlaShape;
 import dev.tensorbuf.views.internal.XlaShapeLexer.Kind;
 import dev.tensorbuf.views.internal.XlaShapeLexer.Token;
 

@@ -6,10 +6,7 @@ import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.XlaShape;
 import dev.tensorbuf.views.XlaLayout.SplitConfig;
 import dev.tensorbuf.views.XlaLayout.Tile;
-import dev.tensorbuf.views.XlaShape;
-import dev.tensorbuf.views.XlaShape;
 import dev.tensorbuf.views.XlaLayout;
-import dev.tensorbuf.views.XlaShape;
 
 import java.util.List;
 

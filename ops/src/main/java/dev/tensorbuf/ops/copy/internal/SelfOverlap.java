@@ -5,7 +5,6 @@ import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.indexing.IndexingMap;
-import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.internal.DistinctSlots;
 import java.util.Arrays;
 import java.util.List;

@@ -14,6 +14,7 @@ import dev.tensorbuf.ops.indexing.OperandIndexing;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.internal.Extents;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.XlaLayout;
@@ -293,11 +294,11 @@ public final class Interpreter {
         for (long k = 0; k < n; k++) {
             // As XLA computes it: integers wrap to their width (s8 counts 126, 127, -128, ...), pred is k != 0.
             switch (type.kind()) {
-                case FLOAT -> row.setDouble(k, k);
-                case COMPLEX -> row.setComplex(k, 0, k);
-                case BOOLEAN -> row.setLong(k == 0 ? 0 : 1, k);
-                case SIGNED -> row.setLong(bits == 64 ? k : k << (64 - bits) >> (64 - bits), k);
-                case UNSIGNED -> row.setLong(bits == 64 ? k : k & ((1L << bits) - 1), k);
+                case FLOAT -> TensorElements.of(row).setDouble(k, k);
+                case COMPLEX -> TensorElements.of(row).setComplex(k, 0, k);
+                case BOOLEAN -> TensorElements.of(row).setLong(k == 0 ? 0 : 1, k);
+                case SIGNED -> TensorElements.of(row).setLong(bits == 64 ? k : k << (64 - bits) >> (64 - bits), k);
+                case UNSIGNED -> TensorElements.of(row).setLong(bits == 64 ? k : k & ((1L << bits) - 1), k);
                 default -> throw new IllegalArgumentException("iota of " + type + " is not supported");
             }
         }
@@ -419,7 +420,7 @@ public final class Interpreter {
                         + in.operands().get(1) + " is " + ops.get(1).dtype() + ", " + in.operands().get(k + 1) + " is "
                         + s.dtype());
             }
-            long value = s.getLong();
+            long value = TensorElements.of(s).getLong();
             // u64 starts past 2^63 read as negative; any such start is past every dim, so clamp high.
             starts[k] = s.dtype() == DType.U64 && value < 0 ? Long.MAX_VALUE : value;
         }

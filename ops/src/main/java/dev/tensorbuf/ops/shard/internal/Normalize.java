@@ -7,7 +7,6 @@ import dev.tensorbuf.ops.shard.TileAssignment;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.XlaShape.BufferShape;
 import dev.tensorbuf.views.XlaShape;
-import dev.tensorbuf.views.XlaShape;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
