@@ -75,11 +75,10 @@
  * <dt><code>TensorView.java</code></dt>
  * <dd>the public view: a buffer plus a map; factories from XLA shapes and strided layouts, ops as
  *     maps (<code>remap</code>, <code>padded</code>, <code>concatenated</code>), facts
- *     (<code>isStrided</code>, <code>stridedLayout</code>, <code>form</code>), typed get/set, bulk
- *     transfer. It holds the API, its Javadoc, the view's fields and the maps it builds on first
- *     need; the bodies are in <code>ViewFactory</code>, <code>OpViews</code>,
- *     <code>ViewRemaps</code>, <code>ElementLocator</code>, <code>ViewTransfer</code> and
- *     <code>ViewText</code></dd>
+ *     (<code>isStrided</code>, <code>stridedLayout</code>, <code>form</code>); typed access is
+ *     <code>TensorElements</code>'s. It holds the API, its Javadoc, the view's fields and the maps
+ *     it builds on first need; the bodies are in <code>ViewFactory</code>, <code>OpViews</code>,
+ *     <code>ViewRemaps</code> and <code>ViewText</code></dd>
  * <dt><code>ViewMap.java</code></dt>
  * <dd>sealed <code>Single(buffer, map)</code>, <code>Padded(data, fill)</code>,
  *     <code>Concatenated(parts)</code>: how a view reaches its bytes</dd>
