@@ -2,7 +2,6 @@ package dev.tensorbuf.bench;
 
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.StridedLayout;
-import dev.tensorbuf.views.indexing.CompiledMap;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -42,8 +41,8 @@ public class IndexingBenchmark {
 
     private IndexingMap reshapeChain;
     private IndexingMap tiledLayout;
-    private CompiledMap strided4d;
-    private CompiledMap tiled2d;
+    private IndexingMap.Compiled strided4d;
+    private IndexingMap.Compiled tiled2d;
     private long[][] points4d;
     private long[][] points2d;
 

@@ -2,6 +2,7 @@ package dev.tensorbuf.bench;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -19,7 +20,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Nanoseconds per element of {@code TensorView.getFloat(i, j)} over every element of a
+ * Nanoseconds per element of {@code TensorElements.getFloat(i, j)} over every element of a
  * 256 x 256 f32 tensor, in logical order: through a strided view (the affine fast path) and
  * through a tiled XLA view {@code {1,0:T(8,128)}} (the compiled map).
  *
@@ -50,8 +51,8 @@ public class ViewAccessBenchmark {
         for (int i = 0; i < values.length; i++) {
             values[i] = i;
         }
-        strided.copyFrom(values);
-        tiled.copyFrom(values);
+        TensorElements.of(strided).copyFrom(values);
+        TensorElements.of(tiled).copyFrom(values);
     }
 
     @TearDown(Level.Trial)
@@ -61,9 +62,10 @@ public class ViewAccessBenchmark {
 
     private static float sum(TensorView v) {
         float s = 0;
+        TensorElements e = TensorElements.of(v);
         for (long i = 0; i < N; i++) {
             for (long j = 0; j < N; j++) {
-                s += v.getFloat(i, j);
+                s += e.getFloat(i, j);
             }
         }
         return s;

@@ -1,7 +1,6 @@
 package dev.tensorbuf.bench;
 
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.ArrayShape;
@@ -49,7 +48,7 @@ public class ViewOpBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        gib = Buffers.foreign(0x10_0000_0000L, 1L << 30, MemorySpace.DEVICE, "bench", () -> { });
+        gib = MemoryBuffer.foreign(0x10_0000_0000L, 1L << 30, MemorySpace.DEVICE, "bench", () -> { });
         view = TensorView.of(gib, "f32[256,1024,1024]{2,1,0}");
         tiled = TensorView.of(gib, "f32[256,1024,1024]{2,1,0:T(8,128)}");
         scalar = TensorView.scalar(view.dtype(), 0);

@@ -20,7 +20,8 @@ import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.StridedLayout;
-import dev.tensorbuf.views.TensorFormat;
+import dev.tensorbuf.views.StridedLayout.TensorFormat;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -112,7 +113,7 @@ final class DemoPipeline implements AutoCloseable {
                     for (int w = 0; w < W; w++) {
                         int u8 = Byte.toUnsignedInt(p.get(ValueLayout.JAVA_BYTE, (((long) n * H + h) * W + w) * C + c));
                         float expected = Math.fma(u8, scale.get(c), bias.get(c));
-                        if (nchw.getFloat(n, c, h, w) != expected) {
+                        if (TensorElements.of(nchw).getFloat(n, c, h, w) != expected) {
                             bad++;
                         }
                     }
@@ -139,9 +140,9 @@ final class DemoPipeline implements AutoCloseable {
         ElementAccess rounding = ElementAccess.of(DType.BF16);
         MemorySegment scratch = MemorySegment.ofArray(new short[1]);
         long[] bad = {0};
-        nchw.forEachIndex(i -> {
-            rounding.setFloat(scratch, 0, nchw.getFloat(i));
-            if (back.getFloat(i) != rounding.getFloat(scratch, 0)) {
+        TensorElements.of(nchw).forEachIndex(i -> {
+            rounding.setFloat(scratch, 0, TensorElements.of(nchw).getFloat(i));
+            if (TensorElements.of(back).getFloat(i) != rounding.getFloat(scratch, 0)) {
                 bad[0]++;
             }
         });
@@ -158,7 +159,7 @@ final class DemoPipeline implements AutoCloseable {
         String address = "0x" + Long.toHexString(managed.address());
         try (Dlpack.Tensor imported = Dlpack.importVersioned(managed)) {
             DemoSteps.check(imported.view().dims().equals(nchw.dims()), "imported dims");
-            DemoSteps.check(imported.view().getFloat(7, 2, 223, 223) == nchw.getFloat(7, 2, 223, 223), "imported values");
+            DemoSteps.check(TensorElements.of(imported.view()).getFloat(7, 2, 223, 223) == TensorElements.of(nchw).getFloat(7, 2, 223, 223), "imported values");
             DemoSteps.check(imported.view().buffer().segment().address() == nchw.buffer().segment().address(),
                     "no copy: the consumer sees our memory");
         }

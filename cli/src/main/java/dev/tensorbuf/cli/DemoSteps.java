@@ -3,13 +3,12 @@ package dev.tensorbuf.cli;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
-import dev.tensorbuf.memory.PoolStats;
 import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import java.util.ArrayList;
@@ -46,7 +45,7 @@ final class DemoSteps {
             detail.add("shared arena: 64 KiB, 4096-byte aligned, usable from any thread");
             facts.put("host_space", a.memorySpace().toXlaText());
         }
-        MemoryBuffer device = Buffers.foreign(0x7f00_0000_0000L, 4096, MemorySpace.DEVICE, "demo device", () -> { });
+        MemoryBuffer device = MemoryBuffer.foreign(0x7f00_0000_0000L, 4096, MemorySpace.DEVICE, "demo device", () -> { });
         String refusal;
         try {
             device.segment();
@@ -69,7 +68,7 @@ final class DemoSteps {
             pool.allocate(4096).close();
         }
         MemoryBuffer kept = pool.allocate(1 << 20);
-        PoolStats stats = pool.stats();
+        PooledAllocator.Stats stats = pool.stats();
         check(stats.reuses() == 999 && stats.liveCount() == 1, "999 of 1000 4 KiB cycles reuse one block");
         kept.close();
         var report = pool.closeAndReport();
@@ -150,13 +149,13 @@ final class DemoSteps {
             for (int i = 0; i < values.length; i++) {
                 values[i] = (i % 251) * 0.25f;
             }
-            nchw.copyFrom(values);
+            TensorElements.of(nchw).copyFrom(values);
             TensorView nhwc = Ops.transpose(nchw, 0, 2, 3, 1);
             ArrayShape target = ArrayShape.parse("bf16[2,16,128,8]{3,2,1,0:T(8,128)(2,1)}");
             TensorView tiled = CopyEngine.defaults().materialize(nhwc, target, arena);
             long[] mismatches = {0};
-            nhwc.forEachIndex(i -> {
-                if (tiled.getFloat(i) != nhwc.getFloat(i)) {
+            TensorElements.of(nhwc).forEachIndex(i -> {
+                if (TensorElements.of(tiled).getFloat(i) != TensorElements.of(nhwc).getFloat(i)) {
                     mismatches[0]++;
                 }
             });

@@ -18,7 +18,7 @@ import dev.tensorbuf.ops.quant.internal.BlockKernels;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.BlockType;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaLayout;
 import dev.tensorbuf.views.XlaShape;

@@ -1,7 +1,7 @@
 package dev.tensorbuf.cli;
 
 import dev.tensorbuf.views.ArrayShape;
-import dev.tensorbuf.views.Tile;
+import dev.tensorbuf.views.XlaLayout.Tile;
 import dev.tensorbuf.views.XlaLayout;
 import dev.tensorbuf.views.XlaShape;
 

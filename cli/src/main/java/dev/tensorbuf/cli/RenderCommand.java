@@ -8,7 +8,7 @@ import dev.tensorbuf.cli.render.StridedPlacement;
 import dev.tensorbuf.cli.render.TiledPlacement;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.XlaShape;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

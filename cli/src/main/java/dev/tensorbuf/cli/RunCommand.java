@@ -118,7 +118,7 @@ final class RunCommand implements Command {
         HloModule module = HloModule.parse(text);
         HloInstruction root = module.entry().root();
         // Checked before the arguments are read or anything runs: an f8e5m2 ROOT cannot go to .npy.
-        if (root.shape() instanceof dev.tensorbuf.views.TupleShape) {
+        if (root.shape() instanceof dev.tensorbuf.views.XlaShape.Tuple) {
             int n = root.outputCount();
             if (TensorFiles.formatOf(outPath) != TensorFiles.Format.SAFETENSORS) {
                 throw new IllegalArgumentException("the ROOT is a tuple of " + n + " arrays: give --out FILE.safetensors"

@@ -2,7 +2,7 @@ package dev.tensorbuf.cli;
 
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
-import dev.tensorbuf.views.TensorFormat;
+import dev.tensorbuf.views.StridedLayout.TensorFormat;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -5,13 +5,13 @@ import dev.tensorbuf.interop.internal.FileReplacement;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.Buffers;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.net.ArrowTensors;
 import dev.tensorbuf.net.FixedShapeTensorType;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaLayout;
@@ -276,7 +276,7 @@ final class TensorFiles {
             case RAW -> throw new IllegalArgumentException("raw output is written in pieces by its command: " + file);
             case ARROW -> {
                 long[] dims = tensor.dims().stream().mapToLong(Long::longValue).toArray();
-                MemoryBuffer bytes = Buffers.foreign(tensor.bytes(), MemorySpace.HOST, "convert", () -> { });
+                MemoryBuffer bytes = MemoryBuffer.foreign(tensor.bytes(), MemorySpace.HOST, "convert", () -> { });
                 ArrowTensors.write(file, Map.of(name, TensorView.strided(bytes, tensor.dtype(), StridedLayout.packed(dims))));
             }
         }
@@ -376,7 +376,7 @@ final class TensorFiles {
             }
             MemorySegment bytes = size == 0 ? arena.allocate(1)
                     : channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
-            MemoryBuffer buffer = Buffers.foreign(bytes, MemorySpace.HOST, "raw " + file.getFileName(), arena::close);
+            MemoryBuffer buffer = MemoryBuffer.foreign(bytes, MemorySpace.HOST, "raw " + file.getFileName(), arena::close);
             return new Opened(TensorView.of(buffer.asReadOnly(), shape), name, buffer);
         } catch (IOException | RuntimeException e) {
             arena.close();

@@ -16,6 +16,7 @@ import dev.tensorbuf.ops.indexing.HloIndexing;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaLayout;
 import dev.tensorbuf.views.XlaShape;
@@ -134,7 +135,7 @@ class BadInputTableTest {
             ArrayShape shape = (ArrayShape) XlaShape.parse((String) row.get("input"));
             TensorView v = TensorView.of(a.allocate(shape.byteSizeOfElements()), shape);
             switch ((String) row.get("op")) {
-                case "get" -> v.getDouble(longs(row, "index"));
+                case "get" -> TensorElements.of(v).getDouble(longs(row, "index"));
                 case "transpose" -> Ops.transpose(v, ints(row, "dims"));
                 case "reverse" -> Ops.reverse(v, ints(row, "dims"));
                 case "slice" -> Ops.slice(v, longs(row, "start"), longs(row, "limit"), longs(row, "stride"));
@@ -166,7 +167,7 @@ class BadInputTableTest {
                 }
                 case "read-only-write" -> {
                     TensorView v = TensorView.of(a.allocate(8).asReadOnly(), "f32[2]{0}");
-                    v.setFloat(1, 0);
+                    TensorElements.of(v).setFloat(1, 0);
                 }
                 default -> throw new AssertionError("unknown op " + row.get("op"));
             }

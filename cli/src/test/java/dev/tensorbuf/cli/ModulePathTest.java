@@ -128,7 +128,7 @@ class ModulePathTest {
             import dev.tensorbuf.ops.copy.CopyEngine;
             import dev.tensorbuf.views.DType;
             import dev.tensorbuf.views.StridedLayout;
-            import dev.tensorbuf.views.TensorFormat;
+            import dev.tensorbuf.views.StridedLayout.TensorFormat;
             import dev.tensorbuf.views.TensorView;
             import java.lang.foreign.MemorySegment;
             import java.lang.foreign.ValueLayout;

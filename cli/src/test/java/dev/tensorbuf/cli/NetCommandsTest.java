@@ -13,6 +13,7 @@ import dev.tensorbuf.net.TensorServer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,7 +35,7 @@ class NetCommandsTest {
         for (int i = 0; i < d.length; i++) {
             d[i] = i * 1.5 - 7;
         }
-        v.copyFrom(d);
+        TensorElements.of(v).copyFrom(d);
         return v;
     }
 
@@ -48,13 +49,13 @@ class NetCommandsTest {
             assertTrue(r.out().contains("f32[4,2,3]{2,1,0}") && r.out().contains("(arrow)"), r.out());
             try (ArrowTensors.Tensors t = ArrowTensors.read(dir.resolve("x.arrow"))) {
                 assertEquals("x", t.names().getFirst());
-                assertArrayEquals(x.toFloatArray(), t.view("x").toFloatArray());
+                assertArrayEquals(TensorElements.of(x).toFloatArray(), TensorElements.of(t.view("x")).toFloatArray());
             }
             r = CliHarness.run("convert", dir.resolve("x.arrow").toString(), dir.resolve("t.npy").toString(),
                     "--transpose", "0,2,1", "--quiet");
             assertEquals(0, r.code(), r.err());
             try (Npy.Tensor t = Npy.map(dir.resolve("t.npy"))) {
-                assertArrayEquals(Ops.transpose(x, 0, 2, 1).toFloatArray(), t.view().toFloatArray());
+                assertArrayEquals(TensorElements.of(Ops.transpose(x, 0, 2, 1)).toFloatArray(), TensorElements.of(t.view()).toFloatArray());
             }
         }
     }
@@ -88,8 +89,8 @@ class NetCommandsTest {
                 assertEquals(0, r.code(), r.err());
                 assertTrue(r.out().startsWith(uri + " x.npy[1:4, 1:3] -> " + out + ": f32[3,2]{1,0}"), r.out());
                 try (Npy.Tensor got = Npy.map(out)) {
-                    assertArrayEquals(Ops.slice(x, new long[] {1, 1}, new long[] {4, 3}, new long[] {1, 1}).toFloatArray(),
-                            got.view().toFloatArray());
+                    assertArrayEquals(TensorElements.of(Ops.slice(x, new long[] {1, 1}, new long[] {4, 3}, new long[] {1, 1})).toFloatArray(),
+                            TensorElements.of(got.view()).toFloatArray());
                 }
                 r = CliHarness.run("fetch", uri, "../x.npy", dir.resolve("no.npy").toString());
                 assertEquals(2, r.code());

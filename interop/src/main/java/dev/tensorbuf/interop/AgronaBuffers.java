@@ -5,11 +5,10 @@ import dev.tensorbuf.interop.internal.ReadOnlyDirectBuffer;
 import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.MapForm;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
@@ -57,12 +56,12 @@ import org.agrona.concurrent.UnsafeBuffer;
  * try (Allocator arena = Allocators.shared();
  *      MemoryBuffer buffer = arena.allocate(24)) {
  *     TensorView v = TensorView.of(buffer, "f32[2,3]{1,0}");
- *     v.setFloat(6.5f, 1, 2);
+ *     TensorElements.of(v).setFloat(6.5f, 1, 2);
  *     MutableDirectBuffer agrona = AgronaBuffers.asMutableDirectBuffer(v);
  *     agrona.capacity();            // 24
  *     agrona.getFloat(20);          // 6.5: element (1, 2) at byte 4 * (1 * 3 + 2)
  *     agrona.putFloat(0, 1.5f);
- *     v.getFloat(0, 0);             // 1.5: same memory
+ *     TensorElements.of(v).getFloat(0, 0);             // 1.5: same memory
  *     AgronaBuffers.asMutableDirectBuffer(Ops.transpose(v, 1, 0));
  *     // IllegalArgumentException: "... is not C-contiguous: strides [1, 3], row-major strides
  *     //  would be [2, 1]; ..."
@@ -262,7 +261,7 @@ public final class AgronaBuffers {
             if (!(source instanceof MutableDirectBuffer) || source.byteBuffer() != null && source.byteBuffer().isReadOnly()) {
                 segment = segment.asReadOnly();
             }
-            return Buffers.foreign(segment, MemorySpace.HOST, "agrona", () -> {
+            return MemoryBuffer.foreign(segment, MemorySpace.HOST, "agrona", () -> {
                 arena.close();
                 Reference.reachabilityFence(source);
             });

@@ -6,7 +6,7 @@ import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
@@ -176,7 +176,7 @@ public record DenseTensor(DType dtype, List<Long> dims, MemorySegment bytes) {
      * {@snippet :
      * try (Allocator arena = Allocators.confined()) {
      *     TensorView a = TensorView.of(arena.allocate(24), "f32[2,3]{1,0}");   // 0 1 2 / 3 4 5
-     *     a.copyFrom(new float[] {0, 1, 2, 3, 4, 5});
+     *     TensorElements.of(a).copyFrom(new float[] {0, 1, 2, 3, 4, 5});
      *     Npy.write(Path.of("t.npy"), DenseTensor.copyOf(Ops.transpose(a, 1, 0), arena));
      *     // np.load("t.npy") is [[0, 3], [1, 4], [2, 5]]
      * }

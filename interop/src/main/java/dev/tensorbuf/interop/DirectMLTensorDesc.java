@@ -2,7 +2,7 @@ package dev.tensorbuf.interop;
 
 import dev.tensorbuf.interop.internal.Errors;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import java.util.ArrayList;

@@ -5,7 +5,6 @@ import dev.tensorbuf.interop.internal.FileMapping;
 import dev.tensorbuf.interop.internal.GgufCodec;
 import dev.tensorbuf.interop.internal.Sizes;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -161,7 +160,7 @@ public final class GgufFile implements AutoCloseable {
     private static MemoryBuffer tensorBuffer(MemoryBuffer view, MemoryBuffer root, long offset, long bytes, String name, Path file) {
         MemoryBuffer.Hold mapped = root.hold();
         try {
-            return Buffers.foreign(view.segment().asSlice(offset, bytes), MemorySpace.HOST,
+            return MemoryBuffer.foreign(view.segment().asSlice(offset, bytes), MemorySpace.HOST,
                     "tensor '" + name + "' of " + file.getFileName(), mapped::close);
         } catch (RuntimeException e) {
             mapped.close();

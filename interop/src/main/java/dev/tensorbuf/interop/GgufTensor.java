@@ -3,7 +3,7 @@ package dev.tensorbuf.interop;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.quant.BlockTensor;
 import dev.tensorbuf.views.ArrayShape;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.TensorView;
 import java.nio.file.Path;
 import java.util.List;

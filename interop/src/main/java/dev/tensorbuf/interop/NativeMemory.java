@@ -5,7 +5,6 @@ import dev.tensorbuf.interop.internal.HugePageAllocator;
 import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -103,13 +102,13 @@ public final class NativeMemory {
             throw new IllegalArgumentException("NULL address with " + byteSize + " bytes for memory of " + owner);
         }
         if (!space.hostAccessible()) {
-            return Buffers.foreign(address, byteSize, space, owner, readOnly, deleter);
+            return MemoryBuffer.foreign(address, byteSize, space, owner, readOnly, deleter);
         }
         Arena scope = Arena.ofShared();
         try {
-            // Buffers.foreign checks the range (a segment is only a description until touched).
+            // MemoryBuffer.foreign checks the range (a segment is only a description until touched).
             MemorySegment bytes = RestrictedNative.segment(address, byteSize, scope);
-            return Buffers.foreign(readOnly ? bytes.asReadOnly() : bytes, space, owner, () -> {
+            return MemoryBuffer.foreign(readOnly ? bytes.asReadOnly() : bytes, space, owner, () -> {
                 scope.close(); // first: a kept segment must throw, not read freed memory
                 deleter.run();
             });

@@ -9,7 +9,6 @@ import dev.tensorbuf.interop.internal.NpyCodec;
 import dev.tensorbuf.interop.internal.Sizes;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.copy.internal.Access;
 import dev.tensorbuf.ops.copy.CopyEngine;
@@ -377,8 +376,8 @@ public final class Npy {
                     // As views, the engine stages packed storage through its planned kernels; an
                     // Access of packed E(n) tiles goes element by element.
                     MemorySegment to = out.asSlice(0, n);
-                    UNPACKER.copy(TensorView.of(Buffers.foreign(from, MemorySpace.HOST, "Npy.write", () -> { }), piece),
-                            TensorView.strided(Buffers.foreign(to, MemorySpace.HOST, "Npy.write", () -> { }), type,
+                    UNPACKER.copy(TensorView.of(MemoryBuffer.foreign(from, MemorySpace.HOST, "Npy.write", () -> { }), piece),
+                            TensorView.strided(MemoryBuffer.foreign(to, MemorySpace.HOST, "Npy.write", () -> { }), type,
                                     StridedLayout.packed(n)));
                 } else {
                     UNPACKER.copy(Access.tiled(from, piece), Access.strided(out, type, StridedLayout.packed(new long[] {n})));
@@ -448,7 +447,7 @@ public final class Npy {
     public record Header(int majorVersion, String descr, DType dtype, ByteOrder byteOrder, boolean fortranOrder,
             List<Long> shape, long dataOffset) {
         /**
-         * The shape must pass NumPy's own check as well as {@link dev.tensorbuf.views.Extents}' rule:
+         * The shape must pass NumPy's own check as well as {@link dev.tensorbuf.views.internal.Extents}' rule:
          * the product of the non-zero dims, from which NumPy builds strides, must fit in a long (here
          * in elements; NumPy counts bytes) even when a 0 dim leaves the array empty. {@code np.load}
          * refuses {@code (0, 2^62, 4)} as "array is too big", and so does this constructor, so every

@@ -8,7 +8,6 @@ import dev.tensorbuf.interop.internal.SafetensorsCodec;
 import dev.tensorbuf.interop.internal.Sizes;
 import dev.tensorbuf.interop.json.Json;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
@@ -30,7 +29,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaLayout;
 import dev.tensorbuf.interop.internal.SafetensorsIndex;
@@ -159,7 +158,7 @@ public final class SafetensorsFile implements AutoCloseable {
     private static MemoryBuffer tensorBuffer(MemoryBuffer view, MemoryBuffer root, long offset, long bytes, String name, Path file) {
         MemoryBuffer.Hold mapped = root.hold();
         try {
-            return Buffers.foreign(view.segment().asSlice(offset, bytes), MemorySpace.HOST,
+            return MemoryBuffer.foreign(view.segment().asSlice(offset, bytes), MemorySpace.HOST,
                     "tensor '" + name + "' of " + file.getFileName(), mapped::close);
         } catch (RuntimeException e) {
             mapped.close();
@@ -878,7 +877,7 @@ public final class SafetensorsFile implements AutoCloseable {
             Map<String, ArrayShape> shapes = new LinkedHashMap<>();
             Map<String, DenseTensor.DataWriter> data = new LinkedHashMap<>();
             tensors.forEach((name, t) -> {
-                shapes.put(name, ArrayShape.of(t.dtype(), dev.tensorbuf.views.Extents.toArray(t.dims())));
+                shapes.put(name, ArrayShape.of(t.dtype(), dev.tensorbuf.views.internal.Extents.toArray(t.dims())));
                 data.put(name, channel -> writeAll(channel, t.bytes()));
             });
             return write(folder, shapes, metadata, data, maxShardBytes);

@@ -11,12 +11,12 @@ import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaShape;
 import java.io.IOException;
@@ -45,12 +45,12 @@ class AgronaBuffersTest {
         try (Allocator arena = Allocators.shared();
              MemoryBuffer buffer = arena.allocate(24)) {
             TensorView v = TensorView.of(buffer, "f32[2,3]{1,0}");
-            v.setFloat(6.5f, 1, 2);
+            TensorElements.of(v).setFloat(6.5f, 1, 2);
             MutableDirectBuffer agrona = AgronaBuffers.asMutableDirectBuffer(v);
             assertEquals(24, agrona.capacity());
             assertEquals(6.5f, agrona.getFloat(20, ByteOrder.LITTLE_ENDIAN));
             agrona.putFloat(0, 1.5f, ByteOrder.LITTLE_ENDIAN);
-            assertEquals(1.5f, v.getFloat(0, 0));
+            assertEquals(1.5f, TensorElements.of(v).getFloat(0, 0));
             var e = assertThrows(IllegalArgumentException.class,
                     () -> AgronaBuffers.asMutableDirectBuffer(Ops.transpose(v, 1, 0)));
             assertTrue(e.getMessage().contains("is not C-contiguous: strides [1, 3], row-major strides would be [2, 1]"),
@@ -63,7 +63,7 @@ class AgronaBuffersTest {
     void rowSliceBridgesJustItsBytes() {
         try (Allocator arena = Allocators.shared()) {
             TensorView v = TensorView.of(arena.allocate(24), "f32[2,3]{1,0}");
-            v.copyFrom(new float[] {0, 1, 2, 3, 4, 5});
+            TensorElements.of(v).copyFrom(new float[] {0, 1, 2, 3, 4, 5});
             TensorView row = Ops.slice(v, new long[] {1, 0}, new long[] {2, 3}, new long[] {1, 1});
             DirectBuffer agrona = AgronaBuffers.asDirectBuffer(row);
             assertEquals(12, agrona.capacity());
@@ -94,7 +94,7 @@ class AgronaBuffersTest {
 
     @Test
     void deviceMemoryIsRefused() {
-        MemoryBuffer onGpu = Buffers.foreign(0x7f00_0000_0000L, 24, MemorySpace.DEVICE, "cuda", () -> { });
+        MemoryBuffer onGpu = MemoryBuffer.foreign(0x7f00_0000_0000L, 24, MemorySpace.DEVICE, "cuda", () -> { });
         var e = assertThrows(UnsupportedOperationException.class, () -> AgronaBuffers.asDirectBuffer(onGpu));
         assertTrue(e.getMessage().contains("S(0) device memory (HBM), which is not host-accessible"), e.getMessage());
         TensorView view = TensorView.of(onGpu, "f32[2,3]{1,0}");
@@ -117,7 +117,7 @@ class AgronaBuffersTest {
         try (Arena arena = Arena.ofConfined()) {
             // Never touched: the check comes before any access.
             MemorySegment huge = RestrictedNative.resize(arena.allocate(64), 3L << 30);
-            MemoryBuffer buffer = Buffers.foreign(huge, MemorySpace.HOST, "test", () -> { });
+            MemoryBuffer buffer = MemoryBuffer.foreign(huge, MemorySpace.HOST, "test", () -> { });
             var e = assertThrows(IllegalArgumentException.class, () -> AgronaBuffers.asDirectBuffer(buffer));
             assertTrue(e.getMessage().contains("holds 3221225472 bytes, more than an Agrona buffer's 2147483639"),
                     e.getMessage());
@@ -165,8 +165,8 @@ class AgronaBuffersTest {
             assertTrue(b.isReadOnly());
             assertTrue(b.segment().isReadOnly());
             TensorView v = AgronaBuffers.asView(new UnsafeBuffer(mapped), (ArrayShape) XlaShape.parse("u8[8]{0}"));
-            assertEquals(8, v.getLong(7));
-            var e = assertThrows(IllegalArgumentException.class, () -> v.setLong(0, 0));
+            assertEquals(8, TensorElements.of(v).getLong(7));
+            var e = assertThrows(IllegalArgumentException.class, () -> TensorElements.of(v).setLong(0, 0));
             assertTrue(e.getMessage().contains("read-only"), e.getMessage());
             b.close();
         }
@@ -177,12 +177,12 @@ class AgronaBuffersTest {
         UnsafeBuffer agrona = new UnsafeBuffer(ByteBuffer.allocateDirect(24));
         TensorView v = AgronaBuffers.asView(agrona, (ArrayShape) XlaShape.parse("f32[2,3]{1,0}"));
         agrona.putFloat(20, 6.5f, ByteOrder.LITTLE_ENDIAN);
-        assertEquals(6.5f, v.getFloat(1, 2));
-        v.setFloat(-2f, 0, 1);
+        assertEquals(6.5f, TensorElements.of(v).getFloat(1, 2));
+        TensorElements.of(v).setFloat(-2f, 0, 1);
         assertEquals(-2f, agrona.getFloat(4, ByteOrder.LITTLE_ENDIAN));
         assertEquals(agrona.addressOffset(), v.buffer().address());
         v.buffer().close();
-        assertThrows(IllegalStateException.class, () -> v.getFloat(1, 2));
+        assertThrows(IllegalStateException.class, () -> TensorElements.of(v).getFloat(1, 2));
         assertEquals(6.5f, agrona.getFloat(20, ByteOrder.LITTLE_ENDIAN), "closing the view frees nothing");
     }
 

@@ -5,6 +5,7 @@ import dev.tensorbuf.interop.staging.StagingTarget;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.PooledAllocator;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.time.Duration;
 
@@ -21,7 +22,7 @@ public final class AgronaWithoutFlag {
         try (Allocator arena = Allocators.shared();
              PooledAllocator pool = PooledAllocator.builder().name("child").build()) {
             TensorView v = TensorView.of(arena.allocate(24), "f32[2,3]{1,0}");
-            v.setFloat(6.5f, 1, 2);
+            TensorElements.of(v).setFloat(6.5f, 1, 2);
             try {
                 AgronaBuffers.asMutableDirectBuffer(v);
                 System.out.println("no exception");
@@ -31,7 +32,7 @@ public final class AgronaWithoutFlag {
             try (StagingPipeline pipeline = StagingPipeline.builder().name("child").pool(pool).build()) {
                 pipeline.submit(v, StagingTarget.of("f32[2,3]{0,1}"));
                 try (var staged = (StagingPipeline.Outcome.Staged) pipeline.poll(Duration.ofSeconds(10))) {
-                    System.out.println("staged=" + pipeline.stats().staged() + " value=" + staged.view().getFloat(1, 2));
+                    System.out.println("staged=" + pipeline.stats().staged() + " value=" + TensorElements.of(staged.view()).getFloat(1, 2));
                 }
             }
         }

@@ -9,10 +9,11 @@ import dev.tensorbuf.interop.internal.HostCopies;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.DLDeviceType;
+import dev.tensorbuf.memory.MemorySpace.DLDeviceType;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.ElementAccess;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -45,7 +46,7 @@ class CudaGpuTest {
             for (int i = 0; i < 24; i++) {
                 values[i] = i * 0.25f;
             }
-            wide.copyFrom(values);
+            TensorElements.of(wide).copyFrom(values);
             TensorView window = Ops.slice(wide, new long[] {1, 1}, new long[] {4, 5}, new long[] {1, 1});
             TensorView transposed = Ops.transpose(wide, 1, 0);
             for (TensorView source : new TensorView[] {wide, window, transposed}) {
@@ -54,7 +55,7 @@ class CudaGpuTest {
                     TensorView back = TensorView.strided(pinned, source.access(), HostCopies.rowMajor(source));
                     cuda.download(onDevice, back);
                     stream.synchronize();
-                    assertArrayEquals(source.toFloatArray(), back.toFloatArray());
+                    assertArrayEquals(TensorElements.of(source).toFloatArray(), TensorElements.of(back).toFloatArray());
                 } finally {
                     onDevice.buffer().close();
                 }
@@ -99,12 +100,12 @@ class CudaGpuTest {
     /** Distinct, finite values in every element of the base (so a misplaced element shows). */
     private static void fill(TensorView base, String dtype) {
         AtomicInteger i = new AtomicInteger();
-        base.forEachIndex(index -> {
+        TensorElements.of(base).forEachIndex(index -> {
             int n = i.getAndIncrement();
             switch (dtype) {
-                case "f32", "bf16" -> base.setFloat(n * 0.25f - 3, index);
-                case "u8" -> base.setLong((n * 37 + 11) % 256, index);
-                default -> base.setLong(n % 16 - 8, index);
+                case "f32", "bf16" -> TensorElements.of(base).setFloat(n * 0.25f - 3, index);
+                case "u8" -> TensorElements.of(base).setLong((n * 37 + 11) % 256, index);
+                default -> TensorElements.of(base).setLong(n % 16 - 8, index);
             }
         });
     }
@@ -132,7 +133,7 @@ class CudaGpuTest {
                 ElementAccess packed = HostCopies.packedAccess(source);
                 long bytes = packed.byteSize(source.elementCount());
                 TensorView reference = TensorView.strided(arena.allocate(bytes), packed, HostCopies.rowMajor(source));
-                source.forEachIndex(index -> reference.setBits(source.getBits(index), index));
+                TensorElements.of(source).forEachIndex(index -> TensorElements.of(reference).setBits(TensorElements.of(source).getBits(index), index));
 
                 TensorView onDevice = cuda.upload(source, 0);
                 try {
@@ -147,7 +148,7 @@ class CudaGpuTest {
                     }
                     TensorView target = view(targetBuffer, dtype, layout);
                     cuda.download(onDevice, target);
-                    source.forEachIndex(index -> assertEquals(source.getBits(index), target.getBits(index),
+                    TensorElements.of(source).forEachIndex(index -> assertEquals(TensorElements.of(source).getBits(index), TensorElements.of(target).getBits(index),
                             () -> "element " + java.util.Arrays.toString(index) + " of " + target));
                 } finally {
                     onDevice.buffer().close();
@@ -199,7 +200,7 @@ class CudaGpuTest {
         CudaRuntime cuda = GpuTests.cuda();
         try (Allocator arena = Allocators.confined()) {
             TensorView host = TensorView.of(arena.allocate(4 * 12), "f32[3,4]{1,0}");
-            host.copyFrom(new float[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+            TensorElements.of(host).copyFrom(new float[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
             TensorView onDevice = cuda.upload(host, 0);
             AtomicInteger released = new AtomicInteger();
             int pending = Dlpack.pendingExports();
@@ -211,7 +212,7 @@ class CudaGpuTest {
                 assertEquals(onDevice.buffer().address(), t.root().address());
                 TensorView back = TensorView.of(arena.allocate(4 * 12), "f32[3,4]{1,0}");
                 cuda.download(t.view(), back);
-                assertArrayEquals(host.toFloatArray(), back.toFloatArray());
+                assertArrayEquals(TensorElements.of(host).toFloatArray(), TensorElements.of(back).toFloatArray());
                 assertEquals(0, released.get());
             }
             assertEquals(1, released.get());
@@ -234,7 +235,7 @@ class CudaGpuTest {
             for (int i = 0; i < n; i++) {
                 values[i] = i * 0.5f - 7;
             }
-            host.copyFrom(values);
+            TensorElements.of(host).copyFrom(values);
             TensorView onDevice = TensorView.of(device, "f32[1024,1024]{1,0}");
             CudaRuntime.CudaEvent start = stream.record();
             stream.upload(host, onDevice);
@@ -243,7 +244,7 @@ class CudaGpuTest {
             CudaRuntime.CudaEvent end = stream.record();
             end.synchronize();
             assertTrue(end.millisSince(start) >= 0);
-            assertArrayEquals(values, back.toFloatArray());
+            assertArrayEquals(values, TensorElements.of(back).toFloatArray());
 
             TensorView window = Ops.slice(host, new long[] {0, 8}, new long[] {1024, 520}, new long[] {1, 1});
             TensorView windowOnDevice = TensorView.of(device.slice(0, 4L * 1024 * 512), "f32[1024,512]{1,0}");
@@ -251,7 +252,7 @@ class CudaGpuTest {
             TensorView windowBack = Ops.slice(back, new long[] {0, 100}, new long[] {1024, 612}, new long[] {1, 1});
             stream.download(windowOnDevice, windowBack);
             stream.synchronize();
-            assertArrayEquals(window.toFloatArray(), windowBack.toFloatArray());
+            assertArrayEquals(TensorElements.of(window).toFloatArray(), TensorElements.of(windowBack).toFloatArray());
             start.close();
             end.close();
         }

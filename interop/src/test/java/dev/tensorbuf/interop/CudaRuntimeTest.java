@@ -12,6 +12,7 @@ import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
@@ -43,7 +44,7 @@ class CudaRuntimeTest {
         for (int i = 0; i < count; i++) {
             values[i] = i;
         }
-        v.copyFrom(values);
+        TensorElements.of(v).copyFrom(values);
         return v;
     }
 
@@ -133,7 +134,7 @@ class CudaRuntimeTest {
         assertFalse(onDevice.isHostAccessible());
         TensorView back = TensorView.of(arena.allocate(24), "f32[2,3]{1,0}");
         cuda.download(onDevice, back);
-        assertArrayEquals(host.toFloatArray(), back.toFloatArray());
+        assertArrayEquals(TensorElements.of(host).toFloatArray(), TensorElements.of(back).toFloatArray());
         onDevice.buffer().close();
     }
 
@@ -146,12 +147,12 @@ class CudaRuntimeTest {
         assertEquals(0, fake.count("cudaMemcpy"));
         TensorView back = TensorView.of(arena.allocate(36), "f32[3,3]{1,0}");
         cuda.download(onDevice, back);
-        assertArrayEquals(new float[] {1, 2, 3, 6, 7, 8, 11, 12, 13}, back.toFloatArray());
+        assertArrayEquals(new float[] {1, 2, 3, 6, 7, 8, 11, 12, 13}, TensorElements.of(back).toFloatArray());
         TensorView pitchedTarget = Ops.slice(TensorView.of(arena.allocate(60), "f32[3,5]{1,0}"),
                 new long[] {0, 2}, new long[] {3, 5}, new long[] {1, 1});
         cuda.download(onDevice, pitchedTarget);
         assertEquals(2, fake.count("cudaMemcpy2D"));
-        assertArrayEquals(window.toFloatArray(), pitchedTarget.toFloatArray());
+        assertArrayEquals(TensorElements.of(window).toFloatArray(), TensorElements.of(pitchedTarget).toFloatArray());
     }
 
     @Test
@@ -162,12 +163,12 @@ class CudaRuntimeTest {
         TensorView tiled = TensorView.of(arena.allocate(96), "f32[3,5]{1,0:T(2,2)}");
         TensorView transposedBack = Ops.transpose(TensorView.of(arena.allocate(24), "f32[3,2]{1,0}"), 1, 0);
         cuda.download(onDevice, transposedBack);
-        assertArrayEquals(columnMajor.toFloatArray(), transposedBack.toFloatArray());
+        assertArrayEquals(TensorElements.of(columnMajor).toFloatArray(), TensorElements.of(transposedBack).toFloatArray());
         TensorView tiledSource = TensorView.of(arena.allocate(96), "f32[3,5]{1,0:T(2,2)}");
-        tiledSource.copyFrom(new float[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14});
+        TensorElements.of(tiledSource).copyFrom(new float[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14});
         TensorView up = cuda.upload(tiledSource, 0);
         cuda.download(up, tiled);
-        assertArrayEquals(tiledSource.toFloatArray(), tiled.toFloatArray());
+        assertArrayEquals(TensorElements.of(tiledSource).toFloatArray(), TensorElements.of(tiled).toFloatArray());
     }
 
     @Test

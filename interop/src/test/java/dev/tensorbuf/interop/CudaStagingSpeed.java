@@ -5,6 +5,7 @@ import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.copy.ChannelAffine;
 import dev.tensorbuf.ops.copy.CopyEngine;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -195,9 +196,9 @@ final class CudaStagingSpeed {
             for (long flat : new long[] {0, pixels[k].elementCount() / 2 + 1, pixels[k].elementCount() - 1}) {
                 long[] index = unflatten(flat, dims);
                 int channel = (int) index[1];
-                float x = pixels[k].getLong(index);
+                float x = TensorElements.of(pixels[k]).getLong(index);
                 float want = Math.fma(x, normalise.scale().get(channel), normalise.bias().get(channel));
-                float got = TensorView.of(back, nchw).getFloat(index);
+                float got = TensorElements.of(TensorView.of(back, nchw)).getFloat(index);
                 if (Float.floatToRawIntBits(want) != Float.floatToRawIntBits(got)) {
                     throw new IllegalStateException(run + " run: batch " + k + " element " + java.util.Arrays.toString(index)
                             + " is " + got + ", expected fma(" + x + ", scale, bias) = " + want);

@@ -11,6 +11,7 @@ import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.Arena;
 import java.lang.foreign.ValueLayout;
@@ -48,7 +49,7 @@ class CudaStreamTest {
         for (int i = 0; i < count; i++) {
             values[i] = first + i;
         }
-        v.copyFrom(values);
+        TensorElements.of(v).copyFrom(values);
         return v;
     }
 
@@ -90,11 +91,11 @@ class CudaStreamTest {
             stream.upload(second, onDevice);
             stream.download(onDevice, back);
             stream.upload(first, onDevice);
-            assertArrayEquals(new float[] {0, 1, 2, 3}, back.toFloatArray());
+            assertArrayEquals(new float[] {0, 1, 2, 3}, TensorElements.of(back).toFloatArray());
             fake.release();
             stream.synchronize();
         }
-        assertArrayEquals(new float[] {20, 21, 22, 23}, back.toFloatArray(), "download saw the second upload");
+        assertArrayEquals(new float[] {20, 21, 22, 23}, TensorElements.of(back).toFloatArray(), "download saw the second upload");
         assertArrayEquals(new float[] {10, 11, 12, 13}, deviceFloats(onDevice), "the last upload wins");
     }
 
@@ -111,7 +112,7 @@ class CudaStreamTest {
         TensorView back = TensorView.of(arena.allocate(48), "f32[1,3,2,2]{3,2,1,0}");
         cuda.download(onDevice, back);
         assertEquals(1, fake.count("cudaMemcpy"));
-        assertArrayEquals(host.toFloatArray(), back.toFloatArray());
+        assertArrayEquals(TensorElements.of(host).toFloatArray(), TensorElements.of(back).toFloatArray());
         TensorView again = cuda.upload(back, 0);
         assertEquals(2, fake.count("cudaMemcpy"));
         assertEquals(0, fake.count("cudaMemcpy2D"));
@@ -131,7 +132,7 @@ class CudaStreamTest {
             stream.synchronize();
         }
         assertEquals(2, fake.count("cudaMemcpy2DAsync"));
-        assertArrayEquals(new float[] {1, 2, 3, 6, 7, 8, 11, 12, 13}, target.toFloatArray());
+        assertArrayEquals(new float[] {1, 2, 3, 6, 7, 8, 11, 12, 13}, TensorElements.of(target).toFloatArray());
     }
 
     @Test

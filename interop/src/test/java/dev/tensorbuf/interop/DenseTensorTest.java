@@ -11,6 +11,7 @@ import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.io.IOException;
 import java.lang.foreign.ValueLayout;
@@ -28,7 +29,7 @@ class DenseTensorTest {
     void exampleFromJavadoc() throws IOException {
         try (Allocator arena = Allocators.confined()) {
             TensorView a = TensorView.of(arena.allocate(24), "f32[2,3]{1,0}");
-            a.copyFrom(new float[] {0, 1, 2, 3, 4, 5});
+            TensorElements.of(a).copyFrom(new float[] {0, 1, 2, 3, 4, 5});
             assertEquals("f32[2, 3] (24 bytes)", DenseTensor.of(a).toString());
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     () -> DenseTensor.of(Ops.transpose(a, 1, 0)));
@@ -49,7 +50,7 @@ class DenseTensorTest {
     void reversedAndSteppedViewsAreRefusedAndCopiedRight() throws IOException {
         try (Allocator arena = Allocators.confined()) {
             TensorView a = TensorView.of(arena.allocate(24), "s32[2,3]{1,0}");
-            a.copyFrom(new int[] {0, 1, 2, 3, 4, 5});
+            TensorElements.of(a).copyFrom(new int[] {0, 1, 2, 3, 4, 5});
             TensorView reversed = Ops.reverse(a, 1);
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> DenseTensor.of(reversed));
             assertTrue(e.getMessage().contains("strides [3, -1] offset 2 is not C order: its strides are not the row-major [3, 1]"), e.getMessage());
@@ -70,7 +71,7 @@ class DenseTensorTest {
     void contiguousSliceIsWrappedWithoutACopy() {
         try (Allocator arena = Allocators.confined()) {
             TensorView a = TensorView.of(arena.allocate(48), "f32[4,3]{1,0}");
-            a.copyFrom(new float[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+            TensorElements.of(a).copyFrom(new float[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
             DenseTensor rows = DenseTensor.of(Ops.slice(a, new long[] {1, 0}, new long[] {3, 3}, new long[] {1, 1}));
             assertEquals(a.buffer().segment().address() + 12, rows.bytes().address());
             assertArrayEquals(new float[] {3, 4, 5, 6, 7, 8}, rows.bytes().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED));
@@ -87,7 +88,7 @@ class DenseTensorTest {
     void subByteViewsMustBePackedAndStartOnAByte() {
         try (Allocator arena = Allocators.confined()) {
             TensorView packed = TensorView.strided(arena.allocate(3), ElementAccess.packed(DType.S4), StridedLayout.packed(2, 3));
-            packed.copyFrom(new long[] {1, -2, 3, -4, 5, -6});
+            TensorElements.of(packed).copyFrom(new long[] {1, -2, 3, -4, 5, -6});
             DenseTensor t = DenseTensor.of(packed);
             assertEquals(3, t.bytes().byteSize());
             assertEquals((byte) 0xe1, t.bytes().get(ValueLayout.JAVA_BYTE, 0));
@@ -112,7 +113,7 @@ class DenseTensorTest {
             for (int i = 0; i < 15; i++) {
                 values[i] = i;
             }
-            tiled.copyFrom(values);
+            TensorElements.of(tiled).copyFrom(values);
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> DenseTensor.of(tiled));
             assertTrue(e.getMessage().contains("is not C order: it is not one buffer read through strides ("), e.getMessage());
             assertArrayEquals(values, DenseTensor.copyOf(tiled, arena).bytes().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED));
@@ -132,7 +133,7 @@ class DenseTensorTest {
         assertArrayEquals(new byte[] {0x01, 0x0e, 0x07}, java.util.Arrays.copyOfRange(all, all.length - 3, all.length));
         try (Npy.Tensor back = Npy.map(file, DType.S4)) {
             assertEquals(List.of(3L), back.shape());
-            assertArrayEquals(new long[] {1, -2, 7}, back.view().toLongArray());
+            assertArrayEquals(new long[] {1, -2, 7}, TensorElements.of(back.view()).toLongArray());
         }
         IllegalArgumentException tooShort = assertThrows(IllegalArgumentException.class, () -> new DenseTensor(DType.U2,
                 List.of(5L), java.lang.foreign.MemorySegment.ofArray(new byte[1])));
@@ -157,7 +158,7 @@ class DenseTensorTest {
         // A packed view of an odd count is its bytes as they are, without a copy.
         try (Allocator arena = Allocators.confined()) {
             TensorView view = TensorView.of(arena.allocate(2), "s4[3]{0:E(4)}");
-            view.copyFrom(new long[] {-8, 3, -1});
+            TensorElements.of(view).copyFrom(new long[] {-8, 3, -1});
             DenseTensor d = DenseTensor.of(view);
             assertArrayEquals(new byte[] {0x38, 0x0f}, d.bytes().toArray(ValueLayout.JAVA_BYTE));
         }

@@ -10,7 +10,7 @@ import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
-import dev.tensorbuf.views.TensorFormat;
+import dev.tensorbuf.views.StridedLayout.TensorFormat;
 import dev.tensorbuf.views.TensorView;
 import java.io.BufferedReader;
 import java.io.IOException;

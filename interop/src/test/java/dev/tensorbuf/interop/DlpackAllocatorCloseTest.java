@@ -11,6 +11,7 @@ import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
@@ -75,7 +76,7 @@ class DlpackAllocatorCloseTest {
         Allocator allocator = factory.get();
         TensorView q = TensorView.of(allocator.allocate(4L * floats), "f32[" + floats + "]");
         for (int i = 0; i < floats; i += 97) {
-            q.setFloat(i * 0.5f, i);
+            TensorElements.of(q).setFloat(i * 0.5f, i);
         }
         MemorySegment m = Dlpack.exportVersioned(q);
         IllegalStateException refused = assertThrows(IllegalStateException.class, allocator::close);
@@ -85,7 +86,7 @@ class DlpackAllocatorCloseTest {
         allocator.allocate(64).close();
         try (Dlpack.Tensor back = Dlpack.importVersioned(m)) {
             for (int i = 0; i < floats; i += 97) {
-                assertEquals(i * 0.5f, back.view().getFloat(i), "element " + i);
+                assertEquals(i * 0.5f, TensorElements.of(back.view()).getFloat(i), "element " + i);
             }
             assertThrows(IllegalStateException.class, allocator::close, "the import holds the export until it closes");
         } // our deleter runs here and ends the loan
@@ -103,13 +104,13 @@ class DlpackAllocatorCloseTest {
     void aCopiedExportLendsNothingAndOutlivesItsSourcesAllocator() {
         Allocator arena = Allocators.shared();
         TensorView source = TensorView.of(arena.allocate(4 * 8 * 128), "f32[8,128]");
-        source.setFloat(3.5f, 7, 100);
+        TensorElements.of(source).setFloat(3.5f, 7, 100);
         TensorView padded = Ops.pad(source, new long[] {1, 0}, new long[] {0, 0}, new long[] {0, 0}, 0.0);
         MemorySegment m = Dlpack.exportVersioned(padded);
         arena.close();
         try (Dlpack.Tensor back = Dlpack.importVersioned(m)) {
-            assertEquals(3.5f, back.view().getFloat(8, 100));
-            assertEquals(0f, back.view().getFloat(0, 100));
+            assertEquals(3.5f, TensorElements.of(back.view()).getFloat(8, 100));
+            assertEquals(0f, TensorElements.of(back.view()).getFloat(0, 100));
         }
     }
 
@@ -137,7 +138,7 @@ class DlpackAllocatorCloseTest {
                 Allocator allocator = kind.getValue().get();
                 TensorView v = TensorView.of(allocator.allocate(4 * 256), "f32[256]");
                 for (int i = 0; i < 256; i++) {
-                    v.setFloat(i + 0.25f, i);
+                    TensorElements.of(v).setFloat(i + 0.25f, i);
                 }
                 AtomicBoolean exportOut = new AtomicBoolean(); // from the export's return to its release
                 AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -158,7 +159,7 @@ class DlpackAllocatorCloseTest {
                             exported.countDown();
                             try (Dlpack.Tensor back = Dlpack.importVersioned(m)) {
                                 for (int i = 0; i < 256; i++) {
-                                    assertEquals(i + 0.25f, back.view().getFloat(i), "element " + i);
+                                    assertEquals(i + 0.25f, TensorElements.of(back.view()).getFloat(i), "element " + i);
                                 }
                                 exportOut.set(false);
                             }

@@ -11,11 +11,12 @@ import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.PooledAllocator;
-import dev.tensorbuf.memory.Buffers;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -52,7 +53,7 @@ class DlpackExportTest {
     static double checksum(TensorView view) {
         double sum = 0;
         long k = 1;
-        for (PrimitiveIterator.OfDouble it = view.doubles(); it.hasNext(); k++) {
+        for (PrimitiveIterator.OfDouble it = TensorElements.of(view).doubles(); it.hasNext(); k++) {
             sum += k * it.nextDouble();
         }
         return sum;
@@ -64,7 +65,7 @@ class DlpackExportTest {
         for (int i = 0; i < values.length; i++) {
             values[i] = i + 0.5f;
         }
-        v.copyFrom(values);
+        TensorElements.of(v).copyFrom(values);
         return v;
     }
 
@@ -108,7 +109,7 @@ class DlpackExportTest {
         TensorView v = f32(2, 3);
         MemorySegment m = Dlpack.exportVersioned(v);
         assertEquals(0, peer.writeF32Versioned(m));
-        assertArrayEquals(new float[] {0, 10, 20, 30, 40, 50}, v.toFloatArray());
+        assertArrayEquals(new float[] {0, 10, 20, 30, 40, 50}, TensorElements.of(v).toFloatArray());
         peer.deleteVersioned(m);
     }
 
@@ -132,7 +133,7 @@ class DlpackExportTest {
         for (int i = 0; i < 15; i++) {
             values[i] = i * 1.5f;
         }
-        tiled.copyFrom(values);
+        TensorElements.of(tiled).copyFrom(values);
         MemorySegment m = Dlpack.exportVersioned(tiled);
         long[] d = peer.describeVersioned(m);
         assertEquals(DlpackStructs.FLAG_IS_COPIED, d[FLAGS]);
@@ -162,7 +163,7 @@ class DlpackExportTest {
 
         try (Dlpack.Tensor back = Dlpack.importVersioned(Dlpack.exportVersioned(reversed,
                 positive.withCopyIfNotStrided(false)))) {
-            assertArrayEquals(new float[] {2.5f, 1.5f, 0.5f, 5.5f, 4.5f, 3.5f}, back.view().toFloatArray(),
+            assertArrayEquals(new float[] {2.5f, 1.5f, 0.5f, 5.5f, 4.5f, 3.5f}, TensorElements.of(back.view()).toFloatArray(),
                     "copied even when copyIfNotStrided is false: the option asks for this copy");
         }
         TensorView upsideDown = Ops.reverse(f32(2, 3), 0);
@@ -208,7 +209,7 @@ class DlpackExportTest {
         TensorView padded = Ops.pad(f32(2, 2), new long[] {1, 0}, new long[] {0, 1}, new long[] {0, 0}, -1);
         MemorySegment m = Dlpack.exportLegacy(padded);
         assertEquals(checksum(padded), peer.checksumLegacy(m));
-        assertEquals(-1.0, padded.getFloat(0, 0));
+        assertEquals(-1.0, TensorElements.of(padded).getFloat(0, 0));
         peer.deleteLegacy(m);
     }
 
@@ -216,20 +217,20 @@ class DlpackExportTest {
     void paddedC128ViewIsCopiedWithAllSixteenBytesOfEachElement() {
         // c128 elements do not fit the 64-bit element path: the copy goes by real and imaginary parts.
         TensorView z = TensorView.of(arena.allocate(32), "c128[2]{0}");
-        z.setComplex(1.5, -2, 0);
-        z.setComplex(1e300, Double.MIN_VALUE, 1);
+        TensorElements.of(z).setComplex(1.5, -2, 0);
+        TensorElements.of(z).setComplex(1e300, Double.MIN_VALUE, 1);
         TensorView padded = Ops.pad(z, new long[] {1}, new long[] {0}, new long[] {0}, 4);
         try (Dlpack.Tensor back = Dlpack.importVersioned(Dlpack.exportVersioned(padded))) {
             TensorView v = back.view();
             assertEquals(List.of(4.0, 0.0, 1.5, -2.0, 1e300, Double.MIN_VALUE),
-                    List.of(v.getReal(0), v.getImag(0), v.getReal(1), v.getImag(1), v.getReal(2), v.getImag(2)));
+                    List.of(TensorElements.of(v).getReal(0), TensorElements.of(v).getImag(0), TensorElements.of(v).getReal(1), TensorElements.of(v).getImag(1), TensorElements.of(v).getReal(2), TensorElements.of(v).getImag(2)));
         }
     }
 
     @Test
     void packedInt4ExportsPackedAndUnpackedInt4SaysPadded() {
         TensorView packed = TensorView.of(arena.allocate(4), "s4[6]{0:E(4)}");
-        packed.copyFrom(new long[] {1, -2, 3, -4, 7, -8});
+        TensorElements.of(packed).copyFrom(new long[] {1, -2, 3, -4, 7, -8});
         MemorySegment m = Dlpack.exportVersioned(packed);
         long[] d = peer.describeVersioned(m);
         assertEquals(4, d[BITS]);
@@ -238,7 +239,7 @@ class DlpackExportTest {
         peer.deleteVersioned(m);
 
         TensorView unpacked = TensorView.strided(arena.allocate(6), DType.S4, StridedLayout.packed(6));
-        unpacked.copyFrom(new long[] {1, -2, 3, -4, 7, -8});
+        TensorElements.of(unpacked).copyFrom(new long[] {1, -2, 3, -4, 7, -8});
         MemorySegment padded = Dlpack.exportVersioned(unpacked);
         assertEquals(DlpackStructs.FLAG_IS_SUBBYTE_TYPE_PADDED, peer.describeVersioned(padded)[FLAGS]);
         assertEquals(checksum(unpacked), peer.checksumVersioned(padded));
@@ -252,7 +253,7 @@ class DlpackExportTest {
     @Test
     void int4SliceStartingInsideAByteIsCopied() {
         TensorView packed = TensorView.of(arena.allocate(4), "s4[6]{0:E(4)}");
-        packed.copyFrom(new long[] {1, -2, 3, -4, 7, -8});
+        TensorElements.of(packed).copyFrom(new long[] {1, -2, 3, -4, 7, -8});
         TensorView odd = Ops.slice(packed, new long[] {1}, new long[] {6}, new long[] {1});
         MemorySegment m = Dlpack.exportVersioned(odd);
         assertEquals(DlpackStructs.FLAG_IS_COPIED, peer.describeVersioned(m)[FLAGS]);
@@ -331,7 +332,7 @@ class DlpackExportTest {
         AtomicInteger released = new AtomicInteger();
         MemorySegment m = Dlpack.exportVersioned(t, Dlpack.ExportOptions.defaults().withOnRelease(released::incrementAndGet));
         Dlpack.Tensor back = Dlpack.importVersioned(m);
-        assertArrayEquals(t.toFloatArray(), back.view().toFloatArray());
+        assertArrayEquals(TensorElements.of(t).toFloatArray(), TensorElements.of(back.view()).toFloatArray());
         Thread closer = Thread.ofPlatform().start(back::close);
         closer.join();
         back.close();
@@ -339,13 +340,13 @@ class DlpackExportTest {
 
         MemorySegment legacy = Dlpack.exportLegacy(t);
         try (Dlpack.Tensor again = Dlpack.importLegacy(legacy)) {
-            assertArrayEquals(t.toFloatArray(), again.view().toFloatArray());
+            assertArrayEquals(TensorElements.of(t).toFloatArray(), TensorElements.of(again.view()).toFloatArray());
         }
     }
 
     @Test
     void deviceBufferExportsItsAddressAndDevice() {
-        MemoryBuffer gpu = Buffers.foreign(0x7f00_0000_1000L, 128, MemorySpace.DEVICE.withDeviceOrdinal(2), "fake", () -> { });
+        MemoryBuffer gpu = MemoryBuffer.foreign(0x7f00_0000_1000L, 128, MemorySpace.DEVICE.withDeviceOrdinal(2), "fake", () -> { });
         TensorView v = TensorView.strided(gpu, DType.F32, StridedLayout.of(new long[] {2, 4}, new long[] {1, 2}, 1));
         MemorySegment m = Dlpack.exportVersioned(v);
         long[] d = peer.describeVersioned(m);
@@ -361,7 +362,7 @@ class DlpackExportTest {
 
     @Test
     void fastDeviceMemoryHasNoDlpackDevice() {
-        MemoryBuffer vmem = Buffers.foreign(0x1000L, 64, MemorySpace.DEVICE_FAST, "fake", () -> { });
+        MemoryBuffer vmem = MemoryBuffer.foreign(0x1000L, 64, MemorySpace.DEVICE_FAST, "fake", () -> { });
         TensorView v = TensorView.strided(vmem, DType.F32, StridedLayout.packed(4));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Dlpack.exportVersioned(v));
         assertTrue(e.getMessage().contains("S(1) on-device fast memory (VMEM) has no DLPack device type"), e.getMessage());
@@ -392,7 +393,7 @@ class DlpackExportTest {
         try (PooledAllocator pool = PooledAllocator.builder().name("export").build()) {
             MemoryBuffer b = pool.allocate(24);
             TensorView v = TensorView.strided(b, DType.F32, StridedLayout.packed(6));
-            v.copyFrom(new float[] {1, 1, 1, 1, 1, 1});
+            TensorElements.of(v).copyFrom(new float[] {1, 1, 1, 1, 1, 1});
             MemorySegment m = Dlpack.exportVersioned(v);
             b.close(); // too early: the consumer still reads through m
             assertFalse(b.isAlive());

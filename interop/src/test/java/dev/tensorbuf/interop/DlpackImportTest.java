@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.interop.internal.DlpackStructs;
-import dev.tensorbuf.memory.DLDeviceType;
+import dev.tensorbuf.memory.MemorySpace.DLDeviceType;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
@@ -22,6 +22,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import dev.tensorbuf.views.TensorElements;
 
 /** Imports tensors a C producer made, and checks the producer's deleter runs exactly once. */
 class DlpackImportTest {
@@ -37,7 +38,7 @@ class DlpackImportTest {
     void importsStridedF32WithByteOffsetAndRowPitch() {
         Dlpack.Tensor t = Dlpack.importVersioned(peer.makeVersioned(0));
         assertEquals(List.of(2L, 3L), t.view().dims());
-        assertArrayEquals(new float[] {2, 3, 4, 6, 7, 8}, t.view().toFloatArray());
+        assertArrayEquals(new float[] {2, 3, 4, 6, 7, 8}, TensorElements.of(t.view()).toFloatArray());
         assertEquals(MemorySpace.HOST, t.root().memorySpace());
         assertEquals(3, t.minorVersion());
         assertFalse(t.isReadOnly());
@@ -46,7 +47,7 @@ class DlpackImportTest {
         assertEquals(1, peer.deleterCalls());
         t.close();
         assertEquals(1, peer.deleterCalls(), "a second close does not call the deleter again");
-        assertThrows(IllegalStateException.class, () -> t.view().getFloat(0, 0));
+        assertThrows(IllegalStateException.class, () -> TensorElements.of(t.view()).getFloat(0, 0));
     }
 
     @Test
@@ -54,7 +55,7 @@ class DlpackImportTest {
         try (Dlpack.Tensor t = Dlpack.importVersioned(peer.makeVersioned(1))) {
             assertEquals(DType.S4, t.view().dtype());
             assertEquals(4, t.view().access().storageBits());
-            assertArrayEquals(new long[] {1, -2, 3, -4, 7}, t.view().toLongArray());
+            assertArrayEquals(new long[] {1, -2, 3, -4, 7}, TensorElements.of(t.view()).toLongArray());
         }
         assertEquals(1, peer.deleterCalls());
     }
@@ -63,7 +64,7 @@ class DlpackImportTest {
     void importsPaddedInt4OneBytePerElement() {
         try (Dlpack.Tensor t = Dlpack.importVersioned(peer.makeVersioned(9))) {
             assertEquals(8, t.view().access().storageBits());
-            assertArrayEquals(new long[] {-3, 5}, t.view().toLongArray());
+            assertArrayEquals(new long[] {-3, 5}, TensorElements.of(t.view()).toLongArray());
         }
     }
 
@@ -71,7 +72,7 @@ class DlpackImportTest {
     void importsPackedUint1Bits() {
         try (Dlpack.Tensor t = Dlpack.importVersioned(peer.makeVersioned(4))) {
             assertEquals(DType.U1, t.view().dtype());
-            assertArrayEquals(new long[] {1, 0, 1, 1, 0, 0, 1, 0, 1, 1}, t.view().toLongArray());
+            assertArrayEquals(new long[] {1, 0, 1, 1, 0, 0, 1, 0, 1, 1}, TensorElements.of(t.view()).toLongArray());
             assertEquals(2, t.root().byteSize());
         }
     }
@@ -85,8 +86,8 @@ class DlpackImportTest {
             assertTrue(t.root().isReadOnly());
             assertTrue(t.root().segment().isReadOnly());
             assertThrows(IllegalArgumentException.class, () -> t.root().segment().set(ValueLayout.JAVA_LONG, 0, 1));
-            assertArrayEquals(new long[] {10, 20, 30}, t.view().toLongArray());
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> t.view().setLong(1, 0));
+            assertArrayEquals(new long[] {10, 20, 30}, TensorElements.of(t.view()).toLongArray());
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TensorElements.of(t.view()).setLong(1, 0));
             assertTrue(e.getMessage().contains("read-only"), e.getMessage());
         }
         assertEquals(1, peer.deleterCalls());
@@ -95,7 +96,7 @@ class DlpackImportTest {
     @Test
     void negativeStrideReadsBackwardsFromByteOffset() {
         try (Dlpack.Tensor t = Dlpack.importVersioned(peer.makeVersioned(3))) {
-            assertArrayEquals(new double[] {3, 2, 1, 0}, t.view().toDoubleArray());
+            assertArrayEquals(new double[] {3, 2, 1, 0}, TensorElements.of(t.view()).toDoubleArray());
             assertEquals(32, t.root().byteSize(), "the buffer spans the four doubles the strides reach");
         }
     }
@@ -104,7 +105,7 @@ class DlpackImportTest {
     @Test
     void negativeStrideMayReachBeforeTheDataPointer() {
         try (Dlpack.Tensor t = Dlpack.importVersioned(peer.makeVersioned(10))) {
-            assertArrayEquals(new double[] {3, 2, 1, 0}, t.view().toDoubleArray());
+            assertArrayEquals(new double[] {3, 2, 1, 0}, TensorElements.of(t.view()).toDoubleArray());
             assertEquals(32, t.root().byteSize(), "the buffer spans the four doubles the strides reach");
             assertEquals(StridedLayout.of(new long[] {4}, new long[] {-1}, 3), t.view().stridedLayout().orElseThrow());
         }
@@ -124,12 +125,12 @@ class DlpackImportTest {
     void nullStridesMeanRowMajorBeforeDlpack12() {
         try (Dlpack.Tensor t = Dlpack.importVersioned(peer.makeVersioned(6))) {
             assertEquals(1, t.minorVersion());
-            assertArrayEquals(new float[] {1, 2, 3, 4}, t.view().toFloatArray());
+            assertArrayEquals(new float[] {1, 2, 3, 4}, TensorElements.of(t.view()).toFloatArray());
             assertEquals(List.of(2L, 1L), t.view().stridedLayout().orElseThrow().strides());
         }
         try (Dlpack.Tensor t = Dlpack.importLegacy(peer.makeLegacy(6))) {
             assertFalse(t.versioned());
-            assertArrayEquals(new float[] {1, 2, 3, 4}, t.view().toFloatArray());
+            assertArrayEquals(new float[] {1, 2, 3, 4}, TensorElements.of(t.view()).toFloatArray());
         }
         assertEquals(2, peer.deleterCalls());
     }
@@ -137,7 +138,7 @@ class DlpackImportTest {
     @Test
     void legacyStructImportsWithItsOwnDeleter() {
         try (Dlpack.Tensor t = Dlpack.importLegacy(peer.makeLegacy(0))) {
-            assertArrayEquals(new float[] {2, 3, 4, 6, 7, 8}, t.view().toFloatArray());
+            assertArrayEquals(new float[] {2, 3, 4, 6, 7, 8}, TensorElements.of(t.view()).toFloatArray());
             assertEquals(0, t.flags());
         }
         assertEquals(1, peer.deleterCalls());
@@ -153,7 +154,7 @@ class DlpackImportTest {
             assertEquals(0x7f00_0000_0000L, t.root().address());
             assertEquals(16, t.root().byteSize());
             assertFalse(t.view().isHostAccessible());
-            UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, () -> t.view().getFloat(0));
+            UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, () -> TensorElements.of(t.view()).getFloat(0));
             assertTrue(e.getMessage().contains("not host-accessible"), e.getMessage());
         }
         assertEquals(1, peer.deleterCalls());
@@ -167,7 +168,7 @@ class DlpackImportTest {
             assertEquals(MemorySpace.Kind.DEVICE, space.kind());
             assertEquals(DLDeviceType.CUDA_MANAGED, space.dlpackDevice().orElseThrow());
             assertFalse(t.view().isHostAccessible());
-            UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, () -> t.view().getFloat(0));
+            UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, () -> TensorElements.of(t.view()).getFloat(0));
             assertEquals("f32[4] strides [1] is over a buffer in S(0) kDLCUDAManaged memory (host or device: Java treats"
                     + " it as device memory), which is not host-accessible: element access needs host memory; copy it to"
                     + " a host buffer first", e.getMessage());

@@ -10,8 +10,9 @@ import dev.tensorbuf.interop.internal.DlpackStructs;
 import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.DLDeviceType;
+import dev.tensorbuf.memory.MemorySpace.DLDeviceType;
 import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -167,7 +168,7 @@ class DlpackPythonTest {
         requireModules("numpy");
         try (Allocator arena = Allocators.shared()) {
             TensorView v = TensorView.of(arena.allocate(4 * 12), "f32[3,4]{1,0}");
-            v.copyFrom(quarters(12));
+            TensorElements.of(v).copyFrom(quarters(12));
             exporting = Ops.transpose(v, 1, 0);
             String out = py.run(String.join("\n",
                     "import numpy as np",
@@ -194,10 +195,10 @@ class DlpackPythonTest {
         requireModules("numpy");
         try (Allocator arena = Allocators.shared()) {
             TensorView v = TensorView.of(arena.allocate(6), "u8[2,3]{1,0}");
-            v.copyFrom(new int[] {1, 2, 3, 4, 5, 6});
+            TensorElements.of(v).copyFrom(new int[] {1, 2, 3, 4, 5, 6});
             exporting = Ops.slice(v, new long[] {0, 1}, new long[] {2, 3}, new long[] {1, 1});
             py.run("import numpy as np\na = np.from_dlpack(TbTensor(_produce, (1, 0)))\na += 100\ndel a\ngc.collect()");
-            assertArrayEquals(new int[] {1, 102, 103, 4, 105, 106}, v.toIntArray());
+            assertArrayEquals(new int[] {1, 102, 103, 4, 105, 106}, TensorElements.of(v).toIntArray());
             assertEquals(1, released.get());
         }
     }
@@ -227,7 +228,7 @@ class DlpackPythonTest {
             assertEquals(DLDeviceType.CPU, t.view().buffer().memorySpace().dlpackDevice().orElseThrow());
             for (int r = 0; r < 4; r++) {
                 for (int c = 0; c < 3; c++) {
-                    assertEquals(((3 - r) * 6 + 1 + 2 * c) * 0.5f, t.view().getFloat(r, c), "[" + r + "," + c + "]");
+                    assertEquals(((3 - r) * 6 + 1 + 2 * c) * 0.5f, TensorElements.of(t.view()).getFloat(r, c), "[" + r + "," + c + "]");
                 }
             }
             assertEquals("True", py.run("result = refs_held > refs_before"), "NumPy's capsule holds no reference to the array");
@@ -251,7 +252,7 @@ class DlpackPythonTest {
         requireModules("torch", "cupy");
         try (Allocator arena = Allocators.shared()) {
             TensorView host = TensorView.of(arena.allocate(4 * 12), "f32[3,4]{1,0}");
-            host.copyFrom(quarters(12));
+            TensorElements.of(host).copyFrom(quarters(12));
             TensorView onDevice = cuda.upload(host, 0);
             try {
                 exporting = Ops.transpose(onDevice, 1, 0);
@@ -325,7 +326,7 @@ class DlpackPythonTest {
             assertEquals(DLDeviceType.CUDA, t.view().buffer().memorySpace().dlpackDevice().orElseThrow());
             TensorView back = TensorView.of(arena.allocate(4L * rows * cols), "f32[" + rows + "," + cols + "]{1,0}");
             cuda.download(t.view(), back);
-            float[] values = back.toFloatArray();
+            float[] values = TensorElements.of(back).toFloatArray();
             for (int i = 0; i < values.length; i++) {
                 if (values[i] != (i % 1000) * 0.5f) {
                     fail("element " + i + " is " + values[i] + ", torch wrote " + (i % 1000) * 0.5f);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -68,7 +69,7 @@ class GgufFileTest {
                 assertEquals(List.of(3L, 2L), tw.ggufDims());
                 assertEquals(0, tw.offset());
                 assertEquals(24, tw.byteSize());
-                assertEquals(6f, tw.view().getFloat(1, 2));
+                assertEquals(6f, TensorElements.of(tw.view()).getFloat(1, 2));
                 assertEquals(0, tw.fileOffset() % 32);
                 GgufTensor tq = f.tensor("q");
                 assertEquals(GgmlType.Q8_0, tq.type());
@@ -79,7 +80,7 @@ class GgufFileTest {
                 TensorView row = TensorView.of(Allocators.shared().allocate(2 * 32 * 4), "f32[2,32]");
                 tq.blocks().dequantize(row);
                 float scale = Float.float16ToFloat((short) ((q.get(ValueLayout.JAVA_BYTE, 1) << 8) | (q.get(ValueLayout.JAVA_BYTE, 0) & 0xff)));
-                assertEquals(q.get(ValueLayout.JAVA_BYTE, 2 + 5) * scale, row.getFloat(0, 5));
+                assertEquals(q.get(ValueLayout.JAVA_BYTE, 2 + 5) * scale, TensorElements.of(row).getFloat(0, 5));
                 IllegalArgumentException e = assertThrows(IllegalArgumentException.class, tq::view);
                 assertTrue(e.getMessage().contains("block-quantized"), e.getMessage());
                 e = assertThrows(IllegalArgumentException.class, () -> f.tensor("x"));

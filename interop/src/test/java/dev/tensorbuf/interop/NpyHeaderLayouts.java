@@ -1,6 +1,6 @@
 package dev.tensorbuf.interop;
 
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import java.util.List;
 

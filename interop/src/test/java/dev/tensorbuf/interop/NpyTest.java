@@ -23,6 +23,7 @@ import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.tensorbuf.views.TensorElements;
 
 class NpyTest {
     @TempDir
@@ -76,8 +77,8 @@ class NpyTest {
         }
         Files.write(file, concat(preamble("{'descr': '<i4', 'fortran_order': True, 'shape': (2, 3), }"), data.array()));
         try (Npy.Tensor a = Npy.map(file)) {
-            assertEquals(3, a.view().getLong(1, 0));
-            assertArrayEquals(new long[] {0, 1, 2, 3, 4, 5}, a.view().toLongArray());
+            assertEquals(3, TensorElements.of(a.view()).getLong(1, 0));
+            assertArrayEquals(new long[] {0, 1, 2, 3, 4, 5}, TensorElements.of(a.view()).toLongArray());
             assertTrue(a.view().buffer().isReadOnly());
         }
     }
@@ -145,7 +146,7 @@ class NpyTest {
         Npy.write(bf, new DenseTensor(DType.BF16, List.of(2L), MemorySegment.ofArray(new short[] {0x3f80, (short) 0xc020})));
         try (Npy.Tensor a = Npy.map(bf, DType.BF16)) {
             assertEquals("<V2", a.header().descr());
-            assertArrayEquals(new double[] {1, -2.5}, a.view().toDoubleArray());
+            assertArrayEquals(new double[] {1, -2.5}, TensorElements.of(a.view()).toDoubleArray());
         }
         // The Javadoc's example: int4 [1, -2, 3, 0] packed is e1 03; ml_dtypes holds one to a byte, 01 0e 03 00.
         Path q = dir.resolve("q.npy");
@@ -154,12 +155,12 @@ class NpyTest {
         assertArrayEquals(new byte[] {0x01, 0x0e, 0x03, 0x00}, java.util.Arrays.copyOfRange(all, all.length - 4, all.length));
         try (Npy.Tensor a = Npy.map(q, DType.S4)) {
             assertEquals("<V1", a.header().descr());
-            assertArrayEquals(new long[] {1, -2, 3, 0}, a.view().toLongArray());
+            assertArrayEquals(new long[] {1, -2, 3, 0}, TensorElements.of(a.view()).toLongArray());
         }
         Path u2 = dir.resolve("u2.npy");
         Npy.write(u2, new DenseTensor(DType.U2, List.of(2L, 2L), MemorySegment.ofArray(new byte[] {(byte) 0xe4})));
         try (Npy.Tensor a = Npy.map(u2, DType.U2)) {
-            assertArrayEquals(new long[] {0, 1, 2, 3}, a.view().toLongArray());
+            assertArrayEquals(new long[] {0, 1, 2, 3}, TensorElements.of(a.view()).toLongArray());
         }
     }
 
@@ -198,7 +199,7 @@ class NpyTest {
         all = Files.readAllBytes(s2);
         assertArrayEquals(new byte[] {0x02, 0x03, 0x01, 0x00}, java.util.Arrays.copyOfRange(all, all.length - 4, all.length));
         try (Npy.Tensor a = Npy.map(s2, DType.S2)) {
-            assertArrayEquals(new long[] {-2, -1, 1, 0}, a.view().toLongArray());
+            assertArrayEquals(new long[] {-2, -1, 1, 0}, TensorElements.of(a.view()).toLongArray());
         }
     }
 
@@ -239,7 +240,7 @@ class NpyTest {
             assertEquals(DType.BF16, a.dtype());
             assertEquals("<V2", a.header().descr());
             assertArrayEquals(new double[] {1.0, -2.5},
-                    dev.tensorbuf.views.TensorView.strided(a.data(), a.dtype(), a.layout()).toDoubleArray());
+                    TensorElements.of(dev.tensorbuf.views.TensorView.strided(a.data(), a.dtype(), a.layout())).toDoubleArray());
         }
         IllegalArgumentException width = assertThrows(IllegalArgumentException.class, () -> Npy.map(file, DType.F8E4M3FN));
         assertTrue(width.getMessage().endsWith("descr '<V2' holds 2-byte elements; f8e4m3fn elements take 1 byte"),
@@ -271,21 +272,21 @@ class NpyTest {
             assertEquals(DType.S4, a.dtype());
             assertEquals(4, a.header().dataByteSize());
             assertArrayEquals(new double[] {-8, -1, 0, 7},
-                    dev.tensorbuf.views.TensorView.strided(a.data(), a.dtype(), a.layout()).toDoubleArray());
+                    TensorElements.of(dev.tensorbuf.views.TensorView.strided(a.data(), a.dtype(), a.layout())).toDoubleArray());
             assertEquals(-1, ElementAccess.of(DType.S4).getLong(a.data().segment(), 1));
         }
         try (Npy.Tensor a = Npy.map(int4, DType.U4)) {
             assertArrayEquals(new double[] {8, 15, 0, 7},
-                    dev.tensorbuf.views.TensorView.strided(a.data(), a.dtype(), a.layout()).toDoubleArray());
+                    TensorElements.of(dev.tensorbuf.views.TensorView.strided(a.data(), a.dtype(), a.layout())).toDoubleArray());
         }
         // float4_e2m1fn [-1, 0.5, 6] is 0x0a 0x01 0x07; float6_e2m3fn [-1, 0.5, 7.5] is 0x28 0x04 0x1f.
         try (Npy.Tensor a = Npy.map(void1("f4.npy", 0x0a, 0x01, 0x07), DType.F4E2M1FN)) {
             assertArrayEquals(new double[] {-1, 0.5, 6},
-                    dev.tensorbuf.views.TensorView.strided(a.data(), a.dtype(), a.layout()).toDoubleArray());
+                    TensorElements.of(dev.tensorbuf.views.TensorView.strided(a.data(), a.dtype(), a.layout())).toDoubleArray());
         }
         try (Npy.Tensor a = Npy.map(void1("f6.npy", 0x28, 0x04, 0x1f), DType.F6E2M3FN)) {
             assertArrayEquals(new double[] {-1, 0.5, 7.5},
-                    dev.tensorbuf.views.TensorView.strided(a.data(), a.dtype(), a.layout()).toDoubleArray());
+                    TensorElements.of(dev.tensorbuf.views.TensorView.strided(a.data(), a.dtype(), a.layout())).toDoubleArray());
         }
         // ml_dtypes never sets the high bits (int4 -1 is 0x0f): 0xff was read as -1, 0x38 as -8.
         Path mistyped = void1("bad4.npy", 0x08, 0xff, 0x00, 0x0f);
@@ -352,7 +353,7 @@ class NpyTest {
             try (Npy.Tensor a = Npy.map(file, named)) {
                 assertEquals(DType.F8E5M2, a.dtype());
                 assertArrayEquals(new double[] {1.5, -2},
-                        dev.tensorbuf.views.TensorView.strided(a.data(), a.dtype(), a.layout()).toDoubleArray());
+                        TensorElements.of(dev.tensorbuf.views.TensorView.strided(a.data(), a.dtype(), a.layout())).toDoubleArray());
             }
         }
     }

@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.tensorbuf.views.TensorElements;
 
 /**
  * Sharded safetensors checkpoints: Hugging Face's split, index and files, read and written, and
@@ -110,8 +111,8 @@ class SafetensorsCheckpointTest {
             assertEquals(Map.of("format", "pt"), hf.metadata());
             assertEquals(2668, hf.byteSize());
             assertEquals(dir.resolve("hf").resolve("model-00001-of-00003.safetensors"), hf.tensor("lm_head.weight").file());
-            assertEquals(-4f, hf.tensor("lm_head.weight").view().getFloat(3));
-            assertEquals(3.25f, hf.tensor("model.scale").view().getFloat());
+            assertEquals(-4f, TensorElements.of(hf.tensor("lm_head.weight").view()).getFloat(3));
+            assertEquals(3.25f, TensorElements.of(hf.tensor("model.scale").view()).getFloat());
             Map<String, DenseTensor> tensors = new LinkedHashMap<>();
             for (Object name : (List<Object>) state.get("order")) {
                 tensors.put((String) name, hf.tensor((String) name).asDense());
@@ -145,8 +146,8 @@ class SafetensorsCheckpointTest {
                 + "    \"head\": \"model-00002-of-00002.safetensors\"\n  }\n}", Files.readString(index));
         try (SafetensorsFile.Checkpoint c = SafetensorsFile.Checkpoint.open(index)) {
             assertEquals(List.of("embed", "proj", "head"), c.names());
-            assertEquals(1005f, c.tensor("proj").view().getFloat(5));
-            assertEquals(-1f, c.tensor("head").view().getFloat(49));
+            assertEquals(1005f, TensorElements.of(c.tensor("proj").view()).getFloat(5));
+            assertEquals(-1f, TensorElements.of(c.tensor("head").view()).getFloat(49));
             assertEquals(Map.of(), c.metadata());
             assertEquals("no tensor 'x' in model.safetensors.index.json; it has [embed, proj, head]",
                     assertThrows(IllegalArgumentException.class, () -> c.tensor("x")).getMessage());
@@ -162,7 +163,7 @@ class SafetensorsCheckpointTest {
         try (SafetensorsFile.Checkpoint c = SafetensorsFile.Checkpoint.open(single)) {
             assertFalse(c.isSharded());
             assertEquals(Map.of("format", "pt"), c.metadata());
-            assertEquals(4f, c.tensor("w").view().getFloat(3));
+            assertEquals(4f, TensorElements.of(c.tensor("w").view()).getFloat(3));
         }
     }
 

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.tensorbuf.views.TensorElements;
 
 class SafetensorsFileTest {
     @TempDir
@@ -105,9 +106,9 @@ class SafetensorsFileTest {
                 "w", new DenseTensor(DType.F32, List.of(2L), MemorySegment.ofArray(new float[] {1.5f, -2f})),
                 "x", new DenseTensor(DType.F6E2M3FN, List.of(4L), MemorySegment.ofArray(new byte[3]))));
         try (SafetensorsFile f = SafetensorsFile.open(file)) {
-            assertEquals(1.5, f.tensor("q").view().getDouble(1, 0));
-            assertArrayEquals(new double[] {0.5, 1, 1.5, 2}, f.tensor("q").view().toDoubleArray());
-            assertEquals(-2f, f.tensor("w").view().getFloat(1));
+            assertEquals(1.5, TensorElements.of(f.tensor("q").view()).getDouble(1, 0));
+            assertArrayEquals(new double[] {0.5, 1, 1.5, 2}, TensorElements.of(f.tensor("q").view()).toDoubleArray());
+            assertEquals(-2f, TensorElements.of(f.tensor("w").view()).getFloat(1));
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> f.tensor("x").view());
             assertEquals("tensor 'x' is f6e2m3fn (F6_E2M3), packed four to three bytes in a bit order safetensors does not"
                     + " define: read its bytes, data()", e.getMessage());
@@ -153,7 +154,7 @@ class SafetensorsFileTest {
         SafetensorsFile f = SafetensorsFile.open(file);
         SafetensorsFile.Tensor w = f.tensor("w");
         dev.tensorbuf.views.TensorView before = w.view();
-        assertEquals(2f, before.getFloat(0, 1));
+        assertEquals(2f, TensorElements.of(before).getFloat(0, 1));
         f.close();
         String said = "tensor 'w' of " + file + " (f32[2, 3], 24 bytes) cannot be read: its file was closed, which unmaps"
                 + " every tensor; read it or copy it (DenseTensor.copyOf) before closing the file";
@@ -161,7 +162,7 @@ class SafetensorsFileTest {
         assertEquals(said, assertThrows(IllegalStateException.class, w::asDense).getMessage());
         String buffer = "buffer of 24 bytes from foreign owner 'tensor 'w' of m.safetensors' was closed";
         assertEquals(buffer, assertThrows(IllegalStateException.class, () -> w.data().segment()).getMessage());
-        IllegalStateException read = assertThrows(IllegalStateException.class, () -> before.getFloat(0, 1));
+        IllegalStateException read = assertThrows(IllegalStateException.class, () -> TensorElements.of(before).getFloat(0, 1));
         assertTrue(read.getMessage().contains(buffer), read.getMessage());
     }
 

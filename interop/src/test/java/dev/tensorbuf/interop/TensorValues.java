@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -74,10 +75,10 @@ final class TensorValues {
     /** {@return the view's elements in logical C order, read by index through the view} */
     static List<Object> read(TensorView view) {
         List<Object> out = new ArrayList<>();
-        view.forEachIndex(index -> out.add(switch (view.dtype().kind()) {
-            case BOOLEAN, SIGNED, UNSIGNED -> view.getLong(index);
-            case FLOAT -> view.getDouble(index);
-            case COMPLEX -> List.of(view.getReal(index), view.getImag(index));
+        TensorElements.of(view).forEachIndex(index -> out.add(switch (view.dtype().kind()) {
+            case BOOLEAN, SIGNED, UNSIGNED -> TensorElements.of(view).getLong(index);
+            case FLOAT -> TensorElements.of(view).getDouble(index);
+            case COMPLEX -> List.of(TensorElements.of(view).getReal(index), TensorElements.of(view).getImag(index));
             case NONE -> throw new AssertionError();
         }));
         return out;

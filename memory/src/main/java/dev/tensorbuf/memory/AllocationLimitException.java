@@ -66,7 +66,7 @@ public final class AllocationLimitException extends IllegalStateException {
 
     /**
      * {@return the bytes live in the pool when it refused, counting those reserved by allocations
-     * in progress on other threads (which {@link PoolStats} shows only once they complete)}
+     * in progress on other threads (which {@link PooledAllocator.Stats} shows only once they complete)}
      */
     public long liveBytes() {
         return liveBytes;

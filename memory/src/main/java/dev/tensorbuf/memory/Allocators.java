@@ -18,7 +18,7 @@ import dev.tensorbuf.memory.internal.ArenaAllocator;
  *     MemoryBuffer buffer = allocator.allocate(1000);
  *     buffer.isAligned(128);            // true
  *     buffer.byteSize();                // 1000
- *     buffer.owner();                   // new BufferOwner.Arena(false): "confined arena"
+ *     buffer.owner();                   // new MemoryBuffer.Owner.Arena(false): "confined arena"
  * }
  * Allocators.confined(48);              // IllegalArgumentException: "alignment 48 is not a power of two"
  * }

@@ -1,13 +1,15 @@
 package dev.tensorbuf.memory;
 
+import dev.tensorbuf.memory.internal.ForeignBuffers;
 import java.lang.foreign.MemorySegment;
+import java.util.Objects;
 
 /**
  * A byte range in one memory space, with a lifetime. Host-accessible buffers wrap a
  * {@link MemorySegment}; device buffers carry only an address, a size and an owner, and refuse
  * host access.
  *
- * <p><b>Lifetime.</b> A buffer made by an allocator or {@link Buffers} is a <em>root</em>: closing
+ * <p><b>Lifetime.</b> A buffer made by an allocator or {@link #foreign} is a <em>root</em>: closing
  * it gives its memory back to its {@link #owner()}. {@link #slice} and {@link #asReadOnly} make
  * views that share the root's lifetime: they die with it and cannot be closed themselves. Every
  * method that reaches the memory ({@link #segment()}, {@link #address()}, {@link #isAligned},
@@ -61,6 +63,71 @@ import java.lang.foreign.MemorySegment;
  */
 public interface MemoryBuffer extends AutoCloseable {
 
+    /**
+     * {@return a root buffer of {@code byteSize} bytes at {@code address} in a space Java cannot
+     * touch, over memory made elsewhere (DLPack, CUDA, native libraries)} The deleter frees the
+     * memory and is run exactly once, by the buffer's first {@link #close()}; a buffer never
+     * closed never runs it.
+     * {@snippet :
+     * AtomicInteger freed = new AtomicInteger();
+     * MemoryBuffer onGpu = MemoryBuffer.foreign(0x7f00_0000_0000L, 1 << 20, MemorySpace.DEVICE, "cuda",
+     *         freed::incrementAndGet);
+     * onGpu.address();           // 0x7f0000000000L
+     * onGpu.slice(4096, 4096).address(); // 0x7f0000001000L
+     * onGpu.segment();           // UnsupportedOperationException: "buffer in S(0) device memory (HBM)
+     *                            // is not host-accessible; copy it to a host buffer first"
+     * onGpu.close();
+     * onGpu.close();             // does nothing
+     * freed.get();               // 1
+     * }
+     *
+     * @param address the device address (any 64-bit value; it is never dereferenced here)
+     * @param byteSize the size in bytes, {@code >= 0}
+     * @param space where the memory is; must not be host-accessible
+     * @param owner names the owner in messages, e.g. {@code "dlpack"}
+     * @param deleter frees the memory; run exactly once, on the first close
+     * @throws IllegalArgumentException if {@code byteSize < 0}, the range runs past the end of the
+     *     64-bit address space, or {@code space} is host-accessible (wrap a segment with
+     *     {@link #foreign(MemorySegment, MemorySpace, String, Runnable)})
+     */
+    static MemoryBuffer foreign(long address, long byteSize, MemorySpace space, String owner, Runnable deleter) {
+        return ForeignBuffers.foreign(address, byteSize, space, owner, deleter);
+    }
+
+    /**
+     * {@return a root buffer as {@link #foreign(long, long, MemorySpace, String, Runnable)}, read-only
+     * when the owner forbids writes} Views of a read-only buffer refuse writes, and copies refuse
+     * it as a destination.
+     *
+     * @param readOnly whether the owner forbids writes (a DLPack producer's {@code READ_ONLY})
+     */
+    static MemoryBuffer foreign(long address, long byteSize, MemorySpace space, String owner, boolean readOnly,
+                                Runnable deleter) {
+        return ForeignBuffers.foreign(address, byteSize, space, owner, readOnly, deleter);
+    }
+
+    /**
+     * {@return a root buffer over a native segment in a host-accessible space; read-only when the
+     * segment is}
+     *
+     * <p>This module calls no restricted FFM method: the interop classes that turn a native address
+     * into a {@link MemorySegment} ({@code reinterpret}) do that themselves and hand the segment in.
+     * They should scope that segment to an {@link java.lang.foreign.Arena} that the deleter closes
+     * <em>before</em> freeing the memory, so that a segment kept past close throws instead of reading
+     * freed memory.
+     *
+     * @param segment the bytes; should be scoped to an arena that the deleter closes first
+     * @param space where the memory is; must be host-accessible
+     * @param owner names the owner in messages, e.g. {@code "dlpack"}
+     * @param deleter frees the memory; run exactly once, on the first close
+     * @throws IllegalArgumentException if the segment is not native or {@code space} is not
+     *     host-accessible (use {@link #foreign(long, long, MemorySpace, String, Runnable)})
+     * @throws IllegalStateException if the segment's arena is already closed: its memory is gone
+     */
+    static MemoryBuffer foreign(MemorySegment segment, MemorySpace space, String owner, Runnable deleter) {
+        return ForeignBuffers.foreign(segment, space, owner, deleter);
+    }
+
     /** {@return the memory space the bytes live in} */
     MemorySpace memorySpace();
 
@@ -68,7 +135,7 @@ public interface MemoryBuffer extends AutoCloseable {
     long byteSize();
 
     /** {@return who frees the memory (for a view: its root's owner)} */
-    BufferOwner owner();
+    Owner owner();
 
     /** {@return whether this buffer, its root and its allocator are all still open} */
     boolean isAlive();
@@ -156,7 +223,7 @@ public interface MemoryBuffer extends AutoCloseable {
      * allocator frees the memory under it; a native consumer (a DLPack importer, a C library
      * keeping a pointer) gets no exception and would read freed memory, or crash the JVM. An
      * in-place DLPack export lends its buffer until the consumer calls the deleter. Foreign
-     * buffers ({@link Buffers}) have no allocator to refuse: their loan is a hold, and the
+     * buffers ({@link MemoryBuffer#foreign}) have no allocator to refuse: their loan is a hold, and the
      * deleter waits for it.
      * {@snippet :
      * Allocator arena = Allocators.shared();
@@ -206,4 +273,82 @@ public interface MemoryBuffer extends AutoCloseable {
      */
     @Override
     void close();
+
+    /**
+     * Who frees a buffer's memory when it closes: an arena allocator, a pool, or a foreign deleter
+     * (DLPack, a native library). It names the owner in messages.
+     *
+     * {@snippet :
+     * try (PooledAllocator pool = PooledAllocator.builder().name("staging").build();
+     *      MemoryBuffer buffer = pool.allocate(4096)) {
+     *     buffer.owner();            // new Owner.Pool("staging")
+     *     buffer.owner().toString(); // "pool 'staging'"
+     * }
+     * }
+     */
+    public sealed interface Owner {
+
+        /**
+         * An {@link Allocators} arena: the memory is freed when the allocator closes.
+         *
+         * @param shared whether the arena is shared ({@link Allocators#shared()}) or confined
+         * @param name what the arena serves ({@link Allocators#shared(String)}), or {@code ""} for a
+         *     plain arena; an allocator built over an arena names itself here, so its messages do not
+         *     speak of an arena its caller never made
+         */
+        record Arena(boolean shared, String name) implements Owner {
+            /** Checks that the name is not null. */
+            public Arena {
+                Objects.requireNonNull(name, "name");
+            }
+
+            /** An unnamed arena, as {@link Allocators#shared()} and {@link Allocators#confined()} make. */
+            public Arena(boolean shared) {
+                this(shared, "");
+            }
+
+            /** {@return {@code "shared arena"}, {@code "confined arena"}, or e.g. {@code "shared arena of huge-page allocator"}} */
+            @Override
+            public String toString() {
+                String kind = shared ? "shared arena" : "confined arena";
+                return name.isEmpty() ? kind : kind + " of " + name;
+            }
+        }
+
+        /**
+         * A {@link PooledAllocator}: closing the buffer returns its block to the pool.
+         *
+         * @param name the pool's name
+         */
+        record Pool(String name) implements Owner {
+            /** Checks that the name is not null. */
+            public Pool {
+                Objects.requireNonNull(name, "name");
+            }
+
+            /** {@return e.g. {@code "pool 'staging'"}} */
+            @Override
+            public String toString() {
+                return "pool '" + name + "'";
+            }
+        }
+
+        /**
+         * Memory made elsewhere ({@link MemoryBuffer#foreign}): closing the buffer runs its deleter once.
+         *
+         * @param name what made it, e.g. {@code "dlpack"}
+         */
+        record Foreign(String name) implements Owner {
+            /** Checks that the name is not null. */
+            public Foreign {
+                Objects.requireNonNull(name, "name");
+            }
+
+            /** {@return e.g. {@code "foreign owner 'dlpack'"}} */
+            @Override
+            public String toString() {
+                return "foreign owner '" + name + "'";
+            }
+        }
+    }
 }

@@ -2,12 +2,13 @@
  * Buffers: byte ranges in one memory space, with allocators that own their lifetimes.
  *
  * <p>Key types: {@link dev.tensorbuf.memory.MemorySpace} (XLA's {@code S(n)}, its kind, device
- * and DLPack device type), {@link dev.tensorbuf.memory.MemoryBuffer} (host buffers over a
+ * and DLPack device type, {@link dev.tensorbuf.memory.MemorySpace.DLDeviceType}),
+ * {@link dev.tensorbuf.memory.MemoryBuffer} (host buffers over a
  * {@link java.lang.foreign.MemorySegment}, device buffers as address and size),
  * {@link dev.tensorbuf.memory.Allocators} (confined and shared arenas, any power-of-two
  * alignment), {@link dev.tensorbuf.memory.PooledAllocator} (reuse, byte limit,
- * {@link dev.tensorbuf.memory.PoolStats}, {@link dev.tensorbuf.memory.LeakReport}) and
- * {@link dev.tensorbuf.memory.Buffers} (memory made elsewhere, freed by a deleter).
+ * {@link dev.tensorbuf.memory.PooledAllocator.Stats}, {@link dev.tensorbuf.memory.LeakReport}) and
+ * {@code MemoryBuffer.foreign} (memory made elsewhere, freed by a deleter).
  *
  * {@snippet :
  * try (PooledAllocator pool = PooledAllocator.builder().name("staging").build();
@@ -27,15 +28,15 @@
  *     closed. Plain facts ({@code byteSize()}, {@code memorySpace()}, {@code owner()},
  *     {@code isAlive()}) stay readable. Nothing here can make the JVM touch freed memory.
  * <li>Closing anything twice does nothing (see {@link dev.tensorbuf.memory.MemoryBuffer} for why).
- * <li>Values ({@code MemorySpace}, {@code PoolStats}, {@code LeakReport}, {@code BufferOwner})
+ * <li>Values ({@code MemorySpace}, {@code PooledAllocator.Stats}, {@code LeakReport}, {@code MemoryBuffer.Owner})
  *     are immutable and thread-safe. Pools and shared arenas are thread-safe; confined arenas are
  *     used by one thread. Each class states its rule.
  * <li>No restricted FFM method is called in this module; interop code that makes segments from
- *     native addresses hands them in through {@link dev.tensorbuf.memory.Buffers}.
+ *     native addresses hands them in through {@link dev.tensorbuf.memory.MemoryBuffer#foreign}.
  * </ul>
  *
  * <p>Sizes and offsets are in bytes. No restricted FFM call is made here: foreign and device memory
- * come in through <code>Buffers.foreign</code>, called by <code>interop</code>.
+ * come in through <code>MemoryBuffer.foreign</code>, called by <code>interop</code>.
  * <code>dev.tensorbuf.memory.internal</code> is exported to <code>interop</code> only, for
  * <code>HugePageAllocator</code>, whose buffers live in a <code>Scope</code> of its own so that its
  * close sees their loans.
@@ -53,7 +54,7 @@
  *     type. <code>describe()</code> names device memory of a type that may be on either side
  *     (<code>kDLCUDAManaged</code>, <code>kDLOneAPI</code>, <code>kDLExtDev</code>) by its type,
  *     not as HBM; Java keeps away from it all the same, as a kernel may use it meanwhile</dd>
- * <dt><code>DLDeviceType.java</code></dt>
+ * <dt><code>MemorySpace.DLDeviceType</code> (nested in <code>MemorySpace.java</code>)</dt>
  * <dd>DLPack device codes (kDLCPU=1 ... kDLMAIA=17, kDLTrn=18), and which side of the bus each
  *     type's memory is on: <code>isHost()</code> (kDLCPU, kDLCUDAHost, kDLROCMHost),
  *     <code>isDeviceOnly()</code> (all but those and the either-side kDLCUDAManaged, kDLOneAPI,
@@ -64,7 +65,7 @@
  *     <code>IllegalStateException</code> after close naming pool and close site;
  *     <code>hold()</code> for Java code keeping a segment, <code>lend()</code> for memory handed
  *     outside Java (a hold that also refuses the allocator's close)</dd>
- * <dt><code>BufferOwner.java</code></dt>
+ * <dt><code>MemoryBuffer.Owner</code> (nested in <code>MemoryBuffer.java</code>)</dt>
  * <dd>who frees a buffer: an arena (named by what it serves, e.g. the huge-page allocator's,
  *     through <code>Allocators.shared(name)</code>), a pool, a foreign deleter</dd>
  * <dt><code>Allocator.java</code>, <code>Allocators.java</code></dt>
@@ -75,15 +76,16 @@
  * <dd>power-of-two size classes from 64 B, reuse, byte limit (a block counts at least its
  *     alignment, so native memory stays under twice the limit), exact stats, leak report with
  *     allocation sites</dd>
- * <dt><code>PoolStats.java</code>, <code>LeakReport.java</code>,
+ * <dt><code>PooledAllocator.Stats</code> (nested), <code>LeakReport.java</code>,
  *     <code>AllocationLimitException.java</code></dt>
  * <dd>pool accounting (a buffer closed while held is a free; its block's bytes stay live until the
  *     hold ends), leaks at close (open buffers only), the limit error with requested/live/limit
  *     bytes</dd>
- * <dt><code>Buffers.java</code></dt>
+ * <dt><code>MemoryBuffer.foreign</code> (built by <code>internal/ForeignBuffers.java</code>)</dt>
  * <dd>factories for foreign host segments and device memory with a deleter run exactly once;
  *     read-only roots (a read-only segment, or the flag), address ranges checked not to wrap past
  *     2^64; a segment whose arena already closed is refused</dd>
  * </dl>
  */
 package dev.tensorbuf.memory;
+

@@ -18,7 +18,7 @@ class AllocatorRaceTest {
     @Test
     void anAllocationThatFailsLeavesTheStatisticsAndTheNextIdAsTheyWere() {
         try (PooledAllocator pool = PooledAllocator.builder().name("oom").trackLeaks(true).build()) {
-            PoolStats before = pool.stats();
+            PooledAllocator.Stats before = pool.stats();
             // No limit, and far more than any machine has: the block cannot be made.
             assertThrows(OutOfMemoryError.class, () -> pool.allocate(1L << 50));
             assertEquals(before, pool.stats(), "peak, counts and bytes unchanged");
@@ -55,7 +55,7 @@ class AllocatorRaceTest {
             Thread.onSpinWait();
             pool.close();
             allocator.join();
-            PoolStats s = pool.stats();
+            PooledAllocator.Stats s = pool.stats();
             assertEquals(received.size(), s.allocations(), "allocations = buffers handed out, trial " + trial);
             assertEquals(received.size(), s.releasedAtClose(), "released at close = open buffers, trial " + trial);
             assertEquals(0, s.liveCount());
@@ -149,7 +149,7 @@ class AllocatorRaceTest {
             started.await();
             pool.close();
             allocator.join();
-            PoolStats s = pool.stats();
+            PooledAllocator.Stats s = pool.stats();
             assertEquals(0, s.liveCount(), s.toString());
             assertEquals(0, s.liveBytes(), s.toString());
             assertEquals(0, s.releasedAtClose(), s.toString());

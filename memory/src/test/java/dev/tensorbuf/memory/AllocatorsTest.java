@@ -27,7 +27,7 @@ class AllocatorsTest {
             MemoryBuffer buffer = allocator.allocate(1000);
             assertTrue(buffer.isAligned(128));
             assertEquals(1000, buffer.byteSize());
-            assertEquals(new BufferOwner.Arena(false), buffer.owner());
+            assertEquals(new MemoryBuffer.Owner.Arena(false), buffer.owner());
             assertEquals("confined arena", buffer.owner().toString());
         }
         Expect.throwsWith(IllegalArgumentException.class, "alignment 48 is not a power of two",

@@ -51,13 +51,13 @@ class BufferHoldTest {
         MemoryBuffer openHeld = pool.allocate(100);
         MemoryBuffer.Hold openHold = openHeld.hold();
         assertEquals(List.of(2L), pool.leakReport().leaks().stream().map(LeakReport.Leak::id).toList());
-        PoolStats stats = pool.stats();
+        PooledAllocator.Stats stats = pool.stats();
         assertEquals(1, stats.liveCount());
         assertEquals(1, stats.frees());
         assertEquals(64 + 128, stats.liveBytes(), "the closed buffer's block waits for its hold");
         LeakReport atClose = pool.closeAndReport();
         assertEquals(List.of(2L), atClose.leaks().stream().map(LeakReport.Leak::id).toList());
-        PoolStats closed = pool.stats();
+        PooledAllocator.Stats closed = pool.stats();
         assertEquals(1, closed.frees());
         assertEquals(1, closed.releasedAtClose());
         assertEquals(closed.allocations(), closed.frees() + closed.liveCount() + closed.releasedAtClose());
@@ -69,7 +69,7 @@ class BufferHoldTest {
     @Test
     void aForeignDeleterWaitsForTheLastHold() {
         AtomicInteger deleted = new AtomicInteger();
-        MemoryBuffer b = Buffers.foreign(Arena.ofAuto().allocate(16), MemorySpace.HOST, "test", deleted::incrementAndGet);
+        MemoryBuffer b = MemoryBuffer.foreign(Arena.ofAuto().allocate(16), MemorySpace.HOST, "test", deleted::incrementAndGet);
         MemoryBuffer.Hold one = b.hold();
         MemoryBuffer.Hold two = b.slice(0, 8).hold(); // a view holds the same memory
         b.close();
@@ -90,7 +90,7 @@ class BufferHoldTest {
     @Test
     void aDeleterDeferredByAHoldThrowsFromTheLastHoldsClose() {
         AtomicInteger deleted = new AtomicInteger();
-        MemoryBuffer b = Buffers.foreign(Arena.ofAuto().allocate(16), MemorySpace.HOST, "test", () -> {
+        MemoryBuffer b = MemoryBuffer.foreign(Arena.ofAuto().allocate(16), MemorySpace.HOST, "test", () -> {
             deleted.incrementAndGet();
             throw new IllegalStateException("native free failed");
         });

@@ -133,7 +133,7 @@ class BufferLendTest {
     @Test
     void aForeignBuffersLoanIsAHoldItsDeleterWaitsFor() {
         AtomicInteger deleted = new AtomicInteger();
-        MemoryBuffer b = Buffers.foreign(Arena.ofAuto().allocate(16), MemorySpace.HOST, "test", deleted::incrementAndGet);
+        MemoryBuffer b = MemoryBuffer.foreign(Arena.ofAuto().allocate(16), MemorySpace.HOST, "test", deleted::incrementAndGet);
         MemoryBuffer.Hold loan = b.lend();
         b.close();
         assertEquals(0, deleted.get());

@@ -10,27 +10,27 @@ class BufferOwnerTest {
     void exampleFromJavadoc() {
         try (PooledAllocator pool = PooledAllocator.builder().name("staging").build();
                 MemoryBuffer buffer = pool.allocate(4096)) {
-            assertEquals(new BufferOwner.Pool("staging"), buffer.owner());
+            assertEquals(new MemoryBuffer.Owner.Pool("staging"), buffer.owner());
             assertEquals("pool 'staging'", buffer.owner().toString());
         }
     }
 
     @Test
     void eachOwnerNamesItselfForMessages() {
-        assertEquals("confined arena", new BufferOwner.Arena(false).toString());
-        assertEquals("shared arena", new BufferOwner.Arena(true).toString());
-        assertEquals("foreign owner 'dlpack'", new BufferOwner.Foreign("dlpack").toString());
+        assertEquals("confined arena", new MemoryBuffer.Owner.Arena(false).toString());
+        assertEquals("shared arena", new MemoryBuffer.Owner.Arena(true).toString());
+        assertEquals("foreign owner 'dlpack'", new MemoryBuffer.Owner.Foreign("dlpack").toString());
         try (Allocator shared = Allocators.shared()) {
-            assertEquals(new BufferOwner.Arena(true), shared.allocate(1).owner());
+            assertEquals(new MemoryBuffer.Owner.Arena(true), shared.allocate(1).owner());
         }
     }
 
     @Test
     void aNamedArenaNamesWhatItServes() {
-        assertEquals(new BufferOwner.Arena(true, ""), new BufferOwner.Arena(true));
+        assertEquals(new MemoryBuffer.Owner.Arena(true, ""), new MemoryBuffer.Owner.Arena(true));
         try (Allocator named = Allocators.shared("decoder")) {
             MemoryBuffer buffer = named.allocate(8);
-            assertEquals(new BufferOwner.Arena(true, "decoder"), buffer.owner());
+            assertEquals(new MemoryBuffer.Owner.Arena(true, "decoder"), buffer.owner());
             named.close();
             Expect.throwsWith(IllegalStateException.class,
                     "buffer of 8 bytes from shared arena of decoder was closed when its shared arena of decoder closed",
@@ -39,6 +39,6 @@ class BufferOwnerTest {
         }
         Expect.throwsWith(IllegalArgumentException.class, "an arena's name must not be blank",
                 () -> Allocators.shared(" "));
-        Expect.throwsWith(NullPointerException.class, "name", () -> new BufferOwner.Arena(false, null));
+        Expect.throwsWith(NullPointerException.class, "name", () -> new MemoryBuffer.Owner.Arena(false, null));
     }
 }

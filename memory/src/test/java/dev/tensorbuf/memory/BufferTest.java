@@ -67,7 +67,7 @@ class BufferTest {
                         () -> accessor.accept(closed));
             }
             assertEquals(4096, buffer.byteSize()); // plain facts stay readable
-            assertEquals(new BufferOwner.Pool("staging"), buffer.owner());
+            assertEquals(new MemoryBuffer.Owner.Pool("staging"), buffer.owner());
         }
     }
 
@@ -97,7 +97,7 @@ class BufferTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("memoryAccessors")
     void everyAccessorOfAClosedDeviceBufferThrows(String name, Consumer<MemoryBuffer> accessor) {
-        MemoryBuffer buffer = Buffers.foreign(4096, 1024, MemorySpace.DEVICE, "cuda", () -> {});
+        MemoryBuffer buffer = MemoryBuffer.foreign(4096, 1024, MemorySpace.DEVICE, "cuda", () -> {});
         buffer.close();
         Expect.throwsWith(IllegalStateException.class, "buffer of 1024 bytes from foreign owner 'cuda' was closed",
                 () -> accessor.accept(buffer));

@@ -10,6 +10,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import dev.tensorbuf.memory.MemorySpace.DLDeviceType;
 
 class MemorySpaceTest {
 

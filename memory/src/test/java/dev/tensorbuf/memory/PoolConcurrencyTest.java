@@ -54,7 +54,7 @@ class PoolConcurrencyTest {
             refusals += tally.refusals();
         }
         executor.shutdown();
-        PoolStats stats = pool.stats();
+        PooledAllocator.Stats stats = pool.stats();
         assertEquals(allocations, frees, "every thread closes what it allocated");
         assertEquals(allocations, stats.allocations(), "seed " + seed);
         assertEquals(frees, stats.frees(), "seed " + seed);

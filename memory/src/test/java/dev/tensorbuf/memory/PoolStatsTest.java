@@ -11,7 +11,7 @@ class PoolStatsTest {
         try (PooledAllocator pool = PooledAllocator.builder().name("staging").build()) {
             pool.allocate(100).close();
             try (MemoryBuffer kept = pool.allocate(120)) {
-                PoolStats stats = pool.stats();
+                PooledAllocator.Stats stats = pool.stats();
                 assertEquals(128, stats.liveBytes());
                 assertEquals(1, stats.reuses());
                 assertEquals("pool 'staging': 1 live buffer, 128 bytes live (peak 128), 2 allocations, 1 free, "
@@ -22,7 +22,7 @@ class PoolStatsTest {
 
     @Test
     void toStringShowsLimitAndBuffersReleasedAtClose() {
-        var stats = new PoolStats("p", 0, 4096, 0, 3, 1, 0, 0, 2, 65536);
+        var stats = new PooledAllocator.Stats("p", 0, 4096, 0, 3, 1, 0, 0, 2, 65536);
         assertEquals("pool 'p': 0 live buffers, 0 bytes live (peak 4096), 3 allocations, 1 free, 0 reused from cache, "
                 + "0 bytes cached, 2 released at close, limit 65536 bytes", stats.toString());
     }

@@ -34,7 +34,7 @@ class PooledAllocatorTest {
     }
 
     /** Stats as one comparable list: live bytes, peak, live count, allocations, frees, reuses, cached. */
-    private static List<Long> counts(PoolStats s) {
+    private static List<Long> counts(PooledAllocator.Stats s) {
         return List.of(s.liveBytes(), s.peakLiveBytes(), s.liveCount(), s.allocations(), s.frees(), s.reuses(),
                 s.cachedBytes());
     }
@@ -108,7 +108,7 @@ class PooledAllocatorTest {
             MemoryBuffer held = pool.allocate(4096);
             MemoryBuffer cachedLater = pool.allocate(2048);
             cachedLater.close();
-            PoolStats before = pool.stats();
+            PooledAllocator.Stats before = pool.stats();
             var error = Expect.throwsWith(AllocationLimitException.class,
                     "pool 'small' cannot allocate 4097 bytes: 4096 bytes live + 8192 (the block it needs) > limit 8192",
                     () -> pool.allocate(4097));
@@ -201,7 +201,7 @@ class PooledAllocatorTest {
         // The pool freed the memory: a raw segment fails cleanly instead of reading freed memory.
         Expect.throwsWith(IllegalStateException.class, "Already closed", () -> raw.get(ValueLayout.JAVA_BYTE, 0));
         open.close(); // late close of a released buffer does nothing
-        PoolStats stats = pool.stats();
+        PooledAllocator.Stats stats = pool.stats();
         assertEquals(List.of(0L, 4160L, 0L, 2L, 1L, 0L, 0L), counts(stats));
         assertEquals(1, stats.releasedAtClose());
         assertTrue(pool.closeAndReport().isEmpty());

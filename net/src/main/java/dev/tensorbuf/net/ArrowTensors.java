@@ -3,7 +3,7 @@ package dev.tensorbuf.net;
 import dev.tensorbuf.interop.internal.FileReplacement;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.memory.Buffers;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.net.internal.ArrowDTypes;
@@ -127,7 +127,7 @@ public final class ArrowTensors {
             data = allocator.buffer(Math.max(bytes, 1));
             try (Arena arena = Arena.ofShared()) {
                 MemorySegment seg = bytes == 0 ? arena.allocate(1).asSlice(0, 0) : ArrowMemory.segment(data, bytes, arena);
-                MemoryBuffer into = Buffers.foreign(seg, MemorySpace.HOST, "arrow", () -> { });
+                MemoryBuffer into = MemoryBuffer.foreign(seg, MemorySpace.HOST, "arrow", () -> { });
                 long[] d = new long[rank];
                 for (int i = 0; i < rank; i++) {
                     d[i] = dims.get(i);

@@ -13,6 +13,7 @@ import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.testing.PythonPeer;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,9 +48,9 @@ class ArrowTensorFilesTest {
             for (int i = 0; i < n; i++) {
                 d[i] = values[i] * 0.5;
             }
-            v.copyFrom(d);
+            TensorElements.of(v).copyFrom(d);
         } else {
-            v.copyFrom(values);
+            TensorElements.of(v).copyFrom(values);
         }
         return v;
     }
@@ -90,7 +91,7 @@ class ArrowTensorFilesTest {
                 try (ArrowTensors.Column back = ArrowTensors.read(column)) {
                     TensorView v = back.view();
                     assertEquals(List.of(4L, 3L, 2L), v.dims());
-                    assertArrayEquals(t.toFloatArray(), v.toFloatArray());
+                    assertArrayEquals(TensorElements.of(t).toFloatArray(), TensorElements.of(v).toFloatArray());
                 }
             }
         }
@@ -103,7 +104,7 @@ class ArrowTensorFilesTest {
             try (FieldVector column = ArrowTensors.toVector("r", r, arrow);
                  ArrowTensors.Column back = ArrowTensors.read(column)) {
                 assertEquals(List.of(), back.type().permutation());
-                assertArrayEquals(r.toLongArray(), back.view().toLongArray());
+                assertArrayEquals(TensorElements.of(r).toLongArray(), TensorElements.of(back.view()).toLongArray());
             }
         }
     }
@@ -120,9 +121,9 @@ class ArrowTensorFilesTest {
             ArrowTensors.write(file, tensors);
             try (ArrowTensors.Tensors t = ArrowTensors.read(file)) {
                 assertEquals(List.of("a", "b"), t.names());
-                assertArrayEquals(a.toDoubleArray(), t.view("a").toDoubleArray());
+                assertArrayEquals(TensorElements.of(a).toDoubleArray(), TensorElements.of(t.view("a")).toDoubleArray());
                 assertEquals(b.dims(), t.view("b").dims());
-                assertArrayEquals(b.toLongArray(), t.view("b").toLongArray());
+                assertArrayEquals(TensorElements.of(b).toLongArray(), TensorElements.of(t.view("b")).toLongArray());
                 IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> t.view("c"));
                 assertEquals("no tensor column 'c'; there are [a, b]", e.getMessage());
             }
@@ -139,7 +140,7 @@ class ArrowTensorFilesTest {
                 ArrowTensors.writeStream(channel, Map.of("a", a));
             }
             try (ArrowTensors.Tensors t = ArrowTensors.read(file)) {
-                assertArrayEquals(a.toLongArray(), t.view("a").toLongArray());
+                assertArrayEquals(TensorElements.of(a).toLongArray(), TensorElements.of(t.view("a")).toLongArray());
             }
         }
     }
@@ -152,9 +153,9 @@ class ArrowTensorFilesTest {
             TensorView kept;
             try (ArrowTensors.Tensors t = ArrowTensors.read(file)) {
                 kept = t.view("x");
-                assertEquals(1.0f, kept.getFloat(1, 1) - kept.getFloat(1, 0) - 0.5f);
+                assertEquals(1.0f, TensorElements.of(kept).getFloat(1, 1) - TensorElements.of(kept).getFloat(1, 0) - 0.5f);
             }
-            assertThrows(IllegalStateException.class, () -> kept.getFloat(0, 0));
+            assertThrows(IllegalStateException.class, () -> TensorElements.of(kept).getFloat(0, 0));
         }
     }
 
@@ -223,7 +224,7 @@ class ArrowTensorFilesTest {
                     assertEquals(List.of("H", "W"), type.dimNames());
                     TensorView v = t.view("t");
                     assertEquals(expected.view().dims(), v.dims(), name);
-                    assertArrayEquals(expected.view().toLongArray(), v.toLongArray(), name);
+                    assertArrayEquals(TensorElements.of(expected.view()).toLongArray(), TensorElements.of(v).toLongArray(), name);
                 }
             }
         }

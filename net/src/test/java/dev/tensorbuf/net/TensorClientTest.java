@@ -14,6 +14,7 @@ import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.testing.PythonPeer;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.net.URI;
 import java.nio.file.Files;
@@ -42,7 +43,7 @@ class TensorClientTest {
         for (int i = 0; i < d.length; i++) {
             d[i] = i * 0.25 - 3;
         }
-        v.copyFrom(d);
+        TensorElements.of(v).copyFrom(d);
         return v;
     }
 
@@ -72,7 +73,7 @@ class TensorClientTest {
                 TensorClient.fetchAll(List.of(
                         new TensorClient.Part(ca, TensorTicket.of("part.npy", ""), List.of(0L, 0L, 0L)),
                         new TensorClient.Part(cb, TensorTicket.of("part.npy", ""), List.of(5L, 0L, 0L))), into);
-                assertArrayEquals(whole.toFloatArray(), into.toFloatArray());
+                assertArrayEquals(TensorElements.of(whole).toFloatArray(), TensorElements.of(into).toFloatArray());
 
                 // A box across both: rows 3-7 of column 2, from the part each server holds.
                 TensorView box = TensorView.strided(arena.allocate(5 * 3 * 4), DType.F32, StridedLayout.packed(5, 3, 1));
@@ -81,7 +82,7 @@ class TensorClientTest {
                                 List.of(0L, 0L, 0L)),
                         new TensorClient.Part(cb, TensorTicket.of("part.npy", "").withBox(List.of(0L, 0L, 2L), List.of(3L, 3L, 3L)),
                                 List.of(2L, 0L, 0L))), box);
-                assertArrayEquals(slice(whole, new long[] {3, 0, 2}, new long[] {8, 3, 3}).toFloatArray(), box.toFloatArray());
+                assertArrayEquals(TensorElements.of(slice(whole, new long[] {3, 0, 2}, new long[] {8, 3, 3})).toFloatArray(), TensorElements.of(box).toFloatArray());
             }
         }
     }
@@ -117,7 +118,7 @@ class TensorClientTest {
                     e = assertThrows(TensorClient.FetchException.class, c::list);
                     assertTrue(e.getMessage().contains("UNAUTHENTICATED"), e.getMessage());
                 }
-                assertArrayEquals(x.toFloatArray(), right.fetch(TensorTicket.of("x.npy", ""), arena).toFloatArray());
+                assertArrayEquals(TensorElements.of(x).toFloatArray(), TensorElements.of(right.fetch(TensorTicket.of("x.npy", ""), arena)).toFloatArray());
                 assertEquals(1, right.list().size());
             }
         }
@@ -140,7 +141,7 @@ class TensorClientTest {
             try (TensorServer s = TensorServer.start(served, TensorServer.Options.defaults().withPort(0).withTls(cert, key))) {
                 assertEquals("grpc+tls", s.location().getUri().getScheme());
                 try (TensorClient c = connect(s, TensorClient.Options.defaults().withTrustedCertificates(cert))) {
-                    assertArrayEquals(x.toFloatArray(), c.fetch(TensorTicket.of("x.npy", ""), arena).toFloatArray());
+                    assertArrayEquals(TensorElements.of(x).toFloatArray(), TensorElements.of(c.fetch(TensorTicket.of("x.npy", ""), arena)).toFloatArray());
                 }
                 URI plain = URI.create("grpc+tcp://127.0.0.1:" + s.port());
                 try (TensorClient c = TensorClient.connect(plain, TensorClient.Options.defaults().withTimeout(Duration.ofSeconds(5)))) {

@@ -9,6 +9,7 @@ import dev.tensorbuf.ops.copy.internal.Kernel;
 import dev.tensorbuf.ops.copy.internal.Step;
 import dev.tensorbuf.ops.copy.internal.ViewAdapter;
 import dev.tensorbuf.views.MapForm;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import org.junit.jupiter.api.Test;
 
@@ -54,7 +55,7 @@ class GeneralViewCopyTest {
             long[] dims = {48, 40, 3};
             TensorView src = dense(arena, dims);
             Reference ref = Reference.build(dims, i -> (i[0] * 40 + i[1]) * 3 + i[2] + 0.5);
-            src.copyFrom(toFloats(ref.values()));
+            TensorElements.of(src).copyFrom(toFloats(ref.values()));
             TensorView flat = Ops.reshape(Ops.transpose(src, 2, 0, 1), 48 * 40 * 3);
             assertTrue(flat.form() instanceof MapForm.Tiled || flat.form() instanceof MapForm.General,
                     "the view is not strided: " + flat.form());
@@ -62,18 +63,18 @@ class GeneralViewCopyTest {
             TensorView out = dense(arena, new long[] {48 * 40 * 3});
             assertFalse(kernels(flat, out).contains(Kernel.GATHER), "kernels " + kernels(flat, out));
             for (CopyEngine engine : ENGINES) {
-                out.copyFrom(new float[48 * 40 * 3]);
+                TensorElements.of(out).copyFrom(new float[48 * 40 * 3]);
                 engine.copy(flat, out);
-                assertArrayEquals(expected.values(), out.toDoubleArray(), "gathered by " + engine);
+                assertArrayEquals(expected.values(), TensorElements.of(out).toDoubleArray(), "gathered by " + engine);
             }
             // The same view as a destination: a dense source scattered through the split digits.
             TensorView back = dense(arena, dims);
             TensorView backFlat = Ops.reshape(Ops.transpose(back, 2, 0, 1), 48 * 40 * 3);
             assertFalse(kernels(out, backFlat).contains(Kernel.GATHER), "kernels " + kernels(out, backFlat));
             for (CopyEngine engine : ENGINES) {
-                back.copyFrom(new float[48 * 40 * 3]);
+                TensorElements.of(back).copyFrom(new float[48 * 40 * 3]);
                 engine.copy(out, backFlat);
-                assertArrayEquals(ref.values(), back.toDoubleArray(), "scattered by " + engine);
+                assertArrayEquals(ref.values(), TensorElements.of(back).toDoubleArray(), "scattered by " + engine);
             }
         }
     }
@@ -99,7 +100,7 @@ class GeneralViewCopyTest {
                     }
                     return v;
                 });
-                src.copyFrom(toFloats(ref.values()));
+                TensorElements.of(src).copyFrom(toFloats(ref.values()));
                 StringBuilder chain = new StringBuilder(Arrays.toString(dims));
                 TensorView view = src;
                 if (rnd.nextBoolean()) {
@@ -154,16 +155,16 @@ class GeneralViewCopyTest {
                     assertTrue(free, "a merge of adjacent dims after a transpose was gathered: " + chain + " -> " + view);
                 }
                 for (CopyEngine engine : ENGINES) {
-                    dst.copyFrom(new float[(int) Reference.count(out)]);
+                    TensorElements.of(dst).copyFrom(new float[(int) Reference.count(out)]);
                     engine.copy(view, dst);
-                    assertArrayEquals(ref.values(), dst.toDoubleArray(), chain + " -> " + view + " by " + engine);
+                    assertArrayEquals(ref.values(), TensorElements.of(dst).toDoubleArray(), chain + " -> " + view + " by " + engine);
                 }
                 // Back through the view as a destination, from the dense copy, into a zeroed source.
-                src.copyFrom(new float[(int) Reference.count(dims)]);
+                TensorElements.of(src).copyFrom(new float[(int) Reference.count(dims)]);
                 for (CopyEngine engine : ENGINES) {
                     engine.copy(dst, view);
                     // Read through the view: exactly the elements it reaches, each holding its value again.
-                    assertArrayEquals(ref.values(), view.toDoubleArray(), "into " + chain + " -> " + view + " by " + engine);
+                    assertArrayEquals(ref.values(), TensorElements.of(view).toDoubleArray(), "into " + chain + " -> " + view + " by " + engine);
                 }
             }
         }

@@ -19,6 +19,7 @@ import dev.tensorbuf.ops.internal.Transpose;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.MapForm;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.util.List;
 import java.util.Optional;
@@ -82,9 +83,9 @@ class OpExamplesTest {
     @Test
     void padExampleFromJavadoc() {
         TensorView v = view("f32[2]{0}", 8);
-        v.copyFrom(new float[] {1, 2});
+        TensorElements.of(v).copyFrom(new float[] {1, 2});
         assertArrayEquals(new float[] {0, 1, 0, 2, 0, 0},
-                Pad.apply(v, new long[] {1}, new long[] {2}, new long[] {1}, 0).toFloatArray());
+                TensorElements.of(Pad.apply(v, new long[] {1}, new long[] {2}, new long[] {1}, 0)).toFloatArray());
         assertEquals("(d0) -> ((d0 - 1) / 2), domain: d0 in [1, 3], (d0 - 1) mod 2 in [0, 0]",
                 Pad.outputToInput(new long[] {2}, new long[] {1}, new long[] {2}, new long[] {1}).toString());
     }
@@ -109,9 +110,9 @@ class OpExamplesTest {
     void concatenateExampleFromJavadoc() {
         TensorView a = view("f32[2]{0}", 8);
         TensorView b = view("f32[3]{0}", 12);
-        a.copyFrom(new float[] {1, 2});
-        b.copyFrom(new float[] {3, 4, 5});
-        assertArrayEquals(new float[] {1, 2, 3, 4, 5}, Concatenate.apply(0, a, b).toFloatArray());
+        TensorElements.of(a).copyFrom(new float[] {1, 2});
+        TensorElements.of(b).copyFrom(new float[] {3, 4, 5});
+        assertArrayEquals(new float[] {1, 2, 3, 4, 5}, TensorElements.of(Concatenate.apply(0, a, b)).toFloatArray());
         assertEquals("(d0) -> (d0 - 2), domain: d0 in [2, 4]", Concatenate.outputToPart(new long[] {5}, 0, 2, 3).toString());
     }
 
@@ -138,7 +139,7 @@ class OpExamplesTest {
         TensorView tiled = view("f32[3,5]{1,0:T(2,2)}", 96);
         for (int i = 0; i < 3; i++) {
             for (int j = 0; j < 5; j++) {
-                tiled.setFloat(10 * i + j, i, j);
+                TensorElements.of(tiled).setFloat(10 * i + j, i, j);
             }
         }
         TensorView t = Transpose.apply(tiled, 1, 0);
@@ -148,14 +149,14 @@ class OpExamplesTest {
         assertTrue(Slice.apply(t, new long[] {0, 0}, new long[] {2, 2}, new long[] {1, 1}).form() instanceof MapForm.Strided);
         for (int i = 0; i < 3; i++) {
             for (int j = 0; j < 5; j++) {
-                assertEquals(10 * i + j, t.getFloat(j, i));
+                assertEquals(10 * i + j, TensorElements.of(t).getFloat(j, i));
             }
         }
         // Tile rows of Figure 1 in memory order; the 9 padding slots read 0.
         float[] bytes = new float[24];
         TensorView flat = Bitcast.apply(t, "f32[24]{0}");
         for (int k = 0; k < 24; k++) {
-            bytes[k] = flat.getFloat(k);
+            bytes[k] = TensorElements.of(flat).getFloat(k);
         }
         assertArrayEquals(new float[] {0, 1, 10, 11, 2, 3, 12, 13, 4, 0, 14, 0, 20, 21, 0, 0, 22, 23, 0, 0, 24, 0, 0, 0},
                 bytes);
@@ -167,14 +168,14 @@ class OpExamplesTest {
         TensorView v = view("f32[4,5]{1,0}", 80);
         for (int j = 0; j < 4; j++) {
             for (int i = 0; i < 5; i++) {
-                v.setFloat(10 * j + i, j, i);
+                TensorElements.of(v).setFloat(10 * j + i, j, i);
             }
         }
         TensorView b = Broadcast.apply(v, new long[] {5, 3, 4}, 2, 0);
         for (int i = 0; i < 5; i++) {
             for (int k = 0; k < 3; k++) {
                 for (int j = 0; j < 4; j++) {
-                    assertEquals(10 * j + i, b.getFloat(i, k, j));
+                    assertEquals(10 * j + i, TensorElements.of(b).getFloat(i, k, j));
                 }
             }
         }
@@ -221,10 +222,10 @@ class OpExamplesTest {
         for (int i = 0; i < values.length; i++) {
             values[i] = i;
         }
-        v.copyFrom(values);
+        TensorElements.of(v).copyFrom(values);
         TensorView crop = Pad.apply(v, new long[] {-1, 0}, new long[] {-1, -2}, new long[] {0, 0}, 0);
         assertEquals(Optional.of(StridedLayout.of(new long[] {2, 4}, new long[] {6, 1}, 6)), crop.stridedLayout());
-        assertArrayEquals(new float[] {6, 7, 8, 9, 12, 13, 14, 15}, crop.toFloatArray());
+        assertArrayEquals(new float[] {6, 7, 8, 9, 12, 13, 14, 15}, TensorElements.of(crop).toFloatArray());
         assertTrue(Pad.apply(v, new long[] {0, 0}, new long[] {0, 0}, new long[] {0, 0}, 0).isStrided());
         IllegalArgumentException fill = assertThrows(IllegalArgumentException.class,
                 () -> Pad.apply(v, new long[] {-1, 0}, new long[] {0, 0}, new long[] {0, 0}, TensorView.scalar(
@@ -235,7 +236,7 @@ class OpExamplesTest {
         assertTrue(dim.getMessage().contains("2"), dim.getMessage());
         TensorView far = Slice.apply(v, new long[] {1, 0}, new long[] {4, 6}, new long[] {Long.MAX_VALUE, 1});
         assertEquals(List.of(1L, 6L), far.dims());
-        assertArrayEquals(new float[] {6, 7, 8, 9, 10, 11}, far.toFloatArray());
+        assertArrayEquals(new float[] {6, 7, 8, 9, 10, 11}, TensorElements.of(far).toFloatArray());
         IllegalArgumentException tuple = assertThrows(IllegalArgumentException.class, () -> Bitcast.apply(v, "(f32[24])"));
         assertTrue(tuple.getMessage().contains("needs an array shape, not (f32[24])"), tuple.getMessage());
     }
@@ -244,13 +245,13 @@ class OpExamplesTest {
     @Test
     void integerFillsAreExact() {
         TensorView ids = view("s64[2]{0}", 16);
-        ids.copyFrom(new long[] {1, 2});
+        TensorElements.of(ids).copyFrom(new long[] {1, 2});
         TensorView padded = Ops.pad(ids, new long[] {1}, new long[] {1}, new long[] {0}, Long.MAX_VALUE);
-        assertArrayEquals(new long[] {Long.MAX_VALUE, 1, 2, Long.MAX_VALUE}, padded.toLongArray());
+        assertArrayEquals(new long[] {Long.MAX_VALUE, 1, 2, Long.MAX_VALUE}, TensorElements.of(padded).toLongArray());
         TensorView odd = Pad.apply(ids, new long[] {0}, new long[] {1}, new long[] {0}, (1L << 53) + 1);
-        assertEquals((1L << 53) + 1, odd.getLong(2));
+        assertEquals((1L << 53) + 1, TensorElements.of(odd).getLong(2));
         TensorView floats = view("f32[1]{0}", 4);
-        assertEquals(7f, Ops.pad(floats, new long[] {1}, new long[] {0}, new long[] {0}, 7).getFloat(0));
+        assertEquals(7f, TensorElements.of(Ops.pad(floats, new long[] {1}, new long[] {0}, new long[] {0}, 7)).getFloat(0));
         IllegalArgumentException u8 = assertThrows(IllegalArgumentException.class,
                 () -> Ops.pad(view("u8[2]{0}", 2), new long[] {1}, new long[] {0}, new long[] {0}, 256));
         assertTrue(u8.getMessage().contains("256"), u8.getMessage());

@@ -10,9 +10,10 @@ import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.internal.Bitcast;
 import dev.tensorbuf.views.ArrayShape;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.MapForm;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.XlaShape;
@@ -43,7 +44,7 @@ class ViewOpAgreementTest {
     private static TensorView source(Allocator arena, ViewOpChains.Chain chain, float[] values) {
         ArrayShape shape = (ArrayShape) XlaShape.parse(chain.sourceShape());
         TensorView v = TensorView.of(arena.allocate(Math.max(4, shape.arraySize())), shape);
-        v.copyFrom(values);
+        TensorElements.of(v).copyFrom(values);
         return v;
     }
 
@@ -87,13 +88,13 @@ class ViewOpAgreementTest {
                 }
                 TensorView result = view;
                 Reference expected = ref;
-                double[] got = result.toDoubleArray();
+                double[] got = TensorElements.of(result).toDoubleArray();
                 for (int i = 0; i < got.length; i++) {
                     assertEquals(expected.values()[i], got[i], "element " + i + " of chain " + c + " (seed " + seed + "): "
                             + chain + " -> " + result);
                 }
                 // Element access by index agrees with the bulk path.
-                result.forEachIndex(index -> assertEquals(expected.at(index), result.getDouble(index)));
+                TensorElements.of(result).forEachIndex(index -> assertEquals(expected.at(index), TensorElements.of(result).getDouble(index)));
             }
         }
     }
@@ -137,7 +138,7 @@ class ViewOpAgreementTest {
                     }
                     assertEquals(general.dims(), fast.dims(), "dims " + where);
                     assertEquals(general.map().pieces().size(), fast.map().pieces().size(), "pieces " + where);
-                    assertArrayEquals(general.toDoubleArray(), fast.toDoubleArray(), "elements " + where);
+                    assertArrayEquals(TensorElements.of(general).toDoubleArray(), TensorElements.of(fast).toDoubleArray(), "elements " + where);
                 }
             }
         }
@@ -183,7 +184,7 @@ class ViewOpAgreementTest {
                 TensorView got = Bitcast.apply(fast, target);
                 assertEquals(expected.shape(), got.shape(), where);
                 assertEquals(expected.toString(), got.toString(), where);
-                assertArrayEquals(expected.toDoubleArray(), got.toDoubleArray(), where);
+                assertArrayEquals(TensorElements.of(expected).toDoubleArray(), TensorElements.of(got).toDoubleArray(), where);
                 bitcasts++;
             }
         }
@@ -212,7 +213,7 @@ class ViewOpAgreementTest {
                     spec.append(step.numpy()).append('\n');
                 }
                 chains.add(chain);
-                results.add(view.toFloatArray());
+                results.add(TensorElements.of(view).toFloatArray());
             }
         }
         Files.writeString(dir.resolve("chains.txt"), spec.toString());

@@ -11,6 +11,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import dev.tensorbuf.views.internal.Extents;
 
 /**
  * An XLA array shape: element type, dimension sizes (static, bounded dynamic {@code <=N}, or
@@ -26,7 +27,7 @@ import java.util.Optional;
  * a.logicalIndex(9);          // Optional.empty(): slot 9 is padding
  * }
  *
- * @param dtype the element type; not token or opaque (see {@link TokenShape}, {@link OpaqueShape})
+ * @param dtype the element type; not token or opaque (see {@link XlaShape.Token}, {@link XlaShape.Opaque})
  * @param dims sizes per logical dimension; for a dynamic dimension its bound, or
  *     {@link #UNBOUNDED} for {@code ?}
  * @param dynamicDims per dimension, whether it is dynamic ({@code <=N} or {@code ?})
@@ -46,7 +47,7 @@ public record ArrayShape(DType dtype, List<Long> dims, List<Boolean> dynamicDims
         Objects.requireNonNull(layout, "layout");
         if (!dtype.isArrayType()) {
             throw new IllegalArgumentException(dtype + " is not an array element type; use "
-                    + (dtype == DType.TOKEN ? "TokenShape" : "OpaqueShape"));
+                    + (dtype == DType.TOKEN ? "XlaShape.Token" : "XlaShape.Opaque"));
         }
         if (dims.size() != dynamicDims.size()) {
             throw new IllegalArgumentException("dynamic dimensions size " + dynamicDims.size()
@@ -96,8 +97,8 @@ public record ArrayShape(DType dtype, List<Long> dims, List<Boolean> dynamicDims
         XlaShape shape = XlaShape.parse(text);
         if (!(shape instanceof ArrayShape array)) {
             String kind = switch (shape) {
-                case TupleShape t -> "the tuple ";
-                case TokenShape t -> "the token ";
+                case XlaShape.Tuple t -> "the tuple ";
+                case XlaShape.Token t -> "the token ";
                 default -> "";
             };
             throw new IllegalArgumentException("an array shape is needed, not " + kind + shape);

@@ -5,7 +5,7 @@ import java.util.Arrays;
 
 /**
  * The views {@link TensorView}'s ops return ({@code remap}, {@code padded}). An op given as a
- * {@link Remap} or {@link PadRemap} makes its view in O(rank): new strides when the source has them and the op allows, else the op kept as a
+ * {@link Remap} or {@link Remap.Pad} makes its view in O(rank): new strides when the source has them and the op allows, else the op kept as a
  * {@link PendingMap} and composed on first need; an op given as an {@link IndexingMap} composes
  * it at once. Either way the view reads the same elements.
  */
@@ -24,8 +24,8 @@ final class OpViews {
     static TensorView remap(TensorView source, Remap outputToInput) {
         long[] dims = source.dimsArray();
         long[] out = switch (outputToInput) {
-            case AffineRemap a -> a.outputDimsArray();
-            case ReshapeRemap r -> r.outputDimsArray();
+            case Remap.Affine a -> a.outputDimsArray();
+            case Remap.Reshape r -> r.outputDimsArray();
         };
         if (ViewRemaps.hasZeroDim(out) || !ViewRemaps.staysWithin(dims, outputToInput)) {
             // The general path names the result that leaves its dimension.
@@ -58,8 +58,8 @@ final class OpViews {
         return ViewFactory.fromMap(ViewFactory.logicalShape(source.dtype(), outputDims), padded, source.access());
     }
 
-    /** {@return the view of {@link TensorView#padded(PadRemap, TensorView)}} */
-    static TensorView padded(TensorView source, PadRemap pad, TensorView fill) {
+    /** {@return the view of {@link TensorView#padded(Remap.Pad, TensorView)}} */
+    static TensorView padded(TensorView source, Remap.Pad pad, TensorView fill) {
         ViewRemaps.checkFill(source, fill);
         long[] dims = source.dimsArray();
         if (!Arrays.equals(pad.inputDimsArray(), dims)) {

@@ -8,7 +8,7 @@ import java.util.List;
 
 /**
  * How a view's {@link ViewMap} is built when it is first asked for: the op as its description
- * (strides, an XLA layout, a {@link Remap}, a {@link PadRemap}, parts side by side), validated
+ * (strides, an XLA layout, a {@link Remap}, a {@link Remap.Pad}, parts side by side), validated
  * when the view was made. Building composes the same maps, in the same order, as composing
  * them when the view is made would: the result does not depend on when it is built.
  */
@@ -42,7 +42,7 @@ sealed interface PendingMap {
     }
 
     /** The source read through a pad's windows, the fill elsewhere. */
-    record Padded(TensorView source, PadRemap pad, TensorView fill) implements PendingMap {
+    record Padded(TensorView source, Remap.Pad pad, TensorView fill) implements PendingMap {
         @Override
         public ViewMap build(TensorView view) {
             ViewMap.Single fillMap = (ViewMap.Single) fill.map();
@@ -60,7 +60,7 @@ sealed interface PendingMap {
     }
 
     /** Non-empty parts side by side, each placed on its slab by a pad without interior padding. */
-    record Joined(List<TensorView> parts, List<PadRemap> places) implements PendingMap {
+    record Joined(List<TensorView> parts, List<Remap.Pad> places) implements PendingMap {
         @Override
         public ViewMap build(TensorView view) {
             List<ViewMap> pieces = new ArrayList<>(parts.size());

@@ -1,13 +1,10 @@
 package dev.tensorbuf.views;
 
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.views.indexing.CompiledMap;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.PrimitiveIterator;
-import java.util.function.Consumer;
 
 /**
  * A logical tensor over memory: a {@link MemoryBuffer} plus a map from logical index to element offset
@@ -15,21 +12,20 @@ import java.util.function.Consumer;
  * ({@link StridedLayout#toIndexingMap()}, {@link ArrayShape#toIndexingMap()}); ops make new views
  * by composing their output-to-input map into it ({@link #remap}), never moving bytes. An op on a
  * view is made in O(rank) from the op's description (new strides, a {@link Remap}, a
- * {@link PadRemap}, parts side by side); the maps are composed when first asked for, then kept.
+ * {@link Remap.Pad}, parts side by side); the maps are composed when first asked for, then kept.
  *
  * <p>Making a view checks, from the map's range and without visiting elements, that every
- * element it reaches lies in its buffer, naming the first index that does not. Element access
- * (typed get and set by index, bulk transfer in logical order, iteration) needs host-accessible
- * memory; views over device buffers describe it for the copy engine and exporters only. A
- * strided view reads through {@code offset + sum(stride_i * i_i)}; any other through the map
- * compiled once. Neither allocates per element. Views are immutable; the bytes are not.
+ * element it reaches lies in its buffer, naming the first index that does not. Typed element
+ * access (get and set by index, bulk transfer in logical order, iteration) is
+ * {@link TensorElements}'s, and needs host-accessible memory; views over device buffers describe
+ * it for the copy engine and exporters only. Views are immutable; the bytes are not.
  * {@snippet :
  * try (Allocator arena = Allocators.confined()) {
  *     TensorView v = TensorView.of(arena.allocate(96), "f32[3,5]{1,0:T(2,2)}");
- *     v.setFloat(7f, 2, 3);
+ *     TensorElements.of(v).setFloat(7f, 2, 3);
  *     v.buffer().segment().getAtIndex(ValueLayout.JAVA_FLOAT, 17); // 7.0: Figure 1's slot of (2, 3)
  *     v.form();           // a Tiled form: xlaShape(F32) is Optional[f32[3,5]{1,0:T(2,2)}], recovered from the map
- *     v.getFloat(2, 5);   // IndexOutOfBoundsException: "index 5 out of bounds [0, 5) for dim 1 of f32[3,5]{1,0:T(2,2)}"
+ *     v.stridedLayout();  // Optional.empty: tiles are not strides
  * }
  * }
  */
@@ -47,7 +43,7 @@ public final class TensorView {
     private final PendingMap pending;
     private volatile ViewMap map;
     private volatile DerivedMap derived;
-    private volatile CompiledMap compiled;
+    private volatile IndexingMap.Compiled compiled;
     private volatile Optional<StridedLayout> layout;
 
     /**
@@ -137,7 +133,7 @@ public final class TensorView {
      * an integer type (a double holds integers exactly only up to 2^53), and the nearest value of
      * a floating-point or complex type.
      * {@snippet :
-     * TensorView.scalar(DType.S64, Long.MAX_VALUE).getLong(); // 9223372036854775807, INT64_MAX as a pad fill
+     * TensorElements.of(TensorView.scalar(DType.S64, Long.MAX_VALUE)).getLong(); // 9223372036854775807, INT64_MAX as a pad fill
      * TensorView.scalar(DType.U8, 256);                      // IllegalArgumentException: out of u8's range
      * }
      *
@@ -170,13 +166,13 @@ public final class TensorView {
     /**
      * {@return the same view as {@link #remap(IndexingMap, long...)} with
      * {@code outputToInput.toIndexingMap()}}, made in O(rank^2) by arithmetic on the remap: a
-     * view with strides composes an {@link AffineRemap}, or a {@link ReshapeRemap} whose merged
+     * view with strides composes an {@link Remap.Affine}, or a {@link Remap.Reshape} whose merged
      * groups are contiguous in it, into new strides; any other keeps the remap and composes the
      * maps when {@link #map()} or anything built on it first asks. A remap that leaves a
      * dimension, or an empty result, takes the general path.
      * {@snippet :
      * TensorView v = TensorView.of(buffer, "f32[2,3]{1,0}");
-     * TensorView t = v.remap(AffineRemap.of(new long[] {3, 2}, new long[][] {{0, 1}, {1, 0}}, new long[] {0, 0}));
+     * TensorView t = v.remap(Remap.Affine.of(new long[] {3, 2}, new long[][] {{0, 1}, {1, 0}}, new long[] {0, 0}));
      * t.toString(); // "f32[3,2] strides [1, 3]"
      * }
      *
@@ -207,24 +203,24 @@ public final class TensorView {
      * in O(rank) (its results stay in this view by construction), its map composed on first need.
      * {@snippet :
      * TensorView v = TensorView.of(buffer, "f32[2]{0}");   // [1, 2]
-     * v.padded(PadRemap.of(new long[] {2}, new long[] {1}, new long[] {2}, new long[] {1}), TensorView.scalar(DType.F32, 0))
-     *         .toFloatArray();                            // [0, 1, 0, 2, 0, 0]
+     * TensorElements.of(v.padded(Remap.Pad.of(new long[] {2}, new long[] {1}, new long[] {2}, new long[] {1}),
+     *         TensorView.scalar(DType.F32, 0))).toFloatArray(); // [0, 1, 0, 2, 0, 0]
      * }
      *
      * @throws IllegalArgumentException if the fill is not a one-buffer rank-0 view of this type,
      *     or the pad is not of this view's dimensions
      */
-    public TensorView padded(PadRemap pad, TensorView fill) {
+    public TensorView padded(Remap.Pad pad, TensorView fill) {
         return OpViews.padded(this, pad, fill);
     }
 
     /**
      * {@return the parts side by side along {@code dimension}, no element moved}: part {@code k},
      * starting at {@code s_k}, is read on its slab {@code d_dimension in [s_k, s_k + n_k - 1]}
-     * through {@code d -> d - s_k} (a {@link PadRemap} with no interior padding), made in
+     * through {@code d -> d - s_k} (a {@link Remap.Pad} with no interior padding), made in
      * O(parts * rank); the {@link ViewMap.Concatenated} map is composed when first asked for.
      * {@snippet :
-     * TensorView.concatenated(0, List.of(a, b)).toFloatArray(); // [1, 2, 3, 4, 5] for a = [1, 2], b = [3, 4, 5]
+     * TensorElements.of(TensorView.concatenated(0, List.of(a, b))).toFloatArray(); // [1, 2, 3, 4, 5] for a = [1, 2], b = [3, 4, 5]
      * }
      *
      * @throws IllegalArgumentException if there are no parts, the dimension is not one of theirs,
@@ -354,155 +350,13 @@ public final class TensorView {
     }
 
     /** {@return the simplified map compiled, for element access of a one-buffer view without strides} */
-    CompiledMap compiled() {
-        CompiledMap c = compiled;
+    IndexingMap.Compiled compiled() {
+        IndexingMap.Compiled c = compiled;
         if (c == null) {
             c = derived().simplified().compile();
             compiled = c;
         }
         return c;
-    }
-
-    // ---- element access, bulk and iteration ------------------------------------------------
-
-    /** {@return the element at {@code index} as a float} @throws IndexOutOfBoundsException naming the dim and bounds */
-    public float getFloat(long... index) {
-        long at = ElementLocator.locate(this, index, false);
-        return access.getFloat(ElementLocator.segment(this, index), at);
-    }
-
-    /** {@return the element at {@code index} as a double} @throws IndexOutOfBoundsException naming the dim and bounds */
-    public double getDouble(long... index) {
-        long at = ElementLocator.locate(this, index, false);
-        return access.getDouble(ElementLocator.segment(this, index), at);
-    }
-
-    /** {@return the integer or pred element at {@code index}} @see ElementAccess#getLong */
-    public long getLong(long... index) {
-        long at = ElementLocator.locate(this, index, false);
-        return access.getLong(ElementLocator.segment(this, index), at);
-    }
-
-    /** {@return the raw bits of the element at {@code index}} @see ElementAccess#getBits */
-    public long getBits(long... index) {
-        long at = ElementLocator.locate(this, index, false);
-        return access.getBits(ElementLocator.segment(this, index), at);
-    }
-
-    /**
-     * {@return the real part of the complex element at {@code index}}
-     * {@snippet :
-     * TensorView z = TensorView.of(buffer, "c64[2]{0}");
-     * z.setComplex(1.5, -2, 1);
-     * z.getReal(1);   // 1.5
-     * z.getImag(1);   // -2.0
-     * }
-     *
-     * @throws IllegalArgumentException if the type is not c64 or c128
-     */
-    public double getReal(long... index) {
-        long at = ElementLocator.locate(this, index, false);
-        return access.getReal(ElementLocator.segment(this, index), at);
-    }
-
-    /** {@return the imaginary part of the complex element at {@code index}} @see #getReal */
-    public double getImag(long... index) {
-        long at = ElementLocator.locate(this, index, false);
-        return access.getImag(ElementLocator.segment(this, index), at);
-    }
-
-    /** Writes a complex element, as {@link ElementAccess#setComplex} (c64 rounds each part to float). */
-    public void setComplex(double real, double imag, long... index) {
-        long at = ElementLocator.locate(this, index, true);
-        access.setComplex(ElementLocator.segment(this, index), at, real, imag);
-    }
-
-    /** Writes a complex element from float parts, as {@link ElementAccess#setComplexFloat} (c64 keeps their bits). */
-    public void setComplexFloat(float real, float imag, long... index) {
-        long at = ElementLocator.locate(this, index, true);
-        access.setComplexFloat(ElementLocator.segment(this, index), at, real, imag);
-    }
-
-    /** Writes a float, rounded as {@link ElementAccess#setFloat}. @throws IndexOutOfBoundsException naming the dim and bounds */
-    public void setFloat(float value, long... index) {
-        long at = ElementLocator.locate(this, index, true);
-        access.setFloat(ElementLocator.segment(this, index), at, value);
-    }
-
-    /** Writes a double, rounded as {@link ElementAccess#setDouble}. */
-    public void setDouble(double value, long... index) {
-        long at = ElementLocator.locate(this, index, true);
-        access.setDouble(ElementLocator.segment(this, index), at, value);
-    }
-
-    /** Writes an integer or pred, range-checked as {@link ElementAccess#setLong}. */
-    public void setLong(long value, long... index) {
-        long at = ElementLocator.locate(this, index, true);
-        access.setLong(ElementLocator.segment(this, index), at, value);
-    }
-
-    /** Writes raw bits, as {@link ElementAccess#setBits}. */
-    public void setBits(long bits, long... index) {
-        long at = ElementLocator.locate(this, index, true);
-        access.setBits(ElementLocator.segment(this, index), at, bits);
-    }
-
-    /** {@return every element as a float, in logical (row-major) order} @throws IllegalArgumentException past 2^31 - 1 elements */
-    public float[] toFloatArray() {
-        return ViewTransfer.toFloatArray(this);
-    }
-
-    /** {@return every element as a double, in logical order} */
-    public double[] toDoubleArray() {
-        return ViewTransfer.toDoubleArray(this);
-    }
-
-    /** {@return every integer or pred element, in logical order} */
-    public long[] toLongArray() {
-        return ViewTransfer.toLongArray(this);
-    }
-
-    /** {@return every integer or pred element as an int, in logical order} @throws IllegalArgumentException for a value past int */
-    public int[] toIntArray() {
-        return ViewTransfer.toIntArray(this);
-    }
-
-    /**
-     * Writes every element from {@code values}, in logical order.
-     *
-     * @throws IllegalArgumentException if the length differs, or the view reads several indices
-     *     from one slot (a broadcast), where all but one value would be lost
-     */
-    public void copyFrom(float[] values) {
-        ViewTransfer.copyFrom(this, values);
-    }
-
-    /** Writes every element from {@code values}, in logical order. */
-    public void copyFrom(double[] values) {
-        ViewTransfer.copyFrom(this, values);
-    }
-
-    /** Writes every integer or pred element from {@code values}, in logical order. */
-    public void copyFrom(long[] values) {
-        ViewTransfer.copyFrom(this, values);
-    }
-
-    /** Writes every integer or pred element from {@code values}, in logical order. */
-    public void copyFrom(int[] values) {
-        ViewTransfer.copyFrom(this, values);
-    }
-
-    /**
-     * Visits every logical index in row-major order. The array passed is reused between calls:
-     * copy it to keep it.
-     */
-    public void forEachIndex(Consumer<long[]> action) {
-        ViewTransfer.forEachIndex(dims, action);
-    }
-
-    /** {@return the elements as doubles, in logical order} */
-    public PrimitiveIterator.OfDouble doubles() {
-        return ViewTransfer.doubles(this);
     }
 
     long[] dimsArray() {

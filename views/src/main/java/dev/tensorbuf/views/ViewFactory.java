@@ -1,7 +1,6 @@
 package dev.tensorbuf.views;
 
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.internal.Linear;
@@ -13,6 +12,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.IntStream;
+import dev.tensorbuf.views.internal.Extents;
 
 /**
  * Making a {@link TensorView}: the checks at creation (the map's reach against each buffer, the
@@ -212,7 +212,7 @@ final class ViewFactory {
     }
 
     private static TensorView scalarOf(MemorySegment one, DType dtype) {
-        MemoryBuffer b = Buffers.foreign(one, MemorySpace.HOST, "scalar", () -> { });
+        MemoryBuffer b = MemoryBuffer.foreign(one, MemorySpace.HOST, "scalar", () -> { });
         return of(b.asReadOnly(), ArrayShape.of(dtype));
     }
 

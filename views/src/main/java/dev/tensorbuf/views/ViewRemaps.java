@@ -23,12 +23,12 @@ final class ViewRemaps {
      */
     static boolean staysWithin(long[] dims, Remap r) {
         return switch (r) {
-            case AffineRemap a -> affineStaysWithin(dims, a);
-            case ReshapeRemap s -> Arrays.equals(s.inputDimsArray(), dims);
+            case Remap.Affine a -> affineStaysWithin(dims, a);
+            case Remap.Reshape s -> Arrays.equals(s.inputDimsArray(), dims);
         };
     }
 
-    private static boolean affineStaysWithin(long[] dims, AffineRemap a) {
+    private static boolean affineStaysWithin(long[] dims, Remap.Affine a) {
         if (a.inputRank() != dims.length) {
             return false;
         }
@@ -60,7 +60,7 @@ final class ViewRemaps {
      */
     static long[] strides(long[] dims, long[] strides, Remap r) {
         return switch (r) {
-            case AffineRemap a -> {
+            case Remap.Affine a -> {
                 long[] s = new long[a.outputRank()];
                 for (int j = 0; j < dims.length; j++) {
                     for (int i = 0; i < s.length; i++) {
@@ -72,7 +72,7 @@ final class ViewRemaps {
                 }
                 yield s;
             }
-            case ReshapeRemap reshape -> reshape.strides(strides);
+            case Remap.Reshape reshape -> reshape.strides(strides);
         };
     }
 
@@ -83,7 +83,7 @@ final class ViewRemaps {
      */
     static long base(long[] strides, long base, Remap r) {
         long b = base;
-        if (r instanceof AffineRemap a) {
+        if (r instanceof Remap.Affine a) {
             for (int j = 0; j < strides.length; j++) {
                 b = Math.addExact(b, Math.multiplyExact(strides[j], a.offset(j)));
             }
@@ -145,21 +145,21 @@ final class ViewRemaps {
     }
 
     /** {@return the identity remap over {@code dims}} */
-    static AffineRemap identity(long[] dims) {
+    static Remap.Affine identity(long[] dims) {
         int[] reads = new int[dims.length];
         long[] ones = new long[dims.length];
         for (int i = 0; i < dims.length; i++) {
             reads[i] = i;
             ones[i] = 1;
         }
-        return AffineRemap.ofTerms(dims, reads, ones, new long[dims.length]);
+        return Remap.Affine.ofTerms(dims, reads, ones, new long[dims.length]);
     }
 
     /** {@return the parts side by side along {@code dimension}, each placed by a pad with no interior padding} */
     static TensorView concatenated(int dimension, List<TensorView> parts) {
         long[] out = concatenatedDims(dimension, parts);
         List<TensorView> read = new ArrayList<>(parts.size());
-        List<PadRemap> places = new ArrayList<>(parts.size());
+        List<Remap.Pad> places = new ArrayList<>(parts.size());
         long[] none = new long[out.length];
         boolean host = true;
         long start = 0;
@@ -171,7 +171,7 @@ final class ViewRemaps {
                 low[dimension] = start;
                 high[dimension] = out[dimension] - start - n;
                 read.add(p);
-                places.add(PadRemap.of(p.dimsArray(), low, high, none));
+                places.add(Remap.Pad.of(p.dimsArray(), low, high, none));
                 host &= p.isHostAccessible();
             }
             start += n;

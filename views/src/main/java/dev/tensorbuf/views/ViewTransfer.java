@@ -6,6 +6,7 @@ import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.PrimitiveIterator;
 import java.util.function.Consumer;
+import dev.tensorbuf.views.internal.Extents;
 
 /** Bulk transfer between views and Java arrays, in logical (row-major) order. */
 final class ViewTransfer {
@@ -160,6 +161,7 @@ final class ViewTransfer {
     static PrimitiveIterator.OfDouble doubles(TensorView view) {
         long[] dims = view.dimsArray();
         long count = view.elementCount();
+        TensorElements elements = TensorElements.of(view);
         return new PrimitiveIterator.OfDouble() {
             private final long[] index = new long[dims.length];
             private long done;
@@ -174,7 +176,7 @@ final class ViewTransfer {
                 if (done >= count) {
                     throw new NoSuchElementException("all " + count + " elements of " + view + " visited");
                 }
-                double v = view.getDouble(index);
+                double v = elements.getDouble(index);
                 done++;
                 for (int d = dims.length - 1; d >= 0; d--) {
                     if (++index[d] < dims[d]) {

@@ -4,6 +4,8 @@ import dev.tensorbuf.views.internal.Errors;
 import dev.tensorbuf.views.internal.XlaShapeParser;
 import dev.tensorbuf.views.internal.XlaShapePrinter;
 import dev.tensorbuf.views.text.TextFormatException;
+import java.util.List;
+import java.util.Objects;
 
 /**
  * A shape in XLA's type system: an array, a tuple of shapes, a buffer holding an array, a token
@@ -16,7 +18,7 @@ import dev.tensorbuf.views.text.TextFormatException;
  * a.arraySize(); // 96
  * }
  */
-public sealed interface XlaShape permits ArrayShape, TupleShape, BufferShape, TokenShape, OpaqueShape {
+public sealed interface XlaShape permits ArrayShape, XlaShape.Tuple, XlaShape.BufferShape, XlaShape.Token, XlaShape.Opaque {
 
     /**
      * Reads a shape in XLA's text. Arrays without a layout get the default descending layout
@@ -55,9 +57,9 @@ public sealed interface XlaShape permits ArrayShape, TupleShape, BufferShape, To
         return switch (this) {
             case ArrayShape a -> a.byteSizeOfElements();
             case BufferShape b -> b.array().byteSizeOfElements();
-            case TupleShape t -> multiply(pointerSize, t.elements().size());
-            case TokenShape tok -> 0;
-            case OpaqueShape o -> pointerSize;
+            case Tuple t -> multiply(pointerSize, t.elements().size());
+            case Token tok -> 0;
+            case Opaque o -> pointerSize;
         };
     }
 
@@ -66,7 +68,7 @@ public sealed interface XlaShape permits ArrayShape, TupleShape, BufferShape, To
         return switch (this) {
             case ArrayShape a -> a.byteSizeOfElements();
             case BufferShape b -> b.array().byteSizeOfElements();
-            case TupleShape t -> {
+            case Tuple t -> {
                 long sum = 0;
                 for (XlaShape e : t.elements()) {
                     try {
@@ -77,8 +79,8 @@ public sealed interface XlaShape permits ArrayShape, TupleShape, BufferShape, To
                 }
                 yield sum;
             }
-            case TokenShape tok -> 0;
-            case OpaqueShape o -> 0;
+            case Token tok -> 0;
+            case Opaque o -> 0;
         };
     }
 
@@ -87,6 +89,84 @@ public sealed interface XlaShape permits ArrayShape, TupleShape, BufferShape, To
             return Math.multiplyExact(a, b);
         } catch (ArithmeticException e) {
             throw Errors.overflows(a + " * " + b, e);
+        }
+    }
+
+    /**
+     * A tuple of XLA shapes. It prints with {@code ", "} between elements and, from element 5 on,
+     * every fifth separator annotated as XLA does.
+     * {@snippet :
+     * XlaShape t = XlaShape.parse("(f32[2], token[], (s32[]))");
+     * t.toString(); // "(f32[2]{0}, token[], (s32[]))"
+     * }
+     *
+     * @param elements the element shapes, possibly none
+     */
+    public record Tuple(List<XlaShape> elements) implements XlaShape {
+        public Tuple {
+            elements = List.copyOf(elements);
+        }
+
+        /** {@return a tuple of these shapes} */
+        public static Tuple of(XlaShape... elements) {
+            return new Tuple(List.of(elements));
+        }
+
+        /** {@return the canonical text, e.g. {@code "(f32[2]{0}, s32[])"}} */
+        @Override
+        public String toString() {
+            return XlaShapePrinter.shape(this, true);
+        }
+    }
+
+    /**
+     * XLA's token shape, {@code token[]}: orders side effects, holds no data.
+     * {@snippet :
+     * XlaShape.parse("token[]").equals(new Token()); // true
+     * new Token().byteSizeOf(8);                     // 0
+     * }
+     */
+    public record Token() implements XlaShape {
+        /** {@return {@code "token[]"}} */
+        @Override
+        public String toString() {
+            return "token[]";
+        }
+    }
+
+    /**
+     * XLA's opaque shape, {@code opaque[]}: runtime data that XLA passes by pointer.
+     * {@snippet :
+     * XlaShape.parse("opaque[]").equals(new Opaque()); // true
+     * new Opaque().byteSizeOf(8);                      // 8
+     * }
+     */
+    public record Opaque() implements XlaShape {
+        /** {@return {@code "opaque[]"}} */
+        @Override
+        public String toString() {
+            return "opaque[]";
+        }
+    }
+
+    /**
+     * XLA's buffer shape {@code b(...)}: a buffer that holds one array.
+     * {@snippet :
+     * XlaShape b = XlaShape.parse("b(s32[3,4])");
+     * b.toString(); // "b(s32[3,4]{1,0})"
+     * }
+     *
+     * @param array the array the buffer holds
+     */
+    public record BufferShape(ArrayShape array) implements XlaShape {
+        public BufferShape {
+            Objects.requireNonNull(array, "array");
+        }
+
+        /** {@return the canonical text, e.g. {@code "b(s32[3,4]{1,0})"}} */
+        @Override
+        public String toString() {
+            return XlaShapePrinter.shape(this, true);
         }
     }
 }

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import dev.tensorbuf.views.internal.Extents;
 
 /**
  * {@link TensorView#remap(Remap)} (stride arithmetic on strided views) against
@@ -26,7 +27,7 @@ class AffineRemapTest {
 
     @Test
     void exampleFromJavadoc() {
-        AffineRemap t = AffineRemap.of(new long[] {3, 2}, new long[][] {{0, 1}, {1, 0}}, new long[] {0, 0});
+        Remap.Affine t = Remap.Affine.of(new long[] {3, 2}, new long[][] {{0, 1}, {1, 0}}, new long[] {0, 0});
         assertEquals("(d0, d1) -> (d1, d0), domain: d0 in [0, 2], d1 in [0, 1]", t.toIndexingMap().toString());
         try (Allocator arena = Allocators.confined()) {
             TensorView v = TensorView.of(arena.allocate(24), "f32[2,3]{1,0}");
@@ -40,7 +41,7 @@ class AffineRemapTest {
     void remapOutsideTheViewNamesTheResultAndItsRange() {
         try (Allocator arena = Allocators.confined()) {
             TensorView v = TensorView.of(arena.allocate(24), "f32[2,3]{1,0}");
-            AffineRemap past = AffineRemap.of(new long[] {3}, new long[][] {{0}, {1}}, new long[] {1, 1});
+            Remap.Affine past = Remap.Affine.of(new long[] {3}, new long[][] {{0}, {1}}, new long[] {1, 1});
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> v.remap(past));
             assertTrue(e.getMessage().contains("result 1 of map") && e.getMessage().contains("ranges over [1, 3]"),
                     e.getMessage());
@@ -50,7 +51,7 @@ class AffineRemapTest {
     @Test
     void rowsOfTheWrongLengthAreRefused() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> AffineRemap.of(new long[] {3, 2}, new long[][] {{1}}, new long[] {0}));
+                () -> Remap.Affine.of(new long[] {3, 2}, new long[][] {{1}}, new long[] {0}));
         assertTrue(e.getMessage().contains("coefficient row 0 [1] needs one entry per output dimension [3, 2]"),
                 e.getMessage());
     }
@@ -59,10 +60,10 @@ class AffineRemapTest {
     @Test
     void negativeSizesAreNamedAsExtentsNamesThem() {
         IllegalArgumentException affine = assertThrows(IllegalArgumentException.class,
-                () -> AffineRemap.of(new long[] {2, -3}, new long[][] {{1, 0}}, new long[] {0}));
+                () -> Remap.Affine.of(new long[] {2, -3}, new long[][] {{1, 0}}, new long[] {0}));
         assertEquals("size -3 of dim 1 is negative in output dims [2, -3]", affine.getMessage());
         IllegalArgumentException reshape = assertThrows(IllegalArgumentException.class,
-                () -> ReshapeRemap.of(new long[] {6}, new long[] {-2, 3}));
+                () -> Remap.Reshape.of(new long[] {6}, new long[] {-2, 3}));
         assertEquals("size -2 of dim 0 is negative in reshape output [-2, 3]", reshape.getMessage());
         IllegalArgumentException shape = assertThrows(IllegalArgumentException.class,
                 () -> new ArrayShape(DType.F32, List.of(2L, -1L), List.of(false, false), Optional.empty()));
@@ -115,12 +116,12 @@ class AffineRemapTest {
         assertEquals(general.dims(), fast.dims(), where);
         IndexingMap composed = ((ViewMap.Single) general.map()).map();
         IndexingMap lazy = ((ViewMap.Single) fast.map()).map();
-        fast.forEachIndex(index -> {
+        TensorElements.of(fast).forEachIndex(index -> {
             long[] copy = index.clone();
             assertEquals(ElementLocator.locate(general, copy, false), ElementLocator.locate(fast, copy, false),
                     where + " at " + Arrays.toString(copy));
             assertEquals(composed.evaluate(copy)[0], lazy.evaluate(copy)[0], where + " map at " + Arrays.toString(copy));
-            assertEquals(general.getFloat(copy), fast.getFloat(copy), where + " value at " + Arrays.toString(copy));
+            assertEquals(TensorElements.of(general).getFloat(copy), TensorElements.of(fast).getFloat(copy), where + " value at " + Arrays.toString(copy));
         });
         if (!sameForm) {
             return;
@@ -153,7 +154,7 @@ class AffineRemapTest {
     }
 
     /** A reshape to a random factorisation of the element count, size-1 dimensions sprinkled in. */
-    private static ReshapeRemap randomReshape(Random rnd, long[] in) {
+    private static Remap.Reshape randomReshape(Random rnd, long[] in) {
         long count = 1;
         for (long d : in) {
             count *= d;
@@ -173,14 +174,14 @@ class AffineRemapTest {
             out.add(f);
             count /= f;
         }
-        return ReshapeRemap.of(in, Extents.toArray(out));
+        return Remap.Reshape.of(in, Extents.toArray(out));
     }
 
     /**
      * Random output dims (a size 0 now and then), then per input dimension up to two terms with
      * coefficients in [-2, 2] whose reach fits the dimension, the offset chosen to stay inside.
      */
-    private static AffineRemap randomRemap(Random rnd, long[] in) {
+    private static Remap.Affine randomRemap(Random rnd, long[] in) {
         int outRank = 1 + rnd.nextInt(3);
         long[] out = new long[outRank];
         for (int i = 0; i < outRank; i++) {
@@ -204,6 +205,6 @@ class AffineRemapTest {
             }
             offsets[j] = -lo + rnd.nextLong(in[j] - (hi - lo));
         }
-        return AffineRemap.of(out, coefficients, offsets);
+        return Remap.Affine.of(out, coefficients, offsets);
     }
 }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Optional;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
+import dev.tensorbuf.views.DType.DlpackType;
 
 class DTypeInteropTest {
     @Test

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Views made from a description whose map is composed on first need ({@link PendingMap}): an
- * untiled XLA layout by its strides, a remap of a tiled view, a {@link PadRemap}, parts side by
+ * untiled XLA layout by its strides, a remap of a tiled view, a {@link Remap.Pad}, parts side by
  * side. Each against the general path (the same op's {@code IndexingMap} composed at once) on
  * random small shapes: the same map, the same elements, the same error at creation. Seed printed;
  * {@code -Dtensorbuf.seed=N} replays it.
@@ -42,12 +42,12 @@ class DeferredMapTest {
 
     @Test
     void exampleFromJavadoc() {
-        PadRemap p = PadRemap.of(new long[] {2}, new long[] {1}, new long[] {2}, new long[] {1});
+        Remap.Pad p = Remap.Pad.of(new long[] {2}, new long[] {1}, new long[] {2}, new long[] {1});
         assertArrayEquals(new long[] {6}, p.outputDims());
         assertEquals("(d0) -> ((d0 - 1) / 2), domain: d0 in [1, 3], (d0 - 1) mod 2 in [0, 0]", p.toIndexingMap().toString());
         TensorView v = TensorView.of(arena.allocate(8), "f32[2]{0}");
-        v.copyFrom(new float[] {1, 2});
-        assertArrayEquals(new float[] {0, 1, 0, 2, 0, 0}, v.padded(p, TensorView.scalar(DType.F32, 0)).toFloatArray());
+        TensorElements.of(v).copyFrom(new float[] {1, 2});
+        assertArrayEquals(new float[] {0, 1, 0, 2, 0, 0}, TensorElements.of(v.padded(p, TensorView.scalar(DType.F32, 0))).toFloatArray());
     }
 
     @Test
@@ -64,7 +64,7 @@ class DeferredMapTest {
             String where = shape + " (seed " + seed + ")";
             assertEquals(shape + " strides " + Arrays.toString(coefficients), v.toString(), where);
             assertEquals(new ViewMap.Single(v.buffer(), layoutMap, true), v.map(), where);
-            v.forEachIndex(index -> assertEquals(shape.linearIndex(index), ElementLocator.locate(v, index, false), where));
+            TensorElements.of(v).forEachIndex(index -> assertEquals(shape.linearIndex(index), ElementLocator.locate(v, index, false), where));
         }
     }
 
@@ -97,7 +97,7 @@ class DeferredMapTest {
             assertEquals(general.form(), new MapForm.Strided(general.indexingMap(), v.stridedLayout().orElseThrow()), where);
             assertTrue(!v.mapBuilt(), where);
             assertEquals(new ViewMap.Single(v.buffer(), layout.toIndexingMap()), v.map(), where);
-            v.forEachIndex(index -> assertEquals(layout.offsetOf(index), ElementLocator.locate(v, index, false), where));
+            TensorElements.of(v).forEachIndex(index -> assertEquals(layout.offsetOf(index), ElementLocator.locate(v, index, false), where));
         }
         IllegalArgumentException beyond = assertThrows(IllegalArgumentException.class,
                 () -> TensorView.strided(arena.allocate(20), DType.F32, StridedLayout.packed(2, 3)));
@@ -128,7 +128,7 @@ class DeferredMapTest {
             assertEquals(!emptyTiled, !v.mapBuilt(), where);
             // The map is the buffer's whole layout: it owns the tile padding it never reaches.
             assertEquals(new ViewMap.Single(v.buffer(), v.shape().toIndexingMap(), true), v.map(), where);
-            v.forEachIndex(index -> assertEquals(shape.linearIndex(index), ElementLocator.locate(v, index, false), where));
+            TensorElements.of(v).forEachIndex(index -> assertEquals(shape.linearIndex(index), ElementLocator.locate(v, index, false), where));
             if (shape.arraySize() > 0) {
                 // One byte short of ArraySize, even where the elements end before the tile padding.
                 IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
@@ -165,9 +165,9 @@ class DeferredMapTest {
                 high[i] = rnd.nextInt(6) - 2;
                 interior[i] = rnd.nextInt(3);
             }
-            PadRemap pad;
+            Remap.Pad pad;
             try {
-                pad = PadRemap.of(v.dimsArray(), low, high, interior);
+                pad = Remap.Pad.of(v.dimsArray(), low, high, interior);
             } catch (IllegalArgumentException negativeSize) {
                 continue;
             }
@@ -175,7 +175,7 @@ class DeferredMapTest {
             TensorView fast = v.padded(pad, fill);
             TensorView general = v.padded(pad.toIndexingMap(), pad.outputDims(), fill);
             assertEquals(general.map(), fast.map(), where);
-            assertArrayEquals(general.toDoubleArray(), fast.toDoubleArray(), where);
+            assertArrayEquals(TensorElements.of(general).toDoubleArray(), TensorElements.of(fast).toDoubleArray(), where);
             made++;
         }
         assertTrue(made > CASES / 2, made + " of " + CASES + " pads had sizes >= 0");
@@ -201,11 +201,11 @@ class DeferredMapTest {
             }
             TensorView joined = TensorView.concatenated(dim, parts);
             String where = parts + " along " + dim + " (seed " + seed + ")";
-            joined.forEachIndex(index -> {
+            TensorElements.of(joined).forEachIndex(index -> {
                 long[] at = index.clone();
                 for (TensorView p : parts) {
                     if (at[dim] < p.dimsArray()[dim]) {
-                        assertEquals(p.getDouble(at), joined.getDouble(index), where + " at " + Arrays.toString(index));
+                        assertEquals(TensorElements.of(p).getDouble(at), TensorElements.of(joined).getDouble(index), where + " at " + Arrays.toString(index));
                         return;
                     }
                     at[dim] -= p.dimsArray()[dim];
@@ -235,7 +235,7 @@ class DeferredMapTest {
                 long past = rnd.nextInt(8) == 0 ? 1 : 0;
                 offsets[j] = (reversed ? out[i] - 1 : 0) + rnd.nextInt((int) (dims[j] - out[i] + 1)) + past;
             }
-            AffineRemap r = AffineRemap.of(out, coefficients, offsets);
+            Remap.Affine r = Remap.Affine.of(out, coefficients, offsets);
             String where = v + " through " + r + " (seed " + seed + ")";
             TensorView general;
             try {
@@ -247,40 +247,40 @@ class DeferredMapTest {
             }
             TensorView fast = v.remap(r);
             // A tile that covers its dims leaves the map affine: then strides compose, in another term order.
-            fast.forEachIndex(index -> assertEquals(ElementLocator.locate(general, index, false),
+            TensorElements.of(fast).forEachIndex(index -> assertEquals(ElementLocator.locate(general, index, false),
                     ElementLocator.locate(fast, index, false), where));
-            assertArrayEquals(general.toDoubleArray(), fast.toDoubleArray(), where);
+            assertArrayEquals(TensorElements.of(general).toDoubleArray(), TensorElements.of(fast).toDoubleArray(), where);
         }
     }
 
     @Test
     void badFillOrPadOfOtherDimsThrowsAtCreation() {
         TensorView v = TensorView.of(arena.allocate(24), "f32[2,3]{1,0}");
-        PadRemap pad = PadRemap.of(new long[] {2, 3}, new long[] {1, 0}, new long[] {0, 1}, new long[] {0, 0});
+        Remap.Pad pad = Remap.Pad.of(new long[] {2, 3}, new long[] {1, 0}, new long[] {0, 1}, new long[] {0, 0});
         IllegalArgumentException wrongType = assertThrows(IllegalArgumentException.class,
                 () -> v.padded(pad, TensorView.scalar(DType.S32, 0)));
         assertTrue(wrongType.getMessage().contains("must be a one-buffer rank-0 f32 view"), wrongType.getMessage());
-        PadRemap other = PadRemap.of(new long[] {3, 2}, new long[] {1, 0}, new long[] {0, 1}, new long[] {0, 0});
+        Remap.Pad other = Remap.Pad.of(new long[] {3, 2}, new long[] {1, 0}, new long[] {0, 1}, new long[] {0, 0});
         IllegalArgumentException wrongDims = assertThrows(IllegalArgumentException.class,
                 () -> v.padded(other, TensorView.scalar(DType.F32, 0)));
         assertTrue(wrongDims.getMessage().contains("does not pad f32[2,3]{1,0}"), wrongDims.getMessage());
         IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
-                () -> PadRemap.of(new long[] {2}, new long[] {-2}, new long[] {-1}, new long[] {0}));
+                () -> Remap.Pad.of(new long[] {2}, new long[] {-2}, new long[] {-1}, new long[] {0}));
         assertEquals("pad of [2]: dim 0 with low -2, high -1, interior 0 gives size -1", negative.getMessage());
         // A crop by 2^63 leaves a size that fits, but no map can shift an output index by it: refused when made,
         // not on the first read (which threw a bare ArithmeticException).
         IllegalArgumentException shift = assertThrows(IllegalArgumentException.class,
-                () -> PadRemap.of(new long[] {3}, new long[] {Long.MIN_VALUE}, new long[] {Long.MAX_VALUE}, new long[] {0}));
+                () -> Remap.Pad.of(new long[] {3}, new long[] {Long.MIN_VALUE}, new long[] {Long.MAX_VALUE}, new long[] {0}));
         assertEquals("pad of [3]: dim 0 with low -9223372036854775808, high 9223372036854775807, interior 0: output index 1"
                 + " minus low -9223372036854775808 overflows a long", shift.getMessage());
         IllegalArgumentException far = assertThrows(IllegalArgumentException.class,
-                () -> PadRemap.of(new long[] {3}, new long[] {-Long.MAX_VALUE}, new long[] {Long.MAX_VALUE}, new long[] {0}));
+                () -> Remap.Pad.of(new long[] {3}, new long[] {-Long.MAX_VALUE}, new long[] {Long.MAX_VALUE}, new long[] {0}));
         assertTrue(far.getMessage().endsWith(": output index 2 minus low -9223372036854775807 overflows a long"), far.getMessage());
         // One step short of that reads as padding everywhere, as XLA gives it.
-        PadRemap justFits = PadRemap.of(new long[] {3}, new long[] {-Long.MAX_VALUE + 2}, new long[] {Long.MAX_VALUE - 2},
+        Remap.Pad justFits = Remap.Pad.of(new long[] {3}, new long[] {-Long.MAX_VALUE + 2}, new long[] {Long.MAX_VALUE - 2},
                 new long[] {0});
-        assertArrayEquals(new float[] {-1, -1, -1}, TensorView.of(arena.allocate(12), "f32[3]{0}")
-                .padded(justFits, TensorView.scalar(DType.F32, -1)).toFloatArray());
+        assertArrayEquals(new float[] {-1, -1, -1}, TensorElements.of(TensorView.of(arena.allocate(12), "f32[3]{0}")
+                .padded(justFits, TensorView.scalar(DType.F32, -1))).toFloatArray());
         IllegalArgumentException mismatch = assertThrows(IllegalArgumentException.class,
                 () -> TensorView.concatenated(1, List.of(v, TensorView.of(arena.allocate(24), "f32[3,2]{1,0}"))));
         assertTrue(mismatch.getMessage().contains("concatenate along dimension 1: part 1, f32[3,2]{1,0}, does not match"), mismatch.getMessage());
@@ -303,7 +303,7 @@ class DeferredMapTest {
                 reads[perm[i]] = i;
                 ones[i] = 1;
             }
-            v = v.remap(AffineRemap.ofTerms(out, reads, ones, new long[dims.length]));
+            v = v.remap(Remap.Affine.ofTerms(out, reads, ones, new long[dims.length]));
         }
         return v;
     }
@@ -332,7 +332,7 @@ class DeferredMapTest {
         for (int i = 0; i < values.length; i++) {
             values[i] = rnd.nextInt(1000);
         }
-        v.copyFrom(values);
+        TensorElements.of(v).copyFrom(values);
         return v;
     }
 

@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import dev.tensorbuf.views.StridedLayout.TensorFormat;
 
 /** Every record of conformance/seeds/directml.jsonl (seed 003 and the DirectML reference table). */
 class DirectMLConformanceTest {

@@ -11,6 +11,8 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import dev.tensorbuf.views.StridedLayout.TensorFormat;
+import dev.tensorbuf.views.internal.Extents;
 
 class StridedLayoutTest {
     @Test

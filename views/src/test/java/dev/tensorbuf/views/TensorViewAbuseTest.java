@@ -64,13 +64,13 @@ class TensorViewAbuseTest {
                     boolean inRange = inRange(view, index);
                     String call = "get/set " + Arrays.toString(index) + " of " + view;
                     attempt(inRange ? "access in range" : "access out of range", seed, n, new String[] {call}, () -> {
-                        long bits = view.getBits(index);
+                        long bits = TensorElements.of(view).getBits(index);
                         if (layout[0] != null && view.access().storageBits() >= 8) {
                             long at = layout[0].offsetOf(index);
                             assertEquals(view.access().getBits(b.segment(), at), bits, call + ": element at offset " + at);
                         }
-                        view.setBits(bits, index); // read-only buffers: FFM's IllegalArgumentException
-                        assertEquals(bits, view.getBits(index), call);
+                        TensorElements.of(view).setBits(bits, index); // read-only buffers: FFM's IllegalArgumentException
+                        assertEquals(bits, TensorElements.of(view).getBits(index), call);
                         assertTrue(inRange, "accepted " + call);
                     });
                 }

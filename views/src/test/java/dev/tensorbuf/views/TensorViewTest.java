@@ -10,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import java.lang.foreign.ValueLayout;
@@ -58,18 +57,18 @@ class TensorViewTest {
         assertFalse(left.mapBuilt(), "a one-buffer view names its buffer without its map");
         assertEquals(List.of(a, b), TensorView.concatenated(0, List.of(left, right)).buffers());
         TensorView fill = TensorView.scalar(DType.F32, 0);
-        TensorView padded = left.padded(PadRemap.of(new long[] {2}, new long[] {1}, new long[] {1}, new long[] {0}), fill);
+        TensorView padded = left.padded(Remap.Pad.of(new long[] {2}, new long[] {1}, new long[] {1}, new long[] {0}), fill);
         assertEquals(List.of(a, fill.buffer()), padded.buffers());
     }
 
     @Test
     void exampleFromJavadoc() {
         TensorView v = TensorView.of(arena.allocate(96), "f32[3,5]{1,0:T(2,2)}");
-        v.setFloat(7f, 2, 3);
+        TensorElements.of(v).setFloat(7f, 2, 3);
         assertEquals(7f, v.buffer().segment().getAtIndex(ValueLayout.JAVA_FLOAT, 17));
         MapForm.Tiled tiled = (MapForm.Tiled) v.form();
         assertEquals(Optional.of(v.shape()), tiled.xlaShape(DType.F32));
-        IndexOutOfBoundsException e = assertThrows(IndexOutOfBoundsException.class, () -> v.getFloat(2, 5));
+        IndexOutOfBoundsException e = assertThrows(IndexOutOfBoundsException.class, () -> TensorElements.of(v).getFloat(2, 5));
         assertEquals("index 5 out of bounds [0, 5) for dim 1 of f32[3,5]{1,0:T(2,2)}", e.getMessage());
     }
 
@@ -82,28 +81,28 @@ class TensorViewTest {
         for (int i = 0; i < 15; i++) {
             values[i] = i;
         }
-        v.copyFrom(values);
+        TensorElements.of(v).copyFrom(values);
         for (int slot = 0; slot < figure1.length; slot++) {
             float stored = v.buffer().segment().getAtIndex(ValueLayout.JAVA_FLOAT, slot);
             assertEquals(figure1[slot] < 0 ? 0f : figure1[slot], stored, "slot " + slot);
         }
-        assertArrayEquals(values, v.toFloatArray());
+        assertArrayEquals(values, TensorElements.of(v).toFloatArray());
     }
 
     @Test
     void outOfBoundsIndexNamesDimBoundsAndShape() {
         TensorView v = TensorView.of(arena.allocate(32), "f32[2,4]{1,0}");
-        IndexOutOfBoundsException e = assertThrows(IndexOutOfBoundsException.class, () -> v.getFloat(1, 7));
+        IndexOutOfBoundsException e = assertThrows(IndexOutOfBoundsException.class, () -> TensorElements.of(v).getFloat(1, 7));
         assertEquals("index 7 out of bounds [0, 4) for dim 1 of f32[2,4]{1,0}", e.getMessage());
-        assertThrows(IndexOutOfBoundsException.class, () -> v.setFloat(1f, -1, 0));
-        IllegalArgumentException rank = assertThrows(IllegalArgumentException.class, () -> v.getFloat(1));
+        assertThrows(IndexOutOfBoundsException.class, () -> TensorElements.of(v).setFloat(1f, -1, 0));
+        IllegalArgumentException rank = assertThrows(IllegalArgumentException.class, () -> TensorElements.of(v).getFloat(1));
         assertTrue(rank.getMessage().contains("index [1] has rank 1 but f32[2,4]{1,0} has rank 2"), rank.getMessage());
     }
 
     @Test
     void viewOfAConfinedBufferReadInBulkFromAnotherThreadNamesTheViewAndTheThread() throws Exception {
         TensorView v = TensorView.of(arena.allocate(32), "f32[4,2]{0,1}");
-        CompletableFuture<float[]> all = CompletableFuture.supplyAsync(v::toFloatArray);
+        CompletableFuture<float[]> all = CompletableFuture.supplyAsync(() -> TensorElements.of(v).toFloatArray());
         ExecutionException bulk = assertThrows(ExecutionException.class, all::get);
         assertInstanceOf(WrongThreadException.class, bulk.getCause());
         assertTrue(bulk.getCause().getMessage().startsWith("cannot use " + v + " from thread \""),
@@ -116,18 +115,18 @@ class TensorViewTest {
         String element = "buffer of 32 bytes from confined arena cannot be used from thread \"";
         String cure = "\": a confined arena is for the thread that made it (use Allocators.shared() or a pool to share"
                 + " buffers between threads)";
-        CompletableFuture<Float> read = CompletableFuture.supplyAsync(() -> v.getFloat(3, 1));
+        CompletableFuture<Float> read = CompletableFuture.supplyAsync(() -> TensorElements.of(v).getFloat(3, 1));
         Throwable one = assertThrows(ExecutionException.class, read::get).getCause();
         assertInstanceOf(WrongThreadException.class, one);
         assertTrue(one.getMessage().startsWith(element) && one.getMessage().endsWith(cure), one.getMessage());
         TensorView tiled = TensorView.of(arena.allocate(64), "f32[3,3]{1,0:T(2,2)}");
-        CompletableFuture<Void> write = CompletableFuture.runAsync(() -> tiled.setFloat(1f, 2, 2));
+        CompletableFuture<Void> write = CompletableFuture.runAsync(() -> TensorElements.of(tiled).setFloat(1f, 2, 2));
         Throwable written = assertThrows(ExecutionException.class, write::get).getCause();
         assertInstanceOf(WrongThreadException.class, written);
         assertTrue(written.getMessage().startsWith(element.replace("32", "64")) && written.getMessage().endsWith(cure),
                 written.getMessage());
-        v.setFloat(2.5f, 3, 1);
-        assertEquals(2.5f, v.getFloat(3, 1), "its own thread still reads and writes it");
+        TensorElements.of(v).setFloat(2.5f, 3, 1);
+        assertEquals(2.5f, TensorElements.of(v).getFloat(3, 1), "its own thread still reads and writes it");
     }
 
     @Test
@@ -173,8 +172,8 @@ class TensorViewTest {
     @Test
     void writesIntoReadOnlyMemoryNameTheIndexAndTheView() {
         TensorView ro = TensorView.of(arena.allocate(24).asReadOnly(), "f32[2,3]{1,0}");
-        assertEquals(0f, ro.getFloat(1, 2));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ro.setFloat(1f, 1, 2));
+        assertEquals(0f, TensorElements.of(ro).getFloat(1, 2));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TensorElements.of(ro).setFloat(1f, 1, 2));
         assertTrue(e.getMessage().startsWith("cannot write index [1, 2] of f32[2,3]{1,0}"), e.getMessage());
         assertTrue(e.getMessage().contains("its memory is read-only"), e.getMessage());
     }
@@ -202,11 +201,11 @@ class TensorViewTest {
 
     @Test
     void deviceBufferRefusesElementAccess() {
-        MemoryBuffer device = Buffers.foreign(0x1000, 64, MemorySpace.DEVICE, "test", () -> { });
+        MemoryBuffer device = MemoryBuffer.foreign(0x1000, 64, MemorySpace.DEVICE, "test", () -> { });
         TensorView v = TensorView.of(device, "f32[4,4]{1,0}");
         assertFalse(v.isHostAccessible());
         assertTrue(v.isStrided());
-        UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, () -> v.getFloat(0, 0));
+        UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, () -> TensorElements.of(v).getFloat(0, 0));
         assertTrue(e.getMessage().contains("not host-accessible: element access needs host memory"), e.getMessage());
         device.close();
     }
@@ -214,7 +213,7 @@ class TensorViewTest {
     @Test
     void hugeDeviceBufferCountsItsElementsWithoutOverflow() {
         // 2^62 bytes: 8 * bytes would overflow a long and the buffer looked empty.
-        MemoryBuffer huge = Buffers.foreign(0x1000, 1L << 62, MemorySpace.DEVICE, "test", () -> { });
+        MemoryBuffer huge = MemoryBuffer.foreign(0x1000, 1L << 62, MemorySpace.DEVICE, "test", () -> { });
         assertEquals(1L << 60, TensorView.of(huge, "f32[1073741824,1073741824]{1,0}").elementCount());
         assertEquals(1L << 62, TensorView.of(huge, "s4[1073741824,4294967296]{1,0:E(4)}").elementCount());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
@@ -237,30 +236,30 @@ class TensorViewTest {
         int k = 0;
         for (long i = 0; i < 2; i++) {
             for (long j = 0; j < 3; j++) {
-                v.setDouble(values[k++], i, j);
+                TensorElements.of(v).setDouble(values[k++], i, j);
             }
         }
-        assertArrayEquals(values, v.toDoubleArray());
-        assertEquals(values[4], v.getDouble(1, 1));
+        assertArrayEquals(values, TensorElements.of(v).toDoubleArray());
+        assertEquals(values[4], TensorElements.of(v).getDouble(1, 1));
         if (type.kind() != DType.Kind.FLOAT) {
-            v.setLong(1, 0, 2);
-            assertEquals(1, v.getLong(0, 2));
+            TensorElements.of(v).setLong(1, 0, 2);
+            assertEquals(1, TensorElements.of(v).getLong(0, 2));
         } else {
-            v.setFloat(0.5f, 0, 2);
-            assertEquals(0.5f, v.getFloat(0, 2));
+            TensorElements.of(v).setFloat(0.5f, 0, 2);
+            assertEquals(0.5f, TensorElements.of(v).getFloat(0, 2));
         }
     }
 
     @Test
     void s4PackedUnderE4TwoElementsAByte() {
         TensorView v = TensorView.of(arena.allocate(4), "s4[2,3]{1,0:E(4)}");
-        v.copyFrom(new long[] {1, -2, 3, -4, 5, -6});
+        TensorElements.of(v).copyFrom(new long[] {1, -2, 3, -4, 5, -6});
         assertEquals((byte) 0xe1, v.buffer().segment().get(ValueLayout.JAVA_BYTE, 0));
         assertEquals((byte) 0xc3, v.buffer().segment().get(ValueLayout.JAVA_BYTE, 1));
-        assertArrayEquals(new long[] {1, -2, 3, -4, 5, -6}, v.toLongArray());
+        assertArrayEquals(new long[] {1, -2, 3, -4, 5, -6}, TensorElements.of(v).toLongArray());
         assertThrows(IllegalArgumentException.class, () -> TensorView.of(arena.allocate(2), "s4[2,3]{1,0:E(4)}"));
         TensorView unpacked = TensorView.of(arena.allocate(6), "s4[2,3]{1,0}");
-        unpacked.setLong(-2, 0, 1);
+        TensorElements.of(unpacked).setLong(-2, 0, 1);
         assertEquals((byte) 0x0e, unpacked.buffer().segment().get(ValueLayout.JAVA_BYTE, 1));
     }
 
@@ -268,13 +267,13 @@ class TensorViewTest {
     void stridedViewWithZeroAndNegativeStrides() {
         MemoryBuffer b = arena.allocate(24);
         TensorView base = TensorView.strided(b, DType.F32, StridedLayout.packed(6));
-        base.copyFrom(new float[] {10, 11, 12, 13, 14, 15});
+        TensorElements.of(base).copyFrom(new float[] {10, 11, 12, 13, 14, 15});
         // Reversed rows of a [2,3] with a broadcast middle dim: offset 3 - 3*d0 + d2.
         TensorView v = TensorView.strided(b, DType.F32, StridedLayout.of(new long[] {2, 4, 3}, new long[] {-3, 0, 1}, 3));
-        assertEquals(13f, v.getFloat(0, 0, 0));
-        assertEquals(12f, v.getFloat(1, 3, 2));
+        assertEquals(13f, TensorElements.of(v).getFloat(0, 0, 0));
+        assertEquals(12f, TensorElements.of(v).getFloat(1, 3, 2));
         assertArrayEquals(new float[] {13, 14, 15, 13, 14, 15, 13, 14, 15, 13, 14, 15,
-                10, 11, 12, 10, 11, 12, 10, 11, 12, 10, 11, 12}, v.toFloatArray());
+                10, 11, 12, 10, 11, 12, 10, 11, 12, 10, 11, 12}, TensorElements.of(v).toFloatArray());
         assertEquals("f32[2,4,3] strides [-3, 0, 1] offset 3", v.toString());
         assertEquals(StridedLayout.of(new long[] {2, 4, 3}, new long[] {-3, 0, 1}, 3), v.stridedLayout().orElseThrow());
     }
@@ -300,17 +299,17 @@ class TensorViewTest {
     @Test
     void iterationVisitsIndicesInLogicalOrder() {
         TensorView v = TensorView.of(arena.allocate(24), "s32[2,3]{0,1}");
-        v.copyFrom(new int[] {0, 1, 2, 3, 4, 5});
+        TensorElements.of(v).copyFrom(new int[] {0, 1, 2, 3, 4, 5});
         List<String> seen = new ArrayList<>();
-        v.forEachIndex(i -> seen.add(i[0] + "," + i[1] + "=" + v.getLong(i)));
+        TensorElements.of(v).forEachIndex(i -> seen.add(i[0] + "," + i[1] + "=" + TensorElements.of(v).getLong(i)));
         assertEquals(List.of("0,0=0", "0,1=1", "0,2=2", "1,0=3", "1,1=4", "1,2=5"), seen);
-        PrimitiveIterator.OfDouble it = v.doubles();
+        PrimitiveIterator.OfDouble it = TensorElements.of(v).doubles();
         double sum = 0;
         while (it.hasNext()) {
             sum += it.nextDouble();
         }
         assertEquals(15, sum);
-        assertArrayEquals(new int[] {0, 1, 2, 3, 4, 5}, v.toIntArray());
+        assertArrayEquals(new int[] {0, 1, 2, 3, 4, 5}, TensorElements.of(v).toIntArray());
         // Column-major storage: element (0, 1) lives at offset 2.
         assertEquals(1, v.buffer().segment().getAtIndex(ValueLayout.JAVA_INT, 2));
     }
@@ -318,7 +317,7 @@ class TensorViewTest {
     @Test
     void bulkLengthMismatchNamesCounts() {
         TensorView v = TensorView.of(arena.allocate(24), "f32[2,3]");
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> v.copyFrom(new float[5]));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TensorElements.of(v).copyFrom(new float[5]));
         assertTrue(e.getMessage().contains("array of 5 values"), e.getMessage());
     }
 
@@ -327,18 +326,18 @@ class TensorViewTest {
         MemoryBuffer row = arena.allocate(12);
         TensorView broadcast = TensorView.strided(row, DType.F32, StridedLayout.of(new long[] {2, 3}, new long[] {0, 1}));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> broadcast.copyFrom(new float[] {1, 2, 3, 4, 5, 6}));
+                () -> TensorElements.of(broadcast).copyFrom(new float[] {1, 2, 3, 4, 5, 6}));
         assertEquals("cannot write 6 values into " + broadcast + ": it reads several indices from one slot (a broadcast,"
                 + " or overlapping strides), so all but one value would be lost; write what it was made from instead",
                 e.getMessage());
-        assertArrayEquals(new float[3], TensorView.strided(row, DType.F32, StridedLayout.packed(3)).toFloatArray());
+        assertArrayEquals(new float[3], TensorElements.of(TensorView.strided(row, DType.F32, StridedLayout.packed(3))).toFloatArray());
         // Overlapping without a zero stride: index (0, 1) and (1, 0) share offset 1.
         TensorView sliding = TensorView.strided(row, DType.S32, StridedLayout.of(new long[] {2, 2}, new long[] {1, 1}));
-        assertThrows(IllegalArgumentException.class, () -> sliding.copyFrom(new int[] {1, 2, 3, 4}));
+        assertThrows(IllegalArgumentException.class, () -> TensorElements.of(sliding).copyFrom(new int[] {1, 2, 3, 4}));
         // One slot per index, however strided: written.
         TensorView gapped = TensorView.strided(row, DType.S32, StridedLayout.of(new long[] {2}, new long[] {2}));
-        gapped.copyFrom(new int[] {7, 9});
-        assertArrayEquals(new int[] {7, 0, 9}, TensorView.strided(row, DType.S32, StridedLayout.packed(3)).toIntArray());
+        TensorElements.of(gapped).copyFrom(new int[] {7, 9});
+        assertArrayEquals(new int[] {7, 0, 9}, TensorElements.of(TensorView.strided(row, DType.S32, StridedLayout.packed(3))).toIntArray());
     }
 
     @Test
@@ -349,34 +348,34 @@ class TensorViewTest {
         TensorView cycled = three.remap(IndexingMap.parse("(d0) -> (d0 mod 3), domain: d0 in [0, 5]"), 6);
         assertFalse(cycled.isStrided());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> cycled.copyFrom(new float[] {1, 2, 3, 4, 5, 6}));
+                () -> TensorElements.of(cycled).copyFrom(new float[] {1, 2, 3, 4, 5, 6}));
         assertEquals("cannot write 6 values into " + cycled + ": index [0] and index [3] share one slot, so all but one"
                 + " value would be lost; write what it was made from instead", e.getMessage());
-        assertArrayEquals(new float[3], three.toFloatArray());
+        assertArrayEquals(new float[3], TensorElements.of(three).toFloatArray());
         // One buffer concatenated with itself writes each slot twice as well.
         TensorView twice = TensorView.concatenated(0, List.of(three, three));
-        e = assertThrows(IllegalArgumentException.class, () -> twice.copyFrom(new int[] {1, 2, 3, 4, 5, 6}));
+        e = assertThrows(IllegalArgumentException.class, () -> TensorElements.of(twice).copyFrom(new int[] {1, 2, 3, 4, 5, 6}));
         assertTrue(e.getMessage().contains("index [0] and index [3] share one slot"), e.getMessage());
-        assertArrayEquals(new float[3], three.toFloatArray());
+        assertArrayEquals(new float[3], TensorElements.of(three).toFloatArray());
         // A pad's fill cannot be written: refused before the elements ahead of it are written.
-        TensorView padded = three.padded(PadRemap.of(new long[] {3}, new long[] {0}, new long[] {1}, new long[] {0}),
+        TensorView padded = three.padded(Remap.Pad.of(new long[] {3}, new long[] {0}, new long[] {1}, new long[] {0}),
                 TensorView.scalar(DType.F32, 0));
-        assertThrows(IllegalArgumentException.class, () -> padded.copyFrom(new float[] {1, 2, 3, 4}));
-        assertArrayEquals(new float[3], three.toFloatArray());
+        assertThrows(IllegalArgumentException.class, () -> TensorElements.of(padded).copyFrom(new float[] {1, 2, 3, 4}));
+        assertArrayEquals(new float[3], TensorElements.of(three).toFloatArray());
         // A map that is one-to-one, without strides, is written.
         TensorView rotated = three.remap(IndexingMap.parse("(d0) -> ((d0 + 1) mod 3), domain: d0 in [0, 2]"), 3);
         assertFalse(rotated.isStrided());
-        rotated.copyFrom(new float[] {7, 8, 9});
-        assertArrayEquals(new float[] {9, 7, 8}, three.toFloatArray());
+        TensorElements.of(rotated).copyFrom(new float[] {7, 8, 9});
+        assertArrayEquals(new float[] {9, 7, 8}, TensorElements.of(three).toFloatArray());
     }
 
     @Test
     void remapComposesTransposeIntoTheMap() {
         TensorView v = TensorView.of(arena.allocate(24), "f32[2,3]{1,0}");
-        v.copyFrom(new float[] {0, 1, 2, 3, 4, 5});
+        TensorElements.of(v).copyFrom(new float[] {0, 1, 2, 3, 4, 5});
         TensorView t = v.remap(IndexingMap.parse("(d0, d1) -> (d1, d0), domain: d0 in [0, 2], d1 in [0, 1]"), 3, 2);
         assertEquals("(d0, d1) -> (d1 * 3 + d0), domain: d0 in [0, 2], d1 in [0, 1]", t.indexingMap().toString());
-        assertArrayEquals(new float[] {0, 3, 1, 4, 2, 5}, t.toFloatArray());
+        assertArrayEquals(new float[] {0, 3, 1, 4, 2, 5}, TensorElements.of(t).toFloatArray());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> v.remap(IndexingMap.parse("(d0, d1) -> (d1 + 1, d0), domain: d0 in [0, 2], d1 in [0, 1]"), 3, 2));
         assertTrue(e.getMessage().contains("result 0 of map") && e.getMessage().contains("ranges over [1, 2], outside dim 0 [0, 2)"),
@@ -386,24 +385,24 @@ class TensorViewTest {
     @Test
     void paddedViewReadsFillAndRefusesWritesThere() {
         TensorView v = TensorView.of(arena.allocate(8), "f32[2]");
-        v.copyFrom(new float[] {1, 2});
+        TensorElements.of(v).copyFrom(new float[] {1, 2});
         TensorView p = v.padded(IndexingMap.parse("(d0) -> (d0 - 1), domain: d0 in [1, 2]"), new long[] {4},
                 TensorView.scalar(DType.F32, -1));
-        assertArrayEquals(new float[] {-1, 1, 2, -1}, p.toFloatArray());
-        p.setFloat(5f, 2);
-        assertEquals(5f, v.getFloat(1));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> p.setFloat(0f, 3));
+        assertArrayEquals(new float[] {-1, 1, 2, -1}, TensorElements.of(p).toFloatArray());
+        TensorElements.of(p).setFloat(5f, 2);
+        assertEquals(5f, TensorElements.of(v).getFloat(1));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TensorElements.of(p).setFloat(0f, 3));
         assertTrue(e.getMessage().contains("index [3] of f32[4] padded is padding"), e.getMessage());
         assertTrue(p.form() instanceof MapForm.General g && g.reason().contains("padded view"));
     }
 
     @Test
     void integerScalarExampleFromJavadoc() {
-        assertEquals(Long.MAX_VALUE, TensorView.scalar(DType.S64, Long.MAX_VALUE).getLong());
+        assertEquals(Long.MAX_VALUE, TensorElements.of(TensorView.scalar(DType.S64, Long.MAX_VALUE)).getLong());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TensorView.scalar(DType.U8, 256));
         assertTrue(e.getMessage().contains("256"), e.getMessage());
-        assertEquals(3.0f, TensorView.scalar(DType.BF16, 3).getFloat());
-        assertEquals(-1.0, TensorView.scalar(DType.C64, -1L).getReal());
+        assertEquals(3.0f, TensorElements.of(TensorView.scalar(DType.BF16, 3)).getFloat());
+        assertEquals(-1.0, TensorElements.of(TensorView.scalar(DType.C64, -1L)).getReal());
     }
 
     @Test

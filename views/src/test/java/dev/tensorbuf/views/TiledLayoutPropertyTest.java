@@ -10,6 +10,8 @@ import java.util.Optional;
 import java.util.Random;
 
 import org.junit.jupiter.api.Test;
+import dev.tensorbuf.views.XlaLayout.Tile;
+import dev.tensorbuf.views.internal.Extents;
 
 /**
  * Checks the tiled linear index against seed 000's definition, computed by moving data: the

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import dev.tensorbuf.views.internal.Extents;
 
 /**
  * The tiled layout of a {@link MapForm.Tiled} comes from the map alone: a random XLA tiled shape,

@@ -19,29 +19,29 @@ class ValueEqualityTest {
 
     @Test
     void affineRemapsAreEqualByBoxCoefficientsAndOffsets() {
-        AffineRemap t = AffineRemap.of(new long[] {3, 2}, new long[][] {{0, 1}, {1, 0}}, new long[] {0, 0});
-        AffineRemap same = AffineRemap.ofTerms(new long[] {3, 2}, new int[] {1, 0}, new long[] {1, 1}, new long[] {0, 0});
+        Remap.Affine t = Remap.Affine.of(new long[] {3, 2}, new long[][] {{0, 1}, {1, 0}}, new long[] {0, 0});
+        Remap.Affine same = Remap.Affine.ofTerms(new long[] {3, 2}, new int[] {1, 0}, new long[] {1, 1}, new long[] {0, 0});
         assertEquals(t, same);
         assertEquals(t.hashCode(), same.hashCode());
-        assertNotEquals(t, AffineRemap.of(new long[] {3, 2}, new long[][] {{0, 1}, {1, 0}}, new long[] {0, 1}));
-        assertNotEquals(t, AffineRemap.of(new long[] {3, 3}, new long[][] {{0, 1}, {1, 0}}, new long[] {0, 0}));
+        assertNotEquals(t, Remap.Affine.of(new long[] {3, 2}, new long[][] {{0, 1}, {1, 0}}, new long[] {0, 1}));
+        assertNotEquals(t, Remap.Affine.of(new long[] {3, 3}, new long[][] {{0, 1}, {1, 0}}, new long[] {0, 0}));
     }
 
     @Test
     void reshapeRemapsAreEqualByTheirDims() {
-        ReshapeRemap r = ReshapeRemap.of(new long[] {2, 3}, new long[] {6});
-        assertEquals(r, ReshapeRemap.of(new long[] {2, 3}, new long[] {6}));
-        assertEquals(r.hashCode(), ReshapeRemap.of(new long[] {2, 3}, new long[] {6}).hashCode());
-        assertNotEquals(r, ReshapeRemap.of(new long[] {3, 2}, new long[] {6}));
+        Remap.Reshape r = Remap.Reshape.of(new long[] {2, 3}, new long[] {6});
+        assertEquals(r, Remap.Reshape.of(new long[] {2, 3}, new long[] {6}));
+        assertEquals(r.hashCode(), Remap.Reshape.of(new long[] {2, 3}, new long[] {6}).hashCode());
+        assertNotEquals(r, Remap.Reshape.of(new long[] {3, 2}, new long[] {6}));
     }
 
     @Test
     void padRemapsAreEqualByDimsAndPaddings() {
         long[] in = {2};
-        PadRemap p = PadRemap.of(in, new long[] {1}, new long[] {0}, new long[] {1});
-        assertEquals(p, PadRemap.of(in, new long[] {1}, new long[] {0}, new long[] {1}));
-        assertEquals(p.hashCode(), PadRemap.of(in, new long[] {1}, new long[] {0}, new long[] {1}).hashCode());
-        assertNotEquals(p, PadRemap.of(in, new long[] {1}, new long[] {0}, new long[] {0}));
-        assertNotEquals(p, PadRemap.of(in, new long[] {0}, new long[] {1}, new long[] {1}));
+        Remap.Pad p = Remap.Pad.of(in, new long[] {1}, new long[] {0}, new long[] {1});
+        assertEquals(p, Remap.Pad.of(in, new long[] {1}, new long[] {0}, new long[] {1}));
+        assertEquals(p.hashCode(), Remap.Pad.of(in, new long[] {1}, new long[] {0}, new long[] {1}).hashCode());
+        assertNotEquals(p, Remap.Pad.of(in, new long[] {1}, new long[] {0}, new long[] {0}));
+        assertNotEquals(p, Remap.Pad.of(in, new long[] {0}, new long[] {1}, new long[] {1}));
     }
 }

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import dev.tensorbuf.views.XlaShape.BufferShape;
 
 /**
  * Every vector of {@code conformance/xla/layouts.jsonl} (XLA's own tests at e5d008bb) and
@@ -195,9 +196,9 @@ class XlaLayoutConformanceTest {
             e = assertThrows(IllegalArgumentException.class,
                     () -> requireLayouts(ArrayShape.of(DType.F32, 2, 3).withoutLayout()));
         } else if (r.get("source").asText().endsWith("ValidateLayout_TupleSubshapesWithMissingLayouts")) {
-            XlaShape tuple = TupleShape.of(
-                    TupleShape.of(ArrayShape.of(DType.F32, 1, 2), ArrayShape.of(DType.F32, 1, 2).withoutLayout()),
-                    TupleShape.of(ArrayShape.of(DType.F32, 9).withoutLayout()));
+            XlaShape tuple = XlaShape.Tuple.of(
+                    XlaShape.Tuple.of(ArrayShape.of(DType.F32, 1, 2), ArrayShape.of(DType.F32, 1, 2).withoutLayout()),
+                    XlaShape.Tuple.of(ArrayShape.of(DType.F32, 9).withoutLayout()));
             e = assertThrows(IllegalArgumentException.class, () -> requireLayouts(tuple));
         } else {
             fail("no way to build invalid vector " + r);
@@ -212,10 +213,10 @@ class XlaLayoutConformanceTest {
     private static void requireLayouts(XlaShape shape) {
         switch (shape) {
             case ArrayShape a -> a.requireLayout();
-            case TupleShape t -> t.elements().forEach(XlaLayoutConformanceTest::requireLayouts);
+            case XlaShape.Tuple t -> t.elements().forEach(XlaLayoutConformanceTest::requireLayouts);
             case BufferShape b -> b.array().requireLayout();
-            case TokenShape tok -> { }
-            case OpaqueShape o -> { }
+            case XlaShape.Token tok -> { }
+            case XlaShape.Opaque o -> { }
         }
     }
 

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import dev.tensorbuf.views.XlaLayout.Tile;
 
 /** Malformed shape text: each is refused with a {@link TextFormatException} naming the problem and its position. */
 class XlaShapeParserErrorTest {

@@ -12,6 +12,8 @@ import java.util.Optional;
 
 import dev.tensorbuf.views.text.TextFormatException;
 import org.junit.jupiter.api.Test;
+import dev.tensorbuf.views.XlaLayout.Tile;
+import dev.tensorbuf.views.XlaLayout.SplitConfig;
 
 class XlaShapeTest {
 
@@ -72,7 +74,7 @@ class XlaShapeTest {
         for (int i = 0; i < 11; i++) {
             elements.add(ArrayShape.of(DType.S32));
         }
-        TupleShape t = new TupleShape(elements);
+        XlaShape.Tuple t = new XlaShape.Tuple(elements);
         String text = t.toString();
         assertEquals("(s32[], s32[], s32[], s32[], s32[], /*index=5*/s32[], s32[], s32[], s32[], s32[], "
                 + "/*index=10*/s32[])", text);

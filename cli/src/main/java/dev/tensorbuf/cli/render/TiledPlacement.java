@@ -1,8 +1,8 @@
 package dev.tensorbuf.cli.render;
 
 import dev.tensorbuf.views.ArrayShape;
-import dev.tensorbuf.views.Extents;
-import dev.tensorbuf.views.Tile;
+import dev.tensorbuf.views.internal.Extents;
+import dev.tensorbuf.views.XlaLayout.Tile;
 import dev.tensorbuf.views.XlaLayout;
 import java.util.ArrayList;
 import java.util.Collections;

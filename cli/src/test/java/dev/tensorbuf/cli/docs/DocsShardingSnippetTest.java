@@ -18,6 +18,7 @@ import dev.tensorbuf.ops.shard.HloSharding;
 import dev.tensorbuf.ops.shard.ShardedTensor;
 import dev.tensorbuf.views.BlockType;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,7 +43,7 @@ class DocsShardingSnippetTest {
         ShardedTensor b = ShardedTensor.of(DType.F32, List.of(5L, 4L), HloSharding.parse("{devices=[4,1]<=[4]}"));
         try (Allocator arena = Allocators.confined()) {
             TensorView global = TensorView.of(arena.allocate(5 * 4 * 4), "f32[5,4]");
-            global.copyFrom(new float[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19});
+            TensorElements.of(global).copyFrom(new float[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19});
             Map<Long, TensorView> from = new TreeMap<>();
             Map<Long, TensorView> to = new TreeMap<>();
             for (long d = 0; d < 4; d++) {
@@ -51,8 +52,8 @@ class DocsShardingSnippetTest {
             }
             ShardedTensor.reshard(a, from, b, to, CopyEngine.defaults()); // each overlap copied by the engine
             to.get(3L).dims();                                // [0, 4]: 5 rows in tiles of 2 leave device 3 none
-            to.get(2L).getFloat(0, 1);                        // 17.0: global[4, 1]
-            assertEquals(17f, to.get(2L).getFloat(0, 1));
+            TensorElements.of(to.get(2L)).getFloat(0, 1);                        // 17.0: global[4, 1]
+            assertEquals(17f, TensorElements.of(to.get(2L)).getFloat(0, 1));
             assertEquals(List.of(0L, 4L), to.get(3L).dims());
         }
         // end-snippet:sharding
@@ -65,15 +66,15 @@ class DocsShardingSnippetTest {
         // snippet:checkpoint
         try (Allocator arena = Allocators.confined()) {
             TensorView w = TensorView.of(arena.allocate(64 * 4), "f32[2,32]");
-            w.copyFrom(new float[64]);
-            w.setDouble(0.5, 1, 3);
+            TensorElements.of(w).copyFrom(new float[64]);
+            TensorElements.of(w).setDouble(0.5, 1, 3);
             Path index = SafetensorsFile.Checkpoint.write(dir, Map.of("a", DenseTensor.of(w), "b", DenseTensor.of(w)),
                     Map.of("format", "pt"), 300);             // at most 300 bytes a shard: two shards and an index
             try (SafetensorsFile.Checkpoint c = SafetensorsFile.Checkpoint.open(index)) {
                 c.isSharded();                                // true: model.safetensors.index.json
-                c.tensor("b").view().getFloat(1, 3);          // 0.5
+                TensorElements.of(c.tensor("b").view()).getFloat(1, 3);          // 0.5
                 assertTrue(c.isSharded());
-                assertEquals(0.5f, c.tensor("b").view().getFloat(1, 3));
+                assertEquals(0.5f, TensorElements.of(c.tensor("b").view()).getFloat(1, 3));
             }
             MemoryBuffer q = arena.allocate(BlockType.Q8_0.byteSize(64));
             BlockTensor.of(q, BlockType.Q8_0, 2, 32).quantize(w);   // two Q8_0 blocks of 32 values, 68 bytes
@@ -82,8 +83,8 @@ class DocsShardingSnippetTest {
             try (GgufFile f = GgufFile.open(dir.resolve("w.gguf"))) {
                 TensorView out = TensorView.of(arena.allocate(64 * 2), "bf16[2,32]{0,1}"); // any layout the engine writes
                 f.tensor("w").blocks().dequantize(out);
-                out.getFloat(1, 3);                           // 0.5: 127 * scale, 0.49997 in f32, rounded to bf16
-                assertEquals(0.5f, out.getFloat(1, 3));
+                TensorElements.of(out).getFloat(1, 3);                           // 0.5: 127 * scale, 0.49997 in f32, rounded to bf16
+                assertEquals(0.5f, TensorElements.of(out).getFloat(1, 3));
             }
         }
         // end-snippet:checkpoint

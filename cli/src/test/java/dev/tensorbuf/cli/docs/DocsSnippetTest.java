@@ -22,7 +22,8 @@ import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.MapForm;
 import dev.tensorbuf.views.StridedLayout;
-import dev.tensorbuf.views.TensorFormat;
+import dev.tensorbuf.views.StridedLayout.TensorFormat;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -105,33 +106,33 @@ class DocsSnippetTest {
         // snippet:views
         try (Allocator arena = Allocators.confined()) {
             TensorView m = TensorView.of(arena.allocate(6 * 4), "f32[2,3]");   // row-major, as f32[2,3]{1,0}
-            m.copyFrom(new float[] {0, 1, 2, 3, 4, 5});
+            TensorElements.of(m).copyFrom(new float[] {0, 1, 2, 3, 4, 5});
             TensorView t = Ops.transpose(m, 1, 0);               // f32[3,2]: no byte moves
-            t.getFloat(2, 1);                                    // 5.0
-            assertEquals(5f, t.getFloat(2, 1));
+            TensorElements.of(t).getFloat(2, 1);                                    // 5.0
+            assertEquals(5f, TensorElements.of(t).getFloat(2, 1));
             t.stridedLayout().orElseThrow().strides();           // [1, 3]
             assertEquals(List.of(1L, 3L), t.stridedLayout().orElseThrow().strides());
             TensorView r = Ops.reverse(m, 1);                    // strides [3, -1], offset 2
-            Arrays.toString(r.toFloatArray());                   // [2.0, 1.0, 0.0, 5.0, 4.0, 3.0]
-            assertEquals("[2.0, 1.0, 0.0, 5.0, 4.0, 3.0]", Arrays.toString(r.toFloatArray()));
+            Arrays.toString(TensorElements.of(r).toFloatArray());                   // [2.0, 1.0, 0.0, 5.0, 4.0, 3.0]
+            assertEquals("[2.0, 1.0, 0.0, 5.0, 4.0, 3.0]", Arrays.toString(TensorElements.of(r).toFloatArray()));
             assertEquals(List.of(3L, -1L), r.stridedLayout().orElseThrow().strides());
             TensorView s = Ops.slice(m, new long[] {0, 1}, new long[] {2, 3}, new long[] {1, 1});
-            Arrays.toString(s.toFloatArray());                   // [1.0, 2.0, 4.0, 5.0]
-            assertEquals("[1.0, 2.0, 4.0, 5.0]", Arrays.toString(s.toFloatArray()));
+            Arrays.toString(TensorElements.of(s).toFloatArray());                   // [1.0, 2.0, 4.0, 5.0]
+            assertEquals("[1.0, 2.0, 4.0, 5.0]", Arrays.toString(TensorElements.of(s).toFloatArray()));
             TensorView p = Ops.pad(m, new long[] {0, 1}, new long[] {0, 1}, new long[] {0, 0}, -1.0);
-            Arrays.toString(p.toFloatArray());                   // [-1.0, 0.0, 1.0, 2.0, -1.0, -1.0, 3.0, ...]
-            assertEquals("[-1.0, 0.0, 1.0, 2.0, -1.0, -1.0, 3.0, 4.0, 5.0, -1.0]", Arrays.toString(p.toFloatArray()));
+            Arrays.toString(TensorElements.of(p).toFloatArray());                   // [-1.0, 0.0, 1.0, 2.0, -1.0, -1.0, 3.0, ...]
+            assertEquals("[-1.0, 0.0, 1.0, 2.0, -1.0, -1.0, 3.0, 4.0, 5.0, -1.0]", Arrays.toString(TensorElements.of(p).toFloatArray()));
             p.isStrided();                                       // false: the fill is not in m's buffer
             assertFalse(p.isStrided());
             TensorView flat = Ops.reshape(t, 6);                 // [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]
             flat.form();                                         // Tiled: floordiv and mod, no single stride
             assertInstanceOf(MapForm.Tiled.class, flat.form());
-            assertEquals("[0.0, 3.0, 1.0, 4.0, 2.0, 5.0]", Arrays.toString(flat.toFloatArray()));
+            assertEquals("[0.0, 3.0, 1.0, 4.0, 2.0, 5.0]", Arrays.toString(TensorElements.of(flat).toFloatArray()));
             TensorView tiled = TensorView.of(arena.allocate(96), "f32[3,5]{1,0:T(2,2)}");
-            tiled.setFloat(7f, 2, 3);                            // element (2, 3) is slot 17 of 24
+            TensorElements.of(tiled).setFloat(7f, 2, 3);                            // element (2, 3) is slot 17 of 24
             assertEquals(7f, tiled.buffer().segment().getAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT, 17));
             // m.getFloat(2, 0) throws IndexOutOfBoundsException: "index 2 out of bounds [0, 2) for dim 0 of f32[2,3]{1,0}"
-            assertEquals("index 2 out of bounds [0, 2) for dim 0 of f32[2,3]{1,0}", assertThrows(IndexOutOfBoundsException.class, () -> m.getFloat(2, 0)).getMessage());
+            assertEquals("index 2 out of bounds [0, 2) for dim 0 of f32[2,3]{1,0}", assertThrows(IndexOutOfBoundsException.class, () -> TensorElements.of(m).getFloat(2, 0)).getMessage());
         }
         // end-snippet:views
     }
@@ -141,7 +142,7 @@ class DocsSnippetTest {
         // snippet:copy
         try (Allocator arena = Allocators.shared()) {
             TensorView nchw = TensorView.of(arena.allocate(2 * 3 * 4 * 4 * 4), "f32[2,3,4,4]");
-            nchw.copyFrom(IntStream.range(0, 96).mapToDouble(i -> i).toArray());   // 0, 1, ..., 95
+            TensorElements.of(nchw).copyFrom(IntStream.range(0, 96).mapToDouble(i -> i).toArray());   // 0, 1, ..., 95
             CopyEngine engine = CopyEngine.defaults();
             TensorView nhwc = TensorView.of(arena.allocate(2 * 4 * 4 * 3 * 2), "bf16[2,4,4,3]");
             engine.copy(Ops.transpose(nchw, 0, 2, 3, 1), nhwc);  // NCHW f32 -> NHWC bf16 in one pass
@@ -150,8 +151,8 @@ class DocsSnippetTest {
             assertEquals(16384, tiled.buffer().byteSize());
             TensorView back = engine.materialize(Ops.transpose(tiled, 0, 3, 1, 2), DType.F32,
                     StridedLayout.of(TensorFormat.NCHW, 2, 3, 4, 4), arena);   // and back: integers are exact in bf16
-            assertEquals(Arrays.toString(nchw.toFloatArray()), Arrays.toString(back.toFloatArray()));
-            nchw.setFloat(300f, 1, 2, 3, 0);
+            assertEquals(Arrays.toString(TensorElements.of(nchw).toFloatArray()), Arrays.toString(TensorElements.of(back).toFloatArray()));
+            TensorElements.of(nchw).setFloat(300f, 1, 2, 3, 0);
             TensorView bytes = TensorView.of(arena.allocate(96), "u8[2,3,4,4]");
             // engine.copy(nchw, bytes) throws IllegalArgumentException: "value 300.0 at index [1, 2, 3, 0]
             //     of f32[2,3,4,4]{3,2,1,0} strides [48, 16, 4, 1] out of range [0, 255] for u8"
@@ -165,21 +166,21 @@ class DocsSnippetTest {
         // snippet:files
         try (Allocator arena = Allocators.confined()) {
             TensorView m = TensorView.of(arena.allocate(6 * 4), "f32[2,3]");
-            m.copyFrom(new float[] {0, 1, 2, 3, 4, 5});
+            TensorElements.of(m).copyFrom(new float[] {0, 1, 2, 3, 4, 5});
             Npy.write(dir.resolve("m.npy"), DenseTensor.of(m));         // m's own bytes: it is C order
             TensorView t = Ops.transpose(m, 1, 0);
             // DenseTensor.of(t) throws IllegalArgumentException: a transpose is not C order
             assertThrows(IllegalArgumentException.class, () -> DenseTensor.of(t));
             Npy.write(dir.resolve("t.npy"), DenseTensor.copyOf(t, arena)); // copied into C order
             try (Npy.Tensor a = Npy.map(dir.resolve("t.npy"))) {            // mapped, not read
-                a.view().getFloat(2, 1);                                  // 5.0
-                assertEquals(5f, a.view().getFloat(2, 1));
+                TensorElements.of(a.view()).getFloat(2, 1);                                  // 5.0
+                assertEquals(5f, TensorElements.of(a.view()).getFloat(2, 1));
                 assertEquals(List.of(3L, 2L), a.shape());
             }
             SafetensorsFile.write(dir.resolve("w.safetensors"), Map.of("w", DenseTensor.of(m)));
             try (SafetensorsFile f = SafetensorsFile.open(dir.resolve("w.safetensors"))) {
-                f.tensor("w").view().getFloat(1, 0);                      // 3.0
-                assertEquals(3f, f.tensor("w").view().getFloat(1, 0));
+                TensorElements.of(f.tensor("w").view()).getFloat(1, 0);                      // 3.0
+                assertEquals(3f, TensorElements.of(f.tensor("w").view()).getFloat(1, 0));
             }
         }
         // end-snippet:files
@@ -190,13 +191,13 @@ class DocsSnippetTest {
         // snippet:dlpack
         try (Allocator arena = Allocators.shared()) {
             TensorView m = TensorView.of(arena.allocate(6 * 4), "f32[2,3]");
-            m.copyFrom(new float[] {0, 1, 2, 3, 4, 5});
+            TensorElements.of(m).copyFrom(new float[] {0, 1, 2, 3, 4, 5});
             MemorySegment managed = Dlpack.exportVersioned(Ops.transpose(m, 1, 0)); // strides [1, 3], no copy
             // hand `managed` (a DLManagedTensorVersioned*) to native code, which calls its deleter once;
             // here Java stands in for the consumer:
             try (Dlpack.Tensor consumer = Dlpack.importVersioned(managed)) {
-                consumer.view().getFloat(2, 1);                                  // 5.0
-                assertEquals(5f, consumer.view().getFloat(2, 1));
+                TensorElements.of(consumer.view()).getFloat(2, 1);                                  // 5.0
+                assertEquals(5f, TensorElements.of(consumer.view()).getFloat(2, 1));
                 assertEquals(List.of(1L, 3L), consumer.view().stridedLayout().orElseThrow().strides());
             }                                                                    // close ran our deleter
 
@@ -214,7 +215,7 @@ class DocsSnippetTest {
     /** Imports an export as a consumer would read it: its strides and values, then its deleter runs. */
     private static String consumed(MemorySegment managed) {
         try (Dlpack.Tensor consumer = Dlpack.importVersioned(managed)) {
-            return consumer.view().stridedLayout().orElseThrow().strides() + " " + Arrays.toString(consumer.view().toFloatArray());
+            return consumer.view().stridedLayout().orElseThrow().strides() + " " + Arrays.toString(TensorElements.of(consumer.view()).toFloatArray());
         }
     }
 
@@ -232,15 +233,15 @@ class DocsSnippetTest {
                     .normalised(new ChannelAffine(1, List.of(1 / 58.395f, 1 / 57.12f, 1 / 57.375f),
                             List.of(-123.675f / 58.395f, -116.28f / 57.12f, -103.53f / 57.375f)));
             TensorView pixels = TensorView.of(arena.allocate(2 * 4 * 4 * 3), "u8[2,4,4,3]");  // NHWC
-            pixels.setLong(255, 1, 0, 0, 2);
+            TensorElements.of(pixels).setLong(255, 1, 0, 0, 2);
             long id = pipeline.submit(Ops.transpose(pixels, 0, 3, 1, 2), target);  // read on the worker thread
             switch (pipeline.poll(Duration.ofSeconds(5))) {
                 case StagingPipeline.Outcome.Staged staged -> {
                     try (staged) {                                // gives the buffer back to the pool
-                        staged.view().getFloat(1, 2, 0, 0);      // 2.6399999
+                        TensorElements.of(staged.view()).getFloat(1, 2, 0, 0);      // 2.6399999
                         assertEquals(id, staged.id());
-                        assertEquals(2.6399999f, staged.view().getFloat(1, 2, 0, 0));
-                        assertEquals(normalised(0, 0), staged.view().getFloat(0, 0, 3, 3));
+                        assertEquals(2.6399999f, TensorElements.of(staged.view()).getFloat(1, 2, 0, 0));
+                        assertEquals(normalised(0, 0), TensorElements.of(staged.view()).getFloat(0, 0, 3, 3));
                     }
                 }
                 case StagingPipeline.Outcome.Failed failed -> throw failed.error();

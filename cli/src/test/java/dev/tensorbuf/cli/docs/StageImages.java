@@ -8,6 +8,7 @@ import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.ChannelAffine;
 import dev.tensorbuf.ops.copy.CopyEngine;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
@@ -17,7 +18,7 @@ public class StageImages {
     public static void main(String[] args) {
         try (Allocator arena = Allocators.shared()) {
             TensorView pixels = TensorView.of(arena.allocate(8L * 224 * 224 * 3), "u8[8,224,224,3]");
-            pixels.setLong(255, 0, 0, 0, 2);          // your image decoder fills the batch (N, H, W, C)
+            TensorElements.of(pixels).setLong(255, 0, 0, 0, 2);          // your image decoder fills the batch (N, H, W, C)
             FloatBuffer input = stage(pixels, arena);
             // ONNX Runtime reads a direct buffer in place, no copy:
             // OnnxTensor tensor = OnnxTensor.createTensor(env, input, new long[] {8, 3, 224, 224});

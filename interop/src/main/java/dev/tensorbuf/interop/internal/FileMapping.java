@@ -1,7 +1,6 @@
 package dev.tensorbuf.interop.internal;
 
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -37,7 +36,7 @@ public final class FileMapping {
             // A zero-length mapping is legal but some platforms refuse it; an empty native segment
             // serves the same purpose.
             MemorySegment segment = size == 0 ? arena.allocate(0) : channel.map(mode, offset, size, arena);
-            return Buffers.foreign(segment, MemorySpace.HOST, owner, arena::close);
+            return MemoryBuffer.foreign(segment, MemorySpace.HOST, owner, arena::close);
         } catch (IOException | RuntimeException e) {
             arena.close();
             throw e;
@@ -53,7 +52,7 @@ public final class FileMapping {
         try {
             MemorySegment segment = arena.allocate(size, 64);
             readFully(channel, offset, segment, owner);
-            return Buffers.foreign(segment, MemorySpace.HOST, owner, arena::close);
+            return MemoryBuffer.foreign(segment, MemorySpace.HOST, owner, arena::close);
         } catch (IOException | RuntimeException e) {
             arena.close();
             throw e;

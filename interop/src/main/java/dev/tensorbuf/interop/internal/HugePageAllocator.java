@@ -164,7 +164,7 @@ public final class HugePageAllocator implements Allocator {
         MemoryBuffer buffer;
         try {
             MemorySegment bytes = RestrictedNative.segment(start, byteSize, segmentScope);
-            // Buffers.foreign's buffer, but in this allocator's scope, where its loans count.
+            // MemoryBuffer.foreign's buffer, but in this allocator's scope, where its loans count.
             buffer = new HostBuffer(new ForeignLifetime(OWNER, byteSize, scope, mapping::free), MemorySpace.HOST, bytes);
         } catch (RuntimeException | Error e) {
             segmentScope.close();

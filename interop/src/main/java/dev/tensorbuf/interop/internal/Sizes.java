@@ -1,7 +1,7 @@
 package dev.tensorbuf.interop.internal;
 
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;

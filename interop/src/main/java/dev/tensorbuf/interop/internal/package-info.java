@@ -7,7 +7,7 @@
  * <p>Not exported. Rules that hold for every class: whatever comes from a file or a foreign struct
  * is untrusted and checked before use; a bad value is an {@link java.lang.IllegalArgumentException}
  * naming the file or struct and the value; sizes are exact ({@code Sizes}, element counts by
- * {@link dev.tensorbuf.views.Extents}) and an overflow is reported, never wrapped. Restricted FFM
+ * {@link dev.tensorbuf.views.internal.Extents}) and an overflow is reported, never wrapped. Restricted FFM
  * calls are made by {@code RestrictedNative} alone.
  *
  * <h2>Files</h2>

@@ -8,9 +8,10 @@ import dev.tensorbuf.interop.Dlpack;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.Buffers;
-import dev.tensorbuf.memory.DLDeviceType;
+import dev.tensorbuf.memory.MemoryBuffer;
+import dev.tensorbuf.memory.MemorySpace.DLDeviceType;
 import dev.tensorbuf.memory.MemorySpace;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
 import java.util.Optional;
@@ -33,17 +34,17 @@ class DlpackExporterDeviceTypeTest {
 
     @Test
     void ordinarySpacesStillRoundTrip() {
-        MemoryBuffer gpu = Buffers.foreign(0x7f00_0000_1000L, 64, MemorySpace.device(DLDeviceType.ROCM, 1), "fake", () -> { });
+        MemoryBuffer gpu = MemoryBuffer.foreign(0x7f00_0000_1000L, 64, MemorySpace.device(DLDeviceType.ROCM, 1), "fake", () -> { });
         MemorySegment m = Dlpack.exportVersioned(TensorView.of(gpu, "f32[4,4]{1,0}"));
         try (Dlpack.Tensor back = Dlpack.importVersioned(m)) {
             assertEquals(MemorySpace.device(DLDeviceType.ROCM, 1), back.view().buffer().memorySpace());
         }
         try (Allocator host = Allocators.shared()) {
             TensorView v = TensorView.of(host.allocate(64), "f32[4,4]{1,0}");
-            v.setFloat(2.5f, 1, 2);
+            TensorElements.of(v).setFloat(2.5f, 1, 2);
             try (Dlpack.Tensor back = Dlpack.importVersioned(Dlpack.exportVersioned(v))) {
                 assertEquals(MemorySpace.HOST, back.view().buffer().memorySpace());
-                assertEquals(2.5f, back.view().getFloat(1, 2));
+                assertEquals(2.5f, TensorElements.of(back.view()).getFloat(1, 2));
             }
         }
     }

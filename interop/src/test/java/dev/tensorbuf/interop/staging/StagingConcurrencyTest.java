@@ -9,7 +9,8 @@ import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
-import dev.tensorbuf.views.TensorFormat;
+import dev.tensorbuf.views.StridedLayout.TensorFormat;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -169,7 +170,7 @@ class StagingConcurrencyTest {
         };
         long[] i = {0};
         // Small integers: exact in every target type (bf16 holds integers up to 256 exactly).
-        v.forEachIndex(index -> v.setDouble((double) ((base + i[0]++) % 200), index));
+        TensorElements.of(v).forEachIndex(index -> TensorElements.of(v).setDouble((double) ((base + i[0]++) % 200), index));
         return v;
     }
 
@@ -177,7 +178,7 @@ class StagingConcurrencyTest {
     static double checksum(TensorView v) {
         double[] sum = {0};
         long[] position = {0};
-        v.forEachIndex(index -> sum[0] += v.getDouble(index) * ++position[0]);
+        TensorElements.of(v).forEachIndex(index -> sum[0] += TensorElements.of(v).getDouble(index) * ++position[0]);
         return sum[0];
     }
 }

@@ -12,6 +12,7 @@ import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
@@ -51,7 +52,7 @@ class StagingLifecycleTest {
         pool = PooledAllocator.builder().name("lifecycle").build();
         arena = Allocators.shared();
         source = TensorView.of(arena.allocate(16), "f32[4]{0}");
-        source.copyFrom(new float[] {1, 2, 3, 4});
+        TensorElements.of(source).copyFrom(new float[] {1, 2, 3, 4});
     }
 
     @AfterEach
@@ -93,7 +94,7 @@ class StagingLifecycleTest {
             long id = pipeline.submit(source, TARGET);
             try (var s = staged(pipeline.poll(Duration.ofSeconds(4)))) {
                 assertEquals(id, s.id());
-                assertEquals(4f, s.view().getFloat(3));
+                assertEquals(4f, TensorElements.of(s.view()).getFloat(3));
             }
             awaitTrue(() -> worker.getState() == Thread.State.TIMED_WAITING, "the worker parks again");
             long tried = pipeline.trySubmit(source, TARGET).orElseThrow();

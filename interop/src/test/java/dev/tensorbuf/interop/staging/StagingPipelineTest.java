@@ -16,7 +16,8 @@ import dev.tensorbuf.ops.copy.ChannelAffine;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
-import dev.tensorbuf.views.TensorFormat;
+import dev.tensorbuf.views.StridedLayout.TensorFormat;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
@@ -38,14 +39,14 @@ class StagingPipelineTest {
             for (int i = 0; i < 48; i++) {
                 values[i] = i;
             }
-            nchw.copyFrom(values);
+            TensorElements.of(nchw).copyFrom(values);
             try (StagingPipeline pipeline = StagingPipeline.builder().name("demo").pool(pool).build()) {
                 long id = pipeline.submit(nchw, StagingTarget.of("bf16[1,3,4,4]{1,3,2,0}"));
                 try (var staged = (StagingPipeline.Outcome.Staged) pipeline.poll(Duration.ofSeconds(5))) {
                     assertEquals(id, staged.id());
                     assertEquals(96, staged.view().buffer().byteSize());
                     assertEquals(DType.BF16, staged.view().dtype());
-                    assertEquals(nchw.getFloat(0, 2, 3, 1), staged.view().getFloat(0, 2, 3, 1));
+                    assertEquals(TensorElements.of(nchw).getFloat(0, 2, 3, 1), TensorElements.of(staged.view()).getFloat(0, 2, 3, 1));
                     // NHWC: channel is fastest, so (0, 1, 0, 0) is the second bf16
                     assertEquals(16f, bf16(staged.view().buffer(), 1));
                 }
@@ -72,7 +73,7 @@ class StagingPipelineTest {
             for (int i = 0; i < 15; i++) {
                 values[i] = i + 1;
             }
-            src.copyFrom(values);
+            TensorElements.of(src).copyFrom(values);
             try (StagingPipeline pipeline = StagingPipeline.builder().name("fig1").pool(pool).build()) {
                 pipeline.submit(src, StagingTarget.of("f32[3,5]{1,0:T(2,2)}"));
                 try (var staged = (StagingPipeline.Outcome.Staged) pipeline.poll(Duration.ofSeconds(5))) {
@@ -99,7 +100,7 @@ class StagingPipelineTest {
                 dirty.segment().fill((byte) 0xAB);
             }
             TensorView src = TensorView.of(arena.allocate(3), "s8[3]{0}");
-            src.copyFrom(new long[] {1, 2, 3});
+            TensorElements.of(src).copyFrom(new long[] {1, 2, 3});
             try (StagingPipeline pipeline = StagingPipeline.builder().name("s4").pool(pool).build()) {
                 pipeline.submit(src, target);
                 try (var staged = (StagingPipeline.Outcome.Staged) pipeline.poll(Duration.ofSeconds(5))) {
@@ -126,7 +127,7 @@ class StagingPipelineTest {
             for (int i = 0; i < bytes.length; i++) {
                 bytes[i] = (i * 37 + 11) % 256;
             }
-            pixels.copyFrom(bytes);
+            TensorElements.of(pixels).copyFrom(bytes);
             TensorView nchw = Ops.transpose(pixels, 0, 3, 1, 2);
             try (StagingPipeline pipeline = StagingPipeline.builder().name("pixels").pool(pool).build()) {
                 pipeline.submit(nchw, target);
@@ -136,7 +137,7 @@ class StagingPipelineTest {
                             for (int h = 0; h < 5; h++) {
                                 for (int w = 0; w < 7; w++) {
                                     float x = bytes[((n * 5 + h) * 7 + w) * 3 + c];
-                                    assertEquals(Math.fma(x, scale[c], bias[c]), staged.view().getFloat(n, c, h, w),
+                                    assertEquals(Math.fma(x, scale[c], bias[c]), TensorElements.of(staged.view()).getFloat(n, c, h, w),
                                             "[" + n + "," + c + "," + h + "," + w + "]");
                                 }
                             }
@@ -335,7 +336,7 @@ class StagingPipelineTest {
              Allocator arena = Allocators.shared();
              StagingPipeline pipeline = StagingPipeline.builder().name("nan").pool(pool).build()) {
             TensorView src = TensorView.of(arena.allocate(8), "f32[2]{0}");
-            src.copyFrom(new float[] {1, Float.NaN});
+            TensorElements.of(src).copyFrom(new float[] {1, Float.NaN});
             pipeline.submit(src, StagingTarget.strided(DType.S32, StridedLayout.packed(2)));
             var failed = assertInstanceOf(StagingPipeline.Outcome.Failed.class, pipeline.poll(Duration.ofSeconds(5)));
             assertInstanceOf(IllegalArgumentException.class, failed.error());
@@ -413,14 +414,14 @@ class StagingPipelineTest {
             for (int i = 0; i < 24; i++) {
                 values[i] = i * 3 - 7;
             }
-            src.copyFrom(values);
+            TensorElements.of(src).copyFrom(values);
             StagingTarget nhwc = StagingTarget.strided(DType.F64, StridedLayout.of(TensorFormat.NHWC, 1, 2, 3, 4));
             pipeline.submit(Ops.reverse(src, 3), nhwc);
             try (var s = (StagingPipeline.Outcome.Staged) pipeline.poll(Duration.ofSeconds(5))) {
                 assertNotNull(s);
                 assertEquals(24 * 8, s.view().buffer().byteSize());
                 // (0, 1, 2, 0) of the reversed source is source (0, 1, 2, 3) = index 23 -> 62
-                assertEquals(62.0, s.view().getDouble(0, 1, 2, 0));
+                assertEquals(62.0, TensorElements.of(s.view()).getDouble(0, 1, 2, 0));
                 // NHWC offset of (0, 1, 2, 0): h=2, w=0, c=1 -> (2 * 4 + 0) * 2 + 1 = 17
                 assertEquals(62.0, s.view().buffer().segment().getAtIndex(ValueLayout.JAVA_DOUBLE, 17));
             }

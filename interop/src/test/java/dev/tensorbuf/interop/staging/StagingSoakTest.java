@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.tensorbuf.memory.AllocationLimitException;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.PoolStats;
 import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -73,7 +73,7 @@ class StagingSoakTest {
         };
         long[] out = Extents.toArray(source.dims());
         long[] n = {random.nextInt(50)};
-        source.forEachIndex(index -> source.setDouble((double) (n[0]++ % 200), index));
+        TensorElements.of(source).forEachIndex(index -> TensorElements.of(source).setDouble((double) (n[0]++ % 200), index));
         StagingTarget target = switch (random.nextInt(4)) {
             case 0 -> StagingTarget.strided(DType.F32, StridedLayout.packed(out));
             case 1 -> StagingTarget.strided(DType.BF16, StridedLayout.packed(out));
@@ -119,8 +119,8 @@ class StagingSoakTest {
         AtomicLong wrong = new AtomicLong();
         AtomicLong pipelines = new AtomicLong();
         AtomicLong direct = new AtomicLong();
-        PoolStats stagedStats;
-        PoolStats sourceStats;
+        PooledAllocator.Stats stagedStats;
+        PooledAllocator.Stats sourceStats;
         try (PooledAllocator stagedPool = PooledAllocator.builder().name("soak-staged").byteLimit(8 << 20)
                 .maxCachedBytes(2 << 20).trackLeaks(true).build();
              PooledAllocator sources = PooledAllocator.builder().name("soak-sources").byteLimit(32 << 20)

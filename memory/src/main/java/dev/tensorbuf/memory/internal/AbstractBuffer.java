@@ -1,7 +1,6 @@
 package dev.tensorbuf.memory.internal;
 
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.BufferOwner;
 import dev.tensorbuf.memory.MemorySpace;
 
 /** What host and device buffers share: lifetime checks, views, alignment and closing. */
@@ -24,7 +23,7 @@ public abstract sealed class AbstractBuffer implements MemoryBuffer permits Host
     }
 
     @Override
-    public final BufferOwner owner() {
+    public final MemoryBuffer.Owner owner() {
         return lifetime.owner();
     }
 

@@ -2,7 +2,6 @@ package dev.tensorbuf.memory.internal;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.BufferOwner;
 import dev.tensorbuf.memory.MemorySpace;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -14,7 +13,7 @@ import java.lang.foreign.MemorySegment;
 public final class ArenaAllocator implements Allocator {
     private final Arena arena;
     private final boolean shared;
-    private final BufferOwner.Arena owner;
+    private final MemoryBuffer.Owner.Arena owner;
     private final long defaultAlignment;
     private final Scope scope;
     private final Object closing = new Object();
@@ -26,7 +25,7 @@ public final class ArenaAllocator implements Allocator {
         this(shared, defaultAlignment, "");
     }
 
-    /** @param name what the arena serves, for {@link BufferOwner.Arena#name()}; {@code ""} for none */
+    /** @param name what the arena serves, for {@link MemoryBuffer.Owner.Arena#name()}; {@code ""} for none */
     public ArenaAllocator(boolean shared, long defaultAlignment, String name) {
         this(shared, defaultAlignment, name, new Scope());
     }
@@ -40,7 +39,7 @@ public final class ArenaAllocator implements Allocator {
         this.defaultAlignment = Errors.checkAlignment(defaultAlignment);
         this.shared = shared;
         this.arena = shared ? Arena.ofShared() : Arena.ofConfined();
-        this.owner = new BufferOwner.Arena(shared, name);
+        this.owner = new MemoryBuffer.Owner.Arena(shared, name);
     }
 
     @Override

@@ -2,10 +2,8 @@ package dev.tensorbuf.memory.internal;
 
 import dev.tensorbuf.memory.AllocationLimitException;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.BufferOwner;
 import dev.tensorbuf.memory.LeakReport;
 import dev.tensorbuf.memory.MemorySpace;
-import dev.tensorbuf.memory.PoolStats;
 import dev.tensorbuf.memory.PooledAllocator;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -23,7 +21,7 @@ public final class BufferPool implements PooledAllocator {
     private static final int SITE_DEPTH = 12;
 
     private final String name;
-    private final BufferOwner.Pool owner;
+    private final MemoryBuffer.Owner.Pool owner;
     private final long byteLimit;
     private final long maxCachedBytes;
     private final long defaultAlignment;
@@ -74,7 +72,7 @@ public final class BufferPool implements PooledAllocator {
             long defaultAlignment, boolean trackLeaks, BlockMaker blockMaker) {
         this.blockMaker = blockMaker;
         this.name = name;
-        this.owner = new BufferOwner.Pool(name);
+        this.owner = new MemoryBuffer.Owner.Pool(name);
         this.byteLimit = byteLimit;
         this.maxCachedBytes = maxCachedBytes;
         this.defaultAlignment = defaultAlignment;
@@ -86,7 +84,7 @@ public final class BufferPool implements PooledAllocator {
         }
     }
 
-    BufferOwner.Pool owner() {
+    MemoryBuffer.Owner.Pool owner() {
         return owner;
     }
 
@@ -264,10 +262,10 @@ public final class BufferPool implements PooledAllocator {
     }
 
     @Override
-    public PoolStats stats() {
+    public PooledAllocator.Stats stats() {
         lock.lock();
         try {
-            return new PoolStats(name, liveBytes, peakLiveBytes, liveCount, allocations, frees, reuses,
+            return new PooledAllocator.Stats(name, liveBytes, peakLiveBytes, liveCount, allocations, frees, reuses,
                     cachedBytes, releasedAtClose, byteLimit);
         } finally {
             lock.unlock();

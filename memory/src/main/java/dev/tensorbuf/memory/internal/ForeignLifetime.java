@@ -1,6 +1,6 @@
 package dev.tensorbuf.memory.internal;
 
-import dev.tensorbuf.memory.BufferOwner;
+import dev.tensorbuf.memory.MemoryBuffer;
 import java.util.Objects;
 
 /** The life of memory made elsewhere: closing runs the owner's deleter, once. */
@@ -19,7 +19,7 @@ public final class ForeignLifetime extends Lifetime {
      * @param deleter frees the memory; run exactly once, on the first close
      */
     public ForeignLifetime(String ownerName, long byteSize, Scope scope, Runnable deleter) {
-        super(new BufferOwner.Foreign(ownerName), scope, byteSize);
+        super(new MemoryBuffer.Owner.Foreign(ownerName), scope, byteSize);
         this.deleter = Objects.requireNonNull(deleter, "deleter");
     }
 

@@ -1,7 +1,6 @@
 package dev.tensorbuf.memory.internal;
 
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.BufferOwner;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -23,21 +22,21 @@ public abstract class Lifetime {
         }
     }
 
-    private final BufferOwner owner;
+    private final MemoryBuffer.Owner owner;
     private final Scope scope;
     private final long byteSize;
     @SuppressWarnings("unused") // accessed through STATE
     private volatile int state;
     private volatile String closedAt;
 
-    protected Lifetime(BufferOwner owner, Scope scope, long byteSize) {
+    protected Lifetime(MemoryBuffer.Owner owner, Scope scope, long byteSize) {
         this.owner = owner;
         this.scope = scope;
         this.byteSize = byteSize;
     }
 
     /** {@return who frees the memory} */
-    public final BufferOwner owner() {
+    public final MemoryBuffer.Owner owner() {
         return owner;
     }
 

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.AllocationLimitException;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.PoolStats;
+import dev.tensorbuf.memory.PooledAllocator;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -62,7 +62,7 @@ class BufferPoolSnapshotTest {
     void anAllocationWhoseBlockIsBeingMadeIsInNoStatisticYet() throws Exception {
         StoppedMaker maker = new StoppedMaker(false);
         BufferPool pool = pool(Long.MAX_VALUE, maker);
-        PoolStats before = pool.stats();
+        PooledAllocator.Stats before = pool.stats();
         AtomicReference<Object> outcome = new AtomicReference<>();
         Thread t = allocating(pool, 4096, outcome);
         assertTrue(maker.making.await(10, TimeUnit.SECONDS));
@@ -71,7 +71,7 @@ class BufferPoolSnapshotTest {
         maker.release.countDown();
         t.join();
         MemoryBuffer b = (MemoryBuffer) outcome.get();
-        PoolStats after = pool.stats();
+        PooledAllocator.Stats after = pool.stats();
         assertEquals(4096, after.liveBytes());
         assertEquals(4096, after.peakLiveBytes());
         assertEquals(1, after.liveCount());
@@ -85,7 +85,7 @@ class BufferPoolSnapshotTest {
     void aFailedAllocationNeverAppears() throws Exception {
         StoppedMaker maker = new StoppedMaker(true);
         BufferPool pool = pool(Long.MAX_VALUE, maker);
-        PoolStats before = pool.stats();
+        PooledAllocator.Stats before = pool.stats();
         AtomicReference<Object> outcome = new AtomicReference<>();
         Thread t = allocating(pool, 4096, outcome);
         assertTrue(maker.making.await(10, TimeUnit.SECONDS));

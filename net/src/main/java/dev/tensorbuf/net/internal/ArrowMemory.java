@@ -2,7 +2,6 @@ package dev.tensorbuf.net.internal;
 
 import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -54,7 +53,7 @@ public final class ArrowMemory {
         try {
             MemorySegment seg = byteSize == 0 ? arena.allocate(1).asSlice(0, 0)
                     : RestrictedNative.segment(buf.memoryAddress(), byteSize, arena);
-            return Buffers.foreign(seg, MemorySpace.HOST, owner, () -> {
+            return MemoryBuffer.foreign(seg, MemorySpace.HOST, owner, () -> {
                 arena.close();
                 buf.getReferenceManager().release();
             });

@@ -24,7 +24,7 @@ import java.util.Objects;
  * {@snippet :
  * try (Execution x = HloExecutor.execute(text, Map.of("p0", p0))) {   // p0: f32[2,3] 0..5
  *     x.resultShape();                  // f32[3,2]{0,1}
- *     x.rowMajor().toFloatArray();      // [0, 3, 1, 4, 2, 5]: the logical array, C order, one copy
+ *     TensorElements.of(x.rowMajor()).toFloatArray();      // [0, 3, 1, 4, 2, 5]: the logical array, C order, one copy
  *     x.steps().get(1).kind();          // VIEW
  * }
  * }

@@ -55,7 +55,7 @@ import java.util.Map;
  *       ROOT r = f32[3,2]{1,0} reverse(t), dimensions={0}
  *     }""";
  * try (Execution x = HloExecutor.execute(text, Map.of("0", p0))) {   // p0 = [[0, 1, 2], [3, 4, 5]]
- *     x.rowMajor().toFloatArray();   // [2, 5, 1, 4, 0, 3]
+ *     TensorElements.of(x.rowMajor()).toFloatArray();   // [2, 5, 1, 4, 0, 3]
  *     x.steps().get(2);              // ExecutedInstruction[name=r, opcode=reverse, kind=VIEW, form=Strided[... strides [-1, 3] offset 2]]
  * }
  * }
@@ -118,7 +118,7 @@ public final class HloExecutor {
         Allocator allocator = Allocators.shared();
         try {
             Interpreter.Run r = Interpreter.run(module, lines, bound, allocator);
-            return new Execution(r.outputs(), module.entry().root().shape() instanceof dev.tensorbuf.views.TupleShape,
+            return new Execution(r.outputs(), module.entry().root().shape() instanceof dev.tensorbuf.views.XlaShape.Tuple,
                     r.steps(), allocator);
         } catch (RuntimeException | Error e) {
             allocator.close();

@@ -12,7 +12,7 @@
  *           p0 = s32[4]{0} parameter(0)
  *           ROOT s = s32[2]{0} slice(p0), slice={[1:4:2]}
  *         }""", Map.of("p0", p0))) {          // p0 = [10, 11, 12, 13]
- *     x.rowMajor().toLongArray();            // [11, 13]
+ *     TensorElements.of(x.rowMajor()).toLongArray();            // [11, 13]
  * }
  * }
  *

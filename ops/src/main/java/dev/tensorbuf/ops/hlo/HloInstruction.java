@@ -3,7 +3,6 @@ package dev.tensorbuf.ops.hlo;
 import dev.tensorbuf.ops.hlo.internal.HloAttribute;
 import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.ArrayShape;
-import dev.tensorbuf.views.TupleShape;
 import dev.tensorbuf.views.XlaShape;
 import java.util.List;
 import java.util.Map;
@@ -157,7 +156,7 @@ public record HloInstruction(String name, XlaShape shape, String opcode, List<St
      * @throws IndexOutOfBoundsException if there is no such output
      */
     public ArrayShape outputShape(int index) {
-        if (shape instanceof TupleShape t) {
+        if (shape instanceof XlaShape.Tuple t) {
             if (index < 0 || index >= t.elements().size()) {
                 throw Errors.outOfBounds("output", index, t.elements().size(), name + " of shape " + shape);
             }
@@ -174,7 +173,7 @@ public record HloInstruction(String name, XlaShape shape, String opcode, List<St
 
     /** {@return the number of outputs: tuple elements, or 1} */
     public int outputCount() {
-        return shape instanceof TupleShape t ? t.elements().size() : 1;
+        return shape instanceof XlaShape.Tuple t ? t.elements().size() : 1;
     }
 
     private HloAttribute require(String key) {

@@ -8,9 +8,9 @@ import dev.tensorbuf.ops.indexing.internal.Fusions;
 import dev.tensorbuf.ops.indexing.internal.OpIndexing;
 import dev.tensorbuf.ops.indexing.internal.Physical;
 import dev.tensorbuf.ops.internal.Errors;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.indexing.IndexingMap;
-import dev.tensorbuf.views.indexing.TextStyle;
+import dev.tensorbuf.views.indexing.IndexingMap;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashSet;
@@ -205,11 +205,11 @@ public final class HloIndexing {
         /** Prints as XLA's {@code HloInstructionIndexing::ToString()}: {@code operand id = N} and each map. */
         @Override
         public String toString() {
-            return toText(TextStyle.XLA);
+            return toText(IndexingMap.Notation.XLA);
         }
 
         /** {@return the text in the given spelling (see {@link OperandIndexing#toText})} @param style the spelling */
-        public String toText(TextStyle style) {
+        public String toText(IndexingMap.Notation style) {
             StringBuilder out = new StringBuilder();
             for (int i = 0; i < indexing.size(); i++) {
                 for (OperandIndexing o : indexing.get(i)) {
@@ -257,7 +257,7 @@ public final class HloIndexing {
         /** Prints as XLA's {@code OperandIndexing::ToString()}: the map, runtime variables, replica id. */
         @Override
         public String toString() {
-            return toText(TextStyle.XLA);
+            return toText(IndexingMap.Notation.XLA);
         }
 
         /**
@@ -266,12 +266,12 @@ public final class HloIndexing {
          *
          * @param style the spelling
          */
-        public String toText(TextStyle style) {
+        public String toText(IndexingMap.Notation style) {
             if (map.isUndefined()) {
                 return "unknown indexing";
             }
             StringBuilder out = new StringBuilder(map.toText(style));
-            if (style == TextStyle.MLIR) {
+            if (style == IndexingMap.Notation.MLIR) {
                 return out.toString();
             }
             if (!runtimeVariables.isEmpty() && !map.isKnownEmpty()) {

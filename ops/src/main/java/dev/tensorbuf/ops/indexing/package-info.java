@@ -16,7 +16,7 @@
  * }
  *
  * <p>Rules for every method: results print as XLA's {@code ToString()} (current spelling, or
- * MLIR's via {@code toText(TextStyle.MLIR)}); a runtime variable {@code rt_i} of a map is
+ * MLIR's via {@code toText(IndexingMap.Notation.MLIR)}); a runtime variable {@code rt_i} of a map is
  * described by the i-th {@link dev.tensorbuf.ops.indexing.HloIndexing.RuntimeVariable} of its
  * {@link dev.tensorbuf.ops.indexing.HloIndexing.OperandIndexing}; the view ops' maps (transpose,
  * slice, reverse, broadcast, pad, reshape, concatenate) are the ones {@code Ops} composes, built

@@ -1,7 +1,7 @@
 package dev.tensorbuf.ops.internal;
 
-import dev.tensorbuf.views.AffineRemap;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.Remap;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import java.util.Arrays;
@@ -50,9 +50,9 @@ public final class Broadcast {
     }
 
     /** {@return the output-to-input map as an affine remap} @see #outputToInput */
-    public static AffineRemap affine(long[] outputDims, int[] broadcastDimensions) {
+    public static Remap.Affine affine(long[] outputDims, int[] broadcastDimensions) {
         long[] ones = new long[broadcastDimensions.length];
         Arrays.fill(ones, 1);
-        return AffineRemap.ofTerms(outputDims, broadcastDimensions, ones, new long[broadcastDimensions.length]);
+        return Remap.Affine.ofTerms(outputDims, broadcastDimensions, ones, new long[broadcastDimensions.length]);
     }
 }

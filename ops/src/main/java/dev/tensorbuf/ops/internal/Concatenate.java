@@ -1,6 +1,6 @@
 package dev.tensorbuf.ops.internal;
 
-import dev.tensorbuf.views.PadRemap;
+import dev.tensorbuf.views.Remap;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.indexing.IndexingMap;
@@ -13,7 +13,7 @@ import java.util.List;
  * {@snippet :
  * TensorView a = ...; // f32[2] [1, 2]
  * TensorView b = ...; // f32[3] [3, 4, 5]
- * Concatenate.apply(0, a, b).toFloatArray(); // [1, 2, 3, 4, 5]
+ * TensorElements.of(Concatenate.apply(0, a, b)).toFloatArray(); // [1, 2, 3, 4, 5]
  * Concatenate.outputToPart(new long[] {5}, 0, 2, 3).toString();
  * // "(d0) -> (d0 - 2), domain: d0 in [2, 4]"
  * }
@@ -52,6 +52,6 @@ public final class Concatenate {
         long[] high = new long[outputDims.length];
         low[dimension] = start;
         high[dimension] = outputDims[dimension] - start - size;
-        return PadRemap.of(part, low, high, new long[outputDims.length]).toIndexingMap();
+        return Remap.Pad.of(part, low, high, new long[outputDims.length]).toIndexingMap();
     }
 }

@@ -1,6 +1,6 @@
 package dev.tensorbuf.ops.internal;
 
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.TensorView;
 import java.util.Arrays;
 

@@ -1,7 +1,7 @@
 package dev.tensorbuf.ops.internal;
 
-import dev.tensorbuf.views.Extents;
-import dev.tensorbuf.views.PadRemap;
+import dev.tensorbuf.views.internal.Extents;
+import dev.tensorbuf.views.Remap;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.indexing.IndexingMap;
 
@@ -11,7 +11,7 @@ import dev.tensorbuf.views.indexing.IndexingMap;
  * {@code low + high + n + (n - 1) * interior}. The output-to-input map is partial: output
  * {@code d} reads input {@code (d - low) / (interior + 1)} where {@code (d - low) mod
  * (interior + 1) == 0} and the quotient is in range; everywhere else reads the fill value,
- * and writes there throw. The view is made from the pad's windows ({@link PadRemap}) in O(rank).
+ * and writes there throw. The view is made from the pad's windows ({@link Remap.Pad}) in O(rank).
  * A pad that only crops (no positive edge, no interior) is the slice it amounts to, strided
  * where its source is.
  * {@snippet :
@@ -67,7 +67,7 @@ public final class Pad {
             }
             return Slice.apply(view, start, limit, stride);
         }
-        return view.padded(PadRemap.of(in, low, high, interior), fill);
+        return view.padded(Remap.Pad.of(in, low, high, interior), fill);
     }
 
     /** {@return whether no padding is added anywhere: no positive edge, no interior} */
@@ -87,7 +87,7 @@ public final class Pad {
             }
             long size;
             try {
-                size = PadRemap.outputSize(in[i], low[i], high[i], interior[i]);
+                size = Remap.Pad.outputSize(in[i], low[i], high[i], interior[i]);
             } catch (ArithmeticException e) {
                 throw Errors.overflows(where(view, i, low, high, interior) + ": size " + low[i] + " + " + high[i] + " + "
                         + in[i] + " + " + Math.max(in[i] - 1, 0) + " * " + interior[i], e);
@@ -104,8 +104,8 @@ public final class Pad {
         return "pad of " + view.shape() + ": dim " + i + " with low " + low[i] + ", high " + high[i] + ", interior " + interior[i];
     }
 
-    /** {@return the partial output-to-input map, its domain where the input is read} @see PadRemap#toIndexingMap() */
+    /** {@return the partial output-to-input map, its domain where the input is read} @see Remap.Pad#toIndexingMap() */
     public static IndexingMap outputToInput(long[] inputDims, long[] low, long[] high, long[] interior) {
-        return PadRemap.of(inputDims, low, high, interior).toIndexingMap();
+        return Remap.Pad.of(inputDims, low, high, interior).toIndexingMap();
     }
 }

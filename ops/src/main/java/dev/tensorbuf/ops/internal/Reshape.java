@@ -1,7 +1,7 @@
 package dev.tensorbuf.ops.internal;
 
-import dev.tensorbuf.views.Extents;
-import dev.tensorbuf.views.ReshapeRemap;
+import dev.tensorbuf.views.internal.Extents;
+import dev.tensorbuf.views.Remap;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import java.util.Arrays;
@@ -36,11 +36,11 @@ public final class Reshape {
         if (from != to) {
             throw Errors.elementCountsDiffer("reshape", view.shape(), from, Arrays.toString(outputDims), to);
         }
-        return view.remap(ReshapeRemap.of(in, outputDims));
+        return view.remap(Remap.Reshape.of(in, outputDims));
     }
 
     /** {@return the row-major output-to-input map} */
     public static IndexingMap outputToInput(long[] inputDims, long[] outputDims) {
-        return ReshapeRemap.of(inputDims, outputDims).toIndexingMap();
+        return Remap.Reshape.of(inputDims, outputDims).toIndexingMap();
     }
 }

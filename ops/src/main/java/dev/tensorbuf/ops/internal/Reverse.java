@@ -1,7 +1,7 @@
 package dev.tensorbuf.ops.internal;
 
-import dev.tensorbuf.views.AffineRemap;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.Remap;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.indexing.IndexingMap;
 
@@ -38,7 +38,7 @@ public final class Reverse {
     }
 
     /** {@return the output-to-input map as an affine remap} @see #outputToInput */
-    public static AffineRemap affine(long[] dims, boolean[] reversed) {
+    public static Remap.Affine affine(long[] dims, boolean[] reversed) {
         int[] reads = new int[dims.length];
         long[] scales = new long[dims.length];
         long[] offsets = new long[dims.length];
@@ -47,6 +47,6 @@ public final class Reverse {
             scales[i] = reversed[i] ? -1 : 1;
             offsets[i] = reversed[i] ? dims[i] - 1 : 0;
         }
-        return AffineRemap.ofTerms(dims, reads, scales, offsets);
+        return Remap.Affine.ofTerms(dims, reads, scales, offsets);
     }
 }

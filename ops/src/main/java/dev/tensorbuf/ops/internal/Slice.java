@@ -1,7 +1,7 @@
 package dev.tensorbuf.ops.internal;
 
-import dev.tensorbuf.views.AffineRemap;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.Remap;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.indexing.IndexingMap;
 
@@ -55,11 +55,11 @@ public final class Slice {
     }
 
     /** {@return the output-to-input map as an affine remap} @see #outputToInput */
-    public static AffineRemap affine(long[] outputDims, long[] start, long[] stride) {
+    public static Remap.Affine affine(long[] outputDims, long[] start, long[] stride) {
         int[] reads = new int[outputDims.length];
         for (int i = 0; i < reads.length; i++) {
             reads[i] = i;
         }
-        return AffineRemap.ofTerms(outputDims, reads, stride, start);
+        return Remap.Affine.ofTerms(outputDims, reads, stride, start);
     }
 }

@@ -1,7 +1,7 @@
 package dev.tensorbuf.ops.internal;
 
-import dev.tensorbuf.views.AffineRemap;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.Remap;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.indexing.IndexingMap;
 
@@ -35,13 +35,13 @@ public final class Transpose {
     }
 
     /** {@return the output-to-input map as an affine remap: input {@code permutation[i]} reads {@code d_i}} */
-    public static AffineRemap affine(long[] outputDims, int[] permutation) {
+    public static Remap.Affine affine(long[] outputDims, int[] permutation) {
         int[] reads = new int[permutation.length];
         long[] ones = new long[permutation.length];
         for (int i = 0; i < permutation.length; i++) {
             reads[permutation[i]] = i;
             ones[i] = 1;
         }
-        return AffineRemap.ofTerms(outputDims, reads, ones, new long[permutation.length]);
+        return Remap.Affine.ofTerms(outputDims, reads, ones, new long[permutation.length]);
     }
 }

@@ -25,11 +25,11 @@
  *     dimension), through <code>Errors</code>. A leaf too</dd>
  * <dt><code>Transpose.java</code>, <code>Slice.java</code>, <code>Reverse.java</code>,
  *     <code>Broadcast.java</code></dt>
- * <dd>the affine ops: <code>affine(...)</code> is the op's map as an <code>AffineRemap</code>
+ * <dd>the affine ops: <code>affine(...)</code> is the op's map as an <code>Remap.Affine</code>
  *     (composed with a view's map in O(rank^2)), <code>outputToInput(...)</code> the same map as
  *     an <code>IndexingMap</code> for HLO indexing, <code>apply</code> the checked view op</dd>
  * <dt><code>Pad.java</code>, <code>Concatenate.java</code>, <code>Reshape.java</code></dt>
- * <dd>the ops whose maps are the views' <code>PadRemap</code> and <code>ReshapeRemap</code>:
+ * <dd>the ops whose maps are the views' <code>Remap.Pad</code> and <code>Remap.Reshape</code>:
  *     <code>outputToInput</code> (<code>outputToPart</code> for a part of a concatenation)
  *     returns that map for HLO indexing</dd>
  * <dt><code>DynamicSlice.java</code></dt>

@@ -9,7 +9,7 @@ import dev.tensorbuf.ops.quant.internal.BlockKernels;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.BlockType;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;

@@ -6,6 +6,7 @@ import dev.tensorbuf.ops.copy.internal.Access;
 import dev.tensorbuf.ops.copy.internal.Step;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import org.junit.jupiter.api.Test;
@@ -128,7 +129,7 @@ class ChannelAffineTest {
             double[] values = new double[12];
             System.arraycopy(F64_ROW, 0, values, 0, 6);
             System.arraycopy(F64_ROW, 0, values, 6, 6);
-            src.copyFrom(values);
+            TensorElements.of(src).copyFrom(values);
             TensorView joined = TensorView.concatenated(0, List.of(
                     dev.tensorbuf.ops.Ops.slice(src, new long[] {0, 0}, new long[] {1, 6}, new long[] {1, 1}),
                     dev.tensorbuf.ops.Ops.slice(src, new long[] {1, 0}, new long[] {2, 6}, new long[] {1, 1})));
@@ -141,7 +142,7 @@ class ChannelAffineTest {
                 for (TensorView from : List.of(src, joined)) {
                     TensorView dst = TensorView.of(allocator.allocate(96), "f64[2,6]{1,0}");
                     engine.copy(from, dst, ROWS);
-                    assertArrayEquals(expected, dst.toDoubleArray(), () -> "from " + from + " on " + describe(engine));
+                    assertArrayEquals(expected, TensorElements.of(dst).toDoubleArray(), () -> "from " + from + " on " + describe(engine));
                 }
             }
         }

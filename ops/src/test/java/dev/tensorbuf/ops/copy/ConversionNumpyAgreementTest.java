@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.internal.Access;
@@ -144,7 +143,7 @@ class ConversionNumpyAgreementTest {
     }
 
     private static TensorView view(MemorySegment m, DType t, long n) {
-        MemoryBuffer b = Buffers.foreign(m, MemorySpace.HOST, "test", () -> { });
+        MemoryBuffer b = MemoryBuffer.foreign(m, MemorySpace.HOST, "test", () -> { });
         return TensorView.strided(b, t, StridedLayout.packed(n));
     }
 

@@ -12,8 +12,9 @@ import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.internal.Access;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -48,7 +49,7 @@ class CopyConcurrencyTest {
         long seed = CopyFixture.SEED;
         try (Allocator shared = Allocators.shared()) {
             TensorView base = TensorView.of(shared.allocate(4 * 8 * 12), "f32[8,12]{1,0}");
-            base.forEachIndex(i -> base.setFloat(i[0] * 100 + i[1], i));
+            TensorElements.of(base).forEachIndex(i -> TensorElements.of(base).setFloat(i[0] * 100 + i[1], i));
             TensorView tiled = TensorView.of(shared.allocate(4 * 8 * 12), "f32[8,12]{0,1:T(4,2)}");
             CopyEngine.of(1).copy(base, tiled);
             List<TensorView> views = List.of(
@@ -57,7 +58,7 @@ class CopyConcurrencyTest {
                     Ops.pad(base, new long[] {2, -1}, new long[] {1, 3}, new long[] {1, 0}, -1),
                     Ops.concatenate(1, List.of(base, Ops.reverse(tiled, 1))));
             // The expected values, read once on this thread before the sharing starts.
-            List<double[]> expected = views.stream().map(TensorView::toDoubleArray).toList();
+            List<double[]> expected = views.stream().map(v -> TensorElements.of(v).toDoubleArray()).toList();
             CopyEngine engine = CopyEngine.of(2, true, 0);
             AtomicLong reads = new AtomicLong();
             AtomicLong copies = new AtomicLong();
@@ -84,17 +85,17 @@ class CopyConcurrencyTest {
                                             index[d] = rest % v.dims().get(d);
                                             rest /= v.dims().get(d);
                                         }
-                                        assertEquals(want[n], v.getDouble(index), () -> v + " at " + java.util.Arrays.toString(index));
+                                        assertEquals(want[n], TensorElements.of(v).getDouble(index), () -> v + " at " + java.util.Arrays.toString(index));
                                         reads.incrementAndGet();
                                     }
                                     case 1 -> {
-                                        assertArrayEquals(want, v.toDoubleArray(), v::toString);
+                                        assertArrayEquals(want, TensorElements.of(v).toDoubleArray(), v::toString);
                                         reads.addAndGet(want.length);
                                     }
                                     default -> {
                                         long[] dims = Extents.toArray(v.dims());
                                         TensorView copy = engine.materialize(v, DType.F32, StridedLayout.packed(dims), mine);
-                                        assertArrayEquals(want, copy.toDoubleArray(), v::toString);
+                                        assertArrayEquals(want, TensorElements.of(copy).toDoubleArray(), v::toString);
                                         copy.buffer().close();
                                         copies.incrementAndGet();
                                     }
@@ -208,11 +209,11 @@ class CopyConcurrencyTest {
             }
             copier.join();
             Throwable e = thrown.get("e");
-            float[] after = to.toFloatArray();
+            float[] after = TensorElements.of(to).toFloatArray();
             if (e != null) {
                 // Nothing may write once the copy has thrown: compare with a later look.
                 Thread.sleep(20);
-                assertArrayEquals(after, to.toFloatArray(), "the destination changed after the copy threw");
+                assertArrayEquals(after, TensorElements.of(to).toFloatArray(), "the destination changed after the copy threw");
             }
             for (int j = 0; j < cols; j++) {
                 for (int i = 0; i < rows; i++) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
@@ -102,7 +103,7 @@ class CopyEngineConfigTest {
             for (int i = 0; i < values.length; i++) {
                 values[i] = i * 0.5f;
             }
-            nchw.copyFrom(values);
+            TensorElements.of(nchw).copyFrom(values);
             TensorView src = Ops.transpose(nchw, 0, 2, 3, 1);
             float[] reference = null;
             CopyEngine.Config base = CopyEngine.Config.of().withParallelism(2).withParallelThresholdBytes(0);
@@ -111,10 +112,10 @@ class CopyEngineConfigTest {
                     base.withVectorKernels(false), base.withSpinMicros(0), base.withScalarFirstBytes(1 << 20)}) {
                 TensorView nhwc = TensorView.of(a.allocate(4L * 2 * 64 * 40 * 40), "f32[2,40,40,64]{3,2,1,0}");
                 CopyEngine.of(c).copy(src, nhwc);
-                float[] got = nhwc.toFloatArray();
+                float[] got = TensorElements.of(nhwc).toFloatArray();
                 if (reference == null) {
                     reference = got;
-                    assertEquals(nchw.getFloat(1, 63, 39, 38), nhwc.getFloat(1, 39, 38, 63));
+                    assertEquals(TensorElements.of(nchw).getFloat(1, 63, 39, 38), TensorElements.of(nhwc).getFloat(1, 39, 38, 63));
                 } else {
                     assertArrayEquals(reference, got, c.toString());
                 }

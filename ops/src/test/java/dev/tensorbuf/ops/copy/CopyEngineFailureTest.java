@@ -10,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.ops.copy.internal.Access;
@@ -177,7 +176,7 @@ class CopyEngineFailureTest {
     @Test
     void aSourceWhoseArenaClosedIsNotCalledAlive() {
         Arena arena = Arena.ofShared();
-        MemoryBuffer foreign = Buffers.foreign(arena.allocate(4 * 16), MemorySpace.HOST, "native-lib", () -> { });
+        MemoryBuffer foreign = MemoryBuffer.foreign(arena.allocate(4 * 16), MemorySpace.HOST, "native-lib", () -> { });
         arena.close();
         try (Allocator shared = Allocators.shared()) {
             TensorView src = TensorView.strided(foreign, DType.F32, StridedLayout.packed(16));
@@ -203,7 +202,7 @@ class CopyEngineFailureTest {
             for (int trial = 0; trial < 20; trial++) {
                 Arena arena = Arena.ofShared();
                 AtomicInteger deletes = new AtomicInteger();
-                MemoryBuffer src = Buffers.foreign(arena.allocate(4L * n, 64), MemorySpace.HOST, "native-lib", () -> {
+                MemoryBuffer src = MemoryBuffer.foreign(arena.allocate(4L * n, 64), MemorySpace.HOST, "native-lib", () -> {
                     deletes.incrementAndGet();
                     arena.close();
                     throw new IllegalStateException("native free failed (simulated)");

@@ -18,6 +18,7 @@ import dev.tensorbuf.ops.copy.internal.Step;
 import dev.tensorbuf.ops.copy.internal.ViewAdapter;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
@@ -47,7 +48,7 @@ class CopyExplainTest {
         for (int i = 0; i < values.length; i++) {
             values[i] = i + 1;
         }
-        v.copyFrom(values);
+        TensorElements.of(v).copyFrom(values);
         return v;
     }
 
@@ -71,11 +72,11 @@ class CopyExplainTest {
         assertEquals(1, CopyEngine.of(2, true, 961).explain(src, nhwc).threads());
         assertEquals(2, CopyEngine.of(2, true, 960).explain(src, nhwc).threads());
         // Nothing was written by explaining; the copy writes what the steps say.
-        for (float f : nhwc.toFloatArray()) {
+        for (float f : TensorElements.of(nhwc).toFloatArray()) {
             assertEquals(0f, f);
         }
         CopyEngine.of(1).copy(src, nhwc);
-        assertEquals(nchw.getFloat(1, 2, 3, 4), nhwc.getFloat(1, 3, 4, 2));
+        assertEquals(TensorElements.of(nchw).getFloat(1, 2, 3, 4), TensorElements.of(nhwc).getFloat(1, 3, 4, 2));
     }
 
     @Test
@@ -113,7 +114,7 @@ class CopyExplainTest {
         assertEquals(96, e.bytes(), "12 f32 read and 12 written");
         assertTrue(e.toString().startsWith("copy in parts "), e.toString());
         CopyEngine.of(1).copy(joined, dst);
-        assertArrayEquals(new float[] {1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6}, dst.toFloatArray());
+        assertArrayEquals(new float[] {1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6}, TensorElements.of(dst).toFloatArray());
     }
 
     @Test
@@ -131,13 +132,13 @@ class CopyExplainTest {
         assertEquals(List.of("[0:1]", "[1:3]", "[3:5]"), e.pieces().stream().map(Explanation.Piece::box).toList());
         assertEquals(List.of(true, false, true), e.pieces().stream().map(Explanation.Piece::sourceFill).toList());
         CopyEngine.of(1).copy(padded, dst);
-        assertArrayEquals(new float[] {-1, 1, 2, -1, -1}, dst.toFloatArray());
+        assertArrayEquals(new float[] {-1, 1, 2, -1, -1}, TensorElements.of(dst).toFloatArray());
     }
 
     @Test
     void aPackedSourceIsStagedThroughAByteASlotTemporary() {
         TensorView s4 = view("s4[16]{0:E(4)}", 8);
-        s4.copyFrom(new long[] {-8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7});
+        TensorElements.of(s4).copyFrom(new long[] {-8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7});
         TensorView s8 = view("s8[16]{0}", 16);
         Explanation e = CopyEngine.of(1).explain(s4, s8);
         assertEquals(Route.STAGED, e.route(), e.toString());
@@ -148,7 +149,7 @@ class CopyExplainTest {
         // 8 packed bytes read and 16 written by the unpacking, then 16 + 16 by the plan.
         assertEquals(24 + 32, e.bytes(), e.toString());
         CopyEngine.of(1).copy(s4, s8);
-        assertArrayEquals(new long[] {-8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7}, s8.toLongArray());
+        assertArrayEquals(new long[] {-8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7}, TensorElements.of(s8).toLongArray());
     }
 
     @Test
@@ -160,9 +161,9 @@ class CopyExplainTest {
                 DType.F32, List.of(4L), 16)), e.temporaries());
         assertEquals(2, e.parts().size());
         assertTrue(e.parts().stream().allMatch(p -> p.route() == Route.PLANNED), e.toString());
-        assertArrayEquals(new float[] {1, 2, 3, 4}, v.toFloatArray(), "explaining wrote nothing");
+        assertArrayEquals(new float[] {1, 2, 3, 4}, TensorElements.of(v).toFloatArray(), "explaining wrote nothing");
         CopyEngine.of(1).copy(Ops.reverse(v, 0), v);
-        assertArrayEquals(new float[] {4, 3, 2, 1}, v.toFloatArray());
+        assertArrayEquals(new float[] {4, 3, 2, 1}, TensorElements.of(v).toFloatArray());
     }
 
     /** A strided slice of a concatenation went element by element; its rows are a box of one piece each. */
@@ -184,7 +185,7 @@ class CopyExplainTest {
                 + "\"destination_piece\":0,\"source_fill\":false},{\"start\":[1,0]"), e.toJson());
         assertEquals(48, e.bytes());
         CopyEngine.of(1).copy(src, dst);
-        assertArrayEquals(new float[] {1, 2, 3, 1, 2, 3}, dst.toFloatArray());
+        assertArrayEquals(new float[] {1, 2, 3, 1, 2, 3}, TensorElements.of(dst).toFloatArray());
     }
 
     /** What is left to the element path: a packed view staging declines, a few slots of a large buffer. */

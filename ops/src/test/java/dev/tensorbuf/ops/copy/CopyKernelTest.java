@@ -6,7 +6,7 @@ import dev.tensorbuf.ops.copy.internal.Step;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.StridedLayout;
-import dev.tensorbuf.views.TensorFormat;
+import dev.tensorbuf.views.StridedLayout.TensorFormat;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import org.junit.jupiter.api.Test;
 

@@ -7,9 +7,9 @@ import dev.tensorbuf.ops.copy.internal.Loop;
 import dev.tensorbuf.ops.copy.internal.Step;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.StridedLayout;
-import dev.tensorbuf.views.TensorFormat;
+import dev.tensorbuf.views.StridedLayout.TensorFormat;
 import dev.tensorbuf.views.XlaShape;
 import org.junit.jupiter.api.Test;
 
@@ -21,6 +21,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.tensorbuf.views.TensorElements;
 
 /** What the planner decides (pure, no bytes move) and the errors it reports. */
 class CopyPlanTest {
@@ -259,7 +260,7 @@ class CopyPlanTest {
         try (var pool = dev.tensorbuf.memory.PooledAllocator.builder().name("dirty").build();
              var shared = Allocators.shared()) {
             var view = dev.tensorbuf.views.TensorView.strided(shared.allocate(12), DType.F32, StridedLayout.packed(3));
-            view.copyFrom(new float[] {1, 2, 3});
+            TensorElements.of(view).copyFrom(new float[] {1, 2, 3});
             Access src = Access.strided(view.buffer().segment(), DType.F32, StridedLayout.packed(3));
             byte[] expected = new byte[64];
             MemorySegment.ofArray(expected).asSlice(0, 12).copyFrom(src.segment());

@@ -5,7 +5,7 @@ import dev.tensorbuf.ops.copy.internal.Kernel;
 import dev.tensorbuf.ops.copy.internal.Step;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
-import dev.tensorbuf.views.TensorFormat;
+import dev.tensorbuf.views.StridedLayout.TensorFormat;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;

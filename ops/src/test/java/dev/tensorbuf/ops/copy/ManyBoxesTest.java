@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.internal.DomainBoxes;
 import java.util.List;
@@ -22,8 +23,8 @@ class ManyBoxesTest {
         try (Allocator arena = Allocators.shared()) {
             TensorView left = TensorView.of(arena.allocate(512L * 50 * 4), "f32[512,50]");
             TensorView right = TensorView.of(arena.allocate(512L * 50 * 4), "f32[512,50]");
-            left.forEachIndex(i -> left.setDouble(i[0] * 100 + i[1], i));
-            right.forEachIndex(i -> right.setDouble(i[0] * 100 + 50 + i[1], i));
+            TensorElements.of(left).forEachIndex(i -> TensorElements.of(left).setDouble(i[0] * 100 + i[1], i));
+            TensorElements.of(right).forEachIndex(i -> TensorElements.of(right).setDouble(i[0] * 100 + 50 + i[1], i));
             TensorView staircase = Ops.reshape(Ops.concatenate(1, List.of(left, right)), 100, 512);
             TensorView dst = TensorView.of(arena.allocate(100L * 512 * 4), "f32[100,512]");
             CopyEngine engine = CopyEngine.of(1);
@@ -32,7 +33,7 @@ class ManyBoxesTest {
             assertTrue(plan.reason().contains("more than " + DomainBoxes.MAX_BOXES + " boxes"), plan.reason());
             engine.copy(staircase, dst);
             // Row-major order is kept by a reshape: element k of the result is element k of the joined rows.
-            dst.forEachIndex(i -> assertEquals((double) (i[0] * 512 + i[1]), dst.getDouble(i), 0.0, i[0] + "," + i[1]));
+            TensorElements.of(dst).forEachIndex(i -> assertEquals((double) (i[0] * 512 + i[1]), TensorElements.of(dst).getDouble(i), 0.0, i[0] + "," + i[1]));
         }
     }
 }

@@ -11,8 +11,9 @@ import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -127,13 +128,13 @@ class PieceBoxesPropertyTest {
         assertEquals(0, elementCopies(e), e.toString());
         CopyEngine.of(1).copy(src, interleaved);
         for (int i = 0; i < 8; i++) {
-            assertEquals(src.getFloat(i), interleaved.getFloat(i), "index " + i);
+            assertEquals(TensorElements.of(src).getFloat(i), TensorElements.of(interleaved).getFloat(i), "index " + i);
         }
         TensorView row = TensorView.strided(allocator.allocate(16), DType.F32, StridedLayout.packed(4));
         var refused = assertThrows(IllegalArgumentException.class,
                 () -> CopyEngine.of(1).copy(src, Ops.concatenate(0, List.of(row, row))));
         assertTrue(refused.getMessage().contains("writes index [0] and index [4] to one slot"), refused.getMessage());
-        assertArrayEquals(new float[4], row.toFloatArray(), "refused before anything is written");
+        assertArrayEquals(new float[4], TensorElements.of(row).toFloatArray(), "refused before anything is written");
     }
 
     /** A destination index on a pad's fill is refused at the first such index, as the element path refuses it. */
@@ -145,14 +146,14 @@ class PieceBoxesPropertyTest {
         var e = assertThrows(IllegalArgumentException.class, () -> CopyEngine.of(1).copy(src, padded));
         assertEquals("index [0, 0] of " + padded + " is padding: it reads the fill value and cannot be written",
                 e.getMessage());
-        assertArrayEquals(new float[6], base.toFloatArray(), "nothing written");
+        assertArrayEquals(new float[6], TensorElements.of(base).toFloatArray(), "nothing written");
     }
 
     /** Rank 0: one box with no dimensions, held by the fill of a pad that crops its only element, or by a part. */
     @Test
     void scalarsOfPiecesAreOneBoxOfThePieceThatHoldsThem() {
         TensorView x = TensorView.strided(allocator.allocate(8), DType.F32, StridedLayout.packed(2));
-        x.copyFrom(new float[] {4, 5});
+        TensorElements.of(x).copyFrom(new float[] {4, 5});
         TensorView cropped = Ops.reshape(Ops.pad(x, new long[] {-2}, new long[] {1}, new long[] {0}, -3.0));
         TensorView second = Ops.reshape(Ops.slice(Ops.concatenate(0, List.of(x, x)), new long[] {3}, new long[] {4},
                 new long[] {1}));
@@ -165,7 +166,7 @@ class PieceBoxesPropertyTest {
             assertEquals(List.of(new CopyPlan.Explanation.Piece(List.of(), List.of(), List.of(), pieces.get(k), 0, k == 0)),
                     e.pieces(), e.toString());
             CopyEngine.of(1).copy(sources.get(k), dst);
-            assertEquals(values.get(k), dst.getFloat());
+            assertEquals(values.get(k), TensorElements.of(dst).getFloat());
         }
     }
 
@@ -189,8 +190,8 @@ class PieceBoxesPropertyTest {
         CopyPlan.Explanation explained = engine.explain(src, planned.view());
         engine.copy(src, planned.view());
         TensorView ref = reference.view();
-        src.forEachIndex(index -> ref.setDouble(src.getDouble(index), index));
-        src.forEachIndex(index -> assertEquals(src.getDouble(index), planned.view().getDouble(index),
+        TensorElements.of(src).forEachIndex(index -> TensorElements.of(ref).setDouble(TensorElements.of(src).getDouble(index), index));
+        TensorElements.of(src).forEachIndex(index -> assertEquals(TensorElements.of(src).getDouble(index), TensorElements.of(planned.view()).getDouble(index),
                 () -> what + ": index " + Arrays.toString(index) + "\n" + explained));
         if (!planned.tiled()) {
             for (int b = 0; b < planned.buffers().size(); b++) {
@@ -319,7 +320,7 @@ class PieceBoxesPropertyTest {
             v = packed(allocator.allocate(packedBytes(dims, dtype)), dtype, dims);
         }
         TensorView view = v;
-        view.forEachIndex(index -> view.setDouble(random.nextInt(8), index));
+        TensorElements.of(view).forEachIndex(index -> TensorElements.of(view).setDouble(random.nextInt(8), index));
         return view;
     }
 

@@ -12,8 +12,9 @@ import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.internal.ViewAdapter;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -233,7 +234,7 @@ class PiecePairsTest {
         CopyEngine.of(1).copy(src, dst);
         for (int i = 0; i < 2; i++) {
             for (int j = 0; j < 3; j++) {
-                assertEquals(src.getFloat(i, j), dst.getFloat(i, j), "[" + i + ", " + j + "]");
+                assertEquals(TensorElements.of(src).getFloat(i, j), TensorElements.of(dst).getFloat(i, j), "[" + i + ", " + j + "]");
             }
         }
     }
@@ -374,7 +375,7 @@ class PiecePairsTest {
 
     private TensorView f32(long[] dims, float... values) {
         TensorView v = TensorView.strided(allocator.allocate(4L * values.length), DType.F32, StridedLayout.packed(dims));
-        v.copyFrom(values);
+        TensorElements.of(v).copyFrom(values);
         return v;
     }
 
@@ -405,12 +406,12 @@ class PiecePairsTest {
         for (int i = 0; i < values.length; i++) {
             values[i] = random.nextInt(101) - 50;
         }
-        v.forEachIndex(new java.util.function.Consumer<>() {
+        TensorElements.of(v).forEachIndex(new java.util.function.Consumer<>() {
             int k;
 
             @Override
             public void accept(long[] index) {
-                v.setDouble(values[k++], index);
+                TensorElements.of(v).setDouble(values[k++], index);
             }
         });
         return v;

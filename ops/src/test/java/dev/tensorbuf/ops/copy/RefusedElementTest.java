@@ -12,6 +12,7 @@ import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.internal.Access;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
@@ -33,7 +34,7 @@ class RefusedElementTest {
 
     private TensorView f32(String shape, float... values) {
         TensorView v = TensorView.of(allocator.allocate(4L * values.length), shape);
-        v.copyFrom(values);
+        TensorElements.of(v).copyFrom(values);
         return v;
     }
 
@@ -56,7 +57,7 @@ class RefusedElementTest {
 
         // Between integers: the setter's own range check refuses, and is named alike.
         TensorView ints = TensorView.of(allocator.allocate(16), "s32[4]{0}");
-        ints.copyFrom(new long[] {1, 2, -7, 3});
+        TensorElements.of(ints).copyFrom(new long[] {1, 2, -7, 3});
         e = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(ints, of("u8[4]{0}", 4)));
         assertEquals("value -7 at index [2] of s32[4]{0} strides [1] out of range [0, 255] for u8", e.getMessage());
     }
@@ -106,7 +107,7 @@ class RefusedElementTest {
         // The u8 destination shares the f32 source's bytes: the source goes to a temporary first.
         MemoryBuffer shared = allocator.allocate(16);
         TensorView src = TensorView.of(shared, "f32[4]{0}");
-        src.copyFrom(new float[] {1, 2, 256, 3});
+        TensorElements.of(src).copyFrom(new float[] {1, 2, 256, 3});
         TensorView dst = TensorView.of(shared, "u8[4]{0}");
         var e = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(src, dst));
         assertEquals("value 256.0 at index [2] of f32[4]{0} strides [1] out of range [0, 255] for u8", e.getMessage());

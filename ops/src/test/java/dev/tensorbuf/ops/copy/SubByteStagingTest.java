@@ -9,11 +9,11 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.Buffers;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.internal.ViewAdapter;
 import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -234,19 +234,19 @@ class SubByteStagingTest {
         TensorView all = TensorView.of(b, "s4[8]{0:E(4)}");
         TensorView middle = Ops.slice(all, new long[] {1}, new long[] {6}, new long[] {1}); // slots 1..5
         TensorView src = TensorView.of(allocator.allocate(5), "s8[5]{0}");
-        src.copyFrom(new long[] {-1, 1, -2, 2, 7});
+        TensorElements.of(src).copyFrom(new long[] {-1, 1, -2, 2, 7});
         assertStaged(CopyEngine.defaults().explain(src, middle));
         CopyEngine.defaults().copy(src, middle);
         // slots 0, 6, 7 keep 0xA, 0xA, 0x5; slots 1..5 hold f, 1, e, 2, 7 (first slot lowest)
         assertArrayEquals(new byte[] {(byte) 0xFA, (byte) 0xE1, (byte) 0x72, (byte) 0x5A}, b.segment().toArray(ValueLayout.JAVA_BYTE));
-        assertArrayEquals(new long[] {-1, 1, -2, 2, 7}, middle.toLongArray());
+        assertArrayEquals(new long[] {-1, 1, -2, 2, 7}, TensorElements.of(middle).toLongArray());
     }
 
     @Test
     void aRefusedValueNamesTheSameElementAsBefore() {
         TensorView src = TensorView.of(allocator.allocate(6000), "s8[2,3000]{1,0}");
-        src.setLong(9, 1, 2);
-        src.setLong(-9, 1, 7);
+        TensorElements.of(src).setLong(9, 1, 2);
+        TensorElements.of(src).setLong(-9, 1, 7);
         MemoryBuffer out = allocator.allocate(3000);
         out.segment().fill((byte) 0x33);
         TensorView dst = TensorView.of(out, "s4[2,3000]{1,0:E(4)}");
@@ -277,14 +277,14 @@ class SubByteStagingTest {
         CopyPlan.Explanation e = engine.explain(sparse, four);
         assertEquals(CopyPlan.Explanation.Route.ELEMENTS, e.route(), "a sparse view goes element by element: " + e);
         engine.copy(sparse, four);
-        assertEquals(s4.getLong(n / 4 * 3), four.getLong(3));
+        assertEquals(TensorElements.of(s4).getLong(n / 4 * 3), TensorElements.of(four).getLong(3));
     }
 
     @Test
     void readOnlyPackedDestinationsAreRefusedAsBefore() {
         MemoryBuffer b = allocator.allocate(8);
         TensorView src = TensorView.of(allocator.allocate(16), "s8[16]{0}");
-        TensorView dst = TensorView.of(Buffers.foreign(b.segment().asReadOnly(), MemorySpace.HOST, "test", () -> {
+        TensorView dst = TensorView.of(MemoryBuffer.foreign(b.segment().asReadOnly(), MemorySpace.HOST, "test", () -> {
         }), "s4[16]{0:E(4)}");
         IllegalArgumentException before = assertThrows(IllegalArgumentException.class,
                 () -> ViewAdapter.copyElements(src, dst));

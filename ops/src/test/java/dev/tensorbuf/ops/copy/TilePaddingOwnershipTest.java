@@ -9,6 +9,7 @@ import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
 import org.junit.jupiter.api.AfterEach;
@@ -38,12 +39,12 @@ class TilePaddingOwnershipTest {
             long cols = shape.dims().get(1);
             MemoryBuffer buffer = allocator.allocate(shape.physicalByteSize());
             TensorView whole = TensorView.of(buffer, shape);
-            whole.forEachIndex(i -> whole.setDouble((i[0] * 31 + i[1]) % 251 + 2, i)); // exact in bf16
+            TensorElements.of(whole).forEachIndex(i -> TensorElements.of(whole).setDouble((i[0] * 31 + i[1]) % 251 + 2, i)); // exact in bf16
             TensorView top = Ops.slice(whole, new long[] {0, 0}, new long[] {rows, cols}, new long[] {1, 1});
             TensorView ones = TensorView.of(allocator.allocate(rows * cols * 4), "f32[" + rows + "," + cols + "]");
-            ones.forEachIndex(i -> ones.setDouble(1, i));
+            TensorElements.of(ones).forEachIndex(i -> TensorElements.of(ones).setDouble(1, i));
             engine.copy(ones, top);
-            whole.forEachIndex(i -> assertEquals(i[0] < rows ? 1.0 : (i[0] * 31 + i[1]) % 251 + 2, whole.getDouble(i), 0.0,
+            TensorElements.of(whole).forEachIndex(i -> assertEquals(i[0] < rows ? 1.0 : (i[0] * 31 + i[1]) % 251 + 2, TensorElements.of(whole).getDouble(i), 0.0,
                     c[0] + " rows [0, " + rows + ") written, element " + i[0] + "," + i[1]));
             assertFalse(((ViewMap.Single) top.map()).wholeLayout(), c[0]);
         }
@@ -60,7 +61,7 @@ class TilePaddingOwnershipTest {
                     : Ops.transpose(Ops.transpose(whole, 1, 0), 1, 0);
             assertTrue(((ViewMap.Single) view.map()).wholeLayout(), "slice " + slice);
             TensorView src = TensorView.of(allocator.allocate(15 * 4), "f32[3,5]");
-            src.forEachIndex(i -> src.setDouble(i[0] * 5 + i[1] + 1, i));
+            TensorElements.of(src).forEachIndex(i -> TensorElements.of(src).setDouble(i[0] * 5 + i[1] + 1, i));
             engine.copy(src, view);
             int zeros = 0;
             for (long slot = 0; slot < shape.physicalByteSize() / 4; slot++) {

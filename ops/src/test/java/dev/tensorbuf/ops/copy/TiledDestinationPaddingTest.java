@@ -5,9 +5,10 @@ import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.MapForm;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import org.junit.jupiter.api.Test;
 
@@ -81,7 +82,7 @@ class TiledDestinationPaddingTest {
         for (int i = 0; i < values.length; i++) {
             values[i] = i % 8; // whole and within s4's and u8's ranges, so every type holds them
         }
-        src.copyFrom(values);
+        TensorElements.of(src).copyFrom(values);
         byte[] direct = null;
         for (var way : ways(shape.rank()).entrySet()) {
             String what = shape + " " + way.getKey() + " (parallelism " + engine.parallelism() + ", vector "
@@ -95,7 +96,7 @@ class TiledDestinationPaddingTest {
                     what + ": a whole tiled layout, from its map");
             engine.copy(from, dst);
             // Brute force: each element where the view's own map puts it, read back through it.
-            from.forEachIndex(i -> assertEquals(from.getDouble(i), dst.getDouble(i), 0.0,
+            TensorElements.of(from).forEachIndex(i -> assertEquals(TensorElements.of(from).getDouble(i), TensorElements.of(dst).getDouble(i), 0.0,
                     () -> what + ": element " + Arrays.toString(i)));
             byte[] memory = base.buffer().segment().toArray(ValueLayout.JAVA_BYTE);
             if (direct == null) {

@@ -12,9 +12,10 @@ import dev.tensorbuf.ops.copy.internal.Step;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.MapForm;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.XlaLayout;
@@ -81,14 +82,14 @@ class TiledMapPlansTest {
                         + ": no whole layout in " + tiled)).dims(), what);
                 CopyPlan.Explanation in = engine.explain(values, dst);
                 engine.copy(values, dst);
-                values.forEachIndex(i -> assertEquals(values.getDouble(i), dst.getDouble(i), 0.0,
+                TensorElements.of(values).forEachIndex(i -> assertEquals(TensorElements.of(values).getDouble(i), TensorElements.of(dst).getDouble(i), 0.0,
                         () -> what + ": element " + Arrays.toString(i)));
                 checkPaddingZero(permuted, buffer, what);
                 TensorView back = TensorView.strided(allocator.allocate(4 * values.elementCount()), DType.F32,
                         StridedLayout.packed(Extents.toArray(permuted.dims())));
                 CopyPlan.Explanation out = engine.explain(dst, back);
                 engine.copy(dst, back);
-                values.forEachIndex(i -> assertEquals(values.getDouble(i), back.getDouble(i), 0.0,
+                TensorElements.of(values).forEachIndex(i -> assertEquals(TensorElements.of(values).getDouble(i), TensorElements.of(back).getDouble(i), 0.0,
                         () -> what + ": read back " + Arrays.toString(i)));
                 String hex = HexFormat.of().formatHex(buffer.segment().toArray(ValueLayout.JAVA_BYTE));
                 if (form == null) {
@@ -147,7 +148,7 @@ class TiledMapPlansTest {
                         for (int i = 0; i < at.length; i++) {
                             at[i] = index.get().get(i) - start[i];
                         }
-                        assertEquals(values.getDouble(at), slice.getDouble(at), 0.0, what + ": element " + index.get());
+                        assertEquals(TensorElements.of(values).getDouble(at), TensorElements.of(slice).getDouble(at), 0.0, what + ": element " + index.get());
                     } else {
                         for (long b = slot * width; b < (slot + 1) * width; b++) {
                             assertEquals((byte) 0x77, memory[(int) b], what + ": slot " + slot + " " + index
@@ -183,7 +184,7 @@ class TiledMapPlansTest {
         for (int i = 0; i < values.length; i++) {
             values[i] = 1 + i % 100;
         }
-        v.copyFrom(values);
+        TensorElements.of(v).copyFrom(values);
         return v;
     }
 

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tensorbuf.ops.copy.internal.Access;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
-import dev.tensorbuf.views.TensorFormat;
+import dev.tensorbuf.views.StridedLayout.TensorFormat;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;

@@ -11,10 +11,11 @@ import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.internal.Access;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.MapForm;
 import dev.tensorbuf.views.StridedLayout;
-import dev.tensorbuf.views.TensorFormat;
+import dev.tensorbuf.views.StridedLayout.TensorFormat;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaShape;
 import java.util.List;
@@ -37,13 +38,13 @@ class ViewCopyTest {
         for (int i = 0; i < values.length; i++) {
             values[i] = i * 0.5f - 3;
         }
-        v.copyFrom(values);
+        TensorElements.of(v).copyFrom(values);
         return v;
     }
 
     private static void assertSameElements(TensorView expected, TensorView actual) {
         assertEquals(expected.dims(), actual.dims());
-        expected.forEachIndex(i -> assertEquals(expected.getDouble(i), actual.getDouble(i), 0.0,
+        TensorElements.of(expected).forEachIndex(i -> assertEquals(TensorElements.of(expected).getDouble(i), TensorElements.of(actual).getDouble(i), 0.0,
                 () -> "element " + java.util.Arrays.toString(i)));
     }
 
@@ -63,13 +64,13 @@ class ViewCopyTest {
             engine.copy(reshaped, dst);
             // Transpose then reshape: element (r, c) of dst is element k = 4r + c of src.T in C order.
             for (int k = 0; k < 12; k++) {
-                assertEquals((k % 3 * 4 + k / 3) * 0.5f - 3, dst.getFloat(k / 4, k % 4), "element " + k);
+                assertEquals((k % 3 * 4 + k / 3) * 0.5f - 3, TensorElements.of(dst).getFloat(k / 4, k % 4), "element " + k);
             }
             TensorView other = Ops.reshape(Ops.transpose(src, 1, 0), 2, 6); // a different map each other round
             TensorView dst2 = TensorView.of(allocator.allocate(48), "f32[2,6]{1,0}");
             engine.copy(other, dst2);
             for (int k = 0; k < 12; k++) {
-                assertEquals((k % 3 * 4 + k / 3) * 0.5f - 3, dst2.getFloat(k / 6, k % 6), "element " + k);
+                assertEquals((k % 3 * 4 + k / 3) * 0.5f - 3, TensorElements.of(dst2).getFloat(k / 6, k % 6), "element " + k);
             }
         }
     }
@@ -79,7 +80,7 @@ class ViewCopyTest {
         TensorView nchw = iota("f32[1,3,4,4]{3,2,1,0}");
         TensorView nhwc = TensorView.of(allocator.allocate(4 * 48), "f32[1,4,4,3]{3,2,1,0}");
         engine.copy(Ops.transpose(nchw, 0, 2, 3, 1), nhwc);
-        assertEquals(nchw.getFloat(0, 2, 1, 3), nhwc.getFloat(0, 1, 3, 2));
+        assertEquals(TensorElements.of(nchw).getFloat(0, 2, 1, 3), TensorElements.of(nhwc).getFloat(0, 1, 3, 2));
         assertSameElements(Ops.transpose(nchw, 0, 2, 3, 1), nhwc);
     }
 
@@ -89,7 +90,7 @@ class ViewCopyTest {
         TensorView tiled = engine.materialize(src, (ArrayShape) XlaShape.parse("f32[3,5]{1,0:T(2,2)}"), allocator);
         assertSameElements(src, tiled);
         // Figure 1: element [2,4] sits at slot 20 of the 24-slot buffer; slot 9 is padding.
-        assertEquals(src.getFloat(2, 4), tiled.buffer().segment().getAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT, 20));
+        assertEquals(TensorElements.of(src).getFloat(2, 4), tiled.buffer().segment().getAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT, 20));
         assertEquals(0f, tiled.buffer().segment().getAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT, 9));
     }
 
@@ -114,7 +115,7 @@ class ViewCopyTest {
             for (int i = 0; i < values.length; i++) {
                 values[i] = i % 13 - 6; // whole and within s4's range, so every type holds them
             }
-            src.copyFrom(values);
+            TensorElements.of(src).copyFrom(values);
             long bytes = Math.max(shape.physicalByteSize(), shape.arraySize());
             TensorView dst = TensorView.of(allocator.allocate(bytes), shape);
             dst.buffer().segment().fill((byte) 0x77);
@@ -144,7 +145,7 @@ class ViewCopyTest {
 
     private TensorView values(String shape, float... values) {
         TensorView v = TensorView.of(allocator.allocate(4L * values.length), shape);
-        v.copyFrom(values);
+        TensorElements.of(v).copyFrom(values);
         return v;
     }
 
@@ -153,23 +154,23 @@ class ViewCopyTest {
     void viewsOfOneBufferCopyAsNumPyDoes() {
         TensorView v = values("f32[6]", 0, 1, 2, 3, 4, 5);
         engine.copy(Ops.reverse(v, 0), v);
-        assertArrayEquals(new float[] {5, 4, 3, 2, 1, 0}, v.toFloatArray());
+        assertArrayEquals(new float[] {5, 4, 3, 2, 1, 0}, TensorElements.of(v).toFloatArray());
         engine.copy(Ops.slice(v, new long[] {0}, new long[] {5}, new long[] {1}),
                 Ops.slice(v, new long[] {1}, new long[] {6}, new long[] {1}));
-        assertArrayEquals(new float[] {5, 5, 4, 3, 2, 1}, v.toFloatArray());
+        assertArrayEquals(new float[] {5, 5, 4, 3, 2, 1}, TensorElements.of(v).toFloatArray());
         TensorView image = values("f32[4,3]", 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
         engine.copy(Ops.slice(image, new long[] {0, 0}, new long[] {2, 3}, new long[] {1, 1}),
                 Ops.slice(image, new long[] {2, 0}, new long[] {4, 3}, new long[] {1, 1}));
-        assertArrayEquals(new float[] {0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5}, image.toFloatArray());
+        assertArrayEquals(new float[] {0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5}, TensorElements.of(image).toFloatArray());
         // Even elements into odd ones: interleaved, so through the temporary; a concatenation too.
         TensorView eight = values("f32[8]", 0, 1, 2, 3, 4, 5, 6, 7);
         engine.copy(Ops.slice(eight, new long[] {0}, new long[] {8}, new long[] {2}),
                 Ops.slice(eight, new long[] {1}, new long[] {8}, new long[] {2}));
-        assertArrayEquals(new float[] {0, 0, 2, 2, 4, 4, 6, 6}, eight.toFloatArray());
+        assertArrayEquals(new float[] {0, 0, 2, 2, 4, 4, 6, 6}, TensorElements.of(eight).toFloatArray());
         engine.copy(Ops.slice(eight, new long[] {0}, new long[] {4}, new long[] {1}), Ops.concatenate(0, List.of(
                 Ops.slice(eight, new long[] {4}, new long[] {6}, new long[] {1}),
                 Ops.slice(eight, new long[] {6}, new long[] {8}, new long[] {1}))));
-        assertArrayEquals(new float[] {0, 0, 2, 2, 0, 0, 2, 2}, eight.toFloatArray());
+        assertArrayEquals(new float[] {0, 0, 2, 2, 0, 0, 2, 2}, TensorElements.of(eight).toFloatArray());
     }
 
     @Test
@@ -185,7 +186,7 @@ class ViewCopyTest {
         TensorView folded = row.remap(dev.tensorbuf.views.indexing.IndexingMap.parse("(d0) -> (d0 mod 3), domain: d0 in [0, 5]"), 6);
         e = assertThrows(IllegalArgumentException.class, () -> engine.copy(six, folded));
         assertTrue(e.getMessage().contains("writes index [0] and index [3] to one slot"), e.getMessage());
-        assertArrayEquals(new float[] {1, 2, 3}, row.toFloatArray(), "refused before anything is written");
+        assertArrayEquals(new float[] {1, 2, 3}, TensorElements.of(row).toFloatArray(), "refused before anything is written");
         // Strides that do not nest, at the Access level.
         Access rows = Access.strided(allocator.allocate(16).segment(), DType.F32,
                 StridedLayout.of(new long[] {3, 2}, new long[] {1, 1}));
@@ -197,7 +198,7 @@ class ViewCopyTest {
         TensorView both = values("f32[6]", 0, 0, 0, 0, 0, 0);
         engine.copy(six, Ops.concatenate(0, List.of(Ops.slice(both, new long[] {3}, new long[] {6}, new long[] {1}),
                 Ops.slice(both, new long[] {0}, new long[] {3}, new long[] {1}))));
-        assertArrayEquals(new float[] {4, 5, 6, 1, 2, 3}, both.toFloatArray());
+        assertArrayEquals(new float[] {4, 5, 6, 1, 2, 3}, TensorElements.of(both).toFloatArray());
     }
 
     /** A mapped side is checked when planning, as strided ones are: nothing is written, and the error names the index. */
@@ -224,7 +225,7 @@ class ViewCopyTest {
         for (int i = 0; i < bytes.length; i++) {
             bytes[i] = (i * 37) % 256;
         }
-        pixels.copyFrom(bytes);
+        TensorElements.of(pixels).copyFrom(bytes);
         List<Float> scale = List.of(0.5f, 2f, -1f);
         List<Float> bias = List.of(1f, 0f, 3f);
         ChannelAffine affine = new ChannelAffine(1, scale, bias);
@@ -241,12 +242,12 @@ class ViewCopyTest {
         TensorView fromPieces = TensorView.of(allocator.allocate(96), "f32[1,3,2,4]{3,2,1,0}");
         engine.copy(joined, fromPieces, affine);
         engine.copy(joined, intoPieces, affine);
-        nchw.forEachIndex(i -> {
+        TensorElements.of(nchw).forEachIndex(i -> {
             int c = (int) i[1];
-            float expected = Math.fma((float) nchw.getLong(i), scale.get(c), bias.get(c));
-            assertEquals(expected, planned.getFloat(i), () -> "element " + java.util.Arrays.toString(i));
-            assertEquals(expected, fromPieces.getFloat(i));
-            assertEquals(expected, halves.getFloat(i));
+            float expected = Math.fma((float) TensorElements.of(nchw).getLong(i), scale.get(c), bias.get(c));
+            assertEquals(expected, TensorElements.of(planned).getFloat(i), () -> "element " + java.util.Arrays.toString(i));
+            assertEquals(expected, TensorElements.of(fromPieces).getFloat(i));
+            assertEquals(expected, TensorElements.of(halves).getFloat(i));
         });
         assertEquals(ArrayShape.parse("f32[1,3,2,4]{3,2,1,0}"), planned.shape());
         assertEquals(2048, ArrayShape.parse("bf16[8,128]{1,0:T(8,128)(2,1)}").arraySize()); // ArrayShape.parse's example
@@ -264,12 +265,12 @@ class ViewCopyTest {
     void aBufferClosedDuringACopyKeepsItsMemoryUntilTheCopyEnds() throws Exception {
         int n = 16 << 20;
         try (java.lang.foreign.Arena memory = java.lang.foreign.Arena.ofShared()) {
-            TensorView src = TensorView.of(dev.tensorbuf.memory.Buffers.foreign(memory.allocate(4L * n, 64),
+            TensorView src = TensorView.of(dev.tensorbuf.memory.MemoryBuffer.foreign(memory.allocate(4L * n, 64),
                     dev.tensorbuf.memory.MemorySpace.HOST, "source", () -> { }), "f32[" + n + "]");
             var bytes = memory.allocate(4L * n, 64);
             bytes.fill((byte) 0x7f);
             long[] writtenAtDelete = {-1};
-            dev.tensorbuf.memory.MemoryBuffer out = dev.tensorbuf.memory.Buffers.foreign(bytes, dev.tensorbuf.memory.MemorySpace.HOST,
+            dev.tensorbuf.memory.MemoryBuffer out = dev.tensorbuf.memory.MemoryBuffer.foreign(bytes, dev.tensorbuf.memory.MemorySpace.HOST,
                     "test", () -> {
                         // The last element of each thread's half first: a count alone could trail the writers.
                         boolean ends = bytes.getAtIndex(java.lang.foreign.ValueLayout.JAVA_INT, n - 1) == 0
@@ -301,7 +302,7 @@ class ViewCopyTest {
     void aCopyWhoseAllocatorClosesNamesTheSide() throws Exception {
         int n = 16 << 20;
         try (java.lang.foreign.Arena memory = java.lang.foreign.Arena.ofShared()) {
-            TensorView src = TensorView.of(dev.tensorbuf.memory.Buffers.foreign(memory.allocate(4L * n, 64),
+            TensorView src = TensorView.of(dev.tensorbuf.memory.MemoryBuffer.foreign(memory.allocate(4L * n, 64),
                     dev.tensorbuf.memory.MemorySpace.HOST, "source", () -> { }), "f32[" + n + "]");
             List<String> missed = new java.util.ArrayList<>();
             for (int trial = 0; trial < 20; trial++) {
@@ -379,8 +380,8 @@ class ViewCopyTest {
         TensorView padded = Ops.pad(joined, new long[] {1, 0}, new long[] {0, 2}, new long[] {0, 0}, 7.0);
         TensorView out = engine.materialize(padded, DType.F32, StridedLayout.packed(4, 5), allocator);
         assertSameElements(padded, out);
-        assertEquals(7.0f, out.getFloat(0, 0));
-        assertEquals(b.getFloat(0, 2), out.getFloat(3, 2));
+        assertEquals(7.0f, TensorElements.of(out).getFloat(0, 0));
+        assertEquals(TensorElements.of(b).getFloat(0, 2), TensorElements.of(out).getFloat(3, 2));
     }
 
     @Test
@@ -392,17 +393,17 @@ class ViewCopyTest {
         engine.copy(f, planned);
         engine.copy(TensorView.concatenated(0, List.of(f)), elements);
         assertSameElements(planned, elements);
-        assertEquals(-2, elements.getLong(0, 1), "toward zero, as XLA's convert");
+        assertEquals(-2, TensorElements.of(elements).getLong(0, 1), "toward zero, as XLA's convert");
         TensorView pred = TensorView.of(allocator.allocate(6), "pred[2,3]{1,0}");
         engine.copy(TensorView.concatenated(0, List.of(f)), pred);
-        assertEquals(1, pred.getLong(1, 2));
+        assertEquals(1, TensorElements.of(pred).getLong(1, 2));
         // In place, element by element, would read what it already wrote: it goes through a temporary.
         TensorView m = iota("f32[3,3]{1,0}");
-        float[] before = m.toFloatArray();
+        float[] before = TensorElements.of(m).toFloatArray();
         engine.copy(TensorView.concatenated(0, List.of(Ops.transpose(m, 1, 0))), m);
         for (int i = 0; i < 3; i++) {
             for (int j = 0; j < 3; j++) {
-                assertEquals(before[3 * j + i], m.getFloat(i, j));
+                assertEquals(before[3 * j + i], TensorElements.of(m).getFloat(i, j));
             }
         }
         IllegalArgumentException e;
@@ -459,7 +460,7 @@ class ViewCopyTest {
                 Ops.pad(v, new long[] {0}, new long[] {2}, new long[] {0}, 0.0)));
         assertTrue(pad.getMessage().startsWith("index [4] of "), pad.getMessage());
         assertTrue(pad.getMessage().endsWith(" is padding: it reads the fill value and cannot be written"), pad.getMessage());
-        assertArrayEquals(new float[4], v.toFloatArray(), "the unpadded part is as it was");
+        assertArrayEquals(new float[4], TensorElements.of(v).toFloatArray(), "the unpadded part is as it was");
 
         TensorView first = TensorView.of(allocator.allocate(16), "f32[4]{0}");
         TensorView readOnly = TensorView.of(allocator.allocate(16).asReadOnly(), "f32[4]{0}");
@@ -468,7 +469,7 @@ class ViewCopyTest {
         assertTrue(ro.getMessage().startsWith("cannot write index [4] of "), ro.getMessage());
         assertTrue(ro.getMessage().endsWith(": its memory is read-only (a read-only buffer, a mapped file or a constant)"),
                 ro.getMessage());
-        assertArrayEquals(new float[4], first.toFloatArray(), "the writable piece is as it was");
+        assertArrayEquals(new float[4], TensorElements.of(first).toFloatArray(), "the writable piece is as it was");
     }
 
     /**
@@ -503,7 +504,7 @@ class ViewCopyTest {
     void aFailedMaterializeFreesItsBuffer() {
         dev.tensorbuf.memory.PooledAllocator pool = dev.tensorbuf.memory.PooledAllocator.builder().name("t").build();
         TensorView src = iota("f32[2,2]{1,0}");
-        src.setFloat(Float.NaN, 1, 1);
+        TensorElements.of(src).setFloat(Float.NaN, 1, 1);
         assertThrows(IllegalArgumentException.class,
                 () -> engine.materialize(src, DType.S32, StridedLayout.packed(2, 2), pool));
         assertEquals(0, pool.stats().liveBytes(), pool.stats().toString());

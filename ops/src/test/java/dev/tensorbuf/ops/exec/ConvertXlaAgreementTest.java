@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.tensorbuf.memory.Buffers;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.peers.PeerScripts;
 import dev.tensorbuf.views.DType;
@@ -75,7 +75,7 @@ class ConvertXlaAgreementTest {
             DType from = DType.fromXlaName(pair[0]);
             DType to = DType.fromXlaName(pair[1]);
             MemorySegment src = PeerScripts.read(dir.resolve("src_" + pair[0] + ".bin"), arena);
-            TensorView p0 = TensorView.strided(Buffers.foreign(src, MemorySpace.HOST, "src", () -> { }), from,
+            TensorView p0 = TensorView.strided(MemoryBuffer.foreign(src, MemorySpace.HOST, "src", () -> { }), from,
                     StridedLayout.packed(src.byteSize() / from.byteWidth()));
             try (Execution x = HloExecutor.execute(Files.readString(hlo), Map.of("p0", p0))) {
                 ElementAccess in = ElementAccess.of(from);

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.exec.internal.ExecutedInstruction;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,13 +39,13 @@ class HloExecutorTest {
         for (int i = 0; i < values.length; i++) {
             values[i] = i;
         }
-        v.copyFrom(values);
+        TensorElements.of(v).copyFrom(values);
         return v;
     }
 
     TensorView s32(String shape, long... values) {
         TensorView v = TensorView.of(arena.allocate(4096), shape);
-        v.copyFrom(values);
+        TensorElements.of(v).copyFrom(values);
         return v;
     }
 
@@ -54,13 +55,13 @@ class HloExecutorTest {
 
     static float[] floats(String text, Map<String, TensorView> args) {
         try (Execution x = HloExecutor.execute(text, args)) {
-            return x.rowMajor().toFloatArray();
+            return TensorElements.of(x.rowMajor()).toFloatArray();
         }
     }
 
     static long[] longs(String text, Map<String, TensorView> args) {
         try (Execution x = HloExecutor.execute(text, args)) {
-            return x.rowMajor().toLongArray();
+            return TensorElements.of(x.rowMajor()).toLongArray();
         }
     }
 
@@ -71,7 +72,7 @@ class HloExecutorTest {
                 "t = f32[3,2]{1,0} transpose(p0), dimensions={1,0}",
                 "ROOT r = f32[3,2]{1,0} reverse(t), dimensions={0}");
         try (Execution x = HloExecutor.execute(text, Map.of("0", iotaF32("f32[2,3]{1,0}")))) {
-            assertArrayEquals(new float[] {2, 5, 1, 4, 0, 3}, x.rowMajor().toFloatArray());
+            assertArrayEquals(new float[] {2, 5, 1, 4, 0, 3}, TensorElements.of(x.rowMajor()).toFloatArray());
             assertEquals(List.of("parameter", "view", "view"), x.steps().stream().map(s -> s.kind().jsonName()).toList());
             assertEquals("sizes [3, 2] strides [-1, 3] offset 2",
                     x.steps().get(2).form().map().toString().isEmpty() ? "" : stridedText(x.steps().get(2)));
@@ -98,7 +99,7 @@ class HloExecutorTest {
                 }
                 """;
         try (Execution x = HloExecutor.execute(text, Map.of("0", iotaF32("f32[3,4]{1,0}")))) {
-            assertArrayEquals(new float[] {3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10}, x.rowMajor().toFloatArray());
+            assertArrayEquals(new float[] {3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10}, TensorElements.of(x.rowMajor()).toFloatArray());
             assertEquals(List.of("parameter", "view"), x.steps().stream().map(s -> s.kind().jsonName()).toList());
         }
     }
@@ -129,7 +130,7 @@ class HloExecutorTest {
                 }
                 """;
         try (Execution x = HloExecutor.execute(text, Map.of("0", iotaF32("f32[3,4]{1,0}"), "1", iotaF32("f32[]")))) {
-            assertArrayEquals(new float[] {3, 7, 11, 2, 6, 10, 1, 5, 9, 0, 4, 8}, x.rowMajor().toFloatArray());
+            assertArrayEquals(new float[] {3, 7, 11, 2, 6, 10, 1, 5, 9, 0, 4, 8}, TensorElements.of(x.rowMajor()).toFloatArray());
             assertEquals(List.of("parameter", "parameter", "copy"), x.steps().stream().map(s -> s.kind().jsonName()).toList());
             assertTrue(x.rootCopied(), "a reversed view of the fusion's copy is not memory in the ROOT's layout");
         }
@@ -148,8 +149,8 @@ class HloExecutorTest {
             assertTrue(x.isTuple());
             assertEquals(2, x.outputCount());
             assertEquals("f32[4,3]{0,1}", x.resultShape(0).toString());
-            assertArrayEquals(new float[] {0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11}, x.rowMajor(0).toFloatArray());
-            assertArrayEquals(new float[] {0, 1, 2, 3}, x.rowMajor(1).toFloatArray());
+            assertArrayEquals(new float[] {0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11}, TensorElements.of(x.rowMajor(0)).toFloatArray());
+            assertArrayEquals(new float[] {0, 1, 2, 3}, TensorElements.of(x.rowMajor(1)).toFloatArray());
             assertEquals(List.of("parameter", "view", "view", "view"), x.steps().stream().map(s -> s.kind().jsonName()).toList());
             IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, x::result);
             assertEquals("the ROOT is a tuple of 2 arrays: ask for result(k), resultShape(k) or rowMajor(k), k in [0, 2)",
@@ -198,7 +199,7 @@ class HloExecutorTest {
                 "ROOT c = f32[4]{0} concatenate(b, a), dimensions={0}");
         TensorView a = iotaF32("f32[2]{0}");
         TensorView b = iotaF32("f32[2]{0}");
-        b.copyFrom(new float[] {7, 8});
+        TensorElements.of(b).copyFrom(new float[] {7, 8});
         assertArrayEquals(new float[] {7, 8, 0, 1}, floats(text, Map.of("%a", a, "1", b)));
         assertArrayEquals(new float[] {7, 8, 0, 1}, floats(text, Map.of("0", a, "b", b)));
     }
@@ -208,7 +209,7 @@ class HloExecutorTest {
         String text = module("p0 = f32[3]{0} parameter(0)",
                 "ROOT b = f32[2,3]{1,0} broadcast(p0), dimensions={1}");
         try (Execution x = HloExecutor.execute(text, Map.of("p0", iotaF32("f32[3]{0}")))) {
-            assertArrayEquals(new float[] {0, 1, 2, 0, 1, 2}, x.rowMajor().toFloatArray());
+            assertArrayEquals(new float[] {0, 1, 2, 0, 1, 2}, TensorElements.of(x.rowMajor()).toFloatArray());
             assertEquals("sizes [2, 3] strides [0, 1]", stridedText(x.steps().get(1)));
         }
     }
@@ -227,7 +228,7 @@ class HloExecutorTest {
                 "t = f32[3,2]{1,0} transpose(p0), dimensions={1,0}",
                 "ROOT r = f32[6]{0} reshape(t)");
         try (Execution x = HloExecutor.execute(text, Map.of("p0", iotaF32("f32[2,3]{1,0}")))) {
-            assertArrayEquals(new float[] {0, 3, 1, 4, 2, 5}, x.rowMajor().toFloatArray());
+            assertArrayEquals(new float[] {0, 3, 1, 4, 2, 5}, TensorElements.of(x.rowMajor()).toFloatArray());
             assertEquals("tiled", x.steps().get(2).formName());
         }
     }
@@ -239,7 +240,7 @@ class HloExecutorTest {
                 "c = f32[2,3]{0,1} copy(p0)",
                 "ROOT b = f32[3,2]{1,0} bitcast(c)");
         try (Execution x = HloExecutor.execute(text, Map.of("p0", iotaF32("f32[2,3]{1,0}")))) {
-            assertArrayEquals(new float[] {0, 3, 1, 4, 2, 5}, x.rowMajor().toFloatArray());
+            assertArrayEquals(new float[] {0, 3, 1, 4, 2, 5}, TensorElements.of(x.rowMajor()).toFloatArray());
             assertEquals(List.of("parameter", "copy", "view"), x.steps().stream().map(s -> s.kind().jsonName()).toList());
             assertEquals("strided", x.steps().get(1).formName());
         }
@@ -264,7 +265,7 @@ class HloExecutorTest {
         String fromCopy = module("p0 = f32[4,4]{1,0} parameter(0)", "c = f32[4,4]{1,0:T(2,2)} copy(p0)",
                 "ROOT b = f32[16]{0} bitcast(c)");
         try (Execution x = HloExecutor.execute(fromCopy, Map.of("p0", iotaF32("f32[4,4]{1,0}")))) {
-            assertArrayEquals(tiled, x.rowMajor().toFloatArray());
+            assertArrayEquals(tiled, TensorElements.of(x.rowMajor()).toFloatArray());
             assertEquals(List.of("parameter", "copy", "view"), x.steps().stream().map(s -> s.kind().jsonName()).toList());
         }
         // And back: slot k of the tiled f32[4,4] holds k, so (i, j) reads its own slot.
@@ -298,13 +299,13 @@ class HloExecutorTest {
         try (Execution x = HloExecutor.execute(text, Map.of("p0", iotaF32("f32[2,3]{1,0}")))) {
             assertTrue(x.rootCopied());
             assertEquals(0, x.copiesOf(0), "nothing is copied before it is asked for");
-            assertArrayEquals(new float[] {2, 5, 1, 4, 0, 3}, x.rowMajor().toFloatArray());
+            assertArrayEquals(new float[] {2, 5, 1, 4, 0, 3}, TensorElements.of(x.rowMajor()).toFloatArray());
             assertEquals(1, x.copiesOf(0), "C order, straight from the view");
             assertSame(x.rowMajor(), x.rowMajor());
             assertEquals(1, x.copiesOf(0));
             // The ROOT's own layout, asked for too, is a copy of its own.
             assertEquals("sizes [3, 2] strides [1, 3]", x.result().stridedLayout().orElseThrow().toString());
-            assertArrayEquals(new float[] {2, 5, 1, 4, 0, 3}, x.result().toFloatArray());
+            assertArrayEquals(new float[] {2, 5, 1, 4, 0, 3}, TensorElements.of(x.result()).toFloatArray());
             assertEquals(2, x.copiesOf(0));
         }
         // A ROOT laid out in C order: one copy serves both.
@@ -317,7 +318,7 @@ class HloExecutorTest {
         try (Execution x = HloExecutor.execute(module("p0 = f32[2,3]{1,0} parameter(0)", "ROOT c = f32[2,3]{0,1} copy(p0)"),
                 Map.of("p0", iotaF32("f32[2,3]{1,0}")))) {
             assertFalse(x.rootCopied());
-            assertArrayEquals(new float[] {0, 1, 2, 3, 4, 5}, x.rowMajor().toFloatArray());
+            assertArrayEquals(new float[] {0, 1, 2, 3, 4, 5}, TensorElements.of(x.rowMajor()).toFloatArray());
             assertEquals(1, x.copiesOf(0));
             x.result();
             assertEquals(1, x.copiesOf(0), "the copy instruction's memory is the result");
@@ -331,7 +332,7 @@ class HloExecutorTest {
             assertEquals("f32[2,3]{0,1}", x.resultShape().toString());
             assertFalse(x.rootCopied());
             assertEquals("sizes [2, 3] strides [1, 2]", x.result().stridedLayout().orElseThrow().toString());
-            assertArrayEquals(new float[] {0, 1, 2, 3, 4, 5}, x.rowMajor().toFloatArray());
+            assertArrayEquals(new float[] {0, 1, 2, 3, 4, 5}, TensorElements.of(x.rowMajor()).toFloatArray());
         }
     }
 
@@ -351,9 +352,9 @@ class HloExecutorTest {
         String text = module("p0 = f32[2,2]{1,0} parameter(0)", "p1 = f32[2,1]{1,0} parameter(1)",
                 "ROOT c = f32[2,3]{1,0} concatenate(p0, p1), dimensions={1}");
         TensorView p1 = iotaF32("f32[2,1]{1,0}");
-        p1.copyFrom(new float[] {8, 9});
+        TensorElements.of(p1).copyFrom(new float[] {8, 9});
         try (Execution x = HloExecutor.execute(text, Map.of("p0", iotaF32("f32[2,2]{1,0}"), "p1", p1))) {
-            assertArrayEquals(new float[] {0, 1, 8, 2, 3, 9}, x.rowMajor().toFloatArray());
+            assertArrayEquals(new float[] {0, 1, 8, 2, 3, 9}, TensorElements.of(x.rowMajor()).toFloatArray());
             assertEquals("general", x.steps().get(2).formName());
         }
     }
@@ -376,7 +377,7 @@ class HloExecutorTest {
     @Test
     void iotaIsOneRowBroadcast() {
         try (Execution x = HloExecutor.execute(module("ROOT i = s32[2,3]{1,0} iota(), iota_dimension=1"), Map.of())) {
-            assertArrayEquals(new long[] {0, 1, 2, 0, 1, 2}, x.rowMajor().toLongArray());
+            assertArrayEquals(new long[] {0, 1, 2, 0, 1, 2}, TensorElements.of(x.rowMajor()).toLongArray());
             assertEquals(ExecutedInstruction.Kind.CONSTANT, x.steps().getFirst().kind());
             assertEquals("sizes [2, 3] strides [0, 1]", stridedText(x.steps().getFirst()));
         }
@@ -386,7 +387,7 @@ class HloExecutorTest {
     void convertFloatToIntegerTruncatesAndSaturatesLikeXla() {
         String text = module("p0 = f32[6]{0} parameter(0)", "ROOT c = s8[6]{0} convert(p0)");
         TensorView p0 = iotaF32("f32[6]{0}");
-        p0.copyFrom(new float[] {-2.7f, 2.7f, 300.5f, -129.5f, Float.NaN, Float.NEGATIVE_INFINITY});
+        TensorElements.of(p0).copyFrom(new float[] {-2.7f, 2.7f, 300.5f, -129.5f, Float.NaN, Float.NEGATIVE_INFINITY});
         assertArrayEquals(new long[] {-2, 2, 127, -128, 0, -128}, longs(text, Map.of("p0", p0)));
         String unsigned = module("p0 = f32[6]{0} parameter(0)", "ROOT c = u8[6]{0} convert(p0)");
         assertArrayEquals(new long[] {0, 2, 255, 0, 0, 0}, longs(unsigned, Map.of("p0", p0)));
@@ -407,10 +408,10 @@ class HloExecutorTest {
     void convertToBf16RoundsToNearestEvenAndIsACopy() {
         String text = module("p0 = f32[2]{0} parameter(0)", "ROOT c = bf16[2]{0} convert(p0)");
         TensorView p0 = iotaF32("f32[2]{0}");
-        p0.copyFrom(new float[] {1.00390625f, 1.01171875f});   // ties: to 1.0 (even) and to 1.015625 (even)
+        TensorElements.of(p0).copyFrom(new float[] {1.00390625f, 1.01171875f});   // ties: to 1.0 (even) and to 1.015625 (even)
         try (Execution x = HloExecutor.execute(text, Map.of("p0", p0))) {
-            assertEquals(0x3f80, x.result().getBits(0));
-            assertEquals(0x3f82, x.result().getBits(1));
+            assertEquals(0x3f80, TensorElements.of(x.result()).getBits(0));
+            assertEquals(0x3f82, TensorElements.of(x.result()).getBits(1));
             assertEquals(ExecutedInstruction.Kind.COPY, x.steps().get(1).kind());
         }
     }
@@ -438,10 +439,10 @@ class HloExecutorTest {
                 "t = s8[3,2]{1,0} transpose(p0), dimensions={1,0}",
                 "ROOT c = s4[3,2]{1,0} convert(t)");
         TensorView p0 = TensorView.of(arena.allocate(64), "s8[2,3]{1,0}");
-        p0.copyFrom(new long[] {1, 2, 3, -1, -2, -8});
+        TensorElements.of(p0).copyFrom(new long[] {1, 2, 3, -1, -2, -8});
         try (Execution x = HloExecutor.execute(text, Map.of("0", p0))) {
             TensorView packed = x.rowMajor();
-            assertArrayEquals(new long[] {1, -1, 2, -2, 3, -8}, packed.toLongArray());
+            assertArrayEquals(new long[] {1, -1, 2, -2, 3, -8}, TensorElements.of(packed).toLongArray());
             // Two to a byte, first in the low nibble: 1 -1 | 2 -2 | 3 -8.
             assertArrayEquals(new byte[] {(byte) 0xf1, (byte) 0xe2, (byte) 0x83},
                     packed.buffer().segment().asSlice(0, 3).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
@@ -459,15 +460,15 @@ class HloExecutorTest {
                 "ROOT r = c64[2,3]{1,0} pad(t, f), padding=0_0x0_1");
         try (Execution x = HloExecutor.execute(text, Map.of())) {
             TensorView r = x.rowMajor();
-            assertEquals(1.0, r.getReal(0, 0));
-            assertEquals(2.0, r.getImag(0, 0));
-            assertEquals(Double.POSITIVE_INFINITY, r.getReal(0, 1));
-            assertTrue(Double.isNaN(r.getImag(0, 1)));
-            assertEquals(-4.5, r.getImag(1, 0));
-            assertEquals(-0.0, r.getReal(1, 1));
-            assertEquals(Double.doubleToRawLongBits(-0.0), Double.doubleToRawLongBits(r.getImag(1, 1)));
-            assertEquals(1.0, r.getReal(1, 2));
-            assertEquals(2.0, r.getImag(1, 2));
+            assertEquals(1.0, TensorElements.of(r).getReal(0, 0));
+            assertEquals(2.0, TensorElements.of(r).getImag(0, 0));
+            assertEquals(Double.POSITIVE_INFINITY, TensorElements.of(r).getReal(0, 1));
+            assertTrue(Double.isNaN(TensorElements.of(r).getImag(0, 1)));
+            assertEquals(-4.5, TensorElements.of(r).getImag(1, 0));
+            assertEquals(-0.0, TensorElements.of(r).getReal(1, 1));
+            assertEquals(Double.doubleToRawLongBits(-0.0), Double.doubleToRawLongBits(TensorElements.of(r).getImag(1, 1)));
+            assertEquals(1.0, TensorElements.of(r).getReal(1, 2));
+            assertEquals(2.0, TensorElements.of(r).getImag(1, 2));
         }
         // XLA: iota of c64 counts in the real part; c128 -> c64 rounds each part (1e300 -> inf);
         // c128 -> u8 saturates the real part (300.7 -> 255, -5 -> 0); s64 -> c64 rounds once.
@@ -481,17 +482,17 @@ class HloExecutorTest {
                 "un = c64[2]{0} convert(u)",
                 "ROOT r = c64[8]{0} concatenate(n, i, w, un), dimensions={0}");
         TensorView p0 = TensorView.of(arena.allocate(32), "c128[2]{0}");
-        p0.setComplex(1e300, 1.0 / 3, 0);
-        p0.setComplex(-5, 300.7, 1);
+        TensorElements.of(p0).setComplex(1e300, 1.0 / 3, 0);
+        TensorElements.of(p0).setComplex(-5, 300.7, 1);
         try (Execution x = HloExecutor.execute(converts, Map.of("p0", p0))) {
             TensorView r = x.rowMajor();
-            assertEquals(Double.POSITIVE_INFINITY, r.getReal(0));
-            assertEquals((float) (1.0 / 3), (float) r.getImag(0));
-            assertEquals(1.0, r.getReal(3));
-            assertEquals(0.0, r.getImag(3));
-            assertEquals(3.602880131393126e16, r.getReal(4), 0.0); // 2^55 + 2^31 + 1, rounded once
-            assertEquals(255.0, r.getReal(6));
-            assertEquals(0.0, r.getReal(7));
+            assertEquals(Double.POSITIVE_INFINITY, TensorElements.of(r).getReal(0));
+            assertEquals((float) (1.0 / 3), (float) TensorElements.of(r).getImag(0));
+            assertEquals(1.0, TensorElements.of(r).getReal(3));
+            assertEquals(0.0, TensorElements.of(r).getImag(3));
+            assertEquals(3.602880131393126e16, TensorElements.of(r).getReal(4), 0.0); // 2^55 + 2^31 + 1, rounded once
+            assertEquals(255.0, TensorElements.of(r).getReal(6));
+            assertEquals(0.0, TensorElements.of(r).getReal(7));
         }
     }
 
@@ -534,7 +535,7 @@ class HloExecutorTest {
 
     static long bits(String type, String literal) {
         try (Execution x = HloExecutor.execute(module("ROOT c = " + type + "[] constant(" + literal + ")"), Map.of())) {
-            return x.result().getBits();
+            return TensorElements.of(x.result()).getBits();
         }
     }
 
@@ -656,10 +657,10 @@ class HloExecutorTest {
         for (int i = 0; i < iota.length; i++) {
             iota[i] = i;
         }
-        input.copyFrom(iota);
+        TensorElements.of(input).copyFrom(iota);
         String param = head.getFirst().substring(0, head.getFirst().indexOf(' '));
         try (Execution x = HloExecutor.execute(module(body.toArray(String[]::new)), Map.of(param, input))) {
-            assertArrayEquals(expected, x.rowMajor().toFloatArray());
+            assertArrayEquals(expected, TensorElements.of(x.rowMajor()).toFloatArray());
             assertTrue(x.steps().stream().anyMatch(st -> st.kind() == ExecutedInstruction.Kind.COPY), "some view was copied");
         }
     }

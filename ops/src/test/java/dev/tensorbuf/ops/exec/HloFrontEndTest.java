@@ -13,6 +13,7 @@ import dev.tensorbuf.ops.exec.internal.ExecutedInstruction;
 import dev.tensorbuf.ops.exec.internal.Refusals;
 import dev.tensorbuf.ops.exec.internal.UnsupportedOpException;
 import dev.tensorbuf.ops.hlo.HloModule;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.util.List;
 import java.util.Map;
@@ -46,13 +47,13 @@ class HloFrontEndTest {
         for (int i = 0; i < values.length; i++) {
             values[i] = i;
         }
-        v.copyFrom(values);
+        TensorElements.of(v).copyFrom(values);
         return v;
     }
 
     private TensorView scalar(String type, long value) {
         TensorView v = TensorView.of(arena.allocate(8), type + "[]");
-        v.setLong(value);
+        TensorElements.of(v).setLong(value);
         return v;
     }
 
@@ -77,7 +78,7 @@ class HloFrontEndTest {
         long[][] cases = {{-3, 3}, {-1, 4}, {1, 1}, {-9, 0}, {7, 4}};
         for (long[] c : cases) {
             try (Execution x = HloExecutor.execute(TRACED_SLICE, Map.of("0", f32("f32[6,4]{1,0}"), "1", scalar("s32", c[0])))) {
-                float[] r = x.rowMajor().toFloatArray();
+                float[] r = TensorElements.of(x.rowMajor()).toFloatArray();
                 assertEquals(c[1] * 4, r[0], "first element for i = " + c[0]);
                 assertEquals(ExecutedInstruction.Kind.FOLDED, step(x, "select_n.1").kind());
                 assertEquals(ExecutedInstruction.Kind.FOLDED, step(x, "lt.1").kind());
@@ -118,7 +119,7 @@ class HloFrontEndTest {
                         + " u32[], u8[], pred[]) tuple(sel, wrap, m, s, c, mx, mn, ult, sb, slt, n, x, w, ub, u8, o)");
         Map<String, TensorView> args = Map.of("0", scalar("s32", -7), "1", scalar("u32", 0xfffffffeL));
         try (Execution x = HloExecutor.execute(text, args)) {
-            assertEquals(-5, x.rowMajor(0).getLong()); // x is true: b is 4294967294 unsigned but -2 signed
+            assertEquals(-5, TensorElements.of(x.rowMajor(0)).getLong()); // x is true: b is 4294967294 unsigned but -2 signed
             Map<String, String> expected = Map.ofEntries(Map.entry("wrap", "-2147483648"), Map.entry("m", "1"),
                     Map.entry("s", "2147483642"), Map.entry("c", "-5"), Map.entry("mx", "-5"), Map.entry("mn", "-7"),
                     Map.entry("ult", "true"), Map.entry("sb", "-2"), Map.entry("slt", "false"), Map.entry("n", "true"),
@@ -161,7 +162,7 @@ class HloFrontEndTest {
                     for (int t = 0; t < 8; t++) {
                         for (int c = 0; c < 4; c++) {
                             float want = t == 0 || t == row ? b * 4 + c : b * 32 + t * 4 + c;
-                            assertEquals(want, r.getFloat(b, t, c), "pos " + pos + " at " + b + "," + t + "," + c);
+                            assertEquals(want, TensorElements.of(r).getFloat(b, t, c), "pos " + pos + " at " + b + "," + t + "," + c);
                         }
                     }
                 }
@@ -169,7 +170,7 @@ class HloFrontEndTest {
                 assertTrue(step(x, "v").reason().startsWith("the update written in place"), step(x, "v").reason());
             }
         }
-        assertEquals(5f, cache.getFloat(0, 1, 1), "the parameter is never written");
+        assertEquals(5f, TensorElements.of(cache).getFloat(0, 1, 1), "the parameter is never written");
     }
 
     /** jnp.take-like row gather and x[..., [2, 0, 1]], as jax lowers them, against brute force. */
@@ -184,7 +185,7 @@ class HloFrontEndTest {
         try (Execution e = HloExecutor.execute(channels, Map.of("0", x))) {
             TensorView r = e.rowMajor();
             int[] map = {2, 0, 1};
-            x.forEachIndex(i -> assertEquals(x.getFloat(i[0], i[1], i[2], map[(int) i[3]]), r.getFloat(i)));
+            TensorElements.of(x).forEachIndex(i -> assertEquals(TensorElements.of(x).getFloat(i[0], i[1], i[2], map[(int) i[3]]), TensorElements.of(r).getFloat(i)));
             assertEquals(ExecutedInstruction.Kind.VIEW, step(e, "g").kind());
             assertEquals("3 index rows read when the view was made: a concatenation of 3 slices", step(e, "g").reason());
         }
@@ -206,8 +207,8 @@ class HloFrontEndTest {
             TensorView r = e.rowMajor();
             for (int k = 0; k < rows.length; k++) {
                 long row = Math.max(0, Math.min(rows[k], 5));
-                assertEquals(y.getFloat(row, 0), r.getFloat(k, 0));
-                assertEquals(y.getFloat(row, 1), r.getFloat(k, 1));
+                assertEquals(TensorElements.of(y).getFloat(row, 0), TensorElements.of(r).getFloat(k, 0));
+                assertEquals(TensorElements.of(y).getFloat(row, 1), TensorElements.of(r).getFloat(k, 1));
             }
             assertEquals(ExecutedInstruction.Kind.COPY, step(e, "g").kind());
             assertTrue(step(e, "g").reason().contains("copied element by element"), step(e, "g").reason());
@@ -237,11 +238,11 @@ class HloFrontEndTest {
                             + " collapsed_slice_dims={1}, start_index_map={2,0}, index_vector_dim=1, slice_sizes={" + s0 + ",1," + s2 + "}");
             try (Execution e = HloExecutor.execute(text, Map.of("0", x))) {
                 TensorView r = e.rowMajor();
-                r.forEachIndex(i -> {
+                TensorElements.of(r).forEachIndex(i -> {
                     long k = i[1];
                     long d2 = Math.max(0, Math.min(starts[(int) (2 * k)], 7 - s2));
                     long d0 = Math.max(0, Math.min(starts[(int) (2 * k + 1)], 5 - s0));
-                    assertEquals(x.getFloat(d0 + i[0], 0, d2 + i[2]), r.getFloat(i), text);
+                    assertEquals(TensorElements.of(x).getFloat(d0 + i[0], 0, d2 + i[2]), TensorElements.of(r).getFloat(i), text);
                 });
             }
         }
@@ -250,24 +251,24 @@ class HloFrontEndTest {
     @Test
     void bitcastConvertIsAViewBetweenEqualWidthsAndReshapesBetweenOthers() {
         TensorView x = TensorView.of(arena.allocate(16), "f32[4]{0}");
-        x.copyFrom(new float[] {1f, -0f, Float.NaN, -2.5f});
+        TensorElements.of(x).copyFrom(new float[] {1f, -0f, Float.NaN, -2.5f});
         String same = module("x = f32[4]{0} parameter(0)", "r = f32[4]{0} reverse(x), dimensions={0}",
                 "ROOT b = s32[4]{0} bitcast-convert(r)");
         try (Execution e = HloExecutor.execute(same, Map.of("0", x))) {
             assertArrayEquals(new long[] {Float.floatToRawIntBits(-2.5f), 0x7fc00000, Integer.MIN_VALUE, 0x3f800000},
-                    e.rowMajor().toLongArray());
+                    TensorElements.of(e.rowMajor()).toLongArray());
             assertEquals(ExecutedInstruction.Kind.VIEW, step(e, "b").kind());
         }
         String bytes = module("x = f32[4]{0} parameter(0)", "ROOT b = u8[4,4]{1,0} bitcast-convert(x)");
         try (Execution e = HloExecutor.execute(bytes, Map.of("0", x))) {
             // Little-endian: 1.0f is 0x3f800000, bytes 00 00 80 3f.
-            assertArrayEquals(new long[] {0, 0, 0x80, 0x3f}, java.util.Arrays.copyOf(e.rowMajor().toLongArray(), 4));
+            assertArrayEquals(new long[] {0, 0, 0x80, 0x3f}, java.util.Arrays.copyOf(TensorElements.of(e.rowMajor()).toLongArray(), 4));
             assertEquals(ExecutedInstruction.Kind.COPY, step(e, "b").kind());
         }
         String back = module("x = f32[4]{0} parameter(0)", "b = u8[4,4]{1,0} bitcast-convert(x)",
                 "t = u8[4,4]{0,1} transpose(b), dimensions={0,1}", "ROOT f = f32[4]{0} bitcast-convert(t)");
         try (Execution e = HloExecutor.execute(back, Map.of("0", x))) {
-            float[] r = e.rowMajor().toFloatArray();
+            float[] r = TensorElements.of(e.rowMajor()).toFloatArray();
             assertEquals(List.of(0x3f800000, Integer.MIN_VALUE, 0x7fc00000, Float.floatToRawIntBits(-2.5f)),
                     List.of(Float.floatToRawIntBits(r[0]), Float.floatToRawIntBits(r[1]), Float.floatToRawIntBits(r[2]),
                             Float.floatToRawIntBits(r[3])));
@@ -301,8 +302,8 @@ class HloFrontEndTest {
                 """;
         try (Execution x = HloExecutor.execute(text, Map.of("0", f32("f32[2,3]{1,0}")))) {
             assertTrue(x.isTuple());
-            assertArrayEquals(new float[] {0, 3, 1, 4, 2, 5}, x.rowMajor(0).toFloatArray());
-            assertArrayEquals(new float[] {3, 4, 5, 0, 1, 2}, x.rowMajor(1).toFloatArray());
+            assertArrayEquals(new float[] {0, 3, 1, 4, 2, 5}, TensorElements.of(x.rowMajor(0)).toFloatArray());
+            assertArrayEquals(new float[] {3, 4, 5, 0, 1, 2}, TensorElements.of(x.rowMajor(1)).toFloatArray());
             assertEquals("element 1 of %pair", step(x, "h").reason());
             assertFalse(x.steps().stream().anyMatch(s -> s.name().equals("pair")), "a tuple is no view, so no step");
         }
@@ -312,7 +313,7 @@ class HloFrontEndTest {
                 "  x = f32[2,3]{1,0} parameter(0)");
         try (Execution x = HloExecutor.execute(rootCall, Map.of("0", f32("f32[2,3]{1,0}")))) {
             assertEquals(2, x.outputCount());
-            assertArrayEquals(new float[] {3, 0, 4, 1, 5, 2}, x.rowMajor(0).toFloatArray());
+            assertArrayEquals(new float[] {3, 0, 4, 1, 5, 2}, TensorElements.of(x.rowMajor(0)).toFloatArray());
         }
     }
 
@@ -323,7 +324,7 @@ class HloFrontEndTest {
                 "s = f32[4,8]{1,0} custom-call(x), custom_call_target=\"xla.sdy.PropagationBarrier\"",
                 "ROOT r = f32[4,8]{1,0} reverse(s), dimensions={0}");
         try (Execution x = HloExecutor.execute(annotated, Map.of("0", p))) {
-            assertEquals(24f, x.rowMajor().getFloat(0, 0));
+            assertEquals(24f, TensorElements.of(x.rowMajor()).getFloat(0, 0));
             assertEquals("xla.sdy.PropagationBarrier runs as the identity", step(x, "s").reason());
         }
         String local = module("x = f32[4,8]{1,0} parameter(0)",
@@ -400,7 +401,7 @@ class HloFrontEndTest {
         String text = module("x = f32[2,2]{1,0} parameter(0)", "c = f32[] constant(-0)",
                 "ROOT p = f32[4,4]{1,0} pad(x, c), padding=1_1x1_1");
         try (Execution x = HloExecutor.execute(text, Map.of("0", f32("f32[2,2]{1,0}")))) {
-            float[] r = x.rowMajor().toFloatArray();
+            float[] r = TensorElements.of(x.rowMajor()).toFloatArray();
             int negativeZeros = 0;
             for (float v : r) {
                 negativeZeros += Float.floatToRawIntBits(v) == Integer.MIN_VALUE ? 1 : 0;
@@ -417,10 +418,10 @@ class HloFrontEndTest {
                 "ROOT t = (bf16[3,300]{1,0}, s8[200,2]{1,0}) tuple(a, b)");
         try (Execution x = HloExecutor.execute(text, Map.of())) {
             TensorView a = x.rowMajor(0);
-            assertEquals(256.0, a.getDouble(2, 257)); // bf16 has 8 significant bits: 257 rounds to 256
-            assertEquals(258.0, a.getDouble(0, 258));
-            assertEquals(-128, x.rowMajor(1).getLong(128, 1));
-            assertEquals(127, x.rowMajor(1).getLong(127, 0));
+            assertEquals(256.0, TensorElements.of(a).getDouble(2, 257)); // bf16 has 8 significant bits: 257 rounds to 256
+            assertEquals(258.0, TensorElements.of(a).getDouble(0, 258));
+            assertEquals(-128, TensorElements.of(x.rowMajor(1)).getLong(128, 1));
+            assertEquals(127, TensorElements.of(x.rowMajor(1)).getLong(127, 0));
         }
     }
 }

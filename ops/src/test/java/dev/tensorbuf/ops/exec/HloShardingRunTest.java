@@ -11,6 +11,7 @@ import dev.tensorbuf.ops.exec.internal.UnsupportedOpException;
 import dev.tensorbuf.ops.hlo.HloModule;
 import dev.tensorbuf.ops.hlo.internal.HloSyntaxException;
 import dev.tensorbuf.ops.shard.HloSharding;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -65,14 +66,14 @@ class HloShardingRunTest {
         for (int i = 0; i < av.length; i++) {
             av[i] = i;
         }
-        a.copyFrom(av);
+        TensorElements.of(a).copyFrom(av);
         TensorView b = TensorView.of(arena.allocate(4 * 8), "s32[2,4]");
-        b.copyFrom(new long[] {0, 1, 2, 3, 4, 5, 6, 7});
+        TensorElements.of(b).copyFrom(new long[] {0, 1, 2, 3, 4, 5, 6, 7});
         try (Execution x = HloExecutor.execute(JAX_MODULE, Map.of("0", a, "1", b))) {
             // jax 0.10.2 on 4 CPU devices: [[5,11,17,23],[4,10,16,22],...,[0,6,12,18]] and [[0..3],[4..7],[0..3],[4..7]]
             assertArrayEquals(new float[] {5, 11, 17, 23, 4, 10, 16, 22, 3, 9, 15, 21, 2, 8, 14, 20, 1, 7, 13, 19, 0, 6, 12, 18},
-                    x.rowMajor(0).toFloatArray());
-            assertArrayEquals(new long[] {0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7}, x.rowMajor(1).toLongArray());
+                    TensorElements.of(x.rowMajor(0)).toFloatArray());
+            assertArrayEquals(new long[] {0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7}, TensorElements.of(x.rowMajor(1)).toLongArray());
         }
     }
 
@@ -104,11 +105,11 @@ class HloShardingRunTest {
     @Test
     void shardShapeCustomCallsRunOnlyWhereTheyKeepTheShape() {
         TensorView p = TensorView.of(arena.allocate(16), "f32[4]");
-        p.copyFrom(new float[] {1, 2, 3, 4});
+        TensorElements.of(p).copyFrom(new float[] {1, 2, 3, 4});
         String same = module("p = f32[4] parameter(0), sharding={replicated}",
                 "ROOT m = f32[4] custom-call(p), custom_call_target=\"SPMDFullToShardShape\", sharding={manual}");
         try (Execution x = HloExecutor.execute(same, Map.of("0", p))) {
-            assertArrayEquals(new float[] {1, 2, 3, 4}, x.rowMajor().toFloatArray());
+            assertArrayEquals(new float[] {1, 2, 3, 4}, TensorElements.of(x.rowMajor()).toFloatArray());
         }
         String split = module("p = f32[4] parameter(0), sharding={devices=[2]<=[2]}",
                 "ROOT m = f32[2] custom-call(p), custom_call_target=\"SPMDFullToShardShape\", sharding={manual}");

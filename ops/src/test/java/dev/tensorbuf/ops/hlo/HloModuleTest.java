@@ -10,7 +10,7 @@ import dev.tensorbuf.ops.hlo.internal.HloAttribute.SliceDim;
 import dev.tensorbuf.ops.hlo.internal.HloAttribute.WindowDim;
 import dev.tensorbuf.ops.hlo.internal.HloAttribute;
 import dev.tensorbuf.ops.hlo.internal.HloSyntaxException;
-import dev.tensorbuf.views.TupleShape;
+import dev.tensorbuf.views.XlaShape;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -73,7 +73,7 @@ class HloModuleTest {
                     to_apply=min
                 }""");
         HloInstruction r = m.entry().root();
-        assertTrue(r.shape() instanceof TupleShape);
+        assertTrue(r.shape() instanceof XlaShape.Tuple);
         assertEquals(2, r.outputCount());
         assertEquals(List.of(10L), r.outputShape(1).dims());
         assertEquals(List.of(0L), r.ints("dimensions"));

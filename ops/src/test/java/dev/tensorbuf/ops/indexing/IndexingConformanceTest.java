@@ -11,7 +11,6 @@ import dev.tensorbuf.ops.hlo.HloModule;
 import dev.tensorbuf.ops.indexing.HloIndexing.InstructionIndexing;
 import dev.tensorbuf.ops.indexing.HloIndexing.OperandIndexing;
 import dev.tensorbuf.views.indexing.IndexingMap;
-import dev.tensorbuf.views.indexing.TextStyle;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -90,31 +89,31 @@ class IndexingConformanceTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("current")
     void currentXlaVector(String name, JsonNode r) {
-        check("xla/indexing.jsonl", r, TextStyle.XLA);
+        check("xla/indexing.jsonl", r, IndexingMap.Notation.XLA);
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("legacy")
     void legacyXlaVector(String name, JsonNode r) {
-        check("xla/indexing.legacy-2025-04.jsonl", r, TextStyle.MLIR);
+        check("xla/indexing.legacy-2025-04.jsonl", r, IndexingMap.Notation.MLIR);
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("transcribed")
     void transcribedXlaVector(String name, JsonNode r) {
-        check("xla/indexing.transcribed.jsonl", r, TextStyle.XLA);
+        check("xla/indexing.transcribed.jsonl", r, IndexingMap.Notation.XLA);
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("legacyTranscribed")
     void legacyTranscribedXlaVector(String name, JsonNode r) {
-        check("xla/indexing.legacy-2025-04.transcribed.jsonl", r, TextStyle.MLIR);
+        check("xla/indexing.legacy-2025-04.transcribed.jsonl", r, IndexingMap.Notation.MLIR);
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("seeds")
     void seedVector(String name, JsonNode r) {
-        check("seeds/indexing.jsonl", r, TextStyle.MLIR);
+        check("seeds/indexing.jsonl", r, IndexingMap.Notation.MLIR);
     }
 
     @AfterAll
@@ -124,7 +123,7 @@ class IndexingConformanceTest {
                 + c[2] + "/" + c[0]));
     }
 
-    private static void check(String file, JsonNode r, TextStyle style) {
+    private static void check(String file, JsonNode r, IndexingMap.Notation style) {
         AtomicInteger[] c = COUNTS.computeIfAbsent(file,
                 f -> new AtomicInteger[] {new AtomicInteger(), new AtomicInteger(), new AtomicInteger(), new AtomicInteger()});
         c[0].incrementAndGet();
@@ -151,7 +150,7 @@ class IndexingConformanceTest {
     private record Outcome(String semantic, boolean exact) {
     }
 
-    private static Outcome xla(HloModule module, JsonNode r, TextStyle style) {
+    private static Outcome xla(HloModule module, JsonNode r, IndexingMap.Notation style) {
         String kind = r.get("expected_kind").asText();
         return switch (kind) {
             case "grouped_by_instruction" -> grouped(module, r, style);
@@ -160,7 +159,7 @@ class IndexingConformanceTest {
         };
     }
 
-    private static Outcome instruction(HloModule module, JsonNode r, String kind, TextStyle style) {
+    private static Outcome instruction(HloModule module, JsonNode r, String kind, IndexingMap.Notation style) {
         HloInstruction root = module.entry().root();
         boolean physical = r.get("use_physical_layout").asBoolean();
         boolean outToIn = r.get("direction").asText().equals("output_to_input");
@@ -229,7 +228,7 @@ class IndexingConformanceTest {
         return null;
     }
 
-    private static boolean textsMatch(InstructionIndexing actual, List<List<String>> expected, TextStyle style) {
+    private static boolean textsMatch(InstructionIndexing actual, List<List<String>> expected, IndexingMap.Notation style) {
         for (int k = 0; k < expected.size(); k++) {
             if (k >= actual.indexing().size()) {
                 return false;
@@ -266,7 +265,7 @@ class IndexingConformanceTest {
     private static final Pattern OPERAND_OF = Pattern.compile("operand (\\d+) of (\\S+).*");
 
     /** ComputeGroupedOutputToInputIndexing: the adaptor and start are read from the record's prose fields. */
-    private static Outcome grouped(HloModule module, JsonNode r, TextStyle style) {
+    private static Outcome grouped(HloModule module, JsonNode r, IndexingMap.Notation style) {
         String adaptor = r.get("fusion_adaptor").asText();
         HloComputation comp = module.entry();
         Predicate<HloInstruction> inGroup;
@@ -317,7 +316,7 @@ class IndexingConformanceTest {
         return new Outcome(checked == 0 ? "no expectations" : null, exact);
     }
 
-    private static Outcome epilogue(HloModule module, JsonNode r, TextStyle style) {
+    private static Outcome epilogue(HloModule module, JsonNode r, IndexingMap.Notation style) {
         HloInstruction fusion = module.entry().root();
         HloComputation comp = module.computation(fusion.text("calls").orElseThrow());
         IndexingMap actual = HloIndexing.epilogueInputToOutput(module, comp,
@@ -328,7 +327,7 @@ class IndexingConformanceTest {
     }
 
     /** Seed records name the instruction, direction, operand and (for the variadic reduce) output. */
-    private static Outcome seed(HloModule module, JsonNode r, TextStyle style) {
+    private static Outcome seed(HloModule module, JsonNode r, IndexingMap.Notation style) {
         HloInstruction instr = module.instruction(r.get("instruction").asText());
         int operand = r.get("operand").asInt();
         int output = r.has("output_index") && !r.get("output_index").isNull() ? r.get("output_index").asInt() : 0;

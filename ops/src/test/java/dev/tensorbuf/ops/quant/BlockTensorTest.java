@@ -12,6 +12,7 @@ import dev.tensorbuf.ops.quant.internal.BlockKernels;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.BlockType;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -82,8 +83,8 @@ class BlockTensorTest {
                 t.dequantize(got);
                 long[] index = new long[r];
                 do {
-                    float w = want.getFloat(index);
-                    float g = got.getFloat(index);
+                    float w = TensorElements.of(want).getFloat(index);
+                    float g = TensorElements.of(got).getFloat(index);
                     if (Float.floatToRawIntBits(w) != Float.floatToRawIntBits(g)) {
                         throw new AssertionError(t + " into " + shape + " at " + Arrays.toString(index) + ": got " + g
                                 + ", expected " + w);
@@ -128,7 +129,7 @@ class BlockTensorTest {
             BlockTensor window = q.slice(2, range[0], range[1]);
             TensorView expected = Ops.slice(reference, new long[] {0, 0, range[0]}, new long[] {3, 5, range[1]}, ones(3));
             assertDequantizes(expected, window);
-            assertEquals(expected.getFloat(2, 4, range[1] - range[0] - 1), window.getFloat(2, 4, range[1] - range[0] - 1));
+            assertEquals(TensorElements.of(expected).getFloat(2, 4, range[1] - range[0] - 1), window.getFloat(2, 4, range[1] - range[0] - 1));
         }
         // Ops on a window: another inner slice (offsets add up inside the block), outer slices,
         // selects, transposes and concatenation along an outer dim.
@@ -146,7 +147,7 @@ class BlockTensorTest {
         Random random = new Random(38);
         for (int i = 0; i < 200; i++) {
             long[] at = {random.nextInt(3), random.nextInt(5), random.nextInt(300)};
-            assertEquals(Float.floatToRawIntBits(rw.getFloat(at)), Float.floatToRawIntBits(window.getFloat(at)),
+            assertEquals(Float.floatToRawIntBits(TensorElements.of(rw).getFloat(at)), Float.floatToRawIntBits(window.getFloat(at)),
                     Arrays.toString(at));
         }
         assertEquals("reshape of Q4_K[3, 5, 300] to [15, 300]: its rows are slices inside 256-value blocks, so the outer"

@@ -8,6 +8,7 @@ import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.ops.peers.PeerScripts;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -58,7 +59,7 @@ class ShardedTensorNumpyTest {
                 for (int i = 0; i < n; i++) {
                     values[i] = i * 7L + 3;
                 }
-                global.copyFrom(values);
+                TensorElements.of(global).copyFrom(values);
                 Map<Long, TensorView> aShards = new HashMap<>();
                 a.shards().forEach(s -> aShards.put(s.device(), a.allocateShard(s.device(), arena)));
                 a.scatter(global, aShards, engine);
@@ -86,7 +87,7 @@ class ShardedTensorNumpyTest {
                     for (int i = 0; i < expected.length; i++) {
                         expected[i] = bytes.getInt();
                     }
-                    assertArrayEquals(expected, e.getValue().toLongArray(), "case " + cases.get(k) + " device " + e.getKey());
+                    assertArrayEquals(expected, TensorElements.of(e.getValue()).toLongArray(), "case " + cases.get(k) + " device " + e.getKey());
                 }
             }
         }

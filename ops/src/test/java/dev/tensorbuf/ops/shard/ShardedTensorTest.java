@@ -8,6 +8,7 @@ import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -104,7 +105,7 @@ class ShardedTensorTest {
         for (int i = 0; i < n; i++) {
             values[i] = i * 7 + 3;
         }
-        g.copyFrom(values);
+        TensorElements.of(g).copyFrom(values);
         return g;
     }
 
@@ -127,7 +128,7 @@ class ShardedTensorTest {
             for (int i = 0; i < idx.length; i++) {
                 global[i] = box.start().get(i) + idx[i];
             }
-            assertEquals(globalValue(dims, global), local.getLong(idx), what + " at " + java.util.Arrays.toString(idx));
+            assertEquals(globalValue(dims, global), TensorElements.of(local).getLong(idx), what + " at " + java.util.Arrays.toString(idx));
             for (int i = idx.length - 1; i >= 0; i--) {
                 if (++idx[i] < sizes.get(i)) {
                     break;

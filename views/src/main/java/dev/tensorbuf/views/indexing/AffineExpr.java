@@ -328,7 +328,7 @@ public sealed interface AffineExpr
      * {@code rt0})}
      */
     default String toText() {
-        return ExprPrinter.print(this, Names.DEFAULT, TextStyle.XLA);
+        return ExprPrinter.print(this, Names.DEFAULT, IndexingMap.Notation.XLA);
     }
 
     /**
@@ -340,7 +340,7 @@ public sealed interface AffineExpr
      * @param style current XLA or legacy MLIR spelling
      */
     default String toText(List<String> dimNames, List<String> rangeNames, List<String> runtimeNames,
-                          TextStyle style) {
+                          IndexingMap.Notation style) {
         return ExprPrinter.print(this, new Names(dimNames, rangeNames, runtimeNames), style);
     }
 

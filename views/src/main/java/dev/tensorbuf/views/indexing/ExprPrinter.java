@@ -21,7 +21,7 @@ import dev.tensorbuf.views.indexing.AffineExpr.Sym;
 final class ExprPrinter {
     private ExprPrinter() {}
 
-    static String print(AffineExpr e, Names names, TextStyle style) {
+    static String print(AffineExpr e, Names names, IndexingMap.Notation style) {
         StringBuilder sb = new StringBuilder();
         new ExprPrinter.Run(names, style, sb).expr(e);
         return sb.toString();
@@ -55,7 +55,7 @@ final class ExprPrinter {
         };
     }
 
-    private record Run(Names names, TextStyle style, StringBuilder sb) {
+    private record Run(Names names, IndexingMap.Notation style, StringBuilder sb) {
         void expr(AffineExpr e) {
             switch (e) {
                 case Dim(int i) -> sb.append(names.dim(i));
@@ -69,7 +69,7 @@ final class ExprPrinter {
                 }
                 case Mul(AffineExpr l, AffineExpr r) -> binary(l, " * ", r, Op.MUL);
                 case FloorDiv(AffineExpr l, AffineExpr r) ->
-                        binary(l, style == TextStyle.XLA ? " / " : " floordiv ", r, Op.DIV);
+                        binary(l, style == IndexingMap.Notation.XLA ? " / " : " floordiv ", r, Op.DIV);
                 case CeilDiv(AffineExpr l, AffineExpr r) -> binary(l, " ceildiv ", r, Op.CEILDIV);
                 case Mod(AffineExpr l, AffineExpr r) -> binary(l, " mod ", r, Op.MOD);
                 case Min(AffineExpr l, AffineExpr r) -> call("min(", l, r);
@@ -102,7 +102,7 @@ final class ExprPrinter {
                 return;
             }
             sb.append(" + ");
-            if (style == TextStyle.MLIR && op(r) == Op.ADD) {
+            if (style == IndexingMap.Notation.MLIR && op(r) == Op.ADD) {
                 paren(r);
             } else {
                 expr(r);
@@ -118,7 +118,7 @@ final class ExprPrinter {
         private void child(AffineExpr c, Op parent, boolean right) {
             Op op = op(c);
             boolean wrap;
-            if (style == TextStyle.MLIR) {
+            if (style == IndexingMap.Notation.MLIR) {
                 wrap = op != Op.ATOM && !(c instanceof Const);
             } else {
                 int pc = precedence(op);

@@ -181,8 +181,8 @@ public final class IndexingMap {
     }
 
     /** {@return a builder for maps with many parts} */
-    public static IndexingMapBuilder builder() {
-        return new IndexingMapBuilder();
+    public static Builder builder() {
+        return new Builder();
     }
 
     /**
@@ -361,11 +361,11 @@ public final class IndexingMap {
     /** {@return this map printed in XLA's current text} */
     @Override
     public String toString() {
-        return MapPrinter.print(this, TextStyle.XLA);
+        return MapPrinter.print(this, Notation.XLA);
     }
 
     /** {@return this map printed in the given spelling} @param style current XLA or legacy MLIR */
-    public String toText(TextStyle style) {
+    public String toText(Notation style) {
         return MapPrinter.print(this, style);
     }
 
@@ -473,7 +473,146 @@ public final class IndexingMap {
      * {@return an evaluator of this map specialised to its expressions, for hot loops}
      * It ignores the domain, like {@link #evaluate(long[], long[], long[])}.
      */
-    public CompiledMap compile() {
+    public Compiled compile() {
         return MapCompiler.compile(this);
+    }
+
+    /**
+     * Collects the parts of an {@link IndexingMap}; {@link #build()} checks them once.
+     *
+     * {@snippet :
+     * IndexingMap m = IndexingMap.builder()
+     *         .dim(0, 1).dim(0, 2)
+     *         .result(AffineExpr.dim(0).times(3).plus(AffineExpr.dim(1)))
+     *         .build();
+     * m.toString(); // "(d0, d1) -> (d0 * 3 + d1), domain: d0 in [0, 1], d1 in [0, 2]"
+     * }
+     */
+    public static final class Builder {
+        private final List<Variable> dims = new ArrayList<>();
+        private final List<Variable> rangeVars = new ArrayList<>();
+        private final List<Variable> runtimeVars = new ArrayList<>();
+        private final List<AffineExpr> results = new ArrayList<>();
+        private final Map<AffineExpr, Interval> constraints = new LinkedHashMap<>();
+
+        Builder() {}
+
+        /** Adds dimension {@code d<i>} in {@code [lo, hi]}. @param lo lower bound @param hi upper bound @return this */
+        public Builder dim(long lo, long hi) {
+            dims.add(Variable.of(lo, hi));
+            return this;
+        }
+
+        /** Adds a named dimension. @param name its name @param lo lower bound @param hi upper bound @return this */
+        public Builder dim(String name, long lo, long hi) {
+            dims.add(new Variable(name, new Interval(lo, hi)));
+            return this;
+        }
+
+        /** Adds range variable {@code s<i>}. @param lo lower bound @param hi upper bound @return this */
+        public Builder rangeVar(long lo, long hi) {
+            rangeVars.add(Variable.of(lo, hi));
+            return this;
+        }
+
+        /** Adds a named range variable. @param name its name @param lo lower bound @param hi upper bound @return this */
+        public Builder rangeVar(String name, long lo, long hi) {
+            rangeVars.add(new Variable(name, new Interval(lo, hi)));
+            return this;
+        }
+
+        /** Adds runtime variable {@code rt<i>}. @param lo lower bound @param hi upper bound @return this */
+        public Builder runtimeVar(long lo, long hi) {
+            runtimeVars.add(Variable.of(lo, hi));
+            return this;
+        }
+
+        /** Adds a named runtime variable. @param name its name @param lo lower bound @param hi upper bound @return this */
+        public Builder runtimeVar(String name, long lo, long hi) {
+            runtimeVars.add(new Variable(name, new Interval(lo, hi)));
+            return this;
+        }
+
+        /** Adds result expressions. @param exprs the results, in order @return this */
+        public Builder result(AffineExpr... exprs) {
+            results.addAll(List.of(exprs));
+            return this;
+        }
+
+        /** Adds a constraint. @param e the expression @param lo lower bound @param hi upper bound @return this */
+        public Builder constraint(AffineExpr e, long lo, long hi) {
+            constraints.merge(e, new Interval(lo, hi), Interval::intersect);
+            return this;
+        }
+
+        /** {@return the map} @throws IllegalArgumentException when an expression uses a missing variable */
+        public IndexingMap build() {
+            return IndexingMap.of(dims, rangeVars, runtimeVars, results, constraints);
+        }
+    }
+
+    /**
+     * The spelling of indexing-map text.
+     *
+     * {@snippet :
+     * IndexingMap m = IndexingMap.parse("(d0) -> (d0 floordiv 4), domain: d0 in [0, 15]");
+     * m.toText(Notation.XLA);  // "(d0) -> (d0 / 4), domain: d0 in [0, 15]"
+     * m.toText(Notation.MLIR); // "(d0) -> (d0 floordiv 4), domain: d0 in [0, 15]"
+     * }
+     */
+    public enum Notation {
+        /** XLA's current {@code SymbolicExpr} text: {@code /} for floor division, minimal parentheses. */
+        XLA,
+        /**
+         * The older MLIR affine-map spelling (XLA before mid-2026, the seeds): {@code floordiv}, and
+         * every non-sum operand of {@code *}, {@code floordiv}, {@code ceildiv}, {@code mod} in
+         * parentheses.
+         */
+        MLIR
+    }
+
+    /**
+     * An indexing map specialised into a tree of small final evaluators, for element access in
+     * hot loops. It evaluates like {@link IndexingMap#evaluate(long[], long[], long[])}: the domain
+     * is not checked, arithmetic overflow and division by zero throw.
+     *
+     * {@snippet :
+     * Compiled f = IndexingMap.parse(
+     *         "(d0, d1) -> (d0 * 8 + d1), domain: d0 in [0, 3], d1 in [0, 7]").compile();
+     * f.evaluate(0, new long[] {2, 5}); // 21
+     * f.toString(); // "compiled (d0, d1) -> (d0 * 8 + d1), domain: d0 in [0, 3], d1 in [0, 7]"
+     * }
+     */
+    public interface Compiled {
+        /** {@return the number of results} */
+        int resultCount();
+
+        /**
+         * {@return result {@code result} of a map without range or runtime variables}
+         *
+         * @param result the result index
+         * @param dims the dimension values
+         */
+        long evaluate(int result, long[] dims);
+
+        /**
+         * {@return result {@code result} at a point}
+         *
+         * @param result the result index
+         * @param dims the dimension values
+         * @param rangeVars the range variable values
+         * @param runtimeVars the runtime variable values
+         */
+        long evaluate(int result, long[] dims, long[] rangeVars, long[] runtimeVars);
+
+        /**
+         * Writes every result at a point into {@code out}.
+         *
+         * @param dims the dimension values
+         * @param rangeVars the range variable values
+         * @param runtimeVars the runtime variable values
+         * @param out receives {@link #resultCount()} values
+         */
+        void evaluateAll(long[] dims, long[] rangeVars, long[] runtimeVars, long[] out);
     }
 }

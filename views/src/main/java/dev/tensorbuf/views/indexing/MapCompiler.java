@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class MapCompiler {
     private MapCompiler() {}
 
-    static CompiledMap compile(IndexingMap m) {
+    static IndexingMap.Compiled compile(IndexingMap m) {
         if (m.isUndefined()) {
             throw new IllegalArgumentException("the undefined map cannot be evaluated");
         }
@@ -164,7 +164,7 @@ final class MapCompiler {
     }
 
     /** The evaluators of a map's results; printed as the map it was compiled from. */
-    private static final class Tree implements CompiledMap {
+    private static final class Tree implements IndexingMap.Compiled {
         private static final long[] NONE = new long[0];
         private final IndexingMap source;
         private final EvalNode[] nodes;

@@ -9,7 +9,7 @@ import java.util.StringJoiner;
 final class MapPrinter {
     private MapPrinter() {}
 
-    static String print(IndexingMap m, TextStyle style) {
+    static String print(IndexingMap m, IndexingMap.Notation style) {
         if (m.isUndefined()) {
             return "UNDEFINED";
         }

@@ -49,11 +49,11 @@
  * <dt><code>IndexingMap.java</code></dt>
  * <dd>the immutable map: dims, range vars, runtime vars, results, constraints; evaluate, simplify,
  *     compose, parse, print; its hash kept once worked out (the copy engine keys plans by map)</dd>
- * <dt><code>IndexingMapBuilder.java</code></dt>
+ * <dt><code>IndexingMap.Builder</code> (nested in <code>IndexingMap.java</code>)</dt>
  * <dd>builds maps with many parts</dd>
- * <dt><code>CompiledMap.java</code></dt>
+ * <dt><code>IndexingMap.Compiled</code> (nested)</dt>
  * <dd>the fast evaluator interface (<code>IndexingMap.compile()</code>)</dd>
- * <dt><code>TextStyle.java</code></dt>
+ * <dt><code>IndexingMap.Notation</code> (nested; was <code>IndexingMap.Notation</code>, a name <code>java.time.format</code> has)</dt>
  * <dd>XLA's current text or the older MLIR spelling</dd>
  * <dt><code>Exprs.java</code></dt>
  * <dd>canonical construction, evaluation, substitution</dd>

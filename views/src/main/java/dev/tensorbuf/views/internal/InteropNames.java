@@ -1,7 +1,7 @@
 package dev.tensorbuf.views.internal;
 
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.DlpackType;
+import dev.tensorbuf.views.DType.DlpackType;
 import java.util.List;
 
 /**

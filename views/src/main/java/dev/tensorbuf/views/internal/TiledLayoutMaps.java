@@ -3,7 +3,6 @@ package dev.tensorbuf.views.internal;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
-import dev.tensorbuf.views.indexing.IndexingMapBuilder;
 
 import java.util.List;
 
@@ -54,7 +53,7 @@ public final class TiledLayoutMaps {
             offset = offset.plus(e[j].times(stride));
             stride = Math.multiplyExact(stride, dims.get(j));
         }
-        IndexingMapBuilder b = IndexingMap.builder();
+        IndexingMap.Builder b = IndexingMap.builder();
         for (int i = 0; i < shape.rank(); i++) {
             b.dim(0, TiledLayoutMath.staticSize(shape, i) - 1);
         }

@@ -2,8 +2,8 @@ package dev.tensorbuf.views.internal;
 
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.Extents;
-import dev.tensorbuf.views.SplitConfig;
+import dev.tensorbuf.views.internal.Extents;
+import dev.tensorbuf.views.XlaLayout.SplitConfig;
 import dev.tensorbuf.views.XlaLayout;
 
 import java.util.ArrayList;

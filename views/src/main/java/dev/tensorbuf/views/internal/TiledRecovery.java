@@ -3,7 +3,7 @@ package dev.tensorbuf.views.internal;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.MapForm;
-import dev.tensorbuf.views.Tile;
+import dev.tensorbuf.views.XlaLayout.Tile;
 import dev.tensorbuf.views.XlaLayout;
 import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;

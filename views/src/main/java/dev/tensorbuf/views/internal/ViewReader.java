@@ -3,7 +3,6 @@ package dev.tensorbuf.views.internal;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.indexing.AffineExpr;
-import dev.tensorbuf.views.indexing.CompiledMap;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.indexing.Interval;
 import java.util.Arrays;
@@ -19,7 +18,7 @@ import java.util.Map;
 public final class ViewReader {
     private final Piece[] pieces;
 
-    private record Piece(MemoryBuffer buffer, CompiledMap offset, long[] lo, long[] hi, CompiledMap constraints,
+    private record Piece(MemoryBuffer buffer, IndexingMap.Compiled offset, long[] lo, long[] hi, IndexingMap.Compiled constraints,
                          long[] constraintLo, long[] constraintHi, boolean fill, boolean empty) {
         boolean holds(long[] index) {
             if (empty) {
@@ -75,7 +74,7 @@ public final class ViewReader {
             lo[i] = map.dims().get(i).bounds().lo();
             hi[i] = map.dims().get(i).bounds().hi();
         }
-        CompiledMap constraints = null;
+        IndexingMap.Compiled constraints = null;
         long[] cLo = new long[map.constraints().size()];
         long[] cHi = new long[cLo.length];
         if (!map.constraints().isEmpty()) {
@@ -88,7 +87,7 @@ public final class ViewReader {
             }
             constraints = IndexingMap.of(map.dims(), List.of(), exprs).compile();
         }
-        CompiledMap offset = MapForms.simplified(map).compile();
+        IndexingMap.Compiled offset = MapForms.simplified(map).compile();
         return new Piece(s.buffer(), offset, lo, hi, constraints, cLo, cHi, fill, map.isKnownEmpty());
     }
 

@@ -1,16 +1,13 @@
 package dev.tensorbuf.views.internal;
 
 import dev.tensorbuf.views.ArrayShape;
-import dev.tensorbuf.views.BufferShape;
+import dev.tensorbuf.views.XlaShape.BufferShape;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.OpaqueShape;
-import dev.tensorbuf.views.SplitConfig;
-import dev.tensorbuf.views.text.TextFormatException;
-import dev.tensorbuf.views.Tile;
-import dev.tensorbuf.views.TokenShape;
-import dev.tensorbuf.views.TupleShape;
-import dev.tensorbuf.views.XlaLayout;
 import dev.tensorbuf.views.XlaShape;
+import dev.tensorbuf.views.XlaLayout.SplitConfig;
+import dev.tensorbuf.views.text.TextFormatException;
+import dev.tensorbuf.views.XlaLayout.Tile;
+import dev.tensorbuf.views.XlaLayout;
 import dev.tensorbuf.views.internal.XlaShapeLexer.Kind;
 import dev.tensorbuf.views.internal.XlaShapeLexer.Token;
 
@@ -142,7 +139,7 @@ public final class XlaShapeParser {
                 } while (eat(Kind.COMMA));
             }
             expect(Kind.RPAREN, "',' or ')' in the tuple");
-            return new TupleShape(elements);
+            return new XlaShape.Tuple(elements);
         }
         if (tok.kind() != Kind.IDENT) {
             throw expected("a shape (an element type such as f32, '(' or 'b(')");
@@ -169,7 +166,7 @@ public final class XlaShapeParser {
             if (layoutFollows) {
                 throw error(dtype + " shape has no layout", tok.start());
             }
-            return dtype == DType.TOKEN ? new TokenShape() : new OpaqueShape();
+            return dtype == DType.TOKEN ? new XlaShape.Token() : new XlaShape.Opaque();
         }
         XlaLayout layout;
         if (layoutFollows) {

@@ -1,15 +1,12 @@
 package dev.tensorbuf.views.internal;
 
 import dev.tensorbuf.views.ArrayShape;
-import dev.tensorbuf.views.BufferShape;
+import dev.tensorbuf.views.XlaShape.BufferShape;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.OpaqueShape;
-import dev.tensorbuf.views.SplitConfig;
-import dev.tensorbuf.views.Tile;
-import dev.tensorbuf.views.TokenShape;
-import dev.tensorbuf.views.TupleShape;
-import dev.tensorbuf.views.XlaLayout;
 import dev.tensorbuf.views.XlaShape;
+import dev.tensorbuf.views.XlaLayout.SplitConfig;
+import dev.tensorbuf.views.XlaLayout.Tile;
+import dev.tensorbuf.views.XlaLayout;
 
 import java.util.List;
 
@@ -51,7 +48,7 @@ public final class XlaShapePrinter {
                     appendLayout(sb, a.layout().get());
                 }
             }
-            case TupleShape t -> {
+            case XlaShape.Tuple t -> {
                 sb.append('(');
                 List<XlaShape> elements = t.elements();
                 for (int i = 0; i < elements.size(); i++) {
@@ -70,8 +67,8 @@ public final class XlaShapePrinter {
                 append(sb, b.array(), withLayout);
                 sb.append(')');
             }
-            case TokenShape tok -> sb.append("token[]");
-            case OpaqueShape o -> sb.append("opaque[]");
+            case XlaShape.Token tok -> sb.append("token[]");
+            case XlaShape.Opaque o -> sb.append("opaque[]");
         }
     }
 

@@ -144,7 +144,7 @@ class IndexingMapPropertyTest {
                 continue;
             }
             assertEquals(m, IndexingMap.parse(m.toString()), "seed " + seed + ": " + m);
-            assertEquals(m, IndexingMap.parse(m.toText(TextStyle.MLIR)), "seed " + seed + ": " + m.toText(TextStyle.MLIR));
+            assertEquals(m, IndexingMap.parse(m.toText(IndexingMap.Notation.MLIR)), "seed " + seed + ": " + m.toText(IndexingMap.Notation.MLIR));
             IndexingMap s = m.simplify();
             if (!s.isKnownEmpty()) {
                 assertEquals(s, IndexingMap.parse(s.toString()), "seed " + seed + ": " + s);
@@ -157,7 +157,7 @@ class IndexingMapPropertyTest {
         Gen g = new Gen(new Random(seed + 3));
         for (int i = 0; i < MAPS; i++) {
             IndexingMap m = g.map(1 + g.rnd.nextInt(3), 1 + g.rnd.nextInt(3));
-            CompiledMap c = m.compile();
+            IndexingMap.Compiled c = m.compile();
             long[] out = new long[c.resultCount()];
             List<Interval> box = new ArrayList<>(m.dimBounds());
             box.addAll(m.rangeVarBounds());

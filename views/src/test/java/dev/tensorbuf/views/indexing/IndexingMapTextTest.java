@@ -68,7 +68,7 @@ class IndexingMapTextTest {
     /** A review printed a compiled map and saw Tree[nodes=[Ldev...EvalNode;@...]. */
     @Test
     void aCompiledMapPrintsAsItsMap() {
-        CompiledMap f = IndexingMap.parse("(d0, d1) -> (d0 * 8 + d1), domain: d0 in [0, 3], d1 in [0, 7]").compile();
+        IndexingMap.Compiled f = IndexingMap.parse("(d0, d1) -> (d0 * 8 + d1), domain: d0 in [0, 3], d1 in [0, 7]").compile();
         assertEquals(21, f.evaluate(0, new long[] {2, 5}));
         assertEquals("compiled (d0, d1) -> (d0 * 8 + d1), domain: d0 in [0, 3], d1 in [0, 7]", f.toString());
     }
@@ -126,8 +126,8 @@ class IndexingMapTextTest {
     @Test
     void printsBothSpellingsAndParsesOldOnes() {
         IndexingMap m = IndexingMap.parse("(d0) -> (d0 floordiv 4), domain: d0 in [0, 15]");
-        assertEquals("(d0) -> (d0 / 4), domain: d0 in [0, 15]", m.toText(TextStyle.XLA));
-        assertEquals("(d0) -> (d0 floordiv 4), domain: d0 in [0, 15]", m.toText(TextStyle.MLIR));
+        assertEquals("(d0) -> (d0 / 4), domain: d0 in [0, 15]", m.toText(IndexingMap.Notation.XLA));
+        assertEquals("(d0) -> (d0 floordiv 4), domain: d0 in [0, 15]", m.toText(IndexingMap.Notation.MLIR));
         IndexingMap old = IndexingMap.parse("(d0)[s0]{rt0} -> ((d0 floorDiv 2) ceilDiv 3 + s0 * -1 + rt0 mod 2),\n"
                 + "domain:\nd0 in [0, 9],\ns0 in [-2, 2],\nrt0 in [0, 1]");
         assertEquals("(d0)[s0]{rt0} -> ((d0 / 2) ceildiv 3 - s0 + rt0 mod 2), domain: d0 in [0, 9], s0 in [-2, 2],"

@@ -39,7 +39,7 @@ class MapCompilerTest {
         AffineExpr again = IndexingMap.parse(text).results().getFirst();
         assertNotSame(first, again);
         assertSame(MapCompiler.generated(first), MapCompiler.generated(again));
-        CompiledMap compiled = IndexingMap.parse(text).compile();
+        IndexingMap.Compiled compiled = IndexingMap.parse(text).compile();
         assertEquals(2, compiled.evaluate(0, new long[] {1, 2})); // 6 mod 3 * 4 + 6 / 3
         assertEquals(11, compiled.evaluate(0, new long[] {2, 3})); // 11 mod 3 * 4 + 11 / 3
     }

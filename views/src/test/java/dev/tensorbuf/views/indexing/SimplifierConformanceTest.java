@@ -211,10 +211,10 @@ class SimplifierConformanceTest {
             if (op.equals("expr_print") && step.has("symbol_names")) {
                 parsed = AffineExpr.parse(input, List.of("v0"), List.of("v1"), List.of());
                 actual = parsed.toText(strings(step.get("dim_names")), strings(step.get("symbol_names")), List.of(),
-                        TextStyle.XLA);
+                        IndexingMap.Notation.XLA);
             } else if (op.equals("expr_print") && step.has("var_names")) {
                 parsed = AffineExpr.parse(input, vars, List.of(), List.of());
-                actual = parsed.toText(strings(step.get("var_names")), List.of(), List.of(), TextStyle.XLA);
+                actual = parsed.toText(strings(step.get("var_names")), List.of(), List.of(), IndexingMap.Notation.XLA);
             } else if (op.equals("expr_replace_variables")) {
                 parsed = AffineExpr.parse(input, vars, List.of(), List.of());
                 List<AffineExpr> with = new ArrayList<>();
@@ -225,13 +225,13 @@ class SimplifierConformanceTest {
                     with.add(null);
                 }
                 parsed = parsed.replace(with, null, null);
-                actual = parsed.toText(vars, List.of(), List.of(), TextStyle.XLA);
+                actual = parsed.toText(vars, List.of(), List.of(), IndexingMap.Notation.XLA);
             } else {
                 parsed = AffineExpr.parse(input, vars, List.of(), List.of());
                 if (op.equals("expr_canonicalize")) {
                     parsed = new ExprSimplifier(new RangeEvaluator(List.of(), List.of(), List.of())).simplify(parsed);
                 }
-                actual = parsed.toText(vars, List.of(), List.of(), TextStyle.XLA);
+                actual = parsed.toText(vars, List.of(), List.of(), IndexingMap.Notation.XLA);
             }
             exact(expected, actual);
             if (!op.equals("expr_print")) {
@@ -262,7 +262,7 @@ class SimplifierConformanceTest {
                 checkSame(in, out, "simplified vs input");
                 IndexingMap want = IndexingMap.parse(expected.asText());
                 checkSame(want, out, "simplified vs expected");
-                exact(expected.asText(), out.toText(TextStyle.MLIR));
+                exact(expected.asText(), out.toText(IndexingMap.Notation.MLIR));
                 return;
             }
             switch (op) {
@@ -372,7 +372,7 @@ class SimplifierConformanceTest {
                 boolean matched = false;
                 for (JsonNode alt : expected.get("any_of")) {
                     String r3 = out.results().get(3).toText(names(out.dims(), "d"), names(out.rangeVars(), "s"),
-                            List.of(), TextStyle.XLA);
+                            List.of(), IndexingMap.Notation.XLA);
                     matched |= r3.equals(alt.get("result3").asText()) && out.constraints().size() == 1;
                 }
                 synchronized (counts) {
@@ -386,11 +386,11 @@ class SimplifierConformanceTest {
             if (why != null) {
                 assertNotNull(MapSemantics.pointwise(in, want), "listed as wrong but XLA agrees now: " + why);
                 assertNull(MapSemantics.pointwise(in, out), "ours differs from the input");
-                exact(expected.asText(), out.toText(legacy ? TextStyle.MLIR : TextStyle.XLA));
+                exact(expected.asText(), out.toText(legacy ? IndexingMap.Notation.MLIR : IndexingMap.Notation.XLA));
                 return;
             }
             checkSame(want, out, "result vs XLA's expectation");
-            exact(expected.asText(), out.toText(legacy ? TextStyle.MLIR : TextStyle.XLA));
+            exact(expected.asText(), out.toText(legacy ? IndexingMap.Notation.MLIR : IndexingMap.Notation.XLA));
         }
 
         private void checkComposition(IndexingMap second, IndexingMap first, IndexingMap composed) {

@@ -10,7 +10,7 @@ import dev.tensorbuf.ops.copy.ChannelAffine;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
-import dev.tensorbuf.views.TensorFormat;
+import dev.tensorbuf.views.StridedLayout.TensorFormat;
 import dev.tensorbuf.views.TensorView;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;

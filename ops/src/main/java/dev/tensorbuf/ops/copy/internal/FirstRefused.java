@@ -3,8 +3,9 @@ package dev.tensorbuf.ops.copy.internal;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -54,9 +55,9 @@ public final class FirstRefused {
         MemorySegment element = Arena.ofAuto().allocate(16);
         return search(Extents.toArray(src.dims()), to, (index, da, scratch) -> {
             if (from.kind() == DType.Kind.COMPLEX) {
-                sa.setComplex(element, 0, src.getReal(index), src.getImag(index));
+                sa.setComplex(element, 0, TensorElements.of(src).getReal(index), TensorElements.of(src).getImag(index));
             } else {
-                sa.setBits(element, 0, src.getBits(index));
+                sa.setBits(element, 0, TensorElements.of(src).getBits(index));
             }
             ValueMover.move(element, 0, sa, scratch, 0, da);
         });

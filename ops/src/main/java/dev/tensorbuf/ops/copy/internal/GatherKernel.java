@@ -3,9 +3,9 @@ package dev.tensorbuf.ops.copy.internal;
 import dev.tensorbuf.ops.copy.ChannelAffine;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.ElementAccess;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.StridedLayout;
-import dev.tensorbuf.views.indexing.CompiledMap;
+import dev.tensorbuf.views.indexing.IndexingMap;
 
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -79,7 +79,7 @@ final class GatherKernel {
             }
             case Access.Tiled(ArrayShape shape) -> shape::linearIndex;
             case Access.Mapped m -> {
-                CompiledMap c = m.map().compile();
+                IndexingMap.Compiled c = m.map().compile();
                 yield index -> c.evaluate(0, index);
             }
         };

@@ -2,7 +2,7 @@ package dev.tensorbuf.ops.copy.internal;
 
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.internal.Errors;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.indexing.AffineExpr;

@@ -3,7 +3,7 @@ package dev.tensorbuf.ops.copy.internal;
 import dev.tensorbuf.ops.copy.ChannelAffine;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.XlaLayout;
 

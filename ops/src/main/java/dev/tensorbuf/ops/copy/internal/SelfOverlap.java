@@ -1,9 +1,8 @@
 package dev.tensorbuf.ops.copy.internal;
 
 import dev.tensorbuf.ops.internal.Errors;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.StridedLayout;
-import dev.tensorbuf.views.indexing.CompiledMap;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.internal.DistinctSlots;
 import java.util.Arrays;
@@ -52,7 +51,7 @@ public final class SelfOverlap {
             case Access.Mapped(IndexingMap map) when SplitDims.of(map, dst.elementCount()).filter(SelfOverlap::nests).isPresent() -> {
             }
             case Access.Mapped(IndexingMap map) -> {
-                CompiledMap f = map.compile();
+                IndexingMap.Compiled f = map.compile();
                 var range = map.range(map.results().getFirst());
                 checkDistinct(describe(dst), dst.dims(), index -> f.evaluate(0, index), range.lo(), range.hi());
             }

@@ -1,6 +1,6 @@
 package dev.tensorbuf.ops.copy.internal;
 
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import java.util.List;
 
 /**

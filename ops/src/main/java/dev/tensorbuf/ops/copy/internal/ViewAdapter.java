@@ -6,6 +6,7 @@ import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.MapForm;
 import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.internal.DistinctSlots;
@@ -142,11 +143,11 @@ public final class ViewAdapter {
             throw Errors.imaginaryPartsLost(s, d);
         }
         if (s == d) {
-            dst.forEachIndex(index -> {
+            TensorElements.of(dst).forEachIndex(index -> {
                 if (s.kind() == DType.Kind.COMPLEX) {
-                    dst.setComplex(src.getReal(index), src.getImag(index), index); // c128's 128 bits do not fit getBits
+                    TensorElements.of(dst).setComplex(TensorElements.of(src).getReal(index), TensorElements.of(src).getImag(index), index); // c128's 128 bits do not fit getBits
                 } else {
-                    dst.setBits(src.getBits(index), index);
+                    TensorElements.of(dst).setBits(TensorElements.of(src).getBits(index), index);
                 }
             });
             return;
@@ -157,17 +158,17 @@ public final class ViewAdapter {
         ElementAccess da = ElementAccess.of(d);
         MemorySegment from = Arena.ofAuto().allocate(16);
         MemorySegment to = Arena.ofAuto().allocate(16);
-        dst.forEachIndex(index -> {
+        TensorElements.of(dst).forEachIndex(index -> {
             if (s.kind() == DType.Kind.COMPLEX) {
-                sa.setComplex(from, 0, src.getReal(index), src.getImag(index));
+                sa.setComplex(from, 0, TensorElements.of(src).getReal(index), TensorElements.of(src).getImag(index));
             } else {
-                sa.setBits(from, 0, src.getBits(index));
+                sa.setBits(from, 0, TensorElements.of(src).getBits(index));
             }
             ValueMover.move(from, 0, sa, to, 0, da);
             if (d.kind() == DType.Kind.COMPLEX) {
-                dst.setComplex(da.getReal(to, 0), da.getImag(to, 0), index);
+                TensorElements.of(dst).setComplex(da.getReal(to, 0), da.getImag(to, 0), index);
             } else {
-                dst.setBits(da.getBits(to, 0), index);
+                TensorElements.of(dst).setBits(da.getBits(to, 0), index);
             }
         });
     }

@@ -3,6 +3,7 @@ package dev.tensorbuf.ops.exec.internal;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.internal.MiniFloat;
 
@@ -54,43 +55,43 @@ public final class Conversions {
             DType toPart = to.componentType();
             if (to == DType.C64 && (from == DType.F32 || from == DType.BF16)) {
                 // Exact as floats, and XLA keeps a signalling NaN's bits, which a double would quiet.
-                src.forEachIndex(i -> dst.setComplexFloat(src.getFloat(i), 0f, i));
+                TensorElements.of(src).forEachIndex(i -> TensorElements.of(dst).setComplexFloat(TensorElements.of(src).getFloat(i), 0f, i));
                 return dst;
             }
-            src.forEachIndex(i -> dst.setComplex(
-                    fromComplex ? flushed(src.getReal(i), fromPart, toPart)
-                            : fromFloat ? flushed(src.getDouble(i), fromPart, toPart)
-                            : toPart == DType.F32 ? toF32(src, i) : src.getDouble(i),
-                    fromComplex ? flushed(src.getImag(i), fromPart, toPart) : 0, i));
+            TensorElements.of(src).forEachIndex(i -> TensorElements.of(dst).setComplex(
+                    fromComplex ? flushed(TensorElements.of(src).getReal(i), fromPart, toPart)
+                            : fromFloat ? flushed(TensorElements.of(src).getDouble(i), fromPart, toPart)
+                            : toPart == DType.F32 ? toF32(src, i) : TensorElements.of(src).getDouble(i),
+                    fromComplex ? flushed(TensorElements.of(src).getImag(i), fromPart, toPart) : 0, i));
             return dst;
         }
         // Complex to real keeps the real part, which then converts as a float would.
         switch (to.kind()) {
-            case BOOLEAN -> src.forEachIndex(i -> dst.setBits(
-                    (fromFloat ? nonZero(src.getDouble(i), from) : src.getLong(i) != 0) ? 1 : 0, i));
+            case BOOLEAN -> TensorElements.of(src).forEachIndex(i -> TensorElements.of(dst).setBits(
+                    (fromFloat ? nonZero(TensorElements.of(src).getDouble(i), from) : TensorElements.of(src).getLong(i) != 0) ? 1 : 0, i));
             case SIGNED, UNSIGNED -> {
                 long mask = to.bitWidth() == 64 ? -1L : (1L << to.bitWidth()) - 1;
                 if (fromFloat) {
-                    src.forEachIndex(i -> dst.setBits(saturate(realValue(src, i), to) & mask, i));
+                    TensorElements.of(src).forEachIndex(i -> TensorElements.of(dst).setBits(saturate(realValue(src, i), to) & mask, i));
                 } else {
-                    src.forEachIndex(i -> dst.setBits(src.getLong(i) & mask, i));
+                    TensorElements.of(src).forEachIndex(i -> TensorElements.of(dst).setBits(TensorElements.of(src).getLong(i) & mask, i));
                 }
             }
             case FLOAT -> {
                 if (to == DType.F32 && (!fromFloat || from == DType.BF16)) {
                     // bf16 exactly, a signalling NaN's bits too, as XLA keeps them (a double would quiet them).
-                    src.forEachIndex(i -> dst.setFloat(toF32(src, i), i));
+                    TensorElements.of(src).forEachIndex(i -> TensorElements.of(dst).setFloat(toF32(src, i), i));
                 } else if (to == DType.F8E5M2 && MiniFloat.e5m2NanFromNarrow(from)) {
-                    src.forEachIndex(i -> {
-                        double v = src.getDouble(i);
+                    TensorElements.of(src).forEachIndex(i -> {
+                        double v = TensorElements.of(src).getDouble(i);
                         if (Double.isNaN(v)) {
-                            dst.setBits(MiniFloat.E5M2_NAN_FROM_NARROW, i);
+                            TensorElements.of(dst).setBits(MiniFloat.E5M2_NAN_FROM_NARROW, i);
                         } else {
-                            dst.setDouble(v, i);
+                            TensorElements.of(dst).setDouble(v, i);
                         }
                     });
                 } else {
-                    src.forEachIndex(i -> dst.setDouble(nanToF4(flushed(realValue(src, i), fromPart, to), to), i));
+                    TensorElements.of(src).forEachIndex(i -> TensorElements.of(dst).setDouble(nanToF4(flushed(realValue(src, i), fromPart, to), to), i));
                 }
             }
             case COMPLEX, NONE -> throw new AssertionError(to);
@@ -135,12 +136,12 @@ public final class Conversions {
 
     /** {@return the element as a double; a complex element's real part} */
     private static double realValue(TensorView src, long[] i) {
-        return src.dtype().kind() == DType.Kind.COMPLEX ? src.getReal(i) : src.getDouble(i);
+        return src.dtype().kind() == DType.Kind.COMPLEX ? TensorElements.of(src).getReal(i) : TensorElements.of(src).getDouble(i);
     }
 
     /** {@return the element rounded once to f32, 64-bit integers included; a complex element's real part} */
     private static float toF32(TensorView src, long[] i) {
-        return src.dtype().kind() == DType.Kind.COMPLEX ? (float) src.getReal(i) : src.getFloat(i);
+        return src.dtype().kind() == DType.Kind.COMPLEX ? (float) TensorElements.of(src).getReal(i) : TensorElements.of(src).getFloat(i);
     }
 
     /** {@return the integer bits XLA gives for a float: truncated, clamped to the type, NaN as 0} */

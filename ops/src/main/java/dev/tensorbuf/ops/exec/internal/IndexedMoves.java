@@ -7,7 +7,8 @@ import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaLayout;
 import java.util.ArrayList;
@@ -127,7 +128,7 @@ public final class IndexedMoves {
                     n + " index row" + (n == 1 ? "" : "s") + " read when the view was made: " + (n == 1 ? "a slice" : "a concatenation of " + n + " slices"));
         }
         TensorView out = Materialize.allocate(shape, allocator);
-        out.forEachIndex(i -> out.setBits(operand.getBits(g.operandIndex(i)), i));
+        TensorElements.of(out).forEachIndex(i -> TensorElements.of(out).setBits(TensorElements.of(operand).getBits(g.operandIndex(i)), i));
         return new Gathered(out, true, n + " index rows, more than " + MAX_VIEW_ROWS + " pieces a view holds: copied element by element");
     }
 
@@ -142,7 +143,7 @@ public final class IndexedMoves {
             for (int k = 0; k < startIndexMap.length; k++) {
                 at[batch.length] = k;
                 int d = startIndexMap[k];
-                long v = rows.getLong(at);
+                long v = TensorElements.of(rows).getLong(at);
                 long max = operand.dims().get(d) - sliceSizes[d];
                 // u64 indices past 2^63 read as negative: past every dim, so clamped high.
                 start[d] = rows.dtype() == DType.U64 && v < 0 ? max : Math.max(0, Math.min(v, max));
@@ -239,7 +240,7 @@ public final class IndexedMoves {
                 throw new IllegalArgumentException("the update " + update.dims() + " is larger than the operand "
                         + operand.dims() + " in dim " + d);
             }
-            long v = s.getLong();
+            long v = TensorElements.of(s).getLong();
             start[d] = s.dtype() == DType.U64 && v < 0 ? dim - u : Math.max(0, Math.min(v, dim - u));
             limit[d] = start[d] + u;
             stride[d] = 1;

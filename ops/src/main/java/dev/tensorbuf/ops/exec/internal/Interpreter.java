@@ -12,7 +12,8 @@ import dev.tensorbuf.ops.indexing.HloIndexing;
 import dev.tensorbuf.ops.indexing.HloIndexing.OperandIndexing;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.XlaLayout;
@@ -107,7 +108,7 @@ public final class Interpreter {
         HloInstruction root = entry.root();
         // A tuple ROOT (a jitted function with several results, or a call of one) returns each
         // element; the tuple itself is no view, so it is not a step.
-        boolean tuple = root.shape() instanceof dev.tensorbuf.views.TupleShape;
+        boolean tuple = root.shape() instanceof dev.tensorbuf.views.XlaShape.Tuple;
         for (int k = 0; k < root.outputCount(); k++) {
             XlaShapeCheck.requireArray(root, k, () -> where(entry, root));
         }
@@ -133,9 +134,9 @@ public final class Interpreter {
     /** Refuses an output that is itself a tuple: a file holds arrays. */
     private static final class XlaShapeCheck {
         static void requireArray(HloInstruction root, int k, java.util.function.Supplier<String> where) {
-            var shape = root.shape() instanceof dev.tensorbuf.views.TupleShape t ? t.elements().get(k) : root.shape();
+            var shape = root.shape() instanceof dev.tensorbuf.views.XlaShape.Tuple t ? t.elements().get(k) : root.shape();
             if (!(shape instanceof ArrayShape)) {
-                throw new IllegalArgumentException((root.shape() instanceof dev.tensorbuf.views.TupleShape
+                throw new IllegalArgumentException((root.shape() instanceof dev.tensorbuf.views.XlaShape.Tuple
                         ? "tuple element " + k + " of ROOT " : "ROOT ") + where.get() + " has shape " + shape
                         + ": only arrays can be written, not nested tuples");
             }
@@ -271,7 +272,7 @@ public final class Interpreter {
         if (ScalarIndex.folds(comp, in)) {
             TensorView folded = ScalarIndex.fold(in, ops);
             return new Value(folded, ExecutedInstruction.Kind.FOLDED, true, null,
-                    "folded to " + (folded.dtype() == DType.PRED ? folded.getLong() != 0 : folded.getLong())
+                    "folded to " + (folded.dtype() == DType.PRED ? TensorElements.of(folded).getLong() != 0 : TensorElements.of(folded).getLong())
                             + " when the view was made");
         }
         Integer count = OPERAND_COUNTS.get(in.opcode());
@@ -376,11 +377,11 @@ public final class Interpreter {
         for (long k = 0; k < n; k++) {
             // As XLA computes it: integers wrap to their width (s8 counts 126, 127, -128, ...), pred is k != 0.
             switch (type.kind()) {
-                case FLOAT -> row.setDouble(k, k);
-                case COMPLEX -> row.setComplex(k, 0, k);
-                case BOOLEAN -> row.setLong(k == 0 ? 0 : 1, k);
-                case SIGNED -> row.setLong(bits == 64 ? k : k << (64 - bits) >> (64 - bits), k);
-                case UNSIGNED -> row.setLong(bits == 64 ? k : k & ((1L << bits) - 1), k);
+                case FLOAT -> TensorElements.of(row).setDouble(k, k);
+                case COMPLEX -> TensorElements.of(row).setComplex(k, 0, k);
+                case BOOLEAN -> TensorElements.of(row).setLong(k == 0 ? 0 : 1, k);
+                case SIGNED -> TensorElements.of(row).setLong(bits == 64 ? k : k << (64 - bits) >> (64 - bits), k);
+                case UNSIGNED -> TensorElements.of(row).setLong(bits == 64 ? k : k & ((1L << bits) - 1), k);
                 default -> throw new IllegalArgumentException("iota of " + type + " is not supported");
             }
         }
@@ -591,7 +592,7 @@ public final class Interpreter {
                         + in.operands().get(1) + " is " + ops.get(1).dtype() + ", " + in.operands().get(k + 1) + " is "
                         + s.dtype());
             }
-            long value = s.getLong();
+            long value = TensorElements.of(s).getLong();
             // u64 starts past 2^63 read as negative; any such start is past every dim, so clamp high.
             starts[k] = s.dtype() == DType.U64 && value < 0 ? Long.MAX_VALUE : value;
         }

@@ -5,6 +5,7 @@ import dev.tensorbuf.memory.internal.AsciiDigits;
 import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,7 +51,7 @@ public final class Literals {
         r.end();
         TensorView v = Materialize.allocate(shape, allocator);
         int[] next = {0};
-        v.forEachIndex(i -> set(v, values.get(next[0]++), i, literal));
+        TensorElements.of(v).forEachIndex(i -> set(v, values.get(next[0]++), i, literal));
         return v;
     }
 
@@ -59,21 +60,21 @@ public final class Literals {
         try {
             switch (t.kind()) {
                 // XLA's parser reads an integer as a pred too, any nonzero one as true.
-                case BOOLEAN -> v.setBits(switch (text) {
+                case BOOLEAN -> TensorElements.of(v).setBits(switch (text) {
                     case "true" -> 1;
                     case "false" -> 0;
                     default -> new java.math.BigInteger(text).signum() != 0 ? 1 : 0;
                 }, index);
-                case SIGNED -> v.setLong(Long.parseLong(text), index);
-                case UNSIGNED -> v.setBits(checkedUnsigned(text, t), index);
+                case SIGNED -> TensorElements.of(v).setLong(Long.parseLong(text), index);
+                case UNSIGNED -> TensorElements.of(v).setBits(checkedUnsigned(text, t), index);
                 case FLOAT -> {
                     double value = real(text, t == DType.F32);
                     if (t == DType.F32) {
-                        v.setFloat(toFloat(value), index);
+                        TensorElements.of(v).setFloat(toFloat(value), index);
                     } else {
-                        v.setDouble(value, index);
+                        TensorElements.of(v).setDouble(value, index);
                     }
-                    checkRange(text, v.getDouble(index), t, literal);
+                    checkRange(text, TensorElements.of(v).getDouble(index), t, literal);
                 }
                 case COMPLEX -> {
                     int comma = text.indexOf(',');
@@ -82,7 +83,7 @@ public final class Literals {
                     String im = text.substring(comma + 1);
                     double real = real(re, single);
                     double imag = real(im, single);
-                    v.setComplex(single ? toFloat(real) : real, single ? toFloat(imag) : imag, index);
+                    TensorElements.of(v).setComplex(single ? toFloat(real) : real, single ? toFloat(imag) : imag, index);
                     DType part = t.componentType();
                     checkRange(re, single ? toFloat(real) : real, part, literal);
                     checkRange(im, single ? toFloat(imag) : imag, part, literal);
@@ -149,8 +150,8 @@ public final class Literals {
         try (var arena = dev.tensorbuf.memory.Allocators.confined()) {
             TensorView one = Materialize.allocate(ArrayShape.of(t, 1), arena);
             for (long bits = 0; bits < 1L << t.bitWidth(); bits++) {
-                one.setBits(bits, 0);
-                double d = one.getDouble(0);
+                TensorElements.of(one).setBits(bits, 0);
+                double d = TensorElements.of(one).getDouble(0);
                 if (Double.isFinite(d)) {
                     min = Math.min(min, d);
                     max = Math.max(max, d);

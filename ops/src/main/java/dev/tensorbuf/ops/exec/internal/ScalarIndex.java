@@ -4,6 +4,7 @@ import dev.tensorbuf.ops.hlo.HloComputation;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaShape;
 import java.util.List;
@@ -76,27 +77,27 @@ public final class ScalarIndex {
                     + ", got " + ops.size() + ": " + in.operands());
         }
         long value = switch (in.opcode()) {
-            case "convert" -> ops.getFirst().getLong();
-            case "not" -> out == DType.PRED ? 1 - ops.getFirst().getLong() : ~ops.getFirst().getLong();
+            case "convert" -> TensorElements.of(ops.getFirst()).getLong();
+            case "not" -> out == DType.PRED ? 1 - TensorElements.of(ops.getFirst()).getLong() : ~TensorElements.of(ops.getFirst()).getLong();
             case "select" -> {
                 requireType(in, ops.get(0), DType.PRED, "the predicate");
                 requireSame(in, ops, 1, 2);
-                yield ops.get(0).getLong() != 0 ? ops.get(1).getLong() : ops.get(2).getLong();
+                yield TensorElements.of(ops.get(0)).getLong() != 0 ? TensorElements.of(ops.get(1)).getLong() : TensorElements.of(ops.get(2)).getLong();
             }
             case "clamp" -> {
                 // XLA's operand order: clamp(min, operand, max), min(max(operand, lo), hi).
                 requireSame(in, ops, 0, 1);
                 requireSame(in, ops, 1, 2);
                 DType t = ops.get(1).dtype();
-                long x = ops.get(1).getLong();
-                long lo = ops.get(0).getLong();
-                long hi = ops.get(2).getLong();
+                long x = TensorElements.of(ops.get(1)).getLong();
+                long lo = TensorElements.of(ops.get(0)).getLong();
+                long hi = TensorElements.of(ops.get(2)).getLong();
                 long raised = compare(t, x, lo) < 0 ? lo : x;
                 yield compare(t, raised, hi) > 0 ? hi : raised;
             }
             case "compare" -> {
                 requireSame(in, ops, 0, 1);
-                int c = compare(ops.get(0).dtype(), ops.get(0).getLong(), ops.get(1).getLong());
+                int c = compare(ops.get(0).dtype(), TensorElements.of(ops.get(0)).getLong(), TensorElements.of(ops.get(1)).getLong());
                 String direction = in.text("direction").orElseThrow(() -> new IllegalArgumentException(
                         "compare needs a direction=EQ|NE|LT|LE|GT|GE attribute"));
                 yield switch (direction.strip()) {
@@ -112,8 +113,8 @@ public final class ScalarIndex {
             default -> {
                 requireSame(in, ops, 0, 1);
                 DType t = ops.get(0).dtype();
-                long a = ops.get(0).getLong();
-                long b = ops.get(1).getLong();
+                long a = TensorElements.of(ops.get(0)).getLong();
+                long b = TensorElements.of(ops.get(1)).getLong();
                 yield switch (in.opcode()) {
                     case "add" -> a + b;
                     case "subtract" -> a - b;

@@ -2,7 +2,7 @@ package dev.tensorbuf.ops.indexing.internal;
 
 import dev.tensorbuf.ops.indexing.HloIndexing.OperandIndexing;
 import dev.tensorbuf.views.ArrayShape;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.indexing.Interval;

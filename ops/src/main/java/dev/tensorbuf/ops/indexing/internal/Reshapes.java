@@ -5,7 +5,7 @@ import dev.tensorbuf.ops.indexing.HloIndexing.OperandIndexing;
 import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.ops.internal.Reshape;
 import dev.tensorbuf.views.ArrayShape;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.XlaLayout;
 import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;

@@ -5,8 +5,7 @@ import dev.tensorbuf.ops.shard.HloSharding.ShardGroup;
 import dev.tensorbuf.ops.shard.HloSharding.SubgroupType;
 import dev.tensorbuf.ops.shard.HloSharding.TileAssignment;
 import dev.tensorbuf.views.ArrayShape;
-import dev.tensorbuf.views.BufferShape;
-import dev.tensorbuf.views.TupleShape;
+import dev.tensorbuf.views.XlaShape.BufferShape;
 import dev.tensorbuf.views.XlaShape;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -32,7 +31,7 @@ public final class Normalize {
     }
 
     public static void checkShape(HloSharding sharding, XlaShape shape) {
-        if (shape instanceof TupleShape tuple) {
+        if (shape instanceof XlaShape.Tuple tuple) {
             List<XlaShape> leaves = new ArrayList<>();
             leaves(tuple, leaves);
             if (sharding instanceof HloSharding.Tuple t) {
@@ -70,9 +69,9 @@ public final class Normalize {
         }
     }
 
-    private static void leaves(TupleShape tuple, List<XlaShape> out) {
+    private static void leaves(XlaShape.Tuple tuple, List<XlaShape> out) {
         for (XlaShape e : tuple.elements()) {
-            if (e instanceof TupleShape t) {
+            if (e instanceof XlaShape.Tuple t) {
                 leaves(t, out);
             } else {
                 out.add(e);

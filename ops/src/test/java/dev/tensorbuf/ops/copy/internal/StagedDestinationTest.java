@@ -9,7 +9,7 @@ import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.ops.copy.CopyPlan;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
-import dev.tensorbuf.views.TensorFormat;
+import dev.tensorbuf.views.StridedLayout.TensorFormat;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -1,5 +1,5 @@
 /**
- * The evaluators behind {@link dev.tensorbuf.views.indexing.CompiledMap}: {@code BytecodeEval}
+ * The evaluators behind {@link dev.tensorbuf.views.indexing.IndexingMap.Compiled}: {@code BytecodeEval}
  * emits one hidden class per result expression, and a tree of {@code EvalNode}s stands in for an
  * expression whose bytecode would not fit one method.
  *

@@ -14,12 +14,12 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-class BuffersTest {
+class ForeignBufferTest {
 
     @Test
     void exampleFromJavadoc() {
         AtomicInteger freed = new AtomicInteger();
-        MemoryBuffer onGpu = Buffers.foreign(0x7f00_0000_0000L, 1 << 20, MemorySpace.DEVICE, "cuda", freed::incrementAndGet);
+        MemoryBuffer onGpu = MemoryBuffer.foreign(0x7f00_0000_0000L, 1 << 20, MemorySpace.DEVICE, "cuda", freed::incrementAndGet);
         assertEquals(0x7f0000000000L, onGpu.address());
         assertEquals(0x7f0000001000L, onGpu.slice(4096, 4096).address());
         Expect.throwsWith(UnsupportedOperationException.class,
@@ -32,13 +32,13 @@ class BuffersTest {
 
     @Test
     void deviceBufferViewsRefuseHostAccessToo() {
-        MemoryBuffer fast = Buffers.foreign(0, 256, MemorySpace.DEVICE_FAST, "tpu", () -> {});
+        MemoryBuffer fast = MemoryBuffer.foreign(0, 256, MemorySpace.DEVICE_FAST, "tpu", () -> {});
         assertEquals(MemorySpace.DEVICE_FAST, fast.memorySpace());
         for (MemoryBuffer view : List.of(fast.slice(0, 128), fast.asReadOnly())) {
             Expect.throwsWith(UnsupportedOperationException.class,
                     "buffer in S(1) on-device fast memory (VMEM) is not host-accessible", view::segment);
         }
-        assertEquals(new BufferOwner.Foreign("tpu"), fast.owner());
+        assertEquals(new MemoryBuffer.Owner.Foreign("tpu"), fast.owner());
         fast.close();
     }
 
@@ -46,7 +46,7 @@ class BuffersTest {
     void deleterRunsExactlyOnceUnderConcurrentCloses() throws Exception {
         for (int round = 0; round < 50; round++) {
             AtomicInteger freed = new AtomicInteger();
-            MemoryBuffer buffer = Buffers.foreign(64, 64, MemorySpace.DEVICE, "race", freed::incrementAndGet);
+            MemoryBuffer buffer = MemoryBuffer.foreign(64, 64, MemorySpace.DEVICE, "race", freed::incrementAndGet);
             CountDownLatch start = new CountDownLatch(1);
             List<Thread> threads = new ArrayList<>();
             for (int t = 0; t < 4; t++) {
@@ -70,7 +70,7 @@ class BuffersTest {
     @Test
     void aThrowingDeleterStillClosesTheBufferOnce() {
         AtomicInteger calls = new AtomicInteger();
-        MemoryBuffer buffer = Buffers.foreign(0, 8, MemorySpace.DEVICE, "bad", () -> {
+        MemoryBuffer buffer = MemoryBuffer.foreign(0, 8, MemorySpace.DEVICE, "bad", () -> {
             calls.incrementAndGet();
             throw new IllegalStateException("driver says no");
         });
@@ -84,7 +84,7 @@ class BuffersTest {
     void hostSegmentsAreWrappedAndFreedByTheirDeleter() {
         Arena arena = Arena.ofShared();
         MemorySegment segment = arena.allocate(32);
-        MemoryBuffer pinned = Buffers.foreign(segment, MemorySpace.PINNED_HOST, "cudaMallocHost", arena::close);
+        MemoryBuffer pinned = MemoryBuffer.foreign(segment, MemorySpace.PINNED_HOST, "cudaMallocHost", arena::close);
         pinned.segment().set(ValueLayout.JAVA_INT, 0, 5);
         assertEquals(5, segment.get(ValueLayout.JAVA_INT, 0));
         assertSame(MemorySpace.PINNED_HOST, pinned.memorySpace());
@@ -99,26 +99,26 @@ class BuffersTest {
     void factoriesRefuseTheWrongKindOfSpaceOrMemory() {
         Expect.throwsWith(IllegalArgumentException.class,
                 "S(5) host memory is host-accessible: wrap its memory as a MemorySegment",
-                () -> Buffers.foreign(0, 8, MemorySpace.HOST, "x", () -> {}));
+                () -> MemoryBuffer.foreign(0, 8, MemorySpace.HOST, "x", () -> {}));
         try (Arena arena = Arena.ofConfined()) {
             Expect.throwsWith(IllegalArgumentException.class,
-                    "S(0) device memory (HBM) is not host-accessible: describe its memory with foreign(address",
-                    () -> Buffers.foreign(arena.allocate(8), MemorySpace.DEVICE, "x", () -> {}));
+                    "S(0) device memory (HBM) is not host-accessible: describe its memory with MemoryBuffer.foreign(address",
+                    () -> MemoryBuffer.foreign(arena.allocate(8), MemorySpace.DEVICE, "x", () -> {}));
         }
         Expect.throwsWith(IllegalArgumentException.class, "segment of 16 bytes is on the Java heap",
-                () -> Buffers.foreign(MemorySegment.ofArray(new byte[16]), MemorySpace.HOST, "x", () -> {}));
+                () -> MemoryBuffer.foreign(MemorySegment.ofArray(new byte[16]), MemorySpace.HOST, "x", () -> {}));
         Expect.throwsWith(IllegalArgumentException.class, "byteSize -4 must be >= 0",
-                () -> Buffers.foreign(0, -4, MemorySpace.DEVICE, "x", () -> {}));
-        assertThrows(NullPointerException.class, () -> Buffers.foreign(0, 4, MemorySpace.DEVICE, "x", null));
+                () -> MemoryBuffer.foreign(0, -4, MemorySpace.DEVICE, "x", () -> {}));
+        assertThrows(NullPointerException.class, () -> MemoryBuffer.foreign(0, 4, MemorySpace.DEVICE, "x", null));
     }
 
     /** The review's null owner read "NullPointerException: name", a parameter no caller passed. */
     @Test
     void aNullOwnerIsNamedAsTheOwner() {
         Expect.throwsWith(NullPointerException.class, "owner",
-                () -> Buffers.foreign(0x1000, 8, MemorySpace.DEVICE, null, () -> {}));
+                () -> MemoryBuffer.foreign(0x1000, 8, MemorySpace.DEVICE, null, () -> {}));
         Expect.throwsWith(NullPointerException.class, "owner",
-                () -> Buffers.foreign(Arena.ofAuto().allocate(8), MemorySpace.HOST, null, () -> {}));
+                () -> MemoryBuffer.foreign(Arena.ofAuto().allocate(8), MemorySpace.HOST, null, () -> {}));
     }
 
     /** The review wrapped a segment of a closed arena: a buffer that said "alive" and threw at its first read. */
@@ -129,8 +129,8 @@ class BuffersTest {
         arena.close();
         Expect.throwsWith(IllegalStateException.class,
                 "cannot wrap 64 bytes for foreign owner 'x': the segment's arena is already closed",
-                () -> Buffers.foreign(gone, MemorySpace.HOST, "x", () -> {}));
-        assertEquals(0, Buffers.foreign(MemorySegment.NULL, MemorySpace.HOST, "x", () -> {}).byteSize(),
+                () -> MemoryBuffer.foreign(gone, MemorySpace.HOST, "x", () -> {}));
+        assertEquals(0, MemoryBuffer.foreign(MemorySegment.NULL, MemorySpace.HOST, "x", () -> {}).byteSize(),
                 "NULL lives in the global arena");
     }
 }

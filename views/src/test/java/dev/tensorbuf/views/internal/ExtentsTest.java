@@ -1,9 +1,10 @@
-package dev.tensorbuf.views;
+package dev.tensorbuf.views.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.tensorbuf.views.StridedLayout;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

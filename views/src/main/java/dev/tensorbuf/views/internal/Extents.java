@@ -1,6 +1,5 @@
-package dev.tensorbuf.views;
+package dev.tensorbuf.views.internal;
 
-import dev.tensorbuf.views.internal.Errors;
 import java.util.List;
 
 /**
@@ -70,7 +69,7 @@ public final class Extents {
         return elementCount(what, boxed(dims));
     }
 
-    /** {@return the values as a new array}, e.g. a view's {@code dims()} for {@code ReshapeRemap.of} */
+    /** {@return the values as a new array}, e.g. a view's {@code dims()} for {@code Remap.Reshape.of} */
     public static long[] toArray(List<Long> values) {
         long[] a = new long[values.size()];
         for (int i = 0; i < a.length; i++) {
@@ -80,7 +79,7 @@ public final class Extents {
     }
 
     /** {@return {@code dims} as an unmodifiable list, the inverse of {@link #toArray}} */
-    static List<Long> boxed(long[] dims) {
+    public static List<Long> boxed(long[] dims) {
         Long[] boxed = new Long[dims.length];
         for (int i = 0; i < dims.length; i++) {
             boxed[i] = dims[i];
