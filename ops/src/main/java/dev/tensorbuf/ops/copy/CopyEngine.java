@@ -600,7 +600,7 @@ public final class CopyEngine {
      * Either side is made of pieces: the pairs of one-piece views their domains meet in, each
      * with its own route (planned, staged or element by element, never pieces again), run in order.
      */
-    private record Pieces(List<PiecePairs.Pair> pairs, List<Route> routes) implements Route {
+    private record Pieces(List<PiecePairs.Pair> pairs, List<Route> routes, DomainBoxes.Regrouping regrouped) implements Route {
     }
 
     /** Pairs of pieces past which a copy with few elements a pair goes element by element. */
@@ -650,8 +650,10 @@ public final class CopyEngine {
         if (src.elementCount() > 0 && (from.isEmpty() && !(src.map() instanceof ViewMap.Single)
                 || to.isEmpty() && !(dst.map() instanceof ViewMap.Single))) {
             List<PiecePairs.Pair> pairs;
+            PiecePairs.Cut cut;
             try {
-                pairs = PiecePairs.of(src, dst);
+                cut = PiecePairs.cut(src, dst);
+                pairs = cut.pairs();
             } catch (ArithmeticException overflow) {
                 return new Elements("the pieces' domains cannot be cut into boxes: an index computation overflows a long");
             } catch (DomainBoxes.TooManyBoxes many) {
@@ -669,7 +671,7 @@ public final class CopyEngine {
             for (PiecePairs.Pair p : pairs) {
                 routes.add(onePiece(p.src(), p.dst(), ViewAdapter.access(p.src()), ViewAdapter.destination(p.dst())));
             }
-            return new Pieces(pairs, routes);
+            return new Pieces(pairs, routes, cut.regrouping());
         }
         return onePiece(src, dst, from, to);
     }
@@ -703,7 +705,7 @@ public final class CopyEngine {
 
     private void copyHeld(TensorView src, TensorView dst, ChannelAffine affine) {
         Route route = route(src, dst, affine);
-        if (route instanceof Pieces(List<PiecePairs.Pair> pairs, List<Route> routes)) {
+        if (route instanceof Pieces(List<PiecePairs.Pair> pairs, List<Route> routes, DomainBoxes.Regrouping regrouped)) {
             // The padding of a tiled destination's slots, which no pair writes.
             ViewAdapter.zeroTileSlots(dst);
             for (int i = 0; i < pairs.size(); i++) {
@@ -830,7 +832,7 @@ public final class CopyEngine {
 
     private CopyPlan.Explanation explainHeld(TensorView src, TensorView dst, ChannelAffine affine) {
         Route route = route(src, dst, affine);
-        if (route instanceof Pieces(List<PiecePairs.Pair> pairs, List<Route> routes)) {
+        if (route instanceof Pieces(List<PiecePairs.Pair> pairs, List<Route> routes, DomainBoxes.Regrouping regrouped)) {
             List<CopyPlan.Explanation> parts = new ArrayList<>(pairs.size());
             List<CopyPlan.Explanation.Piece> pieces = new ArrayList<>(pairs.size());
             for (int i = 0; i < pairs.size(); i++) {
@@ -846,7 +848,9 @@ public final class CopyEngine {
                     + (fromPieces > 1 && toPieces > 1 ? ", " : "")
                     + (toPieces > 1 ? "the destination is over " + toPieces + " pieces" : "")
                     + ": their domains cut into " + pairs.size() + (pairs.size() == 1 ? " box" : " boxes")
-                    + " of one piece each side";
+                    + " of one piece each side"
+                    + (regrouped == null ? "" : ", in its elements regrouped as " + regrouped
+                    + ", where the pieces are fewer boxes than in its dims");
             return composite(CopyPlan.Explanation.Route.PIECES, src.toString(), dst.toString(), src.elementCount(), parts,
                     List.of(), List.of(), zeroed, zeroed, reason, pieces);
         }
