@@ -269,8 +269,9 @@ public final class DomainBoxes {
 
     /**
      * Boxes a side may be cut into. Past it the copy is cheaper element by element than planned
-     * box by box (a reshape of a concatenation whose rows are a few hundred elements long cuts
-     * into a box per row segment), and the cutting itself would grow with the square of the count.
+     * box by box, and the cutting itself would grow with the square of the count. A reshape of a
+     * concatenation, which cuts into a box per row segment, is regrouped first ({@link #regroupings})
+     * into a box a piece; what still passes it is a staircase no regrouping names.
      */
     public static final int MAX_BOXES = 1024;
 
