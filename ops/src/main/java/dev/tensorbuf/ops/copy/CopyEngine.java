@@ -598,7 +598,7 @@ public final class CopyEngine {
      * Either side is made of pieces: the pairs of one-piece views their domains meet in, each
      * with its own route (planned, staged or element by element, never pieces again), run in order.
      */
-    private record Pieces(List<PiecePairs.Pair> pairs, List<Route> routes) implements Route {
+    private record Pieces(List<PiecePairs.Pair> pairs, List<Route> routes, DomainBoxes.Regrouping regrouped) implements Route {
     }
 
     /** Pairs of pieces past which a copy with few elements a pair goes element by element. */
@@ -648,8 +648,10 @@ public final class CopyEngine {
         if (src.elementCount() > 0 && (from.isEmpty() && !(src.map() instanceof ViewMap.Single)
                 || to.isEmpty() && !(dst.map() instanceof ViewMap.Single))) {
             List<PiecePairs.Pair> pairs;
+            PiecePairs.Cut cut;
             try {
-                pairs = PiecePairs.of(src, dst);
+                cut = PiecePairs.cut(src, dst);
+                pairs = cut.pairs();
             } catch (ArithmeticException overflow) {
                 return new Elements("the pieces' domains cannot be cut into boxes: an index computation overflows a long");
             } catch (DomainBoxes.TooManyBoxes many) {
@@ -667,7 +669,7 @@ public final class CopyEngine {
             for (PiecePairs.Pair p : pairs) {
                 routes.add(onePiece(p.src(), p.dst(), ViewAdapter.access(p.src()), ViewAdapter.destination(p.dst())));
             }
-            return new Pieces(pairs, routes);
+            return new Pieces(pairs, routes, cut.regrouping());
         }
         return onePiece(src, dst, from, to);
     }
@@ -700,8 +702,14 @@ public final class CopyEngine {
     }
 
     private void copyHeld(TensorView src, TensorView dst, ChannelAffine affine) {
+        ViewAdapter.Turned turned = affine == null ? ViewAdapter.unreversed(src, dst) : null;
+        if (turned != null) {
+            // A reverse of a tiled layout: copied into the layout, both sides reversed, so its padding is written.
+            ScopedValue.where(ViewAdapter.CALLED_DESTINATION, turned.dst()).run(() -> copyHeld(turned.src(), turned.dst(), null));
+            return;
+        }
         Route route = route(src, dst, affine);
-        if (route instanceof Pieces(List<PiecePairs.Pair> pairs, List<Route> routes)) {
+        if (route instanceof Pieces(List<PiecePairs.Pair> pairs, List<Route> routes, DomainBoxes.Regrouping regrouped)) {
             // The padding of a tiled destination's slots, which no pair writes.
             ViewAdapter.zeroTileSlots(dst);
             for (int i = 0; i < pairs.size(); i++) {
@@ -827,8 +835,13 @@ public final class CopyEngine {
     }
 
     private CopyPlan.Explanation explainHeld(TensorView src, TensorView dst, ChannelAffine affine) {
+        ViewAdapter.Turned turned = affine == null ? ViewAdapter.unreversed(src, dst) : null;
+        if (turned != null) {
+            return ScopedValue.where(ViewAdapter.CALLED_DESTINATION, turned.dst())
+                    .call(() -> explainHeld(turned.src(), turned.dst(), null));
+        }
         Route route = route(src, dst, affine);
-        if (route instanceof Pieces(List<PiecePairs.Pair> pairs, List<Route> routes)) {
+        if (route instanceof Pieces(List<PiecePairs.Pair> pairs, List<Route> routes, DomainBoxes.Regrouping regrouped)) {
             List<CopyPlan.Explanation> parts = new ArrayList<>(pairs.size());
             List<CopyPlan.Explanation.Piece> pieces = new ArrayList<>(pairs.size());
             for (int i = 0; i < pairs.size(); i++) {
@@ -844,7 +857,9 @@ public final class CopyEngine {
                     + (fromPieces > 1 && toPieces > 1 ? ", " : "")
                     + (toPieces > 1 ? "the destination is over " + toPieces + " pieces" : "")
                     + ": their domains cut into " + pairs.size() + (pairs.size() == 1 ? " box" : " boxes")
-                    + " of one piece each side";
+                    + " of one piece each side"
+                    + (regrouped == null ? "" : ", in its elements regrouped as " + regrouped
+                    + ", where the pieces are fewer boxes than in its dims");
             return composite(CopyPlan.Explanation.Route.PIECES, src.toString(), dst.toString(), src.elementCount(), parts,
                     List.of(), List.of(), zeroed, zeroed, reason, pieces);
         }
@@ -966,18 +981,24 @@ public final class CopyEngine {
 
     /**
      * Zeroes a new buffer for {@code shape} where a copy into it leaves bytes as they were: packed
-     * sub-byte elements' last byte, tail padding {@code L(n)} past the slots, the gaps of a tiled
-     * shape whose map is strides ({@code T(1,128)} rows: a strided view does not own them). Otherwise
-     * the copy writes every slot, tile padding as zero, and a fill first would write every byte
-     * twice. An allocator's memory may hold a previous owner's bytes (a pool's does), so both
+     * sub-byte elements' last byte (the whole buffer), the tail past the slots ({@code L(n)}, or
+     * XLA's {@code ArraySize} above them: that tail alone), a tiled shape whose view the copy does
+     * not write as its layout (the whole buffer). Otherwise the copy writes every slot, tile and row
+     * padding as zero ({@code T(1,128)} included), and a fill first would write every byte twice. An allocator's memory may hold a previous owner's bytes (a pool's does), so both
      * materialize overloads call this: the bytes they give are the same.
      *
      * @param dst the view the copy writes, or null for a tiled access (which writes every slot)
      */
     private static void zeroWhatTheCopySkips(MemoryBuffer buffer, ArrayShape shape, TensorView dst) {
-        if (ElementAccess.of(shape).storageBits() < 8 || shape.physicalByteSize() != bufferBytes(shape)
+        if (ElementAccess.of(shape).storageBits() < 8
                 || dst != null && !shape.requireLayout().tiles().isEmpty() && ViewAdapter.tiledLayout(dst).isEmpty()) {
             buffer.segment().fill((byte) 0);
+            return;
+        }
+        // The copy writes every slot, padding as zero: only the tail past the slots is left.
+        long slots = shape.physicalByteSize();
+        if (slots < bufferBytes(shape)) {
+            buffer.segment().asSlice(slots).fill((byte) 0);
         }
     }
 

@@ -227,16 +227,26 @@ public final class DomainBoxes {
      * @throws ArithmeticException if an index computation overflows a long
      */
     public static List<Placed> of(List<IndexingMap> maps, long[] dims) {
+        return of(maps, dims, MAX_BOXES);
+    }
+
+    /**
+     * {@return as {@link #of(List, long[])}, giving up past {@code limit} boxes}
+     *
+     * @throws TooManyBoxes past {@code limit} boxes (at most {@link #MAX_BOXES})
+     */
+    public static List<Placed> of(List<IndexingMap> maps, long[] dims, int limit) {
+        limit = Math.min(limit, MAX_BOXES);
         List<Placed> out = new ArrayList<>();
         long subtractions = 0;
         List<Box> claimed = new ArrayList<>();
         for (int p = 0; p < maps.size(); p++) {
-            List<Box> mine = domain(maps.get(p), dims);
+            List<Box> mine = domain(maps.get(p), dims, limit);
             for (Box b : mine) {
                 List<Box> left = List.of(b);
                 subtractions += claimed.size();
                 if (subtractions > (long) MAX_BOXES * MAX_BOXES) {
-                    throw new TooManyBoxes(out.size() + mine.size());
+                    throw new TooManyBoxes(out.size() + mine.size(), limit);
                 }
                 for (Box c : claimed) {
                     List<Box> next = new ArrayList<>();
@@ -248,8 +258,8 @@ public final class DomainBoxes {
                 for (Box x : left) {
                     out.add(new Placed(x, p));
                 }
-                if (out.size() > MAX_BOXES) {
-                    throw new TooManyBoxes(out.size());
+                if (out.size() > limit) {
+                    throw new TooManyBoxes(out.size(), limit);
                 }
             }
             claimed.addAll(mine);
@@ -259,8 +269,9 @@ public final class DomainBoxes {
 
     /**
      * Boxes a side may be cut into. Past it the copy is cheaper element by element than planned
-     * box by box (a reshape of a concatenation whose rows are a few hundred elements long cuts
-     * into a box per row segment), and the cutting itself would grow with the square of the count.
+     * box by box, and the cutting itself would grow with the square of the count. A reshape of a
+     * concatenation, which cuts into a box per row segment, is regrouped first ({@link #regroupings})
+     * into a box a piece; what still passes it is a staircase no regrouping names.
      */
     public static final int MAX_BOXES = 1024;
 
@@ -268,14 +279,160 @@ public final class DomainBoxes {
     public static final class TooManyBoxes extends RuntimeException {
         private final long boxes;
 
-        TooManyBoxes(long boxes) {
-            super("the pieces' domains cut into more than " + MAX_BOXES + " boxes (" + boxes + " so far)", null, false, false);
+        TooManyBoxes(long boxes, int limit) {
+            super("the pieces' domains cut into more than " + limit + " boxes (" + boxes + " so far)", null, false, false);
             this.boxes = boxes;
         }
 
         /** {@return the boxes made when the cutting stopped} */
         public long boxes() {
             return boxes;
+        }
+    }
+
+    /**
+     * The same elements in other dims: the view's dims taken in {@code order} (a transpose), then
+     * reshaped row-major to {@code dims}. Copying both sides of a copy regrouped the same way
+     * copies the same elements to the same places.
+     *
+     * @param order the view's dimension read as each dimension of the transpose
+     * @param dims the dims after the reshape
+     */
+    public record Regrouping(int[] order, long[] dims) {
+        /** {@return whether {@link #order} is the identity: a reshape alone} */
+        public boolean keepsOrder() {
+            for (int i = 0; i < order.length; i++) {
+                if (order[i] != i) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** {@return the view's index of the element at {@code index} of the regrouped dims} @param viewDims the view's dims */
+        public long[] viewIndex(long[] index, long[] viewDims) {
+            long linear = 0;
+            for (int d = 0; d < dims.length; d++) {
+                linear = Math.addExact(Math.multiplyExact(linear, dims[d]), index[d]);
+            }
+            long[] out = new long[viewDims.length];
+            for (int i = order.length - 1; i >= 0; i--) {
+                long n = viewDims[order[i]];
+                out[order[i]] = linear % n;
+                linear /= n;
+            }
+            return out;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Regrouping r && Arrays.equals(order, r.order) && Arrays.equals(dims, r.dims);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(order) * 31 + Arrays.hashCode(dims);
+        }
+
+        @Override
+        public String toString() {
+            return Arrays.toString(dims) + (keepsOrder() ? "" : " of dims " + Arrays.toString(order));
+        }
+    }
+
+    /**
+     * {@return ways to regroup {@code dims}' elements in which the pieces' domains may be boxes: for
+     * each {@code L mod m} or {@code L floordiv m} in a constraint, where {@code L} is the
+     * row-major index of some dimensions taken in some order (a mixed-radix number: coefficient 1,
+     * then each the one before times its dimension's size; size {@code S}) and {@code m} divides
+     * {@code S}, those dimensions taken in that order after the others and regrouped as
+     * {@code [S / m, m]}} A reshape of a concatenation reads its parts' boundary as such a
+     * constraint ({@code (d0 * 1024 + d1) mod 200 in [0, 99]} for two {@code [1024, 100]} joined
+     * along 1 and reshaped to {@code [200, 1024]}): a staircase of a box per row segment in the
+     * view's dims, two boxes in {@code [1024, 200]}; a transpose after the reshape reads it with
+     * the dimensions' order swapped.
+     *
+     * @param maps the pieces' maps, one dimension per logical dimension
+     * @param dims the logical dimensions
+     */
+    public static List<Regrouping> regroupings(List<IndexingMap> maps, long[] dims) {
+        List<Regrouping> out = new ArrayList<>();
+        long[] coefficients = new long[dims.length];
+        long[] constant = new long[1];
+        for (IndexingMap map : maps) {
+            for (AffineExpr c : map.constraints().keySet()) {
+                collect(c, dims, coefficients, constant, out);
+            }
+        }
+        return out;
+    }
+
+    private static void collect(AffineExpr e, long[] dims, long[] coefficients, long[] constant, List<Regrouping> out) {
+        switch (e) {
+            case AffineExpr.Mod(AffineExpr l, AffineExpr.Const(long m)) -> {
+                regroup(l, m, dims, coefficients, constant, out);
+                collect(l, dims, coefficients, constant, out);
+            }
+            case AffineExpr.FloorDiv(AffineExpr l, AffineExpr.Const(long m)) -> {
+                regroup(l, m, dims, coefficients, constant, out);
+                collect(l, dims, coefficients, constant, out);
+            }
+            case AffineExpr.Add(AffineExpr l, AffineExpr r) -> {
+                collect(l, dims, coefficients, constant, out);
+                collect(r, dims, coefficients, constant, out);
+            }
+            case AffineExpr.Mul(AffineExpr l, AffineExpr r) -> {
+                collect(l, dims, coefficients, constant, out);
+                collect(r, dims, coefficients, constant, out);
+            }
+            default -> {
+            }
+        }
+    }
+
+    /** Adds the regrouping by {@code m} when {@code l} is the mixed-radix index of some dimensions. */
+    private static void regroup(AffineExpr l, long m, long[] dims, long[] coefficients, long[] constant,
+                                List<Regrouping> out) {
+        if (m <= 1 || !Linear.extract(l, coefficients, constant) || constant[0] != 0) {
+            return;
+        }
+        int rank = dims.length;
+        List<Integer> outer = new ArrayList<>();
+        List<Integer> read = new ArrayList<>();
+        for (int d = 0; d < rank; d++) {
+            (coefficients[d] == 0 || dims[d] == 1 ? outer : read).add(d);
+        }
+        // The dimensions read, minor first: coefficient 1, then each the product of the sizes before it.
+        read.sort((x, y) -> Long.compare(coefficients[x], coefficients[y]));
+        long size = 1;
+        for (int d : read) {
+            if (coefficients[d] != size) {
+                return;
+            }
+            try {
+                size = Math.multiplyExact(size, dims[d]);
+            } catch (ArithmeticException overflow) {
+                return;
+            }
+        }
+        if (read.isEmpty() || m >= size || size % m != 0) {
+            return;
+        }
+        int[] order = new int[rank];
+        long[] grouped = new long[outer.size() + 2];
+        int i = 0;
+        for (int d : outer) {
+            grouped[i] = dims[d];
+            order[i++] = d;
+        }
+        for (int j = read.size() - 1; j >= 0; j--) {
+            order[i++] = read.get(j);
+        }
+        grouped[outer.size()] = size / m;
+        grouped[outer.size() + 1] = m;
+        Regrouping r = new Regrouping(order, grouped);
+        if (!out.contains(r) && !(r.keepsOrder() && Arrays.equals(grouped, dims))) {
+            out.add(r);
         }
     }
 
@@ -294,6 +451,10 @@ public final class DomainBoxes {
      * @throws ArithmeticException if an index computation overflows a long
      */
     public static List<Box> domain(IndexingMap map, long[] dims) {
+        return domain(map, dims, MAX_BOXES);
+    }
+
+    private static List<Box> domain(IndexingMap map, long[] dims, int limit) {
         int rank = dims.length;
         if (map.dims().size() != rank) {
             throw new IllegalArgumentException("a piece's map has " + map.dims().size() + " dimensions, its view " + rank
@@ -326,8 +487,8 @@ public final class DomainBoxes {
         work.push(new Work(new Box(start, step, count), new boolean[constraints.size()]));
         long steps = 0;
         while (!work.isEmpty()) {
-            if (out.size() > MAX_BOXES || ++steps > 16L * MAX_BOXES) {
-                throw new TooManyBoxes(out.size() + work.size());
+            if (out.size() > limit || ++steps > 16L * MAX_BOXES) {
+                throw new TooManyBoxes(out.size() + work.size(), limit);
             }
             Work w = work.pop();
             int open = -1;

@@ -95,7 +95,9 @@
  *     box) or halves it; one over several dimensions cuts the dimension with the largest
  *     coefficient into the run where it holds throughout and unit ranges where it holds in part
  *     (a reshape's staircase). Each cut marks a constraint as holding or narrows a dimension, so
- *     it ends without a cap. For the copy engine's <code>PiecePairs</code></dd>
+ *     it ends without a cap. <code>regroupings</code> names the dims in which a reshape's pieces
+ *     are boxes: a constraint on the mixed-radix index of some dims modulo (or divided by) a
+ *     width that divides their size. For the copy engine's <code>PiecePairs</code></dd>
  * <dt><code>ConfinedMemory.java</code></dt>
  * <dd>the one wording for a confined arena's memory reached from another thread (what failed, the
  *     thread, the cure): bulk transfers, the copy engine and staging's submit</dd>

@@ -33,6 +33,30 @@ class DomainBoxesTest {
     }
 
     @Test
+    void aReshapeOfPiecesIsRegroupedWhereThePiecesAreBoxes() {
+        // Two [6,3] parts joined along 1 ([6,6]), reshaped to [4,9]: a staircase in [4,9], two boxes in [6,6].
+        long[] dims = {4, 9};
+        IndexingMap first = IndexingMap.parse("(d0, d1) -> (((d0 * 9 + d1) floordiv 6) * 3 + (d0 * 9 + d1) mod 6),"
+                + " domain: d0 in [0, 3], d1 in [0, 8], (d0 * 9 + d1) mod 6 in [0, 2]");
+        IndexingMap second = IndexingMap.parse("(d0, d1) -> (((d0 * 9 + d1) floordiv 6) * 3 + (d0 * 9 + d1) mod 6 - 3),"
+                + " domain: d0 in [0, 3], d1 in [0, 8], (d0 * 9 + d1) mod 6 in [3, 5]");
+        assertTrue(DomainBoxes.of(List.of(first, second), dims).size() > 2);
+        List<DomainBoxes.Regrouping> ways = DomainBoxes.regroupings(List.of(first, second), dims);
+        assertEquals("[[6, 6]]", ways.toString());
+        // Index [2, 3] of the view is its element 21: [3, 3] of [6,6].
+        assertEquals("[2, 3]", Arrays.toString(ways.getFirst().viewIndex(new long[] {3, 3}, dims)));
+        // The same transposed: the row-major index reads d1 before d0.
+        IndexingMap swapped = IndexingMap.parse("(d0, d1) -> (d0), domain: d0 in [0, 8], d1 in [0, 3],"
+                + " (d1 * 9 + d0) mod 6 in [0, 2]");
+        List<DomainBoxes.Regrouping> t = DomainBoxes.regroupings(List.of(swapped), new long[] {9, 4});
+        assertEquals("[[6, 6] of dims [1, 0]]", t.toString());
+        assertEquals("[3, 2]", Arrays.toString(t.getFirst().viewIndex(new long[] {3, 3}, new long[] {9, 4})));
+        // Not a row-major index of whole dims (a constant, a coefficient that is not a size): none.
+        assertEquals(List.of(), DomainBoxes.regroupings(List.of(IndexingMap.parse("(d0, d1) -> (d0), domain:"
+                + " d0 in [0, 3], d1 in [0, 8], (d0 * 9 + d1 + 1) mod 6 in [0, 2], (d0 * 8 + d1) mod 6 in [0, 2]")), dims));
+    }
+
+    @Test
     void anInteriorPadsDataIsOneStridedBox() {
         IndexingMap data = IndexingMap.parse("(d0, d1) -> (((d0 + 1) floordiv 2) * 3 + d1 - 2), domain: d0 in [1, 3],"
                 + " d1 in [0, 1], (d0 + 1) mod 2 in [0, 0]");

@@ -1,8 +1,10 @@
 package dev.tensorbuf.ops.copy.internal;
 
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.internal.Extents;
+import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.indexing.AffineExpr;
@@ -11,10 +13,12 @@ import dev.tensorbuf.views.indexing.Variable;
 import dev.tensorbuf.views.internal.DistinctSlots;
 import dev.tensorbuf.views.internal.DomainBoxes;
 import dev.tensorbuf.views.internal.DomainBoxes.Box;
+import dev.tensorbuf.views.internal.Linear;
 import dev.tensorbuf.views.internal.ViewReader;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Pairs the pieces of a copy's two views by domain: each side's index space is cut into disjoint
@@ -55,10 +59,48 @@ public final class PiecePairs {
                        TensorView dst) {
     }
 
-    /** One side cut into boxes: each box's piece, and the maps (simplified) the boxes came from. */
-    private record Side(TensorView view, List<DomainBoxes.Placed> boxes, List<ViewMap.Single> pieces,
-                        List<IndexingMap> maps, boolean[] fills) {
+    /**
+     * The pairs of a copy, and the dims their boxes index.
+     *
+     * @param dims the dims the boxes are in: the views' own, or the same elements regrouped in
+     *     row-major order where the pieces are fewer boxes ({@link DomainBoxes#regroupings})
+     * @param regrouping how the views' elements were regrouped into {@code dims}, or null for their own dims
+     * @param pairs the pairs, sorted by their first index in row-major order
+     */
+    public record Cut(long[] dims, DomainBoxes.Regrouping regrouping, List<Pair> pairs) {
     }
+
+    /** One side cut into boxes: each box's piece, and the maps (simplified) the boxes came from (null for one piece). */
+    private record Side(TensorView view, List<DomainBoxes.Placed> boxes, List<IndexingMap> maps) {
+    }
+
+    /** Both sides cut, over {@code dims}, regrouped by {@code regrouping} (null: the views' own dims). */
+    private record Sides(Side from, Side to, long[] dims, DomainBoxes.Regrouping regrouping) {
+        int boxes() {
+            return from.boxes().size() + to.boxes().size();
+        }
+    }
+
+    /**
+     * A box of a cut and each side's map of it (null for a side of one piece, which is sliced).
+     * Maps only: no buffer, so a kept cut keeps no memory alive.
+     */
+    private record Part(Box box, int sourcePiece, int destinationPiece, IndexingMap sourceMap, IndexingMap destinationMap) {
+    }
+
+    /** Where both sides' pieces meet: the dims the boxes are in, the pairs' boxes and maps, the destination's boxes. */
+    private record Geometry(long[] dims, DomainBoxes.Regrouping regrouping, List<Part> parts,
+                            List<DomainBoxes.Placed> destinationBoxes) {
+    }
+
+    /** What a cut depends on: each side's pieces' maps (none for a side of one piece) and the dims. */
+    private record Key(List<IndexingMap> source, List<IndexingMap> destination, List<Long> dims) {
+    }
+
+    /** Cuts made before. Simplifying a reshape's maps costs about a millisecond, many times a copy of a few MiB. */
+    private static final ConcurrentHashMap<Key, Geometry> CUTS = new ConcurrentHashMap<>();
+    /** Cuts kept before starting over, as {@code PlanCache} bounds its plans. */
+    private static final int CAPACITY = 256;
 
     /**
      * {@return the pairs copying {@code src} into {@code dst} (same dims, at least one element),
@@ -67,21 +109,114 @@ public final class PiecePairs {
      * @throws IllegalArgumentException for a destination index on a pad's fill or read-only
      *     memory, or two destination indices on one slot, or an index that no piece holds
      * @throws ArithmeticException when an index computation overflows a long
+     * @throws DomainBoxes.TooManyBoxes when a side cuts into more than {@link DomainBoxes#MAX_BOXES} boxes
      */
     public static List<Pair> of(TensorView src, TensorView dst) {
+        return cut(src, dst).pairs();
+    }
+
+    /**
+     * {@return the pairs copying {@code src} into {@code dst}, as {@link #of}, in the dims where
+     * the sides cut into the fewest boxes} A reshape over pieces cuts its view's dims in a
+     * staircase, a box per row segment; the same elements regrouped as the pieces' own rows are a
+     * box a piece, so both sides are regrouped the same way (a row-major reshape keeps which
+     * element goes where) when that cuts fewer boxes. The boxes and their maps depend on the
+     * pieces' maps alone and are kept; buffers, fills and read-only memory are read each call.
+     *
+     * @throws IllegalArgumentException as {@link #of}
+     * @throws ArithmeticException as {@link #of}
+     * @throws DomainBoxes.TooManyBoxes as {@link #of}
+     */
+    public static Cut cut(TensorView src, TensorView dst) {
         long[] dims = Extents.toArray(src.dims());
-        Side from = side(src, dims);
-        Side to = side(dst, dims);
-        refuseUnwritable(to);
-        List<Pair> pairs = new ArrayList<>();
+        Key key = new Key(pieceMaps(src), pieceMaps(dst), Arrays.stream(dims).boxed().toList());
+        Geometry geometry = CUTS.get(key);
+        if (geometry == null) {
+            geometry = geometry(src, dst, dims);
+            if (CUTS.size() >= CAPACITY) {
+                CUTS.clear();
+            }
+            CUTS.put(key, geometry);
+        }
+        long[] at = geometry.dims();
+        DomainBoxes.Regrouping regrouping = geometry.regrouping();
+        boolean[] fromFills = fills(src);
+        boolean[] toFills = fills(dst);
+        refuseUnwritable(geometry.destinationBoxes(), toFills, dst, regrouping, dims);
+        TensorView from = regrouping != null && src.map() instanceof ViewMap.Single ? regrouped(src, regrouping) : src;
+        TensorView to = regrouping != null && dst.map() instanceof ViewMap.Single ? regrouped(dst, regrouping) : dst;
+        List<Pair> pairs = new ArrayList<>(geometry.parts().size());
+        for (Part part : geometry.parts()) {
+            pairs.add(new Pair(part.box(), part.sourcePiece(), part.destinationPiece(), fromFills[part.sourcePiece()],
+                    restrict(from, part.sourcePiece(), part.sourceMap(), part.box(), at),
+                    restrict(to, part.destinationPiece(), part.destinationMap(), part.box(), at)));
+        }
+        refuseSharedSlots(dst);
+        return new Cut(at, regrouping, List.copyOf(pairs));
+    }
+
+    /** {@return {@code view}'s elements regrouped: its dims taken in the regrouping's order, reshaped to its dims} */
+    private static TensorView regrouped(TensorView view, DomainBoxes.Regrouping regrouping) {
+        TensorView ordered = regrouping.keepsOrder() ? view : Ops.transpose(view, regrouping.order());
+        return Ops.reshape(ordered, regrouping.dims());
+    }
+
+    /** {@return the raw maps of {@code view}'s pieces, or an empty list for a view of one piece} */
+    private static List<IndexingMap> pieceMaps(TensorView view) {
+        if (view.map() instanceof ViewMap.Single) {
+            return List.of();
+        }
+        List<ViewMap.Single> pieces = view.map().pieces();
+        List<IndexingMap> maps = new ArrayList<>(pieces.size());
+        for (ViewMap.Single p : pieces) {
+            maps.add(p.map());
+        }
+        return maps;
+    }
+
+    /** {@return the boxes both sides meet in, and each side's map of each} */
+    private static Geometry geometry(TensorView src, TensorView dst, long[] dims) {
+        // A reshape's constraints read the same before simplification: candidates need no simplified map.
+        List<IndexingMap> all = new ArrayList<>(pieceMaps(src));
+        all.addAll(pieceMaps(dst));
+        Sides best = null;
+        for (DomainBoxes.Regrouping r : DomainBoxes.regroupings(all, dims)) {
+            try {
+                Sides c = sides(regrouped(src, r), regrouped(dst, r), r.dims(), r,
+                        best == null ? DomainBoxes.MAX_BOXES : best.boxes() - 1);
+                if (best == null || c.boxes() < best.boxes()) {
+                    best = c;
+                }
+            } catch (DomainBoxes.TooManyBoxes | ArithmeticException notBetter) {
+                // this regrouping cuts no fewer boxes (or cannot be cut): the others are tried
+            }
+        }
+        Sides chosen = best;
+        // Fewer boxes than a box a piece cannot be: then the view's own dims are not cut at all.
+        if (best == null || best.boxes() > src.map().pieces().size() + dst.map().pieces().size()) {
+            try {
+                Sides own = sides(src, dst, dims, null, best == null ? DomainBoxes.MAX_BOXES : best.boxes());
+                if (best == null || own.boxes() <= best.boxes()) {
+                    chosen = own;
+                }
+            } catch (DomainBoxes.TooManyBoxes many) {
+                if (best == null) {
+                    throw many;
+                }
+            }
+        }
+        Side from = chosen.from();
+        Side to = chosen.to();
+        long[] at = chosen.dims();
+        List<Part> parts = new ArrayList<>();
         long covered = 0;
         for (DomainBoxes.Placed s : from.boxes()) {
             for (DomainBoxes.Placed d : to.boxes()) {
                 Box box = s.box().intersect(d.box());
                 if (box != null) {
                     covered = Math.addExact(covered, box.elementCount());
-                    pairs.add(new Pair(box, s.piece(), d.piece(), from.fills()[s.piece()],
-                            restrict(from, s.piece(), box, dims), restrict(to, d.piece(), box, dims)));
+                    parts.add(new Part(box, s.piece(), d.piece(), inBox(from, s.piece(), box),
+                            inBox(to, d.piece(), box)));
                 }
             }
         }
@@ -90,29 +225,38 @@ public final class PiecePairs {
             throw new IllegalArgumentException("the pieces of " + src + " and " + dst + " hold " + covered + " of their "
                     + n + " indices together: a view whose pieces do not cover it cannot be copied");
         }
-        pairs.sort(PiecePairs::rowMajor);
-        refuseSharedSlots(to);
-        return List.copyOf(pairs);
+        parts.sort(PiecePairs::rowMajor);
+        return new Geometry(at, chosen.regrouping(), List.copyOf(parts), to.boxes());
     }
 
-    private static int rowMajor(Pair a, Pair b) {
+    private static int rowMajor(Part a, Part b) {
         return Arrays.compare(a.box().start(), b.box().start());
     }
 
-    private static Side side(TensorView view, long[] dims) {
-        ViewMap map = view.map();
-        List<ViewMap.Single> pieces = map.pieces();
-        boolean[] fills = new boolean[pieces.size()];
-        if (map instanceof ViewMap.Single) {
+    private static Sides sides(TensorView src, TensorView dst, long[] dims, DomainBoxes.Regrouping regrouping, int limit) {
+        Side from = side(src, dims, limit);
+        return new Sides(from, side(dst, dims, limit - from.boxes().size()), dims, regrouping);
+    }
+
+    private static Side side(TensorView view, long[] dims, int limit) {
+        if (view.map() instanceof ViewMap.Single) {
             // Its map holds every index: no map is simplified, and its box is the view.
-            return new Side(view, List.of(new DomainBoxes.Placed(Box.whole(dims), 0)), pieces, null, fills);
+            return new Side(view, List.of(new DomainBoxes.Placed(Box.whole(dims), 0)), null);
         }
-        markFills(map, pieces, fills);
+        List<ViewMap.Single> pieces = view.map().pieces();
         List<IndexingMap> maps = new ArrayList<>(pieces.size());
         for (ViewMap.Single p : pieces) {
             maps.add(p.map().simplify());
         }
-        return new Side(view, DomainBoxes.of(maps, dims), pieces, maps, fills);
+        return new Side(view, DomainBoxes.of(maps, dims, limit), maps);
+    }
+
+    /** {@return which of {@code view}'s pieces are a pad's fill, in lookup order} */
+    private static boolean[] fills(TensorView view) {
+        List<ViewMap.Single> pieces = view.map().pieces();
+        boolean[] fills = new boolean[pieces.size()];
+        markFills(view.map(), pieces, fills);
+        return fills;
     }
 
     /** Marks the pieces of {@code map} that are a pad's fill, by identity: {@link ViewMap#pieces()} lists the same parts. */
@@ -131,14 +275,34 @@ public final class PiecePairs {
     }
 
     /**
-     * {@return piece {@code p} of {@code side}'s view over {@code box}: one piece, dims the box's
-     * counts} A one-piece view is sliced (stride arithmetic for a strided one); a piece of several
-     * is its map with the box's start and step put in for each dimension, its constraints dropped
-     * (the box is inside its domain).
+     * {@return piece {@code p}'s map over {@code box}, dims the box's counts: its map with the
+     * box's start and step put in for each dimension, its constraints dropped (the box is inside
+     * its domain); null for a side of one piece, which is sliced instead}
      */
-    private static TensorView restrict(Side side, int p, Box box, long[] dims) {
-        TensorView view = side.view();
+    private static IndexingMap inBox(Side side, int p, Box box) {
         if (side.maps() == null) {
+            return null;
+        }
+        IndexingMap map = side.maps().get(p);
+        int rank = box.rank();
+        List<Variable> vars = new ArrayList<>(rank);
+        List<AffineExpr> at = new ArrayList<>(rank);
+        for (int d = 0; d < rank; d++) {
+            vars.add(Variable.of(0, box.count()[d] - 1));
+            at.add(AffineExpr.dim(d).times(box.step()[d]).plus(box.start()[d]));
+        }
+        IndexingMap shift = IndexingMap.of(vars, List.of(), at);
+        IndexingMap composed = IndexingMap.compose(map, shift);
+        return IndexingMap.of(composed.dims(), List.of(), composed.results()).simplify();
+    }
+
+    /**
+     * {@return piece {@code p} of {@code view} over {@code box}: one piece, dims the box's counts}
+     * A view of one piece (regrouped to {@code dims} already) is sliced, by stride arithmetic when
+     * strided; a piece of several is its buffer through {@code map}.
+     */
+    private static TensorView restrict(TensorView view, int p, IndexingMap map, Box box, long[] dims) {
+        if (map == null) {
             if (box.isWhole(dims)) {
                 return view;
             }
@@ -148,39 +312,66 @@ public final class PiecePairs {
             }
             return Ops.slice(view, box.start(), limit, box.step());
         }
-        IndexingMap map = side.maps().get(p);
-        List<Variable> vars = new ArrayList<>(dims.length);
-        List<AffineExpr> at = new ArrayList<>(dims.length);
-        for (int d = 0; d < dims.length; d++) {
-            vars.add(Variable.of(0, box.count()[d] - 1));
-            at.add(AffineExpr.dim(d).times(box.step()[d]).plus(box.start()[d]));
+        MemoryBuffer buffer = view.map().pieces().get(p).buffer();
+        long[] strides = new long[dims.length];
+        long[] offset = new long[1];
+        if (view.access().storageBits() >= 8 && Linear.extract(map.results().getFirst(), strides, offset)) {
+            // Strides already: the view is made by them, and its copy side read off them.
+            return TensorView.strided(buffer, view.access(), StridedLayout.of(box.count(), strides, offset[0]));
         }
-        IndexingMap shift = IndexingMap.of(vars, List.of(), at);
-        IndexingMap composed = IndexingMap.compose(map, shift);
-        IndexingMap inBox = IndexingMap.of(composed.dims(), List.of(), composed.results()).simplify();
-        return TensorView.over(new ViewMap.Single(side.pieces().get(p).buffer(), inBox), view.access(), box.count());
+        return TensorView.over(new ViewMap.Single(buffer, map), view.access(), box.count());
     }
 
     /**
      * Refuses a destination box on a pad's fill or on read-only memory, at the first such index in
      * logical order, in the words of the element path ({@link ViewReader#writeRefusal}).
      */
-    private static void refuseUnwritable(Side to) {
-        if (to.maps() == null) {
+    private static void refuseUnwritable(List<DomainBoxes.Placed> boxes, boolean[] fills, TensorView dst,
+                                         DomainBoxes.Regrouping regrouping, long[] dims) {
+        if (dst.map() instanceof ViewMap.Single) {
             return; // one piece: its plan refuses read-only memory in the words of every one-piece copy
         }
+        List<ViewMap.Single> pieces = dst.map().pieces();
         long[] first = null;
         int piece = -1;
-        for (DomainBoxes.Placed b : to.boxes()) {
-            boolean refused = to.fills()[b.piece()] || to.pieces().get(b.piece()).buffer().isReadOnly();
+        for (DomainBoxes.Placed b : boxes) {
+            boolean refused = fills[b.piece()] || pieces.get(b.piece()).buffer().isReadOnly();
             if (refused && (first == null || Arrays.compare(b.box().start(), first) < 0)) {
                 first = b.box().start();
                 piece = b.piece();
             }
         }
         if (first != null) {
-            IllegalArgumentException refusal = ViewReader.of(to.view().map()).writeRefusal(piece, first.clone(), to.view());
-            throw refusal != null ? refusal : ViewReader.readOnly(first.clone(), to.view());
+            ViewReader reader = ViewReader.of(dst.map());
+            long[] index;
+            if (regrouping == null || regrouping.keepsOrder()) {
+                // A reshape keeps row-major order: the first index in the regrouped dims is the first in the view's.
+                index = regrouping == null ? first : regrouping.viewIndex(first, dims);
+            } else {
+                // A transpose does not: the failure path looks for the first in the view's order.
+                index = firstUnwritable(reader, dims);
+                piece = reader.pieceOf(index);
+            }
+            IllegalArgumentException refusal = reader.writeRefusal(piece, index.clone(), dst);
+            throw refusal != null ? refusal : ViewReader.readOnly(index.clone(), dst);
+        }
+    }
+
+    /** {@return the first index in row-major order on a pad's fill or read-only memory; one is known to exist} */
+    private static long[] firstUnwritable(ViewReader reader, long[] dims) {
+        long[] index = new long[dims.length];
+        while (true) {
+            int p = reader.pieceOf(index);
+            if (p >= 0 && (reader.isFill(p) || reader.buffer(p).isReadOnly())) {
+                return index;
+            }
+            int d = dims.length - 1;
+            while (d >= 0 && ++index[d] == dims[d]) {
+                index[d--] = 0;
+            }
+            if (d < 0) {
+                throw new IllegalStateException("a refused box holds no refused index");
+            }
         }
     }
 
@@ -189,8 +380,8 @@ public final class PiecePairs {
      * concatenation of a view with itself), visiting every index as the element path does; pieces
      * over one buffer that write different slots (two halves of it) pass.
      */
-    private static void refuseSharedSlots(Side to) {
-        List<ViewMap.Single> pieces = to.pieces();
+    private static void refuseSharedSlots(TensorView dst) {
+        List<ViewMap.Single> pieces = dst.map().pieces();
         boolean shared = false;
         for (int i = 0; i < pieces.size() && !shared; i++) {
             for (int j = 0; j < i && !shared; j++) {
@@ -198,9 +389,9 @@ public final class PiecePairs {
             }
         }
         if (shared) {
-            DistinctSlots.Repeat repeat = DistinctSlots.firstRepeat(to.view());
+            DistinctSlots.Repeat repeat = DistinctSlots.firstRepeat(dst);
             if (repeat != null) {
-                throw Errors.overlapsItself("destination " + to.view() + " writes " + repeat + " to one slot");
+                throw Errors.overlapsItself("destination " + dst + " writes " + repeat + " to one slot");
             }
         }
     }

@@ -12,6 +12,7 @@ import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.internal.DistinctSlots;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 import java.util.Optional;
 
 /**
@@ -66,11 +67,20 @@ public final class ViewAdapter {
      * a whole tiled XLA layout ({@link #tiledLayout}) owns its tiles' padding, and the copy
      * writes it as zero: {@code f32[3,5]{1,0:T(2,2)}}, a transpose of it, or the same map made
      * any other way. Another tiled map is written through its map, its elements and nothing
-     * else. A view whose map simplifies to strides ({@code bf16[3,5]{1,0:T(1,128)}}, row stride
-     * 128) is a strided view: its map cannot tell its gaps from the columns of a wider array it
-     * is a slice of, so they are not its to write.
+     * else. A view whose map simplifies to strides with a gap after each row
+     * ({@code bf16[3,5]{1,0:T(1,128)}}, row stride 128) owns the gaps when its map is its buffer's
+     * whole layout ({@link ViewMap.Single#wholeLayout()}), and is written as {@code T(1,128)};
+     * a slice of a wider array has the same strides, and its gaps are the other columns, not its
+     * to write.
      */
     public static Optional<Access> destination(TensorView view) {
+        Optional<StridedLayout> strided = view.stridedLayout();
+        if (strided.isPresent() && view.access().storageBits() >= 8 && gapsBetweenRows(strided.get())) {
+            Optional<ArrayShape> rows = tiledLayout(view);
+            if (rows.isPresent()) {
+                return Optional.of(Access.tiled(view.buffer().segment(), rows.get()));
+            }
+        }
         if (view.access().storageBits() >= 8 && view.stridedLayout().isEmpty()
                 && view.map() instanceof ViewMap.Single single && view.form() instanceof MapForm.Tiled t) {
             Optional<ArrayShape> tiles = tiledLayout(view);
@@ -95,13 +105,153 @@ public final class ViewAdapter {
         if (CALLED_DESTINATION.isBound() && CALLED_DESTINATION.get() != view) {
             return Optional.empty();
         }
-        if (!(view.map() instanceof ViewMap.Single single) || !single.wholeLayout() || view.stridedLayout().isPresent()
-                || !(view.form() instanceof MapForm.Tiled t)) {
+        Optional<StridedLayout> strided = view.stridedLayout();
+        if (strided.isPresent() && !gapsBetweenRows(strided.get())) {
+            return Optional.empty(); // dense or sliced: no padding of its own (and no map built to ask)
+        }
+        if (!(view.map() instanceof ViewMap.Single single) || !single.wholeLayout()) {
             return Optional.empty();
         }
         long bytes = view.buffer().byteSize();
-        return wholeLayout(view, t).filter(s -> !s.requireLayout().tiles().isEmpty()
+        Optional<ArrayShape> layout;
+        if (strided.isPresent()) {
+            layout = view.access().storageBits() < 8 ? Optional.empty() : paddedRows(view.dtype(), strided.get());
+        } else if (view.form() instanceof MapForm.Tiled t) {
+            layout = wholeLayout(view, t);
+        } else {
+            return Optional.empty();
+        }
+        return layout.filter(s -> !s.requireLayout().tiles().isEmpty()
                 && bytes >= s.physicalByteSize() && bytes <= Math.max(s.physicalByteSize(), s.arraySize()));
+    }
+
+    /**
+     * A copy with both sides reversed along the same dims: the same elements to the same slots.
+     *
+     * @param src the source, reversed
+     * @param dst the destination, reversed back to its layout
+     */
+    public record Turned(TensorView src, TensorView dst) {
+    }
+
+    /**
+     * {@return the copy of {@code src} into {@code dst} turned so that the destination reads as its
+     * tiled layout, when {@code dst} is a reverse of a whole tiled layout; else null} A reverse
+     * reads every slot of the layout once, so it owns the layout's padding, but a reversed map is
+     * no layout from element 0 ({@link #tiledLayout} finds none). Reversing both sides along the
+     * reversed dims (told by the map: the far end of a reversed dim is at a lower offset than
+     * index 0) copies the same elements to the same slots, into the layout itself.
+     */
+    public static Turned unreversed(TensorView src, TensorView dst) {
+        if (dst.access().storageBits() < 8 || dst.stridedLayout().isPresent() || src.elementCount() == 0
+                || CALLED_DESTINATION.isBound() && CALLED_DESTINATION.get() != dst
+                || !(dst.map() instanceof ViewMap.Single single) || !single.wholeLayout()
+                || !(dst.form() instanceof MapForm.Tiled)) {
+            return null;
+        }
+        var offset = single.map().results().getFirst();
+        long[] none = new long[0];
+        int rank = dst.rank();
+        long[] index = new long[rank];
+        long base = offset.evaluate(index, none, none);
+        if (base == 0 || tiledLayout(dst).isPresent()) {
+            return null; // index 0 at slot 0: nothing reversed
+        }
+        int[] reversed = new int[rank];
+        int n = 0;
+        for (int d = 0; d < rank; d++) {
+            long size = dst.dims().get(d);
+            if (size > 1) {
+                index[d] = size - 1;
+                if (offset.evaluate(index, none, none) < base) {
+                    reversed[n++] = d;
+                }
+                index[d] = 0;
+            }
+        }
+        if (n == 0) {
+            return null;
+        }
+        int[] dims = Arrays.copyOf(reversed, n);
+        TensorView back = dev.tensorbuf.ops.Ops.reverse(dst, dims);
+        boolean layout = ScopedValue.where(CALLED_DESTINATION, back).call(() -> tiledLayout(back).isPresent());
+        return layout ? new Turned(dev.tensorbuf.ops.Ops.reverse(src, dims), back) : null;
+    }
+
+    /**
+     * {@return whether {@code layout} is rows with a gap after each: the minor dimension (stride 1)
+     * shorter than the next stride, every other stride the one below it times that dimension's
+     * size} A whole layout of that form is XLA's {@code T(1,P)} tiling (rows padded to {@code P});
+     * a slice of a wider array has the same strides, and only {@link ViewMap.Single#wholeLayout()}
+     * tells them apart.
+     */
+    private static boolean gapsBetweenRows(StridedLayout layout) {
+        return paddedRowOrder(layout) != null;
+    }
+
+    /** {@return the dimensions minor first when {@link #gapsBetweenRows}, sizes of 1 last; else null} */
+    private static int[] paddedRowOrder(StridedLayout layout) {
+        int rank = layout.sizes().size();
+        if (rank < 2 || layout.offset() != 0) {
+            return null;
+        }
+        Integer[] order = new Integer[rank];
+        for (int d = 0; d < rank; d++) {
+            order[d] = d;
+        }
+        // Sizes of 1 read no stride: they go last (major), in order.
+        Arrays.sort(order, (x, y) -> {
+            boolean ox = layout.sizes().get(x) == 1;
+            boolean oy = layout.sizes().get(y) == 1;
+            return ox != oy ? Boolean.compare(ox, oy) : ox ? Integer.compare(x, y)
+                    : Long.compare(layout.strides().get(x), layout.strides().get(y));
+        });
+        if (layout.sizes().get(order[0]) == 1 || layout.sizes().get(order[1]) == 1
+                || layout.strides().get(order[0]) != 1) {
+            return null;
+        }
+        long pitch = layout.strides().get(order[1]);
+        if (pitch <= layout.sizes().get(order[0])) {
+            return null;
+        }
+        long expected = pitch;
+        for (int i = 1; i < rank && layout.sizes().get(order[i]) > 1; i++) {
+            if (layout.strides().get(order[i]) != expected) {
+                return null;
+            }
+            try {
+                expected = Math.multiplyExact(expected, layout.sizes().get(order[i]));
+            } catch (ArithmeticException past) {
+                return null;
+            }
+        }
+        int[] out = new int[rank];
+        for (int i = 0; i < rank; i++) {
+            out[i] = order[i];
+        }
+        return out;
+    }
+
+    /** {@return the XLA shape {@code T(1,P)} whose slots are {@code layout}'s rows and their gaps} */
+    private static Optional<ArrayShape> paddedRows(DType dtype, StridedLayout layout) {
+        int[] order = paddedRowOrder(layout);
+        if (order == null) {
+            return Optional.empty();
+        }
+        StringBuilder text = new StringBuilder(dtype.xlaName()).append('[');
+        for (int d = 0; d < order.length; d++) {
+            text.append(d == 0 ? "" : ",").append(layout.sizes().get(d));
+        }
+        text.append("]{");
+        for (int i = 0; i < order.length; i++) {
+            text.append(i == 0 ? "" : ",").append(order[i]);
+        }
+        text.append(":T(1,").append(layout.strides().get(order[1])).append(")}");
+        try {
+            return Optional.of(ArrayShape.parse(text.toString()));
+        } catch (IllegalArgumentException notAShape) {
+            return Optional.empty();
+        }
     }
 
     /**

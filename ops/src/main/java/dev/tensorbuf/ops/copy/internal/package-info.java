@@ -218,7 +218,11 @@
  *     at its first index in the element path's words; destination pieces sharing a buffer are
  *     checked slot by slot (<code>DistinctSlots</code>); a tiled destination's slots are zeroed
  *     first, as the element path zeroes them; a refused value is named afresh over the whole
- *     source by <code>CopyFailures</code></dd>
+ *     source by <code>CopyFailures</code>. A reshape over pieces (or a transpose of one) cuts its
+ *     own dims in a staircase, a box per row segment; both sides are then cut regrouped
+ *     (<code>DomainBoxes.regroupings</code>: a transpose and a row-major reshape, the same for both,
+ *     to the dims where the pieces are boxes) when that makes fewer boxes. The boxes and their maps
+ *     depend on the pieces' maps alone and are kept (256 cuts, then it starts over)</dd>
  * <dt><code>Reach.java</code></dt>
  * <dd>the bytes one side of a copy can touch (exact for strides, every slot for tiles, the map's
  *     range for mapped sides): <code>CopyPlan</code> refuses overlapping sides by what they
