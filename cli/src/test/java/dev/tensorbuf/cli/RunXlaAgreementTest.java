@@ -181,10 +181,28 @@ class RunXlaAgreementTest {
                 }
                 // Eighths up to +-256: exact in f16, some halfway cases for narrower conversions.
                 case COMPLEX -> e.setComplex(bytes, i, (rnd.nextInt(4096) - 2048) / 8.0, (rnd.nextInt(4096) - 2048) / 8.0);
-                default -> e.setDouble(bytes, i, (rnd.nextInt(4096) - 2048) / 8.0);
+                default -> e.setDouble(bytes, i, RandomHloModules.POINTWISE && rnd.nextInt(12) == 0 ? special(p.dtype(), rnd)
+                        : (rnd.nextInt(4096) - 2048) / 8.0);
             }
         }
         Npy.write(file, new DenseTensor(p.dtype(), Arrays.stream(p.dims()).boxed().toList(), bytes));
+    }
+
+    /** {@return NaN, an infinity, -0 or a denormal of {@code t}: the values whose rounding, flushing and order differ} */
+    private static double special(DType t, Random rnd) {
+        double denormal = switch (t) {
+            case F64 -> 0x1p-1060;
+            case F16 -> 0x1p-20;
+            default -> 0x1p-130; // f32 and bf16
+        };
+        return switch (rnd.nextInt(6)) {
+            case 0 -> Double.NaN;
+            case 1 -> Double.POSITIVE_INFINITY;
+            case 2 -> Double.NEGATIVE_INFINITY;
+            case 3 -> -0.0;
+            case 4 -> denormal;
+            default -> -denormal;
+        };
     }
 
     private Path script() throws IOException {

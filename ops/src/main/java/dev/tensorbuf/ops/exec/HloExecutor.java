@@ -134,7 +134,8 @@ public final class HloExecutor {
                 checkSupported(module, callee, lines, site + callers, checked);
             } else if (i.opcode().equals("custom-call") && Interpreter.isShardingAnnotation(i)) {
                 continue;
-            } else if (!SUPPORTED_OPCODES.contains(i.opcode()) && !(i.opcode().equals("tuple") && isEntryRoot(module, i))) {
+            } else if (!SUPPORTED_OPCODES.contains(i.opcode()) && !dev.tensorbuf.ops.exec.internal.Pointwise.OPCODES.contains(i.opcode())
+                    && !(i.opcode().equals("tuple") && isEntryRoot(module, i))) {
                 throw new UnsupportedOpException(i.opcode(), i.name(), lines.lineOf(comp.name(), i.name()), callers);
             }
         }

@@ -42,6 +42,8 @@ public final class Interpreter {
     private final SourceLines lines;
     private final Map<String, TensorView> arguments;
     private final Allocator allocator;
+    /** Elementwise work held as expressions over views until a copy evaluates it in one pass. */
+    private final Fusion fusion;
 
     /** The view an instruction produced, how, and whether it is memory laid out by its own shape. */
     private record Value(TensorView view, ExecutedInstruction.Kind kind, boolean inOwnLayout) {
@@ -75,6 +77,7 @@ public final class Interpreter {
         this.lines = lines;
         this.arguments = arguments;
         this.allocator = allocator;
+        this.fusion = new Fusion(allocator);
     }
 
     /**
@@ -103,6 +106,12 @@ public final class Interpreter {
         for (HloInstruction e : elements) {
             evaluate(entry, values, e);
             Value r = values.get(e.name());
+            if (fusion.isHeld(r.view())) {
+                // A ROOT elementwise over views: evaluated once, straight into its own layout.
+                ArrayShape laidOut = e.arrayShape().laidOut();
+                r = new Value(fusion.force(r.view(), laidOut, e.name()), ExecutedInstruction.Kind.COPY, true);
+                values.put(e.name(), r);
+            }
             outputs.add(new Output(r.view(), e.arrayShape().laidOut(), r.inOwnLayout()));
         }
         List<ExecutedInstruction> steps = new ArrayList<>();
@@ -154,7 +163,7 @@ public final class Interpreter {
             }
             Value v;
             try {
-                v = apply(comp, instr, operands);
+                v = fused(comp, instr, operands);
                 checkResult(instr, v.view());
                 v = boundMap(instr, v);
             } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
@@ -207,6 +216,17 @@ public final class Interpreter {
         }
         return view(operand);
     }
+
+    /** {@link Fusion}'s value for {@code in}, or else {@link #apply}'s with held operands evaluated first. */
+    private Value fused(HloComputation comp, HloInstruction in, List<TensorView> ops) {
+        Fusion.Made m = fusion.apply(comp, in, ops, args -> apply(comp, in, args).view());
+        if (m != null) {
+            return m.copied() ? new Value(m.view(), ExecutedInstruction.Kind.COPY, true) : view(m.view());
+        }
+        return apply(comp, in, CALL_OPCODES.contains(in.opcode()) ? ops : fusion.forced(comp, in, ops));
+    }
+
+    private static final Set<String> CALL_OPCODES = Set.of("call", "fusion");
 
     private Value apply(HloComputation comp, HloInstruction in, List<TensorView> ops) {
         Integer count = OPERAND_COUNTS.get(in.opcode());
