@@ -162,7 +162,7 @@ public final class Pointwise {
      */
     static double result(double v, DType t) {
         if (Double.isNaN(v)) {
-            return Double.NaN; // x86 arithmetic yields the default quiet NaN for invalid ops; operand NaNs as XLA: see notes
+            return v; // the NaN the hardware made: an operand's, or x86's default (negative) for an invalid op
         }
         if (t == DType.F64) {
             return Math.abs(v) < Double.MIN_NORMAL ? Math.copySign(0.0, v) : v;

@@ -148,8 +148,9 @@ final class PointwiseCopy {
             }
         } else {
             long[] v = (long[]) values;
+            long mask = t.bitWidth() >= 64 ? -1L : (1L << t.bitWidth()) - 1;
             for (int i = 0; i < n; i++) {
-                a.setBits(seg, i, v[i]);
+                a.setBits(seg, i, v[i] & mask);
             }
         }
     }
