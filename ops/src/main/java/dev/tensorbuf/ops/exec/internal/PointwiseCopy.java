@@ -9,6 +9,7 @@ import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.Extents;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -57,36 +58,44 @@ final class PointwiseCopy {
             s--;
         }
         long b = s < 0 ? 1 : Math.max(1, BLOCK / inner);
-        Map<List<Long>, TensorView[]> scratch = new HashMap<>();
         if (s < 0) {
-            block(e, leaves, dst, dst.dims(), scratch, allocator, null, null);
+            block(e, leaves, dst, dst.dims(), new HashMap<>(), allocator, null, null);
             return;
         }
-        long[] start = new long[rank];
-        long[] limit = dims.clone();
-        long[] stride = new long[rank];
-        java.util.Arrays.fill(stride, 1);
         long outer = 1;
         for (int d = 0; d < s; d++) {
             outer = Math.multiplyExact(outer, dims[d]);
         }
-        for (long o = 0; o < outer; o++) {
-            long rest = o;
-            for (int d = s - 1; d >= 0; d--) {
-                start[d] = rest % dims[d];
-                limit[d] = start[d] + 1;
-                rest /= dims[d];
-            }
-            for (long lo = 0; lo < dims[s]; lo += b) {
-                start[s] = lo;
-                limit[s] = Math.min(dims[s], lo + b);
+        long perRow = Math.ceilDiv(dims[s], b);
+        long blocks = Math.multiplyExact(outer, perRow);
+        // Blocks are independent: each thread takes a contiguous share with scratches of its own.
+        int threads = (int) Math.min(blocks, Math.max(1, Runtime.getRuntime().availableProcessors()));
+        int split = s;
+        long step = b;
+        java.util.stream.IntStream.range(0, threads).parallel().forEach(t -> {
+            Map<List<Long>, TensorView[]> mine = new HashMap<>();
+            long from = blocks * t / threads;
+            long to = blocks * (t + 1) / threads;
+            long[] start = new long[rank];
+            long[] limit = dims.clone();
+            for (long k = from; k < to; k++) {
+                long o = k / perRow;
+                long lo = (k % perRow) * step;
+                long rest = o;
+                for (int d = split - 1; d >= 0; d--) {
+                    start[d] = rest % dims[d];
+                    limit[d] = start[d] + 1;
+                    rest /= dims[d];
+                }
+                start[split] = lo;
+                limit[split] = Math.min(dims[split], lo + step);
                 long[] blockDims = new long[rank];
                 for (int d = 0; d < rank; d++) {
                     blockDims[d] = limit[d] - start[d];
                 }
-                block(e, leaves, dst, java.util.Arrays.stream(blockDims).boxed().toList(), scratch, allocator, start, limit);
+                block(e, leaves, dst, java.util.Arrays.stream(blockDims).boxed().toList(), mine, allocator, start, limit);
             }
-        }
+        });
     }
 
     private static void block(Pointwise.Expr e, List<TensorView> leaves, TensorView dst, List<Long> blockDims,
@@ -119,6 +128,42 @@ final class PointwiseCopy {
         MemorySegment seg = dense.buffer().segment();
         DType t = dense.dtype();
         ElementAccess a = ElementAccess.of(t);
+        switch (t) {
+            case F32 -> {
+                float[] f = new float[n];
+                MemorySegment.copy(seg, ValueLayout.JAVA_FLOAT_UNALIGNED, 0, f, 0, n);
+                double[] v = new double[n];
+                for (int i = 0; i < n; i++) {
+                    v[i] = f[i];
+                }
+                return v;
+            }
+            case F64 -> {
+                double[] v = new double[n];
+                MemorySegment.copy(seg, ValueLayout.JAVA_DOUBLE_UNALIGNED, 0, v, 0, n);
+                return v;
+            }
+            case U8, S8 -> {
+                byte[] bytes = new byte[n];
+                MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, 0, bytes, 0, n);
+                long[] v = new long[n];
+                for (int i = 0; i < n; i++) {
+                    v[i] = t == DType.U8 ? bytes[i] & 0xff : bytes[i];
+                }
+                return v;
+            }
+            case S32 -> {
+                int[] ints = new int[n];
+                MemorySegment.copy(seg, ValueLayout.JAVA_INT_UNALIGNED, 0, ints, 0, n);
+                long[] v = new long[n];
+                for (int i = 0; i < n; i++) {
+                    v[i] = ints[i];
+                }
+                return v;
+            }
+            default -> {
+            }
+        }
         if (Pointwise.isFloat(t)) {
             double[] v = new double[n];
             for (int i = 0; i < n; i++) {
@@ -142,7 +187,19 @@ final class PointwiseCopy {
         MemorySegment seg = dense.buffer().segment();
         DType t = dense.dtype();
         ElementAccess a = ElementAccess.of(t);
-        if (values instanceof double[] v) {
+        if (values instanceof double[] v && t == DType.F32) {
+            float[] f = new float[n];
+            for (int i = 0; i < n; i++) {
+                f[i] = (float) v[i];
+            }
+            MemorySegment.copy(f, 0, seg, ValueLayout.JAVA_FLOAT_UNALIGNED, 0, n);
+        } else if (values instanceof double[] v && t == DType.BF16) {
+            short[] h = new short[n];
+            for (int i = 0; i < n; i++) {
+                h[i] = (short) dev.tensorbuf.views.internal.MiniFloat.BF16.encode(v[i]);
+            }
+            MemorySegment.copy(h, 0, seg, ValueLayout.JAVA_SHORT_UNALIGNED, 0, n);
+        } else if (values instanceof double[] v) {
             for (int i = 0; i < n; i++) {
                 a.setDouble(seg, i, v[i]);
             }
