@@ -59,17 +59,17 @@ public class PointwiseRunBenchmark {
                 HloModule jit_norm
 
                 ENTRY main.1 {
-                  x.1 = u8[N,224,224,3]{3,2,1,0} parameter(0)
-                  convert_element_type.1 = f32[N,224,224,3]{3,2,1,0} convert(x.1)
+                  x.1 = u8[BATCH,224,224,3]{3,2,1,0} parameter(0)
+                  convert_element_type.1 = f32[BATCH,224,224,3]{3,2,1,0} convert(x.1)
                   constant.3 = f32[3]{0} constant({123.7, 116.3, 103.5})
-                  sub.6 = f32[N,224,224,3]{3,2,1,0} broadcast(constant.3), dimensions={3}
-                  sub.7 = f32[N,224,224,3]{3,2,1,0} subtract(convert_element_type.1, sub.6)
+                  sub.6 = f32[BATCH,224,224,3]{3,2,1,0} broadcast(constant.3), dimensions={3}
+                  sub.7 = f32[BATCH,224,224,3]{3,2,1,0} subtract(convert_element_type.1, sub.6)
                   constant.2 = f32[3]{0} constant({58.4, 57.1, 57.4})
-                  div.6 = f32[N,224,224,3]{3,2,1,0} broadcast(constant.2), dimensions={3}
-                  div.7 = f32[N,224,224,3]{3,2,1,0} divide(sub.7, div.6)
-                CAST  ROOT transpose.1 = OUT[N,3,224,224]{3,2,1,0} transpose(LAST), dimensions={0,3,1,2}
+                  div.6 = f32[BATCH,224,224,3]{3,2,1,0} broadcast(constant.2), dimensions={3}
+                  div.7 = f32[BATCH,224,224,3]{3,2,1,0} divide(sub.7, div.6)
+                CAST  ROOT transpose.1 = OUT[BATCH,3,224,224]{3,2,1,0} transpose(LAST), dimensions={0,3,1,2}
                 }
-                """.replace("N", n).replace("CAST", cast).replace("OUT", out).replace("LAST", last);
+                """.replace("BATCH", n).replace("CAST", cast).replace("OUT", out).replace("LAST", last);
     }
 
     /** Random pixels, the module text. */

@@ -45,9 +45,6 @@ final class PointwiseCopy {
         if (dst.elementCount() == 0) {
             return;
         }
-        if (FusedKernels.run(e, leaves, dst)) {
-            return;
-        }
         long[] dims = Extents.toArray(dst.dims());
         int rank = dims.length;
         // Split dimension s: the block spans rows of dimensions after s whole, and b indices of s.
