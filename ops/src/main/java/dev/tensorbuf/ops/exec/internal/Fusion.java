@@ -177,6 +177,11 @@ final class Fusion {
             }
         }
         checkTypes(in, args, type);
+        if (op.equals("convert") && args.getFirst().dtype() == DType.BF16 && type == DType.F32 && !isHeld(args.getFirst())) {
+            // XLA widens bf16 bit for bit, a signalling NaN too; values travel here as doubles,
+            // which quiet it, so Conversions copies this one (exactly) instead.
+            return null;
+        }
         if (op.equals("convert") && args.getFirst().dtype() == type) {
             return new Made(args.getFirst(), false); // no conversion: the same view
         }
