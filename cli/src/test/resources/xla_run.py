@@ -27,6 +27,15 @@ def run(text, args):
     return np.asarray(out[0])
 
 
+def load(path):
+    # bf16 arguments come as void '<V2' (NumPy has no bfloat16); no other 2-byte void is written here.
+    a = np.load(path)
+    if a.dtype.kind == "V" and a.dtype.itemsize == 2:
+        import ml_dtypes
+        a = a.view(ml_dtypes.bfloat16)
+    return a
+
+
 def main():
     failed = 0
     with open(sys.argv[1]) as manifest:
@@ -37,7 +46,7 @@ def main():
             hlo, out, arg_files = fields[0], fields[1], fields[2:]
             try:
                 with open(hlo) as f:
-                    result = run(f.read(), [np.load(a) for a in arg_files])
+                    result = run(f.read(), [load(a) for a in arg_files])
                 np.save(out, np.ascontiguousarray(result))
             except Exception as e:  # report and go on: one bad module must not hide the others
                 failed += 1

@@ -215,8 +215,9 @@ final class RunCommand implements Command {
             return HloExecutor.execute(module, text, args);
         } catch (UnsupportedOpException e) {
             throw new IllegalArgumentException("unsupported op '" + e.opcode() + "' " + e.location()
-                    + ": " + (e.detail().isEmpty() ? "" : e.detail() + "; ") + "tensorbuf run executes data-movement ops only: "
-                    + String.join(", ", HloExecutor.SUPPORTED_OPCODES) + ", and call or fusion of computations made of them", e);
+                    + ": " + (e.detail().isEmpty() ? "" : e.detail() + "; ") + "tensorbuf run executes data-movement ops: "
+                    + String.join(", ", HloExecutor.SUPPORTED_OPCODES) + ", elementwise ops fused into its copies: "
+                    + String.join(", ", HloExecutor.ELEMENTWISE_OPCODES) + ", and call or fusion of computations made of them", e);
         }
     }
 

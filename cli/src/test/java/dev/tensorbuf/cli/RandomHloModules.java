@@ -98,6 +98,9 @@ final class RandomHloModules {
 
     private void step() {
         int rank = dims.length;
+        if (POINTWISE && rnd.nextInt(3) == 0 && pointwise()) {
+            return;
+        }
         switch (rnd.nextInt(12)) {
             case 0 -> {
                 List<Integer> perm = IntStream.range(0, rank).boxed().collect(Collectors.toList());
@@ -232,6 +235,172 @@ final class RandomHloModules {
                 cur = name;
             }
         }
+    }
+
+    /** Whether modules mix elementwise ops into their data movement (-Dtensorbuf.pointwise=false leaves them out). */
+    static final boolean POINTWISE = Boolean.parseBoolean(System.getProperty("tensorbuf.pointwise", "true"));
+    /** The types elementwise steps run on; a chain in another type converts to one of them first. */
+    static final List<DType> POINTWISE_TYPES = List.of(DType.U8, DType.S8, DType.S32, DType.F16, DType.BF16, DType.F32,
+            DType.F64, DType.PRED);
+    /**
+     * Whether the chain's value is a float multiply that no add or subtract may take next: XLA's
+     * CPU backend contracts a multiply feeding an add into one fused multiply-add (LLVM sees
+     * them in one loop whatever data movement lies between), which the executor mirrors only
+     * for a multiply feeding the add directly; so a float multiply is either paired with its add
+     * at once ({@code fma} in the opcode counts) or kept from one.
+     */
+    private boolean multiplyPending;
+
+    /**
+     * An elementwise step on the chain's value: unary ({@code negate}, {@code abs}, {@code not}),
+     * binary with a broadcast constant, a per-channel constant vector along one dimension or a new
+     * parameter read through a transpose ({@code add} ... {@code xor}, {@code divide} of integers
+     * by nonzero constants), {@code clamp} with scalar bounds, {@code compare} and {@code select},
+     * and float multiply-adds. Constants are never 0 for add and subtract nor 1 for multiply
+     * and divide: XLA drops those ops, so they would not flush denormals there. {@return whether a step was made}
+     */
+    private boolean pointwise() {
+        if (!POINTWISE_TYPES.contains(dtype)) {
+            if (dtype.kind() == DType.Kind.COMPLEX) {
+                return false;
+            }
+            convert(POINTWISE_TYPES.get(rnd.nextInt(POINTWISE_TYPES.size() - 1)));
+            return true;
+        }
+        boolean pred = dtype == DType.PRED;
+        boolean isFloat = dtype.kind() == DType.Kind.FLOAT;
+        boolean unsigned = dtype.kind() == DType.Kind.UNSIGNED;
+        int choice = rnd.nextInt(10);
+        String rhs;
+        String opcode;
+        switch (choice) {
+            case 0 -> {
+                opcode = pred ? "not" : isFloat || !unsigned ? (rnd.nextBoolean() ? "negate" : "abs") : "not";
+                if (isFloat && rnd.nextBoolean()) {
+                    opcode = rnd.nextBoolean() ? "negate" : "abs";
+                }
+                if (isFloat && opcode.equals("not")) {
+                    opcode = "negate";
+                }
+                rhs = opcode + "(" + cur + ")";
+            }
+            case 1 -> {
+                if (pred) {
+                    return false;
+                }
+                String lo = constant(false);
+                String hi = constant(false);
+                opcode = "clamp";
+                rhs = "clamp(" + lo + ", " + cur + ", " + hi + ")";
+            }
+            case 2 -> {
+                String other = operand(false);
+                String dir = List.of("EQ", "NE", "LT", "LE", "GT", "GE").get(rnd.nextInt(6));
+                String type = isFloat && rnd.nextInt(3) == 0 ? ", type=TOTALORDER" : "";
+                String p = emit("cmp", DType.PRED, dims, null, "compare(" + cur + ", " + other + "), direction=" + dir + type);
+                count("compare");
+                String alt = operand(false);
+                opcode = "select";
+                rhs = "select(" + p + ", " + cur + ", " + alt + ")";
+            }
+            case 3 -> {
+                if (!isFloat || multiplyPending) {
+                    return false;
+                }
+                // A multiply paired with its add: one fused multiply-add in XLA's CPU code.
+                String m = emit("mul", dtype, dims, null, "multiply(" + cur + ", " + operand(true) + ")");
+                count("multiply");
+                opcode = rnd.nextBoolean() ? "add" : "subtract";
+                String other = operand(true);
+                rhs = opcode + "(" + (rnd.nextBoolean() ? m + ", " + other : other + ", " + m) + ")";
+                count("fma");
+            }
+            default -> {
+                List<String> ops = pred ? List.of("and", "or", "xor", "maximum", "minimum")
+                        : isFloat ? List.of("add", "subtract", "multiply", "divide", "maximum", "minimum")
+                        : List.of("add", "subtract", "multiply", "divide", "maximum", "minimum", "and", "or", "xor");
+                opcode = ops.get(rnd.nextInt(ops.size()));
+                if (multiplyPending && (opcode.equals("add") || opcode.equals("subtract"))) {
+                    opcode = "maximum";
+                }
+                boolean avoidIdentity = !opcode.equals("maximum") && !opcode.equals("minimum");
+                String other = opcode.equals("divide") && !isFloat ? constant(true) : operand(avoidIdentity);
+                rhs = opcode + "(" + cur + ", " + other + ")";
+            }
+        }
+        count(opcode);
+        cur = emit("pw", dtype, dims, null, rhs);
+        multiplyPending = isFloat && (opcode.equals("multiply") || opcode.equals("divide"));
+        return true;
+    }
+
+    /**
+     * {@return an operand of the chain's type and dims: a broadcast constant, a per-channel
+     * constant vector, or a new parameter read transposed} {@code nonIdentity} keeps 0 and 1 out.
+     */
+    private String operand(boolean nonIdentity) {
+        int rank = dims.length;
+        switch (rnd.nextInt(3)) {
+            case 0 -> {
+                return constant(nonIdentity);
+            }
+            case 1 -> {
+                if (rank > 0) {
+                    int d = rnd.nextInt(rank);
+                    List<String> values = new ArrayList<>();
+                    for (long k = 0; k < dims[d]; k++) {
+                        values.add(pointwiseLiteral(nonIdentity));
+                    }
+                    count("constant");
+                    String v = emit("chan", dtype, new long[] {dims[d]}, null, "constant({" + String.join(", ", values) + "})");
+                    count("broadcast");
+                    return emit("bc", dtype, dims, null, "broadcast(" + v + "), dimensions={" + d + "}");
+                }
+                return constant(nonIdentity);
+            }
+            default -> {
+                List<Integer> perm = IntStream.range(0, rank).boxed().collect(Collectors.toList());
+                Collections.shuffle(perm, rnd);
+                long[] declared = new long[rank];
+                // transpose(q, perm) has dims[i] = declared[perm[i]].
+                for (int i = 0; i < rank; i++) {
+                    declared[perm.get(i)] = dims[i];
+                }
+                String name = "q" + params.size();
+                params.add(new Param(name, dtype, declared));
+                lines.addFirst(new Line(name, dtype, declared, null, "parameter(" + (params.size() - 1) + ")"));
+                count("transpose");
+                return emit("qt", dtype, dims, null, "transpose(" + name + "), dimensions={" + join(perm) + "}");
+            }
+        }
+    }
+
+    private String constant(boolean nonIdentity) {
+        count("constant");
+        String c = emit("k", dtype, new long[0], null, "constant(" + pointwiseLiteral(nonIdentity) + ")");
+        count("broadcast");
+        return dims.length == 0 ? c : emit("bk", dtype, dims, null, "broadcast(" + c + "), dimensions={}");
+    }
+
+    /** A literal of the chain's type: small integers, or floats with the special values at times; never 0 or 1 when asked. */
+    private String pointwiseLiteral(boolean nonIdentity) {
+        if (dtype == DType.PRED) {
+            return rnd.nextBoolean() ? "true" : "false";
+        }
+        String v;
+        do {
+            v = switch (dtype.kind()) {
+                case UNSIGNED -> Integer.toString(rnd.nextInt(dtype.bitWidth() >= 16 ? 70000 : 256));
+                case SIGNED -> Integer.toString(rnd.nextInt(dtype.bitWidth() >= 16 ? 140000 : 256) - (dtype.bitWidth() >= 16 ? 70000 : 128));
+                default -> switch (rnd.nextInt(12)) {
+                    case 0 -> "inf";
+                    case 1 -> "-inf";
+                    case 2 -> "nan";
+                    default -> Float.toString((rnd.nextInt(2000) - 1000) / 16f);
+                };
+            };
+        } while (nonIdentity && (v.equals("0") || v.equals("1") || v.equals("0.0") || v.equals("1.0") || v.equals("-0.0")));
+        return v;
     }
 
     /**

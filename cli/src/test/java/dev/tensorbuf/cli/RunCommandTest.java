@@ -132,13 +132,15 @@ class RunCommandTest {
 
     @Test
     void unsupportedOpIsOneLineWithInstructionAndLine() throws IOException {
-        Files.writeString(hlo, "HloModule m\nENTRY e {\n  p0 = f32[2] parameter(0)\n\n  ROOT a = f32[2] add(p0, p0)\n}\n");
+        Files.writeString(hlo, "HloModule m\nENTRY e {\n  p0 = f32[2] parameter(0)\n\n  ROOT a = f32[2] exponential(p0)\n}\n");
         CliHarness r = CliHarness.run("run", hlo.toString(), "--out", dir.resolve("x.npy").toString());
         assertEquals(2, r.code());
-        assertEquals("tensorbuf run: unsupported op 'add' (instruction %a, line 5): tensorbuf run executes data-movement"
-                + " ops only: parameter, constant, iota, broadcast, transpose, reshape, bitcast, copy, slice, dynamic-slice,"
+        assertEquals("tensorbuf run: unsupported op 'exponential' (instruction %a, line 5): tensorbuf run executes data-movement"
+                + " ops: parameter, constant, iota, broadcast, transpose, reshape, bitcast, copy, slice, dynamic-slice,"
                 + " pad, reverse, concatenate, convert, dynamic-update-slice, gather, bitcast-convert, tuple,"
-                + " get-tuple-element, and call or fusion of computations made of them\n", r.err());
+                + " get-tuple-element, elementwise ops fused into its copies: convert, add, subtract,"
+                + " multiply, divide, maximum, minimum, clamp, negate, abs, compare, select, and, or, not, xor, and call"
+                + " or fusion of computations made of them\n", r.err());
     }
 
     /**

@@ -61,6 +61,14 @@ import java.util.Map;
  * }
  */
 public final class HloExecutor {
+    /**
+     * The elementwise opcodes that execute: held as one expression over their operands' views and
+     * evaluated in one pass where a value must be in memory (a copy, the ROOT), with XLA's CPU
+     * semantics for rounding, denormals, NaN and integer wraparound.
+     */
+    public static final List<String> ELEMENTWISE_OPCODES = List.of("convert", "add", "subtract", "multiply", "divide",
+            "maximum", "minimum", "clamp", "negate", "abs", "compare", "select", "and", "or", "not", "xor");
+
     /** The opcodes that execute, in the order error messages list them. */
     public static final List<String> SUPPORTED_OPCODES = List.of("parameter", "constant", "iota", "broadcast",
             "transpose", "reshape", "bitcast", "copy", "slice", "dynamic-slice", "pad", "reverse", "concatenate",
@@ -146,7 +154,7 @@ public final class HloExecutor {
                 continue;
             } else if (ScalarIndex.folds(comp, i)) {
                 continue;
-            } else if (!SUPPORTED_OPCODES.contains(i.opcode())) {
+            } else if (!SUPPORTED_OPCODES.contains(i.opcode()) && !ELEMENTWISE_OPCODES.contains(i.opcode())) {
                 boolean scalars = i.operands().stream().allMatch(o -> comp.find(o)
                         .map(d -> d.shape() instanceof ArrayShape a && a.rank() == 0).orElse(false));
                 throw new UnsupportedOpException(i.opcode(), i.name(), lines.lineOf(comp.name(), i.name()), callers,

@@ -107,7 +107,7 @@ public final class Conversions {
      * {@code pred}, {@link #nonZero}, sees an f32 or f64 denormal as zero). Other pairs convert
      * without flushing, as the f16 and f8 conversions are not done in f32 arithmetic.
      */
-    private static double flushed(double v, DType from, DType to) {
+    static double flushed(double v, DType from, DType to) {
         boolean single = from == DType.F32 || from == DType.BF16;
         if (single && to == DType.F64) {
             return Math.abs(v) < 0x1p-126 ? Math.copySign(0.0, v) : v;
@@ -123,7 +123,7 @@ public final class Conversions {
      * {@return whether XLA's convert to pred gives true: an f32 or f64 denormal compares as zero
      * (see {@link #flushed}), and so does f8e8m0fnu's smallest value, 2^-127, compared as an f32}
      */
-    private static boolean nonZero(double v, DType from) {
+    static boolean nonZero(double v, DType from) {
         double smallest = from == DType.F32 || from == DType.F8E8M0FNU ? 0x1p-126
                 : from == DType.F64 ? Double.MIN_NORMAL : Double.MIN_VALUE;
         return Math.abs(v) >= smallest || Double.isNaN(v);

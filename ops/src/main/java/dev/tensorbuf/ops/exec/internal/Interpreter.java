@@ -42,6 +42,8 @@ public final class Interpreter {
     private final SourceLines lines;
     private final Map<String, TensorView> arguments;
     private final Allocator allocator;
+    /** Elementwise work held as expressions over views until a copy evaluates it in one pass. */
+    private final Fusion fusion;
 
     /**
      * The view an instruction produced, how, whether it is memory laid out by its own shape, and
@@ -93,6 +95,7 @@ public final class Interpreter {
         this.lines = lines;
         this.arguments = arguments;
         this.allocator = allocator;
+        this.fusion = new Fusion(allocator);
     }
 
     /**
@@ -119,7 +122,18 @@ public final class Interpreter {
         List<Output> outputs = new ArrayList<>();
         for (int k = 0; k < elements.size(); k++) {
             Value e = elements.get(k);
-            outputs.add(new Output(e.view(), root.outputShape(k).laidOut(), e.inOwnLayout()));
+            ArrayShape laidOut = root.outputShape(k).laidOut();
+            if (fusion.isHeld(e.view())) {
+                // A ROOT elementwise over views: evaluated once, straight into its own layout.
+                boolean named = !tuple || root.opcode().equals("tuple");
+                String name = !tuple ? root.name()
+                        : named ? entry.find(root.operands().get(k)).orElseThrow().name() : root.name() + "." + k;
+                e = new Value(fusion.force(e.view(), laidOut, name), ExecutedInstruction.Kind.COPY, true);
+                if (named) {
+                    values.put(name, e);
+                }
+            }
+            outputs.add(new Output(e.view(), laidOut, e.inOwnLayout()));
         }
         List<ExecutedInstruction> steps = new ArrayList<>();
         for (HloInstruction i : entry.instructions()) {
@@ -193,7 +207,7 @@ public final class Interpreter {
                         }
                     }
                 }
-                v = apply(comp, instr, operands, operandValues);
+                v = fused(comp, instr, operands, operandValues);
                 if (!v.isTuple()) {
                     checkResult(instr, v.view());
                     v = boundMap(instr, v);
@@ -261,6 +275,22 @@ public final class Interpreter {
         }
         return view(operand);
     }
+
+    /**
+     * {@link Fusion}'s value for {@code in}, or else {@link #apply}'s with held operands evaluated
+     * first. Scalar index arithmetic is folded, not held; calls and tuples pass held values on.
+     */
+    private Value fused(HloComputation comp, HloInstruction in, List<TensorView> ops, List<Value> values) {
+        if (!ScalarIndex.folds(comp, in)) {
+            Fusion.Made m = fusion.apply(comp, in, ops, args -> apply(comp, in, args, values).view());
+            if (m != null) {
+                return m.copied() ? new Value(m.view(), ExecutedInstruction.Kind.COPY, true) : view(m.view());
+            }
+        }
+        return apply(comp, in, PASS_HELD_OPCODES.contains(in.opcode()) ? ops : fusion.forced(comp, in, ops), values);
+    }
+
+    private static final Set<String> PASS_HELD_OPCODES = Set.of("call", "fusion", "tuple");
 
     private Value apply(HloComputation comp, HloInstruction in, List<TensorView> ops, List<Value> values) {
         if (in.opcode().equals("tuple")) {

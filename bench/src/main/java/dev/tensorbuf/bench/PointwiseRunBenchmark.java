@@ -1,0 +1,118 @@
+package dev.tensorbuf.bench;
+
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.ops.exec.Execution;
+import dev.tensorbuf.ops.exec.HloExecutor;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.TensorView;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Image staging as jax writes it, run by {@code HloExecutor} in process: u8 NHWC pixels to NCHW
+ * normalised per channel, {@code transpose((convert(x) - mean) / std)}, into f32 or bf16; the
+ * elementwise chain and the transpose are one pass. The same module, lowered by jax, is what
+ * bench/peers/pointwise_compare.py times jax (jitted, warm) and NumPy on.
+ * {@snippet lang=shell :
+ * java -jar bench/target/benchmarks.jar PointwiseRunBenchmark -f 1 -wi 2 -i 5 -p out=f32
+ * }
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 2, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--add-modules", "jdk.incubator.vector"})
+public class PointwiseRunBenchmark {
+    /** The output type. */
+    @Param({"f32", "bf16"})
+    public String out;
+
+    /** The batch: [batch, 224, 224, 3] pixels. */
+    @Param({"256"})
+    public int batch;
+
+    private String module;
+    private TensorView pixels;
+
+    /** The module as jax lowers {@code jnp.transpose((x.astype(f32) - mean) / std, (0, 3, 1, 2))}, then the cast. */
+    static String module(int batch, String out) {
+        String n = Integer.toString(batch);
+        String cast = out.equals("f32") ? "" : "  c = bf16[" + n + ",224,224,3]{3,2,1,0} convert(div.7)\n";
+        String last = out.equals("f32") ? "div.7" : "c";
+        return """
+                HloModule jit_norm
+
+                ENTRY main.1 {
+                  x.1 = u8[BATCH,224,224,3]{3,2,1,0} parameter(0)
+                  convert_element_type.1 = f32[BATCH,224,224,3]{3,2,1,0} convert(x.1)
+                  constant.3 = f32[3]{0} constant({123.7, 116.3, 103.5})
+                  sub.6 = f32[BATCH,224,224,3]{3,2,1,0} broadcast(constant.3), dimensions={3}
+                  sub.7 = f32[BATCH,224,224,3]{3,2,1,0} subtract(convert_element_type.1, sub.6)
+                  constant.2 = f32[3]{0} constant({58.4, 57.1, 57.4})
+                  div.6 = f32[BATCH,224,224,3]{3,2,1,0} broadcast(constant.2), dimensions={3}
+                  div.7 = f32[BATCH,224,224,3]{3,2,1,0} divide(sub.7, div.6)
+                CAST  ROOT transpose.1 = OUT[BATCH,3,224,224]{3,2,1,0} transpose(LAST), dimensions={0,3,1,2}
+                }
+                """.replace("BATCH", n).replace("CAST", cast).replace("OUT", out).replace("LAST", last);
+    }
+
+    /** Random pixels, the module text. */
+    @Setup(Level.Trial)
+    public void setUp() {
+        module = module(batch, out);
+        pixels = TensorView.of(Allocators.shared().allocate(batch * 224L * 224 * 3), ArrayShape.of(DType.U8, batch, 224, 224, 3));
+        byte[] b = new byte[(int) pixels.elementCount()];
+        new Random(1).nextBytes(b);
+        pixels.buffer().segment().copyFrom(java.lang.foreign.MemorySegment.ofArray(b));
+    }
+
+    /** One run: parse, plan, one pass into the NCHW result, freed after. */
+    @Benchmark
+    public long run() {
+        try (Execution e = HloExecutor.execute(module, Map.of("0", pixels))) {
+            return e.result().elementCount();
+        }
+    }
+
+    /**
+     * Times {@code samples} warm runs after {@code warmup}, printing each in ms, one per line:
+     * what pointwise_compare.py reads when it alternates with the peers.
+     * Arguments: out (f32|bf16) batch warmup samples.
+     */
+    public static void main(String[] args) {
+        PointwiseRunBenchmark b = new PointwiseRunBenchmark();
+        b.out = args[0];
+        b.batch = Integer.parseInt(args[1]);
+        b.setUp();
+        int warmup = Integer.parseInt(args[2]);
+        int samples = Integer.parseInt(args[3]);
+        for (int i = 0; i < warmup; i++) {
+            b.run();
+        }
+        double[] ms = new double[samples];
+        for (int i = 0; i < samples; i++) {
+            long t = System.nanoTime();
+            b.run();
+            ms[i] = (System.nanoTime() - t) / 1e6;
+            System.out.printf("%.3f%n", ms[i]);
+        }
+        Arrays.sort(ms);
+        System.err.printf("median %.1f ms%n", ms[samples / 2]);
+    }
+}

@@ -1,0 +1,22 @@
+import jax, jax.numpy as jnp, numpy as np, ml_dtypes, sys
+jax.config.update("jax_enable_x64", True)
+mean = np.array([123.7, 116.3, 103.5], np.float32); std = np.array([58.4, 57.1, 57.4], np.float32)
+def norm(x): return jnp.transpose((x.astype(jnp.float32) - mean) / std, (0, 3, 1, 2))
+def rope(x):
+    x1, x2 = jnp.split(x, 2, axis=-1); return jnp.concatenate([-x2, x1], axis=-1)
+def clip(x): return jnp.clip(x * np.float32(255.0), 0, 255).astype(jnp.uint8)
+def tril(x):
+    i = jax.lax.broadcasted_iota(jnp.int32, x.shape, 0); j = jax.lax.broadcasted_iota(jnp.int32, x.shape, 1)
+    return jnp.where(i >= j, x, jnp.zeros_like(x))
+r = np.random.default_rng(1)
+progs = {"normalise_transpose": (norm, r.integers(0, 256, (2, 5, 7, 3)).astype(np.uint8)),
+         "rope_rotate_half": (rope, r.standard_normal((2, 3, 8)).astype(np.float32)),
+         "clip_cast": (clip, (r.standard_normal((4, 9)) * 1.5).astype(np.float32)),
+         "tril_mask": (tril, r.standard_normal((5, 6)).astype(ml_dtypes.bfloat16))}
+out = sys.argv[1]
+for name, (f, x) in progs.items():
+    lowered = jax.jit(f).lower(x)
+    open(f"{out}/{name}.hlo", "w").write(lowered.as_text(dialect="hlo"))
+    open(f"{out}/{name}.opt.hlo", "w").write(lowered.compile().as_text())
+    np.save(f"{out}/{name}.in.npy", x); y = np.asarray(jax.jit(f)(x)); np.save(f"{out}/{name}.out.npy", y.view(np.uint16) if y.dtype == ml_dtypes.bfloat16 else y)
+    print(name)

@@ -1,0 +1,334 @@
+package dev.tensorbuf.ops.exec.internal;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.ops.hlo.HloComputation;
+import dev.tensorbuf.ops.hlo.HloInstruction;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.TensorView;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * The executor's fusion of elementwise work into the copies it makes: an elementwise instruction
+ * over views ({@link Pointwise#OPCODES}) moves nothing; it becomes an expression over its
+ * operands' views, held until something needs the elements. Data movement on such a value
+ * ({@link #REMAPS}) remaps each operand view of the expression instead, so
+ * {@code transpose(convert(x))} is {@code convert(transpose(x))}; only where the value must be in
+ * memory (a {@code copy}, the ROOT, an op that is neither) is it evaluated, in one pass into
+ * memory laid out by that shape ({@link PointwiseCopy}).
+ *
+ * <p>A held value is represented to the interpreter by a stand-in view of the right type and dims
+ * (a broadcast zero, never read); {@link #isHeld} tells them apart.
+ */
+final class Fusion {
+    /** The data-movement opcodes pushed through a held expression onto its operand views. */
+    static final Set<String> REMAPS = Set.of("broadcast", "transpose", "reshape", "slice", "reverse", "dynamic-slice");
+
+    /**
+     * An expression waiting to be evaluated.
+     *
+     * @param expr the expression, leaf k reading {@code leaves.get(k)}
+     * @param leaves the operand views, of the expression's dims
+     * @param instruction the instruction whose value it is (for the report)
+     */
+    record Held(Pointwise.Expr expr, List<TensorView> leaves, String instruction) {
+    }
+
+    /** What {@link #apply} made: a view (held or real) and whether elements were copied. */
+    record Made(TensorView view, boolean copied) {
+    }
+
+    private final Allocator allocator;
+    private final Map<TensorView, Held> held = new IdentityHashMap<>();
+    private final Map<String, Map<String, Integer>> users = new HashMap<>();
+    /** The fused copies made, as "instruction: expression", in the order they ran. */
+    private final List<String> fused = new ArrayList<>();
+
+    Fusion(Allocator allocator) {
+        this.allocator = allocator;
+    }
+
+    /** {@return whether {@code v} is a held expression's stand-in} */
+    boolean isHeld(TensorView v) {
+        return held.containsKey(v);
+    }
+
+    /** {@return the fused copies made so far, as {@code "name: expression"}} */
+    List<String> fusedCopies() {
+        return List.copyOf(fused);
+    }
+
+    /**
+     * {@return the value of {@code in} when fusion makes it, or null to let the interpreter apply
+     * it} An elementwise op on supported types becomes held; a remap of a held value remaps its
+     * leaves ({@code remap} applies {@code in} to a view in place of operand 0); a {@code copy} of
+     * a held value is evaluated into the copy's layout.
+     */
+    Made apply(HloComputation comp, HloInstruction in, List<TensorView> ops, Function<List<TensorView>, TensorView> remap) {
+        String op = in.opcode();
+        if (Pointwise.OPCODES.contains(op)) {
+            return elementwise(comp, in, ops);
+        }
+        if (ops.isEmpty() || !isHeld(ops.getFirst())) {
+            return null;
+        }
+        Held h = held.get(ops.getFirst());
+        if (op.equals("copy") && ops.size() == 1) {
+            return new Made(evaluate(h, in.arrayShape().laidOut(), in.name()), true);
+        }
+        if (REMAPS.contains(op)) {
+            List<TensorView> rest = new ArrayList<>();
+            for (int k = 1; k < ops.size(); k++) {
+                rest.add(force(ops.get(k), comp.instruction(in.operands().get(k)).arrayShape().laidOut(), in.name()));
+            }
+            List<TensorView> leaves = new ArrayList<>();
+            for (TensorView leaf : h.leaves()) {
+                List<TensorView> args = new ArrayList<>(List.of(leaf));
+                args.addAll(rest);
+                leaves.add(remap.apply(args));
+            }
+            return new Made(hold(new Held(h.expr(), leaves, in.name()), in.arrayShape()), false);
+        }
+        return null;
+    }
+
+    /** {@return {@code ops} with every held value evaluated into its operand's declared shape} */
+    List<TensorView> forced(HloComputation comp, HloInstruction in, List<TensorView> ops) {
+        List<TensorView> out = new ArrayList<>(ops);
+        for (int k = 0; k < out.size(); k++) {
+            if (isHeld(out.get(k))) {
+                out.set(k, force(out.get(k), comp.instruction(in.operands().get(k)).arrayShape().laidOut(), in.name()));
+            }
+        }
+        return out;
+    }
+
+    /** {@return {@code v} itself, or when held its expression evaluated into new memory laid out as {@code shape}} */
+    TensorView force(TensorView v, ArrayShape shape, String user) {
+        Held h = held.get(v);
+        return h == null ? v : evaluate(h, shape, user);
+    }
+
+    private TensorView evaluate(Held h, ArrayShape shape, String user) {
+        TensorView dst = Materialize.allocate(shape, allocator);
+        PointwiseCopy.run(h.expr(), h.leaves(), dst, allocator);
+        fused.add(user + ": " + h.expr());
+        return dst;
+    }
+
+    private TensorView hold(Held h, ArrayShape shape) {
+        TensorView zero = Materialize.allocate(ArrayShape.of(shape.dtype()), allocator);
+        TensorView standIn = Ops.broadcast(zero, Extents.toArray(shape.dims()));
+        held.put(standIn, h);
+        return standIn;
+    }
+
+    // ---- building expressions -----------------------------------------------------------------
+
+    private Made elementwise(HloComputation comp, HloInstruction in, List<TensorView> ops) {
+        String op = in.opcode();
+        ArrayShape shape = in.arrayShape();
+        DType type = shape.dtype();
+        int arity = switch (op) {
+            case "convert", "negate", "abs", "not" -> 1;
+            case "clamp", "select" -> 3;
+            default -> 2;
+        };
+        if (ops.size() != arity) {
+            throw new IllegalArgumentException(op + " takes " + arity + " operand" + (arity == 1 ? "" : "s") + ", got "
+                    + ops.size() + ": " + in.operands());
+        }
+        for (TensorView o : ops) {
+            if (!Pointwise.TYPES.contains(o.dtype())) {
+                if (op.equals("convert")) {
+                    return null; // complex and the narrow float types: Conversions copies them
+                }
+                throw new IllegalArgumentException(op + " of " + o.dtype() + " is not supported: elementwise ops run on"
+                        + " pred, integers, f16, bf16, f32 and f64");
+            }
+        }
+        if (!Pointwise.TYPES.contains(type)) {
+            if (op.equals("convert")) {
+                return null;
+            }
+            throw new IllegalArgumentException(op + " to " + type + " is not supported");
+        }
+        long[] dims = Extents.toArray(shape.dims());
+        List<TensorView> args = new ArrayList<>(ops);
+        for (int k = 0; k < args.size(); k++) {
+            TensorView a = args.get(k);
+            if (!a.dims().equals(shape.dims())) {
+                if (op.equals("clamp") && k != 1 && a.rank() == 0) {
+                    // clamp's bounds may be scalars, broadcast as XLA does.
+                    args.set(k, broadcastScalar(a, dims));
+                } else {
+                    throw new IllegalArgumentException("operand " + k + " (" + in.operands().get(k) + ") is "
+                            + a.dtype().xlaName() + a.dims() + " but " + op + " makes " + shape
+                            + ": elementwise operands have the result's dims");
+                }
+            }
+        }
+        checkTypes(in, args, type);
+        if (op.equals("convert") && args.getFirst().dtype() == DType.BF16 && type == DType.F32 && !isHeld(args.getFirst())) {
+            // XLA widens bf16 bit for bit, a signalling NaN too; values travel here as doubles,
+            // which quiet it, so Conversions copies this one (exactly) instead.
+            return null;
+        }
+        if (op.equals("convert") && args.getFirst().dtype() == type) {
+            return new Made(args.getFirst(), false); // no conversion: the same view
+        }
+        // Leaves: the operands' own leaves, and each plain view once.
+        List<TensorView> leaves = new ArrayList<>();
+        List<Pointwise.Expr> exprs = new ArrayList<>();
+        for (TensorView a : args) {
+            exprs.add(expression(a, leaves));
+        }
+        Pointwise.Expr e = build(comp, in, op, type, exprs);
+        return new Made(hold(new Held(e, leaves, in.name()), shape), false);
+    }
+
+    private TensorView broadcastScalar(TensorView a, long[] dims) {
+        Held h = held.get(a);
+        if (h == null) {
+            return Ops.broadcast(a, dims);
+        }
+        List<TensorView> leaves = h.leaves().stream().map(l -> Ops.broadcast(l, dims)).toList();
+        return hold(new Held(h.expr(), leaves, h.instruction()), ArrayShape.of(a.dtype(), dims));
+    }
+
+    /** {@return {@code v}'s expression with its leaves appended to {@code leaves} (a plain view is one leaf, shared when repeated)} */
+    private Pointwise.Expr expression(TensorView v, List<TensorView> leaves) {
+        Held h = held.get(v);
+        if (h == null) {
+            return leaf(v, leaves);
+        }
+        List<Pointwise.Expr> renumbered = new ArrayList<>();
+        for (TensorView l : h.leaves()) {
+            renumbered.add(leaf(l, leaves));
+        }
+        return renumber(h.expr(), renumbered);
+    }
+
+    private static Pointwise.Expr leaf(TensorView v, List<TensorView> leaves) {
+        for (int k = 0; k < leaves.size(); k++) {
+            if (leaves.get(k) == v) {
+                return new Pointwise.Leaf(k, v.dtype());
+            }
+        }
+        leaves.add(v);
+        return new Pointwise.Leaf(leaves.size() - 1, v.dtype());
+    }
+
+    private static Pointwise.Expr renumber(Pointwise.Expr e, List<Pointwise.Expr> leaves) {
+        return switch (e) {
+            case Pointwise.Leaf l -> leaves.get(l.index());
+            case Pointwise.Op o -> new Pointwise.Op(o.op(), o.type(),
+                    o.args().stream().map(a -> renumber(a, leaves)).toList(), o.detail());
+        };
+    }
+
+    /** The op, with the rewrites XLA makes before it runs (see {@link Pointwise}). */
+    private Pointwise.Expr build(HloComputation comp, HloInstruction in, String op, DType type, List<Pointwise.Expr> a) {
+        boolean contracts = type == DType.F32 || type == DType.F64;
+        if (op.equals("divide") && Pointwise.isFloat(type) && type != DType.BF16 && isConstant(comp, in.operands().get(1))) {
+            return build(comp, in, "multiply", type,
+                    List.of(a.get(0), new Pointwise.Op(Pointwise.Op.RECIPROCAL, type, List.of(a.get(1)), "")));
+        }
+        if (contracts && (op.equals("add") || op.equals("subtract"))) {
+            for (int k = 0; k < 2; k++) {
+                if (a.get(k) instanceof Pointwise.Op m && m.op().equals("multiply") && usedOnce(comp, in.operands().get(k))) {
+                    Pointwise.Expr other = a.get(1 - k);
+                    if (op.equals("subtract")) {
+                        if (k == 0) {
+                            other = new Pointwise.Op("negate", type, List.of(other), "");
+                        } else {
+                            m = new Pointwise.Op("multiply", type,
+                                    List.of(new Pointwise.Op("negate", type, List.of(m.args().get(0)), ""), m.args().get(1)), "");
+                        }
+                    }
+                    return new Pointwise.Op(Pointwise.Op.FMA, type, List.of(m.args().get(0), m.args().get(1), other), "");
+                }
+            }
+        }
+        String detail = "";
+        if (op.equals("compare")) {
+            String dir = in.text("direction").orElseThrow(() -> new IllegalArgumentException(
+                    "compare needs a direction= attribute (EQ, NE, LT, LE, GT or GE)"));
+            String kind = in.text("type").orElse(Pointwise.isFloat(a.getFirst().type()) ? "FLOAT" : "SIGNED");
+            if (!Set.of("EQ", "NE", "LT", "LE", "GT", "GE").contains(dir)) {
+                throw new IllegalArgumentException("direction=" + dir + " is not one of EQ, NE, LT, LE, GT, GE");
+            }
+            if (!Set.of("FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED").contains(kind)) {
+                throw new IllegalArgumentException("type=" + kind + " is not one of FLOAT, TOTALORDER, SIGNED, UNSIGNED");
+            }
+            detail = dir + " " + kind;
+        }
+        return new Pointwise.Op(op, type, a, detail);
+    }
+
+    private static boolean isConstant(HloComputation comp, String name) {
+        // XLA folds data movement of a constant into a constant before it rewrites the divide.
+        HloInstruction d = comp.instruction(name);
+        while (Set.of("broadcast", "reshape", "transpose", "copy", "bitcast", "slice", "reverse").contains(d.opcode())
+                && d.operands().size() == 1) {
+            d = comp.instruction(d.operands().getFirst());
+        }
+        return d.opcode().equals("constant");
+    }
+
+    private boolean usedOnce(HloComputation comp, String name) {
+        Map<String, Integer> count = users.computeIfAbsent(comp.name(), c -> {
+            Map<String, Integer> m = new HashMap<>();
+            for (HloInstruction i : comp.instructions()) {
+                for (String o : i.operands()) {
+                    m.merge(comp.instruction(o).name(), 1, Integer::sum);
+                }
+            }
+            return m;
+        });
+        return count.getOrDefault(comp.instruction(name).name(), 0) == 1 && !comp.root().name().equals(comp.instruction(name).name());
+    }
+
+    private static void checkTypes(HloInstruction in, List<TensorView> a, DType type) {
+        String op = in.opcode();
+        String why = null;
+        switch (op) {
+            case "convert" -> {
+            }
+            case "compare" -> {
+                if (type != DType.PRED || a.get(0).dtype() != a.get(1).dtype()) {
+                    why = "compare takes two operands of one type and makes pred";
+                }
+            }
+            case "select" -> {
+                if (a.get(0).dtype() != DType.PRED || a.get(1).dtype() != type || a.get(2).dtype() != type) {
+                    why = "select takes a pred and two operands of its result type";
+                }
+            }
+            case "and", "or", "xor", "not" -> {
+                if (Pointwise.isFloat(type) || a.stream().anyMatch(v -> v.dtype() != type)) {
+                    why = op + " takes integers or pred of its result type";
+                }
+            }
+            default -> {
+                if (a.stream().anyMatch(v -> v.dtype() != type)) {
+                    why = op + " takes operands of its result type";
+                } else if (type == DType.PRED && !Set.of("maximum", "minimum", "clamp").contains(op)) {
+                    why = op + " is not defined on pred";
+                }
+            }
+        }
+        if (why != null) {
+            throw new IllegalArgumentException(why + ": got " + a.stream().map(v -> v.dtype().xlaName()).toList()
+                    + " making " + type.xlaName());
+        }
+    }
+}

@@ -1,0 +1,416 @@
+package dev.tensorbuf.ops.exec.internal;
+
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.internal.MiniFloat;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * An elementwise expression over views of the same dims, and its evaluator with XLA's CPU
+ * semantics: what a chain of {@code convert}, arithmetic, {@code compare}, {@code select} and
+ * logic ops computes for one element, applied to a run of elements at a time.
+ *
+ * <p>The semantics are jaxlib 0.10.2's CPU backend's, checked against it (RunXlaAgreementTest):
+ * <ul>
+ * <li>f32 and f64 arithmetic runs with denormals flushed, on the way in and out (a denormal
+ *     operand reads as a zero of its sign, a denormal result is a zero of its sign); bf16 and
+ *     f16 compute in f32 and round the f32 result to nearest even, so bf16 flushes too and f16
+ *     keeps its own denormals. {@code negate} and {@code abs} only touch the sign bit.
+ * <li>{@code maximum}/{@code minimum} propagate NaN and order -0 below +0 (IEEE 754-2019);
+ *     {@code clamp(lo, x, hi)} is {@code minimum(maximum(x, lo), hi)}.
+ * <li>{@code compare} of floats is IEEE's (NaN unordered) on flushed operands, or with
+ *     {@code type=TOTALORDER} the total order of the bits (-NaN &lt; -inf &lt; ... &lt; -0 &lt; +0 &lt; ... &lt; NaN).
+ * <li>Integers wrap to their width; {@code x / 0} is -1 (all ones unsigned) and
+ *     {@code MIN / -1} is {@code MIN}; {@code abs(MIN)} is {@code MIN}.
+ * <li>Two rewrites XLA makes before it runs are made by the builder ({@code Fusion}), so the
+ *     expression says them: a float divide by a constant is a multiply by its reciprocal
+ *     ({@link Op#RECIPROCAL}, f16, f32 and f64 only), and an f32 or f64 add of a product used
+ *     once is one fused multiply-add ({@link Op#FMA}), as LLVM contracts it.
+ * </ul>
+ * Values travel as doubles (every float type, exactly) or longs (integers as their bits, pred as
+ * 0 or 1).
+ */
+public final class Pointwise {
+    private Pointwise() {
+    }
+
+    /** The types an expression computes in: those XLA's elementwise ops and this evaluator share. */
+    public static final Set<DType> TYPES = Set.of(DType.PRED, DType.S8, DType.S16, DType.S32, DType.S64, DType.U8,
+            DType.U16, DType.U32, DType.U64, DType.F16, DType.BF16, DType.F32, DType.F64);
+
+    /** An expression node; {@link #type()} is the element type of its value. */
+    public sealed interface Expr permits Leaf, Op {
+        DType type();
+    }
+
+    /**
+     * Operand {@code index} of the fused copy, read element by element through its own view.
+     *
+     * @param index the operand
+     * @param type its element type
+     */
+    public record Leaf(int index, DType type) implements Expr {
+        @Override
+        public String toString() {
+            return "%" + index;
+        }
+    }
+
+    /**
+     * An op on the values of {@code args}.
+     *
+     * @param op the HLO opcode, or {@link #FMA} or {@link #RECIPROCAL}
+     * @param type the result type
+     * @param args the operands' expressions
+     * @param detail {@code compare}'s direction and type (e.g. {@code "LT FLOAT"}), else empty
+     */
+    public record Op(String op, DType type, List<Expr> args, String detail) implements Expr {
+        /** {@code fma(a, b, c)}: {@code a * b + c} rounded once. */
+        public static final String FMA = "fma";
+        /** {@code 1 / a} rounded once in the type, unflushed: XLA's folded reciprocal of a constant divisor. */
+        public static final String RECIPROCAL = "reciprocal";
+
+        public Op {
+            args = List.copyOf(args);
+        }
+
+        @Override
+        public String toString() {
+            StringBuilder sb = new StringBuilder(op);
+            if (op.equals("convert")) {
+                sb.append('<').append(type.xlaName()).append('>');
+            }
+            sb.append('(');
+            for (int i = 0; i < args.size(); i++) {
+                sb.append(i == 0 ? "" : ", ").append(args.get(i));
+            }
+            if (!detail.isEmpty()) {
+                sb.append(", ").append(detail);
+            }
+            return sb.append(')').toString();
+        }
+    }
+
+    /** The elementwise opcodes an expression may hold, as HLO names them. */
+    public static final Set<String> OPCODES = Set.of("convert", "add", "subtract", "multiply", "divide", "maximum",
+            "minimum", "clamp", "negate", "abs", "compare", "select", "and", "or", "not", "xor");
+
+    /** {@return whether {@code t} is a float type here} */
+    static boolean isFloat(DType t) {
+        return t.kind() == DType.Kind.FLOAT;
+    }
+
+    /**
+     * {@return the values of {@code e} for {@code n} elements: a double[] for a float type, else a
+     * long[]} {@code leaves[k]} holds operand k's values in the same form.
+     */
+    public static Object eval(Expr e, Object[] leaves, int n) {
+        return switch (e) {
+            case Leaf l -> leaves[l.index()];
+            case Op o -> op(o, o.args().stream().map(a -> eval(a, leaves, n)).toArray(), n);
+        };
+    }
+
+    private static Object op(Op o, Object[] a, int n) {
+        DType t = o.type();
+        DType in = o.args().isEmpty() ? t : o.args().getFirst().type();
+        switch (o.op()) {
+            case "convert" -> {
+                return convert((a[0] instanceof double[] d) ? d : null, (a[0] instanceof long[] l) ? l : null, in, t, n);
+            }
+            case "select" -> {
+                long[] p = (long[]) a[0];
+                if (isFloat(t)) {
+                    double[] x = (double[]) a[1];
+                    double[] y = (double[]) a[2];
+                    double[] r = new double[n];
+                    for (int i = 0; i < n; i++) {
+                        r[i] = p[i] != 0 ? x[i] : y[i];
+                    }
+                    return r;
+                }
+                long[] x = (long[]) a[1];
+                long[] y = (long[]) a[2];
+                long[] r = new long[n];
+                for (int i = 0; i < n; i++) {
+                    r[i] = p[i] != 0 ? x[i] : y[i];
+                }
+                return r;
+            }
+            case "compare" -> {
+                return compare(o.detail(), in, a[0], a[1], n);
+            }
+            default -> {
+                return isFloat(t) ? floatOp(o.op(), t, a, n) : intOp(o.op(), t, a, n);
+            }
+        }
+    }
+
+    // ---- floats -------------------------------------------------------------------------------
+
+    /** {@return {@code v} (a value of {@code t}) as XLA's CPU arithmetic reads it: an f32 or f64 denormal as a signed zero} */
+    static double flushIn(double v, DType t) {
+        double smallest = t == DType.F64 ? Double.MIN_NORMAL : t == DType.F16 ? 0 : 0x1p-126;
+        return Math.abs(v) < smallest ? Math.copySign(0.0, v) : v;
+    }
+
+    /**
+     * {@return {@code v}, the result of an op in {@code t} computed exactly or rounded once to
+     * double, as XLA stores it} f64: flushed; the others: rounded to f32, flushed, rounded to
+     * {@code t}. (For +, -, *, / of f32 operands the double result rounded to f32 is the correctly
+     * rounded f32 result: a double carries more than twice f32's 24 bits plus 2.)
+     */
+    static double result(double v, DType t) {
+        if (Double.isNaN(v)) {
+            return v; // the NaN the hardware made: an operand's, or x86's default (negative) for an invalid op
+        }
+        if (t == DType.F64) {
+            return Math.abs(v) < Double.MIN_NORMAL ? Math.copySign(0.0, v) : v;
+        }
+        float f = (float) v;
+        if (Math.abs(f) < 0x1p-126f) {
+            f = Math.copySign(0f, f);
+        }
+        return narrow(f, t);
+    }
+
+    /** {@return f32 {@code f} rounded to nearest even in {@code t} (f32, bf16 or f16), as a double} */
+    static double narrow(float f, DType t) {
+        return switch (t) {
+            case F32 -> f;
+            case BF16 -> MiniFloat.BF16.decode(MiniFloat.BF16.encode(f));
+            case F16 -> MiniFloat.F16.decode(MiniFloat.F16.encode(f));
+            default -> throw new IllegalArgumentException("not a float type computed in f32: " + t);
+        };
+    }
+
+    private static double[] floatOp(String op, DType t, Object[] a, int n) {
+        double[] r = new double[n];
+        double[] x = (double[]) a[0];
+        double[] y = a.length > 1 ? (double[]) a[1] : null;
+        double[] z = a.length > 2 ? (double[]) a[2] : null;
+        switch (op) {
+            case "negate" -> {
+                for (int i = 0; i < n; i++) {
+                    r[i] = -x[i];
+                }
+            }
+            case "abs" -> {
+                for (int i = 0; i < n; i++) {
+                    r[i] = Math.abs(x[i]);
+                }
+            }
+            case Op.RECIPROCAL -> {
+                // Folded when XLA compiles, on the host: no flushing, one rounding in the type
+                // (f16's through f32, as Eigen's half divides).
+                for (int i = 0; i < n; i++) {
+                    r[i] = t == DType.F64 ? 1.0 / x[i] : narrow(1f / (float) x[i], t);
+                }
+            }
+            case "add", "subtract", "multiply", "divide" -> {
+                for (int i = 0; i < n; i++) {
+                    double p = flushIn(x[i], t);
+                    double q = flushIn(y[i], t);
+                    double v = switch (op) {
+                        case "add" -> p + q;
+                        case "subtract" -> p - q;
+                        case "multiply" -> p * q;
+                        default -> p / q;
+                    };
+                    r[i] = result(v, t);
+                }
+            }
+            case Op.FMA -> {
+                for (int i = 0; i < n; i++) {
+                    double p = flushIn(x[i], t);
+                    double q = flushIn(y[i], t);
+                    double s = flushIn(z[i], t);
+                    double v = t == DType.F64 ? Math.fma(p, q, s) : Math.fma((float) p, (float) q, (float) s);
+                    r[i] = result(v, t);
+                }
+            }
+            case "maximum", "minimum" -> {
+                boolean max = op.equals("maximum");
+                for (int i = 0; i < n; i++) {
+                    r[i] = maxMin(flushIn(x[i], t), flushIn(y[i], t), max);
+                }
+            }
+            case "clamp" -> {
+                // clamp(lo, x, hi): operand 0 is the low bound.
+                for (int i = 0; i < n; i++) {
+                    double v = maxMin(flushIn(y[i], t), flushIn(x[i], t), true);
+                    r[i] = maxMin(v, flushIn(z[i], t), false);
+                }
+            }
+            default -> throw new IllegalArgumentException(op + " is not defined on " + t);
+        }
+        return r;
+    }
+
+    /** IEEE 754-2019 maximum / minimum: NaN if either is, -0 below +0. */
+    static double maxMin(double p, double q, boolean max) {
+        if (Double.isNaN(p) || Double.isNaN(q)) {
+            return Double.NaN;
+        }
+        if (p == q) {
+            // Equal, so both zeros of possibly different signs or the same value.
+            boolean pNeg = Double.doubleToRawLongBits(p) < 0;
+            return max ? (pNeg ? q : p) : (pNeg ? p : q);
+        }
+        return max ? Math.max(p, q) : Math.min(p, q);
+    }
+
+    // ---- integers and pred --------------------------------------------------------------------
+
+    /** {@return {@code v} wrapped to {@code t}'s width: sign-extended when signed, masked when unsigned or pred} */
+    static long wrap(long v, DType t) {
+        int bits = t == DType.PRED ? 1 : t.bitWidth();
+        if (bits == 64) {
+            return v;
+        }
+        return t.kind() == DType.Kind.SIGNED ? v << (64 - bits) >> (64 - bits) : v & ((1L << bits) - 1);
+    }
+
+    private static long[] intOp(String op, DType t, Object[] a, int n) {
+        long[] r = new long[n];
+        long[] x = (long[]) a[0];
+        long[] y = a.length > 1 ? (long[]) a[1] : null;
+        long[] z = a.length > 2 ? (long[]) a[2] : null;
+        boolean unsigned = t.kind() != DType.Kind.SIGNED;
+        long min = t.kind() == DType.Kind.SIGNED ? -1L << (t.bitWidth() - 1) : 0;
+        for (int i = 0; i < n; i++) {
+            long p = x[i];
+            long q = y == null ? 0 : y[i];
+            long v = switch (op) {
+                case "negate" -> -p;
+                case "abs" -> unsigned ? p : Math.abs(p);
+                case "not" -> t == DType.PRED ? (p == 0 ? 1 : 0) : ~p;
+                case "add" -> p + q;
+                case "subtract" -> p - q;
+                case "multiply" -> p * q;
+                case "divide" -> q == 0 ? -1 : unsigned ? Long.divideUnsigned(p, q) : (p == min && q == -1) ? p : p / q;
+                case "and" -> p & q;
+                case "or" -> p | q;
+                case "xor" -> p ^ q;
+                case "maximum" -> (unsigned ? Long.compareUnsigned(p, q) : Long.compare(p, q)) >= 0 ? p : q;
+                case "minimum" -> (unsigned ? Long.compareUnsigned(p, q) : Long.compare(p, q)) <= 0 ? p : q;
+                case "clamp" -> {
+                    // clamp(lo, x, hi) = min(max(x, lo), hi)
+                    long m = (unsigned ? Long.compareUnsigned(q, p) : Long.compare(q, p)) >= 0 ? q : p;
+                    yield (unsigned ? Long.compareUnsigned(m, z[i]) : Long.compare(m, z[i])) <= 0 ? m : z[i];
+                }
+                default -> throw new IllegalArgumentException(op + " is not defined on " + t);
+            };
+            r[i] = wrap(v, t);
+        }
+        return r;
+    }
+
+    // ---- compare ------------------------------------------------------------------------------
+
+    private static long[] compare(String detail, DType t, Object a, Object b, int n) {
+        String[] parts = detail.split(" ");
+        String dir = parts[0];
+        boolean total = parts.length > 1 && parts[1].equals("TOTALORDER");
+        long[] r = new long[n];
+        if (isFloat(t)) {
+            double[] x = (double[]) a;
+            double[] y = (double[]) b;
+            for (int i = 0; i < n; i++) {
+                boolean v;
+                if (total) {
+                    int c = Long.compare(totalKey(x[i]), totalKey(y[i]));
+                    v = holds(dir, c);
+                } else {
+                    double p = flushIn(x[i], t);
+                    double q = flushIn(y[i], t);
+                    v = switch (dir) {
+                        case "EQ" -> p == q;
+                        case "NE" -> p != q;
+                        case "LT" -> p < q;
+                        case "LE" -> p <= q;
+                        case "GT" -> p > q;
+                        default -> p >= q;
+                    };
+                }
+                r[i] = v ? 1 : 0;
+            }
+            return r;
+        }
+        long[] x = (long[]) a;
+        long[] y = (long[]) b;
+        boolean unsigned = t.kind() != DType.Kind.SIGNED;
+        for (int i = 0; i < n; i++) {
+            int c = unsigned ? Long.compareUnsigned(x[i], y[i]) : Long.compare(x[i], y[i]);
+            r[i] = holds(dir, c) ? 1 : 0;
+        }
+        return r;
+    }
+
+    private static boolean holds(String dir, int c) {
+        return switch (dir) {
+            case "EQ" -> c == 0;
+            case "NE" -> c != 0;
+            case "LT" -> c < 0;
+            case "LE" -> c <= 0;
+            case "GT" -> c > 0;
+            case "GE" -> c >= 0;
+            default -> throw new IllegalArgumentException("comparison direction " + dir + " is not one of EQ, NE, LT, LE, GT, GE");
+        };
+    }
+
+    /** {@return a long whose signed order is the total order of the float {@code v}'s bits (widening keeps it)} */
+    private static long totalKey(double v) {
+        long bits = Double.doubleToRawLongBits(v);
+        return bits < 0 ? bits ^ Long.MAX_VALUE : bits;
+    }
+
+    // ---- convert ------------------------------------------------------------------------------
+
+    /** XLA's {@code convert}, value by value, as {@link Conversions#convert} does it into memory. */
+    private static Object convert(double[] fd, long[] il, DType from, DType to, int n) {
+        if (isFloat(to)) {
+            double[] r = new double[n];
+            for (int i = 0; i < n; i++) {
+                double v;
+                if (fd != null) {
+                    v = Conversions.flushed(fd[i], from, to);
+                } else if (from == DType.U64 && il[i] < 0) {
+                    v = unsignedToDouble(il[i], to);
+                } else {
+                    v = to == DType.F32 ? (float) il[i] : (double) il[i];
+                }
+                r[i] = switch (to) {
+                    case F64 -> v;
+                    case F32 -> (float) v;
+                    case BF16 -> MiniFloat.BF16.decode(MiniFloat.BF16.encode(v));
+                    case F16 -> MiniFloat.F16.decode(MiniFloat.F16.encode(v));
+                    default -> throw new IllegalArgumentException("convert to " + to + " is not fused");
+                };
+            }
+            return r;
+        }
+        long[] r = new long[n];
+        for (int i = 0; i < n; i++) {
+            long v;
+            if (to == DType.PRED) {
+                v = fd != null ? (Conversions.nonZero(fd[i], from) ? 1 : 0) : (il[i] != 0 ? 1 : 0);
+            } else if (fd != null) {
+                v = Conversions.saturate(fd[i], to);
+            } else {
+                v = il[i];
+            }
+            r[i] = wrap(v, to);
+        }
+        return r;
+    }
+
+    /** {@return u64 bits past 2^63 as a value of {@code to}: rounded once for f32, else to a double first} */
+    private static double unsignedToDouble(long bits, DType to) {
+        if (to == DType.F32) {
+            // Halve keeping the lost bit sticky, convert (one rounding), double back: exact scaling.
+            return 2.0 * (float) ((bits >>> 1) | (bits & 1));
+        }
+        return 2.0 * (double) ((bits >>> 1) | (bits & 1));
+    }
+}

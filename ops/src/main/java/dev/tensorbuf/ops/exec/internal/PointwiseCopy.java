@@ -1,0 +1,211 @@
+package dev.tensorbuf.ops.exec.internal;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.ops.copy.CopyEngine;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.ElementAccess;
+import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.TensorView;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One pass that evaluates a {@link Pointwise} expression into a destination view: the logical
+ * space is cut into blocks of rows that stay in cache; per block each operand view is copied by
+ * the copy engine (its planned kernels: transposes, broadcasts as fills, strided runs) into a
+ * dense scratch of its own type, the expression runs over the scratches, and the result is
+ * copied into the destination's block. Each byte of memory is read and written once; the
+ * scratches are reused block after block.
+ */
+final class PointwiseCopy {
+    /** Elements per block: every operand's scratch and the result's fit in a core's L2 together. */
+    static final int BLOCK = 16 * 1024;
+    private static final CopyEngine ENGINE = CopyEngine.of(1);
+
+    private PointwiseCopy() {
+    }
+
+    /**
+     * Writes the value of {@code e} over {@code leaves} into {@code dst}.
+     *
+     * @throws IllegalArgumentException if a leaf's dims differ from {@code dst}'s
+     */
+    static void run(Pointwise.Expr e, List<TensorView> leaves, TensorView dst, Allocator allocator) {
+        for (TensorView l : leaves) {
+            if (!l.dims().equals(dst.dims())) {
+                throw new IllegalArgumentException("operand " + l + " of an elementwise copy into " + dst.shape()
+                        + " has other dims");
+            }
+        }
+        if (dst.elementCount() == 0) {
+            return;
+        }
+        long[] dims = Extents.toArray(dst.dims());
+        int rank = dims.length;
+        // Split dimension s: the block spans rows of dimensions after s whole, and b indices of s.
+        int s = rank - 1;
+        long inner = 1;
+        while (s >= 0 && inner * dims[s] <= BLOCK) {
+            inner *= dims[s];
+            s--;
+        }
+        long b = s < 0 ? 1 : Math.max(1, BLOCK / inner);
+        if (s < 0) {
+            block(e, leaves, dst, dst.dims(), new HashMap<>(), allocator, null, null);
+            return;
+        }
+        long outer = 1;
+        for (int d = 0; d < s; d++) {
+            outer = Math.multiplyExact(outer, dims[d]);
+        }
+        long perRow = Math.ceilDiv(dims[s], b);
+        long blocks = Math.multiplyExact(outer, perRow);
+        // Blocks are independent: each thread takes a contiguous share with scratches of its own.
+        int threads = (int) Math.min(blocks, Math.max(1, Runtime.getRuntime().availableProcessors()));
+        int split = s;
+        long step = b;
+        java.util.stream.IntStream.range(0, threads).parallel().forEach(t -> {
+            Map<List<Long>, TensorView[]> mine = new HashMap<>();
+            long from = blocks * t / threads;
+            long to = blocks * (t + 1) / threads;
+            long[] start = new long[rank];
+            long[] limit = dims.clone();
+            for (long k = from; k < to; k++) {
+                long o = k / perRow;
+                long lo = (k % perRow) * step;
+                long rest = o;
+                for (int d = split - 1; d >= 0; d--) {
+                    start[d] = rest % dims[d];
+                    limit[d] = start[d] + 1;
+                    rest /= dims[d];
+                }
+                start[split] = lo;
+                limit[split] = Math.min(dims[split], lo + step);
+                long[] blockDims = new long[rank];
+                for (int d = 0; d < rank; d++) {
+                    blockDims[d] = limit[d] - start[d];
+                }
+                block(e, leaves, dst, java.util.Arrays.stream(blockDims).boxed().toList(), mine, allocator, start, limit);
+            }
+        });
+    }
+
+    private static void block(Pointwise.Expr e, List<TensorView> leaves, TensorView dst, List<Long> blockDims,
+                              Map<List<Long>, TensorView[]> scratches, Allocator allocator, long[] start, long[] limit) {
+        long[] stride = new long[blockDims.size()];
+        java.util.Arrays.fill(stride, 1);
+        TensorView[] scratch = scratches.computeIfAbsent(blockDims, d -> {
+            TensorView[] t = new TensorView[leaves.size() + 1];
+            long[] dd = Extents.toArray(d);
+            for (int k = 0; k < leaves.size(); k++) {
+                t[k] = Materialize.allocate(ArrayShape.of(leaves.get(k).dtype(), dd), allocator);
+            }
+            t[leaves.size()] = Materialize.allocate(ArrayShape.of(dst.dtype(), dd), allocator);
+            return t;
+        });
+        int n = (int) Extents.elementCount("block", blockDims);
+        Object[] columns = new Object[leaves.size()];
+        for (int k = 0; k < leaves.size(); k++) {
+            TensorView src = start == null ? leaves.get(k) : Ops.slice(leaves.get(k), start, limit, stride);
+            ENGINE.copy(src, scratch[k]);
+            columns[k] = read(scratch[k], n);
+        }
+        Object result = Pointwise.eval(e, columns, n);
+        TensorView out = scratch[leaves.size()];
+        write(out, result, n);
+        ENGINE.copy(out, start == null ? dst : Ops.slice(dst, start, limit, stride));
+    }
+
+    private static Object read(TensorView dense, int n) {
+        MemorySegment seg = dense.buffer().segment();
+        DType t = dense.dtype();
+        ElementAccess a = ElementAccess.of(t);
+        switch (t) {
+            case F32 -> {
+                float[] f = new float[n];
+                MemorySegment.copy(seg, ValueLayout.JAVA_FLOAT_UNALIGNED, 0, f, 0, n);
+                double[] v = new double[n];
+                for (int i = 0; i < n; i++) {
+                    v[i] = f[i];
+                }
+                return v;
+            }
+            case F64 -> {
+                double[] v = new double[n];
+                MemorySegment.copy(seg, ValueLayout.JAVA_DOUBLE_UNALIGNED, 0, v, 0, n);
+                return v;
+            }
+            case U8, S8 -> {
+                byte[] bytes = new byte[n];
+                MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, 0, bytes, 0, n);
+                long[] v = new long[n];
+                for (int i = 0; i < n; i++) {
+                    v[i] = t == DType.U8 ? bytes[i] & 0xff : bytes[i];
+                }
+                return v;
+            }
+            case S32 -> {
+                int[] ints = new int[n];
+                MemorySegment.copy(seg, ValueLayout.JAVA_INT_UNALIGNED, 0, ints, 0, n);
+                long[] v = new long[n];
+                for (int i = 0; i < n; i++) {
+                    v[i] = ints[i];
+                }
+                return v;
+            }
+            default -> {
+            }
+        }
+        if (Pointwise.isFloat(t)) {
+            double[] v = new double[n];
+            for (int i = 0; i < n; i++) {
+                v[i] = a.getDouble(seg, i);
+            }
+            return v;
+        }
+        long[] v = new long[n];
+        for (int i = 0; i < n; i++) {
+            v[i] = a.getBits(seg, i);
+        }
+        if (t.kind() == DType.Kind.SIGNED) {
+            for (int i = 0; i < n; i++) {
+                v[i] = Pointwise.wrap(v[i], t);
+            }
+        }
+        return v;
+    }
+
+    private static void write(TensorView dense, Object values, int n) {
+        MemorySegment seg = dense.buffer().segment();
+        DType t = dense.dtype();
+        ElementAccess a = ElementAccess.of(t);
+        if (values instanceof double[] v && t == DType.F32) {
+            float[] f = new float[n];
+            for (int i = 0; i < n; i++) {
+                f[i] = (float) v[i];
+            }
+            MemorySegment.copy(f, 0, seg, ValueLayout.JAVA_FLOAT_UNALIGNED, 0, n);
+        } else if (values instanceof double[] v && t == DType.BF16) {
+            short[] h = new short[n];
+            for (int i = 0; i < n; i++) {
+                h[i] = (short) dev.tensorbuf.views.internal.MiniFloat.BF16.encode(v[i]);
+            }
+            MemorySegment.copy(h, 0, seg, ValueLayout.JAVA_SHORT_UNALIGNED, 0, n);
+        } else if (values instanceof double[] v) {
+            for (int i = 0; i < n; i++) {
+                a.setDouble(seg, i, v[i]);
+            }
+        } else {
+            long[] v = (long[]) values;
+            long mask = t.bitWidth() >= 64 ? -1L : (1L << t.bitWidth()) - 1;
+            for (int i = 0; i < n; i++) {
+                a.setBits(seg, i, v[i] & mask);
+            }
+        }
+    }
+}
