@@ -3,7 +3,7 @@ package dev.tensorbuf.cli;
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.SafetensorsFile;
-import dev.tensorbuf.ops.exec.internal.ExecutedInstruction;
+import dev.tensorbuf.ops.exec.ExecutedInstruction;
 import dev.tensorbuf.ops.exec.Execution;
 import dev.tensorbuf.ops.exec.HloExecutor;
 import dev.tensorbuf.ops.exec.internal.UnsupportedOpException;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.interop.Npy;
-import dev.tensorbuf.interop.NpyArray;
+import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.views.DType;
 import java.io.IOException;
 import java.io.InputStream;
@@ -48,7 +48,7 @@ class RunPointwiseProgramsTest {
             assertTrue(r.out().contains(summary), () -> "expected '" + summary + "' in\n" + r.out());
         }
         // bf16 comes back as void '<V2' (NumPy has no bf16); jax's output was kept as its uint16 bits.
-        try (NpyArray ours = Npy.map(out, name.equals("tril_mask") ? DType.BF16 : null); NpyArray jax = Npy.map(expected)) {
+        try (Npy.Tensor ours = Npy.map(out, name.equals("tril_mask") ? DType.BF16 : null); Npy.Tensor jax = Npy.map(expected)) {
             assertEquals(jax.shape(), ours.shape());
             assertArrayEquals(jax.data().segment().toArray(ValueLayout.JAVA_BYTE),
                     ours.data().segment().toArray(ValueLayout.JAVA_BYTE), () -> name + "." + kind + " differs from jax");

@@ -1,7 +1,7 @@
 package dev.tensorbuf.ops.exec;
 
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.ops.exec.internal.ExecutedInstruction;
+import dev.tensorbuf.ops.exec.ExecutedInstruction;
 import dev.tensorbuf.ops.exec.internal.Interpreter;
 import dev.tensorbuf.ops.exec.internal.Materialize;
 import dev.tensorbuf.views.ArrayShape;

@@ -3,7 +3,7 @@ package dev.tensorbuf.ops.exec;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.exec.internal.Arguments;
-import dev.tensorbuf.ops.exec.internal.ExecutedInstruction;
+import dev.tensorbuf.ops.exec.ExecutedInstruction;
 import dev.tensorbuf.ops.exec.internal.Interpreter;
 import dev.tensorbuf.ops.exec.internal.Refusals;
 import dev.tensorbuf.ops.exec.internal.ScalarIndex;

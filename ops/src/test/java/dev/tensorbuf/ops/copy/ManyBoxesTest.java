@@ -8,6 +8,7 @@ import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -22,8 +23,8 @@ class ManyBoxesTest {
     private static TensorView joined(Allocator arena) {
         TensorView left = TensorView.of(arena.allocate(512L * 50 * 4), "f32[512,50]");
         TensorView right = TensorView.of(arena.allocate(512L * 50 * 4), "f32[512,50]");
-        left.forEachIndex(i -> left.setDouble(i[0] * 100 + i[1], i));
-        right.forEachIndex(i -> right.setDouble(i[0] * 100 + 50 + i[1], i));
+        TensorElements.of(left).forEachIndex(i -> TensorElements.of(left).setDouble(i[0] * 100 + i[1], i));
+        TensorElements.of(right).forEachIndex(i -> TensorElements.of(right).setDouble(i[0] * 100 + 50 + i[1], i));
         return Ops.concatenate(1, List.of(left, right));
     }
 
@@ -40,7 +41,7 @@ class ManyBoxesTest {
             plan.parts().forEach(p -> assertEquals(CopyPlan.Explanation.Route.PLANNED, p.route(), p.toString()));
             engine.copy(staircase, dst);
             // Row-major order is kept by a reshape: element k of the result is element k of the joined rows.
-            dst.forEachIndex(i -> assertEquals((double) (i[0] * 512 + i[1]), dst.getDouble(i), 0.0, i[0] + "," + i[1]));
+            TensorElements.of(dst).forEachIndex(i -> assertEquals((double) (i[0] * 512 + i[1]), TensorElements.of(dst).getDouble(i), 0.0, i[0] + "," + i[1]));
         }
     }
 
@@ -56,12 +57,12 @@ class ManyBoxesTest {
             assertEquals(2, plan.parts().size(), plan.toString());
             assertTrue(plan.reason().contains("of dims [1, 0]"), plan.reason());
             engine.copy(staircase, dst);
-            dst.forEachIndex(i -> assertEquals((double) (i[1] * 512 + i[0]), dst.getDouble(i), 0.0, i[0] + "," + i[1]));
+            TensorElements.of(dst).forEachIndex(i -> assertEquals((double) (i[1] * 512 + i[0]), TensorElements.of(dst).getDouble(i), 0.0, i[0] + "," + i[1]));
             // And the other way: the staircase as the destination.
             TensorView src = TensorView.of(arena.allocate(512L * 100 * 4), "f32[512,100]");
-            src.forEachIndex(i -> src.setDouble(-(i[0] * 100 + i[1]), i));
+            TensorElements.of(src).forEachIndex(i -> TensorElements.of(src).setDouble(-(i[0] * 100 + i[1]), i));
             engine.copy(src, staircase);
-            staircase.forEachIndex(i -> assertEquals(-(double) (i[0] * 100 + i[1]), staircase.getDouble(i), 0.0));
+            TensorElements.of(staircase).forEachIndex(i -> assertEquals(-(double) (i[0] * 100 + i[1]), TensorElements.of(staircase).getDouble(i), 0.0));
         }
     }
 

@@ -7,6 +7,7 @@ import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -39,7 +40,7 @@ class RowPaddingTest {
         }
         TensorView v = TensorView.of(arena.allocate(n * 4), text.append(']').toString());
         long[] k = {1};
-        v.forEachIndex(i -> v.setDouble(k[0]++, i));
+        TensorElements.of(v).forEachIndex(i -> TensorElements.of(v).setDouble(k[0]++, i));
         return v;
     }
 
@@ -53,8 +54,8 @@ class RowPaddingTest {
     private static byte[] expected(TensorView src, long bytes, int width, ToLongFunction<long[]> slot) {
         byte[] out = new byte[(int) bytes];
         MemorySegment m = MemorySegment.ofArray(out);
-        src.forEachIndex(i -> {
-            float v = (float) src.getDouble(i);
+        TensorElements.of(src).forEachIndex(i -> {
+            float v = (float) TensorElements.of(src).getDouble(i);
             long at = slot.applyAsLong(i) * width;
             if (width == 4) {
                 m.set(F32, at, v);
@@ -150,7 +151,7 @@ class RowPaddingTest {
             byte[] got = part.segment().toArray(ValueLayout.JAVA_BYTE);
             byte[] want = expected(two, part.byteSize(), 4, i -> tiled22(i[0], 4 - i[1]));
             boolean[] written = new boolean[24];
-            two.forEachIndex(i -> written[(int) tiled22(i[0], 4 - i[1])] = true);
+            TensorElements.of(two).forEachIndex(i -> written[(int) tiled22(i[0], 4 - i[1])] = true);
             for (int b = 0; b < got.length; b++) {
                 assertEquals(written[b / 4] ? want[b] : (byte) 0xA5, got[b], "byte " + b);
             }

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.ops.exec.internal.ExecutedInstruction;
+import dev.tensorbuf.ops.exec.ExecutedInstruction;
 import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.util.ArrayList;

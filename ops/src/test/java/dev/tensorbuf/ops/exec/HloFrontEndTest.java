@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
-import dev.tensorbuf.ops.exec.internal.ExecutedInstruction;
+import dev.tensorbuf.ops.exec.ExecutedInstruction;
 import dev.tensorbuf.ops.exec.internal.Refusals;
 import dev.tensorbuf.ops.exec.internal.UnsupportedOpException;
 import dev.tensorbuf.ops.hlo.HloModule;

@@ -6,7 +6,7 @@ import dev.tensorbuf.ops.hlo.HloComputation;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.TensorView;
 import java.util.ArrayList;
 import java.util.HashMap;

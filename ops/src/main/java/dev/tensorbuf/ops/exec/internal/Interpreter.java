@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.exec.internal;
 
+import dev.tensorbuf.ops.exec.ExecutedInstruction;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.ops.internal.Bitcast;
 import dev.tensorbuf.ops.Ops;

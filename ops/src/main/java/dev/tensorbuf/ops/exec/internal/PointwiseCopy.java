@@ -6,7 +6,7 @@ import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
-import dev.tensorbuf.views.Extents;
+import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

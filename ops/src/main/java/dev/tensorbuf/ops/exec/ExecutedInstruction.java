@@ -1,4 +1,4 @@
-package dev.tensorbuf.ops.exec.internal;
+package dev.tensorbuf.ops.exec;
 
 import dev.tensorbuf.views.MapForm;
 import java.util.Objects;
