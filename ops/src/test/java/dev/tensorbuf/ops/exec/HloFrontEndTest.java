@@ -130,16 +130,25 @@ class HloFrontEndTest {
         }
     }
 
+    /**
+     * Compares that are not scalar index arithmetic (of arrays, of float scalars) are not folded:
+     * they run as elementwise ops, evaluated where their value is needed.
+     */
     @Test
-    void floatScalarsAndArrayComparesAreRefusedWithTheDynamicSliceHint() {
-        String arrays = module("p = s32[4] parameter(0)", "z = s32[4] parameter(1)",
-                "ROOT lt = pred[4] compare(p, z), direction=LT");
-        UnsupportedOpException e = assertThrows(UnsupportedOpException.class, () -> HloExecutor.execute(arrays, Map.of()));
-        assertEquals("compare", e.opcode());
-        assertTrue(e.detail().contains("jax's lax.dynamic_slice and x[i] with a traced i"), e.getMessage());
+    void arrayAndFloatComparesRunAsElementwiseOpsNotFolds() {
+        String arrays = module("p = f32[4] parameter(0)", "z = f32[4] parameter(1)", "r = f32[4] reverse(z), dimensions={0}",
+                "ROOT lt = pred[4] compare(p, r), direction=LT");
+        try (Execution x = HloExecutor.execute(arrays, Map.of("0", f32("f32[4]"), "1", f32("f32[4]")))) {
+            // p = [0, 1, 2, 3], reverse(z) = [3, 2, 1, 0]
+            assertArrayEquals(new long[] {1, 1, 0, 0}, TensorElements.of(x.rowMajor()).toLongArray());
+            assertTrue(step(x, "lt").kind() != ExecutedInstruction.Kind.FOLDED, step(x, "lt").toString());
+        }
         String floats = module("p = f32[] parameter(0)", "ROOT lt = pred[] compare(p, p), direction=LT");
-        e = assertThrows(UnsupportedOpException.class, () -> HloExecutor.execute(floats, Map.of()));
-        assertTrue(e.detail().contains("floating-point scalars"), e.getMessage());
+        TensorView half = TensorView.of(arena.allocate(4), "f32[]");
+        TensorElements.of(half).setFloat(0.5f);
+        try (Execution x = HloExecutor.execute(floats, Map.of("0", half))) {
+            assertEquals(0, TensorElements.of(x.rowMajor()).getLong());
+        }
     }
 
     /** jax.jit(lambda c, n, p: lax.dynamic_update_slice(c, n, (0, p, 0))): a KV-cache write. */
