@@ -8,6 +8,7 @@ import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.net.internal.ArrowDTypes;
 import dev.tensorbuf.net.internal.ArrowMemory;
+import dev.tensorbuf.net.internal.TensorProducer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.DType;
@@ -338,7 +339,7 @@ public final class ArrowTensors {
                     long end = Math.min(rows, r + batchRows);
                     List<FieldVector> vectors = new ArrayList<>();
                     for (Map.Entry<String, TensorView> e : tensors.entrySet()) {
-                        vectors.add(ArrowTensors.toVector(e.getKey(), rowsOf(e.getValue(), r, end), allocator));
+                        vectors.add(ArrowTensors.toVector(e.getKey(), TensorProducer.rowsOf(e.getValue(), r, end), allocator));
                     }
                     if (root == null) {
                         List<Field> fields = vectors.stream().map(FieldVector::getField).toList();
@@ -369,18 +370,6 @@ public final class ArrowTensors {
         }
     }
 
-    private static TensorView rowsOf(TensorView v, long from, long to) {
-        if (from == 0 && to == v.dims().getFirst()) {
-            return v;
-        }
-        long[] lo = new long[v.rank()];
-        long[] hi = v.dims().stream().mapToLong(Long::longValue).toArray();
-        long[] step = new long[v.rank()];
-        Arrays.fill(step, 1);
-        lo[0] = from;
-        hi[0] = to;
-        return Ops.slice(v, lo, hi, step);
-    }
 
     /**
      * {@return the tensors of an Arrow IPC file or stream: every {@code arrow.fixed_shape_tensor}

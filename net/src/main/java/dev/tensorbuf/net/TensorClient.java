@@ -2,6 +2,7 @@ package dev.tensorbuf.net;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.MemoryBuffer;
+import dev.tensorbuf.net.internal.TensorProducer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.DType;
@@ -14,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -36,7 +36,6 @@ import org.apache.arrow.flight.HeaderCallOption;
 import org.apache.arrow.flight.Location;
 import org.apache.arrow.flight.Ticket;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 
@@ -326,7 +325,7 @@ public final class TensorClient implements AutoCloseable {
             throw new IllegalStateException("a batch has rows of " + rowsView.dims().subList(1, rowsView.rank())
                     + ", the tensor's are " + into.dims().subList(1, into.rank()));
         }
-        engine.copy(rowsView, rowsOf(into, at, at + n));
+        engine.copy(rowsView, TensorProducer.rowsOf(into, at, at + n));
         received.accept(n * Math.max(1, rowsView.elementCount() / Math.max(1, n)) * rowsView.dtype().byteWidth());
         return at + n;
     }
@@ -363,18 +362,6 @@ public final class TensorClient implements AutoCloseable {
         return e.status().code() + (d == null || d.isEmpty() ? "" : ": " + d);
     }
 
-    static TensorView rowsOf(TensorView v, long from, long to) {
-        if (from == 0 && to == v.dims().getFirst()) {
-            return v;
-        }
-        long[] lo = new long[v.rank()];
-        long[] hi = v.dims().stream().mapToLong(Long::longValue).toArray();
-        long[] step = new long[v.rank()];
-        Arrays.fill(step, 1);
-        lo[0] = from;
-        hi[0] = to;
-        return Ops.slice(v, lo, hi, step);
-    }
 
     /**
      * Fetches every part at once, one thread per part, each into its place in {@code destination}:

@@ -200,7 +200,8 @@ public final class TensorProducer extends NoOpFlightProducer {
         return !listener.isCancelled();
     }
 
-    private static TensorView rowsOf(TensorView v, long from, long to) {
+    /** {@return rows {@code [from, to)} of {@code v}'s first dim, {@code v} itself when that is all of it} */
+    public static TensorView rowsOf(TensorView v, long from, long to) {
         if (from == 0 && to == v.dims().getFirst()) {
             return v;
         }
