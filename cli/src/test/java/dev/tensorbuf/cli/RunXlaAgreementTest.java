@@ -376,6 +376,10 @@ class RunXlaAgreementTest {
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.environment().put("JAX_PLATFORMS", "cpu");
         pb.environment().put("TF_CPP_MIN_LOG_LEVEL", "2");
+        // XLA may skip the rounding of a bf16/f16 elementwise result that is then widened
+        // (xla_allow_excess_precision, on by default); run's answer rounds as the HLO says. Four
+        // host devices for the sharded programs (jax_programs.py sets them only when XLA_FLAGS is unset).
+        pb.environment().put("XLA_FLAGS", "--xla_allow_excess_precision=false --xla_force_host_platform_device_count=4");
         if (stdout == null) {
             pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
         }
