@@ -124,6 +124,10 @@ class ShardTicketTest {
             e = assertThrows(TensorClient.FetchException.class,
                     () -> c.fetch(TensorTicket.of("x.npy", "").withShard("{maximal device=1}", 0), arena));
             assertTrue(e.getMessage().endsWith("device 0 holds no part of a tensor sharded {maximal device=1}"), e.getMessage());
+            // A sharding of 2^20 tiles (the most the parser takes) is refused before the server lists its devices.
+            e = assertThrows(TensorClient.FetchException.class, () -> c.fetch(TensorTicket.of("x.npy", "")
+                    .withShard("{devices=[1024,1024]<=[1048576]}", 0), arena));
+            assertTrue(e.getMessage().endsWith("has 1048576 tiles; this server places at most 65536"), e.getMessage());
             e = assertThrows(TensorClient.FetchException.class,
                     () -> c.fetch(TensorTicket.of("x.npy", "").withShard("{manual}", 0), arena));
             assertTrue(e.getMessage().contains("does not place a global tensor's elements on devices"), e.getMessage());

@@ -53,6 +53,8 @@ public final class TensorProducer extends NoOpFlightProducer {
     /** Schema metadata: the tensor's type in its file when it is sent as another, e.g. {@code Q4_0}. */
     public static final String STORED_KEY = "tensorbuf.stored";
     private static final System.Logger LOG = System.getLogger(TensorProducer.class.getName());
+    /** The most tiles a ticket's sharding may have. */
+    static final long MAX_SHARD_DEVICES = 1 << 16;
     /** How long a stream waits for a slow client before giving up on it. */
     private static final long CLIENT_WAIT_MILLIS = 120_000;
 
@@ -217,6 +219,11 @@ public final class TensorProducer extends NoOpFlightProducer {
         if (sharding instanceof HloSharding.Replicated) {
             return IndexBox.whole(dims);
         }
+        if (sharding instanceof HloSharding.Tiled t && t.tiles().deviceCount() > MAX_SHARD_DEVICES) {
+            // Placing the tiles lists every device: a ticket must not make the server list billions.
+            throw invalid(what, "sharding " + clip(sharding.toString()) + " has "
+                    + t.tiles().deviceCount() + " tiles; this server places at most " + MAX_SHARD_DEVICES);
+        }
         ShardedTensor sharded;
         try {
             sharded = ShardedTensor.of(dtype, dims, sharding);
@@ -229,6 +236,10 @@ public final class TensorProducer extends NoOpFlightProducer {
         }
         return sharded.box(ticket.device()).orElseThrow(() -> invalid(what, "device " + ticket.device()
                 + " holds no part of a tensor sharded " + sharding));
+    }
+
+    private static String clip(String s) {
+        return s.length() <= 120 ? s : s.substring(0, 117) + "...";
     }
 
     private static FlightRuntimeException invalid(String what, String why) {
