@@ -8,6 +8,9 @@ write DIR: writes DIR/permuted.arrow (file) and DIR/permuted.arrows (stream) of 
     array NumPy says the column is.
 flight-get PORT TICKET_JSON EXPECTED.npy [TOKEN]: fetches the ticket from the server with
     pyarrow.flight and checks the column "tensor" equals EXPECTED.
+flight-get-slice PORT TICKET_JSON GLOBAL.npy SLICES: fetches the ticket and checks the column
+    equals NumPy's GLOBAL[SLICES] (SLICES as Python writes them, "4:7,3:5"); prints "ok ROWS BATCHES".
+npy-slices GLOBAL.npy (SHARD.npy SLICES)...: checks each SHARD equals NumPy's GLOBAL[SLICES]; prints "ok N".
 flight-list PORT [TOKEN]: prints each listed flight's descriptor path and schema metadata as JSON lines.
 """
 import json
@@ -66,6 +69,21 @@ def main():
             w.write_batch(pa.record_batch([arr], names=["t"]))
         np.save(f"{d}/permuted.npy", np.ascontiguousarray(logical))
         print(json.dumps({"shape": list(typ.shape), "permutation": list(typ.permutation)}))
+    elif cmd == "npy-slices":
+        whole = np.load(sys.argv[2])
+        pairs = sys.argv[3:]
+        for shard, slices in zip(pairs[0::2], pairs[1::2]):
+            index = tuple(slice(*(int(x) for x in part.split(":"))) for part in slices.split(","))
+            same(np.load(shard), whole[index], shard)
+        print("ok", len(pairs) // 2)
+    elif cmd == "flight-get-slice":
+        import pyarrow.flight as fl
+        client = fl.connect(f"grpc://127.0.0.1:{int(sys.argv[2])}")
+        table = client.do_get(fl.Ticket(sys.argv[3].encode()), fl.FlightCallOptions(timeout=60)).read_all()
+        index = tuple(slice(*(int(x) for x in part.split(":"))) for part in sys.argv[5].split(","))
+        same(as_numpy(table.column("tensor")), np.load(sys.argv[4])[index], "flight shard")
+        print("ok", table.num_rows, len(table.column("tensor").chunks))
+        client.close()
     elif cmd in ("flight-get", "flight-list"):
         import pyarrow.flight as fl
         port = int(sys.argv[2])

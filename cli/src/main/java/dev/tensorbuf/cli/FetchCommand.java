@@ -30,7 +30,8 @@ final class FetchCommand implements Command {
 
     @Override
     public String synopsis() {
-        return "tensorbuf fetch SERVER PATH OUT [--tensor NAME] [--start I,J,.. --limit I,J,..] [--token-file F]"
+        return "tensorbuf fetch SERVER PATH OUT [--tensor NAME] [--start I,J,.. --limit I,J,.. | --sharding S --device K]"
+                + " [--dtype T] [--token-file F]"
                 + " [--tls-ca PEM] [--timeout S] [--quiet] [--json]   |   tensorbuf fetch SERVER --list [--json]";
     }
 
@@ -40,13 +41,17 @@ final class FetchCommand implements Command {
                 Fetches the tensor PATH (a file relative to the server's directory; --tensor NAME for
                 a safetensors file of several) from SERVER (grpc+tcp://HOST:PORT, grpc+tls://HOST:PORT)
                 and writes it to OUT (.npy, .safetensors or .arrow, row-major). --start and --limit
-                fetch only the box [start, limit) of each dim. --list prints the tensors the server
+                fetch only the box [start, limit) of each dim; --sharding (XLA's text, e.g.
+                {devices=[2,2]<=[4]}) with --device K fetches device K's shard, the box XLA's rule
+                gives it. --dtype converts (a GGUF block-quantized tensor is dequantized to it; f32
+                by default). --list prints the tensors the server
                 offers instead. A fetch that fails (the server refuses the ticket, dies or is
                 unreachable) names the server and the tensor, and leaves OUT as it was.
 
                 example:
                   tensorbuf fetch grpc+tcp://127.0.0.1:8815 model.safetensors w.npy --tensor w --start 0,0 --limit 2,3
                   grpc+tcp://127.0.0.1:8815 model.safetensors:w[0:2, 0:3] -> w.npy: s32[2,3]{1,0}, 152 bytes in 0.05 s
+                  tensorbuf fetch grpc+tcp://127.0.0.1:8815 x.npy s3.npy --sharding '{devices=[2,2]<=[4]}' --device 3
                 """;
     }
 
@@ -56,6 +61,9 @@ final class FetchCommand implements Command {
                 Option.value("tensor", "NAME", false, "the tensor of a safetensors file"),
                 Option.value("start", "I,J,..", false, "the box's first index per dim (with --limit)"),
                 Option.value("limit", "I,J,..", false, "the box's end per dim, exclusive (with --start)"),
+                Option.value("sharding", "S", false, "an XLA sharding, e.g. {devices=[2,2]<=[4]} (with --device)"),
+                Option.value("device", "K", false, "the device whose shard to fetch (with --sharding)"),
+                Option.value("dtype", "T", false, "the element type to fetch as (f32, bf16, ...); GGUF blocks dequantize to f32 by default"),
                 Option.value("token-file", "F", false, "a file whose first line is the server's bearer token"),
                 Option.value("tls-ca", "PEM", false, "certificates to trust for a grpc+tls:// server (default: the system's)"),
                 Option.value("timeout", "S", false, "the most seconds the fetch may take (default 600)"),
@@ -99,6 +107,27 @@ final class FetchCommand implements Command {
             }
             if (in.value("start") != null) {
                 ticket = ticket.withBox(longs(in.longs("start")), longs(in.longs("limit")));
+            }
+            if ((in.value("sharding") == null) != (in.value("device") == null)) {
+                throw new UsageException("a shard needs both --sharding and --device; got only "
+                        + (in.value("sharding") == null ? "--device" : "--sharding"));
+            }
+            if (in.value("sharding") != null) {
+                if (in.value("start") != null) {
+                    throw new UsageException("give a box (--start/--limit) or a shard (--sharding/--device), not both");
+                }
+                Long device = in.longValue("device");
+                if (device < 0) {
+                    throw new UsageException("--device " + device + " must be >= 0");
+                }
+                try {
+                    ticket = ticket.withShard(in.value("sharding"), device);
+                } catch (IllegalArgumentException e) {
+                    throw new UsageException("--sharding: " + e.getMessage().replaceFirst("^ticket: ", ""));
+                }
+            }
+            if (in.value("dtype") != null) {
+                ticket = ticket.withDType(DTypeNames.parse(in.value("dtype"), "--dtype"));
             }
             long t0 = System.nanoTime();
             try (Allocator arena = Allocators.shared()) {

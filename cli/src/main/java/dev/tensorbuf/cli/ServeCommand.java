@@ -19,7 +19,7 @@ final class ServeCommand implements Command {
 
     @Override
     public String summary() {
-        return "serve the .npy and safetensors tensors of a directory over Arrow Flight, any box of them";
+        return "serve the npy, safetensors, GGUF and sharded-checkpoint tensors of a directory over Arrow Flight, any box or shard";
     }
 
     @Override
@@ -31,10 +31,15 @@ final class ServeCommand implements Command {
     @Override
     public String description() {
         return """
-                Serves the tensors of the .npy and .safetensors files under DIR over Arrow Flight until
-                stopped (Ctrl-C). A ticket is JSON naming a file relative to DIR, the tensor in a
-                safetensors file, and optionally a box, start and limit per dim:
+                Serves the tensors of the .npy, .safetensors and .gguf files and the sharded
+                checkpoints (model.safetensors.index.json: the tensors of all its files as one set)
+                under DIR over Arrow Flight until stopped (Ctrl-C). A ticket is JSON naming a file
+                relative to DIR, the tensor in it, and optionally a box, start and limit per dim:
                   {"path": "model.safetensors", "tensor": "w", "start": [0, 0], "limit": [2, 3]}
+                or one device's shard under an XLA sharding (XLA's rule: ceil-divided tiles):
+                  {"path": "x.npy", "sharding": "{devices=[2,2]<=[4]}", "device": 3}
+                and optionally "dtype" (f32, bf16, ...) to convert to. GGUF block-quantized tensors
+                (Q4_0, Q8_0, Q4_K, ...) are sent dequantized: as f32 unless the ticket asks another.
                 The box is streamed from the mapped file as record batches of one
                 arrow.fixed_shape_tensor column "tensor", rows along dim 0, at most --batch-bytes a
                 batch. ListFlights lists every tensor with its type and dims, each with its ticket.

@@ -102,6 +102,41 @@ class NetCommandsTest {
     }
 
     @Test
+    void fetchTakesOneDevicesShardAndConverts() throws Exception {
+        Path served = Files.createDirectories(dir.resolve("served"));
+        try (Allocator arena = Allocators.shared()) {
+            TensorView x = counting(arena, 7, 5);
+            Npy.write(served.resolve("x.npy"), DenseTensor.of(x));
+            try (TensorServer server = TensorServer.start(served, TensorServer.Options.defaults().withPort(0))) {
+                String uri = server.location().getUri().toString();
+                Path out = dir.resolve("s3.npy");
+                // Device 3 of 2x2 tiles of f32[7,5]: rows ceil(7/2) = 4 and cols ceil(5/2) = 3 a tile, so x[4:7, 3:5].
+                CliHarness r = CliHarness.run("fetch", uri, "x.npy", out.toString(), "--sharding", "{devices=[2,2]<=[4]}",
+                        "--device", "3", "--dtype", "f64");
+                assertEquals(0, r.code(), r.err());
+                assertTrue(r.out().startsWith(uri + " x.npy device 3 of {devices=[2,2]<=[4]} as f64 -> " + out + ": f64[3,2]{1,0}"),
+                        r.out());
+                try (Npy.Tensor got = Npy.map(out)) {
+                    assertArrayEquals(new double[] {-7 + 1.5 * 23, -7 + 1.5 * 24, -7 + 1.5 * 28, -7 + 1.5 * 29, -7 + 1.5 * 33,
+                        -7 + 1.5 * 34}, TensorElements.of(got.view()).toDoubleArray());
+                }
+                r = CliHarness.run("fetch", uri, "x.npy", out.toString(), "--sharding", "{devices=[2,2]<=[4]}");
+                assertEquals(2, r.code());
+                assertEquals("tensorbuf fetch: a shard needs both --sharding and --device; got only --sharding", r.err().strip());
+                r = CliHarness.run("fetch", uri, "x.npy", out.toString(), "--sharding", "{devices=[2,2]<=[4]}", "--device", "4");
+                assertEquals(2, r.code());
+                assertEquals("tensorbuf fetch: fetching x.npy device 4 of {devices=[2,2]<=[4]} from " + uri + " failed:"
+                        + " INVALID_ARGUMENT: x.npy device 4 of {devices=[2,2]<=[4]}: device 4 is not one of the 4 devices"
+                        + " (0 to 3) of {devices=[2,2]<=[4]}", r.err().strip());
+                r = CliHarness.run("fetch", uri, "x.npy", out.toString(), "--sharding", "{devices=[2,2<=[4]}", "--device", "0");
+                assertEquals(2, r.code());
+                assertTrue(r.err().startsWith("tensorbuf fetch: --sharding: sharding {devices=[2,2<=[4]} is not XLA's sharding"
+                        + " text: "), r.err());
+            }
+        }
+    }
+
+    @Test
     void serveRefusesBadOptionsBeforeServing() throws Exception {
         CliHarness r = CliHarness.run("serve", dir.resolve("none").toString());
         assertEquals(2, r.code());

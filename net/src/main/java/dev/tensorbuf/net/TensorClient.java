@@ -5,6 +5,8 @@ import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.net.internal.TensorProducer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
+import dev.tensorbuf.ops.shard.IndexBox;
+import dev.tensorbuf.ops.shard.ShardedTensor;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
@@ -109,6 +111,25 @@ public final class TensorClient implements AutoCloseable {
             Objects.requireNonNull(client, "client");
             Objects.requireNonNull(ticket, "ticket");
             at = List.copyOf(at);
+        }
+    }
+
+    /**
+     * Where one device's shard of a sharded tensor is served: the server's client and the ticket
+     * of the shard's own tensor (a whole tensor of the shard's dims, such as {@code w.device3} of a
+     * checkpoint), no box or sharding of its own.
+     *
+     * @param client the server's client
+     * @param ticket the shard's tensor
+     */
+    public record Held(TensorClient client, TensorTicket ticket) {
+        public Held {
+            Objects.requireNonNull(client, "client");
+            Objects.requireNonNull(ticket, "ticket");
+            if (ticket.hasBox() || ticket.hasShard()) {
+                throw new IllegalArgumentException("held shard " + ticket.describe() + " must name a whole tensor, the"
+                        + " shard itself; its boxes are asked for by reshard");
+            }
         }
     }
 
@@ -396,6 +417,95 @@ public final class TensorClient implements AutoCloseable {
                     running.forEach(r -> r.cancel(true));
                     Thread.currentThread().interrupt();
                     throw new FetchException("interrupted while fetching " + parts.size() + " parts", e);
+                }
+            }
+        }
+    }
+
+    /**
+     * Reshards a tensor whose source shards lie on servers: for each destination shard, the
+     * overlapping box of each source shard ({@link ShardedTensor#transfers}) is fetched from the
+     * server holding that source shard and written into its place in the destination shard, all
+     * at once. Only the bytes each destination needs cross the wire.
+     * {@snippet :
+     * ShardedTensor from = ShardedTensor.of(DType.F32, List.of(9L, 7L), HloSharding.parse("{devices=[2,2]<=[4]}"));
+     * ShardedTensor to = ShardedTensor.of(DType.F32, List.of(9L, 7L), HloSharding.parse("{devices=[4,1]<=[4]}"));
+     * TensorClient.reshard(from, Map.of(0L, new Held(a, TensorTicket.of("model-00001-of-00004.safetensors", "w.device0")), ...),
+     *         to, Map.of(0L, dst0, 1L, dst1, 2L, dst2, 3L, dst3));
+     * // dst1 = global[3:6, 0:7], fetched as [3:5, 0:4] of w.device0 and [3:5, 0:3] of w.device1
+     * //        from their servers, and [0:1, 0:4] of w.device2 and [0:1, 0:3] of w.device3 from theirs
+     * }
+     *
+     * @param from the source sharding
+     * @param sources for each source device holding a shard, where it is served (one per replica group suffices)
+     * @param to the destination sharding, of the same dtype and dims
+     * @param destinations one view per destination device holding a shard, of that shard's dims, written
+     * @throws IllegalArgumentException if a destination is missing or of other dims, or no source holds a needed box
+     * @throws TensorClient.FetchException naming the failed part's server and tensor; the destinations are then not the shards
+     */
+    public static void reshard(ShardedTensor from, java.util.Map<Long, Held> sources, ShardedTensor to,
+                               java.util.Map<Long, TensorView> destinations) {
+        java.util.Map<Long, IndexBox> fromBoxes = new java.util.HashMap<>();
+        from.shards().forEach(s -> fromBoxes.put(s.device(), s.box()));
+        java.util.Map<Long, IndexBox> toBoxes = new java.util.HashMap<>();
+        for (ShardedTensor.Shard s : to.shards()) {
+            toBoxes.put(s.device(), s.box());
+            TensorView d = destinations.get(s.device());
+            if (d == null || !d.dims().equals(s.box().sizes())) {
+                throw new IllegalArgumentException("destination of device " + s.device() + " must have dims " + s.box().sizes()
+                        + " (global " + s.box() + "); got " + (d == null ? "none" : d.dims().toString()));
+            }
+        }
+        java.util.Map<IndexBox, List<Long>> holders = new java.util.LinkedHashMap<>();
+        from.shards().forEach(s -> holders.computeIfAbsent(s.box(), b -> new ArrayList<>()).add(s.device()));
+        List<Runnable> fetches = new ArrayList<>();
+        for (ShardedTensor.Transfer t : ShardedTensor.transfers(from, to)) {
+            if (t.box().isEmpty()) {
+                continue;
+            }
+            IndexBox srcBox = fromBoxes.get(t.fromDevice());
+            Held held = sources.get(t.fromDevice());
+            if (held == null) {
+                // Any replica of the box will do.
+                for (long d : holders.getOrDefault(srcBox, List.of())) {
+                    if (sources.containsKey(d)) {
+                        held = sources.get(d);
+                        break;
+                    }
+                }
+            }
+            if (held == null) {
+                throw new IllegalArgumentException("no server holds source box " + srcBox + " (device " + t.fromDevice()
+                        + " of " + from.sharding() + "), which device " + t.toDevice() + " of " + to.sharding() + " needs");
+            }
+            IndexBox in = t.box().relativeTo(srcBox);
+            IndexBox at = t.box().relativeTo(toBoxes.get(t.toDevice()));
+            Part part = new Part(held.client(), held.ticket().withBox(in.start(), in.limit()), at.start());
+            TensorView into = destinations.get(t.toDevice());
+            fetches.add(() -> part.client().fetchInto(part, into));
+        }
+        runAll(fetches);
+    }
+
+    private static void runAll(List<Runnable> fetches) {
+        try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<?>> running = new ArrayList<>();
+            for (Runnable r : fetches) {
+                running.add(pool.submit(r));
+            }
+            for (Future<?> f : running) {
+                try {
+                    f.get();
+                } catch (ExecutionException e) {
+                    running.forEach(r -> r.cancel(true));
+                    if (e.getCause() instanceof RuntimeException r) {
+                        throw r;
+                    }
+                    throw new FetchException(String.valueOf(e.getCause()), e.getCause());
+                } catch (InterruptedException e) {
+                    running.forEach(r -> r.cancel(true));
+                    Thread.currentThread().interrupt();
+                    throw new FetchException("interrupted while fetching " + fetches.size() + " parts", e);
                 }
             }
         }

@@ -12,12 +12,17 @@ import org.apache.arrow.flight.Location;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
- * An Arrow Flight server over the tensor files ({@code .npy}, {@code .safetensors}) under one
- * directory. A {@link TensorTicket} (JSON) names a tensor and optionally a box; the server
- * streams it as record batches of one {@code arrow.fixed_shape_tensor} column {@code tensor},
- * rows along dim 0, at most {@link Options#batchBytes()} a batch, straight from the mapped file
- * when the box is contiguous in it. {@code ListFlights} lists every tensor with its type and
- * dims (the schema, and metadata {@code tensorbuf.dtype}, {@code tensorbuf.dims}).
+ * An Arrow Flight server over the tensor files ({@code .npy}, {@code .safetensors}, {@code .gguf},
+ * and sharded checkpoints' {@code model.safetensors.index.json}, whose files' tensors are served
+ * as one set) under one directory. A {@link TensorTicket} (JSON) names a tensor and optionally a
+ * box, or a sharding and a device (the box XLA's rule gives that device), and optionally a dtype;
+ * the server streams it as record batches of one {@code arrow.fixed_shape_tensor} column
+ * {@code tensor}, rows along dim 0, at most {@link Options#batchBytes()} a batch, straight from the
+ * mapped file when the box is contiguous in it. GGUF block-quantized tensors are dequantized batch
+ * by batch, to f32 unless the ticket asks another floating type. {@code ListFlights} lists every
+ * tensor with the type it is sent as and its dims (the schema, and metadata
+ * {@code tensorbuf.dtype}, {@code tensorbuf.dims}, and {@code tensorbuf.stored} for a GGUF block
+ * type); each stream's metadata also says where its box starts ({@code tensorbuf.start}).
  *
  * <p>Safe to leave running: it binds to loopback unless given a host; it serves only files under
  * its directory (a ticket with {@code ..}, an absolute path or a symlink leading out is refused

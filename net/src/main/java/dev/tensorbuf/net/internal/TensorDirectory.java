@@ -1,7 +1,10 @@
 package dev.tensorbuf.net.internal;
 
+import dev.tensorbuf.interop.GgufFile;
+import dev.tensorbuf.interop.GgufTensor;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.SafetensorsFile;
+import dev.tensorbuf.ops.quant.BlockTensor;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorView;
@@ -15,15 +18,21 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.HashSet;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
 /**
  * The tensor files under one directory, as a server may show them: only regular files under it,
  * reached by relative paths without {@code ..}, whose real path (symlinks followed) stays inside
- * it. Each file is mapped once, on first use, and stays mapped until {@link #close()}.
+ * it. Each file is mapped once, on first use, and stays mapped until {@link #close()}. The files:
+ * {@code .npy}, {@code .safetensors}, {@code .gguf} (block-quantized tensors offered as f32, their
+ * dequantized values) and sharded safetensors checkpoints ({@code *.safetensors.index.json}: the
+ * tensors of all its files as one set, named by the index's path; the files it covers are not
+ * listed again on their own, though a ticket may still name one).
  */
 public final class TensorDirectory implements AutoCloseable {
     /** Why a request is refused, so the server can answer with the matching Flight status. */
@@ -44,8 +53,38 @@ public final class TensorDirectory implements AutoCloseable {
         }
     }
 
-    /** A tensor the directory holds: its path, name in the file ("" for .npy), type and dims. */
-    public record Entry(String path, String tensor, DType dtype, List<Long> dims) {
+    /**
+     * A tensor the directory holds: its path, name in the file ("" for .npy), the type it is served
+     * as by default, its dims, and its type in the file when that differs (a GGUF block type such as
+     * {@code Q4_0}; else empty).
+     */
+    public record Entry(String path, String tensor, DType dtype, List<Long> dims, String stored) {
+        public Entry(String path, String tensor, DType dtype, List<Long> dims) {
+            this(path, tensor, dtype, dims, "");
+        }
+    }
+
+    /**
+     * An opened tensor: a view of the mapped file, or (exactly one of the two) a GGUF
+     * block-quantized tensor, served dequantized.
+     *
+     * @param view the elements, read-only; null for a block-quantized tensor
+     * @param blocks the blocks; null for a plain tensor
+     * @param stored the file's block type name (e.g. {@code Q4_0}), empty for a plain tensor
+     */
+    public record Source(TensorView view, BlockTensor blocks, String stored) {
+        /** The type a block-quantized tensor is served as when the ticket asks for none. */
+        public static final DType DEQUANTIZED = DType.F32;
+
+        /** {@return the type it is served as by default: the stored one, f32 for blocks} */
+        public DType dtype() {
+            return view != null ? view.dtype() : DEQUANTIZED;
+        }
+
+        /** {@return the logical dims} */
+        public List<Long> dims() {
+            return view != null ? view.dims() : blocks.dims();
+        }
     }
 
     private static final int MAX_DEPTH = 16;
@@ -100,8 +139,9 @@ public final class TensorDirectory implements AutoCloseable {
             throw new RefusedException(Refusal.INVALID, "path " + shown + " is not a valid path: " + e.getReason());
         }
         String name = candidate.getFileName() == null ? "" : candidate.getFileName().toString().toLowerCase(Locale.ROOT);
-        if (!name.endsWith(".npy") && !name.endsWith(".safetensors")) {
-            throw new RefusedException(Refusal.INVALID, "path " + shown + " is not a .npy or .safetensors file");
+        if (!served(name)) {
+            throw new RefusedException(Refusal.INVALID, "path " + shown + " is not a .npy, .safetensors, .gguf or"
+                    + " .safetensors.index.json file");
         }
         Path real;
         try {
@@ -118,14 +158,35 @@ public final class TensorDirectory implements AutoCloseable {
         return real;
     }
 
+    private static boolean served(String lowerName) {
+        return lowerName.endsWith(".npy") || lowerName.endsWith(".safetensors") || lowerName.endsWith(".gguf")
+                || lowerName.endsWith(".safetensors.index.json");
+    }
+
     /**
      * {@return a read-only view of the tensor over the mapped file; valid until {@link #close()}}
      *
      * @param tensor the name in a safetensors file; empty (or the only name) for .npy
      * @throws RefusedException as {@link #resolve}, or NOT_FOUND for a missing tensor name, or
-     *     INVALID when the file is not a readable tensor file
+     *     INVALID when the file is not a readable tensor file or the tensor is block-quantized
      */
     public TensorView open(String relative, String tensor) {
+        Source s = source(relative, tensor);
+        if (s.view() == null) {
+            throw new RefusedException(Refusal.INVALID, "'" + relative + "':" + tensor + " is " + s.stored()
+                    + ", block-quantized; it is served dequantized");
+        }
+        return s.view();
+    }
+
+    /**
+     * {@return the tensor: a read-only view over the mapped file, or a GGUF tensor's blocks; valid until {@link #close()}}
+     *
+     * @param tensor the name in a safetensors, GGUF or index file; empty (or the only name) for .npy
+     * @throws RefusedException as {@link #resolve}, or NOT_FOUND for a missing tensor name, or
+     *     INVALID when the file is not a readable tensor file
+     */
+    public Source source(String relative, String tensor) {
         Path file = resolve(relative);
         AutoCloseable opened = opened(file, relative);
         if (opened instanceof Npy.Tensor npy) {
@@ -133,24 +194,41 @@ public final class TensorDirectory implements AutoCloseable {
                 throw new RefusedException(Refusal.INVALID, "'" + relative + "' is a .npy file, which holds one unnamed"
                         + " tensor; leave \"tensor\" out");
             }
-            return npy.view();
+            return new Source(npy.view(), null, "");
         }
-        SafetensorsFile st = (SafetensorsFile) opened;
+        List<String> names = switch (opened) {
+            case SafetensorsFile st -> st.names();
+            case SafetensorsFile.Checkpoint c -> c.names();
+            case GgufFile g -> g.names();
+            default -> throw new AssertionError(opened);
+        };
         if (tensor.isEmpty()) {
-            if (st.names().size() == 1) {
-                tensor = st.names().getFirst();
+            if (names.size() == 1) {
+                tensor = names.getFirst();
             } else {
-                throw new RefusedException(Refusal.INVALID, "'" + relative + "' holds " + st.names().size()
-                        + " tensors; name one in \"tensor\"" + (st.names().size() <= 20 ? ": " + st.names() : ""));
+                throw new RefusedException(Refusal.INVALID, "'" + relative + "' holds " + names.size()
+                        + " tensors; name one in \"tensor\"" + (names.size() <= 20 ? ": " + names : ""));
             }
         }
-        if (!st.names().contains(tensor)) {
+        if (!names.contains(tensor)) {
             throw new RefusedException(Refusal.NOT_FOUND, "'" + relative + "' has no tensor '" + abbreviate(tensor) + "'");
         }
-        SafetensorsFile.Tensor t = st.tensor(tensor);
+        if (opened instanceof GgufFile g) {
+            GgufTensor t = g.tensor(tensor);
+            if (t.type().dtype().isPresent()) {
+                return new Source(t.view(), null, "");
+            }
+            try {
+                return new Source(null, t.blocks(), t.type().toString());
+            } catch (IllegalArgumentException e) {
+                throw new RefusedException(Refusal.INVALID, "'" + relative + "':" + tensor + ": " + e.getMessage());
+            }
+        }
+        SafetensorsFile.Tensor t = opened instanceof SafetensorsFile st ? st.tensor(tensor)
+                : ((SafetensorsFile.Checkpoint) opened).tensor(tensor);
         long[] dims = t.shape().stream().mapToLong(Long::longValue).toArray();
         ArrayShape shape = ArrayShape.of(t.dtype(), dims).withLayout(XlaLayout.packedDescending(t.dtype(), dims.length));
-        return TensorView.of(t.data().asReadOnly(), shape);
+        return new Source(TensorView.of(t.data().asReadOnly(), shape), null, "");
     }
 
     private AutoCloseable opened(Path file, String relative) {
@@ -160,15 +238,39 @@ public final class TensorDirectory implements AutoCloseable {
         try {
             return open.computeIfAbsent(file, f -> {
                 try {
-                    return f.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".npy") ? Npy.map(f) : SafetensorsFile.open(f);
+                    String n = f.getFileName().toString().toLowerCase(Locale.ROOT);
+                    if (n.endsWith(".npy")) {
+                        return Npy.map(f);
+                    }
+                    if (n.endsWith(".gguf")) {
+                        return GgufFile.open(f);
+                    }
+                    if (n.endsWith(".safetensors.index.json")) {
+                        return confined(SafetensorsFile.Checkpoint.open(f), relative);
+                    }
+                    return SafetensorsFile.open(f);
                 } catch (IOException e) {
                     throw new java.io.UncheckedIOException(e);
                 }
             });
+        } catch (RefusedException e) {
+            throw e;
         } catch (java.io.UncheckedIOException | IllegalArgumentException e) {
             String why = e instanceof java.io.UncheckedIOException u ? u.getCause().getMessage() : e.getMessage();
             throw new RefusedException(Refusal.INVALID, "'" + relative + "' is not a readable tensor file: " + why);
         }
+    }
+
+    /** {@return the checkpoint, if every file it maps is under the directory once symlinks are followed} */
+    private SafetensorsFile.Checkpoint confined(SafetensorsFile.Checkpoint c, String relative) throws IOException {
+        for (SafetensorsFile f : c.files()) {
+            if (!f.file().toRealPath().startsWith(root)) {
+                c.close();
+                throw new RefusedException(Refusal.FORBIDDEN, "'" + abbreviate(relative) + "' maps tensors to "
+                        + f.file().getFileName() + ", a symlink leading out of the served directory");
+            }
+        }
+        return c;
     }
 
     /** {@return every tensor in readable files under the directory, in path order; unreadable files are skipped} */
@@ -178,26 +280,47 @@ public final class TensorDirectory implements AutoCloseable {
             files = walk.filter(p -> Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS))
                     .filter(p -> {
                         String n = p.getFileName().toString().toLowerCase(Locale.ROOT);
-                        return n.endsWith(".npy") || n.endsWith(".safetensors");
+                        return served(n);
                     })
                     .limit(MAX_FILES).sorted().toList();
         }
-        List<Entry> out = new ArrayList<>();
+        Map<Path, List<Entry>> byFile = new java.util.LinkedHashMap<>();
+        Set<Path> covered = new HashSet<>();
         for (Path p : files) {
             String relative = root.relativize(p).toString().replace('\\', '/');
+            List<Entry> entries = new ArrayList<>();
             try {
-                AutoCloseable opened = opened(p.toRealPath(), relative);
-                if (opened instanceof Npy.Tensor npy) {
-                    out.add(new Entry(relative, "", npy.dtype(), npy.shape()));
-                } else {
-                    for (SafetensorsFile.Tensor t : ((SafetensorsFile) opened).tensors()) {
-                        out.add(new Entry(relative, t.name(), t.dtype(), t.shape()));
+                switch (opened(p.toRealPath(), relative)) {
+                    case Npy.Tensor npy -> entries.add(new Entry(relative, "", npy.dtype(), npy.shape()));
+                    case SafetensorsFile st -> st.tensors().forEach(t -> entries.add(new Entry(relative, t.name(), t.dtype(), t.shape())));
+                    case SafetensorsFile.Checkpoint c -> {
+                        c.tensors().forEach(t -> entries.add(new Entry(relative, t.name(), t.dtype(), t.shape())));
+                        for (SafetensorsFile f : c.files()) {
+                            covered.add(f.file().toRealPath());
+                        }
                     }
+                    case GgufFile g -> {
+                        for (GgufTensor t : g.tensors()) {
+                            boolean plain = t.type().dtype().isPresent();
+                            entries.add(new Entry(relative, t.name(), plain ? t.type().dtype().get() : Source.DEQUANTIZED,
+                                    t.dims(), plain ? "" : t.type().toString()));
+                        }
+                    }
+                    default -> { }
                 }
-            } catch (RefusedException | IOException e) {
+            } catch (RefusedException | IOException | IllegalStateException e) {
                 // A file that does not read as tensors is not offered; asking for it names why.
+                continue;
             }
+            byFile.put(p.toRealPath(), entries);
         }
+        List<Entry> out = new ArrayList<>();
+        // The files of a checkpoint are offered as its index's tensors, once.
+        byFile.forEach((file, entries) -> {
+            if (!covered.contains(file)) {
+                out.addAll(entries);
+            }
+        });
         return out;
     }
 

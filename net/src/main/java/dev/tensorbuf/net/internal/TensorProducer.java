@@ -3,7 +3,17 @@ package dev.tensorbuf.net.internal;
 import dev.tensorbuf.net.ArrowTensors;
 import dev.tensorbuf.net.FixedShapeTensorType;
 import dev.tensorbuf.net.TensorTicket;
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.ops.copy.CopyEngine;
+import dev.tensorbuf.ops.quant.BlockTensor;
+import dev.tensorbuf.ops.shard.HloSharding;
+import dev.tensorbuf.ops.shard.IndexBox;
+import dev.tensorbuf.ops.shard.ShardedTensor;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorView;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -36,7 +46,15 @@ public final class TensorProducer extends NoOpFlightProducer {
     public static final String COLUMN = "tensor";
     /** Schema metadata: the dims of the whole box a stream sends, e.g. {@code [8, 3, 4]}. */
     public static final String DIMS_KEY = "tensorbuf.dims";
+    /** Schema metadata: the element type sent, e.g. {@code f32}. */
+    public static final String DTYPE_KEY = "tensorbuf.dtype";
+    /** Schema metadata: where the box a stream sends starts in the tensor, e.g. {@code [4, 0]} (a shard's place). */
+    public static final String START_KEY = "tensorbuf.start";
+    /** Schema metadata: the tensor's type in its file when it is sent as another, e.g. {@code Q4_0}. */
+    public static final String STORED_KEY = "tensorbuf.stored";
     private static final System.Logger LOG = System.getLogger(TensorProducer.class.getName());
+    /** The most tiles a ticket's sharding may have. */
+    static final long MAX_SHARD_DEVICES = 1 << 16;
     /** How long a stream waits for a slow client before giving up on it. */
     private static final long CLIENT_WAIT_MILLIS = 120_000;
 
@@ -52,8 +70,46 @@ public final class TensorProducer extends NoOpFlightProducer {
         this.batchBytes = batchBytes;
     }
 
-    /** A checked request: the tensor's box as a view, and its Arrow column type. */
-    public record Request(TensorTicket ticket, TensorView box, FixedShapeTensorType type) {
+    /**
+     * A checked request: the tensor's box, as a view of the mapped file ({@code box}) or as
+     * GGUF blocks ({@code blocks}, dequantized batch by batch), the type it is sent as, and where
+     * the box starts in the tensor.
+     *
+     * @param ticket the ticket
+     * @param box the box's elements; null when {@code blocks} holds them
+     * @param blocks the box's blocks; null for a plain tensor
+     * @param dtype the element type sent
+     * @param start the box's first index per dim in the whole tensor
+     * @param type the column's type
+     */
+    public record Request(TensorTicket ticket, TensorView box, BlockTensor blocks, DType dtype, List<Long> start,
+                          FixedShapeTensorType type) {
+        /** {@return the box's dims} */
+        public List<Long> dims() {
+            return box != null ? box.dims() : blocks.dims();
+        }
+
+        /** {@return whether the stream's batches are converted (or dequantized) rather than read as they lie} */
+        boolean converts() {
+            return box == null || box.dtype() != dtype;
+        }
+
+        /** {@return rows {@code [from, to)} of the box as {@code dtype}, in {@code scratch} when they must be made} */
+        TensorView rows(long from, long to, MemoryBuffer scratch) {
+            if (!converts()) {
+                return rowsOf(box, from, to);
+            }
+            List<Long> d = new ArrayList<>(dims());
+            d.set(0, to - from);
+            long[] dims = d.stream().mapToLong(Long::longValue).toArray();
+            TensorView dst = TensorView.of(scratch, ArrayShape.of(dtype, dims));
+            if (box != null) {
+                CopyEngine.defaults().copy(rowsOf(box, from, to), dst);
+            } else {
+                blocks.slice(0, from, to).dequantize(dst);
+            }
+            return dst;
+        }
     }
 
     /**
@@ -70,9 +126,9 @@ public final class TensorProducer extends NoOpFlightProducer {
             throw CallStatus.INVALID_ARGUMENT.withDescription(e.getMessage()).toRuntimeException();
         }
         String what = ticket.describe();
-        TensorView view;
+        TensorDirectory.Source source;
         try {
-            view = directory.open(ticket.path(), ticket.tensor());
+            source = directory.source(ticket.path(), ticket.tensor());
         } catch (TensorDirectory.RefusedException e) {
             CallStatus status = switch (e.kind()) {
                 case INVALID -> CallStatus.INVALID_ARGUMENT;
@@ -81,7 +137,11 @@ public final class TensorProducer extends NoOpFlightProducer {
             };
             throw status.withDescription(e.getMessage()).toRuntimeException();
         }
-        List<Long> dims = view.dims();
+        List<Long> dims = source.dims();
+        DType dtype = ticket.dtype().isEmpty() ? source.dtype() : DType.fromXlaName(ticket.dtype());
+        if (!dtype.isArrayType() || dtype.bitWidth() % 8 != 0) {
+            throw invalid(what, "it cannot be sent as " + dtype + ", which has no whole bytes per element");
+        }
         long[] start = new long[dims.size()];
         long[] limit = dims.stream().mapToLong(Long::longValue).toArray();
         if (ticket.hasBox()) {
@@ -96,9 +156,15 @@ public final class TensorProducer extends NoOpFlightProducer {
                 start[i] = ticket.start().get(i);
                 limit[i] = ticket.limit().get(i);
             }
+        } else if (ticket.hasShard()) {
+            IndexBox box = shardBox(ticket, source.dtype(), dims, what);
+            for (int i = 0; i < dims.size(); i++) {
+                start[i] = box.start().get(i);
+                limit[i] = box.limit().get(i);
+            }
         }
         if (dims.isEmpty()) {
-            throw invalid(what, "it is a scalar " + view.shape() + ", which has no rows to stream; serve it as [1]");
+            throw invalid(what, "it is a scalar " + source.dtype() + "[], which has no rows to stream; serve it as [1]");
         }
         long elements = 1;
         long bytes;
@@ -106,7 +172,7 @@ public final class TensorProducer extends NoOpFlightProducer {
             for (int i = 0; i < dims.size(); i++) {
                 elements = Math.multiplyExact(elements, limit[i] - start[i]);
             }
-            bytes = Math.multiplyExact(elements, (long) view.dtype().byteWidth());
+            bytes = Math.multiplyExact(elements, (long) dtype.byteWidth());
         } catch (ArithmeticException e) {
             bytes = Long.MAX_VALUE;
         }
@@ -120,15 +186,60 @@ public final class TensorProducer extends NoOpFlightProducer {
         }
         FixedShapeTensorType type;
         try {
-            type = FixedShapeTensorType.of(view.dtype(), rowDims);
+            type = FixedShapeTensorType.of(dtype, rowDims);
             type.field(COLUMN);
         } catch (IllegalArgumentException e) {
             throw invalid(what, e.getMessage());
         }
-        long[] step = new long[dims.size()];
-        Arrays.fill(step, 1);
-        TensorView box = ticket.hasBox() ? Ops.slice(view, start, limit, step) : view;
-        return new Request(ticket, box, type);
+        List<Long> at = Arrays.stream(start).boxed().toList();
+        boolean whole = Arrays.equals(limit, dims.stream().mapToLong(Long::longValue).toArray())
+                && Arrays.stream(start).allMatch(x -> x == 0);
+        if (source.view() != null) {
+            long[] step = new long[dims.size()];
+            Arrays.fill(step, 1);
+            TensorView box = whole ? source.view() : Ops.slice(source.view(), start, limit, step);
+            return new Request(ticket, box, null, dtype, at, type);
+        }
+        if (dtype.kind() != DType.Kind.FLOAT) {
+            throw invalid(what, "it is " + source.stored() + ", block-quantized, and dequantizes to a floating-point type"
+                    + " (f32, the default, bf16, f16, ...), not " + dtype);
+        }
+        BlockTensor blocks = source.blocks();
+        for (int i = 0; i < dims.size(); i++) {
+            if (start[i] != 0 || limit[i] != dims.get(i)) {
+                blocks = blocks.slice(i, start[i], limit[i]);
+            }
+        }
+        return new Request(ticket, null, blocks, dtype, at, type);
+    }
+
+    /** {@return the box the ticket's device holds under its sharding, by XLA's rule} */
+    private static IndexBox shardBox(TensorTicket ticket, DType dtype, List<Long> dims, String what) {
+        HloSharding sharding = ticket.parsedSharding();
+        if (sharding instanceof HloSharding.Replicated) {
+            return IndexBox.whole(dims);
+        }
+        if (sharding instanceof HloSharding.Tiled t && t.tiles().deviceCount() > MAX_SHARD_DEVICES) {
+            // Placing the tiles lists every device: a ticket must not make the server list billions.
+            throw invalid(what, "sharding " + clip(sharding.toString()) + " has "
+                    + t.tiles().deviceCount() + " tiles; this server places at most " + MAX_SHARD_DEVICES);
+        }
+        ShardedTensor sharded;
+        try {
+            sharded = ShardedTensor.of(dtype, dims, sharding);
+        } catch (IllegalArgumentException e) {
+            throw invalid(what, e.getMessage());
+        }
+        if (ticket.device() >= sharded.deviceCount()) {
+            throw invalid(what, "device " + ticket.device() + " is not one of the " + sharded.deviceCount()
+                    + " devices (0 to " + (sharded.deviceCount() - 1) + ") of " + sharding);
+        }
+        return sharded.box(ticket.device()).orElseThrow(() -> invalid(what, "device " + ticket.device()
+                + " holds no part of a tensor sharded " + sharding));
+    }
+
+    private static String clip(String s) {
+        return s.length() <= 120 ? s : s.substring(0, 117) + "...";
     }
 
     private static FlightRuntimeException invalid(String what, String why) {
@@ -151,13 +262,26 @@ public final class TensorProducer extends NoOpFlightProducer {
         BackpressureStrategy backpressure = new BackpressureStrategy.CallbackBackpressureStrategy();
         backpressure.register(listener);
         String what = request.ticket().describe();
-        TensorView box = request.box();
-        long rows = box.dims().getFirst();
-        long rowBytes = Math.max(1, box.elementCount() / Math.max(1, rows) * box.dtype().byteWidth());
+        List<Long> dims = request.dims();
+        long rows = dims.getFirst();
+        long rowElements = 1;
+        for (int i = 1; i < dims.size(); i++) {
+            rowElements *= dims.get(i);
+        }
+        long rowBytes = Math.max(1, rowElements * request.dtype().byteWidth());
         long perBatch = Math.max(1, Math.min(batchBytes / rowBytes, Integer.MAX_VALUE / Math.max(1, request.type().listSize())));
-        Schema schema = new Schema(List.of(request.type().field(COLUMN)), Map.of(DIMS_KEY, box.dims().toString(),
-                "tensorbuf.dtype", box.dtype().toString()));
-        try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
+        Map<String, String> metadata = new java.util.LinkedHashMap<>();
+        metadata.put(DIMS_KEY, dims.toString());
+        metadata.put(DTYPE_KEY, request.dtype().toString());
+        metadata.put(START_KEY, request.start().toString());
+        if (request.blocks() != null) {
+            metadata.put(STORED_KEY, request.blocks().type().toString());
+        }
+        Schema schema = new Schema(List.of(request.type().field(COLUMN)), metadata);
+        try (Allocator scratchArena = Allocators.confined();
+             VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
+            MemoryBuffer scratch = request.converts()
+                    ? scratchArena.allocate(Math.max(1, Math.multiplyExact(Math.min(rows, perBatch), rowBytes)), 64) : null;
             listener.start(root);
             for (long r = 0; r < rows; r += perBatch) {
                 long end = Math.min(rows, r + perBatch);
@@ -168,7 +292,7 @@ public final class TensorProducer extends NoOpFlightProducer {
                     }
                     return;
                 }
-                try (FieldVector part = ArrowTensors.toVector(COLUMN, rowsOf(box, r, end), allocator)) {
+                try (FieldVector part = ArrowTensors.toVector(COLUMN, request.rows(r, end, scratch), allocator)) {
                     part.makeTransferPair(root.getVector(0)).transfer();
                 }
                 root.setRowCount((int) (end - r));
@@ -237,7 +361,8 @@ public final class TensorProducer extends NoOpFlightProducer {
                     .toRuntimeException();
         }
         Request r = check(TensorTicket.of(path.get(0), path.size() > 1 ? path.get(1) : "").toBytes());
-        FlightInfo info = info(new TensorDirectory.Entry(r.ticket().path(), r.ticket().tensor(), r.box().dtype(), r.box().dims()));
+        FlightInfo info = info(new TensorDirectory.Entry(r.ticket().path(), r.ticket().tensor(), r.dtype(), r.dims(),
+                r.blocks() == null ? "" : r.blocks().type().toString()));
         if (info == null) {
             throw CallStatus.INVALID_ARGUMENT.withDescription(r.ticket().describe() + " cannot be served").toRuntimeException();
         }
@@ -267,8 +392,13 @@ public final class TensorProducer extends NoOpFlightProducer {
         }
         TensorTicket ticket = TensorTicket.of(e.path(), e.tensor());
         FlightDescriptor descriptor = e.tensor().isEmpty() ? FlightDescriptor.path(e.path()) : FlightDescriptor.path(e.path(), e.tensor());
-        Schema schema = new Schema(List.of(field), Map.of("tensorbuf.dtype", e.dtype().toString(), DIMS_KEY,
-                e.dims().toString()));
+        Map<String, String> metadata = new java.util.LinkedHashMap<>();
+        metadata.put(DTYPE_KEY, e.dtype().toString());
+        metadata.put(DIMS_KEY, e.dims().toString());
+        if (!e.stored().isEmpty()) {
+            metadata.put(STORED_KEY, e.stored());
+        }
+        Schema schema = new Schema(List.of(field), metadata);
         return new FlightInfo(schema, descriptor, List.of(new FlightEndpoint(new Ticket(ticket.toBytes()))), bytes,
                 e.dims().getFirst());
     }
