@@ -185,7 +185,8 @@ final class ConvertCommand implements Command {
             Path wrote = outPath;
             if (StagedWrites.handles(target) && outFormat != Format.ARROW) {
                 // Row-major whole-byte output: piece by piece through a small buffer into the file.
-                try (StagedWrites staged = new StagedWrites();
+                long moved = Math.addExact(bytes, Math.multiplyExact(input.view().elementCount(), input.view().dtype().byteWidth()));
+                try (StagedWrites staged = new StagedWrites(moved);
                      Progress progress = Progress.start(in.err(), in.flag("quiet"), bytes)) {
                     DenseTensor.DataWriter data = staged.writer(source, target, progress);
                     switch (outFormat) {
@@ -367,8 +368,12 @@ final class ConvertCommand implements Command {
             total = Math.addExact(total, type == t.dtype() ? t.byteSize() : shape.arraySize());
         }
         long bytes = total;
+        long read = 0;
+        for (SafetensorsFile.Tensor t : input.tensors()) {
+            read = Math.addExact(read, t.byteSize());
+        }
         Path wrote;
-        try (StagedWrites staged = new StagedWrites();
+        try (StagedWrites staged = new StagedWrites(Math.addExact(bytes, read));
              Progress progress = Progress.start(in.err(), in.flag("quiet"), bytes)) {
             Map<String, DenseTensor.DataWriter> writers = new LinkedHashMap<>();
             for (SafetensorsFile.Tensor t : input.tensors()) {
