@@ -13,6 +13,7 @@ import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.internal.Extents;
+import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaLayout;
 import dev.tensorbuf.views.XlaShape;
@@ -185,9 +186,12 @@ final class ConvertCommand implements Command {
             Path wrote = outPath;
             if (StagedWrites.handles(target) && outFormat != Format.ARROW) {
                 // Row-major whole-byte output: piece by piece through a small buffer into the file.
-                try (StagedWrites staged = new StagedWrites();
+                long moved = Math.addExact(bytes, Math.multiplyExact(input.view().elementCount(), input.view().dtype().byteWidth()));
+                try (StagedWrites staged = new StagedWrites(moved);
                      Progress progress = Progress.start(in.err(), in.flag("quiet"), bytes)) {
-                    DenseTensor.DataWriter data = staged.writer(source, target, progress);
+                    MemorySegment same = sameBytes(source, target);
+                    DenseTensor.DataWriter data = same != null ? channel -> writeBytes(same, channel, progress::advance)
+                            : staged.writer(source, target, progress);
                     switch (outFormat) {
                         case NPY -> Npy.write(outPath, target.dtype(), target.dims(), data);
                         case SAFETENSORS -> wrote = TensorFiles.writeSafetensors(outPath, Map.of(input.name(), target),
@@ -367,8 +371,12 @@ final class ConvertCommand implements Command {
             total = Math.addExact(total, type == t.dtype() ? t.byteSize() : shape.arraySize());
         }
         long bytes = total;
+        long read = 0;
+        for (SafetensorsFile.Tensor t : input.tensors()) {
+            read = Math.addExact(read, t.byteSize());
+        }
         Path wrote;
-        try (StagedWrites staged = new StagedWrites();
+        try (StagedWrites staged = new StagedWrites(Math.addExact(bytes, read));
              Progress progress = Progress.start(in.err(), in.flag("quiet"), bytes)) {
             Map<String, DenseTensor.DataWriter> writers = new LinkedHashMap<>();
             for (SafetensorsFile.Tensor t : input.tensors()) {
@@ -531,6 +539,36 @@ final class ConvertCommand implements Command {
             throw new IllegalArgumentException(option + " " + text + " is not an array shape with static dims");
         }
         return array.laidOut();
+    }
+
+    /**
+     * {@return the source's own bytes when they are already the output's (the same type, row-major,
+     * one host buffer), or null} Those are written as they are, from the input's mapping: copying
+     * them through the engine's buffer first was a pass over 200 MB that NumPy's load-and-save
+     * does not make (bench/RESULTS.md, "Convert end to end", plain copy).
+     */
+    static MemorySegment sameBytes(TensorView source, ArrayShape target) {
+        if (source.dtype() != target.dtype() || source.dtype().isSubByte() || !source.dims().equals(target.dims())
+                || !source.isHostAccessible() || source.buffers().size() != 1) {
+            return null;
+        }
+        StridedLayout layout = source.stridedLayout().orElse(null);
+        if (layout == null) {
+            return null;
+        }
+        long step = 1;
+        for (int d = layout.rank() - 1; d >= 0; d--) {
+            long size = layout.sizes().get(d);
+            if (size > 1 && layout.strides().get(d) != step) {
+                return null;
+            }
+            step = Math.multiplyExact(step, size);
+        }
+        long width = source.dtype().byteWidth();
+        long from = Math.multiplyExact(layout.offset(), width);
+        long bytes = Math.multiplyExact(step, width);
+        MemorySegment all = source.buffer().segment();
+        return from < 0 || from > all.byteSize() - bytes ? null : all.asSlice(from, bytes);
     }
 
     /** Writes the bytes as they are, in pieces so that the bar moves. */

@@ -28,7 +28,7 @@ import java.util.List;
  * more time than the copy and the write together (bench/peers/convert_e2e.sh). One buffer of a few
  * MiB is faulted once and stays in the cache.
  * {@snippet :
- * try (StagedWrites staged = new StagedWrites()) {
+ * try (StagedWrites staged = new StagedWrites(bytesReadPlusWritten)) {
  *     Npy.write(out, DType.F32, dims, staged.writer(Ops.transpose(source, 0, 2, 3, 1), progress));
  * }
  * }
@@ -36,10 +36,46 @@ import java.util.List;
 final class StagedWrites implements AutoCloseable {
     /** The buffer's size: pieces of whole rows up to this (a row larger than it is split along its next dim). */
     static final long STAGE_BYTES = Long.getLong("tensorbuf.convert.stageBytes", 8L << 20);
+    /**
+     * The property naming the most bytes (read plus written) a job may move to run every kernel
+     * scalar, with no vector warm-up; the launcher sets it for {@code convert}. Unset: the
+     * engine's own settings ({@code tensorbuf.copy.*}) decide.
+     */
+    static final String SCALAR_JOB_BYTES = "tensorbuf.convert.scalarJobBytes";
 
     private final Allocator arena = Allocators.shared();
-    private final CopyEngine engine = CopyEngine.defaults();
+    private final CopyEngine engine;
     private MemoryBuffer stage;
+
+    /**
+     * @param jobBytes what the whole job moves, read plus written: with {@value #SCALAR_JOB_BYTES}
+     *     at least this, its kernels run scalar throughout
+     */
+    StagedWrites(long jobBytes) {
+        engine = engineFor(jobBytes, Long.getLong(SCALAR_JOB_BYTES, -1), CopyEngine.defaults());
+    }
+
+    /**
+     * {@return the engine for a one-shot job of {@code jobBytes}} A process that copies once knows
+     * how much it will copy. Up to {@code scalarJobBytes} the scalar kernels run throughout: their
+     * C2 code is ready within the first pieces, while a Vector API kernel's compilation and
+     * warm-up cost about a second of CPU on a thread of its own (on two cores, the copy's time),
+     * more than a vector kernel saves on a few hundred MB. With the launcher's per-kernel scalar
+     * threshold alone a 200 MB transpose (411 MB moved) switched to vector warm-up after 256 MiB,
+     * compiling code that ran for the last few pieces, if at all (bench/RESULTS.md, "Convert end to end").
+     * A negative {@code scalarJobBytes} keeps {@code defaults}.
+     */
+    static CopyEngine engineFor(long jobBytes, long scalarJobBytes, CopyEngine defaults) {
+        if (scalarJobBytes < 0 || jobBytes > scalarJobBytes) {
+            return defaults;
+        }
+        return CopyEngine.of(defaults.config().withScalarFirstBytes(Long.MAX_VALUE));
+    }
+
+    /** {@return the engine this job's pieces are copied with} */
+    CopyEngine engine() {
+        return engine;
+    }
 
     /** {@return whether views of this output shape are written here: whole-byte elements, row-major} */
     static boolean handles(ArrayShape target) {

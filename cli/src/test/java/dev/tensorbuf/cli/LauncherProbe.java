@@ -13,6 +13,7 @@ public final class LauncherProbe {
         System.out.println("args=" + String.join("|", args));
         System.out.println("vector=" + ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent());
         System.out.println("scalarFirstBytes=" + System.getProperty("tensorbuf.copy.scalarFirstBytes"));
+        System.out.println("scalarJobBytes=" + System.getProperty("tensorbuf.convert.scalarJobBytes"));
         System.out.println("nativeAccess=" + LauncherProbe.class.getModule().isNativeAccessEnabled());
         System.out.println("feature=" + Runtime.version().feature());
         String err = System.getenv("PROBE_STDERR");

@@ -191,6 +191,14 @@ class LauncherTest {
     }
 
     @Test
+    void convertRunsJobsUpTo2GibScalarThroughoutAndNoOtherCommandIsTold() throws Exception {
+        assertEquals("2147483648", launch("convert", "in.npy", "out.npy").values().get("scalarJobBytes"));
+        for (String command : List.of("run", "demo", "bench", "layout")) {
+            assertEquals("null", launch(command).values().get("scalarJobBytes"), command);
+        }
+    }
+
+    @Test
     void longRunningDataCommandsGetTheVectorModuleWithVectorKernelsFromTheFirstCopy() throws Exception {
         for (String command : List.of("demo", "bench")) {
             Map<String, String> v = launch(command).values();
