@@ -21,11 +21,18 @@ import java.util.Map;
  * the copy engine (its planned kernels: transposes, broadcasts as fills, strided runs) into a
  * dense scratch of its own type, the expression runs over the scratches, and the result is
  * copied into the destination's block. Each byte of memory is read and written once; the
- * scratches are reused block after block.
+ * scratches are reused block after block. An expression over one 8-bit operand and per-channel
+ * constants ({@link PointwiseTable}) copies only that operand's block and looks each result up,
+ * storing straight into the destination where the block is one run of its memory.
  */
 final class PointwiseCopy {
     /** Elements per block: every operand's scratch and the result's fit in a core's L2 together. */
     static final int BLOCK = 16 * 1024;
+    /**
+     * Elements per block of a {@link PointwiseTable} pass: only the 8-bit operand and the result
+     * are in cache, and the copy engine's per-block planning is a visible share of 16 Ki.
+     */
+    static final int TABLE_BLOCK = 64 * 1024;
     static final CopyEngine ENGINE = CopyEngine.of(1);
 
     private PointwiseCopy() {
@@ -49,15 +56,16 @@ final class PointwiseCopy {
         }
         long[] dims = Extents.toArray(dst.dims());
         int rank = dims.length;
+        PointwiseTable table = PointwiseTable.of(e, leaves, dst, allocator);
+        int size = table == null ? BLOCK : TABLE_BLOCK;
         // Split dimension s: the block spans rows of dimensions after s whole, and b indices of s.
         int s = rank - 1;
         long inner = 1;
-        while (s >= 0 && inner * dims[s] <= BLOCK) {
+        while (s >= 0 && inner * dims[s] <= size) {
             inner *= dims[s];
             s--;
         }
-        long b = s < 0 ? 1 : Math.max(1, BLOCK / inner);
-        PointwiseTable table = PointwiseTable.of(e, leaves, dst, allocator);
+        long b = s < 0 ? 1 : Math.max(1, size / inner);
         long dstBase = table == null ? -1 : denseFrom(dst, Math.max(s, 0));
         if (s < 0) {
             if (table != null) {
@@ -142,7 +150,7 @@ final class PointwiseCopy {
         private final long[] dstStrides;
         private final Allocator allocator;
         private final Map<List<Long>, TensorView[]> scratches = new HashMap<>();
-        private final byte[] x = new byte[BLOCK];
+        private final byte[] x = new byte[TABLE_BLOCK];
         private final Object out;
 
         TableBlocks(PointwiseTable table, TensorView data, TensorView dst, long dstBase, Allocator allocator) {
@@ -152,7 +160,7 @@ final class PointwiseCopy {
             this.dstBase = dstBase;
             this.dstStrides = dstBase < 0 ? null : Extents.toArray(dst.stridedLayout().orElseThrow().strides());
             this.allocator = allocator;
-            this.out = table.newOut(BLOCK);
+            this.out = table.newOut(TABLE_BLOCK);
         }
 
         void block(long[] start, long[] limit) {

@@ -81,9 +81,9 @@ class PointwiseTableTest {
     @Test
     void normalisedNchwOutOfNhwcMatchesTheEvaluatorInF32AndBf16() {
         try (Allocator a = Allocators.shared()) {
-            // [2, 40, 450, 3] NHWC: a row of 450 x 40 passes one block, so blocks split mid-image.
-            TensorView x = Ops.transpose(pixels(a, DType.U8, 2, 40, 450, 3), 0, 3, 1, 2);
-            long[] nchw = {2, 3, 40, 450};
+            // [2, 150, 450, 3] NHWC: one channel's 150 x 450 passes a block, so blocks split mid-image.
+            TensorView x = Ops.transpose(pixels(a, DType.U8, 2, 150, 450, 3), 0, 3, 1, 2);
+            long[] nchw = {2, 3, 150, 450};
             TensorView mean = Ops.broadcast(constants(a, MEAN), nchw, 1);
             TensorView std = Ops.broadcast(constants(a, STD), nchw, 1);
             List<TensorView> leaves = List.of(x, mean, std);
@@ -91,6 +91,19 @@ class PointwiseTableTest {
             assertArrayEquals(reference(f32, leaves, DType.F32, a), run(f32, leaves, DType.F32, a));
             Pointwise.Expr bf16 = new Pointwise.Op("convert", DType.BF16, List.of(f32), "");
             assertArrayEquals(reference(bf16, leaves, DType.BF16, a), run(bf16, leaves, DType.BF16, a));
+        }
+    }
+
+    @Test
+    void channelChangingInsideABlockMatchesTheEvaluator() {
+        try (Allocator a = Allocators.shared()) {
+            // [3, 3, 40, 45] NCHW out of NHWC: a block holds whole images, all three channels.
+            TensorView x = Ops.transpose(pixels(a, DType.U8, 3, 40, 45, 3), 0, 3, 1, 2);
+            long[] nchw = {3, 3, 40, 45};
+            List<TensorView> leaves = List.of(x, Ops.broadcast(constants(a, MEAN), nchw, 1),
+                    Ops.broadcast(constants(a, STD), nchw, 1));
+            Pointwise.Expr f32 = normalise(DType.U8);
+            assertArrayEquals(reference(f32, leaves, DType.F32, a), run(f32, leaves, DType.F32, a));
         }
     }
 
