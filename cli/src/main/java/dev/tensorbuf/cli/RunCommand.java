@@ -1,8 +1,10 @@
 package dev.tensorbuf.cli;
 
 import dev.tensorbuf.interop.DenseTensor;
+import dev.tensorbuf.interop.NativeMemory;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.SafetensorsFile;
+import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.exec.ExecutedInstruction;
 import dev.tensorbuf.ops.exec.Execution;
 import dev.tensorbuf.ops.exec.HloExecutor;
@@ -212,7 +214,9 @@ final class RunCommand implements Command {
 
     private static Execution execute(HloModule module, String text, Map<String, TensorView> args) {
         try {
-            return HloExecutor.execute(module, text, args);
+            // A large result first-touched in 4 KiB pages costs more than the pass that fills it.
+            return HloExecutor.execute(module, text, args,
+                    NativeMemory.hugePagesAvailable() ? NativeMemory.hugePageAllocator() : Allocators.shared());
         } catch (UnsupportedOpException e) {
             throw new IllegalArgumentException("unsupported op '" + e.opcode() + "' " + e.location()
                     + ": " + (e.detail().isEmpty() ? "" : e.detail() + "; ") + "tensorbuf run executes data-movement ops: "
@@ -336,6 +340,10 @@ final class RunCommand implements Command {
         long views = steps.stream().filter(s -> s.kind() == ExecutedInstruction.Kind.VIEW).count();
         long copies = steps.stream().filter(s -> s.kind() == ExecutedInstruction.Kind.COPY).count();
         String counts = views + (views == 1 ? " view, " : " views, ") + copies + (copies == 1 ? " copy" : " copies");
+        long fused = steps.stream().filter(s -> s.kind() == ExecutedInstruction.Kind.FUSED).count();
+        if (fused > 0) {
+            counts += ", " + fused + " fused";
+        }
         if (!x.isTuple()) {
             in.out().println("  ROOT " + written(out, x.resultShape(), x.rootCopied()) + "; " + counts);
             return;

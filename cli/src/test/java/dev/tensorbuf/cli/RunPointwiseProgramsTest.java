@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.interop.Npy;
-import dev.tensorbuf.interop.Npy;
+import dev.tensorbuf.interop.json.Json;
 import dev.tensorbuf.views.DType;
 import java.io.IOException;
 import java.io.InputStream;
@@ -19,7 +19,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * Real preprocessing programs written in jax, lowered by jax 0.10.2 (pointwise/lower.py) to plain
  * and optimised HLO, with jax's input and output kept beside them: {@code tensorbuf run} must give
- * jax's output byte for byte, and a ROOT that is elementwise over views must be one copy.
+ * jax's output byte for byte, and a ROOT that is elementwise over views must be one copy, its
+ * elementwise steps reported as fused into it.
  * Needs no Python: the outputs are committed.
  */
 class RunPointwiseProgramsTest {
@@ -28,11 +29,11 @@ class RunPointwiseProgramsTest {
 
     @ParameterizedTest
     @CsvSource({
-        "normalise_transpose, hlo, 9 views, 1 copy",
+        "normalise_transpose, hlo, '6 views, 1 copy, 3 fused'",
         "normalise_transpose, opt.hlo, 0 views, 1 copy",
         "rope_rotate_half, hlo, ''",
         "rope_rotate_half, opt.hlo, ''",
-        "clip_cast, hlo, 3 views, 1 copy",
+        "clip_cast, hlo, '2 views, 1 copy, 1 fused'",
         "clip_cast, opt.hlo, 0 views, 1 copy",
         "tril_mask, hlo, ''",
         "tril_mask, opt.hlo, 0 views, 1 copy"})
@@ -53,6 +54,28 @@ class RunPointwiseProgramsTest {
             assertArrayEquals(jax.data().segment().toArray(ValueLayout.JAVA_BYTE),
                     ours.data().segment().toArray(ValueLayout.JAVA_BYTE), () -> name + "." + kind + " differs from jax");
         }
+    }
+
+    @org.junit.jupiter.api.Test
+    void jsonSaysWhichCopyEachElementwiseStepIsFusedIntoAndWhichKernelRanIt() throws IOException {
+        Path hlo = resource("normalise_transpose.hlo");
+        Path in = resource("normalise_transpose.in.npy");
+        CliHarness r = CliHarness.run("run", hlo.toString(), "--arg", "0=" + in, "--out", dir.resolve("n.npy").toString(),
+                "--json");
+        assertEquals(0, r.code(), () -> r.err() + r.out());
+        @SuppressWarnings("unchecked")
+        java.util.List<java.util.Map<String, Object>> steps =
+                (java.util.List<java.util.Map<String, Object>>) Json.parseObject(r.out().strip()).get("instructions");
+        java.util.Map<String, java.util.Map<String, Object>> byName = new java.util.HashMap<>();
+        steps.forEach(s -> byName.put((String) s.get("name"), s));
+        for (String n : java.util.List.of("convert_element_type.1", "sub.7", "div.7")) {
+            assertEquals("fused", byName.get(n).get("kind"), n);
+            assertEquals("transpose.1", byName.get(n).get("fused_into"), n);
+        }
+        java.util.Map<String, Object> root = byName.get("transpose.1");
+        assertEquals("copy", root.get("kind"));
+        assertTrue(((String) root.get("why")).contains("lookup table 3x256"), () -> root.toString());
+        assertEquals("view", byName.get("sub.6").get("kind"));
     }
 
     private Path resource(String file) throws IOException {

@@ -108,6 +108,33 @@ public final class HloExecutor {
     }
 
     /**
+     * {@return the run of {@code module} as {@link #execute(HloModule, String, Map)}, with every
+     * buffer it makes (copies, the result) taken from {@code allocator}}, which the execution
+     * owns from here: {@link Execution#close()} closes it, and so does a run that fails. An
+     * allocator whose large buffers are backed by huge pages (interop's
+     * {@code NativeMemory.hugePageAllocator()}) saves most of the first touch of a large result.
+     * {@snippet :
+     * try (Execution e = HloExecutor.execute(module, text, Map.of("0", pixels), NativeMemory.hugePageAllocator())) {
+     *     TensorView nchw = e.result();
+     * }
+     * }
+     */
+    public static Execution execute(HloModule module, String moduleText, Map<String, TensorView> arguments,
+            Allocator allocator) {
+        java.util.Objects.requireNonNull(allocator, "allocator");
+        SourceLines lines = SourceLines.of(moduleText);
+        Map<String, TensorView> bound;
+        try {
+            checkSupported(module, module.entry(), lines, "", new java.util.HashSet<>());
+            bound = Arguments.bind(module.entry(), arguments);
+        } catch (RuntimeException | Error e) {
+            allocator.close();
+            throw e;
+        }
+        return run(module, lines, bound, allocator);
+    }
+
+    /**
      * {@return the shape of the entry parameter that {@code key} names, as {@link #execute} binds
      * arguments: by name ({@code "p0"}, {@code "%p0"}) or number ({@code "0"})}
      *
@@ -123,9 +150,13 @@ public final class HloExecutor {
     private static Execution run(HloModule module, SourceLines lines, Map<String, TensorView> arguments) {
         checkSupported(module, module.entry(), lines, "", new java.util.HashSet<>());
         Map<String, TensorView> bound = Arguments.bind(module.entry(), arguments);
-        Allocator allocator = Allocators.shared();
+        return run(module, lines, bound, Allocators.shared());
+    }
+
+    private static Execution run(HloModule module, SourceLines lines, Map<String, TensorView> arguments,
+            Allocator allocator) {
         try {
-            Interpreter.Run r = Interpreter.run(module, lines, bound, allocator);
+            Interpreter.Run r = Interpreter.run(module, lines, arguments, allocator);
             return new Execution(r.outputs(), module.entry().root().shape() instanceof dev.tensorbuf.views.XlaShape.Tuple,
                     r.steps(), allocator);
         } catch (RuntimeException | Error e) {

@@ -664,4 +664,42 @@ class HloExecutorTest {
             assertTrue(x.steps().stream().anyMatch(st -> st.kind() == ExecutedInstruction.Kind.COPY), "some view was copied");
         }
     }
+
+    @Test
+    void elementwiseStepsSayWhichCopyTheyAreFusedIntoAndWhichKernelRanIt() {
+        String text = module(
+                "x = u8[2,4,5,3]{3,2,1,0} parameter(0)",
+                "f = f32[2,4,5,3]{3,2,1,0} convert(x)",
+                "m0 = f32[3]{0} constant({123.7, 116.3, 103.5})",
+                "m = f32[2,4,5,3]{3,2,1,0} broadcast(m0), dimensions={3}",
+                "d = f32[2,4,5,3]{3,2,1,0} subtract(f, m)",
+                "s0 = f32[3]{0} constant({58.4, 57.1, 57.4})",
+                "s = f32[2,4,5,3]{3,2,1,0} broadcast(s0), dimensions={3}",
+                "q = f32[2,4,5,3]{3,2,1,0} divide(d, s)",
+                "ROOT t = f32[2,3,4,5]{3,2,1,0} transpose(q), dimensions={0,3,1,2}");
+        try (Allocator mem = Allocators.shared()) {
+            TensorView x = TensorView.of(mem.allocate(120), dev.tensorbuf.views.ArrayShape.of(dev.tensorbuf.views.DType.U8, 2, 4, 5, 3));
+            for (int i = 0; i < 120; i++) {
+                x.buffer().segment().set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) (i * 37));
+            }
+            checkFusedReport(text, x);
+        }
+    }
+
+    private static void checkFusedReport(String text, TensorView x) {
+        try (Execution e = HloExecutor.execute(text, Map.of("0", x))) {
+            Map<String, ExecutedInstruction> by = new java.util.HashMap<>();
+            e.steps().forEach(s -> by.put(s.name(), s));
+            for (String n : List.of("f", "d", "q")) {
+                assertEquals(ExecutedInstruction.Kind.FUSED, by.get(n).kind(), n);
+                assertEquals("t", by.get(n).fusedInto(), n);
+            }
+            assertEquals(ExecutedInstruction.Kind.COPY, by.get("t").kind());
+            assertTrue(by.get("t").reason().contains("lookup table 3x256"), by.get("t").reason());
+            // Element (n=1, c=2, h=3, w=4) is pixel (1, 3, 4, 2): (v - 103.5) * (1 / 57.4f) in f32.
+            int v = ((((1 * 4 + 3) * 5 + 4) * 3 + 2) * 37) & 0xff;
+            float want = ((float) v - 103.5f) * (1 / 57.4f);
+            assertEquals(want, TensorElements.of(e.rowMajor()).getFloat(1, 2, 3, 4));
+        }
+    }
 }

@@ -39,7 +39,19 @@ final class Fusion {
      * @param leaves the operand views, of the expression's dims
      * @param instruction the instruction whose value it is (for the report)
      */
-    record Held(Pointwise.Expr expr, List<TensorView> leaves, String instruction) {
+    record Held(Pointwise.Expr expr, List<TensorView> leaves, String instruction, List<String> members) {
+        Held {
+            members = List.copyOf(members);
+        }
+
+        /** {@return this expression's instructions with {@code name} added last} */
+        List<String> with(String name) {
+            List<String> m = new ArrayList<>(members);
+            if (!m.contains(name)) {
+                m.add(name);
+            }
+            return m;
+        }
     }
 
     /** What {@link #apply} made: a view (held or real) and whether elements were copied. */
@@ -51,6 +63,10 @@ final class Fusion {
     private final Map<String, Map<String, Integer>> users = new HashMap<>();
     /** The fused copies made, as "instruction: expression", in the order they ran. */
     private final List<String> fused = new ArrayList<>();
+    /** Each held instruction evaluated so far, and the instruction(s) whose copy evaluated it. */
+    private final Map<String, String> fusedInto = new HashMap<>();
+    /** Each instruction that evaluated an expression, and what ran: the expression and its kernel. */
+    private final Map<String, String> epilogues = new HashMap<>();
 
     Fusion(Allocator allocator) {
         this.allocator = allocator;
@@ -59,6 +75,19 @@ final class Fusion {
     /** {@return whether {@code v} is a held expression's stand-in} */
     boolean isHeld(TensorView v) {
         return held.containsKey(v);
+    }
+
+    /**
+     * {@return the instruction(s) whose copy evaluated the held instruction {@code name}, joined
+     * by ", " when its value was needed by several; empty when it was never held or evaluated}
+     */
+    String fusedInto(String name) {
+        return fusedInto.getOrDefault(name, "");
+    }
+
+    /** {@return what instruction {@code name}'s copy evaluated and which kernel ran it, or empty} */
+    String epilogue(String name) {
+        return epilogues.getOrDefault(name, "");
     }
 
     /** {@return the fused copies made so far, as {@code "name: expression"}} */
@@ -95,7 +124,7 @@ final class Fusion {
                 args.addAll(rest);
                 leaves.add(remap.apply(args));
             }
-            return new Made(hold(new Held(h.expr(), leaves, in.name()), in.arrayShape()), false);
+            return new Made(hold(new Held(h.expr(), leaves, in.name(), h.with(in.name())), in.arrayShape()), false);
         }
         return null;
     }
@@ -118,9 +147,15 @@ final class Fusion {
     }
 
     private TensorView evaluate(Held h, ArrayShape shape, String user) {
-        TensorView dst = Materialize.allocate(shape, allocator);
-        PointwiseCopy.run(h.expr(), h.leaves(), dst, allocator);
+        TensorView dst = Materialize.allocateForOverwrite(shape, allocator);
+        String kernel = PointwiseCopy.run(h.expr(), h.leaves(), dst, allocator);
         fused.add(user + ": " + h.expr());
+        for (String m : h.members()) {
+            if (!m.equals(user)) {
+                fusedInto.merge(m, user, (a, b) -> List.of(a.split(", ")).contains(b) ? a : a + ", " + b);
+            }
+        }
+        epilogues.merge(user, "evaluates " + h.expr() + " per element (" + kernel + ")", (a, b) -> a + "; " + b);
         return dst;
     }
 
@@ -188,11 +223,17 @@ final class Fusion {
         // Leaves: the operands' own leaves, and each plain view once.
         List<TensorView> leaves = new ArrayList<>();
         List<Pointwise.Expr> exprs = new ArrayList<>();
+        List<String> members = new ArrayList<>();
         for (TensorView a : args) {
             exprs.add(expression(a, leaves));
+            Held h = held.get(a);
+            if (h != null) {
+                h.members().stream().filter(m -> !members.contains(m)).forEach(members::add);
+            }
         }
+        members.add(in.name());
         Pointwise.Expr e = build(comp, in, op, type, exprs);
-        return new Made(hold(new Held(e, leaves, in.name()), shape), false);
+        return new Made(hold(new Held(e, leaves, in.name(), members), shape), false);
     }
 
     private TensorView broadcastScalar(TensorView a, long[] dims) {
@@ -201,7 +242,7 @@ final class Fusion {
             return Ops.broadcast(a, dims);
         }
         List<TensorView> leaves = h.leaves().stream().map(l -> Ops.broadcast(l, dims)).toList();
-        return hold(new Held(h.expr(), leaves, h.instruction()), ArrayShape.of(a.dtype(), dims));
+        return hold(new Held(h.expr(), leaves, h.instruction(), h.members()), ArrayShape.of(a.dtype(), dims));
     }
 
     /** {@return {@code v}'s expression with its leaves appended to {@code leaves} (a plain view is one leaf, shared when repeated)} */

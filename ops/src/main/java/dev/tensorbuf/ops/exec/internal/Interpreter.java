@@ -140,7 +140,16 @@ public final class Interpreter {
         for (HloInstruction i : entry.instructions()) {
             Value v = values.get(i.name());
             if (v != null && !v.isTuple()) {
-                steps.add(new ExecutedInstruction(i.name(), i.opcode(), v.kind(), v.view().form(), v.reason(), ""));
+                String into = fusion.fusedInto(i.name());
+                String epilogue = fusion.epilogue(i.name());
+                String reason = epilogue.isEmpty() ? v.reason() : v.reason().isEmpty() ? epilogue : v.reason() + "; " + epilogue;
+                if (!into.isEmpty() && v.kind() == ExecutedInstruction.Kind.VIEW) {
+                    // Held, then evaluated inside another instruction's copy: no memory of its own.
+                    steps.add(new ExecutedInstruction(i.name(), i.opcode(), ExecutedInstruction.Kind.FUSED, v.view().form(),
+                            reason, into));
+                } else {
+                    steps.add(new ExecutedInstruction(i.name(), i.opcode(), v.kind(), v.view().form(), reason, ""));
+                }
             }
         }
         return new Run(outputs, steps);

@@ -26,6 +26,19 @@ public final class Materialize {
         return ENGINE.materialize(src, shape, allocator);
     }
 
+    /**
+     * {@return a new buffer viewed as {@code shape}, for a writer that sets every element: not
+     * zeroed again when the layout has no padding (the allocator's own memory is returned as it
+     * comes, which a pooled allocator may not have zeroed)}
+     */
+    static TensorView allocateForOverwrite(ArrayShape shape, Allocator allocator) {
+        long dense = Math.multiplyExact(shape.elementCount(), Math.max(1, shape.dtype().bitWidth() / 8));
+        if (shape.dtype().bitWidth() % 8 != 0 || shape.arraySize() != dense) {
+            return allocate(shape, allocator);
+        }
+        return TensorView.of(allocator.allocate(Math.max(1, shape.arraySize())), shape);
+    }
+
     /** {@return a new, zeroed buffer viewed as {@code shape}} */
     public static TensorView allocate(ArrayShape shape, Allocator allocator) {
         var buffer = allocator.allocate(Math.max(1, shape.arraySize()));

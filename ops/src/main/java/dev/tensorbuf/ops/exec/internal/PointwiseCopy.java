@@ -6,6 +6,7 @@ import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
+import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
@@ -20,12 +21,19 @@ import java.util.Map;
  * the copy engine (its planned kernels: transposes, broadcasts as fills, strided runs) into a
  * dense scratch of its own type, the expression runs over the scratches, and the result is
  * copied into the destination's block. Each byte of memory is read and written once; the
- * scratches are reused block after block.
+ * scratches are reused block after block. An expression over one 8-bit operand and per-channel
+ * constants ({@link PointwiseTable}) copies only that operand's block and looks each result up,
+ * storing straight into the destination where the block is one run of its memory.
  */
 final class PointwiseCopy {
     /** Elements per block: every operand's scratch and the result's fit in a core's L2 together. */
     static final int BLOCK = 16 * 1024;
-    private static final CopyEngine ENGINE = CopyEngine.of(1);
+    /**
+     * Elements per block of a {@link PointwiseTable} pass: only the 8-bit operand and the result
+     * are in cache, and the copy engine's per-block planning is a visible share of 16 Ki.
+     */
+    static final int TABLE_BLOCK = 64 * 1024;
+    static final CopyEngine ENGINE = CopyEngine.of(1);
 
     private PointwiseCopy() {
     }
@@ -33,9 +41,10 @@ final class PointwiseCopy {
     /**
      * Writes the value of {@code e} over {@code leaves} into {@code dst}.
      *
+     * @return the kernel that ran, for the report
      * @throws IllegalArgumentException if a leaf's dims differ from {@code dst}'s
      */
-    static void run(Pointwise.Expr e, List<TensorView> leaves, TensorView dst, Allocator allocator) {
+    static String run(Pointwise.Expr e, List<TensorView> leaves, TensorView dst, Allocator allocator) {
         for (TensorView l : leaves) {
             if (!l.dims().equals(dst.dims())) {
                 throw new IllegalArgumentException("operand " + l + " of an elementwise copy into " + dst.shape()
@@ -43,21 +52,28 @@ final class PointwiseCopy {
             }
         }
         if (dst.elementCount() == 0) {
-            return;
+            return "nothing: no elements";
         }
         long[] dims = Extents.toArray(dst.dims());
         int rank = dims.length;
+        PointwiseTable table = PointwiseTable.of(e, leaves, dst, allocator);
+        int size = table == null ? BLOCK : TABLE_BLOCK;
         // Split dimension s: the block spans rows of dimensions after s whole, and b indices of s.
         int s = rank - 1;
         long inner = 1;
-        while (s >= 0 && inner * dims[s] <= BLOCK) {
+        while (s >= 0 && inner * dims[s] <= size) {
             inner *= dims[s];
             s--;
         }
-        long b = s < 0 ? 1 : Math.max(1, BLOCK / inner);
+        long b = s < 0 ? 1 : Math.max(1, size / inner);
+        long dstBase = table == null ? -1 : denseFrom(dst, Math.max(s, 0));
         if (s < 0) {
-            block(e, leaves, dst, dst.dims(), new HashMap<>(), allocator, null, null);
-            return;
+            if (table != null) {
+                new TableBlocks(table, leaves.get(table.data()), dst, dstBase, allocator).block(new long[rank], dims.clone());
+            } else {
+                block(e, leaves, dst, dst.dims(), new HashMap<>(), allocator, null, null);
+            }
+            return kernel(table);
         }
         long outer = 1;
         for (int d = 0; d < s; d++) {
@@ -71,6 +87,7 @@ final class PointwiseCopy {
         long step = b;
         java.util.stream.IntStream.range(0, threads).parallel().forEach(t -> {
             Map<List<Long>, TensorView[]> mine = new HashMap<>();
+            TableBlocks tables = table == null ? null : new TableBlocks(table, leaves.get(table.data()), dst, dstBase, allocator);
             long from = blocks * t / threads;
             long to = blocks * (t + 1) / threads;
             long[] start = new long[rank];
@@ -86,6 +103,10 @@ final class PointwiseCopy {
                 }
                 start[split] = lo;
                 limit[split] = Math.min(dims[split], lo + step);
+                if (tables != null) {
+                    tables.block(start, limit);
+                    continue;
+                }
                 long[] blockDims = new long[rank];
                 for (int d = 0; d < rank; d++) {
                     blockDims[d] = limit[d] - start[d];
@@ -93,6 +114,85 @@ final class PointwiseCopy {
                 block(e, leaves, dst, java.util.Arrays.stream(blockDims).boxed().toList(), mine, allocator, start, limit);
             }
         });
+        return kernel(table);
+    }
+
+    private static String kernel(PointwiseTable table) {
+        return table != null ? table.kernel() + " of operand %" + table.data()
+                : "block evaluator, " + BLOCK + " elements at a time";
+    }
+
+    /**
+     * {@return the element offset of {@code dst}'s index 0 when its dims from {@code split} on are
+     * laid out densely in C order (so a block spanning them whole is one run of memory), else -1}
+     */
+    private static long denseFrom(TensorView dst, int split) {
+        StridedLayout l = dst.stridedLayout().orElse(null);
+        if (l == null) {
+            return -1;
+        }
+        long packed = 1;
+        for (int d = l.rank() - 1; d >= split; d--) {
+            if (l.sizes().get(d) > 1 && l.strides().get(d) != packed) {
+                return -1;
+            }
+            packed *= l.sizes().get(d);
+        }
+        return l.offset();
+    }
+
+    /** One thread's scratches for {@link PointwiseTable} blocks: the 8-bit operand's block, read, looked up, stored. */
+    private static final class TableBlocks {
+        private final PointwiseTable table;
+        private final TensorView data;
+        private final TensorView dst;
+        private final long dstBase;
+        private final long[] dstStrides;
+        private final Allocator allocator;
+        private final Map<List<Long>, TensorView[]> scratches = new HashMap<>();
+        private final byte[] x = new byte[TABLE_BLOCK];
+        private final Object out;
+
+        TableBlocks(PointwiseTable table, TensorView data, TensorView dst, long dstBase, Allocator allocator) {
+            this.table = table;
+            this.data = data;
+            this.dst = dst;
+            this.dstBase = dstBase;
+            this.dstStrides = dstBase < 0 ? null : Extents.toArray(dst.stridedLayout().orElseThrow().strides());
+            this.allocator = allocator;
+            this.out = table.newOut(TABLE_BLOCK);
+        }
+
+        void block(long[] start, long[] limit) {
+            int rank = start.length;
+            long[] blockDims = new long[rank];
+            long[] stride = new long[rank];
+            for (int d = 0; d < rank; d++) {
+                blockDims[d] = limit[d] - start[d];
+                stride[d] = 1;
+            }
+            List<Long> key = java.util.Arrays.stream(blockDims).boxed().toList();
+            TensorView[] scratch = scratches.computeIfAbsent(key, k -> new TensorView[] {
+                    Materialize.allocate(ArrayShape.of(data.dtype(), blockDims), allocator), null});
+            int n = (int) Extents.elementCount("block", key);
+            boolean whole = rank == 0 || java.util.Arrays.equals(blockDims, Extents.toArray(dst.dims()));
+            ENGINE.copy(whole ? data : Ops.slice(data, start, limit, stride), scratch[0]);
+            MemorySegment.copy(scratch[0].buffer().segment(), ValueLayout.JAVA_BYTE, 0, x, 0, n);
+            table.apply(x, out, n, blockDims, start);
+            if (dstBase >= 0) {
+                long at = dstBase;
+                for (int d = 0; d < rank; d++) {
+                    at += start[d] * dstStrides[d];
+                }
+                PointwiseTable.store(out, dst.buffer().segment(), at * (dst.dtype().bitWidth() / 8), n);
+                return;
+            }
+            if (scratch[1] == null) {
+                scratch[1] = Materialize.allocate(ArrayShape.of(dst.dtype(), blockDims), allocator);
+            }
+            PointwiseTable.store(out, scratch[1].buffer().segment(), 0, n);
+            ENGINE.copy(scratch[1], whole ? dst : Ops.slice(dst, start, limit, stride));
+        }
     }
 
     private static void block(Pointwise.Expr e, List<TensorView> leaves, TensorView dst, List<Long> blockDims,
@@ -121,7 +221,7 @@ final class PointwiseCopy {
         ENGINE.copy(out, start == null ? dst : Ops.slice(dst, start, limit, stride));
     }
 
-    private static Object read(TensorView dense, int n) {
+    static Object read(TensorView dense, int n) {
         MemorySegment seg = dense.buffer().segment();
         DType t = dense.dtype();
         ElementAccess a = ElementAccess.of(t);
@@ -180,7 +280,7 @@ final class PointwiseCopy {
         return v;
     }
 
-    private static void write(TensorView dense, Object values, int n) {
+    static void write(TensorView dense, Object values, int n) {
         MemorySegment seg = dense.buffer().segment();
         DType t = dense.dtype();
         ElementAccess a = ElementAccess.of(t);

@@ -29,6 +29,13 @@
  *     XLA's <code>convert</code> rules for real and complex types, denormals flushed where XLA's
  *     CPU backend converts in f32/f64 arithmetic (checked against it on every pattern of the 8- and
  *     16-bit types, <code>ConvertXlaAgreementTest</code>)</dd>
+ * <dt><code>Fusion.java</code>, <code>Pointwise.java</code>, <code>PointwiseCopy.java</code>,
+ *     <code>PointwiseTable.java</code></dt>
+ * <dd>elementwise ops held as an expression over views and evaluated in one pass where a value
+ *     must be memory, with XLA's CPU semantics; an expression over one 8-bit operand and
+ *     per-channel constants (image normalising) runs as a lookup table of the evaluator's own
+ *     results, anything else through the block evaluator; each held instruction is reported as
+ *     fused into the instruction whose copy evaluated it</dd>
  * <dt><code>Materialize.java</code></dt>
  * <dd>copies through the copy engine into new buffers</dd>
  * <dt><code>ExecutedInstruction.java</code></dt>
