@@ -29,7 +29,8 @@ sealed interface PendingMap {
     record Layout() implements PendingMap {
         @Override
         public ViewMap build(TensorView view) {
-            return new ViewMap.Single(view.buffer(), view.shape().toIndexingMap(), true);
+            return new ViewMap.Single(view.buffer(), view.shape().toIndexingMap(), true,
+                    ViewFactory.layoutBytes(view.shape(), view.buffer()));
         }
     }
 

@@ -53,7 +53,21 @@ final class ViewFactory {
         }
         checkNestedTilesFit(laidOut, buffer);
         // Beyond the buffer, or split: the map is built now and its check names the first index out.
-        return checked(laidOut, new ViewMap.Single(buffer, laidOut.toIndexingMap(), true), access);
+        return checked(laidOut, new ViewMap.Single(buffer, laidOut.toIndexingMap(), true, layoutBytes(laidOut, buffer)),
+                access);
+    }
+
+    /**
+     * {@return the bytes of {@code buffer} that {@code shape}'s layout takes: every slot its tiles
+     * address, or XLA's {@code ArraySize} when larger (tail padding), at most the buffer} The
+     * view owns those ({@link ViewMap.Single#layoutBytes()}); a longer buffer's rest is not its.
+     */
+    static long layoutBytes(ArrayShape shape, MemoryBuffer buffer) {
+        try {
+            return Math.min(buffer.byteSize(), Math.max(shape.physicalByteSize(), shape.arraySize()));
+        } catch (IllegalArgumentException | ArithmeticException unsized) {
+            return buffer.byteSize();
+        }
     }
 
     /** {@return the array shape {@link TensorView#of(MemoryBuffer, String)} reads from the text} */

@@ -53,12 +53,23 @@ public sealed interface ViewMap permits ViewMap.Single, ViewMap.Padded, ViewMap.
      * transpose, a reverse, a slice of all of it); any other op's view reads part of the layout
      * and owns no padding.
      *
+     * <p>{@code layoutBytes} says where that layout ends: the bytes from the buffer's start it
+     * takes, tile and tail padding included. A map cannot say this either: in
+     * {@code bf16[3,9]{1,0:T(8,128)(2,1)}} (2,048 bytes) the three rows read exactly like
+     * {@code T(4,128)(2,1)} (1,024 bytes), and a buffer may be longer than its layout; the bytes
+     * past {@code layoutBytes} are not the view's.
+     *
      * @param buffer the bytes
      * @param map logical index to element offset; one result, no range or runtime variables
      * @param wholeLayout whether the map is the buffer's whole layout, owning the slots it does not reach
+     * @param layoutBytes the bytes of that layout from the buffer's start when {@code wholeLayout}
+     *     (at most the buffer's size); 0 when not
      */
-    record Single(MemoryBuffer buffer, IndexingMap map, boolean wholeLayout) implements ViewMap {
-        /** @throws IllegalArgumentException if the map has not exactly one result, or has range or runtime variables */
+    record Single(MemoryBuffer buffer, IndexingMap map, boolean wholeLayout, long layoutBytes) implements ViewMap {
+        /**
+         * @throws IllegalArgumentException if the map has not exactly one result, or has range or
+         *     runtime variables, or a whole layout's bytes are negative or more than the buffer's
+         */
         public Single {
             Objects.requireNonNull(buffer, "buffer");
             Objects.requireNonNull(map, "map");
@@ -66,6 +77,21 @@ public sealed interface ViewMap permits ViewMap.Single, ViewMap.Padded, ViewMap.
                 throw new IllegalArgumentException("a view map has one result (the element offset) and no range or"
                         + " runtime variables: " + map);
             }
+            if (!wholeLayout) {
+                layoutBytes = 0;
+            } else if (layoutBytes < 0 || layoutBytes > buffer.byteSize()) {
+                throw new IllegalArgumentException("a whole layout of " + layoutBytes + " bytes does not fit its buffer of "
+                        + buffer.byteSize() + " bytes");
+            }
+        }
+
+        /**
+         * A map that owns, when {@code wholeLayout}, every slot of its buffer it does not reach.
+         *
+         * @throws IllegalArgumentException as the canonical constructor
+         */
+        public Single(MemoryBuffer buffer, IndexingMap map, boolean wholeLayout) {
+            this(buffer, map, wholeLayout, wholeLayout ? buffer.byteSize() : 0);
         }
 
         /**
@@ -74,13 +100,13 @@ public sealed interface ViewMap permits ViewMap.Single, ViewMap.Padded, ViewMap.
          * @throws IllegalArgumentException if the map has not exactly one result, or has range or runtime variables
          */
         public Single(MemoryBuffer buffer, IndexingMap map) {
-            this(buffer, map, false);
+            this(buffer, map, false, 0);
         }
 
         @Override
         public Single remap(IndexingMap outputToThis) {
             return new Single(buffer, IndexingMap.compose(map, outputToThis),
-                    wholeLayout && readsEveryIndexOnce(outputToThis, map.dimBounds()));
+                    wholeLayout && readsEveryIndexOnce(outputToThis, map.dimBounds()), layoutBytes);
         }
 
         @Override

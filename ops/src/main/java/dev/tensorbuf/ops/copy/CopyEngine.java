@@ -488,12 +488,13 @@ public final class CopyEngine {
      * reaching far more slots than it has elements: a few elements of a large buffer). A
      * destination whose map is a whole tiled XLA layout ({@link dev.tensorbuf.views.MapForm.Tiled#layout()}, recovered
      * from the map: a view made from a tiled shape by {@link TensorView#of}, a transpose of one, a
-     * slice of all of it, or the same map made any other way) over a buffer that ends within the
-     * layout's slots has every slot of its tiles written, the padding as zero (a tiled shape whose
-     * map is strides, {@code bf16[3,5]{1,0:T(1,128)}}, is a strided view, whose gaps a map cannot
-     * tell from a wider array's columns: they are left as they are); tail padding
-     * {@code L(n)} past the slots is zeroed only for packed sub-byte types (staged or copied one
-     * by one), and by {@code materialize} in the buffer it makes. Other views of tiled
+     * slice of all of it, or the same map made any other way) has every byte of its layout
+     * written, up to the end {@link TensorView#of} laid the buffer out to
+     * ({@link dev.tensorbuf.views.ViewMap.Single#layoutBytes()}; a longer buffer's rest is left
+     * alone): the elements, and the padding as zero, whether the map is tiles, strides with gaps
+     * ({@code bf16[3,5]{1,0:T(1,128)}}, {@code s8[3,2,5]{0,2,1:T(2,4)}}) or a smaller layout's
+     * ({@code bf16[3,9]{1,0:T(8,128)(2,1)}}), tail padding {@code L(n)} included (packed sub-byte
+     * strided layouts aside: their gaps are left as they are). Other views of tiled
      * memory (a reverse, a slice of part of it, a reshape) write their elements and nothing else.
      * Views that share
      * bytes ({@code copy(Ops.reverse(v, 0), v)}) copy through a temporary, as NumPy does; views of
@@ -641,7 +642,7 @@ public final class CopyEngine {
                     : "a scale and bias run in planned copies only, and a side is over several pieces or packed");
         }
         if (planned) {
-            return new Planned(CopyPlan.of(from.get(), to.get(), affine));
+            return new Planned(withTail(CopyPlan.of(from.get(), to.get(), affine), dst));
         }
         // A side with an access is one piece; only a side without one has its map asked (a packed
         // strided view builds it here, as staging would).
@@ -677,13 +678,22 @@ public final class CopyEngine {
     /** {@return the route of two one-piece views: planned, staged when a side is packed, else element by element} */
     private static Route onePiece(TensorView src, TensorView dst, Optional<Access> from, Optional<Access> to) {
         if (from.isPresent() && to.isPresent()) {
-            return new Planned(CopyPlan.of(from.get(), to.get()));
+            return new Planned(withTail(CopyPlan.of(from.get(), to.get()), dst));
         }
         Optional<SubByteStaging.Staging> staging = SubByteStaging.plan(src, dst, from, to);
         if (staging.isPresent()) {
             return new Staged(staging.get());
         }
         return new Elements(elementReason(src, dst));
+    }
+
+    /**
+     * {@return {@code plan} with a last step zeroing {@code dst}'s own layout past the slots the
+     * plan writes, when its map reads as a smaller layout or leaves gaps no tiled shape names
+     * ({@link ViewAdapter#paddingZeros})}
+     */
+    private static CopyPlan withTail(CopyPlan plan, TensorView dst) {
+        return ViewAdapter.withPaddingZeros(plan, dst);
     }
 
     /** {@return why a copy of one-piece views goes element by element, in words} */

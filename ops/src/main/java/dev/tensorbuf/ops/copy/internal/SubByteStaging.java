@@ -117,7 +117,8 @@ public final class SubByteStaging {
         public CopyPlan innerPlan(MemorySegment placeholder) {
             Access source = in != null ? in.over(placeholder, src.dtype()) : from.orElseThrow();
             Access destination = out != null ? out.over(placeholder, dst.dtype()) : to.orElseThrow();
-            return new CopyPlan(source, destination, Optional.empty(), Planner.plan(source, destination, null));
+            CopyPlan plan = new CopyPlan(source, destination, Optional.empty(), Planner.plan(source, destination, null));
+            return out != null ? plan : ViewAdapter.withPaddingZeros(plan, dst);
         }
 
         /** {@return the bytes {@link ViewAdapter#zeroTileSlots} zeroes in a tiled packed destination afterwards} */
@@ -137,7 +138,7 @@ public final class SubByteStaging {
                     source = from.get();
                 }
                 if (out == null) {
-                    executor.execute(CopyPlan.of(source, to.get()));
+                    executor.execute(ViewAdapter.withPaddingZeros(CopyPlan.of(source, to.get()), dst));
                     return;
                 }
                 MemorySegment temp = temporary.allocate(Math.max(1, out.slots())).segment();

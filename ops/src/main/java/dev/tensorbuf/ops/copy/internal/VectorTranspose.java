@@ -170,7 +170,24 @@ final class VectorTranspose {
         }
     }
 
+    /**
+     * One 16x16 block, as two halves of eight output rows each. After the first zip round the
+     * network falls apart in two: the low zips of each row pair feed output rows 0 to 7 only, the
+     * high zips rows 8 to 15, each through three more rounds of eight vectors (pairs {@code m},
+     * {@code m + 4}). Each half loads the block's rows itself, so no vector crosses a call: as one
+     * method (1,360 bytecodes, 96 vector operations) C1 gave up on it ("out of virtual registers
+     * in linear scan": the Vector API's calls are inlined there), and until C2 compiled it (under
+     * load, never) the transpose ran interpreted, at a few percent of its speed. Helpers passing
+     * vectors instead lost C2's inlining past its node cutoff, and a vector passed to a call that
+     * is not inlined is boxed. The second half's loads hit L1.
+     */
     private static void block16(MemorySegment src, long s, long sa, MemorySegment dst, long d, long db) {
+        half16(LO16, src, s, sa, dst, d, db);
+        half16(HI16, src, s, sa, dst, d + 8 * db, db);
+    }
+
+    /** Output rows 0 to 7 of a block ({@code first} the low zip) or 8 to 15 (the high zip), written from {@code d}. */
+    private static void half16(IntVector first, MemorySegment src, long s, long sa, MemorySegment dst, long d, long db) {
         IntVector r0 = IntVector.fromMemorySegment(S16, src, s, ORDER);
         IntVector r1 = IntVector.fromMemorySegment(S16, src, s + 1 * sa, ORDER);
         IntVector r2 = IntVector.fromMemorySegment(S16, src, s + 2 * sa, ORDER);
@@ -187,86 +204,46 @@ final class VectorTranspose {
         IntVector r13 = IntVector.fromMemorySegment(S16, src, s + 13 * sa, ORDER);
         IntVector r14 = IntVector.fromMemorySegment(S16, src, s + 14 * sa, ORDER);
         IntVector r15 = IntVector.fromMemorySegment(S16, src, s + 15 * sa, ORDER);
-        IntVector a0 = LO16.selectFrom(r0, r8);
-        IntVector a1 = HI16.selectFrom(r0, r8);
-        IntVector a2 = LO16.selectFrom(r1, r9);
-        IntVector a3 = HI16.selectFrom(r1, r9);
-        IntVector a4 = LO16.selectFrom(r2, r10);
-        IntVector a5 = HI16.selectFrom(r2, r10);
-        IntVector a6 = LO16.selectFrom(r3, r11);
-        IntVector a7 = HI16.selectFrom(r3, r11);
-        IntVector a8 = LO16.selectFrom(r4, r12);
-        IntVector a9 = HI16.selectFrom(r4, r12);
-        IntVector a10 = LO16.selectFrom(r5, r13);
-        IntVector a11 = HI16.selectFrom(r5, r13);
-        IntVector a12 = LO16.selectFrom(r6, r14);
-        IntVector a13 = HI16.selectFrom(r6, r14);
-        IntVector a14 = LO16.selectFrom(r7, r15);
-        IntVector a15 = HI16.selectFrom(r7, r15);
-        IntVector b0 = LO16.selectFrom(a0, a8);
-        IntVector b1 = HI16.selectFrom(a0, a8);
-        IntVector b2 = LO16.selectFrom(a1, a9);
-        IntVector b3 = HI16.selectFrom(a1, a9);
-        IntVector b4 = LO16.selectFrom(a2, a10);
-        IntVector b5 = HI16.selectFrom(a2, a10);
-        IntVector b6 = LO16.selectFrom(a3, a11);
-        IntVector b7 = HI16.selectFrom(a3, a11);
-        IntVector b8 = LO16.selectFrom(a4, a12);
-        IntVector b9 = HI16.selectFrom(a4, a12);
-        IntVector b10 = LO16.selectFrom(a5, a13);
-        IntVector b11 = HI16.selectFrom(a5, a13);
-        IntVector b12 = LO16.selectFrom(a6, a14);
-        IntVector b13 = HI16.selectFrom(a6, a14);
-        IntVector b14 = LO16.selectFrom(a7, a15);
-        IntVector b15 = HI16.selectFrom(a7, a15);
-        IntVector c0 = LO16.selectFrom(b0, b8);
-        IntVector c1 = HI16.selectFrom(b0, b8);
-        IntVector c2 = LO16.selectFrom(b1, b9);
-        IntVector c3 = HI16.selectFrom(b1, b9);
-        IntVector c4 = LO16.selectFrom(b2, b10);
-        IntVector c5 = HI16.selectFrom(b2, b10);
-        IntVector c6 = LO16.selectFrom(b3, b11);
-        IntVector c7 = HI16.selectFrom(b3, b11);
-        IntVector c8 = LO16.selectFrom(b4, b12);
-        IntVector c9 = HI16.selectFrom(b4, b12);
-        IntVector c10 = LO16.selectFrom(b5, b13);
-        IntVector c11 = HI16.selectFrom(b5, b13);
-        IntVector c12 = LO16.selectFrom(b6, b14);
-        IntVector c13 = HI16.selectFrom(b6, b14);
-        IntVector c14 = LO16.selectFrom(b7, b15);
-        IntVector c15 = HI16.selectFrom(b7, b15);
-        IntVector d0 = LO16.selectFrom(c0, c8);
-        IntVector d1 = HI16.selectFrom(c0, c8);
-        IntVector d2 = LO16.selectFrom(c1, c9);
-        IntVector d3 = HI16.selectFrom(c1, c9);
-        IntVector d4 = LO16.selectFrom(c2, c10);
-        IntVector d5 = HI16.selectFrom(c2, c10);
-        IntVector d6 = LO16.selectFrom(c3, c11);
-        IntVector d7 = HI16.selectFrom(c3, c11);
-        IntVector d8 = LO16.selectFrom(c4, c12);
-        IntVector d9 = HI16.selectFrom(c4, c12);
-        IntVector d10 = LO16.selectFrom(c5, c13);
-        IntVector d11 = HI16.selectFrom(c5, c13);
-        IntVector d12 = LO16.selectFrom(c6, c14);
-        IntVector d13 = HI16.selectFrom(c6, c14);
-        IntVector d14 = LO16.selectFrom(c7, c15);
-        IntVector d15 = HI16.selectFrom(c7, c15);
-        d0.intoMemorySegment(dst, d, ORDER);
-        d1.intoMemorySegment(dst, d + 1 * db, ORDER);
-        d2.intoMemorySegment(dst, d + 2 * db, ORDER);
-        d3.intoMemorySegment(dst, d + 3 * db, ORDER);
-        d4.intoMemorySegment(dst, d + 4 * db, ORDER);
-        d5.intoMemorySegment(dst, d + 5 * db, ORDER);
-        d6.intoMemorySegment(dst, d + 6 * db, ORDER);
-        d7.intoMemorySegment(dst, d + 7 * db, ORDER);
-        d8.intoMemorySegment(dst, d + 8 * db, ORDER);
-        d9.intoMemorySegment(dst, d + 9 * db, ORDER);
-        d10.intoMemorySegment(dst, d + 10 * db, ORDER);
-        d11.intoMemorySegment(dst, d + 11 * db, ORDER);
-        d12.intoMemorySegment(dst, d + 12 * db, ORDER);
-        d13.intoMemorySegment(dst, d + 13 * db, ORDER);
-        d14.intoMemorySegment(dst, d + 14 * db, ORDER);
-        d15.intoMemorySegment(dst, d + 15 * db, ORDER);
+        IntVector a0 = first.selectFrom(r0, r8);
+        IntVector a1 = first.selectFrom(r1, r9);
+        IntVector a2 = first.selectFrom(r2, r10);
+        IntVector a3 = first.selectFrom(r3, r11);
+        IntVector a4 = first.selectFrom(r4, r12);
+        IntVector a5 = first.selectFrom(r5, r13);
+        IntVector a6 = first.selectFrom(r6, r14);
+        IntVector a7 = first.selectFrom(r7, r15);
+        IntVector b0 = LO16.selectFrom(a0, a4);
+        IntVector b1 = HI16.selectFrom(a0, a4);
+        IntVector b2 = LO16.selectFrom(a1, a5);
+        IntVector b3 = HI16.selectFrom(a1, a5);
+        IntVector b4 = LO16.selectFrom(a2, a6);
+        IntVector b5 = HI16.selectFrom(a2, a6);
+        IntVector b6 = LO16.selectFrom(a3, a7);
+        IntVector b7 = HI16.selectFrom(a3, a7);
+        IntVector c0 = LO16.selectFrom(b0, b4);
+        IntVector c1 = HI16.selectFrom(b0, b4);
+        IntVector c2 = LO16.selectFrom(b1, b5);
+        IntVector c3 = HI16.selectFrom(b1, b5);
+        IntVector c4 = LO16.selectFrom(b2, b6);
+        IntVector c5 = HI16.selectFrom(b2, b6);
+        IntVector c6 = LO16.selectFrom(b3, b7);
+        IntVector c7 = HI16.selectFrom(b3, b7);
+        IntVector x0 = LO16.selectFrom(c0, c4);
+        IntVector x1 = HI16.selectFrom(c0, c4);
+        IntVector x2 = LO16.selectFrom(c1, c5);
+        IntVector x3 = HI16.selectFrom(c1, c5);
+        IntVector x4 = LO16.selectFrom(c2, c6);
+        IntVector x5 = HI16.selectFrom(c2, c6);
+        IntVector x6 = LO16.selectFrom(c3, c7);
+        IntVector x7 = HI16.selectFrom(c3, c7);
+        x0.intoMemorySegment(dst, d, ORDER);
+        x1.intoMemorySegment(dst, d + 1 * db, ORDER);
+        x2.intoMemorySegment(dst, d + 2 * db, ORDER);
+        x3.intoMemorySegment(dst, d + 3 * db, ORDER);
+        x4.intoMemorySegment(dst, d + 4 * db, ORDER);
+        x5.intoMemorySegment(dst, d + 5 * db, ORDER);
+        x6.intoMemorySegment(dst, d + 6 * db, ORDER);
+        x7.intoMemorySegment(dst, d + 7 * db, ORDER);
     }
 
     private static void block8(MemorySegment src, long s, long sa, MemorySegment dst, long d, long db) {

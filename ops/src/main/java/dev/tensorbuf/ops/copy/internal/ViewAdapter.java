@@ -112,7 +112,7 @@ public final class ViewAdapter {
         if (!(view.map() instanceof ViewMap.Single single) || !single.wholeLayout()) {
             return Optional.empty();
         }
-        long bytes = view.buffer().byteSize();
+        long bytes = single.layoutBytes();
         Optional<ArrayShape> layout;
         if (strided.isPresent()) {
             layout = view.access().storageBits() < 8 ? Optional.empty() : paddedRows(view.dtype(), strided.get());
@@ -121,8 +121,117 @@ public final class ViewAdapter {
         } else {
             return Optional.empty();
         }
-        return layout.filter(s -> !s.requireLayout().tiles().isEmpty()
-                && bytes >= s.physicalByteSize() && bytes <= Math.max(s.physicalByteSize(), s.arraySize()));
+        // The layout read off the map may end before the view's own ({@code T(4,128)(2,1)} for the
+        // three rows of a {@code T(8,128)(2,1)} view): the rest up to layoutBytes is the view's
+        // padding too, and {@link #paddingZeros} writes it.
+        return layout.filter(s -> !s.requireLayout().tiles().isEmpty() && bytes >= s.physicalByteSize());
+    }
+
+    /**
+     * {@return the steps zeroing the bytes of {@code dst}'s own layout that a plan writing it as
+     * {@code to} leaves as they were; empty when none} Two cases. A tiled {@code to} is the layout
+     * read off the map, which may end before the view's own: the map is the same either way, so
+     * the slots past it hold no element (in {@code bf16[3,9]{1,0:T(8,128)(2,1)}}, read as
+     * {@code T(4,128)(2,1)}, bytes 1,024 to 2,048), and XLA's tail padding {@code L(n)} is
+     * there too. A strided {@code to} over a whole layout with gaps no tiled shape here names
+     * (elements two slots apart, {@code bf16[6,10,1]{1,2,0:T(4,16)(2,1)}}) has each gap zeroed
+     * by a loop nest of its own, from the strides. Never past {@link ViewMap.Single#layoutBytes()}.
+     */
+    public static java.util.List<Step.Zero> paddingZeros(TensorView dst, Access to) {
+        java.util.List<Step.Zero> steps = new java.util.ArrayList<>();
+        if (dst.elementCount() == 0 || !(dst.map() instanceof ViewMap.Single single) || !single.wholeLayout()
+                || CALLED_DESTINATION.isBound() && CALLED_DESTINATION.get() != dst) {
+            return steps;
+        }
+        int width = dst.dtype().byteWidth();
+        long end = Math.min(single.layoutBytes(), to.segment().byteSize()) / Math.max(1, width);
+        switch (to.addressing()) {
+            case Access.Tiled(ArrayShape shape) when tiledLayout(dst).isPresent() -> {
+                long from = shape.physicalByteSize();
+                if (from % width == 0 && end > from / width) {
+                    steps.add(new Step.Zero(from / width, java.util.List.of(new Loop(end - from / width, 0, 1))));
+                }
+            }
+            case Access.Strided(StridedLayout layout) when dst.access().storageBits() >= 8 -> {
+                int[] order = stridedGaps(layout, end);
+                if (order == null) {
+                    break;
+                }
+                // Below each element (its slot's stride minus one), above each level (the next
+                // stride minus the level's extent), and past the top level up to the layout's end.
+                int levels = order.length;
+                if (levels == 0) {
+                    steps.add(new Step.Zero(1, java.util.List.of(new Loop(end - 1, 0, 1)))); // one element, at 0
+                }
+                for (int k = levels == 0 ? 0 : -1; k < levels; k++) {
+                    long lo = k < 0 ? 1 : layout.sizes().get(order[k]) * layout.strides().get(order[k]);
+                    long hi = k < 0 ? layout.strides().get(order[0]) : k + 1 < levels ? layout.strides().get(order[k + 1]) : end;
+                    if (hi <= lo) {
+                        continue;
+                    }
+                    java.util.List<Loop> loops = new java.util.ArrayList<>();
+                    for (int j = levels - 1; j > k; j--) {
+                        loops.add(new Loop(layout.sizes().get(order[j]), 0, layout.strides().get(order[j])));
+                    }
+                    loops.add(new Loop(hi - lo, 0, 1));
+                    steps.add(new Step.Zero(lo, loops));
+                }
+            }
+            default -> {
+            }
+        }
+        return steps;
+    }
+
+    /** {@return {@code plan} into {@code dst} with {@link #paddingZeros} as its last steps} */
+    public static dev.tensorbuf.ops.copy.CopyPlan withPaddingZeros(dev.tensorbuf.ops.copy.CopyPlan plan, TensorView dst) {
+        java.util.List<Step.Zero> zeros = paddingZeros(dst, plan.dst());
+        if (zeros.isEmpty()) {
+            return plan;
+        }
+        java.util.List<Step> steps = new java.util.ArrayList<>(plan.steps());
+        steps.addAll(zeros);
+        return new dev.tensorbuf.ops.copy.CopyPlan(plan.src(), plan.dst(), plan.affine(), steps);
+    }
+
+    /**
+     * {@return the dims of size above 1 minor first when {@code layout} from offset 0 leaves gaps
+     * below {@code end} elements, each stride at least the one below times its size (so the gaps
+     * are disjoint from every element); else null}
+     */
+    private static int[] stridedGaps(StridedLayout layout, long end) {
+        int rank = layout.sizes().size();
+        if (layout.offset() != 0 || rank == 0) {
+            return null;
+        }
+        java.util.List<Integer> dims = new java.util.ArrayList<>();
+        for (int d = 0; d < rank; d++) {
+            if (layout.sizes().get(d) > 1) {
+                if (layout.strides().get(d) <= 0) {
+                    return null;
+                }
+                dims.add(d);
+            }
+        }
+        dims.sort(java.util.Comparator.comparing(d -> layout.strides().get(d)));
+        long covered = 1;
+        boolean gap = false;
+        for (int d : dims) {
+            long stride = layout.strides().get(d);
+            if (stride < covered) {
+                return null;
+            }
+            gap |= stride > covered;
+            try {
+                covered = Math.multiplyExact(stride, layout.sizes().get(d));
+            } catch (ArithmeticException past) {
+                return null;
+            }
+        }
+        if (covered > end || !gap && covered == end) {
+            return null;
+        }
+        return dims.stream().mapToInt(Integer::intValue).toArray();
     }
 
     /**
@@ -210,20 +319,25 @@ public final class ViewAdapter {
                 || layout.strides().get(order[0]) != 1) {
             return null;
         }
-        long pitch = layout.strides().get(order[1]);
-        if (pitch <= layout.sizes().get(order[0])) {
-            return null;
-        }
-        long expected = pitch;
+        // Each stride a multiple of the one below and at least that times its size: the array
+        // padded in those dims (s8[3,2,5]{0,2,1:T(2,4)}: strides 1, 4, 24 for sizes 3, 5, 2).
+        boolean gap = false;
         for (int i = 1; i < rank && layout.sizes().get(order[i]) > 1; i++) {
-            if (layout.strides().get(order[i]) != expected) {
-                return null;
-            }
+            long below = layout.strides().get(order[i - 1]);
+            long stride = layout.strides().get(order[i]);
+            long dense;
             try {
-                expected = Math.multiplyExact(expected, layout.sizes().get(order[i]));
+                dense = Math.multiplyExact(below, layout.sizes().get(order[i - 1]));
             } catch (ArithmeticException past) {
                 return null;
             }
+            if (stride < dense || stride % below != 0) {
+                return null;
+            }
+            gap |= stride > dense;
+        }
+        if (!gap) {
+            return null;
         }
         int[] out = new int[rank];
         for (int i = 0; i < rank; i++) {
@@ -246,7 +360,21 @@ public final class ViewAdapter {
         for (int i = 0; i < order.length; i++) {
             text.append(i == 0 ? "" : ",").append(order[i]);
         }
-        text.append(":T(1,").append(layout.strides().get(order[1])).append(")}");
+        // The padded dims are the tile's: one entry each, its stride ratio (T(1,P) for rows alone).
+        int padded = 0;
+        for (int i = 1; i < order.length && layout.sizes().get(order[i]) > 1; i++) {
+            if (layout.strides().get(order[i]) > layout.strides().get(order[i - 1]) * layout.sizes().get(order[i - 1])) {
+                padded = i;
+            }
+        }
+        if (padded == 1) {
+            text.append(":T(1,").append(layout.strides().get(order[1])).append(")}");
+        } else {
+            text.append(":T(");
+            for (int i = padded - 1; i >= 0; i--) {
+                text.append(layout.strides().get(order[i + 1]) / layout.strides().get(order[i])).append(i == 0 ? ")}" : ",");
+            }
+        }
         try {
             return Optional.of(ArrayShape.parse(text.toString()));
         } catch (IllegalArgumentException notAShape) {
@@ -339,10 +467,16 @@ public final class ViewAdapter {
     /** {@return the bytes {@link #zeroTileSlots} zeroes in {@code dst}: 0 unless it is tiled and writable} */
     public static long tileSlotBytes(TensorView dst) {
         Optional<ArrayShape> tiles = tiledLayout(dst);
+        if (tiles.isEmpty() && dst.map() instanceof ViewMap.Single single && single.wholeLayout()
+                && !dst.buffer().segment().isReadOnly() && dst.access().storageBits() >= 8 && dst.stridedLayout().isPresent()
+                && (!CALLED_DESTINATION.isBound() || CALLED_DESTINATION.get() == dst)
+                && stridedGaps(dst.stridedLayout().get(), single.layoutBytes() / dst.dtype().byteWidth()) != null) {
+            return single.layoutBytes(); // gaps between strided elements no tiled shape here names: all of the layout
+        }
         if (tiles.isEmpty() || dst.buffer().segment().isReadOnly()) {
             return 0;
         }
-        long bytes = Math.max(tiles.get().physicalByteSize(), tiles.get().arraySize());
+        long bytes = Math.max(tiles.get().physicalByteSize(), ((ViewMap.Single) dst.map()).layoutBytes());
         return Math.min(bytes, dst.buffer().segment().byteSize());
     }
 
