@@ -1,8 +1,10 @@
 """gguf-py's side of GgufSideBySide: NumPy dequantize/quantize of tensors built as the Java harness
-builds them (random block bytes, small finite f16 scales), one process, median of 5 runs after 1.
+builds them (random block bytes, small finite f16 scales), one process, median of 5 runs after 1,
+wall and CPU milliseconds. Arguments pick cases (Q8_0 Q4_0 Q4_K Q6_K quantize); none runs all.
 
-  python bench/gguf_side_by_side.py
+  python bench/gguf_side_by_side.py [CASE...]
 """
+import sys
 import time
 import numpy as np
 from gguf import GGMLQuantizationType as T, GGML_QUANT_SIZES
@@ -12,14 +14,24 @@ OUT = 256 << 20
 SCALES = {"Q8_0": [0], "Q4_0": [0], "Q4_K": [0, 2], "Q6_K": [208]}
 
 
+CPU = {}
+
+
 def median(f):
     f()
     times = []
+    cpu = []
     for _ in range(5):
         t0 = time.perf_counter()
+        c0 = time.process_time()
         f()
+        cpu.append((time.process_time() - c0) * 1000)
         times.append((time.perf_counter() - t0) * 1000)
+    CPU["last"] = sorted(cpu)[2]
     return sorted(times)[2]
+
+
+CASES = sys.argv[1:] or ["Q8_0", "Q4_0", "Q4_K", "Q6_K", "quantize"]
 
 
 def blocks(name, values):
@@ -32,6 +44,8 @@ def blocks(name, values):
 
 
 for name, to in (("Q8_0", "f32"), ("Q4_0", "f32"), ("Q4_K", "f32"), ("Q6_K", "bf16")):
+    if name not in CASES:
+        continue
     values = OUT // (4 if to == "f32" else 2)
     b = blocks(name, values)
     # gguf-py dequantizes to f32; bf16 output is that, rounded (ml_dtypes), the way a converter would.
@@ -40,7 +54,10 @@ for name, to in (("Q8_0", "f32"), ("Q4_0", "f32"), ("Q4_K", "f32"), ("Q6_K", "bf
     else:
         import ml_dtypes
         ms = median(lambda: q.dequantize(b, T[name]).astype(ml_dtypes.bfloat16))
-    print(f"{name:5} -> {to:4} {OUT >> 20} MiB out {ms:8.1f} ms {(OUT >> 20) / ms * 1000:6.0f} MiB/s of output")
+    print(f"{name:5} -> {to:4} {OUT >> 20} MiB out {ms:8.1f} ms {(OUT >> 20) / ms * 1000:6.0f} MiB/s of output;"
+          f" CPU {CPU['last']:.1f} ms")
+if "quantize" not in CASES:
+    sys.exit(0)
 x = np.random.default_rng(38).standard_normal(OUT // 4, dtype=np.float32).reshape(-1, 4096)
 ms = median(lambda: q.quantize(x, T.Q8_0))
-print(f"f32 -> Q8_0   {OUT >> 20} MiB in  {ms:8.1f} ms {(OUT >> 20) / ms * 1000:6.0f} MiB/s of input")
+print(f"f32 -> Q8_0   {OUT >> 20} MiB in  {ms:8.1f} ms {(OUT >> 20) / ms * 1000:6.0f} MiB/s of input; CPU {CPU['last']:.1f} ms")

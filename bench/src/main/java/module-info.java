@@ -5,6 +5,8 @@ module dev.tensorbuf.bench {
     requires transitive dev.tensorbuf.ops;
     requires transitive dev.tensorbuf.interop;
     requires jmh.core;
+    // GgufSideBySide times its thread's CPU, steadier than wall time on a shared machine.
+    requires java.management;
 
     // Not API: the command line's `bench` runs these cases in-process. JMH runs the benchmarks
     // from the class path (the shaded benchmarks.jar), where exports do not apply.

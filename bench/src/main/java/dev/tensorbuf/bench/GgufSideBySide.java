@@ -16,7 +16,8 @@ import java.util.Random;
 /**
  * The GGUF side-by-side of bench/RESULTS.md, one thread, beside {@code gguf_side_by_side.py}
  * (gguf-py's NumPy {@code dequantize}/{@code quantize} of tensors built the same way): Q8_0, Q4_0
- * and Q4_K to f32 and Q6_K to bf16 with 256 MiB of output, f32 to Q8_0 from 256 MiB of input, each
+ * and Q4_K to f32 and Q6_K to bf16 with 256 MiB of output ({@link BlockTensor#dequantize}, the
+ * planner's dequantize steps on one engine thread), f32 to Q8_0 from 256 MiB of input, each
  * beside {@code MemorySegment.copy} of the output's bytes. Prints the median of 5 timed runs after
  * 2 warm-up runs, the two measured in turn so that both see the same load on a shared machine. A harness rather than JMH: each run moves hundreds of MiB, so the timer's cost
  * is nil, and the numbers sit beside a Python process timed the same way.
@@ -55,8 +56,9 @@ public final class GgufSideBySide {
                     values / 32), () -> MemorySegment.copy(out.segment(), 0, copy.segment(), 0, out.byteSize()));
             double q = qm[0];
             double m = qm[1];
-            System.out.printf("f32 -> Q8_0   %4d MiB in  %8.1f ms  %6.0f MiB/s of input; copy of the %d MiB output %6.1f ms%n",
-                    4 * values >> 20, q, (4 * values >> 20) / q * 1000, out.byteSize() >> 20, m);
+            System.out.printf("f32 -> Q8_0   %4d MiB in  %8.1f ms  %6.0f MiB/s of input; copy of the %d MiB output %6.1f ms;"
+                    + " CPU %.1f / %.1f ms%n", 4 * values >> 20, q, (4 * values >> 20) / q * 1000, out.byteSize() >> 20, m,
+                    qm[2], qm[3]);
             return;
         }
         boolean bf16 = c.endsWith(":bf16");
@@ -68,21 +70,17 @@ public final class GgufSideBySide {
         MemoryBuffer copy = arena.allocate(OUTPUT_BYTES, 64);
         out.segment().fill((byte) 1);
         copy.segment().fill((byte) 1);
-        Runnable dequantize;
-        if (bf16) {
-            long cols = 4096;
-            BlockTensor t = BlockTensor.of(blocks, type, values / cols, cols);
-            TensorView dst = TensorView.of(out, "bf16[" + values / cols + "," + cols + "]");
-            dequantize = () -> t.dequantize(dst, engine);
-        } else {
-            dequantize = () -> BlockKernels.defaults().dequantize(type, blocks.segment(), 0, out.segment(), 0,
-                    values / type.blockValues());
-        }
+        // Through the planner's dequantize steps, as a user's BlockTensor.dequantize goes, on the engine's one thread.
+        long cols = 4096;
+        BlockTensor t = BlockTensor.of(blocks, type, values / cols, cols);
+        TensorView dst = TensorView.of(out, (bf16 ? "bf16[" : "f32[") + values / cols + "," + cols + "]");
+        Runnable dequantize = () -> t.dequantize(dst, engine);
         double[] dm = medians(dequantize, () -> MemorySegment.copy(out.segment(), 0, copy.segment(), 0, OUTPUT_BYTES));
         double d = dm[0];
         double m = dm[1];
-        System.out.printf("%-5s -> %-4s %4d MiB out %8.1f ms  %6.0f MiB/s of output; MemorySegment.copy %6.1f ms: ratio %.2f%n",
-                type, bf16 ? "bf16" : "f32", OUTPUT_BYTES >> 20, d, (OUTPUT_BYTES >> 20) / d * 1000, m, m / d);
+        System.out.printf("%-5s -> %-4s %4d MiB out %8.1f ms  %6.0f MiB/s of output; MemorySegment.copy %6.1f ms: ratio %.2f;"
+                + " CPU %.1f / %.1f ms: ratio %.2f%n", type, bf16 ? "bf16" : "f32", OUTPUT_BYTES >> 20, d,
+                (OUTPUT_BYTES >> 20) / d * 1000, m, m / d, dm[2], dm[3], dm[3] / dm[2]);
     }
 
     /** Random blocks whose f16 scales are small finite numbers, as real weights have. */
@@ -106,25 +104,39 @@ public final class GgufSideBySide {
         }
     }
 
-    /** {@return the median milliseconds of {@code a} and of {@code b}, run in turn} */
+    /**
+     * {@return the median wall milliseconds of {@code a} and of {@code b}, run in turn, then their
+     * median CPU milliseconds on this thread} On a shared machine the CPU time is the steadier
+     * figure; it is all the work because the engine has one thread, this one.
+     */
     private static double[] medians(Runnable a, Runnable b) {
+        java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
         for (int i = 0; i < 2; i++) {
             a.run();
             b.run();
         }
         double[] ta = new double[5];
         double[] tb = new double[5];
+        double[] ca = new double[5];
+        double[] cb = new double[5];
         for (int i = 0; i < ta.length; i++) {
+            long c0 = cpu.getCurrentThreadCpuTime();
             long t0 = System.nanoTime();
             a.run();
             long t1 = System.nanoTime();
+            long c1 = cpu.getCurrentThreadCpuTime();
             b.run();
             long t2 = System.nanoTime();
+            long c2 = cpu.getCurrentThreadCpuTime();
             ta[i] = (t1 - t0) / 1e6;
             tb[i] = (t2 - t1) / 1e6;
+            ca[i] = (c1 - c0) / 1e6;
+            cb[i] = (c2 - c1) / 1e6;
         }
         Arrays.sort(ta);
         Arrays.sort(tb);
-        return new double[] {ta[ta.length / 2], tb[tb.length / 2]};
+        Arrays.sort(ca);
+        Arrays.sort(cb);
+        return new double[] {ta[ta.length / 2], tb[tb.length / 2], ca[ca.length / 2], cb[cb.length / 2]};
     }
 }

@@ -56,6 +56,15 @@ final class ExplanationText {
                     loops(z.loops(), false, sb);
                 }
                 case Step.Gather g -> sb.append("gather: ").append(g.reason());
+                case Step.Dequantize d -> {
+                    Step.Run r = d.run();
+                    sb.append("dequantize ").append(d.source().type()).append(" blocks ")
+                            .append(d.direct() ? "straight into the destination"
+                                    : "through a per-thread tile of f32 rows, then " + r.kernel())
+                            .append(": ").append(r.elementCount()).append(" elements, rows of ").append(d.source().cover())
+                            .append(" values, dst +").append(r.dstOffset()).append(", loops ");
+                    loops(r.loops(), true, sb);
+                }
             }
             sb.append('\n');
         }
@@ -128,6 +137,19 @@ final class ExplanationText {
                     sb.append('}');
                 }
                 case Step.Gather g -> sb.append("{\"step\":\"gather\",\"reason\":").append(string(g.reason())).append('}');
+                case Step.Dequantize d -> {
+                    Step.Run r = d.run();
+                    sb.append("{\"step\":\"dequantize\",\"block_type\":").append(string(d.source().type().name()))
+                            .append(",\"direct\":").append(d.direct())
+                            .append(",\"kernel\":").append(string(r.kernel().name()))
+                            .append(",\"elements\":").append(r.elementCount())
+                            .append(",\"row_values\":").append(d.source().cover())
+                            .append(",\"src_offset\":").append(r.srcOffset())
+                            .append(",\"dst_offset\":").append(r.dstOffset())
+                            .append(",\"loops\":");
+                    loopsJson(r.loops(), sb);
+                    sb.append('}');
+                }
             }
         }
         sb.append("],\"temporaries\":[");

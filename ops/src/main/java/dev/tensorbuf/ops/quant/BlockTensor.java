@@ -5,6 +5,12 @@ import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
+import dev.tensorbuf.ops.copy.CopyPlan;
+import dev.tensorbuf.ops.copy.internal.Access;
+import dev.tensorbuf.ops.copy.internal.BlockSource;
+import dev.tensorbuf.ops.copy.internal.Planner;
+import dev.tensorbuf.ops.copy.internal.Step;
+import dev.tensorbuf.ops.copy.internal.ViewAdapter;
 import dev.tensorbuf.ops.quant.internal.BlockKernels;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.BlockType;
@@ -16,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A block-quantized tensor as a value: a {@link BlockType}, logical dims (row-major, the innermost
@@ -41,9 +48,7 @@ import java.util.Objects;
  * do not merge, is refused with the reason.
  */
 public final class BlockTensor {
-    // Dequantization goes row block by row block into f32 scratch of about this many values,
-    // then through the copy engine into the destination's layout and type. This is the interim
-    // path: the planner's block-quantized piece kind will replace the scratch and the copy.
+    // Values of f32 a chunk of rows takes on the way into a destination with no loop form.
     private static final long CHUNK_VALUES = 1 << 16;
 
     /**
@@ -383,89 +388,203 @@ public final class BlockTensor {
     /**
      * Writes the dequantized values into {@code dst}: any element type the copy engine converts f32
      * into (f32, f16, bf16, ...), any layout it writes (row-major, transposed, tiled). Each value is
-     * gguf-py's f32, then converted as the engine converts f32.
+     * gguf-py's f32, then converted as the engine converts f32. The blocks are a side the copy
+     * planner knows: each part of the tensor is one plan ({@link #explain(TensorView, CopyEngine)}
+     * shows it) whose steps read runs of whole blocks on the engine's threads and write the values
+     * straight into an f32, bf16 or f16 destination whose rows are contiguous, or through a small
+     * per-thread tile of f32 rows where the destination's layout needs its kernels (a transpose, tiles).
      *
-     * @throws IllegalArgumentException if the dims differ or the type has no reference dequantization
+     * @throws IllegalArgumentException if the dims differ, the type has no reference
+     *     dequantization, or the destination is read-only or writes one slot twice
+     * @throws IndexOutOfBoundsException if the destination's layout reaches past its buffer
      */
     public void dequantize(TensorView dst, CopyEngine engine) {
+        checkInto(dst, "dequantize");
+        if (Extents.elementCount("dims", dims) == 0) {
+            return;
+        }
+        ScopedValue.where(ViewAdapter.CALLED_DESTINATION, dst).run(() -> {
+            if (parts.size() > 1) {
+                // Each part writes its box; the tiles' padding belongs to the whole.
+                ViewAdapter.zeroTileSlots(dst);
+            }
+            for (Part p : parts) {
+                if (Extents.elementCount("dims", p.dims()) == 0) {
+                    continue;
+                }
+                TensorView into = box(dst, p);
+                Optional<Access> to = ViewAdapter.destination(into);
+                List<Step> steps = to.isPresent() ? Planner.planBlocks(source(p), to.get()) : null;
+                if (steps == null) {
+                    throughRows(p, dst, engine);
+                } else {
+                    engine.execute(new CopyPlan(source(p).virtual(), to.get(), Optional.empty(), steps));
+                }
+            }
+        });
+    }
+
+    /** {@return what {@link #dequantize(TensorView)} does, with the default copy engine; see {@link #explain(TensorView, CopyEngine)}} */
+    public CopyPlan.Explanation explain(TensorView dst) {
+        return explain(dst, CopyEngine.defaults());
+    }
+
+    /**
+     * {@return what {@link #dequantize(TensorView, CopyEngine)} does, without doing it: one planned
+     * copy per part, its {@code dequantize} steps (straight into the destination or through a
+     * per-thread tile, the kernel, the loops) and threads} Nothing is read or written.
+     * {@snippet :
+     * BlockTensor w = BlockTensor.of(buffer, BlockType.Q6_K, 4096, 4096);
+     * System.out.print(w.explain(TensorView.of(out, "bf16[4096,4096]")));
+     * // planned copy Q6_K[4096, 4096] -> bf16[4096,4096]...: 16777216 elements, ... bytes, 2 threads
+     * //   dequantize Q6_K blocks straight into the destination: 16777216 elements, rows of 4096 values, ...
+     * }
+     *
+     * @throws IllegalArgumentException as {@link #dequantize(TensorView, CopyEngine)} does before it writes
+     */
+    public CopyPlan.Explanation explain(TensorView dst, CopyEngine engine) {
+        checkInto(dst, "explain the dequantization of");
+        long count = Extents.elementCount("dims", dims);
+        return ScopedValue.where(ViewAdapter.CALLED_DESTINATION, dst).call(() -> {
+            List<CopyPlan.Explanation> explained = new ArrayList<>();
+            List<CopyPlan.Explanation.Piece> pieces = new ArrayList<>();
+            for (int i = 0; i < parts.size(); i++) {
+                Part p = parts.get(i);
+                long n = Extents.elementCount("dims", p.dims());
+                TensorView into = box(dst, p);
+                Optional<Access> to = n == 0 ? Optional.empty() : ViewAdapter.destination(into);
+                List<Step> steps = to.isPresent() ? Planner.planBlocks(source(p), to.get()) : null;
+                String what = parts.size() == 1 ? describe() : type + p.dims().toString().replace(" ", "") + " (part " + i + ")";
+                long bytes = n == 0 ? 0 : Math.addExact(type.byteSize(Math.ceilDiv(p.skip() + p.dims()[dims.length - 1],
+                        type.blockValues()) * type.blockValues() * (n / p.dims()[dims.length - 1])),
+                        Math.multiplyExact(n, dst.dtype().byteWidth()));
+                if (n == 0) {
+                    explained.add(new CopyPlan.Explanation(CopyPlan.Explanation.Route.PLANNED, what, into.toString(), 0, 0, 1,
+                            List.of(), List.of(), List.of(), 0, List.of(), List.of(), "nothing to copy"));
+                } else if (steps != null) {
+                    CopyPlan.Explanation e = engine.explain(new CopyPlan(source(p).virtual(), to.get(), Optional.empty(), steps));
+                    explained.add(new CopyPlan.Explanation(e.route(), what, e.destination(), n, bytes, e.threads(), e.steps(),
+                            List.of(), List.of(), e.zeroedBytes(), List.of(), List.of(),
+                            "the blocks are a side the planner knows: each step reads runs of whole blocks"));
+                } else {
+                    long chunk = Math.max(type.blockValues(), CHUNK_VALUES / type.blockValues() * type.blockValues());
+                    explained.add(new CopyPlan.Explanation(CopyPlan.Explanation.Route.THROUGH_TEMPORARY, what, into.toString(),
+                            n, bytes, 1, List.of(), List.of(new CopyPlan.Explanation.Temporary("rows of dequantized values, "
+                            + "a chunk at a time", DType.F32, List.of(chunk), 4 * chunk)), List.of(), 0, List.of(), List.of(),
+                            "the destination has no loop form (over several pieces, packed, or a general map): each chunk of"
+                                    + " rows is dequantized into f32, then copied by the engine"));
+                }
+                pieces.add(new CopyPlan.Explanation.Piece(Arrays.stream(p.origin()).boxed().toList(),
+                        java.util.Collections.nCopies(dims.length, 1L), Arrays.stream(p.dims()).boxed().toList(), i, 0, false));
+            }
+            if (explained.size() == 1) {
+                return explained.getFirst();
+            }
+            long bytes = explained.stream().mapToLong(CopyPlan.Explanation::bytes).sum();
+            int threads = explained.stream().mapToInt(CopyPlan.Explanation::threads).max().orElse(1);
+            return new CopyPlan.Explanation(CopyPlan.Explanation.Route.PIECES, describe(), dst.toString(), count, bytes,
+                    threads, List.of(), List.of(), List.of(), 0, pieces, explained,
+                    "a concatenation of " + parts.size() + " parts: one plan each");
+        });
+    }
+
+    private void checkInto(TensorView dst, String what) {
         if (!dst.dims().equals(dims())) {
-            throw new IllegalArgumentException("dequantize " + describe() + " into " + dst + ": the dims differ");
+            throw new IllegalArgumentException(what + " " + describe() + " into " + dst + ": the dims differ");
         }
         if (!BlockKernels.canDequantize(type)) {
             // The kernels' own refusal names the types there are.
             BlockKernels.defaults().dequantize(type, MemorySegment.NULL, 0, MemorySegment.NULL, 0, 0);
         }
-        int r = dims.length;
-        long inner = dims[r - 1];
-        if (Extents.elementCount("dims", dims) == 0) {
-            return;
+    }
+
+    /** {@return the part's blocks as the planner's side} */
+    private BlockSource source(Part p) {
+        return BlockSource.of(type, p.buffer().segment(), p.byteOffset(), p.dims(), p.outerStrides(), p.skip());
+    }
+
+    /** {@return {@code dst} over the part's box: itself for a part that is the whole} */
+    private TensorView box(TensorView dst, Part p) {
+        if (parts.size() == 1) {
+            return dst;
         }
+        long[] hi = new long[dims.length];
+        long[] ones = new long[dims.length];
+        for (int d = 0; d < dims.length; d++) {
+            hi[d] = p.origin()[d] + p.dims()[d];
+            ones[d] = 1;
+        }
+        return Ops.slice(dst, p.origin(), hi, ones);
+    }
+
+    /**
+     * Dequantizes one part a chunk of rows at a time into f32, then copies each chunk with the
+     * engine: for destinations with no loop form of their own (views over several pieces, packed
+     * sub-byte types, general maps), which the planner's dequantize steps cannot address.
+     */
+    private void throughRows(Part p, TensorView dst, CopyEngine engine) {
+        int r = dims.length;
         long bv = type.blockValues();
         long innerChunk = Math.max(bv, CHUNK_VALUES / bv * bv);
         BlockKernels kernels = BlockKernels.defaults();
         try (Allocator arena = Allocators.confined()) {
             MemoryBuffer scratch = arena.allocate(4 * Math.max(CHUNK_VALUES, innerChunk), 64);
-            for (Part p : parts) {
-                if (Extents.elementCount("dims", p.dims()) == 0) {
-                    continue;
+            long rows = r == 1 ? 1 : p.dims()[r - 2];
+            // Each row covers whole blocks: [0, cover) counted from its first block, the values
+            // [skip, skip + n) of them its own.
+            long skip = p.skip();
+            long n = p.dims()[r - 1];
+            long cover = Math.ceilDiv(skip + n, bv) * bv;
+            long rowsPerChunk = cover >= CHUNK_VALUES ? 1 : Math.max(1, CHUNK_VALUES / cover);
+            long[] prefix = new long[Math.max(0, r - 2)];
+            do {
+                long base = p.byteOffset();
+                for (int d = 0; d < prefix.length; d++) {
+                    base += prefix[d] * p.outerStrides()[d];
                 }
-                long rows = r == 1 ? 1 : p.dims()[r - 2];
-                // Each row covers whole blocks: [0, cover) counted from its first block, the values
-                // [skip, skip + n) of them its own.
-                long skip = p.skip();
-                long n = p.dims()[r - 1];
-                long cover = Math.ceilDiv(skip + n, bv) * bv;
-                long rowsPerChunk = cover >= CHUNK_VALUES ? 1 : Math.max(1, CHUNK_VALUES / cover);
-                long[] prefix = new long[Math.max(0, r - 2)];
-                do {
-                    long base = p.byteOffset();
-                    for (int d = 0; d < prefix.length; d++) {
-                        base += prefix[d] * p.outerStrides()[d];
-                    }
-                    for (long row = 0; row < rows; row += rowsPerChunk) {
-                        long nRows = Math.min(rowsPerChunk, rows - row);
-                        for (long col = 0; col < cover; col += innerChunk) {
-                            long width = Math.min(innerChunk, cover - col);
-                            for (long k = 0; k < nRows; k++) {
-                                long at = base + (r == 1 ? 0 : (row + k) * p.outerStrides()[r - 2]) + type.byteSize(col);
-                                kernels.dequantize(type, p.buffer().segment(), at, scratch.segment(), 4 * k * width, width / bv);
-                            }
-                            // This chunk's own values: [from, to) of the covered columns.
-                            long from = Math.max(col, skip);
-                            long to = Math.min(col + width, skip + n);
-                            long[] lo = new long[r];
-                            long[] hi = new long[r];
-                            long[] sdims = new long[r];
-                            long[] slo = new long[r];
-                            long[] shi = new long[r];
-                            for (int d = 0; d < prefix.length; d++) {
-                                lo[d] = p.origin()[d] + prefix[d];
-                                hi[d] = lo[d] + 1;
-                                sdims[d] = 1;
-                                shi[d] = 1;
-                            }
-                            if (r >= 2) {
-                                lo[r - 2] = p.origin()[r - 2] + row;
-                                hi[r - 2] = lo[r - 2] + nRows;
-                                sdims[r - 2] = nRows;
-                                shi[r - 2] = nRows;
-                            }
-                            lo[r - 1] = p.origin()[r - 1] + from - skip;
-                            hi[r - 1] = lo[r - 1] + to - from;
-                            sdims[r - 1] = width;
-                            slo[r - 1] = from - col;
-                            shi[r - 1] = to - col;
-                            long[] ones = new long[r];
-                            Arrays.fill(ones, 1);
-                            TensorView chunk = TensorView.of(scratch, ArrayShape.of(DType.F32, sdims));
-                            if (from != col || to != col + width) {
-                                chunk = Ops.slice(chunk, slo, shi, ones);
-                            }
-                            engine.copy(chunk, Ops.slice(dst, lo, hi, ones));
+                for (long row = 0; row < rows; row += rowsPerChunk) {
+                    long nRows = Math.min(rowsPerChunk, rows - row);
+                    for (long col = 0; col < cover; col += innerChunk) {
+                        long width = Math.min(innerChunk, cover - col);
+                        for (long k = 0; k < nRows; k++) {
+                            long at = base + (r == 1 ? 0 : (row + k) * p.outerStrides()[r - 2]) + type.byteSize(col);
+                            kernels.dequantize(type, p.buffer().segment(), at, scratch.segment(), 4 * k * width, width / bv);
                         }
+                        // This chunk's own values: [from, to) of the covered columns.
+                        long from = Math.max(col, skip);
+                        long to = Math.min(col + width, skip + n);
+                        long[] lo = new long[r];
+                        long[] hi = new long[r];
+                        long[] sdims = new long[r];
+                        long[] slo = new long[r];
+                        long[] shi = new long[r];
+                        for (int d = 0; d < prefix.length; d++) {
+                            lo[d] = p.origin()[d] + prefix[d];
+                            hi[d] = lo[d] + 1;
+                            sdims[d] = 1;
+                            shi[d] = 1;
+                        }
+                        if (r >= 2) {
+                            lo[r - 2] = p.origin()[r - 2] + row;
+                            hi[r - 2] = lo[r - 2] + nRows;
+                            sdims[r - 2] = nRows;
+                            shi[r - 2] = nRows;
+                        }
+                        lo[r - 1] = p.origin()[r - 1] + from - skip;
+                        hi[r - 1] = lo[r - 1] + to - from;
+                        sdims[r - 1] = width;
+                        slo[r - 1] = from - col;
+                        shi[r - 1] = to - col;
+                        long[] ones = new long[r];
+                        Arrays.fill(ones, 1);
+                        TensorView chunk = TensorView.of(scratch, ArrayShape.of(DType.F32, sdims));
+                        if (from != col || to != col + width) {
+                            chunk = Ops.slice(chunk, slo, shi, ones);
+                        }
+                        engine.copy(chunk, Ops.slice(dst, lo, hi, ones));
                     }
-                } while (next(prefix, p.dims()));
-            }
+                }
+            } while (next(prefix, p.dims()));
         }
     }
 

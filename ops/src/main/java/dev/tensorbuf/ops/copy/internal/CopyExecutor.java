@@ -136,6 +136,8 @@ public final class CopyExecutor {
             switch (step) {
                 case Step.Run r -> batch.add(work(r.kernel(), task(plan, r), values));
                 case Step.Zero z -> batch.add(work(Kernel.ZERO, task(plan, z), values));
+                // Not work(): a warm-up would run the kernel over the blocks' bytes as if they were f32.
+                case Step.Dequantize d -> batch.add(new Work(d.run().kernel(), vector, task(plan, d), d));
                 case Step.Gather g -> {
                     runBatch(batch, values);
                     batch.clear();
@@ -170,6 +172,7 @@ public final class CopyExecutor {
             Task t = switch (step) {
                 case Step.Run r -> task(plan, r);
                 case Step.Zero z -> task(plan, z);
+                case Step.Dequantize d -> task(plan, d);
                 case Step.Gather g -> null;
             };
             if (t == null) {
@@ -193,6 +196,13 @@ public final class CopyExecutor {
         return task(null, plan.dst().segment(), 0, z.dstOffset() * w, z.loops(), w, w, -1);
     }
 
+    /** The run over the source's f32 rows, its source the blocks' segment (whose offsets are the rows'). */
+    private static Task task(CopyPlan plan, Step.Dequantize d) {
+        int dw = plan.dst().dtype().byteWidth();
+        Step.Run r = d.run();
+        return task(d.source().segment(), plan.dst().segment(), r.srcOffset() * 4, r.dstOffset() * dw, r.loops(), 4, dw, -1);
+    }
+
     private static Task task(CopyPlan plan, Step.Run r) {
         int sw = plan.src().dtype().byteWidth();
         int dw = plan.dst().dtype().byteWidth();
@@ -201,7 +211,11 @@ public final class CopyExecutor {
     }
 
     /** A kernel, whether its vector version runs, and the loop nest it runs. */
-    private record Work(Kernel kernel, boolean vector, Task task) {
+    private record Work(Kernel kernel, boolean vector, Task task, Step.Dequantize blocks) {
+        Work(Kernel kernel, boolean vector, Task task) {
+            this(kernel, vector, task, null);
+        }
+
         /** Segments of a confined arena can only be touched by their owner thread. */
         boolean shareable() {
             return task.dst().isAccessibleBy(OTHER_THREAD) && (task.src() == null || task.src().isAccessibleBy(OTHER_THREAD));
@@ -248,14 +262,14 @@ public final class CopyExecutor {
         for (Work w : batch) {
             bytes += w.task().bytes();
             shareable &= w.shareable();
-            cold |= vector && !w.vector() && !warmup.isWarm(w.kernel());
+            cold |= vector && !w.vector() && w.blocks() == null && !warmup.isWarm(w.kernel());
         }
         // A first copy whose kernels are still cold runs on the caller's thread: starting the
         // helpers and running interpreted code on two threads made the first 25 MB NCHW -> NHWC
         // transpose in a fresh JVM take 181-193 ms against 78-124 ms on one (FirstCallBenchmark).
         if (threadsFor(bytes) == 1 || !shareable || (cold && bytes < COLD_PARALLEL_BYTES)) {
             for (Work w : batch) {
-                run(w.kernel(), w.vector(), w.task(), values);
+                run(w, values);
             }
             return;
         }
@@ -265,7 +279,7 @@ public final class CopyExecutor {
             Kernel k = w.kernel();
             boolean v = w.vector();
             Task t = w.task();
-            if (k == Kernel.FILL) {
+            if (k == Kernel.FILL && w.blocks() == null) {
                 Task copies = FillKernel.replicas(t, v, replicateBytes);
                 if (copies != null) {
                     // One block filled here, the rest copied from it by every thread.
@@ -278,17 +292,17 @@ public final class CopyExecutor {
             List<Task> cut = new ArrayList<>();
             split(t, 0, share, reserved(k), whole(k, t), cut);
             for (Task piece : cut) {
-                pieces.add(new Work(k, v, piece));
+                pieces.add(new Work(k, v, piece, w.blocks()));
             }
         }
         boolean shared = workers().run(pieces.size(), i -> {
             Work piece = pieces.get(i);
-            run(piece.kernel(), piece.vector(), piece.task(), values);
+            run(piece, values);
         });
         if (!shared) {
             // Another copy is using the workers: this one runs on its caller alone.
             for (Work piece : pieces) {
-                run(piece.kernel(), piece.vector(), piece.task(), values);
+                run(piece, values);
             }
         }
     }
@@ -340,6 +354,14 @@ public final class CopyExecutor {
         int sub = (int) Math.ceilDiv(pieces, c);
         for (long i = 0; i < c; i++) {
             split(t.slice(k, i, 1), k + 1, sub, reserved, whole, out);
+        }
+    }
+
+    private void run(Work w, Values values) {
+        if (w.blocks() != null) {
+            DequantizeKernel.run(this, w.blocks(), w.kernel(), w.vector(), w.task(), values);
+        } else {
+            run(w.kernel(), w.vector(), w.task(), values);
         }
     }
 

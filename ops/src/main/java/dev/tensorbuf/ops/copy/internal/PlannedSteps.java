@@ -39,6 +39,8 @@ public record PlannedSteps(List<Step> steps, long srcLo, long srcHi, long dstLo,
                     widen(out, r.dstOffset(), r.loops(), false);
                 }
                 case Step.Zero z -> widen(out, z.dstOffset(), z.loops(), false);
+                // Its source is blocks, checked by their maker; the loops' source side is the f32 rows it plans.
+                case Step.Dequantize d -> widen(out, d.run().dstOffset(), d.run().loops(), false);
                 case Step.Gather g -> gathers = true;
             }
         }

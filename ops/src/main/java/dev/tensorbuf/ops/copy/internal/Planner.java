@@ -179,6 +179,51 @@ public final class Planner {
         return steps;
     }
 
+    /**
+     * {@return the steps dequantizing {@code src} into {@code dst}, or null when {@code dst} has no
+     * loop form (a general element map), which the caller copies otherwise} The source is planned
+     * as its f32 rows ({@link BlockSource#virtual()}) against any destination the planner lowers
+     * (strided, transposed, tiled with its padding zeroed), and each run becomes a
+     * {@link Step.Dequantize}: direct when its innermost loop is unit stride on both sides into
+     * f32, bf16 or f16.
+     *
+     * @throws IllegalArgumentException if {@code dst} writes one slot from two indices
+     */
+    public static List<Step> planBlocks(BlockSource src, Access dst) {
+        SelfOverlap.check(dst);
+        Access virtual = src.virtual();
+        if (virtual.elementCount() == 0) {
+            return new ArrayList<>();
+        }
+        DType to = dst.dtype();
+        boolean directType = to == DType.F32 || to == DType.BF16 || to == DType.F16;
+        List<Step> steps = new ArrayList<>();
+        for (Step step : planUncached(virtual, dst, null)) {
+            switch (step) {
+                case Step.Run r -> {
+                    Loop inner = r.loops().getLast();
+                    steps.add(new Step.Dequantize(src, r, to, directType && inner.srcStride() == 1 && inner.dstStride() == 1));
+                }
+                case Step.Zero z -> steps.add(z);
+                case Step.Gather g -> {
+                    return null;
+                }
+                case Step.Dequantize d -> throw new AssertionError(d);
+            }
+        }
+        if (dst.segment().isReadOnly()) {
+            throw new IllegalArgumentException("cannot dequantize into " + to + dst.dims() + ": its segment ("
+                    + dst.segment().byteSize() + " bytes) is read-only");
+        }
+        PlannedSteps reach = PlannedSteps.of(steps, dst);
+        long slots = dst.segment().byteSize() / Math.max(1, to.byteWidth());
+        if (reach.dstLo() <= reach.dstHi() && (reach.dstLo() < 0 || reach.dstHi() >= slots)) {
+            throw new IndexOutOfBoundsException("destination elements [" + reach.dstLo() + ", " + reach.dstHi() + "] of "
+                    + to + dst.dims() + " fall outside its segment of " + dst.segment().byteSize() + " bytes");
+        }
+        return steps;
+    }
+
     /** A padding box: the padded digits of one dimension, every other digit over its full radix. */
     private static Step.Zero zero(TiledDigits digits, List<TiledDigits.Range> pad) {
         List<Loop> loops = new ArrayList<>();

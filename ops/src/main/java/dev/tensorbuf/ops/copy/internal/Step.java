@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.copy.internal;
 
+import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.internal.Extents;
 import java.util.List;
 
@@ -12,7 +13,7 @@ import java.util.List;
  * CopyPlan.of(src, dst).steps().size();   // 3
  * }
  */
-public sealed interface Step permits Step.Run, Step.Zero, Step.Gather {
+public sealed interface Step permits Step.Run, Step.Zero, Step.Gather, Step.Dequantize {
 
     /**
      * A strided loop nest, loops outermost first, run by one kernel.
@@ -63,5 +64,21 @@ public sealed interface Step permits Step.Run, Step.Zero, Step.Gather {
      * @param reason why no strided form was found
      */
     record Gather(String reason) implements Step {
+    }
+
+    /**
+     * A run whose source is block-quantized ({@link BlockSource}): {@code run} is planned over the
+     * source's f32 rows ({@link BlockSource#virtual()}), and each part of it reads the whole blocks
+     * of the rows it touches. Direct: the run's innermost loop is unit stride on both sides into
+     * f32, bf16 or f16, and the blocks are dequantized straight into the destination (into bf16 or
+     * f16 through a few blocks' worth of floats in cache); else a part's rows go into a per-thread
+     * tile of f32 rows, which {@code run}'s kernel then copies into the destination.
+     *
+     * @param source the blocks
+     * @param run the loop nest over the source's f32 rows, and its kernel
+     * @param into the destination's element type
+     * @param direct whether the values go straight into the destination
+     */
+    record Dequantize(BlockSource source, Run run, DType into, boolean direct) implements Step {
     }
 }

@@ -1,0 +1,200 @@
+package dev.tensorbuf.ops.quant;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.memory.MemoryBuffer;
+import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.ops.copy.CopyEngine;
+import dev.tensorbuf.ops.copy.CopyPlan;
+import dev.tensorbuf.ops.copy.internal.Step;
+import dev.tensorbuf.ops.quant.internal.BlockKernels;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.BlockType;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.TensorView;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Dequantization as a planned copy: every block type's values from gguf-py ({@code
+ * conformance/gguf_quants/}, random blocks with NaN and infinite scales and special blocks),
+ * dequantized by {@link BlockTensor#dequantize} into f32, bf16 and f16, row-major, transposed and
+ * tiled, on one thread and several, scalar and vector, are byte for byte gguf-py's f32 copied by
+ * the engine into the same layout (tile padding included); and the plan says what it does, with no whole-tensor scratch.
+ */
+class BlockPlanTest {
+    private static final List<String> LAYOUTS = List.of("f32[%d,%d]{1,0}", "bf16[%d,%d]{1,0}", "f16[%d,%d]{1,0}",
+            "f32[%d,%d]{0,1}", "bf16[%d,%d]{0,1}", "bf16[%d,%d]{1,0:T(8,128)}", "f32[%d,%d]{0,1:T(8,128)}");
+    /** The vector engine on one thread, the scalar kernels, and two threads cutting every copy. */
+    private static final List<CopyEngine> ENGINES = List.of(CopyEngine.of(1), CopyEngine.of(1, false),
+            CopyEngine.of(CopyEngine.Config.of().withParallelism(2).withParallelThresholdBytes(0)));
+
+    private Allocator arena;
+
+    @BeforeEach
+    void setUp() {
+        arena = Allocators.shared();
+    }
+
+    @AfterEach
+    void tearDown() {
+        arena.close();
+    }
+
+    private static byte[] resource(String name) throws IOException {
+        try (InputStream in = BlockPlanTest.class.getResourceAsStream("/conformance/gguf_quants/" + name)) {
+            if (in == null) {
+                throw new IOException("missing test resource conformance/gguf_quants/" + name);
+            }
+            return in.readAllBytes();
+        }
+    }
+
+    private MemoryBuffer buffer(byte[] bytes) {
+        MemoryBuffer b = arena.allocate(bytes.length);
+        MemorySegment.copy(bytes, 0, b.segment(), ValueLayout.JAVA_BYTE, 0, bytes.length);
+        return b;
+    }
+
+    /**
+     * Dequantizes {@code q} into {@code shape} with every engine and compares all the bytes
+     * (tile padding included) with {@code expected} (f32 values) copied into it by the engine.
+     */
+    private void assertDequantizes(TensorView expected, BlockTensor q, String shape) {
+        long size = ArrayShape.parse(shape).arraySize();
+        TensorView want = TensorView.of(arena.allocate(size), shape);
+        // Both filled alike: where the engine writes a tiled destination's padding, so must the dequantization.
+        want.buffer().segment().fill((byte) 0x5a);
+        CopyEngine.of(1).copy(expected, want);
+        byte[] wantBytes = want.buffer().segment().toArray(ValueLayout.JAVA_BYTE);
+        for (CopyEngine engine : ENGINES) {
+            TensorView got = TensorView.of(arena.allocate(size), shape);
+            got.buffer().segment().fill((byte) 0x5a);
+            q.dequantize(got, engine);
+            byte[] gotBytes = got.buffer().segment().toArray(ValueLayout.JAVA_BYTE);
+            for (int i = 0; i < wantBytes.length; i++) {
+                if (wantBytes[i] != gotBytes[i]) {
+                    throw new AssertionError(q + " into " + shape + " with " + engine.parallelism() + " threads"
+                            + (engine.vectorKernels() ? "" : ", scalar") + ": byte " + i + " is " + gotBytes[i]
+                            + ", the engine's copy of gguf-py's f32 has " + wantBytes[i]);
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = BlockType.class, names = {"Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q2_K", "Q3_K", "Q4_K", "Q5_K",
+        "Q6_K", "TQ1_0", "TQ2_0", "MXFP4", "IQ4_NL", "IQ4_XS", "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ3_XXS", "IQ3_S", "IQ1_S",
+        "IQ1_M", "NVFP4"})
+    void everyTypeIsGgufPysValuesInEveryLayout(BlockType type) throws IOException {
+        byte[] blocks = resource(type + ".blocks");
+        byte[] values = resource(type + ".f32");
+        int bv = type.blockValues();
+        long n = blocks.length / type.blockBytes();
+        long perRow = n >= 4 ? 2 : 1;
+        long rows = n / perRow;
+        long cols = perRow * bv;
+        BlockTensor q = BlockTensor.of(buffer(blocks), type, rows, cols);
+        TensorView reference = TensorView.of(buffer(values), ArrayShape.of(DType.F32, rows, cols));
+        for (String layout : LAYOUTS) {
+            assertDequantizes(reference, q, String.format(layout, rows, cols));
+        }
+        // Rows sliced inside their first and last blocks: partial blocks at both ends of every row.
+        long from = bv / 2 - 1;
+        long to = cols - bv / 4 - 1;
+        TensorView window = Ops.slice(reference, new long[] {1, from}, new long[] {rows, to}, new long[] {1, 1});
+        for (String layout : List.of("f32[%d,%d]{1,0}", "bf16[%d,%d]{1,0}", "bf16[%d,%d]{0,1}")) {
+            assertDequantizes(window, q.slice(0, 1, rows).slice(1, from, to), String.format(layout, rows - 1, to - from));
+        }
+    }
+
+    /** Random Q4_0 blocks with finite scales, {@code rows} rows of {@code cols} values, and their f32 by the block kernels. */
+    private Object[] randomQ4_0(long rows, long cols, long seed) {
+        BlockType type = BlockType.Q4_0;
+        Random random = new Random(seed);
+        MemoryBuffer bytes = arena.allocate(type.byteSize(rows * cols));
+        for (long i = 0; i < bytes.byteSize(); i++) {
+            bytes.segment().set(ValueLayout.JAVA_BYTE, i, (byte) random.nextInt());
+        }
+        for (long b = 0; b < bytes.byteSize() / type.blockBytes(); b++) {
+            bytes.segment().set(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), b * type.blockBytes(),
+                    Float.floatToFloat16(random.nextFloat() - 0.5f));
+        }
+        MemoryBuffer f32 = arena.allocate(4 * rows * cols);
+        BlockKernels.of(false).dequantize(type, bytes.segment(), 0, f32.segment(), 0, rows * cols / type.blockValues());
+        return new Object[] {BlockTensor.of(bytes, type, rows, cols), TensorView.of(f32, ArrayShape.of(DType.F32, rows, cols))};
+    }
+
+    @Test
+    void aTransposeTouchingMoreRowsThanATileIsCutIntoTiles() {
+        // 3000 rows of 64 values: more than a per-thread tile's 65536 values, so the staged parts are cut.
+        Object[] q = randomQ4_0(3000, 64, 38);
+        assertDequantizes((TensorView) q[1], (BlockTensor) q[0], "bf16[3000,64]{0,1}");
+        assertDequantizes((TensorView) q[1], (BlockTensor) q[0], "f32[3000,64]{0,1:T(8,128)}");
+        BlockTensor cat = BlockTensor.concatenate(0, List.of(((BlockTensor) q[0]).slice(0, 2000, 3000),
+                ((BlockTensor) q[0]).slice(0, 0, 2000)));
+        TensorView r = (TensorView) q[1];
+        assertDequantizes(Ops.concatenate(0, List.of(Ops.slice(r, new long[] {2000, 0}, new long[] {3000, 64}, new long[] {1, 1}),
+                Ops.slice(r, new long[] {0, 0}, new long[] {2000, 64}, new long[] {1, 1}))), cat, "bf16[3000,64]{0,1}");
+    }
+
+    @Test
+    void explainShowsDequantizeStepsAndNoWholeTensorScratch() {
+        Object[] made = randomQ4_0(256, 1024, 7);
+        BlockTensor q = (BlockTensor) made[0];
+        TensorView rows = TensorView.of(arena.allocate(2L * 256 * 1024), "bf16[256,1024]{1,0}");
+        CopyPlan.Explanation e = q.explain(rows, CopyEngine.of(2));
+        assertEquals(CopyPlan.Explanation.Route.PLANNED, e.route());
+        assertTrue(e.temporaries().isEmpty(), e.toString());
+        assertFalse(e.steps().isEmpty());
+        for (Step s : e.steps()) {
+            assertTrue(s instanceof Step.Dequantize d && d.direct() && d.into() == DType.BF16, e.toString());
+        }
+        assertEquals(256L * 1024, e.elements());
+        assertEquals(BlockType.Q4_0.byteSize(256L * 1024) + 2L * 256 * 1024, e.bytes());
+        assertTrue(e.toString().contains("dequantize Q4_0 blocks straight into the destination: 262144 elements, rows of"
+                + " 1024 values"), e.toString());
+        assertFalse(e.toString().contains("temporary"), e.toString());
+        assertTrue(e.toJson().contains("{\"step\":\"dequantize\",\"block_type\":\"Q4_0\",\"direct\":true"), e.toJson());
+
+        TensorView transposed = TensorView.of(arena.allocate(4L * 256 * 1024), "f32[256,1024]{0,1}");
+        CopyPlan.Explanation t = q.explain(transposed);
+        assertTrue(t.temporaries().isEmpty(), t.toString());
+        assertTrue(t.steps().stream().allMatch(s -> s instanceof Step.Dequantize d && !d.direct()), t.toString());
+        assertTrue(t.toString().contains("through a per-thread tile of f32 rows, then TRANSPOSE"), t.toString());
+
+        TensorView tiled = TensorView.of(arena.allocate(ArrayShape.parse("bf16[256,1024]{1,0:T(8,128)}").arraySize()),
+                "bf16[256,1024]{1,0:T(8,128)}");
+        CopyPlan.Explanation tt = q.explain(tiled);
+        assertTrue(tt.temporaries().isEmpty(), tt.toString());
+        assertTrue(tt.steps().stream().anyMatch(s -> s instanceof Step.Dequantize), tt.toString());
+        // Explaining writes nothing.
+        assertEquals(0, rows.buffer().segment().get(ValueLayout.JAVA_LONG, 0));
+    }
+
+    @Test
+    void badDestinationsAreRefusedBeforeAnythingIsWritten() {
+        Object[] made = randomQ4_0(4, 64, 3);
+        BlockTensor q = (BlockTensor) made[0];
+        MemoryBuffer out = arena.allocate(4 * 4 * 64);
+        TensorView readOnly = TensorView.of(out.asReadOnly(), "f32[4,64]");
+        assertEquals("cannot dequantize into f32[4, 64]: its segment (1024 bytes) is read-only",
+                assertThrows(IllegalArgumentException.class, () -> q.dequantize(readOnly)).getMessage());
+        assertThrows(IllegalArgumentException.class, () -> q.dequantize(TensorView.of(out, "f32[4,32]")));
+    }
+}
