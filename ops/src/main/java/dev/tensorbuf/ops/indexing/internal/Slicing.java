@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.indexing.internal;
 
+import dev.tensorbuf.ops.hlo.internal.HloInstructions;
 import dev.tensorbuf.ops.hlo.internal.HloAttribute;
 import dev.tensorbuf.ops.hlo.internal.HloAttribute.PadDim;
 import dev.tensorbuf.ops.hlo.internal.HloAttribute.SliceDim;
@@ -30,7 +31,7 @@ final class Slicing {
         ArrayShape in = ctx.operandShape(instr, 0);
         ArrayShape out = instr.arrayShape();
         String where = "slice " + instr.name() + " of " + in + " to " + out;
-        HloAttribute attribute = instr.attribute("slice").orElseThrow(
+        HloAttribute attribute = HloInstructions.attribute(instr, "slice").orElseThrow(
                 () -> Errors.missingAttribute(where, "slice"));
         if (!(attribute instanceof HloAttribute.Slices slices)) {
             throw new IllegalArgumentException(where + ": slice is " + attribute + ", expected [start:limit:stride] per dim");
@@ -152,7 +153,7 @@ final class Slicing {
      */
     private static List<PadDim> padding(HloInstruction instr, ArrayShape in, ArrayShape out) {
         String where = "pad " + instr.name() + " of " + in + " to " + out;
-        HloAttribute attribute = instr.attribute("padding").orElseThrow(
+        HloAttribute attribute = HloInstructions.attribute(instr, "padding").orElseThrow(
                 () -> Errors.missingAttribute(where, "padding"));
         if (!(attribute instanceof HloAttribute.Padding padding)) {
             throw new IllegalArgumentException(where + ": padding is " + attribute + ", expected low_high_interior per dim");
