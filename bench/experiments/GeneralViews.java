@@ -4,6 +4,7 @@
 // java --enable-native-access=ALL-UNNAMED --add-modules jdk.incubator.vector -cp cli/target/tensorbuf.jar \
 //     bench/experiments/GeneralViews.java [ROUNDS]
 
+import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.Ops;
@@ -79,7 +80,7 @@ public class GeneralViews {
         Arrays.sort(kt);
         double k = kt[rounds / 2];
         double c = ct[rounds / 2];
-        String kernels = CopyPlan.of(ViewAdapter.access(src).orElseThrow(), ViewAdapter.destination(dst).orElseThrow())
+        String kernels = AccessCopies.plan(ViewAdapter.access(src).orElseThrow(), ViewAdapter.destination(dst).orElseThrow())
                 .steps().stream().map(s -> s instanceof Step.Run run ? run.kernel().toString() : s.toString()).distinct()
                 .toList().toString();
         System.out.printf("%-28s %11d %9.2f ms %6.2f GB/s %5.2f of copy  %s%n", name, bytes, k * 1e3, 2 * bytes / k / 1e9,

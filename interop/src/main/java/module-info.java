@@ -8,7 +8,8 @@ module dev.tensorbuf.interop {
     requires transitive dev.tensorbuf.memory;
     requires transitive dev.tensorbuf.views;
     requires transitive dev.tensorbuf.ops;
-    requires org.agrona;
+    // Transitive: AgronaBuffers' and StagingPipeline's public signatures take Agrona's buffers and idle strategies.
+    requires transitive org.agrona;
 
     exports dev.tensorbuf.interop;
     exports dev.tensorbuf.interop.staging;

@@ -1,5 +1,6 @@
 package dev.tensorbuf.bench;
 
+import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import dev.tensorbuf.ops.copy.internal.Access;
 import dev.tensorbuf.ops.copy.ChannelAffine;
 import dev.tensorbuf.ops.copy.CopyEngine;
@@ -75,7 +76,7 @@ public record CopyCase(String name, Function<SegmentAllocator, Sides> build) {
     /** {@return the case ready to run: sides allocated and touched, plan made, baseline allocated} */
     public Prepared prepare(SegmentAllocator memory, CopyEngine engine) {
         Sides s = build.apply(memory);
-        CopyPlan plan = engine.plan(s.src(), s.dst(), s.affine());
+        CopyPlan plan = AccessCopies.plan(s.src(), s.dst(), s.affine());
         long half = plan.bytesMoved() / 2;
         // The baseline's memory comes from the same allocator as the case's: the same kind of pages.
         MemorySegment a = memory.allocate(half, 64);

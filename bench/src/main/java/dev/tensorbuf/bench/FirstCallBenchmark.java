@@ -1,5 +1,6 @@
 package dev.tensorbuf.bench;
 
+import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import dev.tensorbuf.ops.copy.internal.Access;
 import dev.tensorbuf.ops.copy.ChannelAffine;
 import dev.tensorbuf.ops.copy.CopyEngine;
@@ -105,7 +106,7 @@ public class FirstCallBenchmark {
         switch (kernel) {
             case "staging" -> {
                 if (engine) {
-                    CopyEngine.defaults().copy(
+                    AccessCopies.copy(CopyEngine.defaults(), 
                             Access.strided(src, DType.U8, StridedLayout.of(TensorFormat.NHWC, N, 3, HW, HW)),
                             Access.strided(dst, DType.F32, StridedLayout.of(TensorFormat.NCHW, N, 3, HW, HW)),
                             new ChannelAffine(1, List.of(SCALE[0], SCALE[1], SCALE[2]), List.of(BIAS[0], BIAS[1], BIAS[2])));
@@ -115,7 +116,7 @@ public class FirstCallBenchmark {
             }
             case "transpose" -> {
                 if (engine) {
-                    CopyEngine.defaults().copy(
+                    AccessCopies.copy(CopyEngine.defaults(), 
                             Access.strided(src, DType.F32, StridedLayout.of(TensorFormat.NCHW, N, TC, TH, TH)),
                             Access.strided(dst, DType.F32, StridedLayout.of(TensorFormat.NHWC, N, TC, TH, TH)));
                 } else {
@@ -126,7 +127,7 @@ public class FirstCallBenchmark {
                 if (engine) {
                     ArrayShape tiled = (ArrayShape) XlaShape.parse(
                             "bf16[" + TILE_ROWS + "," + TILE_COLS + "]{1,0:T(8,128)(2,1)}");
-                    CopyEngine.defaults().copy(
+                    AccessCopies.copy(CopyEngine.defaults(), 
                             Access.strided(src, DType.F32, StridedLayout.packed(TILE_ROWS, TILE_COLS)),
                             Access.tiled(dst, tiled));
                 } else {
@@ -135,7 +136,7 @@ public class FirstCallBenchmark {
             }
             default -> {
                 if (engine) {
-                    CopyEngine.defaults().copy(Access.strided(src, DType.F32, StridedLayout.packed(CONVERT_ELEMENTS)),
+                    AccessCopies.copy(CopyEngine.defaults(), Access.strided(src, DType.F32, StridedLayout.packed(CONVERT_ELEMENTS)),
                             Access.strided(dst, DType.BF16, StridedLayout.packed(CONVERT_ELEMENTS)));
                 } else {
                     for (long i = 0; i < CONVERT_ELEMENTS; i++) {

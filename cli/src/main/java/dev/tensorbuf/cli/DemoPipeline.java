@@ -1,5 +1,6 @@
 package dev.tensorbuf.cli;
 
+import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import dev.tensorbuf.bench.CopyBenchRunner;
 import dev.tensorbuf.bench.ParallelCopy;
 import dev.tensorbuf.cli.DemoSteps.Result;
@@ -101,7 +102,7 @@ final class DemoPipeline implements AutoCloseable {
         List<Float> scale = List.of(1 / STD[0], 1 / STD[1], 1 / STD[2]);
         List<Float> bias = List.of(-MEAN[0] / STD[0], -MEAN[1] / STD[1], -MEAN[2] / STD[2]);
         ChannelAffine affine = new ChannelAffine(1, scale, bias);
-        var plan = engine.plan(src, dst, affine);
+        var plan = AccessCopies.plan(src, dst, affine);
         Runnable step = () -> engine.execute(plan);
         best(step);
         nchw = TensorView.strided(normalised, DType.F32, NCHW);
@@ -132,7 +133,7 @@ final class DemoPipeline implements AutoCloseable {
         MemoryBuffer tiles = arena.allocate(tiled.arraySize());
         tiles.segment().fill((byte) 0);
         TensorView bf16 = TensorView.of(tiles, tiled);
-        CopyPlan pack = engine.plan(Access.strided(normalised.segment(), DType.F32, NCHW),
+        CopyPlan pack = AccessCopies.plan(Access.strided(normalised.segment(), DType.F32, NCHW),
                 Access.tiled(tiles.segment(), tiled));
         Runnable step = () -> engine.execute(pack);
         best(step);

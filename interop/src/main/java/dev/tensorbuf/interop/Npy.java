@@ -1,5 +1,6 @@
 package dev.tensorbuf.interop;
 
+import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import dev.tensorbuf.interop.internal.ByteSwap;
 import dev.tensorbuf.interop.internal.CountedWrites;
 import dev.tensorbuf.interop.internal.Errors;
@@ -380,7 +381,7 @@ public final class Npy {
                             TensorView.strided(MemoryBuffer.foreign(to, MemorySpace.HOST, "Npy.write", () -> { }), type,
                                     StridedLayout.packed(n)));
                 } else {
-                    UNPACKER.copy(Access.tiled(from, piece), Access.strided(out, type, StridedLayout.packed(new long[] {n})));
+                    AccessCopies.copy(UNPACKER, Access.tiled(from, piece), Access.strided(out, type, StridedLayout.packed(new long[] {n})));
                 }
                 writeFully(channel, out.asSlice(0, n).asByteBuffer());
                 done += n;

@@ -40,10 +40,9 @@ import java.util.Objects;
  * ({@code segment()} by one compare with the thread the buffer was made on, as views call it per
  * element). A segment taken on the owner thread and handed on throws FFM's own exception.
  *
- * <p>The implementations are this module's; get a buffer from an {@link Allocator} or a wrapper
- * such as {@code NativeMemory}. The interface is not sealed, because the jars may run as
- * automatic modules or on the class path, where a seal cannot span packages, so nothing stops
- * another class from implementing it. Such an implementation is unsupported: views and the copy
+ * <p>The implementations are this module's, and the interface is sealed (its implementations
+ * live in this package, package-private, as a seal on the class path needs); get a buffer from an
+ * {@link Allocator}, {@link #foreign} or a wrapper such as {@code NativeMemory}. Views and the copy
  * engine rely on every contract stated here and check none of it (that a segment taken under a
  * {@link #hold()} stays backed by this memory until the hold ends, even if the buffer is closed;
  * that a closed buffer refuses a hold; that slices and read-only views share their root's
@@ -61,7 +60,7 @@ import java.util.Objects;
  * }
  * }
  */
-public interface MemoryBuffer extends AutoCloseable {
+public sealed interface MemoryBuffer extends AutoCloseable permits AbstractBuffer {
 
     /**
      * {@return a root buffer of {@code byteSize} bytes at {@code address} in a space Java cannot

@@ -64,7 +64,12 @@
  *     that die with their root, <code>close()</code> (twice is a no-op),
  *     <code>IllegalStateException</code> after close naming pool and close site;
  *     <code>hold()</code> for Java code keeping a segment, <code>lend()</code> for memory handed
- *     outside Java (a hold that also refuses the allocator's close)</dd>
+ *     outside Java (a hold that also refuses the allocator's close). Sealed: the buffers are
+ *     this module's own (users wrap outside memory with <code>foreign</code>), so a buffer's
+ *     lifetime checks and loans hold for every buffer a view or copy meets</dd>
+ * <dt><code>AbstractBuffer.java</code>, <code>HostBuffer.java</code>, <code>DeviceBuffer.java</code></dt>
+ * <dd>the implementations, package-private here because a sealed type's subclasses share its
+ *     package on the class path; <code>internal/BufferFactory</code> makes them for the allocators</dd>
  * <dt><code>MemoryBuffer.Owner</code> (nested in <code>MemoryBuffer.java</code>)</dt>
  * <dd>who frees a buffer: an arena (named by what it serves, e.g. the huge-page allocator's,
  *     through <code>Allocators.shared(name)</code>), a pool, a foreign deleter</dd>

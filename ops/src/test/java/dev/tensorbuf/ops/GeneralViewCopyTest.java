@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops;
 
+import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.copy.internal.Access;
@@ -38,8 +39,8 @@ class GeneralViewCopyTest {
     private static List<Kernel> kernels(TensorView src, TensorView dst) {
         Access s = ViewAdapter.access(src).orElseThrow();
         Access d = ViewAdapter.destination(dst).orElseThrow();
-        CopyPlan.of(s, d);
-        return CopyPlan.of(s, d).steps().stream()
+        AccessCopies.plan(s, d);
+        return AccessCopies.steps(AccessCopies.plan(s, d)).stream()
                 .map(step -> step instanceof Step.Run r ? r.kernel() : step instanceof Step.Zero ? Kernel.ZERO : Kernel.GATHER)
                 .toList();
     }

@@ -1,11 +1,11 @@
 package dev.tensorbuf.interop.internal;
 
+import dev.tensorbuf.memory.internal.BufferFactory;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.memory.internal.ArenaAllocator;
 import dev.tensorbuf.memory.internal.ForeignLifetime;
-import dev.tensorbuf.memory.internal.HostBuffer;
 import dev.tensorbuf.memory.internal.Scope;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -165,7 +165,7 @@ public final class HugePageAllocator implements Allocator {
         try {
             MemorySegment bytes = RestrictedNative.segment(start, byteSize, segmentScope);
             // MemoryBuffer.foreign's buffer, but in this allocator's scope, where its loans count.
-            buffer = new HostBuffer(new ForeignLifetime(OWNER, byteSize, scope, mapping::free), MemorySpace.HOST, bytes);
+            buffer = BufferFactory.host(new ForeignLifetime(OWNER, byteSize, scope, mapping::free), MemorySpace.HOST, bytes);
         } catch (RuntimeException | Error e) {
             segmentScope.close();
             AnonymousMapping.unmap(base, length);

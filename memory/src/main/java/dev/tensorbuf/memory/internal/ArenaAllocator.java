@@ -81,7 +81,7 @@ public final class ArenaAllocator implements Allocator {
             }
             throw e;
         }
-        return new HostBuffer(lifetime, MemorySpace.HOST, segment);
+        return BufferFactory.host(lifetime, MemorySpace.HOST, segment);
     }
 
     @Override

@@ -198,7 +198,7 @@ public final class BufferPool implements PooledAllocator {
         var lifetime = new PooledLifetime(this, block, id, byteSize, site);
         block.holder = lifetime;
         var segment = block.byteSize() == byteSize ? block.segment : block.segment.asSlice(0, byteSize);
-        return new HostBuffer(lifetime, MemorySpace.HOST, segment);
+        return BufferFactory.host(lifetime, MemorySpace.HOST, segment);
     }
 
     /** Removes cached blocks, largest classes first, until at most {@code target} bytes stay cached. */

@@ -8,7 +8,9 @@ final class CallSites {
     private static final StackWalker WALKER = StackWalker.getInstance();
     private static final String INTERNAL = "dev.tensorbuf.memory.internal.";
     private static final String API = "dev.tensorbuf.memory.";
-    private static final List<String> API_TYPES = List.of("Allocator", "PooledAllocator", "MemoryBuffer");
+    // The buffer implementations live in the API package (MemoryBuffer is sealed), so they are named here too.
+    private static final List<String> API_TYPES = List.of("Allocator", "PooledAllocator", "MemoryBuffer",
+            "AbstractBuffer", "HostBuffer", "DeviceBuffer");
 
     private CallSites() {}
 

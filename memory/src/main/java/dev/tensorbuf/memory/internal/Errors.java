@@ -96,7 +96,7 @@ public final class Errors {
                 + " deleter), then close it again");
     }
 
-    static WrongThreadException wrongThread(Lifetime lifetime) {
+    public static WrongThreadException wrongThread(Lifetime lifetime) {
         return wrongThread(lifetime.describe() + " cannot be used", null);
     }
 
@@ -107,17 +107,17 @@ public final class Errors {
                 + " buffers between threads)", cause);
     }
 
-    static UnsupportedOperationException notHostAccessible(MemorySpace space) {
+    public static UnsupportedOperationException notHostAccessible(MemorySpace space) {
         return new UnsupportedOperationException("buffer in " + space.describe()
                 + " is not host-accessible; copy it to a host buffer first");
     }
 
-    static IndexOutOfBoundsException sliceOutOfBounds(long offset, long length, long byteSize) {
+    public static IndexOutOfBoundsException sliceOutOfBounds(long offset, long length, long byteSize) {
         return new IndexOutOfBoundsException("slice of " + bytes(length) + " at offset " + offset
                 + " out of bounds [0, " + byteSize + ") of a buffer of " + bytes(byteSize));
     }
 
-    static UnsupportedOperationException viewNotClosable(Lifetime lifetime) {
+    public static UnsupportedOperationException viewNotClosable(Lifetime lifetime) {
         return new UnsupportedOperationException("a slice or read-only view of " + lifetime.describe()
                 + " does not own its memory; close the buffer it was made from");
     }

@@ -25,7 +25,7 @@ public final class ForeignBuffers {
             throw new IllegalArgumentException(space.describe()
                     + " is host-accessible: wrap its memory as a MemorySegment with MemoryBuffer.foreign(segment, ...)");
         }
-        return new DeviceBuffer(new ForeignLifetime(owner, byteSize, deleter), space, address, byteSize, readOnly);
+        return BufferFactory.device(new ForeignLifetime(owner, byteSize, deleter), space, address, byteSize, readOnly);
     }
 
     /** Addresses are unsigned: {@code [address, address + byteSize)} must not wrap past 2^64. */
@@ -55,6 +55,6 @@ public final class ForeignBuffers {
             throw new IllegalStateException("cannot wrap " + Errors.bytes(segment.byteSize()) + " for foreign owner '"
                     + owner + "': the segment's arena is already closed");
         }
-        return new HostBuffer(new ForeignLifetime(owner, segment.byteSize(), deleter), space, segment);
+        return BufferFactory.host(new ForeignLifetime(owner, segment.byteSize(), deleter), space, segment);
     }
 }

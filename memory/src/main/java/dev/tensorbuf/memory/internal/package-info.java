@@ -1,6 +1,7 @@
 /**
- * The implementations behind {@code dev.tensorbuf.memory}'s interfaces: the buffers
- * ({@code HostBuffer}, {@code DeviceBuffer}), the lifetimes they share with their slices and
+ * The implementations behind {@code dev.tensorbuf.memory}'s interfaces: the buffers' making
+ * ({@code BufferFactory}; the buffers themselves are package-private in {@code dev.tensorbuf.memory},
+ * since {@code MemoryBuffer} is sealed), the lifetimes they share with their slices and
  * read-only views ({@code Lifetime}, with pool and foreign-deleter variants), the arena allocator,
  * the pool's blocks and size classes, allocation sites, and the module's message factories
  * ({@code Errors}).
@@ -24,9 +25,11 @@
  *     a hold counted in the scope under its monitor, where every allocator's close checks
  *     <code>refuseIfLent</code> and marks the scope closed in one step, so a loan racing a close
  *     either refuses the close or is refused), allocator liveness, pool and deleter variants</dd>
- * <dt><code>AbstractBuffer.java</code>, <code>HostBuffer.java</code>,
- *     <code>DeviceBuffer.java</code></dt>
- * <dd>buffer implementations</dd>
+ * <dt><code>BufferFactory.java</code></dt>
+ * <dd>makes root host and device buffers: <code>MemoryBuffer</code> is sealed, and on the class
+ *     path its implementations (<code>AbstractBuffer</code>, <code>HostBuffer</code>,
+ *     <code>DeviceBuffer</code>) must share its package, where they are package-private; their
+ *     constructors are lent here by <code>AbstractBuffer</code>'s class initializer</dd>
  * <dt><code>ArenaAllocator.java</code></dt>
  * <dd>one FFM arena; a shared one is marked closed before FFM closes it, so allocations racing the
  *     close are refused in the allocator's words; a close while a buffer is lent is refused and

@@ -1,6 +1,5 @@
 package dev.tensorbuf.ops.copy;
 
-import dev.tensorbuf.ops.copy.internal.Access;
 import dev.tensorbuf.views.DType;
 import java.util.List;
 
@@ -15,7 +14,7 @@ import java.util.List;
  * every other floating-point destination (f32, f16, bf16, the f8 family, ...) it is computed in
  * floats: {@code x} is first rounded to a float, and a destination narrower than f32 rounds the
  * float result once more. The destination must be one of these floating-point types
- * ({@link CopyPlan#of(Access, Access, ChannelAffine)}).
+ * ({@code AccessCopies.plan(Access, Access, ChannelAffine)}).
  *
  * <p>The fused multiply-add is the exact product and sum rounded once, so it is never further from
  * the true value than NumPy's {@code x.astype(np.float32) * scale + bias}, which rounds the product

@@ -1,7 +1,7 @@
 package dev.tensorbuf.ops.copy;
 
 import dev.tensorbuf.ops.copy.internal.Access;
-import dev.tensorbuf.ops.copy.internal.ScratchMemory;
+import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import dev.tensorbuf.ops.internal.Sizes;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
@@ -108,7 +108,7 @@ public final class CopyEngine {
      *     version runs, 0 for vector at once ({@code tensorbuf.copy.scalarFirstBytes}; default 0;
      *     the launcher sets 256 MiB for {@code convert} and {@code run})
      * @param stageDestination whether transposes that write in strided passes write through the
-     *     pooled 6 MiB scratch buffers ({@link #scratchMemory()}; {@code tensorbuf.copy.stageDestination}; default true)
+     *     pooled 6 MiB scratch buffers ({@link #releaseScratch()}; {@code tensorbuf.copy.stageDestination}; default true)
      * @param transposeBandBytes bytes of one band of a blocked 16x16 transpose, 0 unbanded
      *     ({@code tensorbuf.copy.transposeBandBytes}; default 256 KiB)
      * @param replicateBytes smallest destination block a fill replicates by bulk copies, 0 never
@@ -326,16 +326,9 @@ public final class CopyEngine {
     }
 
     /**
-     * {@return the scratch memory held by the copy engines of this process, outside any
-     * {@link Allocator}} Large transposes that write their destination in strided passes
-     * (NCHW -> NHWC) use one 6 MiB buffer per copying thread, kept for reuse, at most one per core.
-     */
-    public static ScratchMemory scratchMemory() {
-        return CopyExecutor.scratchMemory();
-    }
-
-    /**
-     * Frees the scratch buffers kept for reuse (see {@link #scratchMemory()}); buffers that running
+     * Frees the scratch memory the copy engines of this process keep for reuse, outside any
+     * {@link Allocator}: large transposes that write their destination in strided passes
+     * (NCHW -> NHWC) use one 6 MiB buffer per copying thread, at most one per core. Buffers that running
      * copies are writing through stay theirs and are kept when those copies end. A later copy
      * allocates again as it needs. {@return the bytes freed}
      */
@@ -370,16 +363,6 @@ public final class CopyEngine {
         return executor.vector();
     }
 
-    /** {@return the plan, see {@link CopyPlan#of(Access, Access)}} */
-    public CopyPlan plan(Access src, Access dst) {
-        return CopyPlan.of(src, dst);
-    }
-
-    /** {@return the plan, see {@link CopyPlan#of(Access, Access, ChannelAffine)}} */
-    public CopyPlan plan(Access src, Access dst, ChannelAffine affine) {
-        return CopyPlan.of(src, dst, affine);
-    }
-
     /**
      * Runs a plan. A conversion that meets a value the destination type cannot hold (an integer
      * out of range, NaN to an integer) throws part way, leaving the destination partly written:
@@ -411,25 +394,6 @@ public final class CopyEngine {
         }
     }
 
-    /** Plans and runs a copy. @throws IllegalArgumentException, IndexOutOfBoundsException as {@link CopyPlan#of(Access, Access)} */
-    public void copy(Access src, Access dst) {
-        execute(plan(src, dst));
-    }
-
-    /** Plans and runs a copy with a per-channel scale and bias. */
-    public void copy(Access src, Access dst, ChannelAffine affine) {
-        execute(plan(src, dst, affine));
-    }
-
-    /**
-     * A newly allocated copy and the buffer that owns it; close the buffer to free it.
-     *
-     * @param buffer the new memory
-     * @param access the copy, addressed in the requested layout
-     */
-    public record Materialized(MemoryBuffer buffer, Access access) {
-    }
-
     /**
      * {@return a copy of {@code src} in a new buffer laid out by {@code layout}, converted to
      * {@code dtype}} The buffer is closed if the copy fails.
@@ -437,7 +401,7 @@ public final class CopyEngine {
      * @throws IllegalArgumentException if the layout's sizes are not the source's dims or it has
      *     a negative offset reach
      */
-    public Materialized materialize(Access src, DType dtype, StridedLayout layout, Allocator allocator) {
+    AccessCopies.Materialized materialize(Access src, DType dtype, StridedLayout layout, Allocator allocator) {
         if (!layout.sizes().equals(src.dims())) {
             throw new IllegalArgumentException("layout sizes " + layout.sizes() + " differ from source dims " + src.dims());
         }
@@ -450,8 +414,8 @@ public final class CopyEngine {
         MemoryBuffer buffer = allocator.allocate(Math.max(1, bytes));
         return closedIfItFails(buffer, () -> {
             Access dst = Access.strided(buffer.segment(), dtype, layout);
-            copy(src, dst);
-            return new Materialized(buffer, dst);
+            execute(CopyPlan.of(src, dst, null));
+            return new AccessCopies.Materialized(buffer, dst);
         });
     }
 
@@ -462,7 +426,7 @@ public final class CopyEngine {
      *
      * @throws IllegalArgumentException if the shape's dims are not the source's
      */
-    public Materialized materialize(Access src, ArrayShape shape, Allocator allocator) {
+    AccessCopies.Materialized materialize(Access src, ArrayShape shape, Allocator allocator) {
         if (!shape.dims().equals(src.dims())) {
             throw new IllegalArgumentException("shape " + shape + " differs from source dims " + src.dims());
         }
@@ -470,8 +434,8 @@ public final class CopyEngine {
         return closedIfItFails(buffer, () -> {
             zeroWhatTheCopySkips(buffer, shape, null); // a tiled access writes every slot
             Access dst = Access.tiled(buffer.segment(), shape);
-            copy(src, dst);
-            return new Materialized(buffer, dst);
+            execute(CopyPlan.of(src, dst, null));
+            return new AccessCopies.Materialized(buffer, dst);
         });
     }
 
@@ -537,7 +501,7 @@ public final class CopyEngine {
      * }
      *
      * @throws IllegalArgumentException as {@link #copy(TensorView, TensorView)}, or as
-     *     {@link CopyPlan#of(Access, Access, ChannelAffine)} for the scale and bias
+     *     {@link AccessCopies#plan(Access, Access, ChannelAffine)} for the scale and bias
      */
     public void copy(TensorView src, TensorView dst, ChannelAffine affine) {
         copyViews(src, dst, Objects.requireNonNull(affine, "affine"));
@@ -617,7 +581,7 @@ public final class CopyEngine {
 
     /**
      * {@return how {@code src} goes into {@code dst}} Reads and writes no element; planning a
-     * single-access copy checks it as {@link CopyPlan#of(Access, Access, ChannelAffine)} does. A
+     * single-access copy checks it as {@link AccessCopies#plan(Access, Access, ChannelAffine)} does. A
      * view of one piece with an access of its own (the common case) is planned at once: no
      * domain is cut and no map is built.
      */
@@ -678,7 +642,7 @@ public final class CopyEngine {
     /** {@return the route of two one-piece views: planned, staged when a side is packed, else element by element} */
     private static Route onePiece(TensorView src, TensorView dst, Optional<Access> from, Optional<Access> to) {
         if (from.isPresent() && to.isPresent()) {
-            return new Planned(withTail(CopyPlan.of(from.get(), to.get()), dst));
+            return new Planned(withTail(CopyPlan.of(from.get(), to.get(), null), dst));
         }
         Optional<SubByteStaging.Staging> staging = SubByteStaging.plan(src, dst, from, to);
         if (staging.isPresent()) {
@@ -768,7 +732,7 @@ public final class CopyEngine {
             } else if (to.isPresent()) {
                 Access in = ViewAdapter.access(dense).orElseThrow();
                 if (run) {
-                    copy(in, to.get(), affine);
+                    execute(CopyPlan.of(in, to.get(), affine));
                 } else {
                     explained.add(explainPlanned(CopyPlan.of(in, to.get(), affine), dense.toString(), dst.toString()));
                 }
@@ -827,7 +791,7 @@ public final class CopyEngine {
 
     /** {@return what {@link #execute(CopyPlan)} does with {@code plan}: its steps, threads and bytes} */
     public CopyPlan.Explanation explain(CopyPlan plan) {
-        return explainPlanned(plan, describe(plan.src()), describe(plan.dst()));
+        return explainPlanned(plan, describe(AccessCopies.src(plan)), describe(AccessCopies.dst(plan)));
     }
 
     private static String describe(Access a) {
@@ -839,8 +803,8 @@ public final class CopyEngine {
     }
 
     private CopyPlan.Explanation explainPlanned(CopyPlan plan, String source, String destination) {
-        return new CopyPlan.Explanation(CopyPlan.Explanation.Route.PLANNED, source, destination, plan.src().elementCount(),
-                plan.src().elementCount() == 0 ? 0 : plan.bytesMoved(), executor.threadsFor(plan), plan.steps(), List.of(),
+        return new CopyPlan.Explanation(CopyPlan.Explanation.Route.PLANNED, source, destination, AccessCopies.src(plan).elementCount(),
+                AccessCopies.src(plan).elementCount() == 0 ? 0 : plan.bytesMoved(), executor.threadsFor(plan), Optional.of(plan), List.of(),
                 List.of(), 0, List.of(), List.of(), "");
     }
 
@@ -931,7 +895,7 @@ public final class CopyEngine {
                 long zeroed = n == 0 ? 0 : ViewAdapter.tileSlotBytes(dst);
                 long bytes = n == 0 ? 0 : Sizes.add(Sizes.multiply(n, src.dtype().byteWidth() + dst.dtype().byteWidth(),
                         "bytes moved"), zeroed, "bytes moved");
-                yield new CopyPlan.Explanation(CopyPlan.Explanation.Route.ELEMENTS, from, to, n, bytes, 1, List.of(),
+                yield new CopyPlan.Explanation(CopyPlan.Explanation.Route.ELEMENTS, from, to, n, bytes, 1, Optional.empty(),
                         List.of(), List.of(), zeroed, List.of(), List.of(), reason);
             }
         };
@@ -941,11 +905,11 @@ public final class CopyEngine {
     private static final java.lang.foreign.MemorySegment PLACEHOLDER = java.lang.foreign.MemorySegment.ofArray(new byte[0]);
 
     private static String source(SubByteStaging.Staging staging, String view, CopyPlan inner) {
-        return staging.sides().getFirst().side().equals("source") ? "the source's slots " + describe(inner.src()) : view;
+        return staging.sides().getFirst().side().equals("source") ? "the source's slots " + describe(AccessCopies.src(inner)) : view;
     }
 
     private static String target(SubByteStaging.Staging staging, String view, CopyPlan inner) {
-        return staging.sides().getLast().side().equals("destination") ? "the destination's slots " + describe(inner.dst())
+        return staging.sides().getLast().side().equals("destination") ? "the destination's slots " + describe(AccessCopies.dst(inner))
                 : view;
     }
 
@@ -961,7 +925,7 @@ public final class CopyEngine {
             bytes = Sizes.add(bytes, p.bytes(), "bytes moved");
             threads = Math.max(threads, p.threads());
         }
-        return new CopyPlan.Explanation(route, from, to, n, bytes, threads, List.of(), temporaries, staged, zeroed, pieces,
+        return new CopyPlan.Explanation(route, from, to, n, bytes, threads, Optional.empty(), temporaries, staged, zeroed, pieces,
                 parts, reason);
     }
 

@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.copy;
 
+import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.copy.internal.Access;
 import dev.tensorbuf.ops.copy.internal.FirstRefused;
@@ -25,9 +26,9 @@ final class CopyFailures {
 
     /** FFM's "Attempted access outside owning thread" does not say which side either. */
     static WrongThreadException namingAConfinedSegment(WrongThreadException e, CopyPlan plan) {
-        for (Access side : List.of(plan.src(), plan.dst())) {
+        for (Access side : List.of(AccessCopies.src(plan), AccessCopies.dst(plan))) {
             if (!side.segment().isAccessibleBy(Thread.currentThread())) {
-                return ConfinedMemory.wrongThread("the copy cannot " + (side == plan.src() ? "read its source "
+                return ConfinedMemory.wrongThread("the copy cannot " + (side == AccessCopies.src(plan) ? "read its source "
                         : "write its destination ") + describe(side), e);
             }
         }
@@ -36,9 +37,9 @@ final class CopyFailures {
 
     /** FFM's "Already closed" says nothing of which memory went; the plan knows its two sides. */
     static IllegalStateException namingAClosedSegment(IllegalStateException e, CopyPlan plan) {
-        for (Access side : List.of(plan.src(), plan.dst())) {
+        for (Access side : List.of(AccessCopies.src(plan), AccessCopies.dst(plan))) {
             if (!side.segment().scope().isAlive()) {
-                return new IllegalStateException("the " + (side == plan.src() ? "source" : "destination") + " of the copy "
+                return new IllegalStateException("the " + (side == AccessCopies.src(plan) ? "source" : "destination") + " of the copy "
                         + describe(side) + " lost its memory: its arena is closed", e);
             }
         }
@@ -53,8 +54,8 @@ final class CopyFailures {
      * source changed since).
      */
     static IllegalArgumentException namingTheRefusedElement(RefusedValue e, CopyPlan plan) {
-        Access src = plan.src();
-        return named(e, e, () -> FirstRefused.in(src, plan.dst().dtype()),
+        Access src = AccessCopies.src(plan);
+        return named(e, e, () -> FirstRefused.in(src, AccessCopies.dst(plan).dtype()),
                 src.dtype().xlaName() + src.dims().toString().replace(" ", ""));
     }
 

@@ -1,8 +1,8 @@
 package dev.tensorbuf.ops.copy;
 
+import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.ops.copy.internal.Access;
-import dev.tensorbuf.ops.copy.internal.Kernel;
-import dev.tensorbuf.ops.copy.internal.Loop;
+import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import dev.tensorbuf.ops.copy.internal.Step;
 import dev.tensorbuf.ops.internal.Sizes;
 import dev.tensorbuf.ops.copy.internal.PlannedSteps;
@@ -23,55 +23,95 @@ import java.util.Optional;
 /**
  * What a copy will do, decided once and checked once: the steps (loop nests with their kernels,
  * padding to zero, or a per-element gather), in the destination's physical order. Planning reads
- * no element and writes nothing; {@link CopyEngine#execute(CopyPlan)} runs a plan.
+ * no element and writes nothing; {@link CopyEngine#execute(CopyPlan)} runs a plan, and
+ * {@link #explain()} shows it. Its sides and steps are the engine's own (not API): a copy of
+ * {@link dev.tensorbuf.views.TensorView}s plans and explains through {@link CopyEngine}.
  * {@snippet :
- * try (Arena arena = Arena.ofConfined()) {
- *     MemorySegment a = arena.allocate(4L * 2 * 3 * 4 * 5);
- *     MemorySegment b = arena.allocate(4L * 2 * 3 * 4 * 5);
- *     Access nchw = Access.strided(a, DType.F32, StridedLayout.of(TensorFormat.NCHW, 2, 3, 4, 5));
- *     Access nhwc = Access.strided(b, DType.F32, StridedLayout.of(TensorFormat.NHWC, 2, 3, 4, 5));
- *     CopyPlan p = CopyPlan.of(nchw, nhwc);
- *     p.steps();   // [Run[kernel=INTERLEAVE, srcOffset=0, dstOffset=0,
- *                  //   loops=[Loop[count=2, srcStride=60, dstStride=60], Loop[count=20, srcStride=1, dstStride=3],
- *                  //          Loop[count=3, srcStride=20, dstStride=1]], channelLoop=-1]]
+ * TensorView nchw = TensorView.of(in, "f32[2,3,4,5]{3,2,1,0}");
+ * TensorView nhwc = TensorView.of(out, "f32[2,4,5,3]{3,2,1,0}");
+ * CopyPlan.Explanation e = CopyEngine.of(1).explain(Ops.transpose(nchw, 0, 2, 3, 1), nhwc);
+ * e.plan().orElseThrow().bytesMoved();   // 960
+ * e.toString();   // ...   run INTERLEAVE: 120 elements, src +0, dst +0, loops [2: 60/60, 20: 1/3, 3: 20/1]
  * }
- * }
- * (Three channels interleave three planes, one vector each; 64 channels plan a {@link Kernel#TRANSPOSE}.)
- *
- * @param src the source
- * @param dst the destination
- * @param affine the per-channel scale and bias, if any
- * @param steps what runs, in order
+ * (Three channels interleave three planes, one vector each; 64 channels plan a transpose.)
  */
-public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, List<Step> steps) {
-
-    /** @throws NullPointerException if an argument is null */
-    public CopyPlan {
-        Objects.requireNonNull(src, "src");
-        Objects.requireNonNull(dst, "dst");
-        Objects.requireNonNull(affine, "affine");
-        steps = List.copyOf(steps);
+public final class CopyPlan {
+    static {
+        AccessCopies.lend(new Lent());
     }
 
-    /**
-     * {@return the plan copying {@code src} into {@code dst}, converting the element type if they differ}
-     *
-     * @throws IllegalArgumentException if the dimensions differ, the types cannot convert, the
-     *     destination is read-only, overlaps itself or the source
-     * @throws IndexOutOfBoundsException if an element lies outside its segment
-     */
-    public static CopyPlan of(Access src, Access dst) {
-        return of(src, dst, null);
+    private final Access src;
+    private final Access dst;
+    private final Optional<ChannelAffine> affine;
+    private final List<Step> steps;
+
+    private CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, List<Step> steps) {
+        this.src = Objects.requireNonNull(src, "src");
+        this.dst = Objects.requireNonNull(dst, "dst");
+        this.affine = Objects.requireNonNull(affine, "affine");
+        this.steps = List.copyOf(steps);
+    }
+
+    /** What {@link AccessCopies} reaches: the plan's sides and steps, which are not API. */
+    private static final class Lent implements AccessCopies.Lender {
+        @Override
+        public CopyPlan plan(Access src, Access dst, ChannelAffine affine) {
+            return CopyPlan.of(src, dst, affine);
+        }
+
+        @Override
+        public CopyPlan of(Access src, Access dst, Optional<ChannelAffine> affine, List<Step> steps) {
+            return new CopyPlan(src, dst, affine, steps);
+        }
+
+        @Override
+        public Access src(CopyPlan plan) {
+            return plan.src;
+        }
+
+        @Override
+        public Access dst(CopyPlan plan) {
+            return plan.dst;
+        }
+
+        @Override
+        public List<Step> steps(CopyPlan plan) {
+            return plan.steps;
+        }
+
+        @Override
+        public AccessCopies.Materialized materialize(CopyEngine engine, Access src, DType dtype, StridedLayout layout,
+                                                     Allocator allocator) {
+            return engine.materialize(src, dtype, layout, allocator);
+        }
+
+        @Override
+        public AccessCopies.Materialized materialize(CopyEngine engine, Access src, ArrayShape shape,
+                                                     Allocator allocator) {
+            return engine.materialize(src, shape, allocator);
+        }
+    }
+
+    /** {@return the sides, the scale and bias, and the steps, for failure messages and logs} */
+    @Override
+    public String toString() {
+        return "CopyPlan[src=" + src + ", dst=" + dst + ", affine=" + affine + ", steps=" + steps + "]";
+    }
+
+    /** {@return the per-channel scale and bias, if any} */
+    public Optional<ChannelAffine> affine() {
+        return affine;
     }
 
     /**
      * {@return the plan copying {@code src} into {@code dst}, applying {@code affine} per channel (may be null)}
      *
-     * @throws IllegalArgumentException as {@link #of(Access, Access)}, or if the channel count
+     * @throws IllegalArgumentException if the dimensions differ, the types cannot convert, the
+     *     destination is read-only, overlaps itself or the source; or if the channel count
      *     does not match the channel dimension or the destination is not a floating-point type
      * @throws IndexOutOfBoundsException if an element lies outside its segment
      */
-    public static CopyPlan of(Access src, Access dst, ChannelAffine affine) {
+    static CopyPlan of(Access src, Access dst, ChannelAffine affine) {
         check(src, dst, affine);
         // Planned before the checks against the segments: a cached plan carries its spans and its
         // destination's self-overlap verdict, which depend on the addressing alone.
@@ -134,7 +174,7 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
      * @param elements the elements copied
      * @param bytes bytes read plus bytes written by every step, temporaries, staging and zeroing included
      * @param threads the most threads a step runs on
-     * @param steps a planned copy's steps, in order; empty for other routes
+     * @param plan a planned copy's plan, whose {@link #toString()} shows its steps; empty for other routes
      * @param temporaries the memory allocated for the copy and freed after it
      * @param staging packed sub-byte sides staged through byte-a-slot temporaries
      * @param zeroedBytes bytes of a tiled destination zeroed besides the steps (its tile padding)
@@ -145,7 +185,7 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
      * @param reason why this route, in words
      */
     public record Explanation(Route route, String source, String destination, long elements, long bytes, int threads,
-                              List<Step> steps, List<Temporary> temporaries, List<Staged> staging, long zeroedBytes,
+                              Optional<CopyPlan> plan, List<Temporary> temporaries, List<Staged> staging, long zeroedBytes,
                               List<Piece> pieces, List<Explanation> parts, String reason) {
 
         /** The ways a copy goes. */
@@ -234,7 +274,7 @@ public record CopyPlan(Access src, Access dst, Optional<ChannelAffine> affine, L
             Objects.requireNonNull(route, "route");
             Objects.requireNonNull(source, "source");
             Objects.requireNonNull(destination, "destination");
-            steps = List.copyOf(steps);
+            Objects.requireNonNull(plan, "plan");
             temporaries = List.copyOf(temporaries);
             staging = List.copyOf(staging);
             pieces = List.copyOf(pieces);

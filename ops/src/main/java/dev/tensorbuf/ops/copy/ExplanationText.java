@@ -2,6 +2,7 @@ package dev.tensorbuf.ops.copy;
 
 import dev.tensorbuf.ops.copy.CopyPlan.Explanation;
 import dev.tensorbuf.ops.copy.internal.Loop;
+import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import dev.tensorbuf.ops.copy.internal.Step;
 import dev.tensorbuf.views.internal.JsonStrings;
 import java.util.List;
@@ -40,7 +41,7 @@ final class ExplanationText {
         if (e.zeroedBytes() > 0) {
             sb.append(in).append("zero ").append(e.zeroedBytes()).append(" bytes of the destination's tiles\n");
         }
-        for (Step step : e.steps()) {
+        for (Step step : AccessCopies.steps(e)) {
             sb.append(in);
             switch (step) {
                 case Step.Run r -> {
@@ -119,9 +120,9 @@ final class ExplanationText {
                 .append(",\"bytes\":").append(e.bytes())
                 .append(",\"threads\":").append(e.threads())
                 .append(",\"steps\":[");
-        for (int i = 0; i < e.steps().size(); i++) {
+        for (int i = 0; i < AccessCopies.steps(e).size(); i++) {
             sb.append(i == 0 ? "" : ",");
-            switch (e.steps().get(i)) {
+            switch (AccessCopies.steps(e).get(i)) {
                 case Step.Run r -> {
                     sb.append("{\"step\":\"run\",\"kernel\":").append(string(r.kernel().name()))
                             .append(",\"elements\":").append(r.elementCount())

@@ -49,7 +49,7 @@
  *     refusal the copy met as its cause; every hold a view copy took ends, a throwing foreign
  *     deleter's included</dd>
  * <dt><code>internal/ScratchMemory.java</code></dt>
- * <dd>what <code>CopyEngine.scratchMemory()</code> reports: the staging scratch held (in use and
+ * <dd>what <code>CopyExecutor.scratchMemory()</code> reports: the staging scratch held (in use and
  *     kept), its peak and buffers allocated; <code>CopyEngine.releaseScratch()</code> frees the
  *     kept ones</dd>
  * <dt><code>internal/Access.java</code></dt>
@@ -62,6 +62,10 @@
  * <dd>the checked plan: runs of loops with a kernel each, zero fills for tile padding, gathers with
  *     a reason; every side is bounds-checked before anything moves (mapped sides through
  *     <code>ViewBounds</code>)</dd>
+ * <dt><code>internal/AccessCopies.java</code></dt>
+ * <dd>the friend of this package: plans, copies and materializes over raw <code>Access</code>
+ *     sides and reads a plan's sides and steps, which the public types do not show;
+ *     <code>CopyPlan</code>'s class initializer lends it the plan's fields</dd>
  * <dt><code>ChannelAffine.java</code></dt>
  * <dd>per-channel scale and bias (image staging): <code>fma(x, scale, bias)</code> in doubles into
  *     f64, in floats into every other type; <code>checkFits</code>, the one check of dims and

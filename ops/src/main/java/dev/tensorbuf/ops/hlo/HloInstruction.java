@@ -1,17 +1,22 @@
 package dev.tensorbuf.ops.hlo;
 
 import dev.tensorbuf.ops.hlo.internal.HloAttribute;
+import dev.tensorbuf.ops.hlo.internal.HloInstructions;
 import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.XlaShape;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * One HLO instruction, {@code name = shape opcode(operands), attributes}, as parsed: operands
- * are names of instructions of the same computation, attributes are typed by their name (see
- * {@link HloAttribute}), and {@code payload} keeps the text between the parentheses of a
+ * are names of instructions of the same computation, attributes are typed by their name, and
+ * {@code payload} keeps the text between the parentheses of a
  * {@code constant} or {@code parameter}.
  *
  * {@snippet :
@@ -27,24 +32,96 @@ import java.util.Optional;
  * t.arrayShape().dims();  // [3, 6, 128, 12288]
  * }
  *
- * @param name the instruction's name, without {@code %}
- * @param shape its result shape, with XLA's default layout where none was written
- * @param opcode the opcode, e.g. {@code "dynamic-slice"}
- * @param operands operand names in order, without {@code %}
- * @param attributes attributes by name, in the order written
- * @param payload text inside the parentheses of {@code constant(...)} and {@code parameter(...)},
- *     else empty
+ * <p>Its attributes' typed values ({@code HloAttribute}) are the parser's own, not API: read
+ * them by kind through {@link #ints}, {@link #intValue}, {@link #text} and {@link #sharding}.
  */
-public record HloInstruction(String name, XlaShape shape, String opcode, List<String> operands,
-                             Map<String, HloAttribute> attributes, String payload) {
-
-    public HloInstruction {
-        operands = List.copyOf(operands);
-        attributes = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(attributes));
+public final class HloInstruction {
+    static {
+        HloInstructions.lend(new Lent());
     }
 
-    /** {@return the attribute of that name, if written} @param key the attribute name */
-    public Optional<HloAttribute> attribute(String key) {
+    private final String name;
+    private final XlaShape shape;
+    private final String opcode;
+    private final List<String> operands;
+    private final Map<String, HloAttribute> attributes;
+    private final String payload;
+
+    private HloInstruction(String name, XlaShape shape, String opcode, List<String> operands,
+                           Map<String, HloAttribute> attributes, String payload) {
+        this.name = Objects.requireNonNull(name, "name");
+        this.shape = Objects.requireNonNull(shape, "shape");
+        this.opcode = Objects.requireNonNull(opcode, "opcode");
+        this.operands = List.copyOf(operands);
+        this.attributes = Collections.unmodifiableMap(new LinkedHashMap<>(attributes));
+        this.payload = Objects.requireNonNull(payload, "payload");
+    }
+
+    /** What {@link HloInstructions} reaches: the typed attributes, which are not API. */
+    private static final class Lent implements HloInstructions.Lender {
+        @Override
+        public HloInstruction of(String name, XlaShape shape, String opcode, List<String> operands,
+                                 Map<String, HloAttribute> attributes, String payload) {
+            return new HloInstruction(name, shape, opcode, operands, attributes, payload);
+        }
+
+        @Override
+        public Map<String, HloAttribute> attributes(HloInstruction in) {
+            return in.attributes;
+        }
+    }
+
+    /** {@return the instruction's name, without {@code %}} */
+    public String name() {
+        return name;
+    }
+
+    /** {@return its result shape, with XLA's default layout where none was written} */
+    public XlaShape shape() {
+        return shape;
+    }
+
+    /** {@return the opcode, e.g. {@code "dynamic-slice"}} */
+    public String opcode() {
+        return opcode;
+    }
+
+    /** {@return operand names in order, without {@code %}} */
+    public List<String> operands() {
+        return operands;
+    }
+
+    /** {@return the names of the attributes written, in the order written} */
+    public Set<String> attributeNames() {
+        return attributes.keySet();
+    }
+
+    /**
+     * {@return text inside the parentheses of {@code constant(...)} and {@code parameter(...)},
+     * else empty}
+     */
+    public String payload() {
+        return payload;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof HloInstruction i && name.equals(i.name) && shape.equals(i.shape) && opcode.equals(i.opcode)
+                && operands.equals(i.operands) && attributes.equals(i.attributes) && payload.equals(i.payload);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(name, shape, opcode, operands, attributes, payload);
+    }
+
+    @Override
+    public String toString() {
+        return "HloInstruction[name=" + name + ", shape=" + shape + ", opcode=" + opcode + ", operands=" + operands
+                + ", attributes=" + attributes + ", payload=" + payload + "]";
+    }
+
+    private Optional<HloAttribute> attribute(String key) {
         return Optional.ofNullable(attributes.get(key));
     }
 

@@ -7,6 +7,10 @@ import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.XlaLayout;
 import dev.tensorbuf.views.XlaShape;
+import dev.tensorbuf.views.indexing.AffineExpr;
+import dev.tensorbuf.views.indexing.IndexingMap;
+import dev.tensorbuf.views.indexing.Variable;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -148,5 +152,94 @@ public final class Bitcast {
         long sa = l.strides().get(a);
         long sb = l.strides().get(b);
         return sa < sb || (sa == sb && a > b);
+    }
+
+    /**
+     * {@return output logical index to input logical index of a bitcast: output logical to
+     * physical, reshape of the physical shapes, input physical to logical} The one writing of the
+     * map: HLO indexing uses it; {@link #apply} makes the same map by laying the target out over
+     * the source's bytes (the source's layout inverse cancels), and a test checks they agree.
+     */
+    public static IndexingMap outputToInput(ArrayShape input, ArrayShape output) {
+        IndexingMap transpose = transposeBitcast(input, output);
+        if (transpose != null) {
+            return transpose;
+        }
+        IndexingMap outToPhysical = logicalToPhysical(output);
+        IndexingMap reshape = Reshape.outputToInput(longs(physicalDims(input)), longs(physicalDims(output)));
+        IndexingMap inFromPhysical = physicalToLogical(input);
+        return IndexingMap.compose(inFromPhysical, IndexingMap.compose(reshape, outToPhysical)).simplify();
+    }
+
+    /**
+     * {@return the transpose map when the bitcast only permutes dimensions (the physical orders
+     * line up dimension by dimension, as XLA's {@code TransposeIsBitcast}), else null}
+     */
+    private static IndexingMap transposeBitcast(ArrayShape input, ArrayShape output) {
+        if (input.rank() != output.rank()) {
+            return null;
+        }
+        List<Integer> in = minorToMajor(input);
+        List<Integer> out = minorToMajor(output);
+        AffineExpr[] res = new AffineExpr[input.rank()];
+        for (int k = 0; k < in.size(); k++) {
+            if (input.dim(in.get(k)) != output.dim(out.get(k))) {
+                return null;
+            }
+            res[in.get(k)] = AffineExpr.dim(out.get(k));
+        }
+        return IndexingMap.of(box(output.dims()), List.of(), List.of(res));
+    }
+
+    /** {@return the layout's dims, minor first; XLA's default (descending) when none is written} */
+    public static List<Integer> minorToMajor(ArrayShape shape) {
+        return shape.layout().map(XlaLayout::minorToMajor).orElseGet(() -> XlaLayout.descending(shape.rank()).minorToMajor());
+    }
+
+    /** {@return the dimension sizes in physical (major-to-minor) order} */
+    public static List<Long> physicalDims(ArrayShape shape) {
+        List<Integer> m2m = minorToMajor(shape);
+        List<Long> out = new ArrayList<>();
+        for (int k = m2m.size() - 1; k >= 0; k--) {
+            out.add(shape.dim(m2m.get(k)));
+        }
+        return out;
+    }
+
+    /** {@return logical index to physical index: physical dim k is logical dim m2m[rank-1-k]} */
+    public static IndexingMap logicalToPhysical(ArrayShape shape) {
+        List<Integer> m2m = minorToMajor(shape);
+        List<AffineExpr> res = new ArrayList<>();
+        for (int k = m2m.size() - 1; k >= 0; k--) {
+            res.add(AffineExpr.dim(m2m.get(k)));
+        }
+        return IndexingMap.of(box(shape.dims()), List.of(), res);
+    }
+
+    /** {@return physical index to logical index} */
+    public static IndexingMap physicalToLogical(ArrayShape shape) {
+        List<Integer> m2m = minorToMajor(shape);
+        int rank = m2m.size();
+        AffineExpr[] res = new AffineExpr[rank];
+        for (int k = 0; k < rank; k++) {
+            res[m2m.get(rank - 1 - k)] = AffineExpr.dim(k);
+        }
+        return IndexingMap.of(box(physicalDims(shape)), List.of(), List.of(res));
+    }
+
+    private static List<Variable> box(List<Long> sizes) {
+        List<Variable> out = new ArrayList<>(sizes.size());
+        for (long n : sizes) {
+            out.add(Variable.of(0, n - 1));
+        }
+        return out;
+    }
+
+    private static long[] longs(List<Long> values) {
+        long[] out = new long[values.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = values.get(i);
+        }
+        return out;
     }
 }

@@ -33,11 +33,15 @@
  *     <code>outputToInput</code> (<code>outputToPart</code> for a part of a concatenation)
  *     returns that map for HLO indexing</dd>
  * <dt><code>DynamicSlice.java</code></dt>
- * <dd>offsets bound when the view is made, clamped as XLA clamps them; then Slice's map. HLO
- *     indexing keeps the offsets as runtime variables instead</dd>
+ * <dd>one map, <code>d_i -&gt; d_i + rt_i</code> with each offset a runtime variable ranging over
+ *     XLA's clamp: HLO indexing binds the variables to the offset operands, the view op binds them
+ *     to offsets known when the view is made (clamped into those ranges)</dd>
  * <dt><code>Bitcast.java</code></dt>
- * <dd>the same bytes under another shape and layout; builds no map (the result is a view of the
- *     target layout at the source's first byte)</dd>
+ * <dd>the same bytes under another shape and layout; its output-to-input map
+ *     (<code>outputToInput</code>: logical to physical, a reshape of the physical dims, back to
+ *     logical) is HLO indexing's; the view op builds no map but lays the target out at the
+ *     source's first byte, which is that map composed with the source's layout
+ *     (<code>ViewMapOnceTest</code> checks they agree)</dd>
  * <dt><code>OpChecks.java</code></dt>
  * <dd>argument checks the op files share (rank, permutation), with uniform messages</dd>
  * </dl>

@@ -6,6 +6,7 @@ import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.ops.copy.CopyPlan;
+import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import dev.tensorbuf.ops.copy.internal.Access;
 import dev.tensorbuf.ops.copy.internal.BlockSource;
 import dev.tensorbuf.ops.copy.internal.Planner;
@@ -418,7 +419,7 @@ public final class BlockTensor {
                 if (steps == null) {
                     throughRows(p, dst, engine);
                 } else {
-                    engine.execute(new CopyPlan(source(p).virtual(), to.get(), Optional.empty(), steps));
+                    engine.execute(AccessCopies.unchecked(source(p).virtual(), to.get(), Optional.empty(), steps));
                 }
             }
         });
@@ -460,16 +461,16 @@ public final class BlockTensor {
                         Math.multiplyExact(n, dst.dtype().byteWidth()));
                 if (n == 0) {
                     explained.add(new CopyPlan.Explanation(CopyPlan.Explanation.Route.PLANNED, what, into.toString(), 0, 0, 1,
-                            List.of(), List.of(), List.of(), 0, List.of(), List.of(), "nothing to copy"));
+                            Optional.empty(), List.of(), List.of(), 0, List.of(), List.of(), "nothing to copy"));
                 } else if (steps != null) {
-                    CopyPlan.Explanation e = engine.explain(new CopyPlan(source(p).virtual(), to.get(), Optional.empty(), steps));
-                    explained.add(new CopyPlan.Explanation(e.route(), what, e.destination(), n, bytes, e.threads(), e.steps(),
+                    CopyPlan.Explanation e = engine.explain(AccessCopies.unchecked(source(p).virtual(), to.get(), Optional.empty(), steps));
+                    explained.add(new CopyPlan.Explanation(e.route(), what, e.destination(), n, bytes, e.threads(), e.plan(),
                             List.of(), List.of(), e.zeroedBytes(), List.of(), List.of(),
                             "the blocks are a side the planner knows: each step reads runs of whole blocks"));
                 } else {
                     long chunk = Math.max(type.blockValues(), CHUNK_VALUES / type.blockValues() * type.blockValues());
                     explained.add(new CopyPlan.Explanation(CopyPlan.Explanation.Route.THROUGH_TEMPORARY, what, into.toString(),
-                            n, bytes, 1, List.of(), List.of(new CopyPlan.Explanation.Temporary("rows of dequantized values, "
+                            n, bytes, 1, Optional.empty(), List.of(new CopyPlan.Explanation.Temporary("rows of dequantized values, "
                             + "a chunk at a time", DType.F32, List.of(chunk), 4 * chunk)), List.of(), 0, List.of(), List.of(),
                             "the destination has no loop form (over several pieces, packed, or a general map): each chunk of"
                                     + " rows is dequantized into f32, then copied by the engine"));
@@ -483,7 +484,7 @@ public final class BlockTensor {
             long bytes = explained.stream().mapToLong(CopyPlan.Explanation::bytes).sum();
             int threads = explained.stream().mapToInt(CopyPlan.Explanation::threads).max().orElse(1);
             return new CopyPlan.Explanation(CopyPlan.Explanation.Route.PIECES, describe(), dst.toString(), count, bytes,
-                    threads, List.of(), List.of(), List.of(), 0, pieces, explained,
+                    threads, Optional.empty(), List.of(), List.of(), 0, pieces, explained,
                     "a concatenation of " + parts.size() + " parts: one plan each");
         });
     }

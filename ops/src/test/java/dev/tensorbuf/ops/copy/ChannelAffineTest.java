@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.copy;
 
+import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.copy.internal.Access;
@@ -51,11 +52,11 @@ class ChannelAffineTest {
                 for (Layouts l : Layouts.ALL) {
                     Access src = l.source(arena, DType.F64, ChannelAffineTest::putDouble, F64_ROW);
                     Access dst = l.destination(arena, DType.F64);
-                    assertEquals(l == Layouts.GATHERED, CopyPlan.of(src, dst, ROWS).steps().getFirst() instanceof Step.Gather,
+                    assertEquals(l == Layouts.GATHERED, AccessCopies.steps(AccessCopies.plan(src, dst, ROWS)).getFirst() instanceof Step.Gather,
                             () -> l + " gathers");
-                    engine.copy(src, dst, ROWS);
+                    AccessCopies.copy(engine, src, dst, ROWS);
                     assertArrayEquals(expected, l.read(dst), () -> "f64 -> f64 " + l + " on " + describe(engine));
-                    engine.copy(src, dst, new ChannelAffine(1, List.of(1f, 1f, 1f, 1f, 1f, 1f),
+                    AccessCopies.copy(engine, src, dst, new ChannelAffine(1, List.of(1f, 1f, 1f, 1f, 1f, 1f),
                             List.of(0f, 0f, 0f, 0f, 0f, 0f)));
                     double[] identity = new double[12];
                     System.arraycopy(F64_ROW, 0, identity, 0, 6);
@@ -91,11 +92,11 @@ class ChannelAffineTest {
                     Access s32 = l.source(arena, DType.S32, (m, i, v) -> m.setAtIndex(ValueLayout.JAVA_INT, i, (int) v),
                             Arrays.stream(values).asDoubleStream().toArray());
                     Access dst = l.destination(arena, DType.F64);
-                    engine.copy(s32, dst, ROWS);
+                    AccessCopies.copy(engine, s32, dst, ROWS);
                     assertArrayEquals(expected, l.read(dst), () -> "s32 -> f64 " + l + " on " + describe(engine));
                     Access s64 = l.source(arena, DType.S64, null, null);
                     l.fillLongs(s64, wide);
-                    engine.copy(s64, dst, ROWS);
+                    AccessCopies.copy(engine, s64, dst, ROWS);
                     assertArrayEquals(expectedWide, l.read(dst), () -> "s64 -> f64 " + l + " on " + describe(engine));
                 }
             }
@@ -113,7 +114,7 @@ class ChannelAffineTest {
                 src.segment().setAtIndex(ValueLayout.JAVA_INT, 2, 16777217);
                 src.segment().setAtIndex(ValueLayout.JAVA_INT, 3, 3);
                 Access dst = Access.strided(arena.allocate(16), DType.F32, StridedLayout.packed(2, 2));
-                engine.copy(src, dst, ROWS);
+                AccessCopies.copy(engine, src, dst, ROWS);
                 // fma(16777216f, 4, 0.5) = 67108864.5 rounds to the float 67108864.
                 assertArrayEquals(new float[] {16777216f, 16777220f, 67108864f, 12.5f},
                         dst.segment().toArray(ValueLayout.JAVA_FLOAT), () -> "s32 -> f32 on " + describe(engine));

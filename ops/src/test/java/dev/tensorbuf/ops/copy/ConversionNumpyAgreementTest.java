@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.copy;
 
+import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -100,7 +101,7 @@ class ConversionNumpyAgreementTest {
         for (CopyEngine engine : ENGINES) {
             MemorySegment out = arena.allocate(Math.max(1, m * tw));
             try {
-                engine.copy(source, Access.strided(out, to, StridedLayout.packed(m)));
+                AccessCopies.copy(engine, source, Access.strided(out, to, StridedLayout.packed(m)));
                 failures.addAll(PeerScripts.differences(from + " -> " + to + " (engine, parallelism "
                         + engine.parallelism() + ", vector " + engine.vectorKernels() + ")", in, sw, ElementAccess.of(to),
                         expected, out, k -> fnuzNanToNoNan(from, to, in, k)));
@@ -113,7 +114,7 @@ class ConversionNumpyAgreementTest {
             MemorySegment out = arena.allocate(m * tw);
             StridedLayout reversed = StridedLayout.of(new long[] {m}, new long[] {-1}, m - 1);
             try {
-                CopyEngine.of(1, true).copy(Access.strided(in, from, reversed), Access.strided(out, to, reversed));
+                AccessCopies.copy(CopyEngine.of(1, true), Access.strided(in, from, reversed), Access.strided(out, to, reversed));
                 failures.addAll(PeerScripts.differences(from + " -> " + to + " (reversed)", in, sw, ElementAccess.of(to),
                         expected, out, k -> fnuzNanToNoNan(from, to, in, k)));
             } catch (RuntimeException e) {
@@ -150,7 +151,7 @@ class ConversionNumpyAgreementTest {
     private void expectRefused(DType from, DType to, MemorySegment one, String why) {
         MemorySegment out = arena.allocate(to.byteWidth());
         try {
-            CopyEngine.defaults().copy(Access.strided(one, from, StridedLayout.packed(1)),
+            AccessCopies.copy(CopyEngine.defaults(), Access.strided(one, from, StridedLayout.packed(1)),
                     Access.strided(out, to, StridedLayout.packed(1)));
             failures.add(from + " -> " + to + ": " + why + " value " + PeerScripts.hex(one, 0, from.byteWidth())
                     + " was converted, not refused");
@@ -204,7 +205,7 @@ class ConversionNumpyAgreementTest {
         for (CopyEngine engine : ENGINES) {
             MemorySegment out = arena.allocate(length * to.byteWidth());
             try {
-                engine.copy(Access.strided(run, from, StridedLayout.packed(length)),
+                AccessCopies.copy(engine, Access.strided(run, from, StridedLayout.packed(length)),
                         Access.strided(out, to, StridedLayout.packed(length)));
                 failures.add(from + " -> " + to + " (engine, parallelism " + engine.parallelism() + ", vector "
                         + engine.vectorKernels() + "): value " + PeerScripts.hex(src, i * sw, sw) + " at " + position

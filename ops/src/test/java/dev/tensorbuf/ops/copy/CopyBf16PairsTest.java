@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.copy;
 
+import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import dev.tensorbuf.ops.copy.internal.Access;
 import dev.tensorbuf.ops.copy.internal.Kernel;
 import dev.tensorbuf.ops.copy.internal.Loop;
@@ -52,17 +53,17 @@ class CopyBf16PairsTest {
     private final Random rnd = new Random(CopyFixture.SEED);
 
     private static Set<Kernel> kernels(CopyPlan p) {
-        return p.steps().stream()
+        return AccessCopies.steps(p).stream()
                 .map(s -> s instanceof Step.Run r ? r.kernel() : s instanceof Step.Zero ? Kernel.ZERO : Kernel.GATHER)
                 .collect(Collectors.toSet());
     }
 
     /** The plan as the planner made it before the fused kernels: every fused run converts element by element. */
     private static CopyPlan unfused(CopyPlan p) {
-        List<Step> steps = p.steps().stream().map(s -> s instanceof Step.Run r
+        List<Step> steps = AccessCopies.steps(p).stream().map(s -> s instanceof Step.Run r
                 && (r.kernel() == Kernel.CONVERT_PAIR_INTERLEAVE || r.kernel() == Kernel.CONVERT_PAIR_DEINTERLEAVE)
                 ? new Step.Run(Kernel.CONVERT, r.srcOffset(), r.dstOffset(), r.loops(), r.channelLoop()) : s).toList();
-        return new CopyPlan(p.src(), p.dst(), Optional.empty(), steps);
+        return AccessCopies.unchecked(AccessCopies.src(p), AccessCopies.dst(p), Optional.empty(), steps);
     }
 
     /** Random bits, a third of the elements replaced by special values. */
@@ -88,7 +89,7 @@ class CopyBf16PairsTest {
      */
     private void checkAgainstScalar(Access src, Access dst, String what) {
         fillSource(src);
-        CopyPlan plan = CopyPlan.of(src, dst);
+        CopyPlan plan = AccessCopies.plan(src, dst);
         dst.segment().fill((byte) 0x5a);
         SCALAR.execute(unfused(plan));
         MemorySegment expected = Arena.ofAuto().allocate(dst.segment().byteSize());
@@ -111,7 +112,7 @@ class CopyBf16PairsTest {
                 fail(what + ": engine(parallelism " + engine.parallelism() + ", vector " + engine.vectorKernels()
                         + ") differs from the scalar conversion at byte " + mismatch + " (word expected 0x"
                         + Integer.toHexString(expected.get(I32, word)) + ", got 0x"
-                        + Integer.toHexString(dst.segment().get(I32, word)) + "); plan " + plan.steps() + "; seed "
+                        + Integer.toHexString(dst.segment().get(I32, word)) + "); plan " + AccessCopies.steps(plan) + "; seed "
                         + CopyFixture.SEED);
             }
         }
@@ -138,19 +139,19 @@ class CopyBf16PairsTest {
     @Test
     void f32ToTwoOneTilesPlansTheFusedKernel() {
         try (Arena arena = Arena.ofShared()) {
-            CopyPlan p = CopyPlan.of(tiled(arena, "f32[16,256]{1,0}"), tiled(arena, "bf16[16,256]{1,0:T(8,128)(2,1)}"));
+            CopyPlan p = AccessCopies.plan(tiled(arena, "f32[16,256]{1,0}"), tiled(arena, "bf16[16,256]{1,0:T(8,128)(2,1)}"));
             assertEquals(List.of(new Step.Run(Kernel.CONVERT_PAIR_INTERLEAVE, 0, 0, List.of(new Loop(2, 2048, 2048),
                     new Loop(2, 128, 1024), new Loop(4, 512, 256), new Loop(128, 1, 2), new Loop(2, 256, 1)), -1)),
-                    p.steps());
+                    AccessCopies.steps(p));
         }
     }
 
     @Test
     void raggedShapesFuseTheWholePairsAndConvertTheOddRow() {
         try (Arena arena = Arena.ofShared()) {
-            CopyPlan p = CopyPlan.of(tiled(arena, "f32[19,260]{1,0}"), tiled(arena, "bf16[19,260]{1,0:T(8,128)(2,1)}"));
+            CopyPlan p = AccessCopies.plan(tiled(arena, "f32[19,260]{1,0}"), tiled(arena, "bf16[19,260]{1,0:T(8,128)(2,1)}"));
             assertEquals(Set.of(Kernel.CONVERT_PAIR_INTERLEAVE, Kernel.CONVERT, Kernel.ZERO), kernels(p));
-            CopyPlan back = CopyPlan.of(tiled(arena, "bf16[19,260]{1,0:T(8,128)(2,1)}"), tiled(arena, "f32[19,260]{1,0}"));
+            CopyPlan back = AccessCopies.plan(tiled(arena, "bf16[19,260]{1,0:T(8,128)(2,1)}"), tiled(arena, "f32[19,260]{1,0}"));
             assertEquals(Set.of(Kernel.CONVERT_PAIR_DEINTERLEAVE, Kernel.CONVERT), kernels(back));
         }
     }
@@ -158,11 +159,11 @@ class CopyBf16PairsTest {
     @Test
     void twoOneTilesToF32PlansTheFusedUnpack() {
         try (Arena arena = Arena.ofShared()) {
-            CopyPlan p = CopyPlan.of(tiled(arena, "bf16[16,256]{1,0:T(8,128)(2,1)}"), tiled(arena, "f32[16,256]{1,0}"));
+            CopyPlan p = AccessCopies.plan(tiled(arena, "bf16[16,256]{1,0:T(8,128)(2,1)}"), tiled(arena, "f32[16,256]{1,0}"));
             // The row-pair loop moves just inside the column tiles: one word load feeds both rows.
             assertEquals(List.of(new Step.Run(Kernel.CONVERT_PAIR_DEINTERLEAVE, 0, 0, List.of(new Loop(2, 2048, 2048),
                     new Loop(4, 256, 512), new Loop(2, 1024, 128), new Loop(2, 1, 256), new Loop(128, 2, 1)), -1)),
-                    p.steps());
+                    AccessCopies.steps(p));
         }
     }
 
@@ -173,13 +174,13 @@ class CopyBf16PairsTest {
             Access src = strided(arena, DType.F32, StridedLayout.packed(2, 128));
             // Strides 1 and 2 over [2,128]: the (2,1) pair loops of one tile, with no tiled channel dimension.
             StridedLayout pairs = StridedLayout.of(new long[] {2, 128}, new long[] {1, 2}, 0);
-            assertEquals(Set.of(Kernel.CONVERT_PAIR_INTERLEAVE), kernels(CopyPlan.of(src,
+            assertEquals(Set.of(Kernel.CONVERT_PAIR_INTERLEAVE), kernels(AccessCopies.plan(src,
                     strided(arena, DType.BF16, pairs))));
-            CopyPlan scaled = CopyPlan.of(src, strided(arena, DType.BF16, pairs), affine);
+            CopyPlan scaled = AccessCopies.plan(src, strided(arena, DType.BF16, pairs), affine);
             assertEquals(Set.of(Kernel.CONVERT), kernels(scaled));
-            CopyPlan f16 = CopyPlan.of(src, strided(arena, DType.F16, pairs));
+            CopyPlan f16 = AccessCopies.plan(src, strided(arena, DType.F16, pairs));
             assertEquals(Set.of(Kernel.CONVERT), kernels(f16));
-            CopyPlan same = CopyPlan.of(tiled(arena, "bf16[2,128]{1,0}"), tiled(arena, "bf16[2,128]{1,0:T(8,128)(2,1)}"));
+            CopyPlan same = AccessCopies.plan(tiled(arena, "bf16[2,128]{1,0}"), tiled(arena, "bf16[2,128]{1,0:T(8,128)(2,1)}"));
             assertEquals(Set.of(Kernel.PAIR_INTERLEAVE, Kernel.ZERO), kernels(same));
         }
     }
@@ -199,7 +200,7 @@ class CopyBf16PairsTest {
             StridedLayout reversed = StridedLayout.of(new long[] {n}, new long[] {-1}, n - 1);
             for (StridedLayout layout : List.of(StridedLayout.packed(n), reversed)) {
                 MemorySegment out = arena.allocate(2L * n);
-                SCALAR.copy(Access.strided(src, DType.F32, layout), Access.strided(out, DType.BF16, layout));
+                AccessCopies.copy(SCALAR, Access.strided(src, DType.F32, layout), Access.strided(out, DType.BF16, layout));
                 for (int i = 0; i < n; i++) {
                     assertEquals(expected.get(I16, 2L * i), out.get(I16, 2L * i),
                             String.format("f32 0x%08x, %s", SPECIAL_F32[i], layout));
@@ -218,7 +219,7 @@ class CopyBf16PairsTest {
                 for (int i = 0; i < 128; i++) {
                     src.segment().set(I32, 4L * i, SPECIAL_F32[(i + shift) % SPECIAL_F32.length]);
                 }
-                CopyPlan plan = CopyPlan.of(src, dst);
+                CopyPlan plan = AccessCopies.plan(src, dst);
                 assertEquals(Set.of(Kernel.CONVERT_PAIR_INTERLEAVE), kernels(plan));
                 dst.segment().fill((byte) 0x5a);
                 SCALAR.execute(unfused(plan));
@@ -239,7 +240,7 @@ class CopyBf16PairsTest {
                 src.segment().set(I32, 4L * i, even[i % even.length]);
                 src.segment().set(I32, 4L * (64 + i), odd[i % odd.length]);
             }
-            CopyEngine.of(1, true).copy(src, dst);
+            AccessCopies.copy(CopyEngine.of(1, true), src, dst);
             for (int i = 0; i < 64; i++) {
                 assertEquals(words[i % words.length], dst.segment().get(I32, 4L * i), "column " + i);
             }
@@ -272,13 +273,13 @@ class CopyBf16PairsTest {
             // The demo's shape, smaller: f32 NCHW -> bf16 {3,2,1,0:T(8,128)(2,1)}, 224 = 128 + 96 columns.
             Access nchw = tiled(arena, "f32[2,3,21,224]{3,2,1,0}");
             Access tiles = tiled(arena, "bf16[2,3,21,224]{3,2,1,0:T(8,128)(2,1)}");
-            assertTrue(kernels(CopyPlan.of(nchw, tiles)).contains(Kernel.CONVERT_PAIR_INTERLEAVE));
+            assertTrue(kernels(AccessCopies.plan(nchw, tiles)).contains(Kernel.CONVERT_PAIR_INTERLEAVE));
             checkAgainstScalar(nchw, tiles, "f32 NCHW -> bf16 T(8,128)(2,1)");
             checkAgainstScalar(tiles, tiled(arena, "f32[2,3,21,224]{3,2,1,0}"), "bf16 T(8,128)(2,1) -> f32 NCHW");
             // Rows 300 elements apart in the source, 290 used: the column loop is still contiguous.
             Access pitched = strided(arena, DType.F32, StridedLayout.of(new long[] {37, 290}, new long[] {300, 1}, 7));
             Access dst = tiled(arena, "bf16[37,290]{1,0:T(8,128)(2,1)}");
-            assertTrue(kernels(CopyPlan.of(pitched, dst)).contains(Kernel.CONVERT_PAIR_INTERLEAVE));
+            assertTrue(kernels(AccessCopies.plan(pitched, dst)).contains(Kernel.CONVERT_PAIR_INTERLEAVE));
             checkAgainstScalar(pitched, dst, "pitched f32[37,290] -> bf16 T(8,128)(2,1)");
         }
     }

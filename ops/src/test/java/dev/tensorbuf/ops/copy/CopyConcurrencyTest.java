@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.copy;
 
+import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -165,7 +166,7 @@ class CopyConcurrencyTest {
                 Access from = Access.strided(src, DType.F32, StridedLayout.packed(n));
                 Access to = Access.strided(dst, DType.S32, StridedLayout.packed(n));
                 try {
-                    engine.copy(from, to);
+                    AccessCopies.copy(engine, from, to);
                     fail("NaN converted to s32");
                 } catch (IllegalArgumentException expected) {
                     assertTrue(expected.getMessage() != null && !expected.getMessage().isBlank());

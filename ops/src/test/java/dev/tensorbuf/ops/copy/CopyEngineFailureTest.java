@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.copy;
 
+import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -52,10 +53,10 @@ class CopyEngineFailureTest {
             Access src = Access.strided(arena.allocate(4 * 4096), DType.F32, StridedLayout.packed(4096));
             Access dst = Access.strided(arena.allocate(4 * 4096), DType.F32, StridedLayout.packed(4096));
             Set<Thread> before = copyThreads();
-            CopyEngine.of(2, false, 0).copy(src, dst);
+            AccessCopies.copy(CopyEngine.of(2, false, 0), src, dst);
             Set<Thread> first = copyThreads();
             first.removeAll(before);
-            CopyEngine.of(2, false, 0).copy(src, dst);
+            AccessCopies.copy(CopyEngine.of(2, false, 0), src, dst);
             Set<Thread> second = copyThreads();
             second.removeAll(before);
             second.removeAll(first);
@@ -99,7 +100,7 @@ class CopyEngineFailureTest {
         try (Arena arena = Arena.ofConfined()) {
             Access src = Access.strided(arena.allocate(4 * 6), DType.F32, StridedLayout.packed(2, 3));
             Access dst = Access.strided(arena.allocate(2 * 6).asReadOnly(), DType.BF16, StridedLayout.packed(2, 3));
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> CopyEngine.of(1).copy(src, dst));
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> AccessCopies.copy(CopyEngine.of(1), src, dst));
             assertEquals("cannot copy into bf16[2, 3]: its segment (12 bytes) is read-only", e.getMessage());
         }
     }
@@ -130,7 +131,7 @@ class CopyEngineFailureTest {
             assertInstanceOf(WrongThreadException.class, once);
             assertFalse(once.getCause().getMessage().startsWith("the copy cannot"),
                     "named once, over FFM's own exception: " + once.getCause());
-            String rawRead = onAnotherThread("raw", () -> engine.copy(raw, openRaw));
+            String rawRead = onAnotherThread("raw", () -> AccessCopies.copy(engine, raw, openRaw));
             assertTrue(rawRead.startsWith("the copy cannot read its source (f32[64], 256 bytes) from thread \"raw\""), rawRead);
         }
     }

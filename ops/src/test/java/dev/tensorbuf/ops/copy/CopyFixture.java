@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.copy;
 
+import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import dev.tensorbuf.ops.copy.internal.Access;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
@@ -80,14 +81,14 @@ final class CopyFixture {
             MemorySegment expected = Arena.ofAuto().allocate(dst.segment().byteSize());
             expected.copyFrom(dst.segment());
             CopyOracle.expect(src, dst, affine, expected);
-            CopyPlan plan = CopyPlan.of(src, dst, affine);
+            CopyPlan plan = AccessCopies.plan(src, dst, affine);
             engine.execute(plan);
             long mismatch = expected.mismatch(dst.segment());
             if (mismatch >= 0) {
                 fail(what + ": engine(parallelism " + engine.parallelism() + ", vector " + engine.vectorKernels()
                         + ") differs at byte " + mismatch + " (expected " + expected.get(java.lang.foreign.ValueLayout.JAVA_BYTE, mismatch)
                         + ", got " + dst.segment().get(java.lang.foreign.ValueLayout.JAVA_BYTE, mismatch) + "); plan "
-                        + plan.steps() + "; seed " + SEED);
+                        + AccessCopies.steps(plan) + "; seed " + SEED);
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.copy;
 
+import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import dev.tensorbuf.ops.copy.internal.Access;
 import dev.tensorbuf.ops.copy.internal.Kernel;
 import dev.tensorbuf.ops.copy.internal.Step;
@@ -28,7 +29,7 @@ class CopyKernelTest {
     private final Random rnd = new Random(CopyFixture.SEED);
 
     private static Set<Kernel> kernels(Access src, Access dst, ChannelAffine affine) {
-        return CopyPlan.of(src, dst, affine).steps().stream()
+        return AccessCopies.steps(AccessCopies.plan(src, dst, affine)).stream()
                 .map(s -> s instanceof Step.Run r ? r.kernel() : s instanceof Step.Zero ? Kernel.ZERO : Kernel.GATHER)
                 .collect(Collectors.toSet());
     }
@@ -224,7 +225,7 @@ class CopyKernelTest {
             for (CopyEngine engine : List.of(CopyEngine.of(1, false), CopyEngine.of(1, true), CopyEngine.of(2, true, 0))) {
                 for (DType to : targets) {
                     MemorySegment dst = arena.allocate((long) n * to.byteWidth());
-                    engine.copy(Access.strided(src, DType.PRED, StridedLayout.packed(n)),
+                    AccessCopies.copy(engine, Access.strided(src, DType.PRED, StridedLayout.packed(n)),
                             Access.strided(dst, to, StridedLayout.packed(n)));
                     ElementAccess out = ElementAccess.of(to);
                     for (int i = 0; i < n; i++) {
@@ -280,7 +281,7 @@ class CopyKernelTest {
             Access src = strided(arena, DType.F32, StridedLayout.of(TensorFormat.NCHW, d));
             Access dst = strided(arena, DType.F32, StridedLayout.of(TensorFormat.NHWC, d));
             CopyFixture.fill(src, rnd, true);
-            two.copy(src, dst);
+            AccessCopies.copy(two, src, dst);
             java.lang.foreign.MemorySegment expected = arena.allocate(dst.segment().byteSize());
             expected.copyFrom(dst.segment());
             CopyOracle.expect(src, dst, null, expected);

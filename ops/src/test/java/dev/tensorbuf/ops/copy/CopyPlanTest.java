@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.copy;
 
+import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.copy.internal.Access;
 import dev.tensorbuf.ops.copy.internal.Kernel;
@@ -38,66 +39,66 @@ class CopyPlanTest {
 
     @Test
     void exampleFromJavadoc() {
-        CopyPlan p = CopyPlan.of(f32(TensorFormat.NCHW, 2, 3, 4, 5), f32(TensorFormat.NHWC, 2, 3, 4, 5));
+        CopyPlan p = AccessCopies.plan(f32(TensorFormat.NCHW, 2, 3, 4, 5), f32(TensorFormat.NHWC, 2, 3, 4, 5));
         assertEquals(List.of(new Step.Run(Kernel.INTERLEAVE, 0, 0, List.of(new Loop(2, 60, 60), new Loop(20, 1, 3),
-                new Loop(3, 20, 1)), -1)), p.steps());
+                new Loop(3, 20, 1)), -1)), AccessCopies.steps(p));
     }
 
     @Test
     void nchwToNhwcPlansOneTransposeWithFusedSpatialDims() {
-        CopyPlan p = CopyPlan.of(f32(TensorFormat.NCHW, 32, 64, 112, 112), f32(TensorFormat.NHWC, 32, 64, 112, 112));
+        CopyPlan p = AccessCopies.plan(f32(TensorFormat.NCHW, 32, 64, 112, 112), f32(TensorFormat.NHWC, 32, 64, 112, 112));
         assertEquals(List.of(new Step.Run(Kernel.TRANSPOSE, 0, 0, List.of(new Loop(32, 802816, 802816),
-                new Loop(12544, 1, 64), new Loop(64, 12544, 1)), -1)), p.steps());
+                new Loop(12544, 1, 64), new Loop(64, 12544, 1)), -1)), AccessCopies.steps(p));
         assertEquals(2L * 4 * 32 * 64 * 112 * 112, p.bytesMoved());
     }
 
     @Test
     void paddedTilingPlansFullTilesPartialTileAndPadding() {
-        CopyPlan p = CopyPlan.of(tiled("f32[1000,1000]{1,0}"), tiled("f32[1000,1000]{1,0:T(8,128)}"));
+        CopyPlan p = AccessCopies.plan(tiled("f32[1000,1000]{1,0}"), tiled("f32[1000,1000]{1,0:T(8,128)}"));
         assertEquals(List.of(
                 new Step.Run(Kernel.BULK, 0, 0, List.of(new Loop(125, 8000, 8192), new Loop(7, 128, 1024),
                         new Loop(8, 1000, 128), new Loop(128, 1, 1)), -1),
                 new Step.Run(Kernel.BULK, 896, 7168, List.of(new Loop(125, 8000, 8192), new Loop(8, 1000, 128),
                         new Loop(104, 1, 1)), -1),
-                new Step.Zero(7272, List.of(new Loop(125, 0, 8192), new Loop(8, 0, 128), new Loop(24, 0, 1)))), p.steps());
+                new Step.Zero(7272, List.of(new Loop(125, 0, 8192), new Loop(8, 0, 128), new Loop(24, 0, 1)))), AccessCopies.steps(p));
         assertEquals(4L * 1000 * 1000 + 4L * 1000 * 1024, p.bytesMoved());
     }
 
     @Test
     void untilingShortRunsPutsTheLoopWithFewerRowsInside() {
         // 8 destination rows per tile, not 32 source tiles 4 KiB apart, between the 512-byte runs.
-        CopyPlan from = CopyPlan.of(tiled("f32[4096,4096]{1,0:T(8,128)}"), tiled("f32[4096,4096]{1,0}"));
+        CopyPlan from = AccessCopies.plan(tiled("f32[4096,4096]{1,0:T(8,128)}"), tiled("f32[4096,4096]{1,0}"));
         assertEquals(List.of(new Step.Run(Kernel.BULK, 0, 0, List.of(new Loop(512, 32768, 32768),
-                new Loop(32, 1024, 128), new Loop(8, 128, 4096), new Loop(128, 1, 1)), -1)), from.steps());
+                new Loop(32, 1024, 128), new Loop(8, 128, 4096), new Loop(128, 1, 1)), -1)), AccessCopies.steps(from));
         // Tiling keeps destination order: there the source side has the 8 rows.
-        CopyPlan to = CopyPlan.of(tiled("f32[4096,4096]{1,0}"), tiled("f32[4096,4096]{1,0:T(8,128)}"));
+        CopyPlan to = AccessCopies.plan(tiled("f32[4096,4096]{1,0}"), tiled("f32[4096,4096]{1,0:T(8,128)}"));
         assertEquals(List.of(new Step.Run(Kernel.BULK, 0, 0, List.of(new Loop(512, 32768, 32768),
-                new Loop(32, 128, 1024), new Loop(8, 4096, 128), new Loop(128, 1, 1)), -1)), to.steps());
+                new Loop(32, 128, 1024), new Loop(8, 4096, 128), new Loop(128, 1, 1)), -1)), AccessCopies.steps(to));
         // Long runs keep destination order.
-        CopyPlan wide = CopyPlan.of(tiled("f32[64,4096]{1,0:T(8,2048)}"), tiled("f32[64,4096]{1,0}"));
-        assertEquals(new Loop(2, 16384, 2048), ((Step.Run) wide.steps().getFirst()).loops().get(2));
+        CopyPlan wide = AccessCopies.plan(tiled("f32[64,4096]{1,0:T(8,2048)}"), tiled("f32[64,4096]{1,0}"));
+        assertEquals(new Loop(2, 16384, 2048), ((Step.Run) AccessCopies.steps(wide).getFirst()).loops().get(2));
     }
 
     @Test
     void bf16TwoOneSubtilesPlanPairInterleave() {
-        CopyPlan p = CopyPlan.of(tiled("bf16[4096,4096]{1,0}"), tiled("bf16[4096,4096]{1,0:T(8,128)(2,1)}"));
+        CopyPlan p = AccessCopies.plan(tiled("bf16[4096,4096]{1,0}"), tiled("bf16[4096,4096]{1,0:T(8,128)(2,1)}"));
         assertEquals(List.of(new Step.Run(Kernel.PAIR_INTERLEAVE, 0, 0, List.of(new Loop(512, 32768, 32768),
                 new Loop(32, 128, 1024), new Loop(4, 8192, 256), new Loop(128, 1, 2), new Loop(2, 4096, 1)), -1)),
-                p.steps());
+                AccessCopies.steps(p));
     }
 
     @Test
     void generalMapsPlanAGatherWithItsReason() {
         Access packed = tiled("s4[5,7]{1,0:T(2,4)E(4)}");
-        CopyPlan p = CopyPlan.of(tiled("s4[5,7]{1,0}"), packed);
-        assertEquals(new Step.Gather("packed E(4) elements"), p.steps().getLast());
-        assertTrue(p.steps().getFirst() instanceof Step.Zero, "padding of the packed destination is zeroed first");
+        CopyPlan p = AccessCopies.plan(tiled("s4[5,7]{1,0}"), packed);
+        assertEquals(new Step.Gather("packed E(4) elements"), AccessCopies.steps(p).getLast());
+        assertTrue(AccessCopies.steps(p).getFirst() instanceof Step.Zero, "padding of the packed destination is zeroed first");
     }
 
     @Test
     void mismatchedDimsAreRejected() {
         var e = assertThrows(IllegalArgumentException.class,
-                () -> CopyPlan.of(f32(TensorFormat.NCHW, 1, 2, 3, 4), f32(TensorFormat.NCHW, 1, 2, 4, 3)));
+                () -> AccessCopies.plan(f32(TensorFormat.NCHW, 1, 2, 3, 4), f32(TensorFormat.NCHW, 1, 2, 4, 3)));
         assertTrue(e.getMessage().contains("cannot copy f32[1, 2, 3, 4] into f32[1, 2, 4, 3]"), e.getMessage());
     }
 
@@ -106,7 +107,7 @@ class CopyPlanTest {
         MemorySegment m = ARENA.allocate(64);
         Access a = Access.strided(m.asSlice(0, 32), DType.F32, StridedLayout.packed(8));
         Access b = Access.strided(m.asSlice(16, 32), DType.F32, StridedLayout.packed(8));
-        var e = assertThrows(IllegalArgumentException.class, () -> CopyPlan.of(a, b));
+        var e = assertThrows(IllegalArgumentException.class, () -> AccessCopies.plan(a, b));
         assertTrue(e.getMessage().contains("overlap"), e.getMessage());
     }
 
@@ -114,7 +115,7 @@ class CopyPlanTest {
     void broadcastDestinationIsRejected() {
         Access src = Access.strided(ARENA.allocate(16), DType.F32, StridedLayout.packed(4));
         Access dst = Access.strided(ARENA.allocate(16), DType.F32, StridedLayout.of(new long[] {4}, new long[] {0}));
-        var e = assertThrows(IllegalArgumentException.class, () -> CopyPlan.of(src, dst));
+        var e = assertThrows(IllegalArgumentException.class, () -> AccessCopies.plan(src, dst));
         assertTrue(e.getMessage().contains("destination writes 4 elements to one slot (stride 0)"), e.getMessage());
     }
 
@@ -122,7 +123,7 @@ class CopyPlanTest {
     void elementsOutsideTheSegmentAreRejectedWhenPlanning() {
         Access src = Access.strided(ARENA.allocate(16), DType.F32, StridedLayout.packed(8));
         Access dst = Access.strided(ARENA.allocate(32), DType.F32, StridedLayout.packed(8));
-        var e = assertThrows(IndexOutOfBoundsException.class, () -> CopyPlan.of(src, dst));
+        var e = assertThrows(IndexOutOfBoundsException.class, () -> AccessCopies.plan(src, dst));
         assertTrue(e.getMessage().contains("source elements [0, 7] of f32[8] fall outside its segment of 16 bytes"),
                 e.getMessage());
     }
@@ -138,15 +139,15 @@ class CopyPlanTest {
         for (long offset : new long[] {Long.MAX_VALUE, (1L << 61) - 1, (1L << 61) - 2}) {
             Access src = Access.strided(ARENA.allocate(16), DType.F32,
                     StridedLayout.of(new long[] {1}, new long[] {1}, offset));
-            var e = assertThrows(IndexOutOfBoundsException.class, () -> CopyPlan.of(src, dst));
+            var e = assertThrows(IndexOutOfBoundsException.class, () -> AccessCopies.plan(src, dst));
             assertEquals("source elements [" + offset + ", " + offset + "] of f32[1] fall outside its segment of 16 bytes",
                     e.getMessage());
         }
         // The last element that fits, and the first that does not, by one byte.
         Access last = Access.strided(ARENA.allocate(16), DType.F32, StridedLayout.of(new long[] {1}, new long[] {1}, 3));
-        CopyPlan.of(last, dst);
+        AccessCopies.plan(last, dst);
         Access past = Access.strided(ARENA.allocate(15), DType.F32, StridedLayout.of(new long[] {1}, new long[] {1}, 3));
-        var e = assertThrows(IndexOutOfBoundsException.class, () -> CopyPlan.of(past, dst));
+        var e = assertThrows(IndexOutOfBoundsException.class, () -> AccessCopies.plan(past, dst));
         assertEquals("source elements [3, 3] of f32[1] fall outside its segment of 15 bytes", e.getMessage());
     }
 
@@ -154,14 +155,14 @@ class CopyPlanTest {
     void readOnlyDestinationIsRejected() {
         Access src = Access.strided(ARENA.allocate(16), DType.F32, StridedLayout.packed(4));
         Access dst = Access.strided(ARENA.allocate(16).asReadOnly(), DType.F32, StridedLayout.packed(4));
-        var e = assertThrows(IllegalArgumentException.class, () -> CopyPlan.of(src, dst));
+        var e = assertThrows(IllegalArgumentException.class, () -> AccessCopies.plan(src, dst));
         assertTrue(e.getMessage().contains("read-only"), e.getMessage());
     }
 
     @Test
     void channelScalesMustMatchTheChannelDimension() {
         Access src = Access.strided(ARENA.allocate(2 * 3 * 4), DType.U8, StridedLayout.of(TensorFormat.NHWC, 1, 3, 2, 4));
-        var e = assertThrows(IllegalArgumentException.class, () -> CopyPlan.of(src, f32(TensorFormat.NCHW, 1, 3, 2, 4),
+        var e = assertThrows(IllegalArgumentException.class, () -> AccessCopies.plan(src, f32(TensorFormat.NCHW, 1, 3, 2, 4),
                 new ChannelAffine(1, List.of(1f, 2f), List.of(0f, 0f))));
         assertTrue(e.getMessage().contains("2 channel scales for dimension 1 of size 3"), e.getMessage());
     }
@@ -171,41 +172,41 @@ class CopyPlanTest {
         Access src = Access.strided(ARENA.allocate(8), DType.F32, StridedLayout.packed(2));
         src.segment().set(ValueLayout.JAVA_FLOAT_UNALIGNED, 4, -3.5f);
         Access dst = Access.strided(ARENA.allocate(2), DType.U8, StridedLayout.packed(2));
-        var e = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(src, dst));
+        var e = assertThrows(IllegalArgumentException.class, () -> AccessCopies.copy(CopyEngine.defaults(), src, dst));
         assertTrue(e.getMessage().contains("value -3.5 at index [1] of f32[2] out of range [0, 255] for u8"), e.getMessage());
         src.segment().set(ValueLayout.JAVA_FLOAT_UNALIGNED, 4, Float.NaN);
         // Review: NaN, infinities and values past 64 bits named no range; NaN's says why none holds it.
-        var nan = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(src, dst));
+        var nan = assertThrows(IllegalArgumentException.class, () -> AccessCopies.copy(CopyEngine.defaults(), src, dst));
         assertEquals("value NaN at index [1] of f32[2] out of range [0, 255] for u8: NaN has no integer value",
                 nan.getMessage());
         src.segment().set(ValueLayout.JAVA_FLOAT_UNALIGNED, 4, Float.NEGATIVE_INFINITY);
-        var inf = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(src, dst));
+        var inf = assertThrows(IllegalArgumentException.class, () -> AccessCopies.copy(CopyEngine.defaults(), src, dst));
         assertEquals("value -Infinity at index [1] of f32[2] out of range [0, 255] for u8", inf.getMessage());
         Access s64 = Access.strided(ARENA.allocate(16), DType.S64, StridedLayout.packed(2));
         src.segment().set(ValueLayout.JAVA_FLOAT_UNALIGNED, 4, 1e19f);
-        var past = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(src, s64));
+        var past = assertThrows(IllegalArgumentException.class, () -> AccessCopies.copy(CopyEngine.defaults(), src, s64));
         assertEquals("value 1.0E19 at index [1] of f32[2] out of range [-9223372036854775808, 9223372036854775807]"
                 + " for s64", past.getMessage());
         src.segment().set(ValueLayout.JAVA_FLOAT_UNALIGNED, 4, Float.NaN);
-        var nanS64 = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(src, s64));
+        var nanS64 = assertThrows(IllegalArgumentException.class, () -> AccessCopies.copy(CopyEngine.defaults(), src, s64));
         assertEquals("value NaN at index [1] of f32[2] out of range [-9223372036854775808, 9223372036854775807] for"
                 + " s64: NaN has no integer value", nanS64.getMessage());
         // The value the source holds, as its type prints it, whichever check refuses it.
         src.segment().set(ValueLayout.JAVA_FLOAT_UNALIGNED, 4, -2.7f);
         Access wide = Access.strided(ARENA.allocate(16), DType.U64, StridedLayout.packed(2));
-        var u64 = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(src, wide));
+        var u64 = assertThrows(IllegalArgumentException.class, () -> AccessCopies.copy(CopyEngine.defaults(), src, wide));
         assertEquals("value -2.7 at index [1] of f32[2] out of range [0, 18446744073709551615] for u64", u64.getMessage());
-        var u8 = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(src, dst));
+        var u8 = assertThrows(IllegalArgumentException.class, () -> AccessCopies.copy(CopyEngine.defaults(), src, dst));
         assertEquals("value -2.7 at index [1] of f32[2] out of range [0, 255] for u8", u8.getMessage());
         // Between integers alike: u64 past s64's range, and a negative s64 into u64.
         Access bigU64 = Access.strided(ARENA.allocate(16), DType.U64, StridedLayout.packed(2));
         bigU64.segment().setAtIndex(ValueLayout.JAVA_LONG, 1, -1L);
-        var toS64 = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(bigU64, s64));
+        var toS64 = assertThrows(IllegalArgumentException.class, () -> AccessCopies.copy(CopyEngine.defaults(), bigU64, s64));
         assertEquals("value 18446744073709551615 at index [1] of u64[2] out of range [-9223372036854775808,"
                 + " 9223372036854775807] for s64",
                 toS64.getMessage());
         s64.segment().setAtIndex(ValueLayout.JAVA_LONG, 1, -5L);
-        var toU64 = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(s64, wide));
+        var toU64 = assertThrows(IllegalArgumentException.class, () -> AccessCopies.copy(CopyEngine.defaults(), s64, wide));
         assertEquals("value -5 at index [1] of s64[2] out of range [0, 18446744073709551615] for u64", toU64.getMessage());
     }
 
@@ -218,14 +219,14 @@ class CopyPlanTest {
             src.segment().setAtIndex(ValueLayout.JAVA_DOUBLE, i, values[i]);
         }
         Access dst = Access.strided(ARENA.allocate(8L * values.length), DType.U64, StridedLayout.packed(values.length));
-        CopyEngine.defaults().copy(src, dst);
+        AccessCopies.copy(CopyEngine.defaults(), src, dst);
         String[] expected = {"10000000000000000000", "18446744073709549568", "9223372036854775808", "9223372036854774784",
             "0", "0"};
         for (int i = 0; i < values.length; i++) {
             assertEquals(expected[i], Long.toUnsignedString(dst.segment().getAtIndex(ValueLayout.JAVA_LONG, i)), "value " + i);
         }
         src.segment().setAtIndex(ValueLayout.JAVA_DOUBLE, 0, 0x1p64);
-        var e = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(src, dst));
+        var e = assertThrows(IllegalArgumentException.class, () -> AccessCopies.copy(CopyEngine.defaults(), src, dst));
         assertEquals("value 1.8446744073709552E19 at index [0] of f64[6] out of range [0, 18446744073709551615] for"
                 + " u64", e.getMessage());
     }
@@ -238,12 +239,12 @@ class CopyPlanTest {
                 src.segment().setAtIndex(ValueLayout.JAVA_FLOAT, i, i);
             }
             ArrayShape tiled = (ArrayShape) XlaShape.parse("f32[1,1,3,5]{3,2,1,0:T(2,4)}");
-            CopyEngine.Materialized m = CopyEngine.defaults().materialize(src, tiled, allocator);
+            AccessCopies.Materialized m = CopyEngine.defaults().materialize(src, tiled, allocator);
             assertEquals(tiled, ((Access.Tiled) m.access().addressing()).shape());
             assertEquals(6f, m.buffer().segment().getAtIndex(ValueLayout.JAVA_FLOAT, tiled.linearIndex(0, 0, 1, 1)));
             assertEquals(6f, m.buffer().segment().getAtIndex(ValueLayout.JAVA_FLOAT, 5), "slot 5 is (1, 1)");
             assertEquals(0f, m.buffer().segment().getAtIndex(ValueLayout.JAVA_FLOAT, 9), "slot 9 is column 5: padding");
-            CopyEngine.Materialized bf = CopyEngine.defaults().materialize(src, DType.BF16,
+            AccessCopies.Materialized bf = CopyEngine.defaults().materialize(src, DType.BF16,
                     StridedLayout.of(TensorFormat.NHWC, 1, 1, 3, 5), allocator);
             assertEquals((short) 0x40c0, bf.buffer().segment().getAtIndex(ValueLayout.JAVA_SHORT, 6), "(h 1, w 1) = 6.0 as bf16");
         }
@@ -299,7 +300,7 @@ class CopyPlanTest {
             MemorySegment d = ARENA.allocate(4L * 24);
             Access dst = Access.strided(d, s.dtype(), StridedLayout.packed(Extents.toArray(s.dims())));
             d.fill((byte) 0x55);
-            var e = assertThrows(IndexOutOfBoundsException.class, () -> CopyEngine.defaults().execute(CopyPlan.of(src, dst)));
+            var e = assertThrows(IndexOutOfBoundsException.class, () -> CopyEngine.defaults().execute(AccessCopies.plan(src, dst)));
             assertTrue(e.getMessage().startsWith("source " + s.dtype() + s.dims()), e.getMessage());
             for (long i = 0; i < d.byteSize(); i++) {
                 assertEquals((byte) 0x55, d.get(ValueLayout.JAVA_BYTE, i), text + ": byte " + i + " written");
@@ -316,7 +317,7 @@ class CopyPlanTest {
             m.setAtIndex(ValueLayout.JAVA_FLOAT, s.linearIndex(i / 6, i % 6), i);
         }
         MemorySegment d = ARENA.allocate(96);
-        CopyEngine.defaults().copy(Access.tiled(m, s), Access.strided(d, DType.F32, StridedLayout.packed(4, 6)));
+        AccessCopies.copy(CopyEngine.defaults(), Access.tiled(m, s), Access.strided(d, DType.F32, StridedLayout.packed(4, 6)));
         for (int i = 0; i < 24; i++) {
             assertEquals(i, d.getAtIndex(ValueLayout.JAVA_FLOAT, i));
         }

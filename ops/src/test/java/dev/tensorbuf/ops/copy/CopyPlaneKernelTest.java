@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.copy;
 
+import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import dev.tensorbuf.ops.copy.internal.Access;
 import dev.tensorbuf.ops.copy.internal.Kernel;
 import dev.tensorbuf.ops.copy.internal.Step;
@@ -32,7 +33,7 @@ class CopyPlaneKernelTest {
     private final Random rnd = new Random(CopyFixture.SEED + 2);
 
     private static Set<Kernel> kernels(Access src, Access dst, ChannelAffine affine) {
-        return CopyPlan.of(src, dst, affine).steps().stream()
+        return AccessCopies.steps(AccessCopies.plan(src, dst, affine)).stream()
                 .map(s -> s instanceof Step.Run r ? r.kernel() : s instanceof Step.Zero ? Kernel.ZERO : Kernel.GATHER)
                 .collect(Collectors.toSet());
     }

@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.copy;
 
+import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.tensorbuf.memory.Allocator;
@@ -79,11 +80,11 @@ class HalfNanCopyTest {
         };
         StridedLayout target = path == Path.REVERSED ? source : dense;
         switch (path) {
-            case DENSE_SCALAR -> CopyEngine.of(1, false).copy(Access.strided(in, from, source), Access.strided(out, to, target));
+            case DENSE_SCALAR -> AccessCopies.copy(CopyEngine.of(1, false), Access.strided(in, from, source), Access.strided(out, to, target));
             case ELEMENTS -> CopyEngine.defaults().copy(
                     Ops.concatenate(0, List.of(TensorView.strided(inBuffer, from, source))),
                     TensorView.strided(outBuffer, to, target));
-            default -> CopyEngine.of(1, true).copy(Access.strided(in, from, source), Access.strided(out, to, target));
+            default -> AccessCopies.copy(CopyEngine.of(1, true), Access.strided(in, from, source), Access.strided(out, to, target));
         }
         int[] got = new int[values.length];
         for (int k = 0; k < values.length; k++) {

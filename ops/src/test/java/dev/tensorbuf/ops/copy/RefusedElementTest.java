@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.copy;
 
+import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -121,7 +122,7 @@ class RefusedElementTest {
         src.segment().setAtIndex(ValueLayout.JAVA_DOUBLE, 5, 1e10); // element [1, 2]
         src.segment().setAtIndex(ValueLayout.JAVA_DOUBLE, 4, -1e10); // element [0, 2]
         Access dst = Access.strided(allocator.allocate(24).segment(), DType.S32, StridedLayout.packed(2, 3));
-        var e = assertThrows(IllegalArgumentException.class, () -> CopyEngine.defaults().copy(src, dst));
+        var e = assertThrows(IllegalArgumentException.class, () -> AccessCopies.copy(CopyEngine.defaults(), src, dst));
         assertEquals("value -1.0E10 at index [0, 2] of f64[2,3] out of range [-2147483648, 2147483647] for s32",
                 e.getMessage());
     }

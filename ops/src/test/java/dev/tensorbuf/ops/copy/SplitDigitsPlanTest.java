@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.copy;
 
+import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import dev.tensorbuf.ops.copy.internal.Access;
 import dev.tensorbuf.ops.copy.internal.Loop;
 import dev.tensorbuf.ops.copy.internal.Step;
@@ -38,8 +39,8 @@ class SplitDigitsPlanTest {
      * without looking for a split ({@code firstSmallCopyGathersAndTheSecondLooks}).
      */
     private static List<Step> steps(Access src, Access dst, ChannelAffine affine) {
-        CopyPlan.of(src, dst, affine);
-        return CopyPlan.of(src, dst, affine).steps();
+        AccessCopies.plan(src, dst, affine);
+        return AccessCopies.steps(AccessCopies.plan(src, dst, affine));
     }
 
     @Test
@@ -48,8 +49,8 @@ class SplitDigitsPlanTest {
             // A map no other test uses, so that this is its first copy in the JVM.
             Access src = mapped(arena, "(d0) -> ((d0 mod 7) * 5 + d0 floordiv 7 + 3), domain: d0 in [0, 34]", 38);
             Access dst = strided(arena, DType.F32, StridedLayout.packed(35));
-            assertEquals(List.of(new Step.Gather("a general element map")), CopyPlan.of(src, dst).steps());
-            assertTrue(CopyPlan.of(src, dst).steps().stream().noneMatch(s -> s instanceof Step.Gather));
+            assertEquals(List.of(new Step.Gather("a general element map")), AccessCopies.steps(AccessCopies.plan(src, dst)));
+            assertTrue(AccessCopies.steps(AccessCopies.plan(src, dst)).stream().noneMatch(s -> s instanceof Step.Gather));
             CopyFixture.check(src, dst, null, rnd, "[5,7] transposed, flat");
         }
     }
@@ -155,7 +156,7 @@ class SplitDigitsPlanTest {
             Access dst = mapped(arena, "(d0) -> (d0 mod 4 + d0 floordiv 4), domain: d0 in [0, 11]", 12);
             Access src = strided(arena, DType.F32, StridedLayout.packed(12));
             for (int copy = 0; copy < 2; copy++) {
-                IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> CopyPlan.of(src, dst));
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> AccessCopies.plan(src, dst));
                 assertTrue(e.getMessage().contains("index [1] and index [4] to one slot"), e.getMessage());
             }
         }
@@ -167,7 +168,7 @@ class SplitDigitsPlanTest {
             long n = 128 * 129;
             Access src = mapped(arena, "(d0) -> ((d0 mod 128) * 129 + d0 floordiv 128), domain: d0 in [0, " + (n - 1) + "]", n);
             Access dst = strided(arena, DType.F32, StridedLayout.packed(n));
-            assertTrue(CopyPlan.of(src, dst).steps().stream().noneMatch(s -> s instanceof Step.Gather));
+            assertTrue(AccessCopies.steps(AccessCopies.plan(src, dst)).stream().noneMatch(s -> s instanceof Step.Gather));
             CopyFixture.check(src, dst, null, rnd, "[129,128] transposed, flat");
         }
     }

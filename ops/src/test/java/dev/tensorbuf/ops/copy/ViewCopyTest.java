@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.copy;
 
+import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -192,7 +193,7 @@ class ViewCopyTest {
         Access rows = Access.strided(allocator.allocate(16).segment(), DType.F32,
                 StridedLayout.of(new long[] {3, 2}, new long[] {1, 1}));
         Access src = Access.strided(allocator.allocate(24).segment(), DType.F32, StridedLayout.packed(3, 2));
-        e = assertThrows(IllegalArgumentException.class, () -> engine.copy(src, rows));
+        e = assertThrows(IllegalArgumentException.class, () -> AccessCopies.copy(engine, src, rows));
         assertTrue(e.getMessage().contains("destination f32[3, 2] writes index [0, 1] and index [1, 0] to one slot"
                 + " (element offset 1)"), e.getMessage());
         // A concatenation of two disjoint halves of one buffer is a fine destination.
@@ -210,7 +211,7 @@ class ViewCopyTest {
         src.segment().fill((byte) 1);
         Access dst = Access.mapped(dstMemory, DType.F32, dev.tensorbuf.views.indexing.IndexingMap.parse(
                 "(d0, d1) -> (d1 * 4 + d0), domain: d0 in [0, 1], d1 in [0, 2]"));
-        var e = assertThrows(IndexOutOfBoundsException.class, () -> engine.copy(src, dst));
+        var e = assertThrows(IndexOutOfBoundsException.class, () -> AccessCopies.copy(engine, src, dst));
         assertTrue(e.getMessage().contains("destination f32[2, 3]: index [0, 2] reaches element offset 8, beyond the buffer"
                 + " of 6 elements (24 bytes)"), e.getMessage());
         for (long b = 0; b < 24; b++) {
@@ -365,10 +366,10 @@ class ViewCopyTest {
             Access src = Access.strided(open.allocate(4 * 6), DType.F32, StridedLayout.packed(2, 3));
             Access dst = Access.strided(closing.allocate(2 * 6), DType.BF16, StridedLayout.packed(2, 3));
             closing.close();
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> CopyEngine.of(1).copy(src, dst));
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> AccessCopies.copy(CopyEngine.of(1), src, dst));
             assertEquals("the destination of the copy (bf16[2,3], 12 bytes) lost its memory: its arena is closed",
                     e.getMessage());
-            IllegalStateException back = assertThrows(IllegalStateException.class, () -> CopyEngine.of(1).copy(dst, src));
+            IllegalStateException back = assertThrows(IllegalStateException.class, () -> AccessCopies.copy(CopyEngine.of(1), dst, src));
             assertTrue(back.getMessage().startsWith("the source of the copy (bf16[2,3]"), back.getMessage());
         }
     }
@@ -419,10 +420,10 @@ class ViewCopyTest {
         java.lang.foreign.MemorySegment bytes = java.lang.foreign.Arena.ofAuto().allocate(8);
         Access src = Access.strided(bytes, DType.F32, StridedLayout.packed(2, 0));
         Access dst = Access.strided(java.lang.foreign.Arena.ofAuto().allocate(8), DType.F32, StridedLayout.of(new long[] {2, 0}, new long[] {1, 2}));
-        engine.copy(src, dst);
-        assertEquals(0, CopyPlan.of(src, dst, null).steps().size());
+        AccessCopies.copy(engine, src, dst);
+        assertEquals(0, AccessCopies.steps(AccessCopies.plan(src, dst, null)).size());
         Access tiled = Access.tiled(java.lang.foreign.Arena.ofAuto().allocate(8), (ArrayShape) XlaShape.parse("f32[2,0]{1,0:T(2,2)}"));
-        engine.copy(src, tiled);
+        AccessCopies.copy(engine, src, tiled);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.hlo;
 
+import dev.tensorbuf.ops.hlo.internal.HloInstructions;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -59,14 +60,14 @@ class HloAsciiDigitsTest {
     @Test
     void instructionsBuiltInCodeAreHeldToTheSameDigits() {
         XlaShape scalar = XlaShape.parse("f32[]");
-        HloInstruction parameter = new HloInstruction("p", scalar, "parameter", List.of(), Map.of(), "３");
+        HloInstruction parameter = HloInstructions.of("p", scalar, "parameter", List.of(), Map.of(), "３");
         IllegalArgumentException p = assertThrows(IllegalArgumentException.class, parameter::parameterNumber);
         assertTrue(p.getMessage().contains("'３'"), p.getMessage());
-        HloInstruction huge = new HloInstruction("q", scalar, "parameter", List.of(), Map.of(), "2147483648");
+        HloInstruction huge = HloInstructions.of("q", scalar, "parameter", List.of(), Map.of(), "2147483648");
         assertEquals("parameter q has number 2147483648, past the largest XLA takes (2147483647)",
                 assertThrows(IllegalArgumentException.class, huge::parameterNumber).getMessage());
 
-        HloInstruction constant = new HloInstruction("c", scalar, "constant", List.of(), Map.of(), "３");
+        HloInstruction constant = HloInstructions.of("c", scalar, "constant", List.of(), Map.of(), "３");
         HloModule module = new HloModule("m", Map.of(), List.of(new HloComputation("e", true, List.of(constant), "c")));
         RuntimeException c = assertThrows(RuntimeException.class, () -> HloExecutor.execute(module, Map.of()).close());
         assertTrue(c.getMessage().contains("'３' (U+FF13 FULLWIDTH DIGIT THREE) is not an ASCII digit at position 0"

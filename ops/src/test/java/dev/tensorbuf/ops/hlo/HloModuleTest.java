@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.hlo;
 
+import dev.tensorbuf.ops.hlo.internal.HloInstructions;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -97,14 +98,14 @@ class HloModuleTest {
                 }""");
         HloComputation e = m.entry();
         assertEquals(new HloAttribute.Slices(List.of(new SliceDim(0, 1, 1), new SliceDim(0, 12, 2),
-                new SliceDim(0, 10, 2), new SliceDim(0, 4, 1))), e.instruction("s").attribute("slice").orElseThrow());
+                new SliceDim(0, 10, 2), new SliceDim(0, 4, 1))), HloInstructions.attribute(e.instruction("s"), "slice").orElseThrow());
         assertEquals(new HloAttribute.Padding(List.of(new PadDim(1, 1, 0), new PadDim(0, 0, 0), new PadDim(0, 0, 0),
-                new PadDim(0, 0, 0))), e.instruction("pd").attribute("padding").orElseThrow());
+                new PadDim(0, 0, 0))), HloInstructions.attribute(e.instruction("pd"), "padding").orElseThrow());
         HloInstruction conv = e.root();
         assertEquals(new HloAttribute.Window(List.of(new WindowDim(3, 2, 1, 1, 1, 1, false),
-                new WindowDim(5, 2, 2, 2, 1, 1, false))), conv.attribute("window").orElseThrow());
+                new WindowDim(5, 2, 2, 2, 1, 1, false))), HloInstructions.attribute(conv, "window").orElseThrow());
         assertEquals(new HloAttribute.DimLabels(new ConvolutionDims(0, 3, List.of(1, 2), 0, 3, List.of(1, 2),
-                0, 3, List.of(1, 2))), conv.attribute("dim_labels").orElseThrow());
+                0, 3, List.of(1, 2))), HloInstructions.attribute(conv, "dim_labels").orElseThrow());
         assertEquals(1, conv.intValue("batch_group_count", 7));
     }
 

@@ -11,6 +11,7 @@ import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.ops.copy.CopyPlan;
+import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import dev.tensorbuf.ops.copy.internal.Step;
 import dev.tensorbuf.ops.quant.internal.BlockKernels;
 import dev.tensorbuf.views.ArrayShape;
@@ -161,8 +162,8 @@ class BlockPlanTest {
         CopyPlan.Explanation e = q.explain(rows, CopyEngine.of(2));
         assertEquals(CopyPlan.Explanation.Route.PLANNED, e.route());
         assertTrue(e.temporaries().isEmpty(), e.toString());
-        assertFalse(e.steps().isEmpty());
-        for (Step s : e.steps()) {
+        assertFalse(AccessCopies.steps(e).isEmpty());
+        for (Step s : AccessCopies.steps(e)) {
             assertTrue(s instanceof Step.Dequantize d && d.direct() && d.into() == DType.BF16, e.toString());
         }
         assertEquals(256L * 1024, e.elements());
@@ -175,14 +176,14 @@ class BlockPlanTest {
         TensorView transposed = TensorView.of(arena.allocate(4L * 256 * 1024), "f32[256,1024]{0,1}");
         CopyPlan.Explanation t = q.explain(transposed);
         assertTrue(t.temporaries().isEmpty(), t.toString());
-        assertTrue(t.steps().stream().allMatch(s -> s instanceof Step.Dequantize d && !d.direct()), t.toString());
+        assertTrue(AccessCopies.steps(t).stream().allMatch(s -> s instanceof Step.Dequantize d && !d.direct()), t.toString());
         assertTrue(t.toString().contains("through a per-thread tile of f32 rows, then TRANSPOSE"), t.toString());
 
         TensorView tiled = TensorView.of(arena.allocate(ArrayShape.parse("bf16[256,1024]{1,0:T(8,128)}").arraySize()),
                 "bf16[256,1024]{1,0:T(8,128)}");
         CopyPlan.Explanation tt = q.explain(tiled);
         assertTrue(tt.temporaries().isEmpty(), tt.toString());
-        assertTrue(tt.steps().stream().anyMatch(s -> s instanceof Step.Dequantize), tt.toString());
+        assertTrue(AccessCopies.steps(tt).stream().anyMatch(s -> s instanceof Step.Dequantize), tt.toString());
         // Explaining writes nothing.
         assertEquals(0, rows.buffer().segment().get(ValueLayout.JAVA_LONG, 0));
     }

@@ -132,7 +132,7 @@ public final class CopyExecutor {
         // (one hand-off to the other threads per plan, not one per step); a gather step is
         // ordered after the zeroing before it.
         List<Work> batch = new ArrayList<>();
-        for (Step step : plan.steps()) {
+        for (Step step : AccessCopies.steps(plan)) {
             switch (step) {
                 case Step.Run r -> batch.add(work(r.kernel(), task(plan, r), values));
                 case Step.Zero z -> batch.add(work(Kernel.ZERO, task(plan, z), values));
@@ -141,7 +141,7 @@ public final class CopyExecutor {
                 case Step.Gather g -> {
                     runBatch(batch, values);
                     batch.clear();
-                    GatherKernel.run(plan.src(), plan.dst(), plan.affine().orElse(null));
+                    GatherKernel.run(AccessCopies.src(plan), AccessCopies.dst(plan), plan.affine().orElse(null));
                 }
             }
         }
@@ -153,7 +153,7 @@ public final class CopyExecutor {
     record Values(ElementAccess sa, ElementAccess da, float[] scale, float[] bias) {
         static Values of(CopyPlan plan) {
             ChannelAffine affine = plan.affine().orElse(null);
-            return new Values(ElementAccess.of(plan.src().dtype()), ElementAccess.of(plan.dst().dtype()),
+            return new Values(ElementAccess.of(AccessCopies.src(plan).dtype()), ElementAccess.of(AccessCopies.dst(plan).dtype()),
                     affine == null ? null : GatherKernel.Floats.toArray(affine.scale()),
                     affine == null ? null : GatherKernel.Floats.toArray(affine.bias()));
         }
@@ -168,7 +168,7 @@ public final class CopyExecutor {
         int threads = 1;
         long bytes = 0;
         boolean shareable = true;
-        for (Step step : plan.steps()) {
+        for (Step step : AccessCopies.steps(plan)) {
             Task t = switch (step) {
                 case Step.Run r -> task(plan, r);
                 case Step.Zero z -> task(plan, z);
@@ -192,21 +192,21 @@ public final class CopyExecutor {
     }
 
     private static Task task(CopyPlan plan, Step.Zero z) {
-        int w = Math.max(1, plan.dst().dtype().byteWidth());
-        return task(null, plan.dst().segment(), 0, z.dstOffset() * w, z.loops(), w, w, -1);
+        int w = Math.max(1, AccessCopies.dst(plan).dtype().byteWidth());
+        return task(null, AccessCopies.dst(plan).segment(), 0, z.dstOffset() * w, z.loops(), w, w, -1);
     }
 
     /** The run over the source's f32 rows, its source the blocks' segment (whose offsets are the rows'). */
     private static Task task(CopyPlan plan, Step.Dequantize d) {
-        int dw = plan.dst().dtype().byteWidth();
+        int dw = AccessCopies.dst(plan).dtype().byteWidth();
         Step.Run r = d.run();
-        return task(d.source().segment(), plan.dst().segment(), r.srcOffset() * 4, r.dstOffset() * dw, r.loops(), 4, dw, -1);
+        return task(d.source().segment(), AccessCopies.dst(plan).segment(), r.srcOffset() * 4, r.dstOffset() * dw, r.loops(), 4, dw, -1);
     }
 
     private static Task task(CopyPlan plan, Step.Run r) {
-        int sw = plan.src().dtype().byteWidth();
-        int dw = plan.dst().dtype().byteWidth();
-        return task(plan.src().segment(), plan.dst().segment(), r.srcOffset() * sw, r.dstOffset() * dw, r.loops(), sw, dw,
+        int sw = AccessCopies.src(plan).dtype().byteWidth();
+        int dw = AccessCopies.dst(plan).dtype().byteWidth();
+        return task(AccessCopies.src(plan).segment(), AccessCopies.dst(plan).segment(), r.srcOffset() * sw, r.dstOffset() * dw, r.loops(), sw, dw,
                 r.channelLoop());
     }
 

@@ -3,8 +3,8 @@ package dev.tensorbuf.ops.copy.internal;
 /**
  * The kernel a planned step runs. Each has its own brute-force equivalence test and JMH benchmark.
  * {@snippet :
- * CopyPlan p = CopyPlan.of(src, dst);   // f32[8,64,56,56] NCHW -> NHWC (with 3 channels: INTERLEAVE)
- * p.steps().get(0) instanceof Step.Run r && r.kernel() == Kernel.TRANSPOSE;   // true
+ * CopyPlan p = AccessCopies.plan(src, dst);   // f32[8,64,56,56] NCHW -> NHWC (with 3 channels: INTERLEAVE)
+ * AccessCopies.steps(p).get(0) instanceof Step.Run r && r.kernel() == Kernel.TRANSPOSE;   // true
  * }
  */
 public enum Kernel {

@@ -10,7 +10,7 @@ package dev.tensorbuf.ops.copy.internal;
  *
  * {@snippet :
  * CopyEngine.of(1).copy(nchw, nhwc);                // f32[2,64,112,112]: two staged chunks, one buffer
- * ScratchMemory held = CopyEngine.scratchMemory();
+ * ScratchMemory held = CopyExecutor.scratchMemory();
  * held.heldBytes();                                 // 6291456: the buffer, kept for reuse
  * held.toString();
  * // "copy scratch: 6291456 bytes held (0 in use, peak 6291456), 1 buffer allocated"

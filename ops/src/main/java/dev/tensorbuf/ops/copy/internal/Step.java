@@ -10,7 +10,7 @@ import java.util.List;
  * for a padded tiled destination, {@link Zero} steps for the padding.
  * {@snippet :
  * // f32[1000,1000] -> {1,0:T(8,128)}: full column tiles, the partial last column tile, its padding
- * CopyPlan.of(src, dst).steps().size();   // 3
+ * AccessCopies.steps(AccessCopies.plan(src, dst)).size();   // 3
  * }
  */
 public sealed interface Step permits Step.Run, Step.Zero, Step.Gather, Step.Dequantize {

@@ -117,7 +117,7 @@ public final class SubByteStaging {
         public CopyPlan innerPlan(MemorySegment placeholder) {
             Access source = in != null ? in.over(placeholder, src.dtype()) : from.orElseThrow();
             Access destination = out != null ? out.over(placeholder, dst.dtype()) : to.orElseThrow();
-            CopyPlan plan = new CopyPlan(source, destination, Optional.empty(), Planner.plan(source, destination, null));
+            CopyPlan plan = AccessCopies.unchecked(source, destination, Optional.empty(), Planner.plan(source, destination, null));
             return out != null ? plan : ViewAdapter.withPaddingZeros(plan, dst);
         }
 
@@ -138,7 +138,7 @@ public final class SubByteStaging {
                     source = from.get();
                 }
                 if (out == null) {
-                    executor.execute(ViewAdapter.withPaddingZeros(CopyPlan.of(source, to.get()), dst));
+                    executor.execute(ViewAdapter.withPaddingZeros(AccessCopies.plan(source, to.get()), dst));
                     return;
                 }
                 MemorySegment temp = temporary.allocate(Math.max(1, out.slots())).segment();
@@ -156,7 +156,7 @@ public final class SubByteStaging {
                 } else {
                     unpack(out.packed(), out.firstSlot(), out.slots(), out.bits(), temp);
                 }
-                executor.execute(CopyPlan.of(source, out.over(temp, dst.dtype())));
+                executor.execute(AccessCopies.plan(source, out.over(temp, dst.dtype())));
                 if (out.tiledShape() != null) {
                     // Tail padding L(n) past the slots reads as zero, as after the element path.
                     ViewAdapter.zeroTileSlots(dst);

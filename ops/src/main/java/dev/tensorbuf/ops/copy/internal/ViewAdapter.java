@@ -185,13 +185,13 @@ public final class ViewAdapter {
 
     /** {@return {@code plan} into {@code dst} with {@link #paddingZeros} as its last steps} */
     public static dev.tensorbuf.ops.copy.CopyPlan withPaddingZeros(dev.tensorbuf.ops.copy.CopyPlan plan, TensorView dst) {
-        java.util.List<Step.Zero> zeros = paddingZeros(dst, plan.dst());
+        java.util.List<Step.Zero> zeros = paddingZeros(dst, AccessCopies.dst(plan));
         if (zeros.isEmpty()) {
             return plan;
         }
-        java.util.List<Step> steps = new java.util.ArrayList<>(plan.steps());
+        java.util.List<Step> steps = new java.util.ArrayList<>(AccessCopies.steps(plan));
         steps.addAll(zeros);
-        return new dev.tensorbuf.ops.copy.CopyPlan(plan.src(), plan.dst(), plan.affine(), steps);
+        return AccessCopies.unchecked(AccessCopies.src(plan), AccessCopies.dst(plan), plan.affine(), steps);
     }
 
     /**

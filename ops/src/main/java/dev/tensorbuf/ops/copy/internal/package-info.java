@@ -20,7 +20,7 @@
  * <dt><code>Access.java</code>, <code>Step.java</code>, <code>Loop.java</code>, <code>Kernel.java</code>,
  *     <code>ScratchMemory.java</code></dt>
  * <dd>a copy side below the views, a plan's steps, loops and kernels, and what
- *     <code>CopyEngine.scratchMemory()</code> reports: read through <code>CopyPlan</code> and
+ *     <code>CopyExecutor.scratchMemory()</code> reports: read through <code>AccessCopies</code> and
  *     <code>CopyEngine</code>, described in <code>ops.copy</code>'s package-info</dd>
  * <dt><code>Planner.java</code>, <code>TiledDigits.java</code></dt>
  * <dd>the one planner: tiled layouts as mixed-radix digits (each dimension's top digit tracked,

@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.exec.internal;
 
+import dev.tensorbuf.ops.hlo.internal.HloInstructions;
 import dev.tensorbuf.ops.exec.ExecutedInstruction;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.ops.internal.Bitcast;
@@ -401,7 +402,7 @@ public final class Interpreter {
     }
 
     private TensorView iota(HloInstruction in, ArrayShape shape) {
-        if (in.attribute("iota_dimension").isEmpty()) {
+        if (HloInstructions.attribute(in, "iota_dimension").isEmpty()) {
             throw new IllegalArgumentException("the iota_dimension attribute is missing");
         }
         long written = in.intValue("iota_dimension", 0);
@@ -599,7 +600,7 @@ public final class Interpreter {
     }
 
     private static TensorView slice(HloInstruction in, TensorView source) {
-        if (!(in.attribute("slice").orElse(null) instanceof HloAttribute.Slices s)) {
+        if (!(HloInstructions.attribute(in, "slice").orElse(null) instanceof HloAttribute.Slices s)) {
             throw new IllegalArgumentException("slice needs a slice={[start:limit:stride], ...} attribute");
         }
         int r = s.dims().size();
@@ -640,7 +641,7 @@ public final class Interpreter {
     }
 
     private TensorView pad(HloInstruction in, TensorView source, TensorView fill) {
-        if (!(in.attribute("padding").orElse(null) instanceof HloAttribute.Padding p)) {
+        if (!(HloInstructions.attribute(in, "padding").orElse(null) instanceof HloAttribute.Padding p)) {
             throw new IllegalArgumentException("pad needs a padding=low_high_interior x ... attribute");
         }
         int r = p.dims().size();

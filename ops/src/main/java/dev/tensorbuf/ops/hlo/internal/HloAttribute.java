@@ -18,7 +18,7 @@ import java.util.List;
  *       p1 = f32[] parameter(1)
  *       ROOT pad = f32[12,16] pad(p0, p1), padding=1_4_1x4_8_0
  *     }""").entry().root();
- * pad.attribute("padding"); // Optional[Padding[dims=[PadDim[low=1, high=4, interior=1], PadDim[low=4, high=8, interior=0]]]]
+ * HloInstructions.attribute(pad, "padding"); // Optional[Padding[dims=[PadDim[low=1, high=4, interior=1], PadDim[low=4, high=8, interior=0]]]]
  * }
  */
 public sealed interface HloAttribute

@@ -198,7 +198,7 @@ public final class HloParser {
             List<String> callees = new ArrayList<>();
             for (HloInstruction i : c.instructions()) {
                 for (String key : List.of("to_apply", "calls", "condition", "body")) {
-                    if (i.attributes().get(key) instanceof HloAttribute.Text t) {
+                    if (HloInstructions.attributes(i).get(key) instanceof HloAttribute.Text t) {
                         for (String n : t.text().replaceAll("[{}]", "").split(",")) {
                             String callee = n.strip();
                             callees.add(callee.startsWith("%") ? callee.substring(1) : callee);
@@ -454,7 +454,7 @@ public final class HloParser {
             skipSpace();
         }
         try {
-            return new HloInstruction(name, shape, opcode, operands, attributes, payload);
+            return HloInstructions.of(name, shape, opcode, operands, attributes, payload);
         } catch (IllegalArgumentException e) {
             throw error(e.getMessage(), opAt);
         }

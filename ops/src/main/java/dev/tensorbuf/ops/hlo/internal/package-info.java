@@ -12,7 +12,10 @@
  * <dl>
  * <dt><code>HloAttribute.java</code></dt>
  * <dd>sealed typed attribute values: ints, slices, padding, window, dim labels, sharding, text
- *     (<code>HloInstruction.attribute</code>)</dd>
+ *     (<code>HloInstructions.attribute</code>)</dd>
+ * <dt><code>HloInstructions.java</code></dt>
+ * <dd>the friend of <code>ops.hlo</code>: makes instructions and reads their typed attributes,
+ *     which the public <code>HloInstruction</code> does not show (its class initializer lends them)</dd>
  * <dt><code>HloSyntaxException.java</code></dt>
  * <dd>a <code>TextFormatException</code> with line and column, the one type users catch</dd>
  * <dt><code>HloParser.java</code></dt>

@@ -3,6 +3,7 @@ package dev.tensorbuf.ops.indexing.internal;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.indexing.HloIndexing.OperandIndexing;
 import dev.tensorbuf.ops.internal.Errors;
+import dev.tensorbuf.ops.internal.Bitcast;
 import dev.tensorbuf.ops.internal.Reshape;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.internal.Extents;
@@ -66,73 +67,27 @@ final class Reshapes {
         return Reshape.outputToInput(Maps.longs(input), Maps.longs(output));
     }
 
-    /**
-     * {@return output index to input index of a bitcast: output logical to physical, reshape of the
-     * physical shapes, input physical to logical}
-     */
+    /** {@return output index to input index of a bitcast: the view op's map ({@link Bitcast#outputToInput})} */
     static IndexingMap bitcastMap(ArrayShape input, ArrayShape output) {
-        IndexingMap transpose = transposeBitcast(input, output);
-        if (transpose != null) {
-            return transpose;
-        }
-        IndexingMap outToPhysical = logicalToPhysical(output);
-        IndexingMap reshape = reshapeMap(physicalDims(input), physicalDims(output));
-        IndexingMap inFromPhysical = physicalToLogical(input);
-        return IndexingMap.compose(inFromPhysical, IndexingMap.compose(reshape, outToPhysical)).simplify();
-    }
-
-    /**
-     * {@return the transpose map when the bitcast only permutes dimensions (the physical orders
-     * line up dimension by dimension, as XLA's {@code TransposeIsBitcast}), else null}
-     */
-    private static IndexingMap transposeBitcast(ArrayShape input, ArrayShape output) {
-        if (input.rank() != output.rank()) {
-            return null;
-        }
-        List<Integer> in = minorToMajor(input);
-        List<Integer> out = minorToMajor(output);
-        AffineExpr[] res = new AffineExpr[input.rank()];
-        for (int k = 0; k < in.size(); k++) {
-            if (input.dim(in.get(k)) != output.dim(out.get(k))) {
-                return null;
-            }
-            res[in.get(k)] = Maps.d(out.get(k));
-        }
-        return Maps.map(output.dims(), List.of(), List.of(res));
+        return Bitcast.outputToInput(input, output);
     }
 
     static List<Integer> minorToMajor(ArrayShape shape) {
-        return shape.layout().map(XlaLayout::minorToMajor).orElseGet(() -> XlaLayout.descending(shape.rank()).minorToMajor());
+        return Bitcast.minorToMajor(shape);
     }
 
     /** {@return the dimension sizes in physical (major-to-minor) order} */
     static List<Long> physicalDims(ArrayShape shape) {
-        List<Integer> m2m = minorToMajor(shape);
-        List<Long> out = new ArrayList<>();
-        for (int k = m2m.size() - 1; k >= 0; k--) {
-            out.add(shape.dim(m2m.get(k)));
-        }
-        return out;
+        return Bitcast.physicalDims(shape);
     }
 
-    /** {@return logical index to physical index: physical dim k is logical dim m2m[rank-1-k]} */
+    /** {@return logical index to physical index} */
     static IndexingMap logicalToPhysical(ArrayShape shape) {
-        List<Integer> m2m = minorToMajor(shape);
-        List<AffineExpr> res = new ArrayList<>();
-        for (int k = m2m.size() - 1; k >= 0; k--) {
-            res.add(Maps.d(m2m.get(k)));
-        }
-        return Maps.map(shape.dims(), List.of(), res);
+        return Bitcast.logicalToPhysical(shape);
     }
 
     /** {@return physical index to logical index} */
     static IndexingMap physicalToLogical(ArrayShape shape) {
-        List<Integer> m2m = minorToMajor(shape);
-        int rank = m2m.size();
-        AffineExpr[] res = new AffineExpr[rank];
-        for (int k = 0; k < rank; k++) {
-            res[m2m.get(rank - 1 - k)] = Maps.d(k);
-        }
-        return Maps.map(physicalDims(shape), List.of(), List.of(res));
+        return Bitcast.physicalToLogical(shape);
     }
 }

@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.indexing.internal;
 
+import dev.tensorbuf.ops.hlo.internal.HloInstructions;
 import dev.tensorbuf.ops.hlo.internal.HloAttribute;
 import dev.tensorbuf.ops.hlo.internal.HloAttribute.PadDim;
 import dev.tensorbuf.ops.hlo.internal.HloAttribute.SliceDim;
@@ -7,11 +8,13 @@ import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.indexing.HloIndexing.OperandIndexing;
 import dev.tensorbuf.ops.indexing.HloIndexing.RuntimeVariable;
 import dev.tensorbuf.ops.internal.Concatenate;
+import dev.tensorbuf.ops.internal.DynamicSlice;
 import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.ops.internal.Pad;
 import dev.tensorbuf.ops.internal.Slice;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.indexing.AffineExpr;
+import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.indexing.Interval;
 import dev.tensorbuf.views.indexing.Variable;
 import java.util.ArrayList;
@@ -30,7 +33,7 @@ final class Slicing {
         ArrayShape in = ctx.operandShape(instr, 0);
         ArrayShape out = instr.arrayShape();
         String where = "slice " + instr.name() + " of " + in + " to " + out;
-        HloAttribute attribute = instr.attribute("slice").orElseThrow(
+        HloAttribute attribute = HloInstructions.attribute(instr, "slice").orElseThrow(
                 () -> Errors.missingAttribute(where, "slice"));
         if (!(attribute instanceof HloAttribute.Slices slices)) {
             throw new IllegalArgumentException(where + ": slice is " + attribute + ", expected [start:limit:stride] per dim");
@@ -152,7 +155,7 @@ final class Slicing {
      */
     private static List<PadDim> padding(HloInstruction instr, ArrayShape in, ArrayShape out) {
         String where = "pad " + instr.name() + " of " + in + " to " + out;
-        HloAttribute attribute = instr.attribute("padding").orElseThrow(
+        HloAttribute attribute = HloInstructions.attribute(instr, "padding").orElseThrow(
                 () -> Errors.missingAttribute(where, "padding"));
         if (!(attribute instanceof HloAttribute.Padding padding)) {
             throw new IllegalArgumentException(where + ": padding is " + attribute + ", expected low_high_interior per dim");
@@ -178,21 +181,20 @@ final class Slicing {
         return pads;
     }
 
-    /** Offsets are runtime variables bound to the scalar offset operands, clamped so the slice fits. */
+    /**
+     * The view op's map ({@link DynamicSlice#outputToInput}): offsets are runtime variables, bound
+     * here to the scalar offset operands, their ranges the clamp that makes the slice fit.
+     */
     static List<Set<OperandIndexing>> dynamicSlice(Ctx ctx, HloInstruction instr) {
         ArrayShape out = instr.arrayShape();
         ArrayShape in = ctx.operandShape(instr, 0);
-        List<Variable> rts = new ArrayList<>();
         List<RuntimeVariable> bindings = new ArrayList<>();
-        List<AffineExpr> res = new ArrayList<>();
         for (int i = 0; i < in.rank(); i++) {
-            rts.add(Variable.of(0, in.dim(i) - out.dim(i)));
             bindings.add(new RuntimeVariable(ctx.operand(instr, i + 1), Maps.toScalar(out)));
-            res.add(Maps.d(i).plus(Maps.rt(i)));
         }
+        IndexingMap map = DynamicSlice.outputToInput(Maps.longs(in.dims()), Maps.longs(out.dims()));
         List<Set<OperandIndexing>> result = new ArrayList<>();
-        result.add(Maps.one(RuntimeVars.foldAffine(ctx, new OperandIndexing(
-                Maps.map(Maps.box(out.dims()), List.of(), rts, res, Map.of()), bindings, Optional.empty()))));
+        result.add(Maps.one(RuntimeVars.foldAffine(ctx, new OperandIndexing(map, bindings, Optional.empty()))));
         for (int k = 1; k < instr.operands().size(); k++) {
             result.add(Maps.one(Maps.toScalar(out)));
         }

@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.indexing.internal;
 
+import dev.tensorbuf.ops.hlo.internal.HloInstructions;
 import dev.tensorbuf.ops.hlo.internal.HloAttribute;
 import dev.tensorbuf.ops.hlo.internal.HloAttribute.ConvolutionDims;
 import dev.tensorbuf.ops.hlo.internal.HloAttribute.WindowDim;
@@ -27,7 +28,7 @@ final class Windows {
     }
 
     static List<WindowDim> window(HloInstruction instr) {
-        return ((HloAttribute.Window) instr.attribute("window").orElseThrow(
+        return ((HloAttribute.Window) HloInstructions.attribute(instr, "window").orElseThrow(
                 () -> Errors.missingAttribute(instr.opcode() + " " + instr.name(), "window"))).dims();
     }
 
@@ -114,7 +115,7 @@ final class Windows {
     }
 
     static ConvolutionDims dimLabels(HloInstruction instr) {
-        return ((HloAttribute.DimLabels) instr.attribute("dim_labels").orElseThrow(
+        return ((HloAttribute.DimLabels) HloInstructions.attribute(instr, "dim_labels").orElseThrow(
                 () -> Errors.missingAttribute("convolution " + instr.name(), "dim_labels"))).labels();
     }
 

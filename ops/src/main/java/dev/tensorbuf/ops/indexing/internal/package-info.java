@@ -27,7 +27,7 @@
  *     the narrow type's minor dimension; broadcast/transpose/reverse/tuple; reduce/dot;
  *     slice/concatenate/pad/dynamic-slice/dynamic-update-slice; gather; reduce-window/convolution;
  *     reshape/bitcast; all-gather/scan). The output-to-input maps of the ops that are also view ops
- *     (broadcast, transpose, reverse, slice, concatenate, pad, reshape, and reshape inside bitcast)
+ *     (broadcast, transpose, reverse, slice, concatenate, pad, reshape, dynamic-slice, bitcast)
  *     are not written here: they come from the op's file in <code>ops.internal</code>, the one
  *     <code>Ops</code> composes, so a view and the instruction index alike</dd>
  * <dt><code>Fusions.java</code>, <code>Composition.java</code>, <code>RuntimeVars.java</code></dt>

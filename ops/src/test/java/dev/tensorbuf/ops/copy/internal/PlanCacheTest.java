@@ -175,7 +175,7 @@ class PlanCacheTest {
         StridedLayout rows = StridedLayout.packed(10, 20);
         CopyEngine engine = CopyEngine.of(1);
         try (Arena gone = Arena.ofConfined()) {
-            engine.copy(Access.strided(gone.allocate(800), DType.F32, rows),
+            AccessCopies.copy(engine, Access.strided(gone.allocate(800), DType.F32, rows),
                     Access.tiled(gone.allocate(shape.physicalByteSize()), shape));
         }
         assertEquals(1, PlanCache.size());
@@ -186,7 +186,7 @@ class PlanCacheTest {
             for (int i = 0; i < 200; i++) {
                 in.setAtIndex(ValueLayout.JAVA_FLOAT, i, i);
             }
-            engine.copy(Access.strided(in, DType.F32, rows), Access.tiled(out, shape));
+            AccessCopies.copy(engine, Access.strided(in, DType.F32, rows), Access.tiled(out, shape));
             assertEquals(1, PlanCache.size(), "the second copy hit");
             for (int r = 0; r < 16; r++) {
                 for (int c = 0; c < 128; c++) {
@@ -210,26 +210,26 @@ class PlanCacheTest {
         ArrayShape tiles = ArrayShape.parse("f32[4,8]{1,0:T(8,128)}");
         try (Arena arena = Arena.ofConfined()) {
             Access src = Access.strided(arena.allocate(128), DType.F32, rows);
-            CopyPlan.of(src, Access.strided(arena.allocate(128), DType.F32, rows));
-            CopyPlan.of(src, Access.tiled(arena.allocate(4096), tiles));
+            AccessCopies.plan(src, Access.strided(arena.allocate(128), DType.F32, rows));
+            AccessCopies.plan(src, Access.tiled(arena.allocate(4096), tiles));
             assertEquals(2, PlanCache.size());
             var shortRows = assertThrows(IndexOutOfBoundsException.class,
-                    () -> CopyPlan.of(src, Access.strided(arena.allocate(124), DType.F32, rows)));
+                    () -> AccessCopies.plan(src, Access.strided(arena.allocate(124), DType.F32, rows)));
             assertTrue(shortRows.getMessage().contains("destination elements [0, 31] of f32[4, 8] fall outside its segment"
                     + " of 124 bytes"), shortRows.getMessage());
             var shortSource = assertThrows(IndexOutOfBoundsException.class,
-                    () -> CopyPlan.of(Access.strided(arena.allocate(64), DType.F32, rows), Access.tiled(arena.allocate(4096), tiles)));
+                    () -> AccessCopies.plan(Access.strided(arena.allocate(64), DType.F32, rows), Access.tiled(arena.allocate(4096), tiles)));
             assertTrue(shortSource.getMessage().contains("source elements [0, 31] of f32[4, 8] fall outside its segment"
                     + " of 64 bytes"), shortSource.getMessage());
             var shortTiles = assertThrows(IndexOutOfBoundsException.class,
-                    () -> CopyPlan.of(src, Access.tiled(arena.allocate(4092), tiles)));
+                    () -> AccessCopies.plan(src, Access.tiled(arena.allocate(4092), tiles)));
             assertEquals("f32[4,8]{1,0:T(8,128)} needs 4096 bytes but the destination segment has 4092", shortTiles.getMessage());
             assertEquals(2, PlanCache.size(), "the failing calls hit");
 
             Access twice = Access.strided(arena.allocate(128), DType.F32,
                     StridedLayout.of(new long[] {4, 8}, new long[] {0, 1}, 0));
             for (int call = 0; call < 2; call++) {
-                var overlap = assertThrows(IllegalArgumentException.class, () -> CopyPlan.of(src, twice));
+                var overlap = assertThrows(IllegalArgumentException.class, () -> AccessCopies.plan(src, twice));
                 assertTrue(overlap.getMessage().contains("writes 4 elements to one slot (stride 0)"), overlap.getMessage());
             }
             assertEquals(2, PlanCache.size(), "no plan held for a destination that overlaps itself");

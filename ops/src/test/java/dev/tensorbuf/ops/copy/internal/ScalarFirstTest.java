@@ -55,7 +55,7 @@ class ScalarFirstTest {
             List<CopyPlan> plans = plans(arena);
             Set<Kernel> kernels = EnumSet.noneOf(Kernel.class);
             for (CopyPlan p : plans) {
-                for (Step s : p.steps()) {
+                for (Step s : AccessCopies.steps(p)) {
                     if (s instanceof Step.Run r) {
                         kernels.add(r.kernel());
                     }
@@ -69,16 +69,16 @@ class ScalarFirstTest {
             List<MemorySegment> expected = new ArrayList<>();
             for (CopyPlan p : plans) {
                 scalar.execute(p);
-                expected.add(arena.allocate(p.dst().segment().byteSize()).copyFrom(p.dst().segment()));
+                expected.add(arena.allocate(AccessCopies.dst(p).segment().byteSize()).copyFrom(AccessCopies.dst(p).segment()));
             }
             ScalarFirst scalarFirst = new ScalarFirst(64 << 10);
             CopyExecutor moving = new CopyExecutor(2, true, 0, scalarFirst);
             for (int round = 0; round < 40; round++) {
                 for (int i = 0; i < plans.size(); i++) {
                     CopyPlan p = plans.get(i);
-                    p.dst().segment().fill((byte) 0x33);
+                    AccessCopies.dst(p).segment().fill((byte) 0x33);
                     moving.execute(p);
-                    assertEquals(-1, p.dst().segment().mismatch(expected.get(i)), "plan " + i + " in round " + round);
+                    assertEquals(-1, AccessCopies.dst(p).segment().mismatch(expected.get(i)), "plan " + i + " in round " + round);
                 }
             }
             for (Kernel k : kernels) {
@@ -90,32 +90,32 @@ class ScalarFirstTest {
     private static List<CopyPlan> plans(Arena arena) {
         Random rnd = new Random(7);
         List<CopyPlan> plans = new ArrayList<>();
-        plans.add(CopyPlan.of(f32(arena, rnd, StridedLayout.of(TensorFormat.NCHW, 2, 64, 16, 20)),
+        plans.add(AccessCopies.plan(f32(arena, rnd, StridedLayout.of(TensorFormat.NCHW, 2, 64, 16, 20)),
                 f32(arena, null, StridedLayout.of(TensorFormat.NHWC, 2, 64, 16, 20))));
-        plans.add(CopyPlan.of(f32(arena, rnd, StridedLayout.of(TensorFormat.NCHW, 2, 3, 32, 40)),
+        plans.add(AccessCopies.plan(f32(arena, rnd, StridedLayout.of(TensorFormat.NCHW, 2, 3, 32, 40)),
                 f32(arena, null, StridedLayout.of(TensorFormat.NHWC, 2, 3, 32, 40))));
-        plans.add(CopyPlan.of(f32(arena, rnd, StridedLayout.of(TensorFormat.NHWC, 2, 3, 32, 40)),
+        plans.add(AccessCopies.plan(f32(arena, rnd, StridedLayout.of(TensorFormat.NHWC, 2, 3, 32, 40)),
                 f32(arena, null, StridedLayout.of(TensorFormat.NCHW, 2, 3, 32, 40))));
-        plans.add(CopyPlan.of(f32(arena, rnd, new StridedLayout(List.of(4L, 8L, 16L, 48L),
+        plans.add(AccessCopies.plan(f32(arena, rnd, new StridedLayout(List.of(4L, 8L, 16L, 48L),
                         List.of(8L * 32 * 96, 32L * 96, 192L, 2L), 0)),
                 f32(arena, null, StridedLayout.packed(4, 8, 16, 48))));
-        plans.add(CopyPlan.of(f32(arena, rnd, new StridedLayout(List.of(2L, 64L, 16L, 16L), List.of(0L, 1L, 0L, 0L), 0)),
+        plans.add(AccessCopies.plan(f32(arena, rnd, new StridedLayout(List.of(2L, 64L, 16L, 16L), List.of(0L, 1L, 0L, 0L), 0)),
                 f32(arena, null, StridedLayout.packed(2, 64, 16, 16))));
         MemorySegment pixels = random(arena, rnd, 4L * 32 * 40 * 3);
-        plans.add(CopyPlan.of(Access.strided(pixels, DType.U8, StridedLayout.of(TensorFormat.NHWC, 4, 3, 32, 40)),
+        plans.add(AccessCopies.plan(Access.strided(pixels, DType.U8, StridedLayout.of(TensorFormat.NHWC, 4, 3, 32, 40)),
                 f32(arena, null, StridedLayout.of(TensorFormat.NCHW, 4, 3, 32, 40)),
                 new ChannelAffine(1, List.of(0.5f, 2f, -1f), List.of(1f, 0f, 3f))));
         MemorySegment halves = arena.allocate(64L * 256 * 2, 64);
         for (long i = 0; i < halves.byteSize() / 2; i++) {
             halves.set(ValueLayout.JAVA_SHORT_UNALIGNED, 2 * i, (short) (rnd.nextInt(0x7f00)));
         }
-        plans.add(CopyPlan.of(Access.strided(halves, DType.BF16, StridedLayout.packed(64, 256)),
+        plans.add(AccessCopies.plan(Access.strided(halves, DType.BF16, StridedLayout.packed(64, 256)),
                 tiled(arena, "bf16[64,256]{1,0:T(8,128)(2,1)}")));
         Access f32 = f32(arena, rnd, StridedLayout.packed(64, 256));
-        plans.add(CopyPlan.of(f32, tiled(arena, "bf16[64,256]{1,0:T(8,128)(2,1)}")));
+        plans.add(AccessCopies.plan(f32, tiled(arena, "bf16[64,256]{1,0:T(8,128)(2,1)}")));
         Access packed = tiled(arena, "bf16[64,256]{1,0:T(8,128)(2,1)}");
-        new CopyExecutor(1, false, Long.MAX_VALUE).execute(CopyPlan.of(f32, packed));
-        plans.add(CopyPlan.of(packed, f32(arena, null, StridedLayout.packed(64, 256))));
+        new CopyExecutor(1, false, Long.MAX_VALUE).execute(AccessCopies.plan(f32, packed));
+        plans.add(AccessCopies.plan(packed, f32(arena, null, StridedLayout.packed(64, 256))));
         return plans;
     }
 

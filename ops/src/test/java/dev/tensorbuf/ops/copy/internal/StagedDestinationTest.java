@@ -127,9 +127,9 @@ class StagedDestinationTest {
                     src.setAtIndex(ValueLayout.JAVA_INT, i, (int) i * 31 + salt);
                 }
                 CopyEngine engine = CopyEngine.of(1);
-                CopyPlan plan = engine.plan(Access.strided(src, DType.F32, StridedLayout.of(TensorFormat.NCHW, dims)),
+                CopyPlan plan = AccessCopies.plan(Access.strided(src, DType.F32, StridedLayout.of(TensorFormat.NCHW, dims)),
                         Access.strided(dst, DType.F32, StridedLayout.of(TensorFormat.NHWC, dims)));
-                Step.Run run = (Step.Run) plan.steps().getFirst();
+                Step.Run run = (Step.Run) AccessCopies.steps(plan).getFirst();
                 assertEquals(Kernel.TRANSPOSE, run.kernel(), plan.toString());
                 List<Boolean> staged = StagedDestination.chunks(nchwToNhwc(dims[0], dims[1], dims[2] * dims[3])).stream()
                         .map(StagedDestination.Chunk::staged).toList();
@@ -170,11 +170,11 @@ class StagedDestinationTest {
             Access src = Access.strided(arena.allocate(bytes, 64), DType.F32, StridedLayout.of(TensorFormat.NCHW, dims));
             Access dst = Access.strided(arena.allocate(bytes, 64), DType.F32, StridedLayout.of(TensorFormat.NHWC, dims));
             CopyEngine.releaseScratch();
-            assertEquals(0, CopyEngine.scratchMemory().heldBytes(), "nothing kept after a release");
+            assertEquals(0, CopyExecutor.scratchMemory().heldBytes(), "nothing kept after a release");
 
-            long before = CopyEngine.scratchMemory().allocations();
-            CopyEngine.of(1).copy(src, dst);
-            ScratchMemory one = CopyEngine.scratchMemory();
+            long before = CopyExecutor.scratchMemory().allocations();
+            AccessCopies.copy(CopyEngine.of(1), src, dst);
+            ScratchMemory one = CopyExecutor.scratchMemory();
             assertEquals(scratch, one.heldBytes(), one.toString());
             assertEquals(0, one.inUseBytes(), one.toString());
             assertEquals(before + 1, one.allocations(), "two chunks, one buffer: " + one);
@@ -188,15 +188,15 @@ class StagedDestinationTest {
                     new ScratchMemory(0, 0, 2 * scratch, 2).toString());
 
             assertEquals(scratch, CopyEngine.releaseScratch());
-            assertEquals(0, CopyEngine.scratchMemory().heldBytes());
+            assertEquals(0, CopyExecutor.scratchMemory().heldBytes());
             assertEquals(0, CopyEngine.releaseScratch(), "nothing left to free");
 
             // Eight images: each of the two threads' four pieces is one image, large enough to stage.
             long[] eight = {8, 64, 112, 112};
-            CopyEngine.of(2, true, 0).copy(
+            AccessCopies.copy(CopyEngine.of(2, true, 0), 
                     Access.strided(arena.allocate(4 * bytes, 64), DType.F32, StridedLayout.of(TensorFormat.NCHW, eight)),
                     Access.strided(arena.allocate(4 * bytes, 64), DType.F32, StridedLayout.of(TensorFormat.NHWC, eight)));
-            ScratchMemory two = CopyEngine.scratchMemory();
+            ScratchMemory two = CopyExecutor.scratchMemory();
             assertEquals(0, two.inUseBytes(), two.toString());
             assertTrue(two.heldBytes() >= scratch && two.heldBytes() <= 2 * scratch, two.toString());
             assertEquals(two.heldBytes(), CopyEngine.releaseScratch());

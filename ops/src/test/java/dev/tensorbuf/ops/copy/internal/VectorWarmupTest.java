@@ -30,16 +30,16 @@ class VectorWarmupTest {
                 pixels.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 37 + 11));
             }
             // A confined source: the warm-up thread cannot read it and warms on zeros instead.
-            CopyPlan plan = CopyPlan.of(Access.strided(pixels, DType.U8, StridedLayout.of(TensorFormat.NHWC, 2, 3, 40, 48)),
+            CopyPlan plan = AccessCopies.plan(Access.strided(pixels, DType.U8, StridedLayout.of(TensorFormat.NHWC, 2, 3, 40, 48)),
                     Access.strided(arena.allocate(2L * 3 * 40 * 48 * 4, 64), DType.F32,
                             StridedLayout.of(TensorFormat.NCHW, 2, 3, 40, 48)),
                     new ChannelAffine(1, List.of(0.5f, 2f, -1f), List.of(1f, 0f, 3f)));
             new CopyExecutor(1, false, Long.MAX_VALUE).execute(plan);
-            byte[] expected = plan.dst().segment().toArray(ValueLayout.JAVA_BYTE);
+            byte[] expected = AccessCopies.dst(plan).segment().toArray(ValueLayout.JAVA_BYTE);
             // The element at [n=1, c=2, h=3, w=5]: pixel byte ((1 * 40 + 3) * 48 + 5) * 3 + 2, times -1, plus 3.
             long pixel = ((1L * 40 + 3) * 48 + 5) * 3 + 2;
             assertEquals(Math.fma(pixels.get(ValueLayout.JAVA_BYTE, pixel) & 0xff, -1f, 3f),
-                    plan.dst().segment().get(ValueLayout.JAVA_FLOAT, 4 * (((1L * 3 + 2) * 40 + 3) * 48 + 5)));
+                    AccessCopies.dst(plan).segment().get(ValueLayout.JAVA_FLOAT, 4 * (((1L * 3 + 2) * 40 + 3) * 48 + 5)));
 
             VectorWarmup warmup = new VectorWarmup(true);
             CopyExecutor executor = new CopyExecutor(1, true, Long.MAX_VALUE, new ScalarFirst(0), warmup);
@@ -47,16 +47,16 @@ class VectorWarmupTest {
             long deadline = System.nanoTime() + VectorWarmup.MAX_WARMUP_NANOS + 60_000_000_000L;
             int copies = 0;
             while (!warmup.isWarm(Kernel.BYTE_PLANES) && System.nanoTime() < deadline) {
-                plan.dst().segment().fill((byte) 0x33);
+                AccessCopies.dst(plan).segment().fill((byte) 0x33);
                 executor.execute(plan);
                 copies++;
-                assertArrayEquals(expected, plan.dst().segment().toArray(ValueLayout.JAVA_BYTE), "copy " + copies);
+                assertArrayEquals(expected, AccessCopies.dst(plan).segment().toArray(ValueLayout.JAVA_BYTE), "copy " + copies);
                 Thread.sleep(5);
             }
             assertTrue(warmup.isWarm(Kernel.BYTE_PLANES), "warmed within " + copies + " copies");
-            plan.dst().segment().fill((byte) 0x33);
+            AccessCopies.dst(plan).segment().fill((byte) 0x33);
             executor.execute(plan);
-            assertArrayEquals(expected, plan.dst().segment().toArray(ValueLayout.JAVA_BYTE), "once the vector kernel runs");
+            assertArrayEquals(expected, AccessCopies.dst(plan).segment().toArray(ValueLayout.JAVA_BYTE), "once the vector kernel runs");
             assertTrue(warmup.vectorFor(Kernel.BYTE_PLANES, null, 1, null, null));
             assertTrue(warmup.vectorFor(Kernel.BULK, null, 1, null, null), "a kernel without a vector version is never held back");
             assertTrue(new VectorWarmup(false).vectorFor(Kernel.TRANSPOSE, null, 1, null, null), "warm-ups off: vector at once");

@@ -1,10 +1,33 @@
-package dev.tensorbuf.memory.internal;
+package dev.tensorbuf.memory;
 
-import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.MemorySpace;
+import dev.tensorbuf.memory.internal.BufferFactory;
+import dev.tensorbuf.memory.internal.Errors;
+import dev.tensorbuf.memory.internal.Lifetime;
+import java.lang.foreign.MemorySegment;
 
-/** What host and device buffers share: lifetime checks, views, alignment and closing. */
-public abstract sealed class AbstractBuffer implements MemoryBuffer permits HostBuffer, DeviceBuffer {
+/**
+ * What host and device buffers share: lifetime checks, views, alignment and closing. The one
+ * implementation of {@link MemoryBuffer}, which is sealed: on the class path a sealed type's
+ * subclasses must share its package, so the implementations live here, package-private, and
+ * {@code memory.internal} (allocators, pools, foreign memory) and its friends make buffers through
+ * {@link BufferFactory}, which this class's initializer lends the constructors.
+ */
+abstract sealed class AbstractBuffer implements MemoryBuffer permits HostBuffer, DeviceBuffer {
+    static {
+        BufferFactory.lend(new BufferFactory.Lender() {
+            @Override
+            public MemoryBuffer host(Lifetime lifetime, MemorySpace space, MemorySegment segment) {
+                return new HostBuffer(lifetime, space, segment);
+            }
+
+            @Override
+            public MemoryBuffer device(Lifetime lifetime, MemorySpace space, long address, long byteSize,
+                                       boolean readOnly) {
+                return new DeviceBuffer(lifetime, space, address, byteSize, readOnly);
+            }
+        });
+    }
+
     final Lifetime lifetime;
     final MemorySpace space;
     final boolean root;

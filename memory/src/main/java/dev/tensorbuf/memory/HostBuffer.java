@@ -1,11 +1,11 @@
-package dev.tensorbuf.memory.internal;
+package dev.tensorbuf.memory;
 
-import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.MemorySpace;
+import dev.tensorbuf.memory.internal.Errors;
+import dev.tensorbuf.memory.internal.Lifetime;
 import java.lang.foreign.MemorySegment;
 
 /** A buffer whose bytes Java may touch, over a native segment of exactly its size. */
-public final class HostBuffer extends AbstractBuffer {
+final class HostBuffer extends AbstractBuffer {
     /** A thread no segment is confined to: a segment it may use is shared. Never started. */
     private static final Thread NOBODY = Thread.ofVirtual().unstarted(() -> { });
 
@@ -22,7 +22,7 @@ public final class HostBuffer extends AbstractBuffer {
      *
      * @param segment the bytes, exactly the buffer's size; never exposed after the lifetime ends
      */
-    public HostBuffer(Lifetime lifetime, MemorySpace space, MemorySegment segment) {
+    HostBuffer(Lifetime lifetime, MemorySpace space, MemorySegment segment) {
         this(lifetime, space, segment, true, segment.isReadOnly(), confinement(segment));
     }
 

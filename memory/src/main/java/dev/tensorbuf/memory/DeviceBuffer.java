@@ -1,16 +1,16 @@
-package dev.tensorbuf.memory.internal;
+package dev.tensorbuf.memory;
 
-import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.MemorySpace;
+import dev.tensorbuf.memory.internal.Errors;
+import dev.tensorbuf.memory.internal.Lifetime;
 import java.lang.foreign.MemorySegment;
 
 /** A buffer in memory Java cannot touch: an address, a size and a lifetime, nothing more. */
-public final class DeviceBuffer extends AbstractBuffer {
+final class DeviceBuffer extends AbstractBuffer {
     private final long address;
     private final long byteSize;
 
     /** A root buffer of {@code byteSize} bytes at {@code address} in a non-host-accessible space. */
-    public DeviceBuffer(Lifetime lifetime, MemorySpace space, long address, long byteSize, boolean readOnly) {
+    DeviceBuffer(Lifetime lifetime, MemorySpace space, long address, long byteSize, boolean readOnly) {
         this(lifetime, space, address, byteSize, true, readOnly);
     }
 
