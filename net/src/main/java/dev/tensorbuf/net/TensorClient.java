@@ -399,27 +399,7 @@ public final class TensorClient implements AutoCloseable {
                         + p.at().size() + " dims; the destination " + destination.dims() + " has " + destination.rank());
             }
         }
-        try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
-            List<Future<?>> running = new ArrayList<>();
-            for (Part p : parts) {
-                running.add(pool.submit(() -> p.client().fetchInto(p, destination)));
-            }
-            for (Future<?> f : running) {
-                try {
-                    f.get();
-                } catch (ExecutionException e) {
-                    running.forEach(r -> r.cancel(true));
-                    if (e.getCause() instanceof RuntimeException r) {
-                        throw r;
-                    }
-                    throw new FetchException(String.valueOf(e.getCause()), e.getCause());
-                } catch (InterruptedException e) {
-                    running.forEach(r -> r.cancel(true));
-                    Thread.currentThread().interrupt();
-                    throw new FetchException("interrupted while fetching " + parts.size() + " parts", e);
-                }
-            }
-        }
+        runAll(parts.stream().<Runnable>map(p -> () -> p.client().fetchInto(p, destination)).toList());
     }
 
     /**
