@@ -121,9 +121,27 @@ public final class SubByteStaging {
             return out != null ? plan : ViewAdapter.withPaddingZeros(plan, dst);
         }
 
-        /** {@return the bytes {@link ViewAdapter#zeroTileSlots} zeroes in a tiled packed destination afterwards} */
+        /**
+         * {@return the bytes zeroed besides the elements: {@link ViewAdapter#zeroTileSlots} in a tiled
+         * packed destination afterwards, or a strided one's whole layout first when it has gaps}
+         */
         public long zeroedBytes() {
-            return out != null && out.tiledShape() != null ? ViewAdapter.tileSlotBytes(dst) : 0;
+            if (out == null) {
+                return 0;
+            }
+            return out.tiledShape() != null ? ViewAdapter.tileSlotBytes(dst) : packedGapBytes();
+        }
+
+        /**
+         * The layout bytes to zero first when the packed destination's own strided layout has gaps
+         * between its slots ({@code s4[3,5]{1,0:T(2,8)E(4)}}), as the element path zeroes it; 0 when
+         * it has none, or when the source shares its memory unstaged (zeroing would change it).
+         */
+        private long packedGapBytes() {
+            long bytes = ViewAdapter.packedGapBytes(dst);
+            boolean sourceSafe = in != null
+                    || src.buffer().segment().asOverlappingSlice(dst.buffer().segment()).isEmpty();
+            return sourceSafe ? bytes : 0;
         }
 
         /** Copies through byte-a-slot temporaries, the plan between them run by {@code executor}. */
@@ -143,6 +161,11 @@ public final class SubByteStaging {
                 }
                 MemorySegment temp = temporary.allocate(Math.max(1, out.slots())).segment();
                 int perByte = 8 / out.bits();
+                long gapBytes = out.tiledShape() == null ? packedGapBytes() : 0;
+                if (gapBytes > 0) {
+                    // Unpacked below as zeros, so the gaps pack back as zeros.
+                    dst.buffer().segment().asSlice(0, gapBytes).fill((byte) 0);
+                }
                 if (out.tiledShape() != null) {
                     // Every slot of the tiles is written (padding as zero), and the last byte's slots
                     // past them are zero, as the element path zeroes the whole layout first.

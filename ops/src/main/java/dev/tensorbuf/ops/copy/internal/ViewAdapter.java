@@ -464,7 +464,41 @@ public final class ViewAdapter {
         }
     }
 
-    /** {@return the bytes {@link #zeroTileSlots} zeroes in {@code dst}: 0 unless it is tiled and writable} */
+    /**
+     * {@return the bytes of a packed sub-byte destination's whole layout when its strides leave gaps
+     * between slots (a staged copy zeroes them first), else 0}
+     */
+    public static long packedGapBytes(TensorView dst) {
+        if (dst.access().storageBits() >= 8 || !(dst.map() instanceof ViewMap.Single single) || !single.wholeLayout()
+                || dst.buffer().segment().isReadOnly() || dst.stridedLayout().isEmpty()
+                || CALLED_DESTINATION.isBound() && CALLED_DESTINATION.get() != dst) {
+            return 0;
+        }
+        long bytes = Math.min(single.layoutBytes(), dst.buffer().segment().byteSize());
+        int bits = dst.access().storageBits();
+        StridedLayout layout = dst.stridedLayout().get();
+        if (stridedGaps(layout, bytes * 8 / bits) == null) {
+            return 0;
+        }
+        // A gap between slots, or a tail the layout declares (T(4) on 11 slots); not the rest of
+        // a last byte that rounding alone leaves (s4[1]), which the layout does not own.
+        long span = 1;
+        boolean interior = false;
+        java.util.List<Integer> dims = new java.util.ArrayList<>();
+        for (int d = 0; d < layout.sizes().size(); d++) {
+            if (layout.sizes().get(d) > 1) {
+                dims.add(d);
+            }
+        }
+        dims.sort(java.util.Comparator.comparing(d -> layout.strides().get(d)));
+        for (int d : dims) {
+            interior |= layout.strides().get(d) > span;
+            span = layout.strides().get(d) * layout.sizes().get(d);
+        }
+        return interior || Math.ceilDiv(span * bits, 8) < bytes ? bytes : 0;
+    }
+
+    /** {@return the bytes {@link #zeroTileSlots} zeroes in {@code dst}: 0 unless it is tiled or has gaps, and writable} */
     public static long tileSlotBytes(TensorView dst) {
         Optional<ArrayShape> tiles = tiledLayout(dst);
         if (tiles.isEmpty() && dst.map() instanceof ViewMap.Single single && single.wholeLayout()
@@ -472,6 +506,9 @@ public final class ViewAdapter {
                 && (!CALLED_DESTINATION.isBound() || CALLED_DESTINATION.get() == dst)
                 && stridedGaps(dst.stridedLayout().get(), single.layoutBytes() / dst.dtype().byteWidth()) != null) {
             return single.layoutBytes(); // gaps between strided elements no tiled shape here names: all of the layout
+        }
+        if (tiles.isEmpty() && dst.access().storageBits() < 8) {
+            return packedGapBytes(dst); // packed slots with gaps or a tail between them and the layout's end
         }
         if (tiles.isEmpty() || dst.buffer().segment().isReadOnly()) {
             return 0;
