@@ -106,16 +106,30 @@ public final class FlightSpeed {
         g.fill((byte) 0);
     }
 
+    /**
+     * Prints wall-clock GB/s and this JVM's CPU seconds per GiB. The CPU figure holds up on a
+     * loaded machine where GB/s does not; with the Python server it is the client's alone, so the
+     * difference between rows is what the in-process tensorbuf servers spend.
+     */
     private static void report(String what, long bytes, int reps, Runnable run) {
         run.run(); // warm-up
         double[] gbs = new double[reps];
+        double[] cpu = new double[reps];
         for (int i = 0; i < reps; i++) {
+            long c0 = cpuNanos();
             long t0 = System.nanoTime();
             run.run();
             gbs[i] = bytes / (double) (System.nanoTime() - t0);
+            cpu[i] = (cpuNanos() - c0) / 1e9 / (bytes / (double) (1L << 30));
         }
         Arrays.sort(gbs);
-        System.out.printf(Locale.ROOT, "%-36s best %6.2f GB/s, median %6.2f GB/s%n", what, gbs[reps - 1], gbs[reps / 2]);
+        Arrays.sort(cpu);
+        System.out.printf(Locale.ROOT, "%-36s best %6.2f GB/s, median %6.2f GB/s, JVM CPU median %5.2f s/GiB%n", what,
+                gbs[reps - 1], gbs[reps / 2], cpu[reps / 2]);
+    }
+
+    private static long cpuNanos() {
+        return ProcessHandle.current().info().totalCpuDuration().map(java.time.Duration::toNanos).orElse(0L);
     }
 
 }
