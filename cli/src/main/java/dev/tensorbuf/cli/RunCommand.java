@@ -75,7 +75,9 @@ final class RunCommand implements Command {
                 instruction already made memory in its layout), "written" (the shape the file holds: C order for .npy and
                 safetensors), "instructions": [{"name", "opcode", "kind" (parameter, constant, view,
                 copy, folded, fused), "form", "why" (empty when the kind says it all), "fused_into" (for
-                a fused instruction)}, ...]}; a tuple
+                a fused instruction), "plans" (for a copy that evaluated fused elementwise work: each
+                pass as `tensorbuf plan --json` explains a copy, its "epilogue" the expression and the
+                kernel that evaluates it)}, ...]}; a tuple
                 ROOT gives "outputs": [{"name", "instruction", "shape", "written", "copied"}, ...].
 
                 example (np.save("a.npy", np.arange(6, dtype="<f4").reshape(2, 3))):
@@ -323,6 +325,9 @@ final class RunCommand implements Command {
                 if (!s.fusedInto().isEmpty()) {
                     m.put("fused_into", s.fusedInto());
                 }
+                if (!s.plans().isEmpty()) {
+                    m.put("plans", s.plans().stream().map(p -> dev.tensorbuf.interop.json.Json.parse(p.toJson())).toList());
+                }
                 return m;
             }).toList());
             in.printJson(json);
@@ -336,6 +341,10 @@ final class RunCommand implements Command {
                     + s.reason();
             in.out().println(String.format("  %-" + nameWidth + "s  %-" + opWidth + "s  %-9s  %s", "%" + s.name(),
                     s.opcode(), s.kind().jsonName(), s.formName()) + (why.isEmpty() ? "" : "  (" + why + ")"));
+            for (var p : s.plans()) {
+                p.epilogue().ifPresent(e -> in.out().println("      epilogue: " + e.expression() + " per element, "
+                        + e.kernel()));
+            }
         }
         long views = steps.stream().filter(s -> s.kind() == ExecutedInstruction.Kind.VIEW).count();
         long copies = steps.stream().filter(s -> s.kind() == ExecutedInstruction.Kind.COPY).count();

@@ -183,10 +183,48 @@ public final class CopyPlan {
      *     other routes
      * @param parts the copies this one is made of, in the order they run
      * @param reason why this route, in words
+     * @param epilogue the elementwise expression applied to each element on its way, and the
+     *     kernel that evaluates it; empty for a plain copy
      */
     public record Explanation(Route route, String source, String destination, long elements, long bytes, int threads,
                               Optional<CopyPlan> plan, List<Temporary> temporaries, List<Staged> staging, long zeroedBytes,
-                              List<Piece> pieces, List<Explanation> parts, String reason) {
+                              List<Piece> pieces, List<Explanation> parts, String reason, Optional<Epilogue> epilogue) {
+
+        /**
+         * An explanation of a copy that applies no expression: {@link #epilogue()} empty.
+         *
+         * @throws NullPointerException if an argument is null
+         */
+        public Explanation(Route route, String source, String destination, long elements, long bytes, int threads,
+                           Optional<CopyPlan> plan, List<Temporary> temporaries, List<Staged> staging, long zeroedBytes,
+                           List<Piece> pieces, List<Explanation> parts, String reason) {
+            this(route, source, destination, elements, bytes, threads, plan, temporaries, staging, zeroedBytes, pieces,
+                    parts, reason, Optional.empty());
+        }
+
+        /**
+         * The elementwise expression a copy applies to each element between reading its operands
+         * and writing the destination ({@code tensorbuf run} fuses pointwise HLO into its copies
+         * so), and the kernel that evaluates it.
+         * {@snippet :
+         * // u8 NHWC normalised per channel into f32 NCHW: (x - mean) * (1 / std)
+         * Explanation.Epilogue p = explanation.epilogue().orElseThrow();
+         * p.expression();   // "multiply(subtract(convert<f32>(%0), %1), reciprocal(%2))"
+         * p.kernel();       // "lookup table 3x256 (channels along dim 1) of operand %0"
+         * }
+         *
+         * @param expression the expression, its operands numbered {@code %0, %1, ...} as the
+         *     copy's sources are listed
+         * @param kernel what evaluates it: a lookup table for one 8-bit operand with per-channel
+         *     constants, else the block evaluator
+         */
+        public record Epilogue(String expression, String kernel) {
+            /** @throws NullPointerException if an argument is null */
+            public Epilogue {
+                Objects.requireNonNull(expression, "expression");
+                Objects.requireNonNull(kernel, "kernel");
+            }
+        }
 
         /** The ways a copy goes. */
         public enum Route {
@@ -202,7 +240,13 @@ public final class CopyPlan {
             /** The source copied whole into a temporary first: the sides share memory (as NumPy's {@code copyto}). */
             THROUGH_TEMPORARY,
             /** Every logical index read and written through the views' maps, one at a time, on the calling thread. */
-            ELEMENTS
+            ELEMENTS,
+            /**
+             * An elementwise expression ({@link Explanation#epilogue()}) evaluated block by block:
+             * each operand's block copied into a dense scratch ({@link Explanation#parts()} explain
+             * the first block's copies), the expression applied, the result stored.
+             */
+            BLOCKS
         }
 
         /**
@@ -280,6 +324,7 @@ public final class CopyPlan {
             pieces = List.copyOf(pieces);
             parts = List.copyOf(parts);
             Objects.requireNonNull(reason, "reason");
+            Objects.requireNonNull(epilogue, "epilogue");
         }
 
         /** {@return whether this copy or any part of it takes {@code r}} */
@@ -293,7 +338,8 @@ public final class CopyPlan {
             return ExplanationText.text(this);
         }
 
-        /** {@return the same as one JSON object: keys as the components, in snake_case; steps with a {@code "step"} kind} */
+        /** {@return the same as one JSON object: keys as the components, in snake_case; steps with a {@code "step"} kind;
+         * {@code "epilogue"} only where there is one} */
         public String toJson() {
             return ExplanationText.json(this);
         }

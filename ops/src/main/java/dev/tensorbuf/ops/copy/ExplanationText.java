@@ -28,6 +28,8 @@ final class ExplanationText {
         if (!e.reason().isEmpty()) {
             sb.append(in).append("why: ").append(e.reason()).append('\n');
         }
+        e.epilogue().ifPresent(p -> sb.append(in).append("epilogue: ").append(p.expression()).append(" per element, ")
+                .append(p.kernel()).append('\n'));
         for (Explanation.Temporary t : e.temporaries()) {
             sb.append(in).append("temporary ").append(t.dtype()).append(t.dims()).append(", ").append(t.bytes())
                     .append(" bytes: ").append(t.holds()).append('\n');
@@ -103,6 +105,7 @@ final class ExplanationText {
             case STAGED -> "staged copy";
             case THROUGH_TEMPORARY -> "copy through a temporary";
             case ELEMENTS -> "element-by-element copy";
+            case BLOCKS -> "elementwise copy in blocks";
         };
     }
 
@@ -186,7 +189,10 @@ final class ExplanationText {
             sb.append(i == 0 ? "" : ",");
             json(e.parts().get(i), sb);
         }
-        sb.append("],\"reason\":").append(string(e.reason())).append('}');
+        sb.append("],\"reason\":").append(string(e.reason()));
+        e.epilogue().ifPresent(p -> sb.append(",\"epilogue\":{\"expression\":").append(string(p.expression()))
+                .append(",\"kernel\":").append(string(p.kernel())).append('}'));
+        sb.append('}');
     }
 
     private static void loopsJson(List<Loop> loops, StringBuilder sb) {

@@ -1,6 +1,8 @@
 package dev.tensorbuf.ops.exec;
 
+import dev.tensorbuf.ops.copy.CopyPlan;
 import dev.tensorbuf.views.MapForm;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -24,8 +26,13 @@ import java.util.Objects;
  *     empty where the kind says it all (a transpose that is a view)
  * @param fusedInto for a {@link Kind#FUSED} instruction, the instruction whose copy evaluates it;
  *     else empty
+ * @param plans for a copy that evaluated fused elementwise work, what each of its passes did, as
+ *     the copy engine explains a copy: the expression and its kernel are its
+ *     {@link CopyPlan.Explanation#epilogue()}, e.g. {@code epilogue: multiply(subtract(convert<f32>(%0), %1),
+ *     reciprocal(%2)) per element, lookup table 3x256 (channels along dim 1) of operand %0}; else empty
  */
-public record ExecutedInstruction(String name, String opcode, Kind kind, MapForm form, String reason, String fusedInto) {
+public record ExecutedInstruction(String name, String opcode, Kind kind, MapForm form, String reason, String fusedInto,
+                                  List<CopyPlan.Explanation> plans) {
 
     /** How an instruction produced its value. */
     public enum Kind {
@@ -59,6 +66,7 @@ public record ExecutedInstruction(String name, String opcode, Kind kind, MapForm
         Objects.requireNonNull(form, "form");
         Objects.requireNonNull(reason, "reason");
         Objects.requireNonNull(fusedInto, "fusedInto");
+        plans = List.copyOf(plans);
         if ((kind == Kind.FUSED) == fusedInto.isEmpty()) {
             throw new IllegalArgumentException(kind == Kind.FUSED ? "a fused instruction names the copy it is fused into"
                     : "only a fused instruction is fused into another: " + kind + " into " + fusedInto);
@@ -68,6 +76,11 @@ public record ExecutedInstruction(String name, String opcode, Kind kind, MapForm
     /** {@return a step with no reason given and nothing fused} */
     public ExecutedInstruction(String name, String opcode, Kind kind, MapForm form) {
         this(name, opcode, kind, form, "", "");
+    }
+
+    /** {@return a step that ran no elementwise pass of its own: {@link #plans()} empty} */
+    public ExecutedInstruction(String name, String opcode, Kind kind, MapForm form, String reason, String fusedInto) {
+        this(name, opcode, kind, form, reason, fusedInto, List.of());
     }
 
     /** {@return {@code "strided"}, {@code "tiled"} or {@code "general"}} */

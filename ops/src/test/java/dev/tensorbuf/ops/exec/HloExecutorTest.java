@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.ops.copy.CopyPlan;
 import dev.tensorbuf.ops.exec.ExecutedInstruction;
 import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
@@ -700,6 +701,87 @@ class HloExecutorTest {
             int v = ((((1 * 4 + 3) * 5 + 4) * 3 + 2) * 37) & 0xff;
             float want = ((float) v - 103.5f) * (1 / 57.4f);
             assertEquals(want, TensorElements.of(e.rowMajor()).getFloat(1, 2, 3, 4));
+        }
+    }
+
+    private static final String NORMALISE_NHWC_TO_NCHW = module(
+            "x = u8[2,4,5,3]{3,2,1,0} parameter(0)",
+            "f = f32[2,4,5,3]{3,2,1,0} convert(x)",
+            "m0 = f32[3]{0} constant({123.7, 116.3, 103.5})",
+            "m = f32[2,4,5,3]{3,2,1,0} broadcast(m0), dimensions={3}",
+            "d = f32[2,4,5,3]{3,2,1,0} subtract(f, m)",
+            "s0 = f32[3]{0} constant({58.4, 57.1, 57.4})",
+            "s = f32[2,4,5,3]{3,2,1,0} broadcast(s0), dimensions={3}",
+            "q = f32[2,4,5,3]{3,2,1,0} divide(d, s)",
+            "ROOT t = f32[2,3,4,5]{3,2,1,0} transpose(q), dimensions={0,3,1,2}");
+
+    private static TensorView pixels(Allocator mem, int multiplier) {
+        TensorView x = TensorView.of(mem.allocate(120), dev.tensorbuf.views.ArrayShape.of(dev.tensorbuf.views.DType.U8, 2, 4, 5, 3));
+        for (int i = 0; i < 120; i++) {
+            x.buffer().segment().set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) (i * multiplier));
+        }
+        return x;
+    }
+
+    @Test
+    void theCopyThatEvaluatesANormalisationExplainsItsEpilogueAndLookupTable() {
+        try (Allocator mem = Allocators.shared();
+             Execution e = HloExecutor.execute(NORMALISE_NHWC_TO_NCHW, Map.of("0", pixels(mem, 37)))) {
+            Map<String, ExecutedInstruction> by = new java.util.HashMap<>();
+            e.steps().forEach(s -> by.put(s.name(), s));
+            for (String n : List.of("x", "f", "d", "q")) {
+                assertEquals(List.of(), by.get(n).plans(), n + " ran no pass of its own");
+            }
+            List<CopyPlan.Explanation> plans = by.get("t").plans();
+            assertEquals(1, plans.size(), plans.toString());
+            CopyPlan.Explanation p = plans.getFirst();
+            assertEquals(CopyPlan.Explanation.Route.BLOCKS, p.route());
+            assertEquals(120, p.elements());
+            CopyPlan.Explanation.Epilogue epilogue = p.epilogue().orElseThrow();
+            assertEquals("multiply(subtract(convert<f32>(%0), %1), reciprocal(%2))", epilogue.expression());
+            assertEquals("lookup table 3x256 (channels along dim 1) of operand %0", epilogue.kernel());
+            assertTrue(p.toString().contains("\n  epilogue: multiply(subtract(convert<f32>(%0), %1), reciprocal(%2)) per element,"
+                    + " lookup table 3x256 (channels along dim 1) of operand %0\n"), p.toString());
+            assertTrue(p.toJson().contains("\"epilogue\":{\"expression\":\"multiply(subtract(convert<f32>(%0), %1),"
+                    + " reciprocal(%2))\",\"kernel\":\"lookup table 3x256 (channels along dim 1) of operand %0\"}"), p.toJson());
+            // Only the 8-bit operand is read per block (the constants are in the table): the engine's
+            // explanation of its block's copy, a transposing read of u8 into a dense u8 scratch.
+            assertTrue(p.parts().size() >= 1, p.toString());
+            CopyPlan.Explanation read = p.parts().getFirst();
+            assertTrue(read.source().startsWith("u8") && read.destination().startsWith("u8"), read.toString());
+            assertEquals(120, read.elements());
+            assertTrue(p.source().startsWith("%0 = u8"), p.source());
+            // A plain copy's explanation has no epilogue.
+            assertTrue(read.epilogue().isEmpty());
+            assertFalse(read.toString().contains("epilogue"), read.toString());
+            assertFalse(read.toJson().contains("epilogue"), read.toJson());
+        }
+    }
+
+    @Test
+    void twoVaryingOperandsAreExplainedAsTheBlockEvaluator() {
+        String text = module(
+                "x = u8[2,4,5,3]{3,2,1,0} parameter(0)",
+                "y = u8[2,4,5,3]{3,2,1,0} parameter(1)",
+                "fx = f32[2,4,5,3]{3,2,1,0} convert(x)",
+                "fy = f32[2,4,5,3]{3,2,1,0} convert(y)",
+                "a = f32[2,4,5,3]{3,2,1,0} add(fx, fy)",
+                "ROOT t = f32[2,3,4,5]{3,2,1,0} transpose(a), dimensions={0,3,1,2}");
+        try (Allocator mem = Allocators.shared();
+             Execution e = HloExecutor.execute(text, Map.of("0", pixels(mem, 37), "1", pixels(mem, 11)))) {
+            ExecutedInstruction t = e.steps().stream().filter(s -> s.name().equals("t")).findFirst().orElseThrow();
+            assertEquals(1, t.plans().size(), t.plans().toString());
+            CopyPlan.Explanation p = t.plans().getFirst();
+            CopyPlan.Explanation.Epilogue epilogue = p.epilogue().orElseThrow();
+            assertEquals("add(convert<f32>(%0), convert<f32>(%1))", epilogue.expression());
+            assertEquals("block evaluator, 16384 elements at a time", epilogue.kernel());
+            assertTrue(p.toString().contains("epilogue: add(convert<f32>(%0), convert<f32>(%1)) per element, block evaluator"),
+                    p.toString());
+            // Both operands' blocks are read, and the result's block is copied into the destination.
+            assertEquals(3, p.parts().size(), p.toString());
+            assertEquals(3, p.temporaries().size(), p.toString());
+            int i = (((1 * 4 + 3) * 5 + 4) * 3 + 2);
+            assertEquals((float) ((i * 37) & 0xff) + (float) ((i * 11) & 0xff), TensorElements.of(e.rowMajor()).getFloat(1, 2, 3, 4));
         }
     }
 }

@@ -220,7 +220,8 @@ class HloFrontEndTest {
                 assertEquals(TensorElements.of(y).getFloat(row, 1), TensorElements.of(r).getFloat(k, 1));
             }
             assertEquals(ExecutedInstruction.Kind.COPY, step(e, "g").kind());
-            assertTrue(step(e, "g").reason().contains("copied element by element"), step(e, "g").reason());
+            assertTrue(step(e, "g").reason().contains("300 index rows, more than 256 pieces a view holds: copied a slice per"
+                    + " row"), step(e, "g").reason());
         }
     }
 
@@ -252,6 +253,48 @@ class HloFrontEndTest {
                     long d2 = Math.max(0, Math.min(starts[(int) (2 * k)], 7 - s2));
                     long d0 = Math.max(0, Math.min(starts[(int) (2 * k + 1)], 5 - s0));
                     assertEquals(TensorElements.of(x).getFloat(d0 + i[0], 0, d2 + i[2]), TensorElements.of(r).getFloat(i), text);
+                });
+            }
+        }
+    }
+
+    /** Past 256 index rows a gather is copied a row's slice at a time: windows, batch dims in two places, against brute force. */
+    @Test
+    void gathersPastTheViewLimitCopyEachRowsSliceAsBruteForceReads() {
+        Random rnd = new Random(13);
+        TensorView x = f32("f32[5,6,7]{2,1,0}");
+        for (int trial = 0; trial < 3; trial++) {
+            int a = 16 + rnd.nextInt(8);
+            int b = 17;  // a * b > 256 rows, as a [a, b, 2] index array
+            long[] starts = new long[a * b * 2];
+            StringBuilder idx = new StringBuilder();
+            for (int p = 0; p < a; p++) {
+                idx.append(p == 0 ? "{" : ", {");
+                for (int q = 0; q < b; q++) {
+                    int k = p * b + q;
+                    starts[2 * k] = rnd.nextInt(9) - 2;
+                    starts[2 * k + 1] = rnd.nextInt(10) - 2;
+                    idx.append(q == 0 ? "" : ", ").append("{").append(starts[2 * k]).append(", ").append(starts[2 * k + 1]).append("}");
+                }
+                idx.append("}");
+            }
+            long s0 = 1 + rnd.nextInt(3);
+            long s2 = 1 + rnd.nextInt(7);
+            // Result dims [a, s0, b, s2]: batch dims 0 and 2, offset dims 1 and 3.
+            String text = module(
+                    "x = f32[5,6,7]{2,1,0} parameter(0)",
+                    "i = s32[" + a + "," + b + ",2]{2,1,0} constant({" + idx + "})",
+                    "ROOT g = f32[" + a + "," + s0 + "," + b + "," + s2 + "]{3,2,1,0} gather(x, i), offset_dims={1,3},"
+                            + " collapsed_slice_dims={1}, start_index_map={2,0}, index_vector_dim=2, slice_sizes={" + s0 + ",1," + s2 + "}");
+            try (Execution e = HloExecutor.execute(text, Map.of("0", x))) {
+                TensorView r = e.rowMajor();
+                assertEquals(ExecutedInstruction.Kind.COPY, step(e, "g").kind());
+                assertTrue(step(e, "g").reason().contains("copied a slice per row"), step(e, "g").reason());
+                TensorElements.of(r).forEachIndex(i -> {
+                    int k = (int) (i[0] * b + i[2]);
+                    long d2 = Math.max(0, Math.min(starts[2 * k], 7 - s2));
+                    long d0 = Math.max(0, Math.min(starts[2 * k + 1], 5 - s0));
+                    assertEquals(TensorElements.of(x).getFloat(d0 + i[1], 0, d2 + i[3]), TensorElements.of(r).getFloat(i), text);
                 });
             }
         }

@@ -2,6 +2,7 @@ package dev.tensorbuf.ops.exec.internal;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.ops.copy.CopyPlan;
 import dev.tensorbuf.ops.hlo.HloComputation;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.views.ArrayShape;
@@ -67,6 +68,8 @@ final class Fusion {
     private final Map<String, String> fusedInto = new HashMap<>();
     /** Each instruction that evaluated an expression, and what ran: the expression and its kernel. */
     private final Map<String, String> epilogues = new HashMap<>();
+    /** Each instruction that evaluated an expression, and the explanations of its passes, in the order they ran. */
+    private final Map<String, List<CopyPlan.Explanation>> plans = new HashMap<>();
 
     Fusion(Allocator allocator) {
         this.allocator = allocator;
@@ -88,6 +91,11 @@ final class Fusion {
     /** {@return what instruction {@code name}'s copy evaluated and which kernel ran it, or empty} */
     String epilogue(String name) {
         return epilogues.getOrDefault(name, "");
+    }
+
+    /** {@return the explanations of the passes instruction {@code name}'s copy ran, each with its epilogue; empty for none} */
+    List<CopyPlan.Explanation> plans(String name) {
+        return List.copyOf(plans.getOrDefault(name, List.of()));
     }
 
     /** {@return the fused copies made so far, as {@code "name: expression"}} */
@@ -148,7 +156,9 @@ final class Fusion {
 
     private TensorView evaluate(Held h, ArrayShape shape, String user) {
         TensorView dst = Materialize.allocateForOverwrite(shape, allocator);
-        String kernel = PointwiseCopy.run(h.expr(), h.leaves(), dst, allocator);
+        CopyPlan.Explanation explained = PointwiseCopy.run(h.expr(), h.leaves(), dst, allocator);
+        String kernel = explained.epilogue().orElseThrow().kernel();
+        plans.computeIfAbsent(user, u -> new ArrayList<>()).add(explained);
         fused.add(user + ": " + h.expr());
         for (String m : h.members()) {
             if (!m.equals(user)) {

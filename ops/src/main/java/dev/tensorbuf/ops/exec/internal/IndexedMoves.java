@@ -26,8 +26,8 @@ public final class IndexedMoves {
 
     /**
      * Index rows past which a gather is copied rather than viewed: a view holds one piece per
-     * row (a concatenation of slices), and a plan over thousands of pieces costs more than the
-     * element-by-element copy it would save.
+     * row (a concatenation of slices), and a plan over thousands of pieces costs more than
+     * copying each row's slice on its own.
      */
     static final long MAX_VIEW_ROWS = 256;
 
@@ -44,7 +44,7 @@ public final class IndexedMoves {
      * {@code slice_sizes}; the slices, their {@code collapsed_slice_dims} dropped, are laid side by
      * side along the batch dimensions. Up to {@link #MAX_VIEW_ROWS} rows the result is a view
      * (a concatenation of the slices: {@code x[..., [2, 0, 1]]} is three strided pieces); past
-     * that it is copied element by element into {@code shape}.
+     * that each row's slice is copied into its place in new memory laid out by {@code shape}.
      *
      * @throws IllegalArgumentException for batching dims (not supported), non-integer indices, or
      *     attributes that do not fit the operands
@@ -128,8 +128,27 @@ public final class IndexedMoves {
                     n + " index row" + (n == 1 ? "" : "s") + " read when the view was made: " + (n == 1 ? "a slice" : "a concatenation of " + n + " slices"));
         }
         TensorView out = Materialize.allocate(shape, allocator);
-        TensorElements.of(out).forEachIndex(i -> TensorElements.of(out).setBits(TensorElements.of(operand).getBits(g.operandIndex(i)), i));
-        return new Gathered(out, true, n + " index rows, more than " + MAX_VIEW_ROWS + " pieces a view holds: copied element by element");
+        // One planned copy per index row: its slice (strided runs, a kernel per run) into the
+        // result's slab at that row, rather than a map lookup per element.
+        long[] batch = new long[batchDims.length];
+        long[] stride = new long[outDims.length];
+        Arrays.fill(stride, 1);
+        for (long k = 0; k < n; k++) {
+            long rest = k;
+            for (int j = batchDims.length - 1; j >= 0; j--) {
+                batch[j] = rest % batchDims[j];
+                rest /= batchDims[j];
+            }
+            long[] start = new long[outDims.length];
+            long[] limit = outDims.clone();
+            for (int j = 0; j < batch.length; j++) {
+                start[batchPositions[j]] = batch[j];
+                limit[batchPositions[j]] = batch[j] + 1;
+            }
+            ENGINE.copy(g.piece(batch), Ops.slice(out, start, limit, stride));
+        }
+        return new Gathered(out, true, n + " index rows, more than " + MAX_VIEW_ROWS + " pieces a view holds: copied"
+                + " a slice per row");
     }
 
     /** A gather's attributes, resolved against its operands. */
@@ -182,22 +201,6 @@ public final class IndexedMoves {
                 parts.add(assemble(level + 1, next));
             }
             return parts.size() == 1 ? parts.getFirst() : Ops.concatenate(batchPositions[level], parts);
-        }
-
-        /** {@return the operand index that result index {@code out} reads} */
-        long[] operandIndex(long[] out) {
-            long[] batch = new long[batchPositions.length];
-            for (int b = 0; b < batch.length; b++) {
-                batch[b] = out[batchPositions[b]];
-            }
-            long[] index = start(batch);
-            int o = 0;
-            for (int d = 0; d < index.length; d++) {
-                if (!contains(collapsed, d)) {
-                    index[d] += out[offsetDims[o++]];
-                }
-            }
-            return index;
         }
     }
 
@@ -321,15 +324,6 @@ public final class IndexedMoves {
         }
         p[rank - 1] = dim;
         return p;
-    }
-
-    private static boolean contains(int[] a, int v) {
-        for (int x : a) {
-            if (x == v) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static int[] ints(List<Long> values) {

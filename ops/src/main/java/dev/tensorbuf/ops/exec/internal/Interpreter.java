@@ -149,7 +149,8 @@ public final class Interpreter {
                     steps.add(new ExecutedInstruction(i.name(), i.opcode(), ExecutedInstruction.Kind.FUSED, v.view().form(),
                             reason, into));
                 } else {
-                    steps.add(new ExecutedInstruction(i.name(), i.opcode(), v.kind(), v.view().form(), reason, ""));
+                    steps.add(new ExecutedInstruction(i.name(), i.opcode(), v.kind(), v.view().form(), reason, "",
+                            fusion.plans(i.name())));
                 }
             }
         }

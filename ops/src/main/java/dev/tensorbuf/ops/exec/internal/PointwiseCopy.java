@@ -3,6 +3,7 @@ package dev.tensorbuf.ops.exec.internal;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
+import dev.tensorbuf.ops.copy.CopyPlan;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
@@ -11,9 +12,11 @@ import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * One pass that evaluates a {@link Pointwise} expression into a destination view: the logical
@@ -41,10 +44,11 @@ final class PointwiseCopy {
     /**
      * Writes the value of {@code e} over {@code leaves} into {@code dst}.
      *
-     * @return the kernel that ran, for the report
+     * @return what ran, for the report: the expression and its kernel as the explanation's
+     *     epilogue, and the engine's explanations of the first block's copies as its parts
      * @throws IllegalArgumentException if a leaf's dims differ from {@code dst}'s
      */
-    static String run(Pointwise.Expr e, List<TensorView> leaves, TensorView dst, Allocator allocator) {
+    static CopyPlan.Explanation run(Pointwise.Expr e, List<TensorView> leaves, TensorView dst, Allocator allocator) {
         for (TensorView l : leaves) {
             if (!l.dims().equals(dst.dims())) {
                 throw new IllegalArgumentException("operand " + l + " of an elementwise copy into " + dst.shape()
@@ -52,7 +56,9 @@ final class PointwiseCopy {
             }
         }
         if (dst.elementCount() == 0) {
-            return "nothing: no elements";
+            return new CopyPlan.Explanation(CopyPlan.Explanation.Route.BLOCKS, sources(leaves), dst.toString(), 0, 0, 1,
+                    Optional.empty(), List.of(), List.of(), 0, List.of(), List.of(), "no elements",
+                    Optional.of(new CopyPlan.Explanation.Epilogue(e.toString(), "nothing: no elements")));
         }
         long[] dims = Extents.toArray(dst.dims());
         int rank = dims.length;
@@ -73,7 +79,7 @@ final class PointwiseCopy {
             } else {
                 block(e, leaves, dst, dst.dims(), new HashMap<>(), allocator, null, null);
             }
-            return kernel(table);
+            return explain(e, leaves, dst, table, dims.clone(), true, dstBase >= 0, 1, allocator);
         }
         long outer = 1;
         for (int d = 0; d < s; d++) {
@@ -114,7 +120,71 @@ final class PointwiseCopy {
                 block(e, leaves, dst, java.util.Arrays.stream(blockDims).boxed().toList(), mine, allocator, start, limit);
             }
         });
-        return kernel(table);
+        long[] first = dims.clone();
+        for (int d = 0; d < s; d++) {
+            first[d] = 1;
+        }
+        first[s] = Math.min(dims[s], b);
+        return explain(e, leaves, dst, table, first, false, dstBase >= 0, threads, allocator);
+    }
+
+    /**
+     * {@return the explanation of a pass: its first block's copies explained by the engine as they
+     * run (operand blocks into dense scratches, the result's block into the destination)}
+     */
+    private static CopyPlan.Explanation explain(Pointwise.Expr e, List<TensorView> leaves, TensorView dst,
+                                                PointwiseTable table, long[] first, boolean whole,
+                                                boolean direct, int threads, Allocator allocator) {
+        long n = dst.elementCount();
+        long blockElements = Extents.elementCount("block", java.util.Arrays.stream(first).boxed().toList());
+        List<Long> blockDims = java.util.Arrays.stream(first).boxed().toList();
+        long[] start = new long[first.length];
+        long[] stride = new long[first.length];
+        java.util.Arrays.fill(stride, 1);
+        List<CopyPlan.Explanation> parts = new ArrayList<>();
+        List<CopyPlan.Explanation.Temporary> temporaries = new ArrayList<>();
+        long bytes = 0;
+        for (int k = 0; k < leaves.size(); k++) {
+            if (table != null && k != table.data()) {
+                continue; // the per-channel constants are in the table
+            }
+            TensorView leaf = leaves.get(k);
+            TensorView scratch = Materialize.allocate(ArrayShape.of(leaf.dtype(), first), allocator);
+            parts.add(ENGINE.explain(whole ? leaf : Ops.slice(leaf, start, first, stride), scratch));
+            long width = leaf.dtype().byteWidth();
+            temporaries.add(new CopyPlan.Explanation.Temporary("operand %" + k + "'s block, one per thread", leaf.dtype(),
+                    blockDims, Math.multiplyExact(blockElements, width)));
+            bytes = Math.addExact(bytes, Math.multiplyExact(Math.multiplyExact(n, width), 2));
+        }
+        long width = dst.dtype().byteWidth();
+        if (direct) {
+            bytes = Math.addExact(bytes, Math.multiplyExact(n, width));
+        } else {
+            TensorView out = Materialize.allocate(ArrayShape.of(dst.dtype(), first), allocator);
+            parts.add(ENGINE.explain(out, whole ? dst : Ops.slice(dst, start, first, stride)));
+            temporaries.add(new CopyPlan.Explanation.Temporary("the result's block, one per thread", dst.dtype(),
+                    blockDims, Math.multiplyExact(blockElements, width)));
+            bytes = Math.addExact(bytes, Math.multiplyExact(Math.multiplyExact(n, width), 2));
+        }
+        String stored = direct ? "stored straight into the destination (the block is one run of its memory)"
+                : "copied into the destination's block";
+        String reason = (table != null
+                ? "the 8-bit operand %" + table.data() + " copied into a dense block of " + blockElements
+                        + " elements at a time, each value looked up in its channel's table, the results "
+                : "each operand copied into a dense block of " + blockElements
+                        + " elements at a time, the expression evaluated over the blocks, the result ") + stored;
+        return new CopyPlan.Explanation(CopyPlan.Explanation.Route.BLOCKS, sources(leaves), dst.toString(), n, bytes,
+                threads, Optional.empty(), temporaries, List.of(), 0, List.of(), parts, reason,
+                Optional.of(new CopyPlan.Explanation.Epilogue(e.toString(), kernel(table))));
+    }
+
+    /** {@return the operands as the expression numbers them: {@code %0 = view, %1 = view}} */
+    private static String sources(List<TensorView> leaves) {
+        StringBuilder sb = new StringBuilder();
+        for (int k = 0; k < leaves.size(); k++) {
+            sb.append(k == 0 ? "" : ", ").append('%').append(k).append(" = ").append(leaves.get(k));
+        }
+        return sb.toString();
     }
 
     private static String kernel(PointwiseTable table) {
