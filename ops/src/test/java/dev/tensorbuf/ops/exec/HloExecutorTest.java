@@ -66,6 +66,28 @@ class HloExecutorTest {
         }
     }
 
+    /**
+     * XLA rewrites {@code convert(pred) * a} as {@code select(pred, a, 0)} before it runs (jax
+     * 0.10.2 prints the select): where pred is false the product is +0, even for a negative, NaN or
+     * infinite {@code a}. A random agreement module found the -0 we gave.
+     */
+    @Test
+    void aProductWithAConvertedPredIsTheSelectXlaMakesOfIt() {
+        TensorView p = TensorView.of(arena.allocate(4096), "pred[4]{0}");
+        TensorElements.of(p).copyFrom(new long[] {0, 0, 1, 0});
+        TensorView a = TensorView.of(arena.allocate(4096), "f32[4]{0}");
+        TensorElements.of(a).copyFrom(new float[] {-1f, Float.NaN, -2f, Float.NEGATIVE_INFINITY});
+        for (String product : List.of("multiply(c, a)", "multiply(a, c)")) {
+            float[] out = floats(module("p = pred[4]{0} parameter(0)", "a = f32[4]{0} parameter(1)",
+                    "c = f32[4]{0} convert(p)", "ROOT m = f32[4]{0} " + product), Map.of("0", p, "1", a));
+            int[] bits = new int[out.length];
+            for (int i = 0; i < out.length; i++) {
+                bits[i] = Float.floatToRawIntBits(out[i]);
+            }
+            assertArrayEquals(new int[] {0, 0, Float.floatToRawIntBits(-2f), 0}, bits, product);
+        }
+    }
+
     @Test
     void exampleFromJavadoc() {
         String text = module(

@@ -293,6 +293,15 @@ final class Fusion {
             return build(comp, in, "multiply", type,
                     List.of(a.get(0), new Pointwise.Op(Pointwise.Op.RECIPROCAL, type, List.of(a.get(1)), "")));
         }
+        if (op.equals("multiply") && Pointwise.isFloat(type)) {
+            // XLA rewrites convert(pred) * a as select(pred, a, 0): +0, not -0, where pred is false
+            // and a negative, and 0 where a is NaN or infinite.
+            for (int k = 0; k < 2; k++) {
+                if (a.get(k) instanceof Pointwise.Op c && c.op().equals("convert") && c.args().getFirst().type() == DType.PRED) {
+                    return new Pointwise.Op("select", type, List.of(c.args().getFirst(), a.get(1 - k), c), "");
+                }
+            }
+        }
         if (contracts && (op.equals("add") || op.equals("subtract"))) {
             for (int k = 0; k < 2; k++) {
                 if (a.get(k) instanceof Pointwise.Op m && m.op().equals("multiply") && usedOnce(comp, in.operands().get(k))) {
