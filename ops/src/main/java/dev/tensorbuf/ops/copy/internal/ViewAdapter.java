@@ -477,20 +477,14 @@ public final class ViewAdapter {
         long bytes = Math.min(single.layoutBytes(), dst.buffer().segment().byteSize());
         int bits = dst.access().storageBits();
         StridedLayout layout = dst.stridedLayout().get();
-        if (stridedGaps(layout, bytes * 8 / bits) == null) {
+        int[] dims = stridedGaps(layout, bytes * 8 / bits); // minor first
+        if (dims == null) {
             return 0;
         }
         // A gap between slots, or a tail the layout declares (T(4) on 11 slots); not the rest of
         // a last byte that rounding alone leaves (s4[1]), which the layout does not own.
         long span = 1;
         boolean interior = false;
-        java.util.List<Integer> dims = new java.util.ArrayList<>();
-        for (int d = 0; d < layout.sizes().size(); d++) {
-            if (layout.sizes().get(d) > 1) {
-                dims.add(d);
-            }
-        }
-        dims.sort(java.util.Comparator.comparing(d -> layout.strides().get(d)));
         for (int d : dims) {
             interior |= layout.strides().get(d) > span;
             span = layout.strides().get(d) * layout.sizes().get(d);
