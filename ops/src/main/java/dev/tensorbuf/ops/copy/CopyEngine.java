@@ -606,7 +606,7 @@ public final class CopyEngine {
                     : "a scale and bias run in planned copies only, and a side is over several pieces or packed");
         }
         if (planned) {
-            return new Planned(withTail(CopyPlan.of(from.get(), to.get(), affine), dst));
+            return new Planned(CopyPlan.of(from.get(), to.get(), affine));
         }
         // A side with an access is one piece; only a side without one has its map asked (a packed
         // strided view builds it here, as staging would).
@@ -642,22 +642,13 @@ public final class CopyEngine {
     /** {@return the route of two one-piece views: planned, staged when a side is packed, else element by element} */
     private static Route onePiece(TensorView src, TensorView dst, Optional<Access> from, Optional<Access> to) {
         if (from.isPresent() && to.isPresent()) {
-            return new Planned(withTail(CopyPlan.of(from.get(), to.get(), null), dst));
+            return new Planned(CopyPlan.of(from.get(), to.get(), null));
         }
         Optional<SubByteStaging.Staging> staging = SubByteStaging.plan(src, dst, from, to);
         if (staging.isPresent()) {
             return new Staged(staging.get());
         }
         return new Elements(elementReason(src, dst));
-    }
-
-    /**
-     * {@return {@code plan} with a last step zeroing {@code dst}'s own layout past the slots the
-     * plan writes, when its map reads as a smaller layout or leaves gaps no tiled shape names
-     * ({@link ViewAdapter#paddingZeros})}
-     */
-    private static CopyPlan withTail(CopyPlan plan, TensorView dst) {
-        return ViewAdapter.withPaddingZeros(plan, dst);
     }
 
     /** {@return why a copy of one-piece views goes element by element, in words} */

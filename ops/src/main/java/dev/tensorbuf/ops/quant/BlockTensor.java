@@ -419,8 +419,7 @@ public final class BlockTensor {
                 if (steps == null) {
                     throughRows(p, dst, engine);
                 } else {
-                    engine.execute(ViewAdapter.withPaddingZeros(
-                            AccessCopies.unchecked(source(p).virtual(), to.get(), Optional.empty(), steps), into));
+                    engine.execute(AccessCopies.unchecked(source(p).virtual(), to.get(), Optional.empty(), steps));
                 }
             }
         });
@@ -464,8 +463,8 @@ public final class BlockTensor {
                     explained.add(new CopyPlan.Explanation(CopyPlan.Explanation.Route.PLANNED, what, into.toString(), 0, 0, 1,
                             Optional.empty(), List.of(), List.of(), 0, List.of(), List.of(), "nothing to copy"));
                 } else if (steps != null) {
-                    CopyPlan.Explanation e = engine.explain(ViewAdapter.withPaddingZeros(
-                            AccessCopies.unchecked(source(p).virtual(), to.get(), Optional.empty(), steps), into));
+                    CopyPlan.Explanation e = engine.explain(
+                            AccessCopies.unchecked(source(p).virtual(), to.get(), Optional.empty(), steps));
                     explained.add(new CopyPlan.Explanation(e.route(), what, e.destination(), n, bytes, e.threads(), e.plan(),
                             List.of(), List.of(), e.zeroedBytes(), List.of(), List.of(),
                             "the blocks are a side the planner knows: each step reads runs of whole blocks"));

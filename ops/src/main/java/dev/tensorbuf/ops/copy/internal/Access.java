@@ -29,8 +29,12 @@ import java.util.Objects;
  * @param dtype the element type
  * @param dims logical sizes, one per dimension
  * @param addressing how a logical index becomes an element offset
+ * @param ownedBytes as a destination, the bytes from the segment's start that its layout owns
+ *     ({@link #owning}): a plan writes each of them that is no element's slot as zero (tile
+ *     padding past the slots the addressing reads, gaps between strided rows); 0 when it owns
+ *     none, as a source or a part cut from a bigger destination
  */
-public record Access(MemorySegment segment, DType dtype, List<Long> dims, Addressing addressing) {
+public record Access(MemorySegment segment, DType dtype, List<Long> dims, Addressing addressing, long ownedBytes) {
 
     /** How a logical index becomes an element offset in the segment. */
     public sealed interface Addressing permits Strided, Tiled, Mapped {
@@ -82,10 +86,15 @@ public record Access(MemorySegment segment, DType dtype, List<Long> dims, Addres
     /**
      * @throws IllegalArgumentException if a size is negative, the addressing has another rank, a
      *     strided layout other sizes, a map a dimension not bounded by {@code [0, dims[i] - 1]}, or a
-     *     tiled addressing's shape has another type or dims or an {@code E(n)} its type cannot use
+     *     tiled addressing's shape has another type or dims or an {@code E(n)} its type cannot use,
+     *     or the owned bytes are negative or past the segment
      */
     public Access {
         Objects.requireNonNull(segment, "segment");
+        if (ownedBytes < 0 || ownedBytes > segment.byteSize()) {
+            throw new IllegalArgumentException("a side owning " + ownedBytes + " bytes of a segment of "
+                    + segment.byteSize() + " bytes");
+        }
         Objects.requireNonNull(dtype, "dtype");
         dims = List.copyOf(dims);
         Objects.requireNonNull(addressing, "addressing");
@@ -129,6 +138,27 @@ public record Access(MemorySegment segment, DType dtype, List<Long> dims, Addres
                 }
             }
         }
+    }
+
+    /**
+     * A side that owns no bytes besides its elements' slots.
+     *
+     * @throws IllegalArgumentException as the canonical constructor
+     */
+    public Access(MemorySegment segment, DType dtype, List<Long> dims, Addressing addressing) {
+        this(segment, dtype, dims, addressing, 0);
+    }
+
+    /**
+     * {@return this side as a destination owning the first {@code bytes} bytes of its segment}
+     * Only the view knows what its layout owns ({@code ViewMap.Single.layoutBytes}); the
+     * planner zeroes what of it the addressing reads no element from, so that every plan into
+     * the view writes its padding, whoever planned it.
+     *
+     * @throws IllegalArgumentException if {@code bytes} is negative or past the segment
+     */
+    public Access owning(long bytes) {
+        return bytes == ownedBytes ? this : new Access(segment, dtype, dims, addressing, bytes);
     }
 
     /** {@return a strided access with the layout's sizes} */

@@ -12,9 +12,9 @@ import java.util.function.Supplier;
 
 /**
  * The steps of copies planned before, by everything a plan depends on: both types, the dims,
- * both sides' addressing and the channel of a scale and bias. A program staging small tensors
- * copies the same shapes over and over, and planning a tiled side (its digits, boxes and padding
- * boxes) costs 1.5-25 us, many times the copy of a few KiB; a hit costs a hash of the key.
+ * both sides' addressing, the bytes the destination owns and the channel of a scale and bias.
+ * A program staging small tensors copies the same shapes over and over, and planning a tiled
+ * side (its digits, boxes and padding boxes) costs 1.5-25 us, many times the copy of a few KiB; a hit costs a hash of the key.
  *
  * <p>Steps hold element offsets and strides, no segment, so one plan serves every pair of
  * buffers with the same addressing, and a cached plan keeps no memory alive. What the checks need
@@ -55,7 +55,7 @@ final class PlanCache {
 
         Key(Access src, Access dst, ChannelAffine affine) {
             int rank = src.rank();
-            long[] n = new long[4 + rank + 2 * (2 * rank + 2)];
+            long[] n = new long[5 + rank + 2 * (2 * rank + 2)];
             n[0] = src.dtype().ordinal();
             n[1] = dst.dtype().ordinal();
             n[2] = affine == null ? -1 : affine.channelDim();
@@ -65,6 +65,7 @@ final class PlanCache {
             }
             put(n, 4 + rank, src.addressing(), rank);
             put(n, 4 + rank + 2 * rank + 2, dst.addressing(), rank);
+            n[n.length - 1] = dst.ownedBytes(); // the padding the plan zeroes past the addressing's slots
             this.numbers = n;
             this.srcShape = src.addressing() instanceof Access.Tiled(ArrayShape s) ? s : null;
             this.dstShape = dst.addressing() instanceof Access.Tiled(ArrayShape s) ? s : null;

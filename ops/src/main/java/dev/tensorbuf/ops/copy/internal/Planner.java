@@ -60,8 +60,77 @@ public final class Planner {
         });
     }
 
-    /** {@return the steps as {@link #plan} makes them on a miss; for tests that compare the two} */
+    /**
+     * {@return the steps as {@link #plan} makes them on a miss; for tests that compare the two}
+     * The elements' steps, then the padding {@code dst} owns ({@link #ownedPadding}).
+     */
     public static List<Step> planUncached(Access src, Access dst, ChannelAffine affine) {
+        List<Step> steps = elementSteps(src, dst, affine);
+        if (src.elementCount() > 0) {
+            steps.addAll(ownedPadding(dst));
+        }
+        return steps;
+    }
+
+    /**
+     * {@return the steps zeroing the bytes {@code dst} owns ({@link Access#ownedBytes()}) that
+     * the steps writing its elements leave as they were; empty when none} Two cases. A tiled
+     * addressing's tiles are zeroed by its padding boxes, but the shape read off a view's map may
+     * end before the view's own layout: the map is the same either way, so the slots past it hold
+     * no element (in {@code bf16[3,9]{1,0:T(8,128)(2,1)}}, read as {@code T(4,128)(2,1)}, bytes
+     * 1,024 to 2,048), and XLA's tail padding {@code L(n)} is there too. A strided addressing
+     * with gaps no tiled shape here names (elements two slots apart,
+     * {@code bf16[6,10,1]{1,2,0:T(4,16)(2,1)}}) has each gap zeroed by a loop nest of its own,
+     * from the strides, and its tail up to the owned end. Nothing past the owned bytes.
+     */
+    static List<Step.Zero> ownedPadding(Access dst) {
+        List<Step.Zero> steps = new ArrayList<>();
+        int width = dst.dtype().byteWidth();
+        long end = dst.ownedBytes() / Math.max(1, width);
+        if (end == 0) {
+            return steps;
+        }
+        switch (dst.addressing()) {
+            case Access.Tiled(ArrayShape shape) -> {
+                long bits = shape.requireLayout().elementSizeInBits();
+                long from = shape.physicalByteSize();
+                if ((bits == 0 || bits >= 8) && from % width == 0 && end > from / width) {
+                    steps.add(new Step.Zero(from / width, List.of(new Loop(end - from / width, 0, 1))));
+                }
+            }
+            case Access.Strided(StridedLayout layout) -> {
+                int[] order = ViewAdapter.stridedGaps(layout, end);
+                if (order == null) {
+                    break;
+                }
+                // Below each element (its slot's stride minus one), above each level (the next
+                // stride minus the level's extent), and past the top level up to the layout's end.
+                int levels = order.length;
+                if (levels == 0) {
+                    steps.add(new Step.Zero(1, List.of(new Loop(end - 1, 0, 1)))); // one element, at 0
+                }
+                for (int k = levels == 0 ? 0 : -1; k < levels; k++) {
+                    long lo = k < 0 ? 1 : layout.sizes().get(order[k]) * layout.strides().get(order[k]);
+                    long hi = k < 0 ? layout.strides().get(order[0]) : k + 1 < levels ? layout.strides().get(order[k + 1]) : end;
+                    if (hi <= lo) {
+                        continue;
+                    }
+                    List<Loop> loops = new ArrayList<>();
+                    for (int j = levels - 1; j > k; j--) {
+                        loops.add(new Loop(layout.sizes().get(order[j]), 0, layout.strides().get(order[j])));
+                    }
+                    loops.add(new Loop(hi - lo, 0, 1));
+                    steps.add(new Step.Zero(lo, loops));
+                }
+            }
+            case Access.Mapped m -> {
+            }
+        }
+        return steps;
+    }
+
+    /** {@return the steps writing the elements of {@code dst} from {@code src}} */
+    private static List<Step> elementSteps(Access src, Access dst, ChannelAffine affine) {
         if (src.elementCount() == 0) {
             // Nothing to move, and a dimension of size 0 is no loop count (a tiled side then has no slots either).
             return new ArrayList<>();

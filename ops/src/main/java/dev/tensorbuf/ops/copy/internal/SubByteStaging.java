@@ -117,8 +117,7 @@ public final class SubByteStaging {
         public CopyPlan innerPlan(MemorySegment placeholder) {
             Access source = in != null ? in.over(placeholder, src.dtype()) : from.orElseThrow();
             Access destination = out != null ? out.over(placeholder, dst.dtype()) : to.orElseThrow();
-            CopyPlan plan = AccessCopies.unchecked(source, destination, Optional.empty(), Planner.plan(source, destination, null));
-            return out != null ? plan : ViewAdapter.withPaddingZeros(plan, dst);
+            return AccessCopies.unchecked(source, destination, Optional.empty(), Planner.plan(source, destination, null));
         }
 
         /**
@@ -156,7 +155,7 @@ public final class SubByteStaging {
                     source = from.get();
                 }
                 if (out == null) {
-                    executor.execute(ViewAdapter.withPaddingZeros(AccessCopies.plan(source, to.get()), dst));
+                    executor.execute(AccessCopies.plan(source, to.get()));
                     return;
                 }
                 MemorySegment temp = temporary.allocate(Math.max(1, out.slots())).segment();
@@ -178,6 +177,11 @@ public final class SubByteStaging {
                     }
                 } else {
                     unpack(out.packed(), out.firstSlot(), out.slots(), out.bits(), temp);
+                }
+                long tail = out.tiledShape() == null ? ViewAdapter.packedTailSlots(dst) : 0;
+                if (tail > 0) {
+                    // The rest of the layout's last byte: the temporary's last slots, packed back as zero.
+                    temp.asSlice(out.slots() - tail, tail).fill((byte) 0);
                 }
                 executor.execute(AccessCopies.plan(source, out.over(temp, dst.dtype())));
                 if (out.tiledShape() != null) {

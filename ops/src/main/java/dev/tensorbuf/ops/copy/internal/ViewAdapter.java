@@ -78,16 +78,30 @@ public final class ViewAdapter {
         if (strided.isPresent() && view.access().storageBits() >= 8 && gapsBetweenRows(strided.get())) {
             Optional<ArrayShape> rows = tiledLayout(view);
             if (rows.isPresent()) {
-                return Optional.of(Access.tiled(view.buffer().segment(), rows.get()));
+                return Optional.of(owned(view, Access.tiled(view.buffer().segment(), rows.get())));
             }
         }
         if (view.access().storageBits() >= 8 && view.stridedLayout().isEmpty()
                 && view.map() instanceof ViewMap.Single single && view.form() instanceof MapForm.Tiled t) {
             Optional<ArrayShape> tiles = tiledLayout(view);
-            return Optional.of(tiles.isPresent() ? Access.tiled(single.buffer().segment(), tiles.get())
+            return Optional.of(tiles.isPresent() ? owned(view, Access.tiled(single.buffer().segment(), tiles.get()))
                     : Access.mapped(single.buffer().segment(), view.dtype(), t.map()));
         }
-        return access(view);
+        return access(view).map(a -> a.addressing() instanceof Access.Strided ? owned(view, a) : a);
+    }
+
+    /**
+     * {@return {@code to}, the destination access of {@code view}, owning the view's layout bytes
+     * when the view is its buffer's whole layout and the destination the copy was called with}
+     * The planner then zeroes what of them no element is written to ({@code Planner.ownedPadding}),
+     * in every plan made into this access: a copy's, a staged copy's, a dequantization's.
+     */
+    private static Access owned(TensorView view, Access to) {
+        if (view.elementCount() == 0 || !(view.map() instanceof ViewMap.Single single) || !single.wholeLayout()
+                || CALLED_DESTINATION.isBound() && CALLED_DESTINATION.get() != view) {
+            return to;
+        }
+        return to.owning(Math.min(single.layoutBytes(), to.segment().byteSize()));
     }
 
     /**
@@ -123,75 +137,8 @@ public final class ViewAdapter {
         }
         // The layout read off the map may end before the view's own ({@code T(4,128)(2,1)} for the
         // three rows of a {@code T(8,128)(2,1)} view): the rest up to layoutBytes is the view's
-        // padding too, and {@link #paddingZeros} writes it.
+        // padding too, and the planner zeroes it ({@link #destination} gives the access its bytes).
         return layout.filter(s -> !s.requireLayout().tiles().isEmpty() && bytes >= s.physicalByteSize());
-    }
-
-    /**
-     * {@return the steps zeroing the bytes of {@code dst}'s own layout that a plan writing it as
-     * {@code to} leaves as they were; empty when none} Two cases. A tiled {@code to} is the layout
-     * read off the map, which may end before the view's own: the map is the same either way, so
-     * the slots past it hold no element (in {@code bf16[3,9]{1,0:T(8,128)(2,1)}}, read as
-     * {@code T(4,128)(2,1)}, bytes 1,024 to 2,048), and XLA's tail padding {@code L(n)} is
-     * there too. A strided {@code to} over a whole layout with gaps no tiled shape here names
-     * (elements two slots apart, {@code bf16[6,10,1]{1,2,0:T(4,16)(2,1)}}) has each gap zeroed
-     * by a loop nest of its own, from the strides. Never past {@link ViewMap.Single#layoutBytes()}.
-     */
-    public static java.util.List<Step.Zero> paddingZeros(TensorView dst, Access to) {
-        java.util.List<Step.Zero> steps = new java.util.ArrayList<>();
-        if (dst.elementCount() == 0 || !(dst.map() instanceof ViewMap.Single single) || !single.wholeLayout()
-                || CALLED_DESTINATION.isBound() && CALLED_DESTINATION.get() != dst) {
-            return steps;
-        }
-        int width = dst.dtype().byteWidth();
-        long end = Math.min(single.layoutBytes(), to.segment().byteSize()) / Math.max(1, width);
-        switch (to.addressing()) {
-            case Access.Tiled(ArrayShape shape) when tiledLayout(dst).isPresent() -> {
-                long from = shape.physicalByteSize();
-                if (from % width == 0 && end > from / width) {
-                    steps.add(new Step.Zero(from / width, java.util.List.of(new Loop(end - from / width, 0, 1))));
-                }
-            }
-            case Access.Strided(StridedLayout layout) when dst.access().storageBits() >= 8 -> {
-                int[] order = stridedGaps(layout, end);
-                if (order == null) {
-                    break;
-                }
-                // Below each element (its slot's stride minus one), above each level (the next
-                // stride minus the level's extent), and past the top level up to the layout's end.
-                int levels = order.length;
-                if (levels == 0) {
-                    steps.add(new Step.Zero(1, java.util.List.of(new Loop(end - 1, 0, 1)))); // one element, at 0
-                }
-                for (int k = levels == 0 ? 0 : -1; k < levels; k++) {
-                    long lo = k < 0 ? 1 : layout.sizes().get(order[k]) * layout.strides().get(order[k]);
-                    long hi = k < 0 ? layout.strides().get(order[0]) : k + 1 < levels ? layout.strides().get(order[k + 1]) : end;
-                    if (hi <= lo) {
-                        continue;
-                    }
-                    java.util.List<Loop> loops = new java.util.ArrayList<>();
-                    for (int j = levels - 1; j > k; j--) {
-                        loops.add(new Loop(layout.sizes().get(order[j]), 0, layout.strides().get(order[j])));
-                    }
-                    loops.add(new Loop(hi - lo, 0, 1));
-                    steps.add(new Step.Zero(lo, loops));
-                }
-            }
-            default -> {
-            }
-        }
-        return steps;
-    }
-
-    /** {@return {@code plan} into {@code dst} with {@link #paddingZeros} as its last steps} */
-    public static dev.tensorbuf.ops.copy.CopyPlan withPaddingZeros(dev.tensorbuf.ops.copy.CopyPlan plan, TensorView dst) {
-        java.util.List<Step.Zero> zeros = paddingZeros(dst, AccessCopies.dst(plan));
-        if (zeros.isEmpty()) {
-            return plan;
-        }
-        java.util.List<Step> steps = new java.util.ArrayList<>(AccessCopies.steps(plan));
-        steps.addAll(zeros);
-        return AccessCopies.unchecked(AccessCopies.src(plan), AccessCopies.dst(plan), plan.affine(), steps);
     }
 
     /**
@@ -199,7 +146,7 @@ public final class ViewAdapter {
      * below {@code end} elements, each stride at least the one below times its size (so the gaps
      * are disjoint from every element); else null}
      */
-    private static int[] stridedGaps(StridedLayout layout, long end) {
+    static int[] stridedGaps(StridedLayout layout, long end) {
         int rank = layout.sizes().size();
         if (layout.offset() != 0 || rank == 0) {
             return null;
@@ -252,7 +199,7 @@ public final class ViewAdapter {
      * index 0) copies the same elements to the same slots, into the layout itself.
      */
     public static Turned unreversed(TensorView src, TensorView dst) {
-        if (dst.access().storageBits() < 8 || dst.stridedLayout().isPresent() || src.elementCount() == 0
+        if (dst.stridedLayout().isPresent() || src.elementCount() == 0
                 || CALLED_DESTINATION.isBound() && CALLED_DESTINATION.get() != dst
                 || !(dst.map() instanceof ViewMap.Single single) || !single.wholeLayout()
                 || !(dst.form() instanceof MapForm.Tiled)) {
@@ -477,19 +424,41 @@ public final class ViewAdapter {
         long bytes = Math.min(single.layoutBytes(), dst.buffer().segment().byteSize());
         int bits = dst.access().storageBits();
         StridedLayout layout = dst.stridedLayout().get();
-        int[] dims = stridedGaps(layout, bytes * 8 / bits); // minor first
-        if (dims == null) {
+        if (dst.elementCount() == 0 || layout.minOffset() < 0 || layout.isOverlapping()) {
             return 0;
         }
-        // A gap between slots, or a tail the layout declares (T(4) on 11 slots); not the rest of
-        // a last byte that rounding alone leaves (s4[1]), which the layout does not own.
-        long span = 1;
-        boolean interior = false;
-        for (int d : dims) {
-            interior |= layout.strides().get(d) > span;
-            span = layout.strides().get(d) * layout.sizes().get(d);
-        }
+        // A whole layout reads each of its slots once, so fewer elements than slots up to its
+        // last are gaps between them (in a reverse of it too, whose strides are negative); or a
+        // tail the layout declares past the elements' last byte (T(8) on 11 slots). The rest of
+        // that last byte alone is packedTailSlots', zeroed without zeroing the whole layout.
+        long span = layout.maxOffset() + 1;
+        boolean interior = dst.elementCount() < span;
         return interior || Math.ceilDiv(span * bits, 8) < bytes ? bytes : 0;
+    }
+
+    /**
+     * {@return the slots of a packed sub-byte destination's whole strided layout past its last
+     * element, to the end of the byte holding that element; 0 when there are none} That byte is
+     * the layout's ({@link ViewMap.Single#layoutBytes()} counts whole bytes), and so is the rest of
+     * it: the slots its tiling pads ({@code u2[11]{0:T(4)E(2)}}: the twelfth slot, two bits of
+     * the third byte) and the bits rounding up to the byte leaves ({@code s4[3]{0:E(4)}}: the
+     * second byte's high nibble). A copy writes them as zero, as XLA packs a sub-byte array.
+     */
+    public static long packedTailSlots(TensorView dst) {
+        if (dst.access().storageBits() >= 8 || dst.elementCount() == 0 || dst.stridedLayout().isEmpty()
+                || !(dst.map() instanceof ViewMap.Single single) || !single.wholeLayout()
+                || dst.buffer().segment().isReadOnly() || CALLED_DESTINATION.isBound() && CALLED_DESTINATION.get() != dst) {
+            return 0;
+        }
+        int bits = dst.access().storageBits();
+        int perByte = 8 / bits;
+        StridedLayout layout = dst.stridedLayout().get();
+        long end = layout.maxOffset() + 1;
+        long bytes = Math.min(single.layoutBytes(), dst.buffer().segment().byteSize());
+        if (layout.minOffset() < 0 || end % perByte == 0 || Math.ceilDiv(end, perByte) > bytes) {
+            return 0;
+        }
+        return perByte - end % perByte;
     }
 
     /** {@return the bytes {@link #zeroTileSlots} zeroes in {@code dst}: 0 unless it is tiled or has gaps, and writable} */
@@ -502,7 +471,10 @@ public final class ViewAdapter {
             return single.layoutBytes(); // gaps between strided elements no tiled shape here names: all of the layout
         }
         if (tiles.isEmpty() && dst.access().storageBits() < 8) {
-            return packedGapBytes(dst); // packed slots with gaps or a tail between them and the layout's end
+            // Packed slots with gaps or a tail between them and the layout's end, or the rest of the last byte.
+            long gaps = packedGapBytes(dst);
+            return gaps > 0 || packedTailSlots(dst) == 0 ? gaps : Math.min(((ViewMap.Single) dst.map()).layoutBytes(),
+                    dst.buffer().segment().byteSize());
         }
         if (tiles.isEmpty() || dst.buffer().segment().isReadOnly()) {
             return 0;

@@ -31,7 +31,10 @@
  *     must each divide the next; a channel of a scale and bias must stay one digit), or meets a
  *     tiled side as a strided side does when each tiled digit lies inside one of its digits (the
  *     tiled side's digits are cut into data and padding boxes, so they are not cut further); it
- *     gathers with the reason otherwise</dd>
+ *     gathers with the reason otherwise; last, zero steps for the bytes a destination owns past
+ *     what its addressing reads (<code>Access.ownedBytes</code>: a tail past a smaller layout
+ *     read off the map, <code>L(n)</code>, gaps between strided rows), so every plan into a
+ *     view, a copy's, a staged copy's or a dequantization's, writes its padding</dd>
  * <dt><code>SplitDims.java</code></dt>
  * <dd>a mapped side's map as a strided layout over split dimensions: while the map is not affine, a
  *     floor division or modulo by <code>c</code> of an affine operand splits a dimension with
@@ -199,8 +202,10 @@
  *     by its strides, with no map composed or simplified (for a view made per call that was 5-30
  *     us, several times a small copy); others by their map form: a tiled form whose recovered
  *     layout (<code>MapForm.Tiled.layout()</code>) the map reads whole is addressed by that
- *     layout's tiles, and as a destination owns and zeroes their padding when its buffer ends
- *     within the layout's slots (<code>tiledLayout</code>), however the view was made;
+ *     layout's tiles, and as a destination owns their padding when its buffer ends within the
+ *     layout's slots (<code>tiledLayout</code>), however the view was made: the destination
+ *     access carries the bytes of the view's whole layout (<code>Access.owning</code>), which the
+ *     planner zeroes; a packed whole layout's gaps and the rest of its last byte are zeroed here;
  *      *     element-by-element copies (each converted value passes through <code>ValueMover</code> in
  *     one-element scratch segments, so both paths share one set of rules; c128 by real and
  *     imaginary parts), refusing a destination that writes one slot twice by the bit address of
