@@ -191,6 +191,15 @@ class PieceBoxesPropertyTest {
         engine.copy(src, planned.view());
         TensorView ref = reference.view();
         TensorElements.of(src).forEachIndex(index -> TensorElements.of(ref).setDouble(TensorElements.of(src).getDouble(index), index));
+        int bits = ref.access().storageBits();
+        long n = ref.elementCount();
+        if (bits < 8 && n * bits % 8 != 0 && ref.map() instanceof dev.tensorbuf.views.ViewMap.Single single
+                && single.wholeLayout()) {
+            // A packed row-major whole layout owns the rest of its last byte, which a copy writes as zero.
+            MemorySegment last = reference.buffers().getFirst().segment();
+            long at = n * bits / 8;
+            last.set(ValueLayout.JAVA_BYTE, at, (byte) (last.get(ValueLayout.JAVA_BYTE, at) & ((1 << (n * bits % 8)) - 1)));
+        }
         TensorElements.of(src).forEachIndex(index -> assertEquals(TensorElements.of(src).getDouble(index), TensorElements.of(planned.view()).getDouble(index),
                 () -> what + ": index " + Arrays.toString(index) + "\n" + explained));
         if (!planned.tiled()) {
