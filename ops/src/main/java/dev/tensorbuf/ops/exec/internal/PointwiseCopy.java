@@ -63,6 +63,7 @@ final class PointwiseCopy {
         long[] dims = Extents.toArray(dst.dims());
         int rank = dims.length;
         PointwiseTable table = PointwiseTable.of(e, leaves, dst, allocator);
+        PointwiseLanes lanes = table == null ? PointwiseLanes.of(e, leaves, allocator) : null;
         int size = table == null ? BLOCK : TABLE_BLOCK;
         // Split dimension s: the block spans rows of dimensions after s whole, and b indices of s.
         int s = rank - 1;
@@ -72,14 +73,16 @@ final class PointwiseCopy {
             s--;
         }
         long b = s < 0 ? 1 : Math.max(1, size / inner);
-        long dstBase = table == null ? -1 : denseFrom(dst, Math.max(s, 0));
+        long dstBase = table == null && lanes == null ? -1 : denseFrom(dst, Math.max(s, 0));
         if (s < 0) {
             if (table != null) {
                 new TableBlocks(table, leaves.get(table.data()), dst, dstBase, allocator).block(new long[rank], dims.clone());
+            } else if (lanes != null) {
+                lanes.new Blocks(leaves, dst, dstBase, size, allocator).block(new long[rank], dims.clone());
             } else {
                 block(e, leaves, dst, dst.dims(), new HashMap<>(), allocator, null, null);
             }
-            return explain(e, leaves, dst, table, dims.clone(), true, dstBase >= 0, 1, allocator);
+            return explain(e, leaves, dst, table, lanes, dims.clone(), true, dstBase >= 0, 1, allocator);
         }
         long outer = 1;
         for (int d = 0; d < s; d++) {
@@ -93,7 +96,8 @@ final class PointwiseCopy {
         long step = b;
         java.util.stream.IntStream.range(0, threads).parallel().forEach(t -> {
             Map<List<Long>, TensorView[]> mine = new HashMap<>();
-            TableBlocks tables = table == null ? null : new TableBlocks(table, leaves.get(table.data()), dst, dstBase, allocator);
+            BlockWriter tables = table != null ? new TableBlocks(table, leaves.get(table.data()), dst, dstBase, allocator)
+                    : lanes != null ? lanes.new Blocks(leaves, dst, dstBase, size, allocator) : null;
             long from = blocks * t / threads;
             long to = blocks * (t + 1) / threads;
             long[] start = new long[rank];
@@ -125,7 +129,7 @@ final class PointwiseCopy {
             first[d] = 1;
         }
         first[s] = Math.min(dims[s], b);
-        return explain(e, leaves, dst, table, first, false, dstBase >= 0, threads, allocator);
+        return explain(e, leaves, dst, table, lanes, first, false, dstBase >= 0, threads, allocator);
     }
 
     /**
@@ -133,7 +137,7 @@ final class PointwiseCopy {
      * run (operand blocks into dense scratches, the result's block into the destination)}
      */
     private static CopyPlan.Explanation explain(Pointwise.Expr e, List<TensorView> leaves, TensorView dst,
-                                                PointwiseTable table, long[] first, boolean whole,
+                                                PointwiseTable table, PointwiseLanes lanes, long[] first, boolean whole,
                                                 boolean direct, int threads, Allocator allocator) {
         long n = dst.elementCount();
         long blockElements = Extents.elementCount("block", java.util.Arrays.stream(first).boxed().toList());
@@ -145,8 +149,8 @@ final class PointwiseCopy {
         List<CopyPlan.Explanation.Temporary> temporaries = new ArrayList<>();
         long bytes = 0;
         for (int k = 0; k < leaves.size(); k++) {
-            if (table != null && k != table.data()) {
-                continue; // the per-channel constants are in the table
+            if ((table != null && k != table.data()) || (lanes != null && !lanes.copies(k))) {
+                continue; // the per-channel constants are in the table or the lanes
             }
             TensorView leaf = leaves.get(k);
             TensorView scratch = Materialize.allocate(ArrayShape.of(leaf.dtype(), first), allocator);
@@ -171,11 +175,14 @@ final class PointwiseCopy {
         String reason = (table != null
                 ? "the 8-bit operand %" + table.data() + " copied into a dense block of " + blockElements
                         + " elements at a time, each value looked up in its channel's table, the results "
+                : lanes != null ? "each varying operand copied into a dense block of " + blockElements
+                        + " elements at a time and read as floats, the constants laid out per channel, the expression"
+                        + " evaluated a vector at a time, the result "
                 : "each operand copied into a dense block of " + blockElements
                         + " elements at a time, the expression evaluated over the blocks, the result ") + stored;
         return new CopyPlan.Explanation(CopyPlan.Explanation.Route.BLOCKS, sources(leaves), dst.toString(), n, bytes,
                 threads, Optional.empty(), temporaries, List.of(), 0, List.of(), parts, reason,
-                Optional.of(new CopyPlan.Explanation.Epilogue(e.toString(), kernel(table))));
+                Optional.of(new CopyPlan.Explanation.Epilogue(e.toString(), kernel(table, lanes))));
     }
 
     /** {@return the operands as the expression numbers them: {@code %0 = view, %1 = view}} */
@@ -187,9 +194,9 @@ final class PointwiseCopy {
         return sb.toString();
     }
 
-    private static String kernel(PointwiseTable table) {
+    private static String kernel(PointwiseTable table, PointwiseLanes lanes) {
         return table != null ? table.kernel() + " of operand %" + table.data()
-                : "block evaluator, " + BLOCK + " elements at a time";
+                : lanes != null ? lanes.kernel() : "block evaluator, " + BLOCK + " elements at a time";
     }
 
     /**
@@ -211,8 +218,13 @@ final class PointwiseCopy {
         return l.offset();
     }
 
+    /** One thread's worker over blocks: writes the expression's values for the box {@code [start, limit)} into the destination. */
+    interface BlockWriter {
+        void block(long[] start, long[] limit);
+    }
+
     /** One thread's scratches for {@link PointwiseTable} blocks: the 8-bit operand's block, read, looked up, stored. */
-    private static final class TableBlocks {
+    private static final class TableBlocks implements BlockWriter {
         private final PointwiseTable table;
         private final TensorView data;
         private final TensorView dst;
@@ -233,7 +245,8 @@ final class PointwiseCopy {
             this.out = table.newOut(TABLE_BLOCK);
         }
 
-        void block(long[] start, long[] limit) {
+        @Override
+        public void block(long[] start, long[] limit) {
             int rank = start.length;
             long[] blockDims = new long[rank];
             long[] stride = new long[rank];
