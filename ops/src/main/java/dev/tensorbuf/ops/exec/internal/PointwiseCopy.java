@@ -25,8 +25,10 @@ import java.util.Optional;
  * dense scratch of its own type, the expression runs over the scratches, and the result is
  * copied into the destination's block. Each byte of memory is read and written once; the
  * scratches are reused block after block. An expression over one 8-bit operand and per-channel
- * constants ({@link PointwiseTable}) copies only that operand's block and looks each result up,
- * storing straight into the destination where the block is one run of its memory.
+ * constants ({@link PointwiseTable}) copies only that operand's block and looks each result up;
+ * one computed in f32 over f32, bf16 or f16 operands and per-channel constants
+ * ({@link PointwiseLanes}) copies only the varying operands' blocks and runs vector sweeps over
+ * them. Both store straight into the destination where the block is one run of its memory.
  */
 final class PointwiseCopy {
     /** Elements per block: every operand's scratch and the result's fit in a core's L2 together. */
