@@ -108,7 +108,6 @@ public class PointwiseLanesBenchmark {
         b.batch = Integer.parseInt(args[1]);
         int rounds = Integer.parseInt(args[2]);
         b.setUp();
-        var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
         double[][] ms = new double[2][rounds];
         double[][] cpu = new double[2][rounds];
         for (int w = 0; w < 3; w++) {
@@ -120,12 +119,12 @@ public class PointwiseLanesBenchmark {
         for (int i = 0; i < rounds; i++) {
             for (int k = 0; k < 2; k++) {
                 b.lanes = (i + k) % 2 == 0; // alternate which goes first
-                long c = os.getProcessCpuTime();
+                long c = cpuNanos();
                 long t = System.nanoTime();
                 b.run();
                 int side = b.lanes ? 1 : 0;
                 ms[side][i] = (System.nanoTime() - t) / 1e6;
-                cpu[side][i] = (os.getProcessCpuTime() - c) / 1e6;
+                cpu[side][i] = (cpuNanos() - c) / 1e6;
             }
             System.out.printf("round %d: evaluator %.1f ms (cpu %.1f), lanes %.1f ms (cpu %.1f)%n", i, ms[0][i], cpu[0][i],
                     ms[1][i], cpu[1][i]);
@@ -139,5 +138,10 @@ public class PointwiseLanesBenchmark {
         System.out.printf("%s [%d,3,224,224] median: evaluator %.1f ms, lanes %.1f ms: %.2fx (cpu %.1f vs %.1f ms: %.2fx)%n",
                 b.out, b.batch, ms[0][rounds / 2], ms[1][rounds / 2], ms[0][rounds / 2] / ms[1][rounds / 2],
                 cpu[0][rounds / 2], cpu[1][rounds / 2], cpu[0][rounds / 2] / cpu[1][rounds / 2]);
+    }
+
+    /** {@return this process's CPU time so far, in ns (all threads)} */
+    private static long cpuNanos() {
+        return ProcessHandle.current().info().totalCpuDuration().orElseThrow().toNanos();
     }
 }

@@ -80,11 +80,11 @@ final class PointwiseCopy {
             if (table != null) {
                 new TableBlocks(table, leaves.get(table.data()), dst, dstBase, allocator).block(new long[rank], dims.clone());
             } else if (lanes != null) {
-                lanes.new Blocks(leaves, dst, dstBase, size, allocator).block(new long[rank], dims.clone());
+                lanes.new Blocks(leaves, dst, dstBase, 0, size, allocator).block(new long[rank], dims.clone());
             } else {
                 block(e, leaves, dst, dst.dims(), new HashMap<>(), allocator, null, null);
             }
-            return explain(e, leaves, dst, table, lanes, dims.clone(), true, dstBase >= 0, 1, allocator);
+            return explain(e, leaves, dst, table, lanes, dims.clone(), true, dstBase >= 0, 0, 1, allocator);
         }
         long outer = 1;
         for (int d = 0; d < s; d++) {
@@ -99,7 +99,7 @@ final class PointwiseCopy {
         java.util.stream.IntStream.range(0, threads).parallel().forEach(t -> {
             Map<List<Long>, TensorView[]> mine = new HashMap<>();
             BlockWriter tables = table != null ? new TableBlocks(table, leaves.get(table.data()), dst, dstBase, allocator)
-                    : lanes != null ? lanes.new Blocks(leaves, dst, dstBase, size, allocator) : null;
+                    : lanes != null ? lanes.new Blocks(leaves, dst, dstBase, split, size, allocator) : null;
             long from = blocks * t / threads;
             long to = blocks * (t + 1) / threads;
             long[] start = new long[rank];
@@ -131,7 +131,7 @@ final class PointwiseCopy {
             first[d] = 1;
         }
         first[s] = Math.min(dims[s], b);
-        return explain(e, leaves, dst, table, lanes, first, false, dstBase >= 0, threads, allocator);
+        return explain(e, leaves, dst, table, lanes, first, false, dstBase >= 0, s, threads, allocator);
     }
 
     /**
@@ -140,7 +140,7 @@ final class PointwiseCopy {
      */
     private static CopyPlan.Explanation explain(Pointwise.Expr e, List<TensorView> leaves, TensorView dst,
                                                 PointwiseTable table, PointwiseLanes lanes, long[] first, boolean whole,
-                                                boolean direct, int threads, Allocator allocator) {
+                                                boolean direct, int split, int threads, Allocator allocator) {
         long n = dst.elementCount();
         long blockElements = Extents.elementCount("block", java.util.Arrays.stream(first).boxed().toList());
         List<Long> blockDims = java.util.Arrays.stream(first).boxed().toList();
@@ -155,6 +155,10 @@ final class PointwiseCopy {
                 continue; // the per-channel constants are in the table or the lanes
             }
             TensorView leaf = leaves.get(k);
+            if (lanes != null && denseFrom(leaf, split) >= 0) {
+                bytes = Math.addExact(bytes, Math.multiplyExact(n, leaf.dtype().byteWidth()));
+                continue; // read straight from its memory, a run per block
+            }
             TensorView scratch = Materialize.allocate(ArrayShape.of(leaf.dtype(), first), allocator);
             parts.add(ENGINE.explain(whole ? leaf : Ops.slice(leaf, start, first, stride), scratch));
             long width = leaf.dtype().byteWidth();
@@ -177,9 +181,10 @@ final class PointwiseCopy {
         String reason = (table != null
                 ? "the 8-bit operand %" + table.data() + " copied into a dense block of " + blockElements
                         + " elements at a time, each value looked up in its channel's table, the results "
-                : lanes != null ? "each varying operand copied into a dense block of " + blockElements
-                        + " elements at a time and read as floats, the constants laid out per channel, the expression"
-                        + " evaluated a vector at a time, the result "
+                : lanes != null ? "each varying operand read as floats a block of " + blockElements
+                        + " elements at a time (straight from its memory where the block is one run of it, else copied"
+                        + " into a dense block first), the constants laid out per channel, the expression evaluated a"
+                        + " vector at a time, the result "
                 : "each operand copied into a dense block of " + blockElements
                         + " elements at a time, the expression evaluated over the blocks, the result ") + stored;
         return new CopyPlan.Explanation(CopyPlan.Explanation.Route.BLOCKS, sources(leaves), dst.toString(), n, bytes,
@@ -205,7 +210,7 @@ final class PointwiseCopy {
      * {@return the element offset of {@code dst}'s index 0 when its dims from {@code split} on are
      * laid out densely in C order (so a block spanning them whole is one run of memory), else -1}
      */
-    private static long denseFrom(TensorView dst, int split) {
+    static long denseFrom(TensorView dst, int split) {
         StridedLayout l = dst.stridedLayout().orElse(null);
         if (l == null) {
             return -1;

@@ -271,6 +271,9 @@ final class PointwiseLanes {
         private final TensorView dst;
         private final long dstBase;
         private final long[] dstStrides;
+        /** Per varying operand: its element offset when its block is one run of its memory (read straight), else -1. */
+        private final long[] srcBase;
+        private final long[][] srcStrides;
         private final Allocator allocator;
         private final Map<List<Long>, TensorView[]> scratches = new HashMap<>();
         private final float[][] lanes;
@@ -280,12 +283,22 @@ final class PointwiseLanes {
         private long[] laidOut;
         private long laidOutFirst = -1;
 
-        /** @param dstBase {@code dst}'s element offset when a block spanning its split dims whole is one run of memory, else -1 */
-        Blocks(List<TensorView> leaves, TensorView dst, long dstBase, int block, Allocator allocator) {
+        /**
+         * @param dstBase {@code dst}'s element offset when a block spanning its split dims whole is one run of memory, else -1
+         * @param split the first dim a block may not span whole
+         */
+        Blocks(List<TensorView> leaves, TensorView dst, long dstBase, int split, int block, Allocator allocator) {
             this.leaves = leaves;
             this.dst = dst;
             this.dstBase = dstBase;
             this.dstStrides = dstBase < 0 ? null : Extents.toArray(dst.stridedLayout().orElseThrow().strides());
+            this.srcBase = new long[varying.length];
+            this.srcStrides = new long[varying.length][];
+            for (int k = 0; k < varying.length; k++) {
+                TensorView leaf = leaves.get(varying[k]);
+                srcBase[k] = PointwiseCopy.denseFrom(leaf, split);
+                srcStrides[k] = srcBase[k] < 0 ? null : Extents.toArray(leaf.stridedLayout().orElseThrow().strides());
+            }
             this.allocator = allocator;
             int padded = VectorPointwise.padded(block);
             this.lanes = new float[slots][padded];
@@ -309,11 +322,20 @@ final class PointwiseLanes {
             TensorView[] scratch = scratches.computeIfAbsent(key, k -> new TensorView[varying.length + 1]);
             for (int k = 0; k < varying.length; k++) {
                 TensorView leaf = leaves.get(varying[k]);
+                if (srcBase[k] >= 0) {
+                    // One run of the operand's memory: read straight, no copy through a scratch.
+                    long at = srcBase[k];
+                    for (int d = 0; d < rank; d++) {
+                        at += start[d] * srcStrides[k][d];
+                    }
+                    read(leaf.buffer().segment(), at * leaf.dtype().byteWidth(), leaf.dtype(), lanes[k], n);
+                    continue;
+                }
                 if (scratch[k] == null) {
                     scratch[k] = Materialize.allocate(ArrayShape.of(leaf.dtype(), blockDims), allocator);
                 }
                 PointwiseCopy.ENGINE.copy(whole ? leaf : Ops.slice(leaf, start, limit, stride), scratch[k]);
-                read(scratch[k], lanes[k], n);
+                read(scratch[k].buffer().segment(), 0, leaf.dtype(), lanes[k], n);
             }
             layOutConstants(blockDims, start, n);
             for (Sweep s : sweeps) {
@@ -347,25 +369,24 @@ final class PointwiseLanes {
             }
         }
 
-        /** Reads {@code n} elements of a dense block into floats as the evaluator reads them (NaN quieted by widening). */
-        private void read(TensorView dense, float[] into, int n) {
-            MemorySegment seg = dense.buffer().segment();
-            switch (dense.dtype()) {
-                case F32 -> MemorySegment.copy(seg, ValueLayout.JAVA_FLOAT_UNALIGNED, 0, into, 0, n);
+        /** Reads {@code n} elements of {@code type} at byte {@code offset} into floats as the evaluator reads them (NaN quieted by widening). */
+        private void read(MemorySegment seg, long offset, DType type, float[] into, int n) {
+            switch (type) {
+                case F32 -> MemorySegment.copy(seg, ValueLayout.JAVA_FLOAT_UNALIGNED, offset, into, 0, n);
                 case BF16 -> {
-                    MemorySegment.copy(seg, ValueLayout.JAVA_SHORT_UNALIGNED, 0, halves, 0, n);
+                    MemorySegment.copy(seg, ValueLayout.JAVA_SHORT_UNALIGNED, offset, halves, 0, n);
                     for (int i = 0; i < n; i++) {
                         into[i] = Float.intBitsToFloat(halves[i] << 16);
                     }
                 }
                 case F16 -> {
-                    MemorySegment.copy(seg, ValueLayout.JAVA_SHORT_UNALIGNED, 0, halves, 0, n);
+                    MemorySegment.copy(seg, ValueLayout.JAVA_SHORT_UNALIGNED, offset, halves, 0, n);
                     float[] table = F16Values.TABLE;
                     for (int i = 0; i < n; i++) {
                         into[i] = table[halves[i] & 0xffff];
                     }
                 }
-                default -> throw new AssertionError(dense.dtype());
+                default -> throw new AssertionError(type);
             }
             VectorPointwise.quiet(into, n);
         }
