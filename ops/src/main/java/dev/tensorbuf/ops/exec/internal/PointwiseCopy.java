@@ -65,7 +65,7 @@ final class PointwiseCopy {
         long[] dims = Extents.toArray(dst.dims());
         int rank = dims.length;
         PointwiseTable table = PointwiseTable.of(e, leaves, dst, allocator);
-        PointwiseLanes lanes = table == null ? PointwiseLanes.of(e, leaves, allocator) : null;
+        PointwiseLanes lanes = table == null && dst.dtype() == e.type() ? PointwiseLanes.of(e, leaves, allocator) : null;
         int size = table == null ? BLOCK : TABLE_BLOCK;
         // Split dimension s: the block spans rows of dimensions after s whole, and b indices of s.
         int s = rank - 1;
