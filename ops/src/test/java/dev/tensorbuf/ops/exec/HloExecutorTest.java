@@ -781,6 +781,45 @@ class HloExecutorTest {
     }
 
     @Test
+    void anF32NormalisationPerChannelRunsAsVectorLanesReadingOnlyTheData() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(dev.tensorbuf.ops.copy.internal.VectorSupport.enabled(),
+                "no jdk.incubator.vector here (or -Dtensorbuf.copy.vector=false): the block evaluator runs");
+        String text = module(
+                "x = f32[2,3,4,5]{3,2,1,0} parameter(0)",
+                "m = f32[3]{0} constant({1.5, -2, 0.25})",
+                "s = f32[3]{0} constant({4, 0.5, 3})",
+                "mb = f32[2,3,4,5]{3,2,1,0} broadcast(m), dimensions={1}",
+                "sb = f32[2,3,4,5]{3,2,1,0} broadcast(s), dimensions={1}",
+                "d = f32[2,3,4,5]{3,2,1,0} subtract(x, mb)",
+                "ROOT q = f32[2,3,4,5]{3,2,1,0} divide(d, sb)");
+        try (Allocator mem = Allocators.shared()) {
+            TensorView x = TensorView.of(mem.allocate(480), dev.tensorbuf.views.ArrayShape.of(dev.tensorbuf.views.DType.F32, 2, 3, 4, 5));
+            for (int i = 0; i < 120; i++) {
+                x.buffer().segment().setAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED, i, i * 0.75f - 40);
+            }
+            try (Execution e = HloExecutor.execute(text, Map.of("0", x))) {
+                ExecutedInstruction q = e.steps().stream().filter(s -> s.name().equals("q")).findFirst().orElseThrow();
+                CopyPlan.Explanation p = q.plans().getFirst();
+                // XLA's divide by a constant is a multiply by its reciprocal, folded per channel.
+                assertEquals("vector lanes: 2 f32 sweeps over 1 operand and 2 per-channel constants",
+                        p.epilogue().orElseThrow().kernel());
+                // x's blocks are read straight from its memory and the result stored straight into the
+                // destination's: no copy through a scratch; the constants are held per channel.
+                assertEquals(0, p.parts().size(), p.toString());
+                assertEquals(0, p.temporaries().size(), p.toString());
+                assertEquals(2 * 480, p.bytes(), p.toString());
+                float[] got = TensorElements.of(e.rowMajor()).toFloatArray();
+                float[] mean = {1.5f, -2f, 0.25f};
+                float[] std = {4f, 0.5f, 3f};
+                for (int i = 0; i < 120; i++) {
+                    int c = i / 20 % 3;
+                    assertEquals((i * 0.75f - 40 - mean[c]) * (1f / std[c]), got[i], 0f, "element " + i);
+                }
+            }
+        }
+    }
+
+    @Test
     void twoVaryingOperandsAreExplainedAsTheBlockEvaluator() {
         String text = module(
                 "x = u8[2,4,5,3]{3,2,1,0} parameter(0)",

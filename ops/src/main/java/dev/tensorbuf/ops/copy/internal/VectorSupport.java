@@ -3,7 +3,7 @@ package dev.tensorbuf.ops.copy.internal;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /** Whether {@code jdk.incubator.vector} is in the boot layer; without it the scalar kernels run. */
-final class VectorSupport {
+public final class VectorSupport {
     /** Whether the module is in the boot layer; asking for scalar kernels is {@code CopyEngine.Config}'s. */
     static final boolean AVAILABLE = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent();
     /**
@@ -15,6 +15,15 @@ final class VectorSupport {
     private static final AtomicBoolean NOTICED = new AtomicBoolean();
 
     private VectorSupport() {
+    }
+
+    /**
+     * {@return whether vector kernels may run here: the module is present and
+     * {@code -Dtensorbuf.copy.vector} is not false} For callers outside this package that must
+     * not load a class naming vector types when the module is absent ({@link VectorPointwise}).
+     */
+    public static boolean enabled() {
+        return AVAILABLE && !"false".equals(System.getProperty("tensorbuf.copy.vector"));
     }
 
     /**

@@ -191,6 +191,11 @@
  *     bits per pair, filled once by <code>ValueMover.move</code> (refused bytes marked, and the run
  *     then goes through <code>ValueMover</code>); written through
  *     <code>ChunkConvert.writeWords</code> / <code>writeLongs</code></dd>
+ * <dt><code>VectorPointwise.java</code></dt>
+ * <dd>f32 elementwise ops over dense float blocks for <code>exec.internal.PointwiseLanes</code>
+ *     (add, subtract, multiply, divide, fused multiply-add, maximum, minimum, clamp, negate, abs;
+ *     convert to bf16, f16, u8, s8) with XLA's CPU rules: denormals flushed in and out, canonical
+ *     NaN from maximum/minimum, sign-bit-only negate and abs</dd>
  * <dt><code>VectorMiniFloat.java</code></dt>
  * <dd><code>MiniFloat.encode(float)</code> 8-16 lanes at a time for <code>ChunkConvert</code> (f16,
  *     bf16, f8, f6, f4 destinations): both rounding cases computed and blended, so the speed does

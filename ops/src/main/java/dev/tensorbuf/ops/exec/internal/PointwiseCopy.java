@@ -25,8 +25,10 @@ import java.util.Optional;
  * dense scratch of its own type, the expression runs over the scratches, and the result is
  * copied into the destination's block. Each byte of memory is read and written once; the
  * scratches are reused block after block. An expression over one 8-bit operand and per-channel
- * constants ({@link PointwiseTable}) copies only that operand's block and looks each result up,
- * storing straight into the destination where the block is one run of its memory.
+ * constants ({@link PointwiseTable}) copies only that operand's block and looks each result up;
+ * one computed in f32 over f32, bf16 or f16 operands and per-channel constants
+ * ({@link PointwiseLanes}) copies only the varying operands' blocks and runs vector sweeps over
+ * them. Both store straight into the destination where the block is one run of its memory.
  */
 final class PointwiseCopy {
     /** Elements per block: every operand's scratch and the result's fit in a core's L2 together. */
@@ -63,6 +65,7 @@ final class PointwiseCopy {
         long[] dims = Extents.toArray(dst.dims());
         int rank = dims.length;
         PointwiseTable table = PointwiseTable.of(e, leaves, dst, allocator);
+        PointwiseLanes lanes = table == null && dst.dtype() == e.type() ? PointwiseLanes.of(e, leaves, allocator) : null;
         int size = table == null ? BLOCK : TABLE_BLOCK;
         // Split dimension s: the block spans rows of dimensions after s whole, and b indices of s.
         int s = rank - 1;
@@ -72,14 +75,16 @@ final class PointwiseCopy {
             s--;
         }
         long b = s < 0 ? 1 : Math.max(1, size / inner);
-        long dstBase = table == null ? -1 : denseFrom(dst, Math.max(s, 0));
+        long dstBase = table == null && lanes == null ? -1 : denseFrom(dst, Math.max(s, 0));
         if (s < 0) {
             if (table != null) {
                 new TableBlocks(table, leaves.get(table.data()), dst, dstBase, allocator).block(new long[rank], dims.clone());
+            } else if (lanes != null) {
+                lanes.new Blocks(leaves, dst, dstBase, 0, size, allocator).block(new long[rank], dims.clone());
             } else {
                 block(e, leaves, dst, dst.dims(), new HashMap<>(), allocator, null, null);
             }
-            return explain(e, leaves, dst, table, dims.clone(), true, dstBase >= 0, 1, allocator);
+            return explain(e, leaves, dst, table, lanes, dims.clone(), true, dstBase >= 0, 0, 1, allocator);
         }
         long outer = 1;
         for (int d = 0; d < s; d++) {
@@ -93,7 +98,8 @@ final class PointwiseCopy {
         long step = b;
         java.util.stream.IntStream.range(0, threads).parallel().forEach(t -> {
             Map<List<Long>, TensorView[]> mine = new HashMap<>();
-            TableBlocks tables = table == null ? null : new TableBlocks(table, leaves.get(table.data()), dst, dstBase, allocator);
+            BlockWriter tables = table != null ? new TableBlocks(table, leaves.get(table.data()), dst, dstBase, allocator)
+                    : lanes != null ? lanes.new Blocks(leaves, dst, dstBase, split, size, allocator) : null;
             long from = blocks * t / threads;
             long to = blocks * (t + 1) / threads;
             long[] start = new long[rank];
@@ -125,7 +131,7 @@ final class PointwiseCopy {
             first[d] = 1;
         }
         first[s] = Math.min(dims[s], b);
-        return explain(e, leaves, dst, table, first, false, dstBase >= 0, threads, allocator);
+        return explain(e, leaves, dst, table, lanes, first, false, dstBase >= 0, s, threads, allocator);
     }
 
     /**
@@ -133,8 +139,8 @@ final class PointwiseCopy {
      * run (operand blocks into dense scratches, the result's block into the destination)}
      */
     private static CopyPlan.Explanation explain(Pointwise.Expr e, List<TensorView> leaves, TensorView dst,
-                                                PointwiseTable table, long[] first, boolean whole,
-                                                boolean direct, int threads, Allocator allocator) {
+                                                PointwiseTable table, PointwiseLanes lanes, long[] first, boolean whole,
+                                                boolean direct, int split, int threads, Allocator allocator) {
         long n = dst.elementCount();
         long blockElements = Extents.elementCount("block", java.util.Arrays.stream(first).boxed().toList());
         List<Long> blockDims = java.util.Arrays.stream(first).boxed().toList();
@@ -145,10 +151,14 @@ final class PointwiseCopy {
         List<CopyPlan.Explanation.Temporary> temporaries = new ArrayList<>();
         long bytes = 0;
         for (int k = 0; k < leaves.size(); k++) {
-            if (table != null && k != table.data()) {
-                continue; // the per-channel constants are in the table
+            if ((table != null && k != table.data()) || (lanes != null && !lanes.copies(k))) {
+                continue; // the per-channel constants are in the table or the lanes
             }
             TensorView leaf = leaves.get(k);
+            if (lanes != null && denseFrom(leaf, split) >= 0) {
+                bytes = Math.addExact(bytes, Math.multiplyExact(n, leaf.dtype().byteWidth()));
+                continue; // read straight from its memory, a run per block
+            }
             TensorView scratch = Materialize.allocate(ArrayShape.of(leaf.dtype(), first), allocator);
             parts.add(ENGINE.explain(whole ? leaf : Ops.slice(leaf, start, first, stride), scratch));
             long width = leaf.dtype().byteWidth();
@@ -171,11 +181,15 @@ final class PointwiseCopy {
         String reason = (table != null
                 ? "the 8-bit operand %" + table.data() + " copied into a dense block of " + blockElements
                         + " elements at a time, each value looked up in its channel's table, the results "
+                : lanes != null ? "each varying operand read as floats a block of " + blockElements
+                        + " elements at a time (straight from its memory where the block is one run of it, else copied"
+                        + " into a dense block first), the constants laid out per channel, the expression evaluated a"
+                        + " vector at a time, the result "
                 : "each operand copied into a dense block of " + blockElements
                         + " elements at a time, the expression evaluated over the blocks, the result ") + stored;
         return new CopyPlan.Explanation(CopyPlan.Explanation.Route.BLOCKS, sources(leaves), dst.toString(), n, bytes,
                 threads, Optional.empty(), temporaries, List.of(), 0, List.of(), parts, reason,
-                Optional.of(new CopyPlan.Explanation.Epilogue(e.toString(), kernel(table))));
+                Optional.of(new CopyPlan.Explanation.Epilogue(e.toString(), kernel(table, lanes))));
     }
 
     /** {@return the operands as the expression numbers them: {@code %0 = view, %1 = view}} */
@@ -187,16 +201,16 @@ final class PointwiseCopy {
         return sb.toString();
     }
 
-    private static String kernel(PointwiseTable table) {
+    private static String kernel(PointwiseTable table, PointwiseLanes lanes) {
         return table != null ? table.kernel() + " of operand %" + table.data()
-                : "block evaluator, " + BLOCK + " elements at a time";
+                : lanes != null ? lanes.kernel() : "block evaluator, " + BLOCK + " elements at a time";
     }
 
     /**
      * {@return the element offset of {@code dst}'s index 0 when its dims from {@code split} on are
      * laid out densely in C order (so a block spanning them whole is one run of memory), else -1}
      */
-    private static long denseFrom(TensorView dst, int split) {
+    static long denseFrom(TensorView dst, int split) {
         StridedLayout l = dst.stridedLayout().orElse(null);
         if (l == null) {
             return -1;
@@ -211,8 +225,13 @@ final class PointwiseCopy {
         return l.offset();
     }
 
+    /** One thread's worker over blocks: writes the expression's values for the box {@code [start, limit)} into the destination. */
+    interface BlockWriter {
+        void block(long[] start, long[] limit);
+    }
+
     /** One thread's scratches for {@link PointwiseTable} blocks: the 8-bit operand's block, read, looked up, stored. */
-    private static final class TableBlocks {
+    private static final class TableBlocks implements BlockWriter {
         private final PointwiseTable table;
         private final TensorView data;
         private final TensorView dst;
@@ -233,7 +252,8 @@ final class PointwiseCopy {
             this.out = table.newOut(TABLE_BLOCK);
         }
 
-        void block(long[] start, long[] limit) {
+        @Override
+        public void block(long[] start, long[] limit) {
             int rank = start.length;
             long[] blockDims = new long[rank];
             long[] stride = new long[rank];

@@ -108,7 +108,7 @@ record PointwiseTable(int data, int channelDim, int channels, Object table, Stri
      * {@return the one dimension along which {@code v}'s elements may differ: -1 for none (a
      * scalar broadcast), -2 for several or a view that is not strided}
      */
-    private static int varyingDim(TensorView v) {
+    static int varyingDim(TensorView v) {
         StridedLayout s = v.stridedLayout().orElse(null);
         if (s == null) {
             return -2;
@@ -127,20 +127,7 @@ record PointwiseTable(int data, int channelDim, int channels, Object table, Stri
 
     /** {@return {@code v}'s values along the channel dim, each repeated 256 times, as {@link PointwiseCopy#read} gives them} */
     private static Object expand(TensorView v, int channelDim, int channels, Allocator allocator) {
-        int rank = v.rank();
-        long[] start = new long[rank];
-        long[] limit = new long[rank];
-        long[] stride = new long[rank];
-        java.util.Arrays.fill(limit, 1);
-        java.util.Arrays.fill(stride, 1);
-        if (channelDim >= 0) {
-            limit[channelDim] = channels;
-        }
-        TensorView line = dev.tensorbuf.ops.Ops.slice(v, start, limit, stride);
-        TensorView dense = Materialize.allocate(ArrayShape.of(v.dtype(), dev.tensorbuf.views.internal.Extents.toArray(line.dims())),
-                allocator);
-        PointwiseCopy.ENGINE.copy(line, dense);
-        Object values = PointwiseCopy.read(dense, channels);
+        Object values = line(v, channelDim, channels, allocator);
         int n = channels * 256;
         if (values instanceof double[] d) {
             double[] r = new double[n];
@@ -155,6 +142,27 @@ record PointwiseTable(int data, int channelDim, int channels, Object table, Stri
             r[i] = l[i >> 8];
         }
         return r;
+    }
+
+    /**
+     * {@return the {@code channels} values of {@code v} (constant but along {@code channelDim}, or
+     * everywhere when it is -1) along that dim, as {@link PointwiseCopy#read} gives them}
+     */
+    static Object line(TensorView v, int channelDim, int channels, Allocator allocator) {
+        int rank = v.rank();
+        long[] start = new long[rank];
+        long[] limit = new long[rank];
+        long[] stride = new long[rank];
+        java.util.Arrays.fill(limit, 1);
+        java.util.Arrays.fill(stride, 1);
+        if (channelDim >= 0) {
+            limit[channelDim] = channels;
+        }
+        TensorView line = dev.tensorbuf.ops.Ops.slice(v, start, limit, stride);
+        TensorView dense = Materialize.allocate(ArrayShape.of(v.dtype(), dev.tensorbuf.views.internal.Extents.toArray(line.dims())),
+                allocator);
+        PointwiseCopy.ENGINE.copy(line, dense);
+        return PointwiseCopy.read(dense, channels);
     }
 
     /** {@return the kernel's name, for the report} */

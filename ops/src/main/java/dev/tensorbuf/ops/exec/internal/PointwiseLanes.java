@@ -1,0 +1,458 @@
+package dev.tensorbuf.ops.exec.internal;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.ops.copy.internal.VectorPointwise;
+import dev.tensorbuf.ops.copy.internal.VectorSupport;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.internal.Extents;
+import dev.tensorbuf.views.internal.MiniFloat;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * An elementwise expression computed in f32 over f32, bf16 or f16 operands and per-channel
+ * constants, lowered to a few sweeps of {@link VectorPointwise} kernels over a block of floats:
+ * the common forms {@code x * scale[c] + offset[c]} (one fused multiply-add),
+ * {@code (x - mean[c]) / std[c]}, {@code clamp}, {@code maximum}/{@code minimum}, each optionally
+ * followed by a {@code convert} to bf16, f16, u8 or s8, and the convert alone. A subexpression
+ * whose operands are all constants (the reciprocal of a constant divisor, a product of two
+ * constants) is evaluated once per channel by {@link Pointwise#eval} itself; what varies runs in
+ * the kernels, which keep the evaluator's flushing, NaN and rounding rules bit for bit
+ * ({@code PointwiseLanesTest}). Everything else (integers, compare, select, arithmetic in bf16,
+ * f16 or f64) stays with the block evaluator, and so does everything when the Vector API is off
+ * or {@code -Dtensorbuf.pointwise.lanes=false} (read at each pass: what the benchmark compares).
+ */
+final class PointwiseLanes {
+    /** Result types the kernels write: f32 itself, or the final convert's. */
+    private static final Set<DType> OUTPUTS = Set.of(DType.F32, DType.BF16, DType.F16, DType.U8, DType.S8);
+    /** Operand types read into floats exactly. */
+    private static final Set<DType> INPUTS = Set.of(DType.F32, DType.BF16, DType.F16);
+    /** More channels than this and a constant is read block by block like any operand. */
+    static final int MAX_CHANNELS = 1 << 16;
+    private static final int NEGATE = -1;
+    private static final int ABS = -2;
+
+    /** One sweep over a block: {@code slot out = op(slot a, slot b, slot c)}, unused operands -1. */
+    private record Sweep(int op, int a, int b, int c, int out) {
+    }
+
+    /** Slot k holds operand {@code varying[k]} for k below {@code varying.length}, then constants, then sweeps' results. */
+    private final int[] varying;
+    private final int channelDim;
+    private final float[][] constants;
+    private final List<Sweep> sweeps;
+    private final int slots;
+    private final int result;
+    private final DType out;
+
+    private PointwiseLanes(int[] varying, int channelDim, float[][] constants, List<Sweep> sweeps, int result, DType out) {
+        this.varying = varying;
+        this.channelDim = channelDim;
+        this.constants = constants;
+        this.sweeps = sweeps;
+        this.slots = varying.length + constants.length + sweeps.size();
+        this.result = result;
+        this.out = out;
+    }
+
+    /** {@return the lowering of {@code e} over {@code leaves}, or null when the expression is not of this form or vectors are off} */
+    static PointwiseLanes of(Pointwise.Expr e, List<TensorView> leaves, Allocator allocator) {
+        if (!VectorSupport.enabled() || "false".equals(System.getProperty("tensorbuf.pointwise.lanes"))
+                || !OUTPUTS.contains(e.type())) {
+            return null;
+        }
+        Pointwise.Expr body = e;
+        if (e.type() != DType.F32) {
+            if (!(e instanceof Pointwise.Op o && o.op().equals("convert") && o.args().getFirst().type() == DType.F32)) {
+                return null;
+            }
+            body = o.args().getFirst();
+        }
+        // The channel dim: the dim along which the first operand that is constant in all others varies.
+        // A 1-d operand varying along its one dim is data, not a constant: a channel dim is broadcast along others.
+        int channelDim = -1;
+        for (TensorView l : leaves) {
+            int d = PointwiseTable.varyingDim(l);
+            if (d >= 0 && l.dims().get(d) < l.elementCount() && l.dims().get(d) <= MAX_CHANNELS) {
+                channelDim = d;
+                break;
+            }
+        }
+        Builder b = new Builder(leaves, channelDim, allocator);
+        int root = b.node(body);
+        if (root < 0 || b.varying.isEmpty()) {
+            return null; // not of this form, or nothing varies: the evaluator's
+        }
+        // Slots were numbered in order of discovery; renumber: varying, constants, results.
+        int v = b.varying.size();
+        int c = b.constants.size();
+        int[] slot = new int[b.kinds.size()];
+        int[] next = {0, v, v + c};
+        for (int k = 0; k < slot.length; k++) {
+            slot[k] = next[b.kinds.get(k)]++;
+        }
+        List<Sweep> sweeps = new ArrayList<>();
+        for (Sweep s : b.sweeps) {
+            sweeps.add(new Sweep(s.op(), at(slot, s.a()), at(slot, s.b()), at(slot, s.c()), slot[s.out()]));
+        }
+        return new PointwiseLanes(b.varying.stream().mapToInt(Integer::intValue).toArray(), channelDim,
+                b.constants.toArray(float[][]::new), List.copyOf(sweeps), slot[root], e.type());
+    }
+
+    private static int at(int[] slot, int k) {
+        return k < 0 ? -1 : slot[k];
+    }
+
+    /** {@return the kernel's name, for the report} */
+    String kernel() {
+        return "vector lanes: " + sweeps.size() + " f32 sweep" + (sweeps.size() == 1 ? "" : "s") + " over " + varying.length
+                + " operand" + (varying.length == 1 ? "" : "s") + " and " + constants.length + " per-channel constant"
+                + (constants.length == 1 ? "" : "s") + (out == DType.F32 ? "" : ", then convert to " + out.xlaName());
+    }
+
+    /** {@return whether operand {@code k} is copied block by block (else it is a constant the lowering holds)} */
+    boolean copies(int k) {
+        for (int v : varying) {
+            if (v == k) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Lowers an expression tree to sweeps, numbering slots as it finds them; {@code kinds}: 0 varying, 1 constant, 2 result. */
+    private static final class Builder {
+        private final List<TensorView> leaves;
+        private final int channelDim;
+        private final int channels;
+        private final Allocator allocator;
+        private final List<Integer> kinds = new ArrayList<>();
+        private final List<Integer> varying = new ArrayList<>();
+        private final List<Integer> varyingSlots = new ArrayList<>();
+        private final List<float[]> constants = new ArrayList<>();
+        private final List<Sweep> sweeps = new ArrayList<>();
+        private final Map<Pointwise.Expr, Integer> constantSlots = new HashMap<>();
+
+        Builder(List<TensorView> leaves, int channelDim, Allocator allocator) {
+            this.leaves = leaves;
+            this.channelDim = channelDim;
+            this.channels = channelDim < 0 ? 1 : Math.toIntExact(leaves.getFirst().dims().get(channelDim));
+            this.allocator = allocator;
+        }
+
+        private boolean isConstant(TensorView l) {
+            int d = PointwiseTable.varyingDim(l);
+            return d == -1 || (d >= 0 && d == channelDim);
+        }
+
+        private boolean constant(Pointwise.Expr x) {
+            return switch (x) {
+                case Pointwise.Leaf l -> isConstant(leaves.get(l.index()));
+                case Pointwise.Op o -> o.args().stream().allMatch(this::constant);
+            };
+        }
+
+        private int newSlot(int kind) {
+            kinds.add(kind);
+            return kinds.size() - 1;
+        }
+
+        /** {@return the slot holding {@code x}'s value (an f32 expression), or -1 when it is not of this form} */
+        int node(Pointwise.Expr x) {
+            if (x.type() != DType.F32) {
+                return -1;
+            }
+            if (constant(x)) {
+                return constantSlot(x);
+            }
+            return switch (x) {
+                case Pointwise.Leaf l -> leaf(l);
+                case Pointwise.Op o -> op(o);
+            };
+        }
+
+        private int leaf(Pointwise.Leaf l) {
+            if (!INPUTS.contains(l.type())) {
+                return -1;
+            }
+            int at = varying.indexOf(l.index());
+            if (at < 0) {
+                varying.add(l.index());
+                varyingSlots.add(newSlot(0));
+                at = varying.size() - 1;
+            }
+            return varyingSlots.get(at);
+        }
+
+        private int op(Pointwise.Op o) {
+            if (o.op().equals("convert")) {
+                // f32, bf16 and f16 widen to f32 exactly: convert<f32> of such an operand is the operand.
+                Pointwise.Expr a = o.args().getFirst();
+                return a instanceof Pointwise.Leaf l ? leaf(l) : node(a);
+            }
+            int code = switch (o.op()) {
+                case "negate" -> NEGATE;
+                case "abs" -> ABS;
+                case "add" -> VectorPointwise.ADD;
+                case "subtract" -> VectorPointwise.SUBTRACT;
+                case "multiply" -> VectorPointwise.MULTIPLY;
+                case "divide" -> VectorPointwise.DIVIDE;
+                case "maximum" -> VectorPointwise.MAXIMUM;
+                case "minimum" -> VectorPointwise.MINIMUM;
+                case Pointwise.Op.FMA -> VectorPointwise.FMA;
+                case "clamp" -> VectorPointwise.CLAMP;
+                default -> Integer.MIN_VALUE;
+            };
+            if (code == Integer.MIN_VALUE) {
+                return -1;
+            }
+            int[] a = {-1, -1, -1};
+            for (int k = 0; k < o.args().size(); k++) {
+                a[k] = node(o.args().get(k));
+                if (a[k] < 0) {
+                    return -1;
+                }
+            }
+            int r = newSlot(2);
+            sweeps.add(new Sweep(code, a[0], a[1], a[2], r));
+            return r;
+        }
+
+        /** {@return the slot of constant {@code x}: its value per channel, by the evaluator itself} */
+        private int constantSlot(Pointwise.Expr x) {
+            Integer known = constantSlots.get(x);
+            if (known != null) {
+                return known;
+            }
+            Object[] columns = new Object[leaves.size()];
+            for (int k = 0; k < leaves.size(); k++) {
+                if (isConstant(leaves.get(k))) {
+                    columns[k] = PointwiseTable.line(leaves.get(k), channelDim, channels, allocator);
+                }
+            }
+            double[] v = (double[]) Pointwise.eval(x, columns, channels);
+            float[] f = new float[channels];
+            for (int i = 0; i < channels; i++) {
+                f[i] = (float) v[i];
+            }
+            constants.add(f);
+            int s = newSlot(1);
+            constantSlots.put(x, s);
+            return s;
+        }
+    }
+
+    /** The f16 patterns' values as the evaluator reads them ({@link MiniFloat#F16}'s decoding). */
+    private static final class F16Values {
+        static final float[] TABLE = new float[1 << 16];
+
+        static {
+            for (int p = 0; p < TABLE.length; p++) {
+                TABLE[p] = MiniFloat.F16.decode(p);
+            }
+        }
+    }
+
+    /**
+     * One thread's blocks: each varying operand's block copied dense by the copy engine and read
+     * as floats, the constants laid out per channel, the sweeps run, the result stored.
+     */
+    final class Blocks implements PointwiseCopy.BlockWriter {
+        private final List<TensorView> leaves;
+        private final TensorView dst;
+        private final long dstBase;
+        private final long[] dstStrides;
+        /** Per varying operand: its element offset when its block is one run of its memory (read straight), else -1. */
+        private final long[] srcBase;
+        private final long[][] srcStrides;
+        private final Allocator allocator;
+        private final Map<List<Long>, TensorView[]> scratches = new HashMap<>();
+        private final float[][] lanes;
+        private final short[] halves;
+        private final int[] ints;
+        private final byte[] bytes;
+        private long[] laidOut;
+        private long laidOutFirst = -1;
+
+        /**
+         * @param dstBase {@code dst}'s element offset when a block spanning its split dims whole is one run of memory, else -1
+         * @param split the first dim a block may not span whole
+         */
+        Blocks(List<TensorView> leaves, TensorView dst, long dstBase, int split, int block, Allocator allocator) {
+            this.leaves = leaves;
+            this.dst = dst;
+            this.dstBase = dstBase;
+            this.dstStrides = dstBase < 0 ? null : Extents.toArray(dst.stridedLayout().orElseThrow().strides());
+            this.srcBase = new long[varying.length];
+            this.srcStrides = new long[varying.length][];
+            for (int k = 0; k < varying.length; k++) {
+                TensorView leaf = leaves.get(varying[k]);
+                srcBase[k] = PointwiseCopy.denseFrom(leaf, split);
+                srcStrides[k] = srcBase[k] < 0 ? null : Extents.toArray(leaf.stridedLayout().orElseThrow().strides());
+            }
+            this.allocator = allocator;
+            int padded = VectorPointwise.padded(block);
+            this.lanes = new float[slots][padded];
+            this.halves = new short[padded];
+            this.ints = new int[padded];
+            this.bytes = new byte[padded];
+        }
+
+        @Override
+        public void block(long[] start, long[] limit) {
+            int rank = start.length;
+            long[] blockDims = new long[rank];
+            long[] stride = new long[rank];
+            for (int d = 0; d < rank; d++) {
+                blockDims[d] = limit[d] - start[d];
+                stride[d] = 1;
+            }
+            List<Long> key = Arrays.stream(blockDims).boxed().toList();
+            int n = (int) Extents.elementCount("block", key);
+            boolean whole = rank == 0 || Arrays.equals(blockDims, Extents.toArray(dst.dims()));
+            TensorView[] scratch = scratches.computeIfAbsent(key, k -> new TensorView[varying.length + 1]);
+            for (int k = 0; k < varying.length; k++) {
+                TensorView leaf = leaves.get(varying[k]);
+                if (srcBase[k] >= 0) {
+                    // One run of the operand's memory: read straight, no copy through a scratch.
+                    long at = srcBase[k];
+                    for (int d = 0; d < rank; d++) {
+                        at += start[d] * srcStrides[k][d];
+                    }
+                    read(leaf.buffer().segment(), at * leaf.dtype().byteWidth(), leaf.dtype(), lanes[k], n);
+                    continue;
+                }
+                if (scratch[k] == null) {
+                    scratch[k] = Materialize.allocate(ArrayShape.of(leaf.dtype(), blockDims), allocator);
+                }
+                PointwiseCopy.ENGINE.copy(whole ? leaf : Ops.slice(leaf, start, limit, stride), scratch[k]);
+                read(scratch[k].buffer().segment(), 0, leaf.dtype(), lanes[k], n);
+            }
+            layOutConstants(blockDims, start, n);
+            for (Sweep s : sweeps) {
+                float[] r = lanes[s.out()];
+                switch (s.op()) {
+                    case NEGATE, ABS -> VectorPointwise.signOp(s.op() == NEGATE, lanes[s.a()], r, n);
+                    case VectorPointwise.FMA, VectorPointwise.CLAMP ->
+                            VectorPointwise.ternary(s.op(), lanes[s.a()], lanes[s.b()], lanes[s.c()], r, n);
+                    default -> VectorPointwise.binary(s.op(), lanes[s.a()], lanes[s.b()], r, n);
+                }
+            }
+            MemorySegment into;
+            long offset;
+            if (dstBase >= 0) {
+                long at = dstBase;
+                for (int d = 0; d < rank; d++) {
+                    at += start[d] * dstStrides[d];
+                }
+                into = dst.buffer().segment();
+                offset = at * out.byteWidth();
+            } else {
+                if (scratch[varying.length] == null) {
+                    scratch[varying.length] = Materialize.allocate(ArrayShape.of(out, blockDims), allocator);
+                }
+                into = scratch[varying.length].buffer().segment();
+                offset = 0;
+            }
+            store(lanes[result], n, into, offset);
+            if (dstBase < 0) {
+                PointwiseCopy.ENGINE.copy(scratch[varying.length], whole ? dst : Ops.slice(dst, start, limit, stride));
+            }
+        }
+
+        /** Reads {@code n} elements of {@code type} at byte {@code offset} into floats as the evaluator reads them (NaN quieted by widening). */
+        private void read(MemorySegment seg, long offset, DType type, float[] into, int n) {
+            switch (type) {
+                case F32 -> MemorySegment.copy(seg, ValueLayout.JAVA_FLOAT_UNALIGNED, offset, into, 0, n);
+                case BF16 -> {
+                    MemorySegment.copy(seg, ValueLayout.JAVA_SHORT_UNALIGNED, offset, halves, 0, n);
+                    for (int i = 0; i < n; i++) {
+                        into[i] = Float.intBitsToFloat(halves[i] << 16);
+                    }
+                }
+                case F16 -> {
+                    MemorySegment.copy(seg, ValueLayout.JAVA_SHORT_UNALIGNED, offset, halves, 0, n);
+                    float[] table = F16Values.TABLE;
+                    for (int i = 0; i < n; i++) {
+                        into[i] = table[halves[i] & 0xffff];
+                    }
+                }
+                default -> throw new AssertionError(type);
+            }
+            VectorPointwise.quiet(into, n);
+        }
+
+        /**
+         * Lays each constant out over the block, channel by channel: runs of the dims after the
+         * channel dim, repeated with the period of one pass over the channels. Blocks of the same
+         * dims starting at the same channel (every block, where the channel dim is split whole)
+         * keep the last layout.
+         */
+        private void layOutConstants(long[] blockDims, long[] start, int n) {
+            long first = channelDim < 0 ? 0 : start[channelDim];
+            if (constants.length == 0 || (first == laidOutFirst && Arrays.equals(blockDims, laidOut))) {
+                return;
+            }
+            int inner = 1;
+            for (int d = channelDim + 1; d < blockDims.length && channelDim >= 0; d++) {
+                inner *= (int) blockDims[d];
+            }
+            int span = channelDim < 0 ? 1 : (int) blockDims[channelDim];
+            int period = Math.min(n, span * inner);
+            if (channelDim < 0) {
+                inner = n;
+                period = n;
+            }
+            for (int k = 0; k < constants.length; k++) {
+                float[] lane = lanes[varying.length + k];
+                float[] values = constants[k];
+                for (int r = 0; r < span && r * inner < period; r++) {
+                    Arrays.fill(lane, r * inner, Math.min(period, (r + 1) * inner), values[(int) first + r]);
+                }
+                for (int p = period; p < n; p *= 2) {
+                    System.arraycopy(lane, 0, lane, p, Math.min(p, n - p));
+                }
+            }
+            laidOut = blockDims.clone();
+            laidOutFirst = first;
+        }
+
+        /** Writes {@code n} results into {@code seg} at byte {@code offset} in the result type, as the evaluator writes them. */
+        private void store(float[] r, int n, MemorySegment seg, long offset) {
+            switch (out) {
+                case F32 -> MemorySegment.copy(r, 0, seg, ValueLayout.JAVA_FLOAT_UNALIGNED, offset, n);
+                case BF16, F16 -> {
+                    if (out == DType.BF16) {
+                        VectorPointwise.toBf16(r, ints, n);
+                    } else {
+                        VectorPointwise.toF16(r, ints, n);
+                    }
+                    for (int i = 0; i < n; i++) {
+                        halves[i] = (short) ints[i];
+                    }
+                    MemorySegment.copy(halves, 0, seg, ValueLayout.JAVA_SHORT_UNALIGNED, offset, n);
+                }
+                default -> {
+                    if (out == DType.U8) {
+                        VectorPointwise.toInt(r, ints, n, 0, 255);
+                    } else {
+                        VectorPointwise.toInt(r, ints, n, -128, 127);
+                    }
+                    for (int i = 0; i < n; i++) {
+                        bytes[i] = (byte) ints[i];
+                    }
+                    MemorySegment.copy(bytes, 0, seg, ValueLayout.JAVA_BYTE, offset, n);
+                }
+            }
+        }
+    }
+}
