@@ -31,6 +31,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class BlockKernelsTest {
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final List<BlockType> DEQUANTIZED = List.of(BlockType.Q4_0, BlockType.Q4_1, BlockType.Q5_0,
             BlockType.Q5_1, BlockType.Q8_0, BlockType.Q2_K, BlockType.Q3_K, BlockType.Q4_K, BlockType.Q5_K, BlockType.Q6_K,
             BlockType.TQ1_0, BlockType.TQ2_0, BlockType.MXFP4, BlockType.IQ4_NL, BlockType.IQ4_XS, BlockType.IQ2_XXS,
@@ -143,7 +144,64 @@ class BlockKernelsTest {
                                 got, Float.intBitsToFloat(got), ref, Float.intBitsToFloat(ref)));
                     }
                 }
+                if (kernels.dequantizesToBf16(type)) {
+                    MemorySegment bf16 = arena.allocate(expected.length / 2 + 2);
+                    kernels.dequantizeBf16(type, src, 3, bf16, 2, n);
+                    for (long i = 0; i < expected.length / 4; i++) {
+                        short got = bf16.get(I16, 2 + 2 * i);
+                        short ref = bf16(want.get(I32, 4 * i));
+                        if (got != ref) {
+                            throw new AssertionError(String.format("%s %s -> bf16: value %d (block %d): got 0x%04x,"
+                                    + " gguf-py's f32 0x%08x rounded 0x%04x", kernels, type, i, i / type.blockValues(), got,
+                                    want.get(I32, 4 * i), ref));
+                        }
+                    }
+                }
             }
+        }
+    }
+
+    /** f32 bits to bf16 by hand: nearest, ties to even; NaN to the quiet NaN with its sign. */
+    private static short bf16(int bits) {
+        if ((bits & 0x7fff_ffff) > 0x7f80_0000) {
+            return (short) (((bits >>> 16) & 0x8000) | 0x7fc0);
+        }
+        int low = bits & 0xffff;
+        int high = bits >>> 16;
+        if (low > 0x8000 || (low == 0x8000 && (high & 1) == 1)) {
+            high++;
+        }
+        return (short) high;
+    }
+
+    @Test
+    void q6KStraightToBf16RoundsTiesToEven() {
+        BlockKernels kernels = BlockKernels.of(true);
+        org.junit.jupiter.api.Assumptions.assumeTrue(kernels.dequantizesToBf16(BlockType.Q6_K),
+                "the Vector API is not in this JVM: Q6_K goes to bf16 through f32");
+        try (Arena arena = Arena.ofConfined()) {
+            // d = 257 (an f16), every sub-block scale 1: code c gives (c - 32) * 257, and 257 = 1.00000001b * 2^8 is
+            // a tie in bf16 (7 fraction bits), rounded to the even 256; 3 * 257 = 771 rounds up to 772.
+            MemorySegment block = arena.allocate(210);
+            for (int g = 0; g < 16; g++) {
+                block.set(ValueLayout.JAVA_BYTE, 192 + g, (byte) 1);
+            }
+            block.set(I16, 208, Float.floatToFloat16(257f));
+            // Value 0: ql byte 0 low nibble, qh byte 0 bits 0-1; value 1: ql byte 1, qh byte 1. Codes 33 and 35 (q 1 and 3);
+            // value 64 (half 0, t 2): ql byte 0 high nibble and qh byte 0 bits 4-5: code 31 (q -1).
+            block.set(ValueLayout.JAVA_BYTE, 0, (byte) 0xF1);
+            block.set(ValueLayout.JAVA_BYTE, 1, (byte) 0x03);
+            block.set(ValueLayout.JAVA_BYTE, 128, (byte) 0x12);
+            block.set(ValueLayout.JAVA_BYTE, 129, (byte) 0x02);
+            MemorySegment out = arena.allocate(512);
+            kernels.dequantizeBf16(BlockType.Q6_K, block, 0, out, 0, 1);
+            assertEquals(256f, Float.intBitsToFloat(out.get(I16, 0) << 16));
+            assertEquals(772f, Float.intBitsToFloat(out.get(I16, 2) << 16));
+            assertEquals(-256f, Float.intBitsToFloat(out.get(I16, 128) << 16));
+            assertThrows(IllegalArgumentException.class, () -> kernels.dequantizeBf16(BlockType.Q8_0, block, 0, out, 0, 1));
+            assertThrows(IllegalArgumentException.class,
+                    () -> BlockKernels.of(false).dequantizeBf16(BlockType.Q6_K, block, 0, out, 0, 1));
+            assertThrows(IndexOutOfBoundsException.class, () -> kernels.dequantizeBf16(BlockType.Q6_K, block, 0, out, 2, 1));
         }
     }
 

@@ -13,7 +13,8 @@ import java.util.List;
  * Runs one part of a {@link Step.Dequantize}: a {@link Task} over the source's f32 rows
  * ({@link BlockSource#virtual()}), whose source offsets say which rows and values it reads. Direct
  * parts dequantize whole blocks straight into the destination (into bf16 and f16 through
- * {@link #CHUNK_VALUES} floats at a time, which stay in the first-level cache); the others
+ * {@link #CHUNK_VALUES} floats at a time, which stay in the first-level cache, unless the block
+ * kernels write that type's bf16 themselves); the others
  * dequantize the rows they touch into a per-thread tile of at most {@link #TILE_VALUES} values (a
  * part touching more rows is cut first), then run the step's kernel from the tile. Each value is
  * the block kernels' f32, converted as the engine converts f32, so the bits are the same either way.
@@ -101,6 +102,10 @@ final class DequantizeKernel {
                     long blocks = (end - col) / bv;
                     m = blocks * bv;
                     kernels.dequantize(type, src.segment(), at, dst, dO, blocks);
+                } else if (into == DType.BF16 && kernels.dequantizesToBf16(type)) {
+                    long blocks = (end - col) / bv;
+                    m = blocks * bv;
+                    kernels.dequantizeBf16(type, src.segment(), at, dst, dO, blocks);
                 } else {
                     long blocks = Math.min((end - col) / bv, CHUNK_VALUES / bv);
                     m = blocks * bv;

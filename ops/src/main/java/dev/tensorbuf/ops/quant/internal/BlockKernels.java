@@ -14,7 +14,8 @@ import java.util.Objects;
  * Dequantization of ggml blocks to f32 and quantization of f32, f16 and bf16 to Q8_0 and Q4_0, from segment to
  * segment, every value bit for bit what gguf-py's {@code gguf.quants.dequantize} and
  * {@code quantize} give (NaN and infinite scales included: they propagate through the same f32
- * products). Q8_0, Q4_0, Q4_K and Q6_K have Vector API kernels, as do both quantizers; the other types, and every type
+ * products). Q8_0, Q4_0, Q4_K and Q6_K have Vector API kernels, as do both quantizers, and Q6_K one straight
+ * to bf16 ({@link #dequantizeBf16}); the other types, and every type
  * when {@code jdk.incubator.vector} is not in the boot layer or {@code vector} is false, run
  * scalar loops that give the same bits. Floats are little-endian; blocks are ggml's layout.
  * {@snippet :
@@ -135,6 +136,38 @@ public final class BlockKernels {
             case NVFP4 -> GridBlocks.nvfp4(src, srcOffset, dst, dstOffset, blocks);
             default -> throw new AssertionError(type + " has a reference but no kernel");
         }
+    }
+
+    /**
+     * {@return whether {@link #dequantizeBf16} writes this type's bf16 straight from its blocks:
+     * Q6_K with the Vector API} Other types, and all with the scalar kernels, go through f32.
+     */
+    public boolean dequantizesToBf16(BlockType type) {
+        return vector && type == BlockType.Q6_K;
+    }
+
+    /**
+     * Dequantizes {@code blocks} whole blocks into {@code blocks * type.blockValues()} bf16 at
+     * byte {@code dstOffset} of {@code dst}: each value the f32 {@link #dequantize} gives, rounded
+     * to nearest even, NaN to the quiet NaN with its sign, as the copy engine converts f32 to bf16.
+     * {@snippet :
+     * if (kernels.dequantizesToBf16(BlockType.Q6_K)) {
+     *     kernels.dequantizeBf16(BlockType.Q6_K, blocks, 0, bf16s, 0, 16); // 4096 values, 8 KiB
+     * }
+     * }
+     *
+     * @throws IllegalArgumentException naming the type unless {@link #dequantizesToBf16} takes it,
+     *     or if {@code blocks} is negative
+     * @throws IndexOutOfBoundsException if either range is outside its segment
+     */
+    public void dequantizeBf16(BlockType type, MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset,
+                               long blocks) {
+        Objects.requireNonNull(type, "type");
+        if (!dequantizesToBf16(type)) {
+            throw new IllegalArgumentException(this + " cannot dequantize " + type + " straight to bf16: dequantize to f32");
+        }
+        checkRanges(type, src, srcOffset, (long) type.blockBytes(), dst, dstOffset, 2L * type.blockValues(), blocks);
+        VectorBlocks.q6_KBf16(src, srcOffset, dst, dstOffset, blocks);
     }
 
     /**

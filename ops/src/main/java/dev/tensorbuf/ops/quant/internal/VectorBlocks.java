@@ -7,13 +7,15 @@ import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
  * Vector API dequantization of the types most GGUF weights use (Q8_0, Q4_0, Q4_K, Q6_K): the
  * codes of 16 bytes at a time unpacked in byte lanes, widened to two 8-lane f32 vectors, then a
  * product and (K-quants with mins) a separate difference, as {@link ScalarBlocks} does per value,
- * so both give the same bits. Loaded only when {@code jdk.incubator.vector} is in the boot layer.
+ * so both give the same bits (Q6_K gathers a block's codes first and also writes bf16 itself:
+ * {@link #q6_KBf16}). Loaded only when {@code jdk.incubator.vector} is in the boot layer.
  */
 public final class VectorBlocks {
     private static final VectorSpecies<Byte> B64 = ByteVector.SPECIES_64;
@@ -22,6 +24,14 @@ public final class VectorBlocks {
     private static final VectorSpecies<Integer> I = IntVector.SPECIES_256;
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     private static final float INT_RANGE = 0x1p31f;
+    /**
+     * The widest floats of 8 or 16 lanes (a Q6_K sub-block is 16 values under one scale), with
+     * bytes and shorts of as many lanes.
+     */
+    private static final VectorSpecies<Float> FW = FloatVector.SPECIES_PREFERRED.length() == 16
+            ? FloatVector.SPECIES_PREFERRED : FloatVector.SPECIES_256;
+    private static final VectorSpecies<Byte> BW = VectorSpecies.of(byte.class, VectorShape.forBitSize(FW.length() * 8));
+    private static final VectorSpecies<Short> SW = VectorSpecies.of(short.class, VectorShape.forBitSize(FW.length() * 16));
 
     private VectorBlocks() {
     }
@@ -73,26 +83,101 @@ public final class VectorBlocks {
         }
     }
 
+    /**
+     * Q6_K -> f32. The 256 codes of a block are first gathered into bytes ({@link #q6Codes}), then
+     * widened a whole vector at a time; see {@link #q6_KBf16} for why.
+     */
     public static void q6_K(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        byte[] q = new byte[256];
         float[] dl = new float[16];
         for (long b = 0; b < blocks; b++, so += 210, dOff += 1024) {
-            float scale = ScalarBlocks.f16(s, so + 208);
-            for (int g = 0; g < 16; g++) {
-                dl[g] = scale * (float) s.get(java.lang.foreign.ValueLayout.JAVA_BYTE, so + 192 + g);
-            }
-            for (int t = 0; t < 8; t++) {
-                int h = t >> 2;
-                int lowShift = 4 * ((t & 3) >> 1);
-                int highShift = 2 * (t & 3);
-                for (int half = 0; half < 2; half++) {
-                    ByteVector ql = ByteVector.fromMemorySegment(B128, s, so + 64 * h + 32 * (t & 1) + 16 * half, LE)
-                            .lanewise(VectorOperators.LSHR, lowShift).and((byte) 0xF);
-                    ByteVector qh = ByteVector.fromMemorySegment(B128, s, so + 128 + 32 * h + 16 * half, LE)
-                            .lanewise(VectorOperators.LSHR, highShift).and((byte) 3).lanewise(VectorOperators.LSHL, 4);
-                    store16(ql.or(qh).sub((byte) 32), dl[2 * t + half], d, dOff + 4L * (32 * t + 16 * half));
-                }
+            q6Block(s, so, q, dl);
+            for (int i = 0; i < 256; i += FW.length()) {
+                ((FloatVector) ByteVector.fromArray(BW, q, i).convertShape(VectorOperators.B2F, FW, 0)).mul(dl[i >> 4])
+                        .intoMemorySegment(d, dOff + 4L * i, LE);
             }
         }
+    }
+
+    /**
+     * Q6_K -> bf16 with no f32 in memory: each product {@code dl * q} (the f32 gguf-py computes)
+     * rounded to nearest even in the register, NaN to the quiet NaN with its sign as the engine's
+     * f32 -> bf16 conversion gives. A block whose f16 scale is finite has finite products only
+     * (at most 65504 * 128 * 32), so its loop skips the NaN test.
+     *
+     * <p>Why it is shaped so, in CPU time per value on one thread of an AVX-512 host whose 2 cores
+     * ran 10-20 busy threads ({@code bench/experiments/Q6kShapes.java}, 128 Mi values, ranges over
+     * runs): the first kernel shifted ql and qh in byte lanes by counts that vary with the sub-block,
+     * which C2 does not compile to vector instructions on x86 (it has no byte shift), and took
+     * 0.6-0.9 ns to f32, 0.56-0.74 with its bf16 rounded in the register (so an in-register bf16
+     * kernel of that shape gains little); the same shifts in int lanes with a byte mask after, 0.5-0.75;
+     * the block's 256 codes gathered first (constant int-lane shifts of 32 bytes) and widened 16 at a
+     * time, 0.19-0.34 to f32 and 0.14-0.36 to bf16, against 0.13-0.15 for {@code MemorySegment.copy}
+     * of the bf16 bytes.
+     */
+    public static void q6_KBf16(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        byte[] q = new byte[256];
+        float[] dl = new float[16];
+        for (long b = 0; b < blocks; b++, so += 210, dOff += 512) {
+            if (!Float.isFinite(q6Block(s, so, q, dl))) {
+                q6Bf16WithNaN(q, dl, d, dOff);
+                continue;
+            }
+            for (int i = 0; i < 256; i += FW.length()) {
+                IntVector bits = ((FloatVector) ByteVector.fromArray(BW, q, i).convertShape(VectorOperators.B2F, FW, 0))
+                        .mul(dl[i >> 4]).reinterpretAsInts();
+                bits.add(0x7fff).add(bits.lanewise(VectorOperators.LSHR, 16).and(1)).lanewise(VectorOperators.LSHR, 16)
+                        .convertShape(VectorOperators.I2S, SW, 0).intoMemorySegment(d, dOff + 2L * i, LE);
+            }
+        }
+    }
+
+    /** {@link #q6_KBf16}'s loop for a block whose scale is infinite or NaN, so products may be NaN. */
+    private static void q6Bf16WithNaN(byte[] q, float[] dl, MemorySegment d, long dOff) {
+        for (int i = 0; i < 256; i += FW.length()) {
+            IntVector bits = ((FloatVector) ByteVector.fromArray(BW, q, i).convertShape(VectorOperators.B2F, FW, 0))
+                    .mul(dl[i >> 4]).reinterpretAsInts();
+            IntVector high = bits.lanewise(VectorOperators.LSHR, 16);
+            bits.add(0x7fff).add(high.and(1)).lanewise(VectorOperators.LSHR, 16)
+                    .blend(high.and(0x8000).or(0x7fc0), bits.and(0x7fff_ffff).compare(VectorOperators.GT, 0x7f80_0000))
+                    .convertShape(VectorOperators.I2S, SW, 0).intoMemorySegment(d, dOff + 2L * i, LE);
+        }
+    }
+
+    /**
+     * Reads the Q6_K block at {@code so}: its 16 sub-block scales {@code d * scales[g]} into
+     * {@code dl} and its 256 codes minus 32 into {@code q}, in value order. {@return the block's f16 scale d}
+     */
+    private static float q6Block(MemorySegment s, long so, byte[] q, float[] dl) {
+        float scale = ScalarBlocks.f16(s, so + 208);
+        for (int g = 0; g < 16; g++) {
+            dl[g] = scale * (float) s.get(java.lang.foreign.ValueLayout.JAVA_BYTE, so + 192 + g);
+        }
+        q6Codes(s, so, 0, q);
+        q6Codes(s, so, 1, q);
+        return scale;
+    }
+
+    /**
+     * The 128 codes of half {@code h}: value {@code 32 t + l} has the low or high nibble (t / 2) of
+     * ql byte {@code 64 h + 32 (t % 2) + l} and bits {@code 2 t, 2 t + 1} of qh byte
+     * {@code 32 h + l}. Shifted in int lanes with constant counts, then masked per byte, so bits
+     * that cross into a neighbour byte are dropped.
+     */
+    private static void q6Codes(MemorySegment s, long so, int h, byte[] q) {
+        int at = 128 * h;
+        IntVector a = IntVector.fromMemorySegment(I, s, so + 64 * h, LE);
+        IntVector b = IntVector.fromMemorySegment(I, s, so + 64 * h + 32, LE);
+        IntVector hb = IntVector.fromMemorySegment(I, s, so + 128 + 32 * h, LE);
+        // No helper taking a vector: one C2 does not inline would box it.
+        a.and(0x0F0F0F0F).or(hb.lanewise(VectorOperators.LSHL, 4).and(0x30303030)).reinterpretAsBytes().sub((byte) 32)
+                .intoArray(q, at);
+        b.and(0x0F0F0F0F).or(hb.lanewise(VectorOperators.LSHL, 2).and(0x30303030)).reinterpretAsBytes().sub((byte) 32)
+                .intoArray(q, at + 32);
+        a.lanewise(VectorOperators.LSHR, 4).and(0x0F0F0F0F).or(hb.and(0x30303030)).reinterpretAsBytes().sub((byte) 32)
+                .intoArray(q, at + 64);
+        b.lanewise(VectorOperators.LSHR, 4).and(0x0F0F0F0F).or(hb.lanewise(VectorOperators.LSHR, 2).and(0x30303030))
+                .reinterpretAsBytes().sub((byte) 32).intoArray(q, at + 96);
     }
 
     /**
