@@ -15,6 +15,7 @@ or from its rounds (kept in bench/peers/rounds/, not committed):
     python3 bench/peers/compare.py --rounds N --from-rounds
 """
 import argparse
+import importlib.util
 import json
 import os
 import pathlib
@@ -136,6 +137,10 @@ def main():
             peer_rounds.append(json.loads((rounds_dir / f"peers-{r}.json").read_text()))
         loads = [x for o in ours_rounds for x in o.get("load_average_at_end", [])] or None
     names = [] if args.from_rounds else (args.case or case_names())
+    if names and importlib.util.find_spec("torch") is None:
+        # copy_peers.py runs under this interpreter; without torch its rows silently lose a peer.
+        print(f"compare.py: PyTorch is not importable by {sys.executable}: the PyTorch column stays empty"
+              " (install torch==2.13.0+cpu as .ci/run does, or run this with that venv's python3)", file=sys.stderr)
     for r in range(0 if args.from_rounds else args.rounds):
         ours = None
         peers = None

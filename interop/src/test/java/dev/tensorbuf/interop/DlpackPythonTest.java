@@ -101,7 +101,7 @@ class DlpackPythonTest {
         }
     }
 
-    private static synchronized EmbeddedPython python() {
+    static synchronized EmbeddedPython python() {
         EmbeddedPython.Result r = EmbeddedPython.shared();
         if (r.python() == null) {
             if (Boolean.getBoolean(GpuTests.REQUIRED)) {

@@ -14,11 +14,18 @@ import java.nio.ByteOrder;
  * scalar seed-and-double fill and against replicating a filled block with bulk copies, this is
  * the fastest way to write a broadcast on the reference machine (33 vs 28 GB/s of writes with two
  * threads on a 100 MB destination): the writes are the whole cost, and plain wide stores issue
- * them with no reads.
+ * them with no reads. The stores are 256-bit even where the CPU has wider vectors (see {@link #S}).
  */
 final class VectorFill {
     private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
-    private static final VectorSpecies<Long> S = LongVector.SPECIES_PREFERRED;
+    /**
+     * At most 256 bits: on the reference machine (Zen 5, AVX-512) 256-bit stores fill the
+     * broadcast's 103 MB at 1.2x the speed of 512-bit ones per CPU-second (48-52 against 39-43 GB/s
+     * counted, one thread, alternating: {@code bench/experiments/FillWidth.java}), as fast as
+     * PyTorch's fill loop; the JDK's copy stub also keeps to 256-bit stores below 4 KiB.
+     */
+    private static final VectorSpecies<Long> S = LongVector.SPECIES_PREFERRED.vectorBitSize() > 256
+            ? LongVector.SPECIES_256 : LongVector.SPECIES_PREFERRED;
     /** Bytes per store. */
     static final int BYTES = S.vectorByteSize();
 
