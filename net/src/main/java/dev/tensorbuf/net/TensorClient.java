@@ -53,9 +53,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * A client of {@link TensorServer} (or of any Flight server streaming
- * {@code arrow.fixed_shape_tensor} columns): fetches a tensor or a box of it, writing each record
- * batch straight from Arrow's memory into a destination view of any layout through the copy
- * engine, and fetches parts from several servers at once into one destination.
+ * {@code arrow.fixed_shape_tensor} columns): fetches a tensor or a box of it into a destination
+ * view of any layout, and parts from several servers at once into one destination. Each record
+ * batch's values are copied once, from the network buffers straight into the destination's rows
+ * where they lie there in C order as sent; otherwise through a staging buffer and the copy engine.
  * {@snippet :
  * try (TensorClient a = TensorClient.connect(URI.create("grpc+tcp://127.0.0.1:8815"), TensorClient.Options.defaults());
  *      TensorClient b = TensorClient.connect(URI.create("grpc+tcp://127.0.0.1:8816"), TensorClient.Options.defaults());
