@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Fetching a tensor over loopback (Arrow Flight): tensorbuf serve with TensorClient, from one server and
-# from two at once, beside a pyarrow.flight server in Python serving the same array and beside
-# MemorySegment.copy of the same bytes. Usage: bench/peers/flight_speed.sh [MiB=1024] [REPS=5] [BATCH_BYTES=16777216]
+# Fetching a tensor over loopback (Arrow Flight): tensorbuf servers (one, and two at once) and a
+# pyarrow.flight server in Python serving the same array, each in a process of its own, fetched in
+# turns by the same clients, TensorClient (Java) and pyarrow.flight's (Python), beside
+# MemorySegment.copy of the same bytes. Prints GB/s and CPU seconds per GiB of client and server.
+# Usage: bench/peers/flight_speed.sh [MiB=1024] [ROUNDS=5] [BATCH_BYTES=16777216]
 # Needs the net module's test classes (mvn -B -q -pl net -am test-compile) and Python with numpy and pyarrow
 # (PYTHON=..., default python3). Everything runs on this machine: note its load (uptime) beside the numbers.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 mib="${1:-1024}"
-reps="${2:-5}"
+rounds="${2:-5}"
 python="${PYTHON:-python3}"
 java="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java"
 cd "$root"
@@ -16,10 +18,11 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work" "$cp_file"' EXIT
 mvn -B -q -o -pl net -am test-compile dependency:build-classpath -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=test >/dev/null
 cp="net/target/test-classes:net/target/classes:$(cat "$cp_file")"
+# The JVM options of the tensorbuf launcher, for the client and the servers alike.
+opts=(--enable-native-access=ALL-UNNAMED --add-opens=java.base/jdk.internal.misc=ALL-UNNAMED
+  --add-opens=java.base/java.nio=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow --add-modules jdk.incubator.vector)
 uptime
-"$java" --enable-native-access=ALL-UNNAMED --add-opens=java.base/jdk.internal.misc=ALL-UNNAMED \
-  --add-opens=java.base/java.nio=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow --add-modules jdk.incubator.vector \
-  -Xmx4g -cp "$cp" dev.tensorbuf.net.FlightSpeed "$work" "$mib" "$reps" "$python" "$root/bench/peers/flight_server.py" \
-  "${3:-16777216}" \
+"$java" "${opts[@]}" -Xmx4g -cp "$cp" dev.tensorbuf.net.FlightSpeed "$work" "$mib" "$rounds" "$python" \
+  "$root/bench/peers/flight_server.py" "$root/bench/peers/flight_client.py" "${3:-16777216}" "${opts[@]}" -Xmx1g \
   2> >(grep -v 'Using incubator modules' >&2)
 uptime

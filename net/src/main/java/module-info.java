@@ -12,6 +12,13 @@ module dev.tensorbuf.net {
     requires transitive org.apache.arrow.vector;
     requires transitive org.apache.arrow.flight.core;
     requires com.fasterxml.jackson.databind;
+    // DoGet's batches are read from gRPC's buffers directly (internal.DoGetReader): Flight's own
+    // reader copies each twice into fresh memory.
+    requires io.grpc;
+    requires io.grpc.netty;
+    requires io.grpc.stub;
+    requires io.netty.handler;
+    requires org.apache.arrow.format;
 
     exports dev.tensorbuf.net;
 }

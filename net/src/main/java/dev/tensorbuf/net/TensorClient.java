@@ -1,7 +1,9 @@
 package dev.tensorbuf.net;
 
 import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
+import dev.tensorbuf.net.internal.DoGetReader;
 import dev.tensorbuf.net.internal.TensorProducer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
@@ -10,6 +12,14 @@ import dev.tensorbuf.ops.shard.ShardedTensor;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
+import io.grpc.Channel;
+import io.grpc.ClientInterceptors;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.netty.GrpcSslContexts;
+import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.MetadataUtils;
+import io.netty.handler.ssl.SslContextBuilder;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -18,6 +28,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
@@ -31,21 +42,21 @@ import org.apache.arrow.flight.CallOptions;
 import org.apache.arrow.flight.Criteria;
 import org.apache.arrow.flight.FlightCallHeaders;
 import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.FlightGrpcUtils;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.flight.FlightRuntimeException;
-import org.apache.arrow.flight.FlightStream;
 import org.apache.arrow.flight.HeaderCallOption;
 import org.apache.arrow.flight.Location;
-import org.apache.arrow.flight.Ticket;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * A client of {@link TensorServer} (or of any Flight server streaming
- * {@code arrow.fixed_shape_tensor} columns): fetches a tensor or a box of it, writing each record
- * batch straight from Arrow's memory into a destination view of any layout through the copy
- * engine, and fetches parts from several servers at once into one destination.
+ * {@code arrow.fixed_shape_tensor} columns): fetches a tensor or a box of it into a destination
+ * view of any layout, and parts from several servers at once into one destination. Each record
+ * batch's values are copied once, from the network buffers straight into the destination's rows
+ * where they lie there in C order as sent; otherwise through a staging buffer and the copy engine.
  * {@snippet :
  * try (TensorClient a = TensorClient.connect(URI.create("grpc+tcp://127.0.0.1:8815"), TensorClient.Options.defaults());
  *      TensorClient b = TensorClient.connect(URI.create("grpc+tcp://127.0.0.1:8816"), TensorClient.Options.defaults());
@@ -141,12 +152,20 @@ public final class TensorClient implements AutoCloseable {
     private final BufferAllocator allocator;
     private final FlightClient client;
     private final Options options;
+    /** The Flight client's channel, with the token's header where there is one: the one {@code DoGet} reads batches from. */
+    private final Channel channel;
 
-    private TensorClient(Location location, BufferAllocator allocator, FlightClient client, Options options) {
+    private TensorClient(Location location, BufferAllocator allocator, FlightClient client, Options options, Channel channel) {
         this.location = location;
         this.allocator = allocator;
         this.client = client;
         this.options = options;
+        if (options.token().isPresent()) {
+            Metadata headers = new Metadata();
+            headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + options.token().get());
+            channel = ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(headers));
+        }
+        this.channel = channel;
     }
 
     /**
@@ -170,13 +189,22 @@ public final class TensorClient implements AutoCloseable {
         };
         BufferAllocator allocator = ArrowTensors.allocator();
         try {
-            FlightClient.Builder b = FlightClient.builder(allocator, location);
-            if (options.trustedCertificates().isPresent()) {
-                try (InputStream pem = Files.newInputStream(options.trustedCertificates().get())) {
-                    b.trustedCertificates(new java.io.ByteArrayInputStream(pem.readAllBytes()));
+            // The channel is made here, as Flight's builder makes it, because DoGet reads it directly.
+            NettyChannelBuilder b = NettyChannelBuilder.forAddress(uri.getHost(), uri.getPort())
+                    .maxInboundMessageSize(Integer.MAX_VALUE);
+            if (scheme.equals("grpc+tls")) {
+                SslContextBuilder ssl = GrpcSslContexts.forClient();
+                if (options.trustedCertificates().isPresent()) {
+                    try (InputStream pem = Files.newInputStream(options.trustedCertificates().get())) {
+                        ssl.trustManager(new java.io.ByteArrayInputStream(pem.readAllBytes()));
+                    }
                 }
+                b.useTransportSecurity().sslContext(ssl.build());
+            } else {
+                b.usePlaintext();
             }
-            return new TensorClient(location, allocator, b.build(), options);
+            ManagedChannel channel = b.build();
+            return new TensorClient(location, allocator, FlightGrpcUtils.createFlightClient(allocator, channel), options, channel);
         } catch (IOException | RuntimeException e) {
             allocator.close();
             throw e;
@@ -186,6 +214,14 @@ public final class TensorClient implements AutoCloseable {
     /** {@return the server's location, as messages name it} */
     public String server() {
         return location.getUri().toString();
+    }
+
+    private Channel callChannel() {
+        return channel;
+    }
+
+    private io.grpc.CallOptions grpcOptions() {
+        return io.grpc.CallOptions.DEFAULT.withDeadlineAfter(options.timeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
     private CallOption[] callOptions() {
@@ -274,81 +310,131 @@ public final class TensorClient implements AutoCloseable {
 
     private TensorView stream(TensorTicket ticket, Destination destination, LongConsumer received) {
         String what = ticket.describe();
-        long rows = 0;
-        long expected = -1;
-        try (FlightStream stream = client.getStream(new Ticket(ticket.toBytes()), callOptions())) {
-            VectorSchemaRoot root = stream.getRoot();
-            List<Field> fields = root.getSchema().getFields();
-            FixedShapeTensorType type = fields.size() == 1 ? FixedShapeTensorType.ofField(fields.getFirst()).orElse(null) : null;
+        Receiver r = new Receiver(ticket, destination, received);
+        try (Allocator staging = Allocators.shared()) {
+            r.staging = staging;
+            DoGetReader.run(callChannel(), grpcOptions(), ticket.toBytes(), r);
+            return r.finish();
+        } catch (FlightRuntimeException e) {
+            throw new FetchException("fetching " + what + " from " + server() + " failed" + progress(r.rows, r.expected)
+                    + ": " + status(e), e);
+        } catch (RuntimeException e) {
+            throw new FetchException("fetching " + what + " from " + server() + " failed" + progress(r.rows, r.expected)
+                    + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * One fetch's rows, written as they arrive: straight from the network buffers into the
+     * destination when its rows lie there in C order as sent, else through a staging buffer and
+     * the copy engine (another layout, another element type, a transposed column). A whole tensor
+     * whose dims the server does not say waits in staging until the stream ends.
+     */
+    private static final class Receiver implements DoGetReader.Sink {
+        private final TensorTicket ticket;
+        private final Destination destination;
+        private final LongConsumer received;
+        private final CopyEngine engine = CopyEngine.defaults();
+        private final List<Map.Entry<MemoryBuffer, Long>> pending = new ArrayList<>();
+        private Allocator staging;
+        private MemoryBuffer stage;
+        private FixedShapeTensorType type;
+        private TensorView into;
+        private long rows;
+        private long expected = -1;
+
+        Receiver(TensorTicket ticket, Destination destination, LongConsumer received) {
+            this.ticket = ticket;
+            this.destination = destination;
+            this.received = received;
+        }
+
+        @Override
+        public void schema(Schema schema) {
+            List<Field> fields = schema.getFields();
+            type = fields.size() == 1 ? FixedShapeTensorType.ofField(fields.getFirst()).orElse(null) : null;
             if (type == null) {
-                throw new IllegalArgumentException("the stream's schema is " + root.getSchema()
-                        + ", not one arrow.fixed_shape_tensor column");
+                throw new IllegalArgumentException("the stream's schema is " + schema + ", not one arrow.fixed_shape_tensor column");
             }
-            expected = expectedRows(ticket, root.getSchema().getCustomMetadata());
-            TensorView into = null;
-            List<Long> rowDims = type.logicalDims();
-            CopyEngine engine = CopyEngine.defaults();
-            List<ArrowTensors.Column> pending = new ArrayList<>();
-            try {
-                while (stream.next()) {
-                    ArrowTensors.Column column = ArrowTensors.read(root.getVector(0));
-                    try {
-                        if (into == null) {
-                            if (expected < 0) {
-                                // A whole tensor: the dims are known once the stream ends; the rows wait.
-                                pending.add(column);
-                                column = null;
-                                continue;
-                            }
-                            into = destination.of(type.dtype(), prepend(expected, rowDims));
-                        }
-                        rows = copyRows(engine, column.view(), into, rows, expected, received);
-                    } finally {
-                        if (column != null) {
-                            column.close();
-                        }
-                    }
+            expected = expectedRows(ticket, schema.getCustomMetadata());
+        }
+
+        @Override
+        public void batch(long n, DoGetReader.Body data) {
+            if (type == null) {
+                throw new IllegalStateException("a record batch came before the schema");
+            }
+            long bytes = Math.multiplyExact(Math.multiplyExact(n, (long) type.listSize()), (long) type.dtype().byteWidth());
+            if (data.bytes() < bytes) {
+                throw new IllegalArgumentException("a batch of " + n + " rows of " + type.logicalDims() + " " + type.dtype()
+                        + " holds " + data.bytes() + " bytes of values, not " + bytes);
+            }
+            if (expected < 0) {
+                // A whole tensor: the dims are known once the stream ends; the rows wait.
+                MemoryBuffer b = staging.allocate(Math.max(1, bytes));
+                data.copyTo(b.segment().asSlice(0, bytes));
+                pending.add(Map.entry(b, n));
+                return;
+            }
+            if (into == null) {
+                into = destination.of(type.dtype(), prepend(expected, type.logicalDims()));
+            }
+            if (rows + n > expected) {
+                throw new IllegalStateException("the server sent more than the " + expected + " rows asked for");
+            }
+            TensorView dst = TensorProducer.rowsOf(into, rows, rows + n);
+            long at = rowMajorByteOffset(dst);
+            if (at >= 0) {
+                try (MemoryBuffer.Hold hold = dst.buffer().hold()) {
+                    data.copyTo(dst.buffer().segment().asSlice(at, bytes));
                 }
-                if (into == null) {
-                    long total = pending.stream().mapToLong(ArrowTensors.Column::rows).sum();
-                    expected = expected < 0 ? total : expected;
-                    into = destination.of(type.dtype(), prepend(expected, rowDims));
-                    for (ArrowTensors.Column c : pending) {
-                        rows = copyRows(engine, c.view(), into, rows, expected, received);
-                    }
+            } else {
+                if (stage == null || stage.byteSize() < bytes) {
+                    stage = staging.allocate(Math.max(1, bytes));
                 }
-            } finally {
-                pending.forEach(ArrowTensors.Column::close);
+                data.copyTo(stage.segment().asSlice(0, bytes));
+                engine.copy(ArrowTensors.view(stage, type, n), dst);
+            }
+            received.accept(bytes);
+            rows += n;
+        }
+
+        /** {@return where {@code v}'s elements start in its buffer when they lie there as sent (C order, the column's type), else -1} */
+        private long rowMajorByteOffset(TensorView v) {
+            if (!type.permutation().isEmpty() || v.dtype() != type.dtype() || v.dtype().bitWidth() % 8 != 0
+                    || !v.isHostAccessible() || v.buffers().size() != 1 || v.stridedLayout().isEmpty()) {
+                return -1;
+            }
+            StridedLayout l = v.stridedLayout().get();
+            long stride = 1;
+            for (int d = l.rank() - 1; d >= 0; d--) {
+                if (l.sizes().get(d) != 1 && l.strides().get(d) != stride) {
+                    return -1;
+                }
+                stride *= l.sizes().get(d);
+            }
+            return l.offset() * v.dtype().byteWidth();
+        }
+
+        TensorView finish() {
+            if (type == null) {
+                throw new IllegalStateException("the stream ended before its schema");
+            }
+            if (into == null) {
+                expected = expected < 0 ? pending.stream().mapToLong(Map.Entry::getValue).sum() : expected;
+                into = destination.of(type.dtype(), prepend(expected, type.logicalDims()));
+                for (Map.Entry<MemoryBuffer, Long> p : pending) {
+                    long n = p.getValue();
+                    engine.copy(ArrowTensors.view(p.getKey(), type, n), TensorProducer.rowsOf(into, rows, rows + n));
+                    received.accept(n * type.listSize() * type.dtype().byteWidth());
+                    rows += n;
+                }
             }
             if (rows != expected) {
                 throw new IllegalStateException("the stream ended after " + rows + " of " + expected + " rows");
             }
             return into;
-        } catch (FlightRuntimeException e) {
-            throw new FetchException("fetching " + what + " from " + server() + " failed" + progress(rows, expected)
-                    + ": " + status(e), e);
-        } catch (RuntimeException e) {
-            throw new FetchException("fetching " + what + " from " + server() + " failed" + progress(rows, expected)
-                    + ": " + e.getMessage(), e);
-        } catch (Exception e) {
-            throw new FetchException("fetching " + what + " from " + server() + " failed" + progress(rows, expected)
-                    + ": " + e, e);
         }
-    }
-
-    private static long copyRows(CopyEngine engine, TensorView rowsView, TensorView into, long at, long expected,
-                                 LongConsumer received) {
-        long n = rowsView.dims().getFirst();
-        if (at + n > expected) {
-            throw new IllegalStateException("the server sent more than the " + expected + " rows asked for");
-        }
-        if (!rowsView.dims().subList(1, rowsView.rank()).equals(into.dims().subList(1, into.rank()))) {
-            throw new IllegalStateException("a batch has rows of " + rowsView.dims().subList(1, rowsView.rank())
-                    + ", the tensor's are " + into.dims().subList(1, into.rank()));
-        }
-        engine.copy(rowsView, TensorProducer.rowsOf(into, at, at + n));
-        received.accept(n * Math.max(1, rowsView.elementCount() / Math.max(1, n)) * rowsView.dtype().byteWidth());
-        return at + n;
     }
 
     private static String progress(long rows, long expected) {

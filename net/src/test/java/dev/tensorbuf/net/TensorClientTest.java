@@ -87,6 +87,36 @@ class TensorClientTest {
         }
     }
 
+    /**
+     * Batches are copied from the network buffers straight into a destination whose rows lie there
+     * in C order, at the destination's own offset, and otherwise through staging and the copy
+     * engine (another element type here); both give the served values, batch after batch.
+     */
+    @Test
+    void batchesLandStraightInCOrderRowsAndThroughStagingOtherwise() throws Exception {
+        try (Allocator arena = Allocators.shared()) {
+            TensorView x = counting(arena, 7, 3, 5);
+            Npy.write(dir.resolve("x.npy"), DenseTensor.of(x));
+            try (TensorServer s = TensorServer.start(dir, TensorServer.Options.defaults().withPort(0).withBatchBytes(2 * 15 * 4));
+                 TensorClient c = connect(s, TensorClient.Options.defaults())) {
+                // Rows 2-8 of a packed f32[10,3,5] filled with 9: the fetch writes from byte 120 on and nothing else.
+                TensorView wide = TensorView.strided(arena.allocate(10 * 15 * 4), DType.F32, StridedLayout.packed(10, 3, 5));
+                TensorElements.of(wide).copyFrom(java.util.stream.DoubleStream.generate(() -> 9).limit(150).toArray());
+                List<Long> sizes = new ArrayList<>();
+                c.fetch(TensorTicket.of("x.npy", ""), slice(wide, new long[] {2, 0, 0}, new long[] {9, 3, 5}), sizes::add);
+                assertEquals(List.of(120L, 120L, 120L, 60L), sizes, "4 batches of at most 2 rows");
+                float[] got = TensorElements.of(wide).toFloatArray();
+                float[] want = TensorElements.of(x).toFloatArray();
+                for (int i = 0; i < 150; i++) {
+                    assertEquals(i >= 30 && i < 135 ? want[i - 30] : 9f, got[i], "element " + i);
+                }
+                TensorView f64 = TensorView.strided(arena.allocate(7 * 15 * 8), DType.F64, StridedLayout.packed(7, 3, 5));
+                c.fetch(TensorTicket.of("x.npy", ""), f64, n -> { });
+                assertArrayEquals(TensorElements.of(x).toDoubleArray(), TensorElements.of(f64).toDoubleArray());
+            }
+        }
+    }
+
     /** Found by bench/peers/flight_speed.sh: 16 MiB batches past the flow-control window stalled for the server's 120 s wait. */
     @Test
     void aStreamOfBatchesLargerThanTheFlowControlWindowDoesNotStall() throws Exception {

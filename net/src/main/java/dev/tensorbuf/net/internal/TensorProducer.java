@@ -282,6 +282,12 @@ public final class TensorProducer extends NoOpFlightProducer {
              VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
             MemoryBuffer scratch = request.converts()
                     ? scratchArena.allocate(Math.max(1, Math.multiplyExact(Math.min(rows, perBatch), rowBytes)), 64) : null;
+            // Zero-copy: gRPC sends the batch's own buffers (the mapped file's bytes, or a copy made
+            // for this batch alone) rather than copying each into its frames, which cost more CPU than
+            // the socket itself. The buffers stay alive until gRPC has written them: Arrow counts
+            // references, and a file's memory is lent. Not for the scratch reused by every converted
+            // batch, which the next batch would overwrite while gRPC may still be sending it.
+            listener.setUseZeroCopy(scratch == null);
             listener.start(root);
             for (long r = 0; r < rows; r += perBatch) {
                 long end = Math.min(rows, r + perBatch);

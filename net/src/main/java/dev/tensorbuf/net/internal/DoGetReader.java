@@ -1,0 +1,286 @@
+package dev.tensorbuf.net.internal;
+
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.Context;
+import io.grpc.HasByteBuffer;
+import io.grpc.MethodDescriptor;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ClientCalls;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.Iterator;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.arrow.flatbuf.Buffer;
+import org.apache.arrow.flatbuf.FieldNode;
+import org.apache.arrow.flatbuf.Message;
+import org.apache.arrow.flatbuf.MessageHeader;
+import org.apache.arrow.flatbuf.RecordBatch;
+import org.apache.arrow.flight.grpc.StatusUtils;
+import org.apache.arrow.flight.impl.FlightServiceGrpc;
+import org.apache.arrow.vector.ipc.message.MessageSerializer;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * A Flight {@code DoGet} whose record batches of one {@code arrow.fixed_shape_tensor} column are
+ * read straight out of gRPC's receive buffers into the caller's memory. Flight's own client
+ * (Arrow Java 19) reads each message body into a new heap array and copies that into new native
+ * memory, both the size of the batch: two copies into fresh pages per batch, most of its CPU time.
+ * Here a batch's tensor bytes are copied once, from the network buffers into where they belong.
+ *
+ * <p>The messages are parsed as gRPC delivers them, on the thread that waits for the stream (a
+ * blocking call), in order: {@link Sink#schema} for the schema message, then {@link Sink#batch}
+ * per record batch.
+ */
+public final class DoGetReader {
+    private DoGetReader() {}
+
+    /** Takes the stream's messages as they arrive. */
+    public interface Sink {
+        /** The stream's schema. */
+        void schema(Schema schema);
+
+        /** A record batch of {@code rows} rows; {@code data} reads its tensor values, and only during this call. */
+        void batch(long rows, Body data);
+    }
+
+    /** The values buffer of one batch's tensor column, read once, in order. */
+    public static final class Body {
+        private final InputStream in;
+        private final long bytes;
+        private long read;
+
+        Body(InputStream in, long bytes) {
+            this.in = in;
+            this.bytes = bytes;
+        }
+
+        /** {@return the bytes the values buffer holds} */
+        public long bytes() {
+            return bytes;
+        }
+
+        /**
+         * Copies the next {@code into.byteSize()} bytes of the values into {@code into}.
+         *
+         * @throws IllegalArgumentException if fewer remain
+         */
+        public void copyTo(MemorySegment into) {
+            long n = into.byteSize();
+            if (n > bytes - read) {
+                throw new IllegalArgumentException("a batch's values hold " + bytes + " bytes, " + (read + n) + " asked for");
+            }
+            try {
+                long done = 0;
+                if (in instanceof HasByteBuffer h && h.byteBufferSupported()) {
+                    while (done < n) {
+                        ByteBuffer b = h.getByteBuffer();
+                        if (b == null || !b.hasRemaining()) {
+                            throw new IllegalStateException("the message ended inside its body");
+                        }
+                        int k = (int) Math.min(b.remaining(), n - done);
+                        MemorySegment.copy(MemorySegment.ofBuffer(b), 0, into, done, k);
+                        in.skipNBytes(k);
+                        done += k;
+                    }
+                } else {
+                    byte[] chunk = new byte[(int) Math.min(n, 1 << 20)];
+                    while (done < n) {
+                        int k = (int) Math.min(chunk.length, n - done);
+                        in.readNBytes(chunk, 0, k);
+                        MemorySegment.copy(MemorySegment.ofArray(chunk), 0, into, done, k);
+                        done += k;
+                    }
+                }
+                read += n;
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    private static final int DATA_HEADER = 2;
+    private static final int DATA_BODY = 1000;
+
+    private static final MethodDescriptor.Marshaller<byte[]> TICKET = new MethodDescriptor.Marshaller<>() {
+        @Override
+        public InputStream stream(byte[] ticket) {
+            // arrow.flight.protocol.Ticket { bytes ticket = 1; }
+            ByteArrayOutputStream out = new ByteArrayOutputStream(ticket.length + 6);
+            out.write(0x0A); // field 1, length-delimited
+            writeVarint(out, ticket.length);
+            out.writeBytes(ticket);
+            return new ByteArrayInputStream(out.toByteArray());
+        }
+
+        @Override
+        public byte[] parse(InputStream stream) {
+            throw new UnsupportedOperationException("a client does not parse tickets");
+        }
+    };
+
+    /**
+     * Runs the call, handing each message to {@code sink} as it arrives, until the stream ends.
+     *
+     * @throws org.apache.arrow.flight.FlightRuntimeException for the call's gRPC status
+     * @throws RuntimeException what {@code sink} threw, or a message that is not a tensor batch;
+     *     the call is cancelled then
+     */
+    public static void run(Channel channel, CallOptions options, byte[] ticket, Sink sink) {
+        AtomicReference<RuntimeException> failure = new AtomicReference<>();
+        MethodDescriptor.Marshaller<Boolean> messages = new MethodDescriptor.Marshaller<>() {
+            @Override
+            public InputStream stream(Boolean value) {
+                throw new UnsupportedOperationException("a client sends no FlightData here");
+            }
+
+            @Override
+            public Boolean parse(InputStream in) {
+                try {
+                    message(in, sink);
+                    return Boolean.TRUE;
+                } catch (RuntimeException e) {
+                    failure.compareAndSet(null, e);
+                    throw e;
+                }
+            }
+        };
+        MethodDescriptor<byte[], Boolean> method = MethodDescriptor.<byte[], Boolean>newBuilder()
+                .setType(MethodDescriptor.MethodType.SERVER_STREAMING)
+                .setFullMethodName(FlightServiceGrpc.getDoGetMethod().getFullMethodName())
+                .setRequestMarshaller(TICKET)
+                .setResponseMarshaller(messages)
+                .build();
+        // Leaving early (a failure of ours) must end the call, or the server streams on unread.
+        Context.CancellableContext call = Context.current().withCancellation();
+        Context previous = call.attach();
+        try {
+            Iterator<Boolean> it = ClientCalls.blockingServerStreamingCall(channel, method, options, ticket);
+            while (it.hasNext()) {
+                it.next();
+            }
+        } catch (StatusRuntimeException e) {
+            RuntimeException ours = failure.get();
+            throw ours != null ? ours : StatusUtils.fromGrpcRuntimeException(e);
+        } catch (RuntimeException e) {
+            RuntimeException ours = failure.get();
+            throw ours != null ? ours : e;
+        } finally {
+            call.detach(previous);
+            call.cancel(null);
+        }
+    }
+
+    /** Reads one FlightData message: its IPC header, then (for a record batch) its body. */
+    private static void message(InputStream in, Sink sink) {
+        try {
+            byte[] header = null;
+            boolean body = false;
+            for (long tag = readVarint(in); tag >= 0; tag = readVarint(in)) {
+                int field = (int) (tag >>> 3);
+                int wire = (int) (tag & 7);
+                long length = switch (wire) {
+                    case 0 -> {
+                        readVarint(in);
+                        yield 0;
+                    }
+                    case 1 -> 8;
+                    case 2 -> readVarint(in);
+                    case 5 -> 4;
+                    default -> throw new IllegalStateException("a FlightData message has field " + field
+                            + " of wire type " + wire + ", which protobuf does not have");
+                };
+                if (length < 0) {
+                    throw new IllegalStateException("a FlightData message ends inside field " + field);
+                }
+                if (field == DATA_HEADER && wire == 2) {
+                    header = in.readNBytes(Math.toIntExact(length));
+                } else if (field == DATA_BODY && wire == 2) {
+                    if (header == null) {
+                        throw new IllegalStateException("a FlightData message has a body before its header");
+                    }
+                    ipc(header, in, length, sink);
+                    body = true;
+                } else {
+                    in.skipNBytes(length);
+                }
+            }
+            if (header != null && !body) {
+                ipc(header, in, 0, sink);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void ipc(byte[] header, InputStream body, long bodyLength, Sink sink) throws IOException {
+        Message m = Message.getRootAsMessage(ByteBuffer.wrap(header));
+        switch (m.headerType()) {
+            case MessageHeader.Schema -> sink.schema(MessageSerializer.deserializeSchema(m));
+            case MessageHeader.RecordBatch -> {
+                RecordBatch rb = (RecordBatch) m.header(new RecordBatch());
+                if (rb.compression() != null) {
+                    throw new IllegalArgumentException("a record batch is compressed; tensors are fetched uncompressed");
+                }
+                if (rb.nodesLength() != 2 || rb.buffersLength() != 3) {
+                    throw new IllegalArgumentException("a record batch has " + rb.nodesLength() + " field nodes and "
+                            + rb.buffersLength() + " buffers, not the 2 and 3 of one fixed_shape_tensor column");
+                }
+                for (int i = 0; i < 2; i++) {
+                    FieldNode node = rb.nodes(i);
+                    if (node.nullCount() != 0) {
+                        throw new IllegalArgumentException("column 'tensor' has " + node.nullCount() + " null "
+                                + (i == 0 ? "rows" : "elements") + "; a tensor has a value in every "
+                                + (i == 0 ? "row" : "element"));
+                    }
+                }
+                Buffer values = rb.buffers(2);
+                long start = values.offset();
+                long length = values.length();
+                if (start < 0 || length < 0 || start > bodyLength || length > bodyLength - start) {
+                    throw new IllegalArgumentException("a record batch's values buffer [" + start + ", +" + length
+                            + ") lies outside its body of " + bodyLength + " bytes");
+                }
+                body.skipNBytes(start);
+                Body data = new Body(body, length);
+                sink.batch(rb.length(), data);
+                // What the sink left of the values, and the rest of the body (padding).
+                body.skipNBytes(length - data.read + bodyLength - start - length);
+            }
+            case MessageHeader.DictionaryBatch -> throw new IllegalArgumentException(
+                    "the stream has a dictionary batch; a tensor column has no dictionary");
+            default -> body.skipNBytes(bodyLength);
+        }
+    }
+
+    private static long readVarint(InputStream in) throws IOException {
+        long v = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            int b = in.read();
+            if (b < 0) {
+                if (shift == 0) {
+                    return -1;
+                }
+                throw new IllegalStateException("a FlightData message ends inside a varint");
+            }
+            v |= (long) (b & 0x7f) << shift;
+            if ((b & 0x80) == 0) {
+                return v;
+            }
+        }
+        throw new IllegalStateException("a FlightData message has a varint of more than 10 bytes");
+    }
+
+    private static void writeVarint(ByteArrayOutputStream out, long v) {
+        while ((v & ~0x7fL) != 0) {
+            out.write((int) (v & 0x7f) | 0x80);
+            v >>>= 7;
+        }
+        out.write((int) v);
+    }
+}
