@@ -19,7 +19,14 @@ import java.util.function.Supplier;
  * the holds a view copy took all end, whatever one of them throws.
  */
 final class CopyFailures {
-    private static final System.Logger LOG = System.getLogger(CopyEngine.class.getName());
+    /**
+     * The logger, made on first use: every copy loads this class, and System.getLogger at its
+     * initialisation started java.util.logging (its LogManager, logging.properties, about 30 classes) in
+     * each process, a few ms of a one-shot command's start, for a line that is almost never written.
+     */
+    private static final class Log {
+        static final System.Logger LOG = System.getLogger(CopyEngine.class.getName());
+    }
 
     private CopyFailures() {
     }
@@ -117,7 +124,7 @@ final class CopyFailures {
                 } else if (e instanceof Error fatal) {
                     error = fatal;
                 } else {
-                    LOG.log(System.Logger.Level.WARNING, "a copy completed, but " + held.get(i) + ", closed by another"
+                    Log.LOG.log(System.Logger.Level.WARNING, "a copy completed, but " + held.get(i) + ", closed by another"
                             + " thread during it, was given back as the copy ended, and its deleter threw", e);
                 }
             }
