@@ -157,6 +157,20 @@ class PlannerTest {
     }
 
     @Test
+    void aTileOfHigherRankThanTheShapeAddsDigitsOnlyThePaddingUses() {
+        for (long n = 1; n <= 9; n++) {
+            // f32[n] under T(2,4): a pseudo row of size 1 padded to 2, only ever padding past row 0.
+            ArrayShape tiled = ArrayShape.parse("f32[" + n + "]{0:T(2,4)}");
+            int slots = Math.toIntExact(tiled.physicalElementCount());
+            Access t = Access.tiled(ANY, tiled);
+            Access s = Access.strided(ANY, DType.F32, StridedLayout.of(new long[] {n}, new long[] {2}, 1));
+            check(s, t, null, i -> 1 + 2 * i[0], tiled::linearIndex, Math.toIntExact(2 * n), slots, true);
+            Access d = Access.strided(ANY, DType.F32, StridedLayout.packed(n));
+            check(t, d, null, tiled::linearIndex, i -> i[0], slots, Math.toIntExact(n), false);
+        }
+    }
+
+    @Test
     void aChannelThatStaysOneDigitIsPlannedAndATiledOneGathers() {
         ArrayShape hwc = ArrayShape.parse("f32[5,3]{1,0:T(2,4)}");
         Access t = Access.tiled(ANY, hwc);

@@ -114,5 +114,8 @@ class TiledDigitsTest {
         assertEquals("tile (3) does not divide the inner tile dimension of size 128",
                 TiledDigits.of(ArrayShape.parse("f32[16,256]{1,0:T(8,128)(3)}")));
         assertEquals("packed E(4) elements", TiledDigits.of(ArrayShape.parse("s4[8]{0:E(4)}")));
+        assertEquals("packed E(16) elements", TiledDigits.of(ArrayShape.parse("f32[8]{0:E(16)}")));
+        // An element size that is the type's own width packs nothing.
+        assertEquals(List.of(digit(0, 8, 1, 1)), of("f32[8]{0:E(32)}").digits());
     }
 }
