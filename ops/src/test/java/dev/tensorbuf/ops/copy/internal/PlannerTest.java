@@ -251,6 +251,25 @@ class PlannerTest {
     }
 
     @Test
+    void channelZeroKeepsItsLoopAgainstTiledAndMappedSides() {
+        // Rows of 3 under a tile of 4: one digit, so channel 0 is planned, not gathered.
+        ArrayShape tiled = ArrayShape.parse("f32[3,5]{1,0:T(4,8)}");
+        ChannelAffine rows = new ChannelAffine(0, List.of(1f, 1f, 1f), List.of(0f, 0f, 0f));
+        Access s = Access.strided(ANY, DType.U8, StridedLayout.packed(3, 5));
+        check(s, Access.tiled(ANY, tiled), rows, i -> i[0] * 5 + i[1], tiled::linearIndex, 15,
+                Math.toIntExact(tiled.physicalElementCount()), true);
+        Step.Run run = (Step.Run) Planner.planUncached(s, Access.tiled(ANY, tiled), rows).getFirst();
+        assertEquals(new Loop(3, 5, 8), run.loops().get(run.channelLoop()), run.toString());
+        // An affine map (a transpose) does not split the channel: one loop of 3, source stride 4.
+        Access transposed = Access.mapped(ANY, DType.F32,
+                IndexingMap.parse("(d0, d1) -> (d1 * 3 + d0), domain: d0 in [0, 2], d1 in [0, 3]"));
+        Access dense = Access.strided(ANY, DType.U8, StridedLayout.packed(3, 4));
+        Step.Run mapped = (Step.Run) Planner.planUncached(dense, transposed, rows).getFirst();
+        assertEquals(new Loop(3, 4, 1), mapped.loops().get(mapped.channelLoop()), mapped.toString());
+        check(dense, transposed, rows, i -> i[0] * 4 + i[1], i -> i[1] * 3 + i[0], 12, 12, false);
+    }
+
+    @Test
     void splitsWhoseRadicesDoNotNestGather() {
         // [3,4] transposed against [2,6] transposed, both flattened: cut points 4 and 6 do not nest.
         Access a = Access.mapped(ANY, DType.F32, IndexingMap.parse(TRANSPOSED));
