@@ -119,11 +119,7 @@ final class PointwiseCopy {
                     tables.block(start, limit);
                     continue;
                 }
-                long[] blockDims = new long[rank];
-                for (int d = 0; d < rank; d++) {
-                    blockDims[d] = limit[d] - start[d];
-                }
-                block(e, leaves, dst, java.util.Arrays.stream(blockDims).boxed().toList(), mine, allocator, start, limit);
+                block(e, leaves, dst, Box.of(start, limit).key(), mine, allocator, start, limit);
             }
         });
         long[] first = dims.clone();
@@ -225,6 +221,43 @@ final class PointwiseCopy {
         return l.offset();
     }
 
+    /**
+     * A block's box {@code [start, limit)} of the destination's index space (every operand has the
+     * same dims): its extents, the scratch caches' key, and an operand's part in it.
+     */
+    record Box(long[] start, long[] limit, long[] dims, List<Long> key) {
+        static Box of(long[] start, long[] limit) {
+            long[] dims = new long[start.length];
+            for (int d = 0; d < dims.length; d++) {
+                dims[d] = limit[d] - start[d];
+            }
+            return new Box(start, limit, dims, java.util.Arrays.stream(dims).boxed().toList());
+        }
+
+        int elements() {
+            return (int) Extents.elementCount("block", key);
+        }
+
+        /** {@code view}'s part in the box: the view itself when the box covers it. */
+        TensorView part(TensorView view) {
+            if (java.util.Arrays.equals(dims, Extents.toArray(view.dims()))) {
+                return view;
+            }
+            long[] unit = new long[dims.length];
+            java.util.Arrays.fill(unit, 1);
+            return Ops.slice(view, start, limit, unit);
+        }
+
+        /** The element offset of the box's first element in a strided view whose origin is at {@code base}. */
+        long offset(long base, long[] strides) {
+            long at = base;
+            for (int d = 0; d < start.length; d++) {
+                at += start[d] * strides[d];
+            }
+            return at;
+        }
+    }
+
     /** One thread's worker over blocks: writes the expression's values for the box {@code [start, limit)} into the destination. */
     interface BlockWriter {
         void block(long[] start, long[] limit);
@@ -254,34 +287,22 @@ final class PointwiseCopy {
 
         @Override
         public void block(long[] start, long[] limit) {
-            int rank = start.length;
-            long[] blockDims = new long[rank];
-            long[] stride = new long[rank];
-            for (int d = 0; d < rank; d++) {
-                blockDims[d] = limit[d] - start[d];
-                stride[d] = 1;
-            }
-            List<Long> key = java.util.Arrays.stream(blockDims).boxed().toList();
-            TensorView[] scratch = scratches.computeIfAbsent(key, k -> new TensorView[] {
-                    Materialize.allocate(ArrayShape.of(data.dtype(), blockDims), allocator), null});
-            int n = (int) Extents.elementCount("block", key);
-            boolean whole = rank == 0 || java.util.Arrays.equals(blockDims, Extents.toArray(dst.dims()));
-            ENGINE.copy(whole ? data : Ops.slice(data, start, limit, stride), scratch[0]);
+            Box box = Box.of(start, limit);
+            TensorView[] scratch = scratches.computeIfAbsent(box.key(), k -> new TensorView[] {
+                    Materialize.allocate(ArrayShape.of(data.dtype(), box.dims()), allocator), null});
+            int n = box.elements();
+            ENGINE.copy(box.part(data), scratch[0]);
             MemorySegment.copy(scratch[0].buffer().segment(), ValueLayout.JAVA_BYTE, 0, x, 0, n);
-            table.apply(x, out, n, blockDims, start);
+            table.apply(x, out, n, box.dims(), start);
             if (dstBase >= 0) {
-                long at = dstBase;
-                for (int d = 0; d < rank; d++) {
-                    at += start[d] * dstStrides[d];
-                }
-                PointwiseTable.store(out, dst.buffer().segment(), at * (dst.dtype().bitWidth() / 8), n);
+                PointwiseTable.store(out, dst.buffer().segment(), box.offset(dstBase, dstStrides) * (dst.dtype().bitWidth() / 8), n);
                 return;
             }
             if (scratch[1] == null) {
-                scratch[1] = Materialize.allocate(ArrayShape.of(dst.dtype(), blockDims), allocator);
+                scratch[1] = Materialize.allocate(ArrayShape.of(dst.dtype(), box.dims()), allocator);
             }
             PointwiseTable.store(out, scratch[1].buffer().segment(), 0, n);
-            ENGINE.copy(scratch[1], whole ? dst : Ops.slice(dst, start, limit, stride));
+            ENGINE.copy(scratch[1], box.part(dst));
         }
     }
 

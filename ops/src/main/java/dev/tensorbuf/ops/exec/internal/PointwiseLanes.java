@@ -1,7 +1,6 @@
 package dev.tensorbuf.ops.exec.internal;
 
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.internal.VectorPointwise;
 import dev.tensorbuf.ops.copy.internal.VectorSupport;
 import dev.tensorbuf.views.ArrayShape;
@@ -309,32 +308,22 @@ final class PointwiseLanes {
 
         @Override
         public void block(long[] start, long[] limit) {
-            int rank = start.length;
-            long[] blockDims = new long[rank];
-            long[] stride = new long[rank];
-            for (int d = 0; d < rank; d++) {
-                blockDims[d] = limit[d] - start[d];
-                stride[d] = 1;
-            }
-            List<Long> key = Arrays.stream(blockDims).boxed().toList();
-            int n = (int) Extents.elementCount("block", key);
-            boolean whole = rank == 0 || Arrays.equals(blockDims, Extents.toArray(dst.dims()));
-            TensorView[] scratch = scratches.computeIfAbsent(key, k -> new TensorView[varying.length + 1]);
+            PointwiseCopy.Box box = PointwiseCopy.Box.of(start, limit);
+            long[] blockDims = box.dims();
+            int n = box.elements();
+            TensorView[] scratch = scratches.computeIfAbsent(box.key(), k -> new TensorView[varying.length + 1]);
             for (int k = 0; k < varying.length; k++) {
                 TensorView leaf = leaves.get(varying[k]);
                 if (srcBase[k] >= 0) {
                     // One run of the operand's memory: read straight, no copy through a scratch.
-                    long at = srcBase[k];
-                    for (int d = 0; d < rank; d++) {
-                        at += start[d] * srcStrides[k][d];
-                    }
+                    long at = box.offset(srcBase[k], srcStrides[k]);
                     read(leaf.buffer().segment(), at * leaf.dtype().byteWidth(), leaf.dtype(), lanes[k], n);
                     continue;
                 }
                 if (scratch[k] == null) {
                     scratch[k] = Materialize.allocate(ArrayShape.of(leaf.dtype(), blockDims), allocator);
                 }
-                PointwiseCopy.ENGINE.copy(whole ? leaf : Ops.slice(leaf, start, limit, stride), scratch[k]);
+                PointwiseCopy.ENGINE.copy(box.part(leaf), scratch[k]);
                 read(scratch[k].buffer().segment(), 0, leaf.dtype(), lanes[k], n);
             }
             layOutConstants(blockDims, start, n);
@@ -350,12 +339,8 @@ final class PointwiseLanes {
             MemorySegment into;
             long offset;
             if (dstBase >= 0) {
-                long at = dstBase;
-                for (int d = 0; d < rank; d++) {
-                    at += start[d] * dstStrides[d];
-                }
                 into = dst.buffer().segment();
-                offset = at * out.byteWidth();
+                offset = box.offset(dstBase, dstStrides) * out.byteWidth();
             } else {
                 if (scratch[varying.length] == null) {
                     scratch[varying.length] = Materialize.allocate(ArrayShape.of(out, blockDims), allocator);
@@ -365,7 +350,7 @@ final class PointwiseLanes {
             }
             store(lanes[result], n, into, offset);
             if (dstBase < 0) {
-                PointwiseCopy.ENGINE.copy(scratch[varying.length], whole ? dst : Ops.slice(dst, start, limit, stride));
+                PointwiseCopy.ENGINE.copy(scratch[varying.length], box.part(dst));
             }
         }
 
