@@ -106,6 +106,27 @@ class OpExamplesTest {
                 Bitcast.apply(v, "f32[3,2]{0,1}").indexingMap().toString());
     }
 
+    /**
+     * A packed 4-bit view read back as another packed shape: the source's element size counts, so
+     * 128 nibbles are 64 bytes on both sides (it was refused as "128 bytes vs 64 bytes").
+     */
+    @Test
+    void aPackedFourBitViewBitcastsToAnotherPackedShape() {
+        TensorView v = view("s4[16,8]{1,0:E(4)}", 64);
+        long[] values = new long[128];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = i % 16 - 8;
+        }
+        TensorElements.of(v).copyFrom(values);
+        assertArrayEquals(values, TensorElements.of(Bitcast.apply(v, "s4[128]{0:E(4)}")).toLongArray());
+        TensorView cols = Bitcast.apply(Transpose.apply(v, 1, 0), "s4[8,16]{0,1:E(4)}");
+        for (int i = 0; i < 16; i++) {
+            for (int j = 0; j < 8; j++) {
+                assertEquals(values[i * 8 + j], TensorElements.of(cols).getLong(j, i), "element [" + j + ", " + i + "]");
+            }
+        }
+    }
+
     @Test
     void concatenateExampleFromJavadoc() {
         TensorView a = view("f32[2]{0}", 8);

@@ -127,7 +127,13 @@ public final class Bitcast {
                 step *= l.sizes().get(d);
             }
             if (packed) {
-                return view.shape().withLayout(XlaLayout.of(order));
+                // A packed sub-byte view keeps its element size: without it, the size counts a byte an element.
+                XlaLayout layout = XlaLayout.of(order);
+                int bits = view.access().storageBits();
+                if (bits != 8 * view.dtype().byteWidth()) {
+                    layout = layout.withElementSizeInBits(bits);
+                }
+                return view.shape().withLayout(layout);
             }
         }
         throw new IllegalArgumentException("bitcast of " + view + " reads its bytes in place, so it takes a view made"
