@@ -546,7 +546,7 @@ final class ConvertCommand implements Command {
 
     /**
      * {@return the source's own bytes when they are already the output's (the same type, row-major,
-     * one host buffer), or null} Those are written as they are, from the input's mapping: copying
+     * one host buffer), or null} Those are written as they are ({@code sameBytesWriter}): copying
      * them through the engine's buffer first was a pass over 200 MB that NumPy's load-and-save
      * does not make (bench/RESULTS.md, "Convert end to end", plain copy).
      */
