@@ -5,6 +5,7 @@ import dev.tensorbuf.cli.TensorFiles.Opened;
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.SafetensorsFile;
+import dev.tensorbuf.interop.internal.CountedWrites;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
@@ -20,9 +21,11 @@ import dev.tensorbuf.views.XlaShape;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -190,7 +193,7 @@ final class ConvertCommand implements Command {
                 try (StagedWrites staged = new StagedWrites(moved);
                      Progress progress = Progress.start(in.err(), in.flag("quiet"), bytes)) {
                     MemorySegment same = sameBytes(source, target);
-                    DenseTensor.DataWriter data = same != null ? channel -> writeBytes(same, channel, progress::advance)
+                    DenseTensor.DataWriter data = same != null ? sameBytesWriter(input, same, progress)
                             : staged.writer(source, target, progress);
                     switch (outFormat) {
                         case NPY -> Npy.write(outPath, target.dtype(), target.dims(), data);
@@ -543,7 +546,7 @@ final class ConvertCommand implements Command {
 
     /**
      * {@return the source's own bytes when they are already the output's (the same type, row-major,
-     * one host buffer), or null} Those are written as they are, from the input's mapping: copying
+     * one host buffer), or null} Those are written as they are ({@code sameBytesWriter}): copying
      * them through the engine's buffer first was a pass over 200 MB that NumPy's load-and-save
      * does not make (bench/RESULTS.md, "Convert end to end", plain copy).
      */
@@ -569,6 +572,34 @@ final class ConvertCommand implements Command {
         long bytes = Math.multiplyExact(step, width);
         MemorySegment all = source.buffer().segment();
         return from < 0 || from > all.byteSize() - bytes ? null : all.asSlice(from, bytes);
+    }
+
+    /**
+     * {@return the writer of {@code same}, the source's own bytes} From a mapped .npy input they go
+     * file to file in the kernel ({@link CountedWrites#transferFrom}), read from the input file
+     * opened again: writing them from the mapping faulted it in page by page, 51,200 faults for
+     * 200 MB, most of a plain copy's system time. A same-file convert reads the old file, which
+     * stays at that path until the new one is complete and renamed over it.
+     */
+    private static DenseTensor.DataWriter sameBytesWriter(Opened input, MemorySegment same, Progress progress) {
+        if (!(input.owner() instanceof Npy.Tensor a) || !a.isMapped()) {
+            return channel -> writeBytes(same, channel, progress::advance);
+        }
+        long at = Math.addExact(a.header().dataOffset(), same.address() - a.data().segment().address());
+        return channel -> {
+            if (!(channel instanceof CountedWrites counted)) {
+                writeBytes(same, channel, progress::advance);
+                return;
+            }
+            try (FileChannel from = FileChannel.open(a.file(), StandardOpenOption.READ)) {
+                for (long done = 0; done < same.byteSize(); ) {
+                    long n = Math.min(PIECE_BYTES, same.byteSize() - done);
+                    counted.transferFrom(from, at + done, n);
+                    done += n;
+                    progress.advance(n);
+                }
+            }
+        };
     }
 
     /** Writes the bytes as they are, in pieces so that the bar moves. */

@@ -2,6 +2,7 @@ package dev.tensorbuf.interop.internal;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
 
 /**
@@ -36,6 +37,34 @@ public final class CountedWrites implements WritableByteChannel {
         int n = out.write(src);
         written += n;
         return n;
+    }
+
+    /**
+     * Passes on {@code count} bytes of {@code from} starting at {@code position}, file to file in the
+     * kernel where the file being written is a {@link FileChannel} ({@code copy_file_range} or
+     * {@code sendfile} on Linux): a plain copy then never maps or reads the bytes into this process,
+     * whose page faults on a mapping cost more than the copy (bench/RESULTS.md, "Convert end to end").
+     *
+     * @throws IOException if {@code from} ends before {@code position + count} (changed while read)
+     */
+    public void transferFrom(FileChannel from, long position, long count) throws IOException {
+        if (!open) {
+            throw new IllegalStateException("the data of " + what + " were written already: the channel is used only"
+                    + " during DenseTensor.DataWriter.write");
+        }
+        if (count < 0 || count > expected - written) {
+            throw new IllegalStateException(what + " holds " + expected + " data bytes, and the writer wrote "
+                    + (written + count) + " (" + written + " before a write of " + count + ")");
+        }
+        for (long done = 0; done < count; ) {
+            long n = from.transferTo(position + done, count - done, out);
+            if (n <= 0) {
+                throw new IOException("the input ended after " + (position + done) + " bytes while " + what
+                        + " was written from it: it changed while being read");
+            }
+            done += n;
+            written += n;
+        }
     }
 
     /**
