@@ -25,6 +25,14 @@ import java.util.Random;
  * java --add-modules jdk.incubator.vector -cp memory/target/classes:views/target/classes:ops/target/classes:bench/target/classes \
  *     dev.tensorbuf.bench.GgufSideBySide
  * }
+ *
+ * <p>The order of the cases matters in one JVM: a kernel C2 compiles after other block types ran
+ * is slower (Q8_0 -> f32 at 0.5-0.7 of copy after Q6_K -> bf16, 1.3 when first). The Vector API's
+ * segment loads and stores go through JDK methods every kernel shares, and C2 learns which segment
+ * class a kernel reads from those methods' type profile ({@code -XX:-UseTypeProfile} makes every
+ * kernel 4-10 times slower). {@code -XX:TypeProfileLevel=222} (argument and parameter profiles at
+ * each call site, so per kernel) gave Q8_0, Q4_0 and Q4_K the same ratios in either order; the
+ * first Q6_K -> bf16 of a JVM stayed slow in some runs on a loaded machine.
  */
 public final class GgufSideBySide {
     private static final long OUTPUT_BYTES = 256L << 20;
