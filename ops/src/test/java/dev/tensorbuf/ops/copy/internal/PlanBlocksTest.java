@@ -1,0 +1,212 @@
+package dev.tensorbuf.ops.copy.internal;
+
+import dev.tensorbuf.ops.copy.CopyEngine;
+import dev.tensorbuf.views.BlockType;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.StridedLayout;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.Optional;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link Planner#planBlocks}: gguf-py's Q4_0 blocks ({@code conformance/gguf_quants/Q4_0.*}, 12
+ * rows of 2 blocks) planned against destinations built by hand, the steps it chooses (straight
+ * into the destination or through the f32 tile), the values they write when run, and its refusals
+ * of destinations that overlap themselves or reach outside their segment, named before anything
+ * is written.
+ */
+@ExtendWith(FreshCopyCaches.class)
+class PlanBlocksTest {
+    private static final long ROWS = 12;
+    private static final long COLS = 64;
+    private static final long N = ROWS * COLS;
+
+    private final Arena arena = Arena.ofConfined();
+
+    @AfterEach
+    void tearDown() {
+        arena.close();
+    }
+
+    private MemorySegment resource(String name) throws IOException {
+        try (InputStream in = PlanBlocksTest.class.getResourceAsStream("/conformance/gguf_quants/" + name)) {
+            assertNotNull(in, "missing test resource conformance/gguf_quants/" + name);
+            byte[] bytes = in.readAllBytes();
+            MemorySegment s = arena.allocate(bytes.length, 8);
+            MemorySegment.copy(bytes, 0, s, ValueLayout.JAVA_BYTE, 0, bytes.length);
+            return s;
+        }
+    }
+
+    private BlockSource source() throws IOException {
+        MemorySegment blocks = resource("Q4_0.blocks");
+        assertEquals(ROWS * 2 * BlockType.Q4_0.blockBytes(), blocks.byteSize());
+        return BlockSource.of(BlockType.Q4_0, blocks, 0, new long[] {ROWS, COLS}, new long[] {2L * BlockType.Q4_0.blockBytes()}, 0);
+    }
+
+    /** gguf-py's f32 values of the same blocks, row-major. */
+    private Access reference() throws IOException {
+        MemorySegment f32 = resource("Q4_0.f32");
+        assertEquals(4 * N, f32.byteSize());
+        return Access.strided(f32, DType.F32, StridedLayout.packed(ROWS, COLS));
+    }
+
+    private MemorySegment filled(long bytes) {
+        MemorySegment s = arena.allocate(bytes, 8);
+        s.fill((byte) 0x5a);
+        return s;
+    }
+
+    private static void run(BlockSource src, Access dst, List<Step> steps) {
+        CopyEngine.of(1, false).execute(AccessCopies.unchecked(src.virtual(), dst, Optional.empty(), steps));
+    }
+
+    /** The bytes the engine writes copying gguf-py's f32 into {@code layout} of {@code to}, over a segment of {@code bytes}. */
+    private byte[] engineCopyOfReference(DType to, StridedLayout layout, long bytes) throws IOException {
+        MemorySegment want = filled(bytes);
+        Access src = reference();
+        Access dst = Access.strided(want, to, layout);
+        CopyEngine.of(1, false).execute(AccessCopies.unchecked(src, dst, Optional.empty(), Planner.planUncached(src, dst, null)));
+        return want.toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    private static void assertAllDequantize(List<Step> steps, DType into, boolean direct) {
+        assertFalse(steps.isEmpty());
+        for (Step s : steps) {
+            assertTrue(s instanceof Step.Dequantize d && d.into() == into && d.direct() == direct,
+                    "want every step a " + (direct ? "direct" : "tiled") + " dequantize into " + into + ": " + steps);
+        }
+    }
+
+    @Test
+    void rowsOfF32AreDequantizedStraightIntoTheDestinationBitForBit() throws IOException {
+        BlockSource src = source();
+        MemorySegment out = filled(4 * N);
+        Access dst = Access.strided(out, DType.F32, StridedLayout.packed(ROWS, COLS));
+        List<Step> steps = Planner.planBlocks(src, dst);
+        assertAllDequantize(steps, DType.F32, true);
+        run(src, dst, steps);
+        int[] want = reference().segment().toArray(ValueLayout.JAVA_INT);
+        assertArrayEquals(want, out.toArray(ValueLayout.JAVA_INT));
+        // And the scalar kernels' own dequantization of the same blocks.
+        MemorySegment scalar = filled(4 * N);
+        dev.tensorbuf.ops.quant.internal.BlockKernels.of(false).dequantize(BlockType.Q4_0, src.segment(), 0, scalar, 0,
+                N / BlockType.Q4_0.blockValues());
+        assertArrayEquals(scalar.toArray(ValueLayout.JAVA_INT), out.toArray(ValueLayout.JAVA_INT));
+    }
+
+    @Test
+    void rowsOfBf16AndF16AreDirectAndF64GoesThroughTheTile() throws IOException {
+        BlockSource src = source();
+        for (DType to : List.of(DType.BF16, DType.F16, DType.F64)) {
+            long bytes = to.byteWidth() * N;
+            StridedLayout rows = StridedLayout.packed(ROWS, COLS);
+            MemorySegment out = filled(bytes);
+            Access dst = Access.strided(out, to, rows);
+            List<Step> steps = Planner.planBlocks(src, dst);
+            assertAllDequantize(steps, to, to != DType.F64);
+            run(src, dst, steps);
+            assertArrayEquals(engineCopyOfReference(to, rows, bytes), out.toArray(ValueLayout.JAVA_BYTE), to.toString());
+        }
+    }
+
+    @Test
+    void aTransposeOrAStridedRowGoesThroughTheTile() throws IOException {
+        BlockSource src = source();
+        // Transposed: the destination's innermost loop walks a column, the source's f32 rows by COLS.
+        StridedLayout transposed = StridedLayout.of(new long[] {ROWS, COLS}, new long[] {1, ROWS}, 0);
+        // Every other slot: unit stride on the source's side only.
+        StridedLayout spaced = StridedLayout.of(new long[] {ROWS, COLS}, new long[] {2 * COLS, 2}, 0);
+        for (StridedLayout layout : List.of(transposed, spaced)) {
+            for (DType to : List.of(DType.F32, DType.BF16)) {
+                long bytes = to.byteWidth() * 2 * N;
+                MemorySegment out = filled(bytes);
+                Access dst = Access.strided(out, to, layout);
+                List<Step> steps = Planner.planBlocks(src, dst);
+                assertAllDequantize(steps, to, false);
+                run(src, dst, steps);
+                // The gaps of the spaced layout keep their fill: the bytes match the engine's copy everywhere.
+                assertArrayEquals(engineCopyOfReference(to, layout, bytes), out.toArray(ValueLayout.JAVA_BYTE),
+                        to + " " + layout);
+            }
+        }
+    }
+
+    @Test
+    void aDestinationOverlappingItselfIsRefusedByName() throws IOException {
+        BlockSource src = source();
+        MemorySegment out = filled(4 * N);
+        Access broadcast = Access.strided(out, DType.F32, StridedLayout.of(new long[] {ROWS, COLS}, new long[] {0, 1}, 0));
+        assertEquals("destination writes " + ROWS + " elements to one slot (stride 0): a destination may not overlap itself",
+                assertThrows(IllegalArgumentException.class, () -> Planner.planBlocks(src, broadcast)).getMessage());
+        // Rows of 64 values 16 apart: row 1 starts inside row 0.
+        Access overlapping = Access.strided(out, DType.F32, StridedLayout.of(new long[] {ROWS, COLS}, new long[] {16, 1}, 0));
+        String message = assertThrows(IllegalArgumentException.class, () -> Planner.planBlocks(src, overlapping)).getMessage();
+        assertTrue(message.endsWith("a destination may not overlap itself"), message);
+        // Nothing was written.
+        assertTrue(out.elements(ValueLayout.JAVA_BYTE).allMatch(b -> b.get(ValueLayout.JAVA_BYTE, 0) == 0x5a));
+    }
+
+    @Test
+    void aDestinationReachingPastEitherEndOfItsSegmentIsRefused() throws IOException {
+        BlockSource src = source();
+        StridedLayout rows = StridedLayout.packed(ROWS, COLS);
+        // Exactly its segment: slots 0 to N - 1.
+        assertAllDequantize(Planner.planBlocks(src, Access.strided(filled(4 * N), DType.F32, rows)), DType.F32, true);
+        assertAllDequantize(Planner.planBlocks(src, Access.strided(filled(2 * N), DType.BF16, rows)), DType.BF16, true);
+        // One slot short, in f32 and in bf16 (an odd byte count rounds down to whole slots).
+        for (DType to : List.of(DType.F32, DType.BF16)) {
+            long bytes = to.byteWidth() * N - 1;
+            Access dst = Access.strided(filled(bytes), to, rows);
+            assertEquals("destination elements [0, " + (N - 1) + "] of " + to + "[12, 64] fall outside its segment of "
+                    + bytes + " bytes", assertThrows(IndexOutOfBoundsException.class, () -> Planner.planBlocks(src, dst)).getMessage());
+        }
+        // Rows in reverse order fit from element 0 (the last row) to N - 1; a layout reaching below
+        // element 0 is refused by StridedLayout itself, before a plan.
+        Access fits = Access.strided(filled(4 * N), DType.F32,
+                StridedLayout.of(new long[] {ROWS, COLS}, new long[] {-COLS, 1}, (ROWS - 1) * COLS));
+        assertAllDequantize(Planner.planBlocks(src, fits), DType.F32, true);
+    }
+
+    @Test
+    void oneValueIsCheckedAsAnyOther() throws IOException {
+        // The second value of row 0: one element, lowest and highest slot the same.
+        BlockSource one = BlockSource.of(BlockType.Q4_0, source().segment(), 0, new long[] {1, 1}, new long[] {36}, 1);
+        StridedLayout single = StridedLayout.packed(1, 1);
+        assertEquals("destination elements [0, 0] of f32[1, 1] fall outside its segment of 3 bytes",
+                assertThrows(IndexOutOfBoundsException.class,
+                        () -> Planner.planBlocks(one, Access.strided(filled(3), DType.F32, single))).getMessage());
+        MemorySegment out = filled(4);
+        Access dst = Access.strided(out, DType.F32, single);
+        List<Step> steps = Planner.planBlocks(one, dst);
+        assertAllDequantize(steps, DType.F32, true);
+        run(one, dst, steps);
+        assertEquals(reference().segment().get(ValueLayout.JAVA_INT, 4), out.get(ValueLayout.JAVA_INT, 0));
+    }
+
+    @Test
+    void aDequantizeStepReachesItsRunsDestinationElements() throws IOException {
+        BlockSource src = source();
+        // Destination 7 + 100 i - j (i < 3, j < 4): 4..207; the source side (the virtual rows) is not counted.
+        Step.Run run = new Step.Run(Kernel.ELEMENT, 5, 7, List.of(new Loop(3, 64, 100), new Loop(4, 1, -1)), -1);
+        Step.Dequantize d = new Step.Dequantize(src, run, DType.F32, false);
+        Access dst = Access.strided(filled(4 * 256), DType.F32, StridedLayout.packed(256));
+        assertEquals(new PlannedSteps(List.of(d), Long.MAX_VALUE, Long.MIN_VALUE, 4, 207, -1, false),
+                PlannedSteps.of(List.of(d), dst));
+    }
+}
