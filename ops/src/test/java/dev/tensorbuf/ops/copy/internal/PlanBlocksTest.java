@@ -20,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -208,5 +209,22 @@ class PlanBlocksTest {
         Access dst = Access.strided(filled(4 * 256), DType.F32, StridedLayout.packed(256));
         assertEquals(new PlannedSteps(List.of(d), Long.MAX_VALUE, Long.MIN_VALUE, 4, 207, -1, false),
                 PlannedSteps.of(List.of(d), dst));
+    }
+    @Test
+    void aGeneralMapIsLeftToTheCallerAndAnEmptySourceHasNoSteps() throws IOException {
+        BlockSource src = source();
+        // Each row's values scattered by 5 mod 64: no loop form, so no plan (the caller dequantizes rows first).
+        Access scattered = Access.mapped(filled(4 * N), DType.F32, dev.tensorbuf.views.indexing.IndexingMap.parse(
+                "(d0, d1) -> (d0 * 64 + (d1 * 5) mod 64), domain: d0 in [0, 11], d1 in [0, 63]"));
+        assertNull(Planner.planBlocks(src, scattered));
+        BlockSource empty = BlockSource.of(BlockType.Q4_0, src.segment(), 0, new long[] {0, COLS}, new long[] {36}, 0);
+        assertEquals(List.of(), Planner.planBlocks(empty, Access.strided(filled(8), DType.F32, StridedLayout.packed(0, COLS))));
+    }
+
+    @Test
+    void aPlainPlanRefusesAnOverlappingDestinationToo() throws IOException {
+        Access broadcast = Access.strided(filled(4 * N), DType.F32, StridedLayout.of(new long[] {ROWS, COLS}, new long[] {0, 1}, 0));
+        assertEquals("destination writes " + ROWS + " elements to one slot (stride 0): a destination may not overlap itself",
+                assertThrows(IllegalArgumentException.class, () -> Planner.plan(reference(), broadcast, null)).getMessage());
     }
 }
