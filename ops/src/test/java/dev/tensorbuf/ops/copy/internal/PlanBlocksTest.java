@@ -229,4 +229,19 @@ class PlanBlocksTest {
         String message = assertThrows(IllegalArgumentException.class, () -> Planner.plan(reference(), overlapping, null)).getMessage();
         assertTrue(message.endsWith("a destination may not overlap itself"), message);
     }
+    @Test
+    void aPlainPlanIsTheUncachedOneAndZeroesOwnedBytesOnlyWhenItCopies() throws IOException {
+        Access rows = Access.strided(filled(4 * N), DType.F32, StridedLayout.packed(ROWS, COLS));
+        List<Step> steps = Planner.plan(reference(), rows, null);
+        assertEquals(Planner.planUncached(reference(), rows, null), steps);
+        assertEquals(List.of(new Step.Run(Kernel.BULK, 0, 0, List.of(new Loop(N, 1, 1)), -1)), steps);
+        // Four f32 in a view owning 64 bytes: its 12 slots past them are zeroed after the copy.
+        Access four = Access.strided(filled(64), DType.F32, StridedLayout.packed(4)).owning(64);
+        Access src = Access.strided(filled(16), DType.F32, StridedLayout.packed(4));
+        List<Step> planned = Planner.planUncached(src, four, null);
+        assertEquals(new Step.Zero(4, List.of(new Loop(12, 0, 1))), planned.getLast(), planned.toString());
+        // Nothing to copy: nothing written, the owned bytes included.
+        Access none = Access.strided(filled(64), DType.F32, StridedLayout.packed(0)).owning(64);
+        assertEquals(List.of(), Planner.planUncached(Access.strided(filled(16), DType.F32, StridedLayout.packed(0)), none, null));
+    }
 }
