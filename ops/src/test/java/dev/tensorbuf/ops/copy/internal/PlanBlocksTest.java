@@ -244,4 +244,58 @@ class PlanBlocksTest {
         Access none = Access.strided(filled(64), DType.F32, StridedLayout.packed(0)).owning(64);
         assertEquals(List.of(), Planner.planUncached(Access.strided(filled(16), DType.F32, StridedLayout.packed(0)), none, null));
     }
+    /** Runs {@link Planner#ownedPadding}: every owned slot no element of {@code data} is written exactly once, and no other. */
+    private static void assertZeroesTheGaps(Access dst, java.util.Set<Long> data, long ownedSlots) {
+        int[] writes = new int[Math.toIntExact(ownedSlots) + 64];
+        for (Step.Zero z : Planner.ownedPadding(dst)) {
+            long[] i = new long[z.loops().size()];
+            while (true) {
+                long at = z.dstOffset();
+                for (int k = 0; k < i.length; k++) {
+                    at += i[k] * z.loops().get(k).dstStride();
+                }
+                writes[Math.toIntExact(at)]++;
+                int k = i.length - 1;
+                while (k >= 0 && ++i[k] == z.loops().get(k).count()) {
+                    i[k] = 0;
+                    k--;
+                }
+                if (k < 0) {
+                    break;
+                }
+            }
+        }
+        for (int slot = 0; slot < writes.length; slot++) {
+            int want = slot < ownedSlots && !data.contains((long) slot) ? 1 : 0;
+            assertEquals(want, writes[slot], dst.addressing() + " owning " + ownedSlots + " slots: writes of slot " + slot);
+        }
+    }
+
+    @Test
+    void ownedBytesPastTheElementsAreZeroedOnce() {
+        // Rows of 4 values 8 apart, from offset 0: gaps [4, 8) after each row and [20, 40) past the last.
+        StridedLayout spaced = StridedLayout.of(new long[] {3, 4}, new long[] {8, 1}, 0);
+        java.util.Set<Long> rowsData = new java.util.HashSet<>();
+        for (long r = 0; r < 3; r++) {
+            for (long c = 0; c < 4; c++) {
+                rowsData.add(r * 8 + c);
+            }
+        }
+        assertZeroesTheGaps(Access.strided(filled(160), DType.F32, spaced).owning(160), rowsData, 40);
+        // Every other value of one row: the slot after each, and slot 8 past the last.
+        StridedLayout even = StridedLayout.of(new long[] {4}, new long[] {2}, 0);
+        assertZeroesTheGaps(Access.strided(filled(64), DType.F32, even).owning(36), java.util.Set.of(0L, 2L, 4L, 6L), 9);
+        // Tiled f32[3,5] in (2,4) tiles takes 32 slots, u8 likewise; owned bytes past them are zeroed, the tiles' own padding not.
+        java.util.Set<Long> tiles = new java.util.HashSet<>();
+        for (long k = 0; k < 32; k++) {
+            tiles.add(k);
+        }
+        assertZeroesTheGaps(Access.tiled(filled(160), dev.tensorbuf.views.ArrayShape.parse("f32[3,5]{1,0:T(2,4)}")).owning(160),
+                tiles, 40);
+        assertZeroesTheGaps(Access.tiled(filled(48), dev.tensorbuf.views.ArrayShape.parse("u8[3,5]{1,0:T(2,4)}")).owning(45),
+                tiles, 45);
+        // Owning just its slots: nothing to zero.
+        assertEquals(List.of(), Planner.ownedPadding(
+                Access.tiled(filled(128), dev.tensorbuf.views.ArrayShape.parse("f32[3,5]{1,0:T(2,4)}")).owning(128)));
+    }
 }
