@@ -294,6 +294,10 @@ class PlanBlocksTest {
                 tiles, 40);
         assertZeroesTheGaps(Access.tiled(filled(48), dev.tensorbuf.views.ArrayShape.parse("u8[3,5]{1,0:T(2,4)}")).owning(45),
                 tiles, 45);
+        // An explicit element size of 8 bits is zeroed as the default one; a single element zeroes all after it.
+        assertZeroesTheGaps(Access.tiled(filled(48), dev.tensorbuf.views.ArrayShape.parse("u8[3,5]{1,0:T(2,4)E(8)}")).owning(45),
+                tiles, 45);
+        assertZeroesTheGaps(Access.strided(filled(16), DType.F32, StridedLayout.packed(1, 1)).owning(16), java.util.Set.of(0L), 4);
         // Owning just its slots: nothing to zero.
         assertEquals(List.of(), Planner.ownedPadding(
                 Access.tiled(filled(128), dev.tensorbuf.views.ArrayShape.parse("f32[3,5]{1,0:T(2,4)}")).owning(128)));
