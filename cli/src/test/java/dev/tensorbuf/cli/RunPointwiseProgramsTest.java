@@ -82,7 +82,7 @@ class RunPointwiseProgramsTest {
         assertEquals("blocks", plans.getFirst().get("route"));
         @SuppressWarnings("unchecked")
         java.util.Map<String, Object> epilogue = (java.util.Map<String, Object>) plans.getFirst().get("epilogue");
-        assertEquals("multiply(subtract(convert<f32>(%0), %1), reciprocal(%2))", epilogue.get("expression"));
+        assertEquals("multiply(add(convert<f32>(%0), negate(%1)), reciprocal(%2))", epilogue.get("expression"));
         assertEquals("lookup table 3x256 (channels along dim 1) of operand %0", epilogue.get("kernel"));
         assertTrue(((String) plans.getFirst().get("source")).startsWith("%0 = u8"), () -> plans.toString());
         for (String n : java.util.List.of("convert_element_type.1", "sub.7", "div.7", "sub.6")) {
@@ -91,7 +91,7 @@ class RunPointwiseProgramsTest {
         // The text report says the same under the copy's line.
         CliHarness t = CliHarness.run("run", hlo.toString(), "--arg", "0=" + in, "--out", dir.resolve("t.npy").toString());
         assertEquals(0, t.code(), () -> t.err() + t.out());
-        assertTrue(t.out().contains("\n      epilogue: multiply(subtract(convert<f32>(%0), %1), reciprocal(%2)) per element,"
+        assertTrue(t.out().contains("\n      epilogue: multiply(add(convert<f32>(%0), negate(%1)), reciprocal(%2)) per element,"
                 + " lookup table 3x256 (channels along dim 1) of operand %0\n"), t::out);
         assertEquals("view", byName.get("sub.6").get("kind"));
     }

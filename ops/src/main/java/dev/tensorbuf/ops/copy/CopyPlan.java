@@ -207,9 +207,9 @@ public final class CopyPlan {
          * and writing the destination ({@code tensorbuf run} fuses pointwise HLO into its copies
          * so), and the kernel that evaluates it.
          * {@snippet :
-         * // u8 NHWC normalised per channel into f32 NCHW: (x - mean) * (1 / std)
+         * // u8 NHWC normalised per channel into f32 NCHW: (x + -mean) * (1 / std), as XLA rewrites it
          * Explanation.Epilogue p = explanation.epilogue().orElseThrow();
-         * p.expression();   // "multiply(subtract(convert<f32>(%0), %1), reciprocal(%2))"
+         * p.expression();   // "multiply(add(convert<f32>(%0), negate(%1)), reciprocal(%2))"
          * p.kernel();       // "lookup table 3x256 (channels along dim 1) of operand %0"
          * }
          *

@@ -28,7 +28,7 @@ import java.util.Objects;
  *     else empty
  * @param plans for a copy that evaluated fused elementwise work, what each of its passes did, as
  *     the copy engine explains a copy: the expression and its kernel are its
- *     {@link CopyPlan.Explanation#epilogue()}, e.g. {@code epilogue: multiply(subtract(convert<f32>(%0), %1),
+ *     {@link CopyPlan.Explanation#epilogue()}, e.g. {@code epilogue: multiply(add(convert<f32>(%0), negate(%1)),
  *     reciprocal(%2)) per element, lookup table 3x256 (channels along dim 1) of operand %0}; else empty
  */
 public record ExecutedInstruction(String name, String opcode, Kind kind, MapForm form, String reason, String fusedInto,

@@ -760,11 +760,11 @@ class HloExecutorTest {
             assertEquals(CopyPlan.Explanation.Route.BLOCKS, p.route());
             assertEquals(120, p.elements());
             CopyPlan.Explanation.Epilogue epilogue = p.epilogue().orElseThrow();
-            assertEquals("multiply(subtract(convert<f32>(%0), %1), reciprocal(%2))", epilogue.expression());
+            assertEquals("multiply(add(convert<f32>(%0), negate(%1)), reciprocal(%2))", epilogue.expression());
             assertEquals("lookup table 3x256 (channels along dim 1) of operand %0", epilogue.kernel());
-            assertTrue(p.toString().contains("\n  epilogue: multiply(subtract(convert<f32>(%0), %1), reciprocal(%2)) per element,"
+            assertTrue(p.toString().contains("\n  epilogue: multiply(add(convert<f32>(%0), negate(%1)), reciprocal(%2)) per element,"
                     + " lookup table 3x256 (channels along dim 1) of operand %0\n"), p.toString());
-            assertTrue(p.toJson().contains("\"epilogue\":{\"expression\":\"multiply(subtract(convert<f32>(%0), %1),"
+            assertTrue(p.toJson().contains("\"epilogue\":{\"expression\":\"multiply(add(convert<f32>(%0), negate(%1)),"
                     + " reciprocal(%2))\",\"kernel\":\"lookup table 3x256 (channels along dim 1) of operand %0\"}"), p.toJson());
             // Only the 8-bit operand is read per block (the constants are in the table): the engine's
             // explanation of its block's copy, a transposing read of u8 into a dense u8 scratch.
@@ -815,6 +815,41 @@ class HloExecutorTest {
                     int c = i / 20 % 3;
                     assertEquals((i * 0.75f - 40 - mean[c]) * (1f / std[c]), got[i], 0f, "element " + i);
                 }
+            }
+        }
+    }
+
+    @Test
+    void aFloatSubtractOfAConstantIsRunAsXlaRewritesIt() {
+        // jax 0.10 on CPU: x - 0 returns x itself (a denormal kept, where an add flushes it), and
+        // x - NaN is x + (-NaN): XLA's simplifier negates the constant, so the NaN comes out negative.
+        float denormal = Float.intBitsToFloat(71362);
+        float[] x = {denormal, 2f, -3f};
+        assertArrayEquals(new int[] {71362, 0x40000000, 0xc0400000}, subtractConstant(x, "0"));
+        assertArrayEquals(new int[] {0xffc00000, 0xffc00000, 0xffc00000}, subtractConstant(x, "nan"));
+        // Any other constant is added negated.
+        assertArrayEquals(new int[] {Float.floatToRawIntBits(-1.5f), Float.floatToRawIntBits(0.5f),
+            Float.floatToRawIntBits(-4.5f)}, subtractConstant(x, "1.5"));
+    }
+
+    private static int[] subtractConstant(float[] values, String constant) {
+        String text = module(
+                "x = f32[3]{0} parameter(0)",
+                "c = f32[] constant(" + constant + ")",
+                "cb = f32[3]{0} broadcast(c), dimensions={}",
+                "ROOT d = f32[3]{0} subtract(x, cb)");
+        try (Allocator mem = Allocators.shared()) {
+            TensorView x = TensorView.of(mem.allocate(12), dev.tensorbuf.views.ArrayShape.of(dev.tensorbuf.views.DType.F32, 3));
+            for (int i = 0; i < 3; i++) {
+                x.buffer().segment().setAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED, i, values[i]);
+            }
+            try (Execution e = HloExecutor.execute(text, Map.of("0", x))) {
+                float[] got = TensorElements.of(e.rowMajor()).toFloatArray();
+                int[] bits = new int[3];
+                for (int i = 0; i < 3; i++) {
+                    bits[i] = Float.floatToRawIntBits(got[i]);
+                }
+                return bits;
             }
         }
     }

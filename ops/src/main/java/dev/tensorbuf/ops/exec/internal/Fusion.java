@@ -293,6 +293,16 @@ final class Fusion {
             return build(comp, in, "multiply", type,
                     List.of(a.get(0), new Pointwise.Op(Pointwise.Op.RECIPROCAL, type, List.of(a.get(1)), "")));
         }
+        if (op.equals("subtract") && Pointwise.isFloat(type) && isConstant(comp, in.operands().get(1))
+                && !isConstant(comp, in.operands().get(0))) {
+            // XLA's algebraic simplifier drops A - 0 and turns A - C into A + (-C) before it runs:
+            // the negate flips a NaN constant's sign, which a total-order compare after it can see.
+            if (isAllZero(comp, in.operands().get(1))) {
+                return a.get(0);
+            }
+            return build(comp, in, "add", type,
+                    List.of(a.get(0), new Pointwise.Op("negate", type, List.of(a.get(1)), "")));
+        }
         if (op.equals("multiply") && Pointwise.isFloat(type)) {
             // XLA rewrites convert(pred) * a as select(pred, a, 0): +0, not -0, where pred is false
             // and a negative, and 0 where a is NaN or infinite.
@@ -342,6 +352,26 @@ final class Fusion {
             d = comp.instruction(d.operands().getFirst());
         }
         return d.opcode().equals("constant");
+    }
+
+    private static boolean isAllZero(HloComputation comp, String name) {
+        HloInstruction d = comp.instruction(name);
+        while (!d.opcode().equals("constant")) {
+            d = comp.instruction(d.operands().getFirst());
+        }
+        for (String token : d.payload().split("[\\s{},]+")) {
+            if (token.isEmpty()) {
+                continue;
+            }
+            try {
+                if (Double.parseDouble(token) != 0) {
+                    return false;
+                }
+            } catch (NumberFormatException notANumber) {
+                return false; // nan, inf
+            }
+        }
+        return true;
     }
 
     private boolean usedOnce(HloComputation comp, String name) {
