@@ -125,13 +125,14 @@ class ReshardAcrossProcessesTest {
                     peerArgs.add(out.toString());
                     peerArgs.add(slices.get((int) d));
                 }
-                String numpyMissing = PythonPeer.importProblem("numpy");
-                if (numpyMissing == null) {
+                // arrow_peer.py imports pyarrow as well as NumPy, whichever mode it runs in.
+                String peerMissing = PythonPeer.importProblem("numpy", "pyarrow");
+                if (peerMissing == null) {
                     String said = PythonPeer.runScript("/peers/arrow_peer.py", Files.createDirectories(dir.resolve("py")),
                             peerArgs.toArray(String[]::new));
                     assertEquals("ok 4", said.strip(), "each destination shard is NumPy's slice of the global array");
                 } else {
-                    System.err.println("ReshardAcrossProcessesTest: NumPy check skipped, brute force only: " + numpyMissing);
+                    System.err.println("ReshardAcrossProcessesTest: NumPy check skipped, brute force only: " + peerMissing);
                 }
             }
             for (Process p : servers) {
