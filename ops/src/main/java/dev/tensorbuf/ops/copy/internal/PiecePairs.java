@@ -99,6 +99,11 @@ public final class PiecePairs {
 
     /** Cuts made before. Simplifying a reshape's maps costs about a millisecond, many times a copy of a few MiB. */
     private static final ConcurrentHashMap<Key, Geometry> CUTS = new ConcurrentHashMap<>();
+
+    /** Forgets every cut found. For tests. */
+    static void clear() {
+        CUTS.clear();
+    }
     /** Cuts kept before starting over, as {@code PlanCache} bounds its plans. */
     private static final int CAPACITY = 256;
 

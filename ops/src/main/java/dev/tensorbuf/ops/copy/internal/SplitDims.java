@@ -64,6 +64,14 @@ final class SplitDims {
         }
     };
 
+    /** Forgets every split found and every map seen. For tests. */
+    static void clear() {
+        synchronized (SPLITS) {
+            SPLITS.clear();
+            SEEN.clear();
+        }
+    }
+
     /**
      * Below this many elements a first copy gathers without looking: finding a split costs
      * 0.1-0.3 ms (a compose and a simplify or two), the gather about 10 ns an element.

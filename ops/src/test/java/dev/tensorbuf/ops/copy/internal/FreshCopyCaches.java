@@ -3,9 +3,6 @@ package dev.tensorbuf.ops.copy.internal;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
-import java.lang.reflect.Field;
-import java.util.Map;
-
 /**
  * Under PIT only ({@code -Pmutation} turns on JUnit's extension autodetection, which finds this
  * through {@code META-INF/services}): forgets the copy engine's plans, splits and cuts before each
@@ -15,19 +12,9 @@ import java.util.Map;
  */
 public final class FreshCopyCaches implements BeforeEachCallback {
     @Override
-    public void beforeEach(ExtensionContext context) throws ReflectiveOperationException {
+    public void beforeEach(ExtensionContext context) {
         PlanCache.clear();
-        Map<?, ?> splits = staticMap(SplitDims.class, "SPLITS");
-        synchronized (splits) {
-            splits.clear();
-            staticMap(SplitDims.class, "SEEN").clear();
-        }
-        staticMap(PiecePairs.class, "CUTS").clear();
-    }
-
-    private static Map<?, ?> staticMap(Class<?> owner, String name) throws ReflectiveOperationException {
-        Field f = owner.getDeclaredField(name);
-        f.setAccessible(true);
-        return (Map<?, ?>) f.get(null);
+        SplitDims.clear();
+        PiecePairs.clear();
     }
 }
