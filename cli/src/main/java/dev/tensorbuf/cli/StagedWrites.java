@@ -63,13 +63,18 @@ final class StagedWrites implements AutoCloseable {
      * more than a vector kernel saves on a few hundred MB. With the launcher's per-kernel scalar
      * threshold alone a 200 MB transpose (411 MB moved) switched to vector warm-up after 256 MiB,
      * compiling code that ran for the last few pieces, if at all (bench/RESULTS.md, "Convert end to end").
+     * Such a job also runs on the calling thread alone. With the Vector API module its pieces did
+     * anyway (a batch of cold kernels under 64 MiB stays on the caller's thread); without the module
+     * the engine split each piece across the helper threads, and the 200 MB transpose took 2.0 s of
+     * CPU against 1.7 on one thread, no sooner (load 23, bench/peers/convert_e2e.sh), each
+     * hand-off of a few MiB costing more than it gained.
      * A negative {@code scalarJobBytes} keeps {@code defaults}.
      */
     static CopyEngine engineFor(long jobBytes, long scalarJobBytes, CopyEngine defaults) {
         if (scalarJobBytes < 0 || jobBytes > scalarJobBytes) {
             return defaults;
         }
-        return CopyEngine.of(defaults.config().withScalarFirstBytes(Long.MAX_VALUE));
+        return CopyEngine.of(defaults.config().withScalarFirstBytes(Long.MAX_VALUE).withParallelism(1));
     }
 
     /** {@return the engine this job's pieces are copied with} */

@@ -72,7 +72,7 @@ class LauncherIT {
     }
 
     @Test
-    void badInputToADataCommandIsOneLineThoughTheJvmLoadsTheIncubatorModule() throws Exception {
+    void badInputToADataCommandIsOneLineWithOrWithoutTheIncubatorModule() throws Exception {
         Path in = dir.resolve("in.npy");
         Npy.write(in, new DenseTensor(DType.F32, List.of(2L), Arena.ofAuto().allocate(8)));
         Result convert = launch("convert", in.toString(), dir.resolve("out.npy").toString(), "--dtype", "f３2");
@@ -80,6 +80,45 @@ class LauncherIT {
         assertTrue(convert.err().contains("(U+FF13 FULLWIDTH DIGIT THREE) is not an ASCII digit"), convert.err());
         assertOneLine(launch("run", dir.resolve("missing.hlo").toString()), "tensorbuf run: ");
         assertOneLine(launch("bench", "--threads", "0"), "tensorbuf bench: ");
+    }
+
+    /**
+     * A small convert starts without the Vector API module and with the JVM's options in the
+     * jar's manifest instead of the command line, from an AOT cache the launcher makes before the
+     * first one: the first run (training included) and the second (from the cache) both transpose
+     * right and say nothing of the cache.
+     */
+    @Test
+    void aSmallConvertRunsFromItsAotCacheWithNoWordOfIt() throws Exception {
+        Path in = dir.resolve("t.npy");
+        var data = Arena.ofAuto().allocate(24);
+        for (int i = 0; i < 6; i++) {
+            data.setAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED, i, i);
+        }
+        Npy.write(in, new DenseTensor(DType.F32, List.of(2L, 3L), data));
+        for (int run = 0; run < 2; run++) {
+            Path out = dir.resolve("t" + run + ".npy");
+            Result r = launch("convert", in.toString(), out.toString(), "--transpose", "1,0", "--quiet");
+            assertEquals(0, r.code(), r.err());
+            assertEquals("", r.err(), "run " + run);
+            byte[] bytes = Files.readAllBytes(out);
+            var floats = java.nio.ByteBuffer.wrap(bytes, (int) Npy.readHeader(out).dataOffset(), 24)
+                    .order(java.nio.ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
+            float[] got = new float[6];
+            floats.get(got);
+            // np.arange(6, dtype=np.float32).reshape(2, 3).T
+            org.junit.jupiter.api.Assertions.assertArrayEquals(new float[] {0, 3, 1, 4, 2, 5}, got, "run " + run);
+        }
+    }
+
+    @Test
+    void theJarsManifestOpensWhatTheLauncherNoLongerOpensOnTheCommandLine() throws Exception {
+        try (var jar = new java.util.jar.JarFile(ROOT.resolve("cli/target/tensorbuf.jar").toFile())) {
+            var main = jar.getManifest().getMainAttributes();
+            assertEquals("ALL-UNNAMED", main.getValue("Enable-Native-Access"));
+            assertEquals(List.of("java.base/jdk.internal.misc", "java.base/java.nio"),
+                    List.of(main.getValue("Add-Opens").split(" ")));
+        }
     }
 
     @Test

@@ -14,6 +14,7 @@ public final class LauncherProbe {
         System.out.println("vector=" + ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent());
         System.out.println("scalarFirstBytes=" + System.getProperty("tensorbuf.copy.scalarFirstBytes"));
         System.out.println("scalarJobBytes=" + System.getProperty("tensorbuf.convert.scalarJobBytes"));
+        System.out.println("copyVector=" + System.getProperty("tensorbuf.copy.vector"));
         System.out.println("nativeAccess=" + LauncherProbe.class.getModule().isNativeAccessEnabled());
         System.out.println("feature=" + Runtime.version().feature());
         String err = System.getenv("PROBE_STDERR");

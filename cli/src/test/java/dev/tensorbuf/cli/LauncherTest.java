@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The {@code tensorbuf} launcher script, run by bash from a copy of the repository root whose
  * {@code cli/target/tensorbuf.jar} is {@link LauncherProbe}: which JVM flags each command gets
  * (the Vector API module for the data-moving commands, the scalar-first byte count for the
- * one-shot ones), that arguments arrive intact, and its two set-up errors.
+ * one-shot ones, no module for a convert of up to 1 GiB of files), that arguments arrive intact,
+ * and its two set-up errors.
  */
 class LauncherTest {
     @TempDir
@@ -46,6 +47,9 @@ class LauncherTest {
         Manifest manifest = new Manifest();
         manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
         manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, LauncherProbe.class.getName());
+        // As the real jar's (LauncherIT checks it): the launcher leaves these to the manifest where it can.
+        manifest.getMainAttributes().putValue("Enable-Native-Access", "ALL-UNNAMED");
+        manifest.getMainAttributes().putValue("Add-Opens", "java.base/jdk.internal.misc java.base/java.nio");
         String entry = LauncherProbe.class.getName().replace('.', '/') + ".class";
         try (OutputStream file = Files.newOutputStream(jar); JarOutputStream out = new JarOutputStream(file, manifest)) {
             out.putNextEntry(new JarEntry(entry));
@@ -133,9 +137,14 @@ class LauncherTest {
             String line = "tensorbuf " + command + ": '３' (U+FF13 FULLWIDTH DIGIT THREE) is not an ASCII digit\n";
             Split r = launchSplit(Map.of("PROBE_STDERR", line), command, "x.npy");
             assertEquals(2, r.code(), command);
-            assertTrue(r.out().contains("vector=true"), r.out());
+            // A small convert starts without the module (no warning to drop); the others with it.
+            assertTrue(r.out().contains(command.equals("convert") ? "vector=false" : "vector=true"), r.out());
             assertEquals(line, r.err(), command);
         }
+        String line = "tensorbuf convert: bad\n";
+        Split large = launchSplit(Map.of("PROBE_STDERR", line), "convert", "model.safetensors.index.json", "out.safetensors");
+        assertTrue(large.out().contains("vector=true"), large.out());
+        assertEquals(line, large.err());
         Split query = launchSplit(Map.of("PROBE_STDERR", "tensorbuf strides: bad\n"), "strides");
         assertEquals(2, query.code());
         assertEquals("tensorbuf strides: bad\n", query.err());
@@ -182,12 +191,52 @@ class LauncherTest {
 
     @Test
     void oneShotDataCommandsGetTheVectorModuleAndScalarFirstBytes() throws Exception {
-        for (String command : List.of("convert", "run")) {
-            Map<String, String> v = launch(command, "in.npy", "--out", "out.npy").values();
-            assertEquals("true", v.get("vector"), command);
-            assertEquals("268435456", v.get("scalarFirstBytes"), command);
-            assertEquals(command + "|in.npy|--out|out.npy", v.get("args"));
+        Map<String, String> v = launch("run", "in.npy", "--out", "out.npy").values();
+        assertEquals("true", v.get("vector"));
+        assertEquals("268435456", v.get("scalarFirstBytes"));
+        assertEquals("null", v.get("copyVector"));
+        assertEquals("run|in.npy|--out|out.npy", v.get("args"));
+    }
+
+    @Test
+    void aConvertOfUpTo1GibOfFilesStartsWithoutTheVectorModuleAndAsksForScalarKernels() throws Exception {
+        Files.write(root.resolve("in.npy"), new byte[4096]);
+        for (String[] args : List.of(new String[] {"convert", "in.npy", "out.npy"}, new String[] {"convert", "missing.npy", "o.npy"})) {
+            Map<String, String> v = launch(args).values();
+            assertEquals("false", v.get("vector"), String.join(" ", args));
+            assertEquals("false", v.get("copyVector"), "else the engine warns that its vector kernels are missing");
+            assertEquals("2147483648", v.get("scalarJobBytes"));
+            assertEquals("true", v.get("nativeAccess"), "from the jar's manifest");
+            assertEquals(String.join("|", args), v.get("args"));
         }
+    }
+
+    @Test
+    void aConvertOfMoreThan1GibOfFilesOrOfAShardedCheckpointGetsTheVectorModule() throws Exception {
+        Path big = root.resolve("big.npy");
+        try (var file = new java.io.RandomAccessFile(big.toFile(), "rw")) {
+            file.setLength((1L << 30) + 1); // sparse: no disk used
+        }
+        Files.write(root.resolve("small.npy"), new byte[16]);
+        List<String[]> large = List.of(new String[] {"convert", "big.npy", "out.npy", "--quiet"},
+                new String[] {"convert", "--transpose", "1,0", big.toString(), "out.npy"},
+                new String[] {"convert", "model.safetensors.index.json", "out.safetensors"});
+        for (String[] args : large) {
+            Map<String, String> v = launch(args).values();
+            assertEquals("true", v.get("vector"), String.join(" ", args));
+            assertEquals("268435456", v.get("scalarFirstBytes"));
+            assertEquals("2147483648", v.get("scalarJobBytes"));
+            assertEquals("null", v.get("copyVector"));
+            assertEquals("true", v.get("nativeAccess"));
+        }
+        Files.write(root.resolve("half.npy"), new byte[1 << 20]);
+        try (var file = new java.io.RandomAccessFile(root.resolve("half.npy").toFile(), "rw")) {
+            file.setLength(1L << 29);
+        }
+        // Two files of 512 MiB and 16 bytes: over 1 GiB only together with a second 512 MiB.
+        assertEquals("false", launch("convert", "half.npy", "small.npy").values().get("vector"));
+        Files.copy(root.resolve("half.npy"), root.resolve("half2.npy"));
+        assertEquals("true", launch("convert", "half.npy", "half2.npy", "small.npy").values().get("vector"));
     }
 
     @Test
@@ -221,16 +270,17 @@ class LauncherTest {
      * The class-data archive: written beside the jar when a run exits, one for the commands with
      * the Vector API module and one for the others (an archive is refused under other module
      * flags), reused while the jar stays, rewritten when the jar is rebuilt, and never a word on
-     * the console.
+     * the console. A convert without the module has an AOT cache instead, made by a training run
+     * before the first one.
      */
     @Test
     void classDataArchivesAreWrittenBesideTheJarReusedAndRenewedWithTheJar() throws Exception {
         Map<String, String> on = Map.of("TENSORBUF_CDS", "1");
         Path vector = root.resolve("cli/target/tensorbuf-vector.jsa");
         Path plain = root.resolve("cli/target/tensorbuf.jsa");
-        Result r = launch(on, true, "convert", "in.npy", "out.npy");
+        Result r = launch(on, true, "run", "m.hlo");
         assertEquals(0, r.code(), r.output());
-        assertEquals("convert|in.npy|out.npy", r.values().get("args"));
+        assertEquals("run|m.hlo", r.values().get("args"));
         assertTrue(Files.size(vector) > 0, "archive written");
         assertFalse(Files.exists(plain));
         assertTrue(r.output().lines().allMatch(l -> l.contains("=") || l.startsWith("WARNING: Using incubator")), r.output());
@@ -242,17 +292,46 @@ class LauncherTest {
         r = launch(on, true, "run", "m.hlo");
         assertEquals(written, Files.getLastModifiedTime(vector), "reused, not rewritten");
         assertEquals("true", r.values().get("vector"));
+
+        r = launch(on, true, "convert", "in.npy", "out.npy");
+        assertEquals(0, r.code(), r.output());
+        assertEquals("convert|in.npy|out.npy", r.values().get("args"), "the training run's output is not the user's");
+        assertEquals(List.of(), r.output().lines().filter(l -> !l.contains("=")).toList(), "not a word of the cache");
+        Path cache = aotCache();
+        FileTime trained = Files.getLastModifiedTime(cache);
+        r = launch(on, true, "convert", "in.npy", "out.npy");
+        assertEquals(trained, Files.getLastModifiedTime(cache), "reused, not made again");
+        assertEquals(List.of(), r.output().lines().filter(l -> !l.contains("=")).toList());
+
         // A rebuilt jar: its classes may differ, so the archive is refused and written anew.
         Path jar = root.resolve("cli/target/tensorbuf.jar");
         Files.setLastModifiedTime(jar, FileTime.from(Instant.now().plusSeconds(5)));
-        r = launch(on, true, "convert", "in.npy", "out.npy");
-        assertEquals("convert|in.npy|out.npy", r.values().get("args"));
+        r = launch(on, true, "run", "m.hlo");
+        assertEquals("run|m.hlo", r.values().get("args"));
         assertTrue(Files.getLastModifiedTime(vector).compareTo(written) > 0, "rewritten for the new jar");
         assertTrue(r.output().lines().allMatch(l -> l.contains("=") || l.startsWith("WARNING: Using incubator")), r.output());
+        r = launch(on, true, "convert", "in.npy", "out.npy");
+        assertEquals("convert|in.npy|out.npy", r.values().get("args"));
+        assertTrue(Files.getLastModifiedTime(aotCache()).compareTo(trained) > 0, "the cache made again for the new jar");
+        Files.delete(aotCache());
+        launch(Map.of("TENSORBUF_CDS", "0"), true, "convert", "in.npy", "out.npy");
+        try (var left = Files.list(root.resolve("cli/target"))) {
+            assertEquals(List.of(), left.filter(p -> p.toString().endsWith(".aot")).toList(), "TENSORBUF_CDS=0: no cache");
+        }
         // TENSORBUF_CDS=0: no archive at all.
         Files.delete(plain);
         launch(Map.of("TENSORBUF_CDS", "0"), true, "layout");
         assertFalse(Files.exists(plain));
+    }
+
+    /** {@return the one AOT cache in cli/target} */
+    private Path aotCache() throws IOException {
+        try (var files = Files.list(root.resolve("cli/target"))) {
+            List<Path> caches = files.filter(p -> p.getFileName().toString().matches("tensorbuf-convert.*\\.aot")).toList();
+            assertEquals(1, caches.size(), caches.toString());
+            assertTrue(Files.size(caches.getFirst()) > 0);
+            return caches.getFirst();
+        }
     }
 
     @Test

@@ -21,14 +21,14 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 
 /** The engine a one-shot job gets from its size, and the bytes a scalar-throughout job writes. */
 class StagedWritesTest {
-    private static final CopyEngine DEFAULTS = CopyEngine.of(CopyEngine.Config.of().withScalarFirstBytes(256L << 20));
+    private static final CopyEngine DEFAULTS = CopyEngine.of(CopyEngine.Config.of().withScalarFirstBytes(256L << 20).withParallelism(4));
 
     @Test
-    void aJobUpToTheLimitRunsScalarThroughoutKeepingTheOtherSettings() {
+    void aJobUpToTheLimitRunsScalarThroughoutOnOneThreadKeepingTheOtherSettings() {
         for (long job : new long[] {0, 1, 411_042_048, 2L << 30}) {
             CopyEngine e = StagedWrites.engineFor(job, 2L << 30, DEFAULTS);
             assertEquals(Long.MAX_VALUE, e.config().scalarFirstBytes(), "job of " + job + " bytes");
-            assertEquals(DEFAULTS.config().withScalarFirstBytes(Long.MAX_VALUE), e.config());
+            assertEquals(DEFAULTS.config().withScalarFirstBytes(Long.MAX_VALUE).withParallelism(1), e.config());
         }
     }
 
