@@ -384,12 +384,15 @@ public final class TensorView {
      * without building a map
      */
     TensorView wholeLayoutOf() {
-        return switch (pending) {
-            case PendingMap.Layout l -> this;
-            case PendingMap.Strided s -> s.whole();
-            case null -> map instanceof ViewMap.Single s && s.wholeLayout() ? this : null;
-            default -> null;
-        };
+        // instanceof, not a pattern switch: this runs for every transpose, and the switch's
+        // bootstrap adds its type test to each call until it is compiled.
+        if (pending instanceof PendingMap.Strided s) {
+            return s.whole();
+        }
+        if (pending instanceof PendingMap.Layout) {
+            return this;
+        }
+        return pending == null && map instanceof ViewMap.Single s && s.wholeLayout() ? this : null;
     }
 
     /** {@return the bytes of the whole layout of a view that {@link #wholeLayoutOf()} names itself} */

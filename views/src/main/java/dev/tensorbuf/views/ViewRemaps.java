@@ -69,7 +69,6 @@ final class ViewRemaps {
             return false;
         }
         long[] out = a.outputDimsArray();
-        boolean[] used = new boolean[out.length];
         for (int j = 0; j < dims.length; j++) {
             int dim = -1;
             for (int i = 0; i < out.length; i++) {
@@ -81,10 +80,15 @@ final class ViewRemaps {
                     dim = i;
                 }
             }
-            if (dim < 0 || used[dim]) {
+            if (dim < 0) {
                 return false;
             }
-            used[dim] = true;
+            // Each earlier input reads one output dim: this one's is taken when one of them reads it.
+            for (int k = 0; k < j; k++) {
+                if (a.coefficient(k, dim) != 0) {
+                    return false;
+                }
+            }
             long c = a.coefficient(j, dim);
             long lo = c > 0 ? a.offset(j) : a.offset(j) - (out[dim] - 1);
             long hi = c > 0 ? a.offset(j) + (out[dim] - 1) : a.offset(j);
