@@ -38,8 +38,16 @@ final class OpViews {
                 long[] composed = ViewRemaps.strides(dims, strides, outputToInput);
                 if (composed != null) {
                     long newBase = ViewRemaps.base(strides, source.base(), outputToInput);
+                    // Strides cannot say whether they read their buffer's whole layout (rows [0, 5)
+                    // of an s4[6,5] read like a whole s4[5,5]); the source knows, and a transpose or
+                    // reverse of it reads all of it again, so it still owns the rest of the last byte.
+                    TensorView whole = source.wholeLayoutOf();
+                    if (whole != null && !ViewRemaps.readsEveryIndexOnce(dims, outputToInput)) {
+                        whole = null;
+                    }
                     return new TensorView(logical, out.clone(), source.access(), source.isHostAccessible(),
-                            source.bufferOrNull(), composed, newBase, null, new PendingMap.Strided());
+                            source.bufferOrNull(), composed, newBase, null,
+                            whole == null ? PendingMap.Strided.PART : new PendingMap.Strided(whole));
                 }
             } catch (ArithmeticException overflow) {
                 return source.remap(outputToInput.toIndexingMap(), out);

@@ -17,11 +17,23 @@ sealed interface PendingMap {
     /** {@return the map of {@code view}, composed now; not simplified} */
     ViewMap build(TensorView view);
 
-    /** The view's own strides: {@code base + sum(strides_i * d_i)} over {@code [0, dims_i)}. */
-    record Strided() implements PendingMap {
+    /**
+     * The view's own strides: {@code base + sum(strides_i * d_i)} over {@code [0, dims_i)}.
+     *
+     * @param whole the view whose whole layout these strides read, every slot of it once (a
+     *     transpose or reverse of it, made by stride arithmetic), so the map owns that layout's
+     *     padding as the view's does ({@link ViewMap.Single#wholeLayout()}); null when they read
+     *     part of a layout or no layout
+     */
+    record Strided(TensorView whole) implements PendingMap {
+        /** Strides that own no slot they do not reach. */
+        static final Strided PART = new Strided(null);
+
         @Override
         public ViewMap build(TensorView view) {
-            return new ViewMap.Single(view.buffer(), Linear.toMap(view.dimsArray(), view.stridesArray(), view.base()));
+            IndexingMap map = Linear.toMap(view.dimsArray(), view.stridesArray(), view.base());
+            return whole == null ? new ViewMap.Single(view.buffer(), map)
+                    : new ViewMap.Single(view.buffer(), map, true, whole.wholeLayoutBytes());
         }
     }
 

@@ -378,6 +378,30 @@ public final class TensorView {
     }
 
     /**
+     * {@return the view whose whole layout this one-buffer view reads, every slot once
+     * ({@link ViewMap.Single#wholeLayout()}), or null}: itself when made from an XLA shape or from
+     * a map so marked, the view its strides were derived from by a transpose or reverse; known
+     * without building a map
+     */
+    TensorView wholeLayoutOf() {
+        // instanceof, not a pattern switch: this runs for every transpose, and the switch's
+        // bootstrap adds its type test to each call until it is compiled.
+        if (pending instanceof PendingMap.Strided s) {
+            return s.whole();
+        }
+        if (pending instanceof PendingMap.Layout) {
+            return this;
+        }
+        return pending == null && map instanceof ViewMap.Single s && s.wholeLayout() ? this : null;
+    }
+
+    /** {@return the bytes of the whole layout of a view that {@link #wholeLayoutOf()} names itself} */
+    long wholeLayoutBytes() {
+        return pending instanceof PendingMap.Layout ? ViewFactory.layoutBytes(shape, buffer)
+                : ((ViewMap.Single) map()).layoutBytes();
+    }
+
+    /**
      * {@return the shape text: XLA's canonical text for a view made from an XLA shape, else type
      * and dims; then the strides when the view has them or its map reads as affine, else the
      * simplified map}

@@ -191,7 +191,7 @@ final class ViewFactory {
             // Inside the buffer by its extreme offsets (minOffset is never negative): the map is
             // built on first need, and the layout is read off the strides, as for an op's view.
             return new TensorView(logical, dims, access, buffer.memorySpace().hostAccessible(), buffer, strides,
-                    layout.offset(), null, new PendingMap.Strided());
+                    layout.offset(), null, PendingMap.Strided.PART);
         }
         // Beyond the buffer (the map's check names the first index out), or empty.
         TensorView view = checked(logical, new ViewMap.Single(buffer, layout.toIndexingMap()), access);

@@ -118,7 +118,7 @@ public sealed interface ViewMap permits ViewMap.Single, ViewMap.Padded, ViewMap.
          * {@return whether {@code outputToThis} maps its whole domain onto {@code bounds} one to
          * one by a signed permutation of the dims: each result {@code d_j} or {@code n - 1 - d_j}}
          */
-        private static boolean readsEveryIndexOnce(IndexingMap outputToThis, List<Interval> bounds) {
+        static boolean readsEveryIndexOnce(IndexingMap outputToThis, List<Interval> bounds) {
             int rank = outputToThis.dims().size();
             List<AffineExpr> results = outputToThis.results();
             if (results.size() != rank || bounds.size() != rank || !outputToThis.constraints().isEmpty()

@@ -53,6 +53,53 @@ final class ViewRemaps {
     }
 
     /**
+     * {@return whether {@code r} reads every index of {@code dims} once by a signed permutation of
+     * the dims (each input {@code d_j} or {@code n - 1 - d_j}): a transpose, a reverse, a slice of
+     * all of it} The same test as {@link ViewMap.Single#remap}'s, by arithmetic on the remap, so a
+     * view made by stride arithmetic keeps the whole-layout mark exactly when a composed one does.
+     */
+    static boolean readsEveryIndexOnce(long[] dims, Remap r) {
+        if (r instanceof Remap.Reshape s) {
+            // Only a reshape to the same dims can be one (as the map says it; its text decides).
+            return Arrays.equals(s.inputDimsArray(), s.outputDimsArray()) && Arrays.equals(s.inputDimsArray(), dims)
+                    && ViewMap.Single.readsEveryIndexOnce(s.toIndexingMap(), s.toIndexingMap().dimBounds());
+        }
+        Remap.Affine a = (Remap.Affine) r;
+        if (a.inputRank() != dims.length || a.outputRank() != dims.length) {
+            return false;
+        }
+        long[] out = a.outputDimsArray();
+        for (int j = 0; j < dims.length; j++) {
+            int dim = -1;
+            for (int i = 0; i < out.length; i++) {
+                long c = a.coefficient(j, i);
+                if (c != 0) {
+                    if (dim >= 0 || Math.abs(c) != 1) {
+                        return false;
+                    }
+                    dim = i;
+                }
+            }
+            if (dim < 0) {
+                return false;
+            }
+            // Each earlier input reads one output dim: this one's is taken when one of them reads it.
+            for (int k = 0; k < j; k++) {
+                if (a.coefficient(k, dim) != 0) {
+                    return false;
+                }
+            }
+            long c = a.coefficient(j, dim);
+            long lo = c > 0 ? a.offset(j) : a.offset(j) - (out[dim] - 1);
+            long hi = c > 0 ? a.offset(j) + (out[dim] - 1) : a.offset(j);
+            if (lo != 0 || hi != dims[j] - 1) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * {@return the strides of a view of {@code dims} and {@code strides} read through {@code r},
      * which stays within it; null for a reshape that merges or splits a group that is not contiguous}
      *

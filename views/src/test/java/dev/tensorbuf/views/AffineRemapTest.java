@@ -93,7 +93,8 @@ class AffineRemapTest {
                 int n = 1 + rnd.nextInt(5);
                 for (int s = 0; s < n && fast.elementCount() > 0; s++) {
                     long[] in = Extents.toArray(fast.dims());
-                    Remap r = rnd.nextInt(3) == 0 ? randomReshape(rnd, in) : randomRemap(rnd, in);
+                    int kind = rnd.nextInt(6);
+                    Remap r = kind < 2 ? randomReshape(rnd, in) : kind == 2 ? signedPermutation(rnd, in) : randomRemap(rnd, in);
                     steps.add(r.toString());
                     String where = "seed " + seed + ", chain " + c + " from " + shape + ": " + steps;
                     TensorView oneStep = fast.remap(r.toIndexingMap(), r.outputDims());
@@ -116,6 +117,12 @@ class AffineRemapTest {
         assertEquals(general.dims(), fast.dims(), where);
         IndexingMap composed = ((ViewMap.Single) general.map()).map();
         IndexingMap lazy = ((ViewMap.Single) fast.map()).map();
+        // Whether the view still reads its buffer's whole layout (so a copy into it zeroes the
+        // slots it does not reach) is not in the map: stride arithmetic must keep it as composing does.
+        assertEquals(((ViewMap.Single) general.map()).wholeLayout(), ((ViewMap.Single) fast.map()).wholeLayout(),
+                where + " whole layout");
+        assertEquals(((ViewMap.Single) general.map()).layoutBytes(), ((ViewMap.Single) fast.map()).layoutBytes(),
+                where + " layout bytes");
         TensorElements.of(fast).forEachIndex(index -> {
             long[] copy = index.clone();
             assertEquals(ElementLocator.locate(general, copy, false), ElementLocator.locate(fast, copy, false),
@@ -175,6 +182,26 @@ class AffineRemapTest {
             count /= f;
         }
         return Remap.Reshape.of(in, Extents.toArray(out));
+    }
+
+    /** A transpose with some dims reversed: it reads every index once, so a whole layout stays whole. */
+    private static Remap.Affine signedPermutation(Random rnd, long[] in) {
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < in.length; i++) {
+            order.add(i);
+        }
+        java.util.Collections.shuffle(order, rnd);
+        long[] out = new long[in.length];
+        long[][] coefficients = new long[in.length][in.length];
+        long[] offsets = new long[in.length];
+        for (int i = 0; i < in.length; i++) {
+            int j = order.get(i);
+            out[i] = in[j];
+            boolean reversed = rnd.nextBoolean();
+            coefficients[j][i] = reversed ? -1 : 1;
+            offsets[j] = reversed ? in[j] - 1 : 0;
+        }
+        return Remap.Affine.of(out, coefficients, offsets);
     }
 
     /**

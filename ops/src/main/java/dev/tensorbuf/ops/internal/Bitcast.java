@@ -57,10 +57,6 @@ public final class Bitcast {
             // A tiled layout recovered from the view's map (made from an XLA shape, a transpose of
             // one, or the same map made another way): its bytes from the layout's first slot.
             source = tiled.get().shape(view.dtype());
-            int bits = view.access().storageBits();
-            if (bits != 8 * view.dtype().byteWidth()) {
-                source = source.withLayout(source.requireLayout().withElementSizeInBits(bits));
-            }
             offset = tiled.get().offset();
         } else {
             Optional<StridedLayout> strided = view.stridedLayout();
@@ -70,6 +66,11 @@ public final class Bitcast {
             source = sourceLayout(view, strided);
             // The untiled source layout puts index 0 at 0: the view's offset there is the layout's.
             offset = strided.orElseThrow().offset();
+        }
+        int bits = view.access().storageBits();
+        if (bits != 8 * view.dtype().byteWidth()) {
+            // A packed sub-byte view keeps its element size: without it, the size counts a byte an element.
+            source = source.withLayout(source.requireLayout().withElementSizeInBits(bits));
         }
         if (view.dtype().bitWidth() != laidOut.dtype().bitWidth()
                 || view.access().storageBits() != storageBits(laidOut)) {
@@ -127,13 +128,7 @@ public final class Bitcast {
                 step *= l.sizes().get(d);
             }
             if (packed) {
-                // A packed sub-byte view keeps its element size: without it, the size counts a byte an element.
-                XlaLayout layout = XlaLayout.of(order);
-                int bits = view.access().storageBits();
-                if (bits != 8 * view.dtype().byteWidth()) {
-                    layout = layout.withElementSizeInBits(bits);
-                }
-                return view.shape().withLayout(layout);
+                return view.shape().withLayout(XlaLayout.of(order));
             }
         }
         throw new IllegalArgumentException("bitcast of " + view + " reads its bytes in place, so it takes a view made"
