@@ -26,13 +26,14 @@ import java.util.Random;
  *     dev.tensorbuf.bench.GgufSideBySide
  * }
  *
- * <p>The order of the cases matters in one JVM: a kernel C2 compiles after other block types ran
- * is slower (Q8_0 -> f32 at 0.5-0.7 of copy after Q6_K -> bf16, 1.3 when first). The Vector API's
- * segment loads and stores go through JDK methods every kernel shares, and C2 learns which segment
- * class a kernel reads from those methods' type profile ({@code -XX:-UseTypeProfile} makes every
- * kernel 4-10 times slower). {@code -XX:TypeProfileLevel=222} (argument and parameter profiles at
- * each call site, so per kernel) gave Q8_0, Q4_0 and Q4_K the same ratios in either order; the
- * first Q6_K -> bf16 of a JVM stayed slow in some runs on a loaded machine.
+ * <p>The order of the cases once mattered in one JVM: a kernel C2 compiled after other block types
+ * ran was up to 2.5 times slower. Two causes, both mended in the kernels: the Vector API's segment
+ * loads and stores go through JDK methods every kernel shares, and C2 took the segment's class
+ * from those methods' type profile, into which the JDK's own fallback for a vector reinterpret
+ * (run before C2 compiles Q6_K's kernel) puts heap segments; the kernels now cast their segments
+ * to the native class themselves ({@code VectorBlocks.NATIVE}). And Q4_0/Q4_K widened 16 codes
+ * with a part-1 {@code convertShape}, a slice whose compiled code varied with what ran before;
+ * they now widen 8 bytes at a time as Q8_0 does. Run the cases in both orders to check.
  */
 public final class GgufSideBySide {
     private static final long OUTPUT_BYTES = 256L << 20;

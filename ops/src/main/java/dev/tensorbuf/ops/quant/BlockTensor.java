@@ -625,7 +625,8 @@ public final class BlockTensor {
             long value = p.skip() + index[r - 1] - p.origin()[r - 1];
             long block = value / type.blockValues();
             float[] one = new float[type.blockValues()];
-            BlockKernels.defaults().dequantize(type, p.buffer().segment(), at + block * type.blockBytes(),
+            // Scalar: one block is no work for vectors, and heap memory stays out of the vector kernels.
+            BlockKernels.of(false).dequantize(type, p.buffer().segment(), at + block * type.blockBytes(),
                     MemorySegment.ofArray(one), 0, 1);
             return one[(int) (value - block * type.blockValues())];
         }

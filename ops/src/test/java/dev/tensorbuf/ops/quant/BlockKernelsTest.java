@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.quant;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,6 +17,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
@@ -144,9 +146,18 @@ class BlockKernelsTest {
                                 got, Float.intBitsToFloat(got), ref, Float.intBitsToFloat(ref)));
                     }
                 }
+                // Heap memory (a user's arrays) reaches the vector kernels through native copies: the same bits.
+                byte[] heapOut = new byte[expected.length + 4];
+                kernels.dequantize(type, MemorySegment.ofArray(blocks), 0, MemorySegment.ofArray(heapOut), 4, n);
+                assertArrayEquals(expected, Arrays.copyOfRange(heapOut, 4, heapOut.length), kernels + " " + type
+                        + " from and into heap memory");
                 if (kernels.dequantizesToBf16(type)) {
                     MemorySegment bf16 = arena.allocate(expected.length / 2 + 2);
                     kernels.dequantizeBf16(type, src, 3, bf16, 2, n);
+                    byte[] heapBf16 = new byte[expected.length / 2 + 2];
+                    kernels.dequantizeBf16(type, MemorySegment.ofArray(blocks), 0, MemorySegment.ofArray(heapBf16), 2, n);
+                    assertArrayEquals(bf16.asSlice(2).toArray(ValueLayout.JAVA_BYTE), Arrays.copyOfRange(heapBf16, 2,
+                            heapBf16.length), kernels + " " + type + " -> bf16 from and into heap memory");
                     for (long i = 0; i < expected.length / 4; i++) {
                         short got = bf16.get(I16, 2 + 2 * i);
                         short ref = bf16(want.get(I32, 4 * i));
@@ -216,6 +227,9 @@ class BlockKernelsTest {
                 MemorySegment out = arena.allocate(expected.length + 1);
                 kernels.quantize(type, from, src, 1, out, 1, n);
                 byte[] got = out.asSlice(1).toArray(ValueLayout.JAVA_BYTE);
+                byte[] heapOut = new byte[expected.length];
+                kernels.quantize(type, from, MemorySegment.ofArray(input), 0, MemorySegment.ofArray(heapOut), 0, n);
+                assertArrayEquals(got, heapOut, kernels + " " + type + " from " + from + " in heap memory");
                 for (int i = 0; i < got.length; i++) {
                     if (got[i] != expected[i]) {
                         throw new AssertionError(String.format("%s %s from %s: byte %d (block %d, byte %d): got 0x%02x,"

@@ -124,6 +124,107 @@ class BlockPlanTest {
         }
     }
 
+    /**
+     * Destinations the planner's dequantize steps cannot address (a view over two buffers cut
+     * inside a block, a reshape of a transpose, s4 packed two to a byte) take the route through
+     * rows of f32; their bytes are gguf-py's f32 copied by the engine into the same destination.
+     */
+    @ParameterizedTest
+    @EnumSource(value = BlockType.class, names = {"Q8_0", "Q4_0", "Q4_K", "Q6_K", "Q5_K", "IQ4_XS"})
+    void destinationsWithNoLoopFormAreGgufPysValuesToo(BlockType type) throws IOException {
+        byte[] blocks = resource(type + ".blocks");
+        byte[] values = resource(type + ".f32");
+        int bv = type.blockValues();
+        long n = blocks.length / type.blockBytes();
+        long perRow = n >= 4 ? 2 : 1;
+        long rows = n / perRow;
+        long cols = perRow * bv;
+        BlockTensor q = BlockTensor.of(buffer(blocks), type, rows, cols);
+        TensorView reference = TensorView.of(buffer(values), ArrayShape.of(DType.F32, rows, cols));
+        long cut = bv / 2 + 3;
+        for (String dtype : List.of("f32", "bf16")) {
+            assertNoLoopForm(reference, q, () -> {
+                // Two buffers, the second column-major: each row's values go to both, split inside a block.
+                TensorView left = TensorView.of(arena.allocate(4 * rows * cut), String.format("%s[%d,%d]{1,0}", dtype, rows, cut));
+                TensorView right = TensorView.of(arena.allocate(4 * rows * (cols - cut)),
+                        String.format("%s[%d,%d]{0,1}", dtype, rows, cols - cut));
+                return new Object[] {Ops.concatenate(1, left, right), List.of(left.buffer(), right.buffer())};
+            });
+            assertNoLoopForm(reference, q, () -> {
+                // [2 rows, cols / 2] transposed, then read as [rows, cols]: a permutation no strides give.
+                TensorView base = TensorView.of(arena.allocate(4 * rows * cols),
+                        String.format("%s[%d,%d]{1,0}", dtype, 2 * rows, cols / 2));
+                return new Object[] {Ops.reshape(Ops.transpose(base, 1, 0), rows, cols), List.of(base.buffer())};
+            });
+        }
+    }
+
+    @Test
+    void aPackedS4DestinationTakesTheRouteThroughRows() {
+        // Q4_0 blocks of scale 1: value j of a block is (nibble - 8), low nibbles of bytes 0-15 then
+        // high ones (ggml's layout), so every value is exact and within s4's [-8, 7].
+        long rows = 6;
+        long cols = 96;
+        Random random = new Random(4);
+        MemoryBuffer bytes = arena.allocate(BlockType.Q4_0.byteSize(rows * cols));
+        MemoryBuffer f32 = arena.allocate(4 * rows * cols);
+        for (long b = 0; b < rows * cols / 32; b++) {
+            long at = 18 * b;
+            bytes.segment().set(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), at, Float.floatToFloat16(1f));
+            for (int j = 0; j < 16; j++) {
+                byte code = (byte) random.nextInt();
+                bytes.segment().set(ValueLayout.JAVA_BYTE, at + 2 + j, code);
+                f32.segment().setAtIndex(ValueLayout.JAVA_FLOAT, 32 * b + j, (code & 0xF) - 8);
+                f32.segment().setAtIndex(ValueLayout.JAVA_FLOAT, 32 * b + 16 + j, ((code >> 4) & 0xF) - 8);
+            }
+        }
+        BlockTensor q = BlockTensor.of(bytes, BlockType.Q4_0, rows, cols);
+        TensorView reference = TensorView.of(f32, ArrayShape.of(DType.F32, rows, cols));
+        // Whole, and from inside the first block of each row.
+        for (long from : new long[] {0, 5}) {
+            TensorView expected = Ops.slice(reference, new long[] {0, from}, new long[] {rows, cols}, new long[] {1, 1});
+            String s = String.format("s4[%d,%d]{1,0:E(4)}", rows, cols - from);
+            assertNoLoopForm(expected, q.slice(1, from, cols), () -> {
+                TensorView packed = TensorView.of(arena.allocate(ArrayShape.parse(s).arraySize()), s);
+                return new Object[] {packed, List.of(packed.buffer())};
+            });
+        }
+    }
+
+    /**
+     * Dequantizes {@code q} with every engine into a destination {@code make} gives (the view and
+     * its buffers) and compares all the buffers' bytes with {@code expected} copied by the engine
+     * into another; the plan must say it takes the route through rows.
+     */
+    @SuppressWarnings("unchecked")
+    private void assertNoLoopForm(TensorView expected, BlockTensor q, java.util.function.Supplier<Object[]> make) {
+        Object[] want = make.get();
+        for (MemoryBuffer b : (List<MemoryBuffer>) want[1]) {
+            b.segment().fill((byte) 0x5a);
+        }
+        CopyEngine.of(1).copy(expected, (TensorView) want[0]);
+        String route = q.explain((TensorView) want[0]).toString();
+        assertTrue(route.contains("no loop form"), route);
+        for (CopyEngine engine : ENGINES) {
+            Object[] got = make.get();
+            for (MemoryBuffer b : (List<MemoryBuffer>) got[1]) {
+                b.segment().fill((byte) 0x5a);
+            }
+            q.dequantize((TensorView) got[0], engine);
+            List<MemoryBuffer> w = (List<MemoryBuffer>) want[1];
+            List<MemoryBuffer> g = (List<MemoryBuffer>) got[1];
+            for (int k = 0; k < w.size(); k++) {
+                long at = w.get(k).segment().mismatch(g.get(k).segment());
+                if (at >= 0) {
+                    throw new AssertionError(q + " into " + want[0] + " with " + engine.parallelism() + " threads"
+                            + (engine.vectorKernels() ? "" : ", scalar") + ": buffer " + k + " byte " + at + " is "
+                            + g.get(k).segment().get(ValueLayout.JAVA_BYTE, at) + ", the engine's copy of gguf-py's f32 has "
+                            + w.get(k).segment().get(ValueLayout.JAVA_BYTE, at) + "\n" + route);
+                }
+            }
+        }
+    }
+
     /** Random Q4_0 blocks with finite scales, {@code rows} rows of {@code cols} values, and their f32 by the block kernels. */
     private Object[] randomQ4_0(long rows, long cols, long seed) {
         BlockType type = BlockType.Q4_0;

@@ -5,10 +5,12 @@ import dev.tensorbuf.ops.quant.internal.ScalarBlocks;
 import dev.tensorbuf.ops.quant.internal.VectorBlocks;
 import dev.tensorbuf.views.BlockType;
 import dev.tensorbuf.views.DType;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.Objects;
+import java.util.function.BiConsumer;
 
 /**
  * Dequantization of ggml blocks to f32 and quantization of f32, f16 and bf16 to Q8_0 and Q4_0, from segment to
@@ -17,7 +19,9 @@ import java.util.Objects;
  * products). Q8_0, Q4_0, Q4_K and Q6_K have Vector API kernels, as do both quantizers, and Q6_K one straight
  * to bf16 ({@link #dequantizeBf16}); the other types, and every type
  * when {@code jdk.incubator.vector} is not in the boot layer or {@code vector} is false, run
- * scalar loops that give the same bits. Floats are little-endian; blocks are ggml's layout.
+ * scalar loops that give the same bits. Floats are little-endian; blocks are ggml's layout. The
+ * vector kernels see native memory only (mapped files included): heap segments are copied through
+ * native memory first, so a kernel's compiled speed does not depend on what memory ran before it.
  * {@snippet :
  * // One Q8_0 block: scale 0.5 (f16 0x3800), codes 0, 1, -2, 3, ...
  * MemorySegment block = ...;                         // 34 bytes
@@ -38,6 +42,7 @@ public final class BlockKernels {
     private static final BlockKernels SCALAR = new BlockKernels(false);
 
     private static final ValueLayout.OfShort HALF = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private final boolean vector;
 
@@ -86,6 +91,11 @@ public final class BlockKernels {
                     .filter(BlockType::hasReference).toList() + ")");
         }
         checkRanges(type, src, srcOffset, (long) type.blockBytes(), dst, dstOffset, 4L * type.blockValues(), blocks);
+        if (vector && hasVectorKernel(type) && !(src.isNative() && dst.isNative())) {
+            throughNative(src, srcOffset, blocks * type.blockBytes(), dst, dstOffset, 4L * blocks * type.blockValues(),
+                    (in, out) -> dequantize(type, in, 0, out, 0, blocks));
+            return;
+        }
         switch (type) {
             case Q8_0 -> {
                 if (vector) {
@@ -167,7 +177,12 @@ public final class BlockKernels {
             throw new IllegalArgumentException(this + " cannot dequantize " + type + " straight to bf16: dequantize to f32");
         }
         checkRanges(type, src, srcOffset, (long) type.blockBytes(), dst, dstOffset, 2L * type.blockValues(), blocks);
-        VectorBlocks.q6_KBf16(src, srcOffset, dst, dstOffset, blocks);
+        if (src.isNative() && dst.isNative()) {
+            VectorBlocks.q6_KBf16(src, srcOffset, dst, dstOffset, blocks);
+        } else {
+            throughNative(src, srcOffset, blocks * type.blockBytes(), dst, dstOffset, 2L * blocks * type.blockValues(),
+                    (in, out) -> VectorBlocks.q6_KBf16(in, 0, out, 0, blocks));
+        }
     }
 
     /**
@@ -212,30 +227,36 @@ public final class BlockKernels {
             quantizeF32(type, src, srcOffset, dst, dstOffset, blocks);
             return;
         }
-        // Widened a chunk at a time into heap floats: small enough to stay in cache, large enough
-        // that the kernel's loop runs long.
+        // Widened a chunk at a time: small enough to stay in cache, large enough that the kernel's
+        // loop runs long; native, as the vector kernels read native memory only (VectorBlocks.NATIVE).
         int chunkBlocks = 64;
         short[] halves = new short[chunkBlocks * type.blockValues()];
-        float[] floats = new float[halves.length];
-        MemorySegment widened = MemorySegment.ofArray(floats);
-        for (long done = 0; done < blocks; done += chunkBlocks) {
-            int n = (int) Math.min(chunkBlocks, blocks - done);
-            int values = n * type.blockValues();
-            MemorySegment.copy(src, HALF, srcOffset + 2 * done * type.blockValues(), halves, 0, values);
-            if (from == DType.F16) {
-                for (int i = 0; i < values; i++) {
-                    floats[i] = Float.float16ToFloat(halves[i]);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment widened = arena.allocate(4L * halves.length, 64);
+            for (long done = 0; done < blocks; done += chunkBlocks) {
+                int n = (int) Math.min(chunkBlocks, blocks - done);
+                int values = n * type.blockValues();
+                MemorySegment.copy(src, HALF, srcOffset + 2 * done * type.blockValues(), halves, 0, values);
+                if (from == DType.F16) {
+                    for (int i = 0; i < values; i++) {
+                        widened.setAtIndex(F32, i, Float.float16ToFloat(halves[i]));
+                    }
+                } else {
+                    for (int i = 0; i < values; i++) {
+                        widened.setAtIndex(F32, i, Float.intBitsToFloat(halves[i] << 16));
+                    }
                 }
-            } else {
-                for (int i = 0; i < values; i++) {
-                    floats[i] = Float.intBitsToFloat(halves[i] << 16);
-                }
+                quantizeF32(type, widened, 0, dst, dstOffset + done * type.blockBytes(), n);
             }
-            quantizeF32(type, widened, 0, dst, dstOffset + done * type.blockBytes(), n);
         }
     }
 
     private void quantizeF32(BlockType type, MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long blocks) {
+        if (vector && !(src.isNative() && dst.isNative())) {
+            throughNative(src, srcOffset, 4L * blocks * type.blockValues(), dst, dstOffset, blocks * type.blockBytes(),
+                    (in, out) -> quantizeF32(type, in, 0, out, 0, blocks));
+            return;
+        }
         if (type == BlockType.Q8_0) {
             if (vector) {
                 VectorBlocks.quantizeQ8_0(src, srcOffset, dst, dstOffset, blocks);
@@ -246,6 +267,29 @@ public final class BlockKernels {
             VectorBlocks.quantizeQ4_0(src, srcOffset, dst, dstOffset, blocks);
         } else {
             ScalarBlocks.quantizeQ4_0(src, srcOffset, dst, dstOffset, blocks);
+        }
+    }
+
+    /** {@return whether the Vector API kernels take {@code type}: the others are scalar whatever the kernels} */
+    private static boolean hasVectorKernel(BlockType type) {
+        return type == BlockType.Q8_0 || type == BlockType.Q4_0 || type == BlockType.Q4_K || type == BlockType.Q6_K;
+    }
+
+    /**
+     * Runs {@code kernel} from a native copy of {@code srcBytes} at {@code srcOffset} of
+     * {@code src} into native memory of {@code dstBytes}, then copies that to {@code dstOffset}
+     * of {@code dst}: heap memory (a user's array) never reaches the vector kernels, whose speed
+     * would otherwise depend on whether heap memory went through them first
+     * ({@link VectorBlocks#NATIVE}).
+     */
+    private static void throughNative(MemorySegment src, long srcOffset, long srcBytes, MemorySegment dst, long dstOffset,
+                                      long dstBytes, BiConsumer<MemorySegment, MemorySegment> kernel) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment in = arena.allocate(srcBytes, 64);
+            MemorySegment out = arena.allocate(dstBytes, 64);
+            MemorySegment.copy(src, srcOffset, in, 0, srcBytes);
+            kernel.accept(in, out);
+            MemorySegment.copy(out, 0, dst, dstOffset, dstBytes);
         }
     }
 

@@ -12,14 +12,13 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * Vector API dequantization of the types most GGUF weights use (Q8_0, Q4_0, Q4_K, Q6_K): the
- * codes of 16 bytes at a time unpacked in byte lanes, widened to two 8-lane f32 vectors, then a
+ * codes of 8 bytes at a time unpacked in byte lanes, each widened to an 8-lane f32 vector, then a
  * product and (K-quants with mins) a separate difference, as {@link ScalarBlocks} does per value,
  * so both give the same bits (Q6_K gathers a block's codes first and also writes bf16 itself:
  * {@link #q6_KBf16}). Loaded only when {@code jdk.incubator.vector} is in the boot layer.
  */
 public final class VectorBlocks {
     private static final VectorSpecies<Byte> B64 = ByteVector.SPECIES_64;
-    private static final VectorSpecies<Byte> B128 = ByteVector.SPECIES_128;
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_256;
     private static final VectorSpecies<Integer> I = IntVector.SPECIES_256;
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
@@ -33,10 +32,25 @@ public final class VectorBlocks {
     private static final VectorSpecies<Byte> BW = VectorSpecies.of(byte.class, VectorShape.forBitSize(FW.length() * 8));
     private static final VectorSpecies<Short> SW = VectorSpecies.of(short.class, VectorShape.forBitSize(FW.length() * 16));
 
+    /**
+     * The class of native segments, mapped ones included (a subclass that inherits how they are
+     * read). Every kernel casts its segments to it first, so C2 knows them native from our code
+     * and not from the type profile of the JDK methods all Vector API segment loads and stores go
+     * through: that profile is the JVM's, and the JDK's own fallback for a vector reinterpret
+     * ({@code AbstractVector.defaultReinterpret}, run before C2 compiles a kernel that uses one)
+     * stores into a heap segment through it. With a heap segment in that profile, a kernel C2
+     * compiled afterwards ran at half speed (Q8_0 -> f32 at 0.5 of {@code MemorySegment.copy}
+     * after Q6_K -> bf16 had run, 1.2 before). {@link BlockKernels} gives these kernels native
+     * segments only.
+     */
+    static final Class<? extends MemorySegment> NATIVE = MemorySegment.NULL.getClass();
+
     private VectorBlocks() {
     }
 
     public static void q8_0(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        s = NATIVE.cast(s);
+        d = NATIVE.cast(d);
         for (long b = 0; b < blocks; b++, so += 34, dOff += 128) {
             float scale = ScalarBlocks.f16(s, so);
             for (int k = 0; k < 4; k++) {
@@ -46,38 +60,47 @@ public final class VectorBlocks {
         }
     }
 
-    /** Stores 16 byte codes as floats {@code code * scale}. */
-    private static void store16(ByteVector codes, float scale, MemorySegment d, long at) {
-        ((FloatVector) codes.convertShape(VectorOperators.B2F, F, 0)).mul(scale).intoMemorySegment(d, at, LE);
-        ((FloatVector) codes.convertShape(VectorOperators.B2F, F, 1)).mul(scale).intoMemorySegment(d, at + 32, LE);
-    }
-
-    /** Stores 16 byte codes as floats {@code code * scale - min}. */
-    private static void store16(ByteVector codes, float scale, float min, MemorySegment d, long at) {
-        ((FloatVector) codes.convertShape(VectorOperators.B2F, F, 0)).mul(scale).sub(min).intoMemorySegment(d, at, LE);
-        ((FloatVector) codes.convertShape(VectorOperators.B2F, F, 1)).mul(scale).sub(min).intoMemorySegment(d, at + 32, LE);
-    }
-
+    /*
+     * Q4_0 and Q4_K read 8 bytes at a time, each widened in one part-0 convert as Q8_0's are: a
+     * part-1 convert of 16 bytes is a slice (an iota shuffle, a compare, a blend) before the cast,
+     * whose compiled code varied with the JIT's order (Q4_K at 0.5-1.0 of MemorySegment.copy
+     * after Q4_0, from run to run of the same order). No helper takes a vector, so none is boxed
+     * where C2 does not inline it.
+     */
     public static void q4_0(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        s = NATIVE.cast(s);
+        d = NATIVE.cast(d);
         for (long b = 0; b < blocks; b++, so += 18, dOff += 128) {
             float scale = ScalarBlocks.f16(s, so);
-            ByteVector v = ByteVector.fromMemorySegment(B128, s, so + 2, LE);
-            store16(v.and((byte) 0xF).sub((byte) 8), scale, d, dOff);
-            store16(v.lanewise(VectorOperators.LSHR, 4).sub((byte) 8), scale, d, dOff + 64);
+            for (int k = 0; k < 2; k++) {
+                ByteVector v = ByteVector.fromMemorySegment(B64, s, so + 2 + 8 * k, LE);
+                ((FloatVector) v.and((byte) 0xF).sub((byte) 8).convertShape(VectorOperators.B2F, F, 0)).mul(scale)
+                        .intoMemorySegment(d, dOff + 32L * k, LE);
+                ((FloatVector) v.lanewise(VectorOperators.LSHR, 4).sub((byte) 8).convertShape(VectorOperators.B2F, F, 0))
+                        .mul(scale).intoMemorySegment(d, dOff + 64 + 32L * k, LE);
+            }
         }
     }
 
     public static void q4_K(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        s = NATIVE.cast(s);
+        d = NATIVE.cast(d);
         float[] sc = new float[8];
         float[] mn = new float[8];
         for (long b = 0; b < blocks; b++, so += 144, dOff += 1024) {
             ScalarBlocks.scaleMin(s, so + 4, ScalarBlocks.f16(s, so), ScalarBlocks.f16(s, so + 2), sc, mn);
             for (int c = 0; c < 4; c++) {
-                for (int half = 0; half < 2; half++) {
-                    ByteVector v = ByteVector.fromMemorySegment(B128, s, so + 16 + 32 * c + 16 * half, LE);
-                    long at = dOff + 4L * (64 * c + 16 * half);
-                    store16(v.and((byte) 0xF), sc[2 * c], mn[2 * c], d, at);
-                    store16(v.lanewise(VectorOperators.LSHR, 4), sc[2 * c + 1], mn[2 * c + 1], d, at + 128);
+                float lowScale = sc[2 * c];
+                float lowMin = mn[2 * c];
+                float highScale = sc[2 * c + 1];
+                float highMin = mn[2 * c + 1];
+                for (int k = 0; k < 4; k++) {
+                    ByteVector v = ByteVector.fromMemorySegment(B64, s, so + 16 + 32 * c + 8 * k, LE);
+                    long at = dOff + 4L * (64 * c + 8 * k);
+                    ((FloatVector) v.and((byte) 0xF).convertShape(VectorOperators.B2F, F, 0)).mul(lowScale).sub(lowMin)
+                            .intoMemorySegment(d, at, LE);
+                    ((FloatVector) v.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.B2F, F, 0))
+                            .mul(highScale).sub(highMin).intoMemorySegment(d, at + 128, LE);
                 }
             }
         }
@@ -88,6 +111,8 @@ public final class VectorBlocks {
      * widened a whole vector at a time; see {@link #q6_KBf16} for why.
      */
     public static void q6_K(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        s = NATIVE.cast(s);
+        d = NATIVE.cast(d);
         byte[] q = new byte[256];
         float[] dl = new float[16];
         for (long b = 0; b < blocks; b++, so += 210, dOff += 1024) {
@@ -116,6 +141,8 @@ public final class VectorBlocks {
      * of the bf16 bytes.
      */
     public static void q6_KBf16(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        s = NATIVE.cast(s);
+        d = NATIVE.cast(d);
         byte[] q = new byte[256];
         float[] dl = new float[16];
         for (long b = 0; b < blocks; b++, so += 210, dOff += 512) {
@@ -187,6 +214,8 @@ public final class VectorBlocks {
      * {@code floor(2 f)} of a fraction {@code f} in [0, 1) is 1 exactly when {@code f >= 0.5}.
      */
     public static void quantizeQ8_0(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        s = NATIVE.cast(s);
+        d = NATIVE.cast(d);
         for (long b = 0; b < blocks; b++, so += 128, dOff += 34) {
             FloatVector x0 = FloatVector.fromMemorySegment(F, s, so, LE);
             FloatVector x1 = FloatVector.fromMemorySegment(F, s, so + 32, LE);
@@ -220,6 +249,8 @@ public final class VectorBlocks {
      * magnitude is the block's largest (or its first NaN, as NumPy's {@code argmax} picks), over -8.
      */
     public static void quantizeQ4_0(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        s = NATIVE.cast(s);
+        d = NATIVE.cast(d);
         for (long b = 0; b < blocks; b++, so += 128, dOff += 18) {
             FloatVector x0 = FloatVector.fromMemorySegment(F, s, so, LE);
             FloatVector x1 = FloatVector.fromMemorySegment(F, s, so + 32, LE);
