@@ -247,7 +247,7 @@ class ExprSimplifierTest {
 
     // ---- brute force: the simplified expression is the same function, and no larger ----
 
-    private static int divisions(AffineExpr e) {
+    static int divisions(AffineExpr e) {
         int[] n = {e instanceof FloorDiv || e instanceof CeilDiv || e instanceof Mod ? 1 : 0};
         Exprs.withOperands(e, x -> {
             n[0] += divisions(x);
@@ -256,7 +256,7 @@ class ExprSimplifierTest {
         return n[0];
     }
 
-    private static int variables(AffineExpr e) {
+    static int variables(AffineExpr e) {
         if (e instanceof Dim || e instanceof AffineExpr.Sym || e instanceof AffineExpr.Rt) {
             return 1;
         }
