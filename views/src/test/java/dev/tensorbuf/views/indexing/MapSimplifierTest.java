@@ -49,7 +49,12 @@ class MapSimplifierTest {
             (d0, d1) -> (d0, d1), domain: d0 in [0, 9999], d1 in [0, 9999], (d0 + d1) floordiv 3 in [10, 1099511627776] | (d0, d1) -> (d0, d1), domain: d0 in [0, 9999], d1 in [0, 9999], (d0 + d1) / 3 in [10, 1099511627776]
             (d0, d1) -> (d0, d1), domain: d0 in [0, 9999], d1 in [0, 9999], (d0 + d1) floordiv 3 in [-1099511627775, 100] | (d0, d1) -> (d0, d1), domain: d0 in [0, 9999], d1 in [0, 9999], d0 + d1 in [-3298534883325, 302]
             (d0, d1) -> (d0, d1), domain: d0 in [0, 9999], d1 in [0, 9999], (d0 + d1) floordiv 3 in [-1099511627776, 100] | (d0, d1) -> (d0, d1), domain: d0 in [0, 9999], d1 in [0, 9999], (d0 + d1) / 3 in [-1099511627776, 100]
+            (d0) -> (d0), domain: d0 in [0, 99], d0 floordiv 3 in [-9223372036854775808, 5] | (d0) -> (d0), domain: d0 in [0, 99], d0 / 3 in [-9223372036854775808, 5]
+            (d0) -> (d0), domain: d0 in [0, 99], d0 * 3 + 1 in [4, 20] | (d0) -> (d0), domain: d0 in [1, 6]
             # g * e + r in [g * a, g * b + g - 1] with r in [0, g - 1] is e in [a, b]
+            (d0, d1) -> (d0, d1), domain: d0 in [0, 99], d1 in [0, 3], d0 * 4 + d1 + 2 in [10, 25] | (d0, d1) -> (d0, d1), domain: d0 in [2, 5], d1 in [0, 3]
+            (d0, d1) -> (d0, d1), domain: d0 in [0, 99], d1 in [0, 1], d0 * 2 + d1 in [0, 1] | (d0, d1) -> (0, d1), domain: d0 in [0, 0], d1 in [0, 1]
+            (d0, d1) -> (d0, d1), domain: d0 in [0, 99], d1 in [0, 1], d0 * 2 + d1 in [2, 3] | (d0, d1) -> (1, d1), domain: d0 in [1, 1], d1 in [0, 1]
             (d0, d1) -> (d0, d1), domain: d0 in [0, 99], d1 in [0, 3], d0 * 4 + d1 in [8, 23] | (d0, d1) -> (d0, d1), domain: d0 in [2, 5], d1 in [0, 3]
             (d0, d1) -> (d0, d1), domain: d0 in [0, 99], d1 in [0, 3], d0 * -4 + d1 in [-24, -13] | (d0, d1) -> (d0, d1), domain: d0 in [4, 6], d1 in [0, 3]
             (d0, d1, d2) -> (d0, d1), domain: d0 in [0, 99], d1 in [0, 99], d2 in [0, 1], d0 * 4 + d1 * 2 + d2 in [8, 23] | (d0, d1, d2) -> (d0, d1), domain: d0 in [0, 99], d1 in [0, 99], d2 in [0, 1], d0 * 2 + d1 in [4, 11]
@@ -65,7 +70,17 @@ class MapSimplifierTest {
             (d0) -> (d0), domain: d0 in [0, 9999999], d0 mod 1048576 in [1, 1], d0 mod 3 in [1, 1] | (d0) -> (d0), domain: d0 in [1, 9437185], d0 mod 1048576 in [1, 1], d0 mod 3 in [1, 1]
             (d0) -> (d0), domain: d0 in [0, 99], d0 mod 4 in [1, 2], d0 mod 6 in [3, 3] | (d0) -> (d0), domain: d0 in [9, 93], d0 mod 4 in [1, 2], d0 mod 6 in [3, 3]
             (d0, d1) -> (d0, d1), domain: d0 in [0, 99], d1 in [0, 99], d0 mod 4 in [1, 1], d1 mod 6 in [3, 3] | (d0, d1) -> (d0, d1), domain: d0 in [1, 97], d1 in [3, 99], d0 mod 4 in [1, 1], d1 mod 6 in [3, 3]
+            (d0) -> (d0), domain: d0 in [0, 9999999], d0 mod 1048576 in [1, 1], d0 mod 524288 in [1, 1] | (d0) -> (d0), domain: d0 in [1, 9437185], d0 mod 1048576 in [1, 1]
+            (d0) -> (d0), domain: d0 in [0, 9999999], d0 mod 1048576 in [1, 1], d0 mod 2097152 in [1, 1] | (d0) -> (d0), domain: d0 in [1, 8388609], d0 mod 1048576 in [1, 1], d0 mod 2097152 in [1, 1]
+            (d0) -> (d0), domain: d0 in [0, 99], d0 mod 6 in [3, 3], d0 mod 4 in [1, 1] | (d0) -> (d0), domain: d0 in [9, 93], d0 mod 12 in [9, 9]
+            (d0)[s0] -> (d0, s0), domain: d0 in [0, 99], s0 in [0, 99], s0 mod 4 in [1, 1], s0 mod 6 in [3, 3] | (d0)[s0] -> (d0, s0), domain: d0 in [0, 99], s0 in [9, 93], s0 mod 12 in [9, 9]
+            (d0)[s0] -> (d0), domain: d0 in [0, 99], s0 in [0, 99], d0 mod 4 in [1, 1], s0 mod 4 in [1, 1] | (d0)[s0] -> (d0), domain: d0 in [1, 97], s0 in [1, 97], d0 mod 4 in [1, 1], s0 mod 4 in [1, 1]
             # v mod m in [a, b] moves v's bounds to the nearest allowed values
+            (d0) -> (d0), domain: d0 in [4, 99], d0 mod 8 in [2, 3] | (d0) -> (d0), domain: d0 in [10, 99], d0 mod 8 in [2, 3]
+            (d0) -> (d0), domain: d0 in [0, 93], d0 mod 8 in [2, 3] | (d0) -> (d0), domain: d0 in [2, 91], d0 mod 8 in [2, 3]
+            (d0) -> (d0), domain: d0 in [0, 92], d0 mod 8 in [6, 7] | (d0) -> (d0), domain: d0 in [6, 87], d0 mod 8 in [6, 7]
+            (d0) -> (d0), domain: d0 in [0, 99], (d0 * 2) mod 8 in [2, 2] | (d0) -> (d0), domain: d0 in [1, 97], d0 mod 4 in [1, 1]
+            (d0) -> (d0), domain: d0 in [0, 9223372036854775807], d0 mod 8 in [2, 3] | (d0) -> (d0), domain: d0 in [0, 9223372036854775807], d0 mod 8 in [2, 3]
             (d0) -> (d0), domain: d0 in [0, 99], d0 mod 8 in [2, 5] | (d0) -> (d0), domain: d0 in [2, 99], d0 mod 8 in [2, 5]
             (d0) -> (d0), domain: d0 in [3, 99], d0 mod 8 in [0, 0] | (d0) -> (d0), domain: d0 in [8, 96], d0 mod 8 in [0, 0]
             (d0) -> (d0), domain: d0 in [5, 99], d0 mod 8 in [2, 3] | (d0) -> (d0), domain: d0 in [10, 99], d0 mod 8 in [2, 3]
@@ -122,6 +137,21 @@ class MapSimplifierTest {
         assertSame(empty, empty.simplify());
         IndexingMap undefined = IndexingMap.undefined();
         assertSame(undefined, undefined.simplify());
+    }
+
+    /** A constraint that may overflow over the bounds is still rewritten: its rewrites only shrink it. */
+    @Test
+    void constraintsThatMayOverflowAreRewrittenToo() {
+        IndexingMap sum = IndexingMap.parse("(d0) -> (d0), domain: d0 in [0, 4611686018427387904], d0 * 4 + 8 in [16, 400]");
+        assertEquals("(d0) -> (d0), domain: d0 in [2, 98]", sum.simplify().toString());
+        IndexingMap product = IndexingMap.parse("(d0) -> (d0), domain: d0 in [0, 4611686018427387904],"
+                + " (d0 + 8) * 4 in [36, 400]");
+        assertEquals("(d0) -> (d0), domain: d0 in [1, 92]", product.simplify().toString());
+        for (long d0 = 0; d0 <= 100; d0++) {
+            long[] at = {d0};
+            assertEquals(sum.contains(at, new long[0], new long[0]), d0 >= 2 && d0 <= 98);
+            assertEquals(product.contains(at, new long[0], new long[0]), d0 >= 1 && d0 <= 92);
+        }
     }
 
     @Test
