@@ -138,6 +138,12 @@ class ExprSimplifierTest {
             (d0) -> (d0 mod 3 + ((d0 floordiv 3) mod 3) * 3 + (d0 floordiv 9) * 8), domain: d0 in [0, 1000] | (d0) -> ((d0 / 9) * 8 + ((d0 / 3) mod 3) * 3 + d0 mod 3), domain: d0 in [0, 1000]
             (d0) -> (d0 mod 3 + d0 floordiv 9), domain: d0 in [0, 1000] | (d0) -> (d0 mod 3 + d0 / 9), domain: d0 in [0, 1000]
             (d0, d1) -> (d0 mod 3 + (d0 floordiv 3) * 3 + d1 mod 4 + (d1 floordiv 4) * 4), domain: d0 in [0, 100], d1 in [0, 100] | (d0, d1) -> (d1 + d0), domain: d0 in [0, 100], d1 in [0, 100]
+            # the rules split each digit's constant on its own (a reshape of a reversed reshape, [4,3,3] -> [18,2]
+            # reversed -> [3,12]); written as x - (x / c) * c the digits add up to the value. A product of
+            # variables is not affine: the digits stay.
+            (d0, d1) -> (((-d1 - d0 * 12 + 8) floordiv 9) * 9 + (((-d1 + 2) floordiv 3 - d0 * 4 + 2) mod 3) * 3 + (-d1 + 2) mod 3 + 27), domain: d0 in [0, 2], d1 in [0, 11] | (d0, d1) -> (-d1 - d0 * 12 + 35), domain: d0 in [0, 2], d1 in [0, 11]
+            (d0, d1) -> (((-d1 - d0 * 12 + 8) floordiv 9) * 9 + (((-d1 + 2) floordiv 3 - d0 * 4 + 2) mod 3) * 3 + (-d1 + 2) mod 3 + 27 + d0 * d1), domain: d0 in [0, 2], d1 in [0, 11] | (d0, d1) -> (((-d1 - d0 * 12 + 8) / 9) * 9 + (((-d1 + 2) / 3 - d0 * 4 + 2) mod 3) * 3 + (-d1 + 2) mod 3 + d0 * d1 + 27), domain: d0 in [0, 2], d1 in [0, 11]
+            (d0) -> ((d0 floordiv 8) * 1024 + (d0 mod 8) * 2), domain: d0 in [0, 63] | (d0) -> ((d0 / 8) * 1024 + (d0 mod 8) * 2), domain: d0 in [0, 63]
             # sums in descending coefficient order, the constant last
             (d0, d1) -> (d1 + d0 * 3 - 2 + d0 * -7), domain: d0 in [0, 10], d1 in [0, 5] | (d0, d1) -> (d1 - d0 * 4 - 2), domain: d0 in [0, 10], d1 in [0, 5]
             (d0, d1) -> (d0 * d1), domain: d0 in [1, 100], d1 in [1, 100] | (d0, d1) -> (d0 * d1), domain: d0 in [1, 100], d1 in [1, 100]

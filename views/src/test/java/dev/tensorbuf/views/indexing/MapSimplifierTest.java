@@ -79,6 +79,9 @@ class MapSimplifierTest {
             (d0) -> (d0), domain: d0 in [4, 99], d0 mod 8 in [2, 3] | (d0) -> (d0), domain: d0 in [10, 99], d0 mod 8 in [2, 3]
             (d0) -> (d0), domain: d0 in [0, 93], d0 mod 8 in [2, 3] | (d0) -> (d0), domain: d0 in [2, 91], d0 mod 8 in [2, 3]
             (d0) -> (d0), domain: d0 in [0, 92], d0 mod 8 in [6, 7] | (d0) -> (d0), domain: d0 in [6, 87], d0 mod 8 in [6, 7]
+            (d0) -> (d0), domain: d0 in [0, 92], d0 mod 8 in [6, 9] | (d0) -> (d0), domain: d0 in [6, 87], d0 mod 8 in [6, 9]
+            # moduli near 2^63: their lcm would wrap, so they are not merged (d0 = 1 is the one point)
+            (d0) -> (d0), domain: d0 in [0, 4611686018427387914], d0 mod 4611686018427387904 in [1, 1], d0 mod 3 in [1, 1] | (d0) -> (1), domain: d0 in [1, 1]
             (d0) -> (d0), domain: d0 in [0, 99], (d0 * 2) mod 8 in [2, 2] | (d0) -> (d0), domain: d0 in [1, 97], d0 mod 4 in [1, 1]
             (d0) -> (d0), domain: d0 in [0, 9223372036854775807], d0 mod 8 in [2, 3] | (d0) -> (d0), domain: d0 in [0, 9223372036854775807], d0 mod 8 in [2, 3]
             (d0) -> (d0), domain: d0 in [0, 99], d0 mod 8 in [2, 5] | (d0) -> (d0), domain: d0 in [2, 99], d0 mod 8 in [2, 5]
@@ -113,6 +116,7 @@ class MapSimplifierTest {
             (d0) -> (d0), domain: d0 in [9223372036854775800, 9223372036854775806], d0 mod 16 in [0, 0]
             (d0) -> (d0), domain: d0 in [-9223372036854775807, -9223372036854775800], d0 mod 16 in [15, 15]
             (d0, d1) -> (d0, d1), domain: d0 in [0, 99], d1 in [0, 99], d0 - d1 in [200, 300]
+            (d0) -> (d0), domain: d0 in [14, 17], d0 mod 8 in [3, 4]
             """)
     void constraintsThatNeverHoldMakeTheMapKnownEmpty(String in) {
         IndexingMap m = IndexingMap.parse(in);
@@ -163,6 +167,7 @@ class MapSimplifierTest {
         assertEquals(11, MapSimplifier.crt(12, 11, 4, 3));
         // residues outside [0, m) have no solution
         assertEquals(-1, MapSimplifier.crt(4, 4, 6, 0));
+        assertEquals(-1, MapSimplifier.crt(4, 4, 6, 2));
         assertEquals(-1, MapSimplifier.crt(4, -1, 6, 0));
         assertEquals(-1, MapSimplifier.crt(4, 0, 6, 6));
         assertEquals(-1, MapSimplifier.crt(4, 0, 6, -1));
