@@ -25,7 +25,15 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.FlightServer;
 import org.apache.arrow.flight.FlightStatusCode;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.NoOpFlightProducer;
+import org.apache.arrow.flight.Ticket;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -118,6 +126,72 @@ class TensorClientTest {
     }
 
     /** Found by bench/peers/flight_speed.sh: 16 MiB batches past the flow-control window stalled for the server's 120 s wait. */
+    /**
+     * A plain Flight server (not ours) streaming a fixed_shape_tensor column in three batches,
+     * with no tensorbuf.dims (nor any other) schema metadata: the client cannot know the row
+     * count up front, so the rows wait in staging and the tensor is assembled from the column's
+     * row shape and the rows received once the stream ends. Where the ticket asks a box the
+     * client knows the row count, and a server that ignores the box is refused, named.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aServerWithoutDimsMetadataStillGivesTheWholeTensor() throws Exception {
+        try (Allocator arena = Allocators.shared(); BufferAllocator arrow = ArrowTensors.allocator()) {
+            TensorView whole = counting(arena, 7, 3, 2);
+            long[][] batches = {{0, 3}, {3, 5}, {5, 7}};
+            NoOpFlightProducer plain = new NoOpFlightProducer() {
+                @Override
+                public void getStream(CallContext context, Ticket ticket, ServerStreamListener listener) {
+                    Schema schema;
+                    try (FieldVector any = ArrowTensors.toVector("tensor", whole, arrow)) {
+                        schema = new Schema(List.of(any.getField()));
+                    }
+                    try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, arrow)) {
+                        listener.start(root);
+                        for (long[] b : batches) {
+                            try (FieldVector part = ArrowTensors.toVector("tensor",
+                                    slice(whole, new long[] {b[0], 0, 0}, new long[] {b[1], 3, 2}), arrow)) {
+                                part.makeTransferPair(root.getVector(0)).transfer();
+                            }
+                            root.setRowCount((int) (b[1] - b[0]));
+                            listener.putNext();
+                        }
+                        listener.completed();
+                    }
+                }
+            };
+            try (FlightServer server = FlightServer.builder(arrow, Location.forGrpcInsecure("127.0.0.1", 0), plain).build()) {
+                server.start();
+                try (TensorClient client = TensorClient.connect(URI.create("grpc+tcp://127.0.0.1:" + server.getPort()),
+                        TensorClient.Options.defaults().withTimeout(Duration.ofSeconds(30)))) {
+                    TensorView got = client.fetch(TensorTicket.of("x.npy", ""), arena);
+                    assertEquals(List.of(7L, 3L, 2L), got.dims());
+                    assertArrayEquals(TensorElements.of(whole).toFloatArray(), TensorElements.of(got).toFloatArray());
+
+                    // Into another layout: the staged rows go through the copy engine at the end.
+                    TensorView columnMajor = TensorView.of(arena.allocate(7 * 3 * 2 * 4), "f32[7,3,2]{0,1,2}");
+                    List<Long> seen = new ArrayList<>();
+                    client.fetch(TensorTicket.of("x.npy", ""), columnMajor, seen::add);
+                    assertArrayEquals(TensorElements.of(whole).toFloatArray(), TensorElements.of(columnMajor).toFloatArray());
+                    assertEquals(List.of(3L * 24, 2L * 24, 2L * 24), seen);
+
+                    // The dims are known only at the end; a destination of others is refused then, named.
+                    TensorView wrong = TensorView.of(arena.allocate(6 * 3 * 2 * 4), "f32[6,3,2]{2,1,0}");
+                    TensorClient.FetchException e = assertThrows(TensorClient.FetchException.class,
+                            () -> client.fetch(TensorTicket.of("x.npy", ""), wrong, n -> { }));
+                    assertTrue(e.getMessage().contains("the server sends dims [7, 3, 2], the destination has [6, 3, 2]"),
+                            e.getMessage());
+
+                    // A box of rows 2-5: this server ignores it and sends all 7 rows.
+                    e = assertThrows(TensorClient.FetchException.class, () -> client.fetch(
+                            TensorTicket.of("x.npy", "").withBox(List.of(2L, 0L, 0L), List.of(5L, 3L, 2L)), arena));
+                    assertTrue(e.getMessage().contains("more than the 3 rows asked for"), e.getMessage());
+                    assertTrue(e.getMessage().contains("127.0.0.1:" + server.getPort()), e.getMessage());
+                }
+            }
+        }
+    }
+
     @Test
     void aStreamOfBatchesLargerThanTheFlowControlWindowDoesNotStall() throws Exception {
         try (Allocator arena = Allocators.shared()) {
