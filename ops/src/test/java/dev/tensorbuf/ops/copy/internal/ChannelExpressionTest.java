@@ -2,9 +2,11 @@ package dev.tensorbuf.ops.copy.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.ops.copy.ChannelAffine;
 import dev.tensorbuf.ops.copy.CopyEngine;
+import dev.tensorbuf.ops.copy.CopyPlan;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.StridedLayout;
@@ -97,6 +99,27 @@ class ChannelExpressionTest {
                     }
                 }
             }
+        }
+    }
+
+    /** The plan's explanation names the expression its loops evaluate; a plain copy has none. */
+    @Test
+    void thePlanShowsTheExpression() {
+        try (Arena arena = Arena.ofShared()) {
+            Access src = Access.strided(arena.allocate(24), DType.U8, StridedLayout.of(new long[] {4, 3, 2}, new long[] {1, 8, 4}));
+            Access dst = Access.strided(arena.allocate(48), DType.BF16, StridedLayout.packed(4, 3, 2));
+            ChannelAffine affine = new ChannelAffine(1, List.of(1f, 2f, 3f), List.of(0f, 0f, 0f));
+            CopyPlan.Explanation e = CopyEngine.of(1).explain(AccessCopies.plan(src, dst, affine));
+            assertEquals("convert<bf16>(fma(convert<f32>(%0), %1, %2))", e.epilogue().orElseThrow().expression());
+            assertTrue(e.epilogue().orElseThrow().kernel().startsWith("%1 and %2 the scale and bias of the channel along dim 1"),
+                    e.epilogue().orElseThrow().kernel());
+            assertTrue(e.toString().contains("epilogue: convert<bf16>(fma(convert<f32>(%0), %1, %2)) per element"), e.toString());
+            assertTrue(e.toJson().contains("\"epilogue\":{\"expression\":\"convert<bf16>(fma(convert<f32>(%0), %1, %2))\""),
+                    e.toJson());
+            Access f64 = Access.strided(arena.allocate(192), DType.F64, StridedLayout.packed(4, 3, 2));
+            assertEquals("fma(convert<f64>(%0), convert<f64>(%1), convert<f64>(%2))",
+                    AccessCopies.plan(src, f64, affine).explain().epilogue().orElseThrow().expression());
+            assertTrue(CopyEngine.of(1).explain(AccessCopies.plan(src, dst)).epilogue().isEmpty(), "a plain convert");
         }
     }
 
