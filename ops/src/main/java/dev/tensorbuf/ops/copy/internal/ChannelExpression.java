@@ -18,12 +18,14 @@ import java.util.List;
  * ChannelExpression.of(DType.U8, DType.BF16).toString();   // "convert<bf16>(fma(convert<f32>(%0), %1, %2))"
  * }
  *
- * <p>The vector kernels for u8 into f32 (dense, strided, byte planes) compute the same
- * {@code fma} directly; every other pair and layout runs here, {@link #CHUNK} elements at a time.
+ * <p>The loops for u8 into f32 (dense, strided, byte planes) compute the same {@code fma}
+ * directly; every other pair, u8 into f32 with the channel loop innermost, and gathers run here,
+ * {@link #CHUNK} elements at a time (ChannelExpressionTest holds both to the documented
+ * arithmetic).
  */
 final class ChannelExpression {
-    /** Elements evaluated at once: the columns of one chunk stay in L1. */
-    static final int CHUNK = 512;
+    /** Elements evaluated at once: enough to spread the evaluator's per-op cost, the columns still in L2. */
+    static final int CHUNK = 2048;
 
     private ChannelExpression() {
     }
@@ -98,6 +100,42 @@ final class ChannelExpression {
             at[n] = di;
             if (++n == CHUNK) {
                 flush();
+            }
+        }
+
+        /**
+         * Adds {@code n} elements: source element {@code si + i * sStep}, stored to destination
+         * element {@code di + i * dStep}, of channel {@code c} or, when {@code innermost}, of
+         * channel {@code c + i}.
+         */
+        void addRun(long si, long sStep, long di, long dStep, long n, int c, boolean innermost) {
+            long i = 0;
+            while (i < n) {
+                int m = (int) Math.min(n - i, CHUNK - this.n);
+                int at0 = this.n;
+                for (int k = 0; k < m; k++, i++) {
+                    long from = si + i * sStep;
+                    if (floats) {
+                        xd[at0 + k] = sa.getDouble(src, from);
+                    } else {
+                        xl[at0 + k] = sa.getLong(src, from);
+                    }
+                    at[at0 + k] = di + i * dStep;
+                }
+                if (innermost) {
+                    int c0 = (int) (c + i - m);
+                    for (int k = 0; k < m; k++) {
+                        sc[at0 + k] = scale[c0 + k];
+                        bi[at0 + k] = bias[c0 + k];
+                    }
+                } else {
+                    java.util.Arrays.fill(sc, at0, at0 + m, scale[c]);
+                    java.util.Arrays.fill(bi, at0, at0 + m, bias[c]);
+                }
+                this.n += m;
+                if (this.n == CHUNK) {
+                    flush();
+                }
             }
         }
 

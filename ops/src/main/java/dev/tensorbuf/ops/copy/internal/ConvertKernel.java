@@ -48,6 +48,8 @@ final class ConvertKernel {
                     int c = (int) (t.channelBase() + (ch >= 0 && ch < r - 1 ? o.index(ch) : 0));
                     if (affine == null) {
                         u8ToF32(src, o.src, ss, dst, o.dst, ds, n, scale[c], bias[c], vector);
+                    } else if (o.src % sw == 0 && ss % sw == 0 && o.dst % dw == 0 && ds % dw == 0) {
+                        affine.addRun(o.src / sw, ss / sw, o.dst / dw, ds / dw, n, c, ch == r - 1);
                     } else {
                         for (long i = 0; i < n; i++) {
                             affine.add((o.src + i * ss) / sw, (o.dst + i * ds) / dw, ch == r - 1 ? (int) (c + i) : c);

@@ -243,12 +243,23 @@ public final class Pointwise {
                 }
             }
             case Op.FMA -> {
-                for (int i = 0; i < n; i++) {
-                    double p = flushIn(x[i], t, flush);
-                    double q = flushIn(y[i], t, flush);
-                    double s = flushIn(z[i], t, flush);
-                    double v = t == DType.F64 ? Math.fma(p, q, s) : Math.fma((float) p, (float) q, (float) s);
-                    r[i] = result(v, t, flush);
+                // Two loops, so that neither tests the type per element (the copy engine's affine runs here).
+                if (t == DType.F64) {
+                    for (int i = 0; i < n; i++) {
+                        r[i] = result(Math.fma(flushIn(x[i], t, flush), flushIn(y[i], t, flush), flushIn(z[i], t, flush)), t, flush);
+                    }
+                } else if (t == DType.F32 && !flush) {
+                    // result() of an f32 unflushed is the float itself.
+                    for (int i = 0; i < n; i++) {
+                        r[i] = Math.fma((float) x[i], (float) y[i], (float) z[i]);
+                    }
+                } else {
+                    for (int i = 0; i < n; i++) {
+                        float p = (float) flushIn(x[i], t, flush);
+                        float q = (float) flushIn(y[i], t, flush);
+                        float s = (float) flushIn(z[i], t, flush);
+                        r[i] = result(Math.fma(p, q, s), t, flush);
+                    }
                 }
             }
             case "maximum", "minimum" -> {
@@ -402,13 +413,32 @@ public final class Pointwise {
                 } else {
                     v = to == DType.F32 ? (float) il[i] : (double) il[i];
                 }
-                r[i] = switch (to) {
-                    case F64 -> v;
-                    case F32 -> (float) v;
-                    case BF16 -> MiniFloat.BF16.decode(MiniFloat.BF16.encode(v));
-                    case F16 -> MiniFloat.F16.decode(MiniFloat.F16.encode(v));
-                    default -> narrowStored(v, to);
-                };
+                r[i] = v;
+            }
+            // The rounding into the type, a loop per type rather than a switch per element.
+            switch (to) {
+                case F64 -> {
+                }
+                case F32 -> {
+                    for (int i = 0; i < n; i++) {
+                        r[i] = (float) r[i];
+                    }
+                }
+                case BF16 -> {
+                    for (int i = 0; i < n; i++) {
+                        r[i] = MiniFloat.BF16.decode(MiniFloat.BF16.encode(r[i]));
+                    }
+                }
+                case F16 -> {
+                    for (int i = 0; i < n; i++) {
+                        r[i] = MiniFloat.F16.decode(MiniFloat.F16.encode(r[i]));
+                    }
+                }
+                default -> {
+                    for (int i = 0; i < n; i++) {
+                        r[i] = narrowStored(r[i], to);
+                    }
+                }
             }
             return r;
         }
