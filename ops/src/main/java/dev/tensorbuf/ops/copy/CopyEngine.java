@@ -796,7 +796,7 @@ public final class CopyEngine {
     private CopyPlan.Explanation explainPlanned(CopyPlan plan, String source, String destination) {
         return new CopyPlan.Explanation(CopyPlan.Explanation.Route.PLANNED, source, destination, AccessCopies.src(plan).elementCount(),
                 AccessCopies.src(plan).elementCount() == 0 ? 0 : plan.bytesMoved(), executor.threadsFor(plan), Optional.of(plan), List.of(),
-                List.of(), 0, List.of(), List.of(), "");
+                List.of(), 0, List.of(), List.of(), "", AccessCopies.epilogue(plan));
     }
 
     private CopyPlan.Explanation explainHeld(TensorView src, TensorView dst, ChannelAffine affine) {

@@ -144,6 +144,23 @@ public final class AccessCopies {
         return e.plan().map(AccessCopies::steps).orElse(List.of());
     }
 
+    /**
+     * {@return the elementwise expression {@code plan} applies on the way, as its explanation
+     * shows it: a per-channel affine's ({@link ChannelExpression}); empty for a plain copy}
+     */
+    public static Optional<CopyPlan.Explanation.Epilogue> epilogue(CopyPlan plan) {
+        return plan.affine().map(a -> {
+            DType from = src(plan).dtype();
+            DType to = dst(plan).dtype();
+            String loops = from == DType.U8 && to == DType.F32
+                    ? "the u8 -> f32 loops compute it directly, a channel loop innermost evaluates it"
+                    : "the convert kernel evaluates it";
+            return new CopyPlan.Explanation.Epilogue(ChannelExpression.of(from, to).toString(), "%1 and %2 the scale and bias"
+                    + " of the channel along dim " + a.channelDim() + ", in the planned loops: " + loops + " "
+                    + ChannelExpression.CHUNK + " elements at a time, IEEE arithmetic (denormals kept)");
+        });
+    }
+
     /** Plans and runs a copy on {@code engine}. @throws IllegalArgumentException, IndexOutOfBoundsException as {@link #plan(Access, Access)} */
     public static void copy(CopyEngine engine, Access src, Access dst) {
         engine.execute(plan(src, dst));

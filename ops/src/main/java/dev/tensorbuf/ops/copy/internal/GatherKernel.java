@@ -38,15 +38,13 @@ final class GatherKernel {
         int rank = src.rank();
         long[] dims = Extents.toArray(src.dims());
         long[] idx = new long[rank];
-        float[] scale = affine == null ? null : Floats.toArray(affine.scale());
-        float[] bias = affine == null ? null : Floats.toArray(affine.bias());
-        boolean wide = ValueMover.inDoubles(de.type());
+        ChannelExpression.Runner values = affine == null ? null : new ChannelExpression.Runner(s, se, d, de,
+                Floats.toArray(affine.scale()), Floats.toArray(affine.bias()));
         for (long it = 0; it < n; it++) {
             long so = sa.offset(idx);
             long dO = da.offset(idx);
-            if (affine != null) {
-                int c = (int) idx[affine.channelDim()];
-                ValueMover.affine(s, so, se, d, dO, de, scale[c], bias[c], wide);
+            if (values != null) {
+                values.add(so, dO, (int) idx[affine.channelDim()]);
             } else {
                 ValueMover.move(s, so, se, d, dO, de);
             }
@@ -56,6 +54,9 @@ final class GatherKernel {
                 }
                 idx[k] = 0;
             }
+        }
+        if (values != null) {
+            values.flush();
         }
     }
 

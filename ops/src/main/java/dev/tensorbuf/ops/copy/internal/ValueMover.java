@@ -28,50 +28,6 @@ final class ValueMover {
         }
     }
 
-    static void affineRun(MemorySegment s, long so, long ss, ElementAccess sa, MemorySegment d, long dO, long ds,
-                          ElementAccess da, long n, float scale, float bias) {
-        int sw = sa.type().byteWidth();
-        int dw = da.type().byteWidth();
-        boolean wide = inDoubles(da.type());
-        for (long i = 0; i < n; i++) {
-            affine(s, (so + i * ss) / sw, sa, d, (dO + i * ds) / dw, da, scale, bias, wide);
-        }
-    }
-
-    static void perChannelRun(MemorySegment s, long so, long ss, ElementAccess sa, MemorySegment d, long dO, long ds,
-                              ElementAccess da, long n, float[] scale, float[] bias, long channelBase) {
-        int sw = sa.type().byteWidth();
-        int dw = da.type().byteWidth();
-        boolean wide = inDoubles(da.type());
-        for (long i = 0; i < n; i++) {
-            int c = (int) (channelBase + i);
-            affine(s, (so + i * ss) / sw, sa, d, (dO + i * ds) / dw, da, scale[c], bias[c], wide);
-        }
-    }
-
-    /**
-     * {@return whether a scale and bias into {@code to} is computed in doubles} Only f64 holds
-     * more than a float: f32 arithmetic there would round f64 and 32/64-bit integer sources to 24
-     * bits (0.1 to 0.10000000149011612) and send 1e300 to infinity. Every narrower float keeps
-     * NumPy's float32 arithmetic, which the vector kernels compute too.
-     */
-    static boolean inDoubles(DType to) {
-        return to == DType.F64;
-    }
-
-    /**
-     * Writes {@code fma(x, scale, bias)} of element {@code si} to element {@code di}: in doubles
-     * when {@code wide} (the float scale and bias widen exactly), else in floats.
-     */
-    static void affine(MemorySegment s, long si, ElementAccess sa, MemorySegment d, long di, ElementAccess da,
-                       float scale, float bias, boolean wide) {
-        if (wide) {
-            da.setDouble(d, di, Math.fma(sa.getDouble(s, si), scale, bias));
-        } else {
-            da.setFloat(d, di, Math.fma((float) sa.getDouble(s, si), scale, bias));
-        }
-    }
-
     /**
      * {@return {@code v}, an element of type {@code from}, truncated toward zero, as the bits of
      * integer type {@code to}}

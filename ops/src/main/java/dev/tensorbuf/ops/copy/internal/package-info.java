@@ -191,6 +191,12 @@
  *     bits per pair, filled once by <code>ValueMover.move</code> (refused bytes marked, and the run
  *     then goes through <code>ValueMover</code>); written through
  *     <code>ChunkConvert.writeWords</code> / <code>writeLongs</code></dd>
+ * <dt><code>Pointwise.java</code>, <code>ChannelExpression.java</code></dt>
+ * <dd>an elementwise expression and its evaluator, a column of values per op: XLA's CPU rules
+ *     (denormals flushed) for <code>run</code>'s epilogues (<code>exec.internal.PointwiseCopy</code>),
+ *     IEEE's for the copy engine's per-channel affine, which <code>ChannelExpression</code> writes as
+ *     <code>fma(convert&lt;f32&gt;(%0), %1, %2)</code> and evaluates for the kernels that have no loop
+ *     of their own for it (every pair but u8 to f32, a channel loop innermost, gathers)</dd>
  * <dt><code>VectorPointwise.java</code></dt>
  * <dd>f32 elementwise ops over dense float blocks for <code>exec.internal.PointwiseLanes</code>
  *     (add, subtract, multiply, divide, fused multiply-add, maximum, minimum, clamp, negate, abs;

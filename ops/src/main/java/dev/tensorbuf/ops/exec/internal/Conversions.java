@@ -1,6 +1,7 @@
 package dev.tensorbuf.ops.exec.internal;
 
 import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.ops.copy.internal.Pointwise;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorElements;
@@ -17,11 +18,9 @@ import dev.tensorbuf.views.internal.MiniFloat;
  * float type other than {@code f32}/{@code f64} pass through a double first, which may round twice.
  * Real to complex gives an imaginary part of 0; complex to complex converts part by part; complex
  * to a real type keeps the real part. Complex to {@code pred} is refused: jaxlib's CPU compiler
- * crashes on it. Denormals are flushed where XLA converts in f32/f64 arithmetic ({@link #flushed}).
+ * crashes on it. Denormals are flushed where XLA converts in f32/f64 arithmetic ({@link Pointwise#flushed}).
  */
 public final class Conversions {
-    private static final double TWO_63 = 0x1p63;
-    private static final double TWO_64 = 0x1p64;
 
     private Conversions() {
     }
@@ -59,20 +58,20 @@ public final class Conversions {
                 return dst;
             }
             TensorElements.of(src).forEachIndex(i -> TensorElements.of(dst).setComplex(
-                    fromComplex ? flushed(TensorElements.of(src).getReal(i), fromPart, toPart)
-                            : fromFloat ? flushed(TensorElements.of(src).getDouble(i), fromPart, toPart)
+                    fromComplex ? Pointwise.flushed(TensorElements.of(src).getReal(i), fromPart, toPart)
+                            : fromFloat ? Pointwise.flushed(TensorElements.of(src).getDouble(i), fromPart, toPart)
                             : toPart == DType.F32 ? toF32(src, i) : TensorElements.of(src).getDouble(i),
-                    fromComplex ? flushed(TensorElements.of(src).getImag(i), fromPart, toPart) : 0, i));
+                    fromComplex ? Pointwise.flushed(TensorElements.of(src).getImag(i), fromPart, toPart) : 0, i));
             return dst;
         }
         // Complex to real keeps the real part, which then converts as a float would.
         switch (to.kind()) {
             case BOOLEAN -> TensorElements.of(src).forEachIndex(i -> TensorElements.of(dst).setBits(
-                    (fromFloat ? nonZero(TensorElements.of(src).getDouble(i), from) : TensorElements.of(src).getLong(i) != 0) ? 1 : 0, i));
+                    (fromFloat ? Pointwise.nonZero(TensorElements.of(src).getDouble(i), from) : TensorElements.of(src).getLong(i) != 0) ? 1 : 0, i));
             case SIGNED, UNSIGNED -> {
                 long mask = to.bitWidth() == 64 ? -1L : (1L << to.bitWidth()) - 1;
                 if (fromFloat) {
-                    TensorElements.of(src).forEachIndex(i -> TensorElements.of(dst).setBits(saturate(realValue(src, i), to) & mask, i));
+                    TensorElements.of(src).forEachIndex(i -> TensorElements.of(dst).setBits(Pointwise.saturate(realValue(src, i), to) & mask, i));
                 } else {
                     TensorElements.of(src).forEachIndex(i -> TensorElements.of(dst).setBits(TensorElements.of(src).getLong(i) & mask, i));
                 }
@@ -91,7 +90,7 @@ public final class Conversions {
                         }
                     });
                 } else {
-                    TensorElements.of(src).forEachIndex(i -> TensorElements.of(dst).setDouble(nanToF4(flushed(realValue(src, i), fromPart, to), to), i));
+                    TensorElements.of(src).forEachIndex(i -> TensorElements.of(dst).setDouble(nanToF4(Pointwise.flushed(realValue(src, i), fromPart, to), to), i));
                 }
             }
             case COMPLEX, NONE -> throw new AssertionError(to);
@@ -99,35 +98,7 @@ public final class Conversions {
         return dst;
     }
 
-    /**
-     * {@return {@code v}, a value of real type {@code from}, as XLA's CPU backend hands it to type
-     * {@code to}} That backend runs with denormals flushed to zero (jaxlib 0.10.2 checked on every
-     * pattern, ConvertXlaAgreementTest): between f32 and f64 (bf16 travels as f32) a denormal f32
-     * reads as zero and an f64 narrows to f32 first, its denormal results zero (a compare to
-     * {@code pred}, {@link #nonZero}, sees an f32 or f64 denormal as zero). Other pairs convert
-     * without flushing, as the f16 and f8 conversions are not done in f32 arithmetic.
-     */
-    static double flushed(double v, DType from, DType to) {
-        boolean single = from == DType.F32 || from == DType.BF16;
-        if (single && to == DType.F64) {
-            return Math.abs(v) < 0x1p-126 ? Math.copySign(0.0, v) : v;
-        }
-        if (from == DType.F64 && (to == DType.F32 || to == DType.BF16)) {
-            float f = (float) v;
-            return Math.abs(f) < 0x1p-126f ? Math.copySign(0.0, f) : f;
-        }
-        return v;
-    }
 
-    /**
-     * {@return whether XLA's convert to pred gives true: an f32 or f64 denormal compares as zero
-     * (see {@link #flushed}), and so does f8e8m0fnu's smallest value, 2^-127, compared as an f32}
-     */
-    static boolean nonZero(double v, DType from) {
-        double smallest = from == DType.F32 || from == DType.F8E8M0FNU ? 0x1p-126
-                : from == DType.F64 ? Double.MIN_NORMAL : Double.MIN_VALUE;
-        return Math.abs(v) >= smallest || Double.isNaN(v);
-    }
 
     /** {@return {@code v}, but a NaN bound for f4e2m1fn (which has none) as -0, as XLA gives it (ml_dtypes gives +0)} */
     private static double nanToF4(double v, DType to) {
@@ -144,31 +115,4 @@ public final class Conversions {
         return src.dtype().kind() == DType.Kind.COMPLEX ? (float) TensorElements.of(src).getReal(i) : TensorElements.of(src).getFloat(i);
     }
 
-    /** {@return the integer bits XLA gives for a float: truncated, clamped to the type, NaN as 0} */
-    static long saturate(double v, DType to) {
-        if (Double.isNaN(v)) {
-            return 0;
-        }
-        double t = v < 0 ? Math.ceil(v) : Math.floor(v);
-        int bits = to.bitWidth();
-        if (to.kind() == DType.Kind.UNSIGNED) {
-            if (t <= 0) {
-                return 0;
-            }
-            if (bits == 64) {
-                if (t >= TWO_64) {
-                    return -1L;
-                }
-                return t >= TWO_63 ? (long) (t - TWO_63) ^ Long.MIN_VALUE : (long) t;
-            }
-            long max = (1L << bits) - 1;
-            return t >= max ? max : (long) t;
-        }
-        long min = -1L << (bits - 1);
-        long max = ~min;
-        if (t <= min) {
-            return min;
-        }
-        return t >= max ? max : (long) t;
-    }
 }

@@ -1,6 +1,7 @@
 package dev.tensorbuf.ops.exec.internal;
 
 import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.ops.copy.internal.Pointwise;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;

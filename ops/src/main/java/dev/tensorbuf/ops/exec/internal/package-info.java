@@ -29,9 +29,10 @@
  *     XLA's <code>convert</code> rules for real and complex types, denormals flushed where XLA's
  *     CPU backend converts in f32/f64 arithmetic (checked against it on every pattern of the 8- and
  *     16-bit types, <code>ConvertXlaAgreementTest</code>)</dd>
- * <dt><code>Fusion.java</code>, <code>Pointwise.java</code>, <code>PointwiseCopy.java</code>,
+ * <dt><code>Fusion.java</code>, <code>PointwiseCopy.java</code>,
  *     <code>PointwiseTable.java</code>, <code>PointwiseLanes.java</code></dt>
- * <dd>elementwise ops held as an expression over views and evaluated in one pass where a value
+ * <dd>elementwise ops held as an expression over views (<code>copy.internal.Pointwise</code>, which
+ *     the copy engine's per-channel affine shares) and evaluated in one pass where a value
  *     must be memory, with XLA's CPU semantics; an expression over one 8-bit operand and
  *     per-channel constants (image normalising) runs as a lookup table of the evaluator's own
  *     results, one computed in f32 over f32, bf16 or f16 operands and per-channel constants

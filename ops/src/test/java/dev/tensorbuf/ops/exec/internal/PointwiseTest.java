@@ -3,6 +3,7 @@ package dev.tensorbuf.ops.exec.internal;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.tensorbuf.ops.copy.internal.Pointwise;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.internal.MiniFloat;
 import java.util.List;

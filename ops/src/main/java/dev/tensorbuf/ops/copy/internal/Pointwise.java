@@ -1,7 +1,9 @@
-package dev.tensorbuf.ops.exec.internal;
+package dev.tensorbuf.ops.copy.internal;
 
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.internal.MiniFloat;
+import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Set;
 
@@ -29,9 +31,21 @@ import java.util.Set;
  * </ul>
  * Values travel as doubles (every float type, exactly) or longs (integers as their bits, pred as
  * 0 or 1).
+ *
+ * <p>Those are the rules of {@link Mode#XLA}, what {@code run} follows. {@link Mode#IEEE} is the
+ * copy engine's own arithmetic, {@code ChannelAffine}'s ({@link ChannelExpression}): nothing is
+ * flushed, so a denormal operand, result or converted value stays what IEEE 754 makes it.
  */
 public final class Pointwise {
     private Pointwise() {
+    }
+
+    /** Whose arithmetic an evaluation follows. */
+    public enum Mode {
+        /** XLA's CPU backend: f32 and f64 denormals flushed to zero in arithmetic, compares and converts. */
+        XLA,
+        /** IEEE 754 without flushing, as Java's float and double arithmetic: the copy engine's per-channel affine. */
+        IEEE
     }
 
     /** The types an expression computes in: those XLA's elementwise ops and this evaluator share. */
@@ -96,7 +110,7 @@ public final class Pointwise {
             "minimum", "clamp", "negate", "abs", "compare", "select", "and", "or", "not", "xor");
 
     /** {@return whether {@code t} is a float type here} */
-    static boolean isFloat(DType t) {
+    public static boolean isFloat(DType t) {
         return t.kind() == DType.Kind.FLOAT;
     }
 
@@ -105,18 +119,23 @@ public final class Pointwise {
      * long[]} {@code leaves[k]} holds operand k's values in the same form.
      */
     public static Object eval(Expr e, Object[] leaves, int n) {
+        return eval(e, leaves, n, Mode.XLA);
+    }
+
+    /** {@return the values of {@code e} for {@code n} elements, as {@link #eval(Expr, Object[], int)}, under {@code mode}'s rules} */
+    public static Object eval(Expr e, Object[] leaves, int n, Mode mode) {
         return switch (e) {
             case Leaf l -> leaves[l.index()];
-            case Op o -> op(o, o.args().stream().map(a -> eval(a, leaves, n)).toArray(), n);
+            case Op o -> op(o, o.args().stream().map(a -> eval(a, leaves, n, mode)).toArray(), n, mode == Mode.XLA);
         };
     }
 
-    private static Object op(Op o, Object[] a, int n) {
+    private static Object op(Op o, Object[] a, int n, boolean flush) {
         DType t = o.type();
         DType in = o.args().isEmpty() ? t : o.args().getFirst().type();
         switch (o.op()) {
             case "convert" -> {
-                return convert((a[0] instanceof double[] d) ? d : null, (a[0] instanceof long[] l) ? l : null, in, t, n);
+                return convert((a[0] instanceof double[] d) ? d : null, (a[0] instanceof long[] l) ? l : null, in, t, n, flush);
             }
             case "select" -> {
                 long[] p = (long[]) a[0];
@@ -138,10 +157,10 @@ public final class Pointwise {
                 return r;
             }
             case "compare" -> {
-                return compare(o.detail(), in, a[0], a[1], n);
+                return compare(o.detail(), in, a[0], a[1], n, flush);
             }
             default -> {
-                return isFloat(t) ? floatOp(o.op(), t, a, n) : intOp(o.op(), t, a, n);
+                return isFloat(t) ? floatOp(o.op(), t, a, n, flush) : intOp(o.op(), t, a, n);
             }
         }
     }
@@ -149,7 +168,10 @@ public final class Pointwise {
     // ---- floats -------------------------------------------------------------------------------
 
     /** {@return {@code v} (a value of {@code t}) as XLA's CPU arithmetic reads it: an f32 or f64 denormal as a signed zero} */
-    static double flushIn(double v, DType t) {
+    static double flushIn(double v, DType t, boolean flush) {
+        if (!flush) {
+            return v;
+        }
         double smallest = t == DType.F64 ? Double.MIN_NORMAL : t == DType.F16 ? 0 : 0x1p-126;
         return Math.abs(v) < smallest ? Math.copySign(0.0, v) : v;
     }
@@ -160,15 +182,15 @@ public final class Pointwise {
      * {@code t}. (For +, -, *, / of f32 operands the double result rounded to f32 is the correctly
      * rounded f32 result: a double carries more than twice f32's 24 bits plus 2.)
      */
-    static double result(double v, DType t) {
+    static double result(double v, DType t, boolean flush) {
         if (Double.isNaN(v)) {
             return v; // the NaN the hardware made: an operand's, or x86's default (negative) for an invalid op
         }
         if (t == DType.F64) {
-            return Math.abs(v) < Double.MIN_NORMAL ? Math.copySign(0.0, v) : v;
+            return flush && Math.abs(v) < Double.MIN_NORMAL ? Math.copySign(0.0, v) : v;
         }
         float f = (float) v;
-        if (Math.abs(f) < 0x1p-126f) {
+        if (flush && Math.abs(f) < 0x1p-126f) {
             f = Math.copySign(0f, f);
         }
         return narrow(f, t);
@@ -184,7 +206,7 @@ public final class Pointwise {
         };
     }
 
-    private static double[] floatOp(String op, DType t, Object[] a, int n) {
+    private static double[] floatOp(String op, DType t, Object[] a, int n, boolean flush) {
         double[] r = new double[n];
         double[] x = (double[]) a[0];
         double[] y = a.length > 1 ? (double[]) a[1] : null;
@@ -209,37 +231,48 @@ public final class Pointwise {
             }
             case "add", "subtract", "multiply", "divide" -> {
                 for (int i = 0; i < n; i++) {
-                    double p = flushIn(x[i], t);
-                    double q = flushIn(y[i], t);
+                    double p = flushIn(x[i], t, flush);
+                    double q = flushIn(y[i], t, flush);
                     double v = switch (op) {
                         case "add" -> p + q;
                         case "subtract" -> p - q;
                         case "multiply" -> p * q;
                         default -> p / q;
                     };
-                    r[i] = result(v, t);
+                    r[i] = result(v, t, flush);
                 }
             }
             case Op.FMA -> {
-                for (int i = 0; i < n; i++) {
-                    double p = flushIn(x[i], t);
-                    double q = flushIn(y[i], t);
-                    double s = flushIn(z[i], t);
-                    double v = t == DType.F64 ? Math.fma(p, q, s) : Math.fma((float) p, (float) q, (float) s);
-                    r[i] = result(v, t);
+                // Two loops, so that neither tests the type per element (the copy engine's affine runs here).
+                if (t == DType.F64) {
+                    for (int i = 0; i < n; i++) {
+                        r[i] = result(Math.fma(flushIn(x[i], t, flush), flushIn(y[i], t, flush), flushIn(z[i], t, flush)), t, flush);
+                    }
+                } else if (t == DType.F32 && !flush) {
+                    // result() of an f32 unflushed is the float itself.
+                    for (int i = 0; i < n; i++) {
+                        r[i] = Math.fma((float) x[i], (float) y[i], (float) z[i]);
+                    }
+                } else {
+                    for (int i = 0; i < n; i++) {
+                        float p = (float) flushIn(x[i], t, flush);
+                        float q = (float) flushIn(y[i], t, flush);
+                        float s = (float) flushIn(z[i], t, flush);
+                        r[i] = result(Math.fma(p, q, s), t, flush);
+                    }
                 }
             }
             case "maximum", "minimum" -> {
                 boolean max = op.equals("maximum");
                 for (int i = 0; i < n; i++) {
-                    r[i] = maxMin(flushIn(x[i], t), flushIn(y[i], t), max);
+                    r[i] = maxMin(flushIn(x[i], t, flush), flushIn(y[i], t, flush), max);
                 }
             }
             case "clamp" -> {
                 // clamp(lo, x, hi): operand 0 is the low bound.
                 for (int i = 0; i < n; i++) {
-                    double v = maxMin(flushIn(y[i], t), flushIn(x[i], t), true);
-                    r[i] = maxMin(v, flushIn(z[i], t), false);
+                    double v = maxMin(flushIn(y[i], t, flush), flushIn(x[i], t, flush), true);
+                    r[i] = maxMin(v, flushIn(z[i], t, flush), false);
                 }
             }
             default -> throw new IllegalArgumentException(op + " is not defined on " + t);
@@ -263,7 +296,7 @@ public final class Pointwise {
     // ---- integers and pred --------------------------------------------------------------------
 
     /** {@return {@code v} wrapped to {@code t}'s width: sign-extended when signed, masked when unsigned or pred} */
-    static long wrap(long v, DType t) {
+    public static long wrap(long v, DType t) {
         int bits = t == DType.PRED ? 1 : t.bitWidth();
         if (bits == 64) {
             return v;
@@ -308,7 +341,7 @@ public final class Pointwise {
 
     // ---- compare ------------------------------------------------------------------------------
 
-    private static long[] compare(String detail, DType t, Object a, Object b, int n) {
+    private static long[] compare(String detail, DType t, Object a, Object b, int n, boolean flush) {
         String[] parts = detail.split(" ");
         String dir = parts[0];
         boolean total = parts.length > 1 && parts[1].equals("TOTALORDER");
@@ -322,8 +355,8 @@ public final class Pointwise {
                     int c = Long.compare(totalKey(x[i]), totalKey(y[i]));
                     v = holds(dir, c);
                 } else {
-                    double p = flushIn(x[i], t);
-                    double q = flushIn(y[i], t);
+                    double p = flushIn(x[i], t, flush);
+                    double q = flushIn(y[i], t, flush);
                     v = switch (dir) {
                         case "EQ" -> p == q;
                         case "NE" -> p != q;
@@ -367,26 +400,45 @@ public final class Pointwise {
 
     // ---- convert ------------------------------------------------------------------------------
 
-    /** XLA's {@code convert}, value by value, as {@link Conversions#convert} does it into memory. */
-    private static Object convert(double[] fd, long[] il, DType from, DType to, int n) {
+    /** XLA's {@code convert}, value by value, as {@code exec.internal.Conversions.convert} does it into memory. */
+    private static Object convert(double[] fd, long[] il, DType from, DType to, int n, boolean flush) {
         if (isFloat(to)) {
             double[] r = new double[n];
             for (int i = 0; i < n; i++) {
                 double v;
                 if (fd != null) {
-                    v = Conversions.flushed(fd[i], from, to);
+                    v = flush ? flushed(fd[i], from, to) : fd[i];
                 } else if (from == DType.U64 && il[i] < 0) {
                     v = unsignedToDouble(il[i], to);
                 } else {
                     v = to == DType.F32 ? (float) il[i] : (double) il[i];
                 }
-                r[i] = switch (to) {
-                    case F64 -> v;
-                    case F32 -> (float) v;
-                    case BF16 -> MiniFloat.BF16.decode(MiniFloat.BF16.encode(v));
-                    case F16 -> MiniFloat.F16.decode(MiniFloat.F16.encode(v));
-                    default -> throw new IllegalArgumentException("convert to " + to + " is not fused");
-                };
+                r[i] = v;
+            }
+            // The rounding into the type, a loop per type rather than a switch per element.
+            switch (to) {
+                case F64 -> {
+                }
+                case F32 -> {
+                    for (int i = 0; i < n; i++) {
+                        r[i] = (float) r[i];
+                    }
+                }
+                case BF16 -> {
+                    for (int i = 0; i < n; i++) {
+                        r[i] = MiniFloat.BF16.decode(MiniFloat.BF16.encode(r[i]));
+                    }
+                }
+                case F16 -> {
+                    for (int i = 0; i < n; i++) {
+                        r[i] = MiniFloat.F16.decode(MiniFloat.F16.encode(r[i]));
+                    }
+                }
+                default -> {
+                    for (int i = 0; i < n; i++) {
+                        r[i] = narrowStored(r[i], to);
+                    }
+                }
             }
             return r;
         }
@@ -394,15 +446,81 @@ public final class Pointwise {
         for (int i = 0; i < n; i++) {
             long v;
             if (to == DType.PRED) {
-                v = fd != null ? (Conversions.nonZero(fd[i], from) ? 1 : 0) : (il[i] != 0 ? 1 : 0);
+                v = fd != null ? ((flush ? nonZero(fd[i], from) : fd[i] != 0 || Double.isNaN(fd[i])) ? 1 : 0) : (il[i] != 0 ? 1 : 0);
             } else if (fd != null) {
-                v = Conversions.saturate(fd[i], to);
+                v = saturate(fd[i], to);
             } else {
                 v = il[i];
             }
             r[i] = wrap(v, to);
         }
         return r;
+    }
+
+    /**
+     * {@return {@code v}, a value of real type {@code from}, as XLA's CPU backend hands it to type
+     * {@code to}} That backend runs with denormals flushed to zero (jaxlib 0.10.2 checked on every
+     * pattern, ConvertXlaAgreementTest): between f32 and f64 (bf16 travels as f32) a denormal f32
+     * reads as zero and an f64 narrows to f32 first, its denormal results zero (a compare to
+     * {@code pred}, {@link #nonZero}, sees an f32 or f64 denormal as zero). Other pairs convert
+     * without flushing, as the f16 and f8 conversions are not done in f32 arithmetic.
+     */
+    public static double flushed(double v, DType from, DType to) {
+        boolean single = from == DType.F32 || from == DType.BF16;
+        if (single && to == DType.F64) {
+            return Math.abs(v) < 0x1p-126 ? Math.copySign(0.0, v) : v;
+        }
+        if (from == DType.F64 && (to == DType.F32 || to == DType.BF16)) {
+            float f = (float) v;
+            return Math.abs(f) < 0x1p-126f ? Math.copySign(0.0, f) : f;
+        }
+        return v;
+    }
+
+    /**
+     * {@return whether XLA's convert to pred gives true: an f32 or f64 denormal compares as zero
+     * (see {@link #flushed}), and so does f8e8m0fnu's smallest value, 2^-127, compared as an f32}
+     */
+    public static boolean nonZero(double v, DType from) {
+        double smallest = from == DType.F32 || from == DType.F8E8M0FNU ? 0x1p-126
+                : from == DType.F64 ? Double.MIN_NORMAL : Double.MIN_VALUE;
+        return Math.abs(v) >= smallest || Double.isNaN(v);
+    }
+
+    /** {@return the integer bits XLA gives for a float: truncated, clamped to the type, NaN as 0} */
+    public static long saturate(double v, DType to) {
+        if (Double.isNaN(v)) {
+            return 0;
+        }
+        double t = v < 0 ? Math.ceil(v) : Math.floor(v);
+        int bits = to.bitWidth();
+        if (to.kind() == DType.Kind.UNSIGNED) {
+            if (t <= 0) {
+                return 0;
+            }
+            if (bits == 64) {
+                if (t >= 0x1p64) {
+                    return -1L;
+                }
+                return t >= 0x1p63 ? (long) (t - 0x1p63) ^ Long.MIN_VALUE : (long) t;
+            }
+            long max = (1L << bits) - 1;
+            return t >= max ? max : (long) t;
+        }
+        long min = -1L << (bits - 1);
+        long max = ~min;
+        if (t <= min) {
+            return min;
+        }
+        return t >= max ? max : (long) t;
+    }
+
+    /** {@return {@code v} rounded into a float type narrower than f16 (the f8, f6 and f4 family) as ElementAccess stores it} */
+    private static double narrowStored(double v, DType to) {
+        ElementAccess a = ElementAccess.of(to);
+        MemorySegment one = MemorySegment.ofArray(new long[1]);
+        a.setDouble(one, 0, v);
+        return a.getDouble(one, 0);
     }
 
     /** {@return u64 bits past 2^63 as a value of {@code to}: rounded once for f32, else to a double first} */
