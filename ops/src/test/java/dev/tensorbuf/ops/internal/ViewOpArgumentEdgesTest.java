@@ -159,4 +159,51 @@ class ViewOpArgumentEdgesTest {
         refused("negative size -1", () -> Reshape.apply(empty, -1, 0));
         assertThrows(IllegalArgumentException.class, () -> Reshape.apply(v, 2, 5));
     }
+
+    @Test
+    void everyPerDimensionArgumentMustHaveOneEntryPerDimension() {
+        long[] one = {0};
+        long[] two = {0, 0};
+        long[] full = {3, 4};
+        long[] unit = {1, 1};
+        refused("1 limits for rank 2", () -> Slice.apply(v, two, one, unit));
+        refused("1 strides for rank 2", () -> Slice.apply(v, two, full, one));
+        refused("1 low paddings for rank 2", () -> Pad.apply(v, one, two, two, 0));
+        refused("1 high paddings for rank 2", () -> Pad.apply(v, two, one, two, 0));
+        refused("1 interior paddings for rank 2", () -> Pad.apply(v, two, two, one, 0));
+        refused("1 offsets for rank 2", () -> DynamicSlice.apply(v, one, unit));
+        refused("1 sizes for rank 2", () -> DynamicSlice.apply(v, two, one));
+    }
+
+    @Test
+    void padMessagesNameTheDimensionAndTheSum() {
+        refused("pad of f32[3,4]{1,0}: dim 1 with low 0, high -5, interior 0 gives size -1",
+                () -> Pad.apply(v, new long[] {0, 0}, new long[] {0, -5}, new long[] {0, 0}, 0));
+        refused("size 9223372036854775807 + 1 + 4 + 3 * 0",
+                () -> Pad.apply(v, new long[] {0, Long.MAX_VALUE}, new long[] {0, 1}, new long[] {0, 0}, 0));
+        // A fractional fill keeps its fraction: the double overload, not a rounded integer.
+        assertArrayEquals(new float[] {2.5f, 0, 1, 2, 3},
+                read(Pad.apply(Slice.apply(v, new long[] {0, 0}, new long[] {1, 4}, new long[] {1, 1}),
+                        new long[] {0, 1}, new long[] {0, 0}, new long[] {0, 0}, 2.5)));
+    }
+
+    @Test
+    void anEmptyDynamicSliceKeepsItsClampedStartsAndUnitSteps() {
+        // Size 0 rows at offset 9: clamped to 3 (= 3 - 0), offsets kept as a slice keeps them.
+        dev.tensorbuf.views.Remap.Affine r = DynamicSlice.bind(DynamicSlice.outputToInput(new long[] {3, 4},
+                new long[] {0, 2}), new long[] {9, 1});
+        assertEquals(2, r.inputRank());
+        assertArrayEquals(new long[] {0, 2}, r.outputDims());
+        assertEquals(3, r.offset(0));
+        assertEquals(1, r.offset(1));
+        assertEquals(1, r.coefficient(0, 0));
+        assertEquals(1, r.coefficient(1, 1));
+        assertEquals(0, r.coefficient(0, 1));
+        // Not empty: the same steps read from the map's terms.
+        dev.tensorbuf.views.Remap.Affine full = DynamicSlice.bind(DynamicSlice.outputToInput(new long[] {3, 4},
+                new long[] {2, 2}), new long[] {9, 1});
+        assertEquals(1, full.offset(0));
+        assertEquals(1, full.coefficient(0, 0));
+        assertEquals(1, full.coefficient(1, 1));
+    }
 }
