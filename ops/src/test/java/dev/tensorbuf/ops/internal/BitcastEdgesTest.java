@@ -124,6 +124,8 @@ class BitcastEdgesTest {
         // Rows 6-9 cross a tile row: neither strided nor the layout from its start.
         TensorView rows = Slice.apply(v, new long[] {6, 0}, new long[] {10, 130}, new long[] {1, 1});
         refused("reads its bytes in place", () -> Bitcast.apply(rows, "f32[4096]{0}"));
+        // Not strided: the refusal shows the map that is not.
+        refused("this one has the map (d0, d1) -> (", () -> Bitcast.apply(rows, "f32[4096]{0}"));
     }
 
     @Test
