@@ -216,6 +216,8 @@ class HloIndexingTest {
                 "bitcast r: changes the byte size: s4[5]{0:E(4)} is 3 bytes, s4[5]{0} 5"},
             {"p0 = f32[3,4]{1,0:T(2,2)} parameter(0)\n ROOT r = f32[2,6]{1,0} bitcast(p0)",
                 "bitcast r: changes the byte size: f32[3,4]{1,0:T(2,2)} is 64 bytes, f32[2,6]{1,0} 48"},
+            {"p0 = f32[10,20] parameter(0)\n ROOT r = f32[10,21] reshape(p0)",
+                "reshape r of [10, 20] (200 elements) to [10, 21] (210 elements): element counts differ"},
             {"p0 = f32[4] parameter(0)\n ROOT r = u8[4,3] bitcast-convert(p0)",
                 "bitcast-convert r: the u8 side u8[4,3]{1,0} must be the f32 side f32[4]{0} with one more dimension of 4"},
         };
@@ -229,6 +231,15 @@ class HloIndexingTest {
                 assertTrue(e.getMessage().contains(c[1]), e.getMessage());
             }
         }
+    }
+
+    /** A slice may start at its limit (XLA's verifier allows start == limit): it selects nothing. */
+    @Test
+    void anEmptySliceAtItsLimitStillAnalyses() {
+        HloModule m = HloModule.parse("HloModule m\nENTRY e {\n p0 = f32[10] parameter(0)\n"
+                + " ROOT r = f32[0] slice(p0), slice={[5:5]}\n}");
+        assertEquals(1, HloIndexing.outputToInput(m, m.entry().root()).indexing().size());
+        assertEquals(1, HloIndexing.inputToOutput(m, m.entry().root(), 0, false).indexing().size());
     }
 
     /** XLA runs a broadcast whose dimensions are out of order: it transposes as it broadcasts. */

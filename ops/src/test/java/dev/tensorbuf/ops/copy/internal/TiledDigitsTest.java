@@ -115,6 +115,9 @@ class TiledDigitsTest {
                 TiledDigits.of(ArrayShape.parse("f32[16,256]{1,0:T(8,128)(3)}")));
         assertEquals("packed E(4) elements", TiledDigits.of(ArrayShape.parse("s4[8]{0:E(4)}")));
         assertEquals("packed E(16) elements", TiledDigits.of(ArrayShape.parse("f32[8]{0:E(16)}")));
+        assertEquals("split configs", TiledDigits.of(ArrayShape.parse("f32[4,256]{1,0:T(2,128)SC(1:64)}")));
+        assertEquals("combined dimensions in tile (2,*,128)",
+                TiledDigits.of(ArrayShape.parse("f32[2,3,256]{2,1,0:T(2,*,128)}")));
         // An element size that is the type's own width packs nothing.
         assertEquals(List.of(digit(0, 8, 1, 1)), of("f32[8]{0:E(32)}").digits());
     }
