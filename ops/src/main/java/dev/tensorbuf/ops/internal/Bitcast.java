@@ -77,6 +77,13 @@ public final class Bitcast {
             throw new IllegalArgumentException("bitcast of " + view + " to " + laidOut + ": element storage differs ("
                     + view.access().storageBits() + " vs " + storageBits(laidOut) + " bits)");
         }
+        if (source.layout().map(l -> !l.tiles().isEmpty()).orElse(false) && source.physicalByteSize() > source.arraySize()) {
+            // XLA sizes a tiled array by its first tile; a later tile that pads inside it puts
+            // elements past that size, where the target's bytes end.
+            throw new IllegalArgumentException("bitcast of " + view + ": its layout " + source + " places elements in "
+                    + source.physicalByteSize() + " bytes, past XLA's array size of " + source.arraySize()
+                    + " bytes (a later tile pads inside the first), so a bitcast would leave some out");
+        }
         if (source.arraySize() != laidOut.arraySize()) {
             throw new IllegalArgumentException("bitcast of " + view + " to " + laidOut + ": " + source.arraySize()
                     + " bytes vs " + laidOut.arraySize() + " bytes");

@@ -129,6 +129,16 @@ class BitcastEdgesTest {
     }
 
     @Test
+    void aLayoutWhoseSlotsPassXlasArraySizeIsRefused() {
+        ArrayShape shape = ArrayShape.parse("f32[10,130]{1,0:T(8,128)}");
+        TensorView v = TensorView.of(arena.allocate(shape.arraySize()), shape);
+        // Ten columns of two tile rows: read as T(16,128)(2,8,128), whose array size (8,192 bytes,
+        // first tile only) ends before row 9's elements (slot 2,176).
+        TensorView cols = Slice.apply(v, new long[] {0, 0}, new long[] {10, 10}, new long[] {1, 1});
+        refused("past XLA's array size of 8192 bytes", () -> Bitcast.apply(cols, "f32[2048]{0}"));
+    }
+
+    @Test
     void refusalsSayWhyAViewHasNoLayout() {
         TensorView v = counting("f32[4,6]{1,0}", 96, 24);
         refused("a padded or concatenated view has no layout to reinterpret",
