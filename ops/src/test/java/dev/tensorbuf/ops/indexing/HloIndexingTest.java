@@ -220,6 +220,18 @@ class HloIndexingTest {
                 "reshape r of [10, 20] (200 elements) to [10, 21] (210 elements): element counts differ"},
             {"p0 = f32[4] parameter(0)\n ROOT r = u8[4,3] bitcast-convert(p0)",
                 "bitcast-convert r: the u8 side u8[4,3]{1,0} must be the f32 side f32[4]{0} with one more dimension of 4"},
+            // [2:9:2] reads 2, 4, 6, 8: four elements, not three.
+            {"p0 = f32[10] parameter(0)\n ROOT r = f32[3] slice(p0), slice={[2:9:2]}",
+                "slice r of f32[10]{0} to f32[3]{0}: dim 0 [2:9:2] does not select 3 of 10 elements"},
+            {"p0 = f32[10] parameter(0)\n ROOT r = f32[11] slice(p0), slice={[0:11]}",
+                "slice r of f32[10]{0} to f32[11]{0}: dim 0 [0:11:1] does not select 11 of 10 elements"},
+            {"p0 = f32[10] parameter(0)\n ROOT r = f32[10] slice(p0)",
+                "slice r of f32[10]{0} to f32[10]{0} has no slice attribute"},
+            {"p0 = f32[8] parameter(0)\n c = f32[] constant(0)\n ROOT r = f32[8] pad(p0, c)",
+                "pad r of f32[8]{0} to f32[8]{0} has no padding attribute"},
+            // 1 + 8 + 1 = 10, not 9.
+            {"p0 = f32[8] parameter(0)\n c = f32[] constant(0)\n ROOT r = f32[9] pad(p0, c), padding=1_1",
+                "pad r of f32[8]{0} to f32[9]{0}: dim 0 of size 8 padded by 1_1_0 gives 10, not 9"},
         };
         for (String[] c : cases) {
             HloModule m = HloModule.parse("HloModule m\nadd {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n"
@@ -231,6 +243,40 @@ class HloIndexingTest {
                 assertTrue(e.getMessage().contains(c[1]), e.getMessage());
             }
         }
+    }
+
+    /**
+     * One set of maps per operand and no more: dynamic-update-slice's offsets each read as a
+     * scalar, and each output of a tuple reads its own operand (the others known empty).
+     */
+    @Test
+    void dynamicUpdateSliceAndTupleHaveOneSetPerOperand() {
+        HloModule dus = HloModule.parse("""
+                HloModule m
+                ENTRY e {
+                  src = s32[20,30] parameter(0)
+                  upd = s32[5,10] parameter(1)
+                  of1 = s32[] parameter(2)
+                  of2 = s32[] parameter(3)
+                  ROOT dus = s32[20,30] dynamic-update-slice(src, upd, of1, of2)
+                }""");
+        InstructionIndexing back = HloIndexing.outputToInput(dus, dus.entry().root());
+        assertEquals(4, back.indexing().size(), back.toString());
+        assertEquals("(d0, d1) -> (), domain: d0 in [0, 19], d1 in [0, 29]", single(back, 3));
+        HloModule tuple = HloModule.parse("""
+                HloModule m
+                ENTRY e {
+                  a = f32[2,3] parameter(0)
+                  b = f32[4] parameter(1)
+                  ROOT t = (f32[2,3], f32[4]) tuple(a, b)
+                }""");
+        InstructionIndexing second = HloIndexing.outputToInput(tuple, tuple.entry().root(), 1, false);
+        assertEquals(2, second.indexing().size(), second.toString());
+        assertEquals("(d0) -> (d0), domain: d0 in [0, 3]", single(second, 1));
+        assertTrue(second.operand(0).iterator().next().map().isKnownEmpty(), second.toString());
+        InstructionIndexing forward = HloIndexing.inputToOutput(tuple, tuple.entry().root(), 0, false);
+        assertEquals(2, forward.indexing().size(), forward.toString());
+        assertEquals("(d0, d1) -> (d0, d1), domain: d0 in [0, 1], d1 in [0, 2]", single(forward, 0));
     }
 
     /** A slice may start at its limit (XLA's verifier allows start == limit): it selects nothing. */

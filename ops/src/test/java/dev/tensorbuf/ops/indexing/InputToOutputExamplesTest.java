@@ -199,6 +199,32 @@ class InputToOutputExamplesTest {
                 d3 in [0, 4], s0 in [0, 0], s1 in [0, 2], s2 in [0, 1]""");
     }
 
+    /**
+     * Negative padding cuts elements off: padding=-1_-1 of f32[5] keeps elements 1..3 at 0..2,
+     * and elements 0 and 4 land nowhere. The fill value reaches every output element.
+     */
+    @Test
+    void negativePaddingDropsTheElementsItCutsOff() {
+        HloModule m = HloModule.parse("""
+                HloModule m
+                ENTRY e {
+                  p0 = f32[5] parameter(0)
+                  c = f32[] constant(0)
+                  ROOT r = f32[3] pad(p0, c), padding=-1_-1
+                }""");
+        assertMaps(forward(m, 0).operand(0), "(d0) -> (d0 - 1), domain: d0 in [0, 4], d0 - 1 in [0, 2]");
+        assertMaps(forward(m, 1).operand(0), "()[s0] -> (s0), domain: s0 in [0, 2]");
+        // Interior padding 1 and a cut of 2 at the high end: element k lands at 2k + 1 when that is below 6.
+        HloModule interior = HloModule.parse("""
+                HloModule m
+                ENTRY e {
+                  p0 = f32[4] parameter(0)
+                  c = f32[] constant(0)
+                  ROOT r = f32[6] pad(p0, c), padding=1_-2_1
+                }""");
+        assertMaps(forward(interior, 0).operand(0), "(d0) -> (d0 * 2 + 1), domain: d0 in [0, 2]");
+    }
+
     @Test
     void tupleOperandIsItsOwnOutputAndNoOther() {
         HloModule m = HloModule.parse("""
