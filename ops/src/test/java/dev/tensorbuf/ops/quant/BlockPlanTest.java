@@ -66,6 +66,22 @@ class BlockPlanTest {
         }
     }
 
+    /** gguf-py's blocks of one type as a tensor of 2 blocks a row (1 when fewer than 4), and its f32 values. */
+    private record GgufCase(BlockTensor blocks, TensorView reference, long rows, long cols, int blockValues) {
+    }
+
+    private GgufCase ggufCase(BlockType type) throws IOException {
+        byte[] blocks = resource(type + ".blocks");
+        byte[] values = resource(type + ".f32");
+        int bv = type.blockValues();
+        long n = blocks.length / type.blockBytes();
+        long perRow = n >= 4 ? 2 : 1;
+        long rows = n / perRow;
+        long cols = perRow * bv;
+        return new GgufCase(BlockTensor.of(buffer(blocks), type, rows, cols),
+                TensorView.of(buffer(values), ArrayShape.of(DType.F32, rows, cols)), rows, cols, bv);
+    }
+
     private MemoryBuffer buffer(byte[] bytes) {
         MemoryBuffer b = arena.allocate(bytes.length);
         MemorySegment.copy(bytes, 0, b.segment(), ValueLayout.JAVA_BYTE, 0, bytes.length);
@@ -103,15 +119,12 @@ class BlockPlanTest {
         "Q6_K", "TQ1_0", "TQ2_0", "MXFP4", "IQ4_NL", "IQ4_XS", "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ3_XXS", "IQ3_S", "IQ1_S",
         "IQ1_M", "NVFP4"})
     void everyTypeIsGgufPysValuesInEveryLayout(BlockType type) throws IOException {
-        byte[] blocks = resource(type + ".blocks");
-        byte[] values = resource(type + ".f32");
-        int bv = type.blockValues();
-        long n = blocks.length / type.blockBytes();
-        long perRow = n >= 4 ? 2 : 1;
-        long rows = n / perRow;
-        long cols = perRow * bv;
-        BlockTensor q = BlockTensor.of(buffer(blocks), type, rows, cols);
-        TensorView reference = TensorView.of(buffer(values), ArrayShape.of(DType.F32, rows, cols));
+        GgufCase c = ggufCase(type);
+        int bv = c.blockValues();
+        long rows = c.rows();
+        long cols = c.cols();
+        BlockTensor q = c.blocks();
+        TensorView reference = c.reference();
         for (String layout : LAYOUTS) {
             assertDequantizes(reference, q, String.format(layout, rows, cols));
         }
@@ -132,15 +145,12 @@ class BlockPlanTest {
     @ParameterizedTest
     @EnumSource(value = BlockType.class, names = {"Q8_0", "Q4_0", "Q4_K", "Q6_K", "Q5_K", "IQ4_XS"})
     void destinationsWithNoLoopFormAreGgufPysValuesToo(BlockType type) throws IOException {
-        byte[] blocks = resource(type + ".blocks");
-        byte[] values = resource(type + ".f32");
-        int bv = type.blockValues();
-        long n = blocks.length / type.blockBytes();
-        long perRow = n >= 4 ? 2 : 1;
-        long rows = n / perRow;
-        long cols = perRow * bv;
-        BlockTensor q = BlockTensor.of(buffer(blocks), type, rows, cols);
-        TensorView reference = TensorView.of(buffer(values), ArrayShape.of(DType.F32, rows, cols));
+        GgufCase c = ggufCase(type);
+        int bv = c.blockValues();
+        long rows = c.rows();
+        long cols = c.cols();
+        BlockTensor q = c.blocks();
+        TensorView reference = c.reference();
         long cut = bv / 2 + 3;
         for (String dtype : List.of("f32", "bf16")) {
             assertNoLoopForm(reference, q, () -> {

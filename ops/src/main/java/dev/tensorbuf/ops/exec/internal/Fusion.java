@@ -346,21 +346,23 @@ final class Fusion {
     }
 
     private static boolean isConstant(HloComputation comp, String name) {
-        // XLA folds data movement of a constant into a constant before it rewrites the divide.
+        return constantBehind(comp, name).opcode().equals("constant");
+    }
+
+    /** {@return the instruction under {@code name}'s data movement: a constant when XLA folds it into one} */
+    private static HloInstruction constantBehind(HloComputation comp, String name) {
+        // XLA folds data movement of a constant into a constant before its simplifier's rewrites.
         HloInstruction d = comp.instruction(name);
         while (Set.of("broadcast", "reshape", "transpose", "copy", "bitcast", "slice", "reverse").contains(d.opcode())
                 && d.operands().size() == 1) {
             d = comp.instruction(d.operands().getFirst());
         }
-        return d.opcode().equals("constant");
+        return d;
     }
 
+    /** {@return whether every value of the constant behind {@code name} is zero} Called where {@link #isConstant} holds. */
     private static boolean isAllZero(HloComputation comp, String name) {
-        HloInstruction d = comp.instruction(name);
-        while (!d.opcode().equals("constant")) {
-            d = comp.instruction(d.operands().getFirst());
-        }
-        for (String token : d.payload().split("[\\s{},]+")) {
+        for (String token : constantBehind(comp, name).payload().split("[\\s{},]+")) {
             if (token.isEmpty()) {
                 continue;
             }

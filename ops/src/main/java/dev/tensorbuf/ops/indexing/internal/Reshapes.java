@@ -72,15 +72,6 @@ final class Reshapes {
         return Bitcast.outputToInput(input, output);
     }
 
-    static List<Integer> minorToMajor(ArrayShape shape) {
-        return Bitcast.minorToMajor(shape);
-    }
-
-    /** {@return the dimension sizes in physical (major-to-minor) order} */
-    static List<Long> physicalDims(ArrayShape shape) {
-        return Bitcast.physicalDims(shape);
-    }
-
     /** {@return logical index to physical index} */
     static IndexingMap logicalToPhysical(ArrayShape shape) {
         return Bitcast.logicalToPhysical(shape);
