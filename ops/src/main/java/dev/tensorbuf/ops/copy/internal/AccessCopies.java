@@ -152,12 +152,15 @@ public final class AccessCopies {
         return plan.affine().map(a -> {
             DType from = src(plan).dtype();
             DType to = dst(plan).dtype();
+            boolean fused = ChannelExpression.recognised(from, to) != null;
+            String inner = fused ? "its fma form in typed loops " + AffineChunks.CHUNK
+                    : "the expression evaluator " + ChannelExpression.CHUNK;
             String loops = from == DType.U8 && to == DType.F32
-                    ? "the u8 -> f32 loops compute it directly, a channel loop innermost evaluates it"
-                    : "the convert kernel evaluates it";
+                    ? "the u8 -> f32 loops compute it directly, a channel loop innermost runs " + inner
+                    : "the convert kernel runs " + inner;
             return new CopyPlan.Explanation.Epilogue(ChannelExpression.of(from, to).toString(), "%1 and %2 the scale and bias"
-                    + " of the channel along dim " + a.channelDim() + ", in the planned loops: " + loops + " "
-                    + ChannelExpression.CHUNK + " elements at a time, IEEE arithmetic (denormals kept)");
+                    + " of the channel along dim " + a.channelDim() + ", in the planned loops: " + loops
+                    + " elements at a time, IEEE arithmetic (denormals kept)");
         });
     }
 

@@ -19,9 +19,11 @@ import java.util.List;
  * }
  *
  * <p>The loops for u8 into f32 (dense, strided, byte planes) compute the same {@code fma}
- * directly; every other pair, u8 into f32 with the channel loop innermost, and gathers run here,
- * {@link #CHUNK} elements at a time (ChannelExpressionTest holds both to the documented
- * arithmetic).
+ * directly. The convert kernel runs the other pairs' expressions in the form
+ * {@code [convert<T>](fma(convert<f32>(%0), %1, %2))} (8-32-bit integers, f16, bf16, f32 into f32,
+ * bf16, f16: {@link #recognised}) in typed chunk loops ({@link AffineChunks}); every other pair
+ * and gathers run here, {@link #CHUNK} elements at a time (ChannelExpressionTest holds all of
+ * them to the documented arithmetic, and the chunk loops to this evaluator bit for bit).
  */
 final class ChannelExpression {
     /** Elements evaluated at once: enough to spread the evaluator's per-op cost, the columns still in L2. */
@@ -44,6 +46,15 @@ final class ChannelExpression {
         }
         Pointwise.Expr fma = new Pointwise.Op(Pointwise.Op.FMA, DType.F32, List.of(convert(x, DType.F32), scale, bias), "");
         return convert(fma, to);
+    }
+
+    /**
+     * {@return the form of {@code from -> to}'s expression that {@link AffineChunks} computes, or
+     * null when only the evaluator ({@link Runner}) does} Read off the expression, so the loops
+     * follow what it says.
+     */
+    static AffineChunks.Form recognised(DType from, DType to) {
+        return AffineChunks.recognise(of(from, to));
     }
 
     private static Pointwise.Expr convert(Pointwise.Expr e, DType to) {

@@ -13,9 +13,10 @@ import java.lang.foreign.MemorySegment;
  * runs ({@link DenseConvert}) and converts the rest a chunk at a time; those from the other
  * one-byte types (f8, f6, f4, unpacked sub-byte) go through a table ({@link ByteTable}), and the
  * rest (reals to complex, for one) through {@link ValueMover}. With scale and bias, u8 -> f32 has
- * a loop of its own (image staging) and other pairs, or a channel loop innermost, evaluate the
- * affine's expression ({@link ChannelExpression}). The channel is constant per run unless the
- * channel loop is innermost.
+ * a loop of its own (image staging); other pairs, or a channel loop innermost, run the affine's
+ * expression ({@link ChannelExpression}): its recognised fma form in {@link AffineChunks}' typed
+ * chunk loops, any other in the evaluator. The channel is constant per run unless the channel
+ * loop is innermost.
  */
 final class ConvertKernel {
     private ConvertKernel() {
@@ -33,6 +34,12 @@ final class ConvertKernel {
         DType from = sa.type();
         DType to = da.type();
         Path path = scale != null ? Path.AFFINE : Path.of(from, to);
+        AffineChunks.Form fused = path == Path.AFFINE && (ch == r - 1 || from != DType.U8 || to != DType.F32)
+                ? ChannelExpression.recognised(from, to) : null;
+        if (fused != null) {
+            AffineChunks.run(t, fused, scale, bias, vector);
+            return;
+        }
         // Tables and chunk arrays only for the paths that use them: with a table built first
         // (unused), the u8 -> f32 loop ran at half its speed (0.97 against 0.46 ns an element).
         ByteTable table = path == Path.TABLE ? ByteTable.of(from, to) : null;
