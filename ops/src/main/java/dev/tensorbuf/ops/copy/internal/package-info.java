@@ -195,8 +195,14 @@
  * <dd>an elementwise expression and its evaluator, a column of values per op: XLA's CPU rules
  *     (denormals flushed) for <code>run</code>'s epilogues (<code>exec.internal.PointwiseCopy</code>),
  *     IEEE's for the copy engine's per-channel affine, which <code>ChannelExpression</code> writes as
- *     <code>fma(convert&lt;f32&gt;(%0), %1, %2)</code> and evaluates for the kernels that have no loop
- *     of their own for it (every pair but u8 to f32, a channel loop innermost, gathers)</dd>
+ *     <code>fma(convert&lt;f32&gt;(%0), %1, %2)</code> and evaluates for gathers and the forms no
+ *     loop recognises (f64 arithmetic, 64-bit and u32 sources, f8 destinations)</dd>
+ * <dt><code>AffineChunks.java</code></dt>
+ * <dd>the convert kernel's loops for the affine's recognised form
+ *     <code>[convert&lt;T&gt;](fma(convert&lt;f32&gt;(%0), %1, %2))</code> (8-32-bit integers, f16, bf16,
+ *     f32 into f32, bf16, f16): <code>ChunkReads</code> into a float chunk, the fma across it, the
+ *     codec's writes; a channel loop innermost taken with the loop outside it, a channel at a
+ *     time over a chunk; the evaluator's values bit for bit (<code>AffineChunksTest</code>)</dd>
  * <dt><code>VectorPointwise.java</code></dt>
  * <dd>f32 elementwise ops over dense float blocks for <code>exec.internal.PointwiseLanes</code>
  *     (add, subtract, multiply, divide, fused multiply-add, maximum, minimum, clamp, negate, abs;
