@@ -12,6 +12,10 @@
  *     GiB</dd>
  * <dt><code>CopyPlanBenchmark.java</code></dt>
  * <dd>JMH: planning a copy (<code>CopyEngine.plan</code>) on three of the cases</dd>
+ * <dt><code>ChannelAffineBenchmark.java</code></dt>
+ * <dd>JMH: copies with a per-channel scale and bias on the general paths (f32 NCHW -&gt; NHWC with
+ *     the channel innermost, f16 -&gt; f32, u8 -&gt; bf16) and u8 -&gt; f32 staging; its
+ *     <code>main</code> compares two builds in one JVM, in turns, by thread CPU time</dd>
  * <dt><code>CopyCase.java</code>, <code>CopyBenchRunner.java</code>,
  *     <code>CopyBenchmark.java</code></dt>
  * <dd>the copy cases of issue 5 and an f64 -&gt; f32 conversion, run in-process (<code>tensorbuf
