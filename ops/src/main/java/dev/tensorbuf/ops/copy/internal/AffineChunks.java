@@ -125,8 +125,15 @@ final class AffineChunks {
             ChunkReads.readSingles(s, so, ss, dense, from, c, m);
             return;
         }
-        ChunkReads.readWords(s, so, ss, dense, from, c, m);
         float[] out = c.singles;
+        if (!dense && from == DType.U8) {
+            // One pass for strided pixels (NHWC -> NCHW) rather than bytes, then ints, then floats.
+            for (int i = 0; i < m; i++) {
+                out[i] = s.get(Layouts.I8, so + i * ss) & 0xff;
+            }
+            return;
+        }
+        ChunkReads.readWords(s, so, ss, dense, from, c, m);
         int[] in = c.words;
         for (int i = 0; i < m; i++) {
             out[i] = in[i]; // exact below 2^24, else rounded once: the evaluator's (float) of the long
