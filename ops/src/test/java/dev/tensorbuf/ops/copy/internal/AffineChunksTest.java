@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
  * for bit, on the scalar, vector and 2-thread engines: every source and destination the form
  * takes, random bit patterns (NaN payloads, denormals, infinities) and scales that overflow,
  * underflow to denormals and flip signs, through each of the kernel's loops: channel constant per
- * run (dense and strided source, runs longer than a chunk), channel loop innermost under a
- * longer loop (NCHW -> NHWC), and innermost over a shorter one or alone.
+ * run (dense, strided and reversed source, runs longer than a chunk), channel loop innermost
+ * under a longer loop (NCHW -> NHWC, also reversed), and innermost over a shorter one or alone.
  */
 class AffineChunksTest {
     private static final List<CopyEngine> ENGINES = List.of(CopyEngine.of(1, false), CopyEngine.of(1, true),
@@ -58,19 +58,24 @@ class AffineChunksTest {
                 new Pointwise.Op(Pointwise.Op.FMA, DType.F32, List.of(x, scale, bias), "")), "")));
     }
 
-    /** A copy case: logical dims, the source's strides (elements), the channel dim; the destination is packed. */
-    private record Case(String name, long[] dims, long[] srcStrides, int channelDim, int channelLoop) {
+    /**
+     * A copy case: logical dims, the source's strides and offset (elements), the channel dim and
+     * the planned loop it lands on; the destination is packed.
+     */
+    private record Case(String name, long[] dims, long[] srcStrides, long srcOffset, int channelDim, int channelLoop) {
     }
 
     private static final Case[] CASES = {
         // Channel outer, each run one channel: dense and longer than a chunk, then a strided source.
-        new Case("dense NCHW", new long[] {2, 3, 1100}, new long[] {3300, 1100, 1}, 1, 1),
-        new Case("strided NHWC -> NCHW", new long[] {2, 3, 700}, new long[] {2100, 1, 3}, 1, 1),
+        new Case("dense NCHW", new long[] {2, 3, 1100}, new long[] {3300, 1100, 1}, 0, 1, 1),
+        new Case("strided NHWC -> NCHW", new long[] {2, 3, 700}, new long[] {2100, 1, 3}, 0, 1, 1),
+        new Case("reversed rows", new long[] {2, 3, 1100}, new long[] {3300, 1100, -1}, 1099, 1, 1),
         // NCHW -> NHWC: the channel loop innermost under a loop of 1,100 (the kernel takes both).
-        new Case("NCHW -> NHWC", new long[] {2, 1100, 3}, new long[] {3300, 1, 1100}, 2, 2),
+        new Case("NCHW -> NHWC", new long[] {2, 1100, 3}, new long[] {3300, 1, 1100}, 0, 2, 2),
+        new Case("reversed NCHW -> NHWC", new long[] {2, 1100, 3}, new long[] {3300, -1, 1100}, 1099, 2, 2),
         // Channels innermost under a shorter loop, and a channel dim alone: channels per element.
-        new Case("many channels", new long[] {3, 600}, new long[] {600, 1}, 1, 1),
-        new Case("channels alone", new long[] {1300}, new long[] {1}, 0, 0),
+        new Case("many channels", new long[] {3, 600}, new long[] {600, 1}, 0, 1, 1),
+        new Case("channels alone", new long[] {1300}, new long[] {1}, 0, 0, 0),
     };
 
     @Test
@@ -168,7 +173,7 @@ class AffineChunksTest {
                 a.setBits(m, i, bits);
             }
         }
-        return Access.strided(m, type, StridedLayout.of(k.dims(), k.srcStrides()));
+        return Access.strided(m, type, StridedLayout.of(k.dims(), k.srcStrides(), k.srcOffset()));
     }
 
     private static long count(long[] dims) {
