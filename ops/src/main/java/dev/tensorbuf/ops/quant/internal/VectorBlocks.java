@@ -50,7 +50,7 @@ public final class VectorBlocks {
      * a heap {@code byte[256]} (one per call) started wherever the allocator put it, so its 32-byte
      * stores and 16-byte loads crossed cache lines or not. Measured in turns with the heap array
      * (pairs of JVMs, one engine thread, {@code GgufSideBySide Q6_K:bf16}, load 18-24 on 2 cores):
-     * 40-66 ms of CPU per 128 Mi values against 76-110 (once 40) in all 9 pairs. The heap array's
+     * 40-66 ms of CPU per 128 Mi values against 83-110 in all 10 pairs, either build first. The heap array's
      * times also jumped between about 40 and 90 ms inside one JVM with no compilation in between,
      * which the JIT's order cannot explain; where each block's codes sit can.
      */
