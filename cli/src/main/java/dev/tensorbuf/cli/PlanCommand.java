@@ -5,10 +5,14 @@ import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.ops.copy.CopyPlan;
+import dev.tensorbuf.ops.quant.BlockTensor;
 import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.BlockType;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaShape;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * {@code tensorbuf plan}: what the copy engine does to copy a buffer laid out by one XLA shape into
@@ -41,7 +45,8 @@ final class PlanCommand implements Command {
                 in elements, outermost first), the threads of this machine's engine
                 (-Dtensorbuf.copy.* settings apply), temporaries and the bytes read plus written.
                 Nothing is copied: the buffers are reserved, never touched. --json prints the
-                same as one object.
+                same as one object. SRC_SHAPE may also be a GGUF block type and logical dims,
+                row-major (q6_k[4096,4096]): the plan then shows the dequantize steps.
 
                 example:
                   tensorbuf plan 'f32[2,3,4,5]{3,2,1,0}' 'f32[2,3,4,5]{1,3,2,0}'
@@ -58,19 +63,34 @@ final class PlanCommand implements Command {
     @Override
     public int run(Invocation in) {
         in.expectAtMostPositionals(2);
-        ArrayShape src = arrayShape(in.positional(0, "SRC_SHAPE"), "SRC_SHAPE");
+        String srcText = in.positional(0, "SRC_SHAPE");
+        Matcher blocks = BLOCKS.matcher(srcText.strip());
+        BlockType type = blocks.matches() ? blockType(blocks.group(1)) : null;
+        ArrayShape src = type == null ? arrayShape(srcText, "SRC_SHAPE") : null;
         ArrayShape dst = arrayShape(in.positional(1, "DST_SHAPE"), "DST_SHAPE");
-        if (!src.dims().equals(dst.dims())) {
-            throw new UsageException("SRC_SHAPE " + src + " and DST_SHAPE " + dst + " have different dims: "
-                    + src.dims() + " and " + dst.dims());
+        List<Long> srcDims = type == null ? src.dims() : blockDims(blocks.group(2), type);
+        if (!srcDims.equals(dst.dims())) {
+            throw new UsageException("SRC_SHAPE " + (type == null ? src : srcText.strip()) + " and DST_SHAPE " + dst
+                    + " have different dims: " + srcDims + " and " + dst.dims());
         }
         CopyPlan.Explanation plan;
         // Mapped and never touched where Linux maps memory on first touch: a plan of a tensor
         // larger than this machine's memory still prints.
         try (Allocator memory = NativeMemory.hugePagesAvailable() ? NativeMemory.hugePageAllocator() : Allocators.shared()) {
-            TensorView from = TensorView.of(memory.allocate(bytes(src)), src);
             TensorView to = TensorView.of(memory.allocate(bytes(dst)), dst);
-            plan = CopyEngine.defaults().explain(from, to);
+            if (type == null) {
+                plan = CopyEngine.defaults().explain(TensorView.of(memory.allocate(bytes(src)), src), to);
+            } else {
+                long[] dims = srcDims.stream().mapToLong(Long::longValue).toArray();
+                try {
+                    // Whole blocks, so that the tensor itself names a dim that is not.
+                    long count = java.util.Arrays.stream(dims).reduce(1, Math::multiplyExact);
+                    long bytes = type.byteSize(Math.multiplyExact(Math.ceilDiv(count, type.blockValues()), type.blockValues()));
+                    plan = BlockTensor.of(memory.allocate(Math.max(1, bytes)), type, dims).explain(to);
+                } catch (IllegalArgumentException | ArithmeticException e) {
+                    throw new UsageException("SRC_SHAPE " + srcText.strip() + ": " + e.getMessage());
+                }
+            }
         }
         if (in.flag("json")) {
             in.out().println(plan.toJson());
@@ -78,6 +98,30 @@ final class PlanCommand implements Command {
             in.out().print(plan);
         }
         return 0;
+    }
+
+    /** A block-quantized source: a GGUF block type's name and logical dims, row-major, e.g. {@code q6_k[4096,4096]}. */
+    private static final Pattern BLOCKS = Pattern.compile("([A-Za-z][A-Za-z0-9_]*)\\[([0-9,\\s]*)]");
+
+    /** {@return the block type of that name, or null for an XLA element type (s4, f8e4m3fn, ...)} */
+    private static BlockType blockType(String name) {
+        try {
+            return BlockType.fromName(name);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    private static List<Long> blockDims(String text, BlockType type) {
+        List<Long> dims = new java.util.ArrayList<>();
+        for (String d : text.split(",")) {
+            try {
+                dims.add(Long.parseLong(d.strip()));
+            } catch (NumberFormatException e) {
+                throw new UsageException("SRC_SHAPE " + type + "[" + text + "]: dim '" + d.strip() + "' is not a number");
+            }
+        }
+        return dims;
     }
 
     private static ArrayShape arrayShape(String text, String what) {

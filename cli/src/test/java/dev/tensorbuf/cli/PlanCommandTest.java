@@ -54,6 +54,28 @@ class PlanCommandTest {
     }
 
     @Test
+    void aBlockQuantizedSourceShowsItsDequantizeSteps() {
+        CliHarness rows = CliHarness.run("plan", "q6_k[4,512]", "bf16[4,512]{1,0}");
+        assertEquals(0, rows.code(), rows.err());
+        assertTrue(rows.out().startsWith("planned copy Q6_K[4, 512] -> bf16[4,512]"), rows.out());
+        assertTrue(rows.out().contains("dequantize Q6_K blocks straight into the destination: 2048 elements, rows of 512"
+                + " values"), rows.out());
+        // s4 packed two to a byte has no loop form: the dequantize steps fill f32 rows, which are staged into it.
+        CliHarness packed = CliHarness.run("plan", "Q4_0[6,96]", "s4[6,96]{1,0:E(4)}", "--json");
+        assertEquals(0, packed.code(), packed.err());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> plan = (Map<String, Object>) Json.parse(packed.out());
+        assertEquals("through_temporary", plan.get("route"), packed.out());
+        List<?> parts = (List<?>) plan.get("parts");
+        assertEquals("planned", ((Map<?, ?>) parts.get(0)).get("route"), packed.out());
+        assertTrue(packed.out().contains("{\"step\":\"dequantize\",\"block_type\":\"Q4_0\",\"direct\":true"), packed.out());
+        assertEquals("staged", ((Map<?, ?>) parts.get(1)).get("route"), packed.out());
+        CliHarness bad = CliHarness.run("plan", "q4_0[2,48]", "f32[2,48]{1,0}");
+        assertEquals(2, bad.code());
+        assertTrue(bad.err().contains("the innermost dim 48 is not a whole number of 32-value blocks"), bad.err());
+    }
+
+    @Test
     void aPackedDestinationIsStaged() {
         CliHarness r = CliHarness.run("plan", "s8[64]{0}", "s4[64]{0:E(4)}");
         assertEquals(0, r.code(), r.err());

@@ -10,6 +10,7 @@ import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import dev.tensorbuf.ops.copy.internal.Access;
 import dev.tensorbuf.ops.copy.internal.BlockSource;
 import dev.tensorbuf.ops.copy.internal.Planner;
+import dev.tensorbuf.ops.copy.internal.ScratchRows;
 import dev.tensorbuf.ops.copy.internal.Step;
 import dev.tensorbuf.ops.copy.internal.ViewAdapter;
 import dev.tensorbuf.ops.quant.internal.BlockKernels;
@@ -49,9 +50,6 @@ import java.util.Optional;
  * do not merge, is refused with the reason.
  */
 public final class BlockTensor {
-    // Values of f32 a chunk of rows takes on the way into a destination with no loop form.
-    private static final long CHUNK_VALUES = 1 << 16;
-
     /**
      * A strided run of rows: its origin in the whole, its dims, where its first row's first block
      * is, the byte stride of each outer dim, and how many values of that first block come before
@@ -394,6 +392,10 @@ public final class BlockTensor {
      * shows it) whose steps read runs of whole blocks on the engine's threads and write the values
      * straight into an f32, bf16 or f16 destination whose rows are contiguous, or through a small
      * per-thread tile of f32 rows where the destination's layout needs its kernels (a transpose, tiles).
+     * A destination with no loop form of its own (over several buffers, packed sub-byte storage, a
+     * reshape of a transpose) takes a chunk of rows at a time through a small scratch of f32 rows:
+     * the planner's dequantize steps fill it, and the engine copies it into the chunk's box by the
+     * route it takes for any f32 view.
      *
      * @throws IllegalArgumentException if the dims differ, the type has no reference
      *     dequantization, or the destination is read-only or writes one slot twice
@@ -417,7 +419,7 @@ public final class BlockTensor {
                 Optional<Access> to = ViewAdapter.destination(into);
                 List<Step> steps = to.isPresent() ? Planner.planBlocks(source(p), to.get()) : null;
                 if (steps == null) {
-                    throughRows(p, dst, engine);
+                    ScratchRows.of(source(p), into).run(into, engine);
                 } else {
                     engine.execute(AccessCopies.unchecked(source(p).virtual(), to.get(), Optional.empty(), steps));
                 }
@@ -469,12 +471,7 @@ public final class BlockTensor {
                             List.of(), List.of(), e.zeroedBytes(), List.of(), List.of(),
                             "the blocks are a side the planner knows: each step reads runs of whole blocks"));
                 } else {
-                    long chunk = Math.max(type.blockValues(), CHUNK_VALUES / type.blockValues() * type.blockValues());
-                    explained.add(new CopyPlan.Explanation(CopyPlan.Explanation.Route.THROUGH_TEMPORARY, what, into.toString(),
-                            n, bytes, 1, Optional.empty(), List.of(new CopyPlan.Explanation.Temporary("rows of dequantized values, "
-                            + "a chunk at a time", DType.F32, List.of(chunk), 4 * chunk)), List.of(), 0, List.of(), List.of(),
-                            "the destination has no loop form (over several pieces, packed, or a general map): each chunk of"
-                                    + " rows is dequantized into f32, then copied by the engine"));
+                    explained.add(ScratchRows.of(source(p), into).explain(into, engine, what, bytes));
                 }
                 pieces.add(new CopyPlan.Explanation.Piece(Arrays.stream(p.origin()).boxed().toList(),
                         java.util.Collections.nCopies(dims.length, 1L), Arrays.stream(p.dims()).boxed().toList(), i, 0, false));
@@ -520,77 +517,6 @@ public final class BlockTensor {
     }
 
     /**
-     * Dequantizes one part a chunk of rows at a time into f32, then copies each chunk with the
-     * engine: for destinations with no loop form of their own (views over several pieces, packed
-     * sub-byte types, general maps), which the planner's dequantize steps cannot address.
-     */
-    private void throughRows(Part p, TensorView dst, CopyEngine engine) {
-        int r = dims.length;
-        long bv = type.blockValues();
-        long innerChunk = Math.max(bv, CHUNK_VALUES / bv * bv);
-        BlockKernels kernels = BlockKernels.defaults();
-        try (Allocator arena = Allocators.confined()) {
-            MemoryBuffer scratch = arena.allocate(4 * Math.max(CHUNK_VALUES, innerChunk), 64);
-            long rows = r == 1 ? 1 : p.dims()[r - 2];
-            // Each row covers whole blocks: [0, cover) counted from its first block, the values
-            // [skip, skip + n) of them its own.
-            long skip = p.skip();
-            long n = p.dims()[r - 1];
-            long cover = Math.ceilDiv(skip + n, bv) * bv;
-            long rowsPerChunk = cover >= CHUNK_VALUES ? 1 : Math.max(1, CHUNK_VALUES / cover);
-            long[] prefix = new long[Math.max(0, r - 2)];
-            do {
-                long base = p.byteOffset();
-                for (int d = 0; d < prefix.length; d++) {
-                    base += prefix[d] * p.outerStrides()[d];
-                }
-                for (long row = 0; row < rows; row += rowsPerChunk) {
-                    long nRows = Math.min(rowsPerChunk, rows - row);
-                    for (long col = 0; col < cover; col += innerChunk) {
-                        long width = Math.min(innerChunk, cover - col);
-                        for (long k = 0; k < nRows; k++) {
-                            long at = base + (r == 1 ? 0 : (row + k) * p.outerStrides()[r - 2]) + type.byteSize(col);
-                            kernels.dequantize(type, p.buffer().segment(), at, scratch.segment(), 4 * k * width, width / bv);
-                        }
-                        // This chunk's own values: [from, to) of the covered columns.
-                        long from = Math.max(col, skip);
-                        long to = Math.min(col + width, skip + n);
-                        long[] lo = new long[r];
-                        long[] hi = new long[r];
-                        long[] sdims = new long[r];
-                        long[] slo = new long[r];
-                        long[] shi = new long[r];
-                        for (int d = 0; d < prefix.length; d++) {
-                            lo[d] = p.origin()[d] + prefix[d];
-                            hi[d] = lo[d] + 1;
-                            sdims[d] = 1;
-                            shi[d] = 1;
-                        }
-                        if (r >= 2) {
-                            lo[r - 2] = p.origin()[r - 2] + row;
-                            hi[r - 2] = lo[r - 2] + nRows;
-                            sdims[r - 2] = nRows;
-                            shi[r - 2] = nRows;
-                        }
-                        lo[r - 1] = p.origin()[r - 1] + from - skip;
-                        hi[r - 1] = lo[r - 1] + to - from;
-                        sdims[r - 1] = width;
-                        slo[r - 1] = from - col;
-                        shi[r - 1] = to - col;
-                        long[] ones = new long[r];
-                        Arrays.fill(ones, 1);
-                        TensorView chunk = TensorView.of(scratch, ArrayShape.of(DType.F32, sdims));
-                        if (from != col || to != col + width) {
-                            chunk = Ops.slice(chunk, slo, shi, ones);
-                        }
-                        engine.copy(chunk, Ops.slice(dst, lo, hi, ones));
-                    }
-                }
-            } while (next(prefix, p.dims()));
-        }
-    }
-
-    /**
      * {@return the value at {@code index}, dequantized to f32 through its block} Reads one block,
      * so a loop over many values is far slower than {@link #dequantize(TensorView)}.
      *
@@ -631,17 +557,6 @@ public final class BlockTensor {
             return one[(int) (value - block * type.blockValues())];
         }
         throw new AssertionError("no part of " + this + " holds " + Arrays.toString(index));
-    }
-
-    /** Steps the odometer over the outer dims but the last; false once every index was visited. */
-    private static boolean next(long[] prefix, long[] dims) {
-        for (int d = prefix.length - 1; d >= 0; d--) {
-            if (++prefix[d] < dims[d]) {
-                return true;
-            }
-            prefix[d] = 0;
-        }
-        return false;
     }
 
     @Override

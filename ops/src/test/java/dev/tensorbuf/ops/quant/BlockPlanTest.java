@@ -138,9 +138,11 @@ class BlockPlanTest {
     }
 
     /**
-     * Destinations the planner's dequantize steps cannot address (a view over two buffers cut
-     * inside a block, a reshape of a transpose, s4 packed two to a byte) take the route through
-     * rows of f32; their bytes are gguf-py's f32 copied by the engine into the same destination.
+     * Destinations with no loop form of their own (a view over two buffers cut inside a block, a
+     * reshape of a transpose, s4 packed two to a byte) go a chunk of rows at a time through a
+     * scratch of f32 rows: the planner's dequantize steps into it, then the engine's own route into
+     * the destination (pieces, a split map, staging); their bytes are gguf-py's f32 copied by the
+     * engine into the same destination.
      */
     @ParameterizedTest
     @EnumSource(value = BlockType.class, names = {"Q8_0", "Q4_0", "Q4_K", "Q6_K", "Q5_K", "IQ4_XS"})
@@ -159,18 +161,18 @@ class BlockPlanTest {
                 TensorView right = TensorView.of(arena.allocate(4 * rows * (cols - cut)),
                         String.format("%s[%d,%d]{0,1}", dtype, rows, cols - cut));
                 return new Object[] {Ops.concatenate(1, left, right), List.of(left.buffer(), right.buffer())};
-            });
+            }, CopyPlan.Explanation.Route.PIECES);
             assertNoLoopForm(reference, q, () -> {
                 // [2 rows, cols / 2] transposed, then read as [rows, cols]: a permutation no strides give.
                 TensorView base = TensorView.of(arena.allocate(4 * rows * cols),
                         String.format("%s[%d,%d]{1,0}", dtype, 2 * rows, cols / 2));
                 return new Object[] {Ops.reshape(Ops.transpose(base, 1, 0), rows, cols), List.of(base.buffer())};
-            });
+            }, CopyPlan.Explanation.Route.PLANNED);
         }
     }
 
     @Test
-    void aPackedS4DestinationTakesTheRouteThroughRows() {
+    void aPackedS4DestinationIsStagedFromTheScratchRows() {
         // Q4_0 blocks of scale 1: value j of a block is (nibble - 8), low nibbles of bytes 0-15 then
         // high ones (ggml's layout), so every value is exact and within s4's [-8, 7].
         long rows = 6;
@@ -197,24 +199,36 @@ class BlockPlanTest {
             assertNoLoopForm(expected, q.slice(1, from, cols), () -> {
                 TensorView packed = TensorView.of(arena.allocate(ArrayShape.parse(s).arraySize()), s);
                 return new Object[] {packed, List.of(packed.buffer())};
-            });
+            }, CopyPlan.Explanation.Route.STAGED);
         }
     }
 
     /**
      * Dequantizes {@code q} with every engine into a destination {@code make} gives (the view and
      * its buffers) and compares all the buffers' bytes with {@code expected} copied by the engine
-     * into another; the plan must say it takes the route through rows.
+     * into another; the plan must be the scratch's two stages: the planner's dequantize steps
+     * straight into f32 rows, then the engine's {@code copyRoute} into the destination.
      */
     @SuppressWarnings("unchecked")
-    private void assertNoLoopForm(TensorView expected, BlockTensor q, java.util.function.Supplier<Object[]> make) {
+    private void assertNoLoopForm(TensorView expected, BlockTensor q, java.util.function.Supplier<Object[]> make,
+                                  CopyPlan.Explanation.Route copyRoute) {
         Object[] want = make.get();
         for (MemoryBuffer b : (List<MemoryBuffer>) want[1]) {
             b.segment().fill((byte) 0x5a);
         }
         CopyEngine.of(1).copy(expected, (TensorView) want[0]);
-        String route = q.explain((TensorView) want[0]).toString();
+        CopyPlan.Explanation e = q.explain((TensorView) want[0]);
+        String route = e.toString();
         assertTrue(route.contains("no loop form"), route);
+        assertEquals(CopyPlan.Explanation.Route.THROUGH_TEMPORARY, e.route(), route);
+        assertEquals(2, e.parts().size(), route);
+        List<Step> steps = AccessCopies.steps(e.parts().getFirst());
+        assertFalse(steps.isEmpty(), route);
+        assertTrue(steps.stream().allMatch(s -> s instanceof Step.Dequantize d && d.direct() && d.into() == DType.F32),
+                route);
+        assertEquals(copyRoute, e.parts().getLast().route(), route);
+        assertFalse(route.contains("gather") || route.contains("element-by-element"), route);
+        assertEquals(expected.elementCount(), e.elements(), route);
         for (CopyEngine engine : ENGINES) {
             Object[] got = make.get();
             for (MemoryBuffer b : (List<MemoryBuffer>) got[1]) {
@@ -233,6 +247,29 @@ class BlockPlanTest {
                 }
             }
         }
+    }
+
+    @Test
+    void rowsPastOneScratchGoThroughItInChunksThatKeepTheDestinationsDigits() {
+        // 3072 rows of 64 values into [96, 2048] transposed and read as [3072, 64]: flat, value i
+        // goes to (i mod 96) * 2048 + i / 96, so a chunk's flat box keeps those digits when it starts
+        // on a multiple of 96 values: chunks of 1023 rows (3 rows make 192), not the scratch's 1024.
+        Object[] made = randomQ4_0(3072, 64, 9);
+        BlockTensor q = (BlockTensor) made[0];
+        TensorView reference = (TensorView) made[1];
+        java.util.function.Supplier<Object[]> transposed = () -> {
+            TensorView base = TensorView.of(arena.allocate(2 * 3072 * 64), "bf16[96,2048]{1,0}");
+            return new Object[] {Ops.reshape(Ops.transpose(base, 1, 0), 3072, 64), List.of(base.buffer())};
+        };
+        assertNoLoopForm(reference, q, transposed, CopyPlan.Explanation.Route.PLANNED);
+        String text = q.explain((TensorView) transposed.get()[0]).toString();
+        assertTrue(text.contains("4 chunks") && text.contains("chunk 1 of 4") && text.contains("scratch f32[1023,64]")
+                && text.contains("loops [96: 1/2048, 682: 96/1]"), text);
+        assertNoLoopForm(reference, q, () -> {
+            TensorView left = TensorView.of(arena.allocate(4 * 3072 * 20), "f32[3072,20]{1,0}");
+            TensorView right = TensorView.of(arena.allocate(4 * 3072 * 44), "f32[3072,44]{0,1}");
+            return new Object[] {Ops.concatenate(1, left, right), List.of(left.buffer(), right.buffer())};
+        }, CopyPlan.Explanation.Route.PIECES);
     }
 
     /** Random Q4_0 blocks with finite scales, {@code rows} rows of {@code cols} values, and their f32 by the block kernels. */

@@ -116,6 +116,13 @@
  *     zeroes); a refusal leaves the destination as it was. Declines, leaving the element path, for
  *     several-piece views (<code>PiecePairs</code> hands it one piece a side), a reach above 8 slots
  *     per element (plus 4096), read-only or self-overlapping destinations</dd>
+ * <dt><code>BlockSource.java</code>, <code>DequantizeKernel.java</code>, <code>ScratchRows.java</code></dt>
+ * <dd>a block-quantized side: planned as its f32 rows (<code>Planner.planBlocks</code>), each run a
+ *     <code>Step.Dequantize</code> reading whole blocks, straight into f32/bf16/f16 rows or through a
+ *     per-thread tile of f32 rows for the run's kernel; a destination with no loop form (several
+ *     pieces, packed, a map no strides give) goes a chunk of rows at a time through a 256 KiB scratch
+ *     of f32 rows: dequantize steps into it, then the engine's own route from it (flat where only
+ *     that splits the map, chunks cut on its digits)</dd>
  * <dt><code>StagedDestination.java</code></dt>
  * <dd>for transposes that write the destination in strided passes
  *     (<code>VectorTranspose.writesInPasses</code>: NCHW -&gt; NHWC): the kernel writes a pooled 6

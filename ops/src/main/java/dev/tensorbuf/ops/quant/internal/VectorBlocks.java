@@ -45,6 +45,18 @@ public final class VectorBlocks {
      */
     static final Class<? extends MemorySegment> NATIVE = MemorySegment.NULL.getClass();
 
+    /**
+     * A thread's Q6_K block codes ({@link #q6Codes}), in native memory on a 64-byte boundary, where
+     * a heap {@code byte[256]} (one per call) started wherever the allocator put it, so its 32-byte
+     * stores and 16-byte loads crossed cache lines or not. Measured in turns with the heap array
+     * (pairs of JVMs, one engine thread, {@code GgufSideBySide Q6_K:bf16}, load 18-24 on 2 cores):
+     * 40-66 ms of CPU per 128 Mi values against 83-110 in all 10 pairs, either build first. The heap array's
+     * times also jumped between about 40 and 90 ms inside one JVM with no compilation in between,
+     * which the JIT's order cannot explain; where each block's codes sit can.
+     */
+    private static final ThreadLocal<MemorySegment> CODES = ThreadLocal.withInitial(() -> java.lang.foreign.Arena.ofAuto()
+            .allocate(256, 64));
+
     private VectorBlocks() {
     }
 
@@ -113,12 +125,12 @@ public final class VectorBlocks {
     public static void q6_K(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
         s = NATIVE.cast(s);
         d = NATIVE.cast(d);
-        byte[] q = new byte[256];
+        MemorySegment q = NATIVE.cast(CODES.get());
         float[] dl = new float[16];
         for (long b = 0; b < blocks; b++, so += 210, dOff += 1024) {
             q6Block(s, so, q, dl);
             for (int i = 0; i < 256; i += FW.length()) {
-                ((FloatVector) ByteVector.fromArray(BW, q, i).convertShape(VectorOperators.B2F, FW, 0)).mul(dl[i >> 4])
+                ((FloatVector) ByteVector.fromMemorySegment(BW, q, i, LE).convertShape(VectorOperators.B2F, FW, 0)).mul(dl[i >> 4])
                         .intoMemorySegment(d, dOff + 4L * i, LE);
             }
         }
@@ -143,7 +155,7 @@ public final class VectorBlocks {
     public static void q6_KBf16(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
         s = NATIVE.cast(s);
         d = NATIVE.cast(d);
-        byte[] q = new byte[256];
+        MemorySegment q = NATIVE.cast(CODES.get());
         float[] dl = new float[16];
         for (long b = 0; b < blocks; b++, so += 210, dOff += 512) {
             if (!Float.isFinite(q6Block(s, so, q, dl))) {
@@ -151,7 +163,7 @@ public final class VectorBlocks {
                 continue;
             }
             for (int i = 0; i < 256; i += FW.length()) {
-                IntVector bits = ((FloatVector) ByteVector.fromArray(BW, q, i).convertShape(VectorOperators.B2F, FW, 0))
+                IntVector bits = ((FloatVector) ByteVector.fromMemorySegment(BW, q, i, LE).convertShape(VectorOperators.B2F, FW, 0))
                         .mul(dl[i >> 4]).reinterpretAsInts();
                 bits.add(0x7fff).add(bits.lanewise(VectorOperators.LSHR, 16).and(1)).lanewise(VectorOperators.LSHR, 16)
                         .convertShape(VectorOperators.I2S, SW, 0).intoMemorySegment(d, dOff + 2L * i, LE);
@@ -160,9 +172,11 @@ public final class VectorBlocks {
     }
 
     /** {@link #q6_KBf16}'s loop for a block whose scale is infinite or NaN, so products may be NaN. */
-    private static void q6Bf16WithNaN(byte[] q, float[] dl, MemorySegment d, long dOff) {
+    private static void q6Bf16WithNaN(MemorySegment q, float[] dl, MemorySegment d, long dOff) {
+        q = NATIVE.cast(q);
+        d = NATIVE.cast(d);
         for (int i = 0; i < 256; i += FW.length()) {
-            IntVector bits = ((FloatVector) ByteVector.fromArray(BW, q, i).convertShape(VectorOperators.B2F, FW, 0))
+            IntVector bits = ((FloatVector) ByteVector.fromMemorySegment(BW, q, i, LE).convertShape(VectorOperators.B2F, FW, 0))
                     .mul(dl[i >> 4]).reinterpretAsInts();
             IntVector high = bits.lanewise(VectorOperators.LSHR, 16);
             bits.add(0x7fff).add(high.and(1)).lanewise(VectorOperators.LSHR, 16)
@@ -175,7 +189,9 @@ public final class VectorBlocks {
      * Reads the Q6_K block at {@code so}: its 16 sub-block scales {@code d * scales[g]} into
      * {@code dl} and its 256 codes minus 32 into {@code q}, in value order. {@return the block's f16 scale d}
      */
-    private static float q6Block(MemorySegment s, long so, byte[] q, float[] dl) {
+    private static float q6Block(MemorySegment s, long so, MemorySegment q, float[] dl) {
+        s = NATIVE.cast(s);
+        q = NATIVE.cast(q);
         float scale = ScalarBlocks.f16(s, so + 208);
         for (int g = 0; g < 16; g++) {
             dl[g] = scale * (float) s.get(java.lang.foreign.ValueLayout.JAVA_BYTE, so + 192 + g);
@@ -191,20 +207,22 @@ public final class VectorBlocks {
      * {@code 32 h + l}. Shifted in int lanes with constant counts, then masked per byte, so bits
      * that cross into a neighbour byte are dropped.
      */
-    private static void q6Codes(MemorySegment s, long so, int h, byte[] q) {
+    private static void q6Codes(MemorySegment s, long so, int h, MemorySegment q) {
+        s = NATIVE.cast(s);
+        q = NATIVE.cast(q);
         int at = 128 * h;
         IntVector a = IntVector.fromMemorySegment(I, s, so + 64 * h, LE);
         IntVector b = IntVector.fromMemorySegment(I, s, so + 64 * h + 32, LE);
         IntVector hb = IntVector.fromMemorySegment(I, s, so + 128 + 32 * h, LE);
         // No helper taking a vector: one C2 does not inline would box it.
         a.and(0x0F0F0F0F).or(hb.lanewise(VectorOperators.LSHL, 4).and(0x30303030)).reinterpretAsBytes().sub((byte) 32)
-                .intoArray(q, at);
+                .intoMemorySegment(q, at, LE);
         b.and(0x0F0F0F0F).or(hb.lanewise(VectorOperators.LSHL, 2).and(0x30303030)).reinterpretAsBytes().sub((byte) 32)
-                .intoArray(q, at + 32);
+                .intoMemorySegment(q, at + 32, LE);
         a.lanewise(VectorOperators.LSHR, 4).and(0x0F0F0F0F).or(hb.and(0x30303030)).reinterpretAsBytes().sub((byte) 32)
-                .intoArray(q, at + 64);
+                .intoMemorySegment(q, at + 64, LE);
         b.lanewise(VectorOperators.LSHR, 4).and(0x0F0F0F0F).or(hb.lanewise(VectorOperators.LSHR, 2).and(0x30303030))
-                .reinterpretAsBytes().sub((byte) 32).intoArray(q, at + 96);
+                .reinterpretAsBytes().sub((byte) 32).intoMemorySegment(q, at + 96, LE);
     }
 
     /**
