@@ -113,16 +113,12 @@ public final class Bitcast {
     }
 
     /**
-     * {@return the XLA shape whose layout map is the view's map up to a constant offset}: for a
-     * view that is its buffer's whole layout, the one {@link #wholeStridedLayout} builds; else the
+     * {@return the XLA shape whose layout map is the view's map up to a constant offset}: the
      * dimensions ordered by stride, minor first, when each stride is the product of the sizes
-     * more minor than it (size-1 dimensions aside)
+     * more minor than it (size-1 dimensions aside) and the view owns no padding; else, for a
+     * view that is its buffer's whole layout, the one {@link #wholeStridedLayout} builds
      */
     private static ArrayShape sourceLayout(TensorView view, Optional<StridedLayout> strided) {
-        ArrayShape whole = strided.isPresent() ? wholeStridedLayout(view, strided.get()) : null;
-        if (whole != null) {
-            return whole;
-        }
         if (strided.isPresent()) {
             StridedLayout l = strided.get();
             int[] order = new int[l.rank()];
@@ -141,6 +137,13 @@ public final class Bitcast {
                 packed &= l.sizes().get(d) == 1 || l.strides().get(d) == step;
                 step *= l.sizes().get(d);
             }
+            if (packed && !ownsMoreThanItsElements(view)) {
+                return view.shape().withLayout(XlaLayout.of(order));
+            }
+            ArrayShape whole = wholeStridedLayout(view, l);
+            if (whole != null) {
+                return whole;
+            }
             if (packed) {
                 return view.shape().withLayout(XlaLayout.of(order));
             }
@@ -148,6 +151,12 @@ public final class Bitcast {
         throw new IllegalArgumentException("bitcast of " + view + " reads its bytes in place, so it takes a view made"
                 + " from an XLA shape or a strided view whose strides pack its elements; this one " + whyNot(view, strided)
                 + ": materialize it in the layout you want first (CopyEngine.materialize)");
+    }
+
+    /** {@return whether the view is its buffer's whole layout and that layout takes more bytes than its elements (tile padding)} */
+    private static boolean ownsMoreThanItsElements(TensorView view) {
+        return view.map() instanceof ViewMap.Single s && s.wholeLayout()
+                && s.layoutBytes() != (Math.multiplyExact(view.elementCount(), view.access().storageBits()) + 7) / 8;
     }
 
     /**
