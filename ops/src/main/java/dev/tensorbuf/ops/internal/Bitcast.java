@@ -20,7 +20,9 @@ import java.util.Optional;
  * source layout's inverse; composed with a source whose map is an XLA layout that inverse
  * cancels, so the result's map is the target layout's own map at the source's element offset.
  * The source must therefore be one buffer whose map is an XLA layout: a view made from an XLA
- * shape, or a strided view whose strides pack its elements in some dimension order. From a view
+ * shape, or a strided view whose strides pack its elements in some dimension order, or one that
+ * is its buffer's whole layout ({@link ViewMap.Single#wholeLayout()}) with strides that leave the
+ * gaps of tile padding, sized by the bytes that layout owns. From a view
  * made from an XLA shape no map is built: the result is {@link TensorView#of} the target, whose
  * untiled layouts are strided by arithmetic; a view made by other ops is first simplified
  * ({@link TensorView#form()}) to find its layout.
@@ -113,7 +115,8 @@ public final class Bitcast {
     /**
      * {@return the XLA shape whose layout map is the view's map up to a constant offset}: the
      * dimensions ordered by stride, minor first, when each stride is the product of the sizes
-     * more minor than it (size-1 dimensions aside)
+     * more minor than it (size-1 dimensions aside) and the view owns no padding; else, for a
+     * view that is its buffer's whole layout, the one {@link #wholeStridedLayout} builds
      */
     private static ArrayShape sourceLayout(TensorView view, Optional<StridedLayout> strided) {
         if (strided.isPresent()) {
@@ -134,6 +137,13 @@ public final class Bitcast {
                 packed &= l.sizes().get(d) == 1 || l.strides().get(d) == step;
                 step *= l.sizes().get(d);
             }
+            if (packed && !ownsMoreThanItsElements(view)) {
+                return view.shape().withLayout(XlaLayout.of(order));
+            }
+            ArrayShape whole = wholeStridedLayout(view, l);
+            if (whole != null) {
+                return whole;
+            }
             if (packed) {
                 return view.shape().withLayout(XlaLayout.of(order));
             }
@@ -141,6 +151,131 @@ public final class Bitcast {
         throw new IllegalArgumentException("bitcast of " + view + " reads its bytes in place, so it takes a view made"
                 + " from an XLA shape or a strided view whose strides pack its elements; this one " + whyNot(view, strided)
                 + ": materialize it in the layout you want first (CopyEngine.materialize)");
+    }
+
+    /** {@return whether the view is its buffer's whole layout and that layout takes more bytes than its elements (tile padding)} */
+    private static boolean ownsMoreThanItsElements(TensorView view) {
+        return view.map() instanceof ViewMap.Single s && s.wholeLayout()
+                && s.layoutBytes() != (Math.multiplyExact(view.elementCount(), view.access().storageBits()) + 7) / 8;
+    }
+
+    /**
+     * {@return an XLA shape whose layout reads as {@code l} and takes the bytes the view's whole
+     * layout owns ({@link ViewMap.Single#layoutBytes()}), or null when the view is not marked as
+     * its buffer's whole layout, or starts past element 0, flips or is empty (the packed rule and
+     * its refusals decide those)}
+     *
+     * <p>Strides with gaps cannot say which tiles made them: {@code f32[10,20]{1,0:T(8,128)}} and
+     * {@code T(16,128)} both read {@code d0 * 128 + d1} and both take 8,192 bytes. A bitcast reads
+     * only the bytes and their count, so every tiling that agrees on the map and the layout's bytes
+     * gives XLA's answer; the one built here is the plainest: the dimensions in stride order, one
+     * tile of the padded extents the strides leave (the room below the smallest stride held by a
+     * size-1 dimension, as in {@code f32[1,20]{0,1:T(384,3)}}), the outermost extent or else
+     * {@code L(n)} making up the layout's bytes. A packed whole layout with no padding is its plain
+     * minor-to-major order, as before; a packed one with padding ({@code f32[2,128]{1,0:T(8,128)}},
+     * 4,096 bytes) takes its padded size, as XLA's.
+     *
+     * @throws IllegalArgumentException if the view is such a whole layout but its strides nest in
+     *     no XLA layout, or reach past the layout's bytes
+     */
+    private static ArrayShape wholeStridedLayout(TensorView view, StridedLayout l) {
+        if (!(view.map() instanceof ViewMap.Single single) || !single.wholeLayout() || l.offset() != 0
+                || view.elementCount() == 0) {
+            return null;
+        }
+        int rank = l.rank();
+        List<Integer> order = new ArrayList<>();
+        List<Integer> ones = new ArrayList<>();
+        for (int d = 0; d < rank; d++) {
+            if (l.sizes().get(d) == 1) {
+                ones.add(d);
+            } else if (l.strides().get(d) < 0) {
+                return null;
+            } else {
+                order.add(d);
+            }
+        }
+        order.sort((a, b) -> Long.compare(l.strides().get(a), l.strides().get(b)));
+        List<Integer> minorToMajor = new ArrayList<>();
+        List<Long> extents = new ArrayList<>();
+        long below = 1;
+        long reach = 1;
+        for (int d : order) {
+            long stride = l.strides().get(d);
+            if (stride < reach || stride % below != 0) {
+                throw noLayout(view, l, stride < reach ? "dimension " + d + "'s stride " + stride
+                        + " falls inside the dimensions below it, which reach " + reach
+                        : "dimension " + d + "'s stride " + stride + " is not a multiple of " + below);
+            }
+            if (minorToMajor.isEmpty() && stride > 1) {
+                if (ones.isEmpty()) {
+                    throw noLayout(view, l, "its smallest stride is " + stride
+                            + ", and no size-1 dimension holds the room below it");
+                }
+                minorToMajor.add(ones.removeFirst());
+                extents.add(stride);
+            } else if (!minorToMajor.isEmpty()) {
+                extents.set(extents.size() - 1, stride / below);
+            }
+            minorToMajor.add(d);
+            extents.add(l.sizes().get(d));
+            below = stride;
+            reach = Math.multiplyExact(stride, l.sizes().get(d));
+        }
+        if (minorToMajor.isEmpty()) {
+            // One element: a size-1 dimension holds whatever padding the layout has.
+            minorToMajor.add(ones.removeFirst());
+            extents.add(1L);
+        }
+        minorToMajor.addAll(ones);
+        int bits = view.access().storageBits();
+        long bytes = single.layoutBytes();
+        long slots = Math.multiplyExact(bytes, 8) / bits;
+        if (reach > slots) {
+            throw noLayout(view, l, "its dimensions take " + reach + " slots with their padding, past the " + slots
+                    + " of its layout's " + bytes + " bytes");
+        }
+        boolean gaps = false;
+        for (int k = 0; k < extents.size(); k++) {
+            gaps |= extents.get(k).longValue() != l.sizes().get(minorToMajor.get(k));
+        }
+        XlaLayout plain = XlaLayout.of(minorToMajor.stream().mapToInt(Integer::intValue).toArray());
+        ArrayShape candidate = laidOutIn(view, plain, bits);
+        if (!gaps && candidate.arraySize() == bytes) {
+            return candidate;
+        }
+        if (slots % below == 0) {
+            extents.set(extents.size() - 1, slots / below);
+        }
+        candidate = laidOutIn(view, plain.withTiles(tileOf(extents)), bits);
+        if (candidate.arraySize() != bytes) {
+            candidate = laidOutIn(view, plain.withTiles(tileOf(extents)).withTailPaddingAlignment(slots), bits);
+        }
+        if (candidate.arraySize() != bytes) {
+            throw noLayout(view, l, "no layout of these strides takes its layout's " + bytes + " bytes");
+        }
+        return candidate;
+    }
+
+    private static ArrayShape laidOutIn(TensorView view, XlaLayout layout, int bits) {
+        XlaLayout sized = bits != 8 * view.dtype().byteWidth() ? layout.withElementSizeInBits(bits) : layout;
+        return view.shape().withLayout(sized);
+    }
+
+    /** {@return one tile of the extents, physical minor first, most major first as a tile is written} */
+    private static XlaLayout.Tile tileOf(List<Long> extentsMinorFirst) {
+        long[] dims = new long[extentsMinorFirst.size()];
+        for (int k = 0; k < dims.length; k++) {
+            dims[dims.length - 1 - k] = extentsMinorFirst.get(k);
+        }
+        return XlaLayout.Tile.of(dims);
+    }
+
+    private static IllegalArgumentException noLayout(TensorView view, StridedLayout l, String why) {
+        return new IllegalArgumentException("bitcast of " + view + " reads its bytes in place, so it takes a view whose map"
+                + " is an XLA layout; this one is its buffer's whole layout with strides " + l.strides() + " for sizes "
+                + l.sizes() + ", which nest in no XLA layout (" + why + "): materialize it in the layout you want first"
+                + " (CopyEngine.materialize)");
     }
 
     private static String whyNot(TensorView view, Optional<StridedLayout> strided) {

@@ -22,8 +22,11 @@ import java.util.Map;
  * or halves it (otherwise); a constraint over several dimensions splits the one with the largest
  * coefficient (the outer one of a reshape's {@code d0 * 4 + d1}) into the run where it holds
  * throughout and unit ranges where it holds in part, or halves it when the expression is not
- * affine. Each split fixes a constraint as holding or narrows a dimension, so it ends without a
- * bound on its depth. Pure map math; arithmetic is overflow-checked ({@link ArithmeticException}).
+ * affine. A modulo over several dimensions is a staircase whose row pattern repeats: its outer
+ * dimension splits into the residue classes after which its term repeats modulo {@code m}, a
+ * strided family of rows each, where that dimension no longer changes the value; a modulo of one
+ * dimension that wraps fewer times than it has residue classes splits into its runs. Each split
+ * fixes a constraint as holding or narrows a dimension, so it ends without a bound on its depth. Pure map math; arithmetic is overflow-checked ({@link ArithmeticException}).
  * {@snippet :
  * // a reshape to [3,4] of two f32[2,3] joined along 0: the first part's staircase
  * DomainBoxes.domain(IndexingMap.parse("(d0, d1) -> (d0 * 4 + d1), domain: d0 in [0, 2], d1 in [0, 3],"
@@ -271,7 +274,9 @@ public final class DomainBoxes {
      * Boxes a side may be cut into. Past it the copy is cheaper element by element than planned
      * box by box, and the cutting itself would grow with the square of the count. A reshape of a
      * concatenation, which cuts into a box per row segment, is regrouped first ({@link #regroupings})
-     * into a box a piece; what still passes it is a staircase no regrouping names.
+     * into a box a piece; a staircase no regrouping names (a crop or stepped slice of one) is a box
+     * per run of its repeating row pattern, each over a residue class of the rows. What still
+     * passes it is a pattern whose period passes {@code MAX_PERIOD}.
      */
     public static final int MAX_BOXES = 1024;
 
@@ -499,7 +504,7 @@ public final class DomainBoxes {
                 }
                 Constraint c = constraints.get(i);
                 Interval r = range(c.expr(), w.box());
-                boolean fixed = varying(c.expr(), w.box()).isEmpty();
+                boolean fixed = effective(c.expr(), w.box()).isEmpty();
                 if (fixed && !r.isPoint()) {
                     r = Interval.point(c.expr().evaluate(w.box().start(), new long[0], new long[0]));
                 }
@@ -531,7 +536,7 @@ public final class DomainBoxes {
     private static void split(Work w, int i, Constraint c, Deque<Work> work) {
         Box box = w.box();
         int rank = box.rank();
-        List<Integer> vars = varying(c.expr(), box);
+        List<Integer> vars = effective(c.expr(), box);
         long[] coefficients = new long[rank];
         long[] constant = new long[1];
         if (vars.size() == 1) {
@@ -552,6 +557,9 @@ public final class DomainBoxes {
                 long a = Math.floorMod(ab[0], mod);
                 long period = a == 0 ? 1 : mod / BigInteger.valueOf(a).gcd(BigInteger.valueOf(mod)).longValueExact();
                 long count = box.count()[d];
+                if (m > 0 && runs(ab[0], ab[1], mod, c, count, i, w, d, Math.min(period, count), work)) {
+                    return;
+                }
                 if (period <= MAX_PERIOD) {
                     for (long r = Math.min(period, count) - 1; r >= 0; r--) {
                         long v = Math.floorMod(Math.addExact(Math.multiplyExact(ab[0], r), ab[1]), mod);
@@ -562,6 +570,29 @@ public final class DomainBoxes {
                     }
                     return;
                 }
+            }
+            halve(w, d, work);
+            return;
+        }
+        if (c.expr() instanceof AffineExpr.Mod(AffineExpr inner, AffineExpr.Const(long m)) && m > 0
+                && Linear.extract(inner, coefficients, constant)) {
+            // A staircase: (sum a_i * d_i) mod m over several dimensions. The outer dimension's
+            // term repeats every m / gcd(a * step, m) of its values, so its residue classes are
+            // a box each in which that term is one constant mod m: a strided family of the
+            // staircase's rows, not a box per row. The classes are then cut by the other dimensions.
+            int d = vars.getFirst();
+            for (int v : vars) {
+                if (Math.abs(coefficients[v]) > Math.abs(coefficients[d])) {
+                    d = v;
+                }
+            }
+            long period = period(coefficients[d], box.step()[d], m);
+            long count = box.count()[d];
+            if (period <= MAX_PERIOD) {
+                for (long r = Math.min(period, count) - 1; r >= 0; r--) {
+                    work.push(new Work(narrow(box, d, r, (count - r + period - 1) / period, period), w.holds().clone()));
+                }
+                return;
             }
             halve(w, d, work);
             return;
@@ -682,6 +713,65 @@ public final class DomainBoxes {
         boolean[] h = w.holds().clone();
         h[i] = true;
         return h;
+    }
+
+    /**
+     * Cuts dimension {@code d} of {@code w}'s box into the runs of its {@code k} where
+     * {@code (a * k + b) mod m} holds constraint {@code c}, when the value wraps around {@code m}
+     * fewer times than there are residue classes: a staircase's row holds a run or two of the
+     * part, which residue classes would cut into a box per element of the run.
+     *
+     * @return whether it cut
+     */
+    private static boolean runs(long a, long b, long m, Constraint c, long count, int i, Work w, int d, long classes,
+                                Deque<Work> work) {
+        long first = Math.floorDiv(b, m);
+        long last = Math.floorDiv(Math.addExact(Math.multiplyExact(a, count - 1), b), m);
+        long qLo = Math.min(first, last);
+        long qHi = Math.max(first, last);
+        if (Math.subtractExact(qHi, qLo) + 1 >= classes) {
+            return false;
+        }
+        long lo = Math.max(c.lo(), 0);
+        long hi = Math.min(c.hi(), m - 1);
+        for (long q = qHi; q >= qLo; q--) {
+            // In lap q the value is a * k + b - q * m, inside [0, m): no wrap within it.
+            long[] ks = solve(a, Math.subtractExact(b, Math.multiplyExact(q, m)), lo, hi, count);
+            if (ks != null) {
+                work.push(new Work(narrow(w.box(), d, ks[0], ks[1] - ks[0] + 1, 1), held(w, i)));
+            }
+        }
+        return true;
+    }
+
+    /** {@return after how many steps of {@code step} a term {@code a * d} repeats modulo {@code m}} */
+    private static long period(long a, long step, long m) {
+        long t = BigInteger.valueOf(a).multiply(BigInteger.valueOf(step)).mod(BigInteger.valueOf(m)).longValueExact();
+        return t == 0 ? 1 : m / BigInteger.valueOf(t).gcd(BigInteger.valueOf(m)).longValueExact();
+    }
+
+    /**
+     * {@return the dimensions that change the value of {@code e} over {@code box}}: those it reads
+     * that take more than one value, except, in {@code (sum a_i * d_i + c) mod m}, a dimension
+     * whose every step moves its term by a multiple of {@code m} (a residue class of a staircase's
+     * rows), which leaves the value as at the box's start
+     */
+    private static List<Integer> effective(AffineExpr e, Box box) {
+        List<Integer> vars = varying(e, box);
+        if (vars.isEmpty() || !(e instanceof AffineExpr.Mod(AffineExpr inner, AffineExpr.Const(long m))) || m <= 0) {
+            return vars;
+        }
+        long[] coefficients = new long[box.rank()];
+        if (!Linear.extract(inner, coefficients, new long[1])) {
+            return vars;
+        }
+        List<Integer> out = new ArrayList<>(vars.size());
+        for (int d : vars) {
+            if (period(coefficients[d], box.step()[d], m) != 1) {
+                out.add(d);
+            }
+        }
+        return out;
     }
 
     /** {@return the dimensions {@code e} reads that take more than one value in {@code box}, in order} */

@@ -56,6 +56,65 @@ class DomainBoxesTest {
                 + " d0 in [0, 3], d1 in [0, 8], (d0 * 9 + d1 + 1) mod 6 in [0, 2], (d0 * 8 + d1) mod 6 in [0, 2]")), dims));
     }
 
+    /**
+     * A staircase no regrouping names (a crop of a reshaped concatenation: the constant 1 is no
+     * row-major index) repeats its rows' pattern every 2 rows: a box per run of the pattern, each
+     * over every other row, not a box per row segment (1,200 of them, past {@link DomainBoxes#MAX_BOXES}).
+     */
+    @Test
+    void aStaircaseIsAStridedFamilyOfBoxesPerRunOfItsRowPattern() {
+        IndexingMap first = IndexingMap.parse("(d0, d1) -> (0), domain: d0 in [0, 399], d1 in [0, 9],"
+                + " (d0 * 12 + d1 + 1) mod 8 in [0, 2]");
+        IndexingMap second = IndexingMap.parse("(d0, d1) -> (0), domain: d0 in [0, 399], d1 in [0, 9],"
+                + " (d0 * 12 + d1 + 1) mod 8 in [3, 7]");
+        long[] dims = {400, 10};
+        assertEquals(List.of(), DomainBoxes.regroupings(List.of(first, second), dims));
+        assertEquals("[[0:399:2, 0:2], [0:399:2, 7:10], [1:400:2, 3:6]]", DomainBoxes.domain(first, dims).toString());
+        assertEquals(6, check(List.of(first, second), dims).size());
+    }
+
+    /**
+     * Random staircases {@code (sum a_i * d_i + c) mod m} over many rows, several pieces in lookup
+     * order, against brute force; each piece's boxes are at most {@code min(n_i, m)} per
+     * dimension multiplied, however many rows there are.
+     */
+    @Test
+    void randomStaircasesCutIntoBoxesPerRowPatternAgainstBruteForce() {
+        Random random = new Random(36);
+        for (int round = 0; round < 150; round++) {
+            int rank = 2 + random.nextInt(2);
+            long[] dims = new long[rank];
+            for (int d = 0; d < rank; d++) {
+                dims[d] = d == 0 ? 200 + random.nextInt(800) : 1 + random.nextInt(rank == 2 ? 24 : 6);
+            }
+            long m = 2 + random.nextInt(11);
+            AffineExpr sum = AffineExpr.constant(random.nextInt(7) - 3);
+            for (int d = 0; d < rank; d++) {
+                sum = sum.plus(AffineExpr.dim(d).times(random.nextInt(41) - 20));
+            }
+            long cut = random.nextInt((int) m);
+            List<IndexingMap> maps = new ArrayList<>();
+            for (Interval part : List.of(new Interval(0, cut), new Interval(cut + 1, m - 1), new Interval(0, m - 1))) {
+                List<Variable> vars = new ArrayList<>();
+                for (long n : dims) {
+                    vars.add(Variable.of(0, n - 1));
+                }
+                maps.add(IndexingMap.of(vars, List.of(), List.of(), List.of(AffineExpr.constant(0)),
+                        part.isEmpty() ? Map.of() : Map.of(sum.mod(m), part)));
+            }
+            check(maps, dims);
+            // Each dimension cut by the term's period (at most m) or into its runs (fewer).
+            long bound = 1;
+            for (long n : dims) {
+                bound *= Math.min(n, m);
+            }
+            for (IndexingMap map : maps.subList(0, 2)) {
+                int boxes = DomainBoxes.domain(map, dims).size();
+                assertTrue(boxes <= bound, boxes + " boxes for " + map + " over " + Arrays.toString(dims));
+            }
+        }
+    }
+
     @Test
     void anInteriorPadsDataIsOneStridedBox() {
         IndexingMap data = IndexingMap.parse("(d0, d1) -> (((d0 + 1) floordiv 2) * 3 + d1 - 2), domain: d0 in [1, 3],"
