@@ -24,12 +24,21 @@ final class ScalarTranspose {
         Odometer o = new Odometer(t, 2);
         do {
             for (long j = 0; j < nb; j++) {
-                long s = o.src + j * sb;
-                long d = o.dst + j * db;
-                for (long i = 0; i < na; i++) {
-                    dst.set(Layouts.I32, d + i * da, src.get(Layouts.I32, s + i * sa));
-                }
+                row(src, o.src + j * sb, sa, dst, o.dst + j * db, da, na);
             }
         } while (o.next());
+    }
+
+    /**
+     * One destination row, a method of its own so that the JIT compiles it whole, counted by its
+     * calls. As a loop inside {@code run}, compiled on the stack (OSR) before the row loop had ever
+     * ended, C2's code trapped back to the interpreter when it did: three times in a one-shot
+     * 200 MB convert, each time reading elements through the interpreted segment accessors until
+     * it was compiled again (-Xlog:deoptimization: unstable_if; bench/RESULTS.md, "Convert end to end").
+     */
+    private static void row(MemorySegment src, long s, long sa, MemorySegment dst, long d, long da, long n) {
+        for (long i = 0; i < n; i++) {
+            dst.set(Layouts.I32, d + i * da, src.get(Layouts.I32, s + i * sa));
+        }
     }
 }
