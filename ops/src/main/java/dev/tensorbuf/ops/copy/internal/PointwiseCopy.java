@@ -226,7 +226,7 @@ public final class PointwiseCopy {
         return ViewAdapter.access(v).map(a -> CopyExecutor.shareable(a.segment())).orElse(true);
     }
 
-    /** Runs the pass: blocks are independent, so each thread takes a contiguous share with scratches of its own. */
+    /** Runs the pass: blocks are independent, so each thread takes blocks in turn, with scratches of its own. */
     void run(CopyExecutor executor) {
         if (blocks == 0) {
             return;
@@ -243,15 +243,20 @@ public final class PointwiseCopy {
             return;
         }
         int threads = threads(executor);
+        // Blocks are taken one at a time from a shared count, not as fixed shares: a helper that
+        // starts late leaves its blocks to the caller instead of the caller waiting for them.
+        java.util.concurrent.atomic.AtomicLong next = new java.util.concurrent.atomic.AtomicLong();
         executor.forEach(threads, t -> {
+            long k = next.getAndIncrement();
+            if (k >= blocks) {
+                return; // the others took every block: no scratches for this share
+            }
             Map<List<Long>, TensorView[]> mine = new HashMap<>();
             BlockWriter tables = table != null ? new TableBlocks(table, leaves.get(table.data()), dst, dstBase, allocator)
                     : lanes != null ? lanes.new Blocks(leaves, dst, dstBase, split, blockSize(), allocator) : null;
-            long from = blocks * t / threads;
-            long to = blocks * (t + 1) / threads;
             long[] start = new long[rank];
             long[] limit = dims.clone();
-            for (long k = from; k < to; k++) {
+            for (; k < blocks; k = next.getAndIncrement()) {
                 long o = k / perRow;
                 long lo = (k % perRow) * step;
                 long rest = o;
