@@ -10,6 +10,7 @@ import dev.tensorbuf.ops.copy.internal.CopyExecutor;
 import dev.tensorbuf.ops.copy.internal.PiecePairs;
 import dev.tensorbuf.ops.copy.internal.Reach;
 import dev.tensorbuf.ops.copy.internal.RefusedValue;
+import dev.tensorbuf.ops.copy.internal.Step;
 import dev.tensorbuf.ops.copy.internal.SubByteStaging;
 import dev.tensorbuf.ops.copy.internal.ViewAdapter;
 import dev.tensorbuf.views.ArrayShape;
@@ -794,6 +795,9 @@ public final class CopyEngine {
     }
 
     private CopyPlan.Explanation explainPlanned(CopyPlan plan, String source, String destination) {
+        if (AccessCopies.steps(plan).size() == 1 && AccessCopies.steps(plan).getFirst() instanceof Step.Epilogue p) {
+            return p.pass().explain(plan, executor.threadsFor(plan));
+        }
         return new CopyPlan.Explanation(CopyPlan.Explanation.Route.PLANNED, source, destination, AccessCopies.src(plan).elementCount(),
                 AccessCopies.src(plan).elementCount() == 0 ? 0 : plan.bytesMoved(), executor.threadsFor(plan), Optional.of(plan), List.of(),
                 List.of(), 0, List.of(), List.of(), "", AccessCopies.epilogue(plan));

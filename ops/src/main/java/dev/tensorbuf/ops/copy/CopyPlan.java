@@ -244,7 +244,8 @@ public final class CopyPlan {
             /**
              * An elementwise expression ({@link Explanation#epilogue()}) evaluated block by block:
              * each operand's block copied into a dense scratch ({@link Explanation#parts()} explain
-             * the first block's copies), the expression applied, the result stored.
+             * the first block's copies), the expression applied, the result stored. The plan is
+             * that one pass, a {@code pointwise} step whose blocks the engine's threads share.
              */
             BLOCKS
         }

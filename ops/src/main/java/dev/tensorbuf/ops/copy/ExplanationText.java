@@ -3,6 +3,7 @@ package dev.tensorbuf.ops.copy;
 import dev.tensorbuf.ops.copy.CopyPlan.Explanation;
 import dev.tensorbuf.ops.copy.internal.Loop;
 import dev.tensorbuf.ops.copy.internal.AccessCopies;
+import dev.tensorbuf.ops.copy.internal.PointwiseCopy;
 import dev.tensorbuf.ops.copy.internal.Step;
 import dev.tensorbuf.views.internal.JsonStrings;
 import java.util.List;
@@ -67,6 +68,15 @@ final class ExplanationText {
                             .append(": ").append(r.elementCount()).append(" elements, rows of ").append(d.source().cover())
                             .append(" values, dst +").append(r.dstOffset()).append(", loops ");
                     loops(r.loops(), true, sb);
+                }
+                case Step.Epilogue p -> {
+                    PointwiseCopy pass = p.pass();
+                    sb.append("pointwise ").append(pass.evaluator()).append(": ").append(pass.elements())
+                            .append(" elements, ").append(pass.operands().size())
+                            .append(pass.operands().size() == 1 ? " operand, " : " operands, ").append(pass.blocks())
+                            .append(pass.blocks() == 1 ? " block of " : " blocks of up to ")
+                            .append(pass.blockDims().toString().replace(" ", ""))
+                            .append(pass.direct() ? ", stored straight" : ", stored through a block");
                 }
             }
             sb.append('\n');
@@ -153,6 +163,15 @@ final class ExplanationText {
                             .append(",\"loops\":");
                     loopsJson(r.loops(), sb);
                     sb.append('}');
+                }
+                case Step.Epilogue p -> {
+                    PointwiseCopy pass = p.pass();
+                    sb.append("{\"step\":\"pointwise\",\"evaluator\":").append(string(pass.evaluator().name()))
+                            .append(",\"elements\":").append(pass.elements())
+                            .append(",\"operands\":").append(pass.operands().size())
+                            .append(",\"blocks\":").append(pass.blocks())
+                            .append(",\"block_dims\":").append(pass.blockDims().toString().replace(" ", ""))
+                            .append(",\"direct\":").append(pass.direct()).append('}');
                 }
             }
         }

@@ -118,6 +118,30 @@ public final class CopyExecutor {
         return bytes < thresholdBytes ? 1 : parallelism;
     }
 
+    /** {@return the most threads a step runs on: the calling thread and the helpers} */
+    public int parallelism() {
+        return parallelism;
+    }
+
+    /** {@return whether a thread other than the caller may touch {@code segment} (not a confined arena's)} */
+    static boolean shareable(MemorySegment segment) {
+        return segment.isAccessibleBy(OTHER_THREAD);
+    }
+
+    /**
+     * Runs {@code unit.accept(i)} for every {@code i < units}, on the calling thread and the
+     * helpers; every unit has ended when this returns or throws. On the caller alone when another
+     * copy is using the helpers. An {@link Step.Epilogue}'s shares of blocks run so.
+     */
+    void forEach(int units, java.util.function.IntConsumer unit) {
+        if (units > 1 && workers().run(units, unit)) {
+            return;
+        }
+        for (int i = 0; i < units; i++) {
+            unit.accept(i);
+        }
+    }
+
     /** {@return whether the Vector API kernels run} */
     public boolean vector() {
         return vector;
@@ -142,6 +166,11 @@ public final class CopyExecutor {
                     runBatch(batch, values);
                     batch.clear();
                     GatherKernel.run(AccessCopies.src(plan), AccessCopies.dst(plan), plan.affine().orElse(null));
+                }
+                case Step.Epilogue p -> {
+                    runBatch(batch, values);
+                    batch.clear();
+                    p.pass().run(this);
                 }
             }
         }
@@ -174,6 +203,10 @@ public final class CopyExecutor {
                 case Step.Zero z -> task(plan, z);
                 case Step.Dequantize d -> task(plan, d);
                 case Step.Gather g -> null;
+                case Step.Epilogue p -> {
+                    threads = Math.max(threads, p.pass().threads(this));
+                    yield null;
+                }
             };
             if (t == null) {
                 threads = Math.max(threads, batchThreads(bytes, shareable));

@@ -42,6 +42,8 @@ public record PlannedSteps(List<Step> steps, long srcLo, long srcHi, long dstLo,
                 // Its source is blocks, checked by their maker; the loops' source side is the f32 rows it plans.
                 case Step.Dequantize d -> widen(out, d.run().dstOffset(), d.run().loops(), false);
                 case Step.Gather g -> gathers = true;
+                // Its operands and destination are views, each checked against its memory when made.
+                case Step.Epilogue p -> { }
             }
         }
         long slotBytes = dst.addressing() instanceof Access.Tiled(ArrayShape s) ? s.physicalByteSize() : -1;

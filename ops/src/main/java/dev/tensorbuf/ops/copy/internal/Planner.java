@@ -278,6 +278,7 @@ public final class Planner {
                     return null;
                 }
                 case Step.Dequantize d -> throw new AssertionError(d);
+                case Step.Epilogue p -> throw new AssertionError(p);
             }
         }
         if (dst.segment().isReadOnly()) {

@@ -7,13 +7,14 @@ import java.util.List;
 /**
  * One piece of a copy plan. A copy between strided layouts is one {@link Run}; a tiled side
  * splits the logical space into boxes (full tiles, partial tiles) with one {@link Run} each and,
- * for a padded tiled destination, {@link Zero} steps for the padding.
+ * for a padded tiled destination, {@link Zero} steps for the padding. An elementwise expression
+ * over several operand views into the destination is one {@link Epilogue}.
  * {@snippet :
  * // f32[1000,1000] -> {1,0:T(8,128)}: full column tiles, the partial last column tile, its padding
  * AccessCopies.steps(AccessCopies.plan(src, dst)).size();   // 3
  * }
  */
-public sealed interface Step permits Step.Run, Step.Zero, Step.Gather, Step.Dequantize {
+public sealed interface Step permits Step.Run, Step.Zero, Step.Gather, Step.Dequantize, Step.Epilogue {
 
     /**
      * A strided loop nest, loops outermost first, run by one kernel.
@@ -80,5 +81,20 @@ public sealed interface Step permits Step.Run, Step.Zero, Step.Gather, Step.Dequ
      * @param direct whether the values go straight into the destination
      */
     record Dequantize(BlockSource source, Run run, DType into, boolean direct) implements Step {
+    }
+
+    /**
+     * An elementwise expression over operand views, evaluated into the destination in one pass of
+     * cache-sized blocks ({@link PointwiseCopy}): the plan {@code tensorbuf run} makes for a value
+     * that pointwise HLO computes from views. The executor gives each of its threads a contiguous
+     * share of the blocks.
+     *
+     * @param pass the blocks, the operands and the evaluator chosen for them
+     */
+    record Epilogue(PointwiseCopy pass) implements Step {
+        /** @throws NullPointerException if {@code pass} is null */
+        public Epilogue {
+            java.util.Objects.requireNonNull(pass, "pass");
+        }
     }
 }

@@ -200,7 +200,7 @@
  *     <code>ChunkConvert.writeWords</code> / <code>writeLongs</code></dd>
  * <dt><code>Pointwise.java</code>, <code>ChannelExpression.java</code></dt>
  * <dd>an elementwise expression and its evaluator, a column of values per op: XLA's CPU rules
- *     (denormals flushed) for <code>run</code>'s epilogues (<code>exec.internal.PointwiseCopy</code>),
+ *     (denormals flushed) for <code>run</code>'s epilogues (<code>PointwiseCopy</code>),
  *     IEEE's for the copy engine's per-channel affine, which <code>ChannelExpression</code> writes as
  *     <code>fma(convert&lt;f32&gt;(%0), %1, %2)</code> and evaluates for gathers and the forms no
  *     loop recognises (f64 arithmetic, 64-bit and u32 sources, f8 destinations)</dd>
@@ -210,8 +210,20 @@
  *     f32 into f32, bf16, f16): <code>ChunkReads</code> into a float chunk, the fma across it, the
  *     codec's writes; a channel loop innermost taken with the loop outside it, a channel at a
  *     time over a chunk; the evaluator's values bit for bit (<code>AffineChunksTest</code>)</dd>
+ * <dt><code>PointwiseCopy.java</code>, <code>PointwiseTable.java</code>, <code>PointwiseLanes.java</code></dt>
+ * <dd>a plan's <code>Step.Epilogue</code>: an expression over operand views evaluated into the
+ *     destination in one pass of cache-sized blocks, each block's operands copied dense by a
+ *     one-thread engine; as a lookup table for one 8-bit operand and per-channel constants, as
+ *     f32 vector sweeps (<code>VectorPointwise</code>) for f32, bf16 or f16 operands and per-channel
+ *     constants, else the block evaluator. <code>CopyExecutor</code>'s threads take the blocks in
+ *     turn; <code>CopyEngine.explain</code> shows the pass with its expression as the epilogue. <code>run</code>'s fused pointwise HLO and <code>tensorbuf plan
+ *     --epilogue</code> plan through it</dd>
+ * <dt><code>PointwiseSyntax.java</code></dt>
+ * <dd>reads an expression in the text <code>Pointwise</code> prints (so a printed epilogue pastes
+ *     back), constants typed by their sibling operands; each problem a
+ *     <code>TextFormatException</code> at its position</dd>
  * <dt><code>VectorPointwise.java</code></dt>
- * <dd>f32 elementwise ops over dense float blocks for <code>exec.internal.PointwiseLanes</code>
+ * <dd>f32 elementwise ops over dense float blocks for <code>PointwiseLanes</code>
  *     (add, subtract, multiply, divide, fused multiply-add, maximum, minimum, clamp, negate, abs;
  *     convert to bf16, f16, u8, s8) with XLA's CPU rules: denormals flushed in and out, canonical
  *     NaN from maximum/minimum, sign-bit-only negate and abs</dd>

@@ -4,6 +4,7 @@ import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyPlan;
 import dev.tensorbuf.ops.copy.internal.Pointwise;
+import dev.tensorbuf.ops.copy.internal.PointwiseCopy;
 import dev.tensorbuf.ops.hlo.HloComputation;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.views.ArrayShape;

@@ -29,16 +29,14 @@
  *     XLA's <code>convert</code> rules for real and complex types, denormals flushed where XLA's
  *     CPU backend converts in f32/f64 arithmetic (checked against it on every pattern of the 8- and
  *     16-bit types, <code>ConvertXlaAgreementTest</code>)</dd>
- * <dt><code>Fusion.java</code>, <code>PointwiseCopy.java</code>,
- *     <code>PointwiseTable.java</code>, <code>PointwiseLanes.java</code></dt>
+ * <dt><code>Fusion.java</code></dt>
  * <dd>elementwise ops held as an expression over views (<code>copy.internal.Pointwise</code>, which
  *     the copy engine's per-channel affine shares) and evaluated in one pass where a value
- *     must be memory, with XLA's CPU semantics; an expression over one 8-bit operand and
- *     per-channel constants (image normalising) runs as a lookup table of the evaluator's own
- *     results, one computed in f32 over f32, bf16 or f16 operands and per-channel constants
- *     (affine, clamp, maximum/minimum, then an optional convert) as Vector API sweeps over each
- *     block, anything else through the block evaluator; each held instruction is reported as
- *     fused into the instruction whose copy evaluated it</dd>
+ *     must be memory, with XLA's CPU semantics: a copy plan of one epilogue step
+ *     (<code>copy.internal.PointwiseCopy</code>: a lookup table for one 8-bit operand and
+ *     per-channel constants, Vector API sweeps for f32 work over f32, bf16 or f16 operands, else
+ *     the block evaluator); each held instruction is reported as fused into the instruction
+ *     whose copy evaluated it</dd>
  * <dt><code>Materialize.java</code></dt>
  * <dd>copies through the copy engine into new buffers</dd>
  * <dt><code>ExecutedInstruction.java</code></dt>

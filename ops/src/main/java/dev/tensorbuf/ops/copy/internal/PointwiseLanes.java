@@ -1,9 +1,6 @@
-package dev.tensorbuf.ops.exec.internal;
+package dev.tensorbuf.ops.copy.internal;
 
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.ops.copy.internal.Pointwise;
-import dev.tensorbuf.ops.copy.internal.VectorPointwise;
-import dev.tensorbuf.ops.copy.internal.VectorSupport;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorView;
@@ -322,7 +319,7 @@ final class PointwiseLanes {
                     continue;
                 }
                 if (scratch[k] == null) {
-                    scratch[k] = Materialize.allocate(ArrayShape.of(leaf.dtype(), blockDims), allocator);
+                    scratch[k] = PointwiseCopy.scratch(ArrayShape.of(leaf.dtype(), blockDims), allocator);
                 }
                 PointwiseCopy.ENGINE.copy(box.part(leaf), scratch[k]);
                 read(scratch[k].buffer().segment(), 0, leaf.dtype(), lanes[k], n);
@@ -344,7 +341,7 @@ final class PointwiseLanes {
                 offset = box.offset(dstBase, dstStrides) * out.byteWidth();
             } else {
                 if (scratch[varying.length] == null) {
-                    scratch[varying.length] = Materialize.allocate(ArrayShape.of(out, blockDims), allocator);
+                    scratch[varying.length] = PointwiseCopy.scratch(ArrayShape.of(out, blockDims), allocator);
                 }
                 into = scratch[varying.length].buffer().segment();
                 offset = 0;

@@ -1,4 +1,4 @@
-package dev.tensorbuf.ops.exec.internal;
+package dev.tensorbuf.ops.copy.internal;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.Ops;
-import dev.tensorbuf.ops.copy.internal.Pointwise;
+import dev.tensorbuf.ops.exec.internal.Materialize;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorView;
@@ -28,7 +28,7 @@ class PointwiseTableTest {
     private static final float[] STD = {58.4f, 57.1f, 57.4f};
 
     private static TensorView constants(Allocator a, float[] v) {
-        TensorView t = Materialize.allocate(ArrayShape.of(DType.F32, v.length), a);
+        TensorView t = PointwiseCopy.scratch(ArrayShape.of(DType.F32, v.length), a);
         for (int i = 0; i < v.length; i++) {
             t.buffer().segment().setAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, i, v[i]);
         }
@@ -36,7 +36,7 @@ class PointwiseTableTest {
     }
 
     private static TensorView pixels(Allocator a, DType type, long... dims) {
-        TensorView x = Materialize.allocate(ArrayShape.of(type, dims), a);
+        TensorView x = PointwiseCopy.scratch(ArrayShape.of(type, dims), a);
         byte[] b = new byte[(int) x.elementCount()];
         new Random(7).nextBytes(b);
         b[0] = 0;
@@ -66,14 +66,14 @@ class PointwiseTableTest {
             TensorView dense = Materialize.materialize(leaves.get(k), ArrayShape.of(leaves.get(k).dtype(), dims), a);
             columns[k] = PointwiseCopy.read(dense, n);
         }
-        TensorView r = Materialize.allocate(ArrayShape.of(out, dims), a);
+        TensorView r = PointwiseCopy.scratch(ArrayShape.of(out, dims), a);
         PointwiseCopy.write(r, Pointwise.eval(e, columns, n), n);
         return r.buffer().segment().asSlice(0, r.shape().arraySize()).toArray(ValueLayout.JAVA_BYTE);
     }
 
     private static byte[] run(Pointwise.Expr e, List<TensorView> leaves, DType out, Allocator a) {
         long[] dims = dev.tensorbuf.views.internal.Extents.toArray(leaves.getFirst().dims());
-        TensorView dst = Materialize.allocate(ArrayShape.of(out, dims), a);
+        TensorView dst = PointwiseCopy.scratch(ArrayShape.of(out, dims), a);
         String kernel = PointwiseCopy.run(e, leaves, dst, a).epilogue().orElseThrow().kernel();
         assertTrue(kernel.startsWith("lookup table"), kernel);
         return dst.buffer().segment().asSlice(0, dst.shape().arraySize()).toArray(ValueLayout.JAVA_BYTE);
@@ -143,10 +143,10 @@ class PointwiseTableTest {
         try (Allocator a = Allocators.shared()) {
             long[] dims = {4, 5};
             Pointwise.Expr add = new Pointwise.Op("add", DType.U8, List.of(leaf(0, DType.U8), leaf(1, DType.U8)), "");
-            TensorView dst = Materialize.allocate(ArrayShape.of(DType.U8, dims), a);
+            TensorView dst = PointwiseCopy.scratch(ArrayShape.of(DType.U8, dims), a);
             assertNull(PointwiseTable.of(add, List.of(pixels(a, DType.U8, dims), pixels(a, DType.U8, dims)), dst, a));
             Pointwise.Expr neg = new Pointwise.Op("negate", DType.S32, List.of(leaf(0, DType.S32)), "");
-            TensorView wide = Materialize.allocate(ArrayShape.of(DType.S32, dims), a);
+            TensorView wide = PointwiseCopy.scratch(ArrayShape.of(DType.S32, dims), a);
             assertNull(PointwiseTable.of(neg, List.of(wide), wide, a));
             assertNotNull(PointwiseTable.of(add, List.of(pixels(a, DType.U8, dims),
                     Ops.broadcast(pixels(a, DType.U8, 5), dims, 1)), dst, a));

@@ -1,7 +1,6 @@
-package dev.tensorbuf.ops.exec.internal;
+package dev.tensorbuf.ops.copy.internal;
 
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.ops.copy.internal.Pointwise;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
@@ -75,7 +74,7 @@ record PointwiseTable(int data, int channelDim, int channels, Object table, Stri
         for (int k = 0; k < leaves.size(); k++) {
             TensorView l = leaves.get(k);
             if (k == data) {
-                TensorView bytes = Materialize.allocate(ArrayShape.of(l.dtype(), n), allocator);
+                TensorView bytes = PointwiseCopy.scratch(ArrayShape.of(l.dtype(), n), allocator);
                 for (int i = 0; i < n; i++) {
                     bytes.buffer().segment().set(ValueLayout.JAVA_BYTE, i, (byte) i);
                 }
@@ -85,7 +84,7 @@ record PointwiseTable(int data, int channelDim, int channels, Object table, Stri
             }
         }
         Object result = Pointwise.eval(e, columns, n);
-        TensorView out = Materialize.allocate(ArrayShape.of(dst.dtype(), n), allocator);
+        TensorView out = PointwiseCopy.scratch(ArrayShape.of(dst.dtype(), n), allocator);
         PointwiseCopy.write(out, result, n);
         MemorySegment seg = out.buffer().segment();
         Object table = switch (dst.dtype().bitWidth()) {
@@ -160,7 +159,7 @@ record PointwiseTable(int data, int channelDim, int channels, Object table, Stri
             limit[channelDim] = channels;
         }
         TensorView line = dev.tensorbuf.ops.Ops.slice(v, start, limit, stride);
-        TensorView dense = Materialize.allocate(ArrayShape.of(v.dtype(), dev.tensorbuf.views.internal.Extents.toArray(line.dims())),
+        TensorView dense = PointwiseCopy.scratch(ArrayShape.of(v.dtype(), dev.tensorbuf.views.internal.Extents.toArray(line.dims())),
                 allocator);
         PointwiseCopy.ENGINE.copy(line, dense);
         return PointwiseCopy.read(dense, channels);

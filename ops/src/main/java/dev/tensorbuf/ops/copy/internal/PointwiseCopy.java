@@ -1,10 +1,9 @@
-package dev.tensorbuf.ops.exec.internal;
+package dev.tensorbuf.ops.copy.internal;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.ops.copy.CopyPlan;
-import dev.tensorbuf.ops.copy.internal.Pointwise;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
@@ -14,6 +13,7 @@ import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,8 +30,18 @@ import java.util.Optional;
  * one computed in f32 over f32, bf16 or f16 operands and per-channel constants
  * ({@link PointwiseLanes}) copies only the varying operands' blocks and runs vector sweeps over
  * them. Both store straight into the destination where the block is one run of its memory.
+ *
+ * <p>A pass is a step of a copy plan ({@link Step.Epilogue}, made by {@link #plan}): the
+ * {@link CopyExecutor} runs its blocks on its own threads, a contiguous share each, and
+ * {@code CopyEngine.explain} shows it with the expression as the plan's epilogue.
+ * {@snippet :
+ * // u8 NHWC pixels into f32 NCHW, normalised per channel: one 8-bit operand and two constants
+ * CopyPlan p = PointwiseCopy.plan(expr, List.of(pixels, mean, std), nchw, allocator);
+ * AccessCopies.steps(p);              // [Epilogue[pass=PointwiseCopy[TABLE ... 1 blocks]]]
+ * CopyEngine.defaults().execute(p);
+ * }
  */
-final class PointwiseCopy {
+public final class PointwiseCopy {
     /** Elements per block: every operand's scratch and the result's fit in a core's L2 together. */
     static final int BLOCK = 16 * 1024;
     /**
@@ -41,71 +51,212 @@ final class PointwiseCopy {
     static final int TABLE_BLOCK = 64 * 1024;
     static final CopyEngine ENGINE = CopyEngine.of(1);
 
-    private PointwiseCopy() {
+    /** What evaluates a pass's expression, in order of preference. */
+    public enum Evaluator {
+        /** One 8-bit operand and per-channel constants: each value looked up ({@link PointwiseTable}). */
+        TABLE,
+        /** Computed in f32 over f32, bf16 or f16 operands and per-channel constants: vector sweeps ({@link PointwiseLanes}). */
+        LANES,
+        /** Anything else: {@link Pointwise#eval} over each operand's block copied dense. */
+        BLOCKS
     }
 
-    /**
-     * Writes the value of {@code e} over {@code leaves} into {@code dst}.
-     *
-     * @return what ran, for the report: the expression and its kernel as the explanation's
-     *     epilogue, and the engine's explanations of the first block's copies as its parts
-     * @throws IllegalArgumentException if a leaf's dims differ from {@code dst}'s
-     */
-    static CopyPlan.Explanation run(Pointwise.Expr e, List<TensorView> leaves, TensorView dst, Allocator allocator) {
-        for (TensorView l : leaves) {
-            if (!l.dims().equals(dst.dims())) {
-                throw new IllegalArgumentException("operand " + l + " of an elementwise copy into " + dst.shape()
-                        + " has other dims");
-            }
-        }
+    private final Pointwise.Expr expr;
+    private final List<TensorView> leaves;
+    private final TensorView dst;
+    private final Allocator allocator;
+    private final PointwiseTable table;
+    private final PointwiseLanes lanes;
+    private final long[] dims;
+    /** The dim blocks cut: a block spans the dims after it whole and {@code step} indices of it; -1 when one block is all. */
+    private final int split;
+    private final long step;
+    private final long perRow;
+    private final long blocks;
+    /** {@code dst}'s element offset when a block is one run of its memory (stored straight), else -1. */
+    private final long dstBase;
+
+    private PointwiseCopy(Pointwise.Expr expr, List<TensorView> leaves, TensorView dst, Allocator allocator) {
+        this.expr = expr;
+        this.leaves = List.copyOf(leaves);
+        this.dst = dst;
+        this.allocator = allocator;
+        this.dims = Extents.toArray(dst.dims());
         if (dst.elementCount() == 0) {
-            return new CopyPlan.Explanation(CopyPlan.Explanation.Route.BLOCKS, sources(leaves), dst.toString(), 0, 0, 1,
-                    Optional.empty(), List.of(), List.of(), 0, List.of(), List.of(), "no elements",
-                    Optional.of(new CopyPlan.Explanation.Epilogue(e.toString(), "nothing: no elements")));
+            table = null;
+            lanes = null;
+            split = -1;
+            step = 1;
+            perRow = 1;
+            blocks = 0;
+            dstBase = -1;
+            return;
         }
-        long[] dims = Extents.toArray(dst.dims());
         int rank = dims.length;
-        PointwiseTable table = PointwiseTable.of(e, leaves, dst, allocator);
-        PointwiseLanes lanes = table == null && dst.dtype() == e.type() ? PointwiseLanes.of(e, leaves, allocator) : null;
-        int size = table == null ? BLOCK : TABLE_BLOCK;
-        // Split dimension s: the block spans rows of dimensions after s whole, and b indices of s.
+        table = PointwiseTable.of(expr, leaves, dst, allocator);
+        lanes = table == null && dst.dtype() == expr.type() ? PointwiseLanes.of(expr, leaves, allocator) : null;
+        int size = blockSize();
         int s = rank - 1;
         long inner = 1;
         while (s >= 0 && inner * dims[s] <= size) {
             inner *= dims[s];
             s--;
         }
-        long b = s < 0 ? 1 : Math.max(1, size / inner);
-        long dstBase = table == null && lanes == null ? -1 : denseFrom(dst, Math.max(s, 0));
+        split = s;
+        step = s < 0 ? 1 : Math.max(1, size / inner);
+        dstBase = table == null && lanes == null ? -1 : denseFrom(dst, Math.max(s, 0));
         if (s < 0) {
-            if (table != null) {
-                new TableBlocks(table, leaves.get(table.data()), dst, dstBase, allocator).block(new long[rank], dims.clone());
-            } else if (lanes != null) {
-                lanes.new Blocks(leaves, dst, dstBase, 0, size, allocator).block(new long[rank], dims.clone());
-            } else {
-                block(e, leaves, dst, dst.dims(), new HashMap<>(), allocator, null, null);
-            }
-            return explain(e, leaves, dst, table, lanes, dims.clone(), true, dstBase >= 0, 0, 1, allocator);
+            perRow = 1;
+            blocks = 1;
+            return;
         }
         long outer = 1;
         for (int d = 0; d < s; d++) {
             outer = Math.multiplyExact(outer, dims[d]);
         }
-        long perRow = Math.ceilDiv(dims[s], b);
-        long blocks = Math.multiplyExact(outer, perRow);
-        // Blocks are independent: each thread takes a contiguous share with scratches of its own.
-        int threads = (int) Math.min(blocks, Math.max(1, Runtime.getRuntime().availableProcessors()));
-        int split = s;
-        long step = b;
-        java.util.stream.IntStream.range(0, threads).parallel().forEach(t -> {
+        perRow = Math.ceilDiv(dims[s], step);
+        blocks = Math.multiplyExact(outer, perRow);
+    }
+
+    /**
+     * {@return the plan of one pass writing the value of {@code e} over {@code leaves} into
+     * {@code dst}: one {@link Step.Epilogue}, the pass's blocks and evaluator chosen} Its source is
+     * operand %0 where that is one access, else the destination; the step holds every operand.
+     *
+     * @throws IllegalArgumentException if a leaf's dims differ from {@code dst}'s, or {@code dst}
+     *     is not one access (several pieces, packed sub-byte elements)
+     */
+    public static CopyPlan plan(Pointwise.Expr e, List<TensorView> leaves, TensorView dst, Allocator allocator) {
+        for (TensorView l : leaves) {
+            if (!l.dims().equals(dst.dims())) {
+                throw new IllegalArgumentException("operand " + l + " of an elementwise copy into " + dst.shape()
+                        + " has other dims");
+            }
+        }
+        Access to = ViewAdapter.access(dst).orElseThrow(() -> new IllegalArgumentException(
+                "an elementwise copy writes a destination of one buffer and whole bytes, not " + dst));
+        Access from = leaves.isEmpty() ? to : ViewAdapter.access(leaves.getFirst()).orElse(to);
+        return AccessCopies.unchecked(from, to, Optional.empty(),
+                List.of(new Step.Epilogue(new PointwiseCopy(e, leaves, dst, allocator))));
+    }
+
+    /**
+     * Writes the value of {@code e} over {@code leaves} into {@code dst}: {@link #plan} run by the
+     * shared engine ({@link CopyEngine#defaults()}), its threads and helper threads.
+     *
+     * @return what ran, for the report: the expression and its kernel as the explanation's
+     *     epilogue, and the engine's explanations of the first block's copies as its parts
+     * @throws IllegalArgumentException as {@link #plan}
+     */
+    public static CopyPlan.Explanation run(Pointwise.Expr e, List<TensorView> leaves, TensorView dst, Allocator allocator) {
+        CopyPlan plan = plan(e, leaves, dst, allocator);
+        CopyEngine engine = CopyEngine.defaults();
+        engine.execute(plan);
+        return engine.explain(plan);
+    }
+
+    /** {@return the expression} */
+    public Pointwise.Expr expression() {
+        return expr;
+    }
+
+    /** {@return what evaluates the expression} */
+    public Evaluator evaluator() {
+        return table != null ? Evaluator.TABLE : lanes != null ? Evaluator.LANES : Evaluator.BLOCKS;
+    }
+
+    /** {@return the operands, numbered as the expression's leaves} */
+    public List<TensorView> operands() {
+        return leaves;
+    }
+
+    /** {@return the elements written} */
+    public long elements() {
+        return dst.elementCount();
+    }
+
+    /** {@return the blocks the pass is cut into} */
+    public long blocks() {
+        return blocks;
+    }
+
+    /** {@return the dims of the first (largest) block} */
+    public List<Long> blockDims() {
+        return Arrays.stream(firstBlock()).boxed().toList();
+    }
+
+    /** {@return whether each block's values are stored straight into the destination's memory} */
+    public boolean direct() {
+        return dstBase >= 0;
+    }
+
+    private int blockSize() {
+        return table == null ? BLOCK : TABLE_BLOCK;
+    }
+
+    private long[] firstBlock() {
+        long[] first = dims.clone();
+        if (split >= 0) {
+            for (int d = 0; d < split; d++) {
+                first[d] = 1;
+            }
+            first[split] = Math.min(dims[split], step);
+        }
+        return first;
+    }
+
+    /**
+     * {@return the threads {@code executor} runs the pass on: a share of the blocks each, as many
+     * as it has threads; one when the blocks are one or a side's memory is confined to this thread}
+     * Not its byte threshold: the evaluator costs far more per byte than a copy's kernels.
+     */
+    int threads(CopyExecutor executor) {
+        if (blocks <= 1 || !shareable(dst)) {
+            return 1;
+        }
+        for (TensorView l : leaves) {
+            if (!shareable(l)) {
+                return 1;
+            }
+        }
+        return (int) Math.min(blocks, executor.parallelism());
+    }
+
+    private static boolean shareable(TensorView v) {
+        return ViewAdapter.access(v).map(a -> CopyExecutor.shareable(a.segment())).orElse(true);
+    }
+
+    /** Runs the pass: blocks are independent, so each thread takes blocks in turn, with scratches of its own. */
+    void run(CopyExecutor executor) {
+        if (blocks == 0) {
+            return;
+        }
+        int rank = dims.length;
+        if (split < 0) {
+            if (table != null) {
+                new TableBlocks(table, leaves.get(table.data()), dst, dstBase, allocator).block(new long[rank], dims.clone());
+            } else if (lanes != null) {
+                lanes.new Blocks(leaves, dst, dstBase, 0, blockSize(), allocator).block(new long[rank], dims.clone());
+            } else {
+                block(expr, leaves, dst, dst.dims(), new HashMap<>(), allocator, null, null);
+            }
+            return;
+        }
+        int threads = threads(executor);
+        // Blocks are taken one at a time from a shared count, not as fixed shares: a helper that
+        // starts late leaves its blocks to the caller instead of the caller waiting for them.
+        java.util.concurrent.atomic.AtomicLong next = new java.util.concurrent.atomic.AtomicLong();
+        executor.forEach(threads, t -> {
+            long k = next.getAndIncrement();
+            if (k >= blocks) {
+                return; // the others took every block: no scratches for this share
+            }
             Map<List<Long>, TensorView[]> mine = new HashMap<>();
             BlockWriter tables = table != null ? new TableBlocks(table, leaves.get(table.data()), dst, dstBase, allocator)
-                    : lanes != null ? lanes.new Blocks(leaves, dst, dstBase, split, size, allocator) : null;
-            long from = blocks * t / threads;
-            long to = blocks * (t + 1) / threads;
+                    : lanes != null ? lanes.new Blocks(leaves, dst, dstBase, split, blockSize(), allocator) : null;
             long[] start = new long[rank];
             long[] limit = dims.clone();
-            for (long k = from; k < to; k++) {
+            for (; k < blocks; k = next.getAndIncrement()) {
                 long o = k / perRow;
                 long lo = (k % perRow) * step;
                 long rest = o;
@@ -120,30 +271,32 @@ final class PointwiseCopy {
                     tables.block(start, limit);
                     continue;
                 }
-                block(e, leaves, dst, Box.of(start, limit).key(), mine, allocator, start, limit);
+                block(expr, leaves, dst, Box.of(start, limit).key(), mine, allocator, start, limit);
             }
         });
-        long[] first = dims.clone();
-        for (int d = 0; d < s; d++) {
-            first[d] = 1;
-        }
-        first[s] = Math.min(dims[s], b);
-        return explain(e, leaves, dst, table, lanes, first, false, dstBase >= 0, s, threads, allocator);
     }
 
     /**
-     * {@return the explanation of a pass: its first block's copies explained by the engine as they
-     * run (operand blocks into dense scratches, the result's block into the destination)}
+     * {@return the explanation of the pass {@code plan} holds, run on {@code threads}: its first
+     * block's copies explained by the engine as they run (operand blocks into dense scratches, the
+     * result's block into the destination)}
      */
-    private static CopyPlan.Explanation explain(Pointwise.Expr e, List<TensorView> leaves, TensorView dst,
-                                                PointwiseTable table, PointwiseLanes lanes, long[] first, boolean whole,
-                                                boolean direct, int split, int threads, Allocator allocator) {
+    public CopyPlan.Explanation explain(CopyPlan plan, int threads) {
+        if (blocks == 0) {
+            return new CopyPlan.Explanation(CopyPlan.Explanation.Route.BLOCKS, sources(leaves), dst.toString(), 0, 0, 1,
+                    Optional.empty(), List.of(), List.of(), 0, List.of(), List.of(), "no elements",
+                    Optional.of(new CopyPlan.Explanation.Epilogue(expr.toString(), "nothing: no elements")));
+        }
+        long[] first = firstBlock();
+        boolean whole = split < 0;
+        int at = Math.max(split, 0);
+        boolean direct = dstBase >= 0;
         long n = dst.elementCount();
-        long blockElements = Extents.elementCount("block", java.util.Arrays.stream(first).boxed().toList());
-        List<Long> blockDims = java.util.Arrays.stream(first).boxed().toList();
+        long blockElements = Extents.elementCount("block", Arrays.stream(first).boxed().toList());
+        List<Long> blockDims = Arrays.stream(first).boxed().toList();
         long[] start = new long[first.length];
         long[] stride = new long[first.length];
-        java.util.Arrays.fill(stride, 1);
+        Arrays.fill(stride, 1);
         List<CopyPlan.Explanation> parts = new ArrayList<>();
         List<CopyPlan.Explanation.Temporary> temporaries = new ArrayList<>();
         long bytes = 0;
@@ -152,11 +305,11 @@ final class PointwiseCopy {
                 continue; // the per-channel constants are in the table or the lanes
             }
             TensorView leaf = leaves.get(k);
-            if (lanes != null && denseFrom(leaf, split) >= 0) {
+            if (lanes != null && denseFrom(leaf, at) >= 0) {
                 bytes = Math.addExact(bytes, Math.multiplyExact(n, leaf.dtype().byteWidth()));
                 continue; // read straight from its memory, a run per block
             }
-            TensorView scratch = Materialize.allocate(ArrayShape.of(leaf.dtype(), first), allocator);
+            TensorView scratch = scratch(ArrayShape.of(leaf.dtype(), first), allocator);
             parts.add(ENGINE.explain(whole ? leaf : Ops.slice(leaf, start, first, stride), scratch));
             long width = leaf.dtype().byteWidth();
             temporaries.add(new CopyPlan.Explanation.Temporary("operand %" + k + "'s block, one per thread", leaf.dtype(),
@@ -167,7 +320,7 @@ final class PointwiseCopy {
         if (direct) {
             bytes = Math.addExact(bytes, Math.multiplyExact(n, width));
         } else {
-            TensorView out = Materialize.allocate(ArrayShape.of(dst.dtype(), first), allocator);
+            TensorView out = scratch(ArrayShape.of(dst.dtype(), first), allocator);
             parts.add(ENGINE.explain(out, whole ? dst : Ops.slice(dst, start, first, stride)));
             temporaries.add(new CopyPlan.Explanation.Temporary("the result's block, one per thread", dst.dtype(),
                     blockDims, Math.multiplyExact(blockElements, width)));
@@ -185,8 +338,8 @@ final class PointwiseCopy {
                 : "each operand copied into a dense block of " + blockElements
                         + " elements at a time, the expression evaluated over the blocks, the result ") + stored;
         return new CopyPlan.Explanation(CopyPlan.Explanation.Route.BLOCKS, sources(leaves), dst.toString(), n, bytes,
-                threads, Optional.empty(), temporaries, List.of(), 0, List.of(), parts, reason,
-                Optional.of(new CopyPlan.Explanation.Epilogue(e.toString(), kernel(table, lanes))));
+                threads, Optional.of(plan), temporaries, List.of(), 0, List.of(), parts, reason,
+                Optional.of(new CopyPlan.Explanation.Epilogue(expr.toString(), kernel())));
     }
 
     /** {@return the operands as the expression numbers them: {@code %0 = view, %1 = view}} */
@@ -198,9 +351,22 @@ final class PointwiseCopy {
         return sb.toString();
     }
 
-    private static String kernel(PointwiseTable table, PointwiseLanes lanes) {
+    private String kernel() {
         return table != null ? table.kernel() + " of operand %" + table.data()
                 : lanes != null ? lanes.kernel() : "block evaluator, " + BLOCK + " elements at a time";
+    }
+
+    /** {@return a new, zeroed, dense buffer viewed as {@code shape}: a block's scratch} */
+    static TensorView scratch(ArrayShape shape, Allocator allocator) {
+        var buffer = allocator.allocate(Math.max(1, shape.arraySize()));
+        buffer.segment().fill((byte) 0);
+        return TensorView.of(buffer, shape);
+    }
+
+    /** {@return the evaluator, the expression, the destination's shape and the blocks, for failure messages} */
+    @Override
+    public String toString() {
+        return "PointwiseCopy[" + evaluator() + " " + expr + " into " + dst.shape() + ", " + blocks + " blocks]";
     }
 
     /**
@@ -290,7 +456,7 @@ final class PointwiseCopy {
         public void block(long[] start, long[] limit) {
             Box box = Box.of(start, limit);
             TensorView[] scratch = scratches.computeIfAbsent(box.key(), k -> new TensorView[] {
-                    Materialize.allocate(ArrayShape.of(data.dtype(), box.dims()), allocator), null});
+                    PointwiseCopy.scratch(ArrayShape.of(data.dtype(), box.dims()), allocator), null});
             int n = box.elements();
             ENGINE.copy(box.part(data), scratch[0]);
             MemorySegment.copy(scratch[0].buffer().segment(), ValueLayout.JAVA_BYTE, 0, x, 0, n);
@@ -300,7 +466,7 @@ final class PointwiseCopy {
                 return;
             }
             if (scratch[1] == null) {
-                scratch[1] = Materialize.allocate(ArrayShape.of(dst.dtype(), box.dims()), allocator);
+                scratch[1] = PointwiseCopy.scratch(ArrayShape.of(dst.dtype(), box.dims()), allocator);
             }
             PointwiseTable.store(out, scratch[1].buffer().segment(), 0, n);
             ENGINE.copy(scratch[1], box.part(dst));
@@ -315,9 +481,9 @@ final class PointwiseCopy {
             TensorView[] t = new TensorView[leaves.size() + 1];
             long[] dd = Extents.toArray(d);
             for (int k = 0; k < leaves.size(); k++) {
-                t[k] = Materialize.allocate(ArrayShape.of(leaves.get(k).dtype(), dd), allocator);
+                t[k] = PointwiseCopy.scratch(ArrayShape.of(leaves.get(k).dtype(), dd), allocator);
             }
-            t[leaves.size()] = Materialize.allocate(ArrayShape.of(dst.dtype(), dd), allocator);
+            t[leaves.size()] = PointwiseCopy.scratch(ArrayShape.of(dst.dtype(), dd), allocator);
             return t;
         });
         int n = (int) Extents.elementCount("block", blockDims);

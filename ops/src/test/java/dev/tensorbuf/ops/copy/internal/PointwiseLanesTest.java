@@ -1,4 +1,4 @@
-package dev.tensorbuf.ops.exec.internal;
+package dev.tensorbuf.ops.copy.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -9,8 +9,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.Ops;
-import dev.tensorbuf.ops.copy.internal.Pointwise;
-import dev.tensorbuf.ops.copy.internal.VectorSupport;
+import dev.tensorbuf.ops.exec.internal.Materialize;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorView;
@@ -56,7 +55,7 @@ class PointwiseLanesTest {
     }
 
     private static TensorView random(Allocator a, SplittableRandom r, DType type, long... dims) {
-        TensorView x = Materialize.allocate(ArrayShape.of(type, dims), a);
+        TensorView x = PointwiseCopy.scratch(ArrayShape.of(type, dims), a);
         MemorySegment seg = x.buffer().segment();
         for (long i = 0; i < x.elementCount(); i++) {
             float f = value(r);
@@ -72,7 +71,7 @@ class PointwiseLanesTest {
     }
 
     private static TensorView constants(Allocator a, SplittableRandom r, int n) {
-        TensorView t = Materialize.allocate(ArrayShape.of(DType.F32, n), a);
+        TensorView t = PointwiseCopy.scratch(ArrayShape.of(DType.F32, n), a);
         for (int i = 0; i < n; i++) {
             t.buffer().segment().setAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, i, r.nextInt(5) == 0 ? value(r)
                     : (float) r.nextDouble(-4, 4));
@@ -101,7 +100,7 @@ class PointwiseLanesTest {
             TensorView dense = Materialize.materialize(leaves.get(k), ArrayShape.of(leaves.get(k).dtype(), dims), a);
             columns[k] = PointwiseCopy.read(dense, n);
         }
-        TensorView r = Materialize.allocate(ArrayShape.of(e.type(), dims), a);
+        TensorView r = PointwiseCopy.scratch(ArrayShape.of(e.type(), dims), a);
         PointwiseCopy.write(r, Pointwise.eval(e, columns, n), n);
         return r.buffer().segment().asSlice(0, r.shape().arraySize()).toArray(ValueLayout.JAVA_BYTE);
     }
@@ -112,7 +111,7 @@ class PointwiseLanesTest {
         TensorView dst;
         TensorView dense;
         if (dstPerm.length == 0) {
-            dst = Materialize.allocate(ArrayShape.of(e.type(), dims), a);
+            dst = PointwiseCopy.scratch(ArrayShape.of(e.type(), dims), a);
             dense = dst;
         } else {
             // A destination in another memory order: the lanes store through a scratch block.
@@ -122,7 +121,7 @@ class PointwiseLanesTest {
                 permuted[d] = dims[dstPerm[d]];
                 inverse[dstPerm[d]] = d;
             }
-            TensorView mem = Materialize.allocate(ArrayShape.of(e.type(), permuted), a);
+            TensorView mem = PointwiseCopy.scratch(ArrayShape.of(e.type(), permuted), a);
             dst = Ops.transpose(mem, inverse);
             dense = null;
         }
@@ -227,11 +226,11 @@ class PointwiseLanesTest {
     @Test
     void integerCompareAndNarrowArithmeticAreLeftToTheEvaluator() {
         try (Allocator a = Allocators.shared()) {
-            TensorView s32 = Materialize.allocate(ArrayShape.of(DType.S32, 4, 5), a);
+            TensorView s32 = PointwiseCopy.scratch(ArrayShape.of(DType.S32, 4, 5), a);
             assertNull(PointwiseLanes.of(op("negate", DType.S32, leaf(0, DType.S32)), List.of(s32), a));
-            TensorView bf = Materialize.allocate(ArrayShape.of(DType.BF16, 4, 5), a);
+            TensorView bf = PointwiseCopy.scratch(ArrayShape.of(DType.BF16, 4, 5), a);
             assertNull(PointwiseLanes.of(op("add", DType.BF16, leaf(0, DType.BF16), leaf(1, DType.BF16)), List.of(bf, bf), a));
-            TensorView f = Materialize.allocate(ArrayShape.of(DType.F32, 4, 5), a);
+            TensorView f = PointwiseCopy.scratch(ArrayShape.of(DType.F32, 4, 5), a);
             Pointwise.Expr cmp = new Pointwise.Op("compare", DType.PRED, List.of(leaf(0, DType.F32), leaf(1, DType.F32)), "LT FLOAT");
             assertNull(PointwiseLanes.of(cmp, List.of(f, f), a));
             if (VectorSupport.enabled()) {

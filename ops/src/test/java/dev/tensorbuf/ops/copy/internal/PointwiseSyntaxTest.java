@@ -1,0 +1,128 @@
+package dev.tensorbuf.ops.copy.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.ElementAccess;
+import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.text.TextFormatException;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The expression text an epilogue prints, read back: the same tree, constants typed by their siblings, problems placed. */
+class PointwiseSyntaxTest {
+    private static Pointwise.Expr leaf(int k, DType t) {
+        return new Pointwise.Leaf(k, t);
+    }
+
+    private static Pointwise.Expr op(String name, DType t, String detail, Pointwise.Expr... args) {
+        return new Pointwise.Op(name, t, List.of(args), detail);
+    }
+
+    @Test
+    void whatAnEpiloguePrintsReadsBackAsTheSameTree() {
+        Pointwise.Expr x = op("convert", DType.F32, "", leaf(0, DType.U8));
+        Pointwise.Expr normalise = op("multiply", DType.F32, "", op("add", DType.F32, "", x, op("negate", DType.F32, "",
+                leaf(1, DType.F32))), op(Pointwise.Op.RECIPROCAL, DType.F32, "", leaf(2, DType.F32)));
+        Pointwise.Expr clampCast = op("convert", DType.BF16, "", op("clamp", DType.F32, "", leaf(1, DType.F32),
+                op(Pointwise.Op.FMA, DType.F32, "", x, leaf(1, DType.F32), leaf(2, DType.F32)), leaf(2, DType.F32)));
+        Pointwise.Expr f = leaf(0, DType.F32);
+        Pointwise.Expr total = op("select", DType.F32, "", op("compare", DType.PRED, "LT TOTALORDER", f, leaf(1, DType.F32)),
+                f, op("abs", DType.F32, "", leaf(1, DType.F32)));
+        Pointwise.Expr i = leaf(0, DType.S32);
+        Pointwise.Expr logic = op("and", DType.S32, "", op("not", DType.S32, "", i), op("xor", DType.S32, "", i, leaf(1, DType.S32)));
+        Pointwise.Expr unsigned = op("convert", DType.F16, "", op("compare", DType.PRED, "GE UNSIGNED", leaf(0, DType.U32),
+                leaf(1, DType.U32)));
+        record Case(Pointwise.Expr e, List<DType> types) {
+        }
+        for (Case c : List.of(new Case(normalise, List.of(DType.U8, DType.F32, DType.F32)),
+                new Case(clampCast, List.of(DType.U8, DType.F32, DType.F32)), new Case(total, List.of(DType.F32, DType.F32)),
+                new Case(logic, List.of(DType.S32, DType.S32)), new Case(unsigned, List.of(DType.U32, DType.U32)))) {
+            PointwiseSyntax.Parsed p = PointwiseSyntax.parse(c.e().toString(), c.types());
+            assertEquals(c.e(), p.expr(), c.e().toString());
+            assertEquals(List.of(), p.constants());
+        }
+        // Spaces anywhere between tokens.
+        assertEquals(normalise, PointwiseSyntax.parse(" multiply ( add(convert< f32 >(%0),negate( %1 )) , reciprocal(%2))",
+                List.of(DType.U8, DType.F32, DType.F32)).expr());
+    }
+
+    @Test
+    void constantsTakeTheirSiblingsTypeAndAreNumberedAfterTheOperands() {
+        PointwiseSyntax.Parsed p = PointwiseSyntax.parse("fma(convert<f32>(%0), 0.5, 1)", List.of(DType.U8));
+        assertEquals("fma(convert<f32>(%0), %1, %2)", p.expr().toString());
+        assertEquals(List.of(new PointwiseSyntax.Constant(DType.F32, 0.5), new PointwiseSyntax.Constant(DType.F32, 1.0)),
+                p.constants());
+        // A constant beside a later typed operand, in a select's branches, and a pred one.
+        PointwiseSyntax.Parsed s = PointwiseSyntax.parse("select(true, -128, %0)", List.of(DType.S8));
+        assertEquals(List.of(new PointwiseSyntax.Constant(DType.PRED, 1L), new PointwiseSyntax.Constant(DType.S8, -128L)),
+                s.constants());
+        assertEquals("select(%1, %2, %0)", s.expr().toString());
+        // XLA's spellings of special values, exact: -0 and -nan keep their sign, 1e-45 is f32's
+        // smallest denormal; numbered as written, though the outer clamp types its -0 last.
+        PointwiseSyntax.Parsed special = PointwiseSyntax.parse("clamp(-0, maximum(%0, -nan), minimum(inf, fma(%0, %0, 1e-45)))",
+                List.of(DType.F32));
+        assertEquals("clamp(%1, maximum(%0, %2), minimum(%3, fma(%0, %0, %4)))", special.expr().toString());
+        try (Allocator a = Allocators.shared()) {
+            int[] want = {0x80000000, 0xffc00000, 0x7f800000, 0x00000001};
+            for (int k = 0; k < want.length; k++) {
+                TensorView v = special.constants().get(k).view(List.of(2L, 3L), a);
+                assertEquals(List.of(2L, 3L), v.dims());
+                long bits = ElementAccess.of(DType.F32).getBits(v.buffer().segment(), 0);
+                assertEquals(want[k], (int) bits, "constant " + k + ": " + special.constants().get(k));
+            }
+            TensorView u64 = PointwiseSyntax.parse("add(%0, 9007199254740993)", List.of(DType.U64)).constants().getFirst()
+                    .view(List.of(1L), a);
+            assertEquals(9007199254740993L, ElementAccess.of(DType.U64).getBits(u64.buffer().segment(), 0),
+                    "an integer past 2^53 stays exact");
+        }
+    }
+
+    @Test
+    void problemsAreNamedAtTheirPosition() {
+        record Bad(String text, List<DType> types, String problem, int position) {
+        }
+        List<DType> u8 = List.of(DType.U8);
+        for (Bad b : List.of(
+                new Bad("", u8, "expected an operand (%k), a constant or an op, found the end", 0),
+                new Bad("%", u8, "expected an operand number after '%'", 1),
+                new Bad("%99999999999", u8, "operand number 99999999999 is too large", 1),
+                new Bad("add(%0, %1)", List.of(DType.U8, DType.U8, DType.U8), null, -1),
+                new Bad("add(%0, %2)", List.of(DType.U8, DType.U8), "operand %2 is not given: there are %0 to %1", 8),
+                new Bad("add(%0)", u8, "add takes 2 operands, got 1", 0),
+                new Bad("negate(%0, %0)", u8, "negate takes 1 operand, got 2", 0),
+                new Bad("add<f32>(%0, %0)", u8, "only convert takes a type in <>", 3),
+                new Bad("convert(%0)", u8, "convert needs its result type: convert<f32>(x)", 7),
+                new Bad("x", u8, "'x' is neither a constant nor an op followed by '('", 0),
+                new Bad("1", u8, "a constant alone has no type: write it as an operand of an op", 0),
+                new Bad("add(1, 2)", u8, "the constant 1 has no type here: an operand of add beside it must be an operand"
+                        + " or an op", 4),
+                new Bad("add(%0, 1.5)", u8, "'1.5' is not a u8 constant: expected an integer", 8),
+                new Bad("add(%0, -1)", u8, "constant -1 is outside u8's range [0, 255]", 8),
+                new Bad("add(convert<f32>(%0), 1x)", u8, "'1x' is not a f32 constant", 22),
+                new Bad("select(%0, %0, %0)", u8, "select's first operand must be pred, got u8", 0),
+                new Bad("select(2, %0, %0)", u8, "a pred constant is true, false, 1 or 0, not 2", 7),
+                new Bad("fma(%0, %0, %0)", u8, "fma takes a float type, got u8", 0),
+                new Bad("and(convert<f32>(%0), 1)", u8, "and takes integers or pred, got f32", 0),
+                new Bad("compare(%0, %0, LQ SIGNED)", u8, "expected a compare direction (one of EQ, NE, LT, LE, GT, GE),"
+                        + " found 'LQ'", 16),
+                new Bad("compare(%0, %0, LT)", u8, "expected a compare type (FLOAT, TOTALORDER, SIGNED or UNSIGNED) after"
+                        + " LT, found ''", 18),
+                new Bad("add(%0, %0", u8, "expected ')', found the end", 10),
+                new Bad("add(%0; %0)", u8, "expected ')', found ';'", 6),
+                new Bad("add(%0, %0))", u8, "expected the end of the expression, found ')'", 11))) {
+            if (b.problem() == null) {
+                PointwiseSyntax.parse(b.text(), b.types()); // reads
+                continue;
+            }
+            TextFormatException e = assertThrows(TextFormatException.class, () -> PointwiseSyntax.parse(b.text(), b.types()),
+                    b.text());
+            assertEquals(b.problem(), e.problem(), b.text());
+            assertEquals(b.position(), e.position(), b.text());
+            assertEquals(b.text(), e.input());
+        }
+    }
+}
