@@ -214,5 +214,8 @@ class PlanCommandTest {
                 packed.err());
         // Operand shapes are --epilogue's: without it a third shape is refused as before.
         assertEquals(2, CliHarness.run("plan", "u8[2,3]{1,0}", "f32[2,3]{1,0}", "f32[]").code());
+        CliHarness blocks = CliHarness.run("plan", "q8_0[2,32]", "f32[2,32]{1,0}", "--epilogue", "%0");
+        assertEquals(2, blocks.code());
+        assertEquals("tensorbuf plan: --epilogue needs an XLA SRC_SHAPE; q8_0[2,32] is block-quantized\n", blocks.err());
     }
 }
