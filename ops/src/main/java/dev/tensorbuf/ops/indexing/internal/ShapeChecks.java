@@ -354,7 +354,9 @@ final class ShapeChecks {
     /**
      * Offset dimensions take the slice sizes of the operand dimensions that are neither collapsed
      * nor batching dimensions, in order; the other output dimensions take the indices' dimensions
-     * without {@code index_vector_dim}, in order (XLA's {@code InferGatherShape}).
+     * without {@code index_vector_dim}, in order (XLA's {@code InferGatherShape}). Each index
+     * column names one distinct operand dimension in {@code start_index_map}, which {@code Gather}
+     * relies on.
      */
     private static void gather(Ctx ctx, HloInstruction instr) {
         ArrayShape operand = ctx.operandShape(instr, 0);
@@ -388,6 +390,14 @@ final class ShapeChecks {
         if (ivd < indices.rank()) {
             batchSizes.remove((int) ivd);
         }
+        // XLA's ValidateGatherDimensionNumbers: one distinct operand dimension per index column.
+        List<Long> startIndexMap = instr.intsOrEmpty("start_index_map");
+        long columns = ivd < indices.rank() ? indices.dim((int) ivd) : 1;
+        if (startIndexMap.size() != columns) {
+            throw error(instr, "start_index_map " + startIndexMap + " must name one operand dimension for each of the "
+                    + columns + " index column(s) of " + indices);
+        }
+        distinctDims(instr, "start_index_map", startIndexMap, operand);
         List<Long> offsetSizes = new ArrayList<>();
         for (int j = 0; j < operand.rank(); j++) {
             if (!collapsed.contains((long) j) && !batching.contains((long) j)) {
