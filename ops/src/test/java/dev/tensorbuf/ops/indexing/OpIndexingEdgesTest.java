@@ -242,6 +242,14 @@ class OpIndexingEdgesTest {
                 e.getMessage());
     }
 
+    @Test
+    void reduceWindowInitMustBeAScalar() {
+        HloModule m = HloModule.parse("HloModule m\nadd {\n a = s32[] parameter(0)\n b = s32[] parameter(1)\n"
+                + " ROOT s = s32[] add(a, b)\n}\nENTRY e {\n p0 = s32[3,4] parameter(0)\n v = s32[1] parameter(1)\n"
+                + " ROOT r = s32[3,4] reduce-window(p0, v), window={size=1x1}, to_apply=add\n}");
+        refusedBothWays(m, "reduce-window r: init value 0 s32[1]{0} must be a scalar", "a vector init");
+    }
+
     private static HloModule reduceWindow(String in, String out, String window) {
         return HloModule.parse("HloModule m\nadd {\n a = s32[] parameter(0)\n b = s32[] parameter(1)\n"
                 + " ROOT s = s32[] add(a, b)\n}\nENTRY e {\n p0 = " + in + " parameter(0)\n c = s32[] constant(0)\n"

@@ -271,7 +271,7 @@ final class ShapeChecks {
         }
     }
 
-    /** Each output is its input with every dimension windowed as XLA's {@code InferWindowOutputShape} does. */
+    /** Scalar inits; each output is its input with every dimension windowed as XLA's {@code InferWindowOutputShape} does. */
     private static void reduceWindow(Ctx ctx, HloInstruction instr) {
         List<WindowDim> window = Windows.window(instr);
         int n = instr.operands().size() / 2;
@@ -282,6 +282,10 @@ final class ShapeChecks {
         for (int k = 0; k < n; k++) {
             ArrayShape in = ctx.operandShape(instr, k);
             ArrayShape out = instr.outputShape(k);
+            ArrayShape init = ctx.operandShape(instr, n + k);
+            if (init.rank() != 0) {
+                throw error(instr, "init value " + k + " " + init + " must be a scalar");
+            }
             Windows.checkWindowRank(instr, window, in, out);
             for (int j = 0; j < in.rank(); j++) {
                 long expected = windowed(instr, window.get(j), j, in.dim(j));

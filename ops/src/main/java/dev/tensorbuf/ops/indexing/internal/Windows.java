@@ -50,13 +50,9 @@ final class Windows {
     static List<Set<OperandIndexing>> reduceWindow(Ctx ctx, HloInstruction instr, int outputId) {
         ArrayShape out = instr.outputShape(outputId);
         List<WindowDim> window = window(instr);
-        int n = instr.operands().size() / 2;
         List<Set<OperandIndexing>> result = new ArrayList<>();
+        // An init value is a scalar (ShapeChecks): the loop below gives it (d...) -> (), read for every element.
         for (int k = 0; k < instr.operands().size(); k++) {
-            if (k >= n) {
-                result.add(Maps.one(Maps.toScalar(out)));
-                continue;
-            }
             ArrayShape in = ctx.operandShape(instr, k);
             Map<AffineExpr, Interval> cons = Maps.constraints();
             List<AffineExpr> res = new ArrayList<>();
