@@ -450,4 +450,20 @@ class OpIndexingEdgesTest {
         HloModule m = module(" " + entry.replace("\\n", "\n"));
         refusedBothWays(m, message, what);
     }
+
+    /** A scalar operand of an element-wise op is read for every element, and reaches every one. */
+    @Test
+    void elementwiseScalarOperandBothWays() {
+        HloModule m = module(" p0 = f32[4,3] parameter(0)\n c = f32[] constant(1)\n ROOT r = f32[4,3] add(p0, c)");
+        assertEquals("operand id = 0 (d0, d1) -> (d0, d1), domain: d0 in [0, 3], d1 in [0, 2]\noperand id = 1 (d0, d1) -> (),"
+                + " domain: d0 in [0, 3], d1 in [0, 2]\n", HloIndexing.outputToInput(m, m.entry().root()).toString());
+        assertEquals("operand id = 0 ()[s0, s1] -> (s0, s1), domain: s0 in [0, 3], s1 in [0, 2]\n",
+                HloIndexing.inputToOutput(m, m.entry().root(), 1, false).toString());
+        assertEquals("operand id = 0 (d0, d1) -> (d0, d1), domain: d0 in [0, 3], d1 in [0, 2]\n",
+                HloIndexing.inputToOutput(m, m.entry().root(), 0, false).toString());
+        HloModule scalars = module(" p0 = f32[] parameter(0)\n c = f32[] constant(1)\n ROOT r = f32[] add(p0, c)");
+        assertEquals("operand id = 0 () -> ()\noperand id = 1 () -> ()\n",
+                HloIndexing.outputToInput(scalars, scalars.entry().root()).toString());
+        assertEquals("operand id = 0 () -> ()\n", HloIndexing.inputToOutput(scalars, scalars.entry().root(), 1, false).toString());
+    }
 }
