@@ -27,7 +27,8 @@ final class Elementwise {
         List<Set<OperandIndexing>> result = new ArrayList<>();
         for (int k = 0; k < instr.operands().size(); k++) {
             ArrayShape in = ctx.operandShape(instr, k);
-            result.add(Maps.one(in.rank() == 0 && out.rank() > 0 ? Maps.toScalar(out) : Maps.identity(out)));
+            // A scalar operand of a scalar result gets () -> () either way.
+            result.add(Maps.one(in.rank() == 0 ? Maps.toScalar(out) : Maps.identity(out)));
         }
         return result;
     }
@@ -38,7 +39,7 @@ final class Elementwise {
         if (changesRank(ctx, instr)) {
             return List.of(Maps.one(bitcastConvert(in, out)));
         }
-        return List.of(Maps.one(in.rank() == 0 && out.rank() > 0 ? Maps.fromScalar(out) : Maps.identity(out)));
+        return List.of(Maps.one(in.rank() == 0 ? Maps.fromScalar(out) : Maps.identity(out)));
     }
 
     /** {@return whether the instruction is a bitcast-convert between types of different widths} */

@@ -30,7 +30,7 @@ final class Gather {
         ArrayShape out = instr.arrayShape();
         ArrayShape operand = ctx.operandShape(instr, 0);
         ArrayShape indices = ctx.operandShape(instr, 1);
-        if (!isSimplified(instr, operand, indices, out)) {
+        if (!isSimplified(instr, indices)) {
             return List.of(Maps.undefined(), Maps.undefined());
         }
         int k = (int) indices.dim(1);
@@ -71,7 +71,7 @@ final class Gather {
         ArrayShape out = instr.arrayShape();
         ArrayShape operand = ctx.operandShape(instr, 0);
         ArrayShape indices = ctx.operandShape(instr, 1);
-        if (!isSimplified(instr, operand, indices, out)) {
+        if (!isSimplified(instr, indices)) {
             return List.of(Maps.undefined());
         }
         long batch = out.dim(0);
@@ -110,23 +110,17 @@ final class Gather {
         return List.of(Maps.one(new OperandIndexing(map, bindings, Optional.empty())));
     }
 
-    private static boolean isSimplified(HloInstruction g, ArrayShape operand, ArrayShape indices, ArrayShape out) {
+    private static boolean isSimplified(HloInstruction g, ArrayShape indices) {
         if (indices.rank() != 2 || g.intValue("index_vector_dim", -1) != 1) {
             return false;
         }
         if (!g.intsOrEmpty("collapsed_slice_dims").isEmpty() || !g.intsOrEmpty("operand_batching_dims").isEmpty()) {
             return false;
         }
-        List<Long> map = g.intsOrEmpty("start_index_map");
-        if (map.size() != indices.dim(1) || map.stream().distinct().count() != map.size()
-                || map.stream().anyMatch(d -> d < 0 || d >= operand.rank())) {
-            return false;
-        }
+        // ShapeChecks.gather has checked start_index_map (one distinct operand dimension per index
+        // column), slice_sizes (one per operand dimension) and the output's rank: with nothing
+        // collapsed or batched that leaves one offset dimension per operand dimension.
         List<Long> offsets = g.intsOrEmpty("offset_dims");
-        if (offsets.size() != operand.rank() || out.rank() != operand.rank() + 1
-                || g.intsOrEmpty("slice_sizes").size() != operand.rank()) {
-            return false;
-        }
         for (int i = 0; i < offsets.size(); i++) {
             if (offsets.get(i) != i + 1) {
                 return false;

@@ -19,15 +19,11 @@ final class Reductions {
     }
 
     static List<Set<OperandIndexing>> reduce(Ctx ctx, HloInstruction instr, int outputId) {
-        int n = instr.operands().size() / 2;
         ArrayShape out = instr.outputShape(outputId);
         List<Long> reduced = instr.ints("dimensions");
         List<Set<OperandIndexing>> result = new ArrayList<>();
+        // An init value is a scalar (ShapeChecks): the loop below gives it (d...) -> (), read for every element.
         for (int k = 0; k < instr.operands().size(); k++) {
-            if (k >= n) {
-                result.add(Maps.one(Maps.toScalar(out)));
-                continue;
-            }
             ArrayShape in = ctx.operandShape(instr, k);
             List<AffineExpr> res = new ArrayList<>();
             List<Long> ranges = new ArrayList<>();

@@ -271,7 +271,7 @@ final class ShapeChecks {
         }
     }
 
-    /** Each output is its input with every dimension windowed as XLA's {@code InferWindowOutputShape} does. */
+    /** Scalar inits; each output is its input with every dimension windowed as XLA's {@code InferWindowOutputShape} does. */
     private static void reduceWindow(Ctx ctx, HloInstruction instr) {
         List<WindowDim> window = Windows.window(instr);
         int n = instr.operands().size() / 2;
@@ -282,6 +282,10 @@ final class ShapeChecks {
         for (int k = 0; k < n; k++) {
             ArrayShape in = ctx.operandShape(instr, k);
             ArrayShape out = instr.outputShape(k);
+            ArrayShape init = ctx.operandShape(instr, n + k);
+            if (init.rank() != 0) {
+                throw error(instr, "init value " + k + " " + init + " must be a scalar");
+            }
             Windows.checkWindowRank(instr, window, in, out);
             for (int j = 0; j < in.rank(); j++) {
                 long expected = windowed(instr, window.get(j), j, in.dim(j));
@@ -354,7 +358,9 @@ final class ShapeChecks {
     /**
      * Offset dimensions take the slice sizes of the operand dimensions that are neither collapsed
      * nor batching dimensions, in order; the other output dimensions take the indices' dimensions
-     * without {@code index_vector_dim}, in order (XLA's {@code InferGatherShape}).
+     * without {@code index_vector_dim}, in order (XLA's {@code InferGatherShape}). Each index
+     * column names one distinct operand dimension in {@code start_index_map}, which {@code Gather}
+     * relies on.
      */
     private static void gather(Ctx ctx, HloInstruction instr) {
         ArrayShape operand = ctx.operandShape(instr, 0);
@@ -388,6 +394,14 @@ final class ShapeChecks {
         if (ivd < indices.rank()) {
             batchSizes.remove((int) ivd);
         }
+        // XLA's ValidateGatherDimensionNumbers: one distinct operand dimension per index column.
+        List<Long> startIndexMap = instr.intsOrEmpty("start_index_map");
+        long columns = ivd < indices.rank() ? indices.dim((int) ivd) : 1;
+        if (startIndexMap.size() != columns) {
+            throw error(instr, "start_index_map " + startIndexMap + " must name one operand dimension for each of the "
+                    + columns + " index column(s) of " + indices);
+        }
+        distinctDims(instr, "start_index_map", startIndexMap, operand);
         List<Long> offsetSizes = new ArrayList<>();
         for (int j = 0; j < operand.rank(); j++) {
             if (!collapsed.contains((long) j) && !batching.contains((long) j)) {

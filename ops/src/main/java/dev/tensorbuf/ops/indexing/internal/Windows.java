@@ -21,7 +21,9 @@ import java.util.Set;
  * Windowed ops: reduce-window and convolution. A window position {@code x = d * stride +
  * s * rhs_dilate} in the padded, base-dilated input reads input element
  * {@code (x - pad_low) / lhs_dilate} when it is not padding: the composition of XLA's window map
- * with its pad map, written out directly.
+ * with its pad map, written out directly. The maps index by the window and dimension labels
+ * unchecked: {@link ShapeChecks} has run {@link #checkWindowRank} and {@link #checkConvolution}
+ * on the instruction before either direction.
  */
 final class Windows {
     private Windows() {
@@ -48,15 +50,10 @@ final class Windows {
     static List<Set<OperandIndexing>> reduceWindow(Ctx ctx, HloInstruction instr, int outputId) {
         ArrayShape out = instr.outputShape(outputId);
         List<WindowDim> window = window(instr);
-        int n = instr.operands().size() / 2;
         List<Set<OperandIndexing>> result = new ArrayList<>();
+        // An init value is a scalar (ShapeChecks): the loop below gives it (d...) -> (), read for every element.
         for (int k = 0; k < instr.operands().size(); k++) {
-            if (k >= n) {
-                result.add(Maps.one(Maps.toScalar(out)));
-                continue;
-            }
             ArrayShape in = ctx.operandShape(instr, k);
-            checkWindowRank(instr, window, in, out);
             Map<AffineExpr, Interval> cons = Maps.constraints();
             List<AffineExpr> res = new ArrayList<>();
             List<Long> ranges = new ArrayList<>();
@@ -80,7 +77,8 @@ final class Windows {
         checkRank(what, "kernel", rhs, dn.kernelSpatial().size());
         checkRank(what, "output", out, dn.outputSpatial().size());
         int spatial = dn.inputSpatial().size();
-        if (dn.kernelSpatial().size() != spatial || dn.outputSpatial().size() != spatial || window.size() != spatial) {
+        // The HLO parser refuses dim_labels whose three parts differ in rank: only the window can disagree.
+        if (window.size() != spatial) {
             throw new IllegalArgumentException(what + ": dim_labels and window must agree on the spatial dimensions"
                     + " (input " + spatial + ", kernel " + dn.kernelSpatial().size() + ", output "
                     + dn.outputSpatial().size() + ", window " + window.size() + ")");
@@ -127,7 +125,6 @@ final class Windows {
         ConvolutionDims dn = dimLabels(instr);
         long fgc = instr.intValue("feature_group_count", 1);
         long bgc = instr.intValue("batch_group_count", 1);
-        checkConvolution(instr, lhs, rhs, out, window, dn, fgc, bgc);
         int spatial = dn.inputSpatial().size();
         long inputGroupSize = lhs.dim(dn.inputFeature()) / fgc;
         long outputGroupSize = out.dim(dn.outputFeature()) / fgc;
@@ -201,7 +198,6 @@ final class Windows {
                 continue;
             }
             ArrayShape in = ctx.operandShape(instr, operand);
-            checkWindowRank(instr, window, in, out);
             Map<AffineExpr, Interval> cons = Maps.constraints();
             List<AffineExpr> res = new ArrayList<>();
             List<Long> ranges = new ArrayList<>();
@@ -229,7 +225,6 @@ final class Windows {
         ConvolutionDims dn = dimLabels(instr);
         long fgc = instr.intValue("feature_group_count", 1);
         long bgc = instr.intValue("batch_group_count", 1);
-        checkConvolution(instr, lhs, rhs, out, window, dn, fgc, bgc);
         AffineExpr[] o = new AffineExpr[out.rank()];
         List<Long> ranges = new ArrayList<>();
         Map<AffineExpr, Interval> cons = Maps.constraints();

@@ -17,7 +17,8 @@
  * <dd>XLA's verifier rules for the ops whose maps index by their attributes unchecked
  *     (element-wise, bitcast-convert between widths, broadcast, transpose, bitcast, reverse,
  *     reduce, concatenate, dynamic-slice, dynamic-update-slice, get-tuple-element; the output sizes
- *     XLA infers for reduce-window, convolution and gather), run by <code>OpIndexing</code> before
+ *     XLA infers for reduce-window, convolution and gather; reduce-window's scalar inits, gather's
+ *     start_index_map), run by <code>OpIndexing</code> before
  *     either direction: a module XLA would refuse gets an error naming the instruction, not maps of
  *     the wrong rank</dd>
  * <dt><code>Elementwise.java</code>, <code>Permutations.java</code>, <code>Reductions.java</code>,
