@@ -18,6 +18,7 @@ module dev.tensorbuf.net {
     requires io.grpc.netty;
     requires io.grpc.stub;
     requires io.netty.handler;
+    requires io.netty.transport;
     requires org.apache.arrow.format;
 
     exports dev.tensorbuf.net;
