@@ -70,9 +70,6 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * }
  */
 public final class TensorClient implements AutoCloseable {
-    /** The HTTP/2 flow-control window a connection starts with: one default batch of {@code tensorbuf serve}. */
-    private static final int INITIAL_WINDOW = 16 << 20;
-
     /**
      * How a client connects.
      *
@@ -195,9 +192,6 @@ public final class TensorClient implements AutoCloseable {
             // The channel is made here, as Flight's builder makes it, because DoGet reads it directly.
             NettyChannelBuilder b = NettyChannelBuilder.forAddress(uri.getHost(), uri.getPort())
                     .maxInboundMessageSize(Integer.MAX_VALUE);
-            // A window of one default batch (gRPC's is 1 MiB, grown by its BDP probe): the server
-            // then sends a batch without waiting for WINDOW_UPDATEs, in fewer and larger writes.
-            b.initialFlowControlWindow(INITIAL_WINDOW);
             if (scheme.equals("grpc+tls")) {
                 SslContextBuilder ssl = GrpcSslContexts.forClient();
                 if (options.trustedCertificates().isPresent()) {
