@@ -156,15 +156,7 @@ final class AffineChunks {
     private static void write(MemorySegment d, long dO, long ds, DType to, FloatCodec codec, Chunks c, int m) {
         boolean dense = ds == to.byteWidth();
         if (codec == null) {
-            if (dense && c.vector) {
-                VectorChunks.store(c.singles, d, dO, m);
-            } else if (dense) {
-                MemorySegment.copy(c.singles, 0, d, Layouts.F32, dO, m);
-            } else {
-                for (int i = 0; i < m; i++) {
-                    d.set(Layouts.F32, dO + i * ds, c.singles[i]);
-                }
-            }
+            ChunkConvert.writeSingles(d, dO, ds, dense, c, m);
             return;
         }
         if (c.vector && codec instanceof MiniFloat mf) {

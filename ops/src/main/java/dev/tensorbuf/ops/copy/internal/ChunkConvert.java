@@ -337,15 +337,7 @@ final class ChunkConvert {
     /** Writes the chunk in the destination's form (see {@link #toDestination}). */
     private static void write(MemorySegment d, long dO, long ds, boolean dense, DType to, Chunks c, int m) {
         if (to == DType.F32) {
-            if (dense && c.vector) {
-                VectorChunks.store(c.singles, d, dO, m);
-            } else if (dense) {
-                MemorySegment.copy(c.singles, 0, d, Layouts.F32, dO, m);
-            } else {
-                for (int i = 0; i < m; i++) {
-                    d.set(Layouts.F32, dO + i * ds, c.singles[i]);
-                }
-            }
+            writeSingles(d, dO, ds, dense, c, m);
         } else if (to == DType.F64) {
             if (dense && c.vector) {
                 VectorChunks.store(c.floats, d, dO, m);
@@ -360,6 +352,19 @@ final class ChunkConvert {
             writeLongs(d, dO, ds, dense, c, m);
         } else {
             writeWords(d, dO, ds, dense, to.byteWidth(), c, m);
+        }
+    }
+
+    /** Writes {@code c.singles} as f32. */
+    static void writeSingles(MemorySegment d, long dO, long ds, boolean dense, Chunks c, int m) {
+        if (dense && c.vector) {
+            VectorChunks.store(c.singles, d, dO, m);
+        } else if (dense) {
+            MemorySegment.copy(c.singles, 0, d, Layouts.F32, dO, m);
+        } else {
+            for (int i = 0; i < m; i++) {
+                d.set(Layouts.F32, dO + i * ds, c.singles[i]);
+            }
         }
     }
 
