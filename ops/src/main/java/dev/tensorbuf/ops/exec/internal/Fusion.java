@@ -305,9 +305,11 @@ final class Fusion {
             return build(comp, in, "add", type,
                     List.of(a.get(0), new Pointwise.Op("negate", type, List.of(a.get(1)), "")));
         }
-        if (op.equals("multiply") && Pointwise.isFloat(type)) {
+        if (op.equals("multiply") && Pointwise.isFloat(type) && type != DType.BF16) {
             // XLA rewrites convert(pred) * a as select(pred, a, 0): +0, not -0, where pred is false
-            // and a negative, and 0 where a is NaN or infinite.
+            // and a negative, and 0 where a is NaN or infinite. Not in bf16, which XLA's CPU
+            // pipeline computes in f32 first, so the convert no longer sits under the multiply
+            // (jax 0.10: 1.125 - convert(false) * -inf is NaN in bf16, 1.125 in f16 and f32).
             for (int k = 0; k < 2; k++) {
                 if (a.get(k) instanceof Pointwise.Op c && c.op().equals("convert") && c.args().getFirst().type() == DType.PRED) {
                     return new Pointwise.Op("select", type, List.of(c.args().getFirst(), a.get(1 - k), c), "");
