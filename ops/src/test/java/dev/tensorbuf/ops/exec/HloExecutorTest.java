@@ -88,6 +88,23 @@ class HloExecutorTest {
         }
     }
 
+    /**
+     * Not in bf16: XLA's CPU pipeline computes bf16 in f32 first, and the convert no longer sits
+     * under the multiply (jax 0.10: {@code false * -inf} is NaN in bf16, 0 in f16 and f32).
+     */
+    @Test
+    void aBf16ProductWithAConvertedPredStaysAProduct() {
+        TensorView p = TensorView.of(arena.allocate(4096), "pred[2]{0}");
+        TensorElements.of(p).copyFrom(new long[] {0, 1});
+        TensorView a = TensorView.of(arena.allocate(4096), "bf16[2]{0}");
+        TensorElements.of(a).copyFrom(new float[] {Float.NEGATIVE_INFINITY, Float.NEGATIVE_INFINITY});
+        float[] out = floats(module("p = pred[2]{0} parameter(0)", "a = bf16[2]{0} parameter(1)",
+                "c = bf16[2]{0} convert(p)", "m = bf16[2]{0} multiply(c, a)", "ROOT r = f32[2]{0} convert(m)"),
+                Map.of("0", p, "1", a));
+        assertTrue(Float.isNaN(out[0]), "false * -inf in bf16: " + out[0]);
+        assertEquals(Float.NEGATIVE_INFINITY, out[1]);
+    }
+
     @Test
     void exampleFromJavadoc() {
         String text = module(
