@@ -26,7 +26,8 @@ import java.util.Map;
  * dimension splits into the residue classes after which its term repeats modulo {@code m}, a
  * strided family of rows each, where that dimension no longer changes the value; a modulo of one
  * dimension that wraps fewer times than it has residue classes splits into its runs. Each split
- * fixes a constraint as holding or narrows a dimension, so it ends without a bound on its depth. Pure map math; arithmetic is overflow-checked ({@link ArithmeticException}).
+ * fixes a constraint as holding or narrows a dimension, so it ends without a bound on its depth.
+ * Pure map math; arithmetic is overflow-checked ({@link ArithmeticException}).
  * {@snippet :
  * // a reshape to [3,4] of two f32[2,3] joined along 0: the first part's staircase
  * DomainBoxes.domain(IndexingMap.parse("(d0, d1) -> (d0 * 4 + d1), domain: d0 in [0, 2], d1 in [0, 3],"
@@ -554,8 +555,7 @@ public final class DomainBoxes {
                     && Linear.extract(inner, coefficients, constant)) {
                 long mod = Math.abs(m);
                 long[] ab = affineInK(box, d, coefficients, constant[0]);
-                long a = Math.floorMod(ab[0], mod);
-                long period = a == 0 ? 1 : mod / BigInteger.valueOf(a).gcd(BigInteger.valueOf(mod)).longValueExact();
+                long period = period(ab[0], 1, mod);
                 long count = box.count()[d];
                 if (m > 0 && runs(ab[0], ab[1], mod, c, count, i, w, d, Math.min(period, count), work)) {
                     return;

@@ -3,7 +3,6 @@ package dev.tensorbuf.ops.copy.internal;
 import dev.tensorbuf.ops.copy.internal.ChunkConvert.Chunks;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.internal.FloatCodec;
-import dev.tensorbuf.views.internal.MiniFloat;
 import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 import java.util.List;
@@ -159,13 +158,7 @@ final class AffineChunks {
             ChunkConvert.writeSingles(d, dO, ds, dense, c, m);
             return;
         }
-        if (c.vector && codec instanceof MiniFloat mf) {
-            VectorMiniFloat.encode(mf, c.singles, c.words, m);
-        } else {
-            for (int i = 0; i < m; i++) {
-                c.words[i] = codec.encode(c.singles[i]);
-            }
-        }
+        ChunkConvert.encodeSingles(c, m, codec);
         ChunkConvert.writeWords(d, dO, ds, dense, 2, c, m);
     }
 }

@@ -227,13 +227,7 @@ final class ChunkConvert {
             } else if (form == Form.DOUBLE) {
                 toSingles(c, m, true, false);
             }
-            if (c.vector && codec instanceof MiniFloat f) {
-                VectorMiniFloat.encode(f, c.singles, c.words, m);
-            } else {
-                for (int i = 0; i < m; i++) {
-                    c.words[i] = codec.encode(c.singles[i]);
-                }
-            }
+            encodeSingles(c, m, codec);
             if (form == Form.DOUBLE && to == DType.F16) {
                 // A NaN's f16 payload comes from the double's bits, which the float may not keep.
                 for (int i = 0; i < m; i++) {
@@ -352,6 +346,17 @@ final class ChunkConvert {
             writeLongs(d, dO, ds, dense, c, m);
         } else {
             writeWords(d, dO, ds, dense, to.byteWidth(), c, m);
+        }
+    }
+
+    /** Encodes {@code c.singles} into {@code c.words} by {@code codec}'s rounding, 8-16 lanes at a time where it can. */
+    static void encodeSingles(Chunks c, int m, FloatCodec codec) {
+        if (c.vector && codec instanceof MiniFloat f) {
+            VectorMiniFloat.encode(f, c.singles, c.words, m);
+        } else {
+            for (int i = 0; i < m; i++) {
+                c.words[i] = codec.encode(c.singles[i]);
+            }
         }
     }
 

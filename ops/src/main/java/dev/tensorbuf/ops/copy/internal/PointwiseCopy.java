@@ -32,7 +32,7 @@ import java.util.Optional;
  * them. Both store straight into the destination where the block is one run of its memory.
  *
  * <p>A pass is a step of a copy plan ({@link Step.Epilogue}, made by {@link #plan}): the
- * {@link CopyExecutor} runs its blocks on its own threads, a contiguous share each, and
+ * {@link CopyExecutor} runs its blocks on its own threads, which take them in turn, and
  * {@code CopyEngine.explain} shows it with the expression as the plan's epilogue.
  * {@snippet :
  * // u8 NHWC pixels into f32 NCHW, normalised per channel: one 8-bit operand and two constants
@@ -238,7 +238,7 @@ public final class PointwiseCopy {
             } else if (lanes != null) {
                 lanes.new Blocks(leaves, dst, dstBase, 0, blockSize(), allocator).block(new long[rank], dims.clone());
             } else {
-                block(expr, leaves, dst, dst.dims(), new HashMap<>(), allocator, null, null);
+                block(expr, leaves, dst, Box.of(new long[rank], dims), new HashMap<>(), allocator);
             }
             return;
         }
@@ -271,7 +271,7 @@ public final class PointwiseCopy {
                     tables.block(start, limit);
                     continue;
                 }
-                block(expr, leaves, dst, Box.of(start, limit).key(), mine, allocator, start, limit);
+                block(expr, leaves, dst, Box.of(start, limit), mine, allocator);
             }
         });
     }
@@ -288,15 +288,12 @@ public final class PointwiseCopy {
                     Optional.of(new CopyPlan.Explanation.Epilogue(expr.toString(), "nothing: no elements")));
         }
         long[] first = firstBlock();
-        boolean whole = split < 0;
+        Box firstBox = Box.of(new long[first.length], first);
         int at = Math.max(split, 0);
         boolean direct = dstBase >= 0;
         long n = dst.elementCount();
         long blockElements = Extents.elementCount("block", Arrays.stream(first).boxed().toList());
         List<Long> blockDims = Arrays.stream(first).boxed().toList();
-        long[] start = new long[first.length];
-        long[] stride = new long[first.length];
-        Arrays.fill(stride, 1);
         List<CopyPlan.Explanation> parts = new ArrayList<>();
         List<CopyPlan.Explanation.Temporary> temporaries = new ArrayList<>();
         long bytes = 0;
@@ -310,7 +307,7 @@ public final class PointwiseCopy {
                 continue; // read straight from its memory, a run per block
             }
             TensorView scratch = scratch(ArrayShape.of(leaf.dtype(), first), allocator);
-            parts.add(ENGINE.explain(whole ? leaf : Ops.slice(leaf, start, first, stride), scratch));
+            parts.add(ENGINE.explain(firstBox.part(leaf), scratch));
             long width = leaf.dtype().byteWidth();
             temporaries.add(new CopyPlan.Explanation.Temporary("operand %" + k + "'s block, one per thread", leaf.dtype(),
                     blockDims, Math.multiplyExact(blockElements, width)));
@@ -321,7 +318,7 @@ public final class PointwiseCopy {
             bytes = Math.addExact(bytes, Math.multiplyExact(n, width));
         } else {
             TensorView out = scratch(ArrayShape.of(dst.dtype(), first), allocator);
-            parts.add(ENGINE.explain(out, whole ? dst : Ops.slice(dst, start, first, stride)));
+            parts.add(ENGINE.explain(out, firstBox.part(dst)));
             temporaries.add(new CopyPlan.Explanation.Temporary("the result's block, one per thread", dst.dtype(),
                     blockDims, Math.multiplyExact(blockElements, width)));
             bytes = Math.addExact(bytes, Math.multiplyExact(Math.multiplyExact(n, width), 2));
@@ -398,7 +395,7 @@ public final class PointwiseCopy {
             for (int d = 0; d < dims.length; d++) {
                 dims[d] = limit[d] - start[d];
             }
-            return new Box(start, limit, dims, java.util.Arrays.stream(dims).boxed().toList());
+            return new Box(start, limit, dims, Arrays.stream(dims).boxed().toList());
         }
 
         int elements() {
@@ -407,11 +404,11 @@ public final class PointwiseCopy {
 
         /** {@code view}'s part in the box: the view itself when the box covers it. */
         TensorView part(TensorView view) {
-            if (java.util.Arrays.equals(dims, Extents.toArray(view.dims()))) {
+            if (Arrays.equals(dims, Extents.toArray(view.dims()))) {
                 return view;
             }
             long[] unit = new long[dims.length];
-            java.util.Arrays.fill(unit, 1);
+            Arrays.fill(unit, 1);
             return Ops.slice(view, start, limit, unit);
         }
 
@@ -473,11 +470,10 @@ public final class PointwiseCopy {
         }
     }
 
-    private static void block(Pointwise.Expr e, List<TensorView> leaves, TensorView dst, List<Long> blockDims,
-                              Map<List<Long>, TensorView[]> scratches, Allocator allocator, long[] start, long[] limit) {
-        long[] stride = new long[blockDims.size()];
-        java.util.Arrays.fill(stride, 1);
-        TensorView[] scratch = scratches.computeIfAbsent(blockDims, d -> {
+    /** Evaluates {@code e} over {@code box}: each operand's part copied into a dense scratch, the result copied out. */
+    private static void block(Pointwise.Expr e, List<TensorView> leaves, TensorView dst, Box box,
+                              Map<List<Long>, TensorView[]> scratches, Allocator allocator) {
+        TensorView[] scratch = scratches.computeIfAbsent(box.key(), d -> {
             TensorView[] t = new TensorView[leaves.size() + 1];
             long[] dd = Extents.toArray(d);
             for (int k = 0; k < leaves.size(); k++) {
@@ -486,17 +482,16 @@ public final class PointwiseCopy {
             t[leaves.size()] = PointwiseCopy.scratch(ArrayShape.of(dst.dtype(), dd), allocator);
             return t;
         });
-        int n = (int) Extents.elementCount("block", blockDims);
+        int n = box.elements();
         Object[] columns = new Object[leaves.size()];
         for (int k = 0; k < leaves.size(); k++) {
-            TensorView src = start == null ? leaves.get(k) : Ops.slice(leaves.get(k), start, limit, stride);
-            ENGINE.copy(src, scratch[k]);
+            ENGINE.copy(box.part(leaves.get(k)), scratch[k]);
             columns[k] = read(scratch[k], n);
         }
         Object result = Pointwise.eval(e, columns, n);
         TensorView out = scratch[leaves.size()];
         write(out, result, n);
-        ENGINE.copy(out, start == null ? dst : Ops.slice(dst, start, limit, stride));
+        ENGINE.copy(out, box.part(dst));
     }
 
     static Object read(TensorView dense, int n) {
