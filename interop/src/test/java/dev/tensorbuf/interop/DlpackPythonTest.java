@@ -6,125 +6,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.tensorbuf.interop.internal.DlpackStructs;
-import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemorySpace.DLDeviceType;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
-import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * DLPack between tensorbuf and Python consumers and producers in one process, through
- * {@link EmbeddedPython}: NumPy with kDLCPU here, PyTorch and CuPy with kDLCUDA on a GPU machine
- * (gpu/check.sh). The Python side wraps a tensorbuf export in an object with {@code __dlpack__},
- * which asks Java (an FFM upcall) for a fresh struct and hands it out in a capsule made with
- * {@code ctypes.pythonapi.PyCapsule_New}, whose destructor calls the deleter only if no consumer
- * took it, as the protocol says. Producers' capsules are unwrapped the other way: the pointer is
- * taken and the capsule renamed {@code used_dltensor}, and tensorbuf's import owns the tensor.
+ * {@link EmbeddedPython} and {@link PythonProducer}: NumPy with kDLCPU here, PyTorch and CuPy with
+ * kDLCUDA on a GPU machine (gpu/check.sh).
  */
 class DlpackPythonTest {
-    private static final String PRELUDE = String.join("\n",
-            "import ctypes, gc, sys",
-            "_P = ctypes.PYFUNCTYPE",
-            "_api = ctypes.pythonapi",
-            "_capsule_new = _P(ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)(('PyCapsule_New', _api))",
-            "_is_valid = _P(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)(('PyCapsule_IsValid', _api))",
-            "_get_raw = _P(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(('PyCapsule_GetPointer', _api))",
-            "_get = _P(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(('PyCapsule_GetPointer', _api))",
-            "_get_name = _P(ctypes.c_char_p, ctypes.py_object)(('PyCapsule_GetName', _api))",
-            "_set_name = _P(ctypes.c_int, ctypes.py_object, ctypes.c_char_p)(('PyCapsule_SetName', _api))",
-            "_DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)",
-            "def _destructor(name, deleter_at):",
-            "    def destroy(capsule):",
-            "        if _is_valid(capsule, name):   # not consumed: still ours to release",
-            "            p = _get_raw(capsule, name)",
-            "            _DELETER(ctypes.c_void_p.from_address(p + deleter_at).value)(p)",
-            "    return ctypes.CFUNCTYPE(None, ctypes.c_void_p)(destroy)",
-            "_destroy_legacy = _destructor(b'dltensor', %d)",
-            "_destroy_versioned = _destructor(b'dltensor_versioned', %d)",
-            "class TbTensor:",
-            "    '''A tensorbuf view as a DLPack producer; produce(versioned) is a Java upcall.'''",
-            "    def __init__(self, produce, device):",
-            "        self.produce, self.device, self.streams, self.versions = produce, device, [], []",
-            "        self.honour = None   # orders a consumer's stream after tensorbuf's work (a CUDA stream)",
-            "    def __dlpack_device__(self):",
-            "        return self.device",
-            "    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):",
-            "        self.streams.append(stream)",
-            "        if stream not in (None, -1, 1, 2) and self.honour:   # 1, 2: the default streams",
-            "            self.honour(stream)",
-            "        versioned = max_version is not None and max_version[0] >= 1",
-            "        self.versions.append(versioned)",
-            "        p = self.produce(1 if versioned else 0)",
-            "        if not p:",
-            "            raise BufferError('the tensorbuf export failed; see the Java side')",
-            "        if versioned:",
-            "            return _capsule_new(p, b'dltensor_versioned', ctypes.cast(_destroy_versioned, ctypes.c_void_p))",
-            "        return _capsule_new(p, b'dltensor', ctypes.cast(_destroy_legacy, ctypes.c_void_p))",
-            "def take(capsule):",
-            "    '''Consumes a producer's capsule: the struct's address, the capsule marked used.'''",
-            "    name = _get_name(capsule)",
-            "    p = _get(capsule, name)",
-            "    _set_name(capsule, b'used_dltensor_versioned' if name == b'dltensor_versioned' else b'used_dltensor')",
-            "    return '%%d %%d' %% (p, name == b'dltensor_versioned')",
-            "");
-
-    /** The view the next upcall exports, and what came of the exports. */
-    private static volatile TensorView exporting;
-    private static final AtomicInteger released = new AtomicInteger();
-    private static volatile Throwable exportFailure;
-    private static MemorySegment produceStub;
-
     private EmbeddedPython py;
     private int pending;
-
-    /** The upcall behind {@code TbTensor.produce}: a new struct for the current view; 0 on failure (never a Java exception into C). */
-    static long produce(int versioned) {
-        try {
-            Dlpack.ExportOptions o = Dlpack.ExportOptions.defaults().withOnRelease(released::incrementAndGet);
-            return (versioned != 0 ? Dlpack.exportVersioned(exporting, o) : Dlpack.exportLegacy(exporting, o)).address();
-        } catch (Throwable e) {
-            exportFailure = e;
-            return 0;
-        }
-    }
-
-    static synchronized EmbeddedPython python() {
-        EmbeddedPython.Result r = EmbeddedPython.shared();
-        if (r.python() == null) {
-            if (Boolean.getBoolean(GpuTests.REQUIRED)) {
-                fail("-D" + GpuTests.REQUIRED + "=true, but " + r.reason());
-            }
-            assumeTrue(false, r.reason());
-        }
-        if (produceStub == null) {
-            try {
-                produceStub = RestrictedNative.upcall(
-                        MethodHandles.lookup().findStatic(DlpackPythonTest.class, "produce",
-                                MethodType.methodType(long.class, int.class)),
-                        FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT), Arena.global());
-            } catch (ReflectiveOperationException e) {
-                throw new AssertionError(e);
-            }
-            long legacyDeleter = DlpackStructs.offset(DlpackStructs.DL_MANAGED_TENSOR, "deleter");
-            long versionedDeleter = DlpackStructs.offset(DlpackStructs.DL_MANAGED_TENSOR_VERSIONED, "deleter");
-            r.python().run(String.format(PRELUDE, legacyDeleter, versionedDeleter)
-                    + "\n_produce = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_int)(" + produceStub.address() + ")");
-        }
-        return r.python();
-    }
 
     private void requireModules(String... modules) {
         String problem = py.run("import importlib\nresult = ''\nfor m in " + EmbeddedPython.literal(String.join(",", modules))
@@ -138,16 +38,13 @@ class DlpackPythonTest {
 
     @BeforeEach
     void setUp() {
-        released.set(0);
-        exportFailure = null;
+        PythonProducer.reset();
         pending = Dlpack.pendingExports();
     }
 
     @AfterEach
     void noExportFailed() {
-        if (exportFailure != null) {
-            throw new AssertionError("an export in the upcall failed", exportFailure);
-        }
+        PythonProducer.assertNoExportFailed();
     }
 
     private static float[] quarters(int n) {
@@ -164,12 +61,12 @@ class DlpackPythonTest {
      */
     @Test
     void numpyConsumesATransposedViewInPlace() {
-        py = python();
+        py = PythonProducer.python();
         requireModules("numpy");
         try (Allocator arena = Allocators.shared()) {
             TensorView v = TensorView.of(arena.allocate(4 * 12), "f32[3,4]{1,0}");
             TensorElements.of(v).copyFrom(quarters(12));
-            exporting = Ops.transpose(v, 1, 0);
+            PythonProducer.exporting = Ops.transpose(v, 1, 0);
             String out = py.run(String.join("\n",
                     "import numpy as np",
                     "src = TbTensor(_produce, (1, 0))",
@@ -181,9 +78,9 @@ class DlpackPythonTest {
                     "result = '%s %s %s' % (src.streams, src.versions, a[3, 2])"));
             assertTrue(out.startsWith("[None] "), out);
             assertTrue(out.endsWith(" 1.75"), out);
-            assertEquals(0, released.get(), "released while NumPy still holds the array");
+            assertEquals(0, PythonProducer.released.get(), "released while NumPy still holds the array");
             py.run("del a\ngc.collect()");
-            assertEquals(1, released.get());
+            assertEquals(1, PythonProducer.released.get());
             assertEquals(pending, Dlpack.pendingExports());
         }
     }
@@ -191,15 +88,15 @@ class DlpackPythonTest {
     /** NumPy writes through its array into tensorbuf's buffer: the memory is shared, not copied. */
     @Test
     void numpyWritesReachTheBuffer() {
-        py = python();
+        py = PythonProducer.python();
         requireModules("numpy");
         try (Allocator arena = Allocators.shared()) {
             TensorView v = TensorView.of(arena.allocate(6), "u8[2,3]{1,0}");
             TensorElements.of(v).copyFrom(new int[] {1, 2, 3, 4, 5, 6});
-            exporting = Ops.slice(v, new long[] {0, 1}, new long[] {2, 3}, new long[] {1, 1});
+            PythonProducer.exporting = Ops.slice(v, new long[] {0, 1}, new long[] {2, 3}, new long[] {1, 1});
             py.run("import numpy as np\na = np.from_dlpack(TbTensor(_produce, (1, 0)))\na += 100\ndel a\ngc.collect()");
             assertArrayEquals(new int[] {1, 102, 103, 4, 105, 106}, TensorElements.of(v).toIntArray());
-            assertEquals(1, released.get());
+            assertEquals(1, PythonProducer.released.get());
         }
     }
 
@@ -210,7 +107,7 @@ class DlpackPythonTest {
      */
     @Test
     void numpyArrayImportsIntoTensorbuf() {
-        py = python();
+        py = PythonProducer.python();
         requireModules("numpy");
         String taken = py.run(String.join("\n",
                 "import numpy as np",
@@ -248,14 +145,14 @@ class DlpackPythonTest {
     void torchAndCupyConsumeADeviceViewInPlace() {
         CudaRuntime cuda = GpuTests.cuda();
         GpuTests.assumeRealGpu("PyTorch and CuPy reading kDLCUDA memory");
-        py = python();
+        py = PythonProducer.python();
         requireModules("torch", "cupy");
         try (Allocator arena = Allocators.shared()) {
             TensorView host = TensorView.of(arena.allocate(4 * 12), "f32[3,4]{1,0}");
             TensorElements.of(host).copyFrom(quarters(12));
             TensorView onDevice = cuda.upload(host, 0);
             try {
-                exporting = Ops.transpose(onDevice, 1, 0);
+                PythonProducer.exporting = Ops.transpose(onDevice, 1, 0);
                 String out = py.run(String.join("\n",
                         "import torch, cupy",
                         // tensorbuf's copies run on the legacy default stream; PyTorch's and
@@ -287,9 +184,9 @@ class DlpackPythonTest {
                         "assert c_src.streams == [cs.ptr], (c_src.streams, cs.ptr)",
                         "result = '%s %s %s' % (torch_seen, float(c[3, 2]), ptr)"));
                 assertEquals("1.75 1.75 " + onDevice.buffer().address(), out);
-                assertEquals(1, released.get(), "torch's tensor died, CuPy's lives");
+                assertEquals(1, PythonProducer.released.get(), "torch's tensor died, CuPy's lives");
                 py.run("del c\ngc.collect()");
-                assertEquals(2, released.get());
+                assertEquals(2, PythonProducer.released.get());
                 assertEquals(pending, Dlpack.pendingExports());
             } finally {
                 onDevice.buffer().close();
@@ -306,7 +203,7 @@ class DlpackPythonTest {
     void torchCudaTensorImportsIntoTensorbuf() {
         CudaRuntime cuda = GpuTests.cuda();
         GpuTests.assumeRealGpu("importing a PyTorch CUDA tensor");
-        py = python();
+        py = PythonProducer.python();
         requireModules("torch");
         int rows = 4096;
         int cols = 4096;

@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.tensorbuf.interop.internal.DlpackStructs;
-import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemorySpace.DLDeviceType;
@@ -14,15 +12,9 @@ import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
-import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
@@ -33,113 +25,41 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * DLPack between tensorbuf and PyTorch's CPU build in one process, through {@link EmbeddedPython}
- * and {@link DlpackPythonTest}'s producer wrapper: {@code torch.from_dlpack} of tensorbuf's views
- * (contiguous, transposed, sliced with a step; f32, bf16, f16, pred, s8) against the same view taken
- * by torch's own ops on the same bits, with the memory shared both ways; tensorbuf's import of torch
- * tensors, strided ones included, and torch's deleter when the import closes.
+ * and {@link PythonProducer}: {@code torch.from_dlpack} of tensorbuf's views (contiguous,
+ * transposed, sliced with a step; f32, bf16, f16, pred, s8) against the same view taken by torch's
+ * own ops on the same bits, with the memory shared both ways; tensorbuf's import of torch tensors,
+ * strided ones included, and torch's deleter when the import closes.
  *
  * <p>PyTorch aborts the whole process (a C++ abort, not a Python exception) on a negative stride. So
- * every struct this class hands to torch is checked first, in Java, and one with a negative stride is
- * refused (a {@code BufferError} in Python) instead of reaching torch: a reversed view goes with
+ * every struct this class hands to torch is checked first, in Java
+ * ({@link PythonProducer#refuseNegativeStrides}), and one with a negative stride is refused (a
+ * {@code BufferError} in Python) instead of reaching torch: a reversed view goes with
  * {@code withNonNegativeStrides(true)}, which copies it. Skips with the reason when torch cannot be
  * imported (CI installs {@code torch==2.13.0+cpu}; see .ci/run).
  */
 class DlpackTorchTest {
-    private static volatile TensorView exporting;
-    private static volatile Dlpack.ExportOptions options = Dlpack.ExportOptions.defaults();
-    private static final AtomicInteger released = new AtomicInteger();
-    private static final AtomicInteger refusedNegative = new AtomicInteger();
-    private static volatile Throwable exportFailure;
-    private static MemorySegment produceStub;
-
     private EmbeddedPython py;
     private int pending;
 
-    /**
-     * The upcall behind this class's {@code TbTensor}s: a new struct for the current view, or 0 (a
-     * {@code BufferError} in Python, never a Java exception into C) on failure or when the struct
-     * has a negative stride, which torch would answer with an abort.
-     */
-    static long produce(int versioned) {
-        try {
-            Dlpack.ExportOptions o = options.withOnRelease(released::incrementAndGet);
-            MemorySegment m = versioned != 0 ? Dlpack.exportVersioned(exporting, o) : Dlpack.exportLegacy(exporting, o);
-            if (hasNegativeStride(m, versioned != 0)) {
-                refusedNegative.incrementAndGet();
-                deleter(m, versioned != 0);
-                return 0;
-            }
-            return m.address();
-        } catch (Throwable e) {
-            exportFailure = e;
-            return 0;
-        }
-    }
-
-    private static long tensorAt(boolean versioned) {
-        return versioned ? DlpackStructs.offset(DlpackStructs.DL_MANAGED_TENSOR_VERSIONED, "dl_tensor") : 0;
-    }
-
-    private static boolean hasNegativeStride(MemorySegment managed, boolean versioned) {
-        MemorySegment m = RestrictedNative.resize(managed, DlpackStructs.DL_MANAGED_TENSOR_VERSIONED.byteSize());
-        long t = tensorAt(versioned);
-        int ndim = m.get(ValueLayout.JAVA_INT, t + DlpackStructs.offset(DlpackStructs.DL_TENSOR, "ndim"));
-        MemorySegment strides = m.get(ValueLayout.ADDRESS, t + DlpackStructs.offset(DlpackStructs.DL_TENSOR, "strides"));
-        if (strides.address() == 0) {
-            return false;   // compact row-major
-        }
-        MemorySegment s = RestrictedNative.resize(strides, 8L * ndim);
-        for (int i = 0; i < ndim; i++) {
-            if (s.getAtIndex(ValueLayout.JAVA_LONG, i) < 0) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** Runs the struct's own deleter: the refused export is released as a consumer would release it. */
-    private static void deleter(MemorySegment managed, boolean versioned) throws Throwable {
-        MemorySegment m = RestrictedNative.resize(managed, DlpackStructs.DL_MANAGED_TENSOR_VERSIONED.byteSize());
-        long at = DlpackStructs.offset(versioned ? DlpackStructs.DL_MANAGED_TENSOR_VERSIONED : DlpackStructs.DL_MANAGED_TENSOR,
-                "deleter");
-        MemorySegment fn = m.get(ValueLayout.ADDRESS, at);
-        RestrictedNative.downcall(fn, FunctionDescriptor.ofVoid(ValueLayout.ADDRESS)).invokeExact(managed);
-    }
-
     private static synchronized EmbeddedPython python() {
-        EmbeddedPython py = DlpackPythonTest.python();
+        EmbeddedPython py = PythonProducer.python();
         String problem = py.run("try:\n    import torch\n    result = ''\nexcept Exception as e:\n    result = repr(e)");
         assumeTrue(problem.isEmpty(), "PyTorch cannot be imported in the embedded interpreter (CI installs"
                 + " torch==2.13.0+cpu): " + problem);
-        if (produceStub == null) {
-            try {
-                produceStub = RestrictedNative.upcall(
-                        MethodHandles.lookup().findStatic(DlpackTorchTest.class, "produce",
-                                MethodType.methodType(long.class, int.class)),
-                        FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT), Arena.global());
-            } catch (ReflectiveOperationException e) {
-                throw new AssertionError(e);
-            }
-            py.run("_torch_produce = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_int)(" + produceStub.address() + ")");
-        }
         return py;
     }
 
     @BeforeEach
     void setUp() {
         py = python();
-        released.set(0);
-        refusedNegative.set(0);
-        exportFailure = null;
-        options = Dlpack.ExportOptions.defaults();
+        PythonProducer.reset();
+        PythonProducer.refuseNegativeStrides = true;
         pending = Dlpack.pendingExports();
     }
 
     @AfterEach
     void noExportFailed() {
-        if (exportFailure != null) {
-            throw new AssertionError("an export in the upcall failed", exportFailure);
-        }
+        PythonProducer.assertNoExportFailed();
     }
 
     /** The dtypes both sides name, with torch's name and the integer dtype of the same width that views its bits. */
@@ -229,7 +149,7 @@ class DlpackTorchTest {
                     all.setBits(kind.bits(i), i / cols, i % cols);
                 }
                 TensorView view = shape.ours().apply(base);
-                exporting = view;
+                PythonProducer.exporting = view;
                 StridedLayout layout = view.stridedLayout().orElseThrow();
                 long address = base.buffer().address() + layout.offset() * kind.dtype.byteWidth();
                 List<Long> before = bitsOf(view);
@@ -239,7 +159,7 @@ class DlpackTorchTest {
                         "import torch",
                         "base = " + kind.base(rows, cols),
                         "expected = " + shape.torchOp(),
-                        "src = TbTensor(_torch_produce, (1, 0))",
+                        "src = TbTensor(_produce, (1, 0))",
                         "t = torch.from_dlpack(src)",
                         "assert t.dtype == " + kind.torch + ", t.dtype",
                         "assert t.shape == expected.shape and t.stride() == expected.stride(), (t.shape, t.stride(), expected.stride())",
@@ -248,7 +168,7 @@ class DlpackTorchTest {
                         kind == Kind.PRED ? "t.logical_not_()" : "t.view(" + kind.bitsAs + ").bitwise_xor_(" + xor + ")",
                         "result = '%d %s' % (ptr, src.versions)"));
                 assertEquals(address + " [True]", out, what + ": in place, asked for a versioned struct");
-                assertEquals(0, released.get(), what + ": released while torch holds the tensor");
+                assertEquals(0, PythonProducer.released.get(), what + ": released while torch holds the tensor");
                 List<Long> after = bitsOf(view);
                 for (int i = 0; i < before.size(); i++) {
                     assertEquals((before.get(i) ^ xor) & kind.mask(), after.get(i) & kind.mask(), what + ": element " + i);
@@ -260,12 +180,12 @@ class DlpackTorchTest {
                 }
                 assertEquals(view.elementCount(), changed, what + ": torch's write touched the view's elements only");
                 py.run("del t\ngc.collect()");
-                assertEquals(1, released.get(), what);
+                assertEquals(1, PythonProducer.released.get(), what);
                 assertEquals(pending, Dlpack.pendingExports(), what);
-                released.set(0);
+                PythonProducer.released.set(0);
             }
         }
-        assertEquals(0, refusedNegative.get());
+        assertEquals(0, PythonProducer.refusedNegative.get());
     }
 
     /**
@@ -285,25 +205,25 @@ class DlpackTorchTest {
             List<Long> baseBefore = bitsOf(base);
             TensorView reversed = Ops.reverse(Ops.transpose(base, 1, 0), 0, 1);
             assertTrue(reversed.stridedLayout().orElseThrow().hasNegativeStrides());
-            exporting = reversed;
+            PythonProducer.exporting = reversed;
 
             String refused = py.run(String.join("\n",
                     "import torch",
                     "try:",
-                    "    torch.from_dlpack(TbTensor(_torch_produce, (1, 0)))",
+                    "    torch.from_dlpack(TbTensor(_produce, (1, 0)))",
                     "    result = 'taken'",
                     "except BufferError as e:",
                     "    result = 'refused'"));
             assertEquals("refused", refused, "the guard keeps a negative stride from torch");
-            assertEquals(1, refusedNegative.get());
-            assertEquals(1, released.get(), "the refused struct was released");
-            released.set(0);
+            assertEquals(1, PythonProducer.refusedNegative.get());
+            assertEquals(1, PythonProducer.released.get(), "the refused struct was released");
+            PythonProducer.released.set(0);
 
-            options = Dlpack.ExportOptions.defaults().withNonNegativeStrides(true);
+            PythonProducer.options = Dlpack.ExportOptions.defaults().withNonNegativeStrides(true);
             String out = py.run(String.join("\n",
                     "base = " + Kind.F32.base(3, 5),
                     "expected = base.T.flip(0, 1)",
-                    "t = torch.from_dlpack(TbTensor(_torch_produce, (1, 0)))",
+                    "t = torch.from_dlpack(TbTensor(_produce, (1, 0)))",
                     "assert all(s > 0 for s in t.stride()), t.stride()",
                     "assert t.shape == (5, 3), t.shape",
                     "assert torch.equal(t, expected), (t, expected)",
@@ -316,9 +236,9 @@ class DlpackTorchTest {
             assertTrue(ptr < start || ptr >= start + 4 * 15, "a copy, not our buffer: " + ptr);
             assertEquals("7.0", parts[1]);
             assertEquals(baseBefore, bitsOf(base), "torch's writes went to the copy");
-            assertEquals(1, refusedNegative.get(), "the option's struct passed the guard");
+            assertEquals(1, PythonProducer.refusedNegative.get(), "the option's struct passed the guard");
             py.run("del t\ngc.collect()");
-            assertEquals(1, released.get());
+            assertEquals(1, PythonProducer.released.get());
             assertEquals(pending, Dlpack.pendingExports());
         }
     }
