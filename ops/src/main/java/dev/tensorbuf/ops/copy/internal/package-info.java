@@ -222,6 +222,11 @@
  * <dd>reads an expression in the text <code>Pointwise</code> prints (so a printed epilogue pastes
  *     back), constants typed by their sibling operands; each problem a
  *     <code>TextFormatException</code> at its position</dd>
+ * <dt><code>ScalarLiteral.java</code></dt>
+ * <dd>one float literal as XLA prints it, rounded once from the decimal to a float type (the double
+ *     moved to round-to-odd where it could be a midpoint), out-of-range values refused by name:
+ *     HLO constants (<code>exec.internal.Literals</code>) and <code>PointwiseSyntax</code>'s
+ *     constants both read through it</dd>
  * <dt><code>VectorPointwise.java</code></dt>
  * <dd>f32 elementwise ops over dense float blocks for <code>PointwiseLanes</code>
  *     (add, subtract, multiply, divide, fused multiply-add, maximum, minimum, clamp, negate, abs;
