@@ -226,22 +226,16 @@ public final class PointwiseCopy {
         return ViewAdapter.access(v).map(a -> CopyExecutor.shareable(a.segment())).orElse(true);
     }
 
-    /** Runs the pass: blocks are independent, so each thread takes blocks in turn, with scratches of its own. */
+    /**
+     * Runs the pass: blocks are independent, so each thread takes blocks in turn, with scratches
+     * of its own. One block (the whole space, {@code split} -1) is the same loop run once, on the
+     * calling thread.
+     */
     void run(CopyExecutor executor) {
         if (blocks == 0) {
             return;
         }
         int rank = dims.length;
-        if (split < 0) {
-            if (table != null) {
-                new TableBlocks(table, leaves.get(table.data()), dst, dstBase, allocator).block(new long[rank], dims.clone());
-            } else if (lanes != null) {
-                lanes.new Blocks(leaves, dst, dstBase, 0, blockSize(), allocator).block(new long[rank], dims.clone());
-            } else {
-                block(expr, leaves, dst, Box.of(new long[rank], dims), new HashMap<>(), allocator);
-            }
-            return;
-        }
         int threads = threads(executor);
         // Blocks are taken one at a time from a shared count, not as fixed shares: a helper that
         // starts late leaves its blocks to the caller instead of the caller waiting for them.
@@ -253,20 +247,22 @@ public final class PointwiseCopy {
             }
             Map<List<Long>, TensorView[]> mine = new HashMap<>();
             BlockWriter tables = table != null ? new TableBlocks(table, leaves.get(table.data()), dst, dstBase, allocator)
-                    : lanes != null ? lanes.new Blocks(leaves, dst, dstBase, split, blockSize(), allocator) : null;
+                    : lanes != null ? lanes.new Blocks(leaves, dst, dstBase, Math.max(split, 0), blockSize(), allocator)
+                    : null;
             long[] start = new long[rank];
             long[] limit = dims.clone();
             for (; k < blocks; k = next.getAndIncrement()) {
-                long o = k / perRow;
-                long lo = (k % perRow) * step;
-                long rest = o;
-                for (int d = split - 1; d >= 0; d--) {
-                    start[d] = rest % dims[d];
-                    limit[d] = start[d] + 1;
-                    rest /= dims[d];
+                if (split >= 0) {
+                    long rest = k / perRow;
+                    for (int d = split - 1; d >= 0; d--) {
+                        start[d] = rest % dims[d];
+                        limit[d] = start[d] + 1;
+                        rest /= dims[d];
+                    }
+                    long lo = (k % perRow) * step;
+                    start[split] = lo;
+                    limit[split] = Math.min(dims[split], lo + step);
                 }
-                start[split] = lo;
-                limit[split] = Math.min(dims[split], lo + step);
                 if (tables != null) {
                     tables.block(start, limit);
                     continue;
