@@ -89,7 +89,7 @@ public final class CopyEngine {
 
     private CopyEngine(Config config) {
         this.config = Objects.requireNonNull(config, "config");
-        this.executor = new CopyExecutor(config);
+        this.executor = new CopyExecutor(config, this);
     }
 
     /**

@@ -212,8 +212,8 @@
  *     time over a chunk; the evaluator's values bit for bit (<code>AffineChunksTest</code>)</dd>
  * <dt><code>PointwiseCopy.java</code>, <code>PointwiseTable.java</code>, <code>PointwiseLanes.java</code></dt>
  * <dd>a plan's <code>Step.Epilogue</code>: an expression over operand views evaluated into the
- *     destination in one pass of cache-sized blocks, each block's operands copied dense by a
- *     one-thread engine; as a lookup table for one 8-bit operand and per-channel constants, as
+ *     destination in one pass of cache-sized blocks, each block's operands copied dense by the
+ *     engine running the pass (on the block's thread), its decisions kept in <code>PlanCache</code>; as a lookup table for one 8-bit operand and per-channel constants, as
  *     f32 vector sweeps (<code>VectorPointwise</code>) for f32, bf16 or f16 operands and per-channel
  *     constants, else the block evaluator. <code>CopyExecutor</code>'s threads take the blocks in
  *     turn; <code>CopyEngine.explain</code> shows the pass with its expression as the epilogue. <code>run</code>'s fused pointwise HLO and <code>tensorbuf plan
