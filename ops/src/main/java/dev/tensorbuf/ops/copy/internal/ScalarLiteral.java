@@ -140,7 +140,11 @@ public final class ScalarLiteral {
 
     /** {@return the largest finite value of {@code t}} */
     private static double largest(DType t) {
-        return finiteRange(t)[1];
+        return switch (t) {
+            case F64 -> Double.MAX_VALUE;
+            case F32 -> Float.MAX_VALUE;
+            default -> RANGES.computeIfAbsent(t, ScalarLiteral::patternsRange)[1];
+        };
     }
 
     private static IllegalArgumentException outOfRange(String text, DType t) {
