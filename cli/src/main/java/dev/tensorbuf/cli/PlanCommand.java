@@ -6,8 +6,6 @@ import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.ops.copy.CopyPlan;
 import dev.tensorbuf.ops.copy.internal.Pointwise;
-import dev.tensorbuf.ops.copy.internal.PointwiseCopy;
-import dev.tensorbuf.ops.copy.internal.PointwiseSyntax;
 import dev.tensorbuf.ops.quant.BlockTensor;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.BlockType;
@@ -186,21 +184,17 @@ final class PlanCommand implements Command {
             types.add(computable(leaves.get(k).dtype(), k == 0 ? "SRC_SHAPE" : "OPERAND_SHAPE %" + k));
         }
         computable(to.dtype(), "DST_SHAPE");
-        PointwiseSyntax.Parsed parsed;
+        CopyEngine.Epilogue epilogue;
         try {
-            parsed = PointwiseSyntax.parse(text, types);
+            epilogue = CopyEngine.Epilogue.parse(text, types.toArray(DType[]::new));
         } catch (TextFormatException e) {
             throw new UsageException("--epilogue: " + e.getMessage());
         }
-        Pointwise.Expr expr = parsed.expr();
-        if (expr.type() != to.dtype()) {
-            throw new UsageException("--epilogue " + expr + " computes " + expr.type().xlaName() + " but DST_SHAPE holds "
+        if (epilogue.type() != to.dtype()) {
+            throw new UsageException("--epilogue " + epilogue + " computes " + epilogue.type().xlaName() + " but DST_SHAPE holds "
                     + to.dtype().xlaName() + ": end it with convert<" + to.dtype().xlaName() + ">(...)");
         }
-        for (PointwiseSyntax.Constant c : parsed.constants()) {
-            leaves.add(c.view(to.dims(), memory));
-        }
-        return CopyEngine.defaults().explain(PointwiseCopy.plan(expr, leaves, to, memory));
+        return CopyEngine.defaults().explain(leaves, to, epilogue);
     }
 
     private static DType computable(DType t, String what) {

@@ -201,7 +201,7 @@ class PlanCommandTest {
         }
         CliHarness type = CliHarness.run("plan", "u8[2,3]{1,0}", "f32[2,3]{1,0}", "--epilogue", "add(%0, 1)");
         assertEquals(2, type.code());
-        assertEquals("tensorbuf plan: --epilogue add(%0, %1) computes u8 but DST_SHAPE holds f32: end it with"
+        assertEquals("tensorbuf plan: --epilogue add(%0, 1) computes u8 but DST_SHAPE holds f32: end it with"
                 + " convert<f32>(...)\n", type.err());
         CliHarness dims = CliHarness.run("plan", "u8[2,3]{1,0}", "f32[2,3]{1,0}", "f32[3]", "--epilogue",
                 "add(convert<f32>(%0), %1)");

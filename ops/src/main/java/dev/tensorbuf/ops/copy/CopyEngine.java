@@ -7,6 +7,10 @@ import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.copy.internal.CopyExecutor;
+import dev.tensorbuf.ops.copy.internal.EngineScratch;
+import dev.tensorbuf.ops.copy.internal.Pointwise;
+import dev.tensorbuf.ops.copy.internal.PointwiseCopy;
+import dev.tensorbuf.ops.copy.internal.PointwiseSyntax;
 import dev.tensorbuf.ops.copy.internal.PiecePairs;
 import dev.tensorbuf.ops.copy.internal.Reach;
 import dev.tensorbuf.ops.copy.internal.RefusedValue;
@@ -85,7 +89,7 @@ public final class CopyEngine {
 
     private CopyEngine(Config config) {
         this.config = Objects.requireNonNull(config, "config");
-        this.executor = new CopyExecutor(config);
+        this.executor = new CopyExecutor(config, this);
     }
 
     /**
@@ -779,6 +783,181 @@ public final class CopyEngine {
                     + " differ from " + dst.dims());
         }
         return ScopedValue.where(ViewAdapter.CALLED_DESTINATION, dst).call(() -> explainHeld(src, dst, affine));
+    }
+
+    /**
+     * An elementwise expression a copy applies to each element on its way from its operands into
+     * the destination: {@link #copy(List, TensorView, Epilogue)} evaluates it in one pass, cut into
+     * blocks that stay in cache (each operand read through its own view, the result written through
+     * the destination's), with XLA's rules for rounding, NaN and integer wraparound. Written as
+     * {@code tensorbuf plan --epilogue} reads it and an explanation's epilogue prints it: ops as
+     * {@code name(arg, ...)} (convert, add, subtract, multiply, divide, maximum, minimum, clamp,
+     * negate, abs, compare, select, and, or, not, xor, fma, reciprocal), a convert as
+     * {@code convert<f32>(x)}, a compare's direction and type after its operands
+     * ({@code compare(%0, %1, LT FLOAT)}), operand {@code k} as {@code %k}; a number
+     * ({@code 0.5}, {@code -0}, {@code inf}, {@code -nan}) or {@code true}/{@code false} is a
+     * constant of its sibling operands' type, read as XLA reads an HLO constant. Immutable; equal
+     * when the expression and the operands' types are.
+     * {@snippet :
+     * CopyEngine.Epilogue normalise = CopyEngine.Epilogue.parse("multiply(subtract(convert<f32>(%0), %1), %2)",
+     *         DType.U8, DType.F32, DType.F32);
+     * normalise.type();   // F32
+     * // u8 NHWC pixels into f32 NCHW, minus each channel's mean, times its 1/std: one pass
+     * TensorView pixels = Ops.transpose(TensorView.of(in, "u8[1,4,4,3]{3,2,1,0}"), 0, 3, 1, 2);
+     * long[] nchw = {1, 3, 4, 4};
+     * TensorView mean = Ops.broadcast(TensorView.of(means, "f32[3]{0}"), nchw, 1);
+     * TensorView scale = Ops.broadcast(TensorView.of(scales, "f32[3]{0}"), nchw, 1);
+     * CopyEngine.defaults().copy(List.of(pixels, mean, scale), TensorView.of(out, "f32[1,3,4,4]{3,2,1,0}"), normalise);
+     * CopyEngine.Epilogue.parse("add(%0, 70000)", DType.F16);   // TextFormatException: value 70000 is out of range for f16 ...
+     * }
+     */
+    public static final class Epilogue {
+        private final List<DType> operandTypes;
+        private final PointwiseSyntax.Parsed parsed;
+        private final String text;
+
+        private Epilogue(List<DType> operandTypes, PointwiseSyntax.Parsed parsed) {
+            this.operandTypes = operandTypes;
+            this.parsed = parsed;
+            this.text = written(parsed, operandTypes.size());
+        }
+
+        /**
+         * {@return {@code text} read as an expression over operands of {@code operandTypes}}
+         *
+         * @throws dev.tensorbuf.views.text.TextFormatException naming the problem and its position:
+         *     a syntax error, an unknown op or type, an operand past the given ones, a wrong operand
+         *     count, operands of different types, a constant the type cannot hold or whose type
+         *     nothing beside it tells
+         * @throws IllegalArgumentException if an operand type is not one an expression computes in
+         *     (pred, integers, f16, bf16, f32, f64)
+         */
+        public static Epilogue parse(String text, DType... operandTypes) {
+            List<DType> types = List.of(operandTypes);
+            for (DType t : types) {
+                if (!Pointwise.TYPES.contains(t)) {
+                    throw new IllegalArgumentException(t + " is not a type an epilogue computes in: expected one of "
+                            + Pointwise.TYPES.stream().map(DType::xlaName).sorted().toList());
+                }
+            }
+            return new Epilogue(types, PointwiseSyntax.parse(Objects.requireNonNull(text, "text"), types));
+        }
+
+        /** {@return the types of the operands, {@code %0} first} */
+        public List<DType> operandTypes() {
+            return operandTypes;
+        }
+
+        /** {@return the type of the value: the destination's} */
+        public DType type() {
+            return parsed.expr().type();
+        }
+
+        /** {@return the expression with its constants written in, as {@link #parse} reads it back} */
+        @Override
+        public String toString() {
+            return text;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Epilogue e && text.equals(e.text) && operandTypes.equals(e.operandTypes);
+        }
+
+        @Override
+        public int hashCode() {
+            return text.hashCode() * 31 + operandTypes.hashCode();
+        }
+
+        /** {@code %k} past the given operands is constant {@code k - given}: written back as a literal. */
+        private static String written(PointwiseSyntax.Parsed parsed, int given) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("%(\\d+)").matcher(parsed.expr().toString());
+            StringBuilder sb = new StringBuilder();
+            while (m.find()) {
+                int k = Integer.parseInt(m.group(1));
+                m.appendReplacement(sb, java.util.regex.Matcher.quoteReplacement(k < given ? m.group()
+                        : literal(parsed.constants().get(k - given))));
+            }
+            return m.appendTail(sb).toString();
+        }
+
+        private static String literal(PointwiseSyntax.Constant c) {
+            if (c.type() == DType.PRED) {
+                return c.value().longValue() != 0 ? "true" : "false";
+            }
+            if (!Pointwise.isFloat(c.type())) {
+                return Long.toString(c.value().longValue());
+            }
+            double d = c.value().doubleValue();
+            if (Double.isNaN(d)) {
+                return Double.doubleToRawLongBits(d) < 0 ? "-nan" : "nan";
+            }
+            if (Double.isInfinite(d)) {
+                return d < 0 ? "-inf" : "inf";
+            }
+            // The shortest digits that read back to the double, which holds the type's value exactly.
+            String digits = c.type() == DType.F32 ? Float.toString((float) d) : Double.toString(d);
+            return d == 0 ? (1 / d < 0 ? "-0" : "0") : digits.replace("E", "e");
+        }
+    }
+
+    /**
+     * Writes {@link Epilogue}'s value over {@code operands} into {@code dst}, element by element,
+     * in one pass: each element of every operand read once, each of the destination written once;
+     * the operands any views of {@code dst}'s dims (transposes, broadcasts of per-channel
+     * constants, slices), {@code %k} the {@code k}th. Scratch memory (a few blocks of 16 Ki
+     * elements a thread) is the engine's own.
+     * {@snippet :
+     * engine.copy(List.of(pixels, mean, scale), nchw, CopyEngine.Epilogue.parse("multiply(subtract(convert<f32>(%0), %1), %2)",
+     *         DType.U8, DType.F32, DType.F32));
+     * }
+     *
+     * @throws IllegalArgumentException if the operands are not as many as the epilogue's, an
+     *     operand's type is not the epilogue's or its dims not {@code dst}'s, the epilogue computes
+     *     another type than {@code dst}'s, {@code dst} is not one buffer of whole bytes, or a
+     *     converted value cannot be held (as {@link #execute})
+     */
+    public void copy(List<TensorView> operands, TensorView dst, Epilogue epilogue) {
+        execute(planEpilogue(operands, dst, epilogue));
+    }
+
+    /**
+     * {@return what {@link #copy(List, TensorView, Epilogue)} does: the expression and its kernel
+     * as the explanation's epilogue, the first block's copies as its parts}
+     *
+     * @throws IllegalArgumentException as {@link #copy(List, TensorView, Epilogue)} does before it writes
+     */
+    public CopyPlan.Explanation explain(List<TensorView> operands, TensorView dst, Epilogue epilogue) {
+        return explain(planEpilogue(operands, dst, epilogue));
+    }
+
+    private static CopyPlan planEpilogue(List<TensorView> operands, TensorView dst, Epilogue epilogue) {
+        List<DType> types = epilogue.operandTypes();
+        if (operands.size() != types.size()) {
+            throw new IllegalArgumentException("the epilogue " + epilogue + " reads " + types.size() + " operand"
+                    + (types.size() == 1 ? "" : "s") + ", got " + operands.size());
+        }
+        for (int k = 0; k < operands.size(); k++) {
+            TensorView o = operands.get(k);
+            if (o.dtype() != types.get(k)) {
+                throw new IllegalArgumentException("operand %" + k + " " + o + " is " + o.dtype() + ", but the epilogue "
+                        + epilogue + " reads it as " + types.get(k));
+            }
+            if (!o.dims().equals(dst.dims())) {
+                throw new IllegalArgumentException("operand %" + k + " " + o + " has dims " + o.dims()
+                        + ", the destination " + dst.dims() + ": broadcast it (Ops.broadcast)");
+            }
+        }
+        if (epilogue.type() != dst.dtype()) {
+            throw new IllegalArgumentException("the epilogue " + epilogue + " computes " + epilogue.type()
+                    + " but the destination " + dst + " holds " + dst.dtype() + ": end it with convert<"
+                    + dst.dtype() + ">(...)");
+        }
+        List<TensorView> leaves = new ArrayList<>(operands);
+        for (PointwiseSyntax.Constant c : epilogue.parsed.constants()) {
+            leaves.add(c.view(dst.dims(), EngineScratch.ALLOCATOR));
+        }
+        return PointwiseCopy.plan(epilogue.parsed.expr(), leaves, dst, EngineScratch.ALLOCATOR);
     }
 
     /** {@return what {@link #execute(CopyPlan)} does with {@code plan}: its steps, threads and bytes} */

@@ -80,12 +80,24 @@ public final class CopyExecutor {
                 CopyWorkers.SPIN_NANOS, warmup);
     }
 
-    /** An engine's executor, with every setting of its {@code config}. */
-    public CopyExecutor(CopyEngine.Config config) {
+    /**
+     * An engine's executor, with every setting of its {@code config}: an epilogue's block copies
+     * ({@link PointwiseCopy}) go through {@code owner}, on the thread that runs the block.
+     */
+    public CopyExecutor(CopyEngine.Config config, CopyEngine owner) {
         this(config.parallelism(), config.vectorKernels(), config.parallelThresholdBytes(),
                 ScalarFirst.jvmWide(config.scalarFirstBytes()), config.replicateBytes(), config.transposeBandBytes(),
                 config.stageDestination(), config.spinMicros() * 1_000,
                 config.warmup() ? VectorWarmup.SHARED : VectorWarmup.OFF);
+        this.owner = owner;
+    }
+
+    /** The engine this executor runs for; null for one made alone (tests), whose blocks copy through {@link PointwiseCopy#ENGINE}. */
+    private CopyEngine owner;
+
+    /** {@return the engine an epilogue's block copies go through: the owning engine, else a one-thread one} */
+    CopyEngine owner() {
+        return owner != null ? owner : PointwiseCopy.ENGINE;
     }
 
     private CopyExecutor(int parallelism, boolean vector, long thresholdBytes, ScalarFirst scalarFirst,

@@ -158,7 +158,10 @@ final class CopyWorkers {
      * included. {@return false, having run nothing, when another batch is running}
      */
     boolean run(int count, IntConsumer piece) {
-        if (!running.tryLock()) {
+        // A piece that copies through this engine again (an epilogue's block copies) runs that
+        // copy on its own thread: the lock is reentrant, and a second batch would replace the one
+        // the helpers are running.
+        if (running.isHeldByCurrentThread() || !running.tryLock()) {
             return false;
         }
         try {

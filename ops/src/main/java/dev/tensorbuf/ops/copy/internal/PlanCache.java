@@ -5,7 +5,9 @@ import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.indexing.IndexingMap;
 
+import dev.tensorbuf.views.TensorView;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -25,6 +27,10 @@ import java.util.function.Supplier;
  * compared at its identity first when a view made once hands the same map each call), except
  * that a gather is not kept for it: a small map's first copy gathers without looking for the
  * split ({@link SplitDims}) that a later copy finds.
+ *
+ * <p>An epilogue pass's decisions ({@link PointwiseCopy.Shape}: its lookup table or vector
+ * lowering, its blocks) are kept the same way, keyed by the expression, the types and addressing
+ * and the per-channel constants' bits.
  *
  * <p>Bounded: when it holds {@value #CAPACITY} plans it starts over, so a program that cycles
  * through more shapes than that plans as it would without a cache, and no more.
@@ -121,6 +127,115 @@ final class PlanCache {
         return steps;
     }
 
+    /** Epilogue passes' decisions ({@link PointwiseCopy.Shape}), by {@link PointwiseKey}. */
+    private static final ConcurrentHashMap<PointwiseKey, PointwiseCopy.Shape> POINTWISE = new ConcurrentHashMap<>();
+
+    /**
+     * What {@link PointwiseCopy.Shape#of} reads: the expression, whether vector lanes may run, the
+     * destination's type and addressing, each operand's type and addressing, and the values of
+     * the operands the table or the lanes may hold as per-channel constants (a broadcast scalar,
+     * or a view varying along one dim of at most {@link PointwiseLanes#MAX_CHANNELS}): their bits,
+     * so a pass over other constants is planned anew, and one over other data is not.
+     */
+    private static final class PointwiseKey {
+        private final String expr;
+        private final long[] numbers;
+        private final int hash;
+
+        PointwiseKey(Pointwise.Expr e, List<TensorView> leaves, TensorView dst) {
+            this.expr = e.toString();
+            LongList n = new LongList();
+            n.add(VectorSupport.enabled() && !"false".equals(System.getProperty("tensorbuf.pointwise.lanes")) ? 1 : 0);
+            n.add(dst.dtype().ordinal());
+            for (long d : dst.dims()) {
+                n.add(d);
+            }
+            layout(n, dst);
+            n.add(leaves.size());
+            for (TensorView l : leaves) {
+                n.add(l.dtype().ordinal());
+                layout(n, l);
+                constantBits(n, l);
+            }
+            this.numbers = n.toArray();
+            this.hash = expr.hashCode() * 31 + Arrays.hashCode(numbers);
+        }
+
+        /** A strided view's strides and offset; any other a marker (its map is read block by block, never planned on). */
+        private static void layout(LongList n, TensorView v) {
+            StridedLayout l = v.stridedLayout().orElse(null);
+            if (l == null) {
+                n.add(-1);
+                return;
+            }
+            n.add(l.rank());
+            for (long s : l.strides()) {
+                n.add(s);
+            }
+            n.add(l.offset());
+        }
+
+        private static void constantBits(LongList n, TensorView v) {
+            int d = PointwiseTable.varyingDim(v);
+            long count = d == -1 ? 1 : d >= 0 ? v.dims().get(d) : 0;
+            if (d == -2 || count > PointwiseLanes.MAX_CHANNELS || v.elementCount() == 0) {
+                n.add(-1);
+                return;
+            }
+            StridedLayout l = v.stridedLayout().orElseThrow();
+            long stride = d < 0 ? 0 : l.strides().get(d);
+            dev.tensorbuf.views.ElementAccess a = dev.tensorbuf.views.ElementAccess.of(v.dtype());
+            java.lang.foreign.MemorySegment seg = v.buffer().segment();
+            n.add(count);
+            for (long i = 0; i < count; i++) {
+                n.add(a.getBits(seg, l.offset() + i * stride));
+            }
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof PointwiseKey k && hash == k.hash && Arrays.equals(numbers, k.numbers) && expr.equals(k.expr);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+    }
+
+    /** A growable long[]: a key's numbers, hashed once. */
+    private static final class LongList {
+        private long[] a = new long[32];
+        private int size;
+
+        void add(long v) {
+            if (size == a.length) {
+                a = Arrays.copyOf(a, size * 2);
+            }
+            a[size++] = v;
+        }
+
+        long[] toArray() {
+            return Arrays.copyOf(a, size);
+        }
+    }
+
+    /** {@return the cached decisions of an epilogue pass of {@code e} over {@code leaves} into {@code dst}, made by {@code plan} on a miss} */
+    static PointwiseCopy.Shape pointwise(Pointwise.Expr e, List<TensorView> leaves, TensorView dst,
+                                         Supplier<PointwiseCopy.Shape> plan) {
+        PointwiseKey key = new PointwiseKey(e, leaves, dst);
+        PointwiseCopy.Shape shape = POINTWISE.get(key);
+        if (shape == null) {
+            shape = plan.get();
+            if (POINTWISE.size() >= CAPACITY) {
+                POINTWISE.clear();
+            }
+            PointwiseCopy.Shape raced = POINTWISE.putIfAbsent(key, shape);
+            shape = raced != null ? raced : shape;
+        }
+        return shape;
+    }
+
     /** {@return how many plans are held} For tests. */
     static int size() {
         return PLANS.size();
@@ -129,5 +244,6 @@ final class PlanCache {
     /** Forgets every plan. For tests. */
     static void clear() {
         PLANS.clear();
+        POINTWISE.clear();
     }
 }

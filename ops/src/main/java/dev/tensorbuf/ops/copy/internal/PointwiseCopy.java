@@ -22,7 +22,7 @@ import java.util.Optional;
 /**
  * One pass that evaluates a {@link Pointwise} expression into a destination view: the logical
  * space is cut into blocks of rows that stay in cache; per block each operand view is copied by
- * the copy engine (its planned kernels: transposes, broadcasts as fills, strided runs) into a
+ * the engine running the pass (its planned kernels: transposes, broadcasts as fills, strided runs) into a
  * dense scratch of its own type, the expression runs over the scratches, and the result is
  * copied into the destination's block. Each byte of memory is read and written once; the
  * scratches are reused block after block. An expression over one 8-bit operand and per-channel
@@ -49,6 +49,10 @@ public final class PointwiseCopy {
      * are in cache, and the copy engine's per-block planning is a visible share of 16 Ki.
      */
     static final int TABLE_BLOCK = 64 * 1024;
+    /**
+     * Copies while planning (a per-channel constant's line), for explanations, and for an
+     * executor made without an engine; a pass run by an engine copies its blocks through it.
+     */
     static final CopyEngine ENGINE = CopyEngine.of(1);
 
     /** What evaluates a pass's expression, in order of preference. */
@@ -76,46 +80,70 @@ public final class PointwiseCopy {
     /** {@code dst}'s element offset when a block is one run of its memory (stored straight), else -1. */
     private final long dstBase;
 
-    private PointwiseCopy(Pointwise.Expr expr, List<TensorView> leaves, TensorView dst, Allocator allocator) {
+    /**
+     * What a pass decides before it runs, from its expression, its operands' types and addressing
+     * and its per-channel constants' values, and nothing else: the evaluator (the table or the
+     * lanes, plain arrays) and the cut into blocks. It holds no memory, so {@link PlanCache} keeps
+     * it for the next pass of the same shape.
+     *
+     * @param table the lookup table, or null
+     * @param lanes the vector lowering, or null
+     * @param split the dim blocks cut; -1 when one block is all
+     * @param step indices of {@code split} a block spans
+     * @param perRow blocks along {@code split}
+     * @param blocks the blocks
+     * @param dstBase the destination's element offset when a block is one run of its memory, else -1
+     */
+    record Shape(PointwiseTable table, PointwiseLanes lanes, int split, long step, long perRow, long blocks, long dstBase) {
+        static Shape of(Pointwise.Expr expr, List<TensorView> leaves, TensorView dst, Allocator allocator) {
+            long[] dims = Extents.toArray(dst.dims());
+            if (dst.elementCount() == 0) {
+                return new Shape(null, null, -1, 1, 1, 0, -1);
+            }
+            PointwiseTable table = PointwiseTable.of(expr, leaves, dst, allocator);
+            PointwiseLanes lanes = table == null && dst.dtype() == expr.type() ? PointwiseLanes.of(expr, leaves, allocator) : null;
+            int size = table == null ? BLOCK : TABLE_BLOCK;
+            int s = dims.length - 1;
+            long inner = 1;
+            while (s >= 0 && inner * dims[s] <= size) {
+                inner *= dims[s];
+                s--;
+            }
+            long step = s < 0 ? 1 : Math.max(1, size / inner);
+            long dstBase = table == null && lanes == null ? -1 : denseFrom(dst, Math.max(s, 0));
+            if (s < 0) {
+                return new Shape(table, lanes, s, step, 1, 1, dstBase);
+            }
+            long outer = 1;
+            for (int d = 0; d < s; d++) {
+                outer = Math.multiplyExact(outer, dims[d]);
+            }
+            long perRow = Math.ceilDiv(dims[s], step);
+            return new Shape(table, lanes, s, step, perRow, Math.multiplyExact(outer, perRow), dstBase);
+        }
+    }
+
+    private final Shape shape;
+
+    private PointwiseCopy(Pointwise.Expr expr, List<TensorView> leaves, TensorView dst, Allocator allocator, Shape shape) {
         this.expr = expr;
         this.leaves = List.copyOf(leaves);
         this.dst = dst;
         this.allocator = allocator;
         this.dims = Extents.toArray(dst.dims());
-        if (dst.elementCount() == 0) {
-            table = null;
-            lanes = null;
-            split = -1;
-            step = 1;
-            perRow = 1;
-            blocks = 0;
-            dstBase = -1;
-            return;
-        }
-        int rank = dims.length;
-        table = PointwiseTable.of(expr, leaves, dst, allocator);
-        lanes = table == null && dst.dtype() == expr.type() ? PointwiseLanes.of(expr, leaves, allocator) : null;
-        int size = blockSize();
-        int s = rank - 1;
-        long inner = 1;
-        while (s >= 0 && inner * dims[s] <= size) {
-            inner *= dims[s];
-            s--;
-        }
-        split = s;
-        step = s < 0 ? 1 : Math.max(1, size / inner);
-        dstBase = table == null && lanes == null ? -1 : denseFrom(dst, Math.max(s, 0));
-        if (s < 0) {
-            perRow = 1;
-            blocks = 1;
-            return;
-        }
-        long outer = 1;
-        for (int d = 0; d < s; d++) {
-            outer = Math.multiplyExact(outer, dims[d]);
-        }
-        perRow = Math.ceilDiv(dims[s], step);
-        blocks = Math.multiplyExact(outer, perRow);
+        this.shape = shape;
+        this.table = shape.table();
+        this.lanes = shape.lanes();
+        this.split = shape.split();
+        this.step = shape.step();
+        this.perRow = shape.perRow();
+        this.blocks = shape.blocks();
+        this.dstBase = shape.dstBase();
+    }
+
+    /** {@return what the pass decided before running: kept by {@link PlanCache} for passes of the same shape} */
+    Shape shape() {
+        return shape;
     }
 
     /**
@@ -136,8 +164,9 @@ public final class PointwiseCopy {
         Access to = ViewAdapter.access(dst).orElseThrow(() -> new IllegalArgumentException(
                 "an elementwise copy writes a destination of one buffer and whole bytes, not " + dst));
         Access from = leaves.isEmpty() ? to : ViewAdapter.access(leaves.getFirst()).orElse(to);
+        Shape shape = PlanCache.pointwise(e, leaves, dst, () -> Shape.of(e, leaves, dst, allocator));
         return AccessCopies.unchecked(from, to, Optional.empty(),
-                List.of(new Step.Epilogue(new PointwiseCopy(e, leaves, dst, allocator))));
+                List.of(new Step.Epilogue(new PointwiseCopy(e, leaves, dst, allocator, shape))));
     }
 
     /**
@@ -226,52 +255,49 @@ public final class PointwiseCopy {
         return ViewAdapter.access(v).map(a -> CopyExecutor.shareable(a.segment())).orElse(true);
     }
 
-    /** Runs the pass: blocks are independent, so each thread takes blocks in turn, with scratches of its own. */
+    /**
+     * Runs the pass: blocks are independent, so each thread takes blocks in turn, with scratches
+     * of its own. One block (the whole space, {@code split} -1) is the same loop run once, on the
+     * calling thread.
+     */
     void run(CopyExecutor executor) {
         if (blocks == 0) {
             return;
         }
         int rank = dims.length;
-        if (split < 0) {
-            if (table != null) {
-                new TableBlocks(table, leaves.get(table.data()), dst, dstBase, allocator).block(new long[rank], dims.clone());
-            } else if (lanes != null) {
-                lanes.new Blocks(leaves, dst, dstBase, 0, blockSize(), allocator).block(new long[rank], dims.clone());
-            } else {
-                block(expr, leaves, dst, Box.of(new long[rank], dims), new HashMap<>(), allocator);
-            }
-            return;
-        }
         int threads = threads(executor);
         // Blocks are taken one at a time from a shared count, not as fixed shares: a helper that
         // starts late leaves its blocks to the caller instead of the caller waiting for them.
         java.util.concurrent.atomic.AtomicLong next = new java.util.concurrent.atomic.AtomicLong();
+        CopyEngine engine = executor.owner();
         executor.forEach(threads, t -> {
             long k = next.getAndIncrement();
             if (k >= blocks) {
                 return; // the others took every block: no scratches for this share
             }
             Map<List<Long>, TensorView[]> mine = new HashMap<>();
-            BlockWriter tables = table != null ? new TableBlocks(table, leaves.get(table.data()), dst, dstBase, allocator)
-                    : lanes != null ? lanes.new Blocks(leaves, dst, dstBase, split, blockSize(), allocator) : null;
+            BlockWriter tables = table != null ? new TableBlocks(table, leaves.get(table.data()), dst, dstBase, engine, allocator)
+                    : lanes != null ? lanes.new Blocks(leaves, dst, dstBase, Math.max(split, 0), blockSize(), engine, allocator)
+                    : null;
             long[] start = new long[rank];
             long[] limit = dims.clone();
             for (; k < blocks; k = next.getAndIncrement()) {
-                long o = k / perRow;
-                long lo = (k % perRow) * step;
-                long rest = o;
-                for (int d = split - 1; d >= 0; d--) {
-                    start[d] = rest % dims[d];
-                    limit[d] = start[d] + 1;
-                    rest /= dims[d];
+                if (split >= 0) {
+                    long rest = k / perRow;
+                    for (int d = split - 1; d >= 0; d--) {
+                        start[d] = rest % dims[d];
+                        limit[d] = start[d] + 1;
+                        rest /= dims[d];
+                    }
+                    long lo = (k % perRow) * step;
+                    start[split] = lo;
+                    limit[split] = Math.min(dims[split], lo + step);
                 }
-                start[split] = lo;
-                limit[split] = Math.min(dims[split], lo + step);
                 if (tables != null) {
                     tables.block(start, limit);
                     continue;
                 }
-                block(expr, leaves, dst, Box.of(start, limit), mine, allocator);
+                block(expr, leaves, dst, Box.of(start, limit), mine, engine, allocator);
             }
         });
     }
@@ -434,12 +460,15 @@ public final class PointwiseCopy {
         private final TensorView dst;
         private final long dstBase;
         private final long[] dstStrides;
+        private final CopyEngine engine;
         private final Allocator allocator;
         private final Map<List<Long>, TensorView[]> scratches = new HashMap<>();
         private final byte[] x = new byte[TABLE_BLOCK];
         private final Object out;
 
-        TableBlocks(PointwiseTable table, TensorView data, TensorView dst, long dstBase, Allocator allocator) {
+        TableBlocks(PointwiseTable table, TensorView data, TensorView dst, long dstBase, CopyEngine engine,
+                    Allocator allocator) {
+            this.engine = engine;
             this.table = table;
             this.data = data;
             this.dst = dst;
@@ -455,7 +484,7 @@ public final class PointwiseCopy {
             TensorView[] scratch = scratches.computeIfAbsent(box.key(), k -> new TensorView[] {
                     PointwiseCopy.scratch(ArrayShape.of(data.dtype(), box.dims()), allocator), null});
             int n = box.elements();
-            ENGINE.copy(box.part(data), scratch[0]);
+            engine.copy(box.part(data), scratch[0]);
             MemorySegment.copy(scratch[0].buffer().segment(), ValueLayout.JAVA_BYTE, 0, x, 0, n);
             table.apply(x, out, n, box.dims(), start);
             if (dstBase >= 0) {
@@ -466,13 +495,13 @@ public final class PointwiseCopy {
                 scratch[1] = PointwiseCopy.scratch(ArrayShape.of(dst.dtype(), box.dims()), allocator);
             }
             PointwiseTable.store(out, scratch[1].buffer().segment(), 0, n);
-            ENGINE.copy(scratch[1], box.part(dst));
+            engine.copy(scratch[1], box.part(dst));
         }
     }
 
     /** Evaluates {@code e} over {@code box}: each operand's part copied into a dense scratch, the result copied out. */
     private static void block(Pointwise.Expr e, List<TensorView> leaves, TensorView dst, Box box,
-                              Map<List<Long>, TensorView[]> scratches, Allocator allocator) {
+                              Map<List<Long>, TensorView[]> scratches, CopyEngine engine, Allocator allocator) {
         TensorView[] scratch = scratches.computeIfAbsent(box.key(), d -> {
             TensorView[] t = new TensorView[leaves.size() + 1];
             long[] dd = Extents.toArray(d);
@@ -485,13 +514,13 @@ public final class PointwiseCopy {
         int n = box.elements();
         Object[] columns = new Object[leaves.size()];
         for (int k = 0; k < leaves.size(); k++) {
-            ENGINE.copy(box.part(leaves.get(k)), scratch[k]);
+            engine.copy(box.part(leaves.get(k)), scratch[k]);
             columns[k] = read(scratch[k], n);
         }
         Object result = Pointwise.eval(e, columns, n);
         TensorView out = scratch[leaves.size()];
         write(out, result, n);
-        ENGINE.copy(out, box.part(dst));
+        engine.copy(out, box.part(dst));
     }
 
     static Object read(TensorView dense, int n) {

@@ -1,6 +1,7 @@
 package dev.tensorbuf.ops.copy.internal;
 
 import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorView;
@@ -271,6 +272,7 @@ final class PointwiseLanes {
         /** Per varying operand: its element offset when its block is one run of its memory (read straight), else -1. */
         private final long[] srcBase;
         private final long[][] srcStrides;
+        private final CopyEngine engine;
         private final Allocator allocator;
         private final Map<List<Long>, TensorView[]> scratches = new HashMap<>();
         private final float[][] lanes;
@@ -284,7 +286,9 @@ final class PointwiseLanes {
          * @param dstBase {@code dst}'s element offset when a block spanning its split dims whole is one run of memory, else -1
          * @param split the first dim a block may not span whole
          */
-        Blocks(List<TensorView> leaves, TensorView dst, long dstBase, int split, int block, Allocator allocator) {
+        Blocks(List<TensorView> leaves, TensorView dst, long dstBase, int split, int block, CopyEngine engine,
+               Allocator allocator) {
+            this.engine = engine;
             this.leaves = leaves;
             this.dst = dst;
             this.dstBase = dstBase;
@@ -321,7 +325,7 @@ final class PointwiseLanes {
                 if (scratch[k] == null) {
                     scratch[k] = PointwiseCopy.scratch(ArrayShape.of(leaf.dtype(), blockDims), allocator);
                 }
-                PointwiseCopy.ENGINE.copy(box.part(leaf), scratch[k]);
+                engine.copy(box.part(leaf), scratch[k]);
                 read(scratch[k].buffer().segment(), 0, leaf.dtype(), lanes[k], n);
             }
             layOutConstants(blockDims, start, n);
@@ -348,7 +352,7 @@ final class PointwiseLanes {
             }
             store(lanes[result], n, into, offset);
             if (dstBase < 0) {
-                PointwiseCopy.ENGINE.copy(scratch[varying.length], box.part(dst));
+                engine.copy(scratch[varying.length], box.part(dst));
             }
         }
 

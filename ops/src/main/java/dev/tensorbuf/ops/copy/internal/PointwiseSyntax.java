@@ -19,7 +19,8 @@ import java.util.Set;
  * {@code name(arg, ...)}, a convert as {@code convert<f32>(x)}, a compare's direction and type
  * after its operands ({@code compare(%0, %1, LT FLOAT)}), operands as {@code %k}. Besides, a
  * number ({@code 0.5}, {@code -3}, {@code inf}, {@code -nan}) or {@code true}/{@code false} is a
- * constant of its sibling operands' type, numbered after the given operands.
+ * constant of its sibling operands' type, numbered after the given operands; a float one read
+ * as an HLO constant is ({@link ScalarLiteral}: rounded once to the type, refused out of its range).
  * {@snippet :
  * PointwiseSyntax.Parsed p = PointwiseSyntax.parse("fma(convert<f32>(%0), 0.5, 1)", List.of(DType.U8));
  * p.expr().toString();   // "fma(convert<f32>(%0), %1, %2)"
@@ -298,19 +299,12 @@ public final class PointwiseSyntax {
             };
         }
         if (Pointwise.isFloat(t)) {
-            String body = s.startsWith("-") || s.startsWith("+") ? s.substring(1) : s;
-            double sign = s.startsWith("-") ? -1 : 1;
-            if (body.equals("inf")) {
-                return sign * Double.POSITIVE_INFINITY; // boxed as a Double
-            }
-            if (body.equals("nan")) {
-                // XLA prints a NaN with its sign: -nan is the one with the sign bit set.
-                return sign < 0 ? Double.longBitsToDouble(0xfff8000000000000L) : Double.NaN;
-            }
             try {
-                return Double.parseDouble(s);
+                return ScalarLiteral.parse(literal, t); // boxed as a Double
             } catch (NumberFormatException e) {
                 throw error("'" + literal + "' is not a " + t.xlaName() + " constant", position);
+            } catch (IllegalArgumentException e) {
+                throw error(e.getMessage(), position);
             }
         }
         long v;

@@ -212,8 +212,8 @@
  *     time over a chunk; the evaluator's values bit for bit (<code>AffineChunksTest</code>)</dd>
  * <dt><code>PointwiseCopy.java</code>, <code>PointwiseTable.java</code>, <code>PointwiseLanes.java</code></dt>
  * <dd>a plan's <code>Step.Epilogue</code>: an expression over operand views evaluated into the
- *     destination in one pass of cache-sized blocks, each block's operands copied dense by a
- *     one-thread engine; as a lookup table for one 8-bit operand and per-channel constants, as
+ *     destination in one pass of cache-sized blocks, each block's operands copied dense by the
+ *     engine running the pass (on the block's thread), its decisions kept in <code>PlanCache</code>; as a lookup table for one 8-bit operand and per-channel constants, as
  *     f32 vector sweeps (<code>VectorPointwise</code>) for f32, bf16 or f16 operands and per-channel
  *     constants, else the block evaluator. <code>CopyExecutor</code>'s threads take the blocks in
  *     turn; <code>CopyEngine.explain</code> shows the pass with its expression as the epilogue. <code>run</code>'s fused pointwise HLO and <code>tensorbuf plan
@@ -222,6 +222,11 @@
  * <dd>reads an expression in the text <code>Pointwise</code> prints (so a printed epilogue pastes
  *     back), constants typed by their sibling operands; each problem a
  *     <code>TextFormatException</code> at its position</dd>
+ * <dt><code>ScalarLiteral.java</code></dt>
+ * <dd>one float literal as XLA prints it, rounded once from the decimal to a float type (the double
+ *     moved to round-to-odd where it could be a midpoint), out-of-range values refused by name:
+ *     HLO constants (<code>exec.internal.Literals</code>) and <code>PointwiseSyntax</code>'s
+ *     constants both read through it</dd>
  * <dt><code>VectorPointwise.java</code></dt>
  * <dd>f32 elementwise ops over dense float blocks for <code>PointwiseLanes</code>
  *     (add, subtract, multiply, divide, fused multiply-add, maximum, minimum, clamp, negate, abs;

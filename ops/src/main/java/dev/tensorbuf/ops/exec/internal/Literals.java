@@ -2,6 +2,7 @@ package dev.tensorbuf.ops.exec.internal;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.internal.AsciiDigits;
+import dev.tensorbuf.ops.copy.internal.ScalarLiteral;
 import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
@@ -19,8 +20,8 @@ import java.util.List;
  * refuses them; {@code -nan} keeps its sign, and {@code -0} is negative zero, as the program
  * XLA printed it from had it. Every float spelling XLA prints (its shortest round-trip digits,
  * exponents, denormals such as {@code 4.94065645841247e-324}, {@code inf}, {@code nan}) reads
- * back to the value printed, each parsed once at the type's own precision or, for the narrower
- * types, as a double rounded once to the type.
+ * back to the value printed, the decimal rounded once to the type by {@link ScalarLiteral}, the
+ * reader an epilogue's constants go through too.
  */
 public final class Literals {
     private Literals() {
@@ -68,25 +69,20 @@ public final class Literals {
                 case SIGNED -> TensorElements.of(v).setLong(Long.parseLong(text), index);
                 case UNSIGNED -> TensorElements.of(v).setBits(checkedUnsigned(text, t), index);
                 case FLOAT -> {
-                    double value = real(text, t == DType.F32);
+                    double value = real(text, t, literal);
                     if (t == DType.F32) {
                         TensorElements.of(v).setFloat(toFloat(value), index);
                     } else {
                         TensorElements.of(v).setDouble(value, index);
                     }
-                    checkRange(text, TensorElements.of(v).getDouble(index), t, literal);
                 }
                 case COMPLEX -> {
                     int comma = text.indexOf(',');
                     boolean single = t == DType.C64;
-                    String re = text.substring(0, comma);
-                    String im = text.substring(comma + 1);
-                    double real = real(re, single);
-                    double imag = real(im, single);
-                    TensorElements.of(v).setComplex(single ? toFloat(real) : real, single ? toFloat(imag) : imag, index);
                     DType part = t.componentType();
-                    checkRange(re, single ? toFloat(real) : real, part, literal);
-                    checkRange(im, single ? toFloat(imag) : imag, part, literal);
+                    double real = real(text.substring(0, comma), part, literal);
+                    double imag = real(text.substring(comma + 1), part, literal);
+                    TensorElements.of(v).setComplex(single ? toFloat(real) : real, single ? toFloat(imag) : imag, index);
                 }
                 case NONE -> throw new AssertionError(t);
             }
@@ -96,69 +92,12 @@ public final class Literals {
         }
     }
 
-    /** The negative quiet NaN that XLA writes for {@code -nan} (x86's default NaN, printed so). */
-    private static final double NEGATIVE_NAN = Double.longBitsToDouble(0xfff8000000000000L);
-
     /** {@code (float)} of a value, keeping a NaN's sign: the JVM need not keep it through d2f. */
     private static float toFloat(double value) {
         if (Double.isNaN(value)) {
             return Float.intBitsToFloat(Double.doubleToRawLongBits(value) < 0 ? 0xffc00000 : 0x7fc00000);
         }
         return (float) value;
-    }
-
-    /**
-     * Refuses a finite value that the type rounds to infinity or NaN, as XLA's parser does: it
-     * casts the parsed double to the type and accepts what stays finite (f16 65519 is 65504,
-     * f8e4m3fn 464 is 448; 65520 and 465 are refused). f32 is judged by the double cast to float,
-     * as XLA does, though its value is parsed to float directly.
-     */
-    private static void checkRange(String text, double stored, DType t, String literal) {
-        // Per element of a literal that may have millions: the common case costs a compare.
-        if (Double.isFinite(stored) && !(t == DType.F32 && Math.abs(stored) == Float.MAX_VALUE)) {
-            return;
-        }
-        if (text.matches("[+-]?(inf|nan)")) {
-            return;
-        }
-        double judged = t == DType.F32 ? (float) Double.parseDouble(text) : stored;
-        if (!Double.isFinite(judged)) {
-            double[] range = finiteRange(t);
-            throw new IllegalArgumentException("value " + text + " is out of range for " + t + ", namely ["
-                    + shortG(range[0]) + ", " + shortG(range[1]) + "], in literal '" + literal + "'");
-        }
-    }
-
-    /** {@return {@code %g} as C prints it, without trailing zeros: 448, 3.40282e+38} */
-    private static String shortG(double d) {
-        return String.format("%g", d).replaceFirst("\\.?0+(?=e|$)", "");
-    }
-
-    /**
-     * {@return the lowest and highest finite values of a float type} Read off every bit pattern of
-     * the narrow ones: f8e8m0fnu has no sign, so its lowest is not minus its highest.
-     */
-    private static double[] finiteRange(DType t) {
-        if (t == DType.F64) {
-            return new double[] {-Double.MAX_VALUE, Double.MAX_VALUE};
-        }
-        if (t == DType.F32) {
-            return new double[] {-Float.MAX_VALUE, Float.MAX_VALUE};
-        }
-        double min = Double.POSITIVE_INFINITY;
-        double max = Double.NEGATIVE_INFINITY;
-        try (var arena = dev.tensorbuf.memory.Allocators.confined()) {
-            TensorView one = Materialize.allocate(ArrayShape.of(t, 1), arena);
-            for (long bits = 0; bits < 1L << t.bitWidth(); bits++) {
-                TensorElements.of(one).setBits(bits, 0);
-                double d = TensorElements.of(one).getDouble(0);
-                if (Double.isFinite(d)) {
-                    min = Math.min(min, d);
-                    max = Math.max(max, d);
-                }
-            }
-        }
-        return new double[] {min, max};
     }
 
     private static long checkedUnsigned(String text, DType t) {
@@ -169,27 +108,22 @@ public final class Literals {
         return v;
     }
 
-    private static double real(String text, boolean single) {
-        return switch (text) {
-            case "inf", "+inf" -> Double.POSITIVE_INFINITY;
-            case "-inf" -> Double.NEGATIVE_INFINITY;
-            case "nan", "+nan" -> Double.NaN;
-            // -Double.NaN is Double.NaN: negation of a NaN constant need not set its sign.
-            case "-nan" -> NEGATIVE_NAN;
-            default -> {
-                if (text.startsWith("nan(") || text.startsWith("-nan(")) {
-                    throw new IllegalArgumentException("NaN payloads such as '" + text + "' are not supported");
-                }
-                if (!text.matches("[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?")) {
-                    throw new NumberFormatException(text);
-                }
-                // "-0" is -0: XLA prints negative zero so (jax's jnp.pad(x, 1, constant_values=-0.0) has
-                // constant(-0)). XLA's own text parser reads it back as the integer 0, +0, which
-                // changes the program the text was printed from; the program is what runs here.
-                // Parsed at the target's own precision, so an f32 literal rounds once.
-                yield single ? Float.parseFloat(text) : Double.parseDouble(text);
-            }
-        };
+    /**
+     * {@return a float literal's value in the float type {@code t}, as {@link ScalarLiteral} reads
+     * it: rounded once, {@code -0} and {@code -nan} with their sign} XLA's own text parser reads
+     * {@code -0} back as the integer 0, +0, which changes the program the text was printed from;
+     * the program is what runs here.
+     *
+     * @throws IllegalArgumentException for a NaN payload or a value out of the type's range, naming it and the literal
+     */
+    private static double real(String text, DType t, String literal) {
+        try {
+            return ScalarLiteral.parse(text, t);
+        } catch (NumberFormatException e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(e.getMessage() + ", in literal '" + literal + "'", e);
+        }
     }
 
     /** Walks the nesting: one brace level per dimension, {@code dims[level]} entries at each. */

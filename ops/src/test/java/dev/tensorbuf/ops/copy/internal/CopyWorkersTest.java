@@ -287,4 +287,35 @@ class CopyWorkersTest {
             throw new IllegalStateException(e);
         }
     }
+
+    /**
+     * A piece that runs a batch of its own (an epilogue block copying through its engine) does it
+     * alone on its thread, the caller's included: the caller holds the batch lock, which is
+     * reentrant, and a second batch would take the place of the one the helpers run.
+     */
+    @Test
+    void aBatchStartedFromAPieceRunsOnItsOwnThread() {
+        CopyWorkers w = new CopyWorkers(2);
+        Thread caller = Thread.currentThread();
+        AtomicInteger callerPieces = new AtomicInteger();
+        AtomicInteger nestedShared = new AtomicInteger();
+        AtomicInteger nestedPieces = new AtomicInteger();
+        assertTrue(w.run(64, i -> {
+            if (Thread.currentThread() == caller) {
+                callerPieces.incrementAndGet();
+            } else {
+                // Helpers hold their first pieces until the caller has one: the case under test.
+                long until = System.nanoTime() + 10_000_000_000L;
+                while (callerPieces.get() == 0 && System.nanoTime() < until) {
+                    Thread.onSpinWait();
+                }
+            }
+            if (w.run(3, j -> nestedPieces.incrementAndGet())) {
+                nestedShared.incrementAndGet();
+            }
+        }));
+        assertTrue(callerPieces.get() > 0, "the caller takes pieces itself");
+        assertEquals(0, nestedShared.get(), "every nested batch declined, to run on its piece's thread");
+        assertEquals(0, nestedPieces.get(), "declined: the piece's thread runs them (CopyExecutor.forEach), not run()");
+    }
 }

@@ -2,6 +2,8 @@ package dev.tensorbuf.ops.copy.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -233,6 +235,42 @@ class PlanCacheTest {
                 assertTrue(overlap.getMessage().contains("writes 4 elements to one slot (stride 0)"), overlap.getMessage());
             }
             assertEquals(2, PlanCache.size(), "no plan held for a destination that overlaps itself");
+        }
+    }
+
+    /** {@return the decisions of the epilogue pass {@code engine} plans for this copy} */
+    private static PointwiseCopy.Shape shapeOf(List<dev.tensorbuf.views.TensorView> operands, dev.tensorbuf.views.TensorView dst,
+                                               dev.tensorbuf.ops.copy.CopyEngine.Epilogue e) {
+        dev.tensorbuf.ops.copy.CopyPlan plan = dev.tensorbuf.ops.copy.CopyEngine.defaults().explain(operands, dst, e).plan()
+                .orElseThrow();
+        return ((Step.Epilogue) AccessCopies.steps(plan).getFirst()).pass().shape();
+    }
+
+    @Test
+    void anEpiloguePassIsPlannedOncePerShapeAndConstantValues() {
+        PlanCache.clear();
+        try (dev.tensorbuf.memory.Allocator a = dev.tensorbuf.memory.Allocators.shared()) {
+            var x = dev.tensorbuf.ops.Ops.transpose(PointwiseCopy.scratch(ArrayShape.of(DType.U8, 2, 8, 8, 3), a), 0, 3, 1, 2);
+            var other = dev.tensorbuf.ops.Ops.transpose(PointwiseCopy.scratch(ArrayShape.of(DType.U8, 2, 8, 8, 3), a), 0, 3, 1, 2);
+            var dst = PointwiseCopy.scratch(ArrayShape.of(DType.F32, 2, 3, 8, 8), a);
+            var half = dev.tensorbuf.ops.copy.CopyEngine.Epilogue.parse("multiply(convert<f32>(%0), 0.5)", DType.U8);
+            var third = dev.tensorbuf.ops.copy.CopyEngine.Epilogue.parse("multiply(convert<f32>(%0), 0.25)", DType.U8);
+            PointwiseCopy.Shape first = shapeOf(List.of(x), dst, half);
+            assertNotNull(first.table(), "one 8-bit operand and a constant: a lookup table");
+            assertSame(first, shapeOf(List.of(x), dst, half), "the same copy: the same decisions, not planned again");
+            assertSame(first, shapeOf(List.of(other), dst, half), "other data of the same addressing: the same decisions");
+            PointwiseCopy.Shape quarter = shapeOf(List.of(x), dst, third);
+            assertNotSame(first, quarter, "another constant: another table");
+            assertNotEquals(java.util.Arrays.toString((int[]) first.table().table()),
+                    java.util.Arrays.toString((int[]) quarter.table().table()));
+            // Per-channel constants are keyed by their values too, not by the memory holding them.
+            var scale = PointwiseCopy.scratch(ArrayShape.of(DType.F32, 3), a);
+            var channels = dev.tensorbuf.ops.Ops.broadcast(scale, new long[] {2, 3, 8, 8}, 1);
+            var affine = dev.tensorbuf.ops.copy.CopyEngine.Epilogue.parse("multiply(convert<f32>(%0), %1)", DType.U8, DType.F32);
+            PointwiseCopy.Shape zeros = shapeOf(List.of(x, channels), dst, affine);
+            assertSame(zeros, shapeOf(List.of(x, channels), dst, affine));
+            scale.buffer().segment().setAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED, 1, 2f);
+            assertNotSame(zeros, shapeOf(List.of(x, channels), dst, affine), "a channel's scale changed: planned anew");
         }
     }
 }
