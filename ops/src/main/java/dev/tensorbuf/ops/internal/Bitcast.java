@@ -2,14 +2,13 @@ package dev.tensorbuf.ops.internal;
 
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.MapForm;
+import dev.tensorbuf.views.Remap;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.XlaLayout;
 import dev.tensorbuf.views.XlaShape;
-import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
-import dev.tensorbuf.views.indexing.Variable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -17,14 +16,16 @@ import java.util.Optional;
 /**
  * XLA's {@code bitcast}: the same bytes under another shape and layout. Its output-to-input map
  * runs output logical index to physical offset (the target layout) and back through the
- * source layout's inverse; composed with a source whose map is an XLA layout that inverse
- * cancels, so the result's map is the target layout's own map at the source's element offset.
- * The source must therefore be one buffer whose map is an XLA layout: a view made from an XLA
- * shape, or a strided view whose strides pack its elements in some dimension order, or one that
- * is its buffer's whole layout ({@link ViewMap.Single#wholeLayout()}) with strides that leave the
- * gaps of tile padding, sized by the bytes that layout owns. From a view
- * made from an XLA shape no map is built: the result is {@link TensorView#of} the target, whose
- * untiled layouts are strided by arithmetic; a view made by other ops is first simplified
+ * source layout's inverse, written once as view ops ({@link #steps}): HLO indexing composes
+ * them ({@link #outputToInput}), and {@link #apply} remaps the view through them, so the result
+ * shares the source's buffer and offset and a strided source stays strided by arithmetic. The
+ * source must therefore be one buffer whose map is an XLA layout: a view made from an XLA shape,
+ * or a strided view whose strides pack its elements in some dimension order, or one that is its
+ * buffer's whole layout ({@link ViewMap.Single#wholeLayout()}) with strides that leave the gaps
+ * of tile padding, sized by the bytes that layout owns. Where either side is tiled (or the two
+ * hold different element counts in the same bytes, as a tail padding allows) the map is no
+ * view op's: the target is laid over the source's bytes from its first element
+ * ({@link TensorView#of}). A view made by other ops is first simplified
  * ({@link TensorView#form()}) to find its layout.
  * {@snippet :
  * TensorView v = TensorView.of(buffer, "f32[2,3]{1,0}");
@@ -94,8 +95,22 @@ public final class Bitcast {
         if (bitOffset % 8 != 0) {
             throw new IllegalArgumentException("bitcast of " + view + ": element offset " + offset + " is not at a byte");
         }
+        if (untiled(source) && untiled(laidOut) && source.elementCount() == laidOut.elementCount()) {
+            // The view's map is the source layout's at its offset: the steps HLO indexing composes
+            // compose into it the same way, by stride arithmetic for a strided view.
+            TensorView out = view;
+            for (Remap step : steps(source, laidOut)) {
+                out = out.remap(step);
+            }
+            return out;
+        }
         long bytes = view.buffer().byteSize() - bitOffset / 8;
         return TensorView.of(view.buffer().slice(bitOffset / 8, bytes), laidOut);
+    }
+
+    /** {@return whether the layout has no tiles, so its map is a permutation of row-major strides} */
+    private static boolean untiled(ArrayShape shape) {
+        return shape.requireLayout().tiles().isEmpty();
     }
 
     /** {@return the tiled layout a one-buffer view reads whole (every element, in its own dims), from its map form} */
@@ -140,7 +155,7 @@ public final class Bitcast {
             if (packed && !ownsMoreThanItsElements(view)) {
                 return view.shape().withLayout(XlaLayout.of(order));
             }
-            ArrayShape whole = wholeStridedLayout(view, l);
+            ArrayShape whole = wholeStridedLayout(view, l, order);
             if (whole != null) {
                 return whole;
             }
@@ -160,8 +175,8 @@ public final class Bitcast {
     }
 
     /**
-     * {@return an XLA shape whose layout reads as {@code l} and takes the bytes the view's whole
-     * layout owns ({@link ViewMap.Single#layoutBytes()}), or null when the view is not marked as
+     * {@return an XLA shape whose layout reads as {@code l} (its dimensions in {@code byStride},
+     * the packed check's stride order, minor first) and takes the bytes the view's whole layout owns ({@link ViewMap.Single#layoutBytes()}), or null when the view is not marked as
      * its buffer's whole layout, or starts past element 0, flips or is empty (the packed rule and
      * its refusals decide those)}
      *
@@ -178,24 +193,27 @@ public final class Bitcast {
      * @throws IllegalArgumentException if the view is such a whole layout but its strides nest in
      *     no XLA layout, or reach past the layout's bytes
      */
-    private static ArrayShape wholeStridedLayout(TensorView view, StridedLayout l) {
+    private static ArrayShape wholeStridedLayout(TensorView view, StridedLayout l, int[] byStride) {
         if (!(view.map() instanceof ViewMap.Single single) || !single.wholeLayout() || l.offset() != 0
                 || view.elementCount() == 0) {
             return null;
         }
         int rank = l.rank();
-        List<Integer> order = new ArrayList<>();
         List<Integer> ones = new ArrayList<>();
         for (int d = 0; d < rank; d++) {
             if (l.sizes().get(d) == 1) {
                 ones.add(d);
             } else if (l.strides().get(d) < 0) {
                 return null;
-            } else {
+            }
+        }
+        // The packed check's order, size-1 dimensions left out: they hold no stride.
+        List<Integer> order = new ArrayList<>(rank - ones.size());
+        for (int d : byStride) {
+            if (l.sizes().get(d) != 1) {
                 order.add(d);
             }
         }
-        order.sort((a, b) -> Long.compare(l.strides().get(a), l.strides().get(b)));
         List<Integer> minorToMajor = new ArrayList<>();
         List<Long> extents = new ArrayList<>();
         long below = 1;
@@ -298,40 +316,91 @@ public final class Bitcast {
     }
 
     /**
-     * {@return output logical index to input logical index of a bitcast: output logical to
-     * physical, reshape of the physical shapes, input physical to logical} The one writing of the
-     * map: HLO indexing uses it; {@link #apply} makes the same map by laying the target out over
-     * the source's bytes (the source's layout inverse cancels), and a test checks they agree.
+     * {@return output logical index to input logical index of a bitcast} The one writing of the
+     * map: the composition of {@link #steps}, which {@link #apply} remaps an untiled view through.
      */
     public static IndexingMap outputToInput(ArrayShape input, ArrayShape output) {
-        IndexingMap transpose = transposeBitcast(input, output);
-        if (transpose != null) {
-            return transpose;
+        List<Remap> steps = steps(input, output);
+        if (steps.size() == 1 && steps.getFirst() instanceof Remap.Affine only) {
+            // A permutation (or the identity) is already in its simplest form.
+            return only.toIndexingMap();
         }
-        IndexingMap outToPhysical = logicalToPhysical(output);
-        IndexingMap reshape = Reshape.outputToInput(longs(physicalDims(input)), longs(physicalDims(output)));
-        IndexingMap inFromPhysical = physicalToLogical(input);
-        return IndexingMap.compose(inFromPhysical, IndexingMap.compose(reshape, outToPhysical)).simplify();
+        IndexingMap map = steps.getFirst().toIndexingMap();
+        for (int k = 1; k < steps.size(); k++) {
+            map = IndexingMap.compose(map, steps.get(k).toIndexingMap());
+        }
+        return map.simplify();
     }
 
     /**
-     * {@return the transpose map when the bitcast only permutes dimensions (the physical orders
-     * line up dimension by dimension, as XLA's {@code TransposeIsBitcast}), else null}
+     * {@return a bitcast's output-to-input map as view ops, the input's first}: when the physical
+     * orders line up dimension by dimension (XLA's {@code TransposeIsBitcast}) one transpose;
+     * else input physical to logical (a transpose), the reshape of the physical shapes, output
+     * logical to physical (a transpose), leaving out the steps that are identities (an empty
+     * bitcast is the identity transpose). Remapping a view through them in order gives the view
+     * whose map is {@link #outputToInput}'s composed into its own.
+     * {@snippet :
+     * Bitcast.steps(ArrayShape.parse("f32[2,3]{0,1}"), ArrayShape.parse("f32[6]{0}"));
+     * // "[(d0, d1) -> (d1, d0), domain: d0 in [0, 2], d1 in [0, 1], reshape [3, 2] -> [6]]" (toString)
+     * }
+     *
+     * @throws IllegalArgumentException if the element counts differ
      */
-    private static IndexingMap transposeBitcast(ArrayShape input, ArrayShape output) {
-        if (input.rank() != output.rank()) {
-            return null;
-        }
+    public static List<Remap> steps(ArrayShape input, ArrayShape output) {
         List<Integer> in = minorToMajor(input);
         List<Integer> out = minorToMajor(output);
-        AffineExpr[] res = new AffineExpr[input.rank()];
-        for (int k = 0; k < in.size(); k++) {
-            if (input.dim(in.get(k)) != output.dim(out.get(k))) {
-                return null;
+        long[] outDims = longs(output.dims());
+        if (in.size() == out.size()) {
+            int[] perm = new int[in.size()];
+            boolean lined = true;
+            for (int k = 0; k < in.size() && lined; k++) {
+                lined = input.dim(in.get(k)) == output.dim(out.get(k));
+                perm[out.get(k)] = in.get(k);
             }
-            res[in.get(k)] = AffineExpr.dim(out.get(k));
+            if (lined) {
+                return List.of(Transpose.affine(outDims, perm));
+            }
         }
-        return IndexingMap.of(box(output.dims()), List.of(), List.of(res));
+        long[] inPhysical = longs(physicalDims(input));
+        long[] outPhysical = longs(physicalDims(output));
+        List<Remap> steps = new ArrayList<>(3);
+        int[] toLogical = physicalOrder(in);
+        if (!isIdentity(toLogical)) {
+            steps.add(Transpose.affine(inPhysical, toLogical));
+        }
+        steps.add(Remap.Reshape.of(inPhysical, outPhysical));
+        int[] toPhysical = inverse(physicalOrder(out));
+        if (!isIdentity(toPhysical)) {
+            steps.add(Transpose.affine(outDims, toPhysical));
+        }
+        return steps;
+    }
+
+    /** {@return the logical dim of each physical dim, major first: a transpose from physical to logical order} */
+    private static int[] physicalOrder(List<Integer> minorToMajor) {
+        int rank = minorToMajor.size();
+        int[] perm = new int[rank];
+        for (int k = 0; k < rank; k++) {
+            perm[k] = minorToMajor.get(rank - 1 - k);
+        }
+        return perm;
+    }
+
+    private static int[] inverse(int[] perm) {
+        int[] inv = new int[perm.length];
+        for (int k = 0; k < perm.length; k++) {
+            inv[perm[k]] = k;
+        }
+        return inv;
+    }
+
+    private static boolean isIdentity(int[] perm) {
+        for (int k = 0; k < perm.length; k++) {
+            if (perm[k] != k) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** {@return the layout's dims, minor first; XLA's default (descending) when none is written} */
@@ -351,31 +420,12 @@ public final class Bitcast {
 
     /** {@return logical index to physical index: physical dim k is logical dim m2m[rank-1-k]} */
     public static IndexingMap logicalToPhysical(ArrayShape shape) {
-        List<Integer> m2m = minorToMajor(shape);
-        List<AffineExpr> res = new ArrayList<>();
-        for (int k = m2m.size() - 1; k >= 0; k--) {
-            res.add(AffineExpr.dim(m2m.get(k)));
-        }
-        return IndexingMap.of(box(shape.dims()), List.of(), res);
+        return Transpose.affine(longs(shape.dims()), inverse(physicalOrder(minorToMajor(shape)))).toIndexingMap();
     }
 
     /** {@return physical index to logical index} */
     public static IndexingMap physicalToLogical(ArrayShape shape) {
-        List<Integer> m2m = minorToMajor(shape);
-        int rank = m2m.size();
-        AffineExpr[] res = new AffineExpr[rank];
-        for (int k = 0; k < rank; k++) {
-            res[m2m.get(rank - 1 - k)] = AffineExpr.dim(k);
-        }
-        return IndexingMap.of(box(physicalDims(shape)), List.of(), List.of(res));
-    }
-
-    private static List<Variable> box(List<Long> sizes) {
-        List<Variable> out = new ArrayList<>(sizes.size());
-        for (long n : sizes) {
-            out.add(Variable.of(0, n - 1));
-        }
-        return out;
+        return Transpose.affine(longs(physicalDims(shape)), physicalOrder(minorToMajor(shape))).toIndexingMap();
     }
 
     private static long[] longs(List<Long> values) {
