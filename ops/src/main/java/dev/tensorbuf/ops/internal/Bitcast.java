@@ -53,6 +53,10 @@ public final class Bitcast {
      */
     public static TensorView apply(TensorView view, ArrayShape target) {
         ArrayShape laidOut = target.laidOut();
+        TensorView packed = packedRemap(view, laidOut);
+        if (packed != null) {
+            return packed;
+        }
         ArrayShape source;
         long offset;
         Optional<MapForm.Tiled.Layout> tiled = tiledLayout(view);
@@ -96,16 +100,46 @@ public final class Bitcast {
             throw new IllegalArgumentException("bitcast of " + view + ": element offset " + offset + " is not at a byte");
         }
         if (untiled(source) && untiled(laidOut) && source.elementCount() == laidOut.elementCount()) {
-            // The view's map is the source layout's at its offset: the steps HLO indexing composes
-            // compose into it the same way, by stride arithmetic for a strided view.
-            TensorView out = view;
-            for (Remap step : steps(source, laidOut)) {
-                out = out.remap(step);
-            }
-            return out;
+            return remapped(view, steps(source, laidOut));
         }
         long bytes = view.buffer().byteSize() - bitOffset / 8;
         return TensorView.of(view.buffer().slice(bitOffset / 8, bytes), laidOut);
+    }
+
+    /**
+     * {@return the bitcast of a strided view whose strides pack its elements in some order (its
+     * layout, no padding owned) to an untiled target of as many elements stored alike, from a
+     * byte; else null, and {@link #apply} checks and refuses as for any view} The common case
+     * builds no XLA shape for the source (validating one costs more than the remaps).
+     */
+    private static TensorView packedRemap(TensorView view, ArrayShape laidOut) {
+        Optional<StridedLayout> strided = view.stridedLayout();
+        XlaLayout to = laidOut.requireLayout();
+        if (strided.isEmpty() || !to.tiles().isEmpty() || view.dtype().bitWidth() != laidOut.dtype().bitWidth()) {
+            return null;
+        }
+        int bits = view.access().storageBits();
+        long[] outDims = longs(laidOut.dims());
+        long count = 1;
+        for (long d : outDims) {
+            count *= d;
+        }
+        StridedLayout l = strided.get();
+        int[] order = packedOrder(l);
+        if (order == null || bits != storageBits(laidOut) || count != view.elementCount()
+                || Math.multiplyExact(l.offset(), bits) % 8 != 0 || ownsMoreThanItsElements(view)) {
+            return null;
+        }
+        return remapped(view, steps(longs(view.dims()), order, outDims, ints(to.minorToMajor())));
+    }
+
+    /** {@return the view remapped through the steps in turn: its map is the source layout's at its offset, so the result's is the target's} */
+    private static TensorView remapped(TensorView view, List<Remap> steps) {
+        TensorView out = view;
+        for (Remap step : steps) {
+            out = out.remap(step);
+        }
+        return out;
     }
 
     /** {@return whether the layout has no tiles, so its map is a permutation of row-major strides} */
@@ -136,22 +170,8 @@ public final class Bitcast {
     private static ArrayShape sourceLayout(TensorView view, Optional<StridedLayout> strided) {
         if (strided.isPresent()) {
             StridedLayout l = strided.get();
-            int[] order = new int[l.rank()];
-            for (int i = 0; i < order.length; i++) {
-                // Insertion by stride, ties to the higher dimension first (more minor).
-                int k = i;
-                while (k > 0 && minorFirst(l, i, order[k - 1])) {
-                    order[k] = order[k - 1];
-                    k--;
-                }
-                order[k] = i;
-            }
-            long step = 1;
-            boolean packed = true;
-            for (int d : order) {
-                packed &= l.sizes().get(d) == 1 || l.strides().get(d) == step;
-                step *= l.sizes().get(d);
-            }
+            int[] order = byStride(l);
+            boolean packed = packs(l, order);
             if (packed && !ownsMoreThanItsElements(view)) {
                 return view.shape().withLayout(XlaLayout.of(order));
             }
@@ -166,6 +186,38 @@ public final class Bitcast {
         throw new IllegalArgumentException("bitcast of " + view + " reads its bytes in place, so it takes a view made"
                 + " from an XLA shape or a strided view whose strides pack its elements; this one " + whyNot(view, strided)
                 + ": materialize it in the layout you want first (CopyEngine.materialize)");
+    }
+
+    /** {@return the dimensions by stride, minor first, ties to the higher dimension first (more minor)} */
+    private static int[] byStride(StridedLayout l) {
+        int[] order = new int[l.rank()];
+        for (int i = 0; i < order.length; i++) {
+            int k = i;
+            while (k > 0 && minorFirst(l, i, order[k - 1])) {
+                order[k] = order[k - 1];
+                k--;
+            }
+            order[k] = i;
+        }
+        return order;
+    }
+
+    /** {@return whether each stride in {@code order} is the product of the sizes before it, size-1 dimensions aside} */
+    private static boolean packs(StridedLayout l, int[] order) {
+        long step = 1;
+        for (int d : order) {
+            if (l.sizes().get(d) != 1 && l.strides().get(d) != step) {
+                return false;
+            }
+            step *= l.sizes().get(d);
+        }
+        return true;
+    }
+
+    /** {@return the layout (minor to major) whose strides the view's are, or null when they do not pack} */
+    private static int[] packedOrder(StridedLayout l) {
+        int[] order = byStride(l);
+        return packs(l, order) ? order : null;
     }
 
     /** {@return whether the view is its buffer's whole layout and that layout takes more bytes than its elements (tile padding)} */
@@ -347,41 +399,51 @@ public final class Bitcast {
      * @throws IllegalArgumentException if the element counts differ
      */
     public static List<Remap> steps(ArrayShape input, ArrayShape output) {
-        List<Integer> in = minorToMajor(input);
-        List<Integer> out = minorToMajor(output);
-        long[] outDims = longs(output.dims());
-        if (in.size() == out.size()) {
-            int[] perm = new int[in.size()];
+        return steps(longs(input.dims()), ints(minorToMajor(input)), longs(output.dims()), ints(minorToMajor(output)));
+    }
+
+    private static List<Remap> steps(long[] inDims, int[] in, long[] outDims, int[] out) {
+        int rank = in.length;
+        if (rank == out.length) {
+            int[] perm = new int[rank];
             boolean lined = true;
-            for (int k = 0; k < in.size() && lined; k++) {
-                lined = input.dim(in.get(k)) == output.dim(out.get(k));
-                perm[out.get(k)] = in.get(k);
+            for (int k = 0; k < rank && lined; k++) {
+                lined = inDims[in[k]] == outDims[out[k]];
+                perm[out[k]] = in[k];
             }
             if (lined) {
                 return List.of(Transpose.affine(outDims, perm));
             }
         }
-        long[] inPhysical = longs(physicalDims(input));
-        long[] outPhysical = longs(physicalDims(output));
-        List<Remap> steps = new ArrayList<>(3);
         int[] toLogical = physicalOrder(in);
+        int[] outOrder = physicalOrder(out);
+        long[] inPhysical = permuted(inDims, toLogical);
+        long[] outPhysical = permuted(outDims, outOrder);
+        List<Remap> steps = new ArrayList<>(3);
         if (!isIdentity(toLogical)) {
             steps.add(Transpose.affine(inPhysical, toLogical));
         }
         steps.add(Remap.Reshape.of(inPhysical, outPhysical));
-        int[] toPhysical = inverse(physicalOrder(out));
-        if (!isIdentity(toPhysical)) {
-            steps.add(Transpose.affine(outDims, toPhysical));
+        if (!isIdentity(outOrder)) {
+            steps.add(Transpose.affine(outDims, inverse(outOrder)));
         }
         return steps;
     }
 
+    private static long[] permuted(long[] dims, int[] order) {
+        long[] out = new long[order.length];
+        for (int k = 0; k < order.length; k++) {
+            out[k] = dims[order[k]];
+        }
+        return out;
+    }
+
     /** {@return the logical dim of each physical dim, major first: a transpose from physical to logical order} */
-    private static int[] physicalOrder(List<Integer> minorToMajor) {
-        int rank = minorToMajor.size();
+    private static int[] physicalOrder(int[] minorToMajor) {
+        int rank = minorToMajor.length;
         int[] perm = new int[rank];
         for (int k = 0; k < rank; k++) {
-            perm[k] = minorToMajor.get(rank - 1 - k);
+            perm[k] = minorToMajor[rank - 1 - k];
         }
         return perm;
     }
@@ -420,12 +482,20 @@ public final class Bitcast {
 
     /** {@return logical index to physical index: physical dim k is logical dim m2m[rank-1-k]} */
     public static IndexingMap logicalToPhysical(ArrayShape shape) {
-        return Transpose.affine(longs(shape.dims()), inverse(physicalOrder(minorToMajor(shape)))).toIndexingMap();
+        return Transpose.affine(longs(shape.dims()), inverse(physicalOrder(ints(minorToMajor(shape))))).toIndexingMap();
     }
 
     /** {@return physical index to logical index} */
     public static IndexingMap physicalToLogical(ArrayShape shape) {
-        return Transpose.affine(longs(physicalDims(shape)), physicalOrder(minorToMajor(shape))).toIndexingMap();
+        return Transpose.affine(longs(physicalDims(shape)), physicalOrder(ints(minorToMajor(shape)))).toIndexingMap();
+    }
+
+    private static int[] ints(List<Integer> values) {
+        int[] out = new int[values.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = values.get(i);
+        }
+        return out;
     }
 
     private static long[] longs(List<Long> values) {
