@@ -133,13 +133,12 @@ public final class Bitcast {
         return remapped(view, steps(longs(view.dims()), order, outDims, ints(to.minorToMajor())));
     }
 
-    /** {@return the view remapped through the steps in turn: its map is the source layout's at its offset, so the result's is the target's} */
+    /**
+     * {@return the view remapped through the steps in turn, made once: its map is the source
+     * layout's at its offset, so the result's is the target's}
+     */
     private static TensorView remapped(TensorView view, List<Remap> steps) {
-        TensorView out = view;
-        for (Remap step : steps) {
-            out = out.remap(step);
-        }
-        return out;
+        return view.remap(steps);
     }
 
     /** {@return whether the layout has no tiles, so its map is a permutation of row-major strides} */
@@ -419,15 +418,13 @@ public final class Bitcast {
         int[] outOrder = physicalOrder(out);
         long[] inPhysical = permuted(inDims, toLogical);
         long[] outPhysical = permuted(outDims, outOrder);
-        List<Remap> steps = new ArrayList<>(3);
-        if (!isIdentity(toLogical)) {
-            steps.add(Transpose.affine(inPhysical, toLogical));
+        Remap reshape = Remap.Reshape.of(inPhysical, outPhysical);
+        Remap first = isIdentity(toLogical) ? null : Transpose.affine(inPhysical, toLogical);
+        Remap last = isIdentity(outOrder) ? null : Transpose.affine(outDims, inverse(outOrder));
+        if (first == null) {
+            return last == null ? List.of(reshape) : List.of(reshape, last);
         }
-        steps.add(Remap.Reshape.of(inPhysical, outPhysical));
-        if (!isIdentity(outOrder)) {
-            steps.add(Transpose.affine(outDims, inverse(outOrder)));
-        }
-        return steps;
+        return last == null ? List.of(first, reshape) : List.of(first, reshape, last);
     }
 
     private static long[] permuted(long[] dims, int[] order) {
