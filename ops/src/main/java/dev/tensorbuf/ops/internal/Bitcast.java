@@ -99,9 +99,6 @@ public final class Bitcast {
         if (bitOffset % 8 != 0) {
             throw new IllegalArgumentException("bitcast of " + view + ": element offset " + offset + " is not at a byte");
         }
-        if (untiled(source) && untiled(laidOut) && source.elementCount() == laidOut.elementCount()) {
-            return remapped(view, steps(source, laidOut));
-        }
         long bytes = view.buffer().byteSize() - bitOffset / 8;
         return TensorView.of(view.buffer().slice(bitOffset / 8, bytes), laidOut);
     }
@@ -141,11 +138,6 @@ public final class Bitcast {
         return view.remap(steps);
     }
 
-    /** {@return whether the layout has no tiles, so its map is a permutation of row-major strides} */
-    private static boolean untiled(ArrayShape shape) {
-        return shape.requireLayout().tiles().isEmpty();
-    }
-
     /** {@return the tiled layout a one-buffer view reads whole (every element, in its own dims), from its map form} */
     private static Optional<MapForm.Tiled.Layout> tiledLayout(TensorView view) {
         if (!(view.map() instanceof ViewMap.Single) || view.stridedLayout().isPresent()
@@ -171,10 +163,7 @@ public final class Bitcast {
             StridedLayout l = strided.get();
             int[] order = byStride(l);
             boolean packed = packs(l, order);
-            if (packed && !ownsMoreThanItsElements(view)) {
-                return view.shape().withLayout(XlaLayout.of(order));
-            }
-            ArrayShape whole = wholeStridedLayout(view, l, order);
+            ArrayShape whole = packed && !ownsMoreThanItsElements(view) ? null : wholeStridedLayout(view, l, order);
             if (whole != null) {
                 return whole;
             }
@@ -227,9 +216,10 @@ public final class Bitcast {
 
     /**
      * {@return an XLA shape whose layout reads as {@code l} (its dimensions in {@code byStride},
-     * the packed check's stride order, minor first) and takes the bytes the view's whole layout owns ({@link ViewMap.Single#layoutBytes()}), or null when the view is not marked as
-     * its buffer's whole layout, or starts past element 0, flips or is empty (the packed rule and
-     * its refusals decide those)}
+     * the packed check's stride order, minor first) and takes the bytes the view's whole layout
+     * owns ({@link ViewMap.Single#layoutBytes()}), or null when the view is not marked as its
+     * buffer's whole layout, or starts past element 0, flips or is empty (the packed rule and its
+     * refusals decide those)}
      *
      * <p>Strides with gaps cannot say which tiles made them: {@code f32[10,20]{1,0:T(8,128)}} and
      * {@code T(16,128)} both read {@code d0 * 128 + d1} and both take 8,192 bytes. A bitcast reads
@@ -237,9 +227,9 @@ public final class Bitcast {
      * gives XLA's answer; the one built here is the plainest: the dimensions in stride order, one
      * tile of the padded extents the strides leave (the room below the smallest stride held by a
      * size-1 dimension, as in {@code f32[1,20]{0,1:T(384,3)}}), the outermost extent or else
-     * {@code L(n)} making up the layout's bytes. A packed whole layout with no padding is its plain
-     * minor-to-major order, as before; a packed one with padding ({@code f32[2,128]{1,0:T(8,128)}},
-     * 4,096 bytes) takes its padded size, as XLA's.
+     * {@code L(n)} making up the layout's bytes. Only a view with padding comes here (a packed
+     * one without is its plain minor-to-major order, which {@link #sourceLayout} gives): a packed
+     * one with padding ({@code f32[2,128]{1,0:T(8,128)}}, 4,096 bytes) takes its padded size, as XLA's.
      *
      * @throws IllegalArgumentException if the view is such a whole layout but its strides nest in
      *     no XLA layout, or reach past the layout's bytes
@@ -304,19 +294,11 @@ public final class Bitcast {
             throw noLayout(view, l, "its dimensions take " + reach + " slots with their padding, past the " + slots
                     + " of its layout's " + bytes + " bytes");
         }
-        boolean gaps = false;
-        for (int k = 0; k < extents.size(); k++) {
-            gaps |= extents.get(k).longValue() != l.sizes().get(minorToMajor.get(k));
-        }
         XlaLayout plain = XlaLayout.of(minorToMajor.stream().mapToInt(Integer::intValue).toArray());
-        ArrayShape candidate = laidOutIn(view, plain, bits);
-        if (!gaps && candidate.arraySize() == bytes) {
-            return candidate;
-        }
         if (slots % below == 0) {
             extents.set(extents.size() - 1, slots / below);
         }
-        candidate = laidOutIn(view, plain.withTiles(tileOf(extents)), bits);
+        ArrayShape candidate = laidOutIn(view, plain.withTiles(tileOf(extents)), bits);
         if (candidate.arraySize() != bytes) {
             candidate = laidOutIn(view, plain.withTiles(tileOf(extents)).withTailPaddingAlignment(slots), bits);
         }
@@ -387,8 +369,8 @@ public final class Bitcast {
      * {@return a bitcast's output-to-input map as view ops, the input's first}: when the physical
      * orders line up dimension by dimension (XLA's {@code TransposeIsBitcast}) one transpose;
      * else input physical to logical (a transpose), the reshape of the physical shapes, output
-     * logical to physical (a transpose), leaving out the steps that are identities (an empty
-     * bitcast is the identity transpose). Remapping a view through them in order gives the view
+     * logical to physical (a transpose), leaving out the transposes that are identities (a
+     * bitcast that changes nothing is the identity transpose). Remapping a view through them in order gives the view
      * whose map is {@link #outputToInput}'s composed into its own.
      * {@snippet :
      * Bitcast.steps(ArrayShape.parse("f32[2,3]{0,1}"), ArrayShape.parse("f32[6]{0}"));
