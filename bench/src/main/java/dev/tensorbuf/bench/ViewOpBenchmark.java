@@ -43,8 +43,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * java --enable-native-access=ALL-UNNAMED -jar bench/target/benchmarks.jar ViewOpBenchmark -f 1 -wi 3 -i 5 -w 1 -r 1
  * # transpose ~157 ns/op, slice ~130 ns/op: issue 5 asks for < 1 us (bench/RESULTS.md, "Ops: view creation")
  * # two builds (each with memory, views and ops compiled under target/classes), 21 rounds:
- * java -cp bench/target/classes dev.tensorbuf.bench.ViewOpBenchmark /path/to/base . \
+ * java -cp bench/target/benchmarks.jar dev.tensorbuf.bench.ViewOpBenchmark /path/to/base . \
  *     ~/.m2/repository/org/agrona/agrona/2.6.0/agrona-2.6.0.jar 21
+ * # bitcast: A median ... ns cpu (min-max), B median ... ns cpu (min-max), B/A ...
  * }
  */
 @State(Scope.Thread)
