@@ -18,6 +18,7 @@ import dev.tensorbuf.ops.internal.Slice;
 import dev.tensorbuf.ops.internal.Transpose;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.MapForm;
+import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
@@ -104,6 +105,8 @@ class OpExamplesTest {
         TensorView v = view("f32[2,3]{1,0}", 24);
         assertEquals("(d0, d1) -> (d1 * 3 + d0), domain: d0 in [0, 2], d1 in [0, 1]",
                 Bitcast.apply(v, "f32[3,2]{0,1}").indexingMap().toString());
+        assertEquals("[(d0, d1) -> (d1, d0), domain: d0 in [0, 2], d1 in [0, 1], reshape [3, 2] -> [6]]",
+                Bitcast.steps(ArrayShape.parse("f32[2,3]{0,1}"), ArrayShape.parse("f32[6]{0}")).toString());
     }
 
     /**

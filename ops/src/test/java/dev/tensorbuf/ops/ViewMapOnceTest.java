@@ -2,14 +2,20 @@ package dev.tensorbuf.ops;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.hlo.HloModule;
 import dev.tensorbuf.ops.indexing.HloIndexing;
 import dev.tensorbuf.ops.indexing.HloIndexing.OperandIndexing;
 import dev.tensorbuf.ops.internal.Bitcast;
 import dev.tensorbuf.ops.internal.DynamicSlice;
+import dev.tensorbuf.ops.internal.Reshape;
+import dev.tensorbuf.ops.internal.Slice;
+import dev.tensorbuf.ops.internal.Transpose;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaShape;
@@ -29,6 +35,8 @@ import org.junit.jupiter.api.Test;
  * layouts and offsets (out of range included) both agree with a brute-force reference at every
  * output index: the view's map gives the element's offset in the buffer, HLO indexing's the
  * operand index (its offsets runtime variables, clamped into their ranges as XLA clamps them).
+ * A bitcast's source is made from its XLA shape or by view ops at an element offset; the view
+ * shares its buffer and reads, at every index, where the source reads at HLO indexing's index.
  * Seed printed; {@code -Dtensorbuf.seed=N} replays it.
  */
 class ViewMapOnceTest {
@@ -94,26 +102,53 @@ class ViewMapOnceTest {
                 in[i] = 1 + rnd.nextInt(4);
             }
             long[] out = ViewOpChains.regroup(rnd, count(in));
-            ArrayShape inShape = (ArrayShape) XlaShape.parse(shape(in, layout(rnd, in.length)));
+            List<Integer> inOrder = layout(rnd, in.length);
+            ArrayShape inShape = (ArrayShape) XlaShape.parse(shape(in, inOrder));
             ArrayShape outShape = (ArrayShape) XlaShape.parse(shape(out, layout(rnd, out.length)));
-            String what = "bitcast of " + inShape + " to " + outShape + "; seed " + seed;
-            TensorView source = TensorView.of(arena.allocate(4 * count(in)), inShape);
-            IndexingMap view = Bitcast.apply(source, outShape).indexingMap();
+            // Half the sources are made from the XLA shape; half by view ops, at an element offset:
+            // a slice of a flat buffer, reshaped to the physical dims and transposed to the logical.
+            long offset = rnd.nextBoolean() ? 0 : 1 + rnd.nextInt(5);
+            MemoryBuffer buffer = arena.allocate(4 * (offset + count(in)));
+            TensorView source = offset == 0 ? TensorView.of(buffer, inShape) : byViewOps(buffer, offset, inShape, inOrder);
+            String what = "bitcast of " + source + " (" + inShape + " at " + offset + ") to " + outShape + "; seed " + seed;
+            TensorView bitcast = Bitcast.apply(source, outShape);
+            IndexingMap view = bitcast.indexingMap();
+            assertSame(buffer, bitcast.buffer(), what + ": the source's buffer");
+            assertTrue(bitcast.stridedLayout().isPresent(), what + ": strided by arithmetic");
             HloModule module = HloModule.parse("HloModule m\nENTRY e {\n  p = " + inShape + " parameter(0)\n  ROOT b = "
                     + outShape + " bitcast(p)\n}\n");
             Set<OperandIndexing> indexing = HloIndexing.outputToInput(module, module.entry().root()).operand(0);
             assertEquals(1, indexing.size(), what);
             IndexingMap hlo = indexing.iterator().next().map();
             assertEquals(Bitcast.outputToInput(inShape, outShape), hlo, what + ": HLO indexing uses the view op's map");
+            IndexingMap sourceMap = source.indexingMap();
             for (long[] idx : indices(out)) {
                 // The same bytes: output element idx sits at its physical position under the output's layout.
                 long physical = physical(outShape, idx);
-                assertEquals(physical, view.evaluate(idx)[0], what + ": the view at " + Arrays.toString(idx));
+                assertEquals(offset + physical, view.evaluate(idx)[0], what + ": the view at " + Arrays.toString(idx));
                 long[] operandIndex = hlo.evaluate(idx);
                 assertEquals(physical, physical(inShape, operandIndex), what + ": HLO indexing at " + Arrays.toString(idx)
                         + " reads " + Arrays.toString(operandIndex));
+                assertEquals(sourceMap.evaluate(operandIndex)[0], view.evaluate(idx)[0],
+                        what + ": the view reads where the source does at HLO indexing's index, at " + Arrays.toString(idx));
             }
         }
+    }
+
+    /** {@return a view whose map is {@code shape}'s layout at element {@code offset} of the buffer, made by view ops} */
+    private static TensorView byViewOps(MemoryBuffer buffer, long offset, ArrayShape shape, List<Integer> minorToMajor) {
+        long n = shape.elementCount();
+        TensorView flat = TensorView.of(buffer, "f32[" + (offset + n) + "]{0}");
+        int rank = shape.rank();
+        long[] physical = new long[rank];
+        int[] perm = new int[rank];
+        for (int k = 0; k < rank; k++) {
+            int logical = minorToMajor.get(rank - 1 - k);
+            physical[k] = shape.dim(logical);
+            perm[logical] = k;
+        }
+        TensorView rows = Reshape.apply(Slice.apply(flat, new long[] {offset}, new long[] {offset + n}, new long[] {1}), physical);
+        return Transpose.apply(rows, perm);
     }
 
     /** {@return a random minor-to-major order} */

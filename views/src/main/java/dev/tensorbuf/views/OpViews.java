@@ -2,6 +2,7 @@ package dev.tensorbuf.views;
 
 import dev.tensorbuf.views.indexing.IndexingMap;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * The views {@link TensorView}'s ops return ({@code remap}, {@code padded}). An op given as a
@@ -23,10 +24,7 @@ final class OpViews {
     /** {@return the view of {@link TensorView#remap(Remap)}} */
     static TensorView remap(TensorView source, Remap outputToInput) {
         long[] dims = source.dimsArray();
-        long[] out = switch (outputToInput) {
-            case Remap.Affine a -> a.outputDimsArray();
-            case Remap.Reshape r -> r.outputDimsArray();
-        };
+        long[] out = outputDims(outputToInput);
         if (ViewRemaps.hasZeroDim(out) || !ViewRemaps.staysWithin(dims, outputToInput)) {
             // The general path names the result that leaves its dimension.
             return source.remap(outputToInput.toIndexingMap(), out);
@@ -55,6 +53,55 @@ final class OpViews {
         }
         return new TensorView(logical, out.clone(), source.access(), source.isHostAccessible(), source.bufferOrNull(),
                 null, 0, null, new PendingMap.Remapped(source, outputToInput));
+    }
+
+    /**
+     * {@return the view of {@link TensorView#remap(List)}}: the view each step in turn would make,
+     * made once while the source's strides take the steps (the same arithmetic as one remap);
+     * from the first step they do not take, the view so far takes the rest one at a time
+     */
+    static TensorView remap(TensorView source, List<Remap> steps) {
+        long[] dims = source.dimsArray();
+        long[] strides = source.stridesArray();
+        long base = source.base();
+        TensorView whole = strides == null ? null : source.wholeLayoutOf();
+        int done = 0;
+        try {
+            for (; done < steps.size() && strides != null; done++) {
+                Remap step = steps.get(done);
+                long[] out = outputDims(step);
+                if (ViewRemaps.hasZeroDim(out) || !ViewRemaps.staysWithin(dims, step)) {
+                    break;
+                }
+                long[] composed = ViewRemaps.strides(dims, strides, step);
+                if (composed == null) {
+                    break;
+                }
+                base = ViewRemaps.base(strides, base, step);
+                strides = composed;
+                if (whole != null && !ViewRemaps.readsEveryIndexOnce(dims, step)) {
+                    whole = null;
+                }
+                dims = out;
+            }
+        } catch (ArithmeticException overflow) {
+            // That step takes the general path below, from the view before it.
+        }
+        TensorView view = done == 0 ? source
+                : new TensorView(ViewFactory.logicalShape(source.dtype(), dims), dims.clone(), source.access(),
+                        source.isHostAccessible(), source.bufferOrNull(), strides, base, null,
+                        whole == null ? PendingMap.Strided.PART : new PendingMap.Strided(whole));
+        for (int k = done; k < steps.size(); k++) {
+            view = remap(view, steps.get(k));
+        }
+        return view;
+    }
+
+    private static long[] outputDims(Remap step) {
+        return switch (step) {
+            case Remap.Affine a -> a.outputDimsArray();
+            case Remap.Reshape r -> r.outputDimsArray();
+        };
     }
 
     /** {@return the view of {@link TensorView#padded(IndexingMap, long[], TensorView)}} */

@@ -184,6 +184,23 @@ public final class TensorView {
     }
 
     /**
+     * {@return the view remapped through each step in turn, this view's first}: the same view as
+     * {@code remap(steps.get(0)).remap(steps.get(1))...}, made once while this view's strides take
+     * the steps (an op written as several, such as a bitcast: transpose, reshape, transpose)
+     * {@snippet :
+     * TensorView v = TensorView.of(buffer, "f32[2,3]{1,0}");
+     * v.remap(List.of(Remap.Reshape.of(new long[] {2, 3}, new long[] {3, 2}),
+     *         Remap.Affine.of(new long[] {2, 3}, new long[][] {{0, 1}, {1, 0}}, new long[] {0, 0}))).toString();
+     * // "f32[2,3] strides [1, 2]"
+     * }
+     *
+     * @throws IllegalArgumentException as {@link #remap(Remap)} for the first step that does not fit
+     */
+    public TensorView remap(List<Remap> steps) {
+        return OpViews.remap(this, List.copyOf(steps));
+    }
+
+    /**
      * {@return the view read through {@code outputToInput} where its domain (bounds and
      * constraints) holds, and {@code fill} elsewhere; writes there throw}
      *

@@ -20,7 +20,8 @@ import dev.tensorbuf.views.internal.Extents;
  * {@link TensorView#remap(IndexingMap, long...)} (composition), on random chains of random affine
  * remaps and reshapes: same offsets at every index, same form, and the lazily built map equal to the
  * composed one at every point; each step against its own composition, and the whole chain against
- * one composed chain. Seed printed; {@code -Dtensorbuf.seed=N} replays it.
+ * one composed chain, and the chain in one {@link TensorView#remap(List)} call against the
+ * steps one at a time. Seed printed; {@code -Dtensorbuf.seed=N} replays it.
  */
 class AffineRemapTest {
     private static final int CHAINS = 300;
@@ -34,6 +35,8 @@ class AffineRemapTest {
             TensorView r = v.remap(t);
             assertEquals("f32[3,2] strides [1, 3]", r.toString());
             assertEquals("(d0, d1) -> (d1 * 3 + d0), domain: d0 in [0, 2], d1 in [0, 1]", r.indexingMap().toString());
+            assertEquals("f32[2,3] strides [1, 2]", v.remap(List.of(Remap.Reshape.of(new long[] {2, 3}, new long[] {3, 2}),
+                    Remap.Affine.of(new long[] {2, 3}, new long[][] {{0, 1}, {1, 0}}, new long[] {0, 0}))).toString());
         }
     }
 
@@ -89,13 +92,16 @@ class AffineRemapTest {
                     fast.buffer().segment().setAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT, k, k);
                 }
                 TensorView general = fast;
+                TensorView start = fast;
                 List<String> steps = new ArrayList<>();
+                List<Remap> remaps = new ArrayList<>();
                 int n = 1 + rnd.nextInt(5);
                 for (int s = 0; s < n && fast.elementCount() > 0; s++) {
                     long[] in = Extents.toArray(fast.dims());
                     int kind = rnd.nextInt(6);
                     Remap r = kind < 2 ? randomReshape(rnd, in) : kind == 2 ? signedPermutation(rnd, in) : randomRemap(rnd, in);
                     steps.add(r.toString());
+                    remaps.add(r);
                     String where = "seed " + seed + ", chain " + c + " from " + shape + ": " + steps;
                     TensorView oneStep = fast.remap(r.toIndexingMap(), r.outputDims());
                     fast = fast.remap(r);
@@ -103,6 +109,11 @@ class AffineRemapTest {
                     assertSameView(oneStep, fast, where, true);
                     assertSameView(general, fast, where + " (whole chain composed)", general.isStrided());
                 }
+                // The chain in one call is the view the steps made one at a time, strides and whole layout alike.
+                TensorView chained = start.remap(remaps);
+                String where = "seed " + seed + ", chain " + c + " from " + shape + " in one call: " + steps;
+                assertSameView(fast, chained, where, true);
+                assertEquals(fast.toString(), chained.toString(), where);
             }
         }
     }

@@ -2,14 +2,13 @@ package dev.tensorbuf.ops.internal;
 
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.MapForm;
+import dev.tensorbuf.views.Remap;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.XlaLayout;
 import dev.tensorbuf.views.XlaShape;
-import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
-import dev.tensorbuf.views.indexing.Variable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -17,14 +16,16 @@ import java.util.Optional;
 /**
  * XLA's {@code bitcast}: the same bytes under another shape and layout. Its output-to-input map
  * runs output logical index to physical offset (the target layout) and back through the
- * source layout's inverse; composed with a source whose map is an XLA layout that inverse
- * cancels, so the result's map is the target layout's own map at the source's element offset.
- * The source must therefore be one buffer whose map is an XLA layout: a view made from an XLA
- * shape, or a strided view whose strides pack its elements in some dimension order, or one that
- * is its buffer's whole layout ({@link ViewMap.Single#wholeLayout()}) with strides that leave the
- * gaps of tile padding, sized by the bytes that layout owns. From a view
- * made from an XLA shape no map is built: the result is {@link TensorView#of} the target, whose
- * untiled layouts are strided by arithmetic; a view made by other ops is first simplified
+ * source layout's inverse, written once as view ops ({@link #steps}): HLO indexing composes
+ * them ({@link #outputToInput}), and {@link #apply} remaps the view through them, so the result
+ * shares the source's buffer and offset and a strided source stays strided by arithmetic. The
+ * source must therefore be one buffer whose map is an XLA layout: a view made from an XLA shape,
+ * or a strided view whose strides pack its elements in some dimension order, or one that is its
+ * buffer's whole layout ({@link ViewMap.Single#wholeLayout()}) with strides that leave the gaps
+ * of tile padding, sized by the bytes that layout owns. Where either side is tiled (or the two
+ * hold different element counts in the same bytes, as a tail padding allows) the map is no
+ * view op's: the target is laid over the source's bytes from its first element
+ * ({@link TensorView#of}). A view made by other ops is first simplified
  * ({@link TensorView#form()}) to find its layout.
  * {@snippet :
  * TensorView v = TensorView.of(buffer, "f32[2,3]{1,0}");
@@ -52,6 +53,10 @@ public final class Bitcast {
      */
     public static TensorView apply(TensorView view, ArrayShape target) {
         ArrayShape laidOut = target.laidOut();
+        TensorView packed = packedRemap(view, laidOut);
+        if (packed != null) {
+            return packed;
+        }
         ArrayShape source;
         long offset;
         Optional<MapForm.Tiled.Layout> tiled = tiledLayout(view);
@@ -98,6 +103,41 @@ public final class Bitcast {
         return TensorView.of(view.buffer().slice(bitOffset / 8, bytes), laidOut);
     }
 
+    /**
+     * {@return the bitcast of a strided view whose strides pack its elements in some order (its
+     * layout, no padding owned) to an untiled target of as many elements stored alike, from a
+     * byte; else null, and {@link #apply} checks and refuses as for any view} The common case
+     * builds no XLA shape for the source (validating one costs more than the remaps).
+     */
+    private static TensorView packedRemap(TensorView view, ArrayShape laidOut) {
+        Optional<StridedLayout> strided = view.stridedLayout();
+        XlaLayout to = laidOut.requireLayout();
+        if (strided.isEmpty() || !to.tiles().isEmpty() || view.dtype().bitWidth() != laidOut.dtype().bitWidth()) {
+            return null;
+        }
+        int bits = view.access().storageBits();
+        long[] outDims = longs(laidOut.dims());
+        long count = 1;
+        for (long d : outDims) {
+            count *= d;
+        }
+        StridedLayout l = strided.get();
+        int[] order = packedOrder(l);
+        if (order == null || bits != storageBits(laidOut) || count != view.elementCount()
+                || Math.multiplyExact(l.offset(), bits) % 8 != 0 || ownsMoreThanItsElements(view)) {
+            return null;
+        }
+        return remapped(view, steps(longs(view.dims()), order, outDims, ints(to.minorToMajor())));
+    }
+
+    /**
+     * {@return the view remapped through the steps in turn, made once: its map is the source
+     * layout's at its offset, so the result's is the target's}
+     */
+    private static TensorView remapped(TensorView view, List<Remap> steps) {
+        return view.remap(steps);
+    }
+
     /** {@return the tiled layout a one-buffer view reads whole (every element, in its own dims), from its map form} */
     private static Optional<MapForm.Tiled.Layout> tiledLayout(TensorView view) {
         if (!(view.map() instanceof ViewMap.Single) || view.stridedLayout().isPresent()
@@ -121,26 +161,9 @@ public final class Bitcast {
     private static ArrayShape sourceLayout(TensorView view, Optional<StridedLayout> strided) {
         if (strided.isPresent()) {
             StridedLayout l = strided.get();
-            int[] order = new int[l.rank()];
-            for (int i = 0; i < order.length; i++) {
-                // Insertion by stride, ties to the higher dimension first (more minor).
-                int k = i;
-                while (k > 0 && minorFirst(l, i, order[k - 1])) {
-                    order[k] = order[k - 1];
-                    k--;
-                }
-                order[k] = i;
-            }
-            long step = 1;
-            boolean packed = true;
-            for (int d : order) {
-                packed &= l.sizes().get(d) == 1 || l.strides().get(d) == step;
-                step *= l.sizes().get(d);
-            }
-            if (packed && !ownsMoreThanItsElements(view)) {
-                return view.shape().withLayout(XlaLayout.of(order));
-            }
-            ArrayShape whole = wholeStridedLayout(view, l);
+            int[] order = byStride(l);
+            boolean packed = packs(l, order);
+            ArrayShape whole = packed && !ownsMoreThanItsElements(view) ? null : wholeStridedLayout(view, l, order);
             if (whole != null) {
                 return whole;
             }
@@ -153,6 +176,38 @@ public final class Bitcast {
                 + ": materialize it in the layout you want first (CopyEngine.materialize)");
     }
 
+    /** {@return the dimensions by stride, minor first, ties to the higher dimension first (more minor)} */
+    private static int[] byStride(StridedLayout l) {
+        int[] order = new int[l.rank()];
+        for (int i = 0; i < order.length; i++) {
+            int k = i;
+            while (k > 0 && minorFirst(l, i, order[k - 1])) {
+                order[k] = order[k - 1];
+                k--;
+            }
+            order[k] = i;
+        }
+        return order;
+    }
+
+    /** {@return whether each stride in {@code order} is the product of the sizes before it, size-1 dimensions aside} */
+    private static boolean packs(StridedLayout l, int[] order) {
+        long step = 1;
+        for (int d : order) {
+            if (l.sizes().get(d) != 1 && l.strides().get(d) != step) {
+                return false;
+            }
+            step *= l.sizes().get(d);
+        }
+        return true;
+    }
+
+    /** {@return the layout (minor to major) whose strides the view's are, or null when they do not pack} */
+    private static int[] packedOrder(StridedLayout l) {
+        int[] order = byStride(l);
+        return packs(l, order) ? order : null;
+    }
+
     /** {@return whether the view is its buffer's whole layout and that layout takes more bytes than its elements (tile padding)} */
     private static boolean ownsMoreThanItsElements(TensorView view) {
         return view.map() instanceof ViewMap.Single s && s.wholeLayout()
@@ -160,10 +215,11 @@ public final class Bitcast {
     }
 
     /**
-     * {@return an XLA shape whose layout reads as {@code l} and takes the bytes the view's whole
-     * layout owns ({@link ViewMap.Single#layoutBytes()}), or null when the view is not marked as
-     * its buffer's whole layout, or starts past element 0, flips or is empty (the packed rule and
-     * its refusals decide those)}
+     * {@return an XLA shape whose layout reads as {@code l} (its dimensions in {@code byStride},
+     * the packed check's stride order, minor first) and takes the bytes the view's whole layout
+     * owns ({@link ViewMap.Single#layoutBytes()}), or null when the view is not marked as its
+     * buffer's whole layout, or starts past element 0, flips or is empty (the packed rule and its
+     * refusals decide those)}
      *
      * <p>Strides with gaps cannot say which tiles made them: {@code f32[10,20]{1,0:T(8,128)}} and
      * {@code T(16,128)} both read {@code d0 * 128 + d1} and both take 8,192 bytes. A bitcast reads
@@ -171,31 +227,34 @@ public final class Bitcast {
      * gives XLA's answer; the one built here is the plainest: the dimensions in stride order, one
      * tile of the padded extents the strides leave (the room below the smallest stride held by a
      * size-1 dimension, as in {@code f32[1,20]{0,1:T(384,3)}}), the outermost extent or else
-     * {@code L(n)} making up the layout's bytes. A packed whole layout with no padding is its plain
-     * minor-to-major order, as before; a packed one with padding ({@code f32[2,128]{1,0:T(8,128)}},
-     * 4,096 bytes) takes its padded size, as XLA's.
+     * {@code L(n)} making up the layout's bytes. Only a view with padding comes here (a packed
+     * one without is its plain minor-to-major order, which {@link #sourceLayout} gives): a packed
+     * one with padding ({@code f32[2,128]{1,0:T(8,128)}}, 4,096 bytes) takes its padded size, as XLA's.
      *
      * @throws IllegalArgumentException if the view is such a whole layout but its strides nest in
      *     no XLA layout, or reach past the layout's bytes
      */
-    private static ArrayShape wholeStridedLayout(TensorView view, StridedLayout l) {
+    private static ArrayShape wholeStridedLayout(TensorView view, StridedLayout l, int[] byStride) {
         if (!(view.map() instanceof ViewMap.Single single) || !single.wholeLayout() || l.offset() != 0
                 || view.elementCount() == 0) {
             return null;
         }
         int rank = l.rank();
-        List<Integer> order = new ArrayList<>();
         List<Integer> ones = new ArrayList<>();
         for (int d = 0; d < rank; d++) {
             if (l.sizes().get(d) == 1) {
                 ones.add(d);
             } else if (l.strides().get(d) < 0) {
                 return null;
-            } else {
+            }
+        }
+        // The packed check's order, size-1 dimensions left out: they hold no stride.
+        List<Integer> order = new ArrayList<>(rank - ones.size());
+        for (int d : byStride) {
+            if (l.sizes().get(d) != 1) {
                 order.add(d);
             }
         }
-        order.sort((a, b) -> Long.compare(l.strides().get(a), l.strides().get(b)));
         List<Integer> minorToMajor = new ArrayList<>();
         List<Long> extents = new ArrayList<>();
         long below = 1;
@@ -235,19 +294,11 @@ public final class Bitcast {
             throw noLayout(view, l, "its dimensions take " + reach + " slots with their padding, past the " + slots
                     + " of its layout's " + bytes + " bytes");
         }
-        boolean gaps = false;
-        for (int k = 0; k < extents.size(); k++) {
-            gaps |= extents.get(k).longValue() != l.sizes().get(minorToMajor.get(k));
-        }
         XlaLayout plain = XlaLayout.of(minorToMajor.stream().mapToInt(Integer::intValue).toArray());
-        ArrayShape candidate = laidOutIn(view, plain, bits);
-        if (!gaps && candidate.arraySize() == bytes) {
-            return candidate;
-        }
         if (slots % below == 0) {
             extents.set(extents.size() - 1, slots / below);
         }
-        candidate = laidOutIn(view, plain.withTiles(tileOf(extents)), bits);
+        ArrayShape candidate = laidOutIn(view, plain.withTiles(tileOf(extents)), bits);
         if (candidate.arraySize() != bytes) {
             candidate = laidOutIn(view, plain.withTiles(tileOf(extents)).withTailPaddingAlignment(slots), bits);
         }
@@ -298,40 +349,99 @@ public final class Bitcast {
     }
 
     /**
-     * {@return output logical index to input logical index of a bitcast: output logical to
-     * physical, reshape of the physical shapes, input physical to logical} The one writing of the
-     * map: HLO indexing uses it; {@link #apply} makes the same map by laying the target out over
-     * the source's bytes (the source's layout inverse cancels), and a test checks they agree.
+     * {@return output logical index to input logical index of a bitcast} The one writing of the
+     * map: the composition of {@link #steps}, which {@link #apply} remaps an untiled view through.
      */
     public static IndexingMap outputToInput(ArrayShape input, ArrayShape output) {
-        IndexingMap transpose = transposeBitcast(input, output);
-        if (transpose != null) {
-            return transpose;
+        List<Remap> steps = steps(input, output);
+        if (steps.size() == 1 && steps.getFirst() instanceof Remap.Affine only) {
+            // A permutation (or the identity) is already in its simplest form.
+            return only.toIndexingMap();
         }
-        IndexingMap outToPhysical = logicalToPhysical(output);
-        IndexingMap reshape = Reshape.outputToInput(longs(physicalDims(input)), longs(physicalDims(output)));
-        IndexingMap inFromPhysical = physicalToLogical(input);
-        return IndexingMap.compose(inFromPhysical, IndexingMap.compose(reshape, outToPhysical)).simplify();
+        IndexingMap map = steps.getFirst().toIndexingMap();
+        for (int k = 1; k < steps.size(); k++) {
+            map = IndexingMap.compose(map, steps.get(k).toIndexingMap());
+        }
+        return map.simplify();
     }
 
     /**
-     * {@return the transpose map when the bitcast only permutes dimensions (the physical orders
-     * line up dimension by dimension, as XLA's {@code TransposeIsBitcast}), else null}
+     * {@return a bitcast's output-to-input map as view ops, the input's first}: when the physical
+     * orders line up dimension by dimension (XLA's {@code TransposeIsBitcast}) one transpose;
+     * else input physical to logical (a transpose), the reshape of the physical shapes, output
+     * logical to physical (a transpose), leaving out the transposes that are identities (a
+     * bitcast that changes nothing is the identity transpose). Remapping a view through them in order gives the view
+     * whose map is {@link #outputToInput}'s composed into its own.
+     * {@snippet :
+     * Bitcast.steps(ArrayShape.parse("f32[2,3]{0,1}"), ArrayShape.parse("f32[6]{0}"));
+     * // "[(d0, d1) -> (d1, d0), domain: d0 in [0, 2], d1 in [0, 1], reshape [3, 2] -> [6]]" (toString)
+     * }
+     *
+     * @throws IllegalArgumentException if the element counts differ
      */
-    private static IndexingMap transposeBitcast(ArrayShape input, ArrayShape output) {
-        if (input.rank() != output.rank()) {
-            return null;
-        }
-        List<Integer> in = minorToMajor(input);
-        List<Integer> out = minorToMajor(output);
-        AffineExpr[] res = new AffineExpr[input.rank()];
-        for (int k = 0; k < in.size(); k++) {
-            if (input.dim(in.get(k)) != output.dim(out.get(k))) {
-                return null;
+    public static List<Remap> steps(ArrayShape input, ArrayShape output) {
+        return steps(longs(input.dims()), ints(minorToMajor(input)), longs(output.dims()), ints(minorToMajor(output)));
+    }
+
+    private static List<Remap> steps(long[] inDims, int[] in, long[] outDims, int[] out) {
+        int rank = in.length;
+        if (rank == out.length) {
+            int[] perm = new int[rank];
+            boolean lined = true;
+            for (int k = 0; k < rank && lined; k++) {
+                lined = inDims[in[k]] == outDims[out[k]];
+                perm[out[k]] = in[k];
             }
-            res[in.get(k)] = AffineExpr.dim(out.get(k));
+            if (lined) {
+                return List.of(Transpose.affine(outDims, perm));
+            }
         }
-        return IndexingMap.of(box(output.dims()), List.of(), List.of(res));
+        int[] toLogical = physicalOrder(in);
+        int[] outOrder = physicalOrder(out);
+        long[] inPhysical = permuted(inDims, toLogical);
+        long[] outPhysical = permuted(outDims, outOrder);
+        Remap reshape = Remap.Reshape.of(inPhysical, outPhysical);
+        Remap first = isIdentity(toLogical) ? null : Transpose.affine(inPhysical, toLogical);
+        Remap last = isIdentity(outOrder) ? null : Transpose.affine(outDims, inverse(outOrder));
+        if (first == null) {
+            return last == null ? List.of(reshape) : List.of(reshape, last);
+        }
+        return last == null ? List.of(first, reshape) : List.of(first, reshape, last);
+    }
+
+    private static long[] permuted(long[] dims, int[] order) {
+        long[] out = new long[order.length];
+        for (int k = 0; k < order.length; k++) {
+            out[k] = dims[order[k]];
+        }
+        return out;
+    }
+
+    /** {@return the logical dim of each physical dim, major first: a transpose from physical to logical order} */
+    private static int[] physicalOrder(int[] minorToMajor) {
+        int rank = minorToMajor.length;
+        int[] perm = new int[rank];
+        for (int k = 0; k < rank; k++) {
+            perm[k] = minorToMajor[rank - 1 - k];
+        }
+        return perm;
+    }
+
+    private static int[] inverse(int[] perm) {
+        int[] inv = new int[perm.length];
+        for (int k = 0; k < perm.length; k++) {
+            inv[perm[k]] = k;
+        }
+        return inv;
+    }
+
+    private static boolean isIdentity(int[] perm) {
+        for (int k = 0; k < perm.length; k++) {
+            if (perm[k] != k) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** {@return the layout's dims, minor first; XLA's default (descending) when none is written} */
@@ -351,29 +461,18 @@ public final class Bitcast {
 
     /** {@return logical index to physical index: physical dim k is logical dim m2m[rank-1-k]} */
     public static IndexingMap logicalToPhysical(ArrayShape shape) {
-        List<Integer> m2m = minorToMajor(shape);
-        List<AffineExpr> res = new ArrayList<>();
-        for (int k = m2m.size() - 1; k >= 0; k--) {
-            res.add(AffineExpr.dim(m2m.get(k)));
-        }
-        return IndexingMap.of(box(shape.dims()), List.of(), res);
+        return Transpose.affine(longs(shape.dims()), inverse(physicalOrder(ints(minorToMajor(shape))))).toIndexingMap();
     }
 
     /** {@return physical index to logical index} */
     public static IndexingMap physicalToLogical(ArrayShape shape) {
-        List<Integer> m2m = minorToMajor(shape);
-        int rank = m2m.size();
-        AffineExpr[] res = new AffineExpr[rank];
-        for (int k = 0; k < rank; k++) {
-            res[m2m.get(rank - 1 - k)] = AffineExpr.dim(k);
-        }
-        return IndexingMap.of(box(physicalDims(shape)), List.of(), List.of(res));
+        return Transpose.affine(longs(physicalDims(shape)), physicalOrder(ints(minorToMajor(shape)))).toIndexingMap();
     }
 
-    private static List<Variable> box(List<Long> sizes) {
-        List<Variable> out = new ArrayList<>(sizes.size());
-        for (long n : sizes) {
-            out.add(Variable.of(0, n - 1));
+    private static int[] ints(List<Integer> values) {
+        int[] out = new int[values.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = values.get(i);
         }
         return out;
     }

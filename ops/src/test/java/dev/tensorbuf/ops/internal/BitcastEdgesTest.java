@@ -2,6 +2,7 @@ package dev.tensorbuf.ops.internal;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -62,8 +63,46 @@ class BitcastEdgesTest {
             expected[i] = 6 + i;
         }
         assertArrayEquals(expected, TensorElements.of(flat).toFloatArray());
-        // The result's buffer runs from the first element to the buffer's end.
-        assertEquals(96 - 24, flat.buffer().byteSize());
+        // The result shares the source's buffer and starts at its offset, row 1.
+        assertSame(rows.buffer(), flat.buffer());
+        assertEquals(6, flat.stridedLayout().orElseThrow().offset());
+    }
+
+    /** A tiled target is laid over the bytes from the source's first element (no view op's map does it). */
+    @Test
+    void aStridedViewAtAnOffsetLaysATiledTargetFromItsFirstElement() {
+        TensorView v = counting("f32[4,6]{1,0}", 96, 24);
+        TensorView rows = Slice.apply(v, new long[] {1, 0}, new long[] {3, 6}, new long[] {1, 1});
+        TensorView tiled = Bitcast.apply(rows, "f32[12]{0:T(4)}");
+        float[] expected = new float[12];
+        for (int i = 0; i < 12; i++) {
+            expected[i] = 6 + i;
+        }
+        assertArrayEquals(expected, TensorElements.of(tiled).toFloatArray());
+        assertEquals(96 - 24, tiled.buffer().byteSize());
+    }
+
+    /**
+     * A whole tiled layout whose tail padding ({@code L(3000)}) is not a multiple of its rows'
+     * stride: the plainest layout of its strides makes up its bytes with the same {@code L(n)}.
+     */
+    @Test
+    void aWholeLayoutWithTailPaddingBitcastsToItsSlots() {
+        ArrayShape shape = ArrayShape.parse("f32[10,20]{1,0:T(8,128)L(3000)}");
+        assertEquals(12_000, shape.arraySize());
+        TensorView v = TensorView.of(arena.allocate(shape.arraySize()), shape);
+        float[] values = new float[200];
+        for (int i = 0; i < 200; i++) {
+            values[i] = i + 1;
+        }
+        TensorElements.of(v).copyFrom(values);
+        TensorView slots = Bitcast.apply(v, "f32[3000]{0}");
+        for (int r = 0; r < 10; r++) {
+            for (int c = 0; c < 20; c += 7) {
+                assertEquals(values[r * 20 + c], TensorElements.of(slots).getFloat(r * 128L + c), "element [" + r + ", " + c + "]");
+            }
+        }
+        refused("12000 bytes vs 11996 bytes", () -> Bitcast.apply(v, "f32[2999]{0}"));
     }
 
     @Test

@@ -66,7 +66,27 @@ public final class Extents {
 
     /** {@return as {@link #elementCount(String, List)}, for an array of dims} */
     public static long elementCount(String what, long... dims) {
-        return elementCount(what, boxed(dims));
+        // Unboxed: a reshape's remap counts both sides on every view it makes. Bad dims take the
+        // list's path, for its message.
+        boolean empty = false;
+        for (long d : dims) {
+            if (d < 0) {
+                return elementCount(what, boxed(dims));
+            }
+            empty |= d == 0;
+        }
+        if (empty) {
+            return 0;
+        }
+        long n = 1;
+        try {
+            for (long d : dims) {
+                n = Math.multiplyExact(n, d);
+            }
+        } catch (ArithmeticException overflow) {
+            return elementCount(what, boxed(dims));
+        }
+        return n;
     }
 
     /** {@return the values as a new array}, e.g. a view's {@code dims()} for {@code Remap.Reshape.of} */
