@@ -4,12 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.tensorbuf.ops.hlo.HloModule;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The edges of indexing through a fusion's computation that XLA's vectors do not reach: a fused
- * computation that does not return the fusion's shape.
+ * computation that does not return the fusion's shape, a fusion without one, and instructions
+ * inside it whose attributes do not fit (only their paths become unknown, as in XLA).
  */
 class FusionEdgesTest {
 
@@ -36,5 +38,66 @@ class FusionEdgesTest {
         IllegalArgumentException in = assertThrows(IllegalArgumentException.class,
                 () -> HloIndexing.inputToOutput(m, m.entry().root(), 0, false), what);
         assertEquals(out.getMessage(), in.getMessage(), what);
+    }
+
+    @Test
+    void aFusionWithoutACalledComputationIsRefusedBothWays() {
+        HloModule m = HloModule.parse("HloModule m\nENTRY e {\n x = f32[4] parameter(0)\n ROOT fu = f32[4] fusion(x),"
+                + " kind=kLoop\n}");
+        assertEquals("fusion fu has no calls attribute", assertThrows(IllegalArgumentException.class,
+                () -> HloIndexing.outputToInput(m, m.entry().root())).getMessage());
+        assertEquals("fusion fu has no calls attribute", assertThrows(IllegalArgumentException.class,
+                () -> HloIndexing.inputToOutput(m, m.entry().root(), 0, false)).getMessage());
+    }
+
+    /**
+     * A reduce inside declared {@code f32[8]} for {@code dimensions={1}} of {@code f32[4,8]}
+     * (XLA's verifier wants {@code f32[4]}): the output it feeds is unknown, the other output
+     * keeps its map, in both directions.
+     */
+    @Test
+    void anInstructionThatDoesNotFitMakesOnlyItsOwnPathUnknown() {
+        HloModule m = HloModule.parse("""
+                HloModule m
+                add {
+                  a = f32[] parameter(0)
+                  b = f32[] parameter(1)
+                  ROOT s = f32[] add(a, b)
+                }
+                f {
+                  p0 = f32[4,8] parameter(0)
+                  c = f32[] constant(0)
+                  r = f32[8] reduce(p0, c), dimensions={1}, to_apply=add
+                  n = f32[4,8] negate(p0)
+                  ROOT t = (f32[8], f32[4,8]) tuple(r, n)
+                }
+                ENTRY e {
+                  x = f32[4,8] parameter(0)
+                  ROOT fu = (f32[8], f32[4,8]) fusion(x), kind=kLoop, calls=f
+                }""");
+        assertEquals("operand id = 0 unknown indexing\n", HloIndexing.outputToInput(m, m.entry().root(), 0, false).toString());
+        assertEquals("operand id = 0 (d0, d1) -> (d0, d1), domain: d0 in [0, 3], d1 in [0, 7]\n",
+                HloIndexing.outputToInput(m, m.entry().root(), 1, false).toString());
+        assertEquals("operand id = 0 unknown indexing\noperand id = 1 (d0, d1) -> (d0, d1), domain: d0 in [0, 3],"
+                + " d1 in [0, 7]\n", HloIndexing.inputToOutput(m, m.entry().root(), 0, false).toString());
+    }
+
+    /** A get-tuple-element of element 2 of a pair reads nothing known: unknown both ways, not an error. */
+    @Test
+    void aTupleElementPastTheTupleIsUnknown() {
+        HloModule m = HloModule.parse("""
+                HloModule m
+                f {
+                  p0 = (f32[4], f32[4]) parameter(0)
+                  g = f32[4] get-tuple-element(p0), index=2
+                  ROOT n = f32[4] negate(g)
+                }
+                ENTRY e {
+                  x = (f32[4], f32[4]) parameter(0)
+                  ROOT fu = f32[4] fusion(x), kind=kLoop, calls=f
+                }""");
+        assertEquals("operand id = 0 unknown indexing\n", HloIndexing.outputToInput(m, m.entry().root()).toString());
+        assertEquals("operand id = 0 unknown indexing\n",
+                HloIndexing.inputToOutput(m, m.entry().root(), 0, false).toString());
     }
 }
