@@ -100,4 +100,68 @@ class FusionEdgesTest {
         assertEquals("operand id = 0 unknown indexing\n",
                 HloIndexing.inputToOutput(m, m.entry().root(), 0, false).toString());
     }
+
+    /** XLA's reduce of a broadcast along the reduced dimension: the reduction's symbol reads nothing and is dropped. */
+    @Test
+    void aReductionOverABroadcastDimensionReadsTheOperandOnce() {
+        HloModule m = HloModule.parse("""
+                HloModule m
+                add {
+                  a = f32[] parameter(0)
+                  b = f32[] parameter(1)
+                  ROOT s = f32[] add(a, b)
+                }
+                f {
+                  p0 = f32[4] parameter(0)
+                  c = f32[] constant(0)
+                  bc = f32[4,8] broadcast(p0), dimensions={0}
+                  ROOT r = f32[4] reduce(bc, c), dimensions={1}, to_apply=add
+                }
+                ENTRY e {
+                  x = f32[4] parameter(0)
+                  ROOT fu = f32[4] fusion(x), kind=kLoop, calls=f
+                }""");
+        assertEquals("operand id = 0 (d0) -> (d0), domain: d0 in [0, 3]\n",
+                HloIndexing.outputToInput(m, m.entry().root()).toString());
+    }
+
+    /**
+     * A dynamic-slice's offset seen through a reduce in an inner fusion and a broadcast in the
+     * outer one: the offset variable's own map keeps the reduce's symbol (it is read for every
+     * element the reduce sums), composed once more without new constraints.
+     */
+    @Test
+    void anOffsetComposedThroughANestedFusionKeepsItsRangeVariable() {
+        HloModule m = HloModule.parse("""
+                HloModule m
+                add {
+                  a = s32[] parameter(0)
+                  b = s32[] parameter(1)
+                  ROOT s = s32[] add(a, b)
+                }
+                g {
+                  p0 = s32[4096] parameter(0)
+                  p1 = s64[] parameter(1)
+                  c = s32[] constant(0)
+                  ds = s32[10] dynamic-slice(p0, p1), dynamic_slice_sizes={10}
+                  ROOT r = s32[] reduce(ds, c), dimensions={0}, to_apply=add
+                }
+                f {
+                  q0 = s32[4096] parameter(0)
+                  q1 = s64[] parameter(1)
+                  inner = s32[] fusion(q0, q1), kind=kLoop, calls=g
+                  ROOT b = s32[3] broadcast(inner), dimensions={}
+                }
+                ENTRY e {
+                  x = s32[4096] parameter(0)
+                  y = s64[] parameter(1)
+                  ROOT fu = s32[3] fusion(x, y), kind=kLoop, calls=f
+                }""");
+        assertEquals("""
+                operand id = 0 (d0)[s0]{rt0} -> (s0 + rt0), domain: d0 in [0, 2], s0 in [0, 9], rt0 in [0, 4086]
+                runtime variables:
+                rt0: parameter(1); (d0)[s0] -> (), domain: d0 in [0, 2], s0 in [0, 9]
+                operand id = 1 (d0) -> (), domain: d0 in [0, 2]
+                """, HloIndexing.outputToInput(m, m.entry().root()).toString());
+    }
 }
