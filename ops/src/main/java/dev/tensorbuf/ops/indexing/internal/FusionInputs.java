@@ -31,6 +31,7 @@ final class FusionInputs {
                 () -> Errors.missingAttribute("fusion " + fusion.name(), "calls"));
         Ctx inner = ctx.enter(called);
         HloComputation body = inner.computation();
+        Fusions.checkRoot(fusion, body);
         HloInstruction parameter = body.parameter(operand);
         Map<String, List<Set<OperandIndexing>>> reached = new HashMap<>();
         List<Set<OperandIndexing>> start = sets(parameter.outputCount());
@@ -47,12 +48,8 @@ final class FusionInputs {
                 }
             }
         }
-        List<Set<OperandIndexing>> atRoot = reached.getOrDefault(body.root().name(), sets(fusion.outputCount()));
-        List<Set<OperandIndexing>> result = new ArrayList<>();
-        for (int o = 0; o < fusion.outputCount(); o++) {
-            result.add(o < atRoot.size() ? atRoot.get(o) : Set.of());
-        }
-        return result;
+        // The root has the fusion's outputs (checkRoot); one it does not reach is read by no output.
+        return reached.getOrDefault(body.root().name(), sets(fusion.outputCount()));
     }
 
     /** Adds to {@code mine} (one set per output of instr) what operand {@code p}'s maps {@code from} reach. */

@@ -31,6 +31,7 @@ public final class Fusions {
                 () -> Errors.missingAttribute("fusion " + fusion.name(), "calls"));
         Ctx inner = ctx.enter(called);
         HloComputation body = inner.computation();
+        checkRoot(fusion, body);
         HloInstruction start = body.root();
         int startOutput = outputId;
         if (start.opcode().equals("tuple")) {
@@ -45,6 +46,25 @@ public final class Fusions {
             result.add(grouped.getOrDefault(body.parameter(k).name(), Set.of()));
         }
         return result;
+    }
+
+    /**
+     * XLA's verifier rule that the fused computation returns the fusion's shape, on the output
+     * count and dimensions the maps are built from (output {@code j} of the fusion is output
+     * {@code j} of the root).
+     *
+     * @throws IllegalArgumentException naming the fusion if they differ
+     */
+    static void checkRoot(HloInstruction fusion, HloComputation body) {
+        HloInstruction root = body.root();
+        boolean same = root.outputCount() == fusion.outputCount();
+        for (int o = 0; same && o < fusion.outputCount(); o++) {
+            same = root.outputShape(o).dims().equals(fusion.outputShape(o).dims());
+        }
+        if (!same) {
+            throw new IllegalArgumentException("fusion " + fusion.name() + ": Fused computation shape (" + root.shape()
+                    + ") is not equal to the fusion shape (" + fusion.shape() + ")");
+        }
     }
 
     /** As {@link #grouped(Ctx, Predicate, HloInstruction, int, OperandIndexing)} from output 0 of start. */

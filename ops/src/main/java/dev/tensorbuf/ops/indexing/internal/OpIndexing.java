@@ -2,7 +2,6 @@ package dev.tensorbuf.ops.indexing.internal;
 
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.indexing.HloIndexing.OperandIndexing;
-import dev.tensorbuf.ops.internal.Errors;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -59,11 +58,12 @@ public final class OpIndexing {
         };
     }
 
-    /** {@return one set of maps per output, from operand {@code operand} of the instruction} */
+    /**
+     * {@return one set of maps per output, from operand {@code operand} of the instruction}
+     * {@code operand} is one of its operands: {@code HloIndexing.inputToOutput} checks a caller's,
+     * the fusion walk and the epilogue pass the position of an operand they found.
+     */
     public static List<Set<OperandIndexing>> inputToOutput(Ctx ctx, HloInstruction instr, int operand) {
-        if (operand < 0 || operand >= instr.operands().size()) {
-            throw Errors.outOfBounds("operand", operand, instr.operands().size(), instr.opcode() + " " + instr.name());
-        }
         String op = instr.opcode();
         ShapeChecks.check(ctx, instr, ELEMENTWISE.contains(op));
         if (ELEMENTWISE.contains(op)) {

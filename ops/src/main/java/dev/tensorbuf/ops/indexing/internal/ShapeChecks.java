@@ -4,6 +4,7 @@ import dev.tensorbuf.ops.hlo.internal.HloAttribute.ConvolutionDims;
 import dev.tensorbuf.ops.hlo.internal.HloAttribute.WindowDim;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.internal.XlaShapePrinter;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -18,8 +19,9 @@ import java.util.Set;
  * {@code f32[8]} mapped the output's 8 elements onto a dimension of 4, a reverse of dimension 2 of
  * a rank-2 operand was the identity. Each error names the instruction and what does not fit.
  * A reduce-window, convolution or gather declared larger than its attributes allow got maps that
- * read past the end of its operand. (Slice, pad, reshape, dot and all-gather check their own
- * attributes where they read them, as do the ranks and dim_labels of windowed ops.)
+ * read past the end of its operand; an all-gather whose operand is not its output split into
+ * shards read its operand's other dimensions past their end. (Slice, pad, reshape and dot check
+ * their own attributes where they read them, as do the ranks and dim_labels of windowed ops.)
  * {@snippet :
  * // ROOT r = f32[8] reduce(p0, c), dimensions={1} with p0 = f32[4,8]:
  * ShapeChecks.check(ctx, r, false); // IllegalArgumentException: reduce r: output f32[8]{0} does not
@@ -49,6 +51,7 @@ final class ShapeChecks {
             case "reduce-window" -> reduceWindow(ctx, instr);
             case "convolution" -> convolution(ctx, instr);
             case "gather" -> gather(ctx, instr);
+            case "all-gather" -> allGather(ctx, instr);
             default -> {
             }
         }
@@ -434,6 +437,33 @@ final class ShapeChecks {
         }
         mismatch(instr, out, expected, "its operand " + operand + ", indices " + indices + " and slice_sizes "
                 + sliceSizes);
+    }
+
+    /**
+     * The output is the operand with the gathered dimension multiplied by the shard count, which
+     * XLA's verifier ({@code CheckCommonAllGatherInvariants}) takes as {@code ceil(output / operand)}
+     * along that dimension; the message is its {@code CheckShape}'s. An operand dimension of 0
+     * gathers to 0 whatever the count (XLA divides by it).
+     */
+    private static void allGather(Ctx ctx, HloInstruction instr) {
+        ArrayShape in = ctx.operandShape(instr, 0);
+        ArrayShape out = instr.arrayShape();
+        int dim = instr.oneDimension("dimensions");
+        if (dim >= in.rank()) {
+            throw error(instr, "dimensions={" + dim + "} must name a dimension of its rank-" + in.rank() + " operand "
+                    + XlaShapePrinter.shape(in, false));
+        }
+        List<Long> expected = new ArrayList<>(in.dims());
+        if (in.dim(dim) != 0) {
+            long shards = Math.ceilDiv(out.dim(dim), in.dim(dim));
+            expected.set(dim, Math.multiplyExact(shards, in.dim(dim)));
+        }
+        if (!out.dims().equals(expected)) {
+            throw error(instr, "Expected instruction to have shape equal to " + out.dtype().xlaName()
+                    + expected.toString().replace(" ", "") + ", actual shape is "
+                    + XlaShapePrinter.shape(out, false) + " (operand " + XlaShapePrinter.shape(in, false)
+                    + " gathered along dimension " + dim + ")");
+        }
     }
 
     /** Refuses {@code out} naming its first dimension whose size is not the one its attributes give. */

@@ -17,8 +17,8 @@
  * <dd>XLA's verifier rules for the ops whose maps index by their attributes unchecked
  *     (element-wise, bitcast-convert between widths, broadcast, transpose, bitcast, reverse,
  *     reduce, concatenate, dynamic-slice, dynamic-update-slice, get-tuple-element; the output sizes
- *     XLA infers for reduce-window, convolution and gather; reduce-window's scalar inits, gather's
- *     start_index_map), run by <code>OpIndexing</code> before
+ *     XLA infers for reduce-window, convolution, gather and all-gather; reduce-window's scalar
+ *     inits, gather's start_index_map), run by <code>OpIndexing</code> before
  *     either direction: a module XLA would refuse gets an error naming the instruction, not maps of
  *     the wrong rank</dd>
  * <dt><code>Elementwise.java</code>, <code>Permutations.java</code>, <code>Reductions.java</code>,
@@ -33,7 +33,8 @@
  *     <code>Ops</code> composes, so a view and the instruction index alike</dd>
  * <dt><code>Fusions.java</code>, <code>Composition.java</code>, <code>RuntimeVars.java</code></dt>
  * <dd>output-to-input composition through fused computations (consumers first, each output of
- *     multi-output producers tracked), runtime variables kept bound (with XLA's bound constraints)
+ *     multi-output producers tracked; a computation that does not return the fusion's shape is
+ *     refused, as XLA's verifier does), runtime variables kept bound (with XLA's bound constraints)
  *     and replaced where known</dd>
  * <dt><code>FusionInputs.java</code></dt>
  * <dd>input-to-output through a fused computation, operands first</dd>

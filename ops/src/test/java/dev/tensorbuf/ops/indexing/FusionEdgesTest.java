@@ -1,0 +1,167 @@
+package dev.tensorbuf.ops.indexing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.tensorbuf.ops.hlo.HloModule;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The edges of indexing through a fusion's computation that XLA's vectors do not reach: a fused
+ * computation that does not return the fusion's shape, a fusion without one, and instructions
+ * inside it whose attributes do not fit (only their paths become unknown, as in XLA).
+ */
+class FusionEdgesTest {
+
+    /**
+     * XLA's verifier ({@code CheckFusionInstruction}) wants the fused computation's root to have
+     * the fusion's shape. Output j of the fusion is output j of the root; a root with fewer
+     * outputs left the others without maps (input-to-output) or a tuple operand past its end
+     * (output-to-input), one with other dimensions gave maps over the wrong domain.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            fewer outputs | f32[2,3] negate(p0) | (f32[2,3], f32[2,3]) | (f32[2,3]{1,0}) is not equal to the fusion shape ((f32[2,3]{1,0}, f32[2,3]{1,0}))
+            more outputs | (f32[2,3], f32[2,3]) tuple(p0, p0) | f32[2,3] | ((f32[2,3]{1,0}, f32[2,3]{1,0})) is not equal to the fusion shape (f32[2,3]{1,0})
+            other dimensions | f32[3,2] transpose(p0), dimensions={1,0} | f32[2,3] | (f32[3,2]{1,0}) is not equal to the fusion shape (f32[2,3]{1,0})
+            a second output of other dimensions | (f32[2,3], f32[3,2]) tuple(p0, t) | (f32[2,3], f32[2,3]) | ((f32[2,3]{1,0}, f32[3,2]{1,0})) is not equal to the fusion shape ((f32[2,3]{1,0}, f32[2,3]{1,0}))
+            """)
+    void aFusedComputationMustReturnTheFusionsShape(String what, String root, String fusionShape, String message) {
+        HloModule m = HloModule.parse("HloModule m\nf {\n p0 = f32[2,3] parameter(0)\n t = f32[3,2] transpose(p0),"
+                + " dimensions={1,0}\n ROOT r = " + root + "\n}\nENTRY e {\n x = f32[2,3] parameter(0)\n ROOT fu = "
+                + fusionShape + " fusion(x), kind=kLoop, calls=f\n}");
+        IllegalArgumentException out = assertThrows(IllegalArgumentException.class,
+                () -> HloIndexing.outputToInput(m, m.entry().root()), what);
+        assertEquals("fusion fu: Fused computation shape " + message, out.getMessage(), what);
+        IllegalArgumentException in = assertThrows(IllegalArgumentException.class,
+                () -> HloIndexing.inputToOutput(m, m.entry().root(), 0, false), what);
+        assertEquals(out.getMessage(), in.getMessage(), what);
+    }
+
+    @Test
+    void aFusionWithoutACalledComputationIsRefusedBothWays() {
+        HloModule m = HloModule.parse("HloModule m\nENTRY e {\n x = f32[4] parameter(0)\n ROOT fu = f32[4] fusion(x),"
+                + " kind=kLoop\n}");
+        assertEquals("fusion fu has no calls attribute", assertThrows(IllegalArgumentException.class,
+                () -> HloIndexing.outputToInput(m, m.entry().root())).getMessage());
+        assertEquals("fusion fu has no calls attribute", assertThrows(IllegalArgumentException.class,
+                () -> HloIndexing.inputToOutput(m, m.entry().root(), 0, false)).getMessage());
+    }
+
+    /**
+     * A reduce inside declared {@code f32[8]} for {@code dimensions={1}} of {@code f32[4,8]}
+     * (XLA's verifier wants {@code f32[4]}): the output it feeds is unknown, the other output
+     * keeps its map, in both directions.
+     */
+    @Test
+    void anInstructionThatDoesNotFitMakesOnlyItsOwnPathUnknown() {
+        HloModule m = HloModule.parse("""
+                HloModule m
+                add {
+                  a = f32[] parameter(0)
+                  b = f32[] parameter(1)
+                  ROOT s = f32[] add(a, b)
+                }
+                f {
+                  p0 = f32[4,8] parameter(0)
+                  c = f32[] constant(0)
+                  r = f32[8] reduce(p0, c), dimensions={1}, to_apply=add
+                  n = f32[4,8] negate(p0)
+                  ROOT t = (f32[8], f32[4,8]) tuple(r, n)
+                }
+                ENTRY e {
+                  x = f32[4,8] parameter(0)
+                  ROOT fu = (f32[8], f32[4,8]) fusion(x), kind=kLoop, calls=f
+                }""");
+        assertEquals("operand id = 0 unknown indexing\n", HloIndexing.outputToInput(m, m.entry().root(), 0, false).toString());
+        assertEquals("operand id = 0 (d0, d1) -> (d0, d1), domain: d0 in [0, 3], d1 in [0, 7]\n",
+                HloIndexing.outputToInput(m, m.entry().root(), 1, false).toString());
+        assertEquals("operand id = 0 unknown indexing\noperand id = 1 (d0, d1) -> (d0, d1), domain: d0 in [0, 3],"
+                + " d1 in [0, 7]\n", HloIndexing.inputToOutput(m, m.entry().root(), 0, false).toString());
+    }
+
+    /** A get-tuple-element of element 2 of a pair reads nothing known: unknown both ways, not an error. */
+    @Test
+    void aTupleElementPastTheTupleIsUnknown() {
+        HloModule m = HloModule.parse("""
+                HloModule m
+                f {
+                  p0 = (f32[4], f32[4]) parameter(0)
+                  g = f32[4] get-tuple-element(p0), index=2
+                  ROOT n = f32[4] negate(g)
+                }
+                ENTRY e {
+                  x = (f32[4], f32[4]) parameter(0)
+                  ROOT fu = f32[4] fusion(x), kind=kLoop, calls=f
+                }""");
+        assertEquals("operand id = 0 unknown indexing\n", HloIndexing.outputToInput(m, m.entry().root()).toString());
+        assertEquals("operand id = 0 unknown indexing\n",
+                HloIndexing.inputToOutput(m, m.entry().root(), 0, false).toString());
+    }
+
+    /** XLA's reduce of a broadcast along the reduced dimension: the reduction's symbol reads nothing and is dropped. */
+    @Test
+    void aReductionOverABroadcastDimensionReadsTheOperandOnce() {
+        HloModule m = HloModule.parse("""
+                HloModule m
+                add {
+                  a = f32[] parameter(0)
+                  b = f32[] parameter(1)
+                  ROOT s = f32[] add(a, b)
+                }
+                f {
+                  p0 = f32[4] parameter(0)
+                  c = f32[] constant(0)
+                  bc = f32[4,8] broadcast(p0), dimensions={0}
+                  ROOT r = f32[4] reduce(bc, c), dimensions={1}, to_apply=add
+                }
+                ENTRY e {
+                  x = f32[4] parameter(0)
+                  ROOT fu = f32[4] fusion(x), kind=kLoop, calls=f
+                }""");
+        assertEquals("operand id = 0 (d0) -> (d0), domain: d0 in [0, 3]\n",
+                HloIndexing.outputToInput(m, m.entry().root()).toString());
+    }
+
+    /**
+     * A dynamic-slice's offset seen through a reduce in an inner fusion and a broadcast in the
+     * outer one: the offset variable's own map keeps the reduce's symbol (it is read for every
+     * element the reduce sums), composed once more without new constraints.
+     */
+    @Test
+    void anOffsetComposedThroughANestedFusionKeepsItsRangeVariable() {
+        HloModule m = HloModule.parse("""
+                HloModule m
+                add {
+                  a = s32[] parameter(0)
+                  b = s32[] parameter(1)
+                  ROOT s = s32[] add(a, b)
+                }
+                g {
+                  p0 = s32[4096] parameter(0)
+                  p1 = s64[] parameter(1)
+                  c = s32[] constant(0)
+                  ds = s32[10] dynamic-slice(p0, p1), dynamic_slice_sizes={10}
+                  ROOT r = s32[] reduce(ds, c), dimensions={0}, to_apply=add
+                }
+                f {
+                  q0 = s32[4096] parameter(0)
+                  q1 = s64[] parameter(1)
+                  inner = s32[] fusion(q0, q1), kind=kLoop, calls=g
+                  ROOT b = s32[3] broadcast(inner), dimensions={}
+                }
+                ENTRY e {
+                  x = s32[4096] parameter(0)
+                  y = s64[] parameter(1)
+                  ROOT fu = s32[3] fusion(x, y), kind=kLoop, calls=f
+                }""");
+        assertEquals("""
+                operand id = 0 (d0)[s0]{rt0} -> (s0 + rt0), domain: d0 in [0, 2], s0 in [0, 9], rt0 in [0, 4086]
+                runtime variables:
+                rt0: parameter(1); (d0)[s0] -> (), domain: d0 in [0, 2], s0 in [0, 9]
+                operand id = 1 (d0) -> (), domain: d0 in [0, 2]
+                """, HloIndexing.outputToInput(m, m.entry().root()).toString());
+    }
+}
