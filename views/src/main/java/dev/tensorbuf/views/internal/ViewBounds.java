@@ -82,7 +82,8 @@ public final class ViewBounds {
         if (hit) {
             return point;
         }
-        return budget[0] <= 0 ? new long[0] : null;
+        // A search that ran out took one step past the budget; one of exactly the budget is complete.
+        return budget[0] < 0 ? new long[0] : null;
     }
 
     /**
