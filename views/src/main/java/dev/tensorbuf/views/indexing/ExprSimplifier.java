@@ -66,9 +66,9 @@ final class ExprSimplifier {
             AffineExpr before = cur;
             cur = guarded(before, () -> digitsJoined(before));
         }
+        // Each step is guarded: what comes back is e itself or an expression that fits.
         AffineExpr unsorted = cur;
-        AffineExpr result = guarded(unsorted, () -> sortSums(unsorted));
-        return result == e || fits(result) ? result : e;
+        return guarded(unsorted, () -> sortSums(unsorted));
     }
 
     /**
@@ -282,15 +282,11 @@ final class ExprSimplifier {
 
     /** True when the sum (without term {@code skip}) holds every summand of {@code x * c}. */
     private static boolean holds(List<Term> terms, int skip, AffineExpr x, long c) {
+        // x is not a constant (x / k would have folded). want is 0 when the product overflows:
+        // no summand has coefficient 0, so none is found.
         Sum xs = Exprs.sum(x);
-        if (xs.terms().isEmpty()) {
-            return false;
-        }
         for (Term need : xs.terms()) {
             long want = mulOrZero(need.coeff(), c);
-            if (want == 0) {
-                return false;
-            }
             boolean found = false;
             for (int j = 0; j < terms.size(); j++) {
                 Term have = terms.get(j);
@@ -327,9 +323,7 @@ final class ExprSimplifier {
         if (c < 0) {
             return Exprs.floorDiv(x, new Const(c));
         }
-        if (x instanceof FloorDiv(AffineExpr y, Const(long k)) && k > 0 && mulOrZero(k, c) != 0) {
-            return divConst(y, k * c);
-        }
+        // (x / a) / b is the nested merge below with nothing beside x / a.
         Sum s = Exprs.sum(x);
         List<Term> quotient = new ArrayList<>();
         List<Term> rest = new ArrayList<>();
@@ -423,12 +417,15 @@ final class ExprSimplifier {
         return Exprs.mod(x, new Const(c));
     }
 
-    /** Divisors g in (1, c) shared by c and some summand's coefficient, largest first. */
+    /**
+     * Divisors g in (1, c) shared by c and some summand's coefficient, largest first. Below c:
+     * both callers pass only summands c does not divide.
+     */
     private static TreeSet<Long> commonDivisors(List<Term> terms, long c) {
         TreeSet<Long> out = new TreeSet<>(Comparator.reverseOrder());
         for (Term t : terms) {
             long g = gcd(Math.abs(t.coeff()), c);
-            if (g > 1 && g < c) {
+            if (g > 1) {
                 out.add(g);
             }
         }

@@ -135,6 +135,17 @@ class MapSimplifierTest {
                         .simplify().toString());
     }
 
+    /** Folding a point dimension in can overflow a constant where evaluation does not: the dimension then stays. */
+    @Test
+    void aPointDimensionWhoseFoldOverflowsStays() {
+        // d0 = 1 folds d0 * 2^62 + 2^62 into the constant 2^63; in order, d1 + d0 * 2^62 + 2^62 evaluates.
+        IndexingMap m = IndexingMap.parse("(d0, d1) -> (d1 + d0 * 4611686018427387904 + 4611686018427387904),"
+                + " domain: d0 in [1, 1], d1 in [-4611686018427387904, -4611686018427387900]");
+        assertEquals("(d0, d1) -> (d0 * 4611686018427387904 + d1 + 4611686018427387904),"
+                + " domain: d0 in [1, 1], d1 in [-4611686018427387904, -4611686018427387900]", m.simplify().toString());
+        assertEquals(4611686018427387908L, m.simplify().evaluate(new long[] {1, -4611686018427387900L})[0]);
+    }
+
     @Test
     void knownEmptyAndUndefinedMapsComeBackAsTheyAre() {
         IndexingMap empty = IndexingMap.parse("(d0) -> (d0), domain: d0 in [0, 99], d0 * 2 in [300, 400]").simplify();
