@@ -255,8 +255,9 @@ final class ExprSimplifier {
                     if (u.base().equals(div)) {
                         return rebuild(terms, constant, i, j, Exprs.mul(x, new Const(t.coeff())));
                     }
+                    // m may be negative: XLA's x mod m is x mod |m|, and k divides both or neither.
                     if (u.base() instanceof FloorDiv(Mod(AffineExpr y, Const(long m)), Const(long kk))
-                            && kk == k && m > 0 && m % k == 0 && y.equals(x)) {
+                            && kk == k && m % k == 0 && y.equals(x)) {
                         return rebuild(terms, constant, i, j, Exprs.mul(Exprs.mod(x, new Const(m)), new Const(t.coeff())));
                     }
                 }
@@ -393,7 +394,8 @@ final class ExprSimplifier {
             // Exact: for x near Long.MIN_VALUE, -q * c is 2^63, which wrapped to its negation.
             return Exprs.add(x, new Const(Math.multiplyExact(Math.negateExact(q), c)));
         }
-        if (x instanceof Mod(AffineExpr y, Const(long k)) && k > 0 && k % c == 0) {
+        // (y mod k) mod c is y mod c when c divides k, also a negative k (y mod |k|).
+        if (x instanceof Mod(AffineExpr y, Const(long k)) && k % c == 0) {
             return modConst(y, c);
         }
         Sum s = Exprs.sum(x);

@@ -287,7 +287,7 @@ final class MapSimplifier {
             }
             Interval allowed = c.getValue().intersect(new Interval(0, res.m - 1));
             if (allowed.isEmpty()) {
-                return true;
+                continue; // v mod m's range, within [0, m - 1], misses the constraint: round finds it empty
             }
             List<Variable> vars = res.var instanceof Dim ? d : res.var instanceof Sym ? s : r;
             int i = switch (res.var) {
