@@ -66,9 +66,9 @@ final class ExprSimplifier {
             AffineExpr before = cur;
             cur = guarded(before, () -> digitsJoined(before));
         }
+        // Each step is guarded: what comes back is e itself or an expression that fits.
         AffineExpr unsorted = cur;
-        AffineExpr result = guarded(unsorted, () -> sortSums(unsorted));
-        return result == e || fits(result) ? result : e;
+        return guarded(unsorted, () -> sortSums(unsorted));
     }
 
     /**
@@ -255,8 +255,9 @@ final class ExprSimplifier {
                     if (u.base().equals(div)) {
                         return rebuild(terms, constant, i, j, Exprs.mul(x, new Const(t.coeff())));
                     }
+                    // m may be negative: XLA's x mod m is x mod |m|, and k divides both or neither.
                     if (u.base() instanceof FloorDiv(Mod(AffineExpr y, Const(long m)), Const(long kk))
-                            && kk == k && m > 0 && m % k == 0 && y.equals(x)) {
+                            && kk == k && m % k == 0 && y.equals(x)) {
                         return rebuild(terms, constant, i, j, Exprs.mul(Exprs.mod(x, new Const(m)), new Const(t.coeff())));
                     }
                 }
@@ -282,15 +283,11 @@ final class ExprSimplifier {
 
     /** True when the sum (without term {@code skip}) holds every summand of {@code x * c}. */
     private static boolean holds(List<Term> terms, int skip, AffineExpr x, long c) {
+        // x is not a constant (x / k would have folded). want is 0 when the product overflows:
+        // no summand has coefficient 0, so none is found.
         Sum xs = Exprs.sum(x);
-        if (xs.terms().isEmpty()) {
-            return false;
-        }
         for (Term need : xs.terms()) {
             long want = mulOrZero(need.coeff(), c);
-            if (want == 0) {
-                return false;
-            }
             boolean found = false;
             for (int j = 0; j < terms.size(); j++) {
                 Term have = terms.get(j);
@@ -327,9 +324,7 @@ final class ExprSimplifier {
         if (c < 0) {
             return Exprs.floorDiv(x, new Const(c));
         }
-        if (x instanceof FloorDiv(AffineExpr y, Const(long k)) && k > 0 && mulOrZero(k, c) != 0) {
-            return divConst(y, k * c);
-        }
+        // (x / a) / b is the nested merge below with nothing beside x / a.
         Sum s = Exprs.sum(x);
         List<Term> quotient = new ArrayList<>();
         List<Term> rest = new ArrayList<>();
@@ -399,7 +394,8 @@ final class ExprSimplifier {
             // Exact: for x near Long.MIN_VALUE, -q * c is 2^63, which wrapped to its negation.
             return Exprs.add(x, new Const(Math.multiplyExact(Math.negateExact(q), c)));
         }
-        if (x instanceof Mod(AffineExpr y, Const(long k)) && k > 0 && k % c == 0) {
+        // (y mod k) mod c is y mod c when c divides k, also a negative k (y mod |k|).
+        if (x instanceof Mod(AffineExpr y, Const(long k)) && k % c == 0) {
             return modConst(y, c);
         }
         Sum s = Exprs.sum(x);
@@ -423,12 +419,15 @@ final class ExprSimplifier {
         return Exprs.mod(x, new Const(c));
     }
 
-    /** Divisors g in (1, c) shared by c and some summand's coefficient, largest first. */
+    /**
+     * Divisors g in (1, c) shared by c and some summand's coefficient, largest first. Below c:
+     * both callers pass only summands c does not divide.
+     */
     private static TreeSet<Long> commonDivisors(List<Term> terms, long c) {
         TreeSet<Long> out = new TreeSet<>(Comparator.reverseOrder());
         for (Term t : terms) {
             long g = gcd(Math.abs(t.coeff()), c);
-            if (g > 1 && g < c) {
+            if (g > 1) {
                 out.add(g);
             }
         }

@@ -128,11 +128,12 @@ public record Interval(long lo, long hi) {
             throw new IllegalArgumentException("modulo of " + this + " by zero");
         }
         if (c == Long.MIN_VALUE) {
-            // |c| is 2^63: a non-negative a is its own remainder, a negative one gains 2^63.
+            // |c| is 2^63: a non-negative a is its own remainder, a negative one gains 2^63, which
+            // clears its sign bit.
             if (lo >= 0) {
                 return this;
             }
-            return hi < 0 ? new Interval(lo - c, hi - c) : new Interval(0, Long.MAX_VALUE);
+            return hi < 0 ? new Interval(lo & Long.MAX_VALUE, hi & Long.MAX_VALUE) : new Interval(0, Long.MAX_VALUE);
         }
         long m = Math.abs(c);
         if (!isUnbounded() && Math.floorDiv(lo, m) == Math.floorDiv(hi, m)) {
@@ -194,7 +195,8 @@ public record Interval(long lo, long hi) {
     static long satAdd(long a, long b) {
         long r = a + b;
         if (((a ^ r) & (b ^ r)) < 0) {
-            return a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+            // Wrapped: the true sum has the sign r lacks (MIN_VALUE + MIN_VALUE wraps to 0).
+            return r < 0 ? Long.MAX_VALUE : Long.MIN_VALUE;
         }
         // Unbounded ends stay unbounded.
         if (a == Long.MIN_VALUE || b == Long.MIN_VALUE) {
@@ -209,19 +211,18 @@ public record Interval(long lo, long hi) {
     static long satMul(long a, long b) {
         long hi = Math.multiplyHigh(a, b);
         long lo = a * b;
-        if (hi != (lo >> 63)) {
-            return (a < 0) == (b < 0) ? Long.MAX_VALUE : Long.MIN_VALUE;
-        }
-        if (a != 0 && b != 0 && (a == Long.MIN_VALUE || a == Long.MAX_VALUE
-                || b == Long.MIN_VALUE || b == Long.MAX_VALUE)) {
-            return (a < 0) == (b < 0) ? Long.MAX_VALUE : Long.MIN_VALUE;
+        boolean unbounded = a != 0 && b != 0 && (a == Long.MIN_VALUE || a == Long.MAX_VALUE
+                || b == Long.MIN_VALUE || b == Long.MAX_VALUE);
+        if (hi != (lo >> 63) || unbounded) {
+            // The sign of the true product: negative when exactly one factor is.
+            return (a ^ b) < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
         }
         return lo;
     }
 
     private static long satFloorDiv(long a, long c) {
         if (a == Long.MIN_VALUE || a == Long.MAX_VALUE) {
-            return (a < 0) == (c < 0) ? Long.MAX_VALUE : Long.MIN_VALUE;
+            return (a ^ c) < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
         }
         return Math.floorDiv(a, c);
     }

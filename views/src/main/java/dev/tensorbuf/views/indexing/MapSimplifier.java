@@ -103,8 +103,9 @@ final class MapSimplifier {
             }
             kept.put(c.getKey(), c.getValue());
         }
-        empty |= d.stream().anyMatch(v -> v.bounds().isEmpty()) || s.stream().anyMatch(v -> v.bounds().isEmpty())
-                || r.stream().anyMatch(v -> v.bounds().isEmpty());
+        // No variable's bounds are empty unless flagged: the map's were not (IndexingMap.of and
+        // Composer mark such maps known empty), and addConstraint and tightenByResidues say when
+        // they empty one.
         return IndexingMap.make(d, s, r, results, kept, empty);
     }
 
@@ -185,8 +186,10 @@ final class MapSimplifier {
     /** {@code g * e + r in [g * a, g * b + g - 1]} with r in [0, g - 1] is {@code e in [a, b]}. */
     private static Rewritten splitIndependent(Sum s, long lo, long hi, ExprSimplifier es) {
         for (Term pivot : s.terms()) {
+            // g = 1 leaves no summand in rest below; g = |Long.MIN_VALUE| is negative, where
+            // floorMod(hi, g) <= 0 is never g - 1.
             long g = Math.abs(pivot.coeff());
-            if (g <= 1 || Math.floorMod(lo, g) != 0 || Math.floorMod(hi, g) != g - 1) {
+            if (Math.floorMod(lo, g) != 0 || Math.floorMod(hi, g) != g - 1) {
                 continue;
             }
             List<Term> multiples = new ArrayList<>();
@@ -238,13 +241,12 @@ final class MapSimplifier {
                         continue;
                     }
                     long g = ExprSimplifier.gcd(a.m, b.m);
+                    // For positive integers, x * y > M exactly when x > M / y (floored): the lcm's
+                    // limit, checked before multiplying, as moduli near 2^63 wrapped it.
                     if (a.m / g > MAX_MERGED_MODULUS / b.m) {
-                        continue; // checked before multiplying: moduli near 2^63 wrapped the lcm
-                    }
-                    long lcm = a.m / g * b.m;
-                    if (lcm > MAX_MERGED_MODULUS) {
                         continue;
                     }
+                    long lcm = a.m / g * b.m;
                     long r = crt(a.m, ia.lo(), b.m, ib.lo());
                     if (r < 0) {
                         return true;
@@ -262,11 +264,12 @@ final class MapSimplifier {
 
     /** {@return x in [0, lcm) with x = r1 mod m1 and x = r2 mod m2, or -1 when none exists} */
     static long crt(long m1, long r1, long m2, long r2) {
-        long lcm = m1 / ExprSimplifier.gcd(m1, m2) * m2;
-        if (r1 < 0 || r1 >= m1 || r2 < 0 || r2 >= m2) {
+        // x stays non-negative, so x % m2 lies in [0, m2): an r2 outside it is never met.
+        if (r1 < 0 || r1 >= m1) {
             return -1;
         }
-        for (long x = r1; x < lcm; x += m1) {
+        // The solutions repeat every lcm, which divides m1 * m2 (moduli up to 2^20 here).
+        for (long x = r1; x < m1 * m2; x += m1) {
             if (x % m2 == r2) {
                 return x;
             }
@@ -284,7 +287,7 @@ final class MapSimplifier {
             }
             Interval allowed = c.getValue().intersect(new Interval(0, res.m - 1));
             if (allowed.isEmpty()) {
-                return true;
+                continue; // v mod m's range, within [0, m - 1], misses the constraint: round finds it empty
             }
             List<Variable> vars = res.var instanceof Dim ? d : res.var instanceof Sym ? s : r;
             int i = switch (res.var) {

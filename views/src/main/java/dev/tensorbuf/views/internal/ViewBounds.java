@@ -46,7 +46,7 @@ public final class ViewBounds {
         }
         AffineExpr e = map.results().getFirst();
         Interval range = Ranges.of(e, lo, hi);
-        if (range.lo() >= 0 && range.hi() < capacity) {
+        if (new Interval(0, capacity - 1).contains(range)) {
             return;
         }
         long[] found = firstOffending(map, e, lo, hi, capacity);
@@ -82,7 +82,8 @@ public final class ViewBounds {
         if (hit) {
             return point;
         }
-        return budget[0] <= 0 ? new long[0] : null;
+        // A search that ran out took one step past the budget; one of exactly the budget is complete.
+        return budget[0] < 0 ? new long[0] : null;
     }
 
     /**
@@ -125,8 +126,9 @@ public final class ViewBounds {
     private static boolean search(IndexingMap map, AffineExpr e, int dim, long[] point, long[] lo, long[] hi,
                                   long capacity, long[] budget) {
         if (dim == point.length) {
-            long offset = e.evaluate(point, new long[0], new long[0]);
-            return (offset < 0 || offset >= capacity) && map.constraintsSatisfied(point, new long[0], new long[0]);
+            // Every dimension is fixed, and the prune below let only an offset outside the buffer
+            // through: at a point the interval is the offset (at rank 0, check's range was).
+            return map.constraintsSatisfied(point, new long[0], new long[0]);
         }
         long from = lo[dim];
         long to = hi[dim];

@@ -102,7 +102,8 @@ class ExprSimplifierTest {
             (d0) -> ((d0 mod 16) mod 16), domain: d0 in [0, 1000] | (d0) -> (d0 mod 16), domain: d0 in [0, 1000]
             (d0) -> ((d0 mod 16) mod 5), domain: d0 in [0, 1000] | (d0) -> (d0 mod 16 mod 5), domain: d0 in [0, 1000]
             (d0) -> ((d0 mod 12) mod 8), domain: d0 in [0, 100] | (d0) -> (d0 mod 12 mod 8), domain: d0 in [0, 100]
-            (d0) -> ((d0 mod -16) mod 4), domain: d0 in [0, 1000] | (d0) -> (d0 mod -16 mod 4), domain: d0 in [0, 1000]
+            # a negative modulus is its absolute value: 4 divides 16
+            (d0) -> ((d0 mod -16) mod 4), domain: d0 in [0, 1000] | (d0) -> (d0 mod 4), domain: d0 in [0, 1000]
             (d0) -> ((d0 mod 12) mod -4), domain: d0 in [0, 100] | (d0) -> (d0 mod 4), domain: d0 in [0, 100]
             (d0) -> (d0 mod -4), domain: d0 in [0, 100] | (d0) -> (d0 mod -4), domain: d0 in [0, 100]
             (d0) -> (d0 mod -4), domain: d0 in [4, 7] | (d0) -> (d0 - 4), domain: d0 in [4, 7]
@@ -144,6 +145,18 @@ class ExprSimplifierTest {
             (d0, d1) -> (((-d1 - d0 * 12 + 8) floordiv 9) * 9 + (((-d1 + 2) floordiv 3 - d0 * 4 + 2) mod 3) * 3 + (-d1 + 2) mod 3 + 27), domain: d0 in [0, 2], d1 in [0, 11] | (d0, d1) -> (-d1 - d0 * 12 + 35), domain: d0 in [0, 2], d1 in [0, 11]
             (d0, d1) -> (((-d1 - d0 * 12 + 8) floordiv 9) * 9 + (((-d1 + 2) floordiv 3 - d0 * 4 + 2) mod 3) * 3 + (-d1 + 2) mod 3 + 27 + d0 * d1), domain: d0 in [0, 2], d1 in [0, 11] | (d0, d1) -> (((-d1 - d0 * 12 + 8) / 9) * 9 + (((-d1 + 2) / 3 - d0 * 4 + 2) mod 3) * 3 + (-d1 + 2) mod 3 + d0 * d1 + 27), domain: d0 in [0, 2], d1 in [0, 11]
             (d0) -> ((d0 floordiv 8) * 1024 + (d0 mod 8) * 2), domain: d0 in [0, 63] | (d0) -> ((d0 / 8) * 1024 + (d0 mod 8) * 2), domain: d0 in [0, 63]
+            # digits whose quotients name one sum in two orders (d1 * 2 + d0 * 2, d0 * 2 + d1 * 2) meet only in text order
+            (d0, d1) -> ((d1 * 2 + d0 * 2 + 20) mod 4 + (((d0 * 2 + d1 * 2 + 16) floordiv 4) mod 3) * 4 + ((d1 * 2 + d0 * 2 + 28) floordiv 12 - 1) * 12), domain: d0 in [0, 2], d1 in [0, 7] | (d0, d1) -> (d0 * 2 + d1 * 2 + 16), domain: d0 in [0, 2], d1 in [0, 7]
+            # digits of -d0 * 2 - d1 * 3 + 13 that add up only with each x mod c written x - (x / c) * c
+            (d0, d1) -> ((d0 * -2 - d1 * 3 + 10) mod 3 + (((d0 * -2 - d1 * 3 + 16) floordiv 3 - 1) mod 4) * 3 + ((d0 * -2 - d1 * 3 + 1) floordiv 12 + 1) * 12), domain: d0 in [0, 2], d1 in [0, 3] | (d0, d1) -> (d0 * -2 - d1 * 3 + 13), domain: d0 in [0, 2], d1 in [0, 3]
+            # a negative modulus is its absolute value: (x mod 4) + ((x mod -12) / 4) * 4 joins as for 12
+            (d0) -> ((d0 mod 4) + ((d0 mod -12) floordiv 4) * 4), domain: d0 in [0, 100] | (d0) -> (d0 mod -12), domain: d0 in [0, 100]
+            (d0) -> ((d0 mod -10) mod 4), domain: d0 in [0, 100] | (d0) -> (d0 mod -10 mod 4), domain: d0 in [0, 100]
+            # beside the digits, a min or max without division (its ranges overlap, so it stays) does not stop the join
+            (d0, d1) -> (((-d1 - d0 * 12 + 8) floordiv 9) * 9 + (((-d1 + 2) floordiv 3 - d0 * 4 + 2) mod 3) * 3 + (-d1 + 2) mod 3 + 27 + min(d1, d1 + d0)), domain: d0 in [0, 2], d1 in [0, 11] | (d0, d1) -> (min(d1, d0 + d1) - d1 - d0 * 12 + 35), domain: d0 in [0, 2], d1 in [0, 11]
+            (d0, d1) -> (((-d1 - d0 * 12 + 8) floordiv 9) * 9 + (((-d1 + 2) floordiv 3 - d0 * 4 + 2) mod 3) * 3 + (-d1 + 2) mod 3 + 27 + max(d1, d1 + d0)), domain: d0 in [0, 2], d1 in [0, 11] | (d0, d1) -> (max(d1, d0 + d1) - d1 - d0 * 12 + 35), domain: d0 in [0, 2], d1 in [0, 11]
+            # (rest + y / k) / c merges to (rest * k + y) / (k * c) unless rest * k passes 2^63 (here d0 * 2^70): then it stays
+            (d0, d1) -> ((d0 * 1099511627776 + d1 floordiv 1073741824) floordiv 3), domain: d0 in [0, 1], d1 in [0, 2147483648] | (d0, d1) -> ((d0 * 1099511627776 + d1 / 1073741824) / 3), domain: d0 in [0, 1], d1 in [0, 2147483648]
             # sums in descending coefficient order, the constant last
             (d0, d1) -> (d1 + d0 * 3 - 2 + d0 * -7), domain: d0 in [0, 10], d1 in [0, 5] | (d0, d1) -> (d1 - d0 * 4 - 2), domain: d0 in [0, 10], d1 in [0, 5]
             (d0, d1) -> (d0 * d1), domain: d0 in [1, 100], d1 in [1, 100] | (d0, d1) -> (d0 * d1), domain: d0 in [1, 100], d1 in [1, 100]

@@ -82,6 +82,10 @@ class IntervalTest {
         assertEquals(MAX_VALUE, Interval.satAdd(MAX_VALUE, -5));
         assertEquals(MAX_VALUE, Interval.satAdd(-5, MAX_VALUE));
         assertEquals(Interval.UNBOUNDED, Interval.UNBOUNDED.plus(iv(-3, 3)));
+        // Both ends at once: MIN_VALUE + MIN_VALUE wraps to 0, MAX_VALUE + MAX_VALUE to -2.
+        assertEquals(MIN_VALUE, Interval.satAdd(MIN_VALUE, MIN_VALUE));
+        assertEquals(MAX_VALUE, Interval.satAdd(MAX_VALUE, MAX_VALUE));
+        assertEquals(Interval.UNBOUNDED, Interval.UNBOUNDED.plus(Interval.UNBOUNDED));
     }
 
     @Test
@@ -120,6 +124,10 @@ class IntervalTest {
         assertEquals(iv(MIN_VALUE, -3), iv(5, MAX_VALUE).floorDiv(-2));
         assertEquals(iv(-3, MAX_VALUE), iv(MIN_VALUE, 5).floorDiv(-2));
         assertEquals(iv(MIN_VALUE, 2), iv(MIN_VALUE, 5).floorDiv(2));
+        // An unbounded end divided by a long's end of the same sign is unbounded above.
+        assertEquals(iv(MAX_VALUE, MAX_VALUE), iv(MIN_VALUE, MIN_VALUE).floorDiv(MIN_VALUE));
+        assertEquals(iv(0, MAX_VALUE), iv(5, MAX_VALUE).floorDiv(MAX_VALUE));
+        assertEquals(iv(MIN_VALUE, -1), iv(5, MAX_VALUE).floorDiv(MIN_VALUE));
         var e = assertThrows(IllegalArgumentException.class, () -> iv(1, 7).floorDiv(0));
         assertEquals("division of [1, 7] by zero", e.getMessage());
     }

@@ -135,6 +135,42 @@ class MapSimplifierTest {
                         .simplify().toString());
     }
 
+    /** Folding a point dimension in can overflow a constant where evaluation does not: the dimension then stays. */
+    @Test
+    void aPointDimensionWhoseFoldOverflowsStays() {
+        // d0 = 1 folds d0 * 2^62 + 2^62 into the constant 2^63; in order, d1 + d0 * 2^62 + 2^62 evaluates.
+        IndexingMap m = IndexingMap.parse("(d0, d1) -> (d1 + d0 * 4611686018427387904 + 4611686018427387904),"
+                + " domain: d0 in [1, 1], d1 in [-4611686018427387904, -4611686018427387900]");
+        assertEquals("(d0, d1) -> (d0 * 4611686018427387904 + d1 + 4611686018427387904),"
+                + " domain: d0 in [1, 1], d1 in [-4611686018427387904, -4611686018427387900]", m.simplify().toString());
+        assertEquals(4611686018427387908L, m.simplify().evaluate(new long[] {1, -4611686018427387900L})[0]);
+    }
+
+    /**
+     * Each round folds the point dimensions found in the round before: a chain d0 = 1, d1 + d0 = 3,
+     * ..., d10 + d9 = 21 resolves one link a round and stops after 8, with d9 and d10 still open.
+     */
+    @Test
+    void simplificationStopsAfterEightRounds() {
+        StringBuilder dims = new StringBuilder("d0");
+        StringBuilder domain = new StringBuilder("d0 in [1, 1]");
+        StringBuilder links = new StringBuilder();
+        for (int i = 1; i <= 10; i++) {
+            dims.append(", d").append(i);
+            domain.append(", d").append(i).append(" in [0, 100]");
+            links.append(", d").append(i).append(" + d").append(i - 1).append(" in [").append(2 * i + 1).append(", ")
+                    .append(2 * i + 1).append("]");
+        }
+        IndexingMap m = IndexingMap.parse("(" + dims + ") -> (d10), domain: " + domain + links);
+        assertEquals("(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10) -> (d10), domain: d0 in [1, 1], d1 in [2, 2],"
+                + " d2 in [3, 3], d3 in [4, 4], d4 in [5, 5], d5 in [6, 6], d6 in [7, 7], d7 in [8, 8], d8 in [9, 9],"
+                + " d9 in [0, 100], d10 in [0, 100], d10 + d9 in [21, 21], d9 + d8 in [19, 19]", m.simplify().toString());
+        // A second call goes on from there.
+        assertEquals("(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10) -> (11), domain: d0 in [1, 1], d1 in [2, 2],"
+                + " d2 in [3, 3], d3 in [4, 4], d4 in [5, 5], d5 in [6, 6], d6 in [7, 7], d7 in [8, 8], d8 in [9, 9],"
+                + " d9 in [10, 10], d10 in [11, 11]", m.simplify().simplify().toString());
+    }
+
     @Test
     void knownEmptyAndUndefinedMapsComeBackAsTheyAre() {
         IndexingMap empty = IndexingMap.parse("(d0) -> (d0), domain: d0 in [0, 99], d0 * 2 in [300, 400]").simplify();

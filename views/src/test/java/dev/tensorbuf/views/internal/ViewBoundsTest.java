@@ -138,4 +138,23 @@ class ViewBoundsTest {
         assertDoesNotThrow(() -> ViewBounds.check(
                 IndexingMap.parse("(d0) -> (d0 - (d0 floordiv 7) * 7), domain: d0 in [0, 1000]"), 7, () -> "v", () -> "cap"));
     }
+
+    @Test
+    void aSearchOfExactlyTheBudgetIsComplete() {
+        // The constraint sends each map to the depth-first search, one step per value of d0: a
+        // domain of SEARCH_BUDGET values is searched to its end, one more value is not.
+        long n = ViewBounds.SEARCH_BUDGET;
+        // d0 = 0 reads -1 but the constraint excludes it; every other d0 reads inside [0, n - 1).
+        IndexingMap exact = IndexingMap.parse("(d0) -> (d0 - 1), domain: d0 in [0, " + (n - 1) + "], d0 * 2 in [2, "
+                + 2 * n + "]");
+        assertEquals(null, check(exact, n - 1));
+        IndexingMap oneMore = IndexingMap.parse("(d0) -> (d0 - 1), domain: d0 in [0, " + n + "], d0 * 2 in [2, "
+                + 2 * n + "]");
+        assertEquals("v reaches element offsets [-1, " + (n - 1) + "] but the buffer holds cap (no offending index found in "
+                + n + " search steps)", check(oneMore, n));
+        // The only offending index is the budget's last step: found and named.
+        IndexingMap last = IndexingMap.parse("(d0) -> (d0 + 1), domain: d0 in [0, " + (n - 1) + "], d0 * 2 in [0, "
+                + 2 * n + "]");
+        assertEquals("v: index [" + (n - 1) + "] reaches element offset " + n + ", beyond the buffer of cap", check(last, n));
+    }
 }
