@@ -69,8 +69,8 @@ public final class GgufSideBySide {
             double q = qm[0];
             double m = qm[1];
             System.out.printf("f32 -> Q8_0   %4d MiB in  %8.1f ms  %6.0f MiB/s of input; copy of the %d MiB output %6.1f ms;"
-                    + " CPU %.1f / %.1f ms%n", 4 * values >> 20, q, (4 * values >> 20) / q * 1000, out.byteSize() >> 20, m,
-                    qm[2], qm[3]);
+                    + " CPU %.1f / %.1f ms; page faults a run %.0f / %.0f%n", 4 * values >> 20, q, (4 * values >> 20) / q * 1000,
+                    out.byteSize() >> 20, m, qm[2], qm[3], qm[4], qm[5]);
             return;
         }
         boolean bf16 = c.endsWith(":bf16");
@@ -91,8 +91,8 @@ public final class GgufSideBySide {
         double d = dm[0];
         double m = dm[1];
         System.out.printf("%-5s -> %-4s %4d MiB out %8.1f ms  %6.0f MiB/s of output; MemorySegment.copy %6.1f ms: ratio %.2f;"
-                + " CPU %.1f / %.1f ms: ratio %.2f%n", type, bf16 ? "bf16" : "f32", OUTPUT_BYTES >> 20, d,
-                (OUTPUT_BYTES >> 20) / d * 1000, m, m / d, dm[2], dm[3], dm[3] / dm[2]);
+                + " CPU %.1f / %.1f ms: ratio %.2f; page faults a run %.0f / %.0f%n", type, bf16 ? "bf16" : "f32",
+                OUTPUT_BYTES >> 20, d, (OUTPUT_BYTES >> 20) / d * 1000, m, m / d, dm[2], dm[3], dm[3] / dm[2], dm[4], dm[5]);
     }
 
     /** Random blocks whose f16 scales are small finite numbers, as real weights have. */
@@ -118,8 +118,10 @@ public final class GgufSideBySide {
 
     /**
      * {@return the median wall milliseconds of {@code a} and of {@code b}, run in turn, then their
-     * median CPU milliseconds on this thread} On a shared machine the CPU time is the steadier
-     * figure; it is all the work because the engine has one thread, this one.
+     * median CPU milliseconds on this thread, then the process's mean page faults (minor and major)
+     * a run of each} On a shared machine the CPU time is the steadier figure; it is all the work
+     * because the engine has one thread, this one. Faults show a kernel that allocates as it runs:
+     * both sides write memory touched in the warm-up, so a run of either should fault next to never.
      */
     private static double[] medians(Runnable a, Runnable b) {
         java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
@@ -131,15 +133,22 @@ public final class GgufSideBySide {
         double[] tb = new double[5];
         double[] ca = new double[5];
         double[] cb = new double[5];
+        long fa = 0;
+        long fb = 0;
         for (int i = 0; i < ta.length; i++) {
+            long f0 = pageFaults();
             long c0 = cpu.getCurrentThreadCpuTime();
             long t0 = System.nanoTime();
             a.run();
             long t1 = System.nanoTime();
             long c1 = cpu.getCurrentThreadCpuTime();
+            long f1 = pageFaults();
             b.run();
             long t2 = System.nanoTime();
             long c2 = cpu.getCurrentThreadCpuTime();
+            long f2 = pageFaults();
+            fa += f1 - f0;
+            fb += f2 - f1;
             ta[i] = (t1 - t0) / 1e6;
             tb[i] = (t2 - t1) / 1e6;
             ca[i] = (c1 - c0) / 1e6;
@@ -149,6 +158,20 @@ public final class GgufSideBySide {
         Arrays.sort(tb);
         Arrays.sort(ca);
         Arrays.sort(cb);
-        return new double[] {ta[ta.length / 2], tb[tb.length / 2], ca[ca.length / 2], cb[cb.length / 2]};
+        return new double[] {ta[ta.length / 2], tb[tb.length / 2], ca[ca.length / 2], cb[cb.length / 2],
+            (double) fa / ta.length, (double) fb / tb.length};
+    }
+
+    /** {@return the process's minor plus major page faults so far, from /proc/self/stat (Linux), or 0 where it cannot be read} */
+    private static long pageFaults() {
+        try {
+            String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/stat"));
+            // After the command name, which is in parentheses and may hold spaces: state is field 3,
+            // minflt field 10, majflt field 12.
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(f[7]) + Long.parseLong(f[9]);
+        } catch (java.io.IOException | RuntimeException e) {
+            return 0;
+        }
     }
 }
