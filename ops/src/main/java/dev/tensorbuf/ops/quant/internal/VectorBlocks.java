@@ -1,6 +1,7 @@
 package dev.tensorbuf.ops.quant.internal;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
@@ -128,8 +129,9 @@ public final class VectorBlocks {
         for (long b = 0; b < blocks; b++, so += 210, dOff += 1024) {
             float scale = q6Block(s, so, q);
             for (int i = 0; i < 256; i += FW.length()) {
-                ((FloatVector) ByteVector.fromMemorySegment(BW, q, i, LE).convertShape(VectorOperators.B2F, FW, 0))
-                        .mul(q6Scale(s, so, scale, i)).intoMemorySegment(d, dOff + 4L * i, LE);
+                float dl = scale * (float) s.get(ValueLayout.JAVA_BYTE, so + 192 + (i >> 4));
+                ((FloatVector) ByteVector.fromMemorySegment(BW, q, i, LE).convertShape(VectorOperators.B2F, FW, 0)).mul(dl)
+                        .intoMemorySegment(d, dOff + 4L * i, LE);
             }
         }
     }
@@ -149,6 +151,13 @@ public final class VectorBlocks {
      * the block's 256 codes gathered first (constant int-lane shifts of 32 bytes) and widened 16 at a
      * time, 0.19-0.34 to f32 and 0.14-0.36 to bf16, against 0.13-0.15 for {@code MemorySegment.copy}
      * of the bf16 bytes.
+     *
+     * <p>Each sub-block's scale is read where it is used, in this loop's body: a {@code float[16]}
+     * of them per call is indexed by {@code i >> 4}, so C2 cannot scalar-replace it unless it fully
+     * unrolls the loop, and whether it did changed from JVM to JVM: a heap array per 16 blocks, and
+     * page faults as allocation moved on (645 a run of 128 Mi values, 40 or 90 ms of CPU). A helper
+     * method for the read is not inlined here (the loop is at C2's node cutoff), and a call in the
+     * loop spills the vectors: twice the time.
      */
     public static void q6_KBf16(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
         s = NATIVE.cast(s);
@@ -161,8 +170,9 @@ public final class VectorBlocks {
                 continue;
             }
             for (int i = 0; i < 256; i += FW.length()) {
+                float dl = scale * (float) s.get(ValueLayout.JAVA_BYTE, so + 192 + (i >> 4));
                 IntVector bits = ((FloatVector) ByteVector.fromMemorySegment(BW, q, i, LE).convertShape(VectorOperators.B2F, FW, 0))
-                        .mul(q6Scale(s, so, scale, i)).reinterpretAsInts();
+                        .mul(dl).reinterpretAsInts();
                 bits.add(0x7fff).add(bits.lanewise(VectorOperators.LSHR, 16).and(1)).lanewise(VectorOperators.LSHR, 16)
                         .convertShape(VectorOperators.I2S, SW, 0).intoMemorySegment(d, dOff + 2L * i, LE);
             }
@@ -175,8 +185,9 @@ public final class VectorBlocks {
         q = NATIVE.cast(q);
         d = NATIVE.cast(d);
         for (int i = 0; i < 256; i += FW.length()) {
+            float dl = scale * (float) s.get(ValueLayout.JAVA_BYTE, so + 192 + (i >> 4));
             IntVector bits = ((FloatVector) ByteVector.fromMemorySegment(BW, q, i, LE).convertShape(VectorOperators.B2F, FW, 0))
-                    .mul(q6Scale(s, so, scale, i)).reinterpretAsInts();
+                    .mul(dl).reinterpretAsInts();
             IntVector high = bits.lanewise(VectorOperators.LSHR, 16);
             bits.add(0x7fff).add(high.and(1)).lanewise(VectorOperators.LSHR, 16)
                     .blend(high.and(0x8000).or(0x7fc0), bits.and(0x7fff_ffff).compare(VectorOperators.GT, 0x7f80_0000))
@@ -195,16 +206,6 @@ public final class VectorBlocks {
         q6Codes(s, so, 0, q);
         q6Codes(s, so, 1, q);
         return scale;
-    }
-
-    /**
-     * {@return the scale {@code d * scales[i / 16]} of value {@code i}'s sub-block of the Q6_K block
-     * at {@code so}} Read where it is used, once a vector: an array of the 16 (one per call, 80
-     * bytes) was not always scalar-replaced by C2, and its heap allocations made Q6_K -> bf16 take
-     * 40 or 90 ms of CPU per 128 Mi values from run to run (page faults as allocation moved on).
-     */
-    private static float q6Scale(MemorySegment s, long so, float scale, int i) {
-        return scale * (float) NATIVE.cast(s).get(java.lang.foreign.ValueLayout.JAVA_BYTE, so + 192 + (i >> 4));
     }
 
     /**
