@@ -34,9 +34,12 @@ import java.util.Random;
  * to the native class themselves ({@code VectorBlocks.NATIVE}). And Q4_0/Q4_K widened 16 codes
  * with a part-1 {@code convertShape}, a slice whose compiled code varied with what ran before;
  * they now widen 8 bytes at a time as Q8_0 does. Run the cases in both orders to check. Q6_K -> bf16
- * alone still took 40 or 90 ms of CPU from run to run, inside one JVM too with no compilation in
- * between: its block codes went through a heap {@code byte[256]}, now 64-byte aligned native memory
- * ({@code VectorBlocks}). Compare the CPU figures: on a loaded machine the wall ones mostly time the wait.
+ * alone still took 40 or 90 ms of CPU from run to run: its block codes went through a heap
+ * {@code byte[256]} (now 64-byte aligned native memory), and its 16 sub-block scales, like Q4_K's
+ * scales and mins, through an array made per call that C2 scalar-replaced in some JVMs only (now
+ * locals, {@code VectorBlocks}); the page-fault column shows such an allocation (645 faults a run
+ * of Q6_K -> bf16 where it stayed, about 1 otherwise). Compare the CPU figures: on a loaded machine
+ * the wall ones mostly time the wait.
  */
 public final class GgufSideBySide {
     private static final long OUTPUT_BYTES = 256L << 20;

@@ -115,6 +115,23 @@ class GgufCliTest {
     }
 
     @Test
+    void oneTensorToSafetensorsAsF16() throws IOException {
+        Path out = dir.resolve("w.safetensors");
+        CliHarness r = CliHarness.run("convert", model.toString(), out.toString(), "--tensor", "w", "--dtype", "f16", "--quiet");
+        assertEquals(0, r.code(), r.err());
+        float[] expected = dequantized();
+        try (SafetensorsFile f = SafetensorsFile.open(out)) {
+            assertEquals(List.of("w"), f.names(), "only the tensor asked for");
+            assertEquals(DType.F16, f.tensor("w").dtype());
+            assertEquals(List.of(4L, 64L), f.tensor("w").view().dims());
+            for (int i = 0; i < expected.length; i++) {
+                assertEquals(Float.float16ToFloat(Float.floatToFloat16(expected[i])),
+                        TensorElements.of(f.tensor("w").view()).getFloat(i / 64, i % 64), "value " + i);
+            }
+        }
+    }
+
+    @Test
     void everyTensorToSafetensorsAsBf16() throws IOException {
         Path out = dir.resolve("all.safetensors");
         CliHarness r = CliHarness.run("convert", model.toString(), out.toString(), "--dtype", "bf16", "--quiet");
