@@ -16,7 +16,7 @@ import java.util.Random;
 /**
  * The GGUF side-by-side of bench/RESULTS.md, one thread, beside {@code gguf_side_by_side.py}
  * (gguf-py's NumPy {@code dequantize}/{@code quantize} of tensors built the same way): Q8_0, Q4_0
- * and Q4_K to f32 and Q6_K to bf16 with 256 MiB of output ({@link BlockTensor#dequantize}, the
+ * and Q4_K to f32 and Q6_K to bf16 (or any case {@code TYPE:f16}, {@code TYPE:bf16}) with 256 MiB of output ({@link BlockTensor#dequantize}, the
  * planner's dequantize steps on one engine thread), f32 to Q8_0 from 256 MiB of input, each
  * beside {@code MemorySegment.copy} of the output's bytes. Prints the median of 5 timed runs after
  * 2 warm-up runs, the two measured in turn so that both see the same load on a shared machine. A harness rather than JMH: each run moves hundreds of MiB, so the timer's cost
@@ -76,9 +76,10 @@ public final class GgufSideBySide {
                     out.byteSize() >> 20, m, qm[2], qm[3], qm[4], qm[5]);
             return;
         }
-        boolean bf16 = c.endsWith(":bf16");
-        BlockType type = BlockType.fromName(c.replace(":bf16", ""));
-        long values = OUTPUT_BYTES / (bf16 ? 2 : 4);
+        // TYPE (to f32) or TYPE:bf16, TYPE:f16
+        String into = c.contains(":") ? c.substring(c.indexOf(':') + 1) : "f32";
+        BlockType type = BlockType.fromName(c.contains(":") ? c.substring(0, c.indexOf(':')) : c);
+        long values = OUTPUT_BYTES / (into.equals("f32") ? 4 : 2);
         MemoryBuffer blocks = arena.allocate(type.byteSize(values), 64);
         fill(blocks.segment(), type, values);
         MemoryBuffer out = arena.allocate(OUTPUT_BYTES, 64);
@@ -88,13 +89,13 @@ public final class GgufSideBySide {
         // Through the planner's dequantize steps, as a user's BlockTensor.dequantize goes, on the engine's one thread.
         long cols = 4096;
         BlockTensor t = BlockTensor.of(blocks, type, values / cols, cols);
-        TensorView dst = TensorView.of(out, (bf16 ? "bf16[" : "f32[") + values / cols + "," + cols + "]");
+        TensorView dst = TensorView.of(out, into + "[" + values / cols + "," + cols + "]");
         Runnable dequantize = () -> t.dequantize(dst, engine);
         double[] dm = medians(dequantize, () -> MemorySegment.copy(out.segment(), 0, copy.segment(), 0, OUTPUT_BYTES));
         double d = dm[0];
         double m = dm[1];
         System.out.printf("%-5s -> %-4s %4d MiB out %8.1f ms  %6.0f MiB/s of output; MemorySegment.copy %6.1f ms: ratio %.2f;"
-                + " CPU %.1f / %.1f ms: ratio %.2f; page faults a run %.0f / %.0f%n", type, bf16 ? "bf16" : "f32",
+                + " CPU %.1f / %.1f ms: ratio %.2f; page faults a run %.0f / %.0f%n", type, into,
                 OUTPUT_BYTES >> 20, d, (OUTPUT_BYTES >> 20) / d * 1000, m, m / d, dm[2], dm[3], dm[3] / dm[2], dm[4], dm[5]);
     }
 
