@@ -38,8 +38,9 @@ import java.util.Random;
  * {@code byte[256]} (now 64-byte aligned native memory), and its 16 sub-block scales, like Q4_K's
  * scales and mins, through an array made per call that C2 scalar-replaced in some JVMs only (now
  * locals, {@code VectorBlocks}); the page-fault column shows such an allocation (645 faults a run
- * of Q6_K -> bf16 where it stayed, about 1 otherwise). Compare the CPU figures: on a loaded machine
- * the wall ones mostly time the wait.
+ * of Q6_K -> bf16 where it stayed, about 1 otherwise). Without either, its CPU time still spread
+ * 26-49 ms between JVMs at load 17-24 on 2 cores, as the copy's did 17-32. Compare the CPU figures:
+ * on a loaded machine the wall ones mostly time the wait.
  */
 public final class GgufSideBySide {
     private static final long OUTPUT_BYTES = 256L << 20;

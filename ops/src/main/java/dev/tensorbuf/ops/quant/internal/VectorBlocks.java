@@ -154,8 +154,8 @@ public final class VectorBlocks {
      *
      * <p>Each sub-block's scale is read where it is used, in this loop's body: a {@code float[16]}
      * of them per call is indexed by {@code i >> 4}, so C2 cannot scalar-replace it unless it fully
-     * unrolls the loop, and whether it did changed from JVM to JVM: a heap array per 16 blocks, and
-     * page faults as allocation moved on (645 a run of 128 Mi values, 40 or 90 ms of CPU). A helper
+     * unrolls the loop, and whether it did changed from JVM to JVM: where not, a heap array a call
+     * (a row of 16 blocks) and page faults as allocation moved on (645 a run of 128 Mi values). A helper
      * method for the read is not inlined here (the loop is at C2's node cutoff), and a call in the
      * loop spills the vectors: twice the time.
      */
