@@ -112,6 +112,14 @@ class GgufCliTest {
         assertEquals(0, r.code(), r.err());
         MemorySegment bytes = MemorySegment.ofArray(java.nio.file.Files.readAllBytes(raw));
         assertEquals(expected[1 * 64 + 5], bytes.getAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, 5 * 4 + 1), "column-major");
+        Path tiled = dir.resolve("w.tiled");
+        r = CliHarness.run("convert", model.toString(), tiled.toString(), "--tensor", "w", "--layout", "f32[4,64]{1,0:T(8,128)}",
+                "--quiet");
+        assertEquals(0, r.code(), r.err());
+        MemorySegment tile = MemorySegment.ofArray(java.nio.file.Files.readAllBytes(tiled));
+        assertEquals(4 * 8 * 128, tile.byteSize(), "one (8,128) tile, padded");
+        assertEquals(expected[3 * 64 + 63], tile.getAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, 3 * 128 + 63), "row 3 at 3 * 128");
+        assertEquals(0f, tile.getAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, 3 * 128 + 64), "padding");
     }
 
     @Test
