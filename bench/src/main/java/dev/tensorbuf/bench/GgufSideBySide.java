@@ -16,7 +16,7 @@ import java.util.Random;
 /**
  * The GGUF side-by-side of bench/RESULTS.md, one thread, beside {@code gguf_side_by_side.py}
  * (gguf-py's NumPy {@code dequantize}/{@code quantize} of tensors built the same way): Q8_0, Q4_0
- * and Q4_K to f32 and Q6_K to bf16 with 256 MiB of output ({@link BlockTensor#dequantize}, the
+ * and Q4_K to f32 and Q6_K to bf16 (or any case {@code TYPE:f16}, {@code TYPE:bf16}) with 256 MiB of output ({@link BlockTensor#dequantize}, the
  * planner's dequantize steps on one engine thread), f32 to Q8_0 from 256 MiB of input, each
  * beside {@code MemorySegment.copy} of the output's bytes. Prints the median of 5 timed runs after
  * 2 warm-up runs, the two measured in turn so that both see the same load on a shared machine. A harness rather than JMH: each run moves hundreds of MiB, so the timer's cost
@@ -34,9 +34,13 @@ import java.util.Random;
  * to the native class themselves ({@code VectorBlocks.NATIVE}). And Q4_0/Q4_K widened 16 codes
  * with a part-1 {@code convertShape}, a slice whose compiled code varied with what ran before;
  * they now widen 8 bytes at a time as Q8_0 does. Run the cases in both orders to check. Q6_K -> bf16
- * alone still took 40 or 90 ms of CPU from run to run, inside one JVM too with no compilation in
- * between: its block codes went through a heap {@code byte[256]}, now 64-byte aligned native memory
- * ({@code VectorBlocks}). Compare the CPU figures: on a loaded machine the wall ones mostly time the wait.
+ * alone still took 40 or 90 ms of CPU from run to run: its block codes went through a heap
+ * {@code byte[256]} (now 64-byte aligned native memory), and its 16 sub-block scales, like Q4_K's
+ * scales and mins, through an array made per call that C2 scalar-replaced in some JVMs only (now
+ * locals, {@code VectorBlocks}); the page-fault column shows such an allocation (645 faults a run
+ * of Q6_K -> bf16 where it stayed, about 1 otherwise). Without either, its CPU time still spread
+ * 26-49 ms between JVMs at load 17-24 on 2 cores, as the copy's did 17-32. Compare the CPU figures:
+ * on a loaded machine the wall ones mostly time the wait.
  */
 public final class GgufSideBySide {
     private static final long OUTPUT_BYTES = 256L << 20;
@@ -69,13 +73,14 @@ public final class GgufSideBySide {
             double q = qm[0];
             double m = qm[1];
             System.out.printf("f32 -> Q8_0   %4d MiB in  %8.1f ms  %6.0f MiB/s of input; copy of the %d MiB output %6.1f ms;"
-                    + " CPU %.1f / %.1f ms%n", 4 * values >> 20, q, (4 * values >> 20) / q * 1000, out.byteSize() >> 20, m,
-                    qm[2], qm[3]);
+                    + " CPU %.1f / %.1f ms; page faults a run %.0f / %.0f%n", 4 * values >> 20, q, (4 * values >> 20) / q * 1000,
+                    out.byteSize() >> 20, m, qm[2], qm[3], qm[4], qm[5]);
             return;
         }
-        boolean bf16 = c.endsWith(":bf16");
-        BlockType type = BlockType.fromName(c.replace(":bf16", ""));
-        long values = OUTPUT_BYTES / (bf16 ? 2 : 4);
+        // TYPE (to f32) or TYPE:bf16, TYPE:f16
+        String into = c.contains(":") ? c.substring(c.indexOf(':') + 1) : "f32";
+        BlockType type = BlockType.fromName(c.contains(":") ? c.substring(0, c.indexOf(':')) : c);
+        long values = OUTPUT_BYTES / (into.equals("f32") ? 4 : 2);
         MemoryBuffer blocks = arena.allocate(type.byteSize(values), 64);
         fill(blocks.segment(), type, values);
         MemoryBuffer out = arena.allocate(OUTPUT_BYTES, 64);
@@ -85,14 +90,14 @@ public final class GgufSideBySide {
         // Through the planner's dequantize steps, as a user's BlockTensor.dequantize goes, on the engine's one thread.
         long cols = 4096;
         BlockTensor t = BlockTensor.of(blocks, type, values / cols, cols);
-        TensorView dst = TensorView.of(out, (bf16 ? "bf16[" : "f32[") + values / cols + "," + cols + "]");
+        TensorView dst = TensorView.of(out, into + "[" + values / cols + "," + cols + "]");
         Runnable dequantize = () -> t.dequantize(dst, engine);
         double[] dm = medians(dequantize, () -> MemorySegment.copy(out.segment(), 0, copy.segment(), 0, OUTPUT_BYTES));
         double d = dm[0];
         double m = dm[1];
         System.out.printf("%-5s -> %-4s %4d MiB out %8.1f ms  %6.0f MiB/s of output; MemorySegment.copy %6.1f ms: ratio %.2f;"
-                + " CPU %.1f / %.1f ms: ratio %.2f%n", type, bf16 ? "bf16" : "f32", OUTPUT_BYTES >> 20, d,
-                (OUTPUT_BYTES >> 20) / d * 1000, m, m / d, dm[2], dm[3], dm[3] / dm[2]);
+                + " CPU %.1f / %.1f ms: ratio %.2f; page faults a run %.0f / %.0f%n", type, into,
+                OUTPUT_BYTES >> 20, d, (OUTPUT_BYTES >> 20) / d * 1000, m, m / d, dm[2], dm[3], dm[3] / dm[2], dm[4], dm[5]);
     }
 
     /** Random blocks whose f16 scales are small finite numbers, as real weights have. */
@@ -118,8 +123,10 @@ public final class GgufSideBySide {
 
     /**
      * {@return the median wall milliseconds of {@code a} and of {@code b}, run in turn, then their
-     * median CPU milliseconds on this thread} On a shared machine the CPU time is the steadier
-     * figure; it is all the work because the engine has one thread, this one.
+     * median CPU milliseconds on this thread, then the process's mean page faults (minor and major)
+     * a run of each} On a shared machine the CPU time is the steadier figure; it is all the work
+     * because the engine has one thread, this one. Faults show a kernel that allocates as it runs:
+     * both sides write memory touched in the warm-up, so a run of either should fault next to never.
      */
     private static double[] medians(Runnable a, Runnable b) {
         java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
@@ -131,15 +138,22 @@ public final class GgufSideBySide {
         double[] tb = new double[5];
         double[] ca = new double[5];
         double[] cb = new double[5];
+        long fa = 0;
+        long fb = 0;
         for (int i = 0; i < ta.length; i++) {
+            long f0 = pageFaults();
             long c0 = cpu.getCurrentThreadCpuTime();
             long t0 = System.nanoTime();
             a.run();
             long t1 = System.nanoTime();
             long c1 = cpu.getCurrentThreadCpuTime();
+            long f1 = pageFaults();
             b.run();
             long t2 = System.nanoTime();
             long c2 = cpu.getCurrentThreadCpuTime();
+            long f2 = pageFaults();
+            fa += f1 - f0;
+            fb += f2 - f1;
             ta[i] = (t1 - t0) / 1e6;
             tb[i] = (t2 - t1) / 1e6;
             ca[i] = (c1 - c0) / 1e6;
@@ -149,6 +163,20 @@ public final class GgufSideBySide {
         Arrays.sort(tb);
         Arrays.sort(ca);
         Arrays.sort(cb);
-        return new double[] {ta[ta.length / 2], tb[tb.length / 2], ca[ca.length / 2], cb[cb.length / 2]};
+        return new double[] {ta[ta.length / 2], tb[tb.length / 2], ca[ca.length / 2], cb[cb.length / 2],
+            (double) fa / ta.length, (double) fb / tb.length};
+    }
+
+    /** {@return the process's minor plus major page faults so far, from /proc/self/stat (Linux), or 0 where it cannot be read} */
+    private static long pageFaults() {
+        try {
+            String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/stat"));
+            // After the command name, which is in parentheses and may hold spaces: state is field 3,
+            // minflt field 10, majflt field 12.
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(f[7]) + Long.parseLong(f[9]);
+        } catch (java.io.IOException | RuntimeException e) {
+            return 0;
+        }
     }
 }

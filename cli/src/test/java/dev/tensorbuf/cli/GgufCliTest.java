@@ -112,6 +112,31 @@ class GgufCliTest {
         assertEquals(0, r.code(), r.err());
         MemorySegment bytes = MemorySegment.ofArray(java.nio.file.Files.readAllBytes(raw));
         assertEquals(expected[1 * 64 + 5], bytes.getAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, 5 * 4 + 1), "column-major");
+        Path tiled = dir.resolve("w.tiled");
+        r = CliHarness.run("convert", model.toString(), tiled.toString(), "--tensor", "w", "--layout", "f32[4,64]{1,0:T(8,128)}",
+                "--quiet");
+        assertEquals(0, r.code(), r.err());
+        MemorySegment tile = MemorySegment.ofArray(java.nio.file.Files.readAllBytes(tiled));
+        assertEquals(4 * 8 * 128, tile.byteSize(), "one (8,128) tile, padded");
+        assertEquals(expected[3 * 64 + 63], tile.getAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, 3 * 128 + 63), "row 3 at 3 * 128");
+        assertEquals(0f, tile.getAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, 3 * 128 + 64), "padding");
+    }
+
+    @Test
+    void oneTensorToSafetensorsAsF16() throws IOException {
+        Path out = dir.resolve("w.safetensors");
+        CliHarness r = CliHarness.run("convert", model.toString(), out.toString(), "--tensor", "w", "--dtype", "f16", "--quiet");
+        assertEquals(0, r.code(), r.err());
+        float[] expected = dequantized();
+        try (SafetensorsFile f = SafetensorsFile.open(out)) {
+            assertEquals(List.of("w"), f.names(), "only the tensor asked for");
+            assertEquals(DType.F16, f.tensor("w").dtype());
+            assertEquals(List.of(4L, 64L), f.tensor("w").view().dims());
+            for (int i = 0; i < expected.length; i++) {
+                assertEquals(Float.float16ToFloat(Float.floatToFloat16(expected[i])),
+                        TensorElements.of(f.tensor("w").view()).getFloat(i / 64, i % 64), "value " + i);
+            }
+        }
     }
 
     @Test

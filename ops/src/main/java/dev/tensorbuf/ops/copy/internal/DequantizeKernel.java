@@ -3,7 +3,6 @@ package dev.tensorbuf.ops.copy.internal;
 import dev.tensorbuf.ops.quant.internal.BlockKernels;
 import dev.tensorbuf.views.BlockType;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.internal.MiniFloat;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -134,8 +133,9 @@ final class DequantizeKernel {
             }
             return;
         }
+        // Float.floatToFloat16 gives MiniFloat.F16.encode's bits (x86's conversion, NaNs included) and is an intrinsic.
         for (long i = 0; i < m; i++) {
-            dst.set(Layouts.I16, dO + 2 * i, (short) MiniFloat.F16.encode(chunk.get(Layouts.F32, 4 * (from + i))));
+            dst.set(Layouts.I16, dO + 2 * i, Float.floatToFloat16(chunk.get(Layouts.F32, 4 * (from + i))));
         }
     }
 

@@ -92,103 +92,104 @@ public final class ScalarBlocks {
         }
     }
 
+    /*
+     * The K-quant loops below go a sub-block at a time, its scale in a local: no array per call,
+     * whose heap allocation C2 does not always remove (an array per call made Q6_K's time jump).
+     */
     public static void q2_K(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
-        float[] dl = new float[16];
-        float[] ml = new float[16];
         for (long b = 0; b < blocks; b++, so += 84, dOff += 4 * QK_K) {
             float scale = f16(s, so + 80);
             float dmin = f16(s, so + 82);
             for (int g = 0; g < 16; g++) {
                 int sc = u8(s, so + g);
-                dl[g] = scale * (float) (sc & 0xF);
-                ml[g] = dmin * (float) (sc >> 4);
-            }
-            for (int i = 0; i < QK_K; i++) {
-                int h = i >> 7;
-                int shift = 2 * ((i >> 5) & 3);
-                int q = (u8(s, so + 16 + h * 32 + (i & 31)) >> shift) & 3;
-                put(d, dOff, i, dl[i >> 4] * (float) q - ml[i >> 4]);
+                float dl = scale * (float) (sc & 0xF);
+                float ml = dmin * (float) (sc >> 4);
+                for (int i = 16 * g; i < 16 * g + 16; i++) {
+                    int h = i >> 7;
+                    int shift = 2 * ((i >> 5) & 3);
+                    int q = (u8(s, so + 16 + h * 32 + (i & 31)) >> shift) & 3;
+                    put(d, dOff, i, dl * (float) q - ml);
+                }
             }
         }
     }
 
     public static void q3_K(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
-        float[] dl = new float[16];
         for (long b = 0; b < blocks; b++, so += 110, dOff += 4 * QK_K) {
             float scale = f16(s, so + 108);
             for (int k = 0; k < 16; k++) {
                 int low = (u8(s, so + 96 + (k & 7)) >> (4 * (k >> 3))) & 0xF;
                 int high = (u8(s, so + 104 + (k & 3)) >> (2 * (k >> 2))) & 3;
-                dl[k] = scale * (float) ((byte) (low | high << 4) - 32);
-            }
-            for (int i = 0; i < QK_K; i++) {
-                int h = i >> 7;
-                int shift = 2 * ((i >> 5) & 3);
-                int ql = (u8(s, so + 32 + h * 32 + (i & 31)) >> shift) & 3;
-                int qh = ((u8(s, so + (i & 31)) >> (i >> 5)) & 1) ^ 1;
-                put(d, dOff, i, dl[i >> 4] * (float) (ql - (qh << 2)));
+                float dl = scale * (float) ((byte) (low | high << 4) - 32);
+                for (int i = 16 * k; i < 16 * k + 16; i++) {
+                    int h = i >> 7;
+                    int shift = 2 * ((i >> 5) & 3);
+                    int ql = (u8(s, so + 32 + h * 32 + (i & 31)) >> shift) & 3;
+                    int qh = ((u8(s, so + (i & 31)) >> (i >> 5)) & 1) ^ 1;
+                    put(d, dOff, i, dl * (float) (ql - (qh << 2)));
+                }
             }
         }
     }
 
-    /** Q4_K's and Q5_K's six-bit scales (sc) and mins (m) of the 8 groups of 32, packed in 12 bytes at {@code at}. */
-    static void scaleMin(MemorySegment s, long at, float d, float dmin, float[] scales, float[] mins) {
-        for (int j = 0; j < 8; j++) {
-            int sc;
-            int m;
-            if (j < 4) {
-                sc = u8(s, at + j) & 0x3F;
-                m = u8(s, at + 4 + j) & 0x3F;
-            } else {
-                int md = u8(s, at + 8 + j - 4);
-                sc = (md & 0xF) | ((u8(s, at + j - 4) >> 2) & 0x30);
-                m = (md >> 4) | ((u8(s, at + j) >> 2) & 0x30);
-            }
-            scales[j] = d * (float) sc;
-            mins[j] = dmin * (float) m;
-        }
+    /**
+     * {@return {@code d} times the six-bit scale of group {@code j} (of 8 groups of 32) of a Q4_K or
+     * Q5_K block, whose scales and mins are packed in the 12 bytes at {@code at}}
+     */
+    static float groupScale(MemorySegment s, long at, float d, int j) {
+        int sc = j < 4 ? u8(s, at + j) & 0x3F : (u8(s, at + 4 + j) & 0xF) | ((u8(s, at + j - 4) >> 2) & 0x30);
+        return d * (float) sc;
+    }
+
+    /** {@return {@code dmin} times the six-bit min of group {@code j}, as {@link #groupScale}} */
+    static float groupMin(MemorySegment s, long at, float dmin, int j) {
+        int m = j < 4 ? u8(s, at + 4 + j) & 0x3F : (u8(s, at + 4 + j) >> 4) | ((u8(s, at + j) >> 2) & 0x30);
+        return dmin * (float) m;
     }
 
     public static void q4_K(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
-        float[] sc = new float[8];
-        float[] mn = new float[8];
         for (long b = 0; b < blocks; b++, so += 144, dOff += 4 * QK_K) {
-            scaleMin(s, so + 4, f16(s, so), f16(s, so + 2), sc, mn);
-            for (int i = 0; i < QK_K; i++) {
-                int g = i >> 5;
-                int q = (u8(s, so + 16 + (g >> 1) * 32 + (i & 31)) >> (4 * (g & 1))) & 0xF;
-                put(d, dOff, i, sc[g] * (float) q - mn[g]);
+            float scale = f16(s, so);
+            float dmin = f16(s, so + 2);
+            for (int g = 0; g < 8; g++) {
+                float sc = groupScale(s, so + 4, scale, g);
+                float mn = groupMin(s, so + 4, dmin, g);
+                for (int i = 32 * g; i < 32 * g + 32; i++) {
+                    int q = (u8(s, so + 16 + (g >> 1) * 32 + (i & 31)) >> (4 * (g & 1))) & 0xF;
+                    put(d, dOff, i, sc * (float) q - mn);
+                }
             }
         }
     }
 
     public static void q5_K(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
-        float[] sc = new float[8];
-        float[] mn = new float[8];
         for (long b = 0; b < blocks; b++, so += 176, dOff += 4 * QK_K) {
-            scaleMin(s, so + 4, f16(s, so), f16(s, so + 2), sc, mn);
-            for (int i = 0; i < QK_K; i++) {
-                int g = i >> 5;
-                int ql = (u8(s, so + 48 + (g >> 1) * 32 + (i & 31)) >> (4 * (g & 1))) & 0xF;
-                int qh = (u8(s, so + 16 + (i & 31)) >> g) & 1;
-                put(d, dOff, i, sc[g] * (float) (ql | qh << 4) - mn[g]);
+            float scale = f16(s, so);
+            float dmin = f16(s, so + 2);
+            for (int g = 0; g < 8; g++) {
+                float sc = groupScale(s, so + 4, scale, g);
+                float mn = groupMin(s, so + 4, dmin, g);
+                for (int i = 32 * g; i < 32 * g + 32; i++) {
+                    int ql = (u8(s, so + 48 + (g >> 1) * 32 + (i & 31)) >> (4 * (g & 1))) & 0xF;
+                    int qh = (u8(s, so + 16 + (i & 31)) >> g) & 1;
+                    put(d, dOff, i, sc * (float) (ql | qh << 4) - mn);
+                }
             }
         }
     }
 
     public static void q6_K(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
-        float[] dl = new float[16];
         for (long b = 0; b < blocks; b++, so += 210, dOff += 4 * QK_K) {
             float scale = f16(s, so + 208);
             for (int g = 0; g < 16; g++) {
-                dl[g] = scale * (float) s.get(ValueLayout.JAVA_BYTE, so + 192 + g);
-            }
-            for (int i = 0; i < QK_K; i++) {
-                int h = i >> 7;
-                int r = i & 127;
-                int ql = (u8(s, so + h * 64 + (r & 63)) >> (4 * (r >> 6))) & 0xF;
-                int qh = (u8(s, so + 128 + h * 32 + (r & 31)) >> (2 * (r >> 5))) & 3;
-                put(d, dOff, i, dl[i >> 4] * (float) ((byte) (ql | qh << 4) - 32));
+                float dl = scale * (float) s.get(ValueLayout.JAVA_BYTE, so + 192 + g);
+                for (int i = 16 * g; i < 16 * g + 16; i++) {
+                    int h = i >> 7;
+                    int r = i & 127;
+                    int ql = (u8(s, so + h * 64 + (r & 63)) >> (4 * (r >> 6))) & 0xF;
+                    int qh = (u8(s, so + 128 + h * 32 + (r & 31)) >> (2 * (r >> 5))) & 3;
+                    put(d, dOff, i, dl * (float) ((byte) (ql | qh << 4) - 32));
+                }
             }
         }
     }

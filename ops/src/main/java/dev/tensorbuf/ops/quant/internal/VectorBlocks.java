@@ -1,6 +1,7 @@
 package dev.tensorbuf.ops.quant.internal;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
@@ -97,15 +98,14 @@ public final class VectorBlocks {
     public static void q4_K(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
         s = NATIVE.cast(s);
         d = NATIVE.cast(d);
-        float[] sc = new float[8];
-        float[] mn = new float[8];
         for (long b = 0; b < blocks; b++, so += 144, dOff += 1024) {
-            ScalarBlocks.scaleMin(s, so + 4, ScalarBlocks.f16(s, so), ScalarBlocks.f16(s, so + 2), sc, mn);
+            float scale = ScalarBlocks.f16(s, so);
+            float dmin = ScalarBlocks.f16(s, so + 2);
             for (int c = 0; c < 4; c++) {
-                float lowScale = sc[2 * c];
-                float lowMin = mn[2 * c];
-                float highScale = sc[2 * c + 1];
-                float highMin = mn[2 * c + 1];
+                float lowScale = ScalarBlocks.groupScale(s, so + 4, scale, 2 * c);
+                float lowMin = ScalarBlocks.groupMin(s, so + 4, dmin, 2 * c);
+                float highScale = ScalarBlocks.groupScale(s, so + 4, scale, 2 * c + 1);
+                float highMin = ScalarBlocks.groupMin(s, so + 4, dmin, 2 * c + 1);
                 for (int k = 0; k < 4; k++) {
                     ByteVector v = ByteVector.fromMemorySegment(B64, s, so + 16 + 32 * c + 8 * k, LE);
                     long at = dOff + 4L * (64 * c + 8 * k);
@@ -126,11 +126,11 @@ public final class VectorBlocks {
         s = NATIVE.cast(s);
         d = NATIVE.cast(d);
         MemorySegment q = NATIVE.cast(CODES.get());
-        float[] dl = new float[16];
         for (long b = 0; b < blocks; b++, so += 210, dOff += 1024) {
-            q6Block(s, so, q, dl);
+            float scale = q6Block(s, so, q);
             for (int i = 0; i < 256; i += FW.length()) {
-                ((FloatVector) ByteVector.fromMemorySegment(BW, q, i, LE).convertShape(VectorOperators.B2F, FW, 0)).mul(dl[i >> 4])
+                float dl = scale * (float) s.get(ValueLayout.JAVA_BYTE, so + 192 + (i >> 4));
+                ((FloatVector) ByteVector.fromMemorySegment(BW, q, i, LE).convertShape(VectorOperators.B2F, FW, 0)).mul(dl)
                         .intoMemorySegment(d, dOff + 4L * i, LE);
             }
         }
@@ -151,20 +151,28 @@ public final class VectorBlocks {
      * the block's 256 codes gathered first (constant int-lane shifts of 32 bytes) and widened 16 at a
      * time, 0.19-0.34 to f32 and 0.14-0.36 to bf16, against 0.13-0.15 for {@code MemorySegment.copy}
      * of the bf16 bytes.
+     *
+     * <p>Each sub-block's scale is read where it is used, in this loop's body: a {@code float[16]}
+     * of them per call is indexed by {@code i >> 4}, so C2 cannot scalar-replace it unless it fully
+     * unrolls the loop, and whether it did changed from JVM to JVM: where not, a heap array a call
+     * (a row of 16 blocks) and page faults as allocation moved on (645 a run of 128 Mi values). A helper
+     * method for the read is not inlined here (the loop is at C2's node cutoff), and a call in the
+     * loop spills the vectors: twice the time.
      */
     public static void q6_KBf16(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
         s = NATIVE.cast(s);
         d = NATIVE.cast(d);
         MemorySegment q = NATIVE.cast(CODES.get());
-        float[] dl = new float[16];
         for (long b = 0; b < blocks; b++, so += 210, dOff += 512) {
-            if (!Float.isFinite(q6Block(s, so, q, dl))) {
-                q6Bf16WithNaN(q, dl, d, dOff);
+            float scale = q6Block(s, so, q);
+            if (!Float.isFinite(scale)) {
+                q6Bf16WithNaN(s, so, scale, q, d, dOff);
                 continue;
             }
             for (int i = 0; i < 256; i += FW.length()) {
+                float dl = scale * (float) s.get(ValueLayout.JAVA_BYTE, so + 192 + (i >> 4));
                 IntVector bits = ((FloatVector) ByteVector.fromMemorySegment(BW, q, i, LE).convertShape(VectorOperators.B2F, FW, 0))
-                        .mul(dl[i >> 4]).reinterpretAsInts();
+                        .mul(dl).reinterpretAsInts();
                 bits.add(0x7fff).add(bits.lanewise(VectorOperators.LSHR, 16).and(1)).lanewise(VectorOperators.LSHR, 16)
                         .convertShape(VectorOperators.I2S, SW, 0).intoMemorySegment(d, dOff + 2L * i, LE);
             }
@@ -172,12 +180,14 @@ public final class VectorBlocks {
     }
 
     /** {@link #q6_KBf16}'s loop for a block whose scale is infinite or NaN, so products may be NaN. */
-    private static void q6Bf16WithNaN(MemorySegment q, float[] dl, MemorySegment d, long dOff) {
+    private static void q6Bf16WithNaN(MemorySegment s, long so, float scale, MemorySegment q, MemorySegment d, long dOff) {
+        s = NATIVE.cast(s);
         q = NATIVE.cast(q);
         d = NATIVE.cast(d);
         for (int i = 0; i < 256; i += FW.length()) {
+            float dl = scale * (float) s.get(ValueLayout.JAVA_BYTE, so + 192 + (i >> 4));
             IntVector bits = ((FloatVector) ByteVector.fromMemorySegment(BW, q, i, LE).convertShape(VectorOperators.B2F, FW, 0))
-                    .mul(dl[i >> 4]).reinterpretAsInts();
+                    .mul(dl).reinterpretAsInts();
             IntVector high = bits.lanewise(VectorOperators.LSHR, 16);
             bits.add(0x7fff).add(high.and(1)).lanewise(VectorOperators.LSHR, 16)
                     .blend(high.and(0x8000).or(0x7fc0), bits.and(0x7fff_ffff).compare(VectorOperators.GT, 0x7f80_0000))
@@ -186,16 +196,13 @@ public final class VectorBlocks {
     }
 
     /**
-     * Reads the Q6_K block at {@code so}: its 16 sub-block scales {@code d * scales[g]} into
-     * {@code dl} and its 256 codes minus 32 into {@code q}, in value order. {@return the block's f16 scale d}
+     * Reads the Q6_K block at {@code so}: its 256 codes minus 32 into {@code q}, in value order.
+     * {@return the block's f16 scale d}
      */
-    private static float q6Block(MemorySegment s, long so, MemorySegment q, float[] dl) {
+    private static float q6Block(MemorySegment s, long so, MemorySegment q) {
         s = NATIVE.cast(s);
         q = NATIVE.cast(q);
         float scale = ScalarBlocks.f16(s, so + 208);
-        for (int g = 0; g < 16; g++) {
-            dl[g] = scale * (float) s.get(java.lang.foreign.ValueLayout.JAVA_BYTE, so + 192 + g);
-        }
         q6Codes(s, so, 0, q);
         q6Codes(s, so, 1, q);
         return scale;
