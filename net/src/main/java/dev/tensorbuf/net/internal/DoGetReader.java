@@ -198,16 +198,16 @@ public final class DoGetReader {
         try {
             byte[] header = null;
             boolean body = false;
-            for (long tag = readVarint(in); tag >= 0; tag = readVarint(in)) {
+            for (long tag = readVarint(in, true); tag != -1; tag = readVarint(in, true)) {
                 field = (int) (tag >>> 3);
                 int wire = (int) (tag & 7);
                 length = switch (wire) {
                     case 0 -> {
-                        readVarint(in);
+                        readVarint(in, false);
                         yield 0;
                     }
                     case 1 -> 8;
-                    case 2 -> readVarint(in);
+                    case 2 -> readVarint(in, false);
                     case 5 -> 4;
                     default -> throw new IllegalArgumentException("a FlightData message has field " + field
                             + " of wire type " + wire + ", which protobuf does not have");
@@ -277,6 +277,10 @@ public final class DoGetReader {
                 }
                 int nodes = rb.nodesLength();
                 int buffers = rb.buffersLength();
+                // Each takes 16 bytes of the header: a longer count is a corrupt one, not an array to make.
+                if (nodes < 0 || buffers < 0 || nodes > header.length / 16 || buffers > header.length / 16) {
+                    throw new IllegalArgumentException("it counts " + nodes + " field nodes and " + buffers + " buffers");
+                }
                 long[] lengths = new long[nodes];
                 long[] nulls = new long[nodes];
                 for (int i = 0; i < nodes; i++) {
@@ -348,18 +352,25 @@ public final class DoGetReader {
         body.skipNBytes(length - data.read + bodyLength - start - length);
     }
 
-    private static long readVarint(InputStream in) throws IOException {
+    /**
+     * {@return the next varint} With {@code tag}, a field's tag (at most 32 bits), or -1 at the
+     * end of the message.
+     */
+    private static long readVarint(InputStream in, boolean tag) throws IOException {
         long v = 0;
         for (int shift = 0; shift < 64; shift += 7) {
             int b = in.read();
             if (b < 0) {
-                if (shift == 0) {
+                if (shift == 0 && tag) {
                     return -1;
                 }
                 throw new IllegalArgumentException("a FlightData message is truncated inside a varint");
             }
             v |= (long) (b & 0x7f) << shift;
             if ((b & 0x80) == 0) {
+                if (tag && v >>> 32 != 0) {
+                    throw new IllegalArgumentException("a FlightData message has a field tag of more than 32 bits");
+                }
                 return v;
             }
         }
