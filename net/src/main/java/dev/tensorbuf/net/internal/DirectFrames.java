@@ -67,7 +67,14 @@ public final class DirectFrames extends ChannelDuplexHandler {
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         if (msg instanceof ByteBuf buf && !buf.isDirect() && !buf.hasMemoryAddress() && buf.nioBufferCount() > 0) {
-            ByteBuf direct = direct(ctx, buf);
+            ByteBuf direct;
+            try {
+                direct = direct(ctx, buf);
+            } catch (RuntimeException e) {
+                ReferenceCountUtil.release(buf);
+                promise.tryFailure(e);
+                return;
+            }
             if (direct != null) {
                 // The new buffer only lends the old one's memory: the old one is released when the write is done.
                 ChannelPromise p = promise.unvoid();
