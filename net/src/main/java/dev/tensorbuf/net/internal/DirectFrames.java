@@ -29,7 +29,7 @@ import java.nio.ByteBuffer;
  * TLS encrypts every byte into new buffers anyway.
  */
 public final class DirectFrames extends ChannelDuplexHandler {
-    private DirectFrames() {
+    DirectFrames() {
     }
 
     /**
