@@ -155,9 +155,10 @@ public final class TensorClient implements AutoCloseable {
      * The network buffers of every client's connections. A batch is parsed only once all of it
      * (16 MiB by default) has arrived, so its receive buffers pile up to that size and are freed
      * together; gRPC's own pool (2 MiB chunks) gives emptied chunks back to the system, and the
-     * next batch takes fresh pages: 1,100 to 48,000 page faults a GiB fetched in
-     * {@code bench/peers/flight_speed.sh}. Netty's adaptive allocator keeps emptied chunks for
-     * reuse: 50 to 1,800, and less client CPU.
+     * next batch may take fresh pages. Netty's adaptive allocator keeps emptied chunks for reuse:
+     * in {@code bench/peers/flight_speed.sh} (medians of three runs) client CPU 0.79 -> 0.62 s/GiB
+     * from our server, 0.70 -> 0.59 from pyarrow's, and fewer page faults, though those swing
+     * 100-fold run to run.
      */
     private static final ByteBufAllocator RECEIVE_BUFFERS = new AdaptiveByteBufAllocator(true);
 
