@@ -13,10 +13,13 @@ module dev.tensorbuf.net {
     requires transitive org.apache.arrow.flight.core;
     requires com.fasterxml.jackson.databind;
     // DoGet's batches are read from gRPC's buffers directly (internal.DoGetReader): Flight's own
-    // reader copies each twice into fresh memory.
+    // reader copies each twice into fresh memory. A server's DoGet frames reach the socket
+    // without Netty's copy of each (internal.DirectFrames).
     requires io.grpc;
     requires io.grpc.netty;
     requires io.grpc.stub;
+    requires io.netty.buffer;
+    requires io.netty.common;
     requires io.netty.handler;
     requires io.netty.transport;
     requires org.apache.arrow.format;

@@ -1,6 +1,7 @@
 package dev.tensorbuf.net;
 
 import dev.tensorbuf.net.internal.BearerTokenCheck;
+import dev.tensorbuf.net.internal.DirectFrames;
 import dev.tensorbuf.net.internal.TensorDirectory;
 import dev.tensorbuf.net.internal.TensorProducer;
 import io.grpc.netty.NettyServerBuilder;
@@ -146,7 +147,11 @@ public final class TensorServer implements AutoCloseable {
                 builder.useTls(options.tlsCertificate().get().toFile(), options.tlsKey().get().toFile());
             }
             options.token().ifPresent(t -> builder.headerAuthenticator(new BearerTokenCheck(t)));
-            java.util.function.Consumer<NettyServerBuilder> transport = TensorServer::largerFlushes;
+            java.util.function.Consumer<NettyServerBuilder> transport = tls ? TensorServer::largerFlushes
+                    : netty -> {
+                        largerFlushes(netty);
+                        netty.protocolNegotiator(DirectFrames.plaintext());
+                    };
             builder.transportHint("grpc.builderConsumer", transport);
             FlightServer server = builder.build();
             try {

@@ -4,11 +4,13 @@ import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.Context;
 import io.grpc.HasByteBuffer;
+import io.grpc.KnownLength;
 import io.grpc.MethodDescriptor;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -81,7 +83,7 @@ public final class DoGetReader {
                     while (done < n) {
                         ByteBuffer b = h.getByteBuffer();
                         if (b == null || !b.hasRemaining()) {
-                            throw new IllegalStateException("the message ended inside its body");
+                            throw new EOFException();
                         }
                         int k = (int) Math.min(b.remaining(), n - done);
                         MemorySegment.copy(MemorySegment.ofBuffer(b), 0, into, done, k);
@@ -92,12 +94,17 @@ public final class DoGetReader {
                     byte[] chunk = new byte[(int) Math.min(n, 1 << 20)];
                     while (done < n) {
                         int k = (int) Math.min(chunk.length, n - done);
-                        in.readNBytes(chunk, 0, k);
+                        if (in.readNBytes(chunk, 0, k) != k) {
+                            throw new EOFException();
+                        }
                         MemorySegment.copy(MemorySegment.ofArray(chunk), 0, into, done, k);
                         done += k;
                     }
                 }
                 read += n;
+            } catch (EOFException e) {
+                throw new IllegalArgumentException("a FlightData message is truncated: it ends inside the " + bytes
+                        + " bytes of values its header gives", e);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -176,33 +183,57 @@ public final class DoGetReader {
         }
     }
 
-    /** Reads one FlightData message: its IPC header, then (for a record batch) its body. */
-    private static void message(InputStream in, Sink sink) {
+    /** The most bytes of one message's IPC header (a schema's, with its metadata, is a few KiB). */
+    static final int MAX_HEADER_BYTES = 16 << 20;
+
+    /**
+     * Reads one FlightData message: its IPC header, then (for a record batch) its body.
+     *
+     * @throws IllegalArgumentException for a message that is malformed, truncated or not of a
+     *     tensor stream, saying which and where
+     */
+    static void message(InputStream in, Sink sink) {
+        int field = 0;
+        long length = 0;
         try {
             byte[] header = null;
             boolean body = false;
-            for (long tag = readVarint(in); tag >= 0; tag = readVarint(in)) {
-                int field = (int) (tag >>> 3);
+            for (long tag = readVarint(in, true); tag != -1; tag = readVarint(in, true)) {
+                field = (int) (tag >>> 3);
                 int wire = (int) (tag & 7);
-                long length = switch (wire) {
+                length = switch (wire) {
                     case 0 -> {
-                        readVarint(in);
+                        readVarint(in, false);
                         yield 0;
                     }
                     case 1 -> 8;
-                    case 2 -> readVarint(in);
+                    case 2 -> readVarint(in, false);
                     case 5 -> 4;
-                    default -> throw new IllegalStateException("a FlightData message has field " + field
+                    default -> throw new IllegalArgumentException("a FlightData message has field " + field
                             + " of wire type " + wire + ", which protobuf does not have");
                 };
                 if (length < 0) {
-                    throw new IllegalStateException("a FlightData message ends inside field " + field);
+                    throw new IllegalArgumentException("a FlightData message's field " + field + " has length "
+                            + Long.toUnsignedString(length) + ", more than a message holds");
+                }
+                if (in instanceof KnownLength && length > in.available()) {
+                    throw truncated(field, length, in.available());
                 }
                 if (field == DATA_HEADER && wire == 2) {
-                    header = in.readNBytes(Math.toIntExact(length));
+                    if (length > MAX_HEADER_BYTES) {
+                        throw new IllegalArgumentException("a FlightData message's IPC header has " + length
+                                + " bytes, more than the " + MAX_HEADER_BYTES + " a reader takes");
+                    }
+                    header = in.readNBytes((int) length);
+                    if (header.length != length) {
+                        throw truncated(field, length, header.length);
+                    }
                 } else if (field == DATA_BODY && wire == 2) {
                     if (header == null) {
-                        throw new IllegalStateException("a FlightData message has a body before its header");
+                        throw new IllegalArgumentException("a FlightData message has a body before its header");
+                    }
+                    if (body) {
+                        throw new IllegalArgumentException("a FlightData message has two bodies");
                     }
                     ipc(header, in, length, sink);
                     body = true;
@@ -213,67 +244,137 @@ public final class DoGetReader {
             if (header != null && !body) {
                 ipc(header, in, 0, sink);
             }
+        } catch (EOFException e) {
+            throw truncated(field, length, -1);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
+    private static IllegalArgumentException truncated(int field, long length, long left) {
+        return new IllegalArgumentException("a FlightData message is truncated: its field " + field + " says " + length
+                + " bytes" + (left >= 0 ? ", " + left + " are left" : ", the message ends first"));
+    }
+
+    /** The fields of a record batch's header a tensor stream reads, taken out of the flatbuffer before any is trusted. */
+    private record BatchHeader(long rows, long bodyLength, boolean compressed, long[] nodeLengths, long[] nullCounts,
+                               int buffers, long valuesStart, long valuesLength) {}
+
     private static void ipc(byte[] header, InputStream body, long bodyLength, Sink sink) throws IOException {
-        Message m = Message.getRootAsMessage(ByteBuffer.wrap(header));
-        switch (m.headerType()) {
-            case MessageHeader.Schema -> sink.schema(MessageSerializer.deserializeSchema(m));
-            case MessageHeader.RecordBatch -> {
+        Message m;
+        byte type;
+        Schema schema = null;
+        BatchHeader batch = null;
+        try {
+            m = Message.getRootAsMessage(ByteBuffer.wrap(header));
+            type = m.headerType();
+            if (type == MessageHeader.Schema) {
+                schema = MessageSerializer.deserializeSchema(m);
+            } else if (type == MessageHeader.RecordBatch) {
                 RecordBatch rb = (RecordBatch) m.header(new RecordBatch());
-                if (rb.compression() != null) {
-                    throw new IllegalArgumentException("a record batch is compressed; tensors are fetched uncompressed");
+                if (rb == null) {
+                    throw new IllegalArgumentException("it has no record batch");
                 }
-                if (rb.nodesLength() != 2 || rb.buffersLength() != 3) {
-                    throw new IllegalArgumentException("a record batch has " + rb.nodesLength() + " field nodes and "
-                            + rb.buffersLength() + " buffers, not the 2 and 3 of one fixed_shape_tensor column");
+                int nodes = rb.nodesLength();
+                int buffers = rb.buffersLength();
+                // Each takes 16 bytes of the header: a longer count is a corrupt one, not an array to make.
+                if (nodes < 0 || buffers < 0 || nodes > header.length / 16 || buffers > header.length / 16) {
+                    throw new IllegalArgumentException("it counts " + nodes + " field nodes and " + buffers + " buffers");
                 }
-                for (int i = 0; i < 2; i++) {
+                long[] lengths = new long[nodes];
+                long[] nulls = new long[nodes];
+                for (int i = 0; i < nodes; i++) {
                     FieldNode node = rb.nodes(i);
-                    if (node.nullCount() != 0) {
-                        throw new IllegalArgumentException("column 'tensor' has " + node.nullCount() + " null "
-                                + (i == 0 ? "rows" : "elements") + "; a tensor has a value in every "
-                                + (i == 0 ? "row" : "element"));
-                    }
+                    lengths[i] = node.length();
+                    nulls[i] = node.nullCount();
                 }
-                Buffer values = rb.buffers(2);
-                long start = values.offset();
-                long length = values.length();
-                if (start < 0 || length < 0 || start > bodyLength || length > bodyLength - start) {
-                    throw new IllegalArgumentException("a record batch's values buffer [" + start + ", +" + length
-                            + ") lies outside its body of " + bodyLength + " bytes");
+                long start = -1;
+                long length = -1;
+                if (buffers == 3) {
+                    Buffer values = rb.buffers(2);
+                    start = values.offset();
+                    length = values.length();
                 }
-                body.skipNBytes(start);
-                Body data = new Body(body, length);
-                sink.batch(rb.length(), data);
-                // What the sink left of the values, and the rest of the body (padding).
-                body.skipNBytes(length - data.read + bodyLength - start - length);
+                batch = new BatchHeader(rb.length(), m.bodyLength(), rb.compression() != null, lengths, nulls, buffers,
+                        start, length);
             }
+        } catch (RuntimeException e) {
+            // A flatbuffer is read where its offsets point, so a corrupt one fails wherever they lead
+            // (IndexOutOfBoundsException, BufferUnderflowException, Arrow's own checks of a schema).
+            throw new IllegalArgumentException("a FlightData message's IPC header (" + header.length
+                    + " bytes) is not a valid Arrow message: " + e.getMessage(), e);
+        }
+        switch (type) {
+            case MessageHeader.Schema -> {
+                body.skipNBytes(bodyLength);
+                sink.schema(schema);
+            }
+            case MessageHeader.RecordBatch -> batch(batch, body, bodyLength, sink);
             case MessageHeader.DictionaryBatch -> throw new IllegalArgumentException(
                     "the stream has a dictionary batch; a tensor column has no dictionary");
             default -> body.skipNBytes(bodyLength);
         }
     }
 
-    private static long readVarint(InputStream in) throws IOException {
+    private static void batch(BatchHeader rb, InputStream body, long bodyLength, Sink sink) throws IOException {
+        if (rb.compressed()) {
+            throw new IllegalArgumentException("a record batch is compressed; tensors are fetched uncompressed");
+        }
+        if (rb.nodeLengths().length != 2 || rb.buffers() != 3) {
+            throw new IllegalArgumentException("a record batch has " + rb.nodeLengths().length + " field nodes and "
+                    + rb.buffers() + " buffers, not the 2 and 3 of one fixed_shape_tensor column");
+        }
+        for (int i = 0; i < 2; i++) {
+            if (rb.nullCounts()[i] != 0) {
+                throw new IllegalArgumentException("column 'tensor' has " + rb.nullCounts()[i] + " null "
+                        + (i == 0 ? "rows" : "elements") + "; a tensor has a value in every "
+                        + (i == 0 ? "row" : "element"));
+            }
+        }
+        if (rb.rows() < 0 || rb.nodeLengths()[0] != rb.rows()) {
+            throw new IllegalArgumentException("a record batch of " + rb.rows() + " rows has a column of "
+                    + rb.nodeLengths()[0] + " rows");
+        }
+        if (rb.bodyLength() > bodyLength) {
+            throw new IllegalArgumentException("a record batch's header says its body has " + rb.bodyLength()
+                    + " bytes, the message holds " + bodyLength);
+        }
+        long start = rb.valuesStart();
+        long length = rb.valuesLength();
+        if (start < 0 || length < 0 || start > bodyLength || length > bodyLength - start) {
+            throw new IllegalArgumentException("a record batch's values buffer [" + start + ", +" + length
+                    + ") lies outside its body of " + bodyLength + " bytes");
+        }
+        body.skipNBytes(start);
+        Body data = new Body(body, length);
+        sink.batch(rb.rows(), data);
+        // What the sink left of the values, and the rest of the body (padding).
+        body.skipNBytes(length - data.read + bodyLength - start - length);
+    }
+
+    /**
+     * {@return the next varint} With {@code tag}, a field's tag (at most 32 bits), or -1 at the
+     * end of the message.
+     */
+    private static long readVarint(InputStream in, boolean tag) throws IOException {
         long v = 0;
         for (int shift = 0; shift < 64; shift += 7) {
             int b = in.read();
             if (b < 0) {
-                if (shift == 0) {
+                if (shift == 0 && tag) {
                     return -1;
                 }
-                throw new IllegalStateException("a FlightData message ends inside a varint");
+                throw new IllegalArgumentException("a FlightData message is truncated inside a varint");
             }
             v |= (long) (b & 0x7f) << shift;
             if ((b & 0x80) == 0) {
+                if (tag && v >>> 32 != 0) {
+                    throw new IllegalArgumentException("a FlightData message has a field tag of more than 32 bits");
+                }
                 return v;
             }
         }
-        throw new IllegalStateException("a FlightData message has a varint of more than 10 bytes");
+        throw new IllegalArgumentException("a FlightData message has a varint of more than 10 bytes");
     }
 
     private static void writeVarint(ByteArrayOutputStream out, long v) {

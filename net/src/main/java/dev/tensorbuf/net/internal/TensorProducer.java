@@ -261,6 +261,15 @@ public final class TensorProducer extends NoOpFlightProducer {
         }
         BackpressureStrategy backpressure = new BackpressureStrategy.CallbackBackpressureStrategy();
         backpressure.register(listener);
+        // Streamed on a thread of its own: getStream runs on the call's serializing executor, which
+        // is also where gRPC delivers the on-ready callback, so waiting there for the client to read
+        // could only poll (Flight lets getStream return before the stream ends).
+        Thread.ofVirtual().name("tensorbuf DoGet")
+                .start(() -> stream(request, listener, backpressure));
+    }
+
+    /** Sends the request's rows in batches, each once gRPC takes more of the stream, then completes it. */
+    private void stream(Request request, ServerStreamListener listener, BackpressureStrategy backpressure) {
         String what = request.ticket().describe();
         List<Long> dims = request.dims();
         long rows = dims.getFirst();
@@ -312,22 +321,10 @@ public final class TensorProducer extends NoOpFlightProducer {
         }
     }
 
-    /**
-     * Waits until gRPC takes more of the stream, or the client has gone; {@return whether to go on}
-     * The wait is short and repeated: Flight calls getStream on the call's own serializing
-     * executor, which is also where gRPC would deliver the on-ready callback, so that callback
-     * cannot arrive while we wait, and one long wait on it would last its whole timeout (the
-     * stall a 1 GiB fetch of 16 MiB batches showed). isReady() itself follows the transport.
-     */
+    /** Waits until gRPC takes more of the stream, or the client has gone; {@return whether to go on} */
     private static boolean awaitReady(ServerStreamListener listener, BackpressureStrategy backpressure) {
-        long deadline = System.nanoTime() + CLIENT_WAIT_MILLIS * 1_000_000L;
-        while (!listener.isReady()) {
-            if (listener.isCancelled() || System.nanoTime() > deadline) {
-                return false;
-            }
-            backpressure.waitForListener(2);
-        }
-        return !listener.isCancelled();
+        return backpressure.waitForListener(CLIENT_WAIT_MILLIS) == BackpressureStrategy.WaitResult.READY
+                && !listener.isCancelled();
     }
 
     /** {@return rows {@code [from, to)} of {@code v}'s first dim, {@code v} itself when that is all of it} */
