@@ -59,17 +59,33 @@ final class Composition {
     }
 
     static OperandIndexing finish(OperandIndexing o) {
-        if (o.isUndefined() || o.map().isKnownEmpty()) {
+        if (o.isUndefined()) {
             return o;
+        }
+        if (o.map().isKnownEmpty()) {
+            return emptied(o.map(), o.replicaId());
         }
         OperandIndexing bound = RuntimeVars.substituteConstants(o);
         IndexingMap simplified = bound.map().simplify();
         OperandIndexing optimized = RuntimeVars.optimize(
                 new OperandIndexing(simplified, bound.runtimeVariables(), bound.replicaId()));
         IndexingMap trimmed = optimized.map().removeUnusedSymbols();
-        if (trimmed.isKnownEmpty() || trimmed.runtimeVars().size() != optimized.runtimeVariables().size()) {
-            return trimmed.isKnownEmpty() ? new OperandIndexing(trimmed, List.of(), optimized.replicaId()) : optimized;
+        if (trimmed.isKnownEmpty()) {
+            return new OperandIndexing(trimmed, List.of(), optimized.replicaId());
+        }
+        if (trimmed.runtimeVars().size() != optimized.runtimeVariables().size()) {
+            return optimized;
         }
         return new OperandIndexing(trimmed, optimized.runtimeVariables(), optimized.replicaId());
+    }
+
+    /**
+     * {@return a known-empty map without runtime variables or their bindings, however it became
+     * empty} A known-empty map's results are zeros and it has no constraints (as after XLA's
+     * {@code ResetToKnownEmpty}), so removing unused symbols drops every range and runtime
+     * variable, and XLA's {@code OperandIndexing::RemoveUnusedSymbols} drops their bindings with them.
+     */
+    private static OperandIndexing emptied(IndexingMap map, Optional<IndexingMap> replicaId) {
+        return new OperandIndexing(map.removeUnusedSymbols(), List.of(), replicaId);
     }
 }
