@@ -219,4 +219,51 @@ class FusionEdgesTest {
             assertEquals(List.of(), o.map().runtimeVars(), what);
         }
     }
+
+    /**
+     * The inner dynamic-slice reads its offset (parameter 1) whatever the outer offset (parameter
+     * 2, {@code rt0}) is, but the pad between them leaves a constraint {@code s0 + rt0 in [3, 6]}
+     * on variables no result uses. XLA's {@code RemoveUnusedSymbols} drops such a constraint and
+     * its variables, and {@code OperandIndexing::RemoveUnusedSymbols} the binding of {@code rt0}:
+     * {@code () -> ()}. Before, the map kept them all (the trimmed map had fewer runtime variables
+     * than bindings, and the untrimmed one was returned).
+     */
+    @Test
+    void aRuntimeVariableOnlyInADroppedConstraintLosesItsBinding() {
+        HloModule m = HloModule.parse("""
+                HloModule m
+                add {
+                  a = f32[] parameter(0)
+                  b = f32[] parameter(1)
+                  ROOT s = f32[] add(a, b)
+                }
+                f {
+                  p0 = f32[10] parameter(0)
+                  p1 = s32[] parameter(1)
+                  q = s32[] parameter(2)
+                  inner = f32[4] dynamic-slice(p0, p1), dynamic_slice_sizes={4}
+                  c = f32[] constant(0)
+                  pd = f32[10] pad(inner, c), padding=3_3
+                  outer = f32[2] dynamic-slice(pd, q), dynamic_slice_sizes={2}
+                  ROOT r = f32[] reduce(outer, c), dimensions={0}, to_apply=add
+                }
+                ENTRY e {
+                  x = f32[10] parameter(0)
+                  y = s32[] parameter(1)
+                  z = s32[] parameter(2)
+                  ROOT fu = f32[] fusion(x, y, z), kind=kLoop, calls=f
+                }""");
+        assertEquals("""
+                operand id = 0 ()[s0]{rt0, rt1} -> (s0 + rt1 + rt0 - 3), domain: s0 in [0, 1], rt0 in [0, 6], \
+                rt1 in [0, 8], s0 + rt1 in [3, 6]
+                runtime variables:
+                rt0: parameter(1); ()[s0]{rt0} -> (), domain: s0 in [0, 1], rt0 in [0, 8], s0 + rt0 - 3 in [0, 3], \
+                s0 + rt0 in [3, 6]
+                rt1: parameter(2); ()[s0] -> (), domain: s0 in [0, 1]
+                operand id = 1 () -> ()
+                operand id = 2 () -> ()
+                """, HloIndexing.outputToInput(m, m.entry().root()).toString());
+        HloIndexing.OperandIndexing offset = HloIndexing.outputToInput(m, m.entry().root()).operand(1).iterator().next();
+        assertEquals(List.of(), offset.runtimeVariables());
+    }
 }
