@@ -58,109 +58,30 @@ final class Composition {
         return map;
     }
 
-    /** {@code compose} hands over defined maps only: it returns the undefined map itself. */
+    /**
+     * {@return {@code o} simplified, with known runtime variables replaced and unused range and
+     * runtime variables dropped with their bindings} {@code compose} hands over defined maps only.
+     * A known-empty map (results zeros, no constraints, as after XLA's {@code ResetToKnownEmpty})
+     * so loses every runtime variable and binding, whether it was empty before or became so here.
+     */
     static OperandIndexing finish(OperandIndexing o) {
-        if (o.map().isKnownEmpty()) {
-            return emptied(o.map(), o.replicaId());
-        }
         OperandIndexing bound = RuntimeVars.substituteConstants(o);
         IndexingMap simplified = bound.map().simplify();
         OperandIndexing optimized = RuntimeVars.optimize(
                 new OperandIndexing(simplified, bound.runtimeVariables(), bound.replicaId()));
-        if (optimized.map().isKnownEmpty()) {
-            return emptied(optimized.map(), optimized.replicaId());
-        }
         // As XLA's OperandIndexing::RemoveUnusedSymbols: a runtime variable dropped from the map
-        // (only in constraints on variables no result uses) takes its binding with it.
-        boolean[] kept = keptRuntimeVars(optimized.map());
+        // (only in constraints on variables no result uses) takes its binding with it. The trimmed
+        // map keeps the very variables it keeps, in order, so identity tells which ones (two
+        // variables may be equal, so equality cannot).
+        IndexingMap trimmed = optimized.map().removeUnusedSymbols();
         List<RuntimeVariable> bindings = new ArrayList<>();
-        for (int i = 0; i < kept.length; i++) {
-            if (kept[i]) {
+        int j = 0;
+        for (int i = 0; i < optimized.runtimeVariables().size(); i++) {
+            if (j < trimmed.runtimeVars().size() && trimmed.runtimeVars().get(j) == optimized.map().runtimeVars().get(i)) {
                 bindings.add(optimized.runtimeVariables().get(i));
+                j++;
             }
         }
-        return new OperandIndexing(optimized.map().removeUnusedSymbols(), bindings, optimized.replicaId());
-    }
-
-    /**
-     * {@return a known-empty map without runtime variables or their bindings, however it became
-     * empty} A known-empty map's results are zeros and it has no constraints (as after XLA's
-     * {@code ResetToKnownEmpty}), so removing unused symbols drops every range and runtime
-     * variable, and XLA's {@code OperandIndexing::RemoveUnusedSymbols} drops their bindings with them.
-     */
-    private static OperandIndexing emptied(IndexingMap map, Optional<IndexingMap> replicaId) {
-        return new OperandIndexing(map.removeUnusedSymbols(), List.of(), replicaId);
-    }
-
-    /**
-     * {@return for each runtime variable of {@code map}, whether {@link IndexingMap#removeUnusedSymbols()}
-     * keeps it} As there and in XLA's {@code DetectUnusedVariables}: a variable a result uses is
-     * kept, and a constraint that uses a dimension or a kept variable keeps every variable it uses.
-     */
-    static boolean[] keptRuntimeVars(IndexingMap map) {
-        int ns = map.rangeVars().size();
-        int n = ns + map.runtimeVars().size();
-        boolean[] kept = new boolean[n];
-        for (AffineExpr e : map.results()) {
-            boolean[] u = uses(e, map);
-            for (int k = 0; k < n; k++) {
-                kept[k] |= u[k];
-            }
-        }
-        List<boolean[]> pending = new ArrayList<>();
-        for (AffineExpr c : map.constraints().keySet()) {
-            pending.add(uses(c, map));
-        }
-        boolean changed = true;
-        while (changed) {
-            changed = false;
-            for (java.util.Iterator<boolean[]> it = pending.iterator(); it.hasNext(); ) {
-                boolean[] u = it.next();
-                boolean touches = u[n];
-                for (int k = 0; k < n; k++) {
-                    touches |= u[k] && kept[k];
-                }
-                if (touches) {
-                    it.remove();
-                    for (int k = 0; k < n; k++) {
-                        kept[k] |= u[k];
-                    }
-                    changed = true;
-                }
-            }
-        }
-        return java.util.Arrays.copyOfRange(kept, ns, n);
-    }
-
-    /**
-     * {@return whether {@code e} uses each range variable of {@code map}, then each runtime
-     * variable, then (the last entry) any dimension} A variable renamed to one past the last of
-     * its kind changes the expression exactly when the expression uses it.
-     */
-    private static boolean[] uses(AffineExpr e, IndexingMap map) {
-        int nd = map.dims().size();
-        int ns = map.rangeVars().size();
-        int nr = map.runtimeVars().size();
-        AffineExpr same = e.replace(null, null, null);
-        boolean[] out = new boolean[ns + nr + 1];
-        for (int k = 0; k < ns; k++) {
-            out[k] = !e.replace(null, renamed(ns, k, AffineExpr::sym), null).equals(same);
-        }
-        for (int k = 0; k < nr; k++) {
-            out[ns + k] = !e.replace(null, null, renamed(nr, k, AffineExpr::rt)).equals(same);
-        }
-        for (int k = 0; k < nd; k++) {
-            out[ns + nr] |= !e.replace(renamed(nd, k, AffineExpr::dim), null, null).equals(same);
-        }
-        return out;
-    }
-
-    /** {@return variables 0 to {@code count - 1} of one kind as they are, but {@code k} renamed to {@code count}} */
-    private static List<AffineExpr> renamed(int count, int k, java.util.function.IntFunction<AffineExpr> var) {
-        List<AffineExpr> out = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            out.add(var.apply(i == k ? count : i));
-        }
-        return out;
+        return new OperandIndexing(trimmed, bindings, optimized.replicaId());
     }
 }
