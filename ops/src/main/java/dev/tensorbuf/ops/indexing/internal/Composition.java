@@ -4,6 +4,7 @@ import dev.tensorbuf.ops.indexing.HloIndexing.OperandIndexing;
 import dev.tensorbuf.ops.indexing.HloIndexing.RuntimeVariable;
 import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
+import dev.tensorbuf.views.indexing.Variable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -75,12 +76,12 @@ final class Composition {
         // variables may be equal, so equality cannot).
         IndexingMap trimmed = optimized.map().removeUnusedSymbols();
         List<RuntimeVariable> bindings = new ArrayList<>();
-        int j = 0;
-        for (int i = 0; i < optimized.runtimeVariables().size(); i++) {
-            if (j < trimmed.runtimeVars().size() && trimmed.runtimeVars().get(j) == optimized.map().runtimeVars().get(i)) {
-                bindings.add(optimized.runtimeVariables().get(i));
-                j++;
+        int i = 0;
+        for (Variable kept : trimmed.runtimeVars()) {
+            while (optimized.map().runtimeVars().get(i) != kept) {
+                i++;
             }
+            bindings.add(optimized.runtimeVariables().get(i++));
         }
         return new OperandIndexing(trimmed, bindings, optimized.replicaId());
     }
