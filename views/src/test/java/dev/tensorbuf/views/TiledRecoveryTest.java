@@ -105,6 +105,11 @@ class TiledRecoveryTest {
         MapForm.Tiled.Layout layout = form.layout().orElseThrow(() -> new AssertionError(what + ": no layout recovered"));
         ArrayShape shape = layout.shape(DType.U8);
         long[] sizes = map.dims().stream().mapToLong(v -> v.bounds().hi() + 1).toArray();
+        for (int i = 0; i < sizes.length; i++) {
+            // Bitcast reads a layout whose dims are the view's as starting at 0: this is why.
+            assertTrue(layout.start().get(i) + sizes[i] <= layout.dims().get(i),
+                    () -> what + ": " + layout + " does not cover its start plus the map's sizes");
+        }
         long[] index = new long[sizes.length];
         long count = Extents.elementCount("", Arrays.stream(sizes).boxed().toList());
         for (long k = 0; k < count; k++) {

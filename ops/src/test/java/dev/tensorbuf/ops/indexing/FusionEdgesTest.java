@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.tensorbuf.ops.hlo.HloModule;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -163,5 +164,106 @@ class FusionEdgesTest {
                 rt0: parameter(1); (d0)[s0] -> (), domain: d0 in [0, 2], s0 in [0, 9]
                 operand id = 1 (d0) -> (), domain: d0 in [0, 2]
                 """, HloIndexing.outputToInput(m, m.entry().root()).toString());
+    }
+
+    /**
+     * An operand map known empty before the fusion's last simplification (a slice of only the
+     * padding around a dynamic-slice: the slice and pad compose to an empty map before the
+     * dynamic-slice's runtime variable joins) and one that becomes empty in it (a slice of only
+     * the padding of a dynamic-slice whose offset can only be 0) both bind no runtime variable.
+     * XLA's {@code ResetToKnownEmpty} keeps the map's variables but clears its results and
+     * constraints, so {@code OperandIndexing::RemoveUnusedSymbols} then drops every runtime
+     * variable with its binding. Before, the first kept {@code parameter(1); KNOWN EMPTY}.
+     */
+    @Test
+    void aKnownEmptyOperandMapBindsNoRuntimeVariable() {
+        HloModule emptyBefore = HloModule.parse("""
+                HloModule m
+                f {
+                  p0 = f32[8] parameter(0)
+                  p1 = s32[] parameter(1)
+                  ds = f32[2] dynamic-slice(p0, p1), dynamic_slice_sizes={2}
+                  c = f32[] constant(0)
+                  pd = f32[8] pad(ds, c), padding=3_3
+                  ROOT s = f32[2] slice(pd), slice={[0:2]}
+                }
+                ENTRY e {
+                  x = f32[8] parameter(0)
+                  y = s32[] parameter(1)
+                  ROOT fu = f32[2] fusion(x, y), kind=kLoop, calls=f
+                }""");
+        HloModule emptiedInFinish = HloModule.parse("""
+                HloModule m
+                f {
+                  p0 = f32[2] parameter(0)
+                  p1 = s32[] parameter(1)
+                  c = f32[] constant(0)
+                  pd = f32[12] pad(p0, c), padding=10_0
+                  ds = f32[12] dynamic-slice(pd, p1), dynamic_slice_sizes={12}
+                  ROOT s = f32[2] slice(ds), slice={[0:2]}
+                }
+                ENTRY e {
+                  x = f32[2] parameter(0)
+                  y = s32[] parameter(1)
+                  ROOT fu = f32[2] fusion(x, y), kind=kLoop, calls=f
+                }""");
+        // The dynamic-slice reads its offset whatever it returns, so the second reads parameter 1.
+        for (String what : List.of("empty before", "emptied in finish")) {
+            boolean before = what.equals("empty before");
+            HloModule m = before ? emptyBefore : emptiedInFinish;
+            HloIndexing.InstructionIndexing out = HloIndexing.outputToInput(m, m.entry().root());
+            assertEquals("operand id = 0 KNOWN EMPTY\noperand id = 1 "
+                    + (before ? "KNOWN EMPTY" : "(d0) -> (), domain: d0 in [0, 1]") + "\n", out.toString(), what);
+            HloIndexing.OperandIndexing o = out.operand(0).iterator().next();
+            assertEquals(List.of(), o.runtimeVariables(), what);
+            assertEquals(List.of(), o.map().runtimeVars(), what);
+        }
+    }
+
+    /**
+     * The inner dynamic-slice reads its offset (parameter 1) whatever the outer offset (parameter
+     * 2, {@code rt0}) is, but the pad between them leaves a constraint {@code s0 + rt0 in [3, 6]}
+     * on variables no result uses. XLA's {@code RemoveUnusedSymbols} drops such a constraint and
+     * its variables, and {@code OperandIndexing::RemoveUnusedSymbols} the binding of {@code rt0}:
+     * {@code () -> ()}. Before, the map kept them all (the trimmed map had fewer runtime variables
+     * than bindings, and the untrimmed one was returned).
+     */
+    @Test
+    void aRuntimeVariableOnlyInADroppedConstraintLosesItsBinding() {
+        HloModule m = HloModule.parse("""
+                HloModule m
+                add {
+                  a = f32[] parameter(0)
+                  b = f32[] parameter(1)
+                  ROOT s = f32[] add(a, b)
+                }
+                f {
+                  p0 = f32[10] parameter(0)
+                  p1 = s32[] parameter(1)
+                  q = s32[] parameter(2)
+                  inner = f32[4] dynamic-slice(p0, p1), dynamic_slice_sizes={4}
+                  c = f32[] constant(0)
+                  pd = f32[10] pad(inner, c), padding=3_3
+                  outer = f32[2] dynamic-slice(pd, q), dynamic_slice_sizes={2}
+                  ROOT r = f32[] reduce(outer, c), dimensions={0}, to_apply=add
+                }
+                ENTRY e {
+                  x = f32[10] parameter(0)
+                  y = s32[] parameter(1)
+                  z = s32[] parameter(2)
+                  ROOT fu = f32[] fusion(x, y, z), kind=kLoop, calls=f
+                }""");
+        assertEquals("""
+                operand id = 0 ()[s0]{rt0, rt1} -> (s0 + rt1 + rt0 - 3), domain: s0 in [0, 1], rt0 in [0, 6], \
+                rt1 in [0, 8], s0 + rt1 in [3, 6]
+                runtime variables:
+                rt0: parameter(1); ()[s0]{rt0} -> (), domain: s0 in [0, 1], rt0 in [0, 8], s0 + rt0 - 3 in [0, 3], \
+                s0 + rt0 in [3, 6]
+                rt1: parameter(2); ()[s0] -> (), domain: s0 in [0, 1]
+                operand id = 1 () -> ()
+                operand id = 2 () -> ()
+                """, HloIndexing.outputToInput(m, m.entry().root()).toString());
+        HloIndexing.OperandIndexing offset = HloIndexing.outputToInput(m, m.entry().root()).operand(1).iterator().next();
+        assertEquals(List.of(), offset.runtimeVariables());
     }
 }

@@ -4,6 +4,7 @@ import dev.tensorbuf.ops.indexing.HloIndexing.OperandIndexing;
 import dev.tensorbuf.ops.indexing.HloIndexing.RuntimeVariable;
 import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
+import dev.tensorbuf.views.indexing.Variable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -58,18 +59,30 @@ final class Composition {
         return map;
     }
 
+    /**
+     * {@return {@code o} simplified, with known runtime variables replaced and unused range and
+     * runtime variables dropped with their bindings} {@code compose} hands over defined maps only.
+     * A known-empty map (results zeros, no constraints, as after XLA's {@code ResetToKnownEmpty})
+     * so loses every runtime variable and binding, whether it was empty before or became so here.
+     */
     static OperandIndexing finish(OperandIndexing o) {
-        if (o.isUndefined() || o.map().isKnownEmpty()) {
-            return o;
-        }
         OperandIndexing bound = RuntimeVars.substituteConstants(o);
         IndexingMap simplified = bound.map().simplify();
         OperandIndexing optimized = RuntimeVars.optimize(
                 new OperandIndexing(simplified, bound.runtimeVariables(), bound.replicaId()));
+        // As XLA's OperandIndexing::RemoveUnusedSymbols: a runtime variable dropped from the map
+        // (only in constraints on variables no result uses) takes its binding with it. The trimmed
+        // map keeps the very variables it keeps, in order, so identity tells which ones (two
+        // variables may be equal, so equality cannot).
         IndexingMap trimmed = optimized.map().removeUnusedSymbols();
-        if (trimmed.isKnownEmpty() || trimmed.runtimeVars().size() != optimized.runtimeVariables().size()) {
-            return trimmed.isKnownEmpty() ? new OperandIndexing(trimmed, List.of(), optimized.replicaId()) : optimized;
+        List<RuntimeVariable> bindings = new ArrayList<>();
+        int i = 0;
+        for (Variable kept : trimmed.runtimeVars()) {
+            while (optimized.map().runtimeVars().get(i) != kept) {
+                i++;
+            }
+            bindings.add(optimized.runtimeVariables().get(i++));
         }
-        return new OperandIndexing(trimmed, optimized.runtimeVariables(), optimized.replicaId());
+        return new OperandIndexing(trimmed, bindings, optimized.replicaId());
     }
 }
