@@ -256,7 +256,7 @@ public final class DomainBoxes {
      * {@return as {@link #of(List, long[])}, giving up past {@code limit} boxes}
      *
      * @throws TooManyBoxes past {@code limit} boxes (at most {@link #CEILING}), or when subtracting
-     *     the pieces' boxes from one another would take more than {@code limit * MAX_BOXES} steps
+     *     the pieces' boxes from one another takes more than {@code max(MAX_BOXES^2, 64 * limit)} steps
      */
     public static List<Placed> of(List<IndexingMap> maps, long[] dims, int limit) {
         limit = Math.min(limit, CEILING);
@@ -264,9 +264,10 @@ public final class DomainBoxes {
         long subtractions = 0;
         // Each box is subtracted from the boxes claimed before it whose spans it meets. Those are
         // found by their first dimension (a staircase's boxes are rows or families of rows), but
-        // the steps may still grow with the square of the boxes, so they are bounded by the boxes
-        // allowed times MAX_BOXES: a side allowed that many boxes has 64 elements a box to pay for them.
-        long budget = Math.multiplyExact((long) Math.max(limit, MAX_BOXES), MAX_BOXES);
+        // the steps (boxes looked at, subtractions) may still grow with the square of the boxes,
+        // so they are bounded: MAX_BOXES squared as before, or MIN_BOX_ELEMENTS a box allowed,
+        // about one step an element (a step is tens of nanoseconds, an element copied one by one 70).
+        long budget = Math.max((long) MAX_BOXES * MAX_BOXES, Math.multiplyExact((long) limit, MIN_BOX_ELEMENTS));
         List<Box> claimed = new ArrayList<>();
         for (int p = 0; p < maps.size(); p++) {
             List<Box> mine = domain(maps.get(p), dims, limit);
@@ -279,6 +280,10 @@ public final class DomainBoxes {
                     throw new TooManyBoxes(out.size() + mine.size(), limit);
                 }
                 for (int i : meet) {
+                    subtractions += left.size();
+                    if (subtractions > budget) {
+                        throw new TooManyBoxes(out.size() + mine.size(), limit);
+                    }
                     List<Box> next = new ArrayList<>();
                     for (Box x : left) {
                         next.addAll(x.minus(claimed.get(i)));
