@@ -384,7 +384,14 @@ public final class DomainBoxes {
      */
     public static final int CEILING = 1 << 16;
 
-    /** Elements a box must hold, on average, for a copy cut past {@link #MAX_BOXES} boxes to be allowed them. */
+    /**
+     * Elements a box must hold, on average, for a copy cut past {@link #MAX_BOXES} boxes to be
+     * allowed them. Measured (thread CPU, f32 staircases of 1 to 2 million elements with no
+     * period into a transposed destination, against the element pass at 50 to 75 ns an element):
+     * a copy repeated (its cut kept) is planned faster from about 64 elements a box (1.3 to 1.5x at
+     * 92, 1.5x at 133, 1.8x at 167, 2.4x at 256); the first copy of a shape, which cuts and
+     * simplifies, breaks even at about 170 to 250 and costs up to 2.5x the element pass below.
+     */
     public static final long MIN_BOX_ELEMENTS = 64;
 
     /**

@@ -100,9 +100,13 @@ public final class PiecePairs {
     /** Cuts made before. Simplifying a reshape's maps costs about a millisecond, many times a copy of a few MiB. */
     private static final ConcurrentHashMap<Key, Geometry> CUTS = new ConcurrentHashMap<>();
 
+    /** Cuts refused for more boxes than allowed, as {@link #CUTS}. */
+    private static final ConcurrentHashMap<Key, DomainBoxes.TooManyBoxes> REFUSED = new ConcurrentHashMap<>();
+
     /** Forgets every cut found. For tests. */
     static void clear() {
         CUTS.clear();
+        REFUSED.clear();
     }
     /** Cuts kept before starting over, as {@code PlanCache} bounds its plans. */
     private static final int CAPACITY = 256;
@@ -137,7 +141,21 @@ public final class PiecePairs {
         Key key = new Key(pieceMaps(src), pieceMaps(dst), Arrays.stream(dims).boxed().toList());
         Geometry geometry = CUTS.get(key);
         if (geometry == null) {
-            geometry = geometry(src, dst, dims);
+            DomainBoxes.TooManyBoxes refused = REFUSED.get(key);
+            if (refused != null) {
+                throw refused;
+            }
+            try {
+                geometry = geometry(src, dst, dims);
+            } catch (DomainBoxes.TooManyBoxes many) {
+                // Cutting up to the boxes a large copy is allowed costs about what its element
+                // pass does: a copy of that shape again is not cut again.
+                if (REFUSED.size() >= CAPACITY) {
+                    REFUSED.clear();
+                }
+                REFUSED.put(key, many);
+                throw many;
+            }
             if (CUTS.size() >= CAPACITY) {
                 CUTS.clear();
             }
