@@ -625,7 +625,9 @@ public final class CopyEngine {
             } catch (ArithmeticException overflow) {
                 return new Elements("the pieces' domains cannot be cut into boxes: an index computation overflows a long");
             } catch (DomainBoxes.TooManyBoxes many) {
-                return new Elements(many.getMessage() + ": more boxes, of fewer elements, than planning each pays for");
+                return new Elements(many.getMessage() + (many.atCeiling()
+                        ? ": the most boxes any copy is cut into, which bounds the memory a cut holds"
+                        : ": more boxes, of fewer elements, than planning each pays for"));
             }
             if (pairs.size() > MAX_SMALL_PAIRS && src.elementCount() / pairs.size() < MIN_PAIR_ELEMENTS) {
                 // Each pair is planned as a copy of its own (its map simplified and classified, some

@@ -92,6 +92,16 @@ public final class DomainBoxes {
             return true;
         }
 
+        /** {@return whether the spans {@code [start, last]} of every dimension overlap: false when no index is in both} */
+        public boolean spansMeet(Box other) {
+            for (int d = 0; d < start.length; d++) {
+                if (last(d) < other.start[d] || other.last(d) < start[d]) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
         /** {@return the indices both hold, or null when none} */
         public Box intersect(Box other) {
             int rank = rank();
@@ -168,6 +178,14 @@ public final class DomainBoxes {
             if (lo > hi) {
                 return null;
             }
+            if (t1 == t2) {
+                // One step (a staircase's residue classes): no congruence to solve.
+                if (Math.floorMod(Math.subtractExact(s2, s1), t1) != 0) {
+                    return null;
+                }
+                long count = (hi - lo) / t1 + 1;
+                return new long[] {lo, count == 1 ? 1 : t1, count};
+            }
             // x = s1 (mod t1) and x = s2 (mod t2): solvable when gcd divides s2 - s1, every lcm then.
             BigInteger a = BigInteger.valueOf(t1);
             BigInteger b = BigInteger.valueOf(t2);
@@ -237,25 +255,38 @@ public final class DomainBoxes {
     /**
      * {@return as {@link #of(List, long[])}, giving up past {@code limit} boxes}
      *
-     * @throws TooManyBoxes past {@code limit} boxes (at most {@link #MAX_BOXES})
+     * @throws TooManyBoxes past {@code limit} boxes (at most {@link #CEILING}), or when subtracting
+     *     the pieces' boxes from one another takes more than {@code max(MAX_BOXES^2, 64 * limit)} steps
      */
     public static List<Placed> of(List<IndexingMap> maps, long[] dims, int limit) {
-        limit = Math.min(limit, MAX_BOXES);
+        limit = Math.min(limit, CEILING);
         List<Placed> out = new ArrayList<>();
         long subtractions = 0;
+        // Each box is subtracted from the boxes claimed before it whose spans it meets. Those are
+        // found by their first dimension (a staircase's boxes are rows or families of rows), but
+        // the steps (boxes looked at, subtractions) may still grow with the square of the boxes,
+        // so they are bounded: MAX_BOXES squared as before, or MIN_BOX_ELEMENTS a box allowed,
+        // about one step an element (a step is tens of nanoseconds, an element copied one by one 70).
+        long budget = Math.max((long) MAX_BOXES * MAX_BOXES, Math.multiplyExact((long) limit, MIN_BOX_ELEMENTS));
         List<Box> claimed = new ArrayList<>();
         for (int p = 0; p < maps.size(); p++) {
             List<Box> mine = domain(maps.get(p), dims, limit);
+            Claimed near = new Claimed(claimed);
             for (Box b : mine) {
                 List<Box> left = List.of(b);
-                subtractions += claimed.size();
-                if (subtractions > (long) MAX_BOXES * MAX_BOXES) {
+                int[] meet = near.meeting(b);
+                subtractions += near.visited + 1;
+                if (subtractions > budget) {
                     throw new TooManyBoxes(out.size() + mine.size(), limit);
                 }
-                for (Box c : claimed) {
+                for (int i : meet) {
+                    subtractions += left.size();
+                    if (subtractions > budget) {
+                        throw new TooManyBoxes(out.size() + mine.size(), limit);
+                    }
                     List<Box> next = new ArrayList<>();
                     for (Box x : left) {
-                        next.addAll(x.minus(c));
+                        next.addAll(x.minus(claimed.get(i)));
                     }
                     left = next;
                 }
@@ -271,9 +302,74 @@ public final class DomainBoxes {
         return out;
     }
 
+    /** Claimed boxes sorted by where their first dimension starts, to find those a box meets without visiting all. */
+    private static final class Claimed {
+        private final List<Box> boxes;
+        /** Positions in {@code boxes}, by first dimension's start. */
+        private final Integer[] order;
+        /** The largest last index of the first dimension among {@code order[0..i]}. */
+        private final long[] reach;
+        /** Boxes looked at by the last {@link #meeting} call. */
+        long visited;
+
+        Claimed(List<Box> boxes) {
+            this.boxes = boxes;
+            int n = boxes.size();
+            order = new Integer[n];
+            for (int i = 0; i < n; i++) {
+                order[i] = i;
+            }
+            boolean ranked = n > 0 && boxes.getFirst().rank() > 0;
+            if (ranked) {
+                Arrays.sort(order, (x, y) -> Long.compare(boxes.get(x).start()[0], boxes.get(y).start()[0]));
+            }
+            reach = new long[n];
+            for (int i = 0; i < n; i++) {
+                long last = ranked ? boxes.get(order[i]).last(0) : Long.MAX_VALUE;
+                reach[i] = i == 0 ? last : Math.max(reach[i - 1], last);
+            }
+        }
+
+        /** {@return the positions, ascending, of the claimed boxes whose spans meet {@code b}'s} */
+        int[] meeting(Box b) {
+            int n = order.length;
+            int hi = n;
+            if (b.rank() > 0) {
+                // The first with a start past b's last: none from there on meets it.
+                int lo = 0;
+                long end = b.last(0);
+                while (lo < hi) {
+                    int mid = (lo + hi) >>> 1;
+                    if (boxes.get(order[mid]).start()[0] > end) {
+                        hi = mid;
+                    } else {
+                        lo = mid + 1;
+                    }
+                }
+            }
+            long from = b.rank() > 0 ? b.start()[0] : Long.MIN_VALUE;
+            int[] found = new int[8];
+            int k = 0;
+            visited = 0;
+            for (int i = hi - 1; i >= 0 && reach[i] >= from; i--) {
+                visited++;
+                if (b.spansMeet(boxes.get(order[i]))) {
+                    if (k == found.length) {
+                        found = Arrays.copyOf(found, 2 * k);
+                    }
+                    found[k++] = order[i];
+                }
+            }
+            // Subtracted in lookup order, as before the index: the same boxes come out.
+            int[] out = Arrays.copyOf(found, k);
+            Arrays.sort(out);
+            return out;
+        }
+    }
+
     /**
-     * Boxes a side may be cut into. Past it the copy is cheaper element by element than planned
-     * box by box, and the cutting itself would grow with the square of the count. A reshape of a
+     * Boxes a side may be cut into whatever its size ({@link #limit} allows more to a large copy).
+     * Past it a small copy is cheaper element by element than planned box by box. A reshape of a
      * concatenation, which cuts into a box per row segment, is regrouped first ({@link #regroupings})
      * into a box a piece; a staircase no regrouping names (a crop or stepped slice of one) is a box
      * per run of its repeating row pattern, each over a residue class of the rows. What still
@@ -281,18 +377,53 @@ public final class DomainBoxes {
      */
     public static final int MAX_BOXES = 1024;
 
-    /** A side's domains cut into more than {@link #MAX_BOXES} boxes: the copy goes element by element. */
+    /**
+     * Boxes a side is never cut into more than, whatever its size: a box and the pair it makes
+     * hold some hundreds of bytes, so a cut stays under some tens of MiB (a staircase of a billion
+     * rows is not listed row by row).
+     */
+    public static final int CEILING = 1 << 16;
+
+    /**
+     * Elements a box must hold, on average, for a copy cut past {@link #MAX_BOXES} boxes to be
+     * allowed them. Measured (thread CPU, f32 staircases of 1 to 2 million elements with no
+     * period into a transposed destination, against the element pass at 50 to 75 ns an element):
+     * a copy repeated (its cut kept) is planned faster from about 64 elements a box (1.3 to 1.5x at
+     * 92, 1.5x at 133, 1.8x at 167, 2.4x at 256); the first copy of a shape, which cuts and
+     * simplifies, breaks even at about 170 to 250 and costs up to 2.5x the element pass below.
+     */
+    public static final long MIN_BOX_ELEMENTS = 64;
+
+    /**
+     * {@return the boxes a side of a copy of {@code elements} elements may be cut into}
+     * {@link #MAX_BOXES}, or one box per {@link #MIN_BOX_ELEMENTS} elements when that is more, up
+     * to {@link #CEILING}: a large staircase with no repeating row pattern (a crop of a reshaped
+     * concatenation whose rows are longer than {@code MAX_PERIOD}) is a box per row segment, each
+     * of hundreds of elements, which planned pays for its planning.
+     */
+    public static int limit(long elements) {
+        return (int) Math.max(MAX_BOXES, Math.min(CEILING, elements / MIN_BOX_ELEMENTS));
+    }
+
+    /** A side's domains cut into more than the boxes allowed: the copy goes element by element. */
     public static final class TooManyBoxes extends RuntimeException {
         private final long boxes;
+        private final int limit;
 
         TooManyBoxes(long boxes, int limit) {
             super("the pieces' domains cut into more than " + limit + " boxes (" + boxes + " so far)", null, false, false);
             this.boxes = boxes;
+            this.limit = limit;
         }
 
         /** {@return the boxes made when the cutting stopped} */
         public long boxes() {
             return boxes;
+        }
+
+        /** {@return whether the cutting stopped at {@link #CEILING}, the most boxes any copy is cut into} */
+        public boolean atCeiling() {
+            return limit >= CEILING;
         }
     }
 
@@ -493,7 +624,7 @@ public final class DomainBoxes {
         work.push(new Work(new Box(start, step, count), new boolean[constraints.size()]));
         long steps = 0;
         while (!work.isEmpty()) {
-            if (out.size() > limit || ++steps > 16L * MAX_BOXES) {
+            if (out.size() > limit || ++steps > 16L * Math.max(limit, MAX_BOXES)) {
                 throw new TooManyBoxes(out.size() + work.size(), limit);
             }
             Work w = work.pop();

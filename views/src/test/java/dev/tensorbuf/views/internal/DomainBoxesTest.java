@@ -192,9 +192,22 @@ class DomainBoxesTest {
         return IndexingMap.of(vars, List.of(), List.of(), List.of(AffineExpr.constant(0)), constraints);
     }
 
+    @Test
+    void theBoxesAllowedGrowWithTheElementsUpToTheCeiling() {
+        assertEquals(DomainBoxes.MAX_BOXES, DomainBoxes.limit(1000));
+        assertEquals(DomainBoxes.MAX_BOXES, DomainBoxes.limit(DomainBoxes.MAX_BOXES * DomainBoxes.MIN_BOX_ELEMENTS));
+        assertEquals(9375, DomainBoxes.limit(600_000));
+        assertEquals(DomainBoxes.CEILING, DomainBoxes.limit(Long.MAX_VALUE));
+    }
+
     /** {@return the boxes of {@code maps} over {@code dims}, checked index by index against the maps} */
     private static List<DomainBoxes.Placed> check(List<IndexingMap> maps, long[] dims) {
-        List<DomainBoxes.Placed> placed = DomainBoxes.of(maps, dims);
+        return check(maps, dims, DomainBoxes.MAX_BOXES);
+    }
+
+    /** {@return as {@link #check(List, long[])}, allowed {@code limit} boxes} */
+    private static List<DomainBoxes.Placed> check(List<IndexingMap> maps, long[] dims, int limit) {
+        List<DomainBoxes.Placed> placed = DomainBoxes.of(maps, dims, limit);
         int rank = dims.length;
         long total = 1;
         for (long d : dims) {

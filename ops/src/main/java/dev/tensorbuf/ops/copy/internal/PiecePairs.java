@@ -100,9 +100,13 @@ public final class PiecePairs {
     /** Cuts made before. Simplifying a reshape's maps costs about a millisecond, many times a copy of a few MiB. */
     private static final ConcurrentHashMap<Key, Geometry> CUTS = new ConcurrentHashMap<>();
 
+    /** Cuts refused for more boxes than allowed, as {@link #CUTS}. */
+    private static final ConcurrentHashMap<Key, DomainBoxes.TooManyBoxes> REFUSED = new ConcurrentHashMap<>();
+
     /** Forgets every cut found. For tests. */
     static void clear() {
         CUTS.clear();
+        REFUSED.clear();
     }
     /** Cuts kept before starting over, as {@code PlanCache} bounds its plans. */
     private static final int CAPACITY = 256;
@@ -114,7 +118,7 @@ public final class PiecePairs {
      * @throws IllegalArgumentException for a destination index on a pad's fill or read-only
      *     memory, or two destination indices on one slot, or an index that no piece holds
      * @throws ArithmeticException when an index computation overflows a long
-     * @throws DomainBoxes.TooManyBoxes when a side cuts into more than {@link DomainBoxes#MAX_BOXES} boxes
+     * @throws DomainBoxes.TooManyBoxes when a side cuts into more boxes than {@link DomainBoxes#limit} allows its elements
      */
     public static List<Pair> of(TensorView src, TensorView dst) {
         return cut(src, dst).pairs();
@@ -137,7 +141,21 @@ public final class PiecePairs {
         Key key = new Key(pieceMaps(src), pieceMaps(dst), Arrays.stream(dims).boxed().toList());
         Geometry geometry = CUTS.get(key);
         if (geometry == null) {
-            geometry = geometry(src, dst, dims);
+            DomainBoxes.TooManyBoxes refused = REFUSED.get(key);
+            if (refused != null) {
+                throw refused;
+            }
+            try {
+                geometry = geometry(src, dst, dims);
+            } catch (DomainBoxes.TooManyBoxes many) {
+                // Cutting up to the boxes a large copy is allowed costs about what its element
+                // pass does: a copy of that shape again is not cut again.
+                if (REFUSED.size() >= CAPACITY) {
+                    REFUSED.clear();
+                }
+                REFUSED.put(key, many);
+                throw many;
+            }
             if (CUTS.size() >= CAPACITY) {
                 CUTS.clear();
             }
@@ -184,11 +202,12 @@ public final class PiecePairs {
         // A reshape's constraints read the same before simplification: candidates need no simplified map.
         List<IndexingMap> all = new ArrayList<>(pieceMaps(src));
         all.addAll(pieceMaps(dst));
+        int limit = DomainBoxes.limit(src.elementCount());
         Sides best = null;
         for (DomainBoxes.Regrouping r : DomainBoxes.regroupings(all, dims)) {
             try {
                 Sides c = sides(regrouped(src, r), regrouped(dst, r), r.dims(), r,
-                        best == null ? DomainBoxes.MAX_BOXES : best.boxes() - 1);
+                        best == null ? limit : best.boxes() - 1);
                 if (best == null || c.boxes() < best.boxes()) {
                     best = c;
                 }
@@ -200,7 +219,7 @@ public final class PiecePairs {
         // Fewer boxes than a box a piece cannot be: then the view's own dims are not cut at all.
         if (best == null || best.boxes() > src.map().pieces().size() + dst.map().pieces().size()) {
             try {
-                Sides own = sides(src, dst, dims, null, best == null ? DomainBoxes.MAX_BOXES : best.boxes());
+                Sides own = sides(src, dst, dims, null, best == null ? limit : best.boxes());
                 if (best == null || own.boxes() <= best.boxes()) {
                     chosen = own;
                 }
@@ -290,6 +309,15 @@ public final class PiecePairs {
         }
         IndexingMap map = side.maps().get(p);
         int rank = box.rank();
+        if (map.results().size() == 1 && map.rangeVars().isEmpty() && map.runtimeVars().isEmpty()) {
+            long[] linear = linearInBox(map.results().getFirst(), box);
+            if (linear != null) {
+                // Strides over the box (a staircase's row segment, inside one row of a part):
+                // read off by interval arithmetic, without composing and simplifying the map,
+                // which costs tens of microseconds a box for a staircase's thousands of rows.
+                return Linear.toMap(box.count(), Arrays.copyOf(linear, rank), linear[rank]);
+            }
+        }
         List<Variable> vars = new ArrayList<>(rank);
         List<AffineExpr> at = new ArrayList<>(rank);
         for (int d = 0; d < rank; d++) {
@@ -299,6 +327,85 @@ public final class PiecePairs {
         IndexingMap shift = IndexingMap.of(vars, List.of(), at);
         IndexingMap composed = IndexingMap.compose(map, shift);
         return IndexingMap.of(composed.dims(), List.of(), composed.results()).simplify();
+    }
+
+    /**
+     * {@return {@code e} over {@code box} as {@code c_0 * k_0 + ... + c_{n-1} * k_{n-1} + b} in
+     * the box's counters {@code k} ({c_0, ..., c_{n-1}, b}), or null when it is not affine there}
+     * A floor division or modulo by a positive constant is affine in a box where its operand
+     * stays within one multiple of the divisor; the other forms are the affine ones.
+     */
+    static long[] linearInBox(AffineExpr e, Box box) {
+        int rank = box.rank();
+        return switch (e) {
+            case AffineExpr.Const(long v) -> {
+                long[] out = new long[rank + 1];
+                out[rank] = v;
+                yield out;
+            }
+            case AffineExpr.Dim(int i) when i < rank -> {
+                long[] out = new long[rank + 1];
+                out[i] = box.count()[i] == 1 ? 0 : box.step()[i];
+                out[rank] = box.start()[i];
+                yield out;
+            }
+            case AffineExpr.Add(AffineExpr l, AffineExpr r) -> {
+                long[] a = linearInBox(l, box);
+                long[] b = a == null ? null : linearInBox(r, box);
+                if (b == null) {
+                    yield null;
+                }
+                for (int d = 0; d <= rank; d++) {
+                    a[d] = Math.addExact(a[d], b[d]);
+                }
+                yield a;
+            }
+            case AffineExpr.Mul(AffineExpr l, AffineExpr.Const(long c)) -> scaled(linearInBox(l, box), c);
+            case AffineExpr.Mul(AffineExpr.Const(long c), AffineExpr r) -> scaled(linearInBox(r, box), c);
+            case AffineExpr.FloorDiv(AffineExpr l, AffineExpr.Const(long m)) when m > 0 -> {
+                long[] a = linearInBox(l, box);
+                Long q = a == null ? null : oneQuotient(a, box, m);
+                if (q == null) {
+                    yield null;
+                }
+                long[] out = new long[rank + 1];
+                out[rank] = q;
+                yield out;
+            }
+            case AffineExpr.Mod(AffineExpr l, AffineExpr.Const(long m)) when m > 0 -> {
+                long[] a = linearInBox(l, box);
+                Long q = a == null ? null : oneQuotient(a, box, m);
+                if (q == null) {
+                    yield null;
+                }
+                a[rank] = Math.subtractExact(a[rank], Math.multiplyExact(q, m));
+                yield a;
+            }
+            default -> null;
+        };
+    }
+
+    private static long[] scaled(long[] a, long c) {
+        if (a != null) {
+            for (int d = 0; d < a.length; d++) {
+                a[d] = Math.multiplyExact(a[d], c);
+            }
+        }
+        return a;
+    }
+
+    /** {@return the one value of {@code floor(a / m)} over the box, or null when it takes several} */
+    private static Long oneQuotient(long[] a, Box box, long m) {
+        int rank = box.rank();
+        long lo = a[rank];
+        long hi = a[rank];
+        for (int d = 0; d < rank; d++) {
+            long span = Math.multiplyExact(a[d], box.count()[d] - 1);
+            lo = Math.addExact(lo, Math.min(span, 0));
+            hi = Math.addExact(hi, Math.max(span, 0));
+        }
+        long q = Math.floorDiv(lo, m);
+        return q == Math.floorDiv(hi, m) ? q : null;
     }
 
     /**
