@@ -11,10 +11,6 @@ import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.lang.reflect.Method;
-import java.net.URL;
-import java.net.URLClassLoader;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -139,26 +135,15 @@ public class ChannelAffineBenchmark {
      * and the ratio. Arguments: buildA buildB agronaJar rounds [case ...]; a build is a checkout
      * whose memory, views and ops modules are compiled ({@code mvn -o -q -pl ops -am compile}).
      */
-    public static void main(String[] args) throws Exception {
-        ClassLoader[] builds = {loader(args[0], args[2]), loader(args[1], args[2])};
+    public static void main(String[] args) throws Throwable {
+        ClassLoader[] builds = {TwoBuilds.loader(args[0], args[2]), TwoBuilds.loader(args[1], args[2])};
         int rounds = Integer.parseInt(args[3]);
         List<String> names = args.length > 4 ? Arrays.asList(args).subList(4, args.length)
                 : CASES.stream().map(Case::name).toList();
         for (String n : names) {
-            Runnable[] copies = {copier(builds[0], byName(n)), copier(builds[1], byName(n))};
-            for (int w = 0; w < 3; w++) {
-                time(copies[0]);
-                time(copies[1]);
-            }
-            double[][] ms = new double[2][rounds];
-            for (int r = 0; r < rounds; r++) {
-                for (int k = 0; k < 2; k++) {
-                    int side = (r + k) % 2;
-                    ms[side][r] = time(copies[side]);
-                }
-            }
-            Arrays.sort(ms[0]);
-            Arrays.sort(ms[1]);
+            Runnable copyA = copier(builds[0], byName(n));
+            Runnable copyB = copier(builds[1], byName(n));
+            double[][] ms = TwoBuilds.inTurns(3, rounds, () -> time(copyA), () -> time(copyB));
             double m0 = ms[0][rounds / 2];
             double m1 = ms[1][rounds / 2];
             System.out.printf("%s [8,3,224,224]: A median %.2f ms cpu, B median %.2f ms cpu, A/B %.2f%n", n, m0, m1, m0 / m1);
@@ -171,15 +156,6 @@ public class ChannelAffineBenchmark {
             copy.run();
         }
         return (CPU.getCurrentThreadCpuTime() - t0) / 5e6;
-    }
-
-    private static ClassLoader loader(String root, String agrona) throws Exception {
-        List<URL> urls = new ArrayList<>();
-        for (String m : new String[] {"memory", "views", "ops"}) {
-            urls.add(Path.of(root, m, "target", "classes").toUri().toURL());
-        }
-        urls.add(Path.of(agrona).toUri().toURL());
-        return new URLClassLoader(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader());
     }
 
     /** One case's copy in build {@code l}, through reflection: a single-threaded engine, as the JMH default. */

@@ -11,10 +11,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.net.URL;
-import java.net.URLClassLoader;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -202,27 +198,16 @@ public class ViewOpBenchmark {
      * ({@code mvn -o -q -pl ops -am compile}).
      */
     public static void main(String[] args) throws Throwable {
-        ClassLoader[] builds = {loader(args[0], args[2]), loader(args[1], args[2])};
+        ClassLoader[] builds = {TwoBuilds.loader(args[0], args[2]), TwoBuilds.loader(args[1], args[2])};
         int rounds = Integer.parseInt(args[3]);
         List<String> names = args.length > 4 ? Arrays.asList(args).subList(4, args.length)
                 : Arrays.stream(BITCASTS).map(c -> c[0]).toList();
         for (String n : names) {
             String[] c = Arrays.stream(BITCASTS).filter(b -> b[0].equals(n)).findFirst()
                     .orElseThrow(() -> new IllegalArgumentException("no case " + n));
-            MethodHandle[] ops = {bitcaster(builds[0], c[1], c[2]), bitcaster(builds[1], c[1], c[2])};
-            for (int w = 0; w < 20; w++) {
-                time(ops[0]);
-                time(ops[1]);
-            }
-            double[][] ns = new double[2][rounds];
-            for (int r = 0; r < rounds; r++) {
-                for (int k = 0; k < 2; k++) {
-                    int side = (r + k) % 2;
-                    ns[side][r] = time(ops[side]);
-                }
-            }
-            Arrays.sort(ns[0]);
-            Arrays.sort(ns[1]);
+            MethodHandle opA = bitcaster(builds[0], c[1], c[2]);
+            MethodHandle opB = bitcaster(builds[1], c[1], c[2]);
+            double[][] ns = TwoBuilds.inTurns(20, rounds, () -> time(opA), () -> time(opB));
             double a = ns[0][rounds / 2];
             double b = ns[1][rounds / 2];
             System.out.printf("%s: A median %.0f ns cpu (%.0f-%.0f), B median %.0f ns cpu (%.0f-%.0f), B/A %.2f%n", n,
@@ -242,15 +227,6 @@ public class ViewOpBenchmark {
             throw new AssertionError("no view");
         }
         return (double) t / n;
-    }
-
-    private static ClassLoader loader(String root, String agrona) throws Exception {
-        List<URL> urls = new ArrayList<>();
-        for (String m : new String[] {"memory", "views", "ops"}) {
-            urls.add(Path.of(root, m, "target", "classes").toUri().toURL());
-        }
-        urls.add(Path.of(agrona).toUri().toURL());
-        return new URLClassLoader(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader());
     }
 
     /** {@return {@code Ops.bitcast(source, target)} in build {@code l}, its arguments bound, through a method handle} */

@@ -2,8 +2,8 @@ package dev.tensorbuf.ops.exec.internal;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.ops.Ops;
-import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.ops.copy.CopyPlan;
+import dev.tensorbuf.ops.copy.internal.EngineScratch;
 import dev.tensorbuf.ops.copy.internal.Pointwise;
 import dev.tensorbuf.ops.copy.internal.PointwiseCopy;
 import dev.tensorbuf.ops.hlo.HloComputation;
@@ -159,13 +159,9 @@ final class Fusion {
 
     private TensorView evaluate(Held h, ArrayShape shape, String user) {
         TensorView dst = Materialize.allocateForOverwrite(shape, allocator);
-        // Through the engine's own entry, as a user's epilogue goes: the expression's text reads
-        // back to the expression (PointwiseSyntaxTest), its constants already operands here.
-        CopyEngine.Epilogue epilogue = CopyEngine.Epilogue.parse(h.expr().toString(),
-                h.leaves().stream().map(TensorView::dtype).toArray(DType[]::new));
-        CopyEngine engine = CopyEngine.defaults();
-        engine.copy(h.leaves(), dst, epilogue);
-        CopyPlan.Explanation explained = engine.explain(h.leaves(), dst, epilogue);
+        // The plan CopyEngine.copy(operands, dst, epilogue) makes, from the expression itself (its
+        // constants are operands here already), planned once and both run and explained.
+        CopyPlan.Explanation explained = PointwiseCopy.run(h.expr(), h.leaves(), dst, EngineScratch.ALLOCATOR);
         String kernel = explained.epilogue().orElseThrow().kernel();
         plans.computeIfAbsent(user, u -> new ArrayList<>()).add(explained);
         fused.add(user + ": " + h.expr());
