@@ -17,7 +17,9 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * Range-aware rewrites of one expression (seed 004, XLA's indexing-map simplifier). Every rule is
@@ -52,6 +54,10 @@ import java.util.function.Supplier;
  * overflow somewhere in its bounds is left as it is.
  */
 final class ExprSimplifier {
+    /**
+     * Bounds the passes over an expression whose rewrites might never settle. A pass applies one
+     * sum rule to each sum, so a sum of more than 16 digit pairs is left partly joined.
+     */
     private static final int MAX_PASSES = 16;
     private final RangeEvaluator ranges;
 
@@ -96,9 +102,18 @@ final class ExprSimplifier {
     }
 
     private AffineExpr rewriteFully(AffineExpr e) {
+        return repeated(e, this::rewrite, x -> false);
+    }
+
+    /**
+     * {@return {@code pass} applied to {@code e} until it changes nothing or {@code done} holds,
+     * at most {@link #MAX_PASSES} times} One loop for both repetitions, so the one limit is
+     * tested once: a pass applies one rule to each sum, and a sum of 17 digit pairs needs 17.
+     */
+    private static AffineExpr repeated(AffineExpr e, UnaryOperator<AffineExpr> pass, Predicate<AffineExpr> done) {
         AffineExpr cur = e;
-        for (int i = 0; i < MAX_PASSES; i++) {
-            AffineExpr next = rewrite(cur);
+        for (int i = 0; i < MAX_PASSES && !done.test(cur); i++) {
+            AffineExpr next = pass.apply(cur);
             if (next.equals(cur)) {
                 break;
             }
@@ -117,14 +132,8 @@ final class ExprSimplifier {
      * result is kept only when no division is left, which makes it an identity, not a guess.
      */
     private AffineExpr digitsJoined(AffineExpr e) {
-        AffineExpr cur = e;
-        for (int i = 0; i < MAX_PASSES && hasDivision(cur); i++) {
-            AffineExpr next = inTextOrder(rewriteFully(inTextOrder(Exprs.canonical(expandMods(cur)))));
-            if (next.equals(cur)) {
-                break;
-            }
-            cur = next;
-        }
+        AffineExpr cur = repeated(e, x -> inTextOrder(rewriteFully(inTextOrder(Exprs.canonical(expandMods(x))))),
+                x -> !hasDivision(x));
         return hasDivision(cur) ? e : cur;
     }
 

@@ -195,6 +195,38 @@ class ExprSimplifierTest {
         assertSame(D0, es.rewrite(D0));
     }
 
+    /**
+     * A pass joins one digit pair {@code d mod 2 + (d / 2) * 2} of a sum, so 17 pairs need 17
+     * passes and the 16-pass limit leaves the last pair as it was; a last summand {@code d mod 3}
+     * keeps the sum from being affine, so the digit join after the passes does not finish the
+     * work. With 16 pairs every pair is joined. Both results are the sum's value at random points.
+     */
+    @Test
+    void sixteenPassesJoinSixteenDigitPairsAndNoMore() {
+        Random random = new Random(44);
+        for (int pairs : new int[] {16, 17}) {
+            long[] bounds = new long[2 * pairs + 2];
+            AffineExpr sum = new Mod(new Dim(pairs), c(3));
+            StringBuilder joined = new StringBuilder();
+            for (int i = 0; i < pairs; i++) {
+                Dim d = new Dim(i);
+                sum = new Add(sum, new Add(new Mod(d, c(2)), new Mul(new FloorDiv(d, c(2)), c(2))));
+                bounds[2 * i + 1] = 9;
+                joined.insert(0, "d" + i + " + ");
+            }
+            bounds[2 * pairs + 1] = 9;
+            AffineExpr simplified = over(bounds).simplify(sum);
+            String want = pairs == 16 ? joined + "d16 mod 3"
+                    : "(d16 / 2) * 2 + " + joined.substring("d16 + ".length()) + "d17 mod 3 + d16 mod 2";
+            assertEquals(want, simplified.toText(), pairs + " pairs");
+            for (int probe = 0; probe < 100; probe++) {
+                long[] at = random.longs(pairs + 1, 0, 10).toArray();
+                assertEquals(sum.evaluate(at, new long[0], new long[0]),
+                        simplified.evaluate(at, new long[0], new long[0]), Arrays.toString(at));
+            }
+        }
+    }
+
     @Test
     void divisionAndModuloByAConstantFoldWhereTheRangeAllows() {
         ExprSimplifier es = over(0, 15, -3, 3);
