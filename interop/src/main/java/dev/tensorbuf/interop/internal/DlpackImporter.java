@@ -43,6 +43,23 @@ public final class DlpackImporter {
      *     the deleter has run
      */
     public static Dlpack.Tensor importTensor(MemorySegment managed, boolean versioned) {
+        return importTensor(managed, versioned, TensorView::strided);
+    }
+
+    /** Makes the view over the root buffer; {@link TensorView#strided} but in a test. */
+    @FunctionalInterface
+    interface ViewMaker {
+        TensorView view(MemoryBuffer root, ElementAccess access, StridedLayout layout);
+    }
+
+    /**
+     * {@return {@link #importTensor(MemorySegment, boolean)}'s tensor, its view made by
+     * {@code viewMaker}} Once the root buffer exists it owns the release, so a failure after it
+     * (in practice a JVM {@code Error}: the layout that sized the buffer always fits it) closes
+     * the root instead of calling the deleter beside it; a test's {@code viewMaker} throws to
+     * reach that path.
+     */
+    static Dlpack.Tensor importTensor(MemorySegment managed, boolean versioned, ViewMaker viewMaker) {
         String what = versioned ? "DLManagedTensorVersioned" : "DLManagedTensor";
         if (managed.address() == 0) {
             throw Errors.nullPointer(what);
@@ -73,7 +90,7 @@ public final class DlpackImporter {
             Described d = describe(m.asSlice(t, DlpackStructs.DL_TENSOR.byteSize()), versioned, minor, flags, what);
             boolean readOnly = (flags & DlpackStructs.FLAG_READ_ONLY) != 0;
             root = NativeMemory.wrap(d.base, d.byteSize, d.space, "dlpack", readOnly, release);
-            TensorView view = TensorView.strided(root, d.access, d.layout);
+            TensorView view = viewMaker.view(root, d.access, d.layout);
             return new Dlpack.Tensor(view, root, versioned, minor, flags);
         } catch (RuntimeException | Error e) {
             if (root != null) {
