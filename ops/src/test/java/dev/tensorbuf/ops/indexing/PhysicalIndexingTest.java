@@ -40,26 +40,26 @@ class PhysicalIndexingTest {
         HloModule m = HloModule.parse(ADD);
         assertEquals("operand id = 0 (d0, d1) -> (d0, d1), domain: d0 in [0, 2], d1 in [0, 1]\n"
                 + "operand id = 1 (d0, d1) -> (d1, d0), domain: d0 in [0, 2], d1 in [0, 1]\n",
-                HloIndexing.outputToInput(m, m.entry().root(), 0, true).toString());
+                RootMaps.outputToInput(m, 0, true));
         assertEquals("operand id = 0 (d0, d1) -> (d0, d1), domain: d0 in [0, 2], d1 in [0, 1]\n",
-                HloIndexing.inputToOutput(m, m.entry().root(), 0, true).toString());
+                RootMaps.inputToOutput(m, 0, true));
         assertEquals("operand id = 0 (d0, d1) -> (d1, d0), domain: d0 in [0, 1], d1 in [0, 2]\n",
-                HloIndexing.inputToOutput(m, m.entry().root(), 1, true).toString());
+                RootMaps.inputToOutput(m, 1, true));
         // Logically an add is the identity for both.
         assertEquals("operand id = 0 (d0, d1) -> (d0, d1), domain: d0 in [0, 1], d1 in [0, 2]\n",
-                HloIndexing.inputToOutput(m, m.entry().root(), 1, false).toString());
+                RootMaps.inputToOutput(m, 1, false));
     }
 
     @Test
     void aTransposeIntoTheOperandsLayoutIsAPhysicalIdentityForEveryOutput() {
         HloModule m = HloModule.parse(FUSION);
         String identity = "operand id = 0 (d0, d1) -> (d0, d1), domain: d0 in [0, 2], d1 in [0, 1]\n";
-        assertEquals(identity, HloIndexing.outputToInput(m, m.entry().root(), 0, true).toString());
-        assertEquals(identity, HloIndexing.outputToInput(m, m.entry().root(), 1, true).toString());
+        assertEquals(identity, RootMaps.outputToInput(m, 0, true));
+        assertEquals(identity, RootMaps.outputToInput(m, 1, true));
         assertEquals(identity + identity.replace("operand id = 0", "operand id = 1"),
-                HloIndexing.inputToOutput(m, m.entry().root(), 0, true).toString());
+                RootMaps.inputToOutput(m, 0, true));
         assertEquals("operand id = 0 (d0, d1) -> (d0, d1), domain: d0 in [0, 1], d1 in [0, 2]\n"
                 + "operand id = 1 (d0, d1) -> (d1, d0), domain: d0 in [0, 1], d1 in [0, 2]\n",
-                HloIndexing.inputToOutput(m, m.entry().root(), 0, false).toString());
+                RootMaps.inputToOutput(m, 0, false));
     }
 }

@@ -29,24 +29,19 @@ final class Collectives {
     }
 
     /**
-     * Scan with {@code num_carries} trailing carry operands and outputs: a scanned output reads
-     * its element of each scanned input and the whole carry; a carry output is read as a unit.
+     * Scan with {@code num_carries} trailing carry operands and outputs, as XLA's
+     * {@code ComputeOutputToInputScanOpIndexing}: every output, a carry of several elements
+     * included, reads each scanned input by the identity over the output's indices and each
+     * carry as a scalar. XLA tells a scalar output apart and reads every operand of it as a
+     * scalar; over no indices the identity is that scalar map, so one rule covers both.
      */
-    static List<Set<OperandIndexing>> scan(Ctx ctx, HloInstruction instr, int outputId) {
+    static List<Set<OperandIndexing>> scan(HloInstruction instr, int outputId) {
         long carries = instr.intValue("num_carries", 0);
         ArrayShape out = instr.outputShape(outputId);
-        boolean carryOutput = outputId >= instr.outputCount() - carries;
         List<Set<OperandIndexing>> result = new ArrayList<>();
         for (int k = 0; k < instr.operands().size(); k++) {
             boolean carryOperand = k >= instr.operands().size() - carries;
-            ArrayShape in = ctx.operandShape(instr, k);
-            if (!carryOutput && !carryOperand && in.rank() == out.rank()) {
-                result.add(Maps.one(Maps.identity(out)));
-            } else if (carryOutput && carryOperand && in.dims().equals(out.dims())) {
-                result.add(Maps.one(Maps.identity(out)));
-            } else {
-                result.add(Maps.one(Maps.toScalar(out)));
-            }
+            result.add(Maps.one(carryOperand ? Maps.toScalar(out) : Maps.identity(out)));
         }
         return result;
     }

@@ -52,7 +52,7 @@ public final class OpIndexing {
             case "reduce-window" -> Windows.reduceWindow(ctx, instr, outputId);
             case "convolution" -> Windows.convolution(ctx, instr);
             case "all-gather" -> Collectives.allGather(ctx, instr);
-            case "scan" -> Collectives.scan(ctx, instr, outputId);
+            case "scan" -> Collectives.scan(instr, outputId);
             case "fusion" -> Fusions.outputToInput(ctx, instr, outputId);
             default -> unknown(instr.operands().size());
         };
