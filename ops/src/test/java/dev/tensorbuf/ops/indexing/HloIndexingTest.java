@@ -1,9 +1,9 @@
 package dev.tensorbuf.ops.indexing;
 
+import static dev.tensorbuf.ops.indexing.RootMaps.single;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static dev.tensorbuf.ops.indexing.RootMaps.single;
 
 import dev.tensorbuf.ops.hlo.HloModule;
 import dev.tensorbuf.ops.indexing.HloIndexing.InstructionIndexing;
