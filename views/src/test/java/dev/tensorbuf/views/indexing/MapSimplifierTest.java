@@ -171,6 +171,28 @@ class MapSimplifierTest {
                 + " d9 in [10, 10], d10 in [11, 11]", m.simplify().simplify().toString());
     }
 
+    /**
+     * One constraint is rewritten at most 8 times a round, over at most 8 rounds: of a chain
+     * {@code ((d0 + d1) floordiv -2 + 1) floordiv -2 ...} (a negative divisor keeps ExprSimplifier
+     * from merging the quotients), one rewrite a step, 64 steps end in one call and the 65th waits
+     * for the next. Both say d0 + d1 = 0.
+     */
+    @Test
+    void sixtyFourRewritesOfOneConstraintAndNoMore() {
+        for (int steps : new int[] {64, 65}) {
+            String chain = "d0 + d1";
+            for (int i = 1; i <= steps; i++) {
+                chain = i % 2 == 1 ? "(" + chain + ") floordiv -2" : chain + " + 1";
+            }
+            String in = "(d0, d1) -> (d0, d1), domain: d0 in [0, 9], d1 in [0, 9], " + chain + " in [0, 0]";
+            String left = steps == 64 ? "d0 + d1 in [-4294967295, 0]" : "(d0 + d1) / -2 in [0, 4294967295]";
+            IndexingMap once = check(in, "(d0, d1) -> (d0, d1), domain: d0 in [0, 9], d1 in [0, 9], " + left);
+            String done = steps == 64 ? left : "d0 + d1 in [-8589934591, 0]";
+            assertEquals("(d0, d1) -> (d0, d1), domain: d0 in [0, 9], d1 in [0, 9], " + done,
+                    once.simplify().toString(), steps + " steps");
+        }
+    }
+
     @Test
     void knownEmptyAndUndefinedMapsComeBackAsTheyAre() {
         IndexingMap empty = IndexingMap.parse("(d0) -> (d0), domain: d0 in [0, 99], d0 * 2 in [300, 400]").simplify();
