@@ -16,8 +16,8 @@ import java.util.function.BiConsumer;
  * Dequantization of ggml blocks to f32 and quantization of f32, f16 and bf16 to Q8_0 and Q4_0, from segment to
  * segment, every value bit for bit what gguf-py's {@code gguf.quants.dequantize} and
  * {@code quantize} give (NaN and infinite scales included: they propagate through the same f32
- * products). Q8_0, Q4_0, Q4_K and Q6_K have Vector API kernels, as do both quantizers, and Q6_K one straight
- * to bf16 ({@link #dequantizeBf16}); the other types, and every type
+ * products). Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K and Q6_K have Vector API kernels, as do
+ * both quantizers, and Q6_K one straight to bf16 ({@link #dequantizeBf16}); the other types, and every type
  * when {@code jdk.incubator.vector} is not in the boot layer or {@code vector} is false, run
  * scalar loops that give the same bits. Floats are little-endian; blocks are ggml's layout. The
  * vector kernels see native memory only (mapped files included): heap segments are copied through
@@ -125,12 +125,48 @@ public final class BlockKernels {
                     ScalarBlocks.q6_K(src, srcOffset, dst, dstOffset, blocks);
                 }
             }
-            case Q4_1 -> ScalarBlocks.q4_1(src, srcOffset, dst, dstOffset, blocks);
-            case Q5_0 -> ScalarBlocks.q5_0(src, srcOffset, dst, dstOffset, blocks);
-            case Q5_1 -> ScalarBlocks.q5_1(src, srcOffset, dst, dstOffset, blocks);
-            case Q2_K -> ScalarBlocks.q2_K(src, srcOffset, dst, dstOffset, blocks);
-            case Q3_K -> ScalarBlocks.q3_K(src, srcOffset, dst, dstOffset, blocks);
-            case Q5_K -> ScalarBlocks.q5_K(src, srcOffset, dst, dstOffset, blocks);
+            case Q4_1 -> {
+                if (vector) {
+                    VectorBlocks.q4_1(src, srcOffset, dst, dstOffset, blocks);
+                } else {
+                    ScalarBlocks.q4_1(src, srcOffset, dst, dstOffset, blocks);
+                }
+            }
+            case Q5_0 -> {
+                if (vector) {
+                    VectorBlocks.q5_0(src, srcOffset, dst, dstOffset, blocks);
+                } else {
+                    ScalarBlocks.q5_0(src, srcOffset, dst, dstOffset, blocks);
+                }
+            }
+            case Q5_1 -> {
+                if (vector) {
+                    VectorBlocks.q5_1(src, srcOffset, dst, dstOffset, blocks);
+                } else {
+                    ScalarBlocks.q5_1(src, srcOffset, dst, dstOffset, blocks);
+                }
+            }
+            case Q2_K -> {
+                if (vector) {
+                    VectorBlocks.q2_K(src, srcOffset, dst, dstOffset, blocks);
+                } else {
+                    ScalarBlocks.q2_K(src, srcOffset, dst, dstOffset, blocks);
+                }
+            }
+            case Q3_K -> {
+                if (vector) {
+                    VectorBlocks.q3_K(src, srcOffset, dst, dstOffset, blocks);
+                } else {
+                    ScalarBlocks.q3_K(src, srcOffset, dst, dstOffset, blocks);
+                }
+            }
+            case Q5_K -> {
+                if (vector) {
+                    VectorBlocks.q5_K(src, srcOffset, dst, dstOffset, blocks);
+                } else {
+                    ScalarBlocks.q5_K(src, srcOffset, dst, dstOffset, blocks);
+                }
+            }
             case TQ1_0 -> ScalarBlocks.tq1_0(src, srcOffset, dst, dstOffset, blocks);
             case TQ2_0 -> ScalarBlocks.tq2_0(src, srcOffset, dst, dstOffset, blocks);
             case MXFP4 -> ScalarBlocks.mxfp4(src, srcOffset, dst, dstOffset, blocks);
@@ -272,7 +308,10 @@ public final class BlockKernels {
 
     /** {@return whether the Vector API kernels take {@code type}: the others are scalar whatever the kernels} */
     private static boolean hasVectorKernel(BlockType type) {
-        return type == BlockType.Q8_0 || type == BlockType.Q4_0 || type == BlockType.Q4_K || type == BlockType.Q6_K;
+        return switch (type) {
+            case Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K -> true;
+            default -> false;
+        };
     }
 
     /**

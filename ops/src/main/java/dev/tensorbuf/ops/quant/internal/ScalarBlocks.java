@@ -46,10 +46,34 @@ public final class ScalarBlocks {
         }
     }
 
+    /**
+     * {@return the bits every value of a Q4_1 or Q5_1 block whose min is NaN has: that NaN, quiet}
+     * gguf-py's {@code d * q + m} gives m's NaN when both are NaN (NumPy adds the broadcast min
+     * first); Java leaves which NaN a sum of two is to the JIT (C2 may swap a sum's operands), so
+     * both kernels write it themselves.
+     */
+    static int nanMin(float min) {
+        return Float.floatToRawIntBits(min) | 0x0040_0000;
+    }
+
+    private static boolean nanMinBlock(float min, MemorySegment d, long dOff) {
+        if (!Float.isNaN(min)) {
+            return false;
+        }
+        int bits = nanMin(min);
+        for (int j = 0; j < 32; j++) {
+            d.set(U32, dOff + 4L * j, bits);
+        }
+        return true;
+    }
+
     public static void q4_1(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
         for (long b = 0; b < blocks; b++, so += 20, dOff += 128) {
             float scale = f16(s, so);
             float min = f16(s, so + 2);
+            if (nanMinBlock(min, d, dOff)) {
+                continue;
+            }
             for (int j = 0; j < 16; j++) {
                 int q = u8(s, so + 4 + j);
                 put(d, dOff, j, scale * (float) (q & 0xF) + min);
@@ -74,6 +98,9 @@ public final class ScalarBlocks {
         for (long b = 0; b < blocks; b++, so += 24, dOff += 128) {
             float scale = f16(s, so);
             float min = f16(s, so + 2);
+            if (nanMinBlock(min, d, dOff)) {
+                continue;
+            }
             int qh = s.get(U32, so + 4);
             for (int j = 0; j < 16; j++) {
                 int q = u8(s, so + 8 + j);
