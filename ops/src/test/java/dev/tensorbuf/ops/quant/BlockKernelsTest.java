@@ -249,6 +249,7 @@ class BlockKernelsTest {
             case Q2_K -> new int[] {80, 82};
             case Q3_K -> new int[] {108};
             case Q6_K -> new int[] {208};
+            case MXFP4 -> new int[0];
             default -> throw new AssertionError(type);
         };
     }
@@ -261,7 +262,8 @@ class BlockKernelsTest {
      * odd source offset, and write nothing outside their range.
      */
     @ParameterizedTest
-    @EnumSource(value = BlockType.class, names = {"Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K"})
+    @EnumSource(value = BlockType.class, names = {"Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K",
+        "MXFP4"})
     void vectorKernelsGiveTheScalarBitsOnRandomAndSpecialBlocks(BlockType type) {
         BlockKernels vector = BlockKernels.of(true);
         org.junit.jupiter.api.Assumptions.assumeTrue(vector.isVector(), "the Vector API is not in this JVM");
@@ -275,7 +277,12 @@ class BlockKernelsTest {
         random.nextBytes(blocks);
         MemorySegment b = MemorySegment.ofArray(blocks);
         int[] scales = scaleOffsets(type);
+        // MXFP4's scale is its first byte, an exponent: the special values' low bytes (0xff, 0x00, 0x01, ...) stand in.
+        boolean exponent = type == BlockType.MXFP4;
         for (int k = 0; k < randomBlocks / 2; k++) {
+            if (exponent) {
+                blocks[k * bb] = (byte) (112 + random.nextInt(16));
+            }
             for (int at : scales) {
                 b.set(I16, (long) k * bb + at, Float.floatToFloat16((float) random.nextGaussian() * 0.01f));
             }
@@ -285,6 +292,9 @@ class BlockKernelsTest {
         k++;
         for (short f16 : special) {
             Arrays.fill(blocks, k * bb, (k + 1) * bb, (byte) 0xff);
+            if (exponent) {
+                blocks[k * bb] = (byte) f16;
+            }
             for (int at : scales) {
                 b.set(I16, (long) k * bb + at, f16);
             }
@@ -294,8 +304,12 @@ class BlockKernelsTest {
         for (short first : special) {
             for (short second : special) {
                 Arrays.fill(blocks, k * bb, (k + 1) * bb, (byte) 0x7f);
-                b.set(I16, (long) k * bb + scales[0], first);
-                b.set(I16, (long) k * bb + scales[scales.length - 1], scales.length > 1 ? second : first);
+                if (exponent) {
+                    blocks[k * bb] = (byte) (first >> 8 ^ second);
+                } else {
+                    b.set(I16, (long) k * bb + scales[0], first);
+                    b.set(I16, (long) k * bb + scales[scales.length - 1], scales.length > 1 ? second : first);
+                }
                 k++;
             }
         }

@@ -16,7 +16,7 @@ import java.util.function.BiConsumer;
  * Dequantization of ggml blocks to f32 and quantization of f32, f16 and bf16 to Q8_0 and Q4_0, from segment to
  * segment, every value bit for bit what gguf-py's {@code gguf.quants.dequantize} and
  * {@code quantize} give (NaN and infinite scales included: they propagate through the same f32
- * products). Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K and Q6_K have Vector API kernels, as do
+ * products). Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K and (with 16-lane floats) MXFP4 have Vector API kernels, as do
  * both quantizers, and Q6_K one straight to bf16 ({@link #dequantizeBf16}); the other types, and every type
  * when {@code jdk.incubator.vector} is not in the boot layer or {@code vector} is false, run
  * scalar loops that give the same bits. Floats are little-endian; blocks are ggml's layout. The
@@ -169,7 +169,13 @@ public final class BlockKernels {
             }
             case TQ1_0 -> ScalarBlocks.tq1_0(src, srcOffset, dst, dstOffset, blocks);
             case TQ2_0 -> ScalarBlocks.tq2_0(src, srcOffset, dst, dstOffset, blocks);
-            case MXFP4 -> ScalarBlocks.mxfp4(src, srcOffset, dst, dstOffset, blocks);
+            case MXFP4 -> {
+                if (vector && VectorBlocks.hasMxfp4()) {
+                    VectorBlocks.mxfp4(src, srcOffset, dst, dstOffset, blocks);
+                } else {
+                    ScalarBlocks.mxfp4(src, srcOffset, dst, dstOffset, blocks);
+                }
+            }
             case IQ4_NL -> ScalarBlocks.iq4_nl(src, srcOffset, dst, dstOffset, blocks);
             case IQ4_XS -> ScalarBlocks.iq4_xs(src, srcOffset, dst, dstOffset, blocks);
             case IQ2_XXS -> GridBlocks.iq2_xxs(src, srcOffset, dst, dstOffset, blocks);
@@ -310,6 +316,7 @@ public final class BlockKernels {
     private static boolean hasVectorKernel(BlockType type) {
         return switch (type) {
             case Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K -> true;
+            case MXFP4 -> VectorBlocks.hasMxfp4();
             default -> false;
         };
     }

@@ -175,31 +175,35 @@ public final class ScalarBlocks {
     }
 
     public static void q4_K(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
-        for (long b = 0; b < blocks; b++, so += 144, dOff += 4 * QK_K) {
-            float scale = f16(s, so);
-            float dmin = f16(s, so + 2);
-            for (int g = 0; g < 8; g++) {
-                float sc = groupScale(s, so + 4, scale, g);
-                float mn = groupMin(s, so + 4, dmin, g);
-                for (int i = 32 * g; i < 32 * g + 32; i++) {
-                    int q = (u8(s, so + 16 + (g >> 1) * 32 + (i & 31)) >> (4 * (g & 1))) & 0xF;
-                    put(d, dOff, i, sc * (float) q - mn);
-                }
-            }
-        }
+        q4Or5_K(s, so, d, dOff, blocks, false);
     }
 
     public static void q5_K(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
-        for (long b = 0; b < blocks; b++, so += 176, dOff += 4 * QK_K) {
+        q4Or5_K(s, so, d, dOff, blocks, true);
+    }
+
+    /**
+     * Q4_K and Q5_K, one group loop: both are 8 groups of 32 values under six-bit scales and mins
+     * ({@link #groupScale}), value {@code l} of group g the low (g even) or high nibble of qs byte
+     * {@code 32 (g / 2) + l}; Q5_K adds bit g of qh byte {@code l} above the nibble and so keeps
+     * its qs 32 bytes further on. {@code fifth} is the same for a whole call, so the JIT takes its
+     * test out of the loop.
+     */
+    private static void q4Or5_K(MemorySegment s, long so, MemorySegment d, long dOff, long blocks, boolean fifth) {
+        int size = fifth ? 176 : 144;
+        int qs = fifth ? 48 : 16;
+        for (long b = 0; b < blocks; b++, so += size, dOff += 4 * QK_K) {
             float scale = f16(s, so);
             float dmin = f16(s, so + 2);
             for (int g = 0; g < 8; g++) {
                 float sc = groupScale(s, so + 4, scale, g);
                 float mn = groupMin(s, so + 4, dmin, g);
                 for (int i = 32 * g; i < 32 * g + 32; i++) {
-                    int ql = (u8(s, so + 48 + (g >> 1) * 32 + (i & 31)) >> (4 * (g & 1))) & 0xF;
-                    int qh = (u8(s, so + 16 + (i & 31)) >> g) & 1;
-                    put(d, dOff, i, sc * (float) (ql | qh << 4) - mn);
+                    int q = (u8(s, so + qs + (g >> 1) * 32 + (i & 31)) >> (4 * (g & 1))) & 0xF;
+                    if (fifth) {
+                        q |= ((u8(s, so + 16 + (i & 31)) >> g) & 1) << 4;
+                    }
+                    put(d, dOff, i, sc * (float) q - mn);
                 }
             }
         }

@@ -39,6 +39,9 @@ public final class VectorBlocks {
     private static final VectorSpecies<Short> SW2 = VectorSpecies.of(short.class, VectorShape.forBitSize(FW.length() * 32));
     private static final ShortVector HIGH_HALVES = ShortVector.fromArray(SW2, highHalves(SW2.length()), 0);
     private static final boolean PAIRS = FW.length() == 16;
+    /** MXFP4's 16 code values in {@link #BW}'s lanes (the first 16 where it has more), for {@link #mxfp4}. */
+    private static final ByteVector MXFP4_VALUES = ByteVector.fromArray(BW, java.util.Arrays.copyOf(
+            new byte[] {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12}, Math.max(16, BW.length())), 0);
 
     /**
      * The class of native segments, mapped ones included (a subclass that inherits how they are
@@ -222,6 +225,30 @@ public final class VectorBlocks {
     }
 
     /**
+     * MXFP4: each nibble's value (twice E2M1's, as gguf-py's table) looked up 16 lanes at a time
+     * with one {@code selectFrom} (a byte shuffle), times the block's power-of-two scale. Only
+     * where {@link #FW} has 16 lanes ({@link #hasMxfp4}): the table is 16 bytes.
+     */
+    public static void mxfp4(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
+        s = NATIVE.cast(s);
+        d = NATIVE.cast(d);
+        for (long b = 0; b < blocks; b++, so += 17, dOff += 128) {
+            int e = s.get(ValueLayout.JAVA_BYTE, so) & 0xFF;
+            float scale = Float.intBitsToFloat(e < 2 ? 0x00200000 << e : (e - 1) << 23);
+            ByteVector v = ByteVector.fromMemorySegment(BW, s, so + 1, LE);
+            ((FloatVector) v.and((byte) 0xF).selectFrom(MXFP4_VALUES).convertShape(VectorOperators.B2F, FW, 0)).mul(scale)
+                    .intoMemorySegment(d, dOff, LE);
+            ((FloatVector) v.lanewise(VectorOperators.LSHR, 4).selectFrom(MXFP4_VALUES).convertShape(VectorOperators.B2F, FW, 0))
+                    .mul(scale).intoMemorySegment(d, dOff + 64, LE);
+        }
+    }
+
+    /** {@return whether {@link #mxfp4} runs here: 16-lane floats} */
+    public static boolean hasMxfp4() {
+        return FW.length() == 16;
+    }
+
+    /**
      * Q2_K: the block's 256 two-bit codes gathered into bytes first (as {@link #q6_K}'s), then
      * widened a vector at a time, each 16 values times their sub-block's scale minus its min.
      */
@@ -303,10 +330,7 @@ public final class VectorBlocks {
         for (long b = 0; b < blocks; b++, so += 176, dOff += 1024) {
             float scale = ScalarBlocks.f16(s, so);
             float dmin = ScalarBlocks.f16(s, so + 2);
-            q5Codes(s, so, 0, q);
-            q5Codes(s, so, 1, q);
-            q5Codes(s, so, 2, q);
-            q5Codes(s, so, 3, q);
+            q5Codes(s, so, q);
             for (int g = 0; g < 8; g++) {
                 float sc = ScalarBlocks.groupScale(s, so + 4, scale, g);
                 float mn = ScalarBlocks.groupMin(s, so + 4, dmin, g);
@@ -319,18 +343,30 @@ public final class VectorBlocks {
     }
 
     /**
-     * The 64 codes of Q5_K groups {@code 2 c} and {@code 2 c + 1}: value {@code l} of group g is
-     * the low (g even) or high nibble of qs byte {@code 32 c + l}, with bit g of qh byte {@code l} above it.
+     * The 256 codes of a Q5_K block: value {@code l} of group g is the low (g even) or high nibble
+     * of qs byte {@code 32 (g / 2) + l}, with bit g of qh byte {@code l} above it; every shift a
+     * constant (a count that varies with the group cost half again the kernel's time).
      */
-    private static void q5Codes(MemorySegment s, long so, int c, MemorySegment q) {
+    private static void q5Codes(MemorySegment s, long so, MemorySegment q) {
         s = NATIVE.cast(s);
         q = NATIVE.cast(q);
-        IntVector x = IntVector.fromMemorySegment(I, s, so + 48 + 32 * c, LE);
-        IntVector m = IntVector.fromMemorySegment(I, s, so + 16, LE).lanewise(VectorOperators.LSHR, 2 * c);
-        x.and(0x0F0F0F0F).or(m.lanewise(VectorOperators.LSHL, 4).and(0x10101010)).reinterpretAsBytes()
-                .intoMemorySegment(q, 64 * c, LE);
+        IntVector m = IntVector.fromMemorySegment(I, s, so + 16, LE);
+        IntVector x = IntVector.fromMemorySegment(I, s, so + 48, LE);
+        x.and(0x0F0F0F0F).or(m.lanewise(VectorOperators.LSHL, 4).and(0x10101010)).reinterpretAsBytes().intoMemorySegment(q, 0, LE);
         x.lanewise(VectorOperators.LSHR, 4).and(0x0F0F0F0F).or(m.lanewise(VectorOperators.LSHL, 3).and(0x10101010))
-                .reinterpretAsBytes().intoMemorySegment(q, 64 * c + 32, LE);
+                .reinterpretAsBytes().intoMemorySegment(q, 32, LE);
+        x = IntVector.fromMemorySegment(I, s, so + 80, LE);
+        x.and(0x0F0F0F0F).or(m.lanewise(VectorOperators.LSHL, 2).and(0x10101010)).reinterpretAsBytes().intoMemorySegment(q, 64, LE);
+        x.lanewise(VectorOperators.LSHR, 4).and(0x0F0F0F0F).or(m.lanewise(VectorOperators.LSHL, 1).and(0x10101010))
+                .reinterpretAsBytes().intoMemorySegment(q, 96, LE);
+        x = IntVector.fromMemorySegment(I, s, so + 112, LE);
+        x.and(0x0F0F0F0F).or(m.and(0x10101010)).reinterpretAsBytes().intoMemorySegment(q, 128, LE);
+        x.lanewise(VectorOperators.LSHR, 4).and(0x0F0F0F0F).or(m.lanewise(VectorOperators.LSHR, 1).and(0x10101010))
+                .reinterpretAsBytes().intoMemorySegment(q, 160, LE);
+        x = IntVector.fromMemorySegment(I, s, so + 144, LE);
+        x.and(0x0F0F0F0F).or(m.lanewise(VectorOperators.LSHR, 2).and(0x10101010)).reinterpretAsBytes().intoMemorySegment(q, 192, LE);
+        x.lanewise(VectorOperators.LSHR, 4).and(0x0F0F0F0F).or(m.lanewise(VectorOperators.LSHR, 3).and(0x10101010))
+                .reinterpretAsBytes().intoMemorySegment(q, 224, LE);
     }
 
     /**
