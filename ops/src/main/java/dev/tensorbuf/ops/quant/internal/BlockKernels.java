@@ -16,8 +16,9 @@ import java.util.function.BiConsumer;
  * Dequantization of ggml blocks to f32 and quantization of f32, f16 and bf16 to Q8_0 and Q4_0, from segment to
  * segment, every value bit for bit what gguf-py's {@code gguf.quants.dequantize} and
  * {@code quantize} give (NaN and infinite scales included: they propagate through the same f32
- * products). Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K and (with 16-lane floats) MXFP4 have Vector API kernels, as do
- * both quantizers, and Q6_K one straight to bf16 ({@link #dequantizeBf16}); the other types, and every type
+ * products). Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K and (with 16-lane floats)
+ * MXFP4 have Vector API kernels, as do both quantizers, and Q6_K one straight to bf16
+ * ({@link #dequantizeBf16}); the other types, and every type
  * when {@code jdk.incubator.vector} is not in the boot layer or {@code vector} is false, run
  * scalar loops that give the same bits. Floats are little-endian; blocks are ggml's layout. The
  * vector kernels see native memory only (mapped files included): heap segments are copied through
