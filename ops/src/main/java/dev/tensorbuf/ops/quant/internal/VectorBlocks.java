@@ -409,6 +409,14 @@ public final class VectorBlocks {
      * (a row of 16 blocks) and page faults as allocation moved on (645 a run of 128 Mi values). A helper
      * method for the read is not inlined here (the loop is at C2's node cutoff), and a call in the
      * loop spills the vectors: twice the time.
+     *
+     * <p>With 16-lane floats ({@link #PAIRS}) two vectors of rounded bits become one 32-lane short
+     * vector of their high halves by one two-vector {@code selectFrom} (AVX-512's {@code vpermi2w}),
+     * where {@code convertShape(I2S)} took a shift and a narrowing per vector and stored half as
+     * wide ({@code bench/experiments/Q6kBf16Store.java}, load 17 on 2 cores: 0.17-0.20 ns a value in
+     * cache against 0.20-0.21, 0.25-0.33 over 256 MiB against 0.28-0.31; the rounding itself
+     * 0.02-0.05). Past the cache the kernel is as slow as its stores of f32 would be: the
+     * destination's misses, not the bf16 conversion, set the time.
      */
     public static void q6_KBf16(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
         s = NATIVE.cast(s);
