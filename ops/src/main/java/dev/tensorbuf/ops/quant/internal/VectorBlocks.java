@@ -415,8 +415,8 @@ public final class VectorBlocks {
      * where {@code convertShape(I2S)} took a shift and a narrowing per vector and stored half as
      * wide ({@code bench/experiments/Q6kBf16Store.java}, load 17 on 2 cores: 0.17-0.20 ns a value in
      * cache against 0.20-0.21, 0.25-0.33 over 256 MiB against 0.28-0.31; the rounding itself
-     * 0.02-0.05). Past the cache the kernel is as slow as its stores of f32 would be: the
-     * destination's misses, not the bf16 conversion, set the time.
+     * 0.02-0.05). Past the cache the gain mostly goes: the same values stored as f32 (twice the
+     * bytes) took 0.25-0.45 there, so the destination's misses, not the conversion, set the time.
      */
     public static void q6_KBf16(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
         s = NATIVE.cast(s);
