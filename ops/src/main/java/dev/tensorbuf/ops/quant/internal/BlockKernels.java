@@ -97,86 +97,37 @@ public final class BlockKernels {
                     (in, out) -> dequantize(type, in, 0, out, 0, blocks));
             return;
         }
+        if (vector && hasVectorKernel(type)) {
+            switch (type) {
+                case Q4_0 -> VectorBlocks.q4_0(src, srcOffset, dst, dstOffset, blocks);
+                case Q4_1 -> VectorBlocks.q4_1(src, srcOffset, dst, dstOffset, blocks);
+                case Q5_0 -> VectorBlocks.q5_0(src, srcOffset, dst, dstOffset, blocks);
+                case Q5_1 -> VectorBlocks.q5_1(src, srcOffset, dst, dstOffset, blocks);
+                case Q8_0 -> VectorBlocks.q8_0(src, srcOffset, dst, dstOffset, blocks);
+                case Q2_K -> VectorBlocks.q2_K(src, srcOffset, dst, dstOffset, blocks);
+                case Q3_K -> VectorBlocks.q3_K(src, srcOffset, dst, dstOffset, blocks);
+                case Q4_K -> VectorBlocks.q4_K(src, srcOffset, dst, dstOffset, blocks);
+                case Q5_K -> VectorBlocks.q5_K(src, srcOffset, dst, dstOffset, blocks);
+                case Q6_K -> VectorBlocks.q6_K(src, srcOffset, dst, dstOffset, blocks);
+                case MXFP4 -> VectorBlocks.mxfp4(src, srcOffset, dst, dstOffset, blocks);
+                default -> throw new AssertionError(type + " has no vector kernel");
+            }
+            return;
+        }
         switch (type) {
-            case Q8_0 -> {
-                if (vector) {
-                    VectorBlocks.q8_0(src, srcOffset, dst, dstOffset, blocks);
-                } else {
-                    ScalarBlocks.q8_0(src, srcOffset, dst, dstOffset, blocks);
-                }
-            }
-            case Q4_0 -> {
-                if (vector) {
-                    VectorBlocks.q4_0(src, srcOffset, dst, dstOffset, blocks);
-                } else {
-                    ScalarBlocks.q4_0(src, srcOffset, dst, dstOffset, blocks);
-                }
-            }
-            case Q4_K -> {
-                if (vector) {
-                    VectorBlocks.q4_K(src, srcOffset, dst, dstOffset, blocks);
-                } else {
-                    ScalarBlocks.q4_K(src, srcOffset, dst, dstOffset, blocks);
-                }
-            }
-            case Q6_K -> {
-                if (vector) {
-                    VectorBlocks.q6_K(src, srcOffset, dst, dstOffset, blocks);
-                } else {
-                    ScalarBlocks.q6_K(src, srcOffset, dst, dstOffset, blocks);
-                }
-            }
-            case Q4_1 -> {
-                if (vector) {
-                    VectorBlocks.q4_1(src, srcOffset, dst, dstOffset, blocks);
-                } else {
-                    ScalarBlocks.q4_1(src, srcOffset, dst, dstOffset, blocks);
-                }
-            }
-            case Q5_0 -> {
-                if (vector) {
-                    VectorBlocks.q5_0(src, srcOffset, dst, dstOffset, blocks);
-                } else {
-                    ScalarBlocks.q5_0(src, srcOffset, dst, dstOffset, blocks);
-                }
-            }
-            case Q5_1 -> {
-                if (vector) {
-                    VectorBlocks.q5_1(src, srcOffset, dst, dstOffset, blocks);
-                } else {
-                    ScalarBlocks.q5_1(src, srcOffset, dst, dstOffset, blocks);
-                }
-            }
-            case Q2_K -> {
-                if (vector) {
-                    VectorBlocks.q2_K(src, srcOffset, dst, dstOffset, blocks);
-                } else {
-                    ScalarBlocks.q2_K(src, srcOffset, dst, dstOffset, blocks);
-                }
-            }
-            case Q3_K -> {
-                if (vector) {
-                    VectorBlocks.q3_K(src, srcOffset, dst, dstOffset, blocks);
-                } else {
-                    ScalarBlocks.q3_K(src, srcOffset, dst, dstOffset, blocks);
-                }
-            }
-            case Q5_K -> {
-                if (vector) {
-                    VectorBlocks.q5_K(src, srcOffset, dst, dstOffset, blocks);
-                } else {
-                    ScalarBlocks.q5_K(src, srcOffset, dst, dstOffset, blocks);
-                }
-            }
+            case Q4_0 -> ScalarBlocks.q4_0(src, srcOffset, dst, dstOffset, blocks);
+            case Q4_1 -> ScalarBlocks.q4_1(src, srcOffset, dst, dstOffset, blocks);
+            case Q5_0 -> ScalarBlocks.q5_0(src, srcOffset, dst, dstOffset, blocks);
+            case Q5_1 -> ScalarBlocks.q5_1(src, srcOffset, dst, dstOffset, blocks);
+            case Q8_0 -> ScalarBlocks.q8_0(src, srcOffset, dst, dstOffset, blocks);
+            case Q2_K -> ScalarBlocks.q2_K(src, srcOffset, dst, dstOffset, blocks);
+            case Q3_K -> ScalarBlocks.q3_K(src, srcOffset, dst, dstOffset, blocks);
+            case Q4_K -> ScalarBlocks.q4_K(src, srcOffset, dst, dstOffset, blocks);
+            case Q5_K -> ScalarBlocks.q5_K(src, srcOffset, dst, dstOffset, blocks);
+            case Q6_K -> ScalarBlocks.q6_K(src, srcOffset, dst, dstOffset, blocks);
+            case MXFP4 -> ScalarBlocks.mxfp4(src, srcOffset, dst, dstOffset, blocks);
             case TQ1_0 -> ScalarBlocks.tq1_0(src, srcOffset, dst, dstOffset, blocks);
             case TQ2_0 -> ScalarBlocks.tq2_0(src, srcOffset, dst, dstOffset, blocks);
-            case MXFP4 -> {
-                if (vector && VectorBlocks.hasMxfp4()) {
-                    VectorBlocks.mxfp4(src, srcOffset, dst, dstOffset, blocks);
-                } else {
-                    ScalarBlocks.mxfp4(src, srcOffset, dst, dstOffset, blocks);
-                }
-            }
             case IQ4_NL -> ScalarBlocks.iq4_nl(src, srcOffset, dst, dstOffset, blocks);
             case IQ4_XS -> ScalarBlocks.iq4_xs(src, srcOffset, dst, dstOffset, blocks);
             case IQ2_XXS -> GridBlocks.iq2_xxs(src, srcOffset, dst, dstOffset, blocks);
