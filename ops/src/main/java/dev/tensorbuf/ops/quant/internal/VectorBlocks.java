@@ -331,13 +331,11 @@ public final class VectorBlocks {
             float scale = ScalarBlocks.f16(s, so);
             float dmin = ScalarBlocks.f16(s, so + 2);
             q5Codes(s, so, q);
-            for (int g = 0; g < 8; g++) {
-                float sc = ScalarBlocks.groupScale(s, so + 4, scale, g);
-                float mn = ScalarBlocks.groupMin(s, so + 4, dmin, g);
-                for (int i = 32 * g; i < 32 * g + 32; i += FW.length()) {
-                    ((FloatVector) ByteVector.fromMemorySegment(BW, q, i, LE).convertShape(VectorOperators.B2F, FW, 0))
-                            .mul(sc).sub(mn).intoMemorySegment(d, dOff + 4L * i, LE);
-                }
+            for (int i = 0; i < 256; i += FW.length()) {
+                float sc = ScalarBlocks.groupScale(s, so + 4, scale, i >> 5);
+                float mn = ScalarBlocks.groupMin(s, so + 4, dmin, i >> 5);
+                ((FloatVector) ByteVector.fromMemorySegment(BW, q, i, LE).convertShape(VectorOperators.B2F, FW, 0))
+                        .mul(sc).sub(mn).intoMemorySegment(d, dOff + 4L * i, LE);
             }
         }
     }
