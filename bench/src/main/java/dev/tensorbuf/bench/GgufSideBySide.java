@@ -109,8 +109,10 @@ public final class GgufSideBySide {
             MemorySegment.copy(chunk, 0, blocks, ValueLayout.JAVA_BYTE, at, (int) Math.min(chunk.length, blocks.byteSize() - at));
         }
         int[] scales = switch (type) {
-            case Q8_0, Q4_0 -> new int[] {0};
-            case Q4_K -> new int[] {0, 2};
+            case Q8_0, Q4_0, Q5_0 -> new int[] {0};
+            case Q4_1, Q5_1, Q4_K, Q5_K -> new int[] {0, 2};
+            case Q2_K -> new int[] {80, 82};
+            case Q3_K -> new int[] {108};
             case Q6_K -> new int[] {208};
             default -> new int[0];
         };

@@ -241,6 +241,146 @@ class BlockKernelsTest {
         }
     }
 
+    /** Where each type with a vector kernel keeps its f16 scales (and mins), as {@code gguf_quants.py} says. */
+    private static int[] scaleOffsets(BlockType type) {
+        return switch (type) {
+            case Q4_0, Q5_0, Q8_0 -> new int[] {0};
+            case Q4_1, Q5_1, Q4_K, Q5_K -> new int[] {0, 2};
+            case Q2_K -> new int[] {80, 82};
+            case Q3_K -> new int[] {108};
+            case Q6_K -> new int[] {208};
+            case MXFP4 -> new int[0];
+            default -> throw new AssertionError(type);
+        };
+    }
+
+    /**
+     * The vector kernels give the scalar ones' bits on random blocks (small finite scales, as
+     * weights have, and raw random bytes, NaN and infinite scales among them) and special blocks
+     * (zero; the largest codes under the largest finite, infinite, NaN and signalling NaN scales,
+     * mixed NaN payloads), for block counts that leave every tail a vector loop could have, at an
+     * odd source offset, and write nothing outside their range.
+     */
+    @ParameterizedTest
+    @EnumSource(value = BlockType.class, names = {"Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K",
+        "MXFP4"})
+    void vectorKernelsGiveTheScalarBitsOnRandomAndSpecialBlocks(BlockType type) {
+        BlockKernels vector = BlockKernels.of(true);
+        org.junit.jupiter.api.Assumptions.assumeTrue(vector.isVector(), "the Vector API is not in this JVM");
+        int bb = type.blockBytes();
+        int bv = type.blockValues();
+        java.util.Random random = new java.util.Random(38);
+        short[] special = {0x7bff, (short) 0xfbff, 0x7c00, (short) 0xfc00, 0x7e00, 0x7c01, (short) 0xff8c, (short) 0x8000, 0x0001};
+        int randomBlocks = 200;
+        int n = randomBlocks + 1 + special.length + special.length * special.length;
+        byte[] blocks = new byte[n * bb];
+        random.nextBytes(blocks);
+        MemorySegment b = MemorySegment.ofArray(blocks);
+        int[] scales = scaleOffsets(type);
+        // MXFP4's scale is its first byte, an exponent: the special values' low bytes (0xff, 0x00, 0x01, ...) stand in.
+        boolean exponent = type == BlockType.MXFP4;
+        for (int k = 0; k < randomBlocks / 2; k++) {
+            if (exponent) {
+                blocks[k * bb] = (byte) (112 + random.nextInt(16));
+            }
+            for (int at : scales) {
+                b.set(I16, (long) k * bb + at, Float.floatToFloat16((float) random.nextGaussian() * 0.01f));
+            }
+        }
+        int k = randomBlocks;
+        Arrays.fill(blocks, k * bb, (k + 1) * bb, (byte) 0);
+        k++;
+        for (short f16 : special) {
+            Arrays.fill(blocks, k * bb, (k + 1) * bb, (byte) 0xff);
+            if (exponent) {
+                blocks[k * bb] = (byte) f16;
+            }
+            for (int at : scales) {
+                b.set(I16, (long) k * bb + at, f16);
+            }
+            k++;
+        }
+        // Every pair of special values as scale and min (or scale and the largest codes' sub-block scales).
+        for (short first : special) {
+            for (short second : special) {
+                Arrays.fill(blocks, k * bb, (k + 1) * bb, (byte) 0x7f);
+                if (exponent) {
+                    blocks[k * bb] = (byte) (first >> 8 ^ second);
+                } else {
+                    b.set(I16, (long) k * bb + scales[0], first);
+                    b.set(I16, (long) k * bb + scales[scales.length - 1], scales.length > 1 ? second : first);
+                }
+                k++;
+            }
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment src = arena.allocate(blocks.length + 1);
+            MemorySegment.copy(blocks, 0, src, ValueLayout.JAVA_BYTE, 1, blocks.length);
+            for (int count : new int[] {0, 1, 2, 3, 7, n}) {
+                for (int first : new int[] {0, randomBlocks, n - count}) {
+                    if (first < 0 || first + count > n) {
+                        continue;
+                    }
+                    MemorySegment want = arena.allocate(4L * count * bv + 8);
+                    MemorySegment got = arena.allocate(4L * count * bv + 8);
+                    want.fill((byte) 0x5a);
+                    got.fill((byte) 0x5a);
+                    BlockKernels.of(false).dequantize(type, src, 1 + (long) first * bb, want, 4, count);
+                    vector.dequantize(type, src, 1 + (long) first * bb, got, 4, count);
+                    long at = want.mismatch(got);
+                    if (at >= 0) {
+                        throw new AssertionError(String.format("%s, %d blocks from block %d: byte %d (value %d) is 0x%08x,"
+                                + " the scalar kernel's 0x%08x", type, count, first, at, (at - 4) / 4, got.get(I32, at / 4 * 4),
+                                want.get(I32, at / 4 * 4)));
+                    }
+                    if (vector.dequantizesToBf16(type)) {
+                        MemorySegment bf16 = arena.allocate(2L * count * bv + 4);
+                        bf16.fill((byte) 0x5a);
+                        vector.dequantizeBf16(type, src, 1 + (long) first * bb, bf16, 2, count);
+                        assertEquals((short) 0x5a5a, bf16.get(I16, 0));
+                        assertEquals((short) 0x5a5a, bf16.get(I16, bf16.byteSize() - 2));
+                        for (long i = 0; i < (long) count * bv; i++) {
+                            short g = bf16.get(I16, 2 + 2 * i);
+                            short w = bf16(want.get(I32, 4 + 4 * i));
+                            if (g != w) {
+                                throw new AssertionError(String.format("%s -> bf16, %d blocks from block %d: value %d is 0x%04x,"
+                                        + " the scalar f32 0x%08x rounded 0x%04x", type, count, first, i, g,
+                                        want.get(I32, 4 + 4 * i), w));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * A Q4_1 or Q5_1 block whose scale and min are both NaN: gguf-py's {@code d * q + m} gives the
+     * min's NaN, quiet (0x7fc5e000 from the f16 min 0x7e2f, whatever the scale's 0xff8c), which
+     * Java's float sum does not promise, so both kernels write it themselves.
+     */
+    @ParameterizedTest
+    @EnumSource(value = BlockType.class, names = {"Q4_1", "Q5_1"})
+    void aNaNMinGivesGgufPysNaN(BlockType type) {
+        for (BlockKernels kernels : List.of(BlockKernels.of(false), BlockKernels.of(true))) {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment block = arena.allocate(type.blockBytes());
+                block.fill((byte) 0x37);
+                block.set(I16, 0, (short) 0xff8c);
+                block.set(I16, 2, (short) 0x7e2f);
+                MemorySegment out = arena.allocate(128);
+                kernels.dequantize(type, block, 0, out, 0, 1);
+                for (int i = 0; i < 32; i++) {
+                    assertEquals(0x7fc5e000, out.get(I32, 4 * i), kernels + " " + type + " value " + i);
+                }
+                // A signalling NaN min (0x7c01) comes out quiet, as NumPy's sum makes it.
+                block.set(I16, 2, (short) 0x7c01);
+                kernels.dequantize(type, block, 0, out, 0, 1);
+                assertEquals(0x7fc02000, out.get(I32, 0), kernels + " " + type);
+            }
+        }
+    }
+
     @Test
     void exampleFromJavadoc() {
         try (Arena arena = Arena.ofConfined()) {

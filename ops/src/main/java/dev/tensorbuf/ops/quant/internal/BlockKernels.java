@@ -16,8 +16,9 @@ import java.util.function.BiConsumer;
  * Dequantization of ggml blocks to f32 and quantization of f32, f16 and bf16 to Q8_0 and Q4_0, from segment to
  * segment, every value bit for bit what gguf-py's {@code gguf.quants.dequantize} and
  * {@code quantize} give (NaN and infinite scales included: they propagate through the same f32
- * products). Q8_0, Q4_0, Q4_K and Q6_K have Vector API kernels, as do both quantizers, and Q6_K one straight
- * to bf16 ({@link #dequantizeBf16}); the other types, and every type
+ * products). Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K and (with 16-lane floats)
+ * MXFP4 have Vector API kernels, as do both quantizers, and Q6_K one straight to bf16
+ * ({@link #dequantizeBf16}); the other types, and every type
  * when {@code jdk.incubator.vector} is not in the boot layer or {@code vector} is false, run
  * scalar loops that give the same bits. Floats are little-endian; blocks are ggml's layout. The
  * vector kernels see native memory only (mapped files included): heap segments are copied through
@@ -96,44 +97,37 @@ public final class BlockKernels {
                     (in, out) -> dequantize(type, in, 0, out, 0, blocks));
             return;
         }
+        if (vector && hasVectorKernel(type)) {
+            switch (type) {
+                case Q4_0 -> VectorBlocks.q4_0(src, srcOffset, dst, dstOffset, blocks);
+                case Q4_1 -> VectorBlocks.q4_1(src, srcOffset, dst, dstOffset, blocks);
+                case Q5_0 -> VectorBlocks.q5_0(src, srcOffset, dst, dstOffset, blocks);
+                case Q5_1 -> VectorBlocks.q5_1(src, srcOffset, dst, dstOffset, blocks);
+                case Q8_0 -> VectorBlocks.q8_0(src, srcOffset, dst, dstOffset, blocks);
+                case Q2_K -> VectorBlocks.q2_K(src, srcOffset, dst, dstOffset, blocks);
+                case Q3_K -> VectorBlocks.q3_K(src, srcOffset, dst, dstOffset, blocks);
+                case Q4_K -> VectorBlocks.q4_K(src, srcOffset, dst, dstOffset, blocks);
+                case Q5_K -> VectorBlocks.q5_K(src, srcOffset, dst, dstOffset, blocks);
+                case Q6_K -> VectorBlocks.q6_K(src, srcOffset, dst, dstOffset, blocks);
+                case MXFP4 -> VectorBlocks.mxfp4(src, srcOffset, dst, dstOffset, blocks);
+                default -> throw new AssertionError(type + " has no vector kernel");
+            }
+            return;
+        }
         switch (type) {
-            case Q8_0 -> {
-                if (vector) {
-                    VectorBlocks.q8_0(src, srcOffset, dst, dstOffset, blocks);
-                } else {
-                    ScalarBlocks.q8_0(src, srcOffset, dst, dstOffset, blocks);
-                }
-            }
-            case Q4_0 -> {
-                if (vector) {
-                    VectorBlocks.q4_0(src, srcOffset, dst, dstOffset, blocks);
-                } else {
-                    ScalarBlocks.q4_0(src, srcOffset, dst, dstOffset, blocks);
-                }
-            }
-            case Q4_K -> {
-                if (vector) {
-                    VectorBlocks.q4_K(src, srcOffset, dst, dstOffset, blocks);
-                } else {
-                    ScalarBlocks.q4_K(src, srcOffset, dst, dstOffset, blocks);
-                }
-            }
-            case Q6_K -> {
-                if (vector) {
-                    VectorBlocks.q6_K(src, srcOffset, dst, dstOffset, blocks);
-                } else {
-                    ScalarBlocks.q6_K(src, srcOffset, dst, dstOffset, blocks);
-                }
-            }
+            case Q4_0 -> ScalarBlocks.q4_0(src, srcOffset, dst, dstOffset, blocks);
             case Q4_1 -> ScalarBlocks.q4_1(src, srcOffset, dst, dstOffset, blocks);
             case Q5_0 -> ScalarBlocks.q5_0(src, srcOffset, dst, dstOffset, blocks);
             case Q5_1 -> ScalarBlocks.q5_1(src, srcOffset, dst, dstOffset, blocks);
+            case Q8_0 -> ScalarBlocks.q8_0(src, srcOffset, dst, dstOffset, blocks);
             case Q2_K -> ScalarBlocks.q2_K(src, srcOffset, dst, dstOffset, blocks);
             case Q3_K -> ScalarBlocks.q3_K(src, srcOffset, dst, dstOffset, blocks);
+            case Q4_K -> ScalarBlocks.q4_K(src, srcOffset, dst, dstOffset, blocks);
             case Q5_K -> ScalarBlocks.q5_K(src, srcOffset, dst, dstOffset, blocks);
+            case Q6_K -> ScalarBlocks.q6_K(src, srcOffset, dst, dstOffset, blocks);
+            case MXFP4 -> ScalarBlocks.mxfp4(src, srcOffset, dst, dstOffset, blocks);
             case TQ1_0 -> ScalarBlocks.tq1_0(src, srcOffset, dst, dstOffset, blocks);
             case TQ2_0 -> ScalarBlocks.tq2_0(src, srcOffset, dst, dstOffset, blocks);
-            case MXFP4 -> ScalarBlocks.mxfp4(src, srcOffset, dst, dstOffset, blocks);
             case IQ4_NL -> ScalarBlocks.iq4_nl(src, srcOffset, dst, dstOffset, blocks);
             case IQ4_XS -> ScalarBlocks.iq4_xs(src, srcOffset, dst, dstOffset, blocks);
             case IQ2_XXS -> GridBlocks.iq2_xxs(src, srcOffset, dst, dstOffset, blocks);
@@ -272,7 +266,11 @@ public final class BlockKernels {
 
     /** {@return whether the Vector API kernels take {@code type}: the others are scalar whatever the kernels} */
     private static boolean hasVectorKernel(BlockType type) {
-        return type == BlockType.Q8_0 || type == BlockType.Q4_0 || type == BlockType.Q4_K || type == BlockType.Q6_K;
+        return switch (type) {
+            case Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K -> true;
+            case MXFP4 -> VectorBlocks.hasMxfp4();
+            default -> false;
+        };
     }
 
     /**

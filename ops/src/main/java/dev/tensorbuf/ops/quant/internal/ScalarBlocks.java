@@ -46,10 +46,34 @@ public final class ScalarBlocks {
         }
     }
 
+    /**
+     * {@return the bits every value of a Q4_1 or Q5_1 block whose min is NaN has: that NaN, quiet}
+     * gguf-py's {@code d * q + m} gives m's NaN when both are NaN (NumPy adds the broadcast min
+     * first); Java leaves which NaN a sum of two is to the JIT (C2 may swap a sum's operands), so
+     * both kernels write it themselves.
+     */
+    static int nanMin(float min) {
+        return Float.floatToRawIntBits(min) | 0x0040_0000;
+    }
+
+    private static boolean nanMinBlock(float min, MemorySegment d, long dOff) {
+        if (!Float.isNaN(min)) {
+            return false;
+        }
+        int bits = nanMin(min);
+        for (int j = 0; j < 32; j++) {
+            d.set(U32, dOff + 4L * j, bits);
+        }
+        return true;
+    }
+
     public static void q4_1(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
         for (long b = 0; b < blocks; b++, so += 20, dOff += 128) {
             float scale = f16(s, so);
             float min = f16(s, so + 2);
+            if (nanMinBlock(min, d, dOff)) {
+                continue;
+            }
             for (int j = 0; j < 16; j++) {
                 int q = u8(s, so + 4 + j);
                 put(d, dOff, j, scale * (float) (q & 0xF) + min);
@@ -74,6 +98,9 @@ public final class ScalarBlocks {
         for (long b = 0; b < blocks; b++, so += 24, dOff += 128) {
             float scale = f16(s, so);
             float min = f16(s, so + 2);
+            if (nanMinBlock(min, d, dOff)) {
+                continue;
+            }
             int qh = s.get(U32, so + 4);
             for (int j = 0; j < 16; j++) {
                 int q = u8(s, so + 8 + j);
@@ -148,31 +175,35 @@ public final class ScalarBlocks {
     }
 
     public static void q4_K(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
-        for (long b = 0; b < blocks; b++, so += 144, dOff += 4 * QK_K) {
-            float scale = f16(s, so);
-            float dmin = f16(s, so + 2);
-            for (int g = 0; g < 8; g++) {
-                float sc = groupScale(s, so + 4, scale, g);
-                float mn = groupMin(s, so + 4, dmin, g);
-                for (int i = 32 * g; i < 32 * g + 32; i++) {
-                    int q = (u8(s, so + 16 + (g >> 1) * 32 + (i & 31)) >> (4 * (g & 1))) & 0xF;
-                    put(d, dOff, i, sc * (float) q - mn);
-                }
-            }
-        }
+        q4Or5_K(s, so, d, dOff, blocks, false);
     }
 
     public static void q5_K(MemorySegment s, long so, MemorySegment d, long dOff, long blocks) {
-        for (long b = 0; b < blocks; b++, so += 176, dOff += 4 * QK_K) {
+        q4Or5_K(s, so, d, dOff, blocks, true);
+    }
+
+    /**
+     * Q4_K and Q5_K, one group loop: both are 8 groups of 32 values under six-bit scales and mins
+     * ({@link #groupScale}), value {@code l} of group g the low (g even) or high nibble of qs byte
+     * {@code 32 (g / 2) + l}; Q5_K adds bit g of qh byte {@code l} above the nibble and so keeps
+     * its qs 32 bytes further on. {@code fifth} is the same for a whole call, so the JIT takes its
+     * test out of the loop.
+     */
+    private static void q4Or5_K(MemorySegment s, long so, MemorySegment d, long dOff, long blocks, boolean fifth) {
+        int size = fifth ? 176 : 144;
+        int qs = fifth ? 48 : 16;
+        for (long b = 0; b < blocks; b++, so += size, dOff += 4 * QK_K) {
             float scale = f16(s, so);
             float dmin = f16(s, so + 2);
             for (int g = 0; g < 8; g++) {
                 float sc = groupScale(s, so + 4, scale, g);
                 float mn = groupMin(s, so + 4, dmin, g);
                 for (int i = 32 * g; i < 32 * g + 32; i++) {
-                    int ql = (u8(s, so + 48 + (g >> 1) * 32 + (i & 31)) >> (4 * (g & 1))) & 0xF;
-                    int qh = (u8(s, so + 16 + (i & 31)) >> g) & 1;
-                    put(d, dOff, i, sc * (float) (ql | qh << 4) - mn);
+                    int q = (u8(s, so + qs + (g >> 1) * 32 + (i & 31)) >> (4 * (g & 1))) & 0xF;
+                    if (fifth) {
+                        q |= ((u8(s, so + 16 + (i & 31)) >> g) & 1) << 4;
+                    }
+                    put(d, dOff, i, sc * (float) q - mn);
                 }
             }
         }
