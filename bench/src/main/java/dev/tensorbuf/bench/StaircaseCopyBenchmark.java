@@ -47,8 +47,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * java -jar bench/target/benchmarks.jar StaircaseCopyBenchmark.firstCopy -f 8
  * java -jar bench/target/benchmarks.jar StaircaseCopyBenchmark.repeated -f 2
  * java --enable-native-access=ALL-UNNAMED --add-modules jdk.incubator.vector \
- *     -cp bench/target/benchmarks.jar dev.tensorbuf.bench.StaircaseCopyBenchmark rows1000 9
- * # rows1000: first copy 512.3 ms cpu, then median 101.2 ms cpu of 9 (min 95.0, max 130.1)
+ *     -cp bench/target/benchmarks.jar dev.tensorbuf.bench.StaircaseCopyBenchmark rows1000 41
+ * # rows1000: first copy 549.3 ms cpu, then median 34.4 ms cpu of 41 (min 28.2, max 111.9)
  * }
  */
 @State(Scope.Thread)

@@ -24,7 +24,10 @@ import java.util.Map;
  * throughout and unit ranges where it holds in part, or halves it when the expression is not
  * affine. A modulo over several dimensions is a staircase whose row pattern repeats: its outer
  * dimension splits into the residue classes after which its term repeats modulo {@code m}, a
- * strided family of rows each, where that dimension no longer changes the value; a modulo of one
+ * strided family of rows each, where that dimension no longer changes the value; when that
+ * pattern is longer than {@code MAX_PERIOD} rows, the outer dimension splits by the laps of the
+ * value around {@code m} instead: per lap the run of rows where it holds throughout, and each row
+ * where it holds in part. A modulo of one
  * dimension that wraps fewer times than it has residue classes splits into its runs. Each split
  * fixes a constraint as holding or narrows a dimension, so it ends without a bound on its depth.
  * Pure map math; arithmetic is overflow-checked ({@link ArithmeticException}).
@@ -399,7 +402,9 @@ public final class DomainBoxes {
      * period into a transposed destination, against the element pass at 50 to 75 ns an element):
      * a copy repeated (its cut kept) is planned faster from about 64 elements a box (1.3 to 1.5x at
      * 92, 1.5x at 133, 1.8x at 167, 2.4x at 256); the first copy of a shape, which cuts and
-     * simplifies, breaks even at about 170 to 250 and costs up to 2.5x the element pass below.
+     * simplifies, breaks even at about 170 to 250. A cut whose first sixteenth of a piece's
+     * indices projects past the limit stops there, so a refused first copy costs about the
+     * element pass, not 2.5x it (the cut run to the limit).
      */
     public static final long MIN_BOX_ELEMENTS = 64;
 
