@@ -56,7 +56,7 @@ final class OpViews {
     }
 
     /**
-     * {@return the view of {@link TensorView#remap(List)}}: the view each step in turn would make,
+     * {@return the view of {@link dev.tensorbuf.views.internal.RemapChains#remap}}: the view each step in turn would make,
      * made once while the source's strides take the steps (the same arithmetic as one remap);
      * from the first step they do not take, the view so far takes the rest one at a time
      */

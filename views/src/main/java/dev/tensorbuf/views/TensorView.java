@@ -2,6 +2,7 @@ package dev.tensorbuf.views;
 
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.views.indexing.IndexingMap;
+import dev.tensorbuf.views.internal.RemapChains;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -183,21 +184,9 @@ public final class TensorView {
         return OpViews.remap(this, outputToInput);
     }
 
-    /**
-     * {@return the view remapped through each step in turn, this view's first}: the same view as
-     * {@code remap(steps.get(0)).remap(steps.get(1))...}, made once while this view's strides take
-     * the steps (an op written as several, such as a bitcast: transpose, reshape, transpose)
-     * {@snippet :
-     * TensorView v = TensorView.of(buffer, "f32[2,3]{1,0}");
-     * v.remap(List.of(Remap.Reshape.of(new long[] {2, 3}, new long[] {3, 2}),
-     *         Remap.Affine.of(new long[] {2, 3}, new long[][] {{0, 1}, {1, 0}}, new long[] {0, 0}))).toString();
-     * // "f32[2,3] strides [1, 2]"
-     * }
-     *
-     * @throws IllegalArgumentException as {@link #remap(Remap)} for the first step that does not fit
-     */
-    public TensorView remap(List<Remap> steps) {
-        return OpViews.remap(this, List.copyOf(steps));
+    static {
+        // A remap through several steps at once is the bitcast's, in ops: not API, reached through views.internal.
+        RemapChains.install(OpViews::remap);
     }
 
     /**

@@ -14,13 +14,14 @@ import java.util.Optional;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import dev.tensorbuf.views.internal.Extents;
+import dev.tensorbuf.views.internal.RemapChains;
 
 /**
  * {@link TensorView#remap(Remap)} (stride arithmetic on strided views) against
  * {@link TensorView#remap(IndexingMap, long...)} (composition), on random chains of random affine
  * remaps and reshapes: same offsets at every index, same form, and the lazily built map equal to the
  * composed one at every point; each step against its own composition, and the whole chain against
- * one composed chain, and the chain in one {@link TensorView#remap(List)} call against the
+ * one composed chain, and the chain in one {@link dev.tensorbuf.views.internal.RemapChains#remap} call against the
  * steps one at a time. Seed printed; {@code -Dtensorbuf.seed=N} replays it.
  */
 class AffineRemapTest {
@@ -35,7 +36,7 @@ class AffineRemapTest {
             TensorView r = v.remap(t);
             assertEquals("f32[3,2] strides [1, 3]", r.toString());
             assertEquals("(d0, d1) -> (d1 * 3 + d0), domain: d0 in [0, 2], d1 in [0, 1]", r.indexingMap().toString());
-            assertEquals("f32[2,3] strides [1, 2]", v.remap(List.of(Remap.Reshape.of(new long[] {2, 3}, new long[] {3, 2}),
+            assertEquals("f32[2,3] strides [1, 2]", RemapChains.remap(v, List.of(Remap.Reshape.of(new long[] {2, 3}, new long[] {3, 2}),
                     Remap.Affine.of(new long[] {2, 3}, new long[][] {{0, 1}, {1, 0}}, new long[] {0, 0}))).toString());
         }
     }
@@ -110,7 +111,7 @@ class AffineRemapTest {
                     assertSameView(general, fast, where + " (whole chain composed)", general.isStrided());
                 }
                 // The chain in one call is the view the steps made one at a time, strides and whole layout alike.
-                TensorView chained = start.remap(remaps);
+                TensorView chained = RemapChains.remap(start, remaps);
                 String where = "seed " + seed + ", chain " + c + " from " + shape + " in one call: " + steps;
                 assertSameView(fast, chained, where, true);
                 assertEquals(fast.toString(), chained.toString(), where);

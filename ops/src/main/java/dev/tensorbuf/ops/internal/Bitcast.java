@@ -9,6 +9,7 @@ import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.XlaLayout;
 import dev.tensorbuf.views.XlaShape;
 import dev.tensorbuf.views.indexing.IndexingMap;
+import dev.tensorbuf.views.internal.RemapChains;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -135,7 +136,7 @@ public final class Bitcast {
      * layout's at its offset, so the result's is the target's}
      */
     private static TensorView remapped(TensorView view, List<Remap> steps) {
-        return view.remap(steps);
+        return RemapChains.remap(view, steps);
     }
 
     /** {@return the tiled layout a one-buffer view reads whole (every element, in its own dims), from its map form} */

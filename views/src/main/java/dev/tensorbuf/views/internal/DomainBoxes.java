@@ -24,7 +24,10 @@ import java.util.Map;
  * throughout and unit ranges where it holds in part, or halves it when the expression is not
  * affine. A modulo over several dimensions is a staircase whose row pattern repeats: its outer
  * dimension splits into the residue classes after which its term repeats modulo {@code m}, a
- * strided family of rows each, where that dimension no longer changes the value; a modulo of one
+ * strided family of rows each, where that dimension no longer changes the value; when that
+ * pattern is longer than {@code MAX_PERIOD} rows, the outer dimension splits by the laps of the
+ * value around {@code m} instead: per lap the run of rows where it holds throughout, and each row
+ * where it holds in part. A modulo of one
  * dimension that wraps fewer times than it has residue classes splits into its runs. Each split
  * fixes a constraint as holding or narrows a dimension, so it ends without a bound on its depth.
  * Pure map math; arithmetic is overflow-checked ({@link ArithmeticException}).
@@ -61,6 +64,15 @@ public final class DomainBoxes {
                 }
             }
             return new Box(new long[dims.length], step, dims.clone());
+        }
+
+        /** {@return the indices it holds, as a double: no overflow, for estimates} */
+        double elementCountAsDouble() {
+            double n = 1;
+            for (long c : count) {
+                n *= c;
+            }
+            return n;
         }
 
         /** {@return the number of dimensions} */
@@ -390,7 +402,9 @@ public final class DomainBoxes {
      * period into a transposed destination, against the element pass at 50 to 75 ns an element):
      * a copy repeated (its cut kept) is planned faster from about 64 elements a box (1.3 to 1.5x at
      * 92, 1.5x at 133, 1.8x at 167, 2.4x at 256); the first copy of a shape, which cuts and
-     * simplifies, breaks even at about 170 to 250 and costs up to 2.5x the element pass below.
+     * simplifies, breaks even at about 170 to 250. A cut whose first sixteenth of a piece's
+     * indices projects past the limit stops there, so a refused first copy costs about the
+     * element pass, not 2.5x it (the cut run to the limit).
      */
     public static final long MIN_BOX_ELEMENTS = 64;
 
@@ -411,9 +425,19 @@ public final class DomainBoxes {
         private final int limit;
 
         TooManyBoxes(long boxes, int limit) {
-            super("the pieces' domains cut into more than " + limit + " boxes (" + boxes + " so far)", null, false, false);
+            this("the pieces' domains cut into more than " + limit + " boxes (" + boxes + " so far)", boxes, limit);
+        }
+
+        private TooManyBoxes(String message, long boxes, int limit) {
+            super(message, null, false, false);
             this.boxes = boxes;
             this.limit = limit;
+        }
+
+        /** {@return the refusal of a cut that, at the rate so far, would pass {@code limit} boxes} */
+        static TooManyBoxes projected(long boxes, double fraction, long projected, int limit) {
+            return new TooManyBoxes("the pieces' domains would cut into about " + projected + " boxes, more than " + limit
+                    + " (" + boxes + " boxes from " + Math.round(fraction * 100) + "% of a piece's indices)", boxes, limit);
         }
 
         /** {@return the boxes made when the cutting stopped} */
@@ -623,9 +647,13 @@ public final class DomainBoxes {
         Deque<Work> work = new ArrayDeque<>();
         work.push(new Work(new Box(start, step, count), new boolean[constraints.size()]));
         long steps = 0;
+        double volume = new Box(start, step, count).elementCountAsDouble();
         while (!work.isEmpty()) {
             if (out.size() > limit || ++steps > 16L * Math.max(limit, MAX_BOXES)) {
                 throw new TooManyBoxes(out.size() + work.size(), limit);
+            }
+            if (out.size() > MAX_BOXES && (steps & (PROJECT_EVERY - 1)) == 0) {
+                refuseHopeless(out.size(), volume, work, limit);
             }
             Work w = work.pop();
             int open = -1;
@@ -659,6 +687,34 @@ public final class DomainBoxes {
         }
         out.sort((a, b) -> Arrays.compare(a.start(), b.start()));
         return out;
+    }
+
+    /** Work items popped between two projections of a cut's final size. */
+    private static final int PROJECT_EVERY = 256;
+
+    /** The part of a domain cut before its box count is projected from the rate so far. */
+    private static final double PROJECT_AFTER = 1.0 / 16;
+
+    /**
+     * Refuses a cut whose boxes so far, per index cut so far, project past {@code limit}: a
+     * staircase of tiny boxes is refused after a sixteenth of its rows, not after all the boxes
+     * allowed (which cost about twice the element pass it falls back to). The boxes of a cut come
+     * in row-major order of their start, so the part cut is a prefix of the rows; a staircase's
+     * rows are alike, and one whose first sixteenth is tiny boxes and the rest large ones, which
+     * this refuses, is copied element by element as past the limit.
+     */
+    private static void refuseHopeless(int boxes, double volume, Deque<Work> work, int limit) {
+        double left = 0;
+        for (Work w : work) {
+            left += w.box().elementCountAsDouble();
+        }
+        double fraction = (volume - left) / volume;
+        if (fraction >= PROJECT_AFTER) {
+            double projected = boxes / fraction;
+            if (projected > limit) {
+                throw TooManyBoxes.projected(boxes, fraction, Math.round(projected), limit);
+            }
+        }
     }
 
     /**
@@ -723,6 +779,9 @@ public final class DomainBoxes {
                 for (long r = Math.min(period, count) - 1; r >= 0; r--) {
                     work.push(new Work(narrow(box, d, r, (count - r + period - 1) / period, period), w.holds().clone()));
                 }
+                return;
+            }
+            if (laps(w, i, c, d, coefficients, constant[0], m, work)) {
                 return;
             }
             halve(w, d, work);
@@ -875,10 +934,103 @@ public final class DomainBoxes {
         return true;
     }
 
+    /**
+     * Cuts dimension {@code d} of {@code w}'s box, where constraint {@code c} is
+     * {@code (sum a_e * d_e + constant) mod m} with a pattern too long to take by residue classes,
+     * by the laps of the value around {@code m}: in each lap, the run of {@code d} whose rows hold
+     * the constraint throughout is one box, the rows where it holds in part one box each (cut by
+     * the other dimensions next), the rows where it never holds none. A staircase of short rows
+     * (a reshape of a concatenation to rows of a few elements) is then a box per part per lap,
+     * not the some thirty boxes of a few rows each that halving leaves around each lap's edge.
+     *
+     * @return whether it cut: not when a row's values span {@code m} or more (every row wraps),
+     *     the value falls along {@code d}, there are more laps than values of {@code d}, or an
+     *     index computation overflows
+     */
+    private static boolean laps(Work w, int i, Constraint c, int d, long[] coefficients, long constant, long m,
+                                Deque<Work> work) {
+        Box box = w.box();
+        try {
+            long[] ab = affineInK(box, d, coefficients, constant);
+            long a = ab[0];
+            long b = ab[1];
+            long restLo = 0;
+            long restHi = 0;
+            for (int e = 0; e < box.rank(); e++) {
+                if (e != d && coefficients[e] != 0) {
+                    long span = Math.multiplyExact(Math.multiplyExact(coefficients[e], box.step()[e]), box.count()[e] - 1);
+                    restLo = Math.addExact(restLo, Math.min(span, 0));
+                    restHi = Math.addExact(restHi, Math.max(span, 0));
+                }
+            }
+            long count = box.count()[d];
+            if (a <= 0 || Math.subtractExact(restHi, restLo) >= m) {
+                return false;
+            }
+            long qFirst = Math.floorDiv(Math.addExact(b, restLo), m);
+            long qLast = Math.floorDiv(Math.addExact(Math.addExact(Math.multiplyExact(a, count - 1), b), restHi), m);
+            if (Math.subtractExact(qLast, qFirst) >= count) {
+                return false;
+            }
+            long lo = Math.max(c.lo(), 0);
+            long hi = Math.min(c.hi(), m - 1);
+            List<long[]> whole = new ArrayList<>();
+            java.util.TreeSet<Long> part = new java.util.TreeSet<>();
+            for (long q = qFirst; q <= qLast && lo <= hi; q++) {
+                long shifted = Math.subtractExact(b, Math.multiplyExact(q, m));
+                long[] inside = solve(a, shifted, Math.subtractExact(lo, restLo), Math.subtractExact(hi, restHi), count);
+                long[] touching = solve(a, shifted, Math.subtractExact(lo, restHi), Math.subtractExact(hi, restLo), count);
+                if (inside != null) {
+                    whole.add(inside);
+                }
+                if (touching != null) {
+                    for (long k = touching[0]; k <= touching[1]; k++) {
+                        if (inside != null && k == inside[0]) {
+                            k = inside[1]; // the run held throughout (inside the rows touching)
+                        } else {
+                            part.add(k);
+                        }
+                    }
+                }
+            }
+            // Pushed last first, so they come off the stack in row-major order.
+            List<Work> cut = new ArrayList<>(whole.size() + part.size());
+            for (long[] run : whole) {
+                cut.add(new Work(narrow(box, d, run[0], run[1] - run[0] + 1, 1), held(w, i)));
+            }
+            for (long k : part) {
+                cut.add(new Work(narrow(box, d, k, 1, 1), w.holds().clone()));
+            }
+            cut.sort((x, y) -> Long.compare(x.box().start()[d], y.box().start()[d]));
+            for (int j = cut.size() - 1; j >= 0; j--) {
+                work.push(cut.get(j));
+            }
+            return true;
+        } catch (ArithmeticException overflow) {
+            return false;
+        }
+    }
+
     /** {@return after how many steps of {@code step} a term {@code a * d} repeats modulo {@code m}} */
     private static long period(long a, long step, long m) {
-        long t = BigInteger.valueOf(a).multiply(BigInteger.valueOf(step)).mod(BigInteger.valueOf(m)).longValueExact();
-        return t == 0 ? 1 : m / BigInteger.valueOf(t).gcd(BigInteger.valueOf(m)).longValueExact();
+        // Asked for every constraint of every box looked at: in longs unless a * step overflows.
+        long t;
+        try {
+            t = Math.floorMod(Math.multiplyExact(a, step), m);
+        } catch (ArithmeticException overflow) {
+            t = BigInteger.valueOf(a).multiply(BigInteger.valueOf(step)).mod(BigInteger.valueOf(m)).longValueExact();
+        }
+        if (t == 0) {
+            return 1;
+        }
+        long x = t;
+        long y = m;
+        while (y != 0) {
+            long r = x % y;
+            x = y;
+            y = r;
+        }
+        return m / x;
     }
 
     /**

@@ -86,6 +86,10 @@
  *     sorted slots for sparse reaches); a view's slots are bit addresses over all its pieces.
  *     Behind <code>ViewTransfer</code>'s refusal of <code>copyFrom</code> into a view without
  *     strides and the copy engine's <code>SelfOverlap</code></dd>
+ * <dt><code>RemapChains.java</code></dt>
+ * <dd>a view remapped through several steps in one call (the bitcast's transpose, reshape,
+ *     transpose), for ops' <code>Bitcast</code>; installed by <code>TensorView</code>, whose
+ *     implementation (<code>OpViews</code>) is package-private</dd>
  * <dt><code>DomainBoxes.java</code></dt>
  * <dd>a view's pieces as disjoint boxes of logical indices (per dimension a start, step and count),
  *     each with the first piece in lookup order whose domain holds it: a piece's domain minus those
@@ -94,8 +98,11 @@
  *     narrows it (affine), keeps the residues that hold (a modulo: an interior pad is one strided
  *     box) or halves it; one over several dimensions cuts the dimension with the largest
  *     coefficient into the run where it holds throughout and unit ranges where it holds in part
- *     (a reshape's staircase). Each cut marks a constraint as holding or narrows a dimension, so
- *     it ends without a cap. <code>regroupings</code> names the dims in which a reshape's pieces
+ *     (a reshape's staircase); a modulo over several dimensions whose row pattern repeats
+ *     within <code>MAX_PERIOD</code> rows by residue classes, else by the laps of its value (a run
+ *     of whole rows a lap, edge rows one by one). Each cut marks a constraint as holding or narrows
+ *     a dimension, so it ends without a cap; a cut whose boxes so far project past its limit stops
+ *     there. <code>regroupings</code> names the dims in which a reshape's pieces
  *     are boxes: a constraint on the mixed-radix index of some dims modulo (or divided by) a
  *     width that divides their size. For the copy engine's <code>PiecePairs</code></dd>
  * <dt><code>ConfinedMemory.java</code></dt>

@@ -82,10 +82,29 @@ public final class PiecePairs {
     }
 
     /**
-     * A box of a cut and each side's map of it (null for a side of one piece, which is sliced).
-     * Maps only: no buffer, so a kept cut keeps no memory alive.
+     * A box of a cut and each side's map of it (null for a side of one piece, which is sliced):
+     * {@link InBox.Strides} where the piece's map is affine over the box (a staircase's row
+     * segment), else the map itself. Maps only: no buffer, so a kept cut keeps no memory alive.
      */
-    private record Part(Box box, int sourcePiece, int destinationPiece, IndexingMap sourceMap, IndexingMap destinationMap) {
+    private record Part(Box box, int sourcePiece, int destinationPiece, InBox sourceMap, InBox destinationMap) {
+    }
+
+    /** A piece's map over a box, dims the box's counts. */
+    private sealed interface InBox {
+        /** {@return the map} */
+        IndexingMap map();
+
+        /** Affine over the box: {@code strides . k + offset}, no map built unless asked (a sub-byte side). */
+        record Strides(long[] sizes, long[] strides, long offset) implements InBox {
+            @Override
+            public IndexingMap map() {
+                return Linear.toMap(sizes, strides, offset);
+            }
+        }
+
+        /** Any other map. */
+        record General(IndexingMap map) implements InBox {
+        }
     }
 
     /** Where both sides' pieces meet: the dims the boxes are in, the pairs' boxes and maps, the destination's boxes. */
@@ -303,7 +322,7 @@ public final class PiecePairs {
      * box's start and step put in for each dimension, its constraints dropped (the box is inside
      * its domain); null for a side of one piece, which is sliced instead}
      */
-    private static IndexingMap inBox(Side side, int p, Box box) {
+    private static InBox inBox(Side side, int p, Box box) {
         if (side.maps() == null) {
             return null;
         }
@@ -314,8 +333,9 @@ public final class PiecePairs {
             if (linear != null) {
                 // Strides over the box (a staircase's row segment, inside one row of a part):
                 // read off by interval arithmetic, without composing and simplifying the map,
-                // which costs tens of microseconds a box for a staircase's thousands of rows.
-                return Linear.toMap(box.count(), Arrays.copyOf(linear, rank), linear[rank]);
+                // which costs tens of microseconds a box for a staircase's thousands of rows; kept
+                // as strides, since a view of them is what the box is copied through.
+                return new InBox.Strides(box.count(), Arrays.copyOf(linear, rank), linear[rank]);
             }
         }
         List<Variable> vars = new ArrayList<>(rank);
@@ -326,7 +346,7 @@ public final class PiecePairs {
         }
         IndexingMap shift = IndexingMap.of(vars, List.of(), at);
         IndexingMap composed = IndexingMap.compose(map, shift);
-        return IndexingMap.of(composed.dims(), List.of(), composed.results()).simplify();
+        return new InBox.General(IndexingMap.of(composed.dims(), List.of(), composed.results()).simplify());
     }
 
     /**
@@ -413,10 +433,14 @@ public final class PiecePairs {
      * A view of one piece (regrouped to {@code dims} already) is sliced, by stride arithmetic when
      * strided; a piece of several is its buffer through {@code map}.
      */
-    private static TensorView restrict(TensorView view, int p, IndexingMap map, Box box, long[] dims) {
+    private static TensorView restrict(TensorView view, int p, InBox map, Box box, long[] dims) {
         if (map == null) {
             if (box.isWhole(dims)) {
                 return view;
+            }
+            TensorView strided = stridedSlice(view, box);
+            if (strided != null) {
+                return strided;
             }
             long[] limit = new long[dims.length];
             for (int d = 0; d < dims.length; d++) {
@@ -425,13 +449,44 @@ public final class PiecePairs {
             return Ops.slice(view, box.start(), limit, box.step());
         }
         MemoryBuffer buffer = view.map().pieces().get(p).buffer();
+        if (view.access().storageBits() >= 8 && map instanceof InBox.Strides(long[] sizes, long[] strides, long offset)) {
+            // Strides already: the view is made by them, and its copy side read off them.
+            return TensorView.strided(buffer, view.access(), StridedLayout.of(sizes, strides, offset));
+        }
         long[] strides = new long[dims.length];
         long[] offset = new long[1];
-        if (view.access().storageBits() >= 8 && Linear.extract(map.results().getFirst(), strides, offset)) {
-            // Strides already: the view is made by them, and its copy side read off them.
+        IndexingMap m = map.map();
+        if (view.access().storageBits() >= 8 && Linear.extract(m.results().getFirst(), strides, offset)) {
             return TensorView.strided(buffer, view.access(), StridedLayout.of(box.count(), strides, offset[0]));
         }
-        return TensorView.over(new ViewMap.Single(buffer, map), view.access(), box.count());
+        return TensorView.over(new ViewMap.Single(buffer, m), view.access(), box.count());
+    }
+
+    /**
+     * {@return {@code view} over {@code box} by stride arithmetic, as {@link Ops#slice} makes it,
+     * or null unless {@code view} is strided with non-negative strides over whole bytes} A slice
+     * composes its map and checks it, which for thousands of boxes costs more than the cut.
+     */
+    private static TensorView stridedSlice(TensorView view, Box box) {
+        if (view.access().storageBits() < 8) {
+            return null;
+        }
+        StridedLayout layout = view.stridedLayout().orElse(null);
+        if (layout == null) {
+            return null;
+        }
+        int rank = box.rank();
+        long[] strides = new long[rank];
+        long offset = layout.offset();
+        for (int d = 0; d < rank; d++) {
+            long stride = layout.strides().get(d);
+            if (stride < 0) {
+                return null;
+            }
+            offset = Math.addExact(offset, Math.multiplyExact(stride, box.start()[d]));
+            strides[d] = Math.multiplyExact(stride, box.step()[d]);
+        }
+        return TensorView.strided(view.buffer(), view.access(), StridedLayout.of(box.count(), strides, offset));
     }
 
     /**

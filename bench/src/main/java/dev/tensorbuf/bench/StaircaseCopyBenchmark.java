@@ -1,0 +1,147 @@
+package dev.tensorbuf.bench;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.memory.MemoryBuffer;
+import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.ops.copy.CopyEngine;
+import dev.tensorbuf.views.TensorView;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Copies of staircases with no repeating row pattern: {@code f32[2000,2000]} and
+ * {@code f32[2000,1]} joined along 1 (rows of 2,001, a length with no factor in common with the
+ * row widths below, so the part boundary's pattern repeats only every 2,001 rows, past
+ * {@code MAX_PERIOD}), reshaped to rows of {@code width} and cropped by a column each side (so no
+ * regrouping makes it a box a part), copied by one thread into a destination of the same dims laid
+ * out transposed, 2M to 4M elements:
+ * <ul>
+ * <li>{@code tiny}: rows of 4, 1,000,500 rows of 2 elements (2M elements), which halving cut
+ *     into boxes of some 16 elements around each lap's edge;
+ * <li>{@code rows1000}: rows of 1,000, 4,002 rows, about 6,000 boxes of some 660 elements;
+ * <li>{@code long}: rows of 2,000, 2,001 rows, about 4,000 boxes of some 1,000.
+ * </ul>
+ * {@code firstCopy} is the first copy in a fresh JVM (one per fork: the cut, the planning and the
+ * kernels before the JIT has compiled them); {@code repeated} a copy of the same views again and
+ * again (the cut kept). {@link #main} times the same in the thread's CPU time, steadier than JMH's
+ * wall time on a shared machine: run it in fresh JVMs, in turns with the base build's jar.
+ * {@snippet lang=shell :
+ * java -jar bench/target/benchmarks.jar StaircaseCopyBenchmark.firstCopy -f 8
+ * java -jar bench/target/benchmarks.jar StaircaseCopyBenchmark.repeated -f 2
+ * java --enable-native-access=ALL-UNNAMED --add-modules jdk.incubator.vector \
+ *     -cp bench/target/benchmarks.jar dev.tensorbuf.bench.StaircaseCopyBenchmark rows1000 41
+ * # rows1000: first copy 549.3 ms cpu, then median 34.4 ms cpu of 41 (min 28.2, max 111.9)
+ * }
+ */
+@State(Scope.Thread)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--add-modules", "jdk.incubator.vector"})
+public class StaircaseCopyBenchmark {
+    private static final int ROWS = 2000;
+    private static final int COLS = 2000;
+
+    /** The staircase: {@code tiny}, {@code rows1000} or {@code long}. */
+    @Param({"tiny", "rows1000", "long"})
+    public String shape;
+
+    private TensorView src;
+    private TensorView dst;
+    private CopyEngine engine;
+    private Allocator arena;
+
+    /** Allocates and fills both parts, builds the cropped staircase and its transposed destination. */
+    @Setup(Level.Trial)
+    public void setUp() {
+        long width = switch (shape) {
+            case "tiny" -> 4;
+            case "rows1000" -> 1000;
+            case "long" -> 2000;
+            default -> throw new IllegalArgumentException("shape " + shape);
+        };
+        arena = Allocators.shared();
+        MemoryBuffer xb = arena.allocate((long) ROWS * COLS * 4);
+        MemoryBuffer yb = arena.allocate((long) ROWS * 4);
+        MemorySegment x = xb.segment();
+        MemorySegment y = yb.segment();
+        for (long i = 0; i < (long) ROWS * COLS; i++) {
+            x.setAtIndex(ValueLayout.JAVA_FLOAT, i, i * 0.5f);
+        }
+        for (long i = 0; i < ROWS; i++) {
+            y.setAtIndex(ValueLayout.JAVA_FLOAT, i, -i);
+        }
+        TensorView joined = Ops.concatenate(1, List.of(
+                TensorView.of(xb, "f32[" + ROWS + "," + COLS + "]{1,0}"),
+                TensorView.of(yb, "f32[" + ROWS + ",1]{1,0}")));
+        long rows = (long) ROWS * (COLS + 1) / width;
+        src = Ops.slice(Ops.reshape(joined, rows, width), new long[] {0, 1}, new long[] {rows, width - 1},
+                new long[] {1, 1});
+        long cols = width - 2;
+        dst = Ops.transpose(TensorView.of(arena.allocate(rows * cols * 4), "f32[" + cols + "," + rows + "]{1,0}"), 1, 0);
+        engine = CopyEngine.of(1);
+    }
+
+    /**
+     * Times the first copy of {@code args[0]} in this JVM, then {@code args[1]} copies more, in the
+     * thread's CPU time, and prints them.
+     *
+     * @param args the shape ({@code tiny}, {@code rows1000}, {@code long}) and the copies after the first
+     */
+    public static void main(String[] args) {
+        StaircaseCopyBenchmark b = new StaircaseCopyBenchmark();
+        b.shape = args[0];
+        int copies = Integer.parseInt(args[1]);
+        b.setUp();
+        ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
+        long start = cpu.getCurrentThreadCpuTime();
+        b.firstCopy();
+        double first = (cpu.getCurrentThreadCpuTime() - start) / 1e6;
+        double[] more = new double[copies];
+        for (int i = 0; i < copies; i++) {
+            start = cpu.getCurrentThreadCpuTime();
+            b.repeated();
+            more[i] = (cpu.getCurrentThreadCpuTime() - start) / 1e6;
+        }
+        Arrays.sort(more);
+        System.out.printf("%s: first copy %.1f ms cpu, then median %.1f ms cpu of %d (min %.1f, max %.1f)%n", b.shape,
+                first, more[copies / 2], copies, more[0], more[copies - 1]);
+        b.arena.close();
+    }
+
+    /** The first copy of the shape in this JVM: one per fork. */
+    @Benchmark
+    @BenchmarkMode(Mode.SingleShotTime)
+    @Warmup(iterations = 0)
+    @Measurement(iterations = 1)
+    public TensorView firstCopy() {
+        engine.copy(src, dst);
+        return dst;
+    }
+
+    /** The same copy again and again. */
+    @Benchmark
+    @BenchmarkMode(Mode.AverageTime)
+    @Warmup(iterations = 3, time = 2)
+    @Measurement(iterations = 5, time = 2)
+    public TensorView repeated() {
+        engine.copy(src, dst);
+        return dst;
+    }
+}
