@@ -29,7 +29,9 @@ import java.util.Optional;
  * constants ({@link PointwiseTable}) copies only that operand's block and looks each result up;
  * one computed in f32 over f32, bf16 or f16 operands and per-channel constants
  * ({@link PointwiseLanes}) copies only the varying operands' blocks and runs vector sweeps over
- * them. Both store straight into the destination where the block is one run of its memory.
+ * them. Both store straight into the destination where the block is one run of its memory. Over
+ * u8 pixels of 3 interleaved channels into planes (NHWC into NCHW), the lanes' ops run fused with
+ * the de-interleaving ({@link PixelPlanes}), where that kernel gives the table's every value.
  *
  * <p>A pass is a step of a copy plan ({@link Step.Epilogue}, made by {@link #plan}): the
  * {@link CopyExecutor} runs its blocks on its own threads, which take them in turn, and
@@ -96,7 +98,9 @@ public final class PointwiseCopy {
      * @param step indices of {@code split} a block spans
      * @param perRow blocks along {@code split}
      * @param blocks the blocks
-     * @param dstBase the destination's element offset when a block is one run of its memory, else -1
+     * @param dstBase the destination's element offset when a block (a run per index of {@code whole}) is one run of its memory, else -1
+     * @param whole the dim before {@code split}, as a bit, that blocks span whole (interleaved channels), else 0
+     * @param planes the fused kernel for u8 pixels of 3 interleaved channels, or null
      */
     record Shape(PointwiseTable table, PointwiseLanes lanes, int split, long step, long perRow, long blocks, long dstBase,
                  long whole, PixelPlanes planes) {
@@ -152,7 +156,7 @@ public final class PointwiseCopy {
                     && pixels(leaves.get(table.data()), Long.numberOfTrailingZeros(whole), s)
                     && lanes.agrees(table, leaves.get(table.data()).dtype())) {
                 planes = lanes.pixelPlanes(Long.numberOfTrailingZeros(whole));
-                planes = planes != null && planes.agrees(table) ? planes : null;
+                planes = planes == null ? null : planes.checkedAgainst(table);
             }
             PointwiseTable evaluator = lanes != null ? null : table;
             if (s < 0) {
@@ -378,7 +382,10 @@ public final class PointwiseCopy {
                 return; // the others took every block: no scratches for this share
             }
             Map<List<Long>, TensorView[]> mine = new HashMap<>();
+            PixelPlanes planes = shape.planes();
             BlockWriter tables = table != null ? new TableBlocks(table, leaves.get(table.data()), dst, dstBase, engine, allocator)
+                    : planes != null && !PixelPlanes.warm()
+                    ? new TableBlocks(planes.table(), leaves.get(planes.table().data()), dst, -1, engine, allocator)
                     : lanes != null ? lanes.new Blocks(leaves, dst, dstBase, Math.max(split, 0), whole, blockSize(), shape.planes(), engine, allocator)
                     : null;
             long[] start = new long[rank];
