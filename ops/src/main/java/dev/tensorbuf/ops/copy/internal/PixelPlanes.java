@@ -50,7 +50,11 @@ final class PixelPlanes {
     /** 0 cold, 1 warming, 2 warm: the JVM's C2 state of this kernel, which {@link #warm()} keeps. */
     private static final java.util.concurrent.atomic.AtomicInteger STATE = new java.util.concurrent.atomic.AtomicInteger();
     /** A warm-up that has not caught up in this long ends anyway. */
-    private static final long MAX_WARMUP_NANOS = 5_000_000_000L;
+    private static final long MAX_WARMUP_NANOS = 60_000_000_000L;
+    /** Calls of the warm-up at least (of 16 groups each): past C2's thresholds for {@link #run} and its loop. */
+    private static final int MIN_CALLS = 1000;
+    /** Nanoseconds an element the compiled kernel beats by far, and the interpreter's never does. */
+    private static final long COMPILED_NANOS = 20;
 
     private final int op0;
     private final int op1;
@@ -117,21 +121,27 @@ final class PixelPlanes {
         if (table.channels() != 3) {
             return false;
         }
-        MemorySegment src = MemorySegment.ofArray(new byte[3 * 256]);
-        for (int p = 0; p < 256; p++) {
-            for (int c = 0; c < 3; c++) {
-                src.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 3L * p + c, (byte) p);
-            }
-        }
-        int width = bf16 ? 2 : 4;
-        MemorySegment got = MemorySegment.ofArray(new byte[3 * 256 * width]);
-        run(src, 0, got, 0, 256L * width, 256);
         MemorySegment want = switch (table.table()) {
             case int[] t -> MemorySegment.ofArray(t);
             case short[] t -> MemorySegment.ofArray(t);
             default -> null;
         };
-        return want != null && want.byteSize() == got.byteSize() && got.mismatch(want) < 0;
+        int width = bf16 ? 2 : 4;
+        if (want == null || want.byteSize() != 3L * 256 * width) {
+            return false;
+        }
+        // Native memory, as the passes' (see warmUp).
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            MemorySegment src = arena.allocate(3L * 256);
+            for (int p = 0; p < 256; p++) {
+                for (int c = 0; c < 3; c++) {
+                    src.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 3L * p + c, (byte) p);
+                }
+            }
+            MemorySegment got = arena.allocate(3L * 256 * width);
+            run(src, 0, got, 0, 256L * width, 256);
+            return got.mismatch(want) < 0;
+        }
     }
 
     /**
@@ -247,15 +257,21 @@ final class PixelPlanes {
             float[][] constants = {{-123.7f, -116.3f, -103.5f}, {1 / 58.4f, 1 / 57.1f, 1 / 57.4f}};
             int[] ops = {VectorPointwise.ADD, VectorPointwise.MULTIPLY};
             PixelPlanes[] kernels = {of(ops, constants, DType.F32), of(ops, constants, DType.BF16)};
-            int pixels = 4096;
-            MemorySegment src = MemorySegment.ofArray(new byte[3 * pixels]);
-            MemorySegment dst = MemorySegment.ofArray(new byte[3 * 4 * pixels]);
+            int pixels = 16 * B;
+            // Native memory, as the passes': a profile of heap segments would compile the wrong accesses.
+            MemorySegment src = java.lang.foreign.Arena.ofAuto().allocate(3L * pixels);
+            MemorySegment dst = java.lang.foreign.Arena.ofAuto().allocate(3L * 4 * pixels);
             long end = System.nanoTime() + MAX_WARMUP_NANOS;
-            // About 200,000 groups each: far past C2's compile thresholds for the loop and its calls.
-            for (int i = 0; i < 3000 && System.nanoTime() < end; i++) {
+            // Until three calls in a row run compiled: under COMPILED_NANOS an element, which the
+            // interpreter and C1 (where every vector is an object) are nowhere near; at least
+            // MIN_CALLS, past C2's thresholds for the call and its loop.
+            int fast = 0;
+            for (int i = 0; (i < MIN_CALLS || fast < 3) && System.nanoTime() < end; i++) {
+                long t = System.nanoTime();
                 for (PixelPlanes k : kernels) {
                     k.run(src, 0, dst, 0, (k.bf16 ? 2L : 4L) * pixels, pixels);
                 }
+                fast = System.nanoTime() - t < COMPILED_NANOS * 3 * pixels * kernels.length ? fast + 1 : 0;
             }
         } finally {
             STATE.set(2);
