@@ -47,40 +47,17 @@ final class PixelPlanes {
     private static final ByteVector C2_0 = VectorBytePlanes.table(3, 2, 0);
     private static final ByteVector C2_1 = VectorBytePlanes.table(3, 2, 1);
 
-    /** 0 cold, 1 warming, 2 warm: the JVM's C2 state of this kernel, which {@link #warm()} keeps. */
-    private static final java.util.concurrent.atomic.AtomicInteger STATE = new java.util.concurrent.atomic.AtomicInteger();
-    /** A warm-up that has not caught up in this long ends anyway. */
-    private static final long MAX_WARMUP_NANOS = 60_000_000_000L;
-    /** Calls of the warm-up at least (of 16 groups each): past C2's thresholds for {@link #run} and its loop. */
-    private static final int MIN_CALLS = 1000;
-    /** Nanoseconds an element the compiled kernel beats by far, and the interpreter's never does. */
-    private static final long COMPILED_NANOS = 20;
-
     private final int op0;
     private final int op1;
     /** Per op, per channel: the constant operand, flushed as {@link VectorPointwise} reads it. */
     private final float[][] constants;
     private final boolean bf16;
 
-    /** The lookup table this kernel was checked against: what a pass runs while the kernel is cold. */
-    private final PointwiseTable table;
-
-    private PixelPlanes(int op0, int op1, float[][] constants, boolean bf16, PointwiseTable table) {
+    private PixelPlanes(int op0, int op1, float[][] constants, boolean bf16) {
         this.op0 = op0;
         this.op1 = op1;
         this.constants = constants;
         this.bf16 = bf16;
-        this.table = table;
-    }
-
-    /** {@return this kernel, holding {@code table}, where it gives all of that table's values (else null)} */
-    PixelPlanes checkedAgainst(PointwiseTable table) {
-        return agrees(table) ? new PixelPlanes(op0, op1, constants, bf16, table) : null;
-    }
-
-    /** {@return the table it was checked against, for the passes that run while the kernel is cold; null before the check} */
-    PointwiseTable table() {
-        return table;
     }
 
     /**
@@ -109,7 +86,7 @@ final class PixelPlanes {
                 flushed[k][c] = Math.abs(v) < MIN_NORMAL ? Math.copySign(0f, v) : v;
             }
         }
-        return new PixelPlanes(ops[0], ops.length > 1 ? ops[1] : NONE, flushed, out == DType.BF16, null);
+        return new PixelPlanes(ops[0], ops.length > 1 ? ops[1] : NONE, flushed, out == DType.BF16);
     }
 
     /**
@@ -130,7 +107,7 @@ final class PixelPlanes {
         if (want == null || want.byteSize() != 3L * 256 * width) {
             return false;
         }
-        // Native memory, as the passes' (see warmUp).
+        // Native memory, as the passes': a profile of heap segments would compile the wrong accesses.
         try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
             MemorySegment src = arena.allocate(3L * 256);
             for (int p = 0; p < 256; p++) {
@@ -230,52 +207,6 @@ final class PixelPlanes {
 
     private static FloatVector widen(ByteVector bytes, int part) {
         return (FloatVector) bytes.convertShape(VectorOperators.ZERO_EXTEND_B2I, I, part).convert(VectorOperators.I2F, 0);
-    }
-
-    /**
-     * {@return whether the kernel is compiled, so a pass may run it} Before C2 has compiled it the
-     * kernel is many times slower than the lookup table, which a pass runs instead (as
-     * {@link VectorWarmup} keeps the copy kernels scalar until then): the first ask starts a
-     * warm-up on a daemon thread, {@code tensorbuf-pixel-planes-warmup}, which runs the kernel
-     * on a few KiB of its own until it is compiled, or for {@link #MAX_WARMUP_NANOS} at most.
-     */
-    static boolean warm() {
-        int state = STATE.get();
-        if (state == 2) {
-            return true;
-        }
-        if (state == 0 && STATE.compareAndSet(0, 1)) {
-            Thread t = new Thread(PixelPlanes::warmUp, "tensorbuf-pixel-planes-warmup");
-            t.setDaemon(true);
-            t.start();
-        }
-        return false;
-    }
-
-    private static void warmUp() {
-        try {
-            float[][] constants = {{-123.7f, -116.3f, -103.5f}, {1 / 58.4f, 1 / 57.1f, 1 / 57.4f}};
-            int[] ops = {VectorPointwise.ADD, VectorPointwise.MULTIPLY};
-            PixelPlanes[] kernels = {of(ops, constants, DType.F32), of(ops, constants, DType.BF16)};
-            int pixels = 16 * B;
-            // Native memory, as the passes': a profile of heap segments would compile the wrong accesses.
-            MemorySegment src = java.lang.foreign.Arena.ofAuto().allocate(3L * pixels);
-            MemorySegment dst = java.lang.foreign.Arena.ofAuto().allocate(3L * 4 * pixels);
-            long end = System.nanoTime() + MAX_WARMUP_NANOS;
-            // Until three calls in a row run compiled: under COMPILED_NANOS an element, which the
-            // interpreter and C1 (where every vector is an object) are nowhere near; at least
-            // MIN_CALLS, past C2's thresholds for the call and its loop.
-            int fast = 0;
-            for (int i = 0; (i < MIN_CALLS || fast < 3) && System.nanoTime() < end; i++) {
-                long t = System.nanoTime();
-                for (PixelPlanes k : kernels) {
-                    k.run(src, 0, dst, 0, (k.bf16 ? 2L : 4L) * pixels, pixels);
-                }
-                fast = System.nanoTime() - t < COMPILED_NANOS * 3 * pixels * kernels.length ? fast + 1 : 0;
-            }
-        } finally {
-            STATE.set(2);
-        }
     }
 
     /** {@return the kernel's name, for the report} */

@@ -156,7 +156,7 @@ public final class PointwiseCopy {
                     && pixels(leaves.get(table.data()), Long.numberOfTrailingZeros(whole), s)
                     && lanes.agrees(table, leaves.get(table.data()).dtype())) {
                 planes = lanes.pixelPlanes(Long.numberOfTrailingZeros(whole));
-                planes = planes == null ? null : planes.checkedAgainst(table);
+                planes = planes != null && planes.agrees(table) ? planes : null;
             }
             PointwiseTable evaluator = lanes != null ? null : table;
             if (s < 0) {
@@ -382,10 +382,7 @@ public final class PointwiseCopy {
                 return; // the others took every block: no scratches for this share
             }
             Map<List<Long>, TensorView[]> mine = new HashMap<>();
-            PixelPlanes planes = shape.planes();
             BlockWriter tables = table != null ? new TableBlocks(table, leaves.get(table.data()), dst, dstBase, engine, allocator)
-                    : planes != null && !PixelPlanes.warm()
-                    ? new TableBlocks(planes.table(), leaves.get(planes.table().data()), dst, -1, engine, allocator)
                     : lanes != null ? lanes.new Blocks(leaves, dst, dstBase, Math.max(split, 0), whole, blockSize(), shape.planes(), engine, allocator)
                     : null;
             long[] start = new long[rank];

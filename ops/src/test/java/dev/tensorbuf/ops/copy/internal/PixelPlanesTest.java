@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.tensorbuf.memory.Allocator;
@@ -26,37 +25,6 @@ class PixelPlanesTest {
     /** What a pass over interleaved u8 pixels names its kernel: the fused one, or the table without the Vector API. */
     static final String FUSED = VectorSupport.enabled() ? "fused: de-interleaving 3 u8 channels" : "lookup table";
 
-    /** Waits for the kernel's warm-up, so that passes run it rather than the table they run while it is cold. */
-    static void awaitWarm() {
-        long end = System.nanoTime() + 60_000_000_000L;
-        while (VectorSupport.enabled() && !PixelPlanes.warm() && System.nanoTime() < end) {
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
-    }
-
-    @Test
-    void aPassWhileTheKernelIsColdRunsTheTableAndWritesTheSameBytes() {
-        // Whether this runs cold depends on the tests before it; either way the bytes are the evaluator's.
-        try (Allocator a = Allocators.shared()) {
-            TensorView x = Ops.transpose(PointwiseTableTest.pixels(a, DType.U8, 2, 30, 70, 3), 0, 3, 1, 2);
-            long[] nchw = {2, 3, 30, 70};
-            List<TensorView> leaves = List.of(x, Ops.broadcast(PointwiseTableTest.constants(a, MEAN), nchw, 1),
-                    Ops.broadcast(PointwiseTableTest.constants(a, STD), nchw, 1));
-            Pointwise.Expr e = PointwiseTableTest.normalise(DType.U8);
-            assertArrayEquals(PointwiseTableTest.reference(e, leaves, DType.F32, a),
-                    PointwiseTableTest.run(e, leaves, DType.F32, a, FUSED));
-        }
-        awaitWarm();
-        if (VectorSupport.enabled()) {
-            assertTrue(PixelPlanes.warm(), "the warm-up ends within its time limit");
-        }
-    }
-
     private static Pointwise.Expr op(String name, DType t, Pointwise.Expr... args) {
         return new Pointwise.Op(name, t, List.of(args), "");
     }
@@ -67,7 +35,6 @@ class PixelPlanesTest {
 
     @Test
     void subtractThenDivideOverOddRunsMatchesTheEvaluatorInF32AndBf16() {
-        awaitWarm();
         try (Allocator a = Allocators.shared()) {
             // [3, 37, 101, 3] NHWC: rows of 101 pixels, blocks that end mid-vector, a last block of few rows.
             TensorView x = Ops.transpose(PointwiseTableTest.pixels(a, DType.U8, 3, 37, 101, 3), 0, 3, 1, 2);

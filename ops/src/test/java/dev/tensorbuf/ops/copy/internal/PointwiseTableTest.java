@@ -94,7 +94,6 @@ class PointwiseTableTest {
             TensorView std = Ops.broadcast(constants(a, STD), nchw, 1);
             List<TensorView> leaves = List.of(x, mean, std);
             Pointwise.Expr f32 = normalise(DType.U8);
-            PixelPlanesTest.awaitWarm();
             // 3 interleaved u8 channels into planes: the fused pixel kernel, where it gives the table's every value.
             String fused = PixelPlanesTest.FUSED;
             assertArrayEquals(reference(f32, leaves, DType.F32, a), run(f32, leaves, DType.F32, a, fused));
@@ -114,7 +113,6 @@ class PointwiseTableTest {
             Pointwise.Expr f32 = normalise(DType.U8);
             assertArrayEquals(reference(f32, leaves, DType.F32, a), run(f32, leaves, DType.F32, a));
             // Out of NHWC, the channels interleaved: the fused pixel kernel, an image a block.
-            PixelPlanesTest.awaitWarm();
             TensorView nhwc = Ops.transpose(pixels(a, DType.U8, 3, 40, 45, 3), 0, 3, 1, 2);
             List<TensorView> interleaved = List.of(nhwc, leaves.get(1), leaves.get(2));
             assertArrayEquals(reference(f32, interleaved, DType.F32, a),
