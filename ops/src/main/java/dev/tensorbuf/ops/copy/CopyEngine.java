@@ -871,16 +871,9 @@ public final class CopyEngine {
             return text.hashCode() * 31 + operandTypes.hashCode();
         }
 
-        /** {@code %k} past the given operands is constant {@code k - given}: written back as a literal. */
+        /** The expression as the printer writes it, leaf {@code k} past the given operands as constant {@code k - given}'s literal. */
         private static String written(PointwiseSyntax.Parsed parsed, int given) {
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("%(\\d+)").matcher(parsed.expr().toString());
-            StringBuilder sb = new StringBuilder();
-            while (m.find()) {
-                int k = Integer.parseInt(m.group(1));
-                m.appendReplacement(sb, java.util.regex.Matcher.quoteReplacement(k < given ? m.group()
-                        : literal(parsed.constants().get(k - given))));
-            }
-            return m.appendTail(sb).toString();
+            return Pointwise.print(parsed.expr(), k -> k < given ? "%" + k : literal(parsed.constants().get(k - given)));
         }
 
         private static String literal(PointwiseSyntax.Constant c) {

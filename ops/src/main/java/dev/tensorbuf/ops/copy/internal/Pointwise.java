@@ -66,7 +66,7 @@ public final class Pointwise {
     public record Leaf(int index, DType type) implements Expr {
         @Override
         public String toString() {
-            return "%" + index;
+            return print(this, k -> "%" + k);
         }
     }
 
@@ -90,18 +90,41 @@ public final class Pointwise {
 
         @Override
         public String toString() {
-            StringBuilder sb = new StringBuilder(op);
-            if (op.equals("convert")) {
-                sb.append('<').append(type.xlaName()).append('>');
+            return print(this, k -> "%" + k);
+        }
+    }
+
+    /**
+     * {@return {@code e} written as {@code tensorbuf plan --epilogue} reads it: ops as
+     * {@code name(arg, ...)}, a convert as {@code convert<f32>(x)}, a compare's direction and type
+     * after its operands, and leaf {@code k} as {@code leaf.apply(k)}} The one writer of
+     * expressions: {@code toString} names leaves {@code %k}; an epilogue's text writes its
+     * constants' leaves as their literals.
+     */
+    public static String print(Expr e, java.util.function.IntFunction<String> leaf) {
+        StringBuilder sb = new StringBuilder();
+        print(e, leaf, sb);
+        return sb.toString();
+    }
+
+    private static void print(Expr e, java.util.function.IntFunction<String> leaf, StringBuilder sb) {
+        switch (e) {
+            case Leaf l -> sb.append(leaf.apply(l.index()));
+            case Op o -> {
+                sb.append(o.op());
+                if (o.op().equals("convert")) {
+                    sb.append('<').append(o.type().xlaName()).append('>');
+                }
+                sb.append('(');
+                for (int i = 0; i < o.args().size(); i++) {
+                    sb.append(i == 0 ? "" : ", ");
+                    print(o.args().get(i), leaf, sb);
+                }
+                if (!o.detail().isEmpty()) {
+                    sb.append(", ").append(o.detail());
+                }
+                sb.append(')');
             }
-            sb.append('(');
-            for (int i = 0; i < args.size(); i++) {
-                sb.append(i == 0 ? "" : ", ").append(args.get(i));
-            }
-            if (!detail.isEmpty()) {
-                sb.append(", ").append(detail);
-            }
-            return sb.append(')').toString();
         }
     }
 

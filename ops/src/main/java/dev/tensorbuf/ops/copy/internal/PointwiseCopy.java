@@ -29,7 +29,9 @@ import java.util.Optional;
  * constants ({@link PointwiseTable}) copies only that operand's block and looks each result up;
  * one computed in f32 over f32, bf16 or f16 operands and per-channel constants
  * ({@link PointwiseLanes}) copies only the varying operands' blocks and runs vector sweeps over
- * them. Both store straight into the destination where the block is one run of its memory.
+ * them. Both store straight into the destination where the block is one run of its memory. Over
+ * u8 pixels of 3 interleaved channels into planes (NHWC into NCHW), the lanes' ops run fused with
+ * the de-interleaving ({@link PixelPlanes}), where that kernel gives the table's every value.
  *
  * <p>A pass is a step of a copy plan ({@link Step.Epilogue}, made by {@link #plan}): the
  * {@link CopyExecutor} runs its blocks on its own threads, which take them in turn, and
@@ -49,6 +51,8 @@ public final class PointwiseCopy {
      * are in cache, and the copy engine's per-block planning is a visible share of 16 Ki.
      */
     static final int TABLE_BLOCK = 64 * 1024;
+    /** The most channels interleaved in an operand that a block spans whole: the engine's de-interleaving kernels' limit. */
+    static final int MAX_INTERLEAVED = 4;
     /**
      * Copies while planning (a per-channel constant's line), for explanations, and for an
      * executor made without an engine; a pass run by an engine copies its blocks through it.
@@ -79,6 +83,8 @@ public final class PointwiseCopy {
     private final long blocks;
     /** {@code dst}'s element offset when a block is one run of its memory (stored straight), else -1. */
     private final long dstBase;
+    /** The dims before {@code split}, as bits, that a block spans whole (interleaved channels); the others it takes one index of. */
+    private final long whole;
 
     /**
      * What a pass decides before it runs, from its expression, its operands' types and addressing
@@ -92,34 +98,128 @@ public final class PointwiseCopy {
      * @param step indices of {@code split} a block spans
      * @param perRow blocks along {@code split}
      * @param blocks the blocks
-     * @param dstBase the destination's element offset when a block is one run of its memory, else -1
+     * @param dstBase the destination's element offset when a block (a run per index of {@code whole}) is one run of its memory, else -1
+     * @param whole the dim before {@code split}, as a bit, that blocks span whole (interleaved channels), else 0
+     * @param planes the fused kernel for u8 pixels of 3 interleaved channels, or null
      */
-    record Shape(PointwiseTable table, PointwiseLanes lanes, int split, long step, long perRow, long blocks, long dstBase) {
+    record Shape(PointwiseTable table, PointwiseLanes lanes, int split, long step, long perRow, long blocks, long dstBase,
+                 long whole, PixelPlanes planes) {
         static Shape of(Pointwise.Expr expr, List<TensorView> leaves, TensorView dst, Allocator allocator) {
             long[] dims = Extents.toArray(dst.dims());
             if (dst.elementCount() == 0) {
-                return new Shape(null, null, -1, 1, 1, 0, -1);
+                return new Shape(null, null, -1, 1, 1, 0, -1, 0, null);
             }
             PointwiseTable table = PointwiseTable.of(expr, leaves, dst, allocator);
-            PointwiseLanes lanes = table == null && dst.dtype() == expr.type() ? PointwiseLanes.of(expr, leaves, allocator) : null;
-            int size = table == null ? BLOCK : TABLE_BLOCK;
+            PointwiseLanes lanes = dst.dtype() == expr.type() ? PointwiseLanes.of(expr, leaves, allocator) : null;
+            if (lanes != null && lanes.widens(leaves)) {
+                // Lanes over an 8-bit operand: only as the fused pixel kernel, checked against the table.
+                Shape fused = table == null ? null : cut(table, lanes, leaves, dst, dims);
+                if (fused != null && fused.planes() != null) {
+                    return fused;
+                }
+                lanes = null;
+            }
+            return table != null ? cut(table, null, leaves, dst, dims) : cut(null, lanes, leaves, dst, dims);
+        }
+
+        /**
+         * {@return the pass with {@code lanes}, or else {@code table}, evaluating, cut into blocks}
+         * With both given (one u8 operand, computed in f32), the lanes run only as
+         * {@link PixelPlanes}' fused kernel, where it gives every value of the table: the shape's
+         * {@code planes}; null {@code planes} means the table should run instead.
+         */
+        private static Shape cut(PointwiseTable table, PointwiseLanes lanes, List<TensorView> leaves, TensorView dst,
+                                 long[] dims) {
+            int size = lanes == null && table != null ? TABLE_BLOCK : BLOCK;
+            long whole = lanes == null ? 0 : interleaved(lanes, leaves, dims);
             int s = dims.length - 1;
             long inner = 1;
-            while (s >= 0 && inner * dims[s] <= size) {
+            for (int d = 0; d < dims.length; d++) {
+                inner *= (whole >>> d & 1) != 0 ? dims[d] : 1;
+            }
+            // A block takes one index of each dim before the interleaved one: each channel's part
+            // of it is then one run of the planes' memory.
+            int floor = whole == 0 ? -1 : Long.numberOfTrailingZeros(whole) + 1;
+            while (s > floor && inner * dims[s] <= size) {
                 inner *= dims[s];
                 s--;
             }
+            if (s < 0) {
+                whole = 0; // one block spans everything
+            }
+            whole &= (1L << Math.max(s, 0)) - 1;
             long step = s < 0 ? 1 : Math.max(1, size / inner);
             long dstBase = table == null && lanes == null ? -1 : denseFrom(dst, Math.max(s, 0));
+            PixelPlanes planes = null;
+            if (lanes != null && table != null && s >= 0 && Long.bitCount(whole) == 1 && dstBase >= 0
+                    && Math.min(step, dims[s]) * inner / dims[Long.numberOfTrailingZeros(whole)] >= PixelPlanes.B
+                    && pixels(leaves.get(table.data()), Long.numberOfTrailingZeros(whole), s)
+                    && lanes.agrees(table, leaves.get(table.data()).dtype())) {
+                planes = lanes.pixelPlanes(Long.numberOfTrailingZeros(whole));
+                planes = planes != null && planes.agrees(table) ? planes : null;
+            }
+            PointwiseTable evaluator = lanes != null ? null : table;
             if (s < 0) {
-                return new Shape(table, lanes, s, step, 1, 1, dstBase);
+                return new Shape(evaluator, lanes, s, step, 1, 1, dstBase, 0, planes);
             }
             long outer = 1;
             for (int d = 0; d < s; d++) {
-                outer = Math.multiplyExact(outer, dims[d]);
+                outer = Math.multiplyExact(outer, (whole >>> d & 1) != 0 ? 1 : dims[d]);
             }
             long perRow = Math.ceilDiv(dims[s], step);
-            return new Shape(table, lanes, s, step, perRow, Math.multiplyExact(outer, perRow), dstBase);
+            return new Shape(evaluator, lanes, s, step, perRow, Math.multiplyExact(outer, perRow), dstBase, whole, planes);
+        }
+
+        /**
+         * {@return whether {@code v} is u8 pixels of 3 channels along {@code channel}, interleaved
+         * (stride 1 byte) and laid out densely pixel after pixel from dim {@code split} on: each
+         * block's pixels are then one run of its memory, {@link PixelPlanes}' input}
+         */
+        private static boolean pixels(TensorView v, int channel, int split) {
+            StridedLayout l = v.stridedLayout().orElse(null);
+            if (v.dtype() != DType.U8 || l == null || l.sizes().get(channel) != 3 || l.strides().get(channel) != 1) {
+                return false;
+            }
+            long packed = 3;
+            for (int d = l.rank() - 1; d >= split; d--) {
+                if (l.sizes().get(d) > 1 && l.strides().get(d) != packed) {
+                    return false;
+                }
+                packed *= l.sizes().get(d);
+            }
+            return true;
+        }
+
+        /**
+         * {@return the dim, as a bit, that blocks span whole wherever they fall: the innermost dim
+         * (the smallest stride) of the varying operands the lanes copy through a scratch, where it
+         * holds 2 to {@link #MAX_INTERLEAVED} indices and is the same for all (else 0)} Interleaved channels (u8 NHWC read as NCHW)
+         * are then split into planes by one of the engine's de-interleaving kernels, a whole pixel
+         * at a time, rather than gathered a channel at a time at a stride of a few bytes.
+         */
+        private static long interleaved(PointwiseLanes lanes, List<TensorView> leaves, long[] dims) {
+            long whole = 0;
+            for (int k = 0; k < leaves.size() && dims.length <= 63; k++) {
+                StridedLayout l = leaves.get(k).stridedLayout().orElse(null);
+                if (!lanes.copies(k) || l == null) {
+                    continue;
+                }
+                int innermost = -1;
+                for (int d = 0; d < l.rank(); d++) {
+                    long stride = Math.abs(l.strides().get(d));
+                    if (dims[d] > 1 && stride != 0
+                            && (innermost < 0 || stride < Math.abs(l.strides().get(innermost)))) {
+                        innermost = d;
+                    }
+                }
+                if (innermost >= 0 && innermost < dims.length - 1 && dims[innermost] <= MAX_INTERLEAVED) {
+                    if (whole != 0 && whole != 1L << innermost) {
+                        return 0; // operands interleaved along different dims: no one cut suits both
+                    }
+                    whole = 1L << innermost;
+                }
+            }
+            return whole;
         }
     }
 
@@ -139,6 +239,7 @@ public final class PointwiseCopy {
         this.perRow = shape.perRow();
         this.blocks = shape.blocks();
         this.dstBase = shape.dstBase();
+        this.whole = shape.whole();
     }
 
     /** {@return what the pass decided before running: kept by {@link PlanCache} for passes of the same shape} */
@@ -219,19 +320,24 @@ public final class PointwiseCopy {
         return dstBase >= 0;
     }
 
+    /** {@return the elements of the largest block} */
     private int blockSize() {
-        return table == null ? BLOCK : TABLE_BLOCK;
+        return (int) Extents.elementCount("block", Arrays.stream(firstBlock()).boxed().toList());
     }
 
     private long[] firstBlock() {
         long[] first = dims.clone();
         if (split >= 0) {
             for (int d = 0; d < split; d++) {
-                first[d] = 1;
+                first[d] = spansWhole(d) ? dims[d] : 1;
             }
             first[split] = Math.min(dims[split], step);
         }
         return first;
+    }
+
+    private boolean spansWhole(int d) {
+        return (whole >>> d & 1) != 0;
     }
 
     /**
@@ -277,7 +383,7 @@ public final class PointwiseCopy {
             }
             Map<List<Long>, TensorView[]> mine = new HashMap<>();
             BlockWriter tables = table != null ? new TableBlocks(table, leaves.get(table.data()), dst, dstBase, engine, allocator)
-                    : lanes != null ? lanes.new Blocks(leaves, dst, dstBase, Math.max(split, 0), blockSize(), engine, allocator)
+                    : lanes != null ? lanes.new Blocks(leaves, dst, dstBase, Math.max(split, 0), whole, blockSize(), shape.planes(), engine, allocator)
                     : null;
             long[] start = new long[rank];
             long[] limit = dims.clone();
@@ -285,6 +391,9 @@ public final class PointwiseCopy {
                 if (split >= 0) {
                     long rest = k / perRow;
                     for (int d = split - 1; d >= 0; d--) {
+                        if (spansWhole(d)) {
+                            continue; // start 0, limit dims[d]
+                        }
                         start[d] = rest % dims[d];
                         limit[d] = start[d] + 1;
                         rest /= dims[d];
@@ -328,16 +437,17 @@ public final class PointwiseCopy {
                 continue; // the per-channel constants are in the table or the lanes
             }
             TensorView leaf = leaves.get(k);
-            if (lanes != null && denseFrom(leaf, at) >= 0) {
+            if (lanes != null && (shape.planes() != null || (whole == 0 && denseFrom(leaf, at) >= 0))) {
                 bytes = Math.addExact(bytes, Math.multiplyExact(n, leaf.dtype().byteWidth()));
                 continue; // read straight from its memory, a run per block
             }
-            TensorView scratch = scratch(ArrayShape.of(leaf.dtype(), first), allocator);
+            DType into = lanes != null ? PointwiseLanes.scratchType(leaf.dtype()) : leaf.dtype();
+            TensorView scratch = scratch(ArrayShape.of(into, first), allocator);
             parts.add(ENGINE.explain(firstBox.part(leaf), scratch));
-            long width = leaf.dtype().byteWidth();
-            temporaries.add(new CopyPlan.Explanation.Temporary("operand %" + k + "'s block, one per thread", leaf.dtype(),
+            long width = into.byteWidth();
+            temporaries.add(new CopyPlan.Explanation.Temporary("operand %" + k + "'s block, one per thread", into,
                     blockDims, Math.multiplyExact(blockElements, width)));
-            bytes = Math.addExact(bytes, Math.multiplyExact(Math.multiplyExact(n, width), 2));
+            bytes = Math.addExact(bytes, Math.multiplyExact(n, leaf.dtype().byteWidth() + width));
         }
         long width = dst.dtype().byteWidth();
         if (direct) {
@@ -349,7 +459,9 @@ public final class PointwiseCopy {
                     blockDims, Math.multiplyExact(blockElements, width)));
             bytes = Math.addExact(bytes, Math.multiplyExact(Math.multiplyExact(n, width), 2));
         }
-        String stored = direct ? "stored straight into the destination (the block is one run of its memory)"
+        String stored = direct && whole != 0
+                ? "stored straight into the destination (each channel's part of the block is one run of its memory)"
+                : direct ? "stored straight into the destination (the block is one run of its memory)"
                 : "copied into the destination's block";
         String reason = (table != null
                 ? "the 8-bit operand %" + table.data() + " copied into a dense block of " + blockElements
@@ -376,7 +488,8 @@ public final class PointwiseCopy {
 
     private String kernel() {
         return table != null ? table.kernel() + " of operand %" + table.data()
-                : lanes != null ? lanes.kernel() : "block evaluator, " + BLOCK + " elements at a time";
+                : lanes != null ? lanes.kernel() + (shape.planes() == null ? "" : ", fused: " + shape.planes().kernel())
+                : "block evaluator, " + BLOCK + " elements at a time";
     }
 
     /** {@return a new, zeroed, dense buffer viewed as {@code shape}: a block's scratch} */

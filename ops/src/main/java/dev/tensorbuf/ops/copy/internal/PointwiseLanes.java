@@ -33,7 +33,9 @@ final class PointwiseLanes {
     /** Result types the kernels write: f32 itself, or the final convert's. */
     private static final Set<DType> OUTPUTS = Set.of(DType.F32, DType.BF16, DType.F16, DType.U8, DType.S8);
     /** Operand types read into floats exactly. */
-    private static final Set<DType> INPUTS = Set.of(DType.F32, DType.BF16, DType.F16);
+    private static final Set<DType> INPUTS = Set.of(DType.F32, DType.BF16, DType.F16, DType.U8, DType.S8);
+    /** Integer operands, read into floats by the copy engine's conversion (exact) on their way into a block. */
+    private static final Set<DType> WIDENED = Set.of(DType.U8, DType.S8);
     /** More channels than this and a constant is read block by block like any operand. */
     static final int MAX_CHANNELS = 1 << 16;
     private static final int NEGATE = -1;
@@ -117,6 +119,159 @@ final class PointwiseLanes {
                 + (constants.length == 1 ? "" : "s") + (out == DType.F32 ? "" : ", then convert to " + out.xlaName());
     }
 
+    /**
+     * {@return the type a varying operand of {@code type} is copied into, block by block, where its
+     * block is not one run of its memory: its own, or f32 for an integer (the copy converts it,
+     * exactly, with its de-interleaving kernels for u8 pixels)}
+     */
+    static DType scratchType(DType type) {
+        return WIDENED.contains(type) ? DType.F32 : type;
+    }
+
+    /**
+     * {@return whether these lanes give every value of {@code table} bit for bit: the expression
+     * over each 8-bit value of its operand, in each channel} An 8-bit operand has only 256 values
+     * per channel, so this checks the lanes on every input they will ever see; the pass uses them
+     * only then, and the table otherwise.
+     *
+     * @param data the 8-bit operand's type
+     */
+    boolean agrees(PointwiseTable table, DType data) {
+        if (varying.length != 1 || varying[0] != table.data() || channelDim != table.channelDim()) {
+            return false;
+        }
+        int channels = table.channels();
+        for (float[] c : constants) {
+            if (channelDim >= 0 ? c.length != channels : c.length != 1) {
+                return false;
+            }
+        }
+        int n = channels * 256;
+        float[][] lanes = new float[slots][VectorPointwise.padded(n)];
+        for (int i = 0; i < n; i++) {
+            lanes[0][i] = data == DType.S8 ? (byte) i : i & 0xff;
+        }
+        for (int k = 0; k < constants.length; k++) {
+            for (int i = 0; i < n; i++) {
+                lanes[1 + k][i] = constants[k][channelDim < 0 ? 0 : i >> 8];
+            }
+        }
+        sweep(lanes, n);
+        int width = out.byteWidth();
+        MemorySegment got = MemorySegment.ofArray(new byte[n * width]);
+        short[] halves = new short[lanes[0].length];
+        byte[] bytes = new byte[lanes[0].length];
+        encode(lanes[result], n, halves, new int[lanes[0].length], bytes);
+        copyOut(lanes[result], halves, bytes, 0, n, got, 0);
+        MemorySegment want = switch (table.table()) {
+            case int[] t -> MemorySegment.ofArray(t);
+            case short[] t -> MemorySegment.ofArray(t);
+            case byte[] t -> MemorySegment.ofArray(t);
+            case long[] t -> MemorySegment.ofArray(t);
+            default -> null;
+        };
+        return want != null && want.byteSize() == got.byteSize() && got.mismatch(want) < 0;
+    }
+
+    /** Runs the sweeps over the first {@code n} lanes of each slot. */
+    private void sweep(float[][] lanes, int n) {
+        for (Sweep s : sweeps) {
+            float[] r = lanes[s.out()];
+            switch (s.op()) {
+                case NEGATE, ABS -> VectorPointwise.signOp(s.op() == NEGATE, lanes[s.a()], r, n);
+                case VectorPointwise.FMA, VectorPointwise.CLAMP ->
+                        VectorPointwise.ternary(s.op(), lanes[s.a()], lanes[s.b()], lanes[s.c()], r, n);
+                default -> VectorPointwise.binary(s.op(), lanes[s.a()], lanes[s.b()], r, n);
+            }
+        }
+    }
+
+    /**
+     * Encodes {@code n} results in the result type, as the evaluator writes them: into
+     * {@code halves} (bf16, f16) or {@code bytes} (u8, s8); f32 results stay in {@code r}.
+     */
+    private void encode(float[] r, int n, short[] halves, int[] ints, byte[] bytes) {
+        switch (out) {
+            case F32 -> {
+            }
+            case BF16, F16 -> {
+                if (out == DType.BF16) {
+                    VectorPointwise.toBf16(r, ints, n);
+                } else {
+                    VectorPointwise.toF16(r, ints, n);
+                }
+                for (int i = 0; i < n; i++) {
+                    halves[i] = (short) ints[i];
+                }
+            }
+            default -> {
+                if (out == DType.U8) {
+                    VectorPointwise.toInt(r, ints, n, 0, 255);
+                } else {
+                    VectorPointwise.toInt(r, ints, n, -128, 127);
+                }
+                for (int i = 0; i < n; i++) {
+                    bytes[i] = (byte) ints[i];
+                }
+            }
+        }
+    }
+
+    /** Copies the encoded results {@code [from, from + n)} into {@code seg} at byte {@code offset}. */
+    private void copyOut(float[] r, short[] halves, byte[] bytes, int from, int n, MemorySegment seg, long offset) {
+        switch (out) {
+            case F32 -> MemorySegment.copy(r, from, seg, ValueLayout.JAVA_FLOAT_UNALIGNED, offset, n);
+            case BF16, F16 -> MemorySegment.copy(halves, from, seg, ValueLayout.JAVA_SHORT_UNALIGNED, offset, n);
+            default -> MemorySegment.copy(bytes, from, seg, ValueLayout.JAVA_BYTE, offset, n);
+        }
+    }
+
+    /**
+     * {@return these lanes as {@link PixelPlanes}' fused kernel, for one varying operand and
+     * constants along {@code channelDim}: a chain of binary ops, each over the previous value (the
+     * operand's, first) and a constant; null when they are not of that form}
+     */
+    PixelPlanes pixelPlanes(int channelDim) {
+        if (varying.length != 1 || this.channelDim != channelDim) {
+            return null;
+        }
+        int[] ops = new int[sweeps.size()];
+        float[][] operands = new float[sweeps.size()][];
+        int previous = 0;
+        for (int i = 0; i < sweeps.size(); i++) {
+            Sweep s = sweeps.get(i);
+            boolean commutes = s.op() == VectorPointwise.ADD || s.op() == VectorPointwise.MULTIPLY;
+            int other;
+            if (s.c() >= 0) {
+                return null;
+            } else if (s.a() == previous && isConstant(s.b())) {
+                other = s.b();
+            } else if (commutes && s.b() == previous && isConstant(s.a())) {
+                other = s.a();
+            } else {
+                return null;
+            }
+            ops[i] = s.op();
+            operands[i] = constants[other - varying.length];
+            previous = s.out();
+        }
+        return previous == result ? PixelPlanes.of(ops, operands, out) : null;
+    }
+
+    private boolean isConstant(int slot) {
+        return slot >= varying.length && slot < varying.length + constants.length;
+    }
+
+    /** {@return whether the lanes read an integer operand (widened to floats on its way into a block)} */
+    boolean widens(List<TensorView> leaves) {
+        for (int k : varying) {
+            if (WIDENED.contains(leaves.get(k).dtype())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** {@return whether operand {@code k} is copied block by block (else it is a constant the lowering holds)} */
     boolean copies(int k) {
         for (int v : varying) {
@@ -193,7 +348,7 @@ final class PointwiseLanes {
 
         private int op(Pointwise.Op o) {
             if (o.op().equals("convert")) {
-                // f32, bf16 and f16 widen to f32 exactly: convert<f32> of such an operand is the operand.
+                // f32, bf16, f16, u8 and s8 widen to f32 exactly: convert<f32> of such an operand is the operand.
                 Pointwise.Expr a = o.args().getFirst();
                 return a instanceof Pointwise.Leaf l ? leaf(l) : node(a);
             }
@@ -269,6 +424,10 @@ final class PointwiseLanes {
         private final TensorView dst;
         private final long dstBase;
         private final long[] dstStrides;
+        /** The dims, as bits, that a block spans whole before its split dim: each index of them is a run of the block. */
+        private final long whole;
+        /** The fused kernel for blocks of u8 pixels of 3 channels (the one dim of {@code whole}), or null. */
+        private final PixelPlanes planes;
         /** Per varying operand: its element offset when its block is one run of its memory (read straight), else -1. */
         private final long[] srcBase;
         private final long[][] srcStrides;
@@ -283,21 +442,27 @@ final class PointwiseLanes {
         private long laidOutFirst = -1;
 
         /**
-         * @param dstBase {@code dst}'s element offset when a block spanning its split dims whole is one run of memory, else -1
+         * @param dstBase {@code dst}'s element offset when its dims from {@code split} on are one
+         *     run of memory (so is each run of a block), else -1
          * @param split the first dim a block may not span whole
+         * @param whole the dims before {@code split}, as bits, that a block spans whole
+         *     (interleaved channels): a block is then a run per index of them, and operands are
+         *     copied, never read straight
          */
-        Blocks(List<TensorView> leaves, TensorView dst, long dstBase, int split, int block, CopyEngine engine,
-               Allocator allocator) {
+        Blocks(List<TensorView> leaves, TensorView dst, long dstBase, int split, long whole, int block, PixelPlanes planes,
+               CopyEngine engine, Allocator allocator) {
             this.engine = engine;
             this.leaves = leaves;
             this.dst = dst;
             this.dstBase = dstBase;
             this.dstStrides = dstBase < 0 ? null : Extents.toArray(dst.stridedLayout().orElseThrow().strides());
+            this.whole = whole;
+            this.planes = planes;
             this.srcBase = new long[varying.length];
             this.srcStrides = new long[varying.length][];
             for (int k = 0; k < varying.length; k++) {
                 TensorView leaf = leaves.get(varying[k]);
-                srcBase[k] = PointwiseCopy.denseFrom(leaf, split);
+                srcBase[k] = whole != 0 ? -1 : PointwiseCopy.denseFrom(leaf, split);
                 srcStrides[k] = srcBase[k] < 0 ? null : Extents.toArray(leaf.stridedLayout().orElseThrow().strides());
             }
             this.allocator = allocator;
@@ -313,6 +478,15 @@ final class PointwiseLanes {
             PointwiseCopy.Box box = PointwiseCopy.Box.of(start, limit);
             long[] blockDims = box.dims();
             int n = box.elements();
+            if (planes != null && n / 3 >= PixelPlanes.B) {
+                TensorView pixels = leaves.get(varying[0]);
+                int channel = Long.numberOfTrailingZeros(whole);
+                long[] strides = Extents.toArray(pixels.stridedLayout().orElseThrow().strides());
+                long from = box.offset(pixels.stridedLayout().orElseThrow().offset(), strides);
+                planes.run(pixels.buffer().segment(), from, dst.buffer().segment(), box.offset(dstBase, dstStrides) * out.byteWidth(),
+                        dstStrides[channel] * out.byteWidth(), n / 3);
+                return;
+            }
             TensorView[] scratch = scratches.computeIfAbsent(box.key(), k -> new TensorView[varying.length + 1]);
             for (int k = 0; k < varying.length; k++) {
                 TensorView leaf = leaves.get(varying[k]);
@@ -320,46 +494,67 @@ final class PointwiseLanes {
                     // One run of the operand's memory: read straight, no copy through a scratch.
                     long at = box.offset(srcBase[k], srcStrides[k]);
                     read(leaf.buffer().segment(), at * leaf.dtype().byteWidth(), leaf.dtype(), lanes[k], n);
+                    quiet(leaf.dtype(), lanes[k], n);
                     continue;
                 }
+                DType into = scratchType(leaf.dtype());
                 if (scratch[k] == null) {
-                    scratch[k] = PointwiseCopy.scratch(ArrayShape.of(leaf.dtype(), blockDims), allocator);
+                    scratch[k] = PointwiseCopy.scratch(ArrayShape.of(into, blockDims), allocator);
                 }
                 engine.copy(box.part(leaf), scratch[k]);
-                read(scratch[k].buffer().segment(), 0, leaf.dtype(), lanes[k], n);
+                read(scratch[k].buffer().segment(), 0, into, lanes[k], n);
+                quiet(leaf.dtype(), lanes[k], n);
             }
             layOutConstants(blockDims, start, n);
-            for (Sweep s : sweeps) {
-                float[] r = lanes[s.out()];
-                switch (s.op()) {
-                    case NEGATE, ABS -> VectorPointwise.signOp(s.op() == NEGATE, lanes[s.a()], r, n);
-                    case VectorPointwise.FMA, VectorPointwise.CLAMP ->
-                            VectorPointwise.ternary(s.op(), lanes[s.a()], lanes[s.b()], lanes[s.c()], r, n);
-                    default -> VectorPointwise.binary(s.op(), lanes[s.a()], lanes[s.b()], r, n);
-                }
-            }
-            MemorySegment into;
-            long offset;
+            sweep(lanes, n);
+            float[] r = lanes[result];
+            encode(r, n, halves, ints, bytes);
             if (dstBase >= 0) {
-                into = dst.buffer().segment();
-                offset = box.offset(dstBase, dstStrides) * out.byteWidth();
-            } else {
-                if (scratch[varying.length] == null) {
-                    scratch[varying.length] = PointwiseCopy.scratch(ArrayShape.of(out, blockDims), allocator);
-                }
-                into = scratch[varying.length].buffer().segment();
-                offset = 0;
+                storeRuns(r, box, n);
+                return;
             }
-            store(lanes[result], n, into, offset);
-            if (dstBase < 0) {
-                engine.copy(scratch[varying.length], box.part(dst));
+            if (scratch[varying.length] == null) {
+                scratch[varying.length] = PointwiseCopy.scratch(ArrayShape.of(out, blockDims), allocator);
+            }
+            copyOut(r, halves, bytes, 0, n, scratch[varying.length].buffer().segment(), 0);
+            engine.copy(scratch[varying.length], box.part(dst));
+        }
+
+        /** Stores the block's encoded results straight into the destination, a run of its memory per index of the whole dims. */
+        private void storeRuns(float[] r, PointwiseCopy.Box box, int n) {
+            long[] blockDims = box.dims();
+            long at = box.offset(dstBase, dstStrides);
+            MemorySegment seg = dst.buffer().segment();
+            int width = out.byteWidth();
+            int runs = 1;
+            for (int d = 0; d < blockDims.length; d++) {
+                runs *= (whole >>> d & 1) != 0 ? (int) blockDims[d] : 1;
+            }
+            int run = n / runs;
+            for (int j = 0; j < runs; j++) {
+                long offset = at;
+                int rest = j;
+                for (int d = blockDims.length - 1; d >= 0 && rest > 0; d--) {
+                    if ((whole >>> d & 1) != 0) {
+                        offset += (rest % blockDims[d]) * dstStrides[d];
+                        rest /= (int) blockDims[d];
+                    }
+                }
+                copyOut(r, halves, bytes, j * run, run, seg, offset * width);
             }
         }
 
-        /** Reads {@code n} elements of {@code type} at byte {@code offset} into floats as the evaluator reads them (NaN quieted by widening). */
+        /** Reads {@code n} elements of {@code type} at byte {@code offset} into floats, exactly ({@link #quiet} then quiets NaNs as widening does). */
         private void read(MemorySegment seg, long offset, DType type, float[] into, int n) {
             switch (type) {
                 case F32 -> MemorySegment.copy(seg, ValueLayout.JAVA_FLOAT_UNALIGNED, offset, into, 0, n);
+                case U8, S8 -> {
+                    MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, offset, bytes, 0, n);
+                    boolean unsigned = type == DType.U8;
+                    for (int i = 0; i < n; i++) {
+                        into[i] = unsigned ? bytes[i] & 0xff : bytes[i];
+                    }
+                }
                 case BF16 -> {
                     MemorySegment.copy(seg, ValueLayout.JAVA_SHORT_UNALIGNED, offset, halves, 0, n);
                     for (int i = 0; i < n; i++) {
@@ -375,7 +570,13 @@ final class PointwiseLanes {
                 }
                 default -> throw new AssertionError(type);
             }
-            VectorPointwise.quiet(into, n);
+        }
+
+        /** Quiets the signalling NaNs of a float operand's {@code n} values; an integer operand has none. */
+        private static void quiet(DType type, float[] values, int n) {
+            if (!WIDENED.contains(type)) {
+                VectorPointwise.quiet(values, n);
+            }
         }
 
         /**
@@ -411,35 +612,6 @@ final class PointwiseLanes {
             }
             laidOut = blockDims.clone();
             laidOutFirst = first;
-        }
-
-        /** Writes {@code n} results into {@code seg} at byte {@code offset} in the result type, as the evaluator writes them. */
-        private void store(float[] r, int n, MemorySegment seg, long offset) {
-            switch (out) {
-                case F32 -> MemorySegment.copy(r, 0, seg, ValueLayout.JAVA_FLOAT_UNALIGNED, offset, n);
-                case BF16, F16 -> {
-                    if (out == DType.BF16) {
-                        VectorPointwise.toBf16(r, ints, n);
-                    } else {
-                        VectorPointwise.toF16(r, ints, n);
-                    }
-                    for (int i = 0; i < n; i++) {
-                        halves[i] = (short) ints[i];
-                    }
-                    MemorySegment.copy(halves, 0, seg, ValueLayout.JAVA_SHORT_UNALIGNED, offset, n);
-                }
-                default -> {
-                    if (out == DType.U8) {
-                        VectorPointwise.toInt(r, ints, n, 0, 255);
-                    } else {
-                        VectorPointwise.toInt(r, ints, n, -128, 127);
-                    }
-                    for (int i = 0; i < n; i++) {
-                        bytes[i] = (byte) ints[i];
-                    }
-                    MemorySegment.copy(bytes, 0, seg, ValueLayout.JAVA_BYTE, offset, n);
-                }
-            }
         }
     }
 }

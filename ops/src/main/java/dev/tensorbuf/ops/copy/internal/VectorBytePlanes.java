@@ -61,7 +61,7 @@ final class VectorBytePlanes {
      * {@code (pC + k) % B} of input {@code (pC + k) / B}. Step 0 picks from inputs 0 and 1; step
      * {@code s > 0} keeps its first operand's lane or takes input {@code s + 1}'s.
      */
-    private static ByteVector table(int c, int k, int step) {
+    static ByteVector table(int c, int k, int step) {
         byte[] idx = new byte[B];
         for (int j = 0; j < B; j++) {
             int g = j * c + k;

@@ -218,7 +218,13 @@
  *     f32 vector sweeps (<code>VectorPointwise</code>) for f32, bf16 or f16 operands and per-channel
  *     constants, else the block evaluator. <code>CopyExecutor</code>'s threads take the blocks in
  *     turn; <code>CopyEngine.explain</code> shows the pass with its expression as the epilogue. <code>run</code>'s fused pointwise HLO and <code>tensorbuf plan
- *     --epilogue</code> plan through it</dd>
+ *     --epilogue</code> plan through it. An operand whose innermost dim is a few interleaved
+ *     channels (u8 NHWC read as NCHW) makes blocks span that dim whole, a run per channel</dd>
+ * <dt><code>PixelPlanes.java</code></dt>
+ * <dd>the lanes' chain of at most two ops over u8 pixels of 3 interleaved channels, fused with the
+ *     de-interleaving (<code>VectorBytePlanes</code>' byte shuffles) and the store into planes: image
+ *     staging in one pass over registers; a pass uses it only where it gives the lookup table's
+ *     bits on every pixel value in every channel</dd>
  * <dt><code>PointwiseSyntax.java</code></dt>
  * <dd>reads an expression in the text <code>Pointwise</code> prints (so a printed epilogue pastes
  *     back), constants typed by their sibling operands; each problem a

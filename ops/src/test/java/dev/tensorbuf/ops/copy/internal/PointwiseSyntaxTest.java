@@ -125,4 +125,15 @@ class PointwiseSyntaxTest {
             assertEquals(b.text(), e.input());
         }
     }
+
+    @Test
+    void thePrinterNamesEachLeafAsItsCallerAsks() {
+        Pointwise.Expr x = new Pointwise.Op("convert", DType.F32, List.of(new Pointwise.Leaf(0, DType.U8)), "");
+        Pointwise.Expr lt = new Pointwise.Op("compare", DType.PRED, List.of(x, new Pointwise.Leaf(1, DType.F32)), "LT FLOAT");
+        Pointwise.Expr e = new Pointwise.Op("select", DType.F32, List.of(lt, x, new Pointwise.Leaf(12, DType.F32)), "");
+        assertEquals("select(compare(convert<f32>(%0), %1, LT FLOAT), convert<f32>(%0), %12)", e.toString());
+        // Leaves 1 and 12 as literals (an epilogue's constants), %12 not read as %1 followed by a 2.
+        assertEquals("select(compare(convert<f32>(%0), -0, LT FLOAT), convert<f32>(%0), 2.5)",
+                Pointwise.print(e, k -> k == 0 ? "%0" : k == 1 ? "-0" : "2.5"));
+    }
 }

@@ -27,7 +27,7 @@ class PointwiseTableTest {
     private static final float[] MEAN = {123.7f, 116.3f, 103.5f};
     private static final float[] STD = {58.4f, 57.1f, 57.4f};
 
-    private static TensorView constants(Allocator a, float[] v) {
+    static TensorView constants(Allocator a, float[] v) {
         TensorView t = PointwiseCopy.scratch(ArrayShape.of(DType.F32, v.length), a);
         for (int i = 0; i < v.length; i++) {
             t.buffer().segment().setAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, i, v[i]);
@@ -35,7 +35,7 @@ class PointwiseTableTest {
         return t;
     }
 
-    private static TensorView pixels(Allocator a, DType type, long... dims) {
+    static TensorView pixels(Allocator a, DType type, long... dims) {
         TensorView x = PointwiseCopy.scratch(ArrayShape.of(type, dims), a);
         byte[] b = new byte[(int) x.elementCount()];
         new Random(7).nextBytes(b);
@@ -45,12 +45,12 @@ class PointwiseTableTest {
         return x;
     }
 
-    private static Pointwise.Expr leaf(int k, DType t) {
+    static Pointwise.Expr leaf(int k, DType t) {
         return new Pointwise.Leaf(k, t);
     }
 
     /** {@code (convert<f32>(%0) - %1) * reciprocal(%2)}: XLA's form of {@code (x - mean) / std}. */
-    private static Pointwise.Expr normalise(DType in) {
+    static Pointwise.Expr normalise(DType in) {
         Pointwise.Expr x = new Pointwise.Op("convert", DType.F32, List.of(leaf(0, in)), "");
         Pointwise.Expr d = new Pointwise.Op("subtract", DType.F32, List.of(x, leaf(1, DType.F32)), "");
         Pointwise.Expr r = new Pointwise.Op(Pointwise.Op.RECIPROCAL, DType.F32, List.of(leaf(2, DType.F32)), "");
@@ -58,7 +58,7 @@ class PointwiseTableTest {
     }
 
     /** {@return the block evaluator's bytes for {@code e}: every operand copied dense, evaluated at once} */
-    private static byte[] reference(Pointwise.Expr e, List<TensorView> leaves, DType out, Allocator a) {
+    static byte[] reference(Pointwise.Expr e, List<TensorView> leaves, DType out, Allocator a) {
         long[] dims = dev.tensorbuf.views.internal.Extents.toArray(leaves.getFirst().dims());
         int n = (int) leaves.getFirst().elementCount();
         Object[] columns = new Object[leaves.size()];
@@ -72,10 +72,15 @@ class PointwiseTableTest {
     }
 
     private static byte[] run(Pointwise.Expr e, List<TensorView> leaves, DType out, Allocator a) {
+        return run(e, leaves, out, a, "lookup table");
+    }
+
+    /** {@return the pass's bytes, having checked that its kernel's description holds {@code kernel}} */
+    static byte[] run(Pointwise.Expr e, List<TensorView> leaves, DType out, Allocator a, String kernel) {
         long[] dims = dev.tensorbuf.views.internal.Extents.toArray(leaves.getFirst().dims());
         TensorView dst = PointwiseCopy.scratch(ArrayShape.of(out, dims), a);
-        String kernel = PointwiseCopy.run(e, leaves, dst, a).epilogue().orElseThrow().kernel();
-        assertTrue(kernel.startsWith("lookup table"), kernel);
+        String ran = PointwiseCopy.run(e, leaves, dst, a).epilogue().orElseThrow().kernel();
+        assertTrue(ran.contains(kernel), ran);
         return dst.buffer().segment().asSlice(0, dst.shape().arraySize()).toArray(ValueLayout.JAVA_BYTE);
     }
 
@@ -89,22 +94,29 @@ class PointwiseTableTest {
             TensorView std = Ops.broadcast(constants(a, STD), nchw, 1);
             List<TensorView> leaves = List.of(x, mean, std);
             Pointwise.Expr f32 = normalise(DType.U8);
-            assertArrayEquals(reference(f32, leaves, DType.F32, a), run(f32, leaves, DType.F32, a));
+            // 3 interleaved u8 channels into planes: the fused pixel kernel, where it gives the table's every value.
+            String fused = PixelPlanesTest.FUSED;
+            assertArrayEquals(reference(f32, leaves, DType.F32, a), run(f32, leaves, DType.F32, a, fused));
             Pointwise.Expr bf16 = new Pointwise.Op("convert", DType.BF16, List.of(f32), "");
-            assertArrayEquals(reference(bf16, leaves, DType.BF16, a), run(bf16, leaves, DType.BF16, a));
+            assertArrayEquals(reference(bf16, leaves, DType.BF16, a), run(bf16, leaves, DType.BF16, a, fused));
         }
     }
 
     @Test
     void channelChangingInsideABlockMatchesTheEvaluator() {
         try (Allocator a = Allocators.shared()) {
-            // [3, 3, 40, 45] NCHW out of NHWC: a block holds whole images, all three channels.
-            TensorView x = Ops.transpose(pixels(a, DType.U8, 3, 40, 45, 3), 0, 3, 1, 2);
+            // [3, 3, 40, 45] NCHW out of NCHW: a block holds whole images, all three channels.
+            TensorView x = pixels(a, DType.U8, 3, 3, 40, 45);
             long[] nchw = {3, 3, 40, 45};
             List<TensorView> leaves = List.of(x, Ops.broadcast(constants(a, MEAN), nchw, 1),
                     Ops.broadcast(constants(a, STD), nchw, 1));
             Pointwise.Expr f32 = normalise(DType.U8);
             assertArrayEquals(reference(f32, leaves, DType.F32, a), run(f32, leaves, DType.F32, a));
+            // Out of NHWC, the channels interleaved: the fused pixel kernel, an image a block.
+            TensorView nhwc = Ops.transpose(pixels(a, DType.U8, 3, 40, 45, 3), 0, 3, 1, 2);
+            List<TensorView> interleaved = List.of(nhwc, leaves.get(1), leaves.get(2));
+            assertArrayEquals(reference(f32, interleaved, DType.F32, a),
+                    run(f32, interleaved, DType.F32, a, PixelPlanesTest.FUSED));
         }
     }
 
