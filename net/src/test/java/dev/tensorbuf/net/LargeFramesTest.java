@@ -8,6 +8,7 @@ import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.net.internal.LargeFrames;
+import dev.tensorbuf.testing.PythonPeer;
 import dev.tensorbuf.views.TensorView;
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -17,6 +18,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@link TensorClient} offers to read DATA frames of 4 MiB (internal.LargeFrames), and servers
  * then send them: seen on the wire by a proxy between client and server that reads the HTTP/2
- * frames of both directions.
+ * frames of both directions. pyarrow's client offers 4 MiB of its own: batches lent straight from
+ * the file reach it whole.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class LargeFramesTest {
@@ -92,7 +95,7 @@ class LargeFramesTest {
             Npy.write(dir.resolve("x.npy"), DenseTensor.of(x));
             Frames up = new Frames();
             Frames down = new Frames();
-            try (TensorServer server = TensorServer.start(dir, TensorServer.Options.defaults().withPort(0));
+            try (TensorServer server = TensorServer.start(dir, TensorServer.Options.defaults().withPort(0).withBatchBytes(1 << 20));
                  ServerSocket proxy = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
                 Thread.ofPlatform().daemon().start(() -> {
                     try {
@@ -115,6 +118,21 @@ class LargeFramesTest {
             // HTTP/2's default is 16 KiB; the server may send up to the offer, as its window allows.
             assertTrue(down.largestData() > 16384, "largest DATA frame " + down.largestData());
             assertTrue(down.largestData() <= LargeFrames.MAX_FRAME_SIZE, "largest DATA frame " + down.largestData());
+        }
+    }
+
+    @Test
+    void pyarrowsClientReadsAWholeTensorSentInBatchesOverItsOwnLargeFrames() throws Exception {
+        PythonPeer.assumeModules("numpy", "pyarrow", "pyarrow.flight");
+        try (Allocator arena = Allocators.shared()) {
+            Path served = Files.createDirectories(dir.resolve("served"));
+            Npy.write(served.resolve("x.npy"), DenseTensor.of(TensorClientTest.counting(arena, 1024, 2048))); // 8 MiB
+            try (TensorServer server = TensorServer.start(served, TensorServer.Options.defaults().withPort(0)
+                    .withBatchBytes(3 << 20))) {
+                String out = PythonPeer.runScript("/peers/arrow_peer.py", Files.createDirectories(dir.resolve("py")), "flight-get",
+                        Integer.toString(server.port()), "{\"path\": \"x.npy\"}", served.resolve("x.npy").toString());
+                assertEquals("ok 1024 3", out.strip(), "1024 rows in batches of 384, 384 and 256 (3 MiB, 3 MiB, 2 MiB)");
+            }
         }
     }
 
