@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@link TensorClient} offers to read DATA frames of 4 MiB (internal.LargeFrames), and servers
+ * {@link TensorClient} offers to read DATA frames of 256 KiB (internal.LargeFrames), and servers
  * then send them: seen on the wire by a proxy between client and server that reads the HTTP/2
  * frames of both directions. pyarrow's client offers 4 MiB of its own: batches lent straight from
  * the file reach it whole.
