@@ -45,7 +45,6 @@ import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.ipc.ArrowStreamReader;
 import org.apache.arrow.vector.ipc.ArrowStreamWriter;
 import org.apache.arrow.vector.ipc.ArrowWriter;
-import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
 import org.apache.arrow.vector.types.pojo.Field;
 
 /**
@@ -160,10 +159,7 @@ public final class ArrowTensors {
         }
         FixedSizeListVector vector = (FixedSizeListVector) type.field(name).createVector(allocator);
         try {
-            ArrowBuf none = allocator.getEmpty();
-            vector.loadFieldBuffers(new ArrowFieldNode(rows, 0), List.of(none));
-            FieldVector values = vector.getDataVector();
-            values.loadFieldBuffers(new ArrowFieldNode(rows * type.listSize(), 0), List.of(none, data));
+            ArrowMemory.load(vector, rows, type.listSize(), data);
             return vector;
         } catch (RuntimeException e) {
             vector.close();

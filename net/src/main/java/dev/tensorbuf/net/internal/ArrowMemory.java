@@ -5,9 +5,13 @@ import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.ForeignAllocation;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.complex.FixedSizeListVector;
+import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
 
 /**
  * The two zero-copy bridges: tensorbuf memory lent to Arrow as a foreign allocation, and Arrow
@@ -62,6 +66,18 @@ public final class ArrowMemory {
             buf.getReferenceManager().release();
             throw e;
         }
+    }
+
+    /**
+     * Makes {@code column} (a fixed-size list of {@code listSize} values a row) hold {@code rows}
+     * rows over {@code data}, without nulls, taking its own reference on {@code data} and dropping
+     * the buffers it held.
+     */
+    public static void load(FixedSizeListVector column, long rows, int listSize, ArrowBuf data) {
+        ArrowBuf none = column.getAllocator().getEmpty();
+        column.loadFieldBuffers(new ArrowFieldNode(rows, 0), List.of(none));
+        FieldVector values = column.getDataVector();
+        values.loadFieldBuffers(new ArrowFieldNode(rows * listSize, 0), List.of(none, data));
     }
 
     /** {@return a segment over an Arrow buffer's bytes, valid while {@code arena} is open and the buffer lives} */

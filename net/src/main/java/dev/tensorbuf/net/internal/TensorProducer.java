@@ -13,13 +13,16 @@ import dev.tensorbuf.ops.shard.HloSharding;
 import dev.tensorbuf.ops.shard.IndexBox;
 import dev.tensorbuf.ops.shard.ShardedTensor;
 import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorView;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.arrow.flight.BackpressureStrategy;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.Criteria;
@@ -29,9 +32,11 @@ import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.NoOpFlightProducer;
 import org.apache.arrow.flight.Ticket;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.complex.FixedSizeListVector;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
@@ -298,6 +303,7 @@ public final class TensorProducer extends NoOpFlightProducer {
             // batch, which the next batch would overwrite while gRPC may still be sending it.
             listener.setUseZeroCopy(scratch == null);
             listener.start(root);
+            FixedSizeListVector column = (FixedSizeListVector) root.getVector(0);
             for (long r = 0; r < rows; r += perBatch) {
                 long end = Math.min(rows, r + perBatch);
                 if (!awaitReady(listener, backpressure)) {
@@ -307,8 +313,11 @@ public final class TensorProducer extends NoOpFlightProducer {
                     }
                     return;
                 }
-                try (FieldVector part = ArrowTensors.toVector(COLUMN, request.rows(r, end, scratch), allocator)) {
-                    part.makeTransferPair(root.getVector(0)).transfer();
+                TensorView part = request.rows(r, end, scratch);
+                if (!lendRows(part, column, request.type().listSize())) {
+                    try (FieldVector copy = ArrowTensors.toVector(COLUMN, part, allocator)) {
+                        copy.makeTransferPair(column).transfer();
+                    }
                 }
                 root.setRowCount((int) (end - r));
                 listener.putNext();
@@ -319,6 +328,33 @@ public final class TensorProducer extends NoOpFlightProducer {
             listener.error(CallStatus.INTERNAL.withDescription(what + ": the server failed while streaming: " + e)
                     .toRuntimeException());
         }
+    }
+
+    /**
+     * Lends {@code rows}' memory to {@code column} when it lies in C order in one host buffer (a
+     * box of whole rows of a file, or the scratch): the batch's vector is the stream's own, loaded
+     * anew, not one made (with its field's JSON metadata) and transferred for every batch.
+     * {@return whether it did; if not, the rows need {@link ArrowTensors#toVector}}
+     */
+    private boolean lendRows(TensorView rows, FixedSizeListVector column, int listSize) {
+        Optional<StridedLayout> layout = rows.stridedLayout();
+        if (!rows.isHostAccessible() || rows.buffers().size() != 1 || layout.isEmpty() || rows.elementCount() == 0) {
+            return false;
+        }
+        long[] dims = rows.dims().stream().mapToLong(Long::longValue).toArray();
+        StridedLayout l = layout.get();
+        if (!l.equals(StridedLayout.packed(dims).withOffset(l.offset()))) {
+            return false;
+        }
+        long width = rows.dtype().byteWidth();
+        MemorySegment bytes = rows.buffer().segment().asSlice(l.offset() * width, rows.elementCount() * width);
+        ArrowBuf data = ArrowMemory.lend(allocator, rows.buffer(), bytes);
+        try {
+            ArrowMemory.load(column, dims[0], listSize, data);
+        } finally {
+            data.getReferenceManager().release();
+        }
+        return true;
     }
 
     /** Waits until gRPC takes more of the stream, or the client has gone; {@return whether to go on} */
