@@ -14,7 +14,9 @@ import java.util.Objects;
 /**
  * The outcome of {@link HloExecutor#execute}: the root's value and what each instruction became
  * ({@link ExecutedInstruction}). It owns the memory of every copy, constant and the result;
- * closing it frees them (arguments stay the caller's). A {@code tuple} ROOT has one output per
+ * closing it frees them (arguments stay the caller's, and so does the memory a ROOT was written
+ * into by {@link HloExecutor#execute(dev.tensorbuf.ops.hlo.HloModule, String, java.util.Map, TensorView)}:
+ * {@link #result()} is then that memory, in its own layout). A {@code tuple} ROOT has one output per
  * element ({@link #outputCount()}, {@link #result(int)}); the methods without an index are for an
  * array ROOT and refuse a tuple, whose elements must not be mistaken for one result.
  *
