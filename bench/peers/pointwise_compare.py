@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Image staging side by side: u8 NHWC [B,224,224,3] -> NCHW normalised per channel, into f32 and
 bf16, as `tensorbuf run`'s executor does it in process (PointwiseRunBenchmark.main, the Execution
-API), as jax does it (jitted, warm, CPU) and as NumPy does it, on the same random pixels.
+API writing each run into one result buffer kept across runs, as a staging loop does), as jax does it (jitted, warm, CPU) and as NumPy does it, on the same random pixels.
 
 Rounds alternate the sides (tensorbuf, jax, NumPy; reversed in odd rounds) so that a shared
 machine's slow moments fall on each; each side warms up in its own process first. Prints the

@@ -24,6 +24,7 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -32,7 +33,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * elementwise chain and the transpose are one pass. The same module, lowered by jax, is what
  * bench/peers/pointwise_compare.py times jax (jitted, warm) and NumPy on.
  * {@snippet lang=shell :
- * java -jar bench/target/benchmarks.jar PointwiseRunBenchmark -f 1 -wi 2 -i 5 -p out=f32
+ * java -jar bench/target/benchmarks.jar PointwiseRunBenchmark -f 1 -wi 2 -i 5 -p out=f32 -p result=kept,fresh
  * }
  */
 @State(Scope.Benchmark)
@@ -50,9 +51,19 @@ public class PointwiseRunBenchmark {
     @Param({"256"})
     public int batch;
 
+    /**
+     * Where the result goes: {@code kept}, one buffer the run writes into batch after batch, as a
+     * staging loop does ({@code HloExecutor.execute(..., into)}); {@code fresh}, a new one each run,
+     * freed after, which pays the first touch of its pages every time.
+     */
+    @Param({"kept", "fresh"})
+    public String result;
+
     private String module;
     private HloModule parsed;
     private TensorView pixels;
+    private Allocator keptMemory;
+    private TensorView kept;
 
     /** The module as jax lowers {@code jnp.transpose((x.astype(f32) - mean) / std, (0, 3, 1, 2))}, then the cast. */
     static String module(int batch, String out) {
@@ -85,17 +96,37 @@ public class PointwiseRunBenchmark {
         byte[] b = new byte[(int) pixels.elementCount()];
         new Random(1).nextBytes(b);
         pixels.buffer().segment().copyFrom(java.lang.foreign.MemorySegment.ofArray(b));
+        if (result.equals("kept")) {
+            keptMemory = memory();
+            long bytes = batch * 3L * 224 * 224 * (out.equals("f32") ? 4 : 2);
+            kept = TensorView.of(keptMemory.allocate(bytes), out + "[" + batch + ",3,224,224]{3,2,1,0}");
+            kept.buffer().segment().fill((byte) 0); // touched once here, as a staging loop's first batch does
+        } else if (!result.equals("fresh")) {
+            throw new IllegalArgumentException("result is kept or fresh, not " + result);
+        }
+    }
+
+    /** Frees the kept result. */
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        if (keptMemory != null) {
+            keptMemory.close();
+        }
     }
 
     /**
-     * One run: plan, one pass into the NCHW result, freed after. The result comes from huge pages
-     * where Linux has them, as NumPy's arrays of this size are: faulting in 4 KiB
+     * Huge pages where Linux has them, as NumPy's arrays of this size are: faulting in 4 KiB
      * pages one by one costs more than the pass itself on a busy machine.
      */
+    private static Allocator memory() {
+        return NativeMemory.hugePagesAvailable() ? NativeMemory.hugePageAllocator() : Allocators.shared();
+    }
+
+    /** One run: plan, one pass into the NCHW result (kept, or new and freed after). */
     @Benchmark
     public long run() {
-        Allocator memory = NativeMemory.hugePagesAvailable() ? NativeMemory.hugePageAllocator() : Allocators.shared();
-        try (Execution e = HloExecutor.execute(parsed, module, Map.of("0", pixels), memory)) {
+        try (Execution e = kept != null ? HloExecutor.execute(parsed, module, Map.of("0", pixels), kept)
+                : HloExecutor.execute(parsed, module, Map.of("0", pixels), memory())) {
             return e.result().elementCount();
         }
     }
@@ -103,12 +134,13 @@ public class PointwiseRunBenchmark {
     /**
      * Times {@code samples} warm runs after {@code warmup}, printing each in ms, one per line:
      * what pointwise_compare.py reads when it alternates with the peers.
-     * Arguments: out (f32|bf16) batch warmup samples.
+     * Arguments: out (f32|bf16) batch warmup samples [kept|fresh, kept when absent].
      */
     public static void main(String[] args) {
         PointwiseRunBenchmark b = new PointwiseRunBenchmark();
         b.out = args[0];
         b.batch = Integer.parseInt(args[1]);
+        b.result = args.length > 4 ? args[4] : "kept";
         b.setUp();
         int warmup = Integer.parseInt(args[2]);
         int samples = Integer.parseInt(args[3]);
@@ -124,5 +156,6 @@ public class PointwiseRunBenchmark {
         }
         Arrays.sort(ms);
         System.err.printf("median %.1f ms%n", ms[samples / 2]);
+        b.tearDown();
     }
 }

@@ -5,6 +5,7 @@ import dev.tensorbuf.ops.exec.ExecutedInstruction;
 import dev.tensorbuf.ops.exec.internal.Interpreter;
 import dev.tensorbuf.ops.exec.internal.Materialize;
 import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaLayout;
 import java.util.List;
@@ -13,7 +14,9 @@ import java.util.Objects;
 /**
  * The outcome of {@link HloExecutor#execute}: the root's value and what each instruction became
  * ({@link ExecutedInstruction}). It owns the memory of every copy, constant and the result;
- * closing it frees them (arguments stay the caller's). A {@code tuple} ROOT has one output per
+ * closing it frees them (arguments stay the caller's, and so does the memory a ROOT was written
+ * into by {@link HloExecutor#execute(dev.tensorbuf.ops.hlo.HloModule, String, java.util.Map, TensorView)}:
+ * {@link #result()} is then that memory, in its own layout). A {@code tuple} ROOT has one output per
  * element ({@link #outputCount()}, {@link #result(int)}); the methods without an index are for an
  * array ROOT and refuse a tuple, whose elements must not be mistaken for one result.
  *
@@ -39,8 +42,16 @@ public final class Execution implements AutoCloseable {
     private final TensorView[] inRowMajor;
     /** Per output, the copies made of it: what the "copy once" promise is checked by. */
     private final int[] copies;
+    /** The caller's memory the ROOT was written into, or null: not closed here. */
+    private final TensorView into;
 
     Execution(List<Interpreter.Output> outputs, boolean tuple, List<ExecutedInstruction> steps, Allocator allocator) {
+        this(outputs, tuple, steps, allocator, null);
+    }
+
+    Execution(List<Interpreter.Output> outputs, boolean tuple, List<ExecutedInstruction> steps, Allocator allocator,
+            TensorView into) {
+        this.into = into;
         this.outputs = List.copyOf(outputs);
         this.tuple = tuple;
         this.steps = List.copyOf(steps);
@@ -147,7 +158,9 @@ public final class Execution implements AutoCloseable {
         if (inRowMajor[k] == null) {
             ArrayShape shape = outputs.get(k).shape();
             XlaLayout dense = XlaLayout.packedDescending(shape.dtype(), shape.rank());
-            if (shape.requireLayout().equals(dense)) {
+            boolean intoIsDense = into != null && into.stridedLayout()
+                    .filter(l -> l.equals(StridedLayout.packed(dev.tensorbuf.views.internal.Extents.toArray(shape.dims())))).isPresent();
+            if (into != null ? intoIsDense : shape.requireLayout().equals(dense)) {
                 inRowMajor[k] = resultOf(k);
             } else {
                 TensorView from = inOwnLayout[k] != null ? inOwnLayout[k] : outputs.get(k).value();
@@ -184,7 +197,7 @@ public final class Execution implements AutoCloseable {
         return k;
     }
 
-    /** Frees the memory of every copy, constant and the result. */
+    /** Frees the memory of every copy, constant and the result; a result written into the caller's memory stays open. */
     @Override
     public void close() {
         allocator.close();

@@ -135,6 +135,52 @@ public final class HloExecutor {
     }
 
     /**
+     * {@return the run of {@code module} as {@link #execute(HloModule, String, Map)}, its ROOT
+     * written into {@code into}, memory the caller keeps}: a staging loop that runs batch after
+     * batch into one buffer pays the first touch of its pages once, not on every run. A ROOT
+     * elementwise over views is evaluated straight into {@code into}, any other is copied there
+     * once, whatever {@code into}'s layout; copies and constants the run makes still come from
+     * memory the execution owns. {@link Execution#result()} is then {@code into} itself, and
+     * {@link Execution#close()} leaves it open. {@code into} must not overlap the arguments.
+     * {@snippet :
+     * TensorView nchw = TensorView.of(memory.allocate(4L * 256 * 3 * 224 * 224), "f32[256,3,224,224]{3,2,1,0}");
+     * for (TensorView batch : batches) {
+     *     try (Execution e = HloExecutor.execute(module, text, Map.of("0", batch), nchw)) {
+     *         consume(e.result());                 // nchw, this batch's values
+     *     }
+     * }
+     * }
+     *
+     * @throws IllegalArgumentException if the ROOT is a tuple, or if {@code into}'s type or dims
+     *     are not the ROOT's, naming both shapes; and as {@link #execute(String, Map)}
+     */
+    public static Execution execute(HloModule module, String moduleText, Map<String, TensorView> arguments,
+            TensorView into) {
+        java.util.Objects.requireNonNull(into, "into");
+        HloInstruction root = module.entry().root();
+        if (root.shape() instanceof dev.tensorbuf.views.XlaShape.Tuple) {
+            throw new IllegalArgumentException("the ROOT %" + root.name() + " is a tuple of " + root.outputCount()
+                    + " arrays: into takes one array; run without into and copy each result(k)");
+        }
+        ArrayShape expected = root.arrayShape();
+        if (!into.dims().equals(expected.dims()) || into.dtype() != expected.dtype()) {
+            throw new IllegalArgumentException("into has shape " + into.shape() + " but the ROOT %" + root.name()
+                    + " is " + expected + ": type and dims must match");
+        }
+        SourceLines lines = SourceLines.of(moduleText);
+        checkSupported(module, module.entry(), lines, "", new java.util.HashSet<>());
+        Map<String, TensorView> bound = Arguments.bind(module.entry(), arguments);
+        Allocator allocator = Allocators.shared();
+        try {
+            Interpreter.Run r = Interpreter.run(module, lines, bound, allocator, into);
+            return new Execution(r.outputs(), false, r.steps(), allocator, into);
+        } catch (RuntimeException | Error e) {
+            allocator.close();
+            throw e;
+        }
+    }
+
+    /**
      * {@return the shape of the entry parameter that {@code key} names, as {@link #execute} binds
      * arguments: by name ({@code "p0"}, {@code "%p0"}) or number ({@code "0"})}
      *

@@ -36,7 +36,7 @@
  * <dd>entry point: arguments by parameter name or number (<code>parameterShape</code> resolves
  *     one), the supported-op check before anything runs, through every computation a
  *     <code>call</code> or <code>fusion</code> reaches (a <code>tuple</code> only as the entry's
- *     ROOT)</dd>
+ *     ROOT); an overload writes an array ROOT into memory the caller keeps across runs</dd>
  * <dt><code>Execution.java</code></dt>
  * <dd>the ROOT's value (owns the run's memory), or each element of a tuple ROOT
  *     (<code>outputCount()</code>, <code>result(k)</code>; the methods without an index refuse a

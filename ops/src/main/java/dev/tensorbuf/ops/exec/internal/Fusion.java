@@ -157,8 +157,21 @@ final class Fusion {
         return h == null ? v : evaluate(h, shape, user);
     }
 
+    /** {@return {@code dst}, every element written: {@code v}'s expression evaluated there, or {@code v} copied when not held} */
+    TensorView forceInto(TensorView v, TensorView dst, String user) {
+        Held h = held.get(v);
+        if (h == null) {
+            Materialize.copy(v, dst);
+            return dst;
+        }
+        return evaluate(h, dst, user);
+    }
+
     private TensorView evaluate(Held h, ArrayShape shape, String user) {
-        TensorView dst = Materialize.allocateForOverwrite(shape, allocator);
+        return evaluate(h, Materialize.allocateForOverwrite(shape, allocator), user);
+    }
+
+    private TensorView evaluate(Held h, TensorView dst, String user) {
         // The plan CopyEngine.copy(operands, dst, epilogue) makes, from the expression itself (its
         // constants are operands here already), planned once and both run and explained.
         CopyPlan.Explanation explained = PointwiseCopy.run(h.expr(), h.leaves(), dst, EngineScratch.ALLOCATOR);

@@ -106,10 +106,20 @@ public final class Interpreter {
      * @param arguments the views of every parameter, by parameter name (see {@link Arguments#bind})
      */
     public static Run run(HloModule module, SourceLines lines, Map<String, TensorView> arguments, Allocator allocator) {
-        return new Interpreter(module, lines, arguments, allocator).run();
+        return new Interpreter(module, lines, arguments, allocator).run(null);
     }
 
-    private Run run() {
+    /**
+     * {@return the run of the module's entry computation, its array ROOT written into {@code into}}
+     * (evaluated there when it is elementwise over views, else copied there once), which the
+     * caller checked against the ROOT's type and dims; the output is {@code into} itself.
+     */
+    public static Run run(HloModule module, SourceLines lines, Map<String, TensorView> arguments, Allocator allocator,
+            TensorView into) {
+        return new Interpreter(module, lines, arguments, allocator).run(java.util.Objects.requireNonNull(into, "into"));
+    }
+
+    private Run run(TensorView rootInto) {
         HloInstruction root = entry.root();
         // A tuple ROOT (a jitted function with several results, or a call of one) returns each
         // element; the tuple itself is no view, so it is not a step.
@@ -125,6 +135,16 @@ public final class Interpreter {
         for (int k = 0; k < elements.size(); k++) {
             Value e = elements.get(k);
             ArrayShape laidOut = root.outputShape(k).laidOut();
+            if (rootInto != null) {
+                boolean held = fusion.isHeld(e.view());
+                TensorView written = fusion.forceInto(e.view(), rootInto, root.name());
+                if (held) {
+                    e = new Value(written, ExecutedInstruction.Kind.COPY, true);
+                    values.put(root.name(), e);
+                }
+                outputs.add(new Output(written, laidOut, true));
+                continue;
+            }
             if (fusion.isHeld(e.view())) {
                 // A ROOT elementwise over views: evaluated once, straight into its own layout.
                 boolean named = !tuple || root.opcode().equals("tuple");

@@ -27,6 +27,18 @@ public final class Materialize {
     }
 
     /**
+     * Copies {@code src} into the caller's {@code dst}, whatever its layout.
+     *
+     * @throws IllegalArgumentException if the dims or types differ
+     */
+    public static void copy(TensorView src, TensorView dst) {
+        if (!src.dims().equals(dst.dims()) || src.dtype() != dst.dtype()) {
+            throw new IllegalArgumentException("cannot copy " + src + " into " + dst + ": types or dims differ");
+        }
+        ENGINE.copy(src, dst);
+    }
+
+    /**
      * {@return a new buffer viewed as {@code shape}, for a writer that sets every element: not
      * zeroed again when the layout has no padding (the allocator's own memory is returned as it
      * comes, which a pooled allocator may not have zeroed)}
