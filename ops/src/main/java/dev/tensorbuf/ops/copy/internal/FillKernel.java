@@ -10,10 +10,7 @@ import java.lang.foreign.MemorySegment;
  * the run's own start, which keeps the wide copy stub on large runs; and when the outermost loop
  * is a broadcast too (source stride 0) over a dense destination block, only its first block is
  * filled and the others are bulk copies of it (few large copies from cache, the copy stub's
- * streaming stores, no per-run work), which is what makes short runs fast. Long runs replicate
- * too once a block reaches {@link #STREAMING_COPY_BYTES}: the vector fill's stores read each
- * destination line before writing it, the stub's streaming stores do not (a per-channel value
- * over {@code [32,64,112,112]}: one 3.2 MB image filled, 31 streamed copies of it).
+ * streaming stores, no per-run work), which is what makes short runs fast.
  */
 final class FillKernel {
     private static final int SEED_ELEMENTS = 64;
@@ -29,18 +26,11 @@ final class FillKernel {
      */
     static final long VECTOR_RUN_BYTES = 1024;
 
-    /**
-     * From this many bytes a {@code MemorySegment.copy} writes with streaming stores on x86 (the
-     * JDK's copy stub; {@code bench/experiments/Thr.java}: 14 GB/s written below, 28 above).
-     * Blocks this large are replicated even when their runs are long enough for the vector fill.
-     */
-    static final long STREAMING_COPY_BYTES = 2_621_440;
-
     private FillKernel() {
     }
 
     static void run(Task t, boolean vector, long replicateBytes) {
-        Task copies = replicas(t, vector, replicateBytes, 1);
+        Task copies = replicas(t, vector, replicateBytes);
         if (copies == null) {
             runs(t, vector);
             return;
@@ -61,19 +51,17 @@ final class FillKernel {
      * dense destination blocks of at least {@code replicateBytes}. The copies are a
      * {@link dev.tensorbuf.ops.copy.internal.Kernel#BULK} task reading the destination's first block, so
      * they can be split across threads once that block is filled (a split fill would fill one
-     * block per piece with ordinary stores). When the runs are long enough for the vector fill,
-     * which writes faster than ordinary copies, only blocks the copy streams
-     * ({@link #STREAMING_COPY_BYTES}), at least one for each of the {@code pieces} the copies are
-     * cut into, so no piece is a part of a block below the streaming size.
+     * block per piece with ordinary stores). Never when the runs are long enough for the vector
+     * fill, which writes faster than the copies.
      */
-    static Task replicas(Task t, boolean vector, long replicateBytes, int pieces) {
+    static Task replicas(Task t, boolean vector, long replicateBytes) {
         int r = t.rank();
+        if (vectorRuns(t, vector)) {
+            return null;
+        }
         long block = t.denseDestinationBytes(1);
         if (replicateBytes <= 0 || r < 2 || block < replicateBytes || t.srcStride()[0] != 0 || t.count()[0] < 2
                 || t.dstStride()[0] < block) {
-            return null;
-        }
-        if (vectorRuns(t, vector) && (block < STREAMING_COPY_BYTES || t.count()[0] - 1 < pieces)) {
             return null;
         }
         long ds = t.dstStride()[0];
