@@ -139,31 +139,14 @@ final class PixelPlanes {
             }
             long q = s + p * 3;
             long at = d + p * width;
-            channel0(src, q, dst, at);
-            channel1(src, q, dst, at + plane);
-            channel2(src, q, dst, at + 2 * plane);
+            // One load of the group's three vectors; each channel is two shuffles of them.
+            ByteVector v0 = ByteVector.fromMemorySegment(BS, src, q, ORDER);
+            ByteVector v1 = ByteVector.fromMemorySegment(BS, src, q + B, ORDER);
+            ByteVector v2 = ByteVector.fromMemorySegment(BS, src, q + 2L * B, ORDER);
+            store(C0_1.selectFrom(C0_0.selectFrom(v0, v1), v2), 0, dst, at);
+            store(C1_1.selectFrom(C1_0.selectFrom(v0, v1), v2), 1, dst, at + plane);
+            store(C2_1.selectFrom(C2_0.selectFrom(v0, v1), v2), 2, dst, at + 2 * plane);
         }
-    }
-
-    private void channel0(MemorySegment src, long q, MemorySegment dst, long d) {
-        ByteVector v0 = ByteVector.fromMemorySegment(BS, src, q, ORDER);
-        ByteVector v1 = ByteVector.fromMemorySegment(BS, src, q + B, ORDER);
-        ByteVector v2 = ByteVector.fromMemorySegment(BS, src, q + 2L * B, ORDER);
-        store(C0_1.selectFrom(C0_0.selectFrom(v0, v1), v2), 0, dst, d);
-    }
-
-    private void channel1(MemorySegment src, long q, MemorySegment dst, long d) {
-        ByteVector v0 = ByteVector.fromMemorySegment(BS, src, q, ORDER);
-        ByteVector v1 = ByteVector.fromMemorySegment(BS, src, q + B, ORDER);
-        ByteVector v2 = ByteVector.fromMemorySegment(BS, src, q + 2L * B, ORDER);
-        store(C1_1.selectFrom(C1_0.selectFrom(v0, v1), v2), 1, dst, d);
-    }
-
-    private void channel2(MemorySegment src, long q, MemorySegment dst, long d) {
-        ByteVector v0 = ByteVector.fromMemorySegment(BS, src, q, ORDER);
-        ByteVector v1 = ByteVector.fromMemorySegment(BS, src, q + B, ORDER);
-        ByteVector v2 = ByteVector.fromMemorySegment(BS, src, q + 2L * B, ORDER);
-        store(C2_1.selectFrom(C2_0.selectFrom(v0, v1), v2), 2, dst, d);
     }
 
     /** Widens a channel's {@code B} bytes a quarter at a time (constant parts, for C2), computes and stores them. */
