@@ -7,6 +7,7 @@ module dev.tensorbuf.bench {
     requires jmh.core;
     // GgufSideBySide times its thread's CPU, steadier than wall time on a shared machine.
     requires java.management;
+    requires jdk.management;
 
     // Not API: the command line's `bench` runs these cases in-process. JMH runs the benchmarks
     // from the class path (the shaded benchmarks.jar), where exports do not apply.

@@ -14,13 +14,18 @@ import java.util.Arrays;
 import java.util.Random;
 
 /**
- * The GGUF side-by-side of bench/RESULTS.md, one thread, beside {@code gguf_side_by_side.py}
+ * The GGUF side-by-side of bench/RESULTS.md, one engine thread unless {@code --threads N} comes
+ * first, beside {@code gguf_side_by_side.py}
  * (gguf-py's NumPy {@code dequantize}/{@code quantize} of tensors built the same way): Q8_0, Q4_0
  * and Q4_K to f32 and Q6_K to bf16 (or any case {@code TYPE:f16}, {@code TYPE:bf16}) with 256 MiB of output ({@link BlockTensor#dequantize}, the
  * planner's dequantize steps on one engine thread), f32 to Q8_0 from 256 MiB of input, each
  * beside {@code MemorySegment.copy} of the output's bytes. Prints the median of 5 timed runs after
  * 2 warm-up runs, the two measured in turn so that both see the same load on a shared machine. A harness rather than JMH: each run moves hundreds of MiB, so the timer's cost
- * is nil, and the numbers sit beside a Python process timed the same way.
+ * is nil, and the numbers sit beside a Python process timed the same way. With {@code --threads N}
+ * the dequantizations run on an engine of N threads (what {@code CopyEngine.defaults()} gives a
+ * user on an N-core machine), the copy beside them is cut across as many ({@link ParallelCopy}),
+ * and the CPU figures are the process's rather than the thread's. Quantizing stays on one thread:
+ * it is a kernel call, not an engine plan.
  * {@snippet lang=shell :
  * java --add-modules jdk.incubator.vector -cp memory/target/classes:views/target/classes:ops/target/classes:bench/target/classes \
  *     dev.tensorbuf.bench.GgufSideBySide
@@ -51,14 +56,22 @@ public final class GgufSideBySide {
     /** Runs every case and prints one line each. */
     public static void main(String[] args) {
         try (Allocator arena = Allocators.shared()) {
-            for (String c : args.length > 0 ? args : new String[] {"Q8_0", "Q4_0", "Q4_K", "Q6_K:bf16", "quantize"}) {
-                run(arena, c);
+            int threads = 1;
+            int first = 0;
+            if (args.length >= 2 && args[0].equals("--threads")) {
+                threads = Integer.parseInt(args[1]);
+                first = 2;
+            }
+            String[] cases = args.length > first ? Arrays.copyOfRange(args, first, args.length)
+                    : new String[] {"Q8_0", "Q4_0", "Q4_K", "Q6_K:bf16", "quantize"};
+            for (String c : cases) {
+                run(arena, c, threads);
             }
         }
     }
 
-    private static void run(Allocator arena, String c) {
-        CopyEngine engine = CopyEngine.of(1);
+    private static void run(Allocator arena, String c, int threads) {
+        CopyEngine engine = CopyEngine.of(threads);
         if (c.equals("quantize")) {
             long values = OUTPUT_BYTES / 4;
             MemoryBuffer in = arena.allocate(4 * values, 64);
@@ -68,7 +81,7 @@ public final class GgufSideBySide {
             }
             MemoryBuffer out = arena.allocate(BlockType.Q8_0.byteSize(values), 64);
             MemoryBuffer copy = arena.allocate(out.byteSize(), 64);
-            double[] qm = medians(() -> BlockKernels.defaults().quantize(BlockType.Q8_0, in.segment(), 0, out.segment(), 0,
+            double[] qm = medians(false, () -> BlockKernels.defaults().quantize(BlockType.Q8_0, in.segment(), 0, out.segment(), 0,
                     values / 32), () -> MemorySegment.copy(out.segment(), 0, copy.segment(), 0, out.byteSize()));
             double q = qm[0];
             double m = qm[1];
@@ -87,12 +100,15 @@ public final class GgufSideBySide {
         MemoryBuffer copy = arena.allocate(OUTPUT_BYTES, 64);
         out.segment().fill((byte) 1);
         copy.segment().fill((byte) 1);
-        // Through the planner's dequantize steps, as a user's BlockTensor.dequantize goes, on the engine's one thread.
+        // Through the planner's dequantize steps, as a user's BlockTensor.dequantize goes, on the engine's threads.
         long cols = 4096;
         BlockTensor t = BlockTensor.of(blocks, type, values / cols, cols);
         TensorView dst = TensorView.of(out, into + "[" + values / cols + "," + cols + "]");
         Runnable dequantize = () -> t.dequantize(dst, engine);
-        double[] dm = medians(dequantize, () -> MemorySegment.copy(out.segment(), 0, copy.segment(), 0, OUTPUT_BYTES));
+        double[] dm;
+        try (ParallelCopy baseline = new ParallelCopy(out.segment(), copy.segment(), threads)) {
+            dm = medians(threads > 1, dequantize, baseline::run);
+        }
         double d = dm[0];
         double m = dm[1];
         System.out.printf("%-5s -> %-4s %4d MiB out %8.1f ms  %6.0f MiB/s of output; MemorySegment.copy %6.1f ms: ratio %.2f;"
@@ -125,13 +141,17 @@ public final class GgufSideBySide {
 
     /**
      * {@return the median wall milliseconds of {@code a} and of {@code b}, run in turn, then their
-     * median CPU milliseconds on this thread, then the process's mean page faults (minor and major)
-     * a run of each} On a shared machine the CPU time is the steadier figure; it is all the work
-     * because the engine has one thread, this one. Faults show a kernel that allocates as it runs:
+     * median CPU milliseconds (on this thread, or with {@code process} the process's, which a
+     * multi-threaded engine needs), then the process's mean page faults (minor and major)
+     * a run of each} On a shared machine the CPU time is the steadier figure; on one thread it is all the work
+     * because the engine's one thread is this one. Faults show a kernel that allocates as it runs:
      * both sides write memory touched in the warm-up, so a run of either should fault next to never.
      */
-    private static double[] medians(Runnable a, Runnable b) {
-        java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+    private static double[] medians(boolean process, Runnable a, Runnable b) {
+        java.lang.management.ThreadMXBean threadCpu = java.lang.management.ManagementFactory.getThreadMXBean();
+        com.sun.management.OperatingSystemMXBean processCpu =
+                (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        java.util.function.LongSupplier cpu = process ? processCpu::getProcessCpuTime : threadCpu::getCurrentThreadCpuTime;
         for (int i = 0; i < 2; i++) {
             a.run();
             b.run();
@@ -144,15 +164,15 @@ public final class GgufSideBySide {
         long fb = 0;
         for (int i = 0; i < ta.length; i++) {
             long f0 = pageFaults();
-            long c0 = cpu.getCurrentThreadCpuTime();
+            long c0 = cpu.getAsLong();
             long t0 = System.nanoTime();
             a.run();
             long t1 = System.nanoTime();
-            long c1 = cpu.getCurrentThreadCpuTime();
+            long c1 = cpu.getAsLong();
             long f1 = pageFaults();
             b.run();
             long t2 = System.nanoTime();
-            long c2 = cpu.getCurrentThreadCpuTime();
+            long c2 = cpu.getAsLong();
             long f2 = pageFaults();
             fa += f1 - f0;
             fb += f2 - f1;
