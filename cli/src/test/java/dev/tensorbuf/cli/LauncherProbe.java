@@ -17,6 +17,9 @@ public final class LauncherProbe {
         System.out.println("copyVector=" + System.getProperty("tensorbuf.copy.vector"));
         System.out.println("nativeAccess=" + LauncherProbe.class.getModule().isNativeAccessEnabled());
         System.out.println("feature=" + Runtime.version().feature());
+        System.out.println("compileThresholdScaling=" + java.lang.management.ManagementFactory.getRuntimeMXBean()
+                .getInputArguments().stream().filter(a -> a.startsWith("-XX:CompileThresholdScaling="))
+                .map(a -> a.substring(a.indexOf('=') + 1)).reduce((a, b) -> b).orElse("default"));
         String err = System.getenv("PROBE_STDERR");
         if (err != null) {
             System.out.flush();

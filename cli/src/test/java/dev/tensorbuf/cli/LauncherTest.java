@@ -239,6 +239,26 @@ class LauncherTest {
         assertEquals("true", launch("convert", "half.npy", "half2.npy", "small.npy").values().get("vector"));
     }
 
+    /**
+     * A convert without the Vector API module is a process of about a second: it runs at four
+     * times the JIT's compile thresholds, which about halved its compilers' CPU. A large one (the
+     * vector kernels' warm-up wants C2 early) and the other commands keep the JVM's own.
+     */
+    @Test
+    void aConvertWithoutTheVectorModuleRaisesTheCompileThresholdsAndNothingElseDoes() throws Exception {
+        assertEquals("4", launch("convert", "in.npy", "out.npy").values().get("compileThresholdScaling"));
+        Path big = root.resolve("big.npy");
+        try (var file = new java.io.RandomAccessFile(big.toFile(), "rw")) {
+            file.setLength((1L << 30) + 1); // sparse: no disk used
+        }
+        Map<String, String> large = launch("convert", "big.npy", "out.npy").values();
+        assertEquals("true", large.get("vector"));
+        assertEquals("default", large.get("compileThresholdScaling"));
+        for (String command : List.of("run", "serve", "layout")) {
+            assertEquals("default", launch(command).values().get("compileThresholdScaling"), command);
+        }
+    }
+
     @Test
     void convertRunsJobsUpTo2GibScalarThroughoutAndNoOtherCommandIsTold() throws Exception {
         assertEquals("2147483648", launch("convert", "in.npy", "out.npy").values().get("scalarJobBytes"));
