@@ -305,8 +305,12 @@ final class PixelPlanes {
 
     private void put(FloatVector v, MemorySegment dst, long d) {
         if (bf16) {
-            ((ShortVector) VectorMiniFloat.bf16(v.reinterpretAsInts()).convertShape(VectorOperators.I2S, SS, 0))
-                    .intoMemorySegment(dst, d, ORDER);
+            // Rounded to nearest even without VectorMiniFloat's NaN case: that came to more nodes
+            // than C2 inlines, and agrees() would refuse a NaN this got wrong.
+            IntVector bits = v.reinterpretAsInts();
+            IntVector rounded = bits.add(bits.lanewise(VectorOperators.LSHR, 16).and(1)).add(0x7fff)
+                    .lanewise(VectorOperators.LSHR, 16);
+            ((ShortVector) rounded.convertShape(VectorOperators.I2S, SS, 0)).intoMemorySegment(dst, d, ORDER);
         } else {
             v.intoMemorySegment(dst, d, ORDER);
         }
