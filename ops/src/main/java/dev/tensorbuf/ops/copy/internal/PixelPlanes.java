@@ -20,17 +20,21 @@ import jdk.incubator.vector.VectorSpecies;
  * de-interleaving: image staging's {@code (convert(x) - mean[c]) / std[c]} (or XLA's
  * {@code (x + -mean[c]) * (1 / std[c])}) from u8 NHWC into f32 or bf16 NCHW in one pass over
  * registers. A group of {@code B} pixels ({@code B} = bytes per vector) is loaded as 3 byte
- * vectors, each channel's bytes gathered by two byte shuffles ({@link VectorBytePlanes}' tables),
- * widened to floats a quarter at a time, run through the chain of at most two ops with that
- * channel's constants, and stored into its plane. The lanes' block path copies the pixels into
- * a float scratch with {@link VectorBytePlanes}, then sweeps and stores the block: five passes
- * over it in cache where this makes none.
+ * vectors and each channel's bytes gathered by two byte shuffles, a channel at a time. Into f32
+ * they are widened to floats a quarter at a time (the shuffle orders them so that a quarter is a
+ * shift and a mask of int lanes), run through the chain of at most two ops with that channel's
+ * constants, and stored into its plane. Into bf16 on 64-byte vectors, each byte instead looks up
+ * its value's two bytes among the chain's 256 results for that channel, computed once per plan
+ * and rounded once: 13 vector ops per 64 values, where widening, computing and rounding took
+ * about 40 and the pass was bound by them (8 cycles a value; now by its stores). The lanes'
+ * block path copies the pixels into a float scratch with {@link VectorBytePlanes}, then sweeps
+ * and stores the block: five passes over it in cache where this makes none.
  *
  * <p>It computes what {@link PointwiseLanes} computes, op for op (constants flushed as they
  * are there), and {@link #agrees} runs it on every pixel value in every channel against the
  * evaluator's own lookup table: a u8 operand has 256 values, so that is every input the pass will
- * see, and a pass uses the kernel only where it gives the table's bits. One method per channel, as in {@link VectorBytePlanes}:
- * C2's inlining budget.
+ * see, and a pass uses the kernel only where it gives the table's bits. One loop per channel,
+ * each a method: C2's inlining budget, as in {@link VectorBytePlanes}.
  */
 final class PixelPlanes {
     private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
@@ -326,6 +330,6 @@ final class PixelPlanes {
     /** {@return the kernel's name, for the report} */
     String kernel() {
         return "de-interleaving 3 u8 channels into " + (bf16 ? "bf16" : "f32") + " planes, "
-                + (op1 == NONE ? "1 op" : "2 ops") + " per vector in registers";
+                + (op1 == NONE ? "1 op" : "2 ops") + (lookup != null ? ", looked up per pixel value" : " per vector in registers");
     }
 }
