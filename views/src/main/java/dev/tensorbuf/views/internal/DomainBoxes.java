@@ -277,9 +277,10 @@ public final class DomainBoxes {
         // Each box is subtracted from the boxes claimed before it whose spans it meets. Those are
         // found by their first dimension (a staircase's boxes are rows or families of rows), but
         // the steps (boxes looked at, subtractions) may still grow with the square of the boxes,
-        // so they are bounded: MAX_BOXES squared as before, or MIN_BOX_ELEMENTS a box allowed,
-        // about one step an element (a step is tens of nanoseconds, an element copied one by one 70).
-        long budget = Math.max((long) MAX_BOXES * MAX_BOXES, Math.multiplyExact((long) limit, MIN_BOX_ELEMENTS));
+        // so they are bounded: MAX_BOXES squared as before, or STEPS_PER_BOX a box allowed (a
+        // step is a few to tens of nanoseconds; a concatenation of 64 narrow parts, reshaped, looks
+        // at each claimed box of its row for each of its boxes).
+        long budget = Math.max((long) MAX_BOXES * MAX_BOXES, Math.multiplyExact((long) limit, STEPS_PER_BOX));
         List<Box> claimed = new ArrayList<>();
         for (int p = 0; p < maps.size(); p++) {
             List<Box> mine = domain(maps.get(p), dims, limit);
@@ -313,6 +314,9 @@ public final class DomainBoxes {
         }
         return out;
     }
+
+    /** Subtraction steps a cut may take per box it is allowed. */
+    private static final long STEPS_PER_BOX = 64;
 
     /** Claimed boxes sorted by where their first dimension starts, to find those a box meets without visiting all. */
     private static final class Claimed {
@@ -398,15 +402,16 @@ public final class DomainBoxes {
 
     /**
      * Elements a box must hold, on average, for a copy cut past {@link #MAX_BOXES} boxes to be
-     * allowed them. Measured (thread CPU, f32 staircases of 1 to 2 million elements with no
-     * period into a transposed destination, against the element pass at 50 to 75 ns an element):
-     * a copy repeated (its cut kept) is planned faster from about 64 elements a box (1.3 to 1.5x at
-     * 92, 1.5x at 133, 1.8x at 167, 2.4x at 256); the first copy of a shape, which cuts and
-     * simplifies, breaks even at about 170 to 250. A cut whose first sixteenth of a piece's
-     * indices projects past the limit stops there, so a refused first copy costs about the
-     * element pass, not 2.5x it (the cut run to the limit).
+     * allowed them. A box strided on both sides is run by its form's loop nest at its offsets (no
+     * plan of its own), some hundreds of nanoseconds a box once cut; the element pass costs 50 to
+     * 75 ns an element with two pieces and more with many (it looks up each index's piece). Measured
+     * (thread CPU, f32 staircases of 1 to 4 million elements into a transposed destination):
+     * boxes of 48 elements (a concatenation of 21 narrow parts reshaped to rows of 2,000) copy
+     * 12x faster than the element pass, the first copy of the shape (which cuts) 6x. A cut whose
+     * first sixteenth of a piece's indices projects past the limit stops there, so a refused first
+     * copy costs about the element pass, not 2.5x it (the cut run to the limit).
      */
-    public static final long MIN_BOX_ELEMENTS = 64;
+    public static final long MIN_BOX_ELEMENTS = 8;
 
     /**
      * {@return the boxes a side of a copy of {@code elements} elements may be cut into}
