@@ -282,9 +282,9 @@ public final class DomainBoxes {
         // at each claimed box of its row for each of its boxes).
         long budget = Math.max((long) MAX_BOXES * MAX_BOXES, Math.multiplyExact((long) limit, STEPS_PER_BOX));
         List<Box> claimed = new ArrayList<>();
+        Claimed near = new Claimed(claimed);
         for (int p = 0; p < maps.size(); p++) {
             List<Box> mine = domain(maps.get(p), dims, limit);
-            Claimed near = new Claimed(claimed);
             for (Box b : mine) {
                 List<Box> left = List.of(b);
                 int[] meet = near.meeting(b);
@@ -310,7 +310,7 @@ public final class DomainBoxes {
                     throw new TooManyBoxes(out.size(), limit);
                 }
             }
-            claimed.addAll(mine);
+            near.add(mine);
         }
         return out;
     }
@@ -318,32 +318,51 @@ public final class DomainBoxes {
     /** Subtraction steps a cut may take per box it is allowed. */
     private static final long STEPS_PER_BOX = 64;
 
-    /** Claimed boxes sorted by where their first dimension starts, to find those a box meets without visiting all. */
+    /**
+     * Claimed boxes sorted by where their first dimension starts, to find those a box meets without
+     * visiting all. Each piece's boxes come sorted by their start ({@link #domain}), so they are
+     * merged into the order (a piece at a time, linear), not sorted again with all the boxes
+     * before them: with 21 pieces of 2,000 boxes each, sorting again was most of the cut.
+     */
     private static final class Claimed {
         private final List<Box> boxes;
         /** Positions in {@code boxes}, by first dimension's start. */
-        private final Integer[] order;
+        private int[] order = new int[0];
         /** The largest last index of the first dimension among {@code order[0..i]}. */
-        private final long[] reach;
+        private long[] reach = new long[0];
         /** Boxes looked at by the last {@link #meeting} call. */
         long visited;
 
+        /** @param boxes the list the claimed boxes are added to, empty */
         Claimed(List<Box> boxes) {
             this.boxes = boxes;
+        }
+
+        /** Claims {@code mine}, sorted by their start, after the boxes claimed before. */
+        void add(List<Box> mine) {
+            int before = boxes.size();
+            boxes.addAll(mine);
             int n = boxes.size();
-            order = new Integer[n];
-            for (int i = 0; i < n; i++) {
-                order[i] = i;
-            }
             boolean ranked = n > 0 && boxes.getFirst().rank() > 0;
-            if (ranked) {
-                Arrays.sort(order, (x, y) -> Long.compare(boxes.get(x).start()[0], boxes.get(y).start()[0]));
+            int[] merged = new int[n];
+            int i = 0;
+            int j = before;
+            int k = 0;
+            while (i < before || j < n) {
+                // Ties keep the earlier claim first, as a stable sort of all of them did.
+                boolean takeOld = j == n || i < before && (!ranked || start(order[i]) <= start(j));
+                merged[k++] = takeOld ? order[i++] : j++;
             }
+            order = merged;
             reach = new long[n];
-            for (int i = 0; i < n; i++) {
-                long last = ranked ? boxes.get(order[i]).last(0) : Long.MAX_VALUE;
-                reach[i] = i == 0 ? last : Math.max(reach[i - 1], last);
+            for (int m = 0; m < n; m++) {
+                long last = ranked ? boxes.get(order[m]).last(0) : Long.MAX_VALUE;
+                reach[m] = m == 0 ? last : Math.max(reach[m - 1], last);
             }
+        }
+
+        private long start(int position) {
+            return boxes.get(position).start()[0];
         }
 
         /** {@return the positions, ascending, of the claimed boxes whose spans meet {@code b}'s} */
