@@ -37,7 +37,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * <li>{@code tiny}: rows of 4, 1,000,500 rows of 2 elements (2M elements), which halving cut
  *     into boxes of some 16 elements around each lap's edge;
  * <li>{@code rows1000}: rows of 1,000, 4,002 rows, about 6,000 boxes of some 660 elements;
- * <li>{@code long}: rows of 2,000, 2,001 rows, about 4,000 boxes of some 1,000.
+ * <li>{@code long}: rows of 2,000, 2,001 rows, about 4,000 boxes of some 1,000;
+ * <li>{@code parts21}: instead 21 parts {@code f32[2000,p]}, {@code p} the primes 11 to 97 (rows of
+ *     1,043 joined), reshaped to rows of 2,000 and cropped: every row of the view wraps the joined
+ *     rows, about 43,000 boxes of some 48 elements (2M elements), which went element by element.
  * </ul>
  * {@code firstCopy} is the first copy in a fresh JVM (one per fork: the cut, the planning and the
  * kernels before the JIT has compiled them); {@code repeated} a copy of the same views again and
@@ -58,8 +61,8 @@ public class StaircaseCopyBenchmark {
     private static final int ROWS = 2000;
     private static final int COLS = 2000;
 
-    /** The staircase: {@code tiny}, {@code rows1000} or {@code long}. */
-    @Param({"tiny", "rows1000", "long"})
+    /** The staircase: {@code tiny}, {@code rows1000}, {@code long} or {@code parts21}. */
+    @Param({"tiny", "rows1000", "long", "parts21"})
     public String shape;
 
     private TensorView src;
@@ -73,10 +76,31 @@ public class StaircaseCopyBenchmark {
         long width = switch (shape) {
             case "tiny" -> 4;
             case "rows1000" -> 1000;
-            case "long" -> 2000;
+            case "long", "parts21" -> 2000;
             default -> throw new IllegalArgumentException("shape " + shape);
         };
         arena = Allocators.shared();
+        engine = CopyEngine.of(1);
+        if (shape.equals("parts21")) {
+            List<TensorView> parts = new java.util.ArrayList<>();
+            long joined = 0;
+            for (int p = 11; p < 100; p++) {
+                if (java.math.BigInteger.valueOf(p).isProbablePrime(20)) {
+                    MemoryBuffer b = arena.allocate((long) ROWS * p * 4);
+                    for (long i = 0; i < (long) ROWS * p; i++) {
+                        b.segment().setAtIndex(ValueLayout.JAVA_FLOAT, i, i * 0.25f + p);
+                    }
+                    parts.add(TensorView.of(b, "f32[" + ROWS + "," + p + "]{1,0}"));
+                    joined += p;
+                }
+            }
+            long rows = (long) ROWS * joined / width;
+            src = Ops.slice(Ops.reshape(Ops.concatenate(1, parts), rows, width), new long[] {0, 1},
+                    new long[] {rows, width - 1}, new long[] {1, 1});
+            dst = Ops.transpose(TensorView.of(arena.allocate(rows * (width - 2) * 4), "f32[" + (width - 2) + "," + rows
+                    + "]{1,0}"), 1, 0);
+            return;
+        }
         MemoryBuffer xb = arena.allocate((long) ROWS * COLS * 4);
         MemoryBuffer yb = arena.allocate((long) ROWS * 4);
         MemorySegment x = xb.segment();
@@ -102,7 +126,7 @@ public class StaircaseCopyBenchmark {
      * Times the first copy of {@code args[0]} in this JVM, then {@code args[1]} copies more, in the
      * thread's CPU time, and prints them.
      *
-     * @param args the shape ({@code tiny}, {@code rows1000}, {@code long}) and the copies after the first
+     * @param args the shape ({@code tiny}, {@code rows1000}, {@code long}, {@code parts21}) and the copies after the first
      */
     public static void main(String[] args) {
         StaircaseCopyBenchmark b = new StaircaseCopyBenchmark();

@@ -6,6 +6,7 @@ import dev.tensorbuf.ops.internal.Sizes;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
+import dev.tensorbuf.ops.copy.internal.BoxRuns;
 import dev.tensorbuf.ops.copy.internal.CopyExecutor;
 import dev.tensorbuf.ops.copy.internal.EngineScratch;
 import dev.tensorbuf.ops.copy.internal.Pointwise;
@@ -568,13 +569,16 @@ public final class CopyEngine {
      * Either side is made of pieces: the pairs of one-piece views their domains meet in, each
      * with its own route (planned, staged or element by element, never pieces again), run in order.
      */
-    private record Pieces(List<PiecePairs.Pair> pairs, List<Route> routes, DomainBoxes.Regrouping regrouped) implements Route {
+    private record Pieces(List<PiecePairs.Pair> pairs, List<Route> routes, DomainBoxes.Regrouping regrouped, int forms)
+            implements Route {
     }
 
-    /** Pairs of pieces past which a copy with few elements a pair goes element by element. */
-    private static final int MAX_SMALL_PAIRS = 1024;
-    /** Elements a pair must average, past {@link #MAX_SMALL_PAIRS} pairs, to be planned pair by pair. */
-    private static final long MIN_PAIR_ELEMENTS = 64;
+    /**
+     * A box of a copy over pieces, strided on both sides: its form's loop nest ({@link BoxRuns})
+     * at its offsets, run on the calling thread without a plan of its own.
+     */
+    private record Looped(PiecePairs.Pair pair, Step.Run run) implements Route {
+    }
 
     /** A packed sub-byte side staged through byte-a-slot temporaries. */
     private record Staged(SubByteStaging.Staging staging) implements Route {
@@ -613,6 +617,14 @@ public final class CopyEngine {
         if (planned) {
             return new Planned(CopyPlan.of(from.get(), to.get(), affine));
         }
+        if (src.elementCount() > 0 && (packedPiece(src) && !(dst.map() instanceof ViewMap.Single)
+                || packedPiece(dst) && !(src.map() instanceof ViewMap.Single))) {
+            // Staged box by box, a packed side's boxes (a column of a transposed s4 view) reach far
+            // more slots than they hold and would go element by element: the packed side is
+            // staged whole instead, the pieces copied box by box to or from a dense temporary.
+            return new ThroughTemporary("one side is packed sub-byte storage of one piece and the other over several"
+                    + " pieces: the pieces are copied box by box through a dense temporary, the packed side staged whole");
+        }
         // A side with an access is one piece; only a side without one has its map asked (a packed
         // strided view builds it here, as staging would).
         if (src.elementCount() > 0 && (from.isEmpty() && !(src.map() instanceof ViewMap.Single)
@@ -629,21 +641,25 @@ public final class CopyEngine {
                         ? ": the most boxes any copy is cut into, which bounds the memory a cut holds"
                         : ": more boxes, of fewer elements, than planning each pays for"));
             }
-            if (pairs.size() > MAX_SMALL_PAIRS && src.elementCount() / pairs.size() < MIN_PAIR_ELEMENTS) {
-                // Each pair is planned as a copy of its own (its map simplified and classified, some
-                // microseconds): past a few thousand pairs of a few elements each, as a reshape of a
-                // concatenation cut into its staircase's rows makes, one pass through both maps is faster.
-                return new Elements("the pieces' domains cut into " + pairs.size() + " boxes of "
-                        + src.elementCount() / pairs.size() + " elements on average: fewer elements per box than"
-                        + " planning a box costs");
-            }
+            // Boxes strided on both sides share their form's loops (a staircase's thousands of row
+            // segments are a few hundred forms); the others are planned one by one.
+            BoxRuns forms = new BoxRuns(executor.thresholdBytes());
             List<Route> routes = new ArrayList<>(pairs.size());
             for (PiecePairs.Pair p : pairs) {
-                routes.add(onePiece(p.src(), p.dst(), ViewAdapter.access(p.src()), ViewAdapter.destination(p.dst())));
+                Step.Run run = p.sourceStrides() != null && p.destinationStrides() != null
+                        ? forms.run(p.box().count(), p.sourceStrides(), src.dtype(), p.destinationStrides(), dst.dtype())
+                        : null;
+                routes.add(run != null ? new Looped(p, run)
+                        : onePiece(p.src(), p.dst(), ViewAdapter.access(p.src()), ViewAdapter.destination(p.dst())));
             }
-            return new Pieces(pairs, routes, cut.regrouping());
+            return new Pieces(pairs, routes, cut.regrouping(), forms.forms());
         }
         return onePiece(src, dst, from, to);
+    }
+
+    /** {@return whether {@code view} is one piece of packed sub-byte storage} */
+    private static boolean packedPiece(TensorView view) {
+        return view.access().storageBits() < 8 && view.map() instanceof ViewMap.Single;
     }
 
     /** {@return the route of two one-piece views: planned, staged when a side is packed, else element by element} */
@@ -681,11 +697,17 @@ public final class CopyEngine {
             return;
         }
         Route route = route(src, dst, affine);
-        if (route instanceof Pieces(List<PiecePairs.Pair> pairs, List<Route> routes, DomainBoxes.Regrouping regrouped)) {
+        if (route instanceof Pieces(List<PiecePairs.Pair> pairs, List<Route> routes, DomainBoxes.Regrouping regrouped,
+                int forms)) {
             // The padding of a tiled destination's slots, which no pair writes.
             ViewAdapter.zeroTileSlots(dst);
             for (int i = 0; i < pairs.size(); i++) {
-                run(routes.get(i), pairs.get(i).src(), pairs.get(i).dst(), null);
+                if (routes.get(i) instanceof Looped(PiecePairs.Pair p, Step.Run loops)) {
+                    executor.runLoops(loops, p.sourceStrides().buffer().segment(), src.dtype(),
+                            p.destinationStrides().buffer().segment(), dst.dtype());
+                } else {
+                    run(routes.get(i), pairs.get(i).src(), pairs.get(i).dst(), null);
+                }
             }
         } else {
             run(route, src, dst, affine);
@@ -698,6 +720,7 @@ public final class CopyEngine {
             case Planned(CopyPlan plan) -> executor.execute(plan);
             case ThroughTemporary t -> throughTemporary(src, dst, affine, null);
             case Pieces p -> throw new IllegalStateException("a pair of pieces is one piece each: " + src + " -> " + dst);
+            case Looped l -> throw new IllegalStateException("a looped box runs from its pair: " + src + " -> " + dst);
             case Staged(SubByteStaging.Staging staging) -> staging.run(executor);
             case Elements e -> ViewAdapter.copyElements(src, dst);
         }
@@ -984,7 +1007,8 @@ public final class CopyEngine {
                     .call(() -> explainHeld(turned.src(), turned.dst(), null));
         }
         Route route = route(src, dst, affine);
-        if (route instanceof Pieces(List<PiecePairs.Pair> pairs, List<Route> routes, DomainBoxes.Regrouping regrouped)) {
+        if (route instanceof Pieces(List<PiecePairs.Pair> pairs, List<Route> routes, DomainBoxes.Regrouping regrouped,
+                int forms)) {
             List<CopyPlan.Explanation> parts = new ArrayList<>(pairs.size());
             List<CopyPlan.Explanation.Piece> pieces = new ArrayList<>(pairs.size());
             for (int i = 0; i < pairs.size(); i++) {
@@ -1002,7 +1026,10 @@ public final class CopyEngine {
                     + ": their domains cut into " + pairs.size() + (pairs.size() == 1 ? " box" : " boxes")
                     + " of one piece each side"
                     + (regrouped == null ? "" : ", in its elements regrouped as " + regrouped
-                    + ", where the pieces are fewer boxes than in its dims");
+                    + ", where the pieces are fewer boxes than in its dims")
+                    + (forms == 0 ? "" : "; the boxes strided on both sides are " + forms
+                    + (forms == 1 ? " form" : " forms") + " of loops, each form's loop nest and kernel chosen once and run"
+                    + " at each box's offsets");
             return composite(CopyPlan.Explanation.Route.PIECES, src.toString(), dst.toString(), src.elementCount(), parts,
                     List.of(), List.of(), zeroed, zeroed, reason, pieces);
         }
@@ -1038,6 +1065,11 @@ public final class CopyEngine {
                         0, 0, reason, List.of());
             }
             case Pieces p -> throw new IllegalStateException("a pair of pieces is one piece each: " + from + " -> " + to);
+            case Looped(PiecePairs.Pair p, Step.Run loops) -> {
+                long[] counts = p.box().count();
+                yield explainPlanned(AccessCopies.unchecked(BoxRuns.access(p.sourceStrides(), src.dtype(), counts),
+                        BoxRuns.access(p.destinationStrides(), dst.dtype(), counts), Optional.empty(), List.of(loops)), from, to);
+            }
             case Staged(SubByteStaging.Staging staging) -> {
                 CopyPlan inner = staging.innerPlan(PLACEHOLDER);
                 List<CopyPlan.Explanation.Temporary> temporaries = new ArrayList<>();

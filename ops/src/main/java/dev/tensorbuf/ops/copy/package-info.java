@@ -13,7 +13,9 @@
  * when each side is one access; a dense temporary first when the sides share memory; for views
  * over several pieces, both sides' pieces cut into boxes by their maps' domains and paired by
  * intersection ({@code internal.PiecePairs} over {@code views.internal.DomainBoxes}), a flat list
- * of one-piece copies each routed as below; packed sub-byte sides staged through byte-a-slot
+ * of one-piece copies each routed as below (boxes strided on both sides in shared loop nests,
+ * {@code internal.BoxRuns}; a packed one-piece side against pieces through a dense temporary, so
+ * that it is staged whole); packed sub-byte sides staged through byte-a-slot
  * temporaries ({@code internal.SubByteStaging}); else element by element
  * ({@code internal.ViewAdapter.copyElements}: packed views staging declines). {@code CopyEngine.explain} returns that
  * route as a {@link dev.tensorbuf.ops.copy.CopyPlan.Explanation}, and the engine's settings are
@@ -40,7 +42,9 @@
  *     <code>TensorView</code> (every materialize closes its new buffer if the copy fails); view
  *     copies hold every buffer; a view over several pieces (pad, concatenation, any op over them)
  *     goes box by box through <code>internal/PiecePairs</code>, each box one-piece on both sides
- *     and planned (or staged) as any one-piece copy; <code>explain</code> lists the boxes</dd>
+ *     and planned (or staged) as any one-piece copy, boxes strided on both sides by their form's
+ *     loop nest (<code>internal/BoxRuns</code>); <code>explain</code> lists the boxes and says how
+ *     many forms they share</dd>
  * <dt><code>CopyFailures.java</code></dt>
  * <dd>how a copy's failures are told: FFM's closed-arena and wrong-thread exceptions renamed with
  *     the side (an <code>Access</code> by type, dims and size, a view by its text); a value the

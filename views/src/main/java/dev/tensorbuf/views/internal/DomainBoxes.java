@@ -277,13 +277,14 @@ public final class DomainBoxes {
         // Each box is subtracted from the boxes claimed before it whose spans it meets. Those are
         // found by their first dimension (a staircase's boxes are rows or families of rows), but
         // the steps (boxes looked at, subtractions) may still grow with the square of the boxes,
-        // so they are bounded: MAX_BOXES squared as before, or MIN_BOX_ELEMENTS a box allowed,
-        // about one step an element (a step is tens of nanoseconds, an element copied one by one 70).
-        long budget = Math.max((long) MAX_BOXES * MAX_BOXES, Math.multiplyExact((long) limit, MIN_BOX_ELEMENTS));
+        // so they are bounded: MAX_BOXES squared as before, or STEPS_PER_BOX a box allowed (a
+        // step is a few to tens of nanoseconds; a concatenation of 64 narrow parts, reshaped, looks
+        // at each claimed box of its row for each of its boxes).
+        long budget = Math.max((long) MAX_BOXES * MAX_BOXES, Math.multiplyExact((long) limit, STEPS_PER_BOX));
         List<Box> claimed = new ArrayList<>();
+        Claimed near = new Claimed(claimed);
         for (int p = 0; p < maps.size(); p++) {
             List<Box> mine = domain(maps.get(p), dims, limit);
-            Claimed near = new Claimed(claimed);
             for (Box b : mine) {
                 List<Box> left = List.of(b);
                 int[] meet = near.meeting(b);
@@ -309,37 +310,59 @@ public final class DomainBoxes {
                     throw new TooManyBoxes(out.size(), limit);
                 }
             }
-            claimed.addAll(mine);
+            near.add(mine);
         }
         return out;
     }
 
-    /** Claimed boxes sorted by where their first dimension starts, to find those a box meets without visiting all. */
+    /** Subtraction steps a cut may take per box it is allowed. */
+    private static final long STEPS_PER_BOX = 64;
+
+    /**
+     * Claimed boxes sorted by where their first dimension starts, to find those a box meets without
+     * visiting all. Each piece's boxes come sorted by their start ({@link #domain}), so they are
+     * merged into the order (a piece at a time, linear), not sorted again with all the boxes
+     * before them: with 21 pieces of 2,000 boxes each, sorting again was most of the cut.
+     */
     private static final class Claimed {
         private final List<Box> boxes;
         /** Positions in {@code boxes}, by first dimension's start. */
-        private final Integer[] order;
+        private int[] order = new int[0];
         /** The largest last index of the first dimension among {@code order[0..i]}. */
-        private final long[] reach;
+        private long[] reach = new long[0];
         /** Boxes looked at by the last {@link #meeting} call. */
         long visited;
 
+        /** @param boxes the list the claimed boxes are added to, empty */
         Claimed(List<Box> boxes) {
             this.boxes = boxes;
+        }
+
+        /** Claims {@code mine}, sorted by their start, after the boxes claimed before. */
+        void add(List<Box> mine) {
+            int before = boxes.size();
+            boxes.addAll(mine);
             int n = boxes.size();
-            order = new Integer[n];
-            for (int i = 0; i < n; i++) {
-                order[i] = i;
-            }
             boolean ranked = n > 0 && boxes.getFirst().rank() > 0;
-            if (ranked) {
-                Arrays.sort(order, (x, y) -> Long.compare(boxes.get(x).start()[0], boxes.get(y).start()[0]));
+            int[] merged = new int[n];
+            int i = 0;
+            int j = before;
+            int k = 0;
+            while (i < before || j < n) {
+                // Ties keep the earlier claim first, as a stable sort of all of them did.
+                boolean takeOld = j == n || i < before && (!ranked || start(order[i]) <= start(j));
+                merged[k++] = takeOld ? order[i++] : j++;
             }
+            order = merged;
             reach = new long[n];
-            for (int i = 0; i < n; i++) {
-                long last = ranked ? boxes.get(order[i]).last(0) : Long.MAX_VALUE;
-                reach[i] = i == 0 ? last : Math.max(reach[i - 1], last);
+            for (int m = 0; m < n; m++) {
+                long last = ranked ? boxes.get(order[m]).last(0) : Long.MAX_VALUE;
+                reach[m] = m == 0 ? last : Math.max(reach[m - 1], last);
             }
+        }
+
+        private long start(int position) {
+            return boxes.get(position).start()[0];
         }
 
         /** {@return the positions, ascending, of the claimed boxes whose spans meet {@code b}'s} */
@@ -398,15 +421,16 @@ public final class DomainBoxes {
 
     /**
      * Elements a box must hold, on average, for a copy cut past {@link #MAX_BOXES} boxes to be
-     * allowed them. Measured (thread CPU, f32 staircases of 1 to 2 million elements with no
-     * period into a transposed destination, against the element pass at 50 to 75 ns an element):
-     * a copy repeated (its cut kept) is planned faster from about 64 elements a box (1.3 to 1.5x at
-     * 92, 1.5x at 133, 1.8x at 167, 2.4x at 256); the first copy of a shape, which cuts and
-     * simplifies, breaks even at about 170 to 250. A cut whose first sixteenth of a piece's
-     * indices projects past the limit stops there, so a refused first copy costs about the
-     * element pass, not 2.5x it (the cut run to the limit).
+     * allowed them. A box strided on both sides is run by its form's loop nest at its offsets (no
+     * plan of its own), some hundreds of nanoseconds a box once cut; the element pass costs 50 to
+     * 75 ns an element with two pieces and more with many (it looks up each index's piece). Measured
+     * (thread CPU, f32 staircases of 1 to 4 million elements into a transposed destination):
+     * boxes of 48 elements (a concatenation of 21 narrow parts reshaped to rows of 2,000) copy
+     * 12x faster than the element pass, the first copy of the shape (which cuts) 6x. A cut whose
+     * first sixteenth of a piece's indices projects past the limit stops there, so a refused first
+     * copy costs about the element pass, not 2.5x it (the cut run to the limit).
      */
-    public static final long MIN_BOX_ELEMENTS = 64;
+    public static final long MIN_BOX_ELEMENTS = 8;
 
     /**
      * {@return the boxes a side of a copy of {@code elements} elements may be cut into}

@@ -239,10 +239,10 @@ class DomainBoxesTest {
 
     @Test
     void aCutOfTinyBoxesIsRefusedAtTheRateOfItsFirstRows() {
-        // Each row's value spans more than the modulus (d1 * 37 over 64 columns): no lap holds a
-        // whole row, so each row is three runs or so, 21 elements a box: about 6,000 boxes.
+        // Each row's value spans more than the modulus (d1 * 150 over 64 columns): no lap holds a
+        // whole row, so each row is nine runs or so, about 3.5 elements a box: some 19,000 boxes.
         IndexingMap map = IndexingMap.parse("(d0, d1) -> (0), domain: d0 in [0, 2047], d1 in [0, 63],"
-                + " (d0 * 1000 + d1 * 37) mod 1031 in [0, 515]");
+                + " (d0 * 1000 + d1 * 150) mod 1031 in [0, 515]");
         int limit = DomainBoxes.limit(2048 * 64);
         DomainBoxes.TooManyBoxes refused = org.junit.jupiter.api.Assertions.assertThrows(DomainBoxes.TooManyBoxes.class,
                 () -> DomainBoxes.of(List.of(map), new long[] {2048, 64}, limit));
@@ -255,7 +255,7 @@ class DomainBoxesTest {
     void theBoxesAllowedGrowWithTheElementsUpToTheCeiling() {
         assertEquals(DomainBoxes.MAX_BOXES, DomainBoxes.limit(1000));
         assertEquals(DomainBoxes.MAX_BOXES, DomainBoxes.limit(DomainBoxes.MAX_BOXES * DomainBoxes.MIN_BOX_ELEMENTS));
-        assertEquals(9375, DomainBoxes.limit(600_000));
+        assertEquals(37500, DomainBoxes.limit(300_000));
         assertEquals(DomainBoxes.CEILING, DomainBoxes.limit(Long.MAX_VALUE));
     }
 

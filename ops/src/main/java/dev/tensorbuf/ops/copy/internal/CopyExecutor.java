@@ -3,6 +3,7 @@ package dev.tensorbuf.ops.copy.internal;
 import dev.tensorbuf.ops.copy.ChannelAffine;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.ops.copy.CopyPlan;
+import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
 
 import java.lang.foreign.MemorySegment;
@@ -130,6 +131,11 @@ public final class CopyExecutor {
         return bytes < thresholdBytes ? 1 : parallelism;
     }
 
+    /** {@return the bytes from which a batch of steps is split across threads} */
+    public long thresholdBytes() {
+        return thresholdBytes;
+    }
+
     /** {@return the most threads a step runs on: the calling thread and the helpers} */
     public int parallelism() {
         return parallelism;
@@ -187,6 +193,22 @@ public final class CopyExecutor {
             }
         }
         runBatch(batch, values);
+        warmup.start();
+    }
+
+    /**
+     * Runs one loop nest between two strided sides on the calling thread, as {@link #execute}
+     * runs a plan's one run: a box of a copy over pieces ({@link BoxRuns}), whose plan is its
+     * form's, moved to its offsets. The caller has checked both sides against the loops.
+     */
+    public void runLoops(Step.Run r, MemorySegment src, DType from, MemorySegment dst, DType to) {
+        if (vectorMissing) {
+            VectorSupport.noticeMissing();
+        }
+        int sw = from.byteWidth();
+        int dw = to.byteWidth();
+        Values values = new Values(ElementAccess.of(from), ElementAccess.of(to), null, null);
+        run(work(r.kernel(), task(src, dst, r.srcOffset() * sw, r.dstOffset() * dw, r.loops(), sw, dw, -1), values), values);
         warmup.start();
     }
 

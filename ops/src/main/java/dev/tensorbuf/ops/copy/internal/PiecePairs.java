@@ -46,17 +46,95 @@ public final class PiecePairs {
     }
 
     /**
-     * One box of the copy and the one-piece views that copy it.
-     *
-     * @param box the logical indices
-     * @param sourcePiece the source's piece holding the box, in lookup order
-     * @param destinationPiece the destination's piece holding it
-     * @param sourceFill whether the source's piece is a pad's fill
-     * @param src the source restricted to the box, one piece
-     * @param dst the destination restricted to the box, one piece
+     * One box of the copy and the one-piece views that copy it, made when first asked: a box whose
+     * two sides are strided over whole bytes is copied through {@link #sourceStrides()} and
+     * {@link #destinationStrides()} alone ({@link BoxRuns}), and a staircase's thousands of boxes
+     * made a view each (a map built, a layout printed) in several times the time of their copy.
      */
-    public record Pair(Box box, int sourcePiece, int destinationPiece, boolean sourceFill, TensorView src,
-                       TensorView dst) {
+    public static final class Pair {
+        private final Box box;
+        private final int sourcePiece;
+        private final int destinationPiece;
+        private final boolean sourceFill;
+        private final Strides sourceStrides;
+        private final Strides destinationStrides;
+        private final java.util.function.Supplier<TensorView> makeSrc;
+        private final java.util.function.Supplier<TensorView> makeDst;
+        private TensorView src;
+        private TensorView dst;
+
+        Pair(Box box, int sourcePiece, int destinationPiece, boolean sourceFill, Strides sourceStrides,
+             Strides destinationStrides, java.util.function.Supplier<TensorView> makeSrc,
+             java.util.function.Supplier<TensorView> makeDst) {
+            this.box = box;
+            this.sourcePiece = sourcePiece;
+            this.destinationPiece = destinationPiece;
+            this.sourceFill = sourceFill;
+            this.sourceStrides = sourceStrides;
+            this.destinationStrides = destinationStrides;
+            this.makeSrc = makeSrc;
+            this.makeDst = makeDst;
+        }
+
+        /** {@return the logical indices} */
+        public Box box() {
+            return box;
+        }
+
+        /** {@return the source's piece holding the box, in lookup order} */
+        public int sourcePiece() {
+            return sourcePiece;
+        }
+
+        /** {@return the destination's piece holding it} */
+        public int destinationPiece() {
+            return destinationPiece;
+        }
+
+        /** {@return whether the source's piece is a pad's fill} */
+        public boolean sourceFill() {
+            return sourceFill;
+        }
+
+        /** {@return the source over the box as strides, or null when it is not strided over whole bytes} */
+        public Strides sourceStrides() {
+            return sourceStrides;
+        }
+
+        /**
+         * {@return the destination over the box as strides, or null when it is not strided over
+         * whole bytes, or is the whole called destination (whose gaps its plan zeroes)}
+         */
+        public Strides destinationStrides() {
+            return destinationStrides;
+        }
+
+        /** {@return the source restricted to the box, one piece} */
+        public TensorView src() {
+            if (src == null) {
+                src = makeSrc.get();
+            }
+            return src;
+        }
+
+        /** {@return the destination restricted to the box, one piece} */
+        public TensorView dst() {
+            if (dst == null) {
+                dst = makeDst.get();
+            }
+            return dst;
+        }
+    }
+
+    /**
+     * One side of a box strided over whole bytes of one buffer, as its one-piece view would read:
+     * element {@code offset + strides . k} for the box's counters {@code k}.
+     *
+     * @param buffer the piece's buffer
+     * @param strides per dimension of the box, in elements
+     * @param offset the element of the box's first index
+     */
+    public record Strides(MemoryBuffer buffer, long[] strides, long offset) {
     }
 
     /**
@@ -187,14 +265,58 @@ public final class PiecePairs {
         refuseUnwritable(geometry.destinationBoxes(), toFills, dst, regrouping, dims);
         TensorView from = regrouping != null && src.map() instanceof ViewMap.Single ? regrouped(src, regrouping) : src;
         TensorView to = regrouping != null && dst.map() instanceof ViewMap.Single ? regrouped(dst, regrouping) : dst;
+        StridedSide fromSide = StridedSide.of(from);
+        StridedSide toSide = StridedSide.of(to);
         List<Pair> pairs = new ArrayList<>(geometry.parts().size());
         for (Part part : geometry.parts()) {
-            pairs.add(new Pair(part.box(), part.sourcePiece(), part.destinationPiece(), fromFills[part.sourcePiece()],
-                    restrict(from, part.sourcePiece(), part.sourceMap(), part.box(), at),
-                    restrict(to, part.destinationPiece(), part.destinationMap(), part.box(), at)));
+            Box box = part.box();
+            // The whole of a one-piece destination is the called view, whose layout's gaps its own plan zeroes.
+            Strides toStrides = part.destinationMap() == null && box.isWhole(at) ? null
+                    : toSide.strides(part.destinationPiece(), part.destinationMap(), box);
+            pairs.add(new Pair(box, part.sourcePiece(), part.destinationPiece(), fromFills[part.sourcePiece()],
+                    fromSide.strides(part.sourcePiece(), part.sourceMap(), box), toStrides,
+                    () -> restrict(from, part.sourcePiece(), part.sourceMap(), box, at),
+                    () -> restrict(to, part.destinationPiece(), part.destinationMap(), box, at)));
         }
         refuseSharedSlots(dst);
         return new Cut(at, regrouping, List.copyOf(pairs));
+    }
+
+    /**
+     * A side of the copy as far as its boxes' strides need: its pieces' buffers (listed once: a
+     * concatenation lists them anew each time it is asked) and, for a view of one piece, its
+     * strided layout; null fields where the side is not strided over whole bytes.
+     */
+    private record StridedSide(List<ViewMap.Single> pieces, StridedLayout layout, MemoryBuffer buffer) {
+        static StridedSide of(TensorView view) {
+            if (view.access().storageBits() < 8) {
+                return new StridedSide(null, null, null);
+            }
+            if (view.map() instanceof ViewMap.Single) {
+                return new StridedSide(null, view.stridedLayout().orElse(null), view.buffer());
+            }
+            return new StridedSide(view.map().pieces(), null, null);
+        }
+
+        /** {@return piece {@code p} over {@code box} as strides, or null when it is not strided (or packed)} */
+        Strides strides(int p, InBox map, Box box) {
+            if (map != null) {
+                return pieces != null && map instanceof InBox.Strides(long[] sizes, long[] strides, long offset)
+                        ? new Strides(pieces.get(p).buffer(), strides, offset) : null;
+            }
+            if (layout == null) {
+                return null;
+            }
+            int rank = box.rank();
+            long[] strides = new long[rank];
+            long offset = layout.offset();
+            for (int d = 0; d < rank; d++) {
+                long stride = layout.strides().get(d);
+                offset = Math.addExact(offset, Math.multiplyExact(stride, box.start()[d]));
+                strides[d] = Math.multiplyExact(stride, box.step()[d]);
+            }
+            return new Strides(buffer, strides, offset);
+        }
     }
 
     /** {@return {@code view}'s elements regrouped: its dims taken in the regrouping's order, reshaped to its dims} */

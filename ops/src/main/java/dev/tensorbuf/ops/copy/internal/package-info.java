@@ -266,6 +266,8 @@
  *     put in (a one-piece side sliced instead), which the engine routes as any two one-piece views
  *     (planned; staged for packed sides; a pad's fill is a constant map, a broadcast). Pairs run
  *     in row-major order of their first index; nothing recurses and no op history is read. A
+ *     box strided over whole bytes on both sides is handed on as strides (<code>Pair.sourceStrides</code>),
+ *     its one-piece views made only when asked (explain, or a box planned on its own). A
  *     destination box on a pad's fill or read-only memory is refused before anything is written,
  *     at its first index in the element path's words; destination pieces sharing a buffer are
  *     checked slot by slot (<code>DistinctSlots</code>); a tiled destination's slots are zeroed
@@ -275,6 +277,16 @@
  *     (<code>DomainBoxes.regroupings</code>: a transpose and a row-major reshape, the same for both,
  *     to the dims where the pieces are boxes) when that makes fewer boxes. The boxes and their maps
  *     depend on the pieces' maps alone and are kept (256 cuts, then it starts over)</dd>
+ * <dt><code>BoxRuns.java</code></dt>
+ * <dd>the boxes of one copy over pieces that are strided on both sides, run without a plan each:
+ *     boxes of one form (counts and both sides' strides, offsets aside) share the loop nest and
+ *     kernel <code>LoopNest</code> chose for the form's first box, moved to each box's offsets, and
+ *     <code>CopyExecutor.runLoops</code> runs it on the calling thread. The copy's first box is
+ *     planned and checked through <code>CopyPlan.of</code> (types, read-only), each form's first
+ *     through <code>SelfOverlap</code> and the planner (no <code>PlanCache</code> entry), every box's
+ *     spans against its segments before anything runs. Boxes of 4 MiB moved or more (the
+ *     executor's threshold) and plans other than one loop nest keep a plan of their own. A
+ *     staircase's thousands of row segments are a few hundred forms</dd>
  * <dt><code>Reach.java</code></dt>
  * <dd>the bytes one side of a copy can touch (exact for strides, every slot for tiles, the map's
  *     range for mapped sides): <code>CopyPlan</code> refuses overlapping sides by what they

@@ -1,0 +1,270 @@
+package dev.tensorbuf.ops.copy;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.memory.MemoryBuffer;
+import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.ops.copy.CopyPlan.Explanation;
+import dev.tensorbuf.ops.copy.CopyPlan.Explanation.Route;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.TensorElements;
+import dev.tensorbuf.views.TensorView;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Staircases whose every row wraps the whole modulus: narrow parts (12 to 48 columns, a quarter
+ * padded a column each side) joined along 1, reshaped to rows longer than the joined rows and
+ * cropped (a column or more off each side, sometimes every other row), so each row of the
+ * view holds runs of many parts, boxes of a few elements each. These averaged under 64 elements
+ * a box and went element by element; now each box is one loop nest of a shared form. Copied both
+ * ways (the staircase as the source, and as the destination) in f32, bf16, u8 and s8, the other
+ * side also in packed s4 (staged whole, the boxes copied through a dense temporary), against a
+ * brute-force reference: every index read through one view's element access and written
+ * through the other's into an identical destination, compared byte for byte, every byte of the
+ * destination's buffers included (so what a crop leaves out stays as it was).
+ */
+class WrappingStaircaseCopyTest {
+    /** The staircase's types are all but the last; the other side's any. */
+    private static final List<DType> TYPES = List.of(DType.F32, DType.BF16, DType.U8, DType.S8, DType.S4);
+    private static final Pattern FORMS = Pattern.compile("are (\\d+) forms? of loops");
+
+    private final Allocator arena = Allocators.shared();
+
+    @AfterEach
+    void close() {
+        arena.close();
+    }
+
+    /** The parts' buffers, and the view over them: joined, reshaped to rows of {@code width}, cropped. */
+    private record Staircase(List<MemoryBuffer> buffers, TensorView view, long joinedColumns) {
+    }
+
+    /** Small values that every type here holds exactly (s4: 0 to 7). */
+    private static void fill(TensorView v, Random random) {
+        TensorElements e = TensorElements.of(v);
+        e.forEachIndex(i -> e.setDouble(random.nextInt(8), i));
+    }
+
+    /** {@return a row-major shape of {@code type}: s4 packed two a byte} */
+    private static String shape(DType type, long rows, long cols) {
+        return type + "[" + rows + "," + cols + "]{1,0" + (type.bitWidth() < 8 ? ":E(" + type.bitWidth() + ")}" : "}");
+    }
+
+    private static long bytes(DType t, long elements) {
+        return t.bitWidth() < 8 ? Math.ceilDiv(elements * t.bitWidth(), 8) : elements * t.byteWidth();
+    }
+
+    /**
+     * {@return a staircase of at least {@code parts} parts and {@code minColumns} joined columns,
+     * each part a quarter of {@code maxWidth} to {@code maxWidth} columns wide} With {@code pads}, a
+     * quarter of the parts are padded a column each side (fill pieces: a source only). The view's
+     * rows are longer than the joined rows; the joined row count equals the view's row length,
+     * which keeps the reshape exact.
+     */
+    private Staircase staircase(Random random, DType type, int parts, long minColumns, int maxWidth, boolean pads,
+                                long seed) {
+        List<Integer> widths = new ArrayList<>();
+        List<Integer> kinds = new ArrayList<>(); // 0 plain, 1 a column each side
+        long joined = 0;
+        while (widths.size() < parts || joined < minColumns) {
+            int w = 1 + random.nextInt(maxWidth);
+            w = Math.max(w, maxWidth / 4);
+            int kind = pads && random.nextInt(4) == 0 ? 1 : 0;
+            widths.add(w);
+            kinds.add(kind);
+            joined += w + (kind == 1 ? 2 : 0);
+        }
+        long width = joined + 1 + random.nextInt((int) joined);
+        while (java.math.BigInteger.valueOf(width).gcd(java.math.BigInteger.valueOf(joined)).intValue() != 1) {
+            // No common factor: the row pattern repeats only every `joined` rows (past MAX_PERIOD in
+            // the long staircases), so no residue class of rows is a strided family over them all.
+            width++;
+        }
+        long rows = width;
+        Random values = new Random(seed);
+        List<MemoryBuffer> buffers = new ArrayList<>();
+        List<TensorView> made = new ArrayList<>();
+        for (int k = 0; k < widths.size(); k++) {
+            int w = widths.get(k);
+            MemoryBuffer b = arena.allocate(Math.max(1, bytes(type, rows * w)));
+            TensorView part = TensorView.of(b, shape(type, rows, w));
+            fill(part, values);
+            buffers.add(b);
+            made.add(switch (kinds.get(k)) {
+                case 1 -> Ops.pad(part, new long[] {0, 1}, new long[] {0, 1}, new long[] {0, 0}, 5.0);
+                default -> part;
+            });
+        }
+        TensorView all = Ops.concatenate(1, made);
+        assertEquals(joined, all.dims().get(1), "joined columns");
+        long viewRows = rows * joined / width;
+        TensorView reshaped = Ops.reshape(all, viewRows, width);
+        long top = random.nextInt(3);
+        long left = 1 + random.nextInt(3);
+        long right = 1 + random.nextInt(3);
+        long step = random.nextInt(4) == 0 ? 2 : 1;
+        TensorView cropped = Ops.slice(reshaped, new long[] {top, left}, new long[] {viewRows, width - right},
+                new long[] {step, 1});
+        return new Staircase(buffers, cropped, joined);
+    }
+
+    /** A dense destination of {@code dims} laid out transposed, zeroed. */
+    private TensorView transposed(DType type, long rows, long cols, List<MemoryBuffer> out) {
+        MemoryBuffer b = arena.allocate(Math.max(1, bytes(type, rows * cols)));
+        out.add(b);
+        return Ops.transpose(TensorView.of(b, shape(type, cols, rows)), 1, 0);
+    }
+
+    /** {@return the element-by-element copies in {@code e} with elements to copy} */
+    private static long elementCopies(Explanation e) {
+        long n = e.route() == Route.ELEMENTS && e.elements() > 0 ? 1 : 0;
+        for (Explanation p : e.parts()) {
+            n += elementCopies(p);
+        }
+        return n;
+    }
+
+    /** Writes every index of {@code src} into {@code dst} through their element access. */
+    private static void reference(TensorView src, TensorView dst) {
+        TensorElements from = TensorElements.of(src);
+        TensorElements to = TensorElements.of(dst);
+        from.forEachIndex(i -> to.setDouble(from.getDouble(i), i));
+    }
+
+    private static void assertSameBytes(List<MemoryBuffer> expected, List<MemoryBuffer> actual, String what) {
+        for (int k = 0; k < expected.size(); k++) {
+            assertArrayEquals(expected.get(k).segment().toArray(ValueLayout.JAVA_BYTE),
+                    actual.get(k).segment().toArray(ValueLayout.JAVA_BYTE), what + ": buffer " + k);
+        }
+    }
+
+    /**
+     * Checks the explanation: box by box (a packed side of one piece staged whole, through a dense
+     * temporary the boxes copy to or from), nothing element by element.
+     */
+    private static void assertPlannedInForms(Explanation e, String what) {
+        Explanation pieces = pieces(e);
+        assertTrue(pieces != null && (e.route() == Route.PIECES || e.route() == Route.THROUGH_TEMPORARY),
+                what + ": " + e.route() + ", " + e.reason() + (e.parts().isEmpty() ? "" : "; " + e.parts().getFirst().reason()));
+        assertEquals(0, elementCopies(e), what + ": " + e.reason());
+        for (Explanation part : pieces.parts()) {
+            assertTrue(part.route() == Route.PLANNED || part.route() == Route.STAGED, what + ": " + part);
+        }
+    }
+
+    /** {@return the copy box by box in {@code e} or its parts, or null} */
+    private static Explanation pieces(Explanation e) {
+        if (e.route() == Route.PIECES) {
+            return e;
+        }
+        for (Explanation p : e.parts()) {
+            Explanation found = pieces(p);
+            if (found != null) {
+                return found;
+            }
+        }
+        return null;
+    }
+
+    /** {@return the forms the explanation names, 0 when none} */
+    private static int forms(Explanation e) {
+        Matcher m = FORMS.matcher(pieces(e).reason());
+        return m.find() ? Integer.parseInt(m.group(1)) : 0;
+    }
+
+    /**
+     * Copies a staircase of {@code stair} elements into a transposed view of {@code other}
+     * elements, and a transposed view of {@code other} elements into a staircase of {@code stair}
+     * elements, each against the reference.
+     */
+    private void roundTrip(Random random, DType stair, DType other, int parts, long minColumns, int maxWidth,
+                           CopyEngine engine, String what) {
+        DType from = stair;
+        DType to = other;
+        long seed = random.nextLong();
+        // The staircase as the source (pads allowed), into a transposed destination.
+        Random shape = new Random(seed);
+        Staircase s = staircase(shape, from, parts, minColumns, maxWidth, true, seed);
+        long rows = s.view().dims().get(0);
+        long cols = s.view().dims().get(1);
+        List<MemoryBuffer> planned = new ArrayList<>();
+        List<MemoryBuffer> expected = new ArrayList<>();
+        TensorView dst = transposed(to, rows, cols, planned);
+        TensorView ref = transposed(to, rows, cols, expected);
+        Explanation e = engine.explain(s.view(), dst);
+        assertPlannedInForms(e, what + " from " + s.view());
+        engine.copy(s.view(), dst);
+        reference(s.view(), ref);
+        assertSameBytes(expected, planned, what + " from the staircase");
+
+        // The staircase as the destination (no pads: a fill is not written), from a transposed source.
+        Random again = new Random(seed + 1);
+        Staircase into = staircase(again, stair, parts, minColumns, maxWidth, false, seed + 2);
+        Staircase twin = staircase(new Random(seed + 1), stair, parts, minColumns, maxWidth, false, seed + 2);
+        rows = into.view().dims().get(0);
+        cols = into.view().dims().get(1);
+        List<MemoryBuffer> unused = new ArrayList<>();
+        TensorView src = transposed(other, rows, cols, unused);
+        fill(src, new Random(seed + 3));
+        Explanation back = engine.explain(src, into.view());
+        assertPlannedInForms(back, what + " into " + into.view());
+        engine.copy(src, into.view());
+        reference(src, twin.view());
+        assertSameBytes(twin.buffers(), into.buffers(), what + " into the staircase");
+    }
+
+    @Test
+    void randomWrappingStaircasesCopyAsTheElementReferenceBothWays() {
+        Random random = new Random(36);
+        for (int round = 0; round < 24; round++) {
+            // Packed s4 on the other side only: a staircase of packed parts stages each box, and a
+            // box over a strided family of rows reaches too many slots to stage.
+            DType from = TYPES.get(random.nextInt(TYPES.size() - 1));
+            DType to = TYPES.get(random.nextInt(TYPES.size()));
+            CopyEngine engine = round % 3 == 0 ? CopyEngine.of(2) : CopyEngine.of(1);
+            roundTrip(random, from, to, 3 + random.nextInt(10), 0, 48, engine, "round " + round + " " + from + " -> " + to);
+        }
+    }
+
+    /**
+     * Joined rows past {@code MAX_PERIOD} columns: no repeating row pattern for residue classes to
+     * take, and rows of the view longer than the joined rows, so no lap holds a whole row. The
+     * thousands of boxes of some tens of elements each are a few hundred forms.
+     */
+    @Test
+    void longWrappingStaircasesArePlannedInSharedForms() {
+        Random random = new Random(2026);
+        for (DType[] types : new DType[][] {{DType.F32, DType.F32}, {DType.BF16, DType.U8}}) {
+            long seed = random.nextLong();
+            Staircase s = staircase(new Random(seed), types[0], 2, 1025, 150, true, seed);
+            long rows = s.view().dims().get(0);
+            long cols = s.view().dims().get(1);
+            List<MemoryBuffer> planned = new ArrayList<>();
+            List<MemoryBuffer> expected = new ArrayList<>();
+            TensorView dst = transposed(types[1], rows, cols, planned);
+            TensorView ref = transposed(types[1], rows, cols, expected);
+            CopyEngine engine = CopyEngine.of(1);
+            Explanation e = engine.explain(s.view(), dst);
+            String what = types[0] + " -> " + types[1] + " " + s.view();
+            assertPlannedInForms(e, what);
+            long boxes = e.parts().size();
+            assertTrue(boxes > 4096 && s.view().elementCount() / boxes < 64, what + ": " + boxes + " boxes");
+            int forms = forms(e);
+            assertTrue(forms > 0 && forms * 8L < boxes, what + ": " + forms + " forms, " + boxes + " boxes");
+            engine.copy(s.view(), dst);
+            reference(s.view(), ref);
+            assertSameBytes(expected, planned, what);
+        }
+    }
+}
