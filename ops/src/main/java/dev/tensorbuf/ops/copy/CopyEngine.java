@@ -450,8 +450,9 @@ public final class CopyEngine {
      * planned copy when both views live in one buffer each; views over several pieces (pads and
      * concatenations, and any op over them: transposes, reverses, strided slices, broadcasts,
      * reshapes) have both sides' logical indices cut into boxes of one piece each by the pieces'
-     * domains, and each box is one planned copy between the two pieces (a pad's fill read as a
-     * broadcast). A destination index on a pad's fill is refused before anything is written.
+     * domains, and the boxes are copied between the two pieces (a pad's fill read as a
+     * broadcast): boxes strided on both sides with the same counts and strides share one loop nest
+     * and kernel, run at each box's offsets; others are planned one by one. A destination index on a pad's fill is refused before anything is written.
      * Packed sub-byte storage ({@code s4} under {@code E(4)}, 2- and 1-bit types) is staged
      * through a byte-a-slot temporary read or written through the same map by the planned
      * kernels, then packed back. Element by element only where staging declines a packed view (one
