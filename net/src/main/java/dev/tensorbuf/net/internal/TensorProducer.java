@@ -293,7 +293,8 @@ public final class TensorProducer extends NoOpFlightProducer {
         }
         Schema schema = new Schema(List.of(request.type().field(COLUMN)), metadata);
         try (Allocator scratchArena = Allocators.confined();
-             VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
+             VectorSchemaRoot root = new VectorSchemaRoot(schema,
+                     List.of(new LentColumn((FixedSizeListVector) schema.getFields().getFirst().createVector(allocator))), 0)) {
             MemoryBuffer scratch = request.converts()
                     ? scratchArena.allocate(Math.max(1, Math.multiplyExact(Math.min(rows, perBatch), rowBytes)), 64) : null;
             // Zero-copy: gRPC sends the batch's own buffers (the mapped file's bytes, or a copy made
@@ -303,7 +304,7 @@ public final class TensorProducer extends NoOpFlightProducer {
             // batch, which the next batch would overwrite while gRPC may still be sending it.
             listener.setUseZeroCopy(scratch == null);
             listener.start(root);
-            FixedSizeListVector column = (FixedSizeListVector) root.getVector(0);
+            LentColumn column = (LentColumn) root.getVector(0);
             for (long r = 0; r < rows; r += perBatch) {
                 long end = Math.min(rows, r + perBatch);
                 if (!awaitReady(listener, backpressure)) {
@@ -314,9 +315,10 @@ public final class TensorProducer extends NoOpFlightProducer {
                     return;
                 }
                 TensorView part = request.rows(r, end, scratch);
-                if (!lendRows(part, column, request.type().listSize())) {
+                if (!lendRows(part, column)) {
+                    column.useVector();
                     try (FieldVector copy = ArrowTensors.toVector(COLUMN, part, allocator)) {
-                        copy.makeTransferPair(column).transfer();
+                        copy.makeTransferPair(column.getUnderlyingVector()).transfer();
                     }
                 }
                 root.setRowCount((int) (end - r));
@@ -332,13 +334,15 @@ public final class TensorProducer extends NoOpFlightProducer {
 
     /**
      * Lends {@code rows}' memory to {@code column} when it lies in C order in one host buffer (a
-     * box of whole rows of a file, or the scratch): the batch's vector is the stream's own, loaded
-     * anew, not one made (with its field's JSON metadata) and transferred for every batch.
-     * {@return whether it did; if not, the rows need {@link ArrowTensors#toVector}}
+     * box of whole rows of a file, or the scratch): the batch is the stream's own column over it,
+     * not a vector made (with its field's JSON metadata) and transferred for every batch, and it
+     * goes out without validity bitmaps. {@return whether it did; if not, the rows need
+     * {@link ArrowTensors#toVector}}
      */
-    private boolean lendRows(TensorView rows, FixedSizeListVector column, int listSize) {
+    private boolean lendRows(TensorView rows, LentColumn column) {
         Optional<StridedLayout> layout = rows.stridedLayout();
-        if (!rows.isHostAccessible() || rows.buffers().size() != 1 || layout.isEmpty() || rows.elementCount() == 0) {
+        if (!column.lends() || !rows.isHostAccessible() || rows.buffers().size() != 1 || layout.isEmpty()
+                || rows.elementCount() == 0) {
             return false;
         }
         long[] dims = rows.dims().stream().mapToLong(Long::longValue).toArray();
@@ -350,7 +354,7 @@ public final class TensorProducer extends NoOpFlightProducer {
         MemorySegment bytes = rows.buffer().segment().asSlice(l.offset() * width, rows.elementCount() * width);
         ArrowBuf data = ArrowMemory.lend(allocator, rows.buffer(), bytes);
         try {
-            ArrowMemory.load(column, dims[0], listSize, data);
+            column.lend(data, dims[0]);
         } finally {
             data.getReferenceManager().release();
         }
