@@ -307,14 +307,8 @@ public final class PiecePairs {
             if (layout == null) {
                 return null;
             }
-            int rank = box.rank();
-            long[] strides = new long[rank];
-            long offset = layout.offset();
-            for (int d = 0; d < rank; d++) {
-                long stride = layout.strides().get(d);
-                offset = Math.addExact(offset, Math.multiplyExact(stride, box.start()[d]));
-                strides[d] = Math.multiplyExact(stride, box.step()[d]);
-            }
+            long[] strides = new long[box.rank()];
+            long offset = boxed(layout, box, strides);
             return new Strides(buffer, strides, offset);
         }
     }
@@ -594,21 +588,26 @@ public final class PiecePairs {
             return null;
         }
         StridedLayout layout = view.stridedLayout().orElse(null);
-        if (layout == null) {
+        if (layout == null || layout.hasNegativeStrides()) {
             return null;
         }
-        int rank = box.rank();
-        long[] strides = new long[rank];
+        long[] strides = new long[box.rank()];
+        long offset = boxed(layout, box, strides);
+        return TensorView.strided(view.buffer(), view.access(), StridedLayout.of(box.count(), strides, offset));
+    }
+
+    /**
+     * {@return the element offset of {@code box}'s first index under {@code layout}} Fills
+     * {@code strides} with the layout's stride times the box's step in each dim (overflow-checked).
+     */
+    private static long boxed(StridedLayout layout, Box box, long[] strides) {
         long offset = layout.offset();
-        for (int d = 0; d < rank; d++) {
+        for (int d = 0; d < strides.length; d++) {
             long stride = layout.strides().get(d);
-            if (stride < 0) {
-                return null;
-            }
             offset = Math.addExact(offset, Math.multiplyExact(stride, box.start()[d]));
             strides[d] = Math.multiplyExact(stride, box.step()[d]);
         }
-        return TensorView.strided(view.buffer(), view.access(), StridedLayout.of(box.count(), strides, offset));
+        return offset;
     }
 
     /**
