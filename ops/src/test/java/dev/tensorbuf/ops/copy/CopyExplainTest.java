@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyPlan.Explanation;
@@ -17,13 +16,13 @@ import dev.tensorbuf.ops.copy.internal.Kernel;
 import dev.tensorbuf.ops.copy.internal.Loop;
 import dev.tensorbuf.ops.copy.internal.Step;
 import dev.tensorbuf.ops.copy.internal.ViewAdapter;
+import dev.tensorbuf.testing.ArenaPerTest;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,12 +31,8 @@ import org.junit.jupiter.api.Test;
  * then does what was explained (the bytes it writes).
  */
 class CopyExplainTest {
-    private final Allocator allocator = Allocators.shared();
-
-    @AfterEach
-    void close() {
-        allocator.close();
-    }
+    @ArenaPerTest
+    private Allocator allocator;
 
     private TensorView view(String shape, long bytes) {
         MemoryBuffer b = allocator.allocate(bytes);

@@ -4,10 +4,10 @@ import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.internal.Access;
+import dev.tensorbuf.testing.ArenaPerTest;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
@@ -15,7 +15,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,12 +31,8 @@ class HalfNanCopyTest {
     /** The payload shifted up, the quiet bit set. */
     private static final int[] F32_OF_F16_NANS = {0x7fc02000, 0x7fe00000, 0xffc14000, 0x7fc02000, 0xffffe000};
 
-    private final Allocator arena = Allocators.shared();
-
-    @AfterEach
-    void close() {
-        arena.close();
-    }
+    @ArenaPerTest
+    private Allocator arena;
 
     @Test
     void f32NansBecomeTheSameF16OnEveryPath() {

@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.PooledAllocator;
 import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.testing.ArenaPerTest;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.TensorElements;
@@ -18,7 +18,6 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,13 +31,9 @@ import org.junit.jupiter.api.Test;
  * starts as 0xFF.
  */
 class OwnedPaddingTest {
-    private final Allocator arena = Allocators.shared();
+    @ArenaPerTest
+    private Allocator arena;
     private final CopyEngine engine = CopyEngine.of(1);
-
-    @AfterEach
-    void close() {
-        arena.close();
-    }
 
     /** {@return a dense f32 view of {@code dims} holding 1 to 97 in row-major order: exact in bf16 and s8} */
     private TensorView counting(List<Long> dims) {

@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.testing.ArenaPerTest;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.internal.Extents;
@@ -22,7 +22,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,12 +38,8 @@ class PieceBoxesPropertyTest {
     private static final List<String> DESTINATIONS = List.of("packed", "transposed", "stepped", "T(2,2)", "joined",
             "padded data");
 
-    private final Allocator allocator = Allocators.shared();
-
-    @AfterEach
-    void close() {
-        allocator.close();
-    }
+    @ArenaPerTest
+    private Allocator allocator;
 
     /** A destination with the buffers it writes. */
     private record Destination(TensorView view, List<MemoryBuffer> buffers, boolean tiled) {

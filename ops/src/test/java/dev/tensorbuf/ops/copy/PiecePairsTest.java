@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.internal.ViewAdapter;
+import dev.tensorbuf.testing.ArenaPerTest;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.internal.Extents;
@@ -22,7 +22,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,12 +37,8 @@ class PiecePairsTest {
     private static final List<DType> DESTINATION_TYPES = List.of(DType.F32, DType.F64, DType.S32, DType.BF16, DType.S8);
     private static final List<String> DESTINATIONS = List.of("packed", "transposed", "stepped", "T(2,2)", "T(8,128)");
 
-    private final Allocator allocator = Allocators.shared();
-
-    @AfterEach
-    void close() {
-        allocator.close();
-    }
+    @ArenaPerTest
+    private Allocator allocator;
 
     /** A destination made twice from the same bytes: one for the engine, one for the element path. */
     private record Destination(TensorView view, List<MemoryBuffer> buffers) {

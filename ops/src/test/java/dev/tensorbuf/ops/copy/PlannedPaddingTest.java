@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.internal.ViewAdapter;
 import dev.tensorbuf.ops.quant.BlockTensor;
+import dev.tensorbuf.testing.ArenaPerTest;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.BlockType;
 import dev.tensorbuf.views.ElementAccess;
@@ -22,7 +22,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
 import java.util.function.BiFunction;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,13 +33,9 @@ import org.junit.jupiter.api.Test;
  * sub-byte layouts own the rest of their last byte too ({@code u2[11]{0:T(4)E(2)}}: the twelfth slot).
  */
 class PlannedPaddingTest {
-    private final Allocator arena = Allocators.shared();
+    @ArenaPerTest
+    private Allocator arena;
     private final CopyEngine engine = CopyEngine.of(1);
-
-    @AfterEach
-    void close() {
-        arena.close();
-    }
 
     /** The value at {@code (i, j)}: small integers, exact in every type here and in Q8_0 with scale 1. */
     private static long value(long i, long j) {

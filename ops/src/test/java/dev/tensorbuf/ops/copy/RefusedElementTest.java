@@ -7,17 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.internal.Access;
+import dev.tensorbuf.testing.ArenaPerTest;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,12 +25,8 @@ import org.junit.jupiter.api.Test;
  * source again on failure and names the first refused element in logical order.
  */
 class RefusedElementTest {
-    private final Allocator allocator = Allocators.shared();
-
-    @AfterEach
-    void close() {
-        allocator.close();
-    }
+    @ArenaPerTest
+    private Allocator allocator;
 
     private TensorView f32(String shape, float... values) {
         TensorView v = TensorView.of(allocator.allocate(4L * values.length), shape);

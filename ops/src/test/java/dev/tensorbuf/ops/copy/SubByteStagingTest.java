@@ -7,11 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.internal.ViewAdapter;
+import dev.tensorbuf.testing.ArenaPerTest;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
@@ -23,7 +23,6 @@ import java.util.Random;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,12 +35,8 @@ import org.junit.jupiter.api.Test;
 class SubByteStagingTest {
     private static final String[] PACKED = {"s4", "u4", "s2", "u2", "u1"};
     private static final String[] WIDE = {"s8", "u8", "f32"};
-    private final Allocator allocator = Allocators.shared();
-
-    @AfterEach
-    void close() {
-        allocator.close();
-    }
+    @ArenaPerTest
+    private Allocator allocator;
 
     /** How one side is made over a buffer: its base shape and the ops applied to it. */
     private record Side(ArrayShape base, Function<TensorView, TensorView> ops, String text) {

@@ -5,14 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.testing.ArenaPerTest;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,13 +21,9 @@ import org.junit.jupiter.api.Test;
  * copy into it must leave the array's other rows as they are.
  */
 class TilePaddingOwnershipTest {
-    private final Allocator allocator = Allocators.shared();
+    @ArenaPerTest
+    private Allocator allocator;
     private final CopyEngine engine = CopyEngine.of(1, true);
-
-    @AfterEach
-    void close() {
-        allocator.close();
-    }
 
     @Test
     void aSliceOfLeadingRowsThatReadsLikeASmallerWholeLayoutKeepsTheRowsAfterIt() {

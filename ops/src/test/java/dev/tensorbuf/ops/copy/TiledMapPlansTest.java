@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.internal.Step;
+import dev.tensorbuf.testing.ArenaPerTest;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
@@ -31,7 +31,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.function.Function;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,13 +44,9 @@ class TiledMapPlansTest {
     private static final List<String> SHAPES = List.of("f32[3,5]{1,0:T(2,2)}", "bf16[2,16,12,20]{1,3,2,0:T(8,128)(2,1)}",
             "s8[37,300]{0,1:T(8,128)(4,1)}", "bf16[5,7]{0,1:T(2,128)(4,1)}", "u8[5,3]{1,0:T(4,4)(2,1)}",
             "f32[2,3,5]{2,1,0:T(2,2)}", "bf16[9,260]{1,0:T(8,128)}");
-    private final Allocator allocator = Allocators.shared();
+    @ArenaPerTest
+    private Allocator allocator;
     private final CopyEngine engine = CopyEngine.of(1, true);
-
-    @AfterEach
-    void close() {
-        allocator.close();
-    }
 
     @Test
     void aTransposedTiledViewPlansAsTheSameMapMadeTwoOtherWays() {

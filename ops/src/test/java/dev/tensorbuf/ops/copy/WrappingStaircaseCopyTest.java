@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyPlan.Explanation;
 import dev.tensorbuf.ops.copy.CopyPlan.Explanation.Route;
+import dev.tensorbuf.testing.ArenaPerTest;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
@@ -19,7 +19,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,12 +38,8 @@ class WrappingStaircaseCopyTest {
     private static final List<DType> TYPES = List.of(DType.F32, DType.BF16, DType.U8, DType.S8, DType.S4);
     private static final Pattern FORMS = Pattern.compile("are (\\d+) forms? of loops");
 
-    private final Allocator arena = Allocators.shared();
-
-    @AfterEach
-    void close() {
-        arena.close();
-    }
+    @ArenaPerTest
+    private Allocator arena;
 
     /** The parts' buffers, and the view over them: joined, reshaped to rows of {@code width}, cropped. */
     private record Staircase(List<MemoryBuffer> buffers, TensorView view, long joinedColumns) {

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.hlo.HloModule;
+import dev.tensorbuf.testing.ArenaPerTest;
 import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
@@ -16,8 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** {@link HloExecutor#execute(HloModule, String, Map, TensorView)}: the ROOT written into the caller's memory. */
@@ -49,17 +47,8 @@ class ExecuteIntoTest {
             }
             """;
 
+    @ArenaPerTest
     private Allocator arena;
-
-    @BeforeEach
-    void open() {
-        arena = Allocators.shared();
-    }
-
-    @AfterEach
-    void close() {
-        arena.close();
-    }
 
     private TensorView pixels(long seed) {
         TensorView v = TensorView.of(arena.allocate(2 * 4 * 5 * 3), "u8[2,4,5,3]{3,2,1,0}");

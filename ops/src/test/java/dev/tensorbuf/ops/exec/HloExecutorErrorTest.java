@@ -5,29 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.exec.internal.UnsupportedOpException;
 import dev.tensorbuf.ops.hlo.HloModule;
+import dev.tensorbuf.testing.ArenaPerTest;
 import dev.tensorbuf.views.TensorView;
 import java.util.Map;
 import java.util.OptionalInt;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Errors of the executor, asserted by message. */
 class HloExecutorErrorTest {
+    @ArenaPerTest
     private Allocator arena;
-
-    @BeforeEach
-    void open() {
-        arena = Allocators.shared();
-    }
-
-    @AfterEach
-    void close() {
-        arena.close();
-    }
 
     private TensorView view(String shape) {
         return TensorView.of(arena.allocate(256), shape);

@@ -10,28 +10,18 @@ import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.copy.CopyPlan;
 import dev.tensorbuf.ops.exec.ExecutedInstruction;
+import dev.tensorbuf.testing.ArenaPerTest;
 import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Each op through the executor on tiny modules, values against hand-computed arrays. */
 class HloExecutorTest {
+    @ArenaPerTest
     private Allocator arena;
-
-    @BeforeEach
-    void open() {
-        arena = Allocators.shared();
-    }
-
-    @AfterEach
-    void close() {
-        arena.close();
-    }
 
     /** {@return a row-major f32 view of the shape holding 0, 1, 2, ...} */
     TensorView iotaF32(String shape) {

@@ -6,31 +6,20 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.exec.internal.UnsupportedOpException;
 import dev.tensorbuf.ops.hlo.HloModule;
 import dev.tensorbuf.ops.hlo.internal.HloSyntaxException;
 import dev.tensorbuf.ops.shard.HloSharding;
+import dev.tensorbuf.testing.ArenaPerTest;
 import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Modules of partitioned programs run unpartitioned: shardings read and checked, sharding custom-calls as identities. */
 class HloShardingRunTest {
+    @ArenaPerTest
     private Allocator arena;
-
-    @BeforeEach
-    void open() {
-        arena = Allocators.shared();
-    }
-
-    @AfterEach
-    void close() {
-        arena.close();
-    }
 
     /**
      * jax 0.10.2's HLO (lower(...).as_text(dialect='hlo')) of

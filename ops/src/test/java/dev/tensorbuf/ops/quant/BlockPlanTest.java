@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
@@ -14,6 +13,7 @@ import dev.tensorbuf.ops.copy.CopyPlan;
 import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import dev.tensorbuf.ops.copy.internal.Step;
 import dev.tensorbuf.ops.quant.internal.BlockKernels;
+import dev.tensorbuf.testing.ArenaPerTest;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.BlockType;
 import dev.tensorbuf.views.DType;
@@ -25,8 +25,6 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.List;
 import java.util.Random;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -45,17 +43,8 @@ class BlockPlanTest {
     private static final List<CopyEngine> ENGINES = List.of(CopyEngine.of(1), CopyEngine.of(1, false),
             CopyEngine.of(CopyEngine.Config.of().withParallelism(2).withParallelThresholdBytes(0)));
 
+    @ArenaPerTest
     private Allocator arena;
-
-    @BeforeEach
-    void setUp() {
-        arena = Allocators.shared();
-    }
-
-    @AfterEach
-    void tearDown() {
-        arena.close();
-    }
 
     private static byte[] resource(String name) throws IOException {
         try (InputStream in = BlockPlanTest.class.getResourceAsStream("/conformance/gguf_quants/" + name)) {

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
-import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.copy.CopyEngine;
+import dev.tensorbuf.testing.ArenaPerTest;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
@@ -15,24 +15,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Device boxes by XLA's rule, shards as views and buffers, and resharding checked element by element. */
 class ShardedTensorTest {
     private static final CopyEngine ENGINE = CopyEngine.defaults();
+    @ArenaPerTest
     private Allocator arena;
-
-    @BeforeEach
-    void open() {
-        arena = Allocators.shared();
-    }
-
-    @AfterEach
-    void close() {
-        arena.close();
-    }
 
     private static IndexBox box(long s0, long s1, long l0, long l1) {
         return IndexBox.of(List.of(s0, s1), List.of(l0, l1));
