@@ -69,6 +69,8 @@ public class FillWriteBenchmark {
     private MemorySegment hot;
     private ExecutorService pool;
     private CopyCase.Prepared engine;
+    private dev.tensorbuf.ops.copy.CopyPlan engineHere;
+    private CopyEngine engineOwn;
 
     /** Allocates and touches the destination and the block; starts the threads. */
     @Setup(Level.Trial)
@@ -80,6 +82,13 @@ public class FillWriteBenchmark {
         hot.fill((byte) 3);
         pool = Executors.newFixedThreadPool(threads);
         engine = CopyCase.byName(CASE).prepare(memory, CopyEngine.of(threads));
+        MemorySegment bias = memory.allocate(64 * 4, 64);
+        engineOwn = CopyEngine.of(threads);
+        engineHere = dev.tensorbuf.ops.copy.internal.AccessCopies.plan(
+                dev.tensorbuf.ops.copy.internal.Access.strided(bias, dev.tensorbuf.views.DType.F32,
+                        dev.tensorbuf.views.StridedLayout.of(new long[] {32, 64, 112, 112}, new long[] {0, 1, 0, 0})),
+                dev.tensorbuf.ops.copy.internal.Access.strided(dst, dev.tensorbuf.views.DType.F32,
+                        dev.tensorbuf.views.StridedLayout.packed(32, 64, 112, 112)), null);
     }
 
     /** Stops the threads, frees the memory. */
@@ -116,6 +125,12 @@ public class FillWriteBenchmark {
     @Benchmark
     public void engine() {
         engine.run();
+    }
+
+    /** The engine's broadcast into this benchmark's destination (2 MiB-aligned) instead of the case's. */
+    @Benchmark
+    public void engineHere() {
+        engineOwn.execute(engineHere);
     }
 
     /** Per-run fills with 256-bit stores. */
@@ -254,6 +269,7 @@ public class FillWriteBenchmark {
     private void way(String name) throws Exception {
         switch (name.startsWith("copy:") ? "copy" : name) {
             case "engine" -> engine();
+            case "engineHere" -> engineHere();
             case "vector256" -> vector256();
             case "vector512" -> vector512();
             case "pieces256" -> pieces256();
@@ -261,7 +277,7 @@ public class FillWriteBenchmark {
             case "fillShare" -> segmentFillShare();
             case "copy" -> copyBlocks();
             default -> throw new IllegalArgumentException("no way " + name
-                    + "; known: engine vector256 pieces256 vector512 fillRuns fillShare copy:BYTES");
+                    + "; known: engine engineHere vector256 pieces256 vector512 fillRuns fillShare copy:BYTES");
         }
     }
 
