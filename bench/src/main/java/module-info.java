@@ -8,6 +8,8 @@ module dev.tensorbuf.bench {
     // GgufSideBySide times its thread's CPU, steadier than wall time on a shared machine.
     requires java.management;
     requires jdk.management;
+    // FillWriteBenchmark writes with vector stores of a chosen width, as the engine's fill does.
+    requires jdk.incubator.vector;
 
     // Not API: the command line's `bench` runs these cases in-process. JMH runs the benchmarks
     // from the class path (the shaded benchmarks.jar), where exports do not apply.
