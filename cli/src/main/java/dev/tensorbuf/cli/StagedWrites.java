@@ -23,10 +23,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Writes a view's elements into a file as row-major bytes through one small buffer: the copy
- * engine fills the buffer with the next piece of the output (a slice of the source view, transposed
+ * Writes a view's elements into a file as row-major bytes through small buffers: the copy
+ * engine fills a buffer with the next piece of the output (a slice of the source view, transposed
  * or converted as the view says) and the piece goes to the file with an ordinary write, while it
- * is still in the cache.
+ * is still in the cache. A scalar job's pieces are copied on several threads, two buffers each,
+ * and written in order by the calling thread ({@link OrderedPieces}).
  *
  * <p>Why not a buffer of the whole output, or a mapping of the file: for a 200 MB tensor either
  * costs a page fault per 4 KiB page (51,200 of them, each a trap and a zeroed page), which took
