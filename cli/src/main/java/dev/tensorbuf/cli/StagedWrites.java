@@ -26,8 +26,8 @@ import java.util.Map;
  * Writes a view's elements into a file as row-major bytes through small buffers: the copy
  * engine fills a buffer with the next piece of the output (a slice of the source view, transposed
  * or converted as the view says) and the piece goes to the file with an ordinary write, while it
- * is still in the cache. A scalar job's pieces are copied on several threads, two buffers each,
- * and written in order by the calling thread ({@link OrderedPieces}).
+ * is still in the cache. A scalar job's pieces can be copied on several threads, two buffers each,
+ * and written in order by the calling thread ({@link #THREADS}, {@link OrderedPieces}).
  *
  * <p>Why not a buffer of the whole output, or a mapping of the file: for a 200 MB tensor either
  * costs a page fault per 4 KiB page (51,200 of them, each a trap and a zeroed page), which took
@@ -62,40 +62,46 @@ final class StagedWrites implements AutoCloseable {
 
     /**
      * @param jobBytes what the whole job moves, read plus written: with {@value #SCALAR_JOB_BYTES}
-     *     at least this, its kernels run scalar throughout, its pieces on {@link #threadsFor} threads
+     *     at least this, its kernels run scalar throughout, its pieces on the threads
+     *     {@value #THREADS} asks for
      */
     StagedWrites(long jobBytes) {
-        this(jobBytes, STAGE_BYTES, Integer.getInteger("tensorbuf.convert.threads", -1));
+        this(engineFor(jobBytes, Long.getLong(SCALAR_JOB_BYTES, -1), CopyEngine.defaults()), STAGE_BYTES,
+                Integer.getInteger(THREADS, 1));
     }
 
     /**
      * @param stageBytes the largest piece
-     * @param threads the threads copying pieces (the calling one included), or -1 for
-     *     {@link #threadsFor}'s count
+     * @param threads the threads copying pieces, the calling one included, or 0 for one a core
+     *     (at most {@link #MAX_THREADS}); 1 where {@code engine} runs on several threads itself
      */
-    StagedWrites(long jobBytes, long stageBytes, int threads) {
-        engine = engineFor(jobBytes, Long.getLong(SCALAR_JOB_BYTES, -1), CopyEngine.defaults());
+    StagedWrites(CopyEngine engine, long stageBytes, int threads) {
+        this.engine = engine;
         this.stageBytes = stageBytes;
-        this.threads = threads > 0 ? threads : threadsFor(engine, Runtime.getRuntime().availableProcessors());
+        this.threads = threadsFor(engine, threads, Runtime.getRuntime().availableProcessors());
     }
 
     /**
-     * {@return the threads that copy a job's pieces, the calling one included} An engine of one
-     * thread (a scalar-throughout job) gets up to {@link #MAX_THREADS} of the machine's cores,
-     * each copying whole pieces into a buffer of its own, while the calling thread writes them in
-     * order: the 200 MB NCHW -> NHWC transpose's copy, page faults on the mapped input and writes
-     * into the page cache took 0.30-0.35 s on one thread, most of its wall time after the JVM's
-     * start (bench/RESULTS.md, "Convert end to end"). A piece is a few MiB, so a hand-off costs
-     * little against it; the engine's own helpers split each piece across threads instead, for
-     * which a scalar job's pieces were too small. An engine of several threads copies each piece
-     * on them already.
+     * The property naming the threads that copy a scalar job's pieces (default 1; 0: one a core, at
+     * most {@link #MAX_THREADS}). Each copies whole pieces into two buffers of its own while the
+     * calling thread, copying too, writes them in order ({@link OrderedPieces}). On our 2-core
+     * machine under load (load 7-10) two threads took more wall time than one, 0.81 s against 0.70
+     * (median of 16 alternating runs; 0.03 s more CPU), as a process's threads there share one
+     * process group's turn on the cores and the second one's work is added to it; on an idle
+     * machine the second core is free (bench/RESULTS.md, "Convert end to end").
      */
-    static int threadsFor(CopyEngine engine, int cores) {
-        return engine.config().parallelism() > 1 ? 1 : Math.max(1, Math.min(MAX_THREADS, cores));
-    }
+    static final String THREADS = "tensorbuf.convert.threads";
 
     /** The most threads copying a scalar job's pieces; the calling thread writing them in order is the limit. */
     static final int MAX_THREADS = 4;
+
+    /** {@return the threads copying pieces: those asked, one a core for 0, 1 for an engine of several threads} */
+    static int threadsFor(CopyEngine engine, int asked, int cores) {
+        if (engine.config().parallelism() > 1) {
+            return 1;
+        }
+        return asked > 0 ? asked : Math.max(1, Math.min(MAX_THREADS, cores));
+    }
 
     /**
      * {@return the engine for a one-shot job of {@code jobBytes}} A process that copies once knows

@@ -93,12 +93,14 @@ class StagedWritesTest {
     }
 
     @Test
-    void aScalarJobsPiecesGetTheCoresUpToFourAndAnEngineOfSeveralThreadsNone() {
+    void aScalarJobsPiecesGetTheThreadsAskedOrOneACoreUpToFourAndAnEngineOfSeveralThreadsOne() {
         CopyEngine scalar = StagedWrites.engineFor(1, 2L << 30, DEFAULTS);
-        assertEquals(1, StagedWrites.threadsFor(scalar, 1));
-        assertEquals(2, StagedWrites.threadsFor(scalar, 2));
-        assertEquals(4, StagedWrites.threadsFor(scalar, 64));
-        assertEquals(1, StagedWrites.threadsFor(DEFAULTS, 64));
+        assertEquals(3, StagedWrites.threadsFor(scalar, 3, 2));
+        assertEquals(1, StagedWrites.threadsFor(scalar, 0, 1));
+        assertEquals(2, StagedWrites.threadsFor(scalar, 0, 2));
+        assertEquals(4, StagedWrites.threadsFor(scalar, 0, 64));
+        assertEquals(1, StagedWrites.threadsFor(DEFAULTS, 3, 64));
+        assertEquals(1, StagedWrites.threadsFor(DEFAULTS, 0, 64));
     }
 
     /**
@@ -175,7 +177,7 @@ class StagedWritesTest {
 
     private static byte[] staged(TensorView view, ArrayShape target, long stageBytes, int threads) throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (StagedWrites staged = new StagedWrites(1, stageBytes, threads);
+        try (StagedWrites staged = new StagedWrites(StagedWrites.engineFor(1, 1, DEFAULTS), stageBytes, threads);
              WritableByteChannel channel = Channels.newChannel(bytes)) {
             staged.writer(view, target, Progress.start(new java.io.PrintStream(new ByteArrayOutputStream()), true,
                     target.arraySize())).write(channel);
