@@ -4,9 +4,11 @@ import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
+import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
 import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.XlaLayout;
@@ -14,14 +16,18 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
- * Writes a view's elements into a file as row-major bytes through one small buffer: the copy
- * engine fills the buffer with the next piece of the output (a slice of the source view, transposed
+ * Writes a view's elements into a file as row-major bytes through small buffers: the copy
+ * engine fills a buffer with the next piece of the output (a slice of the source view, transposed
  * or converted as the view says) and the piece goes to the file with an ordinary write, while it
- * is still in the cache.
+ * is still in the cache. A scalar job's pieces can be copied on several threads, two buffers each,
+ * and written in order by the calling thread ({@link #THREADS}, {@link OrderedPieces}).
  *
  * <p>Why not a buffer of the whole output, or a mapping of the file: for a 200 MB tensor either
  * costs a page fault per 4 KiB page (51,200 of them, each a trap and a zeroed page), which took
@@ -48,14 +54,53 @@ final class StagedWrites implements AutoCloseable {
 
     private final Allocator arena = Allocators.shared();
     private final CopyEngine engine;
-    private MemoryBuffer stage;
+    private final long stageBytes;
+    private final int threads;
+    /** The buffers pieces are copied into, each of {@link #stageSize} bytes; grown as needed, kept for the next tensor. */
+    private MemoryBuffer[] stages = new MemoryBuffer[0];
+    private long stageSize;
 
     /**
      * @param jobBytes what the whole job moves, read plus written: with {@value #SCALAR_JOB_BYTES}
-     *     at least this, its kernels run scalar throughout
+     *     at least this, its kernels run scalar throughout, its pieces on the threads
+     *     {@value #THREADS} asks for
      */
     StagedWrites(long jobBytes) {
-        engine = engineFor(jobBytes, Long.getLong(SCALAR_JOB_BYTES, -1), CopyEngine.defaults());
+        this(engineFor(jobBytes, Long.getLong(SCALAR_JOB_BYTES, -1), CopyEngine.defaults()), STAGE_BYTES,
+                Integer.getInteger(THREADS, 1));
+    }
+
+    /**
+     * @param stageBytes the largest piece
+     * @param threads the threads copying pieces, the calling one included, or 0 for one a core
+     *     (at most {@link #MAX_THREADS}); 1 where {@code engine} runs on several threads itself
+     */
+    StagedWrites(CopyEngine engine, long stageBytes, int threads) {
+        this.engine = engine;
+        this.stageBytes = stageBytes;
+        this.threads = threadsFor(engine, threads, Runtime.getRuntime().availableProcessors());
+    }
+
+    /**
+     * The property naming the threads that copy a scalar job's pieces (default 1; 0: one a core, at
+     * most {@link #MAX_THREADS}). Each copies whole pieces into two buffers of its own while the
+     * calling thread, copying too, writes them in order ({@link OrderedPieces}). On our 2-core
+     * machine under load (load 7-10) two threads took more wall time than one, 0.81 s against 0.70
+     * (median of 16 alternating runs; 0.03 s more CPU), as a process's threads there share one
+     * process group's turn on the cores and the second one's work is added to it; on an idle
+     * machine the second core is free (bench/RESULTS.md, "Convert end to end").
+     */
+    static final String THREADS = "tensorbuf.convert.threads";
+
+    /** The most threads copying a scalar job's pieces; the calling thread writing them in order is the limit. */
+    static final int MAX_THREADS = 4;
+
+    /** {@return the threads copying pieces: those asked, one a core for 0, 1 for an engine of several threads} */
+    static int threadsFor(CopyEngine engine, int asked, int cores) {
+        if (engine.config().parallelism() > 1) {
+            return 1;
+        }
+        return asked > 0 ? asked : Math.max(1, Math.min(MAX_THREADS, cores));
     }
 
     /**
@@ -101,50 +146,119 @@ final class StagedWrites implements AutoCloseable {
         }
         return channel -> {
             try {
-                pieces(source, target, 0, channel, progress);
+                List<TensorView> pieces = new ArrayList<>();
+                pieces(source, target, 0, pieces);
+                if (pieces.isEmpty()) {
+                    return;
+                }
+                long largest = 0;
+                for (TensorView piece : pieces) {
+                    largest = Math.max(largest, byteSize(piece, target));
+                }
+                int copying = Math.min(threads, pieces.size() / 2);
+                // Two buffers a copying thread: one being copied into while the other waits for its turn to be written.
+                MemoryBuffer[] ring = stages(copying > 1 ? Math.min(pieces.size(), 2 * copying) : 1, largest);
+                List<TensorView> into = destinations(pieces, target.dtype(), ring);
+                if (copying > 1) {
+                    new OrderedPieces(engine, pieces, into, ring.length).write(channel, progress, copying);
+                } else {
+                    for (int i = 0; i < pieces.size(); i++) {
+                        engine.copy(pieces.get(i), into.get(i));
+                        progress.advance(drain(into.get(i), channel));
+                    }
+                }
             } catch (IllegalArgumentException refused) {
                 throw inTheTensor(source, target, refused);
             }
         };
     }
 
-    /** Writes {@code v} (whose dims before {@code d} are all 1) in pieces of at most {@link #STAGE_BYTES}. */
-    private void pieces(TensorView v, ArrayShape target, int d, WritableByteChannel channel, Progress progress)
-            throws IOException {
+    /** Adds {@code v} (whose dims before {@code d} are all 1) to {@code out} in pieces of at most {@code stageBytes}, in order. */
+    private void pieces(TensorView v, ArrayShape target, int d, List<TensorView> out) {
         long bytes = byteSize(v, target);
-        if (bytes <= STAGE_BYTES || d >= v.rank()) {
-            write(v, target, bytes, channel, progress);
+        if (bytes == 0) {
+            return;
+        }
+        if (bytes <= stageBytes || d >= v.rank()) {
+            out.add(v);
             return;
         }
         long n = v.dims().get(d);
         long inner = bytes / n;
-        long step = Math.max(1, STAGE_BYTES / inner);
+        long step = Math.max(1, stageBytes / inner);
         for (long i = 0; i < n; i += step) {
             TensorView piece = slice(v, d, i, Math.min(n, i + step));
-            if (inner > STAGE_BYTES) {
-                pieces(piece, target, d + 1, channel, progress);
+            if (inner > stageBytes) {
+                pieces(piece, target, d + 1, out);
             } else {
-                write(piece, target, byteSize(piece, target), channel, progress);
+                out.add(piece);
             }
         }
     }
 
-    private void write(TensorView piece, ArrayShape target, long bytes, WritableByteChannel channel, Progress progress)
-            throws IOException {
-        if (bytes == 0) {
-            return;
+    /**
+     * {@return {@code count} buffers of at least {@code bytes} each} Each is a direct buffer's memory,
+     * zeroed by one native fill: an arena's native segment is zeroed by a Java loop, which in a fresh
+     * JVM runs interpreted, 10-12 ms for one buffer of 2 MiB (JFR, bench/RESULTS.md "Convert end to
+     * end"). A buffer too large for a direct buffer comes from the arena.
+     */
+    private MemoryBuffer[] stages(int count, long bytes) {
+        if (stages.length >= count && stageSize >= bytes) {
+            return stages;
         }
-        if (stage == null || stage.byteSize() < bytes) {
-            if (stage != null) {
-                stage.close();
+        long size = Math.max(bytes, stageSize);
+        MemoryBuffer[] grown = new MemoryBuffer[Math.max(count, stages.length)];
+        for (int i = 0; i < grown.length; i++) {
+            grown[i] = i < stages.length && stageSize >= size ? stages[i] : stage(size);
+        }
+        stages = grown;
+        stageSize = size;
+        return stages;
+    }
+
+    private MemoryBuffer stage(long bytes) {
+        if (bytes > Integer.MAX_VALUE - STAGE_ALIGNMENT) {
+            return arena.allocate(bytes);
+        }
+        MemorySegment direct = MemorySegment.ofBuffer(ByteBuffer.allocateDirect((int) (bytes + STAGE_ALIGNMENT)));
+        long skip = -direct.address() & (STAGE_ALIGNMENT - 1);
+        return MemoryBuffer.foreign(direct.asSlice(skip, bytes), MemorySpace.HOST, "convert's stage", NOTHING_TO_FREE);
+    }
+
+    /** A cache line: a direct buffer's memory is only 8- or 16-byte aligned (malloc). */
+    private static final int STAGE_ALIGNMENT = 64;
+    /** A direct buffer's memory is freed when the buffer is collected. */
+    private static final Runnable NOTHING_TO_FREE = () -> { };
+
+    /**
+     * {@return each piece's destination: its elements row-major from the start of buffer
+     * {@code ring[i % ring.length]}} Pieces of the same dims in the same buffer share one view, so
+     * that the destination's map, which a view builds at its first copy and keeps, is built once:
+     * built for each of 128 pieces it cost 20-25 ms of a 200 MB transpose, interpreted (JFR,
+     * bench/RESULTS.md "Convert end to end").
+     */
+    static List<TensorView> destinations(List<TensorView> pieces, DType dtype, MemoryBuffer[] ring) {
+        Map<List<Object>, TensorView> made = new HashMap<>();
+        List<TensorView> into = new ArrayList<>(pieces.size());
+        for (int i = 0; i < pieces.size(); i++) {
+            List<Long> dims = pieces.get(i).dims();
+            List<Object> key = List.of(i % ring.length, dims);
+            TensorView view = made.get(key);
+            if (view == null) {
+                long[] d = Extents.toArray(dims);
+                ArrayShape shape = ArrayShape.of(dtype, d).withLayout(XlaLayout.packedDescending(dtype, d.length));
+                view = TensorView.of(ring[i % ring.length].slice(0, shape.arraySize()), shape);
+                made.put(key, view);
             }
-            stage = arena.allocate(Math.max(bytes, Math.min(STAGE_BYTES, bytes * 4)));
+            into.add(view);
         }
-        long[] dims = Extents.toArray(piece.dims());
-        TensorView into = TensorView.of(stage.slice(0, bytes),
-                ArrayShape.of(target.dtype(), dims).withLayout(XlaLayout.packedDescending(target.dtype(), dims.length)));
-        engine.copy(piece, into);
-        MemorySegment data = stage.segment().asSlice(0, bytes);
+        return into;
+    }
+
+    /** Writes {@code view}'s buffer, a destination of {@link #destinations}, to {@code channel}; {@return its bytes} */
+    static long drain(TensorView view, WritableByteChannel channel) throws IOException {
+        MemorySegment data = view.buffer().segment();
+        long bytes = data.byteSize();
         for (long done = 0; done < bytes; ) {
             int n = (int) Math.min(1 << 30, bytes - done);
             ByteBuffer b = data.asSlice(done, n).asByteBuffer();
@@ -153,10 +267,10 @@ final class StagedWrites implements AutoCloseable {
             }
             done += n;
         }
-        progress.advance(bytes);
+        return bytes;
     }
 
-    private static long byteSize(TensorView v, ArrayShape target) {
+    static long byteSize(TensorView v, ArrayShape target) {
         long count = 1;
         for (long d : v.dims()) {
             count = Math.multiplyExact(count, d);
