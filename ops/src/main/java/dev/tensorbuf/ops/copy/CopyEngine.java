@@ -13,6 +13,7 @@ import dev.tensorbuf.ops.copy.internal.EngineScratch;
 import dev.tensorbuf.ops.copy.internal.Pointwise;
 import dev.tensorbuf.ops.copy.internal.PointwiseCopy;
 import dev.tensorbuf.ops.copy.internal.PointwiseSyntax;
+import dev.tensorbuf.ops.copy.internal.PackedPieces;
 import dev.tensorbuf.ops.copy.internal.PiecePairs;
 import dev.tensorbuf.ops.copy.internal.Reach;
 import dev.tensorbuf.ops.copy.internal.RefusedValue;
@@ -599,6 +600,47 @@ public final class CopyEngine {
     private record Banded(String reason) implements Route {
     }
 
+    /**
+     * A side (or both) over several pieces of packed sub-byte storage: its buffers are unpacked
+     * whole into byte-a-slot temporaries ({@link PackedPieces}), the copy runs over the same maps
+     * there as over any pieces, and a destination's temporaries are packed back whole.
+     */
+    private record Unpacked(boolean source, boolean destination) implements Route {
+    }
+
+    /**
+     * Copies (or, with {@code explained} given, explains into it) {@code src} into {@code dst}
+     * through byte-a-slot copies of the packed pieces' buffers ({@link Unpacked}).
+     *
+     * @return the staged sides, for an explanation
+     */
+    private List<CopyPlan.Explanation.Staged> unpacked(TensorView src, TensorView dst, Unpacked u,
+                                                       List<CopyPlan.Explanation> explained) {
+        boolean run = explained == null;
+        try (Allocator temporary = Allocators.shared()) {
+            PackedPieces a = u.source() ? PackedPieces.unpack(src, temporary, run) : null;
+            PackedPieces b = u.destination() ? PackedPieces.unpack(dst, temporary, run) : null;
+            TensorView from = a != null ? a.view() : src;
+            TensorView to = b != null ? b.view() : dst;
+            if (run) {
+                copy(from, to);
+                if (b != null) {
+                    b.packBack();
+                }
+            } else {
+                explained.add(explainHeld(from, to, null));
+            }
+            List<CopyPlan.Explanation.Staged> staged = new ArrayList<>(2);
+            if (a != null) {
+                staged.add(new CopyPlan.Explanation.Staged("source", a.bits(), 0, a.slots(), a.slots(), false));
+            }
+            if (b != null) {
+                staged.add(new CopyPlan.Explanation.Staged("destination", b.bits(), 0, b.slots(), b.slots(), true));
+            }
+            return staged;
+        }
+    }
+
     /** Bands a banded copy's rows start in; a band refused is halved, one of few boxes doubled. */
     private static final int FIRST_BANDS = 4;
 
@@ -710,6 +752,10 @@ public final class CopyEngine {
             return new ThroughTemporary("one side is packed sub-byte storage of one piece and the other over several"
                     + " pieces: the pieces are copied box by box through a dense temporary, the packed side staged whole");
         }
+        if (src.elementCount() > 0 && (PackedPieces.applies(src)
+                || PackedPieces.applies(dst) && PackedPieces.writable(dst))) {
+            return new Unpacked(PackedPieces.applies(src), PackedPieces.applies(dst));
+        }
         // A side with an access is one piece; only a side without one has its map asked (a packed
         // strided view builds it here, as staging would).
         if (src.elementCount() > 0 && (from.isEmpty() && !(src.map() instanceof ViewMap.Single)
@@ -798,6 +844,8 @@ public final class CopyEngine {
             }
         } else if (route instanceof Banded) {
             banded(src, dst, null, null);
+        } else if (route instanceof Unpacked u) {
+            unpacked(src, dst, u, null);
         } else {
             run(route, src, dst, affine);
         }
@@ -811,6 +859,8 @@ public final class CopyEngine {
             case Pieces p -> throw new IllegalStateException("a pair of pieces is one piece each: " + src + " -> " + dst);
             case Looped l -> throw new IllegalStateException("a looped box runs from its pair: " + src + " -> " + dst);
             case Banded b -> throw new IllegalStateException("a banded copy runs its bands: " + src + " -> " + dst);
+            case Unpacked u -> throw new IllegalStateException("an unpacked copy runs over its temporaries: " + src + " -> "
+                    + dst);
             case Staged(SubByteStaging.Staging staging) -> staging.run(executor);
             case Elements e -> ViewAdapter.copyElements(src, dst);
         }
@@ -1155,6 +1205,23 @@ public final class CopyEngine {
                         0, 0, reason, List.of());
             }
             case Pieces p -> throw new IllegalStateException("a pair of pieces is one piece each: " + from + " -> " + to);
+            case Unpacked u -> {
+                List<CopyPlan.Explanation> parts = new ArrayList<>();
+                List<CopyPlan.Explanation.Staged> staged = unpacked(src, dst, u, parts);
+                List<CopyPlan.Explanation.Temporary> temporaries = new ArrayList<>();
+                long bytes = 0;
+                for (CopyPlan.Explanation.Staged s : staged) {
+                    boolean source = s.side().equals("source");
+                    temporaries.add(new CopyPlan.Explanation.Temporary("every slot of the " + s.side() + "'s pieces'"
+                            + " buffers, a byte each", source ? src.dtype() : dst.dtype(), List.of(s.slots()),
+                            Math.max(1, s.slots())));
+                    bytes += (s.slots() + s.slots() * s.bits() / 8) * (s.packedBack() ? 2 : 1);
+                }
+                yield composite(CopyPlan.Explanation.Route.STAGED, from, to, n, parts, temporaries, staged, 0, bytes,
+                        "packed sub-byte storage over several pieces: every buffer of the pieces unpacked whole into a"
+                        + " byte a slot, the same maps copied over the copies box by box"
+                        + (u.destination() ? ", the destination's copies packed back whole" : ""), List.of());
+            }
             case Banded(String reason) -> {
                 List<CopyPlan.Explanation> parts = new ArrayList<>();
                 List<CopyPlan.Explanation.Piece> pieces = new ArrayList<>();

@@ -28,7 +28,12 @@ import java.util.Map;
  * pattern is longer than {@code MAX_PERIOD} rows, the outer dimension splits by the laps of the
  * value around {@code m} instead: per lap the run of rows where it holds throughout, and each row
  * where it holds in part. A modulo of one
- * dimension that wraps fewer times than it has residue classes splits into its runs. Each split
+ * dimension that wraps fewer times than it has residue classes splits into its runs. A floor
+ * division or modulo inside a constraint (an interior pad's {@code (L mod m) mod 2}) is read as
+ * affine in a box where its operand stays within one multiple of the divisor; a box where it
+ * does not splits by the laps of that operand first. Pieces whose domains are disjoint by their
+ * maps (a bound, or one constraint expression both bound, with disjoint intervals: a
+ * concatenation's parts) are not subtracted from one another. Each split
  * fixes a constraint as holding or narrows a dimension, so it ends without a bound on its depth.
  * Pure map math; arithmetic is overflow-checked ({@link ArithmeticException}).
  * {@snippet :
@@ -1146,6 +1151,34 @@ public final class DomainBoxes {
         if (a == 0) {
             return lo <= b && b <= hi ? new long[] {0, count - 1} : null;
         }
+        long low;
+        long high;
+        try {
+            if (a == Long.MIN_VALUE) {
+                throw new ArithmeticException("a quotient by Long.MIN_VALUE may overflow");
+            }
+            low = Math.subtractExact(lo, b);
+            high = Math.subtractExact(hi, b);
+        } catch (ArithmeticException overflow) {
+            return solveWide(a, b, lo, hi, count);
+        }
+        // a * k in [low, high], in longs: asked for every box of a cut
+        if (a > 0) {
+            first = Math.ceilDiv(low, a);
+            last = Math.floorDiv(high, a);
+        } else {
+            first = Math.ceilDiv(high, a);
+            last = Math.floorDiv(low, a);
+        }
+        first = Math.max(first, 0);
+        last = Math.min(last, count - 1);
+        return first <= last ? new long[] {first, last} : null;
+    }
+
+    /** {@return as {@link #solve}, in big integers: {@code lo - b} or {@code hi - b} overflows a long} */
+    private static long[] solveWide(long a, long b, long lo, long hi, long count) {
+        long first;
+        long last;
         // a * k in [lo - b, hi - b]
         BigInteger low = BigInteger.valueOf(lo).subtract(BigInteger.valueOf(b));
         BigInteger high = BigInteger.valueOf(hi).subtract(BigInteger.valueOf(b));

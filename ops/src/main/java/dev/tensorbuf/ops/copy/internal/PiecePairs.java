@@ -466,7 +466,7 @@ public final class PiecePairs {
     }
 
     private static Sides sides(TensorView src, TensorView dst, long[] dims, DomainBoxes.Regrouping regrouping, int limit) {
-        return sides(src, dst, dims, regrouping, limit, 0, dims[0]);
+        return sides(src, dst, dims, regrouping, limit, 0, dims.length == 0 ? 1 : dims[0]);
     }
 
     /** {@return both sides cut inside rows {@code [from, to)} of the first dimension} */
@@ -494,7 +494,7 @@ public final class PiecePairs {
         if (view.map() instanceof ViewMap.Single) {
             // Its map holds every index: no map is simplified, and its box is the view (or the band).
             Box whole = Box.whole(dims);
-            if (from > 0 || to < dims[0]) {
+            if (dims.length > 0 && (from > 0 || to < dims[0])) {
                 long[] start = whole.start().clone();
                 long[] count = whole.count().clone();
                 start[0] = from;
