@@ -189,8 +189,10 @@ class WrappingStaircaseCopyTest {
      * Copies a staircase of {@code stair} elements into a transposed view of {@code other}
      * elements, and a transposed view of {@code other} elements into a staircase of {@code stair}
      * elements, each against the reference.
+     *
+     * @return the explanation of the copy from the staircase
      */
-    private void roundTrip(Random random, DType stair, DType other, int parts, long minColumns, int maxWidth,
+    private Explanation roundTrip(Random random, DType stair, DType other, int parts, long minColumns, int maxWidth,
                            CopyEngine engine, String what) {
         DType from = stair;
         DType to = other;
@@ -224,6 +226,7 @@ class WrappingStaircaseCopyTest {
         engine.copy(src, into.view());
         reference(src, twin.view());
         assertSameBytes(twin.buffers(), into.buffers(), what + " into the staircase");
+        return e;
     }
 
     @Test
@@ -246,23 +249,16 @@ class WrappingStaircaseCopyTest {
     @Test
     void cutsPastTheCeilingAndOfTinyBoxesArePlannedBothWays() {
         CopyEngine engine = CopyEngine.of(1);
-        // roundTrip draws this seed first from a Random(3636): its source is this staircase.
-        long seed = new Random(3636).nextLong();
-        Staircase big = staircase(new Random(seed), DType.F32, 96, 0, 12, true, seed);
-        Explanation e = engine.explain(big.view(), transposed(DType.F32, big.view().dims().get(0),
-                big.view().dims().get(1), new ArrayList<>()));
-        assertTrue(e.parts().size() > 65_536, e.parts().size() + " boxes: " + e.reason());
-        assertTrue(e.reason().contains("a band of rows at a time"), e.reason());
-        roundTrip(new Random(3636), DType.F32, DType.F32, 96, 0, 12, engine, "past the ceiling");
+        Explanation big = roundTrip(new Random(3636), DType.F32, DType.F32, 96, 0, 12, engine, "past the ceiling");
+        assertTrue(big.parts().size() > 65_536, big.parts().size() + " boxes: " + big.reason());
+        assertTrue(big.reason().contains("a band of rows at a time"), big.reason());
 
-        Staircase tiny = staircase(new Random(seed + 7), DType.F32, 100, 0, 6, false, seed);
-        Explanation t = engine.explain(tiny.view(), transposed(DType.U8, tiny.view().dims().get(0),
-                tiny.view().dims().get(1), new ArrayList<>()));
-        assertTrue(tiny.view().elementCount() < 8 * t.parts().size() && t.parts().size() > 1024,
-                t.parts().size() + " boxes for " + tiny.view().elementCount() + " elements");
-        assertPlannedInForms(t, "tiny boxes");
         for (DType[] types : new DType[][] {{DType.F32, DType.U8}, {DType.BF16, DType.S4}}) {
-            roundTrip(new Random(seed + 7), types[0], types[1], 100, 0, 6, engine, "tiny " + types[0] + " -> " + types[1]);
+            Explanation tiny = roundTrip(new Random(3637), types[0], types[1], 100, 0, 6, engine,
+                    "tiny " + types[0] + " -> " + types[1]);
+            Explanation boxes = pieces(tiny);
+            assertTrue(boxes.elements() < 8 * boxes.parts().size() && boxes.parts().size() > 1024,
+                    boxes.parts().size() + " boxes for " + boxes.elements() + " elements");
         }
     }
 
@@ -275,10 +271,10 @@ class WrappingStaircaseCopyTest {
     @Test
     void staircasesOfPackedS4PartsAreUnpackedWholeAndPlannedInForms() {
         Random random = new Random(3638);
-        for (int round = 0; round < 8; round++) {
+        for (int round = 0; round < 5; round++) {
             DType other = TYPES.get(random.nextInt(TYPES.size()));
             CopyEngine engine = round % 3 == 0 ? CopyEngine.of(2) : CopyEngine.of(1);
-            roundTrip(random, DType.S4, other, 3 + random.nextInt(10), round < 2 ? 1025 : 0, 48, engine,
+            roundTrip(random, DType.S4, other, 3 + random.nextInt(10), round == 0 ? 1025 : 0, 48, engine,
                     "s4 round " + round + " -> " + other);
         }
         long seed = 36;
