@@ -41,14 +41,17 @@ import org.openjdk.jmh.annotations.Warmup;
  * <li>{@code parts21}: instead 21 parts {@code f32[2000,p]}, {@code p} the primes 11 to 97 (rows of
  *     1,043 joined), reshaped to rows of 2,000 and cropped: every row of the view wraps the joined
  *     rows, about 43,000 boxes of some 48 elements (2M elements), which went element by element;
- * <li>{@code parts64}: 64 parts {@code f32[2003,w]}, {@code w} 12 to 20 (rows of 1,036 joined),
- *     reshaped to rows of 2,001 and cropped: about 129,000 boxes of 16 elements (2M elements),
+ * <li>{@code parts64}: 64 parts {@code f32[2003,w]}, {@code w} 12 to 20 (rows of about 1,030
+ *     joined), reshaped to rows of 2,003 and cropped: about 130,000 boxes of 16 elements (2M elements),
  *     past the 65,536 a cut holds at once, so cut and copied a band of rows at a time (they went
  *     element by element);
  * <li>{@code ipad}: {@code f32[1001,700]} and {@code f32[1001,301]} joined along 1, padded with a
  *     fill column between every two columns (an interior pad, rows of 2,001), reshaped to rows of
  *     1,001 and cropped: about 11,000 boxes of stride 2 (2M elements; the pad's nested modulo
- *     halved down to boxes of about one element, and went element by element).
+ *     halved down to boxes of about one element, and went element by element);
+ * <li>{@code narrow}: 100 parts {@code f32[301,w]}, {@code w} 1 to 6, reshaped to rows of 301 and
+ *     cropped: boxes of under 8 elements on average (about 100,000 elements), which went element
+ *     by element.
  * </ul>
  * {@code firstCopy} is the first copy in a fresh JVM (one per fork: the cut, the planning and the
  * kernels before the JIT has compiled them); {@code repeated} a copy of the same views again and
@@ -69,8 +72,8 @@ public class StaircaseCopyBenchmark {
     private static final int ROWS = 2000;
     private static final int COLS = 2000;
 
-    /** The staircase: {@code tiny}, {@code rows1000}, {@code long}, {@code parts21}, {@code parts64} or {@code ipad}. */
-    @Param({"tiny", "rows1000", "long", "parts21", "parts64", "ipad"})
+    /** The staircase: {@code tiny}, {@code rows1000}, {@code long}, {@code parts21}, {@code parts64}, {@code ipad} or {@code narrow}. */
+    @Param({"tiny", "rows1000", "long", "parts21", "parts64", "ipad", "narrow"})
     public String shape;
 
     private TensorView src;
@@ -83,7 +86,7 @@ public class StaircaseCopyBenchmark {
     public void setUp() {
         arena = Allocators.shared();
         engine = CopyEngine.of(1);
-        if (shape.equals("parts64") || shape.equals("ipad")) {
+        if (shape.equals("parts64") || shape.equals("ipad") || shape.equals("narrow")) {
             setUpJoined();
             return;
         }
@@ -134,16 +137,17 @@ public class StaircaseCopyBenchmark {
         engine = CopyEngine.of(1);
     }
 
-    /** {@code parts64} and {@code ipad}: parts joined (and padded), reshaped to rows of {@code width} and cropped. */
+    /** {@code parts64}, {@code ipad} and {@code narrow}: parts joined (and padded), reshaped to rows as long as theirs, cropped. */
     private void setUpJoined() {
         boolean pad = shape.equals("ipad");
-        long rows = pad ? 1001 : 2003;
-        int[] widths = pad ? new int[] {700, 301} : new int[64];
+        boolean narrow = shape.equals("narrow");
+        long rows = pad ? 1001 : narrow ? 301 : 2003;
+        int[] widths = pad ? new int[] {700, 301} : new int[narrow ? 100 : 64];
         java.util.Random random = new java.util.Random(64);
         List<TensorView> parts = new java.util.ArrayList<>();
         long joined = 0;
         for (int k = 0; k < widths.length; k++) {
-            int w = pad ? widths[k] : 12 + random.nextInt(9);
+            int w = pad ? widths[k] : narrow ? 1 + random.nextInt(6) : 12 + random.nextInt(9);
             MemoryBuffer b = arena.allocate(rows * w * 4);
             for (long i = 0; i < rows * w; i++) {
                 b.segment().setAtIndex(ValueLayout.JAVA_FLOAT, i, i * 0.25f + k);
@@ -156,7 +160,8 @@ public class StaircaseCopyBenchmark {
             all = Ops.pad(all, new long[] {0, 0}, new long[] {0, 0}, new long[] {0, 1}, -1.0);
             joined = 2 * joined - 1;
         }
-        long width = pad ? 1001 : 2001;
+        // Rows of the view as long as the parts' rows: the reshape is exact.
+        long width = rows;
         long viewRows = rows * joined / width;
         src = Ops.slice(Ops.reshape(all, viewRows, width), new long[] {0, 1}, new long[] {viewRows, width - 1},
                 new long[] {1, 1});
@@ -168,7 +173,7 @@ public class StaircaseCopyBenchmark {
      * Times the first copy of {@code args[0]} in this JVM, then {@code args[1]} copies more, in the
      * thread's CPU time, and prints them.
      *
-     * @param args the shape ({@code tiny}, {@code rows1000}, {@code long}, {@code parts21}, {@code parts64}, {@code ipad}) and the copies after the first
+     * @param args the shape ({@code tiny}, {@code rows1000}, {@code long}, {@code parts21}, {@code parts64}, {@code ipad}, {@code narrow}) and the copies after the first
      */
     public static void main(String[] args) {
         StaircaseCopyBenchmark b = new StaircaseCopyBenchmark();
