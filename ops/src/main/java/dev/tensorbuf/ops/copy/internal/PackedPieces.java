@@ -29,12 +29,17 @@ public final class PackedPieces {
     private final TensorView view;
     private final List<MemoryBuffer> packed;
     private final List<MemoryBuffer> bytes;
+    private final List<MemoryBuffer> back;
+    private final List<MemoryBuffer> backBytes;
     private final int bits;
 
-    private PackedPieces(TensorView view, List<MemoryBuffer> packed, List<MemoryBuffer> bytes, int bits) {
+    private PackedPieces(TensorView view, List<MemoryBuffer> packed, List<MemoryBuffer> bytes, List<MemoryBuffer> back,
+                         List<MemoryBuffer> backBytes, int bits) {
         this.view = view;
         this.packed = packed;
         this.bytes = bytes;
+        this.back = back;
+        this.backBytes = backBytes;
         this.bits = bits;
     }
 
@@ -48,14 +53,27 @@ public final class PackedPieces {
         return !(view.map() instanceof ViewMap.Single) && bits < 8 && 8 % bits == 0;
     }
 
-    /** {@return whether every buffer of {@code view}'s pieces may be written: packing back writes them whole} */
+    /**
+     * {@return whether every buffer of {@code view}'s pieces other than a pad's fill may be
+     * written: packing back writes them whole (a fill is never written, and not packed back)}
+     */
     public static boolean writable(TensorView view) {
-        for (ViewMap.Single p : view.map().pieces()) {
-            if (p.buffer().isReadOnly()) {
+        for (MemoryBuffer b : data(view.map(), new java.util.ArrayList<>())) {
+            if (b.isReadOnly() || b.segment().isReadOnly()) {
                 return false;
             }
         }
         return true;
+    }
+
+    /** {@return {@code out} with the buffers of {@code map}'s pieces that are not a pad's fill added} */
+    private static List<MemoryBuffer> data(ViewMap map, List<MemoryBuffer> out) {
+        switch (map) {
+            case ViewMap.Single s -> out.add(s.buffer());
+            case ViewMap.Padded p -> data(p.data(), out);
+            case ViewMap.Concatenated c -> c.parts().forEach(part -> data(part, out));
+        }
+        return out;
     }
 
     /**
@@ -93,9 +111,23 @@ public final class PackedPieces {
                 return t;
             });
         }
+        // Only the data's buffers go back: a fill is read, never written, and may be read-only.
+        Map<MemoryBuffer, Boolean> data = new IdentityHashMap<>();
+        for (MemoryBuffer b : data(view.map(), new ArrayList<>())) {
+            data.put(b, true);
+        }
+        List<MemoryBuffer> back = new ArrayList<>();
+        List<MemoryBuffer> backBytes = new ArrayList<>();
+        for (int i = 0; i < packed.size(); i++) {
+            if (data.containsKey(packed.get(i))) {
+                back.add(packed.get(i));
+                backBytes.add(bytes.get(i));
+            }
+        }
         ViewMap map = over(view.map(), copies);
         TensorView unpacked = TensorView.over(map, ElementAccess.of(view.dtype()), Extents.toArray(view.dims()));
-        return new PackedPieces(unpacked, List.copyOf(packed), List.copyOf(bytes), bits);
+        return new PackedPieces(unpacked, List.copyOf(packed), List.copyOf(bytes), List.copyOf(back), List.copyOf(backBytes),
+                bits);
     }
 
     /** {@return the same map with each piece's buffer replaced by its copy} */
@@ -132,10 +164,13 @@ public final class PackedPieces {
         return bits;
     }
 
-    /** Packs every copy back into its buffer, whole: the slots a copy did not write go back as they were. */
+    /**
+     * Packs the copy of every data buffer (not a pad's fill) back into its buffer, whole: the slots
+     * a copy did not write go back as they were.
+     */
     public void packBack() {
-        for (int i = 0; i < packed.size(); i++) {
-            SubByteStaging.pack(bytes.get(i).segment(), packed.get(i).byteSize() * (8 / bits), bits, packed.get(i).segment(), 0);
+        for (int i = 0; i < back.size(); i++) {
+            SubByteStaging.pack(backBytes.get(i).segment(), back.get(i).byteSize() * (8 / bits), bits, back.get(i).segment(), 0);
         }
     }
 }

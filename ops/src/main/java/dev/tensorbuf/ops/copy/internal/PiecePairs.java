@@ -597,16 +597,19 @@ public final class PiecePairs {
             case AffineExpr.Mul(AffineExpr.Const(long c), AffineExpr r) -> scaled(linearInBox(r, box), c);
             case AffineExpr.FloorDiv(AffineExpr l, AffineExpr.Const(long m)) when m > 0 -> {
                 long[] a = linearInBox(l, box);
-                Long q = a == null ? null : oneQuotient(a, box, m);
+                long[] whole = a == null ? null : multiples(a, m);
+                Long q = whole == null ? null : oneQuotient(a, box, m);
                 if (q == null) {
-                    yield a == null ? null : divided(a, m);
+                    yield null;
                 }
-                long[] out = new long[rank + 1];
-                out[rank] = q;
-                yield out;
+                whole[rank] = q;
+                yield whole;
             }
             case AffineExpr.Mod(AffineExpr l, AffineExpr.Const(long m)) when m > 0 -> {
                 long[] a = linearInBox(l, box);
+                if (a != null) {
+                    multiples(a, m); // those terms leave the remainder as it is
+                }
                 Long q = a == null ? null : oneQuotient(a, box, m);
                 if (q == null) {
                     yield null;
@@ -619,23 +622,25 @@ public final class PiecePairs {
     }
 
     /**
-     * {@return {@code floor((c . k + b) / m)} as {@code (c / m) . k + floor(b / m)} when every
-     * {@code c} is a multiple of {@code m}, else null} An interior pad's data over a residue class
-     * of stride 2 reads {@code (2k + b) / 2}: element {@code k + b / 2}.
+     * Moves the terms of {@code a} (over the box's counters, constant last) whose coefficients
+     * are multiples of {@code m} out of it: {@code floor((c . k + b) / m)} is {@code (c' / m) . k}
+     * for those plus the floor of the rest, which then has one value over the box or none. A
+     * residue class of a staircase's rows steps {@code L} by a multiple of the joined row
+     * ({@code L / m} by a constant, {@code L mod m} not at all); an interior pad's stride-2 box
+     * reads {@code (2k + b) / 2}, element {@code k + b / 2}.
+     *
+     * @return the quotient's coefficients so far (its constant left 0), {@code a} keeping the rest
      */
-    private static long[] divided(long[] a, long m) {
+    private static long[] multiples(long[] a, long m) {
         int rank = a.length - 1;
+        long[] whole = new long[rank + 1];
         for (int d = 0; d < rank; d++) {
-            if (a[d] % m != 0) {
-                return null;
+            if (a[d] % m == 0) {
+                whole[d] = a[d] / m;
+                a[d] = 0;
             }
         }
-        long[] out = new long[rank + 1];
-        for (int d = 0; d < rank; d++) {
-            out[d] = a[d] / m;
-        }
-        out[rank] = Math.floorDiv(a[rank], m);
-        return out;
+        return whole;
     }
 
     private static long[] scaled(long[] a, long c) {
