@@ -42,16 +42,16 @@ import org.openjdk.jmh.annotations.Warmup;
  *     1,043 joined), reshaped to rows of 2,000 and cropped: every row of the view wraps the joined
  *     rows, about 43,000 boxes of some 48 elements (2M elements), which went element by element;
  * <li>{@code parts64}: 64 parts {@code f32[2003,w]}, {@code w} 12 to 20 (rows of about 1,030
- *     joined), reshaped to rows of 2,003 and cropped: about 130,000 boxes of 16 elements (2M elements),
+ *     joined), reshaped to rows of 2,003 and cropped: 129,049 boxes of 16 elements (2.1M elements),
  *     past the 65,536 a cut holds at once, so cut and copied a band of rows at a time (they went
  *     element by element);
  * <li>{@code ipad}: {@code f32[1001,700]} and {@code f32[1001,301]} joined along 1, padded with a
  *     fill column between every two columns (an interior pad, rows of 2,001), reshaped to rows of
- *     1,001 and cropped: about 11,000 boxes of stride 2 (2M elements; the pad's nested modulo
+ *     1,001 and cropped: 10,981 boxes of stride 2 (2M elements; the pad's nested modulo
  *     halved down to boxes of about one element, and went element by element);
  * <li>{@code narrow}: 100 parts {@code f32[301,w]}, {@code w} 1 to 6, reshaped to rows of 301 and
- *     cropped: boxes of under 8 elements on average (about 100,000 elements), which went element
- *     by element.
+ *     cropped (about 107,000 elements): its cut was refused for boxes under 8 elements on average
+ *     and went element by element; now 4,308 boxes (residue classes of rows, strided) of 21 forms.
  * </ul>
  * {@code firstCopy} is the first copy in a fresh JVM (one per fork: the cut, the planning and the
  * kernels before the JIT has compiled them); {@code repeated} a copy of the same views again and
