@@ -40,7 +40,18 @@ import org.openjdk.jmh.annotations.Warmup;
  * <li>{@code long}: rows of 2,000, 2,001 rows, about 4,000 boxes of some 1,000;
  * <li>{@code parts21}: instead 21 parts {@code f32[2000,p]}, {@code p} the primes 11 to 97 (rows of
  *     1,043 joined), reshaped to rows of 2,000 and cropped: every row of the view wraps the joined
- *     rows, about 43,000 boxes of some 48 elements (2M elements), which went element by element.
+ *     rows, about 43,000 boxes of some 48 elements (2M elements), which went element by element;
+ * <li>{@code parts64}: 64 parts {@code f32[2003,w]}, {@code w} 12 to 20 (rows of about 1,030
+ *     joined), reshaped to rows of 2,003 and cropped: 129,049 boxes of 16 elements (2.1M elements),
+ *     past the 65,536 a cut holds at once, so cut and copied a band of rows at a time (they went
+ *     element by element);
+ * <li>{@code ipad}: {@code f32[1001,700]} and {@code f32[1001,301]} joined along 1, padded with a
+ *     fill column between every two columns (an interior pad, rows of 2,001), reshaped to rows of
+ *     1,001 and cropped: 10,981 boxes of stride 2 (2M elements; the pad's nested modulo
+ *     halved down to boxes of about one element, and went element by element);
+ * <li>{@code narrow}: 100 parts {@code f32[301,w]}, {@code w} 1 to 6, reshaped to rows of 301 and
+ *     cropped (about 107,000 elements): its cut was refused for boxes under 8 elements on average
+ *     and went element by element; now 4,308 boxes (residue classes of rows, strided) of 21 forms.
  * </ul>
  * {@code firstCopy} is the first copy in a fresh JVM (one per fork: the cut, the planning and the
  * kernels before the JIT has compiled them); {@code repeated} a copy of the same views again and
@@ -61,8 +72,8 @@ public class StaircaseCopyBenchmark {
     private static final int ROWS = 2000;
     private static final int COLS = 2000;
 
-    /** The staircase: {@code tiny}, {@code rows1000}, {@code long} or {@code parts21}. */
-    @Param({"tiny", "rows1000", "long", "parts21"})
+    /** The staircase: {@code tiny}, {@code rows1000}, {@code long}, {@code parts21}, {@code parts64}, {@code ipad} or {@code narrow}. */
+    @Param({"tiny", "rows1000", "long", "parts21", "parts64", "ipad", "narrow"})
     public String shape;
 
     private TensorView src;
@@ -73,14 +84,18 @@ public class StaircaseCopyBenchmark {
     /** Allocates and fills both parts, builds the cropped staircase and its transposed destination. */
     @Setup(Level.Trial)
     public void setUp() {
+        arena = Allocators.shared();
+        engine = CopyEngine.of(1);
+        if (shape.equals("parts64") || shape.equals("ipad") || shape.equals("narrow")) {
+            setUpJoined();
+            return;
+        }
         long width = switch (shape) {
             case "tiny" -> 4;
             case "rows1000" -> 1000;
             case "long", "parts21" -> 2000;
             default -> throw new IllegalArgumentException("shape " + shape);
         };
-        arena = Allocators.shared();
-        engine = CopyEngine.of(1);
         if (shape.equals("parts21")) {
             List<TensorView> parts = new java.util.ArrayList<>();
             long joined = 0;
@@ -122,11 +137,43 @@ public class StaircaseCopyBenchmark {
         engine = CopyEngine.of(1);
     }
 
+    /** {@code parts64}, {@code ipad} and {@code narrow}: parts joined (and padded), reshaped to rows as long as theirs, cropped. */
+    private void setUpJoined() {
+        boolean pad = shape.equals("ipad");
+        boolean narrow = shape.equals("narrow");
+        long rows = pad ? 1001 : narrow ? 301 : 2003;
+        int[] widths = pad ? new int[] {700, 301} : new int[narrow ? 100 : 64];
+        java.util.Random random = new java.util.Random(64);
+        List<TensorView> parts = new java.util.ArrayList<>();
+        long joined = 0;
+        for (int k = 0; k < widths.length; k++) {
+            int w = pad ? widths[k] : narrow ? 1 + random.nextInt(6) : 12 + random.nextInt(9);
+            MemoryBuffer b = arena.allocate(rows * w * 4);
+            for (long i = 0; i < rows * w; i++) {
+                b.segment().setAtIndex(ValueLayout.JAVA_FLOAT, i, i * 0.25f + k);
+            }
+            parts.add(TensorView.of(b, "f32[" + rows + "," + w + "]{1,0}"));
+            joined += w;
+        }
+        TensorView all = Ops.concatenate(1, parts);
+        if (pad) {
+            all = Ops.pad(all, new long[] {0, 0}, new long[] {0, 0}, new long[] {0, 1}, -1.0);
+            joined = 2 * joined - 1;
+        }
+        // Rows of the view as long as the parts' rows: the reshape is exact.
+        long width = rows;
+        long viewRows = rows * joined / width;
+        src = Ops.slice(Ops.reshape(all, viewRows, width), new long[] {0, 1}, new long[] {viewRows, width - 1},
+                new long[] {1, 1});
+        dst = Ops.transpose(TensorView.of(arena.allocate(viewRows * (width - 2) * 4), "f32[" + (width - 2) + ","
+                + viewRows + "]{1,0}"), 1, 0);
+    }
+
     /**
      * Times the first copy of {@code args[0]} in this JVM, then {@code args[1]} copies more, in the
      * thread's CPU time, and prints them.
      *
-     * @param args the shape ({@code tiny}, {@code rows1000}, {@code long}, {@code parts21}) and the copies after the first
+     * @param args the shape ({@code tiny}, {@code rows1000}, {@code long}, {@code parts21}, {@code parts64}, {@code ipad}, {@code narrow}) and the copies after the first
      */
     public static void main(String[] args) {
         StaircaseCopyBenchmark b = new StaircaseCopyBenchmark();

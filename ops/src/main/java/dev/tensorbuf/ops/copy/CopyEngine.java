@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.copy;
 
+import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.internal.Access;
 import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import dev.tensorbuf.ops.internal.Sizes;
@@ -12,6 +13,7 @@ import dev.tensorbuf.ops.copy.internal.EngineScratch;
 import dev.tensorbuf.ops.copy.internal.Pointwise;
 import dev.tensorbuf.ops.copy.internal.PointwiseCopy;
 import dev.tensorbuf.ops.copy.internal.PointwiseSyntax;
+import dev.tensorbuf.ops.copy.internal.PackedPieces;
 import dev.tensorbuf.ops.copy.internal.PiecePairs;
 import dev.tensorbuf.ops.copy.internal.Reach;
 import dev.tensorbuf.ops.copy.internal.RefusedValue;
@@ -590,6 +592,130 @@ public final class CopyEngine {
     }
 
     /**
+     * Either side is made of pieces whose domains cut into more boxes than a cut holds at once
+     * ({@link DomainBoxes#CEILING}): the rows of the first dimension are cut and copied a band at
+     * a time ({@link PiecePairs#band}), each band's boxes as a copy over pieces does (boxes of one
+     * form sharing one loop nest), then dropped. Nothing of the cut is kept between copies.
+     */
+    private record Banded(String reason) implements Route {
+    }
+
+    /**
+     * A side (or both) over several pieces of packed sub-byte storage: its buffers are unpacked
+     * whole into byte-a-slot temporaries ({@link PackedPieces}), the copy runs over the same maps
+     * there as over any pieces, and a destination's temporaries are packed back whole.
+     */
+    private record Unpacked(boolean source, boolean destination) implements Route {
+    }
+
+    /**
+     * Copies (or, with {@code explained} given, explains into it) {@code src} into {@code dst}
+     * through byte-a-slot copies of the packed pieces' buffers ({@link Unpacked}).
+     *
+     * @return the staged sides, for an explanation
+     */
+    private List<CopyPlan.Explanation.Staged> unpacked(TensorView src, TensorView dst, Unpacked u,
+                                                       List<CopyPlan.Explanation> explained) {
+        boolean run = explained == null;
+        try (Allocator temporary = Allocators.shared()) {
+            PackedPieces a = u.source() ? PackedPieces.unpack(src, temporary, run) : null;
+            PackedPieces b = u.destination() ? PackedPieces.unpack(dst, temporary, run) : null;
+            TensorView from = a != null ? a.view() : src;
+            TensorView to = b != null ? b.view() : dst;
+            if (run) {
+                copy(from, to);
+                if (b != null) {
+                    b.packBack();
+                }
+            } else {
+                explained.add(explainHeld(from, to, null));
+            }
+            List<CopyPlan.Explanation.Staged> staged = new ArrayList<>(2);
+            if (a != null) {
+                staged.add(new CopyPlan.Explanation.Staged("source", a.bits(), 0, a.slots(), a.slots(), false));
+            }
+            if (b != null) {
+                staged.add(new CopyPlan.Explanation.Staged("destination", b.bits(), 0, b.slots(), b.slots(), true));
+            }
+            return staged;
+        }
+    }
+
+    /** Bands a banded copy's rows start in; a band refused is halved, one of few boxes doubled. */
+    private static final int FIRST_BANDS = 4;
+
+    /**
+     * Copies {@code src} into {@code dst} a band of rows at a time ({@link Banded}), or, with
+     * {@code explained} given, explains each box of each band into it (and each box's place into
+     * {@code pieces}) instead of copying. A band of one row still past the ceiling goes element
+     * by element (its explanation says so).
+     *
+     * @return the forms of loops the boxes strided on both sides shared
+     */
+    private int banded(TensorView src, TensorView dst, List<CopyPlan.Explanation> explained,
+                       List<CopyPlan.Explanation.Piece> pieces) {
+        long rows = src.dims().getFirst();
+        long step = Math.max(1, rows / FIRST_BANDS);
+        BoxRuns forms = new BoxRuns(executor.thresholdBytes());
+        if (explained == null) {
+            ViewAdapter.zeroTileSlots(dst);
+        }
+        long from = 0;
+        while (from < rows) {
+            long to = Math.min(rows, from + step);
+            List<PiecePairs.Pair> pairs;
+            try {
+                pairs = PiecePairs.band(src, dst, from, to).pairs();
+            } catch (DomainBoxes.TooManyBoxes many) {
+                if (to - from > 1) {
+                    step = Math.max(1, (to - from) / 2);
+                    continue;
+                }
+                long[] start = new long[src.dims().size()];
+                long[] limit = Extents.toArray(src.dims());
+                long[] strides = new long[start.length];
+                java.util.Arrays.fill(strides, 1);
+                start[0] = from;
+                limit[0] = to;
+                TensorView a = Ops.slice(src, start, limit, strides);
+                TensorView b = Ops.slice(dst, start, limit, strides);
+                Elements e = new Elements("row " + from + " alone " + many.getMessage());
+                if (explained == null) {
+                    run(e, a, b, null);
+                } else {
+                    explained.add(explainRoute(e, a, b, null));
+                }
+                from = to;
+                continue;
+            }
+            for (PiecePairs.Pair p : pairs) {
+                Step.Run loops = p.sourceStrides() != null && p.destinationStrides() != null
+                        ? forms.run(p.box().count(), p.sourceStrides(), src.dtype(), p.destinationStrides(), dst.dtype())
+                        : null;
+                Route r = loops != null ? new Looped(p, loops)
+                        : onePiece(p.src(), p.dst(), ViewAdapter.access(p.src()), ViewAdapter.destination(p.dst()));
+                if (explained == null) {
+                    if (loops != null) {
+                        executor.runLoops(loops, p.sourceStrides().buffer().segment(), src.dtype(),
+                                p.destinationStrides().buffer().segment(), dst.dtype());
+                    } else {
+                        run(r, p.src(), p.dst(), null);
+                    }
+                } else {
+                    explained.add(explainRoute(r, p.src(), p.dst(), null));
+                    pieces.add(new CopyPlan.Explanation.Piece(boxed(p.box().start()), boxed(p.box().step()),
+                            boxed(p.box().count()), p.sourcePiece(), p.destinationPiece(), p.sourceFill()));
+                }
+            }
+            if (pairs.size() < DomainBoxes.CEILING / 8) {
+                step = Math.min(rows, 2 * step);
+            }
+            from = to;
+        }
+        return forms.forms();
+    }
+
+    /**
      * {@return how {@code src} goes into {@code dst}} Reads and writes no element; planning a
      * single-access copy checks it as {@link AccessCopies#plan(Access, Access, ChannelAffine)} does. A
      * view of one piece with an access of its own (the common case) is planned at once: no
@@ -626,6 +752,10 @@ public final class CopyEngine {
             return new ThroughTemporary("one side is packed sub-byte storage of one piece and the other over several"
                     + " pieces: the pieces are copied box by box through a dense temporary, the packed side staged whole");
         }
+        if (src.elementCount() > 0 && (PackedPieces.applies(src)
+                || PackedPieces.applies(dst) && PackedPieces.writable(dst))) {
+            return new Unpacked(PackedPieces.applies(src), PackedPieces.applies(dst));
+        }
         // A side with an access is one piece; only a side without one has its map asked (a packed
         // strided view builds it here, as staging would).
         if (src.elementCount() > 0 && (from.isEmpty() && !(src.map() instanceof ViewMap.Single)
@@ -638,9 +768,11 @@ public final class CopyEngine {
             } catch (ArithmeticException overflow) {
                 return new Elements("the pieces' domains cannot be cut into boxes: an index computation overflows a long");
             } catch (DomainBoxes.TooManyBoxes many) {
-                return new Elements(many.getMessage() + (many.atCeiling()
-                        ? ": the most boxes any copy is cut into, which bounds the memory a cut holds"
-                        : ": more boxes, of fewer elements, than planning each pays for"));
+                if (src.dims().isEmpty() || !PiecePairs.refusesNothing(dst)) {
+                    return new Elements(many.getMessage() + ": the most boxes any copy is cut into at once, and the"
+                            + " destination may refuse an index, which must be found before anything is written");
+                }
+                return new Banded(many.getMessage());
             }
             // Boxes strided on both sides share their form's loops (a staircase's thousands of row
             // segments are a few hundred forms); the others are planned one by one.
@@ -710,6 +842,10 @@ public final class CopyEngine {
                     run(routes.get(i), pairs.get(i).src(), pairs.get(i).dst(), null);
                 }
             }
+        } else if (route instanceof Banded) {
+            banded(src, dst, null, null);
+        } else if (route instanceof Unpacked u) {
+            unpacked(src, dst, u, null);
         } else {
             run(route, src, dst, affine);
         }
@@ -722,6 +858,9 @@ public final class CopyEngine {
             case ThroughTemporary t -> throughTemporary(src, dst, affine, null);
             case Pieces p -> throw new IllegalStateException("a pair of pieces is one piece each: " + src + " -> " + dst);
             case Looped l -> throw new IllegalStateException("a looped box runs from its pair: " + src + " -> " + dst);
+            case Banded b -> throw new IllegalStateException("a banded copy runs its bands: " + src + " -> " + dst);
+            case Unpacked u -> throw new IllegalStateException("an unpacked copy runs over its temporaries: " + src + " -> "
+                    + dst);
             case Staged(SubByteStaging.Staging staging) -> staging.run(executor);
             case Elements e -> ViewAdapter.copyElements(src, dst);
         }
@@ -1066,6 +1205,35 @@ public final class CopyEngine {
                         0, 0, reason, List.of());
             }
             case Pieces p -> throw new IllegalStateException("a pair of pieces is one piece each: " + from + " -> " + to);
+            case Unpacked u -> {
+                List<CopyPlan.Explanation> parts = new ArrayList<>();
+                List<CopyPlan.Explanation.Staged> staged = unpacked(src, dst, u, parts);
+                List<CopyPlan.Explanation.Temporary> temporaries = new ArrayList<>();
+                long bytes = 0;
+                for (CopyPlan.Explanation.Staged s : staged) {
+                    boolean source = s.side().equals("source");
+                    temporaries.add(new CopyPlan.Explanation.Temporary("every slot of the " + s.side() + "'s pieces'"
+                            + " buffers, a byte each", source ? src.dtype() : dst.dtype(), List.of(s.slots()),
+                            Math.max(1, s.slots())));
+                    bytes += (s.slots() + s.slots() * s.bits() / 8) * (s.packedBack() ? 2 : 1);
+                }
+                yield composite(CopyPlan.Explanation.Route.STAGED, from, to, n, parts, temporaries, staged, 0, bytes,
+                        "packed sub-byte storage over several pieces: every buffer of the pieces unpacked whole into a"
+                        + " byte a slot, the same maps copied over the copies box by box"
+                        + (u.destination() ? ", the destination's copies packed back whole" : ""), List.of());
+            }
+            case Banded(String reason) -> {
+                List<CopyPlan.Explanation> parts = new ArrayList<>();
+                List<CopyPlan.Explanation.Piece> pieces = new ArrayList<>();
+                int forms = banded(src, dst, parts, pieces);
+                long zeroed = ViewAdapter.tileSlotBytes(dst);
+                yield composite(CopyPlan.Explanation.Route.PIECES, from, to, n, parts, List.of(), List.of(), zeroed, zeroed,
+                        reason + ": cut and copied a band of rows at a time, each band's boxes dropped before the next is"
+                        + " cut; their domains cut into " + pieces.size() + " boxes of one piece each side"
+                        + (forms == 0 ? "" : "; the boxes strided on both sides are " + forms
+                        + (forms == 1 ? " form" : " forms") + " of loops, each form's loop nest and kernel chosen once and"
+                        + " run at each box's offsets"), pieces);
+            }
             case Looped(PiecePairs.Pair p, Step.Run loops) -> {
                 long[] counts = p.box().count();
                 yield explainPlanned(AccessCopies.unchecked(BoxRuns.access(p.sourceStrides(), src.dtype(), counts),

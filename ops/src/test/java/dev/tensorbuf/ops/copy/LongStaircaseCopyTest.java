@@ -10,7 +10,6 @@ import dev.tensorbuf.ops.copy.CopyPlan.Explanation;
 import dev.tensorbuf.ops.copy.CopyPlan.Explanation.Route;
 import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
-import dev.tensorbuf.views.internal.DomainBoxes;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -104,7 +103,7 @@ class LongStaircaseCopyTest {
             Explanation e = engine.explain(src, dst);
             assertPlannedBoxByBox(e);
             assertTrue(e.parts().size() <= 5 * ROWS, e.parts().size() + " boxes");
-            assertTrue(2 * rows / e.parts().size() >= DomainBoxes.MIN_BOX_ELEMENTS, e.parts().size() + " boxes");
+            assertTrue(2 * rows / e.parts().size() >= 8, e.parts().size() + " boxes");
             engine.copy(src, dst);
             assertSameElements(src, dst);
         }

@@ -27,8 +27,9 @@ import org.junit.jupiter.api.Test;
  * cropped (a column or more off each side, sometimes every other row), so each row of the
  * view holds runs of many parts, boxes of a few elements each. These averaged under 64 elements
  * a box and went element by element; now each box is one loop nest of a shared form. Copied both
- * ways (the staircase as the source, and as the destination) in f32, bf16, u8 and s8, the other
- * side also in packed s4 (staged whole, the boxes copied through a dense temporary), against a
+ * ways (the staircase as the source, and as the destination) in f32, bf16, u8, s8 and packed s4
+ * (a packed side of one piece staged whole, the boxes copied through a dense temporary; packed
+ * parts unpacked whole, the boxes copied over byte-a-slot copies of their buffers), against a
  * brute-force reference: every index read through one view's element access and written
  * through the other's into an identical destination, compared byte for byte, every byte of the
  * destination's buffers included (so what a crop leaves out stays as it was).
@@ -150,7 +151,8 @@ class WrappingStaircaseCopyTest {
      */
     private static void assertPlannedInForms(Explanation e, String what) {
         Explanation pieces = pieces(e);
-        assertTrue(pieces != null && (e.route() == Route.PIECES || e.route() == Route.THROUGH_TEMPORARY),
+        assertTrue(pieces != null && (e.route() == Route.PIECES || e.route() == Route.THROUGH_TEMPORARY
+                        || e.route() == Route.STAGED),
                 what + ": " + e.route() + ", " + e.reason() + (e.parts().isEmpty() ? "" : "; " + e.parts().getFirst().reason()));
         assertEquals(0, elementCopies(e), what + ": " + e.reason());
         for (Explanation part : pieces.parts()) {
@@ -182,8 +184,10 @@ class WrappingStaircaseCopyTest {
      * Copies a staircase of {@code stair} elements into a transposed view of {@code other}
      * elements, and a transposed view of {@code other} elements into a staircase of {@code stair}
      * elements, each against the reference.
+     *
+     * @return the explanation of the copy from the staircase
      */
-    private void roundTrip(Random random, DType stair, DType other, int parts, long minColumns, int maxWidth,
+    private Explanation roundTrip(Random random, DType stair, DType other, int parts, long minColumns, int maxWidth,
                            CopyEngine engine, String what) {
         DType from = stair;
         DType to = other;
@@ -217,18 +221,114 @@ class WrappingStaircaseCopyTest {
         engine.copy(src, into.view());
         reference(src, twin.view());
         assertSameBytes(twin.buffers(), into.buffers(), what + " into the staircase");
+        return e;
     }
 
     @Test
     void randomWrappingStaircasesCopyAsTheElementReferenceBothWays() {
         Random random = new Random(36);
         for (int round = 0; round < 24; round++) {
-            // Packed s4 on the other side only: a staircase of packed parts stages each box, and a
-            // box over a strided family of rows reaches too many slots to stage.
+            // Packed s4 on the other side only here; staircases of packed parts have their own test.
             DType from = TYPES.get(random.nextInt(TYPES.size() - 1));
             DType to = TYPES.get(random.nextInt(TYPES.size()));
             CopyEngine engine = round % 3 == 0 ? CopyEngine.of(2) : CopyEngine.of(1);
             roundTrip(random, from, to, 3 + random.nextInt(10), 0, 48, engine, "round " + round + " " + from + " -> " + to);
+        }
+    }
+
+    /**
+     * Cuts that went element by element: past 65,536 boxes (96 parts of 3 to 12 columns, about
+     * 800,000 elements, cut and copied a band of rows at a time), and under 8 elements a box on
+     * average (100 parts of 1 to 6 columns). Both ways, against the reference, no element step.
+     */
+    @Test
+    void cutsPastTheCeilingAndOfTinyBoxesArePlannedBothWays() {
+        CopyEngine engine = CopyEngine.of(1);
+        Explanation big = roundTrip(new Random(3636), DType.F32, DType.F32, 96, 0, 12, engine, "past the ceiling");
+        assertTrue(big.parts().size() > 65_536, big.parts().size() + " boxes: " + big.reason());
+        assertTrue(big.reason().contains("a band of rows at a time"), big.reason());
+
+        for (DType[] types : new DType[][] {{DType.F32, DType.U8}, {DType.BF16, DType.S4}}) {
+            Explanation tiny = roundTrip(new Random(3637), types[0], types[1], 100, 0, 6, engine,
+                    "tiny " + types[0] + " -> " + types[1]);
+            Explanation boxes = pieces(tiny);
+            assertTrue(boxes.elements() < 8 * boxes.parts().size() && boxes.parts().size() > 1024,
+                    boxes.parts().size() + " boxes for " + boxes.elements() + " elements");
+        }
+    }
+
+    /**
+     * Staircases whose own parts are packed s4: every buffer of the parts is unpacked whole into a
+     * byte a slot, and the boxes are copied over the same maps there in shared forms (staged box
+     * by box before, a family of rows reaching too many slots went element by element); as a
+     * destination, the copies are packed back whole, so what the crop leaves keeps its bits.
+     */
+    @Test
+    void staircasesOfPackedS4PartsAreUnpackedWholeAndPlannedInForms() {
+        Random random = new Random(3638);
+        for (int round = 0; round < 5; round++) {
+            DType other = TYPES.get(random.nextInt(TYPES.size()));
+            CopyEngine engine = round % 3 == 0 ? CopyEngine.of(2) : CopyEngine.of(1);
+            roundTrip(random, DType.S4, other, 3 + random.nextInt(10), round == 0 ? 1025 : 0, 48, engine,
+                    "s4 round " + round + " -> " + other);
+        }
+        long seed = 36;
+        Staircase s = staircase(new Random(seed), DType.S4, 6, 0, 40, false, seed);
+        Explanation e = CopyEngine.of(1).explain(s.view(), transposed(DType.S8, s.view().dims().get(0),
+                s.view().dims().get(1), new ArrayList<>()));
+        assertEquals(Route.STAGED, e.route(), e.reason());
+        assertEquals(1, e.staging().size(), e.reason());
+        assertEquals("source", e.staging().getFirst().side());
+        assertEquals(Route.PIECES, e.parts().getFirst().route(), e.parts().getFirst().reason());
+    }
+
+    /**
+     * A reshape over an interior pad: the joined parts padded with one fill column between every
+     * two columns, reshaped and cropped. The pad's {@code (L mod m) mod 2} is cut by the laps of
+     * {@code L mod m} into boxes of stride 2 (it halved down to boxes of about one element, and
+     * went element by element).
+     */
+    @Test
+    void aReshapeOverAnInteriorPadIsPlannedInStridedBoxes() {
+        Random random = new Random(3637);
+        for (int round = 0; round < 6; round++) {
+            DType type = TYPES.get(random.nextInt(TYPES.size() - 1));
+            List<TensorView> parts = new ArrayList<>();
+            List<MemoryBuffer> buffers = new ArrayList<>();
+            long rows = 40 + random.nextInt(400);
+            long joined = 0;
+            for (int k = 0, n = 2 + random.nextInt(4); k < n; k++) {
+                long w = 3 + random.nextInt(200);
+                MemoryBuffer b = arena.allocate(bytes(type, rows * w));
+                TensorView part = TensorView.of(b, shape(type, rows, w));
+                fill(part, random);
+                parts.add(part);
+                joined += w;
+            }
+            TensorView padded = Ops.pad(Ops.concatenate(1, parts), new long[] {0, 0}, new long[] {0, 0},
+                    new long[] {0, 1}, 5.0);
+            long cols = 2 * joined - 1;
+            // Rows of the view: a divisor of rows * cols past a few columns, so the reshape is exact.
+            long width = cols + 1 + random.nextInt((int) cols);
+            while (rows * cols % width != 0) {
+                width++;
+            }
+            long viewRows = rows * cols / width;
+            TensorView src = Ops.slice(Ops.reshape(padded, viewRows, width), new long[] {0, 1},
+                    new long[] {viewRows, width - 1}, new long[] {1, 1});
+            DType to = TYPES.get(random.nextInt(TYPES.size()));
+            List<MemoryBuffer> planned = new ArrayList<>();
+            List<MemoryBuffer> expected = new ArrayList<>();
+            TensorView dst = transposed(to, viewRows, width - 2, planned);
+            TensorView ref = transposed(to, viewRows, width - 2, expected);
+            CopyEngine engine = CopyEngine.of(1 + round % 2);
+            String what = "round " + round + " " + src + " -> " + to;
+            Explanation e = engine.explain(src, dst);
+            assertPlannedInForms(e, what);
+            assertTrue(src.elementCount() >= 16 * e.parts().size(), what + ": " + e.parts().size() + " boxes");
+            engine.copy(src, dst);
+            reference(src, ref);
+            assertSameBytes(expected, planned, what);
         }
     }
 

@@ -28,7 +28,12 @@ import java.util.Map;
  * pattern is longer than {@code MAX_PERIOD} rows, the outer dimension splits by the laps of the
  * value around {@code m} instead: per lap the run of rows where it holds throughout, and each row
  * where it holds in part. A modulo of one
- * dimension that wraps fewer times than it has residue classes splits into its runs. Each split
+ * dimension that wraps fewer times than it has residue classes splits into its runs. A floor
+ * division or modulo inside a constraint (an interior pad's {@code (L mod m) mod 2}) is read as
+ * affine in a box where its operand stays within one multiple of the divisor; a box where it
+ * does not splits by the laps of that operand first. Pieces whose domains are disjoint by their
+ * maps (a bound, or one constraint expression both bound, with disjoint intervals: a
+ * concatenation's parts) are not subtracted from one another. Each split
  * fixes a constraint as holding or narrows a dimension, so it ends without a bound on its depth.
  * Pure map math; arithmetic is overflow-checked ({@link ArithmeticException}).
  * {@snippet :
@@ -271,6 +276,17 @@ public final class DomainBoxes {
      *     the pieces' boxes from one another takes more than {@code max(MAX_BOXES^2, 64 * limit)} steps
      */
     public static List<Placed> of(List<IndexingMap> maps, long[] dims, int limit) {
+        return of(maps, dims, limit, 0, dims.length == 0 ? 1 : dims[0]);
+    }
+
+    /**
+     * {@return as {@link #of(List, long[], int)}, inside the band {@code [from, to)} of the first
+     * dimension only} A cut past {@link #CEILING} boxes is made a band at a time, each copied and
+     * dropped before the next is cut, so no more than a band's boxes are held at once.
+     *
+     * @throws TooManyBoxes as {@link #of(List, long[], int)}, for the band's boxes
+     */
+    public static List<Placed> of(List<IndexingMap> maps, long[] dims, int limit, long from, long to) {
         limit = Math.min(limit, CEILING);
         List<Placed> out = new ArrayList<>();
         long subtractions = 0;
@@ -283,36 +299,106 @@ public final class DomainBoxes {
         long budget = Math.max((long) MAX_BOXES * MAX_BOXES, Math.multiplyExact((long) limit, STEPS_PER_BOX));
         List<Box> claimed = new ArrayList<>();
         Claimed near = new Claimed(claimed);
+        boolean[][] apart = apart(maps);
         for (int p = 0; p < maps.size(); p++) {
-            List<Box> mine = domain(maps.get(p), dims, limit);
+            List<Box> mine = domain(maps.get(p), dims, limit, from, to);
+            boolean alone = true;
+            for (int q = 0; q < p; q++) {
+                alone &= apart[p][q];
+            }
             for (Box b : mine) {
+                if (alone) {
+                    // No piece before it can hold an index of its domain: nothing to subtract.
+                    out.add(new Placed(b, p));
+                    continue;
+                }
                 List<Box> left = List.of(b);
                 int[] meet = near.meeting(b);
                 subtractions += near.visited + 1;
                 if (subtractions > budget) {
                     throw new TooManyBoxes(out.size() + mine.size(), limit);
                 }
-                for (int i : meet) {
-                    subtractions += left.size();
+                // In order of where the claimed boxes start: a part of b left wholly above the next
+                // one is above all the rest and is set aside, and the others are cut only by the
+                // boxes they meet (a pad's fill, one box, less thousands of data boxes, cut all of
+                // its parts by each of them).
+                Integer[] byStart = new Integer[meet.length];
+                for (int k = 0; k < meet.length; k++) {
+                    byStart[k] = meet[k];
+                }
+                if (b.rank() > 0) {
+                    Arrays.sort(byStart, (x, y) -> x.equals(y) ? 0 : claimed.get(x).start()[0] != claimed.get(y).start()[0]
+                            ? Long.compare(claimed.get(x).start()[0], claimed.get(y).start()[0]) : Integer.compare(x, y));
+                }
+                List<Box> done = new ArrayList<>();
+                for (int i : byStart) {
+                    Box c = claimed.get(i);
+                    subtractions += 1 + left.size() / 16;
                     if (subtractions > budget) {
                         throw new TooManyBoxes(out.size() + mine.size(), limit);
                     }
-                    List<Box> next = new ArrayList<>();
+                    List<Box> next = new ArrayList<>(left.size() + 4);
                     for (Box x : left) {
-                        next.addAll(x.minus(claimed.get(i)));
+                        if (x.rank() > 0 && x.last(0) < c.start()[0]) {
+                            done.add(x);
+                        } else if (!x.spansMeet(c)) {
+                            next.add(x);
+                        } else {
+                            subtractions++;
+                            next.addAll(x.minus(c));
+                        }
                     }
                     left = next;
                 }
-                for (Box x : left) {
+                done.addAll(left);
+                for (Box x : done) {
                     out.add(new Placed(x, p));
                 }
                 if (out.size() > limit) {
                     throw new TooManyBoxes(out.size(), limit);
                 }
             }
-            near.add(mine);
+            if (out.size() > limit) {
+                throw new TooManyBoxes(out.size(), limit);
+            }
+            boolean needed = false;
+            for (int q = p + 1; q < maps.size(); q++) {
+                needed |= !apart[q][p];
+            }
+            // Only boxes a later piece may meet are kept for searching: a concatenation's parts,
+            // disjoint by their constraints, are never searched (the search grew with the square
+            // of a row's boxes, most of a staircase's cut).
+            near.add(needed ? mine : List.of());
         }
         return out;
+    }
+
+    /**
+     * {@return {@code apart[p][q]}: whether pieces {@code p} and {@code q} hold no index in
+     * common, read off their maps} Two domains are apart when a dimension's bounds, or one
+     * constraint expression both maps bound (a concatenation's parts after a reshape bound the same
+     * {@code L mod m}), have disjoint intervals.
+     */
+    private static boolean[][] apart(List<IndexingMap> maps) {
+        int n = maps.size();
+        boolean[][] apart = new boolean[n][n];
+        for (int p = 0; p < n; p++) {
+            IndexingMap a = maps.get(p);
+            for (int q = 0; q < p; q++) {
+                IndexingMap b = maps.get(q);
+                boolean disjoint = false;
+                for (int d = 0; d < a.dimBounds().size() && d < b.dimBounds().size() && !disjoint; d++) {
+                    disjoint = a.dimBounds().get(d).intersect(b.dimBounds().get(d)).isEmpty();
+                }
+                for (Map.Entry<AffineExpr, Interval> c : a.constraints().entrySet()) {
+                    Interval other = disjoint ? null : b.constraints().get(c.getKey());
+                    disjoint |= other != null && c.getValue().intersect(other).isEmpty();
+                }
+                apart[p][q] = disjoint;
+                apart[q][p] = disjoint;
+            }
+        }
+        return apart;
     }
 
     /** Subtraction steps a cut may take per box it is allowed. */
@@ -403,8 +489,7 @@ public final class DomainBoxes {
     }
 
     /**
-     * Boxes a side may be cut into whatever its size ({@link #limit} allows more to a large copy).
-     * Past it a small copy is cheaper element by element than planned box by box. A reshape of a
+     * Boxes a cut of a single domain ({@link #domain(IndexingMap, long[])}) is allowed. A reshape of a
      * concatenation, which cuts into a box per row segment, is regrouped first ({@link #regroupings})
      * into a box a piece; a staircase no regrouping names (a crop or stepped slice of one) is a box
      * per run of its repeating row pattern, each over a residue class of the rows. What still
@@ -413,37 +498,13 @@ public final class DomainBoxes {
     public static final int MAX_BOXES = 1024;
 
     /**
-     * Boxes a side is never cut into more than, whatever its size: a box and the pair it makes
-     * hold some hundreds of bytes, so a cut stays under some tens of MiB (a staircase of a billion
-     * rows is not listed row by row).
+     * Boxes a copy's cut holds at once, whatever its size: a box and the pair it makes hold some
+     * hundreds of bytes, so a cut stays under some tens of MiB. A copy past it is cut a band of rows
+     * at a time (a staircase of a billion rows is never listed whole).
      */
     public static final int CEILING = 1 << 16;
 
-    /**
-     * Elements a box must hold, on average, for a copy cut past {@link #MAX_BOXES} boxes to be
-     * allowed them. A box strided on both sides is run by its form's loop nest at its offsets (no
-     * plan of its own), some hundreds of nanoseconds a box once cut; the element pass costs 50 to
-     * 75 ns an element with two pieces and more with many (it looks up each index's piece). Measured
-     * (thread CPU, f32 staircases of 1 to 4 million elements into a transposed destination):
-     * boxes of 48 elements (a concatenation of 21 narrow parts reshaped to rows of 2,000) copy
-     * 12x faster than the element pass, the first copy of the shape (which cuts) 6x. A cut whose
-     * first sixteenth of a piece's indices projects past the limit stops there, so a refused first
-     * copy costs about the element pass, not 2.5x it (the cut run to the limit).
-     */
-    public static final long MIN_BOX_ELEMENTS = 8;
-
-    /**
-     * {@return the boxes a side of a copy of {@code elements} elements may be cut into}
-     * {@link #MAX_BOXES}, or one box per {@link #MIN_BOX_ELEMENTS} elements when that is more, up
-     * to {@link #CEILING}: a large staircase with no repeating row pattern (a crop of a reshaped
-     * concatenation whose rows are longer than {@code MAX_PERIOD}) is a box per row segment, each
-     * of hundreds of elements, which planned pays for its planning.
-     */
-    public static int limit(long elements) {
-        return (int) Math.max(MAX_BOXES, Math.min(CEILING, elements / MIN_BOX_ELEMENTS));
-    }
-
-    /** A side's domains cut into more than the boxes allowed: the copy goes element by element. */
+    /** A side's domains cut into more than the boxes allowed: a copy is then cut a band of rows at a time. */
     public static final class TooManyBoxes extends RuntimeException {
         private final long boxes;
         private final int limit;
@@ -640,6 +701,10 @@ public final class DomainBoxes {
     }
 
     private static List<Box> domain(IndexingMap map, long[] dims, int limit) {
+        return domain(map, dims, limit, 0, dims.length == 0 ? 1 : dims[0]);
+    }
+
+    private static List<Box> domain(IndexingMap map, long[] dims, int limit, long from, long to) {
         int rank = dims.length;
         if (map.dims().size() != rank) {
             throw new IllegalArgumentException("a piece's map has " + map.dims().size() + " dimensions, its view " + rank
@@ -652,7 +717,8 @@ public final class DomainBoxes {
         long[] step = new long[rank];
         long[] count = new long[rank];
         for (int d = 0; d < rank; d++) {
-            Interval b = map.dimBounds().get(d).intersect(new Interval(0, dims[d] - 1));
+            Interval b = map.dimBounds().get(d).intersect(d == 0 ? new Interval(Math.max(0, from), Math.min(dims[d], to) - 1)
+                    : new Interval(0, dims[d] - 1));
             if (b.isEmpty()) {
                 return List.of();
             }
@@ -681,6 +747,7 @@ public final class DomainBoxes {
             }
             Work w = work.pop();
             int open = -1;
+            int clean = 0;
             boolean empty = false;
             for (int i = 0; i < constraints.size() && !empty; i++) {
                 if (w.holds()[i]) {
@@ -698,6 +765,16 @@ public final class DomainBoxes {
                     empty = true;
                 } else if (open < 0) {
                     open = i;
+                } else if (clean <= 0) {
+                    // A constraint affine over the box (or a modulo of one) cuts it cleanly; a
+                    // nested one (an interior pad's (L mod m) mod 2) is affine once the others have cut.
+                    if (clean == 0) {
+                        clean = clean(constraints.get(open).expr(), w.box()) ? 1 : -1;
+                    }
+                    if (clean < 0 && clean(c.expr(), w.box())) {
+                        open = i;
+                        clean = 1;
+                    }
                 }
             }
             if (empty) {
@@ -753,7 +830,7 @@ public final class DomainBoxes {
         long[] constant = new long[1];
         if (vars.size() == 1) {
             int d = vars.getFirst();
-            if (Linear.extract(c.expr(), coefficients, constant)) {
+            if (linear(c.expr(), box, coefficients, constant)) {
                 // a * (start + step * k) + rest in [lo, hi]: the k of one run.
                 long[] ab = affineInK(box, d, coefficients, constant[0]);
                 long[] ks = solve(ab[0], ab[1], c.lo(), c.hi(), box.count()[d]);
@@ -763,7 +840,7 @@ public final class DomainBoxes {
                 return;
             }
             if (c.expr() instanceof AffineExpr.Mod(AffineExpr inner, AffineExpr.Const(long m)) && m != 0 && m != Long.MIN_VALUE
-                    && Linear.extract(inner, coefficients, constant)) {
+                    && linear(inner, box, coefficients, constant)) {
                 long mod = Math.abs(m);
                 long[] ab = affineInK(box, d, coefficients, constant[0]);
                 long period = period(ab[0], 1, mod);
@@ -782,11 +859,14 @@ public final class DomainBoxes {
                     return;
                 }
             }
+            if (termLaps(w, c.expr(), d, work)) {
+                return;
+            }
             halve(w, d, work);
             return;
         }
         if (c.expr() instanceof AffineExpr.Mod(AffineExpr inner, AffineExpr.Const(long m)) && m > 0
-                && Linear.extract(inner, coefficients, constant)) {
+                && linear(inner, box, coefficients, constant)) {
             // A staircase: (sum a_i * d_i) mod m over several dimensions. The outer dimension's
             // term repeats every m / gcd(a * step, m) of its values, so its residue classes are
             // a box each in which that term is one constant mod m: a strided family of the
@@ -811,7 +891,7 @@ public final class DomainBoxes {
             halve(w, d, work);
             return;
         }
-        if (Linear.extract(c.expr(), coefficients, constant)) {
+        if (linear(c.expr(), box, coefficients, constant)) {
             // The outer dimension (largest stride): the run of it where the constraint holds
             // whatever the others are, one value at a time where it holds for some of them.
             int d = vars.getFirst();
@@ -852,6 +932,204 @@ public final class DomainBoxes {
         halve(w, vars.getFirst(), work);
     }
 
+    /** {@return whether {@code e}, or the operand of a modulo {@code e}, is affine over {@code box}} */
+    private static boolean clean(AffineExpr e, Box box) {
+        long[] coefficients = new long[box.rank()];
+        long[] constant = new long[1];
+        return linear(e, box, coefficients, constant)
+                || e instanceof AffineExpr.Mod(AffineExpr inner, AffineExpr.Const c) && linear(inner, box, coefficients, constant);
+    }
+
+    /**
+     * {@return whether {@code e} is affine over {@code box}}: affine in the dimensions, or so once
+     * each floor division and modulo by a positive constant whose operand stays within one multiple
+     * of the divisor over the box is replaced by its one quotient (an interior pad's
+     * {@code (L mod 13) mod 2} inside one lap of {@code L} is {@code (L - 13q) mod 2}). On true,
+     * {@code coefficients} and {@code constant[0]} hold its terms there.
+     */
+    private static boolean linear(AffineExpr e, Box box, long[] coefficients, long[] constant) {
+        if (Linear.extract(e, coefficients, constant)) {
+            return true;
+        }
+        try {
+            long[] t = terms(e, box);
+            if (t == null) {
+                return false;
+            }
+            System.arraycopy(t, 0, coefficients, 0, coefficients.length);
+            constant[0] = t[coefficients.length];
+            return true;
+        } catch (ArithmeticException overflow) {
+            return false;
+        }
+    }
+
+    /** {@return {c_0, ..., c_{n-1}, b}: {@code e} over {@code box} as {@code sum c_d * d + b}, or null} */
+    private static long[] terms(AffineExpr e, Box box) {
+        int rank = box.rank();
+        return switch (e) {
+            case AffineExpr.Const(long v) -> {
+                long[] out = new long[rank + 1];
+                out[rank] = v;
+                yield out;
+            }
+            case AffineExpr.Dim(int i) when i < rank -> {
+                long[] out = new long[rank + 1];
+                out[i] = 1;
+                yield out;
+            }
+            case AffineExpr.Add(AffineExpr l, AffineExpr r) -> {
+                long[] a = terms(l, box);
+                long[] b = a == null ? null : terms(r, box);
+                if (b != null) {
+                    for (int d = 0; d <= rank; d++) {
+                        a[d] = Math.addExact(a[d], b[d]);
+                    }
+                }
+                yield b == null ? null : a;
+            }
+            case AffineExpr.Mul(AffineExpr l, AffineExpr.Const(long c)) -> scaled(terms(l, box), c);
+            case AffineExpr.Mul(AffineExpr.Const(long c), AffineExpr r) -> scaled(terms(r, box), c);
+            case AffineExpr.FloorDiv(AffineExpr l, AffineExpr.Const(long m)) when m > 0 -> {
+                long[] a = terms(l, box);
+                Long q = a == null ? null : quotient(a, box, m);
+                if (q == null) {
+                    yield null;
+                }
+                long[] out = new long[rank + 1];
+                out[rank] = q;
+                yield out;
+            }
+            case AffineExpr.Mod(AffineExpr l, AffineExpr.Const(long m)) when m > 0 -> {
+                long[] a = terms(l, box);
+                Long q = a == null ? null : quotient(a, box, m);
+                if (q == null) {
+                    yield null;
+                }
+                a[rank] = Math.subtractExact(a[rank], Math.multiplyExact(q, m));
+                yield a;
+            }
+            default -> null;
+        };
+    }
+
+    private static long[] scaled(long[] a, long c) {
+        if (a != null) {
+            for (int d = 0; d < a.length; d++) {
+                a[d] = Math.multiplyExact(a[d], c);
+            }
+        }
+        return a;
+    }
+
+    /** {@return the one value of {@code floor((sum a_d * d + b) / m)} over {@code box}, or null when it takes several} */
+    private static Long quotient(long[] a, Box box, long m) {
+        int rank = box.rank();
+        long lo = a[rank];
+        long hi = a[rank];
+        for (int d = 0; d < rank; d++) {
+            long x = Math.multiplyExact(a[d], box.start()[d]);
+            long y = Math.multiplyExact(a[d], box.last(d));
+            lo = Math.addExact(lo, Math.min(x, y));
+            hi = Math.addExact(hi, Math.max(x, y));
+        }
+        long q = Math.floorDiv(lo, m);
+        return q == Math.floorDiv(hi, m) ? q : null;
+    }
+
+    /**
+     * Cuts dimension {@code d} (the only one {@code e} varies with over {@code w}'s box) into the
+     * runs where a floor division or modulo inside {@code e}, by a positive constant, of an
+     * expression affine over the box, has one quotient: afterwards that term is affine there
+     * ({@link #linear}). An interior pad's {@code (L mod 13) mod 2} over a row that wraps {@code L}
+     * is then a run per lap, each a residue class of stride 2, not halved down to single elements.
+     *
+     * @return whether it cut: not when no such term varies, or its laps are as many as the run's indices
+     */
+    private static boolean termLaps(Work w, AffineExpr e, int d, Deque<Work> work) {
+        Box box = w.box();
+        long[] t = wrapping(e, box);
+        if (t == null) {
+            return false;
+        }
+        int rank = box.rank();
+        try {
+            long m = t[rank + 1];
+            long a = Math.multiplyExact(t[d], box.step()[d]);
+            long b = t[rank];
+            for (int x = 0; x < rank; x++) {
+                if (x != d) {
+                    b = Math.addExact(b, Math.multiplyExact(t[x], box.start()[x]));
+                }
+            }
+            b = Math.addExact(b, Math.multiplyExact(t[d], box.start()[d]));
+            long count = box.count()[d];
+            long first = Math.floorDiv(b, m);
+            long last = Math.floorDiv(Math.addExact(Math.multiplyExact(a, count - 1), b), m);
+            long qLo = Math.min(first, last);
+            long qHi = Math.max(first, last);
+            if (Math.subtractExact(qHi, qLo) + 1 >= count) {
+                return false;
+            }
+            List<Work> cut = new ArrayList<>();
+            for (long q = qLo; q <= qHi; q++) {
+                long[] ks = solve(a, Math.subtractExact(b, Math.multiplyExact(q, m)), 0, m - 1, count);
+                if (ks != null) {
+                    cut.add(new Work(narrow(box, d, ks[0], ks[1] - ks[0] + 1, 1), w.holds().clone()));
+                }
+            }
+            if (cut.size() < 2) {
+                return false;
+            }
+            cut.sort((x, y) -> Long.compare(x.box().start()[d], y.box().start()[d]));
+            for (int j = cut.size() - 1; j >= 0; j--) {
+                work.push(cut.get(j));
+            }
+            return true;
+        } catch (ArithmeticException overflow) {
+            return false;
+        }
+    }
+
+    /**
+     * {@return {c_0, ..., c_{n-1}, b, m} for the innermost floor division or modulo by a positive
+     * constant {@code m} in {@code e} whose operand {@code sum c_d * d + b} is affine over
+     * {@code box} but spans several multiples of {@code m} there, or null when none}
+     */
+    private static long[] wrapping(AffineExpr e, Box box) {
+        return switch (e) {
+            case AffineExpr.Add(AffineExpr l, AffineExpr r) -> {
+                long[] x = wrapping(l, box);
+                yield x != null ? x : wrapping(r, box);
+            }
+            case AffineExpr.Mul(AffineExpr l, AffineExpr r) -> {
+                long[] x = wrapping(l, box);
+                yield x != null ? x : wrapping(r, box);
+            }
+            case AffineExpr.FloorDiv(AffineExpr l, AffineExpr.Const(long m)) when m > 0 -> wrappingAt(l, m, box);
+            case AffineExpr.Mod(AffineExpr l, AffineExpr.Const(long m)) when m > 0 -> wrappingAt(l, m, box);
+            default -> null;
+        };
+    }
+
+    private static long[] wrappingAt(AffineExpr l, long m, Box box) {
+        long[] inner = wrapping(l, box);
+        if (inner != null) {
+            return inner;
+        }
+        try {
+            long[] a = terms(l, box);
+            if (a == null || quotient(a, box, m) != null) {
+                return null;
+            }
+            long[] out = Arrays.copyOf(a, a.length + 1);
+            out[a.length] = m;
+            return out;
+        } catch (ArithmeticException overflow) {
+            return null;
+        }
+    }
+
     /** {@return {a, b}: the expression {@code constant + sum(coefficients * d)} as {@code a * k + b} over dimension d's k, the others at their start} */
     private static long[] affineInK(Box box, int d, long[] coefficients, long constant) {
         long b = constant;
@@ -873,6 +1151,34 @@ public final class DomainBoxes {
         if (a == 0) {
             return lo <= b && b <= hi ? new long[] {0, count - 1} : null;
         }
+        long low;
+        long high;
+        try {
+            if (a == Long.MIN_VALUE) {
+                throw new ArithmeticException("a quotient by Long.MIN_VALUE may overflow");
+            }
+            low = Math.subtractExact(lo, b);
+            high = Math.subtractExact(hi, b);
+        } catch (ArithmeticException overflow) {
+            return solveWide(a, b, lo, hi, count);
+        }
+        // a * k in [low, high], in longs: asked for every box of a cut
+        if (a > 0) {
+            first = Math.ceilDiv(low, a);
+            last = Math.floorDiv(high, a);
+        } else {
+            first = Math.ceilDiv(high, a);
+            last = Math.floorDiv(low, a);
+        }
+        first = Math.max(first, 0);
+        last = Math.min(last, count - 1);
+        return first <= last ? new long[] {first, last} : null;
+    }
+
+    /** {@return as {@link #solve}, in big integers: {@code lo - b} or {@code hi - b} overflows a long} */
+    private static long[] solveWide(long a, long b, long lo, long hi, long count) {
+        long first;
+        long last;
         // a * k in [lo - b, hi - b]
         BigInteger low = BigInteger.valueOf(lo).subtract(BigInteger.valueOf(b));
         BigInteger high = BigInteger.valueOf(hi).subtract(BigInteger.valueOf(b));
@@ -1069,7 +1375,7 @@ public final class DomainBoxes {
             return vars;
         }
         long[] coefficients = new long[box.rank()];
-        if (!Linear.extract(inner, coefficients, new long[1])) {
+        if (!linear(inner, box, coefficients, new long[1])) {
             return vars;
         }
         List<Integer> out = new ArrayList<>(vars.size());

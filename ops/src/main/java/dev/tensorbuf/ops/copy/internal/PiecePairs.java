@@ -197,6 +197,9 @@ public final class PiecePairs {
     /** Cuts made before. Simplifying a reshape's maps costs about a millisecond, many times a copy of a few MiB. */
     private static final ConcurrentHashMap<Key, Geometry> CUTS = new ConcurrentHashMap<>();
 
+    /** The pieces' maps simplified, both sides (null for one piece), of copies cut a band at a time. */
+    private static final ConcurrentHashMap<Key, List<List<IndexingMap>>> SIMPLIFIED = new ConcurrentHashMap<>();
+
     /** Cuts refused for more boxes than allowed, as {@link #CUTS}. */
     private static final ConcurrentHashMap<Key, DomainBoxes.TooManyBoxes> REFUSED = new ConcurrentHashMap<>();
 
@@ -204,6 +207,7 @@ public final class PiecePairs {
     static void clear() {
         CUTS.clear();
         REFUSED.clear();
+        SIMPLIFIED.clear();
     }
     /** Cuts kept before starting over, as {@code PlanCache} bounds its plans. */
     private static final int CAPACITY = 256;
@@ -215,7 +219,7 @@ public final class PiecePairs {
      * @throws IllegalArgumentException for a destination index on a pad's fill or read-only
      *     memory, or two destination indices on one slot, or an index that no piece holds
      * @throws ArithmeticException when an index computation overflows a long
-     * @throws DomainBoxes.TooManyBoxes when a side cuts into more boxes than {@link DomainBoxes#limit} allows its elements
+     * @throws DomainBoxes.TooManyBoxes when the sides cut into more than {@link DomainBoxes#CEILING} boxes
      */
     public static List<Pair> of(TensorView src, TensorView dst) {
         return cut(src, dst).pairs();
@@ -283,6 +287,71 @@ public final class PiecePairs {
     }
 
     /**
+     * {@return the pairs copying rows {@code [from, to)} of the first dimension of {@code src}
+     * into {@code dst}, in the views' own dims, as {@link #cut} would list them for those rows} A
+     * copy whose cut passes {@link DomainBoxes#CEILING} boxes is cut and copied a band at a time,
+     * each band's boxes dropped before the next is cut, so the boxes held stay bounded; nothing is
+     * kept between calls. The destination's refusals (a pad's fill, read-only memory, a slot
+     * written twice) are the caller's to check first, for the whole view: see
+     * {@link #refusesNothing}.
+     *
+     * @throws IllegalArgumentException for an index in the band that no piece holds
+     * @throws ArithmeticException when an index computation overflows a long
+     * @throws DomainBoxes.TooManyBoxes when the band cuts into more than {@link DomainBoxes#CEILING} boxes
+     */
+    public static Cut band(TensorView src, TensorView dst, long from, long to) {
+        long[] dims = Extents.toArray(src.dims());
+        Key key = new Key(pieceMaps(src), pieceMaps(dst), Arrays.stream(dims).boxed().toList());
+        List<List<IndexingMap>> maps = SIMPLIFIED.get(key);
+        if (maps == null) {
+            // Simplifying a piece's map costs about a millisecond: not again for every band and copy.
+            maps = java.util.Arrays.asList(simplified(src), simplified(dst));
+            if (SIMPLIFIED.size() >= CAPACITY) {
+                SIMPLIFIED.clear();
+            }
+            SIMPLIFIED.put(key, maps);
+        }
+        Side in = side(src, dims, DomainBoxes.CEILING, from, to, maps.get(0));
+        Sides sides = new Sides(in, side(dst, dims, DomainBoxes.CEILING - in.boxes().size(), from, to, maps.get(1)), dims,
+                null);
+        long n = 1;
+        for (int d = 1; d < dims.length; d++) {
+            n = Math.multiplyExact(n, dims[d]);
+        }
+        Geometry geometry = pairUp(src, dst, sides, Math.multiplyExact(n, to - from));
+        boolean[] fromFills = fills(src);
+        StridedSide fromSide = StridedSide.of(src);
+        StridedSide toSide = StridedSide.of(dst);
+        List<Pair> pairs = new ArrayList<>(geometry.parts().size());
+        for (Part part : geometry.parts()) {
+            Box box = part.box();
+            pairs.add(new Pair(box, part.sourcePiece(), part.destinationPiece(), fromFills[part.sourcePiece()],
+                    fromSide.strides(part.sourcePiece(), part.sourceMap(), box),
+                    toSide.strides(part.destinationPiece(), part.destinationMap(), box),
+                    () -> restrict(src, part.sourcePiece(), part.sourceMap(), box, dims),
+                    () -> restrict(dst, part.destinationPiece(), part.destinationMap(), box, dims)));
+        }
+        return new Cut(dims, null, List.copyOf(pairs));
+    }
+
+    /**
+     * {@return whether no index of {@code dst} can be refused a write: none of its pieces is a
+     * pad's fill or read-only memory, and no two of its pieces write one slot} Then a copy into it
+     * cut a band at a time ({@link #band}) refuses nothing after its first band has been written.
+     */
+    public static boolean refusesNothing(TensorView dst) {
+        boolean[] fills = fills(dst);
+        List<ViewMap.Single> pieces = dst.map().pieces();
+        for (int i = 0; i < pieces.size(); i++) {
+            if (fills[i] || pieces.get(i).buffer().isReadOnly()) {
+                return false;
+            }
+        }
+        refuseSharedSlots(dst);
+        return true;
+    }
+
+    /**
      * A side of the copy as far as its boxes' strides need: its pieces' buffers (listed once: a
      * concatenation lists them anew each time it is asked) and, for a view of one piece, its
      * strided layout; null fields where the side is not strided over whole bytes.
@@ -337,7 +406,7 @@ public final class PiecePairs {
         // A reshape's constraints read the same before simplification: candidates need no simplified map.
         List<IndexingMap> all = new ArrayList<>(pieceMaps(src));
         all.addAll(pieceMaps(dst));
-        int limit = DomainBoxes.limit(src.elementCount());
+        int limit = DomainBoxes.CEILING;
         Sides best = null;
         for (DomainBoxes.Regrouping r : DomainBoxes.regroupings(all, dims)) {
             try {
@@ -364,6 +433,11 @@ public final class PiecePairs {
                 }
             }
         }
+        return pairUp(src, dst, chosen, src.elementCount());
+    }
+
+    /** {@return the geometry of both sides' boxes {@code chosen}, which hold {@code n} indices together} */
+    private static Geometry pairUp(TensorView src, TensorView dst, Sides chosen, long n) {
         Side from = chosen.from();
         Side to = chosen.to();
         long[] at = chosen.dims();
@@ -379,7 +453,6 @@ public final class PiecePairs {
                 }
             }
         }
-        long n = src.elementCount();
         if (covered != n) {
             throw new IllegalArgumentException("the pieces of " + src + " and " + dst + " hold " + covered + " of their "
                     + n + " indices together: a view whose pieces do not cover it cannot be copied");
@@ -393,21 +466,45 @@ public final class PiecePairs {
     }
 
     private static Sides sides(TensorView src, TensorView dst, long[] dims, DomainBoxes.Regrouping regrouping, int limit) {
-        Side from = side(src, dims, limit);
-        return new Sides(from, side(dst, dims, limit - from.boxes().size()), dims, regrouping);
+        return sides(src, dst, dims, regrouping, limit, 0, dims.length == 0 ? 1 : dims[0]);
     }
 
-    private static Side side(TensorView view, long[] dims, int limit) {
+    /** {@return both sides cut inside rows {@code [from, to)} of the first dimension} */
+    private static Sides sides(TensorView src, TensorView dst, long[] dims, DomainBoxes.Regrouping regrouping, int limit,
+                               long from, long to) {
+        Side in = side(src, dims, limit, from, to, null);
+        return new Sides(in, side(dst, dims, limit - in.boxes().size(), from, to, null), dims, regrouping);
+    }
+
+    /** {@return {@code view}'s pieces' maps simplified, or null for a view of one piece} */
+    private static List<IndexingMap> simplified(TensorView view) {
         if (view.map() instanceof ViewMap.Single) {
-            // Its map holds every index: no map is simplified, and its box is the view.
-            return new Side(view, List.of(new DomainBoxes.Placed(Box.whole(dims), 0)), null);
+            return null;
         }
         List<ViewMap.Single> pieces = view.map().pieces();
         List<IndexingMap> maps = new ArrayList<>(pieces.size());
         for (ViewMap.Single p : pieces) {
             maps.add(p.map().simplify());
         }
-        return new Side(view, DomainBoxes.of(maps, dims, limit), maps);
+        return maps;
+    }
+
+    /** @param simplified the view's pieces' maps simplified, or null to simplify them here */
+    private static Side side(TensorView view, long[] dims, int limit, long from, long to, List<IndexingMap> simplified) {
+        if (view.map() instanceof ViewMap.Single) {
+            // Its map holds every index: no map is simplified, and its box is the view (or the band).
+            Box whole = Box.whole(dims);
+            if (dims.length > 0 && (from > 0 || to < dims[0])) {
+                long[] start = whole.start().clone();
+                long[] count = whole.count().clone();
+                start[0] = from;
+                count[0] = to - from;
+                whole = new Box(start, whole.step(), count);
+            }
+            return new Side(view, List.of(new DomainBoxes.Placed(whole, 0)), null);
+        }
+        List<IndexingMap> maps = simplified != null ? simplified : simplified(view);
+        return new Side(view, DomainBoxes.of(maps, dims, limit, from, to), maps);
     }
 
     /** {@return which of {@code view}'s pieces are a pad's fill, in lookup order} */
@@ -500,16 +597,19 @@ public final class PiecePairs {
             case AffineExpr.Mul(AffineExpr.Const(long c), AffineExpr r) -> scaled(linearInBox(r, box), c);
             case AffineExpr.FloorDiv(AffineExpr l, AffineExpr.Const(long m)) when m > 0 -> {
                 long[] a = linearInBox(l, box);
-                Long q = a == null ? null : oneQuotient(a, box, m);
+                long[] whole = a == null ? null : multiples(a, m);
+                Long q = whole == null ? null : oneQuotient(a, box, m);
                 if (q == null) {
                     yield null;
                 }
-                long[] out = new long[rank + 1];
-                out[rank] = q;
-                yield out;
+                whole[rank] = q;
+                yield whole;
             }
             case AffineExpr.Mod(AffineExpr l, AffineExpr.Const(long m)) when m > 0 -> {
                 long[] a = linearInBox(l, box);
+                if (a != null) {
+                    multiples(a, m); // those terms leave the remainder as it is
+                }
                 Long q = a == null ? null : oneQuotient(a, box, m);
                 if (q == null) {
                     yield null;
@@ -519,6 +619,28 @@ public final class PiecePairs {
             }
             default -> null;
         };
+    }
+
+    /**
+     * Moves the terms of {@code a} (over the box's counters, constant last) whose coefficients
+     * are multiples of {@code m} out of it: {@code floor((c . k + b) / m)} is {@code (c' / m) . k}
+     * for those plus the floor of the rest, which then has one value over the box or none. A
+     * residue class of a staircase's rows steps {@code L} by a multiple of the joined row
+     * ({@code L / m} by a constant, {@code L mod m} not at all); an interior pad's stride-2 box
+     * reads {@code (2k + b) / 2}, element {@code k + b / 2}.
+     *
+     * @return the quotient's coefficients so far (its constant left 0), {@code a} keeping the rest
+     */
+    private static long[] multiples(long[] a, long m) {
+        int rank = a.length - 1;
+        long[] whole = new long[rank + 1];
+        for (int d = 0; d < rank; d++) {
+            if (a[d] % m == 0) {
+                whole[d] = a[d] / m;
+                a[d] = 0;
+            }
+        }
+        return whole;
     }
 
     private static long[] scaled(long[] a, long c) {

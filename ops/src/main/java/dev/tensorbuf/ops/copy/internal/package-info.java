@@ -276,7 +276,16 @@
  *     own dims in a staircase, a box per row segment; both sides are then cut regrouped
  *     (<code>DomainBoxes.regroupings</code>: a transpose and a row-major reshape, the same for both,
  *     to the dims where the pieces are boxes) when that makes fewer boxes. The boxes and their maps
- *     depend on the pieces' maps alone and are kept (256 cuts, then it starts over)</dd>
+ *     depend on the pieces' maps alone and are kept (256 cuts, then it starts over), up to
+ *     <code>DomainBoxes.CEILING</code> boxes; a copy past it is cut a band of rows of the first
+ *     dimension at a time (<code>PiecePairs.band</code>), each band copied and dropped before the
+ *     next, nothing kept, when its destination can refuse no index (<code>refusesNothing</code>)</dd>
+ * <dt><code>PackedPieces.java</code></dt>
+ * <dd>a side over several pieces of packed sub-byte storage (a staircase of <code>s4</code> parts):
+ *     every buffer of its pieces unpacked whole into a byte-a-slot temporary, the same maps over
+ *     the temporaries a view of whole bytes copied as any pieces (shared loop nests), a
+ *     destination's temporaries packed back whole; staged box by box, each box unpacked its own
+ *     slots and a family of rows reaching far more slots than it holds went element by element</dd>
  * <dt><code>BoxRuns.java</code></dt>
  * <dd>the boxes of one copy over pieces that are strided on both sides, run without a plan each:
  *     boxes of one form (counts and both sides' strides, offsets aside) share the loop nest and
