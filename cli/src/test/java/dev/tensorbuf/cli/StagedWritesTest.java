@@ -24,11 +24,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * The engine a one-shot job gets from its size, the threads that copy its pieces, and the bytes
- * written: those of one whole copy, whatever the pieces and threads.
+ * The engine a one-shot job gets from its size, and the bytes written: those of one whole copy,
+ * whatever the pieces.
  */
 class StagedWritesTest {
     private static final CopyEngine DEFAULTS = CopyEngine.of(CopyEngine.Config.of().withScalarFirstBytes(256L << 20).withParallelism(4));
@@ -92,24 +91,13 @@ class StagedWritesTest {
         }
     }
 
-    @Test
-    void aScalarJobsPiecesGetTheThreadsAskedOrOneACoreUpToFourAndAnEngineOfSeveralThreadsOne() {
-        CopyEngine scalar = StagedWrites.engineFor(1, 2L << 30, DEFAULTS);
-        assertEquals(3, StagedWrites.threadsFor(scalar, 3, 2));
-        assertEquals(1, StagedWrites.threadsFor(scalar, 0, 1));
-        assertEquals(2, StagedWrites.threadsFor(scalar, 0, 2));
-        assertEquals(4, StagedWrites.threadsFor(scalar, 0, 64));
-        assertEquals(1, StagedWrites.threadsFor(DEFAULTS, 3, 64));
-        assertEquals(1, StagedWrites.threadsFor(DEFAULTS, 0, 64));
-    }
-
     /**
      * Pieces of one element, of part of a row (a row of 11 f32 is 44 bytes; 24-byte pieces end
-     * mid-row), of a few rows and of the whole tensor, on 1 to 4 threads, for several dim orders,
-     * odd and unit dims and a conversion to bf16: the bytes are the whole copy's.
+     * mid-row), of a few rows and of the whole tensor, for several dim orders, odd and unit dims
+     * and conversions: the bytes are the whole copy's.
      */
     @Test
-    void piecesOnSeveralThreadsWriteTheBytesOfOneWholeCopy() throws Exception {
+    void piecesWriteTheBytesOfOneWholeCopy() throws Exception {
         record Job(String source, int[] perm, DType to) { }
         List<Job> jobs = List.of(
                 new Job("f32[3,5,7,11]{3,2,1,0}", new int[] {0, 2, 3, 1}, DType.F32),
@@ -137,22 +125,19 @@ class StagedWritesTest {
                 CopyEngine.defaults().copy(view, all);
                 all.buffer().segment().asByteBuffer().get(whole);
                 for (long stage : new long[] {1, 24, 100, 1 << 20}) {
-                    for (int threads = 1; threads <= 4; threads++) {
-                        assertArrayEquals(whole, staged(view, target, stage, threads),
-                                job.source() + " transposed " + java.util.Arrays.toString(job.perm()) + " to " + job.to()
-                                        + " in pieces of " + stage + " bytes on " + threads + " threads");
-                    }
+                    assertArrayEquals(whole, staged(view, target, stage), job.source() + " transposed "
+                            + java.util.Arrays.toString(job.perm()) + " to " + job.to() + " in pieces of " + stage + " bytes");
                 }
             }
         }
     }
 
     /**
-     * A value the output type cannot hold, in a late piece: the job fails as on one thread, naming
-     * the element's index in the tensor, and leaves no copying thread behind.
+     * A value the output type cannot hold, in a late piece: the job fails naming the element's index
+     * in the tensor, as a copy without pieces would, not its index in the piece.
      */
     @Test
-    void aRefusedValueFailsTheJobAsOnOneThreadAndStopsTheOtherThreads() throws Exception {
+    void aRefusedValueInALatePieceIsNamedByItsIndexInTheTensor() throws Exception {
         try (Allocator arena = Allocators.shared()) {
             TensorView src = TensorView.of(arena.allocate(4 * 2 * 3 * 4 * 5), "f32[2,3,4,5]{3,2,1,0}");
             for (int i = 0; i < 120; i++) {
@@ -160,24 +145,17 @@ class StagedWritesTest {
             }
             TensorView nhwc = dev.tensorbuf.ops.Ops.transpose(src, 0, 2, 3, 1);
             ArrayShape target = ArrayShape.of(DType.S8, 2, 4, 5, 3).withLayout(XlaLayout.packedDescending(DType.S8, 4));
-            String one = assertThrows(IllegalArgumentException.class, () -> staged(nhwc, target, 3, 1)).getMessage();
-            for (int threads = 2; threads <= 4; threads++) {
-                int t = threads;
-                IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> staged(nhwc, target, 3, t));
-                assertEquals(one, e.getMessage(), threads + " threads");
-            }
-            assertTrue(one.contains("NaN"), one);
-            for (Thread t : Thread.getAllStackTraces().keySet()) {
-                if (t.getName().startsWith("tensorbuf-convert-") && t.isAlive()) {
-                    fail(t.getName() + " still runs after the job failed");
-                }
-            }
+            String pieces = assertThrows(IllegalArgumentException.class, () -> staged(nhwc, target, 3)).getMessage();
+            String whole = assertThrows(IllegalArgumentException.class,
+                    () -> CopyEngine.defaults().copy(nhwc, TensorView.of(arena.allocate(target.arraySize()), target))).getMessage();
+            assertEquals(whole, pieces);
+            assertTrue(pieces.contains("NaN"), pieces);
         }
     }
 
-    private static byte[] staged(TensorView view, ArrayShape target, long stageBytes, int threads) throws Exception {
+    private static byte[] staged(TensorView view, ArrayShape target, long stageBytes) throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (StagedWrites staged = new StagedWrites(StagedWrites.engineFor(1, 1, DEFAULTS), stageBytes, threads);
+        try (StagedWrites staged = new StagedWrites(StagedWrites.engineFor(1, 1, DEFAULTS), stageBytes);
              WritableByteChannel channel = Channels.newChannel(bytes)) {
             staged.writer(view, target, Progress.start(new java.io.PrintStream(new ByteArrayOutputStream()), true,
                     target.arraySize())).write(channel);
