@@ -44,6 +44,19 @@ public class Q6kBf16Store {
         a.lanewise(VectorOperators.LSHR, 4).and(0x0F0F0F0F).or(hb.and(0x30303030)).reinterpretAsBytes().sub((byte) 32).intoMemorySegment(q, at + 64, LE);
         b.lanewise(VectorOperators.LSHR, 4).and(0x0F0F0F0F).or(hb.lanewise(VectorOperators.LSHR, 2).and(0x30303030)).reinterpretAsBytes().sub((byte) 32).intoMemorySegment(q, at + 96, LE);
     }
+    /** Variant 0's store: a block's 256 codes as bf16, two rounded vectors narrowed by one two-vector selectFrom. */
+    static void pairRounded(MemorySegment s, long so, MemorySegment q, MemorySegment d, long dOff, float scale) {
+        for (int i = 0; i < 256; i += 32) {
+            float dl0 = scale * (float) s.get(ValueLayout.JAVA_BYTE, so + 192 + (i >> 4));
+            float dl1 = scale * (float) s.get(ValueLayout.JAVA_BYTE, so + 193 + (i >> 4));
+            IntVector lo = ((FloatVector) ByteVector.fromMemorySegment(BW, q, i, LE).convertShape(VectorOperators.B2F, FW, 0)).mul(dl0).reinterpretAsInts();
+            IntVector hi = ((FloatVector) ByteVector.fromMemorySegment(BW, q, i + 16, LE).convertShape(VectorOperators.B2F, FW, 0)).mul(dl1).reinterpretAsInts();
+            lo = lo.add(0x7fff).add(lo.lanewise(VectorOperators.LSHR, 16).and(1));
+            hi = hi.add(0x7fff).add(hi.lanewise(VectorOperators.LSHR, 16).and(1));
+            HIGH.selectFrom(lo.reinterpretAsShorts(), hi.reinterpretAsShorts()).intoMemorySegment(d, dOff + 2L * i, LE);
+        }
+    }
+
     // 0: pair + round (new)   1: pair, truncate   2: I2S + round (old)   3: f32 store   4: codes only (no widen)
     static void run(int v, MemorySegment s, MemorySegment d, long blocks) {
         s = NATIVE.cast(s); d = NATIVE.cast(d); MemorySegment q = NATIVE.cast(Q);
@@ -51,29 +64,13 @@ public class Q6kBf16Store {
         for (long b = 0; b < blocks; b++, so += 210, dOff += (v == 3 ? 1024 : 512)) {
             float scale = q6Block(s, so, q);
             if (v == 0) {
-                for (int i = 0; i < 256; i += 32) {
-                    float dl0 = scale * (float) s.get(ValueLayout.JAVA_BYTE, so + 192 + (i >> 4));
-                    float dl1 = scale * (float) s.get(ValueLayout.JAVA_BYTE, so + 193 + (i >> 4));
-                    IntVector lo = ((FloatVector) ByteVector.fromMemorySegment(BW, q, i, LE).convertShape(VectorOperators.B2F, FW, 0)).mul(dl0).reinterpretAsInts();
-                    IntVector hi = ((FloatVector) ByteVector.fromMemorySegment(BW, q, i + 16, LE).convertShape(VectorOperators.B2F, FW, 0)).mul(dl1).reinterpretAsInts();
-                    lo = lo.add(0x7fff).add(lo.lanewise(VectorOperators.LSHR, 16).and(1));
-                    hi = hi.add(0x7fff).add(hi.lanewise(VectorOperators.LSHR, 16).and(1));
-                    HIGH.selectFrom(lo.reinterpretAsShorts(), hi.reinterpretAsShorts()).intoMemorySegment(d, dOff + 2L * i, LE);
-                }
+                pairRounded(s, so, q, d, dOff, scale);
             } else if (v == 5) {
                 long ahead = Math.min(dOff + AHEAD, d.byteSize() - 512);
                 for (int k = 0; k < 512; k += 64) {
                     sink += d.get(ValueLayout.JAVA_BYTE, ahead + k);
                 }
-                for (int i = 0; i < 256; i += 32) {
-                    float dl0 = scale * (float) s.get(ValueLayout.JAVA_BYTE, so + 192 + (i >> 4));
-                    float dl1 = scale * (float) s.get(ValueLayout.JAVA_BYTE, so + 193 + (i >> 4));
-                    IntVector lo = ((FloatVector) ByteVector.fromMemorySegment(BW, q, i, LE).convertShape(VectorOperators.B2F, FW, 0)).mul(dl0).reinterpretAsInts();
-                    IntVector hi = ((FloatVector) ByteVector.fromMemorySegment(BW, q, i + 16, LE).convertShape(VectorOperators.B2F, FW, 0)).mul(dl1).reinterpretAsInts();
-                    lo = lo.add(0x7fff).add(lo.lanewise(VectorOperators.LSHR, 16).and(1));
-                    hi = hi.add(0x7fff).add(hi.lanewise(VectorOperators.LSHR, 16).and(1));
-                    HIGH.selectFrom(lo.reinterpretAsShorts(), hi.reinterpretAsShorts()).intoMemorySegment(d, dOff + 2L * i, LE);
-                }
+                pairRounded(s, so, q, d, dOff, scale);
             } else if (v == 1) {
                 for (int i = 0; i < 256; i += 32) {
                     float dl0 = scale * (float) s.get(ValueLayout.JAVA_BYTE, so + 192 + (i >> 4));
