@@ -14,11 +14,14 @@ module dev.tensorbuf.net {
     requires com.fasterxml.jackson.databind;
     // DoGet's batches are read from gRPC's buffers directly (internal.DoGetReader): Flight's own
     // reader copies each twice into fresh memory. A server's DoGet frames reach the socket
-    // without Netty's copy of each (internal.DirectFrames).
+    // without Netty's copy of each (internal.DirectFrames). A client reads DATA frames of up to 1 MiB,
+    // gathered without copies (internal.LargeFrames).
     requires io.grpc;
     requires io.grpc.netty;
     requires io.grpc.stub;
     requires io.netty.buffer;
+    requires io.netty.codec;
+    requires io.netty.codec.http2;
     requires io.netty.common;
     requires io.netty.handler;
     requires io.netty.transport;

@@ -4,6 +4,7 @@ import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.net.internal.DoGetReader;
+import dev.tensorbuf.net.internal.LargeFrames;
 import dev.tensorbuf.net.internal.TensorProducer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
@@ -17,6 +18,8 @@ import io.grpc.ClientInterceptors;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.netty.GrpcSslContexts;
+import io.grpc.netty.InternalNettyChannelBuilder;
+import io.grpc.netty.InternalProtocolNegotiators;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.MetadataUtils;
 import io.netty.buffer.AdaptiveByteBufAllocator;
@@ -217,6 +220,8 @@ public final class TensorClient implements AutoCloseable {
                 b.useTransportSecurity().sslContext(ssl.build());
             } else {
                 b.usePlaintext();
+                InternalNettyChannelBuilder.setProtocolNegotiatorFactory(b,
+                        () -> LargeFrames.negotiator(InternalProtocolNegotiators.plaintext()));
             }
             ManagedChannel channel = b.build();
             return new TensorClient(location, allocator, FlightGrpcUtils.createFlightClient(allocator, channel), options, channel);
