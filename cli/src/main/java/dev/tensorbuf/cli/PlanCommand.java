@@ -50,8 +50,9 @@ final class PlanCommand implements Command {
                 element), each step's kernel and loops (count: source stride/destination stride,
                 in elements, outermost first), the threads of this machine's engine
                 (-Dtensorbuf.copy.* settings apply), temporaries and the bytes read plus written.
-                Nothing is copied: the buffers are reserved, never touched. --json prints the
-                same as one object. SRC_SHAPE may also be a GGUF block type and logical dims,
+                Nothing is copied: the buffers are reserved, never touched. A copy of more than
+                32 parts counts them per form (route, kernels, loops) and shows the first 8; --json
+                prints the same as one object. SRC_SHAPE may also be a GGUF block type and logical dims,
                 row-major (q6_k[4096,4096]): the plan then shows the dequantize steps.
 
                 --epilogue EXPR plans one pass that writes EXPR's value per element into

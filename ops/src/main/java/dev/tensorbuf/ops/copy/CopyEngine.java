@@ -702,7 +702,8 @@ public final class CopyEngine {
                         run(r, p.src(), p.dst(), null);
                     }
                 } else {
-                    explained.add(explainRoute(r, p.src(), p.dst(), null));
+                    explained.add(loops != null ? explainLooped(p, loops, src.dtype(), dst.dtype())
+                            : explainRoute(r, p.src(), p.dst(), null));
                     pieces.add(new CopyPlan.Explanation.Piece(boxed(p.box().start()), boxed(p.box().step()),
                             boxed(p.box().count()), p.sourcePiece(), p.destinationPiece(), p.sourceFill()));
                 }
@@ -1153,7 +1154,9 @@ public final class CopyEngine {
             List<CopyPlan.Explanation.Piece> pieces = new ArrayList<>(pairs.size());
             for (int i = 0; i < pairs.size(); i++) {
                 PiecePairs.Pair p = pairs.get(i);
-                parts.add(explainRoute(routes.get(i), p.src(), p.dst(), null));
+                parts.add(routes.get(i) instanceof Looped(var pair, Step.Run loops)
+                        ? explainLooped(pair, loops, src.dtype(), dst.dtype())
+                        : explainRoute(routes.get(i), p.src(), p.dst(), null));
                 pieces.add(new CopyPlan.Explanation.Piece(boxed(p.box().start()), boxed(p.box().step()),
                         boxed(p.box().count()), p.sourcePiece(), p.destinationPiece(), p.sourceFill()));
             }
@@ -1234,11 +1237,7 @@ public final class CopyEngine {
                         + (forms == 1 ? " form" : " forms") + " of loops, each form's loop nest and kernel chosen once and"
                         + " run at each box's offsets"), pieces);
             }
-            case Looped(PiecePairs.Pair p, Step.Run loops) -> {
-                long[] counts = p.box().count();
-                yield explainPlanned(AccessCopies.unchecked(BoxRuns.access(p.sourceStrides(), src.dtype(), counts),
-                        BoxRuns.access(p.destinationStrides(), dst.dtype(), counts), Optional.empty(), List.of(loops)), from, to);
-            }
+            case Looped(PiecePairs.Pair p, Step.Run loops) -> explainLooped(p, loops, src.dtype(), dst.dtype());
             case Staged(SubByteStaging.Staging staging) -> {
                 CopyPlan inner = staging.innerPlan(PLACEHOLDER);
                 List<CopyPlan.Explanation.Temporary> temporaries = new ArrayList<>();
@@ -1269,6 +1268,20 @@ public final class CopyEngine {
                         List.of(), List.of(), zeroed, List.of(), List.of(), reason);
             }
         };
+    }
+
+    /**
+     * {@return the explanation of a box run by its form's loops} Its sides are told by their
+     * strides, as {@link #explain(CopyPlan)} tells them: the box's views are not built (a cut past
+     * the ceiling explains some hundred thousand boxes, and building and printing their views was
+     * most of the time it took).
+     */
+    private CopyPlan.Explanation explainLooped(PiecePairs.Pair p, Step.Run loops, DType srcType, DType dstType) {
+        long[] counts = p.box().count();
+        Access from = BoxRuns.access(p.sourceStrides(), srcType, counts);
+        Access to = BoxRuns.access(p.destinationStrides(), dstType, counts);
+        return explainPlanned(AccessCopies.unchecked(from, to, Optional.empty(), List.of(loops)), describe(from),
+                describe(to));
     }
 
     /** Stands for a staged temporary in an explanation: its plan is made over it, nothing touches it. */

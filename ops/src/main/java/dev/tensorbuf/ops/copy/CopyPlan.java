@@ -333,14 +333,21 @@ public final class CopyPlan {
             return route == r || parts.stream().anyMatch(p -> p.uses(r));
         }
 
-        /** {@return the tree, one line per copy, step, temporary and staged side; parts indented under their copy} */
+        /**
+         * {@return the tree, one line per copy, step, temporary and staged side; parts indented under
+         * their copy} A copy of more than 32 parts (a staircase cut into tens of thousands of boxes)
+         * is summarised: its parts counted per form (route, kernels and loops, offsets left out),
+         * most first, then its first 8 parts and {@code "... N more parts"}; the record keeps them all.
+         */
         @Override
         public String toString() {
             return ExplanationText.text(this);
         }
 
         /** {@return the same as one JSON object: keys as the components, in snake_case; steps with a {@code "step"} kind;
-         * {@code "epilogue"} only where there is one} */
+         * {@code "epilogue"} only where there is one} Summarised as {@link #toString()} is: past 32
+         * parts, {@code "pieces"} and {@code "parts"} hold the first 8, and {@code "parts_total"},
+         * {@code "pieces_total"} and {@code "forms"} (each form's words, parts and elements) are added. */
         public String toJson() {
             return ExplanationText.json(this);
         }

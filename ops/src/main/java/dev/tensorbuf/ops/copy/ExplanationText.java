@@ -81,7 +81,28 @@ final class ExplanationText {
             }
             sb.append('\n');
         }
-        for (int i = 0; i < e.parts().size(); i++) {
+        int shown = shownParts(e);
+        if (shown < e.parts().size()) {
+            List<Form> forms = forms(e);
+            sb.append(in).append(e.parts().size()).append(" parts in ").append(forms.size())
+                    .append(forms.size() == 1 ? " form" : " forms").append(", most parts first:\n");
+            for (int k = 0; k < Math.min(forms.size(), SHOWN_FORMS); k++) {
+                Form f = forms.get(k);
+                sb.append(in).append("  ").append(f.parts()).append(f.parts() == 1 ? " part, " : " parts, ")
+                        .append(f.elements()).append(f.elements() == 1 ? " element: " : " elements: ").append(f.form())
+                        .append('\n');
+            }
+            if (forms.size() > SHOWN_FORMS) {
+                long parts = 0;
+                for (Form f : forms.subList(SHOWN_FORMS, forms.size())) {
+                    parts += f.parts();
+                }
+                sb.append(in).append("  ... ").append(forms.size() - SHOWN_FORMS).append(" more forms, ").append(parts)
+                        .append(parts == 1 ? " part\n" : " parts\n");
+            }
+            sb.append(in).append("the first ").append(shown).append(" parts:\n");
+        }
+        for (int i = 0; i < shown; i++) {
             if (i < e.pieces().size()) {
                 Explanation.Piece p = e.pieces().get(i);
                 sb.append(in).append("box ").append(p.box()).append(": source piece ").append(p.sourcePiece())
@@ -92,6 +113,78 @@ final class ExplanationText {
                 text(e.parts().get(i), in, sb);
             }
         }
+        if (shown < e.parts().size()) {
+            sb.append(in).append("... ").append(e.parts().size() - shown).append(" more parts\n");
+        }
+    }
+
+    /**
+     * Parts past which an explanation is summarised: a cut of a staircase is tens of thousands of
+     * boxes (one line each and their steps, megabytes of text nobody reads), so a longer list shows
+     * its forms with their counts, then its first {@link #FIRST_PARTS} parts.
+     */
+    static final int MOST_PARTS = 32;
+    /** Parts a summarised explanation shows in full. */
+    static final int FIRST_PARTS = 8;
+    /** Forms a summarised explanation names; the rest are counted. */
+    static final int SHOWN_FORMS = 16;
+
+    private static int shownParts(Explanation e) {
+        return e.parts().size() > MOST_PARTS ? FIRST_PARTS : e.parts().size();
+    }
+
+    /**
+     * Parts of one form: the same route and the same steps but for their offsets (a box's loop
+     * nest with its kernel, the same at every box of its form).
+     *
+     * @param form the route and steps, in words
+     * @param parts the parts of the form
+     * @param elements their elements
+     */
+    record Form(String form, long parts, long elements) {
+    }
+
+    /** {@return the forms of {@code e}'s parts, most parts first, ties in the order they first run} */
+    static List<Form> forms(Explanation e) {
+        java.util.Map<String, long[]> counts = new java.util.LinkedHashMap<>();
+        for (Explanation p : e.parts()) {
+            long[] c = counts.computeIfAbsent(form(p), k -> new long[2]);
+            c[0]++;
+            c[1] += p.elements();
+        }
+        List<Form> forms = new java.util.ArrayList<>(counts.size());
+        counts.forEach((f, c) -> forms.add(new Form(f, c[0], c[1])));
+        forms.sort(java.util.Comparator.comparingLong(Form::parts).reversed());
+        return forms;
+    }
+
+    /** {@return {@code e}'s route and steps without offsets or element counts} */
+    private static String form(Explanation e) {
+        StringBuilder sb = new StringBuilder(routeName(e.route()));
+        List<Step> steps = AccessCopies.steps(e);
+        for (int i = 0; i < steps.size(); i++) {
+            sb.append(i == 0 ? ", " : "; ");
+            switch (steps.get(i)) {
+                case Step.Run r -> {
+                    sb.append("run ").append(r.kernel()).append(", loops ");
+                    loops(r.loops(), true, sb);
+                }
+                case Step.Zero z -> {
+                    sb.append("zero, loops ");
+                    loops(z.loops(), false, sb);
+                }
+                case Step.Gather g -> sb.append("gather");
+                case Step.Dequantize d -> {
+                    sb.append("dequantize ").append(d.source().type()).append(", loops ");
+                    loops(d.run().loops(), true, sb);
+                }
+                case Step.Epilogue p -> sb.append("pointwise ").append(p.pass().evaluator());
+            }
+        }
+        if (!e.parts().isEmpty()) {
+            sb.append(", ").append(e.parts().size()).append(e.parts().size() == 1 ? " part" : " parts");
+        }
+        return sb.toString();
     }
 
     /** Loops as {@code count: srcStride/dstStride}, outermost first. */
@@ -193,8 +286,9 @@ final class ExplanationText {
                     .append(",\"unpacked\":").append(s.unpacked())
                     .append(",\"packed_back\":").append(s.packedBack()).append('}');
         }
+        int shown = shownParts(e);
         sb.append("],\"zeroed_bytes\":").append(e.zeroedBytes()).append(",\"pieces\":[");
-        for (int i = 0; i < e.pieces().size(); i++) {
+        for (int i = 0; i < Math.min(shown, e.pieces().size()); i++) {
             Explanation.Piece p = e.pieces().get(i);
             sb.append(i == 0 ? "" : ",").append("{\"start\":").append(p.start().toString().replace(" ", ""))
                     .append(",\"step\":").append(p.step().toString().replace(" ", ""))
@@ -204,11 +298,25 @@ final class ExplanationText {
                     .append(",\"source_fill\":").append(p.sourceFill()).append('}');
         }
         sb.append("],\"parts\":[");
-        for (int i = 0; i < e.parts().size(); i++) {
+        for (int i = 0; i < shown; i++) {
             sb.append(i == 0 ? "" : ",");
             json(e.parts().get(i), sb);
         }
-        sb.append("],\"reason\":").append(string(e.reason()));
+        sb.append(']');
+        if (shown < e.parts().size()) {
+            // Summarised as the text is: "pieces" and "parts" hold the first parts only.
+            sb.append(",\"parts_total\":").append(e.parts().size()).append(",\"pieces_total\":")
+                    .append(e.pieces().size()).append(",\"forms\":[");
+            List<Form> forms = forms(e);
+            for (int k = 0; k < forms.size(); k++) {
+                Form f = forms.get(k);
+                sb.append(k == 0 ? "" : ",").append("{\"form\":").append(string(f.form()))
+                        .append(",\"parts\":").append(f.parts())
+                        .append(",\"elements\":").append(f.elements()).append('}');
+            }
+            sb.append(']');
+        }
+        sb.append(",\"reason\":").append(string(e.reason()));
         e.epilogue().ifPresent(p -> sb.append(",\"epilogue\":{\"expression\":").append(string(p.expression()))
                 .append(",\"kernel\":").append(string(p.kernel())).append('}'));
         sb.append('}');

@@ -184,6 +184,46 @@ class CopyExplainTest {
         assertArrayEquals(new float[] {1, 2, 3, 1, 2, 3}, TensorElements.of(dst).toFloatArray());
     }
 
+    /**
+     * Past 32 parts the text counts the parts per form (route, kernel and loops) and shows the
+     * first 8; the JSON holds the same, and the record every part.
+     */
+    @Test
+    void aCopyOfManyPartsIsSummarisedByFormInTextAndJson() {
+        List<TensorView> parts = new java.util.ArrayList<>();
+        for (int k = 0; k < 40; k++) {
+            long rows = k % 4 == 3 ? 4 : 2;
+            parts.add(counting(view("f32[" + rows + ",3]{1,0}", rows * 12)));
+        }
+        // Every other row: one row of each 2-row part, two of each 4-row part, a box per part.
+        TensorView src = Ops.slice(Ops.concatenate(0, parts), new long[] {0, 0}, new long[] {100, 3},
+                new long[] {2, 1});
+        TensorView dst = view("f32[50,3]{1,0}", 600);
+        Explanation e = CopyEngine.of(1).explain(src, dst);
+        assertEquals(Route.PIECES, e.route(), e.toString());
+        assertEquals(40, e.parts().size(), e.reason());
+        assertEquals(40, e.pieces().size(), e.reason());
+        String text = e.toString();
+        assertTrue(text.contains("\n  40 parts in 2 forms, most parts first:\n    30 parts, 90 elements: planned copy, run "),
+                text);
+        assertTrue(text.contains("\n    10 parts, 60 elements: planned copy, run "), text);
+        assertTrue(text.contains("\n  the first 8 parts:\n  box [0:1, 0:3]: source piece 0, destination piece 0\n"), text);
+        assertTrue(text.contains("\n  box [8:10, 0:3]: source piece 7, destination piece 0\n"), text);
+        assertTrue(text.endsWith("\n  ... 32 more parts\n"), text);
+        assertEquals(8, text.lines().filter(l -> l.startsWith("  box [")).count(), text);
+        assertEquals(8, text.lines().filter(l -> l.startsWith("    planned copy ")).count(), text);
+        String json = e.toJson();
+        assertEquals(8, json.split("\"source_piece\":", -1).length - 1, json);
+        assertEquals(8, json.split("\\{\"route\":\"planned\"", -1).length - 1, json);
+        assertTrue(json.contains("],\"parts_total\":40,\"pieces_total\":40,\"forms\":[{\"form\":\"planned copy, run "),
+                json);
+        assertTrue(json.contains("\"parts\":30,\"elements\":90},{\"form\":\"planned copy, run "), json);
+        assertTrue(json.contains("\"parts\":10,\"elements\":60}],\"reason\":"), json);
+        CopyEngine.of(1).copy(src, dst);
+        float[] out = TensorElements.of(dst).toFloatArray();
+        assertArrayEquals(new float[] {1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 7, 8, 9}, java.util.Arrays.copyOf(out, 15));
+    }
+
     /** What is left to the element path: a packed view staging declines, a few slots of a large buffer. */
     @Test
     void aSparsePackedViewGoesElementByElementAndSaysWhy() {

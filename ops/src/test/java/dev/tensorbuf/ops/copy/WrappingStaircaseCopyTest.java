@@ -156,7 +156,8 @@ class WrappingStaircaseCopyTest {
                 what + ": " + e.route() + ", " + e.reason() + (e.parts().isEmpty() ? "" : "; " + e.parts().getFirst().reason()));
         assertEquals(0, elementCopies(e), what + ": " + e.reason());
         for (Explanation part : pieces.parts()) {
-            assertTrue(part.route() == Route.PLANNED || part.route() == Route.STAGED, what + ": " + part);
+            // The message is built only on failure: tens of thousands of parts' texts cost seconds.
+            assertTrue(part.route() == Route.PLANNED || part.route() == Route.STAGED, () -> what + ": " + part);
         }
     }
 
@@ -247,6 +248,7 @@ class WrappingStaircaseCopyTest {
         Explanation big = roundTrip(new Random(3636), DType.F32, DType.F32, 96, 0, 12, engine, "past the ceiling");
         assertTrue(big.parts().size() > 65_536, big.parts().size() + " boxes: " + big.reason());
         assertTrue(big.reason().contains("a band of rows at a time"), big.reason());
+        assertSummarised(big);
 
         for (DType[] types : new DType[][] {{DType.F32, DType.U8}, {DType.BF16, DType.S4}}) {
             Explanation tiny = roundTrip(new Random(3637), types[0], types[1], 100, 0, 6, engine,
@@ -255,6 +257,37 @@ class WrappingStaircaseCopyTest {
             assertTrue(boxes.elements() < 8 * boxes.parts().size() && boxes.parts().size() > 1024,
                     boxes.parts().size() + " boxes for " + boxes.elements() + " elements");
         }
+    }
+
+    /**
+     * The explanation of a cut past the ceiling stays readable: tens of lines naming the boxes, the
+     * forms' counts adding up to them, the first parts in full; the JSON form the same.
+     */
+    private static void assertSummarised(Explanation e) {
+        int boxes = e.parts().size();
+        String text = e.toString();
+        assertTrue(text.lines().count() <= 80 && text.length() <= 16_000,
+                () -> text.lines().count() + " lines, " + text.length() + " characters: " + text.substring(0, Math.min(text.length(), 4000)));
+        assertTrue(text.contains("\n  " + boxes + " parts in "), text);
+        assertTrue(text.contains("\n  ... " + (boxes - 8) + " more parts\n"), text);
+        assertEquals(8, text.lines().filter(l -> l.startsWith("  box [")).count(), text);
+        Matcher counts = Pattern.compile("\n    (\\d+) parts?, \\d+ elements?: |\n    \\.\\.\\. \\d+ more forms, (\\d+) parts?\n")
+                .matcher(text);
+        long counted = 0;
+        while (counts.find()) {
+            counted += Long.parseLong(counts.group(counts.group(1) != null ? 1 : 2));
+        }
+        assertEquals(boxes, counted, text);
+        String json = e.toJson();
+        assertTrue(json.length() <= 200_000, json.length() + " characters of JSON");
+        assertTrue(json.contains(",\"parts_total\":" + boxes + ",\"pieces_total\":" + boxes + ",\"forms\":[{"),
+                json.substring(0, Math.min(json.length(), 4000)));
+        Matcher jsonCounts = Pattern.compile("\\{\"form\":\"[^\"]*\",\"parts\":(\\d+),").matcher(json);
+        long inJson = 0;
+        while (jsonCounts.find()) {
+            inJson += Long.parseLong(jsonCounts.group(1));
+        }
+        assertEquals(boxes, inJson, "forms' parts in the JSON");
     }
 
     /**
