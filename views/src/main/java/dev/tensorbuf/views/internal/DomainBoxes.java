@@ -1037,6 +1037,14 @@ public final class DomainBoxes {
         return q == Math.floorDiv(hi, m) ? q : null;
     }
 
+    /** Pushes {@code cut} onto {@code work} so that the box starting first along {@code d} is taken first. */
+    private static void pushInOrder(List<Work> cut, int d, Deque<Work> work) {
+        cut.sort((x, y) -> Long.compare(x.box().start()[d], y.box().start()[d]));
+        for (int j = cut.size() - 1; j >= 0; j--) {
+            work.push(cut.get(j));
+        }
+    }
+
     /**
      * Cuts dimension {@code d} (the only one {@code e} varies with over {@code w}'s box) into the
      * runs where a floor division or modulo inside {@code e}, by a positive constant, of an
@@ -1081,10 +1089,7 @@ public final class DomainBoxes {
             if (cut.size() < 2) {
                 return false;
             }
-            cut.sort((x, y) -> Long.compare(x.box().start()[d], y.box().start()[d]));
-            for (int j = cut.size() - 1; j >= 0; j--) {
-                work.push(cut.get(j));
-            }
+            pushInOrder(cut, d, work);
             return true;
         } catch (ArithmeticException overflow) {
             return false;
@@ -1331,10 +1336,7 @@ public final class DomainBoxes {
             for (long k : part) {
                 cut.add(new Work(narrow(box, d, k, 1, 1), w.holds().clone()));
             }
-            cut.sort((x, y) -> Long.compare(x.box().start()[d], y.box().start()[d]));
-            for (int j = cut.size() - 1; j >= 0; j--) {
-                work.push(cut.get(j));
-            }
+            pushInOrder(cut, d, work);
             return true;
         } catch (ArithmeticException overflow) {
             return false;
