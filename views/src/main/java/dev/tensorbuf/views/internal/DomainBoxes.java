@@ -1013,7 +1013,8 @@ public final class DomainBoxes {
         };
     }
 
-    private static long[] scaled(long[] a, long c) {
+    /** {@return {@code a} multiplied by {@code c} in place, overflow-checked; null for null} */
+    public static long[] scaled(long[] a, long c) {
         if (a != null) {
             for (int d = 0; d < a.length; d++) {
                 a[d] = Math.multiplyExact(a[d], c);
@@ -1035,6 +1036,13 @@ public final class DomainBoxes {
         }
         long q = Math.floorDiv(lo, m);
         return q == Math.floorDiv(hi, m) ? q : null;
+    }
+
+    /** {@return the least and greatest of {@code floor((a * k + b) / m)} for {@code k} in {@code [0, count)}} */
+    private static long[] quotientSpan(long a, long b, long m, long count) {
+        long first = Math.floorDiv(b, m);
+        long last = Math.floorDiv(Math.addExact(Math.multiplyExact(a, count - 1), b), m);
+        return new long[] {Math.min(first, last), Math.max(first, last)};
     }
 
     /** Pushes {@code cut} onto {@code work} so that the box starting first along {@code d} is taken first. */
@@ -1066,16 +1074,12 @@ public final class DomainBoxes {
             long a = Math.multiplyExact(t[d], box.step()[d]);
             long b = t[rank];
             for (int x = 0; x < rank; x++) {
-                if (x != d) {
-                    b = Math.addExact(b, Math.multiplyExact(t[x], box.start()[x]));
-                }
+                b = Math.addExact(b, Math.multiplyExact(t[x], box.start()[x]));
             }
-            b = Math.addExact(b, Math.multiplyExact(t[d], box.start()[d]));
             long count = box.count()[d];
-            long first = Math.floorDiv(b, m);
-            long last = Math.floorDiv(Math.addExact(Math.multiplyExact(a, count - 1), b), m);
-            long qLo = Math.min(first, last);
-            long qHi = Math.max(first, last);
+            long[] span = quotientSpan(a, b, m, count);
+            long qLo = span[0];
+            long qHi = span[1];
             if (Math.subtractExact(qHi, qLo) + 1 >= count) {
                 return false;
             }
@@ -1250,10 +1254,9 @@ public final class DomainBoxes {
      */
     private static boolean runs(long a, long b, long m, Constraint c, long count, int i, Work w, int d, long classes,
                                 Deque<Work> work) {
-        long first = Math.floorDiv(b, m);
-        long last = Math.floorDiv(Math.addExact(Math.multiplyExact(a, count - 1), b), m);
-        long qLo = Math.min(first, last);
-        long qHi = Math.max(first, last);
+        long[] span = quotientSpan(a, b, m, count);
+        long qLo = span[0];
+        long qHi = span[1];
         if (Math.subtractExact(qHi, qLo) + 1 >= classes) {
             return false;
         }

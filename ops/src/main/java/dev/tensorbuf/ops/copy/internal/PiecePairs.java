@@ -593,8 +593,8 @@ public final class PiecePairs {
                 }
                 yield a;
             }
-            case AffineExpr.Mul(AffineExpr l, AffineExpr.Const(long c)) -> scaled(linearInBox(l, box), c);
-            case AffineExpr.Mul(AffineExpr.Const(long c), AffineExpr r) -> scaled(linearInBox(r, box), c);
+            case AffineExpr.Mul(AffineExpr l, AffineExpr.Const(long c)) -> DomainBoxes.scaled(linearInBox(l, box), c);
+            case AffineExpr.Mul(AffineExpr.Const(long c), AffineExpr r) -> DomainBoxes.scaled(linearInBox(r, box), c);
             case AffineExpr.FloorDiv(AffineExpr l, AffineExpr.Const(long m)) when m > 0 -> {
                 long[] a = linearInBox(l, box);
                 long[] whole = a == null ? null : multiples(a, m);
@@ -641,15 +641,6 @@ public final class PiecePairs {
             }
         }
         return whole;
-    }
-
-    private static long[] scaled(long[] a, long c) {
-        if (a != null) {
-            for (int d = 0; d < a.length; d++) {
-                a[d] = Math.multiplyExact(a[d], c);
-            }
-        }
-        return a;
     }
 
     /** {@return the one value of {@code floor(a / m)} over the box, or null when it takes several} */
