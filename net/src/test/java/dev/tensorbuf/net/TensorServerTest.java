@@ -186,6 +186,8 @@ class TensorServerTest {
             {"{\"path\": \"m.safetensors\"}", "INVALID_ARGUMENT: 'm.safetensors' holds 2 tensors; name one in \"tensor\": [w, b]"},
             {"{\"path\": \"m.safetensors\", \"tensor\": \"b\"}", "INVALID_ARGUMENT: m.safetensors:b: bf16 has no Arrow element type"},
             {"{\"path\": \"m.safetensors\", \"tensor\": \"q\"}", "NOT_FOUND: 'm.safetensors' has no tensor 'q'"},
+            {"{\"path\": \"x.npy/\"}", "INVALID_ARGUMENT: path 'x.npy/' ends with a separator; name a file"},
+            {"{\"path\": \"x.npy//.\"}", "INVALID_ARGUMENT: path 'x.npy//.' ends with '.', a directory; name a file"},
         };
         try (BufferAllocator a = ArrowTensors.allocator();
              FlightClient raw = FlightClient.builder(a, server.location()).build()) {

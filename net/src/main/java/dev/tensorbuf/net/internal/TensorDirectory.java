@@ -127,7 +127,12 @@ public final class TensorDirectory implements AutoCloseable {
             // directory's name was given for.
             throw new RefusedException(Refusal.INVALID, "path " + shown + " ends with a separator; name a file");
         }
-        for (String part : relative.split("[/\\\\]")) {
+        String[] parts = relative.split("[/\\\\]");
+        if (parts[parts.length - 1].equals(".")) {
+            // Normalising drops a last '.' as it drops a trailing separator: 'x.npy/.' would serve x.npy.
+            throw new RefusedException(Refusal.INVALID, "path " + shown + " ends with '.', a directory; name a file");
+        }
+        for (String part : parts) {
             if (part.equals("..")) {
                 throw new RefusedException(Refusal.FORBIDDEN, "path " + shown + " climbs out of the served directory with '..'");
             }
