@@ -1,0 +1,237 @@
+package dev.tensorbuf.ops.copy;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.MemoryBuffer;
+import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.ops.copy.CopyPlan.Explanation;
+import dev.tensorbuf.ops.copy.CopyPlan.Explanation.Route;
+import dev.tensorbuf.testing.ArenaPerTest;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.TensorElements;
+import dev.tensorbuf.views.TensorView;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A small staircase over two large packed {@code s4} parts ({@code s4[2048,2048]} each, 4M slots
+ * of 2 MiB): the parts joined along 1, flattened, cut to rows of 1,000 and cropped to a few rows
+ * of a few hundred columns that cross from one part into the other. Only the slots the pieces
+ * reach are staged, whole bytes (the explanation's runs are checked against the reach computed
+ * here from the joined layout, index by index), copied into f32 and s8 and back into a packed
+ * staircase whose buffers hold a pattern first: every byte of both parts compared with the
+ * element-by-element reference, so the slots the copy does not write (the edge bytes' other
+ * slots, the columns between rows, the rest of the 4M) keep their bits.
+ */
+class PackedPieceReachTest {
+    private static final long ROWS = 2048;
+    private static final long PART = 2048;
+    private static final long JOINED = 2 * PART;
+    private static final long WIDTH = 1000;
+
+    @ArenaPerTest
+    private Allocator arena;
+
+    /** A crop of the staircase: rows {@code [top, top + rows)}, columns {@code [left, right)}. */
+    private record Crop(long top, long rows, long left, long right) {
+    }
+
+    /** Two packed parts, each byte random. */
+    private List<MemoryBuffer> parts(long seed) {
+        Random random = new Random(seed);
+        List<MemoryBuffer> out = new ArrayList<>();
+        for (int k = 0; k < 2; k++) {
+            MemoryBuffer b = arena.allocate(ROWS * PART / 2);
+            byte[] bytes = new byte[(int) b.byteSize()];
+            random.nextBytes(bytes);
+            b.segment().copyFrom(java.lang.foreign.MemorySegment.ofArray(bytes));
+            out.add(b);
+        }
+        return out;
+    }
+
+    private static TensorView staircase(List<MemoryBuffer> parts, Crop c) {
+        List<TensorView> views = new ArrayList<>();
+        for (MemoryBuffer b : parts) {
+            views.add(TensorView.of(b, "s4[" + ROWS + "," + PART + "]{1,0:E(4)}"));
+        }
+        long total = ROWS * JOINED;
+        long rows = total / WIDTH;
+        TensorView flat = Ops.slice(Ops.reshape(Ops.concatenate(1, views), total), new long[] {0}, new long[] {rows * WIDTH},
+                new long[] {1});
+        return Ops.slice(Ops.reshape(flat, rows, WIDTH), new long[] {c.top(), c.left()},
+                new long[] {c.top() + c.rows(), c.right()}, new long[] {1, 1});
+    }
+
+    /**
+     * {@return the runs the crop reaches, part by part: {first slot, slots}, rounded out to whole
+     * bytes} From the joined layout: index {@code (i, j)} is flat {@code L}, joined row
+     * {@code L / 4096}, column {@code L mod 4096}, the first 2048 columns part 0's.
+     */
+    private static List<long[]> reached(Crop c) {
+        long[] lo = {Long.MAX_VALUE, Long.MAX_VALUE};
+        long[] hi = {-1, -1};
+        for (long i = 0; i < c.rows(); i++) {
+            for (long j = c.left(); j < c.right(); j++) {
+                long flat = (c.top() + i) * WIDTH + j;
+                long column = flat % JOINED;
+                int part = column < PART ? 0 : 1;
+                long slot = flat / JOINED * PART + column - part * PART;
+                lo[part] = Math.min(lo[part], slot);
+                hi[part] = Math.max(hi[part], slot);
+            }
+        }
+        List<long[]> runs = new ArrayList<>();
+        for (int part = 0; part < 2; part++) {
+            if (hi[part] >= 0) {
+                long first = lo[part] / 2 * 2;
+                long end = (hi[part] / 2 + 1) * 2;
+                runs.add(new long[] {first, end - first});
+            }
+        }
+        return runs;
+    }
+
+    private static List<Explanation.Staged> staged(String side, List<long[]> runs) {
+        return runs.stream().map(r -> new Explanation.Staged(side, 4, r[0], r[1], r[1], side.equals("destination"))).toList();
+    }
+
+    /** Writes every index of {@code src} into {@code dst} through their element access. */
+    private static void reference(TensorView src, TensorView dst) {
+        TensorElements from = TensorElements.of(src);
+        TensorElements to = TensorElements.of(dst);
+        from.forEachIndex(i -> to.setDouble(from.getDouble(i), i));
+    }
+
+    private static void assertSameBytes(List<MemoryBuffer> expected, List<MemoryBuffer> actual, String what) {
+        for (int k = 0; k < expected.size(); k++) {
+            assertArrayEquals(expected.get(k).segment().toArray(ValueLayout.JAVA_BYTE),
+                    actual.get(k).segment().toArray(ValueLayout.JAVA_BYTE), what + ": part " + k);
+        }
+    }
+
+    /** {@return a dense {@code type} view of {@code rows x cols} laid out transposed, zeroed} */
+    private TensorView transposed(DType type, long rows, long cols) {
+        MemoryBuffer b = arena.allocate(rows * cols * type.byteWidth());
+        return Ops.transpose(TensorView.of(b, type + "[" + cols + "," + rows + "]{1,0}"), 1, 0);
+    }
+
+    /** Copies the crop out of random parts into f32 and s8 and back into patterned parts. */
+    private void roundTrip(Crop crop, String what) {
+        List<long[]> runs = reached(crop);
+        long reachedSlots = runs.stream().mapToLong(r -> r[1]).sum();
+        assertTrue(reachedSlots < 4096, what + ": " + reachedSlots + " slots reached");
+        TensorView src = staircase(parts(36), crop);
+        assertEquals(crop.rows() * (crop.right() - crop.left()), src.elementCount());
+        for (DType type : List.of(DType.F32, DType.S8)) {
+            for (CopyEngine engine : List.of(CopyEngine.of(1), CopyEngine.of(2))) {
+                TensorView out = transposed(type, crop.rows(), crop.right() - crop.left());
+                TensorView ref = transposed(type, crop.rows(), crop.right() - crop.left());
+                Explanation e = engine.explain(src, out);
+                assertEquals(Route.STAGED, e.route(), e.toString());
+                assertEquals(staged("source", runs), e.staging(), e.toString());
+                assertEquals(List.of(reachedSlots), e.temporaries().getFirst().dims(), e.toString());
+                engine.copy(src, out);
+                reference(src, ref);
+                assertSameBytes(List.of(ref.buffer()), List.of(out.buffer()), what + " into " + type);
+
+                // Back into packed parts whose every byte holds a pattern first.
+                List<MemoryBuffer> into = parts(37);
+                List<MemoryBuffer> twin = parts(37);
+                TensorView dst = staircase(into, crop);
+                Explanation back = engine.explain(out, dst);
+                assertEquals(Route.STAGED, back.route(), back.toString());
+                assertEquals(staged("destination", runs), back.staging(), back.toString());
+                assertTrue(back.toString().contains("packed back into those bytes only"), back.toString());
+                engine.copy(out, dst);
+                reference(out, staircase(twin, crop));
+                assertSameBytes(twin, into, what + " from " + type);
+            }
+        }
+    }
+
+    /**
+     * Three rows of 200 columns: the first in part 0, the other two in part 1 (their joined row
+     * crosses the parts' boundary between them). Each part's reach starts and ends on a whole byte.
+     */
+    @Test
+    void aSmallStaircaseOfLargePackedPartsStagesTheSlotsItReaches() {
+        Crop crop = new Crop(4097, 3, 100, 300);
+        List<long[]> runs = reached(crop);
+        assertEquals(2, runs.size());
+        assertArrayEquals(new long[] {1000 * PART + 1100, 200}, runs.get(0));
+        assertArrayEquals(new long[] {1000 * PART + 52, 1200}, runs.get(1));
+        roundTrip(crop, "even edges");
+    }
+
+    /**
+     * The same rows cropped to 198 columns from an odd one: each part's reach starts on a byte's
+     * high slot and ends on a low one, so both edge bytes hold a slot the copy must not change.
+     */
+    @Test
+    void reachesThatStartAndEndMidByteKeepTheEdgeSlots() {
+        Crop crop = new Crop(4097, 3, 101, 299);
+        List<long[]> runs = reached(crop);
+        assertArrayEquals(new long[] {1000 * PART + 1100, 200}, runs.get(0));
+        assertArrayEquals(new long[] {1000 * PART + 52, 1200}, runs.get(1));
+        roundTrip(crop, "odd edges");
+    }
+
+    /** A crop inside part 0: part 1 is reached nowhere, and staged nowhere. */
+    @Test
+    void aPartTheCropDoesNotReachIsNotStaged() {
+        Crop crop = new Crop(4096, 2, 100, 400);
+        assertEquals(1, reached(crop).size());
+        roundTrip(crop, "one part");
+    }
+
+    /**
+     * A view too large to look every index up stages its pieces' intervals: still a few rows of
+     * the parts, not all of them, and the copy the reference's.
+     */
+    @Test
+    void aLargerCropStagesItsPiecesIntervals() {
+        Crop crop = new Crop(4000, 300, 7, 993);
+        TensorView src = staircase(parts(36), crop);
+        TensorView out = transposed(DType.S8, crop.rows(), crop.right() - crop.left());
+        TensorView ref = transposed(DType.S8, crop.rows(), crop.right() - crop.left());
+        CopyEngine engine = CopyEngine.of(2);
+        Explanation e = engine.explain(src, out);
+        long slots = e.staging().stream().mapToLong(Explanation.Staged::slots).sum();
+        // 300 rows of 1,000 are about 74 joined rows of 2,048 slots a part, plus a joined row each.
+        assertTrue(slots >= 2 * 73 * PART && slots <= 2 * 76 * PART, slots + " slots: " + e);
+        engine.copy(src, out);
+        reference(src, ref);
+        assertSameBytes(List.of(ref.buffer()), List.of(out.buffer()), "larger crop");
+
+        List<MemoryBuffer> into = parts(37);
+        List<MemoryBuffer> twin = parts(37);
+        engine.copy(out, staircase(into, crop));
+        reference(out, staircase(twin, crop));
+        assertSameBytes(twin, into, "larger crop back");
+    }
+
+    /**
+     * A destination with a read-only part is not staged (packing back would write it): refused
+     * as before, naming the read-only memory, and the writable part keeps every byte.
+     */
+    @Test
+    void aReadOnlyPartIsRefusedAsBefore() {
+        Crop crop = new Crop(4097, 3, 100, 300);
+        List<MemoryBuffer> into = parts(37);
+        List<MemoryBuffer> twin = parts(37);
+        List<MemoryBuffer> guarded = List.of(into.get(0), into.get(1).asReadOnly());
+        TensorView src = transposed(DType.S8, crop.rows(), crop.right() - crop.left());
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> CopyEngine.of(1).copy(src, staircase(guarded, crop)));
+        assertTrue(refused.getMessage().contains("read-only"), refused.getMessage());
+        assertSameBytes(twin, into, "refused");
+    }
+}
