@@ -169,6 +169,10 @@ class PackedPieceReachTest {
         assertArrayEquals(new long[] {1000 * PART + 1100, 200}, runs.get(0));
         assertArrayEquals(new long[] {1000 * PART + 52, 1200}, runs.get(1));
         roundTrip(crop, "even edges");
+        String text = CopyEngine.of(1).explain(staircase(parts(1), crop), transposed(DType.F32, 3, 200)).toString();
+        assertTrue(text.contains("staged source: 4-bit slots [2049100, 2049300) a byte each, 200 unpacked first\n"), text);
+        assertTrue(text.contains("staged source: 4-bit slots [2048052, 2049252) a byte each, 1200 unpacked first\n"), text);
+        assertTrue(text.contains("temporary s4[1400], 1400 bytes: the slots the source's pieces reach, 2 runs"), text);
     }
 
     /**
@@ -216,6 +220,38 @@ class PackedPieceReachTest {
         engine.copy(out, staircase(into, crop));
         reference(out, staircase(twin, crop));
         assertSameBytes(twin, into, "larger crop back");
+    }
+
+    /**
+     * Forty parts of one row each: a run per part, the text showing the first eight and counting
+     * the rest, the JSON every one.
+     */
+    @Test
+    void manyRunsAreCountedInTheText() {
+        List<TensorView> rows = new ArrayList<>();
+        List<MemoryBuffer> buffers = new ArrayList<>();
+        Random random = new Random(40);
+        for (int k = 0; k < 40; k++) {
+            MemoryBuffer b = arena.allocate(3);
+            b.segment().set(ValueLayout.JAVA_BYTE, 0, (byte) random.nextInt());
+            b.segment().set(ValueLayout.JAVA_BYTE, 1, (byte) random.nextInt());
+            b.segment().set(ValueLayout.JAVA_BYTE, 2, (byte) random.nextInt());
+            buffers.add(b);
+            rows.add(Ops.slice(TensorView.of(b, "s4[1,6]{1,0:E(4)}"), new long[] {0, 1}, new long[] {1, 4}, new long[] {1, 1}));
+        }
+        TensorView src = Ops.concatenate(0, rows);
+        TensorView out = transposed(DType.S8, 40, 3);
+        TensorView ref = transposed(DType.S8, 40, 3);
+        Explanation e = CopyEngine.of(1).explain(src, out);
+        // Slots 1 to 3 of each part: bytes 0 and 1, slots [0, 4).
+        assertEquals(java.util.Collections.nCopies(40, new Explanation.Staged("source", 4, 0, 4, 4, false)), e.staging());
+        String text = e.toString();
+        assertEquals(8, text.lines().filter(l -> l.startsWith("  staged source: 4-bit slots [0, 4)")).count(), text);
+        assertTrue(text.contains("\n  ... 32 more staged runs, 128 slots\n"), text);
+        assertEquals(40, e.toJson().split("\"side\":\"source\"", -1).length - 1, e.toJson());
+        CopyEngine.of(1).copy(src, out);
+        reference(src, ref);
+        assertSameBytes(List.of(ref.buffer()), List.of(out.buffer()), "forty parts");
     }
 
     /**
