@@ -613,7 +613,8 @@ public final class CopyEngine {
      * Copies (or, with {@code explained} given, explains into it) {@code src} into {@code dst}
      * through byte-a-slot copies of the packed pieces' buffers ({@link Unpacked}).
      *
-     * @param unbounded receives, when given, the runs staged whole because a piece's reach is not bounded
+     * @param unbounded receives, when given: the runs staged whole because a piece's reach is not
+     *     bounded, and the sides whose reaches are their maps' intervals rather than exact
      * @return the runs staged, for an explanation
      */
     private List<CopyPlan.Explanation.Staged> unpacked(TensorView src, TensorView dst, Unpacked u,
@@ -634,6 +635,9 @@ public final class CopyEngine {
             }
             List<CopyPlan.Explanation.Staged> staged = new ArrayList<>();
             for (PackedPieces side : new PackedPieces[] {a, b}) {
+                if (side != null && unbounded != null && !side.exact()) {
+                    unbounded[1]++;
+                }
                 if (side != null) {
                     for (PackedPieces.Run r : side.runs()) {
                         if (unbounded != null && !r.bounded()) {
@@ -1217,7 +1221,7 @@ public final class CopyEngine {
             case Pieces p -> throw new IllegalStateException("a pair of pieces is one piece each: " + from + " -> " + to);
             case Unpacked u -> {
                 List<CopyPlan.Explanation> parts = new ArrayList<>();
-                int[] unbounded = new int[1];
+                int[] unbounded = new int[2];
                 List<CopyPlan.Explanation.Staged> staged = unpacked(src, dst, u, parts, unbounded);
                 List<CopyPlan.Explanation.Temporary> temporaries = new ArrayList<>();
                 long bytes = 0;
@@ -1240,8 +1244,12 @@ public final class CopyEngine {
                 }
                 long whole = unbounded[0];
                 yield composite(CopyPlan.Explanation.Route.STAGED, from, to, n, parts, temporaries, staged, 0, bytes,
-                        "packed sub-byte storage over several pieces: the slots the pieces reach in each buffer (their"
-                        + " maps' intervals over their bounds), rounded out to whole bytes, unpacked into a byte a slot,"
+                        "packed sub-byte storage over several pieces: the slots the pieces reach in each buffer ("
+                        + (unbounded[1] == 0 ? "every index looked up"
+                        : unbounded[1] == (u.source() ? 1 : 0) + (u.destination() ? 1 : 0)
+                        ? "their maps' intervals over their bounds"
+                        : "every index looked up on one side, the maps' intervals over their bounds on the other")
+                        + "), rounded out to whole bytes, unpacked into a byte a slot,"
                         + " the same maps copied over the copies box by box"
                         + (u.destination() ? ", the destination's copies packed back into those bytes only" : "")
                         + (whole == 0 ? "" : "; " + whole + (whole == 1 ? " buffer" : " buffers")

@@ -137,6 +137,8 @@ class PackedPieceReachTest {
                 Explanation e = engine.explain(src, out);
                 assertEquals(Route.STAGED, e.route(), e.toString());
                 assertEquals(staged("source", runs), e.staging(), e.toString());
+                assertTrue(e.reason().contains("the slots the pieces reach in each buffer (every index looked up)"),
+                        e.reason());
                 assertEquals(List.of(reachedSlots), e.temporaries().getFirst().dims(), e.toString());
                 engine.copy(src, out);
                 reference(src, ref);
@@ -209,6 +211,7 @@ class PackedPieceReachTest {
         CopyEngine engine = CopyEngine.of(2);
         Explanation e = engine.explain(src, out);
         long slots = e.staging().stream().mapToLong(Explanation.Staged::slots).sum();
+        assertTrue(e.reason().contains("(their maps' intervals over their bounds)"), e.reason());
         // 300 rows of 1,000 are about 74 joined rows of 2,048 slots a part, plus a joined row each.
         assertTrue(slots >= 2 * 73 * PART && slots <= 2 * 76 * PART, slots + " slots: " + e);
         engine.copy(src, out);

@@ -77,11 +77,13 @@ public final class PackedPieces {
     private final TensorView view;
     private final List<Staged> staged;
     private final int bits;
+    private final boolean exact;
 
-    private PackedPieces(TensorView view, List<Staged> staged, int bits) {
+    private PackedPieces(TensorView view, List<Staged> staged, int bits, boolean exact) {
         this.view = view;
         this.staged = staged;
         this.bits = bits;
+        this.exact = exact;
     }
 
     /**
@@ -242,7 +244,7 @@ public final class PackedPieces {
                 SubByteStaging.unpack(s.packed().segment(), s.run().firstSlot(), s.run().slots(), bits, s.bytes().segment());
             }
         }
-        return new PackedPieces(unpacked, List.copyOf(staged), bits);
+        return new PackedPieces(unpacked, List.copyOf(staged), bits, exact != null);
     }
 
     /**
@@ -339,6 +341,14 @@ public final class PackedPieces {
             n += s.run().slots();
         }
         return n;
+    }
+
+    /**
+     * {@return whether the pieces' reaches are exact (every index looked up), not their maps'
+     * intervals over their bounds}
+     */
+    public boolean exact() {
+        return exact;
     }
 
     /** {@return the bits a slot of the packed buffers holds} */
