@@ -56,7 +56,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *     joined along 1, flattened, cut to rows of 1,000 and cropped to 3 rows of 200 columns that
  *     cross from one part into the other (600 elements), into {@code f32}; {@code s4into} the
  *     reverse, {@code f32} into that crop of patterned parts. Both parts were unpacked whole (and
- *     packed back whole) for each copy; now only the 1,400 slots the crop reaches are.
+ *     packed back whole) for each copy; now only the 4,400 slots of its pieces' intervals are (it
+ *     reaches 1,400).
  * </ul>
  * {@code firstCopy} is the first copy in a fresh JVM (one per fork: the cut, the planning and the
  * kernels before the JIT has compiled them); {@code repeated} a copy of the same views again and

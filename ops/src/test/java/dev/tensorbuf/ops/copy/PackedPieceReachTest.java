@@ -39,8 +39,11 @@ class PackedPieceReachTest {
     @ArenaPerTest
     private Allocator arena;
 
-    /** A crop of the staircase: rows {@code [top, top + rows)}, columns {@code [left, right)}. */
-    private record Crop(long top, long rows, long left, long right) {
+    /** A crop of the staircase: {@code rows} rows from {@code top}, every {@code step}th, columns {@code [left, right)}. */
+    private record Crop(long top, long rows, long step, long left, long right) {
+        Crop(long top, long rows, long left, long right) {
+            this(top, rows, 1, left, right);
+        }
     }
 
     /** Two packed parts, each byte random. */
@@ -67,7 +70,7 @@ class PackedPieceReachTest {
         TensorView flat = Ops.slice(Ops.reshape(Ops.concatenate(1, views), total), new long[] {0}, new long[] {rows * WIDTH},
                 new long[] {1});
         return Ops.slice(Ops.reshape(flat, rows, WIDTH), new long[] {c.top(), c.left()},
-                new long[] {c.top() + c.rows(), c.right()}, new long[] {1, 1});
+                new long[] {c.top() + (c.rows() - 1) * c.step() + 1, c.right()}, new long[] {c.step(), 1});
     }
 
     /**
@@ -80,7 +83,7 @@ class PackedPieceReachTest {
         long[] hi = {-1, -1};
         for (long i = 0; i < c.rows(); i++) {
             for (long j = c.left(); j < c.right(); j++) {
-                long flat = (c.top() + i) * WIDTH + j;
+                long flat = (c.top() + i * c.step()) * WIDTH + j;
                 long column = flat % JOINED;
                 int part = column < PART ? 0 : 1;
                 long slot = flat / JOINED * PART + column - part * PART;
@@ -123,11 +126,36 @@ class PackedPieceReachTest {
         return Ops.transpose(TensorView.of(b, type + "[" + cols + "," + rows + "]{1,0}"), 1, 0);
     }
 
-    /** Copies the crop out of random parts into f32 and s8 and back into patterned parts. */
-    private void roundTrip(Crop crop, String what) {
-        List<long[]> runs = reached(crop);
-        long reachedSlots = runs.stream().mapToLong(r -> r[1]).sum();
-        assertTrue(reachedSlots < 4096, what + ": " + reachedSlots + " slots reached");
+    /**
+     * {@return each part's interval over a crop of consecutive rows inside one joined row, rounded
+     * out to whole bytes: {first slot, slots}} The crop's flat indices {@code [a, b]} lie in joined
+     * row {@code q}; part {@code k}'s map, {@code L mod 4096 - 2048k + 2048q} where its constraint
+     * holds, spans {@code [a mod 4096, b mod 4096] - 2048k + 2048q} over the crop's box (the
+     * interval arithmetic does not use the constraint).
+     */
+    private static List<long[]> intervals(Crop c) {
+        long a = c.top() * WIDTH + c.left();
+        long b = (c.top() + c.rows() - 1) * WIDTH + c.right() - 1;
+        assertEquals(a / JOINED, b / JOINED, "one joined row");
+        List<long[]> runs = new ArrayList<>();
+        for (int part = 0; part < 2; part++) {
+            long lo = a / JOINED * PART + a % JOINED - part * PART;
+            long hi = a / JOINED * PART + b % JOINED - part * PART;
+            runs.add(new long[] {lo / 2 * 2, (hi / 2 + 1) * 2 - lo / 2 * 2});
+        }
+        return runs;
+    }
+
+    /**
+     * Copies the crop out of random parts into f32 and s8 and back into patterned parts, each
+     * explanation staging {@code runs}, found as {@code how}.
+     */
+    private void roundTrip(Crop crop, List<long[]> runs, String how, String what) {
+        long stagedSlots = runs.stream().mapToLong(r -> r[1]).sum();
+        // Whatever is staged holds what the crop reaches.
+        for (long[] reached : reached(crop)) {
+            assertTrue(runs.stream().anyMatch(r -> r[0] <= reached[0] && reached[0] + reached[1] <= r[0] + r[1]), what);
+        }
         TensorView src = staircase(parts(36), crop);
         assertEquals(crop.rows() * (crop.right() - crop.left()), src.elementCount());
         for (DType type : List.of(DType.F32, DType.S8)) {
@@ -137,9 +165,8 @@ class PackedPieceReachTest {
                 Explanation e = engine.explain(src, out);
                 assertEquals(Route.STAGED, e.route(), e.toString());
                 assertEquals(staged("source", runs), e.staging(), e.toString());
-                assertTrue(e.reason().contains("the slots the pieces reach in each buffer (every index looked up)"),
-                        e.reason());
-                assertEquals(List.of(reachedSlots), e.temporaries().getFirst().dims(), e.toString());
+                assertTrue(e.reason().contains("the slots the pieces reach in each buffer (" + how + ")"), e.reason());
+                assertEquals(List.of(stagedSlots), e.temporaries().getFirst().dims(), e.toString());
                 engine.copy(src, out);
                 reference(src, ref);
                 assertSameBytes(List.of(ref.buffer()), List.of(out.buffer()), what + " into " + type);
@@ -159,43 +186,67 @@ class PackedPieceReachTest {
         }
     }
 
+    private static final String INTERVALS = "their maps' intervals over their bounds";
+    private static final String LOOKED_UP = "every index looked up";
+
     /**
      * Three rows of 200 columns: the first in part 0, the other two in part 1 (their joined row
-     * crosses the parts' boundary between them). Each part's reach starts and ends on a whole byte.
+     * crosses the parts' boundary between them). Each part stages its map's interval over the
+     * crop, 2,200 slots (it reaches 200 and 1,200), starting and ending on a whole byte.
      */
     @Test
     void aSmallStaircaseOfLargePackedPartsStagesTheSlotsItReaches() {
         Crop crop = new Crop(4097, 3, 100, 300);
-        List<long[]> runs = reached(crop);
-        assertEquals(2, runs.size());
-        assertArrayEquals(new long[] {1000 * PART + 1100, 200}, runs.get(0));
-        assertArrayEquals(new long[] {1000 * PART + 52, 1200}, runs.get(1));
-        roundTrip(crop, "even edges");
+        List<long[]> reached = reached(crop);
+        assertArrayEquals(new long[] {1000 * PART + 1100, 200}, reached.get(0));
+        assertArrayEquals(new long[] {1000 * PART + 52, 1200}, reached.get(1));
+        List<long[]> runs = intervals(crop);
+        assertArrayEquals(new long[] {1000 * PART + 1100, 2200}, runs.get(0));
+        assertArrayEquals(new long[] {1000 * PART - 948, 2200}, runs.get(1));
+        roundTrip(crop, runs, INTERVALS, "even edges");
         String text = CopyEngine.of(1).explain(staircase(parts(1), crop), transposed(DType.F32, 3, 200)).toString();
-        assertTrue(text.contains("staged source: 4-bit slots [2049100, 2049300) a byte each, 200 unpacked first\n"), text);
-        assertTrue(text.contains("staged source: 4-bit slots [2048052, 2049252) a byte each, 1200 unpacked first\n"), text);
-        assertTrue(text.contains("temporary s4[1400], 1400 bytes: the slots the source's pieces reach, 2 runs"), text);
+        assertTrue(text.contains("staged source: 4-bit slots [2049100, 2051300) a byte each, 2200 unpacked first\n"), text);
+        assertTrue(text.contains("staged source: 4-bit slots [2047052, 2049252) a byte each, 2200 unpacked first\n"), text);
+        assertTrue(text.contains("temporary s4[4400], 4400 bytes: the slots the source's pieces reach, 2 runs"), text);
     }
 
     /**
-     * The same rows cropped to 198 columns from an odd one: each part's reach starts on a byte's
-     * high slot and ends on a low one, so both edge bytes hold a slot the copy must not change.
+     * The same rows cropped to 198 columns from an odd one: each part's interval starts on a
+     * byte's high slot and ends on a low one, so both edge bytes hold a slot the copy must not
+     * change.
      */
     @Test
     void reachesThatStartAndEndMidByteKeepTheEdgeSlots() {
         Crop crop = new Crop(4097, 3, 101, 299);
-        List<long[]> runs = reached(crop);
-        assertArrayEquals(new long[] {1000 * PART + 1100, 200}, runs.get(0));
-        assertArrayEquals(new long[] {1000 * PART + 52, 1200}, runs.get(1));
-        roundTrip(crop, "odd edges");
+        List<long[]> runs = intervals(crop);
+        assertArrayEquals(new long[] {1000 * PART + 1100, 2200}, runs.get(0));
+        assertArrayEquals(new long[] {1000 * PART - 948, 2200}, runs.get(1));
+        assertEquals(1, (1000 * PART + 1101) % 2, "starts on a high slot");
+        assertEquals(0, (1000 * PART + 3298) % 2, "ends on a low slot");
+        roundTrip(crop, runs, INTERVALS, "odd edges");
     }
 
-    /** A crop inside part 0: part 1 is reached nowhere, and staged nowhere. */
+    /**
+     * Three rows 200 apart: the pieces' intervals span a hundred joined rows each (412K slots),
+     * far more than 600 elements, so every index is looked up: part 1 holds one row segment and
+     * stages its 200 slots, part 0 the 100K between its two.
+     */
+    @Test
+    void rowsFarApartAreLookedUp() {
+        Crop crop = new Crop(4000, 3, 200, 100, 300);
+        List<long[]> runs = reached(crop);
+        assertEquals(200, runs.get(1)[1]);
+        assertTrue(runs.get(0)[1] < 101_000, runs.get(0)[1] + " slots");
+        // Part 0 is reached first in the pieces' order, so its run comes first.
+        roundTrip(crop, runs, LOOKED_UP, "far apart");
+    }
+
+    /** Rows 4,096 apart, each inside part 0: part 1 is reached nowhere, and staged nowhere. */
     @Test
     void aPartTheCropDoesNotReachIsNotStaged() {
-        Crop crop = new Crop(4096, 2, 100, 400);
+        Crop crop = new Crop(0, 3, 4096, 101, 299);
         assertEquals(1, reached(crop).size());
-        roundTrip(crop, "one part");
+        roundTrip(crop, reached(crop), LOOKED_UP, "one part");
     }
 
     /**

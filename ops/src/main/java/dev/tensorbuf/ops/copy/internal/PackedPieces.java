@@ -27,15 +27,17 @@ import java.util.Map;
  * destination's runs are packed back ({@link #packBack}), and nothing else: a slot of a run the
  * copy did not write (an edge byte's other slot, a column a crop leaves out between two rows) was
  * unpacked and goes back as it was, and the buffer's bytes outside its runs are never read or
- * written. So a view of a few hundred elements of two parts of 4M slots each stages some hundreds
+ * written. So a view of a few hundred elements of two parts of 4M slots each stages some thousands
  * of slots, not 8M.
  *
- * <p>A piece's reach is exact for a small view ({@link #EXACT_LOOKUPS}): the lowest and highest
- * offsets of the indices it reads, every index looked up. Otherwise it is the interval of its map
- * over its dims' bounds ({@link ViewBounds#reach}, the one a view's bounds check holds): cheap, a
- * walk of the map's expression, and as wide as the interval arithmetic makes it (a reshape's
- * {@code mod} over indices that cross its modulus reaches the whole modulus, a row of a
- * staircase's joined rows). A piece whose interval is unbounded has its whole buffer staged
+ * <p>A piece's reach is the interval of its map over its dims' bounds ({@link ViewBounds#reach},
+ * the one a view's bounds check holds): cheap, a walk of the map's expression, and as wide as the
+ * interval arithmetic makes it (a reshape's {@code mod} over indices that cross its modulus
+ * reaches the whole modulus, a row of a staircase's joined rows; a crop of one part reaches into
+ * the other). For a small view whose intervals are far wider than it ({@link #EXACT_LOOKUPS},
+ * {@link #EXACT_SLOTS_PER_ELEMENT}: a few rows far apart), it is exact instead: the lowest and
+ * highest offsets of the indices it reads, every index looked up, and a piece no index is read
+ * from is not staged. A piece whose interval is unbounded has its whole buffer staged
  * ({@link Run#bounded} false, and the explanation says so); one that reads nothing (no index is
  * its, or its interval misses its buffer) is pointed at a one-byte temporary. Staged box by box
  * instead, each box of a staircase unpacked its own slots (a row segment, or a family of rows
@@ -60,15 +62,22 @@ public final class PackedPieces {
     }
 
     /**
-     * Views whose elements times pieces are at most this have each piece's reach found exactly:
-     * every index looked up as the element path looks it up ({@link ViewReader}), the offsets it
-     * takes in the piece that holds it (a few milliseconds at most). The view over the
-     * temporaries is then checked against them by a search of the pieces' indices
-     * ({@link ViewBounds#check} past the interval, a step an index at most per dimension, far
-     * inside its budget). Past it, a piece stages its bounds' interval, which the check holds at
-     * once.
+     * Views whose elements times pieces are at most this may have each piece's reach found
+     * exactly: every index looked up as the element path looks it up ({@link ViewReader}), the
+     * offsets it takes in the piece that holds it. The view over the temporaries is then checked
+     * against them by a search of the pieces' indices ({@link ViewBounds#check} past the interval,
+     * a step an index at most per dimension, far inside its budget). Past it, a piece stages its
+     * bounds' interval, which the check holds at once.
      */
     static final long EXACT_LOOKUPS = 1 << 16;
+    /**
+     * Slots of the pieces' intervals, per element and per piece, past which the lookups pay: the
+     * reader compiles each piece's map (some 120 us a piece), a lookup takes some 35 ns, and
+     * unpacking and packing back a slot some 2 ns. Below, the intervals are staged: a reshape's
+     * modulus wider than a piece's reach adds at most a joined row a piece.
+     */
+    static final long EXACT_SLOTS_PER_ELEMENT = 64;
+    static final long EXACT_SLOTS_PER_PIECE = 1 << 17;
 
     /** One run and the buffers it is staged between. */
     private record Staged(MemoryBuffer packed, Run run, MemoryBuffer bytes) {
@@ -141,15 +150,26 @@ public final class PackedPieces {
         }
         int bits = view.access().storageBits();
         List<ViewMap.Single> pieces = view.map().pieces();
-        long[][] exact = view.elementCount() <= EXACT_LOOKUPS / pieces.size() ? exactReach(view, pieces.size()) : null;
+        long[][] exact = null;
+        if (view.elementCount() <= EXACT_LOOKUPS / pieces.size()) {
+            long intervals = 0;
+            for (ViewMap.Single p : pieces) {
+                long[] r = reach(ViewBounds.reach(p.map()), p.buffer().byteSize() * (8 / bits), 8 / bits);
+                intervals += r == null ? 0 : r[1] - r[0];
+            }
+            if (intervals > EXACT_SLOTS_PER_ELEMENT * view.elementCount() + EXACT_SLOTS_PER_PIECE * pieces.size()) {
+                exact = exactReach(view, pieces.size());
+            }
+        }
         PackedPieces made = exact == null ? null : stage(view, pieces, exact, temporary, read, bits);
         return made != null ? made : stage(view, pieces, null, temporary, read, bits);
     }
 
     /**
-     * {@return the view over runs of the pieces' reaches, the exact ones where {@code exact} has
-     * them (a piece no index reads takes its interval), or null when the exact reaches fail the
-     * view's check (a piece whose domain has indices an earlier piece reads, reaching further)}
+     * {@return the view over runs of the pieces' reaches, the exact ones where {@code exact} is
+     * given (a piece no index is read from reads nothing, a pad's fill its one slot), or null when
+     * the exact reaches fail the view's check (a piece whose domain has indices an earlier piece
+     * reads, reaching further)}
      */
     private static PackedPieces stage(TensorView view, List<ViewMap.Single> pieces, long[][] exact, Allocator temporary,
                                       boolean read, int bits) {
@@ -215,7 +235,7 @@ public final class PackedPieces {
         for (int i = 0; i < pieces.size(); i++) {
             ViewMap.Single p = pieces.get(i);
             if (reach[i] == null) {
-                // Read nowhere: any buffer serves, and one byte keeps the view's check trivial.
+                // Read nowhere: any buffer serves (the view's check finds no index of its domain).
                 nothing = nothing != null ? nothing : temporary.allocate(1);
                 over.add(new ViewMap.Single(nothing, p.map()));
                 continue;
