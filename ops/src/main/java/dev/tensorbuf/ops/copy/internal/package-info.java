@@ -282,9 +282,10 @@
  *     next, nothing kept, when its destination can refuse no index (<code>refusesNothing</code>)</dd>
  * <dt><code>PackedPieces.java</code></dt>
  * <dd>a side over several pieces of packed sub-byte storage (a staircase of <code>s4</code> parts):
- *     the slots its pieces reach in each buffer (exact for a small view, every index looked up;
- *     else the interval of each map over its bounds, <code>ViewBounds.reach</code>; a whole buffer
- *     only where that is unbounded), rounded out to whole bytes, unpacked into byte-a-slot
+ *     the slots its pieces reach in each buffer (the interval of each map over its bounds,
+ *     <code>ViewBounds.reach</code>; every index looked up for a small view whose intervals are far
+ *     wider than it; a whole buffer only where an interval is unbounded), rounded out to whole
+ *     bytes, unpacked into byte-a-slot
  *     temporaries, the same maps shifted over them a view of whole bytes copied as any pieces
  *     (shared loop nests), a destination's runs packed back into those bytes only (the slots of
  *     an edge byte the copy does not write go back as they were); staged box by box, each box
