@@ -51,7 +51,13 @@ import org.openjdk.jmh.annotations.Warmup;
  *     halved down to boxes of about one element, and went element by element);
  * <li>{@code narrow}: 100 parts {@code f32[301,w]}, {@code w} 1 to 6, reshaped to rows of 301 and
  *     cropped (about 107,000 elements): its cut was refused for boxes under 8 elements on average
- *     and went element by element; now 4,308 boxes (residue classes of rows, strided) of 21 forms.
+ *     and went element by element; now 4,308 boxes (residue classes of rows, strided) of 21 forms;
+ * <li>{@code s4small}: two packed parts {@code s4[2048,2048]{1,0:E(4)}} (4M slots, 2 MiB each)
+ *     joined along 1, flattened, cut to rows of 1,000 and cropped to 3 rows of 200 columns that
+ *     cross from one part into the other (600 elements), into {@code f32}; {@code s4into} the
+ *     reverse, {@code f32} into that crop of patterned parts. Both parts were unpacked whole (and
+ *     packed back whole) for each copy; now only the 4,400 slots of its pieces' intervals are (it
+ *     reaches 1,400).
  * </ul>
  * {@code firstCopy} is the first copy in a fresh JVM (one per fork: the cut, the planning and the
  * kernels before the JIT has compiled them); {@code repeated} a copy of the same views again and
@@ -72,8 +78,11 @@ public class StaircaseCopyBenchmark {
     private static final int ROWS = 2000;
     private static final int COLS = 2000;
 
-    /** The staircase: {@code tiny}, {@code rows1000}, {@code long}, {@code parts21}, {@code parts64}, {@code ipad} or {@code narrow}. */
-    @Param({"tiny", "rows1000", "long", "parts21", "parts64", "ipad", "narrow"})
+    /**
+     * The staircase: {@code tiny}, {@code rows1000}, {@code long}, {@code parts21}, {@code parts64},
+     * {@code ipad}, {@code narrow}, {@code s4small} or {@code s4into}.
+     */
+    @Param({"tiny", "rows1000", "long", "parts21", "parts64", "ipad", "narrow", "s4small", "s4into"})
     public String shape;
 
     private TensorView src;
@@ -88,6 +97,10 @@ public class StaircaseCopyBenchmark {
         engine = CopyEngine.of(1);
         if (shape.equals("parts64") || shape.equals("ipad") || shape.equals("narrow")) {
             setUpJoined();
+            return;
+        }
+        if (shape.equals("s4small") || shape.equals("s4into")) {
+            setUpPacked(shape.equals("s4into"));
             return;
         }
         long width = switch (shape) {
@@ -169,11 +182,34 @@ public class StaircaseCopyBenchmark {
                 + viewRows + "]{1,0}"), 1, 0);
     }
 
+    /** {@code s4small} and {@code s4into}: a crop of 600 elements of two packed parts of 4M slots, and {@code f32}. */
+    private void setUpPacked(boolean into) {
+        java.util.Random random = new java.util.Random(4);
+        List<TensorView> parts = new java.util.ArrayList<>();
+        for (int k = 0; k < 2; k++) {
+            MemoryBuffer b = arena.allocate(2048L * 2048 / 2);
+            byte[] bytes = new byte[(int) b.byteSize()];
+            random.nextBytes(bytes);
+            b.segment().copyFrom(MemorySegment.ofArray(bytes));
+            parts.add(TensorView.of(b, "s4[2048,2048]{1,0:E(4)}"));
+        }
+        long total = 2048L * 4096;
+        long rows = total / 1000;
+        TensorView flat = Ops.slice(Ops.reshape(Ops.concatenate(1, parts), total), new long[] {0}, new long[] {rows * 1000},
+                new long[] {1});
+        TensorView crop = Ops.slice(Ops.reshape(flat, rows, 1000), new long[] {4097, 100}, new long[] {4100, 300},
+                new long[] {1, 1});
+        TensorView dense = TensorView.of(arena.allocate(600 * 4), "f32[3,200]{1,0}");
+        src = into ? dense : crop;
+        dst = into ? crop : dense;
+    }
+
     /**
      * Times the first copy of {@code args[0]} in this JVM, then {@code args[1]} copies more, in the
      * thread's CPU time, and prints them.
      *
-     * @param args the shape ({@code tiny}, {@code rows1000}, {@code long}, {@code parts21}, {@code parts64}, {@code ipad}, {@code narrow}) and the copies after the first
+     * @param args the shape ({@code tiny}, {@code rows1000}, {@code long}, {@code parts21}, {@code parts64}, {@code ipad},
+     *     {@code narrow}, {@code s4small}, {@code s4into}) and the copies after the first
      */
     public static void main(String[] args) {
         StaircaseCopyBenchmark b = new StaircaseCopyBenchmark();

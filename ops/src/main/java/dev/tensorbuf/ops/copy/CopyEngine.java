@@ -601,9 +601,10 @@ public final class CopyEngine {
     }
 
     /**
-     * A side (or both) over several pieces of packed sub-byte storage: its buffers are unpacked
-     * whole into byte-a-slot temporaries ({@link PackedPieces}), the copy runs over the same maps
-     * there as over any pieces, and a destination's temporaries are packed back whole.
+     * A side (or both) over several pieces of packed sub-byte storage: the slots its pieces reach
+     * in their buffers, whole bytes, are unpacked into byte-a-slot temporaries
+     * ({@link PackedPieces}), the copy runs over the same maps there as over any pieces, and a
+     * destination's temporaries are packed back into those bytes only.
      */
     private record Unpacked(boolean source, boolean destination) implements Route {
     }
@@ -612,10 +613,12 @@ public final class CopyEngine {
      * Copies (or, with {@code explained} given, explains into it) {@code src} into {@code dst}
      * through byte-a-slot copies of the packed pieces' buffers ({@link Unpacked}).
      *
-     * @return the staged sides, for an explanation
+     * @param unbounded receives, when given: the runs staged whole because a piece's reach is not
+     *     bounded, and the sides whose reaches are their maps' intervals rather than exact
+     * @return the runs staged, for an explanation
      */
     private List<CopyPlan.Explanation.Staged> unpacked(TensorView src, TensorView dst, Unpacked u,
-                                                       List<CopyPlan.Explanation> explained) {
+                                                       List<CopyPlan.Explanation> explained, int[] unbounded) {
         boolean run = explained == null;
         try (Allocator temporary = Allocators.shared()) {
             PackedPieces a = u.source() ? PackedPieces.unpack(src, temporary, run) : null;
@@ -630,12 +633,20 @@ public final class CopyEngine {
             } else {
                 explained.add(explainHeld(from, to, null));
             }
-            List<CopyPlan.Explanation.Staged> staged = new ArrayList<>(2);
-            if (a != null) {
-                staged.add(new CopyPlan.Explanation.Staged("source", a.bits(), 0, a.slots(), a.slots(), false));
-            }
-            if (b != null) {
-                staged.add(new CopyPlan.Explanation.Staged("destination", b.bits(), 0, b.slots(), b.slots(), true));
+            List<CopyPlan.Explanation.Staged> staged = new ArrayList<>();
+            for (PackedPieces side : new PackedPieces[] {a, b}) {
+                if (side != null && unbounded != null && !side.exact()) {
+                    unbounded[1]++;
+                }
+                if (side != null) {
+                    for (PackedPieces.Run r : side.runs()) {
+                        if (unbounded != null && !r.bounded()) {
+                            unbounded[0]++;
+                        }
+                        staged.add(new CopyPlan.Explanation.Staged(side == a ? "source" : "destination", side.bits(),
+                                r.firstSlot(), r.slots(), r.slots(), side == b && r.packedBack()));
+                    }
+                }
             }
             return staged;
         }
@@ -846,7 +857,7 @@ public final class CopyEngine {
         } else if (route instanceof Banded) {
             banded(src, dst, null, null);
         } else if (route instanceof Unpacked u) {
-            unpacked(src, dst, u, null);
+            unpacked(src, dst, u, null, null);
         } else {
             run(route, src, dst, affine);
         }
@@ -1210,20 +1221,39 @@ public final class CopyEngine {
             case Pieces p -> throw new IllegalStateException("a pair of pieces is one piece each: " + from + " -> " + to);
             case Unpacked u -> {
                 List<CopyPlan.Explanation> parts = new ArrayList<>();
-                List<CopyPlan.Explanation.Staged> staged = unpacked(src, dst, u, parts);
+                int[] unbounded = new int[2];
+                List<CopyPlan.Explanation.Staged> staged = unpacked(src, dst, u, parts, unbounded);
                 List<CopyPlan.Explanation.Temporary> temporaries = new ArrayList<>();
                 long bytes = 0;
+                long[] slots = new long[2];
+                int[] runs = new int[2];
                 for (CopyPlan.Explanation.Staged s : staged) {
-                    boolean source = s.side().equals("source");
-                    temporaries.add(new CopyPlan.Explanation.Temporary("every slot of the " + s.side() + "'s pieces'"
-                            + " buffers, a byte each", source ? src.dtype() : dst.dtype(), List.of(s.slots()),
-                            Math.max(1, s.slots())));
+                    int side = s.side().equals("source") ? 0 : 1;
+                    slots[side] += s.slots();
+                    runs[side]++;
+                    // Unpacking reads the packed bytes and writes a byte a slot; packing back the reverse.
                     bytes += (s.slots() + s.slots() * s.bits() / 8) * (s.packedBack() ? 2 : 1);
                 }
+                for (int side = 0; side < 2; side++) {
+                    if (runs[side] > 0) {
+                        temporaries.add(new CopyPlan.Explanation.Temporary("the slots the " + (side == 0 ? "source" : "destination")
+                                + "'s pieces reach, " + runs[side] + (runs[side] == 1 ? " run" : " runs")
+                                + " of whole bytes, a byte each", side == 0 ? src.dtype() : dst.dtype(), List.of(slots[side]),
+                                Math.max(1, slots[side])));
+                    }
+                }
+                long whole = unbounded[0];
                 yield composite(CopyPlan.Explanation.Route.STAGED, from, to, n, parts, temporaries, staged, 0, bytes,
-                        "packed sub-byte storage over several pieces: every buffer of the pieces unpacked whole into a"
-                        + " byte a slot, the same maps copied over the copies box by box"
-                        + (u.destination() ? ", the destination's copies packed back whole" : ""), List.of());
+                        "packed sub-byte storage over several pieces: the slots the pieces reach in each buffer ("
+                        + (unbounded[1] == 0 ? "every index looked up"
+                        : unbounded[1] == (u.source() ? 1 : 0) + (u.destination() ? 1 : 0)
+                        ? "their maps' intervals over their bounds"
+                        : "every index looked up on one side, the maps' intervals over their bounds on the other")
+                        + "), rounded out to whole bytes, unpacked into a byte a slot,"
+                        + " the same maps copied over the copies box by box"
+                        + (u.destination() ? ", the destination's copies packed back into those bytes only" : "")
+                        + (whole == 0 ? "" : "; " + whole + (whole == 1 ? " buffer" : " buffers")
+                        + " staged whole: a piece's reach is not bounded"), List.of());
             }
             case Banded(String reason) -> {
                 List<CopyPlan.Explanation> parts = new ArrayList<>();

@@ -35,11 +35,21 @@ final class ExplanationText {
             sb.append(in).append("temporary ").append(t.dtype()).append(t.dims()).append(", ").append(t.bytes())
                     .append(" bytes: ").append(t.holds()).append('\n');
         }
-        for (Explanation.Staged s : e.staging()) {
+        int stagedShown = e.staging().size() > MOST_PARTS ? FIRST_PARTS : e.staging().size();
+        for (Explanation.Staged s : e.staging().subList(0, stagedShown)) {
             sb.append(in).append("staged ").append(s.side()).append(": ").append(s.bits()).append("-bit slots [")
                     .append(s.firstSlot()).append(", ").append(s.firstSlot() + s.slots()).append(") a byte each, ")
                     .append(s.unpacked()).append(" unpacked first").append(s.packedBack() ? ", packed back after" : "")
                     .append('\n');
+        }
+        if (stagedShown < e.staging().size()) {
+            // Runs of pieces of packed parts, one per part's buffer: a staircase of hundreds of parts.
+            long slots = 0;
+            for (Explanation.Staged s : e.staging().subList(stagedShown, e.staging().size())) {
+                slots += s.slots();
+            }
+            sb.append(in).append("... ").append(e.staging().size() - stagedShown).append(" more staged runs, ").append(slots)
+                    .append(" slots\n");
         }
         if (e.zeroedBytes() > 0) {
             sb.append(in).append("zero ").append(e.zeroedBytes()).append(" bytes of the destination's tiles\n");

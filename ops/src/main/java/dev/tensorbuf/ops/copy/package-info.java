@@ -15,7 +15,7 @@
  * intersection ({@code internal.PiecePairs} over {@code views.internal.DomainBoxes}), a flat list
  * of one-piece copies each routed as below (boxes strided on both sides in shared loop nests,
  * {@code internal.BoxRuns}; a packed one-piece side against pieces through a dense temporary, so
- * that it is staged whole; packed pieces unpacked whole, {@code internal.PackedPieces}; a cut past
+ * that it is staged whole; packed pieces unpacked where they reach, {@code internal.PackedPieces}; a cut past
  * 65,536 boxes made and copied a band of rows at a time); packed sub-byte sides staged through
  * byte-a-slot temporaries ({@code internal.SubByteStaging}); else element by element
  * ({@code internal.ViewAdapter.copyElements}: packed views staging declines). {@code CopyEngine.explain} returns that

@@ -68,7 +68,7 @@ class PieceBoxesPropertyTest {
             CopyPlan.Explanation e = check(engine, src, () -> destination(k, to, dims, seed),
                     "round " + round + ": " + src + " into " + kind + " " + to);
             assertEquals(0, elementCopies(e), "round " + round + ": " + e);
-            // Packed s4 pieces are unpacked whole first (STAGED), then copied in pieces.
+            // Packed s4 pieces are unpacked where they reach first (STAGED), then copied in pieces.
             planned += e.route() == CopyPlan.Explanation.Route.PIECES || e.route() == CopyPlan.Explanation.Route.STAGED
                     && !e.parts().isEmpty() && e.parts().getFirst().route() == CopyPlan.Explanation.Route.PIECES ? 1 : 0;
         }
@@ -103,7 +103,7 @@ class PieceBoxesPropertyTest {
                 CopyPlan.Explanation e = check(CopyEngine.of(1), src, () -> destination(kind, to, dims, 3),
                         src + " into " + kind);
                 assertEquals(0, elementCopies(e), e.toString());
-                // A pad of packed s4 is unpacked whole first (STAGED), then copied in pieces.
+                // A pad of packed s4 is unpacked where it reaches first (STAGED), then copied in pieces.
                 CopyPlan.Explanation pieces = e.route() == CopyPlan.Explanation.Route.STAGED ? e.parts().getFirst() : e;
                 assertEquals(CopyPlan.Explanation.Route.PIECES, pieces.route(), e.toString());
             }

@@ -30,25 +30,18 @@ public final class ViewBounds {
      * @throws IllegalArgumentException naming the first offending index and its offset
      */
     public static void check(IndexingMap map, long capacity, Supplier<String> what, Supplier<String> capacityText) {
-        if (map.isKnownEmpty()) {
+        Interval range = reach(map);
+        if (range == null || new Interval(0, capacity - 1).contains(range)) {
             return;
         }
         int rank = map.dims().size();
         long[] lo = new long[rank];
         long[] hi = new long[rank];
         for (int i = 0; i < rank; i++) {
-            Interval b = map.dims().get(i).bounds();
-            lo[i] = b.lo();
-            hi[i] = b.hi();
-            if (b.isEmpty()) {
-                return;
-            }
+            lo[i] = map.dims().get(i).bounds().lo();
+            hi[i] = map.dims().get(i).bounds().hi();
         }
         AffineExpr e = map.results().getFirst();
-        Interval range = Ranges.of(e, lo, hi);
-        if (new Interval(0, capacity - 1).contains(range)) {
-            return;
-        }
         long[] found = firstOffending(map, e, lo, hi, capacity);
         if (found == null) {
             return;
@@ -60,6 +53,30 @@ public final class ViewBounds {
         long offset = e.evaluate(found, new long[0], new long[0]);
         throw new IllegalArgumentException(what.get() + ": index " + Arrays.toString(found) + " reaches element offset "
                 + offset + (offset < 0 ? ", before the buffer" : ", beyond the buffer of " + capacityText.get()));
+    }
+
+    /**
+     * {@return an interval that holds every offset the map's result takes over its dims' bounds
+     * (constraints unused): the interval {@link #check} holds against the buffer first; null when
+     * the map reads nothing (known empty, or a dim's bounds empty)} A buffer that holds this
+     * interval passes the check without a search, so a copy that stages part of a buffer stages it.
+     */
+    public static Interval reach(IndexingMap map) {
+        if (map.isKnownEmpty()) {
+            return null;
+        }
+        int rank = map.dims().size();
+        long[] lo = new long[rank];
+        long[] hi = new long[rank];
+        for (int i = 0; i < rank; i++) {
+            Interval b = map.dims().get(i).bounds();
+            if (b.isEmpty()) {
+                return null;
+            }
+            lo[i] = b.lo();
+            hi[i] = b.hi();
+        }
+        return Ranges.of(map.results().getFirst(), lo, hi);
     }
 
     /** {@return the first index outside the buffer, null when there is none, empty when the budget ran out} */

@@ -5,42 +5,94 @@ import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
+import dev.tensorbuf.views.indexing.IndexingMap;
+import dev.tensorbuf.views.indexing.Interval;
 import dev.tensorbuf.views.internal.Extents;
+import dev.tensorbuf.views.internal.ViewBounds;
+import dev.tensorbuf.views.internal.ViewReader;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.IdentityHashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
 /**
  * A view over several pieces of packed sub-byte storage (a staircase of {@code s4} parts under
- * {@code E(4)}), staged whole: every buffer its pieces read is unpacked, all its slots, into a
- * byte-a-slot temporary ({@link SubByteStaging#unpack}), and the same maps over the temporaries,
- * read a byte a slot, are a view of whole bytes that the copy over pieces cuts and loops as any
- * (boxes of one form sharing one loop nest). Staged box by box instead, each box of a staircase
- * unpacked its own slots (a row segment, or a family of rows reaching far more slots than it
- * holds, which went element by element). A destination's temporaries are packed back whole
- * ({@link #packBack}): the slots the copy did not write were unpacked and go back as they were.
+ * {@code E(4)}), staged by the slots its pieces reach: each piece's reach in its buffer is rounded
+ * out to whole bytes, the reaches of one buffer that share a byte are merged into one run, and
+ * each run is unpacked ({@link SubByteStaging#unpack}) into a byte-a-slot temporary. The pieces'
+ * maps, shifted by their run's first slot, over the temporaries are a view of whole bytes that the
+ * copy over pieces cuts and loops as any (boxes of one form sharing one loop nest). A
+ * destination's runs are packed back ({@link #packBack}), and nothing else: a slot of a run the
+ * copy did not write (an edge byte's other slot, a column a crop leaves out between two rows) was
+ * unpacked and goes back as it was, and the buffer's bytes outside its runs are never read or
+ * written. So a view of a few hundred elements of two parts of 4M slots each stages some thousands
+ * of slots, not 8M.
+ *
+ * <p>A piece's reach is the interval of its map over its dims' bounds ({@link ViewBounds#reach},
+ * the one a view's bounds check holds): cheap, a walk of the map's expression, and as wide as the
+ * interval arithmetic makes it (a reshape's {@code mod} over indices that cross its modulus
+ * reaches the whole modulus, a row of a staircase's joined rows; a crop of one part reaches into
+ * the other). For a small view whose intervals are far wider than it ({@link #EXACT_LOOKUPS},
+ * {@link #EXACT_SLOTS_PER_ELEMENT}: a few rows far apart), it is exact instead: the lowest and
+ * highest offsets of the indices it reads, every index looked up, and a piece no index is read
+ * from is not staged. A piece whose interval is unbounded has its whole buffer staged
+ * ({@link Run#bounded} false, and the explanation says so); one that reads nothing (no index is
+ * its, or its interval misses its buffer) is pointed at a one-byte temporary. Staged box by box
+ * instead, each box of a staircase unpacked its own slots (a row segment, or a family of rows
+ * reaching far more slots than it holds, which went element by element).
  * {@snippet :
  * PackedPieces p = PackedPieces.unpack(staircaseOfS4Parts, temporary);
- * engine.copy(p.view(), dst);    // the pieces' maps over byte-a-slot copies of their buffers
+ * engine.copy(p.view(), dst);    // the pieces' maps over byte-a-slot copies of the slots they reach
+ * p.runs();                      // per buffer reached: its first slot staged and how many, whole bytes
  * }
  */
 public final class PackedPieces {
-    private final TensorView view;
-    private final List<MemoryBuffer> packed;
-    private final List<MemoryBuffer> bytes;
-    private final List<MemoryBuffer> back;
-    private final List<MemoryBuffer> backBytes;
-    private final int bits;
+    /**
+     * Slots {@code [firstSlot, firstSlot + slots)} of one buffer of the pieces, whole bytes,
+     * staged a byte a slot.
+     *
+     * @param firstSlot the first slot staged, a multiple of the slots a byte holds
+     * @param slots the slots staged, a multiple of the slots a byte holds
+     * @param bounded false when a piece's reach was not bounded and the whole buffer is staged
+     * @param packedBack whether the run is packed back after the copy (a destination's data, not a pad's fill)
+     */
+    public record Run(long firstSlot, long slots, boolean bounded, boolean packedBack) {
+    }
 
-    private PackedPieces(TensorView view, List<MemoryBuffer> packed, List<MemoryBuffer> bytes, List<MemoryBuffer> back,
-                         List<MemoryBuffer> backBytes, int bits) {
+    /**
+     * Views whose elements times pieces are at most this may have each piece's reach found
+     * exactly: every index looked up as the element path looks it up ({@link ViewReader}), the
+     * offsets it takes in the piece that holds it. The view over the temporaries is then checked
+     * against them by a search of the pieces' indices ({@link ViewBounds#check} past the interval,
+     * a step an index at most per dimension, far inside its budget). Past it, a piece stages its
+     * bounds' interval, which the check holds at once.
+     */
+    static final long EXACT_LOOKUPS = 1 << 16;
+    /**
+     * Slots of the pieces' intervals, per element and per piece, past which the lookups pay: the
+     * reader compiles each piece's map (some 120 us a piece), a lookup takes some 35 ns, and
+     * unpacking and packing back a slot some 2 ns. Below, the intervals are staged: a reshape's
+     * modulus wider than a piece's reach adds at most a joined row a piece.
+     */
+    static final long EXACT_SLOTS_PER_ELEMENT = 64;
+    static final long EXACT_SLOTS_PER_PIECE = 1 << 17;
+
+    /** One run and the buffers it is staged between. */
+    private record Staged(MemoryBuffer packed, Run run, MemoryBuffer bytes) {
+    }
+
+    private final TensorView view;
+    private final List<Staged> staged;
+    private final int bits;
+    private final boolean exact;
+
+    private PackedPieces(TensorView view, List<Staged> staged, int bits, boolean exact) {
         this.view = view;
-        this.packed = packed;
-        this.bytes = bytes;
-        this.back = back;
-        this.backBytes = backBytes;
+        this.staged = staged;
         this.bits = bits;
+        this.exact = exact;
     }
 
     /**
@@ -55,10 +107,11 @@ public final class PackedPieces {
 
     /**
      * {@return whether every buffer of {@code view}'s pieces other than a pad's fill may be
-     * written: packing back writes them whole (a fill is never written, and not packed back)}
+     * written: packing back writes the runs its pieces reach (a fill is never written, and not
+     * packed back)}
      */
     public static boolean writable(TensorView view) {
-        for (MemoryBuffer b : data(view.map(), new java.util.ArrayList<>())) {
+        for (MemoryBuffer b : data(view.map(), new ArrayList<>())) {
             if (b.isReadOnly() || b.segment().isReadOnly()) {
                 return false;
             }
@@ -77,8 +130,8 @@ public final class PackedPieces {
     }
 
     /**
-     * {@return {@code view} over byte-a-slot copies of its buffers, each allocated from
-     * {@code temporary} and holding every slot of its buffer}
+     * {@return {@code view} over byte-a-slot copies of the slots its pieces reach, each run
+     * allocated from {@code temporary} and unpacked}
      *
      * @throws IllegalArgumentException if {@code view} is not {@link #applies}
      */
@@ -96,49 +149,195 @@ public final class PackedPieces {
             throw new IllegalArgumentException("not a view over pieces of packed sub-byte storage: " + view);
         }
         int bits = view.access().storageBits();
-        Map<MemoryBuffer, MemoryBuffer> copies = new IdentityHashMap<>();
-        List<MemoryBuffer> packed = new ArrayList<>();
-        List<MemoryBuffer> bytes = new ArrayList<>();
-        for (ViewMap.Single p : view.map().pieces()) {
-            copies.computeIfAbsent(p.buffer(), b -> {
-                long slots = b.byteSize() * (8 / bits);
-                MemoryBuffer t = temporary.allocate(Math.max(1, slots));
-                if (read) {
-                    SubByteStaging.unpack(b.segment(), 0, slots, bits, t.segment());
-                }
-                packed.add(b);
-                bytes.add(t);
-                return t;
-            });
+        List<ViewMap.Single> pieces = view.map().pieces();
+        long[][] exact = null;
+        if (view.elementCount() <= EXACT_LOOKUPS / pieces.size()) {
+            long intervals = 0;
+            for (ViewMap.Single p : pieces) {
+                long[] r = reach(ViewBounds.reach(p.map()), p.buffer().byteSize() * (8 / bits), 8 / bits);
+                intervals += r == null ? 0 : r[1] - r[0];
+            }
+            if (intervals > EXACT_SLOTS_PER_ELEMENT * view.elementCount() + EXACT_SLOTS_PER_PIECE * pieces.size()) {
+                exact = exactReach(view, pieces.size());
+            }
         }
-        // Only the data's buffers go back: a fill is read, never written, and may be read-only.
+        PackedPieces made = exact == null ? null : stage(view, pieces, exact, temporary, read, bits);
+        return made != null ? made : stage(view, pieces, null, temporary, read, bits);
+    }
+
+    /**
+     * {@return the view over runs of the pieces' reaches, the exact ones where {@code exact} is
+     * given (a piece no index is read from reads nothing, a pad's fill its one slot), or null when
+     * the exact reaches fail the view's check (a piece whose domain has indices an earlier piece
+     * reads, reaching further)}
+     */
+    private static PackedPieces stage(TensorView view, List<ViewMap.Single> pieces, long[][] exact, Allocator temporary,
+                                      boolean read, int bits) {
+        int perByte = 8 / bits;
         Map<MemoryBuffer, Boolean> data = new IdentityHashMap<>();
         for (MemoryBuffer b : data(view.map(), new ArrayList<>())) {
             data.put(b, true);
         }
-        List<MemoryBuffer> back = new ArrayList<>();
-        List<MemoryBuffer> backBytes = new ArrayList<>();
-        for (int i = 0; i < packed.size(); i++) {
-            if (data.containsKey(packed.get(i))) {
-                back.add(packed.get(i));
-                backBytes.add(bytes.get(i));
+        // Each piece's reach, whole bytes: {first slot, end slot, bounded}, or null when it reads nothing.
+        long[][] reach = new long[pieces.size()][];
+        Map<MemoryBuffer, List<long[]>> byBuffer = new IdentityHashMap<>();
+        List<MemoryBuffer> order = new ArrayList<>();
+        for (int i = 0; i < pieces.size(); i++) {
+            ViewMap.Single p = pieces.get(i);
+            long total = p.buffer().byteSize() * perByte;
+            Interval range = ViewBounds.reach(p.map());
+            if (exact != null && exact[i] != null) {
+                range = new Interval(exact[i][0], exact[i][1]);
+            } else if (exact != null && range != null && !range.isPoint()) {
+                // No index is its: it reads nothing. A pad's fill all of whose indices the data
+                // reads still takes its one slot, which the view's check asks of its domain.
+                range = null;
+            }
+            reach[i] = reach(range, total, perByte);
+            if (reach[i] != null) {
+                byBuffer.computeIfAbsent(p.buffer(), b -> {
+                    order.add(b);
+                    return new ArrayList<>();
+                }).add(reach[i]);
             }
         }
-        ViewMap map = over(view.map(), copies);
-        TensorView unpacked = TensorView.over(map, ElementAccess.of(view.dtype()), Extents.toArray(view.dims()));
-        return new PackedPieces(unpacked, List.copyOf(packed), List.copyOf(bytes), List.copyOf(back), List.copyOf(backBytes),
-                bits);
+        // The reaches of one buffer merged where they share a byte: runs of disjoint bytes, so that
+        // packing one back never overwrites what another's copy wrote.
+        Map<MemoryBuffer, List<Staged>> runs = new IdentityHashMap<>();
+        List<Staged> staged = new ArrayList<>();
+        for (MemoryBuffer b : order) {
+            List<long[]> r = byBuffer.get(b);
+            r.sort(Comparator.comparingLong(x -> x[0]));
+            List<Staged> mine = new ArrayList<>();
+            long first = r.getFirst()[0];
+            long end = r.getFirst()[1];
+            boolean bounded = r.getFirst()[2] != 0;
+            for (int k = 1; k <= r.size(); k++) {
+                if (k < r.size() && r.get(k)[0] <= end) {
+                    end = Math.max(end, r.get(k)[1]);
+                    bounded &= r.get(k)[2] != 0;
+                    continue;
+                }
+                Run run = new Run(first, end - first, bounded, data.containsKey(b));
+                MemoryBuffer t = temporary.allocate(Math.max(1, run.slots()));
+                mine.add(new Staged(b, run, t));
+                if (k < r.size()) {
+                    first = r.get(k)[0];
+                    end = r.get(k)[1];
+                    bounded = r.get(k)[2] != 0;
+                }
+            }
+            runs.put(b, mine);
+            staged.addAll(mine);
+        }
+        MemoryBuffer nothing = null;
+        List<ViewMap.Single> over = new ArrayList<>(pieces.size());
+        for (int i = 0; i < pieces.size(); i++) {
+            ViewMap.Single p = pieces.get(i);
+            if (reach[i] == null) {
+                // Read nowhere: any buffer serves (the view's check finds no index of its domain).
+                nothing = nothing != null ? nothing : temporary.allocate(1);
+                over.add(new ViewMap.Single(nothing, p.map()));
+                continue;
+            }
+            Staged run = null;
+            for (Staged s : runs.get(p.buffer())) {
+                if (s.run().firstSlot() <= reach[i][0] && reach[i][1] <= s.run().firstSlot() + s.run().slots()) {
+                    run = s;
+                    break;
+                }
+            }
+            over.add(new ViewMap.Single(run.bytes(), shift(p.map(), run.run().firstSlot())));
+        }
+        ViewMap map = rebuild(view.map(), over.iterator());
+        TensorView unpacked;
+        try {
+            unpacked = TensorView.over(map, ElementAccess.of(view.dtype()), Extents.toArray(view.dims()));
+        } catch (IllegalArgumentException narrower) {
+            if (exact == null) {
+                throw narrower;
+            }
+            return null;
+        }
+        if (read) {
+            for (Staged s : staged) {
+                SubByteStaging.unpack(s.packed().segment(), s.run().firstSlot(), s.run().slots(), bits, s.bytes().segment());
+            }
+        }
+        return new PackedPieces(unpacked, List.copyOf(staged), bits, exact != null);
     }
 
-    /** {@return the same map with each piece's buffer replaced by its copy} */
-    private static ViewMap over(ViewMap map, Map<MemoryBuffer, MemoryBuffer> copies) {
+    /**
+     * {@return per piece, the lowest and highest offsets of the indices it reads (the first piece
+     * whose domain holds an index, as the element path reads it), or null for a piece that reads none}
+     */
+    private static long[][] exactReach(TensorView view, int count) {
+        long[][] out = new long[count][];
+        ViewReader reader = ViewReader.of(view.map());
+        long[] dims = Extents.toArray(view.dims());
+        long[] index = new long[dims.length];
+        for (long n = view.elementCount(); n > 0; n--) {
+            int p = reader.pieceOf(index);
+            if (p >= 0) {
+                long at = reader.offset(p, index);
+                if (out[p] == null) {
+                    out[p] = new long[] {at, at};
+                } else {
+                    out[p][0] = Math.min(out[p][0], at);
+                    out[p][1] = Math.max(out[p][1], at);
+                }
+            }
+            for (int d = dims.length - 1; d >= 0 && ++index[d] == dims[d]; d--) {
+                index[d] = 0;
+            }
+        }
+        return out;
+    }
+
+    /**
+     * {@return a piece's reach in a buffer of {@code total} slots, rounded out to whole bytes:
+     * {first slot, end slot, 1 when bounded else 0}, or null when it reads nothing}
+     *
+     * @param range its map's interval ({@link ViewBounds#reach}), null when it reads nothing
+     */
+    private static long[] reach(Interval range, long total, int perByte) {
+        if (range == null || total == 0) {
+            return null;
+        }
+        if (range.lo() == Long.MIN_VALUE || range.hi() == Long.MAX_VALUE) {
+            return new long[] {0, total, 0};
+        }
+        long lo = Math.max(0, range.lo());
+        long hi = Math.min(total - 1, range.hi());
+        if (lo > hi) {
+            // Every index of its dims' bounds misses the buffer, which a view's check allows only
+            // for a domain its constraints leave empty.
+            return null;
+        }
+        return new long[] {lo / perByte * perByte, Math.min(total, (hi / perByte + 1) * perByte), 1};
+    }
+
+    /** {@return {@code map} reading {@code first} slots lower} */
+    private static IndexingMap shift(IndexingMap map, long first) {
+        if (first == 0) {
+            return map;
+        }
+        return IndexingMap.of(map.dims(), map.rangeVars(), map.runtimeVars(), List.of(map.results().getFirst().minus(first)),
+                map.constraints());
+    }
+
+    /** {@return the same map with each piece replaced by the next of {@code pieces}, in {@link ViewMap#pieces} order} */
+    private static ViewMap rebuild(ViewMap map, Iterator<ViewMap.Single> pieces) {
         return switch (map) {
-            case ViewMap.Single s -> new ViewMap.Single(copies.get(s.buffer()), s.map());
-            case ViewMap.Padded p -> new ViewMap.Padded(over(p.data(), copies), (ViewMap.Single) over(p.fill(), copies));
+            case ViewMap.Single s -> pieces.next();
+            case ViewMap.Padded p -> {
+                ViewMap data = rebuild(p.data(), pieces);
+                yield new ViewMap.Padded(data, pieces.next());
+            }
             case ViewMap.Concatenated c -> {
                 List<ViewMap> parts = new ArrayList<>(c.parts().size());
                 for (ViewMap part : c.parts()) {
-                    parts.add(over(part, copies));
+                    parts.add(rebuild(part, pieces));
                 }
                 yield new ViewMap.Concatenated(parts);
             }
@@ -150,13 +349,26 @@ public final class PackedPieces {
         return view;
     }
 
-    /** {@return the slots unpacked, all buffers together} */
+    /** {@return the runs staged, buffer by buffer in the order of the pieces that first reach them, each buffer's by slot} */
+    public List<Run> runs() {
+        return staged.stream().map(Staged::run).toList();
+    }
+
+    /** {@return the slots staged, all runs together} */
     public long slots() {
         long n = 0;
-        for (MemoryBuffer b : packed) {
-            n += b.byteSize() * (8 / bits);
+        for (Staged s : staged) {
+            n += s.run().slots();
         }
         return n;
+    }
+
+    /**
+     * {@return whether the pieces' reaches are exact (every index looked up), not their maps'
+     * intervals over their bounds}
+     */
+    public boolean exact() {
+        return exact;
     }
 
     /** {@return the bits a slot of the packed buffers holds} */
@@ -165,12 +377,15 @@ public final class PackedPieces {
     }
 
     /**
-     * Packs the copy of every data buffer (not a pad's fill) back into its buffer, whole: the slots
-     * a copy did not write go back as they were.
+     * Packs every run of a data buffer (not a pad's fill) back into its buffer, whole bytes: the
+     * slots of a run the copy did not write go back as they were, and no byte outside the runs
+     * is written.
      */
     public void packBack() {
-        for (int i = 0; i < back.size(); i++) {
-            SubByteStaging.pack(backBytes.get(i).segment(), back.get(i).byteSize() * (8 / bits), bits, back.get(i).segment(), 0);
+        for (Staged s : staged) {
+            if (s.run().packedBack()) {
+                SubByteStaging.pack(s.bytes().segment(), s.run().slots(), bits, s.packed().segment(), s.run().firstSlot());
+            }
         }
     }
 }

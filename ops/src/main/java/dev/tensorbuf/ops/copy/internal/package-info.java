@@ -282,10 +282,15 @@
  *     next, nothing kept, when its destination can refuse no index (<code>refusesNothing</code>)</dd>
  * <dt><code>PackedPieces.java</code></dt>
  * <dd>a side over several pieces of packed sub-byte storage (a staircase of <code>s4</code> parts):
- *     every buffer of its pieces unpacked whole into a byte-a-slot temporary, the same maps over
- *     the temporaries a view of whole bytes copied as any pieces (shared loop nests), a
- *     destination's temporaries packed back whole; staged box by box, each box unpacked its own
- *     slots and a family of rows reaching far more slots than it holds went element by element</dd>
+ *     the slots its pieces reach in each buffer (the interval of each map over its bounds,
+ *     <code>ViewBounds.reach</code>; every index looked up for a small view whose intervals are far
+ *     wider than it; a whole buffer only where an interval is unbounded), rounded out to whole
+ *     bytes, unpacked into byte-a-slot
+ *     temporaries, the same maps shifted over them a view of whole bytes copied as any pieces
+ *     (shared loop nests), a destination's runs packed back into those bytes only (the slots of
+ *     an edge byte the copy does not write go back as they were); staged box by box, each box
+ *     unpacked its own slots and a family of rows reaching far more slots than it holds went
+ *     element by element</dd>
  * <dt><code>BoxRuns.java</code></dt>
  * <dd>the boxes of one copy over pieces that are strided on both sides, run without a plan each:
  *     boxes of one form (counts and both sides' strides, offsets aside) share the loop nest and
