@@ -276,17 +276,18 @@ public final class DomainBoxes {
      *     the pieces' boxes from one another takes more than {@code max(MAX_BOXES^2, 64 * limit)} steps
      */
     public static List<Placed> of(List<IndexingMap> maps, long[] dims, int limit) {
-        return of(maps, dims, limit, 0, dims.length == 0 ? 1 : dims[0]);
+        return of(maps, dims, limit, Box.whole(dims));
     }
 
     /**
-     * {@return as {@link #of(List, long[], int)}, inside the band {@code [from, to)} of the first
-     * dimension only} A cut past {@link #CEILING} boxes is made a band at a time, each copied and
-     * dropped before the next is cut, so no more than a band's boxes are held at once.
+     * {@return as {@link #of(List, long[], int)}, inside {@code within} only (a box of step 1)} A
+     * cut past {@link #CEILING} boxes is made a band at a time: a range of rows of the first
+     * dimension, or, for a row that alone passes the ceiling, a range of the next dimension inside
+     * that row (and so on inward), so no more than a band's boxes are cut at once.
      *
      * @throws TooManyBoxes as {@link #of(List, long[], int)}, for the band's boxes
      */
-    public static List<Placed> of(List<IndexingMap> maps, long[] dims, int limit, long from, long to) {
+    public static List<Placed> of(List<IndexingMap> maps, long[] dims, int limit, Box within) {
         limit = Math.min(limit, CEILING);
         List<Placed> out = new ArrayList<>();
         long subtractions = 0;
@@ -301,7 +302,7 @@ public final class DomainBoxes {
         Claimed near = new Claimed(claimed);
         boolean[][] apart = apart(maps);
         for (int p = 0; p < maps.size(); p++) {
-            List<Box> mine = domain(maps.get(p), dims, limit, from, to);
+            List<Box> mine = domain(maps.get(p), dims, limit, within);
             boolean alone = true;
             for (int q = 0; q < p; q++) {
                 alone &= apart[p][q];
@@ -701,24 +702,25 @@ public final class DomainBoxes {
     }
 
     private static List<Box> domain(IndexingMap map, long[] dims, int limit) {
-        return domain(map, dims, limit, 0, dims.length == 0 ? 1 : dims[0]);
+        return domain(map, dims, limit, Box.whole(dims));
     }
 
-    private static List<Box> domain(IndexingMap map, long[] dims, int limit, long from, long to) {
+    /** {@return as {@link #domain(IndexingMap, long[])}, inside {@code within} (a box of step 1) only} */
+    private static List<Box> domain(IndexingMap map, long[] dims, int limit, Box within) {
         int rank = dims.length;
         if (map.dims().size() != rank) {
             throw new IllegalArgumentException("a piece's map has " + map.dims().size() + " dimensions, its view " + rank
                     + ": " + map);
         }
-        if (map.isKnownEmpty()) {
-            return List.of();
+        if (map.isKnownEmpty() || within == null) {
+            return List.of(); // within is null for dims holding no index (Box.whole)
         }
         long[] start = new long[rank];
         long[] step = new long[rank];
         long[] count = new long[rank];
         for (int d = 0; d < rank; d++) {
-            Interval b = map.dimBounds().get(d).intersect(d == 0 ? new Interval(Math.max(0, from), Math.min(dims[d], to) - 1)
-                    : new Interval(0, dims[d] - 1));
+            Interval b = map.dimBounds().get(d).intersect(new Interval(Math.max(0, within.start()[d]),
+                    Math.min(dims[d] - 1, within.last(d))));
             if (b.isEmpty()) {
                 return List.of();
             }
