@@ -301,6 +301,9 @@ public final class DomainBoxes {
         List<Box> claimed = new ArrayList<>();
         Claimed near = new Claimed(claimed);
         boolean[][] apart = apart(maps);
+        double volume = within == null ? 0 : within.elementCountAsDouble();
+        double covered = 0;
+        int placedBefore = 0;
         for (int p = 0; p < maps.size(); p++) {
             List<Box> mine = domain(maps.get(p), dims, limit, within);
             boolean alone = true;
@@ -361,6 +364,17 @@ public final class DomainBoxes {
             }
             if (out.size() > limit) {
                 throw new TooManyBoxes(out.size(), limit);
+            }
+            for (int k = placedBefore; k < out.size(); k++) {
+                covered += out.get(k).box().elementCountAsDouble();
+            }
+            placedBefore = out.size();
+            double fraction = covered / volume;
+            if (out.size() > MAX_BOXES && fraction >= PROJECT_PIECES_AFTER && p + 1 < maps.size()
+                    && out.size() / fraction > limit) {
+                // As a single domain's cut is projected (refuseHopeless), over the pieces: a
+                // reshape of 64 narrow parts is refused after 8 of them, not after 32.
+                throw TooManyBoxes.projected(out.size(), fraction, Math.round(out.size() / fraction), limit, "the view's");
             }
             boolean needed = false;
             for (int q = p + 1; q < maps.size(); q++) {
@@ -522,8 +536,13 @@ public final class DomainBoxes {
 
         /** {@return the refusal of a cut that, at the rate so far, would pass {@code limit} boxes} */
         static TooManyBoxes projected(long boxes, double fraction, long projected, int limit) {
+            return projected(boxes, fraction, projected, limit, "a piece's");
+        }
+
+        /** As {@link #projected(long, double, long, int)}, from {@code whose} indices the boxes so far hold. */
+        static TooManyBoxes projected(long boxes, double fraction, long projected, int limit, String whose) {
             return new TooManyBoxes("the pieces' domains would cut into about " + projected + " boxes, more than " + limit
-                    + " (" + boxes + " boxes from " + Math.round(fraction * 100) + "% of a piece's indices)", boxes, limit);
+                    + " (" + boxes + " boxes from " + Math.round(fraction * 100) + "% of " + whose + " indices)", boxes, limit);
         }
 
         /** {@return the boxes made when the cutting stopped} */
@@ -791,6 +810,9 @@ public final class DomainBoxes {
         out.sort((a, b) -> Arrays.compare(a.start(), b.start()));
         return out;
     }
+
+    /** The part of a view the pieces cut so far hold before the boxes of all of them are projected. */
+    private static final double PROJECT_PIECES_AFTER = 1.0 / 8;
 
     /** Work items popped between two projections of a cut's final size. */
     private static final int PROJECT_EVERY = 256;

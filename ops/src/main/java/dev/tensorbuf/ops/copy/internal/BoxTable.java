@@ -371,6 +371,7 @@ public final class BoxTable {
             this.rank = dims.length;
             this.maxBytes = maxBytes;
             this.perBox = 8L * rank + 3 * 4 + 2 * 8;
+            this.scratch = new long[4 * rank];
             int capacity = 1024;
             starts = new long[capacity * rank];
             shapes = new int[capacity];
@@ -380,8 +381,21 @@ public final class BoxTable {
             destinationOffsets = new long[capacity];
         }
 
-        /** A shape's numbers as a key. */
-        private record Shape(long[] numbers) {
+        /** The numbers of the box being added. */
+        private final long[] scratch;
+        /** The shape of the box added last, or -1. */
+        private int last = -1;
+        /** A key over {@link #scratch}, for lookups that add nothing. */
+        private final Shape probe = new Shape(null);
+
+        /** A shape's numbers as a key ({@code numbers} changed only in {@link #probe}, never in a key kept). */
+        private static final class Shape {
+            private long[] numbers;
+
+            Shape(long[] numbers) {
+                this.numbers = numbers;
+            }
+
             @Override
             public boolean equals(Object o) {
                 return o instanceof Shape s && Arrays.equals(numbers, s.numbers);
@@ -423,7 +437,7 @@ public final class BoxTable {
                 general.add(part);
                 bytes += GENERAL_BYTES;
             } else {
-                long[] numbers = new long[4 * rank];
+                long[] numbers = scratch;
                 for (int d = 0; d < rank; d++) {
                     boolean one = box.count()[d] == 1;
                     numbers[d] = box.count()[d];
@@ -432,13 +446,21 @@ public final class BoxTable {
                     numbers[2 * rank + d] = one || a == null ? 0 : ((PiecePairs.InBox.Strides) a).strides()[d];
                     numbers[3 * rank + d] = one || b == null ? 0 : ((PiecePairs.InBox.Strides) b).strides()[d];
                 }
-                Shape key = new Shape(numbers);
-                Integer s = shapeIndex.get(key);
-                if (s == null) {
-                    s = shapeList.size();
-                    shapeIndex.put(key, s);
-                    shapeList.add(numbers);
-                    bytes += 32L * rank + 64;
+                // Neighbouring boxes are mostly of one shape: no lookup (and no key made) for them.
+                int s = last;
+                if (s < 0 || !Arrays.equals(numbers, shapeList.get(s))) {
+                    probe.numbers = numbers;
+                    Integer known = shapeIndex.get(probe);
+                    if (known == null) {
+                        s = shapeList.size();
+                        long[] kept = numbers.clone();
+                        shapeIndex.put(new Shape(kept), s);
+                        shapeList.add(kept);
+                        bytes += 32L * rank + 64;
+                    } else {
+                        s = known;
+                    }
+                    last = s;
                 }
                 shapes[i] = s;
                 sourceOffsets[i] = a == null ? 0 : ((PiecePairs.InBox.Strides) a).offset();
