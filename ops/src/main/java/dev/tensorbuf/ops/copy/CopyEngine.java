@@ -594,9 +594,11 @@ public final class CopyEngine {
 
     /**
      * Either side is made of pieces whose domains cut into more boxes than a cut holds at once
-     * ({@link DomainBoxes#CEILING}): the rows of the first dimension are cut and copied a band at
-     * a time ({@link PiecePairs#band}), each band's boxes as a copy over pieces does (boxes of one
-     * form sharing one loop nest), then dropped. Nothing of the cut is kept between copies.
+     * ({@link DomainBoxes#CEILING}): the rows of the first dimension are cut a band at a time into
+     * a {@link BoxTable} kept between copies ({@link PiecePairs#table}), the destination's
+     * refusals found over it before anything is written, and its boxes copied as a copy over
+     * pieces does (boxes of one form sharing one loop nest). A cut whose table would pass
+     * {@link BoxTable#MAX_BYTES} is cut and copied a band at a time each copy, nothing kept.
      */
     private record Banded(String reason) implements Route {
     }

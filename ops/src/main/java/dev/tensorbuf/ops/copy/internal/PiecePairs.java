@@ -29,7 +29,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * like the others (a constant map: a broadcast); a concatenation is pieces with disjoint domains;
  * a transpose, reverse, strided slice, broadcast or reshape over them is already in their maps.
  * Nothing asks which op made a view, and nothing recurses: the pairs are a flat list, run in
- * order (row-major by their first index).
+ * order (row-major by their first index). A cut past {@link DomainBoxes#CEILING} boxes is made a
+ * band at a time into a {@link BoxTable} of primitive arrays, kept as the cuts are ({@link #table}).
  *
  * <p>A destination box held by a pad's fill, or by read-only memory, is refused before anything
  * is written, with the element path's words at the first such index in logical order; pieces of
