@@ -369,12 +369,16 @@ public final class DomainBoxes {
                 covered += out.get(k).box().elementCountAsDouble();
             }
             placedBefore = out.size();
-            double fraction = covered / volume;
+            // As a single domain's cut is projected (refuseHopeless), over the pieces: a reshape of
+            // 64 narrow parts is refused after 8 of them, not after 32. Projected by the larger of
+            // the part of the view and the part of the pieces cut so far: a concatenation's parts
+            // cut into about as many boxes each whatever their widths, so narrow parts first (21
+            // parts of 11 to 97 columns) do not project the boxes of all from their small volume.
+            double fraction = Math.max(covered / volume, (p + 1.0) / maps.size());
             if (out.size() > MAX_BOXES && fraction >= PROJECT_PIECES_AFTER && p + 1 < maps.size()
                     && out.size() / fraction > limit) {
-                // As a single domain's cut is projected (refuseHopeless), over the pieces: a
-                // reshape of 64 narrow parts is refused after 8 of them, not after 32.
-                throw TooManyBoxes.projected(out.size(), fraction, Math.round(out.size() / fraction), limit, "the view's");
+                throw TooManyBoxes.projected(out.size(), fraction, Math.round(out.size() / fraction), limit,
+                        "the view's and the pieces'");
             }
             boolean needed = false;
             for (int q = p + 1; q < maps.size(); q++) {

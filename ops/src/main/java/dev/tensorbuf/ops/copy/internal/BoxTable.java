@@ -162,6 +162,9 @@ public final class BoxTable {
         private final BoxRuns.Resolved[] resolved;
         /** Per shape: its resolved loops ready for the executor, as {@link #resolved}. */
         private final CopyExecutor.Prepared[] prepared;
+        /** Both sides for the boxes planned on their own, made at the first such box. */
+        private PiecePairs.StridedSide fromSide;
+        private PiecePairs.StridedSide toSide;
 
         private Pass(TensorView src, TensorView dst, BoxRuns forms) {
             this.src = src;
@@ -247,8 +250,12 @@ public final class BoxTable {
                 fromMap = from.inBox(i, s);
                 toMap = to.inBox(i, s);
             }
-            return PiecePairs.pair(src, dst, box, sourcePieces[i], destinationPieces[i], sourceFills[sourcePieces[i]],
-                    fromMap, toMap, dims);
+            if (fromSide == null) {
+                fromSide = PiecePairs.StridedSide.of(src);
+                toSide = PiecePairs.StridedSide.of(dst);
+            }
+            return PiecePairs.pair(src, fromSide, dst, toSide, box, sourcePieces[i], destinationPieces[i],
+                    sourceFills[sourcePieces[i]], fromMap, toMap, dims);
         }
 
         /** A side of the copy as its boxes' strides need it, read for this copy. */

@@ -511,11 +511,11 @@ public final class PiecePairs {
      * side's strides where it is strided over whole bytes} For a box of a {@link BoxTable} planned
      * as a copy of its own.
      */
-    static Pair pair(TensorView src, TensorView dst, Box box, int sourcePiece, int destinationPiece, boolean sourceFill,
-                     InBox sourceMap, InBox destinationMap, long[] dims) {
+    static Pair pair(TensorView src, StridedSide from, TensorView dst, StridedSide to, Box box, int sourcePiece,
+                     int destinationPiece, boolean sourceFill, InBox sourceMap, InBox destinationMap, long[] dims) {
         return new Pair(box, sourcePiece, destinationPiece, sourceFill,
-                StridedSide.of(src).strides(sourcePiece, sourceMap, box),
-                StridedSide.of(dst).strides(destinationPiece, destinationMap, box),
+                from.strides(sourcePiece, sourceMap, box),
+                to.strides(destinationPiece, destinationMap, box),
                 () -> restrict(src, sourcePiece, sourceMap, box, dims),
                 () -> restrict(dst, destinationPiece, destinationMap, box, dims));
     }
@@ -525,7 +525,7 @@ public final class PiecePairs {
      * concatenation lists them anew each time it is asked) and, for a view of one piece, its
      * strided layout; null fields where the side is not strided over whole bytes.
      */
-    private record StridedSide(List<ViewMap.Single> pieces, StridedLayout layout, MemoryBuffer buffer) {
+    record StridedSide(List<ViewMap.Single> pieces, StridedLayout layout, MemoryBuffer buffer) {
         static StridedSide of(TensorView view) {
             if (view.access().storageBits() < 8) {
                 return new StridedSide(null, null, null);
