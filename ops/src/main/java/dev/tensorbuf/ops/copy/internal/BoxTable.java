@@ -1,7 +1,6 @@
 package dev.tensorbuf.ops.copy.internal;
 
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
