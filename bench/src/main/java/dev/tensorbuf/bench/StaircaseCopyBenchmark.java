@@ -43,8 +43,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *     rows, about 43,000 boxes of some 48 elements (2M elements), which went element by element;
  * <li>{@code parts64}: 64 parts {@code f32[2003,w]}, {@code w} 12 to 20 (rows of about 1,030
  *     joined), reshaped to rows of 2,003 and cropped: 129,049 boxes of 16 elements (2.1M elements),
- *     past the 65,536 a cut holds at once, so cut and copied a band of rows at a time (they went
- *     element by element);
+ *     past the 65,536 a cut holds at once, so cut a band of rows at a time into a table of
+ *     primitive arrays kept between copies (they went element by element; then a banded cut was
+ *     made again each copy);
  * <li>{@code ipad}: {@code f32[1001,700]} and {@code f32[1001,301]} joined along 1, padded with a
  *     fill column between every two columns (an interior pad, rows of 2,001), reshaped to rows of
  *     1,001 and cropped: 10,981 boxes of stride 2 (2M elements; the pad's nested modulo

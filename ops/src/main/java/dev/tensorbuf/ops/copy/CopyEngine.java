@@ -8,6 +8,7 @@ import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.copy.internal.BoxRuns;
+import dev.tensorbuf.ops.copy.internal.BoxTable;
 import dev.tensorbuf.ops.copy.internal.CopyExecutor;
 import dev.tensorbuf.ops.copy.internal.EngineScratch;
 import dev.tensorbuf.ops.copy.internal.Pointwise;
@@ -593,9 +594,11 @@ public final class CopyEngine {
 
     /**
      * Either side is made of pieces whose domains cut into more boxes than a cut holds at once
-     * ({@link DomainBoxes#CEILING}): the rows of the first dimension are cut and copied a band at
-     * a time ({@link PiecePairs#band}), each band's boxes as a copy over pieces does (boxes of one
-     * form sharing one loop nest), then dropped. Nothing of the cut is kept between copies.
+     * ({@link DomainBoxes#CEILING}): the rows of the first dimension are cut a band at a time into
+     * a {@link BoxTable} kept between copies ({@link PiecePairs#table}), the destination's
+     * refusals found over it before anything is written, and its boxes copied as a copy over
+     * pieces does (boxes of one form sharing one loop nest). A cut whose table would pass
+     * {@link BoxTable#MAX_BYTES} is cut and copied a band at a time each copy, nothing kept.
      */
     private record Banded(String reason) implements Route {
     }
@@ -652,79 +655,83 @@ public final class CopyEngine {
         }
     }
 
-    /** Bands a banded copy's rows start in; a band refused is halved, one of few boxes doubled. */
-    private static final int FIRST_BANDS = 4;
-
     /**
-     * Copies {@code src} into {@code dst} a band of rows at a time ({@link Banded}), or, with
-     * {@code explained} given, explains each box of each band into it (and each box's place into
-     * {@code pieces}) instead of copying. A band of one row still past the ceiling goes element
-     * by element (its explanation says so).
+     * Copies {@code src} into {@code dst} over the boxes of its cut past the ceiling ({@link Banded}),
+     * or, with {@code explained} given, explains each box into it (and each box's place into
+     * {@code pieces}) instead of copying. The cut is a {@link BoxTable} kept between copies
+     * ({@link PiecePairs#table}); one that would pass {@link BoxTable#MAX_BYTES} is cut and run a band
+     * at a time instead, each band's table dropped before the next. Either way every refusal of the
+     * destination is found before anything is written.
      *
-     * @return the forms of loops the boxes strided on both sides shared
+     * @return what the explanation says of the cut: its forms of loops, its boxes, and how it was kept
      */
-    private int banded(TensorView src, TensorView dst, List<CopyPlan.Explanation> explained,
-                       List<CopyPlan.Explanation.Piece> pieces) {
-        long rows = src.dims().getFirst();
-        long step = Math.max(1, rows / FIRST_BANDS);
+    private BandedCut banded(TensorView src, TensorView dst, List<CopyPlan.Explanation> explained,
+                             List<CopyPlan.Explanation.Piece> pieces) {
         BoxRuns forms = new BoxRuns(executor.thresholdBytes());
+        BoxTable kept = PiecePairs.keptTable(src, dst);
+        BoxTable table = kept != null ? kept : PiecePairs.table(src, dst);
+        if (table != null) {
+            BoxTable.Pass pass = table.pass(src, dst, forms);
+            if (explained == null) {
+                ViewAdapter.zeroTileSlots(dst);
+            }
+            boxes(table, pass, src, dst, explained, pieces);
+            return new BandedCut(forms.forms(), table.size(), table.bytes(), kept != null ? 1 : 0);
+        }
+        PiecePairs.refuseUnwritable(src, dst);
         if (explained == null) {
             ViewAdapter.zeroTileSlots(dst);
         }
-        long from = 0;
-        while (from < rows) {
-            long to = Math.min(rows, from + step);
-            List<PiecePairs.Pair> pairs;
-            try {
-                pairs = PiecePairs.band(src, dst, from, to).pairs();
-            } catch (DomainBoxes.TooManyBoxes many) {
-                if (to - from > 1) {
-                    step = Math.max(1, (to - from) / 2);
-                    continue;
-                }
-                long[] start = new long[src.dims().size()];
-                long[] limit = Extents.toArray(src.dims());
-                long[] strides = new long[start.length];
-                java.util.Arrays.fill(strides, 1);
-                start[0] = from;
-                limit[0] = to;
-                TensorView a = Ops.slice(src, start, limit, strides);
-                TensorView b = Ops.slice(dst, start, limit, strides);
-                Elements e = new Elements("row " + from + " alone " + many.getMessage());
-                if (explained == null) {
-                    run(e, a, b, null);
+        long[] boxes = new long[1];
+        PiecePairs.forEachBand(src, dst, band -> {
+            boxes(band, band.pass(src, dst, forms), src, dst, explained, pieces);
+            boxes[0] += band.size();
+        });
+        return new BandedCut(forms.forms(), boxes[0], 0, -1);
+    }
+
+    /**
+     * What a banded copy's explanation says of its cut.
+     *
+     * @param forms forms of loops the boxes strided on both sides shared
+     * @param boxes the boxes
+     * @param bytes the bytes of its kept table, 0 when none is kept
+     * @param kept 1: the table was kept from an earlier copy or explanation, 0: cut now and kept, -1: not kept
+     */
+    private record BandedCut(int forms, long boxes, long bytes, int kept) {
+    }
+
+    /** Runs (or, with {@code explained} given, explains) every box of {@code table} in order. */
+    private void boxes(BoxTable table, BoxTable.Pass pass, TensorView src, TensorView dst,
+                       List<CopyPlan.Explanation> explained, List<CopyPlan.Explanation.Piece> pieces) {
+        for (int i = 0, n = table.size(); i < n; i++) {
+            BoxRuns.Resolved loops = pass.loops(i);
+            if (explained == null) {
+                if (loops != null) {
+                    pass.run(i, executor);
                 } else {
-                    explained.add(explainRoute(e, a, b, null));
+                    PiecePairs.Pair p = pass.pair(i);
+                    run(onePiece(p.src(), p.dst(), ViewAdapter.access(p.src()), ViewAdapter.destination(p.dst())),
+                            p.src(), p.dst(), null);
                 }
-                from = to;
                 continue;
             }
-            for (PiecePairs.Pair p : pairs) {
-                Step.Run loops = p.sourceStrides() != null && p.destinationStrides() != null
-                        ? forms.run(p.box().count(), p.sourceStrides(), src.dtype(), p.destinationStrides(), dst.dtype())
-                        : null;
-                Route r = loops != null ? new Looped(p, loops)
-                        : onePiece(p.src(), p.dst(), ViewAdapter.access(p.src()), ViewAdapter.destination(p.dst()));
-                if (explained == null) {
-                    if (loops != null) {
-                        executor.runLoops(loops, p.sourceStrides().buffer().segment(), src.dtype(),
-                                p.destinationStrides().buffer().segment(), dst.dtype());
-                    } else {
-                        run(r, p.src(), p.dst(), null);
-                    }
-                } else {
-                    explained.add(loops != null ? explainLooped(p, loops, src.dtype(), dst.dtype())
-                            : explainRoute(r, p.src(), p.dst(), null));
-                    pieces.add(new CopyPlan.Explanation.Piece(boxed(p.box().start()), boxed(p.box().step()),
-                            boxed(p.box().count()), p.sourcePiece(), p.destinationPiece(), p.sourceFill()));
-                }
+            DomainBoxes.Box box = table.box(i);
+            if (loops != null) {
+                PiecePairs.Strides from = pass.sourceStrides(i);
+                PiecePairs.Strides to = pass.destinationStrides(i);
+                Step.Run moved = new Step.Run(loops.run().kernel(),
+                        loops.run().srcOffset() + from.offset() - loops.srcOffset(),
+                        loops.run().dstOffset() + to.offset() - loops.dstOffset(), loops.run().loops(), -1);
+                explained.add(explainLooped(box.count(), from, to, moved, src.dtype(), dst.dtype()));
+            } else {
+                PiecePairs.Pair p = pass.pair(i);
+                Route r = onePiece(p.src(), p.dst(), ViewAdapter.access(p.src()), ViewAdapter.destination(p.dst()));
+                explained.add(explainRoute(r, p.src(), p.dst(), null));
             }
-            if (pairs.size() < DomainBoxes.CEILING / 8) {
-                step = Math.min(rows, 2 * step);
-            }
-            from = to;
+            pieces.add(new CopyPlan.Explanation.Piece(boxed(box.start()), boxed(box.step()), boxed(box.count()),
+                    table.sourcePiece(i), table.destinationPiece(i), pass.sourceFill(i)));
         }
-        return forms.forms();
     }
 
     /**
@@ -780,10 +787,6 @@ public final class CopyEngine {
             } catch (ArithmeticException overflow) {
                 return new Elements("the pieces' domains cannot be cut into boxes: an index computation overflows a long");
             } catch (DomainBoxes.TooManyBoxes many) {
-                if (src.dims().isEmpty() || !PiecePairs.refusesNothing(dst)) {
-                    return new Elements(many.getMessage() + ": the most boxes any copy is cut into at once, and the"
-                            + " destination may refuse an index, which must be found before anything is written");
-                }
                 return new Banded(many.getMessage());
             }
             // Boxes strided on both sides share their form's loops (a staircase's thousands of row
@@ -1258,11 +1261,16 @@ public final class CopyEngine {
             case Banded(String reason) -> {
                 List<CopyPlan.Explanation> parts = new ArrayList<>();
                 List<CopyPlan.Explanation.Piece> pieces = new ArrayList<>();
-                int forms = banded(src, dst, parts, pieces);
+                BandedCut cut = banded(src, dst, parts, pieces);
+                int forms = cut.forms();
                 long zeroed = ViewAdapter.tileSlotBytes(dst);
                 yield composite(CopyPlan.Explanation.Route.PIECES, from, to, n, parts, List.of(), List.of(), zeroed, zeroed,
-                        reason + ": cut and copied a band of rows at a time, each band's boxes dropped before the next is"
-                        + " cut; their domains cut into " + pieces.size() + " boxes of one piece each side"
+                        reason + ": cut a band of rows at a time"
+                        + (cut.kept() < 0 ? ", each band's boxes copied and dropped before the next is cut (a table of"
+                        + " them all would pass " + BoxTable.MAX_BYTES + " bytes)"
+                        : " into a table of its boxes kept between copies (" + cut.bytes() + " bytes, "
+                        + (cut.kept() > 0 ? "kept from an earlier copy" : "cut now") + ")")
+                        + "; their domains cut into " + pieces.size() + " boxes of one piece each side"
                         + (forms == 0 ? "" : "; the boxes strided on both sides are " + forms
                         + (forms == 1 ? " form" : " forms") + " of loops, each form's loop nest and kernel chosen once and"
                         + " run at each box's offsets"), pieces);
@@ -1307,9 +1315,13 @@ public final class CopyEngine {
      * most of the time it took).
      */
     private CopyPlan.Explanation explainLooped(PiecePairs.Pair p, Step.Run loops, DType srcType, DType dstType) {
-        long[] counts = p.box().count();
-        Access from = BoxRuns.access(p.sourceStrides(), srcType, counts);
-        Access to = BoxRuns.access(p.destinationStrides(), dstType, counts);
+        return explainLooped(p.box().count(), p.sourceStrides(), p.destinationStrides(), loops, srcType, dstType);
+    }
+
+    private CopyPlan.Explanation explainLooped(long[] counts, PiecePairs.Strides source, PiecePairs.Strides destination,
+                                              Step.Run loops, DType srcType, DType dstType) {
+        Access from = BoxRuns.access(source, srcType, counts);
+        Access to = BoxRuns.access(destination, dstType, counts);
         return explainPlanned(AccessCopies.unchecked(from, to, Optional.empty(), List.of(loops)), describe(from),
                 describe(to));
     }

@@ -16,7 +16,8 @@
  * of one-piece copies each routed as below (boxes strided on both sides in shared loop nests,
  * {@code internal.BoxRuns}; a packed one-piece side against pieces through a dense temporary, so
  * that it is staged whole; packed pieces unpacked where they reach, {@code internal.PackedPieces}; a cut past
- * 65,536 boxes made and copied a band of rows at a time); packed sub-byte sides staged through
+ * 65,536 boxes made a band of rows at a time into a table kept between copies,
+ * {@code internal.BoxTable}); packed sub-byte sides staged through
  * byte-a-slot temporaries ({@code internal.SubByteStaging}); else element by element
  * ({@code internal.ViewAdapter.copyElements}: packed views staging declines). {@code CopyEngine.explain} returns that
  * route as a {@link dev.tensorbuf.ops.copy.CopyPlan.Explanation}, and the engine's settings are

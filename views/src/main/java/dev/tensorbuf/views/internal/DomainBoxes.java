@@ -276,17 +276,18 @@ public final class DomainBoxes {
      *     the pieces' boxes from one another takes more than {@code max(MAX_BOXES^2, 64 * limit)} steps
      */
     public static List<Placed> of(List<IndexingMap> maps, long[] dims, int limit) {
-        return of(maps, dims, limit, 0, dims.length == 0 ? 1 : dims[0]);
+        return of(maps, dims, limit, Box.whole(dims));
     }
 
     /**
-     * {@return as {@link #of(List, long[], int)}, inside the band {@code [from, to)} of the first
-     * dimension only} A cut past {@link #CEILING} boxes is made a band at a time, each copied and
-     * dropped before the next is cut, so no more than a band's boxes are held at once.
+     * {@return as {@link #of(List, long[], int)}, inside {@code within} only (a box of step 1)} A
+     * cut past {@link #CEILING} boxes is made a band at a time: a range of rows of the first
+     * dimension, or, for a row that alone passes the ceiling, a range of the next dimension inside
+     * that row (and so on inward), so no more than a band's boxes are cut at once.
      *
      * @throws TooManyBoxes as {@link #of(List, long[], int)}, for the band's boxes
      */
-    public static List<Placed> of(List<IndexingMap> maps, long[] dims, int limit, long from, long to) {
+    public static List<Placed> of(List<IndexingMap> maps, long[] dims, int limit, Box within) {
         limit = Math.min(limit, CEILING);
         List<Placed> out = new ArrayList<>();
         long subtractions = 0;
@@ -300,8 +301,11 @@ public final class DomainBoxes {
         List<Box> claimed = new ArrayList<>();
         Claimed near = new Claimed(claimed);
         boolean[][] apart = apart(maps);
+        double volume = within == null ? 0 : within.elementCountAsDouble();
+        double covered = 0;
+        int placedBefore = 0;
         for (int p = 0; p < maps.size(); p++) {
-            List<Box> mine = domain(maps.get(p), dims, limit, from, to);
+            List<Box> mine = domain(maps.get(p), dims, limit, within);
             boolean alone = true;
             for (int q = 0; q < p; q++) {
                 alone &= apart[p][q];
@@ -360,6 +364,21 @@ public final class DomainBoxes {
             }
             if (out.size() > limit) {
                 throw new TooManyBoxes(out.size(), limit);
+            }
+            for (int k = placedBefore; k < out.size(); k++) {
+                covered += out.get(k).box().elementCountAsDouble();
+            }
+            placedBefore = out.size();
+            // As a single domain's cut is projected (refuseHopeless), over the pieces: a reshape of
+            // 64 narrow parts is refused after 8 of them, not after 32. Projected by the larger of
+            // the part of the view and the part of the pieces cut so far: a concatenation's parts
+            // cut into about as many boxes each whatever their widths, so narrow parts first (21
+            // parts of 11 to 97 columns) do not project the boxes of all from their small volume.
+            double fraction = Math.max(covered / volume, (p + 1.0) / maps.size());
+            if (out.size() > MAX_BOXES && fraction >= PROJECT_PIECES_AFTER && p + 1 < maps.size()
+                    && out.size() / fraction > limit) {
+                throw TooManyBoxes.projected(out.size(), fraction, Math.round(out.size() / fraction), limit,
+                        "the view's and the pieces'");
             }
             boolean needed = false;
             for (int q = p + 1; q < maps.size(); q++) {
@@ -521,8 +540,13 @@ public final class DomainBoxes {
 
         /** {@return the refusal of a cut that, at the rate so far, would pass {@code limit} boxes} */
         static TooManyBoxes projected(long boxes, double fraction, long projected, int limit) {
+            return projected(boxes, fraction, projected, limit, "a piece's");
+        }
+
+        /** As {@link #projected(long, double, long, int)}, from {@code whose} indices the boxes so far hold. */
+        static TooManyBoxes projected(long boxes, double fraction, long projected, int limit, String whose) {
             return new TooManyBoxes("the pieces' domains would cut into about " + projected + " boxes, more than " + limit
-                    + " (" + boxes + " boxes from " + Math.round(fraction * 100) + "% of a piece's indices)", boxes, limit);
+                    + " (" + boxes + " boxes from " + Math.round(fraction * 100) + "% of " + whose + " indices)", boxes, limit);
         }
 
         /** {@return the boxes made when the cutting stopped} */
@@ -701,24 +725,25 @@ public final class DomainBoxes {
     }
 
     private static List<Box> domain(IndexingMap map, long[] dims, int limit) {
-        return domain(map, dims, limit, 0, dims.length == 0 ? 1 : dims[0]);
+        return domain(map, dims, limit, Box.whole(dims));
     }
 
-    private static List<Box> domain(IndexingMap map, long[] dims, int limit, long from, long to) {
+    /** {@return as {@link #domain(IndexingMap, long[])}, inside {@code within} (a box of step 1) only} */
+    private static List<Box> domain(IndexingMap map, long[] dims, int limit, Box within) {
         int rank = dims.length;
         if (map.dims().size() != rank) {
             throw new IllegalArgumentException("a piece's map has " + map.dims().size() + " dimensions, its view " + rank
                     + ": " + map);
         }
-        if (map.isKnownEmpty()) {
-            return List.of();
+        if (map.isKnownEmpty() || within == null) {
+            return List.of(); // within is null for dims holding no index (Box.whole)
         }
         long[] start = new long[rank];
         long[] step = new long[rank];
         long[] count = new long[rank];
         for (int d = 0; d < rank; d++) {
-            Interval b = map.dimBounds().get(d).intersect(d == 0 ? new Interval(Math.max(0, from), Math.min(dims[d], to) - 1)
-                    : new Interval(0, dims[d] - 1));
+            Interval b = map.dimBounds().get(d).intersect(new Interval(Math.max(0, within.start()[d]),
+                    Math.min(dims[d] - 1, within.last(d))));
             if (b.isEmpty()) {
                 return List.of();
             }
@@ -789,6 +814,9 @@ public final class DomainBoxes {
         out.sort((a, b) -> Arrays.compare(a.start(), b.start()));
         return out;
     }
+
+    /** The part of a view the pieces cut so far hold before the boxes of all of them are projected. */
+    private static final double PROJECT_PIECES_AFTER = 1.0 / 8;
 
     /** Work items popped between two projections of a cut's final size. */
     private static final int PROJECT_EVERY = 256;

@@ -130,6 +130,74 @@ public final class BoxRuns {
         return run;
     }
 
+    /**
+     * A form's loop nest resolved for one copy: its run at the offsets of the box it was planned
+     * on ({@code srcOffset}, {@code dstOffset}), and the elements its loops reach below and above
+     * a run's offsets on each side, so each box moved to its offsets is checked in a few additions.
+     *
+     * @param run the loops and kernel, at the offsets of the box planned
+     * @param srcOffset that box's source element offset
+     * @param dstOffset its destination element offset
+     * @param srcBelow elements the loops reach below a run's source offset (0 or negative)
+     * @param srcAbove elements they reach above it
+     * @param dstBelow as {@code srcBelow}, the destination's
+     * @param dstAbove as {@code srcAbove}, the destination's
+     */
+    public record Resolved(Step.Run run, long srcOffset, long dstOffset, long srcBelow, long srcAbove, long dstBelow,
+                           long dstAbove) {
+        /**
+         * Throws unless the elements the loops reach from source offset {@code a} in {@code x} and
+         * destination offset {@code b} in {@code y} lie inside them.
+         *
+         * @throws IndexOutOfBoundsException naming the side and the elements
+         */
+        public void checkSpans(long a, MemorySegment x, long b, MemorySegment y, DType from, DType to) {
+            long lo = a + srcBelow;
+            long hi = a + srcAbove;
+            if (lo < 0 || hi >= x.byteSize() / from.byteWidth()) {
+                checkSpan("source", x, from, counts(), a, run.loops(), true);
+            }
+            lo = b + dstBelow;
+            hi = b + dstAbove;
+            if (lo < 0 || hi >= y.byteSize() / to.byteWidth()) {
+                checkSpan("destination", y, to, counts(), b, run.loops(), false);
+            }
+        }
+
+        private long[] counts() {
+            return run.loops().stream().mapToLong(Loop::count).toArray();
+        }
+    }
+
+    /**
+     * {@return the loops of the box of {@code counts} from {@code src} into {@code dst}, as
+     * {@link #run} gives them, resolved for running at other boxes' offsets, or null when the box
+     * is planned as a copy of its own} The first box of a form is planned and checked as
+     * {@link #run} plans it; every box run by it is checked by {@link Resolved#checkSpans}.
+     *
+     * @throws IllegalArgumentException as {@link #run}
+     * @throws IndexOutOfBoundsException as {@link #run}
+     */
+    public Resolved resolve(long[] counts, PiecePairs.Strides src, DType from, PiecePairs.Strides dst, DType to) {
+        Step.Run run = run(counts, src, from, dst, to);
+        if (run == null) {
+            return null;
+        }
+        long srcBelow = 0;
+        long srcAbove = 0;
+        long dstBelow = 0;
+        long dstAbove = 0;
+        for (Loop l : run.loops()) {
+            long s = Math.multiplyExact(l.count() - 1, l.srcStride());
+            long d = Math.multiplyExact(l.count() - 1, l.dstStride());
+            srcBelow = Math.addExact(srcBelow, Math.min(s, 0));
+            srcAbove = Math.addExact(srcAbove, Math.max(s, 0));
+            dstBelow = Math.addExact(dstBelow, Math.min(d, 0));
+            dstAbove = Math.addExact(dstAbove, Math.max(d, 0));
+        }
+        return new Resolved(run, src.offset(), dst.offset(), srcBelow, srcAbove, dstBelow, dstAbove);
+    }
+
     /** {@return one side of a box as an access of its own} */
     public static Access access(PiecePairs.Strides side, DType dtype, long[] counts) {
         return Access.strided(side.buffer().segment(), dtype, StridedLayout.of(counts, side.strides(), side.offset()));

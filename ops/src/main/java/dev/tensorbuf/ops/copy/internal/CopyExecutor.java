@@ -212,6 +212,58 @@ public final class CopyExecutor {
         warmup.start();
     }
 
+    /**
+     * A loop nest ready to run at many offsets ({@link #runAt}): its counts and byte strides made
+     * once, as {@link #runLoops} makes them for each call. A copy cut past the ceiling runs some
+     * hundred thousand boxes of a few hundred forms so ({@link BoxTable}).
+     */
+    public static final class Prepared {
+        private final Kernel kernel;
+        private final long[] count;
+        private final long[] srcStride;
+        private final long[] dstStride;
+        private final int srcWidth;
+        private final int dstWidth;
+        private final Values values;
+
+        private Prepared(Step.Run r, DType from, DType to) {
+            kernel = r.kernel();
+            srcWidth = from.byteWidth();
+            dstWidth = to.byteWidth();
+            int n = r.loops().size();
+            count = new long[n];
+            srcStride = new long[n];
+            dstStride = new long[n];
+            for (int i = 0; i < n; i++) {
+                Loop l = r.loops().get(i);
+                count[i] = l.count();
+                srcStride[i] = l.srcStride() * srcWidth;
+                dstStride[i] = l.dstStride() * dstWidth;
+            }
+            values = new Values(ElementAccess.of(from), ElementAccess.of(to), null, null);
+        }
+    }
+
+    /** {@return {@code r}'s loops (its offsets aside) ready for {@link #runAt}} */
+    public Prepared prepare(Step.Run r, DType from, DType to) {
+        return new Prepared(r, from, to);
+    }
+
+    /**
+     * Runs {@code p}'s loops from source element {@code srcOffset} of {@code src} and destination
+     * element {@code dstOffset} of {@code dst} on the calling thread, as {@link #runLoops} runs a
+     * run at those offsets. The caller has checked both sides against the loops.
+     */
+    public void runAt(Prepared p, MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset) {
+        if (vectorMissing) {
+            VectorSupport.noticeMissing();
+        }
+        Task t = new Task(src, dst, srcOffset * p.srcWidth, dstOffset * p.dstWidth, p.count, p.srcStride, p.dstStride,
+                p.srcWidth, p.dstWidth, -1, 0);
+        run(work(p.kernel, t, p.values), p.values);
+        warmup.start();
+    }
+
     /** What kernels need besides their task: element access and the per-channel scale and bias. */
     record Values(ElementAccess sa, ElementAccess da, float[] scale, float[] bias) {
         static Values of(CopyPlan plan) {

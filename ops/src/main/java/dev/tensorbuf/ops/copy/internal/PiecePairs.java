@@ -29,7 +29,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * like the others (a constant map: a broadcast); a concatenation is pieces with disjoint domains;
  * a transpose, reverse, strided slice, broadcast or reshape over them is already in their maps.
  * Nothing asks which op made a view, and nothing recurses: the pairs are a flat list, run in
- * order (row-major by their first index).
+ * order (row-major by their first index). A cut past {@link DomainBoxes#CEILING} boxes is made a
+ * band at a time into a {@link BoxTable} of primitive arrays, kept as the cuts are ({@link #table}).
  *
  * <p>A destination box held by a pad's fill, or by read-only memory, is refused before anything
  * is written, with the element path's words at the first such index in logical order; pieces of
@@ -164,11 +165,11 @@ public final class PiecePairs {
      * {@link InBox.Strides} where the piece's map is affine over the box (a staircase's row
      * segment), else the map itself. Maps only: no buffer, so a kept cut keeps no memory alive.
      */
-    private record Part(Box box, int sourcePiece, int destinationPiece, InBox sourceMap, InBox destinationMap) {
+    record Part(Box box, int sourcePiece, int destinationPiece, InBox sourceMap, InBox destinationMap) {
     }
 
     /** A piece's map over a box, dims the box's counts. */
-    private sealed interface InBox {
+    sealed interface InBox {
         /** {@return the map} */
         IndexingMap map();
 
@@ -208,6 +209,9 @@ public final class PiecePairs {
         CUTS.clear();
         REFUSED.clear();
         SIMPLIFIED.clear();
+        TABLES.clear();
+        TOO_LARGE.clear();
+        TABLED.set(0);
     }
     /** Cuts kept before starting over, as {@code PlanCache} bounds its plans. */
     private static final int CAPACITY = 256;
@@ -286,22 +290,144 @@ public final class PiecePairs {
         return new Cut(at, regrouping, List.copyOf(pairs));
     }
 
+    /** Bands of rows a banded cut starts in; a band refused is halved, one of few boxes doubled. */
+    private static final int FIRST_BANDS = 4;
+
+    /** Tables of cuts past the ceiling ({@link #table}), as {@link #CUTS}. */
+    private static final ConcurrentHashMap<Key, BoxTable> TABLES = new ConcurrentHashMap<>();
+
+    /** Cuts whose table would pass {@link BoxTable#MAX_BYTES}: not tried again. */
+    private static final ConcurrentHashMap<Key, Boolean> TOO_LARGE = new ConcurrentHashMap<>();
+
+    /** The most bytes {@link #TABLES} holds together before starting over. */
+    private static final long TABLES_BYTES = 4 * BoxTable.MAX_BYTES;
+
+    /** Bytes of the tables in {@link #TABLES}, about (a race may count one twice: it only clears sooner). */
+    private static final java.util.concurrent.atomic.AtomicLong TABLED = new java.util.concurrent.atomic.AtomicLong();
+
+    /** {@return what a cut of {@code src} into {@code dst} depends on} */
+    private static Key key(TensorView src, TensorView dst, long[] dims) {
+        return new Key(pieceMaps(src), pieceMaps(dst), Arrays.stream(dims).boxed().toList());
+    }
+
     /**
-     * {@return the pairs copying rows {@code [from, to)} of the first dimension of {@code src}
-     * into {@code dst}, in the views' own dims, as {@link #cut} would list them for those rows} A
-     * copy whose cut passes {@link DomainBoxes#CEILING} boxes is cut and copied a band at a time,
-     * each band's boxes dropped before the next is cut, so the boxes held stay bounded; nothing is
-     * kept between calls. The destination's refusals (a pad's fill, read-only memory, a slot
-     * written twice) are the caller's to check first, for the whole view: see
-     * {@link #refusesNothing}.
-     *
-     * @throws IllegalArgumentException for an index in the band that no piece holds
-     * @throws ArithmeticException when an index computation overflows a long
-     * @throws DomainBoxes.TooManyBoxes when the band cuts into more than {@link DomainBoxes#CEILING} boxes
+     * {@return the table of the copy of {@code src} into {@code dst} (a cut past
+     * {@link DomainBoxes#CEILING}) kept from an earlier copy or explanation of views with the same
+     * pieces' maps and dims, or null when none is kept}
      */
-    public static Cut band(TensorView src, TensorView dst, long from, long to) {
+    public static BoxTable keptTable(TensorView src, TensorView dst) {
+        return TABLES.get(key(src, dst, Extents.toArray(src.dims())));
+    }
+
+    /**
+     * {@return the boxes copying {@code src} into {@code dst} as a table kept between copies, in
+     * the views' own dims, or null when it would hold more than {@link BoxTable#MAX_BYTES} (then
+     * {@link #forEachBand} cuts it a band at a time each copy)} A copy whose cut passes
+     * {@link DomainBoxes#CEILING} boxes is cut a band of rows at a time (a row that alone passes
+     * it, a band of its next dimension at a time, and so on inward), each band's boxes put into
+     * the table's arrays and dropped before the next band is cut. The table depends on the pieces'
+     * maps and the dims alone and is kept ({@link #keptTable}); buffers, fills and read-only memory
+     * are read each copy ({@link BoxTable#pass}). Reads and writes no element.
+     *
+     * @throws IllegalArgumentException for an index that no piece holds
+     * @throws ArithmeticException when an index computation overflows a long
+     */
+    public static BoxTable table(TensorView src, TensorView dst) {
         long[] dims = Extents.toArray(src.dims());
-        Key key = new Key(pieceMaps(src), pieceMaps(dst), Arrays.stream(dims).boxed().toList());
+        Key key = key(src, dst, dims);
+        BoxTable table = TABLES.get(key);
+        if (table != null || TOO_LARGE.containsKey(key)) {
+            return table;
+        }
+        BoxTable.Builder builder = new BoxTable.Builder(dims, BoxTable.MAX_BYTES);
+        List<List<IndexingMap>> maps = simplifiedMaps(key, src, dst);
+        try {
+            bands(dims, within -> {
+                List<Part> parts = bandParts(src, dst, dims, maps, within);
+                builder.addAll(parts);
+                return parts.size();
+            });
+        } catch (BoxTable.TooLarge large) {
+            if (TOO_LARGE.size() >= CAPACITY) {
+                TOO_LARGE.clear();
+            }
+            TOO_LARGE.put(key, Boolean.TRUE);
+            return null;
+        }
+        table = builder.build();
+        if (TABLES.size() >= CAPACITY || TABLED.addAndGet(table.bytes()) > TABLES_BYTES) {
+            TABLES.clear();
+            TABLED.set(table.bytes());
+        }
+        TABLES.put(key, table);
+        return table;
+    }
+
+    /**
+     * Cuts the copy of {@code src} into {@code dst} a band at a time, as {@link #table} does, and
+     * gives each band's boxes to {@code each} as a table of their own, dropped before the next band
+     * is cut: a cut whose table would pass {@link BoxTable#MAX_BYTES} is so copied, nothing kept.
+     * The destination's refusals are the caller's to check first: {@link #refuseUnwritable(TensorView, TensorView)}.
+     *
+     * @throws IllegalArgumentException for an index that no piece holds
+     * @throws ArithmeticException when an index computation overflows a long
+     */
+    public static void forEachBand(TensorView src, TensorView dst, java.util.function.Consumer<BoxTable> each) {
+        long[] dims = Extents.toArray(src.dims());
+        List<List<IndexingMap>> maps = simplifiedMaps(key(src, dst, dims), src, dst);
+        bands(dims, within -> {
+            List<Part> parts = bandParts(src, dst, dims, maps, within);
+            BoxTable.Builder builder = new BoxTable.Builder(dims, Long.MAX_VALUE);
+            builder.addAll(parts);
+            each.accept(builder.build());
+            return parts.size();
+        });
+    }
+
+    /**
+     * Refuses a destination that may not be written where {@code src} is copied into it: pieces
+     * that write one slot from two indices, and the first index (in row-major order) on a pad's
+     * fill or on read-only memory, in the element path's words, found a band of the destination's
+     * own boxes at a time. For a copy cut a band at a time with no table ({@link #forEachBand}):
+     * refusals are found before anything is written.
+     *
+     * @throws IllegalArgumentException for a refused destination index
+     */
+    public static void refuseUnwritable(TensorView src, TensorView dst) {
+        refuseSharedSlots(dst);
+        List<ViewMap.Single> pieces = dst.map().pieces();
+        boolean[] fills = fills(dst);
+        boolean[] refused = new boolean[pieces.size()];
+        boolean any = false;
+        for (int p = 0; p < refused.length; p++) {
+            refused[p] = fills[p] || pieces.get(p).buffer().isReadOnly();
+            any |= refused[p];
+        }
+        if (!any) {
+            return;
+        }
+        long[] dims = Extents.toArray(src.dims());
+        List<IndexingMap> maps = simplifiedMaps(key(src, dst, dims), src, dst).get(1);
+        bands(dims, within -> {
+            Side side = side(dst, dims, DomainBoxes.CEILING, within, maps);
+            long[] first = null;
+            int piece = -1;
+            for (DomainBoxes.Placed b : side.boxes()) {
+                if (refused[b.piece()] && (first == null || Arrays.compare(b.box().start(), first) < 0)) {
+                    first = b.box().start();
+                    piece = b.piece();
+                }
+            }
+            if (first != null) {
+                IllegalArgumentException refusal = ViewReader.of(dst.map()).writeRefusal(piece, first.clone(), dst);
+                throw refusal != null ? refusal : ViewReader.readOnly(first.clone(), dst);
+            }
+            return side.boxes().size();
+        });
+    }
+
+    /** {@return the pieces' maps simplified, both sides (null for one piece), kept by {@code key}} */
+    private static List<List<IndexingMap>> simplifiedMaps(Key key, TensorView src, TensorView dst) {
         List<List<IndexingMap>> maps = SIMPLIFIED.get(key);
         if (maps == null) {
             // Simplifying a piece's map costs about a millisecond: not again for every band and copy.
@@ -311,44 +437,87 @@ public final class PiecePairs {
             }
             SIMPLIFIED.put(key, maps);
         }
-        Side in = side(src, dims, DomainBoxes.CEILING, from, to, maps.get(0));
-        Sides sides = new Sides(in, side(dst, dims, DomainBoxes.CEILING - in.boxes().size(), from, to, maps.get(1)), dims,
+        return maps;
+    }
+
+    /** {@return the parts of the copy inside {@code within}, sorted by their first index} */
+    private static List<Part> bandParts(TensorView src, TensorView dst, long[] dims, List<List<IndexingMap>> maps,
+                                        Box within) {
+        Side in = side(src, dims, DomainBoxes.CEILING, within, maps.get(0));
+        Sides sides = new Sides(in, side(dst, dims, DomainBoxes.CEILING - in.boxes().size(), within, maps.get(1)), dims,
                 null);
-        long n = 1;
-        for (int d = 1; d < dims.length; d++) {
-            n = Math.multiplyExact(n, dims[d]);
-        }
-        Geometry geometry = pairUp(src, dst, sides, Math.multiplyExact(n, to - from));
-        boolean[] fromFills = fills(src);
-        StridedSide fromSide = StridedSide.of(src);
-        StridedSide toSide = StridedSide.of(dst);
-        List<Pair> pairs = new ArrayList<>(geometry.parts().size());
-        for (Part part : geometry.parts()) {
-            Box box = part.box();
-            pairs.add(new Pair(box, part.sourcePiece(), part.destinationPiece(), fromFills[part.sourcePiece()],
-                    fromSide.strides(part.sourcePiece(), part.sourceMap(), box),
-                    toSide.strides(part.destinationPiece(), part.destinationMap(), box),
-                    () -> restrict(src, part.sourcePiece(), part.sourceMap(), box, dims),
-                    () -> restrict(dst, part.destinationPiece(), part.destinationMap(), box, dims)));
-        }
-        return new Cut(dims, null, List.copyOf(pairs));
+        return pairUp(src, dst, sides, within.elementCount()).parts();
+    }
+
+    /** Cuts a band: {@return the boxes cut} @throws DomainBoxes.TooManyBoxes past the ceiling */
+    @FunctionalInterface
+    private interface BandCut {
+        int cut(Box within);
     }
 
     /**
-     * {@return whether no index of {@code dst} can be refused a write: none of its pieces is a
-     * pad's fill or read-only memory, and no two of its pieces write one slot} Then a copy into it
-     * cut a band at a time ({@link #band}) refuses nothing after its first band has been written.
+     * Gives {@code cut} the view's indices a band at a time, in row-major order: ranges of rows of
+     * the first dimension, a band refused halved and one of few boxes doubled for the next; a
+     * single row refused is given a range of its next dimension at a time the same way (and so on
+     * inward, at most the rank deep: a single index is at most a box a piece).
      */
-    public static boolean refusesNothing(TensorView dst) {
-        boolean[] fills = fills(dst);
-        List<ViewMap.Single> pieces = dst.map().pieces();
-        for (int i = 0; i < pieces.size(); i++) {
-            if (fills[i] || pieces.get(i).buffer().isReadOnly()) {
-                return false;
+    private static void bands(long[] dims, BandCut cut) {
+        bands(dims, new long[0], cut);
+    }
+
+    private static void bands(long[] dims, long[] prefix, BandCut cut) {
+        int k = prefix.length;
+        long rows = dims[k];
+        long step = Math.max(1, rows / FIRST_BANDS);
+        long[] ones = new long[dims.length];
+        Arrays.fill(ones, 1);
+        long from = 0;
+        while (from < rows) {
+            long to = Math.min(rows, from + step);
+            long[] start = new long[dims.length];
+            long[] count = dims.clone();
+            for (int d = 0; d < k; d++) {
+                start[d] = prefix[d];
+                count[d] = 1;
             }
+            start[k] = from;
+            count[k] = to - from;
+            int boxes;
+            try {
+                boxes = cut.cut(new Box(start, ones, count));
+            } catch (DomainBoxes.TooManyBoxes many) {
+                if (to - from > 1) {
+                    step = Math.max(1, (to - from) / 2);
+                    continue;
+                }
+                if (k + 1 == dims.length) {
+                    throw many;
+                }
+                long[] inner = Arrays.copyOf(prefix, k + 1);
+                inner[k] = from;
+                bands(dims, inner, cut);
+                from = to;
+                continue;
+            }
+            if (boxes < DomainBoxes.CEILING / 8) {
+                step = Math.min(rows, 2 * step);
+            }
+            from = to;
         }
-        refuseSharedSlots(dst);
-        return true;
+    }
+
+    /**
+     * {@return box {@code box} of a copy as a pair: the one-piece views made when first asked, each
+     * side's strides where it is strided over whole bytes} For a box of a {@link BoxTable} planned
+     * as a copy of its own.
+     */
+    static Pair pair(TensorView src, StridedSide from, TensorView dst, StridedSide to, Box box, int sourcePiece,
+                     int destinationPiece, boolean sourceFill, InBox sourceMap, InBox destinationMap, long[] dims) {
+        return new Pair(box, sourcePiece, destinationPiece, sourceFill,
+                from.strides(sourcePiece, sourceMap, box),
+                to.strides(destinationPiece, destinationMap, box),
+                () -> restrict(src, sourcePiece, sourceMap, box, dims),
+                () -> restrict(dst, destinationPiece, destinationMap, box, dims));
     }
 
     /**
@@ -356,7 +525,7 @@ public final class PiecePairs {
      * concatenation lists them anew each time it is asked) and, for a view of one piece, its
      * strided layout; null fields where the side is not strided over whole bytes.
      */
-    private record StridedSide(List<ViewMap.Single> pieces, StridedLayout layout, MemoryBuffer buffer) {
+    record StridedSide(List<ViewMap.Single> pieces, StridedLayout layout, MemoryBuffer buffer) {
         static StridedSide of(TensorView view) {
             if (view.access().storageBits() < 8) {
                 return new StridedSide(null, null, null);
@@ -443,9 +612,12 @@ public final class PiecePairs {
         long[] at = chosen.dims();
         List<Part> parts = new ArrayList<>();
         long covered = 0;
+        // A side of one piece is one box, the whole of what is cut, holding each of the other side's boxes.
+        boolean fromWhole = from.maps() == null;
+        boolean toWhole = to.maps() == null;
         for (DomainBoxes.Placed s : from.boxes()) {
             for (DomainBoxes.Placed d : to.boxes()) {
-                Box box = s.box().intersect(d.box());
+                Box box = toWhole ? s.box() : fromWhole ? d.box() : s.box().intersect(d.box());
                 if (box != null) {
                     covered = Math.addExact(covered, box.elementCount());
                     parts.add(new Part(box, s.piece(), d.piece(), inBox(from, s.piece(), box),
@@ -457,23 +629,58 @@ public final class PiecePairs {
             throw new IllegalArgumentException("the pieces of " + src + " and " + dst + " hold " + covered + " of their "
                     + n + " indices together: a view whose pieces do not cover it cannot be copied");
         }
-        parts.sort(PiecePairs::rowMajor);
-        return new Geometry(at, chosen.regrouping(), List.copyOf(parts), to.boxes());
+        return new Geometry(at, chosen.regrouping(), rowMajor(parts, at), to.boxes());
     }
 
     private static int rowMajor(Part a, Part b) {
         return Arrays.compare(a.box().start(), b.box().start());
     }
 
-    private static Sides sides(TensorView src, TensorView dst, long[] dims, DomainBoxes.Regrouping regrouping, int limit) {
-        return sides(src, dst, dims, regrouping, limit, 0, dims.length == 0 ? 1 : dims[0]);
+    /**
+     * {@return {@code parts} sorted by their first index in row-major order} Disjoint boxes start
+     * at distinct indices, so each is sorted by its start's row-major position, packed with its
+     * place in the list into one long where both fit (a primitive sort: tens of thousands of
+     * boxes compared by their starts' arrays took longer than cutting them).
+     */
+    private static List<Part> rowMajor(List<Part> parts, long[] dims) {
+        int n = parts.size();
+        int bits = 32 - Integer.numberOfLeadingZeros(n);
+        double elements = 1;
+        for (long d : dims) {
+            elements *= d;
+        }
+        if (n < 2 || elements >= 0x1p62 / (1L << bits)) {
+            List<Part> sorted = new ArrayList<>(parts);
+            sorted.sort(PiecePairs::rowMajor);
+            return List.copyOf(sorted);
+        }
+        long[] keys = new long[n];
+        for (int i = 0; i < n; i++) {
+            long[] start = parts.get(i).box().start();
+            long at = 0;
+            for (int d = 0; d < dims.length; d++) {
+                at = at * dims[d] + start[d];
+            }
+            keys[i] = at << bits | i;
+        }
+        Arrays.sort(keys);
+        Part[] sorted = new Part[n];
+        long mask = (1L << bits) - 1;
+        for (int i = 0; i < n; i++) {
+            sorted[i] = parts.get((int) (keys[i] & mask));
+        }
+        return List.of(sorted);
     }
 
-    /** {@return both sides cut inside rows {@code [from, to)} of the first dimension} */
+    private static Sides sides(TensorView src, TensorView dst, long[] dims, DomainBoxes.Regrouping regrouping, int limit) {
+        return sides(src, dst, dims, regrouping, limit, Box.whole(dims));
+    }
+
+    /** {@return both sides cut inside {@code within}} */
     private static Sides sides(TensorView src, TensorView dst, long[] dims, DomainBoxes.Regrouping regrouping, int limit,
-                               long from, long to) {
-        Side in = side(src, dims, limit, from, to, null);
-        return new Sides(in, side(dst, dims, limit - in.boxes().size(), from, to, null), dims, regrouping);
+                               Box within) {
+        Side in = side(src, dims, limit, within, null);
+        return new Sides(in, side(dst, dims, limit - in.boxes().size(), within, null), dims, regrouping);
     }
 
     /** {@return {@code view}'s pieces' maps simplified, or null for a view of one piece} */
@@ -489,26 +696,21 @@ public final class PiecePairs {
         return maps;
     }
 
-    /** @param simplified the view's pieces' maps simplified, or null to simplify them here */
-    private static Side side(TensorView view, long[] dims, int limit, long from, long to, List<IndexingMap> simplified) {
+    /**
+     * @param within the indices to cut (a box of step 1: the whole view, or a band of it)
+     * @param simplified the view's pieces' maps simplified, or null to simplify them here
+     */
+    private static Side side(TensorView view, long[] dims, int limit, Box within, List<IndexingMap> simplified) {
         if (view.map() instanceof ViewMap.Single) {
             // Its map holds every index: no map is simplified, and its box is the view (or the band).
-            Box whole = Box.whole(dims);
-            if (dims.length > 0 && (from > 0 || to < dims[0])) {
-                long[] start = whole.start().clone();
-                long[] count = whole.count().clone();
-                start[0] = from;
-                count[0] = to - from;
-                whole = new Box(start, whole.step(), count);
-            }
-            return new Side(view, List.of(new DomainBoxes.Placed(whole, 0)), null);
+            return new Side(view, List.of(new DomainBoxes.Placed(within, 0)), null);
         }
         List<IndexingMap> maps = simplified != null ? simplified : simplified(view);
-        return new Side(view, DomainBoxes.of(maps, dims, limit, from, to), maps);
+        return new Side(view, DomainBoxes.of(maps, dims, limit, within), maps);
     }
 
     /** {@return which of {@code view}'s pieces are a pad's fill, in lookup order} */
-    private static boolean[] fills(TensorView view) {
+    static boolean[] fills(TensorView view) {
         List<ViewMap.Single> pieces = view.map().pieces();
         boolean[] fills = new boolean[pieces.size()];
         markFills(view.map(), pieces, fills);
@@ -781,7 +983,7 @@ public final class PiecePairs {
      * concatenation of a view with itself), visiting every index as the element path does; pieces
      * over one buffer that write different slots (two halves of it) pass.
      */
-    private static void refuseSharedSlots(TensorView dst) {
+    static void refuseSharedSlots(TensorView dst) {
         List<ViewMap.Single> pieces = dst.map().pieces();
         boolean shared = false;
         for (int i = 0; i < pieces.size() && !shared; i++) {

@@ -278,8 +278,23 @@
  *     to the dims where the pieces are boxes) when that makes fewer boxes. The boxes and their maps
  *     depend on the pieces' maps alone and are kept (256 cuts, then it starts over), up to
  *     <code>DomainBoxes.CEILING</code> boxes; a copy past it is cut a band of rows of the first
- *     dimension at a time (<code>PiecePairs.band</code>), each band copied and dropped before the
- *     next, nothing kept, when its destination can refuse no index (<code>refusesNothing</code>)</dd>
+ *     dimension at a time (a row that alone passes it, a band of its next dimension, and so on
+ *     inward), each band's boxes put into a <code>BoxTable</code> and dropped before the next band
+ *     is cut (<code>PiecePairs.table</code>); the table is kept as the cuts are. A table that would
+ *     pass <code>BoxTable.MAX_BYTES</code> is not made: that copy is cut and run a band at a time
+ *     (<code>forEachBand</code>), its refusals found first by a pass over the destination's own
+ *     boxes a band at a time (<code>refuseUnwritable</code>)</dd>
+ * <dt><code>BoxTable.java</code></dt>
+ * <dd>the boxes of a cut past the ceiling as primitive arrays in row-major order: per box its
+ *     start, its shape (counts, steps, and the strides of a side of several pieces: a
+ *     staircase's 129,049 boxes are 20 shapes), its pieces and its offsets on a side of several
+ *     pieces; no box, view or lambda per box (about 44 bytes a box of rank 2, at most 64 MiB a
+ *     table and 256 MiB for all kept). A side of one piece, the buffers, fills and read-only
+ *     memory are read each copy (<code>Pass</code>): refusals first (the first refused box in
+ *     row-major order starts at the first refused index, named in the element path's words),
+ *     then each shape's loops resolved once (<code>BoxRuns.resolve</code>) and every box of it
+ *     run at its offsets (<code>CopyExecutor.runAt</code>), its spans checked in a few additions.
+ *     A box whose map is not affine over it keeps its map and is planned on its own</dd>
  * <dt><code>PackedPieces.java</code></dt>
  * <dd>a side over several pieces of packed sub-byte storage (a staircase of <code>s4</code> parts):
  *     the slots its pieces reach in each buffer (the interval of each map over its bounds,
@@ -295,7 +310,8 @@
  * <dd>the boxes of one copy over pieces that are strided on both sides, run without a plan each:
  *     boxes of one form (counts and both sides' strides, offsets aside) share the loop nest and
  *     kernel <code>LoopNest</code> chose for the form's first box, moved to each box's offsets, and
- *     <code>CopyExecutor.runLoops</code> runs it on the calling thread. The copy's first box is
+ *     <code>CopyExecutor.runLoops</code> runs it on the calling thread (a <code>BoxTable</code>'s
+ *     boxes: <code>resolve</code> once a shape, <code>CopyExecutor.runAt</code> each box). The copy's first box is
  *     planned and checked through <code>CopyPlan.of</code> (types, read-only), each form's first
  *     through <code>SelfOverlap</code> and the planner (no <code>PlanCache</code> entry), every box's
  *     spans against its segments before anything runs. Boxes of 4 MiB moved or more (the
