@@ -99,7 +99,8 @@ public final class DirectFrames extends ChannelOutboundHandlerAdapter {
     /**
      * {@return the readable bytes of {@code buf} as direct buffers, its direct parts lent, its heap
      * parts copied, owning {@code buf} (releasing it when released itself); null when {@code buf}
-     * has no direct part (a small control frame: left to the transport)}
+     * has no direct part (a small control frame: left to the transport)} If it throws, the caller
+     * still holds its reference to {@code buf}.
      */
     static ByteBuf direct(ByteBufAllocator alloc, ByteBuf buf) {
         ByteBuffer[] parts = buf.nioBuffers(buf.readerIndex(), buf.readableBytes());
@@ -126,14 +127,15 @@ public final class DirectFrames extends ChannelOutboundHandlerAdapter {
             }
             return out;
         } catch (RuntimeException e) {
-            out.release(); // releases buf too: the caller's reference is consumed either way
+            out.disown(); // the caller keeps its reference to buf, and releases it
+            out.release();
             throw e;
         }
     }
 
     /** A composite that holds the buffer whose memory it lends until it is freed itself. */
     private static final class Owning extends CompositeByteBuf {
-        private final ByteBuf original;
+        private ByteBuf original;
 
         Owning(ByteBufAllocator alloc, ByteBuf original) {
             // No limit on components: HTTP/2's queue appends the next message's bytes to a
@@ -142,12 +144,19 @@ public final class DirectFrames extends ChannelOutboundHandlerAdapter {
             this.original = original;
         }
 
+        /** Leaves {@code original} to its holder: this buffer will not release it. */
+        void disown() {
+            original = null;
+        }
+
         @Override
         protected void deallocate() {
             try {
                 super.deallocate();
             } finally {
-                original.release();
+                if (original != null) {
+                    original.release();
+                }
             }
         }
     }

@@ -3,15 +3,18 @@ package dev.tensorbuf.net.internal;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufHolder;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.DefaultByteBufHolder;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
@@ -83,6 +86,34 @@ class DirectFramesTest {
         assertEquals(1, body.refCnt());
         out.release();
         assertEquals(0, body.refCnt());
+    }
+
+    @Test
+    void aRewriteThatFailsFailsTheWriteAndReleasesTheMessageOnce() {
+        EmbeddedChannel ch = channel();
+        ch.config().setAllocator(new AbstractByteBufAllocator(true) {
+            @Override
+            protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+                return Unpooled.buffer(initialCapacity, maxCapacity);
+            }
+
+            @Override
+            protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+                throw new IllegalStateException("no direct memory left");
+            }
+
+            @Override
+            public boolean isDirectBufferPooled() {
+                return false;
+            }
+        });
+        CompositeByteBuf body = Unpooled.compositeBuffer();
+        body.addComponent(true, Unpooled.wrappedBuffer(new byte[] {1, 2}));
+        body.addComponent(true, Unpooled.wrappedBuffer(ByteBuffer.allocateDirect(16)));
+        ChannelFuture written = ch.writeAndFlush(new DefaultByteBufHolder(body));
+        assertFalse(written.isSuccess());
+        assertEquals(0, body.refCnt());
+        assertNull(ch.readOutbound());
     }
 
     @Test
