@@ -33,17 +33,18 @@ import java.util.function.IntConsumer;
  *
  * <p>One batch runs at a time. The caller always takes pieces itself and waits only for pieces a
  * worker has taken, never for a worker to show up, so a batch completes even if every worker is
- * parked, exiting or busy elsewhere. It polls for those for about two of its own pieces' time (at
- * most {@link #WAIT_SPIN_NANOS}), then parks until the worker ending the last one wakes it. A
- * second caller arriving while a batch runs does its own pieces alone.
+ * parked, exiting or busy elsewhere. It polls for those for {@link #WAIT_SPIN_NANOS}, then parks
+ * until the worker ending the last one wakes it. A second caller arriving while a batch runs does
+ * its own pieces alone.
  */
 final class CopyWorkers {
     /** How long a worker polls for the next batch before parking, by default (an engine's {@code CopyEngine.Config.spinMicros}). */
     static final long SPIN_NANOS = 500_000;
     /**
-     * The longest the caller polls for pieces the workers still run before it parks (less when
-     * its own pieces were shorter: it polls about two of them). Polling for the rest of a large
-     * copy's last piece burned a core for up to a piece's time: with the caller parked (and the
+     * How long the caller polls for pieces the workers still run before it parks: the last piece
+     * of a copy of a few MB in cache ends within it, so such copies are not slowed by a wake-up
+     * (16-39 us). Polling for the rest of a large copy's last piece burned a core for up to a
+     * piece's time: with the caller parked (and the
      * workers not polling after long batches), the broadcast and f32 <-> T(8,128) on two threads
      * moved 1.12-1.14x the bytes per CPU-second (bench/experiments/SplitCpu.java, load 12-15).
      */
@@ -148,22 +149,19 @@ final class CopyWorkers {
             this.poll = poll;
         }
 
-        /** Takes and runs pieces until none is left or one throws. {@return the pieces this thread ran} */
-        int drain() {
-            int ran = 0;
+        /** Takes and runs pieces until none is left or one throws. */
+        void drain() {
             for (int i = next.getAndIncrement(); i < size; i = next.getAndIncrement()) {
-                ran++;
                 try {
                     piece.accept(i);
                 } catch (RuntimeException | Error e) {
                     failures.add(e);
                     finished();
                     // A thread whose piece threw stops; the others take the rest.
-                    return ran;
+                    return;
                 }
                 finished();
             }
-            return ran;
         }
 
         /** Counts a piece as ended and wakes the caller if it parked waiting for it. */
@@ -211,22 +209,20 @@ final class CopyWorkers {
             return false;
         }
         try {
-            long start = System.nanoTime();
-            Batch b = new Batch(count, piece, ranBefore && start - lastEnd < spinNanos);
-            int mine = 0;
+            Batch b = new Batch(count, piece, ranBefore && System.nanoTime() - lastEnd < spinNanos);
             batch = b;
             try {
                 for (Worker w : workers) {
                     w.wake();
                 }
-                mine = b.drain();
+                b.drain();
             } finally {
                 // Closed to further taking (the caller stops early only when its own piece threw,
                 // or waking a worker threw what a failed start does not); then the pieces workers
-                // took and still run: polled for about two of the caller's own pieces, then parked.
+                // took and still run: polled for, then parked.
                 int taken = Math.min(b.next.getAndSet(CLOSED), count);
                 if (b.done.get() < taken) {
-                    b.await(taken, Math.min(WAIT_SPIN_NANOS, 2 * (System.nanoTime() - start) / Math.max(1, mine)));
+                    b.await(taken, WAIT_SPIN_NANOS);
                 }
                 batch = null;
                 lastEnd = System.nanoTime();
