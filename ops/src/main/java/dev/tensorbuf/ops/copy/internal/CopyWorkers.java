@@ -17,8 +17,10 @@ import java.util.function.IntConsumer;
  * together: after a batch that began longer than that after the one before (or had none before
  * it), it parks at once, since polling would only burn a core the caller's other work could use;
  * the next batch that follows within the window turns polling back on. The caller times this, not
- * each worker: a worker that missed batches would take its own wait for a long gap. A worker that
- * has had nothing to do for
+ * each worker: a worker that missed batches would take its own wait for a long gap. Nor does a
+ * worker poll after a batch that kept it longer than the window: a parked start then costs the
+ * next such batch a few percent at most, and on a host whose cores are all busy the polling took
+ * a core from the caller. A worker that has had nothing to do for
  * {@link #IDLE_NANOS} ends; the next batch starts it again, so engines that are dropped leave no
  * threads behind. An idle worker that is interrupted (a shutdown hook or a harness interrupting
  * every thread) clears the flag and parks again: it belongs to the engine, and with the flag set
@@ -31,12 +33,22 @@ import java.util.function.IntConsumer;
  *
  * <p>One batch runs at a time. The caller always takes pieces itself and waits only for pieces a
  * worker has taken, never for a worker to show up, so a batch completes even if every worker is
- * parked, exiting or busy elsewhere. A second caller arriving while a batch runs does its own
- * pieces alone.
+ * parked, exiting or busy elsewhere. It polls for those for {@link #WAIT_SPIN_NANOS}, then parks
+ * until the worker ending the last one wakes it. A second caller arriving while a batch runs does
+ * its own pieces alone.
  */
 final class CopyWorkers {
     /** How long a worker polls for the next batch before parking, by default (an engine's {@code CopyEngine.Config.spinMicros}). */
     static final long SPIN_NANOS = 500_000;
+    /**
+     * How long the caller polls for pieces the workers still run before it parks: the last piece
+     * of a copy of a few MB in cache ends within it, so such copies are not slowed by a wake-up
+     * (16-39 us). Polling for the rest of a large copy's last piece burned a core for up to a
+     * piece's time: with the caller parked (and the
+     * workers not polling after long batches), the broadcast and f32 <-> T(8,128) on two threads
+     * moved 1.12-1.14x the bytes per CPU-second (bench/experiments/SplitCpu.java, load 12-15).
+     */
+    static final long WAIT_SPIN_NANOS = 50_000;
     /** How long a worker waits for work before it ends. */
     static final long IDLE_NANOS = 30_000_000_000L;
     /**
@@ -128,6 +140,8 @@ final class CopyWorkers {
         final AtomicInteger next = new AtomicInteger();
         final AtomicInteger done = new AtomicInteger();
         final ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
+        /** The caller once it parks waiting for pieces workers still run; null while it polls. */
+        volatile Thread waiter;
 
         Batch(int size, IntConsumer piece, boolean poll) {
             this.size = size;
@@ -142,11 +156,41 @@ final class CopyWorkers {
                     piece.accept(i);
                 } catch (RuntimeException | Error e) {
                     failures.add(e);
-                    done.incrementAndGet();
+                    finished();
                     // A thread whose piece threw stops; the others take the rest.
                     return;
                 }
-                done.incrementAndGet();
+                finished();
+            }
+        }
+
+        /** Counts a piece as ended and wakes the caller if it parked waiting for it. */
+        private void finished() {
+            // The increment before the read, as the caller's write of waiter before its read of
+            // done: one of the two sees the other, so a parked caller is always woken.
+            done.incrementAndGet();
+            Thread w = waiter;
+            if (w != null) {
+                LockSupport.unpark(w);
+            }
+        }
+
+        /**
+         * Waits until {@code taken} pieces have ended: polls for up to {@code spinNanos}, then
+         * parks until the worker that ends the last one unparks it. An interrupt is left set
+         * (it is the caller's), so the wait then polls.
+         */
+        void await(int taken, long spinNanos) {
+            long from = System.nanoTime();
+            while (done.get() < taken) {
+                if (System.nanoTime() - from < spinNanos) {
+                    Thread.onSpinWait();
+                } else {
+                    waiter = Thread.currentThread();
+                    if (done.get() < taken) {
+                        LockSupport.park(this);
+                    }
+                }
             }
         }
     }
@@ -175,10 +219,10 @@ final class CopyWorkers {
             } finally {
                 // Closed to further taking (the caller stops early only when its own piece threw,
                 // or waking a worker threw what a failed start does not); then the pieces workers
-                // took and still run: each ends soon, so poll.
+                // took and still run: polled for, then parked.
                 int taken = Math.min(b.next.getAndSet(CLOSED), count);
-                while (b.done.get() < taken) {
-                    Thread.onSpinWait();
+                if (b.done.get() < taken) {
+                    b.await(taken, WAIT_SPIN_NANOS);
                 }
                 batch = null;
                 lastEnd = System.nanoTime();
@@ -262,9 +306,13 @@ final class CopyWorkers {
                 Batch b = batch;
                 if (b != null && b != last) {
                     last = b;
-                    spin = b.poll ? spinNanos : 0;
+                    long from = System.nanoTime();
                     b.drain();
                     idleSince = System.nanoTime();
+                    // After a batch that kept this worker longer than the window, a parked start
+                    // (16-39 us) costs the next one little, and polling would take a core from
+                    // the caller on a busy host.
+                    spin = b.poll && idleSince - from < spinNanos ? spinNanos : 0;
                     continue;
                 }
                 long idle = System.nanoTime() - idleSince;
