@@ -1,10 +1,7 @@
-import dev.tensorbuf.ops.copy.internal.Access;
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.copy.CopyEngine;
-import dev.tensorbuf.ops.copy.CopyPlan;
-import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.StridedLayout;
-import dev.tensorbuf.views.StridedLayout.TensorFormat;
-import java.lang.foreign.Arena;
+import dev.tensorbuf.views.TensorView;
 import java.lang.management.ManagementFactory;
 import java.util.concurrent.locks.LockSupport;
 
@@ -18,16 +15,14 @@ import java.util.concurrent.locks.LockSupport;
 public class Poll {
     public static void main(String[] args) {
         long gapNanos = Long.parseLong(args[0]) * 1_000;
-        long[] dims = {1, 64, 112, 112};
         long bytes = 4L * 64 * 112 * 112;
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-        try (Arena arena = Arena.ofShared()) {
-            Access src = Access.strided(arena.allocate(bytes, 64), DType.F32, StridedLayout.of(TensorFormat.NCHW, dims));
-            Access dst = Access.strided(arena.allocate(bytes, 64), DType.F32, StridedLayout.of(TensorFormat.NHWC, dims));
+        try (Allocator arena = Allocators.shared()) {
+            TensorView src = TensorView.of(arena.allocate(bytes), "f32[1,64,112,112]{3,2,1,0}");
+            TensorView dst = TensorView.of(arena.allocate(bytes), "f32[1,64,112,112]{1,3,2,0}");
             CopyEngine engine = CopyEngine.of(2, true, 0);
-            CopyPlan plan = engine.plan(src, dst);
             for (int i = 0; i < 2000; i++) {
-                engine.execute(plan);
+                engine.copy(src, dst);
             }
             long cpu0 = os.getProcessCpuTime();
             long t0 = System.nanoTime();
@@ -35,7 +30,7 @@ public class Poll {
             int n = 0;
             while (System.nanoTime() - t0 < 3_000_000_000L) {
                 long s = System.nanoTime();
-                engine.execute(plan);
+                engine.copy(src, dst);
                 copyNanos += System.nanoTime() - s;
                 n++;
                 LockSupport.parkNanos(gapNanos);
