@@ -1,23 +1,21 @@
 // Copies of general views (reshapes of transposes) into dense destinations, beside the strided copy
 // of the same transpose and a 2-thread MemorySegment.copy of the same bytes, timed in turns.
-// Output: one line per case, "case bytes ms_median GB/s ratio_to_copy kernels".
+// Output: one line per case, "case bytes ms_median GB/s ratio_to_copy route [kernels]" (route and kernels from CopyEngine.explain).
 // java --enable-native-access=ALL-UNNAMED --add-modules jdk.incubator.vector -cp cli/target/tensorbuf.jar \
 //     bench/experiments/GeneralViews.java [ROUNDS]
 
-import dev.tensorbuf.ops.copy.internal.AccessCopies;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
-import dev.tensorbuf.ops.copy.CopyPlan;
-import dev.tensorbuf.ops.copy.internal.Step;
-import dev.tensorbuf.ops.copy.internal.ViewAdapter;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
-import java.util.function.Supplier;
+import java.util.regex.Pattern;
 
 public class GeneralViews {
+    // The kernels of the explanation's run steps (its JSON names each as "kernel").
+    static final Pattern KERNEL = Pattern.compile("\"kernel\":\"([^\"]+)\"");
     static final CopyEngine E = CopyEngine.defaults();
     static final Allocator A = Allocators.shared();
 
@@ -80,9 +78,9 @@ public class GeneralViews {
         Arrays.sort(kt);
         double k = kt[rounds / 2];
         double c = ct[rounds / 2];
-        String kernels = AccessCopies.plan(ViewAdapter.access(src).orElseThrow(), ViewAdapter.destination(dst).orElseThrow())
-                .steps().stream().map(s -> s instanceof Step.Run run ? run.kernel().toString() : s.toString()).distinct()
-                .toList().toString();
+        var explanation = E.explain(src, dst);
+        String kernels = explanation.route() + " " + KERNEL.matcher(explanation.toJson()).results().map(m -> m.group(1))
+                .distinct().toList();
         System.out.printf("%-28s %11d %9.2f ms %6.2f GB/s %5.2f of copy  %s%n", name, bytes, k * 1e3, 2 * bytes / k / 1e9,
                 c / k, kernels);
     }
