@@ -1,5 +1,8 @@
 package dev.tensorbuf.ops.copy;
 
+import static dev.tensorbuf.ops.copy.PieceCopyChecks.assertSameBytes;
+import static dev.tensorbuf.ops.copy.PieceCopyChecks.elementCopies;
+import static dev.tensorbuf.ops.copy.PieceCopyChecks.reference;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -97,31 +100,12 @@ class BandedTableCopyTest {
         return Ops.transpose(TensorView.of(b, shape.toString()), order);
     }
 
-    private static void reference(TensorView src, TensorView dst) {
-        TensorElements from = TensorElements.of(src);
-        TensorElements to = TensorElements.of(dst);
-        from.forEachIndex(i -> to.setDouble(from.getDouble(i), i));
-    }
 
     private static List<byte[]> bytes(List<MemoryBuffer> buffers) {
         return buffers.stream().map(b -> b.segment().toArray(ValueLayout.JAVA_BYTE)).toList();
     }
 
-    private static void assertSameBytes(List<MemoryBuffer> expected, List<MemoryBuffer> actual, String what) {
-        assertEquals(expected.size(), actual.size());
-        for (int k = 0; k < expected.size(); k++) {
-            assertArrayEquals(expected.get(k).segment().toArray(ValueLayout.JAVA_BYTE),
-                    actual.get(k).segment().toArray(ValueLayout.JAVA_BYTE), what + ": buffer " + k);
-        }
-    }
 
-    private static long elementCopies(Explanation e) {
-        long n = e.route() == Route.ELEMENTS && e.elements() > 0 ? 1 : 0;
-        for (Explanation p : e.parts()) {
-            n += elementCopies(p);
-        }
-        return n;
-    }
 
     /** Asserts a banded copy over a kept table of more boxes than a cut holds at once, nothing element by element. */
     private static void assertBandedAndKept(Explanation e, String how) {

@@ -1,5 +1,7 @@
 package dev.tensorbuf.ops.copy;
 
+import static dev.tensorbuf.ops.copy.PieceCopyChecks.assertSameBytes;
+import static dev.tensorbuf.ops.copy.PieceCopyChecks.reference;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -12,7 +14,6 @@ import dev.tensorbuf.ops.copy.CopyPlan.Explanation;
 import dev.tensorbuf.ops.copy.CopyPlan.Explanation.Route;
 import dev.tensorbuf.testing.ArenaPerTest;
 import dev.tensorbuf.views.DType;
-import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -106,19 +107,7 @@ class PackedPieceReachTest {
         return runs.stream().map(r -> new Explanation.Staged(side, 4, r[0], r[1], r[1], side.equals("destination"))).toList();
     }
 
-    /** Writes every index of {@code src} into {@code dst} through their element access. */
-    private static void reference(TensorView src, TensorView dst) {
-        TensorElements from = TensorElements.of(src);
-        TensorElements to = TensorElements.of(dst);
-        from.forEachIndex(i -> to.setDouble(from.getDouble(i), i));
-    }
 
-    private static void assertSameBytes(List<MemoryBuffer> expected, List<MemoryBuffer> actual, String what) {
-        for (int k = 0; k < expected.size(); k++) {
-            assertArrayEquals(expected.get(k).segment().toArray(ValueLayout.JAVA_BYTE),
-                    actual.get(k).segment().toArray(ValueLayout.JAVA_BYTE), what + ": part " + k);
-        }
-    }
 
     /** {@return a dense {@code type} view of {@code rows x cols} laid out transposed, zeroed} */
     private TensorView transposed(DType type, long rows, long cols) {

@@ -1,6 +1,8 @@
 package dev.tensorbuf.ops.copy;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static dev.tensorbuf.ops.copy.PieceCopyChecks.assertSameBytes;
+import static dev.tensorbuf.ops.copy.PieceCopyChecks.elementCopies;
+import static dev.tensorbuf.ops.copy.PieceCopyChecks.reference;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,7 +15,6 @@ import dev.tensorbuf.testing.ArenaPerTest;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -122,28 +123,8 @@ class WrappingStaircaseCopyTest {
         return Ops.transpose(TensorView.of(b, shape(type, cols, rows)), 1, 0);
     }
 
-    /** {@return the element-by-element copies in {@code e} with elements to copy} */
-    private static long elementCopies(Explanation e) {
-        long n = e.route() == Route.ELEMENTS && e.elements() > 0 ? 1 : 0;
-        for (Explanation p : e.parts()) {
-            n += elementCopies(p);
-        }
-        return n;
-    }
 
-    /** Writes every index of {@code src} into {@code dst} through their element access. */
-    private static void reference(TensorView src, TensorView dst) {
-        TensorElements from = TensorElements.of(src);
-        TensorElements to = TensorElements.of(dst);
-        from.forEachIndex(i -> to.setDouble(from.getDouble(i), i));
-    }
 
-    private static void assertSameBytes(List<MemoryBuffer> expected, List<MemoryBuffer> actual, String what) {
-        for (int k = 0; k < expected.size(); k++) {
-            assertArrayEquals(expected.get(k).segment().toArray(ValueLayout.JAVA_BYTE),
-                    actual.get(k).segment().toArray(ValueLayout.JAVA_BYTE), what + ": buffer " + k);
-        }
-    }
 
     /**
      * Checks the explanation: box by box (a packed side of one piece staged whole, through a dense
