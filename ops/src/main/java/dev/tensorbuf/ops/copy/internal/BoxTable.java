@@ -5,7 +5,6 @@ import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.internal.DomainBoxes.Box;
-import dev.tensorbuf.views.internal.ViewReader;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -124,22 +123,12 @@ public final class BoxTable {
      */
     public Pass pass(TensorView src, TensorView dst, BoxRuns forms) {
         PiecePairs.refuseSharedSlots(dst);
-        List<ViewMap.Single> pieces = dst.map().pieces();
-        boolean[] fills = PiecePairs.fills(dst);
-        boolean[] refused = new boolean[pieces.size()];
-        boolean any = false;
-        for (int p = 0; p < refused.length; p++) {
-            refused[p] = fills[p] || pieces.get(p).buffer().isReadOnly();
-            any |= refused[p];
-        }
-        if (any) {
+        boolean[] refused = PiecePairs.refusedPieces(dst);
+        if (refused != null) {
             // In row-major order of their starts: the first refused box starts at the first refused index.
             for (int i = 0; i < size; i++) {
-                int p = destinationPieces[i];
-                if (refused[p]) {
-                    long[] index = start(i);
-                    IllegalArgumentException refusal = ViewReader.of(dst.map()).writeRefusal(p, index.clone(), dst);
-                    throw refusal != null ? refusal : ViewReader.readOnly(index, dst);
+                if (refused[destinationPieces[i]]) {
+                    throw PiecePairs.refusal(dst, destinationPieces[i], start(i));
                 }
             }
         }

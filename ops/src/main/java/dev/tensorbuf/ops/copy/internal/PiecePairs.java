@@ -269,8 +269,7 @@ public final class PiecePairs {
         long[] at = geometry.dims();
         DomainBoxes.Regrouping regrouping = geometry.regrouping();
         boolean[] fromFills = fills(src);
-        boolean[] toFills = fills(dst);
-        refuseUnwritable(geometry.destinationBoxes(), toFills, dst, regrouping, dims);
+        refuseUnwritable(geometry.destinationBoxes(), dst, regrouping, dims);
         TensorView from = regrouping != null && src.map() instanceof ViewMap.Single ? regrouped(src, regrouping) : src;
         TensorView to = regrouping != null && dst.map() instanceof ViewMap.Single ? regrouped(dst, regrouping) : dst;
         StridedSide fromSide = StridedSide.of(from);
@@ -395,6 +394,27 @@ public final class PiecePairs {
      */
     public static void refuseUnwritable(TensorView src, TensorView dst) {
         refuseSharedSlots(dst);
+        boolean[] refused = refusedPieces(dst);
+        if (refused == null) {
+            return;
+        }
+        long[] dims = Extents.toArray(src.dims());
+        List<IndexingMap> maps = simplifiedMaps(key(src, dst, dims), src, dst).get(1);
+        bands(dims, within -> {
+            Side side = side(dst, dims, DomainBoxes.CEILING, within, maps);
+            DomainBoxes.Placed first = firstOn(side.boxes(), refused);
+            if (first != null) {
+                throw refusal(dst, first.piece(), first.box().start());
+            }
+            return side.boxes().size();
+        });
+    }
+
+    /**
+     * {@return per piece of {@code dst} whether a write there is refused (a pad's fill or read-only
+     * memory), or null when no piece refuses}
+     */
+    static boolean[] refusedPieces(TensorView dst) {
         List<ViewMap.Single> pieces = dst.map().pieces();
         boolean[] fills = fills(dst);
         boolean[] refused = new boolean[pieces.size()];
@@ -403,27 +423,24 @@ public final class PiecePairs {
             refused[p] = fills[p] || pieces.get(p).buffer().isReadOnly();
             any |= refused[p];
         }
-        if (!any) {
-            return;
+        return any ? refused : null;
+    }
+
+    /** {@return the box of {@code boxes} starting first in row-major order on a refused piece, or null} */
+    private static DomainBoxes.Placed firstOn(List<DomainBoxes.Placed> boxes, boolean[] refused) {
+        DomainBoxes.Placed first = null;
+        for (DomainBoxes.Placed b : boxes) {
+            if (refused[b.piece()] && (first == null || Arrays.compare(b.box().start(), first.box().start()) < 0)) {
+                first = b;
+            }
         }
-        long[] dims = Extents.toArray(src.dims());
-        List<IndexingMap> maps = simplifiedMaps(key(src, dst, dims), src, dst).get(1);
-        bands(dims, within -> {
-            Side side = side(dst, dims, DomainBoxes.CEILING, within, maps);
-            long[] first = null;
-            int piece = -1;
-            for (DomainBoxes.Placed b : side.boxes()) {
-                if (refused[b.piece()] && (first == null || Arrays.compare(b.box().start(), first) < 0)) {
-                    first = b.box().start();
-                    piece = b.piece();
-                }
-            }
-            if (first != null) {
-                IllegalArgumentException refusal = ViewReader.of(dst.map()).writeRefusal(piece, first.clone(), dst);
-                throw refusal != null ? refusal : ViewReader.readOnly(first.clone(), dst);
-            }
-            return side.boxes().size();
-        });
+        return first;
+    }
+
+    /** {@return the element path's refusal of a write at {@code index} of {@code dst}, on its piece {@code piece}} */
+    static IllegalArgumentException refusal(TensorView dst, int piece, long[] index) {
+        IllegalArgumentException refusal = ViewReader.of(dst.map()).writeRefusal(piece, index.clone(), dst);
+        return refusal != null ? refusal : ViewReader.readOnly(index.clone(), dst);
     }
 
     /** {@return the pieces' maps simplified, both sides (null for one piece), kept by {@code key}} */
@@ -929,22 +946,19 @@ public final class PiecePairs {
      * Refuses a destination box on a pad's fill or on read-only memory, at the first such index in
      * logical order, in the words of the element path ({@link ViewReader#writeRefusal}).
      */
-    private static void refuseUnwritable(List<DomainBoxes.Placed> boxes, boolean[] fills, TensorView dst,
+    private static void refuseUnwritable(List<DomainBoxes.Placed> boxes, TensorView dst,
                                          DomainBoxes.Regrouping regrouping, long[] dims) {
         if (dst.map() instanceof ViewMap.Single) {
             return; // one piece: its plan refuses read-only memory in the words of every one-piece copy
         }
-        List<ViewMap.Single> pieces = dst.map().pieces();
-        long[] first = null;
-        int piece = -1;
-        for (DomainBoxes.Placed b : boxes) {
-            boolean refused = fills[b.piece()] || pieces.get(b.piece()).buffer().isReadOnly();
-            if (refused && (first == null || Arrays.compare(b.box().start(), first) < 0)) {
-                first = b.box().start();
-                piece = b.piece();
-            }
+        boolean[] refused = refusedPieces(dst);
+        if (refused == null) {
+            return;
         }
-        if (first != null) {
+        DomainBoxes.Placed placed = firstOn(boxes, refused);
+        if (placed != null) {
+            long[] first = placed.box().start();
+            int piece = placed.piece();
             ViewReader reader = ViewReader.of(dst.map());
             long[] index;
             if (regrouping == null || regrouping.keepsOrder()) {
@@ -955,8 +969,7 @@ public final class PiecePairs {
                 index = firstUnwritable(reader, dims);
                 piece = reader.pieceOf(index);
             }
-            IllegalArgumentException refusal = reader.writeRefusal(piece, index.clone(), dst);
-            throw refusal != null ? refusal : ViewReader.readOnly(index.clone(), dst);
+            throw refusal(dst, piece, index);
         }
     }
 
