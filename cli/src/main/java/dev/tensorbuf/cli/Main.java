@@ -56,7 +56,32 @@ public final class Main {
         BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         int code = run(args, stdin, System.out, System.err);
         System.out.flush();
+        // Returning ends the JVM with 0 as System.exit(0) does, shutdown hooks included, but without
+        // Runtime.exit's logging: its first logger looks for a LoggerFinder on the class path, which
+        // opens and reads the directory of tensorbuf-deps.jar (13,400 entries) that the command
+        // itself never needed (bench/RESULTS.md, "Start-up"). Only when no other thread would keep
+        // the JVM alive: System.exit stops those.
+        if (code == 0 && nothingElseRunning()) {
+            return;
+        }
         System.exit(code);
+    }
+
+    /** Whether this thread's group, a command's threads' group, holds no other live non-daemon thread. */
+    static boolean nothingElseRunning() {
+        Thread self = Thread.currentThread();
+        ThreadGroup group = self.getThreadGroup();
+        Thread[] threads = new Thread[group.activeCount() + 16];
+        int n = group.enumerate(threads, true);
+        if (n == threads.length) {
+            return false; // more than it could list: maybe one that is not a daemon
+        }
+        for (int i = 0; i < n; i++) {
+            if (threads[i] != self && threads[i].isAlive() && !threads[i].isDaemon()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Words people reach for (the product's own description says "draw layouts"), and the command that does it. */

@@ -44,10 +44,18 @@ class LauncherIT {
     }
 
     private static Result launch(String... args) throws Exception {
+        return launchWith(null, args);
+    }
+
+    /** Runs the launcher with TENSORBUF_JAVA_OPTS set to {@code javaOpts} (none when null). */
+    private static Result launchWith(String javaOpts, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of("/bin/bash", ROOT.resolve("tensorbuf").toString()));
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
         pb.environment().remove("TENSORBUF_JAVA_OPTS");
+        if (javaOpts != null) {
+            pb.environment().put("TENSORBUF_JAVA_OPTS", javaOpts);
+        }
         pb.environment().put("TENSORBUF_NO_BUILD", "1");
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
         Process p = pb.start();
@@ -109,6 +117,45 @@ class LauncherIT {
             // np.arange(6, dtype=np.float32).reshape(2, 3).T
             org.junit.jupiter.api.Assertions.assertArrayEquals(new float[] {0, 3, 1, 4, 2, 5}, got, "run " + run);
         }
+    }
+
+    /**
+     * tensorbuf.jar holds the modules and Agrona and names tensorbuf-deps.jar, the other libraries,
+     * in its Class-Path: a convert of .npy files never opens the second (the JVM reads a jar's
+     * whole directory when it opens it), and one of an .arrow file loads Arrow from it.
+     */
+    @Test
+    void theLibrariesLiveInASecondJarThatOnlyTheCommandsNeedingThemOpen() throws Exception {
+        try (var jar = new java.util.jar.JarFile(ROOT.resolve("cli/target/tensorbuf.jar").toFile())) {
+            assertEquals("tensorbuf-deps.jar", jar.getManifest().getMainAttributes().getValue("Class-Path"));
+            List<String> others = jar.stream().map(java.util.zip.ZipEntry::getName)
+                    .filter(n -> n.endsWith(".class") && !n.startsWith("dev/tensorbuf/") && !n.startsWith("org/agrona/"))
+                    .toList();
+            assertEquals(List.of(), others);
+        }
+        try (var deps = new java.util.jar.JarFile(ROOT.resolve("cli/target/tensorbuf-deps.jar").toFile())) {
+            assertTrue(deps.getEntry("org/apache/arrow/vector/ipc/ArrowFileReader.class") != null);
+            assertTrue(deps.stream().noneMatch(e -> e.getName().startsWith("dev/tensorbuf/")));
+        }
+        Path in = dir.resolve("d.npy");
+        var data = Arena.ofAuto().allocate(24);
+        for (int i = 0; i < 6; i++) {
+            data.setAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED, i, i);
+        }
+        Npy.write(in, new DenseTensor(DType.F32, List.of(2L, 3L), data));
+        String debug = "-Dsun.misc.URLClassPath.debug=true";
+        Result npy = launchWith(debug, "convert", in.toString(), dir.resolve("d1.npy").toString(), "--transpose", "1,0");
+        assertEquals(0, npy.code(), npy.err());
+        assertTrue(!npy.err().contains("tensorbuf-deps.jar"), npy.err());
+        Path arrow = dir.resolve("d.arrow");
+        Result toArrow = launchWith(debug, "convert", in.toString(), arrow.toString(), "--quiet");
+        assertEquals(0, toArrow.code(), toArrow.err());
+        assertTrue(toArrow.err().contains("Opening file:" + ROOT.resolve("cli/target/tensorbuf-deps.jar").toUri().getPath()),
+                toArrow.err());
+        Result back = launch("convert", arrow.toString(), dir.resolve("d2.npy").toString(), "--transpose", "1,0", "--quiet");
+        assertEquals(0, back.code(), back.err());
+        assertEquals(java.util.Arrays.toString(Files.readAllBytes(dir.resolve("d1.npy"))),
+                java.util.Arrays.toString(Files.readAllBytes(dir.resolve("d2.npy"))));
     }
 
     @Test

@@ -139,4 +139,40 @@ class MainTest {
         @Override public String description() { return "t"; }
         @Override public int run(Invocation in) { return 0; }
     }
+
+    @Test
+    void nothingElseRunningSeesAThreadThatWouldKeepTheJvmAlive() throws Exception {
+        assertTrue(Main.nothingElseRunning());
+        var release = new java.util.concurrent.CountDownLatch(1);
+        Thread worker = new Thread(() -> {
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        worker.start();
+        try {
+            org.junit.jupiter.api.Assertions.assertFalse(Main.nothingElseRunning());
+        } finally {
+            release.countDown();
+            worker.join();
+        }
+        assertTrue(Main.nothingElseRunning());
+        Thread daemon = new Thread(() -> {
+            try {
+                Thread.sleep(60_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        daemon.setDaemon(true);
+        daemon.start();
+        try {
+            assertTrue(Main.nothingElseRunning());
+        } finally {
+            daemon.interrupt();
+            daemon.join();
+        }
+    }
 }
