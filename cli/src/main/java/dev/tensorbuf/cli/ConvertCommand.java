@@ -237,7 +237,7 @@ final class ConvertCommand implements Command {
             } else {
                 in.out().println(Failure.oneLine(inPath + " -> " + wrote) + ": " + shape + ", "
                         + (written == null ? "not a file, so no size" : Counts.of(written, "byte")) + " ("
-                        + outFormat.label() + ") in " + String.format("%.2f s", seconds));
+                        + outFormat.label() + ") in " + Counts.decimal(seconds, 2) + " s");
             }
         }
         return 0;
@@ -421,7 +421,7 @@ final class ConvertCommand implements Command {
             in.out().println(Failure.oneLine(input.file() + " -> " + wrote) + ": " + (count == 0 ? "0 tensors" : holds)
                     + (to == null ? "" : " (" + changed + " to " + to + ", " + (count - changed) + " kept)")
                     + (order == null ? "" : ", " + reordered.size() + " transposed " + order.list()) + ", "
-                    + Counts.of(written, "byte") + " (safetensors) in " + String.format("%.2f s", seconds));
+                    + Counts.of(written, "byte") + " (safetensors) in " + Counts.decimal(seconds, 2) + " s");
         }
         return 0;
     }

@@ -416,7 +416,7 @@ final class GgufCommands {
             in.printJson(json);
         } else {
             in.out().println(Failure.oneLine(inPath + " -> " + outPath) + ": " + Failure.oneLine(what) + ", "
-                    + Counts.of(written, "byte") + " in " + String.format("%.2f s", seconds));
+                    + Counts.of(written, "byte") + " in " + Counts.decimal(seconds, 2) + " s");
         }
     }
 }
