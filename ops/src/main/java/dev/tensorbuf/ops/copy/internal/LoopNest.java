@@ -4,7 +4,6 @@ import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.DType;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -64,7 +63,11 @@ public final class LoopNest {
             kept.add(l);
         }
         final Loop ch = channelLoop;
-        kept.sort(Comparator.comparingLong(Loop::dstStride).thenComparingLong(Loop::srcStride).reversed());
+        // Outermost first: by destination stride, then source stride, both descending. One lambda of
+        // ours rather than Comparator's combinators, whose lambdas inside the JDK are spun at run time
+        // in every process (the AOT cache keeps an application's own, bench/RESULTS.md "Start-up").
+        kept.sort((a, b) -> a.dstStride() != b.dstStride() ? Long.compare(b.dstStride(), a.dstStride())
+                : Long.compare(b.srcStride(), a.srcStride()));
         List<Loop> fused = new ArrayList<>();
         for (Loop l : kept) {
             if (!fused.isEmpty() && l != ch && fused.getLast() != ch) {

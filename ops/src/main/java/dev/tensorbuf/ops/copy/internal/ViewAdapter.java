@@ -160,7 +160,8 @@ public final class ViewAdapter {
                 dims.add(d);
             }
         }
-        dims.sort(java.util.Comparator.comparing(d -> layout.strides().get(d)));
+        // A lambda of ours, not Comparator.comparing's inside the JDK, spun at run time in every process.
+        dims.sort((a, b) -> Long.compare(layout.strides().get(a), layout.strides().get(b)));
         long covered = 1;
         boolean gap = false;
         for (int d : dims) {
