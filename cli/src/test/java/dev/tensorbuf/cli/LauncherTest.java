@@ -58,6 +58,12 @@ class LauncherTest {
             }
             out.closeEntry();
         }
+        // The libraries' jar, which the real one names in its Class-Path: there, or the jar is rebuilt.
+        try (OutputStream file = Files.newOutputStream(jar.resolveSibling("tensorbuf-deps.jar"));
+             JarOutputStream out = new JarOutputStream(file)) {
+            out.putNextEntry(new JarEntry("META-INF/"));
+            out.closeEntry();
+        }
     }
 
     private record Result(int code, String output) {
@@ -406,6 +412,15 @@ class LauncherTest {
         r = launch(Map.of("TENSORBUF_NO_BUILD", "1"), true, "layout");
         assertEquals(2, r.code());
         assertTrue(r.output().startsWith("tensorbuf: TENSORBUF_NO_BUILD=1 but there is no "), r.output());
+    }
+
+    @Test
+    void aMissingLibrariesJarIsRebuiltLikeAMissingJar() throws Exception {
+        assertEquals(0, launch(Map.of("PATH", pathWithoutMaven()), true, "layout").code());
+        Files.delete(root.resolve("cli/target/tensorbuf-deps.jar"));
+        Result r = launch(Map.of("PATH", pathWithoutMaven()), true, "layout");
+        assertEquals(2, r.code(), r.output());
+        assertEquals("tensorbuf: building needs Apache Maven 3.8+ on PATH (e.g. apt-get install maven).", r.output().strip());
     }
 
     @Test
