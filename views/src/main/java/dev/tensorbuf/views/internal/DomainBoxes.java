@@ -994,6 +994,29 @@ public final class DomainBoxes {
 
     /** {@return {c_0, ..., c_{n-1}, b}: {@code e} over {@code box} as {@code sum c_d * d + b}, or null} */
     private static long[] terms(AffineExpr e, Box box) {
+        return absolute(inCounters(e, box, false), box);
+    }
+
+    /**
+     * {@return {@code e} over {@code box} as {@code c_0 * k_0 + ... + c_{n-1} * k_{n-1} + b} in
+     * the box's counters {@code k} ({c_0, ..., c_{n-1}, b}; 0 for a dimension of one index), or
+     * null when it is not affine there} A floor division or modulo by a positive constant is
+     * affine in a box where its operand, less its terms whose coefficients are multiples of the
+     * divisor, stays within one multiple of it; the other forms are the affine ones. A copy over
+     * pieces reads each piece's map over each box so, as strides.
+     */
+    public static long[] linearInBox(AffineExpr e, Box box) {
+        return inCounters(e, box, true);
+    }
+
+    /**
+     * The one reading of an expression as linear over a box, in its counters: for
+     * {@link #linearInBox} ({@code copy}: a dimension of one index gets coefficient 0, and terms
+     * whose coefficients are multiples of a divisor are taken out of it first), and for the cut's
+     * {@link #terms} (every dimension's coefficient times its step, a quotient one value over the
+     * whole operand), which reads the dimensions' coefficients back ({@link #absolute}).
+     */
+    private static long[] inCounters(AffineExpr e, Box box, boolean copy) {
         int rank = box.rank();
         return switch (e) {
             case AffineExpr.Const(long v) -> {
@@ -1003,34 +1026,39 @@ public final class DomainBoxes {
             }
             case AffineExpr.Dim(int i) when i < rank -> {
                 long[] out = new long[rank + 1];
-                out[i] = 1;
+                out[i] = copy && box.count()[i] == 1 ? 0 : box.step()[i];
+                out[rank] = box.start()[i];
                 yield out;
             }
             case AffineExpr.Add(AffineExpr l, AffineExpr r) -> {
-                long[] a = terms(l, box);
-                long[] b = a == null ? null : terms(r, box);
-                if (b != null) {
-                    for (int d = 0; d <= rank; d++) {
-                        a[d] = Math.addExact(a[d], b[d]);
-                    }
+                long[] a = inCounters(l, box, copy);
+                long[] b = a == null ? null : inCounters(r, box, copy);
+                if (b == null) {
+                    yield null;
                 }
-                yield b == null ? null : a;
+                for (int d = 0; d <= rank; d++) {
+                    a[d] = Math.addExact(a[d], b[d]);
+                }
+                yield a;
             }
-            case AffineExpr.Mul(AffineExpr l, AffineExpr.Const(long c)) -> scaled(terms(l, box), c);
-            case AffineExpr.Mul(AffineExpr.Const(long c), AffineExpr r) -> scaled(terms(r, box), c);
+            case AffineExpr.Mul(AffineExpr l, AffineExpr.Const(long c)) -> scaled(inCounters(l, box, copy), c);
+            case AffineExpr.Mul(AffineExpr.Const(long c), AffineExpr r) -> scaled(inCounters(r, box, copy), c);
             case AffineExpr.FloorDiv(AffineExpr l, AffineExpr.Const(long m)) when m > 0 -> {
-                long[] a = terms(l, box);
-                Long q = a == null ? null : quotient(a, box, m);
+                long[] a = inCounters(l, box, copy);
+                long[] whole = a == null ? null : copy ? multiples(a, m) : new long[rank + 1];
+                Long q = whole == null ? null : oneQuotient(a, box, m);
                 if (q == null) {
                     yield null;
                 }
-                long[] out = new long[rank + 1];
-                out[rank] = q;
-                yield out;
+                whole[rank] = q;
+                yield whole;
             }
             case AffineExpr.Mod(AffineExpr l, AffineExpr.Const(long m)) when m > 0 -> {
-                long[] a = terms(l, box);
-                Long q = a == null ? null : quotient(a, box, m);
+                long[] a = inCounters(l, box, copy);
+                if (a != null && copy) {
+                    multiples(a, m); // those terms leave the remainder as it is
+                }
+                Long q = a == null ? null : oneQuotient(a, box, m);
                 if (q == null) {
                     yield null;
                 }
@@ -1041,8 +1069,24 @@ public final class DomainBoxes {
         };
     }
 
+    /**
+     * {@return {@code k} ({@link #inCounters} without {@code copy}: each coefficient its
+     * dimension's times its step) over the dimensions themselves, {c_0, ..., c_{n-1}, b}, in
+     * place; null for null}
+     */
+    private static long[] absolute(long[] k, Box box) {
+        if (k != null) {
+            int rank = box.rank();
+            for (int d = 0; d < rank; d++) {
+                k[d] /= box.step()[d];
+                k[rank] = Math.subtractExact(k[rank], Math.multiplyExact(k[d], box.start()[d]));
+            }
+        }
+        return k;
+    }
+
     /** {@return {@code a} multiplied by {@code c} in place, overflow-checked; null for null} */
-    public static long[] scaled(long[] a, long c) {
+    private static long[] scaled(long[] a, long c) {
         if (a != null) {
             for (int d = 0; d < a.length; d++) {
                 a[d] = Math.multiplyExact(a[d], c);
@@ -1051,16 +1095,37 @@ public final class DomainBoxes {
         return a;
     }
 
-    /** {@return the one value of {@code floor((sum a_d * d + b) / m)} over {@code box}, or null when it takes several} */
-    private static Long quotient(long[] a, Box box, long m) {
+    /**
+     * Moves the terms of {@code a} (over the box's counters, constant last) whose coefficients
+     * are multiples of {@code m} out of it: {@code floor((c . k + b) / m)} is {@code (c' / m) . k}
+     * for those plus the floor of the rest, which then has one value over the box or none. A
+     * residue class of a staircase's rows steps {@code L} by a multiple of the joined row
+     * ({@code L / m} by a constant, {@code L mod m} not at all); an interior pad's stride-2 box
+     * reads {@code (2k + b) / 2}, element {@code k + b / 2}.
+     *
+     * @return the quotient's coefficients so far (its constant left 0), {@code a} keeping the rest
+     */
+    private static long[] multiples(long[] a, long m) {
+        int rank = a.length - 1;
+        long[] whole = new long[rank + 1];
+        for (int d = 0; d < rank; d++) {
+            if (a[d] % m == 0) {
+                whole[d] = a[d] / m;
+                a[d] = 0;
+            }
+        }
+        return whole;
+    }
+
+    /** {@return the one value of {@code floor(a / m)} over the box ({@code a} in its counters), or null when it takes several} */
+    private static Long oneQuotient(long[] a, Box box, long m) {
         int rank = box.rank();
         long lo = a[rank];
         long hi = a[rank];
         for (int d = 0; d < rank; d++) {
-            long x = Math.multiplyExact(a[d], box.start()[d]);
-            long y = Math.multiplyExact(a[d], box.last(d));
-            lo = Math.addExact(lo, Math.min(x, y));
-            hi = Math.addExact(hi, Math.max(x, y));
+            long span = Math.multiplyExact(a[d], box.count()[d] - 1);
+            lo = Math.addExact(lo, Math.min(span, 0));
+            hi = Math.addExact(hi, Math.max(span, 0));
         }
         long q = Math.floorDiv(lo, m);
         return q == Math.floorDiv(hi, m) ? q : null;
@@ -1155,10 +1220,11 @@ public final class DomainBoxes {
             return inner;
         }
         try {
-            long[] a = terms(l, box);
-            if (a == null || quotient(a, box, m) != null) {
+            long[] k = inCounters(l, box, false);
+            if (k == null || oneQuotient(k, box, m) != null) {
                 return null;
             }
+            long[] a = absolute(k, box);
             long[] out = Arrays.copyOf(a, a.length + 1);
             out[a.length] = m;
             return out;
