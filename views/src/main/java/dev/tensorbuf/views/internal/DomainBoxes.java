@@ -706,8 +706,220 @@ public final class DomainBoxes {
         }
     }
 
-    /** A constraint {@code expr in [lo, hi]}. */
-    private record Constraint(AffineExpr expr, long lo, long hi) {
+    /**
+     * A constraint {@code expr in [lo, hi]}, with what the cut asks of it on every box read off
+     * its expression once: the dimensions it reads, its terms where it is affine in the dimensions
+     * (or, for {@code inner mod m}, its operand's), and whether those terms give its interval over
+     * a box exactly as {@link #range} does (each dimension read once, no term near overflow): a
+     * staircase is cut in tens of thousands of boxes, each asking this of each constraint.
+     */
+    private static final class Constraint {
+        private final AffineExpr expr;
+        private final long lo;
+        private final long hi;
+        private final boolean[] reads;
+        /** {c_0, ..., c_{n-1}, b} where {@code expr} is affine in the dimensions, else null. */
+        private final long[] terms;
+        /** For {@code expr = inner mod m} (m a constant): {@code m}, else 0. */
+        private final long modulus;
+        private final AffineExpr inner;
+        /** As {@link #terms}, of {@link #inner}. */
+        private final long[] innerTerms;
+        /** Whether {@link #terms} (or {@link #innerTerms}) give the interval {@link #range} would: each dimension read once. */
+        private final boolean exact;
+
+        Constraint(AffineExpr expr, long lo, long hi, int rank) {
+            this.expr = expr;
+            this.lo = lo;
+            this.hi = hi;
+            reads = new boolean[rank];
+            mark(expr, reads);
+            terms = extracted(expr, rank);
+            if (expr instanceof AffineExpr.Mod(AffineExpr l, AffineExpr.Const(long m))) {
+                modulus = m;
+                inner = l;
+                innerTerms = extracted(l, rank);
+            } else {
+                modulus = 0;
+                inner = null;
+                innerTerms = null;
+            }
+            exact = terms != null ? readsOnce(expr, rank) : innerTerms != null && modulus != 0 && readsOnce(inner, rank);
+        }
+
+        AffineExpr expr() {
+            return expr;
+        }
+
+        long lo() {
+            return lo;
+        }
+
+        long hi() {
+            return hi;
+        }
+
+        /** {@return {@code e}'s terms, or null when it is not affine in the dimensions} */
+        private static long[] extracted(AffineExpr e, int rank) {
+            long[] coefficients = new long[rank];
+            long[] constant = new long[1];
+            if (!Linear.extract(e, coefficients, constant)) {
+                return null;
+            }
+            long[] out = Arrays.copyOf(coefficients, rank + 1);
+            out[rank] = constant[0];
+            return out;
+        }
+
+        private static boolean readsOnce(AffineExpr e, int rank) {
+            int[] times = new int[rank];
+            count(e, times);
+            for (int t : times) {
+                if (t > 1) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        private static void count(AffineExpr e, int[] times) {
+            switch (e) {
+                case AffineExpr.Dim(int i) when i < times.length -> times[i]++;
+                case AffineExpr.Add(AffineExpr l, AffineExpr r) -> {
+                    count(l, times);
+                    count(r, times);
+                }
+                case AffineExpr.Mul(AffineExpr l, AffineExpr r) -> {
+                    count(l, times);
+                    count(r, times);
+                }
+                default -> {
+                }
+            }
+        }
+
+        /** Terms past this, in magnitude, are left to the expression: no sum of them overflows, or saturates in {@link #range}. */
+        private static final long BOUND = 1L << 56;
+
+        private static boolean big(long x) {
+            return x > BOUND || x < -BOUND;
+        }
+
+        /**
+         * {@return the least and greatest of the terms {@code t} over the indices from
+         * {@code from} to {@code to}, each dimension on its own, or null when a term or its
+         * product passes {@link #BOUND}}
+         */
+        private static long[] span(long[] t, long[] from, long[] to) {
+            int rank = from.length;
+            long b = t[rank];
+            if (big(b) || rank > 64) {
+                return null;
+            }
+            long lo = b;
+            long hi = b;
+            for (int d = 0; d < rank; d++) {
+                long c = t[d];
+                if (c == 0) {
+                    continue;
+                }
+                if (big(c) || big(from[d]) || big(to[d])) {
+                    return null;
+                }
+                long limit = BOUND / Math.abs(c);
+                if (Math.abs(from[d]) > limit || Math.abs(to[d]) > limit) {
+                    return null;
+                }
+                long x = c * from[d];
+                long y = c * to[d];
+                lo += Math.min(x, y);
+                hi += Math.max(x, y);
+            }
+            return new long[] {lo, hi};
+        }
+
+        /** {@return the values {@code expr} may take over {@code box}, as {@link DomainBoxes#range} gives them} */
+        Interval range(Box box) {
+            if (exact) {
+                int rank = box.rank();
+                long[] last = new long[rank];
+                for (int d = 0; d < rank; d++) {
+                    last[d] = box.last(d);
+                }
+                long[] span = span(terms != null ? terms : innerTerms, box.start(), last);
+                if (span != null) {
+                    Interval r = new Interval(span[0], span[1]);
+                    return terms != null ? r : r.mod(modulus);
+                }
+            }
+            return DomainBoxes.range(expr, box);
+        }
+
+        /** {@return {@code expr}'s value at {@code box}'s start (which it holds over the whole box)} */
+        long valueAtStart(Box box) {
+            if (exact && (terms != null || modulus > 0)) {
+                long[] span = span(terms != null ? terms : innerTerms, box.start(), box.start());
+                if (span != null) {
+                    return terms != null ? span[0] : Math.floorMod(span[0], modulus);
+                }
+            }
+            return expr.evaluate(box.start(), new long[0], new long[0]);
+        }
+
+        /**
+         * {@return the dimensions that change {@code expr}'s value over {@code box}}: those it
+         * reads that take more than one value, except, in {@code (sum a_i * d_i + c) mod m}, a
+         * dimension whose every step moves its term by a multiple of {@code m} (a residue class of
+         * a staircase's rows), which leaves the value as at the box's start
+         */
+        List<Integer> effective(Box box) {
+            List<Integer> vars = new ArrayList<>();
+            for (int d = 0; d < reads.length; d++) {
+                if (reads[d] && box.count()[d] > 1) {
+                    vars.add(d);
+                }
+            }
+            if (vars.isEmpty() || modulus <= 0) {
+                return vars;
+            }
+            long[] coefficients = new long[box.rank()];
+            if (!innerLinear(box, coefficients, new long[1])) {
+                return vars;
+            }
+            List<Integer> out = new ArrayList<>(vars.size());
+            for (int d : vars) {
+                if (period(coefficients[d], box.step()[d], modulus) != 1) {
+                    out.add(d);
+                }
+            }
+            return out;
+        }
+
+        /** {@return whether {@code expr} is affine over {@code box}, as {@link DomainBoxes#linear} reads it, its terms found once} */
+        boolean linear(Box box, long[] coefficients, long[] constant) {
+            return read(terms, expr, box, coefficients, constant);
+        }
+
+        /** {@return whether {@code expr} is a modulo by a constant whose operand is affine over {@code box}, as {@link #linear}} */
+        boolean innerLinear(Box box, long[] coefficients, long[] constant) {
+            return inner != null && read(innerTerms, inner, box, coefficients, constant);
+        }
+
+        /** {@return whether {@code expr}, or the operand of a modulo {@code expr}, is affine over {@code box}} */
+        boolean clean(Box box) {
+            long[] coefficients = new long[box.rank()];
+            long[] constant = new long[1];
+            return linear(box, coefficients, constant) || innerLinear(box, coefficients, constant);
+        }
+
+        private static boolean read(long[] known, AffineExpr e, Box box, long[] coefficients, long[] constant) {
+            if (known == null) {
+                return DomainBoxes.linear(e, box, coefficients, constant);
+            }
+            System.arraycopy(known, 0, coefficients, 0, coefficients.length);
+            constant[0] = known[coefficients.length];
+            return true;
+        }
     }
 
     /** A box still to be cut, with the constraints already known to hold throughout it. */
@@ -756,7 +968,7 @@ public final class DomainBoxes {
             if (c.getValue().isEmpty()) {
                 return List.of();
             }
-            constraints.add(new Constraint(c.getKey(), c.getValue().lo(), c.getValue().hi()));
+            constraints.add(new Constraint(c.getKey(), c.getValue().lo(), c.getValue().hi(), rank));
         }
         List<Box> out = new ArrayList<>();
         Deque<Work> work = new ArrayDeque<>();
@@ -779,10 +991,10 @@ public final class DomainBoxes {
                     continue;
                 }
                 Constraint c = constraints.get(i);
-                Interval r = range(c.expr(), w.box());
-                boolean fixed = effective(c.expr(), w.box()).isEmpty();
+                Interval r = c.range(w.box());
+                boolean fixed = c.effective(w.box()).isEmpty();
                 if (fixed && !r.isPoint()) {
-                    r = Interval.point(c.expr().evaluate(w.box().start(), new long[0], new long[0]));
+                    r = Interval.point(c.valueAtStart(w.box()));
                 }
                 if (c.lo() <= r.lo() && r.hi() <= c.hi()) {
                     w.holds()[i] = true;
@@ -794,9 +1006,9 @@ public final class DomainBoxes {
                     // A constraint affine over the box (or a modulo of one) cuts it cleanly; a
                     // nested one (an interior pad's (L mod m) mod 2) is affine once the others have cut.
                     if (clean == 0) {
-                        clean = clean(constraints.get(open).expr(), w.box()) ? 1 : -1;
+                        clean = constraints.get(open).clean(w.box()) ? 1 : -1;
                     }
-                    if (clean < 0 && clean(c.expr(), w.box())) {
+                    if (clean < 0 && c.clean(w.box())) {
                         open = i;
                         clean = 1;
                     }
@@ -853,12 +1065,12 @@ public final class DomainBoxes {
     private static void split(Work w, int i, Constraint c, Deque<Work> work) {
         Box box = w.box();
         int rank = box.rank();
-        List<Integer> vars = effective(c.expr(), box);
+        List<Integer> vars = c.effective(box);
         long[] coefficients = new long[rank];
         long[] constant = new long[1];
         if (vars.size() == 1) {
             int d = vars.getFirst();
-            if (linear(c.expr(), box, coefficients, constant)) {
+            if (c.linear(box, coefficients, constant)) {
                 // a * (start + step * k) + rest in [lo, hi]: the k of one run.
                 long[] ab = affineInK(box, d, coefficients, constant[0]);
                 long[] ks = solve(ab[0], ab[1], c.lo(), c.hi(), box.count()[d]);
@@ -868,7 +1080,7 @@ public final class DomainBoxes {
                 return;
             }
             if (c.expr() instanceof AffineExpr.Mod(AffineExpr inner, AffineExpr.Const(long m)) && m != 0 && m != Long.MIN_VALUE
-                    && linear(inner, box, coefficients, constant)) {
+                    && c.innerLinear(box, coefficients, constant)) {
                 long mod = Math.abs(m);
                 long[] ab = affineInK(box, d, coefficients, constant[0]);
                 long period = period(ab[0], 1, mod);
@@ -894,7 +1106,7 @@ public final class DomainBoxes {
             return;
         }
         if (c.expr() instanceof AffineExpr.Mod(AffineExpr inner, AffineExpr.Const(long m)) && m > 0
-                && linear(inner, box, coefficients, constant)) {
+                && c.innerLinear(box, coefficients, constant)) {
             // A staircase: (sum a_i * d_i) mod m over several dimensions. The outer dimension's
             // term repeats every m / gcd(a * step, m) of its values, so its residue classes are
             // a box each in which that term is one constant mod m: a strided family of the
@@ -919,7 +1131,7 @@ public final class DomainBoxes {
             halve(w, d, work);
             return;
         }
-        if (linear(c.expr(), box, coefficients, constant)) {
+        if (c.linear(box, coefficients, constant)) {
             // The outer dimension (largest stride): the run of it where the constraint holds
             // whatever the others are, one value at a time where it holds for some of them.
             int d = vars.getFirst();
@@ -958,14 +1170,6 @@ public final class DomainBoxes {
             return;
         }
         halve(w, vars.getFirst(), work);
-    }
-
-    /** {@return whether {@code e}, or the operand of a modulo {@code e}, is affine over {@code box}} */
-    private static boolean clean(AffineExpr e, Box box) {
-        long[] coefficients = new long[box.rank()];
-        long[] constant = new long[1];
-        return linear(e, box, coefficients, constant)
-                || e instanceof AffineExpr.Mod(AffineExpr inner, AffineExpr.Const c) && linear(inner, box, coefficients, constant);
     }
 
     /**
@@ -1017,56 +1221,67 @@ public final class DomainBoxes {
      * whole operand), which reads the dimensions' coefficients back ({@link #absolute}).
      */
     private static long[] inCounters(AffineExpr e, Box box, boolean copy) {
+        // Tests of type, not a pattern switch: asked for every box of a cut, mostly before the JIT
+        // has compiled it, where a switch's type dispatch cost as much as the arithmetic.
         int rank = box.rank();
-        return switch (e) {
-            case AffineExpr.Const(long v) -> {
-                long[] out = new long[rank + 1];
-                out[rank] = v;
-                yield out;
+        if (e instanceof AffineExpr.Const c) {
+            long[] out = new long[rank + 1];
+            out[rank] = c.value();
+            return out;
+        }
+        if (e instanceof AffineExpr.Dim dim) {
+            int i = dim.index();
+            if (i >= rank) {
+                return null;
             }
-            case AffineExpr.Dim(int i) when i < rank -> {
-                long[] out = new long[rank + 1];
-                out[i] = copy && box.count()[i] == 1 ? 0 : box.step()[i];
-                out[rank] = box.start()[i];
-                yield out;
+            long[] out = new long[rank + 1];
+            out[i] = copy && box.count()[i] == 1 ? 0 : box.step()[i];
+            out[rank] = box.start()[i];
+            return out;
+        }
+        if (e instanceof AffineExpr.Add add) {
+            long[] a = inCounters(add.lhs(), box, copy);
+            long[] b = a == null ? null : inCounters(add.rhs(), box, copy);
+            if (b == null) {
+                return null;
             }
-            case AffineExpr.Add(AffineExpr l, AffineExpr r) -> {
-                long[] a = inCounters(l, box, copy);
-                long[] b = a == null ? null : inCounters(r, box, copy);
-                if (b == null) {
-                    yield null;
-                }
-                for (int d = 0; d <= rank; d++) {
-                    a[d] = Math.addExact(a[d], b[d]);
-                }
-                yield a;
+            for (int d = 0; d <= rank; d++) {
+                a[d] = Math.addExact(a[d], b[d]);
             }
-            case AffineExpr.Mul(AffineExpr l, AffineExpr.Const(long c)) -> scaled(inCounters(l, box, copy), c);
-            case AffineExpr.Mul(AffineExpr.Const(long c), AffineExpr r) -> scaled(inCounters(r, box, copy), c);
-            case AffineExpr.FloorDiv(AffineExpr l, AffineExpr.Const(long m)) when m > 0 -> {
-                long[] a = inCounters(l, box, copy);
-                long[] whole = a == null ? null : copy ? multiples(a, m) : new long[rank + 1];
-                Long q = whole == null ? null : oneQuotient(a, box, m);
-                if (q == null) {
-                    yield null;
-                }
-                whole[rank] = q;
-                yield whole;
+            return a;
+        }
+        if (e instanceof AffineExpr.Mul mul) {
+            if (mul.rhs() instanceof AffineExpr.Const c) {
+                return scaled(inCounters(mul.lhs(), box, copy), c.value());
             }
-            case AffineExpr.Mod(AffineExpr l, AffineExpr.Const(long m)) when m > 0 -> {
-                long[] a = inCounters(l, box, copy);
-                if (a != null && copy) {
-                    multiples(a, m); // those terms leave the remainder as it is
-                }
-                Long q = a == null ? null : oneQuotient(a, box, m);
-                if (q == null) {
-                    yield null;
-                }
-                a[rank] = Math.subtractExact(a[rank], Math.multiplyExact(q, m));
-                yield a;
+            if (mul.lhs() instanceof AffineExpr.Const c) {
+                return scaled(inCounters(mul.rhs(), box, copy), c.value());
             }
-            default -> null;
-        };
+            return null;
+        }
+        if (e instanceof AffineExpr.FloorDiv div && div.rhs() instanceof AffineExpr.Const(long m) && m > 0) {
+            long[] a = inCounters(div.lhs(), box, copy);
+            long[] whole = a == null ? null : copy ? multiples(a, m) : new long[rank + 1];
+            Long q = whole == null ? null : oneQuotient(a, box, m);
+            if (q == null) {
+                return null;
+            }
+            whole[rank] = q;
+            return whole;
+        }
+        if (e instanceof AffineExpr.Mod mod && mod.rhs() instanceof AffineExpr.Const(long m) && m > 0) {
+            long[] a = inCounters(mod.lhs(), box, copy);
+            if (a != null && copy) {
+                multiples(a, m); // those terms leave the remainder as it is
+            }
+            Long q = a == null ? null : oneQuotient(a, box, m);
+            if (q == null) {
+                return null;
+            }
+            a[rank] = Math.subtractExact(a[rank], Math.multiplyExact(q, m));
+            return a;
+        }
+        return null;
     }
 
     /**
@@ -1460,43 +1675,6 @@ public final class DomainBoxes {
             y = r;
         }
         return m / x;
-    }
-
-    /**
-     * {@return the dimensions that change the value of {@code e} over {@code box}}: those it reads
-     * that take more than one value, except, in {@code (sum a_i * d_i + c) mod m}, a dimension
-     * whose every step moves its term by a multiple of {@code m} (a residue class of a staircase's
-     * rows), which leaves the value as at the box's start
-     */
-    private static List<Integer> effective(AffineExpr e, Box box) {
-        List<Integer> vars = varying(e, box);
-        if (vars.isEmpty() || !(e instanceof AffineExpr.Mod(AffineExpr inner, AffineExpr.Const(long m))) || m <= 0) {
-            return vars;
-        }
-        long[] coefficients = new long[box.rank()];
-        if (!linear(inner, box, coefficients, new long[1])) {
-            return vars;
-        }
-        List<Integer> out = new ArrayList<>(vars.size());
-        for (int d : vars) {
-            if (period(coefficients[d], box.step()[d], m) != 1) {
-                out.add(d);
-            }
-        }
-        return out;
-    }
-
-    /** {@return the dimensions {@code e} reads that take more than one value in {@code box}, in order} */
-    private static List<Integer> varying(AffineExpr e, Box box) {
-        boolean[] seen = new boolean[box.rank()];
-        mark(e, seen);
-        List<Integer> out = new ArrayList<>();
-        for (int d = 0; d < seen.length; d++) {
-            if (seen[d] && box.count()[d] > 1) {
-                out.add(d);
-            }
-        }
-        return out;
     }
 
     private static void mark(AffineExpr e, boolean[] seen) {
