@@ -409,15 +409,35 @@ public final class DomainBoxes {
                 for (int d = 0; d < a.dimBounds().size() && d < b.dimBounds().size() && !disjoint; d++) {
                     disjoint = a.dimBounds().get(d).intersect(b.dimBounds().get(d)).isEmpty();
                 }
-                for (Map.Entry<AffineExpr, Interval> c : a.constraints().entrySet()) {
-                    Interval other = disjoint ? null : b.constraints().get(c.getKey());
-                    disjoint |= other != null && c.getValue().intersect(other).isEmpty();
-                }
                 apart[p][q] = disjoint;
                 apart[q][p] = disjoint;
             }
         }
+        // The pieces bounding each constraint expression, found by one lookup a constraint, not
+        // one a pair of pieces (64 parts bound one L mod m: thousands of lookups of a deep key).
+        Map<AffineExpr, List<Bound>> bounding = new java.util.HashMap<>();
+        for (int p = 0; p < n; p++) {
+            for (Map.Entry<AffineExpr, Interval> c : maps.get(p).constraints().entrySet()) {
+                bounding.computeIfAbsent(c.getKey(), k -> new ArrayList<>()).add(new Bound(p, c.getValue()));
+            }
+        }
+        for (List<Bound> pieces : bounding.values()) {
+            for (int i = 0; i < pieces.size(); i++) {
+                Bound x = pieces.get(i);
+                for (int j = 0; j < i; j++) {
+                    Bound y = pieces.get(j);
+                    if (x.interval().intersect(y.interval()).isEmpty()) {
+                        apart[x.piece()][y.piece()] = true;
+                        apart[y.piece()][x.piece()] = true;
+                    }
+                }
+            }
+        }
         return apart;
+    }
+
+    /** A piece's interval of a constraint expression. */
+    private record Bound(int piece, Interval interval) {
     }
 
     /** Subtraction steps a cut may take per box it is allowed. */
@@ -897,6 +917,29 @@ public final class DomainBoxes {
 
         /** {@return whether {@code expr} is affine over {@code box}, as {@link DomainBoxes#linear} reads it, its terms found once} */
         boolean linear(Box box, long[] coefficients, long[] constant) {
+            if (terms == null && exact && modulus > 0) {
+                // inner mod m is affine where inner has one quotient: inner - q * m, read off its terms.
+                int rank = box.rank();
+                long[] last = new long[rank];
+                for (int d = 0; d < rank; d++) {
+                    last[d] = box.last(d);
+                }
+                long[] span = span(innerTerms, box.start(), last);
+                if (span != null) {
+                    long q = Math.floorDiv(span[0], modulus);
+                    if (q != Math.floorDiv(span[1], modulus)) {
+                        return false;
+                    }
+                    try {
+                        long b = Math.subtractExact(innerTerms[rank], Math.multiplyExact(q, modulus));
+                        System.arraycopy(innerTerms, 0, coefficients, 0, rank);
+                        constant[0] = b;
+                        return true;
+                    } catch (ArithmeticException overflow) {
+                        return false;
+                    }
+                }
+            }
             return read(terms, expr, box, coefficients, constant);
         }
 
