@@ -401,13 +401,18 @@ public final class DomainBoxes {
     private static boolean[][] apart(List<IndexingMap> maps) {
         int n = maps.size();
         boolean[][] apart = new boolean[n][n];
+        // Each map's bounds listed once: a map lists them anew each time it is asked.
+        List<List<Interval>> bounds = new ArrayList<>(n);
+        for (IndexingMap map : maps) {
+            bounds.add(map.dimBounds());
+        }
         for (int p = 0; p < n; p++) {
-            IndexingMap a = maps.get(p);
+            List<Interval> a = bounds.get(p);
             for (int q = 0; q < p; q++) {
-                IndexingMap b = maps.get(q);
+                List<Interval> b = bounds.get(q);
                 boolean disjoint = false;
-                for (int d = 0; d < a.dimBounds().size() && d < b.dimBounds().size() && !disjoint; d++) {
-                    disjoint = a.dimBounds().get(d).intersect(b.dimBounds().get(d)).isEmpty();
+                for (int d = 0; d < a.size() && d < b.size() && !disjoint; d++) {
+                    disjoint = a.get(d).intersect(b.get(d)).isEmpty();
                 }
                 apart[p][q] = disjoint;
                 apart[q][p] = disjoint;
@@ -915,6 +920,30 @@ public final class DomainBoxes {
             return out;
         }
 
+        /** {@return whether {@link #effective} is empty over {@code box} (asked of every box looked at, so no list is made)} */
+        boolean fixed(Box box) {
+            boolean varies = false;
+            for (int d = 0; d < reads.length && !varies; d++) {
+                varies = reads[d] && box.count()[d] > 1;
+            }
+            if (!varies) {
+                return true;
+            }
+            if (modulus <= 0) {
+                return false;
+            }
+            long[] coefficients = new long[box.rank()];
+            if (!innerLinear(box, coefficients, new long[1])) {
+                return false;
+            }
+            for (int d = 0; d < reads.length; d++) {
+                if (reads[d] && box.count()[d] > 1 && period(coefficients[d], box.step()[d], modulus) != 1) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
         /** {@return whether {@code expr} is affine over {@code box}, as {@link DomainBoxes#linear} reads it, its terms found once} */
         boolean linear(Box box, long[] coefficients, long[] constant) {
             if (terms == null && exact && modulus > 0) {
@@ -996,8 +1025,9 @@ public final class DomainBoxes {
         long[] start = new long[rank];
         long[] step = new long[rank];
         long[] count = new long[rank];
+        List<Interval> bounds = map.dimBounds();
         for (int d = 0; d < rank; d++) {
-            Interval b = map.dimBounds().get(d).intersect(new Interval(Math.max(0, within.start()[d]),
+            Interval b = bounds.get(d).intersect(new Interval(Math.max(0, within.start()[d]),
                     Math.min(dims[d] - 1, within.last(d))));
             if (b.isEmpty()) {
                 return List.of();
@@ -1035,7 +1065,7 @@ public final class DomainBoxes {
                 }
                 Constraint c = constraints.get(i);
                 Interval r = c.range(w.box());
-                boolean fixed = c.effective(w.box()).isEmpty();
+                boolean fixed = c.fixed(w.box());
                 if (fixed && !r.isPoint()) {
                     r = Interval.point(c.valueAtStart(w.box()));
                 }

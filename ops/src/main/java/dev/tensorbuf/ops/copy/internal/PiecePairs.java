@@ -627,7 +627,7 @@ public final class PiecePairs {
         Side from = chosen.from();
         Side to = chosen.to();
         long[] at = chosen.dims();
-        List<Part> parts = new ArrayList<>();
+        List<Part> parts = new ArrayList<>(Math.max(from.boxes().size(), to.boxes().size()));
         long covered = 0;
         // A side of one piece is one box, the whole of what is cut, holding each of the other side's boxes.
         boolean fromWhole = from.maps() == null;
