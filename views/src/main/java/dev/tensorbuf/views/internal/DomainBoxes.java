@@ -423,7 +423,12 @@ public final class DomainBoxes {
         Map<AffineExpr, List<Bound>> bounding = new java.util.HashMap<>();
         for (int p = 0; p < n; p++) {
             for (Map.Entry<AffineExpr, Interval> c : maps.get(p).constraints().entrySet()) {
-                bounding.computeIfAbsent(c.getKey(), k -> new ArrayList<>()).add(new Bound(p, c.getValue()));
+                List<Bound> pieces = bounding.get(c.getKey());
+                if (pieces == null) {
+                    pieces = new ArrayList<>();
+                    bounding.put(c.getKey(), pieces);
+                }
+                pieces.add(new Bound(p, c.getValue()));
             }
         }
         for (List<Bound> pieces : bounding.values()) {
@@ -807,19 +812,17 @@ public final class DomainBoxes {
             return true;
         }
 
+        /** Counts each dimension's reads in {@code e}'s sums and products (the terms of an affine {@code e}). */
         private static void count(AffineExpr e, int[] times) {
-            switch (e) {
-                case AffineExpr.Dim(int i) when i < times.length -> times[i]++;
-                case AffineExpr.Add(AffineExpr l, AffineExpr r) -> {
-                    count(l, times);
-                    count(r, times);
-                }
-                case AffineExpr.Mul(AffineExpr l, AffineExpr r) -> {
-                    count(l, times);
-                    count(r, times);
-                }
-                default -> {
-                }
+            // Type tests: a pattern switch costs a bootstrap on a first copy, longer than this.
+            if (e instanceof AffineExpr.Dim dim && dim.index() < times.length) {
+                times[dim.index()]++;
+            } else if (e instanceof AffineExpr.Add add) {
+                count(add.lhs(), times);
+                count(add.rhs(), times);
+            } else if (e instanceof AffineExpr.Mul mul) {
+                count(mul.lhs(), times);
+                count(mul.rhs(), times);
             }
         }
 
