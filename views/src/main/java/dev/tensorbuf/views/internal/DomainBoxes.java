@@ -401,23 +401,53 @@ public final class DomainBoxes {
     private static boolean[][] apart(List<IndexingMap> maps) {
         int n = maps.size();
         boolean[][] apart = new boolean[n][n];
+        // Each map's bounds listed once: a map lists them anew each time it is asked.
+        List<List<Interval>> bounds = new ArrayList<>(n);
+        for (IndexingMap map : maps) {
+            bounds.add(map.dimBounds());
+        }
         for (int p = 0; p < n; p++) {
-            IndexingMap a = maps.get(p);
+            List<Interval> a = bounds.get(p);
             for (int q = 0; q < p; q++) {
-                IndexingMap b = maps.get(q);
+                List<Interval> b = bounds.get(q);
                 boolean disjoint = false;
-                for (int d = 0; d < a.dimBounds().size() && d < b.dimBounds().size() && !disjoint; d++) {
-                    disjoint = a.dimBounds().get(d).intersect(b.dimBounds().get(d)).isEmpty();
-                }
-                for (Map.Entry<AffineExpr, Interval> c : a.constraints().entrySet()) {
-                    Interval other = disjoint ? null : b.constraints().get(c.getKey());
-                    disjoint |= other != null && c.getValue().intersect(other).isEmpty();
+                for (int d = 0; d < a.size() && d < b.size() && !disjoint; d++) {
+                    disjoint = a.get(d).intersect(b.get(d)).isEmpty();
                 }
                 apart[p][q] = disjoint;
                 apart[q][p] = disjoint;
             }
         }
+        // The pieces bounding each constraint expression, found by one lookup a constraint, not
+        // one a pair of pieces (64 parts bound one L mod m: thousands of lookups of a deep key).
+        Map<AffineExpr, List<Bound>> bounding = new java.util.HashMap<>();
+        for (int p = 0; p < n; p++) {
+            for (Map.Entry<AffineExpr, Interval> c : maps.get(p).constraints().entrySet()) {
+                List<Bound> pieces = bounding.get(c.getKey());
+                if (pieces == null) {
+                    pieces = new ArrayList<>();
+                    bounding.put(c.getKey(), pieces);
+                }
+                pieces.add(new Bound(p, c.getValue()));
+            }
+        }
+        for (List<Bound> pieces : bounding.values()) {
+            for (int i = 0; i < pieces.size(); i++) {
+                Bound x = pieces.get(i);
+                for (int j = 0; j < i; j++) {
+                    Bound y = pieces.get(j);
+                    if (x.interval().intersect(y.interval()).isEmpty()) {
+                        apart[x.piece()][y.piece()] = true;
+                        apart[y.piece()][x.piece()] = true;
+                    }
+                }
+            }
+        }
         return apart;
+    }
+
+    /** A piece's interval of a constraint expression. */
+    private record Bound(int piece, Interval interval) {
     }
 
     /** Subtraction steps a cut may take per box it is allowed. */
@@ -706,8 +736,265 @@ public final class DomainBoxes {
         }
     }
 
-    /** A constraint {@code expr in [lo, hi]}. */
-    private record Constraint(AffineExpr expr, long lo, long hi) {
+    /**
+     * A constraint {@code expr in [lo, hi]}, with what the cut asks of it on every box read off
+     * its expression once: the dimensions it reads, its terms where it is affine in the dimensions
+     * (or, for {@code inner mod m}, its operand's), and whether those terms give its interval over
+     * a box exactly as {@link #range} does (each dimension read once, no term near overflow): a
+     * staircase is cut in tens of thousands of boxes, each asking this of each constraint.
+     */
+    private static final class Constraint {
+        private final AffineExpr expr;
+        private final long lo;
+        private final long hi;
+        private final boolean[] reads;
+        /** {c_0, ..., c_{n-1}, b} where {@code expr} is affine in the dimensions, else null. */
+        private final long[] terms;
+        /** For {@code expr = inner mod m} (m a constant): {@code m}, else 0. */
+        private final long modulus;
+        private final AffineExpr inner;
+        /** As {@link #terms}, of {@link #inner}. */
+        private final long[] innerTerms;
+        /** Whether {@link #terms} (or {@link #innerTerms}) give the interval {@link #range} would: each dimension read once. */
+        private final boolean exact;
+
+        Constraint(AffineExpr expr, long lo, long hi, int rank) {
+            this.expr = expr;
+            this.lo = lo;
+            this.hi = hi;
+            reads = new boolean[rank];
+            mark(expr, reads);
+            terms = extracted(expr, rank);
+            if (expr instanceof AffineExpr.Mod(AffineExpr l, AffineExpr.Const(long m))) {
+                modulus = m;
+                inner = l;
+                innerTerms = extracted(l, rank);
+            } else {
+                modulus = 0;
+                inner = null;
+                innerTerms = null;
+            }
+            exact = terms != null ? readsOnce(expr, rank) : innerTerms != null && modulus != 0 && readsOnce(inner, rank);
+        }
+
+        AffineExpr expr() {
+            return expr;
+        }
+
+        long lo() {
+            return lo;
+        }
+
+        long hi() {
+            return hi;
+        }
+
+        /** {@return {@code e}'s terms, or null when it is not affine in the dimensions} */
+        private static long[] extracted(AffineExpr e, int rank) {
+            long[] coefficients = new long[rank];
+            long[] constant = new long[1];
+            if (!Linear.extract(e, coefficients, constant)) {
+                return null;
+            }
+            long[] out = Arrays.copyOf(coefficients, rank + 1);
+            out[rank] = constant[0];
+            return out;
+        }
+
+        private static boolean readsOnce(AffineExpr e, int rank) {
+            int[] times = new int[rank];
+            count(e, times);
+            for (int t : times) {
+                if (t > 1) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** Counts each dimension's reads in {@code e}'s sums and products (the terms of an affine {@code e}). */
+        private static void count(AffineExpr e, int[] times) {
+            // Type tests: a pattern switch costs a bootstrap on a first copy, longer than this.
+            if (e instanceof AffineExpr.Dim dim && dim.index() < times.length) {
+                times[dim.index()]++;
+            } else if (e instanceof AffineExpr.Add add) {
+                count(add.lhs(), times);
+                count(add.rhs(), times);
+            } else if (e instanceof AffineExpr.Mul mul) {
+                count(mul.lhs(), times);
+                count(mul.rhs(), times);
+            }
+        }
+
+        /** Terms past this, in magnitude, are left to the expression: no sum of them overflows, or saturates in {@link #range}. */
+        private static final long BOUND = 1L << 56;
+
+        private static boolean big(long x) {
+            return x > BOUND || x < -BOUND;
+        }
+
+        /**
+         * {@return the least and greatest of the terms {@code t} over the indices from
+         * {@code from} to {@code to}, each dimension on its own, or null when a term or its
+         * product passes {@link #BOUND}}
+         */
+        private static long[] span(long[] t, long[] from, long[] to) {
+            int rank = from.length;
+            long b = t[rank];
+            if (big(b) || rank > 64) {
+                return null;
+            }
+            long lo = b;
+            long hi = b;
+            for (int d = 0; d < rank; d++) {
+                long c = t[d];
+                if (c == 0) {
+                    continue;
+                }
+                if (big(c) || big(from[d]) || big(to[d])) {
+                    return null;
+                }
+                long limit = BOUND / Math.abs(c);
+                if (Math.abs(from[d]) > limit || Math.abs(to[d]) > limit) {
+                    return null;
+                }
+                long x = c * from[d];
+                long y = c * to[d];
+                lo += Math.min(x, y);
+                hi += Math.max(x, y);
+            }
+            return new long[] {lo, hi};
+        }
+
+        /** {@return the values {@code expr} may take over {@code box}, as {@link DomainBoxes#range} gives them} */
+        Interval range(Box box) {
+            if (exact) {
+                int rank = box.rank();
+                long[] last = new long[rank];
+                for (int d = 0; d < rank; d++) {
+                    last[d] = box.last(d);
+                }
+                long[] span = span(terms != null ? terms : innerTerms, box.start(), last);
+                if (span != null) {
+                    Interval r = new Interval(span[0], span[1]);
+                    return terms != null ? r : r.mod(modulus);
+                }
+            }
+            return DomainBoxes.range(expr, box);
+        }
+
+        /** {@return {@code expr}'s value at {@code box}'s start (which it holds over the whole box)} */
+        long valueAtStart(Box box) {
+            if (exact && (terms != null || modulus > 0)) {
+                long[] span = span(terms != null ? terms : innerTerms, box.start(), box.start());
+                if (span != null) {
+                    return terms != null ? span[0] : Math.floorMod(span[0], modulus);
+                }
+            }
+            return expr.evaluate(box.start(), new long[0], new long[0]);
+        }
+
+        /**
+         * {@return the dimensions that change {@code expr}'s value over {@code box}}: those it
+         * reads that take more than one value, except, in {@code (sum a_i * d_i + c) mod m}, a
+         * dimension whose every step moves its term by a multiple of {@code m} (a residue class of
+         * a staircase's rows), which leaves the value as at the box's start
+         */
+        List<Integer> effective(Box box) {
+            List<Integer> vars = new ArrayList<>();
+            for (int d = 0; d < reads.length; d++) {
+                if (reads[d] && box.count()[d] > 1) {
+                    vars.add(d);
+                }
+            }
+            if (vars.isEmpty() || modulus <= 0) {
+                return vars;
+            }
+            long[] coefficients = new long[box.rank()];
+            if (!innerLinear(box, coefficients, new long[1])) {
+                return vars;
+            }
+            List<Integer> out = new ArrayList<>(vars.size());
+            for (int d : vars) {
+                if (period(coefficients[d], box.step()[d], modulus) != 1) {
+                    out.add(d);
+                }
+            }
+            return out;
+        }
+
+        /** {@return whether {@link #effective} is empty over {@code box} (asked of every box looked at, so no list is made)} */
+        boolean fixed(Box box) {
+            boolean varies = false;
+            for (int d = 0; d < reads.length && !varies; d++) {
+                varies = reads[d] && box.count()[d] > 1;
+            }
+            if (!varies) {
+                return true;
+            }
+            if (modulus <= 0) {
+                return false;
+            }
+            long[] coefficients = new long[box.rank()];
+            if (!innerLinear(box, coefficients, new long[1])) {
+                return false;
+            }
+            for (int d = 0; d < reads.length; d++) {
+                if (reads[d] && box.count()[d] > 1 && period(coefficients[d], box.step()[d], modulus) != 1) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** {@return whether {@code expr} is affine over {@code box}, as {@link DomainBoxes#linear} reads it, its terms found once} */
+        boolean linear(Box box, long[] coefficients, long[] constant) {
+            if (terms == null && exact && modulus > 0) {
+                // inner mod m is affine where inner has one quotient: inner - q * m, read off its terms.
+                int rank = box.rank();
+                long[] last = new long[rank];
+                for (int d = 0; d < rank; d++) {
+                    last[d] = box.last(d);
+                }
+                long[] span = span(innerTerms, box.start(), last);
+                if (span != null) {
+                    long q = Math.floorDiv(span[0], modulus);
+                    if (q != Math.floorDiv(span[1], modulus)) {
+                        return false;
+                    }
+                    try {
+                        long b = Math.subtractExact(innerTerms[rank], Math.multiplyExact(q, modulus));
+                        System.arraycopy(innerTerms, 0, coefficients, 0, rank);
+                        constant[0] = b;
+                        return true;
+                    } catch (ArithmeticException overflow) {
+                        return false;
+                    }
+                }
+            }
+            return read(terms, expr, box, coefficients, constant);
+        }
+
+        /** {@return whether {@code expr} is a modulo by a constant whose operand is affine over {@code box}, as {@link #linear}} */
+        boolean innerLinear(Box box, long[] coefficients, long[] constant) {
+            return inner != null && read(innerTerms, inner, box, coefficients, constant);
+        }
+
+        /** {@return whether {@code expr}, or the operand of a modulo {@code expr}, is affine over {@code box}} */
+        boolean clean(Box box) {
+            long[] coefficients = new long[box.rank()];
+            long[] constant = new long[1];
+            return linear(box, coefficients, constant) || innerLinear(box, coefficients, constant);
+        }
+
+        private static boolean read(long[] known, AffineExpr e, Box box, long[] coefficients, long[] constant) {
+            if (known == null) {
+                return DomainBoxes.linear(e, box, coefficients, constant);
+            }
+            System.arraycopy(known, 0, coefficients, 0, coefficients.length);
+            constant[0] = known[coefficients.length];
+            return true;
+        }
     }
 
     /** A box still to be cut, with the constraints already known to hold throughout it. */
@@ -741,8 +1028,9 @@ public final class DomainBoxes {
         long[] start = new long[rank];
         long[] step = new long[rank];
         long[] count = new long[rank];
+        List<Interval> bounds = map.dimBounds();
         for (int d = 0; d < rank; d++) {
-            Interval b = map.dimBounds().get(d).intersect(new Interval(Math.max(0, within.start()[d]),
+            Interval b = bounds.get(d).intersect(new Interval(Math.max(0, within.start()[d]),
                     Math.min(dims[d] - 1, within.last(d))));
             if (b.isEmpty()) {
                 return List.of();
@@ -756,7 +1044,7 @@ public final class DomainBoxes {
             if (c.getValue().isEmpty()) {
                 return List.of();
             }
-            constraints.add(new Constraint(c.getKey(), c.getValue().lo(), c.getValue().hi()));
+            constraints.add(new Constraint(c.getKey(), c.getValue().lo(), c.getValue().hi(), rank));
         }
         List<Box> out = new ArrayList<>();
         Deque<Work> work = new ArrayDeque<>();
@@ -779,10 +1067,10 @@ public final class DomainBoxes {
                     continue;
                 }
                 Constraint c = constraints.get(i);
-                Interval r = range(c.expr(), w.box());
-                boolean fixed = effective(c.expr(), w.box()).isEmpty();
+                Interval r = c.range(w.box());
+                boolean fixed = c.fixed(w.box());
                 if (fixed && !r.isPoint()) {
-                    r = Interval.point(c.expr().evaluate(w.box().start(), new long[0], new long[0]));
+                    r = Interval.point(c.valueAtStart(w.box()));
                 }
                 if (c.lo() <= r.lo() && r.hi() <= c.hi()) {
                     w.holds()[i] = true;
@@ -794,9 +1082,9 @@ public final class DomainBoxes {
                     // A constraint affine over the box (or a modulo of one) cuts it cleanly; a
                     // nested one (an interior pad's (L mod m) mod 2) is affine once the others have cut.
                     if (clean == 0) {
-                        clean = clean(constraints.get(open).expr(), w.box()) ? 1 : -1;
+                        clean = constraints.get(open).clean(w.box()) ? 1 : -1;
                     }
-                    if (clean < 0 && clean(c.expr(), w.box())) {
+                    if (clean < 0 && c.clean(w.box())) {
                         open = i;
                         clean = 1;
                     }
@@ -853,12 +1141,12 @@ public final class DomainBoxes {
     private static void split(Work w, int i, Constraint c, Deque<Work> work) {
         Box box = w.box();
         int rank = box.rank();
-        List<Integer> vars = effective(c.expr(), box);
+        List<Integer> vars = c.effective(box);
         long[] coefficients = new long[rank];
         long[] constant = new long[1];
         if (vars.size() == 1) {
             int d = vars.getFirst();
-            if (linear(c.expr(), box, coefficients, constant)) {
+            if (c.linear(box, coefficients, constant)) {
                 // a * (start + step * k) + rest in [lo, hi]: the k of one run.
                 long[] ab = affineInK(box, d, coefficients, constant[0]);
                 long[] ks = solve(ab[0], ab[1], c.lo(), c.hi(), box.count()[d]);
@@ -868,7 +1156,7 @@ public final class DomainBoxes {
                 return;
             }
             if (c.expr() instanceof AffineExpr.Mod(AffineExpr inner, AffineExpr.Const(long m)) && m != 0 && m != Long.MIN_VALUE
-                    && linear(inner, box, coefficients, constant)) {
+                    && c.innerLinear(box, coefficients, constant)) {
                 long mod = Math.abs(m);
                 long[] ab = affineInK(box, d, coefficients, constant[0]);
                 long period = period(ab[0], 1, mod);
@@ -894,7 +1182,7 @@ public final class DomainBoxes {
             return;
         }
         if (c.expr() instanceof AffineExpr.Mod(AffineExpr inner, AffineExpr.Const(long m)) && m > 0
-                && linear(inner, box, coefficients, constant)) {
+                && c.innerLinear(box, coefficients, constant)) {
             // A staircase: (sum a_i * d_i) mod m over several dimensions. The outer dimension's
             // term repeats every m / gcd(a * step, m) of its values, so its residue classes are
             // a box each in which that term is one constant mod m: a strided family of the
@@ -919,7 +1207,7 @@ public final class DomainBoxes {
             halve(w, d, work);
             return;
         }
-        if (linear(c.expr(), box, coefficients, constant)) {
+        if (c.linear(box, coefficients, constant)) {
             // The outer dimension (largest stride): the run of it where the constraint holds
             // whatever the others are, one value at a time where it holds for some of them.
             int d = vars.getFirst();
@@ -960,14 +1248,6 @@ public final class DomainBoxes {
         halve(w, vars.getFirst(), work);
     }
 
-    /** {@return whether {@code e}, or the operand of a modulo {@code e}, is affine over {@code box}} */
-    private static boolean clean(AffineExpr e, Box box) {
-        long[] coefficients = new long[box.rank()];
-        long[] constant = new long[1];
-        return linear(e, box, coefficients, constant)
-                || e instanceof AffineExpr.Mod(AffineExpr inner, AffineExpr.Const c) && linear(inner, box, coefficients, constant);
-    }
-
     /**
      * {@return whether {@code e} is affine over {@code box}}: affine in the dimensions, or so once
      * each floor division and modulo by a positive constant whose operand stays within one multiple
@@ -994,55 +1274,110 @@ public final class DomainBoxes {
 
     /** {@return {c_0, ..., c_{n-1}, b}: {@code e} over {@code box} as {@code sum c_d * d + b}, or null} */
     private static long[] terms(AffineExpr e, Box box) {
+        return absolute(inCounters(e, box, false), box);
+    }
+
+    /**
+     * {@return {@code e} over {@code box} as {@code c_0 * k_0 + ... + c_{n-1} * k_{n-1} + b} in
+     * the box's counters {@code k} ({c_0, ..., c_{n-1}, b}; 0 for a dimension of one index), or
+     * null when it is not affine there} A floor division or modulo by a positive constant is
+     * affine in a box where its operand, less its terms whose coefficients are multiples of the
+     * divisor, stays within one multiple of it; the other forms are the affine ones. A copy over
+     * pieces reads each piece's map over each box so, as strides.
+     */
+    public static long[] linearInBox(AffineExpr e, Box box) {
+        return inCounters(e, box, true);
+    }
+
+    /**
+     * The one reading of an expression as linear over a box, in its counters: for
+     * {@link #linearInBox} ({@code copy}: a dimension of one index gets coefficient 0, and terms
+     * whose coefficients are multiples of a divisor are taken out of it first), and for the cut's
+     * {@link #terms} (every dimension's coefficient times its step, a quotient one value over the
+     * whole operand), which reads the dimensions' coefficients back ({@link #absolute}).
+     */
+    private static long[] inCounters(AffineExpr e, Box box, boolean copy) {
+        // Tests of type, not a pattern switch: asked for every box of a cut, mostly before the JIT
+        // has compiled it, where a switch's type dispatch cost as much as the arithmetic.
         int rank = box.rank();
-        return switch (e) {
-            case AffineExpr.Const(long v) -> {
-                long[] out = new long[rank + 1];
-                out[rank] = v;
-                yield out;
+        if (e instanceof AffineExpr.Const c) {
+            long[] out = new long[rank + 1];
+            out[rank] = c.value();
+            return out;
+        }
+        if (e instanceof AffineExpr.Dim dim) {
+            int i = dim.index();
+            if (i >= rank) {
+                return null;
             }
-            case AffineExpr.Dim(int i) when i < rank -> {
-                long[] out = new long[rank + 1];
-                out[i] = 1;
-                yield out;
+            long[] out = new long[rank + 1];
+            out[i] = copy && box.count()[i] == 1 ? 0 : box.step()[i];
+            out[rank] = box.start()[i];
+            return out;
+        }
+        if (e instanceof AffineExpr.Add add) {
+            long[] a = inCounters(add.lhs(), box, copy);
+            long[] b = a == null ? null : inCounters(add.rhs(), box, copy);
+            if (b == null) {
+                return null;
             }
-            case AffineExpr.Add(AffineExpr l, AffineExpr r) -> {
-                long[] a = terms(l, box);
-                long[] b = a == null ? null : terms(r, box);
-                if (b != null) {
-                    for (int d = 0; d <= rank; d++) {
-                        a[d] = Math.addExact(a[d], b[d]);
-                    }
-                }
-                yield b == null ? null : a;
+            for (int d = 0; d <= rank; d++) {
+                a[d] = Math.addExact(a[d], b[d]);
             }
-            case AffineExpr.Mul(AffineExpr l, AffineExpr.Const(long c)) -> scaled(terms(l, box), c);
-            case AffineExpr.Mul(AffineExpr.Const(long c), AffineExpr r) -> scaled(terms(r, box), c);
-            case AffineExpr.FloorDiv(AffineExpr l, AffineExpr.Const(long m)) when m > 0 -> {
-                long[] a = terms(l, box);
-                Long q = a == null ? null : quotient(a, box, m);
-                if (q == null) {
-                    yield null;
-                }
-                long[] out = new long[rank + 1];
-                out[rank] = q;
-                yield out;
+            return a;
+        }
+        if (e instanceof AffineExpr.Mul mul) {
+            if (mul.rhs() instanceof AffineExpr.Const c) {
+                return scaled(inCounters(mul.lhs(), box, copy), c.value());
             }
-            case AffineExpr.Mod(AffineExpr l, AffineExpr.Const(long m)) when m > 0 -> {
-                long[] a = terms(l, box);
-                Long q = a == null ? null : quotient(a, box, m);
-                if (q == null) {
-                    yield null;
-                }
-                a[rank] = Math.subtractExact(a[rank], Math.multiplyExact(q, m));
-                yield a;
+            if (mul.lhs() instanceof AffineExpr.Const c) {
+                return scaled(inCounters(mul.rhs(), box, copy), c.value());
             }
-            default -> null;
-        };
+            return null;
+        }
+        if (e instanceof AffineExpr.FloorDiv div && div.rhs() instanceof AffineExpr.Const(long m) && m > 0) {
+            long[] a = inCounters(div.lhs(), box, copy);
+            long[] whole = a == null ? null : copy ? multiples(a, m) : new long[rank + 1];
+            Long q = whole == null ? null : oneQuotient(a, box, m);
+            if (q == null) {
+                return null;
+            }
+            whole[rank] = q;
+            return whole;
+        }
+        if (e instanceof AffineExpr.Mod mod && mod.rhs() instanceof AffineExpr.Const(long m) && m > 0) {
+            long[] a = inCounters(mod.lhs(), box, copy);
+            if (a != null && copy) {
+                multiples(a, m); // those terms leave the remainder as it is
+            }
+            Long q = a == null ? null : oneQuotient(a, box, m);
+            if (q == null) {
+                return null;
+            }
+            a[rank] = Math.subtractExact(a[rank], Math.multiplyExact(q, m));
+            return a;
+        }
+        return null;
+    }
+
+    /**
+     * {@return {@code k} ({@link #inCounters} without {@code copy}: each coefficient its
+     * dimension's times its step) over the dimensions themselves, {c_0, ..., c_{n-1}, b}, in
+     * place; null for null}
+     */
+    private static long[] absolute(long[] k, Box box) {
+        if (k != null) {
+            int rank = box.rank();
+            for (int d = 0; d < rank; d++) {
+                k[d] /= box.step()[d];
+                k[rank] = Math.subtractExact(k[rank], Math.multiplyExact(k[d], box.start()[d]));
+            }
+        }
+        return k;
     }
 
     /** {@return {@code a} multiplied by {@code c} in place, overflow-checked; null for null} */
-    public static long[] scaled(long[] a, long c) {
+    private static long[] scaled(long[] a, long c) {
         if (a != null) {
             for (int d = 0; d < a.length; d++) {
                 a[d] = Math.multiplyExact(a[d], c);
@@ -1051,16 +1386,37 @@ public final class DomainBoxes {
         return a;
     }
 
-    /** {@return the one value of {@code floor((sum a_d * d + b) / m)} over {@code box}, or null when it takes several} */
-    private static Long quotient(long[] a, Box box, long m) {
+    /**
+     * Moves the terms of {@code a} (over the box's counters, constant last) whose coefficients
+     * are multiples of {@code m} out of it: {@code floor((c . k + b) / m)} is {@code (c' / m) . k}
+     * for those plus the floor of the rest, which then has one value over the box or none. A
+     * residue class of a staircase's rows steps {@code L} by a multiple of the joined row
+     * ({@code L / m} by a constant, {@code L mod m} not at all); an interior pad's stride-2 box
+     * reads {@code (2k + b) / 2}, element {@code k + b / 2}.
+     *
+     * @return the quotient's coefficients so far (its constant left 0), {@code a} keeping the rest
+     */
+    private static long[] multiples(long[] a, long m) {
+        int rank = a.length - 1;
+        long[] whole = new long[rank + 1];
+        for (int d = 0; d < rank; d++) {
+            if (a[d] % m == 0) {
+                whole[d] = a[d] / m;
+                a[d] = 0;
+            }
+        }
+        return whole;
+    }
+
+    /** {@return the one value of {@code floor(a / m)} over the box ({@code a} in its counters), or null when it takes several} */
+    private static Long oneQuotient(long[] a, Box box, long m) {
         int rank = box.rank();
         long lo = a[rank];
         long hi = a[rank];
         for (int d = 0; d < rank; d++) {
-            long x = Math.multiplyExact(a[d], box.start()[d]);
-            long y = Math.multiplyExact(a[d], box.last(d));
-            lo = Math.addExact(lo, Math.min(x, y));
-            hi = Math.addExact(hi, Math.max(x, y));
+            long span = Math.multiplyExact(a[d], box.count()[d] - 1);
+            lo = Math.addExact(lo, Math.min(span, 0));
+            hi = Math.addExact(hi, Math.max(span, 0));
         }
         long q = Math.floorDiv(lo, m);
         return q == Math.floorDiv(hi, m) ? q : null;
@@ -1155,10 +1511,11 @@ public final class DomainBoxes {
             return inner;
         }
         try {
-            long[] a = terms(l, box);
-            if (a == null || quotient(a, box, m) != null) {
+            long[] k = inCounters(l, box, false);
+            if (k == null || oneQuotient(k, box, m) != null) {
                 return null;
             }
+            long[] a = absolute(k, box);
             long[] out = Arrays.copyOf(a, a.length + 1);
             out[a.length] = m;
             return out;
@@ -1394,43 +1751,6 @@ public final class DomainBoxes {
             y = r;
         }
         return m / x;
-    }
-
-    /**
-     * {@return the dimensions that change the value of {@code e} over {@code box}}: those it reads
-     * that take more than one value, except, in {@code (sum a_i * d_i + c) mod m}, a dimension
-     * whose every step moves its term by a multiple of {@code m} (a residue class of a staircase's
-     * rows), which leaves the value as at the box's start
-     */
-    private static List<Integer> effective(AffineExpr e, Box box) {
-        List<Integer> vars = varying(e, box);
-        if (vars.isEmpty() || !(e instanceof AffineExpr.Mod(AffineExpr inner, AffineExpr.Const(long m))) || m <= 0) {
-            return vars;
-        }
-        long[] coefficients = new long[box.rank()];
-        if (!linear(inner, box, coefficients, new long[1])) {
-            return vars;
-        }
-        List<Integer> out = new ArrayList<>(vars.size());
-        for (int d : vars) {
-            if (period(coefficients[d], box.step()[d], m) != 1) {
-                out.add(d);
-            }
-        }
-        return out;
-    }
-
-    /** {@return the dimensions {@code e} reads that take more than one value in {@code box}, in order} */
-    private static List<Integer> varying(AffineExpr e, Box box) {
-        boolean[] seen = new boolean[box.rank()];
-        mark(e, seen);
-        List<Integer> out = new ArrayList<>();
-        for (int d = 0; d < seen.length; d++) {
-            if (seen[d] && box.count()[d] > 1) {
-                out.add(d);
-            }
-        }
-        return out;
     }
 
     private static void mark(AffineExpr e, boolean[] seen) {

@@ -104,7 +104,10 @@
  *     a dimension, so it ends without a cap; a cut whose boxes so far project past its limit stops
  *     there. <code>regroupings</code> names the dims in which a reshape's pieces
  *     are boxes: a constraint on the mixed-radix index of some dims modulo (or divided by) a
- *     width that divides their size. For the copy engine's <code>PiecePairs</code></dd>
+ *     width that divides their size. Each constraint's terms and dims are read off its expression
+ *     once per cut (<code>Constraint</code>), not walked per box; <code>linearInBox</code> is the
+ *     one reading of an expression as affine in a box's counters, the cut's and
+ *     <code>PiecePairs</code>' strides alike. For the copy engine's <code>PiecePairs</code></dd>
  * <dt><code>ConfinedMemory.java</code></dt>
  * <dd>the one wording for a confined arena's memory reached from another thread (what failed, the
  *     thread, the cure): bulk transfers, the copy engine and staging's submit</dd>

@@ -32,8 +32,12 @@ import java.util.List;
  * }
  */
 public final class BoxRuns {
-    /** A box's loops with their offsets taken out: its counts and both sides' strides. */
-    private record Key(long[] numbers) {
+    /**
+     * Numbers as a hash key, compared by value: here a box's loops with their offsets taken out
+     * (its counts and both sides' strides), in {@link BoxTable} a shape's numbers. A key's array
+     * is never changed once the key is kept.
+     */
+    record Key(long[] numbers) {
         @Override
         public boolean equals(Object o) {
             return o instanceof Key k && Arrays.equals(numbers, k.numbers);

@@ -356,7 +356,7 @@ public final class BoxTable {
         private int[] destinationPieces;
         private long[] sourceOffsets;
         private long[] destinationOffsets;
-        private final HashMap<Shape, Integer> shapeIndex = new HashMap<>();
+        private final HashMap<BoxRuns.Key, Integer> shapeIndex = new HashMap<>();
         private final List<long[]> shapeList = new ArrayList<>();
         private final List<PiecePairs.Part> general = new ArrayList<>();
 
@@ -380,27 +380,6 @@ public final class BoxTable {
         private final long[] scratch;
         /** The shape of the box added last, or -1. */
         private int last = -1;
-        /** A key over {@link #scratch}, for lookups that add nothing. */
-        private final Shape probe = new Shape(null);
-
-        /** A shape's numbers as a key ({@code numbers} changed only in {@link #probe}, never in a key kept). */
-        private static final class Shape {
-            private long[] numbers;
-
-            Shape(long[] numbers) {
-                this.numbers = numbers;
-            }
-
-            @Override
-            public boolean equals(Object o) {
-                return o instanceof Shape s && Arrays.equals(numbers, s.numbers);
-            }
-
-            @Override
-            public int hashCode() {
-                return Arrays.hashCode(numbers);
-            }
-        }
 
         /** Adds {@code parts} (a band's, sorted by their start) after those added before. */
         void addAll(List<PiecePairs.Part> parts) {
@@ -444,12 +423,12 @@ public final class BoxTable {
                 // Neighbouring boxes are mostly of one shape: no lookup (and no key made) for them.
                 int s = last;
                 if (s < 0 || !Arrays.equals(numbers, shapeList.get(s))) {
-                    probe.numbers = numbers;
-                    Integer known = shapeIndex.get(probe);
+                    // A key over the scratch for the lookup; only a new shape's numbers are copied and kept.
+                    Integer known = shapeIndex.get(new BoxRuns.Key(numbers));
                     if (known == null) {
                         s = shapeList.size();
                         long[] kept = numbers.clone();
-                        shapeIndex.put(new Shape(kept), s);
+                        shapeIndex.put(new BoxRuns.Key(kept), s);
                         shapeList.add(kept);
                         bytes += 32L * rank + 64;
                     } else {

@@ -627,7 +627,7 @@ public final class PiecePairs {
         Side from = chosen.from();
         Side to = chosen.to();
         long[] at = chosen.dims();
-        List<Part> parts = new ArrayList<>();
+        List<Part> parts = new ArrayList<>(Math.max(from.boxes().size(), to.boxes().size()));
         long covered = 0;
         // A side of one piece is one box, the whole of what is cut, holding each of the other side's boxes.
         boolean fromWhole = from.maps() == null;
@@ -761,7 +761,7 @@ public final class PiecePairs {
         IndexingMap map = side.maps().get(p);
         int rank = box.rank();
         if (map.results().size() == 1 && map.rangeVars().isEmpty() && map.runtimeVars().isEmpty()) {
-            long[] linear = linearInBox(map.results().getFirst(), box);
+            long[] linear = DomainBoxes.linearInBox(map.results().getFirst(), box);
             if (linear != null) {
                 // Strides over the box (a staircase's row segment, inside one row of a part):
                 // read off by interval arithmetic, without composing and simplifying the map,
@@ -779,101 +779,6 @@ public final class PiecePairs {
         IndexingMap shift = IndexingMap.of(vars, List.of(), at);
         IndexingMap composed = IndexingMap.compose(map, shift);
         return new InBox.General(IndexingMap.of(composed.dims(), List.of(), composed.results()).simplify());
-    }
-
-    /**
-     * {@return {@code e} over {@code box} as {@code c_0 * k_0 + ... + c_{n-1} * k_{n-1} + b} in
-     * the box's counters {@code k} ({c_0, ..., c_{n-1}, b}), or null when it is not affine there}
-     * A floor division or modulo by a positive constant is affine in a box where its operand
-     * stays within one multiple of the divisor; the other forms are the affine ones.
-     */
-    static long[] linearInBox(AffineExpr e, Box box) {
-        int rank = box.rank();
-        return switch (e) {
-            case AffineExpr.Const(long v) -> {
-                long[] out = new long[rank + 1];
-                out[rank] = v;
-                yield out;
-            }
-            case AffineExpr.Dim(int i) when i < rank -> {
-                long[] out = new long[rank + 1];
-                out[i] = box.count()[i] == 1 ? 0 : box.step()[i];
-                out[rank] = box.start()[i];
-                yield out;
-            }
-            case AffineExpr.Add(AffineExpr l, AffineExpr r) -> {
-                long[] a = linearInBox(l, box);
-                long[] b = a == null ? null : linearInBox(r, box);
-                if (b == null) {
-                    yield null;
-                }
-                for (int d = 0; d <= rank; d++) {
-                    a[d] = Math.addExact(a[d], b[d]);
-                }
-                yield a;
-            }
-            case AffineExpr.Mul(AffineExpr l, AffineExpr.Const(long c)) -> DomainBoxes.scaled(linearInBox(l, box), c);
-            case AffineExpr.Mul(AffineExpr.Const(long c), AffineExpr r) -> DomainBoxes.scaled(linearInBox(r, box), c);
-            case AffineExpr.FloorDiv(AffineExpr l, AffineExpr.Const(long m)) when m > 0 -> {
-                long[] a = linearInBox(l, box);
-                long[] whole = a == null ? null : multiples(a, m);
-                Long q = whole == null ? null : oneQuotient(a, box, m);
-                if (q == null) {
-                    yield null;
-                }
-                whole[rank] = q;
-                yield whole;
-            }
-            case AffineExpr.Mod(AffineExpr l, AffineExpr.Const(long m)) when m > 0 -> {
-                long[] a = linearInBox(l, box);
-                if (a != null) {
-                    multiples(a, m); // those terms leave the remainder as it is
-                }
-                Long q = a == null ? null : oneQuotient(a, box, m);
-                if (q == null) {
-                    yield null;
-                }
-                a[rank] = Math.subtractExact(a[rank], Math.multiplyExact(q, m));
-                yield a;
-            }
-            default -> null;
-        };
-    }
-
-    /**
-     * Moves the terms of {@code a} (over the box's counters, constant last) whose coefficients
-     * are multiples of {@code m} out of it: {@code floor((c . k + b) / m)} is {@code (c' / m) . k}
-     * for those plus the floor of the rest, which then has one value over the box or none. A
-     * residue class of a staircase's rows steps {@code L} by a multiple of the joined row
-     * ({@code L / m} by a constant, {@code L mod m} not at all); an interior pad's stride-2 box
-     * reads {@code (2k + b) / 2}, element {@code k + b / 2}.
-     *
-     * @return the quotient's coefficients so far (its constant left 0), {@code a} keeping the rest
-     */
-    private static long[] multiples(long[] a, long m) {
-        int rank = a.length - 1;
-        long[] whole = new long[rank + 1];
-        for (int d = 0; d < rank; d++) {
-            if (a[d] % m == 0) {
-                whole[d] = a[d] / m;
-                a[d] = 0;
-            }
-        }
-        return whole;
-    }
-
-    /** {@return the one value of {@code floor(a / m)} over the box, or null when it takes several} */
-    private static Long oneQuotient(long[] a, Box box, long m) {
-        int rank = box.rank();
-        long lo = a[rank];
-        long hi = a[rank];
-        for (int d = 0; d < rank; d++) {
-            long span = Math.multiplyExact(a[d], box.count()[d] - 1);
-            lo = Math.addExact(lo, Math.min(span, 0));
-            hi = Math.addExact(hi, Math.max(span, 0));
-        }
-        long q = Math.floorDiv(lo, m);
-        return q == Math.floorDiv(hi, m) ? q : null;
     }
 
     /**
