@@ -606,8 +606,8 @@ public final class CopyEngine {
     /**
      * A side (or both) over several pieces of packed sub-byte storage: the slots its pieces reach
      * in their buffers, whole bytes, are unpacked into byte-a-slot temporaries
-     * ({@link PackedPieces}), the copy runs over the same maps there as over any pieces, and a
-     * destination's temporaries are packed back into those bytes only.
+     * ({@link PackedPieces}), the copy runs over the same maps there as over any pieces, and of a
+     * destination's temporaries (marked, not unpacked) only the slots the copy wrote are packed back.
      */
     private record Unpacked(boolean source, boolean destination) implements Route {
     }
@@ -625,12 +625,16 @@ public final class CopyEngine {
         boolean run = explained == null;
         try (Allocator temporary = Allocators.shared()) {
             PackedPieces a = u.source() ? PackedPieces.unpack(src, temporary, run) : null;
-            PackedPieces b = u.destination() ? PackedPieces.unpack(dst, temporary, run) : null;
+            PackedPieces b = u.destination() ? PackedPieces.forWriting(dst, temporary, run) : null;
             TensorView from = a != null ? a.view() : src;
             TensorView to = b != null ? b.view() : dst;
             if (run) {
                 copy(from, to);
                 if (b != null) {
+                    TensorView again = a == null ? b.again(src, temporary) : null;
+                    if (again != null) {
+                        copy(from, again);
+                    }
                     b.packBack();
                 }
             } else {
@@ -647,7 +651,8 @@ public final class CopyEngine {
                             unbounded[0]++;
                         }
                         staged.add(new CopyPlan.Explanation.Staged(side == a ? "source" : "destination", side.bits(),
-                                r.firstSlot(), r.slots(), r.slots(), side == b && r.packedBack()));
+                                r.firstSlot(), r.slots(), side == b && r.packedBack() ? 0 : r.slots(),
+                                side == b && r.packedBack()));
                     }
                 }
             }
@@ -1252,9 +1257,11 @@ public final class CopyEngine {
                         : unbounded[1] == (u.source() ? 1 : 0) + (u.destination() ? 1 : 0)
                         ? "their maps' intervals over their bounds"
                         : "every index looked up on one side, the maps' intervals over their bounds on the other")
-                        + "), rounded out to whole bytes, unpacked into a byte a slot,"
-                        + " the same maps copied over the copies box by box"
-                        + (u.destination() ? ", the destination's copies packed back into those bytes only" : "")
+                        + "), rounded out to whole bytes, "
+                        + (u.source() ? "unpacked into a byte a slot" : "a byte a slot")
+                        + ", the same maps copied over the copies box by box"
+                        + (u.destination() ? ", of the destination's copies only the slots the copy writes packed back"
+                        + " into those bytes" : "")
                         + (whole == 0 ? "" : "; " + whole + (whole == 1 ? " buffer" : " buffers")
                         + " staged whole: a piece's reach is not bounded"), List.of());
             }
