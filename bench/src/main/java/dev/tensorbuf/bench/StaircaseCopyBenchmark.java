@@ -53,6 +53,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * <li>{@code narrow}: 100 parts {@code f32[301,w]}, {@code w} 1 to 6, reshaped to rows of 301 and
  *     cropped (about 107,000 elements): its cut was refused for boxes under 8 elements on average
  *     and went element by element; now 4,308 boxes (residue classes of rows, strided) of 21 forms;
+ * <li>{@code tiled}: 64 parts {@code f32[1100,w]}, {@code w} 12 to 20, as {@code parts64} (rows of
+ *     1,100, cropped: about 71,000 boxes, past the 65,536 a cut holds at once) into a destination
+ *     tiled {@code {1,0:T(8,128)}}, not strided: each box of that side was planned on its own
+ *     (some 2 ms a box);
  * <li>{@code s4small}: two packed parts {@code s4[2048,2048]{1,0:E(4)}} (4M slots, 2 MiB each)
  *     joined along 1, flattened, cut to rows of 1,000 and cropped to 3 rows of 200 columns that
  *     cross from one part into the other (600 elements), into {@code f32}; {@code s4into} the
@@ -81,9 +85,9 @@ public class StaircaseCopyBenchmark {
 
     /**
      * The staircase: {@code tiny}, {@code rows1000}, {@code long}, {@code parts21}, {@code parts64},
-     * {@code ipad}, {@code narrow}, {@code s4small} or {@code s4into}.
+     * {@code ipad}, {@code narrow}, {@code tiled}, {@code s4small} or {@code s4into}.
      */
-    @Param({"tiny", "rows1000", "long", "parts21", "parts64", "ipad", "narrow", "s4small", "s4into"})
+    @Param({"tiny", "rows1000", "long", "parts21", "parts64", "ipad", "narrow", "tiled", "s4small", "s4into"})
     public String shape;
 
     private TensorView src;
@@ -96,7 +100,7 @@ public class StaircaseCopyBenchmark {
     public void setUp() {
         arena = Allocators.shared();
         engine = CopyEngine.of(1);
-        if (shape.equals("parts64") || shape.equals("ipad") || shape.equals("narrow")) {
+        if (shape.equals("parts64") || shape.equals("ipad") || shape.equals("narrow") || shape.equals("tiled")) {
             setUpJoined();
             return;
         }
@@ -151,11 +155,15 @@ public class StaircaseCopyBenchmark {
         engine = CopyEngine.of(1);
     }
 
-    /** {@code parts64}, {@code ipad} and {@code narrow}: parts joined (and padded), reshaped to rows as long as theirs, cropped. */
+    /**
+     * {@code parts64}, {@code ipad}, {@code narrow} and {@code tiled}: parts joined (and padded),
+     * reshaped to rows as long as theirs, cropped.
+     */
     private void setUpJoined() {
         boolean pad = shape.equals("ipad");
         boolean narrow = shape.equals("narrow");
-        long rows = pad ? 1001 : narrow ? 301 : 2003;
+        boolean tiled = shape.equals("tiled");
+        long rows = pad ? 1001 : narrow ? 301 : tiled ? 1100 : 2003;
         int[] widths = pad ? new int[] {700, 301} : new int[narrow ? 100 : 64];
         java.util.Random random = new java.util.Random(64);
         List<TensorView> parts = new java.util.ArrayList<>();
@@ -179,6 +187,11 @@ public class StaircaseCopyBenchmark {
         long viewRows = rows * joined / width;
         src = Ops.slice(Ops.reshape(all, viewRows, width), new long[] {0, 1}, new long[] {viewRows, width - 1},
                 new long[] {1, 1});
+        if (tiled) {
+            long bytes = Math.ceilDiv(viewRows, 8) * 8 * Math.ceilDiv(width - 2, 128) * 128 * 4;
+            dst = TensorView.of(arena.allocate(bytes), "f32[" + viewRows + "," + (width - 2) + "]{1,0:T(8,128)}");
+            return;
+        }
         dst = Ops.transpose(TensorView.of(arena.allocate(viewRows * (width - 2) * 4), "f32[" + (width - 2) + ","
                 + viewRows + "]{1,0}"), 1, 0);
     }
@@ -210,7 +223,7 @@ public class StaircaseCopyBenchmark {
      * thread's CPU time, and prints them.
      *
      * @param args the shape ({@code tiny}, {@code rows1000}, {@code long}, {@code parts21}, {@code parts64}, {@code ipad},
-     *     {@code narrow}, {@code s4small}, {@code s4into}) and the copies after the first
+     *     {@code narrow}, {@code tiled}, {@code s4small}, {@code s4into}) and the copies after the first
      */
     public static void main(String[] args) {
         StaircaseCopyBenchmark b = new StaircaseCopyBenchmark();

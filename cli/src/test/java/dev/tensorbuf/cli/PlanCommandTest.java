@@ -79,14 +79,13 @@ class PlanCommandTest {
     void aPackedDestinationIsStaged() {
         CliHarness r = CliHarness.run("plan", "s8[64]{0}", "s4[64]{0:E(4)}");
         assertEquals(0, r.code(), r.err());
-        // A dense destination writes every slot: only the slots sharing its edge bytes are
-        // unpacked first. 230 bytes: the plan's 64 + 64, unpacking 2 bytes into 4 slots, packing
-        // 64 slots into 32 bytes.
+        // Nothing is unpacked from a destination: its slots are marked unwritten, and the ones the
+        // copy writes packed back. 224 bytes: the plan's 64 + 64, packing 64 slots into 32 bytes.
         assertEquals("""
-                staged copy s8[64]{0} strides [1] -> s4[64]{0:E(4)} strides [1]: 64 elements, 230 bytes, 1 thread
+                staged copy s8[64]{0} strides [1] -> s4[64]{0:E(4)} strides [1]: 64 elements, 224 bytes, 1 thread
                   why: packed sub-byte storage: the planned kernels address a byte a slot
                   temporary s4[64], 64 bytes: the destination's slots, a byte each
-                  staged destination: 4-bit slots [0, 64) a byte each, 4 unpacked first, packed back after
+                  staged destination: 4-bit slots [0, 64) a byte each, written slots packed back after
                   planned copy s8[64]{0} strides [1] -> the destination's slots s4[64] strides [1] offset 0: \
                 64 elements, 128 bytes, 1 thread
                     run CONVERT: 64 elements, src +0, dst +0, loops [64: 1/1]

@@ -7,6 +7,7 @@ import dev.tensorbuf.ops.internal.Sizes;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
+import dev.tensorbuf.ops.copy.internal.BoxFamilies;
 import dev.tensorbuf.ops.copy.internal.BoxRuns;
 import dev.tensorbuf.ops.copy.internal.BoxTable;
 import dev.tensorbuf.ops.copy.internal.CopyExecutor;
@@ -606,8 +607,8 @@ public final class CopyEngine {
     /**
      * A side (or both) over several pieces of packed sub-byte storage: the slots its pieces reach
      * in their buffers, whole bytes, are unpacked into byte-a-slot temporaries
-     * ({@link PackedPieces}), the copy runs over the same maps there as over any pieces, and a
-     * destination's temporaries are packed back into those bytes only.
+     * ({@link PackedPieces}), the copy runs over the same maps there as over any pieces, and of a
+     * destination's temporaries (marked, not unpacked) only the slots the copy wrote are packed back.
      */
     private record Unpacked(boolean source, boolean destination) implements Route {
     }
@@ -625,12 +626,16 @@ public final class CopyEngine {
         boolean run = explained == null;
         try (Allocator temporary = Allocators.shared()) {
             PackedPieces a = u.source() ? PackedPieces.unpack(src, temporary, run) : null;
-            PackedPieces b = u.destination() ? PackedPieces.unpack(dst, temporary, run) : null;
+            PackedPieces b = u.destination() ? PackedPieces.forWriting(dst, temporary, run) : null;
             TensorView from = a != null ? a.view() : src;
             TensorView to = b != null ? b.view() : dst;
             if (run) {
                 copy(from, to);
                 if (b != null) {
+                    TensorView again = a == null ? b.again(src, temporary) : null;
+                    if (again != null) {
+                        copy(from, again);
+                    }
                     b.packBack();
                 }
             } else {
@@ -647,7 +652,8 @@ public final class CopyEngine {
                             unbounded[0]++;
                         }
                         staged.add(new CopyPlan.Explanation.Staged(side == a ? "source" : "destination", side.bits(),
-                                r.firstSlot(), r.slots(), r.slots(), side == b && r.packedBack()));
+                                r.firstSlot(), r.slots(), side == b && r.packedBack() ? 0 : r.slots(),
+                                side == b && r.packedBack()));
                     }
                 }
             }
@@ -704,15 +710,20 @@ public final class CopyEngine {
     /** Runs (or, with {@code explained} given, explains) every box of {@code table} in order. */
     private void boxes(BoxTable table, BoxTable.Pass pass, TensorView src, TensorView dst,
                        List<CopyPlan.Explanation> explained, List<CopyPlan.Explanation.Piece> pieces) {
+        // Boxes against a tiled side of one piece: a plan per family of boxes, not per box.
+        BoxFamilies families = explained == null ? BoxFamilies.of(table, pass, src, dst, executor.thresholdBytes()) : null;
         for (int i = 0, n = table.size(); i < n; i++) {
             BoxRuns.Resolved loops = pass.loops(i);
             if (explained == null) {
                 if (loops != null) {
                     pass.run(i, executor);
-                } else {
+                } else if (families == null || !families.run(i, executor)) {
                     PiecePairs.Pair p = pass.pair(i);
-                    run(onePiece(p.src(), p.dst(), ViewAdapter.access(p.src()), ViewAdapter.destination(p.dst())),
-                            p.src(), p.dst(), null);
+                    Route r = onePiece(p.src(), p.dst(), ViewAdapter.access(p.src()), ViewAdapter.destination(p.dst()));
+                    if (families != null) {
+                        families.learn(i, r instanceof Planned(CopyPlan plan) ? plan : null);
+                    }
+                    run(r, p.src(), p.dst(), null);
                 }
                 continue;
             }
@@ -1252,9 +1263,11 @@ public final class CopyEngine {
                         : unbounded[1] == (u.source() ? 1 : 0) + (u.destination() ? 1 : 0)
                         ? "their maps' intervals over their bounds"
                         : "every index looked up on one side, the maps' intervals over their bounds on the other")
-                        + "), rounded out to whole bytes, unpacked into a byte a slot,"
-                        + " the same maps copied over the copies box by box"
-                        + (u.destination() ? ", the destination's copies packed back into those bytes only" : "")
+                        + "), rounded out to whole bytes, "
+                        + (u.source() ? "unpacked into a byte a slot" : "a byte a slot")
+                        + ", the same maps copied over the copies box by box"
+                        + (u.destination() ? ", of the destination's copies only the slots the copy writes packed back"
+                        + " into those bytes" : "")
                         + (whole == 0 ? "" : "; " + whole + (whole == 1 ? " buffer" : " buffers")
                         + " staged whole: a piece's reach is not bounded"), List.of());
             }
@@ -1267,13 +1280,16 @@ public final class CopyEngine {
                 yield composite(CopyPlan.Explanation.Route.PIECES, from, to, n, parts, List.of(), List.of(), zeroed, zeroed,
                         reason + ": cut a band of rows at a time"
                         + (cut.kept() < 0 ? ", each band's boxes copied and dropped before the next is cut (a table of"
-                        + " them all would pass " + BoxTable.MAX_BYTES + " bytes)"
+                        + " them all would pass " + BoxTable.maxBytes() + " bytes)"
                         : " into a table of its boxes kept between copies (" + cut.bytes() + " bytes, "
                         + (cut.kept() > 0 ? "kept from an earlier copy" : "cut now") + ")")
                         + "; their domains cut into " + pieces.size() + " boxes of one piece each side"
                         + (forms == 0 ? "" : "; the boxes strided on both sides are " + forms
                         + (forms == 1 ? " form" : " forms") + " of loops, each form's loop nest and kernel chosen once and"
-                        + " run at each box's offsets"), pieces);
+                        + " run at each box's offsets")
+                        + (BoxFamilies.applies(src, dst) ? "; the boxes against the side of one piece in tiles run by"
+                        + " families (boxes of one shape crossing its tiles alike), each family's loops chosen once: a"
+                        + " box is explained as planned on its own" : ""), pieces);
             }
             case Looped(PiecePairs.Pair p, Step.Run loops) -> explainLooped(p, loops, src.dtype(), dst.dtype());
             case Staged(SubByteStaging.Staging staging) -> {

@@ -274,8 +274,10 @@ public final class CopyPlan {
          * @param bits the storage bits of a slot
          * @param firstSlot the first slot staged
          * @param slots the slots staged, a byte each in the temporary
-         * @param unpacked the slots unpacked into the temporary before the copy
-         * @param packedBack whether the temporary is packed back into the side afterwards
+         * @param unpacked the slots unpacked into the temporary before the copy (none for a
+         *     destination: its slots are marked unwritten instead)
+         * @param packedBack whether the temporary is packed back into the side afterwards: only the
+         *     slots the copy wrote, a byte written in part merged with its bits at that time
          */
         public record Staged(String side, int bits, long firstSlot, long slots, long unpacked, boolean packedBack) {
         }

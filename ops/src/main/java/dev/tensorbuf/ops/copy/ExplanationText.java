@@ -39,7 +39,8 @@ final class ExplanationText {
         for (Explanation.Staged s : e.staging().subList(0, stagedShown)) {
             sb.append(in).append("staged ").append(s.side()).append(": ").append(s.bits()).append("-bit slots [")
                     .append(s.firstSlot()).append(", ").append(s.firstSlot() + s.slots()).append(") a byte each, ")
-                    .append(s.unpacked()).append(" unpacked first").append(s.packedBack() ? ", packed back after" : "")
+                    .append(s.packedBack() && s.unpacked() == 0 ? "" : s.unpacked() + " unpacked first")
+                    .append(s.packedBack() ? (s.unpacked() == 0 ? "" : ", ") + "written slots packed back after" : "")
                     .append('\n');
         }
         if (stagedShown < e.staging().size()) {

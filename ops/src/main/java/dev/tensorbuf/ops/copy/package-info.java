@@ -17,7 +17,8 @@
  * {@code internal.BoxRuns}; a packed one-piece side against pieces through a dense temporary, so
  * that it is staged whole; packed pieces unpacked where they reach, {@code internal.PackedPieces}; a cut past
  * 65,536 boxes made a band of rows at a time into a table kept between copies,
- * {@code internal.BoxTable}); packed sub-byte sides staged through
+ * {@code internal.BoxTable}, its boxes against a side of one piece in tiles run by families of
+ * boxes that meet the tiles alike, {@code internal.BoxFamilies}); packed sub-byte sides staged through
  * byte-a-slot temporaries ({@code internal.SubByteStaging}); else element by element
  * ({@code internal.ViewAdapter.copyElements}: packed views staging declines). {@code CopyEngine.explain} returns that
  * route as a {@link dev.tensorbuf.ops.copy.CopyPlan.Explanation}, and the engine's settings are

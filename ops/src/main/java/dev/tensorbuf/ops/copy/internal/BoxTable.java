@@ -39,6 +39,26 @@ public final class BoxTable {
      * and copied a band at a time each copy ({@link PiecePairs#forEachBand}), nothing kept.
      */
     public static final long MAX_BYTES = 64L << 20;
+    /** A cap below {@link #MAX_BYTES} for the copies run within {@link #cappedAt}: tests of the banded path. */
+    private static final ScopedValue<Long> CAP = ScopedValue.newInstance();
+
+    /** {@return the most bytes a table made now may hold: {@link #MAX_BYTES}, or a test's cap} */
+    public static long maxBytes() {
+        return CAP.orElse(MAX_BYTES);
+    }
+
+    /**
+     * Runs {@code body} with tables capped at {@code bytes}, on this thread: a test copies a cut
+     * past it a band at a time each copy, as a cut past {@link #MAX_BYTES} is, without some
+     * 1.5 million boxes. A cut found too large under the cap is remembered as such.
+     */
+    static void cappedAt(long bytes, Runnable body) {
+        if (bytes < 0 || bytes > MAX_BYTES) {
+            throw new IllegalArgumentException("a table cap of " + bytes + " bytes: it must be in [0, " + MAX_BYTES + "]");
+        }
+        ScopedValue.where(CAP, bytes).run(body);
+    }
+
     /** What a box kept as its maps is counted as, towards {@link #MAX_BYTES}. */
     private static final long GENERAL_BYTES = 1024;
 
@@ -106,6 +126,11 @@ public final class BoxTable {
         long[] n = shapeNumbers[s];
         return new Box(Arrays.copyOfRange(starts, i * rank, (i + 1) * rank), Arrays.copyOfRange(n, rank, 2 * rank),
                 Arrays.copyOfRange(n, 0, rank));
+    }
+
+    /** {@return box {@code i}'s shape, an index below {@link #shapes}, or negative for a box kept as its maps} */
+    int shape(int i) {
+        return shapes[i];
     }
 
     /** {@return the index box {@code i} starts at} */

@@ -24,10 +24,11 @@ import java.util.Map;
  * each run is unpacked ({@link SubByteStaging#unpack}) into a byte-a-slot temporary. The pieces'
  * maps, shifted by their run's first slot, over the temporaries are a view of whole bytes that the
  * copy over pieces cuts and loops as any (boxes of one form sharing one loop nest). A
- * destination's runs are packed back ({@link #packBack}), and nothing else: a slot of a run the
- * copy did not write (an edge byte's other slot, a column a crop leaves out between two rows) was
- * unpacked and goes back as it was, and the buffer's bytes outside its runs are never read or
- * written. So a view of a few hundred elements of two parts of 4M slots each stages some thousands
+ * destination's runs are not unpacked but marked ({@link #forWriting}), and only the slots the
+ * copy writes are packed back ({@link #packBack}): a slot of a run the copy did not write (an edge
+ * byte's other slot, a column a crop leaves out between two rows) keeps the bits it has then, a
+ * byte with none written is not touched, and the buffer's bytes outside its runs are never read
+ * or written. So a view of a few hundred elements of two parts of 4M slots each stages some thousands
  * of slots, not 8M.
  *
  * <p>A piece's reach is the interval of its map over its dims' bounds ({@link ViewBounds#reach},
@@ -87,12 +88,17 @@ public final class PackedPieces {
     private final List<Staged> staged;
     private final int bits;
     private final boolean exact;
+    /** Per piece, the index of its run in {@link #staged}, or -1 when it reads nothing. */
+    private final int[] runOf;
+    /** A destination's second temporaries ({@link #again}), by run; null until asked. */
+    private MemoryBuffer[] second;
 
-    private PackedPieces(TensorView view, List<Staged> staged, int bits, boolean exact) {
+    private PackedPieces(TensorView view, List<Staged> staged, int bits, boolean exact, int[] runOf) {
         this.view = view;
         this.staged = staged;
         this.bits = bits;
         this.exact = exact;
+        this.runOf = runOf;
     }
 
     /**
@@ -145,6 +151,23 @@ public final class PackedPieces {
      * reads nothing.
      */
     public static PackedPieces unpack(TensorView view, Allocator temporary, boolean read) {
+        return staged(view, temporary, read, false);
+    }
+
+    /**
+     * {@return {@code view}, a copy's destination, over byte-a-slot temporaries of the slots its
+     * pieces reach, allocated from {@code temporary}: nothing is unpacked, the slots of its data
+     * runs are marked {@link SubByteStaging#UNWRITTEN} (when {@code write}), so that {@link #packBack}
+     * packs back only the slots the copy writes} An explanation allocates the temporaries and
+     * writes nothing.
+     *
+     * @throws IllegalArgumentException if {@code view} is not {@link #applies}
+     */
+    public static PackedPieces forWriting(TensorView view, Allocator temporary, boolean write) {
+        return staged(view, temporary, write, true);
+    }
+
+    private static PackedPieces staged(TensorView view, Allocator temporary, boolean read, boolean destination) {
         if (!applies(view)) {
             throw new IllegalArgumentException("not a view over pieces of packed sub-byte storage: " + view);
         }
@@ -161,8 +184,8 @@ public final class PackedPieces {
                 exact = exactReach(view, pieces.size());
             }
         }
-        PackedPieces made = exact == null ? null : stage(view, pieces, exact, temporary, read, bits);
-        return made != null ? made : stage(view, pieces, null, temporary, read, bits);
+        PackedPieces made = exact == null ? null : stage(view, pieces, exact, temporary, read, bits, destination);
+        return made != null ? made : stage(view, pieces, null, temporary, read, bits, destination);
     }
 
     /**
@@ -172,7 +195,7 @@ public final class PackedPieces {
      * reads, reaching further)}
      */
     private static PackedPieces stage(TensorView view, List<ViewMap.Single> pieces, long[][] exact, Allocator temporary,
-                                      boolean read, int bits) {
+                                      boolean read, int bits, boolean destination) {
         int perByte = 8 / bits;
         Map<MemoryBuffer, Boolean> data = new IdentityHashMap<>();
         for (MemoryBuffer b : data(view.map(), new ArrayList<>())) {
@@ -232,8 +255,10 @@ public final class PackedPieces {
         }
         MemoryBuffer nothing = null;
         List<ViewMap.Single> over = new ArrayList<>(pieces.size());
+        int[] runOf = new int[pieces.size()];
         for (int i = 0; i < pieces.size(); i++) {
             ViewMap.Single p = pieces.get(i);
+            runOf[i] = -1;
             if (reach[i] == null) {
                 // Read nowhere: any buffer serves (the view's check finds no index of its domain).
                 nothing = nothing != null ? nothing : temporary.allocate(1);
@@ -247,6 +272,7 @@ public final class PackedPieces {
                     break;
                 }
             }
+            runOf[i] = staged.indexOf(run);
             over.add(new ViewMap.Single(run.bytes(), shift(p.map(), run.run().firstSlot())));
         }
         ViewMap map = rebuild(view.map(), over.iterator());
@@ -261,10 +287,15 @@ public final class PackedPieces {
         }
         if (read) {
             for (Staged s : staged) {
-                SubByteStaging.unpack(s.packed().segment(), s.run().firstSlot(), s.run().slots(), bits, s.bytes().segment());
+                if (destination && s.run().packedBack()) {
+                    s.bytes().segment().fill(SubByteStaging.UNWRITTEN);
+                } else {
+                    SubByteStaging.unpack(s.packed().segment(), s.run().firstSlot(), s.run().slots(), bits,
+                            s.bytes().segment());
+                }
             }
         }
-        return new PackedPieces(unpacked, List.copyOf(staged), bits, exact != null);
+        return new PackedPieces(unpacked, List.copyOf(staged), bits, exact != null, runOf);
     }
 
     /**
@@ -377,14 +408,55 @@ public final class PackedPieces {
     }
 
     /**
-     * Packs every run of a data buffer (not a pad's fill) back into its buffer, whole bytes: the
-     * slots of a run the copy did not write go back as they were, and no byte outside the runs
-     * is written.
+     * {@return the view a destination's copy runs into a second time, over zeroed temporaries,
+     * when its source may write {@link SubByteStaging#UNWRITTEN} itself (a sub-byte type stored a
+     * byte a slot, whose high bits no reader reads) and a run holds it after the first copy; null
+     * when that cannot be} {@link #packBack} then tells a slot written with the mark from one not
+     * written by the two.
+     */
+    public TensorView again(TensorView source, Allocator temporary) {
+        if (!SubByteStaging.rawBytes(source)) {
+            return null;
+        }
+        boolean marked = false;
+        for (Staged s : staged) {
+            marked |= s.run().packedBack() && SubByteStaging.anyUnwritten(s.bytes().segment(), s.run().slots());
+        }
+        if (!marked) {
+            return null;
+        }
+        second = new MemoryBuffer[staged.size()];
+        for (int k = 0; k < staged.size(); k++) {
+            if (staged.get(k).run().packedBack()) {
+                second[k] = temporary.allocate(Math.max(1, staged.get(k).run().slots()));
+                second[k].segment().fill((byte) 0);
+            }
+        }
+        List<ViewMap.Single> pieces = view.map().pieces();
+        List<ViewMap.Single> over = new ArrayList<>(pieces.size());
+        for (int i = 0; i < pieces.size(); i++) {
+            int k = runOf[i];
+            over.add(k >= 0 && second[k] != null ? new ViewMap.Single(second[k], pieces.get(i).map()) : pieces.get(i));
+        }
+        return TensorView.over(rebuild(view.map(), over.iterator()), ElementAccess.of(view.dtype()),
+                Extents.toArray(view.dims()));
+    }
+
+    /**
+     * Packs the slots the copy wrote of every run of a data buffer (not a pad's fill) into its
+     * buffer ({@link SubByteStaging#packWritten}): a byte written whole is stored, one written in
+     * part merged with its bits read now, and a byte of a run the copy did not write, like every
+     * byte outside the runs, is neither read nor written.
      */
     public void packBack() {
-        for (Staged s : staged) {
+        for (int k = 0; k < staged.size(); k++) {
+            Staged s = staged.get(k);
             if (s.run().packedBack()) {
-                SubByteStaging.pack(s.bytes().segment(), s.run().slots(), bits, s.packed().segment(), s.run().firstSlot());
+                if (second != null) {
+                    SubByteStaging.settle(s.bytes().segment(), second[k].segment(), s.run().slots());
+                }
+                SubByteStaging.packWritten(s.bytes().segment(), s.run().slots(), bits, s.packed().segment(),
+                        s.run().firstSlot());
             }
         }
     }

@@ -338,7 +338,7 @@ public final class PiecePairs {
         if (table != null || TOO_LARGE.containsKey(key)) {
             return table;
         }
-        BoxTable.Builder builder = new BoxTable.Builder(dims, BoxTable.MAX_BYTES);
+        BoxTable.Builder builder = new BoxTable.Builder(dims, BoxTable.maxBytes());
         List<List<IndexingMap>> maps = simplifiedMaps(key, src, dst);
         try {
             bands(dims, within -> {

@@ -27,11 +27,14 @@ import java.util.List;
  * buffer read through the <em>same map</em> (shifted to the slots the view reaches):
  * <ul>
  * <li>a packed source has those slots unpacked into the temporary, which the plan then reads;
- * <li>a packed destination is written by the plan into a temporary, packed back afterwards. Slots
- *     the view does not cover keep their bits: the covered range is unpacked from the destination
- *     first, unless the view writes every slot of it (a dense strided view, or a tiled layout,
- *     whose padding the plan writes as zero), when only the two edge bytes are. A tiled
- *     destination's tail padding {@code L(n)} is zeroed as the element path zeroes it.
+ * <li>a packed destination is written by the plan into a temporary whose slots were first marked
+ *     {@link #UNWRITTEN}, and only the slots the copy wrote are packed back ({@link #packWritten}):
+ *     a byte written whole is stored, a byte written in part (an edge byte, or a strided crop's
+ *     byte whose other slot the view skips) is merged with its bits read at that time, and a byte
+ *     the copy does not write is not touched. So a thread writing other elements of the same
+ *     buffer meanwhile keeps its writes, but for another slot of a byte written in part (two
+ *     writers of one byte race, as with any sub-byte store). A tiled layout is written whole
+ *     (its padding as zero), and its tail padding {@code L(n)} zeroed as the element path zeroes it.
  * </ul>
  * A refused value leaves the destination as it was (the temporary is not packed back); the
  * caller names the refused element from the views, as for the element path. Staging is declined
@@ -100,11 +103,9 @@ public final class SubByteStaging {
                 sides.add(new StagedSide("source", in.bits(), in.firstSlot(), in.slots(), in.slots(), false));
             }
             if (out != null) {
-                int perByte = 8 / out.bits();
-                long unpacked = out.tiledShape() != null ? 0
-                        : out.writesEverySlot() ? Math.min(perByte, out.slots()) + (out.slots() - perByte > 0 ? perByte : 0)
-                        : out.slots();
-                sides.add(new StagedSide("destination", out.bits(), out.firstSlot(), out.slots(), unpacked, true));
+                // Nothing is unpacked from it: the slots the copy writes are packed back, bytes
+                // written in part merged with their bits at that time (packWritten).
+                sides.add(new StagedSide("destination", out.bits(), out.firstSlot(), out.slots(), 0, true));
             }
             return sides;
         }
@@ -145,6 +146,15 @@ public final class SubByteStaging {
 
         /** Copies through byte-a-slot temporaries, the plan between them run by {@code executor}. */
         public void run(CopyExecutor executor) {
+            run(executor, () -> { });
+        }
+
+        /**
+         * As {@link #run(CopyExecutor)}, {@code beforePackBack} run between the copy into the
+         * destination's temporary and its packing back: a test stands there for a thread writing
+         * other slots of the packed buffer meanwhile.
+         */
+        void run(CopyExecutor executor, Runnable beforePackBack) {
             try (Allocator temporary = Allocators.shared()) {
                 Access source;
                 if (in != null) {
@@ -162,7 +172,8 @@ public final class SubByteStaging {
                 int perByte = 8 / out.bits();
                 long gapBytes = out.tiledShape() == null ? packedGapBytes() : 0;
                 if (gapBytes > 0) {
-                    // Unpacked below as zeros, so the gaps pack back as zeros.
+                    // The element path zeroes the whole layout first; the slots the copy does not
+                    // write are not packed back, so these zeros stay.
                     dst.buffer().segment().asSlice(0, gapBytes).fill((byte) 0);
                 }
                 if (out.tiledShape() != null) {
@@ -170,25 +181,36 @@ public final class SubByteStaging {
                     // past them are zero, as the element path zeroes the whole layout first.
                     temp.fill((byte) 0);
                 } else if (out.writesEverySlot()) {
-                    unpack(out.packed(), out.firstSlot(), Math.min(perByte, out.slots()), out.bits(), temp);
-                    long last = out.slots() - perByte;
-                    if (last > 0) {
-                        unpack(out.packed(), out.firstSlot() + last, perByte, out.bits(), temp.asSlice(last));
-                    }
+                    // Only the edge bytes hold slots the view does not write.
+                    temp.asSlice(0, Math.min(perByte, out.slots())).fill(UNWRITTEN);
+                    temp.asSlice(Math.max(0, out.slots() - perByte)).fill(UNWRITTEN);
                 } else {
-                    unpack(out.packed(), out.firstSlot(), out.slots(), out.bits(), temp);
+                    temp.fill(UNWRITTEN);
                 }
                 long tail = out.tiledShape() == null ? ViewAdapter.packedTailSlots(dst) : 0;
                 if (tail > 0) {
                     // The rest of the layout's last byte: the temporary's last slots, packed back as zero.
                     temp.asSlice(out.slots() - tail, tail).fill((byte) 0);
                 }
-                executor.execute(AccessCopies.plan(source, out.over(temp, dst.dtype())));
+                Access into = out.over(temp, dst.dtype());
+                CopyPlan plan = AccessCopies.plan(source, into);
+                executor.execute(plan);
+                if (out.tiledShape() == null && in == null && rawBytes(src) && anyUnwritten(temp, out.slots())
+                        && holdsMark(source)) {
+                    // The source's bytes may hold the mark itself: the copy again into zeros tells.
+                    MemorySegment second = temporary.allocate(Math.max(1, out.slots())).segment();
+                    second.fill((byte) 0);
+                    executor.execute(AccessCopies.plan(source, out.over(second, dst.dtype())));
+                    settle(temp, second, out.slots());
+                }
+                beforePackBack.run();
                 if (out.tiledShape() != null) {
                     // Tail padding L(n) past the slots reads as zero, as after the element path.
                     ViewAdapter.zeroTileSlots(dst);
+                    pack(temp, out.slots(), out.bits(), out.packed(), out.firstSlot());
+                } else {
+                    packWritten(temp, out.slots(), out.bits(), out.packed(), out.firstSlot());
                 }
-                pack(temp, out.slots(), out.bits(), out.packed(), out.firstSlot());
             }
         }
     }
@@ -377,6 +399,126 @@ public final class SubByteStaging {
             }
             packed.set(ValueLayout.JAVA_BYTE, at + i, (byte) b);
         }
+    }
+
+    /**
+     * The byte a destination's temporary holds in a slot the copy did not write, filled in before
+     * the copy. No conversion writes it (a sub-byte value is written zero-extended, in the low
+     * bits); only a raw copy of a byte-a-slot sub-byte source holding it can, which
+     * {@link #rawBytes} tells and {@link #settle} resolves.
+     */
+    static final byte UNWRITTEN = (byte) 0x80;
+    private static final long UNWRITTEN_LANES = 0x8080_8080_8080_8080L;
+
+    /**
+     * {@return whether a copy from {@code src} into a byte-a-slot temporary may write any byte
+     * there, {@link #UNWRITTEN} included: a sub-byte type stored a byte a slot, whose bits above
+     * the type's are not read (NumPy's sign-extended {@code int8} for an {@code s4}) and which a
+     * same-type copy moves as they are}
+     */
+    static boolean rawBytes(TensorView src) {
+        return src.dtype().isSubByte() && src.access().storageBits() >= 8;
+    }
+
+    /** {@return whether any of bytes {@code [0, slots)} of {@code temp} is {@link #UNWRITTEN}} */
+    static boolean anyUnwritten(MemorySegment temp, long slots) {
+        long o = 0;
+        for (; o + 8 <= slots; o += 8) {
+            long t = temp.get(I64, o) ^ UNWRITTEN_LANES;
+            // A zero byte in t: the SWAR test for a zero lane.
+            if (((t - 0x0101_0101_0101_0101L) & ~t & UNWRITTEN_LANES) != 0) {
+                return true;
+            }
+        }
+        for (; o < slots; o++) {
+            if (temp.get(ValueLayout.JAVA_BYTE, o) == UNWRITTEN) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** {@return whether a byte the side can read is {@link #UNWRITTEN}} */
+    private static boolean holdsMark(Access side) {
+        long[] bytes = Reach.bytes(side);
+        return bytes != null && anyUnwritten(side.segment().asSlice(bytes[0], bytes[1] - bytes[0]), bytes[1] - bytes[0]);
+    }
+
+    /**
+     * Tells, in {@code first}, a slot written with {@link #UNWRITTEN} from one not written, by
+     * {@code second}: the same copy run again into a temporary of zeros. A slot holding it in both
+     * was written (its bits, the low ones, are zero); in {@code first} only, not written.
+     */
+    static void settle(MemorySegment first, MemorySegment second, long slots) {
+        for (long o = 0; o < slots; o++) {
+            if (first.get(ValueLayout.JAVA_BYTE, o) == UNWRITTEN && second.get(ValueLayout.JAVA_BYTE, o) == UNWRITTEN) {
+                first.set(ValueLayout.JAVA_BYTE, o, (byte) 0);
+            }
+        }
+    }
+
+    /**
+     * Packs the slots the copy wrote of bytes {@code [0, slots)} of {@code in} (every byte but
+     * {@link #UNWRITTEN}) into slots {@code [firstSlot, firstSlot + slots)} of {@code packed}: a
+     * byte all of whose slots were written is stored whole, one with none is not touched (neither
+     * read nor written), and one written in part is read now and only its written slots' bits
+     * changed. So a thread writing other slots of the buffer meanwhile keeps its writes, but for
+     * one writing another slot of a byte written in part: that byte's read and store are two
+     * accesses, as any sub-byte store's are.
+     */
+    static void packWritten(MemorySegment in, long slots, int bits, MemorySegment packed, long firstSlot) {
+        int perByte = 8 / bits;
+        long at = firstSlot / perByte;
+        long bytes = slots / perByte;
+        long[] masks = MASKS[bits];
+        int s1 = (8 - bits) * 4;
+        int s2 = (8 - bits) * 2;
+        int s3 = 8 - bits;
+        long i = 0;
+        long o = 0;
+        for (; i + bits <= bytes; i += bits, o += 8) {
+            long raw = in.get(I64, o);
+            if ((raw & UNWRITTEN_LANES) != 0) {
+                // Some byte has its top bit set: an unwritten slot, or a raw byte with high bits.
+                for (int k = 0; k < bits; k++) {
+                    mergeByte(in, o + (long) k * perByte, perByte, bits, packed, at + i + k);
+                }
+                continue;
+            }
+            long t = raw & masks[2];
+            t = (t | t >>> s3) & masks[1];
+            t = (t | t >>> s2) & masks[0];
+            t = (t | t >>> s1);
+            switch (bits) {
+                case 4 -> packed.set(I32, at + i, (int) t);
+                case 2 -> packed.set(I16, at + i, (short) t);
+                default -> packed.set(ValueLayout.JAVA_BYTE, at + i, (byte) t);
+            }
+        }
+        for (; i < bytes; i++, o += perByte) {
+            mergeByte(in, o, perByte, bits, packed, at + i);
+        }
+    }
+
+    /** Packs the written ones of slots {@code [o, o + perByte)} of {@code in} into byte {@code at} of {@code packed}. */
+    private static void mergeByte(MemorySegment in, long o, int perByte, int bits, MemorySegment packed, long at) {
+        int low = (1 << bits) - 1;
+        int value = 0;
+        int written = 0;
+        for (int k = 0; k < perByte; k++) {
+            byte b = in.get(ValueLayout.JAVA_BYTE, o + k);
+            if (b != UNWRITTEN) {
+                value |= (b & low) << (k * bits);
+                written |= low << (k * bits);
+            }
+        }
+        if (written == 0) {
+            return;
+        }
+        if (written != 0xff) {
+            value |= packed.get(ValueLayout.JAVA_BYTE, at) & ~written & 0xff;
+        }
+        packed.set(ValueLayout.JAVA_BYTE, at, (byte) value);
     }
 
     /**

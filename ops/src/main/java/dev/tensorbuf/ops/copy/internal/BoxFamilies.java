@@ -1,0 +1,424 @@
+package dev.tensorbuf.ops.copy.internal;
+
+import dev.tensorbuf.memory.MemoryBuffer;
+import dev.tensorbuf.ops.copy.CopyPlan;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.ViewMap;
+import dev.tensorbuf.views.XlaLayout;
+import dev.tensorbuf.views.internal.DomainBoxes;
+import dev.tensorbuf.views.internal.Extents;
+import dev.tensorbuf.views.internal.ViewReader;
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The boxes of a {@link BoxTable} whose one side is a view of one piece laid out in tiles (an
+ * XLA {@code {1,0:T(8,128)}} layout, not strided) and whose other side is strided, run by families
+ * instead of planned one by one. Such a box has no loop nest of its form ({@link BoxRuns} needs
+ * strides on both sides), so each went through {@code CopyPlan.of} on a slice of the tiled view,
+ * a map composed, simplified and split per box (some 50 us a box, 3.4 s for 71,000).
+ *
+ * <p>A tiled layout's element offset is linear in whole tiles: moving an index by a multiple of
+ * the first tile's dims in every dimension moves the offset by a constant (inner tiles stay inside
+ * the first one). So boxes of one shape ({@link BoxTable#shapes}) whose starts leave the same
+ * remainders by the first tile's dims address the tiled side by one pattern, shifted. With one
+ * tiling the offset is moreover a sum over dimensions of {@code a * i + b * floor(i / t)}, so a
+ * dimension needs only where the box's indices cross tile boundaries to match (a row segment of
+ * 16 columns of {@code T(8,128)}: whether and after which column it crosses into the next tile),
+ * and none where the box has one index or its step is a multiple of the tile's. Their
+ * strided side is one pattern too (the shape holds its strides), shifted, in the box's piece's
+ * buffer. A family is those boxes; its first box is planned as before, and when its plan is runs
+ * of loops only (no gather, no zero padding, a channel of none) and below the executor's threshold
+ * for threads, every later box runs those loops at its own offsets ({@link
+ * CopyExecutor#runLoops}), each run's span on both segments checked first in a few additions. A
+ * family whose plan is anything else keeps planning each box.
+ * {@snippet :
+ * BoxFamilies families = BoxFamilies.of(table, pass, src, dst, executor.thresholdBytes()); // null: no tiled side
+ * if (!families.run(i, executor)) {
+ *     // plan box i on its own, then families.learn(i, plan)
+ * }
+ * }
+ */
+public final class BoxFamilies {
+    private final BoxTable table;
+    private final BoxTable.Pass pass;
+    /** Whether the tiled side is the source (else the destination). */
+    private final boolean tiledSource;
+    private final MemoryBuffer tiledBuffer;
+    private final MemorySegment tiledSegment;
+    /** Per dimension, the tiled side's offset change from index 0 to 1 (inside the first tile) and to the period. */
+    private final long[] unit;
+    private final long[] cell;
+    /** The loop nests of the sub-boxes of boxes that cross tiles, one per form. */
+    private final BoxRuns forms;
+    private final ViewReader tiledOffsets;
+    /** Per dimension, the first tile's extent in it (1 where no tile reaches). */
+    private final long[] period;
+    /** Whether the layout has one tiling: its offset a sum of one function per dimension. */
+    private final boolean separable;
+    private final DType from;
+    private final DType to;
+    private final long thresholdBytes;
+    private final Map<Key, Family> families = new HashMap<>();
+
+    /** A shape and the remainders of a start by the period: {@code numbers[0]} the shape, then one per dimension. */
+    private record Key(long[] numbers) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && Arrays.equals(numbers, k.numbers);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(numbers);
+        }
+    }
+
+    /**
+     * A family's runs, offsets relative to its first box's, or {@link #OWN}.
+     *
+     * @param runs the first box's runs
+     * @param stridedBase the strided side's element offset at the first box
+     * @param tiledBase the tiled side's element offset of the first box's start
+     * @param spans per run, the lowest and highest element each side reaches relative to its offsets:
+     *     {source lo, source hi, destination lo, destination hi}
+     */
+    private record Family(List<Step.Run> runs, long stridedBase, long tiledBase, long[][] spans) {
+    }
+
+    private static final Family OWN = new Family(List.of(), 0, 0, new long[0][]);
+
+    private BoxFamilies(BoxTable table, BoxTable.Pass pass, boolean tiledSource, MemoryBuffer tiledBuffer,
+                        ViewReader tiledOffsets, long[] dims, long[] period, boolean separable, DType from, DType to,
+                        long thresholdBytes) {
+        this.table = table;
+        this.pass = pass;
+        this.tiledSource = tiledSource;
+        this.tiledBuffer = tiledBuffer;
+        this.tiledSegment = tiledBuffer.segment();
+        this.forms = new BoxRuns(thresholdBytes);
+        int rank = dims.length;
+        unit = new long[rank];
+        cell = new long[rank];
+        long[] index = new long[rank];
+        long origin = rank == 0 ? 0 : tiledOffsets.offset(0, index);
+        for (int d = 0; d < rank; d++) {
+            if (dims[d] > 1) {
+                index[d] = 1;
+                unit[d] = tiledOffsets.offset(0, index) - origin;
+            }
+            if (period[d] < dims[d]) {
+                index[d] = period[d];
+                cell[d] = tiledOffsets.offset(0, index) - origin;
+            }
+            index[d] = 0;
+        }
+        this.tiledOffsets = tiledOffsets;
+        this.period = period;
+        this.separable = separable;
+        this.from = from;
+        this.to = to;
+        this.thresholdBytes = thresholdBytes;
+    }
+
+    /** {@return whether a copy of {@code src} into {@code dst} over a table runs its boxes by families} */
+    public static boolean applies(TensorView src, TensorView dst) {
+        return tiledSide(src, true) != null || tiledSide(dst, false) != null;
+    }
+
+    /** {@return the first tile's extent per dimension of {@code side}, one piece in tiles, or null when it is not} */
+    private static long[] tiledSide(TensorView side, boolean source) {
+        if (!(side.map() instanceof ViewMap.Single) || side.access().storageBits() < 8) {
+            return null;
+        }
+        Optional<Access> access = source ? ViewAdapter.access(side) : ViewAdapter.destination(side);
+        if (access.isEmpty() || !(access.get().addressing() instanceof Access.Tiled(ArrayShape shape))) {
+            return null;
+        }
+        return period(shape.requireLayout(), side.dims().size());
+    }
+
+    /**
+     * {@return the families of {@code table}'s boxes for this pass, or null when neither side is a
+     * view of one piece whose access is a tiled layout of whole-byte elements (one tiling, its
+     * later tiles no wider than its first, no combined dimension)}
+     */
+    public static BoxFamilies of(BoxTable table, BoxTable.Pass pass, TensorView src, TensorView dst, long thresholdBytes) {
+        for (boolean source : new boolean[] {true, false}) {
+            TensorView side = source ? src : dst;
+            long[] period = tiledSide(side, source);
+            if (period == null) {
+                continue;
+            }
+            ArrayShape shape = ((Access.Tiled) (source ? ViewAdapter.access(side) : ViewAdapter.destination(side))
+                    .orElseThrow().addressing()).shape();
+            return new BoxFamilies(table, pass, source, ((ViewMap.Single) side.map()).buffer(), ViewReader.of(side.map()),
+                    Extents.toArray(side.dims()), period, shape.requireLayout().tiles().size() == 1, src.dtype(),
+                    dst.dtype(), thresholdBytes);
+        }
+        return null;
+    }
+
+    /**
+     * {@return per logical dimension, the first tile's extent in it, or null when the layout is not
+     * one the offset is linear in by whole first tiles}
+     */
+    static long[] period(XlaLayout layout, int rank) {
+        List<XlaLayout.Tile> tiles = layout.tiles();
+        if (tiles.isEmpty() || layout.elementSizeInBits() != 0 && layout.elementSizeInBits() % 8 != 0) {
+            return null;
+        }
+        XlaLayout.Tile first = tiles.getFirst();
+        for (XlaLayout.Tile t : tiles) {
+            // A later tile wider than the first would cross whole first tiles.
+            if (t.hasCombined() || t.rank() > first.rank()) {
+                return null;
+            }
+        }
+        long[] period = new long[rank];
+        Arrays.fill(period, 1);
+        List<Integer> minorToMajor = layout.minorToMajor();
+        for (int m = 0; m < Math.min(first.rank(), rank); m++) {
+            // The tile's last entry is the most minor physical dimension's.
+            period[minorToMajor.get(m)] = first.dim(first.rank() - 1 - m);
+        }
+        return period;
+    }
+
+    /**
+     * Runs box {@code i} by its family's runs when its family has them.
+     *
+     * @return false when box {@code i} is to be planned on its own: its family is not known yet (then
+     *     {@link #learn} it) or plans each box, or the box has no strided side or no shape
+     * @throws IndexOutOfBoundsException if a run at the box's offsets passes a segment
+     */
+    public boolean run(int i, CopyExecutor executor) {
+        PiecePairs.Strides strided = stridedSide(i);
+        Key key = key(i, strided);
+        Family f = key == null ? null : families.get(key);
+        if (f == null && key != null && separable) {
+            f = split(i, strided);
+            if (f != null) {
+                families.put(key, f);
+            }
+        }
+        if (f == null || f == OWN) {
+            return false;
+        }
+        long ds = Math.subtractExact(strided.offset(), f.stridedBase());
+        long dt = Math.subtractExact(tiledOffsets.offset(0, table.start(i)), f.tiledBase());
+        MemorySegment a = tiledSource ? tiledSegment : strided.buffer().segment();
+        MemorySegment b = tiledSource ? strided.buffer().segment() : tiledSegment;
+        long da = tiledSource ? dt : ds;
+        long db = tiledSource ? ds : dt;
+        for (int k = 0; k < f.runs().size(); k++) {
+            Step.Run r = f.runs().get(k);
+            long[] span = f.spans()[k];
+            check(a, from, r.srcOffset() + da, span[0], span[1]);
+            check(b, to, r.dstOffset() + db, span[2], span[3]);
+        }
+        for (Step.Run r : f.runs()) {
+            executor.runLoops(new Step.Run(r.kernel(), r.srcOffset() + da, r.dstOffset() + db, r.loops(), -1), a, from,
+                    b, to);
+        }
+        return true;
+    }
+
+    /**
+     * Takes box {@code i}'s own plan, made because {@link #run} returned false, as its family's
+     * when the family is new; null {@code plan} (the box was staged or went element by element)
+     * makes the family plan each box.
+     */
+    public void learn(int i, CopyPlan plan) {
+        Key key = key(i, stridedSide(i));
+        if (key == null || families.containsKey(key)) {
+            return;
+        }
+        families.put(key, plan == null ? OWN : family(i, plan));
+    }
+
+    /**
+     * {@return the family of box {@code i} under one tiling, its runs those of its sub-boxes cut
+     * where its indices cross tiles, each strided on the tiled side too (inside one tile along a
+     * dimension, or stepping whole tiles) and run by its form's loop nest ({@link BoxRuns}); null
+     * when it is cut into too many, or a sub-box's form is not one loop nest}
+     */
+    private Family split(int i, PiecePairs.Strides strided) {
+        DomainBoxes.Box box = table.box(i);
+        int rank = box.rank();
+        long[] start = box.start();
+        long[] step = box.step();
+        long[] count = box.count();
+        // Per dimension, the counters where the indices enter another tile: the sub-boxes' bounds.
+        long[][] cuts = new long[rank][];
+        long[] tiledStrides = new long[rank];
+        long pieces = 1;
+        for (int d = 0; d < rank; d++) {
+            long t = period[d];
+            if (t == 1 || count[d] == 1 || step[d] % t == 0) {
+                cuts[d] = new long[] {0, count[d]};
+                tiledStrides[d] = t == 1 || count[d] == 1 ? Math.multiplyExact(unit[d], step[d])
+                        : Math.multiplyExact(cell[d], step[d] / t);
+                continue;
+            }
+            if (count[d] > MAX_CROSSINGS) {
+                return null;
+            }
+            long[] c = new long[(int) count[d] + 1];
+            int n = 0;
+            c[n++] = 0;
+            for (long k = 1; k < count[d]; k++) {
+                if (Math.floorDiv(start[d] + k * step[d], t) != Math.floorDiv(start[d] + (k - 1) * step[d], t)) {
+                    c[n++] = k;
+                }
+            }
+            c[n++] = count[d];
+            cuts[d] = Arrays.copyOf(c, n);
+            tiledStrides[d] = Math.multiplyExact(unit[d], step[d]);
+            pieces = Math.multiplyExact(pieces, n - 1);
+        }
+        if (pieces > MAX_SUB_BOXES) {
+            return null;
+        }
+        Step.Run[] runs = new Step.Run[(int) pieces];
+        long[][] spans = new long[runs.length][];
+        int[] at = new int[rank];
+        long[] subStart = new long[rank];
+        long[] subCount = new long[rank];
+        for (int k = 0; k < runs.length; k++) {
+            long stridedOffset = strided.offset();
+            for (int d = 0; d < rank; d++) {
+                long first = cuts[d][at[d]];
+                subCount[d] = cuts[d][at[d] + 1] - first;
+                subStart[d] = start[d] + first * step[d];
+                stridedOffset = Math.addExact(stridedOffset, Math.multiplyExact(first, strided.strides()[d]));
+            }
+            PiecePairs.Strides near = new PiecePairs.Strides(strided.buffer(), strided.strides(), stridedOffset);
+            PiecePairs.Strides tiled = new PiecePairs.Strides(tiledBuffer, tiledStrides,
+                    tiledOffsets.offset(0, subStart));
+            BoxRuns.Resolved r = tiledSource ? forms.resolve(subCount, tiled, from, near, to)
+                    : forms.resolve(subCount, near, from, tiled, to);
+            if (r == null) {
+                return OWN;
+            }
+            runs[k] = r.run();
+            spans[k] = new long[] {r.srcBelow(), r.srcAbove(), r.dstBelow(), r.dstAbove()};
+            for (int d = rank - 1; d >= 0 && ++at[d] == cuts[d].length - 1; d--) {
+                at[d] = 0;
+            }
+        }
+        return new Family(List.of(runs), strided.offset(), tiledOffsets.offset(0, start), spans);
+    }
+
+    /** Sub-boxes past which a box crossing tiles is planned on its own. */
+    private static final long MAX_SUB_BOXES = 64;
+
+    private Family family(int i, CopyPlan plan) {
+        PiecePairs.Strides strided = stridedSide(i);
+        MemorySegment stridedSegment = strided.buffer().segment();
+        // The plan's offsets are in the segments this family moves between, not slices of them.
+        if (!same(AccessCopies.src(plan).segment(), tiledSource ? tiledSegment : stridedSegment)
+                || !same(AccessCopies.dst(plan).segment(), tiledSource ? stridedSegment : tiledSegment)
+                || plan.affine().isPresent()) {
+            return OWN;
+        }
+        List<Step> steps = AccessCopies.steps(plan);
+        Step.Run[] runs = new Step.Run[steps.size()];
+        long[][] spans = new long[steps.size()][];
+        long bytes = 0;
+        for (int k = 0; k < runs.length; k++) {
+            if (!(steps.get(k) instanceof Step.Run r) || r.channelLoop() != -1) {
+                return OWN;
+            }
+            runs[k] = r;
+            long[] span = new long[4];
+            for (Loop l : r.loops()) {
+                long s = Math.multiplyExact(l.count() - 1, l.srcStride());
+                long d = Math.multiplyExact(l.count() - 1, l.dstStride());
+                span[s < 0 ? 0 : 1] += s;
+                span[d < 0 ? 2 : 3] += d;
+            }
+            spans[k] = span;
+            bytes += r.elementCount() * Math.max(from.byteWidth(), to.byteWidth());
+        }
+        if (bytes >= thresholdBytes) {
+            return OWN; // a plan of its own may split it across threads
+        }
+        return new Family(List.of(runs), strided.offset(), tiledOffsets.offset(0, table.start(i)), spans);
+    }
+
+    private static boolean same(MemorySegment a, MemorySegment b) {
+        return a.address() == b.address() && a.byteSize() == b.byteSize() && a.isReadOnly() == b.isReadOnly();
+    }
+
+    /** {@return box {@code i}'s family key, or null when it has no shape or no strided side} */
+    private Key key(int i, PiecePairs.Strides strided) {
+        int s = table.shape(i);
+        if (s < 0 || strided == null) {
+            return null;
+        }
+        DomainBoxes.Box box = table.box(i);
+        long[] start = box.start();
+        long[] count = box.count();
+        long[] step = box.step();
+        long[] numbers = new long[8];
+        int n = 0;
+        numbers[n++] = s;
+        for (int d = 0; d < start.length; d++) {
+            long t = period[d];
+            if (t == 1 || separable && (count[d] == 1 || step[d] % t == 0)) {
+                continue; // every start moves the offset along this dimension by one pattern
+            }
+            if (!separable || count[d] > MAX_CROSSINGS) {
+                numbers = grow(numbers, n + 2);
+                numbers[n++] = d;
+                numbers[n++] = Math.floorMod(start[d], t);
+                continue;
+            }
+            // One tiling: the offset along d is a * i + b * floor(i / t), so the boxes whose indices
+            // cross tile boundaries at the same places share the pattern, wherever they start.
+            numbers = grow(numbers, n + 2);
+            numbers[n++] = -1 - d;
+            int at = n++;
+            long cell = Math.floorDiv(start[d], t);
+            for (long k = 1; k < count[d]; k++) {
+                long next = Math.floorDiv(start[d] + k * step[d], t);
+                if (next != cell) {
+                    numbers = grow(numbers, n + 2);
+                    numbers[n++] = k;
+                    numbers[n++] = next - cell;
+                    cell = next;
+                }
+            }
+            numbers[at] = n - at - 1;
+        }
+        return new Key(Arrays.copyOf(numbers, n));
+    }
+
+    /** Boxes longer than this along a dimension are keyed by their start's remainder there, not by where they cross tiles. */
+    private static final long MAX_CROSSINGS = 256;
+
+    private static long[] grow(long[] a, int size) {
+        return size <= a.length ? a : Arrays.copyOf(a, Math.max(size, 2 * a.length));
+    }
+
+    private PiecePairs.Strides stridedSide(int i) {
+        return tiledSource ? pass.destinationStrides(i) : pass.sourceStrides(i);
+    }
+
+    /** Checks elements {@code [offset + lo, offset + hi]} of {@code type} lie in {@code segment}. */
+    private static void check(MemorySegment segment, DType type, long offset, long lo, long hi) {
+        long first = Math.addExact(offset, lo);
+        long last = Math.addExact(offset, hi);
+        if (first < 0 || Math.multiplyExact(Math.addExact(last, 1), (long) type.byteWidth()) > segment.byteSize()) {
+            throw new IndexOutOfBoundsException("a box's elements [" + first + ", " + last + "] of " + type
+                    + " pass a segment of " + segment.byteSize() + " bytes");
+        }
+    }
+}
