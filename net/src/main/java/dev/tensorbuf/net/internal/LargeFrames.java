@@ -2,13 +2,10 @@ package dev.tensorbuf.net.internal;
 
 import io.grpc.netty.GrpcHttp2ConnectionHandler;
 import io.grpc.netty.InternalProtocolNegotiator;
-import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelHandlerAdapter;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.http2.Http2Settings;
-import io.netty.util.AsciiString;
 
 /**
  * Lets a client's connections receive HTTP/2 DATA frames of up to {@link #MAX_FRAME_SIZE} bytes,
@@ -28,8 +25,7 @@ import io.netty.util.AsciiString;
  * sizes, fresh pages for every frame (2-4 times the client's page faults, and slower, when this
  * was first tried without it). {@link DoGetReader} copies out of a composite piece by piece.
  *
- * <p>Installed by {@link #negotiator}, through gRPC's internal protocol negotiator hook (the only
- * place a client may reach its connections' pipeline and HTTP/2 handler).
+ * <p>Installed by {@link #negotiator}, through gRPC's negotiator hook ({@link Negotiators}).
  */
 public final class LargeFrames extends ChannelInboundHandlerAdapter {
     /**
@@ -51,31 +47,11 @@ public final class LargeFrames extends ChannelInboundHandlerAdapter {
      * {@code LargeFrames} on each connection}
      */
     public static InternalProtocolNegotiator.ProtocolNegotiator negotiator(InternalProtocolNegotiator.ProtocolNegotiator negotiator) {
-        return new InternalProtocolNegotiator.ProtocolNegotiator() {
-            @Override
-            public AsciiString scheme() {
-                return negotiator.scheme();
-            }
-
-            @Override
-            public ChannelHandler newHandler(GrpcHttp2ConnectionHandler grpcHandler) {
-                grpcHandler.setCumulator(ByteToMessageDecoder.COMPOSITE_CUMULATOR);
-                ChannelHandler next = negotiator.newHandler(grpcHandler);
-                return new ChannelHandlerAdapter() {
-                    @Override
-                    public void handlerAdded(ChannelHandlerContext ctx) {
-                        // First in the pipeline: gRPC's handler passes on none of the bytes it reads.
-                        ctx.pipeline().addFirst(new LargeFrames(grpcHandler));
-                        ctx.pipeline().replace(this, null, next);
-                    }
-                };
-            }
-
-            @Override
-            public void close() {
-                negotiator.close();
-            }
-        };
+        return Negotiators.adding(negotiator, (pipeline, grpc) -> {
+            grpc.setCumulator(ByteToMessageDecoder.COMPOSITE_CUMULATOR);
+            // First in the pipeline: gRPC's handler passes on none of the bytes it reads.
+            pipeline.addFirst(new LargeFrames(grpc));
+        });
     }
 
     /**

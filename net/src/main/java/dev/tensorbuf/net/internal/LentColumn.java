@@ -3,10 +3,8 @@ package dev.tensorbuf.net.internal;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
-import org.apache.arrow.memory.util.hash.ArrowBufHasher;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BitVector;
-import org.apache.arrow.vector.ExtensionTypeVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.complex.FixedSizeListVector;
 
@@ -22,7 +20,7 @@ import org.apache.arrow.vector.complex.FixedSizeListVector;
  * valid, whatever the buffer (Arrow C++ skips it, Arrow Java makes its own, {@link DoGetReader}
  * skips it).
  */
-final class LentColumn extends ExtensionTypeVector<FixedSizeListVector> {
+final class LentColumn extends WrappedVector<FixedSizeListVector> {
     private final Values values;
     private final int listSize;
     /** The bytes of one value, or 0 when the values are not whole bytes (bits) or not fixed-width. */
@@ -31,7 +29,7 @@ final class LentColumn extends ExtensionTypeVector<FixedSizeListVector> {
     private long rows;
 
     LentColumn(FixedSizeListVector column) {
-        super(column.getField(), column.getAllocator(), column);
+        super(column);
         this.listSize = column.getListSize();
         FieldVector child = column.getDataVector();
         this.valueBytes = child instanceof BaseFixedWidthVector f && !(child instanceof BitVector) ? f.getTypeWidth() : 0;
@@ -62,17 +60,16 @@ final class LentColumn extends ExtensionTypeVector<FixedSizeListVector> {
                     + " bytes do not fit in a buffer of " + data.capacity());
         }
         data.getReferenceManager().retain();
-        release();
+        useVector();
         lent = data;
         this.rows = rows;
     }
 
-    /** Makes the column what the wrapped vector holds (a batch loaded or transferred into it). */
+    /**
+     * Makes the column what the wrapped vector holds (a batch loaded or transferred into it),
+     * dropping the buffer lent before.
+     */
     void useVector() {
-        release();
-    }
-
-    private void release() {
         if (lent != null) {
             lent.getReferenceManager().release();
             lent = null;
@@ -110,23 +107,8 @@ final class LentColumn extends ExtensionTypeVector<FixedSizeListVector> {
     }
 
     @Override
-    public Object getObject(int index) {
-        return getUnderlyingVector().getObject(index);
-    }
-
-    @Override
-    public int hashCode(int index) {
-        return getUnderlyingVector().hashCode(index);
-    }
-
-    @Override
-    public int hashCode(int index, ArrowBufHasher hasher) {
-        return getUnderlyingVector().hashCode(index, hasher);
-    }
-
-    @Override
     public void close() {
-        release();
+        useVector();
         super.close();
     }
 
@@ -139,11 +121,11 @@ final class LentColumn extends ExtensionTypeVector<FixedSizeListVector> {
     }
 
     /** The column's values (its list's child) while a batch is lent. */
-    private static final class Values extends ExtensionTypeVector<FieldVector> {
+    private static final class Values extends WrappedVector<FieldVector> {
         private final LentColumn column;
 
         Values(FieldVector values, LentColumn column) {
-            super(values.getField(), values.getAllocator(), values);
+            super(values);
             this.column = column;
         }
 
@@ -171,21 +153,6 @@ final class LentColumn extends ExtensionTypeVector<FixedSizeListVector> {
         @Override
         public List<FieldVector> getChildrenFromFields() {
             return List.of();
-        }
-
-        @Override
-        public Object getObject(int index) {
-            return getUnderlyingVector().getObject(index);
-        }
-
-        @Override
-        public int hashCode(int index) {
-            return getUnderlyingVector().hashCode(index);
-        }
-
-        @Override
-        public int hashCode(int index, ArrowBufHasher hasher) {
-            return getUnderlyingVector().hashCode(index, hasher);
         }
 
         @Override
