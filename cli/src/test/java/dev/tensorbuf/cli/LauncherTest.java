@@ -293,17 +293,17 @@ class LauncherTest {
     }
 
     /**
-     * The class-data archive: written beside the jar when a run exits, one for the commands with
-     * the Vector API module and one for the others (an archive is refused under other module
-     * flags), reused while the jar stays, rewritten when the jar is rebuilt, and never a word on
+     * The class-data archive: written beside the jar when a run exits, one for each command (an
+     * archive is refused under other module flags, and holds only what its first run loaded), reused
+     * while the jar stays, rewritten when the jar is rebuilt, and never a word on
      * the console. A convert without the module has an AOT cache instead, made by a training run
      * before the first one.
      */
     @Test
     void classDataArchivesAreWrittenBesideTheJarReusedAndRenewedWithTheJar() throws Exception {
         Map<String, String> on = Map.of("TENSORBUF_CDS", "1");
-        Path vector = root.resolve("cli/target/tensorbuf-vector.jsa");
-        Path plain = root.resolve("cli/target/tensorbuf.jsa");
+        Path vector = root.resolve("cli/target/tensorbuf-run-vector.jsa");
+        Path plain = root.resolve("cli/target/tensorbuf-help.jsa");
         Result r = launch(on, true, "run", "m.hlo");
         assertEquals(0, r.code(), r.output());
         assertEquals("run|m.hlo", r.values().get("args"));
@@ -345,9 +345,48 @@ class LauncherTest {
             assertEquals(List.of(), left.filter(p -> p.toString().endsWith(".aot")).toList(), "TENSORBUF_CDS=0: no cache");
         }
         // TENSORBUF_CDS=0: no archive at all.
-        Files.delete(plain);
         launch(Map.of("TENSORBUF_CDS", "0"), true, "layout");
-        assertFalse(Files.exists(plain));
+        assertFalse(Files.exists(root.resolve("cli/target/tensorbuf-layout.jsa")));
+    }
+
+    /**
+     * Each command's archive is written by a run of that command: a {@code fetch --help} run first
+     * (which loads next to nothing of fetch's) no longer decides the start of every later fetch, nor
+     * a layout that of plan. Help anywhere on the line, --version and unknown words share archives of
+     * their own, with or without the Vector API module as the command's flags have it.
+     */
+    @Test
+    void eachCommandHasAnArchiveOfItsOwnAndHelpRunsDoNotWriteIt() throws Exception {
+        Map<String, String> on = Map.of("TENSORBUF_CDS", "1");
+        Path target = root.resolve("cli/target");
+        assertEquals("fetch|--help", launch(on, true, "fetch", "--help").values().get("args"));
+        assertEquals(List.of("tensorbuf-help-vector.jsa"), archives());
+        launch(on, true, "fetch", "grpc://localhost:1", "-h");
+        launch(on, true, "layout", "f32[2]", "--", "--help");
+        assertEquals(List.of("tensorbuf-help-vector.jsa", "tensorbuf-help.jsa"), archives(), "help anywhere, as Main reads it");
+        Result r = launch(on, true, "fetch", "grpc://localhost:1", "x");
+        assertEquals("fetch|grpc://localhost:1|x", r.values().get("args"));
+        assertEquals("true", r.values().get("vector"));
+        assertTrue(Files.size(target.resolve("tensorbuf-fetch-vector.jsa")) > 0, "fetch's own archive");
+        launch(on, true, "layout", "f32[2]");
+        launch(on, true, "plan", "x.npy");
+        launch(on, true, "--version");
+        launch(on, true, "draw", "f32[2]");
+        assertEquals(List.of("tensorbuf-fetch-vector.jsa", "tensorbuf-help-vector.jsa", "tensorbuf-help.jsa",
+                "tensorbuf-layout.jsa", "tensorbuf-other.jsa", "tensorbuf-plan.jsa"), archives());
+        FileTime fetch = Files.getLastModifiedTime(target.resolve("tensorbuf-fetch-vector.jsa"));
+        Thread.sleep(1100);
+        launch(on, true, "serve", "x.npy");
+        launch(on, true, "fetch", "grpc://localhost:1", "--help");
+        assertEquals(fetch, Files.getLastModifiedTime(target.resolve("tensorbuf-fetch-vector.jsa")), "untouched by other runs");
+        assertTrue(Files.size(target.resolve("tensorbuf-serve-vector.jsa")) > 0, "serve's own archive");
+    }
+
+    /** {@return the names of the class-data archives in cli/target, sorted} */
+    private List<String> archives() throws IOException {
+        try (var files = Files.list(root.resolve("cli/target"))) {
+            return files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".jsa")).sorted().toList();
+        }
     }
 
     /** {@return the one AOT cache in cli/target} */
