@@ -65,20 +65,8 @@ public final class BoxFamilies {
     private final DType from;
     private final DType to;
     private final long thresholdBytes;
-    private final Map<Key, Family> families = new HashMap<>();
-
-    /** A shape and the remainders of a start by the period: {@code numbers[0]} the shape, then one per dimension. */
-    private record Key(long[] numbers) {
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Key k && Arrays.equals(numbers, k.numbers);
-        }
-
-        @Override
-        public int hashCode() {
-            return Arrays.hashCode(numbers);
-        }
-    }
+    /** By a shape and the remainders of a start by the period: {@code numbers[0]} the shape, then one per dimension. */
+    private final Map<BoxRuns.Key, Family> families = new HashMap<>();
 
     /**
      * A family's runs, offsets relative to its first box's, or {@link #OWN}.
@@ -200,7 +188,7 @@ public final class BoxFamilies {
      */
     public boolean run(int i, CopyExecutor executor) {
         PiecePairs.Strides strided = stridedSide(i);
-        Key key = key(i, strided);
+        BoxRuns.Key key = key(i, strided);
         Family f = key == null ? null : families.get(key);
         if (f == null && key != null && separable) {
             f = split(i, strided);
@@ -236,7 +224,7 @@ public final class BoxFamilies {
      * makes the family plan each box.
      */
     public void learn(int i, CopyPlan plan) {
-        Key key = key(i, stridedSide(i));
+        BoxRuns.Key key = key(i, stridedSide(i));
         if (key == null || families.containsKey(key)) {
             return;
         }
@@ -358,7 +346,7 @@ public final class BoxFamilies {
     }
 
     /** {@return box {@code i}'s family key, or null when it has no shape or no strided side} */
-    private Key key(int i, PiecePairs.Strides strided) {
+    private BoxRuns.Key key(int i, PiecePairs.Strides strided) {
         int s = table.shape(i);
         if (s < 0 || strided == null) {
             return null;
@@ -398,7 +386,7 @@ public final class BoxFamilies {
             }
             numbers[at] = n - at - 1;
         }
-        return new Key(Arrays.copyOf(numbers, n));
+        return new BoxRuns.Key(Arrays.copyOf(numbers, n));
     }
 
     /** Boxes longer than this along a dimension are keyed by their start's remainder there, not by where they cross tiles. */

@@ -34,8 +34,9 @@ import java.util.List;
 public final class BoxRuns {
     /**
      * Numbers as a hash key, compared by value: here a box's loops with their offsets taken out
-     * (its counts and both sides' strides), in {@link BoxTable} a shape's numbers. A key's array
-     * is never changed once the key is kept.
+     * (its counts and both sides' strides), in {@link BoxTable} a shape's numbers, in
+     * {@link BoxFamilies} a shape and where it crosses tiles. A key's array is never changed once
+     * the key is kept.
      */
     record Key(long[] numbers) {
         @Override
