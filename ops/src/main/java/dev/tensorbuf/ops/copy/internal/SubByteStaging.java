@@ -374,22 +374,10 @@ public final class SubByteStaging {
         int perByte = 8 / bits;
         long at = firstSlot / perByte;
         long bytes = slots / perByte;
-        long[] masks = MASKS[bits];
-        int s1 = (8 - bits) * 4;
-        int s2 = (8 - bits) * 2;
-        int s3 = 8 - bits;
         long i = 0;
         long o = 0;
         for (; i + bits <= bytes; i += bits, o += 8) {
-            long t = in.get(I64, o) & masks[2];
-            t = (t | t >>> s3) & masks[1];
-            t = (t | t >>> s2) & masks[0];
-            t = (t | t >>> s1);
-            switch (bits) {
-                case 4 -> packed.set(I32, at + i, (int) t);
-                case 2 -> packed.set(I16, at + i, (short) t);
-                default -> packed.set(ValueLayout.JAVA_BYTE, at + i, (byte) t);
-            }
+            packEight(in.get(I64, o), bits, packed, at + i);
         }
         int low = (1 << bits) - 1;
         for (; i < bytes; i++) {
@@ -470,10 +458,6 @@ public final class SubByteStaging {
         int perByte = 8 / bits;
         long at = firstSlot / perByte;
         long bytes = slots / perByte;
-        long[] masks = MASKS[bits];
-        int s1 = (8 - bits) * 4;
-        int s2 = (8 - bits) * 2;
-        int s3 = 8 - bits;
         long i = 0;
         long o = 0;
         for (; i + bits <= bytes; i += bits, o += 8) {
@@ -485,18 +469,24 @@ public final class SubByteStaging {
                 }
                 continue;
             }
-            long t = raw & masks[2];
-            t = (t | t >>> s3) & masks[1];
-            t = (t | t >>> s2) & masks[0];
-            t = (t | t >>> s1);
-            switch (bits) {
-                case 4 -> packed.set(I32, at + i, (int) t);
-                case 2 -> packed.set(I16, at + i, (short) t);
-                default -> packed.set(ValueLayout.JAVA_BYTE, at + i, (byte) t);
-            }
+            packEight(raw, bits, packed, at + i);
         }
         for (; i < bytes; i++, o += perByte) {
             mergeByte(in, o, perByte, bits, packed, at + i);
+        }
+    }
+
+    /** Packs eight byte-a-slot slots ({@code raw}, first slot lowest) into the {@code bits} bytes at {@code at} of {@code packed}. */
+    private static void packEight(long raw, int bits, MemorySegment packed, long at) {
+        long[] masks = MASKS[bits];
+        long t = raw & masks[2];
+        t = (t | t >>> (8 - bits)) & masks[1];
+        t = (t | t >>> ((8 - bits) * 2)) & masks[0];
+        t = t | t >>> ((8 - bits) * 4);
+        switch (bits) {
+            case 4 -> packed.set(I32, at, (int) t);
+            case 2 -> packed.set(I16, at, (short) t);
+            default -> packed.set(ValueLayout.JAVA_BYTE, at, (byte) t);
         }
     }
 
