@@ -382,6 +382,36 @@ class LauncherTest {
         assertTrue(Files.size(target.resolve("tensorbuf-serve-vector.jsa")) > 0, "serve's own archive");
     }
 
+    /**
+     * A first run that fails (here the probe refuses its input and exits 2) loads a fraction of the
+     * command's classes: its archive is not kept, so the next run, which succeeds, writes the
+     * command's own. The exit status and the one line on stderr pass through as with exec.
+     */
+    @Test
+    void aFailingFirstRunLeavesNoArchiveAndTheNextGoodRunWritesIt() throws Exception {
+        Map<String, String> failing = Map.of("TENSORBUF_CDS", "1", "PROBE_STDERR", "tensorbuf: no such file: x.npy\n");
+        for (String command : List.of("plan", "run")) { // without and with the Vector API module
+            Split bad = launchSplit(failing, command, "x.npy");
+            assertEquals(2, bad.code(), bad.err());
+            assertEquals("tensorbuf: no such file: x.npy\n", bad.err());
+            assertEquals(List.of(), leftInTarget(), "no archive, no temporary");
+        }
+        assertEquals(0, launch(Map.of("TENSORBUF_CDS", "1"), true, "plan", "x.npy").code());
+        assertEquals(0, launch(Map.of("TENSORBUF_CDS", "1"), true, "run", "x.npy").code());
+        assertEquals(List.of("tensorbuf-plan.jsa", "tensorbuf-run-vector.jsa"), leftInTarget());
+        FileTime plan = Files.getLastModifiedTime(root.resolve("cli/target/tensorbuf-plan.jsa"));
+        Thread.sleep(1100);
+        assertEquals(2, launchSplit(failing, "plan", "x.npy").code());
+        assertEquals(plan, Files.getLastModifiedTime(root.resolve("cli/target/tensorbuf-plan.jsa")), "a kept archive is used, not replaced");
+    }
+
+    /** {@return the names in cli/target other than the two jars, sorted} */
+    private List<String> leftInTarget() throws IOException {
+        try (var files = Files.list(root.resolve("cli/target"))) {
+            return files.map(p -> p.getFileName().toString()).filter(n -> !n.endsWith(".jar")).sorted().toList();
+        }
+    }
+
     /** {@return the names of the class-data archives in cli/target, sorted} */
     private List<String> archives() throws IOException {
         try (var files = Files.list(root.resolve("cli/target"))) {
