@@ -12,10 +12,13 @@ import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.internal.ViewReader;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The boxes of a copy over pieces whose one side is a view of one piece laid out in tiles (an
@@ -28,12 +31,15 @@ import java.util.Optional;
  *
  * <p>A tiled layout's element offset is linear in whole tiles: moving an index by a multiple of
  * the first tile's dims in every dimension moves the offset by a constant (inner tiles stay inside
- * the first one). So boxes of one shape (counts, steps and the strided side's strides) whose starts leave the same
- * remainders by the first tile's dims address the tiled side by one pattern, shifted. With one
- * tiling the offset is moreover a sum over dimensions of {@code a * i + b * floor(i / t)}, so a
- * dimension needs only where the box's indices cross tile boundaries to match (a row segment of
- * 16 columns of {@code T(8,128)}: whether and after which column it crosses into the next tile),
- * and none where the box has one index or its step is a multiple of the tile's. Their
+ * the first one). It is moreover a sum of one function per dimension (each tiling splits each
+ * index into its tile's and its place in it, and the offset is linear in those). So boxes of one
+ * shape (counts, steps and the strided side's strides) address the tiled side by one pattern,
+ * shifted, when along each dimension where they have several indices their starts leave the same
+ * remainder by the first tile's extent; none is needed where the box has one index or its step is
+ * a multiple of the tile's. Along a dimension no later tile cuts (the columns of {@code T(8,128)}
+ * and of {@code T(8,128)(2,1)}) the offset is {@code a * i + b * floor(i / t)}, so the boxes need
+ * only cross tile boundaries at the same places (a row segment of 16 columns: whether and after
+ * which column it crosses into the next tile). Their
  * strided side is one pattern too (the shape holds its strides), shifted, in the box's piece's
  * buffer. A family is those boxes; its first box is planned as before, and when its plan is runs
  * of loops only (no gather, no zero padding, a channel of none) and below the executor's threshold
@@ -99,8 +105,8 @@ public final class BoxFamilies {
     private final ViewReader tiledOffsets;
     /** Per dimension, the first tile's extent in it (1 where no tile reaches). */
     private final long[] period;
-    /** Whether the layout has one tiling: its offset a sum of one function per dimension. */
-    private final boolean separable;
+    /** Per dimension, whether no later tile cuts it: the offset linear in it inside a first tile. */
+    private final boolean[] linear;
     private final DType from;
     private final DType to;
     private final long thresholdBytes;
@@ -109,8 +115,8 @@ public final class BoxFamilies {
      * side's strides, then per dimension a start's remainder by the period or its crossings.
      */
     private final Map<BoxRuns.Key, Family> families = new HashMap<>();
-    /** The families of {@link #families} that run by their runs. */
-    private int running;
+    /** The families boxes were run by ({@link #member}), for an explanation. */
+    private final Set<Family> used = Collections.newSetFromMap(new IdentityHashMap<>());
 
     /**
      * A family's runs, offsets relative to its first box's, or {@link #OWN}.
@@ -127,7 +133,7 @@ public final class BoxFamilies {
     private static final Family OWN = new Family(List.of(), 0, 0, new long[0][]);
 
     private BoxFamilies(Boxes boxes, boolean tiledSource, MemoryBuffer tiledBuffer,
-                        ViewReader tiledOffsets, long[] dims, long[] period, boolean separable, DType from, DType to,
+                        ViewReader tiledOffsets, long[] dims, long[] period, boolean[] linear, DType from, DType to,
                         long thresholdBytes) {
         this.boxes = boxes;
         this.tiledSource = tiledSource;
@@ -152,7 +158,7 @@ public final class BoxFamilies {
         }
         this.tiledOffsets = tiledOffsets;
         this.period = period;
-        this.separable = separable;
+        this.linear = linear;
         this.from = from;
         this.to = to;
         this.thresholdBytes = thresholdBytes;
@@ -191,7 +197,7 @@ public final class BoxFamilies {
             ArrayShape shape = ((Access.Tiled) (source ? ViewAdapter.access(side) : ViewAdapter.destination(side))
                     .orElseThrow().addressing()).shape();
             return new BoxFamilies(boxes, source, ((ViewMap.Single) side.map()).buffer(), ViewReader.of(side.map()),
-                    Extents.toArray(side.dims()), period, shape.requireLayout().tiles().size() == 1, src.dtype(),
+                    Extents.toArray(side.dims()), period, linear(shape.requireLayout(), period.length), src.dtype(),
                     dst.dtype(), thresholdBytes);
         }
         return null;
@@ -224,6 +230,26 @@ public final class BoxFamilies {
     }
 
     /**
+     * {@return per logical dimension, whether no tile after the first cuts it (its extent there 1,
+     * or it reaches no such dimension): the offset linear in it inside a first tile} The later
+     * tiles tile the first tile's dimensions, the same ones from the minor end.
+     */
+    static boolean[] linear(XlaLayout layout, int rank) {
+        boolean[] linear = new boolean[rank];
+        Arrays.fill(linear, true);
+        List<XlaLayout.Tile> tiles = layout.tiles();
+        List<Integer> minorToMajor = layout.minorToMajor();
+        for (XlaLayout.Tile t : tiles.subList(1, tiles.size())) {
+            for (int m = 0; m < Math.min(t.rank(), rank); m++) {
+                if (t.dim(t.rank() - 1 - m) != 1) {
+                    linear[minorToMajor.get(m)] = false;
+                }
+            }
+        }
+        return linear;
+    }
+
+    /**
      * Runs box {@code i} by its family's runs when its family has them ({@link #member}).
      *
      * @return false when box {@code i} is to be planned on its own, as {@link #member} returns null
@@ -249,10 +275,10 @@ public final class BoxFamilies {
         DomainBoxes.Box box = boxes.box(i);
         BoxRuns.Key key = key(box, strided);
         Family f = key == null ? null : families.get(key);
-        if (f == null && key != null && separable) {
+        if (f == null && key != null) {
             f = split(box, strided);
             if (f != null) {
-                put(key, f);
+                families.put(key, f);
             }
         }
         if (f == null || f == OWN) {
@@ -262,19 +288,13 @@ public final class BoxFamilies {
         long dt = Math.subtractExact(tiledOffsets.offset(0, box.start()), f.tiledBase());
         MemorySegment a = tiledSource ? tiledSegment : strided.buffer().segment();
         MemorySegment b = tiledSource ? strided.buffer().segment() : tiledSegment;
+        used.add(f);
         return new Member(f, a, tiledSource ? dt : ds, b, tiledSource ? ds : dt, from, to);
     }
 
-    /** {@return the families found so far that run by their runs (not planning each box)} */
+    /** {@return the families the boxes made members so far ({@link #member}) belong to} */
     public int families() {
-        return running;
-    }
-
-    private void put(BoxRuns.Key key, Family f) {
-        families.put(key, f);
-        if (f != OWN) {
-            running++;
-        }
+        return used.size();
     }
 
     /**
@@ -340,14 +360,15 @@ public final class BoxFamilies {
         if (key == null || families.containsKey(key)) {
             return;
         }
-        put(key, plan == null ? OWN : family(i, plan));
+        families.put(key, plan == null ? OWN : family(i, plan));
     }
 
     /**
-     * {@return the family of {@code box} under one tiling, its runs those of its sub-boxes cut
-     * where its indices cross tiles, each strided on the tiled side too (inside one tile along a
-     * dimension, or stepping whole tiles) and run by its form's loop nest ({@link BoxRuns}); null
-     * when it is cut into too many, or a sub-box's form is not one loop nest}
+     * {@return the family of {@code box}, its runs those of its sub-boxes cut where its indices
+     * cross tiles, each strided on the tiled side too (inside one tile along a dimension no later
+     * tile cuts, or stepping whole tiles) and run by its form's loop nest ({@link BoxRuns}); null
+     * when it is cut into too many, or crosses tiles along a dimension a later tile cuts (its
+     * family then learned from its first box's plan); {@link #OWN} when a sub-box's form is not one loop nest}
      */
     private Family split(DomainBoxes.Box box, PiecePairs.Strides strided) {
         int rank = box.rank();
@@ -366,8 +387,8 @@ public final class BoxFamilies {
                         : Math.multiplyExact(cell[d], step[d] / t);
                 continue;
             }
-            if (count[d] > MAX_CROSSINGS) {
-                return null;
+            if (!linear[d] || count[d] > MAX_CROSSINGS) {
+                return null; // its family is learned from its first box's plan
             }
             long[] c = new long[(int) count[d] + 1];
             int n = 0;
@@ -478,16 +499,16 @@ public final class BoxFamilies {
         n = 3 * rank;
         for (int d = 0; d < start.length; d++) {
             long t = period[d];
-            if (t == 1 || separable && (count[d] == 1 || step[d] % t == 0)) {
+            if (t == 1 || count[d] == 1 || step[d] % t == 0) {
                 continue; // every start moves the offset along this dimension by one pattern
             }
-            if (!separable || count[d] > MAX_CROSSINGS) {
+            if (!linear[d] || count[d] > MAX_CROSSINGS) {
                 numbers = grow(numbers, n + 2);
                 numbers[n++] = d;
                 numbers[n++] = Math.floorMod(start[d], t);
                 continue;
             }
-            // One tiling: the offset along d is a * i + b * floor(i / t), so the boxes whose indices
+            // No later tile: the offset along d is a * i + b * floor(i / t), so the boxes whose indices
             // cross tile boundaries at the same places share the pattern, wherever they start.
             numbers = grow(numbers, n + 2);
             numbers[n++] = -1 - d;
