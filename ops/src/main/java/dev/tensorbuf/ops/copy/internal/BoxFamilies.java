@@ -12,13 +12,10 @@ import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.internal.ViewReader;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * The boxes of a copy over pieces whose one side is a view of one piece laid out in tiles (an
@@ -115,8 +112,8 @@ public final class BoxFamilies {
      * side's strides, then per dimension a start's remainder by the period or its crossings.
      */
     private final Map<BoxRuns.Key, Family> families = new HashMap<>();
-    /** The families boxes were run by ({@link #member}), for an explanation. */
-    private final Set<Family> used = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** The families boxes were made members of ({@link #member}), for an explanation. */
+    private int used;
 
     /**
      * A family's runs, offsets relative to its first box's, or {@link #OWN}.
@@ -126,8 +123,12 @@ public final class BoxFamilies {
      * @param tiledBase the tiled side's element offset of the first box's start
      * @param spans per run, the lowest and highest element each side reaches relative to its offsets:
      *     {source lo, source hi, destination lo, destination hi}
+     * @param met one flag, set when a box is first made a member of it: the families counted once
      */
-    private record Family(List<Step.Run> runs, long stridedBase, long tiledBase, long[][] spans) {
+    private record Family(List<Step.Run> runs, long stridedBase, long tiledBase, long[][] spans, boolean[] met) {
+        Family(List<Step.Run> runs, long stridedBase, long tiledBase, long[][] spans) {
+            this(runs, stridedBase, tiledBase, spans, new boolean[1]);
+        }
     }
 
     private static final Family OWN = new Family(List.of(), 0, 0, new long[0][]);
@@ -288,13 +289,16 @@ public final class BoxFamilies {
         long dt = Math.subtractExact(tiledOffsets.offset(0, box.start()), f.tiledBase());
         MemorySegment a = tiledSource ? tiledSegment : strided.buffer().segment();
         MemorySegment b = tiledSource ? strided.buffer().segment() : tiledSegment;
-        used.add(f);
+        if (!f.met()[0]) {
+            f.met()[0] = true;
+            used++;
+        }
         return new Member(f, a, tiledSource ? dt : ds, b, tiledSource ? ds : dt, from, to);
     }
 
     /** {@return the families the boxes made members so far ({@link #member}) belong to} */
     public int families() {
-        return used.size();
+        return used;
     }
 
     /**
