@@ -690,19 +690,22 @@ public final class CopyEngine {
             if (explained == null) {
                 ViewAdapter.zeroTileSlots(dst);
             }
-            boxes(table, pass, src, dst, explained, pieces);
-            return new BandedCut(forms.forms(), table.size(), table.bytes(), kept != null ? 1 : 0);
+            long[] inFamilies = boxes(table, pass, src, dst, explained, pieces);
+            return new BandedCut(forms.forms(), table.size(), table.bytes(), kept != null ? 1 : 0, inFamilies[0],
+                    inFamilies[1]);
         }
         PiecePairs.refuseUnwritable(src, dst);
         if (explained == null) {
             ViewAdapter.zeroTileSlots(dst);
         }
-        long[] boxes = new long[1];
+        long[] boxes = new long[3];
         PiecePairs.forEachBand(src, dst, band -> {
-            boxes(band, band.pass(src, dst, forms), src, dst, explained, pieces);
+            long[] inFamilies = boxes(band, band.pass(src, dst, forms), src, dst, explained, pieces);
             boxes[0] += band.size();
+            boxes[1] += inFamilies[0];
+            boxes[2] += inFamilies[1];
         });
-        return new BandedCut(forms.forms(), boxes[0], 0, -1);
+        return new BandedCut(forms.forms(), boxes[0], 0, -1, boxes[1], boxes[2]);
     }
 
     /**
@@ -712,15 +715,22 @@ public final class CopyEngine {
      * @param boxes the boxes
      * @param bytes the bytes of its kept table, 0 when none is kept
      * @param kept 1: the table was kept from an earlier copy or explanation, 0: cut now and kept, -1: not kept
+     * @param inFamilies the boxes against a side of one piece in tiles run by their families (counted when explained)
+     * @param families those families (a band's found again in each band)
      */
-    private record BandedCut(int forms, long boxes, long bytes, int kept) {
+    private record BandedCut(int forms, long boxes, long bytes, int kept, long inFamilies, long families) {
     }
 
-    /** Runs (or, with {@code explained} given, explains) every box of {@code table} in order. */
-    private void boxes(BoxTable table, BoxTable.Pass pass, TensorView src, TensorView dst,
-                       List<CopyPlan.Explanation> explained, List<CopyPlan.Explanation.Piece> pieces) {
+    /**
+     * Runs (or, with {@code explained} given, explains) every box of {@code table} in order.
+     *
+     * @return when explained, the boxes run by their families and those families; else zeros
+     */
+    private long[] boxes(BoxTable table, BoxTable.Pass pass, TensorView src, TensorView dst,
+                         List<CopyPlan.Explanation> explained, List<CopyPlan.Explanation.Piece> pieces) {
         // Boxes against a tiled side of one piece: a plan per family of boxes, not per box.
-        BoxFamilies families = explained == null ? BoxFamilies.of(pass, src, dst, executor.thresholdBytes()) : null;
+        BoxFamilies families = BoxFamilies.of(pass, src, dst, executor.thresholdBytes());
+        long inFamilies = 0;
         for (int i = 0, n = table.size(); i < n; i++) {
             BoxRuns.Resolved loops = pass.loops(i);
             if (explained == null) {
@@ -746,12 +756,22 @@ public final class CopyEngine {
                 explained.add(explainLooped(box.count(), from, to, moved, src.dtype(), dst.dtype()));
             } else {
                 PiecePairs.Pair p = pass.pair(i);
-                Route r = onePiece(p.src(), p.dst(), ViewAdapter.access(p.src()), ViewAdapter.destination(p.dst()));
-                explained.add(explainRoute(r, p.src(), p.dst(), null));
+                BoxFamilies.Member member = families == null ? null : families.member(i);
+                if (member != null) {
+                    explained.add(explainInFamily(p, member));
+                    inFamilies++;
+                } else {
+                    Route r = onePiece(p.src(), p.dst(), ViewAdapter.access(p.src()), ViewAdapter.destination(p.dst()));
+                    if (families != null) {
+                        families.learn(i, r instanceof Planned(CopyPlan plan) ? plan : null);
+                    }
+                    explained.add(explainRoute(r, p.src(), p.dst(), null));
+                }
             }
             pieces.add(new CopyPlan.Explanation.Piece(boxed(box.start()), boxed(box.step()), boxed(box.count()),
                     table.sourcePiece(i), table.destinationPiece(i), pass.sourceFill(i)));
         }
+        return new long[] {inFamilies, families == null || explained == null ? 0 : families.families()};
     }
 
     /**
@@ -1230,10 +1250,7 @@ public final class CopyEngine {
                     + (forms == 0 ? "" : "; the boxes strided on both sides are " + forms
                     + (forms == 1 ? " form" : " forms") + " of loops, each form's loop nest and kernel chosen once and run"
                     + " at each box's offsets")
-                    + (inFamilies == 0 ? "" : "; " + inFamilies + (inFamilies == 1 ? " box" : " boxes")
-                    + " against the side of one piece in tiles run by " + families
-                    + (families == 1 ? " family" : " families") + " (boxes of one shape crossing its tiles alike), each"
-                    + " family's loops chosen once and run at each box's offsets");
+                    + familiesReason(inFamilies, families);
             return composite(CopyPlan.Explanation.Route.PIECES, src.toString(), dst.toString(), src.elementCount(), parts,
                     List.of(), List.of(), zeroed, zeroed, reason, pieces);
         }
@@ -1323,9 +1340,7 @@ public final class CopyEngine {
                         + (forms == 0 ? "" : "; the boxes strided on both sides are " + forms
                         + (forms == 1 ? " form" : " forms") + " of loops, each form's loop nest and kernel chosen once and"
                         + " run at each box's offsets")
-                        + (BoxFamilies.applies(src, dst) ? "; the boxes against the side of one piece in tiles run by"
-                        + " families (boxes of one shape crossing its tiles alike), each family's loops chosen once: a"
-                        + " box is explained as planned on its own" : ""), pieces);
+                        + familiesReason(cut.inFamilies(), cut.families()), pieces);
             }
             case Looped(PiecePairs.Pair p, Step.Run loops) -> explainLooped(p, loops, src.dtype(), dst.dtype());
             case InFamily f -> throw new IllegalStateException("a box run by its family is explained from its pair: " + from
@@ -1368,6 +1383,14 @@ public final class CopyEngine {
      * the ceiling explains some hundred thousand boxes, and building and printing their views was
      * most of the time it took).
      */
+    /** {@return what a copy over pieces' explanation says of its boxes run by families, if any} */
+    private static String familiesReason(long inFamilies, long families) {
+        return inFamilies == 0 ? "" : "; " + inFamilies + (inFamilies == 1 ? " box" : " boxes")
+                + " against the side of one piece in tiles run by " + families + (families == 1 ? " family" : " families")
+                + " (boxes of one shape crossing its tiles alike), each family's loops chosen once and run at each box's"
+                + " offsets";
+    }
+
     /** {@return a box run by its family ({@link InFamily}): its one-piece views, the family's runs at its offsets} */
     private CopyPlan.Explanation explainInFamily(PiecePairs.Pair p, BoxFamilies.Member member) {
         Optional<Access> from = ViewAdapter.access(p.src());

@@ -153,6 +153,26 @@ class TiledFamiliesCopyTest {
         }
     }
 
+    /**
+     * Past the 65,536 boxes a cut holds at once (a banded copy, its boxes in a kept table) the
+     * same families run the boxes, and the explanation shows them as under the ceiling: each box
+     * its family's runs at its offsets, the boxes and families counted.
+     */
+    @Test
+    void aBandedCopyIntoTilesIsExplainedByTheSameFamilies() {
+        Parts s = staircase(DType.F32, 120, 601, 601, 3606, new Random(7));
+        List<MemoryBuffer> planned = new ArrayList<>();
+        TensorView dst = laidOut(DType.F32, s.view().dims(), "{1,0:T(8,128)}", planned);
+        Explanation e = CopyEngine.of(1).explain(s.view(), dst);
+        assertTrue(e.reason().contains("cut a band of rows at a time"), e.reason());
+        long boxes = boxes(e);
+        long[] f = families(e);
+        assertTrue(boxes > 65_536, boxes + " boxes");
+        assertEquals(boxes, f[0], e.reason());
+        assertTrue(f[1] > 1 && f[1] * 20 < boxes, f[1] + " families of " + boxes + " boxes");
+        assertRunsOfLoops(e, "banded");
+    }
+
     /** Converting on the way (f32 parts into bf16 tiles, u8 parts into f32 tiles): the same families. */
     @Test
     void aConvertingStaircaseIntoTilesRunsByFamilies() {

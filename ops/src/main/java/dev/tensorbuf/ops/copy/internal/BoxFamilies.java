@@ -36,13 +36,15 @@ import java.util.Optional;
  * a multiple of the tile's. Along a dimension no later tile cuts (the columns of {@code T(8,128)}
  * and of {@code T(8,128)(2,1)}) the offset is {@code a * i + b * floor(i / t)}, so the boxes need
  * only cross tile boundaries at the same places (a row segment of 16 columns: whether and after
- * which column it crosses into the next tile). Their
- * strided side is one pattern too (the shape holds its strides), shifted, in the box's piece's
- * buffer. A family is those boxes; its first box is planned as before, and when its plan is runs
- * of loops only (no gather, no zero padding, a channel of none) and below the executor's threshold
- * for threads, every later box runs those loops at its own offsets ({@link
- * CopyExecutor#runLoops}), each run's span on both segments checked first in a few additions. A
- * family whose plan is anything else keeps planning each box.
+ * which column it crosses into the next tile). Their strided side is one pattern too (the shape
+ * holds its strides), shifted, in the box's piece's buffer. A family is those boxes. Where it
+ * crosses tiles only along dimensions no later tile cuts, its first box is cut at the crossings
+ * into sub-boxes strided on both sides, each run by its form's loop nest ({@link BoxRuns});
+ * otherwise its first box is planned as before, and its plan is the family's when it is runs of
+ * loops only (no gather, no zero padding, a channel of none) below the executor's threshold for
+ * threads. Every later box runs those loops at its own offsets ({@link CopyExecutor#runLoops}),
+ * each run's span on both segments checked first in a few additions. A family whose plan is
+ * anything else keeps planning each box.
  * {@snippet :
  * BoxFamilies families = BoxFamilies.of(pass, src, dst, executor.thresholdBytes()); // null: no tiled side
  * BoxFamilies.Member m = families.member(i);   // or families.run(i, executor)
@@ -532,7 +534,10 @@ public final class BoxFamilies {
         return new BoxRuns.Key(Arrays.copyOf(numbers, n));
     }
 
-    /** Boxes longer than this along a dimension are keyed by their start's remainder there, not by where they cross tiles. */
+    /**
+     * Boxes longer than this along a dimension are keyed by their start's remainder there, not by
+     * where they cross tiles.
+     */
     private static final long MAX_CROSSINGS = 256;
 
     private static long[] grow(long[] a, int size) {
