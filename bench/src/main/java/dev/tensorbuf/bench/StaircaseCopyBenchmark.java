@@ -56,7 +56,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * <li>{@code tiled}: 64 parts {@code f32[1100,w]}, {@code w} 12 to 20, as {@code parts64} (rows of
  *     1,100, cropped: about 71,000 boxes, past the 65,536 a cut holds at once) into a destination
  *     tiled {@code {1,0:T(8,128)}}, not strided: each box of that side was planned on its own
- *     (some 2 ms a box);
+ *     (some 2 ms a box); {@code tiledsmall} the same of rows of 200: about 13,800 boxes, under the
+ *     65,536 a cut holds at once, so cut whole into pairs rather than a banded table;
  * <li>{@code s4small}: two packed parts {@code s4[2048,2048]{1,0:E(4)}} (4M slots, 2 MiB each)
  *     joined along 1, flattened, cut to rows of 1,000 and cropped to 3 rows of 200 columns that
  *     cross from one part into the other (600 elements), into {@code f32}; {@code s4into} the
@@ -85,9 +86,10 @@ public class StaircaseCopyBenchmark {
 
     /**
      * The staircase: {@code tiny}, {@code rows1000}, {@code long}, {@code parts21}, {@code parts64},
-     * {@code ipad}, {@code narrow}, {@code tiled}, {@code s4small} or {@code s4into}.
+     * {@code ipad}, {@code narrow}, {@code tiled}, {@code tiledsmall}, {@code s4small} or {@code s4into}.
      */
-    @Param({"tiny", "rows1000", "long", "parts21", "parts64", "ipad", "narrow", "tiled", "s4small", "s4into"})
+    @Param({"tiny", "rows1000", "long", "parts21", "parts64", "ipad", "narrow", "tiled", "tiledsmall", "s4small",
+            "s4into"})
     public String shape;
 
     private TensorView src;
@@ -100,7 +102,7 @@ public class StaircaseCopyBenchmark {
     public void setUp() {
         arena = Allocators.shared();
         engine = CopyEngine.of(1);
-        if (shape.equals("parts64") || shape.equals("ipad") || shape.equals("narrow") || shape.equals("tiled")) {
+        if (shape.equals("parts64") || shape.equals("ipad") || shape.equals("narrow") || shape.startsWith("tiled")) {
             setUpJoined();
             return;
         }
@@ -156,14 +158,14 @@ public class StaircaseCopyBenchmark {
     }
 
     /**
-     * {@code parts64}, {@code ipad}, {@code narrow} and {@code tiled}: parts joined (and padded),
-     * reshaped to rows as long as theirs, cropped.
+     * {@code parts64}, {@code ipad}, {@code narrow}, {@code tiled} and {@code tiledsmall}: parts joined
+     * (and padded), reshaped to rows as long as theirs, cropped.
      */
     private void setUpJoined() {
         boolean pad = shape.equals("ipad");
         boolean narrow = shape.equals("narrow");
-        boolean tiled = shape.equals("tiled");
-        long rows = pad ? 1001 : narrow ? 301 : tiled ? 1100 : 2003;
+        boolean tiled = shape.startsWith("tiled");
+        long rows = pad ? 1001 : narrow ? 301 : shape.equals("tiledsmall") ? 200 : tiled ? 1100 : 2003;
         int[] widths = pad ? new int[] {700, 301} : new int[narrow ? 100 : 64];
         java.util.Random random = new java.util.Random(64);
         List<TensorView> parts = new java.util.ArrayList<>();
@@ -223,7 +225,8 @@ public class StaircaseCopyBenchmark {
      * thread's CPU time, and prints them.
      *
      * @param args the shape ({@code tiny}, {@code rows1000}, {@code long}, {@code parts21}, {@code parts64}, {@code ipad},
-     *     {@code narrow}, {@code tiled}, {@code s4small}, {@code s4into}) and the copies after the first
+     *     {@code narrow}, {@code tiled}, {@code tiledsmall}, {@code s4small}, {@code s4into}) and the copies after
+     *     the first
      */
     public static void main(String[] args) {
         StaircaseCopyBenchmark b = new StaircaseCopyBenchmark();

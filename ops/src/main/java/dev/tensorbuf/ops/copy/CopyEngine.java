@@ -573,9 +573,11 @@ public final class CopyEngine {
     /**
      * Either side is made of pieces: the pairs of one-piece views their domains meet in, each
      * with its own route (planned, staged or element by element, never pieces again), run in order.
+     * {@code forms}: the forms of loops the boxes strided on both sides share; {@code inFamilies}
+     * and {@code families}: the boxes against a side of one piece in tiles run by families, and those families.
      */
-    private record Pieces(List<PiecePairs.Pair> pairs, List<Route> routes, DomainBoxes.Regrouping regrouped, int forms)
-            implements Route {
+    private record Pieces(List<PiecePairs.Pair> pairs, List<Route> routes, DomainBoxes.Regrouping regrouped, int forms,
+                          int inFamilies, int families) implements Route {
     }
 
     /**
@@ -583,6 +585,13 @@ public final class CopyEngine {
      * at its offsets, run on the calling thread without a plan of its own.
      */
     private record Looped(PiecePairs.Pair pair, Step.Run run) implements Route {
+    }
+
+    /**
+     * A box of a copy over pieces against a side of one piece in tiles: its family's runs at its
+     * offsets ({@link BoxFamilies}), run on the calling thread without a plan of its own.
+     */
+    private record InFamily(BoxFamilies.Member member) implements Route {
     }
 
     /** A packed sub-byte side staged through byte-a-slot temporaries. */
@@ -681,19 +690,22 @@ public final class CopyEngine {
             if (explained == null) {
                 ViewAdapter.zeroTileSlots(dst);
             }
-            boxes(table, pass, src, dst, explained, pieces);
-            return new BandedCut(forms.forms(), table.size(), table.bytes(), kept != null ? 1 : 0);
+            long[] inFamilies = boxes(table, pass, src, dst, explained, pieces);
+            return new BandedCut(forms.forms(), table.size(), table.bytes(), kept != null ? 1 : 0, inFamilies[0],
+                    inFamilies[1]);
         }
         PiecePairs.refuseUnwritable(src, dst);
         if (explained == null) {
             ViewAdapter.zeroTileSlots(dst);
         }
-        long[] boxes = new long[1];
+        long[] boxes = new long[3];
         PiecePairs.forEachBand(src, dst, band -> {
-            boxes(band, band.pass(src, dst, forms), src, dst, explained, pieces);
+            long[] inFamilies = boxes(band, band.pass(src, dst, forms), src, dst, explained, pieces);
             boxes[0] += band.size();
+            boxes[1] += inFamilies[0];
+            boxes[2] += inFamilies[1];
         });
-        return new BandedCut(forms.forms(), boxes[0], 0, -1);
+        return new BandedCut(forms.forms(), boxes[0], 0, -1, boxes[1], boxes[2]);
     }
 
     /**
@@ -703,15 +715,22 @@ public final class CopyEngine {
      * @param boxes the boxes
      * @param bytes the bytes of its kept table, 0 when none is kept
      * @param kept 1: the table was kept from an earlier copy or explanation, 0: cut now and kept, -1: not kept
+     * @param inFamilies the boxes against a side of one piece in tiles run by their families (counted when explained)
+     * @param families those families (a band's found again in each band)
      */
-    private record BandedCut(int forms, long boxes, long bytes, int kept) {
+    private record BandedCut(int forms, long boxes, long bytes, int kept, long inFamilies, long families) {
     }
 
-    /** Runs (or, with {@code explained} given, explains) every box of {@code table} in order. */
-    private void boxes(BoxTable table, BoxTable.Pass pass, TensorView src, TensorView dst,
-                       List<CopyPlan.Explanation> explained, List<CopyPlan.Explanation.Piece> pieces) {
+    /**
+     * Runs (or, with {@code explained} given, explains) every box of {@code table} in order.
+     *
+     * @return when explained, the boxes run by their families and those families; else zeros
+     */
+    private long[] boxes(BoxTable table, BoxTable.Pass pass, TensorView src, TensorView dst,
+                         List<CopyPlan.Explanation> explained, List<CopyPlan.Explanation.Piece> pieces) {
         // Boxes against a tiled side of one piece: a plan per family of boxes, not per box.
-        BoxFamilies families = explained == null ? BoxFamilies.of(table, pass, src, dst, executor.thresholdBytes()) : null;
+        BoxFamilies families = BoxFamilies.of(pass, src, dst, executor.thresholdBytes());
+        long inFamilies = 0;
         for (int i = 0, n = table.size(); i < n; i++) {
             BoxRuns.Resolved loops = pass.loops(i);
             if (explained == null) {
@@ -737,12 +756,22 @@ public final class CopyEngine {
                 explained.add(explainLooped(box.count(), from, to, moved, src.dtype(), dst.dtype()));
             } else {
                 PiecePairs.Pair p = pass.pair(i);
-                Route r = onePiece(p.src(), p.dst(), ViewAdapter.access(p.src()), ViewAdapter.destination(p.dst()));
-                explained.add(explainRoute(r, p.src(), p.dst(), null));
+                BoxFamilies.Member member = families == null ? null : families.member(i);
+                if (member != null) {
+                    explained.add(explainInFamily(p, member));
+                    inFamilies++;
+                } else {
+                    Route r = onePiece(p.src(), p.dst(), ViewAdapter.access(p.src()), ViewAdapter.destination(p.dst()));
+                    if (families != null) {
+                        families.learn(i, r instanceof Planned(CopyPlan plan) ? plan : null);
+                    }
+                    explained.add(explainRoute(r, p.src(), p.dst(), null));
+                }
             }
             pieces.add(new CopyPlan.Explanation.Piece(boxed(box.start()), boxed(box.step()), boxed(box.count()),
                     table.sourcePiece(i), table.destinationPiece(i), pass.sourceFill(i)));
         }
+        return new long[] {inFamilies, families == null || explained == null ? 0 : families.families()};
     }
 
     /**
@@ -801,17 +830,35 @@ public final class CopyEngine {
                 return new Banded(many.getMessage());
             }
             // Boxes strided on both sides share their form's loops (a staircase's thousands of row
-            // segments are a few hundred forms); the others are planned one by one.
+            // segments are a few hundred forms), boxes against a side of one piece in tiles their
+            // family's runs (as a banded copy's do); the others are planned one by one. A regrouped
+            // cut's boxes index other dims than the views': no families.
             BoxRuns forms = new BoxRuns(executor.thresholdBytes());
+            BoxFamilies families = cut.regrouping() == null
+                    ? BoxFamilies.of(BoxFamilies.pairs(pairs), src, dst, executor.thresholdBytes()) : null;
             List<Route> routes = new ArrayList<>(pairs.size());
-            for (PiecePairs.Pair p : pairs) {
+            int inFamilies = 0;
+            for (int i = 0; i < pairs.size(); i++) {
+                PiecePairs.Pair p = pairs.get(i);
                 Step.Run run = p.sourceStrides() != null && p.destinationStrides() != null
                         ? forms.run(p.box().count(), p.sourceStrides(), src.dtype(), p.destinationStrides(), dst.dtype())
                         : null;
-                routes.add(run != null ? new Looped(p, run)
-                        : onePiece(p.src(), p.dst(), ViewAdapter.access(p.src()), ViewAdapter.destination(p.dst())));
+                BoxFamilies.Member member = run == null && families != null ? families.member(i) : null;
+                if (run != null) {
+                    routes.add(new Looped(p, run));
+                } else if (member != null) {
+                    routes.add(new InFamily(member));
+                    inFamilies++;
+                } else {
+                    Route r = onePiece(p.src(), p.dst(), ViewAdapter.access(p.src()), ViewAdapter.destination(p.dst()));
+                    if (families != null) {
+                        families.learn(i, r instanceof Planned(CopyPlan plan) ? plan : null);
+                    }
+                    routes.add(r);
+                }
             }
-            return new Pieces(pairs, routes, cut.regrouping(), forms.forms());
+            return new Pieces(pairs, routes, cut.regrouping(), forms.forms(), inFamilies,
+                    families == null ? 0 : families.families());
         }
         return onePiece(src, dst, from, to);
     }
@@ -856,14 +903,16 @@ public final class CopyEngine {
             return;
         }
         Route route = route(src, dst, affine);
-        if (route instanceof Pieces(List<PiecePairs.Pair> pairs, List<Route> routes, DomainBoxes.Regrouping regrouped,
-                int forms)) {
+        if (route instanceof Pieces(List<PiecePairs.Pair> pairs, List<Route> routes, var regrouped, var forms,
+                var inFamilies, var families)) {
             // The padding of a tiled destination's slots, which no pair writes.
             ViewAdapter.zeroTileSlots(dst);
             for (int i = 0; i < pairs.size(); i++) {
                 if (routes.get(i) instanceof Looped(PiecePairs.Pair p, Step.Run loops)) {
                     executor.runLoops(loops, p.sourceStrides().buffer().segment(), src.dtype(),
                             p.destinationStrides().buffer().segment(), dst.dtype());
+                } else if (routes.get(i) instanceof InFamily(BoxFamilies.Member member)) {
+                    member.run(executor);
                 } else {
                     run(routes.get(i), pairs.get(i).src(), pairs.get(i).dst(), null);
                 }
@@ -884,6 +933,7 @@ public final class CopyEngine {
             case ThroughTemporary t -> throughTemporary(src, dst, affine, null);
             case Pieces p -> throw new IllegalStateException("a pair of pieces is one piece each: " + src + " -> " + dst);
             case Looped l -> throw new IllegalStateException("a looped box runs from its pair: " + src + " -> " + dst);
+            case InFamily f -> f.member().run(executor);
             case Banded b -> throw new IllegalStateException("a banded copy runs its bands: " + src + " -> " + dst);
             case Unpacked u -> throw new IllegalStateException("an unpacked copy runs over its temporaries: " + src + " -> "
                     + dst);
@@ -1174,14 +1224,16 @@ public final class CopyEngine {
         }
         Route route = route(src, dst, affine);
         if (route instanceof Pieces(List<PiecePairs.Pair> pairs, List<Route> routes, DomainBoxes.Regrouping regrouped,
-                int forms)) {
+                int forms, int inFamilies, int families)) {
             List<CopyPlan.Explanation> parts = new ArrayList<>(pairs.size());
             List<CopyPlan.Explanation.Piece> pieces = new ArrayList<>(pairs.size());
             for (int i = 0; i < pairs.size(); i++) {
                 PiecePairs.Pair p = pairs.get(i);
-                parts.add(routes.get(i) instanceof Looped(var pair, Step.Run loops)
-                        ? explainLooped(pair, loops, src.dtype(), dst.dtype())
-                        : explainRoute(routes.get(i), p.src(), p.dst(), null));
+                parts.add(switch (routes.get(i)) {
+                    case Looped(var pair, Step.Run loops) -> explainLooped(pair, loops, src.dtype(), dst.dtype());
+                    case InFamily(BoxFamilies.Member member) -> explainInFamily(p, member);
+                    case Route r -> explainRoute(r, p.src(), p.dst(), null);
+                });
                 pieces.add(new CopyPlan.Explanation.Piece(boxed(p.box().start()), boxed(p.box().step()),
                         boxed(p.box().count()), p.sourcePiece(), p.destinationPiece(), p.sourceFill()));
             }
@@ -1197,7 +1249,8 @@ public final class CopyEngine {
                     + ", where the pieces are fewer boxes than in its dims")
                     + (forms == 0 ? "" : "; the boxes strided on both sides are " + forms
                     + (forms == 1 ? " form" : " forms") + " of loops, each form's loop nest and kernel chosen once and run"
-                    + " at each box's offsets");
+                    + " at each box's offsets")
+                    + familiesReason(inFamilies, families);
             return composite(CopyPlan.Explanation.Route.PIECES, src.toString(), dst.toString(), src.elementCount(), parts,
                     List.of(), List.of(), zeroed, zeroed, reason, pieces);
         }
@@ -1287,11 +1340,11 @@ public final class CopyEngine {
                         + (forms == 0 ? "" : "; the boxes strided on both sides are " + forms
                         + (forms == 1 ? " form" : " forms") + " of loops, each form's loop nest and kernel chosen once and"
                         + " run at each box's offsets")
-                        + (BoxFamilies.applies(src, dst) ? "; the boxes against the side of one piece in tiles run by"
-                        + " families (boxes of one shape crossing its tiles alike), each family's loops chosen once: a"
-                        + " box is explained as planned on its own" : ""), pieces);
+                        + familiesReason(cut.inFamilies(), cut.families()), pieces);
             }
             case Looped(PiecePairs.Pair p, Step.Run loops) -> explainLooped(p, loops, src.dtype(), dst.dtype());
+            case InFamily f -> throw new IllegalStateException("a box run by its family is explained from its pair: " + from
+                    + " -> " + to);
             case Staged(SubByteStaging.Staging staging) -> {
                 CopyPlan inner = staging.innerPlan(PLACEHOLDER);
                 List<CopyPlan.Explanation.Temporary> temporaries = new ArrayList<>();
@@ -1330,6 +1383,25 @@ public final class CopyEngine {
      * the ceiling explains some hundred thousand boxes, and building and printing their views was
      * most of the time it took).
      */
+    /** {@return what a copy over pieces' explanation says of its boxes run by families, if any} */
+    private static String familiesReason(long inFamilies, long families) {
+        return inFamilies == 0 ? "" : "; " + inFamilies + (inFamilies == 1 ? " box" : " boxes")
+                + " against the side of one piece in tiles run by " + families + (families == 1 ? " family" : " families")
+                + " (boxes of one shape crossing its tiles alike), each family's loops chosen once and run at each box's"
+                + " offsets";
+    }
+
+    /** {@return a box run by its family ({@link InFamily}): its one-piece views, the family's runs at its offsets} */
+    private CopyPlan.Explanation explainInFamily(PiecePairs.Pair p, BoxFamilies.Member member) {
+        Optional<Access> from = ViewAdapter.access(p.src());
+        Optional<Access> to = ViewAdapter.destination(p.dst());
+        if (from.isEmpty() || to.isEmpty()) {
+            throw new IllegalStateException("a box run by its family is one access each side: " + p.src() + " -> " + p.dst());
+        }
+        return explainPlanned(AccessCopies.unchecked(from.get(), to.get(), Optional.empty(), member.steps()),
+                p.src().toString(), p.dst().toString());
+    }
+
     private CopyPlan.Explanation explainLooped(PiecePairs.Pair p, Step.Run loops, DType srcType, DType dstType) {
         return explainLooped(p.box().count(), p.sourceStrides(), p.destinationStrides(), loops, srcType, dstType);
     }

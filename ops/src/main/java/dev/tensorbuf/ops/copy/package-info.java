@@ -14,11 +14,11 @@
  * over several pieces, both sides' pieces cut into boxes by their maps' domains and paired by
  * intersection ({@code internal.PiecePairs} over {@code views.internal.DomainBoxes}), a flat list
  * of one-piece copies each routed as below (boxes strided on both sides in shared loop nests,
- * {@code internal.BoxRuns}; a packed one-piece side against pieces through a dense temporary, so
- * that it is staged whole; packed pieces unpacked where they reach, {@code internal.PackedPieces}; a cut past
- * 65,536 boxes made a band of rows at a time into a table kept between copies,
- * {@code internal.BoxTable}, its boxes against a side of one piece in tiles run by families of
- * boxes that meet the tiles alike, {@code internal.BoxFamilies}); packed sub-byte sides staged through
+ * {@code internal.BoxRuns}; boxes against a side of one piece in tiles run by families of boxes
+ * that meet the tiles alike, {@code internal.BoxFamilies}; a packed one-piece side against pieces
+ * through a dense temporary, so that it is staged whole; packed pieces unpacked where they reach,
+ * {@code internal.PackedPieces}; a cut past 65,536 boxes made a band of rows at a time into a table
+ * kept between copies, {@code internal.BoxTable}, its boxes run the same ways); packed sub-byte sides staged through
  * byte-a-slot temporaries ({@code internal.SubByteStaging}); else element by element
  * ({@code internal.ViewAdapter.copyElements}: packed views staging declines). {@code CopyEngine.explain} returns that
  * route as a {@link dev.tensorbuf.ops.copy.CopyPlan.Explanation}, and the engine's settings are

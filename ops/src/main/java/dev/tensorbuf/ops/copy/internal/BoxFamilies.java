@@ -18,36 +18,80 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The boxes of a {@link BoxTable} whose one side is a view of one piece laid out in tiles (an
+ * The boxes of a copy over pieces whose one side is a view of one piece laid out in tiles (an
  * XLA {@code {1,0:T(8,128)}} layout, not strided) and whose other side is strided, run by families
- * instead of planned one by one. Such a box has no loop nest of its form ({@link BoxRuns} needs
- * strides on both sides), so each went through {@code CopyPlan.of} on a slice of the tiled view,
- * a map composed, simplified and split per box (some 50 us a box, 3.4 s for 71,000).
+ * instead of planned one by one: the boxes of a {@link BoxTable} (a cut past the ceiling) and the
+ * pairs of a cut under it ({@link #pairs}) alike. Such a box has no loop nest of its form
+ * ({@link BoxRuns} needs strides on both sides), so each went through {@code CopyPlan.of} on a
+ * slice of the tiled view, a map composed, simplified and split per box (some 40 to 50 us a box,
+ * 3.4 s for 71,000).
  *
  * <p>A tiled layout's element offset is linear in whole tiles: moving an index by a multiple of
  * the first tile's dims in every dimension moves the offset by a constant (inner tiles stay inside
- * the first one). So boxes of one shape ({@link BoxTable#shapes}) whose starts leave the same
- * remainders by the first tile's dims address the tiled side by one pattern, shifted. With one
- * tiling the offset is moreover a sum over dimensions of {@code a * i + b * floor(i / t)}, so a
- * dimension needs only where the box's indices cross tile boundaries to match (a row segment of
- * 16 columns of {@code T(8,128)}: whether and after which column it crosses into the next tile),
- * and none where the box has one index or its step is a multiple of the tile's. Their
- * strided side is one pattern too (the shape holds its strides), shifted, in the box's piece's
- * buffer. A family is those boxes; its first box is planned as before, and when its plan is runs
- * of loops only (no gather, no zero padding, a channel of none) and below the executor's threshold
- * for threads, every later box runs those loops at its own offsets ({@link
- * CopyExecutor#runLoops}), each run's span on both segments checked first in a few additions. A
- * family whose plan is anything else keeps planning each box.
+ * the first one). It is moreover a sum of one function per dimension (each tiling splits each
+ * index into its tile's and its place in it, and the offset is linear in those). So boxes of one
+ * shape (counts, steps and the strided side's strides) address the tiled side by one pattern,
+ * shifted, when along each dimension where they have several indices their starts leave the same
+ * remainder by the first tile's extent; none is needed where the box has one index or its step is
+ * a multiple of the tile's. Along a dimension no later tile cuts (the columns of {@code T(8,128)}
+ * and of {@code T(8,128)(2,1)}) the offset is {@code a * i + b * floor(i / t)}, so the boxes need
+ * only cross tile boundaries at the same places (a row segment of 16 columns: whether and after
+ * which column it crosses into the next tile). Their strided side is one pattern too (the shape
+ * holds its strides), shifted, in the box's piece's buffer. A family is those boxes. Where it
+ * crosses tiles only along dimensions no later tile cuts, its first box is cut at the crossings
+ * into sub-boxes strided on both sides, each run by its form's loop nest ({@link BoxRuns});
+ * otherwise its first box is planned as before, and its plan is the family's when it is runs of
+ * loops only (no gather, no zero padding, a channel of none) below the executor's threshold for
+ * threads. Every later box runs those loops at its own offsets ({@link CopyExecutor#runLoops}),
+ * each run's span on both segments checked first in a few additions. A family whose plan is
+ * anything else keeps planning each box.
  * {@snippet :
- * BoxFamilies families = BoxFamilies.of(table, pass, src, dst, executor.thresholdBytes()); // null: no tiled side
- * if (!families.run(i, executor)) {
+ * BoxFamilies families = BoxFamilies.of(pass, src, dst, executor.thresholdBytes()); // null: no tiled side
+ * BoxFamilies.Member m = families.member(i);   // or families.run(i, executor)
+ * if (m == null) {
  *     // plan box i on its own, then families.learn(i, plan)
+ * } else {
+ *     m.run(executor);
  * }
  * }
  */
 public final class BoxFamilies {
-    private final BoxTable table;
-    private final BoxTable.Pass pass;
+    /**
+     * The boxes families are found among, in the dims of the views they were cut from: a
+     * {@link BoxTable.Pass}, or a cut's pairs ({@link #pairs}).
+     */
+    public interface Boxes {
+        /** {@return box {@code i}} */
+        DomainBoxes.Box box(int i);
+
+        /** {@return box {@code i}'s source as strides, or null where it is not strided} */
+        PiecePairs.Strides sourceStrides(int i);
+
+        /** {@return box {@code i}'s destination as strides, or null where it is not strided} */
+        PiecePairs.Strides destinationStrides(int i);
+    }
+
+    /** {@return the boxes of {@code pairs} (a cut's, not regrouped: in its views' own dims)} */
+    public static Boxes pairs(List<PiecePairs.Pair> pairs) {
+        return new Boxes() {
+            @Override
+            public DomainBoxes.Box box(int i) {
+                return pairs.get(i).box();
+            }
+
+            @Override
+            public PiecePairs.Strides sourceStrides(int i) {
+                return pairs.get(i).sourceStrides();
+            }
+
+            @Override
+            public PiecePairs.Strides destinationStrides(int i) {
+                return pairs.get(i).destinationStrides();
+            }
+        };
+    }
+
+    private final Boxes boxes;
     /** Whether the tiled side is the source (else the destination). */
     private final boolean tiledSource;
     private final MemoryBuffer tiledBuffer;
@@ -60,13 +104,18 @@ public final class BoxFamilies {
     private final ViewReader tiledOffsets;
     /** Per dimension, the first tile's extent in it (1 where no tile reaches). */
     private final long[] period;
-    /** Whether the layout has one tiling: its offset a sum of one function per dimension. */
-    private final boolean separable;
+    /** Per dimension, whether no later tile cuts it: the offset linear in it inside a first tile. */
+    private final boolean[] linear;
     private final DType from;
     private final DType to;
     private final long thresholdBytes;
-    /** By a shape and the remainders of a start by the period: {@code numbers[0]} the shape, then one per dimension. */
+    /**
+     * By a shape and where a box meets the tiles: {@code numbers} the counts, steps and strided
+     * side's strides, then per dimension a start's remainder by the period or its crossings.
+     */
     private final Map<BoxRuns.Key, Family> families = new HashMap<>();
+    /** The families boxes were made members of ({@link #member}), for an explanation. */
+    private int used;
 
     /**
      * A family's runs, offsets relative to its first box's, or {@link #OWN}.
@@ -76,17 +125,20 @@ public final class BoxFamilies {
      * @param tiledBase the tiled side's element offset of the first box's start
      * @param spans per run, the lowest and highest element each side reaches relative to its offsets:
      *     {source lo, source hi, destination lo, destination hi}
+     * @param met one flag, set when a box is first made a member of it: the families counted once
      */
-    private record Family(List<Step.Run> runs, long stridedBase, long tiledBase, long[][] spans) {
+    private record Family(List<Step.Run> runs, long stridedBase, long tiledBase, long[][] spans, boolean[] met) {
+        Family(List<Step.Run> runs, long stridedBase, long tiledBase, long[][] spans) {
+            this(runs, stridedBase, tiledBase, spans, new boolean[1]);
+        }
     }
 
     private static final Family OWN = new Family(List.of(), 0, 0, new long[0][]);
 
-    private BoxFamilies(BoxTable table, BoxTable.Pass pass, boolean tiledSource, MemoryBuffer tiledBuffer,
-                        ViewReader tiledOffsets, long[] dims, long[] period, boolean separable, DType from, DType to,
+    private BoxFamilies(Boxes boxes, boolean tiledSource, MemoryBuffer tiledBuffer,
+                        ViewReader tiledOffsets, long[] dims, long[] period, boolean[] linear, DType from, DType to,
                         long thresholdBytes) {
-        this.table = table;
-        this.pass = pass;
+        this.boxes = boxes;
         this.tiledSource = tiledSource;
         this.tiledBuffer = tiledBuffer;
         this.tiledSegment = tiledBuffer.segment();
@@ -109,13 +161,13 @@ public final class BoxFamilies {
         }
         this.tiledOffsets = tiledOffsets;
         this.period = period;
-        this.separable = separable;
+        this.linear = linear;
         this.from = from;
         this.to = to;
         this.thresholdBytes = thresholdBytes;
     }
 
-    /** {@return whether a copy of {@code src} into {@code dst} over a table runs its boxes by families} */
+    /** {@return whether a copy of {@code src} into {@code dst} over pieces runs its boxes by families} */
     public static boolean applies(TensorView src, TensorView dst) {
         return tiledSide(src, true) != null || tiledSide(dst, false) != null;
     }
@@ -133,11 +185,12 @@ public final class BoxFamilies {
     }
 
     /**
-     * {@return the families of {@code table}'s boxes for this pass, or null when neither side is a
-     * view of one piece whose access is a tiled layout of whole-byte elements (one tiling, its
-     * later tiles no wider than its first, no combined dimension)}
+     * {@return the families of {@code boxes} (for one copy: their strides are read from its
+     * buffers), or null when neither side is a view of one piece whose access is a tiled layout
+     * of whole-byte elements (one tiling, its later tiles no wider than its first, no combined
+     * dimension)} {@code src} and {@code dst} are the views the boxes index.
      */
-    public static BoxFamilies of(BoxTable table, BoxTable.Pass pass, TensorView src, TensorView dst, long thresholdBytes) {
+    public static BoxFamilies of(Boxes boxes, TensorView src, TensorView dst, long thresholdBytes) {
         for (boolean source : new boolean[] {true, false}) {
             TensorView side = source ? src : dst;
             long[] period = tiledSide(side, source);
@@ -146,8 +199,8 @@ public final class BoxFamilies {
             }
             ArrayShape shape = ((Access.Tiled) (source ? ViewAdapter.access(side) : ViewAdapter.destination(side))
                     .orElseThrow().addressing()).shape();
-            return new BoxFamilies(table, pass, source, ((ViewMap.Single) side.map()).buffer(), ViewReader.of(side.map()),
-                    Extents.toArray(side.dims()), period, shape.requireLayout().tiles().size() == 1, src.dtype(),
+            return new BoxFamilies(boxes, source, ((ViewMap.Single) side.map()).buffer(), ViewReader.of(side.map()),
+                    Extents.toArray(side.dims()), period, linear(shape.requireLayout(), period.length), src.dtype(),
                     dst.dtype(), thresholdBytes);
         }
         return null;
@@ -180,51 +233,136 @@ public final class BoxFamilies {
     }
 
     /**
-     * Runs box {@code i} by its family's runs when its family has them.
+     * {@return per logical dimension, whether no tile after the first cuts it (its extent there 1,
+     * or it reaches no such dimension): the offset linear in it inside a first tile} The later
+     * tiles tile the first tile's dimensions, the same ones from the minor end.
+     */
+    static boolean[] linear(XlaLayout layout, int rank) {
+        boolean[] linear = new boolean[rank];
+        Arrays.fill(linear, true);
+        List<XlaLayout.Tile> tiles = layout.tiles();
+        List<Integer> minorToMajor = layout.minorToMajor();
+        for (XlaLayout.Tile t : tiles.subList(1, tiles.size())) {
+            for (int m = 0; m < Math.min(t.rank(), rank); m++) {
+                if (t.dim(t.rank() - 1 - m) != 1) {
+                    linear[minorToMajor.get(m)] = false;
+                }
+            }
+        }
+        return linear;
+    }
+
+    /**
+     * Runs box {@code i} by its family's runs when its family has them ({@link #member}).
      *
-     * @return false when box {@code i} is to be planned on its own: its family is not known yet (then
-     *     {@link #learn} it) or plans each box, or the box has no strided side or no shape
+     * @return false when box {@code i} is to be planned on its own, as {@link #member} returns null
      * @throws IndexOutOfBoundsException if a run at the box's offsets passes a segment
      */
     public boolean run(int i, CopyExecutor executor) {
+        Member m = member(i);
+        if (m == null) {
+            return false;
+        }
+        m.run(executor);
+        return true;
+    }
+
+    /**
+     * {@return box {@code i} as a member of its family: the family's runs at its offsets, or null
+     * when it is to be planned on its own: its family is not known yet (then {@link #learn} it) or
+     * plans each box, or the box has no strided side or no shape} A family under one tiling is
+     * found from the box alone, the first time one of it is met.
+     */
+    public Member member(int i) {
         PiecePairs.Strides strided = stridedSide(i);
-        BoxRuns.Key key = key(i, strided);
+        DomainBoxes.Box box = boxes.box(i);
+        BoxRuns.Key key = key(box, strided);
         Family f = key == null ? null : families.get(key);
-        if (f == null && key != null && separable) {
-            f = split(i, strided);
+        if (f == null && key != null) {
+            f = split(box, strided);
             if (f != null) {
                 families.put(key, f);
             }
         }
         if (f == null || f == OWN) {
-            return false;
+            return null;
         }
         long ds = Math.subtractExact(strided.offset(), f.stridedBase());
-        long dt = Math.subtractExact(tiledOffsets.offset(0, table.start(i)), f.tiledBase());
+        long dt = Math.subtractExact(tiledOffsets.offset(0, box.start()), f.tiledBase());
         MemorySegment a = tiledSource ? tiledSegment : strided.buffer().segment();
         MemorySegment b = tiledSource ? strided.buffer().segment() : tiledSegment;
-        long da = tiledSource ? dt : ds;
-        long db = tiledSource ? ds : dt;
-        for (int k = 0; k < f.runs().size(); k++) {
-            Step.Run r = f.runs().get(k);
-            long[] span = f.spans()[k];
-            check(a, from, r.srcOffset() + da, span[0], span[1]);
-            check(b, to, r.dstOffset() + db, span[2], span[3]);
+        if (!f.met()[0]) {
+            f.met()[0] = true;
+            used++;
         }
-        for (Step.Run r : f.runs()) {
-            executor.runLoops(new Step.Run(r.kernel(), r.srcOffset() + da, r.dstOffset() + db, r.loops(), -1), a, from,
-                    b, to);
-        }
-        return true;
+        return new Member(f, a, tiledSource ? dt : ds, b, tiledSource ? ds : dt, from, to);
+    }
+
+    /** {@return the families the boxes made members so far ({@link #member}) belong to} */
+    public int families() {
+        return used;
     }
 
     /**
-     * Takes box {@code i}'s own plan, made because {@link #run} returned false, as its family's
+     * A box of a family: the family's runs moved by {@code da} elements in the source's segment
+     * {@code a} and {@code db} in the destination's {@code b}.
+     */
+    public static final class Member {
+        private final Family family;
+        private final MemorySegment a;
+        private final long da;
+        private final MemorySegment b;
+        private final long db;
+        private final DType from;
+        private final DType to;
+
+        private Member(Family family, MemorySegment a, long da, MemorySegment b, long db, DType from, DType to) {
+            this.family = family;
+            this.a = a;
+            this.da = da;
+            this.b = b;
+            this.db = db;
+            this.from = from;
+            this.to = to;
+        }
+
+        /** {@return the runs the box runs, at its offsets in the two segments} */
+        public List<Step> steps() {
+            Step[] steps = new Step[family.runs().size()];
+            for (int k = 0; k < steps.length; k++) {
+                Step.Run r = family.runs().get(k);
+                steps[k] = new Step.Run(r.kernel(), r.srcOffset() + da, r.dstOffset() + db, r.loops(), -1);
+            }
+            return List.of(steps);
+        }
+
+        /**
+         * Runs the box on the calling thread, every run's span on both segments checked first.
+         *
+         * @throws IndexOutOfBoundsException if a run at the box's offsets passes a segment
+         */
+        public void run(CopyExecutor executor) {
+            List<Step.Run> runs = family.runs();
+            for (int k = 0; k < runs.size(); k++) {
+                Step.Run r = runs.get(k);
+                long[] span = family.spans()[k];
+                check(a, from, r.srcOffset() + da, span[0], span[1]);
+                check(b, to, r.dstOffset() + db, span[2], span[3]);
+            }
+            for (Step.Run r : runs) {
+                executor.runLoops(new Step.Run(r.kernel(), r.srcOffset() + da, r.dstOffset() + db, r.loops(), -1), a,
+                        from, b, to);
+            }
+        }
+    }
+
+    /**
+     * Takes box {@code i}'s own plan, made because {@link #member} returned null, as its family's
      * when the family is new; null {@code plan} (the box was staged or went element by element)
      * makes the family plan each box.
      */
     public void learn(int i, CopyPlan plan) {
-        BoxRuns.Key key = key(i, stridedSide(i));
+        BoxRuns.Key key = key(boxes.box(i), stridedSide(i));
         if (key == null || families.containsKey(key)) {
             return;
         }
@@ -232,13 +370,13 @@ public final class BoxFamilies {
     }
 
     /**
-     * {@return the family of box {@code i} under one tiling, its runs those of its sub-boxes cut
-     * where its indices cross tiles, each strided on the tiled side too (inside one tile along a
-     * dimension, or stepping whole tiles) and run by its form's loop nest ({@link BoxRuns}); null
-     * when it is cut into too many, or a sub-box's form is not one loop nest}
+     * {@return the family of {@code box}, its runs those of its sub-boxes cut where its indices
+     * cross tiles, each strided on the tiled side too (inside one tile along a dimension no later
+     * tile cuts, or stepping whole tiles) and run by its form's loop nest ({@link BoxRuns}); null
+     * when it is cut into too many, or crosses tiles along a dimension a later tile cuts (its
+     * family then learned from its first box's plan); {@link #OWN} when a sub-box's form is not one loop nest}
      */
-    private Family split(int i, PiecePairs.Strides strided) {
-        DomainBoxes.Box box = table.box(i);
+    private Family split(DomainBoxes.Box box, PiecePairs.Strides strided) {
         int rank = box.rank();
         long[] start = box.start();
         long[] step = box.step();
@@ -255,8 +393,8 @@ public final class BoxFamilies {
                         : Math.multiplyExact(cell[d], step[d] / t);
                 continue;
             }
-            if (count[d] > MAX_CROSSINGS) {
-                return null;
+            if (!linear[d] || count[d] > MAX_CROSSINGS) {
+                return null; // its family is learned from its first box's plan
             }
             long[] c = new long[(int) count[d] + 1];
             int n = 0;
@@ -338,38 +476,45 @@ public final class BoxFamilies {
         if (bytes >= thresholdBytes) {
             return OWN; // a plan of its own may split it across threads
         }
-        return new Family(List.of(runs), strided.offset(), tiledOffsets.offset(0, table.start(i)), spans);
+        return new Family(List.of(runs), strided.offset(), tiledOffsets.offset(0, boxes.box(i).start()), spans);
     }
 
     private static boolean same(MemorySegment a, MemorySegment b) {
         return a.address() == b.address() && a.byteSize() == b.byteSize() && a.isReadOnly() == b.isReadOnly();
     }
 
-    /** {@return box {@code i}'s family key, or null when it has no shape or no strided side} */
-    private BoxRuns.Key key(int i, PiecePairs.Strides strided) {
-        int s = table.shape(i);
-        if (s < 0 || strided == null) {
+    /** {@return {@code box}'s family key, or null when it has no strided side} */
+    private BoxRuns.Key key(DomainBoxes.Box box, PiecePairs.Strides strided) {
+        if (strided == null) {
             return null;
         }
-        DomainBoxes.Box box = table.box(i);
         long[] start = box.start();
         long[] count = box.count();
         long[] step = box.step();
-        long[] numbers = new long[8];
+        int rank = start.length;
+        long[] numbers = new long[3 * rank + 8];
         int n = 0;
-        numbers[n++] = s;
+        for (int d = 0; d < rank; d++) {
+            // The shape: a dimension of one index moves nothing, its step and stride no part of it.
+            boolean one = count[d] == 1;
+            numbers[n] = count[d];
+            numbers[n + rank] = one ? 1 : step[d];
+            numbers[n + 2 * rank] = one ? 0 : strided.strides()[d];
+            n++;
+        }
+        n = 3 * rank;
         for (int d = 0; d < start.length; d++) {
             long t = period[d];
-            if (t == 1 || separable && (count[d] == 1 || step[d] % t == 0)) {
+            if (t == 1 || count[d] == 1 || step[d] % t == 0) {
                 continue; // every start moves the offset along this dimension by one pattern
             }
-            if (!separable || count[d] > MAX_CROSSINGS) {
+            if (!linear[d] || count[d] > MAX_CROSSINGS) {
                 numbers = grow(numbers, n + 2);
                 numbers[n++] = d;
                 numbers[n++] = Math.floorMod(start[d], t);
                 continue;
             }
-            // One tiling: the offset along d is a * i + b * floor(i / t), so the boxes whose indices
+            // No later tile: the offset along d is a * i + b * floor(i / t), so the boxes whose indices
             // cross tile boundaries at the same places share the pattern, wherever they start.
             numbers = grow(numbers, n + 2);
             numbers[n++] = -1 - d;
@@ -389,7 +534,10 @@ public final class BoxFamilies {
         return new BoxRuns.Key(Arrays.copyOf(numbers, n));
     }
 
-    /** Boxes longer than this along a dimension are keyed by their start's remainder there, not by where they cross tiles. */
+    /**
+     * Boxes longer than this along a dimension are keyed by their start's remainder there, not by
+     * where they cross tiles.
+     */
     private static final long MAX_CROSSINGS = 256;
 
     private static long[] grow(long[] a, int size) {
@@ -397,7 +545,7 @@ public final class BoxFamilies {
     }
 
     private PiecePairs.Strides stridedSide(int i) {
-        return tiledSource ? pass.destinationStrides(i) : pass.sourceStrides(i);
+        return tiledSource ? boxes.destinationStrides(i) : boxes.sourceStrides(i);
     }
 
     /** Checks elements {@code [offset + lo, offset + hi]} of {@code type} lie in {@code segment}. */

@@ -128,11 +128,6 @@ public final class BoxTable {
                 Arrays.copyOfRange(n, 0, rank));
     }
 
-    /** {@return box {@code i}'s shape, an index below {@link #shapes}, or negative for a box kept as its maps} */
-    int shape(int i) {
-        return shapes[i];
-    }
-
     /** {@return the index box {@code i} starts at} */
     long[] start(int i) {
         return Arrays.copyOfRange(starts, i * rank, (i + 1) * rank);
@@ -164,7 +159,7 @@ public final class BoxTable {
      * One copy over the table: the views' buffers and one-piece layouts read for it, each shape's
      * loops resolved ({@link BoxRuns}) at its first box, then every box of it moved to its offsets.
      */
-    public final class Pass {
+    public final class Pass implements BoxFamilies.Boxes {
         private final TensorView src;
         private final TensorView dst;
         private final BoxRuns forms;
@@ -234,12 +229,20 @@ public final class BoxTable {
             executor.runAt(p, x, a, y, b);
         }
 
+        /** {@return box {@code i} of the table} */
+        @Override
+        public Box box(int i) {
+            return BoxTable.this.box(i);
+        }
+
         /** {@return box {@code i}'s source over it as strides, or null when that side is not strided} */
+        @Override
         public PiecePairs.Strides sourceStrides(int i) {
             return shapes[i] < 0 ? null : from.strides(i, shapes[i]);
         }
 
         /** {@return box {@code i}'s destination over it as strides, or null when that side is not strided} */
+        @Override
         public PiecePairs.Strides destinationStrides(int i) {
             return shapes[i] < 0 ? null : to.strides(i, shapes[i]);
         }

@@ -306,9 +306,10 @@
  *     the table lower for the copies it runs (<code>cappedAt</code>, a scoped value on its
  *     thread), so the table-less banded path is copied whole with some 72,000 boxes</dd>
  * <dt><code>BoxFamilies.java</code></dt>
- * <dd>a <code>BoxTable</code>'s boxes against a side of one piece in tiles (an XLA
- *     <code>T(8,128)</code> layout, not strided, so no form's loop nest), which were planned one
- *     by one through a slice's map (some 50 us a box): a family is the boxes of one shape that
+ * <dd>the boxes of a copy over pieces against a side of one piece in tiles (an XLA
+ *     <code>T(8,128)</code> layout, not strided, so no form's loop nest), a <code>BoxTable</code>'s
+ *     past the ceiling and a cut's pairs under it alike (<code>BoxFamilies.Boxes</code>), which
+ *     were planned one by one through a slice's map (some 40 to 50 us a box): a family is the boxes of one shape that
  *     meet the tiles alike (under one tiling, the same places where their indices cross a tile
  *     boundary; under nested tilings, the same remainders by the first tile), as a tiled offset is
  *     linear in whole tiles and, under one tiling, a sum of <code>a*i + b*floor(i/t)</code> per
@@ -316,7 +317,9 @@
  *     sides, each run by its form's loops (<code>BoxRuns</code>, the first form checked through
  *     <code>CopyPlan.of</code>); every later box runs them at its offsets, spans checked. A family
  *     whose sub-boxes are too many (64), or whose plan is not runs of loops, plans each box as
- *     before. 71,000 boxes into <code>f32{1,0:T(8,128)}</code>: 2.5 s a copy, now 30 ms</dd>
+ *     before. 71,000 boxes into <code>f32{1,0:T(8,128)}</code>: 2.5 s a copy, now 30 ms. Under
+ *     the ceiling the route makes each box's member (its family's runs at its offsets) as it
+ *     routes the pairs, and an explanation shows those runs and counts the families</dd>
  * <dt><code>PackedPieces.java</code></dt>
  * <dd>a side over several pieces of packed sub-byte storage (a staircase of <code>s4</code> parts):
  *     the slots its pieces reach in each buffer (the interval of each map over its bounds,

@@ -108,7 +108,7 @@ class BandedCopyTest {
         assertTrue(table != null && table.size() > 65_536, "kept: " + table);
         CopyExecutor executor = new CopyExecutor(1, false, CopyExecutor.PARALLEL_THRESHOLD_BYTES);
         BoxTable.Pass pass = table.pass(s.view(), dst, new BoxRuns(executor.thresholdBytes()));
-        BoxFamilies families = BoxFamilies.of(table, pass, s.view(), dst, executor.thresholdBytes());
+        BoxFamilies families = BoxFamilies.of(pass, s.view(), dst, executor.thresholdBytes());
         assertNotNull(families, "the destination is one piece in tiles");
         planned.getFirst().segment().fill((byte) 0);
         for (int i = 0; i < table.size(); i++) {
