@@ -33,14 +33,17 @@ import java.util.Random;
 public final class SparsePackedCopy {
     private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
     private static final long N = 1L << 24;
+    /** Copies a sample times; untimed turns per side first, so both builds run compiled code. */
+    private static final int COPIES = 20;
+    private static final int WARMUPS = 50;
     private static final String[] CASES = {"s4Every1000thToF32", "f32ToS4Every1000th", "tiledS4CropToF32"};
 
     private SparsePackedCopy() {
     }
 
     /**
-     * Arguments: buildA buildB agronaJar rounds [case ...]. Prints per case the median CPU time
-     * of one copy (a turn takes the best of 3 copies) in each build, and the ratio.
+     * Arguments: buildA buildB agronaJar rounds [case ...]. Prints per case the median, over
+     * rounds, of the mean CPU time of one copy in a turn of 20, in each build, and the ratio.
      */
     public static void main(String[] args) throws Throwable {
         ClassLoader[] builds = {TwoBuilds.loader(args[0], args[2]), TwoBuilds.loader(args[1], args[2])};
@@ -49,7 +52,7 @@ public final class SparsePackedCopy {
         for (String name : names) {
             MethodHandle a = copier(builds[0], name);
             MethodHandle b = copier(builds[1], name);
-            double[][] us = TwoBuilds.inTurns(3, rounds, () -> time(a), () -> time(b));
+            double[][] us = TwoBuilds.inTurns(WARMUPS, rounds, () -> time(a), () -> time(b));
             double ma = us[0][rounds / 2];
             double mb = us[1][rounds / 2];
             System.out.printf("%s: A median %.1f us cpu (%.1f-%.1f), B median %.1f us cpu (%.1f-%.1f), B/A %.4f%n", name,
@@ -57,14 +60,13 @@ public final class SparsePackedCopy {
         }
     }
 
+    /** {@return the mean CPU time of one copy, in microseconds, over {@link #COPIES} copies} */
     private static double time(MethodHandle copy) throws Throwable {
-        long best = Long.MAX_VALUE;
-        for (int i = 0; i < 3; i++) {
-            long t0 = CPU.getCurrentThreadCpuTime();
+        long t0 = CPU.getCurrentThreadCpuTime();
+        for (int i = 0; i < COPIES; i++) {
             copy.invoke();
-            best = Math.min(best, CPU.getCurrentThreadCpuTime() - t0);
         }
-        return best / 1e3;
+        return (CPU.getCurrentThreadCpuTime() - t0) / 1e3 / COPIES;
     }
 
     /** {@return the case's copy in build {@code l}, its views made and filled, as a handle of no arguments} */

@@ -83,48 +83,58 @@ final class GatheredSlots {
     }
 
     private void walk(MemorySegment packed, int bits, MemorySegment temp, boolean write) {
-        long n = elements();
-        if (n == 0) {
+        if (elements() == 0) {
             return;
         }
-        int perByte = 8 / bits;
-        int byteShift = Integer.numberOfTrailingZeros(perByte);
+        if (strides != null) {
+            walkStrides(packed, bits, temp, write);
+        } else {
+            walkMap(packed, bits, temp, write);
+        }
+    }
+
+    /** The innermost dimension along its stride, the outer ones by an odometer. */
+    private void walkStrides(MemorySegment packed, int bits, MemorySegment temp, boolean write) {
+        int byteShift = Integer.numberOfTrailingZeros(8 / bits);
         int bitShift = Integer.numberOfTrailingZeros(bits);
-        int slotMask = perByte - 1;
+        int slotMask = 8 / bits - 1;
         int low = (1 << bits) - 1;
         int rank = dims.length;
         long inner = rank == 0 ? 1 : dims[rank - 1];
-        long step = rank == 0 || strides == null ? 0 : strides[rank - 1];
-        long rows = n / inner;
+        long step = rank == 0 ? 0 : strides[rank - 1];
+        long rows = elements() / inner;
         long[] index = new long[rank];
         long base = offset;
         long o = 0;
         for (long row = 0; row < rows; row++) {
-            if (strides != null) {
-                // The innermost dimension along its stride; the outer ones by the odometer below.
-                long slot = base;
-                for (long k = 0; k < inner; k++, slot += step, o++) {
-                    move(packed, slot >>> byteShift, (int) (slot & slotMask) << bitShift, low, temp, o, write);
-                }
-            } else {
-                for (long k = 0; k < inner; k++, o++) {
-                    if (rank > 0) {
-                        index[rank - 1] = k;
-                    }
-                    long slot = map.evaluate(0, index);
-                    move(packed, slot >>> byteShift, (int) (slot & slotMask) << bitShift, low, temp, o, write);
-                }
+            long slot = base;
+            for (long k = 0; k < inner; k++, slot += step, o++) {
+                move(packed, slot >>> byteShift, (int) (slot & slotMask) << bitShift, low, temp, o, write);
             }
             for (int d = rank - 2; d >= 0; d--) {
-                if (strides != null) {
-                    base += strides[d];
-                }
+                base += strides[d];
                 if (++index[d] < dims[d]) {
                     break;
                 }
-                if (strides != null) {
-                    base -= strides[d] * dims[d];
-                }
+                base -= strides[d] * dims[d];
+                index[d] = 0;
+            }
+        }
+    }
+
+    /** Every index in row-major order through the compiled map. */
+    private void walkMap(MemorySegment packed, int bits, MemorySegment temp, boolean write) {
+        int byteShift = Integer.numberOfTrailingZeros(8 / bits);
+        int bitShift = Integer.numberOfTrailingZeros(bits);
+        int slotMask = 8 / bits - 1;
+        int low = (1 << bits) - 1;
+        int rank = dims.length;
+        long n = elements();
+        long[] index = new long[rank];
+        for (long o = 0; o < n; o++) {
+            long slot = map.evaluate(0, index);
+            move(packed, slot >>> byteShift, (int) (slot & slotMask) << bitShift, low, temp, o, write);
+            for (int d = rank - 1; d >= 0 && ++index[d] == dims[d]; d--) {
                 index[d] = 0;
             }
         }
