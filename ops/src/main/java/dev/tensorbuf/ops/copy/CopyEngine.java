@@ -1318,7 +1318,7 @@ public final class CopyEngine {
                         staging.zeroedBytes(), bytes + staging.zeroedBytes(),
                         staging.sides().stream().anyMatch(s -> !s.gather().isEmpty())
                                 ? "packed sub-byte storage: the planned kernels address a byte a slot; a side reaching far"
-                                + " more slots than it has elements is staged element by element of its own, not its span"
+                                + " more slots than it has elements has its own slots staged, not the span it reaches"
                                 : "packed sub-byte storage: the planned kernels address a byte a slot", List.of());
             }
             case Elements(String reason) -> {
