@@ -877,22 +877,21 @@ public final class CopyEngine {
         if (staging.isPresent()) {
             return new Staged(staging.get());
         }
-        return new Elements(elementReason(src, dst));
+        return new Elements(elementReason(src, dst, from, to));
     }
 
     /** {@return why a copy of one-piece views goes element by element, in words} */
-    private static String elementReason(TensorView src, TensorView dst) {
+    private static String elementReason(TensorView src, TensorView dst, Optional<Access> from, Optional<Access> to) {
         if (src.elementCount() == 0) {
             return "nothing to copy";
         }
         if (src.dtype().kind() == DType.Kind.COMPLEX && dst.dtype().kind() != DType.Kind.COMPLEX) {
             return "complex into real: the element path names the imaginary part lost";
         }
-        // Every strided, tiled or general map of whole bytes is planned; only packed slots the
-        // byte-a-slot staging cannot hold are left.
-        return "packed sub-byte storage that staging declines (a view reaching far more slots than it has"
-                + " elements, or a destination written twice or read-only): the one kind of map the planned kernels"
-                + " cannot address";
+        // Every strided, tiled or general map of whole bytes is planned, and every packed one
+        // staged; what staging declines it names.
+        return SubByteStaging.declined(src, dst, from, to).map(why -> "packed sub-byte storage that staging declines: "
+                + why).orElse("packed sub-byte storage that staging declines");
     }
 
     private void copyHeld(TensorView src, TensorView dst, ChannelAffine affine) {
@@ -1353,9 +1352,14 @@ public final class CopyEngine {
                 for (SubByteStaging.StagedSide s : staging.sides()) {
                     boolean source = s.side().equals("source");
                     staged.add(new CopyPlan.Explanation.Staged(s.side(), s.bits(), s.firstSlot(), s.slots(), s.unpacked(),
-                            s.packedBack()));
-                    temporaries.add(new CopyPlan.Explanation.Temporary("the " + s.side() + "'s slots, a byte each",
-                            source ? src.dtype() : dst.dtype(), List.of(s.slots()), Math.max(1, s.slots())));
+                            s.packedBack(), s.gather()));
+                    temporaries.add(s.gather().isEmpty()
+                            ? new CopyPlan.Explanation.Temporary("the " + s.side() + "'s slots, a byte each",
+                                    source ? src.dtype() : dst.dtype(), List.of(s.slots()), Math.max(1, s.slots()))
+                            : new CopyPlan.Explanation.Temporary("the " + s.side() + "'s elements, a byte each in row-major"
+                                    + " order, " + (source ? "gathered from" : "scattered back into") + " their slots"
+                                    + " through its " + s.gather(), source ? src.dtype() : dst.dtype(),
+                                    source ? src.dims() : dst.dims(), Math.max(1, s.slots())));
                     // Unpacking reads the packed bytes and writes a byte a slot; packing back the reverse.
                     bytes += s.unpacked() + s.unpacked() * s.bits() / 8;
                     if (s.packedBack()) {
@@ -1365,7 +1369,10 @@ public final class CopyEngine {
                 CopyPlan.Explanation planned = explainPlanned(inner, source(staging, from, inner), target(staging, to, inner));
                 yield composite(CopyPlan.Explanation.Route.STAGED, from, to, n, List.of(planned), temporaries, staged,
                         staging.zeroedBytes(), bytes + staging.zeroedBytes(),
-                        "packed sub-byte storage: the planned kernels address a byte a slot", List.of());
+                        staging.sides().stream().anyMatch(s -> !s.gather().isEmpty())
+                                ? "packed sub-byte storage: the planned kernels address a byte a slot; a side reaching far"
+                                + " more slots than it has elements has its own slots staged, not the span it reaches"
+                                : "packed sub-byte storage: the planned kernels address a byte a slot", List.of());
             }
             case Elements(String reason) -> {
                 long zeroed = n == 0 ? 0 : ViewAdapter.tileSlotBytes(dst);

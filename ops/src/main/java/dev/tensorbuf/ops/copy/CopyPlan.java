@@ -278,8 +278,24 @@ public final class CopyPlan {
          *     destination: its slots are marked unwritten instead)
          * @param packedBack whether the temporary is packed back into the side afterwards: only the
          *     slots the copy wrote, a byte written in part merged with its bits at that time
+         * @param gather empty when the temporary holds the slots {@code [firstSlot, firstSlot + slots)}
+         *     whole; else how the side's own slots are found, {@code "strides"} or {@code "map"}: the
+         *     temporary holds its {@code slots} elements in row-major order, each gathered from its
+         *     slot (a source) or scattered back into it (a destination), {@code firstSlot} the lowest
+         *     slot reached. A view reaching far more slots than it has elements is staged so.
          */
-        public record Staged(String side, int bits, long firstSlot, long slots, long unpacked, boolean packedBack) {
+        public record Staged(String side, int bits, long firstSlot, long slots, long unpacked, boolean packedBack,
+                             String gather) {
+            /** @throws NullPointerException if {@code side} or {@code gather} is null */
+            public Staged {
+                Objects.requireNonNull(side, "side");
+                Objects.requireNonNull(gather, "gather");
+            }
+
+            /** A side whose span of slots is staged whole: {@code gather} empty. */
+            public Staged(String side, int bits, long firstSlot, long slots, long unpacked, boolean packedBack) {
+                this(side, bits, firstSlot, slots, unpacked, packedBack, "");
+            }
         }
 
         /**

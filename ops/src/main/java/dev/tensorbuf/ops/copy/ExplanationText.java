@@ -37,6 +37,14 @@ final class ExplanationText {
         }
         int stagedShown = e.staging().size() > MOST_PARTS ? FIRST_PARTS : e.staging().size();
         for (Explanation.Staged s : e.staging().subList(0, stagedShown)) {
+            if (!s.gather().isEmpty()) {
+                sb.append(in).append("staged ").append(s.side()).append(": its ").append(s.slots()).append(' ')
+                        .append(s.bits()).append("-bit slots (the lowest ").append(s.firstSlot()).append(") ")
+                        .append(s.packedBack() ? "written a byte each in row-major order, then each scattered back into"
+                                + " its slot through its " : "gathered a byte each in row-major order through its ")
+                        .append(s.gather()).append('\n');
+                continue;
+            }
             sb.append(in).append("staged ").append(s.side()).append(": ").append(s.bits()).append("-bit slots [")
                     .append(s.firstSlot()).append(", ").append(s.firstSlot() + s.slots()).append(") a byte each, ")
                     .append(s.packedBack() && s.unpacked() == 0 ? "" : s.unpacked() + " unpacked first")
@@ -295,7 +303,8 @@ final class ExplanationText {
                     .append(",\"first_slot\":").append(s.firstSlot())
                     .append(",\"slots\":").append(s.slots())
                     .append(",\"unpacked\":").append(s.unpacked())
-                    .append(",\"packed_back\":").append(s.packedBack()).append('}');
+                    .append(",\"packed_back\":").append(s.packedBack())
+                    .append(",\"gather\":").append(string(s.gather())).append('}');
         }
         int shown = shownParts(e);
         sb.append("],\"zeroed_bytes\":").append(e.zeroedBytes()).append(",\"pieces\":[");

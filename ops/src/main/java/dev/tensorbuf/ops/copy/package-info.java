@@ -18,9 +18,12 @@
  * that meet the tiles alike, {@code internal.BoxFamilies}; a packed one-piece side against pieces
  * through a dense temporary, so that it is staged whole; packed pieces unpacked where they reach,
  * {@code internal.PackedPieces}; a cut past 65,536 boxes made a band of rows at a time into a table
- * kept between copies, {@code internal.BoxTable}, its boxes run the same ways); packed sub-byte sides staged through
- * byte-a-slot temporaries ({@code internal.SubByteStaging}); else element by element
- * ({@code internal.ViewAdapter.copyElements}: packed views staging declines). {@code CopyEngine.explain} returns that
+ * kept between copies, {@code internal.BoxTable}, its boxes run the same ways); packed sub-byte sides
+ * staged through byte-a-slot temporaries ({@code internal.SubByteStaging}: the span a view reaches
+ * unpacked whole, or, for a view reaching far more slots than it has elements, its own slots
+ * gathered one by one, {@code internal.GatheredSlots}); else element by element
+ * ({@code internal.ViewAdapter.copyElements}: only packed destinations the element path refuses,
+ * read-only or written twice, and maps with constraints). {@code CopyEngine.explain} returns that
  * route as a {@link dev.tensorbuf.ops.copy.CopyPlan.Explanation}, and the engine's settings are
  * one {@link dev.tensorbuf.ops.copy.CopyEngine.Config}.
  *

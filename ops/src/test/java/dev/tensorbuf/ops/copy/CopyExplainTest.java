@@ -224,18 +224,39 @@ class CopyExplainTest {
         assertArrayEquals(new float[] {1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 7, 8, 9}, java.util.Arrays.copyOf(out, 15));
     }
 
-    /** What is left to the element path: a packed view staging declines, a few slots of a large buffer. */
+    /**
+     * A few slots of a large packed buffer went element by element (staging declined to unpack the
+     * span they reach): their slots are gathered, a byte each, and the copy planned from there.
+     */
     @Test
-    void aSparsePackedViewGoesElementByElementAndSaysWhy() {
+    void aSparsePackedViewIsGatheredAndSaysSo() {
         long n = 1 << 16;
         TensorView s4 = view("s4[" + n + "]{0:E(4)}", n / 2);
         TensorView sparse = Ops.slice(s4, new long[] {0}, new long[] {n}, new long[] {n / 4});
         TensorView dst = view("f32[4]{0}", 16);
         Explanation e = CopyEngine.of(2, true, 0).explain(sparse, dst);
+        assertEquals(Route.STAGED, e.route(), e.toString());
+        assertEquals(List.of(new Explanation.Staged("source", 4, 0, 4, 4, false, "strides")), e.staging());
+        assertEquals(Route.PLANNED, e.parts().getFirst().route(), e.toString());
+        assertTrue(e.toString().contains("staged source: its 4 4-bit slots (the lowest 0) gathered a byte each in row-major"
+                + " order through its strides"), e.toString());
+        assertTrue(e.toJson().contains("\"unpacked\":4,\"packed_back\":false,\"gather\":\"strides\"}"), e.toJson());
+        // 4 slots read and 4 bytes written, then the planned copy's 4 bytes read and 16 written.
+        assertEquals(4 + 2 + 4 + 16, e.bytes(), e.toString());
+    }
+
+    /** What is left to the element path: a packed destination it refuses, which it names. */
+    @Test
+    void aReadOnlyPackedDestinationGoesElementByElementAndSaysWhy() {
+        TensorView src = view("s8[16]{0}", 16);
+        TensorView dst = TensorView.of(dev.tensorbuf.memory.MemoryBuffer.foreign(
+                java.lang.foreign.Arena.ofAuto().allocate(8).asReadOnly(), dev.tensorbuf.memory.MemorySpace.HOST, "test",
+                () -> {
+                }), "s4[16]{0:E(4)}");
+        Explanation e = CopyEngine.of(2, true, 0).explain(src, dst);
         assertEquals(Route.ELEMENTS, e.route(), e.toString());
         assertEquals(1, e.threads(), "the element path runs on the caller");
-        assertTrue(e.reason().contains("staging declines"), e.reason());
-        assertEquals(4 * (1 + 4), e.bytes());
+        assertTrue(e.reason().contains("staging declines: a read-only packed destination"), e.reason());
     }
 
     @Test

@@ -262,9 +262,12 @@ class SubByteStagingTest {
         }
     }
 
-    /** The structural check: a large packed copy takes the staged path, a sparse view of a large buffer does not. */
+    /**
+     * The structural check: a large packed copy has its span staged whole; a sparse view of a
+     * large buffer, its own slots gathered (no longer element by element).
+     */
     @Test
-    void largePackedCopiesAreStagedAndSparseViewsAreNot() {
+    void largePackedCopiesAreStagedWholeAndSparseViewsGathered() {
         long n = 1 << 20;
         TensorView s4 = TensorView.of(allocator.allocate(n / 2), "s4[" + n + "]{0:E(4)}");
         TensorView s8 = TensorView.of(allocator.allocate(n), "s8[" + n + "]{0}");
@@ -278,7 +281,9 @@ class SubByteStagingTest {
         TensorView sparse = Ops.slice(s4, new long[] {0}, new long[] {n}, new long[] {n / 4}); // 4 elements over 1M slots
         TensorView four = TensorView.of(allocator.allocate(4), "s8[4]{0}");
         CopyPlan.Explanation e = engine.explain(sparse, four);
-        assertEquals(CopyPlan.Explanation.Route.ELEMENTS, e.route(), "a sparse view goes element by element: " + e);
+        assertEquals(CopyPlan.Explanation.Route.STAGED, e.route(), "a sparse view is staged: " + e);
+        assertEquals(List.of(new CopyPlan.Explanation.Staged("source", 4, 0, 4, 4, false, "strides")), e.staging(),
+                "its 4 slots gathered, not the 1M it spans: " + e);
         engine.copy(sparse, four);
         assertEquals(TensorElements.of(s4).getLong(n / 4 * 3), TensorElements.of(four).getLong(3));
     }

@@ -11,6 +11,7 @@ import dev.tensorbuf.views.ViewMap;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.indexing.Interval;
 import dev.tensorbuf.views.internal.DistinctSlots;
+import dev.tensorbuf.views.internal.Extents;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -36,12 +37,19 @@ import java.util.List;
  *     writers of one byte race, as with any sub-byte store). A tiled layout is written whole
  *     (its padding as zero), and its tail padding {@code L(n)} zeroed as the element path zeroes it.
  * </ul>
+ * A view that reaches far more slots than it has elements (every 1000th element of a packed
+ * buffer, a crop of a big tiled {@code s4} array), for which unpacking that span would not pay
+ * ({@link #pays}), is staged through a temporary of exactly its elements in row-major order
+ * instead: each gathered from its slot through the view's strides or map ({@link GatheredSlots}),
+ * or, for a destination, written there by the copy and each scattered back into its slot, merged
+ * into its byte (a whole layout's padding and gaps zeroed first, as the element path zeroes them).
+ * <p>
  * A refused value leaves the destination as it was (the temporary is not packed back); the
  * caller names the refused element from the views, as for the element path. Staging is declined
- * (the caller copies element by element) for views over several pieces (the engine hands it one
- * box of one piece at a time, {@link PiecePairs}), for a view whose reach is
- * much larger than its elements (a few elements of a large buffer), and for destinations the
- * element path refuses (read-only, one slot written twice), so that its errors stay what they were.
+ * (the caller copies element by element; {@link #declined} says why) for views over several pieces
+ * (the engine hands it one box of one piece at a time, {@link PiecePairs}), for destinations the
+ * element path refuses (read-only, one slot written twice), so that its errors stay what they
+ * were, and for a map with constraints or range variables or reaching past its buffer.
  */
 public final class SubByteStaging {
     /** A view is staged when the slots it reaches are at most this many times its elements, plus {@link #SLACK_SLOTS}. */
@@ -58,10 +66,16 @@ public final class SubByteStaging {
 
     /**
      * One packed side: its slots {@code [firstSlot, firstSlot + slots)} of {@code packed} (whole
-     * bytes), and how to address the byte-a-slot temporary holding them.
+     * bytes), and how to address the byte-a-slot temporary holding them; or, with {@code gathered}
+     * given, its {@code slots} elements in row-major order, each from its own slot, the lowest
+     * {@code firstSlot}.
      */
     private record Side(MemorySegment packed, int bits, long firstSlot, long slots, Addressing addressing,
-                        boolean writesEverySlot, ArrayShape tiledShape) {
+                        boolean writesEverySlot, ArrayShape tiledShape, GatheredSlots gathered) {
+        String gather() {
+            return gathered == null ? "" : gathered.how();
+        }
+
         Access over(MemorySegment temp, DType dtype) {
             return addressing.over(temp, dtype);
         }
@@ -100,12 +114,13 @@ public final class SubByteStaging {
         public List<StagedSide> sides() {
             List<StagedSide> sides = new ArrayList<>(2);
             if (in != null) {
-                sides.add(new StagedSide("source", in.bits(), in.firstSlot(), in.slots(), in.slots(), false));
+                sides.add(new StagedSide("source", in.bits(), in.firstSlot(), in.slots(), in.slots(), false, in.gather()));
             }
             if (out != null) {
                 // Nothing is unpacked from it: the slots the copy writes are packed back, bytes
-                // written in part merged with their bits at that time (packWritten).
-                sides.add(new StagedSide("destination", out.bits(), out.firstSlot(), out.slots(), 0, true));
+                // written in part merged with their bits at that time (packWritten); gathered, every
+                // element is written and scattered back into its slot.
+                sides.add(new StagedSide("destination", out.bits(), out.firstSlot(), out.slots(), 0, true, out.gather()));
             }
             return sides;
         }
@@ -128,6 +143,9 @@ public final class SubByteStaging {
         public long zeroedBytes() {
             if (out == null) {
                 return 0;
+            }
+            if (out.gathered() != null) {
+                return ViewAdapter.tileSlotBytes(dst);
             }
             return out.tiledShape() != null ? ViewAdapter.tileSlotBytes(dst) : packedGapBytes();
         }
@@ -159,7 +177,11 @@ public final class SubByteStaging {
                 Access source;
                 if (in != null) {
                     MemorySegment temp = temporary.allocate(Math.max(1, in.slots())).segment();
-                    unpack(in.packed(), in.firstSlot(), in.slots(), in.bits(), temp);
+                    if (in.gathered() != null) {
+                        in.gathered().gather(in.packed(), in.bits(), temp);
+                    } else {
+                        unpack(in.packed(), in.firstSlot(), in.slots(), in.bits(), temp);
+                    }
                     source = in.over(temp, src.dtype());
                 } else {
                     source = from.get();
@@ -169,6 +191,16 @@ public final class SubByteStaging {
                     return;
                 }
                 MemorySegment temp = temporary.allocate(Math.max(1, out.slots())).segment();
+                if (out.gathered() != null) {
+                    // Every element of the temporary is written; a refused value stops here, the
+                    // destination untouched. The layout's padding and gaps are zeroed as the
+                    // element path zeroes them, then each element goes into its slot.
+                    executor.execute(AccessCopies.plan(source, out.over(temp, dst.dtype())));
+                    ViewAdapter.zeroTileSlots(dst);
+                    beforePackBack.run();
+                    out.gathered().scatter(temp, out.bits(), out.packed());
+                    return;
+                }
                 int perByte = 8 / out.bits();
                 long gapBytes = out.tiledShape() == null ? packedGapBytes() : 0;
                 if (gapBytes > 0) {
@@ -224,100 +256,146 @@ public final class SubByteStaging {
      * @param slots the slots staged, one byte each in the temporary
      * @param unpacked the slots unpacked into the temporary before the copy
      * @param packedBack whether the temporary is packed back afterwards
+     * @param gather empty when the temporary holds the slots {@code [firstSlot, firstSlot + slots)};
+     *     else how the view's own slots are found ("strides" or "map"), the temporary holding its
+     *     {@code slots} elements in row-major order, each read from or written back to its slot,
+     *     {@code firstSlot} the lowest
      */
-    public record StagedSide(String side, int bits, long firstSlot, long slots, long unpacked, boolean packedBack) {
+    public record StagedSide(String side, int bits, long firstSlot, long slots, long unpacked, boolean packedBack,
+                             String gather) {
     }
 
     /**
      * {@return how to copy {@code src} into {@code dst} through byte-a-slot temporaries when a side
-     * is packed, both are single-piece and staging pays; empty when it declines: the caller copies
-     * element by element} Reads and writes nothing.
+     * is packed and both are single-piece; empty when it declines ({@link #declined} says why): the
+     * caller copies element by element} Reads and writes nothing.
      *
      * @param from the source's access, empty when packed or over several pieces
      * @param to the destination's access, likewise
      */
     public static Optional<Staging> plan(TensorView src, TensorView dst, Optional<Access> from, Optional<Access> to) {
-        long n = src.elementCount();
-        if (n == 0 || from.isPresent() && to.isPresent()) {
+        try {
+            return Optional.of(staging(src, dst, from, to));
+        } catch (Declined declined) {
             return Optional.empty();
         }
-        Side in = null;
-        if (from.isEmpty()) {
-            in = side(src, false);
-            if (in == null) {
-                return Optional.empty();
-            }
-        }
-        Side out = null;
-        if (to.isEmpty()) {
-            out = side(dst, true);
-            if (out == null) {
-                return Optional.empty();
-            }
-        }
-        if (src.dtype().kind() == DType.Kind.COMPLEX && dst.dtype().kind() != DType.Kind.COMPLEX) {
-            return Optional.empty(); // the element path names the loss
-        }
-        return Optional.of(new Staging(src, dst, from, to, in, out));
     }
 
-    /** {@return the staging of a packed single-piece view, or null to copy it element by element} */
-    private static Side side(TensorView view, boolean destination) {
+    /** {@return why {@link #plan} declines these views, or empty when it stages them} */
+    public static Optional<String> declined(TensorView src, TensorView dst, Optional<Access> from, Optional<Access> to) {
+        try {
+            staging(src, dst, from, to);
+            return Optional.empty();
+        } catch (Declined declined) {
+            return Optional.of(declined.getMessage());
+        }
+    }
+
+    private static Staging staging(TensorView src, TensorView dst, Optional<Access> from, Optional<Access> to)
+            throws Declined {
+        if (src.elementCount() == 0) {
+            throw new Declined("nothing to copy");
+        }
+        if (from.isPresent() && to.isPresent()) {
+            throw new Declined("no side is packed");
+        }
+        if (src.dtype().kind() == DType.Kind.COMPLEX && dst.dtype().kind() != DType.Kind.COMPLEX) {
+            throw new Declined("complex into real: the element path names the imaginary part lost");
+        }
+        Side in = from.isEmpty() ? side(src, false) : null;
+        Side out = to.isEmpty() ? side(dst, true) : null;
+        return new Staging(src, dst, from, to, in, out);
+    }
+
+    /**
+     * {@return the staging of a packed single-piece view: the span of slots it reaches unpacked
+     * whole when that pays ({@link #pays}), else its own slots gathered one by one ({@link GatheredSlots})}
+     *
+     * @throws Declined when neither can stage it, saying why: the caller copies element by element
+     */
+    private static Side side(TensorView view, boolean destination) throws Declined {
         int bits = view.access().storageBits();
         if (bits >= 8 || 8 % bits != 0 || !(view.map() instanceof ViewMap.Single single)) {
-            return null;
+            throw new Declined("not one piece of packed 1, 2 or 4-bit storage");
         }
         MemorySegment packed = single.buffer().segment();
         if (destination && packed.isReadOnly()) {
-            return null; // the element path refuses it, naming the view
+            throw new Declined("a read-only packed destination: the element path refuses it, naming the view");
         }
         int perByte = 8 / bits;
         long n = view.elementCount();
         Optional<ArrayShape> tiles = ViewAdapter.tiledLayout(view);
         Optional<StridedLayout> strided = view.stridedLayout();
         try {
+            long bufferSlots = Math.multiplyExact(packed.byteSize(), (long) perByte);
             if (tiles.isPresent() && (destination || strided.isEmpty())) {
                 ArrayShape shape = tiles.get();
                 ArrayShape unpacked = shape.withLayout(shape.requireLayout().withElementSizeInBits(0));
                 long slots = roundUp(shape.physicalElementCount(), perByte);
-                if (!pays(slots, n) || slots > Math.multiplyExact(packed.byteSize(), (long) perByte)) {
-                    return null;
+                if (pays(slots, n) && slots <= bufferSlots) {
+                    return new Side(packed, bits, 0, slots, (temp, dtype) -> Access.tiled(temp, unpacked), true,
+                            destination ? shape : null, null);
                 }
-                return new Side(packed, bits, 0, slots, (temp, dtype) -> Access.tiled(temp, unpacked), true,
-                        destination ? shape : null);
-            }
-            if (strided.isPresent()) {
+            } else if (strided.isPresent()) {
                 StridedLayout layout = strided.get();
                 if (destination && layout.isOverlapping()) {
-                    return null; // the element path refuses it, naming the slot written twice
+                    throw new Declined("a packed destination that writes one slot from two indices: the element path"
+                            + " refuses it, naming the slot");
+                }
+                if (layout.minOffset() < 0 || layout.maxOffset() >= bufferSlots) {
+                    throw new Declined("a packed view whose strides reach past its buffer");
                 }
                 long first = Math.floorDiv(layout.minOffset(), perByte) * perByte;
                 long end = roundUp(Math.addExact(layout.maxOffset(), 1), perByte);
                 long slots = Math.subtractExact(end, first);
-                if (first < 0 || !pays(slots, n) || end > Math.multiplyExact(packed.byteSize(), (long) perByte)) {
-                    return null;
+                if (pays(slots, n)) {
+                    StridedLayout shifted = layout.withOffset(layout.offset() - first);
+                    boolean dense = n == layout.maxOffset() - layout.minOffset() + 1;
+                    return new Side(packed, bits, first, slots, (temp, dtype) -> Access.strided(temp, dtype, shifted),
+                            dense, null, null);
                 }
-                StridedLayout shifted = layout.withOffset(layout.offset() - first);
-                boolean dense = n == layout.maxOffset() - layout.minOffset() + 1;
-                return new Side(packed, bits, first, slots, (temp, dtype) -> Access.strided(temp, dtype, shifted), dense,
-                        null);
+                return gathered(view, packed, bits, GatheredSlots.strided(layout));
             }
             IndexingMap map = single.map();
-            Interval range = map.range(map.results().getFirst());
-            if (range.lo() < 0 || range.hi() == Long.MAX_VALUE) {
-                return null;
+            if (map.results().size() != 1 || !map.rangeVars().isEmpty() || !map.runtimeVars().isEmpty()
+                    || !map.constraints().isEmpty()) {
+                throw new Declined("a packed view whose map has range or runtime variables or constraints (" + map
+                        + "): its slots are found index by index");
             }
-            long end = roundUp(Math.addExact(range.hi(), 1), perByte);
-            if (!pays(end, n) || end > Math.multiplyExact(packed.byteSize(), (long) perByte)) {
-                return null;
+            Interval range = map.range(map.results().getFirst());
+            if (range.lo() < 0 || range.hi() == Long.MAX_VALUE || range.hi() >= bufferSlots) {
+                throw new Declined("a packed view whose map is not bounded within its buffer (slots " + range + ")");
             }
             if (destination && DistinctSlots.firstRepeat(view) != null) {
-                return null; // the element path refuses it, naming the slot written twice
+                throw new Declined("a packed destination that writes one slot from two indices: the element path"
+                        + " refuses it, naming the slot");
             }
-            // Offsets from slot 0: a map is not shifted, so only a map reaching most of [0, end) pays.
-            return new Side(packed, bits, 0, end, (temp, dtype) -> Access.mapped(temp, dtype, map), false, null);
+            long end = roundUp(Math.addExact(range.hi(), 1), perByte);
+            if (tiles.isEmpty() && pays(end, n)) {
+                // Offsets from slot 0: a map is not shifted, so only a map reaching most of [0, end) pays.
+                return new Side(packed, bits, 0, end, (temp, dtype) -> Access.mapped(temp, dtype, map), false, null, null);
+            }
+            return gathered(view, packed, bits, GatheredSlots.mapped(map, Extents.toArray(view.dims()), range.lo()));
         } catch (ArithmeticException overflow) {
-            return null;
+            throw new Declined("an index computation overflows a long");
+        }
+    }
+
+    /**
+     * {@return a side whose temporary holds exactly the view's elements, row-major, each gathered
+     * from (or scattered back to) its own slot} Every element of it is written by the copy, so no
+     * slot is marked unwritten.
+     */
+    private static Side gathered(TensorView view, MemorySegment packed, int bits, GatheredSlots slots) {
+        StridedLayout rowMajor = StridedLayout.packed(Extents.toArray(view.dims()));
+        return new Side(packed, bits, slots.lowestSlot(), slots.elements(),
+                (temp, dtype) -> Access.strided(temp, dtype, rowMajor), true, null, slots);
+    }
+
+    /** Why a packed side is not staged; thrown without a stack trace, while planning. */
+    private static final class Declined extends Exception {
+        Declined(String reason) {
+            super(reason, null, false, false);
         }
     }
 
