@@ -23,6 +23,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.apache.arrow.flight.BackpressureStrategy;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.Criteria;
@@ -62,6 +63,8 @@ public final class TensorProducer extends NoOpFlightProducer {
     static final long MAX_SHARD_DEVICES = 1 << 16;
     /** How long a stream waits for a slow client before giving up on it. */
     private static final long CLIENT_WAIT_MILLIS = 120_000;
+    /** How long a stream waits for gRPC's on-ready callback before asking gRPC itself whether it may send. */
+    static final long READY_SLICE_MILLIS = 1_000;
 
     private final TensorDirectory directory;
     private final BufferAllocator allocator;
@@ -305,9 +308,10 @@ public final class TensorProducer extends NoOpFlightProducer {
             listener.setUseZeroCopy(scratch == null);
             listener.start(root);
             LentColumn column = (LentColumn) root.getVector(0);
+            ReadyWait ready = new ReadyWait(listener, backpressure, CLIENT_WAIT_MILLIS, READY_SLICE_MILLIS, what);
             for (long r = 0; r < rows; r += perBatch) {
                 long end = Math.min(rows, r + perBatch);
-                if (!awaitReady(listener, backpressure)) {
+                if (!ready.await()) {
                     if (!listener.isCancelled()) {
                         listener.error(CallStatus.TIMED_OUT.withDescription(what + ": the client read nothing for "
                                 + CLIENT_WAIT_MILLIS / 1000 + " s").toRuntimeException());
@@ -361,10 +365,77 @@ public final class TensorProducer extends NoOpFlightProducer {
         return true;
     }
 
-    /** Waits until gRPC takes more of the stream, or the client has gone; {@return whether to go on} */
-    private static boolean awaitReady(ServerStreamListener listener, BackpressureStrategy backpressure) {
-        return backpressure.waitForListener(CLIENT_WAIT_MILLIS) == BackpressureStrategy.WaitResult.READY
-                && !listener.isCancelled();
+    /**
+     * Waits, before each batch of one stream, until gRPC takes more of it. Flight's strategy wakes
+     * the wait from gRPC's on-ready callback alone: were that callback lost or missed, the stream
+     * would sit out the whole wait (and then fail) although the client reads. So the wait is cut
+     * into slices, and after each gRPC is asked directly whether the stream may send.
+     */
+    static final class ReadyWait {
+        private final ServerStreamListener listener;
+        private final BackpressureStrategy backpressure;
+        private final long totalMillis;
+        private final long sliceMillis;
+        private final String what;
+        private boolean warned;
+
+        /**
+         * @param listener the stream
+         * @param backpressure the strategy registered with {@code listener}
+         * @param totalMillis how long the stream may stay not ready before the wait gives up
+         * @param sliceMillis how long one wait for the callback lasts before gRPC is asked
+         * @param what the stream, as a warning names it
+         */
+        ReadyWait(ServerStreamListener listener, BackpressureStrategy backpressure, long totalMillis, long sliceMillis,
+                  String what) {
+            if (totalMillis <= 0 || sliceMillis <= 0) {
+                throw new IllegalArgumentException("waits of " + totalMillis + " and " + sliceMillis
+                        + " ms: both must be positive");
+            }
+            this.listener = listener;
+            this.backpressure = backpressure;
+            this.totalMillis = totalMillis;
+            this.sliceMillis = sliceMillis;
+            this.what = what;
+        }
+
+        /**
+         * {@return whether to go on: true once gRPC takes more of the stream; false if the client
+         * has gone, or the stream stayed not ready for the whole wait}
+         */
+        boolean await() {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(totalMillis);
+            while (true) {
+                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                // At least 1 ms: the strategy takes 0 as "wait for ever".
+                switch (backpressure.waitForListener(Math.max(1, Math.min(sliceMillis, left)))) {
+                    case READY -> {
+                        return !listener.isCancelled();
+                    }
+                    case TIMEOUT -> {
+                        // No callback in this slice: ask gRPC below.
+                    }
+                    // CANCELLED, or OTHER (the thread was interrupted: waiting again would spin).
+                    default -> {
+                        return false;
+                    }
+                }
+                if (listener.isCancelled()) {
+                    return false;
+                }
+                if (listener.isReady()) {
+                    if (!warned) {
+                        warned = true;
+                        LOG.log(System.Logger.Level.WARNING, what + ": the stream was ready without an on-ready callback"
+                                + " from gRPC; it goes on (logged once per stream)");
+                    }
+                    return true;
+                }
+                if (deadline - System.nanoTime() <= 0) {
+                    return false;
+                }
+            }
+        }
     }
 
     /** {@return rows {@code [from, to)} of {@code v}'s first dim, {@code v} itself when that is all of it} */
