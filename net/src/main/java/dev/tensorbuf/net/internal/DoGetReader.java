@@ -35,9 +35,12 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * memory, both the size of the batch: two copies into fresh pages per batch, most of its CPU time.
  * Here a batch's tensor bytes are copied once, from the network buffers into where they belong.
  *
- * <p>The messages are parsed as gRPC delivers them, on the thread that waits for the stream (a
- * blocking call), in order: {@link Sink#schema} for the schema message, then {@link Sink#batch}
- * per record batch.
+ * <p>The messages are parsed as gRPC delivers them, in order: {@link Sink#schema} for the schema
+ * message, then {@link Sink#batch} per record batch. They are parsed on the call's executor, one
+ * at a time, not on the thread that waits in {@link #run}: gRPC's blocking server-streaming call
+ * (1.79) runs the parser there and hands each parsed message to the waiting thread through a
+ * queue. {@code TensorClient}'s channel and call options name no executor, so that is gRPC's shared
+ * {@code grpc-default-executor} pool; a sink that blocks holds one of its threads.
  */
 public final class DoGetReader {
     private DoGetReader() {}
