@@ -6,6 +6,8 @@
 # usage: bench/peers/convert_e2e.sh [ROUNDS] [PYTHON] [MODE]     (defaults: 7, python3, transpose)
 #   MODE copy: the plain copy instead, convert x.npy y.npy against np.save('y.npy', np.load('x.npy'))
 #   TENSORBUF_HOME=DIR runs DIR/tensorbuf (another checkout, e.g. an older commit's built jar)
+#   FRESH=1 removes both outputs before every run, so each writes a new file; by default each run
+#   replaces the file the previous round wrote, which costs more (see bench/RESULTS.md)
 # Build the jar first: mvn -B -q -o -pl cli -am package -DskipTests
 # Prints one line per run (wall, user, sys seconds), then median and min-max of each side and
 # the load (uptime) before and after. The files live in a temporary folder under /tmp, removed at
@@ -33,6 +35,7 @@ echo "numpy:     ${np[*]}"
 
 timed() { # label command...: prints "label wall user sys"
   local label="$1"; shift
+  [ "${FRESH:-}" = 1 ] && rm -f y.npy z.npy
   /usr/bin/time -f '%e %U %S' -o "$dir/time.txt" "$@" >/dev/null 2>&1
   echo "$label $(tail -n1 "$dir/time.txt")"
 }
@@ -40,7 +43,11 @@ timed() { # label command...: prints "label wall user sys"
 echo "load before: $(uptime)"
 timed warmup-tensorbuf "${tb[@]}" >/dev/null
 timed warmup-numpy "${np[@]}" >/dev/null
-cmp -s y.npy z.npy || { echo "tensorbuf and NumPy wrote different files" >&2; exit 1; }
+timed check-tensorbuf "${tb[@]}" >/dev/null
+cp y.npy y.check
+timed check-numpy "${np[@]}" >/dev/null
+cmp -s y.check z.npy || { echo "tensorbuf and NumPy wrote different files" >&2; exit 1; }
+rm -f y.check
 results="$dir/results.txt"
 for ((i = 0; i < rounds; i++)); do
   timed tensorbuf "${tb[@]}" | tee -a "$results"

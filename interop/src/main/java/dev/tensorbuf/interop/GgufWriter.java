@@ -147,7 +147,7 @@ public final class GgufWriter {
         long headerPadded = GgufCodec.alignUp(header.length, alignment);
         long align = alignment;
         FileReplacement.write(file, where -> {
-            try (FileChannel channel = FileChannel.open(where, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+            try (FileChannel channel = FileChannel.open(where, StandardOpenOption.WRITE)) {
                 Npy.writeFully(channel, ByteBuffer.wrap(header));
                 Npy.writeFully(channel, ByteBuffer.allocate((int) (headerPadded - header.length)));
                 for (Tensor t : tensors) {

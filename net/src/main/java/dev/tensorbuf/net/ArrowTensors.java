@@ -291,7 +291,7 @@ public final class ArrowTensors {
      */
     public static void write(Path file, Map<String, TensorView> tensors) throws IOException {
         FileReplacement.write(file, where -> {
-            try (FileChannel channel = FileChannel.open(where, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+            try (FileChannel channel = FileChannel.open(where, StandardOpenOption.WRITE)) {
                 write(channel, tensors, true);
             }
         });

@@ -37,7 +37,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@code "/dev/full: No space left on device"}.
  * {@snippet :
  * FileReplacement.write(Path.of("x.bin"), where -> {
- *     try (FileChannel out = FileChannel.open(where, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+ *     try (FileChannel out = FileChannel.open(where, StandardOpenOption.WRITE)) {
  *         out.write(ByteBuffer.wrap(new byte[] {1, 2, 3}));
  *     }
  * });   // x.bin now holds 1 2 3; had the writer thrown, x.bin would be as before
@@ -57,7 +57,10 @@ public final class FileReplacement {
     public interface Writer {
         /**
          * Writes the whole content to {@code where}, which exists (empty, or the device itself),
-         * and returns once it is complete.
+         * and returns once it is complete. Open it with {@code WRITE} alone: truncating the empty
+         * {@code .part} file changes nothing but makes ext4 start writing the whole file back as
+         * it is closed (its {@code auto_da_alloc} for truncated files), 30-60 ms of the caller's
+         * time for 200 MB, needless for a file that has no old content to protect.
          *
          * @param where the file to write: the hidden {@code .part} file, or the device or pipe itself
          */
