@@ -6,6 +6,7 @@
 # Usage: bench/peers/flight_speed.sh [MiB=1024] [ROUNDS=5] [BATCH_BYTES=16777216]
 # Needs the net module's test classes (mvn -B -q -pl net -am test-compile) and Python with numpy and pyarrow
 # (PYTHON=..., default python3). Everything runs on this machine: note its load (uptime) beside the numbers.
+# SERVER_JAVA_OPTS="..." adds JVM options to the tensorbuf servers alone (e.g. JIT settings to try).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 mib="${1:-1024}"
@@ -24,5 +25,6 @@ opts=(--enable-native-access=ALL-UNNAMED --add-opens=java.base/jdk.internal.misc
 uptime
 "$java" "${opts[@]}" -Xmx4g -cp "$cp" dev.tensorbuf.net.FlightSpeed "$work" "$mib" "$rounds" "$python" \
   "$root/bench/peers/flight_server.py" "$root/bench/peers/flight_client.py" "${3:-16777216}" "${opts[@]}" -Xmx1g \
+  ${SERVER_JAVA_OPTS:-} \
   2> >(grep -v 'Using incubator modules' >&2)
 uptime
