@@ -390,7 +390,7 @@ final class TensorFiles {
      */
     static void writeRaw(Path file, MemorySegment data, LongConsumer written) throws IOException {
         FileReplacement.write(file, where -> {
-            try (FileChannel channel = FileChannel.open(where, StandardOpenOption.WRITE)) {
+            try (FileChannel channel = FileReplacement.open(where)) {
                 for (long done = 0; done < data.byteSize(); ) {
                     int n = (int) Math.min(WRITE_PIECE_BYTES, data.byteSize() - done);
                     ByteBuffer piece = data.asSlice(done, n).asByteBuffer();
@@ -407,7 +407,7 @@ final class TensorFiles {
     /** Writes the bytes {@code data} writes as the whole file, replaced only once complete. */
     static void writeRaw(Path file, DenseTensor.DataWriter data) throws IOException {
         FileReplacement.write(file, where -> {
-            try (FileChannel channel = FileChannel.open(where, StandardOpenOption.WRITE)) {
+            try (FileChannel channel = FileReplacement.open(where)) {
                 data.write(channel);
             }
         });

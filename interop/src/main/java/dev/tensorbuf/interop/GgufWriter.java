@@ -11,7 +11,6 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -147,7 +146,7 @@ public final class GgufWriter {
         long headerPadded = GgufCodec.alignUp(header.length, alignment);
         long align = alignment;
         FileReplacement.write(file, where -> {
-            try (FileChannel channel = FileChannel.open(where, StandardOpenOption.WRITE)) {
+            try (FileChannel channel = FileReplacement.open(where)) {
                 Npy.writeFully(channel, ByteBuffer.wrap(header));
                 Npy.writeFully(channel, ByteBuffer.allocate((int) (headerPadded - header.length)));
                 for (Tensor t : tensors) {

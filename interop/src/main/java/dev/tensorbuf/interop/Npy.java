@@ -235,7 +235,7 @@ public final class Npy {
         }
         byte[] preamble = NpyCodec.preamble(descr, false, tensor.dims(), majorVersion);
         FileReplacement.write(file, where -> {
-            try (FileChannel channel = FileChannel.open(where, StandardOpenOption.WRITE)) {
+            try (FileChannel channel = FileReplacement.open(where)) {
                 writeFully(channel, ByteBuffer.wrap(preamble));
                 if (type.isSubByte()) {
                     writeUnpacked(channel, tensor.bytes(), type, tensor.elementCount());
@@ -278,7 +278,7 @@ public final class Npy {
         long bytes = Sizes.byteSize(type, Sizes.elementCount(dims, name), name);
         byte[] preamble = NpyCodec.preamble(descrToWrite(type, name, file), false, dims, 0);
         FileReplacement.write(file, where -> {
-            try (FileChannel channel = FileChannel.open(where, StandardOpenOption.WRITE)) {
+            try (FileChannel channel = FileReplacement.open(where)) {
                 writeFully(channel, ByteBuffer.wrap(preamble));
                 CountedWrites counted = new CountedWrites(channel, bytes, file.toString());
                 data.write(counted);

@@ -186,7 +186,7 @@ public final class SafetensorsFile implements AutoCloseable {
         Plan<DenseTensor> plan = plan(tensors, metadata, DenseTensor::dtype, DenseTensor::dims,
                 t -> Sizes.byteSize(t.dtype(), t.elementCount(), DenseTensor.describe(t.dtype(), t.dims())));
         FileReplacement.write(file, where -> {
-            try (FileChannel channel = FileChannel.open(where, StandardOpenOption.WRITE)) {
+            try (FileChannel channel = FileReplacement.open(where)) {
                 writeHeader(channel, plan.header());
                 for (Map.Entry<String, DenseTensor> e : plan.ordered()) {
                     Npy.writeSegment(channel, e.getValue().bytes());
@@ -226,7 +226,7 @@ public final class SafetensorsFile implements AutoCloseable {
         }
         Plan<ArrayShape> plan = plan(tensors, metadata, ArrayShape::dtype, ArrayShape::dims, SafetensorsFile::byteSize);
         FileReplacement.write(file, where -> {
-            try (FileChannel channel = FileChannel.open(where, StandardOpenOption.WRITE)) {
+            try (FileChannel channel = FileReplacement.open(where)) {
                 writeHeader(channel, plan.header());
                 for (Map.Entry<String, ArrayShape> e : plan.ordered()) {
                     CountedWrites counted = new CountedWrites(channel, byteSize(e.getValue()),

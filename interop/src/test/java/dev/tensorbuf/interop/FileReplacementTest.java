@@ -48,6 +48,21 @@ class FileReplacementTest {
         assertEquals(List.of(), leftovers(dir));
     }
 
+    /**
+     * The channel writers get leaves what is there: truncating even the empty .part file made ext4
+     * write the whole file back as it closed. A file with bytes in it shows whether it truncates.
+     */
+    @Test
+    void openForAWriterDoesNotTruncate() throws IOException {
+        Path file = dir.resolve("kept.bin");
+        Files.write(file, new byte[] {1, 2, 3});
+        try (var channel = FileReplacement.open(file)) {
+            assertEquals(3, channel.size());
+            channel.write(java.nio.ByteBuffer.wrap(new byte[] {9}));
+        }
+        assertArrayEquals(new byte[] {9, 2, 3}, Files.readAllBytes(file));
+    }
+
     @Test
     void aWriterThatFailsLeavesTheOldFileAndNoPartFile() throws IOException {
         Path file = dir.resolve("x.bin");

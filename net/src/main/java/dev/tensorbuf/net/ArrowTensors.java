@@ -24,7 +24,6 @@ import java.nio.channels.SeekableByteChannel;
 import java.nio.channels.WritableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -291,7 +290,7 @@ public final class ArrowTensors {
      */
     public static void write(Path file, Map<String, TensorView> tensors) throws IOException {
         FileReplacement.write(file, where -> {
-            try (FileChannel channel = FileChannel.open(where, StandardOpenOption.WRITE)) {
+            try (FileChannel channel = FileReplacement.open(where)) {
                 write(channel, tensors, true);
             }
         });

@@ -1,6 +1,7 @@
 package dev.tensorbuf.interop.internal;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
@@ -37,7 +38,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@code "/dev/full: No space left on device"}.
  * {@snippet :
  * FileReplacement.write(Path.of("x.bin"), where -> {
- *     try (FileChannel out = FileChannel.open(where, StandardOpenOption.WRITE)) {
+ *     try (FileChannel out = FileReplacement.open(where)) {
  *         out.write(ByteBuffer.wrap(new byte[] {1, 2, 3}));
  *     }
  * });   // x.bin now holds 1 2 3; had the writer thrown, x.bin would be as before
@@ -57,14 +58,22 @@ public final class FileReplacement {
     public interface Writer {
         /**
          * Writes the whole content to {@code where}, which exists (empty, or the device itself),
-         * and returns once it is complete. Open it with {@code WRITE} alone: truncating the empty
-         * {@code .part} file changes nothing but makes ext4 start writing the whole file back as
-         * it is closed (its {@code auto_da_alloc} for truncated files), 30-60 ms of the caller's
-         * time for 200 MB, needless for a file that has no old content to protect.
+         * and returns once it is complete; {@link FileReplacement#open} opens it.
          *
          * @param where the file to write: the hidden {@code .part} file, or the device or pipe itself
          */
         void write(Path where) throws IOException;
+    }
+
+    /**
+     * {@return a channel writing {@code where}, the file a {@link Writer} is handed} It is opened
+     * for writing alone, not truncated: the {@code .part} file is new and empty (a device or pipe
+     * has nothing to truncate), and truncating it makes ext4 write the whole file back as it is
+     * closed (its {@code auto_da_alloc} for truncated files), 30-86 ms of the caller's time for
+     * 200 MB (bench/RESULTS.md, "Convert end to end").
+     */
+    public static FileChannel open(Path where) throws IOException {
+        return FileChannel.open(where, StandardOpenOption.WRITE);
     }
 
     /**
