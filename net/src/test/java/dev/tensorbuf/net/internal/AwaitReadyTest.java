@@ -161,21 +161,31 @@ class AwaitReadyTest {
         return (System.nanoTime() - start) / 1_000_000;
     }
 
+    /**
+     * Awaits a 4 s wait in the production slices and checks whether it says to go on.
+     * {@return the milliseconds it took}
+     */
+    private long awaitsAndGoesOn(boolean goesOn) {
+        long start = System.nanoTime();
+        boolean got = waitOf(4_000, TensorProducer.READY_SLICE_MILLIS).await();
+        long took = millisSince(start);
+        assertEquals(goesOn, got, (got ? "went on" : "gave up") + " after " + took + " ms");
+        return took;
+    }
+
     @Test
     void readyAtOnceGoesOnAtOnce() {
         stream.ready = true;
-        long start = System.nanoTime();
-        assertTrue(waitOf(4_000, TensorProducer.READY_SLICE_MILLIS).await());
-        assertTrue(millisSince(start) < 500, millisSince(start) + " ms");
+        long took = awaitsAndGoesOn(true);
+        assertTrue(took < 500, took + " ms");
         assertTrue(warnings.isEmpty(), "a stream ready at once is no missed callback");
     }
 
     @Test
     void readyWithItsCallbackGoesOnWithinASlice() {
         after(100, stream::becomeReady);
-        long start = System.nanoTime();
-        assertTrue(waitOf(4_000, TensorProducer.READY_SLICE_MILLIS).await());
-        assertTrue(millisSince(start) < TensorProducer.READY_SLICE_MILLIS, millisSince(start) + " ms");
+        long took = awaitsAndGoesOn(true);
+        assertTrue(took < TensorProducer.READY_SLICE_MILLIS, took + " ms");
         assertTrue(warnings.isEmpty(), "the callback came: nothing to warn of");
     }
 
@@ -184,10 +194,7 @@ class AwaitReadyTest {
         // gRPC says ready, but no callback wakes the strategy: a waiter that trusted the callback
         // alone would sit out the whole 4 s and give up.
         after(100, () -> stream.ready = true);
-        long start = System.nanoTime();
-        boolean goesOn = waitOf(4_000, TensorProducer.READY_SLICE_MILLIS).await();
-        long took = millisSince(start);
-        assertTrue(goesOn, "gave up after " + took + " ms on a stream that was ready");
+        long took = awaitsAndGoesOn(true);
         assertTrue(took < 2 * TensorProducer.READY_SLICE_MILLIS, took + " ms");
         assertEquals(1, warnings.size(), "the missed callback is logged");
         assertTrue(warnings.getFirst().getMessage().contains("x.npy: the stream was ready without an on-ready callback"),
@@ -213,24 +220,22 @@ class AwaitReadyTest {
     @Test
     void cancelledStopsAtOnce() {
         after(100, stream::cancel);
-        long start = System.nanoTime();
-        assertFalse(waitOf(4_000, TensorProducer.READY_SLICE_MILLIS).await());
-        assertTrue(millisSince(start) < TensorProducer.READY_SLICE_MILLIS, millisSince(start) + " ms");
+        long took = awaitsAndGoesOn(false);
+        assertTrue(took < TensorProducer.READY_SLICE_MILLIS, took + " ms");
     }
 
     @Test
     void cancelledWithoutItsCallbackStopsAfterOneSlice() {
         after(100, () -> stream.cancelled = true);
-        long start = System.nanoTime();
-        assertFalse(waitOf(4_000, TensorProducer.READY_SLICE_MILLIS).await());
-        assertTrue(millisSince(start) < 2 * TensorProducer.READY_SLICE_MILLIS, millisSince(start) + " ms");
+        long took = awaitsAndGoesOn(false);
+        assertTrue(took < 2 * TensorProducer.READY_SLICE_MILLIS, took + " ms");
     }
 
     @Test
     void readyButCancelledStops() {
         stream.ready = true;
         stream.cancelled = true;
-        assertFalse(waitOf(4_000, TensorProducer.READY_SLICE_MILLIS).await());
+        awaitsAndGoesOn(false);
     }
 
     @Test
