@@ -33,25 +33,21 @@ fi
 echo "tensorbuf: ${tb[*]:1}"
 echo "numpy:     ${np[*]}"
 
-timed() { # label command...: prints "label wall user sys"
-  local label="$1"; shift
-  [ "${FRESH:-}" = 1 ] && rm -f y.npy z.npy
+timed() { # label output command...: prints "label wall user sys"; FRESH=1 removes output first
+  local label="$1" output="$2"; shift 2
+  if [ "${FRESH:-}" = 1 ]; then rm -f "$output"; fi
   /usr/bin/time -f '%e %U %S' -o "$dir/time.txt" "$@" >/dev/null 2>&1
   echo "$label $(tail -n1 "$dir/time.txt")"
 }
 
 echo "load before: $(uptime)"
-timed warmup-tensorbuf "${tb[@]}" >/dev/null
-timed warmup-numpy "${np[@]}" >/dev/null
-timed check-tensorbuf "${tb[@]}" >/dev/null
-cp y.npy y.check
-timed check-numpy "${np[@]}" >/dev/null
-cmp -s y.check z.npy || { echo "tensorbuf and NumPy wrote different files" >&2; exit 1; }
-rm -f y.check
+timed warmup-tensorbuf y.npy "${tb[@]}" >/dev/null
+timed warmup-numpy z.npy "${np[@]}" >/dev/null
+cmp -s y.npy z.npy || { echo "tensorbuf and NumPy wrote different files" >&2; exit 1; }
 results="$dir/results.txt"
 for ((i = 0; i < rounds; i++)); do
-  timed tensorbuf "${tb[@]}" | tee -a "$results"
-  timed numpy "${np[@]}" | tee -a "$results"
+  timed tensorbuf y.npy "${tb[@]}" | tee -a "$results"
+  timed numpy z.npy "${np[@]}" | tee -a "$results"
 done
 echo "load after: $(uptime)"
 "$python" - "$results" <<'PY'
