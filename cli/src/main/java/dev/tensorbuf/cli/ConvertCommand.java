@@ -6,6 +6,7 @@ import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.interop.internal.CountedWrites;
+import dev.tensorbuf.interop.internal.FileReplacement;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
@@ -138,6 +139,7 @@ final class ConvertCommand implements Command {
         Path outPath = Path.of(in.positional(1, "OUT"));
         CliFiles.input(inPath, null);
         CliFiles.outputFile(outPath, null);
+        FileReplacement.prepare(outPath);
         if (GgufCommands.handles(inPath, outPath)) {
             return GgufCommands.convert(in, inPath, outPath, System.nanoTime());
         }

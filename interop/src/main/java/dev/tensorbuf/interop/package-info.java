@@ -65,6 +65,10 @@
  *     (link-resolved) target, renamed over it when complete, the old mode kept, a write-protected
  *     file refused; errors name the file; devices and pipes written directly. Used by every
  *     writer here, Arrow files and <code>convert</code></dd>
+ * <dt><code>internal/WriteBehind.java</code></dt>
+ * <dd>while a file of 32 MiB or more is replaced, a daemon thread calls Linux's
+ *     <code>sync_file_range(SYNC_FILE_RANGE_WRITE)</code> every 4 ms, so that ext4's write-back at
+ *     the rename finds little left; only with native access granted, a no-op elsewhere</dd>
  * <dt><code>SafetensorsFile.java</code> (nested <code>Tensor</code>)</dt>
  * <dd>safetensors: mapped, header validated (coverage, sizes, dtypes, metadata; a <code>.npy</code>
  *     or a header length past the limit or the file is "not a safetensors file"),

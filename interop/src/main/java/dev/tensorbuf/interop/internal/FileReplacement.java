@@ -33,6 +33,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * hard-linked file keep the old content. A path that exists and is neither a regular file nor a
  * directory ({@code /dev/null}, a pipe) cannot be renamed over, so it is written directly.
  *
+ * <p>Replacing a file of at least 32 MiB, its write-back starts while the new one is written
+ * ({@link WriteBehind}): ext4 would otherwise do it all in the rename.
+ *
  * <p>Failures name the path the caller gave, never the {@code .part} file: a
  * {@link FileSystemException} whose {@code getFile()} is that path, e.g.
  * {@code "/dev/full: No space left on device"}.
@@ -77,6 +80,21 @@ public final class FileReplacement {
     }
 
     /**
+     * Readies, off the caller's thread, what replacing {@code file} will use, when {@code file} is
+     * large enough to be written behind (see {@link #write}): a command that knows its output
+     * before it has read its input calls this first. Does nothing for a missing or small file.
+     */
+    public static void prepare(Path file) {
+        try {
+            if (Files.isRegularFile(file) && Files.size(file) >= WriteBehind.MIN_REPLACED_BYTES) {
+                WriteBehind.prepare();
+            }
+        } catch (IOException | SecurityException e) {
+            // Nothing to prepare for: writing will say what is wrong with the file.
+        }
+    }
+
+    /**
      * Runs {@code writer} on a hidden file beside {@code file} (or beside the target of the link
      * {@code file} is) and renames the result over it; see the class description.
      *
@@ -106,7 +124,10 @@ public final class FileReplacement {
         Path part = createPart(target, file);
         // A failure about the target (the rename) or the .part file is the caller's file's failure.
         try {
-            writer.write(part);
+            // Over a large file, the rename would write back the whole new one in this thread.
+            try (WriteBehind behind = WriteBehind.start(part, existing == null ? -1 : existing.size())) {
+                writer.write(part);
+            }
             if (existing != null) {
                 keepPermissions(target, part);
             }
