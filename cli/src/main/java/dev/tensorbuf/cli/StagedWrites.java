@@ -26,9 +26,8 @@ import java.util.Map;
  * Writes a view's elements into a file as row-major bytes through small buffers: the copy
  * engine fills a buffer with the next piece of the output (a slice of the source view, transposed
  * or converted as the view says) and the piece goes to the file with an ordinary write, while it
- * is still in the cache. Pieces are copied on the calling thread: copying them on a second thread
- * while the first wrote them in order took more wall time on our 2-core machine (`git log --grep
- * OrderedPieces`).
+ * is still in the cache. A scalar job's pieces are copied on one thread a core, two buffers each,
+ * and written in order by the calling thread ({@link #THREADS}, {@link OrderedPieces}).
  *
  * <p>Why not a buffer of the whole output, or a mapping of the file: for a 200 MB tensor either
  * costs a page fault per 4 KiB page (51,200 of them, each a trap and a zeroed page), which took
@@ -56,21 +55,53 @@ final class StagedWrites implements AutoCloseable {
     private final Allocator arena = Allocators.shared();
     private final CopyEngine engine;
     private final long stageBytes;
-    /** The buffer pieces are copied into; grown as needed, kept for the next tensor. */
-    private MemoryBuffer stage;
+    private final int threads;
+    /** The buffers pieces are copied into, each of {@link #stageSize} bytes; grown as needed, kept for the next tensor. */
+    private MemoryBuffer[] stages = new MemoryBuffer[0];
+    private long stageSize;
 
     /**
      * @param jobBytes what the whole job moves, read plus written: with {@value #SCALAR_JOB_BYTES}
-     *     at least this, its kernels run scalar throughout
+     *     at least this, its kernels run scalar throughout, its pieces on the threads
+     *     {@value #THREADS} asks for
      */
     StagedWrites(long jobBytes) {
-        this(engineFor(jobBytes, Long.getLong(SCALAR_JOB_BYTES, -1), CopyEngine.defaults()), STAGE_BYTES);
+        this(engineFor(jobBytes, Long.getLong(SCALAR_JOB_BYTES, -1), CopyEngine.defaults()), STAGE_BYTES,
+                Integer.getInteger(THREADS, 0));
     }
 
-    /** @param stageBytes the largest piece */
-    StagedWrites(CopyEngine engine, long stageBytes) {
+    /**
+     * @param stageBytes the largest piece
+     * @param threads the threads copying pieces, the calling one included, or 0 for one a core
+     *     (at most {@link #MAX_THREADS}); 1 where {@code engine} runs on several threads itself
+     */
+    StagedWrites(CopyEngine engine, long stageBytes, int threads) {
         this.engine = engine;
         this.stageBytes = stageBytes;
+        this.threads = threadsFor(engine, threads, Runtime.getRuntime().availableProcessors());
+    }
+
+    /**
+     * The property naming the threads that copy a scalar job's pieces (default 0: one a core, at
+     * most {@link #MAX_THREADS}). Each copies whole pieces into two buffers of its own while the
+     * calling thread, copying too, writes them in order ({@link OrderedPieces}). On our 2-core
+     * machine with a core free, two threads took a 200 MB transpose from 0.41 to 0.35-0.36 s
+     * replacing the file and from 0.29-0.35 to 0.245-0.30 s writing a new one (12 rounds in turns,
+     * each order, load 1.5-2.4); with the machine busy (load 7-10) they took 0.81 s against 0.70,
+     * as its threads then share one process group's turn on the cores and the second one's work
+     * is added to it (bench/RESULTS.md, "Convert end to end"). 1 copies on the calling thread.
+     */
+    static final String THREADS = "tensorbuf.convert.threads";
+
+    /** The most threads copying a scalar job's pieces; the calling thread writing them in order is the limit. */
+    static final int MAX_THREADS = 4;
+
+    /** {@return the threads copying pieces: those asked, one a core for 0, 1 for an engine of several threads} */
+    static int threadsFor(CopyEngine engine, int asked, int cores) {
+        if (engine.config().parallelism() > 1) {
+            return 1;
+        }
+        return asked > 0 ? asked : Math.max(1, Math.min(MAX_THREADS, cores));
     }
 
     /**
@@ -125,10 +156,17 @@ final class StagedWrites implements AutoCloseable {
                 for (TensorView piece : pieces) {
                     largest = Math.max(largest, byteSize(piece, target));
                 }
-                List<TensorView> into = destinations(pieces, target.dtype(), stage(largest));
-                for (int i = 0; i < pieces.size(); i++) {
-                    engine.copy(pieces.get(i), into.get(i));
-                    progress.advance(drain(into.get(i), channel));
+                int copying = Math.min(threads, pieces.size() / 2);
+                // Two buffers a copying thread: one being copied into while the other waits for its turn to be written.
+                MemoryBuffer[] ring = stages(copying > 1 ? Math.min(pieces.size(), 2 * copying) : 1, largest);
+                List<TensorView> into = destinations(pieces, target.dtype(), ring);
+                if (copying > 1) {
+                    new OrderedPieces(engine, pieces, into, ring.length).write(channel, progress, copying);
+                } else {
+                    for (int i = 0; i < pieces.size(); i++) {
+                        engine.copy(pieces.get(i), into.get(i));
+                        progress.advance(drain(into.get(i), channel));
+                    }
                 }
             } catch (IllegalArgumentException refused) {
                 throw inTheTensor(source, target, refused);
@@ -160,19 +198,26 @@ final class StagedWrites implements AutoCloseable {
     }
 
     /**
-     * {@return a buffer of at least {@code bytes}} It is a direct buffer's memory, zeroed by one
-     * native fill: an arena's native segment is zeroed by a Java loop, which in a fresh JVM runs
-     * interpreted, 10-12 ms for one buffer of 2 MiB (JFR, bench/RESULTS.md "Convert end to end").
-     * A buffer too large for a direct buffer comes from the arena.
+     * {@return {@code count} buffers of at least {@code bytes} each} Each is a direct buffer's memory,
+     * zeroed by one native fill: an arena's native segment is zeroed by a Java loop, which in a fresh
+     * JVM runs interpreted, 10-12 ms for one buffer of 2 MiB (JFR, bench/RESULTS.md "Convert end to
+     * end"). A buffer too large for a direct buffer comes from the arena.
      */
-    private MemoryBuffer stage(long bytes) {
-        if (stage == null || stage.byteSize() < bytes) {
-            stage = newStage(bytes);
+    private MemoryBuffer[] stages(int count, long bytes) {
+        if (stages.length >= count && stageSize >= bytes) {
+            return stages;
         }
-        return stage;
+        long size = Math.max(bytes, stageSize);
+        MemoryBuffer[] grown = new MemoryBuffer[Math.max(count, stages.length)];
+        for (int i = 0; i < grown.length; i++) {
+            grown[i] = i < stages.length && stageSize >= size ? stages[i] : stage(size);
+        }
+        stages = grown;
+        stageSize = size;
+        return stages;
     }
 
-    private MemoryBuffer newStage(long bytes) {
+    private MemoryBuffer stage(long bytes) {
         if (bytes > Integer.MAX_VALUE - STAGE_ALIGNMENT) {
             return arena.allocate(bytes);
         }
@@ -187,23 +232,24 @@ final class StagedWrites implements AutoCloseable {
     private static final Runnable NOTHING_TO_FREE = () -> { };
 
     /**
-     * {@return each piece's destination: its elements row-major from the start of {@code stage}}
-     * Pieces of the same dims share one view, so
+     * {@return each piece's destination: its elements row-major from the start of buffer
+     * {@code ring[i % ring.length]}} Pieces of the same dims in the same buffer share one view, so
      * that the destination's map, which a view builds at its first copy and keeps, is built once:
      * built for each of 128 pieces it cost 20-25 ms of a 200 MB transpose, interpreted (JFR,
      * bench/RESULTS.md "Convert end to end").
      */
-    static List<TensorView> destinations(List<TensorView> pieces, DType dtype, MemoryBuffer stage) {
-        Map<List<Long>, TensorView> made = new HashMap<>();
+    static List<TensorView> destinations(List<TensorView> pieces, DType dtype, MemoryBuffer[] ring) {
+        Map<List<Object>, TensorView> made = new HashMap<>();
         List<TensorView> into = new ArrayList<>(pieces.size());
         for (int i = 0; i < pieces.size(); i++) {
             List<Long> dims = pieces.get(i).dims();
-            TensorView view = made.get(dims);
+            List<Object> key = List.of(i % ring.length, dims);
+            TensorView view = made.get(key);
             if (view == null) {
                 long[] d = Extents.toArray(dims);
                 ArrayShape shape = ArrayShape.of(dtype, d).withLayout(XlaLayout.packedDescending(dtype, d.length));
-                view = TensorView.of(stage.slice(0, shape.arraySize()), shape);
-                made.put(dims, view);
+                view = TensorView.of(ring[i % ring.length].slice(0, shape.arraySize()), shape);
+                made.put(key, view);
             }
             into.add(view);
         }

@@ -100,6 +100,11 @@
  *     above 64 MiB go in pieces along dim 0 for it, and a piece that meets a value the output type
  *     cannot hold is copied again whole, so the error names the index in the tensor, not in the
  *     piece)</dd>
+ * <dt><code>StagedWrites.java</code>, <code>OrderedPieces.java</code></dt>
+ * <dd>a view written to a file as row-major bytes in pieces of 2 MiB: copied by the engine into
+ *     buffers still in the cache when written; a scalar job's pieces copied on one thread a core
+ *     (at most 4) and written in order by the calling thread, the file byte for byte what one
+ *     thread writes, a failing piece failing the job in its turn</dd>
  * <dt><code>RunCommand.java</code></dt>
  * <dd><code>tensorbuf run MODULE.hlo --arg NAME=FILE --out FILE.npy|FILE.safetensors|FILE</code>; a
  *     tuple ROOT only to safetensors, one tensor per element (<code>output0</code>, ...); the

@@ -24,10 +24,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * The engine a one-shot job gets from its size, and the bytes written: those of one whole copy,
- * whatever the pieces.
+ * The engine a one-shot job gets from its size, the threads that copy its pieces, and the bytes
+ * written: those of one whole copy, whatever the pieces and threads.
  */
 class StagedWritesTest {
     private static final CopyEngine DEFAULTS = CopyEngine.of(CopyEngine.Config.of().withScalarFirstBytes(256L << 20).withParallelism(4));
@@ -91,13 +92,24 @@ class StagedWritesTest {
         }
     }
 
+    @Test
+    void aScalarJobsPiecesGetTheThreadsAskedOrOneACoreUpToFourAndAnEngineOfSeveralThreadsOne() {
+        CopyEngine scalar = StagedWrites.engineFor(1, 2L << 30, DEFAULTS);
+        assertEquals(3, StagedWrites.threadsFor(scalar, 3, 2));
+        assertEquals(1, StagedWrites.threadsFor(scalar, 0, 1));
+        assertEquals(2, StagedWrites.threadsFor(scalar, 0, 2));
+        assertEquals(4, StagedWrites.threadsFor(scalar, 0, 64));
+        assertEquals(1, StagedWrites.threadsFor(DEFAULTS, 3, 64));
+        assertEquals(1, StagedWrites.threadsFor(DEFAULTS, 0, 64));
+    }
+
     /**
      * Pieces of one element, of part of a row (a row of 11 f32 is 44 bytes; 24-byte pieces end
-     * mid-row), of a few rows and of the whole tensor, for several dim orders, odd and unit dims
-     * and conversions: the bytes are the whole copy's.
+     * mid-row), of a few rows and of the whole tensor, on 1 to 4 threads, for several dim orders,
+     * odd and unit dims and a conversion to bf16: the bytes are the whole copy's.
      */
     @Test
-    void piecesWriteTheBytesOfOneWholeCopy() throws Exception {
+    void piecesOnSeveralThreadsWriteTheBytesOfOneWholeCopy() throws Exception {
         record Job(String source, int[] perm, DType to) { }
         List<Job> jobs = List.of(
                 new Job("f32[3,5,7,11]{3,2,1,0}", new int[] {0, 2, 3, 1}, DType.F32),
@@ -125,19 +137,22 @@ class StagedWritesTest {
                 CopyEngine.defaults().copy(view, all);
                 all.buffer().segment().asByteBuffer().get(whole);
                 for (long stage : new long[] {1, 24, 100, 1 << 20}) {
-                    assertArrayEquals(whole, staged(view, target, stage), job.source() + " transposed "
-                            + java.util.Arrays.toString(job.perm()) + " to " + job.to() + " in pieces of " + stage + " bytes");
+                    for (int threads = 1; threads <= 4; threads++) {
+                        assertArrayEquals(whole, staged(view, target, stage, threads),
+                                job.source() + " transposed " + java.util.Arrays.toString(job.perm()) + " to " + job.to()
+                                        + " in pieces of " + stage + " bytes on " + threads + " threads");
+                    }
                 }
             }
         }
     }
 
     /**
-     * A value the output type cannot hold, in a late piece: the job fails naming the element's index
-     * in the tensor, as a copy without pieces would, not its index in the piece.
+     * A value the output type cannot hold, in a late piece: the job fails as on one thread, naming
+     * the element's index in the tensor, and leaves no copying thread behind.
      */
     @Test
-    void aRefusedValueInALatePieceIsNamedByItsIndexInTheTensor() throws Exception {
+    void aRefusedValueFailsTheJobAsOnOneThreadAndStopsTheOtherThreads() throws Exception {
         try (Allocator arena = Allocators.shared()) {
             TensorView src = TensorView.of(arena.allocate(4 * 2 * 3 * 4 * 5), "f32[2,3,4,5]{3,2,1,0}");
             for (int i = 0; i < 120; i++) {
@@ -145,17 +160,24 @@ class StagedWritesTest {
             }
             TensorView nhwc = dev.tensorbuf.ops.Ops.transpose(src, 0, 2, 3, 1);
             ArrayShape target = ArrayShape.of(DType.S8, 2, 4, 5, 3).withLayout(XlaLayout.packedDescending(DType.S8, 4));
-            String pieces = assertThrows(IllegalArgumentException.class, () -> staged(nhwc, target, 3)).getMessage();
-            String whole = assertThrows(IllegalArgumentException.class,
-                    () -> CopyEngine.defaults().copy(nhwc, TensorView.of(arena.allocate(target.arraySize()), target))).getMessage();
-            assertEquals(whole, pieces);
-            assertTrue(pieces.contains("NaN"), pieces);
+            String one = assertThrows(IllegalArgumentException.class, () -> staged(nhwc, target, 3, 1)).getMessage();
+            for (int threads = 2; threads <= 4; threads++) {
+                int t = threads;
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> staged(nhwc, target, 3, t));
+                assertEquals(one, e.getMessage(), threads + " threads");
+            }
+            assertTrue(one.contains("NaN"), one);
+            for (Thread t : Thread.getAllStackTraces().keySet()) {
+                if (t.getName().startsWith("tensorbuf-convert-") && t.isAlive()) {
+                    fail(t.getName() + " still runs after the job failed");
+                }
+            }
         }
     }
 
-    private static byte[] staged(TensorView view, ArrayShape target, long stageBytes) throws Exception {
+    private static byte[] staged(TensorView view, ArrayShape target, long stageBytes, int threads) throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (StagedWrites staged = new StagedWrites(StagedWrites.engineFor(1, 1, DEFAULTS), stageBytes);
+        try (StagedWrites staged = new StagedWrites(StagedWrites.engineFor(1, 1, DEFAULTS), stageBytes, threads);
              WritableByteChannel channel = Channels.newChannel(bytes)) {
             staged.writer(view, target, Progress.start(new java.io.PrintStream(new ByteArrayOutputStream()), true,
                     target.arraySize())).write(channel);
