@@ -18,7 +18,9 @@ import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.internal.MiniFloat;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -92,6 +94,26 @@ class PointwiseLanesTest {
         return x.type() == DType.F32 ? x : op("convert", DType.F32, x);
     }
 
+    /**
+     * The block evaluator's bytes of each sub-expression of one check, each evaluated once: asked
+     * again for every element where two NaNs differ, a fresh evaluation each time (every operand
+     * materialized anew, in an allocator freed only at the end) once took a test JVM to 24 GB.
+     */
+    private static final class References {
+        private final List<TensorView> leaves;
+        private final Allocator a;
+        private final Map<Pointwise.Expr, byte[]> done = new IdentityHashMap<>();
+
+        References(List<TensorView> leaves, Allocator a) {
+            this.leaves = leaves;
+            this.a = a;
+        }
+
+        byte[] of(Pointwise.Expr e) {
+            return done.computeIfAbsent(e, x -> reference(x, leaves, a));
+        }
+    }
+
     /** {@return the block evaluator's bytes for {@code e}: every operand copied dense, evaluated at once} */
     private static byte[] reference(Pointwise.Expr e, List<TensorView> leaves, Allocator a) {
         long[] dims = Extents.toArray(leaves.getFirst().dims());
@@ -132,11 +154,12 @@ class PointwiseLanesTest {
             dense = Materialize.materialize(dst, ArrayShape.of(e.type(), dims), a);
         }
         byte[] got = dense.buffer().segment().asSlice(0, dense.shape().arraySize()).toArray(ValueLayout.JAVA_BYTE);
-        byte[] want = reference(e, leaves, a);
+        References references = new References(leaves, a);
+        byte[] want = references.of(e);
         int w = e.type().byteWidth();
         for (int i = 0; i < want.length; i += w) {
             if (!java.util.Arrays.equals(want, i, i + w, got, i, i + w)) {
-                if (isNaN(e.type(), want, i) && isNaN(e.type(), got, i) && nansMeet(e, leaves, a, i / w)) {
+                if (isNaN(e.type(), want, i) && isNaN(e.type(), got, i) && nansMeet(e, references, i / w)) {
                     // Which NaN's payload comes out of an op given two is not specified: the JIT,
                     // like XLA's LLVM, may swap a commutative op's operands. The NaNs may be
                     // operands or made inside the expression (inf - inf): only values an op
@@ -160,15 +183,19 @@ class PointwiseLanesTest {
 
     /** {@return whether some op of {@code e} reads two or more NaNs at element {@code flat}, by the block evaluator} */
     private static boolean nansMeet(Pointwise.Expr e, List<TensorView> leaves, Allocator a, int flat) {
+        return nansMeet(e, new References(leaves, a), flat);
+    }
+
+    private static boolean nansMeet(Pointwise.Expr e, References references, int flat) {
         if (!(e instanceof Pointwise.Op o)) {
             return false;
         }
         int nans = 0;
         for (Pointwise.Expr arg : o.args()) {
-            if (nansMeet(arg, leaves, a, flat)) {
+            if (nansMeet(arg, references, flat)) {
                 return true;
             }
-            nans += isNaN(arg.type(), reference(arg, leaves, a), flat * arg.type().byteWidth()) ? 1 : 0;
+            nans += isNaN(arg.type(), references.of(arg), flat * arg.type().byteWidth()) ? 1 : 0;
         }
         return nans >= 2;
     }
