@@ -42,7 +42,7 @@ final class WriteBehind implements AutoCloseable {
     private static final WriteBehind NONE = new WriteBehind();
     private static final AtomicLong CALLS_MADE = new AtomicLong();
 
-    /** The thread, or null for one that does nothing; set before it starts. */
+    /** The thread (only the caller's thread reads this), or null for one that does nothing. */
     private Thread thread;
     private volatile boolean stop;
     private volatile boolean ended;
@@ -60,8 +60,13 @@ final class WriteBehind implements AutoCloseable {
             return NONE;
         }
         WriteBehind w = new WriteBehind();
-        w.thread = Thread.ofPlatform().daemon().name("tensorbuf-write-behind").unstarted(() -> w.run(part));
-        w.thread.start();
+        Thread t = Thread.ofPlatform().daemon().name("tensorbuf-write-behind").unstarted(() -> w.run(part));
+        try {
+            t.start();
+        } catch (OutOfMemoryError e) {
+            return NONE; // no thread to be had: the rename does the write-back, as without one
+        }
+        w.thread = t;
         return w;
     }
 
@@ -70,8 +75,20 @@ final class WriteBehind implements AutoCloseable {
      * finds them made: a fresh JVM takes 20-80 ms over its first downcall handles.
      */
     static void prepare() {
-        if (enabled()) {
-            Thread.ofPlatform().daemon().name("tensorbuf-write-behind-setup").start(Calls::ready);
+        if (!enabled()) {
+            return;
+        }
+        try {
+            Thread.ofPlatform().daemon().name("tensorbuf-write-behind-setup").start(() -> {
+                try {
+                    Calls.ready();
+                } catch (Throwable e) {
+                    // No such function here: each write-behind's thread meets the same and gives up;
+                    // uncaught, this would print a stack trace on the command's stderr.
+                }
+            });
+        } catch (OutOfMemoryError e) {
+            // No thread to be had: a write-behind makes the calls itself, or has no thread either.
         }
     }
 
