@@ -122,4 +122,48 @@ class CopyEngineConfigTest {
             }
         }
     }
+
+    /**
+     * The blocked transpose's four loop orders (banded or not, either side the longer) against
+     * each element's own position: several blocks a row and a band, and edges that are not whole
+     * blocks, both ways between NCHW and NHWC.
+     */
+    @Test
+    void transposeBandsMoveEveryElementToItsPlace() {
+        try (Allocator a = Allocators.shared()) {
+            for (long[] d : new long[][] {{2, 40, 9, 7}, {1, 96, 6, 11}, {3, 33, 12, 12}}) {
+                long n = d[0], c = d[1], h = d[2], w = d[3];
+                TensorView nchw = TensorView.of(a.allocate(4L * n * c * h * w),
+                        "f32[" + n + "," + c + "," + h + "," + w + "]{3,2,1,0}");
+                float[] values = new float[(int) nchw.elementCount()];
+                for (int i = 0; i < values.length; i++) {
+                    values[i] = i + 0.25f;
+                }
+                TensorElements.of(nchw).copyFrom(values);
+                // No warm-up: the first copies would run the scalar kernel while the vector one warms.
+                CopyEngine.Config base = CopyEngine.Config.of().withParallelism(1).withWarmup(false);
+                for (CopyEngine.Config cfg : new CopyEngine.Config[] {base, base.withTransposeBandBytes(0),
+                        base.withTransposeBandBytes(1 << 10), base.withStageDestination(false)}) {
+                    TensorView nhwc = TensorView.of(a.allocate(4L * n * c * h * w),
+                            "f32[" + n + "," + h + "," + w + "," + c + "]{3,2,1,0}");
+                    CopyEngine engine = CopyEngine.of(cfg);
+                    engine.copy(Ops.transpose(nchw, 0, 2, 3, 1), nhwc);
+                    TensorView back = TensorView.of(a.allocate(4L * n * c * h * w), nchw.shape().toString());
+                    engine.copy(Ops.transpose(nhwc, 0, 3, 1, 2), back);
+                    TensorElements there = TensorElements.of(nhwc);
+                    for (long i = 0; i < n; i++) {
+                        for (long k = 0; k < c; k++) {
+                            for (long y = 0; y < h; y++) {
+                                for (long x = 0; x < w; x++) {
+                                    float want = ((i * c + k) * h + y) * w + x + 0.25f;
+                                    assertEquals(want, there.getFloat(i, y, x, k), () -> cfg + " NCHW->NHWC " + java.util.Arrays.toString(d));
+                                }
+                            }
+                        }
+                    }
+                    assertArrayEquals(values, TensorElements.of(back).toFloatArray(), cfg + " NHWC->NCHW " + java.util.Arrays.toString(d));
+                }
+            }
+        }
+    }
 }

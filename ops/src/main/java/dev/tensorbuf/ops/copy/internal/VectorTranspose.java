@@ -121,33 +121,25 @@ final class VectorTranspose {
         if (bandBytes == 0) {
             if (fa <= fb) {
                 for (long jb = 0; jb < fb; jb += 16) {
-                    for (long ib = 0; ib < fa; ib += 16) {
-                        block16(src, s0 + ib * sa + jb * 4, sa, dst, d0 + jb * db + ib * 4, db);
-                    }
+                    run16(src, s0 + jb * 4, 16 * sa, sa, dst, d0 + jb * db, 64, db, fa / 16);
                 }
             } else {
                 for (long ib = 0; ib < fa; ib += 16) {
-                    for (long jb = 0; jb < fb; jb += 16) {
-                        block16(src, s0 + ib * sa + jb * 4, sa, dst, d0 + jb * db + ib * 4, db);
-                    }
+                    run16(src, s0 + ib * sa, 64, sa, dst, d0 + ib * 4, 16 * db, db, fb / 16);
                 }
             }
         } else if (fa <= fb) {
             for (long jt = 0; jt < fb; jt += band) {
                 long je = Math.min(jt + band, fb);
                 for (long ib = 0; ib < fa; ib += 16) {
-                    for (long jb = jt; jb < je; jb += 16) {
-                        block16(src, s0 + ib * sa + jb * 4, sa, dst, d0 + jb * db + ib * 4, db);
-                    }
+                    run16(src, s0 + ib * sa + jt * 4, 64, sa, dst, d0 + jt * db + ib * 4, 16 * db, db, (je - jt) / 16);
                 }
             }
         } else {
             for (long it = 0; it < fa; it += band) {
                 long ie = Math.min(it + band, fa);
                 for (long jb = 0; jb < fb; jb += 16) {
-                    for (long ib = it; ib < ie; ib += 16) {
-                        block16(src, s0 + ib * sa + jb * 4, sa, dst, d0 + jb * db + ib * 4, db);
-                    }
+                    run16(src, s0 + it * sa + jb * 4, 16 * sa, sa, dst, d0 + jb * db + it * 4, 64, db, (ie - it) / 16);
                 }
             }
         }
@@ -171,80 +163,90 @@ final class VectorTranspose {
     }
 
     /**
-     * One 16x16 block, as two halves of eight output rows each. After the first zip round the
+     * A row of {@code n} 16x16 blocks, the {@code k}th read from {@code s + k * sStep} and written
+     * to {@code d + k * dStep}, as two passes of half blocks. After the first zip round a block's
      * network falls apart in two: the low zips of each row pair feed output rows 0 to 7 only, the
      * high zips rows 8 to 15, each through three more rounds of eight vectors (pairs {@code m},
      * {@code m + 4}). Each half loads the block's rows itself, so no vector crosses a call: as one
-     * method (1,360 bytecodes, 96 vector operations) C1 gave up on it ("out of virtual registers
-     * in linear scan": the Vector API's calls are inlined there), and until C2 compiled it (under
-     * load, never) the transpose ran interpreted, at a few percent of its speed. Helpers passing
-     * vectors instead lost C2's inlining past its node cutoff, and a vector passed to a call that
-     * is not inlined is boxed. The second half's loads hit L1.
+     * method (1,360 bytecodes, 96 vector operations) C1's tier-3 compile gives up on a block ("out
+     * of virtual registers in linear scan": the Vector API's calls are inlined there), and a JVM
+     * that had compiled it at tier 2 first stayed in that code, at a few percent of its speed.
+     * Helpers passing vectors lost C2's inlining past its node cutoff, and a vector passed to a
+     * call that is not inlined is boxed. The halves are too big for C2 to inline, so each loops
+     * over the row itself: one call a block per half (and the shuffle passed in as an argument)
+     * ran NHWC -> NCHW at about 0.8x of the one-method block; the second pass's loads hit L2.
      */
-    private static void block16(MemorySegment src, long s, long sa, MemorySegment dst, long d, long db) {
-        half16(LO16, src, s, sa, dst, d, db);
-        half16(HI16, src, s, sa, dst, d + 8 * db, db);
+    private static void run16(MemorySegment src, long s, long sStep, long sa, MemorySegment dst, long d, long dStep,
+                              long db, long n) {
+        half16(false, src, s, sStep, sa, dst, d, dStep, db, n);
+        half16(true, src, s, sStep, sa, dst, d + 8 * db, dStep, db, n);
     }
 
-    /** Output rows 0 to 7 of a block ({@code first} the low zip) or 8 to 15 (the high zip), written from {@code d}. */
-    private static void half16(IntVector first, MemorySegment src, long s, long sa, MemorySegment dst, long d, long db) {
-        IntVector r0 = IntVector.fromMemorySegment(S16, src, s, ORDER);
-        IntVector r1 = IntVector.fromMemorySegment(S16, src, s + 1 * sa, ORDER);
-        IntVector r2 = IntVector.fromMemorySegment(S16, src, s + 2 * sa, ORDER);
-        IntVector r3 = IntVector.fromMemorySegment(S16, src, s + 3 * sa, ORDER);
-        IntVector r4 = IntVector.fromMemorySegment(S16, src, s + 4 * sa, ORDER);
-        IntVector r5 = IntVector.fromMemorySegment(S16, src, s + 5 * sa, ORDER);
-        IntVector r6 = IntVector.fromMemorySegment(S16, src, s + 6 * sa, ORDER);
-        IntVector r7 = IntVector.fromMemorySegment(S16, src, s + 7 * sa, ORDER);
-        IntVector r8 = IntVector.fromMemorySegment(S16, src, s + 8 * sa, ORDER);
-        IntVector r9 = IntVector.fromMemorySegment(S16, src, s + 9 * sa, ORDER);
-        IntVector r10 = IntVector.fromMemorySegment(S16, src, s + 10 * sa, ORDER);
-        IntVector r11 = IntVector.fromMemorySegment(S16, src, s + 11 * sa, ORDER);
-        IntVector r12 = IntVector.fromMemorySegment(S16, src, s + 12 * sa, ORDER);
-        IntVector r13 = IntVector.fromMemorySegment(S16, src, s + 13 * sa, ORDER);
-        IntVector r14 = IntVector.fromMemorySegment(S16, src, s + 14 * sa, ORDER);
-        IntVector r15 = IntVector.fromMemorySegment(S16, src, s + 15 * sa, ORDER);
-        IntVector a0 = first.selectFrom(r0, r8);
-        IntVector a1 = first.selectFrom(r1, r9);
-        IntVector a2 = first.selectFrom(r2, r10);
-        IntVector a3 = first.selectFrom(r3, r11);
-        IntVector a4 = first.selectFrom(r4, r12);
-        IntVector a5 = first.selectFrom(r5, r13);
-        IntVector a6 = first.selectFrom(r6, r14);
-        IntVector a7 = first.selectFrom(r7, r15);
-        IntVector b0 = LO16.selectFrom(a0, a4);
-        IntVector b1 = HI16.selectFrom(a0, a4);
-        IntVector b2 = LO16.selectFrom(a1, a5);
-        IntVector b3 = HI16.selectFrom(a1, a5);
-        IntVector b4 = LO16.selectFrom(a2, a6);
-        IntVector b5 = HI16.selectFrom(a2, a6);
-        IntVector b6 = LO16.selectFrom(a3, a7);
-        IntVector b7 = HI16.selectFrom(a3, a7);
-        IntVector c0 = LO16.selectFrom(b0, b4);
-        IntVector c1 = HI16.selectFrom(b0, b4);
-        IntVector c2 = LO16.selectFrom(b1, b5);
-        IntVector c3 = HI16.selectFrom(b1, b5);
-        IntVector c4 = LO16.selectFrom(b2, b6);
-        IntVector c5 = HI16.selectFrom(b2, b6);
-        IntVector c6 = LO16.selectFrom(b3, b7);
-        IntVector c7 = HI16.selectFrom(b3, b7);
-        IntVector x0 = LO16.selectFrom(c0, c4);
-        IntVector x1 = HI16.selectFrom(c0, c4);
-        IntVector x2 = LO16.selectFrom(c1, c5);
-        IntVector x3 = HI16.selectFrom(c1, c5);
-        IntVector x4 = LO16.selectFrom(c2, c6);
-        IntVector x5 = HI16.selectFrom(c2, c6);
-        IntVector x6 = LO16.selectFrom(c3, c7);
-        IntVector x7 = HI16.selectFrom(c3, c7);
-        x0.intoMemorySegment(dst, d, ORDER);
-        x1.intoMemorySegment(dst, d + 1 * db, ORDER);
-        x2.intoMemorySegment(dst, d + 2 * db, ORDER);
-        x3.intoMemorySegment(dst, d + 3 * db, ORDER);
-        x4.intoMemorySegment(dst, d + 4 * db, ORDER);
-        x5.intoMemorySegment(dst, d + 5 * db, ORDER);
-        x6.intoMemorySegment(dst, d + 6 * db, ORDER);
-        x7.intoMemorySegment(dst, d + 7 * db, ORDER);
+    /** Output rows 0 to 7 of each block of a row (the low zip first) or 8 to 15 ({@code high}), written from {@code d}. */
+    private static void half16(boolean high, MemorySegment src, long s, long sStep, long sa, MemorySegment dst, long d,
+                               long dStep, long db, long n) {
+        IntVector first = high ? HI16 : LO16;
+        for (long k = 0; k < n; k++, s += sStep, d += dStep) {
+            IntVector r0 = IntVector.fromMemorySegment(S16, src, s, ORDER);
+            IntVector r1 = IntVector.fromMemorySegment(S16, src, s + 1 * sa, ORDER);
+            IntVector r2 = IntVector.fromMemorySegment(S16, src, s + 2 * sa, ORDER);
+            IntVector r3 = IntVector.fromMemorySegment(S16, src, s + 3 * sa, ORDER);
+            IntVector r4 = IntVector.fromMemorySegment(S16, src, s + 4 * sa, ORDER);
+            IntVector r5 = IntVector.fromMemorySegment(S16, src, s + 5 * sa, ORDER);
+            IntVector r6 = IntVector.fromMemorySegment(S16, src, s + 6 * sa, ORDER);
+            IntVector r7 = IntVector.fromMemorySegment(S16, src, s + 7 * sa, ORDER);
+            IntVector r8 = IntVector.fromMemorySegment(S16, src, s + 8 * sa, ORDER);
+            IntVector r9 = IntVector.fromMemorySegment(S16, src, s + 9 * sa, ORDER);
+            IntVector r10 = IntVector.fromMemorySegment(S16, src, s + 10 * sa, ORDER);
+            IntVector r11 = IntVector.fromMemorySegment(S16, src, s + 11 * sa, ORDER);
+            IntVector r12 = IntVector.fromMemorySegment(S16, src, s + 12 * sa, ORDER);
+            IntVector r13 = IntVector.fromMemorySegment(S16, src, s + 13 * sa, ORDER);
+            IntVector r14 = IntVector.fromMemorySegment(S16, src, s + 14 * sa, ORDER);
+            IntVector r15 = IntVector.fromMemorySegment(S16, src, s + 15 * sa, ORDER);
+            IntVector a0 = first.selectFrom(r0, r8);
+            IntVector a1 = first.selectFrom(r1, r9);
+            IntVector a2 = first.selectFrom(r2, r10);
+            IntVector a3 = first.selectFrom(r3, r11);
+            IntVector a4 = first.selectFrom(r4, r12);
+            IntVector a5 = first.selectFrom(r5, r13);
+            IntVector a6 = first.selectFrom(r6, r14);
+            IntVector a7 = first.selectFrom(r7, r15);
+            IntVector b0 = LO16.selectFrom(a0, a4);
+            IntVector b1 = HI16.selectFrom(a0, a4);
+            IntVector b2 = LO16.selectFrom(a1, a5);
+            IntVector b3 = HI16.selectFrom(a1, a5);
+            IntVector b4 = LO16.selectFrom(a2, a6);
+            IntVector b5 = HI16.selectFrom(a2, a6);
+            IntVector b6 = LO16.selectFrom(a3, a7);
+            IntVector b7 = HI16.selectFrom(a3, a7);
+            IntVector c0 = LO16.selectFrom(b0, b4);
+            IntVector c1 = HI16.selectFrom(b0, b4);
+            IntVector c2 = LO16.selectFrom(b1, b5);
+            IntVector c3 = HI16.selectFrom(b1, b5);
+            IntVector c4 = LO16.selectFrom(b2, b6);
+            IntVector c5 = HI16.selectFrom(b2, b6);
+            IntVector c6 = LO16.selectFrom(b3, b7);
+            IntVector c7 = HI16.selectFrom(b3, b7);
+            IntVector x0 = LO16.selectFrom(c0, c4);
+            IntVector x1 = HI16.selectFrom(c0, c4);
+            IntVector x2 = LO16.selectFrom(c1, c5);
+            IntVector x3 = HI16.selectFrom(c1, c5);
+            IntVector x4 = LO16.selectFrom(c2, c6);
+            IntVector x5 = HI16.selectFrom(c2, c6);
+            IntVector x6 = LO16.selectFrom(c3, c7);
+            IntVector x7 = HI16.selectFrom(c3, c7);
+            x0.intoMemorySegment(dst, d, ORDER);
+            x1.intoMemorySegment(dst, d + 1 * db, ORDER);
+            x2.intoMemorySegment(dst, d + 2 * db, ORDER);
+            x3.intoMemorySegment(dst, d + 3 * db, ORDER);
+            x4.intoMemorySegment(dst, d + 4 * db, ORDER);
+            x5.intoMemorySegment(dst, d + 5 * db, ORDER);
+            x6.intoMemorySegment(dst, d + 6 * db, ORDER);
+            x7.intoMemorySegment(dst, d + 7 * db, ORDER);
+        }
     }
+
+    /** Output rows 0 to 7 of each block of a row (the low zip first) or 8 to 15 ({@code high}), written from {@code d}. */
 
     private static void block8(MemorySegment src, long s, long sa, MemorySegment dst, long d, long db) {
         IntVector r0 = IntVector.fromMemorySegment(S8, src, s, ORDER);
