@@ -20,6 +20,9 @@ public final class LauncherProbe {
         System.out.println("compileThresholdScaling=" + java.lang.management.ManagementFactory.getRuntimeMXBean()
                 .getInputArguments().stream().filter(a -> a.startsWith("-XX:CompileThresholdScaling="))
                 .map(a -> a.substring(a.indexOf('=') + 1)).reduce((a, b) -> b).orElse("default"));
+        System.out.println("compileCommands=" + String.join("|", java.lang.management.ManagementFactory.getRuntimeMXBean()
+                .getInputArguments().stream().filter(a -> a.startsWith("-XX:CompileCommand=")).map(a -> a.substring(19))
+                .toList()));
         String err = System.getenv("PROBE_STDERR");
         if (err != null) {
             System.out.flush();

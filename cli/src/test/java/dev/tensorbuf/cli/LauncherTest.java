@@ -248,11 +248,18 @@ class LauncherTest {
     /**
      * A convert without the Vector API module is a process of about a second: it runs at four
      * times the JIT's compile thresholds, which about halved its compilers' CPU. A large one (the
-     * vector kernels' warm-up wants C2 early) and the other commands keep the JVM's own.
+     * vector kernels' warm-up wants C2 early) and the other commands keep the JVM's own. The
+     * scalar transpose's row loop, named in the launcher, is compiled sooner instead; the JVM
+     * ignores a command for a method that does not exist, so the test holds the name to the code.
      */
     @Test
     void aConvertWithoutTheVectorModuleRaisesTheCompileThresholdsAndNothingElseDoes() throws Exception {
-        assertEquals("4", launch("convert", "in.npy", "out.npy").values().get("compileThresholdScaling"));
+        Map<String, String> small = launch("convert", "in.npy", "out.npy").values();
+        assertEquals("4", small.get("compileThresholdScaling"));
+        assertEquals("quiet|CompileThresholdScaling,dev.tensorbuf.ops.copy.internal.ScalarTranspose::row,0.05",
+                small.get("compileCommands"), "the scalar transpose's row loop compiled sooner, silently");
+        assertTrue(java.util.Arrays.stream(Class.forName("dev.tensorbuf.ops.copy.internal.ScalarTranspose").getDeclaredMethods())
+                .anyMatch(m -> m.getName().equals("row")), "the method the launcher names exists");
         Path big = root.resolve("big.npy");
         try (var file = new java.io.RandomAccessFile(big.toFile(), "rw")) {
             file.setLength((1L << 30) + 1); // sparse: no disk used
@@ -260,6 +267,7 @@ class LauncherTest {
         Map<String, String> large = launch("convert", "big.npy", "out.npy").values();
         assertEquals("true", large.get("vector"));
         assertEquals("default", large.get("compileThresholdScaling"));
+        assertEquals("", large.get("compileCommands"));
         for (String command : List.of("run", "serve", "layout")) {
             assertEquals("default", launch(command).values().get("compileThresholdScaling"), command);
         }
