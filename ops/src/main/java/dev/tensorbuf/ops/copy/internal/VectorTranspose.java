@@ -174,7 +174,8 @@ final class VectorTranspose {
      * Helpers passing vectors lost C2's inlining past its node cutoff, and a vector passed to a
      * call that is not inlined is boxed. The halves are too big for C2 to inline, so each loops
      * over the row itself: one call a block per half (and the shuffle passed in as an argument)
-     * ran NHWC -> NCHW at about 0.8x of the one-method block; the second pass's loads hit L2.
+     * ran NHWC -> NCHW at about 0.8x of the one-method block. In a band the second pass's loads
+     * hit L2; unbanded, a long row may read its source twice from memory.
      */
     private static void run16(MemorySegment src, long s, long sStep, long sa, MemorySegment dst, long d, long dStep,
                               long db, long n) {
