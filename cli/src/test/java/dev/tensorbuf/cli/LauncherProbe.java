@@ -17,12 +17,11 @@ public final class LauncherProbe {
         System.out.println("copyVector=" + System.getProperty("tensorbuf.copy.vector"));
         System.out.println("nativeAccess=" + LauncherProbe.class.getModule().isNativeAccessEnabled());
         System.out.println("feature=" + Runtime.version().feature());
-        System.out.println("compileThresholdScaling=" + java.lang.management.ManagementFactory.getRuntimeMXBean()
-                .getInputArguments().stream().filter(a -> a.startsWith("-XX:CompileThresholdScaling="))
+        java.util.List<String> jvmArgs = java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments();
+        System.out.println("compileThresholdScaling=" + jvmArgs.stream().filter(a -> a.startsWith("-XX:CompileThresholdScaling="))
                 .map(a -> a.substring(a.indexOf('=') + 1)).reduce((a, b) -> b).orElse("default"));
-        System.out.println("compileCommands=" + String.join("|", java.lang.management.ManagementFactory.getRuntimeMXBean()
-                .getInputArguments().stream().filter(a -> a.startsWith("-XX:CompileCommand=")).map(a -> a.substring(19))
-                .toList()));
+        System.out.println("compileCommands=" + String.join("|", jvmArgs.stream().filter(a -> a.startsWith("-XX:CompileCommand="))
+                .map(a -> a.substring("-XX:CompileCommand=".length())).toList()));
         String err = System.getenv("PROBE_STDERR");
         if (err != null) {
             System.out.flush();

@@ -109,37 +109,32 @@ final class VectorTranspose {
     }
 
     /**
-     * The blocks of one 2-D transpose, {@code fa} by {@code fb} elements (full blocks only). The
-     * longer dimension is cut into bands of {@code bandBytes} (at least 16 elements); within a
-     * band the blocks of the shorter dimension are the outer loop, so each pass reads (or writes)
-     * 16 sequential rows and the band's other side stays in L2 across the passes. With banding off
-     * the inner loop runs over the shorter dimension.
+     * The blocks of one 2-D transpose, {@code fa} by {@code fb} elements (full blocks only), as
+     * rows of blocks ({@link #run16}). The longer dimension is cut into bands of {@code bandBytes}
+     * (at least 16 elements); within a band the blocks of the shorter dimension are the outer loop,
+     * so each pass reads (or writes) 16 sequential rows and the band's other side stays in L2
+     * across the passes. With banding off the rows of blocks run over the shorter dimension whole,
+     * which is the same walk with one band as long as that dimension.
      */
     private static void blocks16(MemorySegment src, long s0, long sa, MemorySegment dst, long d0, long db, long fa,
                                  long fb, long bandBytes) {
         long band = Math.max(16, bandBytes / (4 * Math.max(1, Math.min(fa, fb))) / 16 * 16);
-        if (bandBytes == 0) {
-            if (fa <= fb) {
+        // Unbanded, the rows of blocks run along the shorter side; banded, along the longer one.
+        boolean rowsAlongA = (bandBytes == 0) == (fa <= fb);
+        if (rowsAlongA) {
+            long width = bandBytes == 0 ? fa : band;
+            for (long it = 0; it < fa; it += width) {
+                long ie = Math.min(it + width, fa);
                 for (long jb = 0; jb < fb; jb += 16) {
-                    run16(src, s0 + jb * 4, 16 * sa, sa, dst, d0 + jb * db, 64, db, fa / 16);
-                }
-            } else {
-                for (long ib = 0; ib < fa; ib += 16) {
-                    run16(src, s0 + ib * sa, 64, sa, dst, d0 + ib * 4, 16 * db, db, fb / 16);
-                }
-            }
-        } else if (fa <= fb) {
-            for (long jt = 0; jt < fb; jt += band) {
-                long je = Math.min(jt + band, fb);
-                for (long ib = 0; ib < fa; ib += 16) {
-                    run16(src, s0 + ib * sa + jt * 4, 64, sa, dst, d0 + jt * db + ib * 4, 16 * db, db, (je - jt) / 16);
+                    run16(src, s0 + it * sa + jb * 4, 16 * sa, sa, dst, d0 + jb * db + it * 4, 64, db, (ie - it) / 16);
                 }
             }
         } else {
-            for (long it = 0; it < fa; it += band) {
-                long ie = Math.min(it + band, fa);
-                for (long jb = 0; jb < fb; jb += 16) {
-                    run16(src, s0 + it * sa + jb * 4, 16 * sa, sa, dst, d0 + jb * db + it * 4, 64, db, (ie - it) / 16);
+            long width = bandBytes == 0 ? fb : band;
+            for (long jt = 0; jt < fb; jt += width) {
+                long je = Math.min(jt + width, fb);
+                for (long ib = 0; ib < fa; ib += 16) {
+                    run16(src, s0 + ib * sa + jt * 4, 64, sa, dst, d0 + jt * db + ib * 4, 16 * db, db, (je - jt) / 16);
                 }
             }
         }
@@ -246,8 +241,6 @@ final class VectorTranspose {
             x7.intoMemorySegment(dst, d + 7 * db, ORDER);
         }
     }
-
-    /** Output rows 0 to 7 of each block of a row (the low zip first) or 8 to 15 ({@code high}), written from {@code d}. */
 
     private static void block8(MemorySegment src, long s, long sa, MemorySegment dst, long d, long db) {
         IntVector r0 = IntVector.fromMemorySegment(S8, src, s, ORDER);
