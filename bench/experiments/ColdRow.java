@@ -3,8 +3,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * What a cold JVM pays for the scalar transpose's row loop (`ScalarTranspose.row`: one segment
- * get and set an element) before the JIT has compiled it, on convert's shape: one image of 256
+ * What a cold JVM pays for the scalar transpose's row loop as it was before its 2x2 steps (one
+ * segment get and set an element) before the JIT has compiled it, on convert's shape: one image of 256
  * channels x 3136 pixels transposed to pixel-major, rows of 256 elements.
  *
  *   java bench/experiments/ColdRow.java rows      time per 128 rows (32K elements), in order

@@ -4,7 +4,7 @@
 # puts those options after its own, so they win.
 #   bash bench/experiments/convert_ab.sh X.npy ROUNDS "A_OPTS" "B_OPTS" [CONVERT_ARGS...]
 #   bash bench/experiments/convert_ab.sh /tmp/x.npy 16 "" \
-#     "-XX:CompileCommand=CompileThresholdScaling,dev.tensorbuf.ops.copy.internal.ScalarTranspose::row,4.0"
+#     "-XX:CompileCommand=CompileThresholdScaling,dev.tensorbuf.ops.copy.internal.ScalarTranspose::row*,4.0"
 # CONVERT_ARGS default to --transpose 0,2,3,1; each run replaces the output the last one wrote
 # (Y.npy beside X); FRESH=1 removes it first, so each run writes a new file.
 set -euo pipefail

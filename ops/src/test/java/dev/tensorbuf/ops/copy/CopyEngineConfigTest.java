@@ -166,4 +166,43 @@ class CopyEngineConfigTest {
             }
         }
     }
+    /**
+     * The scalar transpose, 2x2 elements a step, and the odd row and column left over, both ways
+     * between NCHW and NHWC; every element against its own position.
+     */
+    @Test
+    void scalarTransposeBlocksAndTheirEdgesMoveEveryElementToItsPlace() {
+        CopyEngine scalar = CopyEngine.of(CopyEngine.Config.of().withParallelism(1).withVectorKernels(false));
+        try (Allocator a = Allocators.shared()) {
+            for (long[] d : new long[][] {{1, 8, 2, 4}, {2, 9, 3, 3}, {1, 10, 3, 5}, {2, 33, 1, 17}, {1, 64, 4, 4}}) {
+                long n = d[0], c = d[1], h = d[2], w = d[3];
+                TensorView nchw = TensorView.of(a.allocate(4L * n * c * h * w), "f32[" + n + "," + c + "," + h + "," + w + "]{3,2,1,0}");
+                float[] values = new float[(int) nchw.elementCount()];
+                for (int i = 0; i < values.length; i++) {
+                    values[i] = i + 0.5f;
+                }
+                TensorElements.of(nchw).copyFrom(values);
+                TensorView nhwc = TensorView.of(a.allocate(4L * n * c * h * w), "f32[" + n + "," + h + "," + w + "," + c + "]{3,2,1,0}");
+                assertTrue(scalar.explain(Ops.transpose(nchw, 0, 2, 3, 1), nhwc).toString().contains("TRANSPOSE"),
+                        () -> "the scalar transpose runs " + java.util.Arrays.toString(d));
+                scalar.copy(Ops.transpose(nchw, 0, 2, 3, 1), nhwc);
+                TensorView back = TensorView.of(a.allocate(4L * n * c * h * w), nchw.shape().toString());
+                scalar.copy(Ops.transpose(nhwc, 0, 3, 1, 2), back);
+                TensorElements there = TensorElements.of(nhwc);
+                for (long i = 0; i < n; i++) {
+                    for (long k = 0; k < c; k++) {
+                        for (long y = 0; y < h; y++) {
+                            for (long x = 0; x < w; x++) {
+                                float want = ((i * c + k) * h + y) * w + x + 0.5f;
+                                long at = i, ch = k, yy = y, xx = x;
+                                assertEquals(want, there.getFloat(i, y, x, k),
+                                        () -> "NCHW->NHWC " + java.util.Arrays.toString(d) + " at " + at + "," + ch + "," + yy + "," + xx);
+                            }
+                        }
+                    }
+                }
+                assertArrayEquals(values, TensorElements.of(back).toFloatArray(), "NHWC->NCHW " + java.util.Arrays.toString(d));
+            }
+        }
+    }
 }
