@@ -19,18 +19,21 @@ final class ScalarTranspose {
         int r = t.rank();
         long nb = t.count()[r - 2];
         long na = t.count()[r - 1];
+        long sb = t.srcStride()[r - 2];
         long db = t.dstStride()[r - 2];
         long sa = t.srcStride()[r - 1];
+        long da = t.dstStride()[r - 1];
         MemorySegment src = t.src();
         MemorySegment dst = t.dst();
-        long pairs = nb & ~1L;
+        // Other strides never come from LoopNest; should they, the rows go one at a time.
+        long pairs = sb == 4 && da == 4 ? nb & ~1L : 0;
         Odometer o = new Odometer(t, 2);
         do {
             for (long j = 0; j < pairs; j += 2) {
                 rowPair(src, o.src + 4 * j, sa, dst, o.dst + j * db, db, na);
             }
-            if (pairs < nb) {
-                row(src, o.src + 4 * pairs, sa, dst, o.dst + pairs * db, na);
+            for (long j = pairs; j < nb; j++) {
+                row(src, o.src + j * sb, sa, dst, o.dst + j * db, da, na);
             }
         } while (o.next());
     }
@@ -58,10 +61,13 @@ final class ScalarTranspose {
         }
     }
 
-    /** The odd destination row left over, one element at a time. */
-    private static void row(MemorySegment src, long s, long sa, MemorySegment dst, long d, long n) {
+    /**
+     * One destination row an element at a time: the odd one left over, or each row where the
+     * strides are not one element.
+     */
+    private static void row(MemorySegment src, long s, long sa, MemorySegment dst, long d, long da, long n) {
         for (long i = 0; i < n; i++) {
-            dst.set(Layouts.I32, d + 4 * i, src.get(Layouts.I32, s + i * sa));
+            dst.set(Layouts.I32, d + i * da, src.get(Layouts.I32, s + i * sa));
         }
     }
 }
