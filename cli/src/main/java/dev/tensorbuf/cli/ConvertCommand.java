@@ -164,7 +164,7 @@ final class ConvertCommand implements Command {
                     + " converts whole into a .safetensors OUT; " + inPath + " -> " + outPath + " converts one tensor");
         }
         Opened input = open(in, inPath);
-        try (AutoCloseable owner = input.owner()) {
+        try (AutoCloseable _ = input.owner()) {
             refuseDroppingTheRest(in, inPath, outPath, input);
             TensorView source = order == null ? input.view() : order.apply(input.view(),
                     input.owner() instanceof SafetensorsFile.Checkpoint ? "tensor '" + input.name() + "' of " + inPath

@@ -349,7 +349,7 @@ final class GgufCommands {
             default -> throw new UsageException("a GGUF OUT is written from a .safetensors or .npy IN; " + inPath
                     + " is neither");
         }
-        try (AutoCloseable closing = owner) {
+        try (AutoCloseable _ = owner) {
             List<GgufWriter.Tensor> tensors = new ArrayList<>();
             String asked = in.value("dtype") == null ? null : in.value("dtype").toLowerCase(Locale.ROOT);
             for (Source s : sources) {

@@ -56,7 +56,7 @@ class ModulePathTest {
         URL agrona = ClassLoader.getSystemResource("org/agrona/BitUtil.class");
         assertTrue(agrona != null && agrona.getProtocol().equals("jar"), "Agrona's jar on the test class path: " + agrona);
         String a = agrona.getPath();
-        entries.add(Path.of(new URL(a.substring(0, a.indexOf("!/"))).toURI()));
+        entries.add(Path.of(java.net.URI.create(a.substring(0, a.indexOf("!/")))));
         modulePath = String.join(File.pathSeparator, entries.stream().map(Path::toString).toList());
 
         Path src = dir.resolve("src/modcheck");

@@ -26,6 +26,7 @@ class BufferOwnerTest {
     }
 
     @Test
+    @SuppressWarnings("try") // closed inside to see what a closed arena says; the try closes it should an assertion fail first
     void aNamedArenaNamesWhatItServes() {
         assertEquals(new MemoryBuffer.Owner.Arena(true, ""), new MemoryBuffer.Owner.Arena(true));
         try (Allocator named = Allocators.shared("decoder")) {

@@ -10,7 +10,7 @@ class PoolStatsTest {
     void exampleFromJavadoc() {
         try (PooledAllocator pool = PooledAllocator.builder().name("staging").build()) {
             pool.allocate(100).close();
-            try (MemoryBuffer kept = pool.allocate(120)) {
+            try (MemoryBuffer _ = pool.allocate(120)) {
                 PooledAllocator.Stats stats = pool.stats();
                 assertEquals(128, stats.liveBytes());
                 assertEquals(1, stats.reuses());

@@ -405,7 +405,7 @@ public final class TensorClient implements AutoCloseable {
             TensorView dst = TensorProducer.rowsOf(into, rows, rows + n);
             long at = rowMajorByteOffset(dst);
             if (at >= 0) {
-                try (MemoryBuffer.Hold hold = dst.buffer().hold()) {
+                try (MemoryBuffer.Hold _ = dst.buffer().hold()) {
                     data.copyTo(dst.buffer().segment().asSlice(at, bytes));
                 }
             } else {

@@ -112,12 +112,13 @@ class ServedFileKindsTest {
     }
 
     /** {@return each listed flight's stored type, served type and dims, from its schema's metadata} */
+    @SuppressWarnings("try") // Flight's close() declares InterruptedException; no test thread is interrupted
     private static List<String> rawListing(TensorServer s) throws Exception {
         List<String> out = new ArrayList<>();
         try (BufferAllocator a = ArrowTensors.allocator();
              FlightClient raw = FlightClient.builder(a, Location.forGrpcInsecure("127.0.0.1", s.port())).build()) {
             for (FlightInfo info : raw.listFlights(Criteria.ALL)) {
-                Map<String, String> m = info.getSchema().getCustomMetadata();
+                Map<String, String> m = info.getSchemaOptional().orElseThrow().getCustomMetadata();
                 out.add(m.getOrDefault("tensorbuf.stored", "-") + " " + m.get("tensorbuf.dtype") + " " + m.get("tensorbuf.dims"));
             }
         }

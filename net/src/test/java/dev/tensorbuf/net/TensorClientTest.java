@@ -125,7 +125,6 @@ class TensorClientTest {
         }
     }
 
-    /** Found by bench/peers/flight_speed.sh: 16 MiB batches past the flow-control window stalled for the server's 120 s wait. */
     /**
      * A plain Flight server (not ours) streaming a fixed_shape_tensor column in three batches,
      * with no tensorbuf.dims (nor any other) schema metadata: the client cannot know the row
@@ -135,6 +134,7 @@ class TensorClientTest {
      */
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    @SuppressWarnings("try") // Flight's close() declares InterruptedException; no test thread is interrupted
     void aServerWithoutDimsMetadataStillGivesTheWholeTensor() throws Exception {
         try (Allocator arena = Allocators.shared(); BufferAllocator arrow = ArrowTensors.allocator()) {
             TensorView whole = counting(arena, 7, 3, 2);
@@ -192,6 +192,7 @@ class TensorClientTest {
         }
     }
 
+    /** Found by bench/peers/flight_speed.sh: 16 MiB batches past the flow-control window stalled for the server's 120 s wait. */
     @Test
     void aStreamOfBatchesLargerThanTheFlowControlWindowDoesNotStall() throws Exception {
         try (Allocator arena = Allocators.shared()) {

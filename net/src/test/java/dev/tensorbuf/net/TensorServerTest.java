@@ -117,6 +117,7 @@ class TensorServerTest {
     }
 
     @Test
+    @SuppressWarnings("try") // Flight's close() declares InterruptedException; no test thread is interrupted
     void chunksLargeTensorsIntoBatches() throws Exception {
         try (TensorServer small = TensorServer.start(served, TensorServer.Options.defaults().withPort(0).withBatchBytes(100));
              BufferAllocator a = ArrowTensors.allocator();
@@ -173,6 +174,7 @@ class TensorServerTest {
     }
 
     @Test
+    @SuppressWarnings("try") // Flight's close() declares InterruptedException; no test thread is interrupted
     void badTicketsGetClearErrorsAndTheServerLives() throws Exception {
         String[][] cases = {
             {"not json", "INVALID_ARGUMENT: ticket is not JSON"},

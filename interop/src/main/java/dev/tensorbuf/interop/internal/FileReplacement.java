@@ -125,7 +125,7 @@ public final class FileReplacement {
         // A failure about the target (the rename) or the .part file is the caller's file's failure.
         try {
             // Over a large file, the rename would write back the whole new one in this thread.
-            try (WriteBehind behind = WriteBehind.start(part, existing == null ? -1 : existing.size())) {
+            try (WriteBehind _ = WriteBehind.start(part, existing == null ? -1 : existing.size())) {
                 writer.write(part);
             }
             if (existing != null) {

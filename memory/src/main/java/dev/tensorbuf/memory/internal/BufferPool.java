@@ -78,7 +78,9 @@ public final class BufferPool implements PooledAllocator {
         this.defaultAlignment = defaultAlignment;
         this.trackLeaks = trackLeaks;
         this.classes = new SizeClasses(largestSizeClass);
-        this.free = new ArrayDeque[classes.count()];
+        @SuppressWarnings("unchecked") // an array of a generic type is made of its wildcard type
+        ArrayDeque<Block>[] lists = (ArrayDeque<Block>[]) new ArrayDeque<?>[classes.count()];
+        this.free = lists;
         for (int i = 0; i < free.length; i++) {
             free[i] = new ArrayDeque<>();
         }

@@ -40,6 +40,9 @@ public final class TensorDirectory implements AutoCloseable {
 
     /** A refused request: its kind and a message naming the path and why. */
     public static final class RefusedException extends RuntimeException {
+        @java.io.Serial
+        private static final long serialVersionUID = 1L;
+
         private final Refusal kind;
 
         RefusedException(Refusal kind, String message) {

@@ -1384,12 +1384,6 @@ public final class CopyEngine {
         };
     }
 
-    /**
-     * {@return the explanation of a box run by its form's loops} Its sides are told by their
-     * strides, as {@link #explain(CopyPlan)} tells them: the box's views are not built (a cut past
-     * the ceiling explains some hundred thousand boxes, and building and printing their views was
-     * most of the time it took).
-     */
     /** {@return what a copy over pieces' explanation says of its boxes run by families, if any} */
     private static String familiesReason(long inFamilies, long families) {
         return inFamilies == 0 ? "" : "; " + inFamilies + (inFamilies == 1 ? " box" : " boxes")
@@ -1409,6 +1403,12 @@ public final class CopyEngine {
                 p.src().toString(), p.dst().toString());
     }
 
+    /**
+     * {@return the explanation of a box run by its form's loops} Its sides are told by their
+     * strides, as {@link #explain(CopyPlan)} tells them: the box's views are not built (a cut past
+     * the ceiling explains some hundred thousand boxes, and building and printing their views was
+     * most of the time it took).
+     */
     private CopyPlan.Explanation explainLooped(PiecePairs.Pair p, Step.Run loops, DType srcType, DType dstType) {
         return explainLooped(p.box().count(), p.sourceStrides(), p.destinationStrides(), loops, srcType, dstType);
     }

@@ -555,6 +555,9 @@ public final class DomainBoxes {
 
     /** A side's domains cut into more than the boxes allowed: a copy is then cut a band of rows at a time. */
     public static final class TooManyBoxes extends RuntimeException {
+        @java.io.Serial
+        private static final long serialVersionUID = 1L;
+
         private final long boxes;
         private final int limit;
 

@@ -61,10 +61,6 @@ class IndexingMapTextTest {
         assertEquals(position, e.position());
     }
 
-    /**
-     * Constraints equal after canonicalisation ({@code d0 + d0} and {@code d0 * 2}) were refused as
-     * duplicates, though IndexingMap.of, withConstraint and XLA's AddConstraint intersect them.
-     */
     /** A review printed a compiled map and saw Tree[nodes=[Ldev...EvalNode;@...]. */
     @Test
     void aCompiledMapPrintsAsItsMap() {
@@ -73,6 +69,10 @@ class IndexingMapTextTest {
         assertEquals("compiled (d0, d1) -> (d0 * 8 + d1), domain: d0 in [0, 3], d1 in [0, 7]", f.toString());
     }
 
+    /**
+     * Constraints equal after canonicalisation ({@code d0 + d0} and {@code d0 * 2}) were refused as
+     * duplicates, though IndexingMap.of, withConstraint and XLA's AddConstraint intersect them.
+     */
     @Test
     void repeatedConstraintsIntersectAsTheApiDoes() {
         IndexingMap m = IndexingMap.parse("(d0) -> (d0), domain: d0 in [0, 3], d0 + d0 in [0, 4], d0 * 2 in [0, 2]");

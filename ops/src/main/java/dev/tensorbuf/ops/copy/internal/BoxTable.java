@@ -365,6 +365,9 @@ public final class BoxTable {
 
     /** Thrown when a table would pass its bytes: the copy is cut a band at a time instead. */
     static final class TooLarge extends RuntimeException {
+        @java.io.Serial
+        private static final long serialVersionUID = 1L;
+
         TooLarge() {
             super(null, null, false, false);
         }

@@ -394,6 +394,9 @@ public final class SubByteStaging {
 
     /** Why a packed side is not staged; thrown without a stack trace, while planning. */
     private static final class Declined extends Exception {
+        @java.io.Serial
+        private static final long serialVersionUID = 1L;
+
         Declined(String reason) {
             super(reason, null, false, false);
         }
