@@ -130,42 +130,16 @@ class CopyEngineConfigTest {
      */
     @Test
     void transposeBandsMoveEveryElementToItsPlace() {
-        try (Allocator a = Allocators.shared()) {
-            for (long[] d : new long[][] {{2, 40, 9, 7}, {1, 96, 6, 11}, {3, 33, 12, 12}}) {
-                long n = d[0], c = d[1], h = d[2], w = d[3];
-                TensorView nchw = TensorView.of(a.allocate(4L * n * c * h * w),
-                        "f32[" + n + "," + c + "," + h + "," + w + "]{3,2,1,0}");
-                float[] values = new float[(int) nchw.elementCount()];
-                for (int i = 0; i < values.length; i++) {
-                    values[i] = i + 0.25f;
-                }
-                TensorElements.of(nchw).copyFrom(values);
-                // No warm-up: the first copies would run the scalar kernel while the vector one warms.
-                CopyEngine.Config base = CopyEngine.Config.of().withParallelism(1).withWarmup(false);
-                for (CopyEngine.Config cfg : new CopyEngine.Config[] {base, base.withTransposeBandBytes(0),
-                        base.withTransposeBandBytes(1 << 10), base.withStageDestination(false)}) {
-                    TensorView nhwc = TensorView.of(a.allocate(4L * n * c * h * w),
-                            "f32[" + n + "," + h + "," + w + "," + c + "]{3,2,1,0}");
-                    CopyEngine engine = CopyEngine.of(cfg);
-                    engine.copy(Ops.transpose(nchw, 0, 2, 3, 1), nhwc);
-                    TensorView back = TensorView.of(a.allocate(4L * n * c * h * w), nchw.shape().toString());
-                    engine.copy(Ops.transpose(nhwc, 0, 3, 1, 2), back);
-                    TensorElements there = TensorElements.of(nhwc);
-                    for (long i = 0; i < n; i++) {
-                        for (long k = 0; k < c; k++) {
-                            for (long y = 0; y < h; y++) {
-                                for (long x = 0; x < w; x++) {
-                                    float want = ((i * c + k) * h + y) * w + x + 0.25f;
-                                    assertEquals(want, there.getFloat(i, y, x, k), () -> cfg + " NCHW->NHWC " + java.util.Arrays.toString(d));
-                                }
-                            }
-                        }
-                    }
-                    assertArrayEquals(values, TensorElements.of(back).toFloatArray(), cfg + " NHWC->NCHW " + java.util.Arrays.toString(d));
-                }
+        // No warm-up: the first copies would run the scalar kernel while the vector one warms.
+        CopyEngine.Config base = CopyEngine.Config.of().withParallelism(1).withWarmup(false);
+        for (long[] d : new long[][] {{2, 40, 9, 7}, {1, 96, 6, 11}, {3, 33, 12, 12}}) {
+            for (CopyEngine.Config cfg : new CopyEngine.Config[] {base, base.withTransposeBandBytes(0),
+                    base.withTransposeBandBytes(1 << 10), base.withStageDestination(false)}) {
+                assertTransposesBothWays(CopyEngine.of(cfg), d);
             }
         }
     }
+
     /**
      * The scalar transpose, 2x2 elements a step, and the odd row and column left over, both ways
      * between NCHW and NHWC; every element against its own position.
@@ -173,36 +147,45 @@ class CopyEngineConfigTest {
     @Test
     void scalarTransposeBlocksAndTheirEdgesMoveEveryElementToItsPlace() {
         CopyEngine scalar = CopyEngine.of(CopyEngine.Config.of().withParallelism(1).withVectorKernels(false));
+        for (long[] d : new long[][] {{1, 8, 2, 4}, {2, 9, 3, 3}, {1, 10, 3, 5}, {2, 33, 1, 17}, {1, 64, 4, 4}}) {
+            assertTransposesBothWays(scalar, d);
+        }
+    }
+
+    /**
+     * Copies f32 NCHW {@code dims} to NHWC and back with {@code engine}, through its transpose
+     * kernel, and checks every element of the NHWC copy at its place and the round trip whole.
+     */
+    private static void assertTransposesBothWays(CopyEngine engine, long[] dims) {
+        long n = dims[0], c = dims[1], h = dims[2], w = dims[3];
+        String where = engine.config() + " " + java.util.Arrays.toString(dims);
         try (Allocator a = Allocators.shared()) {
-            for (long[] d : new long[][] {{1, 8, 2, 4}, {2, 9, 3, 3}, {1, 10, 3, 5}, {2, 33, 1, 17}, {1, 64, 4, 4}}) {
-                long n = d[0], c = d[1], h = d[2], w = d[3];
-                TensorView nchw = TensorView.of(a.allocate(4L * n * c * h * w), "f32[" + n + "," + c + "," + h + "," + w + "]{3,2,1,0}");
-                float[] values = new float[(int) nchw.elementCount()];
-                for (int i = 0; i < values.length; i++) {
-                    values[i] = i + 0.5f;
-                }
-                TensorElements.of(nchw).copyFrom(values);
-                TensorView nhwc = TensorView.of(a.allocate(4L * n * c * h * w), "f32[" + n + "," + h + "," + w + "," + c + "]{3,2,1,0}");
-                assertTrue(scalar.explain(Ops.transpose(nchw, 0, 2, 3, 1), nhwc).toString().contains("TRANSPOSE"),
-                        () -> "the scalar transpose runs " + java.util.Arrays.toString(d));
-                scalar.copy(Ops.transpose(nchw, 0, 2, 3, 1), nhwc);
-                TensorView back = TensorView.of(a.allocate(4L * n * c * h * w), nchw.shape().toString());
-                scalar.copy(Ops.transpose(nhwc, 0, 3, 1, 2), back);
-                TensorElements there = TensorElements.of(nhwc);
-                for (long i = 0; i < n; i++) {
-                    for (long k = 0; k < c; k++) {
-                        for (long y = 0; y < h; y++) {
-                            for (long x = 0; x < w; x++) {
-                                float want = ((i * c + k) * h + y) * w + x + 0.5f;
-                                long at = i, ch = k, yy = y, xx = x;
-                                assertEquals(want, there.getFloat(i, y, x, k),
-                                        () -> "NCHW->NHWC " + java.util.Arrays.toString(d) + " at " + at + "," + ch + "," + yy + "," + xx);
-                            }
+            TensorView nchw = TensorView.of(a.allocate(4L * n * c * h * w), "f32[" + n + "," + c + "," + h + "," + w + "]{3,2,1,0}");
+            float[] values = new float[(int) nchw.elementCount()];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = i + 0.5f;
+            }
+            TensorElements.of(nchw).copyFrom(values);
+            TensorView nhwc = TensorView.of(a.allocate(4L * n * c * h * w), "f32[" + n + "," + h + "," + w + "," + c + "]{3,2,1,0}");
+            assertTrue(engine.explain(Ops.transpose(nchw, 0, 2, 3, 1), nhwc).toString().contains("TRANSPOSE"),
+                    () -> "the transpose kernel runs: " + where);
+            engine.copy(Ops.transpose(nchw, 0, 2, 3, 1), nhwc);
+            TensorView back = TensorView.of(a.allocate(4L * n * c * h * w), nchw.shape().toString());
+            engine.copy(Ops.transpose(nhwc, 0, 3, 1, 2), back);
+            TensorElements there = TensorElements.of(nhwc);
+            for (long i = 0; i < n; i++) {
+                for (long k = 0; k < c; k++) {
+                    for (long y = 0; y < h; y++) {
+                        for (long x = 0; x < w; x++) {
+                            float want = ((i * c + k) * h + y) * w + x + 0.5f;
+                            long at = i, ch = k, yy = y, xx = x;
+                            assertEquals(want, there.getFloat(i, y, x, k),
+                                    () -> "NCHW->NHWC " + where + " at " + at + "," + ch + "," + yy + "," + xx);
                         }
                     }
                 }
-                assertArrayEquals(values, TensorElements.of(back).toFloatArray(), "NHWC->NCHW " + java.util.Arrays.toString(d));
             }
+            assertArrayEquals(values, TensorElements.of(back).toFloatArray(), "NHWC->NCHW " + where);
         }
     }
 }
