@@ -10,8 +10,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * Measures {@link CudaRuntime#memcpy} of one buffer (1 GiB by default) host to device and device
@@ -76,7 +78,7 @@ public final class CudaSpeed {
         if (batches == 0) {
             batches = fake ? 6 : 16;
         }
-        result.put("staged_upload", CudaStagingSpeed.measure(cuda, batch[0], batch[1], batch[2], batch[3], batches));
+        result.put("staged_upload", CudaStagingSpeed.measure(cuda, batch[0], batch[1], batch[2], batch[3], batches, repeats));
         String json = toJson(result);
         System.out.println(json);
         if (out != null) {
@@ -146,6 +148,9 @@ public final class CudaSpeed {
                 sb.append('"').append(e.getKey()).append("\": ").append(toJson(e.getValue()));
             }
             return sb.append('}').toString();
+        }
+        if (o instanceof List<?> list) {
+            return list.stream().map(CudaSpeed::toJson).collect(Collectors.joining(", ", "[", "]"));
         }
         if (o instanceof String s) {
             return '"' + s.replace("\\", "\\\\").replace("\"", "\\\"") + '"';

@@ -10,6 +10,8 @@ import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,14 +19,15 @@ import java.util.Map;
 /**
  * The staging pipeline of a data loader, measured: each batch of u8 NHWC pixels (pageable memory)
  * is converted by the copy engine into a pinned f32 NCHW buffer, normalised with ImageNet's
- * per-channel mean and deviation, then uploaded on a {@link CudaRuntime.CudaStream}. Run twice over the same
- * number of batches:
+ * per-channel mean and deviation, then uploaded on a {@link CudaRuntime.CudaStream}. Two ways over the same
+ * number of batches, in turns, {@code repeats} times each after a first pass of each:
  * <ul>
  *   <li>serial: stage, upload, wait, next batch;
  *   <li>overlapped: two pinned buffers; batch {@code k + 1} is staged into one while batch
  *       {@code k} uploads from the other, an event per upload telling when its buffer is free again.
  * </ul>
- * Reported: the seconds of each run, the time spent staging (host) and uploading (the GPU's own
+ * Reported: the seconds of the first (cold) serial pass, of each later run, and their medians; from the
+ * overlapped run of median wall time, the time spent staging (host) and uploading (the GPU's own
  * time, from events) in the overlapped run, GB/s of f32 bytes for each, and
  * {@code overlap = (stage + upload - wall) / min(stage, upload)}: 1 when the shorter of the two is
  * hidden entirely behind the other, 0 when they ran one after the other. Each run's device batches
@@ -41,15 +44,16 @@ final class CudaStagingSpeed {
     }
 
     /**
-     * Measures staging and uploading {@code batches} batches of u8 {@code [n, h, w, c]} (NHWC).
+     * Measures staging and uploading {@code batches} batches of u8 {@code [n, h, w, c]} (NHWC), each
+     * way {@code repeats} times.
      *
      * @throws IllegalArgumentException for a channel count other than 1 or 3, or non-positive sizes
      * @throws IllegalStateException naming the batch and byte where an uploaded batch differs
      */
-    static Map<String, Object> measure(CudaRuntime cuda, long n, long h, long w, long c, int batches) {
-        if (n <= 0 || h <= 0 || w <= 0 || batches <= 0 || (c != 1 && c != 3)) {
+    static Map<String, Object> measure(CudaRuntime cuda, long n, long h, long w, long c, int batches, int repeats) {
+        if (n <= 0 || h <= 0 || w <= 0 || batches <= 0 || repeats <= 0 || (c != 1 && c != 3)) {
             throw new IllegalArgumentException("batch [" + n + ", " + h + ", " + w + ", " + c + "] x " + batches
-                    + ": sizes and batches must be > 0, channels 1 or 3");
+                    + ", " + repeats + " repeats: sizes, batches and repeats must be > 0, channels 1 or 3");
         }
         long elements = Math.multiplyExact(Math.multiplyExact(n, h), Math.multiplyExact(w, c));
         long f32Bytes = Math.multiplyExact(elements, 4L);
@@ -81,19 +85,36 @@ final class CudaStagingSpeed {
             TensorView[] pinned = {TensorView.of(pinnedA, nchw), TensorView.of(pinnedB, nchw)};
             Stage stage = (k, into) -> engine.copy(pixels[k], into, normalise);
 
-            // Warm-up: the engine's first plans and the first transfers are not what is measured.
+            // The first pass, cold, is reported apart: in a fresh JVM a batch under 64 MiB runs on the
+            // caller's thread with scalar kernels until the vector ones are warm.
             fill(pixels, 0);
-            serial(stage, stream, pinned[0], onDevice, Math.min(batches, 2));
-
+            double firstSerial = serial(stage, stream, pinned[0], onDevice, batches);
+            verify(cuda, engine, normalise, pixels, onDevice, arena, nchw, "first serial");
             fill(pixels, 1);
-            double serialSeconds = serial(stage, stream, pinned[0], onDevice, batches);
-            verify(cuda, engine, normalise, pixels, onDevice, arena, nchw, "serial");
+            overlapped(stage, stream, pinned, onDevice);
 
-            fill(pixels, 2);
-            Overlapped o = overlapped(stage, stream, pinned, onDevice);
-            verify(cuda, engine, normalise, pixels, onDevice, arena, nchw, "overlapped");
+            // Then the two ways in turns, each run on pixels of its own, each verified.
+            double[] serialRuns = new double[repeats];
+            Overlapped[] overlappedRuns = new Overlapped[repeats];
+            for (int r = 0; r < repeats; r++) {
+                fill(pixels, 2 + 2 * r);
+                serialRuns[r] = serial(stage, stream, pinned[0], onDevice, batches);
+                verify(cuda, engine, normalise, pixels, onDevice, arena, nchw, "serial");
+                fill(pixels, 3 + 2 * r);
+                overlappedRuns[r] = overlapped(stage, stream, pinned, onDevice);
+                verify(cuda, engine, normalise, pixels, onDevice, arena, nchw, "overlapped");
+            }
+            double serialSeconds = median(serialRuns);
+            // The overlapped run of median wall time, so that its stage and upload times belong to it.
+            Overlapped o = Arrays.stream(overlappedRuns)
+                    .sorted(Comparator.comparingDouble(Overlapped::wallSeconds))
+                    .toList().get(repeats / 2);
 
             double total = (double) f32Bytes * batches;
+            result.put("repeats", repeats);
+            result.put("first_serial_s", firstSerial);
+            result.put("serial_s_runs", Arrays.stream(serialRuns).boxed().toList());
+            result.put("overlapped_s_runs", Arrays.stream(overlappedRuns).map(Overlapped::wallSeconds).toList());
             result.put("serial_s", serialSeconds);
             result.put("overlapped_s", o.wallSeconds());
             result.put("speedup", serialSeconds / o.wallSeconds());
@@ -200,11 +221,17 @@ final class CudaStagingSpeed {
                 float want = Math.fma(x, normalise.scale().get(channel), normalise.bias().get(channel));
                 float got = TensorElements.of(TensorView.of(back, nchw)).getFloat(index);
                 if (Float.floatToRawIntBits(want) != Float.floatToRawIntBits(got)) {
-                    throw new IllegalStateException(run + " run: batch " + k + " element " + java.util.Arrays.toString(index)
+                    throw new IllegalStateException(run + " run: batch " + k + " element " + Arrays.toString(index)
                             + " is " + got + ", expected fma(" + x + ", scale, bias) = " + want);
                 }
             }
         }
+    }
+
+    private static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return sorted[sorted.length / 2];
     }
 
     private static long[] unflatten(long flat, long[] dims) {

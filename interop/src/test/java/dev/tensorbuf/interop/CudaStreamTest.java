@@ -269,22 +269,26 @@ class CudaStreamTest {
 
     @Test
     void stagingHarnessUploadsEveryBatchAndChecksIt() {
-        Map<String, Object> r = CudaStagingSpeed.measure(cuda, 2, 5, 7, 3, 5);
+        Map<String, Object> r = CudaStagingSpeed.measure(cuda, 2, 5, 7, 3, 5, 3);
         assertEquals(true, r.get("bytes_checked"));
         assertEquals(5, r.get("batches"));
         assertEquals(2L * 3 * 5 * 7 * 4, r.get("f32_bytes_per_batch"));
-        for (String key : List.of("serial_s", "overlapped_s", "stage_s", "upload_gpu_s", "pipeline_gbps", "overlap")) {
+        for (String key : List.of("first_serial_s", "serial_s", "overlapped_s", "stage_s", "upload_gpu_s", "pipeline_gbps", "overlap")) {
             assertTrue(Double.isFinite((Double) r.get(key)), key + " = " + r.get(key));
         }
-        // warm-up 2 batches + serial 5, then 5 overlapped, each one cudaMemcpyAsync
-        assertEquals(12, fake.count("cudaMemcpyAsync"));
+        assertEquals(3, ((List<?>) r.get("serial_s_runs")).size());
+        assertEquals(3, ((List<?>) r.get("overlapped_s_runs")).size());
+        assertTrue(((List<?>) r.get("serial_s_runs")).contains(r.get("serial_s")), "the median is one of the runs");
+        assertTrue(((List<?>) r.get("overlapped_s_runs")).contains(r.get("overlapped_s")), "the median is one of the runs");
+        // a cold serial pass and an overlapped one, then 3 of each: 8 passes of 5 batches, one cudaMemcpyAsync a batch
+        assertEquals(40, fake.count("cudaMemcpyAsync"));
     }
 
     @Test
     void stagingHarnessCatchesABatchThatArrivedWrong() {
         fake.corruptAsyncCopies = true;
         IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> CudaStagingSpeed.measure(cuda, 1, 4, 4, 3, 3));
-        assertEquals("serial run: batch 0 on the device differs from its staging at byte 0 of 192", e.getMessage());
+                () -> CudaStagingSpeed.measure(cuda, 1, 4, 4, 3, 3, 2));
+        assertEquals("first serial run: batch 0 on the device differs from its staging at byte 0 of 192", e.getMessage());
     }
 }
