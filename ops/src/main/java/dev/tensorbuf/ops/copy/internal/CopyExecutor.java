@@ -381,12 +381,15 @@ public final class CopyExecutor {
         for (Work w : batch) {
             bytes += w.task().bytes();
             shareable &= w.shareable();
-            cold |= vector && !w.vector() && w.blocks() == null && !warmup.isWarm(w.kernel());
         }
-        // A first copy whose kernels are still cold runs on the caller's thread: starting the
-        // helpers and running interpreted code on two threads made the first 25 MB NCHW -> NHWC
-        // transpose in a fresh JVM take 181-193 ms against 78-124 ms on one (FirstCallBenchmark).
-        if (threadsFor(bytes) == 1 || !shareable || (cold && bytes < COLD_PARALLEL_BYTES)) {
+        if (threadsFor(bytes) > 1 && shareable && bytes < COLD_PARALLEL_BYTES) {
+            for (Work w : batch) {
+                // A kernel's first scalar batches while its vector version warms stay on the caller.
+                cold |= vector && !w.vector() && w.blocks() == null && !warmup.isWarm(w.kernel())
+                        && warmup.onCallerAlone(w.kernel(), parallelism);
+            }
+        }
+        if (threadsFor(bytes) == 1 || !shareable || cold) {
             for (Work w : batch) {
                 run(w, values);
             }
@@ -560,6 +563,11 @@ public final class CopyExecutor {
     /** {@return the prefix of this executor's helper threads' names: {@code tensorbuf-copy-E}, then {@code -I} for each} */
     public String threadNamePrefix() {
         return "tensorbuf-copy-" + number;
+    }
+
+    /** {@return whether any batch has been split across this executor's helper threads} */
+    boolean helpersStarted() {
+        return workers != null;
     }
 
     private CopyWorkers workers() {

@@ -41,17 +41,45 @@ final class VectorWarmup {
     static final long MAX_BYTES = 16L << 20;
     /** A kernel whose vector version never catches up with its scalar one runs vector after this anyway. */
     static final long MAX_WARMUP_NANOS = 10_000_000_000L;
+    /**
+     * Batches of a kernel's scalar version that run on the caller's thread alone while its vector
+     * version warms: by then C2 has compiled the scalar loops, and later batches are split across
+     * the engine's threads as warm ones are ({@link #onCallerAlone}).
+     */
+    static final int CALLER_BATCHES = 2;
     private static final int COLD = 0;
     private static final int WARMING = 1;
     private static final int WARM = 2;
 
     private final boolean enabled;
     private final AtomicIntegerArray state = new AtomicIntegerArray(Kernel.values().length);
+    private final AtomicIntegerArray callerBatches = new AtomicIntegerArray(Kernel.values().length);
+    /** False only for tests that need a kernel to stay cold: queued warm-ups never run. */
+    private final boolean runsJobs;
     private final ConcurrentLinkedQueue<Job> pending = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean draining = new AtomicBoolean();
 
     VectorWarmup(boolean enabled) {
+        this(enabled, true);
+    }
+
+    VectorWarmup(boolean enabled, boolean runsJobs) {
         this.enabled = enabled;
+        this.runsJobs = runsJobs;
+    }
+
+    /**
+     * {@return whether a batch running {@code kernel}'s scalar version while its vector version
+     * warms stays on the caller's thread} Counts the batch. Its first {@link #CALLER_BATCHES} do,
+     * as the scalar loops run interpreted at first and helpers running interpreted code beside the
+     * caller cost more than they bring (a fresh JVM's first 25 MB transpose took 181-193 ms on two
+     * threads against 78-124 on one). Later ones do only on an engine of two threads or fewer: on
+     * two cores the warm-up thread and the JIT need the second, and splitting was no faster
+     * (bench/RESULTS.md, "First copies"); on 16 the README's staging of u8 [64,224,224,3] took
+     * 1-2 ms a batch split against 6-13 on the caller while the vector kernel warmed.
+     */
+    boolean onCallerAlone(Kernel kernel, int parallelism) {
+        return callerBatches.getAndIncrement(kernel.ordinal()) < CALLER_BATCHES || parallelism <= 2;
     }
 
     /**
@@ -94,7 +122,7 @@ final class VectorWarmup {
 
     /** Starts the queued warm-ups on the warm-up thread, if any are queued and it is not running. */
     void start() {
-        if (pending.isEmpty() || !draining.compareAndSet(false, true)) {
+        if (!runsJobs || pending.isEmpty() || !draining.compareAndSet(false, true)) {
             return;
         }
         try {

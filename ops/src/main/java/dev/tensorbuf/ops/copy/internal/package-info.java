@@ -69,6 +69,10 @@
  * <dt><code>ScalarFirst.java</code></dt>
  * <dd>per kernel and per JVM: the bytes moved so far, and whether the next step runs the vector
  *     version (<code>-Dtensorbuf.copy.scalarFirstBytes</code>)</dd>
+ * <dt><code>VectorWarmup.java</code></dt>
+ * <dd>a kernel's first step runs scalar while one daemon thread warms its vector version on the
+ *     step's own loops; the first two batches so held back stay on the caller, later ones split
+ *     across the engine's threads when it has more than two</dd>
  * <dt><code>CopyWorkers.java</code></dt>
  * <dd>the helper threads (<code>tensorbuf-copy-E-I</code>, E the engine): poll 500 us for the next
  *     batch, then park (no polling after a batch that came later than that: it would only burn a

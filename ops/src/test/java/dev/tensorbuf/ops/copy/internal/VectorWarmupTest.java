@@ -64,6 +64,37 @@ class VectorWarmupTest {
     }
 
     @Test
+    void aColdKernelsFirstBatchesStayOnTheCallerAndLaterOnesSplitOnMoreThanTwoThreads() {
+        assumeTrue(VectorSupport.AVAILABLE, "jdk.incubator.vector is not in the boot layer");
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment pixels = arena.allocate(2L * 40 * 48 * 3, 64);
+            for (long i = 0; i < pixels.byteSize(); i++) {
+                pixels.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 37 + 11));
+            }
+            CopyPlan plan = AccessCopies.plan(Access.strided(pixels, DType.U8, StridedLayout.of(TensorFormat.NHWC, 2, 3, 40, 48)),
+                    Access.strided(arena.allocate(2L * 3 * 40 * 48 * 4, 64), DType.F32,
+                            StridedLayout.of(TensorFormat.NCHW, 2, 3, 40, 48)),
+                    new ChannelAffine(1, List.of(0.5f, 2f, -1f), List.of(1f, 0f, 3f)));
+            new CopyExecutor(1, false, Long.MAX_VALUE).execute(plan);
+            byte[] expected = AccessCopies.dst(plan).segment().toArray(ValueLayout.JAVA_BYTE);
+            for (int threads : new int[] {4, 2}) {
+                // Warm-ups queued but never run: the kernel stays cold for as many copies as the test makes.
+                VectorWarmup neverWarm = new VectorWarmup(true, false);
+                CopyExecutor executor = new CopyExecutor(threads, true, 0, new ScalarFirst(0), neverWarm);
+                for (int call = 1; call <= VectorWarmup.CALLER_BATCHES + 2; call++) {
+                    AccessCopies.dst(plan).segment().fill((byte) 0x33);
+                    executor.execute(plan);
+                    assertArrayEquals(expected, AccessCopies.dst(plan).segment().toArray(ValueLayout.JAVA_BYTE),
+                            threads + " threads, copy " + call);
+                    boolean split = threads > 2 && call > VectorWarmup.CALLER_BATCHES;
+                    assertEquals(split, executor.helpersStarted(), threads + " threads, copy " + call + ": split across helpers");
+                }
+                assertFalse(neverWarm.isWarm(Kernel.BYTE_PLANES), "the copies ran the scalar kernel throughout");
+            }
+        }
+    }
+
+    @Test
     void aNestReachingTooFarIsCutOutermostFirstKeepingTheLoopTheKernelNeedsWhole() {
         MemorySegment any = MemorySegment.NULL; // cut reads strides and counts only
         // u8 NHWC -> f32 NCHW, 8 images of 1M pixels: 12 MB of f32 an image, 96 MB in all.
