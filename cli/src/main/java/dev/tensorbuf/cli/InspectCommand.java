@@ -2,6 +2,7 @@ package dev.tensorbuf.cli;
 
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.SafetensorsFile;
+import dev.tensorbuf.net.ArrowTensors;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -12,7 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** {@code tensorbuf inspect}: the tensors of a {@code .npy} or safetensors file, without reading their data. */
+/** {@code tensorbuf inspect}: the tensors of a {@code .npy}, safetensors, GGUF or Arrow IPC file, without reading their data. */
 final class InspectCommand implements Command {
     private static final byte[] NPY_MAGIC = {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y'};
     private static final String CONVERT_HINT = "tensorbuf convert --from-dtype ";
@@ -24,7 +25,7 @@ final class InspectCommand implements Command {
 
     @Override
     public String summary() {
-        return "tensors, dtypes, shapes and byte ranges of a .npy, .safetensors or .gguf file, or a sharded checkpoint's index";
+        return "tensors, dtypes, shapes and byte ranges of a .npy, .safetensors, .gguf or .arrow file, or a sharded checkpoint's index";
     }
 
     @Override
@@ -53,6 +54,11 @@ final class InspectCommand implements Command {
                 bytes) and its metadata key-values with their GGUF types, arrays longer than 8 items
                 cut to their first 8 and a count (--json: "metadata" maps each key to "type" and
                 "value", or for arrays "element_type", "count", "items", "truncated").
+                An Arrow IPC file or stream (.arrow, or the magic ARROW1) lists its
+                arrow.fixed_shape_tensor columns from the schema and the record batches' headers:
+                dims (rows first, then a row's dims as a reader sees them), a row's stored shape,
+                dim names and permutation where given, and the byte range of the values when they
+                are one range of the file (one uncompressed batch); its metadata are the schema's.
 
                 example (np.save("x.npy", np.zeros((2, 3), "<f4"))):
                   tensorbuf inspect x.npy
@@ -115,6 +121,9 @@ final class InspectCommand implements Command {
         TensorFiles.refuseArchive(file, false);
         if (GgufCommands.isGguf(file)) {
             return GgufCommands.inspect(in, file);
+        }
+        if (isArrow(file)) {
+            return inspectArrow(in, file);
         }
         String format;
         String detail;
@@ -192,6 +201,86 @@ final class InspectCommand implements Command {
         if (!metadataText.isEmpty()) {
             List<String> pairs = new ArrayList<>();
             metadataText.forEach((k, v) -> pairs.add(Failure.oneLine(k) + "=" + Failure.oneLine(v)));
+            in.out().println("  metadata: " + String.join(", ", pairs));
+        }
+        return 0;
+    }
+
+    private static final byte[] ARROW_MAGIC = {'A', 'R', 'R', 'O', 'W', '1'};
+
+    /** An Arrow IPC file by its magic, or a file named .arrow (a stream has no magic of its own). */
+    private static boolean isArrow(Path file) throws IOException {
+        String lower = file.getFileName().toString().toLowerCase(java.util.Locale.ROOT);
+        if (lower.endsWith(".arrow") || lower.endsWith(".arrows")) {
+            return true;
+        }
+        try (InputStream s = Files.newInputStream(file)) {
+            return Arrays.equals(s.readNBytes(ARROW_MAGIC.length), ARROW_MAGIC);
+        }
+    }
+
+    private static int inspectArrow(Invocation in, Path file) throws IOException {
+        if (in.value("from-dtype") != null) {
+            throw new UsageException("--from-dtype names the type of a void .npy file; " + file
+                    + " is an Arrow IPC file, whose columns say their own types");
+        }
+        ArrowTensors.Header h;
+        try {
+            h = ArrowTensors.describe(file);
+        } catch (IOException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+        if (in.flag("json")) {
+            Map<String, Object> out = new LinkedHashMap<>();
+            out.put("file", file.toString());
+            out.put("format", "arrow");
+            out.put("arrow_format", h.format());
+            out.put("batches", (long) h.batches());
+            List<Map<String, Object>> tensors = new ArrayList<>();
+            for (ArrowTensors.ColumnHeader c : h.columns()) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("name", c.name());
+                m.put("dtype", c.type().dtype().xlaName());
+                m.put("shape", c.dims());
+                if (c.byteOffset() >= 0) {
+                    m.put("byte_offset", c.byteOffset());
+                }
+                m.put("byte_size", c.byteSize());
+                m.put("row_shape", c.type().shape());
+                if (!c.type().dimNames().isEmpty()) {
+                    m.put("dim_names", c.type().dimNames());
+                }
+                if (!c.type().permutation().isEmpty()) {
+                    m.put("permutation", c.type().permutation().stream().map(Integer::longValue).toList());
+                }
+                tensors.add(m);
+            }
+            out.put("tensors", tensors);
+            out.put("metadata", new LinkedHashMap<String, Object>(new java.util.TreeMap<>(h.metadata())));
+            in.printJson(out);
+            return 0;
+        }
+        in.out().println(Failure.oneLine(file + ": Arrow IPC " + h.format() + ", " + h.batches() + (h.batches() == 1 ? " record batch" : " record batches")
+                + ", " + Counts.of(h.columns().size(), "tensor column")));
+        for (ArrowTensors.ColumnHeader c : h.columns()) {
+            StringBuilder line = new StringBuilder("  " + Failure.oneLine(c.name()) + "  " + c.type().dtype().xlaName()
+                    + "  " + c.dims() + " (rows of " + c.type().shape());
+            if (!c.type().permutation().isEmpty()) {
+                line.append(", permutation ").append(c.type().permutation());
+            }
+            if (!c.type().dimNames().isEmpty()) {
+                line.append(", dim_names ").append(Failure.oneLine(c.type().dimNames().toString()));
+            }
+            line.append(")  ");
+            if (c.byteOffset() >= 0) {
+                line.append("bytes [").append(c.byteOffset()).append(", ").append(c.byteOffset() + c.byteSize()).append(")  ");
+            }
+            line.append(Counts.of(c.byteSize(), "byte"));
+            in.out().println(line);
+        }
+        if (!h.metadata().isEmpty()) {
+            List<String> pairs = new ArrayList<>();
+            new java.util.TreeMap<>(h.metadata()).forEach((k, v) -> pairs.add(Failure.oneLine(k) + "=" + Failure.oneLine(v)));
             in.out().println("  metadata: " + String.join(", ", pairs));
         }
         return 0;

@@ -86,7 +86,8 @@
  *     <code>.npy</code>, the layout picture</dd>
  * <dt><code>InspectCommand.java</code></dt>
  * <dd><code>tensorbuf inspect FILE</code>: tensors, dtypes, shapes, byte ranges of
- *     <code>.npy</code> and safetensors files (a zip archive, <code>.npz</code> or
+ *     <code>.npy</code>, safetensors, GGUF and Arrow IPC files (the last from the schema and batch
+ *     headers, <code>ArrowTensors.describe</code>) (a zip archive, <code>.npz</code> or
  *     <code>torch.save</code>, refused as one) (names and metadata escaped by
  *     <code>Failure.oneLine</code>); a void <code>.npy</code>'s hint names <code>inspect
  *     --from-dtype</code></dd>

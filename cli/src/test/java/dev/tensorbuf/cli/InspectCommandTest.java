@@ -1,21 +1,31 @@
 package dev.tensorbuf.cli;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.SafetensorsFile;
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.memory.MemoryBuffer;
+import dev.tensorbuf.net.ArrowTensors;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.TensorView;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,6 +42,40 @@ class InspectCommandTest {
         assertEquals(file + ": npy version 1.0, 1 tensor\n"
                 + "  array  f32 (<f4)  [2, 3]  bytes [128, 152)  24 bytes\n"
                 + "  metadata: descr=<f4, fortran_order=False, version=1.0\n", r.out());
+    }
+
+    @Test
+    void anArrowFileListsItsTensorColumnsAndWhereTheirValuesLie() throws IOException {
+        // Was: "x.arrow is neither a .npy file (it lacks the \x93NUMPY magic) nor a safetensors file (...)".
+        Path file = dir.resolve("x.arrow");
+        byte[] values;
+        try (Allocator arena = Allocators.shared()) {
+            MemoryBuffer m = arena.allocate(24);
+            for (int i = 0; i < 6; i++) {
+                m.segment().setAtIndex(ValueLayout.JAVA_FLOAT, i, i + 0.5f);
+            }
+            values = m.segment().toArray(ValueLayout.JAVA_BYTE);
+            ArrowTensors.write(file, Map.of("x", TensorView.of(m, "f32[2,3]{1,0}")));
+        }
+        CliHarness r = CliHarness.run("inspect", file.toString());
+        assertEquals(0, r.code(), r.err());
+        Matcher row = Pattern.compile("\\Q" + file + "\\E: Arrow IPC file, 1 record batch, 1 tensor column\n"
+                + "  x  f32  \\[2, 3\\] \\(rows of \\[3\\]\\)  bytes \\[(\\d+), (\\d+)\\)  24 bytes\n").matcher(r.out());
+        assertTrue(row.matches(), r.out());
+        int from = Integer.parseInt(row.group(1));
+        assertEquals(from + 24, Integer.parseInt(row.group(2)));
+        assertArrayEquals(values, Arrays.copyOfRange(Files.readAllBytes(file), from, from + 24), "the range holds the values");
+
+        CliHarness json = CliHarness.run("inspect", file.toString(), "--json");
+        assertEquals(0, json.code(), json.err());
+        assertEquals("{\"file\":\"" + file + "\",\"format\":\"arrow\",\"arrow_format\":\"file\",\"batches\":1,\"tensors\":"
+                + "[{\"name\":\"x\",\"dtype\":\"f32\",\"shape\":[2,3],\"byte_offset\":" + from + ",\"byte_size\":24,"
+                + "\"row_shape\":[3]}],\"metadata\":{}}\n", json.out());
+
+        CliHarness typed = CliHarness.run("inspect", file.toString(), "--from-dtype", "bf16");
+        assertEquals(2, typed.code());
+        assertEquals("tensorbuf inspect: --from-dtype names the type of a void .npy file; " + file
+                + " is an Arrow IPC file, whose columns say their own types\n", typed.err());
     }
 
     @Test

@@ -4,7 +4,6 @@ import dev.tensorbuf.interop.internal.FileReplacement;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
-import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.net.internal.ArrowDTypes;
 import dev.tensorbuf.net.internal.ArrowMemory;
@@ -44,7 +43,15 @@ import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.ipc.ArrowStreamReader;
 import org.apache.arrow.vector.ipc.ArrowStreamWriter;
 import org.apache.arrow.vector.ipc.ArrowWriter;
+import org.apache.arrow.flatbuf.MessageHeader;
+import org.apache.arrow.flatbuf.RecordBatch;
+import org.apache.arrow.vector.TypeLayout;
+import org.apache.arrow.vector.ipc.ReadChannel;
+import org.apache.arrow.vector.ipc.message.ArrowBlock;
+import org.apache.arrow.vector.ipc.message.MessageMetadataResult;
+import org.apache.arrow.vector.ipc.message.MessageSerializer;
 import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * Tensors in Arrow: as columns of {@link FixedShapeTensorType} ({@link #toVector}, {@link #read(FieldVector)})
@@ -401,6 +408,184 @@ public final class ArrowTensors {
             allocator.close();
             throw e;
         }
+    }
+
+    /**
+     * What an Arrow IPC file or stream holds, read from its schema and record batch headers
+     * without reading the tensors' data: what {@code tensorbuf inspect} prints.
+     * {@snippet :
+     * ArrowTensors.Header h = ArrowTensors.describe(Path.of("x.arrow"));   // written from f32[4,2,3]
+     * h.columns().getFirst().dims();       // [4, 2, 3]
+     * h.columns().getFirst().byteOffset(); // where its values start in the file (one batch, uncompressed)
+     * }
+     *
+     * @param format {@code "file"} (the random-access format, magic {@code ARROW1}) or {@code "stream"}
+     * @param batches the record batches
+     * @param metadata the schema's own key-values
+     * @param columns the {@code arrow.fixed_shape_tensor} columns, in schema order
+     */
+    public record Header(String format, int batches, Map<String, String> metadata, List<ColumnHeader> columns) {
+        /** Copies the metadata and columns. */
+        public Header {
+            metadata = Map.copyOf(metadata);
+            columns = List.copyOf(columns);
+        }
+    }
+
+    /**
+     * A tensor column of an Arrow IPC file or stream.
+     *
+     * @param name the column's name
+     * @param type its extension type (row shape, dim names, permutation)
+     * @param rows the rows in all batches: the tensor's dim 0
+     * @param byteOffset where its values start in the file, or -1 when they are not one range of it
+     *     (several batches, compressed buffers)
+     * @param byteSize the bytes of its values: rows times a row's elements times their width
+     */
+    public record ColumnHeader(String name, FixedShapeTensorType type, long rows, long byteOffset, long byteSize) {
+        /** {@return the tensor's dims as {@link Tensors#view} gives them: rows, then a row's dims as a reader sees them} */
+        public List<Long> dims() {
+            List<Long> dims = new ArrayList<>();
+            dims.add(rows);
+            dims.addAll(type.logicalDims());
+            return List.copyOf(dims);
+        }
+    }
+
+    /**
+     * {@return the schema and batch headers of an Arrow IPC file or stream, its tensors' data unread}
+     *
+     * @throws IOException if the file cannot be read or is not Arrow IPC
+     * @throws IllegalArgumentException if it holds no tensor column, or one is malformed (naming it)
+     */
+    public static Header describe(Path file) throws IOException {
+        try (FileChannel channel = FileChannel.open(file)) {
+            byte[] head = new byte[FILE_MAGIC.length];
+            java.nio.ByteBuffer hb = java.nio.ByteBuffer.wrap(head);
+            while (hb.hasRemaining() && channel.read(hb) >= 0) {
+                // a file shorter than the magic leaves the rest zero
+            }
+            boolean isFile = Arrays.equals(head, FILE_MAGIC);
+            if (!isFile && !(head[0] == -1 && head[1] == -1 && head[2] == -1 && head[3] == -1)) {
+                throw new IOException(file + " is not a readable Arrow IPC file or stream: it starts with neither"
+                        + " the file magic ARROW1 nor a stream message's continuation marker 0xFFFFFFFF");
+            }
+            try {
+                return isFile ? describeFile(file, channel) : describeStream(channel);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+            } catch (IOException | RuntimeException e) {
+                throw new IOException(file + " is not a readable Arrow IPC file or stream: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    private static Header describeFile(Path file, FileChannel channel) throws IOException {
+        List<ArrowBlock> blocks;
+        Schema schema;
+        try (BufferAllocator allocator = allocator();
+                ArrowFileReader reader = new ArrowFileReader(Files.newByteChannel(file), allocator)) {
+            blocks = reader.getRecordBlocks();
+            schema = reader.getVectorSchemaRoot().getSchema();
+        }
+        List<BatchHeader> batches = new ArrayList<>();
+        for (ArrowBlock b : blocks) {
+            channel.position(b.getOffset());
+            MessageMetadataResult m = readMessage(channel);
+            if (m == null || m.getMessage().headerType() != MessageHeader.RecordBatch) {
+                throw new IOException("the footer's block at byte " + b.getOffset() + " is not a record batch");
+            }
+            batches.add(new BatchHeader((RecordBatch) m.getMessage().header(new RecordBatch()),
+                    b.getOffset() + b.getMetadataLength()));
+        }
+        return header("file", schema, batches);
+    }
+
+    private static Header describeStream(FileChannel channel) throws IOException {
+        channel.position(0);
+        MessageMetadataResult first = readMessage(channel);
+        if (first == null || first.getMessage().headerType() != MessageHeader.Schema) {
+            throw new IOException("the stream does not open with a schema message");
+        }
+        Schema schema = MessageSerializer.deserializeSchema(first.getMessage());
+        List<BatchHeader> batches = new ArrayList<>();
+        for (MessageMetadataResult m = readMessage(channel); m != null; m = readMessage(channel)) {
+            long body = channel.position();
+            if (m.getMessageBodyLength() < 0 || m.getMessageBodyLength() > channel.size() - body) {
+                throw new IOException("the message at byte " + body + " has a body of " + m.getMessageBodyLength()
+                        + " bytes, past the end of the " + channel.size() + "-byte file");
+            }
+            if (m.getMessage().headerType() == MessageHeader.RecordBatch) {
+                batches.add(new BatchHeader((RecordBatch) m.getMessage().header(new RecordBatch()), body));
+            }
+            channel.position(Math.addExact(body, m.getMessageBodyLength()));
+        }
+        return header("stream", schema, batches);
+    }
+
+    /**
+     * {@return the message at the channel's position, or null at the end} Its length is checked
+     * against the file first: Arrow's reader allocates what a length prefix says, so four bytes
+     * of a damaged file could ask for 2 GiB.
+     */
+    private static MessageMetadataResult readMessage(FileChannel channel) throws IOException {
+        long at = channel.position();
+        java.nio.ByteBuffer prefix = java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        channel.read(prefix, at);
+        if (prefix.position() >= 4) {
+            int first = prefix.getInt(0);
+            long length = first == -1 ? (prefix.position() == 8 ? prefix.getInt(4) : 0) : first;
+            if (length < 0 || length > channel.size() - at - (first == -1 ? 8 : 4)) {
+                throw new IOException("the message at byte " + at + " says it is " + length + " bytes long, past the end of the "
+                        + channel.size() + "-byte file");
+            }
+        }
+        return MessageSerializer.readMessage(new ReadChannel(channel));
+    }
+
+    /** A record batch's header and where its body starts in the file. */
+    private record BatchHeader(RecordBatch batch, long bodyOffset) {
+    }
+
+    private static Header header(String format, Schema schema, List<BatchHeader> batches) {
+        List<ColumnHeader> columns = new ArrayList<>();
+        int buffer = 0;
+        for (Field f : schema.getFields()) {
+            Optional<FixedShapeTensorType> t = FixedShapeTensorType.ofField(f);
+            if (t.isPresent()) {
+                FixedShapeTensorType type = t.get();
+                long rows = 0;
+                for (BatchHeader b : batches) {
+                    rows = Math.addExact(rows, b.batch().length());
+                }
+                long rowBytes = Math.multiplyExact((long) type.listSize(), type.dtype().byteWidth());
+                long size = Math.multiplyExact(rows, rowBytes);
+                long offset = -1;
+                // The list's validity, the values' validity, then the values.
+                int values = buffer + 2;
+                if (batches.size() == 1 && batches.getFirst().batch().compression() == null
+                        && values < batches.getFirst().batch().buffersLength()) {
+                    offset = Math.addExact(batches.getFirst().bodyOffset(), batches.getFirst().batch().buffers(values).offset());
+                }
+                columns.add(new ColumnHeader(f.getName(), type, rows, offset, size));
+            }
+            buffer += buffers(f);
+        }
+        if (columns.isEmpty()) {
+            throw new IllegalArgumentException("it has no " + FixedShapeTensorType.EXTENSION_NAME + " column (columns: "
+                    + schema.getFields().stream().map(f -> f.getName() + " " + f.getType()).toList() + ")");
+        }
+        Map<String, String> metadata = schema.getCustomMetadata() == null ? Map.of() : schema.getCustomMetadata();
+        return new Header(format, batches.size(), metadata, columns);
+    }
+
+    /** {@return the buffers a field and its children take in a record batch, in Arrow's pre-order} */
+    private static int buffers(Field f) {
+        int n = TypeLayout.getTypeBufferCount(f.getType());
+        for (Field child : f.getChildren()) {
+            n += buffers(child);
+        }
+        return n;
     }
 
     /**

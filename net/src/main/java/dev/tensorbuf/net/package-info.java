@@ -6,6 +6,7 @@
  * which names what it fetches by {@link dev.tensorbuf.net.TensorTicket}), so that a pyarrow client
  * needs nothing of tensorbuf's. Those five are the package's public top-level types; what belongs
  * to one of them is nested in it ({@code ArrowTensors.Tensors}, {@code ArrowTensors.Column},
+ * {@code ArrowTensors.Header} with its {@code ColumnHeader}s,
  * {@code TensorServer.Options}, {@code TensorClient.Options}, {@code TensorClient.FetchException}).
  *
  * <p>Rules for every method here: a tensor of dims {@code [N, ...rest]} is {@code N} rows of

@@ -15,8 +15,11 @@ import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
+import java.io.IOException;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -177,6 +180,94 @@ class ArrowTensorFilesTest {
     }
 
     @Test
+    void describeReadsTheHeadersAndPointsAtEachColumnsValues() throws Exception {
+        try (Allocator arena = Allocators.shared()) {
+            TensorView a = counting(arena, DType.F64, 3, 4);
+            TensorView base = counting(arena, DType.U8, 3, 2, 2, 5);
+            TensorView b = Ops.transpose(base, 0, 3, 1, 2);   // lent as rows of [2, 2, 5] with a permutation
+            Map<String, TensorView> tensors = new LinkedHashMap<>();
+            tensors.put("a", a);
+            tensors.put("b", b);
+            Path file = dir.resolve("two.arrow");
+            ArrowTensors.write(file, tensors);
+            Path stream = dir.resolve("two.arrows");
+            try (var channel = Files.newByteChannel(stream, java.nio.file.StandardOpenOption.CREATE_NEW,
+                    java.nio.file.StandardOpenOption.WRITE)) {
+                ArrowTensors.writeStream(channel, tensors);
+            }
+            byte[] aBytes = DenseTensor.copyOf(a, arena).bytes().toArray(ValueLayout.JAVA_BYTE);
+            byte[] bBytes = base.buffer().segment().toArray(ValueLayout.JAVA_BYTE);
+            for (Path f : List.of(file, stream)) {
+                ArrowTensors.Header h = ArrowTensors.describe(f);
+                assertEquals(f == file ? "file" : "stream", h.format());
+                assertEquals(1, h.batches());
+                assertEquals(List.of("a", "b"), h.columns().stream().map(ArrowTensors.ColumnHeader::name).toList());
+                byte[] all = Files.readAllBytes(f);
+                try (ArrowTensors.Tensors t = ArrowTensors.read(f)) {
+                    for (int i = 0; i < 2; i++) {
+                        ArrowTensors.ColumnHeader c = h.columns().get(i);
+                        assertEquals(t.view(c.name()).dims(), c.dims(), f + " " + c.name());
+                        assertEquals(t.type(c.name()), c.type());
+                        byte[] want = i == 0 ? aBytes : bBytes;
+                        assertEquals(want.length, c.byteSize());
+                        assertArrayEquals(want, Arrays.copyOfRange(all, (int) c.byteOffset(), (int) (c.byteOffset() + c.byteSize())),
+                                f + ": " + c.name() + "'s values at [" + c.byteOffset() + ", +" + c.byteSize() + ")");
+                    }
+                }
+                assertEquals(List.of(2, 0, 1), h.columns().get(1).type().permutation(), "rows of [5, 2, 2] over [2, 2, 5]");
+            }
+            Path text = dir.resolve("x.arrow");
+            Files.writeString(text, "not arrow at all");
+            IOException e = assertThrows(IOException.class, () -> ArrowTensors.describe(text));
+            assertEquals(text + " is not a readable Arrow IPC file or stream: it starts with neither the file magic ARROW1"
+                    + " nor a stream message's continuation marker 0xFFFFFFFF", e.getMessage());
+        }
+    }
+
+    @Test
+    void describeOfADamagedFileThrowsWhatItFoundNothingElse() throws Exception {
+        long seed = Long.getLong("tensorbuf.seed", System.nanoTime());
+        System.out.println("ArrowTensorFilesTest.describeOfADamagedFile seed=" + seed + " (rerun with -Dtensorbuf.seed=" + seed + ")");
+        java.util.Random random = new java.util.Random(seed);
+        try (Allocator arena = Allocators.shared()) {
+            Map<String, TensorView> tensors = Map.of("x", counting(arena, DType.F32, 3, 4));
+            Path file = dir.resolve("ok.arrow");
+            ArrowTensors.write(file, tensors);
+            Path stream = dir.resolve("ok.arrows");
+            try (var channel = Files.newByteChannel(stream, java.nio.file.StandardOpenOption.CREATE_NEW,
+                    java.nio.file.StandardOpenOption.WRITE)) {
+                ArrowTensors.writeStream(channel, tensors);
+            }
+            int refused = 0;
+            for (Path good : List.of(file, stream)) {
+                byte[] bytes = Files.readAllBytes(good);
+                for (int trial = 0; trial < 300; trial++) {
+                    byte[] bad = trial % 3 == 0 ? Arrays.copyOf(bytes, 6 + random.nextInt(bytes.length - 6)) : bytes.clone();
+                    for (int k = trial % 3 == 0 ? 0 : 1 + random.nextInt(4); k > 0; k--) {
+                        // Lengths and offsets are what a damaged file gets wrong: whole ints too, not only bits.
+                        int at = random.nextInt(bad.length - 3);
+                        if (random.nextBoolean()) {
+                            bad[at] ^= (byte) (1 << random.nextInt(8));
+                        } else {
+                            java.nio.ByteBuffer.wrap(bad, at, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(random.nextInt());
+                        }
+                    }
+                    Path damaged = dir.resolve("damaged" + good.getFileName());
+                    Files.write(damaged, bad);
+                    try {
+                        ArrowTensors.describe(damaged);
+                    } catch (IOException | IllegalArgumentException e) {
+                        assertTrue(e.getMessage() != null && e.getMessage().startsWith(damaged.toString()),
+                                "trial " + trial + " of " + good.getFileName() + ": " + e);
+                        refused++;
+                    }
+                }
+            }
+            assertTrue(refused > 100, "most damage is found: " + refused + " of 600 refused");
+        }
+    }
+
+    @Test
     void refusesAFileThatIsNotArrow() throws Exception {
         Path file = dir.resolve("x.arrow");
         Files.writeString(file, "not arrow at all");
@@ -219,7 +310,19 @@ class ArrowTensorFilesTest {
         assertEquals("{\"shape\": [4, 3], \"permutation\": [1, 0]}", out.strip());
         try (Npy.Tensor expected = Npy.map(dir.resolve("permuted.npy"))) {
             for (String name : List.of("permuted.arrow", "permuted.arrows")) {
+                ArrowTensors.Header h = ArrowTensors.describe(dir.resolve(name));
+                ArrowTensors.ColumnHeader c = h.columns().getFirst();
+                assertEquals(expected.view().dims(), c.dims(), name);
+                assertEquals(List.of("H", "W"), c.type().dimNames());
+                // The file's two batches are not one range; the stream's one batch is.
+                assertEquals(name.endsWith(".arrow") ? 2 : 1, h.batches(), name);
+                assertEquals(name.endsWith(".arrow"), c.byteOffset() == -1, name + ": " + c.byteOffset());
                 try (ArrowTensors.Tensors t = ArrowTensors.read(dir.resolve(name))) {
+                    if (c.byteOffset() >= 0) {
+                        byte[] all = Files.readAllBytes(dir.resolve(name));
+                        assertArrayEquals(t.view("t").buffer().segment().asSlice(0, c.byteSize()).toArray(ValueLayout.JAVA_BYTE),
+                                Arrays.copyOfRange(all, (int) c.byteOffset(), (int) (c.byteOffset() + c.byteSize())), name);
+                    }
                     FixedShapeTensorType type = t.type("t");
                     assertEquals(List.of("H", "W"), type.dimNames());
                     TensorView v = t.view("t");
