@@ -55,7 +55,10 @@ final class TensorFiles {
     /** A file format, from the file's extension. */
     enum Format {
         NPY, SAFETENSORS, RAW,
-        /** An Arrow IPC file ({@code .arrow}; read as a file or a stream): one arrow.fixed_shape_tensor column per tensor. */
+        /**
+         * An Arrow IPC file ({@code .arrow}, read as a file or a stream; written as a file) or stream
+         * ({@code .arrows}, written as a stream): one arrow.fixed_shape_tensor column per tensor.
+         */
         ARROW;
 
         /** {@return the name people know it by: "npy", "safetensors", "raw", "arrow"} */
@@ -72,7 +75,7 @@ final class TensorFiles {
         String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
         return name.endsWith(".npy") ? Format.NPY
                 : name.endsWith(".safetensors") || SafetensorsFile.Checkpoint.isIndex(file) ? Format.SAFETENSORS
-                : name.endsWith(".arrow") ? Format.ARROW : Format.RAW;
+                : name.endsWith(".arrow") || name.endsWith(".arrows") ? Format.ARROW : Format.RAW;
     }
 
     /**
@@ -277,7 +280,12 @@ final class TensorFiles {
             case ARROW -> {
                 long[] dims = tensor.dims().stream().mapToLong(Long::longValue).toArray();
                 MemoryBuffer bytes = MemoryBuffer.foreign(tensor.bytes(), MemorySpace.HOST, "convert", () -> { });
-                ArrowTensors.write(file, Map.of(name, TensorView.strided(bytes, tensor.dtype(), StridedLayout.packed(dims))));
+                Map<String, TensorView> column = Map.of(name, TensorView.strided(bytes, tensor.dtype(), StridedLayout.packed(dims)));
+                if (file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".arrows")) {
+                    ArrowTensors.writeStream(file, column);
+                } else {
+                    ArrowTensors.write(file, column);
+                }
             }
         }
     }

@@ -17,6 +17,7 @@ import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -58,6 +59,41 @@ class NetCommandsTest {
                 assertArrayEquals(TensorElements.of(Ops.transpose(x, 0, 2, 1)).toFloatArray(), TensorElements.of(t.view()).toFloatArray());
             }
         }
+    }
+
+    @Test
+    void convertWritesAndReadsArrowStreamsByTheirName() throws Exception {
+        // Was: a .arrows input was taken for raw bytes ("needs --from-layout"), and an output so named got the file format.
+        try (Allocator arena = Allocators.shared()) {
+            TensorView x = counting(arena, 4, 2, 3);
+            Npy.write(dir.resolve("x.npy"), DenseTensor.of(x));
+            CliHarness r = CliHarness.run("convert", dir.resolve("x.npy").toString(), dir.resolve("x.arrows").toString(), "--quiet");
+            assertEquals(0, r.code(), r.err());
+            byte[] head = Arrays.copyOf(Files.readAllBytes(dir.resolve("x.arrows")), 4);
+            assertArrayEquals(new byte[] {-1, -1, -1, -1}, head, "a stream opens with a message's continuation marker");
+            assertEquals("stream", ArrowTensors.describe(dir.resolve("x.arrows")).format());
+            r = CliHarness.run("convert", dir.resolve("x.arrows").toString(), dir.resolve("t.npy").toString(),
+                    "--transpose", "0,2,1", "--quiet");
+            assertEquals(0, r.code(), r.err());
+            try (Npy.Tensor t = Npy.map(dir.resolve("t.npy"))) {
+                assertArrayEquals(TensorElements.of(Ops.transpose(x, 0, 2, 1)).toFloatArray(), TensorElements.of(t.view()).toFloatArray());
+            }
+        }
+    }
+
+    @Test
+    void fetchFromAPortNobodyListensOnSaysTheConnectionWasRefused() throws Exception {
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        CliHarness r = CliHarness.run("fetch", "grpc+tcp://127.0.0.1:" + port, "x.npy", dir.resolve("out.npy").toString());
+        assertEquals(2, r.code(), r.out());
+        // Was: "... failed: UNAVAILABLE: io exception", the cause left out.
+        assertTrue(r.err().startsWith("tensorbuf fetch: fetching x.npy from grpc+tcp://127.0.0.1:" + port + " failed: UNAVAILABLE: "),
+                r.err());
+        assertTrue(r.err().contains("Connection refused"), r.err());
+        assertTrue(Files.notExists(dir.resolve("out.npy")));
     }
 
     @Test

@@ -303,6 +303,18 @@ public final class ArrowTensors {
         });
     }
 
+    /**
+     * Writes the tensors as an Arrow IPC stream into {@code file} (by custom {@code .arrows}),
+     * replacing it whole as {@link #write(Path, Map)} does.
+     */
+    public static void writeStream(Path file, Map<String, TensorView> tensors) throws IOException {
+        FileReplacement.write(file, where -> {
+            try (FileChannel channel = FileReplacement.open(where)) {
+                write(channel, tensors, false);
+            }
+        });
+    }
+
     /** Writes the tensors as an Arrow IPC stream to {@code channel}, as {@link #write(Path, Map)} writes a file. */
     public static void writeStream(WritableByteChannel channel, Map<String, TensorView> tensors) throws IOException {
         write(channel, tensors, false);

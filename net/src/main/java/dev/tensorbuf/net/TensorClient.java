@@ -486,7 +486,14 @@ public final class TensorClient implements AutoCloseable {
 
     static String status(FlightRuntimeException e) {
         String d = e.status().description();
-        return e.status().code() + (d == null || d.isEmpty() ? "" : ": " + d);
+        String said = e.status().code() + (d == null || d.isEmpty() ? "" : ": " + d);
+        // gRPC says "UNAVAILABLE: io exception" for a refused connection; the cause says which.
+        Throwable root = e.status().cause() != null ? e.status().cause() : e.getCause();
+        while (root != null && root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String why = root == null ? null : root.getMessage();
+        return why == null || why.isBlank() || said.contains(why) ? said : said + " (" + why.strip() + ")";
     }
 
 
