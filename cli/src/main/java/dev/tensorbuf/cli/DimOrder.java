@@ -94,17 +94,18 @@ record DimOrder(List<Integer> perm, String text) {
             throw new UsageException("--transpose '" + text + "' is empty: give the input dim of each output dim,"
                     + " e.g. 0,2,3,1");
         }
-        boolean[] seen = new boolean[p.length];
+        // An entry past the list's length is refused by apply, once the input's rank is known: "0,2"
+        // for a rank-3 input is a dim left out, which the rank says better than the range does.
+        java.util.Set<Long> seen = new java.util.HashSet<>();
         for (long d : p) {
-            if (d < 0 || d >= p.length) {
+            if (d < 0 || d > Integer.MAX_VALUE) {
                 throw new UsageException("--transpose " + text + " is not a permutation: " + d + " is not in [0, "
                         + p.length + ") (" + p.length + " dims, each named once)");
             }
-            if (seen[(int) d]) {
+            if (!seen.add(d)) {
                 throw new UsageException("--transpose " + text + " is not a permutation: " + d + " appears twice ("
                         + p.length + " dims, each named once)");
             }
-            seen[(int) d] = true;
         }
         return Arrays.stream(p).mapToObj(d -> (int) d).toList();
     }
@@ -129,6 +130,12 @@ record DimOrder(List<Integer> perm, String text) {
         if (view.rank() != rank()) {
             throw new UsageException(text + " orders " + rank() + " dims, but " + what + " is " + view.dtype()
                     + view.dims().toString().replace(" ", "") + " of rank " + view.rank());
+        }
+        for (int d : perm) {
+            if (d >= rank()) {
+                throw new UsageException(text + " is not a permutation: " + d + " is not in [0, " + rank() + ") ("
+                        + rank() + " dims, each named once)");
+            }
         }
         return Ops.transpose(view, IntStream.range(0, rank()).map(perm::get).toArray());
     }

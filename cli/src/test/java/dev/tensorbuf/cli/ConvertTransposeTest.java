@@ -191,6 +191,9 @@ class ConvertTransposeTest {
                 "--transpose -1,0,1,2 is not a permutation: -1 is not in [0, 4) (4 dims, each named once)");
         cases.put(List.of(x, "o.npy", "--transpose", "1,0"),
                 "--transpose 1,0 orders 2 dims, but " + x + " is f32[2,3,4,5] of rank 4");
+        // Was: "--transpose 0,2,3 is not a permutation: 3 is not in [0, 3)", for a dim left out.
+        cases.put(List.of(x, "o.npy", "--transpose", "0,2,3"),
+                "--transpose 0,2,3 orders 3 dims, but " + x + " is f32[2,3,4,5] of rank 4");
         cases.put(List.of(x, "o.npy", "--transpose", "0,two"), "--transpose: 'two' is not an integer (in '0,two')");
         cases.put(List.of(x, "o.npy", "--transpose", ""), "--transpose '' is empty: give the input dim of each output dim,"
                 + " e.g. 0,2,3,1");
