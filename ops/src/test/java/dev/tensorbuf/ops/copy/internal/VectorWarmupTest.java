@@ -25,15 +25,9 @@ class VectorWarmupTest {
     void stagingStaysExactWhileItsKernelIsWarmedAndThenRunsVector() throws InterruptedException {
         assumeTrue(VectorSupport.AVAILABLE, "jdk.incubator.vector is not in the boot layer");
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment pixels = arena.allocate(2L * 40 * 48 * 3, 64);
-            for (long i = 0; i < pixels.byteSize(); i++) {
-                pixels.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 37 + 11));
-            }
             // A confined source: the warm-up thread cannot read it and warms on zeros instead.
-            CopyPlan plan = AccessCopies.plan(Access.strided(pixels, DType.U8, StridedLayout.of(TensorFormat.NHWC, 2, 3, 40, 48)),
-                    Access.strided(arena.allocate(2L * 3 * 40 * 48 * 4, 64), DType.F32,
-                            StridedLayout.of(TensorFormat.NCHW, 2, 3, 40, 48)),
-                    new ChannelAffine(1, List.of(0.5f, 2f, -1f), List.of(1f, 0f, 3f)));
+            CopyPlan plan = stagingPlan(arena);
+            MemorySegment pixels = AccessCopies.src(plan).segment();
             new CopyExecutor(1, false, Long.MAX_VALUE).execute(plan);
             byte[] expected = AccessCopies.dst(plan).segment().toArray(ValueLayout.JAVA_BYTE);
             // The element at [n=1, c=2, h=3, w=5]: pixel byte ((1 * 40 + 3) * 48 + 5) * 3 + 2, times -1, plus 3.
@@ -67,14 +61,7 @@ class VectorWarmupTest {
     void aColdKernelsFirstBatchesStayOnTheCallerAndLaterOnesSplitOnMoreThanTwoThreads() {
         assumeTrue(VectorSupport.AVAILABLE, "jdk.incubator.vector is not in the boot layer");
         try (Arena arena = Arena.ofShared()) {
-            MemorySegment pixels = arena.allocate(2L * 40 * 48 * 3, 64);
-            for (long i = 0; i < pixels.byteSize(); i++) {
-                pixels.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 37 + 11));
-            }
-            CopyPlan plan = AccessCopies.plan(Access.strided(pixels, DType.U8, StridedLayout.of(TensorFormat.NHWC, 2, 3, 40, 48)),
-                    Access.strided(arena.allocate(2L * 3 * 40 * 48 * 4, 64), DType.F32,
-                            StridedLayout.of(TensorFormat.NCHW, 2, 3, 40, 48)),
-                    new ChannelAffine(1, List.of(0.5f, 2f, -1f), List.of(1f, 0f, 3f)));
+            CopyPlan plan = stagingPlan(arena);
             new CopyExecutor(1, false, Long.MAX_VALUE).execute(plan);
             byte[] expected = AccessCopies.dst(plan).segment().toArray(ValueLayout.JAVA_BYTE);
             for (int threads : new int[] {4, 2}) {
@@ -92,6 +79,17 @@ class VectorWarmupTest {
                 assertFalse(neverWarm.isWarm(Kernel.BYTE_PLANES), "the copies ran the scalar kernel throughout");
             }
         }
+    }
+
+    /** u8 NHWC [2,40,48,3] pixels, each its own value, to f32 NCHW with a scale and bias per channel, in {@code arena}. */
+    private static CopyPlan stagingPlan(Arena arena) {
+        MemorySegment pixels = arena.allocate(2L * 40 * 48 * 3, 64);
+        for (long i = 0; i < pixels.byteSize(); i++) {
+            pixels.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 37 + 11));
+        }
+        return AccessCopies.plan(Access.strided(pixels, DType.U8, StridedLayout.of(TensorFormat.NHWC, 2, 3, 40, 48)),
+                Access.strided(arena.allocate(2L * 3 * 40 * 48 * 4, 64), DType.F32, StridedLayout.of(TensorFormat.NCHW, 2, 3, 40, 48)),
+                new ChannelAffine(1, List.of(0.5f, 2f, -1f), List.of(1f, 0f, 3f)));
     }
 
     @Test
