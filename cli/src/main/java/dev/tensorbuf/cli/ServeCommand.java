@@ -19,7 +19,7 @@ final class ServeCommand implements Command {
 
     @Override
     public String summary() {
-        return "serve the npy, safetensors, GGUF and sharded-checkpoint tensors of a directory over Arrow Flight, any box or shard";
+        return "serve the npy, safetensors, GGUF, Arrow and sharded-checkpoint tensors of a directory over Arrow Flight, any box or shard";
     }
 
     @Override
@@ -31,9 +31,11 @@ final class ServeCommand implements Command {
     @Override
     public String description() {
         return """
-                Serves the tensors of the .npy, .safetensors and .gguf files and the sharded
+                Serves the tensors of the .npy, .safetensors and .gguf files, the sharded
                 checkpoints (model.safetensors.index.json: the tensors of all its files as one set)
-                under DIR over Arrow Flight until stopped (Ctrl-C). A ticket is JSON naming a file
+                and the Arrow IPC files and streams (.arrow, .arrows: each arrow.fixed_shape_tensor
+                column, read into memory on first use) under DIR over Arrow Flight until stopped
+                (Ctrl-C). A ticket is JSON naming a file
                 relative to DIR, the tensor in it, and optionally a box, start and limit per dim:
                   {"path": "model.safetensors", "tensor": "w", "start": [0, 0], "limit": [2, 3]}
                 or one device's shard under an XLA sharding (XLA's rule: ceil-divided tiles):

@@ -25,7 +25,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -105,7 +104,7 @@ public final class ArrowTensors {
         ArrowDTypes.arrowType(dtype); // refuses the types Arrow has no name for, before any work
         int rank = rows.rank();
         List<Long> dims = rows.dims();
-        Optional<int[]> order = rowMajorOrder(rows);
+        Optional<int[]> order = ArrowMemory.rowMajorOrder(rows);
         ArrowBuf data;
         FixedShapeTensorType type;
         long count = rows.elementCount();
@@ -173,44 +172,6 @@ public final class ArrowTensors {
         }
     }
 
-    /**
-     * {@return the dims in physical order, outermost first, when {@code view} is one host buffer
-     * read row-major in some order of its dims with dim 0 outermost; empty otherwise}
-     */
-    static Optional<int[]> rowMajorOrder(TensorView view) {
-        if (!view.isHostAccessible() || view.buffers().size() != 1) {
-            return Optional.empty();
-        }
-        Optional<StridedLayout> maybe = view.stridedLayout();
-        if (maybe.isEmpty() || view.elementCount() == 0) {
-            return Optional.empty();
-        }
-        StridedLayout layout = maybe.get();
-        int rank = layout.rank();
-        List<Long> sizes = layout.sizes();
-        List<Long> strides = layout.strides();
-        Integer[] order = new Integer[rank];
-        for (int i = 0; i < rank; i++) {
-            order[i] = i;
-        }
-        // A dim of size 1 has no stride that matters: it goes innermost, where any stride fits.
-        java.util.Arrays.sort(order, 1, rank, Comparator.comparingLong((Integer i) -> sizes.get(i) == 1 ? 0 : -strides.get(i)));
-        List<Integer> sorted = new ArrayList<>(List.of(order));
-        long expected = 1;
-        for (int k = rank - 1; k >= 0; k--) {
-            int d = sorted.get(k);
-            long size = sizes.get(d);
-            if (size != 1 && strides.get(d) != expected) {
-                return Optional.empty();
-            }
-            expected *= size;
-        }
-        int[] result = new int[rank];
-        for (int k = 0; k < rank; k++) {
-            result[k] = sorted.get(k);
-        }
-        return Optional.of(result);
-    }
 
     /**
      * {@return a view of a column of {@link FixedShapeTensorType} as one tensor of dims

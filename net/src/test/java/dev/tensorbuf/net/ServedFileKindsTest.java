@@ -16,6 +16,7 @@ import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
+import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.quant.BlockTensor;
 import dev.tensorbuf.views.BlockType;
 import dev.tensorbuf.views.DType;
@@ -107,6 +108,42 @@ class ServedFileKindsTest {
                 }
                 assertEquals(List.of("m.gguf:w f32[2, 64]", "m.gguf:norm f16[3]"), listed);
                 assertEquals(List.of("Q8_0 f32 [2, 64]", "- f16 [3]"), rawListing(s));
+            }
+        }
+    }
+
+    @Test
+    void arrowFilesAndStreamsAreServedColumnByColumnAnyBox() throws Exception {
+        try (Allocator arena = Allocators.shared()) {
+            Path served = Files.createDirectories(dir.resolve("arrow"));
+            TensorView a = counting(arena, 6, 4, 5);
+            TensorView b = Ops.transpose(counting(arena, 6, 2, 3), 0, 2, 1);   // lent with a permutation: rows of [3, 2]
+            Map<String, TensorView> columns = new LinkedHashMap<>();
+            columns.put("a", a);
+            columns.put("b", b);
+            ArrowTensors.write(served.resolve("t.arrow"), columns);
+            ArrowTensors.writeStream(served.resolve("s.arrows"), Map.of("a", a));
+            try (TensorServer s = TensorServer.start(served, TensorServer.Options.defaults().withPort(0).withBatchBytes(64));
+                 TensorClient c = connect(s, TensorClient.Options.defaults())) {
+                long[] lo = {1, 2, 1};
+                long[] hi = {5, 4, 4};
+                TensorView box = c.fetch(TensorTicket.of("t.arrow", "a").withBox(List.of(1L, 2L, 1L), List.of(5L, 4L, 4L)), arena);
+                assertArrayEquals(TensorElements.of(slice(a, lo, hi)).toDoubleArray(), TensorElements.of(box).toDoubleArray());
+                TensorView permuted = c.fetch(TensorTicket.of("t.arrow", "b"), arena);
+                assertEquals(b.dims(), permuted.dims());
+                assertArrayEquals(TensorElements.of(b).toDoubleArray(), TensorElements.of(permuted).toDoubleArray());
+                TensorView fromStream = c.fetch(TensorTicket.of("s.arrows", ""), arena);
+                assertArrayEquals(TensorElements.of(a).toDoubleArray(), TensorElements.of(fromStream).toDoubleArray());
+
+                List<String> listed = new ArrayList<>();
+                for (TensorClient.Listed l : c.list()) {
+                    listed.add(l.ticket().describe() + " " + l.dtype() + l.dims());
+                }
+                assertEquals(List.of("s.arrows:a f32[6, 4, 5]", "t.arrow:a f32[6, 4, 5]", "t.arrow:b f32[6, 3, 2]"), listed);
+                TensorClient.FetchException e = assertThrows(TensorClient.FetchException.class,
+                        () -> c.fetch(TensorTicket.of("t.arrow", ""), arena));
+                assertTrue(e.getMessage().endsWith("INVALID_ARGUMENT: 't.arrow' holds 2 tensors; name one in \"tensor\": [a, b]"),
+                        e.getMessage());
             }
         }
     }

@@ -3,9 +3,13 @@ package dev.tensorbuf.net.internal;
 import dev.tensorbuf.interop.internal.RestrictedNative;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
+import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorView;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.ForeignAllocation;
@@ -86,5 +90,44 @@ public final class ArrowMemory {
             return MemorySegment.NULL;
         }
         return RestrictedNative.segment(buf.memoryAddress(), byteSize, arena);
+    }
+
+    /**
+     * {@return the dims in physical order, outermost first, when {@code view} is one host buffer
+     * read row-major in some order of its dims with dim 0 outermost; empty otherwise}
+     */
+    public static Optional<int[]> rowMajorOrder(TensorView view) {
+        if (!view.isHostAccessible() || view.buffers().size() != 1) {
+            return Optional.empty();
+        }
+        Optional<StridedLayout> maybe = view.stridedLayout();
+        if (maybe.isEmpty() || view.elementCount() == 0) {
+            return Optional.empty();
+        }
+        StridedLayout layout = maybe.get();
+        int rank = layout.rank();
+        List<Long> sizes = layout.sizes();
+        List<Long> strides = layout.strides();
+        Integer[] order = new Integer[rank];
+        for (int i = 0; i < rank; i++) {
+            order[i] = i;
+        }
+        // A dim of size 1 has no stride that matters: it goes innermost, where any stride fits.
+        java.util.Arrays.sort(order, 1, rank, java.util.Comparator.comparingLong((Integer i) -> sizes.get(i) == 1 ? 0 : -strides.get(i)));
+        List<Integer> sorted = new ArrayList<>(List.of(order));
+        long expected = 1;
+        for (int k = rank - 1; k >= 0; k--) {
+            int d = sorted.get(k);
+            long size = sizes.get(d);
+            if (size != 1 && strides.get(d) != expected) {
+                return Optional.empty();
+            }
+            expected *= size;
+        }
+        int[] result = new int[rank];
+        for (int k = 0; k < rank; k++) {
+            result[k] = sorted.get(k);
+        }
+        return Optional.of(result);
     }
 }

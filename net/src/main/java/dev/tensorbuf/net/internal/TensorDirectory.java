@@ -4,6 +4,7 @@ import dev.tensorbuf.interop.GgufFile;
 import dev.tensorbuf.interop.GgufTensor;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.SafetensorsFile;
+import dev.tensorbuf.net.ArrowTensors;
 import dev.tensorbuf.ops.quant.BlockTensor;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
@@ -30,9 +31,11 @@ import java.util.stream.Stream;
  * reached by relative paths without {@code ..}, whose real path (symlinks followed) stays inside
  * it. Each file is mapped once, on first use, and stays mapped until {@link #close()}. The files:
  * {@code .npy}, {@code .safetensors}, {@code .gguf} (block-quantized tensors offered as f32, their
- * dequantized values) and sharded safetensors checkpoints ({@code *.safetensors.index.json}: the
+ * dequantized values), sharded safetensors checkpoints ({@code *.safetensors.index.json}: the
  * tensors of all its files as one set, named by the index's path; the files it covers are not
- * listed again on their own, though a ticket may still name one).
+ * listed again on their own, though a ticket may still name one), and Arrow IPC files and streams
+ * ({@code .arrow}, {@code .arrows}: each {@code arrow.fixed_shape_tensor} column a tensor, read
+ * into memory, as Arrow's reader reads batches, rather than mapped).
  */
 public final class TensorDirectory implements AutoCloseable {
     /** Why a request is refused, so the server can answer with the matching Flight status. */
@@ -148,8 +151,8 @@ public final class TensorDirectory implements AutoCloseable {
         }
         String name = candidate.getFileName() == null ? "" : candidate.getFileName().toString().toLowerCase(Locale.ROOT);
         if (!served(name)) {
-            throw new RefusedException(Refusal.INVALID, "path " + shown + " is not a .npy, .safetensors, .gguf or"
-                    + " .safetensors.index.json file");
+            throw new RefusedException(Refusal.INVALID, "path " + shown + " is not a .npy, .safetensors, .gguf,"
+                    + " .safetensors.index.json, .arrow or .arrows file");
         }
         Path real;
         try {
@@ -168,7 +171,7 @@ public final class TensorDirectory implements AutoCloseable {
 
     private static boolean served(String lowerName) {
         return lowerName.endsWith(".npy") || lowerName.endsWith(".safetensors") || lowerName.endsWith(".gguf")
-                || lowerName.endsWith(".safetensors.index.json");
+                || lowerName.endsWith(".safetensors.index.json") || lowerName.endsWith(".arrow") || lowerName.endsWith(".arrows");
     }
 
     /**
@@ -208,6 +211,7 @@ public final class TensorDirectory implements AutoCloseable {
             case SafetensorsFile st -> st.names();
             case SafetensorsFile.Checkpoint c -> c.names();
             case GgufFile g -> g.names();
+            case ArrowTensors.Tensors a -> a.names();
             default -> throw new AssertionError(opened);
         };
         if (tensor.isEmpty()) {
@@ -220,6 +224,9 @@ public final class TensorDirectory implements AutoCloseable {
         }
         if (!names.contains(tensor)) {
             throw new RefusedException(Refusal.NOT_FOUND, "'" + relative + "' has no tensor '" + abbreviate(tensor) + "'");
+        }
+        if (opened instanceof ArrowTensors.Tensors a) {
+            return new Source(a.view(tensor), null, "");
         }
         if (opened instanceof GgufFile g) {
             GgufTensor t = g.tensor(tensor);
@@ -252,6 +259,9 @@ public final class TensorDirectory implements AutoCloseable {
                     }
                     if (n.endsWith(".gguf")) {
                         return GgufFile.open(f);
+                    }
+                    if (n.endsWith(".arrow") || n.endsWith(".arrows")) {
+                        return ArrowTensors.read(f);
                     }
                     if (n.endsWith(".safetensors.index.json")) {
                         return confined(SafetensorsFile.Checkpoint.open(f), relative);
@@ -307,6 +317,8 @@ public final class TensorDirectory implements AutoCloseable {
                             covered.add(f.file().toRealPath());
                         }
                     }
+                    case ArrowTensors.Tensors a -> a.names().forEach(name -> entries.add(
+                            new Entry(relative, name, a.view(name).dtype(), a.view(name).dims())));
                     case GgufFile g -> {
                         for (GgufTensor t : g.tensors()) {
                             boolean plain = t.type().dtype().isPresent();

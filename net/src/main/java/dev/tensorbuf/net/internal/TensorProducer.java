@@ -97,9 +97,26 @@ public final class TensorProducer extends NoOpFlightProducer {
             return box != null ? box.dims() : blocks.dims();
         }
 
-        /** {@return whether the stream's batches are converted (or dequantized) rather than read as they lie} */
+        /**
+         * {@return whether the stream's batches are converted (or dequantized, or put in C order)
+         * rather than read as they lie} A box laid out densely in another order of its dims (an
+         * Arrow column with a permutation) is copied in C order: the stream's type has none.
+         */
         boolean converts() {
-            return box == null || box.dtype() != dtype;
+            if (box == null || box.dtype() != dtype) {
+                return true;
+            }
+            int[] order = ArrowMemory.rowMajorOrder(box).orElse(null);
+            int last = -1;
+            for (int i = 0; order != null && i < order.length; i++) {
+                if (box.dims().get(order[i]) != 1) { // a dim of one element lies anywhere
+                    if (order[i] < last) {
+                        return true;
+                    }
+                    last = order[i];
+                }
+            }
+            return false;
         }
 
         /** {@return rows {@code [from, to)} of the box as {@code dtype}, in {@code scratch} when they must be made} */
