@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /** {@code tensorbuf inspect}: the tensors of a {@code .npy}, safetensors, GGUF or Arrow IPC file, without reading their data. */
 final class InspectCommand implements Command {
@@ -256,7 +257,7 @@ final class InspectCommand implements Command {
                 tensors.add(m);
             }
             out.put("tensors", tensors);
-            out.put("metadata", new LinkedHashMap<String, Object>(new java.util.TreeMap<>(h.metadata())));
+            out.put("metadata", new TreeMap<String, Object>(h.metadata()));
             in.printJson(out);
             return 0;
         }
@@ -280,7 +281,7 @@ final class InspectCommand implements Command {
         }
         if (!h.metadata().isEmpty()) {
             List<String> pairs = new ArrayList<>();
-            new java.util.TreeMap<>(h.metadata()).forEach((k, v) -> pairs.add(Failure.oneLine(k) + "=" + Failure.oneLine(v)));
+            new TreeMap<>(h.metadata()).forEach((k, v) -> pairs.add(Failure.oneLine(k) + "=" + Failure.oneLine(v)));
             in.out().println("  metadata: " + String.join(", ", pairs));
         }
         return 0;
