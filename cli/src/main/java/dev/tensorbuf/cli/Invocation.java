@@ -115,7 +115,10 @@ public final class Invocation {
     private static UsageException unknownShortOption(String a, Set<String> known) {
         String name = a.substring(1);
         String hint;
-        if (name.length() == 1) {
+        if (name.equals("o") && known.contains("out")) {
+            // -o is output almost everywhere, though --offset starts with o too (render).
+            hint = " (did you mean --out?)";
+        } else if (name.length() == 1) {
             // One letter is too short for the edit distance; the unique option it starts is what was meant.
             List<String> starting = known.stream().filter(k -> k.startsWith(name)).toList();
             hint = starting.size() == 1 ? " (did you mean --" + starting.getFirst() + "?)" : "";

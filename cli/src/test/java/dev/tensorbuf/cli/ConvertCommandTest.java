@@ -313,6 +313,11 @@ class ConvertCommandTest {
         assertEquals(2, r.code());
         assertEquals("tensorbuf convert: unknown option -q (did you mean --quiet?); options start with --, and a file"
                 + " whose name starts with '-' is given as ./-q\n", r.err());
+        // Was: no hint, as --offset starts with o too; -o is output almost everywhere.
+        r = CliHarness.run("render", "f32[3,5]{1,0:T(2,2)}", "-o", dir.resolve("f.svg").toString());
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf render: unknown option -o (did you mean --out?); options start with --, and a file"
+                + " whose name starts with '-' is given as ./-o\n", r.err());
         r = CliHarness.run("convert", in.toString(), "-o.npy");
         assertEquals(2, r.code());
         assertEquals("tensorbuf convert: unknown option -o.npy; options start with --, and a file whose name starts"
