@@ -5,11 +5,14 @@ import dev.tensorbuf.views.internal.Suggestions;
 import java.io.BufferedReader;
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -75,7 +78,9 @@ public final class Invocation {
             }
             Option o = known.get(name);
             if (o == null) {
-                throw new UsageException("unknown option --" + name + Suggestions.didYouMean(name, known.keySet(), "--"));
+                String unknown = name;
+                throw new UsageException("unknown option --" + unknown + valueHint(unknown, known.values())
+                        .orElseGet(() -> Suggestions.didYouMean(unknown, known.keySet(), "--")));
             }
             String v;
             if (o.takesValue()) {
@@ -110,6 +115,19 @@ public final class Invocation {
      */
     private static boolean isShortOption(String a) {
         return a.length() > 1 && a.charAt(0) == '-' && a.charAt(1) != '-';
+    }
+
+    /**
+     * {@return a hint when {@code name} is one of an option's listed values, as in {@code
+     * --input-to-output} for {@code --direction input-to-output}}
+     */
+    private static Optional<String> valueHint(String name, Collection<Option> options) {
+        for (Option o : options) {
+            if (o.takesValue() && Arrays.asList(o.valueName().split("\\|")).contains(name)) {
+                return Optional.of(" (did you mean --" + o.name() + " " + name + "?)");
+            }
+        }
+        return Optional.empty();
     }
 
     private static UsageException unknownShortOption(String a, Set<String> known) {

@@ -57,6 +57,11 @@ class MainTest {
         CliHarness r = CliHarness.run("demo", "--jsn");
         assertEquals(2, r.code());
         assertEquals("tensorbuf demo: unknown option --jsn (did you mean --json?)\n", r.err());
+        // An option's value written as an option names the option. Was: no hint at all.
+        r = CliHarness.run("indexing", "-", "--input-to-output");
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf indexing: unknown option --input-to-output (did you mean --direction input-to-output?)\n",
+                r.err());
     }
 
     @Test
