@@ -199,20 +199,24 @@ final class InspectCommand implements Command {
                     + (r.shard() == null ? "" : Failure.oneLine(r.shard()) + " ") + "bytes ["
                     + r.offset() + ", " + (r.offset() + r.size()) + ")  " + Counts.of(r.size(), "byte"));
         }
-        if (!metadataText.isEmpty()) {
+        printMetadata(in, metadataText);
+        return 0;
+    }
+
+    /** Prints the key-values on one line, each escaped as names are; nothing when there are none. */
+    private static void printMetadata(Invocation in, Map<String, String> metadata) {
+        if (!metadata.isEmpty()) {
             List<String> pairs = new ArrayList<>();
-            metadataText.forEach((k, v) -> pairs.add(Failure.oneLine(k) + "=" + Failure.oneLine(v)));
+            metadata.forEach((k, v) -> pairs.add(Failure.oneLine(k) + "=" + Failure.oneLine(v)));
             in.out().println("  metadata: " + String.join(", ", pairs));
         }
-        return 0;
     }
 
     private static final byte[] ARROW_MAGIC = {'A', 'R', 'R', 'O', 'W', '1'};
 
-    /** An Arrow IPC file by its magic, or a file named .arrow (a stream has no magic of its own). */
+    /** An Arrow IPC file by its magic, or a file named as convert names Arrow files (a stream has no magic of its own). */
     private static boolean isArrow(Path file) throws IOException {
-        String lower = file.getFileName().toString().toLowerCase(java.util.Locale.ROOT);
-        if (lower.endsWith(".arrow") || lower.endsWith(".arrows")) {
+        if (TensorFiles.formatOf(file) == TensorFiles.Format.ARROW) {
             return true;
         }
         try (InputStream s = Files.newInputStream(file)) {
@@ -279,11 +283,7 @@ final class InspectCommand implements Command {
             line.append(Counts.of(c.byteSize(), "byte"));
             in.out().println(line);
         }
-        if (!h.metadata().isEmpty()) {
-            List<String> pairs = new ArrayList<>();
-            new TreeMap<>(h.metadata()).forEach((k, v) -> pairs.add(Failure.oneLine(k) + "=" + Failure.oneLine(v)));
-            in.out().println("  metadata: " + String.join(", ", pairs));
-        }
+        printMetadata(in, new TreeMap<>(h.metadata()));
         return 0;
     }
 

@@ -72,6 +72,12 @@ class InspectCommandTest {
                 + "[{\"name\":\"x\",\"dtype\":\"f32\",\"shape\":[2,3],\"byte_offset\":" + from + ",\"byte_size\":24,"
                 + "\"row_shape\":[3]}],\"metadata\":{}}\n", json.out());
 
+        // By its magic too, whatever its name.
+        Path named = Files.copy(file, dir.resolve("x.bin"));
+        CliHarness byMagic = CliHarness.run("inspect", named.toString());
+        assertEquals(0, byMagic.code(), byMagic.err());
+        assertTrue(byMagic.out().startsWith(named + ": Arrow IPC file, 1 record batch, 1 tensor column\n"), byMagic.out());
+
         CliHarness typed = CliHarness.run("inspect", file.toString(), "--from-dtype", "bf16");
         assertEquals(2, typed.code());
         assertEquals("tensorbuf inspect: --from-dtype names the type of a void .npy file; " + file

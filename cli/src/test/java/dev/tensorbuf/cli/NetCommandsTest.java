@@ -18,6 +18,7 @@ import dev.tensorbuf.views.TensorView;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -40,43 +41,38 @@ class NetCommandsTest {
         return v;
     }
 
+    /**
+     * An .arrow file and an .arrows stream, each written from a .npy and read back transposed.
+     * Was: a .arrows input was taken for raw bytes ("needs --from-layout"), and an output so named
+     * got the file format.
+     */
     @Test
-    void convertWritesAndReadsArrowFiles() throws Exception {
+    void convertWritesAndReadsArrowFilesAndStreams() throws Exception {
         try (Allocator arena = Allocators.shared()) {
             TensorView x = counting(arena, 4, 2, 3);
             Npy.write(dir.resolve("x.npy"), DenseTensor.of(x));
-            CliHarness r = CliHarness.run("convert", dir.resolve("x.npy").toString(), dir.resolve("x.arrow").toString(), "--quiet");
-            assertEquals(0, r.code(), r.err());
-            assertTrue(r.out().contains("f32[4,2,3]{2,1,0}") && r.out().contains("(arrow)"), r.out());
-            try (ArrowTensors.Tensors t = ArrowTensors.read(dir.resolve("x.arrow"))) {
-                assertEquals("x", t.names().getFirst());
-                assertArrayEquals(TensorElements.of(x).toFloatArray(), TensorElements.of(t.view("x")).toFloatArray());
-            }
-            r = CliHarness.run("convert", dir.resolve("x.arrow").toString(), dir.resolve("t.npy").toString(),
-                    "--transpose", "0,2,1", "--quiet");
-            assertEquals(0, r.code(), r.err());
-            try (Npy.Tensor t = Npy.map(dir.resolve("t.npy"))) {
-                assertArrayEquals(TensorElements.of(Ops.transpose(x, 0, 2, 1)).toFloatArray(), TensorElements.of(t.view()).toFloatArray());
-            }
-        }
-    }
-
-    @Test
-    void convertWritesAndReadsArrowStreamsByTheirName() throws Exception {
-        // Was: a .arrows input was taken for raw bytes ("needs --from-layout"), and an output so named got the file format.
-        try (Allocator arena = Allocators.shared()) {
-            TensorView x = counting(arena, 4, 2, 3);
-            Npy.write(dir.resolve("x.npy"), DenseTensor.of(x));
-            CliHarness r = CliHarness.run("convert", dir.resolve("x.npy").toString(), dir.resolve("x.arrows").toString(), "--quiet");
-            assertEquals(0, r.code(), r.err());
-            byte[] head = Arrays.copyOf(Files.readAllBytes(dir.resolve("x.arrows")), 4);
-            assertArrayEquals(new byte[] {-1, -1, -1, -1}, head, "a stream opens with a message's continuation marker");
-            assertEquals("stream", ArrowTensors.describe(dir.resolve("x.arrows")).format());
-            r = CliHarness.run("convert", dir.resolve("x.arrows").toString(), dir.resolve("t.npy").toString(),
-                    "--transpose", "0,2,1", "--quiet");
-            assertEquals(0, r.code(), r.err());
-            try (Npy.Tensor t = Npy.map(dir.resolve("t.npy"))) {
-                assertArrayEquals(TensorElements.of(Ops.transpose(x, 0, 2, 1)).toFloatArray(), TensorElements.of(t.view()).toFloatArray());
+            for (String name : List.of("x.arrow", "x.arrows")) {
+                Path arrow = dir.resolve(name);
+                CliHarness r = CliHarness.run("convert", dir.resolve("x.npy").toString(), arrow.toString(), "--quiet");
+                assertEquals(0, r.code(), r.err());
+                assertTrue(r.out().contains("f32[4,2,3]{2,1,0}") && r.out().contains("(arrow)"), r.out());
+                boolean stream = name.endsWith(".arrows");
+                assertEquals(stream ? "stream" : "file", ArrowTensors.describe(arrow).format());
+                if (stream) {
+                    assertArrayEquals(new byte[] {-1, -1, -1, -1}, Arrays.copyOf(Files.readAllBytes(arrow), 4),
+                            "a stream opens with a message's continuation marker");
+                }
+                try (ArrowTensors.Tensors t = ArrowTensors.read(arrow)) {
+                    assertEquals("x", t.names().getFirst());
+                    assertArrayEquals(TensorElements.of(x).toFloatArray(), TensorElements.of(t.view("x")).toFloatArray());
+                }
+                Path back = dir.resolve(name + ".t.npy");
+                r = CliHarness.run("convert", arrow.toString(), back.toString(), "--transpose", "0,2,1", "--quiet");
+                assertEquals(0, r.code(), r.err());
+                try (Npy.Tensor t = Npy.map(back)) {
+                    assertArrayEquals(TensorElements.of(Ops.transpose(x, 0, 2, 1)).toFloatArray(),
+                            TensorElements.of(t.view()).toFloatArray(), name);
+                }
             }
         }
     }

@@ -353,17 +353,7 @@ public final class ArrowTensors {
      * @throws IllegalArgumentException if it holds no tensor column, or one is malformed (naming it)
      */
     public static Tensors read(Path file) throws IOException {
-        boolean isFile;
-        try (InputStream in = Files.newInputStream(file)) {
-            byte[] head = in.readNBytes(FILE_MAGIC.length);
-            isFile = Arrays.equals(head, FILE_MAGIC);
-            // A stream opens with a message's continuation marker (every writer since Arrow 0.15);
-            // without this check the reader takes any four bytes as a length, and may allocate gigabytes.
-            if (!isFile && !(head.length >= 4 && head[0] == -1 && head[1] == -1 && head[2] == -1 && head[3] == -1)) {
-                throw new IOException(file + " is not a readable Arrow IPC file or stream: it starts with neither"
-                        + " the file magic ARROW1 nor a stream message's continuation marker 0xFFFFFFFF");
-            }
-        }
+        boolean isFile = isFileFormat(file);
         BufferAllocator allocator = ArrowTensors.allocator();
         try {
             SeekableByteChannel channel = Files.newByteChannel(file);
@@ -431,17 +421,8 @@ public final class ArrowTensors {
      * @throws IllegalArgumentException if it holds no tensor column, or one is malformed (naming it)
      */
     public static Header describe(Path file) throws IOException {
+        boolean isFile = isFileFormat(file);
         try (FileChannel channel = FileChannel.open(file)) {
-            byte[] head = new byte[FILE_MAGIC.length];
-            java.nio.ByteBuffer hb = java.nio.ByteBuffer.wrap(head);
-            while (hb.hasRemaining() && channel.read(hb) >= 0) {
-                // a file shorter than the magic leaves the rest zero
-            }
-            boolean isFile = Arrays.equals(head, FILE_MAGIC);
-            if (!isFile && !(head[0] == -1 && head[1] == -1 && head[2] == -1 && head[3] == -1)) {
-                throw new IOException(file + " is not a readable Arrow IPC file or stream: it starts with neither"
-                        + " the file magic ARROW1 nor a stream message's continuation marker 0xFFFFFFFF");
-            }
             try {
                 return isFile ? describeFile(file, channel) : describeStream(channel);
             } catch (IllegalArgumentException e) {
@@ -558,6 +539,27 @@ public final class ArrowTensors {
             n += buffers(child);
         }
         return n;
+    }
+
+    /**
+     * {@return whether {@code file} is in the IPC file format (magic {@code ARROW1}) rather than the
+     * stream format} A stream opens with a message's continuation marker (every writer since Arrow
+     * 0.15); without this check a reader takes any four bytes as a length, and may allocate gigabytes.
+     *
+     * @throws IOException if it starts with neither
+     */
+    private static boolean isFileFormat(Path file) throws IOException {
+        try (InputStream in = Files.newInputStream(file)) {
+            byte[] head = in.readNBytes(FILE_MAGIC.length);
+            if (Arrays.equals(head, FILE_MAGIC)) {
+                return true;
+            }
+            if (head.length >= 4 && head[0] == -1 && head[1] == -1 && head[2] == -1 && head[3] == -1) {
+                return false;
+            }
+            throw new IOException(file + " is not a readable Arrow IPC file or stream: it starts with neither"
+                    + " the file magic ARROW1 nor a stream message's continuation marker 0xFFFFFFFF");
+        }
     }
 
     /**
