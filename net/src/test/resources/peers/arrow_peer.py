@@ -4,8 +4,9 @@ check FILE COLUMN EXPECTED.npy [SHAPE PERM]: the column, read by pyarrow (file o
     turned into NumPy by FixedShapeTensorArray.to_numpy_ndarray(), equals EXPECTED (dtype too);
     when given, the type's physical shape and permutation (JSON) are checked as well.
 write DIR: writes DIR/permuted.arrow (file) and DIR/permuted.arrows (stream) of column "t", a
-    permuted fixed_shape_tensor with dim_names in two record batches, and DIR/permuted.npy, the
-    array NumPy says the column is.
+    permuted fixed_shape_tensor with dim_names in two record batches, DIR/permuted.npy, the
+    array NumPy says the column is, and DIR/feather.arrow, the same column as
+    pyarrow.feather.write_feather writes it by default (LZ4-compressed buffers).
 flight-get PORT TICKET_JSON EXPECTED.npy [TOKEN]: fetches the ticket from the server with
     pyarrow.flight and checks the column "tensor" equals EXPECTED.
 flight-get-slice PORT TICKET_JSON GLOBAL.npy SLICES: fetches the ticket and checks the column
@@ -68,6 +69,8 @@ def main():
         with ipc.new_stream(f"{d}/permuted.arrows", batch1.schema) as w:
             w.write_batch(pa.record_batch([arr], names=["t"]))
         np.save(f"{d}/permuted.npy", np.ascontiguousarray(logical))
+        import pyarrow.feather as feather
+        feather.write_feather(pa.table({"t": arr}), f"{d}/feather.arrow")
         print(json.dumps({"shape": list(typ.shape), "permutation": list(typ.permutation)}))
     elif cmd == "npy-slices":
         whole = np.load(sys.argv[2])

@@ -1,5 +1,6 @@
 package dev.tensorbuf.net;
 
+import dev.tensorbuf.interop.internal.FileMapping;
 import dev.tensorbuf.interop.internal.FileReplacement;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
@@ -17,9 +18,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
-import java.nio.channels.SeekableByteChannel;
 import java.nio.channels.WritableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,6 +29,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.apache.arrow.flatbuf.BodyCompression;
+import org.apache.arrow.flatbuf.Buffer;
+import org.apache.arrow.flatbuf.CompressionType;
+import org.apache.arrow.flatbuf.DictionaryBatch;
+import org.apache.arrow.flatbuf.Endianness;
+import org.apache.arrow.flatbuf.FieldNode;
+import org.apache.arrow.flatbuf.Footer;
 import org.apache.arrow.flatbuf.MessageHeader;
 import org.apache.arrow.flatbuf.RecordBatch;
 import org.apache.arrow.memory.ArrowBuf;
@@ -39,10 +45,7 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.TypeLayout;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.complex.FixedSizeListVector;
-import org.apache.arrow.vector.ipc.ArrowFileReader;
 import org.apache.arrow.vector.ipc.ArrowFileWriter;
-import org.apache.arrow.vector.ipc.ArrowReader;
-import org.apache.arrow.vector.ipc.ArrowStreamReader;
 import org.apache.arrow.vector.ipc.ArrowStreamWriter;
 import org.apache.arrow.vector.ipc.ArrowWriter;
 import org.apache.arrow.vector.ipc.ReadChannel;
@@ -353,22 +356,139 @@ public final class ArrowTensors {
      * @throws IllegalArgumentException if it holds no tensor column, or one is malformed (naming it)
      */
     public static Tensors read(Path file) throws IOException {
-        boolean isFile = isFileFormat(file);
-        BufferAllocator allocator = ArrowTensors.allocator();
+        // Arrow's readers allocate what the file's lengths say, and a damaged file gets an
+        // OutOfMemoryError, an index error from deep inside, or memory Arrow never frees. So every
+        // length and offset is checked against the file first, and the tensor columns are read
+        // from a mapping of the file by those checked headers, without Arrow's loader.
+        Structure st = checked(file, isFileFormat(file));
+        if (st.compression() != null) {
+            throw new IOException(file + ": its record batches are compressed (" + st.compression() + "), which tensorbuf"
+                    + " does not read; write it uncompressed (pyarrow: feather.write_feather(..., compression='uncompressed'),"
+                    + " or ipc.IpcWriteOptions(compression=None))");
+        }
+        Map<String, FixedShapeTensorType> types = new LinkedHashMap<>();
+        Map<String, int[]> firsts = new LinkedHashMap<>();   // a column's first field node and buffer in a batch
+        int node = 0;
+        int buffer = 0;
+        boolean countable = true;   // whether the buffers so far are as many as their types say
         try {
-            SeekableByteChannel channel = Files.newByteChannel(file);
-            try (ArrowReader reader = isFile ? new ArrowFileReader(channel, allocator)
-                    : new ArrowStreamReader(Channels.newInputStream(channel), allocator)) {
-                return read(reader, allocator, file.toString());
-            } catch (IOException e) {
-                throw e.getMessage() != null && e.getMessage().contains(file.toString()) ? e
-                        : new IOException(file + " is not a readable Arrow IPC file or stream: " + e.getMessage(), e);
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+            for (Field f : st.schema().getFields()) {
+                Optional<FixedShapeTensorType> t = FixedShapeTensorType.ofField(f);
+                if (t.isPresent()) {
+                    if (!countable) {
+                        // A view type's batches say how many buffers it has (variadicBufferCounts).
+                        throw new IllegalArgumentException("column '" + f.getName() + "' follows a column of a view type"
+                                + " (Utf8View, BinaryView, ListView), which tensorbuf does not step over");
+                    }
+                    String name = nameOf(f);
+                    if (f.getDictionary() != null) {
+                        throw new IllegalArgumentException("column '" + name + "' is dictionary-encoded; a tensor column holds its values");
+                    }
+                    if (types.put(name, t.get()) != null) {
+                        throw new IllegalArgumentException("two tensor columns are named '" + name + "'");
+                    }
+                    firsts.put(name, new int[] {node, buffer});
+                }
+                node += nodes(f);
+                buffer += buffers(f);
+                countable &= fixedBufferCounts(f);
             }
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+        }
+        if (types.isEmpty()) {
+            throw new IllegalArgumentException(file + " has no " + FixedShapeTensorType.EXTENSION_NAME + " column (columns: "
+                    + st.schema().getFields().stream().map(f -> f.getName() + " " + f.getType()).toList() + ")");
+        }
+        List<AutoCloseable> owned = new ArrayList<>();
+        try (FileChannel channel = FileChannel.open(file)) {
+            MemoryBuffer mapping = FileMapping.map(channel, 0, st.fileSize(), "mapped " + file.getFileName());
+            owned.add(mapping);
+            Allocator joined = null;
+            Map<String, TensorView> views = new LinkedHashMap<>();
+            for (Map.Entry<String, FixedShapeTensorType> e : types.entrySet()) {
+                String name = e.getKey();
+                FixedShapeTensorType type = e.getValue();
+                long rowBytes = Math.multiplyExact((long) type.listSize(), type.dtype().byteWidth());
+                List<MemoryBuffer> parts = new ArrayList<>();
+                long rows = 0;
+                for (BatchHeader b : st.batches()) {
+                    long n = b.batch().length();
+                    parts.add(values(mapping, b, firsts.get(name), name, type));
+                    rows = Math.addExact(rows, n);
+                }
+                if (parts.size() == 1) {
+                    views.put(name, view(parts.getFirst(), type, rows));
+                    continue;
+                }
+                // Batches lie apart in the file: one buffer holds them all, in physical order.
+                if (joined == null) {
+                    joined = Allocators.shared();
+                    owned.add(joined);
+                }
+                MemoryBuffer all = joined.allocate(Math.max(1, Math.multiplyExact(rows, rowBytes)));
+                long at = 0;
+                for (MemoryBuffer part : parts) {
+                    MemorySegment.copy(part.segment(), 0, all.segment(), at, part.byteSize());
+                    at += part.byteSize();
+                }
+                views.put(name, view(all.slice(0, rows * rowBytes), type, rows));
+            }
+            return new Tensors(views, types, owned);
+        } catch (ArithmeticException e) {
+            // Only rows of no values can count past a long: the others' bytes are in the file.
+            closeAll(owned);
+            throw new IllegalArgumentException(file + ": its batches' rows add up past a long", e);
+        } catch (IllegalArgumentException e) {
+            closeAll(owned);
+            throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
         } catch (IOException | RuntimeException e) {
-            allocator.close();
+            closeAll(owned);
             throw e;
+        }
+    }
+
+    /**
+     * {@return a batch's values of a tensor column, a slice of the mapped file} Its field nodes (the
+     * list's, then the values') and buffers (the list's validity, the values' validity, the values)
+     * are the column's {@code first} node and buffer on; the headers were checked to lie within the file.
+     *
+     * @throws IllegalArgumentException if the column has null rows or elements, or fewer values
+     *     than the batch's rows need, naming it
+     */
+    private static MemoryBuffer values(MemoryBuffer mapping, BatchHeader b, int[] first, String name, FixedShapeTensorType type) {
+        RecordBatch rb = b.batch();
+        long rows = rb.length();
+        FieldNode list = rb.nodes(first[0]);
+        FieldNode values = rb.nodes(first[0] + 1);
+        if (list.nullCount() != 0) {
+            throw new IllegalArgumentException("column '" + name + "' has " + list.nullCount() + " null rows of "
+                    + rows + "; a tensor has a value in every row");
+        }
+        if (values.nullCount() != 0) {
+            throw new IllegalArgumentException("column '" + name + "' has " + values.nullCount()
+                    + " null elements; a tensor has a value in every element");
+        }
+        long rowBytes = (long) type.listSize() * type.dtype().byteWidth();
+        long need = rowBytes == 0 || rows <= Long.MAX_VALUE / rowBytes ? rows * rowBytes : Long.MAX_VALUE;
+        Buffer data = rb.buffers(first[1] + 2);
+        if (list.length() != rows || data.length() < need) {
+            throw new IllegalArgumentException("column '" + name + "' holds " + list.length() + " rows in " + data.length()
+                    + " bytes of values in the batch whose body is at byte " + b.bodyOffset() + ", which has " + rows
+                    + " rows of " + type.listSize() + " " + type.dtype() + " values"
+                    + (need == Long.MAX_VALUE ? " (more bytes than a long counts)" : " (" + need + " bytes)"));
+        }
+        return mapping.slice(b.bodyOffset() + data.offset(), need);
+    }
+
+    /** {@return a field's name; Arrow gives null for one the file leaves out, which readers take as empty} */
+    private static String nameOf(Field f) {
+        return f.getName() == null ? "" : f.getName();
+    }
+
+    private static void closeAll(List<AutoCloseable> owned) {
+        for (AutoCloseable c : owned.reversed()) {
+            closeQuietly(c);
         }
     }
 
@@ -421,59 +541,224 @@ public final class ArrowTensors {
      * @throws IllegalArgumentException if it holds no tensor column, or one is malformed (naming it)
      */
     public static Header describe(Path file) throws IOException {
-        boolean isFile = isFileFormat(file);
+        Structure st = checked(file, isFileFormat(file));
+        try {
+            return header(st.format(), st.schema(), st.batches());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            throw new IOException(file + " is not a readable Arrow IPC file or stream: " + e, e);
+        }
+    }
+
+    /** An Arrow IPC file's or stream's schema and record batch headers, every length in them checked against the file. */
+    private record Structure(String format, long fileSize, Schema schema, List<BatchHeader> batches, String compression) {
+    }
+
+    /**
+     * {@return the schema and batch headers of {@code file}} Every message length, footer block,
+     * batch body and buffer is checked to lie within the file, before anything is allocated for
+     * what they say (Arrow's message reader allocates a message's length as it finds it).
+     *
+     * @throws IOException naming the file and what in it is damaged
+     */
+    private static Structure checked(Path file, boolean isFile) throws IOException {
         try (FileChannel channel = FileChannel.open(file)) {
             try {
-                return isFile ? describeFile(file, channel) : describeStream(channel);
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+                return isFile ? checkedFile(channel) : checkedStream(channel);
             } catch (IOException | RuntimeException e) {
-                throw new IOException(file + " is not a readable Arrow IPC file or stream: " + e.getMessage(), e);
+                String why = e instanceof IOException || e instanceof IllegalArgumentException ? e.getMessage() : e.toString();
+                throw new IOException(file + " is not a readable Arrow IPC file or stream: " + why, e);
             }
         }
     }
 
-    private static Header describeFile(Path file, FileChannel channel) throws IOException {
-        List<ArrowBlock> blocks;
-        Schema schema;
-        try (BufferAllocator allocator = allocator();
-                ArrowFileReader reader = new ArrowFileReader(Files.newByteChannel(file), allocator)) {
-            blocks = reader.getRecordBlocks();
-            schema = reader.getVectorSchemaRoot().getSchema();
+    private static Structure checkedFile(FileChannel channel) throws IOException {
+        // The footer read here rather than by Arrow's file reader, which loads the dictionaries as it opens.
+        long size = channel.size();
+        int trailer = FILE_MAGIC.length + 4;   // the footer's length, then the magic again
+        java.nio.ByteBuffer tail = java.nio.ByteBuffer.allocate(trailer).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        if (size < 8 + trailer) {
+            throw new IOException("its " + size + " bytes are too few for an Arrow IPC file");
+        }
+        readFully(channel, tail, size - trailer);
+        if (!Arrays.equals(Arrays.copyOfRange(tail.array(), 4, trailer), FILE_MAGIC)) {
+            throw new IOException("it does not end with the magic ARROW1 (a file cut short?)");
+        }
+        int footerLength = tail.getInt(0);
+        if (footerLength <= 0 || footerLength > size - 8 - trailer) {
+            throw new IOException("its footer says it is " + footerLength + " bytes long, in a " + size + "-byte file");
+        }
+        java.nio.ByteBuffer footerBytes = java.nio.ByteBuffer.allocate(footerLength).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        readFully(channel, footerBytes, size - trailer - footerLength);
+        Footer footer = Footer.getRootAsFooter(footerBytes);
+        if (footer.schema() == null) {
+            throw new IOException("its footer has no schema");
+        }
+        checkLittleEndian(footer.schema());
+        Schema schema = Schema.convertSchema(footer.schema());
+        List<ArrowBlock> blocks = new ArrayList<>();
+        for (int i = 0; i < footer.recordBatchesLength(); i++) {
+            org.apache.arrow.flatbuf.Block b = footer.recordBatches(i);
+            blocks.add(new ArrowBlock(b.offset(), b.metaDataLength(), b.bodyLength()));
+        }
+        List<ArrowBlock> dictionaries = new ArrayList<>();
+        for (int i = 0; i < footer.dictionariesLength(); i++) {
+            org.apache.arrow.flatbuf.Block b = footer.dictionaries(i);
+            dictionaries.add(new ArrowBlock(b.offset(), b.metaDataLength(), b.bodyLength()));
         }
         List<BatchHeader> batches = new ArrayList<>();
+        String compression = null;
         for (ArrowBlock b : blocks) {
-            channel.position(b.getOffset());
-            MessageMetadataResult m = readMessage(channel);
-            if (m == null || m.getMessage().headerType() != MessageHeader.RecordBatch) {
-                throw new IOException("the footer's block at byte " + b.getOffset() + " is not a record batch");
-            }
-            batches.add(new BatchHeader((RecordBatch) m.getMessage().header(new RecordBatch()),
-                    b.getOffset() + b.getMetadataLength()));
+            RecordBatch rb = checkedBlock(channel, b, size, schema);
+            batches.add(new BatchHeader(rb, b.getOffset() + b.getMetadataLength()));
+            compression = first(compression, checkBuffers(rb, schema, b.getBodyLength(), b.getOffset() + b.getMetadataLength()));
         }
-        return header("file", schema, batches);
+        for (ArrowBlock b : dictionaries) {
+            compression = first(compression,
+                    checkBuffers(checkedBlock(channel, b, size, null), null, b.getBodyLength(), b.getOffset() + b.getMetadataLength()));
+        }
+        return new Structure("file", size, schema, batches, compression);
     }
 
-    private static Header describeStream(FileChannel channel) throws IOException {
+    /**
+     * {@return the record batch of a footer block (with a null {@code schema}, of a dictionary
+     * block), the block checked to lie within the file and to hold a message of its kind}
+     */
+    private static RecordBatch checkedBlock(FileChannel channel, ArrowBlock b, long size, Schema schema) throws IOException {
+        byte kind = schema != null ? MessageHeader.RecordBatch : MessageHeader.DictionaryBatch;
+        String block = (kind == MessageHeader.RecordBatch ? "record batch" : "dictionary") + " block at byte " + b.getOffset();
+        if (b.getOffset() < 0 || b.getOffset() > size || b.getMetadataLength() <= 0 || b.getMetadataLength() > size - b.getOffset()
+                || b.getBodyLength() < 0 || b.getBodyLength() > size - b.getOffset() - b.getMetadataLength()) {
+            throw new IOException("the footer's " + block + " (a " + b.getMetadataLength() + "-byte header, a "
+                    + b.getBodyLength() + "-byte body) does not lie within the " + size + "-byte file");
+        }
+        channel.position(b.getOffset());
+        MessageMetadataResult m = readMessage(channel);
+        if (m == null || m.getMessage().headerType() != kind) {
+            throw new IOException("the footer's " + block + " is not a " + (kind == MessageHeader.RecordBatch ? "record batch" : "dictionary batch"));
+        }
+        RecordBatch rb = kind == MessageHeader.RecordBatch ? (RecordBatch) m.getMessage().header(new RecordBatch())
+                : ((DictionaryBatch) m.getMessage().header(new DictionaryBatch())).data();
+        return rb;
+    }
+
+    private static Structure checkedStream(FileChannel channel) throws IOException {
         channel.position(0);
+        long size = channel.size();
         MessageMetadataResult first = readMessage(channel);
         if (first == null || first.getMessage().headerType() != MessageHeader.Schema) {
             throw new IOException("the stream does not open with a schema message");
         }
+        checkLittleEndian((org.apache.arrow.flatbuf.Schema) first.getMessage().header(new org.apache.arrow.flatbuf.Schema()));
         Schema schema = MessageSerializer.deserializeSchema(first.getMessage());
         List<BatchHeader> batches = new ArrayList<>();
+        String compression = null;
         for (MessageMetadataResult m = readMessage(channel); m != null; m = readMessage(channel)) {
             long body = channel.position();
-            if (m.getMessageBodyLength() < 0 || m.getMessageBodyLength() > channel.size() - body) {
+            if (m.getMessageBodyLength() < 0 || m.getMessageBodyLength() > size - body) {
                 throw new IOException("the message at byte " + body + " has a body of " + m.getMessageBodyLength()
-                        + " bytes, past the end of the " + channel.size() + "-byte file");
+                        + " bytes, past the end of the " + size + "-byte file");
             }
             if (m.getMessage().headerType() == MessageHeader.RecordBatch) {
-                batches.add(new BatchHeader((RecordBatch) m.getMessage().header(new RecordBatch()), body));
+                RecordBatch rb = (RecordBatch) m.getMessage().header(new RecordBatch());
+                compression = first(compression, checkBuffers(rb, schema, m.getMessageBodyLength(), body));
+                batches.add(new BatchHeader(rb, body));
+            } else if (m.getMessage().headerType() == MessageHeader.DictionaryBatch) {
+                compression = first(compression, checkBuffers(((DictionaryBatch) m.getMessage().header(new DictionaryBatch())).data(),
+                        null, m.getMessageBodyLength(), body));
+            } else {
+                throw new IOException("the message at byte " + body + " is neither a record batch nor a dictionary batch"
+                        + " (header type " + m.getMessage().headerType() + "), which is all a stream holds after its schema");
             }
-            channel.position(Math.addExact(body, m.getMessageBodyLength()));
+            channel.position(body + m.getMessageBodyLength());
         }
-        return header("stream", schema, batches);
+        return new Structure("stream", size, schema, batches, compression);
+    }
+
+    private static void checkLittleEndian(org.apache.arrow.flatbuf.Schema schema) throws IOException {
+        if (schema != null && schema.endianness() == Endianness.Big) {
+            throw new IOException("its schema says big-endian; tensorbuf reads little-endian Arrow data");
+        }
+    }
+
+    private static void readFully(FileChannel channel, java.nio.ByteBuffer into, long at) throws IOException {
+        while (into.hasRemaining()) {
+            if (channel.read(into, at + into.position()) < 0) {
+                throw new IOException("the file ends at byte " + (at + into.position()) + ", inside its footer");
+            }
+        }
+        into.flip();
+    }
+
+    private static String first(String a, String b) {
+        return a != null ? a : b;
+    }
+
+    /**
+     * Checks a batch against the file: its rows and field nodes are not negative, it has a field
+     * node for each of {@code schema}'s fields and their buffers (null for a dictionary's batch,
+     * whose fields are the dictionary's), and its buffers lie within its body; {@return the name of
+     * the codec its buffers are compressed with, or null}
+     */
+    private static String checkBuffers(RecordBatch rb, Schema schema, long bodyLength, long bodyOffset) throws IOException {
+        String batch = "the batch whose body is at byte " + bodyOffset;
+        if (rb == null) {
+            throw new IOException(batch + " has no header");
+        }
+        if (rb.length() < 0) {
+            throw new IOException(batch + " has " + rb.length() + " rows");
+        }
+        for (int i = 0; i < rb.nodesLength(); i++) {
+            FieldNode n = rb.nodes(i);
+            if (n.length() < 0 || n.nullCount() < 0 || n.nullCount() > n.length()) {
+                throw new IOException(batch + " has a field node " + i + " of " + n.length() + " values, " + n.nullCount()
+                        + " of them null");
+            }
+        }
+        for (int i = 0; i < rb.buffersLength(); i++) {
+            Buffer b = rb.buffers(i);
+            if (b.offset() < 0 || b.length() < 0 || b.length() > bodyLength || b.offset() > bodyLength - b.length()) {
+                throw new IOException(batch + " has a buffer " + i + " of " + b.length() + " bytes at " + b.offset()
+                        + ", outside its " + bodyLength + "-byte body");
+            }
+        }
+        if (schema != null) {
+            int nodes = 0;
+            int buffers = 0;
+            for (Field f : schema.getFields()) {
+                nodes += nodes(f);
+                buffers += buffers(f);
+            }
+            if (rb.nodesLength() != nodes || rb.buffersLength() < buffers) {
+                throw new IOException(batch + " has " + rb.nodesLength() + " field nodes and " + rb.buffersLength()
+                        + " buffers, where the schema's fields need " + nodes + " and " + buffers);
+            }
+        }
+        BodyCompression compression = rb.compression();
+        if (compression == null) {
+            return null;
+        }
+        byte codec = compression.codec();
+        return codec >= 0 && codec < CompressionType.names.length ? CompressionType.name(codec) : "codec " + codec;
+    }
+
+    /** {@return the type a field's values are stored as in a batch: a dictionary-encoded field's indices} */
+    private static org.apache.arrow.vector.types.pojo.ArrowType storedType(Field f) {
+        return f.getDictionary() != null ? f.getDictionary().getIndexType() : f.getType();
+    }
+
+    /** {@return whether a field and its children have as many buffers as their types say (not view types)} */
+    private static boolean fixedBufferCounts(Field f) {
+        if (!TypeLayout.getTypeLayout(storedType(f)).isFixedBufferCount()) {
+            return false;
+        }
+        for (Field child : f.getChildren()) {
+            if (!fixedBufferCounts(child)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -520,7 +805,7 @@ public final class ArrowTensors {
                         && values < batches.getFirst().batch().buffersLength()) {
                     offset = Math.addExact(batches.getFirst().bodyOffset(), batches.getFirst().batch().buffers(values).offset());
                 }
-                columns.add(new ColumnHeader(f.getName(), type, rows, offset, size));
+                columns.add(new ColumnHeader(nameOf(f), type, rows, offset, size));
             }
             buffer += buffers(f);
         }
@@ -532,9 +817,18 @@ public final class ArrowTensors {
         return new Header(format, batches.size(), metadata, columns);
     }
 
+    /** {@return the field nodes a field and its children take in a record batch} */
+    private static int nodes(Field f) {
+        int n = 1;
+        for (Field child : f.getChildren()) {
+            n += nodes(child);
+        }
+        return n;
+    }
+
     /** {@return the buffers a field and its children take in a record batch, in Arrow's pre-order} */
     private static int buffers(Field f) {
-        int n = TypeLayout.getTypeBufferCount(f.getType());
+        int n = TypeLayout.getTypeBufferCount(storedType(f));
         for (Field child : f.getChildren()) {
             n += buffers(child);
         }
@@ -562,78 +856,6 @@ public final class ArrowTensors {
         }
     }
 
-    /**
-     * {@return the tensors of an IPC stream read from {@code in}}
-     *
-     * @param what names the stream in messages
-     */
-    public static Tensors readStream(InputStream in, String what) throws IOException {
-        BufferAllocator allocator = ArrowTensors.allocator();
-        try (ArrowStreamReader reader = new ArrowStreamReader(in, allocator)) {
-            return read(reader, allocator, what);
-        } catch (IOException | RuntimeException e) {
-            allocator.close();
-            throw e;
-        }
-    }
-
-    private static Tensors read(ArrowReader reader, BufferAllocator allocator, String what) throws IOException {
-        VectorSchemaRoot root = reader.getVectorSchemaRoot();
-        List<Field> fields = root.getSchema().getFields();
-        Map<String, FixedShapeTensorType> types = new LinkedHashMap<>();
-        for (Field f : fields) {
-            FixedShapeTensorType.ofField(f).ifPresent(t -> types.put(f.getName(), t));
-        }
-        if (types.isEmpty()) {
-            throw new IllegalArgumentException(what + " has no " + FixedShapeTensorType.EXTENSION_NAME + " column (columns: "
-                    + fields.stream().map(f -> f.getName() + " " + f.getType()).toList() + ")");
-        }
-        Map<String, List<ArrowTensors.Column>> batches = new LinkedHashMap<>();
-        types.keySet().forEach(n -> batches.put(n, new ArrayList<>()));
-        List<AutoCloseable> owned = new ArrayList<>();
-        try {
-            while (reader.loadNextBatch()) {
-                for (String name : types.keySet()) {
-                    ArrowTensors.Column c = ArrowTensors.read(root.getVector(name));
-                    owned.add(c);
-                    batches.get(name).add(c);
-                }
-            }
-            Allocator joined = null;
-            Map<String, TensorView> views = new LinkedHashMap<>();
-            for (Map.Entry<String, List<ArrowTensors.Column>> e : batches.entrySet()) {
-                FixedShapeTensorType type = types.get(e.getKey());
-                List<ArrowTensors.Column> parts = e.getValue();
-                if (parts.size() == 1) {
-                    views.put(e.getKey(), parts.getFirst().view());
-                    continue;
-                }
-                // Batches lie apart in Arrow's memory: one buffer holds them all, in physical order.
-                if (joined == null) {
-                    joined = Allocators.shared();
-                    owned.add(joined);
-                }
-                long rows = parts.stream().mapToLong(ArrowTensors.Column::rows).sum();
-                long rowBytes = (long) type.listSize() * type.dtype().byteWidth();
-                MemoryBuffer all = joined.allocate(Math.max(1, Math.multiplyExact(rows, rowBytes)));
-                long at = 0;
-                for (ArrowTensors.Column c : parts) {
-                    long n = c.rows() * rowBytes;
-                    MemorySegment.copy(c.buffer().segment(), 0, all.segment(), at, n);
-                    at += n;
-                    c.close();
-                }
-                views.put(e.getKey(), ArrowTensors.view(all.slice(0, rows * rowBytes), type, rows));
-            }
-            return new Tensors(views, types, owned, allocator);
-        } catch (IOException | RuntimeException e) {
-            for (AutoCloseable c : owned) {
-                closeQuietly(c);
-            }
-            throw e;
-        }
-    }
-
     private static void closeQuietly(AutoCloseable c) {
         try {
             c.close();
@@ -650,14 +872,11 @@ public final class ArrowTensors {
         private final Map<String, TensorView> views;
         private final Map<String, FixedShapeTensorType> types;
         private final List<AutoCloseable> owned;
-        private final BufferAllocator allocator;
 
-        Tensors(Map<String, TensorView> views, Map<String, FixedShapeTensorType> types, List<AutoCloseable> owned,
-                BufferAllocator allocator) {
+        Tensors(Map<String, TensorView> views, Map<String, FixedShapeTensorType> types, List<AutoCloseable> owned) {
             this.views = views;
             this.types = types;
             this.owned = owned;
-            this.allocator = allocator;
         }
 
         /** {@return the tensor columns' names, in schema order} */
@@ -684,13 +903,10 @@ public final class ArrowTensors {
             return types.get(name);
         }
 
-        /** Frees the memory; views of it then refuse access. */
+        /** Unmaps the file and frees what was copied from it; views of it then refuse access. */
         @Override
         public void close() {
-            for (AutoCloseable c : owned) {
-                closeQuietly(c);
-            }
-            allocator.close();
+            closeAll(owned);
         }
     }
 

@@ -236,16 +236,7 @@ class ArrowTensorFilesTest {
             for (Path good : List.of(file, stream)) {
                 byte[] bytes = Files.readAllBytes(good);
                 for (int trial = 0; trial < 300; trial++) {
-                    byte[] bad = trial % 3 == 0 ? Arrays.copyOf(bytes, 6 + random.nextInt(bytes.length - 6)) : bytes.clone();
-                    for (int k = trial % 3 == 0 ? 0 : 1 + random.nextInt(4); k > 0; k--) {
-                        // Lengths and offsets are what a damaged file gets wrong: whole ints too, not only bits.
-                        int at = random.nextInt(bad.length - 3);
-                        if (random.nextBoolean()) {
-                            bad[at] ^= (byte) (1 << random.nextInt(8));
-                        } else {
-                            java.nio.ByteBuffer.wrap(bad, at, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(random.nextInt());
-                        }
-                    }
+                    byte[] bad = damaged(bytes, trial, random);
                     Path damaged = dir.resolve("damaged" + good.getFileName());
                     Files.write(damaged, bad);
                     try {
@@ -259,6 +250,65 @@ class ArrowTensorFilesTest {
             }
             assertTrue(refused > 100, "most damage is found: " + refused + " of 600 refused");
         }
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void readOfADamagedFileThrowsWhatItFoundNothingElse() throws Exception {
+        long seed = Long.getLong("tensorbuf.seed", System.nanoTime());
+        System.out.println("ArrowTensorFilesTest.readOfADamagedFile seed=" + seed + " (rerun with -Dtensorbuf.seed=" + seed + ")");
+        java.util.Random random = new java.util.Random(seed);
+        try (Allocator arena = Allocators.shared()) {
+            Map<String, TensorView> tensors = new LinkedHashMap<>();
+            tensors.put("x", counting(arena, DType.F32, 3, 4));
+            tensors.put("y", counting(arena, DType.S16, 3, 2, 2));
+            Path file = dir.resolve("ok.arrow");
+            ArrowTensors.write(file, tensors);
+            Path stream = dir.resolve("ok.arrows");
+            ArrowTensors.writeStream(stream, tensors);
+            int refused = 0;
+            java.util.Map<String, Integer> kinds = new java.util.TreeMap<>();
+            for (Path good : List.of(file, stream)) {
+                byte[] bytes = Files.readAllBytes(good);
+                for (int trial = 0; trial < 300; trial++) {
+                    byte[] bad = damaged(bytes, trial, random);
+                    Path damaged = dir.resolve("damaged" + good.getFileName());
+                    Files.write(damaged, bad);
+                    try (ArrowTensors.Tensors t = ArrowTensors.read(damaged)) {
+                        for (String name : t.names()) {
+                            TensorView v = t.view(name);
+                            TensorElements.of(v).toDoubleArray();
+                        }
+                    } catch (IOException | IllegalArgumentException e) {
+                        if (!(e.getMessage() != null && e.getMessage().startsWith(damaged.toString()))) {
+                            kinds.merge("unnamed " + e.getClass().getSimpleName() + ": " + e.getMessage(), 1, Integer::sum);
+                        }
+                        refused++;
+                    } catch (Throwable e) {
+                        // What Arrow's own reader threw here: index errors, OutOfMemoryError for 3 PB.
+                        kinds.merge(e.getClass().getName() + ": " + e.getMessage(), 1, Integer::sum);
+                    }
+                }
+            }
+            kinds.forEach((k, n) -> System.out.println(n + " x " + k));
+            assertTrue(kinds.isEmpty(), kinds.toString());
+            assertTrue(refused > 100, "most damage is found: " + refused + " of 600 refused");
+        }
+    }
+
+    /** {@return the bytes cut short (every third trial) or with one to four bits or whole ints changed} */
+    private static byte[] damaged(byte[] bytes, int trial, java.util.Random random) {
+        byte[] bad = trial % 3 == 0 ? Arrays.copyOf(bytes, 6 + random.nextInt(bytes.length - 6)) : bytes.clone();
+        for (int k = trial % 3 == 0 ? 0 : 1 + random.nextInt(4); k > 0; k--) {
+            // Lengths and offsets are what a damaged file gets wrong: whole ints too, not only bits.
+            int at = random.nextInt(bad.length - 3);
+            if (random.nextBoolean()) {
+                bad[at] ^= (byte) (1 << random.nextInt(8));
+            } else {
+                java.nio.ByteBuffer.wrap(bad, at, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(random.nextInt());
+            }
+        }
+        return bad;
     }
 
     @Test
@@ -324,6 +374,14 @@ class ArrowTensorFilesTest {
                     assertArrayEquals(TensorElements.of(expected.view()).toLongArray(), TensorElements.of(v).toLongArray(), name);
                 }
             }
+            // Feather's default: the header reads, the compressed values are refused by name.
+            Path feather = dir.resolve("feather.arrow");
+            ArrowTensors.Header h = ArrowTensors.describe(feather);
+            assertEquals(expected.view().dims(), h.columns().getFirst().dims());
+            assertEquals(-1, h.columns().getFirst().byteOffset());
+            IOException e = assertThrows(IOException.class, () -> ArrowTensors.read(feather));
+            assertTrue(e.getMessage().startsWith(feather + ": its record batches are compressed (LZ4_FRAME), which tensorbuf"
+                    + " does not read; write it uncompressed"), e.getMessage());
         }
     }
 }
