@@ -8,6 +8,7 @@ import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.net.internal.ArrowDTypes;
 import dev.tensorbuf.net.internal.ArrowMemory;
+import dev.tensorbuf.net.internal.LentColumn;
 import dev.tensorbuf.net.internal.TensorProducer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
@@ -99,6 +100,23 @@ public final class ArrowTensors {
      * @throws IllegalArgumentException for a scalar view, or an element type Arrow has no type for
      */
     public static FieldVector toVector(String name, TensorView rows, BufferAllocator allocator) {
+        ColumnData column = columnData(name, rows, allocator);
+        try {
+            return vector(name, column.type(), rows.dims().getFirst(), column.data(), allocator);
+        } finally {
+            column.data().getReferenceManager().release();
+        }
+    }
+
+    /** A column's type and its values in Arrow memory, C order in the type's physical dims. */
+    private record ColumnData(FixedShapeTensorType type, ArrowBuf data) {
+    }
+
+    /**
+     * {@return {@code rows}' values as Arrow memory: lent when the layout allows, else a C-order
+     * copy} The caller releases the buffer.
+     */
+    private static ColumnData columnData(String name, TensorView rows, BufferAllocator allocator) {
         if (rows.rank() == 0) {
             throw new IllegalArgumentException("column '" + name + "': a scalar " + rows.shape()
                     + " has no dim 0 to make rows of; reshape it to [1]");
@@ -108,8 +126,6 @@ public final class ArrowTensors {
         int rank = rows.rank();
         List<Long> dims = rows.dims();
         Optional<int[]> order = ArrowMemory.rowMajorOrder(rows);
-        ArrowBuf data;
-        FixedShapeTensorType type;
         long count = rows.elementCount();
         long bytes = Math.multiplyExact(count, (long) dtype.byteWidth());
         if (order.isPresent()) {
@@ -117,7 +133,7 @@ public final class ArrowTensors {
             StridedLayout layout = rows.stridedLayout().orElseThrow();
             MemorySegment segment = rows.buffer().segment()
                     .asSlice(layout.offset() * dtype.byteWidth(), bytes);
-            data = ArrowMemory.lend(allocator, rows.buffer(), segment);
+            ArrowBuf data = ArrowMemory.lend(allocator, rows.buffer(), segment);
             List<Long> shape = new ArrayList<>();
             List<Integer> perm = new ArrayList<>();
             for (int j = 1; j < rank; j++) {
@@ -130,29 +146,23 @@ public final class ArrowTensors {
                     }
                 }
             }
-            type = FixedShapeTensorType.of(dtype, shape).withPermutation(perm);
-        } else {
-            data = allocator.buffer(Math.max(bytes, 1));
-            try (Arena arena = Arena.ofShared()) {
-                MemorySegment seg = bytes == 0 ? arena.allocate(1).asSlice(0, 0) : ArrowMemory.segment(data, bytes, arena);
-                MemoryBuffer into = MemoryBuffer.foreign(seg, MemorySpace.HOST, "arrow", () -> { });
-                long[] d = new long[rank];
-                for (int i = 0; i < rank; i++) {
-                    d[i] = dims.get(i);
-                }
-                CopyEngine.defaults().copy(rows, TensorView.strided(into, dtype, StridedLayout.packed(d)));
-                into.close();
-            } catch (RuntimeException e) {
-                data.close();
-                throw e;
+            return new ColumnData(FixedShapeTensorType.of(dtype, shape).withPermutation(perm), data);
+        }
+        ArrowBuf data = allocator.buffer(Math.max(bytes, 1));
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment seg = bytes == 0 ? arena.allocate(1).asSlice(0, 0) : ArrowMemory.segment(data, bytes, arena);
+            MemoryBuffer into = MemoryBuffer.foreign(seg, MemorySpace.HOST, "arrow", () -> { });
+            long[] d = new long[rank];
+            for (int i = 0; i < rank; i++) {
+                d[i] = dims.get(i);
             }
-            type = FixedShapeTensorType.of(dtype, dims.subList(1, rank));
+            CopyEngine.defaults().copy(rows, TensorView.strided(into, dtype, StridedLayout.packed(d)));
+            into.close();
+        } catch (RuntimeException e) {
+            data.close();
+            throw e;
         }
-        try {
-            return vector(name, type, dims.getFirst(), data, allocator);
-        } finally {
-            data.getReferenceManager().release();
-        }
+        return new ColumnData(FixedShapeTensorType.of(dtype, dims.subList(1, rank)), data);
     }
 
     /**
@@ -314,22 +324,35 @@ public final class ArrowTensors {
             try {
                 for (long r = 0; r < rows || r == 0; r += batchRows) {
                     long end = Math.min(rows, r + batchRows);
-                    List<FieldVector> vectors = new ArrayList<>();
-                    for (Map.Entry<String, TensorView> e : tensors.entrySet()) {
-                        vectors.add(ArrowTensors.toVector(e.getKey(), TensorProducer.rowsOf(e.getValue(), r, end), allocator));
-                    }
-                    if (root == null) {
-                        List<Field> fields = vectors.stream().map(FieldVector::getField).toList();
-                        root = new VectorSchemaRoot(fields, vectors, (int) (end - r));
-                        writer = file ? new ArrowFileWriter(root, null, channel) : new ArrowStreamWriter(root, null, channel);
-                        writer.start();
-                    } else {
-                        for (int i = 0; i < vectors.size(); i++) {
-                            vectors.get(i).makeTransferPair(root.getVector(i)).transfer();
-                            vectors.get(i).close();
+                    List<ColumnData> columns = new ArrayList<>();
+                    try {
+                        for (Map.Entry<String, TensorView> e : tensors.entrySet()) {
+                            columns.add(columnData(e.getKey(), TensorProducer.rowsOf(e.getValue(), r, end), allocator));
                         }
-                        root.setRowCount((int) (end - r));
+                        if (root == null) {
+                            // Lent columns go without validity bitmaps, as pyarrow writes them: Arrow
+                            // Java's own vectors would make and write one of ones, 3% of an f32 file.
+                            List<Field> fields = new ArrayList<>();
+                            List<FieldVector> vectors = new ArrayList<>();
+                            int i = 0;
+                            for (String name : tensors.keySet()) {
+                                Field f = columns.get(i++).type().field(name);
+                                fields.add(f);
+                                vectors.add(new LentColumn((FixedSizeListVector) f.createVector(allocator)));
+                            }
+                            root = new VectorSchemaRoot(fields, vectors, 0);
+                            writer = file ? new ArrowFileWriter(root, null, channel) : new ArrowStreamWriter(root, null, channel);
+                            writer.start();
+                        }
+                        for (int i = 0; i < columns.size(); i++) {
+                            ((LentColumn) root.getVector(i)).lend(columns.get(i).data(), end - r);
+                        }
+                    } finally {
+                        for (ColumnData c : columns) {
+                            c.data().getReferenceManager().release();
+                        }
                     }
+                    root.setRowCount((int) (end - r));
                     writer.writeBatch();
                     if (rows == 0) {
                         break;

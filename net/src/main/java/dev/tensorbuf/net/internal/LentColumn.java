@@ -9,7 +9,7 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.complex.FixedSizeListVector;
 
 /**
- * A stream's {@code arrow.fixed_shape_tensor} column as Flight's unloader sees it: either the
+ * A stream's or file's {@code arrow.fixed_shape_tensor} column as Arrow's unloader sees it: either the
  * batch's values lent as one buffer ({@link #lend}), sent with zero-length validity buffers, or
  * what the wrapped vector holds ({@link #useVector}).
  *
@@ -20,7 +20,7 @@ import org.apache.arrow.vector.complex.FixedSizeListVector;
  * valid, whatever the buffer (Arrow C++ skips it, Arrow Java makes its own, {@link DoGetReader}
  * skips it).
  */
-final class LentColumn extends WrappedVector<FixedSizeListVector> {
+public final class LentColumn extends WrappedVector<FixedSizeListVector> {
     private final Values values;
     private final int listSize;
     /** The bytes of one value, or 0 when the values are not whole bytes (bits) or not fixed-width. */
@@ -28,7 +28,8 @@ final class LentColumn extends WrappedVector<FixedSizeListVector> {
     private ArrowBuf lent;
     private long rows;
 
-    LentColumn(FixedSizeListVector column) {
+    /** Wraps {@code column}, a vector of an {@code arrow.fixed_shape_tensor} field, which it then owns. */
+    public LentColumn(FixedSizeListVector column) {
         super(column);
         this.listSize = column.getListSize();
         FieldVector child = column.getDataVector();
@@ -48,7 +49,7 @@ final class LentColumn extends WrappedVector<FixedSizeListVector> {
      * @throws IllegalArgumentException if the values are not whole bytes, there are more than a
      *     batch holds, or {@code data} is too small
      */
-    void lend(ArrowBuf data, long rows) {
+    public void lend(ArrowBuf data, long rows) {
         if (!lends()) {
             throw new IllegalArgumentException("values of " + values.getField().getType() + " cannot be lent as bytes");
         }
