@@ -134,6 +134,29 @@ class ArrowTensorFilesTest {
     }
 
     @Test
+    void filesHoldNoValidityBitmaps() throws Exception {
+        // As pyarrow writes a column without nulls; Arrow Java's vectors would write 8,192 bytes of ones here.
+        try (Allocator arena = Allocators.shared()) {
+            TensorView x = counting(arena, DType.U8, 64, 1024);
+            for (String name : List.of("x.arrow", "x.arrows")) {
+                Path file = dir.resolve(name);
+                if (name.endsWith(".arrow")) {
+                    ArrowTensors.write(file, Map.of("x", x));
+                } else {
+                    ArrowTensors.writeStream(file, Map.of("x", x));
+                }
+                long overhead = Files.size(file) - 64 * 1024;
+                assertTrue(overhead < 2048, name + ": " + overhead + " bytes beside the values");
+                ArrowTensors.ColumnHeader c = ArrowTensors.describe(file).columns().getFirst();
+                assertTrue(c.byteOffset() < 1024, name + ": the values start at byte " + c.byteOffset());
+                try (ArrowTensors.Tensors t = ArrowTensors.read(file)) {
+                    assertArrayEquals(TensorElements.of(x).toLongArray(), TensorElements.of(t.view("x")).toLongArray());
+                }
+            }
+        }
+    }
+
+    @Test
     void streamRoundTrips() throws Exception {
         try (Allocator arena = Allocators.shared()) {
             TensorView a = counting(arena, DType.S64, 2, 3, 1);
