@@ -59,7 +59,9 @@ final class ConvertCommand implements Command {
     public String description() {
         return """
                 Reads one tensor from IN and writes it to OUT; the format is chosen by extension: .npy,
-                .safetensors, anything else is raw bytes. Raw output holds exactly the physical bytes of
+                .safetensors, Arrow IPC (.arrow and Feather V2's .feather files, .arrows streams: an
+                arrow.fixed_shape_tensor column a tensor, uncompressed to be read), anything else is
+                raw bytes. Raw output holds exactly the physical bytes of
                 the XLA layout given by --layout (tiles and padding included, padding zeroed; row-major
                 without --layout; 6-bit types one element to a byte, as ml_dtypes holds them, e.g.
                 f6e2m3fn[4]{0}; the layout written is in the report). Raw input needs --from-layout, the XLA shape its bytes are laid out

@@ -55,7 +55,7 @@ final class InspectCommand implements Command {
                 bytes) and its metadata key-values with their GGUF types, arrays longer than 8 items
                 cut to their first 8 and a count (--json: "metadata" maps each key to "type" and
                 "value", or for arrays "element_type", "count", "items", "truncated").
-                An Arrow IPC file or stream (.arrow, or the magic ARROW1) lists its
+                An Arrow IPC file or stream (.arrow, .arrows, .feather, or the magic ARROW1) lists its
                 arrow.fixed_shape_tensor columns from the schema and the record batches' headers:
                 dims (rows first, then a row's dims as a reader sees them), a row's stored shape,
                 dim names and permutation where given, and the byte range of the values when they

@@ -33,8 +33,8 @@ final class ServeCommand implements Command {
         return """
                 Serves the tensors of the .npy, .safetensors and .gguf files, the sharded
                 checkpoints (model.safetensors.index.json: the tensors of all its files as one set)
-                and the Arrow IPC files and streams (.arrow, .arrows: each arrow.fixed_shape_tensor
-                column, read into memory on first use) under DIR over Arrow Flight until stopped
+                and the Arrow IPC files and streams (.arrow, .arrows, Feather V2 .feather: each
+                arrow.fixed_shape_tensor column) under DIR over Arrow Flight until stopped
                 (Ctrl-C). A ticket is JSON naming a file
                 relative to DIR, the tensor in it, and optionally a box, start and limit per dim:
                   {"path": "model.safetensors", "tensor": "w", "start": [0, 0], "limit": [2, 3]}

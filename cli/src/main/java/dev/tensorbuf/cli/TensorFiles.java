@@ -56,8 +56,9 @@ final class TensorFiles {
     enum Format {
         NPY, SAFETENSORS, RAW,
         /**
-         * An Arrow IPC file ({@code .arrow}, read as a file or a stream; written as a file) or stream
-         * ({@code .arrows}, written as a stream): one arrow.fixed_shape_tensor column per tensor.
+         * An Arrow IPC file ({@code .arrow}, or {@code .feather}: Feather V2 is that file format;
+         * read as a file or a stream, written as a file) or stream ({@code .arrows}, written as a
+         * stream): one arrow.fixed_shape_tensor column per tensor.
          */
         ARROW;
 
@@ -75,7 +76,7 @@ final class TensorFiles {
         String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
         return name.endsWith(".npy") ? Format.NPY
                 : name.endsWith(".safetensors") || SafetensorsFile.Checkpoint.isIndex(file) ? Format.SAFETENSORS
-                : name.endsWith(".arrow") || name.endsWith(".arrows") ? Format.ARROW : Format.RAW;
+                : name.endsWith(".arrow") || name.endsWith(".arrows") || name.endsWith(".feather") ? Format.ARROW : Format.RAW;
     }
 
     /**

@@ -11,6 +11,7 @@ import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.net.ArrowTensors;
 import dev.tensorbuf.net.TensorServer;
 import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.testing.PythonPeer;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorElements;
@@ -42,7 +43,8 @@ class NetCommandsTest {
     }
 
     /**
-     * An .arrow file and an .arrows stream, each written from a .npy and read back transposed.
+     * An .arrow file, an .arrows stream and a .feather file, each written from a .npy and read back
+     * transposed.
      * Was: a .arrows input was taken for raw bytes ("needs --from-layout"), and an output so named
      * got the file format.
      */
@@ -51,7 +53,7 @@ class NetCommandsTest {
         try (Allocator arena = Allocators.shared()) {
             TensorView x = counting(arena, 4, 2, 3);
             Npy.write(dir.resolve("x.npy"), DenseTensor.of(x));
-            for (String name : List.of("x.arrow", "x.arrows")) {
+            for (String name : List.of("x.arrow", "x.arrows", "x.feather")) {
                 Path arrow = dir.resolve(name);
                 CliHarness r = CliHarness.run("convert", dir.resolve("x.npy").toString(), arrow.toString(), "--quiet");
                 assertEquals(0, r.code(), r.err());
@@ -74,6 +76,32 @@ class NetCommandsTest {
                             TensorElements.of(t.view()).toFloatArray(), name);
                 }
             }
+        }
+    }
+
+    /**
+     * Feather V2 files as pyarrow writes them. Was: a .feather input was taken for raw bytes
+     * ("needs --from-layout"), though inspect read it by its magic.
+     */
+    @Test
+    void convertReadsFeatherFilesAndNamesTheCodecOfCompressedOnes() throws Exception {
+        PythonPeer.assumeModules("numpy", "pyarrow");
+        assertEquals("ok", PythonPeer.runScript("/peers/feather_peer.py", Files.createDirectory(dir.resolve("peer")), "write",
+                dir.toString()).strip());
+        CliHarness r = CliHarness.run("convert", dir.resolve("plain.feather").toString(), dir.resolve("t.npy").toString(),
+                "--transpose", "0,2,1", "--quiet");
+        assertEquals(0, r.code(), r.err());
+        try (Npy.Tensor want = Npy.map(dir.resolve("x.npy")); Npy.Tensor got = Npy.map(dir.resolve("t.npy"))) {
+            assertArrayEquals(TensorElements.of(Ops.transpose(want.view(), 0, 2, 1)).toLongArray(),
+                    TensorElements.of(got.view()).toLongArray());
+        }
+        for (String codec : List.of("lz4", "zstd")) {
+            Path in = dir.resolve(codec + ".feather");
+            r = CliHarness.run("convert", in.toString(), dir.resolve(codec + ".npy").toString(), "--quiet");
+            assertEquals(2, r.code(), r.err());
+            assertTrue(r.err().contains(in + ": its record batches are compressed (" + (codec.equals("lz4") ? "LZ4_FRAME" : "ZSTD")
+                    + "), which tensorbuf does not read; write it uncompressed"), r.err());
+            assertTrue(Files.notExists(dir.resolve(codec + ".npy")));
         }
     }
 

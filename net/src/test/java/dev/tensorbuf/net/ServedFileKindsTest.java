@@ -123,6 +123,7 @@ class ServedFileKindsTest {
             columns.put("b", b);
             ArrowTensors.write(served.resolve("t.arrow"), columns);
             ArrowTensors.writeStream(served.resolve("s.arrows"), Map.of("a", a));
+            ArrowTensors.write(served.resolve("f.feather"), Map.of("b", b));   // Feather V2 is the file format
             try (TensorServer s = TensorServer.start(served, TensorServer.Options.defaults().withPort(0).withBatchBytes(64));
                  TensorClient c = connect(s, TensorClient.Options.defaults())) {
                 long[] lo = {1, 2, 1};
@@ -134,12 +135,15 @@ class ServedFileKindsTest {
                 assertArrayEquals(TensorElements.of(b).toDoubleArray(), TensorElements.of(permuted).toDoubleArray());
                 TensorView fromStream = c.fetch(TensorTicket.of("s.arrows", ""), arena);
                 assertArrayEquals(TensorElements.of(a).toDoubleArray(), TensorElements.of(fromStream).toDoubleArray());
+                TensorView fromFeather = c.fetch(TensorTicket.of("f.feather", ""), arena);
+                assertArrayEquals(TensorElements.of(b).toDoubleArray(), TensorElements.of(fromFeather).toDoubleArray());
 
                 List<String> listed = new ArrayList<>();
                 for (TensorClient.Listed l : c.list()) {
                     listed.add(l.ticket().describe() + " " + l.dtype() + l.dims());
                 }
-                assertEquals(List.of("s.arrows:a f32[6, 4, 5]", "t.arrow:a f32[6, 4, 5]", "t.arrow:b f32[6, 3, 2]"), listed);
+                assertEquals(List.of("f.feather:b f32[6, 3, 2]", "s.arrows:a f32[6, 4, 5]", "t.arrow:a f32[6, 4, 5]",
+                        "t.arrow:b f32[6, 3, 2]"), listed);
                 TensorClient.FetchException e = assertThrows(TensorClient.FetchException.class,
                         () -> c.fetch(TensorTicket.of("t.arrow", ""), arena));
                 assertTrue(e.getMessage().endsWith("INVALID_ARGUMENT: 't.arrow' holds 2 tensors; name one in \"tensor\": [a, b]"),

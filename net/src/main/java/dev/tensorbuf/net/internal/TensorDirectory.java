@@ -34,8 +34,8 @@ import java.util.stream.Stream;
  * dequantized values), sharded safetensors checkpoints ({@code *.safetensors.index.json}: the
  * tensors of all its files as one set, named by the index's path; the files it covers are not
  * listed again on their own, though a ticket may still name one), and Arrow IPC files and streams
- * ({@code .arrow}, {@code .arrows}: each {@code arrow.fixed_shape_tensor} column a tensor, read
- * into memory, as Arrow's reader reads batches, rather than mapped).
+ * ({@code .arrow}, {@code .arrows}, Feather V2 {@code .feather}: each
+ * {@code arrow.fixed_shape_tensor} column a tensor, mapped; several batches joined in memory).
  */
 public final class TensorDirectory implements AutoCloseable {
     /** Why a request is refused, so the server can answer with the matching Flight status. */
@@ -152,7 +152,7 @@ public final class TensorDirectory implements AutoCloseable {
         String name = candidate.getFileName() == null ? "" : candidate.getFileName().toString().toLowerCase(Locale.ROOT);
         if (!served(name)) {
             throw new RefusedException(Refusal.INVALID, "path " + shown + " is not a .npy, .safetensors, .gguf,"
-                    + " .safetensors.index.json, .arrow or .arrows file");
+                    + " .safetensors.index.json, .arrow, .arrows or .feather file");
         }
         Path real;
         try {
@@ -171,7 +171,8 @@ public final class TensorDirectory implements AutoCloseable {
 
     private static boolean served(String lowerName) {
         return lowerName.endsWith(".npy") || lowerName.endsWith(".safetensors") || lowerName.endsWith(".gguf")
-                || lowerName.endsWith(".safetensors.index.json") || lowerName.endsWith(".arrow") || lowerName.endsWith(".arrows");
+                || lowerName.endsWith(".safetensors.index.json") || lowerName.endsWith(".arrow") || lowerName.endsWith(".arrows")
+                || lowerName.endsWith(".feather");
     }
 
     /**
@@ -260,7 +261,7 @@ public final class TensorDirectory implements AutoCloseable {
                     if (n.endsWith(".gguf")) {
                         return GgufFile.open(f);
                     }
-                    if (n.endsWith(".arrow") || n.endsWith(".arrows")) {
+                    if (n.endsWith(".arrow") || n.endsWith(".arrows") || n.endsWith(".feather")) {
                         return ArrowTensors.read(f);
                     }
                     if (n.endsWith(".safetensors.index.json")) {
