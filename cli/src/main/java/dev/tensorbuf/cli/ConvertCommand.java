@@ -60,8 +60,8 @@ final class ConvertCommand implements Command {
         return """
                 Reads one tensor from IN and writes it to OUT; the format is chosen by extension: .npy,
                 .safetensors, Arrow IPC (.arrow and Feather V2's .feather files, .arrows streams: an
-                arrow.fixed_shape_tensor column a tensor, uncompressed to be read), anything else is
-                raw bytes. Raw output holds exactly the physical bytes of
+                arrow.fixed_shape_tensor column a tensor; read uncompressed or LZ4, Feather's default),
+                anything else is raw bytes. Raw output holds exactly the physical bytes of
                 the XLA layout given by --layout (tiles and padding included, padding zeroed; row-major
                 without --layout; 6-bit types one element to a byte, as ml_dtypes holds them, e.g.
                 f6e2m3fn[4]{0}; the layout written is in the report). Raw input needs --from-layout, the XLA shape its bytes are laid out

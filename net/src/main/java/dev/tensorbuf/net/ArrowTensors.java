@@ -9,6 +9,7 @@ import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.net.internal.ArrowDTypes;
 import dev.tensorbuf.net.internal.ArrowMemory;
 import dev.tensorbuf.net.internal.LentColumn;
+import dev.tensorbuf.net.internal.Lz4Frames;
 import dev.tensorbuf.net.internal.TensorProducer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
@@ -19,6 +20,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
 import java.nio.file.Files;
@@ -31,6 +34,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.apache.arrow.flatbuf.BodyCompression;
+import org.apache.arrow.flatbuf.BodyCompressionMethod;
 import org.apache.arrow.flatbuf.Buffer;
 import org.apache.arrow.flatbuf.CompressionType;
 import org.apache.arrow.flatbuf.DictionaryBatch;
@@ -384,11 +388,6 @@ public final class ArrowTensors {
         // length and offset is checked against the file first, and the tensor columns are read
         // from a mapping of the file by those checked headers, without Arrow's loader.
         Structure st = checked(file, isFileFormat(file));
-        if (st.compression() != null) {
-            throw new IOException(file + ": its record batches are compressed (" + st.compression() + "), which tensorbuf"
-                    + " does not read; write it uncompressed (pyarrow: feather.write_feather(..., compression='uncompressed'),"
-                    + " or ipc.IpcWriteOptions(compression=None))");
-        }
         Map<String, FixedShapeTensorType> types = new LinkedHashMap<>();
         Map<String, int[]> firsts = new LinkedHashMap<>();   // a column's first field node and buffer in a batch
         int node = 0;
@@ -427,7 +426,8 @@ public final class ArrowTensors {
         try (FileChannel channel = FileChannel.open(file)) {
             MemoryBuffer mapping = FileMapping.map(channel, 0, st.fileSize(), "mapped " + file.getFileName());
             owned.add(mapping);
-            Allocator joined = null;
+            Allocator decoded = Allocators.shared();   // values decompressed, and batches joined
+            owned.add(decoded);
             Map<String, TensorView> views = new LinkedHashMap<>();
             for (Map.Entry<String, FixedShapeTensorType> e : types.entrySet()) {
                 String name = e.getKey();
@@ -437,7 +437,7 @@ public final class ArrowTensors {
                 long rows = 0;
                 for (BatchHeader b : st.batches()) {
                     long n = b.batch().length();
-                    parts.add(values(mapping, b, firsts.get(name), name, type));
+                    parts.add(values(mapping, b, firsts.get(name), name, type, decoded));
                     rows = Math.addExact(rows, n);
                 }
                 if (parts.size() == 1) {
@@ -445,11 +445,7 @@ public final class ArrowTensors {
                     continue;
                 }
                 // Batches lie apart in the file: one buffer holds them all, in physical order.
-                if (joined == null) {
-                    joined = Allocators.shared();
-                    owned.add(joined);
-                }
-                MemoryBuffer all = joined.allocate(Math.max(1, Math.multiplyExact(rows, rowBytes)));
+                MemoryBuffer all = decoded.allocate(Math.max(1, Math.multiplyExact(rows, rowBytes)));
                 long at = 0;
                 for (MemoryBuffer part : parts) {
                     MemorySegment.copy(part.segment(), 0, all.segment(), at, part.byteSize());
@@ -472,14 +468,17 @@ public final class ArrowTensors {
     }
 
     /**
-     * {@return a batch's values of a tensor column, a slice of the mapped file} Its field nodes (the
-     * list's, then the values') and buffers (the list's validity, the values' validity, the values)
-     * are the column's {@code first} node and buffer on; the headers were checked to lie within the file.
+     * {@return a batch's values of a tensor column: a slice of the mapped file, or for a batch of
+     * LZ4-compressed buffers the values decoded into memory of {@code decoded}} Its field nodes
+     * (the list's, then the values') and buffers (the list's validity, the values' validity, the
+     * values) are the column's {@code first} node and buffer on; the headers were checked to lie
+     * within the file.
      *
-     * @throws IllegalArgumentException if the column has null rows or elements, or fewer values
-     *     than the batch's rows need, naming it
+     * @throws IllegalArgumentException if the column has null rows or elements, fewer values than
+     *     the batch's rows need, or values compressed otherwise than with LZ4 or damaged, naming it
      */
-    private static MemoryBuffer values(MemoryBuffer mapping, BatchHeader b, int[] first, String name, FixedShapeTensorType type) {
+    private static MemoryBuffer values(MemoryBuffer mapping, BatchHeader b, int[] first, String name, FixedShapeTensorType type,
+                                       Allocator decoded) {
         RecordBatch rb = b.batch();
         long rows = rb.length();
         FieldNode list = rb.nodes(first[0]);
@@ -495,13 +494,49 @@ public final class ArrowTensors {
         long rowBytes = (long) type.listSize() * type.dtype().byteWidth();
         long need = rowBytes == 0 || rows <= Long.MAX_VALUE / rowBytes ? rows * rowBytes : Long.MAX_VALUE;
         Buffer data = rb.buffers(first[1] + 2);
-        if (list.length() != rows || data.length() < need) {
-            throw new IllegalArgumentException("column '" + name + "' holds " + list.length() + " rows in " + data.length()
-                    + " bytes of values in the batch whose body is at byte " + b.bodyOffset() + ", which has " + rows
-                    + " rows of " + type.listSize() + " " + type.dtype() + " values"
-                    + (need == Long.MAX_VALUE ? " (more bytes than a long counts)" : " (" + need + " bytes)"));
+        String where = "column '" + name + "' in the batch whose body is at byte " + b.bodyOffset();
+        BodyCompression compression = rb.compression();
+        long stored = compression == null || data.length() == 0 ? data.length() : data.length() - 8;
+        if (list.length() != rows || (compression == null && data.length() < need)) {
+            throw new IllegalArgumentException(where + " holds " + list.length() + " rows in " + stored
+                    + " bytes of values, where the batch has " + rows + " rows of " + type.listSize() + " " + type.dtype()
+                    + " values" + (need == Long.MAX_VALUE ? " (more bytes than a long counts)" : " (" + need + " bytes)"));
         }
-        return mapping.slice(b.bodyOffset() + data.offset(), need);
+        long at = b.bodyOffset() + data.offset();
+        if (compression == null || need == 0) {
+            return mapping.slice(at, need);
+        }
+        if (compression.codec() != CompressionType.LZ4_FRAME) {
+            throw new IllegalArgumentException(where + " is compressed with " + CompressionType.name(compression.codec())
+                    + ", which tensorbuf does not read; write it uncompressed or with LZ4 (pyarrow: feather.write_feather's"
+                    + " default, or ipc.IpcWriteOptions(compression='lz4'))");
+        }
+        // Each compressed buffer starts with its length uncompressed, -1 for a buffer stored as is.
+        if (data.length() < 8) {
+            throw new IllegalArgumentException(where + ": a compressed buffer of " + data.length()
+                    + " bytes, too few for its 8-byte length");
+        }
+        long length = mapping.segment().get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), at);
+        if (length == -1 && stored >= need) {
+            return mapping.slice(at + 8, need);
+        }
+        if (length != need) {
+            throw new IllegalArgumentException(where + ": its compressed values say they are " + length + " bytes, "
+                    + need + " expected");
+        }
+        // Asked for before a byte is decoded, so bounded by what the frame can hold: LZ4 writes a
+        // byte at least for every 255 it repeats.
+        if (need / 255 > stored) {
+            throw new IllegalArgumentException(where + ": " + stored + " bytes of LZ4 cannot hold " + need + " bytes of values");
+        }
+        MemoryBuffer out = decoded.allocate(need, 64);
+        try {
+            Lz4Frames.decode(mapping.segment().asSlice(at + 8, stored), out.segment());
+        } catch (IllegalArgumentException e) {
+            out.close();
+            throw new IllegalArgumentException(where + ": " + e.getMessage(), e);
+        }
+        return out;
     }
 
     /** {@return a field's name; Arrow gives null for one the file leaves out, which readers take as empty} */
@@ -575,7 +610,7 @@ public final class ArrowTensors {
     }
 
     /** An Arrow IPC file's or stream's schema and record batch headers, every length in them checked against the file. */
-    private record Structure(String format, long fileSize, Schema schema, List<BatchHeader> batches, String compression) {
+    private record Structure(String format, long fileSize, Schema schema, List<BatchHeader> batches) {
     }
 
     /**
@@ -631,17 +666,15 @@ public final class ArrowTensors {
             dictionaries.add(new ArrowBlock(b.offset(), b.metaDataLength(), b.bodyLength()));
         }
         List<BatchHeader> batches = new ArrayList<>();
-        String compression = null;
         for (ArrowBlock b : blocks) {
             RecordBatch rb = checkedBlock(channel, b, size, schema);
             batches.add(new BatchHeader(rb, b.getOffset() + b.getMetadataLength()));
-            compression = first(compression, checkBuffers(rb, schema, b.getBodyLength(), b.getOffset() + b.getMetadataLength()));
+            checkBuffers(rb, schema, b.getBodyLength(), b.getOffset() + b.getMetadataLength());
         }
         for (ArrowBlock b : dictionaries) {
-            compression = first(compression,
-                    checkBuffers(checkedBlock(channel, b, size, null), null, b.getBodyLength(), b.getOffset() + b.getMetadataLength()));
+            checkBuffers(checkedBlock(channel, b, size, null), null, b.getBodyLength(), b.getOffset() + b.getMetadataLength());
         }
-        return new Structure("file", size, schema, batches, compression);
+        return new Structure("file", size, schema, batches);
     }
 
     /**
@@ -676,7 +709,6 @@ public final class ArrowTensors {
         checkLittleEndian((org.apache.arrow.flatbuf.Schema) first.getMessage().header(new org.apache.arrow.flatbuf.Schema()));
         Schema schema = MessageSerializer.deserializeSchema(first.getMessage());
         List<BatchHeader> batches = new ArrayList<>();
-        String compression = null;
         for (MessageMetadataResult m = readMessage(channel); m != null; m = readMessage(channel)) {
             long body = channel.position();
             if (m.getMessageBodyLength() < 0 || m.getMessageBodyLength() > size - body) {
@@ -685,18 +717,18 @@ public final class ArrowTensors {
             }
             if (m.getMessage().headerType() == MessageHeader.RecordBatch) {
                 RecordBatch rb = (RecordBatch) m.getMessage().header(new RecordBatch());
-                compression = first(compression, checkBuffers(rb, schema, m.getMessageBodyLength(), body));
+                checkBuffers(rb, schema, m.getMessageBodyLength(), body);
                 batches.add(new BatchHeader(rb, body));
             } else if (m.getMessage().headerType() == MessageHeader.DictionaryBatch) {
-                compression = first(compression, checkBuffers(((DictionaryBatch) m.getMessage().header(new DictionaryBatch())).data(),
-                        null, m.getMessageBodyLength(), body));
+                checkBuffers(((DictionaryBatch) m.getMessage().header(new DictionaryBatch())).data(), null,
+                        m.getMessageBodyLength(), body);
             } else {
                 throw new IOException("the message at byte " + body + " is neither a record batch nor a dictionary batch"
                         + " (header type " + m.getMessage().headerType() + "), which is all a stream holds after its schema");
             }
             channel.position(body + m.getMessageBodyLength());
         }
-        return new Structure("stream", size, schema, batches, compression);
+        return new Structure("stream", size, schema, batches);
     }
 
     private static void checkLittleEndian(org.apache.arrow.flatbuf.Schema schema) throws IOException {
@@ -714,17 +746,12 @@ public final class ArrowTensors {
         into.flip();
     }
 
-    private static String first(String a, String b) {
-        return a != null ? a : b;
-    }
-
     /**
      * Checks a batch against the file: its rows and field nodes are not negative, it has a field
      * node for each of {@code schema}'s fields and their buffers (null for a dictionary's batch,
-     * whose fields are the dictionary's), and its buffers lie within its body; {@return the name of
-     * the codec its buffers are compressed with, or null}
+     * whose fields are the dictionary's), and its buffers lie within its body.
      */
-    private static String checkBuffers(RecordBatch rb, Schema schema, long bodyLength, long bodyOffset) throws IOException {
+    private static void checkBuffers(RecordBatch rb, Schema schema, long bodyLength, long bodyOffset) throws IOException {
         String batch = "the batch whose body is at byte " + bodyOffset;
         if (rb == null) {
             throw new IOException(batch + " has no header");
@@ -758,12 +785,13 @@ public final class ArrowTensors {
                         + " buffers, where the schema's fields need " + nodes + " and " + buffers);
             }
         }
+        // Read here, where a damaged table is refused by name, before the values are read by it.
         BodyCompression compression = rb.compression();
-        if (compression == null) {
-            return null;
+        if (compression != null && (compression.method() != BodyCompressionMethod.BUFFER
+                || compression.codec() < 0 || compression.codec() >= CompressionType.names.length)) {
+            throw new IOException(batch + " is compressed by method " + compression.method() + " with codec "
+                    + compression.codec() + ", not one Arrow defines (buffer by buffer, LZ4_FRAME or ZSTD)");
         }
-        byte codec = compression.codec();
-        return codec >= 0 && codec < CompressionType.names.length ? CompressionType.name(codec) : "codec " + codec;
     }
 
     /** {@return the type a field's values are stored as in a batch: a dictionary-encoded field's indices} */

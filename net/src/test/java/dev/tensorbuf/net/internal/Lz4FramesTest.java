@@ -1,0 +1,83 @@
+package dev.tensorbuf.net.internal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.testing.PythonPeer;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@link Lz4Frames} against the frames pyarrow's LZ4 codec writes, and against damaged ones. */
+class Lz4FramesTest {
+    @TempDir
+    Path dir;
+
+    private static byte[] decode(byte[] frame, int size) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(Math.max(1, size)).asSlice(0, size);
+            Lz4Frames.decode(MemorySegment.ofArray(frame), out);
+            return out.toArray(ValueLayout.JAVA_BYTE);
+        }
+    }
+
+    @Test
+    void decodesWhatPyarrowEncodes() throws Exception {
+        PythonPeer.assumeModules("numpy", "pyarrow");
+        List<String> cases = PythonPeer.runScript("/peers/lz4_peer.py", dir, "write", dir.toString()).lines().toList();
+        assertEquals(8, cases.size(), cases.toString());
+        for (String c : cases) {
+            byte[] raw = Files.readAllBytes(dir.resolve(c + ".raw"));
+            byte[] frame = Files.readAllBytes(dir.resolve(c + ".lz4"));
+            assertArrayEquals(raw, decode(frame, raw.length), c);
+            if (raw.length > 0) {
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> decode(frame, raw.length - 1), c);
+                assertTrue(e.getMessage().startsWith("the LZ4 frame holds more than the " + (raw.length - 1) + " bytes expected")
+                        || e.getMessage().startsWith("the LZ4 frame holds " + raw.length + " bytes"), c + ": " + e.getMessage());
+            }
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> decode(frame, raw.length + 1), c);
+            assertTrue(e.getMessage().contains(" bytes, " + (raw.length + 1) + " expected"), c + ": " + e.getMessage());
+        }
+        // Damaged frames decode to the size asked for or are refused, never read or write outside.
+        Random random = new Random(11);
+        for (String c : List.of("period-3", "text", "small-ints", "one-byte")) {
+            byte[] raw = Files.readAllBytes(dir.resolve(c + ".raw"));
+            byte[] frame = Files.readAllBytes(dir.resolve(c + ".lz4"));
+            int refused = 0;
+            for (int trial = 0; trial < 300; trial++) {
+                byte[] bad = trial % 4 == 0 ? java.util.Arrays.copyOf(frame, random.nextInt(frame.length)) : frame.clone();
+                for (int k = trial % 4 == 0 ? 0 : 1 + random.nextInt(3); k > 0; k--) {
+                    bad[random.nextInt(bad.length)] ^= (byte) (1 << random.nextInt(8));
+                }
+                try {
+                    assertEquals(raw.length, decode(bad, raw.length).length);
+                } catch (IllegalArgumentException expected) {
+                    refused++;
+                }
+            }
+            assertTrue(refused > 100, c + ": " + refused + " of 300 damaged frames refused");
+        }
+    }
+
+    @Test
+    void refusesWhatIsNotAFrameByName() {
+        assertEquals("an LZ4 frame starts with the magic 0x184D2204",
+                assertThrows(IllegalArgumentException.class, () -> decode(new byte[] {1, 2, 3, 4, 5, 6, 7, 8}, 4)).getMessage());
+        // A hand-made frame: flags 0x60 (version 01, independent blocks), 64 KiB blocks, one block
+        // stored as is ("abc"), the end mark.
+        byte[] stored = {0x04, 0x22, 0x4D, 0x18, 0x60, 0x40, 0x00, 3, 0, 0, (byte) 0x80, 'a', 'b', 'c', 0, 0, 0, 0};
+        assertArrayEquals(new byte[] {'a', 'b', 'c'}, decode(stored, 3));
+        // A compressed block of one literal then a match reaching 2 bytes back with 1 written.
+        byte[] early = {0x04, 0x22, 0x4D, 0x18, 0x60, 0x40, 0x00, 4, 0, 0, 0, 0x10, 'a', 2, 0, 0, 0, 0, 0};
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> decode(early, 10));
+        assertEquals("an LZ4 match at byte 13 reaches 2 bytes back, before the start of the output (1 bytes written)", e.getMessage());
+    }
+}
