@@ -15,7 +15,7 @@ module dev.tensorbuf.interop {
     exports dev.tensorbuf.interop.staging;
 
     // Not API: the command line shares the one JSON codec the file formats use.
-    exports dev.tensorbuf.interop.json to dev.tensorbuf.cli;
+    exports dev.tensorbuf.interop.json to dev.tensorbuf.net, dev.tensorbuf.cli;
     // Not API: Arrow's buffers are native memory, and restricted FFM calls stay in interop's one
     // file for them (RestrictedNative), so that --enable-native-access names interop alone; and
     // Arrow files and convert's outputs are written whole or not at all by the one FileReplacement.

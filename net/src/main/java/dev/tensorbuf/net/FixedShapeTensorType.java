@@ -1,13 +1,11 @@
 package dev.tensorbuf.net;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tensorbuf.interop.json.Json;
 import dev.tensorbuf.net.internal.ArrowDTypes;
 import dev.tensorbuf.views.DType;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -44,7 +42,6 @@ public record FixedShapeTensorType(DType dtype, List<Long> shape, List<String> d
     public static final String EXTENSION_NAME = "arrow.fixed_shape_tensor";
     static final String NAME_KEY = "ARROW:extension:name";
     static final String METADATA_KEY = "ARROW:extension:metadata";
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     /**
      * @throws IllegalArgumentException if a dim is negative, the element count overflows, the names
@@ -146,18 +143,15 @@ public record FixedShapeTensorType(DType dtype, List<Long> shape, List<String> d
 
     /** {@return the extension metadata, as the canonical type spells it} */
     public String metadataJson() {
-        ObjectNode o = JSON.createObjectNode();
-        ArrayNode s = o.putArray("shape");
-        shape.forEach(s::add);
+        Map<String, Object> o = new LinkedHashMap<>();
+        o.put("shape", shape);
         if (!dimNames.isEmpty()) {
-            ArrayNode n = o.putArray("dim_names");
-            dimNames.forEach(n::add);
+            o.put("dim_names", dimNames);
         }
         if (!permutation.isEmpty()) {
-            ArrayNode p = o.putArray("permutation");
-            permutation.forEach(p::add);
+            o.put("permutation", permutation);
         }
-        return o.toString();
+        return Json.write(o);
     }
 
     /**
@@ -214,50 +208,50 @@ public record FixedShapeTensorType(DType dtype, List<Long> shape, List<String> d
      */
     public static FixedShapeTensorType parse(DType dtype, String json) {
         String what = EXTENSION_NAME + " metadata";
-        JsonNode root;
+        // The project's own reader, not Jackson: reading a file's type loaded 600 of Jackson's classes.
+        Object root;
         try {
-            root = JSON.readTree(json);
-        } catch (java.io.IOException e) {
+            root = Json.parse(json);
+        } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(what + " is not JSON: " + firstLine(e.getMessage()));
         }
-        if (root == null || !root.isObject()) {
+        if (!(root instanceof Map<?, ?> object)) {
             throw new IllegalArgumentException(what + " is not a JSON object: " + abbreviate(json));
         }
-        JsonNode shapeNode = root.get("shape");
-        if (shapeNode == null || !shapeNode.isArray()) {
+        if (!(object.get("shape") instanceof List<?> shapeList)) {
             throw new IllegalArgumentException(what + " has no \"shape\" array: " + abbreviate(json));
         }
         List<Long> shape = new ArrayList<>();
-        for (JsonNode n : shapeNode) {
-            if (!n.canConvertToLong() || !n.isIntegralNumber()) {
-                throw new IllegalArgumentException(what + ": shape entry " + n + " is not an integer");
+        for (Object n : shapeList) {
+            if (!(n instanceof Long v)) {
+                throw new IllegalArgumentException(what + ": shape entry " + Json.write(n) + " is not an integer");
             }
-            shape.add(n.longValue());
+            shape.add(v);
         }
         List<String> names = new ArrayList<>();
-        JsonNode namesNode = root.get("dim_names");
-        if (namesNode != null && !namesNode.isNull()) {
-            if (!namesNode.isArray()) {
-                throw new IllegalArgumentException(what + ": dim_names is not an array: " + namesNode);
+        Object namesNode = object.get("dim_names");
+        if (namesNode != null) {
+            if (!(namesNode instanceof List<?> list)) {
+                throw new IllegalArgumentException(what + ": dim_names is not an array: " + Json.write(namesNode));
             }
-            for (JsonNode n : namesNode) {
-                if (!n.isTextual()) {
-                    throw new IllegalArgumentException(what + ": dim_names entry " + n + " is not a string");
+            for (Object n : list) {
+                if (!(n instanceof String name)) {
+                    throw new IllegalArgumentException(what + ": dim_names entry " + Json.write(n) + " is not a string");
                 }
-                names.add(n.textValue());
+                names.add(name);
             }
         }
         List<Integer> perm = new ArrayList<>();
-        JsonNode permNode = root.get("permutation");
-        if (permNode != null && !permNode.isNull()) {
-            if (!permNode.isArray()) {
-                throw new IllegalArgumentException(what + ": permutation is not an array: " + permNode);
+        Object permNode = object.get("permutation");
+        if (permNode != null) {
+            if (!(permNode instanceof List<?> list)) {
+                throw new IllegalArgumentException(what + ": permutation is not an array: " + Json.write(permNode));
             }
-            for (JsonNode n : permNode) {
-                if (!n.canConvertToInt() || !n.isIntegralNumber()) {
-                    throw new IllegalArgumentException(what + ": permutation entry " + n + " is not an integer");
+            for (Object n : list) {
+                if (!(n instanceof Long v) || v != v.intValue()) {
+                    throw new IllegalArgumentException(what + ": permutation entry " + Json.write(n) + " is not an integer");
                 }
-                perm.add(n.intValue());
+                perm.add(v.intValue());
             }
         }
         return new FixedShapeTensorType(dtype, shape, names, perm).withPermutation(perm);

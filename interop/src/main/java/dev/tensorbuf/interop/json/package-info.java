@@ -1,8 +1,9 @@
 /**
  * The one JSON reader and writer of tensorbuf, {@link dev.tensorbuf.interop.json.Json}: the
- * safetensors reader parses headers with it and the command line its {@code --json} output and
- * {@code --batch} requests. Not public API: the module exports this package to
- * {@code dev.tensorbuf.cli} only, so that both share one codec and one set of error messages.
+ * safetensors reader parses headers with it, the command line its {@code --json} output and
+ * {@code --batch} requests, and the net module Arrow's tensor-type metadata. Not public API: the
+ * module exports this package to {@code dev.tensorbuf.net} and {@code dev.tensorbuf.cli} only, so
+ * that all share one codec and one set of error messages.
  * {@snippet :
  * Map<String, Object> request = Json.parseObject("{\"shape\": \"f32[3,5]\", \"indices\": [[2, 4]]}");
  * request.get("indices");                     // [[2, 4]]: Lists of Longs
