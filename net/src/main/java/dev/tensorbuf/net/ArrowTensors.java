@@ -374,7 +374,6 @@ public final class ArrowTensors {
         }
     }
 
-
     /**
      * {@return the tensors of an Arrow IPC file or stream: every {@code arrow.fixed_shape_tensor}
      * column, in schema order}
@@ -399,7 +398,7 @@ public final class ArrowTensors {
                 if (t.isPresent()) {
                     if (!countable) {
                         // A view type's batches say how many buffers it has (variadicBufferCounts).
-                        throw new IllegalArgumentException("column '" + f.getName() + "' follows a column of a view type"
+                        throw new IllegalArgumentException("column '" + nameOf(f) + "' follows a column of a view type"
                                 + " (Utf8View, BinaryView, ListView), which tensorbuf does not step over");
                     }
                     String name = nameOf(f);
@@ -960,6 +959,4 @@ public final class ArrowTensors {
             closeAll(owned);
         }
     }
-
-
 }
