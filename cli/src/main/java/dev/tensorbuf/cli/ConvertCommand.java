@@ -61,6 +61,7 @@ final class ConvertCommand implements Command {
                 Reads one tensor from IN and writes it to OUT; the format is chosen by extension: .npy,
                 .safetensors, Arrow IPC (.arrow and Feather V2's .feather files, .arrows streams: an
                 arrow.fixed_shape_tensor column a tensor; read uncompressed or LZ4, Feather's default),
+                NumPy's .npz archives (read only, stored or deflated: --tensor NAME picks an array),
                 anything else is raw bytes. Raw output holds exactly the physical bytes of
                 the XLA layout given by --layout (tiles and padding included, padding zeroed; row-major
                 without --layout; 6-bit types one element to a byte, as ml_dtypes holds them, e.g.
@@ -205,6 +206,7 @@ final class ConvertCommand implements Command {
                                 Map.of(), Map.of(input.name(), data), maxShard);
                         case RAW -> TensorFiles.writeRaw(outPath, data);
                         case ARROW -> throw new IllegalStateException("an .arrow file is written whole");
+                        case NPZ -> throw new IllegalStateException("an .npz is refused as output before this");
                     }
                     progress.finish();
                 }
@@ -313,13 +315,14 @@ final class ConvertCommand implements Command {
                     "--tensor NAME (or convert them all, to a .safetensors OUT)");
             case RAW -> openRaw(in, file, stem);
             case ARROW -> TensorFiles.openArrow(file, in.value("tensor"), "--tensor NAME");
+            case NPZ -> TensorFiles.openNpz(file, in.value("tensor"), null, "--tensor NAME");
         };
     }
 
     /** Refuses the input options that do not fit the input's format. */
     private static void checkInputOptions(Invocation in, Path file, Format format) {
-        if (format != Format.SAFETENSORS && format != Format.ARROW && in.value("tensor") != null) {
-            throw new UsageException("--tensor picks a tensor of a safetensors or .arrow input; " + file + " is neither");
+        if (format != Format.SAFETENSORS && format != Format.ARROW && format != Format.NPZ && in.value("tensor") != null) {
+            throw new UsageException("--tensor picks a tensor of a safetensors, .arrow or .npz input; " + file + " is none");
         }
         if (format != Format.NPY && in.value("from-dtype") != null) {
             throw new UsageException("--from-dtype names the type of a void .npy input; " + file + " is not a .npy file"

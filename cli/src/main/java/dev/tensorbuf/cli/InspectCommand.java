@@ -26,7 +26,7 @@ final class InspectCommand implements Command {
 
     @Override
     public String summary() {
-        return "tensors, dtypes, shapes and byte ranges of a .npy, .safetensors, .gguf or .arrow file, or a sharded checkpoint's index";
+        return "tensors, dtypes, shapes and byte ranges of a .npy, .npz, .safetensors, .gguf or .arrow file, or a sharded checkpoint's index";
     }
 
     @Override
@@ -55,6 +55,9 @@ final class InspectCommand implements Command {
                 bytes) and its metadata key-values with their GGUF types, arrays longer than 8 items
                 cut to their first 8 and a count (--json: "metadata" maps each key to "type" and
                 "value", or for arrays "element_type", "count", "items", "truncated").
+                An .npz archive lists its arrays (np.load's names) with each one's .npy header; a
+                stored member's byte range is in the archive, a deflated one (np.savez_compressed)
+                has none.
                 An Arrow IPC file or stream (.arrow, .arrows, .feather, or the magic ARROW1) lists its
                 arrow.fixed_shape_tensor columns from the schema and the record batches' headers:
                 dims (rows first, then a row's dims as a reader sees them), a row's stored shape,
@@ -89,7 +92,9 @@ final class InspectCommand implements Command {
             }
             m.put("dtype", dtype);
             m.put("shape", shape);
-            m.put("byte_offset", offset);
+            if (offset >= 0) {
+                m.put("byte_offset", offset);
+            }
             m.put("byte_size", size);
             return m;
         }
@@ -135,7 +140,23 @@ final class InspectCommand implements Command {
         String lower = file.getFileName().toString().toLowerCase(java.util.Locale.ROOT);
         // By magic first; a .npy name without the magic gets the .npy reader's message, not safetensors'.
         String named = in.value("from-dtype");
-        if (isNpy(file) || lower.endsWith(".npy")) {
+        if (TensorFiles.formatOf(file) == TensorFiles.Format.NPZ) {
+            if (named != null) {
+                throw new UsageException("--from-dtype names the type of a void .npy file; " + file + " is an .npz archive");
+            }
+            try (Npy.Archive npz = Npy.Archive.open(file)) {
+                format = "npz";
+                long deflated = npz.members().stream().filter(Npy.Archive.Member::compressed).count();
+                detail = "npz archive, " + (deflated == 0 ? "stored (np.savez)"
+                        : deflated == npz.members().size() ? "deflated (np.savez_compressed)" : deflated + " members deflated");
+                for (Npy.Archive.Member m : npz.members()) {
+                    Npy.Header h = npz.header(m.name());
+                    // A deflated member's values are not bytes of the file: no offset.
+                    rows.add(new Row(m.name(), h.dtype().xlaName(), h.descr(), h.shape(),
+                            m.compressed() ? -1 : m.dataOffset() + h.dataOffset(), h.dataByteSize()));
+                }
+            }
+        } else if (isNpy(file) || lower.endsWith(".npy")) {
             Npy.Header h;
             if (named == null) {
                 h = readHeaderNamingInspect(file);
@@ -196,8 +217,9 @@ final class InspectCommand implements Command {
         in.out().println(Failure.oneLine(file + ": " + detail + ", " + rows.size() + (rows.size() == 1 ? " tensor" : " tensors")));
         for (Row r : rows) {
             in.out().println("  " + Failure.oneLine(r.name()) + "  " + r.dtype() + " (" + r.fileDtype() + ")  " + r.shape() + "  "
-                    + (r.shard() == null ? "" : Failure.oneLine(r.shard()) + " ") + "bytes ["
-                    + r.offset() + ", " + (r.offset() + r.size()) + ")  " + Counts.of(r.size(), "byte"));
+                    + (r.shard() == null ? "" : Failure.oneLine(r.shard()) + " ")
+                    + (r.offset() < 0 ? "deflated  " : "bytes [" + r.offset() + ", " + (r.offset() + r.size()) + ")  ")
+                    + Counts.of(r.size(), "byte"));
         }
         printMetadata(in, metadataText);
         return 0;

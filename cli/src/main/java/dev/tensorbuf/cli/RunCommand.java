@@ -65,7 +65,8 @@ final class RunCommand implements Command {
                 and 4-bit types as np.save writes ml_dtypes arrays, a void '<V2' or '<V1', but f8e5m2 and
                 6-bit types, refused before anything runs); any other extension gets raw bytes, exactly the ROOT's memory
                 in the layout the module gives it (tiles, padding zeroed, E(4) packing), for any type.
-                Arguments come from .npy files, safetensors tensors (NAME=FILE.safetensors takes the
+                Arguments come from .npy files, .npz archives (the array called NAME, or the only one),
+                safetensors tensors (NAME=FILE.safetensors takes the
                 tensor called NAME, or the file's only one; NAME=FILE.safetensors:TENSOR names it) or
                 raw files, read in their parameter's layout, and are checked against their
                 parameter's type and dims. Any other op exits 2 naming it. A tuple ROOT (several
@@ -164,7 +165,8 @@ final class RunCommand implements Command {
 
     /**
      * Opens what {@code --arg KEY=VALUE} names: a {@code .npy} file, or a safetensors tensor, by
-     * {@code FILE.safetensors:TENSOR} or else the tensor called {@code KEY} or the file's only one.
+     * {@code FILE.safetensors:TENSOR} or else the tensor called {@code KEY} or the file's only one;
+     * an {@code .npz} archive's array called {@code KEY}, or its only one.
      */
     private static TensorView argument(HloModule module, String key, String value, List<AutoCloseable> opened)
             throws java.io.IOException {
@@ -201,6 +203,12 @@ final class RunCommand implements Command {
             }
             case ARROW -> {
                 TensorFiles.Opened t = TensorFiles.openArrow(file, null, "a file of one tensor column");
+                opened.add(t.owner());
+                yield t.view();
+            }
+            case NPZ -> {
+                String preferred = key.startsWith("%") ? key.substring(1) : key;
+                TensorFiles.Opened t = TensorFiles.openNpz(file, null, preferred, "an array named " + preferred);
                 opened.add(t.owner());
                 yield t.view();
             }

@@ -60,7 +60,9 @@ final class TensorFiles {
          * read as a file or a stream, written as a file) or stream ({@code .arrows}, written as a
          * stream): one arrow.fixed_shape_tensor column per tensor.
          */
-        ARROW;
+        ARROW,
+        /** A NumPy {@code .npz} archive ({@code np.savez}, {@code np.savez_compressed}), read only: one tensor a member. */
+        NPZ;
 
         /** {@return the name people know it by: "npy", "safetensors", "raw", "arrow"} */
         String label() {
@@ -76,7 +78,8 @@ final class TensorFiles {
         String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
         return name.endsWith(".npy") ? Format.NPY
                 : name.endsWith(".safetensors") || SafetensorsFile.Checkpoint.isIndex(file) ? Format.SAFETENSORS
-                : name.endsWith(".arrow") || name.endsWith(".arrows") || name.endsWith(".feather") ? Format.ARROW : Format.RAW;
+                : name.endsWith(".arrow") || name.endsWith(".arrows") || name.endsWith(".feather") ? Format.ARROW
+                : name.endsWith(".npz") ? Format.NPZ : Format.RAW;
     }
 
     /**
@@ -89,6 +92,10 @@ final class TensorFiles {
      * @throws UsageException naming the type and a format that holds it
      */
     static void requireWritable(Path file, DType dtype, String what, String otherwise) {
+        if (formatOf(file) == Format.NPZ) {
+            throw new UsageException(file + ": tensorbuf reads .npz archives but does not write them; write a .npy,"
+                    + " or a .safetensors file for several tensors");
+        }
         requireIndexName(file);
         Format format = formatOf(file);
         boolean safetensorsHolds = dtype.safetensorsName().isPresent() && !packsUnevenly(dtype);
@@ -194,6 +201,9 @@ final class TensorFiles {
      * @throws UsageException naming the file as a zip archive
      */
     static void refuseArchive(Path file, boolean declaredRaw) throws IOException {
+        if (formatOf(file) == Format.NPZ) {
+            return;
+        }
         String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
         if (declaredRaw && ARCHIVE_EXTENSIONS.stream().noneMatch(name::endsWith)) {
             return;
@@ -203,8 +213,8 @@ final class TensorFiles {
             head = s.readNBytes(ZIP_MAGIC.length);
         }
         if (Arrays.equals(head, ZIP_MAGIC)) {
-            throw new UsageException(file + " is a zip archive (.npz or torch.save): extract its .npy members (e.g."
-                    + " np.load(f) then np.save), or save with safetensors");
+            throw new UsageException(file + " is a zip archive (.npz or torch.save): tensorbuf reads an .npz named so;"
+                    + " save a torch.save model with safetensors");
         }
     }
 
@@ -288,6 +298,35 @@ final class TensorFiles {
                     ArrowTensors.write(file, column);
                 }
             }
+        }
+    }
+
+    /**
+     * Opens one array of a NumPy {@code .npz} archive: {@code name} when given; otherwise the array
+     * called {@code preferred} (may be null), or the archive's only array.
+     *
+     * @throws IllegalArgumentException when no array is picked, listing those there are
+     */
+    static Opened openNpz(Path file, String name, String preferred, String howToName) throws IOException {
+        Npy.Archive npz = Npy.Archive.open(file);
+        try {
+            String picked = name != null ? name : preferred != null && npz.names().contains(preferred) ? preferred : null;
+            if (picked == null) {
+                if (npz.names().size() != 1) {
+                    throw new IllegalArgumentException(file + " holds " + npz.names().size() + " arrays " + npz.names()
+                            + "; pick one with " + howToName);
+                }
+                picked = npz.names().getFirst();
+            }
+            Npy.Tensor a = npz.tensor(picked);
+            AutoCloseable both = () -> {
+                a.close();
+                npz.close();
+            };
+            return new Opened(TensorView.strided(a.data(), a.dtype(), a.layout()), picked, both);
+        } catch (RuntimeException e) {
+            npz.close();
+            throw e;
         }
     }
 

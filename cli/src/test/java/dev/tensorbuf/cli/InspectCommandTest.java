@@ -92,8 +92,12 @@ class InspectCommandTest {
         CliHarness r = CliHarness.run("inspect", npz.toString());
         assertEquals(2, r.code());
         assertEquals("", r.out());
-        assertEquals("tensorbuf inspect: " + npz + " is a zip archive (.npz or torch.save): extract its .npy members"
-                + " (e.g. np.load(f) then np.save), or save with safetensors\n", r.err());
+        assertEquals("tensorbuf inspect: " + npz + ": not a zip archive (no end of central directory record)\n", r.err());
+        Path pt = dir.resolve("model.pt");
+        Files.copy(npz, pt);
+        r = CliHarness.run("inspect", pt.toString());
+        assertEquals("tensorbuf inspect: " + pt + " is a zip archive (.npz or torch.save): tensorbuf reads an .npz named so;"
+                + " save a torch.save model with safetensors\n", r.err());
     }
 
     @Test

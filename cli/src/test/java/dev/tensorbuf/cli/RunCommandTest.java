@@ -65,6 +65,41 @@ class RunCommandTest {
         assertArrayEquals(new float[] {2, 5, 1, 4, 0, 3}, read(out));
     }
 
+    /** An argument from an .npz, as np.savez(f, p0=a) writes it: its only array, or the one named as the parameter. */
+    @Test
+    void anArgumentFromAnNpzArchiveOfOneArray() throws IOException {
+        Path npz = dir.resolve("a.npz");
+        try (java.util.zip.ZipOutputStream zip = new java.util.zip.ZipOutputStream(Files.newOutputStream(npz))) {
+            zip.putNextEntry(new java.util.zip.ZipEntry("p0.npy"));
+            zip.write(Files.readAllBytes(a));
+            zip.closeEntry();
+        }
+        Path out = dir.resolve("r.npy");
+        CliHarness r = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + npz, "--out", out.toString());
+        assertEquals(0, r.code(), r.err());
+        assertArrayEquals(new float[] {2, 5, 1, 4, 0, 3}, read(out));
+        try (java.util.zip.ZipOutputStream zip = new java.util.zip.ZipOutputStream(Files.newOutputStream(npz))) {
+            for (String member : List.of("q.npy", "p1.npy")) {
+                zip.putNextEntry(new java.util.zip.ZipEntry(member));
+                zip.write(Files.readAllBytes(a));
+                zip.closeEntry();
+            }
+        }
+        r = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + npz, "--out", out.toString());
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf run: " + npz + " holds 2 arrays [q, p1]; pick one with an array named p0\n", r.err());
+        try (java.util.zip.ZipOutputStream zip = new java.util.zip.ZipOutputStream(Files.newOutputStream(npz))) {
+            for (String member : List.of("q.npy", "p0.npy")) {
+                zip.putNextEntry(new java.util.zip.ZipEntry(member));
+                zip.write(Files.readAllBytes(member.equals("q.npy") ? hlo : a));
+                zip.closeEntry();
+            }
+        }
+        r = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + npz, "--out", out.toString());
+        assertEquals(0, r.code(), r.err());
+        assertArrayEquals(new float[] {2, 5, 1, 4, 0, 3}, read(out));
+    }
+
     /** What np.save writes for ml_dtypes' bfloat16: descr '<V2' and the bf16 bits. */
     static void writeVoidBf16(Path file, long[] dims, short... bits) throws IOException {
         NpyBytes.write(file, "<V2", java.util.Arrays.stream(dims).boxed().toList(),
@@ -303,8 +338,8 @@ class RunCommandTest {
         Files.write(zip, new byte[] {'P', 'K', 3, 4, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
         CliHarness r = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + zip, "--out", dir.resolve("x.npy").toString());
         assertEquals(2, r.code());
-        assertEquals("tensorbuf run: " + zip + " is a zip archive (.npz or torch.save): extract its .npy members (e.g."
-                + " np.load(f) then np.save), or save with safetensors\n", r.err());
+        assertEquals("tensorbuf run: " + zip + " is a zip archive (.npz or torch.save): tensorbuf reads an .npz named so;"
+                + " save a torch.save model with safetensors\n", r.err());
     }
 
     @Test

@@ -25,11 +25,16 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.zip.DataFormatException;
+import java.util.zip.Inflater;
 
 /**
  * Reads and writes NumPy {@code .npy} files (format versions 1.0, 2.0 and 3.0).
@@ -608,6 +613,344 @@ public final class Npy {
         public String toString() {
             return file + ": " + header.descr() + " " + header.shape() + (header.fortranOrder() ? " fortran order" : "")
                     + (mapped ? " mapped" : " read");
+        }
+    }
+
+    /**
+     * A NumPy {@code .npz} archive ({@code np.savez}, {@code np.savez_compressed}), memory-mapped
+     * read-only: a zip of {@code .npy} members, each a tensor named as {@code np.load} names it (the
+     * member's name without {@code .npy}). A stored member ({@code np.savez}) is a view of the mapping,
+     * as {@link Npy#map} gives a {@code .npy} file; a deflated one ({@code np.savez_compressed}) is
+     * inflated into memory of its own when asked for. Every length and offset of the zip's directory is
+     * checked against the file before it is used, and an inflated member must be exactly the size the
+     * directory gives it.
+     * {@snippet :
+     * // np.savez("w.npz", a=np.arange(6, dtype="<f4").reshape(2, 3), b=np.ones(4))
+     * try (Npy.Archive npz = Npy.Archive.open(Path.of("w.npz"))) {
+     *     npz.names();                      // [a, b]
+     *     try (Npy.Tensor a = npz.tensor("a")) {
+     *         TensorElements.of(a.view()).getDouble(1, 2);   // 5.0
+     *     }
+     * }
+     * }
+     */
+    public static final class Archive implements AutoCloseable {
+        private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+        private static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+        private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+        private static final int END = 0x06054b50;
+        private static final int END64 = 0x06064b50;
+        private static final int END64_LOCATOR = 0x07064b50;
+        private static final int CENTRAL = 0x02014b50;
+        private static final int LOCAL = 0x04034b50;
+        private static final int STORED = 0;
+        private static final int DEFLATED = 8;
+        /** Deflate writes at least a byte for every 1032 it repeats (RFC 1951's longest match, 258, in two bits). */
+        private static final long MAX_DEFLATE_RATIO = 1032;
+
+        private final Path file;
+        private final MemoryBuffer mapping;
+        private final Map<String, Member> members;
+
+        /**
+         * One {@code .npy} member of the archive.
+         *
+         * @param name the tensor's name: the member's name without {@code .npy}
+         * @param compressed whether it is deflated ({@code np.savez_compressed}) rather than stored
+         * @param dataOffset where its bytes (the whole {@code .npy} file) start in the archive
+         * @param storedBytes its bytes in the archive
+         * @param npyBytes its bytes as a {@code .npy} file, inflated
+         */
+        public record Member(String name, boolean compressed, long dataOffset, long storedBytes, long npyBytes) {
+        }
+
+        private Archive(Path file, MemoryBuffer mapping, Map<String, Member> members) {
+            this.file = file;
+            this.mapping = mapping;
+            this.members = members;
+        }
+
+        /**
+         * {@return the archive, mapped, its directory read and checked}
+         *
+         * @throws IllegalArgumentException naming the file and what is wrong: not a zip, a directory
+         *     reaching past the file, a member encrypted, compressed otherwise than deflated, or named twice
+         * @throws IOException if the file cannot be read or mapped
+         */
+        public static Archive open(Path file) throws IOException {
+            try (FileChannel channel = FileChannel.open(file)) {
+                MemoryBuffer mapping = FileMapping.map(channel, 0, channel.size(), "mapped " + file.getFileName());
+                try {
+                    return new Archive(file, mapping, directory(mapping.segment(), file.toString()));
+                } catch (IndexOutOfBoundsException e) {
+                    mapping.close();
+                    throw new IllegalArgumentException(file + ": the zip directory reaches past the end of the file", e);
+                } catch (RuntimeException e) {
+                    mapping.close();
+                    throw e;
+                }
+            }
+        }
+
+        private static Map<String, Member> directory(MemorySegment zip, String file) {
+            long size = zip.byteSize();
+            long end = -1;
+            for (long at = size - 22; at >= Math.max(0, size - 22 - 65535); at--) {
+                if (zip.get(I32, at) == END && at + 22 + (zip.get(I16, at + 20) & 0xffff) == size) {
+                    end = at;
+                    break;
+                }
+            }
+            if (end < 0) {
+                throw new IllegalArgumentException(file + ": not a zip archive (no end of central directory record)");
+            }
+            long entries = zip.get(I16, end + 10) & 0xffff;
+            long directorySize = zip.get(I32, end + 12) & 0xffffffffL;
+            long directory = zip.get(I32, end + 16) & 0xffffffffL;
+            if (entries == 0xffff || directorySize == 0xffffffffL || directory == 0xffffffffL) {
+                if (end < 20 || zip.get(I32, end - 20) != END64_LOCATOR) {
+                    throw new IllegalArgumentException(file + ": the zip's end record points to a ZIP64 record that is not there");
+                }
+                long end64 = zip.get(I64, end - 20 + 8);
+                if (end64 < 0 || end64 > end - 20 - 56 || zip.get(I32, end64) != END64) {
+                    throw new IllegalArgumentException(file + ": the zip's ZIP64 end record is not at byte " + end64);
+                }
+                entries = zip.get(I64, end64 + 32);
+                directorySize = zip.get(I64, end64 + 40);
+                directory = zip.get(I64, end64 + 48);
+            }
+            if (directory < 0 || directorySize < 0 || directory > end || directorySize > end - directory
+                    || entries < 0 || entries > directorySize / 46) {
+                throw new IllegalArgumentException(file + ": the zip directory of " + entries + " entries (" + directorySize
+                        + " bytes at byte " + directory + ") does not lie within the file");
+            }
+            Map<String, Member> members = new LinkedHashMap<>();
+            long at = directory;
+            for (long i = 0; i < entries; i++) {
+                if (at > directory + directorySize - 46 || zip.get(I32, at) != CENTRAL) {
+                    throw new IllegalArgumentException(file + ": zip directory entry " + i + " at byte " + at + " is damaged");
+                }
+                int flags = zip.get(I16, at + 8) & 0xffff;
+                int method = zip.get(I16, at + 10) & 0xffff;
+                long stored = zip.get(I32, at + 20) & 0xffffffffL;
+                long npy = zip.get(I32, at + 24) & 0xffffffffL;
+                int nameLength = zip.get(I16, at + 28) & 0xffff;
+                int extraLength = zip.get(I16, at + 30) & 0xffff;
+                int commentLength = zip.get(I16, at + 32) & 0xffff;
+                long local = zip.get(I32, at + 42) & 0xffffffffL;
+                String name = new String(zip.asSlice(at + 46, nameLength).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
+                // ZIP64: the sizes and offset too large for 4 bytes are in the extra field, in this order.
+                for (long x = at + 46 + nameLength; x + 4 <= at + 46 + nameLength + extraLength; ) {
+                    int id = zip.get(I16, x) & 0xffff;
+                    int length = zip.get(I16, x + 2) & 0xffff;
+                    if (id == 1) {
+                        long y = x + 4;
+                        if (npy == 0xffffffffL) {
+                            npy = zip.get(I64, y);
+                            y += 8;
+                        }
+                        if (stored == 0xffffffffL) {
+                            stored = zip.get(I64, y);
+                            y += 8;
+                        }
+                        if (local == 0xffffffffL) {
+                            local = zip.get(I64, y);
+                        }
+                    }
+                    x += 4 + length;
+                }
+                at += 46L + nameLength + extraLength + commentLength;
+                if (!name.endsWith(".npy")) {
+                    continue;   // np.load gives other members as bytes; they hold no tensor
+                }
+                String what = file + ": member '" + name + "'";
+                if ((flags & 1) != 0) {
+                    throw new IllegalArgumentException(what + " is encrypted");
+                }
+                if (method != STORED && method != DEFLATED) {
+                    throw new IllegalArgumentException(what + " is compressed by zip method " + method
+                            + "; NumPy writes stored (np.savez) or deflated (np.savez_compressed) members");
+                }
+                if (local < 0 || local > directory - 30 || zip.get(I32, local) != LOCAL) {
+                    throw new IllegalArgumentException(what + ": its local header at byte " + local + " is not there");
+                }
+                long data = local + 30 + (zip.get(I16, local + 26) & 0xffff) + (zip.get(I16, local + 28) & 0xffff);
+                if (stored < 0 || npy < 0 || data > directory || stored > directory - data
+                        || (method == STORED && stored != npy)) {
+                    throw new IllegalArgumentException(what + ": its " + stored + " bytes at byte " + data
+                            + " do not lie within the archive" + (method == STORED && stored != npy ? " or differ from its size " + npy : ""));
+                }
+                String tensor = name.substring(0, name.length() - ".npy".length());
+                if (members.put(tensor, new Member(tensor, method == DEFLATED, data, stored, npy)) != null) {
+                    throw new IllegalArgumentException(file + ": two members are named '" + name + "'");
+                }
+            }
+            return members;
+        }
+
+        /** {@return the archive file} */
+        public Path file() {
+            return file;
+        }
+
+        /** {@return the tensors' names, in the archive's order} */
+        public List<String> names() {
+            return List.copyOf(members.keySet());
+        }
+
+        /** {@return the members, in the archive's order} */
+        public List<Member> members() {
+            return List.copyOf(members.values());
+        }
+
+        /**
+         * {@return the header of tensor {@code name}'s {@code .npy} member; for a deflated member only
+         * its start is inflated}
+         *
+         * @throws IllegalArgumentException naming the member and the problem, or the missing name and
+         *     those there are
+         */
+        public Npy.Header header(String name) {
+            Member m = member(name);
+            if (!m.compressed()) {
+                return NpyCodec.read(stored(m), m.npyBytes(), what(m), null);
+            }
+            long prefix = Math.min(m.npyBytes(), 12 + Npy.MAX_HEADER_BYTES);
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment start = arena.allocate(Math.max(1, prefix)).asSlice(0, prefix);
+                inflate(m, start, false);
+                return NpyCodec.read(start, m.npyBytes(), what(m), null);
+            }
+        }
+
+        /**
+         * {@return tensor {@code name}: a view of the mapping for a stored member, little-endian and
+         * one-byte data (else a copy, swapped); for a deflated member its data inflated into memory of
+         * its own} Closing it frees that memory; the archive stays mapped while a stored member's
+         * tensor is open, even after {@link #close()}.
+         *
+         * @throws IllegalArgumentException naming the member and the problem (a malformed {@code .npy},
+         *     a deflated stream that is damaged or not of the size the directory gives), or the missing
+         *     name and those there are
+         */
+        public Npy.Tensor tensor(String name) {
+            Member m = member(name);
+            MemoryBuffer.Hold hold = mapping.hold();
+            try {
+                if (!m.compressed()) {
+                    MemorySegment bytes = stored(m);
+                    Npy.Header h = NpyCodec.read(bytes, bytes.byteSize(), what(m), null);
+                    MemorySegment data = bytes.asSlice(h.dataOffset(), h.dataByteSize());
+                    if (h.byteOrder() == ByteOrder.BIG_ENDIAN && h.dtype().byteWidth() > 1) {
+                        Npy.Tensor copy = copied(m, h, data);
+                        hold.close();   // the copy needs the mapping no longer
+                        return copy;
+                    }
+                    MemoryBuffer view = MemoryBuffer.foreign(data, MemorySpace.HOST, what(m), hold::close);
+                    return new Npy.Tensor(file, h, view, true);
+                }
+                Arena arena = Arena.ofShared();
+                try {
+                    MemorySegment npy = arena.allocate(Math.max(1, m.npyBytes()), 64).asSlice(0, m.npyBytes());
+                    inflate(m, npy, true);
+                    Npy.Header h = NpyCodec.read(npy, npy.byteSize(), what(m), null);
+                    MemorySegment data = npy.asSlice(h.dataOffset(), h.dataByteSize());
+                    if (h.byteOrder() == ByteOrder.BIG_ENDIAN && h.dtype().byteWidth() > 1) {
+                        ByteSwap.toLittleEndian(data, h.dtype());
+                    }
+                    hold.close();
+                    return new Npy.Tensor(file, h, MemoryBuffer.foreign(data, MemorySpace.HOST, what(m), arena::close), false);
+                } catch (RuntimeException | Error e) {
+                    arena.close();
+                    throw e;
+                }
+            } catch (RuntimeException | Error e) {
+                hold.close();
+                throw e;
+            }
+        }
+
+        private Npy.Tensor copied(Member m, Npy.Header h, MemorySegment data) {
+            Arena arena = Arena.ofShared();
+            try {
+                MemorySegment copy = arena.allocate(Math.max(1, data.byteSize()), 64).asSlice(0, data.byteSize());
+                MemorySegment.copy(data, 0, copy, 0, data.byteSize());
+                ByteSwap.toLittleEndian(copy, h.dtype());
+                return new Npy.Tensor(file, h, MemoryBuffer.foreign(copy, MemorySpace.HOST, what(m), arena::close), false);
+            } catch (RuntimeException | Error e) {
+                arena.close();
+                throw e;
+            }
+        }
+
+        private Member member(String name) {
+            if (!mapping.isAlive()) {
+                throw Errors.closed(file);
+            }
+            Member m = members.get(name);
+            if (m == null) {
+                throw Errors.noTensor(name, file, names());
+            }
+            return m;
+        }
+
+        private String what(Member m) {
+            return file + ": member '" + m.name() + ".npy'";
+        }
+
+        private MemorySegment stored(Member m) {
+            return mapping.segment().asSlice(m.dataOffset(), m.storedBytes());
+        }
+
+        /**
+         * Inflates member {@code m} into {@code out}: all of it when {@code whole} (exactly its size, or
+         * it is refused), else its first {@code out.byteSize()} bytes.
+         */
+        private void inflate(Member m, MemorySegment out, boolean whole) {
+            if (m.npyBytes() / MAX_DEFLATE_RATIO > m.storedBytes() + 1) {
+                throw new IllegalArgumentException(what(m) + ": " + m.storedBytes() + " deflated bytes cannot hold the "
+                        + m.npyBytes() + " the zip directory gives it");
+            }
+            Inflater inflater = new Inflater(true);
+            try {
+                MemorySegment in = stored(m);
+                long read = 0;
+                long written = 0;
+                while (written < out.byteSize()) {
+                    if (inflater.needsInput()) {
+                        if (read == in.byteSize()) {
+                            break;
+                        }
+                        int n = (int) Math.min(1 << 30, in.byteSize() - read);
+                        inflater.setInput(in.asSlice(read, n).asByteBuffer());
+                        read += n;
+                    }
+                    int n = inflater.inflate(out.asSlice(written, Math.min(1 << 30, out.byteSize() - written)).asByteBuffer());
+                    written += n;
+                    if (n == 0 && (inflater.finished() || inflater.needsDictionary())) {
+                        break;
+                    }
+                }
+                if (written < out.byteSize()) {
+                    throw new IllegalArgumentException(what(m) + ": its deflated stream holds " + written + " bytes, "
+                            + m.npyBytes() + " expected");
+                }
+                if (whole && !inflater.finished()
+                        && (inflater.inflate(new byte[1]) > 0 || !inflater.finished())) {
+                    throw new IllegalArgumentException(what(m) + ": its deflated stream holds more than the "
+                            + m.npyBytes() + " bytes expected");
+                }
+            } catch (DataFormatException e) {
+                throw new IllegalArgumentException(what(m) + ": its deflated stream is damaged: " + e.getMessage(), e);
+            } finally {
+                inflater.end();
+            }
+        }
+
+        /** Unmaps the archive once no stored member's tensor is open; closing twice does nothing. */
+        @Override
+        public void close() {
+            mapping.close();
         }
     }
 }

@@ -5,6 +5,8 @@ import dev.tensorbuf.memory.internal.AsciiDigits;
 import dev.tensorbuf.views.DType;
 import java.io.IOException;
 import java.math.BigInteger;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
@@ -49,10 +51,34 @@ public final class NpyCodec {
      * {@code voidType}'s width as that type (null: void descrs are refused).
      */
     public static Npy.Header read(FileChannel channel, long fileSize, String file, DType voidType) throws IOException {
+        return read((position, length) -> readFully(channel, position, length), fileSize, file, voidType);
+    }
+
+    /**
+     * Reads as {@link #read(FileChannel, long, String, DType)} from bytes in memory: a {@code .npy}
+     * member of an {@code .npz} archive, mapped or inflated, of {@code size} bytes of which
+     * {@code start} holds at least the first {@code min(size, 12 + MAX_HEADER_BYTES)}. The
+     * header's data offset is from the member's start.
+     */
+    public static Npy.Header read(MemorySegment start, long size, String file, DType voidType) {
+        try {
+            return read((position, length) -> ByteBuffer.wrap(start.asSlice(position, length).toArray(ValueLayout.JAVA_BYTE)),
+                    size, file, voidType);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);   // memory is not read by I/O
+        }
+    }
+
+    /** Reads {@code length} bytes at {@code position}, which the caller has checked lie within the source. */
+    private interface Source {
+        ByteBuffer read(long position, int length) throws IOException;
+    }
+
+    private static Npy.Header read(Source channel, long fileSize, String file, DType voidType) throws IOException {
         if (fileSize < 10) {
             throw Errors.tooShort(file, fileSize, "a .npy preamble (at least 10)");
         }
-        ByteBuffer start = readFully(channel, 0, 12 <= fileSize ? 12 : 10);
+        ByteBuffer start = channel.read(0, 12 <= fileSize ? 12 : 10);
         for (int i = 0; i < MAGIC.length; i++) {
             if (start.get(i) != MAGIC[i]) {
                 throw new IllegalArgumentException(file + ": not a .npy file: it starts with " + hex(start, 6)
@@ -78,7 +104,7 @@ public final class NpyCodec {
         if (headerStart + headerLength > fileSize) {
             throw Errors.headerPastEnd(file, headerLength, fileSize + " bytes, header starts at " + headerStart);
         }
-        ByteBuffer raw = readFully(channel, headerStart, (int) headerLength);
+        ByteBuffer raw = channel.read(headerStart, (int) headerLength);
         String text = major < 3 ? StandardCharsets.ISO_8859_1.decode(raw).toString()
                 : StrictUtf8.decode(raw, headerStart, file, "version 3.0 header");
         long dataOffset = headerStart + headerLength;

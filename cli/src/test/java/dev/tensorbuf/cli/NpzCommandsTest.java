@@ -1,0 +1,109 @@
+package dev.tensorbuf.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.interop.DenseTensor;
+import dev.tensorbuf.interop.Npy;
+import dev.tensorbuf.interop.SafetensorsFile;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.TensorElements;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.zip.CRC32;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipOutputStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code .npz} archives through convert, inspect and run. Was: refused as "a zip archive ... extract
+ * its .npy members". The archives here are zipped by the JDK as np.savez (stored) and
+ * np.savez_compressed (deflated) lay them out; NumPy's own are read in interop's {@code NpyArchiveTest}.
+ */
+class NpzCommandsTest {
+    @TempDir
+    Path dir;
+
+    /** {@return an archive of a = f32[3,5] 1..15 and b = s32[4] 0..3, members stored or deflated} */
+    private Path archive(String name, boolean deflated) throws IOException {
+        float[] a = new float[15];
+        for (int i = 0; i < 15; i++) {
+            a[i] = i + 1;
+        }
+        Npy.write(dir.resolve("a.npy"), new DenseTensor(DType.F32, List.of(3L, 5L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, a)));
+        Npy.write(dir.resolve("b.npy"), new DenseTensor(DType.S32, List.of(4L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_INT, 0, 1, 2, 3)));
+        Path file = dir.resolve(name);
+        try (OutputStream out = Files.newOutputStream(file); ZipOutputStream zip = new ZipOutputStream(out)) {
+            for (String member : List.of("a.npy", "b.npy")) {
+                byte[] bytes = Files.readAllBytes(dir.resolve(member));
+                ZipEntry e = new ZipEntry(member);
+                if (!deflated) {
+                    CRC32 crc = new CRC32();
+                    crc.update(bytes);
+                    e.setMethod(ZipEntry.STORED);
+                    e.setSize(bytes.length);
+                    e.setCompressedSize(bytes.length);
+                    e.setCrc(crc.getValue());
+                }
+                zip.putNextEntry(e);
+                zip.write(bytes);
+                zip.closeEntry();
+            }
+        }
+        return file;
+    }
+
+    @Test
+    void convertTakesAnArrayOfAStoredOrDeflatedArchive() throws Exception {
+        for (boolean deflated : List.of(false, true)) {
+            Path npz = archive(deflated ? "wc.npz" : "w.npz", deflated);
+            Path out = dir.resolve("t.safetensors");
+            CliHarness r = CliHarness.run("convert", npz.toString(), out.toString(), "--tensor", "a", "--transpose", "1,0", "--quiet");
+            assertEquals(0, r.code(), r.err());
+            try (SafetensorsFile f = SafetensorsFile.open(out)) {
+                assertEquals(List.of(5L, 3L), f.tensor("a").shape());
+                assertArrayEquals(new double[] {1, 6, 11, 2, 7, 12, 3, 8, 13, 4, 9, 14, 5, 10, 15},
+                        TensorElements.of(f.tensor("a").view()).toDoubleArray());
+            }
+            r = CliHarness.run("convert", npz.toString(), dir.resolve("x.npy").toString());
+            assertEquals(2, r.code());
+            assertEquals("tensorbuf convert: " + npz + " holds 2 arrays [a, b]; pick one with --tensor NAME\n", r.err());
+            r = CliHarness.run("convert", npz.toString(), dir.resolve("x.npy").toString(), "--tensor", "c");
+            assertEquals(2, r.code());
+            assertTrue(r.err().contains("'c'") && r.err().contains("[a, b]"), r.err());
+        }
+        CliHarness r = CliHarness.run("convert", dir.resolve("a.npy").toString(), dir.resolve("out.npz").toString());
+        assertEquals(2, r.code());
+        assertEquals("tensorbuf convert: " + dir.resolve("out.npz") + ": tensorbuf reads .npz archives but does not write them;"
+                + " write a .npy, or a .safetensors file for several tensors\n", r.err());
+    }
+
+    @Test
+    void inspectListsTheMembersWithTheByteRangesOfStoredOnes() throws Exception {
+        Path npz = archive("w.npz", false);
+        CliHarness r = CliHarness.run("inspect", npz.toString());
+        assertEquals(0, r.code(), r.err());
+        List<String> lines = r.out().lines().toList();
+        assertEquals(npz + ": npz archive, stored (np.savez), 2 tensors", lines.get(0));
+        assertTrue(lines.get(1).startsWith("  a  f32 (<f4)  [3, 5]  bytes ["), lines.get(1));
+        // The range printed holds the values: 1..15 as little-endian f32.
+        String line = lines.get(1);
+        String range = line.substring(line.indexOf("bytes [") + "bytes [".length(), line.lastIndexOf(')'));
+        long start = Long.parseLong(range.split(", ")[0]);
+        byte[] all = Files.readAllBytes(npz);
+        assertEquals(1.0f, Float.intBitsToFloat(java.nio.ByteBuffer.wrap(all, (int) start, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt()));
+        assertEquals(15.0f, Float.intBitsToFloat(java.nio.ByteBuffer.wrap(all, (int) start + 56, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt()));
+        Path compressed = archive("wc.npz", true);
+        r = CliHarness.run("inspect", compressed.toString());
+        assertEquals(0, r.code(), r.err());
+        assertEquals(List.of(compressed + ": npz archive, deflated (np.savez_compressed), 2 tensors",
+                "  a  f32 (<f4)  [3, 5]  deflated  60 bytes", "  b  s32 (<i4)  [4]  deflated  16 bytes"), r.out().lines().toList());
+    }
+}
