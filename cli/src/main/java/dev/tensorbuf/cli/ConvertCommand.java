@@ -61,7 +61,8 @@ final class ConvertCommand implements Command {
                 Reads one tensor from IN and writes it to OUT; the format is chosen by extension: .npy,
                 .safetensors, Arrow IPC (.arrow and Feather V2's .feather files, .arrows streams: an
                 arrow.fixed_shape_tensor column a tensor; read uncompressed or LZ4, Feather's default),
-                NumPy's .npz archives (read only, stored or deflated: --tensor NAME picks an array),
+                NumPy's .npz archives (read only, stored or deflated: --tensor NAME picks an array; into
+                a .safetensors OUT without it, every array, as np.load names them),
                 anything else is raw bytes. Raw output holds exactly the physical bytes of
                 the XLA layout given by --layout (tiles and padding included, padding zeroed; row-major
                 without --layout; 6-bit types one element to a byte, as ml_dtypes holds them, e.g.
@@ -155,6 +156,12 @@ final class ConvertCommand implements Command {
             checkInputOptions(in, inPath, Format.SAFETENSORS);
             try (SafetensorsFile.Checkpoint file = SafetensorsFile.Checkpoint.open(inPath)) {
                 return convertAll(in, file, outPath, start, order);
+            }
+        }
+        if (TensorFiles.formatOf(inPath) == Format.NPZ && TensorFiles.formatOf(outPath) == Format.SAFETENSORS
+                && in.value("tensor") == null) {
+            try (Npy.Archive archive = Npy.Archive.open(inPath)) {
+                return convertArchive(in, archive, outPath, start, order);
             }
         }
         if (in.values("tensor").size() > 1) {
@@ -332,6 +339,77 @@ final class ConvertCommand implements Command {
             throw new UsageException("--from-layout describes a raw input; " + file + " is a ."
                     + format.label() + " file, which says its own shape");
         }
+    }
+
+    /**
+     * Converts every array of an {@code .npz} archive into a safetensors file, each named as
+     * {@code np.load} names it, in C order (a Fortran-order array is copied into it): as a
+     * safetensors file converts whole, --dtype changes the floating-point arrays and keeps the
+     * others. Each array is read (inflated, for {@code np.savez_compressed}) only while it is written.
+     */
+    private static int convertArchive(Invocation in, Npy.Archive archive, Path outPath, long start, DimOrder order)
+            throws IOException {
+        int count = archive.names().size();
+        String holds = Counts.of(count, "array");
+        if (order != null || in.value("layout") != null || in.value("from-dtype") != null || in.value("all-rank") != null) {
+            throw new UsageException(archive.file() + " holds " + holds + ", converted whole into a .safetensors OUT:"
+                    + " pick one with --tensor NAME to " + (order != null ? "reorder it" : "lay it out or name its type"));
+        }
+        String dtypeText = in.value("dtype");
+        DType to = dtypeText == null ? null : DTypeNames.parse(dtypeText, "--dtype");
+        if (to != null && to.kind() != DType.Kind.FLOAT) {
+            throw new UsageException("--dtype " + to + ": converting " + archive.file() + " (" + holds + ") whole changes"
+                    + " the floating-point arrays, so the type must be floating-point; pick one array with --tensor NAME"
+                    + " to make it " + to);
+        }
+        Map<String, ArrayShape> shapes = new LinkedHashMap<>();
+        Map<String, DenseTensor.DataWriter> writers = new LinkedHashMap<>();
+        long bytes = 0;
+        int changed = 0;
+        for (String name : archive.names()) {
+            Npy.Header h = archive.header(name);
+            DType type = to != null && h.dtype().kind() == DType.Kind.FLOAT ? to : h.dtype();
+            changed += type != h.dtype() ? 1 : 0;
+            TensorFiles.requireWritable(outPath, type, "array '" + name + "'", "pick the others one by one with --tensor NAME");
+            long[] dims = Extents.toArray(h.shape());
+            ArrayShape shape = ArrayShape.of(type, dims).withLayout(XlaLayout.packedDescending(type, dims.length));
+            shapes.put(name, shape);
+            bytes = Math.addExact(bytes, shape.arraySize());
+        }
+        Path wrote;
+        try (Progress progress = Progress.start(in.err(), in.flag("quiet"), bytes)) {
+            for (String name : archive.names()) {
+                ArrayShape shape = shapes.get(name);
+                writers.put(name, channel -> {
+                    try (Npy.Tensor t = archive.tensor(name)) {
+                        if (t.dtype() == shape.dtype() && !t.header().fortranOrder()) {
+                            writeBytes(t.data().segment(), channel, progress::advance);
+                        } else {
+                            copyWhole(TensorView.strided(t.data(), t.dtype(), t.layout()), shape, channel, progress);
+                        }
+                    }
+                });
+            }
+            wrote = TensorFiles.writeSafetensors(outPath, shapes, Map.of(), writers, maxShardBytes(in, outPath));
+            progress.finish();
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        long written = TensorFiles.bytesWritten(wrote);
+        if (in.flag("json")) {
+            Map<String, Object> json = new LinkedHashMap<>();
+            json.put("in", archive.file().toString());
+            json.put("out", wrote.toString());
+            json.put("tensors", shapes.entrySet().stream().map(e -> Map.<String, Object>of("name", e.getKey(),
+                    "shape", e.getValue().toString())).toList());
+            json.put("bytes_written", written);
+            json.put("seconds", Math.round(seconds * 1000) / 1000.0);
+            in.printJson(json);
+        } else {
+            in.out().println(Failure.oneLine(archive.file() + " -> " + wrote) + ": " + holds
+                    + (to == null ? "" : " (" + changed + " to " + to + ", " + (count - changed) + " kept)") + ", "
+                    + Counts.of(written, "byte") + " (safetensors) in " + Counts.decimal(seconds, 2) + " s");
+        }
+        return 0;
     }
 
     /**

@@ -86,6 +86,55 @@ class NpzCommandsTest {
     }
 
     @Test
+    void convertTurnsAWholeArchiveIntoSafetensors() throws Exception {
+        for (boolean deflated : List.of(false, true)) {
+            Path npz = archive(deflated ? "wc.npz" : "w.npz", deflated);
+            Path out = dir.resolve("all.safetensors");
+            CliHarness r = CliHarness.run("convert", npz.toString(), out.toString(), "--quiet");
+            assertEquals(0, r.code(), r.err());
+            assertTrue(r.out().startsWith(npz + " -> " + out + ": 2 arrays, "), r.out());
+            try (SafetensorsFile f = SafetensorsFile.open(out)) {
+                assertEquals(List.of("a", "b"), f.names());
+                assertEquals(DType.F32, f.tensor("a").dtype());
+                assertEquals(15.0, TensorElements.of(f.tensor("a").view()).getDouble(2, 4));
+                assertArrayEquals(new long[] {0, 1, 2, 3}, TensorElements.of(f.tensor("b").view()).toLongArray());
+            }
+            // --dtype changes the floating-point arrays and keeps the others, as for a safetensors IN.
+            r = CliHarness.run("convert", npz.toString(), out.toString(), "--dtype", "bf16", "--quiet");
+            assertEquals(0, r.code(), r.err());
+            assertTrue(r.out().contains(": 2 arrays (1 to bf16, 1 kept)"), r.out());
+            try (SafetensorsFile f = SafetensorsFile.open(out)) {
+                assertEquals(DType.BF16, f.tensor("a").dtype());
+                assertEquals(DType.S32, f.tensor("b").dtype());
+                assertEquals(7.0, TensorElements.of(f.tensor("a").view()).getDouble(1, 1));
+            }
+            r = CliHarness.run("convert", npz.toString(), out.toString(), "--transpose", "1,0");
+            assertEquals(2, r.code());
+            assertEquals("tensorbuf convert: " + npz + " holds 2 arrays, converted whole into a .safetensors OUT: pick one"
+                    + " with --tensor NAME to reorder it\n", r.err());
+        }
+        // A Fortran-order array goes into the safetensors file in C order, as np.load reads it.
+        byte[] preamble = dev.tensorbuf.interop.internal.NpyCodec.preamble("<i4", true, List.of(2L, 3L), 0);
+        java.nio.ByteBuffer f = java.nio.ByteBuffer.allocate(preamble.length + 24).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        f.put(preamble);
+        for (int v : new int[] {0, 3, 1, 4, 2, 5}) {   // [[0, 1, 2], [3, 4, 5]] column by column
+            f.putInt(v);
+        }
+        Path npz = dir.resolve("fortran.npz");
+        try (ZipOutputStream zip = new ZipOutputStream(Files.newOutputStream(npz))) {
+            zip.putNextEntry(new ZipEntry("f.npy"));
+            zip.write(f.array());
+            zip.closeEntry();
+        }
+        Path out = dir.resolve("f.safetensors");
+        CliHarness r = CliHarness.run("convert", npz.toString(), out.toString(), "--quiet");
+        assertEquals(0, r.code(), r.err());
+        try (SafetensorsFile s = SafetensorsFile.open(out)) {
+            assertArrayEquals(new int[] {0, 1, 2, 3, 4, 5}, s.tensor("f").data().segment().toArray(ValueLayout.JAVA_INT_UNALIGNED));
+        }
+    }
+
+    @Test
     void inspectListsTheMembersWithTheByteRangesOfStoredOnes() throws Exception {
         Path npz = archive("w.npz", false);
         CliHarness r = CliHarness.run("inspect", npz.toString());
