@@ -31,7 +31,7 @@ final class ServeCommand implements Command {
     @Override
     public String description() {
         return """
-                Serves the tensors of the .npy, .safetensors and .gguf files, the sharded
+                Serves the tensors of the .npy, .npz, .safetensors and .gguf files, the sharded
                 checkpoints (model.safetensors.index.json: the tensors of all its files as one set)
                 and the Arrow IPC files and streams (.arrow, .arrows, Feather V2 .feather: each
                 arrow.fixed_shape_tensor column) under DIR over Arrow Flight until stopped

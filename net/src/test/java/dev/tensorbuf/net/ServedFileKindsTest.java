@@ -207,6 +207,56 @@ class ServedFileKindsTest {
         }
     }
 
+    /** An .npz as np.savez and np.savez_compressed write it (zipped here by the JDK): each array a tensor. */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void servesTheArraysOfNpzArchives() throws Exception {
+        try (Allocator arena = Allocators.shared()) {
+            Path served = Files.createDirectories(dir.resolve("npz"));
+            TensorView a = counting(arena, 6, 4, 5);
+            TensorView b = counting(arena, 3);
+            dev.tensorbuf.interop.Npy.write(dir.resolve("a.npy"), DenseTensor.of(a));
+            dev.tensorbuf.interop.Npy.write(dir.resolve("b.npy"), DenseTensor.of(b));
+            for (String archive : List.of("w.npz", "wc.npz")) {
+                try (java.util.zip.ZipOutputStream zip = new java.util.zip.ZipOutputStream(Files.newOutputStream(served.resolve(archive)))) {
+                    for (String member : List.of("a.npy", "b.npy")) {
+                        byte[] bytes = Files.readAllBytes(dir.resolve(member));
+                        java.util.zip.ZipEntry e = new java.util.zip.ZipEntry(member);
+                        if (archive.equals("w.npz")) {
+                            java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+                            crc.update(bytes);
+                            e.setMethod(java.util.zip.ZipEntry.STORED);
+                            e.setSize(bytes.length);
+                            e.setCompressedSize(bytes.length);
+                            e.setCrc(crc.getValue());
+                        }
+                        zip.putNextEntry(e);
+                        zip.write(bytes);
+                        zip.closeEntry();
+                    }
+                }
+            }
+            try (TensorServer s = TensorServer.start(served, TensorServer.Options.defaults().withPort(0).withBatchBytes(64));
+                 TensorClient c = connect(s, TensorClient.Options.defaults())) {
+                for (String archive : List.of("w.npz", "wc.npz")) {
+                    TensorView box = c.fetch(TensorTicket.of(archive, "a").withBox(List.of(1L, 2L, 1L), List.of(5L, 4L, 4L)), arena);
+                    assertArrayEquals(TensorElements.of(slice(a, new long[] {1, 2, 1}, new long[] {5, 4, 4})).toDoubleArray(),
+                            TensorElements.of(box).toDoubleArray(), archive);
+                    assertArrayEquals(TensorElements.of(b).toDoubleArray(),
+                            TensorElements.of(c.fetch(TensorTicket.of(archive, "b"), arena)).toDoubleArray(), archive);
+                    TensorClient.FetchException e = assertThrows(TensorClient.FetchException.class,
+                            () -> c.fetch(TensorTicket.of(archive, "z"), arena));
+                    assertTrue(e.getMessage().endsWith("NOT_FOUND: '" + archive + "' has no tensor 'z'"), e.getMessage());
+                }
+                List<String> listed = new ArrayList<>();
+                for (TensorClient.Listed l : c.list()) {
+                    listed.add(l.ticket().describe() + " " + l.dtype() + l.dims());
+                }
+                assertEquals(List.of("w.npz:a f32[6, 4, 5]", "w.npz:b f32[3]", "wc.npz:a f32[6, 4, 5]", "wc.npz:b f32[3]"), listed);
+            }
+        }
+    }
+
     @Test
     void aCheckpointWhoseFileLeadsOutOfTheDirectoryIsRefused() throws Exception {
         try (Allocator arena = Allocators.shared()) {

@@ -30,7 +30,8 @@ import java.util.stream.Stream;
  * The tensor files under one directory, as a server may show them: only regular files under it,
  * reached by relative paths without {@code ..}, whose real path (symlinks followed) stays inside
  * it. Each file is mapped once, on first use, and stays mapped until {@link #close()}. The files:
- * {@code .npy}, {@code .safetensors}, {@code .gguf} (block-quantized tensors offered as f32, their
+ * {@code .npy}, {@code .npz} (each array a tensor; a deflated one inflated on first use),
+ * {@code .safetensors}, {@code .gguf} (block-quantized tensors offered as f32, their
  * dequantized values), sharded safetensors checkpoints ({@code *.safetensors.index.json}: the
  * tensors of all its files as one set, named by the index's path; the files it covers are not
  * listed again on their own, though a ticket may still name one), and Arrow IPC files and streams
@@ -151,7 +152,7 @@ public final class TensorDirectory implements AutoCloseable {
         }
         String name = candidate.getFileName() == null ? "" : candidate.getFileName().toString().toLowerCase(Locale.ROOT);
         if (!served(name)) {
-            throw new RefusedException(Refusal.INVALID, "path " + shown + " is not a .npy, .safetensors, .gguf,"
+            throw new RefusedException(Refusal.INVALID, "path " + shown + " is not a .npy, .npz, .safetensors, .gguf,"
                     + " .safetensors.index.json, .arrow, .arrows or .feather file");
         }
         Path real;
@@ -170,7 +171,7 @@ public final class TensorDirectory implements AutoCloseable {
     }
 
     private static boolean served(String lowerName) {
-        return lowerName.endsWith(".npy") || lowerName.endsWith(".safetensors") || lowerName.endsWith(".gguf")
+        return lowerName.endsWith(".npy") || lowerName.endsWith(".npz") || lowerName.endsWith(".safetensors") || lowerName.endsWith(".gguf")
                 || lowerName.endsWith(".safetensors.index.json") || lowerName.endsWith(".arrow") || lowerName.endsWith(".arrows")
                 || lowerName.endsWith(".feather");
     }
@@ -213,6 +214,7 @@ public final class TensorDirectory implements AutoCloseable {
             case SafetensorsFile.Checkpoint c -> c.names();
             case GgufFile g -> g.names();
             case ArrowTensors.Tensors a -> a.names();
+            case Archive z -> z.archive().names();
             default -> throw new AssertionError(opened);
         };
         if (tensor.isEmpty()) {
@@ -228,6 +230,14 @@ public final class TensorDirectory implements AutoCloseable {
         }
         if (opened instanceof ArrowTensors.Tensors a) {
             return new Source(a.view(tensor), null, "");
+        }
+        if (opened instanceof Archive z) {
+            try {
+                return new Source(z.view(tensor), null, "");
+            } catch (IllegalArgumentException e) {
+                throw new RefusedException(Refusal.INVALID, "'" + relative + "':" + abbreviate(tensor) + " is not readable: "
+                        + e.getMessage());
+            }
         }
         if (opened instanceof GgufFile g) {
             GgufTensor t = g.tensor(tensor);
@@ -257,6 +267,9 @@ public final class TensorDirectory implements AutoCloseable {
                     String n = f.getFileName().toString().toLowerCase(Locale.ROOT);
                     if (n.endsWith(".npy")) {
                         return Npy.map(f);
+                    }
+                    if (n.endsWith(".npz")) {
+                        return new Archive(Npy.Archive.open(f));
                     }
                     if (n.endsWith(".gguf")) {
                         return GgufFile.open(f);
@@ -320,6 +333,16 @@ public final class TensorDirectory implements AutoCloseable {
                     }
                     case ArrowTensors.Tensors a -> a.names().forEach(name -> entries.add(
                             new Entry(relative, name, a.view(name).dtype(), a.view(name).dims())));
+                    case Archive z -> {
+                        for (String name : z.archive().names()) {
+                            try {
+                                Npy.Header h = z.archive().header(name);
+                                entries.add(new Entry(relative, name, h.dtype(), h.shape()));
+                            } catch (IllegalArgumentException e) {
+                                // an unreadable member is not offered; asking for it names why
+                            }
+                        }
+                    }
                     case GgufFile g -> {
                         for (GgufTensor t : g.tensors()) {
                             boolean plain = t.type().dtype().isPresent();
@@ -343,6 +366,26 @@ public final class TensorDirectory implements AutoCloseable {
             }
         });
         return out;
+    }
+
+    /**
+     * An {@code .npz} archive and the arrays of it opened so far (a deflated one is inflated once),
+     * each kept until the directory closes, as the views of other files are.
+     */
+    private record Archive(Npy.Archive archive, Map<String, Npy.Tensor> tensors) implements AutoCloseable {
+        Archive(Npy.Archive archive) {
+            this(archive, new ConcurrentHashMap<>());
+        }
+
+        TensorView view(String name) {
+            return tensors.computeIfAbsent(name, archive::tensor).view();
+        }
+
+        @Override
+        public void close() {
+            tensors.values().forEach(Npy.Tensor::close);
+            archive.close();
+        }
     }
 
     private static String abbreviate(String s) {
