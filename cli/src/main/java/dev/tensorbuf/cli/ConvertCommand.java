@@ -45,7 +45,7 @@ final class ConvertCommand implements Command {
 
     @Override
     public String summary() {
-        return "convert a tensor between .npy, safetensors and raw bytes, to any XLA layout and dtype";
+        return "convert a tensor between .npy, safetensors, GGUF, Arrow and raw bytes (and from .npz), to any XLA layout and dtype";
     }
 
     @Override

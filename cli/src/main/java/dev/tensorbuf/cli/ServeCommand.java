@@ -19,7 +19,7 @@ final class ServeCommand implements Command {
 
     @Override
     public String summary() {
-        return "serve the npy, safetensors, GGUF, Arrow and sharded-checkpoint tensors of a directory over Arrow Flight, any box or shard";
+        return "serve the npy, npz, safetensors, GGUF, Arrow and sharded-checkpoint tensors of a directory over Arrow Flight, any box or shard";
     }
 
     @Override
