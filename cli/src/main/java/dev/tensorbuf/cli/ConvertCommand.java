@@ -31,6 +31,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.LongConsumer;
 
 /** {@code tensorbuf convert}: a tensor from .npy, safetensors or raw bytes into any of them, in any XLA layout and type. */
@@ -393,23 +394,43 @@ final class ConvertCommand implements Command {
             wrote = TensorFiles.writeSafetensors(outPath, shapes, Map.of(), writers, maxShardBytes(in, outPath));
             progress.finish();
         }
+        reportWhole(in, archive.file(), wrote, shapes, holds, to, changed, null, Set.of(), start);
+        return 0;
+    }
+
+    /**
+     * Reports a whole file converted into safetensors: each tensor's name and shape with
+     * {@code --json}, else one line of what {@code held}, how many tensors --dtype changed to
+     * {@code to} (when given), the dims reordered (when {@code order} is), the bytes written and
+     * the time.
+     */
+    private static void reportWhole(Invocation in, Path from, Path wrote, Map<String, ArrayShape> shapes, String held,
+                                    DType to, int changed, DimOrder order, Set<String> transposed, long start) throws IOException {
         double seconds = (System.nanoTime() - start) / 1e9;
         long written = TensorFiles.bytesWritten(wrote);
         if (in.flag("json")) {
             Map<String, Object> json = new LinkedHashMap<>();
-            json.put("in", archive.file().toString());
+            json.put("in", from.toString());
             json.put("out", wrote.toString());
-            json.put("tensors", shapes.entrySet().stream().map(e -> Map.<String, Object>of("name", e.getKey(),
-                    "shape", e.getValue().toString())).toList());
+            json.put("tensors", shapes.entrySet().stream().map(e -> {
+                Map<String, Object> tensor = new LinkedHashMap<>();
+                tensor.put("name", e.getKey());
+                tensor.put("shape", e.getValue().toString());
+                return tensor;
+            }).toList());
+            if (order != null) {
+                json.put("transposed", List.copyOf(transposed));
+                json.put("permutation", order.perm());
+            }
             json.put("bytes_written", written);
             json.put("seconds", Math.round(seconds * 1000) / 1000.0);
             in.printJson(json);
         } else {
-            in.out().println(Failure.oneLine(archive.file() + " -> " + wrote) + ": " + holds
-                    + (to == null ? "" : " (" + changed + " to " + to + ", " + (count - changed) + " kept)") + ", "
+            in.out().println(Failure.oneLine(from + " -> " + wrote) + ": " + held
+                    + (to == null ? "" : " (" + changed + " to " + to + ", " + (shapes.size() - changed) + " kept)")
+                    + (order == null ? "" : ", " + transposed.size() + " transposed " + order.list()) + ", "
                     + Counts.of(written, "byte") + " (safetensors) in " + Counts.decimal(seconds, 2) + " s");
         }
-        return 0;
     }
 
     /**
@@ -483,31 +504,8 @@ final class ConvertCommand implements Command {
             wrote = TensorFiles.writeSafetensors(outPath, shapes, input.metadata(), writers, maxShardBytes(in, outPath));
             progress.finish();
         }
-        double seconds = (System.nanoTime() - start) / 1e9;
-        long written = TensorFiles.bytesWritten(wrote);
-        if (in.flag("json")) {
-            Map<String, Object> json = new LinkedHashMap<>();
-            json.put("in", input.file().toString());
-            json.put("out", wrote.toString());
-            json.put("tensors", shapes.entrySet().stream().map(e -> {
-                Map<String, Object> tensor = new LinkedHashMap<>();
-                tensor.put("name", e.getKey());
-                tensor.put("shape", e.getValue().toString());
-                return tensor;
-            }).toList());
-            if (order != null) {
-                json.put("transposed", List.copyOf(reordered.keySet()));
-                json.put("permutation", order.perm());
-            }
-            json.put("bytes_written", written);
-            json.put("seconds", Math.round(seconds * 1000) / 1000.0);
-            in.printJson(json);
-        } else {
-            in.out().println(Failure.oneLine(input.file() + " -> " + wrote) + ": " + (count == 0 ? "0 tensors" : holds)
-                    + (to == null ? "" : " (" + changed + " to " + to + ", " + (count - changed) + " kept)")
-                    + (order == null ? "" : ", " + reordered.size() + " transposed " + order.list()) + ", "
-                    + Counts.of(written, "byte") + " (safetensors) in " + Counts.decimal(seconds, 2) + " s");
-        }
+        reportWhole(in, input.file(), wrote, shapes, count == 0 ? "0 tensors" : holds, to, changed, order, reordered.keySet(),
+                start);
         return 0;
     }
 

@@ -302,6 +302,28 @@ final class TensorFiles {
     }
 
     /**
+     * {@return the name asked for; else {@code preferred} (may be null) when the file has it, or the
+     * file's only name} A name asked for that the file lacks is refused by the file's own lookup.
+     *
+     * @param kind what the names are, plural ("tensors", "arrays", "tensor columns")
+     * @param howToName what the user writes to pick one, e.g. {@code "--tensor NAME"}
+     * @throws IllegalArgumentException when none is picked, listing the names there are
+     */
+    private static String pick(Path file, List<String> names, String kind, String name, String preferred, String howToName) {
+        if (name != null) {
+            return name;
+        }
+        if (preferred != null && names.contains(preferred)) {
+            return preferred;
+        }
+        if (names.size() == 1) {
+            return names.getFirst();
+        }
+        throw new IllegalArgumentException(names.isEmpty() ? file + " holds no " + kind
+                : file + " holds " + names.size() + " " + kind + " " + names + "; pick one with " + howToName);
+    }
+
+    /**
      * Opens one array of a NumPy {@code .npz} archive: {@code name} when given; otherwise the array
      * called {@code preferred} (may be null), or the archive's only array.
      *
@@ -310,14 +332,7 @@ final class TensorFiles {
     static Opened openNpz(Path file, String name, String preferred, String howToName) throws IOException {
         Npy.Archive npz = Npy.Archive.open(file);
         try {
-            String picked = name != null ? name : preferred != null && npz.names().contains(preferred) ? preferred : null;
-            if (picked == null) {
-                if (npz.names().size() != 1) {
-                    throw new IllegalArgumentException(file + " holds " + npz.names().size() + " arrays " + npz.names()
-                            + "; pick one with " + howToName);
-                }
-                picked = npz.names().getFirst();
-            }
+            String picked = pick(file, npz.names(), "arrays", name, preferred, howToName);
             Npy.Tensor a = npz.tensor(picked);
             AutoCloseable both = () -> {
                 a.close();
@@ -340,14 +355,7 @@ final class TensorFiles {
         refuseArchive(file, false);
         ArrowTensors.Tensors t = ArrowTensors.read(file);
         try {
-            String picked = name;
-            if (picked == null) {
-                if (t.names().size() != 1) {
-                    throw new IllegalArgumentException(file + " holds " + t.names().size() + " tensor columns " + t.names()
-                            + "; pick one with " + howToName);
-                }
-                picked = t.names().getFirst();
-            }
+            String picked = pick(file, t.names(), "tensor columns", name, null, howToName);
             return new Opened(t.view(picked), picked, t);
         } catch (RuntimeException e) {
             t.close();
@@ -383,20 +391,7 @@ final class TensorFiles {
         refuseArchive(file, false);
         SafetensorsFile.Checkpoint f = SafetensorsFile.Checkpoint.open(file);
         try {
-            String picked = name;
-            if (picked == null) {
-                List<String> names = f.names();
-                if (preferred != null && names.contains(preferred)) {
-                    picked = preferred;
-                } else if (names.size() == 1) {
-                    picked = names.getFirst();
-                } else if (names.isEmpty()) {
-                    throw new IllegalArgumentException(file + " holds no tensors");
-                } else {
-                    throw new IllegalArgumentException(file + " holds " + names.size() + " tensors " + names
-                            + "; pick one with " + howToName);
-                }
-            }
+            String picked = pick(file, f.names(), "tensors", name, preferred, howToName);
             SafetensorsFile.Tensor t = f.tensor(picked);
             requireReadable(file, t);
             return new Opened(TensorView.of(t.data(), shapeOf(t, t.dtype())), picked, f);

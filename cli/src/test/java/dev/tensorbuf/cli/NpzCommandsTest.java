@@ -7,18 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.SafetensorsFile;
+import dev.tensorbuf.testing.Zips;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorElements;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.zip.CRC32;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,25 +36,8 @@ class NpzCommandsTest {
         }
         Npy.write(dir.resolve("a.npy"), new DenseTensor(DType.F32, List.of(3L, 5L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_FLOAT, a)));
         Npy.write(dir.resolve("b.npy"), new DenseTensor(DType.S32, List.of(4L), Arena.ofAuto().allocateFrom(ValueLayout.JAVA_INT, 0, 1, 2, 3)));
-        Path file = dir.resolve(name);
-        try (OutputStream out = Files.newOutputStream(file); ZipOutputStream zip = new ZipOutputStream(out)) {
-            for (String member : List.of("a.npy", "b.npy")) {
-                byte[] bytes = Files.readAllBytes(dir.resolve(member));
-                ZipEntry e = new ZipEntry(member);
-                if (!deflated) {
-                    CRC32 crc = new CRC32();
-                    crc.update(bytes);
-                    e.setMethod(ZipEntry.STORED);
-                    e.setSize(bytes.length);
-                    e.setCompressedSize(bytes.length);
-                    e.setCrc(crc.getValue());
-                }
-                zip.putNextEntry(e);
-                zip.write(bytes);
-                zip.closeEntry();
-            }
-        }
-        return file;
+        return Zips.write(dir.resolve(name), !deflated, Zips.Member.of("a.npy", dir.resolve("a.npy")),
+                Zips.Member.of("b.npy", dir.resolve("b.npy")));
     }
 
     @Test
@@ -121,11 +101,7 @@ class NpzCommandsTest {
             f.putInt(v);
         }
         Path npz = dir.resolve("fortran.npz");
-        try (ZipOutputStream zip = new ZipOutputStream(Files.newOutputStream(npz))) {
-            zip.putNextEntry(new ZipEntry("f.npy"));
-            zip.write(f.array());
-            zip.closeEntry();
-        }
+        Zips.write(npz, false, new Zips.Member("f.npy", f.array()));
         Path out = dir.resolve("f.safetensors");
         CliHarness r = CliHarness.run("convert", npz.toString(), out.toString(), "--quiet");
         assertEquals(0, r.code(), r.err());

@@ -9,6 +9,7 @@ import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.interop.json.Json;
+import dev.tensorbuf.testing.Zips;
 import dev.tensorbuf.views.DType;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -69,32 +70,17 @@ class RunCommandTest {
     @Test
     void anArgumentFromAnNpzArchiveOfOneArray() throws IOException {
         Path npz = dir.resolve("a.npz");
-        try (java.util.zip.ZipOutputStream zip = new java.util.zip.ZipOutputStream(Files.newOutputStream(npz))) {
-            zip.putNextEntry(new java.util.zip.ZipEntry("p0.npy"));
-            zip.write(Files.readAllBytes(a));
-            zip.closeEntry();
-        }
+        Zips.write(npz, false, Zips.Member.of("p0.npy", a));
         Path out = dir.resolve("r.npy");
         CliHarness r = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + npz, "--out", out.toString());
         assertEquals(0, r.code(), r.err());
         assertArrayEquals(new float[] {2, 5, 1, 4, 0, 3}, read(out));
-        try (java.util.zip.ZipOutputStream zip = new java.util.zip.ZipOutputStream(Files.newOutputStream(npz))) {
-            for (String member : List.of("q.npy", "p1.npy")) {
-                zip.putNextEntry(new java.util.zip.ZipEntry(member));
-                zip.write(Files.readAllBytes(a));
-                zip.closeEntry();
-            }
-        }
+        Zips.write(npz, false, Zips.Member.of("q.npy", a), Zips.Member.of("p1.npy", a));
         r = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + npz, "--out", out.toString());
         assertEquals(2, r.code());
         assertEquals("tensorbuf run: " + npz + " holds 2 arrays [q, p1]; pick one with an array named p0\n", r.err());
-        try (java.util.zip.ZipOutputStream zip = new java.util.zip.ZipOutputStream(Files.newOutputStream(npz))) {
-            for (String member : List.of("q.npy", "p0.npy")) {
-                zip.putNextEntry(new java.util.zip.ZipEntry(member));
-                zip.write(Files.readAllBytes(member.equals("q.npy") ? hlo : a));
-                zip.closeEntry();
-            }
-        }
+        // q holds the module's text, no .npy: only the array named as the parameter is read.
+        Zips.write(npz, false, Zips.Member.of("q.npy", hlo), Zips.Member.of("p0.npy", a));
         r = CliHarness.run("run", hlo.toString(), "--arg", "p0=" + npz, "--out", out.toString());
         assertEquals(0, r.code(), r.err());
         assertArrayEquals(new float[] {2, 5, 1, 4, 0, 3}, read(out));

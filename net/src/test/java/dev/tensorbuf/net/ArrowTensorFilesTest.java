@@ -10,6 +10,7 @@ import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.testing.DamagedFiles;
 import dev.tensorbuf.testing.PythonPeer;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
@@ -246,41 +247,33 @@ class ArrowTensorFilesTest {
 
     @Test
     void describeOfADamagedFileThrowsWhatItFoundNothingElse() throws Exception {
-        long seed = Long.getLong("tensorbuf.seed", System.nanoTime());
-        System.out.println("ArrowTensorFilesTest.describeOfADamagedFile seed=" + seed + " (rerun with -Dtensorbuf.seed=" + seed + ")");
-        java.util.Random random = new java.util.Random(seed);
+        java.util.Random random = DamagedFiles.random("ArrowTensorFilesTest.describeOfADamagedFile");
         try (Allocator arena = Allocators.shared()) {
             Map<String, TensorView> tensors = Map.of("x", counting(arena, DType.F32, 3, 4));
             Path file = dir.resolve("ok.arrow");
             ArrowTensors.write(file, tensors);
             Path stream = dir.resolve("ok.arrows");
             ArrowTensors.writeStream(stream, tensors);
-            int refused = 0;
+            int[] refused = {0};
             for (Path good : List.of(file, stream)) {
-                byte[] bytes = Files.readAllBytes(good);
-                for (int trial = 0; trial < 300; trial++) {
-                    byte[] bad = damaged(bytes, trial, random);
-                    Path damaged = dir.resolve("damaged" + good.getFileName());
-                    Files.write(damaged, bad);
+                DamagedFiles.each(good, 300, random, (damaged, trial) -> {
                     try {
                         ArrowTensors.describe(damaged);
                     } catch (IOException | IllegalArgumentException e) {
                         assertTrue(e.getMessage() != null && e.getMessage().startsWith(damaged.toString()),
                                 "trial " + trial + " of " + good.getFileName() + ": " + e);
-                        refused++;
+                        refused[0]++;
                     }
-                }
+                });
             }
-            assertTrue(refused > 100, "most damage is found: " + refused + " of 600 refused");
+            assertTrue(refused[0] > 100, "most damage is found: " + refused[0] + " of 600 refused");
         }
     }
 
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void readOfADamagedFileThrowsWhatItFoundNothingElse() throws Exception {
-        long seed = Long.getLong("tensorbuf.seed", System.nanoTime());
-        System.out.println("ArrowTensorFilesTest.readOfADamagedFile seed=" + seed + " (rerun with -Dtensorbuf.seed=" + seed + ")");
-        java.util.Random random = new java.util.Random(seed);
+        java.util.Random random = DamagedFiles.random("ArrowTensorFilesTest.readOfADamagedFile");
         try (Allocator arena = Allocators.shared()) {
             Map<String, TensorView> tensors = new LinkedHashMap<>();
             tensors.put("x", counting(arena, DType.F32, 3, 4));
@@ -289,49 +282,29 @@ class ArrowTensorFilesTest {
             ArrowTensors.write(file, tensors);
             Path stream = dir.resolve("ok.arrows");
             ArrowTensors.writeStream(stream, tensors);
-            int refused = 0;
+            int[] refused = {0};
             java.util.Map<String, Integer> kinds = new java.util.TreeMap<>();
             for (Path good : List.of(file, stream)) {
-                byte[] bytes = Files.readAllBytes(good);
-                for (int trial = 0; trial < 300; trial++) {
-                    byte[] bad = damaged(bytes, trial, random);
-                    Path damaged = dir.resolve("damaged" + good.getFileName());
-                    Files.write(damaged, bad);
+                DamagedFiles.each(good, 300, random, (damaged, trial) -> {
                     try (ArrowTensors.Tensors t = ArrowTensors.read(damaged)) {
                         for (String name : t.names()) {
-                            TensorView v = t.view(name);
-                            TensorElements.of(v).toDoubleArray();
+                            TensorElements.of(t.view(name)).toDoubleArray();   // a view past its values would throw
                         }
                     } catch (IOException | IllegalArgumentException e) {
                         if (!(e.getMessage() != null && e.getMessage().startsWith(damaged.toString()))) {
                             kinds.merge("unnamed " + e.getClass().getSimpleName() + ": " + e.getMessage(), 1, Integer::sum);
                         }
-                        refused++;
+                        refused[0]++;
                     } catch (Throwable e) {
                         // What Arrow's own reader threw here: index errors, OutOfMemoryError for 3 PB.
                         kinds.merge(e.getClass().getName() + ": " + e.getMessage(), 1, Integer::sum);
                     }
-                }
+                });
             }
             kinds.forEach((k, n) -> System.out.println(n + " x " + k));
             assertTrue(kinds.isEmpty(), kinds.toString());
-            assertTrue(refused > 100, "most damage is found: " + refused + " of 600 refused");
+            assertTrue(refused[0] > 100, "most damage is found: " + refused[0] + " of 600 refused");
         }
-    }
-
-    /** {@return the bytes cut short (every third trial) or with one to four bits or whole ints changed} */
-    private static byte[] damaged(byte[] bytes, int trial, java.util.Random random) {
-        byte[] bad = trial % 3 == 0 ? Arrays.copyOf(bytes, 6 + random.nextInt(bytes.length - 6)) : bytes.clone();
-        for (int k = trial % 3 == 0 ? 0 : 1 + random.nextInt(4); k > 0; k--) {
-            // Lengths and offsets are what a damaged file gets wrong: whole ints too, not only bits.
-            int at = random.nextInt(bad.length - 3);
-            if (random.nextBoolean()) {
-                bad[at] ^= (byte) (1 << random.nextInt(8));
-            } else {
-                java.nio.ByteBuffer.wrap(bad, at, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(random.nextInt());
-            }
-        }
-        return bad;
     }
 
     @Test

@@ -18,6 +18,7 @@ import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.memory.MemoryBuffer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.quant.BlockTensor;
+import dev.tensorbuf.testing.Zips;
 import dev.tensorbuf.views.BlockType;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorElements;
@@ -218,23 +219,8 @@ class ServedFileKindsTest {
             dev.tensorbuf.interop.Npy.write(dir.resolve("a.npy"), DenseTensor.of(a));
             dev.tensorbuf.interop.Npy.write(dir.resolve("b.npy"), DenseTensor.of(b));
             for (String archive : List.of("w.npz", "wc.npz")) {
-                try (java.util.zip.ZipOutputStream zip = new java.util.zip.ZipOutputStream(Files.newOutputStream(served.resolve(archive)))) {
-                    for (String member : List.of("a.npy", "b.npy")) {
-                        byte[] bytes = Files.readAllBytes(dir.resolve(member));
-                        java.util.zip.ZipEntry e = new java.util.zip.ZipEntry(member);
-                        if (archive.equals("w.npz")) {
-                            java.util.zip.CRC32 crc = new java.util.zip.CRC32();
-                            crc.update(bytes);
-                            e.setMethod(java.util.zip.ZipEntry.STORED);
-                            e.setSize(bytes.length);
-                            e.setCompressedSize(bytes.length);
-                            e.setCrc(crc.getValue());
-                        }
-                        zip.putNextEntry(e);
-                        zip.write(bytes);
-                        zip.closeEntry();
-                    }
-                }
+                Zips.write(served.resolve(archive), archive.equals("w.npz"), Zips.Member.of("a.npy", dir.resolve("a.npy")),
+                        Zips.Member.of("b.npy", dir.resolve("b.npy")));
             }
             try (TensorServer s = TensorServer.start(served, TensorServer.Options.defaults().withPort(0).withBatchBytes(64));
                  TensorClient c = connect(s, TensorClient.Options.defaults())) {

@@ -36,9 +36,7 @@ class NpzFuzzTest {
                         if (!h.equals(t.header())) {
                             throw new AssertionError(name + ": header " + h + " but the tensor read " + t.header());
                         }
-                        if (TensorElements.of(t.view()).toDoubleArray().length != t.view().elementCount()) {
-                            throw new AssertionError(name + ": not every element read");
-                        }
+                        TensorElements.of(t.view()).toDoubleArray();   // a view past its member throws here
                     }
                 } catch (IllegalArgumentException e) {
                     named(e);

@@ -214,7 +214,7 @@ public final class TensorDirectory implements AutoCloseable {
             case SafetensorsFile.Checkpoint c -> c.names();
             case GgufFile g -> g.names();
             case ArrowTensors.Tensors a -> a.names();
-            case Archive z -> z.archive().names();
+            case OpenArchive z -> z.archive().names();
             default -> throw new AssertionError(opened);
         };
         if (tensor.isEmpty()) {
@@ -231,7 +231,7 @@ public final class TensorDirectory implements AutoCloseable {
         if (opened instanceof ArrowTensors.Tensors a) {
             return new Source(a.view(tensor), null, "");
         }
-        if (opened instanceof Archive z) {
+        if (opened instanceof OpenArchive z) {
             try {
                 return new Source(z.view(tensor), null, "");
             } catch (IllegalArgumentException e) {
@@ -269,7 +269,7 @@ public final class TensorDirectory implements AutoCloseable {
                         return Npy.map(f);
                     }
                     if (n.endsWith(".npz")) {
-                        return new Archive(Npy.Archive.open(f));
+                        return new OpenArchive(Npy.Archive.open(f));
                     }
                     if (n.endsWith(".gguf")) {
                         return GgufFile.open(f);
@@ -333,7 +333,7 @@ public final class TensorDirectory implements AutoCloseable {
                     }
                     case ArrowTensors.Tensors a -> a.names().forEach(name -> entries.add(
                             new Entry(relative, name, a.view(name).dtype(), a.view(name).dims())));
-                    case Archive z -> {
+                    case OpenArchive z -> {
                         for (String name : z.archive().names()) {
                             try {
                                 Npy.Header h = z.archive().header(name);
@@ -372,8 +372,8 @@ public final class TensorDirectory implements AutoCloseable {
      * An {@code .npz} archive and the arrays of it opened so far (a deflated one is inflated once),
      * each kept until the directory closes, as the views of other files are.
      */
-    private record Archive(Npy.Archive archive, Map<String, Npy.Tensor> tensors) implements AutoCloseable {
-        Archive(Npy.Archive archive) {
+    private record OpenArchive(Npy.Archive archive, Map<String, Npy.Tensor> tensors) implements AutoCloseable {
+        OpenArchive(Npy.Archive archive) {
             this(archive, new ConcurrentHashMap<>());
         }
 
