@@ -3,13 +3,24 @@
 write DIR: DIR/w.npz (np.savez: stored members) and DIR/wc.npz (np.savez_compressed: deflated),
     each of the arrays below, and DIR/NAME.npy, each array as np.save writes it alone; prints the
     names, one a line, in the archives' order.
+read FILE: np.load(FILE)'s arrays, one a line: name, dtype, shape and the values, flattened.
 """
 import sys
 
 import numpy as np
 
 
+def read(file):
+    with np.load(file) as npz:
+        for name in npz.files:
+            a = npz[name]
+            print(name, a.dtype.str, list(a.shape), a.ravel().tolist())
+
+
 def main():
+    if sys.argv[1] == "read":
+        read(sys.argv[2])
+        return
     d = sys.argv[2]
     rng = np.random.default_rng(3)
     arrays = {

@@ -33,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.zip.CRC32;
 import java.util.zip.DataFormatException;
 import java.util.zip.Inflater;
 
@@ -622,8 +623,9 @@ public final class Npy {
      * member's name without {@code .npy}). A stored member ({@code np.savez}) is a view of the mapping,
      * as {@link Npy#map} gives a {@code .npy} file; a deflated one ({@code np.savez_compressed}) is
      * inflated into memory of its own when asked for. Every length and offset of the zip's directory is
-     * checked against the file before it is used, and an inflated member must be exactly the size the
-     * directory gives it.
+     * checked against the file before it is used, an inflated member must be exactly the size the
+     * directory gives it, and a member's bytes must match its CRC-32 before its tensor is handed
+     * out, as {@code np.load} checks them: a damaged archive is refused, never read as other values.
      * {@snippet :
      * // np.savez("w.npz", a=np.arange(6, dtype="<f4").reshape(2, 3), b=np.ones(4))
      * try (Npy.Archive npz = Npy.Archive.open(Path.of("w.npz"))) {
@@ -660,8 +662,9 @@ public final class Npy {
          * @param dataOffset where its bytes (the whole {@code .npy} file) start in the archive
          * @param storedBytes its bytes in the archive
          * @param npyBytes its bytes as a {@code .npy} file, inflated
+         * @param crc32 the CRC-32 of those {@code npyBytes} bytes, as the zip directory gives it
          */
-        public record Member(String name, boolean compressed, long dataOffset, long storedBytes, long npyBytes) {
+        public record Member(String name, boolean compressed, long dataOffset, long storedBytes, long npyBytes, long crc32) {
         }
 
         private Archive(Path file, MemoryBuffer mapping, Map<String, Member> members) {
@@ -732,6 +735,7 @@ public final class Npy {
                 }
                 int flags = zip.get(I16, at + 8) & 0xffff;
                 int method = zip.get(I16, at + 10) & 0xffff;
+                long crc = zip.get(I32, at + 16) & 0xffffffffL;
                 long stored = zip.get(I32, at + 20) & 0xffffffffL;
                 long npy = zip.get(I32, at + 24) & 0xffffffffL;
                 int nameLength = zip.get(I16, at + 28) & 0xffff;
@@ -781,7 +785,7 @@ public final class Npy {
                             + " do not lie within the archive" + (method == STORED && stored != npy ? " or differ from its size " + npy : ""));
                 }
                 String tensor = name.substring(0, name.length() - ".npy".length());
-                if (members.put(tensor, new Member(tensor, method == DEFLATED, data, stored, npy)) != null) {
+                if (members.put(tensor, new Member(tensor, method == DEFLATED, data, stored, npy, crc)) != null) {
                     throw new IllegalArgumentException(file + ": two members are named '" + name + "'");
                 }
             }
@@ -827,11 +831,12 @@ public final class Npy {
          * {@return tensor {@code name}: a view of the mapping for a stored member, little-endian and
          * one-byte data (else a copy, swapped); for a deflated member its data inflated into memory of
          * its own} Closing it frees that memory; the archive stays mapped while a stored member's
-         * tensor is open, even after {@link #close()}.
+         * tensor is open, even after {@link #close()}. The member's bytes are read once to check
+         * their CRC-32 (at several GB/s; the pages are then in memory for the caller's reads).
          *
          * @throws IllegalArgumentException naming the member and the problem (a malformed {@code .npy},
-         *     a deflated stream that is damaged or not of the size the directory gives), or the missing
-         *     name and those there are
+         *     a deflated stream that is damaged or not of the size the directory gives, bytes that do
+         *     not match the CRC-32), or the missing name and those there are
          */
         public Npy.Tensor tensor(String name) {
             Member m = member(name);
@@ -839,6 +844,7 @@ public final class Npy {
             try {
                 if (!m.compressed()) {
                     MemorySegment bytes = stored(m);
+                    checkCrc(m, bytes);
                     Npy.Header h = NpyCodec.read(bytes, bytes.byteSize(), what(m), null);
                     MemorySegment data = bytes.asSlice(h.dataOffset(), h.dataByteSize());
                     if (h.byteOrder() == ByteOrder.BIG_ENDIAN && h.dtype().byteWidth() > 1) {
@@ -853,6 +859,7 @@ public final class Npy {
                 try {
                     MemorySegment npy = arena.allocate(Math.max(1, m.npyBytes()), 64).asSlice(0, m.npyBytes());
                     inflate(m, npy, true);
+                    checkCrc(m, npy);
                     Npy.Header h = NpyCodec.read(npy, npy.byteSize(), what(m), null);
                     MemorySegment data = npy.asSlice(h.dataOffset(), h.dataByteSize());
                     if (h.byteOrder() == ByteOrder.BIG_ENDIAN && h.dtype().byteWidth() > 1) {
@@ -896,6 +903,17 @@ public final class Npy {
 
         private String what(Member m) {
             return file + ": member '" + m.name() + ".npy'";
+        }
+
+        private void checkCrc(Member m, MemorySegment npy) {
+            CRC32 crc = new CRC32();
+            for (long at = 0; at < npy.byteSize(); at += 1 << 30) {
+                crc.update(npy.asSlice(at, Math.min(1 << 30, npy.byteSize() - at)).asByteBuffer());
+            }
+            if (crc.getValue() != m.crc32()) {
+                throw new IllegalArgumentException(String.format("%s: its bytes do not match the CRC-32 the zip directory gives"
+                        + " them (%08x, read %08x): the archive is damaged", what(m), m.crc32(), crc.getValue()));
+            }
         }
 
         private MemorySegment stored(Member m) {
