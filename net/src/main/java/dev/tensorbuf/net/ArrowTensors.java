@@ -665,10 +665,11 @@ public final class ArrowTensors {
             dictionaries.add(new ArrowBlock(b.offset(), b.metaDataLength(), b.bodyLength()));
         }
         List<BatchHeader> batches = new ArrayList<>();
+        FieldCounts counts = FieldCounts.of(schema);
         for (ArrowBlock b : blocks) {
             RecordBatch rb = checkedBlock(channel, b, size, schema);
             batches.add(new BatchHeader(rb, b.getOffset() + b.getMetadataLength()));
-            checkBuffers(rb, schema, b.getBodyLength(), b.getOffset() + b.getMetadataLength());
+            checkBuffers(rb, counts, b.getBodyLength(), b.getOffset() + b.getMetadataLength());
         }
         for (ArrowBlock b : dictionaries) {
             checkBuffers(checkedBlock(channel, b, size, null), null, b.getBodyLength(), b.getOffset() + b.getMetadataLength());
@@ -708,6 +709,7 @@ public final class ArrowTensors {
         checkLittleEndian((org.apache.arrow.flatbuf.Schema) first.getMessage().header(new org.apache.arrow.flatbuf.Schema()));
         Schema schema = MessageSerializer.deserializeSchema(first.getMessage());
         List<BatchHeader> batches = new ArrayList<>();
+        FieldCounts counts = FieldCounts.of(schema);
         for (MessageMetadataResult m = readMessage(channel); m != null; m = readMessage(channel)) {
             long body = channel.position();
             if (m.getMessageBodyLength() < 0 || m.getMessageBodyLength() > size - body) {
@@ -716,7 +718,7 @@ public final class ArrowTensors {
             }
             if (m.getMessage().headerType() == MessageHeader.RecordBatch) {
                 RecordBatch rb = (RecordBatch) m.getMessage().header(new RecordBatch());
-                checkBuffers(rb, schema, m.getMessageBodyLength(), body);
+                checkBuffers(rb, counts, m.getMessageBodyLength(), body);
                 batches.add(new BatchHeader(rb, body));
             } else if (m.getMessage().headerType() == MessageHeader.DictionaryBatch) {
                 checkBuffers(((DictionaryBatch) m.getMessage().header(new DictionaryBatch())).data(), null,
@@ -745,12 +747,25 @@ public final class ArrowTensors {
         into.flip();
     }
 
+    /** The field nodes and the fewest buffers a batch of a schema's fields holds. */
+    private record FieldCounts(int nodes, int buffers) {
+        static FieldCounts of(Schema schema) {
+            int nodes = 0;
+            int buffers = 0;
+            for (Field f : schema.getFields()) {
+                nodes += ArrowTensors.nodes(f);
+                buffers += ArrowTensors.buffers(f);
+            }
+            return new FieldCounts(nodes, buffers);
+        }
+    }
+
     /**
-     * Checks a batch against the file: its rows and field nodes are not negative, it has a field
-     * node for each of {@code schema}'s fields and their buffers (null for a dictionary's batch,
+     * Checks a batch against the file: its rows and field nodes are not negative, it has the field
+     * nodes and buffers of its schema's fields ({@code counts}; null for a dictionary's batch,
      * whose fields are the dictionary's), and its buffers lie within its body.
      */
-    private static void checkBuffers(RecordBatch rb, Schema schema, long bodyLength, long bodyOffset) throws IOException {
+    private static void checkBuffers(RecordBatch rb, FieldCounts counts, long bodyLength, long bodyOffset) throws IOException {
         String batch = "the batch whose body is at byte " + bodyOffset;
         if (rb == null) {
             throw new IOException(batch + " has no header");
@@ -772,17 +787,9 @@ public final class ArrowTensors {
                         + ", outside its " + bodyLength + "-byte body");
             }
         }
-        if (schema != null) {
-            int nodes = 0;
-            int buffers = 0;
-            for (Field f : schema.getFields()) {
-                nodes += nodes(f);
-                buffers += buffers(f);
-            }
-            if (rb.nodesLength() != nodes || rb.buffersLength() < buffers) {
-                throw new IOException(batch + " has " + rb.nodesLength() + " field nodes and " + rb.buffersLength()
-                        + " buffers, where the schema's fields need " + nodes + " and " + buffers);
-            }
+        if (counts != null && (rb.nodesLength() != counts.nodes() || rb.buffersLength() < counts.buffers())) {
+            throw new IOException(batch + " has " + rb.nodesLength() + " field nodes and " + rb.buffersLength()
+                    + " buffers, where the schema's fields need " + counts.nodes() + " and " + counts.buffers());
         }
         // Read here, where a damaged table is refused by name, before the values are read by it.
         BodyCompression compression = rb.compression();

@@ -106,9 +106,9 @@ public final class Lz4Frames {
             int token = in.get(ValueLayout.JAVA_BYTE, at++) & 0xFF;
             long literals = token >>> 4;
             if (literals == 15) {
-                long[] read = {at};
-                literals += lengthBytes(in, read, to);
-                at = read[0];
+                long more = moreLength(in, at, to);
+                literals += more;
+                at += more / 255 + 1;
             }
             if (literals > to - at) {
                 throw new IllegalArgumentException("LZ4 literals at byte " + at + " run past their block");
@@ -133,21 +133,20 @@ public final class Lz4Frames {
             }
             long match = token & 0xF;
             if (match == 15) {
-                long[] read = {at};
-                match += lengthBytes(in, read, to);
-                at = read[0];
+                long more = moreLength(in, at, to);
+                match += more;
+                at += more / 255 + 1;
             }
             match += MIN_MATCH;
             if (match > limit - written) {
                 throw tooLong(out, at);
             }
-            if (offset >= match) {
-                MemorySegment.copy(out, written - offset, out, written, match);
-            } else {
-                // The match overlaps what it writes: a repeating pattern, copied a byte at a time.
-                for (long i = 0; i < match; i++) {
-                    out.set(ValueLayout.JAVA_BYTE, written + i, out.get(ValueLayout.JAVA_BYTE, written + i - offset));
-                }
+            // A match longer than its offset repeats the last offset bytes: each copy takes all the
+            // whole periods written so far, so none reads what it writes (a run of zeros doubles).
+            for (long done = 0; done < match; ) {
+                long n = Math.min(done + offset, match - done);
+                MemorySegment.copy(out, written - offset, out, written + done, n);
+                done += n;
             }
             written += match;
             if (at >= to) {
@@ -156,14 +155,17 @@ public final class Lz4Frames {
         }
     }
 
-    /** {@return the extra length bytes from {@code at[0]}: each adds its value, and one below 255 ends them} */
-    private static long lengthBytes(MemorySegment in, long[] at, long to) {
+    /**
+     * {@return the sum of the extra length bytes from {@code at}: each adds its value, and one below
+     * 255 ends them} So the sum also says how many there were: {@code sum / 255 + 1}.
+     */
+    private static long moreLength(MemorySegment in, long at, long to) {
         long n = 0;
-        while (true) {
-            if (at[0] >= to) {
-                throw new IllegalArgumentException("an LZ4 length at byte " + at[0] + " runs past its block");
+        for (long i = at; ; i++) {
+            if (i >= to) {
+                throw new IllegalArgumentException("an LZ4 length at byte " + i + " runs past its block");
             }
-            int b = in.get(ValueLayout.JAVA_BYTE, at[0]++) & 0xFF;
+            int b = in.get(ValueLayout.JAVA_BYTE, i) & 0xFF;
             n += b;
             if (b != 255) {
                 return n;
