@@ -1,7 +1,7 @@
 """pyarrow writing Feather V2 files, as pandas' and pyarrow's users have them.
 
-write DIR: DIR/x.npy, an int32 [5, 3, 4] array, and the same as one arrow.fixed_shape_tensor
-    column "t" of rows of [3, 4] in DIR/plain.feather (uncompressed) and DIR/lz4.feather and
+write DIR: DIR/x.npy, an int32 [50, 30, 40] array, and the same as one arrow.fixed_shape_tensor
+    column "t" of rows of [30, 40] in DIR/plain.feather (uncompressed) and DIR/lz4.feather and
     DIR/zstd.feather (pyarrow.feather.write_feather's default codec, and zstd).
 """
 import sys
@@ -13,7 +13,7 @@ import pyarrow.feather as feather
 
 def main():
     d = sys.argv[2]
-    x = (np.arange(5 * 3 * 4, dtype=np.int32) * 7 - 100).reshape(5, 3, 4)
+    x = (np.arange(50 * 30 * 40, dtype=np.int32) % 977 * 7 - 100).reshape(50, 30, 40)   # compresses
     np.save(f"{d}/x.npy", x)
     table = pa.table({"t": pa.FixedShapeTensorArray.from_numpy_ndarray(x)})
     feather.write_feather(table, f"{d}/plain.feather", compression="uncompressed")

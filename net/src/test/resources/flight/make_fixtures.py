@@ -62,8 +62,9 @@ write("nulls", flight_data(messages(nulls)[1]))
 two = pa.table({"tensor": column, "other": column})
 write("two_columns", flight_data(messages(two)[1]))
 
-# A compressed body.
+# Compressed bodies, as a server whose IpcWriteOptions ask for compression sends them.
 write("compressed", flight_data(messages(table, compression="zstd")[1]))
+write("compressed_lz4", flight_data(messages(table, compression="lz4")[1]))
 
 # A dictionary batch (of a dictionary-encoded string column).
 dictionary = pa.table({"names": pa.array(["a", "b", "a"]).dictionary_encode()})

@@ -6,7 +6,8 @@ check FILE COLUMN EXPECTED.npy [SHAPE PERM]: the column, read by pyarrow (file o
 write DIR: writes DIR/permuted.arrow (file) and DIR/permuted.arrows (stream) of column "t", a
     permuted fixed_shape_tensor with dim_names in two record batches, DIR/permuted.npy, the
     array NumPy says the column is, and DIR/feather.arrow, the same column as
-    pyarrow.feather.write_feather writes it by default (LZ4-compressed buffers).
+    pyarrow.feather.write_feather writes it by default (LZ4-compressed buffers), and
+    DIR/feather-zstd.arrow, with compression='zstd'.
 flight-get PORT TICKET_JSON EXPECTED.npy [TOKEN]: fetches the ticket from the server with
     pyarrow.flight and checks the column "tensor" equals EXPECTED.
 flight-get-slice PORT TICKET_JSON GLOBAL.npy SLICES: fetches the ticket and checks the column
@@ -71,6 +72,7 @@ def main():
         np.save(f"{d}/permuted.npy", np.ascontiguousarray(logical))
         import pyarrow.feather as feather
         feather.write_feather(pa.table({"t": arr}), f"{d}/feather.arrow")
+        feather.write_feather(pa.table({"t": arr}), f"{d}/feather-zstd.arrow", compression="zstd")
         print(json.dumps({"shape": list(typ.shape), "permutation": list(typ.permutation)}))
     elif cmd == "npy-slices":
         whole = np.load(sys.argv[2])

@@ -10,6 +10,7 @@ import dev.tensorbuf.net.internal.ArrowDTypes;
 import dev.tensorbuf.net.internal.ArrowMemory;
 import dev.tensorbuf.net.internal.LentColumn;
 import dev.tensorbuf.net.internal.Lz4Frames;
+import dev.tensorbuf.net.internal.ZstdFrames;
 import dev.tensorbuf.net.internal.TensorProducer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
@@ -468,13 +469,13 @@ public final class ArrowTensors {
 
     /**
      * {@return a batch's values of a tensor column: a slice of the mapped file, or for a batch of
-     * LZ4-compressed buffers the values decoded into memory of {@code decoded}} Its field nodes
-     * (the list's, then the values') and buffers (the list's validity, the values' validity, the
+     * LZ4- or Zstandard-compressed buffers the values decoded into memory of {@code decoded}} Its
+     * field nodes (the list's, then the values') and buffers (the list's validity, the values' validity, the
      * values) are the column's {@code first} node and buffer on; the headers were checked to lie
      * within the file.
      *
      * @throws IllegalArgumentException if the column has null rows or elements, fewer values than
-     *     the batch's rows need, or values compressed otherwise than with LZ4 or damaged, naming it
+     *     the batch's rows need, or compressed values that are damaged, naming it
      */
     private static MemoryBuffer values(MemoryBuffer mapping, BatchHeader b, int[] first, String name, FixedShapeTensorType type,
                                        Allocator decoded) {
@@ -505,10 +506,10 @@ public final class ArrowTensors {
         if (compression == null || need == 0) {
             return mapping.slice(at, need);
         }
-        if (compression.codec() != CompressionType.LZ4_FRAME) {
-            throw new IllegalArgumentException(where + " is compressed with " + CompressionType.name(compression.codec())
-                    + ", which tensorbuf does not read; write it uncompressed or with LZ4 (pyarrow: feather.write_feather's"
-                    + " default, or ipc.IpcWriteOptions(compression='lz4'))");
+        boolean lz4 = compression.codec() == CompressionType.LZ4_FRAME;
+        if (!lz4 && compression.codec() != CompressionType.ZSTD) {
+            throw new IllegalArgumentException(where + " is compressed with codec " + compression.codec()
+                    + ", which is neither LZ4_FRAME nor ZSTD");
         }
         // Each compressed buffer starts with its length uncompressed, -1 for a buffer stored as is.
         if (data.length() < 8) {
@@ -523,14 +524,21 @@ public final class ArrowTensors {
             throw new IllegalArgumentException(where + ": its compressed values say they are " + length + " bytes, "
                     + need + " expected");
         }
-        // Asked for before a byte is decoded, so bounded by what the frame can hold: LZ4 writes a
-        // byte at least for every 255 it repeats.
-        if (need / 255 > stored) {
-            throw new IllegalArgumentException(where + ": " + stored + " bytes of LZ4 cannot hold " + need + " bytes of values");
+        // Asked for before a byte is decoded, so bounded by what the input can hold: LZ4 writes a
+        // byte at least for every 255 it repeats, Zstandard 4 bytes for every block of 128 KiB.
+        int ratio = lz4 ? 255 : ZstdFrames.MAX_RATIO;
+        if (need / ratio > stored) {
+            throw new IllegalArgumentException(where + ": " + stored + " bytes of " + (lz4 ? "LZ4" : "Zstandard")
+                    + " cannot hold " + need + " bytes of values");
         }
         MemoryBuffer out = decoded.allocate(need, 64);
         try {
-            Lz4Frames.decode(mapping.segment().asSlice(at + 8, stored), out.segment());
+            MemorySegment frames = mapping.segment().asSlice(at + 8, stored);
+            if (lz4) {
+                Lz4Frames.decode(frames, out.segment());
+            } else {
+                ZstdFrames.decode(frames, out.segment());
+            }
         } catch (IllegalArgumentException e) {
             out.close();
             throw new IllegalArgumentException(where + ": " + e.getMessage(), e);

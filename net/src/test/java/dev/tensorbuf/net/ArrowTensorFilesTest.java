@@ -370,13 +370,16 @@ class ArrowTensorFilesTest {
                     assertArrayEquals(TensorElements.of(expected.view()).toLongArray(), TensorElements.of(v).toLongArray(), name);
                 }
             }
-            // Feather's default, LZ4-compressed buffers: decoded (they are not one range of the file).
-            Path feather = dir.resolve("feather.arrow");
-            ArrowTensors.Header h = ArrowTensors.describe(feather);
-            assertEquals(expected.view().dims(), h.columns().getFirst().dims());
-            assertEquals(-1, h.columns().getFirst().byteOffset());
-            try (ArrowTensors.Tensors t = ArrowTensors.read(feather)) {
-                assertArrayEquals(TensorElements.of(expected.view()).toLongArray(), TensorElements.of(t.view("t")).toLongArray());
+            // Feather's default, LZ4-compressed buffers, and Zstandard: decoded (they are not one range of the file).
+            for (String name : List.of("feather.arrow", "feather-zstd.arrow")) {
+                Path feather = dir.resolve(name);
+                ArrowTensors.Header h = ArrowTensors.describe(feather);
+                assertEquals(expected.view().dims(), h.columns().getFirst().dims(), name);
+                assertEquals(-1, h.columns().getFirst().byteOffset(), name);
+                try (ArrowTensors.Tensors t = ArrowTensors.read(feather)) {
+                    assertArrayEquals(TensorElements.of(expected.view()).toLongArray(), TensorElements.of(t.view("t")).toLongArray(),
+                            name);
+                }
             }
         }
     }

@@ -16,9 +16,13 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Iterator;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.arrow.flatbuf.BodyCompression;
+import org.apache.arrow.flatbuf.BodyCompressionMethod;
 import org.apache.arrow.flatbuf.Buffer;
+import org.apache.arrow.flatbuf.CompressionType;
 import org.apache.arrow.flatbuf.FieldNode;
 import org.apache.arrow.flatbuf.Message;
 import org.apache.arrow.flatbuf.MessageHeader;
@@ -260,8 +264,11 @@ public final class DoGetReader {
     }
 
     /** The fields of a record batch's header a tensor stream reads, taken out of the flatbuffer before any is trusted. */
-    private record BatchHeader(long rows, long bodyLength, boolean compressed, long[] nodeLengths, long[] nullCounts,
+    private record BatchHeader(long rows, long bodyLength, int codec, long[] nodeLengths, long[] nullCounts,
                                int buffers, long valuesStart, long valuesLength) {}
+
+    /** No compression, as {@link BatchHeader#codec()} says it; else Arrow's {@code CompressionType}. */
+    private static final int UNCOMPRESSED = -1;
 
     private static void ipc(byte[] header, InputStream body, long bodyLength, Sink sink) throws IOException {
         Message m;
@@ -298,8 +305,14 @@ public final class DoGetReader {
                     start = values.offset();
                     length = values.length();
                 }
-                batch = new BatchHeader(rb.length(), m.bodyLength(), rb.compression() != null, lengths, nulls, buffers,
-                        start, length);
+                BodyCompression compression = rb.compression();
+                int codec = compression == null ? UNCOMPRESSED : compression.codec();
+                if (compression != null && (compression.method() != BodyCompressionMethod.BUFFER
+                        || (codec != CompressionType.LZ4_FRAME && codec != CompressionType.ZSTD))) {
+                    throw new IllegalArgumentException("it is compressed by method " + compression.method() + " with codec "
+                            + codec + ", not buffer by buffer with LZ4_FRAME or ZSTD");
+                }
+                batch = new BatchHeader(rb.length(), m.bodyLength(), codec, lengths, nulls, buffers, start, length);
             }
         } catch (RuntimeException e) {
             // A flatbuffer is read where its offsets point, so a corrupt one fails wherever they lead
@@ -320,9 +333,6 @@ public final class DoGetReader {
     }
 
     private static void batch(BatchHeader rb, InputStream body, long bodyLength, Sink sink) throws IOException {
-        if (rb.compressed()) {
-            throw new IllegalArgumentException("a record batch is compressed; tensors are fetched uncompressed");
-        }
         if (rb.nodeLengths().length != 2 || rb.buffers() != 3) {
             throw new IllegalArgumentException("a record batch has " + rb.nodeLengths().length + " field nodes and "
                     + rb.buffers() + " buffers, not the 2 and 3 of one fixed_shape_tensor column");
@@ -349,10 +359,54 @@ public final class DoGetReader {
                     + ") lies outside its body of " + bodyLength + " bytes");
         }
         body.skipNBytes(start);
-        Body data = new Body(body, length);
+        Body data = rb.codec() == UNCOMPRESSED ? new Body(body, length) : decompressed(rb.codec(), body, length);
         sink.batch(rb.rows(), data);
         // What the sink left of the values, and the rest of the body (padding).
-        body.skipNBytes(length - data.read + bodyLength - start - length);
+        body.skipNBytes((data.in == body ? data.bytes - data.read : 0) + bodyLength - start - length);
+    }
+
+    /**
+     * {@return the values of a compressed buffer of {@code length} bytes read from {@code body}:
+     * its uncompressed length (-1 for values stored as they are), then an LZ4 or Zstandard frame}
+     * A pyarrow server sends them so when its {@code IpcWriteOptions} ask for compression.
+     */
+    private static Body decompressed(int codec, InputStream body, long length) throws IOException {
+        boolean lz4 = codec == CompressionType.LZ4_FRAME;
+        if (length < 8) {
+            throw new IllegalArgumentException("a record batch's compressed values buffer of " + length
+                    + " bytes is too short for its 8-byte length");
+        }
+        byte[] prefix = body.readNBytes(8);
+        if (prefix.length < 8) {
+            throw new IllegalArgumentException("a FlightData message is truncated: it ends inside the length of its"
+                    + " compressed values");
+        }
+        long values = ByteBuffer.wrap(prefix).order(ByteOrder.LITTLE_ENDIAN).getLong();
+        if (values == -1) {
+            return new Body(body, length - 8);
+        }
+        // Bounded before anything is allocated, by what the frame can expand to.
+        long ratio = lz4 ? 255 : ZstdFrames.MAX_RATIO;
+        if (values < 0 || values > Integer.MAX_VALUE - 8 || values / ratio > length - 8) {
+            throw new IllegalArgumentException("a record batch's " + (length - 8) + " bytes of " + (lz4 ? "LZ4" : "Zstandard")
+                    + " values say they hold " + values + " bytes");
+        }
+        byte[] frame = body.readNBytes((int) (length - 8));
+        if (frame.length != length - 8) {
+            throw new IllegalArgumentException("a FlightData message is truncated: it ends inside the " + length
+                    + " bytes of compressed values its header gives");
+        }
+        byte[] decoded = new byte[(int) values];
+        try {
+            if (lz4) {
+                Lz4Frames.decode(MemorySegment.ofArray(frame), MemorySegment.ofArray(decoded));
+            } else {
+                ZstdFrames.decode(MemorySegment.ofArray(frame), MemorySegment.ofArray(decoded));
+            }
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("a record batch's compressed values are damaged: " + e.getMessage(), e);
+        }
+        return new Body(new ByteArrayInputStream(decoded), values);
     }
 
     /**

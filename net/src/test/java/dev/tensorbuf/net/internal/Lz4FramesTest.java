@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tensorbuf.testing.DamagedFiles;
 import dev.tensorbuf.testing.PythonPeer;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -47,23 +48,11 @@ class Lz4FramesTest {
             assertTrue(e.getMessage().contains(" bytes, " + (raw.length + 1) + " expected"), c + ": " + e.getMessage());
         }
         // Damaged frames decode to the size asked for or are refused, never read or write outside.
-        Random random = new Random(11);
+        Random random = DamagedFiles.random("Lz4FramesTest.damaged");
         for (String c : List.of("period-3", "text", "small-ints", "one-byte")) {
             byte[] raw = Files.readAllBytes(dir.resolve(c + ".raw"));
-            byte[] frame = Files.readAllBytes(dir.resolve(c + ".lz4"));
-            int refused = 0;
-            for (int trial = 0; trial < 300; trial++) {
-                byte[] bad = trial % 4 == 0 ? java.util.Arrays.copyOf(frame, random.nextInt(frame.length)) : frame.clone();
-                for (int k = trial % 4 == 0 ? 0 : 1 + random.nextInt(3); k > 0; k--) {
-                    bad[random.nextInt(bad.length)] ^= (byte) (1 << random.nextInt(8));
-                }
-                try {
-                    assertEquals(raw.length, decode(bad, raw.length).length);
-                } catch (IllegalArgumentException expected) {
-                    refused++;
-                }
-            }
-            assertTrue(refused > 100, c + ": " + refused + " of 300 damaged frames refused");
+            DamagedFrames.decodeToSizeOrAreRefused(c, Files.readAllBytes(dir.resolve(c + ".lz4")), raw.length,
+                    Lz4FramesTest::decode, random);
         }
     }
 
