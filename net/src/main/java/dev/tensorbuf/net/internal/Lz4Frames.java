@@ -20,6 +20,7 @@ import java.nio.ByteOrder;
 public final class Lz4Frames {
     private static final int MAGIC = 0x184D2204;
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED;
     /** A match copies at least this many bytes: its length field counts from here. */
     private static final int MIN_MATCH = 4;
 
@@ -116,7 +117,14 @@ public final class Lz4Frames {
             if (literals > limit - written) {
                 throw tooLong(out, at);
             }
-            MemorySegment.copy(in, at, out, written, literals);
+            // Short runs are moved 16 bytes at a time where both sides have room past them: the
+            // bytes beyond a run are written again by what follows it.
+            if (literals <= 16 && at <= in.byteSize() - 16 && written <= limit - 16) {
+                out.set(I64, written, in.get(I64, at));
+                out.set(I64, written + 8, in.get(I64, at + 8));
+            } else {
+                MemorySegment.copy(in, at, out, written, literals);
+            }
             at += literals;
             written += literals;
             if (at == to) {
@@ -141,12 +149,17 @@ public final class Lz4Frames {
             if (match > limit - written) {
                 throw tooLong(out, at);
             }
-            // A match longer than its offset repeats the last offset bytes: each copy takes all the
-            // whole periods written so far, so none reads what it writes (a run of zeros doubles).
-            for (long done = 0; done < match; ) {
-                long n = Math.min(done + offset, match - done);
-                MemorySegment.copy(out, written - offset, out, written + done, n);
-                done += n;
+            if (match <= 16 && offset >= 8 && written <= limit - 16) {   // the second 8 may read the first
+                out.set(I64, written, out.get(I64, written - offset));
+                out.set(I64, written + 8, out.get(I64, written - offset + 8));
+            } else {
+                // A match longer than its offset repeats the last offset bytes: each copy takes all
+                // the whole periods written so far, so none reads what it writes (a run of zeros doubles).
+                for (long done = 0; done < match; ) {
+                    long n = Math.min(done + offset, match - done);
+                    MemorySegment.copy(out, written - offset, out, written + done, n);
+                    done += n;
+                }
             }
             written += match;
             if (at >= to) {

@@ -22,6 +22,9 @@ public final class ZstdFrames {
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final int MAX_BLOCK = 128 << 10;
+    private static final ValueLayout.OfLong I64_OUT = ValueLayout.JAVA_LONG_UNALIGNED;
+    private static final java.lang.invoke.VarHandle LITERAL_LONGS =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
     /**
      * The most bytes one input byte can decode to: a block, at least 4 bytes with its header
      * (an RLE block), decodes to at most {@code MAX_BLOCK}. Callers bound what they allocate by it.
@@ -228,9 +231,13 @@ public final class ZstdFrames {
 
         private void room(long bytes, long at) {
             if (bytes > out.byteSize() - written) {
-                throw new IllegalArgumentException("the Zstandard frames hold more than the " + out.byteSize()
-                        + " bytes expected (at input byte " + at + ")");
+                throw tooLong(at);
             }
+        }
+
+        private IllegalArgumentException tooLong(long at) {
+            return new IllegalArgumentException("the Zstandard frames hold more than the " + out.byteSize()
+                    + " bytes expected (at input byte " + at + ")");
         }
 
         private void compressedBlock(long from, long to) {
@@ -354,48 +361,7 @@ public final class ZstdFrames {
                 of = table((modes >>> 4) & 3, of, OF_PREDEFINED, 31, 8, cursor, to, "offset");
                 ml = table((modes >>> 2) & 3, ml, ML_PREDEFINED, 52, 9, cursor, to, "match length");
                 at = cursor[0];
-                BackwardBits bits = new BackwardBits(in, at, to, "sequences");
-                int llState = (int) bits.read(ll.log);
-                int ofState = (int) bits.read(of.log);
-                int mlState = (int) bits.read(ml.log);
-                for (long s = 0; s < sequences; s++) {
-                    int ofCode = of.symbol[ofState] & 0xFF;
-                    int mlCode = ml.symbol[mlState] & 0xFF;
-                    int llCode = ll.symbol[llState] & 0xFF;
-                    if (ofCode > 31 || mlCode > 52 || llCode > 35) {
-                        throw damaged("sequence " + s + " has a code past the table's symbols", at);
-                    }
-                    long offsetValue = (1L << ofCode) + bits.read(ofCode);
-                    long matchLength = ML_BASE[mlCode] + bits.read(ML_BITS[mlCode]);
-                    long literalLength = LL_BASE[llCode] + bits.read(LL_BITS[llCode]);
-                    if (s + 1 < sequences) {
-                        llState = ll.baseline[llState] + (int) bits.read(ll.bits[llState]);
-                        mlState = ml.baseline[mlState] + (int) bits.read(ml.bits[mlState]);
-                        ofState = of.baseline[ofState] + (int) bits.read(of.bits[ofState]);
-                    }
-                    long offset = offset(offsetValue, literalLength, at);
-                    if (literalLength > count - literal) {
-                        throw damaged("sequence " + s + " takes " + literalLength + " literals where " + (count - literal)
-                                + " are left", at);
-                    }
-                    room(literalLength + matchLength, at);
-                    MemorySegment.copy(literals, literal, out, ValueLayout.JAVA_BYTE, written, (int) literalLength);
-                    literal += (int) literalLength;
-                    written += literalLength;
-                    if (offset > written - frameStart || offset > window) {
-                        throw damaged("sequence " + s + " matches " + offset + " bytes back, where the frame has "
-                                + (written - frameStart) + " in a window of " + window, at);
-                    }
-                    // A match longer than its offset repeats the last offset bytes: each copy takes all
-                    // the whole periods written so far, so none reads what it writes.
-                    for (long done = 0; done < matchLength; ) {
-                        long n = Math.min(done + offset, matchLength - done);
-                        MemorySegment.copy(out, written - offset, out, written + done, n);
-                        done += n;
-                    }
-                    written += matchLength;
-                }
-                bits.requireEnd();
+                literal = sequences(new BackwardBits(in, at, to, "sequences"), sequences, count, at);
             } else if (at != to) {
                 throw damaged("block holds " + (to - at) + " bytes after a sequences section of no sequences", at);
             }
@@ -404,28 +370,145 @@ public final class ZstdFrames {
             written += count - literal;
         }
 
-        /** {@return the offset {@code value} names (RFC 8878 3.1.2.5), the repeated offsets updated} */
-        private long offset(long value, long literalLength, long at) {
-            if (value > 3) {
-                repeats[2] = repeats[1];
-                repeats[1] = repeats[0];
-                repeats[0] = value - 3;
-                return repeats[0];
+        /**
+         * Decodes and carries out {@code sequences} sequences from {@code bits} (RFC 8878 3.1.1.3.2.1,
+         * 3.1.1.4), taking literals from the {@code count} decoded; {@return the literals taken}
+         */
+        private int sequences(BackwardBits bits, long sequences, int count, long at) {
+            byte[] llSymbol = ll.symbol;
+            byte[] llBits = ll.bits;
+            int[] llBase = ll.baseline;
+            byte[] mlSymbol = ml.symbol;
+            byte[] mlBits = ml.bits;
+            int[] mlBase = ml.baseline;
+            byte[] ofSymbol = of.symbol;
+            byte[] ofBits = of.bits;
+            int[] ofBase = of.baseline;
+            MemorySegment dst = out;
+            long size = dst.byteSize();
+            long pos = written;
+            long r1 = repeats[0];
+            long r2 = repeats[1];
+            long r3 = repeats[2];
+            int literal = 0;
+            int llState = (int) bits.read(ll.log);
+            int ofState = (int) bits.read(of.log);
+            int mlState = (int) bits.read(ml.log);
+            // The stream's window in locals: a sequence reads up to 89 bits, in three groups of at
+            // most 56 (offset; match and literal lengths; the next states), each after a refill.
+            long container = bits.window;
+            int used = bits.used;
+            long from = bits.at;
+            long start = bits.start;
+            for (long s = 0; s < sequences; s++) {
+                int ofCode = ofSymbol[ofState] & 0xFF;
+                int mlCode = mlSymbol[mlState] & 0xFF;
+                int llCode = llSymbol[llState] & 0xFF;
+                if (ofCode > 31 || mlCode > 52 || llCode > 35) {
+                    throw damaged("sequence " + s + " has a code past the table's symbols", at);
+                }
+                if (used >= 8 && from > start) {
+                    long back = Math.min(used >>> 3, from - start);
+                    from -= back;
+                    used -= (int) back * 8;
+                    container = in.get(I64, from);
+                }
+                long offsetValue = (1L << ofCode) + BackwardBits.take(container, used, ofCode);
+                used += ofCode;
+                if (used >= 8 && from > start) {
+                    long back = Math.min(used >>> 3, from - start);
+                    from -= back;
+                    used -= (int) back * 8;
+                    container = in.get(I64, from);
+                }
+                long matchLength = ML_BASE[mlCode] + BackwardBits.take(container, used, ML_BITS[mlCode]);
+                used += ML_BITS[mlCode];
+                long literalLength = LL_BASE[llCode] + BackwardBits.take(container, used, LL_BITS[llCode]);
+                used += LL_BITS[llCode];
+                if (s + 1 < sequences) {
+                    if (used >= 8 && from > start) {
+                        long back = Math.min(used >>> 3, from - start);
+                        from -= back;
+                        used -= (int) back * 8;
+                        container = in.get(I64, from);
+                    }
+                    int n = llBits[llState];
+                    llState = llBase[llState] + (int) BackwardBits.take(container, used, n);
+                    used += n;
+                    n = mlBits[mlState];
+                    mlState = mlBase[mlState] + (int) BackwardBits.take(container, used, n);
+                    used += n;
+                    n = ofBits[ofState];
+                    ofState = ofBase[ofState] + (int) BackwardBits.take(container, used, n);
+                    used += n;
+                }
+                // The offset (RFC 8878 3.1.2.5): a new one, or one of the last three, kept in order of use.
+                long offset;
+                if (offsetValue > 3) {
+                    offset = offsetValue - 3;
+                    r3 = r2;
+                    r2 = r1;
+                    r1 = offset;
+                } else {
+                    int k = (int) offsetValue - (literalLength == 0 ? 0 : 1);   // 0 to 3: r1, r2, r3, r1 - 1
+                    if (k == 0) {
+                        offset = r1;
+                    } else {
+                        offset = k == 1 ? r2 : k == 2 ? r3 : r1 - 1;
+                        if (offset <= 0) {
+                            throw damaged("sequence " + s + " repeats an offset of 0", at);
+                        }
+                        if (k != 1) {
+                            r3 = r2;
+                        }
+                        r2 = r1;
+                        r1 = offset;
+                    }
+                }
+                if (literalLength > count - literal) {
+                    throw damaged("sequence " + s + " takes " + literalLength + " literals where " + (count - literal)
+                            + " are left", at);
+                }
+                if (literalLength + matchLength > size - pos) {
+                    throw tooLong(at);
+                }
+                // Short runs are moved 16 bytes at a time where the output has room past them: the
+                // bytes beyond a run are pos again by what follows it.
+                if (literalLength <= 16 && pos <= size - 16 && literal <= MAX_BLOCK - 16) {
+                    dst.set(I64_OUT, pos, (long) LITERAL_LONGS.get(literals, literal));
+                    dst.set(I64_OUT, pos + 8, (long) LITERAL_LONGS.get(literals, literal + 8));
+                } else {
+                    MemorySegment.copy(literals, literal, dst, ValueLayout.JAVA_BYTE, pos, (int) literalLength);
+                }
+                literal += (int) literalLength;
+                pos += literalLength;
+                if (offset > pos - frameStart || offset > window) {
+                    throw damaged("sequence " + s + " matches " + offset + " bytes back, where the frame has "
+                            + (pos - frameStart) + " in a window of " + window, at);
+                }
+                if (matchLength <= 16 && offset >= 8 && pos <= size - 16) {   // the second 8 may read the first
+                    dst.set(I64_OUT, pos, dst.get(I64_OUT, pos - offset));
+                    dst.set(I64_OUT, pos + 8, dst.get(I64_OUT, pos - offset + 8));
+                } else {
+                    // A match longer than its offset repeats the last offset bytes: each copy takes all
+                    // the whole periods pos so far, so none reads what it writes.
+                    for (long done = 0; done < matchLength; ) {
+                        long n = Math.min(done + offset, matchLength - done);
+                        MemorySegment.copy(dst, pos - offset, dst, pos + done, n);
+                        done += n;
+                    }
+                }
+                pos += matchLength;
             }
-            int k = (int) value - (literalLength == 0 ? 0 : 1);   // 0 to 3: R1, R2, R3, R1 - 1
-            if (k == 0) {
-                return repeats[0];
-            }
-            long offset = k == 3 ? repeats[0] - 1 : repeats[k];
-            if (offset <= 0) {
-                throw damaged("sequence repeats an offset of 0", at);
-            }
-            if (k != 1) {
-                repeats[2] = repeats[1];
-            }
-            repeats[1] = repeats[0];
-            repeats[0] = offset;
-            return offset;
+            written = pos;
+            repeats[0] = r1;
+            repeats[1] = r2;
+            repeats[2] = r3;
+            bits.window = container;
+            bits.used = used;
+            bits.at = from;
+            bits.requireEnd();
+            return literal;
         }
 
         private Fse table(int mode, Fse previous, Fse predefined, int maxSymbol, int maxLog, long[] at, long to, String what) {
@@ -706,14 +789,22 @@ public final class ZstdFrames {
         }
     }
 
-    /** A bit stream read from its end back (RFC 8878 4.1: the last byte's highest set bit marks where it starts). */
+    /**
+     * A bit stream read from its end back (RFC 8878 4.1: the last byte's highest set bit marks where
+     * it starts), through a 64-bit window of the input moved back as bits are read, as the
+     * reference decoder reads it: one load a few symbols, not one a read.
+     */
     private static final class BackwardBits {
         private final MemorySegment in;
         private final long start;
-        private final long end;
         private final String what;
-        /** Bits not yet read: those below this position, counted from bit 0 of byte {@code start}; below 0 once read past. */
-        private long remaining;
+        /** The input byte the window's lowest byte is: {@code start}, or 8 or more bytes before the stream's end. */
+        private long at;
+        private long window;
+        /** Bits of the window read, from its top; past 64 once read past the stream's start (zeros are read there). */
+        private int used;
+        /** Zero bits below the stream's start at the window's bottom: a stream under 8 bytes fills only its top. */
+        private final int floor;
 
         BackwardBits(MemorySegment in, long start, long end, String what) {
             if (end <= start || in.get(ValueLayout.JAVA_BYTE, end - 1) == 0) {
@@ -721,53 +812,70 @@ public final class ZstdFrames {
             }
             this.in = in;
             this.start = start;
-            this.end = end;
             this.what = what;
-            this.remaining = (end - start - 1) * 8 + 31 - Integer.numberOfLeadingZeros(u8(in, end - 1));
+            int mark = 8 - (31 - Integer.numberOfLeadingZeros(u8(in, end - 1)));   // the mark and the zeros above it
+            used = mark;
+            if (end - start >= 8) {
+                at = end - 8;
+                window = in.get(I64, at);
+                floor = 0;
+            } else {
+                at = start;
+                for (long i = end - 1; i >= start; i--) {
+                    window = window << 8 | u8(in, i);
+                }
+                floor = 8 * (int) (8 - (end - start));
+                window <<= floor;
+            }
         }
 
-        /** {@return the next {@code n} bits (up to 32), the first of them the most significant; zeros past the start} */
-        long peek(int n) {
-            long from = remaining - n;
-            if (from >= 0) {
-                return bits(from, n);
+        /** Moves the window back by the whole bytes read, as far as the stream's start. */
+        private void refill() {
+            long back = Math.min(used >>> 3, at - start);
+            if (back > 0) {
+                at -= back;
+                used -= (int) back * 8;
+                window = in.get(I64, at);
             }
-            return n + from <= 0 ? 0 : bits(0, (int) (n + from)) << -from;
+        }
+
+        /** {@return the next {@code n} bits (0 to 56), the first of them the most significant; zeros past the start} */
+        long peek(int n) {
+            if (used > 64 - n) {
+                refill();
+            }
+            return take(window, used, n);
+        }
+
+        /** {@return the {@code n} bits (0 to 56) of {@code window} below its {@code used} top ones, zeros below its bottom} */
+        static long take(long window, int used, int n) {
+            return used >= 64 ? 0 : (window << used) >>> 1 >>> (63 - n);
         }
 
         void skip(int n) {
-            remaining -= n;
+            used += n;
         }
 
         long read(int n) {
-            long v = n == 0 ? 0 : peek(n);
-            remaining -= n;
+            long v = peek(n);
+            used += n;
             return v;
         }
 
+        /** {@return the bits not yet read; below 0 once read past the start} */
+        private long left() {
+            return (at - start) * 8 + 64 - floor - used;
+        }
+
         boolean overflowed() {
-            return remaining < 0;
+            return left() < 0;
         }
 
         void requireEnd() {
-            if (remaining != 0) {
-                throw damaged(what + " bit stream " + (remaining < 0 ? "read past its start" : "left " + remaining + " bits unread"),
-                        start);
+            long left = left();
+            if (left != 0) {
+                throw damaged(what + " bit stream " + (left < 0 ? "read past its start" : "left " + left + " bits unread"), start);
             }
-        }
-
-        private long bits(long from, int n) {
-            long at = start + (from >>> 3);
-            long word;
-            if (at + 8 <= end) {
-                word = in.get(I64, at);
-            } else {
-                word = 0;
-                for (long i = end - 1; i >= at; i--) {
-                    word = word << 8 | u8(in, i);
-                }
-            }
-            return (word >>> (from & 7)) & ((1L << n) - 1);
         }
     }
 }
