@@ -263,6 +263,7 @@ final class InspectCommand implements Command {
             out.put("format", "arrow");
             out.put("arrow_format", h.format());
             out.put("batches", (long) h.batches());
+            out.put("compression", h.codecs());
             List<Map<String, Object>> tensors = new ArrayList<>();
             for (ArrowTensors.ColumnHeader c : h.columns()) {
                 Map<String, Object> m = new LinkedHashMap<>();
@@ -288,6 +289,7 @@ final class InspectCommand implements Command {
             return 0;
         }
         in.out().println(Failure.oneLine(file + ": Arrow IPC " + h.format() + ", " + h.batches() + (h.batches() == 1 ? " record batch" : " record batches")
+                + (h.codecs().isEmpty() ? "" : " (compressed with " + String.join(", ", h.codecs()) + ")")
                 + ", " + Counts.of(h.columns().size(), "tensor column")));
         for (ArrowTensors.ColumnHeader c : h.columns()) {
             StringBuilder line = new StringBuilder("  " + Failure.oneLine(c.name()) + "  " + c.type().dtype().xlaName()

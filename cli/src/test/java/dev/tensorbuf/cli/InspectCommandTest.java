@@ -68,7 +68,7 @@ class InspectCommandTest {
 
         CliHarness json = CliHarness.run("inspect", file.toString(), "--json");
         assertEquals(0, json.code(), json.err());
-        assertEquals("{\"file\":\"" + file + "\",\"format\":\"arrow\",\"arrow_format\":\"file\",\"batches\":1,\"tensors\":"
+        assertEquals("{\"file\":\"" + file + "\",\"format\":\"arrow\",\"arrow_format\":\"file\",\"batches\":1,\"compression\":[],\"tensors\":"
                 + "[{\"name\":\"x\",\"dtype\":\"f32\",\"shape\":[2,3],\"byte_offset\":" + from + ",\"byte_size\":24,"
                 + "\"row_shape\":[3]}],\"metadata\":{}}\n", json.out());
 

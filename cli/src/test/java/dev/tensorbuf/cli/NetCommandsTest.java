@@ -94,6 +94,12 @@ class NetCommandsTest {
             if (!codec.equals("plain")) {
                 assertTrue(Files.size(in) < Files.size(dir.resolve("plain.feather")) / 2, codec + " is compressed");
             }
+            CliHarness inspect = CliHarness.run("inspect", in.toString());
+            assertEquals(in + ": Arrow IPC file, 1 record batch" + switch (codec) {
+                case "lz4" -> " (compressed with LZ4_FRAME)";
+                case "zstd" -> " (compressed with ZSTD)";
+                default -> "";
+            } + ", 1 tensor column", inspect.out().lines().findFirst().orElseThrow(), inspect.err());
             Path out = dir.resolve(codec + ".t.npy");
             CliHarness r = CliHarness.run("convert", in.toString(), out.toString(), "--transpose", "0,2,1", "--quiet");
             assertEquals(0, r.code(), r.err());

@@ -30,10 +30,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.arrow.flatbuf.BodyCompression;
 import org.apache.arrow.flatbuf.BodyCompressionMethod;
 import org.apache.arrow.flatbuf.Buffer;
@@ -568,12 +570,16 @@ public final class ArrowTensors {
      *
      * @param format {@code "file"} (the random-access format, magic {@code ARROW1}) or {@code "stream"}
      * @param batches the record batches
+     * @param codecs the codecs the batches' buffers are compressed with, by Arrow's names
+     *     ({@code LZ4_FRAME}, {@code ZSTD}), in the order first met; empty when none is
      * @param metadata the schema's own key-values
      * @param columns the {@code arrow.fixed_shape_tensor} columns, in schema order
      */
-    public record Header(String format, int batches, Map<String, String> metadata, List<ColumnHeader> columns) {
-        /** Copies the metadata and columns. */
+    public record Header(String format, int batches, List<String> codecs, Map<String, String> metadata,
+                         List<ColumnHeader> columns) {
+        /** Copies the codecs, metadata and columns. */
         public Header {
+            codecs = List.copyOf(codecs);
             metadata = Map.copyOf(metadata);
             columns = List.copyOf(columns);
         }
@@ -879,7 +885,13 @@ public final class ArrowTensors {
                     + schema.getFields().stream().map(f -> f.getName() + " " + f.getType()).toList() + ")");
         }
         Map<String, String> metadata = schema.getCustomMetadata() == null ? Map.of() : schema.getCustomMetadata();
-        return new Header(format, batches.size(), metadata, columns);
+        Set<String> codecs = new LinkedHashSet<>();
+        for (BatchHeader b : batches) {
+            if (b.batch().compression() != null) {
+                codecs.add(CompressionType.name(b.batch().compression().codec()));   // checked to be one of Arrow's
+            }
+        }
+        return new Header(format, batches.size(), List.copyOf(codecs), metadata, columns);
     }
 
     /** {@return the field nodes a field and its children take in a record batch} */
