@@ -9,6 +9,16 @@ import numpy as np
 import pyarrow as pa
 
 
+def drift(rng):
+    """Records of 64 bytes, each with a byte put in at a varying place."""
+    base = rng.integers(0, 256, 64, dtype=np.uint8).tobytes()
+    out = bytearray()
+    for i in range(20_000):
+        k = int(rng.integers(1, 6)) * 8
+        out += base[:k] + bytes([i % 7]) + base[k:]
+    return bytes(out)
+
+
 def main():
     d = sys.argv[2]
     rng = np.random.default_rng(7)
@@ -24,6 +34,7 @@ def main():
         "text": b" ".join(b"word%d" % w for w in words),                # repeat offsets, treeless literals
         "small-ints": rng.integers(0, 4, 2 << 20, dtype=np.int8).tobytes(),
         "skewed": rng.geometric(0.3, 400_000).astype(np.uint8).tobytes(),   # FSE tables of many zero counts
+        "drift": drift(rng),   # at level 19, matches one byte nearer than the last (repeat offset R1 - 1)
     }
     for name, raw in cases.items():
         with open(f"{d}/{name}.raw", "wb") as f:
