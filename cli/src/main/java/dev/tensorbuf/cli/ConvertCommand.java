@@ -368,7 +368,12 @@ final class ConvertCommand implements Command {
         long bytes = 0;
         int changed = 0;
         for (String name : archive.names()) {
-            Npy.Header h = archive.header(name);
+            Npy.Header h;
+            try {
+                h = archive.header(name);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(e.getMessage() + "; convert the others one by one with --tensor NAME", e);
+            }
             DType type = to != null && h.dtype().kind() == DType.Kind.FLOAT ? to : h.dtype();
             changed += type != h.dtype() ? 1 : 0;
             TensorFiles.requireWritable(outPath, type, "array '" + name + "'", "pick the others one by one with --tensor NAME");

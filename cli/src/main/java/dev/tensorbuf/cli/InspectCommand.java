@@ -57,7 +57,8 @@ final class InspectCommand implements Command {
                 "value", or for arrays "element_type", "count", "items", "truncated").
                 An .npz archive lists its arrays (np.load's names) with each one's .npy header; a
                 stored member's byte range is in the archive, a deflated one (np.savez_compressed)
-                has none.
+                has none. Arrays tensorbuf does not read (strings, records, pickled objects) are
+                named with why (--json: "not_read").
                 An Arrow IPC file or stream (.arrow, .arrows, .feather, or the magic ARROW1) lists its
                 arrow.fixed_shape_tensor columns from the schema and the record batches' headers:
                 dims (rows first, then a row's dims as a reader sees them), a row's stored shape,
@@ -137,6 +138,7 @@ final class InspectCommand implements Command {
         // Values keep their JSON types (fortran_order a boolean, version [major, minor]); text prints them as NumPy does.
         Map<String, Object> metadata = new LinkedHashMap<>();
         Map<String, String> metadataText = new LinkedHashMap<>();
+        Map<String, String> unread = new LinkedHashMap<>();   // .npz arrays tensorbuf cannot read, with why
         String lower = file.getFileName().toString().toLowerCase(java.util.Locale.ROOT);
         // By magic first; a .npy name without the magic gets the .npy reader's message, not safetensors'.
         String named = in.value("from-dtype");
@@ -150,7 +152,16 @@ final class InspectCommand implements Command {
                 detail = "npz archive, " + (deflated == 0 ? "stored (np.savez)"
                         : deflated == npz.members().size() ? "deflated (np.savez_compressed)" : deflated + " members deflated");
                 for (Npy.Archive.Member m : npz.members()) {
-                    Npy.Header h = npz.header(m.name());
+                    Npy.Header h;
+                    try {
+                        h = npz.header(m.name());
+                    } catch (IllegalArgumentException e) {
+                        // np.savez also stores strings, records and pickled objects: listed, each with why.
+                        String prefix = file + ": member '" + m.name() + ".npy': ";
+                        String why = e.getMessage().startsWith(prefix) ? e.getMessage().substring(prefix.length()) : e.getMessage();
+                        unread.put(m.name(), why);
+                        continue;
+                    }
                     // A deflated member's values are not bytes of the file: no offset.
                     rows.add(new Row(m.name(), h.dtype().xlaName(), h.descr(), h.shape(),
                             m.compressed() ? -1 : m.dataOffset() + h.dataOffset(), h.dataByteSize()));
@@ -208,19 +219,24 @@ final class InspectCommand implements Command {
             out.put("file", file.toString());
             out.put("format", format);
             out.put("tensors", rows.stream().map(Row::json).toList());
+            if (!unread.isEmpty()) {
+                out.put("not_read", unread);
+            }
             out.put("metadata", metadata);
             in.printJson(out);
             return 0;
         }
         // Names, metadata and the path are the file's (or the user's) text: a newline in a tensor name
         // would print a line that looks like another tensor, an escape sequence would drive the terminal.
-        in.out().println(Failure.oneLine(file + ": " + detail + ", " + rows.size() + (rows.size() == 1 ? " tensor" : " tensors")));
+        in.out().println(Failure.oneLine(file + ": " + detail + ", " + rows.size() + (rows.size() == 1 ? " tensor" : " tensors")
+                + (unread.isEmpty() ? "" : ", " + Counts.of(unread.size(), "array") + " not read")));
         for (Row r : rows) {
             in.out().println("  " + Failure.oneLine(r.name()) + "  " + r.dtype() + " (" + r.fileDtype() + ")  " + r.shape() + "  "
                     + (r.shard() == null ? "" : Failure.oneLine(r.shard()) + " ")
                     + (r.offset() < 0 ? "deflated  " : "bytes [" + r.offset() + ", " + (r.offset() + r.size()) + ")  ")
                     + Counts.of(r.size(), "byte"));
         }
+        unread.forEach((name, why) -> in.out().println("  " + Failure.oneLine(name) + "  not read: " + Failure.oneLine(why)));
         printMetadata(in, metadataText);
         return 0;
     }

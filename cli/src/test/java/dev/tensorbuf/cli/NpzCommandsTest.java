@@ -131,4 +131,46 @@ class NpzCommandsTest {
         assertEquals(List.of(compressed + ": npz archive, deflated (np.savez_compressed), 2 tensors",
                 "  a  f32 (<f4)  [3, 5]  deflated  60 bytes", "  b  s32 (<i4)  [4]  deflated  16 bytes"), r.out().lines().toList());
     }
+
+    /**
+     * np.savez stores strings, records and pickled objects too: inspect lists the arrays it reads
+     * and names the others with why; a whole convert names the one it cannot write and the way
+     * round. Was: inspect refused the whole archive over one string array.
+     */
+    @Test
+    void inspectNamesTheArraysItCannotReadAndListsTheRest() throws Exception {
+        String header = "{'descr': '<U3', 'fortran_order': False, 'shape': (2,), }";
+        byte[] text = header.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        int padded = (10 + text.length + 1 + 63) / 64 * 64;
+        java.nio.ByteBuffer npy = java.nio.ByteBuffer.allocate(padded + 24).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        npy.put(new byte[] {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0}).putShort((short) (padded - 10)).put(text);
+        while (npy.position() < padded - 1) {
+            npy.put((byte) ' ');
+        }
+        npy.put((byte) '\n');
+        for (int c : new int[] {'a', 'b', 0, 'c', 'd', 'e'}) {
+            npy.putInt(c);   // UTF-32, as NumPy stores '<U3'
+        }
+        archive("ab.npz", false);
+        Path npz = Zips.write(dir.resolve("mixed.npz"), true, Zips.Member.of("a.npy", dir.resolve("a.npy")),
+                new Zips.Member("s.npy", npy.array()), Zips.Member.of("b.npy", dir.resolve("b.npy")));
+        CliHarness r = CliHarness.run("inspect", npz.toString());
+        assertEquals(0, r.code(), r.err());
+        List<String> lines = r.out().lines().toList();
+        assertEquals(npz + ": npz archive, stored (np.savez), 2 tensors, 1 array not read", lines.get(0));
+        assertTrue(lines.get(1).startsWith("  a  f32 (<f4)  [3, 5]  bytes [") && lines.get(2).startsWith("  b  s32 (<i4)  [4]  bytes ["),
+                r.out());
+        assertEquals("  s  not read: descr '<U3' is a string type: only numeric dtypes are supported", lines.get(3));
+        CliHarness json = CliHarness.run("inspect", npz.toString(), "--json");
+        assertTrue(json.out().contains(",\"not_read\":{\"s\":\"descr '<U3' is a string type: only numeric dtypes are supported\"},"),
+                json.out());
+
+        CliHarness whole = CliHarness.run("convert", npz.toString(), dir.resolve("mixed.safetensors").toString());
+        assertEquals(2, whole.code(), whole.err());
+        assertEquals("tensorbuf convert: " + npz + ": member 's.npy': descr '<U3' is a string type: only numeric dtypes are"
+                + " supported; convert the others one by one with --tensor NAME", whole.err().strip());
+        assertTrue(Files.notExists(dir.resolve("mixed.safetensors")));
+        CliHarness one = CliHarness.run("convert", npz.toString(), dir.resolve("b.out.npy").toString(), "--tensor", "b", "--quiet");
+        assertEquals(0, one.code(), one.err());
+    }
 }
