@@ -61,12 +61,21 @@ public final class DoGetReader {
     /** The values buffer of one batch's tensor column, read once, in order. */
     public static final class Body {
         private final InputStream in;
+        /** The values already in memory (decompressed), else null: they are read from {@code in}. */
+        private final MemorySegment decoded;
         private final long bytes;
         private long read;
 
         Body(InputStream in, long bytes) {
             this.in = in;
+            this.decoded = null;
             this.bytes = bytes;
+        }
+
+        Body(MemorySegment decoded) {
+            this.in = null;
+            this.decoded = decoded;
+            this.bytes = decoded.byteSize();
         }
 
         /** {@return the bytes the values buffer holds} */
@@ -83,6 +92,11 @@ public final class DoGetReader {
             long n = into.byteSize();
             if (n > bytes - read) {
                 throw new IllegalArgumentException("a batch's values hold " + bytes + " bytes, " + (read + n) + " asked for");
+            }
+            if (decoded != null) {
+                MemorySegment.copy(decoded, read, into, 0, n);
+                read += n;
+                return;
             }
             try {
                 long done = 0;
@@ -406,7 +420,7 @@ public final class DoGetReader {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("a record batch's compressed values are damaged: " + e.getMessage(), e);
         }
-        return new Body(new ByteArrayInputStream(decoded), values);
+        return new Body(MemorySegment.ofArray(decoded));
     }
 
     /**
