@@ -356,11 +356,13 @@ public final class ZstdFrames {
                 if ((modes & 3) != 0) {
                     throw damaged("symbol compression modes 0x" + Integer.toHexString(modes) + " set their reserved bits", at - 1);
                 }
-                long[] cursor = {at};
-                ll = table(modes >>> 6, ll, LL_PREDEFINED, 35, 9, cursor, to, "literal length");
-                of = table((modes >>> 4) & 3, of, OF_PREDEFINED, 31, 8, cursor, to, "offset");
-                ml = table((modes >>> 2) & 3, ml, ML_PREDEFINED, 52, 9, cursor, to, "match length");
-                at = cursor[0];
+                TableRead t = table(modes >>> 6, ll, LL_PREDEFINED, 35, 9, at, to, "literal length");
+                ll = t.table();
+                t = table((modes >>> 4) & 3, of, OF_PREDEFINED, 31, 8, t.end(), to, "offset");
+                of = t.table();
+                t = table((modes >>> 2) & 3, ml, ML_PREDEFINED, 52, 9, t.end(), to, "match length");
+                ml = t.table();
+                at = t.end();
                 literal = sequences(new BackwardBits(in, at, to, "sequences"), sequences, count, at);
             } else if (at != to) {
                 throw damaged("block holds " + (to - at) + " bytes after a sequences section of no sequences", at);
@@ -511,33 +513,33 @@ public final class ZstdFrames {
             return literal;
         }
 
-        private Fse table(int mode, Fse previous, Fse predefined, int maxSymbol, int maxLog, long[] at, long to, String what) {
+        /** {@return the table a sequences section's {@code mode} gives, described from {@code at} on (RFC 8878 3.1.1.3.2.1)} */
+        private TableRead table(int mode, Fse previous, Fse predefined, int maxSymbol, int maxLog, long at, long to, String what) {
             return switch (mode) {
-                case 0 -> predefined;
+                case 0 -> new TableRead(predefined, at);
                 case 1 -> {
-                    if (at[0] >= to) {
-                        throw damaged(what + " RLE symbol past its block", at[0]);
+                    if (at >= to) {
+                        throw damaged(what + " RLE symbol past its block", at);
                     }
-                    int symbol = u8(in, at[0]++);
+                    int symbol = u8(in, at);
                     if (symbol > maxSymbol) {
-                        throw damaged(what + " RLE symbol " + symbol + " past " + maxSymbol, at[0] - 1);
+                        throw damaged(what + " RLE symbol " + symbol + " past " + maxSymbol, at);
                     }
-                    yield Fse.rle(symbol);
+                    yield new TableRead(Fse.rle(symbol), at + 1);
                 }
-                case 2 -> {
-                    short[] counts = new short[maxSymbol + 1];
-                    long[] read = Fse.readCounts(in, at[0], to, counts, maxLog, what);
-                    at[0] = read[0];
-                    yield Fse.build(counts, (int) read[1], (int) read[2]);
-                }
+                case 2 -> Fse.read(in, at, to, maxSymbol, maxLog, what);
                 default -> {
                     if (previous == null) {
-                        throw damaged(what + " table repeats one no earlier block of the frame gave", at[0]);
+                        throw damaged(what + " table repeats one no earlier block of the frame gave", at);
                     }
-                    yield previous;
+                    yield new TableRead(previous, at);
                 }
             };
         }
+    }
+
+    /** A decoding table and the input byte after its description. */
+    private record TableRead(Fse table, long end) {
     }
 
     /** A finite state entropy decoding table (RFC 8878 4.1). */
@@ -598,10 +600,11 @@ public final class ZstdFrames {
         }
 
         /**
-         * Reads normalized counts (RFC 8878 4.1.1) from {@code at} into {@code counts}; {@return the
-         * byte after them, the number of symbols and the accuracy log}
+         * {@return the table whose normalized counts (RFC 8878 4.1.1) of symbols up to {@code maxSymbol}
+         * are described from {@code at}, within {@code to}, at an accuracy log up to {@code maxLog}}
          */
-        static long[] readCounts(MemorySegment in, long at, long to, short[] counts, int maxLog, String what) {
+        static TableRead read(MemorySegment in, long at, long to, int maxSymbol, int maxLog, String what) {
+            short[] counts = new short[maxSymbol + 1];
             long bit = at * 8;
             long end = to * 8;
             int log = (int) forward(in, bit, 4, end, what) + 5;
@@ -654,7 +657,7 @@ public final class ZstdFrames {
             if (remaining != 1 || bit > end) {
                 throw damaged(what + " table's counts do not add up to its size", at);
             }
-            return new long[] {(bit + 7) / 8, s, log};
+            return new TableRead(build(counts, s, log), (bit + 7) / 8);
         }
 
         /** {@return {@code n} bits from bit {@code bit} of {@code in}, least significant first; zeros past {@code end} are refused} */
@@ -710,10 +713,9 @@ public final class ZstdFrames {
                 if (end > to) {
                     throw damaged("Huffman weights past their literals", at);
                 }
-                short[] counts = new short[256];
-                long[] read = Fse.readCounts(in, at + 1, end, counts, 6, "Huffman weight");
-                Fse fse = Fse.build(counts, (int) read[1], (int) read[2]);
-                BackwardBits b = new BackwardBits(in, read[0], end, "Huffman weights");
+                TableRead read = Fse.read(in, at + 1, end, 255, 6, "Huffman weight");
+                Fse fse = read.table();
+                BackwardBits b = new BackwardBits(in, read.end(), end, "Huffman weights");
                 int s1 = (int) b.read(fse.log);
                 int s2 = (int) b.read(fse.log);
                 n = 0;
