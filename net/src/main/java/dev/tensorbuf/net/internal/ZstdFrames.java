@@ -2,7 +2,10 @@ package dev.tensorbuf.net.internal;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 
 /**
  * Decodes Zstandard frames (RFC 8878) into memory of the size its caller expects: how Arrow IPC
@@ -23,8 +26,8 @@ public final class ZstdFrames {
     private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final int MAX_BLOCK = 128 << 10;
     private static final ValueLayout.OfLong I64_OUT = ValueLayout.JAVA_LONG_UNALIGNED;
-    private static final java.lang.invoke.VarHandle LITERAL_LONGS =
-            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
+    private static final VarHandle LITERAL_LONGS =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
     /**
      * The most bytes one input byte can decode to: a block, at least 4 bytes with its header
      * (an RLE block), decodes to at most {@code MAX_BLOCK}. Callers bound what they allocate by it.
@@ -272,7 +275,7 @@ public final class ZstdFrames {
                     if (at >= to) {
                         throw damaged("RLE literals without their byte", at);
                     }
-                    java.util.Arrays.fill(literals, 0, count, in.get(ValueLayout.JAVA_BYTE, at));
+                    Arrays.fill(literals, 0, count, in.get(ValueLayout.JAVA_BYTE, at));
                     at += 1;
                 }
             } else {
@@ -772,8 +775,8 @@ public final class ZstdFrames {
                     continue;
                 }
                 int length = 1 << (w - 1);
-                java.util.Arrays.fill(symbol, start[w], start[w] + length, (byte) s);
-                java.util.Arrays.fill(bits, start[w], start[w] + length, (byte) (maxBits + 1 - w));
+                Arrays.fill(symbol, start[w], start[w] + length, (byte) s);
+                Arrays.fill(bits, start[w], start[w] + length, (byte) (maxBits + 1 - w));
                 start[w] += length;
             }
             return new Huffman(maxBits, symbol, bits, end);
