@@ -24,10 +24,12 @@ import java.util.Set;
  *     {@code type=TOTALORDER} the total order of the bits (-NaN &lt; -inf &lt; ... &lt; -0 &lt; +0 &lt; ... &lt; NaN).
  * <li>Integers wrap to their width; {@code x / 0} is -1 (all ones unsigned) and
  *     {@code MIN / -1} is {@code MIN}; {@code abs(MIN)} is {@code MIN}.
- * <li>Two rewrites XLA makes before it runs are made by the builder ({@code Fusion}), so the
+ * <li>The rewrites XLA makes before it runs are made by the builder ({@code Fusion}), so the
  *     expression says them: a float divide by a constant is a multiply by its reciprocal
- *     ({@link Op#RECIPROCAL}, f16, f32 and f64 only), and an f32 or f64 add of a product used
- *     once is one fused multiply-add ({@link Op#FMA}), as LLVM contracts it.
+ *     ({@link Op#RECIPROCAL}, f16, f32 and f64 only), a divide of a divide is reassociated
+ *     ({@code (a / b) / c} is {@code a / (b * c)}, {@code a / (b / c)} is {@code (a * c) / b}; the
+ *     same types), and an f32 or f64 add of a product used once is one fused multiply-add
+ *     ({@link Op#FMA}), as LLVM contracts it.
  * </ul>
  * Values travel as doubles (every float type, exactly) or longs (integers as their bits, pred as
  * 0 or 1).

@@ -311,6 +311,12 @@ final class Fusion {
             return build(comp, in, "multiply", type,
                     List.of(a.get(0), new Pointwise.Op(Pointwise.Op.RECIPROCAL, type, List.of(a.get(1)), "")));
         }
+        if (op.equals("divide") && Pointwise.isFloat(type) && type != DType.BF16) {
+            Pointwise.Expr reassociated = reassociated(comp, in, type, a);
+            if (reassociated != null) {
+                return reassociated;
+            }
+        }
         if (op.equals("subtract") && Pointwise.isFloat(type) && isConstant(comp, in.operands().get(1))
                 && !isConstant(comp, in.operands().get(0))) {
             // XLA's algebraic simplifier drops A - 0 and turns A - C into A + (-C) before it runs:
@@ -362,6 +368,49 @@ final class Fusion {
             detail = dir + " " + kind;
         }
         return new Pointwise.Op(op, type, a, detail);
+    }
+
+    /**
+     * {@return a divide of a divide as XLA's algebraic simplifier rewrites it, or null when neither
+     * operand is one} It does so for a divide that is the operand itself (not through data
+     * movement, which the expressions here see through), after turning a divide by a constant into
+     * a multiply (above, and so a divide whose divisor is constant is no longer one here):
+     * (A / B) / (C / D) => (A * D) / (B * C), (A / B) / C => A / (B * C), A / (B / C) => (A * C) / B,
+     * that last one's divide by a constant B then a multiply by 1 / B. Each operand was built
+     * first, so a chain comes in already rewritten: ((A / B) / C) / D is A / ((B * C) * D), as XLA
+     * gives it (checked against jax).
+     */
+    private static Pointwise.Expr reassociated(HloComputation comp, HloInstruction in, DType type, List<Pointwise.Expr> a) {
+        Pointwise.Op l = directDivide(comp, in.operands().get(0), a.get(0));
+        Pointwise.Op r = directDivide(comp, in.operands().get(1), a.get(1));
+        if (l != null && r != null) {
+            return divide(type, multiply(type, l.args().get(0), r.args().get(1)), multiply(type, l.args().get(1), r.args().get(0)));
+        }
+        if (l != null) {
+            return divide(type, l.args().get(0), multiply(type, l.args().get(1), a.get(1)));
+        }
+        if (r != null) {
+            Pointwise.Expr numerator = multiply(type, a.get(0), r.args().get(1));
+            String b = comp.instruction(in.operands().get(1)).operands().getFirst();
+            return isConstant(comp, b)
+                    ? multiply(type, numerator, new Pointwise.Op(Pointwise.Op.RECIPROCAL, type, List.of(r.args().get(0)), ""))
+                    : divide(type, numerator, r.args().get(0));
+        }
+        return null;
+    }
+
+    /** {@return the expression of operand {@code name} when that operand is itself a divide and still one here, else null} */
+    private static Pointwise.Op directDivide(HloComputation comp, String name, Pointwise.Expr e) {
+        return comp.instruction(name).opcode().equals("divide") && e instanceof Pointwise.Op o && o.op().equals("divide")
+                ? o : null;
+    }
+
+    private static Pointwise.Op multiply(DType type, Pointwise.Expr x, Pointwise.Expr y) {
+        return new Pointwise.Op("multiply", type, List.of(x, y), "");
+    }
+
+    private static Pointwise.Op divide(DType type, Pointwise.Expr x, Pointwise.Expr y) {
+        return new Pointwise.Op("divide", type, List.of(x, y), "");
     }
 
     private static boolean isConstant(HloComputation comp, String name) {
