@@ -930,6 +930,47 @@ class HloExecutorTest {
         }
     }
 
+    /**
+     * XLA drops max(x, -inf), min(x, +inf) and clamp(-inf, x, +inf) before it runs, so a denormal
+     * x comes out unflushed; with a finite bound it runs the op and flushes (jax 0.10 on CPU, these
+     * bits). Was: run flushed in all of them (RunXlaAgreementTest, seed 70748554400496).
+     */
+    @Test
+    void aMaximumOrMinimumWithAnInfinityIsDroppedAsXlaDropsIt() {
+        int[] x = {0x7f2f1, 0x800ae398, 0x40000000, 0x7fc00000};
+        int[] kept = x;
+        int[] flushed = {0, 0x80000000, 0x40000000, 0x7fc00000};
+        assertArrayEquals(kept, bounded(x, "ROOT r = f32[4]{0} maximum(x, ninf)"));
+        assertArrayEquals(kept, bounded(x, "ROOT r = f32[4]{0} maximum(ninf, x)"));
+        assertArrayEquals(kept, bounded(x, "ROOT r = f32[4]{0} minimum(x, pinf)"));
+        assertArrayEquals(kept, bounded(x, "ROOT r = f32[4]{0} clamp(ninf, x, pinf)"));
+        assertArrayEquals(flushed, bounded(x, "ROOT r = f32[4]{0} maximum(x, neg1)"));
+        assertArrayEquals(flushed, bounded(x, "ROOT r = f32[4]{0} clamp(ninf, x, five)"));
+    }
+
+    /** {@return the f32 bits of a module over x (these bits) and constants ninf, pinf, neg1, five, ending with {@code root}} */
+    private static int[] bounded(int[] bits, String root) {
+        String text = module("x = f32[4]{0} parameter(0)",
+                "c0 = f32[] constant(-inf)", "ninf = f32[4]{0} broadcast(c0), dimensions={}",
+                "c1 = f32[] constant(inf)", "pinf = f32[4]{0} broadcast(c1), dimensions={}",
+                "c2 = f32[] constant(-1)", "neg1 = f32[4]{0} broadcast(c2), dimensions={}",
+                "c3 = f32[] constant(5)", "five = f32[4]{0} broadcast(c3), dimensions={}", root);
+        try (Allocator mem = Allocators.shared()) {
+            TensorView x = TensorView.of(mem.allocate(16), dev.tensorbuf.views.ArrayShape.of(dev.tensorbuf.views.DType.F32, 4));
+            for (int i = 0; i < 4; i++) {
+                x.buffer().segment().setAtIndex(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, i, bits[i]);
+            }
+            try (Execution e = HloExecutor.execute(text, Map.of("0", x))) {
+                float[] got = TensorElements.of(e.rowMajor()).toFloatArray();
+                int[] out = new int[4];
+                for (int i = 0; i < 4; i++) {
+                    out[i] = Float.floatToRawIntBits(got[i]);
+                }
+                return out;
+            }
+        }
+    }
+
     @Test
     void twoVaryingOperandsAreExplainedAsTheBlockEvaluator() {
         String text = module(

@@ -311,6 +311,21 @@ final class Fusion {
             return build(comp, in, "multiply", type,
                     List.of(a.get(0), new Pointwise.Op(Pointwise.Op.RECIPROCAL, type, List.of(a.get(1)), "")));
         }
+        if ((op.equals("maximum") || op.equals("minimum")) && Pointwise.isFloat(type)) {
+            // XLA drops max(x, -inf) and min(x, +inf), which change nothing but would flush a
+            // denormal x (in bf16 too, which it computes in f32 after this rewrite; jax 0.10).
+            double identity = op.equals("maximum") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
+            for (int k = 0; k < 2; k++) {
+                if (isConstant(comp, in.operands().get(k)) && isAll(comp, in.operands().get(k), identity)) {
+                    return a.get(1 - k);
+                }
+            }
+        }
+        if (op.equals("clamp") && Pointwise.isFloat(type) && isConstant(comp, in.operands().get(0))
+                && isConstant(comp, in.operands().get(2)) && isAll(comp, in.operands().get(0), Double.NEGATIVE_INFINITY)
+                && isAll(comp, in.operands().get(2), Double.POSITIVE_INFINITY)) {
+            return a.get(1);   // clamp(-inf, x, +inf) likewise; with one finite bound XLA runs it, flushing
+        }
         if (op.equals("divide") && Pointwise.isFloat(type) && type != DType.BF16) {
             Pointwise.Expr reassociated = reassociated(comp, in, type, a);
             if (reassociated != null) {
@@ -426,6 +441,26 @@ final class Fusion {
             d = comp.instruction(d.operands().getFirst());
         }
         return d;
+    }
+
+    /** {@return whether every value of the constant behind {@code name} is {@code value} (an infinity here)} Called where {@link #isConstant} holds. */
+    private static boolean isAll(HloComputation comp, String name, double value) {
+        boolean any = false;
+        for (String token : constantBehind(comp, name).payload().split("[\\s{},]+")) {
+            if (token.isEmpty()) {
+                continue;
+            }
+            double v = switch (token) {
+                case "inf", "+inf" -> Double.POSITIVE_INFINITY;
+                case "-inf" -> Double.NEGATIVE_INFINITY;
+                default -> Double.NaN;   // finite values and NaN are not the infinity asked for
+            };
+            if (v != value) {
+                return false;
+            }
+            any = true;
+        }
+        return any;
     }
 
     /** {@return whether every value of the constant behind {@code name} is zero} Called where {@link #isConstant} holds. */
