@@ -259,6 +259,13 @@ final class RandomHloModules {
      * into a different pred, so such a value is compared only with the IEEE directions.
      */
     private boolean opMadeNaN;
+    /**
+     * "add" or "multiply" when the chain's value is a float add or subtract (multiply or divide) of
+     * a constant: XLA folds (A + C1) + C2 into A + (C1 + C2), and (A * C1) * C2 likewise, a subtract
+     * or divide by a constant first made an add or multiply (jax 0.10), which run does not; so a
+     * second such op of the same kind does not follow at once.
+     */
+    private String constantFamily;
     private static final Set<String> ARITHMETIC = Set.of("add", "subtract", "multiply", "divide", "maximum", "minimum", "clamp");
 
     /**
@@ -283,6 +290,7 @@ final class RandomHloModules {
         int choice = rnd.nextInt(10);
         String rhs;
         String opcode;
+        String family = null;
         switch (choice) {
             case 0 -> {
                 opcode = pred ? "not" : isFloat || !unsigned ? (rnd.nextBoolean() ? "negate" : "abs") : "not";
@@ -324,6 +332,7 @@ final class RandomHloModules {
                 String other = operand(true);
                 rhs = opcode + "(" + (rnd.nextBoolean() ? m + ", " + other : other + ", " + m) + ")";
                 count("fma");
+                family = other.startsWith("qt") ? null : "add";
             }
             default -> {
                 List<String> ops = pred ? List.of("and", "or", "xor", "maximum", "minimum")
@@ -335,6 +344,13 @@ final class RandomHloModules {
                 }
                 boolean avoidIdentity = !opcode.equals("maximum") && !opcode.equals("minimum");
                 String other = opcode.equals("divide") && !isFloat ? constant(true) : operand(avoidIdentity);
+                family = !isFloat || other.startsWith("qt") ? null
+                        : opcode.equals("add") || opcode.equals("subtract") ? "add"
+                        : opcode.equals("multiply") || opcode.equals("divide") ? "multiply" : null;
+                if (family != null && family.equals(constantFamily)) {
+                    opcode = "maximum";
+                    family = null;
+                }
                 rhs = opcode + "(" + cur + ", " + other + ")";
             }
         }
@@ -342,6 +358,7 @@ final class RandomHloModules {
         cur = emit("pw", dtype, dims, null, rhs);
         opMadeNaN |= isFloat && ARITHMETIC.contains(opcode);
         multiplyPending = isFloat && (opcode.equals("multiply") || opcode.equals("divide"));
+        constantFamily = family;
         return true;
     }
 
@@ -424,8 +441,26 @@ final class RandomHloModules {
         if (dtype.kind() == DType.Kind.COMPLEX && to.kind() != DType.Kind.COMPLEX) {
             return;
         }
+        boolean integers = isInteger(dtype) && isInteger(to);
+        if (integersFromFloats && integers && dtype.bitWidth() == to.bitWidth() && dtype.kind() != to.kind()) {
+            return;
+        }
+        integersFromFloats = integers ? integersFromFloats : isInteger(to) && !isInteger(dtype) && dtype != DType.PRED;
         dtype = to;
         op("convert", dims, "convert(" + cur + ")");
+    }
+
+    /**
+     * Whether the chain's integers were converted from floats. LLVM folds a float converted to a
+     * signed integer, then to the unsigned one of its width, then to a float, into the float
+     * truncated (a negative value stays negative, where HLO's converts give 2^32 - n): XLA's CPU
+     * code does so inside one loop (jax 0.10: f32 -5.5 -> s32 -> u32 -> f16 is -5, not inf), run
+     * does not, so such a flip of signedness is not generated.
+     */
+    private boolean integersFromFloats;
+
+    private static boolean isInteger(DType t) {
+        return t.kind() == DType.Kind.SIGNED || t.kind() == DType.Kind.UNSIGNED;
     }
 
     private void op(String opcode, long[] out, String rhs) {
