@@ -259,13 +259,7 @@ final class RandomHloModules {
      * into a different pred, so such a value is compared only with the IEEE directions.
      */
     private boolean opMadeNaN;
-    /**
-     * "add" or "multiply" when the chain's value is a float add or subtract (multiply or divide) of
-     * a constant: XLA folds (A + C1) + C2 into A + (C1 + C2), and (A * C1) * C2 likewise, a subtract
-     * or divide by a constant first made an add or multiply (jax 0.10), which run does not; so a
-     * second such op of the same kind does not follow at once.
-     */
-    private String constantFamily;
+
     private static final Set<String> ARITHMETIC = Set.of("add", "subtract", "multiply", "divide", "maximum", "minimum", "clamp");
 
     /**
@@ -290,7 +284,6 @@ final class RandomHloModules {
         int choice = rnd.nextInt(10);
         String rhs;
         String opcode;
-        String family = null;
         switch (choice) {
             case 0 -> {
                 opcode = pred ? "not" : isFloat || !unsigned ? (rnd.nextBoolean() ? "negate" : "abs") : "not";
@@ -332,7 +325,6 @@ final class RandomHloModules {
                 String other = operand(true);
                 rhs = opcode + "(" + (rnd.nextBoolean() ? m + ", " + other : other + ", " + m) + ")";
                 count("fma");
-                family = other.startsWith("qt") ? null : "add";
             }
             default -> {
                 List<String> ops = pred ? List.of("and", "or", "xor", "maximum", "minimum")
@@ -344,21 +336,15 @@ final class RandomHloModules {
                 }
                 boolean avoidIdentity = !opcode.equals("maximum") && !opcode.equals("minimum");
                 String other = opcode.equals("divide") && !isFloat ? constant(true) : operand(avoidIdentity);
-                family = !isFloat || other.startsWith("qt") ? null
-                        : opcode.equals("add") || opcode.equals("subtract") ? "add"
-                        : opcode.equals("multiply") || opcode.equals("divide") ? "multiply" : null;
-                if (family != null && family.equals(constantFamily)) {
-                    opcode = "maximum";
-                    family = null;
-                }
                 rhs = opcode + "(" + cur + ", " + other + ")";
             }
         }
         count(opcode);
         cur = emit("pw", dtype, dims, null, rhs);
         opMadeNaN |= isFloat && ARITHMETIC.contains(opcode);
-        multiplyPending = isFloat && (opcode.equals("multiply") || opcode.equals("divide"));
-        constantFamily = family;
+        // A max or min after the multiply may be one XLA drops (with -inf or +inf), leaving it pending.
+        multiplyPending = isFloat && (opcode.equals("multiply") || opcode.equals("divide")
+                || multiplyPending && (opcode.equals("maximum") || opcode.equals("minimum")));
         return true;
     }
 
@@ -445,6 +431,11 @@ final class RandomHloModules {
         if (integersFromFloats && integers && dtype.bitWidth() == to.bitWidth() && dtype.kind() != to.kind()) {
             return;
         }
+        boolean floats = dtype.kind() == DType.Kind.FLOAT && to.kind() == DType.Kind.FLOAT;
+        if (widenedFloat && floats) {
+            return;
+        }
+        widenedFloat = floats && to.bitWidth() > dtype.bitWidth();
         integersFromFloats = integers ? integersFromFloats : isInteger(to) && !isInteger(dtype) && dtype != DType.PRED;
         dtype = to;
         op("convert", dims, "convert(" + cur + ")");
@@ -458,6 +449,12 @@ final class RandomHloModules {
      * does not, so such a flip of signedness is not generated.
      */
     private boolean integersFromFloats;
+    /**
+     * Whether the chain's value is a float converted to a wider float. XLA drops such a widening
+     * before a convert to another float (f32 -> f64 -> bf16 is f32 -> bf16, a denormal kept where
+     * the f64 -> bf16 step run makes flushes it), which run does not mirror.
+     */
+    private boolean widenedFloat;
 
     private static boolean isInteger(DType t) {
         return t.kind() == DType.Kind.SIGNED || t.kind() == DType.Kind.UNSIGNED;

@@ -931,6 +931,61 @@ class HloExecutorTest {
     }
 
     /**
+     * XLA folds two constants in a row into one before it runs (jax 0.10 on CPU, bit for bit):
+     * (a * 1.37) * -55 as a * (1.37 * -55), (a / 3.7) * 2 as a * ((1 / 3.7) * 2), (a - 3) + 5.5 as
+     * a + (-3 + 5.5), two whole constants alike; a per-channel vector, or a whole constant beside a
+     * scalar, stays as written. Was: run computed all in order (RunXlaAgreementTest, seed 71094842685671).
+     */
+    @Test
+    void constantsInARowAreFoldedAsXlaFoldsThem() {
+        java.util.Random rnd = new java.util.Random(7);
+        float[][] v = new float[4][64];
+        for (float[] row : v) {
+            for (int i = 0; i < row.length; i++) {
+                row[i] = (float) (rnd.nextGaussian() * 50);
+            }
+        }
+        float[] times = new float[64];
+        float[] divided = new float[64];
+        float[] added = new float[64];
+        float[] whole = new float[64];
+        float[] perChannelStays = new float[64];
+        float[] mixedStays = new float[64];
+        StringBuilder k = new StringBuilder();
+        float[] kv = new float[64];
+        for (int i = 0; i < 64; i++) {
+            kv[i] = 0.25f * (i % 7) - 0.6f;
+            k.append(i == 0 ? "" : ", ").append(kv[i]);
+        }
+        for (int i = 0; i < 64; i++) {
+            float a = v[0][i];
+            times[i] = a * (1.37f * -55f);
+            divided[i] = a * ((1f / 3.7f) * 2f);
+            added[i] = a + (-3f + 5.5f);
+            whole[i] = a * (kv[i] * kv[i]);
+            perChannelStays[i] = (a * (i % 2 == 0 ? 1.37f : -2.71f)) * -55f;
+            mixedStays[i] = (a * kv[i]) * -55f;
+        }
+        assertArrayEquals(times, divisions(v, "s1 = f32[] constant(1.37)", "b1 = f32[64]{0} broadcast(s1), dimensions={}",
+                "s2 = f32[] constant(-55)", "b2 = f32[64]{0} broadcast(s2), dimensions={}", "m = f32[64]{0} multiply(a, b1)",
+                "ROOT r = f32[64]{0} multiply(m, b2)"));
+        assertArrayEquals(divided, divisions(v, "s1 = f32[] constant(3.7)", "b1 = f32[64]{0} broadcast(s1), dimensions={}",
+                "s2 = f32[] constant(2)", "b2 = f32[64]{0} broadcast(s2), dimensions={}", "m = f32[64]{0} divide(a, b1)",
+                "ROOT r = f32[64]{0} multiply(m, b2)"));
+        assertArrayEquals(added, divisions(v, "s1 = f32[] constant(3)", "b1 = f32[64]{0} broadcast(s1), dimensions={}",
+                "s2 = f32[] constant(5.5)", "b2 = f32[64]{0} broadcast(s2), dimensions={}", "m = f32[64]{0} subtract(a, b1)",
+                "ROOT r = f32[64]{0} add(m, b2)"));
+        assertArrayEquals(whole, divisions(v, "kk = f32[64]{0} constant({" + k + "})", "m = f32[64]{0} multiply(a, kk)",
+                "ROOT r = f32[64]{0} multiply(m, kk)"));
+        assertArrayEquals(perChannelStays, divisions(v, "ch = f32[2]{0} constant({1.37, -2.71})",
+                "ch2 = f32[32,2]{1,0} broadcast(ch), dimensions={1}", "b1 = f32[64]{0} reshape(ch2)",
+                "s2 = f32[] constant(-55)", "b2 = f32[64]{0} broadcast(s2), dimensions={}", "m = f32[64]{0} multiply(a, b1)",
+                "ROOT r = f32[64]{0} multiply(m, b2)"));
+        assertArrayEquals(mixedStays, divisions(v, "kk = f32[64]{0} constant({" + k + "})", "m = f32[64]{0} multiply(a, kk)",
+                "s2 = f32[] constant(-55)", "b2 = f32[64]{0} broadcast(s2), dimensions={}", "ROOT r = f32[64]{0} multiply(m, b2)"));
+    }
+
+    /**
      * XLA drops max(x, -inf), min(x, +inf) and clamp(-inf, x, +inf) before it runs, so a denormal
      * x comes out unflushed; with a finite bound it runs the op and flushes (jax 0.10 on CPU, these
      * bits). Was: run flushed in all of them (RunXlaAgreementTest, seed 70748554400496).

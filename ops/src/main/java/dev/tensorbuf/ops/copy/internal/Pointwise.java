@@ -28,7 +28,9 @@ import java.util.Set;
  *     expression says them: a float divide by a constant is a multiply by its reciprocal
  *     ({@link Op#RECIPROCAL}, f16, f32 and f64 only), a divide of a divide is reassociated
  *     ({@code (a / b) / c} is {@code a / (b * c)}, {@code a / (b / c)} is {@code (a * c) / b}; the
- *     same types), {@code max(x, -inf)}, {@code min(x, +inf)} and {@code clamp(-inf, x, +inf)}
+ *     same types), two scalar (or two whole) constants in a row folded into one
+ *     ({@code (a * c1) * c2} is {@code a * (c1 * c2)}, adds alike), {@code max(x, -inf)},
+ *     {@code min(x, +inf)} and {@code clamp(-inf, x, +inf)}
  *     are {@code x} (unflushed), and an f32 or f64 add of a product used once is one fused
  *     multiply-add ({@link Op#FMA}), as LLVM contracts it.
  * </ul>

@@ -353,6 +353,12 @@ final class Fusion {
                 }
             }
         }
+        if ((op.equals("add") || op.equals("multiply")) && Pointwise.isFloat(type) && type != DType.BF16) {
+            Pointwise.Expr folded = foldedConstants(comp, in, op, type, a);
+            if (folded != null) {
+                return folded;
+            }
+        }
         if (contracts && (op.equals("add") || op.equals("subtract"))) {
             for (int k = 0; k < 2; k++) {
                 if (a.get(k) instanceof Pointwise.Op m && m.op().equals("multiply") && usedOnce(comp, in.operands().get(k))) {
@@ -406,7 +412,7 @@ final class Fusion {
         }
         if (r != null) {
             Pointwise.Expr numerator = multiply(type, a.get(0), r.args().get(1));
-            String b = comp.instruction(in.operands().get(1)).operands().getFirst();
+            String b = beneath(comp, in.operands().get(1)).operands().getFirst();
             return isConstant(comp, b)
                     ? multiply(type, numerator, new Pointwise.Op(Pointwise.Op.RECIPROCAL, type, List.of(r.args().get(0)), ""))
                     : divide(type, numerator, r.args().get(0));
@@ -414,9 +420,113 @@ final class Fusion {
         return null;
     }
 
+    /**
+     * {@return (A op C1) op C2 as XLA's simplifier folds it, A op (C1 op C2), or null where it does
+     * not} {@code op} is add or multiply; an inner subtract or divide by a constant is one already
+     * (their rewrites above come first, as XLA's do). XLA folds two broadcast scalars (or
+     * constants of one element) or two whole constants, not one of each nor a per-channel vector;
+     * a product plus C1, a multiply-add here by then, gets C1 + C2 as its addend (checked against jax 0.10:
+     * (a * 1.37) * -55 is a * (1.37 * -55), (a * K) * K is a * (K * K), (a * K) * -55 and
+     * (a * chan) * -55 stay).
+     */
+    private static Pointwise.Expr foldedConstants(HloComputation comp, HloInstruction in, String op, DType type,
+                                                  List<Pointwise.Expr> a) {
+        Set<String> family = op.equals("add") ? Set.of("add", "subtract") : Set.of("multiply", "divide");
+        for (int k = 0; k < 2; k++) {
+            HloInstruction x = beneath(comp, in.operands().get(1 - k));
+            String kind = constantKind(comp, in.operands().get(k));
+            if (kind == null || !family.contains(x.opcode()) || !(a.get(1 - k) instanceof Pointwise.Op inner)) {
+                continue;
+            }
+            if (op.equals("add") && inner.op().equals(Pointwise.Op.FMA)) {
+                // XLA folds (m + C1) + C2 before LLVM contracts m + (C1 + C2): the addend gathers both.
+                boolean addsAConstant = x.opcode().equals("add")
+                        ? kind.equals(constantKind(comp, x.operands().get(0))) || kind.equals(constantKind(comp, x.operands().get(1)))
+                        : kind.equals(constantKind(comp, x.operands().get(1)));
+                if (addsAConstant) {
+                    Pointwise.Expr constants = new Pointwise.Op(op, type, List.of(inner.args().get(2), a.get(k)), "");
+                    return new Pointwise.Op(Pointwise.Op.FMA, type, List.of(inner.args().get(0), inner.args().get(1), constants), "");
+                }
+                continue;
+            }
+            if (!inner.op().equals(op)) {
+                continue;
+            }
+            for (int j = 0; j < 2; j++) {
+                if (kind.equals(constantKind(comp, x.operands().get(j))) && !isConstant(comp, x.operands().get(1 - j))) {
+                    Pointwise.Expr constants = new Pointwise.Op(op, type, List.of(inner.args().get(j), a.get(k)), "");
+                    return new Pointwise.Op(op, type, List.of(inner.args().get(1 - j), constants), "");
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * {@return "scalar" for a constant of one element under data movement, "whole" for a constant
+     * of more moved without a broadcast, else null (not a constant, or a broadcast vector)}
+     */
+    private static String constantKind(HloComputation comp, String name) {
+        HloInstruction c = constantBehind(comp, name);
+        if (!c.opcode().equals("constant")) {
+            return null;
+        }
+        if (c.arrayShape().elementCount() == 1) {
+            return "scalar";
+        }
+        for (HloInstruction d = comp.instruction(name); d != c; d = comp.instruction(d.operands().getFirst())) {
+            if (d.opcode().equals("broadcast") && beneath(comp, d.name()) == d) {
+                return null;   // a broadcast that repeats values; one to the same dims goes first
+            }
+        }
+        return "whole";
+    }
+
+    /**
+     * {@return the instruction {@code name} is once data movement that changes nothing is taken
+     * away} XLA's simplifier removes a slice, dynamic slice, reshape or broadcast to the same dims,
+     * a reverse of dims of one and a transpose that moves only dims of one before its other
+     * rewrites meet the op under it.
+     */
+    private static HloInstruction beneath(HloComputation comp, String name) {
+        HloInstruction d = comp.instruction(name);
+        while (Set.of("slice", "dynamic-slice", "reshape", "broadcast", "reverse", "transpose").contains(d.opcode())) {
+            HloInstruction under = comp.instruction(d.operands().getFirst());
+            List<Long> dims = d.arrayShape().dims();
+            List<Long> from = under.arrayShape().dims();
+            boolean same = switch (d.opcode()) {
+                case "reverse" -> d.intsOrEmpty("dimensions").stream().allMatch(k -> from.get(k.intValue()) == 1);
+                case "transpose" -> dims.stream().filter(n -> n != 1).toList().equals(from.stream().filter(n -> n != 1).toList())
+                        && isOrderKeeping(d.intsOrEmpty("dimensions"), from);
+                case "broadcast" -> dims.equals(from) && isOrderKeeping(d.intsOrEmpty("dimensions"), from)
+                        && d.intsOrEmpty("dimensions").size() == from.size();
+                default -> dims.equals(from);
+            };
+            if (!same) {
+                break;
+            }
+            d = under;
+        }
+        return d;
+    }
+
+    /** {@return whether the permutation keeps the dims longer than one in their order} */
+    private static boolean isOrderKeeping(List<Long> permutation, List<Long> dims) {
+        long last = -1;
+        for (long p : permutation) {
+            if (dims.get((int) p) != 1) {
+                if (p < last) {
+                    return false;
+                }
+                last = p;
+            }
+        }
+        return true;
+    }
+
     /** {@return the expression of operand {@code name} when that operand is itself a divide and still one here, else null} */
     private static Pointwise.Op directDivide(HloComputation comp, String name, Pointwise.Expr e) {
-        return comp.instruction(name).opcode().equals("divide") && e instanceof Pointwise.Op o && o.op().equals("divide")
+        return beneath(comp, name).opcode().equals("divide") && e instanceof Pointwise.Op o && o.op().equals("divide")
                 ? o : null;
     }
 
