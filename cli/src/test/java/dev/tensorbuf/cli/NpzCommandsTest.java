@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.SafetensorsFile;
+import dev.tensorbuf.testing.NpyBytes;
 import dev.tensorbuf.testing.Zips;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorElements;
@@ -139,21 +140,14 @@ class NpzCommandsTest {
      */
     @Test
     void inspectNamesTheArraysItCannotReadAndListsTheRest() throws Exception {
-        String header = "{'descr': '<U3', 'fortran_order': False, 'shape': (2,), }";
-        byte[] text = header.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
-        int padded = (10 + text.length + 1 + 63) / 64 * 64;
-        java.nio.ByteBuffer npy = java.nio.ByteBuffer.allocate(padded + 24).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-        npy.put(new byte[] {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0}).putShort((short) (padded - 10)).put(text);
-        while (npy.position() < padded - 1) {
-            npy.put((byte) ' ');
-        }
-        npy.put((byte) '\n');
+        java.nio.ByteBuffer strings = java.nio.ByteBuffer.allocate(24).order(java.nio.ByteOrder.LITTLE_ENDIAN);
         for (int c : new int[] {'a', 'b', 0, 'c', 'd', 'e'}) {
-            npy.putInt(c);   // UTF-32, as NumPy stores '<U3'
+            strings.putInt(c);   // UTF-32, as NumPy stores '<U3'
         }
+        byte[] npy = NpyBytes.of(1, "{'descr': '<U3', 'fortran_order': False, 'shape': (2,), }", strings.array());
         archive("ab.npz", false);
         Path npz = Zips.write(dir.resolve("mixed.npz"), true, Zips.Member.of("a.npy", dir.resolve("a.npy")),
-                new Zips.Member("s.npy", npy.array()), Zips.Member.of("b.npy", dir.resolve("b.npy")));
+                new Zips.Member("s.npy", npy), Zips.Member.of("b.npy", dir.resolve("b.npy")));
         CliHarness r = CliHarness.run("inspect", npz.toString());
         assertEquals(0, r.code(), r.err());
         List<String> lines = r.out().lines().toList();

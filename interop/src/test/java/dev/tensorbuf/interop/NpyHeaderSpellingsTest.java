@@ -9,6 +9,7 @@ import dev.tensorbuf.interop.internal.NpyCodec;
 import dev.tensorbuf.interop.json.Json;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.testing.NpyBytes;
 import dev.tensorbuf.testing.PythonPeer;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
@@ -80,30 +81,9 @@ class NpyHeaderSpellingsTest {
         };
     }
 
-    /** {@return a .npy of the header text, as a version 1.0 (latin-1) or 3.0 (UTF-8) file} */
-    static byte[] npy(int version, String header, byte[] data) {
-        byte[] text = header.getBytes(version == 3 ? StandardCharsets.UTF_8 : StandardCharsets.ISO_8859_1);
-        int lengthBytes = version == 1 ? 2 : 4;
-        int total = 8 + lengthBytes + text.length + 1;
-        int padded = (total + 63) / 64 * 64;
-        int headerLength = padded - 8 - lengthBytes;
-        ByteBuffer b = ByteBuffer.allocate(padded + data.length).order(ByteOrder.LITTLE_ENDIAN);
-        b.put(new byte[] {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y', (byte) version, 0});
-        if (version == 1) {
-            b.putShort((short) headerLength);
-        } else {
-            b.putInt(headerLength);
-        }
-        b.put(text);
-        while (b.position() < padded - 1) {
-            b.put((byte) ' ');
-        }
-        return b.put((byte) '\n').put(data).array();
-    }
-
     private Path write(String name, int version, String descr, String shape, byte[] data) throws IOException {
         Path file = dir.resolve(name + ".npy");
-        Files.write(file, npy(version, "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }", data));
+        Files.write(file, NpyBytes.of(version, "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }", data));
         return file;
     }
 

@@ -9,8 +9,7 @@ import dev.tensorbuf.memory.MemorySpace;
 import dev.tensorbuf.net.internal.ArrowDTypes;
 import dev.tensorbuf.net.internal.ArrowMemory;
 import dev.tensorbuf.net.internal.LentColumn;
-import dev.tensorbuf.net.internal.Lz4Frames;
-import dev.tensorbuf.net.internal.ZstdFrames;
+import dev.tensorbuf.net.internal.BufferCodec;
 import dev.tensorbuf.net.internal.TensorProducer;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyEngine;
@@ -508,11 +507,7 @@ public final class ArrowTensors {
         if (compression == null || need == 0) {
             return mapping.slice(at, need);
         }
-        boolean lz4 = compression.codec() == CompressionType.LZ4_FRAME;
-        if (!lz4 && compression.codec() != CompressionType.ZSTD) {
-            throw new IllegalArgumentException(where + " is compressed with codec " + compression.codec()
-                    + ", which is neither LZ4_FRAME nor ZSTD");
-        }
+        BufferCodec codec = BufferCodec.of(compression.codec());   // checkBuffers refused any other
         // Each compressed buffer starts with its length uncompressed, -1 for a buffer stored as is.
         if (data.length() < 8) {
             throw new IllegalArgumentException(where + ": a compressed buffer of " + data.length()
@@ -526,21 +521,13 @@ public final class ArrowTensors {
             throw new IllegalArgumentException(where + ": its compressed values say they are " + length + " bytes, "
                     + need + " expected");
         }
-        // Asked for before a byte is decoded, so bounded by what the input can hold: LZ4 writes a
-        // byte at least for every 255 it repeats, Zstandard 4 bytes for every block of 128 KiB.
-        int ratio = lz4 ? 255 : ZstdFrames.MAX_RATIO;
-        if (need / ratio > stored) {
-            throw new IllegalArgumentException(where + ": " + stored + " bytes of " + (lz4 ? "LZ4" : "Zstandard")
+        if (!codec.canHold(stored, need)) {
+            throw new IllegalArgumentException(where + ": " + stored + " bytes of " + codec.label()
                     + " cannot hold " + need + " bytes of values");
         }
         MemoryBuffer out = decoded.allocate(need, 64);
         try {
-            MemorySegment frames = mapping.segment().asSlice(at + 8, stored);
-            if (lz4) {
-                Lz4Frames.decode(frames, out.segment());
-            } else {
-                ZstdFrames.decode(frames, out.segment());
-            }
+            codec.decode(mapping.segment().asSlice(at + 8, stored), out.segment());
         } catch (IllegalArgumentException e) {
             out.close();
             throw new IllegalArgumentException(where + ": " + e.getMessage(), e);
@@ -888,7 +875,7 @@ public final class ArrowTensors {
         Set<String> codecs = new LinkedHashSet<>();
         for (BatchHeader b : batches) {
             if (b.batch().compression() != null) {
-                codecs.add(CompressionType.name(b.batch().compression().codec()));   // checked to be one of Arrow's
+                codecs.add(BufferCodec.of(b.batch().compression().codec()).name());   // checked to be one of them
             }
         }
         return new Header(format, batches.size(), List.copyOf(codecs), metadata, columns);

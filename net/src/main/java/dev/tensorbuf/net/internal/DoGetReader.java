@@ -22,7 +22,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.arrow.flatbuf.BodyCompression;
 import org.apache.arrow.flatbuf.BodyCompressionMethod;
 import org.apache.arrow.flatbuf.Buffer;
-import org.apache.arrow.flatbuf.CompressionType;
 import org.apache.arrow.flatbuf.FieldNode;
 import org.apache.arrow.flatbuf.Message;
 import org.apache.arrow.flatbuf.MessageHeader;
@@ -278,11 +277,8 @@ public final class DoGetReader {
     }
 
     /** The fields of a record batch's header a tensor stream reads, taken out of the flatbuffer before any is trusted. */
-    private record BatchHeader(long rows, long bodyLength, int codec, long[] nodeLengths, long[] nullCounts,
+    private record BatchHeader(long rows, long bodyLength, BufferCodec codec, long[] nodeLengths, long[] nullCounts,
                                int buffers, long valuesStart, long valuesLength) {}
-
-    /** No compression, as {@link BatchHeader#codec()} says it; else Arrow's {@code CompressionType}. */
-    private static final int UNCOMPRESSED = -1;
 
     private static void ipc(byte[] header, InputStream body, long bodyLength, Sink sink) throws IOException {
         Message m;
@@ -320,12 +316,11 @@ public final class DoGetReader {
                     length = values.length();
                 }
                 BodyCompression compression = rb.compression();
-                int codec = compression == null ? UNCOMPRESSED : compression.codec();
-                if (compression != null && (compression.method() != BodyCompressionMethod.BUFFER
-                        || (codec != CompressionType.LZ4_FRAME && codec != CompressionType.ZSTD))) {
-                    throw new IllegalArgumentException("it is compressed by method " + compression.method() + " with codec "
-                            + codec + ", not buffer by buffer with LZ4_FRAME or ZSTD");
+                if (compression != null && compression.method() != BodyCompressionMethod.BUFFER) {
+                    throw new IllegalArgumentException("it is compressed by method " + compression.method()
+                            + ", not buffer by buffer");
                 }
+                BufferCodec codec = compression == null ? null : BufferCodec.of(compression.codec());
                 batch = new BatchHeader(rb.length(), m.bodyLength(), codec, lengths, nulls, buffers, start, length);
             }
         } catch (RuntimeException e) {
@@ -373,7 +368,7 @@ public final class DoGetReader {
                     + ") lies outside its body of " + bodyLength + " bytes");
         }
         body.skipNBytes(start);
-        Body data = rb.codec() == UNCOMPRESSED ? new Body(body, length) : decompressed(rb.codec(), body, length);
+        Body data = rb.codec() == null ? new Body(body, length) : decompressed(rb.codec(), body, length);
         sink.batch(rb.rows(), data);
         // What the sink left of the values, and the rest of the body (padding).
         body.skipNBytes((data.in == body ? data.bytes - data.read : 0) + bodyLength - start - length);
@@ -384,8 +379,7 @@ public final class DoGetReader {
      * its uncompressed length (-1 for values stored as they are), then an LZ4 or Zstandard frame}
      * A pyarrow server sends them so when its {@code IpcWriteOptions} ask for compression.
      */
-    private static Body decompressed(int codec, InputStream body, long length) throws IOException {
-        boolean lz4 = codec == CompressionType.LZ4_FRAME;
+    private static Body decompressed(BufferCodec codec, InputStream body, long length) throws IOException {
         if (length < 8) {
             throw new IllegalArgumentException("a record batch's compressed values buffer of " + length
                     + " bytes is too short for its 8-byte length");
@@ -399,10 +393,8 @@ public final class DoGetReader {
         if (values == -1) {
             return new Body(body, length - 8);
         }
-        // Bounded before anything is allocated, by what the frame can expand to.
-        long ratio = lz4 ? 255 : ZstdFrames.MAX_RATIO;
-        if (values < 0 || values > Integer.MAX_VALUE - 8 || values / ratio > length - 8) {
-            throw new IllegalArgumentException("a record batch's " + (length - 8) + " bytes of " + (lz4 ? "LZ4" : "Zstandard")
+        if (values < 0 || values > Integer.MAX_VALUE - 8 || !codec.canHold(length - 8, values)) {
+            throw new IllegalArgumentException("a record batch's " + (length - 8) + " bytes of " + codec.label()
                     + " values say they hold " + values + " bytes");
         }
         byte[] frame = body.readNBytes((int) (length - 8));
@@ -412,11 +404,7 @@ public final class DoGetReader {
         }
         byte[] decoded = new byte[(int) values];
         try {
-            if (lz4) {
-                Lz4Frames.decode(MemorySegment.ofArray(frame), MemorySegment.ofArray(decoded));
-            } else {
-                ZstdFrames.decode(MemorySegment.ofArray(frame), MemorySegment.ofArray(decoded));
-            }
+            codec.decode(MemorySegment.ofArray(frame), MemorySegment.ofArray(decoded));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("a record batch's compressed values are damaged: " + e.getMessage(), e);
         }

@@ -149,18 +149,7 @@ public final class Lz4Frames {
             if (match > limit - written) {
                 throw tooLong(out, at);
             }
-            if (match <= 16 && offset >= 8 && written <= limit - 16) {   // the second 8 may read the first
-                out.set(I64, written, out.get(I64, written - offset));
-                out.set(I64, written + 8, out.get(I64, written - offset + 8));
-            } else {
-                // A match longer than its offset repeats the last offset bytes: each copy takes all
-                // the whole periods written so far, so none reads what it writes (a run of zeros doubles).
-                for (long done = 0; done < match; ) {
-                    long n = Math.min(done + offset, match - done);
-                    MemorySegment.copy(out, written - offset, out, written + done, n);
-                    done += n;
-                }
-            }
+            Matches.copy(out, written, offset, match);
             written += match;
             if (at >= to) {
                 throw new IllegalArgumentException("an LZ4 block ends with a match at byte " + at + "; it must end with literals");

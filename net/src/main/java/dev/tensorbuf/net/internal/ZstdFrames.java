@@ -478,7 +478,7 @@ public final class ZstdFrames {
                     throw tooLong(at);
                 }
                 // Short runs are moved 16 bytes at a time where the output has room past them: the
-                // bytes beyond a run are pos again by what follows it.
+                // bytes beyond a run are written again by what follows it.
                 if (literalLength <= 16 && pos <= size - 16 && literal <= MAX_BLOCK - 16) {
                     dst.set(I64_OUT, pos, (long) LITERAL_LONGS.get(literals, literal));
                     dst.set(I64_OUT, pos + 8, (long) LITERAL_LONGS.get(literals, literal + 8));
@@ -491,18 +491,7 @@ public final class ZstdFrames {
                     throw damaged("sequence " + s + " matches " + offset + " bytes back, where the frame has "
                             + (pos - frameStart) + " in a window of " + window, at);
                 }
-                if (matchLength <= 16 && offset >= 8 && pos <= size - 16) {   // the second 8 may read the first
-                    dst.set(I64_OUT, pos, dst.get(I64_OUT, pos - offset));
-                    dst.set(I64_OUT, pos + 8, dst.get(I64_OUT, pos - offset + 8));
-                } else {
-                    // A match longer than its offset repeats the last offset bytes: each copy takes all
-                    // the whole periods pos so far, so none reads what it writes.
-                    for (long done = 0; done < matchLength; ) {
-                        long n = Math.min(done + offset, matchLength - done);
-                        MemorySegment.copy(dst, pos - offset, dst, pos + done, n);
-                        done += n;
-                    }
-                }
+                Matches.copy(dst, pos, offset, matchLength);
                 pos += matchLength;
             }
             written = pos;

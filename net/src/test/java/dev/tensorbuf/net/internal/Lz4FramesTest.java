@@ -7,9 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.testing.DamagedFiles;
 import dev.tensorbuf.testing.PythonPeer;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -23,11 +20,7 @@ class Lz4FramesTest {
     Path dir;
 
     private static byte[] decode(byte[] frame, int size) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = arena.allocate(Math.max(1, size)).asSlice(0, size);
-            Lz4Frames.decode(MemorySegment.ofArray(frame), out);
-            return out.toArray(ValueLayout.JAVA_BYTE);
-        }
+        return Frames.decode(BufferCodec.LZ4_FRAME, frame, size);
     }
 
     @Test
@@ -51,8 +44,8 @@ class Lz4FramesTest {
         Random random = DamagedFiles.random("Lz4FramesTest.damaged");
         for (String c : List.of("period-3", "text", "small-ints", "one-byte")) {
             byte[] raw = Files.readAllBytes(dir.resolve(c + ".raw"));
-            DamagedFrames.decodeToSizeOrAreRefused(c, Files.readAllBytes(dir.resolve(c + ".lz4")), raw.length,
-                    Lz4FramesTest::decode, random);
+            Frames.damagedDecodeToSizeOrAreRefused(c, BufferCodec.LZ4_FRAME, Files.readAllBytes(dir.resolve(c + ".lz4")),
+                    raw.length, random);
         }
     }
 

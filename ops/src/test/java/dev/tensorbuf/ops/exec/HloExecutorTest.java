@@ -840,35 +840,38 @@ class HloExecutorTest {
     }
 
     private static int[] subtractConstant(float[] values, String constant) {
-        String text = module(
+        return bits(runF32(module(
                 "x = f32[3]{0} parameter(0)",
                 "c = f32[] constant(" + constant + ")",
                 "cb = f32[3]{0} broadcast(c), dimensions={}",
-                "ROOT d = f32[3]{0} subtract(x, cb)");
+                "ROOT d = f32[3]{0} subtract(x, cb)"), values));
+    }
+
+    /** {@return the f32 ROOT of {@code text} run over 1-D f32 parameters 0, 1, ... holding {@code params}} */
+    private static float[] runF32(String text, float[]... params) {
         try (Allocator mem = Allocators.shared()) {
-            TensorView x = TensorView.of(mem.allocate(12), dev.tensorbuf.views.ArrayShape.of(dev.tensorbuf.views.DType.F32, 3));
-            for (int i = 0; i < 3; i++) {
-                x.buffer().segment().setAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED, i, values[i]);
+            Map<String, TensorView> args = new java.util.HashMap<>();
+            for (int p = 0; p < params.length; p++) {
+                TensorView t = TensorView.of(mem.allocate(4L * params[p].length),
+                        dev.tensorbuf.views.ArrayShape.of(dev.tensorbuf.views.DType.F32, params[p].length));
+                java.lang.foreign.MemorySegment.copy(params[p], 0, t.buffer().segment(),
+                        java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED, 0, params[p].length);
+                args.put(Integer.toString(p), t);
             }
-            try (Execution e = HloExecutor.execute(text, Map.of("0", x))) {
-                float[] got = TensorElements.of(e.rowMajor()).toFloatArray();
-                int[] bits = new int[3];
-                for (int i = 0; i < 3; i++) {
-                    bits[i] = Float.floatToRawIntBits(got[i]);
-                }
-                return bits;
+            try (Execution e = HloExecutor.execute(text, args)) {
+                return TensorElements.of(e.rowMajor()).toFloatArray();
             }
         }
     }
 
-    /**
-     * XLA's simplifier reassociates a divide of a divide before it runs (jax 0.10 on CPU, bit for
-     * bit over 90,000 random f32): (a / b) / c as a / (b * c), a / (b / c) as (a * c) / b,
-     * (a / b) / (c / d) as (a * d) / (b * c), a chain ((a / b) / c) / d as a / ((b * c) * d) and
-     * a / (3.7 / c) as (a * c) * (1 / 3.7); not through a transpose, and not in bf16. Was: run
-     * divided in order and differed from XLA in the last bit of about a third of the values
-     * (RunXlaAgreementTest, seed 70296689998993).
-     */
+    private static int[] bits(float[] values) {
+        int[] bits = new int[values.length];
+        for (int i = 0; i < values.length; i++) {
+            bits[i] = Float.floatToRawIntBits(values[i]);
+        }
+        return bits;
+    }
+
     @Test
     void aDivideOfADivideIsRunAsXlaReassociatesIt() {
         java.util.Random rnd = new java.util.Random(5);
@@ -915,19 +918,7 @@ class HloExecutorTest {
         List<String> body = new ArrayList<>(List.of("a = f32[64]{0} parameter(0)", "b = f32[64]{0} parameter(1)",
                 "c = f32[64]{0} parameter(2)", "d = f32[64]{0} parameter(3)", "ab = f32[64]{0} divide(a, b)"));
         body.addAll(List.of(lines));
-        try (Allocator mem = Allocators.shared()) {
-            Map<String, TensorView> args = new java.util.HashMap<>();
-            for (int p = 0; p < 4; p++) {
-                TensorView t = TensorView.of(mem.allocate(256), dev.tensorbuf.views.ArrayShape.of(dev.tensorbuf.views.DType.F32, 64));
-                for (int i = 0; i < 64; i++) {
-                    t.buffer().segment().setAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED, i, v[p][i]);
-                }
-                args.put(Integer.toString(p), t);
-            }
-            try (Execution e = HloExecutor.execute(module(body.toArray(String[]::new)), args)) {
-                return TensorElements.of(e.rowMajor()).toFloatArray();
-            }
-        }
+        return runF32(module(body.toArray(String[]::new)), v);
     }
 
     /**
@@ -1005,25 +996,15 @@ class HloExecutorTest {
 
     /** {@return the f32 bits of a module over x (these bits) and constants ninf, pinf, neg1, five, ending with {@code root}} */
     private static int[] bounded(int[] bits, String root) {
-        String text = module("x = f32[4]{0} parameter(0)",
+        float[] x = new float[bits.length];
+        for (int i = 0; i < bits.length; i++) {
+            x[i] = Float.intBitsToFloat(bits[i]);
+        }
+        return bits(runF32(module("x = f32[4]{0} parameter(0)",
                 "c0 = f32[] constant(-inf)", "ninf = f32[4]{0} broadcast(c0), dimensions={}",
                 "c1 = f32[] constant(inf)", "pinf = f32[4]{0} broadcast(c1), dimensions={}",
                 "c2 = f32[] constant(-1)", "neg1 = f32[4]{0} broadcast(c2), dimensions={}",
-                "c3 = f32[] constant(5)", "five = f32[4]{0} broadcast(c3), dimensions={}", root);
-        try (Allocator mem = Allocators.shared()) {
-            TensorView x = TensorView.of(mem.allocate(16), dev.tensorbuf.views.ArrayShape.of(dev.tensorbuf.views.DType.F32, 4));
-            for (int i = 0; i < 4; i++) {
-                x.buffer().segment().setAtIndex(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, i, bits[i]);
-            }
-            try (Execution e = HloExecutor.execute(text, Map.of("0", x))) {
-                float[] got = TensorElements.of(e.rowMajor()).toFloatArray();
-                int[] out = new int[4];
-                for (int i = 0; i < 4; i++) {
-                    out[i] = Float.floatToRawIntBits(got[i]);
-                }
-                return out;
-            }
-        }
+                "c3 = f32[] constant(5)", "five = f32[4]{0} broadcast(c3), dimensions={}", root), x));
     }
 
     @Test

@@ -6,6 +6,7 @@ import dev.tensorbuf.ops.copy.CopyPlan;
 import dev.tensorbuf.ops.copy.internal.EngineScratch;
 import dev.tensorbuf.ops.copy.internal.Pointwise;
 import dev.tensorbuf.ops.copy.internal.PointwiseCopy;
+import dev.tensorbuf.ops.copy.internal.ScalarLiteral;
 import dev.tensorbuf.ops.hlo.HloComputation;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.views.ArrayShape;
@@ -336,7 +337,7 @@ final class Fusion {
                 && !isConstant(comp, in.operands().get(0))) {
             // XLA's algebraic simplifier drops A - 0 and turns A - C into A + (-C) before it runs:
             // the negate flips a NaN constant's sign, which a total-order compare after it can see.
-            if (isAllZero(comp, in.operands().get(1))) {
+            if (isAll(comp, in.operands().get(1), 0)) {
                 return a.get(0);
             }
             return build(comp, in, "add", type,
@@ -553,38 +554,21 @@ final class Fusion {
         return d;
     }
 
-    /** {@return whether every value of the constant behind {@code name} is {@code value} (an infinity here)} Called where {@link #isConstant} holds. */
+    /**
+     * {@return whether every value of the constant behind {@code name} is {@code value} (0 taking
+     * -0 too)} Called where {@link #isConstant} holds; the values are read as HLO constants are.
+     */
     private static boolean isAll(HloComputation comp, String name, double value) {
-        boolean any = false;
-        for (String token : constantBehind(comp, name).payload().split("[\\s{},]+")) {
-            if (token.isEmpty()) {
-                continue;
-            }
-            double v = switch (token) {
-                case "inf", "+inf" -> Double.POSITIVE_INFINITY;
-                case "-inf" -> Double.NEGATIVE_INFINITY;
-                default -> Double.NaN;   // finite values and NaN are not the infinity asked for
-            };
-            if (v != value) {
-                return false;
-            }
-            any = true;
-        }
-        return any;
-    }
-
-    /** {@return whether every value of the constant behind {@code name} is zero} Called where {@link #isConstant} holds. */
-    private static boolean isAllZero(HloComputation comp, String name) {
         for (String token : constantBehind(comp, name).payload().split("[\\s{},]+")) {
             if (token.isEmpty()) {
                 continue;
             }
             try {
-                if (Double.parseDouble(token) != 0) {
+                if (ScalarLiteral.parse(token, DType.F64) != value) {
                     return false;
                 }
-            } catch (NumberFormatException notANumber) {
-                return false; // nan, inf
+            } catch (IllegalArgumentException notAFloat) {   // NumberFormatException too
+                return false;
             }
         }
         return true;
