@@ -8,8 +8,8 @@ import java.nio.ByteOrder;
  * Decodes an LZ4 frame (the LZ4 frame format, version 01) into memory of the size its caller
  * expects: how Arrow IPC stores a buffer compressed with {@code LZ4_FRAME}, the codec pyarrow's
  * {@code feather.write_feather} uses by default. Blocks may be independent or linked (a match may
- * reach back into earlier blocks: they are decoded into one output); block and content checksums
- * are skipped, not verified. Every length, offset and match is checked against the input and the
+ * reach back into earlier blocks: they are decoded into one output); the header checksum, and the
+ * block and content checksums where the frame has them, are verified. Every length, offset and match is checked against the input and the
  * output, so damaged input gives an {@link IllegalArgumentException} saying where, never a read or
  * write outside either segment.
  * {@snippet :
@@ -67,7 +67,14 @@ public final class Lz4Frames {
             }
             at += 8;
         }
-        at += 1;   // the header checksum
+        require(size, at, 1, "the header checksum");
+        int headerSum = (XxHash.xxh32(in, 4, at - 4, 0) >>> 8) & 0xFF;
+        if (headerSum != (in.get(ValueLayout.JAVA_BYTE, at) & 0xFF)) {
+            throw new IllegalArgumentException("the LZ4 frame's header checksum 0x"
+                    + Integer.toHexString(in.get(ValueLayout.JAVA_BYTE, at) & 0xFF) + " is not that of its descriptor (0x"
+                    + Integer.toHexString(headerSum) + "): the frame is damaged");
+        }
+        at += 1;
         long written = 0;
         while (true) {
             require(size, at, 4, "a block size");
@@ -81,7 +88,10 @@ public final class Lz4Frames {
                 throw new IllegalArgumentException("an LZ4 block at byte " + (at - 4) + " of " + length
                         + " bytes, past the frame's " + maxBlock + "-byte blocks");
             }
-            require(size, at, length, "a block");
+            require(size, at, length + (blockChecksums ? 4 : 0), "a block");
+            if (blockChecksums) {
+                checksum(in, at + length, XxHash.xxh32(in, at, length, 0), "block at byte " + (at - 4));
+            }
             if (word < 0) {   // stored as is
                 if (length > out.byteSize() - written) {
                     throw tooLong(out, at);
@@ -96,6 +106,17 @@ public final class Lz4Frames {
         require(size, at, contentChecksum ? 4 : 0, "the content checksum");
         if (written != out.byteSize()) {
             throw new IllegalArgumentException("the LZ4 frame holds " + written + " bytes, " + out.byteSize() + " expected");
+        }
+        if (contentChecksum) {
+            checksum(in, at, XxHash.xxh32(out, 0, written, 0), "frame's " + written + " bytes of content");
+        }
+    }
+
+    private static void checksum(MemorySegment in, long at, int computed, String what) {
+        int stored = in.get(I32, at);
+        if (stored != computed) {
+            throw new IllegalArgumentException("the LZ4 checksum 0x" + Integer.toHexString(stored) + " at byte " + at
+                    + " is not that of the " + what + " (0x" + Integer.toHexString(computed) + "): the frame is damaged");
         }
     }
 

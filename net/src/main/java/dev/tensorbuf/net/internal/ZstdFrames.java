@@ -11,8 +11,8 @@ import java.util.Arrays;
  * Decodes Zstandard frames (RFC 8878) into memory of the size its caller expects: how Arrow IPC
  * stores a buffer compressed with {@code ZSTD}, which pyarrow writes for
  * {@code feather.write_feather(..., compression='zstd')} and {@code ipc.IpcWriteOptions(compression='zstd')}.
- * Frames without a dictionary, one after another, skippable frames skipped; content checksums are
- * skipped, not verified. Every header, table, bit stream, length and offset is checked against
+ * Frames without a dictionary, one after another, skippable frames skipped; a frame's content
+ * checksum, where it has one, is verified. Every header, table, bit stream, length and offset is checked against
  * the input and the output, so damaged input gives an {@link IllegalArgumentException} saying
  * what and where, never a read or write outside either segment.
  * {@snippet :
@@ -227,6 +227,13 @@ public final class ZstdFrames {
             }
             if (checksum) {
                 require(in, at, 4, "a content checksum");
+                int stored = in.get(I32, at);
+                int computed = (int) XxHash.xxh64(out, frameStart, written - frameStart, 0);
+                if (stored != computed) {
+                    throw damaged("frame's content checksum 0x" + Integer.toHexString(stored) + " is not that of the "
+                            + (written - frameStart) + " bytes it decodes to (0x" + Integer.toHexString(computed)
+                            + "): the frame is damaged", at);
+                }
                 at += 4;
             }
             return at;

@@ -54,11 +54,11 @@ class Lz4FramesTest {
         assertEquals("an LZ4 frame starts with the magic 0x184D2204",
                 assertThrows(IllegalArgumentException.class, () -> decode(new byte[] {1, 2, 3, 4, 5, 6, 7, 8}, 4)).getMessage());
         // A hand-made frame: flags 0x60 (version 01, independent blocks), 64 KiB blocks, one block
-        // stored as is ("abc"), the end mark.
-        byte[] stored = {0x04, 0x22, 0x4D, 0x18, 0x60, 0x40, 0x00, 3, 0, 0, (byte) 0x80, 'a', 'b', 'c', 0, 0, 0, 0};
+        // stored as is ("abc"), the end mark; 0x82 is the header checksum of 0x60 0x40.
+        byte[] stored = {0x04, 0x22, 0x4D, 0x18, 0x60, 0x40, (byte) 0x82, 3, 0, 0, (byte) 0x80, 'a', 'b', 'c', 0, 0, 0, 0};
         assertArrayEquals(new byte[] {'a', 'b', 'c'}, decode(stored, 3));
         // A compressed block of one literal then a match reaching 2 bytes back with 1 written.
-        byte[] early = {0x04, 0x22, 0x4D, 0x18, 0x60, 0x40, 0x00, 4, 0, 0, 0, 0x10, 'a', 2, 0, 0, 0, 0, 0};
+        byte[] early = {0x04, 0x22, 0x4D, 0x18, 0x60, 0x40, (byte) 0x82, 4, 0, 0, 0, 0x10, 'a', 2, 0, 0, 0, 0, 0};
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> decode(early, 10));
         assertEquals("an LZ4 match at byte 13 reaches 2 bytes back, before the start of the output (1 bytes written)", e.getMessage());
     }
