@@ -847,6 +847,211 @@ class HloExecutorTest {
                 "ROOT d = f32[3]{0} subtract(x, cb)"), values));
     }
 
+    /**
+     * An f16 multiply feeding an add is one fused multiply-add, computed in f32 and rounded once
+     * to f16; in bf16 the product is rounded first (jax 0.10 on CPU, excess precision off).
+     * 255.875 * -19.6875 - 17.75 is -5056 in f16, not the -5052 of the product rounded first.
+     * Was: f16 rounded the product (RunXlaAgreementTest over 3,000 modules, seed 1001).
+     */
+    @Test
+    void anF16MultiplyAddIsContractedAsXlaDoesAndABf16OneIsNot() {
+        float[] x = {3.125f, -7.5f, 11.875f, 100.25f, -0.375f, 55.5f, 255.875f, -123.625f};
+        float[] c = {1.5f, -200.125f, 7.25f, 3f, -0.5f, 1000f, 17.75f, -2.125f};
+        assertArrayEquals(new float[] {-63.03125f, 347.75f, -241f, -1977f, 7.8828125f, -2092f, -5056f, 2436f},
+                runF32(multiplySubtract("f16"), x, c));
+        assertArrayEquals(new float[] {-63.25f, 348f, -242f, -1976f, 7.90625f, -2096f, -5088f, 2432f},
+                runF32(multiplySubtract("bf16"), x, c));
+    }
+
+    /**
+     * XLA drops a float convert that widens before another float convert, through data movement
+     * too: f32 -> f64 -> (reverse) -> bf16 is f32 -> bf16, so an f32 denormal, which the f64 step
+     * flushes, comes out as the bf16 denormal (jax 0.10: 0x80010000, 0x40200000, 0x10000).
+     */
+    @Test
+    void aWideningConvertBeforeAnotherIsDroppedAsXlaDoes() {
+        float denormal = Float.intBitsToFloat(71362);
+        float[] x = {denormal, 2.5f, -denormal};
+        assertArrayEquals(new int[] {0x80010000, 0x40200000, 0x10000}, bits(runF32(module(
+                "p = f32[3]{0} parameter(0)", "w = f64[3]{0} convert(p)", "r = f64[3]{0} reverse(w), dimensions={0}",
+                "b = bf16[3]{0} convert(r)", "ROOT o = f32[3]{0} convert(b)"), x)));
+        // Widened and narrowed back to f32, the pair is nothing.
+        assertArrayEquals(new int[] {71362, 0x40200000, 0x80000000 | 71362}, bits(runF32(module(
+                "p = f32[3]{0} parameter(0)", "w = f64[3]{0} convert(p)", "ROOT o = f32[3]{0} convert(w)"), x)));
+    }
+
+    /**
+     * XLA folds two scalar constants in a row through a transpose, reshape, broadcast or reverse
+     * between them (it moves those below the op with the constant), not through a slice, pad,
+     * concatenation or dynamic slice (jax 0.10): (x * 2.3125 - -32) reversed, - 14.1875, is
+     * fma(x, 2.3125, 32 - 14.1875) reversed. Was: fma(x, 2.3125, 32) - 14.1875 (f32 and f16
+     * modules with all-bits inputs).
+     */
+    @Test
+    void twoConstantsFoldThroughAReverseAsXlaDoes() {
+        java.util.Random rnd = new java.util.Random(9);
+        float[] x = new float[64];
+        for (int i = 0; i < x.length; i++) {
+            x[i] = (float) (rnd.nextGaussian() * 100);
+        }
+        float[] folded = new float[64];
+        float[] inOrder = new float[64];
+        for (int i = 0; i < 64; i++) {
+            folded[63 - i] = Math.fma(x[i], 2.3125f, 17.8125f);
+            inOrder[63 - i] = Math.fma(x[i], 2.3125f, 32f) - 14.1875f;
+        }
+        List<String> body = List.of("x = f32[64]{0} parameter(0)", "k1 = f32[] constant(2.3125)",
+                "b1 = f32[64]{0} broadcast(k1), dimensions={}", "m = f32[64]{0} multiply(x, b1)", "k2 = f32[] constant(-32)",
+                "b2 = f32[64]{0} broadcast(k2), dimensions={}", "s = f32[64]{0} subtract(m, b2)",
+                "r = f32[64]{0} reverse(s), dimensions={0}", "k3 = f32[] constant(14.1875)",
+                "b3 = f32[64]{0} broadcast(k3), dimensions={}");
+        List<String> reversed = new ArrayList<>(body);
+        reversed.add("ROOT t = f32[64]{0} subtract(r, b3)");
+        assertArrayEquals(folded, runF32(module(reversed.toArray(String[]::new)), x));
+        assertTrue(java.util.stream.IntStream.range(0, 64).anyMatch(i -> Float.floatToRawIntBits(folded[i])
+                != Float.floatToRawIntBits(inOrder[i])), "the two differ somewhere, so the test can tell them apart");
+        // Through a slice the constants stay apart.
+        List<String> sliced = new ArrayList<>(body);
+        sliced.addAll(List.of("c = f32[64]{0} slice(r), slice={[0:64]}", "d = f32[32]{0} slice(c), slice={[0:64:2]}",
+                "k4 = f32[] constant(14.1875)", "b4 = f32[32]{0} broadcast(k4), dimensions={}",
+                "ROOT t = f32[32]{0} subtract(d, b4)"));
+        float[] everyOther = new float[32];
+        for (int i = 0; i < 32; i++) {
+            everyOther[i] = inOrder[2 * i];
+        }
+        assertArrayEquals(everyOther, runF32(module(sliced.toArray(String[]::new)), x));
+    }
+
+    /**
+     * XLA folds a convert of a constant into a constant before its rewrites, so a divide by one is
+     * a multiply by the reciprocal, as by any constant (jax 0.10: x / convert(f64 3.7) differed
+     * from run's x / 3.7f in 95 of 256 values). Was: divided.
+     */
+    @Test
+    void aDivideByAConvertedConstantIsAMultiplyAsXlaMakesIt() {
+        java.util.Random rnd = new java.util.Random(3);
+        float[] x = new float[64];
+        float[] byReciprocal = new float[64];
+        for (int i = 0; i < x.length; i++) {
+            x[i] = (float) (rnd.nextGaussian() * 100);
+            byReciprocal[i] = x[i] * (1f / 3.7f);
+        }
+        assertArrayEquals(byReciprocal, runF32(module("x = f32[64]{0} parameter(0)", "k = f64[] constant(3.7)",
+                "c = f32[] convert(k)", "b = f32[64]{0} broadcast(c), dimensions={}", "ROOT d = f32[64]{0} divide(x, b)"), x));
+        assertTrue(java.util.stream.IntStream.range(0, 64).anyMatch(i -> x[i] / 3.7f != byReciprocal[i]),
+                "dividing differs somewhere, so the test can tell them apart");
+    }
+
+    /**
+     * Per-channel constants fold where the value is broadcast along the same dim as they are: XLA
+     * moves the broadcasts below the divides, where the vectors are whole constants, so (b / c1) /
+     * c2 is b * (1 / c1 * 1 / c2) (jax 0.10; run divided in order, 16 of these 32 values
+     * differed). Broadcast along the other dim, the value keeps the constants apart.
+     */
+    @Test
+    void perChannelConstantsFoldWhereTheValueIsBroadcastAlongTheirDim() {
+        float[] c1 = {3.7f, -1.3f, 0.7f, 9.1f, -2.9f, 5.3f, 1.1f, -7.7f};
+        float[] c2 = {1.9f, 2.3f, -0.3f, 4.9f, 6.1f, -3.3f, 0.9f, 2.7f};
+        java.util.Random rnd = new java.util.Random(11);
+        float[] x = new float[8];
+        for (int i = 0; i < 8; i++) {
+            x[i] = (float) (rnd.nextGaussian() * 100);
+        }
+        float[] folded = new float[32];
+        float[] inOrder = new float[32];
+        for (int i = 0; i < 32; i++) {
+            int row = i / 4;
+            folded[i] = x[row] * ((1f / c1[row]) * (1f / c2[row]));
+            inOrder[i] = x[i % 4] * (1f / c1[row]) * (1f / c2[row]);
+        }
+        assertArrayEquals(folded, runF32(perChannelDivides(8, 0), x));
+        assertArrayEquals(inOrder, runF32(perChannelDivides(4, 1), java.util.Arrays.copyOf(x, 4)));
+        assertTrue(java.util.stream.IntStream.range(0, 32).anyMatch(i -> folded[i] != x[i / 4] * (1f / c1[i / 4]) * (1f / c2[i / 4])),
+                "the orders differ somewhere, so the test can tell them apart");
+    }
+
+    /** {@return (broadcast(x along dim) / c1) / c2 over f32[8,4], x of n values, c1 and c2 broadcast along dim 0} */
+    private static String perChannelDivides(int n, int dim) {
+        return module("x = f32[" + n + "]{0} parameter(0)", "v = f32[8,4]{1,0} broadcast(x), dimensions={" + dim + "}",
+                "c1 = f32[8]{0} constant({3.7, -1.3, 0.7, 9.1, -2.9, 5.3, 1.1, -7.7})",
+                "b1 = f32[8,4]{1,0} broadcast(c1), dimensions={0}", "d1 = f32[8,4]{1,0} divide(v, b1)",
+                "c2 = f32[8]{0} constant({1.9, 2.3, -0.3, 4.9, 6.1, -3.3, 0.9, 2.7})",
+                "b2 = f32[8,4]{1,0} broadcast(c2), dimensions={0}", "ROOT d2 = f32[8,4]{1,0} divide(d1, b2)");
+    }
+
+    /**
+     * A product under a broadcast is not contracted with the add after it: XLA moves the broadcast
+     * below a multiply by a scalar and computes the product apart (jax 0.10: broadcast(p) * k + q
+     * rounds the product, 45 of 192 values differed from run's fused multiply-add). A product of
+     * whole operands still is one.
+     */
+    @Test
+    void aProductUnderABroadcastIsRoundedBeforeTheAddAsXlaDoes() {
+        java.util.Random rnd = new java.util.Random(13);
+        float[] p = new float[8];
+        float[] q = new float[24];
+        for (int i = 0; i < 24; i++) {
+            q[i] = (float) (rnd.nextGaussian() * 100);
+            if (i < 8) {
+                p[i] = (float) (rnd.nextGaussian() * 100);
+            }
+        }
+        float k = -33.8125f;
+        float[] rounded = new float[24];
+        float[] fused = new float[24];
+        for (int i = 0; i < 24; i++) {
+            rounded[i] = q[i] + p[i % 8] * k;
+            fused[i] = Math.fma(p[i % 8], k, q[i]);
+        }
+        List<String> start = List.of("p = f32[8]{0} parameter(0)", "q = f32[24]{0} parameter(1)",
+                "qr = f32[3,8]{1,0} reshape(q)", "k = f32[] constant(-33.8125)", "kb = f32[3,8]{1,0} broadcast(k), dimensions={}");
+        List<String> broadcastFirst = new ArrayList<>(start);
+        broadcastFirst.addAll(List.of("v = f32[3,8]{1,0} broadcast(p), dimensions={1}", "m = f32[3,8]{1,0} multiply(v, kb)",
+                "ROOT s = f32[3,8]{1,0} add(qr, m)"));
+        assertArrayEquals(rounded, runF32(module(broadcastFirst.toArray(String[]::new)), p, q));
+        assertTrue(java.util.stream.IntStream.range(0, 24).anyMatch(i -> rounded[i] != fused[i]),
+                "fused and rounded differ somewhere, so the test can tell them apart");
+        // q * k + q, the product of a whole operand, is one fused multiply-add (jax 0.10 too).
+        List<String> whole = new ArrayList<>(start);
+        whole.addAll(List.of("m = f32[3,8]{1,0} multiply(qr, kb)", "ROOT s = f32[3,8]{1,0} add(qr, m)"));
+        float[] wholeFused = new float[24];
+        for (int i = 0; i < 24; i++) {
+            wholeFused[i] = Math.fma(q[i], k, q[i]);
+        }
+        assertArrayEquals(wholeFused, runF32(module(whole.toArray(String[]::new)), p, q));
+    }
+
+    /**
+     * XLA's rewrite of convert(pred) * a as select(pred, a, 0) meets the convert through a
+     * transpose by a constant, which XLA moves below the multiply, not through a reverse, where
+     * convert(false) * inf stays NaN (jax 0.10: [inf, 0, 0, 0, inf, inf] and [inf, nan, inf, inf,
+     * nan, nan]). Was: rewritten through any data movement (RunXlaAgreementTest, seed 1010).
+     */
+    @Test
+    void aPredicateTimesInfinityIsRewrittenOnlyWhereXlaMeetsTheConvert() {
+        float[] x = {1.5f, -2f, 3f, 0f, -1f, 4f};
+        float inf = Float.POSITIVE_INFINITY;
+        assertArrayEquals(new float[] {inf, 0, 0, 0, inf, inf}, runF32(predicateTimesInfinity("f32[3,2]{1,0}",
+                "transpose(c), dimensions={1,0}"), x));
+        assertArrayEquals(new float[] {inf, Float.NaN, inf, inf, Float.NaN, Float.NaN}, runF32(predicateTimesInfinity(
+                "f32[2,3]{1,0}", "reverse(c), dimensions={1}"), x));
+    }
+
+    private static String predicateTimesInfinity(String shape, String move) {
+        return module("x = f32[6]{0} parameter(0)", "xr = f32[2,3]{1,0} reshape(x)", "z = f32[] constant(0)",
+                "zb = f32[2,3]{1,0} broadcast(z), dimensions={}", "g = pred[2,3]{1,0} compare(xr, zb), direction=GT",
+                "c = f32[2,3]{1,0} convert(g)", "v = " + shape + " " + move, "k = f32[] constant(inf)",
+                "kb = " + shape + " broadcast(k), dimensions={}", "ROOT m = " + shape + " multiply(v, kb)");
+    }
+
+    private static String multiplySubtract(String type) {
+        return module("p0 = f32[8]{0} parameter(0)", "p1 = f32[8]{0} parameter(1)",
+                "x = " + type + "[8]{0} convert(p0)", "c = " + type + "[8]{0} convert(p1)",
+                "k = " + type + "[] constant(-19.6875)", "kb = " + type + "[8]{0} broadcast(k), dimensions={}",
+                "m = " + type + "[8]{0} multiply(x, kb)", "s = " + type + "[8]{0} subtract(m, c)",
+                "ROOT r = f32[8]{0} convert(s)");
+    }
+
     /** {@return the f32 ROOT of {@code text} run over 1-D f32 parameters 0, 1, ... holding {@code params}} */
     private static float[] runF32(String text, float[]... params) {
         try (Allocator mem = Allocators.shared()) {

@@ -28,11 +28,14 @@ import java.util.Set;
  *     expression says them: a float divide by a constant is a multiply by its reciprocal
  *     ({@link Op#RECIPROCAL}, f16, f32 and f64 only), a divide of a divide is reassociated
  *     ({@code (a / b) / c} is {@code a / (b * c)}, {@code a / (b / c)} is {@code (a * c) / b}; the
- *     same types), two scalar (or two whole) constants in a row folded into one
- *     ({@code (a * c1) * c2} is {@code a * (c1 * c2)}, adds alike), {@code max(x, -inf)},
- *     {@code min(x, +inf)} and {@code clamp(-inf, x, +inf)}
- *     are {@code x} (unflushed), and an f32 or f64 add of a product used once is one fused
- *     multiply-add ({@link Op#FMA}), as LLVM contracts it.
+ *     same types), two scalar (or two whole) constants in a row folded into one, through
+ *     transposes, reshapes, broadcasts and reverses between them, and per-channel vectors where
+ *     the value is broadcast along their dims ({@code (a * c1) * c2} is {@code a * (c1 * c2)},
+ *     adds alike), a float convert that widens before another float convert dropped,
+ *     {@code max(x, -inf)}, {@code min(x, +inf)} and {@code clamp(-inf, x, +inf)}
+ *     are {@code x} (unflushed), and an f32, f64 or f16 add of a product used once is one fused
+ *     multiply-add ({@link Op#FMA}), as LLVM contracts it (f16's computed in f32, then rounded),
+ *     unless the product is under a broadcast, which XLA computes apart.
  * </ul>
  * Values travel as doubles (every float type, exactly) or longs (integers as their bits, pred as
  * 0 or 1).
@@ -225,7 +228,7 @@ public final class Pointwise {
     }
 
     /** {@return f32 {@code f} rounded to nearest even in {@code t} (f32, bf16 or f16), as a double} */
-    static double narrow(float f, DType t) {
+    public static double narrow(float f, DType t) {
         return switch (t) {
             case F32 -> f;
             case BF16 -> MiniFloat.BF16.decode(MiniFloat.BF16.encode(f));

@@ -307,7 +307,20 @@ final class Fusion {
 
     /** The op, with the rewrites XLA makes before it runs (see {@link Pointwise}). */
     private Pointwise.Expr build(HloComputation comp, HloInstruction in, String op, DType type, List<Pointwise.Expr> a) {
-        boolean contracts = type == DType.F32 || type == DType.F64;
+        // LLVM contracts a multiply and the add it feeds into one fused multiply-add in f32, f64 and
+        // f16 (XLA's CPU code keeps f16 as half, whose fma is computed in f32 and rounded once to
+        // f16), not in bf16, which XLA computes in f32 with a rounding to bf16 between (jax 0.10).
+        boolean contracts = type == DType.F32 || type == DType.F64 || type == DType.F16;
+        if (op.equals("convert") && Pointwise.isFloat(type) && a.getFirst() instanceof Pointwise.Op c && c.op().equals("convert")
+                && isWidening(c)) {
+            // XLA drops a float convert that widens before another float convert, whatever data
+            // movement lies between (a transpose, slice, pad, concatenation...): f32 -> f64 -> bf16
+            // is f32 -> bf16, and f32 -> f64 -> f32 nothing, so a denormal the widening to f64
+            // would flush is kept (jax 0.10). Rounding once from the narrower type is what rounding
+            // from the exact wider value gives, so only the flush differs.
+            Pointwise.Expr x = c.args().getFirst();
+            return x.type() == type ? x : new Pointwise.Op("convert", type, List.of(x), "");
+        }
         if (op.equals("divide") && Pointwise.isFloat(type) && type != DType.BF16 && isConstant(comp, in.operands().get(1))) {
             return build(comp, in, "multiply", type,
                     List.of(a.get(0), new Pointwise.Op(Pointwise.Op.RECIPROCAL, type, List.of(a.get(1)), "")));
@@ -349,7 +362,8 @@ final class Fusion {
             // pipeline computes in f32 first, so the convert no longer sits under the multiply
             // (jax 0.10: 1.125 - convert(false) * -inf is NaN in bf16, 1.125 in f16 and f32).
             for (int k = 0; k < 2; k++) {
-                if (a.get(k) instanceof Pointwise.Op c && c.op().equals("convert") && c.args().getFirst().type() == DType.PRED) {
+                if (a.get(k) instanceof Pointwise.Op c && c.op().equals("convert") && c.args().getFirst().type() == DType.PRED
+                        && reachesConvert(comp, in, k)) {
                     return new Pointwise.Op("select", type, List.of(c.args().getFirst(), a.get(1 - k), c), "");
                 }
             }
@@ -362,7 +376,8 @@ final class Fusion {
         }
         if (contracts && (op.equals("add") || op.equals("subtract"))) {
             for (int k = 0; k < 2; k++) {
-                if (a.get(k) instanceof Pointwise.Op m && m.op().equals("multiply") && usedOnce(comp, in.operands().get(k))) {
+                if (a.get(k) instanceof Pointwise.Op m && m.op().equals("multiply") && usedOnce(comp, in.operands().get(k))
+                        && !isProductUnderBroadcast(comp, in.operands().get(k))) {
                     Pointwise.Expr other = a.get(1 - k);
                     if (op.equals("subtract")) {
                         if (k == 0) {
@@ -428,22 +443,23 @@ final class Fusion {
      * constants of one element) or two whole constants, not one of each nor a per-channel vector;
      * a product plus C1, a multiply-add here by then, gets C1 + C2 as its addend (checked against jax 0.10:
      * (a * 1.37) * -55 is a * (1.37 * -55), (a * K) * K is a * (K * K), (a * K) * -55 and
-     * (a * chan) * -55 stay).
+     * (a * chan) * -55 stay). Per-channel vectors fold where the value is broadcast along the same
+     * dims as they are ({@link #kindIn}).
      */
     private static Pointwise.Expr foldedConstants(HloComputation comp, HloInstruction in, String op, DType type,
                                                   List<Pointwise.Expr> a) {
         Set<String> family = op.equals("add") ? Set.of("add", "subtract") : Set.of("multiply", "divide");
         for (int k = 0; k < 2; k++) {
-            HloInstruction x = beneath(comp, in.operands().get(1 - k));
-            String kind = constantKind(comp, in.operands().get(k));
+            HloInstruction x = underMovement(comp, in.operands().get(1 - k));
+            String kind = kindIn(comp, in, k);
             if (kind == null || !family.contains(x.opcode()) || !(a.get(1 - k) instanceof Pointwise.Op inner)) {
                 continue;
             }
             if (op.equals("add") && inner.op().equals(Pointwise.Op.FMA)) {
                 // XLA folds (m + C1) + C2 before LLVM contracts m + (C1 + C2): the addend gathers both.
                 boolean addsAConstant = x.opcode().equals("add")
-                        ? kind.equals(constantKind(comp, x.operands().get(0))) || kind.equals(constantKind(comp, x.operands().get(1)))
-                        : kind.equals(constantKind(comp, x.operands().get(1)));
+                        ? kind.equals(kindIn(comp, x, 0)) || kind.equals(kindIn(comp, x, 1))
+                        : kind.equals(kindIn(comp, x, 1));
                 if (addsAConstant) {
                     Pointwise.Expr constants = new Pointwise.Op(op, type, List.of(inner.args().get(2), a.get(k)), "");
                     return new Pointwise.Op(Pointwise.Op.FMA, type, List.of(inner.args().get(0), inner.args().get(1), constants), "");
@@ -454,13 +470,123 @@ final class Fusion {
                 continue;
             }
             for (int j = 0; j < 2; j++) {
-                if (kind.equals(constantKind(comp, x.operands().get(j))) && !isConstant(comp, x.operands().get(1 - j))) {
+                if (kind.equals(kindIn(comp, x, j)) && !isConstant(comp, x.operands().get(1 - j))) {
                     Pointwise.Expr constants = new Pointwise.Op(op, type, List.of(inner.args().get(j), a.get(k)), "");
                     return new Pointwise.Op(op, type, List.of(inner.args().get(1 - j), constants), "");
                 }
             }
         }
         return null;
+    }
+
+    /**
+     * {@return the kind of constant operand {@code k} of binary {@code op} is, as its constant fold
+     * sees it: {@link #constantKind}'s, or for a broadcast vector (null there) "along" its dims
+     * where the other operand is broadcast along the same dims from the same shape} XLA moves
+     * such broadcasts below the op, where the vector is a whole constant (jax 0.10: (b / chan1) /
+     * chan2 with b and both vectors broadcast along dim 0 is b / (chan1 * chan2); along other dims
+     * it stays).
+     */
+    private static String kindIn(HloComputation comp, HloInstruction op, int k) {
+        String name = op.operands().get(k);
+        String kind = constantKind(comp, name);
+        if (kind != null || op.operands().size() != 2 || !isConstant(comp, name)) {
+            return kind;
+        }
+        String along = broadcastAlong(comp, name, 0);
+        return along != null && along.equals(broadcastAlong(comp, op.operands().get(1 - k), 0)) ? along : null;
+    }
+
+    /**
+     * {@return "along D from S" where {@code name} is a broadcast along dims D of a non-scalar of
+     * dims S, or an elementwise op whose operands all are (scalar broadcasts aside), as XLA sees
+     * it once it has moved the broadcasts below; null otherwise, and past 8 ops deep, which keeps
+     * a module that reuses values from costing one look per path}
+     */
+    private static String broadcastAlong(HloComputation comp, String name, int depth) {
+        HloInstruction d = beneath(comp, name);
+        if (d.opcode().equals("broadcast")) {
+            List<Long> from = comp.instruction(d.operands().getFirst()).arrayShape().dims();
+            return from.isEmpty() ? null : "along " + d.intsOrEmpty("dimensions") + " from " + from;
+        }
+        if (!Pointwise.OPCODES.contains(d.opcode()) || d.opcode().equals("convert") || depth == 8) {
+            return null;
+        }
+        String common = null;
+        for (String o : d.operands()) {
+            if ("scalar".equals(constantKind(comp, o))) {
+                continue;
+            }
+            String along = broadcastAlong(comp, o, depth + 1);
+            if (along == null || common != null && !common.equals(along)) {
+                return null;
+            }
+            common = along;
+        }
+        return common;
+    }
+
+    /**
+     * {@return whether XLA's rewrite of convert(pred) * a meets the convert under operand {@code k}
+     * of multiply {@code in}} It does where the data movement between them is moved below the
+     * multiply first: a transpose when a is a constant or the same transpose, a reshape or
+     * broadcast when a is a scalar constant; not a reverse, a slice, nor any move when a is
+     * another value (jax 0.10: through those, convert(false) * inf is NaN).
+     */
+    private static boolean reachesConvert(HloComputation comp, HloInstruction in, int k) {
+        String other = in.operands().get(1 - k);
+        boolean constant = isConstant(comp, other);
+        boolean scalar = "scalar".equals(constantKind(comp, other));
+        HloInstruction moved = beneath(comp, other);
+        HloInstruction d = beneath(comp, in.operands().get(k));
+        while (!d.opcode().equals("convert")) {
+            boolean sameTranspose = moved.opcode().equals("transpose")
+                    && moved.intsOrEmpty("dimensions").equals(d.intsOrEmpty("dimensions"));
+            boolean movedBelow = switch (d.opcode()) {
+                case "transpose" -> constant || sameTranspose;
+                case "reshape", "broadcast" -> scalar;
+                default -> false;
+            };
+            if (!movedBelow) {
+                return false;
+            }
+            d = beneath(comp, d.operands().getFirst());
+            moved = sameTranspose ? beneath(comp, moved.operands().getFirst()) : moved;
+        }
+        return true;
+    }
+
+    /**
+     * {@return whether the product {@code name} reaches its add under a broadcast: one between
+     * them, or the multiply's operands all broadcast along the same dims (scalar constants aside),
+     * which XLA moves below it} XLA then computes the product apart, and LLVM does not contract it
+     * (jax 0.10: broadcast(p) * k + q, broadcast(p) * broadcast(r) + q and broadcast(p * k) + q
+     * round the product; broadcast(p) * q2 + q, broadcast(p) * a vector along another dim + q,
+     * and a product under a transpose, reverse or pad contract).
+     */
+    private static boolean isProductUnderBroadcast(HloComputation comp, String name) {
+        HloInstruction d = beneath(comp, name);
+        while (Set.of("transpose", "reshape", "reverse", "slice", "dynamic-slice", "pad", "broadcast").contains(d.opcode())) {
+            if (d.opcode().equals("broadcast")) {
+                return true;
+            }
+            d = beneath(comp, d.operands().getFirst());
+        }
+        return d.opcode().equals("multiply") && broadcastAlong(comp, d.name(), 0) != null;
+    }
+
+    /**
+     * {@return the instruction under {@code name}'s transposes, reshapes, broadcasts and reverses,
+     * and the moves {@link #beneath} takes away} XLA moves these below an elementwise op with a
+     * constant, so two constants with them between still meet and fold; slices, pads,
+     * concatenations and dynamic slices keep them apart (jax 0.10, f32 and f16).
+     */
+    private static HloInstruction underMovement(HloComputation comp, String name) {
+        HloInstruction d = beneath(comp, name);
+        while (Set.of("transpose", "reshape", "broadcast", "reverse").contains(d.opcode())) {
+            d = beneath(comp, d.operands().getFirst());
+        }
+        return d;
     }
 
     /**
@@ -486,12 +612,12 @@ final class Fusion {
     /**
      * {@return the instruction {@code name} is once data movement that changes nothing is taken
      * away} XLA's simplifier removes a slice, dynamic slice, reshape or broadcast to the same dims,
-     * a reverse of dims of one and a transpose that moves only dims of one before its other
-     * rewrites meet the op under it.
+     * a reverse of dims of one, a transpose that moves only dims of one and a convert to the same
+     * type before its other rewrites meet the op under it.
      */
     private static HloInstruction beneath(HloComputation comp, String name) {
         HloInstruction d = comp.instruction(name);
-        while (Set.of("slice", "dynamic-slice", "reshape", "broadcast", "reverse", "transpose").contains(d.opcode())) {
+        while (Set.of("slice", "dynamic-slice", "reshape", "broadcast", "reverse", "transpose", "convert").contains(d.opcode())) {
             HloInstruction under = comp.instruction(d.operands().getFirst());
             List<Long> dims = d.arrayShape().dims();
             List<Long> from = under.arrayShape().dims();
@@ -501,6 +627,7 @@ final class Fusion {
                         && isOrderKeeping(d.intsOrEmpty("dimensions"), from);
                 case "broadcast" -> dims.equals(from) && isOrderKeeping(d.intsOrEmpty("dimensions"), from)
                         && d.intsOrEmpty("dimensions").size() == from.size();
+                case "convert" -> d.arrayShape().dtype() == under.arrayShape().dtype();
                 default -> dims.equals(from);
             };
             if (!same) {
@@ -531,6 +658,11 @@ final class Fusion {
                 ? o : null;
     }
 
+    private static boolean isWidening(Pointwise.Op convert) {
+        DType from = convert.args().getFirst().type();
+        return Pointwise.isFloat(from) && Pointwise.isFloat(convert.type()) && convert.type().bitWidth() > from.bitWidth();
+    }
+
     private static Pointwise.Op multiply(DType type, Pointwise.Expr x, Pointwise.Expr y) {
         return new Pointwise.Op("multiply", type, List.of(x, y), "");
     }
@@ -545,9 +677,10 @@ final class Fusion {
 
     /** {@return the instruction under {@code name}'s data movement: a constant when XLA folds it into one} */
     private static HloInstruction constantBehind(HloComputation comp, String name) {
-        // XLA folds data movement of a constant into a constant before its simplifier's rewrites.
+        // XLA folds data movement and converts of a constant into a constant before its
+        // simplifier's rewrites (jax 0.10: x / convert(3.7) is x times the reciprocal).
         HloInstruction d = comp.instruction(name);
-        while (Set.of("broadcast", "reshape", "transpose", "copy", "bitcast", "slice", "reverse").contains(d.opcode())
+        while (Set.of("broadcast", "reshape", "transpose", "copy", "bitcast", "slice", "reverse", "convert").contains(d.opcode())
                 && d.operands().size() == 1) {
             d = comp.instruction(d.operands().getFirst());
         }
@@ -559,12 +692,17 @@ final class Fusion {
      * -0 too)} Called where {@link #isConstant} holds; the values are read as HLO constants are.
      */
     private static boolean isAll(HloComputation comp, String name, double value) {
+        DType type = comp.instruction(name).arrayShape().dtype();
         for (String token : constantBehind(comp, name).payload().split("[\\s{},]+")) {
             if (token.isEmpty()) {
                 continue;
             }
             try {
-                if (ScalarLiteral.parse(token, DType.F64) != value) {
+                double v = ScalarLiteral.parse(token, DType.F64);
+                if (type == DType.F32 || type == DType.BF16 || type == DType.F16) {
+                    v = Pointwise.narrow((float) v, type);   // as a convert on the way leaves it: 1e300 as f32 is inf
+                }
+                if (v != value) {
                     return false;
                 }
             } catch (IllegalArgumentException notAFloat) {   // NumberFormatException too
