@@ -839,6 +839,24 @@ class HloExecutorTest {
             Float.floatToRawIntBits(-4.5f)}, subtractConstant(x, "1.5"));
     }
 
+    /**
+     * XLA drops A + 0 (either zero, either side), A * 1 and A / 1 before it runs, so a denormal A
+     * comes out unflushed and -0 stays -0 (jax 0.10, f32, bf16 and f16). Was: computed, flushing.
+     */
+    @Test
+    void anAddOfZeroAndAMultiplyOrDivideByOneAreDroppedAsXlaDoes() {
+        float denormal = Float.intBitsToFloat(71362);
+        float[] x = {denormal, 2f, -denormal, -0f};
+        int[] same = {71362, 0x40000000, 0x80000000 | 71362, 0x80000000};
+        for (String op : List.of("add(x, cb)", "add(cb, x)", "multiply(x, ob)", "multiply(ob, x)", "divide(x, ob)",
+                "add(x, nb)")) {
+            assertArrayEquals(same, bits(runF32(module("x = f32[4]{0} parameter(0)", "c = f32[] constant(0)",
+                    "cb = f32[4]{0} broadcast(c), dimensions={}", "n = f32[] constant(-0.0)",
+                    "nb = f32[4]{0} broadcast(n), dimensions={}", "o = f32[] constant(1)",
+                    "ob = f32[4]{0} broadcast(o), dimensions={}", "ROOT r = f32[4]{0} " + op), x)), op);
+        }
+    }
+
     private static int[] subtractConstant(float[] values, String constant) {
         return bits(runF32(module(
                 "x = f32[3]{0} parameter(0)",

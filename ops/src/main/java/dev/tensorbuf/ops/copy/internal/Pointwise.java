@@ -32,6 +32,7 @@ import java.util.Set;
  *     transposes, reshapes, broadcasts and reverses between them, and per-channel vectors where
  *     the value is broadcast along their dims ({@code (a * c1) * c2} is {@code a * (c1 * c2)},
  *     adds alike), a float convert that widens before another float convert dropped,
+ *     {@code x + 0}, {@code x * 1}, {@code x / 1}, {@code x - 0},
  *     {@code max(x, -inf)}, {@code min(x, +inf)} and {@code clamp(-inf, x, +inf)}
  *     are {@code x} (unflushed), and an f32, f64 or f16 add of a product used once is one fused
  *     multiply-add ({@link Op#FMA}), as LLVM contracts it (f16's computed in f32, then rounded),

@@ -321,6 +321,16 @@ final class Fusion {
             Pointwise.Expr x = c.args().getFirst();
             return x.type() == type ? x : new Pointwise.Op("convert", type, List.of(x), "");
         }
+        if (Pointwise.isFloat(type) && (op.equals("add") || op.equals("multiply") || op.equals("divide"))) {
+            // XLA's simplifier drops A + 0 (either zero: -0 + 0 stays -0), A * 1 and A / 1 before
+            // it runs, so a denormal A comes out unflushed (jax 0.10).
+            double identity = op.equals("add") ? 0 : 1;
+            for (int k = op.equals("divide") ? 1 : 0; k < 2; k++) {
+                if (isConstant(comp, in.operands().get(k)) && isAll(comp, in.operands().get(k), identity)) {
+                    return a.get(1 - k);
+                }
+            }
+        }
         if (op.equals("divide") && Pointwise.isFloat(type) && type != DType.BF16 && isConstant(comp, in.operands().get(1))) {
             return build(comp, in, "multiply", type,
                     List.of(a.get(0), new Pointwise.Op(Pointwise.Op.RECIPROCAL, type, List.of(a.get(1)), "")));
