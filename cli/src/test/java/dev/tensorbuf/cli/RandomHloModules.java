@@ -282,8 +282,9 @@ final class RandomHloModules {
      * binary with a broadcast constant, a per-channel constant vector along one dimension or a new
      * parameter read through a transpose ({@code add} ... {@code xor}, {@code divide} of integers
      * by nonzero constants), {@code clamp} with scalar bounds, {@code compare} and {@code select},
-     * and float multiply-adds. Constants are never 0 for add and subtract nor 1 for multiply
-     * and divide: XLA drops those ops, so they would not flush denormals there. {@return whether a step was made}
+     * and float multiply-adds. Float constants are at times 0, -0 or 1, which XLA drops from an
+     * add, a multiply or a divide (so a denormal is not flushed there), as run does; a
+     * multiply-add's are not. {@return whether a step was made}
      */
     private boolean pointwise() {
         if (!POINTWISE_TYPES.contains(dtype)) {
@@ -349,7 +350,7 @@ final class RandomHloModules {
                 if (multiplyPending && (opcode.equals("add") || opcode.equals("subtract"))) {
                     opcode = "maximum";
                 }
-                boolean avoidIdentity = !opcode.equals("maximum") && !opcode.equals("minimum");
+                boolean avoidIdentity = !isFloat && !opcode.equals("maximum") && !opcode.equals("minimum");
                 String other = opcode.equals("divide") && !isFloat ? constant(true) : operand(avoidIdentity);
                 rhs = opcode + "(" + cur + ", " + other + ")";
             }
@@ -425,6 +426,7 @@ final class RandomHloModules {
                     case 0 -> "inf";
                     case 1 -> "-inf";
                     case 2 -> "nan";
+                    case 3 -> List.of("0", "-0.0", "1").get(rnd.nextInt(3));
                     default -> Float.toString((rnd.nextInt(2000) - 1000) / 16f);
                 };
             };

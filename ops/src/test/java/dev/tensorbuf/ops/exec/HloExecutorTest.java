@@ -1129,6 +1129,9 @@ class HloExecutorTest {
         assertArrayEquals(chain, divisions(v, "abc = f32[64]{0} divide(ab, c)", "ROOT r = f32[64]{0} divide(abc, d)"));
         assertArrayEquals(constant, divisions(v, "kk = f32[] constant(3.7)", "kb = f32[64]{0} broadcast(kk), dimensions={}",
                 "kc = f32[64]{0} divide(kb, c)", "ROOT r = f32[64]{0} divide(a, kc)"));
+        // A copy between them is a layout, which XLA assigns after its rewrites (jax 0.10, f32[5,3]
+        // copied to {0,1}): they still meet. Was: the copy was evaluated, and divided in order.
+        assertArrayEquals(left, divisions(v, "cp = f32[64]{0} copy(ab)", "ROOT r = f32[64]{0} divide(cp, c)"));
         // Through data movement the divides stay as written.
         assertArrayEquals(inOrder, divisions(v, "t = f32[64]{0} reverse(ab), dimensions={0}",
                 "u = f32[64]{0} reverse(t), dimensions={0}", "ROOT r = f32[64]{0} divide(u, c)"));

@@ -111,7 +111,7 @@ final class Fusion {
      * {@return the value of {@code in} when fusion makes it, or null to let the interpreter apply
      * it} An elementwise op on supported types becomes held; a remap of a held value remaps its
      * leaves ({@code remap} applies {@code in} to a view in place of operand 0); a {@code copy} of
-     * a held value is evaluated into the copy's layout.
+     * a held value stays held inside the computation and is evaluated into its layout as the ROOT.
      */
     Made apply(HloComputation comp, HloInstruction in, List<TensorView> ops, Function<List<TensorView>, TensorView> remap) {
         String op = in.opcode();
@@ -123,6 +123,12 @@ final class Fusion {
         }
         Held h = held.get(ops.getFirst());
         if (op.equals("copy") && ops.size() == 1) {
+            if (!in.name().equals(comp.rootName())) {
+                // A copy inside the chain changes only a layout, which XLA assigns after its
+                // rewrites, so they reach across it (jax 0.10: (a / b), copied to {0,1}, / c is
+                // a / (b * c)); the value stays held.
+                return new Made(hold(new Held(h.expr(), h.leaves(), in.name(), h.with(in.name())), in.arrayShape()), false);
+            }
             return new Made(evaluate(h, in.arrayShape().laidOut(), in.name()), true);
         }
         if (REMAPS.contains(op)) {
@@ -622,12 +628,13 @@ final class Fusion {
     /**
      * {@return the instruction {@code name} is once data movement that changes nothing is taken
      * away} XLA's simplifier removes a slice, dynamic slice, reshape or broadcast to the same dims,
-     * a reverse of dims of one, a transpose that moves only dims of one and a convert to the same
-     * type before its other rewrites meet the op under it.
+     * a reverse of dims of one, a transpose that moves only dims of one, a convert to the same
+     * type and a copy (a layout, assigned later) before its other rewrites meet the op under it.
      */
     private static HloInstruction beneath(HloComputation comp, String name) {
         HloInstruction d = comp.instruction(name);
-        while (Set.of("slice", "dynamic-slice", "reshape", "broadcast", "reverse", "transpose", "convert").contains(d.opcode())) {
+        while (Set.of("slice", "dynamic-slice", "reshape", "broadcast", "reverse", "transpose", "convert", "copy")
+                .contains(d.opcode())) {
             HloInstruction under = comp.instruction(d.operands().getFirst());
             List<Long> dims = d.arrayShape().dims();
             List<Long> from = under.arrayShape().dims();
