@@ -581,14 +581,8 @@ final class Fusion {
      * and a product under a transpose, reverse or pad contract).
      */
     private static boolean isProductUnderBroadcast(HloComputation comp, String name) {
-        HloInstruction d = beneath(comp, name);
-        while (Set.of("transpose", "reshape", "reverse", "slice", "dynamic-slice", "pad", "broadcast").contains(d.opcode())) {
-            if (d.opcode().equals("broadcast")) {
-                return true;
-            }
-            d = beneath(comp, d.operands().getFirst());
-        }
-        return d.opcode().equals("multiply") && broadcastAlong(comp, d.name(), 0) != null;
+        HloInstruction d = under(comp, name, Set.of("transpose", "reshape", "reverse", "slice", "dynamic-slice", "pad"));
+        return d.opcode().equals("broadcast") || d.opcode().equals("multiply") && broadcastAlong(comp, d.name(), 0) != null;
     }
 
     /**
@@ -598,8 +592,13 @@ final class Fusion {
      * concatenations and dynamic slices keep them apart (jax 0.10, f32 and f16).
      */
     private static HloInstruction underMovement(HloComputation comp, String name) {
+        return under(comp, name, Set.of("transpose", "reshape", "broadcast", "reverse"));
+    }
+
+    /** {@return the instruction under {@code name}'s moves of the kinds {@code through}, and those {@link #beneath} takes away} */
+    private static HloInstruction under(HloComputation comp, String name, Set<String> through) {
         HloInstruction d = beneath(comp, name);
-        while (Set.of("transpose", "reshape", "broadcast", "reverse").contains(d.opcode())) {
+        while (through.contains(d.opcode())) {
             d = beneath(comp, d.operands().getFirst());
         }
         return d;
