@@ -9,9 +9,9 @@ import java.nio.ByteOrder;
  * expects: how Arrow IPC stores a buffer compressed with {@code LZ4_FRAME}, the codec pyarrow's
  * {@code feather.write_feather} uses by default. Blocks may be independent or linked (a match may
  * reach back into earlier blocks: they are decoded into one output); the header checksum, and the
- * block and content checksums where the frame has them, are verified. Every length, offset and match is checked against the input and the
- * output, so damaged input gives an {@link IllegalArgumentException} saying where, never a read or
- * write outside either segment.
+ * block and content checksums where the frame has them, are verified. Every length, offset and
+ * match is checked against the input and the output, so damaged input gives an
+ * {@link IllegalArgumentException} saying where, never a read or write outside either segment.
  * {@snippet :
  * MemorySegment out = arena.allocate(n);
  * Lz4Frames.decode(frame, out);   // out holds the n bytes the frame encodes, or it throws
@@ -69,10 +69,10 @@ public final class Lz4Frames {
         }
         require(size, at, 1, "the header checksum");
         int headerSum = (XxHash.xxh32(in, 4, at - 4, 0) >>> 8) & 0xFF;
-        if (headerSum != (in.get(ValueLayout.JAVA_BYTE, at) & 0xFF)) {
-            throw new IllegalArgumentException("the LZ4 frame's header checksum 0x"
-                    + Integer.toHexString(in.get(ValueLayout.JAVA_BYTE, at) & 0xFF) + " is not that of its descriptor (0x"
-                    + Integer.toHexString(headerSum) + "): the frame is damaged");
+        int storedSum = in.get(ValueLayout.JAVA_BYTE, at) & 0xFF;
+        if (headerSum != storedSum) {
+            throw new IllegalArgumentException("the LZ4 frame's header checksum 0x" + Integer.toHexString(storedSum)
+                    + " is not that of its descriptor (0x" + Integer.toHexString(headerSum) + "): the frame is damaged");
         }
         at += 1;
         long written = 0;
@@ -120,7 +120,10 @@ public final class Lz4Frames {
         }
     }
 
-    /** Decodes one compressed block, {@code in[from, to)}, into {@code out} from {@code written}; {@return the bytes written by then} */
+    /**
+     * Decodes one compressed block, {@code in[from, to)}, into {@code out} from {@code written};
+     * {@return the bytes written by then}
+     */
     private static long block(MemorySegment in, long from, long to, MemorySegment out, long written) {
         long at = from;
         long limit = out.byteSize();
@@ -173,7 +176,8 @@ public final class Lz4Frames {
             Matches.copy(out, written, offset, match);
             written += match;
             if (at >= to) {
-                throw new IllegalArgumentException("an LZ4 block ends with a match at byte " + at + "; it must end with literals");
+                throw new IllegalArgumentException("an LZ4 block ends with a match at byte " + at
+                        + "; it must end with literals");
             }
         }
     }
