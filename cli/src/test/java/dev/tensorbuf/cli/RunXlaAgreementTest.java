@@ -325,21 +325,24 @@ class RunXlaAgreementTest {
                 case COMPLEX -> e.setComplex(bytes, i, (rnd.nextInt(4096) - 2048) / 8.0, (rnd.nextInt(4096) - 2048) / 8.0);
                 // A quarter of the floats use all their bits, so that f32 and f64 results round
                 // (eighths rarely do) and a rewrite that changes the rounding shows.
-                default -> e.setDouble(bytes, i, RandomHloModules.POINTWISE && rnd.nextInt(12) == 0 ? special(p.dtype(), rnd)
+                default -> e.setDouble(bytes, i, RandomHloModules.POINTWISE && rnd.nextInt(12) == 0 ? special(p.dtype(), p.denormals(), rnd)
                         : rnd.nextInt(4) == 0 ? rnd.nextGaussian() * 100 : (rnd.nextInt(4096) - 2048) / 8.0);
             }
         }
         Npy.write(file, new DenseTensor(p.dtype(), Arrays.stream(p.dims()).boxed().toList(), bytes));
     }
 
-    /** {@return NaN, an infinity, -0 or a denormal of {@code t}: the values whose rounding, flushing and order differ} */
-    private static double special(DType t, Random rnd) {
+    /**
+     * {@return NaN, an infinity, -0 or (where {@code denormals}) a denormal of {@code t}: the
+     * values whose rounding, flushing and order differ}
+     */
+    private static double special(DType t, boolean denormals, Random rnd) {
         double denormal = switch (t) {
             case F64 -> 0x1p-1060;
             case F16 -> 0x1p-20;
             default -> 0x1p-130; // f32 and bf16
         };
-        return switch (rnd.nextInt(6)) {
+        return switch (rnd.nextInt(denormals ? 6 : 4)) {
             case 0 -> Double.NaN;
             case 1 -> Double.POSITIVE_INFINITY;
             case 2 -> Double.NEGATIVE_INFINITY;
