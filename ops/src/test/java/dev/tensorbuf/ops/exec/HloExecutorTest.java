@@ -907,11 +907,7 @@ class HloExecutorTest {
      */
     @Test
     void twoConstantsFoldThroughAReverseAsXlaDoes() {
-        java.util.Random rnd = new java.util.Random(9);
-        float[] x = new float[64];
-        for (int i = 0; i < x.length; i++) {
-            x[i] = (float) (rnd.nextGaussian() * 100);
-        }
+        float[] x = gaussians(9, 64);
         float[] folded = new float[64];
         float[] inOrder = new float[64];
         for (int i = 0; i < 64; i++) {
@@ -968,13 +964,9 @@ class HloExecutorTest {
      */
     @Test
     void perChannelConstantsFoldWhereTheValueIsBroadcastAlongTheirDim() {
-        float[] c1 = {3.7f, -1.3f, 0.7f, 9.1f, -2.9f, 5.3f, 1.1f, -7.7f};
-        float[] c2 = {1.9f, 2.3f, -0.3f, 4.9f, 6.1f, -3.3f, 0.9f, 2.7f};
-        java.util.Random rnd = new java.util.Random(11);
-        float[] x = new float[8];
-        for (int i = 0; i < 8; i++) {
-            x[i] = (float) (rnd.nextGaussian() * 100);
-        }
+        float[] c1 = CHANNELS_1;
+        float[] c2 = CHANNELS_2;
+        float[] x = gaussians(11, 8);
         float[] folded = new float[32];
         float[] inOrder = new float[32];
         for (int i = 0; i < 32; i++) {
@@ -998,15 +990,11 @@ class HloExecutorTest {
      */
     @Test
     void aWholeConstantFoldsWithAVectorWhereXlaMovesTheBroadcastBelow() {
-        float[] c1 = {3.7f, -1.3f, 0.7f, 9.1f, -2.9f, 5.3f, 1.1f, -7.7f};
-        float[] c2 = {1.9f, 2.3f, -0.3f, 4.9f, 6.1f, -3.3f, 0.9f, 2.7f};
-        String c1Text = "{3.7, -1.3, 0.7, 9.1, -2.9, 5.3, 1.1, -7.7}";
-        String c2Text = "{1.9, 2.3, -0.3, 4.9, 6.1, -3.3, 0.9, 2.7}";
-        java.util.Random rnd = new java.util.Random(5);
-        float[] x = new float[8];
-        for (int i = 0; i < 8; i++) {
-            x[i] = (float) (rnd.nextGaussian() * 100);
-        }
+        float[] c1 = CHANNELS_1;
+        float[] c2 = CHANNELS_2;
+        String c1Text = literal(c1);
+        String c2Text = literal(c2);
+        float[] x = gaussians(5, 8);
         float[] folded = new float[32];
         float[] inOrder = new float[32];
         for (int i = 0; i < 32; i++) {
@@ -1068,12 +1056,35 @@ class HloExecutorTest {
         assertArrayEquals(bits(besideInOrder), bits(runF32(besideBroadcast, x)));
     }
 
+    /** Per-channel constants of the fold tests: f32 values whose products and quotients round. */
+    private static final float[] CHANNELS_1 = {3.7f, -1.3f, 0.7f, 9.1f, -2.9f, 5.3f, 1.1f, -7.7f};
+    private static final float[] CHANNELS_2 = {1.9f, 2.3f, -0.3f, 4.9f, 6.1f, -3.3f, 0.9f, 2.7f};
+
+    /** {@return {@code values} as an HLO vector literal, each as Java prints the float (which parses back to it)} */
+    private static String literal(float[] values) {
+        StringBuilder sb = new StringBuilder("{");
+        for (int i = 0; i < values.length; i++) {
+            sb.append(i == 0 ? "" : ", ").append(values[i]);
+        }
+        return sb.append('}').toString();
+    }
+
+    /** {@return n f32 values of a seeded gaussian times 100: all their bits used, so that rewrites change roundings} */
+    private static float[] gaussians(long seed, int n) {
+        java.util.Random rnd = new java.util.Random(seed);
+        float[] x = new float[n];
+        for (int i = 0; i < n; i++) {
+            x[i] = (float) (rnd.nextGaussian() * 100);
+        }
+        return x;
+    }
+
     /** {@return (broadcast(x along dim) / c1) / c2 over f32[8,4], x of n values, c1 and c2 broadcast along dim 0} */
     private static String perChannelDivides(int n, int dim) {
         return module("x = f32[" + n + "]{0} parameter(0)", "v = f32[8,4]{1,0} broadcast(x), dimensions={" + dim + "}",
-                "c1 = f32[8]{0} constant({3.7, -1.3, 0.7, 9.1, -2.9, 5.3, 1.1, -7.7})",
+                "c1 = f32[8]{0} constant(" + literal(CHANNELS_1) + ")",
                 "b1 = f32[8,4]{1,0} broadcast(c1), dimensions={0}", "d1 = f32[8,4]{1,0} divide(v, b1)",
-                "c2 = f32[8]{0} constant({1.9, 2.3, -0.3, 4.9, 6.1, -3.3, 0.9, 2.7})",
+                "c2 = f32[8]{0} constant(" + literal(CHANNELS_2) + ")",
                 "b2 = f32[8,4]{1,0} broadcast(c2), dimensions={0}", "ROOT d2 = f32[8,4]{1,0} divide(d1, b2)");
     }
 
