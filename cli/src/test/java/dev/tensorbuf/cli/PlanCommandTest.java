@@ -179,7 +179,7 @@ class PlanCommandTest {
         String[][] cases = {
             {"fma(convert<f32>(%0), 0.5 1)", "expected ')', found '1' at position 26 of "},
             {"fmb(%0)", "unknown op 'fmb': expected one of [abs, add, and, clamp, compare, convert, divide, maximum,"
-                    + " minimum, multiply, negate, not, or, select, subtract, xor], fma, reciprocal at position 0 of "},
+                    + " minimum, multiply, negate, not, or, select, subtract, xor], fma, reciprocal, select_flushed at position 0 of "},
             {"add(convert<f32>(%0), %3)", "operand %3 is not given: there is %0 only at position 22 of "},
             {"convert<f33>(%0)", "'f33' is not a type an expression computes in: expected one of [bf16, f16, f32, f64,"
                     + " pred, s16, s32, s64, s8, u16, u32, u64, u8] at position 8 of "},

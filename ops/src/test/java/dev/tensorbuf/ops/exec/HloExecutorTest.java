@@ -1056,6 +1056,34 @@ class HloExecutorTest {
         assertArrayEquals(bits(besideInOrder), bits(runF32(besideBroadcast, x)));
     }
 
+    /**
+     * A select between the two values its compare orders is the max or min instruction LLVM makes
+     * of it, which reads its operands flushed: select(x > -inf, x, -inf) of a denormal is a zero
+     * of its sign, as select(x > q, q, x); select(x >= q, x, q), select(x >= 0, x, 0) and the
+     * never-true select(x > inf, inf, x) keep it (jax 0.10, f32, these values; seed 1020).
+     */
+    @Test
+    void aSelectThatIsAMaxOrMinReadsItsChoiceFlushedAsXla() {
+        float d = 0x1p-130f;
+        float[] x = {d, -d, 3 * d, -3 * d, 0f, -0f, 1.5f, -2.5f};
+        float[] q = {-d, d, -5f, 5f, -d, d, 0f, 0f};
+        String againstK = "x = f32[8]{0} parameter(0)";
+        assertArrayEquals(bits(new float[] {0f, -0f, 0f, -0f, 0f, -0f, 1.5f, -2.5f}), bits(runF32(module(againstK,
+                "k = f32[] constant(-inf)", "b = f32[8]{0} broadcast(k), dimensions={}",
+                "c = pred[8]{0} compare(x, b), direction=GT", "ROOT s = f32[8]{0} select(c, x, b)"), x)));
+        String againstQ = "q = f32[8]{0} parameter(1)";
+        assertArrayEquals(bits(new float[] {0f, -0f, -5f, -0f, 0f, -0f, 0f, -2.5f}), bits(runF32(module(againstK, againstQ,
+                "c = pred[8]{0} compare(x, q), direction=GT", "ROOT s = f32[8]{0} select(c, q, x)"), x, q)));
+        assertArrayEquals(bits(new float[] {d, -d, 3 * d, 5f, 0f, -0f, 1.5f, 0f}), bits(runF32(module(againstK, againstQ,
+                "c = pred[8]{0} compare(x, q), direction=GE", "ROOT s = f32[8]{0} select(c, x, q)"), x, q)));
+        assertArrayEquals(bits(new float[] {d, -d, 3 * d, -3 * d, 0f, -0f, 1.5f, 0f}), bits(runF32(module(againstK,
+                "k = f32[] constant(0)", "b = f32[8]{0} broadcast(k), dimensions={}",
+                "c = pred[8]{0} compare(x, b), direction=GE", "ROOT s = f32[8]{0} select(c, x, b)"), x)));
+        assertArrayEquals(bits(x), bits(runF32(module(againstK,
+                "k = f32[] constant(inf)", "b = f32[8]{0} broadcast(k), dimensions={}",
+                "c = pred[8]{0} compare(x, b), direction=GT", "ROOT s = f32[8]{0} select(c, b, x)"), x)));
+    }
+
     /** Per-channel constants of the fold tests: f32 values whose products and quotients round. */
     private static final float[] CHANNELS_1 = {3.7f, -1.3f, 0.7f, 9.1f, -2.9f, 5.3f, 1.1f, -7.7f};
     private static final float[] CHANNELS_2 = {1.9f, 2.3f, -0.3f, 4.9f, 6.1f, -3.3f, 0.9f, 2.7f};

@@ -36,7 +36,9 @@ import java.util.Set;
  *     {@code max(x, -inf)}, {@code min(x, +inf)} and {@code clamp(-inf, x, +inf)}
  *     are {@code x} (unflushed), and an f32, f64 or f16 add of a product used once is one fused
  *     multiply-add ({@link Op#FMA}), as LLVM contracts it (f16's computed in f32, then rounded),
- *     unless the product is under a broadcast, which XLA computes apart.
+ *     unless the product is under a broadcast, which XLA computes apart; a select between the
+ *     two values a compare orders reads its choice flushed ({@link Op#FLUSHED_SELECT}), as the
+ *     max or min instruction LLVM makes of it does.
  * </ul>
  * Values travel as doubles (every float type, exactly) or longs (integers as their bits, pred as
  * 0 or 1).
@@ -82,7 +84,7 @@ public final class Pointwise {
     /**
      * An op on the values of {@code args}.
      *
-     * @param op the HLO opcode, or {@link #FMA} or {@link #RECIPROCAL}
+     * @param op the HLO opcode, or {@link #FMA}, {@link #RECIPROCAL} or {@link #FLUSHED_SELECT}
      * @param type the result type
      * @param args the operands' expressions
      * @param detail {@code compare}'s direction and type (e.g. {@code "LT FLOAT"}), else empty
@@ -92,6 +94,11 @@ public final class Pointwise {
         public static final String FMA = "fma";
         /** {@code 1 / a} rounded once in the type, unflushed: XLA's folded reciprocal of a constant divisor. */
         public static final String RECIPROCAL = "reciprocal";
+        /**
+         * {@code select(p, a, b)} with the value it chooses read flushed: the x86 max or min
+         * instruction LLVM makes of {@code select(a > b, a, b)} and its kin.
+         */
+        public static final String FLUSHED_SELECT = "select_flushed";
 
         public Op {
             args = List.copyOf(args);
@@ -169,7 +176,7 @@ public final class Pointwise {
             case "convert" -> {
                 return convert((a[0] instanceof double[] d) ? d : null, (a[0] instanceof long[] l) ? l : null, in, t, n, flush);
             }
-            case "select" -> {
+            case "select", Op.FLUSHED_SELECT -> {
                 long[] p = (long[]) a[0];
                 if (isFloat(t)) {
                     double[] x = (double[]) a[1];
@@ -177,6 +184,11 @@ public final class Pointwise {
                     double[] r = new double[n];
                     for (int i = 0; i < n; i++) {
                         r[i] = p[i] != 0 ? x[i] : y[i];
+                    }
+                    if (o.op().equals(Op.FLUSHED_SELECT)) {
+                        for (int i = 0; i < n; i++) {
+                            r[i] = flushIn(r[i], t, flush);
+                        }
                     }
                     return r;
                 }

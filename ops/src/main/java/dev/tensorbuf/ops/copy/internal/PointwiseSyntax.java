@@ -30,7 +30,7 @@ import java.util.Set;
  */
 public final class PointwiseSyntax {
     private static final Set<String> UNARY = Set.of("convert", "negate", "abs", "not", Pointwise.Op.RECIPROCAL);
-    private static final Set<String> TERNARY = Set.of("clamp", "select", Pointwise.Op.FMA);
+    private static final Set<String> TERNARY = Set.of("clamp", "select", Pointwise.Op.FMA, Pointwise.Op.FLUSHED_SELECT);
     private static final Set<String> DIRECTIONS = Set.of("EQ", "NE", "LT", "LE", "GT", "GE");
     private static final Set<String> COMPARE_TYPES = Set.of("FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED");
 
@@ -151,10 +151,11 @@ public final class PointwiseSyntax {
     }
 
     private Node op(String name, int start) {
-        boolean known = Pointwise.OPCODES.contains(name) || name.equals(Pointwise.Op.FMA) || name.equals(Pointwise.Op.RECIPROCAL);
+        boolean known = Pointwise.OPCODES.contains(name) || name.equals(Pointwise.Op.FMA) || name.equals(Pointwise.Op.RECIPROCAL)
+                || name.equals(Pointwise.Op.FLUSHED_SELECT);
         if (!known) {
             throw error("unknown op '" + name + "': expected one of " + new java.util.TreeSet<>(Pointwise.OPCODES)
-                    + ", fma, reciprocal", start);
+                    + ", fma, reciprocal, select_flushed", start);
         }
         DType to = null;
         if (text.charAt(at) == '<') {
@@ -214,7 +215,7 @@ public final class PointwiseSyntax {
                 }
                 a.add(x.expr);
             }
-            case "select" -> {
+            case "select", Pointwise.Op.FLUSHED_SELECT -> {
                 a.add(typedAs(args.getFirst(), DType.PRED, name));
                 DType t = common(args.subList(1, 3), name, start);
                 a.add(typedAs(args.get(1), t, name));
@@ -227,7 +228,8 @@ public final class PointwiseSyntax {
                 }
             }
         }
-        DType in = a.get(name.equals("select") ? 1 : 0).type();
+        boolean select = name.equals("select") || name.equals(Pointwise.Op.FLUSHED_SELECT);
+        DType in = a.get(select ? 1 : 0).type();
         DType type = switch (name) {
             case "convert" -> to;
             case "compare" -> DType.PRED;
@@ -238,14 +240,16 @@ public final class PointwiseSyntax {
     }
 
     private void check(String name, DType in, List<Pointwise.Expr> a, String detail, int start) {
-        if (name.equals("select") && a.getFirst().type() != DType.PRED) {
+        boolean select = name.equals("select") || name.equals(Pointwise.Op.FLUSHED_SELECT);
+        if (select && a.getFirst().type() != DType.PRED) {
             throw error("select's first operand must be pred, got " + a.getFirst().type().xlaName(), start);
         }
         boolean logic = Set.of("and", "or", "xor", "not").contains(name);
         if (logic && Pointwise.isFloat(in)) {
             throw error(name + " takes integers or pred, got " + in.xlaName(), start);
         }
-        boolean floatOnly = name.equals(Pointwise.Op.FMA) || name.equals(Pointwise.Op.RECIPROCAL);
+        boolean floatOnly = name.equals(Pointwise.Op.FMA) || name.equals(Pointwise.Op.RECIPROCAL)
+                || name.equals(Pointwise.Op.FLUSHED_SELECT);
         if (floatOnly && !Pointwise.isFloat(in)) {
             throw error(name + " takes a float type, got " + in.xlaName(), start);
         }

@@ -422,7 +422,74 @@ final class Fusion {
             }
             detail = dir + " " + kind;
         }
+        if (op.equals("select") && isMaxOrMin(comp, in, type, a)) {
+            return new Pointwise.Op(Pointwise.Op.FLUSHED_SELECT, type, a, "");
+        }
         return new Pointwise.Op(op, type, a, detail);
+    }
+
+    /**
+     * {@return whether select {@code in} chooses between the two values its compare orders, which
+     * LLVM turns into x86's max or min instruction, whose operands are read flushed} In f32, f64
+     * and bf16 (computed in f32), for a compare GT or LT in either arrangement of the two, and GE
+     * or LE where one of them is a nonzero scalar constant (at a zero the signs could tell the
+     * select from the instruction), but not a compare that is never true (x > +inf). The values are the same expression, or scalar constants of the
+     * same bits (jax 0.10: select(x > -inf, x, -inf) and select(x < q, q, x) of a denormal x give
+     * a zero of its sign; select(x >= q, x, q) and select(x >= 0, x, 0) give x; f16 keeps its
+     * denormals anyway; seed 1020).
+     */
+    private static boolean isMaxOrMin(HloComputation comp, HloInstruction in, DType type, List<Pointwise.Expr> a) {
+        boolean flushes = type == DType.F32 || type == DType.F64 || type == DType.BF16;
+        HloInstruction cmp = comp.instruction(in.operands().getFirst());
+        if (!flushes || !cmp.opcode().equals("compare") || !(a.getFirst() instanceof Pointwise.Op c)
+                || !c.detail().endsWith(" FLOAT")) {
+            return false;
+        }
+        List<String> ordered = cmp.operands();
+        List<String> chosen = in.operands().subList(1, 3);
+        boolean straight = same(comp, ordered.get(0), c.args().get(0), chosen.get(0), a.get(1))
+                && same(comp, ordered.get(1), c.args().get(1), chosen.get(1), a.get(2));
+        boolean crossed = same(comp, ordered.get(0), c.args().get(0), chosen.get(1), a.get(2))
+                && same(comp, ordered.get(1), c.args().get(1), chosen.get(0), a.get(1));
+        if (!straight && !crossed) {
+            return false;
+        }
+        return switch (c.detail().split(" ")[0]) {
+            // x > +inf is never true: LLVM folds the compare, and the select with it.
+            case "GT" -> !isScalar(comp, ordered.get(1), Double.POSITIVE_INFINITY) && !isScalar(comp, ordered.get(0), Double.NEGATIVE_INFINITY);
+            case "LT" -> !isScalar(comp, ordered.get(1), Double.NEGATIVE_INFINITY) && !isScalar(comp, ordered.get(0), Double.POSITIVE_INFINITY);
+            case "GE", "LE" -> isNonzeroScalar(comp, ordered.get(0)) || isNonzeroScalar(comp, ordered.get(1));
+            default -> false;
+        };
+    }
+
+    private static boolean isScalar(HloComputation comp, String name, double value) {
+        double[] v = scalarValue(comp, name);
+        return v != null && v[0] == value;
+    }
+
+    /** {@return whether HLO values {@code x} and {@code y}, built as {@code ex} and {@code ey}, are one value to LLVM} */
+    private static boolean same(HloComputation comp, String x, Pointwise.Expr ex, String y, Pointwise.Expr ey) {
+        if (ex.equals(ey)) {
+            return true;
+        }
+        double[] vx = scalarValue(comp, x);
+        double[] vy = scalarValue(comp, y);
+        return vx != null && vy != null && Double.doubleToRawLongBits(vx[0]) == Double.doubleToRawLongBits(vy[0]);
+    }
+
+    private static boolean isNonzeroScalar(HloComputation comp, String name) {
+        double[] v = scalarValue(comp, name);
+        return v != null && v[0] != 0;
+    }
+
+    /** {@return the one value of the scalar constant behind {@code name}, in its type, or null where it is not one} */
+    private static double[] scalarValue(HloComputation comp, String name) {
+        if (!"scalar".equals(constantKind(comp, name))) {
+            return null;
+        }
+        double[] v = values(comp, name);
+        return v != null && v.length == 1 ? v : null;
     }
 
     /**
@@ -749,7 +816,17 @@ final class Fusion {
      * -0 too)} Called where {@link #isConstant} holds; the values are read as HLO constants are.
      */
     private static boolean isAll(HloComputation comp, String name, double value) {
+        double[] values = values(comp, name);
+        return values != null && java.util.Arrays.stream(values).allMatch(v -> v == value);
+    }
+
+    /**
+     * {@return the values of the constant behind {@code name} as floats of {@code name}'s type,
+     * or null where one is not a float literal} Read as HLO constants are.
+     */
+    private static double[] values(HloComputation comp, String name) {
         DType type = comp.instruction(name).arrayShape().dtype();
+        List<Double> out = new ArrayList<>();
         for (String token : constantBehind(comp, name).payload().split("[\\s{},]+")) {
             if (token.isEmpty()) {
                 continue;
@@ -759,14 +836,12 @@ final class Fusion {
                 if (type == DType.F32 || type == DType.BF16 || type == DType.F16) {
                     v = Pointwise.narrow((float) v, type);   // as a convert on the way leaves it: 1e300 as f32 is inf
                 }
-                if (v != value) {
-                    return false;
-                }
+                out.add(v);
             } catch (IllegalArgumentException notAFloat) {   // NumberFormatException too
-                return false;
+                return null;
             }
         }
-        return true;
+        return out.stream().mapToDouble(Double::doubleValue).toArray();
     }
 
     private boolean usedOnce(HloComputation comp, String name) {
