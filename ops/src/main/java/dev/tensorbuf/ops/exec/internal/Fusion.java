@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalDouble;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -35,9 +36,9 @@ import java.util.function.Function;
  */
 final class Fusion {
     /** The data-movement opcodes pushed through a held expression onto its operand views. */
+    static final Set<String> REMAPS = Set.of("broadcast", "transpose", "reshape", "slice", "reverse", "dynamic-slice");
     /** The data movement XLA moves below an elementwise op with a constant ({@link #underMovement}). */
     private static final Set<String> MOVEMENT = Set.of("transpose", "reshape", "broadcast", "reverse");
-    static final Set<String> REMAPS = Set.of("broadcast", "transpose", "reshape", "slice", "reverse", "dynamic-slice");
 
     /**
      * An expression waiting to be evaluated.
@@ -433,10 +434,11 @@ final class Fusion {
      * LLVM turns into x86's max or min instruction, whose operands are read flushed} In f32, f64
      * and bf16 (computed in f32), for a compare GT or LT in either arrangement of the two, and GE
      * or LE where one of them is a nonzero scalar constant (at a zero the signs could tell the
-     * select from the instruction), but not a compare that is never true (x > +inf). The values are the same expression, or scalar constants of the
-     * same bits (jax 0.10: select(x > -inf, x, -inf) and select(x < q, q, x) of a denormal x give
-     * a zero of its sign; select(x >= q, x, q) and select(x >= 0, x, 0) give x; f16 keeps its
-     * denormals anyway; seed 1020).
+     * select from the instruction), but not a compare that is never true (x > +inf), which LLVM
+     * folds with the select. The values are the same expression, or scalar constants of the same
+     * bits (jax 0.10: select(x > -inf, x, -inf) and select(x < q, q, x) of a denormal x give a
+     * zero of its sign; select(x >= q, x, q), select(x >= 0, x, 0) and select(x > inf, inf, x)
+     * give x; f16 keeps its denormals anyway; seed 1020).
      */
     private static boolean isMaxOrMin(HloComputation comp, HloInstruction in, DType type, List<Pointwise.Expr> a) {
         boolean flushes = type == DType.F32 || type == DType.F64 || type == DType.BF16;
@@ -454,18 +456,15 @@ final class Fusion {
         if (!straight && !crossed) {
             return false;
         }
+        OptionalDouble left = scalarValue(comp, ordered.get(0));
+        OptionalDouble right = scalarValue(comp, ordered.get(1));
+        double inf = Double.POSITIVE_INFINITY;
         return switch (c.detail().split(" ")[0]) {
-            // x > +inf is never true: LLVM folds the compare, and the select with it.
-            case "GT" -> !isScalar(comp, ordered.get(1), Double.POSITIVE_INFINITY) && !isScalar(comp, ordered.get(0), Double.NEGATIVE_INFINITY);
-            case "LT" -> !isScalar(comp, ordered.get(1), Double.NEGATIVE_INFINITY) && !isScalar(comp, ordered.get(0), Double.POSITIVE_INFINITY);
-            case "GE", "LE" -> isNonzeroScalar(comp, ordered.get(0)) || isNonzeroScalar(comp, ordered.get(1));
+            case "GT" -> !right.equals(OptionalDouble.of(inf)) && !left.equals(OptionalDouble.of(-inf));
+            case "LT" -> !right.equals(OptionalDouble.of(-inf)) && !left.equals(OptionalDouble.of(inf));
+            case "GE", "LE" -> left.orElse(0) != 0 || right.orElse(0) != 0;
             default -> false;
         };
-    }
-
-    private static boolean isScalar(HloComputation comp, String name, double value) {
-        double[] v = scalarValue(comp, name);
-        return v != null && v[0] == value;
     }
 
     /** {@return whether HLO values {@code x} and {@code y}, built as {@code ex} and {@code ey}, are one value to LLVM} */
@@ -473,23 +472,16 @@ final class Fusion {
         if (ex.equals(ey)) {
             return true;
         }
-        double[] vx = scalarValue(comp, x);
-        double[] vy = scalarValue(comp, y);
-        return vx != null && vy != null && Double.doubleToRawLongBits(vx[0]) == Double.doubleToRawLongBits(vy[0]);
+        OptionalDouble vx = scalarValue(comp, x);
+        OptionalDouble vy = scalarValue(comp, y);
+        return vx.isPresent() && vy.isPresent()
+                && Double.doubleToRawLongBits(vx.getAsDouble()) == Double.doubleToRawLongBits(vy.getAsDouble());
     }
 
-    private static boolean isNonzeroScalar(HloComputation comp, String name) {
-        double[] v = scalarValue(comp, name);
-        return v != null && v[0] != 0;
-    }
-
-    /** {@return the one value of the scalar constant behind {@code name}, in its type, or null where it is not one} */
-    private static double[] scalarValue(HloComputation comp, String name) {
-        if (!"scalar".equals(constantKind(comp, name))) {
-            return null;
-        }
-        double[] v = values(comp, name);
-        return v != null && v.length == 1 ? v : null;
+    /** {@return the one value of the scalar constant behind {@code name}, in its type; empty where it is not one} */
+    private static OptionalDouble scalarValue(HloComputation comp, String name) {
+        double[] v = "scalar".equals(constantKind(comp, name)) ? values(comp, name) : null;
+        return v != null && v.length == 1 ? OptionalDouble.of(v[0]) : OptionalDouble.empty();
     }
 
     /**
@@ -594,7 +586,8 @@ final class Fusion {
             moves.add(d.opcode());
         }
         if (along) {
-            if (moves.isEmpty() || !moves.getFirst().equals("broadcast") || moves.size() > 1 && moves.get(1).equals("transpose")) {
+            boolean transposeUnder = moves.size() > 1 && moves.get(1).equals("transpose");
+            if (moves.isEmpty() || !moves.getFirst().equals("broadcast") || transposeUnder) {
                 return false;
             }
             moves.removeFirst();
