@@ -79,6 +79,32 @@ class HloExecutorTest {
     }
 
     /**
+     * Nor where the pred is a constant by the time XLA meets the convert (a constant moved, an
+     * {@code and} with false, logic of constants): it folds the convert into a float 0 and the
+     * product is computed: -0 for a negative, NaN for an infinity. A copy keeps the select, as
+     * XLA removes it later (jax 0.10, these values; seed 1026).
+     */
+    @Test
+    void aProductWithAConstantConvertedPredIsComputed() {
+        TensorView p = TensorView.of(arena.allocate(4096), "pred[4]{0}");
+        TensorElements.of(p).copyFrom(new long[] {0, 1, 0, 1});
+        TensorView a = TensorView.of(arena.allocate(4096), "f32[4]{0}");
+        TensorElements.of(a).copyFrom(new float[] {-3.5f, -2f, Float.POSITIVE_INFINITY, 4f});
+        int[] computed = bits(new float[] {-0f, -0f, Float.intBitsToFloat(0xffc00000), 0f});   // x86's default NaN
+        int[] selected = bits(new float[] {0f, 0f, 0f, 0f});
+        Map<String, int[]> preds = new java.util.LinkedHashMap<>();
+        preds.put("q = pred[4]{0} and(p, bf)", computed);
+        preds.put("q = pred[4]{0} reverse(bf), dimensions={0}", computed);
+        preds.put("q = pred[4]{0} and(bt, bf)", computed);
+        preds.put("q = pred[4]{0} copy(bf)", selected);
+        preds.put("q = pred[4]{0} and(p, bt)", bits(new float[] {0f, -2f, 0f, 4f}));
+        preds.forEach((pred, expected) -> assertArrayEquals(expected, bits(floats(module("p = pred[4]{0} parameter(0)",
+                "a = f32[4]{0} parameter(1)", "t = pred[] constant(true)", "f = pred[] constant(false)",
+                "bt = pred[4]{0} broadcast(t), dimensions={}", "bf = pred[4]{0} broadcast(f), dimensions={}", pred,
+                "c = f32[4]{0} convert(q)", "ROOT m = f32[4]{0} multiply(c, a)"), Map.of("0", p, "1", a))), pred));
+    }
+
+    /**
      * Not in bf16: XLA's CPU pipeline computes bf16 in f32 first, and the convert no longer sits
      * under the multiply (jax 0.10: {@code false * -inf} is NaN in bf16, 0 in f16 and f32).
      */

@@ -669,7 +669,41 @@ final class Fusion {
             d = beneath(comp, d.operands().getFirst());
             moved = sameTranspose ? beneath(comp, moved.operands().getFirst()) : moved;
         }
-        return true;
+        return !isConstantPred(comp, d.operands().getFirst());
+    }
+
+    /**
+     * {@return whether pred value {@code name} is a constant by the time XLA's simplifier meets
+     * the convert of it, which it then folds into a float constant, so that the multiply is
+     * computed as written} A constant under data movement (not under a copy, which goes later),
+     * {@code and} with a false constant, {@code or} with a true one, and logic of constants
+     * (jax 0.10: convert(and(p, false)) * -3.5 is -0, convert(reverse(false)) * inf NaN;
+     * convert(copy(false)) * -3.5 is 0, the select).
+     */
+    private static boolean isConstantPred(HloComputation comp, String name) {
+        HloInstruction d = comp.instruction(name);
+        while (Set.of("broadcast", "reshape", "transpose", "reverse", "slice", "dynamic-slice").contains(d.opcode())) {
+            d = comp.instruction(d.operands().getFirst());
+        }
+        List<String> o = d.operands();
+        return switch (d.opcode()) {
+            case "constant" -> true;
+            case "not" -> isConstantPred(comp, o.getFirst());
+            case "and", "or", "xor" -> {
+                boolean left = isConstantPred(comp, o.get(0));
+                boolean right = isConstantPred(comp, o.get(1));
+                String absorbing = d.opcode().equals("and") ? "false" : d.opcode().equals("or") ? "true" : null;
+                yield left && right || left && isAllPred(comp, o.get(0), absorbing) || right && isAllPred(comp, o.get(1), absorbing);
+            }
+            default -> false;
+        };
+    }
+
+    /** {@return whether every value of the constant behind pred {@code name} is {@code value} ("true" or "false"; null: never)} */
+    private static boolean isAllPred(HloComputation comp, String name, String value) {
+        HloInstruction c = constantBehind(comp, name);
+        return value != null && c.opcode().equals("constant")
+                && java.util.Arrays.stream(c.payload().split("[\\s{},]+")).filter(t -> !t.isEmpty()).allMatch(value::equals);
     }
 
     /**
