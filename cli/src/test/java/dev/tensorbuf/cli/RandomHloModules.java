@@ -361,13 +361,12 @@ final class RandomHloModules {
                 }
                 boolean avoidIdentity = !isFloat && !opcode.equals("maximum") && !opcode.equals("minimum");
                 boolean bitwise = opcode.equals("and") || opcode.equals("or");
-                String other = opcode.equals("divide") && !isFloat || bitwise && narrowedSigned ? constant(true) : operand(avoidIdentity);
+                String other = opcode.equals("divide") && !isFloat || bitwise && isNarrowedSigned() ? constant(true) : operand(avoidIdentity);
                 rhs = opcode + "(" + cur + ", " + other + ")";
             }
         }
         count(opcode);
         cur = emit("pw", dtype, dims, null, rhs);
-        narrowedSigned = false;
         opMadeNaN |= isFloat && ARITHMETIC.contains(opcode);
         // A max or min after the multiply may be one XLA drops (with -inf or +inf), leaving it pending.
         multiplyPending = isFloat && (opcode.equals("multiply") || opcode.equals("divide")
@@ -460,19 +459,36 @@ final class RandomHloModules {
             return;
         }
         integersFromFloats = integers ? integersFromFloats : isInteger(to) && !isInteger(dtype) && dtype != DType.PRED;
-        boolean narrowing = dtype.kind() == DType.Kind.SIGNED && to.kind() == DType.Kind.SIGNED && to.bitWidth() < dtype.bitWidth();
         dtype = to;
         op("convert", dims, "convert(" + cur + ")");
-        narrowedSigned = narrowing;
     }
 
     /**
-     * Whether the chain's value is a convert to a narrower signed integer (a copy aside). jaxlib
-     * 0.10's CPU compiler crashes the process (SIGSEGV) on an {@code and} or {@code or} of such a
-     * convert with another value that is not a constant, at any size from 2 elements (s32 -> s8,
-     * s16; s64 -> s32; seed 1012), so there the other operand is a constant.
+     * {@return whether the chain's value is a convert to a narrower signed integer, copies aside}
+     * jaxlib 0.10's CPU compiler crashes the process (SIGSEGV) on an {@code and} or {@code or} of
+     * such a convert with another value that is not a constant, at any size from 2 elements
+     * (s32 -> s8, s16; s64 -> s32; seed 1012), so there the other operand is a constant.
      */
-    private boolean narrowedSigned;
+    private boolean isNarrowedSigned() {
+        Line value = line(cur);
+        while (value.rhs().startsWith("copy(")) {
+            value = line(operandOf(value));
+        }
+        if (!value.rhs().startsWith("convert(")) {
+            return false;
+        }
+        DType from = line(operandOf(value)).dtype();
+        return from.kind() == DType.Kind.SIGNED && value.dtype().kind() == DType.Kind.SIGNED && value.dtype().bitWidth() < from.bitWidth();
+    }
+
+    private Line line(String name) {
+        return lines.stream().filter(l -> l.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    /** {@return the one operand of a unary line such as {@code convert(v3)}} */
+    private static String operandOf(Line l) {
+        return l.rhs().substring(l.rhs().indexOf('(') + 1, l.rhs().indexOf(')'));
+    }
 
     /**
      * Whether the chain's integers were converted from floats. LLVM folds a float converted to a
@@ -495,7 +511,6 @@ final class RandomHloModules {
         count(opcode);
         cur = emit("v", dtype, out, null, rhs);
         dims = out;
-        narrowedSigned = false;
     }
 
     private String emit(String prefix, DType t, long[] d, String layout, String rhs) {

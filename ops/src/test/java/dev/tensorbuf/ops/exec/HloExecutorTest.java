@@ -1048,21 +1048,27 @@ class HloExecutorTest {
                 "c2 = f32[4,2]{1,0} constant({{1.9, 2.3}, {-0.3, 4.9}, {6.1, -3.3}, {0.9, 2.7}})",
                 "b2 = f32[4,2,4]{2,1,0} broadcast(c2), dimensions={0,1}", "ROOT m = f32[4,2,4]{2,1,0} multiply(v, b2)");
         float[] transposedInOrder = new float[32];
+        float[] transposedFolded = new float[32];
         for (int e = 0; e < 32; e++) {
             int i = e / 8;
             int j = e / 4 % 2;
             transposedInOrder[e] = x[4 * j + i] * (1f / c1[4 * j + i]) * c2[2 * i + j];
+            transposedFolded[e] = x[4 * j + i] * ((1f / c1[4 * j + i]) * c2[2 * i + j]);
         }
         assertArrayEquals(bits(transposedInOrder), bits(runF32(transposed, x)));
+        assertFalse(java.util.Arrays.equals(transposedInOrder, transposedFolded), "folding would show");
 
         String reversed = module("x = f32[8]{0} parameter(0)", "c1 = f32[8]{0} constant(" + c1Text + ")",
                 "d = f32[8]{0} divide(x, c1)", "r = f32[8]{0} reverse(d), dimensions={0}",
                 "c2 = f32[8]{0} constant(" + c2Text + ")", "ROOT m = f32[8]{0} multiply(r, c2)");
         float[] reversedInOrder = new float[8];
+        float[] reversedFolded = new float[8];
         for (int i = 0; i < 8; i++) {
             reversedInOrder[i] = x[7 - i] * (1f / c1[7 - i]) * c2[i];
+            reversedFolded[i] = x[7 - i] * ((1f / c1[7 - i]) * c2[i]);
         }
         assertArrayEquals(bits(reversedInOrder), bits(runF32(reversed, x)));
+        assertFalse(java.util.Arrays.equals(reversedInOrder, reversedFolded), "folding would show");
 
         StringBuilder wide = new StringBuilder("{");
         for (int row = 0; row < 8; row++) {
@@ -1076,10 +1082,13 @@ class HloExecutorTest {
                 "d = f32[8]{0} divide(x, c1)", "v = f32[8,4]{1,0} broadcast(d), dimensions={0}",
                 "c2 = f32[8,4]{1,0} constant(" + wide + "})", "ROOT m = f32[8,4]{1,0} multiply(v, c2)");
         float[] besideInOrder = new float[32];
+        float[] besideFolded = new float[32];
         for (int i = 0; i < 32; i++) {
             besideInOrder[i] = x[i / 4] * (1f / c1[i / 4]) * c2[(i / 4 + i % 4) % 8];
+            besideFolded[i] = x[i / 4] * ((1f / c1[i / 4]) * c2[(i / 4 + i % 4) % 8]);
         }
         assertArrayEquals(bits(besideInOrder), bits(runF32(besideBroadcast, x)));
+        assertFalse(java.util.Arrays.equals(besideInOrder, besideFolded), "folding would show");
     }
 
     /**

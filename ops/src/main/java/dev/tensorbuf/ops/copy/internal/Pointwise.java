@@ -28,10 +28,10 @@ import java.util.Set;
  *     expression says them: a float divide by a constant is a multiply by its reciprocal
  *     ({@link Op#RECIPROCAL}, f16, f32 and f64 only), a divide of a divide is reassociated
  *     ({@code (a / b) / c} is {@code a / (b * c)}, {@code a / (b / c)} is {@code (a * c) / b}; the
- *     same types), two scalar (or two whole) constants in a row folded into one, through
- *     transposes, reshapes, broadcasts and reverses between them, and per-channel vectors where
- *     the value is broadcast along their dims ({@code (a * c1) * c2} is {@code a * (c1 * c2)},
- *     adds alike), a float convert that widens before another float convert dropped,
+ *     same types), two constants in a row folded into one ({@code (a * c1) * c2} is
+ *     {@code a * (c1 * c2)}, adds alike: scalars through transposes, reshapes, broadcasts and
+ *     reverses between them, whole constants through transposes and reshapes, per-channel
+ *     vectors where the value is broadcast along their dims), a float convert that widens before another float convert dropped,
  *     {@code x + 0}, {@code x * 1}, {@code x / 1}, {@code x - 0},
  *     {@code max(x, -inf)}, {@code min(x, +inf)} and {@code clamp(-inf, x, +inf)}
  *     are {@code x} (unflushed), and an f32, f64 or f16 add of a product used once is one fused

@@ -31,6 +31,8 @@ import java.util.Set;
 public final class PointwiseSyntax {
     private static final Set<String> UNARY = Set.of("convert", "negate", "abs", "not", Pointwise.Op.RECIPROCAL);
     private static final Set<String> TERNARY = Set.of("clamp", "select", Pointwise.Op.FMA, Pointwise.Op.FLUSHED_SELECT);
+    /** The expression's own ops beside HLO's opcodes: what XLA's rewrites make, all of floats. */
+    private static final List<String> OWN_OPS = List.of(Pointwise.Op.FMA, Pointwise.Op.RECIPROCAL, Pointwise.Op.FLUSHED_SELECT);
     private static final Set<String> DIRECTIONS = Set.of("EQ", "NE", "LT", "LE", "GT", "GE");
     private static final Set<String> COMPARE_TYPES = Set.of("FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED");
 
@@ -151,11 +153,9 @@ public final class PointwiseSyntax {
     }
 
     private Node op(String name, int start) {
-        boolean known = Pointwise.OPCODES.contains(name) || name.equals(Pointwise.Op.FMA) || name.equals(Pointwise.Op.RECIPROCAL)
-                || name.equals(Pointwise.Op.FLUSHED_SELECT);
-        if (!known) {
+        if (!Pointwise.OPCODES.contains(name) && !OWN_OPS.contains(name)) {
             throw error("unknown op '" + name + "': expected one of " + new java.util.TreeSet<>(Pointwise.OPCODES)
-                    + ", fma, reciprocal, select_flushed", start);
+                    + ", " + String.join(", ", OWN_OPS), start);
         }
         DType to = null;
         if (text.charAt(at) == '<') {
@@ -228,8 +228,7 @@ public final class PointwiseSyntax {
                 }
             }
         }
-        boolean select = name.equals("select") || name.equals(Pointwise.Op.FLUSHED_SELECT);
-        DType in = a.get(select ? 1 : 0).type();
+        DType in = a.get(isSelect(name) ? 1 : 0).type();
         DType type = switch (name) {
             case "convert" -> to;
             case "compare" -> DType.PRED;
@@ -239,18 +238,19 @@ public final class PointwiseSyntax {
         return new Pointwise.Op(name, type, a, detail);
     }
 
+    private static boolean isSelect(String name) {
+        return name.equals("select") || name.equals(Pointwise.Op.FLUSHED_SELECT);
+    }
+
     private void check(String name, DType in, List<Pointwise.Expr> a, String detail, int start) {
-        boolean select = name.equals("select") || name.equals(Pointwise.Op.FLUSHED_SELECT);
-        if (select && a.getFirst().type() != DType.PRED) {
+        if (isSelect(name) && a.getFirst().type() != DType.PRED) {
             throw error("select's first operand must be pred, got " + a.getFirst().type().xlaName(), start);
         }
         boolean logic = Set.of("and", "or", "xor", "not").contains(name);
         if (logic && Pointwise.isFloat(in)) {
             throw error(name + " takes integers or pred, got " + in.xlaName(), start);
         }
-        boolean floatOnly = name.equals(Pointwise.Op.FMA) || name.equals(Pointwise.Op.RECIPROCAL)
-                || name.equals(Pointwise.Op.FLUSHED_SELECT);
-        if (floatOnly && !Pointwise.isFloat(in)) {
+        if (OWN_OPS.contains(name) && !Pointwise.isFloat(in)) {
             throw error(name + " takes a float type, got " + in.xlaName(), start);
         }
         if (name.equals("compare")) {

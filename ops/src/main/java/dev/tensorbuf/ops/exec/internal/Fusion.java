@@ -701,9 +701,8 @@ final class Fusion {
 
     /** {@return whether every value of the constant behind pred {@code name} is {@code value} ("true" or "false"; null: never)} */
     private static boolean isAllPred(HloComputation comp, String name, String value) {
-        HloInstruction c = constantBehind(comp, name);
-        return value != null && c.opcode().equals("constant")
-                && java.util.Arrays.stream(c.payload().split("[\\s{},]+")).filter(t -> !t.isEmpty()).allMatch(value::equals);
+        return value != null && constantBehind(comp, name).opcode().equals("constant")
+                && literals(comp, name).stream().allMatch(value::equals);
     }
 
     /**
@@ -854,10 +853,7 @@ final class Fusion {
     private static double[] values(HloComputation comp, String name) {
         DType type = comp.instruction(name).arrayShape().dtype();
         List<Double> out = new ArrayList<>();
-        for (String token : constantBehind(comp, name).payload().split("[\\s{},]+")) {
-            if (token.isEmpty()) {
-                continue;
-            }
+        for (String token : literals(comp, name)) {
             try {
                 double v = ScalarLiteral.parse(token, DType.F64);
                 if (type == DType.F32 || type == DType.BF16 || type == DType.F16) {
@@ -869,6 +865,11 @@ final class Fusion {
             }
         }
         return out.stream().mapToDouble(Double::doubleValue).toArray();
+    }
+
+    /** {@return the literal values of the instruction behind {@code name}'s data movement, as written} */
+    private static List<String> literals(HloComputation comp, String name) {
+        return java.util.Arrays.stream(constantBehind(comp, name).payload().split("[\\s{},]+")).filter(t -> !t.isEmpty()).toList();
     }
 
     private boolean usedOnce(HloComputation comp, String name) {

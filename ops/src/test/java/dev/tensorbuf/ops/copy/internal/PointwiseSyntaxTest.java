@@ -32,6 +32,8 @@ class PointwiseSyntaxTest {
         Pointwise.Expr f = leaf(0, DType.F32);
         Pointwise.Expr total = op("select", DType.F32, "", op("compare", DType.PRED, "LT TOTALORDER", f, leaf(1, DType.F32)),
                 f, op("abs", DType.F32, "", leaf(1, DType.F32)));
+        Pointwise.Expr max = op(Pointwise.Op.FLUSHED_SELECT, DType.F64, "", op("compare", DType.PRED, "GT FLOAT",
+                leaf(0, DType.F64), leaf(1, DType.F64)), leaf(0, DType.F64), leaf(1, DType.F64));
         Pointwise.Expr i = leaf(0, DType.S32);
         Pointwise.Expr logic = op("and", DType.S32, "", op("not", DType.S32, "", i), op("xor", DType.S32, "", i, leaf(1, DType.S32)));
         Pointwise.Expr unsigned = op("convert", DType.F16, "", op("compare", DType.PRED, "GE UNSIGNED", leaf(0, DType.U32),
@@ -40,7 +42,8 @@ class PointwiseSyntaxTest {
         }
         for (Case c : List.of(new Case(normalise, List.of(DType.U8, DType.F32, DType.F32)),
                 new Case(clampCast, List.of(DType.U8, DType.F32, DType.F32)), new Case(total, List.of(DType.F32, DType.F32)),
-                new Case(logic, List.of(DType.S32, DType.S32)), new Case(unsigned, List.of(DType.U32, DType.U32)))) {
+                new Case(logic, List.of(DType.S32, DType.S32)), new Case(unsigned, List.of(DType.U32, DType.U32)),
+                new Case(max, List.of(DType.F64, DType.F64)))) {
             PointwiseSyntax.Parsed p = PointwiseSyntax.parse(c.e().toString(), c.types());
             assertEquals(c.e(), p.expr(), c.e().toString());
             assertEquals(List.of(), p.constants());
