@@ -8,13 +8,20 @@ def clip(x): return jnp.clip(x * np.float32(255.0), 0, 255).astype(jnp.uint8)
 def tril(x):
     i = jax.lax.broadcasted_iota(jnp.int32, x.shape, 0); j = jax.lax.broadcasted_iota(jnp.int32, x.shape, 1)
     return jnp.where(i >= j, x, jnp.zeros_like(x))
+def quantize(x): return jnp.clip(jnp.round(x / np.float32(0.05)) + 3, -128, 127).astype(jnp.int8)
+def root_bins(x): return jnp.sign(x) * jnp.floor(jnp.sqrt(jnp.abs(x - np.float32(0.25))) * np.float32(4)) / np.float32(3)
 r = np.random.default_rng(1)
 progs = {"normalise_transpose": (norm, r.integers(0, 256, (2, 5, 7, 3)).astype(np.uint8)),
          "rope_rotate_half": (rope, r.standard_normal((2, 3, 8)).astype(np.float32)),
          "clip_cast": (clip, (r.standard_normal((4, 9)) * 1.5).astype(np.float32)),
-         "tril_mask": (tril, r.standard_normal((5, 6)).astype(ml_dtypes.bfloat16))}
+         "tril_mask": (tril, r.standard_normal((5, 6)).astype(ml_dtypes.bfloat16)),
+         "quantize_int8": (quantize, (r.standard_normal((3, 40)) * 4).astype(np.float32)),
+         "root_bins": (root_bins, (r.standard_normal((6, 7)) * 9).astype(np.float32))}
 out = sys.argv[1]
+only = sys.argv[2:]   # names to lower, all when none
 for name, (f, x) in progs.items():
+    if only and name not in only:
+        continue
     lowered = jax.jit(f).lower(x)
     open(f"{out}/{name}.hlo", "w").write(lowered.as_text(dialect="hlo"))
     open(f"{out}/{name}.opt.hlo", "w").write(lowered.compile().as_text())

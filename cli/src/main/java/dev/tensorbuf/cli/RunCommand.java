@@ -57,9 +57,14 @@ final class RunCommand implements Command {
                 reverse, concatenate, convert, dynamic-update-slice, gather, bitcast-convert, tuple,
                 get-tuple-element, sharding annotations (Sharding, xla.sdy.*) as the identity, integer
                 arithmetic on scalars (jax's negative-index handling of x[i]: compare, select, add, ...),
-                folded when the views are made, and call or fusion of computations made of them (jax's
+                folded when the views are made, elementwise ops (convert, add, subtract, multiply, divide,
+                remainder, maximum, minimum, clamp, negate, abs, sign, sqrt, floor, ceil, round-nearest-even,
+                round-nearest-afz, is-finite, compare, select, and, or, not, xor, shifts, popcnt,
+                count-leading-zeros) bit for bit as XLA's CPU backend computes them, and call or fusion of
+                computations made of them (jax's
                 lower(x).as_text(dialect='hlo') and lower(x).compile().as_text()). Each op is a view (its map composed into its operand's,
-                no element moved); copy, convert between types, constants and iota make new memory, and
+                no element moved); elementwise ops are held as one expression and evaluated in the copy
+                that needs their value; copy, convert between types, constants and iota make new memory, and
                 the ROOT is copied once, into the layout OUT holds. A .npy or .safetensors OUT holds
                 the logical array in C order (safetensors: one tensor named like the ROOT; .npy: bf16, f8 and 1-, 2-
                 and 4-bit types as np.save writes ml_dtypes arrays, a void '<V2' or '<V1', but f8e5m2 and

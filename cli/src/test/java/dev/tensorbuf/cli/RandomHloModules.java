@@ -284,13 +284,16 @@ final class RandomHloModules {
      */
     private boolean joined;
 
-    private static final Set<String> ARITHMETIC = Set.of("add", "subtract", "multiply", "divide", "maximum", "minimum", "clamp");
+    private static final Set<String> ARITHMETIC = Set.of("add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum",
+            "clamp", "sqrt");
 
     /**
-     * An elementwise step on the chain's value: unary ({@code negate}, {@code abs}, {@code not}),
+     * An elementwise step on the chain's value: unary ({@code negate}, {@code abs}, {@code not},
+     * {@code sign}, {@code sqrt}, the roundings, {@code popcnt}, {@code count-leading-zeros}),
      * binary with a broadcast constant, a per-channel constant vector along one dimension or a new
-     * parameter read through a transpose ({@code add} ... {@code xor}, {@code divide} of integers
-     * by nonzero constants), {@code clamp} with scalar bounds, {@code compare} and {@code select},
+     * parameter read through a transpose ({@code add} ... {@code xor}, the shifts, {@code divide}
+     * and {@code remainder} of integers by nonzero constants), {@code clamp} with scalar bounds,
+     * {@code compare} or {@code is-finite} and {@code select},
      * and float multiply-adds. Float constants are at times 0, -0 or 1, which XLA drops from an
      * add, a multiply or a divide (so a denormal is not flushed there), as run does; a
      * multiply-add's are not. {@return whether a step was made}
@@ -311,13 +314,14 @@ final class RandomHloModules {
         String opcode;
         switch (choice) {
             case 0 -> {
-                opcode = pred ? "not" : isFloat || !unsigned ? (rnd.nextBoolean() ? "negate" : "abs") : "not";
-                if (isFloat && rnd.nextBoolean()) {
-                    opcode = rnd.nextBoolean() ? "negate" : "abs";
-                }
-                if (isFloat && opcode.equals("not")) {
-                    opcode = "negate";
-                }
+                // No count-leading-zeros of signed values: where XLA folds one of a negative
+                // constant it gives -(64 - width), not 0 (jax 0.10; ElementwiseFunctionsTest
+                // holds the signed results of parameters).
+                List<String> unary = pred ? List.of("not")
+                        : isFloat ? List.of("negate", "abs", "sign", "sqrt", "floor", "ceil", "round-nearest-even", "round-nearest-afz")
+                        : unsigned ? List.of("not", "popcnt", "count-leading-zeros")
+                        : List.of("negate", "abs", "not", "sign", "popcnt");
+                opcode = unary.get(rnd.nextInt(unary.size()));
                 rhs = opcode + "(" + cur + ")";
             }
             case 1 -> {
@@ -330,11 +334,17 @@ final class RandomHloModules {
                 rhs = "clamp(" + lo + ", " + cur + ", " + hi + ")";
             }
             case 2 -> {
-                String other = operand(false);
-                String dir = List.of("EQ", "NE", "LT", "LE", "GT", "GE").get(rnd.nextInt(6));
-                String type = isFloat && rnd.nextInt(3) == 0 && !opMadeNaN ? ", type=TOTALORDER" : "";
-                String p = emit("cmp", DType.PRED, dims, null, "compare(" + cur + ", " + other + "), direction=" + dir + type);
-                count("compare");
+                String p;
+                if (isFloat && rnd.nextInt(4) == 0) {
+                    p = emit("fin", DType.PRED, dims, null, "is-finite(" + cur + ")");
+                    count("is-finite");
+                } else {
+                    String other = operand(false);
+                    String dir = List.of("EQ", "NE", "LT", "LE", "GT", "GE").get(rnd.nextInt(6));
+                    String type = isFloat && rnd.nextInt(3) == 0 && !opMadeNaN ? ", type=TOTALORDER" : "";
+                    p = emit("cmp", DType.PRED, dims, null, "compare(" + cur + ", " + other + "), direction=" + dir + type);
+                    count("compare");
+                }
                 String alt = operand(false);
                 opcode = "select";
                 rhs = "select(" + p + ", " + cur + ", " + alt + ")";
@@ -353,15 +363,17 @@ final class RandomHloModules {
             }
             default -> {
                 List<String> ops = pred ? List.of("and", "or", "xor", "maximum", "minimum")
-                        : isFloat ? List.of("add", "subtract", "multiply", "divide", "maximum", "minimum")
-                        : List.of("add", "subtract", "multiply", "divide", "maximum", "minimum", "and", "or", "xor");
+                        : isFloat ? List.of("add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum")
+                        : List.of("add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum", "and", "or", "xor",
+                                "shift-left", "shift-right-logical", "shift-right-arithmetic");
                 opcode = ops.get(rnd.nextInt(ops.size()));
                 if (multiplyPending && (opcode.equals("add") || opcode.equals("subtract"))) {
                     opcode = "maximum";
                 }
                 boolean avoidIdentity = !isFloat && !opcode.equals("maximum") && !opcode.equals("minimum");
                 boolean bitwise = opcode.equals("and") || opcode.equals("or");
-                String other = opcode.equals("divide") && !isFloat || bitwise && isNarrowedSigned() ? constant(true) : operand(avoidIdentity);
+                boolean integerDivision = !isFloat && (opcode.equals("divide") || opcode.equals("remainder"));
+                String other = integerDivision || bitwise && isNarrowedSigned() ? constant(true) : operand(avoidIdentity);
                 rhs = opcode + "(" + cur + ", " + other + ")";
             }
         }

@@ -36,7 +36,11 @@ class RunPointwiseProgramsTest {
         "clip_cast, hlo, '2 views, 1 copy, 1 fused'",
         "clip_cast, opt.hlo, 0 views, 1 copy",
         "tril_mask, hlo, ''",
-        "tril_mask, opt.hlo, 0 views, 1 copy"})
+        "tril_mask, opt.hlo, 0 views, 1 copy",
+        "quantize_int8, hlo, ''",
+        "quantize_int8, opt.hlo, 0 views, 1 copy",
+        "root_bins, hlo, '3 views, 1 copy, 7 fused'",
+        "root_bins, opt.hlo, 0 views, 1 copy"})
     void runsAsJaxDoes(String name, String kind, String summary) throws IOException {
         Path hlo = resource(name + "." + kind);
         Path in = resource(name + ".in.npy");

@@ -27,7 +27,13 @@ import java.util.Map;
  * root, copied once into the layout it is asked for in ({@link Execution#result()} its own,
  * {@link Execution#rowMajor()} C order). {@link Execution#steps()} says which is which.
  *
- * <p>Supported opcodes: {@link #SUPPORTED_OPCODES}, and {@code call} and {@code fusion} (jax's
+ * <p>Elementwise ops ({@link #ELEMENTWISE_OPCODES}: arithmetic, compares, logic, shifts, square
+ * roots, roundings) are held as one expression over their operands' views and evaluated where a
+ * value must be memory, bit for bit as XLA's CPU backend computes them; the functions XLA
+ * approximates ({@code rsqrt}, {@code exponential}, {@code tanh}, ...), and a divide by a square
+ * root, which it computes with {@code rsqrt}, are refused.
+ *
+ * <p>Supported opcodes: {@link #SUPPORTED_OPCODES} and {@link #ELEMENTWISE_OPCODES}, and {@code call} and {@code fusion} (jax's
  * plain HLO wraps {@code jnp.flip}, {@code pad} and {@code roll} in a {@code call}; optimised HLO
  * wraps every op in a {@code fusion}) whose computations hold only those, checked through nested
  * calls; any other throws {@link UnsupportedOpException} before anything runs. A partitioned
@@ -67,7 +73,9 @@ public final class HloExecutor {
      * semantics for rounding, denormals, NaN and integer wraparound.
      */
     public static final List<String> ELEMENTWISE_OPCODES = List.of("convert", "add", "subtract", "multiply", "divide",
-            "maximum", "minimum", "clamp", "negate", "abs", "compare", "select", "and", "or", "not", "xor");
+            "remainder", "maximum", "minimum", "clamp", "negate", "abs", "sign", "sqrt", "floor", "ceil",
+            "round-nearest-even", "round-nearest-afz", "is-finite", "compare", "select", "and", "or", "not", "xor",
+            "shift-left", "shift-right-logical", "shift-right-arithmetic", "popcnt", "count-leading-zeros");
 
     /** The opcodes that execute, in the order error messages list them. */
     public static final List<String> SUPPORTED_OPCODES = List.of("parameter", "constant", "iota", "broadcast",

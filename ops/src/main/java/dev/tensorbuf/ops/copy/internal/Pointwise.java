@@ -23,9 +23,17 @@ import java.util.Set;
  * <li>{@code compare} of floats is IEEE's (NaN unordered) on flushed operands, or with
  *     {@code type=TOTALORDER} the total order of the bits (-NaN &lt; -inf &lt; ... &lt; -0 &lt; +0 &lt; ... &lt; NaN).
  * <li>Integers wrap to their width; {@code x / 0} is -1 (all ones unsigned) and
- *     {@code MIN / -1} is {@code MIN}; {@code abs(MIN)} is {@code MIN}.
+ *     {@code MIN / -1} is {@code MIN}; {@code abs(MIN)} is {@code MIN}; {@code x % 0} is {@code x}
+ *     and {@code MIN % -1} is 0; a shift by the width or more (the amount read unsigned) gives 0,
+ *     or for {@code shift-right-arithmetic} the sign's copies, its value read as signed.
+ * <li>{@code sqrt}, {@code floor}, {@code ceil}, {@code round-nearest-even},
+ *     {@code round-nearest-afz} and {@code sign} read their operand flushed and round once;
+ *     {@code remainder} of floats is C's {@code fmod}, its divisor flushed but not its dividend
+ *     or result. An invalid operation ({@code sqrt(-1)}, {@code x % 0}, {@code inf % y}) gives
+ *     x86's default NaN, negative.
  * <li>The rewrites XLA makes before it runs are made by the builder ({@code Fusion}), so the
- *     expression says them: a float divide by a constant is a multiply by its reciprocal
+ *     expression says them: a float divide by a constant (or by ops of constants, which XLA
+ *     folds first) is a multiply by its reciprocal
  *     ({@link Op#RECIPROCAL}, f16, f32 and f64 only), a divide of a divide is reassociated
  *     ({@code (a / b) / c} is {@code a / (b * c)}, {@code a / (b / c)} is {@code (a * c) / b}; the
  *     same types), two constants in a row folded into one ({@code (a * c1) * c2} is
@@ -145,8 +153,29 @@ public final class Pointwise {
     }
 
     /** The elementwise opcodes an expression may hold, as HLO names them. */
-    public static final Set<String> OPCODES = Set.of("convert", "add", "subtract", "multiply", "divide", "maximum",
-            "minimum", "clamp", "negate", "abs", "compare", "select", "and", "or", "not", "xor");
+    public static final Set<String> OPCODES = Set.of("convert", "add", "subtract", "multiply", "divide", "remainder",
+            "maximum", "minimum", "clamp", "negate", "abs", "sign", "sqrt", "floor", "ceil", "round-nearest-even",
+            "round-nearest-afz", "is-finite", "compare", "select", "and", "or", "not", "xor", "shift-left",
+            "shift-right-logical", "shift-right-arithmetic", "popcnt", "count-leading-zeros");
+
+    /** The ops of floats only ({@code is-finite} makes pred of one). */
+    public static final Set<String> FLOAT_OPS = Set.of("sqrt", "floor", "ceil", "round-nearest-even", "round-nearest-afz",
+            "is-finite");
+
+    /** The ops of integers only (pred too for the logic ones). */
+    public static final Set<String> INTEGER_OPS = Set.of("and", "or", "xor", "not", "shift-left", "shift-right-logical",
+            "shift-right-arithmetic", "popcnt", "count-leading-zeros");
+
+    private static final Set<String> UNARY = Set.of("convert", "negate", "abs", "not", "sign", "sqrt", "floor", "ceil",
+            "round-nearest-even", "round-nearest-afz", "is-finite", "popcnt", "count-leading-zeros", Op.RECIPROCAL);
+
+    /** {@return how many operands {@code op} takes: an HLO opcode of {@link #OPCODES} or one of {@link Op}'s own} */
+    public static int arity(String op) {
+        return UNARY.contains(op) ? 1 : Set.of("clamp", "select", Op.FMA, Op.FLUSHED_SELECT).contains(op) ? 3 : 2;
+    }
+
+    /** x86's default NaN, which an invalid operation (sqrt(-1), inf % 1) makes: negative, quiet, no payload. */
+    private static final double DEFAULT_NAN = Double.longBitsToDouble(0xfff8000000000000L);
 
     /** {@return whether {@code t} is a float type here} */
     public static boolean isFloat(DType t) {
@@ -202,6 +231,14 @@ public final class Pointwise {
             }
             case "compare" -> {
                 return compare(o.detail(), in, a[0], a[1], n, flush);
+            }
+            case "is-finite" -> {
+                double[] x = (double[]) a[0];
+                long[] r = new long[n];
+                for (int i = 0; i < n; i++) {
+                    r[i] = Double.isFinite(x[i]) ? 1 : 0;
+                }
+                return r;
             }
             default -> {
                 return isFloat(t) ? floatOp(o.op(), t, a, n, flush) : intOp(o.op(), t, a, n);
@@ -312,6 +349,35 @@ public final class Pointwise {
                     r[i] = maxMin(flushIn(x[i], t, flush), flushIn(y[i], t, flush), max);
                 }
             }
+            case "sqrt" -> {
+                // Rounded once to the type: a double's square root of a float's value rounded to
+                // the float is its correctly rounded square root (53 bits > 2 * 24 + 2).
+                for (int i = 0; i < n; i++) {
+                    double p = flushIn(x[i], t, flush);
+                    r[i] = Double.isNaN(p) ? p : p < 0 ? DEFAULT_NAN : result(Math.sqrt(p), t, flush);
+                }
+            }
+            case "floor", "ceil", "round-nearest-even", "round-nearest-afz" -> {
+                for (int i = 0; i < n; i++) {
+                    r[i] = rounded(op, flushIn(x[i], t, flush));
+                }
+            }
+            case "sign" -> {
+                for (int i = 0; i < n; i++) {
+                    double p = flushIn(x[i], t, flush);
+                    r[i] = p == 0 || Double.isNaN(p) ? p : Math.copySign(1.0, p);
+                }
+            }
+            case "remainder" -> {
+                // XLA calls fmod, which reads its dividend as it is and returns it exactly reduced
+                // (no flushing either way); the divisor comes through flushed (jax 0.10: a
+                // denormal dividend stays, a denormal divisor gives NaN).
+                for (int i = 0; i < n; i++) {
+                    double p = x[i];
+                    double q = flushIn(y[i], t, flush);
+                    r[i] = Double.isNaN(p) ? p : Double.isNaN(q) ? q : q == 0 || Double.isInfinite(p) ? DEFAULT_NAN : p % q;
+                }
+            }
             case "clamp" -> {
                 // clamp(lo, x, hi): operand 0 is the low bound.
                 for (int i = 0; i < n; i++) {
@@ -322,6 +388,24 @@ public final class Pointwise {
             default -> throw new IllegalArgumentException(op + " is not defined on " + t);
         }
         return r;
+    }
+
+    /** {@return {@code p} rounded to an integer by {@code op}: floor, ceil, round-nearest-even or round-nearest-afz} */
+    private static double rounded(String op, double p) {
+        if (Double.isNaN(p)) {
+            return p;   // as it came: Math.rint gives a NaN of its own sign
+        }
+        return switch (op) {
+            case "floor" -> Math.floor(p);
+            case "ceil" -> Math.ceil(p);
+            case "round-nearest-even" -> Math.rint(p);
+            default -> {
+                // |p| + 0.5 could round up in f64 (0.49999999999999994); the fraction is exact.
+                double a = Math.abs(p);
+                double f = Math.floor(a);
+                yield Math.copySign(a - f >= 0.5 ? f + 1 : f, p);
+            }
+        };
     }
 
     /** IEEE 754-2019 maximum / minimum: NaN if either is, -0 below +0. */
@@ -355,6 +439,8 @@ public final class Pointwise {
         long[] z = a.length > 2 ? (long[]) a[2] : null;
         boolean unsigned = t.kind() != DType.Kind.SIGNED;
         long min = t.kind() == DType.Kind.SIGNED ? -1L << (t.bitWidth() - 1) : 0;
+        int bits = t == DType.PRED ? 1 : t.bitWidth();
+        long mask = bits == 64 ? -1L : (1L << bits) - 1;
         for (int i = 0; i < n; i++) {
             long p = x[i];
             long q = y == null ? 0 : y[i];
@@ -366,6 +452,15 @@ public final class Pointwise {
                 case "subtract" -> p - q;
                 case "multiply" -> p * q;
                 case "divide" -> q == 0 ? -1 : unsigned ? Long.divideUnsigned(p, q) : (p == min && q == -1) ? p : p / q;
+                case "remainder" -> q == 0 ? p : unsigned ? Long.remainderUnsigned(p, q) : (p == min && q == -1) ? 0 : p % q;
+                case "sign" -> Long.signum(p);
+                // A shift by the width or more (the amount read unsigned) shifts every bit out;
+                // an arithmetic one leaves the sign's copies, the value read as signed.
+                case "shift-left" -> Long.compareUnsigned(q & mask, bits) >= 0 ? 0 : p << q;
+                case "shift-right-logical" -> Long.compareUnsigned(q & mask, bits) >= 0 ? 0 : (p & mask) >>> q;
+                case "shift-right-arithmetic" -> (p << (64 - bits) >> (64 - bits)) >> (Long.compareUnsigned(q & mask, bits) >= 0 ? bits - 1 : q);
+                case "popcnt" -> Long.bitCount(p & mask);
+                case "count-leading-zeros" -> Long.numberOfLeadingZeros(p & mask) - (64 - bits);
                 case "and" -> p & q;
                 case "or" -> p | q;
                 case "xor" -> p ^ q;

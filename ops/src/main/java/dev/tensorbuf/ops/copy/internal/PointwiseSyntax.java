@@ -29,8 +29,6 @@ import java.util.Set;
  * Every problem throws a {@link TextFormatException} naming it and its position.
  */
 public final class PointwiseSyntax {
-    private static final Set<String> UNARY = Set.of("convert", "negate", "abs", "not", Pointwise.Op.RECIPROCAL);
-    private static final Set<String> TERNARY = Set.of("clamp", "select", Pointwise.Op.FMA, Pointwise.Op.FLUSHED_SELECT);
     /** The expression's own ops beside HLO's opcodes: what XLA's rewrites make, all of floats. */
     private static final List<String> OWN_OPS = List.of(Pointwise.Op.FMA, Pointwise.Op.RECIPROCAL, Pointwise.Op.FLUSHED_SELECT);
     private static final Set<String> DIRECTIONS = Set.of("EQ", "NE", "LT", "LE", "GT", "GE");
@@ -193,7 +191,7 @@ public final class PointwiseSyntax {
             expect(')');
             break;
         }
-        int arity = UNARY.contains(name) ? 1 : TERNARY.contains(name) ? 3 : 2;
+        int arity = Pointwise.arity(name);
         if (args.size() != arity) {
             throw error(name + " takes " + arity + " operand" + (arity == 1 ? "" : "s") + ", got " + args.size(), start);
         }
@@ -207,7 +205,7 @@ public final class PointwiseSyntax {
     private Pointwise.Expr typed(String name, DType to, List<Node> args, String detail, int start) {
         List<Pointwise.Expr> a = new ArrayList<>();
         switch (name) {
-            case "convert", "negate", "abs", "not", Pointwise.Op.RECIPROCAL -> {
+            case String unary when Pointwise.arity(unary) == 1 -> {
                 Node x = args.getFirst();
                 if (x.expr == null) {
                     throw error("the constant " + x.literal + " has no type here: " + name
@@ -231,7 +229,7 @@ public final class PointwiseSyntax {
         DType in = a.get(isSelect(name) ? 1 : 0).type();
         DType type = switch (name) {
             case "convert" -> to;
-            case "compare" -> DType.PRED;
+            case "compare", "is-finite" -> DType.PRED;
             default -> in;
         };
         check(name, in, a, detail, start);
@@ -250,7 +248,13 @@ public final class PointwiseSyntax {
         if (logic && Pointwise.isFloat(in)) {
             throw error(name + " takes integers or pred, got " + in.xlaName(), start);
         }
-        if (OWN_OPS.contains(name) && !Pointwise.isFloat(in)) {
+        if (!logic && Pointwise.INTEGER_OPS.contains(name) && (Pointwise.isFloat(in) || in == DType.PRED)) {
+            throw error(name + " takes integers, got " + in.xlaName(), start);
+        }
+        if (name.equals("sign") && (in == DType.PRED || in.kind() == DType.Kind.UNSIGNED)) {
+            throw error("sign takes a float or signed integer, got " + in.xlaName(), start);
+        }
+        if ((OWN_OPS.contains(name) || Pointwise.FLOAT_OPS.contains(name)) && !Pointwise.isFloat(in)) {
             throw error(name + " takes a float type, got " + in.xlaName(), start);
         }
         if (name.equals("compare")) {
@@ -359,14 +363,19 @@ public final class PointwiseSyntax {
                 + Pointwise.TYPES.stream().map(DType::xlaName).sorted().toList(), position);
     }
 
-    /** Letters, digits, '_', '.', and a sign or exponent sign: an op name, a type, a compare word or a number. */
+    /**
+     * Letters, digits, '_', '.', a sign or exponent sign, and '-' between the letters of a name
+     * ({@code is-finite}): an op name, a type, a compare word or a number.
+     */
     private String word() {
         int start = at;
         while (at < text.length()) {
             char c = text.charAt(at);
             boolean sign = (c == '-' || c == '+') && (at == start
                     || "eE".indexOf(text.charAt(at - 1)) >= 0 && isLiteral(text.substring(start, start + 1)));
-            if (Character.isLetterOrDigit(c) || c == '_' || c == '.' || sign) {
+            boolean hyphen = c == '-' && at > start && Character.isLetter(text.charAt(start))
+                    && Character.isLetter(text.charAt(at - 1)) && at + 1 < text.length() && Character.isLetter(text.charAt(at + 1));
+            if (Character.isLetterOrDigit(c) || c == '_' || c == '.' || sign || hyphen) {
                 at++;
             } else {
                 break;

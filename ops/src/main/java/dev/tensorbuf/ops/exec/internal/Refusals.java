@@ -22,6 +22,10 @@ public final class Refusals {
             "all-gather-start", "reduce-scatter", "all-to-all", "ragged-all-to-all", "collective-permute",
             "collective-permute-start", "collective-broadcast");
 
+    /** Elementwise functions whose bits come from XLA's own approximations or the C library's. */
+    private static final Set<String> APPROXIMATED = Set.of("rsqrt", "cbrt", "exponential", "exponential-minus-one", "log",
+            "log-plus-one", "logistic", "tanh", "sine", "cosine", "tan", "atan2", "power", "erf");
+
     /** {@return what {@code in} asks for beyond its opcode; empty when the opcode says it all} */
     public static String detail(HloInstruction in, boolean scalarOperands) {
         return switch (in.opcode()) {
@@ -39,7 +43,10 @@ public final class Refusals {
                     : "compare of arrays is elementwise work; only compares of integer scalars run, folded when the view"
                             + " is made, as jax's lax.dynamic_slice and x[i] with a traced i compute their negative-index"
                             + " handling (select(i < 0, i + n, i))";
-            default -> COLLECTIVES.contains(in.opcode()) ? collective(in) : "";
+            default -> COLLECTIVES.contains(in.opcode()) ? collective(in)
+                    : APPROXIMATED.contains(in.opcode()) ? in.opcode() + " is computed by XLA's own approximation or the C"
+                            + " library's, whose bits run does not reproduce (run gives XLA's bits or none)"
+                    : "";
         };
     }
 

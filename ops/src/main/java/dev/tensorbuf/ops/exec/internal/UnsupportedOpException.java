@@ -4,15 +4,15 @@ import dev.tensorbuf.ops.exec.HloExecutor;
 import java.util.OptionalInt;
 
 /**
- * An instruction whose opcode the executor does not run: it runs data-movement ops only
- * ({@link HloExecutor#SUPPORTED_OPCODES}), and {@code call} or {@code fusion} of computations made
- * of them. Thrown before any argument is read. Inside a called computation, the location names
+ * An instruction whose opcode the executor does not run: it runs data-movement ops
+ * ({@link HloExecutor#SUPPORTED_OPCODES}), elementwise ops ({@link HloExecutor#ELEMENTWISE_OPCODES})
+ * and {@code call} or {@code fusion} of computations made of them. Thrown before any argument is read. Inside a called computation, the location names
  * the computation and the call site too.
  * {@snippet :
- * // ENTRY e { p0 = f32[2] parameter(0)  ROOT a = f32[2] add(p0, p0) }, a on line 4
+ * // ENTRY e { p0 = f32[2] parameter(0)  ROOT a = f32[2] while(p0), condition=c, body=b }, a on line 4
  * e.getMessage();
- * // "unsupported op 'add' (instruction %a, line 4): only data-movement ops execute: parameter, constant, ..."
- * e.opcode();   // "add"
+ * // "unsupported op 'while' (instruction %a, line 4): a loop (condition=c, body=b) runs ...; data-movement ops execute: parameter, ..."
+ * e.opcode();   // "while"
  * e.line();     // OptionalInt[4]
  * // the same add as the ROOT of computation f, which %c = f32[2] call(p0), to_apply=f on line 9 runs:
  * e.location(); // "(instruction %a, line 4, in f, called by %c, line 9)"
@@ -37,8 +37,9 @@ public final class UnsupportedOpException extends IllegalArgumentException {
     /** @param detail what this instruction does that does not run, e.g. {@code custom_call_target="my_kernel"}; empty if the opcode says it all */
     public UnsupportedOpException(String opcode, String instruction, OptionalInt line, String callers, String detail) {
         super("unsupported op '" + opcode + "' " + where(instruction, line, callers) + ": "
-                + (detail.isEmpty() ? "" : detail + "; ") + "only data-movement ops execute: "
-                + String.join(", ", HloExecutor.SUPPORTED_OPCODES) + ", and call or fusion of computations made of them");
+                + (detail.isEmpty() ? "" : detail + "; ") + "data-movement ops execute: "
+                + String.join(", ", HloExecutor.SUPPORTED_OPCODES) + ", elementwise ops fused into copies: "
+                + String.join(", ", HloExecutor.ELEMENTWISE_OPCODES) + ", and call or fusion of computations made of them");
         this.opcode = opcode;
         this.instruction = instruction;
         this.line = line.orElse(-1);

@@ -17,7 +17,7 @@ public final class OpIndexing {
     }
 
     private static final Set<String> ELEMENTWISE = Set.of(
-            "abs", "add", "and", "atan2", "bitcast-convert", "cbrt", "ceil", "clamp", "clz", "compare", "complex",
+            "abs", "add", "and", "atan2", "bitcast-convert", "cbrt", "ceil", "clamp", "compare", "count-leading-zeros", "complex",
             "convert", "copy", "cosine", "divide", "erf", "exponential", "exponential-minus-one", "floor", "imag",
             "is-finite", "log", "log-plus-one", "logistic", "map", "maximum", "minimum", "multiply", "negate", "not",
             "or", "popcnt", "power", "real", "reduce-precision", "remainder", "round-nearest-afz",

@@ -38,12 +38,19 @@ class PointwiseSyntaxTest {
         Pointwise.Expr logic = op("and", DType.S32, "", op("not", DType.S32, "", i), op("xor", DType.S32, "", i, leaf(1, DType.S32)));
         Pointwise.Expr unsigned = op("convert", DType.F16, "", op("compare", DType.PRED, "GE UNSIGNED", leaf(0, DType.U32),
                 leaf(1, DType.U32)));
+        Pointwise.Expr g = leaf(0, DType.F32);
+        Pointwise.Expr functions = op("select", DType.F32, "", op("is-finite", DType.PRED, "", g), op("round-nearest-afz",
+                DType.F32, "", op("sqrt", DType.F32, "", g)), op("remainder", DType.F32, "", op("floor", DType.F32, "", g),
+                op("sign", DType.F32, "", leaf(1, DType.F32))));
+        Pointwise.Expr shifts = op("shift-right-arithmetic", DType.S8, "", op("shift-left", DType.S8, "", leaf(0, DType.S8),
+                op("popcnt", DType.S8, "", leaf(1, DType.S8))), op("count-leading-zeros", DType.S8, "", leaf(1, DType.S8)));
         record Case(Pointwise.Expr e, List<DType> types) {
         }
         for (Case c : List.of(new Case(normalise, List.of(DType.U8, DType.F32, DType.F32)),
                 new Case(clampCast, List.of(DType.U8, DType.F32, DType.F32)), new Case(total, List.of(DType.F32, DType.F32)),
                 new Case(logic, List.of(DType.S32, DType.S32)), new Case(unsigned, List.of(DType.U32, DType.U32)),
-                new Case(max, List.of(DType.F64, DType.F64)))) {
+                new Case(max, List.of(DType.F64, DType.F64)), new Case(functions, List.of(DType.F32, DType.F32)),
+                new Case(shifts, List.of(DType.S8, DType.S8)))) {
             PointwiseSyntax.Parsed p = PointwiseSyntax.parse(c.e().toString(), c.types());
             assertEquals(c.e(), p.expr(), c.e().toString());
             assertEquals(List.of(), p.constants());
@@ -110,6 +117,11 @@ class PointwiseSyntaxTest {
                 new Bad("select(2, %0, %0)", u8, "a pred constant is true, false, 1 or 0, not 2", 7),
                 new Bad("fma(%0, %0, %0)", u8, "fma takes a float type, got u8", 0),
                 new Bad("and(convert<f32>(%0), 1)", u8, "and takes integers or pred, got f32", 0),
+                new Bad("sqrt(%0)", u8, "sqrt takes a float type, got u8", 0),
+                new Bad("is-finite(%0)", u8, "is-finite takes a float type, got u8", 0),
+                new Bad("popcnt(convert<f32>(%0))", u8, "popcnt takes integers, got f32", 0),
+                new Bad("shift-left(convert<pred>(%0), true)", u8, "shift-left takes integers, got pred", 0),
+                new Bad("sign(%0)", u8, "sign takes a float or signed integer, got u8", 0),
                 new Bad("compare(%0, %0, LQ SIGNED)", u8, "expected a compare direction (one of EQ, NE, LT, LE, GT, GE),"
                         + " found 'LQ'", 16),
                 new Bad("compare(%0, %0, LT)", u8, "expected a compare type (FLOAT, TOTALORDER, SIGNED or UNSIGNED) after"
