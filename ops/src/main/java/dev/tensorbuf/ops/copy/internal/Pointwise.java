@@ -46,7 +46,9 @@ import java.util.Set;
  *     multiply-add ({@link Op#FMA}), as LLVM contracts it (f16's computed in f32, then rounded),
  *     unless the product is under a broadcast, which XLA computes apart; a select between the
  *     two values a compare orders reads its choice flushed ({@link Op#FLUSHED_SELECT}), as the
- *     max or min instruction LLVM makes of it does.
+ *     max or min instruction LLVM makes of it does, and a remainder by a constant power of two of
+ *     at least 1 reads its dividend flushed ({@link Op#FLUSHED_REMAINDER}), as LLVM's inline code
+ *     for it does.
  * </ul>
  * Values travel as doubles (every float type, exactly) or longs (integers as their bits, pred as
  * 0 or 1).
@@ -92,7 +94,7 @@ public final class Pointwise {
     /**
      * An op on the values of {@code args}.
      *
-     * @param op the HLO opcode, or {@link #FMA}, {@link #RECIPROCAL} or {@link #FLUSHED_SELECT}
+     * @param op the HLO opcode, or {@link #FMA}, {@link #RECIPROCAL}, {@link #FLUSHED_SELECT} or {@link #FLUSHED_REMAINDER}
      * @param type the result type
      * @param args the operands' expressions
      * @param detail {@code compare}'s direction and type (e.g. {@code "LT FLOAT"}), else empty
@@ -107,6 +109,12 @@ public final class Pointwise {
          * instruction LLVM makes of {@code select(a > b, a, b)} and its kin.
          */
         public static final String FLUSHED_SELECT = "select_flushed";
+        /**
+         * {@code remainder(a, c)} with {@code a} read flushed: LLVM's inline code for a divisor
+         * that is a constant power of two of at least 1, {@code a - trunc(a / c) * c} with
+         * {@code a}'s sign, where {@code fmod} would read {@code a} as it is.
+         */
+        public static final String FLUSHED_REMAINDER = "remainder_flushed";
 
         public Op {
             args = List.copyOf(args);
@@ -368,12 +376,13 @@ public final class Pointwise {
                     r[i] = p == 0 || Double.isNaN(p) ? p : Math.copySign(1.0, p);
                 }
             }
-            case "remainder" -> {
+            case "remainder", Op.FLUSHED_REMAINDER -> {
                 // XLA calls fmod, which reads its dividend as it is and returns it exactly reduced
                 // (no flushing either way); the divisor comes through flushed (jax 0.10: a
                 // denormal dividend stays, a denormal divisor gives NaN).
+                boolean flushDividend = op.equals(Op.FLUSHED_REMAINDER);
                 for (int i = 0; i < n; i++) {
-                    double p = x[i];
+                    double p = flushDividend ? flushIn(x[i], t, flush) : x[i];
                     double q = flushIn(y[i], t, flush);
                     r[i] = Double.isNaN(p) ? p : Double.isNaN(q) ? q : q == 0 || Double.isInfinite(p) ? DEFAULT_NAN : p % q;
                 }

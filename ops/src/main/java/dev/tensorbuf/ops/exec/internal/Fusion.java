@@ -423,6 +423,12 @@ final class Fusion {
             }
             detail = dir + " " + kind;
         }
+        if (op.equals("remainder") && Pointwise.isFloat(type) && isPowerOfTwoFromOne(scalarValue(comp, in.operands().get(1)))) {
+            // LLVM computes it inline, a - trunc(a / c) * c with a's sign, which reads a flushed
+            // where fmod would not (jax 0.10: a denormal % 1, 2, -4 or 1024 is a zero of its
+            // sign in f32, f64 and bf16; % 0.5 or 3 keeps it; seed 1035).
+            return new Pointwise.Op(Pointwise.Op.FLUSHED_REMAINDER, type, a, "");
+        }
         if (op.equals("select") && isMaxOrMin(comp, in, type, a)) {
             return new Pointwise.Op(Pointwise.Op.FLUSHED_SELECT, type, a, "");
         }
@@ -476,6 +482,15 @@ final class Fusion {
         OptionalDouble vy = scalarValue(comp, y);
         return vx.isPresent() && vy.isPresent()
                 && Double.doubleToRawLongBits(vx.getAsDouble()) == Double.doubleToRawLongBits(vy.getAsDouble());
+    }
+
+    /** {@return whether {@code v} holds plus or minus a power of two of at least 1} */
+    private static boolean isPowerOfTwoFromOne(OptionalDouble v) {
+        if (v.isEmpty() || !Double.isFinite(v.getAsDouble())) {
+            return false;
+        }
+        double m = Math.abs(v.getAsDouble());
+        return m >= 1 && m == Math.scalb(1.0, Math.getExponent(m));
     }
 
     /** {@return the one value of the scalar constant behind {@code name}, in its type; empty where it is not one} */

@@ -42,6 +42,7 @@ class PointwiseSyntaxTest {
         Pointwise.Expr functions = op("select", DType.F32, "", op("is-finite", DType.PRED, "", g), op("round-nearest-afz",
                 DType.F32, "", op("sqrt", DType.F32, "", g)), op("remainder", DType.F32, "", op("floor", DType.F32, "", g),
                 op("sign", DType.F32, "", leaf(1, DType.F32))));
+        Pointwise.Expr flushedRemainder = op(Pointwise.Op.FLUSHED_REMAINDER, DType.F64, "", leaf(0, DType.F64), leaf(1, DType.F64));
         Pointwise.Expr shifts = op("shift-right-arithmetic", DType.S8, "", op("shift-left", DType.S8, "", leaf(0, DType.S8),
                 op("popcnt", DType.S8, "", leaf(1, DType.S8))), op("count-leading-zeros", DType.S8, "", leaf(1, DType.S8)));
         record Case(Pointwise.Expr e, List<DType> types) {
@@ -50,7 +51,7 @@ class PointwiseSyntaxTest {
                 new Case(clampCast, List.of(DType.U8, DType.F32, DType.F32)), new Case(total, List.of(DType.F32, DType.F32)),
                 new Case(logic, List.of(DType.S32, DType.S32)), new Case(unsigned, List.of(DType.U32, DType.U32)),
                 new Case(max, List.of(DType.F64, DType.F64)), new Case(functions, List.of(DType.F32, DType.F32)),
-                new Case(shifts, List.of(DType.S8, DType.S8)))) {
+                new Case(shifts, List.of(DType.S8, DType.S8)), new Case(flushedRemainder, List.of(DType.F64, DType.F64)))) {
             PointwiseSyntax.Parsed p = PointwiseSyntax.parse(c.e().toString(), c.types());
             assertEquals(c.e(), p.expr(), c.e().toString());
             assertEquals(List.of(), p.constants());
