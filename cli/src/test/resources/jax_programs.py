@@ -36,6 +36,10 @@ def index_traced(x, i):
     return x[i]
 
 
+def index_modulo(x, i):
+    return x[i % 5], x[(i * 3) >> 1], x[jnp.floor(i / 2.0).astype(jnp.int32)]
+
+
 def kv_cache_update(cache, new, pos):
     return lax.dynamic_update_slice(cache, new, (0, pos, 0))
 
@@ -108,6 +112,7 @@ def programs():
     return {
         "dynamic_slice_traced": (dynamic_slice_traced, [arange((6, 4), np.float32), np.int64(-3)], {}),
         "index_traced": (index_traced, [arange((5, 3), np.float32), np.int32(-1)], {}),
+        "index_modulo": (index_modulo, [arange((5, 3), np.float32), np.int32(-7)], {}),
         "kv_cache_update": (kv_cache_update, [arange((2, 8, 4), np.float32), -arange((2, 1, 4), np.float32) - 1,
                                               np.int64(6)], {}),
         "channel_gather": (channel_gather, [arange((2, 3, 4, 3), np.uint8)], {}),

@@ -59,9 +59,12 @@ final class PlanCommand implements Command {
                 DST_SHAPE, in the syntax a plan's epilogue line prints, so it can be pasted
                 back: %0 is the source, %1, %2, ... the OPERAND_SHAPEs (DST_SHAPE's dims, or a
                 scalar such as f32[] broadcast to them); ops convert<TYPE>(x), add, subtract,
-                multiply, divide, maximum, minimum, clamp(lo, x, hi), negate, abs,
-                compare(a, b, LT FLOAT), select(p, a, b), and, or, not, xor, fma(a, b, c),
-                reciprocal(x); a number (0.5, -3, inf, -nan) or true/false is a constant of its
+                multiply, divide, remainder, maximum, minimum, clamp(lo, x, hi), negate, abs,
+                sign, sqrt, floor, ceil, round-nearest-even, round-nearest-afz, is-finite,
+                compare(a, b, LT FLOAT), select(p, a, b), and, or, not, xor, shift-left,
+                shift-right-logical, shift-right-arithmetic, popcnt, count-leading-zeros,
+                fma(a, b, c), reciprocal(x), select_flushed(p, a, b), remainder_flushed(a, b);
+                a number (0.5, -3, inf, -nan) or true/false is a constant of its
                 sibling operands' type. EXPR's type must be DST_SHAPE's.
 
                 examples:

@@ -134,7 +134,8 @@ class RunXlaAgreementTest {
     /**
      * The real programs of {@code jax_programs.py}, lowered by jax and kept as text in
      * {@code jax_programs/} (regenerate with {@code python3 jax_programs.py emit DIR}): a dynamic
-     * slice and {@code x[i]} with a traced negative index (scalar index arithmetic folded), a
+     * slice and {@code x[i]} with a traced negative index (scalar index arithmetic folded), rows
+     * at {@code i % 5}, {@code (i * 3) >> 1} and {@code floor(i / 2)} (remainder, shift, floor), a
      * KV-cache update (dynamic-update-slice), channel and row gathers with constant indices, a
      * nested jit returning a tuple, a sharded program with a Sharding custom-call, -0.0 padding,
      * bitcast-converts of every width relation, iotas of bf16 and s8, and every special float
@@ -142,7 +143,7 @@ class RunXlaAgreementTest {
      * from the plain HLO and from XLA's optimised HLO (its fusions, copies and layouts).
      */
     @org.junit.jupiter.params.ParameterizedTest
-    @org.junit.jupiter.params.provider.ValueSource(strings = {"dynamic_slice_traced", "index_traced", "kv_cache_update",
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"dynamic_slice_traced", "index_traced", "index_modulo", "kv_cache_update",
             "channel_gather", "take_rows", "nested_jit_tuple", "pad_negative_zero", "bitcast_to_bytes",
             "bitcast_same_width", "bitcast_from_bytes", "iota_bf16", "special_constants", "sharded_transpose"})
     void realJaxProgramsMatchJaxBitForBit(String name) throws Exception {

@@ -1031,8 +1031,11 @@ public final class CopyEngine {
      * blocks that stay in cache (each operand read through its own view, the result written through
      * the destination's), with XLA's rules for rounding, NaN and integer wraparound. Written as
      * {@code tensorbuf plan --epilogue} reads it and an explanation's epilogue prints it: ops as
-     * {@code name(arg, ...)} (convert, add, subtract, multiply, divide, maximum, minimum, clamp,
-     * negate, abs, compare, select, and, or, not, xor, fma, reciprocal, select_flushed), a convert as
+     * {@code name(arg, ...)} (HLO's convert, add, subtract, multiply, divide, remainder, maximum,
+     * minimum, clamp, negate, abs, sign, sqrt, floor, ceil, round-nearest-even, round-nearest-afz,
+     * is-finite, compare, select, and, or, not, xor, shift-left, shift-right-logical,
+     * shift-right-arithmetic, popcnt, count-leading-zeros, and the rewrites' fma, reciprocal,
+     * select_flushed, remainder_flushed), a convert as
      * {@code convert<f32>(x)}, a compare's direction and type after its operands
      * ({@code compare(%0, %1, LT FLOAT)}), operand {@code k} as {@code %k}; a number
      * ({@code 0.5}, {@code -0}, {@code inf}, {@code -nan}) or {@code true}/{@code false} is a

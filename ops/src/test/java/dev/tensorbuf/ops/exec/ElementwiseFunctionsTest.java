@@ -56,6 +56,24 @@ class ElementwiseFunctionsTest {
             0xbf800000}, unaryF32("sign"), "a denormal's sign is its zero");
     }
 
+    /** f16 keeps its denormals (XLA computes it in f32, where they are normal); bf16, computed in f32 too, flushes them. */
+    @Test
+    void halfTypesFlushAsTheirF32ArithmeticDoes() {
+        long[] f16 = {0x0001, 0x8001, 0x3c00, 0xb800};
+        long[] bf16 = {0x0001, 0x8001, 0x3f80, 0xbf00};
+        for (String[] c : new String[][] {
+            {"f16", "sqrt", "0c00 fe00 3c00 fe00"}, {"f16", "floor", "0000 bc00 3c00 bc00"}, {"f16", "sign", "3c00 bc00 3c00 bc00"},
+            {"bf16", "sqrt", "0000 8000 3f80 ffc0"}, {"bf16", "floor", "0000 8000 3f80 bf80"}, {"bf16", "sign", "0000 8000 3f80 bf80"}}) {
+            String text = HloExecutorTest.module("p = " + c[0] + "[4] parameter(0)", "ROOT r = " + c[0] + "[4] " + c[1] + "(p)");
+            long[] out = run(text, c[0].equals("f16") ? DType.F16 : DType.BF16, c[0].equals("f16") ? f16 : bf16);
+            StringBuilder hex = new StringBuilder();
+            for (long b : out) {
+                hex.append(hex.isEmpty() ? "" : " ").append(String.format("%04x", b));
+            }
+            assertEquals(c[2], hex.toString(), c[0] + " " + c[1] + " (jax 0.10)");
+        }
+    }
+
     @Test
     void roundingAwayFromZeroDoesNotRoundTheHalfItAdds() {
         // 0.49999999999999994 + 0.5 rounds to 1 in f64; the value rounds to 0.
