@@ -240,10 +240,8 @@ public final class HloExecutor {
             } else if (ScalarIndex.folds(comp, i)) {
                 continue;
             } else if (!SUPPORTED_OPCODES.contains(i.opcode()) && !ELEMENTWISE_OPCODES.contains(i.opcode())) {
-                boolean scalars = i.operands().stream().allMatch(o -> comp.find(o)
-                        .map(d -> d.shape() instanceof ArrayShape a && a.rank() == 0).orElse(false));
                 throw new UnsupportedOpException(i.opcode(), i.name(), lines.lineOf(comp.name(), i.name()), callers,
-                        Refusals.detail(i, scalars));
+                        Refusals.detail(i));
             }
         }
     }

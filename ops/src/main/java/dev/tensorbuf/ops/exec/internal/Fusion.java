@@ -852,10 +852,11 @@ final class Fusion {
 
     /**
      * {@return why XLA's code for divide {@code in} has bits run does not reproduce, or empty}
-     * XLA's simplifier turns a divide by a square root (under a copy or broadcast) into a multiply
-     * by {@code rsqrt}, which its CPU code computes from the hardware's approximation (AMD's and
-     * Intel's differ) refined by Newton steps: 1,669 of 4,096 f32 quotients differed from the
-     * correctly rounded ones (jax 0.10). A square root of constants is folded first, exactly.
+     * XLA's simplifier turns a divide by a square root (directly, under a copy or a broadcast;
+     * refused here under any data movement) into a multiply by {@code rsqrt}, which its CPU code
+     * computes from the hardware's approximation (AMD's and Intel's differ) refined by Newton
+     * steps: 1,669 of 4,096 f32 quotients differed from the correctly rounded ones (jax 0.10). A
+     * square root of constants is folded first, exactly.
      */
     private static String rsqrtDivisor(HloComputation comp, HloInstruction in) {
         if (!in.opcode().equals("divide") || in.operands().size() != 2 || !Pointwise.isFloat(in.arrayShape().dtype())) {

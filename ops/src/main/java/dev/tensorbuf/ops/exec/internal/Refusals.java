@@ -27,7 +27,7 @@ public final class Refusals {
             "log-plus-one", "logistic", "tanh", "sine", "cosine", "tan", "atan2", "power", "erf");
 
     /** {@return what {@code in} asks for beyond its opcode; empty when the opcode says it all} */
-    public static String detail(HloInstruction in, boolean scalarOperands) {
+    public static String detail(HloInstruction in) {
         return switch (in.opcode()) {
             case "custom-call" -> "custom_call_target=\"" + Interpreter.customCallTarget(in) + "\" is a kernel, not an"
                     + " annotation that runs as the identity (Sharding, xla.sdy.*, and SPMDFullToShardShape or"
@@ -38,11 +38,6 @@ public final class Refusals {
             case "conditional" -> "a branch chosen at run time ("
                     + in.text("branch_computations").or(() -> in.text("true_computation").map(t -> "true_computation=" + t))
                             .orElse("?") + ") does not run as one view";
-            case "compare" -> scalarOperands
-                    ? "compare of floating-point scalars is no index arithmetic"
-                    : "compare of arrays is elementwise work; only compares of integer scalars run, folded when the view"
-                            + " is made, as jax's lax.dynamic_slice and x[i] with a traced i compute their negative-index"
-                            + " handling (select(i < 0, i + n, i))";
             default -> COLLECTIVES.contains(in.opcode()) ? collective(in)
                     : APPROXIMATED.contains(in.opcode()) ? in.opcode() + " is computed by XLA's own approximation or the C"
                             + " library's, whose bits run does not reproduce (run gives XLA's bits or none)"

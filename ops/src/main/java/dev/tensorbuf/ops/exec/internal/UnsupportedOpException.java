@@ -6,15 +6,15 @@ import java.util.OptionalInt;
 /**
  * An instruction whose opcode the executor does not run: it runs data-movement ops
  * ({@link HloExecutor#SUPPORTED_OPCODES}), elementwise ops ({@link HloExecutor#ELEMENTWISE_OPCODES})
- * and {@code call} or {@code fusion} of computations made of them. Thrown before any argument is read. Inside a called computation, the location names
- * the computation and the call site too.
+ * and {@code call} or {@code fusion} of computations made of them. Thrown before any argument is
+ * read. Inside a called computation, the location names the computation and the call site too.
  * {@snippet :
  * // ENTRY e { p0 = f32[2] parameter(0)  ROOT a = f32[2] while(p0), condition=c, body=b }, a on line 4
  * e.getMessage();
  * // "unsupported op 'while' (instruction %a, line 4): a loop (condition=c, body=b) runs ...; data-movement ops execute: parameter, ..."
  * e.opcode();   // "while"
  * e.line();     // OptionalInt[4]
- * // the same add as the ROOT of computation f, which %c = f32[2] call(p0), to_apply=f on line 9 runs:
+ * // the same while as the ROOT of computation f, which %c = f32[2] call(p0), to_apply=f on line 9 runs:
  * e.location(); // "(instruction %a, line 4, in f, called by %c, line 9)"
  * // m = f32[4] custom-call(p), custom_call_target="my_kernel"
  * e.detail();   // "custom_call_target=\"my_kernel\" is a kernel, not an annotation that runs as the identity (...)"
