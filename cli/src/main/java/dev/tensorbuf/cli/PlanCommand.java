@@ -61,6 +61,7 @@ final class PlanCommand implements Command {
                 scalar such as f32[] broadcast to them); ops convert<TYPE>(x), add, subtract,
                 multiply, divide, remainder, maximum, minimum, clamp(lo, x, hi), negate, abs,
                 sign, sqrt, floor, ceil, round-nearest-even, round-nearest-afz, is-finite,
+                reduce-precision(x, e5m10),
                 compare(a, b, LT FLOAT), select(p, a, b), and, or, not, xor, shift-left,
                 shift-right-logical, shift-right-arithmetic, popcnt, count-leading-zeros,
                 fma(a, b, c), reciprocal(x), select_flushed(p, a, b), remainder_flushed(a, b);

@@ -59,8 +59,8 @@ final class RunCommand implements Command {
                 arithmetic on scalars (jax's negative-index handling of x[i]: compare, select, add, ...),
                 folded when the views are made, elementwise ops (convert, add, subtract, multiply, divide,
                 remainder, maximum, minimum, clamp, negate, abs, sign, sqrt, floor, ceil, round-nearest-even,
-                round-nearest-afz, is-finite, compare, select, and, or, not, xor, shifts, popcnt,
-                count-leading-zeros) bit for bit as XLA's CPU backend computes them, and call or fusion of
+                round-nearest-afz, is-finite, reduce-precision, compare, select, and, or, not, xor,
+                shifts, popcnt, count-leading-zeros) bit for bit as XLA's CPU backend computes them, and call or fusion of
                 computations made of them (jax's
                 lower(x).as_text(dialect='hlo') and lower(x).compile().as_text()). Each op is a view (its map composed into its operand's,
                 no element moved); elementwise ops are held as one expression and evaluated in the copy

@@ -180,7 +180,7 @@ class PlanCommandTest {
             {"fma(convert<f32>(%0), 0.5 1)", "expected ')', found '1' at position 26 of "},
             {"fmb(%0)", "unknown op 'fmb': expected one of [abs, add, and, ceil, clamp, compare, convert,"
                     + " count-leading-zeros, divide, floor, is-finite, maximum, minimum, multiply, negate, not, or, popcnt,"
-                    + " remainder, round-nearest-afz, round-nearest-even, select, shift-left, shift-right-arithmetic,"
+                    + " reduce-precision, remainder, round-nearest-afz, round-nearest-even, select, shift-left, shift-right-arithmetic,"
                     + " shift-right-logical, sign, sqrt, subtract, xor], fma, reciprocal, select_flushed, remainder_flushed at"
                     + " position 0 of "},
             {"add(convert<f32>(%0), %3)", "operand %3 is not given: there is %0 only at position 22 of "},

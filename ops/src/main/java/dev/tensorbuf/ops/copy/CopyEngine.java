@@ -1034,7 +1034,8 @@ public final class CopyEngine {
      * {@code name(arg, ...)} (HLO's convert, add, subtract, multiply, divide, remainder, maximum,
      * minimum, clamp, negate, abs, sign, sqrt, floor, ceil, round-nearest-even, round-nearest-afz,
      * is-finite, compare, select, and, or, not, xor, shift-left, shift-right-logical,
-     * shift-right-arithmetic, popcnt, count-leading-zeros, and the rewrites' fma, reciprocal,
+     * shift-right-arithmetic, popcnt, count-leading-zeros, reduce-precision (its bits after its
+     * operand: {@code reduce-precision(%0, e5m10)}), and the rewrites' fma, reciprocal,
      * select_flushed, remainder_flushed), a convert as
      * {@code convert<f32>(x)}, a compare's direction and type after its operands
      * ({@code compare(%0, %1, LT FLOAT)}), operand {@code k} as {@code %k}; a number

@@ -28,7 +28,7 @@ import java.util.Map;
  * {@link Execution#rowMajor()} C order). {@link Execution#steps()} says which is which.
  *
  * <p>Elementwise ops ({@link #ELEMENTWISE_OPCODES}: arithmetic, compares, logic, shifts, square
- * roots, roundings) are held as one expression over their operands' views and evaluated where a
+ * roots, roundings, reduce-precision) are held as one expression over their operands' views and evaluated where a
  * value must be memory, bit for bit as XLA's CPU backend computes them; the functions XLA
  * approximates ({@code rsqrt}, {@code exponential}, {@code tanh}, ...), and a divide by a square
  * root, which it computes with {@code rsqrt}, are refused.
@@ -75,7 +75,8 @@ public final class HloExecutor {
     public static final List<String> ELEMENTWISE_OPCODES = List.of("convert", "add", "subtract", "multiply", "divide",
             "remainder", "maximum", "minimum", "clamp", "negate", "abs", "sign", "sqrt", "floor", "ceil",
             "round-nearest-even", "round-nearest-afz", "is-finite", "compare", "select", "and", "or", "not", "xor",
-            "shift-left", "shift-right-logical", "shift-right-arithmetic", "popcnt", "count-leading-zeros");
+            "shift-left", "shift-right-logical", "shift-right-arithmetic", "popcnt", "count-leading-zeros",
+            "reduce-precision");
 
     /** The opcodes that execute, in the order error messages list them. */
     public static final List<String> SUPPORTED_OPCODES = List.of("parameter", "constant", "iota", "broadcast",

@@ -66,12 +66,47 @@ class ElementwiseFunctionsTest {
             {"bf16", "sqrt", "0000 8000 3f80 ffc0"}, {"bf16", "floor", "0000 8000 3f80 bf80"}, {"bf16", "sign", "0000 8000 3f80 bf80"}}) {
             String text = HloExecutorTest.module("p = " + c[0] + "[4] parameter(0)", "ROOT r = " + c[0] + "[4] " + c[1] + "(p)");
             long[] out = run(text, c[0].equals("f16") ? DType.F16 : DType.BF16, c[0].equals("f16") ? f16 : bf16);
-            StringBuilder hex = new StringBuilder();
-            for (long b : out) {
-                hex.append(hex.isEmpty() ? "" : " ").append(String.format("%04x", b));
-            }
-            assertEquals(c[2], hex.toString(), c[0] + " " + c[1] + " (jax 0.10)");
+            assertEquals(c[2], hex(out, 4), c[0] + " " + c[1] + " (jax 0.10)");
         }
+    }
+
+    /**
+     * reduce-precision rounds the mantissa to nearest even and clamps the exponent on the bits of
+     * the type itself (f16's denormals in f16's encoding), unflushed; a NaN stays as it is; past
+     * the reduced range an infinity, at or under its smallest normal a zero (jax 0.10's bits).
+     */
+    @Test
+    void reducePrecisionWorksOnTheTypesOwnBits() {
+        long[] f32 = toLongs(new int[] {0x00000001, 0x807fffff, 0x3f800001, 0x3f808000, 0x3f818000, 0x477fe000, 0x477ff000,
+            0x7f7fffff, 0x38000000, 0x387fc000, 0xffc00001, 0x7f800000});
+        String[][] cases = {
+            {"8", "7", "00000000 80800000 3f800000 3f800000 3f820000 47800000 47800000 7f800000 38000000 38800000 ffc00001 7f800000"},
+            {"5", "10", "00000000 80000000 3f800000 3f808000 3f818000 477fe000 7f800000 7f800000 00000000 00000000 ffc00001 7f800000"},
+            {"4", "3", "00000000 80000000 3f800000 3f800000 3f800000 7f800000 7f800000 7f800000 00000000 00000000 ffc00001 7f800000"},
+            {"8", "0", "00000000 80800000 3f800000 3f800000 3f800000 47800000 47800000 7f800000 38000000 38800000 ffc00001 7f800000"}};
+        for (String[] c : cases) {
+            assertEquals(c[2], hex(run(reducePrecision("f32", 12, c[0], c[1]), DType.F32, f32), 8), "f32 e" + c[0] + "m" + c[1]);
+        }
+        long[] half = {0x0001, 0x0003, 0x8007, 0x03ff, 0x3c01, 0x7bff, 0x7c00, 0x7e00, 0x3555, 0x0400, 0xfbff};
+        assertEquals("0000 0000 8008 0400 3c00 7c00 7c00 7e00 3558 0400 fc00",
+                hex(run(reducePrecision("f16", 11, "8", "7"), DType.F16, half), 4), "f16's denormals rounded in f16's encoding");
+        assertEquals("0000 0000 8000 0000 3c00 7c00 7c00 7e00 3580 0000 fc00",
+                hex(run(reducePrecision("f16", 11, "4", "3"), DType.F16, half), 4));
+        assertEquals("0000 0000 8000 0000 3c01 7f80 7f80 7f80 0000 0000 ff80",
+                hex(run(reducePrecision("bf16", 11, "5", "10"), DType.BF16, half), 4));
+    }
+
+    private static String reducePrecision(String type, int n, String exponent, String mantissa) {
+        return HloExecutorTest.module("p = " + type + "[" + n + "] parameter(0)", "ROOT r = " + type + "[" + n
+                + "] reduce-precision(p), exponent_bits=" + exponent + ", mantissa_bits=" + mantissa);
+    }
+
+    private static String hex(long[] bits, int digits) {
+        StringBuilder sb = new StringBuilder();
+        for (long b : bits) {
+            sb.append(sb.isEmpty() ? "" : " ").append(String.format("%0" + digits + "x", b & (digits == 8 ? 0xffffffffL : 0xffffL)));
+        }
+        return sb.toString();
     }
 
     @Test

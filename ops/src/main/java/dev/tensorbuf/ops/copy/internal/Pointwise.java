@@ -26,6 +26,7 @@ import java.util.Set;
  *     {@code MIN / -1} is {@code MIN}; {@code abs(MIN)} is {@code MIN}; {@code x % 0} is {@code x}
  *     and {@code MIN % -1} is 0; a shift by the width or more (the amount read unsigned) gives 0,
  *     or for {@code shift-right-arithmetic} the sign's copies, its value read as signed.
+ * <li>{@code reduce-precision} works on the bits of its type itself, unflushed (a NaN as it is).
  * <li>{@code sqrt}, {@code floor}, {@code ceil}, {@code round-nearest-even},
  *     {@code round-nearest-afz} and {@code sign} read their operand flushed and round once;
  *     {@code remainder} of floats is C's {@code fmod}, its divisor flushed but not its dividend
@@ -97,7 +98,8 @@ public final class Pointwise {
      * @param op the HLO opcode, or {@link #FMA}, {@link #RECIPROCAL}, {@link #FLUSHED_SELECT} or {@link #FLUSHED_REMAINDER}
      * @param type the result type
      * @param args the operands' expressions
-     * @param detail {@code compare}'s direction and type (e.g. {@code "LT FLOAT"}), else empty
+     * @param detail {@code compare}'s direction and type (e.g. {@code "LT FLOAT"}), {@code reduce-precision}'s
+     *     bits ({@code "e8m7"}), else empty
      */
     public record Op(String op, DType type, List<Expr> args, String detail) implements Expr {
         /** {@code fma(a, b, c)}: {@code a * b + c} rounded once. */
@@ -164,18 +166,19 @@ public final class Pointwise {
     public static final Set<String> OPCODES = Set.of("convert", "add", "subtract", "multiply", "divide", "remainder",
             "maximum", "minimum", "clamp", "negate", "abs", "sign", "sqrt", "floor", "ceil", "round-nearest-even",
             "round-nearest-afz", "is-finite", "compare", "select", "and", "or", "not", "xor", "shift-left",
-            "shift-right-logical", "shift-right-arithmetic", "popcnt", "count-leading-zeros");
+            "shift-right-logical", "shift-right-arithmetic", "popcnt", "count-leading-zeros", "reduce-precision");
 
     /** The ops of floats only ({@code is-finite} makes pred of one). */
     public static final Set<String> FLOAT_OPS = Set.of("sqrt", "floor", "ceil", "round-nearest-even", "round-nearest-afz",
-            "is-finite");
+            "is-finite", "reduce-precision");
 
     /** The ops of integers only (pred too for the logic ones). */
     public static final Set<String> INTEGER_OPS = Set.of("and", "or", "xor", "not", "shift-left", "shift-right-logical",
             "shift-right-arithmetic", "popcnt", "count-leading-zeros");
 
     private static final Set<String> UNARY = Set.of("convert", "negate", "abs", "not", "sign", "sqrt", "floor", "ceil",
-            "round-nearest-even", "round-nearest-afz", "is-finite", "popcnt", "count-leading-zeros", Op.RECIPROCAL);
+            "round-nearest-even", "round-nearest-afz", "is-finite", "popcnt", "count-leading-zeros", "reduce-precision",
+            Op.RECIPROCAL);
 
     /** {@return how many operands {@code op} takes: an HLO opcode of {@link #OPCODES} or one of {@link Op}'s own} */
     public static int arity(String op) {
@@ -249,7 +252,7 @@ public final class Pointwise {
                 return r;
             }
             default -> {
-                return isFloat(t) ? floatOp(o.op(), t, a, n, flush) : intOp(o.op(), t, a, n);
+                return isFloat(t) ? floatOp(o.op(), o.detail(), t, a, n, flush) : intOp(o.op(), t, a, n);
             }
         }
     }
@@ -295,7 +298,7 @@ public final class Pointwise {
         };
     }
 
-    private static double[] floatOp(String op, DType t, Object[] a, int n, boolean flush) {
+    private static double[] floatOp(String op, String detail, DType t, Object[] a, int n, boolean flush) {
         double[] r = new double[n];
         double[] x = (double[]) a[0];
         double[] y = a.length > 1 ? (double[]) a[1] : null;
@@ -365,6 +368,12 @@ public final class Pointwise {
                     r[i] = Double.isNaN(p) ? p : p < 0 ? DEFAULT_NAN : result(Math.sqrt(p), t, flush);
                 }
             }
+            case "reduce-precision" -> {
+                int[] em = precision(detail);
+                for (int i = 0; i < n; i++) {
+                    r[i] = reducePrecision(x[i], t, em[0], em[1]);
+                }
+            }
             case "floor", "ceil", "round-nearest-even", "round-nearest-afz" -> {
                 for (int i = 0; i < n; i++) {
                     r[i] = rounded(op, flushIn(x[i], t, flush));
@@ -397,6 +406,66 @@ public final class Pointwise {
             default -> throw new IllegalArgumentException(op + " is not defined on " + t);
         }
         return r;
+    }
+
+    /** {@return the exponent and mantissa bits of a {@code reduce-precision} detail, {@code "e8m7"}} */
+    public static int[] precision(String detail) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("e(\\d{1,2})m(\\d{1,2})").matcher(detail);
+        if (!m.matches() || Integer.parseInt(m.group(1)) < 1) {
+            throw new IllegalArgumentException("reduce-precision needs its bits as e<exponent bits>m<mantissa bits> (e8m7),"
+                    + " exponent bits from 1, got '" + detail + "'");
+        }
+        return new int[] {Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2))};
+    }
+
+    /**
+     * {@return {@code v} rounded to {@code mantissa} bits, to nearest even, and clamped to the
+     * range of {@code exponent} bits (past it an infinity, at or under its smallest normal a zero,
+     * of {@code v}'s sign), on the bits of {@code t} itself, no flushing: XLA's reduce-precision}
+     * A NaN stays as it is.
+     */
+    static double reducePrecision(double v, DType t, int exponent, int mantissa) {
+        if (Double.isNaN(v)) {
+            return v;
+        }
+        int bits = t.bitWidth();
+        int srcMantissa = switch (t) {
+            case F64 -> 52;
+            case F32 -> 23;
+            case BF16 -> 7;
+            default -> 10;
+        };
+        int srcExponent = bits - 1 - srcMantissa;
+        long x = switch (t) {
+            case F64 -> Double.doubleToRawLongBits(v);
+            case F32 -> Float.floatToRawIntBits((float) v) & 0xffffffffL;
+            case BF16 -> MiniFloat.BF16.encode(v);
+            default -> MiniFloat.F16.encode(v);
+        };
+        long all = bits == 64 ? -1L : (1L << bits) - 1;
+        if (mantissa < srcMantissa) {
+            long last = 1L << (srcMantissa - mantissa);
+            long bias = (last >>> 1) - 1 + ((x & last) >>> (srcMantissa - mantissa));
+            x = (x + bias) & ~(last - 1) & all;
+        }
+        if (exponent < srcExponent) {
+            long sign = x & (1L << (bits - 1));
+            long exponentMask = ((1L << srcExponent) - 1) << srcMantissa;
+            long fieldBias = (1L << (srcExponent - 1)) - 1;
+            long reducedBias = (1L << (exponent - 1)) - 1;
+            long e = x & exponentMask;
+            if (Long.compareUnsigned(e, (fieldBias + reducedBias) << srcMantissa) > 0) {
+                x = sign | exponentMask;
+            } else if (Long.compareUnsigned(e, (fieldBias - reducedBias) << srcMantissa) <= 0) {
+                x = sign;
+            }
+        }
+        return switch (t) {
+            case F64 -> Double.longBitsToDouble(x);
+            case F32 -> Float.intBitsToFloat((int) x);
+            case BF16 -> MiniFloat.BF16.decode((int) x);
+            default -> MiniFloat.F16.decode((int) x);
+        };
     }
 
     /** {@return {@code p} rounded to an integer by {@code op}: floor, ceil, round-nearest-even or round-nearest-afz} */

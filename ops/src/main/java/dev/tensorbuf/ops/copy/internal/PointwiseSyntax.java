@@ -181,6 +181,14 @@ public final class PointwiseSyntax {
             if (name.equals("compare") && args.size() == 2) {
                 detailAt = at;
                 detail = compareDetail();
+            } else if (name.equals("reduce-precision") && args.size() == 1) {
+                detailAt = at;
+                detail = word();
+                try {
+                    Pointwise.precision(detail);
+                } catch (IllegalArgumentException e) {
+                    throw error(e.getMessage(), detailAt);
+                }
             } else {
                 args.add(expr());
             }
@@ -195,6 +203,9 @@ public final class PointwiseSyntax {
         int arity = Pointwise.arity(name);
         if (args.size() != arity) {
             throw error(name + " takes " + arity + " operand" + (arity == 1 ? "" : "s") + ", got " + args.size(), start);
+        }
+        if (name.equals("reduce-precision") && detailAt < 0) {
+            throw error("reduce-precision needs its bits after its operand: reduce-precision(x, e8m7)", at - 1);
         }
         if (name.equals("compare") && detailAt < 0) {
             throw error("compare needs its direction and type after its operands: compare(a, b, LT FLOAT)", at - 1);

@@ -429,6 +429,16 @@ final class Fusion {
             // sign in f32, f64 and bf16; % 0.5 or 3 keeps it; seed 1035).
             return new Pointwise.Op(Pointwise.Op.FLUSHED_REMAINDER, type, a, "");
         }
+        if (op.equals("reduce-precision")) {
+            detail = "e" + in.text("exponent_bits").orElse("?") + "m" + in.text("mantissa_bits").orElse("?");
+            try {
+                Pointwise.precision(detail);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("reduce-precision needs exponent_bits= (from 1) and mantissa_bits= (from 0)"
+                        + " attributes of at most two digits, got exponent_bits=" + in.text("exponent_bits").orElse("(none)")
+                        + ", mantissa_bits=" + in.text("mantissa_bits").orElse("(none)"), e);
+            }
+        }
         if (op.equals("select") && isMaxOrMin(comp, in, type, a)) {
             return new Pointwise.Op(Pointwise.Op.FLUSHED_SELECT, type, a, "");
         }

@@ -42,6 +42,7 @@ class PointwiseSyntaxTest {
         Pointwise.Expr functions = op("select", DType.F32, "", op("is-finite", DType.PRED, "", g), op("round-nearest-afz",
                 DType.F32, "", op("sqrt", DType.F32, "", g)), op("remainder", DType.F32, "", op("floor", DType.F32, "", g),
                 op("sign", DType.F32, "", leaf(1, DType.F32))));
+        Pointwise.Expr reduced = op("reduce-precision", DType.F32, "e5m10", op("sqrt", DType.F32, "", leaf(0, DType.F32)));
         Pointwise.Expr flushedRemainder = op(Pointwise.Op.FLUSHED_REMAINDER, DType.F64, "", leaf(0, DType.F64), leaf(1, DType.F64));
         Pointwise.Expr shifts = op("shift-right-arithmetic", DType.S8, "", op("shift-left", DType.S8, "", leaf(0, DType.S8),
                 op("popcnt", DType.S8, "", leaf(1, DType.S8))), op("count-leading-zeros", DType.S8, "", leaf(1, DType.S8)));
@@ -51,7 +52,8 @@ class PointwiseSyntaxTest {
                 new Case(clampCast, List.of(DType.U8, DType.F32, DType.F32)), new Case(total, List.of(DType.F32, DType.F32)),
                 new Case(logic, List.of(DType.S32, DType.S32)), new Case(unsigned, List.of(DType.U32, DType.U32)),
                 new Case(max, List.of(DType.F64, DType.F64)), new Case(functions, List.of(DType.F32, DType.F32)),
-                new Case(shifts, List.of(DType.S8, DType.S8)), new Case(flushedRemainder, List.of(DType.F64, DType.F64)))) {
+                new Case(shifts, List.of(DType.S8, DType.S8)), new Case(flushedRemainder, List.of(DType.F64, DType.F64)),
+                new Case(reduced, List.of(DType.F32)))) {
             PointwiseSyntax.Parsed p = PointwiseSyntax.parse(c.e().toString(), c.types());
             assertEquals(c.e(), p.expr(), c.e().toString());
             assertEquals(List.of(), p.constants());
@@ -123,6 +125,10 @@ class PointwiseSyntaxTest {
                 new Bad("popcnt(convert<f32>(%0))", u8, "popcnt takes integers, got f32", 0),
                 new Bad("shift-left(convert<pred>(%0), true)", u8, "shift-left takes integers, got pred", 0),
                 new Bad("sign(%0)", u8, "sign takes a float or signed integer, got u8", 0),
+                new Bad("reduce-precision(convert<f32>(%0))", u8, "reduce-precision needs its bits after its operand:"
+                        + " reduce-precision(x, e8m7)", 33),
+                new Bad("reduce-precision(convert<f32>(%0), e0m7)", u8, "reduce-precision needs its bits as e<exponent bits>m"
+                        + "<mantissa bits> (e8m7), exponent bits from 1, got 'e0m7'", 35),
                 new Bad("compare(%0, %0, LQ SIGNED)", u8, "expected a compare direction (one of EQ, NE, LT, LE, GT, GE),"
                         + " found 'LQ'", 16),
                 new Bad("compare(%0, %0, LT)", u8, "expected a compare type (FLOAT, TOTALORDER, SIGNED or UNSIGNED) after"
