@@ -399,6 +399,13 @@ final class RandomHloModules {
                 if (multiplyPending && (opcode.equals("add") || opcode.equals("subtract"))) {
                     opcode = "maximum";
                 }
+                if (isFloat && joined && opcode.equals("divide")) {
+                    // After a pad or a concatenation the value may be constants only (a slice of
+                    // the fill, of iotas and literals), which XLA folds with the divide, dividing
+                    // where it multiplies by the reciprocal of a constant divisor otherwise
+                    // (jax 0.10: f16 literals / 3.3125; seed 1045).
+                    opcode = "multiply";
+                }
                 boolean avoidIdentity = !isFloat && !opcode.equals("maximum") && !opcode.equals("minimum");
                 boolean bitwise = opcode.equals("and") || opcode.equals("or");
                 boolean integerDivision = !isFloat && (opcode.equals("divide") || opcode.equals("remainder"));

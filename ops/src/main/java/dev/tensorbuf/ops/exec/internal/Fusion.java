@@ -340,7 +340,9 @@ final class Fusion {
         if (!rsqrt.isEmpty()) {
             throw new IllegalArgumentException(rsqrt);
         }
-        if (op.equals("divide") && Pointwise.isFloat(type) && type != DType.BF16 && isFolded(comp, in.operands().get(1), 0)) {
+        // Both constants: XLA folds the whole divide, a true quotient (jax 0.10: f16 literals / 3.3125).
+        if (op.equals("divide") && Pointwise.isFloat(type) && type != DType.BF16 && isFolded(comp, in.operands().get(1), 0)
+                && !isFolded(comp, in.operands().get(0), 0)) {
             return build(comp, in, "multiply", type,
                     List.of(a.get(0), new Pointwise.Op(Pointwise.Op.RECIPROCAL, type, List.of(a.get(1)), "")));
         }
