@@ -2,6 +2,7 @@ package dev.tensorbuf.ops.exec;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.ops.copy.internal.Pointwise;
 import dev.tensorbuf.ops.exec.internal.Arguments;
 import dev.tensorbuf.ops.exec.ExecutedInstruction;
 import dev.tensorbuf.ops.exec.internal.Interpreter;
@@ -72,11 +73,7 @@ public final class HloExecutor {
      * evaluated in one pass where a value must be in memory (a copy, the ROOT), with XLA's CPU
      * semantics for rounding, denormals, NaN and integer wraparound.
      */
-    public static final List<String> ELEMENTWISE_OPCODES = List.of("convert", "add", "subtract", "multiply", "divide",
-            "remainder", "maximum", "minimum", "clamp", "negate", "abs", "sign", "sqrt", "floor", "ceil",
-            "round-nearest-even", "round-nearest-afz", "is-finite", "compare", "select", "and", "or", "not", "xor",
-            "shift-left", "shift-right-logical", "shift-right-arithmetic", "popcnt", "count-leading-zeros",
-            "reduce-precision");
+    public static final List<String> ELEMENTWISE_OPCODES = Pointwise.OPCODES;
 
     /** The opcodes that execute, in the order error messages list them. */
     public static final List<String> SUPPORTED_OPCODES = List.of("parameter", "constant", "iota", "broadcast",

@@ -162,8 +162,8 @@ public final class Pointwise {
         }
     }
 
-    /** The elementwise opcodes an expression may hold, as HLO names them. */
-    public static final Set<String> OPCODES = Set.of("convert", "add", "subtract", "multiply", "divide", "remainder",
+    /** The elementwise opcodes an expression may hold, as HLO names them, in the order messages list them. */
+    public static final List<String> OPCODES = List.of("convert", "add", "subtract", "multiply", "divide", "remainder",
             "maximum", "minimum", "clamp", "negate", "abs", "sign", "sqrt", "floor", "ceil", "round-nearest-even",
             "round-nearest-afz", "is-finite", "compare", "select", "and", "or", "not", "xor", "shift-left",
             "shift-right-logical", "shift-right-arithmetic", "popcnt", "count-leading-zeros", "reduce-precision");
@@ -182,8 +182,10 @@ public final class Pointwise {
 
     /** {@return how many operands {@code op} takes: an HLO opcode of {@link #OPCODES} or one of {@link Op}'s own} */
     public static int arity(String op) {
-        return UNARY.contains(op) ? 1 : Set.of("clamp", "select", Op.FMA, Op.FLUSHED_SELECT).contains(op) ? 3 : 2;
+        return UNARY.contains(op) ? 1 : TERNARY.contains(op) ? 3 : 2;
     }
+
+    private static final Set<String> TERNARY = Set.of("clamp", "select", Op.FMA, Op.FLUSHED_SELECT);
 
     /** x86's default NaN, which an invalid operation (sqrt(-1), inf % 1) makes: negative, quiet, no payload. */
     private static final double DEFAULT_NAN = Double.longBitsToDouble(0xfff8000000000000L);
