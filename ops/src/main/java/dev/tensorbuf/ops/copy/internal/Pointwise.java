@@ -35,7 +35,8 @@ import java.util.Set;
  * <li>The rewrites XLA makes before it runs are made by the builder ({@code Fusion}), so the
  *     expression says them: a float divide by a constant (or by ops of constants, which XLA
  *     folds first) is a multiply by its reciprocal
- *     ({@link Op#RECIPROCAL}, f16, f32 and f64 only), a divide of a divide is reassociated
+ *     ({@link Op#RECIPROCAL}, f16, f32 and f64 only), and so is a divide by a broadcast of any
+ *     value ({@link Op#FLUSHED_RECIPROCAL}, computed as it runs), a divide of a divide is reassociated
  *     ({@code (a / b) / c} is {@code a / (b * c)}, {@code a / (b / c)} is {@code (a * c) / b}; the
  *     same types), two constants in a row folded into one ({@code (a * c1) * c2} is
  *     {@code a * (c1 * c2)}, adds alike: scalars through transposes, reshapes, broadcasts and
@@ -95,7 +96,8 @@ public final class Pointwise {
     /**
      * An op on the values of {@code args}.
      *
-     * @param op the HLO opcode, or {@link #FMA}, {@link #RECIPROCAL}, {@link #FLUSHED_SELECT} or {@link #FLUSHED_REMAINDER}
+     * @param op the HLO opcode, or {@link #FMA}, {@link #RECIPROCAL}, {@link #FLUSHED_RECIPROCAL}, {@link #FLUSHED_SELECT} or
+     *     {@link #FLUSHED_REMAINDER}
      * @param type the result type
      * @param args the operands' expressions
      * @param detail {@code compare}'s direction and type (e.g. {@code "LT FLOAT"}), {@code reduce-precision}'s
@@ -117,6 +119,12 @@ public final class Pointwise {
          * {@code a}'s sign, where {@code fmod} would read {@code a} as it is.
          */
         public static final String FLUSHED_REMAINDER = "remainder_flushed";
+        /**
+         * {@code 1 / a} computed as the program runs, {@code a} read flushed and the quotient
+         * flushed: XLA's rewrite of a divide by a broadcast, {@code A / broadcast(B)}, into
+         * {@code A * broadcast(1 / B)}, where {@link #RECIPROCAL} is the reciprocal XLA folds.
+         */
+        public static final String FLUSHED_RECIPROCAL = "reciprocal_flushed";
 
         public Op {
             args = List.copyOf(args);
@@ -178,7 +186,7 @@ public final class Pointwise {
 
     private static final Set<String> UNARY = Set.of("convert", "negate", "abs", "not", "sign", "sqrt", "floor", "ceil",
             "round-nearest-even", "round-nearest-afz", "is-finite", "popcnt", "count-leading-zeros", "reduce-precision",
-            Op.RECIPROCAL);
+            Op.RECIPROCAL, Op.FLUSHED_RECIPROCAL);
 
     /** {@return how many operands {@code op} takes: an HLO opcode of {@link #OPCODES} or one of {@link Op}'s own} */
     public static int arity(String op) {
@@ -321,6 +329,11 @@ public final class Pointwise {
                 // (f16's through f32, as Eigen's half divides).
                 for (int i = 0; i < n; i++) {
                     r[i] = t == DType.F64 ? 1.0 / x[i] : narrow(1f / (float) x[i], t);
+                }
+            }
+            case Op.FLUSHED_RECIPROCAL -> {
+                for (int i = 0; i < n; i++) {
+                    r[i] = result(1.0 / flushIn(x[i], t, flush), t, flush);
                 }
             }
             case "add", "subtract", "multiply", "divide" -> {

@@ -30,8 +30,8 @@ import java.util.Set;
  */
 public final class PointwiseSyntax {
     /** The expression's own ops beside HLO's opcodes: what XLA's rewrites make, all of floats. */
-    private static final List<String> OWN_OPS = List.of(Pointwise.Op.FMA, Pointwise.Op.RECIPROCAL, Pointwise.Op.FLUSHED_SELECT,
-            Pointwise.Op.FLUSHED_REMAINDER);
+    private static final List<String> OWN_OPS = List.of(Pointwise.Op.FMA, Pointwise.Op.RECIPROCAL, Pointwise.Op.FLUSHED_RECIPROCAL,
+            Pointwise.Op.FLUSHED_SELECT, Pointwise.Op.FLUSHED_REMAINDER);
     private static final Set<String> DIRECTIONS = Set.of("EQ", "NE", "LT", "LE", "GT", "GE");
     private static final Set<String> COMPARE_TYPES = Set.of("FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED");
 

@@ -346,6 +346,14 @@ final class Fusion {
             return build(comp, in, "multiply", type,
                     List.of(a.get(0), new Pointwise.Op(Pointwise.Op.RECIPROCAL, type, List.of(a.get(1)), "")));
         }
+        if (op.equals("divide") && Pointwise.isFloat(type) && type != DType.BF16 && !isFolded(comp, in.operands().get(1), 0)
+                && isBroadcastAsXlaSeesIt(comp, in.operands().get(1))) {
+            // XLA rewrites A / broadcast(B) as A * broadcast(1 / B), the reciprocal computed on
+            // the smaller array as the program runs, so read and rounded flushed (jax 0.10, f16,
+            // f32 and f64: a divide by a per-row maximum, 1e30 / broadcast(3e38) is 0).
+            return build(comp, in, "multiply", type,
+                    List.of(a.get(0), new Pointwise.Op(Pointwise.Op.FLUSHED_RECIPROCAL, type, List.of(a.get(1)), "")));
+        }
         if ((op.equals("maximum") || op.equals("minimum")) && Pointwise.isFloat(type)) {
             // XLA drops max(x, -inf) and min(x, +inf), which change nothing but would flush a
             // denormal x (in bf16 too, which it computes in f32 after this rewrite; jax 0.10).
@@ -533,8 +541,12 @@ final class Fusion {
         if (r != null) {
             Pointwise.Expr numerator = multiply(type, a.get(0), r.args().get(1));
             String b = beneath(comp, in.operands().get(1)).operands().getFirst();
+            // A / (B / C) is (A * C) / B, then divided as any divide by B is (jax 0.10: x / (b1 / y) is
+            // (x * y) * (1 / b1) for a broadcast b1).
             return isConstant(comp, b)
                     ? multiply(type, numerator, new Pointwise.Op(Pointwise.Op.RECIPROCAL, type, List.of(r.args().get(0)), ""))
+                    : isBroadcastAsXlaSeesIt(comp, b)
+                    ? multiply(type, numerator, new Pointwise.Op(Pointwise.Op.FLUSHED_RECIPROCAL, type, List.of(r.args().get(0)), ""))
                     : divide(type, numerator, r.args().get(0));
         }
         return null;
@@ -740,6 +752,31 @@ final class Fusion {
      * round the product; broadcast(p) * q2 + q, broadcast(p) * a vector along another dim + q,
      * and a product under a transpose, reverse or pad contract).
      */
+    /**
+     * {@return whether {@code name} is a broadcast that adds elements once XLA has moved the ops
+     * above it into it} XLA turns a transpose, slice, dynamic slice, convert or negate of a
+     * broadcast, and an elementwise op of broadcasts along the same dims, into a broadcast of the
+     * op; a reverse, a concatenation or a reshape that merges a broadcast dim with another stays
+     * apart (jax 0.10, f32: each checked as a divisor). A reshape is taken only where it keeps the
+     * dims' order and sizes apart from 1s, which {@link #beneath} removes; a pad, which XLA moves
+     * into a broadcast only where it pads the broadcast operand's dims, is not taken.
+     */
+    private static boolean isBroadcastAsXlaSeesIt(HloComputation comp, String name) {
+        HloInstruction d = beneath(comp, name);
+        while (Set.of("transpose", "slice", "dynamic-slice", "convert", "negate").contains(d.opcode())) {
+            d = beneath(comp, d.operands().getFirst());
+        }
+        if (Pointwise.OPCODES.contains(d.opcode())) {
+            // An op of broadcasts along the same dims is XLA's broadcast of the op: b1 * b2 is broadcast(d1 * d2).
+            return broadcastAlong(comp, d.name(), 0) != null;
+        }
+        if (!d.opcode().equals("broadcast")) {
+            return false;
+        }
+        long from = comp.instruction(d.operands().getFirst()).arrayShape().elementCount();
+        return from < d.arrayShape().elementCount();
+    }
+
     private static boolean isProductUnderBroadcast(HloComputation comp, String name) {
         HloInstruction d = under(comp, name, Set.of("transpose", "reshape", "reverse", "slice", "dynamic-slice", "pad"));
         return d.opcode().equals("broadcast") || d.opcode().equals("multiply") && broadcastAlong(comp, d.name(), 0) != null;
