@@ -9,6 +9,13 @@ def tril(x):
     i = jax.lax.broadcasted_iota(jnp.int32, x.shape, 0); j = jax.lax.broadcasted_iota(jnp.int32, x.shape, 1)
     return jnp.where(i >= j, x, jnp.zeros_like(x))
 def quantize(x): return jnp.clip(jnp.round(x / np.float32(0.05)) + 3, -128, 127).astype(jnp.int8)
+def quantize_per_tensor(x):
+    scale = jnp.max(jnp.abs(x)) / np.float32(127)
+    return jnp.clip(jnp.round(x / scale), -127, 127).astype(jnp.int8)
+def max_normalise(x):
+    f = x.astype(jnp.float32); return f / jnp.maximum(jnp.max(f, axis=(1, 2), keepdims=True), np.float32(1))
+def mask_count(x): return jnp.count_nonzero(x > np.float32(0.5), axis=1)
+def any_all(x): return jnp.all(x > np.float32(-2.5), axis=0) & jnp.any(x > np.float32(1.5), axis=0)
 def root_bins(x): return jnp.sign(x) * jnp.floor(jnp.sqrt(jnp.abs(x - np.float32(0.25))) * np.float32(4)) / np.float32(3)
 r = np.random.default_rng(1)
 progs = {"normalise_transpose": (norm, r.integers(0, 256, (2, 5, 7, 3)).astype(np.uint8)),
@@ -16,7 +23,11 @@ progs = {"normalise_transpose": (norm, r.integers(0, 256, (2, 5, 7, 3)).astype(n
          "clip_cast": (clip, (r.standard_normal((4, 9)) * 1.5).astype(np.float32)),
          "tril_mask": (tril, r.standard_normal((5, 6)).astype(ml_dtypes.bfloat16)),
          "quantize_int8": (quantize, (r.standard_normal((3, 40)) * 4).astype(np.float32)),
-         "root_bins": (root_bins, (r.standard_normal((6, 7)) * 9).astype(np.float32))}
+         "root_bins": (root_bins, (r.standard_normal((6, 7)) * 9).astype(np.float32)),
+         "quantize_per_tensor": (quantize_per_tensor, (r.standard_normal((4, 33)) * 3).astype(np.float32)),
+         "max_normalise": (max_normalise, r.integers(0, 256, (2, 5, 7, 3)).astype(np.uint8)),
+         "mask_count": (mask_count, r.standard_normal((5, 70)).astype(np.float32)),
+         "any_all": (any_all, r.standard_normal((9, 11)).astype(np.float32))}
 out = sys.argv[1]
 only = sys.argv[2:]   # names to lower, all when none
 for name, (f, x) in progs.items():

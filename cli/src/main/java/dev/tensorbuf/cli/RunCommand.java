@@ -236,7 +236,8 @@ final class RunCommand implements Command {
             throw new IllegalArgumentException("unsupported op '" + e.opcode() + "' " + e.location()
                     + ": " + (e.detail().isEmpty() ? "" : e.detail() + "; ") + "tensorbuf run executes data-movement ops: "
                     + String.join(", ", HloExecutor.SUPPORTED_OPCODES) + ", elementwise ops fused into its copies: "
-                    + String.join(", ", HloExecutor.ELEMENTWISE_OPCODES) + ", and call or fusion of computations made of them", e);
+                    + String.join(", ", HloExecutor.ELEMENTWISE_OPCODES) + ", reductions by one exact op: "
+                    + String.join(", ", HloExecutor.REDUCTION_OPCODES) + ", and call or fusion of computations made of them", e);
         }
     }
 
@@ -365,6 +366,10 @@ final class RunCommand implements Command {
         long fused = steps.stream().filter(s -> s.kind() == ExecutedInstruction.Kind.FUSED).count();
         if (fused > 0) {
             counts += ", " + fused + " fused";
+        }
+        long reduced = steps.stream().filter(s -> s.kind() == ExecutedInstruction.Kind.REDUCED).count();
+        if (reduced > 0) {
+            counts += ", " + reduced + (reduced == 1 ? " reduce" : " reduces");
         }
         if (!x.isTuple()) {
             in.out().println("  ROOT " + written(out, x.resultShape(), x.rootCopied()) + "; " + counts);

@@ -98,7 +98,11 @@ final class RandomHloModules {
                 }
             }
         }
-        StringBuilder sb = new StringBuilder("HloModule random\n\nENTRY main {\n");
+        StringBuilder sb = new StringBuilder("HloModule random\n\n");
+        for (String c : reducers) {
+            sb.append(c).append('\n');
+        }
+        sb.append("ENTRY main {\n");
         for (Line l : lines) {
             sb.append("  ").append(l.text(l.name().equals(cur))).append('\n');
         }
@@ -110,6 +114,9 @@ final class RandomHloModules {
     private void step() {
         int rank = dims.length;
         if (POINTWISE && rnd.nextInt(3) == 0 && pointwise()) {
+            return;
+        }
+        if (POINTWISE && rnd.nextInt(10) == 0 && reduce()) {
             return;
         }
         switch (rnd.nextInt(12)) {
@@ -423,12 +430,156 @@ final class RandomHloModules {
         return true;
     }
 
+    /** The reducer computations the module's reduces apply, each {@code op} of its two parameters. */
+    private final List<String> reducers = new ArrayList<>();
+
+    /**
+     * A {@code reduce} of the chain's value over a random set of its dims, by one of the reducers
+     * run computes exactly (floats by maximum and minimum, integers by add, multiply, maximum,
+     * minimum, and, or, xor, pred by the last five), from the reducer's identity; a third of the
+     * time a {@code reduce-window} instead. A reduce over every dim is broadcast back to a vector.
+     * {@return whether a step was made}
+     */
+    private boolean reduce() {
+        if (!POINTWISE_TYPES.contains(dtype) || dims.length == 0) {
+            return false;
+        }
+        boolean isFloat = dtype.kind() == DType.Kind.FLOAT;
+        List<String> ops = isFloat ? List.of("maximum", "minimum")
+                : dtype == DType.PRED ? List.of("and", "or", "xor", "maximum", "minimum")
+                : List.of("add", "multiply", "maximum", "minimum", "and", "or", "xor");
+        String opcode = ops.get(rnd.nextInt(ops.size()));
+        if (rnd.nextInt(3) == 0) {
+            return reduceWindow(opcode);
+        }
+        List<Integer> over = new ArrayList<>();
+        List<Long> kept = new ArrayList<>();
+        for (int d = 0; d < dims.length; d++) {
+            if (rnd.nextBoolean() || d == dims.length - 1 && over.isEmpty()) {
+                over.add(d);
+            } else {
+                kept.add(dims[d]);
+            }
+        }
+        String name = reducer(opcode);
+        count("constant");
+        String init = emit("init", dtype, new long[0], null, "constant(" + identity(opcode) + ")");
+        long[] out = kept.stream().mapToLong(Long::longValue).toArray();
+        count("reduce");
+        cur = emit("red", dtype, out, null, "reduce(" + cur + ", " + init + "), dimensions={" + join(over) + "}, to_apply=" + name);
+        dims = out;
+        multiplyPending = false;
+        fromInteger = false;
+        if (dims.length == 0) {
+            op("broadcast", new long[] {1 + rnd.nextInt(4)}, "broadcast(" + cur + "), dimensions={}");
+        }
+        return true;
+    }
+
+    /**
+     * A {@code reduce-window} of the chain's value by {@code opcode}: per dim a window of 1 to 3,
+     * a stride of 1 or 2, edge padding of 0 or 1, and at times an lhs_dilate or rhs_dilate of 2.
+     * {@return whether a step was made}
+     */
+    private boolean reduceWindow(String opcode) {
+        int rank = dims.length;
+        long[] out = new long[rank];
+        List<String> size = new ArrayList<>();
+        List<String> stride = new ArrayList<>();
+        List<String> pad = new ArrayList<>();
+        List<String> lhs = new ArrayList<>();
+        List<String> rhs = new ArrayList<>();
+        for (int d = 0; d < rank; d++) {
+            long k = 1 + rnd.nextInt(3);
+            long s = 1 + rnd.nextInt(2);
+            long lo = rnd.nextInt(2);
+            long hi = rnd.nextInt(2);
+            long ld = rnd.nextInt(5) == 0 ? 2 : 1;
+            long rd = rnd.nextInt(5) == 0 ? 2 : 1;
+            long base = (dims[d] - 1) * ld + 1 + lo + hi;
+            long span = (k - 1) * rd + 1;
+            if (base < span) {
+                return false;
+            }
+            out[d] = (base - span) / s + 1;
+            size.add(Long.toString(k));
+            stride.add(Long.toString(s));
+            pad.add(lo + "_" + hi);
+            lhs.add(Long.toString(ld));
+            rhs.add(Long.toString(rd));
+        }
+        if (Arrays.stream(out).reduce(1, Math::multiplyExact) > MAX_ELEMENTS) {
+            return false;
+        }
+        String name = reducer(opcode);
+        count("constant");
+        String init = emit("init", dtype, new long[0], null, "constant(" + identity(opcode) + ")");
+        count("reduce-window");
+        cur = emit("rw", dtype, out, null, "reduce-window(" + cur + ", " + init + "), window={size=" + String.join("x", size)
+                + " stride=" + String.join("x", stride) + " pad=" + String.join("x", pad) + " lhs_dilate=" + String.join("x", lhs)
+                + " rhs_dilate=" + String.join("x", rhs) + "}, to_apply=" + name);
+        dims = out;
+        multiplyPending = false;
+        fromInteger = false;
+        return true;
+    }
+
+    /** {@return the name of a new reducer computation: {@code opcode} of its two parameters, in the chain's type} */
+    private String reducer(String opcode) {
+        String t = dtype.xlaName();
+        String name = "red" + reducers.size();
+        reducers.add(name + " {\n  a = " + t + "[] parameter(0)\n  b = " + t + "[] parameter(1)\n  ROOT c = " + t + "[] "
+                + opcode + "(a, b)\n}\n");
+        return name;
+    }
+
+    /** {@return the identity of {@code opcode} on the chain's type, as an HLO literal} */
+    private String identity(String opcode) {
+        if (dtype.kind() == DType.Kind.FLOAT) {
+            return opcode.equals("maximum") ? "-inf" : "inf";
+        }
+        if (dtype == DType.PRED) {
+            return opcode.equals("and") || opcode.equals("minimum") ? "true" : "false";
+        }
+        int w = dtype.bitWidth();
+        boolean signed = dtype.kind() == DType.Kind.SIGNED;
+        long ones = w == 64 ? -1L : (1L << w) - 1;
+        return switch (opcode) {
+            case "add", "or", "xor" -> "0";
+            case "multiply" -> "1";
+            case "and" -> signed ? "-1" : Long.toUnsignedString(ones);
+            case "maximum" -> signed ? Long.toString(-1L << (w - 1)) : "0";
+            default -> signed ? Long.toString(~(-1L << (w - 1))) : Long.toUnsignedString(ones);
+        };
+    }
+
     /**
      * {@return an operand of the chain's type and dims: a broadcast constant, a per-channel
-     * constant vector, or a new parameter read transposed} {@code nonIdentity} keeps 0 and 1 out.
+     * constant vector, a new parameter read transposed, or a new scalar or vector parameter
+     * broadcast} {@code nonIdentity} keeps 0 and 1 out.
      */
     private String operand(boolean nonIdentity) {
         int rank = dims.length;
+        if (rnd.nextInt(5) == 0) {
+            // A parameter broadcast: a vector along one dim, or a scalar. XLA divides by one as a
+            // multiply by the broadcast reciprocal, computed as the program runs.
+            long[] declared = rank == 0 || rnd.nextInt(3) == 0 ? new long[0] : new long[] {dims[rnd.nextInt(rank)]};
+            int along = -1;
+            if (declared.length == 1) {
+                List<Integer> fits = new ArrayList<>();
+                for (int d = 0; d < rank; d++) {
+                    if (dims[d] == declared[0]) {
+                        fits.add(d);
+                    }
+                }
+                along = fits.get(rnd.nextInt(fits.size()));
+            }
+            String name = "q" + params.size();
+            params.add(new Param(name, dtype, declared, !joined));
+            lines.addFirst(new Line(name, dtype, declared, null, "parameter(" + (params.size() - 1) + ")"));
+            count("broadcast");
+            return emit("qb", dtype, dims, null, "broadcast(" + name + "), dimensions={" + (along < 0 ? "" : along) + "}");
+        }
         switch (rnd.nextInt(3)) {
             case 0 -> {
                 return constant(nonIdentity);

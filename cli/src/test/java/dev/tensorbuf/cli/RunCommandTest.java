@@ -164,8 +164,8 @@ class RunCommandTest {
                 + " get-tuple-element, elementwise ops fused into its copies: convert, add, subtract,"
                 + " multiply, divide, remainder, maximum, minimum, clamp, negate, abs, sign, sqrt, floor, ceil,"
                 + " round-nearest-even, round-nearest-afz, is-finite, compare, select, and, or, not, xor, shift-left,"
-                + " shift-right-logical, shift-right-arithmetic, popcnt, count-leading-zeros, reduce-precision, and call"
-                + " or fusion of computations made of them\n", r.err());
+                + " shift-right-logical, shift-right-arithmetic, popcnt, count-leading-zeros, reduce-precision, reductions"
+                + " by one exact op: reduce, reduce-window, and call or fusion of computations made of them\n", r.err());
     }
 
     /**

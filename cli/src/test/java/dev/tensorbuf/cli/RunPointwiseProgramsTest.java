@@ -20,8 +20,11 @@ import org.junit.jupiter.params.provider.CsvSource;
  * Real preprocessing programs written in jax, lowered by jax 0.10.2 (pointwise/lower.py) to plain
  * and optimised HLO, with jax's input and output kept beside them: {@code tensorbuf run} must give
  * jax's output byte for byte, and a ROOT that is elementwise over views must be one copy, its
- * elementwise steps reported as fused into it.
- * Needs no Python: the outputs are committed.
+ * elementwise steps reported as fused into it. Four reduce: int8 quantization by the tensor's
+ * largest magnitude, division by each image's per-channel maximum, a count of values over a
+ * threshold, and any/all of a mask; optimised, XLA splits the first and third into a
+ * {@code reduce-window} of 32 and a reduce, and rewrites the division into a multiply by the
+ * broadcast reciprocal. Needs no Python: the outputs are committed.
  */
 class RunPointwiseProgramsTest {
     @TempDir
@@ -40,7 +43,15 @@ class RunPointwiseProgramsTest {
         "quantize_int8, hlo, ''",
         "quantize_int8, opt.hlo, 0 views, 1 copy",
         "root_bins, hlo, '3 views, 1 copy, 7 fused'",
-        "root_bins, opt.hlo, 0 views, 1 copy"})
+        "root_bins, opt.hlo, 0 views, 1 copy",
+        "quantize_per_tensor, hlo, '2 views, 1 copy, 4 fused, 1 reduce'",
+        "quantize_per_tensor, opt.hlo, '2 views, 1 copy, 1 reduce'",
+        "max_normalise, hlo, '2 views, 1 copy, 5 fused, 1 reduce'",
+        "max_normalise, opt.hlo, '1 view, 1 copy'",
+        "mask_count, hlo, '1 view, 0 copies, 1 fused, 1 reduce'",
+        "mask_count, opt.hlo, '1 view, 0 copies, 2 reduces'",
+        "any_all, hlo, '2 views, 1 copy, 2 fused, 2 reduces'",
+        "any_all, opt.hlo, 0 views, 1 copy"})
     void runsAsJaxDoes(String name, String kind, String summary) throws IOException {
         Path hlo = resource(name + "." + kind);
         Path in = resource(name + ".in.npy");

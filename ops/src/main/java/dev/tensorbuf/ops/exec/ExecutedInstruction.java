@@ -50,7 +50,9 @@ public record ExecutedInstruction(String name, String opcode, Kind kind, MapForm
          */
         FOLDED,
         /** An elementwise step evaluated inside another instruction's copy ({@link #fusedInto()}): no memory of its own. */
-        FUSED;
+        FUSED,
+        /** A {@code reduce}: each element combined from the operand's along the reduced dims, into new memory. */
+        REDUCED;
 
         /** {@return the lower-case name used in JSON, e.g. {@code "view"}} */
         public String jsonName() {

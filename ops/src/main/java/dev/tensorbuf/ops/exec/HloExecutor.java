@@ -9,6 +9,7 @@ import dev.tensorbuf.ops.exec.internal.Interpreter;
 import dev.tensorbuf.ops.exec.internal.Refusals;
 import dev.tensorbuf.ops.exec.internal.ScalarIndex;
 import dev.tensorbuf.ops.exec.internal.SourceLines;
+import dev.tensorbuf.ops.exec.internal.Reductions;
 import dev.tensorbuf.ops.exec.internal.UnsupportedOpException;
 import dev.tensorbuf.ops.hlo.HloComputation;
 import dev.tensorbuf.ops.hlo.HloInstruction;
@@ -34,7 +35,7 @@ import java.util.Map;
  * approximates ({@code rsqrt}, {@code exponential}, {@code tanh}, ...), and a divide by a square
  * root, which it computes with {@code rsqrt}, are refused.
  *
- * <p>Supported opcodes: {@link #SUPPORTED_OPCODES} and {@link #ELEMENTWISE_OPCODES}, and {@code call} and {@code fusion} (jax's
+ * <p>Supported opcodes: {@link #SUPPORTED_OPCODES}, {@link #ELEMENTWISE_OPCODES} and {@link #REDUCTION_OPCODES}, and {@code call} and {@code fusion} (jax's
  * plain HLO wraps {@code jnp.flip}, {@code pad} and {@code roll} in a {@code call}; optimised HLO
  * wraps every op in a {@code fusion}) whose computations hold only those, checked through nested
  * calls; any other throws {@link UnsupportedOpException} before anything runs. A partitioned
@@ -79,6 +80,13 @@ public final class HloExecutor {
     public static final List<String> SUPPORTED_OPCODES = List.of("parameter", "constant", "iota", "broadcast",
             "transpose", "reshape", "bitcast", "copy", "slice", "dynamic-slice", "pad", "reverse", "concatenate",
             "convert", "dynamic-update-slice", "gather", "bitcast-convert", "tuple", "get-tuple-element");
+
+    /**
+     * The reductions that execute, by a reducer that is one op no order of combining can change
+     * (integers and pred by add, multiply, maximum, minimum, and, or, xor; floats by maximum and
+     * minimum), from its identity.
+     */
+    public static final List<String> REDUCTION_OPCODES = List.of("reduce", "reduce-window");
 
     private HloExecutor() {
     }
@@ -237,7 +245,11 @@ public final class HloExecutor {
                 continue;
             } else if (ScalarIndex.folds(comp, i)) {
                 continue;
-            } else if (!SUPPORTED_OPCODES.contains(i.opcode()) && !ELEMENTWISE_OPCODES.contains(i.opcode())) {
+            } else if (REDUCTION_OPCODES.contains(i.opcode()) && !Reductions.refusal(module, comp, i).isEmpty()) {
+                throw new UnsupportedOpException(i.opcode(), i.name(), lines.lineOf(comp.name(), i.name()), callers,
+                        Reductions.refusal(module, comp, i));
+            } else if (!SUPPORTED_OPCODES.contains(i.opcode()) && !ELEMENTWISE_OPCODES.contains(i.opcode())
+                    && !REDUCTION_OPCODES.contains(i.opcode())) {
                 throw new UnsupportedOpException(i.opcode(), i.name(), lines.lineOf(comp.name(), i.name()), callers,
                         Refusals.detail(i));
             }

@@ -637,8 +637,14 @@ public final class PointwiseCopy {
     }
 
     static Object read(TensorView dense, int n) {
-        MemorySegment seg = dense.buffer().segment();
-        DType t = dense.dtype();
+        return read(dense.buffer().segment(), dense.dtype(), n);
+    }
+
+    /**
+     * {@return the first {@code n} values of type {@code t} stored densely from the start of
+     * {@code seg}, as {@link Pointwise#eval} takes them: a double[] for a float type, else a long[]}
+     */
+    public static Object read(MemorySegment seg, DType t, int n) {
         ElementAccess a = ElementAccess.of(t);
         switch (t) {
             case F32 -> {
@@ -696,8 +702,11 @@ public final class PointwiseCopy {
     }
 
     static void write(TensorView dense, Object values, int n) {
-        MemorySegment seg = dense.buffer().segment();
-        DType t = dense.dtype();
+        write(dense.buffer().segment(), dense.dtype(), values, n);
+    }
+
+    /** Stores {@code n} values as {@link #read} gives them densely from the start of {@code seg}, in type {@code t}. */
+    public static void write(MemorySegment seg, DType t, Object values, int n) {
         ElementAccess a = ElementAccess.of(t);
         if (values instanceof double[] v && t == DType.F32) {
             float[] f = new float[n];

@@ -263,7 +263,8 @@ public final class Interpreter {
             Map.entry("broadcast", 1), Map.entry("transpose", 1), Map.entry("reshape", 1), Map.entry("bitcast", 1),
             Map.entry("copy", 1), Map.entry("slice", 1), Map.entry("reverse", 1), Map.entry("convert", 1),
             Map.entry("pad", 2), Map.entry("custom-call", 1), Map.entry("get-tuple-element", 1),
-            Map.entry("bitcast-convert", 1), Map.entry("gather", 2));
+            Map.entry("bitcast-convert", 1), Map.entry("gather", 2), Map.entry("reduce", 2),
+            Map.entry("reduce-window", 2));
 
     /** The opcodes that take tuples as operands: every other refuses one. */
     private static final Set<String> TUPLE_OPERANDS = Set.of("tuple", "get-tuple-element", "call", "fusion");
@@ -379,6 +380,20 @@ public final class Interpreter {
                         ? new Value(v, ExecutedInstruction.Kind.COPY, false, null, "the operand copied into C order, its bytes"
                                 + " read as " + shape.dtype().xlaName() + " (the widths differ)")
                         : new Value(v, ExecutedInstruction.Kind.VIEW, false, null, "the same bytes read as " + shape.dtype().xlaName());
+            }
+            case "reduce" -> {
+                String op = Reductions.reducerOp(module.computation(calleeName(in)));
+                List<Long> over = Reductions.dimensions(in);
+                yield new Value(Reductions.reduce(operand(in, ops, 0), operand(in, ops, 1), over, op, shape, allocator),
+                        ExecutedInstruction.Kind.REDUCED, true, null, "by " + op + " over dims " + over);
+            }
+            case "reduce-window" -> {
+                String op = Reductions.reducerOp(module.computation(calleeName(in)));
+                if (!(HloInstructions.attribute(in, "window").orElse(null) instanceof HloAttribute.Window w)) {
+                    throw new IllegalArgumentException("reduce-window needs a window={size=... stride=... pad=...} attribute");
+                }
+                yield new Value(Reductions.reduceWindow(operand(in, ops, 0), operand(in, ops, 1), w.dims(), op, shape, allocator),
+                        ExecutedInstruction.Kind.REDUCED, true, null, "by " + op + " over windows of " + in.text("window").orElse(""));
             }
             default -> throw new AssertionError("opcode " + in.opcode() + " passed the support check");
         };

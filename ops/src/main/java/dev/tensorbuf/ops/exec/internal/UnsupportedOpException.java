@@ -39,7 +39,8 @@ public final class UnsupportedOpException extends IllegalArgumentException {
         super("unsupported op '" + opcode + "' " + where(instruction, line, callers) + ": "
                 + (detail.isEmpty() ? "" : detail + "; ") + "data-movement ops execute: "
                 + String.join(", ", HloExecutor.SUPPORTED_OPCODES) + ", elementwise ops fused into copies: "
-                + String.join(", ", HloExecutor.ELEMENTWISE_OPCODES) + ", and call or fusion of computations made of them");
+                + String.join(", ", HloExecutor.ELEMENTWISE_OPCODES) + ", reductions by one exact op: "
+                + String.join(", ", HloExecutor.REDUCTION_OPCODES) + ", and call or fusion of computations made of them");
         this.opcode = opcode;
         this.instruction = instruction;
         this.line = line.orElse(-1);

@@ -37,6 +37,13 @@
  *     per-channel constants, Vector API sweeps for f32 work over f32, bf16 or f16 operands, else
  *     the block evaluator); each held instruction is reported as fused into the instruction
  *     whose copy evaluated it</dd>
+ * <dt><code>Reductions.java</code></dt>
+ * <dd><code>reduce</code> and <code>reduce-window</code> by a reducer that is one associative,
+ *     commutative op of its parameters, where no order of combining can change a bit (integers and
+ *     pred; floats by maximum and minimum): a reduce folds dense rows of the operand copied with
+ *     the reduced dims first or last; a reduce-window folds strided slices of the operand padded
+ *     with the init value, one elementwise pass. Float sums and variadic reduces are refused with
+ *     the reason</dd>
  * <dt><code>Materialize.java</code></dt>
  * <dd>copies through the copy engine into new buffers</dd>
  * <dt><code>ExecutedInstruction.java</code></dt>

@@ -1,0 +1,386 @@
+package dev.tensorbuf.ops.exec.internal;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.ops.copy.internal.Pointwise;
+import dev.tensorbuf.ops.copy.internal.PointwiseCopy;
+import dev.tensorbuf.ops.hlo.HloComputation;
+import dev.tensorbuf.ops.hlo.HloInstruction;
+import dev.tensorbuf.ops.hlo.HloModule;
+import dev.tensorbuf.ops.hlo.internal.HloAttribute.WindowDim;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.StridedLayout;
+import dev.tensorbuf.views.TensorElements;
+import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.internal.Extents;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * HLO's {@code reduce} where its result is exact: a reducer that is one associative, commutative
+ * op of its two parameters, so that the order XLA's CPU code combines elements in (its vectorised
+ * loops use several accumulators) cannot change a bit. Integers and pred by {@code add},
+ * {@code multiply} (wrapping), {@code maximum}, {@code minimum}, {@code and}, {@code or},
+ * {@code xor}; floats by {@code maximum} and {@code minimum} (NaN wins, -0 below +0), their
+ * operands read with denormals flushed as XLA's arithmetic reads them. Float sums and products
+ * are refused: their rounding follows XLA's loop order (jax 0.10 sums f32[100] in neither element
+ * order nor any fixed number of accumulators).
+ *
+ * <p>Two cases follow XLA's simplifier, not the reducer: where one element is reduced the result
+ * is that element as it is (a denormal kept), and where none is, the init value. The init value
+ * must be the reducer's identity ({@code 0} for add, {@code -inf} or the type's least value for
+ * maximum, ...): XLA applies it as many times as its loops have accumulators (a sum of 100 ones
+ * from 5 is 125, of 1,000 is 1,165, of 1 is 1), so another init is refused when the run reads it.
+ *
+ * <p>The operand is copied by the engine into a dense buffer with the reduced dims first (many
+ * kept elements: each reduced row is folded into an accumulator row) or last (few kept elements:
+ * each row is folded in blocks, then halved), unless it is dense that way already; the blocks
+ * are evaluated by {@link Pointwise#eval}, as an elementwise op of two operands.
+ */
+public final class Reductions {
+    private Reductions() {
+    }
+
+    /** The reducers integer and pred reductions run with. */
+    static final List<String> INTEGER_REDUCERS = List.of("add", "multiply", "maximum", "minimum", "and", "or", "xor");
+    /** The reducers float reductions run with: the others round in XLA's own order. */
+    static final List<String> FLOAT_REDUCERS = List.of("maximum", "minimum");
+    /** Elements a block of a fold holds: an accumulator and a block of the operand fit a core's L2 as doubles. */
+    static final int BLOCK = 16 * 1024;
+    /** Kept elements from which the reduced dims go first: each reduced row is then a long vector to fold in. */
+    static final long ROWS_FROM = 64;
+
+    /**
+     * {@return why {@code in}, a {@code reduce} in {@code comp}, does not run, or empty when it
+     * does} Checked before anything runs: the operand count, the reducer's form, the types.
+     */
+    public static String refusal(HloModule module, HloComputation comp, HloInstruction in) {
+        if (in.operands().size() != 2) {
+            return "a " + in.opcode() + " of " + in.operands().size() / 2 + " arrays at once (variadic, such as jnp.argmax's"
+                    + " reduce of values and indices) does not run; of one array it does";
+        }
+        String name = in.text("to_apply").orElse("").strip();
+        String bare = name.startsWith("%") ? name.substring(1) : name;
+        HloComputation reducer = module.computations().stream().filter(c -> c.name().equals(bare)).findFirst().orElse(null);
+        if (reducer == null) {
+            return "the " + in.opcode() + " names no computation of the module: to_apply=" + name;
+        }
+        String op = reducerOp(reducer);
+        if (op == null) {
+            return "its reducer " + bare + " is not one op of its two parameters (" + reducer.root().opcode()
+                    + " at its root); reduces run by " + String.join(", ", INTEGER_REDUCERS);
+        }
+        DType t = comp.instruction(in.operands().getFirst()).arrayShape().dtype();
+        if (!Pointwise.TYPES.contains(t)) {
+            return "a " + in.opcode() + " of " + t.xlaName() + " does not run; of " + typeNames() + " it does";
+        }
+        if (reducer.root().arrayShape().dtype() != t) {
+            return "its reducer " + bare + " computes in " + reducer.root().arrayShape().dtype().xlaName() + ", not the operand's "
+                    + t.xlaName();
+        }
+        if (Pointwise.isFloat(t) && !FLOAT_REDUCERS.contains(op)) {
+            return "a " + in.opcode() + " by " + op + " of " + t.xlaName() + " rounds in the order XLA's vectorised loops combine"
+                    + " elements, which run does not reproduce; float reduces run by maximum and minimum, integer and pred"
+                    + " ones by " + String.join(", ", INTEGER_REDUCERS);
+        }
+        if (t == DType.PRED && (op.equals("add") || op.equals("multiply"))) {
+            return "a " + in.opcode() + " of pred by " + op + " does not run; by and, or, xor, maximum or minimum it does";
+        }
+        return "";
+    }
+
+    private static String typeNames() {
+        return Pointwise.TYPES.stream().map(DType::xlaName).sorted().reduce((a, b) -> a + ", " + b).orElse("");
+    }
+
+    /** {@return the op a reducer computation is, {@code op(p0, p1)} either way round on scalars; null for any other} */
+    static String reducerOp(HloComputation reducer) {
+        if (reducer.parameterCount() != 2) {
+            return null;
+        }
+        HloInstruction root = reducer.root();
+        if (!INTEGER_REDUCERS.contains(root.opcode()) || root.operands().size() != 2 || !root.arrayShape().dims().isEmpty()) {
+            return null;
+        }
+        Set<String> params = Set.of(reducer.parameter(0).name(), reducer.parameter(1).name());
+        if (!Set.copyOf(root.operands()).equals(params)) {
+            return null;
+        }
+        for (int k = 0; k < 2; k++) {
+            if (!reducer.parameter(k).arrayShape().equals(root.arrayShape())) {
+                return null;
+            }
+        }
+        return root.opcode();
+    }
+
+    /**
+     * {@return {@code operand} reduced over {@code reduced} by {@code op}, in new memory laid out as
+     * {@code out}} {@code init} is a scalar, checked to be {@code op}'s identity.
+     *
+     * @throws IllegalArgumentException if {@code init} is not the identity, or the dims do not fit
+     */
+    static TensorView reduce(TensorView operand, TensorView init, List<Long> reduced, String op, ArrayShape out,
+            Allocator allocator) {
+        DType t = operand.dtype();
+        int rank = operand.rank();
+        boolean[] isReduced = new boolean[rank];
+        for (long d : reduced) {
+            if (d < 0 || d >= rank || isReduced[(int) d]) {
+                throw new IllegalArgumentException("dimensions=" + reduced + " must be distinct dims of the operand's " + rank);
+            }
+            isReduced[(int) d] = true;
+        }
+        if (init.rank() != 0 || init.dtype() != t) {
+            throw new IllegalArgumentException("the init value is " + init.shape() + ", not a " + t.xlaName() + "[] scalar");
+        }
+        checkIdentity(init, op);
+        long[] dims = Extents.toArray(operand.dims());
+        int[] perm = new int[rank];
+        int r = 0;
+        for (int d = 0; d < rank; d++) {
+            if (isReduced[d]) {
+                perm[r++] = d;
+            }
+        }
+        int keptFrom = r;
+        long[] kept = new long[rank - r];
+        for (int d = 0; d < rank; d++) {
+            if (!isReduced[d]) {
+                kept[r - keptFrom] = dims[d];
+                perm[r++] = d;
+            }
+        }
+        if (!Arrays.equals(kept, Extents.toArray(out.dims())) || out.dtype() != t) {
+            throw new IllegalArgumentException("reducing " + operand.shape() + " over " + reduced + " gives " + t.xlaName()
+                    + Arrays.toString(kept) + ", not " + out);
+        }
+        long rows = 1;
+        for (long k : kept) {
+            rows = Math.multiplyExact(rows, k);
+        }
+        long count = 1;
+        for (int d = 0; d < keptFrom; d++) {
+            count = Math.multiplyExact(count, dims[perm[d]]);
+        }
+        if (count == 0 || rows == 0) {
+            return Materialize.materialize(Ops.broadcast(init, kept), out, allocator);
+        }
+        if (count == 1) {
+            // XLA's simplifier makes this a reshape: the element as it is, a denormal unflushed.
+            return Materialize.materialize(Ops.reshape(operand, kept), out, allocator);
+        }
+        if (rows > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("a reduce into " + rows + " elements is past the 2^31 - 1 it holds");
+        }
+        Pointwise.Expr expr = new Pointwise.Op(op, t, List.of(new Pointwise.Leaf(0, t), new Pointwise.Leaf(1, t)), "");
+        TensorView result = Materialize.allocateForOverwrite(ArrayShape.of(t, kept), allocator);
+        int width = Math.max(1, t.bitWidth() / 8);
+        if (rows >= ROWS_FROM) {
+            MemorySegment dense = dense(operand, perm, allocator);
+            long rowBytes = rows * width;
+            for (long c = 0; c < rows; c += BLOCK) {
+                int n = (int) Math.min(BLOCK, rows - c);
+                Object acc = PointwiseCopy.read(dense.asSlice(c * width), t, n);
+                for (long k = 1; k < count; k++) {
+                    Object row = PointwiseCopy.read(dense.asSlice(k * rowBytes + c * width), t, n);
+                    acc = Pointwise.eval(expr, new Object[] {acc, row}, n);
+                }
+                PointwiseCopy.write(result.buffer().segment().asSlice(c * width), t, acc, n);
+            }
+        } else {
+            int[] keptFirst = new int[rank];
+            System.arraycopy(perm, keptFrom, keptFirst, 0, rank - keptFrom);
+            System.arraycopy(perm, 0, keptFirst, rank - keptFrom, keptFrom);
+            MemorySegment dense = dense(operand, keptFirst, allocator);
+            Object values = Pointwise.isFloat(t) ? new double[(int) rows] : new long[(int) rows];
+            for (int k = 0; k < rows; k++) {
+                Object v = fold(expr, dense.asSlice(k * count * width), t, count, width);
+                if (values instanceof double[] f) {
+                    f[k] = ((double[]) v)[0];
+                } else {
+                    ((long[]) values)[k] = ((long[]) v)[0];
+                }
+            }
+            PointwiseCopy.write(result.buffer().segment(), t, values, (int) rows);
+        }
+        return Materialize.materialize(result, out, allocator);
+    }
+
+    /** The most elements a window of {@link #reduceWindow} folds: one operand view each. */
+    static final int MAX_WINDOW = 1024;
+
+    /**
+     * {@return {@code operand} reduced by {@code op} over each window, in new memory laid out as
+     * {@code out}} The operand is padded with {@code init} (edges and {@code lhs_dilate}'s holes)
+     * as a view; each window element is then a strided slice of that view, and one elementwise
+     * pass folds the slices, {@code op(...op(op(init, s0), s1)..., sk)}, block by block. XLA keeps
+     * a window of one element with strides and dilations of 1 as the pad it is, elements
+     * unflushed; any other runs its loop, which flushes each element, a lone one too (jax 0.10).
+     *
+     * @throws IllegalArgumentException for a window that does not fit the operand, a reversed
+     *     one, one past {@link #MAX_WINDOW} elements, or an init value that is not the identity
+     */
+    static TensorView reduceWindow(TensorView operand, TensorView init, List<WindowDim> window, String op, ArrayShape out,
+            Allocator allocator) {
+        DType t = operand.dtype();
+        int rank = operand.rank();
+        if (window.size() != rank) {
+            throw new IllegalArgumentException("window={...} has " + window.size() + " dims for an operand of " + rank);
+        }
+        if (init.rank() != 0 || init.dtype() != t) {
+            throw new IllegalArgumentException("the init value is " + init.shape() + ", not a " + t.xlaName() + "[] scalar");
+        }
+        checkIdentity(init, op);
+        long[] low = new long[rank];
+        long[] high = new long[rank];
+        long[] interior = new long[rank];
+        long[] outDims = new long[rank];
+        long windowCount = 1;
+        boolean trivial = true;
+        for (int d = 0; d < rank; d++) {
+            WindowDim w = window.get(d);
+            if (w.reversal()) {
+                throw new IllegalArgumentException("a reversed window (rhs_reversal) belongs to convolutions, not reduce-window");
+            }
+            low[d] = w.padLow();
+            high[d] = w.padHigh();
+            interior[d] = w.baseDilation() - 1;
+            windowCount = Math.multiplyExact(windowCount, w.size());
+            trivial &= w.size() == 1 && w.stride() == 1 && w.baseDilation() == 1 && w.windowDilation() == 1;
+        }
+        TensorView padded = Ops.pad(operand, low, high, interior, init);
+        for (int d = 0; d < rank; d++) {
+            WindowDim w = window.get(d);
+            long span = Math.addExact(Math.multiplyExact(w.size() - 1, w.windowDilation()), 1);
+            long base = padded.dims().get(d);
+            outDims[d] = base < span ? 0 : (base - span) / w.stride() + 1;
+        }
+        if (!Arrays.equals(outDims, Extents.toArray(out.dims())) || out.dtype() != t) {
+            throw new IllegalArgumentException("the window over " + operand.shape() + " gives " + t.xlaName()
+                    + Arrays.toString(outDims) + ", not " + out);
+        }
+        if (trivial) {
+            return Materialize.materialize(padded, out, allocator);
+        }
+        TensorView initEverywhere = Ops.broadcast(init, outDims);
+        if (Arrays.stream(outDims).anyMatch(n -> n == 0)) {
+            return Materialize.materialize(initEverywhere, out, allocator);
+        }
+        if (windowCount > MAX_WINDOW) {
+            throw new IllegalArgumentException("a window of " + windowCount + " elements: run folds windows of up to " + MAX_WINDOW
+                    + ", one view of the operand each");
+        }
+        List<TensorView> leaves = new ArrayList<>(List.of(initEverywhere));
+        Pointwise.Expr expr = new Pointwise.Leaf(0, t);
+        long[] at = new long[rank];
+        for (long k = 0; k < windowCount; k++) {
+            long[] start = new long[rank];
+            long[] limit = new long[rank];
+            long[] stride = new long[rank];
+            for (int d = 0; d < rank; d++) {
+                WindowDim w = window.get(d);
+                start[d] = at[d] * w.windowDilation();
+                stride[d] = w.stride();
+                limit[d] = start[d] + (outDims[d] - 1) * w.stride() + 1;
+            }
+            leaves.add(Ops.slice(padded, start, limit, stride));
+            expr = new Pointwise.Op(op, t, List.of(expr, new Pointwise.Leaf(leaves.size() - 1, t)), "");
+            for (int d = rank - 1; d >= 0 && ++at[d] == window.get(d).size(); d--) {
+                at[d] = 0;
+            }
+        }
+        TensorView result = Materialize.allocateForOverwrite(out, allocator);
+        PointwiseCopy.run(expr, leaves, result, allocator);
+        return result;
+    }
+
+    /** {@return one row of {@code count} dense values folded by {@code expr} into one, in an array of length 1} */
+    private static Object fold(Pointwise.Expr expr, MemorySegment row, DType t, long count, int width) {
+        int n = (int) Math.min(BLOCK, count);
+        Object acc = PointwiseCopy.read(row, t, n);
+        for (long c = n; c < count; c += n) {
+            int m = (int) Math.min(n, count - c);
+            Object block = PointwiseCopy.read(row.asSlice(c * width), t, m);
+            Object head = Pointwise.eval(expr, new Object[] {prefix(acc, 0, m), block}, m);
+            System.arraycopy(head, 0, acc, 0, m);
+        }
+        // Halve: the first h against the last h, a middle one left for the next round.
+        for (int len = n; len > 1; ) {
+            int h = len / 2;
+            Object folded = Pointwise.eval(expr, new Object[] {prefix(acc, 0, h), prefix(acc, len - h, h)}, h);
+            System.arraycopy(folded, 0, acc, 0, h);
+            len -= h;
+        }
+        return acc;
+    }
+
+    private static Object prefix(Object values, int from, int n) {
+        return values instanceof double[] d ? Arrays.copyOfRange(d, from, from + n) : Arrays.copyOfRange((long[]) values, from, from + n);
+    }
+
+    /** {@return the operand's elements, its dims permuted by {@code perm}, dense in row-major order: its own memory where it is so} */
+    private static MemorySegment dense(TensorView operand, int[] perm, Allocator allocator) {
+        TensorView permuted = Ops.transpose(operand, perm);
+        StridedLayout packed = StridedLayout.packed(Extents.toArray(permuted.dims()));
+        var layout = permuted.stridedLayout();
+        if (layout.isPresent() && layout.get().strides().equals(packed.strides()) && permuted.dtype().bitWidth() % 8 == 0) {
+            long width = permuted.dtype().bitWidth() / 8;
+            return permuted.buffer().segment().asSlice(layout.get().offset() * width);
+        }
+        TensorView copy = Materialize.materialize(permuted, ArrayShape.of(permuted.dtype(), Extents.toArray(permuted.dims())), allocator);
+        return copy.buffer().segment();
+    }
+
+    /** Refuses an init value that is not {@code op}'s identity, which XLA applies an unknown number of times. */
+    private static void checkIdentity(TensorView init, String op) {
+        DType t = init.dtype();
+        TensorElements e = TensorElements.of(init);
+        boolean identity;
+        String expected;
+        if (Pointwise.isFloat(t)) {
+            double v = e.getDouble();
+            double want = op.equals("maximum") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
+            identity = v == want;
+            expected = op.equals("maximum") ? "-inf" : "inf";
+            if (!identity) {
+                throw notIdentity(op, t, Double.toString(v), expected);
+            }
+            return;
+        }
+        long v = Pointwise.wrap(e.getLong(), t);
+        long ones = Pointwise.wrap(-1, t);
+        long least = t.kind() == DType.Kind.SIGNED ? -1L << (t.bitWidth() - 1) : 0;
+        long most = t.kind() == DType.Kind.SIGNED ? ~least : ones;
+        long want = switch (op) {
+            case "add", "or", "xor" -> 0;
+            case "multiply" -> 1;
+            case "and" -> ones;
+            case "maximum" -> least;
+            case "minimum" -> most;
+            default -> throw new AssertionError(op);
+        };
+        if (v != want) {
+            String shown = t == DType.PRED ? (v != 0 ? "true" : "false") : t.kind() == DType.Kind.UNSIGNED ? Long.toUnsignedString(v)
+                    : Long.toString(v);
+            String wanted = t == DType.PRED ? (want != 0 ? "true" : "false") : t.kind() == DType.Kind.UNSIGNED
+                    ? Long.toUnsignedString(want) : Long.toString(want);
+            throw notIdentity(op, t, shown, wanted);
+        }
+    }
+
+    private static IllegalArgumentException notIdentity(String op, DType t, String value, String identity) {
+        return new IllegalArgumentException("the init value " + value + " is not the identity of " + op + " on " + t.xlaName()
+                + " (" + identity + "): XLA applies an init as many times as its loops have accumulators (a sum of 100"
+                + " ones from 5 is 125), so the result is XLA's own; apply the value after the reduce instead");
+    }
+
+    /** {@return the dims {@code in} reduces over, checked against its operand's rank} */
+    static List<Long> dimensions(HloInstruction in) {
+        return new ArrayList<>(in.intsOrEmpty("dimensions"));
+    }
+}

@@ -1,0 +1,608 @@
+package dev.tensorbuf.ops.exec;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.ops.exec.internal.UnsupportedOpException;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.TensorElements;
+import dev.tensorbuf.views.TensorView;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code run}'s {@code reduce}: random reductions of views (transposed, stepped, reversed) by
+ * every reducer and type it runs, against an element-by-element fold; the cases where jax 0.10
+ * does what no fold says (one element kept as it is, none giving the init, denormals flushed);
+ * and the refusals, each naming why.
+ */
+class ReduceTest {
+    private static final List<DType> TYPES = List.of(DType.F32, DType.F64, DType.F16, DType.BF16, DType.S32, DType.S8,
+            DType.U8, DType.U32, DType.S64, DType.U16, DType.PRED);
+    private static final List<String> INTEGER_OPS = List.of("add", "multiply", "maximum", "minimum", "and", "or", "xor");
+
+    @Test
+    void randomReductionsOfViewsEqualAFoldElementByElement() {
+        long seed = Long.getLong("tensorbuf.seed", System.nanoTime());
+        Random rnd = new Random(seed);
+        for (int c = 0; c < 300; c++) {
+            DType t = TYPES.get(rnd.nextInt(TYPES.size()));
+            List<String> ops = t.kind() == DType.Kind.FLOAT ? List.of("maximum", "minimum")
+                    : t == DType.PRED ? List.of("maximum", "minimum", "and", "or", "xor") : INTEGER_OPS;
+            String op = ops.get(rnd.nextInt(ops.size()));
+            int rank = 1 + rnd.nextInt(4);
+            long[] dims = new long[rank];
+            for (int d = 0; d < rank; d++) {
+                dims[d] = rnd.nextInt(8) == 0 ? rnd.nextInt(2) : 1 + rnd.nextInt(rank == 1 ? 3000 : rank == 2 ? 90 : 9);
+            }
+            List<Integer> over = new ArrayList<>();
+            for (int d = 0; d < rank; d++) {
+                if (rnd.nextBoolean()) {
+                    over.add(d);
+                }
+            }
+            String view = List.of("transpose", "reverse", "slice", "none").get(rnd.nextInt(4));
+            check(t, op, dims, over, view, rnd, "seed " + seed + " case " + c);
+        }
+    }
+
+    /** Rows longer than a fold's block (16 Ki), with a part block at the end, and few kept elements. */
+    @Test
+    void longRowsFoldInBlocks() {
+        Random rnd = new Random(7);
+        check(DType.F32, "maximum", new long[] {3, 40_001}, List.of(1), "none", rnd, "f32[3,40001] max over 1");
+        check(DType.S32, "add", new long[] {2, 70_000}, List.of(1), "reverse", rnd, "s32[2,70000] add over 1");
+        check(DType.U8, "minimum", new long[] {100_003}, List.of(0), "none", rnd, "u8[100003] min");
+    }
+
+    private static void check(DType t, String op, long[] dims, List<Integer> over, String view, Random rnd, String what) {
+        int rank = dims.length;
+        long[] opDims = dims.clone();
+        String body;
+        String p = shape(t, dims) + " parameter(0)";
+        switch (view) {
+            case "transpose" -> {
+                int[] perm = new int[rank];
+                for (int d = 0; d < rank; d++) {
+                    perm[d] = rank - 1 - d;
+                    opDims[d] = dims[rank - 1 - d];
+                }
+                body = "v = " + shape(t, opDims) + " transpose(p), dimensions={" + join(perm) + "}";
+            }
+            case "reverse" -> body = "v = " + shape(t, dims) + " reverse(p), dimensions={0}";
+            case "slice" -> {
+                List<String> spec = new ArrayList<>();
+                for (int d = 0; d < rank; d++) {
+                    opDims[d] = (dims[d] + 1) / 2;
+                    spec.add("[0:" + dims[d] + ":2]");
+                }
+                body = "v = " + shape(t, opDims) + " slice(p), slice={" + String.join(", ", spec) + "}";
+            }
+            default -> body = "v = " + shape(t, dims) + " copy(p)";
+        }
+        long[] outDims = keptDims(opDims, over);
+        String text = "HloModule m\nr {\n  a = " + t.xlaName() + "[] parameter(0)\n  b = " + t.xlaName() + "[] parameter(1)\n"
+                + "  ROOT c = " + t.xlaName() + "[] " + op + "(a, b)\n}\nENTRY e {\n  p = " + p + "\n  " + body + "\n  z = "
+                + t.xlaName() + "[] constant(" + identity(t, op) + ")\n  ROOT out = " + shape(t, outDims) + " reduce(v, z), dimensions={"
+                + over.stream().map(String::valueOf).collect(Collectors.joining(",")) + "}, to_apply=r\n}\n";
+        long n = Arrays.stream(dims).reduce(1, Math::multiplyExact);
+        try (Allocator mem = Allocators.shared()) {
+            TensorView arg = TensorView.of(mem.allocate(Math.max(1, n * Math.max(1, t.bitWidth() / 8))), ArrayShape.of(t, dims));
+            TensorElements e = TensorElements.of(arg);
+            long[] values = new long[(int) n];
+            for (int i = 0; i < n; i++) {
+                values[i] = randomBits(t, rnd);
+                e.setBits(values[i], unflatten(i, dims));
+            }
+            long[] got;
+            try (Execution x = HloExecutor.execute(text, Map.of("0", arg))) {
+                TensorElements r = TensorElements.of(x.rowMajor());
+                got = new long[(int) r.view().elementCount()];
+                for (int i = 0; i < got.length; i++) {
+                    got[i] = r.getBits(unflatten(i, outDims));
+                }
+            }
+            long[] want = reference(t, op, dims, view, opDims, over, outDims, values);
+            assertEquals(want.length, got.length, what);
+            for (int i = 0; i < want.length; i++) {
+                if (!(isNaN(t, want[i]) && isNaN(t, got[i]))) {
+                    int at = i;
+                    assertEquals(want[i], got[i], () -> what + ": " + text + " element " + at);
+                }
+            }
+        }
+    }
+
+    /** The fold, element by element, of the view's elements read as the brute force reads them. */
+    private static long[] reference(DType t, String op, long[] dims, String view, long[] opDims, List<Integer> over,
+                                    long[] outDims, long[] values) {
+        int rank = dims.length;
+        long outCount = Arrays.stream(outDims).reduce(1, Math::multiplyExact);
+        long count = 1;
+        for (int d : over) {
+            count *= opDims[d];
+        }
+        long[] out = new long[(int) outCount];
+        boolean[] seen = new boolean[(int) outCount];
+        long opCount = Arrays.stream(opDims).reduce(1, Math::multiplyExact);
+        for (long i = 0; i < opCount; i++) {
+            long[] idx = unflatten(i, opDims);
+            long[] src = idx.clone();
+            switch (view) {
+                case "transpose" -> {
+                    for (int d = 0; d < rank; d++) {
+                        src[rank - 1 - d] = idx[d];
+                    }
+                }
+                case "reverse" -> src[0] = dims[0] - 1 - idx[0];
+                case "slice" -> {
+                    for (int d = 0; d < rank; d++) {
+                        src[d] = 2 * idx[d];
+                    }
+                }
+                default -> {
+                }
+            }
+            long v = values[(int) flatten(src, dims)];
+            List<Long> kept = new ArrayList<>();
+            for (int d = 0; d < rank; d++) {
+                if (!over.contains(d)) {
+                    kept.add(idx[d]);
+                }
+            }
+            int o = (int) flatten(kept.stream().mapToLong(Long::longValue).toArray(), outDims);
+            if (count == 1) {
+                out[o] = v;
+            } else if (!seen[o]) {
+                out[o] = flush(t, v);
+            } else {
+                out[o] = apply(t, op, out[o], flush(t, v));
+            }
+            seen[o] = true;
+        }
+        for (int o = 0; o < outCount; o++) {
+            if (!seen[o]) {
+                out[o] = bitsOf(t, identity(t, op));
+            }
+        }
+        return out;
+    }
+
+    private static long apply(DType t, String op, long a, long b) {
+        if (t.kind() == DType.Kind.FLOAT) {
+            double x = value(t, a);
+            double y = value(t, b);
+            if (Double.isNaN(x)) {
+                return a;
+            }
+            if (Double.isNaN(y)) {
+                return b;
+            }
+            boolean max = op.equals("maximum");
+            if (x == y) {
+                // -0 below +0
+                boolean aNeg = (a >>> (t.bitWidth() - 1) & 1) == 1;
+                return max == aNeg ? b : a;
+            }
+            return (x > y) == max ? a : b;
+        }
+        long bits = t == DType.PRED ? 1 : t.bitWidth();
+        long mask = bits == 64 ? -1L : (1L << bits) - 1;
+        long x = signed(t, a);
+        long y = signed(t, b);
+        boolean unsigned = t.kind() != DType.Kind.SIGNED;
+        long r = switch (op) {
+            case "add" -> x + y;
+            case "multiply" -> x * y;
+            case "maximum" -> (unsigned ? Long.compareUnsigned(x, y) : Long.compare(x, y)) >= 0 ? x : y;
+            case "minimum" -> (unsigned ? Long.compareUnsigned(x, y) : Long.compare(x, y)) <= 0 ? x : y;
+            case "and" -> x & y;
+            case "or" -> x | y;
+            case "xor" -> x ^ y;
+            default -> throw new AssertionError(op);
+        };
+        return r & mask;
+    }
+
+    private static long signed(DType t, long bits) {
+        int w = t == DType.PRED ? 1 : t.bitWidth();
+        return t.kind() == DType.Kind.SIGNED && w < 64 ? bits << (64 - w) >> (64 - w) : bits;
+    }
+
+    /** A denormal of f32, f64 or bf16 as XLA's arithmetic reads it: its signed zero. f16's stay. */
+    private static long flush(DType t, long bits) {
+        if (t != DType.F32 && t != DType.F64 && t != DType.BF16) {
+            return bits;
+        }
+        int w = t.bitWidth();
+        int mantissa = t == DType.F32 ? 23 : t == DType.F64 ? 52 : 7;
+        long exponent = (bits >>> mantissa) & ((1L << (w - 1 - mantissa)) - 1);
+        return exponent == 0 ? bits & (1L << (w - 1)) : bits;
+    }
+
+    private static double value(DType t, long bits) {
+        return switch (t) {
+            case F32 -> Float.intBitsToFloat((int) bits);
+            case F64 -> Double.longBitsToDouble(bits);
+            case F16 -> Float.float16ToFloat((short) bits);
+            case BF16 -> Float.intBitsToFloat((int) bits << 16);
+            default -> throw new AssertionError(t);
+        };
+    }
+
+    private static boolean isNaN(DType t, long bits) {
+        return t.kind() == DType.Kind.FLOAT && Double.isNaN(value(t, bits));
+    }
+
+    /** Special values often: NaN, infinities, zeros of both signs, denormals, the integer extremes. */
+    private static long randomBits(DType t, Random rnd) {
+        int w = t == DType.PRED ? 1 : t.bitWidth();
+        long mask = w == 64 ? -1L : (1L << w) - 1;
+        if (t.kind() == DType.Kind.FLOAT) {
+            long sign = 1L << (w - 1);
+            int mantissa = t == DType.F32 ? 23 : t == DType.F64 ? 52 : t == DType.F16 ? 10 : 7;
+            long inf = mask & ~sign & ~((1L << mantissa) - 1);
+            return switch (rnd.nextInt(12)) {
+                case 0 -> inf | 1L << (mantissa - 1);
+                case 1 -> inf | (rnd.nextBoolean() ? sign : 0);
+                case 2 -> rnd.nextBoolean() ? sign : 0;
+                case 3 -> (1 + rnd.nextInt(5)) | (rnd.nextBoolean() ? sign : 0);
+                default -> rnd.nextLong() & mask & ~inf | (rnd.nextLong() & inf & ~(1L << (w - 2)));
+            };
+        }
+        return switch (rnd.nextInt(6)) {
+            case 0 -> mask;
+            case 1 -> 0;
+            case 2 -> (mask >>> 1) + (rnd.nextBoolean() ? 1 : 0);
+            default -> rnd.nextLong() & (rnd.nextBoolean() ? mask : Math.min(mask, 7));
+        };
+    }
+
+    private static String identity(DType t, String op) {
+        if (t.kind() == DType.Kind.FLOAT) {
+            return op.equals("maximum") ? "-inf" : "inf";
+        }
+        if (t == DType.PRED) {
+            return op.equals("minimum") || op.equals("and") ? "true" : "false";
+        }
+        boolean signed = t.kind() == DType.Kind.SIGNED;
+        int w = t.bitWidth();
+        return switch (op) {
+            case "add", "or", "xor" -> "0";
+            case "multiply" -> "1";
+            case "and" -> signed ? "-1" : Long.toUnsignedString(w == 64 ? -1L : (1L << w) - 1);
+            case "maximum" -> signed ? Long.toString(-1L << (w - 1)) : "0";
+            case "minimum" -> signed ? Long.toString(~(-1L << (w - 1))) : Long.toUnsignedString(w == 64 ? -1L : (1L << w) - 1);
+            default -> throw new AssertionError(op);
+        };
+    }
+
+    private static long bitsOf(DType t, String literal) {
+        return switch (literal) {
+            case "-inf" -> t == DType.F32 ? 0xff800000L : t == DType.F64 ? 0xfff0000000000000L : t == DType.F16 ? 0xfc00 : 0xff80;
+            case "inf" -> t == DType.F32 ? 0x7f800000L : t == DType.F64 ? 0x7ff0000000000000L : t == DType.F16 ? 0x7c00 : 0x7f80;
+            case "true" -> 1;
+            case "false" -> 0;
+            default -> {
+                int w = t.bitWidth();
+                long v = Long.parseUnsignedLong(literal.startsWith("-") ? Long.toUnsignedString(Long.parseLong(literal)) : literal);
+                yield w == 64 ? v : v & ((1L << w) - 1);
+            }
+        };
+    }
+
+    /**
+     * reduce-window: random windows (sizes, strides, edge padding, lhs_dilate and rhs_dilate) over
+     * random operands, against the window folded element by element in the padded, dilated base.
+     */
+    @Test
+    void randomReduceWindowsEqualAFoldOverEachWindow() {
+        long seed = Long.getLong("tensorbuf.seed", System.nanoTime());
+        Random rnd = new Random(seed);
+        for (int c = 0; c < 200; c++) {
+            DType t = TYPES.get(rnd.nextInt(TYPES.size()));
+            List<String> ops = t.kind() == DType.Kind.FLOAT ? List.of("maximum", "minimum")
+                    : t == DType.PRED ? List.of("maximum", "minimum", "and", "or", "xor") : INTEGER_OPS;
+            String op = ops.get(rnd.nextInt(ops.size()));
+            int rank = 1 + rnd.nextInt(3);
+            long[] dims = new long[rank];
+            long[][] w = new long[rank][];
+            long[] out = new long[rank];
+            List<String> size = new ArrayList<>();
+            List<String> stride = new ArrayList<>();
+            List<String> pad = new ArrayList<>();
+            List<String> lhs = new ArrayList<>();
+            List<String> rhs = new ArrayList<>();
+            boolean trivial = rnd.nextInt(6) == 0;
+            for (int d = 0; d < rank; d++) {
+                dims[d] = 1 + rnd.nextInt(rank == 1 ? 40 : 9);
+                // size, stride, low, high, lhs_dilate, rhs_dilate
+                w[d] = trivial ? new long[] {1, 1, rnd.nextInt(3), rnd.nextInt(3), 1, 1}
+                        : new long[] {1 + rnd.nextInt(3), 1 + rnd.nextInt(3), rnd.nextInt(3), rnd.nextInt(3), 1 + rnd.nextInt(2),
+                            1 + rnd.nextInt(2)};
+                long base = (dims[d] - 1) * w[d][4] + 1 + w[d][2] + w[d][3];
+                long span = (w[d][0] - 1) * w[d][5] + 1;
+                out[d] = base < span ? 0 : (base - span) / w[d][1] + 1;
+                size.add(Long.toString(w[d][0]));
+                stride.add(Long.toString(w[d][1]));
+                pad.add(w[d][2] + "_" + w[d][3]);
+                lhs.add(Long.toString(w[d][4]));
+                rhs.add(Long.toString(w[d][5]));
+            }
+            String window = "size=" + String.join("x", size) + " stride=" + String.join("x", stride) + " pad=" + String.join("x", pad)
+                    + " lhs_dilate=" + String.join("x", lhs) + " rhs_dilate=" + String.join("x", rhs);
+            String what = "seed " + seed + " case " + c + ": " + shape(t, dims) + " " + op + " window={" + window + "}";
+            String text = "HloModule m\nr {\n  a = " + t.xlaName() + "[] parameter(0)\n  b = " + t.xlaName() + "[] parameter(1)\n"
+                    + "  ROOT c = " + t.xlaName() + "[] " + op + "(a, b)\n}\nENTRY e {\n  p = " + shape(t, dims) + " parameter(0)\n"
+                    + "  z = " + t.xlaName() + "[] constant(" + identity(t, op) + ")\n  ROOT out = " + shape(t, out)
+                    + " reduce-window(p, z), window={" + window + "}, to_apply=r\n}\n";
+            long n = Arrays.stream(dims).reduce(1, Math::multiplyExact);
+            long[] values = new long[(int) n];
+            try (Allocator mem = Allocators.shared()) {
+                TensorView arg = TensorView.of(mem.allocate(n * Math.max(1, t.bitWidth() / 8)), ArrayShape.of(t, dims));
+                for (int i = 0; i < n; i++) {
+                    values[i] = randomBits(t, rnd);
+                    TensorElements.of(arg).setBits(values[i], unflatten(i, dims));
+                }
+                try (Execution x = HloExecutor.execute(text, Map.of("0", arg))) {
+                    TensorElements r = TensorElements.of(x.rowMajor());
+                    long outCount = Arrays.stream(out).reduce(1, Math::multiplyExact);
+                    for (long o = 0; o < outCount; o++) {
+                        long[] oi = unflatten(o, out);
+                        long acc = bitsOf(t, identity(t, op));
+                        long[] k = new long[rank];
+                        long windowCount = Arrays.stream(w).mapToLong(v -> v[0]).reduce(1, Math::multiplyExact);
+                        for (long j = 0; j < windowCount; j++) {
+                            long[] src = new long[rank];
+                            boolean inside = true;
+                            for (int d = 0; d < rank; d++) {
+                                long q = oi[d] * w[d][1] + k[d] * w[d][5] - w[d][2];
+                                inside &= q >= 0 && q % w[d][4] == 0 && q / w[d][4] < dims[d];
+                                src[d] = q / Math.max(1, w[d][4]);
+                            }
+                            if (inside) {
+                                long v = values[(int) flatten(src, dims)];
+                                acc = trivial ? v : apply(t, op, acc, flush(t, v));
+                            }
+                            for (int d = rank - 1; d >= 0 && ++k[d] == w[d][0]; d--) {
+                                k[d] = 0;
+                            }
+                        }
+                        long got = r.getBits(oi);
+                        if (!(isNaN(t, acc) && isNaN(t, got))) {
+                            assertEquals(acc, got, what + " at " + Arrays.toString(oi));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /** jax 0.10: a window of one element with strides and dilations of 1 is a pad, its elements unflushed; any other flushes. */
+    @Test
+    void aWindowOfOneIsAPadUnlessAStrideOrDilationMakesItALoop() {
+        long den = 71362;
+        long[] six = {den, den, den, den, den, den};
+        assertEquals(List.of(den, den, den, den, den, den), windowBits("size=1", 6, six));
+        assertEquals(List.of(0xff800000L, den, den, den, den, den, den, 0xff800000L), windowBits("size=1 pad=1_1", 8, six));
+        assertEquals(List.of(0L, 0L, 0L), windowBits("size=1 stride=2", 3, six));
+        assertEquals(List.of(0L, 0L, 0L, 0L, 0L, 0L), windowBits("size=1 rhs_dilate=3", 6, six));
+        assertEquals(List.of(0L, 0xff800000L, 0L, 0xff800000L, 0L, 0xff800000L, 0L, 0xff800000L, 0L, 0xff800000L, 0L),
+                windowBits("size=1 lhs_dilate=2", 11, six));
+        assertEquals(List.of(0L, 0L, 0L, 0L), windowBits("size=2 stride=2 pad=1_1", 4, six));
+    }
+
+    private static List<Long> windowBits(String window, int outN, long[] values) {
+        String text = "HloModule m\nr {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] maximum(a, b)\n}\n"
+                + "ENTRY e {\n  p = f32[" + values.length + "] parameter(0)\n  z = f32[] constant(-inf)\n  ROOT out = f32[" + outN
+                + "] reduce-window(p, z), window={" + window + "}, to_apply=r\n}\n";
+        try (Allocator mem = Allocators.shared()) {
+            TensorView arg = TensorView.of(mem.allocate(4L * values.length), ArrayShape.of(DType.F32, values.length));
+            for (int i = 0; i < values.length; i++) {
+                TensorElements.of(arg).setBits(values[i], i);
+            }
+            try (Execution x = HloExecutor.execute(text, Map.of("0", arg))) {
+                List<Long> got = new ArrayList<>();
+                for (long i = 0; i < outN; i++) {
+                    got.add(TensorElements.of(x.rowMajor()).getBits(i));
+                }
+                return got;
+            }
+        }
+    }
+
+    @Test
+    void oneElementIsKeptAsItIsNoneGivesTheInitAndOthersAreFlushed() {
+        // jax 0.10: max over one f32 denormal (2^-149 * 71362) keeps it; over [1,3] along both dims flushes it.
+        long den = 71362;
+        assertEquals(List.of(den), bits("f32[1]", "f32[]", "{0}", "maximum", "-inf", den));
+        assertEquals(List.of(den, 0x80000000L | den), bits("f32[2,1]", "f32[2]", "{1}", "maximum", "-inf", den, 0x80000000L | den));
+        assertEquals(List.of(den, den, den), bits("f32[1,3]", "f32[3]", "{0}", "maximum", "-inf", den, den, den));
+        assertEquals(List.of(0L), bits("f32[1,3]", "f32[]", "{0,1}", "maximum", "-inf", den, den, den));
+        // min of [1e-40, 2e-40, -1e-40] is -0: each read as a signed zero, -0 below +0.
+        assertEquals(List.of(0x80000000L), bits("f32[3]", "f32[]", "{0}", "minimum", "inf", 71362, 142725, 0x80000000L | 71362));
+        assertEquals(List.of(0L), bits("f32[2]", "f32[]", "{0}", "maximum", "-inf", 0x80000000L, 0));
+        assertEquals(List.of(0x80000000L), bits("f32[2]", "f32[]", "{0}", "minimum", "inf", 0, 0x80000000L));
+        assertEquals(List.of(0xff800000L, 0xff800000L), bits("f32[0,2]", "f32[2]", "{0}", "maximum", "-inf"));
+        // bf16 computes in f32 and flushes; f16's denormals are normal in f32 and stay.
+        assertEquals(List.of(0L), bits("bf16[10]", "bf16[]", "{0}", "maximum", "-inf", 1, 1, 1, 1, 1, 1, 1, 1, 1, 1));
+        assertEquals(List.of(2L), bits("f16[10]", "f16[]", "{0}", "maximum", "-inf", 2, 2, 2, 2, 2, 2, 2, 2, 2, 2));
+        // A NaN wins wherever it stands.
+        assertTrue(Float.isNaN(Float.intBitsToFloat((int) (long) bits("f32[3]", "f32[]", "{0}", "minimum", "inf", 0x3f800000L,
+                0x7fc00000L, 0xff800000L).getFirst())));
+    }
+
+    @Test
+    void integersWrapAndPredReducesAreAnyAndAll() {
+        // jax 0.10: the product of 1..39 in s32 wraps to 0; u8 sums wrap; xor of 1..39 is 0.
+        long[] oneTo39 = new long[39];
+        Arrays.setAll(oneTo39, i -> i + 1);
+        assertEquals(List.of(0L), bits("s32[39]", "s32[]", "{0}", "multiply", "1", oneTo39));
+        assertEquals(List.of(0L), bits("s32[39]", "s32[]", "{0}", "xor", "0", oneTo39));
+        assertEquals(List.of(47L), bits("u8[3]", "u8[]", "{0}", "add", "0", 200, 100, 3));
+        assertEquals(List.of(200L), bits("u8[3]", "u8[]", "{0}", "maximum", "0", 200, 100, 3));
+        assertEquals(List.of(0xffL), bits("s8[3]", "s8[]", "{0}", "minimum", "127", 5, 0xff, 3), "s8 -1 is the least");
+        assertEquals(List.of(1L, 0L), bits("pred[2,3]", "pred[2]", "{1}", "or", "false", 0, 1, 0, 0, 0, 0));
+        assertEquals(List.of(0L, 1L), bits("pred[2,3]", "pred[2]", "{1}", "and", "true", 0, 1, 1, 1, 1, 1));
+    }
+
+    /** jnp.max(jnp.abs(x)) / 127 then x divided by it: a reduce of a held op, its result a divisor that is no constant. */
+    @Test
+    void quantizationScaleIsAReduceOfAHeldValue() {
+        String text = """
+                HloModule q
+                region_0.1 {
+                  a = f32[] parameter(0)
+                  b = f32[] parameter(1)
+                  ROOT m = f32[] maximum(a, b)
+                }
+                ENTRY e {
+                  x = f32[2,3] parameter(0)
+                  ab = f32[2,3] abs(x)
+                  ninf = f32[] constant(-inf)
+                  amax = f32[] reduce(ab, ninf), dimensions={0,1}, to_apply=region_0.1
+                  c = f32[] constant(127)
+                  s = f32[] divide(amax, c)
+                  sb = f32[2,3] broadcast(s), dimensions={}
+                  ROOT q = f32[2,3] divide(x, sb)
+                }
+                """;
+        float[] x = {0.5f, -2.54f, 1f, 0.25f, -1.27f, 2f};
+        float scale = 2.54f * (1f / 127f);
+        try (Allocator mem = Allocators.shared(); Execution e = HloExecutor.execute(text, Map.of("0", floats(mem, x)))) {
+            float[] q = TensorElements.of(e.rowMajor()).toFloatArray();
+            for (int i = 0; i < x.length; i++) {
+                assertEquals(x[i] / scale, q[i], "element " + i);
+            }
+            ExecutedInstruction amax = e.steps().stream().filter(s -> s.name().equals("amax")).findFirst().orElseThrow();
+            assertEquals(ExecutedInstruction.Kind.REDUCED, amax.kind());
+            assertTrue(amax.reason().startsWith("by maximum over dims [0, 1]; evaluates abs(%0)"), amax.reason());
+        }
+    }
+
+    @Test
+    void refusalsNameWhy() {
+        UnsupportedOpException sum = assertThrows(UnsupportedOpException.class, () -> HloExecutor.execute(
+                reduceText("f32[4]", "f32[]", "{0}", "add", "0"), Map.of()));
+        assertTrue(sum.detail().contains("rounds in the order XLA's vectorised loops combine elements"), sum.getMessage());
+        assertTrue(sum.getMessage().contains("(instruction %out, line 10)"), sum.getMessage());
+        UnsupportedOpException pred = assertThrows(UnsupportedOpException.class, () -> HloExecutor.execute(
+                reduceText("pred[4]", "pred[]", "{0}", "add", "false"), Map.of()));
+        assertTrue(pred.detail().contains("by and, or, xor, maximum or minimum it does"), pred.getMessage());
+        String argmax = """
+                HloModule a
+                r {
+                  a = f32[] parameter(0)
+                  i = s32[] parameter(1)
+                  b = f32[] parameter(2)
+                  j = s32[] parameter(3)
+                  gt = pred[] compare(a, b), direction=GT
+                  v = f32[] select(gt, a, b)
+                  k = s32[] select(gt, i, j)
+                  ROOT t = (f32[], s32[]) tuple(v, k)
+                }
+                ENTRY e {
+                  x = f32[4,6] parameter(0)
+                  io = s32[4,6] iota(), iota_dimension=1
+                  ninf = f32[] constant(-inf)
+                  zero = s32[] constant(0)
+                  ROOT m = (f32[4], s32[4]) reduce(x, io, ninf, zero), dimensions={1}, to_apply=r
+                }
+                """;
+        UnsupportedOpException variadic = assertThrows(UnsupportedOpException.class, () -> HloExecutor.execute(argmax, Map.of()));
+        assertTrue(variadic.detail().startsWith("a reduce of 2 arrays at once"), variadic.getMessage());
+        String twoOps = reduceText("s32[4]", "s32[]", "{0}", "add", "0").replace("ROOT c = s32[] add(a, b)",
+                "d = s32[] add(a, b)\n  ROOT c = s32[] multiply(d, b)");
+        UnsupportedOpException notOne = assertThrows(UnsupportedOpException.class, () -> HloExecutor.execute(twoOps, Map.of()));
+        assertTrue(notOne.detail().startsWith("its reducer r is not one op of its two parameters (multiply at its root)"),
+                notOne.getMessage());
+        try (Allocator mem = Allocators.shared()) {
+            TensorView ints = TensorView.of(mem.allocate(16), ArrayShape.of(DType.S32, 4));
+            IllegalArgumentException init = assertThrows(IllegalArgumentException.class, () -> HloExecutor.execute(
+                    reduceText("s32[4]", "s32[]", "{0}", "add", "5"), Map.of("0", ints)));
+            assertTrue(init.getMessage().contains("the init value 5 is not the identity of add on s32 (0)"), init.getMessage());
+            TensorView fs = TensorView.of(mem.allocate(16), ArrayShape.of(DType.F32, 4));
+            IllegalArgumentException zero = assertThrows(IllegalArgumentException.class, () -> HloExecutor.execute(
+                    reduceText("f32[4]", "f32[]", "{0}", "maximum", "0"), Map.of("0", fs)));
+            assertTrue(zero.getMessage().contains("the init value 0.0 is not the identity of maximum on f32 (-inf)"), zero.getMessage());
+        }
+    }
+
+    private static List<Long> bits(String in, String out, String dims, String op, String init, long... values) {
+        ArrayShape shape = ArrayShape.parse(in);
+        try (Allocator mem = Allocators.shared()) {
+            TensorView arg = TensorView.of(mem.allocate(Math.max(8, values.length * 8L)), shape);
+            for (int i = 0; i < values.length; i++) {
+                TensorElements.of(arg).setBits(values[i], unflatten(i, shape.dims().stream().mapToLong(Long::longValue).toArray()));
+            }
+            try (Execution x = HloExecutor.execute(reduceText(in, out, dims, op, init), Map.of("0", arg))) {
+                TensorElements r = TensorElements.of(x.rowMajor());
+                long[] outDims = x.rowMajor().dims().stream().mapToLong(Long::longValue).toArray();
+                List<Long> got = new ArrayList<>();
+                for (long i = 0; i < r.view().elementCount(); i++) {
+                    got.add(r.getBits(unflatten(i, outDims)));
+                }
+                return got;
+            }
+        }
+    }
+
+    private static String reduceText(String in, String out, String dims, String op, String init) {
+        String t = in.substring(0, in.indexOf('['));
+        return "HloModule m\nr {\n  a = " + t + "[] parameter(0)\n  b = " + t + "[] parameter(1)\n  ROOT c = " + t + "[] " + op
+                + "(a, b)\n}\nENTRY e {\n  p = " + in + " parameter(0)\n  z = " + t + "[] constant(" + init + ")\n"
+                + "  ROOT out = " + out + " reduce(p, z), dimensions=" + dims + ", to_apply=r\n}\n";
+    }
+
+    private static TensorView floats(Allocator mem, float[] values) {
+        TensorView v = TensorView.of(mem.allocate(4L * values.length), ArrayShape.of(DType.F32, 2, 3));
+        for (int i = 0; i < values.length; i++) {
+            TensorElements.of(v).setDouble(values[i], i / 3, i % 3);
+        }
+        return v;
+    }
+
+    private static long[] keptDims(long[] dims, List<Integer> over) {
+        List<Long> kept = new ArrayList<>();
+        for (int d = 0; d < dims.length; d++) {
+            if (!over.contains(d)) {
+                kept.add(dims[d]);
+            }
+        }
+        return kept.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    private static long[] unflatten(long i, long[] dims) {
+        long[] idx = new long[dims.length];
+        for (int d = dims.length - 1; d >= 0; d--) {
+            idx[d] = dims[d] == 0 ? 0 : i % dims[d];
+            i = dims[d] == 0 ? 0 : i / dims[d];
+        }
+        return idx;
+    }
+
+    private static long flatten(long[] idx, long[] dims) {
+        long i = 0;
+        for (int d = 0; d < dims.length; d++) {
+            i = i * dims[d] + idx[d];
+        }
+        return i;
+    }
+
+    private static String shape(DType t, long[] dims) {
+        return t.xlaName() + "[" + Arrays.stream(dims).mapToObj(String::valueOf).collect(Collectors.joining(",")) + "]";
+    }
+
+    private static String join(int[] values) {
+        return Arrays.stream(values).mapToObj(String::valueOf).collect(Collectors.joining(","));
+    }
+}
