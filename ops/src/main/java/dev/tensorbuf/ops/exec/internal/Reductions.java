@@ -2,6 +2,7 @@ package dev.tensorbuf.ops.exec.internal;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.ops.copy.internal.Folds;
 import dev.tensorbuf.ops.copy.internal.Pointwise;
 import dev.tensorbuf.ops.copy.internal.PointwiseCopy;
 import dev.tensorbuf.ops.hlo.HloComputation;
@@ -38,8 +39,8 @@ import java.util.Set;
  *
  * <p>The operand is copied by the engine into a dense buffer with the reduced dims first (many
  * kept elements: each reduced row is folded into an accumulator row) or last (few kept elements:
- * each row is folded in blocks, then halved), unless it is dense that way already; the blocks
- * are evaluated by {@link Pointwise#eval}, as an elementwise op of two operands.
+ * each row is folded in blocks, then halved), unless it is dense that way already; {@link Folds}'
+ * typed loops read it straight into the accumulators.
  */
 public final class Reductions {
     private Reductions() {
@@ -51,6 +52,8 @@ public final class Reductions {
     static final List<String> FLOAT_REDUCERS = List.of("maximum", "minimum");
     /** Elements a block of a fold holds: an accumulator and a block of the operand fit a core's L2 as doubles. */
     static final int BLOCK = 16 * 1024;
+    /** Accumulators a row is folded into before they are halved: a row is read once, the halving costs little. */
+    static final int FOLD_WIDTH = 256;
     /** Kept elements from which the reduced dims go first: each reduced row is then a long vector to fold in. */
     static final long ROWS_FROM = 64;
 
@@ -177,34 +180,32 @@ public final class Reductions {
         if (rows > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("a reduce into " + rows + " elements is past the 2^31 - 1 it holds");
         }
-        Pointwise.Expr expr = new Pointwise.Op(op, t, List.of(new Pointwise.Leaf(0, t), new Pointwise.Leaf(1, t)), "");
+        int code = Folds.op(op);
         TensorView result = Materialize.allocateForOverwrite(ArrayShape.of(t, kept), allocator);
         int width = Math.max(1, t.bitWidth() / 8);
-        if (rows >= ROWS_FROM) {
+        int[] keptFirst = new int[rank];
+        System.arraycopy(perm, keptFrom, keptFirst, 0, rank - keptFrom);
+        System.arraycopy(perm, 0, keptFirst, rank - keptFrom, keptFrom);
+        // The order the operand is dense in already, else the one that suits the counts, copied.
+        boolean reducedFirst = inPlace(operand, keptFirst) == null && (inPlace(operand, perm) != null || rows >= ROWS_FROM);
+        if (reducedFirst) {
             MemorySegment dense = dense(operand, perm, allocator);
             long rowBytes = rows * width;
             for (long c = 0; c < rows; c += BLOCK) {
                 int n = (int) Math.min(BLOCK, rows - c);
-                Object acc = PointwiseCopy.read(dense.asSlice(c * width), t, n);
+                Object acc = Folds.load(t, dense, c * width, n);
                 for (long k = 1; k < count; k++) {
-                    Object row = PointwiseCopy.read(dense.asSlice(k * rowBytes + c * width), t, n);
-                    acc = Pointwise.eval(expr, new Object[] {acc, row}, n);
+                    Folds.combine(code, t, acc, dense, k * rowBytes + c * width, n);
                 }
+                Folds.finish(t, acc, n);
                 PointwiseCopy.write(result.buffer().segment().asSlice(c * width), t, acc, n);
             }
         } else {
-            int[] keptFirst = new int[rank];
-            System.arraycopy(perm, keptFrom, keptFirst, 0, rank - keptFrom);
-            System.arraycopy(perm, 0, keptFirst, rank - keptFrom, keptFrom);
             MemorySegment dense = dense(operand, keptFirst, allocator);
             Object values = Pointwise.isFloat(t) ? new double[(int) rows] : new long[(int) rows];
             for (int k = 0; k < rows; k++) {
-                Object v = fold(expr, dense.asSlice(k * count * width), t, count, width);
-                if (values instanceof double[] f) {
-                    f[k] = ((double[]) v)[0];
-                } else {
-                    ((long[]) values)[k] = ((long[]) v)[0];
-                }
+                Object folded = fold(code, t, dense, k * count * width, count, width);
+                System.arraycopy(folded, 0, values, k, 1);
             }
             PointwiseCopy.write(result.buffer().segment(), t, values, (int) rows);
         }
@@ -299,41 +300,46 @@ public final class Reductions {
         return result;
     }
 
-    /** {@return one row of {@code count} dense values folded by {@code expr} into one, in an array of length 1} */
-    private static Object fold(Pointwise.Expr expr, MemorySegment row, DType t, long count, int width) {
-        int n = (int) Math.min(BLOCK, count);
-        Object acc = PointwiseCopy.read(row, t, n);
+    /**
+     * {@return the row of {@code count} dense values from byte {@code offset} folded into one, in
+     * element 0} {@link #FOLD_WIDTH} accumulators take the row block by block, then are halved:
+     * the first half against the last, a middle one left for the next round.
+     */
+    private static Object fold(int code, DType t, MemorySegment dense, long offset, long count, int width) {
+        int n = (int) Math.min(FOLD_WIDTH, count);
+        Object acc = Folds.load(t, dense, offset, n);
         for (long c = n; c < count; c += n) {
-            int m = (int) Math.min(n, count - c);
-            Object block = PointwiseCopy.read(row.asSlice(c * width), t, m);
-            Object head = Pointwise.eval(expr, new Object[] {prefix(acc, 0, m), block}, m);
-            System.arraycopy(head, 0, acc, 0, m);
+            Folds.combine(code, t, acc, dense, offset + c * width, (int) Math.min(n, count - c));
         }
-        // Halve: the first h against the last h, a middle one left for the next round.
         for (int len = n; len > 1; ) {
             int h = len / 2;
-            Object folded = Pointwise.eval(expr, new Object[] {prefix(acc, 0, h), prefix(acc, len - h, h)}, h);
-            System.arraycopy(folded, 0, acc, 0, h);
+            Folds.combineWithin(code, t, acc, len - h, h);
             len -= h;
         }
+        Folds.finish(t, acc, 1);
         return acc;
-    }
-
-    private static Object prefix(Object values, int from, int n) {
-        return values instanceof double[] d ? Arrays.copyOfRange(d, from, from + n) : Arrays.copyOfRange((long[]) values, from, from + n);
     }
 
     /** {@return the operand's elements, its dims permuted by {@code perm}, dense in row-major order: its own memory where it is so} */
     private static MemorySegment dense(TensorView operand, int[] perm, Allocator allocator) {
+        MemorySegment own = inPlace(operand, perm);
+        if (own != null) {
+            return own;
+        }
+        TensorView permuted = Ops.transpose(operand, perm);
+        TensorView copy = Materialize.materialize(permuted, ArrayShape.of(permuted.dtype(), Extents.toArray(permuted.dims())), allocator);
+        return copy.buffer().segment();
+    }
+
+    /** {@return the operand's memory from its first element where its dims permuted by {@code perm} are dense in row-major order; else null} */
+    private static MemorySegment inPlace(TensorView operand, int[] perm) {
         TensorView permuted = Ops.transpose(operand, perm);
         StridedLayout packed = StridedLayout.packed(Extents.toArray(permuted.dims()));
         var layout = permuted.stridedLayout();
-        if (layout.isPresent() && layout.get().strides().equals(packed.strides()) && permuted.dtype().bitWidth() % 8 == 0) {
-            long width = permuted.dtype().bitWidth() / 8;
-            return permuted.buffer().segment().asSlice(layout.get().offset() * width);
+        if (layout.isEmpty() || !layout.get().strides().equals(packed.strides()) || permuted.dtype().bitWidth() % 8 != 0) {
+            return null;
         }
-        TensorView copy = Materialize.materialize(permuted, ArrayShape.of(permuted.dtype(), Extents.toArray(permuted.dims())), allocator);
-        return copy.buffer().segment();
+        return permuted.buffer().segment().asSlice(layout.get().offset() * (permuted.dtype().bitWidth() / 8));
     }
 
     /** Refuses an init value that is not {@code op}'s identity, which XLA applies an unknown number of times. */

@@ -1,0 +1,142 @@
+package dev.tensorbuf.ops.copy.internal;
+
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.internal.MiniFloat;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Typed loops that fold dense values into accumulators by one associative, commutative op, with
+ * {@link Pointwise}'s XLA semantics: floats by maximum or minimum (read flushed, NaN wins, -0
+ * below +0), integers and pred by add, multiply, maximum, minimum, and, or, xor (wrapping to the
+ * type when the fold is done). The reduce of {@code tensorbuf run} folds rows of its operand with
+ * them, reading memory straight into the accumulators: no block arrays, no per-element dispatch
+ * on a string.
+ * {@snippet :
+ * double[] acc = (double[]) Folds.load(DType.F32, row0, 0, n);     // flushed as XLA reads them
+ * Folds.combine(Folds.op("maximum"), DType.F32, acc, row1, 0, n);  // acc[i] = max(acc[i], row1[i])
+ * }
+ */
+public final class Folds {
+    private Folds() {
+    }
+
+    private static final int ADD = 0;
+    private static final int MULTIPLY = 1;
+    private static final int MAXIMUM = 2;
+    private static final int MINIMUM = 3;
+    private static final int AND = 4;
+    private static final int OR = 5;
+    private static final int XOR = 6;
+
+    /** {@return the code of a reducer op for {@link #combine}} @throws IllegalArgumentException for another op */
+    public static int op(String name) {
+        return switch (name) {
+            case "add" -> ADD;
+            case "multiply" -> MULTIPLY;
+            case "maximum" -> MAXIMUM;
+            case "minimum" -> MINIMUM;
+            case "and" -> AND;
+            case "or" -> OR;
+            case "xor" -> XOR;
+            default -> throw new IllegalArgumentException(name + " is not a reducer");
+        };
+    }
+
+    /**
+     * {@return the {@code n} values of {@code t} dense in {@code seg} from byte {@code offset}: a
+     * double[] of floats read flushed (f16 keeps its denormals, which are normal in f32), else a
+     * long[] of integers sign- or zero-extended}
+     */
+    public static Object load(DType t, MemorySegment seg, long offset, int n) {
+        if (Pointwise.isFloat(t)) {
+            double[] v = new double[n];
+            for (int i = 0; i < n; i++) {
+                v[i] = Pointwise.flushIn(floatAt(t, seg, offset, i), t, true);
+            }
+            return v;
+        }
+        long[] v = new long[n];
+        for (int i = 0; i < n; i++) {
+            v[i] = intAt(t, seg, offset, i);
+        }
+        return v;
+    }
+
+    /** {@code acc[i] = op(acc[i], x[i])} for the {@code n} values {@code x} of {@code t} dense in {@code seg} from byte {@code offset}. */
+    public static void combine(int op, DType t, Object acc, MemorySegment seg, long offset, int n) {
+        if (acc instanceof double[] a) {
+            boolean max = op == MAXIMUM;
+            for (int i = 0; i < n; i++) {
+                a[i] = Pointwise.maxMin(a[i], Pointwise.flushIn(floatAt(t, seg, offset, i), t, true), max);
+            }
+            return;
+        }
+        long[] a = (long[]) acc;
+        boolean unsigned = t.kind() != DType.Kind.SIGNED;
+        for (int i = 0; i < n; i++) {
+            a[i] = apply(op, unsigned, a[i], intAt(t, seg, offset, i));
+        }
+    }
+
+    /** {@code acc[i] = op(acc[i], acc[from + i])} for {@code i < n}: the halving of a block of accumulators. */
+    public static void combineWithin(int op, DType t, Object acc, int from, int n) {
+        if (acc instanceof double[] a) {
+            boolean max = op == MAXIMUM;
+            for (int i = 0; i < n; i++) {
+                a[i] = Pointwise.maxMin(a[i], a[from + i], max);
+            }
+            return;
+        }
+        long[] a = (long[]) acc;
+        boolean unsigned = t.kind() != DType.Kind.SIGNED;
+        for (int i = 0; i < n; i++) {
+            a[i] = apply(op, unsigned, a[i], a[from + i]);
+        }
+    }
+
+    /** Wraps integer accumulators to {@code t}'s width: sums and products ran in 64 bits, which wrap alike. */
+    public static void finish(DType t, Object acc, int n) {
+        if (acc instanceof long[] a) {
+            for (int i = 0; i < n; i++) {
+                a[i] = Pointwise.wrap(a[i], t);
+            }
+        }
+    }
+
+    private static long apply(int op, boolean unsigned, long p, long q) {
+        return switch (op) {
+            case ADD -> p + q;
+            case MULTIPLY -> p * q;
+            case MAXIMUM -> (unsigned ? Long.compareUnsigned(p, q) : Long.compare(p, q)) >= 0 ? p : q;
+            case MINIMUM -> (unsigned ? Long.compareUnsigned(p, q) : Long.compare(p, q)) <= 0 ? p : q;
+            case AND -> p & q;
+            case OR -> p | q;
+            default -> p ^ q;
+        };
+    }
+
+    private static double floatAt(DType t, MemorySegment seg, long offset, int i) {
+        return switch (t) {
+            case F32 -> seg.get(ValueLayout.JAVA_FLOAT_UNALIGNED, offset + 4L * i);
+            case F64 -> seg.get(ValueLayout.JAVA_DOUBLE_UNALIGNED, offset + 8L * i);
+            case BF16 -> Float.intBitsToFloat(seg.get(ValueLayout.JAVA_SHORT_UNALIGNED, offset + 2L * i) << 16);
+            case F16 -> MiniFloat.F16.decode(seg.get(ValueLayout.JAVA_SHORT_UNALIGNED, offset + 2L * i) & 0xffff);
+            default -> throw new IllegalArgumentException("not a float type folded here: " + t);
+        };
+    }
+
+    private static long intAt(DType t, MemorySegment seg, long offset, int i) {
+        return switch (t) {
+            case PRED -> seg.get(ValueLayout.JAVA_BYTE, offset + i) != 0 ? 1 : 0;
+            case S8 -> seg.get(ValueLayout.JAVA_BYTE, offset + i);
+            case U8 -> seg.get(ValueLayout.JAVA_BYTE, offset + i) & 0xffL;
+            case S16 -> seg.get(ValueLayout.JAVA_SHORT_UNALIGNED, offset + 2L * i);
+            case U16 -> seg.get(ValueLayout.JAVA_SHORT_UNALIGNED, offset + 2L * i) & 0xffffL;
+            case S32 -> seg.get(ValueLayout.JAVA_INT_UNALIGNED, offset + 4L * i);
+            case U32 -> seg.get(ValueLayout.JAVA_INT_UNALIGNED, offset + 4L * i) & 0xffffffffL;
+            case S64, U64 -> seg.get(ValueLayout.JAVA_LONG_UNALIGNED, offset + 8L * i);
+            default -> throw new IllegalArgumentException("not an integer type folded here: " + t);
+        };
+    }
+}
