@@ -13,8 +13,9 @@ import java.lang.foreign.ValueLayout;
  * them, reading memory straight into the accumulators: no block arrays, no per-element dispatch
  * on a string.
  * {@snippet :
- * double[] acc = (double[]) Folds.load(DType.F32, row0, 0, n);     // flushed as XLA reads them
+ * Object acc = Folds.load(DType.F32, row0, 0, n);                  // flushed as XLA reads them
  * Folds.combine(Folds.op("maximum"), DType.F32, acc, row1, 0, n);  // acc[i] = max(acc[i], row1[i])
+ * double[] max = (double[]) Folds.values(acc, n);
  * }
  */
 public final class Folds {
@@ -44,11 +45,23 @@ public final class Folds {
     }
 
     /**
-     * {@return the {@code n} values of {@code t} dense in {@code seg} from byte {@code offset}: a
-     * double[] of floats read flushed (f16 keeps its denormals, which are normal in f32), else a
-     * long[] of integers sign- or zero-extended}
+     * {@return the {@code n} values of {@code t} dense in {@code seg} from byte {@code offset}: floats
+     * read flushed (f16 keeps its denormals, which are normal in f32), f32's as a float[] folded on
+     * Vector API lanes where they run ({@link #values} turns it into doubles), others as a
+     * double[]; else a long[] of integers sign- or zero-extended}
      */
     public static Object load(DType t, MemorySegment seg, long offset, int n) {
+        if (t == DType.F32) {
+            float[] v = new float[n];
+            if (VectorSupport.enabled()) {
+                VectorFolds.load(v, seg, offset, n);
+            } else {
+                for (int i = 0; i < n; i++) {
+                    v[i] = flushF32(seg, offset, i);
+                }
+            }
+            return v;
+        }
         if (Pointwise.isFloat(t)) {
             double[] v = new double[n];
             for (int i = 0; i < n; i++) {
@@ -65,14 +78,41 @@ public final class Folds {
 
     /** {@code acc[i] = op(acc[i], x[i])} for the {@code n} values {@code x} of {@code t} dense in {@code seg} from byte {@code offset}. */
     public static void combine(int op, DType t, Object acc, MemorySegment seg, long offset, int n) {
-        if (acc instanceof double[] a) {
-            boolean max = op == MAXIMUM;
-            for (int i = 0; i < n; i++) {
-                a[i] = Pointwise.maxMin(a[i], Pointwise.flushIn(floatAt(t, seg, offset, i), t, true), max);
-            }
+        // One small method per accumulator type, so that C2 inlines each loop's reads whole; tested
+        // with instanceof, as a type switch is a call through its bootstrap on every block.
+        if (acc instanceof long[] a) {
+            combineIntegers(op, t, a, seg, offset, n);
+        } else if (acc instanceof float[] f) {
+            combineF32(op == MAXIMUM, f, seg, offset, n);
+        } else {
+            combineFloats(op == MAXIMUM, t, (double[]) acc, seg, offset, n);
+        }
+    }
+
+    private static void combineF32(boolean max, float[] f, MemorySegment seg, long offset, int n) {
+        if (VectorSupport.enabled()) {
+            VectorFolds.combine(max, f, seg, offset, n);
             return;
         }
-        long[] a = (long[]) acc;
+        // Math.max and min on floats are IEEE 754-2019's, as XLA's: NaN if either is, -0 below +0.
+        for (int i = 0; i < n; i++) {
+            float x = flushF32(seg, offset, i);
+            f[i] = max ? Math.max(f[i], x) : Math.min(f[i], x);
+        }
+    }
+
+    private static void combineFloats(boolean max, DType t, double[] a, MemorySegment seg, long offset, int n) {
+        for (int i = 0; i < n; i++) {
+            a[i] = Pointwise.maxMin(a[i], Pointwise.flushIn(floatAt(t, seg, offset, i), t, true), max);
+        }
+    }
+
+    private static void combineIntegers(int op, DType t, long[] a, MemorySegment seg, long offset, int n) {
+        if (t == DType.S32 && op == ADD && VectorSupport.enabled()) {
+            // Sums and counts of s32, the common integer reduce: C2 does not vectorise the loop below.
+            VectorFolds.addS32(a, seg, offset, n);
+            return;
+        }
         boolean unsigned = t.kind() != DType.Kind.SIGNED;
         for (int i = 0; i < n; i++) {
             a[i] = apply(op, unsigned, a[i], intAt(t, seg, offset, i));
@@ -81,6 +121,12 @@ public final class Folds {
 
     /** {@code acc[i] = op(acc[i], acc[from + i])} for {@code i < n}: the halving of a block of accumulators. */
     public static void combineWithin(int op, DType t, Object acc, int from, int n) {
+        if (acc instanceof float[] f) {
+            for (int i = 0; i < n; i++) {
+                f[i] = op == MAXIMUM ? Math.max(f[i], f[from + i]) : Math.min(f[i], f[from + i]);
+            }
+            return;
+        }
         if (acc instanceof double[] a) {
             boolean max = op == MAXIMUM;
             for (int i = 0; i < n; i++) {
@@ -102,6 +148,27 @@ public final class Folds {
                 a[i] = Pointwise.wrap(a[i], t);
             }
         }
+    }
+
+    /**
+     * {@return the first {@code n} accumulators as {@link Pointwise#eval} carries values: a double[]
+     * for floats (f32's are kept as float[] while they fold), else the long[] itself}
+     */
+    public static Object values(Object acc, int n) {
+        if (acc instanceof float[] f) {
+            double[] d = new double[n];
+            for (int i = 0; i < n; i++) {
+                d[i] = f[i];
+            }
+            return d;
+        }
+        return acc;
+    }
+
+    /** {@return the f32 at element {@code i} from byte {@code offset}, a denormal read as its signed zero} */
+    static float flushF32(MemorySegment seg, long offset, int i) {
+        float x = seg.get(ValueLayout.JAVA_FLOAT_UNALIGNED, offset + 4L * i);
+        return Math.abs(x) < 0x1p-126f ? Math.copySign(0f, x) : x;
     }
 
     private static long apply(int op, boolean unsigned, long p, long q) {

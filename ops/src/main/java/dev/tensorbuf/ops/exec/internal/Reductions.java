@@ -198,13 +198,13 @@ public final class Reductions {
                     Folds.combine(code, t, acc, dense, k * rowBytes + c * width, n);
                 }
                 Folds.finish(t, acc, n);
-                PointwiseCopy.write(result.buffer().segment().asSlice(c * width), t, acc, n);
+                PointwiseCopy.write(result.buffer().segment().asSlice(c * width), t, Folds.values(acc, n), n);
             }
         } else {
             MemorySegment dense = dense(operand, keptFirst, allocator);
             Object values = Pointwise.isFloat(t) ? new double[(int) rows] : new long[(int) rows];
             for (int k = 0; k < rows; k++) {
-                Object folded = fold(code, t, dense, k * count * width, count, width);
+                Object folded = Folds.values(fold(code, t, dense, k * count * width, count, width), 1);
                 System.arraycopy(folded, 0, values, k, 1);
             }
             PointwiseCopy.write(result.buffer().segment(), t, values, (int) rows);
