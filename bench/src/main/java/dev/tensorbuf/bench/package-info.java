@@ -12,6 +12,9 @@
  *     GiB</dd>
  * <dt><code>CopyPlanBenchmark.java</code></dt>
  * <dd>JMH: planning a copy (<code>CopyEngine.plan</code>) on three of the cases</dd>
+ * <dt><code>ReduceBenchmark.java</code></dt>
+ * <dd>JMH: <code>tensorbuf run</code>'s reduce of 96 MiB in process (f32 max over both, the inner
+ *     and the outer dim; s32 sum) beside <code>MemorySegment.copy</code> of the operand</dd>
  * <dt><code>ChannelAffineBenchmark.java</code></dt>
  * <dd>JMH: copies with a per-channel scale and bias on the general paths (f32 NCHW -&gt; NHWC with
  *     the channel innermost, f16 -&gt; f32, u8 -&gt; bf16) and u8 -&gt; f32 staging; its

@@ -261,6 +261,11 @@
  *     (add, subtract, multiply, divide, fused multiply-add, maximum, minimum, clamp, negate, abs;
  *     convert to bf16, f16, u8, s8) with XLA's CPU rules: denormals flushed in and out, canonical
  *     NaN from maximum/minimum, sign-bit-only negate and abs</dd>
+ * <dt><code>Folds.java</code>, <code>VectorFolds.java</code></dt>
+ * <dd>the loops <code>exec.internal.Reductions</code> folds dense rows with: memory read straight
+ *     into typed accumulators by one associative, commutative op with XLA's rules (floats read
+ *     flushed, NaN wins, -0 below +0; integers wrapped when the fold is done); f32 maximum and
+ *     minimum and s32 sums on Vector API lanes</dd>
  * <dt><code>VectorMiniFloat.java</code></dt>
  * <dd><code>MiniFloat.encode(float)</code> 8-16 lanes at a time for <code>ChunkConvert</code> (f16,
  *     bf16, f8, f6, f4 destinations): both rounding cases computed and blended, so the speed does
