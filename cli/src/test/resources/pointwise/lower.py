@@ -16,6 +16,12 @@ def max_normalise(x):
     f = x.astype(jnp.float32); return f / jnp.maximum(jnp.max(f, axis=(1, 2), keepdims=True), np.float32(1))
 def mask_count(x): return jnp.count_nonzero(x > np.float32(0.5), axis=1)
 def any_all(x): return jnp.all(x > np.float32(-2.5), axis=0) & jnp.any(x > np.float32(1.5), axis=0)
+def argmax_argmin(x):
+    return jnp.argmax(x, axis=-1).astype(jnp.int32) * 100 + jnp.argmin(x, axis=0)[:x.shape[0]].astype(jnp.int32)
+def _ties_and_nans():
+    x = np.round(r.standard_normal((9, 12)) * 2).astype(np.float32)
+    x[2, [3, 7]] = np.nan; x[5, 0] = np.nan; x[6, :] = 0; x[6, 4] = -0.0; x[7, 5] = 1e-40; x[7, :5] = 0
+    return x
 def root_bins(x): return jnp.sign(x) * jnp.floor(jnp.sqrt(jnp.abs(x - np.float32(0.25))) * np.float32(4)) / np.float32(3)
 r = np.random.default_rng(1)
 progs = {"normalise_transpose": (norm, r.integers(0, 256, (2, 5, 7, 3)).astype(np.uint8)),
@@ -27,7 +33,8 @@ progs = {"normalise_transpose": (norm, r.integers(0, 256, (2, 5, 7, 3)).astype(n
          "quantize_per_tensor": (quantize_per_tensor, (r.standard_normal((4, 33)) * 3).astype(np.float32)),
          "max_normalise": (max_normalise, r.integers(0, 256, (2, 5, 7, 3)).astype(np.uint8)),
          "mask_count": (mask_count, r.standard_normal((5, 70)).astype(np.float32)),
-         "any_all": (any_all, r.standard_normal((9, 11)).astype(np.float32))}
+         "any_all": (any_all, r.standard_normal((9, 11)).astype(np.float32)),
+         "argmax_argmin": (argmax_argmin, _ties_and_nans())}
 out = sys.argv[1]
 only = sys.argv[2:]   # names to lower, all when none
 for name, (f, x) in progs.items():

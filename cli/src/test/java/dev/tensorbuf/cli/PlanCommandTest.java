@@ -181,7 +181,7 @@ class PlanCommandTest {
             {"fmb(%0)", "unknown op 'fmb': expected one of [abs, add, and, ceil, clamp, compare, convert,"
                     + " count-leading-zeros, divide, floor, is-finite, maximum, minimum, multiply, negate, not, or, popcnt,"
                     + " reduce-precision, remainder, round-nearest-afz, round-nearest-even, select, shift-left, shift-right-arithmetic,"
-                    + " shift-right-logical, sign, sqrt, subtract, xor], fma, reciprocal, select_flushed, remainder_flushed at"
+                    + " shift-right-logical, sign, sqrt, subtract, xor], fma, reciprocal, reciprocal_flushed, select_flushed, remainder_flushed at"
                     + " position 0 of "},
             {"add(convert<f32>(%0), %3)", "operand %3 is not given: there is %0 only at position 22 of "},
             {"convert<f33>(%0)", "'f33' is not a type an expression computes in: expected one of [bf16, f16, f32, f64,"

@@ -46,9 +46,15 @@ final class RandomHloModules {
     record Param(String name, DType dtype, long[] dims, boolean denormals) {
     }
 
-    private record Line(String name, DType dtype, long[] dims, String layout, String rhs) {
+    /** A line of the entry; {@code tupleShape}, where not null, is its shape (a variadic reduce's tuple). */
+    private record Line(String name, DType dtype, long[] dims, String layout, String rhs, String tupleShape) {
+        Line(String name, DType dtype, long[] dims, String layout, String rhs) {
+            this(name, dtype, dims, layout, rhs, null);
+        }
+
         String text(boolean root) {
-            return (root ? "ROOT " : "") + name + " = " + shape(dtype, dims) + (layout == null ? "" : layout) + " " + rhs;
+            String shape = tupleShape != null ? tupleShape : shape(dtype, dims) + (layout == null ? "" : layout);
+            return (root ? "ROOT " : "") + name + " = " + shape + " " + rhs;
         }
     }
 
@@ -449,6 +455,9 @@ final class RandomHloModules {
                 : dtype == DType.PRED ? List.of("and", "or", "xor", "maximum", "minimum")
                 : List.of("add", "multiply", "maximum", "minimum", "and", "or", "xor");
         String opcode = ops.get(rnd.nextInt(ops.size()));
+        if (dtype != DType.PRED && rnd.nextInt(4) == 0) {
+            return argReduce();
+        }
         if (rnd.nextInt(3) == 0) {
             return reduceWindow(opcode);
         }
@@ -521,6 +530,56 @@ final class RandomHloModules {
         dims = out;
         multiplyPending = false;
         fromInteger = false;
+        return true;
+    }
+
+    /**
+     * jax's argmax or argmin of the chain's value along one dim, with an s32 iota as the indices:
+     * a variadic reduce of (values, indices), then its index (the chain goes on in s32) or, a third
+     * of the time, its value. {@return whether a step was made}
+     */
+    private boolean argReduce() {
+        int d = rnd.nextInt(dims.length);
+        boolean max = rnd.nextBoolean();
+        boolean isFloat = dtype.kind() == DType.Kind.FLOAT;
+        String t = dtype.xlaName();
+        String name = "arg" + reducers.size();
+        reducers.add(name + " {\n  a = " + t + "[] parameter(0)\n  ai = s32[] parameter(1)\n  b = " + t + "[] parameter(2)\n"
+                + "  bi = s32[] parameter(3)\n  o = pred[] compare(a, b), direction=" + (max ? "GT" : "LT") + "\n"
+                + (isFloat ? "  n = pred[] compare(a, a), direction=NE\n  p = pred[] or(o, n)\n" : "")
+                + "  v = " + t + "[] select(" + (isFloat ? "p" : "o") + ", a, b)\n  e = pred[] compare(a, b), direction=EQ\n"
+                + "  l = pred[] compare(ai, bi), direction=LT\n  tie = pred[] and(e, l)\n  q = pred[] or(" + (isFloat ? "p" : "o")
+                + ", tie)\n"
+                + "  i = s32[] select(q, ai, bi)\n  ROOT r = (" + t + "[], s32[]) tuple(v, i)\n}\n");
+        count("iota");
+        String io = emit("io", DType.S32, dims, null, "iota(), iota_dimension=" + d);
+        count("constant");
+        String init = emit("init", dtype, new long[0], null, "constant(" + (max ? identity("maximum") : identity("minimum")) + ")");
+        count("constant");
+        String zero = emit("zero", DType.S32, new long[0], null, "constant(0)");
+        long[] out = new long[dims.length - 1];
+        for (int k = 0, j = 0; k < dims.length; k++) {
+            if (k != d) {
+                out[j++] = dims[k];
+            }
+        }
+        String kept = join(Arrays.stream(out).boxed().toList());
+        String tuple = "(" + t + "[" + kept + "], s32[" + kept + "])";
+        count(max ? "argmax" : "argmin");
+        String r = "ar" + lines.size();
+        lines.add(new Line(r, dtype, out, null, "reduce(" + cur + ", " + io + ", " + init + ", " + zero + "), dimensions={" + d
+                + "}, to_apply=" + name, tuple));
+        boolean value = rnd.nextInt(3) == 0;
+        if (!value) {
+            dtype = DType.S32;
+        }
+        cur = emit("gi", dtype, out, null, "get-tuple-element(" + r + "), index=" + (value ? 0 : 1));
+        dims = out;
+        multiplyPending = false;
+        fromInteger = false;
+        if (dims.length == 0) {
+            op("broadcast", new long[] {1 + rnd.nextInt(4)}, "broadcast(" + cur + "), dimensions={}");
+        }
         return true;
     }
 

@@ -1036,7 +1036,7 @@ public final class CopyEngine {
      * is-finite, compare, select, and, or, not, xor, shift-left, shift-right-logical,
      * shift-right-arithmetic, popcnt, count-leading-zeros, reduce-precision (its bits after its
      * operand: {@code reduce-precision(%0, e5m10)}), and the rewrites' fma, reciprocal,
-     * select_flushed, remainder_flushed), a convert as
+     * reciprocal_flushed, select_flushed, remainder_flushed), a convert as
      * {@code convert<f32>(x)}, a compare's direction and type after its operands
      * ({@code compare(%0, %1, LT FLOAT)}), operand {@code k} as {@code %k}; a number
      * ({@code 0.5}, {@code -0}, {@code inf}, {@code -nan}) or {@code true}/{@code false} is a

@@ -84,7 +84,7 @@ public final class HloExecutor {
     /**
      * The reductions that execute, by a reducer that is one op no order of combining can change
      * (integers and pred by add, multiply, maximum, minimum, and, or, xor; floats by maximum and
-     * minimum), from its identity.
+     * minimum), from its identity; and jax's argmax and argmin, a reduce of values and indices.
      */
     public static final List<String> REDUCTION_OPCODES = List.of("reduce", "reduce-window");
 

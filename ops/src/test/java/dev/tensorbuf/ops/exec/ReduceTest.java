@@ -389,6 +389,133 @@ class ReduceTest {
         }
     }
 
+    /**
+     * jax's argmax and argmin (a reduce of values and their positions): the index is the first
+     * NaN's, else the smallest position among the values equal to the greatest (least), floats
+     * compared flushed (a denormal equals zero, -0 equals +0); the value is the first NaN, else the
+     * last of those equal values, as the reducer's selects pick it. Random shapes, dims and types.
+     */
+    @Test
+    void argmaxAndArgminGiveTheFirstPositionAndTheLastEqualValue() {
+        long seed = Long.getLong("tensorbuf.seed", System.nanoTime());
+        Random rnd = new Random(seed);
+        List<DType> types = List.of(DType.F32, DType.F64, DType.F16, DType.BF16, DType.S32, DType.U8, DType.S8);
+        for (int c = 0; c < 150; c++) {
+            DType t = types.get(rnd.nextInt(types.size()));
+            boolean max = rnd.nextBoolean();
+            int rank = 1 + rnd.nextInt(3);
+            long[] dims = new long[rank];
+            for (int d = 0; d < rank; d++) {
+                dims[d] = 1 + rnd.nextInt(rank == 1 ? 200 : 7);
+            }
+            List<Integer> over = new ArrayList<>();
+            for (int d = 0; d < rank; d++) {
+                if (rnd.nextBoolean() || d == rank - 1 && over.isEmpty()) {
+                    over.add(d);
+                }
+            }
+            long[] out = keptDims(dims, over);
+            boolean isFloat = t.kind() == DType.Kind.FLOAT;
+            String v = t.xlaName();
+            String text = "HloModule a\nr {\n  a = " + v + "[] parameter(0)\n  ai = s32[] parameter(1)\n  b = " + v + "[] parameter(2)\n"
+                    + "  bi = s32[] parameter(3)\n  o = pred[] compare(a, b), direction=" + (max ? "GT" : "LT") + "\n"
+                    + (isFloat ? "  n = pred[] compare(a, a), direction=NE\n  p = pred[] or(n, o)\n" : "")
+                    + "  s = " + v + "[] select(" + (isFloat ? "p" : "o") + ", a, b)\n  e = pred[] compare(a, b), direction=EQ\n"
+                    + "  l = pred[] compare(ai, bi), direction=LT\n  tie = pred[] and(l, e)\n  q = pred[] or(tie, " + (isFloat ? "p" : "o")
+                    + ")\n  i = s32[] select(q, ai, bi)\n  ROOT rt = (" + v + "[], s32[]) tuple(s, i)\n}\nENTRY e {\n  x = "
+                    + shape(t, dims) + " parameter(0)\n  ix = " + shape(DType.S32, dims) + " parameter(1)\n  z = " + v + "[] constant("
+                    + identity(t, max ? "maximum" : "minimum") + ")\n  zi = s32[] constant(0)\n  ROOT m = (" + shape(t, out) + ", "
+                    + shape(DType.S32, out) + ") reduce(x, ix, z, zi), dimensions={"
+                    + over.stream().map(String::valueOf).collect(Collectors.joining(",")) + "}, to_apply=r\n}\n";
+            long n = Arrays.stream(dims).reduce(1, Math::multiplyExact);
+            long[] values = new long[(int) n];
+            String what = "seed " + seed + " case " + c + ": " + (max ? "argmax " : "argmin ") + shape(t, dims) + " over " + over;
+            try (Allocator mem = Allocators.shared()) {
+                TensorView x = TensorView.of(mem.allocate(n * Math.max(1, t.bitWidth() / 8)), ArrayShape.of(t, dims));
+                TensorView ix = TensorView.of(mem.allocate(4 * n), ArrayShape.of(DType.S32, dims));
+                long[] few = new long[4];
+                for (int k = 0; k < few.length; k++) {
+                    few[k] = randomBits(t, rnd);
+                }
+                for (int i = 0; i < n; i++) {
+                    // Repeats from a few values, so that ties are common.
+                    values[i] = rnd.nextBoolean() ? few[rnd.nextInt(few.length)] : randomBits(t, rnd);
+                    long[] idx = unflatten(i, dims);
+                    TensorElements.of(x).setBits(values[i], idx);
+                    long position = 0;
+                    for (int d : over) {
+                        position = position * dims[d] + idx[d];
+                    }
+                    TensorElements.of(ix).setLong(position, idx);
+                }
+                try (Execution e = HloExecutor.execute(text, Map.of("0", x, "1", ix))) {
+                    TensorElements gotV = TensorElements.of(e.result(0));
+                    TensorElements gotI = TensorElements.of(e.result(1));
+                    long outCount = Arrays.stream(out).reduce(1, Math::multiplyExact);
+                    for (long o = 0; o < outCount; o++) {
+                        long[] oi = unflatten(o, out);
+                        // The elements of this output in row-major order of the reduced dims.
+                        List<Long> row = new ArrayList<>();
+                        long count = 1;
+                        for (int d : over) {
+                            count *= dims[d];
+                        }
+                        for (long p = 0; p < count; p++) {
+                            long[] idx = new long[rank];
+                            long rest = p;
+                            for (int k = over.size() - 1; k >= 0; k--) {
+                                int d = over.get(k);
+                                idx[d] = rest % dims[d];
+                                rest /= dims[d];
+                            }
+                            for (int d = 0, j = 0; d < rank; d++) {
+                                if (!over.contains(d)) {
+                                    idx[d] = oi[j++];
+                                }
+                            }
+                            row.add(values[(int) flatten(idx, dims)]);
+                        }
+                        long wantI = -1;
+                        long wantV = 0;
+                        for (int p = 0; p < row.size() && wantI < 0; p++) {
+                            if (isNaN(t, row.get(p))) {
+                                wantI = p;
+                                wantV = row.get(p);
+                            }
+                        }
+                        if (wantI < 0) {
+                            int best = -1;
+                            for (int p = 0; p < row.size(); p++) {
+                                if (best < 0 || order(t, row.get(p), row.get(best)) * (max ? 1 : -1) > 0) {
+                                    best = p;
+                                }
+                            }
+                            wantI = best;
+                            for (int p = 0; p < row.size(); p++) {
+                                if (order(t, row.get(p), row.get(best)) == 0) {
+                                    wantV = row.get(p);
+                                }
+                            }
+                        }
+                        assertEquals(wantI, gotI.getLong(oi), what + " index at " + Arrays.toString(oi));
+                        long gv = gotV.getBits(oi);
+                        if (!(isNaN(t, wantV) && isNaN(t, gv))) {
+                            assertEquals(wantV, gv, what + " value at " + Arrays.toString(oi));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /** {@return the sign of x - y as XLA's compares see them: floats flushed, so -0, +0 and denormals are equal} */
+    private static int order(DType t, long x, long y) {
+        if (t.kind() == DType.Kind.FLOAT) {
+            return Double.compare(value(t, flush(t, x)) + 0.0, value(t, flush(t, y)) + 0.0);
+        }
+        return t.kind() == DType.Kind.UNSIGNED ? Long.compareUnsigned(x, y) : Long.compare(signed(t, x), signed(t, y));
+    }
+
     /** jax 0.10: a window of one element with strides and dilations of 1 is a pad, its elements unflushed; any other flushes. */
     @Test
     void aWindowOfOneIsAPadUnlessAStrideOrDilationMakesItALoop() {

@@ -270,7 +270,7 @@ public final class Pointwise {
     // ---- floats -------------------------------------------------------------------------------
 
     /** {@return {@code v} (a value of {@code t}) as XLA's CPU arithmetic reads it: an f32 or f64 denormal as a signed zero} */
-    static double flushIn(double v, DType t, boolean flush) {
+    public static double flushIn(double v, DType t, boolean flush) {
         if (!flush) {
             return v;
         }

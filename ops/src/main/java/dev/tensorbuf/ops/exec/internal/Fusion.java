@@ -397,6 +397,12 @@ final class Fusion {
                 }
             }
         }
+        if (op.equals("multiply") && Pointwise.isFloat(type) && type != DType.BF16) {
+            Pointwise.Expr into = constantIntoBroadcast(comp, in, type, a);
+            if (into != null) {
+                return into;
+            }
+        }
         if ((op.equals("add") || op.equals("multiply")) && Pointwise.isFloat(type) && type != DType.BF16) {
             Pointwise.Expr folded = foldedConstants(comp, in, op, type, a);
             if (folded != null) {
@@ -752,6 +758,38 @@ final class Fusion {
      * round the product; broadcast(p) * q2 + q, broadcast(p) * a vector along another dim + q,
      * and a product under a transpose, reverse or pad contract).
      */
+    /**
+     * {@return (A * c) * broadcast(B) as XLA's simplifier rewrites it, A * (c * broadcast(B)), or
+     * null where it does not apply} {@code c} is a scalar constant (a divide by one is a multiply
+     * by its reciprocal already) and B a value, not a constant; {@code in} is the multiply, or the
+     * divide by the broadcast that became one, whose operand 1 is then the broadcast. jax 0.10,
+     * f32: (p * 5.75) * broadcast(q), (p / 5.75) * broadcast(q) and (p * 5.75) / broadcast(q) take
+     * the constant into the broadcast; (p * broadcast(q)) * 5.75, a scalar parameter or a
+     * per-channel constant in its place, and two broadcast values stay in order.
+     */
+    private static Pointwise.Expr constantIntoBroadcast(HloComputation comp, HloInstruction in, DType type, List<Pointwise.Expr> a) {
+        for (int k = in.opcode().equals("divide") ? 1 : 0; k < 2; k++) {
+            String broadcast = in.operands().get(k);
+            if (isFolded(comp, broadcast, 0) || !isBroadcastAsXlaSeesIt(comp, broadcast)
+                    || !(a.get(1 - k) instanceof Pointwise.Op inner) || !inner.op().equals("multiply")) {
+                continue;
+            }
+            HloInstruction x = beneath(comp, in.operands().get(1 - k));
+            if (!Set.of("multiply", "divide").contains(x.opcode()) || x.operands().size() != 2) {
+                continue;
+            }
+            for (int j = x.opcode().equals("divide") ? 1 : 0; j < 2; j++) {
+                // A multiply or divide by 1 was dropped: its expression is its other operand's.
+                if ("scalar".equals(constantKind(comp, x.operands().get(j))) && !isConstant(comp, x.operands().get(1 - j))
+                        && !isAll(comp, x.operands().get(j), 1)) {
+                    Pointwise.Expr scaled = new Pointwise.Op("multiply", type, List.of(inner.args().get(j), a.get(k)), "");
+                    return new Pointwise.Op("multiply", type, List.of(inner.args().get(1 - j), scaled), "");
+                }
+            }
+        }
+        return null;
+    }
+
     /**
      * {@return whether {@code name} is a broadcast that adds elements once XLA has moved the ops
      * above it into it} XLA turns a transpose, slice, dynamic slice, convert or negate of a

@@ -160,6 +160,11 @@ public final class Interpreter {
         List<ExecutedInstruction> steps = new ArrayList<>();
         for (HloInstruction i : entry.instructions()) {
             Value v = values.get(i.name());
+            if (v != null && v.isTuple() && i.opcode().equals("reduce")) {
+                // A variadic reduce (argmax) made both of its arrays: one step, its index array's form.
+                steps.add(new ExecutedInstruction(i.name(), i.opcode(), ExecutedInstruction.Kind.REDUCED,
+                        v.elements().getLast().view().form(), v.reason(), "", List.of()));
+            }
             if (v != null && !v.isTuple()) {
                 String into = fusion.fusedInto(i.name());
                 String epilogue = fusion.epilogue(i.name());
@@ -263,8 +268,7 @@ public final class Interpreter {
             Map.entry("broadcast", 1), Map.entry("transpose", 1), Map.entry("reshape", 1), Map.entry("bitcast", 1),
             Map.entry("copy", 1), Map.entry("slice", 1), Map.entry("reverse", 1), Map.entry("convert", 1),
             Map.entry("pad", 2), Map.entry("custom-call", 1), Map.entry("get-tuple-element", 1),
-            Map.entry("bitcast-convert", 1), Map.entry("gather", 2), Map.entry("reduce", 2),
-            Map.entry("reduce-window", 2));
+            Map.entry("bitcast-convert", 1), Map.entry("gather", 2), Map.entry("reduce-window", 2));
 
     /** The opcodes that take tuples as operands: every other refuses one. */
     private static final Set<String> TUPLE_OPERANDS = Set.of("tuple", "get-tuple-element", "call", "fusion");
@@ -344,6 +348,9 @@ public final class Interpreter {
             throw new IllegalArgumentException(in.opcode() + " takes " + count + " operand" + (count == 1 ? "" : "s")
                     + ", got " + ops.size() + ": " + in.operands());
         }
+        if (in.opcode().equals("reduce") && ops.size() == 4) {
+            return argReduce(in, ops);
+        }
         ArrayShape shape = in.arrayShape().laidOut();
         long[] dims = Extents.toArray(shape.dims());
         return switch (in.opcode()) {
@@ -382,7 +389,12 @@ public final class Interpreter {
                         : new Value(v, ExecutedInstruction.Kind.VIEW, false, null, "the same bytes read as " + shape.dtype().xlaName());
             }
             case "reduce" -> {
-                String op = Reductions.reducerOp(module.computation(calleeName(in)));
+                HloComputation reducer = module.computation(calleeName(in));
+                if (ops.size() != 2) {
+                    throw new IllegalArgumentException("reduce takes an array and its init value, or jax's argmax pairs; got "
+                            + ops.size() + " operands");
+                }
+                String op = Reductions.reducerOp(reducer);
                 List<Long> over = Reductions.dimensions(in);
                 yield new Value(Reductions.reduce(operand(in, ops, 0), operand(in, ops, 1), over, op, shape, allocator),
                         ExecutedInstruction.Kind.REDUCED, true, null, "by " + op + " over dims " + over);
@@ -397,6 +409,17 @@ public final class Interpreter {
             }
             default -> throw new AssertionError("opcode " + in.opcode() + " passed the support check");
         };
+    }
+
+    /** jax's argmax or argmin: a tuple of the values and the indices, each new memory. */
+    private Value argReduce(HloInstruction in, List<TensorView> ops) {
+        String direction = Reductions.argDirection(module.computation(calleeName(in)));
+        List<TensorView> both = Reductions.argReduce(ops.get(0), ops.get(1), ops.get(2), ops.get(3), Reductions.dimensions(in),
+                direction, in.outputShape(0).laidOut(), in.outputShape(1).laidOut(), allocator);
+        String why = (direction.equals("GT") ? "argmax" : "argmin") + " over dims " + Reductions.dimensions(in);
+        return new Value(null, ExecutedInstruction.Kind.VIEW, false,
+                List.of(new Value(both.get(0), ExecutedInstruction.Kind.REDUCED, true, null, why),
+                        new Value(both.get(1), ExecutedInstruction.Kind.REDUCED, true, null, why)), why);
     }
 
     /**

@@ -31,6 +31,10 @@ import java.util.Set;
  * are refused: their rounding follows XLA's loop order (jax 0.10 sums f32[100] in neither element
  * order nor any fixed number of accumulators).
  *
+ * <p>A variadic reduce runs where its reducer is jax's argmax or argmin comparator
+ * ({@link #argDirection}): its formula is applied element after element, which gives the first
+ * NaN's index, else the smallest index among equal values, whatever order XLA combines in.
+ *
  * <p>Two cases follow XLA's simplifier, not the reducer: where one element is reduced the result
  * is that element as it is (a denormal kept), and where none is, the init value. The init value
  * must be the reducer's identity ({@code 0} for add, {@code -inf} or the type's least value for
@@ -62,15 +66,24 @@ public final class Reductions {
      * does} Checked before anything runs: the operand count, the reducer's form, the types.
      */
     public static String refusal(HloModule module, HloComputation comp, HloInstruction in) {
-        if (in.operands().size() != 2) {
-            return "a " + in.opcode() + " of " + in.operands().size() / 2 + " arrays at once (variadic, such as jnp.argmax's"
-                    + " reduce of values and indices) does not run; of one array it does";
-        }
         String name = in.text("to_apply").orElse("").strip();
         String bare = name.startsWith("%") ? name.substring(1) : name;
         HloComputation reducer = module.computations().stream().filter(c -> c.name().equals(bare)).findFirst().orElse(null);
         if (reducer == null) {
             return "the " + in.opcode() + " names no computation of the module: to_apply=" + name;
+        }
+        if (in.opcode().equals("reduce") && in.operands().size() == 4 && argDirection(reducer) != null) {
+            DType values = comp.instruction(in.operands().get(0)).arrayShape().dtype();
+            DType indices = comp.instruction(in.operands().get(1)).arrayShape().dtype();
+            return Pointwise.TYPES.contains(values) && values != DType.PRED
+                    && (indices.kind() == DType.Kind.SIGNED || indices.kind() == DType.Kind.UNSIGNED) ? ""
+                    : "an argmax or argmin of " + values.xlaName() + " values and " + indices.xlaName() + " indices does not run;"
+                            + " of numbers and integer indices it does";
+        }
+        if (in.operands().size() != 2) {
+            return "a " + in.opcode() + " of " + in.operands().size() / 2 + " arrays at once (variadic) runs only as jax's"
+                    + " argmax and argmin write it (the first greatest or least value's index, NaN first); " + bare
+                    + " is another reducer";
         }
         String op = reducerOp(reducer);
         if (op == null) {
@@ -98,6 +111,200 @@ public final class Reductions {
 
     private static String typeNames() {
         return Pointwise.TYPES.stream().map(DType::xlaName).sorted().reduce((a, b) -> a + ", " + b).orElse("");
+    }
+
+    /**
+     * {@return "GT" where {@code reducer} is jax's argmax comparator, "LT" where it is argmin's, else
+     * null} Parameters (value, index, value, index) of the accumulator {@code a} and the element
+     * {@code b}; the root {@code tuple(select(P, a, b), select(P or (a == b and ai < bi), ai, bi))}
+     * with {@code P = a > b or a != a} ({@code <} for argmin; integers without the NaN test), the
+     * operands of {@code or} and {@code and} either way round.
+     */
+    static String argDirection(HloComputation reducer) {
+        if (reducer.parameterCount() != 4 || !reducer.root().opcode().equals("tuple") || reducer.root().operands().size() != 2) {
+            return null;
+        }
+        String a = reducer.parameter(0).name();
+        String ai = reducer.parameter(1).name();
+        String b = reducer.parameter(2).name();
+        String bi = reducer.parameter(3).name();
+        HloInstruction value = reducer.instruction(reducer.root().operands().get(0));
+        HloInstruction index = reducer.instruction(reducer.root().operands().get(1));
+        if (!isSelect(value, a, b) || !isSelect(index, ai, bi)) {
+            return null;
+        }
+        HloInstruction picks = reducer.instruction(value.operands().getFirst());
+        String direction = picksDirection(reducer, picks, a, b);
+        if (direction == null) {
+            return null;
+        }
+        HloInstruction either = reducer.instruction(index.operands().getFirst());
+        if (!either.opcode().equals("or") || either.operands().size() != 2) {
+            return null;
+        }
+        for (int k = 0; k < 2; k++) {
+            HloInstruction tie = reducer.instruction(either.operands().get(1 - k));
+            if (either.operands().get(k).equals(picks.name()) && tie.opcode().equals("and") && tie.operands().size() == 2) {
+                HloInstruction x = reducer.instruction(tie.operands().get(0));
+                HloInstruction y = reducer.instruction(tie.operands().get(1));
+                if (isCompare(x, a, b, "EQ") && isCompare(y, ai, bi, "LT") || isCompare(y, a, b, "EQ") && isCompare(x, ai, bi, "LT")) {
+                    return direction;
+                }
+            }
+        }
+        return null;
+    }
+
+    private static boolean isSelect(HloInstruction in, String onTrue, String onFalse) {
+        return in.opcode().equals("select") && in.operands().size() == 3 && in.operands().get(1).equals(onTrue)
+                && in.operands().get(2).equals(onFalse);
+    }
+
+    private static boolean isCompare(HloInstruction in, String x, String y, String direction) {
+        return in.opcode().equals("compare") && in.operands().equals(List.of(x, y))
+                && direction.equals(in.text("direction").orElse("")) && in.text("type").map(t -> !t.equals("TOTALORDER")).orElse(true);
+    }
+
+    /** {@return the direction of {@code a > b}, {@code a < b}, or either or'd with {@code a != a}; null for anything else} */
+    private static String picksDirection(HloComputation reducer, HloInstruction picks, String a, String b) {
+        for (String d : List.of("GT", "LT")) {
+            if (isCompare(picks, a, b, d)) {
+                return d;
+            }
+        }
+        if (!picks.opcode().equals("or") || picks.operands().size() != 2) {
+            return null;
+        }
+        for (int k = 0; k < 2; k++) {
+            HloInstruction order = reducer.instruction(picks.operands().get(k));
+            HloInstruction nan = reducer.instruction(picks.operands().get(1 - k));
+            if (isCompare(nan, a, a, "NE")) {
+                for (String d : List.of("GT", "LT")) {
+                    if (isCompare(order, a, b, d)) {
+                        return d;
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * {@return jax's argmax ({@code direction} "GT") or argmin ("LT") of {@code values} over
+     * {@code reduced}, with {@code indices} beside them: for each output, the reducer's formula
+     * applied element after element in row-major order from the init values, as a tuple of the
+     * value and the index, each in new memory laid out as {@code valueShape} and {@code indexShape}}
+     * Floats are compared flushed, as XLA's compares read them; a NaN is kept once taken, so the
+     * first NaN's index comes out, and among equal values (a denormal equals zero) the smallest
+     * index. The value is the chosen element's own bits.
+     */
+    static List<TensorView> argReduce(TensorView values, TensorView indices, TensorView initValue, TensorView initIndex,
+            List<Long> reduced, String direction, ArrayShape valueShape, ArrayShape indexShape, Allocator allocator) {
+        if (!values.dims().equals(indices.dims())) {
+            throw new IllegalArgumentException("values " + values.shape() + " and indices " + indices.shape() + " differ in dims");
+        }
+        if (initValue.rank() != 0 || initIndex.rank() != 0 || initValue.dtype() != values.dtype()
+                || initIndex.dtype() != indices.dtype()) {
+            throw new IllegalArgumentException("the init values " + initValue.shape() + " and " + initIndex.shape() + " are not scalars of "
+                    + values.dtype().xlaName() + " and " + indices.dtype().xlaName());
+        }
+        DType t = values.dtype();
+        DType it = indices.dtype();
+        int rank = values.rank();
+        boolean[] isReduced = new boolean[rank];
+        for (long d : reduced) {
+            if (d < 0 || d >= rank || isReduced[(int) d]) {
+                throw new IllegalArgumentException("dimensions=" + reduced + " must be distinct dims of the operands' " + rank);
+            }
+            isReduced[(int) d] = true;
+        }
+        long[] dims = Extents.toArray(values.dims());
+        int[] keptFirst = new int[rank];
+        int k = 0;
+        List<Long> kept = new ArrayList<>();
+        for (int d = 0; d < rank; d++) {
+            if (!isReduced[d]) {
+                keptFirst[k++] = d;
+                kept.add(dims[d]);
+            }
+        }
+        long count = 1;
+        for (int d = 0; d < rank; d++) {
+            if (isReduced[d]) {
+                keptFirst[k++] = d;
+                count = Math.multiplyExact(count, dims[d]);
+            }
+        }
+        if (!kept.equals(valueShape.dims()) || !kept.equals(indexShape.dims()) || valueShape.dtype() != t || indexShape.dtype() != it) {
+            throw new IllegalArgumentException("reducing " + values.shape() + " over " + reduced + " gives " + kept + ", not "
+                    + valueShape + " and " + indexShape);
+        }
+        long rows = 1;
+        for (long n : kept) {
+            rows = Math.multiplyExact(rows, n);
+        }
+        if (rows > Integer.MAX_VALUE || count > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("an argmax of " + rows + " rows of " + count + " elements is past the 2^31 - 1 it holds");
+        }
+        boolean greater = direction.equals("GT");
+        boolean flush = true;
+        boolean unsignedIndex = it.kind() == DType.Kind.UNSIGNED;
+        int vw = Math.max(1, t.bitWidth() / 8);
+        int iw = Math.max(1, it.bitWidth() / 8);
+        MemorySegment v = dense(values, keptFirst, allocator);
+        MemorySegment ix = dense(indices, keptFirst, allocator);
+        Object initV = PointwiseCopy.read(initValue.buffer().segment().asSlice(offsetBytes(initValue)), t, 1);
+        Object initI = PointwiseCopy.read(initIndex.buffer().segment().asSlice(offsetBytes(initIndex)), it, 1);
+        boolean isFloat = Pointwise.isFloat(t);
+        Object outV = isFloat ? new double[(int) rows] : new long[(int) rows];
+        long[] outI = new long[(int) rows];
+        for (int r = 0; r < rows; r++) {
+            Object rowV = PointwiseCopy.read(v.asSlice(r * count * vw), t, (int) count);
+            long[] rowI = (long[]) PointwiseCopy.read(ix.asSlice(r * count * iw), it, (int) count);
+            long ai = ((long[]) initI)[0];
+            if (isFloat) {
+                double[] xs = (double[]) rowV;
+                double av = ((double[]) initV)[0];
+                for (int e = 0; e < count; e++) {
+                    double p = Pointwise.flushIn(av, t, flush);
+                    double q = Pointwise.flushIn(xs[e], t, flush);
+                    boolean picks = (greater ? p > q : p < q) || Double.isNaN(av);
+                    boolean keepsIndex = picks || p == q && less(ai, rowI[e], unsignedIndex);
+                    av = picks ? av : xs[e];
+                    ai = keepsIndex ? ai : rowI[e];
+                }
+                ((double[]) outV)[r] = av;
+            } else {
+                long[] xs = (long[]) rowV;
+                long av = ((long[]) initV)[0];
+                boolean unsigned = t.kind() == DType.Kind.UNSIGNED;
+                for (int e = 0; e < count; e++) {
+                    int c = unsigned ? Long.compareUnsigned(av, xs[e]) : Long.compare(av, xs[e]);
+                    boolean picks = greater ? c > 0 : c < 0;
+                    boolean keepsIndex = picks || c == 0 && less(ai, rowI[e], unsignedIndex);
+                    av = picks ? av : xs[e];
+                    ai = keepsIndex ? ai : rowI[e];
+                }
+                ((long[]) outV)[r] = av;
+            }
+            outI[r] = ai;
+        }
+        long[] keptDims = kept.stream().mapToLong(Long::longValue).toArray();
+        TensorView denseV = Materialize.allocateForOverwrite(ArrayShape.of(t, keptDims), allocator);
+        TensorView denseI = Materialize.allocateForOverwrite(ArrayShape.of(it, keptDims), allocator);
+        PointwiseCopy.write(denseV.buffer().segment(), t, outV, (int) rows);
+        PointwiseCopy.write(denseI.buffer().segment(), it, outI, (int) rows);
+        return List.of(Materialize.materialize(denseV, valueShape, allocator), Materialize.materialize(denseI, indexShape, allocator));
+    }
+
+    private static boolean less(long a, long b, boolean unsigned) {
+        return unsigned ? Long.compareUnsigned(a, b) < 0 : a < b;
+    }
+
+    /** {@return the byte offset of a scalar view's one element in its buffer} */
+    private static long offsetBytes(TensorView scalar) {
+        return scalar.stridedLayout().map(l -> l.offset() * Math.max(1, scalar.dtype().bitWidth() / 8)).orElseThrow(
+                () -> new IllegalArgumentException("an init value must be a plain scalar, not " + scalar));
     }
 
     /** {@return the op a reducer computation is, {@code op(p0, p1)} either way round on scalars; null for any other} */

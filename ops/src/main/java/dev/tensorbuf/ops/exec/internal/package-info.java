@@ -42,8 +42,9 @@
  *     commutative op of its parameters, where no order of combining can change a bit (integers and
  *     pred; floats by maximum and minimum): a reduce folds dense rows of the operand copied with
  *     the reduced dims first or last; a reduce-window folds strided slices of the operand padded
- *     with the init value, one elementwise pass. Float sums and variadic reduces are refused with
- *     the reason</dd>
+ *     with the init value, one elementwise pass; jax's argmax and argmin (a variadic reduce of values
+ *     and indices) element after element. Float sums and other variadic reduces are refused
+ *     with the reason</dd>
  * <dt><code>Materialize.java</code></dt>
  * <dd>copies through the copy engine into new buffers</dd>
  * <dt><code>ExecutedInstruction.java</code></dt>

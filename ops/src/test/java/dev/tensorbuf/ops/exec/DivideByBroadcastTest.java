@@ -1,0 +1,121 @@
+package dev.tensorbuf.ops.exec;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.TensorElements;
+import dev.tensorbuf.views.TensorView;
+import java.util.Map;
+import java.util.Random;
+import java.util.function.BiFunction;
+import org.junit.jupiter.api.Test;
+
+/**
+ * XLA's rewrites of a divide by a broadcast value, as jax 0.10's CPU backend computes them: a
+ * multiply by the broadcast reciprocal, computed as the module runs (flushed); a scalar constant
+ * multiplied into that broadcast first; and where XLA leaves the order alone. Each expected value
+ * is computed here in float arithmetic, and each test checks that the plain divide differs
+ * somewhere, so that it can tell the two apart.
+ */
+class DivideByBroadcastTest {
+    private static final int N = 64;
+
+    @Test
+    void aDivideByABroadcastIsAMultiplyByTheReciprocal() {
+        String text = HloExecutorTest.module("x = f32[64] parameter(0)", "q = f32[] parameter(1)",
+                "b = f32[64] broadcast(q), dimensions={}", "ROOT r = f32[64] divide(x, b)");
+        check(text, (x, q) -> x * (1f / q), (x, q) -> x / q);
+    }
+
+    @Test
+    void aReciprocalPastTheLargestIsFlushedToZero() {
+        String text = HloExecutorTest.module("x = f32[2] parameter(0)", "q = f32[] parameter(1)",
+                "b = f32[2] broadcast(q), dimensions={}", "ROOT r = f32[2] divide(x, b)");
+        try (Allocator mem = Allocators.shared()) {
+            TensorView x = floats(mem, 1e30f, 5f);
+            try (Execution e = HloExecutor.execute(text, Map.of("0", x, "1", scalar(mem, 3e38f)))) {
+                float[] r = TensorElements.of(e.rowMajor()).toFloatArray();
+                assertEquals(0f, r[0], "1 / 3e38 is a denormal, flushed: 1e30 * 0 (jax 0.10), where 1e30 / 3e38 is 3.3e-9");
+                assertEquals(0f, r[1]);
+            }
+        }
+    }
+
+    @Test
+    void aScalarConstantIsMultipliedIntoTheBroadcastFirst() {
+        String text = HloExecutorTest.module("x = f32[64] parameter(0)", "q = f32[] parameter(1)", "k = f32[] constant(5.75)",
+                "bk = f32[64] broadcast(k), dimensions={}", "m = f32[64] multiply(x, bk)",
+                "b = f32[64] broadcast(q), dimensions={}", "ROOT r = f32[64] divide(m, b)");
+        check(text, (x, q) -> x * (5.75f * (1f / q)), (x, q) -> (x * 5.75f) * (1f / q));
+    }
+
+    @Test
+    void aBroadcastValueTimesAConstantStaysInOrder() {
+        String text = HloExecutorTest.module("x = f32[64] parameter(0)", "q = f32[] parameter(1)", "k = f32[] constant(5.75)",
+                "bk = f32[64] broadcast(k), dimensions={}", "b = f32[64] broadcast(q), dimensions={}",
+                "m = f32[64] multiply(x, b)", "ROOT r = f32[64] multiply(m, bk)");
+        check(text, (x, q) -> (x * q) * 5.75f, (x, q) -> x * (q * 5.75f));
+    }
+
+    @Test
+    void aDivideByADivideOfABroadcastTakesItsReciprocal() {
+        // x / (b / x) is (x * x) / b (XLA's A / (B / C) is (A * C) / B), then divided as by any broadcast.
+        String text = HloExecutorTest.module("x = f32[64] parameter(0)", "q = f32[] parameter(1)",
+                "b = f32[64] broadcast(q), dimensions={}", "d = f32[64] divide(b, x)", "ROOT r = f32[64] divide(x, d)");
+        check(text, (x, q) -> (x * x) * (1f / q), (x, q) -> (x * x) / q);
+    }
+
+    /** bf16 divides: XLA computes it in f32 after the rewrites, and the divide stays one. */
+    @Test
+    void bf16StillDivides() {
+        String text = HloExecutorTest.module("x = bf16[4] parameter(0)", "q = bf16[] parameter(1)",
+                "b = bf16[4] broadcast(q), dimensions={}", "ROOT r = bf16[4] divide(x, b)");
+        try (Allocator mem = Allocators.shared()) {
+            TensorView x = TensorView.of(mem.allocate(8), ArrayShape.of(DType.BF16, 4));
+            TensorElements.of(x).copyFrom(new float[] {1f, 2f, 5f, 7f});
+            TensorView q = TensorView.of(mem.allocate(2), ArrayShape.of(DType.BF16));
+            TensorElements.of(q).setFloat(3f);
+            try (Execution e = HloExecutor.execute(text, Map.of("0", x, "1", q))) {
+                float[] r = TensorElements.of(e.rowMajor()).toFloatArray();
+                // 7 / 3 = 2.333 rounds to bf16 2.328125; 7 * bf16(1/3) = 7 * 0.333984375 = 2.3378906 -> 2.34375.
+                assertEquals(2.328125f, r[3]);
+            }
+        }
+    }
+
+    /** Runs {@code text} on random x and a scalar q; every element must be {@code want}, and {@code other} must differ somewhere. */
+    private static void check(String text, BiFunction<Float, Float, Float> want, BiFunction<Float, Float, Float> other) {
+        Random rnd = new Random(3);
+        float[] xs = new float[N];
+        for (int i = 0; i < N; i++) {
+            xs[i] = (float) (rnd.nextGaussian() * 100);
+        }
+        float q = 2.7182817f;
+        try (Allocator mem = Allocators.shared(); Execution e = HloExecutor.execute(text,
+                Map.of("0", floats(mem, xs), "1", scalar(mem, q)))) {
+            float[] r = TensorElements.of(e.rowMajor()).toFloatArray();
+            int differs = 0;
+            for (int i = 0; i < N; i++) {
+                assertEquals(Float.floatToRawIntBits(want.apply(xs[i], q)), Float.floatToRawIntBits(r[i]), "element " + i);
+                differs += Float.floatToRawIntBits(other.apply(xs[i], q)) != Float.floatToRawIntBits(r[i]) ? 1 : 0;
+            }
+            assertTrue(differs > 0, "the other order gives the same bits here, so the test cannot tell them apart");
+        }
+    }
+
+    private static TensorView floats(Allocator mem, float... values) {
+        TensorView v = TensorView.of(mem.allocate(4L * values.length), ArrayShape.of(DType.F32, values.length));
+        TensorElements.of(v).copyFrom(values);
+        return v;
+    }
+
+    private static TensorView scalar(Allocator mem, float value) {
+        TensorView v = TensorView.of(mem.allocate(4), ArrayShape.of(DType.F32));
+        TensorElements.of(v).setFloat(value);
+        return v;
+    }
+}
