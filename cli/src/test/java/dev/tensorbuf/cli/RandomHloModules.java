@@ -17,7 +17,8 @@ import java.util.stream.IntStream;
  * reverse, broadcast, pad, reshape, concatenate (with a reversed copy, an iota or a literal),
  * dynamic-slice (starts from constants and a scalar parameter, some out of range), convert and
  * copy, with random shapes, attributes and layouts (copies and the ROOT), over real and complex
- * types.
+ * types; elementwise steps, reduces, reduce-windows and jax's argmax and argmin between them
+ * (each with its reducer computation before the entry).
  */
 final class RandomHloModules {
     static final List<DType> INPUT_TYPES = List.of(DType.F32, DType.S32, DType.S8, DType.U8, DType.F16, DType.PRED,
@@ -476,6 +477,14 @@ final class RandomHloModules {
         long[] out = kept.stream().mapToLong(Long::longValue).toArray();
         count("reduce");
         cur = emit("red", dtype, out, null, "reduce(" + cur + ", " + init + "), dimensions={" + join(over) + "}, to_apply=" + name);
+        return reducedTo(out);
+    }
+
+    /**
+     * The chain goes on from a reduction's result of {@code out}: no multiply is pending past it,
+     * nor a convert from an integer, and a scalar is broadcast back to a vector. {@return true}
+     */
+    private boolean reducedTo(long[] out) {
         dims = out;
         multiplyPending = false;
         fromInteger = false;
@@ -527,10 +536,7 @@ final class RandomHloModules {
         cur = emit("rw", dtype, out, null, "reduce-window(" + cur + ", " + init + "), window={size=" + String.join("x", size)
                 + " stride=" + String.join("x", stride) + " pad=" + String.join("x", pad) + " lhs_dilate=" + String.join("x", lhs)
                 + " rhs_dilate=" + String.join("x", rhs) + "}, to_apply=" + name);
-        dims = out;
-        multiplyPending = false;
-        fromInteger = false;
-        return true;
+        return reducedTo(out);
     }
 
     /**
@@ -574,13 +580,7 @@ final class RandomHloModules {
             dtype = DType.S32;
         }
         cur = emit("gi", dtype, out, null, "get-tuple-element(" + r + "), index=" + (value ? 0 : 1));
-        dims = out;
-        multiplyPending = false;
-        fromInteger = false;
-        if (dims.length == 0) {
-            op("broadcast", new long[] {1 + rnd.nextInt(4)}, "broadcast(" + cur + "), dimensions={}");
-        }
-        return true;
+        return reducedTo(out);
     }
 
     /** {@return the name of a new reducer computation: {@code opcode} of its two parameters, in the chain's type} */

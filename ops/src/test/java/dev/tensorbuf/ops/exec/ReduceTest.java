@@ -36,8 +36,7 @@ class ReduceTest {
         Random rnd = new Random(seed);
         for (int c = 0; c < 300; c++) {
             DType t = TYPES.get(rnd.nextInt(TYPES.size()));
-            List<String> ops = t.kind() == DType.Kind.FLOAT ? List.of("maximum", "minimum")
-                    : t == DType.PRED ? List.of("maximum", "minimum", "and", "or", "xor") : INTEGER_OPS;
+            List<String> ops = reducers(t);
             String op = ops.get(rnd.nextInt(ops.size()));
             int rank = 1 + rnd.nextInt(4);
             long[] dims = new long[rank];
@@ -53,6 +52,12 @@ class ReduceTest {
             String view = List.of("transpose", "reverse", "slice", "none").get(rnd.nextInt(4));
             check(t, op, dims, over, view, rnd, "seed " + seed + " case " + c);
         }
+    }
+
+    /** {@return the reducers run takes for {@code t}} */
+    private static List<String> reducers(DType t) {
+        return t.kind() == DType.Kind.FLOAT ? List.of("maximum", "minimum")
+                : t == DType.PRED ? List.of("maximum", "minimum", "and", "or", "xor") : INTEGER_OPS;
     }
 
     /** Rows longer than a fold's block (16 Ki), with a part block at the end, and few kept elements. */
@@ -310,8 +315,7 @@ class ReduceTest {
         Random rnd = new Random(seed);
         for (int c = 0; c < 200; c++) {
             DType t = TYPES.get(rnd.nextInt(TYPES.size()));
-            List<String> ops = t.kind() == DType.Kind.FLOAT ? List.of("maximum", "minimum")
-                    : t == DType.PRED ? List.of("maximum", "minimum", "and", "or", "xor") : INTEGER_OPS;
+            List<String> ops = reducers(t);
             String op = ops.get(rnd.nextInt(ops.size()));
             int rank = 1 + rnd.nextInt(3);
             long[] dims = new long[rank];
