@@ -22,6 +22,9 @@ def _ties_and_nans():
     x = np.round(r.standard_normal((9, 12)) * 2).astype(np.float32)
     x[2, [3, 7]] = np.nan; x[5, 0] = np.nan; x[6, :] = 0; x[6, 4] = -0.0; x[7, 5] = 1e-40; x[7, :5] = 0
     return x
+def max_pool(x):
+    f = x.astype(jnp.float32) / np.float32(255)
+    return jax.lax.reduce_window(f, -jnp.inf, jax.lax.max, (1, 3, 3, 1), (1, 2, 2, 1), ((0, 0), (1, 1), (1, 1), (0, 0)))
 def root_bins(x): return jnp.sign(x) * jnp.floor(jnp.sqrt(jnp.abs(x - np.float32(0.25))) * np.float32(4)) / np.float32(3)
 r = np.random.default_rng(1)
 progs = {"normalise_transpose": (norm, r.integers(0, 256, (2, 5, 7, 3)).astype(np.uint8)),
@@ -34,7 +37,8 @@ progs = {"normalise_transpose": (norm, r.integers(0, 256, (2, 5, 7, 3)).astype(n
          "max_normalise": (max_normalise, r.integers(0, 256, (2, 5, 7, 3)).astype(np.uint8)),
          "mask_count": (mask_count, r.standard_normal((5, 70)).astype(np.float32)),
          "any_all": (any_all, r.standard_normal((9, 11)).astype(np.float32)),
-         "argmax_argmin": (argmax_argmin, _ties_and_nans())}
+         "argmax_argmin": (argmax_argmin, _ties_and_nans()),
+         "max_pool": (max_pool, r.integers(0, 256, (2, 9, 8, 3)).astype(np.uint8))}
 out = sys.argv[1]
 only = sys.argv[2:]   # names to lower, all when none
 for name, (f, x) in progs.items():

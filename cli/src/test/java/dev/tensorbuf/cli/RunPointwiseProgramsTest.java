@@ -20,12 +20,12 @@ import org.junit.jupiter.params.provider.CsvSource;
  * Real preprocessing programs written in jax, lowered by jax 0.10.2 (pointwise/lower.py) to plain
  * and optimised HLO, with jax's input and output kept beside them: {@code tensorbuf run} must give
  * jax's output byte for byte, and a ROOT that is elementwise over views must be one copy, its
- * elementwise steps reported as fused into it. Five reduce: int8 quantization by the tensor's
- * largest magnitude, division by each image's per-channel maximum, a count of values over a
- * threshold, any/all of a mask, and argmax and argmin over rows with NaNs, ties, -0 and a
- * denormal among zeros; optimised, XLA splits the first and third into a
- * {@code reduce-window} of 32 and a reduce, and rewrites the division into a multiply by the
- * broadcast reciprocal. Needs no Python: the outputs are committed.
+ * elementwise steps reported as fused into it. Six reduce: a 3x3 max pool with stride 2 and edge
+ * padding (a reduce-window), int8 quantization by the tensor's largest magnitude, division by
+ * each image's per-channel maximum, a count of values over a threshold, any/all of a mask, and
+ * argmax and argmin over rows with NaNs, ties, -0 and a denormal among zeros; optimised, XLA
+ * splits the second and fourth into a {@code reduce-window} of 32 and a reduce, and rewrites the
+ * division into a multiply by the broadcast reciprocal. Needs no Python: the outputs are committed.
  */
 class RunPointwiseProgramsTest {
     @TempDir
@@ -54,7 +54,9 @@ class RunPointwiseProgramsTest {
         "any_all, hlo, '2 views, 1 copy, 2 fused, 2 reduces'",
         "any_all, opt.hlo, 0 views, 1 copy",
         "argmax_argmin, hlo, '4 views, 1 copy, 3 fused'",
-        "argmax_argmin, opt.hlo, '2 views, 1 copy'"})
+        "argmax_argmin, opt.hlo, '2 views, 1 copy'",
+        "max_pool, hlo, '1 view, 0 copies, 2 fused, 1 reduce'",
+        "max_pool, opt.hlo, '1 view, 0 copies, 1 reduce'"})
     void runsAsJaxDoes(String name, String kind, String summary) throws IOException {
         Path hlo = resource(name + "." + kind);
         Path in = resource(name + ".in.npy");
