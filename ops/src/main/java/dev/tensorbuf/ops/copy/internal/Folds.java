@@ -22,6 +22,12 @@ public final class Folds {
     private Folds() {
     }
 
+    /**
+     * Whether the f32 and s32 loops run on Vector API lanes: asked once, not on every block (a
+     * system property lookup each time, tens of thousands of times a reduce).
+     */
+    private static final boolean VECTOR = VectorSupport.enabled();
+
     private static final int ADD = 0;
     private static final int MULTIPLY = 1;
     private static final int MAXIMUM = 2;
@@ -53,7 +59,7 @@ public final class Folds {
     public static Object load(DType t, MemorySegment seg, long offset, int n) {
         if (t == DType.F32) {
             float[] v = new float[n];
-            if (VectorSupport.enabled()) {
+            if (VECTOR) {
                 VectorFolds.load(v, seg, offset, n);
             } else {
                 for (int i = 0; i < n; i++) {
@@ -90,7 +96,7 @@ public final class Folds {
     }
 
     private static void combineF32(boolean max, float[] f, MemorySegment seg, long offset, int n) {
-        if (VectorSupport.enabled()) {
+        if (VECTOR) {
             VectorFolds.combine(max, f, seg, offset, n);
             return;
         }
@@ -108,7 +114,7 @@ public final class Folds {
     }
 
     private static void combineIntegers(int op, DType t, long[] a, MemorySegment seg, long offset, int n) {
-        if (t == DType.S32 && op == ADD && VectorSupport.enabled()) {
+        if (t == DType.S32 && op == ADD && VECTOR) {
             // Sums and counts of s32, the common integer reduce: C2 does not vectorise the loop below.
             VectorFolds.addS32(a, seg, offset, n);
             return;
