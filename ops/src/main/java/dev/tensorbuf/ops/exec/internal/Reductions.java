@@ -211,13 +211,7 @@ public final class Reductions {
         DType t = values.dtype();
         DType it = indices.dtype();
         int rank = values.rank();
-        boolean[] isReduced = new boolean[rank];
-        for (long d : reduced) {
-            if (d < 0 || d >= rank || isReduced[(int) d]) {
-                throw new IllegalArgumentException("dimensions=" + reduced + " must be distinct dims of the operands' " + rank);
-            }
-            isReduced[(int) d] = true;
-        }
+        boolean[] isReduced = reducedDims(reduced, rank);
         long[] dims = Extents.toArray(values.dims());
         int[] keptFirst = new int[rank];
         int k = 0;
@@ -338,13 +332,7 @@ public final class Reductions {
             Allocator allocator) {
         DType t = operand.dtype();
         int rank = operand.rank();
-        boolean[] isReduced = new boolean[rank];
-        for (long d : reduced) {
-            if (d < 0 || d >= rank || isReduced[(int) d]) {
-                throw new IllegalArgumentException("dimensions=" + reduced + " must be distinct dims of the operand's " + rank);
-            }
-            isReduced[(int) d] = true;
-        }
+        boolean[] isReduced = reducedDims(reduced, rank);
         if (init.rank() != 0 || init.dtype() != t) {
             throw new IllegalArgumentException("the init value is " + init.shape() + ", not a " + t.xlaName() + "[] scalar");
         }
@@ -592,8 +580,20 @@ public final class Reductions {
                 + " ones from 5 is 125), so the result is XLA's own; apply the value after the reduce instead");
     }
 
-    /** {@return the dims {@code in} reduces over, checked against its operand's rank} */
+    /** {@return the dims {@code in} reduces over, as written; {@link #reducedDims} checks them} */
     static List<Long> dimensions(HloInstruction in) {
-        return new ArrayList<>(in.intsOrEmpty("dimensions"));
+        return in.intsOrEmpty("dimensions");
+    }
+
+    /** {@return which of {@code rank} dims {@code reduced} names} @throws IllegalArgumentException for one out of range or named twice */
+    private static boolean[] reducedDims(List<Long> reduced, int rank) {
+        boolean[] isReduced = new boolean[rank];
+        for (long d : reduced) {
+            if (d < 0 || d >= rank || isReduced[(int) d]) {
+                throw new IllegalArgumentException("dimensions=" + reduced + " must be distinct dims of the operand's " + rank);
+            }
+            isReduced[(int) d] = true;
+        }
+        return isReduced;
     }
 }
