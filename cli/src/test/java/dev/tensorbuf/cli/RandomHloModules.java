@@ -633,11 +633,15 @@ final class RandomHloModules {
                 }
                 along = fits.get(rnd.nextInt(fits.size()));
             }
+            int padded = along >= 0 && dims[along] > 2 && rnd.nextInt(3) == 0 ? along : -1;
+            if (padded >= 0) {
+                declared[0] -= 2;
+            }
             String name = "q" + params.size();
             params.add(new Param(name, dtype, declared, !joined));
             lines.addFirst(new Line(name, dtype, declared, null, "parameter(" + (params.size() - 1) + ")"));
-            count("broadcast");
-            return emit("qb", dtype, dims, null, "broadcast(" + name + "), dimensions={" + (along < 0 ? "" : along) + "}");
+            return rank < 2 || along < 0 || padded >= 0 || rnd.nextInt(3) > 0 ? paddedBroadcast(name, along, padded)
+                    : reshapedBroadcast(name, along);
         }
         switch (rnd.nextInt(3)) {
             case 0 -> {
@@ -679,6 +683,56 @@ final class RandomHloModules {
         String c = emit("k", dtype, new long[0], null, "constant(" + pointwiseLiteral(nonIdentity) + ")");
         count("broadcast");
         return dims.length == 0 ? c : emit("bk", dtype, dims, null, "broadcast(" + c + "), dimensions={}");
+    }
+
+    /**
+     * {@return q broadcast to the chain's dims along {@code along} (or a scalar where it is -1),
+     * with a pad of 1_1 where {@code padded} is a dim} The pad is of {@code along} itself, which
+     * XLA moves into the broadcast (so a divide by it is a multiply by the reciprocal), or at
+     * times of another dim of at least 3, which it does not.
+     */
+    private String paddedBroadcast(String q, int along, int padded) {
+        if (padded < 0 && along >= 0 && dims.length > 1 && rnd.nextInt(4) == 0) {
+            int other = rnd.nextInt(dims.length);
+            padded = other != along && dims[other] > 2 ? other : -1;
+        }
+        long[] inner = dims.clone();
+        if (padded >= 0) {
+            inner[padded] -= 2;
+        }
+        count("broadcast");
+        String b = emit("qb", dtype, inner, null, "broadcast(" + q + "), dimensions={" + (along < 0 ? "" : along) + "}");
+        if (padded < 0) {
+            return b;
+        }
+        count("constant");
+        String value = emit("k", dtype, new long[0], null, "constant(" + pointwiseLiteral(true) + ")");
+        count("pad");
+        StringBuilder config = new StringBuilder();
+        for (int d = 0; d < dims.length; d++) {
+            config.append(d == 0 ? "" : "x").append(d == padded ? "1_1" : "0_0");
+        }
+        return emit("qp", dtype, dims, null, "pad(" + b + ", " + value + "), padding=" + config);
+    }
+
+    /**
+     * {@return vector q broadcast along {@code along} into the chain's dims with those before it
+     * merged into one and those after it into another, then reshaped to the chain's dims} XLA
+     * takes such a reshape into the broadcast. At times the dims after q's are merged with those
+     * before it instead, which moves q's dim: XLA keeps that reshape apart, and divides by it.
+     */
+    private String reshapedBroadcast(String q, int along) {
+        long before = 1;
+        long after = 1;
+        for (int d = 0; d < dims.length; d++) {
+            before *= d < along ? dims[d] : 1;
+            after *= d > along ? dims[d] : 1;
+        }
+        long[] merged = rnd.nextInt(3) == 0 ? new long[] {before * after, dims[along]} : new long[] {before, dims[along], after};
+        count("broadcast");
+        String b = emit("qb", dtype, merged, null, "broadcast(" + q + "), dimensions={1}");
+        count("reshape");
+        return emit("qr", dtype, dims, null, "reshape(" + b + ")");
     }
 
     /** A literal of the chain's type: small integers, or floats with the special values at times; never 0 or 1 when asked. */

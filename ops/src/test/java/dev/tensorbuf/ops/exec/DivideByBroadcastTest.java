@@ -12,6 +12,7 @@ import dev.tensorbuf.views.TensorView;
 import java.util.Map;
 import java.util.Random;
 import java.util.function.BiFunction;
+import java.util.function.IntUnaryOperator;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -69,6 +70,45 @@ class DivideByBroadcastTest {
         check(text, (x, q) -> (x * x) * (1f / q), (x, q) -> (x * x) / q);
     }
 
+    @Test
+    void aPadOfTheFilledDimsIsStillABroadcast() {
+        String text = HloExecutorTest.module("x = f32[4,10] parameter(0)", "q = f32[8] parameter(1)",
+                "b = f32[4,8] broadcast(q), dimensions={1}", "one = f32[] constant(1)",
+                "s = f32[4,10] pad(b, one), padding=0_0x1_1", "ROOT r = f32[4,10] divide(x, s)");
+        checkAlong(text, new long[] {4, 10}, k -> k % 10 == 0 || k % 10 == 9 ? -1 : k % 10 - 1, true);
+    }
+
+    @Test
+    void aPadOfAnAddedDimDivides() {
+        String text = HloExecutorTest.module("x = f32[6,8] parameter(0)", "q = f32[8] parameter(1)",
+                "b = f32[4,8] broadcast(q), dimensions={1}", "one = f32[] constant(1)",
+                "s = f32[6,8] pad(b, one), padding=1_1x0_0", "ROOT r = f32[6,8] divide(x, s)");
+        checkAlong(text, new long[] {6, 8}, k -> k < 8 || k >= 40 ? -1 : k % 8, false);
+    }
+
+    @Test
+    void aTransposeOfSuchAPadIsStillABroadcast() {
+        String text = HloExecutorTest.module("x = f32[10,4] parameter(0)", "q = f32[8] parameter(1)",
+                "b = f32[4,8] broadcast(q), dimensions={1}", "one = f32[] constant(1)",
+                "p = f32[4,10] pad(b, one), padding=0_0x1_1", "s = f32[10,4] transpose(p), dimensions={1,0}",
+                "ROOT r = f32[10,4] divide(x, s)");
+        checkAlong(text, new long[] {10, 4}, k -> k / 4 == 0 || k / 4 == 9 ? -1 : k / 4 - 1, true);
+    }
+
+    @Test
+    void aReshapeThatSplitsAnAddedDimIsStillABroadcast() {
+        String text = HloExecutorTest.module("x = f32[2,3,8] parameter(0)", "q = f32[8] parameter(1)",
+                "b = f32[6,8] broadcast(q), dimensions={1}", "s = f32[2,3,8] reshape(b)", "ROOT r = f32[2,3,8] divide(x, s)");
+        checkAlong(text, new long[] {2, 3, 8}, k -> k % 8, true);
+    }
+
+    @Test
+    void aReshapeThatMergesTheFilledDimDivides() {
+        String text = HloExecutorTest.module("x = f32[48] parameter(0)", "q = f32[8] parameter(1)",
+                "b = f32[6,8] broadcast(q), dimensions={1}", "s = f32[48] reshape(b)", "ROOT r = f32[48] divide(x, s)");
+        checkAlong(text, new long[] {48}, k -> k % 8, false);
+    }
+
     /** bf16 divides: XLA computes it in f32 after the rewrites, and the divide stays one. */
     @Test
     void bf16StillDivides() {
@@ -104,6 +144,41 @@ class DivideByBroadcastTest {
                 differs += Float.floatToRawIntBits(other.apply(xs[i], q)) != Float.floatToRawIntBits(r[i]) ? 1 : 0;
             }
             assertTrue(differs > 0, "the other order gives the same bits here, so the test cannot tell them apart");
+        }
+    }
+
+    /**
+     * Runs {@code text} on random x of {@code dims} and q = f32[8]; row-major element k of the
+     * divisor is q[{@code along(k)}], or the pad value 1 where that is -1. Every element must be a
+     * multiply by the reciprocal where {@code reciprocal} holds, else the quotient; and the other
+     * must differ somewhere.
+     */
+    private static void checkAlong(String text, long[] dims, IntUnaryOperator along, boolean reciprocal) {
+        Random rnd = new Random(5);
+        int n = Math.toIntExact(ArrayShape.of(DType.F32, dims).elementCount());
+        float[] xs = new float[n];
+        for (int i = 0; i < n; i++) {
+            xs[i] = (float) (rnd.nextGaussian() * 100);
+        }
+        float[] q = new float[8];
+        for (int i = 0; i < q.length; i++) {
+            q[i] = (float) (rnd.nextGaussian() * 7 + 0.5);
+        }
+        try (Allocator mem = Allocators.shared()) {
+            TensorView x = TensorView.of(mem.allocate(4L * n), ArrayShape.of(DType.F32, dims));
+            TensorElements.of(x).copyFrom(xs);
+            try (Execution e = HloExecutor.execute(text, Map.of("0", x, "1", floats(mem, q)))) {
+                float[] r = TensorElements.of(e.rowMajor()).toFloatArray();
+                int differs = 0;
+                for (int k = 0; k < n; k++) {
+                    float d = along.applyAsInt(k) < 0 ? 1f : q[along.applyAsInt(k)];
+                    float product = xs[k] * (1f / d);
+                    float quotient = xs[k] / d;
+                    assertEquals(Float.floatToRawIntBits(reciprocal ? product : quotient), Float.floatToRawIntBits(r[k]), "element " + k);
+                    differs += Float.floatToRawIntBits(reciprocal ? quotient : product) != Float.floatToRawIntBits(r[k]) ? 1 : 0;
+                }
+                assertTrue(differs > 0, "the other form gives the same bits here, so the test cannot tell them apart");
+            }
         }
     }
 

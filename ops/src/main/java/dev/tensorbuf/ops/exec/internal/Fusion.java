@@ -9,6 +9,8 @@ import dev.tensorbuf.ops.copy.internal.PointwiseCopy;
 import dev.tensorbuf.ops.copy.internal.ScalarLiteral;
 import dev.tensorbuf.ops.hlo.HloComputation;
 import dev.tensorbuf.ops.hlo.HloInstruction;
+import dev.tensorbuf.ops.hlo.internal.HloAttribute;
+import dev.tensorbuf.ops.hlo.internal.HloInstructions;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.internal.Extents;
@@ -746,7 +748,7 @@ final class Fusion {
 
     /** {@return whether every value of the constant behind pred {@code name} is {@code value} ("true" or "false"; null: never)} */
     private static boolean isAllPred(HloComputation comp, String name, String value) {
-        return value != null && constantBehind(comp, name).opcode().equals("constant")
+        return value != null && isLiteral(constantBehind(comp, name))
                 && literals(comp, name).stream().allMatch(value::equals);
     }
 
@@ -793,26 +795,104 @@ final class Fusion {
     /**
      * {@return whether {@code name} is a broadcast that adds elements once XLA has moved the ops
      * above it into it} XLA turns a transpose, slice, dynamic slice, convert or negate of a
-     * broadcast, and an elementwise op of broadcasts along the same dims, into a broadcast of the
-     * op; a reverse, a concatenation or a reshape that merges a broadcast dim with another stays
-     * apart (jax 0.10, f32: each checked as a divisor). A reshape is taken only where it keeps the
-     * dims' order and sizes apart from 1s, which {@link #beneath} removes; a pad, which XLA moves
-     * into a broadcast only where it pads the broadcast operand's dims, is not taken.
+     * broadcast into a broadcast, a pad too where it pads only the dims the broadcast's operand
+     * fills, and a reshape where it leaves those dims whole; an elementwise op of broadcasts
+     * along the same dims becomes a broadcast of the op. A reverse, a concatenation, a pad of an
+     * added dim and a reshape that splits or merges a filled dim stay apart (jax 0.10, f32: each
+     * checked as a divisor, in chains of each other too). A broadcast that adds no elements is a
+     * reshape to XLA before any of this.
      */
     private static boolean isBroadcastAsXlaSeesIt(HloComputation comp, String name) {
+        return filledDims(comp, name, 0) != null;
+    }
+
+    /**
+     * {@return the dims of {@code name} that a broadcast's operand fills, in the operand's order,
+     * where {@code name} is a broadcast as {@link #isBroadcastAsXlaSeesIt} sees it; else null,
+     * and past 8 ops deep}
+     */
+    private static List<Integer> filledDims(HloComputation comp, String name, int depth) {
         HloInstruction d = beneath(comp, name);
-        while (Set.of("transpose", "slice", "dynamic-slice", "convert", "negate").contains(d.opcode())) {
-            d = beneath(comp, d.operands().getFirst());
+        if (depth == 8) {
+            return null;
         }
-        if (Pointwise.OPCODES.contains(d.opcode())) {
-            // An op of broadcasts along the same dims is XLA's broadcast of the op: b1 * b2 is broadcast(d1 * d2).
-            return broadcastAlong(comp, d.name(), 0) != null;
+        if (d.opcode().equals("broadcast")) {
+            long from = comp.instruction(d.operands().getFirst()).arrayShape().elementCount();
+            return from < d.arrayShape().elementCount()
+                    ? d.intsOrEmpty("dimensions").stream().map(Long::intValue).toList() : null;
         }
-        if (!d.opcode().equals("broadcast")) {
-            return false;
+        if (Pointwise.OPCODES.contains(d.opcode()) && !Set.of("convert", "negate").contains(d.opcode())) {
+            // b1 * b2 along the same dims is broadcast(d1 * d2); scalar broadcasts do not meet so.
+            List<Integer> common = null;
+            for (String o : d.operands()) {
+                if ("scalar".equals(constantKind(comp, o))) {
+                    continue;
+                }
+                List<Integer> filled = filledDims(comp, o, depth + 1);
+                if (filled == null || filled.isEmpty() || common != null && !common.equals(filled)) {
+                    return null;
+                }
+                common = filled;
+            }
+            return common;
         }
-        long from = comp.instruction(d.operands().getFirst()).arrayShape().elementCount();
-        return from < d.arrayShape().elementCount();
+        if (!Set.of("transpose", "slice", "dynamic-slice", "convert", "negate", "pad", "reshape").contains(d.opcode())) {
+            return null;
+        }
+        List<Integer> filled = filledDims(comp, d.operands().getFirst(), depth + 1);
+        if (filled == null) {
+            return null;
+        }
+        return switch (d.opcode()) {
+            case "transpose" -> {
+                List<Long> permutation = d.intsOrEmpty("dimensions");
+                yield filled.stream().map(k -> permutation.indexOf((long) k)).toList();
+            }
+            case "pad" -> {
+                List<HloAttribute.PadDim> padding = HloInstructions.attribute(d, "padding").orElse(null)
+                        instanceof HloAttribute.Padding p ? p.dims() : null;
+                for (int k = 0; padding != null && k < padding.size(); k++) {
+                    HloAttribute.PadDim pad = padding.get(k);
+                    if (!filled.contains(k) && (pad.low() != 0 || pad.high() != 0 || pad.interior() != 0)) {
+                        yield null;
+                    }
+                }
+                yield padding == null ? null : filled;
+            }
+            case "reshape" -> reshapedDims(comp.instruction(d.operands().getFirst()).arrayShape().dims(),
+                    d.arrayShape().dims(), filled);
+            default -> filled;
+        };
+    }
+
+    /**
+     * {@return where a reshape from {@code from} to {@code to} puts {@code dims} of {@code from},
+     * or null where it splits or merges one of them} A dim is left whole where a dim of {@code to}
+     * has its size and the same product of sizes before it; dims of one go nowhere.
+     */
+    private static List<Integer> reshapedDims(List<Long> from, List<Long> to, List<Integer> dims) {
+        List<Integer> moved = new ArrayList<>();
+        for (int k : dims) {
+            if (from.get(k) == 1) {
+                continue;
+            }
+            long before = 1;
+            for (int i = 0; i < k; i++) {
+                before *= from.get(i);   // no overflow: the shape's element count was checked
+            }
+            int found = -1;
+            long product = 1;
+            for (int j = 0; j < to.size() && found < 0; product *= to.get(j), j++) {
+                if (product == before && to.get(j).equals(from.get(k))) {
+                    found = j;
+                }
+            }
+            if (found < 0) {
+                return null;
+            }
+            moved.add(found);
+        }
+        return moved;
     }
 
     private static boolean isProductUnderBroadcast(HloComputation comp, String name) {
@@ -846,13 +926,13 @@ final class Fusion {
      */
     private static String constantKind(HloComputation comp, String name) {
         HloInstruction c = constantBehind(comp, name);
-        if (!c.opcode().equals("constant")) {
+        if (!isLiteral(c)) {
             return null;
         }
-        if (c.arrayShape().elementCount() == 1) {
+        if (c.arrayShape().elementCount() == 1 || isZeroIota(c)) {
             return "scalar";
         }
-        for (HloInstruction d = comp.instruction(name); d != c; d = comp.instruction(d.operands().getFirst())) {
+        for (HloInstruction d = comp.instruction(name); d != c; d = movedFrom(comp, d)) {
             if (d.opcode().equals("broadcast") && beneath(comp, d.name()) == d) {
                 return null;   // a broadcast that repeats values; one to the same dims goes first
             }
@@ -930,7 +1010,7 @@ final class Fusion {
      */
     private static boolean isFolded(HloComputation comp, String name, int depth) {
         HloInstruction d = constantBehind(comp, name);
-        if (d.opcode().equals("constant")) {
+        if (isLiteral(d)) {
             return true;
         }
         return depth < 16 && Pointwise.OPCODES.contains(d.opcode()) && !d.operands().isEmpty()
@@ -962,19 +1042,63 @@ final class Fusion {
     }
 
     private static boolean isConstant(HloComputation comp, String name) {
-        return constantBehind(comp, name).opcode().equals("constant");
+        return isLiteral(constantBehind(comp, name));
     }
 
-    /** {@return the instruction under {@code name}'s data movement: a constant when XLA folds it into one} */
+    /**
+     * {@return whether {@code d} is a constant to XLA's simplifier: a constant, or an iota along a
+     * dim of at most one element, which it makes a broadcast zero}
+     */
+    private static boolean isLiteral(HloInstruction d) {
+        return d.opcode().equals("constant") || isZeroIota(d);
+    }
+
+    private static boolean isZeroIota(HloInstruction d) {
+        return d.opcode().equals("iota") && d.arrayShape().dims().get((int) d.intValue("iota_dimension", 0)) <= 1;
+    }
+
+    /**
+     * {@return the instruction under {@code name}'s data movement: a constant when XLA folds it
+     * into one} XLA folds data movement and converts of a constant into a constant before its
+     * simplifier's rewrites (jax 0.10: x / convert(3.7) is x times the reciprocal), and a slice
+     * of a concatenation that reads one operand alone is a slice of that operand.
+     */
     private static HloInstruction constantBehind(HloComputation comp, String name) {
-        // XLA folds data movement and converts of a constant into a constant before its
-        // simplifier's rewrites (jax 0.10: x / convert(3.7) is x times the reciprocal).
         HloInstruction d = comp.instruction(name);
         while (Set.of("broadcast", "reshape", "transpose", "copy", "bitcast", "slice", "reverse", "convert").contains(d.opcode())
                 && d.operands().size() == 1) {
-            d = comp.instruction(d.operands().getFirst());
+            d = movedFrom(comp, d);
         }
         return d;
+    }
+
+    /** {@return what data movement {@code d} reads, a slice of a concatenation the one operand it reads alone} */
+    private static HloInstruction movedFrom(HloComputation comp, HloInstruction d) {
+        HloInstruction under = comp.instruction(d.operands().getFirst());
+        return d.opcode().equals("slice") && under.opcode().equals("concatenate") ? slicedOperand(comp, d, under) : under;
+    }
+
+    /** {@return the operand of {@code concatenation} that {@code slice} reads alone, or {@code concatenation} where it reads more} */
+    private static HloInstruction slicedOperand(HloComputation comp, HloInstruction slice, HloInstruction concatenation) {
+        if (!(HloInstructions.attribute(slice, "slice").orElse(null) instanceof HloAttribute.Slices s)) {
+            return concatenation;
+        }
+        int axis = concatenation.oneDimension("dimensions");
+        HloAttribute.SliceDim along = s.dims().get(axis);
+        if (along.limit() <= along.start()) {
+            return concatenation;
+        }
+        long last = along.start() + (along.limit() - 1 - along.start()) / along.stride() * along.stride();
+        long from = 0;
+        for (String o : concatenation.operands()) {
+            HloInstruction operand = comp.instruction(o);
+            long to = from + operand.arrayShape().dims().get(axis);
+            if (along.start() >= from && last < to) {
+                return operand;
+            }
+            from = to;
+        }
+        return concatenation;
     }
 
     /**
@@ -1009,7 +1133,9 @@ final class Fusion {
 
     /** {@return the literal values of the instruction behind {@code name}'s data movement, as written} */
     private static List<String> literals(HloComputation comp, String name) {
-        return java.util.Arrays.stream(constantBehind(comp, name).payload().split("[\\s{},]+")).filter(t -> !t.isEmpty()).toList();
+        HloInstruction c = constantBehind(comp, name);
+        return isZeroIota(c) ? List.of(c.arrayShape().dtype() == DType.PRED ? "false" : "0")
+                : java.util.Arrays.stream(c.payload().split("[\\s{},]+")).filter(t -> !t.isEmpty()).toList();
     }
 
     private boolean usedOnce(HloComputation comp, String name) {
