@@ -12,6 +12,7 @@ import dev.tensorbuf.ops.copy.internal.BoxRuns;
 import dev.tensorbuf.ops.copy.internal.BoxTable;
 import dev.tensorbuf.ops.copy.internal.CopyExecutor;
 import dev.tensorbuf.ops.copy.internal.EngineScratch;
+import dev.tensorbuf.ops.copy.internal.EngineThreads;
 import dev.tensorbuf.ops.copy.internal.Pointwise;
 import dev.tensorbuf.ops.copy.internal.PointwiseCopy;
 import dev.tensorbuf.ops.copy.internal.PointwiseSyntax;
@@ -68,6 +69,7 @@ public final class CopyEngine {
     private static final CopyEngine DEFAULT;
 
     static {
+        EngineThreads.install(engine -> engine.executor);
         Config system = null;
         IllegalArgumentException refused = null;
         try {

@@ -69,7 +69,68 @@ class ReduceTest {
         check(DType.U8, "minimum", new long[] {100_003}, List.of(0), "none", rnd, "u8[100003] min");
     }
 
+    /**
+     * Operands past the engine's parallel threshold (4 MiB) fold on its threads: kept elements
+     * apiece, or few kept elements each folded in shares that are then joined.
+     */
+    @Test
+    void largeReductionsFoldOnTheEngineThreadsAndJoinTheirShares() {
+        Random rnd = new Random(13);
+        check(DType.F32, "maximum", new long[] {3, 400_003}, List.of(1), "none", rnd, true, "f32[3,400003] max over 1: rows in shares");
+        check(DType.F32, "minimum", new long[] {1100, 1100}, List.of(0, 1), "none", rnd, true, "f32[1100,1100] min: one row in shares");
+        check(DType.F32, "maximum", new long[] {1100, 1100}, List.of(0), "none", rnd, true, "f32[1100,1100] max over 0: rows in shares");
+        check(DType.F32, "maximum", new long[] {1100, 1100}, List.of(1), "none", rnd, true, "f32[1100,1100] max over 1: rows apiece");
+        check(DType.S32, "add", new long[] {1100, 1100}, List.of(0), "none", rnd, true, "s32[1100,1100] add over 0");
+        check(DType.S32, "add", new long[] {2, 700_001}, List.of(1), "none", rnd, true, "s32[2,700001] add over 1");
+        check(DType.S64, "xor", new long[] {700, 900}, List.of(0), "transpose", rnd, true, "s64[700,900] xor of a transpose");
+    }
+
+    /**
+     * Rows folded whole (into vector registers), and reduced dims folded four rows a pass, with
+     * part vectors and part passes at the ends; without NaN, so that the maximum's and minimum's
+     * signed zeros and flushed denormals show. A row of negatives, zeros and denormals has a
+     * denormal or a zero for its maximum.
+     */
+    @Test
+    void longFoldsWithoutNaNKeepSignedZerosAndFlushDenormals() {
+        Random rnd = new Random(11);
+        for (String op : List.of("maximum", "minimum")) {
+            check(DType.F32, op, new long[] {5, 1003}, List.of(1), "none", rnd, true, "f32[5,1003] " + op + " over 1");
+            check(DType.F32, op, new long[] {1003, 77}, List.of(0), "none", rnd, true, "f32[1003,77] " + op + " over 0");
+        }
+        check(DType.S32, "add", new long[] {1003, 77}, List.of(0), "none", rnd, true, "s32[1003,77] add over 0");
+        check(DType.S32, "add", new long[] {3, 1001}, List.of(1), "none", rnd, true, "s32[3,1001] add over 1");
+        float denormal = Float.MIN_VALUE * 9;
+        String text = "HloModule m\nr {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] maximum(a, b)\n}\n"
+                + "ENTRY e {\n  p = f32[3,100] parameter(0)\n  z = f32[] constant(-inf)\n"
+                + "  ROOT out = f32[3] reduce(p, z), dimensions={1}, to_apply=r\n}\n";
+        try (Allocator mem = Allocators.shared()) {
+            TensorView p = TensorView.of(mem.allocate(4 * 300), ArrayShape.of(DType.F32, 3, 100));
+            TensorElements e = TensorElements.of(p);
+            for (int j = 0; j < 100; j++) {
+                e.setFloat(-1f - j, 0, j);
+                e.setFloat(-1f - j, 1, j);
+                e.setFloat(-1f - j, 2, j);
+            }
+            e.setFloat(denormal, 0, 61);
+            e.setFloat(-denormal, 1, 97);
+            e.setFloat(-0f, 2, 3);
+            e.setFloat(-denormal, 2, 70);
+            try (Execution x = HloExecutor.execute(text, Map.of("0", p))) {
+                float[] r = TensorElements.of(x.rowMajor()).toFloatArray();
+                assertEquals(Float.floatToRawIntBits(0f), Float.floatToRawIntBits(r[0]), "a denormal maximum, flushed to +0");
+                assertEquals(Float.floatToRawIntBits(-0f), Float.floatToRawIntBits(r[1]), "a negative denormal maximum, flushed to -0");
+                assertEquals(Float.floatToRawIntBits(-0f), Float.floatToRawIntBits(r[2]), "-0 and a negative denormal: -0");
+            }
+        }
+    }
+
     private static void check(DType t, String op, long[] dims, List<Integer> over, String view, Random rnd, String what) {
+        check(t, op, dims, over, view, rnd, false, what);
+    }
+
+    /** As above, with no NaN among the values where {@code noNaN} holds. */
+    private static void check(DType t, String op, long[] dims, List<Integer> over, String view, Random rnd, boolean noNaN, String what) {
         int rank = dims.length;
         long[] opDims = dims.clone();
         String body;
@@ -105,7 +166,9 @@ class ReduceTest {
             TensorElements e = TensorElements.of(arg);
             long[] values = new long[(int) n];
             for (int i = 0; i < n; i++) {
-                values[i] = randomBits(t, rnd);
+                do {
+                    values[i] = randomBits(t, rnd);
+                } while (noNaN && isNaN(t, values[i]));
                 e.setBits(values[i], unflatten(i, dims));
             }
             long[] got;

@@ -10,6 +10,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntConsumer;
 
 /**
  * Runs plans: turns each step into byte-addressed {@link Task}s, splits large plans across the
@@ -129,6 +130,19 @@ public final class CopyExecutor {
     /** {@return the threads a batch moving {@code bytes} (read plus written) runs on} */
     public int threadsFor(long bytes) {
         return bytes < thresholdBytes ? 1 : parallelism;
+    }
+
+    /**
+     * Runs {@code piece.accept(i)} for every {@code i < count}, on the calling thread and the
+     * workers, or on the caller alone where another batch holds them; returns when every piece
+     * has ended, and throws what one threw. For loops other than copies ({@link EngineThreads}).
+     */
+    public void runPieces(int count, IntConsumer piece) {
+        if (parallelism == 1 || count <= 1 || !workers().run(count, piece)) {
+            for (int i = 0; i < count; i++) {
+                piece.accept(i);
+            }
+        }
     }
 
     /** {@return the bytes from which a batch of steps is split across threads} */

@@ -4,6 +4,7 @@ import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.internal.MiniFloat;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.List;
 
 /**
  * Typed loops that fold dense values into accumulators by one associative, commutative op, with
@@ -13,8 +14,9 @@ import java.lang.foreign.ValueLayout;
  * them, reading memory straight into the accumulators: no block arrays, no per-element dispatch
  * on a string.
  * {@snippet :
- * Object acc = Folds.load(DType.F32, row0, 0, n);                  // flushed as XLA reads them
+ * Object acc = Folds.load(DType.F32, row0, 0, n);
  * Folds.combine(Folds.op("maximum"), DType.F32, acc, row1, 0, n);  // acc[i] = max(acc[i], row1[i])
+ * Folds.finish(DType.F32, acc, n);                                 // flushed as XLA reads them
  * double[] max = (double[]) Folds.values(acc, n);
  * }
  */
@@ -28,44 +30,39 @@ public final class Folds {
      */
     private static final boolean VECTOR = VectorSupport.enabled();
 
+    /** The reducer ops, each folded exactly: its code for {@link #combine} is its index here. */
+    public static final List<String> OPS = List.of("add", "multiply", "maximum", "minimum", "and", "or", "xor");
+
     private static final int ADD = 0;
     private static final int MULTIPLY = 1;
     private static final int MAXIMUM = 2;
     private static final int MINIMUM = 3;
     private static final int AND = 4;
     private static final int OR = 5;
-    private static final int XOR = 6;
+
+    /** Accumulators a row is folded into before they are halved: a row is read once, the halving costs little. */
+    static final int FOLD_WIDTH = 256;
 
     /** {@return the code of a reducer op for {@link #combine}} @throws IllegalArgumentException for another op */
     public static int op(String name) {
-        return switch (name) {
-            case "add" -> ADD;
-            case "multiply" -> MULTIPLY;
-            case "maximum" -> MAXIMUM;
-            case "minimum" -> MINIMUM;
-            case "and" -> AND;
-            case "or" -> OR;
-            case "xor" -> XOR;
-            default -> throw new IllegalArgumentException(name + " is not a reducer");
-        };
+        int code = OPS.indexOf(name);
+        if (code < 0) {
+            throw new IllegalArgumentException(name + " is not a reducer");
+        }
+        return code;
     }
 
     /**
-     * {@return the {@code n} values of {@code t} dense in {@code seg} from byte {@code offset}: floats
-     * read flushed (f16 keeps its denormals, which are normal in f32), f32's as a float[] folded on
-     * Vector API lanes where they run ({@link #values} turns it into doubles), others as a
-     * double[]; else a long[] of integers sign- or zero-extended}
+     * {@return the {@code n} values of {@code t} dense in {@code seg} from byte {@code offset}: f32's
+     * as a float[] as they are, flushed by {@link #finish} ({@link #values} turns it into doubles);
+     * other floats as a double[] read flushed (f16 keeps its denormals, which are normal in f32);
+     * else a long[] of integers sign- or zero-extended}
      */
     public static Object load(DType t, MemorySegment seg, long offset, int n) {
         if (t == DType.F32) {
+            // Read as they are: flushing commutes with max and min, so finish flushes the results.
             float[] v = new float[n];
-            if (VECTOR) {
-                VectorFolds.load(v, seg, offset, n);
-            } else {
-                for (int i = 0; i < n; i++) {
-                    v[i] = flushF32(seg, offset, i);
-                }
-            }
+            MemorySegment.copy(seg, ValueLayout.JAVA_FLOAT_UNALIGNED, offset, v, 0, n);
             return v;
         }
         if (Pointwise.isFloat(t)) {
@@ -102,9 +99,59 @@ public final class Folds {
         }
         // Math.max and min on floats are IEEE 754-2019's, as XLA's: NaN if either is, -0 below +0.
         for (int i = 0; i < n; i++) {
-            float x = flushF32(seg, offset, i);
+            float x = seg.get(ValueLayout.JAVA_FLOAT_UNALIGNED, offset + 4L * i);
             f[i] = max ? Math.max(f[i], x) : Math.min(f[i], x);
         }
+    }
+
+    /**
+     * {@code acc[i] = op(acc[i], x_k[i])} for the {@code rows} rows {@code x_k} of {@code n} values
+     * of {@code t}, dense in {@code seg} from byte {@code offset}, {@code rowBytes} apart: f32
+     * maximum and minimum and s32 sums four rows a pass on Vector API lanes, so the accumulators
+     * are read and written a quarter as often.
+     */
+    public static void combineRows(int op, DType t, Object acc, MemorySegment seg, long offset, long rowBytes, long rows, int n) {
+        long k = 0;
+        if (VECTOR && acc instanceof float[] f) {
+            for (; k + 4 <= rows; k += 4) {
+                VectorFolds.combine4(op == MAXIMUM, f, seg, offset + k * rowBytes, rowBytes, n);
+            }
+        } else if (VECTOR && t == DType.S32 && op == ADD) {
+            for (; k + 4 <= rows; k += 4) {
+                VectorFolds.addS32x4((long[]) acc, seg, offset + k * rowBytes, rowBytes, n);
+            }
+        }
+        for (; k < rows; k++) {
+            combine(op, t, acc, seg, offset + k * rowBytes, n);
+        }
+    }
+
+    /**
+     * {@return the row of {@code count} dense values of {@code t} from byte {@code offset} folded
+     * into one, in element 0 of a finished accumulator} f32 maximum and minimum and s32 sums run
+     * in Vector API registers; others fold into {@link #FOLD_WIDTH} accumulators block by block,
+     * which are then halved: the first half against the last, a middle one left for the next round.
+     */
+    public static Object foldRow(int op, DType t, MemorySegment seg, long offset, long count) {
+        if (VECTOR && t == DType.F32 && (op == MAXIMUM || op == MINIMUM)) {
+            return new float[] {flushF32(VectorFolds.foldF32(op == MAXIMUM, seg, offset, count))};
+        }
+        if (VECTOR && t == DType.S32 && op == ADD) {
+            return new long[] {VectorFolds.sumS32(seg, offset, count)};
+        }
+        int width = Math.max(1, t.bitWidth() / 8);
+        int n = (int) Math.min(FOLD_WIDTH, count);
+        Object acc = load(t, seg, offset, n);
+        for (long c = n; c < count; c += n) {
+            combine(op, t, acc, seg, offset + c * width, (int) Math.min(n, count - c));
+        }
+        for (int len = n; len > 1; ) {
+            int h = len / 2;
+            combineWithin(op, t, acc, len - h, h);
+            len -= h;
+        }
+        finish(t, acc, 1);
+        return acc;
     }
 
     private static void combineFloats(boolean max, DType t, double[] a, MemorySegment seg, long offset, int n) {
@@ -127,31 +174,51 @@ public final class Folds {
 
     /** {@code acc[i] = op(acc[i], acc[from + i])} for {@code i < n}: the halving of a block of accumulators. */
     public static void combineWithin(int op, DType t, Object acc, int from, int n) {
+        join(op, t, acc, acc, from, n);
+    }
+
+    /** {@code acc[i] = op(acc[i], other[i])} for {@code i < n}: two partial folds of the same elements' rows joined. */
+    public static void merge(int op, DType t, Object acc, Object other, int n) {
+        join(op, t, acc, other, 0, n);
+    }
+
+    private static void join(int op, DType t, Object acc, Object other, int from, int n) {
         if (acc instanceof float[] f) {
+            float[] g = (float[]) other;
             for (int i = 0; i < n; i++) {
-                f[i] = op == MAXIMUM ? Math.max(f[i], f[from + i]) : Math.min(f[i], f[from + i]);
+                f[i] = op == MAXIMUM ? Math.max(f[i], g[from + i]) : Math.min(f[i], g[from + i]);
             }
             return;
         }
         if (acc instanceof double[] a) {
+            double[] b = (double[]) other;
             boolean max = op == MAXIMUM;
             for (int i = 0; i < n; i++) {
-                a[i] = Pointwise.maxMin(a[i], a[from + i], max);
+                a[i] = Pointwise.maxMin(a[i], b[from + i], max);
             }
             return;
         }
         long[] a = (long[]) acc;
+        long[] b = (long[]) other;
         boolean unsigned = t.kind() != DType.Kind.SIGNED;
         for (int i = 0; i < n; i++) {
-            a[i] = apply(op, unsigned, a[i], a[from + i]);
+            a[i] = apply(op, unsigned, a[i], b[from + i]);
         }
     }
 
-    /** Wraps integer accumulators to {@code t}'s width: sums and products ran in 64 bits, which wrap alike. */
+    /**
+     * Wraps integer accumulators to {@code t}'s width (sums and products ran in 64 bits, which
+     * wrap alike) and flushes f32 ones: flushing a denormal to its signed zero keeps the order
+     * max and min see (-0 below +0), so the flushed maximum is the maximum flushed.
+     */
     public static void finish(DType t, Object acc, int n) {
         if (acc instanceof long[] a) {
             for (int i = 0; i < n; i++) {
                 a[i] = Pointwise.wrap(a[i], t);
+            }
+        } else if (acc instanceof float[] f) {
+            for (int i = 0; i < n; i++) {
+                f[i] = flushF32(f[i]);
             }
         }
     }
@@ -171,9 +238,8 @@ public final class Folds {
         return acc;
     }
 
-    /** {@return the f32 at element {@code i} from byte {@code offset}, a denormal read as its signed zero} */
-    static float flushF32(MemorySegment seg, long offset, int i) {
-        float x = seg.get(ValueLayout.JAVA_FLOAT_UNALIGNED, offset + 4L * i);
+    /** {@return {@code x}, a denormal as its signed zero} */
+    static float flushF32(float x) {
         return Math.abs(x) < 0x1p-126f ? Math.copySign(0f, x) : x;
     }
 

@@ -264,8 +264,13 @@
  * <dt><code>Folds.java</code>, <code>VectorFolds.java</code></dt>
  * <dd>the loops <code>exec.internal.Reductions</code> folds dense rows with: memory read straight
  *     into typed accumulators by one associative, commutative op with XLA's rules (floats read
- *     flushed, NaN wins, -0 below +0; integers wrapped when the fold is done); f32 maximum and
- *     minimum and s32 sums on Vector API lanes</dd>
+ *     flushed, NaN wins, -0 below +0; integers wrapped when the fold is done; f32 flushed once at
+ *     the end, which gives the same bits); f32 maximum and minimum and s32 sums on Vector API
+ *     lanes, a whole row in registers as four streams, rows into accumulators four a pass</dd>
+ * <dt><code>EngineThreads.java</code></dt>
+ * <dd>an engine's executor for this module's loops that are not copies (a reduce's folds), handed
+ *     over by <code>CopyEngine</code> as it initializes, so a process runs one set of copy threads
+ *     and the public API gains nothing</dd>
  * <dt><code>VectorMiniFloat.java</code></dt>
  * <dd><code>MiniFloat.encode(float)</code> 8-16 lanes at a time for <code>ChunkConvert</code> (f16,
  *     bf16, f8, f6, f4 destinations): both rounding cases computed and blended, so the speed does

@@ -2,6 +2,9 @@ package dev.tensorbuf.ops.exec.internal;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.ops.Ops;
+import dev.tensorbuf.ops.copy.CopyEngine;
+import dev.tensorbuf.ops.copy.internal.CopyExecutor;
+import dev.tensorbuf.ops.copy.internal.EngineThreads;
 import dev.tensorbuf.ops.copy.internal.Folds;
 import dev.tensorbuf.ops.copy.internal.Pointwise;
 import dev.tensorbuf.ops.copy.internal.PointwiseCopy;
@@ -20,6 +23,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import java.util.function.IntConsumer;
 
 /**
  * HLO's {@code reduce} where its result is exact: a reducer that is one associative, commutative
@@ -50,14 +54,14 @@ public final class Reductions {
     private Reductions() {
     }
 
-    /** The reducers integer and pred reductions run with. */
-    static final List<String> INTEGER_REDUCERS = List.of("add", "multiply", "maximum", "minimum", "and", "or", "xor");
+    /** The reducers integer and pred reductions run with: every one {@link Folds} folds. */
+    static final List<String> INTEGER_REDUCERS = Folds.OPS;
     /** The reducers float reductions run with: the others round in XLA's own order. */
     static final List<String> FLOAT_REDUCERS = List.of("maximum", "minimum");
     /** Elements a block of a fold holds: an accumulator and a block of the operand fit a core's L2 as doubles. */
     static final int BLOCK = 16 * 1024;
-    /** Accumulators a row is folded into before they are halved: a row is read once, the halving costs little. */
-    static final int FOLD_WIDTH = 256;
+    /** The fewest elements of a row a thread folds apart from the rest of it. */
+    static final long MIN_SHARE = 64 * 1024;
     /** Kept elements from which the reduced dims go first: each reduced row is then a long vector to fold in. */
     static final long ROWS_FROM = 64;
 
@@ -383,28 +387,99 @@ public final class Reductions {
         System.arraycopy(perm, 0, keptFirst, rank - keptFrom, keptFrom);
         // The order the operand is dense in already, else the one that suits the counts, copied.
         boolean reducedFirst = inPlace(operand, keptFirst) == null && (inPlace(operand, perm) != null || rows >= ROWS_FROM);
+        CopyExecutor threads = EngineThreads.of(CopyEngine.defaults());
+        int parallel = threads.threadsFor(Math.multiplyExact(Math.multiplyExact(rows, count), width));
+        MemorySegment segment = result.buffer().segment();
         if (reducedFirst) {
-            MemorySegment dense = dense(operand, perm, allocator);
-            long rowBytes = rows * width;
-            for (long c = 0; c < rows; c += BLOCK) {
-                int n = (int) Math.min(BLOCK, rows - c);
-                Object acc = Folds.load(t, dense, c * width, n);
-                for (long k = 1; k < count; k++) {
-                    Folds.combine(code, t, acc, dense, k * rowBytes + c * width, n);
-                }
-                Folds.finish(t, acc, n);
-                PointwiseCopy.write(result.buffer().segment().asSlice(c * width), t, Folds.values(acc, n), n);
-            }
+            foldReducedFirst(code, t, dense(operand, perm, allocator), rows, count, segment, threads, parallel);
         } else {
-            MemorySegment dense = dense(operand, keptFirst, allocator);
-            Object values = Pointwise.isFloat(t) ? new double[(int) rows] : new long[(int) rows];
-            for (int k = 0; k < rows; k++) {
-                Object folded = Folds.values(fold(code, t, dense, k * count * width, count, width), 1);
-                System.arraycopy(folded, 0, values, k, 1);
-            }
-            PointwiseCopy.write(result.buffer().segment(), t, values, (int) rows);
+            foldRows(code, t, dense(operand, keptFirst, allocator), rows, count, segment, threads, parallel);
         }
         return Materialize.materialize(result, out, allocator);
+    }
+
+    /**
+     * Folds {@code count} rows of {@code rows} values of {@code t}, dense in {@code dense}, into
+     * one row written to {@code out}: a block of kept elements a piece where there are enough
+     * blocks for the threads, else each block's rows cut in shares, folded apart and joined.
+     */
+    private static void foldReducedFirst(int code, DType t, MemorySegment dense, long rows, long count, MemorySegment out,
+                                         CopyExecutor threads, int parallel) {
+        int width = Math.max(1, t.bitWidth() / 8);
+        long rowBytes = rows * width;
+        int blocks = (int) Math.ceilDiv(rows, BLOCK);
+        int shares = parallel == 1 ? 1 : (int) Math.min(count, Math.ceilDiv(2L * parallel, blocks));
+        Object[] partial = new Object[shares == 1 ? 0 : blocks * shares];
+        runPieces(threads, parallel, blocks * shares, i -> {
+            long c = (long) (i / shares) * BLOCK;
+            int n = (int) Math.min(BLOCK, rows - c);
+            long from = count * (i % shares) / shares;
+            long to = count * (i % shares + 1) / shares;
+            Object acc = Folds.load(t, dense, from * rowBytes + c * width, n);
+            Folds.combineRows(code, t, acc, dense, (from + 1) * rowBytes + c * width, rowBytes, to - from - 1, n);
+            if (shares == 1) {
+                Folds.finish(t, acc, n);
+                PointwiseCopy.write(out.asSlice(c * width), t, Folds.values(acc, n), n);
+            } else {
+                partial[i] = acc;
+            }
+        });
+        for (int b = 0; b < blocks && shares > 1; b++) {
+            int n = (int) Math.min(BLOCK, rows - (long) b * BLOCK);
+            Object acc = partial[b * shares];
+            for (int k = 1; k < shares; k++) {
+                Folds.merge(code, t, acc, partial[b * shares + k], n);
+            }
+            Folds.finish(t, acc, n);
+            PointwiseCopy.write(out.asSlice((long) b * BLOCK * width), t, Folds.values(acc, n), n);
+        }
+    }
+
+    /**
+     * Folds each of {@code rows} rows of {@code count} values of {@code t}, dense in {@code dense},
+     * into one value written to {@code out}: rows apiece where there are enough for the threads,
+     * else each row cut in shares, folded apart and joined.
+     */
+    private static void foldRows(int code, DType t, MemorySegment dense, long rows, long count, MemorySegment out,
+                                 CopyExecutor threads, int parallel) {
+        int width = Math.max(1, t.bitWidth() / 8);
+        Object values = Pointwise.isFloat(t) ? new double[(int) rows] : new long[(int) rows];
+        int shares = parallel == 1 ? 1 : (int) Math.max(1, Math.min(Math.ceilDiv(2L * parallel, rows), count / MIN_SHARE));
+        int pieces = (int) Math.min(rows * shares, 4L * parallel);
+        Object[] partial = new Object[shares == 1 ? 0 : (int) rows * shares];
+        runPieces(threads, parallel, pieces, p -> {
+            for (long i = rows * shares * p / pieces, end = rows * shares * (p + 1) / pieces; i < end; i++) {
+                long k = i / shares;
+                long from = count * (i % shares) / shares;
+                long to = count * (i % shares + 1) / shares;
+                Object acc = Folds.foldRow(code, t, dense, (k * count + from) * width, to - from);
+                if (shares == 1) {
+                    System.arraycopy(Folds.values(acc, 1), 0, values, (int) k, 1);
+                } else {
+                    partial[(int) i] = acc;
+                }
+            }
+        });
+        for (int k = 0; k < rows && shares > 1; k++) {
+            Object acc = partial[k * shares];
+            for (int j = 1; j < shares; j++) {
+                Folds.merge(code, t, acc, partial[k * shares + j], 1);
+            }
+            Folds.finish(t, acc, 1);
+            System.arraycopy(Folds.values(acc, 1), 0, values, k, 1);
+        }
+        PointwiseCopy.write(out, t, values, (int) rows);
+    }
+
+    /** Runs the pieces on the engine's threads where {@code parallel} says the work is large enough, else here. */
+    private static void runPieces(CopyExecutor threads, int parallel, int count, IntConsumer piece) {
+        if (parallel > 1) {
+            threads.runPieces(count, piece);
+        } else {
+            for (int i = 0; i < count; i++) {
+                piece.accept(i);
+            }
+        }
     }
 
     /** The most elements a window of {@link #reduceWindow} folds: one operand view each. */
@@ -493,26 +568,6 @@ public final class Reductions {
         TensorView result = Materialize.allocateForOverwrite(out, allocator);
         PointwiseCopy.run(expr, leaves, result, allocator);
         return result;
-    }
-
-    /**
-     * {@return the row of {@code count} dense values from byte {@code offset} folded into one, in
-     * element 0} {@link #FOLD_WIDTH} accumulators take the row block by block, then are halved:
-     * the first half against the last, a middle one left for the next round.
-     */
-    private static Object fold(int code, DType t, MemorySegment dense, long offset, long count, int width) {
-        int n = (int) Math.min(FOLD_WIDTH, count);
-        Object acc = Folds.load(t, dense, offset, n);
-        for (long c = n; c < count; c += n) {
-            Folds.combine(code, t, acc, dense, offset + c * width, (int) Math.min(n, count - c));
-        }
-        for (int len = n; len > 1; ) {
-            int h = len / 2;
-            Folds.combineWithin(code, t, acc, len - h, h);
-            len -= h;
-        }
-        Folds.finish(t, acc, 1);
-        return acc;
     }
 
     /** {@return the operand's elements, its dims permuted by {@code perm}, dense in row-major order: its own memory where it is so} */
