@@ -443,8 +443,7 @@ final class RandomHloModules {
     /**
      * A {@code reduce} of the chain's value over a random set of its dims, by one of the reducers
      * run computes exactly (floats by maximum and minimum, integers by add, multiply, maximum,
-     * minimum, and, or, xor, pred by the last five), from the reducer's identity (or, for the
-     * reducers that do not notice how often it is applied, another value); a third of the
+     * minimum, and, or, xor, pred by the last five), from the reducer's identity; a third of the
      * time a {@code reduce-window} instead. A reduce over every dim is broadcast back to a vector.
      * {@return whether a step was made}
      */
@@ -474,7 +473,7 @@ final class RandomHloModules {
         }
         String name = reducer(opcode);
         count("constant");
-        String init = emit("init", dtype, new long[0], null, "constant(" + init(opcode) + ")");
+        String init = emit("init", dtype, new long[0], null, "constant(" + identity(opcode) + ")");
         long[] out = kept.stream().mapToLong(Long::longValue).toArray();
         count("reduce");
         cur = emit("red", dtype, out, null, "reduce(" + cur + ", " + init + "), dimensions={" + join(over) + "}, to_apply=" + name);
@@ -532,7 +531,7 @@ final class RandomHloModules {
         }
         String name = reducer(opcode);
         count("constant");
-        String init = emit("init", dtype, new long[0], null, "constant(" + init(opcode) + ")");
+        String init = emit("init", dtype, new long[0], null, "constant(" + identity(opcode) + ")");
         count("reduce-window");
         cur = emit("rw", dtype, out, null, "reduce-window(" + cur + ", " + init + "), window={size=" + String.join("x", size)
                 + " stride=" + String.join("x", stride) + " pad=" + String.join("x", pad) + " lhs_dilate=" + String.join("x", lhs)
@@ -591,16 +590,6 @@ final class RandomHloModules {
         reducers.add(name + " {\n  a = " + t + "[] parameter(0)\n  b = " + t + "[] parameter(1)\n  ROOT c = " + t + "[] "
                 + opcode + "(a, b)\n}\n");
         return name;
-    }
-
-    /**
-     * {@return the init of a reduction by {@code opcode}: its identity, or a quarter of the time
-     * for maximum, minimum, and and or (which give the same however often XLA applies it) another
-     * literal}
-     */
-    private String init(String opcode) {
-        return Set.of("maximum", "minimum", "and", "or").contains(opcode) && rnd.nextInt(4) == 0
-                ? pointwiseLiteral(false) : identity(opcode);
     }
 
     /** {@return the identity of {@code opcode} on the chain's type, as an HLO literal} */

@@ -40,12 +40,10 @@ import java.util.function.IntConsumer;
  * NaN's index, else the smallest index among equal values, whatever order XLA combines in.
  *
  * <p>Two cases follow XLA's simplifier, not the reducer: where one element is reduced the result
- * is that element as it is (a denormal kept, the init not applied), and where none is, the init
- * value. XLA applies the init as many times as its loops have accumulators (a sum of 100 ones from
- * 5 is 125, of 1,000 is 1,165, of 1 is 1): for add, multiply and xor it must be the identity, and
- * another is refused when the run reads it; maximum, minimum, and and or give the same however
- * often it is applied, so they take any init, applied once after the fold (jax 0.10: a max of a
- * row with init 0 is max(0, the row's max), flushed; a trivial reduce-window then runs its loop).
+ * is that element as it is (a denormal kept), and where none is, the init value. The init value
+ * must be the reducer's identity ({@code 0} for add, {@code -inf} or the type's least value for
+ * maximum, ...): XLA applies it as many times as its loops have accumulators (a sum of 100 ones
+ * from 5 is 125, of 1,000 is 1,165, of 1 is 1), so another init is refused when the run reads it.
  *
  * <p>The operand is copied by the engine into a dense buffer with the reduced dims first (many
  * kept elements: each reduced row is folded into an accumulator row) or last (few kept elements:
@@ -330,10 +328,9 @@ public final class Reductions {
 
     /**
      * {@return {@code operand} reduced over {@code reduced} by {@code op}, in new memory laid out as
-     * {@code out}} {@code init} is a scalar: {@code op}'s identity, or any value for an op that
-     * gives the same applied once or many times.
+     * {@code out}} {@code init} is a scalar, checked to be {@code op}'s identity.
      *
-     * @throws IllegalArgumentException for another init, or dims that do not fit
+     * @throws IllegalArgumentException if {@code init} is not the identity, or the dims do not fit
      */
     static TensorView reduce(TensorView operand, TensorView init, List<Long> reduced, String op, ArrayShape out,
             Allocator allocator) {
@@ -343,7 +340,7 @@ public final class Reductions {
         if (init.rank() != 0 || init.dtype() != t) {
             throw new IllegalArgumentException("the init value is " + init.shape() + ", not a " + t.xlaName() + "[] scalar");
         }
-        boolean identity = checkInit(init, op);
+        checkIdentity(init, op);
         long[] dims = Extents.toArray(operand.dims());
         int[] perm = new int[rank];
         int r = 0;
@@ -397,12 +394,6 @@ public final class Reductions {
             foldReducedFirst(code, t, dense(operand, perm, allocator), rows, count, segment, threads, parallel);
         } else {
             foldRows(code, t, dense(operand, keptFirst, allocator), rows, count, segment, threads, parallel);
-        }
-        if (!identity) {
-            TensorView withInit = Materialize.allocateForOverwrite(out, allocator);
-            PointwiseCopy.run(new Pointwise.Op(op, t, List.of(new Pointwise.Leaf(0, t), new Pointwise.Leaf(1, t)), ""),
-                    List.of(result, Ops.broadcast(init, kept)), withInit, allocator);
-            return withInit;
         }
         return Materialize.materialize(result, out, allocator);
     }
@@ -500,11 +491,10 @@ public final class Reductions {
      * as a view; each window element is then a strided slice of that view, and one elementwise
      * pass folds the slices, {@code op(...op(op(init, s0), s1)..., sk)}, block by block. XLA keeps
      * a window of one element with strides and dilations of 1 as the pad it is, elements
-     * unflushed, where the init is the identity; any other runs its loop, which flushes each
-     * element, a lone one too (jax 0.10).
+     * unflushed; any other runs its loop, which flushes each element, a lone one too (jax 0.10).
      *
      * @throws IllegalArgumentException for a window that does not fit the operand, a reversed
-     *     one, one past {@link #MAX_WINDOW} elements, or an init {@link #reduce} refuses
+     *     one, one past {@link #MAX_WINDOW} elements, or an init value that is not the identity
      */
     static TensorView reduceWindow(TensorView operand, TensorView init, List<WindowDim> window, String op, ArrayShape out,
             Allocator allocator) {
@@ -516,7 +506,7 @@ public final class Reductions {
         if (init.rank() != 0 || init.dtype() != t) {
             throw new IllegalArgumentException("the init value is " + init.shape() + ", not a " + t.xlaName() + "[] scalar");
         }
-        boolean identity = checkInit(init, op);
+        checkIdentity(init, op);
         long[] low = new long[rank];
         long[] high = new long[rank];
         long[] interior = new long[rank];
@@ -545,7 +535,7 @@ public final class Reductions {
             throw new IllegalArgumentException("the window over " + operand.shape() + " gives " + t.xlaName()
                     + Arrays.toString(outDims) + ", not " + out);
         }
-        if (trivial && identity) {
+        if (trivial) {
             return Materialize.materialize(padded, out, allocator);
         }
         TensorView initEverywhere = Ops.broadcast(init, outDims);
@@ -602,25 +592,8 @@ public final class Reductions {
         return permuted.buffer().segment().asSlice(layout.get().offset() * (permuted.dtype().bitWidth() / 8));
     }
 
-    /** The reducers that give the same with the init applied once or many times. */
-    private static final Set<String> IDEMPOTENT = Set.of("maximum", "minimum", "and", "or");
-
-    /**
-     * {@return whether {@code init} is {@code op}'s identity} XLA applies an init an unknown number
-     * of times, which only {@link #IDEMPOTENT} reducers do not notice.
-     *
-     * @throws IllegalArgumentException for another init of another reducer
-     */
-    private static boolean checkInit(TensorView init, String op) {
-        IllegalArgumentException notIdentity = identityRefusal(init, op);
-        if (notIdentity != null && !IDEMPOTENT.contains(op)) {
-            throw notIdentity;
-        }
-        return notIdentity == null;
-    }
-
-    /** {@return the refusal of an init value that is not {@code op}'s identity, naming both; null for the identity} */
-    private static IllegalArgumentException identityRefusal(TensorView init, String op) {
+    /** Refuses an init value that is not {@code op}'s identity, which XLA applies an unknown number of times. */
+    private static void checkIdentity(TensorView init, String op) {
         DType t = init.dtype();
         TensorElements e = TensorElements.of(init);
         boolean identity;
@@ -630,7 +603,10 @@ public final class Reductions {
             double want = op.equals("maximum") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
             identity = v == want;
             expected = op.equals("maximum") ? "-inf" : "inf";
-            return identity ? null : notIdentity(op, t, Double.toString(v), expected);
+            if (!identity) {
+                throw notIdentity(op, t, Double.toString(v), expected);
+            }
+            return;
         }
         long v = Pointwise.wrap(e.getLong(), t);
         long ones = Pointwise.wrap(-1, t);
@@ -649,9 +625,8 @@ public final class Reductions {
                     : Long.toString(v);
             String wanted = t == DType.PRED ? (want != 0 ? "true" : "false") : t.kind() == DType.Kind.UNSIGNED
                     ? Long.toUnsignedString(want) : Long.toString(want);
-            return notIdentity(op, t, shown, wanted);
+            throw notIdentity(op, t, shown, wanted);
         }
-        return null;
     }
 
     private static IllegalArgumentException notIdentity(String op, DType t, String value, String identity) {
