@@ -109,6 +109,14 @@ class DivideByBroadcastTest {
         checkAlong(text, new long[] {48}, k -> k % 8, false);
     }
 
+    @Test
+    void aSliceOfAConcatenationReadingTheBroadcastAloneIsStillABroadcast() {
+        String text = HloExecutorTest.module("x = f32[4,8] parameter(0)", "q = f32[8] parameter(1)",
+                "b = f32[4,8] broadcast(q), dimensions={1}", "k = f32[8,8] concatenate(b, x), dimensions={0}",
+                "s = f32[4,8] slice(k), slice={[0:4], [0:8]}", "ROOT r = f32[4,8] divide(x, s)");
+        checkAlong(text, new long[] {4, 8}, k -> k % 8, true);
+    }
+
     /** bf16 divides: XLA computes it in f32 after the rewrites, and the divide stays one. */
     @Test
     void bf16StillDivides() {

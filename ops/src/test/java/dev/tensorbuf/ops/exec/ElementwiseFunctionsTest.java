@@ -260,6 +260,11 @@ class ElementwiseFunctionsTest {
                 () -> run(text, DType.F32, new long[4], new long[4]));
         assertTrue(e.getMessage().startsWith("divide (instruction %r, line 7): its divisor is the square root %s: XLA computes"
                 + " x / sqrt(y) as x * rsqrt(y)"), e.getMessage());
+        // A slice of a concatenation that reads the square root alone is a slice of it to XLA.
+        String sliced = HloExecutorTest.module("p = f32[4] parameter(0)", "q = f32[4] parameter(1)", "s = f32[4] sqrt(q)",
+                "k = f32[8] concatenate(s, p), dimensions={0}", "c = f32[4] slice(k), slice={[0:4]}", "ROOT r = f32[4] divide(p, c)");
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> run(sliced, DType.F32, new long[4], new long[4]))
+                .getMessage().contains("its divisor is the square root %s"));
     }
 
     @Test

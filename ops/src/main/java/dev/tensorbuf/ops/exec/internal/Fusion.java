@@ -730,7 +730,7 @@ final class Fusion {
     private static boolean isConstantPred(HloComputation comp, String name) {
         HloInstruction d = comp.instruction(name);
         while (Set.of("broadcast", "reshape", "transpose", "reverse", "slice", "dynamic-slice").contains(d.opcode())) {
-            d = comp.instruction(d.operands().getFirst());
+            d = movedFrom(comp, d);
         }
         List<String> o = d.operands();
         return switch (d.opcode()) {
@@ -797,7 +797,8 @@ final class Fusion {
      * above it into it} XLA turns a transpose, slice, dynamic slice, convert or negate of a
      * broadcast into a broadcast, a pad too where it pads only the dims the broadcast's operand
      * fills, and a reshape where it leaves those dims whole; an elementwise op of broadcasts
-     * along the same dims becomes a broadcast of the op. A reverse, a concatenation, a pad of an
+     * along the same dims becomes a broadcast of the op, and a slice of a concatenation that reads
+     * one broadcast alone that broadcast's slice. A reverse, a concatenation, a pad of an
      * added dim and a reshape that splits or merges a filled dim stay apart (jax 0.10, f32: each
      * checked as a divisor, in chains of each other too). A broadcast that adds no elements is a
      * reshape to XLA before any of this.
@@ -839,7 +840,8 @@ final class Fusion {
         if (!Set.of("transpose", "slice", "dynamic-slice", "convert", "negate", "pad", "reshape").contains(d.opcode())) {
             return null;
         }
-        List<Integer> filled = filledDims(comp, d.operands().getFirst(), depth + 1);
+        // A slice of a concatenation that reads one operand alone is a slice of that operand.
+        List<Integer> filled = filledDims(comp, movedFrom(comp, d).name(), depth + 1);
         if (filled == null) {
             return null;
         }
@@ -1031,7 +1033,7 @@ final class Fusion {
         }
         HloInstruction d = comp.instruction(in.operands().get(1));
         while (Set.of("copy", "broadcast", "reshape", "transpose", "reverse", "slice", "bitcast").contains(d.opcode())) {
-            d = comp.instruction(d.operands().getFirst());
+            d = movedFrom(comp, d);   // a slice of a concatenation reading one operand: that operand
         }
         if (!d.opcode().equals("sqrt") || isFolded(comp, d.name(), 0)) {
             return "";

@@ -630,9 +630,17 @@ public final class Reductions {
     }
 
     private static IllegalArgumentException notIdentity(String op, DType t, String value, String identity) {
+        // maximum, minimum, and and or would not notice how often the init is applied, but XLA's
+        // simplifier takes it for the identity: it drops it where it splits a reduce (jax 0.10: a
+        // max over concatenate(p[1,1], iota[1,1]) from 84 is max(p, 0), each one-element piece
+        // taken as itself), so which rewrites fire decides the result.
+        String why = Set.of("maximum", "minimum", "and", "or").contains(op)
+                ? "XLA's simplifier takes an init for the identity and drops it where it splits a reduce (over a"
+                        + " concatenation, pieces of one element), so the result hangs on its rewrites"
+                : "XLA applies an init as many times as its loops have accumulators (a sum of 100 ones from 5 is 125),"
+                        + " so the result is XLA's own";
         return new IllegalArgumentException("the init value " + value + " is not the identity of " + op + " on " + t.xlaName()
-                + " (" + identity + "): XLA applies an init as many times as its loops have accumulators (a sum of 100"
-                + " ones from 5 is 125), so the result is XLA's own; apply the value after the reduce instead");
+                + " (" + identity + "): " + why + "; apply the value after the reduce instead");
     }
 
     /** {@return the dims {@code in} reduces over, as written; {@link #reducedDims} checks them} */
