@@ -200,7 +200,8 @@ public final class Reductions {
      * value and the index, each in new memory laid out as {@code valueShape} and {@code indexShape}}
      * Floats are compared flushed, as XLA's compares read them; a NaN is kept once taken, so the
      * first NaN's index comes out, and among equal values (a denormal equals zero) the smallest
-     * index. The value is the chosen element's own bits.
+     * index. The value is the chosen element's own bits, flushed where the reduce keeps one
+     * element (of two or more; one alone is taken as it is, as by any reduce).
      */
     static List<TensorView> argReduce(TensorView values, TensorView indices, TensorView initValue, TensorView initIndex,
             List<Long> reduced, String direction, ArrayShape valueShape, ArrayShape indexShape, Allocator allocator) {
@@ -271,7 +272,9 @@ public final class Reductions {
                     av = picks ? av : xs[e];
                     ai = keepsIndex ? ai : rowI[e];
                 }
-                ((double[]) outV)[r] = av;
+                // XLA's code for a reduce to one element reads the chosen value flushed (jax 0.10:
+                // the argmin of [2^-136, 2^-137] is +0 as f32[], 2^-137 per row of f32[2,2]).
+                ((double[]) outV)[r] = rows == 1 && count > 1 ? Pointwise.flushIn(av, t, flush) : av;
             } else {
                 long[] xs = (long[]) rowV;
                 long av = ((long[]) initV)[0];
