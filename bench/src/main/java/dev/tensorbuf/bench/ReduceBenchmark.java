@@ -31,7 +31,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * or s32): by maximum over both dims (jnp.max), over the inner dim and over the outer dim, and an
  * s32 sum over both; beside {@code MemorySegment.copy} of the operand's bytes, the ratio's
  * baseline. NumPy's side: {@code x.max()}, {@code x.max(axis=1)}, {@code x.max(axis=0)},
- * {@code i.sum()} on the same arrays.
+ * {@code i.sum()}, {@code np.abs(x).max()} on the same arrays.
  * {@snippet lang=shell :
  * java -jar bench/target/benchmarks.jar ReduceBenchmark -f 1 -wi 3 -i 5
  * }
@@ -43,8 +43,11 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 1)
 @Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--add-modules", "jdk.incubator.vector"})
 public class ReduceBenchmark {
-    /** What is reduced: {@code max_all}, {@code max_inner}, {@code max_outer} (f32) or {@code sum_all} (s32). */
-    @Param({"max_all", "max_inner", "max_outer", "sum_all"})
+    /**
+     * What is reduced: {@code max_all}, {@code max_inner}, {@code max_outer} (f32), {@code sum_all}
+     * (s32), or {@code max_abs_all}, the max of an elementwise expression, abs (f32).
+     */
+    @Param({"max_all", "max_inner", "max_outer", "sum_all", "max_abs_all"})
     public String reduction;
 
     static final int ROWS = 4096;
@@ -92,9 +95,11 @@ public class ReduceBenchmark {
             case "max_outer" -> "[" + COLS + "]";
             default -> "[]";
         };
+        boolean abs = reduction.equals("max_abs_all");
         return "HloModule r\nr {\n  a = " + t + "[] parameter(0)\n  b = " + t + "[] parameter(1)\n  ROOT c = " + t + "[] " + op
-                + "(a, b)\n}\nENTRY e {\n  p = " + t + "[" + ROWS + "," + COLS + "] parameter(0)\n  z = " + t + "[] constant(" + init
-                + ")\n  ROOT out = " + t + out + " reduce(p, z), dimensions={" + dims + "}, to_apply=r\n}\n";
+                + "(a, b)\n}\nENTRY e {\n  p = " + t + "[" + ROWS + "," + COLS + "] parameter(0)\n"
+                + (abs ? "  q = " + t + "[" + ROWS + "," + COLS + "] abs(p)\n" : "") + "  z = " + t + "[] constant(" + init
+                + ")\n  ROOT out = " + t + out + " reduce(" + (abs ? "q" : "p") + ", z), dimensions={" + dims + "}, to_apply=r\n}\n";
     }
 
     @TearDown

@@ -49,7 +49,7 @@ class ReduceTest {
                     over.add(d);
                 }
             }
-            String view = List.of("transpose", "reverse", "slice", "none").get(rnd.nextInt(4));
+            String view = List.of("transpose", "reverse", "slice", "flip", "none").get(rnd.nextInt(5));
             check(t, op, dims, over, view, rnd, "seed " + seed + " case " + c);
         }
     }
@@ -83,6 +83,22 @@ class ReduceTest {
         check(DType.S32, "add", new long[] {1100, 1100}, List.of(0), "none", rnd, true, "s32[1100,1100] add over 0");
         check(DType.S32, "add", new long[] {2, 700_001}, List.of(1), "none", rnd, true, "s32[2,700001] add over 1");
         check(DType.S64, "xor", new long[] {700, 900}, List.of(0), "transpose", rnd, true, "s64[700,900] xor of a transpose");
+    }
+
+    /**
+     * A held elementwise expression reduced over its last dims is evaluated a chunk of rows at a
+     * time (2 MiB) and folded there: over the last dims, over all of them (a value a chunk, folded
+     * last), with a part chunk at the end.
+     */
+    @Test
+    void heldExpressionsReduceAChunkOfRowsAtATime() {
+        Random rnd = new Random(17);
+        check(DType.F32, "maximum", new long[] {1001, 700}, List.of(1), "flip", rnd, true, "-f32[1001,700] max over 1");
+        check(DType.F32, "minimum", new long[] {1001, 700}, List.of(0, 1), "flip", rnd, true, "-f32[1001,700] min");
+        check(DType.S32, "add", new long[] {601, 3, 400}, List.of(1, 2), "flip", rnd, false, "~s32[601,3,400] add over 1,2");
+        check(DType.S32, "add", new long[] {601, 3, 400}, List.of(2), "flip", rnd, false, "~s32[601,3,400] add over 2");
+        check(DType.U8, "maximum", new long[] {3001, 1000}, List.of(0, 1), "flip", rnd, false, "~u8[3001,1000] max");
+        check(DType.F32, "maximum", new long[] {1001, 700}, List.of(0), "flip", rnd, true, "-f32[1001,700] max over 0: not chunked");
     }
 
     /**
@@ -153,6 +169,7 @@ class ReduceTest {
                 }
                 body = "v = " + shape(t, opDims) + " slice(p), slice={" + String.join(", ", spec) + "}";
             }
+            case "flip" -> body = "v = " + shape(t, dims) + (t.kind() == DType.Kind.FLOAT ? " negate(p)" : " not(p)");
             default -> body = "v = " + shape(t, dims) + " copy(p)";
         }
         long[] outDims = keptDims(opDims, over);
@@ -221,6 +238,12 @@ class ReduceTest {
                 }
             }
             long v = values[(int) flatten(src, dims)];
+            if (view.equals("flip")) {
+                // negate of a float flips its sign bit; not of an integer or pred flips every bit.
+                int w = t == DType.PRED ? 1 : t.bitWidth();
+                long mask = w == 64 ? -1L : (1L << w) - 1;
+                v = t.kind() == DType.Kind.FLOAT ? v ^ (1L << (w - 1)) : ~v & mask;
+            }
             List<Long> kept = new ArrayList<>();
             for (int d = 0; d < rank; d++) {
                 if (!over.contains(d)) {

@@ -179,6 +179,31 @@ final class Fusion {
         return evaluate(h, dst, user);
     }
 
+    /**
+     * Evaluates rows {@code [from, to)} of dim 0 of the held value {@code v} into {@code dst}
+     * (dense, those rows' dims), each leaf sliced alike: a consumer that reads a held value in
+     * chunks (a reduce) needs no memory for the whole. The first chunk ({@code from == 0}) is
+     * reported as {@link #force} reports a whole evaluation.
+     */
+    void evaluateRows(TensorView v, long from, long to, TensorView dst, String user) {
+        Held h = held.get(v);
+        List<TensorView> rows = new ArrayList<>();
+        for (TensorView leaf : h.leaves()) {
+            long[] start = new long[leaf.rank()];
+            long[] limit = Extents.toArray(leaf.dims());
+            long[] step = new long[leaf.rank()];
+            java.util.Arrays.fill(step, 1);
+            start[0] = from;
+            limit[0] = to;
+            rows.add(Ops.slice(leaf, start, limit, step));
+        }
+        if (from == 0) {
+            evaluate(new Held(h.expr(), rows, h.instruction(), h.members()), dst, user);
+        } else {
+            PointwiseCopy.run(h.expr(), rows, dst, EngineScratch.ALLOCATOR);
+        }
+    }
+
     private TensorView evaluate(Held h, ArrayShape shape, String user) {
         return evaluate(h, Materialize.allocateForOverwrite(shape, allocator), user);
     }
