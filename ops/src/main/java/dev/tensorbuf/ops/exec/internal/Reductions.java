@@ -340,10 +340,7 @@ public final class Reductions {
         DType t = operand.dtype();
         int rank = operand.rank();
         boolean[] isReduced = reducedDims(reduced, rank);
-        if (init.rank() != 0 || init.dtype() != t) {
-            throw new IllegalArgumentException("the init value is " + init.shape() + ", not a " + t.xlaName() + "[] scalar");
-        }
-        checkIdentity(init, op);
+        checkInit(init, t, op);
         long[] dims = Extents.toArray(operand.dims());
         int[] perm = new int[rank];
         int r = 0;
@@ -443,10 +440,7 @@ public final class Reductions {
     static TensorView reduceInChunks(RowSource source, ArrayShape operand, TensorView init, List<Long> reduced, String op,
             ArrayShape out, Allocator allocator) {
         DType t = operand.dtype();
-        if (init.rank() != 0 || init.dtype() != t) {
-            throw new IllegalArgumentException("the init value is " + init.shape() + ", not a " + t.xlaName() + "[] scalar");
-        }
-        checkIdentity(init, op);
+        checkInit(init, t, op);
         List<Long> dims = operand.dims();
         int rank = dims.size();
         int keptCount = rank - reduced.size();
@@ -593,10 +587,7 @@ public final class Reductions {
         if (window.size() != rank) {
             throw new IllegalArgumentException("window={...} has " + window.size() + " dims for an operand of " + rank);
         }
-        if (init.rank() != 0 || init.dtype() != t) {
-            throw new IllegalArgumentException("the init value is " + init.shape() + ", not a " + t.xlaName() + "[] scalar");
-        }
-        checkIdentity(init, op);
+        checkInit(init, t, op);
         long[] low = new long[rank];
         long[] high = new long[rank];
         long[] interior = new long[rank];
@@ -680,6 +671,14 @@ public final class Reductions {
             return null;
         }
         return permuted.buffer().segment().asSlice(layout.get().offset() * (permuted.dtype().bitWidth() / 8));
+    }
+
+    /** Refuses an init value that is not a scalar of {@code t}, or not {@code op}'s identity. */
+    private static void checkInit(TensorView init, DType t, String op) {
+        if (init.rank() != 0 || init.dtype() != t) {
+            throw new IllegalArgumentException("the init value is " + init.shape() + ", not a " + t.xlaName() + "[] scalar");
+        }
+        checkIdentity(init, op);
     }
 
     /** Refuses an init value that is not {@code op}'s identity, which XLA applies an unknown number of times. */
