@@ -29,9 +29,11 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * {@code tensorbuf run}'s {@code reduce} in process, on an operand of [4096,6144] (96 MiB of f32
  * or s32): by maximum over both dims (jnp.max), over the inner dim and over the outer dim, and an
- * s32 sum over both; beside {@code MemorySegment.copy} of the operand's bytes, the ratio's
- * baseline. NumPy's side: {@code x.max()}, {@code x.max(axis=1)}, {@code x.max(axis=0)},
- * {@code i.sum()}, {@code np.abs(x).max()} on the same arrays.
+ * s32 sum over both; the maximum of abs(x) over both dims, over the outer dim, and per channel of
+ * the same values as NCHW [16,96,128,128]; beside {@code MemorySegment.copy} of the operand's
+ * bytes, the ratio's baseline. NumPy's side: {@code x.max()}, {@code x.max(axis=1)},
+ * {@code x.max(axis=0)}, {@code i.sum()}, {@code np.abs(x).max()}, {@code np.abs(x).max(axis=0)},
+ * {@code np.abs(y).max(axis=(0,2,3))} on the same arrays.
  * {@snippet lang=shell :
  * java -jar bench/target/benchmarks.jar ReduceBenchmark -f 1 -wi 3 -i 5
  * }
@@ -45,13 +47,16 @@ import org.openjdk.jmh.annotations.Warmup;
 public class ReduceBenchmark {
     /**
      * What is reduced: {@code max_all}, {@code max_inner}, {@code max_outer} (f32), {@code sum_all}
-     * (s32), or {@code max_abs_all}, the max of an elementwise expression, abs (f32).
+     * (s32), or the max of an elementwise expression, abs (f32): {@code max_abs_all},
+     * {@code max_abs_outer}, {@code max_abs_channels} (over dims 0, 2 and 3 of [16,96,128,128]).
      */
-    @Param({"max_all", "max_inner", "max_outer", "sum_all", "max_abs_all"})
+    @Param({"max_all", "max_inner", "max_outer", "sum_all", "max_abs_all", "max_abs_outer", "max_abs_channels"})
     public String reduction;
 
     static final int ROWS = 4096;
     static final int COLS = 6144;
+    /** The same elements as NCHW, for the per-channel maximum. */
+    static final long[] CHANNELS = {16, 96, 128, 128};
 
     private Allocator memory;
     private TensorView operand;
@@ -63,9 +68,10 @@ public class ReduceBenchmark {
     public void setUp() {
         memory = Allocators.shared();
         DType t = reduction.equals("sum_all") ? DType.S32 : DType.F32;
-        operand = TensorView.of(memory.allocate(4L * ROWS * COLS), ArrayShape.of(t, ROWS, COLS));
+        TensorView rows = TensorView.of(memory.allocate(4L * ROWS * COLS), ArrayShape.of(t, ROWS, COLS));
+        operand = reduction.equals("max_abs_channels") ? TensorView.of(rows.buffer(), ArrayShape.of(t, CHANNELS)) : rows;
         Random rnd = new Random(1);
-        TensorElements e = TensorElements.of(operand);
+        TensorElements e = TensorElements.of(rows);
         for (int i = 0; i < ROWS; i++) {
             for (int j = 0; j < COLS; j++) {
                 if (t == DType.F32) {
@@ -87,18 +93,22 @@ public class ReduceBenchmark {
         String init = reduction.equals("sum_all") ? "0" : "-inf";
         String dims = switch (reduction) {
             case "max_inner" -> "1";
-            case "max_outer" -> "0";
+            case "max_outer", "max_abs_outer" -> "0";
+            case "max_abs_channels" -> "0,2,3";
             default -> "0,1";
         };
         String out = switch (reduction) {
             case "max_inner" -> "[" + ROWS + "]";
-            case "max_outer" -> "[" + COLS + "]";
+            case "max_outer", "max_abs_outer" -> "[" + COLS + "]";
+            case "max_abs_channels" -> "[" + CHANNELS[1] + "]";
             default -> "[]";
         };
-        boolean abs = reduction.equals("max_abs_all");
+        String in = reduction.equals("max_abs_channels")
+                ? "[" + CHANNELS[0] + "," + CHANNELS[1] + "," + CHANNELS[2] + "," + CHANNELS[3] + "]" : "[" + ROWS + "," + COLS + "]";
+        boolean abs = reduction.startsWith("max_abs");
         return "HloModule r\nr {\n  a = " + t + "[] parameter(0)\n  b = " + t + "[] parameter(1)\n  ROOT c = " + t + "[] " + op
-                + "(a, b)\n}\nENTRY e {\n  p = " + t + "[" + ROWS + "," + COLS + "] parameter(0)\n"
-                + (abs ? "  q = " + t + "[" + ROWS + "," + COLS + "] abs(p)\n" : "") + "  z = " + t + "[] constant(" + init
+                + "(a, b)\n}\nENTRY e {\n  p = " + t + in + " parameter(0)\n"
+                + (abs ? "  q = " + t + in + " abs(p)\n" : "") + "  z = " + t + "[] constant(" + init
                 + ")\n  ROOT out = " + t + out + " reduce(" + (abs ? "q" : "p") + ", z), dimensions={" + dims + "}, to_apply=r\n}\n";
     }
 

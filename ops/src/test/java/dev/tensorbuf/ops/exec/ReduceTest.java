@@ -86,19 +86,30 @@ class ReduceTest {
     }
 
     /**
-     * A held elementwise expression reduced over its last dims is evaluated a chunk of rows at a
-     * time (2 MiB) and folded there: over the last dims, over all of them (a value a chunk, folded
-     * last), with a part chunk at the end.
+     * A held elementwise expression past a chunk (8 MiB) is evaluated a chunk at a time, in the
+     * order its fold reads, and folded there: over the last dims, over all of them, over dim 0
+     * (each chunk's results joined with those before), over dims between kept ones, with a part
+     * chunk at the end; where dim 0's rows are past half a chunk, chunks are ranges of a later dim
+     * at one index of those before it. A value of one chunk is not chunked.
      */
     @Test
-    void heldExpressionsReduceAChunkOfRowsAtATime() {
+    void heldExpressionsReduceAChunkAtATime() {
         Random rnd = new Random(17);
-        check(DType.F32, "maximum", new long[] {1001, 700}, List.of(1), "flip", rnd, true, "-f32[1001,700] max over 1");
-        check(DType.F32, "minimum", new long[] {1001, 700}, List.of(0, 1), "flip", rnd, true, "-f32[1001,700] min");
-        check(DType.S32, "add", new long[] {601, 3, 400}, List.of(1, 2), "flip", rnd, false, "~s32[601,3,400] add over 1,2");
-        check(DType.S32, "add", new long[] {601, 3, 400}, List.of(2), "flip", rnd, false, "~s32[601,3,400] add over 2");
-        check(DType.U8, "maximum", new long[] {3001, 1000}, List.of(0, 1), "flip", rnd, false, "~u8[3001,1000] max");
-        check(DType.F32, "maximum", new long[] {1001, 700}, List.of(0), "flip", rnd, true, "-f32[1001,700] max over 0: not chunked");
+        check(DType.F32, "maximum", new long[] {3001, 1000}, List.of(1), "flip", rnd, true, true, "-f32[3001,1000] max over 1");
+        check(DType.F32, "minimum", new long[] {3001, 1000}, List.of(0, 1), "flip", rnd, true, true, "-f32[3001,1000] min");
+        check(DType.F32, "maximum", new long[] {3001, 1000}, List.of(0), "flip", rnd, true, true, "-f32[3001,1000] max over 0");
+        check(DType.F32, "maximum", new long[] {14, 300, 170, 3}, List.of(0, 1, 2), "flip", rnd, true, true,
+                "-f32[14,300,170,3] max over 0,1,2: few kept");
+        check(DType.S32, "add", new long[] {1001, 5, 700}, List.of(0, 2), "flip", rnd, false, true, "~s32[1001,5,700] add over 0,2");
+        check(DType.S32, "add", new long[] {1001, 5, 700}, List.of(1), "flip", rnd, false, true, "~s32[1001,5,700] add over 1");
+        check(DType.S32, "add", new long[] {1001, 5, 700}, List.of(1, 2), "flip", rnd, false, true, "~s32[1001,5,700] add over 1,2");
+        check(DType.S32, "add", new long[] {2, 3, 700_000}, List.of(0, 2), "flip", rnd, false, true,
+                "~s32[2,3,700000] add over 0,2: ranges of dim 1");
+        check(DType.F32, "minimum", new long[] {2, 3, 700_000}, List.of(1), "flip", rnd, true, true,
+                "-f32[2,3,700000] min over 1: ranges of dim 1");
+        check(DType.S32, "xor", new long[] {3, 40, 100, 300}, List.of(0, 2, 3), "flip", rnd, false, true,
+                "~s32[3,40,100,300] xor over 0,2,3: per channel");
+        check(DType.F32, "maximum", new long[] {1000, 2000}, List.of(0), "flip", rnd, true, false, "-f32[1000,2000] max over 0: one chunk");
     }
 
     /**
@@ -145,8 +156,16 @@ class ReduceTest {
         check(t, op, dims, over, view, rnd, false, what);
     }
 
-    /** As above, with no NaN among the values where {@code noNaN} holds. */
     private static void check(DType t, String op, long[] dims, List<Integer> over, String view, Random rnd, boolean noNaN, String what) {
+        check(t, op, dims, over, view, rnd, noNaN, null, what);
+    }
+
+    /**
+     * As above, with no NaN among the values where {@code noNaN} holds, and, where {@code chunked}
+     * is not null, the reduce's step saying whether it evaluated its operand a chunk at a time.
+     */
+    private static void check(DType t, String op, long[] dims, List<Integer> over, String view, Random rnd, boolean noNaN,
+                              Boolean chunked, String what) {
         int rank = dims.length;
         long[] opDims = dims.clone();
         String body;
@@ -190,6 +209,10 @@ class ReduceTest {
             }
             long[] got;
             try (Execution x = HloExecutor.execute(text, Map.of("0", arg))) {
+                if (chunked != null) {
+                    String reason = x.steps().stream().filter(s -> s.name().equals("out")).findFirst().orElseThrow().reason();
+                    assertEquals(chunked, reason.contains("a chunk at a time"), what + ": " + reason);
+                }
                 TensorElements r = TensorElements.of(x.rowMajor());
                 got = new long[(int) r.view().elementCount()];
                 for (int i = 0; i < got.length; i++) {

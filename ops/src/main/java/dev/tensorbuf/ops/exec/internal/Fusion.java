@@ -180,27 +180,29 @@ final class Fusion {
     }
 
     /**
-     * Evaluates rows {@code [from, to)} of dim 0 of the held value {@code v} into {@code dst}
-     * (dense, those rows' dims), each leaf sliced alike: a consumer that reads a held value in
-     * chunks (a reduce) needs no memory for the whole. The first chunk ({@code from == 0}) is
+     * Evaluates the box of the held value {@code v} from {@code start}, {@code dims} long, into
+     * {@code dst} (a view of those dims), each leaf sliced alike: a consumer that reads a held
+     * value in chunks (a reduce) needs no memory for the whole. The first box (from the origin) is
      * reported as {@link #force} reports a whole evaluation.
      */
-    void evaluateRows(TensorView v, long from, long to, TensorView dst, String user) {
+    void evaluateBox(TensorView v, long[] start, long[] dims, TensorView dst, String user) {
         Held h = held.get(v);
-        List<TensorView> rows = new ArrayList<>();
-        for (TensorView leaf : h.leaves()) {
-            long[] start = new long[leaf.rank()];
-            long[] limit = Extents.toArray(leaf.dims());
-            long[] step = new long[leaf.rank()];
-            java.util.Arrays.fill(step, 1);
-            start[0] = from;
-            limit[0] = to;
-            rows.add(Ops.slice(leaf, start, limit, step));
+        long[] limit = new long[start.length];
+        long[] step = new long[start.length];
+        boolean origin = true;
+        for (int d = 0; d < start.length; d++) {
+            limit[d] = start[d] + dims[d];
+            step[d] = 1;
+            origin &= start[d] == 0;
         }
-        if (from == 0) {
-            evaluate(new Held(h.expr(), rows, h.instruction(), h.members()), dst, user);
+        List<TensorView> boxes = new ArrayList<>();
+        for (TensorView leaf : h.leaves()) {
+            boxes.add(Ops.slice(leaf, start, limit, step));
+        }
+        if (origin) {
+            evaluate(new Held(h.expr(), boxes, h.instruction(), h.members()), dst, user);
         } else {
-            PointwiseCopy.run(h.expr(), rows, dst, EngineScratch.ALLOCATOR);
+            PointwiseCopy.run(h.expr(), boxes, dst, EngineScratch.ALLOCATOR);
         }
     }
 

@@ -326,16 +326,16 @@ public final class Interpreter {
         }
         if (in.opcode().equals("reduce") && ops.size() == 2 && fusion.isHeld(ops.get(0))
                 && Reductions.chunks(ops.get(0).dims(), Reductions.dimensions(in), ops.get(0).dtype())) {
-            // A held expression reduced over its last dims is evaluated a chunk of rows at a
-            // time into one scratch and folded there: no memory, and no pass, for the whole.
+            // A held expression is evaluated a chunk at a time into one scratch, in the
+            // order the fold reads, and folded there: no memory, and no pass, for the whole.
             String op = Reductions.reducerOp(module.computation(calleeName(in)));
             List<Long> over = Reductions.dimensions(in);
             TensorView held = ops.get(0);
             TensorView init = fusion.force(ops.get(1), comp.instruction(in.operands().get(1)).arrayShape().laidOut(), in.name());
-            TensorView r = Reductions.reduceInChunks((from, to, dst) -> fusion.evaluateRows(held, from, to, dst, in.name()),
+            TensorView r = Reductions.reduceInChunks((start, dims, dst) -> fusion.evaluateBox(held, start, dims, dst, in.name()),
                     comp.instruction(in.operands().getFirst()).arrayShape(), init, over, op, in.arrayShape(), allocator);
             return new Value(r, ExecutedInstruction.Kind.REDUCED, true, null,
-                    "by " + op + " over dims " + over + ", its operand evaluated a chunk of rows at a time");
+                    "by " + op + " over dims " + over + ", its operand evaluated a chunk at a time");
         }
         return apply(comp, in, PASS_HELD_OPCODES.contains(in.opcode()) ? ops : fusion.forced(comp, in, ops), values);
     }

@@ -398,9 +398,9 @@ public final class Reductions {
         return Materialize.materialize(result, out, allocator);
     }
 
-    /** Writes rows {@code [from, to)} of dim 0 of a value into {@code dst}, dense: a held expression evaluated in chunks. */
-    interface RowSource {
-        void rows(long from, long to, TensorView dst);
+    /** Writes the box of a value from {@code start}, {@code dims} long, into {@code dst}: a held expression evaluated in chunks. */
+    interface BoxSource {
+        void box(long[] start, long[] dims, TensorView dst);
     }
 
     /**
@@ -413,73 +413,154 @@ public final class Reductions {
 
     /**
      * {@return whether {@link #reduceInChunks} takes a reduce of a value of {@code dims} over
-     * {@code reduced}} It does where the reduced dims are the last ones (all of them too), and dim 0
-     * makes at least two chunks.
+     * {@code reduced}} It does where more than one element is reduced into each result and the
+     * value is more than a chunk.
      */
     static boolean chunks(List<Long> dims, List<Long> reduced, DType t) {
         int rank = dims.size();
         boolean[] isReduced = reducedDims(reduced, rank);
-        for (int d = 1; d < rank; d++) {
-            if (isReduced[d - 1] && !isReduced[d]) {
-                return false;
-            }
-        }
-        if (rank == 0 || dims.get(0) < 2 || t.bitWidth() % 8 != 0 || Extents.elementCount("a reduce's operand", dims) < 2) {
+        if (rank == 0 || t.bitWidth() % 8 != 0) {
             return false;
         }
-        long rowBytes = Extents.elementCount("a row", dims.subList(1, rank)) * (t.bitWidth() / 8);
-        return rowBytes > 0 && rowBytes <= CHUNK_BYTES / 2 && (long) dims.get(0) * rowBytes > CHUNK_BYTES;
+        long count = 1;
+        for (int d = 0; d < rank; d++) {
+            count = isReduced[d] ? Math.multiplyExact(count, dims.get(d)) : count;
+        }
+        return count > 1 && Math.multiplyExact(Extents.elementCount("a reduce's operand", dims), t.bitWidth() / 8) > CHUNK_BYTES;
     }
 
     /**
-     * {@return {@link #reduce} of a value read in chunks of rows of dim 0 from {@code source},
-     * where {@link #chunks} holds} Each chunk is written into one scratch and folded there: whole
-     * rows of the kept dims into their results, or, where every dim is reduced, into one value a
-     * chunk, which are folded last. Never more than a chunk of the value is in memory.
+     * {@return {@link #reduce} of a value read in chunks from {@code source}, where {@link #chunks}
+     * holds} A chunk is a range of one dim, the split (the first whose inner dims make at most half
+     * a chunk), at one index of each dim before it: a box whose results are contiguous. It is
+     * written into one scratch in the order its fold reads (the reduced dims last where the last
+     * dim is reduced, else first where many elements are kept), folded there, and its results
+     * written, or joined with those of the chunks before it that reduce into them. Never more than
+     * a chunk of the value is in memory.
      */
-    static TensorView reduceInChunks(RowSource source, ArrayShape operand, TensorView init, List<Long> reduced, String op,
+    static TensorView reduceInChunks(BoxSource source, ArrayShape operand, TensorView init, List<Long> reduced, String op,
             ArrayShape out, Allocator allocator) {
         DType t = operand.dtype();
         checkInit(init, t, op);
-        List<Long> dims = operand.dims();
-        int rank = dims.size();
-        int keptCount = rank - reduced.size();
-        List<Long> kept = dims.subList(0, keptCount);
+        long[] dims = Extents.toArray(operand.dims());
+        int rank = dims.length;
+        boolean[] isReduced = reducedDims(reduced, rank);
+        int[] keptFirst = new int[rank];
+        int k = 0;
+        List<Long> kept = new ArrayList<>();
+        for (int d = 0; d < rank; d++) {
+            if (!isReduced[d]) {
+                keptFirst[k++] = d;
+                kept.add(dims[d]);
+            }
+        }
+        int keptCount = k;
+        for (int d = 0; d < rank; d++) {
+            if (isReduced[d]) {
+                keptFirst[k++] = d;
+            }
+        }
         if (!kept.equals(out.dims()) || out.dtype() != t) {
             throw new IllegalArgumentException("reducing " + operand + " over " + reduced + " gives " + t.xlaName() + kept + ", not " + out);
         }
+        long keptElements = Extents.elementCount("a reduce's result", kept);
+        if (keptElements > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("a reduce into " + keptElements + " elements is past the 2^31 - 1 it holds");
+        }
+        int[] reducedFirst = new int[rank];
+        System.arraycopy(keptFirst, keptCount, reducedFirst, 0, rank - keptCount);
+        System.arraycopy(keptFirst, 0, reducedFirst, rank - keptCount, keptCount);
+        // Where each dim's index moves the result: row-major strides over the kept dims, 0 for reduced ones.
+        long[] resultStride = new long[rank];
+        long stride = 1;
+        for (int d = rank - 1; d >= 0; d--) {
+            resultStride[d] = isReduced[d] ? 0 : stride;
+            stride *= isReduced[d] ? 1 : dims[d];
+        }
         int width = t.bitWidth() / 8;
-        long rowElements = Extents.elementCount("a row", dims.subList(1, rank));
-        long chunkRows = Math.max(1, CHUNK_BYTES / (rowElements * width));
-        long perRow = keptCount == 0 ? 1 : Extents.elementCount("kept", dims.subList(1, keptCount));
-        long count = Extents.elementCount("reduced", dims.subList(keptCount, rank));
+        int split = 0;
+        while (Extents.elementCount("a row", operand.dims().subList(split + 1, rank)) * width > CHUNK_BYTES / 2) {
+            split++;
+        }
+        long inner = Extents.elementCount("a row", operand.dims().subList(split + 1, rank));
+        long chunkRows = Math.min(dims[split], Math.max(1, CHUNK_BYTES / (inner * width)));
+        long outer = Extents.elementCount("the outer dims", operand.dims().subList(0, split));
         int code = Folds.op(op);
         CopyExecutor threads = EngineThreads.of(CopyEngine.defaults());
-        int parallel = threads.threadsFor(chunkRows * rowElements * width);
-        long chunks = Math.ceilDiv(dims.get(0), chunkRows);
+        int parallel = threads.threadsFor(chunkRows * inner * width);
         TensorView result = Materialize.allocateForOverwrite(ArrayShape.of(t, Extents.toArray(kept)), allocator);
-        TensorView partial = keptCount == 0 ? Materialize.allocateForOverwrite(ArrayShape.of(t, chunks), allocator) : null;
-        TensorView scratch = Materialize.allocateForOverwrite(ArrayShape.of(t, chunkRows * rowElements), allocator);
-        for (long c = 0; c < chunks; c++) {
-            long from = c * chunkRows;
-            long to = Math.min(dims.get(0), from + chunkRows);
-            long[] chunkDims = Extents.toArray(dims);
-            chunkDims[0] = to - from;
-            TensorView dst = Ops.reshape(Ops.slice(scratch, new long[] {0}, new long[] {(to - from) * rowElements}, new long[] {1}),
-                    chunkDims);
-            source.rows(from, to, dst);
-            MemorySegment rows = scratch.buffer().segment();
-            if (keptCount == 0) {
-                foldRows(code, t, rows, 1, (to - from) * rowElements, partial.buffer().segment().asSlice(c * width), threads, parallel);
-            } else {
-                foldRows(code, t, rows, (to - from) * perRow, count, result.buffer().segment().asSlice(from * perRow * width),
-                        threads, parallel);
+        MemorySegment results = result.buffer().segment();
+        MemorySegment partial = Materialize.allocateForOverwrite(ArrayShape.of(t, Math.min(keptElements, chunkRows * inner)), allocator)
+                .buffer().segment();
+        TensorView scratch = Materialize.allocateForOverwrite(ArrayShape.of(t, chunkRows * inner), allocator);
+        long[] start = new long[rank];
+        long[] chunkDims = dims.clone();
+        for (int d = 0; d < split; d++) {
+            chunkDims[d] = 1;
+        }
+        for (long o = 0; o < outer; o++) {
+            boolean firstOuter = true;
+            long outerOffset = 0;
+            long rest = o;
+            for (int d = split - 1; d >= 0; d--) {
+                start[d] = rest % dims[d];
+                rest /= dims[d];
+                firstOuter &= !isReduced[d] || start[d] == 0;
+                outerOffset += start[d] * resultStride[d];
+            }
+            for (long from = 0; from < dims[split]; from += chunkRows) {
+                long to = Math.min(dims[split], from + chunkRows);
+                start[split] = from;
+                chunkDims[split] = to - from;
+                long elements = (to - from) * inner;
+                long rows = 1;
+                for (int d = 0; d < rank; d++) {
+                    rows *= isReduced[d] ? 1 : chunkDims[d];
+                }
+                long count = elements / rows;
+                // The last dim reduced: its runs stay whole with the reduced dims last. Else many kept
+                // elements read as whole rows with the reduced dims first, few as rows of their own.
+                int[] order = !isReduced[rank - 1] && rows >= ROWS_FROM ? reducedFirst : keptFirst;
+                long[] orderedDims = new long[rank];
+                for (int d = 0; d < rank; d++) {
+                    orderedDims[d] = chunkDims[order[d]];
+                }
+                TensorView dense = Ops.reshape(Ops.slice(scratch, new long[] {0}, new long[] {elements}, new long[] {1}), orderedDims);
+                source.box(start.clone(), chunkDims.clone(), Ops.transpose(dense, inverse(order)));
+                boolean first = firstOuter && (!isReduced[split] || from == 0);
+                MemorySegment into = results.asSlice((outerOffset + from * resultStride[split]) * width, rows * width);
+                MemorySegment target = first ? into : partial;
+                if (order == reducedFirst) {
+                    foldReducedFirst(code, t, scratch.buffer().segment(), rows, count, target, threads, parallel);
+                } else {
+                    foldRows(code, t, scratch.buffer().segment(), rows, count, target, threads, parallel);
+                }
+                if (!first) {
+                    merge(code, t, into, partial, (int) rows);
+                }
             }
         }
-        if (keptCount == 0) {
-            foldRows(code, t, partial.buffer().segment(), 1, chunks, result.buffer().segment(), threads, 1);
-        }
         return Materialize.materialize(result, out, allocator);
+    }
+
+    /** {@code into[i] = op(into[i], other[i])} for the {@code n} values of {@code t} dense in each, a block at a time. */
+    private static void merge(int code, DType t, MemorySegment into, MemorySegment other, int n) {
+        int width = t.bitWidth() / 8;
+        for (int from = 0; from < n; from += BLOCK) {
+            int m = Math.min(BLOCK, n - from);
+            Object acc = Folds.load(t, into, (long) from * width, m);
+            Folds.merge(code, t, acc, Folds.load(t, other, (long) from * width, m), m);
+            Folds.finish(t, acc, m);
+            PointwiseCopy.write(into.asSlice((long) from * width), t, Folds.values(acc, m), m);
+        }
+    }
+
+    private static int[] inverse(int[] perm) {
+        int[] inv = new int[perm.length];
+        for (int i = 0; i < perm.length; i++) {
+            inv[perm[i]] = i;
+        }
+        return inv;
     }
 
     /**

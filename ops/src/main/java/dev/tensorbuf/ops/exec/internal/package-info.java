@@ -43,10 +43,10 @@
  *     pred; floats by maximum and minimum): a reduce folds dense rows of the operand copied with
  *     the reduced dims first or last, on the copy engine's threads from its parallel threshold
  *     (kept elements apiece, or a few rows cut in shares that are joined), a held expression
- *     reduced over its last dims evaluated a chunk of rows at a time into one scratch and folded
- *     there (<code>Fusion.evaluateRows</code>); a reduce-window folds strided slices of the operand padded
- *     with the init value, one elementwise pass; jax's argmax and argmin (a variadic reduce of values
- *     and indices) element after element. Float sums and other variadic reduces are refused
+ *     evaluated a chunk (a box whose results are contiguous) at a time into one scratch, in the
+ *     order the fold reads, and folded there (<code>Fusion.evaluateBox</code>); a reduce-window
+ *     folds strided slices of the operand padded with the init value, one elementwise pass; jax's
+ *     argmax and argmin (a variadic reduce of values and indices) element after element. Float sums and other variadic reduces are refused
  *     with the reason</dd>
  * <dt><code>Materialize.java</code></dt>
  * <dd>copies through the copy engine into new buffers</dd>
