@@ -60,11 +60,15 @@ final class RunCommand implements Command {
                 folded when the views are made, elementwise ops (convert, add, subtract, multiply, divide,
                 remainder, maximum, minimum, clamp, negate, abs, sign, sqrt, floor, ceil, round-nearest-even,
                 round-nearest-afz, is-finite, reduce-precision, compare, select, and, or, not, xor,
-                shifts, popcnt, count-leading-zeros) bit for bit as XLA's CPU backend computes them, and call or fusion of
-                computations made of them (jax's
+                shift-left, shift-right-logical, shift-right-arithmetic, popcnt, count-leading-zeros) bit
+                for bit as XLA's CPU backend computes them,
+                reduce and reduce-window where no order of combining changes a bit (integers by add,
+                multiply, maximum, minimum, and, or, xor; pred by the last five; floats by maximum and
+                minimum; jax's argmax and argmin; the init value the reducer's identity; float sums are
+                refused), and call or fusion of computations made of them (jax's
                 lower(x).as_text(dialect='hlo') and lower(x).compile().as_text()). Each op is a view (its map composed into its operand's,
                 no element moved); elementwise ops are held as one expression and evaluated in the copy
-                that needs their value; copy, convert between types, constants and iota make new memory, and
+                that needs their value; copy, convert between types, constants, iota and reductions make new memory, and
                 the ROOT is copied once, into the layout OUT holds. A .npy or .safetensors OUT holds
                 the logical array in C order (safetensors: one tensor named like the ROOT; .npy: bf16, f8 and 1-, 2-
                 and 4-bit types as np.save writes ml_dtypes arrays, a void '<V2' or '<V1', but f8e5m2 and
@@ -80,7 +84,7 @@ final class RunCommand implements Command {
                 (true when the ROOT was a view, copied once into what OUT holds, false when its
                 instruction already made memory in its layout), "written" (the shape the file holds: C order for .npy and
                 safetensors), "instructions": [{"name", "opcode", "kind" (parameter, constant, view,
-                copy, folded, fused), "form", "why" (empty when the kind says it all), "fused_into" (for
+                copy, folded, fused, reduced), "form", "why" (empty when the kind says it all), "fused_into" (for
                 a fused instruction), "plans" (for a copy that evaluated fused elementwise work: each
                 pass as `tensorbuf plan --json` explains a copy, its "epilogue" the expression and the
                 kernel that evaluates it)}, ...]}; a tuple

@@ -9,6 +9,8 @@ import dev.tensorbuf.interop.DenseTensor;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.interop.json.Json;
+import dev.tensorbuf.ops.exec.ExecutedInstruction;
+import dev.tensorbuf.ops.exec.HloExecutor;
 import dev.tensorbuf.testing.Zips;
 import dev.tensorbuf.views.DType;
 import java.io.IOException;
@@ -64,6 +66,24 @@ class RunCommandTest {
                 + "  %r   reverse    view       strided\n"
                 + "  ROOT copied into f32[3,2]{1,0}; 2 views, 0 copies\n", r.out());
         assertArrayEquals(new float[] {2, 5, 1, 4, 0, 3}, read(out));
+    }
+
+    /** The help names every opcode run takes, so that none reads as one that exits 2, and every kind --json reports. */
+    @Test
+    void helpNamesEveryOpcodeRunTakesAndEveryKind() {
+        String help = CliHarness.run("run", "--help").out().replaceAll("\\s+", " ");
+        List<String> opcodes = new java.util.ArrayList<>(HloExecutor.SUPPORTED_OPCODES);
+        opcodes.addAll(HloExecutor.ELEMENTWISE_OPCODES);
+        opcodes.addAll(HloExecutor.REDUCTION_OPCODES);
+        opcodes.addAll(List.of("call", "fusion"));
+        for (String opcode : opcodes) {
+            assertTrue(java.util.regex.Pattern.compile("[ (,]" + java.util.regex.Pattern.quote(opcode) + "[,) ]").matcher(help).find(),
+                    opcode + " is not in run's help");
+        }
+        for (ExecutedInstruction.Kind kind : ExecutedInstruction.Kind.values()) {
+            assertTrue(help.contains(" " + kind.jsonName() + ",") || help.contains(" " + kind.jsonName() + ")"),
+                    "the kind " + kind.jsonName() + " is not in run's help");
+        }
     }
 
     /** An argument from an .npz, as np.savez(f, p0=a) writes it: its only array, or the one named as the parameter. */
