@@ -655,8 +655,13 @@ final class RandomHloModules {
                 if (rank > 0) {
                     int d = rnd.nextInt(rank);
                     List<String> values = new ArrayList<>();
+                    // At times a vector that counts 0, 1, 2, ... from -0, or whose reciprocals do
+                    // from -inf: XLA makes it, or the reciprocal it folds, an iota, whose 0 is +0.
+                    boolean counts = dtype.kind() == DType.Kind.FLOAT && !nonIdentity && rnd.nextInt(8) == 0;
+                    boolean reciprocals = rnd.nextBoolean();
                     for (long k = 0; k < dims[d]; k++) {
-                        values.add(pointwiseLiteral(nonIdentity));
+                        values.add(!counts ? pointwiseLiteral(nonIdentity) : k == 0 ? (reciprocals ? "-inf" : "-0.0")
+                                : reciprocals ? Float.toString(1f / k) : Long.toString(k));
                     }
                     count("constant");
                     String v = emit("chan", dtype, new long[] {dims[d]}, null, "constant({" + String.join(", ", values) + "})");

@@ -909,6 +909,37 @@ class HloExecutorTest {
                 "ROOT r = f32[1,3] add(x, s)"), x)), "a slice reading both operands is computed");
     }
 
+    /**
+     * XLA's simplifier makes a float constant of one dim that counts 0, 1, 2, ... an iota, its -0
+     * first a +0, and so the reciprocal it folds for a divide by a constant: x / broadcast({-inf,
+     * 1}) is x * +0 where x / -inf is -0 (jax 0.10, f32: the bits below). A constant of one
+     * element, of two dims, or counting in steps of 2 keeps its -0. Was: -0 (seed 1067 of
+     * RunXlaAgreementTest, in f16).
+     */
+    @Test
+    void aConstantThatCountsFromZeroIsAnIotaToXlaAndSoIsAFoldedReciprocal() {
+        float[] x = {1f, -1f, 2.5f, -3f};
+        String rows = "x2 = f32[2,4] broadcast(p), dimensions={1}";
+        assertArrayEquals(new int[] {0, 0x80000000, 0, 0x80000000, 0x3f800000, 0xbf800000, 0x40200000, 0xc0400000},
+                bits(runF32(module("p = f32[4] parameter(0)", "c = f32[2] constant({-inf, 1})",
+                        "b = f32[2,4] broadcast(c), dimensions={0}", rows, "ROOT r = f32[2,4] divide(x2, b)"), x)), "x / {-inf, 1}");
+        assertArrayEquals(new int[] {0x80000000, 0, 0x80000000, 0, 0xbf800000, 0x3f800000, 0xc0200000, 0x40400000},
+                bits(runF32(module("p = f32[4] parameter(0)", "c = f32[2] constant({-inf, -1})",
+                        "b = f32[2,4] broadcast(c), dimensions={0}", rows, "ROOT r = f32[2,4] divide(x2, b)"), x)), "x / {-inf, -1}");
+        assertArrayEquals(new int[] {0, 0x80000000, 0, 0x80000000, 0x3f800000, 0xbf800000, 0x40200000, 0xc0400000},
+                bits(runF32(module("p = f32[4] parameter(0)", "c = f32[2] constant({-0.0, 1})",
+                        "b = f32[2,4] broadcast(c), dimensions={0}", rows, "ROOT r = f32[2,4] multiply(x2, b)"), x)), "x * {-0, 1}");
+        assertArrayEquals(new int[] {0x80000000, 0, 0x80000000, 0, 0x40000000, 0xc0000000, 0x40a00000, 0xc0c00000},
+                bits(runF32(module("p = f32[4] parameter(0)", "c = f32[2] constant({-0.0, 2})",
+                        "b = f32[2,4] broadcast(c), dimensions={0}", rows, "ROOT r = f32[2,4] multiply(x2, b)"), x)), "x * {-0, 2}");
+        assertArrayEquals(new int[] {0, 0x3f800000, 0x40000000, 0x40400000},
+                bits(runF32(module("p = f32[4] parameter(0)", "c = f32[4] constant({-0.0, 1, 2, 3})", "ROOT r = f32[4] copy(c)"), x)),
+                "a copy of {-0, 1, 2, 3}");
+        assertArrayEquals(new int[] {0x80000000, 0, 0x80000000, 0},
+                bits(runF32(module("p = f32[4] parameter(0)", "c = f32[1] constant({-0.0})", "b = f32[1,4] broadcast(c), dimensions={0}",
+                        "x1 = f32[1,4] broadcast(p), dimensions={1}", "ROOT r = f32[1,4] multiply(x1, b)"), x)), "x * {-0}, one element");
+    }
+
     private static int[] subtractConstant(float[] values, String constant) {
         return bits(runF32(module(
                 "x = f32[3]{0} parameter(0)",

@@ -372,8 +372,13 @@ final class Fusion {
         // Both constants: XLA folds the whole divide, a true quotient (jax 0.10: f16 literals / 3.3125).
         if (op.equals("divide") && Pointwise.isFloat(type) && type != DType.BF16 && isFolded(comp, in.operands().get(1), 0)
                 && !isFolded(comp, in.operands().get(0), 0)) {
+            Pointwise.Expr reciprocal = new Pointwise.Op(Pointwise.Op.RECIPROCAL, type, List.of(a.get(1)), "");
+            // The folded reciprocal is a new constant, which XLA's simplifier makes an iota where
+            // it counts 0, 1, 2, ...: 1 / -inf is then +0 (jax 0.10: x / broadcast({-inf, 1})).
+            // Every value is a whole number there, so abs changes only that zero's sign.
             return build(comp, in, "multiply", type,
-                    List.of(a.get(0), new Pointwise.Op(Pointwise.Op.RECIPROCAL, type, List.of(a.get(1)), "")));
+                    List.of(a.get(0), reciprocalIsIota(comp, in.operands().get(1), type)
+                            ? new Pointwise.Op("abs", type, List.of(reciprocal), "") : reciprocal));
         }
         if (op.equals("divide") && Pointwise.isFloat(type) && type != DType.BF16 && !isFolded(comp, in.operands().get(1), 0)
                 && isBroadcastAsXlaSeesIt(comp, in.operands().get(1))) {
@@ -967,6 +972,32 @@ final class Fusion {
             }
         }
         return "whole";
+    }
+
+    /**
+     * {@return whether the reciprocal XLA folds for the constant divisor {@code name} (or the
+     * constant a broadcast divisor repeats) is an iota to its simplifier: one dim of more than one
+     * element, counting 0, 1, 2, ...} Computed as {@link Pointwise.Op#RECIPROCAL} computes it.
+     */
+    private static boolean reciprocalIsIota(HloComputation comp, String name, DType type) {
+        HloInstruction d = beneath(comp, name);
+        if (d.opcode().equals("broadcast")) {
+            d = beneath(comp, d.operands().getFirst());
+        }
+        if (!d.opcode().equals("constant") || d.arrayShape().dims().size() != 1 || d.arrayShape().dims().getFirst() < 2) {
+            return false;
+        }
+        double[] values = values(comp, d.name());
+        if (values == null) {
+            return false;
+        }
+        for (int i = 0; i < values.length; i++) {
+            double r = type == DType.F64 ? 1.0 / values[i] : Pointwise.narrow(1f / (float) values[i], type);
+            if (r != i) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

@@ -368,7 +368,8 @@ public final class Interpreter {
         long[] dims = Extents.toArray(shape.dims());
         return switch (in.opcode()) {
             case "parameter" -> new Value(arguments.get(in.name()), ExecutedInstruction.Kind.PARAMETER, false);
-            case "constant" -> new Value(Literals.parse(in.payload(), shape, allocator), ExecutedInstruction.Kind.CONSTANT, true);
+            case "constant" -> new Value(Literals.asSimplified(Literals.parse(in.payload(), shape, allocator)),
+                    ExecutedInstruction.Kind.CONSTANT, true);
             case "iota" -> new Value(iota(in, shape), ExecutedInstruction.Kind.CONSTANT, false, null,
                     "one row of " + shape.dim((int) in.intValue("iota_dimension", 0)) + " values, broadcast");
             case "broadcast" -> view(Ops.broadcast(operand(in, ops, 0), dims, dimensions(comp, in, in.intsOrEmpty("dimensions"))));

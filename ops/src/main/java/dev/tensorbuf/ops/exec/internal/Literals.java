@@ -56,6 +56,26 @@ public final class Literals {
         return v;
     }
 
+    /**
+     * {@return {@code v}, a constant's value, as XLA's simplifier leaves it} A float constant of
+     * one dim and more than one element that counts 0, 1, 2, ... becomes an iota, so a -0 first
+     * reads +0 (jax 0.10: {@code f32[4] constant({-0.0, 1, 2, 3})} copied out starts with +0;
+     * of one element, or of two dims, it stays -0).
+     */
+    static TensorView asSimplified(TensorView v) {
+        if (v.rank() != 1 || v.dims().getFirst() < 2 || v.dtype().kind() != DType.Kind.FLOAT) {
+            return v;
+        }
+        TensorElements e = TensorElements.of(v);
+        for (long i = 0; i < v.dims().getFirst(); i++) {
+            if (e.getDouble(i) != i) {
+                return v;
+            }
+        }
+        e.setDouble(0, 0);
+        return v;
+    }
+
     private static void set(TensorView v, String text, long[] index, String literal) {
         DType t = v.dtype();
         try {
