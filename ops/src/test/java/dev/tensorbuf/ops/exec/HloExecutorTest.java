@@ -914,7 +914,9 @@ class HloExecutorTest {
      * first a +0, and so the reciprocal it folds for a divide by a constant: x / broadcast({-inf,
      * 1}) is x * +0 where x / -inf is -0 (jax 0.10, f32: the bits below). A constant of one
      * element, of two dims, or counting in steps of 2 keeps its -0. Was: -0 (seed 1067 of
-     * RunXlaAgreementTest, in f16).
+     * RunXlaAgreementTest, in f16). XLA folds data movement of a constant first and simplifies
+     * what the fold ends in: a slice of {5, -0, 1, 2} counts from +0, while a broadcast into
+     * [n,1], a reshape to XLA, makes a constant of two dims, which keeps its -0 (seed 1068).
      */
     @Test
     void aConstantThatCountsFromZeroIsAnIotaToXlaAndSoIsAFoldedReciprocal() {
@@ -938,6 +940,34 @@ class HloExecutorTest {
         assertArrayEquals(new int[] {0x80000000, 0, 0x80000000, 0},
                 bits(runF32(module("p = f32[4] parameter(0)", "c = f32[1] constant({-0.0})", "b = f32[1,4] broadcast(c), dimensions={0}",
                         "x1 = f32[1,4] broadcast(p), dimensions={1}", "ROOT r = f32[1,4] multiply(x1, b)"), x)), "x * {-0}, one element");
+        assertArrayEquals(new int[] {0, 0, 0x3f800000, 0x3f800000, 0x40000000, 0x40000000},
+                bits(runF32(module("p = f32[2] parameter(0)", "c = f32[4] constant({5, -0.0, 1, 2})", "s = f32[3] slice(c), slice={[1:4]}",
+                        "b = f32[3,2] broadcast(s), dimensions={0}", "x = f32[3,2] broadcast(p), dimensions={1}",
+                        "ROOT r = f32[3,2] multiply(x, b)"), new float[] {1, 1})),
+                "1 * a slice of {5, -0, 1, 2}");
+        assertArrayEquals(new int[] {0x80000000, 0, 0, 0},
+                bits(runF32(module("p = f32[4] parameter(0)", "c = f32[4] constant({-0.0, 1, 2, 3})", "b = f32[4,1] broadcast(c), dimensions={0}",
+                        "x = f32[4,1] reshape(p)", "ROOT r = f32[4,1] minimum(x, b)"), new float[] {0, 0, 0, 0})), "min(+0, {-0, 1, 2, 3} as [4,1])");
+        assertArrayEquals(new int[] {0x80000000, 0xbf800000},
+                bits(runF32(module("p = f32[2] parameter(0)", "c = f32[2] constant({-inf, 1})", "b = f32[2,1] broadcast(c), dimensions={0}",
+                        "x = f32[2,1] reshape(p)", "ROOT r = f32[2,1] divide(x, b)"), new float[] {1, -1})), "x / {-inf, 1} as [2,1]");
+    }
+
+    /**
+     * XLA's simplifier makes a reduce of one element a reshape, so a multiply before it and an add
+     * after it are one fused multiply-add (jax 0.10: the bits below; rounding the product first
+     * gives 0xbc4cd000, 0xbd199000, 0xbc854000). Was: the reduce evaluated the product (seed 1068
+     * of RunXlaAgreementTest).
+     */
+    @Test
+    void aReduceOfOneElementIsAReshapeSoAMultiplyAddAcrossItContracts() {
+        String text = "HloModule m\nr {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] minimum(a, b)\n}\n"
+                + "ENTRY e {\n  p = f32[3] parameter(0)\n  q = f32[3] parameter(1)\n  x = f32[3,1] reshape(p)\n"
+                + "  k = f32[] constant(-51.375)\n  bk = f32[3,1] broadcast(k), dimensions={}\n  m = f32[3,1] multiply(x, bk)\n"
+                + "  init = f32[] constant(inf)\n  r = f32[3] reduce(m, init), dimensions={1}, to_apply=r\n"
+                + "  ROOT s = f32[3] add(r, q)\n}\n";
+        assertArrayEquals(new int[] {0xbc4cd1f0, 0xbd199708, 0xbc853a60},
+                bits(runF32(text, new float[] {1.1f, 3.3f, -7.77f}, new float[] {56.5f, 169.5f, -399.2f})));
     }
 
     private static int[] subtractConstant(float[] values, String constant) {

@@ -152,6 +152,19 @@ final class Fusion {
         return null;
     }
 
+    /**
+     * {@return the held value {@code v} reshaped to {@code shape}'s dims as the value of
+     * {@code name}: a reduce of one element, which XLA's simplifier makes a reshape, so that the
+     * elementwise work before and after it stays one expression (LLVM contracts a multiply before
+     * it with an add after it; jax 0.10)}
+     */
+    TensorView reshapeHeld(TensorView v, String name, ArrayShape shape) {
+        Held h = held.get(v);
+        long[] dims = Extents.toArray(shape.dims());
+        List<TensorView> leaves = h.leaves().stream().map(l -> Ops.reshape(l, dims)).toList();
+        return hold(new Held(h.expr(), leaves, name, h.with(name)), shape);
+    }
+
     /** {@return {@code ops} with every held value evaluated into its operand's declared shape} */
     List<TensorView> forced(HloComputation comp, HloInstruction in, List<TensorView> ops) {
         List<TensorView> out = new ArrayList<>(ops);
@@ -977,11 +990,13 @@ final class Fusion {
     /**
      * {@return whether the reciprocal XLA folds for the constant divisor {@code name} (or the
      * constant a broadcast divisor repeats) is an iota to its simplifier: one dim of more than one
-     * element, counting 0, 1, 2, ...} Computed as {@link Pointwise.Op#RECIPROCAL} computes it.
+     * element, counting 0, 1, 2, ...} Computed as {@link Pointwise.Op#RECIPROCAL} computes it. A
+     * broadcast that only adds dims of one is folded with the constant first, into one of more
+     * dims. Only a constant moved by nothing else is looked at.
      */
     private static boolean reciprocalIsIota(HloComputation comp, String name, DType type) {
         HloInstruction d = beneath(comp, name);
-        if (d.opcode().equals("broadcast")) {
+        if (d.opcode().equals("broadcast") && !addsOnlyDimsOfOne(comp, d)) {
             d = beneath(comp, d.operands().getFirst());
         }
         if (!d.opcode().equals("constant") || d.arrayShape().dims().size() != 1 || d.arrayShape().dims().getFirst() < 2) {
@@ -994,6 +1009,23 @@ final class Fusion {
         for (int i = 0; i < values.length; i++) {
             double r = type == DType.F64 ? 1.0 / values[i] : Pointwise.narrow(1f / (float) values[i], type);
             if (r != i) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** {@return whether the broadcast {@code b} only adds dims of one, its operand's in order: a reshape, which XLA folds into a constant} */
+    static boolean addsOnlyDimsOfOne(HloComputation comp, HloInstruction b) {
+        List<Long> dims = b.arrayShape().dims();
+        List<Long> along = b.intsOrEmpty("dimensions");
+        for (int k = 1; k < along.size(); k++) {
+            if (along.get(k) <= along.get(k - 1)) {
+                return false;
+            }
+        }
+        for (int d = 0; d < dims.size(); d++) {
+            if (!along.contains((long) d) && dims.get(d) != 1) {
                 return false;
             }
         }

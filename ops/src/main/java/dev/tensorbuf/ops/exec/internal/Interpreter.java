@@ -248,6 +248,7 @@ public final class Interpreter {
                 if (!v.isTuple()) {
                     checkResult(instr, v.view());
                     v = boundMap(instr, v);
+                    v = asFolded(comp, instr, v);
                 }
             } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
                 throw new IllegalArgumentException(instr.opcode() + " " + where(comp, instr) + ": " + e.getMessage(), e);
@@ -256,6 +257,40 @@ public final class Interpreter {
             inProgress.remove(instr.name());
             stack.pop();
         }
+    }
+
+    /** The data movement XLA's constant folding folds into a new constant: a broadcast only where it adds dims of one. */
+    private static final Set<String> FOLDED_MOVES = Set.of("reshape", "bitcast", "transpose", "slice", "reverse", "copy", "broadcast");
+
+    /**
+     * {@return {@code v}, or where {@code in} is a constant or data movement of one that XLA folds
+     * into a new constant and nothing moves further, its value as XLA's simplifier then leaves
+     * it ({@link Literals#asSimplified})} XLA folds before it simplifies: a constant of one dim
+     * broadcast into [n,1] is an f32[n,1] constant and stays as it is; a slice of one is a
+     * constant of one dim (jax 0.10).
+     */
+    private Value asFolded(HloComputation comp, HloInstruction in, Value v) {
+        if (v.view().rank() != 1 || fusion.isHeld(v.view()) || !isFoldedConstant(comp, in)) {
+            return v;
+        }
+        for (HloInstruction user : comp.instructions()) {
+            if (isFoldedMove(comp, user) && comp.instruction(user.operands().getFirst()) == in) {
+                return v;   // folded further: the simplifier sees the value that fold ends in
+            }
+        }
+        TensorView simplified = Literals.asSimplified(v.view(), allocator);
+        return simplified == v.view() ? v : new Value(simplified, v.kind(), true, null, v.reason());
+    }
+
+    private static boolean isFoldedConstant(HloComputation comp, HloInstruction in) {
+        return in.opcode().equals("constant") || isFoldedMove(comp, in) && isFoldedConstant(comp, comp.instruction(in.operands().getFirst()));
+    }
+
+    private static boolean isFoldedMove(HloComputation comp, HloInstruction in) {
+        if (!FOLDED_MOVES.contains(in.opcode()) || in.operands().size() != 1) {
+            return false;
+        }
+        return !in.opcode().equals("broadcast") || Fusion.addsOnlyDimsOfOne(comp, in);
     }
 
     /**
@@ -325,6 +360,18 @@ public final class Interpreter {
             }
         }
         if (in.opcode().equals("reduce") && ops.size() == 2 && fusion.isHeld(ops.get(0))
+                && Reductions.reducesOneElement(ops.get(0).dims(), Reductions.dimensions(in))) {
+            TensorView init = fusion.force(ops.get(1), comp.instruction(in.operands().get(1)).arrayShape().laidOut(), in.name());
+            Reductions.checkInit(init, ops.get(0).dtype(), Reductions.reducerOp(module.computation(calleeName(in))));
+            List<Long> kept = new ArrayList<>(ops.get(0).dims());
+            Reductions.dimensions(in).stream().sorted(java.util.Comparator.reverseOrder()).forEach(d -> kept.remove((int) (long) d));
+            if (!kept.equals(in.arrayShape().dims()) || in.arrayShape().dtype() != ops.get(0).dtype()) {
+                throw new IllegalArgumentException("reducing " + ops.get(0).shape() + " over " + Reductions.dimensions(in) + " gives "
+                        + ops.get(0).dtype().xlaName() + kept + ", not " + in.arrayShape());
+            }
+            return view(fusion.reshapeHeld(ops.get(0), in.name(), in.arrayShape()));
+        }
+        if (in.opcode().equals("reduce") && ops.size() == 2 && fusion.isHeld(ops.get(0))
                 && Reductions.chunks(ops.get(0).dims(), Reductions.dimensions(in), ops.get(0).dtype())) {
             // A held expression is evaluated a chunk at a time into one scratch, in the
             // order the fold reads, and folded there: no memory, and no pass, for the whole.
@@ -368,8 +415,7 @@ public final class Interpreter {
         long[] dims = Extents.toArray(shape.dims());
         return switch (in.opcode()) {
             case "parameter" -> new Value(arguments.get(in.name()), ExecutedInstruction.Kind.PARAMETER, false);
-            case "constant" -> new Value(Literals.asSimplified(Literals.parse(in.payload(), shape, allocator)),
-                    ExecutedInstruction.Kind.CONSTANT, true);
+            case "constant" -> new Value(Literals.parse(in.payload(), shape, allocator), ExecutedInstruction.Kind.CONSTANT, true);
             case "iota" -> new Value(iota(in, shape), ExecutedInstruction.Kind.CONSTANT, false, null,
                     "one row of " + shape.dim((int) in.intValue("iota_dimension", 0)) + " values, broadcast");
             case "broadcast" -> view(Ops.broadcast(operand(in, ops, 0), dims, dimensions(comp, in, in.intsOrEmpty("dimensions"))));

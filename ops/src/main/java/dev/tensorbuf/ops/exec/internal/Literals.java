@@ -57,12 +57,13 @@ public final class Literals {
     }
 
     /**
-     * {@return {@code v}, a constant's value, as XLA's simplifier leaves it} A float constant of
-     * one dim and more than one element that counts 0, 1, 2, ... becomes an iota, so a -0 first
-     * reads +0 (jax 0.10: {@code f32[4] constant({-0.0, 1, 2, 3})} copied out starts with +0;
-     * of one element, or of two dims, it stays -0).
+     * {@return {@code v}, the value of a constant as XLA's folding leaves it, as its simplifier
+     * sees it: where it is a float array of one dim and more than one element that counts 0, 1,
+     * 2, ... from -0, a copy from +0} The simplifier makes such a constant an iota (jax 0.10:
+     * {@code f32[4] constant({-0.0, 1, 2, 3})} copied out starts with +0; of one element, of two
+     * dims, or counting by 2 it stays -0).
      */
-    static TensorView asSimplified(TensorView v) {
+    static TensorView asSimplified(TensorView v, Allocator allocator) {
         if (v.rank() != 1 || v.dims().getFirst() < 2 || v.dtype().kind() != DType.Kind.FLOAT) {
             return v;
         }
@@ -72,8 +73,12 @@ public final class Literals {
                 return v;
             }
         }
-        e.setDouble(0, 0);
-        return v;
+        if (Double.doubleToRawLongBits(e.getDouble(0)) == 0) {
+            return v;
+        }
+        TensorView copy = Materialize.materialize(v, ArrayShape.of(v.dtype(), v.dims().getFirst()), allocator);
+        TensorElements.of(copy).setDouble(0, 0);
+        return copy;
     }
 
     private static void set(TensorView v, String text, long[] index, String literal) {

@@ -755,7 +755,7 @@ public final class Reductions {
     }
 
     /** Refuses an init value that is not a scalar of {@code t}, or not {@code op}'s identity. */
-    private static void checkInit(TensorView init, DType t, String op) {
+    static void checkInit(TensorView init, DType t, String op) {
         if (init.rank() != 0 || init.dtype() != t) {
             throw new IllegalArgumentException("the init value is " + init.shape() + ", not a " + t.xlaName() + "[] scalar");
         }
@@ -811,6 +811,18 @@ public final class Reductions {
                         + " so the result is XLA's own";
         return new IllegalArgumentException("the init value " + value + " is not the identity of " + op + " on " + t.xlaName()
                 + " (" + identity + "): " + why + "; apply the value after the reduce instead");
+    }
+
+    /** {@return whether reducing a value of {@code dims} over {@code reduced} folds one element into each result} */
+    static boolean reducesOneElement(List<Long> dims, List<Long> reduced) {
+        long count = 1;
+        for (long d : reduced) {
+            if (d < 0 || d >= dims.size()) {
+                return false;   // refused where the reduce runs, naming the dim
+            }
+            count *= dims.get((int) d);
+        }
+        return count == 1;
     }
 
     /** {@return the dims {@code in} reduces over, as written; {@link #reducedDims} checks them} */
