@@ -115,6 +115,54 @@ class FillPlanPropertyTest {
         }
     }
 
+    /**
+     * Long runs over blocks of at least 2.5 MiB: the vector fill writes the first block and the
+     * rest are streamed copies of it, on one thread and split across threads (ten blocks, so each of
+     * the eight pieces copies whole ones), or the pieces fill their own blocks (three blocks).
+     * Odd sizes, a source offset, a destination inside a larger segment, f32 and f64.
+     */
+    @Test
+    void streamedBlockReplicasMatchBruteForce() {
+        record Case(DType t, long[] dims, long srcOffset) {
+        }
+        for (Case k : List.of(new Case(DType.F32, new long[] {3, 37, 131, 139}, 3),
+                new Case(DType.F64, new long[] {10, 7, 211, 229}, 1),
+                new Case(DType.F32, new long[] {9, 1, 37, 131, 139}, 0))) {
+            int w = k.t().byteWidth();
+            int rank = k.dims().length;
+            long[] srcStrides = new long[rank];
+            srcStrides[rank - 3] = 1;
+            StridedLayout srcLayout = StridedLayout.of(k.dims(), srcStrides, k.srcOffset());
+            StridedLayout dstLayout = StridedLayout.packed(k.dims());
+            String what = k.t() + Arrays.toString(k.dims()) + " src strides " + Arrays.toString(srcStrides) + " +" + k.srcOffset();
+            try (Arena arena = Arena.ofShared()) {
+                MemorySegment srcBytes = arena.allocate((srcLayout.maxOffset() + 1) * w, 64);
+                Random rnd = new Random(CopyFixture.SEED);
+                for (long i = 0; i < srcBytes.byteSize(); i++) {
+                    srcBytes.set(ValueLayout.JAVA_BYTE, i, (byte) rnd.nextInt());
+                }
+                long dstBytes = dstLayout.elementCount() * w;
+                MemorySegment dstSegment = arena.allocate(dstBytes + 16, 64);
+                MemorySegment expected = arena.allocate(dstBytes + 16, 64);
+                expected.fill((byte) 0x5a);
+                bruteForce(srcBytes, srcLayout, expected.asSlice(8, dstBytes), dstLayout, w);
+                CopyPlan plan = AccessCopies.plan(Access.strided(srcBytes, k.t(), srcLayout),
+                        Access.strided(dstSegment.asSlice(8, dstBytes), k.t(), dstLayout), null);
+                List<Step> steps = AccessCopies.steps(plan);
+                assertTrue(steps.size() == 1 && steps.getFirst() instanceof Step.Run r && r.kernel() == Kernel.FILL
+                        && r.loops().getFirst().srcStride() == 0, what + ": one fill whose outer loop broadcasts: " + steps);
+                for (CopyEngine engine : ENGINES) {
+                    dstSegment.fill((byte) 0x5a);
+                    engine.execute(plan);
+                    long at = expected.mismatch(dstSegment);
+                    if (at >= 0) {
+                        fail(what + ": engine " + engine.config() + " differs at byte " + (at - 8) + " of the destination");
+                    }
+                }
+            }
+        }
+    }
+
     /** Every index, row-major: the element's bytes from the source's offset to the destination's. */
     private static void bruteForce(MemorySegment src, StridedLayout sl, MemorySegment dst, StridedLayout dl, int w) {
         int rank = sl.rank();

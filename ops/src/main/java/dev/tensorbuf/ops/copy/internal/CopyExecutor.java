@@ -415,8 +415,9 @@ public final class CopyExecutor {
             Kernel k = w.kernel();
             boolean v = w.vector();
             Task t = w.task();
+            int share = (int) Math.max(1, Math.min(target, Math.ceilDiv(w.task().bytes() * target, Math.max(1, bytes))));
             if (k == Kernel.FILL && w.blocks() == null) {
-                Task copies = FillKernel.replicas(t, v, replicateBytes);
+                Task copies = FillKernel.replicas(t, v, replicateBytes, share);
                 if (copies != null) {
                     // One block filled here, the rest copied from it by every thread.
                     run(k, v, t.slice(0, 0, 1), values);
@@ -424,7 +425,6 @@ public final class CopyExecutor {
                     t = copies;
                 }
             }
-            int share = (int) Math.max(1, Math.min(target, Math.ceilDiv(w.task().bytes() * target, Math.max(1, bytes))));
             List<Task> cut = new ArrayList<>();
             split(t, 0, share, reserved(k), whole(k, t), cut);
             for (Task piece : cut) {

@@ -10,7 +10,11 @@ import java.lang.foreign.MemorySegment;
  * the run's own start, which keeps the wide copy stub on large runs; and when the outermost loop
  * is a broadcast too (source stride 0) over a dense destination block, only its first block is
  * filled and the others are bulk copies of it (few large copies from cache, the copy stub's
- * streaming stores, no per-run work), which is what makes short runs fast.
+ * streaming stores, no per-run work), which is what makes short runs fast. Long runs replicate
+ * too once a block reaches {@link #STREAMING_COPY_BYTES}, where that is faster
+ * ({@link #STREAMED_FILLS}): the vector fill's stores read each destination line before writing
+ * it, the stub's streaming stores do not (a per-channel value over {@code [32,64,112,112]}: one
+ * 3.2 MB image filled, 31 streamed copies of it).
  */
 final class FillKernel {
     private static final int SEED_ELEMENTS = 64;
@@ -26,11 +30,33 @@ final class FillKernel {
      */
     static final long VECTOR_RUN_BYTES = 1024;
 
+    /**
+     * From this many bytes a {@code MemorySegment.copy} writes with streaming stores on x86 (the
+     * JDK's copy stub; {@code bench/experiments/Thr.java}: 14 GB/s written below, 28 above).
+     * Blocks this large are replicated even when their runs are long enough for the vector fill.
+     */
+    static final long STREAMING_COPY_BYTES = 2_621_440;
+
+    /**
+     * Whether long runs replicate by streamed copies at all: where the copy stub's streaming stores
+     * write faster than the vector fill's plain ones. On a 2-core Intel Xeon VM 2.5 MiB streamed
+     * copies wrote 25-28.5 GB/s on two threads against 13-16 for 256-bit stores
+     * ({@code bench/experiments/NtFill.java 2 1048576}); on a 2-core AMD EPYC VM 24-25 against 22-27,
+     * and the broadcast ran 0.91x on two quiet threads so (8effbef8). {@code tensorbuf.copy.streamedFills}:
+     * {@code true}, {@code false}, or {@code auto} (the default: on a CPU whose vendor is Intel).
+     */
+    static final boolean STREAMED_FILLS = streamedFills(System.getProperty("tensorbuf.copy.streamedFills", "auto"));
+
     private FillKernel() {
     }
 
     static void run(Task t, boolean vector, long replicateBytes) {
-        Task copies = replicas(t, vector, replicateBytes);
+        run(t, vector, replicateBytes, STREAMED_FILLS);
+    }
+
+    /** {@link #run(Task, boolean, long)} with long runs replicated by streamed copies or not, as {@code streamed} says. */
+    static void run(Task t, boolean vector, long replicateBytes, boolean streamed) {
+        Task copies = replicas(t, vector, replicateBytes, 1, streamed);
         if (copies == null) {
             runs(t, vector);
             return;
@@ -51,22 +77,40 @@ final class FillKernel {
      * dense destination blocks of at least {@code replicateBytes}. The copies are a
      * {@link dev.tensorbuf.ops.copy.internal.Kernel#BULK} task reading the destination's first block, so
      * they can be split across threads once that block is filled (a split fill would fill one
-     * block per piece with ordinary stores). Never when the runs are long enough for the vector
-     * fill, which writes faster than the copies.
+     * block per piece with ordinary stores). When the runs are long enough for the vector fill,
+     * which writes faster than ordinary copies, only blocks the copy streams
+     * ({@link #STREAMING_COPY_BYTES}), at least one for each of the {@code pieces} the copies are
+     * cut into, so no piece is a part of a block below the streaming size, and only on a machine
+     * where streamed copies write faster ({@link #STREAMED_FILLS}).
      */
-    static Task replicas(Task t, boolean vector, long replicateBytes) {
+    static Task replicas(Task t, boolean vector, long replicateBytes, int pieces) {
+        return replicas(t, vector, replicateBytes, pieces, STREAMED_FILLS);
+    }
+
+    /** {@link #replicas(Task, boolean, long, int)}, long runs replicated only where {@code streamed} holds. */
+    static Task replicas(Task t, boolean vector, long replicateBytes, int pieces, boolean streamed) {
         int r = t.rank();
-        if (vectorRuns(t, vector)) {
-            return null;
-        }
         long block = t.denseDestinationBytes(1);
         if (replicateBytes <= 0 || r < 2 || block < replicateBytes || t.srcStride()[0] != 0 || t.count()[0] < 2
                 || t.dstStride()[0] < block) {
             return null;
         }
+        if (vectorRuns(t, vector) && (!streamed || block < STREAMING_COPY_BYTES || t.count()[0] - 1 < pieces)) {
+            return null;
+        }
         long ds = t.dstStride()[0];
         return new Task(t.dst(), t.dst(), t.dstOff(), t.dstOff() + ds, new long[] {t.count()[0] - 1, block},
                 new long[] {0, 1}, new long[] {ds, 1}, 1, 1, -1, 0);
+    }
+
+    /** {@return the setting {@code value} of {@code tensorbuf.copy.streamedFills} read, {@code auto} by the CPU's vendor} */
+    static boolean streamedFills(String value) {
+        return switch (value) {
+            case "true" -> true;
+            case "false" -> false;
+            case "auto" -> CpuVendor.isIntel();
+            default -> throw new IllegalArgumentException("tensorbuf.copy.streamedFills is '" + value + "': true, false or auto");
+        };
     }
 
     private static void runs(Task t, boolean vector) {

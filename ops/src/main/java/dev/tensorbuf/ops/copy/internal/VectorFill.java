@@ -11,10 +11,12 @@ import java.nio.ByteOrder;
  * repeated over a contiguous run with full-width vector stores of the repeated pattern. A run of
  * at least one vector ends with one store overlapping the previous one (the pattern's period
  * divides the vector size, so the overlap writes the same bytes again). Measured against the
- * scalar seed-and-double fill and against replicating a filled block with bulk copies, this is
- * the fastest way to write a broadcast on the reference machine (33 vs 28 GB/s of writes with two
- * threads on a 100 MB destination): the writes are the whole cost, and plain wide stores issue
- * them with no reads. The stores are 256-bit even where the CPU has wider vectors (see {@link #S}).
+ * scalar seed-and-double fill and against replicating blocks by copies below the copy stub's
+ * streaming size, this is the fastest way to write a run: the writes are the whole cost. Plain
+ * stores still read each line before writing it, so blocks of 2.5 MiB or more are written once
+ * here and then streamed ({@code FillKernel.STREAMING_COPY_BYTES}) where that is faster (Intel's
+ * CPUs, {@code FillKernel.STREAMED_FILLS}). The stores are 256-bit even
+ * where the CPU has wider vectors (see {@link #S}).
  */
 final class VectorFill {
     private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;

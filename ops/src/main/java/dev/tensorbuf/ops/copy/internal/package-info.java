@@ -80,8 +80,13 @@
  *     leaves its share to the caller and is tried again 1 s later; every piece ends before a copy
  *     returns or throws, on every way out</dd>
  * <dt><code>FillKernel.java</code> (<code>replicas</code>)</dt>
- * <dd>a broadcast with short runs over dense blocks: one block filled, the rest one bulk-copy task
- *     split across threads</dd>
+ * <dd>a broadcast with short runs over dense blocks, or with long runs over blocks of 2.5 MiB or
+ *     more (whose copies stream: no read of the destination's lines) where streamed copies write
+ *     faster than plain stores (Intel's CPUs, not AMD's): one block filled, the rest one bulk-copy
+ *     task split across threads</dd>
+ * <dt><code>CpuVendor.java</code></dt>
+ * <dd>the CPU's vendor from <code>/proc/cpuinfo</code>, for the choices above that depend on how
+ *     its memory takes stores</dd>
  * <dt><code>Bf16Pairs.java</code></dt>
  * <dd>recognises f32 -&gt; bf16 into XLA's <code>(2,1)</code> pairs (and back) for
  *     <code>LoopNest</code>; the scalar pair loops used without the Vector API</dd>
