@@ -954,6 +954,25 @@ class HloExecutorTest {
     }
 
     /**
+     * A divisor XLA makes an iota is no constant to its simplifier, so the divide stays a true
+     * quotient (x / 3 correctly rounded, x / +0 infinite), where a constant that does not count
+     * so is a multiply by its reciprocals (x * -inf, x * (1 / 3) rounded first). The bits are jax
+     * 0.10's. Was: a multiply by the reciprocal of both (seed 1069 of RunXlaAgreementTest, in f16).
+     */
+    @Test
+    void aDivisorXlaMakesAnIotaDividesAndAnotherConstantMultipliesByItsReciprocal() {
+        float[] x = {1f, 10f, 100f, 7.7f};
+        String head = "p = f32[4] parameter(0)\nx = f32[4,4] broadcast(p), dimensions={1}\n";
+        String tail = "b = f32[4,4] broadcast(c), dimensions={0}\nROOT r = f32[4,4] divide(x, b)";
+        assertArrayEquals(new int[] {0x7f800000, 0x7f800000, 0x7f800000, 0x7f800000, 0x3f800000, 0x41200000, 0x42c80000, 0x40f66666,
+                0x3f000000, 0x40a00000, 0x42480000, 0x40766666, 0x3eaaaaab, 0x40555555, 0x42055555, 0x40244444},
+                bits(runF32(module((head + "c = f32[4] constant({-0.0, 1, 2, 3})\n" + tail).split("\n")), x)), "x / {-0, 1, 2, 3}");
+        assertArrayEquals(new int[] {0xff800000, 0xff800000, 0xff800000, 0xff800000, 0x3f800000, 0x41200000, 0x42c80000, 0x40f66666,
+                0x3eaaaaab, 0x40555556, 0x42055556, 0x40244444, 0x3e124925, 0x3fb6db6e, 0x4164924a, 0x3f8ccccd},
+                bits(runF32(module((head + "c = f32[4] constant({-0.0, 1, 3, 7})\n" + tail).split("\n")), x)), "x / {-0, 1, 3, 7}");
+    }
+
+    /**
      * XLA's simplifier makes a reduce of one element a reshape, so a multiply before it and an add
      * after it are one fused multiply-add (jax 0.10: the bits below; rounding the product first
      * gives 0xbc4cd000, 0xbd199000, 0xbc854000). Was: the reduce evaluated the product (seed 1068

@@ -394,10 +394,12 @@ final class Fusion {
                             ? new Pointwise.Op("abs", type, List.of(reciprocal), "") : reciprocal));
         }
         if (op.equals("divide") && Pointwise.isFloat(type) && type != DType.BF16 && !isFolded(comp, in.operands().get(1), 0)
-                && isBroadcastAsXlaSeesIt(comp, in.operands().get(1))) {
+                && isBroadcastAsXlaSeesIt(comp, in.operands().get(1))
+                && !isIotaToXla(comp, constantBehind(comp, in.operands().get(1)))) {
             // XLA rewrites A / broadcast(B) as A * broadcast(1 / B), the reciprocal computed on
             // the smaller array as the program runs, so read and rounded flushed (jax 0.10, f16,
-            // f32 and f64: a divide by a per-row maximum, 1e30 / broadcast(3e38) is 0).
+            // f32 and f64: a divide by a per-row maximum, 1e30 / broadcast(3e38) is 0); not where
+            // B is a constant XLA makes an iota, whose divide is a true quotient.
             return build(comp, in, "multiply", type,
                     List.of(a.get(0), new Pointwise.Op(Pointwise.Op.FLUSHED_RECIPROCAL, type, List.of(a.get(1)), "")));
         }
@@ -793,7 +795,7 @@ final class Fusion {
 
     /** {@return whether every value of the constant behind pred {@code name} is {@code value} ("true" or "false"; null: never)} */
     private static boolean isAllPred(HloComputation comp, String name, String value) {
-        return value != null && isLiteral(constantBehind(comp, name))
+        return value != null && isLiteral(comp, constantBehind(comp, name))
                 && literals(comp, name).stream().allMatch(value::equals);
     }
 
@@ -973,7 +975,7 @@ final class Fusion {
      */
     private static String constantKind(HloComputation comp, String name) {
         HloInstruction c = constantBehind(comp, name);
-        if (!isLiteral(c)) {
+        if (!isLiteral(comp, c)) {
             return null;
         }
         if (c.arrayShape().elementCount() == 1 || isZeroIota(c)) {
@@ -1102,7 +1104,7 @@ final class Fusion {
      */
     private static boolean isFolded(HloComputation comp, String name, int depth) {
         HloInstruction d = constantBehind(comp, name);
-        if (isLiteral(d)) {
+        if (isLiteral(comp, d)) {
             return true;
         }
         return depth < 16 && Pointwise.OPCODES.contains(d.opcode()) && !d.operands().isEmpty()
@@ -1134,15 +1136,52 @@ final class Fusion {
     }
 
     private static boolean isConstant(HloComputation comp, String name) {
-        return isLiteral(constantBehind(comp, name));
+        return isLiteral(comp, constantBehind(comp, name));
     }
 
     /**
      * {@return whether {@code d} is a constant to XLA's simplifier: a constant, or an iota along a
-     * dim of at most one element, which it makes a broadcast zero}
+     * dim of at most one element, which it makes a broadcast zero; not a float constant of one
+     * dim that counts 0, 1, 2, ... where nothing folds it further, which it makes an iota (jax
+     * 0.10: x / broadcast({-0, 1, 2, 3}) is a true quotient, x / broadcast({-0, 1, 3, 7}) x times
+     * the reciprocal)}
      */
-    private static boolean isLiteral(HloInstruction d) {
-        return d.opcode().equals("constant") || isZeroIota(d);
+    private static boolean isLiteral(HloComputation comp, HloInstruction d) {
+        return d.opcode().equals("constant") && !isIotaToXla(comp, d) || isZeroIota(d);
+    }
+
+    /** {@return whether the constant {@code d} becomes an iota in XLA's simplifier: see {@link Literals#asSimplified}} */
+    private static boolean isIotaToXla(HloComputation comp, HloInstruction d) {
+        List<Long> dims = d.arrayShape().dims();
+        if (dims.size() != 1 || dims.getFirst() < 2 || !Pointwise.isFloat(d.arrayShape().dtype())) {
+            return false;
+        }
+        double[] values = values(comp, d.name());
+        if (values == null) {
+            return false;
+        }
+        for (int i = 0; i < values.length; i++) {
+            if (values[i] != i) {
+                return false;
+            }
+        }
+        for (HloInstruction user : comp.instructions()) {
+            if (isFoldedMove(comp, user) && comp.instruction(user.operands().getFirst()) == d) {
+                return false;   // folded with it first, into the constant the simplifier then sees
+            }
+        }
+        return true;
+    }
+
+    /** The data movement XLA's constant folding folds into a new constant: a broadcast only where it adds dims of one. */
+    private static final Set<String> FOLDED_MOVES = Set.of("reshape", "bitcast", "transpose", "slice", "reverse", "copy", "broadcast");
+
+    /** {@return whether XLA's constant folding folds {@code in}, applied to a constant, into a new constant} */
+    static boolean isFoldedMove(HloComputation comp, HloInstruction in) {
+        if (!FOLDED_MOVES.contains(in.opcode()) || in.operands().size() != 1) {
+            return false;
+        }
+        return !in.opcode().equals("broadcast") || addsOnlyDimsOfOne(comp, in);
     }
 
     private static boolean isZeroIota(HloInstruction d) {

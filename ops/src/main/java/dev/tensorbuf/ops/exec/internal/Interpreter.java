@@ -259,9 +259,6 @@ public final class Interpreter {
         }
     }
 
-    /** The data movement XLA's constant folding folds into a new constant: a broadcast only where it adds dims of one. */
-    private static final Set<String> FOLDED_MOVES = Set.of("reshape", "bitcast", "transpose", "slice", "reverse", "copy", "broadcast");
-
     /**
      * {@return {@code v}, or where {@code in} is a constant or data movement of one that XLA folds
      * into a new constant and nothing moves further, its value as XLA's simplifier then leaves
@@ -274,7 +271,7 @@ public final class Interpreter {
             return v;
         }
         for (HloInstruction user : comp.instructions()) {
-            if (isFoldedMove(comp, user) && comp.instruction(user.operands().getFirst()) == in) {
+            if (Fusion.isFoldedMove(comp, user) && comp.instruction(user.operands().getFirst()) == in) {
                 return v;   // folded further: the simplifier sees the value that fold ends in
             }
         }
@@ -283,14 +280,7 @@ public final class Interpreter {
     }
 
     private static boolean isFoldedConstant(HloComputation comp, HloInstruction in) {
-        return in.opcode().equals("constant") || isFoldedMove(comp, in) && isFoldedConstant(comp, comp.instruction(in.operands().getFirst()));
-    }
-
-    private static boolean isFoldedMove(HloComputation comp, HloInstruction in) {
-        if (!FOLDED_MOVES.contains(in.opcode()) || in.operands().size() != 1) {
-            return false;
-        }
-        return !in.opcode().equals("broadcast") || Fusion.addsOnlyDimsOfOne(comp, in);
+        return in.opcode().equals("constant") || Fusion.isFoldedMove(comp, in) && isFoldedConstant(comp, comp.instruction(in.operands().getFirst()));
     }
 
     /**
@@ -363,8 +353,7 @@ public final class Interpreter {
                 && Reductions.reducesOneElement(ops.get(0).dims(), Reductions.dimensions(in))) {
             TensorView init = fusion.force(ops.get(1), comp.instruction(in.operands().get(1)).arrayShape().laidOut(), in.name());
             Reductions.checkInit(init, ops.get(0).dtype(), Reductions.reducerOp(module.computation(calleeName(in))));
-            List<Long> kept = new ArrayList<>(ops.get(0).dims());
-            Reductions.dimensions(in).stream().sorted(java.util.Comparator.reverseOrder()).forEach(d -> kept.remove((int) (long) d));
+            List<Long> kept = Reductions.keptDims(ops.get(0).dims(), Reductions.dimensions(in));
             if (!kept.equals(in.arrayShape().dims()) || in.arrayShape().dtype() != ops.get(0).dtype()) {
                 throw new IllegalArgumentException("reducing " + ops.get(0).shape() + " over " + Reductions.dimensions(in) + " gives "
                         + ops.get(0).dtype().xlaName() + kept + ", not " + in.arrayShape());

@@ -218,21 +218,11 @@ public final class Reductions {
         int rank = values.rank();
         boolean[] isReduced = reducedDims(reduced, rank);
         long[] dims = Extents.toArray(values.dims());
-        int[] keptFirst = new int[rank];
-        int k = 0;
-        List<Long> kept = new ArrayList<>();
-        for (int d = 0; d < rank; d++) {
-            if (!isReduced[d]) {
-                keptFirst[k++] = d;
-                kept.add(dims[d]);
-            }
-        }
+        int[] keptFirst = keptFirst(isReduced);
+        List<Long> kept = keptDims(values.dims(), isReduced);
         long count = 1;
         for (int d = 0; d < rank; d++) {
-            if (isReduced[d]) {
-                keptFirst[k++] = d;
-                count = Math.multiplyExact(count, dims[d]);
-            }
+            count = isReduced[d] ? Math.multiplyExact(count, dims[d]) : count;
         }
         if (!kept.equals(valueShape.dims()) || !kept.equals(indexShape.dims()) || valueShape.dtype() != t || indexShape.dtype() != it) {
             throw new IllegalArgumentException("reducing " + values.shape() + " over " + reduced + " gives " + kept + ", not "
@@ -445,21 +435,9 @@ public final class Reductions {
         long[] dims = Extents.toArray(operand.dims());
         int rank = dims.length;
         boolean[] isReduced = reducedDims(reduced, rank);
-        int[] keptFirst = new int[rank];
-        int k = 0;
-        List<Long> kept = new ArrayList<>();
-        for (int d = 0; d < rank; d++) {
-            if (!isReduced[d]) {
-                keptFirst[k++] = d;
-                kept.add(dims[d]);
-            }
-        }
-        int keptCount = k;
-        for (int d = 0; d < rank; d++) {
-            if (isReduced[d]) {
-                keptFirst[k++] = d;
-            }
-        }
+        int[] keptFirst = keptFirst(isReduced);
+        List<Long> kept = keptDims(operand.dims(), isReduced);
+        int keptCount = kept.size();
         if (!kept.equals(out.dims()) || out.dtype() != t) {
             throw new IllegalArgumentException("reducing " + operand + " over " + reduced + " gives " + t.xlaName() + kept + ", not " + out);
         }
@@ -811,6 +789,35 @@ public final class Reductions {
                         + " so the result is XLA's own";
         return new IllegalArgumentException("the init value " + value + " is not the identity of " + op + " on " + t.xlaName()
                 + " (" + identity + "): " + why + "; apply the value after the reduce instead");
+    }
+
+    /** {@return the dims in the order kept ones first, then reduced ones, each in order} */
+    private static int[] keptFirst(boolean[] isReduced) {
+        int[] order = new int[isReduced.length];
+        int k = 0;
+        for (boolean reducedOnes : new boolean[] {false, true}) {
+            for (int d = 0; d < isReduced.length; d++) {
+                if (isReduced[d] == reducedOnes) {
+                    order[k++] = d;
+                }
+            }
+        }
+        return order;
+    }
+
+    /** {@return the extents of the dims of {@code dims} a reduce over {@code reduced} keeps, in order} */
+    static List<Long> keptDims(List<Long> dims, List<Long> reduced) {
+        return keptDims(dims, reducedDims(reduced, dims.size()));
+    }
+
+    private static List<Long> keptDims(List<Long> dims, boolean[] isReduced) {
+        List<Long> kept = new ArrayList<>();
+        for (int d = 0; d < dims.size(); d++) {
+            if (!isReduced[d]) {
+                kept.add(dims.get(d));
+            }
+        }
+        return kept;
     }
 
     /** {@return whether reducing a value of {@code dims} over {@code reduced} folds one element into each result} */
