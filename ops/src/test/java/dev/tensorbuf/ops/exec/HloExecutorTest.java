@@ -921,19 +921,14 @@ class HloExecutorTest {
     @Test
     void aConstantThatCountsFromZeroIsAnIotaToXlaAndSoIsAFoldedReciprocal() {
         float[] x = {1f, -1f, 2.5f, -3f};
-        String rows = "x2 = f32[2,4] broadcast(p), dimensions={1}";
         assertArrayEquals(new int[] {0, 0x80000000, 0, 0x80000000, 0x3f800000, 0xbf800000, 0x40200000, 0xc0400000},
-                bits(runF32(module("p = f32[4] parameter(0)", "c = f32[2] constant({-inf, 1})",
-                        "b = f32[2,4] broadcast(c), dimensions={0}", rows, "ROOT r = f32[2,4] divide(x2, b)"), x)), "x / {-inf, 1}");
+                perChannel("{-inf, 1}", "divide", x), "x / {-inf, 1}");
         assertArrayEquals(new int[] {0x80000000, 0, 0x80000000, 0, 0xbf800000, 0x3f800000, 0xc0200000, 0x40400000},
-                bits(runF32(module("p = f32[4] parameter(0)", "c = f32[2] constant({-inf, -1})",
-                        "b = f32[2,4] broadcast(c), dimensions={0}", rows, "ROOT r = f32[2,4] divide(x2, b)"), x)), "x / {-inf, -1}");
+                perChannel("{-inf, -1}", "divide", x), "x / {-inf, -1}");
         assertArrayEquals(new int[] {0, 0x80000000, 0, 0x80000000, 0x3f800000, 0xbf800000, 0x40200000, 0xc0400000},
-                bits(runF32(module("p = f32[4] parameter(0)", "c = f32[2] constant({-0.0, 1})",
-                        "b = f32[2,4] broadcast(c), dimensions={0}", rows, "ROOT r = f32[2,4] multiply(x2, b)"), x)), "x * {-0, 1}");
+                perChannel("{-0.0, 1}", "multiply", x), "x * {-0, 1}");
         assertArrayEquals(new int[] {0x80000000, 0, 0x80000000, 0, 0x40000000, 0xc0000000, 0x40a00000, 0xc0c00000},
-                bits(runF32(module("p = f32[4] parameter(0)", "c = f32[2] constant({-0.0, 2})",
-                        "b = f32[2,4] broadcast(c), dimensions={0}", rows, "ROOT r = f32[2,4] multiply(x2, b)"), x)), "x * {-0, 2}");
+                perChannel("{-0.0, 2}", "multiply", x), "x * {-0, 2}");
         assertArrayEquals(new int[] {0, 0x3f800000, 0x40000000, 0x40400000},
                 bits(runF32(module("p = f32[4] parameter(0)", "c = f32[4] constant({-0.0, 1, 2, 3})", "ROOT r = f32[4] copy(c)"), x)),
                 "a copy of {-0, 1, 2, 3}");
@@ -962,14 +957,21 @@ class HloExecutorTest {
     @Test
     void aDivisorXlaMakesAnIotaDividesAndAnotherConstantMultipliesByItsReciprocal() {
         float[] x = {1f, 10f, 100f, 7.7f};
-        String head = "p = f32[4] parameter(0)\nx = f32[4,4] broadcast(p), dimensions={1}\n";
-        String tail = "b = f32[4,4] broadcast(c), dimensions={0}\nROOT r = f32[4,4] divide(x, b)";
         assertArrayEquals(new int[] {0x7f800000, 0x7f800000, 0x7f800000, 0x7f800000, 0x3f800000, 0x41200000, 0x42c80000, 0x40f66666,
                 0x3f000000, 0x40a00000, 0x42480000, 0x40766666, 0x3eaaaaab, 0x40555555, 0x42055555, 0x40244444},
-                bits(runF32(module((head + "c = f32[4] constant({-0.0, 1, 2, 3})\n" + tail).split("\n")), x)), "x / {-0, 1, 2, 3}");
+                perChannel("{-0.0, 1, 2, 3}", "divide", x), "x / {-0, 1, 2, 3}");
         assertArrayEquals(new int[] {0xff800000, 0xff800000, 0xff800000, 0xff800000, 0x3f800000, 0x41200000, 0x42c80000, 0x40f66666,
                 0x3eaaaaab, 0x40555556, 0x42055556, 0x40244444, 0x3e124925, 0x3fb6db6e, 0x4164924a, 0x3f8ccccd},
-                bits(runF32(module((head + "c = f32[4] constant({-0.0, 1, 3, 7})\n" + tail).split("\n")), x)), "x / {-0, 1, 3, 7}");
+                perChannel("{-0.0, 1, 3, 7}", "divide", x), "x / {-0, 1, 3, 7}");
+    }
+
+    /** {@return the bits of {@code op(x, c)} over f32[channels, 4]: {@code x} along dim 1, the constant vector {@code c} along dim 0} */
+    private static int[] perChannel(String constant, String op, float[] x) {
+        int channels = constant.split(",").length;
+        String rows = "f32[" + channels + ",4]";
+        return bits(runF32(module("p = f32[4] parameter(0)", "c = f32[" + channels + "] constant(" + constant + ")",
+                "b = " + rows + " broadcast(c), dimensions={0}", "x2 = " + rows + " broadcast(p), dimensions={1}",
+                "ROOT r = " + rows + " " + op + "(x2, b)"), x));
     }
 
     /**

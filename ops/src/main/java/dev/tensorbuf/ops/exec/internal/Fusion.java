@@ -998,27 +998,19 @@ final class Fusion {
      */
     private static boolean reciprocalIsIota(HloComputation comp, String name, DType type) {
         HloInstruction d = beneath(comp, name);
-        if (d.opcode().equals("broadcast") && !addsOnlyDimsOfOne(comp, d)) {
+        if (d.opcode().equals("broadcast") && !addsOnlyDimsOfOne(d)) {
             d = beneath(comp, d.operands().getFirst());
         }
         if (!d.opcode().equals("constant") || d.arrayShape().dims().size() != 1 || d.arrayShape().dims().getFirst() < 2) {
             return false;
         }
         double[] values = values(comp, d.name());
-        if (values == null) {
-            return false;
-        }
-        for (int i = 0; i < values.length; i++) {
-            double r = type == DType.F64 ? 1.0 / values[i] : Pointwise.narrow(1f / (float) values[i], type);
-            if (r != i) {
-                return false;
-            }
-        }
-        return true;
+        return values != null && Literals.countsFromZero(values.length,
+                i -> type == DType.F64 ? 1.0 / values[(int) i] : Pointwise.narrow(1f / (float) values[(int) i], type));
     }
 
     /** {@return whether the broadcast {@code b} only adds dims of one, its operand's in order: a reshape, which XLA folds into a constant} */
-    static boolean addsOnlyDimsOfOne(HloComputation comp, HloInstruction b) {
+    private static boolean addsOnlyDimsOfOne(HloInstruction b) {
         List<Long> dims = b.arrayShape().dims();
         List<Long> along = b.intsOrEmpty("dimensions");
         for (int k = 1; k < along.size(); k++) {
@@ -1157,17 +1149,17 @@ final class Fusion {
             return false;
         }
         double[] values = values(comp, d.name());
-        if (values == null) {
-            return false;
-        }
-        for (int i = 0; i < values.length; i++) {
-            if (values[i] != i) {
-                return false;
-            }
-        }
+        return values != null && Literals.countsFromZero(values.length, i -> values[(int) i]) && foldsNoFurther(comp, d);
+    }
+
+    /**
+     * {@return whether no user of {@code d} is data movement XLA's constant folding folds into a
+     * new constant with it} Where one is, the simplifier sees the constant that fold ends in.
+     */
+    static boolean foldsNoFurther(HloComputation comp, HloInstruction d) {
         for (HloInstruction user : comp.instructions()) {
-            if (isFoldedMove(comp, user) && comp.instruction(user.operands().getFirst()) == d) {
-                return false;   // folded with it first, into the constant the simplifier then sees
+            if (isFoldedMove(user) && comp.instruction(user.operands().getFirst()) == d) {
+                return false;
             }
         }
         return true;
@@ -1177,11 +1169,11 @@ final class Fusion {
     private static final Set<String> FOLDED_MOVES = Set.of("reshape", "bitcast", "transpose", "slice", "reverse", "copy", "broadcast");
 
     /** {@return whether XLA's constant folding folds {@code in}, applied to a constant, into a new constant} */
-    static boolean isFoldedMove(HloComputation comp, HloInstruction in) {
+    static boolean isFoldedMove(HloInstruction in) {
         if (!FOLDED_MOVES.contains(in.opcode()) || in.operands().size() != 1) {
             return false;
         }
-        return !in.opcode().equals("broadcast") || addsOnlyDimsOfOne(comp, in);
+        return !in.opcode().equals("broadcast") || addsOnlyDimsOfOne(in);
     }
 
     private static boolean isZeroIota(HloInstruction d) {

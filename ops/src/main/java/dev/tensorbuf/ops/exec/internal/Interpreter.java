@@ -267,20 +267,15 @@ public final class Interpreter {
      * constant of one dim (jax 0.10).
      */
     private Value asFolded(HloComputation comp, HloInstruction in, Value v) {
-        if (v.view().rank() != 1 || fusion.isHeld(v.view()) || !isFoldedConstant(comp, in)) {
+        if (v.view().rank() != 1 || fusion.isHeld(v.view()) || !isFoldedConstant(comp, in) || !Fusion.foldsNoFurther(comp, in)) {
             return v;
-        }
-        for (HloInstruction user : comp.instructions()) {
-            if (Fusion.isFoldedMove(comp, user) && comp.instruction(user.operands().getFirst()) == in) {
-                return v;   // folded further: the simplifier sees the value that fold ends in
-            }
         }
         TensorView simplified = Literals.asSimplified(v.view(), allocator);
         return simplified == v.view() ? v : new Value(simplified, v.kind(), true, null, v.reason());
     }
 
     private static boolean isFoldedConstant(HloComputation comp, HloInstruction in) {
-        return in.opcode().equals("constant") || Fusion.isFoldedMove(comp, in) && isFoldedConstant(comp, comp.instruction(in.operands().getFirst()));
+        return in.opcode().equals("constant") || Fusion.isFoldedMove(in) && isFoldedConstant(comp, comp.instruction(in.operands().getFirst()));
     }
 
     /**
@@ -349,29 +344,27 @@ public final class Interpreter {
                 return m.copied() ? new Value(m.view(), ExecutedInstruction.Kind.COPY, true) : view(m.view());
             }
         }
-        if (in.opcode().equals("reduce") && ops.size() == 2 && fusion.isHeld(ops.get(0))
-                && Reductions.reducesOneElement(ops.get(0).dims(), Reductions.dimensions(in))) {
-            TensorView init = fusion.force(ops.get(1), comp.instruction(in.operands().get(1)).arrayShape().laidOut(), in.name());
-            Reductions.checkInit(init, ops.get(0).dtype(), Reductions.reducerOp(module.computation(calleeName(in))));
-            List<Long> kept = Reductions.keptDims(ops.get(0).dims(), Reductions.dimensions(in));
-            if (!kept.equals(in.arrayShape().dims()) || in.arrayShape().dtype() != ops.get(0).dtype()) {
-                throw new IllegalArgumentException("reducing " + ops.get(0).shape() + " over " + Reductions.dimensions(in) + " gives "
-                        + ops.get(0).dtype().xlaName() + kept + ", not " + in.arrayShape());
-            }
-            return view(fusion.reshapeHeld(ops.get(0), in.name(), in.arrayShape()));
-        }
-        if (in.opcode().equals("reduce") && ops.size() == 2 && fusion.isHeld(ops.get(0))
-                && Reductions.chunks(ops.get(0).dims(), Reductions.dimensions(in), ops.get(0).dtype())) {
-            // A held expression is evaluated a chunk at a time into one scratch, in the
-            // order the fold reads, and folded there: no memory, and no pass, for the whole.
-            String op = Reductions.reducerOp(module.computation(calleeName(in)));
-            List<Long> over = Reductions.dimensions(in);
+        if (in.opcode().equals("reduce") && ops.size() == 2 && fusion.isHeld(ops.get(0))) {
             TensorView held = ops.get(0);
-            TensorView init = fusion.force(ops.get(1), comp.instruction(in.operands().get(1)).arrayShape().laidOut(), in.name());
-            TensorView r = Reductions.reduceInChunks((start, dims, dst) -> fusion.evaluateBox(held, start, dims, dst, in.name()),
-                    comp.instruction(in.operands().getFirst()).arrayShape(), init, over, op, in.arrayShape(), allocator);
-            return new Value(r, ExecutedInstruction.Kind.REDUCED, true, null,
-                    "by " + op + " over dims " + over + ", its operand evaluated a chunk at a time");
+            ArrayShape operand = comp.instruction(in.operands().getFirst()).arrayShape();
+            List<Long> over = Reductions.dimensions(in);
+            boolean reshape = Reductions.reducesOneElement(held.dims(), over);
+            if (reshape || Reductions.chunks(held.dims(), over, held.dtype())) {
+                String op = Reductions.reducerOp(module.computation(calleeName(in)));
+                TensorView init = fusion.force(ops.get(1), comp.instruction(in.operands().get(1)).arrayShape().laidOut(), in.name());
+                if (reshape) {
+                    // XLA's simplifier makes a reduce of one element a reshape, so the expression
+                    // stays one across it (a multiply before and an add after contract).
+                    Reductions.checkReshape(operand, init, over, op, in.arrayShape());
+                    return view(fusion.reshapeHeld(held, in.name(), in.arrayShape()));
+                }
+                // A held expression is evaluated a chunk at a time into one scratch, in the
+                // order the fold reads, and folded there: no memory, and no pass, for the whole.
+                TensorView r = Reductions.reduceInChunks((start, dims, dst) -> fusion.evaluateBox(held, start, dims, dst, in.name()),
+                        operand, init, over, op, in.arrayShape(), allocator);
+                return new Value(r, ExecutedInstruction.Kind.REDUCED, true, null,
+                        "by " + op + " over dims " + over + ", its operand evaluated a chunk at a time");
+            }
         }
         return apply(comp, in, PASS_HELD_OPCODES.contains(in.opcode()) ? ops : fusion.forced(comp, in, ops), values);
     }

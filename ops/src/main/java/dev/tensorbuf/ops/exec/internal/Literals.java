@@ -68,17 +68,25 @@ public final class Literals {
             return v;
         }
         TensorElements e = TensorElements.of(v);
-        for (long i = 0; i < v.dims().getFirst(); i++) {
-            if (e.getDouble(i) != i) {
-                return v;
-            }
-        }
-        if (Double.doubleToRawLongBits(e.getDouble(0)) == 0) {
+        if (!countsFromZero(v.dims().getFirst(), i -> e.getDouble(i)) || Double.doubleToRawLongBits(e.getDouble(0)) == 0) {
             return v;
         }
         TensorView copy = Materialize.materialize(v, ArrayShape.of(v.dtype(), v.dims().getFirst()), allocator);
         TensorElements.of(copy).setDouble(0, 0);
         return copy;
+    }
+
+    /**
+     * {@return whether the {@code n} values {@code value} gives count 0, 1, 2, ... (a -0 for the
+     * 0 too), as XLA's {@code IsR1Iota} compares them}
+     */
+    static boolean countsFromZero(long n, java.util.function.LongToDoubleFunction value) {
+        for (long i = 0; i < n; i++) {
+            if (value.applyAsDouble(i) != i) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static void set(TensorView v, String text, long[] index, String literal) {

@@ -218,12 +218,9 @@ public final class Reductions {
         int rank = values.rank();
         boolean[] isReduced = reducedDims(reduced, rank);
         long[] dims = Extents.toArray(values.dims());
-        int[] keptFirst = keptFirst(isReduced);
+        int[] keptFirst = order(isReduced, true);
         List<Long> kept = keptDims(values.dims(), isReduced);
-        long count = 1;
-        for (int d = 0; d < rank; d++) {
-            count = isReduced[d] ? Math.multiplyExact(count, dims[d]) : count;
-        }
+        long count = reducedCount(values.dims(), isReduced);
         if (!kept.equals(valueShape.dims()) || !kept.equals(indexShape.dims()) || valueShape.dtype() != t || indexShape.dtype() != it) {
             throw new IllegalArgumentException("reducing " + values.shape() + " over " + reduced + " gives " + kept + ", not "
                     + valueShape + " and " + indexShape);
@@ -331,34 +328,12 @@ public final class Reductions {
         int rank = operand.rank();
         boolean[] isReduced = reducedDims(reduced, rank);
         checkInit(init, t, op);
-        long[] dims = Extents.toArray(operand.dims());
-        int[] perm = new int[rank];
-        int r = 0;
-        for (int d = 0; d < rank; d++) {
-            if (isReduced[d]) {
-                perm[r++] = d;
-            }
-        }
-        int keptFrom = r;
-        long[] kept = new long[rank - r];
-        for (int d = 0; d < rank; d++) {
-            if (!isReduced[d]) {
-                kept[r - keptFrom] = dims[d];
-                perm[r++] = d;
-            }
-        }
-        if (!Arrays.equals(kept, Extents.toArray(out.dims())) || out.dtype() != t) {
-            throw new IllegalArgumentException("reducing " + operand.shape() + " over " + reduced + " gives " + t.xlaName()
-                    + Arrays.toString(kept) + ", not " + out);
-        }
+        long[] kept = Extents.toArray(checkedKept(operand.shape(), isReduced, reduced, out));
         long rows = 1;
         for (long k : kept) {
             rows = Math.multiplyExact(rows, k);
         }
-        long count = 1;
-        for (int d = 0; d < keptFrom; d++) {
-            count = Math.multiplyExact(count, dims[perm[d]]);
-        }
+        long count = reducedCount(operand.dims(), isReduced);
         if (count == 0 || rows == 0) {
             return Materialize.materialize(Ops.broadcast(init, kept), out, allocator);
         }
@@ -372,9 +347,8 @@ public final class Reductions {
         int code = Folds.op(op);
         TensorView result = Materialize.allocateForOverwrite(ArrayShape.of(t, kept), allocator);
         int width = Math.max(1, t.bitWidth() / 8);
-        int[] keptFirst = new int[rank];
-        System.arraycopy(perm, keptFrom, keptFirst, 0, rank - keptFrom);
-        System.arraycopy(perm, 0, keptFirst, rank - keptFrom, keptFrom);
+        int[] perm = order(isReduced, false);
+        int[] keptFirst = order(isReduced, true);
         // The order the operand is dense in already, else the one that suits the counts, copied.
         boolean reducedFirst = inPlace(operand, keptFirst) == null && (inPlace(operand, perm) != null || rows >= ROWS_FROM);
         CopyExecutor threads = EngineThreads.of(CopyEngine.defaults());
@@ -395,9 +369,8 @@ public final class Reductions {
 
     /**
      * Bytes of a value a chunk of {@link #reduceInChunks} holds, evaluated and then folded while
-     * in cache. Each chunk is planned and handed to the threads afresh: max(abs(x)) of an f32
-     * [4096,6144] took 35 ms in 2 MiB chunks, 28 in 8 and 27 in 16, where the whole written out
-     * took 68 (33 on huge pages).
+     * in cache. Each chunk is planned and handed to the threads afresh, which smaller chunks pay
+     * more often ({@code ReduceBenchmark}'s {@code max_abs_*} cases measure the whole).
      */
     static final long CHUNK_BYTES = 8L << 20;
 
@@ -412,11 +385,7 @@ public final class Reductions {
         if (rank == 0 || t.bitWidth() % 8 != 0) {
             return false;
         }
-        long count = 1;
-        for (int d = 0; d < rank; d++) {
-            count = isReduced[d] ? Math.multiplyExact(count, dims.get(d)) : count;
-        }
-        return count > 1 && Math.multiplyExact(Extents.elementCount("a reduce's operand", dims), t.bitWidth() / 8) > CHUNK_BYTES;
+        return reducedCount(dims, isReduced) > 1 && Math.multiplyExact(Extents.elementCount("a reduce's operand", dims), t.bitWidth() / 8) > CHUNK_BYTES;
     }
 
     /**
@@ -435,19 +404,13 @@ public final class Reductions {
         long[] dims = Extents.toArray(operand.dims());
         int rank = dims.length;
         boolean[] isReduced = reducedDims(reduced, rank);
-        int[] keptFirst = keptFirst(isReduced);
-        List<Long> kept = keptDims(operand.dims(), isReduced);
-        int keptCount = kept.size();
-        if (!kept.equals(out.dims()) || out.dtype() != t) {
-            throw new IllegalArgumentException("reducing " + operand + " over " + reduced + " gives " + t.xlaName() + kept + ", not " + out);
-        }
+        int[] keptFirst = order(isReduced, true);
+        int[] reducedFirst = order(isReduced, false);
+        List<Long> kept = checkedKept(operand, isReduced, reduced, out);
         long keptElements = Extents.elementCount("a reduce's result", kept);
         if (keptElements > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("a reduce into " + keptElements + " elements is past the 2^31 - 1 it holds");
         }
-        int[] reducedFirst = new int[rank];
-        System.arraycopy(keptFirst, keptCount, reducedFirst, 0, rank - keptCount);
-        System.arraycopy(keptFirst, 0, reducedFirst, rank - keptCount, keptCount);
         // Where each dim's index moves the result: row-major strides over the kept dims, 0 for reduced ones.
         long[] resultStride = new long[rank];
         long stride = 1;
@@ -733,7 +696,7 @@ public final class Reductions {
     }
 
     /** Refuses an init value that is not a scalar of {@code t}, or not {@code op}'s identity. */
-    static void checkInit(TensorView init, DType t, String op) {
+    private static void checkInit(TensorView init, DType t, String op) {
         if (init.rank() != 0 || init.dtype() != t) {
             throw new IllegalArgumentException("the init value is " + init.shape() + ", not a " + t.xlaName() + "[] scalar");
         }
@@ -791,11 +754,11 @@ public final class Reductions {
                 + " (" + identity + "): " + why + "; apply the value after the reduce instead");
     }
 
-    /** {@return the dims in the order kept ones first, then reduced ones, each in order} */
-    private static int[] keptFirst(boolean[] isReduced) {
+    /** {@return the dims in order, the kept ones first and the reduced ones after, or the other way round, each group in order} */
+    private static int[] order(boolean[] isReduced, boolean keptFirst) {
         int[] order = new int[isReduced.length];
         int k = 0;
-        for (boolean reducedOnes : new boolean[] {false, true}) {
+        for (boolean reducedOnes : new boolean[] {!keptFirst, keptFirst}) {
             for (int d = 0; d < isReduced.length; d++) {
                 if (isReduced[d] == reducedOnes) {
                     order[k++] = d;
@@ -805,9 +768,23 @@ public final class Reductions {
         return order;
     }
 
-    /** {@return the extents of the dims of {@code dims} a reduce over {@code reduced} keeps, in order} */
-    static List<Long> keptDims(List<Long> dims, List<Long> reduced) {
-        return keptDims(dims, reducedDims(reduced, dims.size()));
+    /** {@return the elements folded into each result: the product of the reduced dims} */
+    private static long reducedCount(List<Long> dims, boolean[] isReduced) {
+        long count = 1;
+        for (int d = 0; d < dims.size(); d++) {
+            count = isReduced[d] ? Math.multiplyExact(count, dims.get(d)) : count;
+        }
+        return count;
+    }
+
+    /** {@return the dims a reduce of {@code operand} keeps, checked to be {@code out}'s, of its type} */
+    private static List<Long> checkedKept(ArrayShape operand, boolean[] isReduced, List<Long> reduced, ArrayShape out) {
+        List<Long> kept = keptDims(operand.dims(), isReduced);
+        if (!kept.equals(out.dims()) || out.dtype() != operand.dtype()) {
+            throw new IllegalArgumentException("reducing " + operand + " over " + reduced + " gives " + operand.dtype().xlaName() + kept
+                    + ", not " + out);
+        }
+        return kept;
     }
 
     private static List<Long> keptDims(List<Long> dims, boolean[] isReduced) {
@@ -822,14 +799,16 @@ public final class Reductions {
 
     /** {@return whether reducing a value of {@code dims} over {@code reduced} folds one element into each result} */
     static boolean reducesOneElement(List<Long> dims, List<Long> reduced) {
-        long count = 1;
-        for (long d : reduced) {
-            if (d < 0 || d >= dims.size()) {
-                return false;   // refused where the reduce runs, naming the dim
-            }
-            count *= dims.get((int) d);
-        }
-        return count == 1;
+        return reducedCount(dims, reducedDims(reduced, dims.size())) == 1;
+    }
+
+    /**
+     * Checks a reduce of one element into each result, which XLA's simplifier makes a reshape of
+     * {@code operand}: {@code init} {@code op}'s identity, {@code out} the kept dims.
+     */
+    static void checkReshape(ArrayShape operand, TensorView init, List<Long> reduced, String op, ArrayShape out) {
+        checkInit(init, operand.dtype(), op);
+        checkedKept(operand, reducedDims(reduced, operand.dims().size()), reduced, out);
     }
 
     /** {@return the dims {@code in} reduces over, as written; {@link #reducedDims} checks them} */
