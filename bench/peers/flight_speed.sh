@@ -17,7 +17,7 @@ cd "$root"
 cp_file="$(mktemp)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work" "$cp_file"' EXIT
-mvn -B -q -o -pl net -am test-compile dependency:build-classpath -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=test >/dev/null
+mvn -B -q -pl net -am test-compile dependency:build-classpath -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=test >/dev/null
 cp="net/target/test-classes:net/target/classes:$(cat "$cp_file")"
 # The JVM options of the tensorbuf launcher, for the client and the servers alike.
 opts=(--enable-native-access=ALL-UNNAMED --add-opens=java.base/jdk.internal.misc=ALL-UNNAMED

@@ -88,6 +88,11 @@ class LauncherIT {
         assertTrue(convert.err().contains("(U+FF13 FULLWIDTH DIGIT THREE) is not an ASCII digit"), convert.err());
         assertOneLine(launch("run", dir.resolve("missing.hlo").toString()), "tensorbuf run: ");
         assertOneLine(launch("bench", "--threads", "0"), "tensorbuf bench: ");
+        Result badSetting = launchWith("-Dtensorbuf.copy.streamedFills=yes", "convert", in.toString(),
+                dir.resolve("out.npy").toString());
+        assertOneLine(badSetting, "tensorbuf convert: ");
+        assertTrue(badSetting.err().contains("tensorbuf.copy.streamedFills=yes is not true, false or auto"),
+                badSetting.err());
     }
 
     /**

@@ -359,8 +359,6 @@ public final class Npy {
     /** Elements unpacked per piece: a multiple of 8, so every piece of 1-, 2- and 4-bit data starts on a byte. */
     private static final long UNPACK_PIECE = 1 << 20;
 
-    private static final CopyEngine UNPACKER = CopyEngine.defaults();
-
     /**
      * Writes the first {@code count} packed sub-byte elements one to a byte, in the low bits with
      * the rest zero, as ml_dtypes stores them: packed data are first element lowest, so byte
@@ -383,11 +381,11 @@ public final class Npy {
                     // As views, the engine stages packed storage through its planned kernels; an
                     // Access of packed E(n) tiles goes element by element.
                     MemorySegment to = out.asSlice(0, n);
-                    UNPACKER.copy(TensorView.of(MemoryBuffer.foreign(from, MemorySpace.HOST, "Npy.write", () -> { }), piece),
+                    CopyEngine.defaults().copy(TensorView.of(MemoryBuffer.foreign(from, MemorySpace.HOST, "Npy.write", () -> { }), piece),
                             TensorView.strided(MemoryBuffer.foreign(to, MemorySpace.HOST, "Npy.write", () -> { }), type,
                                     StridedLayout.packed(n)));
                 } else {
-                    AccessCopies.copy(UNPACKER, Access.tiled(from, piece), Access.strided(out, type, StridedLayout.packed(new long[] {n})));
+                    AccessCopies.copy(CopyEngine.defaults(), Access.tiled(from, piece), Access.strided(out, type, StridedLayout.packed(new long[] {n})));
                 }
                 writeFully(channel, out.asSlice(0, n).asByteBuffer());
                 done += n;

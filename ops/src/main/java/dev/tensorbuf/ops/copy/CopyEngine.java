@@ -130,10 +130,14 @@ public final class CopyEngine {
      * @param warmup whether a Vector API kernel runs its scalar version on the caller's thread until
      *     a background thread has warmed its vector version on the copy's own loops, so a fresh
      *     JVM's first copy does not wait for the JIT ({@code tensorbuf.copy.warmup}; default true)
+     * @param streamedFills whether a broadcast of long runs fills one block of at least 2.5 MiB and
+     *     makes the others by the JDK's streamed copies of it, where those write faster than vector
+     *     stores ({@code tensorbuf.copy.streamedFills}: true, false, or auto; default auto, which
+     *     is true on an Intel CPU: there streamed copies wrote twice as fast, on an AMD EPYC no faster)
      */
     public record Config(int parallelism, boolean vectorKernels, long parallelThresholdBytes, long scalarFirstBytes,
                          boolean stageDestination, long transposeBandBytes, long replicateBytes, long spinMicros,
-                         boolean warmup) {
+                         boolean warmup, boolean streamedFills) {
 
         /** The prefix of every property {@link #fromSystemProperties()} reads. */
         public static final String PROPERTY_PREFIX = "tensorbuf.copy.";
@@ -169,7 +173,7 @@ public final class CopyEngine {
         public static Config of() {
             return new Config(Math.min(MAX_PARALLELISM, Runtime.getRuntime().availableProcessors()), true,
                     CopyExecutor.PARALLEL_THRESHOLD_BYTES, 0, true, CopyExecutor.TRANSPOSE_BAND_BYTES,
-                    CopyExecutor.REPLICATE_BYTES, 500, true);
+                    CopyExecutor.REPLICATE_BYTES, 500, true, CopyExecutor.STREAMED_FILLS);
         }
 
         /**
@@ -196,7 +200,8 @@ public final class CopyEngine {
                         number(properties, "transposeBandBytes", d.transposeBandBytes()),
                         number(properties, "replicateBytes", d.replicateBytes()),
                         number(properties, "spinMicros", d.spinMicros()),
-                        bool(properties, "warmup", d.warmup()));
+                        bool(properties, "warmup", d.warmup()),
+                        autoBool(properties, "streamedFills", d.streamedFills()));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("system properties " + PROPERTY_PREFIX + "*: " + e.getMessage(), e);
             }
@@ -230,58 +235,77 @@ public final class CopyEngine {
             };
         }
 
+        /** {@link #bool} where {@code auto} also means {@code otherwise}, the value this machine's CPU gives */
+        private static boolean autoBool(java.util.Properties p, String key, boolean otherwise) {
+            String v = p.getProperty(PROPERTY_PREFIX + key);
+            if (v != null && v.strip().equalsIgnoreCase("auto")) {
+                return otherwise;
+            }
+            try {
+                return bool(p, key, otherwise);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(PROPERTY_PREFIX + key + "=" + v + " is not true, false or auto");
+            }
+        }
+
         /** {@return this config with {@code n} threads} @throws IllegalArgumentException as the constructor */
         public Config withParallelism(int n) {
             return new Config(n, vectorKernels, parallelThresholdBytes, scalarFirstBytes, stageDestination,
-                    transposeBandBytes, replicateBytes, spinMicros, warmup);
+                    transposeBandBytes, replicateBytes, spinMicros, warmup, streamedFills);
         }
 
         /** {@return this config with the Vector API kernels on or off} */
         public Config withVectorKernels(boolean on) {
             return new Config(parallelism, on, parallelThresholdBytes, scalarFirstBytes, stageDestination,
-                    transposeBandBytes, replicateBytes, spinMicros, warmup);
+                    transposeBandBytes, replicateBytes, spinMicros, warmup, streamedFills);
         }
 
         /** {@return this config with another parallel threshold} @throws IllegalArgumentException if negative */
         public Config withParallelThresholdBytes(long bytes) {
             return new Config(parallelism, vectorKernels, bytes, scalarFirstBytes, stageDestination, transposeBandBytes,
-                    replicateBytes, spinMicros, warmup);
+                    replicateBytes, spinMicros, warmup, streamedFills);
         }
 
         /** {@return this config with another scalar-first threshold} @throws IllegalArgumentException if negative */
         public Config withScalarFirstBytes(long bytes) {
             return new Config(parallelism, vectorKernels, parallelThresholdBytes, bytes, stageDestination,
-                    transposeBandBytes, replicateBytes, spinMicros, warmup);
+                    transposeBandBytes, replicateBytes, spinMicros, warmup, streamedFills);
         }
 
         /** {@return this config with staging through scratch on or off} */
         public Config withStageDestination(boolean on) {
             return new Config(parallelism, vectorKernels, parallelThresholdBytes, scalarFirstBytes, on, transposeBandBytes,
-                    replicateBytes, spinMicros, warmup);
+                    replicateBytes, spinMicros, warmup, streamedFills);
         }
 
         /** {@return this config with another transpose band} @throws IllegalArgumentException if negative */
         public Config withTransposeBandBytes(long bytes) {
             return new Config(parallelism, vectorKernels, parallelThresholdBytes, scalarFirstBytes, stageDestination, bytes,
-                    replicateBytes, spinMicros, warmup);
+                    replicateBytes, spinMicros, warmup, streamedFills);
         }
 
         /** {@return this config with another fill replication block} @throws IllegalArgumentException if negative */
         public Config withReplicateBytes(long bytes) {
             return new Config(parallelism, vectorKernels, parallelThresholdBytes, scalarFirstBytes, stageDestination,
-                    transposeBandBytes, bytes, spinMicros, warmup);
+                    transposeBandBytes, bytes, spinMicros, warmup, streamedFills);
         }
 
         /** {@return this config with another helper spin} @throws IllegalArgumentException if out of range */
         public Config withSpinMicros(long micros) {
             return new Config(parallelism, vectorKernels, parallelThresholdBytes, scalarFirstBytes, stageDestination,
-                    transposeBandBytes, replicateBytes, micros, warmup);
+                    transposeBandBytes, replicateBytes, micros, warmup, streamedFills);
         }
 
         /** {@return this config with the background warm-up of vector kernels on or off} */
         public Config withWarmup(boolean on) {
             return new Config(parallelism, vectorKernels, parallelThresholdBytes, scalarFirstBytes, stageDestination,
-                    transposeBandBytes, replicateBytes, spinMicros, on);
+                    transposeBandBytes, replicateBytes, spinMicros, on, streamedFills);
+        }
+
+        /** {@return this config with broadcasts of long runs replicated by streamed copies or not} */
+        public Config withStreamedFills(boolean on) {
+            return new Config(parallelism, vectorKernels, parallelThresholdBytes, scalarFirstBytes, stageDestination,
+                    transposeBandBytes, replicateBytes, spinMicros, warmup, on);
         }
     }
 

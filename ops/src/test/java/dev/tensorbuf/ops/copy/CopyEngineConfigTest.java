@@ -27,6 +27,7 @@ class CopyEngineConfigTest {
         assertEquals(256 << 10, d.transposeBandBytes());
         assertEquals(64 << 10, d.replicateBytes());
         assertEquals(500, d.spinMicros());
+        assertEquals(cpuinfo().contains("GenuineIntel"), d.streamedFills(), "on where the CPU is Intel's");
         assertEquals(d, CopyEngine.Config.fromProperties(new Properties()), "no property set: the defaults");
     }
 
@@ -42,9 +43,15 @@ class CopyEngineConfigTest {
         p.setProperty("tensorbuf.copy.replicateBytes", "4096");
         p.setProperty("tensorbuf.copy.spinMicros", " 20 ");
         p.setProperty("tensorbuf.copy.warmup", "false");
+        p.setProperty("tensorbuf.copy.streamedFills", "true");
         p.setProperty("tensorbuf.other", "ignored");
-        assertEquals(new CopyEngine.Config(3, false, 1024, 268435456, false, 0, 4096, 20, false),
+        assertEquals(new CopyEngine.Config(3, false, 1024, 268435456, false, 0, 4096, 20, false, true),
                 CopyEngine.Config.fromProperties(p));
+        p.setProperty("tensorbuf.copy.streamedFills", "false");
+        assertEquals(false, CopyEngine.Config.fromProperties(p).streamedFills());
+        p.setProperty("tensorbuf.copy.streamedFills", " Auto");
+        assertEquals(CopyEngine.Config.of().streamedFills(), CopyEngine.Config.fromProperties(p).streamedFills(),
+                "auto: the CPU's default");
     }
 
     @Test
@@ -58,6 +65,11 @@ class CopyEngineConfigTest {
         q.setProperty("tensorbuf.copy.vector", "no");
         e = assertThrows(IllegalArgumentException.class, () -> CopyEngine.Config.fromProperties(q));
         assertEquals("system properties tensorbuf.copy.*: tensorbuf.copy.vector=no is not true or false", e.getMessage());
+        Properties s = new Properties();
+        s.setProperty("tensorbuf.copy.streamedFills", "yes");
+        e = assertThrows(IllegalArgumentException.class, () -> CopyEngine.Config.fromProperties(s));
+        assertEquals("system properties tensorbuf.copy.*: tensorbuf.copy.streamedFills=yes is not true, false or auto",
+                e.getMessage());
         Properties r = new Properties();
         r.setProperty("tensorbuf.copy.parallelism", "0");
         e = assertThrows(IllegalArgumentException.class, () -> CopyEngine.Config.fromProperties(r));
@@ -186,6 +198,14 @@ class CopyEngineConfigTest {
                 }
             }
             assertArrayEquals(values, TensorElements.of(back).toFloatArray(), "NHWC->NCHW " + where);
+        }
+    }
+
+    private static String cpuinfo() {
+        try {
+            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/cpuinfo"));
+        } catch (java.io.IOException e) {
+            return "";
         }
     }
 }

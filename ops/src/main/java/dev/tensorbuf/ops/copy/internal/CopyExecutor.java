@@ -30,6 +30,8 @@ public final class CopyExecutor {
     public static final long TRANSPOSE_BAND_BYTES = VectorTranspose.BAND_BYTES;
     /** The default smallest block a fill replicates, see {@code FillKernel}. */
     public static final long REPLICATE_BYTES = FillKernel.REPLICATE_BYTES;
+    /** Whether broadcasts of long runs replicate by streamed copies by default: on this machine's CPU, {@link FillKernel#STREAMED_FILLS}. */
+    public static final boolean STREAMED_FILLS = FillKernel.STREAMED_FILLS;
     /**
      * Pieces per thread, so a thread slowed by a neighbour's load does not hold up the rest. Times
      * the largest parallelism ({@link #MAX_PARALLELISM}) it stays far inside an int.
@@ -55,6 +57,7 @@ public final class CopyExecutor {
     private final long thresholdBytes;
     private final ScalarFirst scalarFirst;
     private final long replicateBytes;
+    private final boolean streamedFills;
     private final long bandBytes;
     private final boolean stageDestination;
     private final long spinNanos;
@@ -78,8 +81,8 @@ public final class CopyExecutor {
     }
 
     CopyExecutor(int parallelism, boolean vector, long thresholdBytes, ScalarFirst scalarFirst, VectorWarmup warmup) {
-        this(parallelism, vector, thresholdBytes, scalarFirst, FillKernel.REPLICATE_BYTES, VectorTranspose.BAND_BYTES, true,
-                CopyWorkers.SPIN_NANOS, warmup);
+        this(parallelism, vector, thresholdBytes, scalarFirst, FillKernel.REPLICATE_BYTES, FillKernel.STREAMED_FILLS,
+                VectorTranspose.BAND_BYTES, true, CopyWorkers.SPIN_NANOS, warmup);
     }
 
     /**
@@ -88,33 +91,40 @@ public final class CopyExecutor {
      */
     public CopyExecutor(CopyEngine.Config config, CopyEngine owner) {
         this(config.parallelism(), config.vectorKernels(), config.parallelThresholdBytes(),
-                ScalarFirst.jvmWide(config.scalarFirstBytes()), config.replicateBytes(), config.transposeBandBytes(),
+                ScalarFirst.jvmWide(config.scalarFirstBytes()), config.replicateBytes(), config.streamedFills(),
+                config.transposeBandBytes(),
                 config.stageDestination(), config.spinMicros() * 1_000,
                 config.warmup() ? VectorWarmup.SHARED : VectorWarmup.OFF);
         this.owner = owner;
     }
 
-    /** The engine this executor runs for; null for one made alone (tests), whose blocks copy through {@link PointwiseCopy#ENGINE}. */
+    /** The engine this executor runs for; null for one made alone (tests), whose blocks copy through {@link PointwiseCopy#engine()}. */
     private CopyEngine owner;
 
     /** {@return the engine an epilogue's block copies go through: the owning engine, else a one-thread one} */
     CopyEngine owner() {
-        return owner != null ? owner : PointwiseCopy.ENGINE;
+        return owner != null ? owner : PointwiseCopy.engine();
     }
 
     private CopyExecutor(int parallelism, boolean vector, long thresholdBytes, ScalarFirst scalarFirst,
-                         long replicateBytes, long bandBytes, boolean stageDestination, long spinNanos,
+                         long replicateBytes, boolean streamedFills, long bandBytes, boolean stageDestination, long spinNanos,
                          VectorWarmup warmup) {
         this.parallelism = parallelism;
         this.thresholdBytes = thresholdBytes;
         this.vector = vector && VectorSupport.AVAILABLE;
         this.scalarFirst = scalarFirst;
         this.replicateBytes = replicateBytes;
+        this.streamedFills = streamedFills;
         this.bandBytes = bandBytes;
         this.stageDestination = stageDestination;
         this.spinNanos = spinNanos;
         this.warmup = warmup;
         this.vectorMissing = vector && !VectorSupport.AVAILABLE;
+    }
+
+    /** {@return whether broadcasts of long runs replicate by streamed copies} */
+    boolean streamedFills() {
+        return streamedFills;
     }
 
     /** {@return the staging scratch held by every engine of the process} */
@@ -417,7 +427,7 @@ public final class CopyExecutor {
             Task t = w.task();
             int share = (int) Math.max(1, Math.min(target, Math.ceilDiv(w.task().bytes() * target, Math.max(1, bytes))));
             if (k == Kernel.FILL && w.blocks() == null) {
-                Task copies = FillKernel.replicas(t, v, replicateBytes, share);
+                Task copies = FillKernel.replicas(t, v, replicateBytes, share, streamedFills);
                 if (copies != null) {
                     // One block filled here, the rest copied from it by every thread.
                     run(k, v, t.slice(0, 0, 1), values);
@@ -508,7 +518,7 @@ public final class CopyExecutor {
         float[] bias = values.bias();
         switch (k) {
             case BULK -> BulkKernel.run(t);
-            case FILL -> FillKernel.run(t, vector, replicateBytes);
+            case FILL -> FillKernel.run(t, vector, replicateBytes, streamedFills);
             case TRANSPOSE -> {
                 if (!vector) {
                     ScalarTranspose.run(t);

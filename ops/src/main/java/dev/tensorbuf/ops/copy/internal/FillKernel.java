@@ -42,19 +42,15 @@ final class FillKernel {
      * write faster than the vector fill's plain ones. On a 2-core Intel Xeon VM 2.5 MiB streamed
      * copies wrote 25-28.5 GB/s on two threads against 13-16 for 256-bit stores
      * ({@code bench/experiments/NtFill.java 2 1048576}); on a 2-core AMD EPYC VM 24-25 against 22-27,
-     * and the broadcast ran 0.91x on two quiet threads so (8effbef8). {@code tensorbuf.copy.streamedFills}:
-     * {@code true}, {@code false}, or {@code auto} (the default: on a CPU whose vendor is Intel).
+     * and the broadcast ran 0.91x on two quiet threads so (8effbef8). The default of
+     * {@code CopyEngine.Config.streamedFills}: true on a CPU whose vendor is Intel.
      */
-    static final boolean STREAMED_FILLS = streamedFills(System.getProperty("tensorbuf.copy.streamedFills", "auto"));
+    static final boolean STREAMED_FILLS = CpuVendor.isIntel();
 
     private FillKernel() {
     }
 
-    static void run(Task t, boolean vector, long replicateBytes) {
-        run(t, vector, replicateBytes, STREAMED_FILLS);
-    }
-
-    /** {@link #run(Task, boolean, long)} with long runs replicated by streamed copies or not, as {@code streamed} says. */
+    /** Fills {@code t}, long runs replicated by streamed copies or not, as {@code streamed} says. */
     static void run(Task t, boolean vector, long replicateBytes, boolean streamed) {
         Task copies = replicas(t, vector, replicateBytes, 1, streamed);
         if (copies == null) {
@@ -81,13 +77,9 @@ final class FillKernel {
      * which writes faster than ordinary copies, only blocks the copy streams
      * ({@link #STREAMING_COPY_BYTES}), at least one for each of the {@code pieces} the copies are
      * cut into, so no piece is a part of a block below the streaming size, and only on a machine
-     * where streamed copies write faster ({@link #STREAMED_FILLS}).
+     * where streamed copies write faster ({@code streamed}: the engine's
+     * {@code CopyEngine.Config.streamedFills}, {@link #STREAMED_FILLS} by default).
      */
-    static Task replicas(Task t, boolean vector, long replicateBytes, int pieces) {
-        return replicas(t, vector, replicateBytes, pieces, STREAMED_FILLS);
-    }
-
-    /** {@link #replicas(Task, boolean, long, int)}, long runs replicated only where {@code streamed} holds. */
     static Task replicas(Task t, boolean vector, long replicateBytes, int pieces, boolean streamed) {
         int r = t.rank();
         long block = t.denseDestinationBytes(1);
@@ -101,16 +93,6 @@ final class FillKernel {
         long ds = t.dstStride()[0];
         return new Task(t.dst(), t.dst(), t.dstOff(), t.dstOff() + ds, new long[] {t.count()[0] - 1, block},
                 new long[] {0, 1}, new long[] {ds, 1}, 1, 1, -1, 0);
-    }
-
-    /** {@return the setting {@code value} of {@code tensorbuf.copy.streamedFills} read, {@code auto} by the CPU's vendor} */
-    static boolean streamedFills(String value) {
-        return switch (value) {
-            case "true" -> true;
-            case "false" -> false;
-            case "auto" -> CpuVendor.isIntel();
-            default -> throw new IllegalArgumentException("tensorbuf.copy.streamedFills is '" + value + "': true, false or auto");
-        };
     }
 
     private static void runs(Task t, boolean vector) {

@@ -56,8 +56,19 @@ public final class PointwiseCopy {
     /**
      * Copies while planning (a per-channel constant's line), for explanations, and for an
      * executor made without an engine; a pass run by an engine copies its blocks through it.
+     * Made at first use, so that a malformed {@code tensorbuf.copy.*} property is an
+     * {@code IllegalArgumentException} there, not a class of this package failing to load.
      */
-    static final CopyEngine ENGINE = CopyEngine.of(1);
+    static CopyEngine engine() {
+        CopyEngine e = oneThread;
+        if (e == null) {
+            e = CopyEngine.of(1);   // two racing first calls make two equal engines: harmless
+            oneThread = e;
+        }
+        return e;
+    }
+
+    private static volatile CopyEngine oneThread;
 
     /** What evaluates a pass's expression, in order of preference. */
     public enum Evaluator {
@@ -443,7 +454,7 @@ public final class PointwiseCopy {
             }
             DType into = lanes != null ? PointwiseLanes.scratchType(leaf.dtype()) : leaf.dtype();
             TensorView scratch = scratch(ArrayShape.of(into, first), allocator);
-            parts.add(ENGINE.explain(firstBox.part(leaf), scratch));
+            parts.add(engine().explain(firstBox.part(leaf), scratch));
             long width = into.byteWidth();
             temporaries.add(new CopyPlan.Explanation.Temporary("operand %" + k + "'s block, one per thread", into,
                     blockDims, Math.multiplyExact(blockElements, width)));
@@ -454,7 +465,7 @@ public final class PointwiseCopy {
             bytes = Math.addExact(bytes, Math.multiplyExact(n, width));
         } else {
             TensorView out = scratch(ArrayShape.of(dst.dtype(), first), allocator);
-            parts.add(ENGINE.explain(out, firstBox.part(dst)));
+            parts.add(engine().explain(out, firstBox.part(dst)));
             temporaries.add(new CopyPlan.Explanation.Temporary("the result's block, one per thread", dst.dtype(),
                     blockDims, Math.multiplyExact(blockElements, width)));
             bytes = Math.addExact(bytes, Math.multiplyExact(Math.multiplyExact(n, width), 2));

@@ -161,7 +161,7 @@ record PointwiseTable(int data, int channelDim, int channels, Object table, Stri
         TensorView line = dev.tensorbuf.ops.Ops.slice(v, start, limit, stride);
         TensorView dense = PointwiseCopy.scratch(ArrayShape.of(v.dtype(), dev.tensorbuf.views.internal.Extents.toArray(line.dims())),
                 allocator);
-        PointwiseCopy.ENGINE.copy(line, dense);
+        PointwiseCopy.engine().copy(line, dense);
         return PointwiseCopy.read(dense, channels);
     }
 

@@ -21,9 +21,6 @@ import java.util.List;
  * bytes as another type.
  */
 public final class IndexedMoves {
-    /** One engine for every run: it holds no per-copy state. */
-    private static final CopyEngine ENGINE = CopyEngine.defaults();
-
     /**
      * Index rows past which a gather is copied rather than viewed: a view holds one piece per
      * row (a concatenation of slices), and a plan over thousands of pieces costs more than
@@ -145,7 +142,7 @@ public final class IndexedMoves {
                 start[batchPositions[j]] = batch[j];
                 limit[batchPositions[j]] = batch[j] + 1;
             }
-            ENGINE.copy(g.piece(batch), Ops.slice(out, start, limit, stride));
+            CopyEngine.defaults().copy(g.piece(batch), Ops.slice(out, start, limit, stride));
         }
         return new Gathered(out, true, n + " index rows, more than " + MAX_VIEW_ROWS + " pieces a view holds: copied"
                 + " a slice per row");
@@ -251,7 +248,7 @@ public final class IndexedMoves {
         boolean overlaps = update.buffers().stream().anyMatch(b -> operand.buffers().contains(b));
         boolean here = inPlace && !overlaps;
         TensorView target = here ? operand : Materialize.materialize(operand, shape, allocator);
-        ENGINE.copy(update, Ops.slice(target, start, limit, stride));
+        CopyEngine.defaults().copy(update, Ops.slice(target, start, limit, stride));
         return new Updated(target, here);
     }
 

@@ -8,9 +8,6 @@ import dev.tensorbuf.views.TensorView;
 
 /** Where the executor moves bytes: through the copy engine, into new buffers of a given layout. */
 public final class Materialize {
-    /** One engine for every run: it holds no per-copy state. */
-    private static final CopyEngine ENGINE = CopyEngine.defaults();
-
     private Materialize() {
     }
 
@@ -23,7 +20,7 @@ public final class Materialize {
         if (!src.dims().equals(shape.dims()) || src.dtype() != shape.dtype()) {
             throw new IllegalArgumentException("cannot copy " + src + " into " + shape + ": types or dims differ");
         }
-        return ENGINE.materialize(src, shape, allocator);
+        return CopyEngine.defaults().materialize(src, shape, allocator);
     }
 
     /**
@@ -35,7 +32,7 @@ public final class Materialize {
         if (!src.dims().equals(dst.dims()) || src.dtype() != dst.dtype()) {
             throw new IllegalArgumentException("cannot copy " + src + " into " + dst + ": types or dims differ");
         }
-        ENGINE.copy(src, dst);
+        CopyEngine.defaults().copy(src, dst);
     }
 
     /**

@@ -88,14 +88,13 @@ class FillReplicasTest {
     }
 
     @Test
-    void theSettingIsTrueFalseOrTheVendorsAndTheVendorIsReadFromCpuinfo(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
-            throws java.io.IOException {
-        assertEquals(true, FillKernel.streamedFills("true"));
-        assertEquals(false, FillKernel.streamedFills("false"));
-        assertEquals(CpuVendor.isIntel(), FillKernel.streamedFills("auto"));
-        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> FillKernel.streamedFills("yes"));
-        assertEquals("tensorbuf.copy.streamedFills is 'yes': true, false or auto", e.getMessage());
+    void theEngineTakesTheSettingFromItsConfigAndTheDefaultIsTheVendorsReadFromCpuinfo(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws java.io.IOException {
+        assertEquals(CpuVendor.isIntel(), dev.tensorbuf.ops.copy.CopyEngine.Config.of().streamedFills());
+        for (boolean streamed : new boolean[] {true, false}) {
+            var config = dev.tensorbuf.ops.copy.CopyEngine.Config.of().withStreamedFills(streamed);
+            assertEquals(streamed, new CopyExecutor(config, null).streamedFills());
+        }
         java.nio.file.Path intel = dir.resolve("intel");
         java.nio.file.Files.writeString(intel, "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\n"
                 + "processor\t: 1\nvendor_id\t: GenuineIntel\n");
