@@ -965,6 +965,32 @@ class HloExecutorTest {
                 perChannel("{-0.0, 1, 3, 7}", "divide", x), "x / {-0, 1, 3, 7}");
     }
 
+    /**
+     * XLA folds data movement of a constant into a new constant before its simplifier runs, and
+     * that constant is an iota where it counts 0, 1, 2, ...: a divide by a broadcast of a slice
+     * {1:5} of {5, -0, 1, 2, 3}, a reverse of {3, 2, 1, 0} or a copy of {0, 1, 2, 3} is a true
+     * quotient, by a slice of {5, 0, 1, 3, 7} a multiply by the reciprocals (jax 0.10's bits). Was:
+     * a multiply by the reciprocals of each (listed in RELIABILITY's open gaps).
+     */
+    @Test
+    void aDivisorThatXlaFoldsFromDataMovementOfAConstantIntoAnIotaDivides() {
+        float[] x = {1f, 10f, 100f, 7.7f};
+        int[] quotient = {0x7f800000, 0x7f800000, 0x7f800000, 0x7f800000, 0x3f800000, 0x41200000, 0x42c80000, 0x40f66666,
+                0x3f000000, 0x40a00000, 0x42480000, 0x40766666, 0x3eaaaaab, 0x40555555, 0x42055555, 0x40244444};
+        assertArrayEquals(quotient, movedDivisor("f32[5] constant({5, -0.0, 1, 2, 3})", "slice(c), slice={[1:5]}", x), "slice");
+        assertArrayEquals(quotient, movedDivisor("f32[4] constant({3, 2, 1, 0})", "reverse(c), dimensions={0}", x), "reverse");
+        assertArrayEquals(quotient, movedDivisor("f32[4] constant({0, 1, 2, 3})", "copy(c)", x), "copy");
+        assertArrayEquals(new int[] {0x7f800000, 0x7f800000, 0x7f800000, 0x7f800000, 0x3f800000, 0x41200000, 0x42c80000, 0x40f66666,
+                0x3eaaaaab, 0x40555556, 0x42055556, 0x40244444, 0x3e124925, 0x3fb6db6e, 0x4164924a, 0x3f8ccccd},
+                movedDivisor("f32[5] constant({5, 0, 1, 3, 7})", "slice(c), slice={[1:5]}", x), "a slice that does not count");
+    }
+
+    private static int[] movedDivisor(String constant, String move, float[] x) {
+        return bits(runF32(module("p = f32[4] parameter(0)", "c = " + constant, "s = f32[4] " + move,
+                "b = f32[4,4] broadcast(s), dimensions={0}", "x2 = f32[4,4] broadcast(p), dimensions={1}",
+                "ROOT r = f32[4,4] divide(x2, b)"), x));
+    }
+
     /** {@return the bits of {@code op(x, c)} over f32[channels, 4]: {@code x} along dim 1, the constant vector {@code c} along dim 0} */
     private static int[] perChannel(String constant, String op, float[] x) {
         int channels = constant.split(",").length;

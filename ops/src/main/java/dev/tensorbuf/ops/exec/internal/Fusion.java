@@ -395,7 +395,7 @@ final class Fusion {
         }
         if (op.equals("divide") && Pointwise.isFloat(type) && type != DType.BF16 && !isFolded(comp, in.operands().get(1), 0)
                 && isBroadcastAsXlaSeesIt(comp, in.operands().get(1))
-                && !isIotaToXla(comp, constantBehind(comp, in.operands().get(1)))) {
+                && !foldsIntoIota(comp, in.operands().get(1))) {
             // XLA rewrites A / broadcast(B) as A * broadcast(1 / B), the reciprocal computed on
             // the smaller array as the program runs, so read and rounded flushed (jax 0.10, f16,
             // f32 and f64: a divide by a per-row maximum, 1e30 / broadcast(3e38) is 0); not where
@@ -1097,7 +1097,7 @@ final class Fusion {
     private static boolean isFolded(HloComputation comp, String name, int depth) {
         HloInstruction d = constantBehind(comp, name);
         if (isLiteral(comp, d)) {
-            return true;
+            return !foldsIntoIota(comp, name);
         }
         return depth < 16 && Pointwise.OPCODES.contains(d.opcode()) && !d.operands().isEmpty()
                 && d.operands().stream().allMatch(o -> isFolded(comp, o, depth + 1));
@@ -1128,7 +1128,7 @@ final class Fusion {
     }
 
     private static boolean isConstant(HloComputation comp, String name) {
-        return isLiteral(comp, constantBehind(comp, name));
+        return isLiteral(comp, constantBehind(comp, name)) && !foldsIntoIota(comp, name);
     }
 
     /**
@@ -1150,6 +1150,78 @@ final class Fusion {
         }
         double[] values = values(comp, d.name());
         return values != null && Literals.countsFromZero(values.length, i -> values[(int) i]) && foldsNoFurther(comp, d);
+    }
+
+    /**
+     * {@return whether {@code name}, data movement of a constant, reaches XLA's simplifier as an
+     * iota} XLA's constant folding makes the constant and the moves above it that it folds one new
+     * constant, which the simplifier makes an iota where it is of one dim and counts 0, 1, 2, ...
+     * and nothing folds it further ({@link #isIotaToXla}): a slice {1:5} of {5, 0, 1, 2, 3}, a
+     * reverse of {3, 2, 1, 0}, a copy of {0, 1, 2, 3} (jax 0.10: x divided by a broadcast of each
+     * is a true quotient; of a slice of {5, 0, 1, 3, 7}, x times the reciprocal). Only moves of
+     * one dim are followed; a slice of a concatenation is not.
+     */
+    private static boolean foldsIntoIota(HloComputation comp, String name) {
+        List<HloInstruction> path = new ArrayList<>();
+        HloInstruction d = comp.instruction(name);
+        path.add(d);
+        while (Set.of("broadcast", "reshape", "transpose", "copy", "bitcast", "slice", "reverse", "convert").contains(d.opcode())
+                && d.operands().size() == 1) {
+            HloInstruction under = comp.instruction(d.operands().getFirst());
+            if (movedFrom(comp, d) != under) {
+                return false;
+            }
+            d = under;
+            path.add(d);
+        }
+        if (!d.opcode().equals("constant")) {
+            return false;
+        }
+        int end = path.size() - 1;
+        while (end > 0 && isFoldedMove(path.get(end - 1))) {
+            end--;
+        }
+        if (end == path.size() - 1) {
+            return isIotaToXla(comp, d);
+        }
+        HloInstruction folded = path.get(end);
+        List<Long> dims = folded.arrayShape().dims();
+        if (dims.size() != 1 || dims.getFirst() < 2 || !Pointwise.isFloat(folded.arrayShape().dtype())
+                || !foldsNoFurther(comp, folded)) {
+            return false;
+        }
+        double[] moved = values(comp, d.name());
+        for (int k = path.size() - 2; k >= end && moved != null; k--) {
+            moved = movedValues(comp, path.get(k), moved);
+        }
+        double[] values = moved;
+        return values != null && Literals.countsFromZero(values.length, i -> values[(int) i]);
+    }
+
+    /**
+     * {@return the values, in row-major order, of the folded move {@code m} applied to its
+     * operand's {@code under}, or null for a move it does not follow} A reshape, copy, bitcast or
+     * a broadcast adding dims of one keeps the order; a slice, reverse or transpose is followed
+     * from one dim to one dim.
+     */
+    private static double[] movedValues(HloComputation comp, HloInstruction m, double[] under) {
+        boolean oneDim = m.arrayShape().dims().size() == 1
+                && comp.instruction(m.operands().getFirst()).arrayShape().dims().size() == 1;
+        return switch (m.opcode()) {
+            case "slice" -> {
+                if (!oneDim || !(HloInstructions.attribute(m, "slice").orElse(null) instanceof HloAttribute.Slices s)) {
+                    yield null;
+                }
+                HloAttribute.SliceDim along = s.dims().getFirst();
+                yield java.util.stream.LongStream.iterate(along.start(), i -> i < along.limit(), i -> i + along.stride())
+                        .mapToDouble(i -> under[(int) i]).toArray();
+            }
+            case "reverse" -> oneDim
+                    ? java.util.stream.IntStream.range(0, under.length).mapToDouble(i -> under[under.length - 1 - i]).toArray()
+                    : null;
+            case "transpose" -> oneDim ? under : null;
+            default -> under;
+        };
     }
 
     /**
