@@ -298,6 +298,15 @@ final class RandomHloModules {
      * but in some small unrolled loops not (seed 1011, 3,000 modules).
      */
     private boolean joined;
+    /**
+     * Whether the operand being made is the addend of a multiply-add. It is then no pad of a dim
+     * other than the one its vector is broadcast along: XLA keeps such a pad in its loop (a
+     * branch per element), and whether LLVM contracts the multiply-add beside it follows the
+     * loop's shape and the operands' order (jax 0.10: add(p * q, pad) over f32[4,8] padded along
+     * dim 0 rounds the product in column 0 and contracts it in the others; add(pad, p * q)
+     * contracts everywhere, and so do both over f32[3,5,7] padded along dim 1; seed 1073).
+     */
+    private boolean addendOfProduct;
 
     /**
      * Whether the chain's value is a convert from an integer (or pred) to a float, data movement
@@ -400,7 +409,9 @@ final class RandomHloModules {
                 String m = emit("mul", dtype, dims, null, "multiply(" + cur + ", " + operand(true) + ")");
                 count("multiply");
                 opcode = rnd.nextBoolean() ? "add" : "subtract";
+                addendOfProduct = true;
                 String other = operand(true);
+                addendOfProduct = false;
                 rhs = opcode + "(" + (rnd.nextBoolean() ? m + ", " + other : other + ", " + m) + ")";
                 count("fma");
             }
@@ -703,7 +714,7 @@ final class RandomHloModules {
     private String paddedBroadcast(String q, int along, int padded) {
         if (padded < 0 && along >= 0 && dims.length > 1 && rnd.nextInt(4) == 0) {
             int other = rnd.nextInt(dims.length);
-            padded = other != along && dims[other] > 2 ? other : -1;
+            padded = other != along && dims[other] > 2 && !addendOfProduct ? other : -1;
         }
         long[] inner = dims.clone();
         if (padded >= 0) {
