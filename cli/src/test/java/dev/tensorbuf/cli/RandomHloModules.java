@@ -675,7 +675,24 @@ final class RandomHloModules {
                                 : reciprocals ? Float.toString(1f / k) : Long.toString(k));
                     }
                     count("constant");
-                    String v = emit("chan", dtype, new long[] {dims[d]}, null, "constant({" + String.join(", ", values) + "})");
+                    String v;
+                    if (counts && !reciprocals && rnd.nextBoolean()) {
+                        // At times moved into counting: XLA folds the slice or reverse with the
+                        // constant into a new one, which is then the iota (a divide by it a true quotient).
+                        boolean reverse = rnd.nextBoolean();
+                        if (reverse) {
+                            Collections.reverse(values);
+                        } else {
+                            values.addFirst(pointwiseLiteral(true));
+                        }
+                        String c = emit("chan", dtype, new long[] {values.size()}, null,
+                                "constant({" + String.join(", ", values) + "})");
+                        count(reverse ? "reverse" : "slice");
+                        v = emit("mv", dtype, new long[] {dims[d]}, null, reverse ? "reverse(" + c + "), dimensions={0}"
+                                : "slice(" + c + "), slice={[1:" + values.size() + "]}");
+                    } else {
+                        v = emit("chan", dtype, new long[] {dims[d]}, null, "constant({" + String.join(", ", values) + "})");
+                    }
                     count("broadcast");
                     return emit("bc", dtype, dims, null, "broadcast(" + v + "), dimensions={" + d + "}");
                 }
