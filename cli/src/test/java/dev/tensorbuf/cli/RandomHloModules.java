@@ -676,9 +676,10 @@ final class RandomHloModules {
                     }
                     count("constant");
                     String v;
-                    if (counts && !reciprocals && rnd.nextBoolean()) {
+                    if (counts && rnd.nextBoolean()) {
                         // At times moved into counting: XLA folds the slice or reverse with the
-                        // constant into a new one, which is then the iota (a divide by it a true quotient).
+                        // constant into a new one, which is then the iota (a divide by it a true
+                        // quotient), or whose folded reciprocal is.
                         boolean reverse = rnd.nextBoolean();
                         if (reverse) {
                             Collections.reverse(values);

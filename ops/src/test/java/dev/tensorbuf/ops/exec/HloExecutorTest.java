@@ -985,10 +985,31 @@ class HloExecutorTest {
                 movedDivisor("f32[5] constant({5, 0, 1, 3, 7})", "slice(c), slice={[1:5]}", x), "a slice that does not count");
     }
 
+    /**
+     * The reciprocal XLA folds for a constant divisor is read from the constant its folding of
+     * data movement ends in, and is an iota where it counts 0, 1, 2, ...: x divided by a broadcast
+     * of a slice {1:4} of {5, -inf, 1, 0.5}, a reverse of {0.5, 1, -inf} or a copy of {-inf, 1,
+     * 0.5} is x times {+0, 1, 2} (jax 0.10's bits: 1 / -inf as +0). Was: x times -0.
+     */
+    @Test
+    void theReciprocalOfAMovedConstantDivisorIsAnIotaWhereItCounts() {
+        float[] x = {1f, -1f, 2.5f, -3f};
+        int[] expected = {0, 0x80000000, 0, 0x80000000, 0x3f800000, 0xbf800000, 0x40200000, 0xc0400000,
+                0x40000000, 0xc0000000, 0x40a00000, 0xc0c00000};
+        assertArrayEquals(expected, movedDivisor("f32[4] constant({5, -inf, 1, 0.5})", "slice(c), slice={[1:4]}", 3, x), "slice");
+        assertArrayEquals(expected, movedDivisor("f32[3] constant({0.5, 1, -inf})", "reverse(c), dimensions={0}", 3, x), "reverse");
+        assertArrayEquals(expected, movedDivisor("f32[3] constant({-inf, 1, 0.5})", "copy(c)", 3, x), "copy");
+    }
+
     private static int[] movedDivisor(String constant, String move, float[] x) {
-        return bits(runF32(module("p = f32[4] parameter(0)", "c = " + constant, "s = f32[4] " + move,
-                "b = f32[4,4] broadcast(s), dimensions={0}", "x2 = f32[4,4] broadcast(p), dimensions={1}",
-                "ROOT r = f32[4,4] divide(x2, b)"), x));
+        return movedDivisor(constant, move, 4, x);
+    }
+
+    private static int[] movedDivisor(String constant, String move, int n, float[] x) {
+        String rows = "f32[" + n + ",4]";
+        return bits(runF32(module("p = f32[4] parameter(0)", "c = " + constant, "s = f32[" + n + "] " + move,
+                "b = " + rows + " broadcast(s), dimensions={0}", "x2 = " + rows + " broadcast(p), dimensions={1}",
+                "ROOT r = " + rows + " divide(x2, b)"), x));
     }
 
     /** {@return the bits of {@code op(x, c)} over f32[channels, 4]: {@code x} along dim 1, the constant vector {@code c} along dim 0} */

@@ -994,17 +994,18 @@ final class Fusion {
      * constant a broadcast divisor repeats) is an iota to its simplifier: one dim of more than one
      * element, counting 0, 1, 2, ...} Computed as {@link Pointwise.Op#RECIPROCAL} computes it. A
      * broadcast that only adds dims of one is folded with the constant first, into one of more
-     * dims. Only a constant moved by nothing else is looked at.
+     * dims; a slice, reverse or copy of the constant is folded into a new one, whose reciprocals
+     * these are (jax 0.10: x / a slice {1:4} of {5, -inf, 1, 0.5} is x * {+0, 1, 2}).
      */
     private static boolean reciprocalIsIota(HloComputation comp, String name, DType type) {
         HloInstruction d = beneath(comp, name);
         if (d.opcode().equals("broadcast") && !addsOnlyDimsOfOne(d)) {
             d = beneath(comp, d.operands().getFirst());
         }
-        if (!d.opcode().equals("constant") || d.arrayShape().dims().size() != 1 || d.arrayShape().dims().getFirst() < 2) {
+        if (d.arrayShape().dims().size() != 1 || d.arrayShape().dims().getFirst() < 2) {
             return false;
         }
-        double[] values = values(comp, d.name());
+        double[] values = foldedValues(comp, d);
         return values != null && Literals.countsFromZero(values.length,
                 i -> type == DType.F64 ? 1.0 / values[(int) i] : Pointwise.narrow(1f / (float) values[(int) i], type));
     }
@@ -1190,12 +1191,24 @@ final class Fusion {
                 || !foldsNoFurther(comp, folded)) {
             return false;
         }
-        double[] moved = values(comp, d.name());
-        for (int k = path.size() - 2; k >= end && moved != null; k--) {
-            moved = movedValues(comp, path.get(k), moved);
-        }
-        double[] values = moved;
+        double[] values = foldedValues(comp, folded);
         return values != null && Literals.countsFromZero(values.length, i -> values[(int) i]);
+    }
+
+    /**
+     * {@return the values of {@code d}, a constant or moves that XLA's constant folding folds
+     * with one into a new constant, in row-major order; null for anything else or a move it
+     * does not follow}
+     */
+    private static double[] foldedValues(HloComputation comp, HloInstruction d) {
+        if (d.opcode().equals("constant")) {
+            return values(comp, d.name());
+        }
+        if (!isFoldedMove(d)) {
+            return null;
+        }
+        double[] under = foldedValues(comp, comp.instruction(d.operands().getFirst()));
+        return under == null ? null : movedValues(comp, d, under);
     }
 
     /**
