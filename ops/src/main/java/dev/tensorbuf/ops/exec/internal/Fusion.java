@@ -1226,6 +1226,9 @@ final class Fusion {
                     yield null;
                 }
                 HloAttribute.SliceDim along = s.dims().getFirst();
+                if (along.stride() < 1 || along.start() < 0 || along.limit() > under.length) {
+                    yield null;   // refused where the slice itself is evaluated
+                }
                 yield java.util.stream.LongStream.iterate(along.start(), i -> i < along.limit(), i -> i + along.stride())
                         .mapToDouble(i -> under[(int) i]).toArray();
             }
