@@ -1001,6 +1001,27 @@ class HloExecutorTest {
         assertArrayEquals(expected, movedDivisor("f32[3] constant({-inf, 1, 0.5})", "copy(c)", 3, x), "copy");
     }
 
+    /**
+     * A constant read as it is and also moved: XLA folds the move into a new constant from the
+     * constant as written and simplifies the constant for its direct readers alone (jax 0.10's
+     * bits): x / {-0, 1, 2, 3} is a true quotient by +0, 1, 2, 3, while x times its reverse {3, 2,
+     * 1, -0}, which does not count, keeps the -0. Was: the constant left as written for both, so
+     * x times the reciprocals, -inf first.
+     */
+    @Test
+    void aConstantBothReadAndMovedIsAnIotaToItsReadersAndAsWrittenToTheMove() {
+        float[] x = {1f, 10f, 100f, 7.7f};
+        assertArrayEquals(new int[] {0x7f800000, 0x7f800000, 0x7f800000, 0x7f800000, 0x3f800000, 0x41200000, 0x42c80000, 0x40f66666,
+                0x3f000000, 0x40a00000, 0x42480000, 0x40766666, 0x3eaaaaab, 0x40555555, 0x42055555, 0x40244444,
+                0x40400000, 0x41f00000, 0x43960000, 0x41b8cccc, 0x40000000, 0x41a00000, 0x43480000, 0x41766666,
+                0x3f800000, 0x41200000, 0x42c80000, 0x40f66666, 0x80000000, 0x80000000, 0x80000000, 0x80000000},
+                bits(runF32(module("p = f32[4] parameter(0)", "c = f32[4] constant({-0.0, 1, 2, 3})",
+                        "r = f32[4] reverse(c), dimensions={0}", "bc = f32[4,4] broadcast(c), dimensions={0}",
+                        "br = f32[4,4] broadcast(r), dimensions={0}", "x4 = f32[4,4] broadcast(p), dimensions={1}",
+                        "d = f32[4,4] divide(x4, bc)", "m = f32[4,4] multiply(x4, br)",
+                        "ROOT t = f32[8,4] concatenate(d, m), dimensions={0}"), x)));
+    }
+
     private static int[] movedDivisor(String constant, String move, float[] x) {
         return movedDivisor(constant, move, 4, x);
     }

@@ -975,7 +975,7 @@ final class Fusion {
      */
     private static String constantKind(HloComputation comp, String name) {
         HloInstruction c = constantBehind(comp, name);
-        if (!isLiteral(comp, c)) {
+        if (!isLiteral(comp, c) || foldsIntoIota(comp, name)) {
             return null;
         }
         if (c.arrayShape().elementCount() == 1 || isZeroIota(c)) {
@@ -1133,34 +1133,24 @@ final class Fusion {
     }
 
     /**
-     * {@return whether {@code d} is a constant to XLA's simplifier: a constant, or an iota along a
-     * dim of at most one element, which it makes a broadcast zero; not a float constant of one
-     * dim that counts 0, 1, 2, ... where nothing folds it further, which it makes an iota (jax
-     * 0.10: x / broadcast({-0, 1, 2, 3}) is a true quotient, x / broadcast({-0, 1, 3, 7}) x times
-     * the reciprocal)}
+     * {@return whether {@code d} is a literal: a constant, or an iota along a dim of at most one
+     * element, which XLA's simplifier makes a broadcast zero} Whether the simplifier sees it as a
+     * constant along a reader's path: not where it or the constant XLA folds it into is an iota
+     * ({@link #foldsIntoIota}).
      */
     private static boolean isLiteral(HloComputation comp, HloInstruction d) {
-        return d.opcode().equals("constant") && !isIotaToXla(comp, d) || isZeroIota(d);
-    }
-
-    /** {@return whether the constant {@code d} becomes an iota in XLA's simplifier: see {@link Literals#asSimplified}} */
-    private static boolean isIotaToXla(HloComputation comp, HloInstruction d) {
-        List<Long> dims = d.arrayShape().dims();
-        if (dims.size() != 1 || dims.getFirst() < 2 || !Pointwise.isFloat(d.arrayShape().dtype())) {
-            return false;
-        }
-        double[] values = values(comp, d.name());
-        return values != null && Literals.countsFromZero(values.length, i -> values[(int) i]) && foldsNoFurther(comp, d);
+        return d.opcode().equals("constant") || isZeroIota(d);
     }
 
     /**
-     * {@return whether {@code name}, data movement of a constant, reaches XLA's simplifier as an
-     * iota} XLA's constant folding makes the constant and the moves above it that it folds one new
-     * constant, which the simplifier makes an iota where it is of one dim and counts 0, 1, 2, ...
-     * and nothing folds it further ({@link #isIotaToXla}): a slice {1:5} of {5, 0, 1, 2, 3}, a
-     * reverse of {3, 2, 1, 0}, a copy of {0, 1, 2, 3} (jax 0.10: x divided by a broadcast of each
-     * is a true quotient; of a slice of {5, 0, 1, 3, 7}, x times the reciprocal). Only moves of
-     * one dim are followed; a slice of a concatenation is not.
+     * {@return whether {@code name}, a constant or data movement of one, reaches XLA's simplifier
+     * as an iota} XLA's constant folding makes the constant and the moves above it that it folds
+     * one new constant (the constant itself where {@code name} reads it directly, whatever else
+     * moves it), which the simplifier makes an iota where it is a float of one dim of two or more
+     * elements counting 0, 1, 2, ...: {-0, 1, 2, 3}, a slice {1:5} of {5, 0, 1, 2, 3}, a reverse
+     * of {3, 2, 1, 0}, a copy of {0, 1, 2, 3} (jax 0.10: x divided by a broadcast of each is a
+     * true quotient; by {-0, 1, 3, 7} or a slice of {5, 0, 1, 3, 7}, x times the reciprocals).
+     * Only moves of one dim are followed; a slice of a concatenation is not.
      */
     private static boolean foldsIntoIota(HloComputation comp, String name) {
         List<HloInstruction> path = new ArrayList<>();
@@ -1182,13 +1172,9 @@ final class Fusion {
         while (end > 0 && isFoldedMove(path.get(end - 1))) {
             end--;
         }
-        if (end == path.size() - 1) {
-            return isIotaToXla(comp, d);
-        }
         HloInstruction folded = path.get(end);
         List<Long> dims = folded.arrayShape().dims();
-        if (dims.size() != 1 || dims.getFirst() < 2 || !Pointwise.isFloat(folded.arrayShape().dtype())
-                || !foldsNoFurther(comp, folded)) {
+        if (dims.size() != 1 || dims.getFirst() < 2 || !Pointwise.isFloat(folded.arrayShape().dtype())) {
             return false;
         }
         double[] values = foldedValues(comp, folded);
@@ -1238,19 +1224,6 @@ final class Fusion {
             case "transpose" -> oneDim ? under : null;
             default -> under;
         };
-    }
-
-    /**
-     * {@return whether no user of {@code d} is data movement XLA's constant folding folds into a
-     * new constant with it} Where one is, the simplifier sees the constant that fold ends in.
-     */
-    static boolean foldsNoFurther(HloComputation comp, HloInstruction d) {
-        for (HloInstruction user : comp.instructions()) {
-            if (isFoldedMove(user) && comp.instruction(user.operands().getFirst()) == d) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** The data movement XLA's constant folding folds into a new constant: a broadcast only where it adds dims of one. */

@@ -203,6 +203,8 @@ public final class Interpreter {
     private void evaluate(HloComputation comp, Map<String, Value> values, HloInstruction root) {
         Deque<HloInstruction> stack = new ArrayDeque<>();
         Set<String> inProgress = new HashSet<>();
+        // The values as written of those asFolded changed: what a move XLA folds with them reads.
+        Map<String, Value> asWritten = new HashMap<>();
         stack.push(root);
         while (!stack.isEmpty()) {
             HloInstruction instr = stack.peek();
@@ -229,8 +231,10 @@ public final class Interpreter {
             }
             List<TensorView> operands = new ArrayList<>();
             List<Value> operandValues = new ArrayList<>();
+            boolean foldedMove = Fusion.isFoldedMove(instr);
             for (String o : instr.operands()) {
-                Value ov = values.get(comp.find(o).orElseThrow().name());
+                String name = comp.find(o).orElseThrow().name();
+                Value ov = foldedMove && asWritten.containsKey(name) ? asWritten.get(name) : values.get(name);
                 operands.add(ov.view());
                 operandValues.add(ov);
             }
@@ -248,7 +252,11 @@ public final class Interpreter {
                 if (!v.isTuple()) {
                     checkResult(instr, v.view());
                     v = boundMap(instr, v);
-                    v = asFolded(comp, instr, v);
+                    Value folded = asFolded(comp, instr, v);
+                    if (folded != v) {
+                        asWritten.put(instr.name(), v);
+                    }
+                    v = folded;
                 }
             } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
                 throw new IllegalArgumentException(instr.opcode() + " " + where(comp, instr) + ": " + e.getMessage(), e);
@@ -261,13 +269,15 @@ public final class Interpreter {
 
     /**
      * {@return {@code v}, or where {@code in} is a constant or data movement of one that XLA folds
-     * into a new constant and nothing moves further, its value as XLA's simplifier then leaves
-     * it ({@link Literals#asSimplified})} XLA folds before it simplifies: a constant of one dim
-     * broadcast into [n,1] is an f32[n,1] constant and stays as it is; a slice of one is a
-     * constant of one dim (jax 0.10).
+     * into a new constant, its value as XLA's simplifier leaves it for the readers that do not
+     * move it further ({@link Literals#asSimplified})} XLA folds before it simplifies: a constant
+     * of one dim broadcast into [n,1] is an f32[n,1] constant and stays as it is; a slice of one
+     * is a constant of one dim; a constant read as it is and also reversed is simplified for its
+     * readers and reversed as written (jax 0.10). The caller keeps the value as written for the
+     * moves.
      */
     private Value asFolded(HloComputation comp, HloInstruction in, Value v) {
-        if (v.view().rank() != 1 || fusion.isHeld(v.view()) || !isFoldedConstant(comp, in) || !Fusion.foldsNoFurther(comp, in)) {
+        if (v.view().rank() != 1 || fusion.isHeld(v.view()) || !isFoldedConstant(comp, in)) {
             return v;
         }
         TensorView simplified = Literals.asSimplified(v.view(), allocator);
