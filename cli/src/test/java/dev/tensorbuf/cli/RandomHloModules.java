@@ -675,24 +675,23 @@ final class RandomHloModules {
                                 : reciprocals ? Float.toString(1f / k) : Long.toString(k));
                     }
                     count("constant");
-                    String v;
+                    String move = null;
                     if (counts && rnd.nextBoolean()) {
                         // At times moved into counting: XLA folds the slice or reverse with the
                         // constant into a new one, which is then the iota (a divide by it a true
                         // quotient), or whose folded reciprocal is.
-                        boolean reverse = rnd.nextBoolean();
-                        if (reverse) {
+                        if (rnd.nextBoolean()) {
                             Collections.reverse(values);
+                            move = "reverse(%s), dimensions={0}";
                         } else {
                             values.addFirst(pointwiseLiteral(true));
+                            move = "slice(%s), slice={[1:" + values.size() + "]}";
                         }
-                        String c = emit("chan", dtype, new long[] {values.size()}, null,
-                                "constant({" + String.join(", ", values) + "})");
-                        count(reverse ? "reverse" : "slice");
-                        v = emit("mv", dtype, new long[] {dims[d]}, null, reverse ? "reverse(" + c + "), dimensions={0}"
-                                : "slice(" + c + "), slice={[1:" + values.size() + "]}");
-                    } else {
-                        v = emit("chan", dtype, new long[] {dims[d]}, null, "constant({" + String.join(", ", values) + "})");
+                    }
+                    String v = emit("chan", dtype, new long[] {values.size()}, null, "constant({" + String.join(", ", values) + "})");
+                    if (move != null) {
+                        count(move.substring(0, move.indexOf('(')));
+                        v = emit("mv", dtype, new long[] {dims[d]}, null, move.formatted(v));
                     }
                     count("broadcast");
                     return emit("bc", dtype, dims, null, "broadcast(" + v + "), dimensions={" + d + "}");

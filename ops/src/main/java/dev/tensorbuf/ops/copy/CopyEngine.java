@@ -201,7 +201,7 @@ public final class CopyEngine {
                         number(properties, "replicateBytes", d.replicateBytes()),
                         number(properties, "spinMicros", d.spinMicros()),
                         bool(properties, "warmup", d.warmup()),
-                        autoBool(properties, "streamedFills", d.streamedFills()));
+                        bool(properties, "streamedFills", d.streamedFills(), true));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("system properties " + PROPERTY_PREFIX + "*: " + e.getMessage(), e);
             }
@@ -224,28 +224,25 @@ public final class CopyEngine {
         }
 
         private static boolean bool(java.util.Properties p, String key, boolean otherwise) {
+            return bool(p, key, otherwise, false);
+        }
+
+        /** {@return the boolean property {@code key}, {@code otherwise} where unset or, if {@code auto} is taken, auto} */
+        private static boolean bool(java.util.Properties p, String key, boolean otherwise, boolean auto) {
             String v = p.getProperty(PROPERTY_PREFIX + key);
             if (v == null) {
                 return otherwise;
             }
-            return switch (v.strip().toLowerCase(java.util.Locale.ROOT)) {
-                case "true" -> true;
-                case "false" -> false;
-                default -> throw new IllegalArgumentException(PROPERTY_PREFIX + key + "=" + v + " is not true or false");
-            };
-        }
-
-        /** {@link #bool} where {@code auto} also means {@code otherwise}, the value this machine's CPU gives */
-        private static boolean autoBool(java.util.Properties p, String key, boolean otherwise) {
-            String v = p.getProperty(PROPERTY_PREFIX + key);
-            if (v != null && v.strip().equalsIgnoreCase("auto")) {
+            String value = v.strip().toLowerCase(java.util.Locale.ROOT);
+            if (auto && value.equals("auto")) {
                 return otherwise;
             }
-            try {
-                return bool(p, key, otherwise);
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(PROPERTY_PREFIX + key + "=" + v + " is not true, false or auto");
-            }
+            return switch (value) {
+                case "true" -> true;
+                case "false" -> false;
+                default -> throw new IllegalArgumentException(PROPERTY_PREFIX + key + "=" + v + " is not true"
+                        + (auto ? ", false or auto" : " or false"));
+            };
         }
 
         /** {@return this config with {@code n} threads} @throws IllegalArgumentException as the constructor */

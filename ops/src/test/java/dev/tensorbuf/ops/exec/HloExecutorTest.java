@@ -1022,24 +1022,29 @@ class HloExecutorTest {
                         "ROOT t = f32[8,4] concatenate(d, m), dimensions={0}"), x)));
     }
 
+    /** {@return the bits of x divided by {@code move} of {@code constant} ({@code s}, of 4 elements) along dim 0: {@link #perChannel}} */
     private static int[] movedDivisor(String constant, String move, float[] x) {
         return movedDivisor(constant, move, 4, x);
     }
 
     private static int[] movedDivisor(String constant, String move, int n, float[] x) {
-        String rows = "f32[" + n + ",4]";
-        return bits(runF32(module("p = f32[4] parameter(0)", "c = " + constant, "s = f32[" + n + "] " + move,
-                "b = " + rows + " broadcast(s), dimensions={0}", "x2 = " + rows + " broadcast(p), dimensions={1}",
-                "ROOT r = " + rows + " divide(x2, b)"), x));
+        return perChannel(List.of("c = " + constant, "s = f32[" + n + "] " + move), "s", n, "divide", x);
     }
 
     /** {@return the bits of {@code op(x, c)} over f32[channels, 4]: {@code x} along dim 1, the constant vector {@code c} along dim 0} */
     private static int[] perChannel(String constant, String op, float[] x) {
         int channels = constant.split(",").length;
+        return perChannel(List.of("c = f32[" + channels + "] constant(" + constant + ")"), "c", channels, op, x);
+    }
+
+    /** {@return the bits of {@code op(x, v)} over f32[channels, 4], the vector {@code v} that {@code lines} make along dim 0} */
+    private static int[] perChannel(List<String> lines, String v, int channels, String op, float[] x) {
         String rows = "f32[" + channels + ",4]";
-        return bits(runF32(module("p = f32[4] parameter(0)", "c = f32[" + channels + "] constant(" + constant + ")",
-                "b = " + rows + " broadcast(c), dimensions={0}", "x2 = " + rows + " broadcast(p), dimensions={1}",
-                "ROOT r = " + rows + " " + op + "(x2, b)"), x));
+        List<String> body = new ArrayList<>(List.of("p = f32[4] parameter(0)"));
+        body.addAll(lines);
+        body.addAll(List.of("b = " + rows + " broadcast(" + v + "), dimensions={0}", "x2 = " + rows + " broadcast(p), dimensions={1}",
+                "ROOT r = " + rows + " " + op + "(x2, b)"));
+        return bits(runF32(module(body.toArray(String[]::new)), x));
     }
 
     /**

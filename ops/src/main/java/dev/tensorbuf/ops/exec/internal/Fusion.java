@@ -795,7 +795,7 @@ final class Fusion {
 
     /** {@return whether every value of the constant behind pred {@code name} is {@code value} ("true" or "false"; null: never)} */
     private static boolean isAllPred(HloComputation comp, String name, String value) {
-        return value != null && isLiteral(comp, constantBehind(comp, name))
+        return value != null && isLiteral(constantBehind(comp, name))
                 && literals(comp, name).stream().allMatch(value::equals);
     }
 
@@ -975,7 +975,7 @@ final class Fusion {
      */
     private static String constantKind(HloComputation comp, String name) {
         HloInstruction c = constantBehind(comp, name);
-        if (!isLiteral(comp, c) || foldsIntoIota(comp, name)) {
+        if (!isLiteral(c) || foldsIntoIota(comp, name)) {
             return null;
         }
         if (c.arrayShape().elementCount() == 1 || isZeroIota(c)) {
@@ -1097,7 +1097,7 @@ final class Fusion {
      */
     private static boolean isFolded(HloComputation comp, String name, int depth) {
         HloInstruction d = constantBehind(comp, name);
-        if (isLiteral(comp, d)) {
+        if (isLiteral(d)) {
             return !foldsIntoIota(comp, name);
         }
         return depth < 16 && Pointwise.OPCODES.contains(d.opcode()) && !d.operands().isEmpty()
@@ -1129,7 +1129,7 @@ final class Fusion {
     }
 
     private static boolean isConstant(HloComputation comp, String name) {
-        return isLiteral(comp, constantBehind(comp, name)) && !foldsIntoIota(comp, name);
+        return isLiteral(constantBehind(comp, name)) && !foldsIntoIota(comp, name);
     }
 
     /**
@@ -1138,7 +1138,7 @@ final class Fusion {
      * constant along a reader's path: not where it or the constant XLA folds it into is an iota
      * ({@link #foldsIntoIota}).
      */
-    private static boolean isLiteral(HloComputation comp, HloInstruction d) {
+    private static boolean isLiteral(HloInstruction d) {
         return d.opcode().equals("constant") || isZeroIota(d);
     }
 
@@ -1156,8 +1156,7 @@ final class Fusion {
         List<HloInstruction> path = new ArrayList<>();
         HloInstruction d = comp.instruction(name);
         path.add(d);
-        while (Set.of("broadcast", "reshape", "transpose", "copy", "bitcast", "slice", "reverse", "convert").contains(d.opcode())
-                && d.operands().size() == 1) {
+        while (MOVES_OF_CONSTANTS.contains(d.opcode()) && d.operands().size() == 1) {
             HloInstruction under = comp.instruction(d.operands().getFirst());
             if (movedFrom(comp, d) != under) {
                 return false;
@@ -1249,12 +1248,15 @@ final class Fusion {
      */
     private static HloInstruction constantBehind(HloComputation comp, String name) {
         HloInstruction d = comp.instruction(name);
-        while (Set.of("broadcast", "reshape", "transpose", "copy", "bitcast", "slice", "reverse", "convert").contains(d.opcode())
-                && d.operands().size() == 1) {
+        while (MOVES_OF_CONSTANTS.contains(d.opcode()) && d.operands().size() == 1) {
             d = movedFrom(comp, d);
         }
         return d;
     }
+
+    /** What XLA folds with a constant into a constant before its simplifier's rewrites: data movement and converts. */
+    private static final Set<String> MOVES_OF_CONSTANTS =
+            Set.of("broadcast", "reshape", "transpose", "copy", "bitcast", "slice", "reverse", "convert");
 
     /** {@return what data movement {@code d} reads, a slice of a concatenation the one operand it reads alone} */
     private static HloInstruction movedFrom(HloComputation comp, HloInstruction d) {
