@@ -395,7 +395,7 @@ final class Fusion {
         }
         if (op.equals("divide") && Pointwise.isFloat(type) && type != DType.BF16 && !isFolded(comp, in.operands().get(1), 0)
                 && isBroadcastAsXlaSeesIt(comp, in.operands().get(1))
-                && !foldsIntoIota(comp, in.operands().get(1))) {
+                && !FoldedConstants.foldsIntoIota(comp, in.operands().get(1))) {
             // XLA rewrites A / broadcast(B) as A * broadcast(1 / B), the reciprocal computed on
             // the smaller array as the program runs, so read and rounded flushed (jax 0.10, f16,
             // f32 and f64: a divide by a per-row maximum, 1e30 / broadcast(3e38) is 0); not where
@@ -570,7 +570,7 @@ final class Fusion {
 
     /** {@return the one value of the scalar constant behind {@code name}, in its type; empty where it is not one} */
     private static OptionalDouble scalarValue(HloComputation comp, String name) {
-        double[] v = "scalar".equals(constantKind(comp, name)) ? values(comp, name) : null;
+        double[] v = "scalar".equals(constantKind(comp, name)) ? FoldedConstants.values(comp, name) : null;
         return v != null && v.length == 1 ? OptionalDouble.of(v[0]) : OptionalDouble.empty();
     }
 
@@ -777,7 +777,7 @@ final class Fusion {
     private static boolean isConstantPred(HloComputation comp, String name) {
         HloInstruction d = comp.instruction(name);
         while (Set.of("broadcast", "reshape", "transpose", "reverse", "slice", "dynamic-slice").contains(d.opcode())) {
-            d = movedFrom(comp, d);
+            d = FoldedConstants.movedFrom(comp, d);
         }
         List<String> o = d.operands();
         return switch (d.opcode()) {
@@ -795,8 +795,8 @@ final class Fusion {
 
     /** {@return whether every value of the constant behind pred {@code name} is {@code value} ("true" or "false"; null: never)} */
     private static boolean isAllPred(HloComputation comp, String name, String value) {
-        return value != null && isLiteral(constantBehind(comp, name))
-                && literals(comp, name).stream().allMatch(value::equals);
+        return value != null && FoldedConstants.isLiteral(FoldedConstants.constantBehind(comp, name))
+                && FoldedConstants.literals(comp, name).stream().allMatch(value::equals);
     }
 
     /**
@@ -888,7 +888,7 @@ final class Fusion {
             return null;
         }
         // A slice of a concatenation that reads one operand alone is a slice of that operand.
-        List<Integer> filled = filledDims(comp, movedFrom(comp, d).name(), depth + 1);
+        List<Integer> filled = filledDims(comp, FoldedConstants.movedFrom(comp, d).name(), depth + 1);
         if (filled == null) {
             return null;
         }
@@ -974,14 +974,14 @@ final class Fusion {
      * of more moved without a broadcast, else null (not a constant, or a broadcast vector)}
      */
     private static String constantKind(HloComputation comp, String name) {
-        HloInstruction c = constantBehind(comp, name);
-        if (!isLiteral(c) || foldsIntoIota(comp, name)) {
+        HloInstruction c = FoldedConstants.constantBehind(comp, name);
+        if (!FoldedConstants.isLiteral(c) || FoldedConstants.foldsIntoIota(comp, name)) {
             return null;
         }
-        if (c.arrayShape().elementCount() == 1 || isZeroIota(c)) {
+        if (c.arrayShape().elementCount() == 1 || FoldedConstants.isZeroIota(c)) {
             return "scalar";
         }
-        for (HloInstruction d = comp.instruction(name); d != c; d = movedFrom(comp, d)) {
+        for (HloInstruction d = comp.instruction(name); d != c; d = FoldedConstants.movedFrom(comp, d)) {
             if (d.opcode().equals("broadcast") && beneath(comp, d.name()) == d) {
                 return null;   // a broadcast that repeats values; one to the same dims goes first
             }
@@ -999,32 +999,15 @@ final class Fusion {
      */
     private static boolean reciprocalIsIota(HloComputation comp, String name, DType type) {
         HloInstruction d = beneath(comp, name);
-        if (d.opcode().equals("broadcast") && !addsOnlyDimsOfOne(d)) {
+        if (d.opcode().equals("broadcast") && !FoldedConstants.addsOnlyDimsOfOne(d)) {
             d = beneath(comp, d.operands().getFirst());
         }
         if (d.arrayShape().dims().size() != 1 || d.arrayShape().dims().getFirst() < 2) {
             return false;
         }
-        double[] values = foldedValues(comp, d);
+        double[] values = FoldedConstants.foldedValues(comp, d);
         return values != null && Literals.countsFromZero(values.length,
                 i -> type == DType.F64 ? 1.0 / values[(int) i] : Pointwise.narrow(1f / (float) values[(int) i], type));
-    }
-
-    /** {@return whether the broadcast {@code b} only adds dims of one, its operand's in order: a reshape, which XLA folds into a constant} */
-    private static boolean addsOnlyDimsOfOne(HloInstruction b) {
-        List<Long> dims = b.arrayShape().dims();
-        List<Long> along = b.intsOrEmpty("dimensions");
-        for (int k = 1; k < along.size(); k++) {
-            if (along.get(k) <= along.get(k - 1)) {
-                return false;
-            }
-        }
-        for (int d = 0; d < dims.size(); d++) {
-            if (!along.contains((long) d) && dims.get(d) != 1) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**
@@ -1096,9 +1079,9 @@ final class Fusion {
      * x / sqrt(2) are x times the folded divisor's reciprocal.)
      */
     private static boolean isFolded(HloComputation comp, String name, int depth) {
-        HloInstruction d = constantBehind(comp, name);
-        if (isLiteral(d)) {
-            return !foldsIntoIota(comp, name);
+        HloInstruction d = FoldedConstants.constantBehind(comp, name);
+        if (FoldedConstants.isLiteral(d)) {
+            return !FoldedConstants.foldsIntoIota(comp, name);
         }
         return depth < 16 && Pointwise.OPCODES.contains(d.opcode()) && !d.operands().isEmpty()
                 && d.operands().stream().allMatch(o -> isFolded(comp, o, depth + 1));
@@ -1118,7 +1101,7 @@ final class Fusion {
         }
         HloInstruction d = comp.instruction(in.operands().get(1));
         while (Set.of("copy", "broadcast", "reshape", "transpose", "reverse", "slice", "bitcast").contains(d.opcode())) {
-            d = movedFrom(comp, d);   // a slice of a concatenation reading one operand: that operand
+            d = FoldedConstants.movedFrom(comp, d);   // a slice of a concatenation reading one operand: that operand
         }
         if (!d.opcode().equals("sqrt") || isFolded(comp, d.name(), 0)) {
             return "";
@@ -1129,162 +1112,7 @@ final class Fusion {
     }
 
     private static boolean isConstant(HloComputation comp, String name) {
-        return isLiteral(constantBehind(comp, name)) && !foldsIntoIota(comp, name);
-    }
-
-    /**
-     * {@return whether {@code d} is a literal: a constant, or an iota along a dim of at most one
-     * element, which XLA's simplifier makes a broadcast zero} Whether the simplifier sees it as a
-     * constant along a reader's path: not where it or the constant XLA folds it into is an iota
-     * ({@link #foldsIntoIota}).
-     */
-    private static boolean isLiteral(HloInstruction d) {
-        return d.opcode().equals("constant") || isZeroIota(d);
-    }
-
-    /**
-     * {@return whether {@code name}, a constant or data movement of one, reaches XLA's simplifier
-     * as an iota} XLA's constant folding makes the constant and the moves above it that it folds
-     * one new constant (the constant itself where {@code name} reads it directly, whatever else
-     * moves it), which the simplifier makes an iota where it is a float of one dim of two or more
-     * elements counting 0, 1, 2, ...: {-0, 1, 2, 3}, a slice {1:5} of {5, 0, 1, 2, 3}, a reverse
-     * of {3, 2, 1, 0}, a copy of {0, 1, 2, 3} (jax 0.10: x divided by a broadcast of each is a
-     * true quotient; by {-0, 1, 3, 7} or a slice of {5, 0, 1, 3, 7}, x times the reciprocals).
-     * Only moves of one dim are followed; a slice of a concatenation is not.
-     */
-    private static boolean foldsIntoIota(HloComputation comp, String name) {
-        List<HloInstruction> path = new ArrayList<>();
-        HloInstruction d = comp.instruction(name);
-        path.add(d);
-        while (MOVES_OF_CONSTANTS.contains(d.opcode()) && d.operands().size() == 1) {
-            HloInstruction under = comp.instruction(d.operands().getFirst());
-            if (movedFrom(comp, d) != under) {
-                return false;
-            }
-            d = under;
-            path.add(d);
-        }
-        if (!d.opcode().equals("constant")) {
-            return false;
-        }
-        int end = path.size() - 1;
-        while (end > 0 && isFoldedMove(path.get(end - 1))) {
-            end--;
-        }
-        HloInstruction folded = path.get(end);
-        List<Long> dims = folded.arrayShape().dims();
-        if (dims.size() != 1 || dims.getFirst() < 2 || !Pointwise.isFloat(folded.arrayShape().dtype())) {
-            return false;
-        }
-        double[] values = foldedValues(comp, folded);
-        return values != null && Literals.countsFromZero(values.length, i -> values[(int) i]);
-    }
-
-    /**
-     * {@return the values of {@code d}, a constant or moves that XLA's constant folding folds
-     * with one into a new constant, in row-major order; null for anything else or a move it
-     * does not follow}
-     */
-    private static double[] foldedValues(HloComputation comp, HloInstruction d) {
-        if (d.opcode().equals("constant")) {
-            return values(comp, d.name());
-        }
-        if (!isFoldedMove(d)) {
-            return null;
-        }
-        double[] under = foldedValues(comp, comp.instruction(d.operands().getFirst()));
-        return under == null ? null : movedValues(comp, d, under);
-    }
-
-    /**
-     * {@return the values, in row-major order, of the folded move {@code m} applied to its
-     * operand's {@code under}, or null for a move it does not follow} A reshape, copy, bitcast or
-     * a broadcast adding dims of one keeps the order; a slice, reverse or transpose is followed
-     * from one dim to one dim.
-     */
-    private static double[] movedValues(HloComputation comp, HloInstruction m, double[] under) {
-        boolean oneDim = m.arrayShape().dims().size() == 1
-                && comp.instruction(m.operands().getFirst()).arrayShape().dims().size() == 1;
-        return switch (m.opcode()) {
-            case "slice" -> {
-                if (!oneDim || !(HloInstructions.attribute(m, "slice").orElse(null) instanceof HloAttribute.Slices s)) {
-                    yield null;
-                }
-                HloAttribute.SliceDim along = s.dims().getFirst();
-                if (along.stride() < 1 || along.start() < 0 || along.limit() > under.length) {
-                    yield null;   // refused where the slice itself is evaluated
-                }
-                yield java.util.stream.LongStream.iterate(along.start(), i -> i < along.limit(), i -> i + along.stride())
-                        .mapToDouble(i -> under[(int) i]).toArray();
-            }
-            case "reverse" -> oneDim
-                    ? java.util.stream.IntStream.range(0, under.length).mapToDouble(i -> under[under.length - 1 - i]).toArray()
-                    : null;
-            case "transpose" -> oneDim ? under : null;
-            default -> under;
-        };
-    }
-
-    /** The data movement XLA's constant folding folds into a new constant: a broadcast only where it adds dims of one. */
-    private static final Set<String> FOLDED_MOVES = Set.of("reshape", "bitcast", "transpose", "slice", "reverse", "copy", "broadcast");
-
-    /** {@return whether XLA's constant folding folds {@code in}, applied to a constant, into a new constant} */
-    static boolean isFoldedMove(HloInstruction in) {
-        if (!FOLDED_MOVES.contains(in.opcode()) || in.operands().size() != 1) {
-            return false;
-        }
-        return !in.opcode().equals("broadcast") || addsOnlyDimsOfOne(in);
-    }
-
-    private static boolean isZeroIota(HloInstruction d) {
-        return d.opcode().equals("iota") && d.arrayShape().dims().get((int) d.intValue("iota_dimension", 0)) <= 1;
-    }
-
-    /**
-     * {@return the instruction under {@code name}'s data movement: a constant when XLA folds it
-     * into one} XLA folds data movement and converts of a constant into a constant before its
-     * simplifier's rewrites (jax 0.10: x / convert(3.7) is x times the reciprocal), and a slice
-     * of a concatenation that reads one operand alone is a slice of that operand.
-     */
-    private static HloInstruction constantBehind(HloComputation comp, String name) {
-        HloInstruction d = comp.instruction(name);
-        while (MOVES_OF_CONSTANTS.contains(d.opcode()) && d.operands().size() == 1) {
-            d = movedFrom(comp, d);
-        }
-        return d;
-    }
-
-    /** What XLA folds with a constant into a constant before its simplifier's rewrites: data movement and converts. */
-    private static final Set<String> MOVES_OF_CONSTANTS =
-            Set.of("broadcast", "reshape", "transpose", "copy", "bitcast", "slice", "reverse", "convert");
-
-    /** {@return what data movement {@code d} reads, a slice of a concatenation the one operand it reads alone} */
-    private static HloInstruction movedFrom(HloComputation comp, HloInstruction d) {
-        HloInstruction under = comp.instruction(d.operands().getFirst());
-        return d.opcode().equals("slice") && under.opcode().equals("concatenate") ? slicedOperand(comp, d, under) : under;
-    }
-
-    /** {@return the operand of {@code concatenation} that {@code slice} reads alone, or {@code concatenation} where it reads more} */
-    private static HloInstruction slicedOperand(HloComputation comp, HloInstruction slice, HloInstruction concatenation) {
-        if (!(HloInstructions.attribute(slice, "slice").orElse(null) instanceof HloAttribute.Slices s)) {
-            return concatenation;
-        }
-        int axis = concatenation.oneDimension("dimensions");
-        HloAttribute.SliceDim along = s.dims().get(axis);
-        if (along.limit() <= along.start()) {
-            return concatenation;
-        }
-        long last = along.start() + (along.limit() - 1 - along.start()) / along.stride() * along.stride();
-        long from = 0;
-        for (String o : concatenation.operands()) {
-            HloInstruction operand = comp.instruction(o);
-            long to = from + operand.arrayShape().dims().get(axis);
-            if (along.start() >= from && last < to) {
-                return operand;
-            }
-            from = to;
-        }
-        return concatenation;
+        return FoldedConstants.isLiteral(FoldedConstants.constantBehind(comp, name)) && !FoldedConstants.foldsIntoIota(comp, name);
     }
 
     /**
@@ -1292,36 +1120,8 @@ final class Fusion {
      * -0 too)} Called where {@link #isConstant} holds; the values are read as HLO constants are.
      */
     private static boolean isAll(HloComputation comp, String name, double value) {
-        double[] values = values(comp, name);
+        double[] values = FoldedConstants.values(comp, name);
         return values != null && java.util.Arrays.stream(values).allMatch(v -> v == value);
-    }
-
-    /**
-     * {@return the values of the constant behind {@code name} as floats of {@code name}'s type,
-     * or null where one is not a float literal} Read as HLO constants are.
-     */
-    private static double[] values(HloComputation comp, String name) {
-        DType type = comp.instruction(name).arrayShape().dtype();
-        List<Double> out = new ArrayList<>();
-        for (String token : literals(comp, name)) {
-            try {
-                double v = ScalarLiteral.parse(token, DType.F64);
-                if (type == DType.F32 || type == DType.BF16 || type == DType.F16) {
-                    v = Pointwise.narrow((float) v, type);   // as a convert on the way leaves it: 1e300 as f32 is inf
-                }
-                out.add(v);
-            } catch (IllegalArgumentException notAFloat) {   // NumberFormatException too
-                return null;
-            }
-        }
-        return out.stream().mapToDouble(Double::doubleValue).toArray();
-    }
-
-    /** {@return the literal values of the instruction behind {@code name}'s data movement, as written} */
-    private static List<String> literals(HloComputation comp, String name) {
-        HloInstruction c = constantBehind(comp, name);
-        return isZeroIota(c) ? List.of(c.arrayShape().dtype() == DType.PRED ? "false" : "0")
-                : java.util.Arrays.stream(c.payload().split("[\\s{},]+")).filter(t -> !t.isEmpty()).toList();
     }
 
     private boolean usedOnce(HloComputation comp, String name) {

@@ -231,7 +231,7 @@ public final class Interpreter {
             }
             List<TensorView> operands = new ArrayList<>();
             List<Value> operandValues = new ArrayList<>();
-            boolean foldedMove = Fusion.isFoldedMove(instr);
+            boolean foldedMove = FoldedConstants.isFoldedMove(instr);
             for (String o : instr.operands()) {
                 String name = comp.find(o).orElseThrow().name();
                 Value ov = foldedMove && asWritten.containsKey(name) ? asWritten.get(name) : values.get(name);
@@ -277,15 +277,11 @@ public final class Interpreter {
      * moves.
      */
     private Value asFolded(HloComputation comp, HloInstruction in, Value v) {
-        if (v.view().rank() != 1 || fusion.isHeld(v.view()) || !isFoldedConstant(comp, in)) {
+        if (v.view().rank() != 1 || fusion.isHeld(v.view()) || !FoldedConstants.isFoldedConstant(comp, in)) {
             return v;
         }
         TensorView simplified = Literals.asSimplified(v.view(), allocator);
         return simplified == v.view() ? v : new Value(simplified, v.kind(), true, null, v.reason());
-    }
-
-    private static boolean isFoldedConstant(HloComputation comp, HloInstruction in) {
-        return in.opcode().equals("constant") || Fusion.isFoldedMove(in) && isFoldedConstant(comp, comp.instruction(in.operands().getFirst()));
     }
 
     /**

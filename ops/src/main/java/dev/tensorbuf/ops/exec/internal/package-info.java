@@ -37,6 +37,13 @@
  *     per-channel constants, Vector API sweeps for f32 work over f32, bf16 or f16 operands, else
  *     the block evaluator); each held instruction is reported as fused into the instruction
  *     whose copy evaluated it</dd>
+ * <dt><code>FoldedConstants.java</code></dt>
+ * <dd>XLA's constant folding read off the module text, one model for both readers: which moves
+ *     XLA folds with a constant into a new one, that constant's values, and whether its
+ *     simplifier then sees an iota (a divide by one is a true quotient, by other folded constants
+ *     a multiply by their reciprocals, in <code>Fusion</code>; the <code>Interpreter</code> hands a
+ *     folded constant that counts from -0 on from +0 to its readers and as written to the moves
+ *     XLA folds from it)</dd>
  * <dt><code>Reductions.java</code></dt>
  * <dd><code>reduce</code> and <code>reduce-window</code> by a reducer that is one associative,
  *     commutative op of its parameters, where no order of combining can change a bit (integers and

@@ -1,0 +1,237 @@
+package dev.tensorbuf.ops.exec.internal;
+
+import dev.tensorbuf.ops.copy.internal.Pointwise;
+import dev.tensorbuf.ops.copy.internal.ScalarLiteral;
+import dev.tensorbuf.ops.hlo.HloComputation;
+import dev.tensorbuf.ops.hlo.HloInstruction;
+import dev.tensorbuf.ops.hlo.internal.HloAttribute;
+import dev.tensorbuf.ops.hlo.internal.HloInstructions;
+import dev.tensorbuf.views.DType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * XLA's constant folding, read off the module text: which instructions XLA folds with a constant
+ * into a new constant before its simplifier's rewrites ({@link #isFoldedMove},
+ * {@link #isFoldedConstant}, {@link #constantBehind}), that constant's values
+ * ({@link #foldedValues}), and whether the simplifier then sees an iota ({@link #foldsIntoIota}).
+ * One model for both of its readers: {@link Fusion} decides from it how XLA rewrites an
+ * elementwise op with a constant operand (a divide by a folded constant is a multiply by its
+ * reciprocals, one by an iota is not), and the {@link Interpreter} which evaluated values it
+ * hands on as XLA's simplifier leaves them ({@link Literals#asSimplified}) and which it hands on
+ * as written, to the moves XLA folds from the constant itself.
+ */
+final class FoldedConstants {
+    private FoldedConstants() {
+    }
+
+    /** {@return whether {@code in} is a constant, or moves ({@link #isFoldedMove}) that XLA folds with one into a new constant} */
+    static boolean isFoldedConstant(HloComputation comp, HloInstruction in) {
+        HloInstruction d = in;
+        while (isFoldedMove(d)) {
+            d = comp.instruction(d.operands().getFirst());
+        }
+        return d.opcode().equals("constant");
+    }
+
+    /** {@return whether the broadcast {@code b} only adds dims of one, its operand's in order: a reshape, which XLA folds into a constant} */
+    static boolean addsOnlyDimsOfOne(HloInstruction b) {
+        List<Long> dims = b.arrayShape().dims();
+        List<Long> along = b.intsOrEmpty("dimensions");
+        for (int k = 1; k < along.size(); k++) {
+            if (along.get(k) <= along.get(k - 1)) {
+                return false;
+            }
+        }
+        for (int d = 0; d < dims.size(); d++) {
+            if (!along.contains((long) d) && dims.get(d) != 1) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * {@return whether {@code d} is a literal: a constant, or an iota along a dim of at most one
+     * element, which XLA's simplifier makes a broadcast zero} Whether the simplifier sees it as a
+     * constant along a reader's path: not where it or the constant XLA folds it into is an iota
+     * ({@link #foldsIntoIota}).
+     */
+    static boolean isLiteral(HloInstruction d) {
+        return d.opcode().equals("constant") || isZeroIota(d);
+    }
+
+    /**
+     * {@return whether {@code name}, a constant or data movement of one, reaches XLA's simplifier
+     * as an iota} XLA's constant folding makes the constant and the moves above it that it folds
+     * one new constant (the constant itself where {@code name} reads it directly, whatever else
+     * moves it), which the simplifier makes an iota where it is a float of one dim of two or more
+     * elements counting 0, 1, 2, ...: {-0, 1, 2, 3}, a slice {1:5} of {5, 0, 1, 2, 3}, a reverse
+     * of {3, 2, 1, 0}, a copy of {0, 1, 2, 3} (jax 0.10: x divided by a broadcast of each is a
+     * true quotient; by {-0, 1, 3, 7} or a slice of {5, 0, 1, 3, 7}, x times the reciprocals).
+     * Only moves of one dim are followed; a slice of a concatenation is not.
+     */
+    static boolean foldsIntoIota(HloComputation comp, String name) {
+        List<HloInstruction> path = new ArrayList<>();
+        HloInstruction d = comp.instruction(name);
+        path.add(d);
+        while (MOVES_OF_CONSTANTS.contains(d.opcode()) && d.operands().size() == 1) {
+            HloInstruction under = comp.instruction(d.operands().getFirst());
+            if (movedFrom(comp, d) != under) {
+                return false;
+            }
+            d = under;
+            path.add(d);
+        }
+        if (!d.opcode().equals("constant")) {
+            return false;
+        }
+        int end = path.size() - 1;
+        while (end > 0 && isFoldedMove(path.get(end - 1))) {
+            end--;
+        }
+        HloInstruction folded = path.get(end);
+        List<Long> dims = folded.arrayShape().dims();
+        if (dims.size() != 1 || dims.getFirst() < 2 || !Pointwise.isFloat(folded.arrayShape().dtype())) {
+            return false;
+        }
+        double[] values = foldedValues(comp, folded);
+        return values != null && Literals.countsFromZero(values.length, i -> values[(int) i]);
+    }
+
+    /**
+     * {@return the values of {@code d}, a constant or moves that XLA's constant folding folds
+     * with one into a new constant, in row-major order; null for anything else or a move it
+     * does not follow}
+     */
+    static double[] foldedValues(HloComputation comp, HloInstruction d) {
+        if (d.opcode().equals("constant")) {
+            return values(comp, d.name());
+        }
+        if (!isFoldedMove(d)) {
+            return null;
+        }
+        double[] under = foldedValues(comp, comp.instruction(d.operands().getFirst()));
+        return under == null ? null : movedValues(comp, d, under);
+    }
+
+    /**
+     * {@return the values, in row-major order, of the folded move {@code m} applied to its
+     * operand's {@code under}, or null for a move it does not follow} A reshape, copy, bitcast or
+     * a broadcast adding dims of one keeps the order; a slice, reverse or transpose is followed
+     * from one dim to one dim.
+     */
+    private static double[] movedValues(HloComputation comp, HloInstruction m, double[] under) {
+        boolean oneDim = m.arrayShape().dims().size() == 1
+                && comp.instruction(m.operands().getFirst()).arrayShape().dims().size() == 1;
+        return switch (m.opcode()) {
+            case "slice" -> {
+                if (!oneDim || !(HloInstructions.attribute(m, "slice").orElse(null) instanceof HloAttribute.Slices s)) {
+                    yield null;
+                }
+                HloAttribute.SliceDim along = s.dims().getFirst();
+                if (along.stride() < 1 || along.start() < 0 || along.limit() > under.length) {
+                    yield null;   // refused where the slice itself is evaluated
+                }
+                yield java.util.stream.LongStream.iterate(along.start(), i -> i < along.limit(), i -> i + along.stride())
+                        .mapToDouble(i -> under[(int) i]).toArray();
+            }
+            case "reverse" -> oneDim
+                    ? java.util.stream.IntStream.range(0, under.length).mapToDouble(i -> under[under.length - 1 - i]).toArray()
+                    : null;
+            case "transpose" -> oneDim ? under : null;
+            default -> under;
+        };
+    }
+
+    /** The data movement XLA's constant folding folds into a new constant: a broadcast only where it adds dims of one. */
+    private static final Set<String> FOLDED_MOVES = Set.of("reshape", "bitcast", "transpose", "slice", "reverse", "copy", "broadcast");
+
+    /** {@return whether XLA's constant folding folds {@code in}, applied to a constant, into a new constant} */
+    static boolean isFoldedMove(HloInstruction in) {
+        if (!FOLDED_MOVES.contains(in.opcode()) || in.operands().size() != 1) {
+            return false;
+        }
+        return !in.opcode().equals("broadcast") || addsOnlyDimsOfOne(in);
+    }
+
+    static boolean isZeroIota(HloInstruction d) {
+        return d.opcode().equals("iota") && d.arrayShape().dims().get((int) d.intValue("iota_dimension", 0)) <= 1;
+    }
+
+    /**
+     * {@return the instruction under {@code name}'s data movement: a constant when XLA folds it
+     * into one} XLA folds data movement and converts of a constant into a constant before its
+     * simplifier's rewrites (jax 0.10: x / convert(3.7) is x times the reciprocal), and a slice
+     * of a concatenation that reads one operand alone is a slice of that operand.
+     */
+    static HloInstruction constantBehind(HloComputation comp, String name) {
+        HloInstruction d = comp.instruction(name);
+        while (MOVES_OF_CONSTANTS.contains(d.opcode()) && d.operands().size() == 1) {
+            d = movedFrom(comp, d);
+        }
+        return d;
+    }
+
+    /** What XLA folds with a constant into a constant before its simplifier's rewrites: data movement and converts. */
+    private static final Set<String> MOVES_OF_CONSTANTS =
+            Set.of("broadcast", "reshape", "transpose", "copy", "bitcast", "slice", "reverse", "convert");
+
+    /** {@return what data movement {@code d} reads, a slice of a concatenation the one operand it reads alone} */
+    static HloInstruction movedFrom(HloComputation comp, HloInstruction d) {
+        HloInstruction under = comp.instruction(d.operands().getFirst());
+        return d.opcode().equals("slice") && under.opcode().equals("concatenate") ? slicedOperand(comp, d, under) : under;
+    }
+
+    /** {@return the operand of {@code concatenation} that {@code slice} reads alone, or {@code concatenation} where it reads more} */
+    private static HloInstruction slicedOperand(HloComputation comp, HloInstruction slice, HloInstruction concatenation) {
+        if (!(HloInstructions.attribute(slice, "slice").orElse(null) instanceof HloAttribute.Slices s)) {
+            return concatenation;
+        }
+        int axis = concatenation.oneDimension("dimensions");
+        HloAttribute.SliceDim along = s.dims().get(axis);
+        if (along.limit() <= along.start()) {
+            return concatenation;
+        }
+        long last = along.start() + (along.limit() - 1 - along.start()) / along.stride() * along.stride();
+        long from = 0;
+        for (String o : concatenation.operands()) {
+            HloInstruction operand = comp.instruction(o);
+            long to = from + operand.arrayShape().dims().get(axis);
+            if (along.start() >= from && last < to) {
+                return operand;
+            }
+            from = to;
+        }
+        return concatenation;
+    }
+
+    /**
+     * {@return the values of the constant behind {@code name} as floats of {@code name}'s type,
+     * or null where one is not a float literal} Read as HLO constants are.
+     */
+    static double[] values(HloComputation comp, String name) {
+        DType type = comp.instruction(name).arrayShape().dtype();
+        List<Double> out = new ArrayList<>();
+        for (String token : literals(comp, name)) {
+            try {
+                double v = ScalarLiteral.parse(token, DType.F64);
+                if (type == DType.F32 || type == DType.BF16 || type == DType.F16) {
+                    v = Pointwise.narrow((float) v, type);   // as a convert on the way leaves it: 1e300 as f32 is inf
+                }
+                out.add(v);
+            } catch (IllegalArgumentException notAFloat) {   // NumberFormatException too
+                return null;
+            }
+        }
+        return out.stream().mapToDouble(Double::doubleValue).toArray();
+    }
+
+    /** {@return the literal values of the instruction behind {@code name}'s data movement, as written} */
+    static List<String> literals(HloComputation comp, String name) {
+        HloInstruction c = constantBehind(comp, name);
+        return isZeroIota(c) ? List.of(c.arrayShape().dtype() == DType.PRED ? "false" : "0")
+                : java.util.Arrays.stream(c.payload().split("[\\s{},]+")).filter(t -> !t.isEmpty()).toList();
+    }
+}
