@@ -393,8 +393,12 @@ public final class CopyExecutor {
     /**
      * Runs a batch of independent steps: on the calling thread when small, else cut into pieces
      * (each step into a share of {@code parallelism * PIECES_PER_THREAD} in proportion to its
-     * bytes) that the calling thread and {@code parallelism - 1} {@link CopyWorkers} take in turn
-     * from one list; every piece ends before this returns or throws. One hand-off per batch matters for in-cache copies of a few MB, whose several
+     * bytes, and into at least one a thread) that the calling thread and {@code parallelism - 1}
+     * {@link CopyWorkers} take, each thread the same run of every step first; every piece ends
+     * before this returns or throws. Taken from one list instead, the pieces went to whichever
+     * thread came first, so a copy repeated in cache found its data in the other core's cache:
+     * the 8 MB padded tiling ran 1.28-1.40x faster on two threads with the runs kept, and
+     * slower on two threads than on one without (paced turns, bench/RESULTS.md). One hand-off per batch matters for in-cache copies of a few MB, whose several
      * steps (a tiled destination's boxes and padding) each take tens of microseconds: a fork and
      * join per step made two threads slower than one.
      */
@@ -420,12 +424,20 @@ public final class CopyExecutor {
             return;
         }
         int target = parallelism * PIECES_PER_THREAD;
-        List<Work> pieces = new ArrayList<>();
+        CopyWorkers helpers = workers();
+        int threads = helpers.threads();
+        // Each step's pieces in runs, one a thread: thread s takes the s-th run of every step
+        // first, so a copy repeated in cache finds each part where the same core left it.
+        List<List<Work>> shares = new ArrayList<>();
+        for (int s = 0; s < threads; s++) {
+            shares.add(new ArrayList<>());
+        }
         for (Work w : batch) {
             Kernel k = w.kernel();
             boolean v = w.vector();
             Task t = w.task();
             int share = (int) Math.max(1, Math.min(target, Math.ceilDiv(w.task().bytes() * target, Math.max(1, bytes))));
+            share = Math.max(share, threads);
             if (k == Kernel.FILL && w.blocks() == null) {
                 Task copies = FillKernel.replicas(t, v, replicateBytes, share, streamedFills);
                 if (copies != null) {
@@ -437,11 +449,17 @@ public final class CopyExecutor {
             }
             List<Task> cut = new ArrayList<>();
             split(t, 0, share, reserved(k), whole(k, t), cut);
-            for (Task piece : cut) {
-                pieces.add(new Work(k, v, piece, w.blocks()));
+            for (int j = 0; j < cut.size(); j++) {
+                shares.get((int) ((long) j * threads / cut.size())).add(new Work(k, v, cut.get(j), w.blocks()));
             }
         }
-        boolean shared = workers().run(pieces.size(), i -> {
+        List<Work> pieces = new ArrayList<>();
+        int[] bounds = new int[threads + 1];
+        for (int s = 0; s < threads; s++) {
+            pieces.addAll(shares.get(s));
+            bounds[s + 1] = pieces.size();
+        }
+        boolean shared = helpers.run(bounds, i -> {
             Work piece = pieces.get(i);
             run(piece, values);
         });

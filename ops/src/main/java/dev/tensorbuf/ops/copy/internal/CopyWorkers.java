@@ -31,9 +31,10 @@ import java.util.function.IntConsumer;
  * have, the failure is logged once, and the worker is tried again at a batch at least
  * {@link #RETRY_NANOS} later.
  *
- * <p>One batch runs at a time. The caller always takes pieces itself and waits only for pieces a
- * worker has taken, never for a worker to show up, so a batch completes even if every worker is
- * parked, exiting or busy elsewhere. It polls for those for {@link #WAIT_SPIN_NANOS}, then parks
+ * <p>One batch runs at a time. Its pieces come in shares, one a thread, and each thread takes its
+ * own share first and then what is left of the others' ({@link Batch#drain}). The caller always
+ * takes pieces itself and waits only for pieces a worker has taken, never for a worker to show
+ * up, so a batch completes even if every worker is parked, exiting or busy elsewhere. It polls for those for {@link #WAIT_SPIN_NANOS}, then parks
  * until the worker ending the last one wakes it. A second caller arriving while a batch runs does
  * its own pieces alone.
  */
@@ -133,35 +134,65 @@ final class CopyWorkers {
 
     /** The pieces of one call and who has taken, finished and failed which. */
     private static final class Batch {
-        final int size;
         final IntConsumer piece;
         /** Whether the workers poll after this batch: it came within the window after the last. */
         final boolean poll;
-        final AtomicInteger next = new AtomicInteger();
+        /**
+         * The first piece of each thread's share, then the piece count: the caller's share is 0,
+         * worker i's is i + 1.
+         */
+        final int[] bounds;
+        final int shares;
+        /** The next piece to take of each share. */
+        final AtomicInteger[] next;
         final AtomicInteger done = new AtomicInteger();
         final ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
         /** The caller once it parks waiting for pieces workers still run; null while it polls. */
         volatile Thread waiter;
 
-        Batch(int size, IntConsumer piece, boolean poll) {
-            this.size = size;
+        Batch(int[] bounds, IntConsumer piece, boolean poll) {
+            this.bounds = bounds;
             this.piece = piece;
             this.poll = poll;
+            this.shares = bounds.length - 1;
+            next = new AtomicInteger[shares];
+            for (int s = 0; s < shares; s++) {
+                next[s] = new AtomicInteger(bounds[s]);
+            }
         }
 
-        /** Takes and runs pieces until none is left or one throws. */
-        void drain() {
-            for (int i = next.getAndIncrement(); i < size; i = next.getAndIncrement()) {
-                try {
-                    piece.accept(i);
-                } catch (RuntimeException | Error e) {
-                    failures.add(e);
+        /**
+         * Takes and runs pieces until none is left or one throws: share {@code own}'s first, then
+         * what the others have left. Each thread takes the same pieces call after call while all
+         * keep up, so a copy repeated in cache finds its part of the data in its own core's
+         * cache; taking the pieces from one list put them on whichever thread came first, and
+         * an 8 MB tiling in cache ran slower on two threads than on one.
+         */
+        void drain(int own) {
+            for (int k = 0; k < shares; k++) {
+                int s = (own + k) % shares;
+                int end = bounds[s + 1];
+                for (int i = next[s].getAndIncrement(); i < end; i = next[s].getAndIncrement()) {
+                    try {
+                        piece.accept(i);
+                    } catch (RuntimeException | Error e) {
+                        failures.add(e);
+                        finished();
+                        // A thread whose piece threw stops; the others take the rest.
+                        return;
+                    }
                     finished();
-                    // A thread whose piece threw stops; the others take the rest.
-                    return;
                 }
-                finished();
             }
+        }
+
+        /** Closes every share to further taking; {@return how many pieces were taken} */
+        int close() {
+            int taken = 0;
+            for (int s = 0; s < shares; s++) {
+                taken += Math.min(next[s].getAndSet(CLOSED), bounds[s + 1]) - bounds[s];
+            }
+            return taken;
         }
 
         /** Counts a piece as ended and wakes the caller if it parked waiting for it. */
@@ -197,11 +228,38 @@ final class CopyWorkers {
 
     /**
      * Runs {@code piece.accept(i)} for every {@code i < count}, on the calling thread and the
-     * workers. Returns when every piece has ended, so no piece can write into a destination after
+     * workers, each thread's share a run of about {@code count / threads()} pieces, the caller's
+     * first. Returns when every piece has ended, so no piece can write into a destination after
      * the copy returned or threw; that holds for any way out of here, a worker that cannot start
      * included. {@return false, having run nothing, when another batch is running}
      */
     boolean run(int count, IntConsumer piece) {
+        int[] bounds = new int[threads() + 1];
+        for (int s = 0; s < bounds.length; s++) {
+            bounds[s] = (int) ((long) count * s / threads());
+        }
+        return run(bounds, piece);
+    }
+
+    /** {@return the threads a batch is shared among: the caller and the workers} */
+    int threads() {
+        return workers.length + 1;
+    }
+
+    /**
+     * As {@link #run(int, IntConsumer)}, with the shares given: thread s (the caller 0, worker i
+     * i + 1) takes pieces {@code bounds[s]} up to {@code bounds[s + 1]} first, then what the others
+     * left; {@code bounds} holds {@link #threads()} + 1 nondecreasing piece numbers from 0.
+     */
+    boolean run(int[] bounds, IntConsumer piece) {
+        boolean ordered = bounds.length == threads() + 1 && bounds[0] == 0;
+        for (int s = 1; ordered && s < bounds.length; s++) {
+            ordered = bounds[s] >= bounds[s - 1];
+        }
+        if (!ordered) {
+            throw new IllegalArgumentException("shares " + java.util.Arrays.toString(bounds) + " for " + threads()
+                    + " threads: expected " + (threads() + 1) + " nondecreasing piece numbers from 0");
+        }
         // A piece that copies through this engine again (an epilogue's block copies) runs that
         // copy on its own thread: the lock is reentrant, and a second batch would replace the one
         // the helpers are running.
@@ -209,18 +267,18 @@ final class CopyWorkers {
             return false;
         }
         try {
-            Batch b = new Batch(count, piece, ranBefore && System.nanoTime() - lastEnd < spinNanos);
+            Batch b = new Batch(bounds.clone(), piece, ranBefore && System.nanoTime() - lastEnd < spinNanos);
             batch = b;
             try {
                 for (Worker w : workers) {
                     w.wake();
                 }
-                b.drain();
+                b.drain(0);
             } finally {
                 // Closed to further taking (the caller stops early only when its own piece threw,
                 // or waking a worker threw what a failed start does not); then the pieces workers
                 // took and still run: polled for, then parked.
-                int taken = Math.min(b.next.getAndSet(CLOSED), count);
+                int taken = b.close();
                 if (b.done.get() < taken) {
                     b.await(taken, WAIT_SPIN_NANOS);
                 }
@@ -307,7 +365,7 @@ final class CopyWorkers {
                 if (b != null && b != last) {
                     last = b;
                     long from = System.nanoTime();
-                    b.drain();
+                    b.drain(id + 1);
                     idleSince = System.nanoTime();
                     // After a batch that kept this worker longer than the window, a parked start
                     // (16-39 us) costs the next one little, and polling would take a core from

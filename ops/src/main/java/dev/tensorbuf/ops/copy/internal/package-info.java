@@ -77,7 +77,9 @@
  * <dd>the helper threads (<code>tensorbuf-copy-E-I</code>, E the engine): poll 500 us for the next
  *     batch, then park (no polling after a batch that came later than that: it would only burn a
  *     core; an interrupt is cleared, not spun on); end after 30 s idle; a helper that cannot start
- *     leaves its share to the caller and is tried again 1 s later; every piece ends before a copy
+ *     leaves its share to the caller and is tried again 1 s later; each thread takes its own share
+ *     of a batch (the same run of every step, call after call) before what the others left, so
+ *     data a repeated copy keeps in cache stays with one core; every piece ends before a copy
  *     returns or throws, on every way out</dd>
  * <dt><code>FillKernel.java</code> (<code>replicas</code>)</dt>
  * <dd>a broadcast with short runs over dense blocks, or with long runs over blocks of 2.5 MiB or

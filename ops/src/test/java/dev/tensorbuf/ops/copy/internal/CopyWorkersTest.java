@@ -36,6 +36,47 @@ class CopyWorkersTest {
         }
     }
 
+    /**
+     * Each thread takes its own share first and another's only once its own is all taken, so a
+     * copy repeated in cache runs each part on the core that ran it last time: no thread runs a
+     * piece of its own share after one of another's. Taking from one list, a worker took the
+     * caller's pieces while its own were left.
+     */
+    @Test
+    void eachThreadTakesItsOwnShareFirst() {
+        CopyWorkers w = new CopyWorkers(2);
+        int[] bounds = {0, 5, 9, 12};
+        String caller = Thread.currentThread().getName();
+        int workersOwn = 0;
+        for (int round = 0; round < 500 && (round < 50 || workersOwn == 0); round++) {
+            AtomicInteger clock = new AtomicInteger();
+            AtomicIntegerArray startedAt = new AtomicIntegerArray(12);
+            String[] ranOn = new String[12];
+            assertTrue(w.run(bounds, i -> {
+                startedAt.set(i, clock.incrementAndGet());
+                ranOn[i] = Thread.currentThread().getName();
+                sleepMicros(30);
+            }));
+            for (int i = 0; i < 12; i++) {
+                int share = i < 5 ? 0 : i < 9 ? 1 : 2;
+                String thread = ranOn[i];
+                int own = thread.equals(caller) ? 0 : Integer.parseInt(thread.substring(thread.lastIndexOf('-') + 1)) + 1;
+                if (own != share) {
+                    for (int j = bounds[own]; j < bounds[own + 1]; j++) {
+                        // Pieces of its share another thread took may start later: taking is not timed.
+                        assertTrue(!thread.equals(ranOn[j]) || startedAt.get(j) < startedAt.get(i), "round " + round + ": " + thread + " took piece " + i
+                                + " of share " + share + " before piece " + j + " of its own share " + own);
+                    }
+                } else if (own > 0 && i == bounds[own]) {
+                    workersOwn++;
+                }
+            }
+        }
+        assertTrue(workersOwn > 0, "the workers took their own shares in some round");
+        assertThrows(IllegalArgumentException.class, () -> w.run(new int[] {0, 4}, i -> { }));
+        assertThrows(IllegalArgumentException.class, () -> w.run(new int[] {0, 4, 2, 6}, i -> { }));
+    }
+
     @Test
     void piecesRunOnTheWorkersToo() {
         CopyWorkers w = new CopyWorkers(1);
