@@ -34,9 +34,9 @@ import java.util.function.IntConsumer;
  * <p>One batch runs at a time. Its pieces come in shares, one a thread, and each thread takes its
  * own share first and then what is left of the others' ({@link Batch#drain}). The caller always
  * takes pieces itself and waits only for pieces a worker has taken, never for a worker to show
- * up, so a batch completes even if every worker is parked, exiting or busy elsewhere. It polls for those for {@link #WAIT_SPIN_NANOS}, then parks
- * until the worker ending the last one wakes it. A second caller arriving while a batch runs does
- * its own pieces alone.
+ * up, so a batch completes even if every worker is parked, exiting or busy elsewhere. It polls
+ * for those for {@link #WAIT_SPIN_NANOS}, then parks until the worker ending the last one wakes
+ * it. A second caller arriving while a batch runs does its own pieces alone.
  */
 final class CopyWorkers {
     /** How long a worker polls for the next batch before parking, by default (an engine's {@code CopyEngine.Config.spinMicros}). */
