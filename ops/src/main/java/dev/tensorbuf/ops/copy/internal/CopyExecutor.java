@@ -398,9 +398,10 @@ public final class CopyExecutor {
      * before this returns or throws. Taken from one list instead, the pieces went to whichever
      * thread came first, so a copy repeated in cache found its data in the other core's cache:
      * the 8 MB padded tiling ran 1.28-1.40x faster on two threads with the runs kept, and
-     * slower on two threads than on one without (paced turns, bench/RESULTS.md). One hand-off per batch matters for in-cache copies of a few MB, whose several
-     * steps (a tiled destination's boxes and padding) each take tens of microseconds: a fork and
-     * join per step made two threads slower than one.
+     * slower on two threads than on one without (paced turns, bench/RESULTS.md). One hand-off per
+     * batch matters for in-cache copies of a few MB, whose several steps (a tiled destination's
+     * boxes and padding) each take tens of microseconds: a fork and join per step made two threads
+     * slower than one.
      */
     private void runBatch(List<Work> batch, Values values) {
         long bytes = 0;
@@ -436,8 +437,7 @@ public final class CopyExecutor {
             Kernel k = w.kernel();
             boolean v = w.vector();
             Task t = w.task();
-            int share = (int) Math.max(1, Math.min(target, Math.ceilDiv(w.task().bytes() * target, Math.max(1, bytes))));
-            share = Math.max(share, threads);
+            int share = (int) Math.max(threads, Math.min(target, Math.ceilDiv(w.task().bytes() * target, Math.max(1, bytes))));
             if (k == Kernel.FILL && w.blocks() == null) {
                 Task copies = FillKernel.replicas(t, v, replicateBytes, share, streamedFills);
                 if (copies != null) {

@@ -142,7 +142,6 @@ final class CopyWorkers {
          * worker i's is i + 1.
          */
         final int[] bounds;
-        final int shares;
         /** The next piece to take of each share. */
         final AtomicInteger[] next;
         final AtomicInteger done = new AtomicInteger();
@@ -154,9 +153,8 @@ final class CopyWorkers {
             this.bounds = bounds;
             this.piece = piece;
             this.poll = poll;
-            this.shares = bounds.length - 1;
-            next = new AtomicInteger[shares];
-            for (int s = 0; s < shares; s++) {
+            next = new AtomicInteger[bounds.length - 1];
+            for (int s = 0; s < next.length; s++) {
                 next[s] = new AtomicInteger(bounds[s]);
             }
         }
@@ -169,8 +167,8 @@ final class CopyWorkers {
          * an 8 MB tiling in cache ran slower on two threads than on one.
          */
         void drain(int own) {
-            for (int k = 0; k < shares; k++) {
-                int s = (own + k) % shares;
+            for (int k = 0; k < next.length; k++) {
+                int s = (own + k) % next.length;
                 int end = bounds[s + 1];
                 for (int i = next[s].getAndIncrement(); i < end; i = next[s].getAndIncrement()) {
                     try {
@@ -189,7 +187,7 @@ final class CopyWorkers {
         /** Closes every share to further taking; {@return how many pieces were taken} */
         int close() {
             int taken = 0;
-            for (int s = 0; s < shares; s++) {
+            for (int s = 0; s < next.length; s++) {
                 taken += Math.min(next[s].getAndSet(CLOSED), bounds[s + 1]) - bounds[s];
             }
             return taken;
