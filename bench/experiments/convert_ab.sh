@@ -8,6 +8,7 @@
 #   bash bench/experiments/convert_ab.sh /tmp/x.npy 16 "" \
 #     "-XX:CompileCommand=CompileThresholdScaling,dev.tensorbuf.ops.copy.internal.ScalarTranspose::row*,4.0"
 #   A_HOME=/tmp/old bash bench/experiments/convert_ab.sh /tmp/x.npy 30 "" ""    # two builds
+#   B_ENV="GLIBC_TUNABLES=glibc.malloc.hugetlb=0" bash ... # environment variables for one side
 # CONVERT_ARGS default to --transpose 0,2,3,1; each run replaces the output the last one wrote
 # (ab-out.npy beside X); FRESH=1 removes it first, so each run writes a new file.
 set -euo pipefail
@@ -27,6 +28,7 @@ for r in range(rounds):
         if os.environ.get("FRESH") == "1" and os.path.exists(out):
             os.remove(out)
         env = dict(os.environ, TENSORBUF_NO_BUILD="1", TENSORBUF_JAVA_OPTS=opts)
+        env.update(kv.split("=", 1) for kv in os.environ.get(side + "_ENV", "").split())
         t0 = time.perf_counter()
         p = subprocess.Popen([os.path.join(home, "tensorbuf"), "convert", inp, out, *args, "--quiet"],
                              env=env, stdout=subprocess.DEVNULL)

@@ -56,6 +56,7 @@ final class StagedWrites implements AutoCloseable {
     private final CopyEngine engine;
     private final long stageBytes;
     private final int threads;
+    private final long ringAlignment;
     /** The buffers pieces are copied into, each of {@link #stageSize} bytes; grown as needed, kept for the next tensor. */
     private MemoryBuffer[] stages = new MemoryBuffer[0];
     private long stageSize;
@@ -67,18 +68,23 @@ final class StagedWrites implements AutoCloseable {
      */
     StagedWrites(long jobBytes) {
         this(engineFor(jobBytes, Long.getLong(SCALAR_JOB_BYTES, -1), CopyEngine.defaults()), STAGE_BYTES,
-                Integer.getInteger(THREADS, 0));
+                Integer.getInteger(THREADS, 0), Boolean.getBoolean(HUGE_PAGE_STAGES) ? HUGE_PAGE_BYTES : STAGE_ALIGNMENT);
     }
 
     /**
      * @param stageBytes the largest piece
      * @param threads the threads copying pieces, the calling one included, or 0 for one a core
      *     (at most {@link #MAX_THREADS}); 1 where {@code engine} runs on several threads itself
+     * @param ringAlignment where the buffers' region starts: a power of two, at least a cache line
      */
-    StagedWrites(CopyEngine engine, long stageBytes, int threads) {
+    StagedWrites(CopyEngine engine, long stageBytes, int threads, long ringAlignment) {
+        if (Long.bitCount(ringAlignment) != 1 || ringAlignment < STAGE_ALIGNMENT) {
+            throw new IllegalArgumentException("ring alignment " + ringAlignment);
+        }
         this.engine = engine;
         this.stageBytes = stageBytes;
         this.threads = threadsFor(engine, threads, Runtime.getRuntime().availableProcessors());
+        this.ringAlignment = ringAlignment;
     }
 
     /**
@@ -198,36 +204,51 @@ final class StagedWrites implements AutoCloseable {
     }
 
     /**
-     * {@return {@code count} buffers of at least {@code bytes} each} Each is a direct buffer's memory,
-     * zeroed by one native fill: an arena's native segment is zeroed by a Java loop, which in a fresh
-     * JVM runs interpreted, 10-12 ms for one buffer of 2 MiB (JFR, bench/RESULTS.md "Convert end to
-     * end"). A buffer too large for a direct buffer comes from the arena.
+     * {@return {@code count} buffers of at least {@code bytes} each} They are slices of one region,
+     * a direct buffer's memory, zeroed by one native fill: an arena's native segment is zeroed by a
+     * Java loop, which in a fresh JVM runs interpreted, 10-12 ms for one buffer of 2 MiB (JFR,
+     * bench/RESULTS.md "Convert end to end"). A region too large for a direct buffer comes from
+     * the arena. With {@value #HUGE_PAGE_STAGES} the region starts on a 2 MiB boundary, so that
+     * where malloc advises its mappings for transparent huge pages (the launcher's
+     * {@code GLIBC_TUNABLES=glibc.malloc.hugetlb=1}) the ring is a few huge pages: its 8 MiB cost
+     * 2,048 page faults otherwise, 23-39 ms of the calling thread on a machine whose faults cost
+     * 10-20 us each, against 6.5-7 ms so.
      */
-    private MemoryBuffer[] stages(int count, long bytes) {
+    MemoryBuffer[] stages(int count, long bytes) {
         if (stages.length >= count && stageSize >= bytes) {
             return stages;
         }
         long size = Math.max(bytes, stageSize);
-        MemoryBuffer[] grown = new MemoryBuffer[Math.max(count, stages.length)];
-        for (int i = 0; i < grown.length; i++) {
-            grown[i] = i < stages.length && stageSize >= size ? stages[i] : stage(size);
+        int n = Math.max(count, stages.length);
+        long stride = Math.addExact(size, STAGE_ALIGNMENT - 1) & -STAGE_ALIGNMENT;
+        MemoryBuffer region = region(Math.multiplyExact(stride, n), ringAlignment);
+        MemoryBuffer[] grown = new MemoryBuffer[n];
+        for (int i = 0; i < n; i++) {
+            grown[i] = region.slice(i * stride, size);
         }
         stages = grown;
         stageSize = size;
         return stages;
     }
 
-    private MemoryBuffer stage(long bytes) {
-        if (bytes > Integer.MAX_VALUE - STAGE_ALIGNMENT) {
-            return arena.allocate(bytes);
+    private MemoryBuffer region(long bytes, long alignment) {
+        if (bytes > Integer.MAX_VALUE - alignment) {
+            return arena.allocate(bytes, alignment);
         }
-        MemorySegment direct = MemorySegment.ofBuffer(ByteBuffer.allocateDirect((int) (bytes + STAGE_ALIGNMENT)));
-        long skip = -direct.address() & (STAGE_ALIGNMENT - 1);
-        return MemoryBuffer.foreign(direct.asSlice(skip, bytes), MemorySpace.HOST, "convert's stage", NOTHING_TO_FREE);
+        MemorySegment direct = MemorySegment.ofBuffer(ByteBuffer.allocateDirect((int) (bytes + alignment)));
+        long skip = -direct.address() & (alignment - 1);
+        return MemoryBuffer.foreign(direct.asSlice(skip, bytes), MemorySpace.HOST, "convert's stages", NOTHING_TO_FREE);
     }
 
+    /**
+     * The property that starts the ring on a huge page boundary (default false: without huge pages
+     * behind malloc the extra 2 MiB would only be faulted and zeroed). The launcher sets it for
+     * {@code convert} along with the glibc tunable that makes malloc's mappings huge pages.
+     */
+    static final String HUGE_PAGE_STAGES = "tensorbuf.convert.hugePageStages";
+    static final long HUGE_PAGE_BYTES = 2L << 20;
     /** A cache line: a direct buffer's memory is only 8- or 16-byte aligned (malloc). */
-    private static final int STAGE_ALIGNMENT = 64;
+    static final int STAGE_ALIGNMENT = 64;
     /** A direct buffer's memory is freed when the buffer is collected. */
     private static final Runnable NOTHING_TO_FREE = () -> { };
 

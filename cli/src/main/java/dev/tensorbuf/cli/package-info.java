@@ -103,7 +103,8 @@
  *     piece)</dd>
  * <dt><code>StagedWrites.java</code>, <code>OrderedPieces.java</code></dt>
  * <dd>a view written to a file as row-major bytes in pieces of 2 MiB: copied by the engine into
- *     buffers still in the cache when written; a scalar job's pieces copied on one thread a core
+ *     a ring of buffers still in the cache when written (one region, on huge pages where the
+ *     launcher asks malloc for them); a scalar job's pieces copied on one thread a core
  *     (at most 4) and written in order by the calling thread, the file byte for byte what one
  *     thread writes, a failing piece failing the job in its turn</dd>
  * <dt><code>RunCommand.java</code></dt>

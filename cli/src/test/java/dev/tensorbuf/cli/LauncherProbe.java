@@ -22,6 +22,9 @@ public final class LauncherProbe {
                 .map(a -> a.substring(a.indexOf('=') + 1)).reduce((a, b) -> b).orElse("default"));
         System.out.println("compileCommands=" + String.join("|", jvmArgs.stream().filter(a -> a.startsWith("-XX:CompileCommand="))
                 .map(a -> a.substring("-XX:CompileCommand=".length())).toList()));
+        System.out.println("hugePageStages=" + System.getProperty("tensorbuf.convert.hugePageStages"));
+        System.out.println("glibcTunables=" + System.getenv("GLIBC_TUNABLES"));
+        System.out.println("hugePageHeap=" + jvmArgs.contains("-XX:+UseTransparentHugePages"));
         String err = System.getenv("PROBE_STDERR");
         if (err != null) {
             System.out.flush();

@@ -84,6 +84,7 @@ class LauncherTest {
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(root.toFile()).redirectErrorStream(true);
         pb.environment().remove("TENSORBUF_JAVA_OPTS");
         pb.environment().remove("JAVA_HOME");
+        pb.environment().remove("GLIBC_TUNABLES");
         // Class-data archives cost a dump at each fresh root's first run; only the test of them has them.
         pb.environment().put("TENSORBUF_CDS", "0");
         if (javaHome) {
@@ -278,6 +279,29 @@ class LauncherTest {
         assertEquals("2147483648", launch("convert", "in.npy", "out.npy").values().get("scalarJobBytes"));
         for (String command : List.of("run", "demo", "bench", "layout")) {
             assertEquals("null", launch(command).values().get("scalarJobBytes"), command);
+        }
+    }
+
+    /**
+     * Every command's heap is advised for huge pages; convert's stage ring starts on a huge page
+     * boundary and malloc advises its mappings too (the tunable added to the user's own, which stay),
+     * and no other command is told.
+     */
+    @Test
+    void everyHeapGetsHugePagesAndConvertsStagesTooWithTheUsersTunablesKept() throws Exception {
+        Map<String, String> convert = launch("convert", "in.npy", "out.npy").values();
+        assertEquals("true", convert.get("hugePageStages"));
+        assertEquals("glibc.malloc.hugetlb=1", convert.get("glibcTunables"));
+        assertEquals("glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1",
+                launch(Map.of("GLIBC_TUNABLES", "glibc.malloc.arena_max=2"), true, "convert", "in.npy", "out.npy")
+                        .values().get("glibcTunables"));
+        for (String command : List.of("convert", "run", "demo", "layout", "serve")) {
+            assertEquals("true", launch(command).values().get("hugePageHeap"), command);
+        }
+        for (String command : List.of("run", "demo", "layout")) {
+            Map<String, String> v = launch(command).values();
+            assertEquals("null", v.get("hugePageStages"), command);
+            assertEquals("null", v.get("glibcTunables"), command);
         }
     }
 

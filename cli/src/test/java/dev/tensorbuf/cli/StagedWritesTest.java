@@ -143,8 +143,35 @@ class StagedWritesTest {
                                         + " in pieces of " + stage + " bytes on " + threads + " threads");
                     }
                 }
+                assertArrayEquals(whole, staged(view, target, 100, 3, StagedWrites.HUGE_PAGE_BYTES),
+                        job.source() + " in pieces of 100 bytes on 3 threads, the ring on a huge page boundary");
             }
         }
+    }
+
+    /**
+     * The ring is one region cut into buffers a cache line apart, starting where asked (a huge page
+     * boundary, for the launcher's huge pages), and grows for a larger piece or more buffers.
+     */
+    @Test
+    void theRingIsOneRegionStartingWhereAskedAndGrowsForLargerPieces() {
+        try (StagedWrites staged = new StagedWrites(DEFAULTS, 1 << 20, 2, StagedWrites.HUGE_PAGE_BYTES)) {
+            var ring = staged.stages(4, 1000);
+            assertEquals(4, ring.length);
+            long first = ring[0].segment().address();
+            assertEquals(0, first % StagedWrites.HUGE_PAGE_BYTES, "the ring's start");
+            for (int i = 0; i < 4; i++) {
+                assertEquals(1000, ring[i].byteSize());
+                assertEquals(first + i * 1024L, ring[i].segment().address(), "buffer " + i);
+            }
+            assertSame(ring, staged.stages(2, 700), "a smaller need keeps the ring");
+            var grown = staged.stages(5, 3000);
+            assertEquals(5, grown.length);
+            assertEquals(0, grown[0].segment().address() % StagedWrites.HUGE_PAGE_BYTES);
+            assertEquals(3008, grown[1].segment().address() - grown[0].segment().address());
+        }
+        assertThrows(IllegalArgumentException.class, () -> new StagedWrites(DEFAULTS, 1 << 20, 2, 96));
+        assertThrows(IllegalArgumentException.class, () -> new StagedWrites(DEFAULTS, 1 << 20, 2, 32));
     }
 
     /**
@@ -176,8 +203,13 @@ class StagedWritesTest {
     }
 
     private static byte[] staged(TensorView view, ArrayShape target, long stageBytes, int threads) throws Exception {
+        return staged(view, target, stageBytes, threads, StagedWrites.STAGE_ALIGNMENT);
+    }
+
+    private static byte[] staged(TensorView view, ArrayShape target, long stageBytes, int threads, long ringAlignment)
+            throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (StagedWrites staged = new StagedWrites(StagedWrites.engineFor(1, 1, DEFAULTS), stageBytes, threads);
+        try (StagedWrites staged = new StagedWrites(StagedWrites.engineFor(1, 1, DEFAULTS), stageBytes, threads, ringAlignment);
              WritableByteChannel channel = Channels.newChannel(bytes)) {
             staged.writer(view, target, Progress.start(new java.io.PrintStream(new ByteArrayOutputStream()), true,
                     target.arraySize())).write(channel);
