@@ -21,7 +21,11 @@ mvn -B -q -pl net -am test-compile dependency:build-classpath -Dmdep.outputFile=
 cp="net/target/test-classes:net/target/classes:$(cat "$cp_file")"
 # The JVM options of the tensorbuf launcher, for the client and the servers alike.
 opts=(--enable-native-access=ALL-UNNAMED --add-opens=java.base/jdk.internal.misc=ALL-UNNAMED
-  --add-opens=java.base/java.nio=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow --add-modules jdk.incubator.vector)
+  --add-opens=java.base/java.nio=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow --add-modules jdk.incubator.vector
+  -XX:+UseTransparentHugePages)
+# The malloc tunables the launcher gives serve and fetch (FlightSpeed runs Python without them).
+GLIBC_TUNABLES="$(sed -n 's/^flight_tunables=//p' "$root/tensorbuf")"
+export GLIBC_TUNABLES
 uptime
 "$java" "${opts[@]}" -Xmx4g -cp "$cp" dev.tensorbuf.net.FlightSpeed "$work" "$mib" "$rounds" "$python" \
   "$root/bench/peers/flight_server.py" "$root/bench/peers/flight_client.py" "${3:-16777216}" "${opts[@]}" -Xmx1g \

@@ -284,8 +284,8 @@ class LauncherTest {
 
     /**
      * Every command's heap is advised for huge pages; convert's stage ring starts on a huge page
-     * boundary and malloc advises its mappings too (the tunable added to the user's own, which stay),
-     * and no other command is told.
+     * boundary and malloc advises its mappings too (the tunable added to the user's own, which stay);
+     * commands that move no bulk data through malloc are not told.
      */
     @Test
     void everyHeapGetsHugePagesAndConvertsStagesTooWithTheUsersTunablesKept() throws Exception {
@@ -302,6 +302,15 @@ class LauncherTest {
             Map<String, String> v = launch(command).values();
             assertEquals("null", v.get("hugePageStages"), command);
             assertEquals("null", v.get("glibcTunables"), command);
+        }
+    }
+
+    /** A Flight client or server keeps the memory of the batches it frees for the next ones. */
+    @Test
+    void flightCommandsKeepMallocsFreedBatchesForTheNext() throws Exception {
+        for (String command : List.of("fetch", "serve")) {
+            assertEquals("glibc.malloc.hugetlb=1:glibc.malloc.trim_threshold=1073741824:glibc.malloc.mmap_threshold=33554432",
+                    launch(command).values().get("glibcTunables"), command);
         }
     }
 

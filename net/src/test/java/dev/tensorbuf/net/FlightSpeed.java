@@ -168,8 +168,17 @@ public final class FlightSpeed {
         return new Server(p, URI.create("grpc+tcp://127.0.0.1:" + Files.readString(portFile).strip()));
     }
 
+    /**
+     * {@return {@code pb} without the malloc tunables the harness gives the JVMs, as the tensorbuf
+     * launcher does} Python runs as its users run it: glibc's defaults.
+     */
+    private static ProcessBuilder asUsersRunIt(ProcessBuilder pb) {
+        pb.environment().remove("GLIBC_TUNABLES");
+        return pb;
+    }
+
     private static Server python(String python, String script, Path npy) throws Exception {
-        Process p = new ProcessBuilder(python, script, npy.toString()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process p = asUsersRunIt(new ProcessBuilder(python, script, npy.toString())).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         String port = out.readLine();
         if (port == null) {
@@ -182,8 +191,8 @@ public final class FlightSpeed {
     private static List<Sample> pythonClient(String python, String script, Server server, long rows, long cols)
             throws Exception {
         long s0 = server.cpuNanos();
-        Process p = new ProcessBuilder(python, script, Integer.toString(server.uri().getPort()), Long.toString(rows),
-                Long.toString(cols), "2").redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process p = asUsersRunIt(new ProcessBuilder(python, script, Integer.toString(server.uri().getPort()), Long.toString(rows),
+                Long.toString(cols), "2")).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         List<Sample> out = new ArrayList<>();
         List<String> lines = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines().toList();
         if (p.waitFor() != 0) {

@@ -24,13 +24,23 @@ public final class AnonymousMapping {
     private record Calls(MethodHandle mmap, MethodHandle munmap, MethodHandle madvise) {
     }
 
-    private static final Optional<Calls> CALLS = find();
+    private static final boolean LINUX = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux");
+
+    /**
+     * The calls, looked up and made at the first mapping rather than when {@link #available()} is
+     * asked: a fresh JVM spends 20-30 ms on its first symbol lookup and downcall handles, which a
+     * program that only asks, or allocates only small buffers, would pay for nothing
+     * ({@code tensorbuf run} of a 48-byte module, bench/RESULTS.md "Start-up").
+     */
+    private static final class Lazy {
+        static final Optional<Calls> CALLS = find();
+    }
 
     private AnonymousMapping() {
     }
 
     private static Optional<Calls> find() {
-        if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")) {
+        if (!LINUX) {
             return Optional.empty();
         }
         var libc = Linker.nativeLinker().defaultLookup();
@@ -50,9 +60,12 @@ public final class AnonymousMapping {
                         ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT))));
     }
 
-    /** {@return whether mappings can be made here (Linux with libc's mmap, munmap and madvise)} */
+    /**
+     * {@return whether mappings can be made here: Linux, whose C libraries all have mmap, munmap
+     * and madvise} Where one lacked them, the first {@link #map} would throw.
+     */
     public static boolean available() {
-        return CALLS.isPresent();
+        return LINUX;
     }
 
     /**
@@ -84,7 +97,8 @@ public final class AnonymousMapping {
     }
 
     private static Calls calls() {
-        return CALLS.orElseThrow(() -> new UnsupportedOperationException("anonymous mappings need Linux"));
+        return Lazy.CALLS.orElseThrow(() -> new UnsupportedOperationException(
+                LINUX ? "this C library lacks mmap, munmap or madvise" : "anonymous mappings need Linux"));
     }
 
     private static Object call(MethodHandle handle, Object... args) {
