@@ -209,15 +209,18 @@ final class FoldedConstants {
 
     /**
      * {@return the values of the constant behind {@code name} as floats of {@code name}'s type,
-     * or null where one is not a float literal} Read as HLO constants are.
+     * or null where one is not a float literal} Read as HLO constants are, in the constant's own
+     * type (a bf16 constant(0.3) converted to f32 is 0.30078125, not 0.3f).
      */
     static double[] values(HloComputation comp, String name) {
         DType type = comp.instruction(name).arrayShape().dtype();
+        DType from = constantBehind(comp, name).arrayShape().dtype();
+        DType read = from.kind() == DType.Kind.FLOAT ? from : DType.F64;
         List<Double> out = new ArrayList<>();
         for (String token : literals(comp, name)) {
             try {
-                double v = ScalarLiteral.parse(token, DType.F64);
-                if (type == DType.F32 || type == DType.BF16 || type == DType.F16) {
+                double v = ScalarLiteral.parse(token, read);
+                if (type != from && (type == DType.F32 || type == DType.BF16 || type == DType.F16)) {
                     v = Pointwise.narrow((float) v, type);   // as a convert on the way leaves it: 1e300 as f32 is inf
                 }
                 out.add(v);
