@@ -33,9 +33,11 @@ import java.util.Map;
  * costs a page fault per 4 KiB page (51,200 of them, each a trap and a zeroed page), which took
  * more time than the copy and the write together (bench/peers/convert_e2e.sh). One buffer of 2 MiB
  * is faulted once and stays in the cache: the copy fills it and write(2) reads it back from there.
- * One of 8 MiB doubled the 200 MB transpose's system time (the kernel's copy into the page cache
- * read it back from memory): 0.65-0.76 s against 0.33-0.35 s for 0.5-2 MiB; under 512 KiB the
- * pieces' own cost grew (bench/RESULTS.md, "Convert end to end").
+ * One of 8 MiB doubled the 200 MB transpose's system time on 4 KiB pages: 0.65-0.76 s against
+ * 0.33-0.35 s for 0.5-2 MiB; under 512 KiB the pieces' own cost grew. On huge pages
+ * ({@value #HUGE_PAGE_STAGES}) pieces of 4 MiB beat 2 MiB: a whole 3.2 MB image a piece, read in
+ * one run instead of 256 strips of two pieces, the 200 MB NCHW -> NHWC 407 -> 372 ms, NHWC -> NCHW
+ * 403 -> 354 (bench/RESULTS.md, "Convert end to end").
  * {@snippet :
  * try (StagedWrites staged = new StagedWrites(bytesReadPlusWritten)) {
  *     Npy.write(out, DType.F32, dims, staged.writer(Ops.transpose(source, 0, 2, 3, 1), progress));
@@ -43,8 +45,12 @@ import java.util.Map;
  * }
  */
 final class StagedWrites implements AutoCloseable {
-    /** The buffer's size: pieces of whole rows up to this (a row larger than it is split along its next dim). */
-    static final long STAGE_BYTES = Long.getLong("tensorbuf.convert.stageBytes", 2L << 20);
+    /**
+     * The buffer's size: pieces of whole rows up to this (a row larger than it is split along its
+     * next dim); 4 MiB where the ring is on huge pages, 2 MiB otherwise.
+     */
+    static final long STAGE_BYTES = Long.getLong("tensorbuf.convert.stageBytes",
+            Boolean.getBoolean(StagedWrites.HUGE_PAGE_STAGES) ? 4L << 20 : 2L << 20);
     /**
      * The property naming the most bytes (read plus written) a job may move to run every kernel
      * scalar, with no vector warm-up; the launcher sets it for {@code convert}. Unset: the
