@@ -258,12 +258,16 @@ class LauncherTest {
         Map<String, String> small = launch("convert", "in.npy", "out.npy").values();
         assertEquals("4", small.get("compileThresholdScaling"));
         assertEquals("quiet|CompileThresholdScaling,dev.tensorbuf.ops.copy.internal.ScalarTranspose::row*,0.05"
-                        + "|CompileThresholdScaling,dev.tensorbuf.ops.copy.internal.DenseConvert::*,0.05",
+                        + "|CompileThresholdScaling,dev.tensorbuf.ops.copy.internal.DenseConvert::*,0.05"
+                        + "|CompileThresholdScaling,dev.tensorbuf.ops.copy.internal.ChunkReads::*,0.05"
+                        + "|CompileThresholdScaling,dev.tensorbuf.ops.copy.internal.ChunkConvert::*,0.05",
                 small.get("compileCommands"), "the scalar transpose's row loops and the type conversions compiled sooner, silently");
         assertTrue(java.util.Arrays.stream(Class.forName("dev.tensorbuf.ops.copy.internal.ScalarTranspose").getDeclaredMethods())
                 .anyMatch(m -> m.getName().equals("rowPair")), "the methods the launcher names exist");
-        assertTrue(java.util.Arrays.stream(Class.forName("dev.tensorbuf.ops.copy.internal.DenseConvert").getDeclaredMethods())
-                .anyMatch(m -> m.getName().equals("f32ToBf16")), "the class the launcher names exists");
+        for (String kernel : List.of("DenseConvert", "ChunkReads", "ChunkConvert")) {
+            assertTrue(Class.forName("dev.tensorbuf.ops.copy.internal." + kernel).getDeclaredMethods().length > 0,
+                    "the classes the launcher names exist: " + kernel);
+        }
         Path big = root.resolve("big.npy");
         try (var file = new java.io.RandomAccessFile(big.toFile(), "rw")) {
             file.setLength((1L << 30) + 1); // sparse: no disk used
