@@ -21,8 +21,10 @@ mvn -B -q -pl net -am test-compile dependency:build-classpath -Dmdep.outputFile=
 cp="net/target/test-classes:net/target/classes:$(cat "$cp_file")"
 # The JVM options of the tensorbuf launcher, for the client and the servers alike.
 opts=(--enable-native-access=ALL-UNNAMED --add-opens=java.base/jdk.internal.misc=ALL-UNNAMED
-  --add-opens=java.base/java.nio=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow --add-modules jdk.incubator.vector
-  -XX:+UseTransparentHugePages)
+  --add-opens=java.base/java.nio=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow --add-modules jdk.incubator.vector)
+case "$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)" in
+  *"[always]"*|*"[madvise]"*) opts+=(-XX:+UseTransparentHugePages) ;;
+esac
 # The malloc tunables the launcher gives serve and fetch (FlightSpeed runs Python without them).
 GLIBC_TUNABLES="$(sed -n 's/^flight_tunables=//p' "$root/tensorbuf")"
 export GLIBC_TUNABLES
