@@ -28,9 +28,10 @@ public final class AnonymousMapping {
 
     /**
      * The calls, looked up and made at the first mapping rather than when {@link #available()} is
-     * asked: a fresh JVM spends 20-30 ms on its first symbol lookup and downcall handles, which a
-     * program that only asks, or allocates only small buffers, would pay for nothing
-     * ({@code tensorbuf run} of a 48-byte module, bench/RESULTS.md "Start-up").
+     * asked: a fresh JVM spends 30-65 ms on its first symbol lookup and downcall handles (the
+     * lower with a class-data archive), which a program that only asks, or allocates only small
+     * buffers, would pay for nothing ({@code tensorbuf run} of a 48-byte module 364 -> 327 ms,
+     * bench/RESULTS.md "Start-up").
      */
     private static final class Lazy {
         static final Optional<Calls> CALLS = find();
