@@ -261,11 +261,12 @@ class LauncherTest {
                         + "|CompileThresholdScaling,dev.tensorbuf.ops.copy.internal.DenseConvert::*,0.05"
                         + "|CompileThresholdScaling,dev.tensorbuf.ops.copy.internal.ChunkReads::*,0.05"
                         + "|CompileThresholdScaling,dev.tensorbuf.ops.copy.internal.ChunkConvert::*,0.05"
-                        + "|CompileThresholdScaling,dev.tensorbuf.ops.copy.internal.ScalarBytePlanes::*,0.05",
+                        + "|CompileThresholdScaling,dev.tensorbuf.ops.copy.internal.ScalarBytePlanes::*,0.05"
+                        + "|CompileThresholdScaling,dev.tensorbuf.ops.copy.internal.Bf16Pairs::*,0.05",
                 small.get("compileCommands"), "the scalar transpose's row loops and the type conversions compiled sooner, silently");
         assertTrue(java.util.Arrays.stream(Class.forName("dev.tensorbuf.ops.copy.internal.ScalarTranspose").getDeclaredMethods())
                 .anyMatch(m -> m.getName().equals("rowPair")), "the methods the launcher names exist");
-        for (String kernel : List.of("DenseConvert", "ChunkReads", "ChunkConvert", "ScalarBytePlanes")) {
+        for (String kernel : List.of("DenseConvert", "ChunkReads", "ChunkConvert", "ScalarBytePlanes", "Bf16Pairs")) {
             assertTrue(Class.forName("dev.tensorbuf.ops.copy.internal." + kernel).getDeclaredMethods().length > 0,
                     "the classes the launcher names exist: " + kernel);
         }
