@@ -1188,6 +1188,36 @@ class HloExecutorTest {
     }
 
     /**
+     * A broadcast that only adds dims of one is a reshape to XLA: it folds it into the constant,
+     * so x / broadcast(c1) * broadcast(c2) into f32[1,8] is x * (1 / c1 * c2), two whole
+     * constants in a row, as at f32[8] (jax 0.10: f32[1,16] gave that in every element, at
+     * [3,16] and [16,3] the constants stay apart; agreement seed 1084 found it). Was: the
+     * broadcasts were taken for vectors repeated along a dim, and x * (1 / c1) * c2 rounded twice.
+     */
+    @Test
+    void aBroadcastAddingOnlyDimsOfOneFoldsLikeTheConstantItself() {
+        float[] c1 = CHANNELS_1;
+        float[] c2 = CHANNELS_2;
+        float[] x = gaussians(7, 8);
+        for (int i = 0; i < 8; i++) {
+            x[i] *= 30;
+        }
+        float[] folded = new float[8];
+        float[] inOrder = new float[8];
+        for (int i = 0; i < 8; i++) {
+            folded[i] = x[i] * ((1f / c1[i]) * c2[i]);
+            inOrder[i] = x[i] * (1f / c1[i]) * c2[i];
+        }
+        String text = module("p = f32[8]{0} parameter(0)", "x = f32[1,8]{1,0} reshape(p)", "c1 = f32[8]{0} constant(" + literal(c1) + ")",
+                "b1 = f32[1,8]{1,0} broadcast(c1), dimensions={1}", "d = f32[1,8]{1,0} divide(x, b1)",
+                "c2 = f32[8]{0} constant(" + literal(c2) + ")", "b2 = f32[1,8]{1,0} broadcast(c2), dimensions={1}",
+                "ROOT m = f32[1,8]{1,0} multiply(d, b2)");
+        assertArrayEquals(bits(folded), bits(runF32(text, x)));
+        assertTrue(java.util.stream.IntStream.range(0, 8).anyMatch(i -> Float.floatToRawIntBits(folded[i])
+                != Float.floatToRawIntBits(inOrder[i])), "the orders differ somewhere, so the test can tell them apart");
+    }
+
+    /**
      * A whole constant folds with a per-channel vector where XLA moves the broadcast between
      * them below the op: broadcast(x / c1) * broadcast(c2), both along dim 0, is x * (1 / c1 *
      * c2), also with a reshape under the broadcast (jax 0.10 on these modules; seed 1005 found

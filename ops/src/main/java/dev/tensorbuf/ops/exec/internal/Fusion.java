@@ -982,8 +982,8 @@ final class Fusion {
             return "scalar";
         }
         for (HloInstruction d = comp.instruction(name); d != c; d = FoldedConstants.movedFrom(comp, d)) {
-            if (d.opcode().equals("broadcast") && beneath(comp, d.name()) == d) {
-                return null;   // a broadcast that repeats values; one to the same dims goes first
+            if (d.opcode().equals("broadcast") && beneath(comp, d.name()) == d && !FoldedConstants.addsOnlyDimsOfOne(d)) {
+                return null;   // a broadcast that repeats values; one to the same dims goes first, one adding dims of one is a reshape
             }
         }
         return "whole";
