@@ -45,12 +45,14 @@ import java.util.Map;
  * }
  */
 final class StagedWrites implements AutoCloseable {
+    /** {@value #HUGE_PAGE_STAGES}, read once: it sets both the pieces' size and the ring's start. */
+    private static final boolean HUGE_PAGES = Boolean.getBoolean(StagedWrites.HUGE_PAGE_STAGES);
     /**
      * The buffer's size: pieces of whole rows up to this (a row larger than it is split along its
      * next dim); 4 MiB where the ring is on huge pages, 2 MiB otherwise.
      */
     static final long STAGE_BYTES = Long.getLong("tensorbuf.convert.stageBytes",
-            Boolean.getBoolean(StagedWrites.HUGE_PAGE_STAGES) ? 4L << 20 : 2L << 20);
+            HUGE_PAGES ? 4L << 20 : 2L << 20);
     /**
      * The property naming the most bytes (read plus written) a job may move to run every kernel
      * scalar, with no vector warm-up; the launcher sets it for {@code convert}. Unset: the
@@ -74,7 +76,7 @@ final class StagedWrites implements AutoCloseable {
      */
     StagedWrites(long jobBytes) {
         this(engineFor(jobBytes, Long.getLong(SCALAR_JOB_BYTES, -1), CopyEngine.defaults()), STAGE_BYTES,
-                Integer.getInteger(THREADS, 0), Boolean.getBoolean(HUGE_PAGE_STAGES) ? HUGE_PAGE_BYTES : STAGE_ALIGNMENT);
+                Integer.getInteger(THREADS, 0), HUGE_PAGES ? HUGE_PAGE_BYTES : STAGE_ALIGNMENT);
     }
 
     /**
