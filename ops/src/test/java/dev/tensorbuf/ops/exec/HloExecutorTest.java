@@ -884,6 +884,111 @@ class HloExecutorTest {
     }
 
     /**
+     * The constant XLA's simplifier compares with 0 or 1 is the one its folding made, every
+     * convert on the way applied: f32 1.0001 through bf16 is 1, 1.5 through s32 is 1, true
+     * through f32 is 1, 1e-9 through f16 is 0, so x times, over or plus it is x and a denormal x
+     * comes out unflushed (jax 0.10 on each module). Was: the literal compared as written, so
+     * the op ran and flushed it.
+     */
+    @Test
+    void theValueAConstantHasAfterItsConvertsDecidesWhatXlaDrops() {
+        float denormal = Float.intBitsToFloat(71362);
+        float[] x = {denormal, 2.5f, -denormal};
+        int[] same = {71362, Float.floatToRawIntBits(2.5f), 0x80000000 | 71362};
+        for (List<String> via : List.of(
+                List.of("c = f32[] constant(1.0001)", "v = bf16[] convert(c)", "op = multiply"),
+                List.of("c = f32[] constant(1.5)", "v = s32[] convert(c)", "op = divide"),
+                List.of("c = pred[] constant(true)", "v = pred[] copy(c)", "op = multiply"),
+                List.of("c = f32[] constant(1e-9)", "v = f16[] convert(c)", "op = subtract"),
+                List.of("c = f32[] constant(1e-9)", "v = f16[] convert(c)", "op = add"))) {
+            String op = via.get(2).substring(5);
+            assertArrayEquals(same, bits(runF32(module("x = f32[3]{0} parameter(0)", via.get(0), via.get(1),
+                    "f = f32[] convert(v)", "b = f32[3]{0} broadcast(f), dimensions={}",
+                    "ROOT r = f32[3]{0} " + op + "(x, b)"), x)), via.toString());
+        }
+        assertEquals(1e-310, addF64(1e-310, "v = f32[] convert(c)", "f = f64[] convert(v)"), "1e-50 through f32 is 0: x + 0 is x");
+        assertEquals(1e-50, addF64(1e-310, "f = f64[] copy(c)"), "and without the round trip x + 1e-50 runs");
+    }
+
+    /** {@return x + the f64 constant 1e-50 taken through {@code moves} (ending in f), x an f64 parameter} */
+    private static double addF64(double x, String... moves) {
+        List<String> lines = new java.util.ArrayList<>(List.of("x = f64[1]{0} parameter(0)", "c = f64[] constant(1e-50)"));
+        lines.addAll(List.of(moves));
+        lines.addAll(List.of("b = f64[1]{0} broadcast(f), dimensions={}", "ROOT r = f64[1]{0} add(x, b)"));
+        try (Allocator mem = Allocators.shared()) {
+            TensorView t = TensorView.of(mem.allocate(8), dev.tensorbuf.views.ArrayShape.of(dev.tensorbuf.views.DType.F64, 1));
+            t.buffer().segment().set(java.lang.foreign.ValueLayout.JAVA_DOUBLE_UNALIGNED, 0, x);
+            try (Execution e = HloExecutor.execute(module(lines.toArray(String[]::new)), Map.of("0", t))) {
+                return TensorElements.of(e.rowMajor()).toDoubleArray()[0];
+            }
+        }
+    }
+
+    /**
+     * XLA folds elementwise ops of constants before anything runs, each rounded on its own and
+     * nothing flushed: a multiply then an add of constants are two roundings, not the fused
+     * multiply-add LLVM makes of them at run time, and 1e-40 + 1e-40 is 2e-40, also with a
+     * broadcast scalar; an op reading a broadcast of an array is computed, flushing (jax 0.10 on
+     * each module). Was: all computed as the program ran.
+     */
+    @Test
+    void elementwiseOpsOfConstantsAreFoldedAsXlaFoldsThem() {
+        float[] ones = {1, 1};
+        // (1 + 2^-23)^2 rounds to 1 + 2^-22, and adding -(1 + 2^-22) gives 0; fused, 2^-46.
+        assertArrayEquals(bits(new float[] {0, 4}), bits(runF32(module("x = f32[2]{0} parameter(0)",
+                "a = f32[2]{0} constant({1.00000012, 3})", "b = f32[2]{0} constant({1.00000012, 1})",
+                "c = f32[2]{0} constant({-1.00000024, 1})", "m = f32[2]{0} multiply(a, b)", "s = f32[2]{0} add(m, c)",
+                "ROOT r = f32[2]{0} multiply(s, x)"), ones)), "a multiply and an add of constants");
+        int twice = 2 * 71362;   // 1e-40f is 71362 ulps of the smallest denormal
+        assertArrayEquals(new int[] {twice, 0x40400000}, bits(runF32(module("x = f32[2]{0} parameter(0)",
+                "c = f32[2]{0} constant({1e-40, 3})", "d = f32[2]{0} constant({1e-40, 0})", "ROOT r = f32[2]{0} add(c, d)"), ones)));
+        assertArrayEquals(new int[] {twice, 0x40400000}, bits(runF32(module("x = f32[2]{0} parameter(0)",
+                "c = f32[2]{0} constant({1e-40, 3})", "d = f32[] constant(1e-40)", "b = f32[2]{0} broadcast(d), dimensions={}",
+                "ROOT r = f32[2]{0} add(c, b)"), ones)), "with a broadcast scalar");
+        String broadcastSum = module("x = f32[2]{0} parameter(0)", "d = f32[] constant(1e-40)",
+                "b = f32[1000,1000]{1,0} broadcast(d), dimensions={}", "ROOT r = f32[1000,1000]{1,0} add(b, b)");
+        float[] sums = runF32(broadcastSum, ones);
+        assertTrue(java.util.stream.IntStream.range(0, sums.length).allMatch(i -> Float.floatToRawIntBits(sums[i]) == twice),
+                "of broadcast scalars alone: the scalars' sum, broadcast");
+        try (Execution e = HloExecutor.execute(broadcastSum, Map.of("0", TensorView.of(arena.allocate(8), "f32[2]{0}")))) {
+            assertEquals(4_000_000, e.rowMajor().buffer().segment().byteSize(), "the ROOT in memory, every element");
+        }
+        assertArrayEquals(bits(new float[] {0, 0, 2, 6, 7, 8}), bits(runF32(module("x = f32[2]{0} parameter(0)",
+                "c = f32[2]{0} constant({1e-40, 5})", "b = f32[2,3]{1,0} broadcast(c), dimensions={0}",
+                "d = f32[2,3]{1,0} constant({{1e-40, 0, 2}, {1, 2, 3}})", "ROOT r = f32[2,3]{1,0} add(b, d)"), ones)),
+                "with a broadcast array: computed");
+    }
+
+    /** A folded op of more elements than one chunk holds is evaluated chunk by chunk, every element once. */
+    @Test
+    void aFoldedOpLargerThanAChunkIsEvaluatedWhole() {
+        int n = 2 * 300 * 300;   // [2,300,300]: chunks along both leading dims
+        float[] c = gaussians(11, n);
+        c[0] = 1e-40f;
+        c[n - 1] = -1e-40f;
+        StringBuilder text = new StringBuilder("{");
+        for (int i = 0; i < 2; i++) {
+            text.append(i == 0 ? "{" : ", {");
+            for (int j = 0; j < 300; j++) {
+                text.append(j == 0 ? "{" : ", {");
+                for (int k = 0; k < 300; k++) {
+                    text.append(k == 0 ? "" : ", ").append(c[(i * 300 + j) * 300 + k]);
+                }
+                text.append('}');
+            }
+            text.append('}');
+        }
+        text.append('}');
+        float[] expected = new float[n];
+        for (int i = 0; i < n; i++) {
+            expected[i] = c[i] + 1e-40f;   // Java's float arithmetic keeps denormals, as XLA's folding does
+        }
+        assertArrayEquals(bits(expected), bits(runF32(module("x = f32[1]{0} parameter(0)", "c = f32[2,300,300]{2,1,0} constant(" + text + ")",
+                "d = f32[] constant(1e-40)", "b = f32[2,300,300]{2,1,0} broadcast(d), dimensions={}",
+                "ROOT r = f32[2,300,300]{2,1,0} add(c, b)"), new float[] {0})));
+    }
+
+    /**
      * An iota along a dim of one element is a zero to XLA, and a slice of a concatenation that
      * reads one operand alone is a slice of it: so x + either is dropped (jax 0.10, f32: -0 and a
      * denormal come out as they went in; x + a slice reading x and the zeros flushes and gives +0).
@@ -932,6 +1037,13 @@ class HloExecutorTest {
         assertArrayEquals(new int[] {0, 0x3f800000, 0x40000000, 0x40400000},
                 bits(runF32(module("p = f32[4] parameter(0)", "c = f32[4] constant({-0.0, 1, 2, 3})", "ROOT r = f32[4] copy(c)"), x)),
                 "a copy of {-0, 1, 2, 3}");
+        // XLA's IsR1Iota compares with denormals read as zero (f32, bf16 and f64; jax 0.10).
+        assertArrayEquals(new int[] {0, 0x3f800000, 0x40000000},
+                bits(runF32(module("p = f32[4] parameter(0)", "ROOT c = f32[3] constant({-2e-40, 1, 2})"), x)),
+                "{-2e-40, 1, 2} is an iota too");
+        assertArrayEquals(new int[] {0x00000002, 0x3fc00000},
+                bits(runF32(module("p = f32[4] parameter(0)", "ROOT c = f32[2] constant({3e-45, 1.5})"), x)),
+                "{3e-45, 1.5} is not");
         assertArrayEquals(new int[] {0x80000000, 0, 0x80000000, 0},
                 bits(runF32(module("p = f32[4] parameter(0)", "c = f32[1] constant({-0.0})", "b = f32[1,4] broadcast(c), dimensions={0}",
                         "x1 = f32[1,4] broadcast(p), dimensions={1}", "ROOT r = f32[1,4] multiply(x1, b)"), x)), "x * {-0}, one element");

@@ -97,7 +97,7 @@ final class FoldedConstants {
             return false;
         }
         double[] values = foldedValues(comp, folded);
-        return values != null && Literals.countsFromZero(values.length, i -> values[(int) i]);
+        return values != null && Literals.countsFromZero(folded.arrayShape().dtype(), values.length, i -> values[(int) i]);
     }
 
     /**
@@ -208,27 +208,68 @@ final class FoldedConstants {
     }
 
     /**
-     * {@return the values of the constant behind {@code name} as floats of {@code name}'s type,
-     * or null where one is not a float literal} Read as HLO constants are, in the constant's own
-     * type (a bf16 constant(0.3) converted to f32 is 0.30078125, not 0.3f).
+     * {@return the values of the constant behind {@code name} as {@code name}'s type has them, as
+     * doubles, or null where they are not all numbers a double holds exactly} Read as HLO constants
+     * are, in the constant's own type (a bf16 constant(0.3) converted to f32 is 0.30078125, not
+     * 0.3f), then through every convert on the way, each rounding as XLA's folding of it does (no
+     * denormal flushed): f32 1.0001 through bf16 back to f32 is 1, and f64 1e-50 through f32 back to
+     * f64 is 0, which XLA's simplifier then sees (jax 0.10: x * that 1 and x + that 0 are x).
      */
     static double[] values(HloComputation comp, String name) {
-        DType type = comp.instruction(name).arrayShape().dtype();
-        DType from = constantBehind(comp, name).arrayShape().dtype();
-        DType read = from.kind() == DType.Kind.FLOAT ? from : DType.F64;
-        List<Double> out = new ArrayList<>();
-        for (String token : literals(comp, name)) {
-            try {
-                double v = ScalarLiteral.parse(token, read);
-                if (type != from && (type == DType.F32 || type == DType.BF16 || type == DType.F16)) {
-                    v = Pointwise.narrow((float) v, type);   // as a convert on the way leaves it: 1e300 as f32 is inf
-                }
-                out.add(v);
-            } catch (IllegalArgumentException notAFloat) {   // NumberFormatException too
-                return null;
+        HloInstruction c = constantBehind(comp, name);
+        List<DType> converts = new ArrayList<>();   // the types converted to, the constant's first
+        for (HloInstruction d = comp.instruction(name); d != c; d = movedFrom(comp, d)) {
+            if (d.opcode().equals("convert")) {
+                converts.addFirst(d.arrayShape().dtype());
             }
         }
-        return out.stream().mapToDouble(Double::doubleValue).toArray();
+        DType type = c.arrayShape().dtype();
+        if (!Pointwise.TYPES.containsAll(converts) || type.kind() == DType.Kind.COMPLEX) {
+            return null;   // into the narrow floats, or complex: not followed
+        }
+        List<String> tokens = literals(comp, name);
+        int n = tokens.size();
+        Object values;
+        try {
+            values = type.kind() == DType.Kind.FLOAT
+                    ? tokens.stream().mapToDouble(t -> ScalarLiteral.parse(t, type)).toArray()
+                    : tokens.stream().mapToLong(t -> integer(t, type)).toArray();
+        } catch (IllegalArgumentException notANumber) {   // NumberFormatException too
+            return null;
+        }
+        // A narrow float (f8, f6, f4) widens exactly into any type a convert here leads to.
+        DType now = Pointwise.TYPES.contains(type) ? type : DType.F64;
+        for (DType to : converts) {
+            values = Pointwise.eval(new Pointwise.Op("convert", to, List.of(new Pointwise.Leaf(0, now)), ""),
+                    new Object[] {values}, n, Pointwise.Mode.IEEE);
+            now = to;
+        }
+        if (values instanceof double[] d) {
+            return d;
+        }
+        long[] l = (long[]) values;
+        double[] out = new double[n];
+        for (int i = 0; i < n; i++) {
+            boolean unsignedHigh = now == DType.U64 && l[i] < 0;
+            if (unsignedHigh || Math.abs(l[i]) > 1L << 53) {
+                return null;   // past a double's whole numbers
+            }
+            out[i] = l[i];
+        }
+        return out;
+    }
+
+    /** {@return an integer or pred literal of {@code type} as its bits: any nonzero integer is a true pred, as XLA's parser reads it} */
+    private static long integer(String text, DType type) {
+        return switch (type.kind()) {
+            case BOOLEAN -> switch (text) {
+                case "true" -> 1;
+                case "false" -> 0;
+                default -> new java.math.BigInteger(text).signum() != 0 ? 1 : 0;
+            };
+            case UNSIGNED -> Long.parseUnsignedLong(text);
+            default -> Long.parseLong(text);
+        };
     }
 
     /** {@return the literal values of the instruction behind {@code name}'s data movement, as written} */

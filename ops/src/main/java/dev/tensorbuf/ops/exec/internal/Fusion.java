@@ -296,6 +296,9 @@ final class Fusion {
         if (op.equals("convert") && args.getFirst().dtype() == type) {
             return new Made(args.getFirst(), false); // no conversion: the same view
         }
+        if (isFoldedOp(comp, in) && args.stream().noneMatch(this::isHeld)) {
+            return folded(in, op, type, args, dims);
+        }
         // Leaves: the operands' own leaves, and each plain view once.
         List<TensorView> leaves = new ArrayList<>();
         List<Pointwise.Expr> exprs = new ArrayList<>();
@@ -475,6 +478,20 @@ final class Fusion {
                 }
             }
         }
+        if (op.equals("remainder") && Pointwise.isFloat(type) && isPowerOfTwoFromOne(scalarValue(comp, in.operands().get(1)))) {
+            // LLVM computes it inline, a - trunc(a / c) * c with a's sign, which reads a flushed
+            // where fmod would not (jax 0.10: a denormal % 1, 2, -4 or 1024 is a zero of its
+            // sign in f32, f64 and bf16; % 0.5 or 3 keeps it; seed 1035).
+            return new Pointwise.Op(Pointwise.Op.FLUSHED_REMAINDER, type, a, "");
+        }
+        if (op.equals("select") && isMaxOrMin(comp, in, type, a)) {
+            return new Pointwise.Op(Pointwise.Op.FLUSHED_SELECT, type, a, "");
+        }
+        return new Pointwise.Op(op, type, a, detail(in, op, a));
+    }
+
+    /** {@return the op's detail in an expression: a compare's direction and type, a reduce-precision's bits, else empty} */
+    private static String detail(HloInstruction in, String op, List<Pointwise.Expr> a) {
         String detail = "";
         if (op.equals("compare")) {
             String dir = in.text("direction").orElseThrow(() -> new IllegalArgumentException(
@@ -488,12 +505,6 @@ final class Fusion {
             }
             detail = dir + " " + kind;
         }
-        if (op.equals("remainder") && Pointwise.isFloat(type) && isPowerOfTwoFromOne(scalarValue(comp, in.operands().get(1)))) {
-            // LLVM computes it inline, a - trunc(a / c) * c with a's sign, which reads a flushed
-            // where fmod would not (jax 0.10: a denormal % 1, 2, -4 or 1024 is a zero of its
-            // sign in f32, f64 and bf16; % 0.5 or 3 keeps it; seed 1035).
-            return new Pointwise.Op(Pointwise.Op.FLUSHED_REMAINDER, type, a, "");
-        }
         if (op.equals("reduce-precision")) {
             detail = "e" + in.text("exponent_bits").orElse("?") + "m" + in.text("mantissa_bits").orElse("?");
             try {
@@ -504,10 +515,83 @@ final class Fusion {
                         + ", mantissa_bits=" + in.text("mantissa_bits").orElse("(none)"), e);
             }
         }
-        if (op.equals("select") && isMaxOrMin(comp, in, type, a)) {
-            return new Pointwise.Op(Pointwise.Op.FLUSHED_SELECT, type, a, "");
+        return detail;
+    }
+
+    /** Elements a folded op evaluates at a time: the arrays of one chunk stay small whatever the constant's size. */
+    private static final int FOLD_CHUNK = 1 << 16;
+
+    /**
+     * {@return the value of the elementwise op {@code in} of constants, evaluated as XLA's constant folding
+     * does, before anything runs: rounded into its type on its own and without flushing
+     * denormals} So a multiply and an add of constants are two roundings, not the fused
+     * multiply-add LLVM would make of them, and 1e-40 + 1e-40 is 2e-40 (jax 0.10 on both).
+     */
+    private Made folded(HloInstruction in, String op, DType type, List<TensorView> args, long[] shape) {
+        List<Pointwise.Expr> leaves = new ArrayList<>();
+        for (TensorView a : args) {
+            leaves.add(new Pointwise.Leaf(leaves.size(), a.dtype()));
         }
-        return new Pointwise.Op(op, type, a, detail);
+        Pointwise.Op e = new Pointwise.Op(op, type, leaves, detail(in, op, leaves));
+        epilogues.put(in.name(), "folded " + e + " as XLA folds constants (rounded on its own, denormals kept)");
+        // Of broadcast scalars alone, the op of the scalars broadcast, as XLA's simplifier makes it.
+        boolean scalars = args.stream().allMatch(a -> a.stridedLayout().map(l -> l.strides().stream().allMatch(st -> st == 0)).orElse(false));
+        long[] dims = shape.clone();
+        if (scalars) {
+            java.util.Arrays.fill(dims, 1);
+        }
+        TensorView out = Materialize.allocateForOverwrite(ArrayShape.of(type, dims), allocator);
+        if (out.elementCount() == 0) {
+            return new Made(out, true);
+        }
+        if (scalars) {
+            args = args.stream().map(a -> Ops.slice(a, new long[dims.length], dims, dims)).toList();
+        }
+        // Chunks of whole trailing dims, the dim before them cut in steps, each operand's part made dense first.
+        int cut = dims.length - 1;
+        long inner = 1;
+        while (cut >= 0 && inner * dims[cut] <= FOLD_CHUNK) {
+            inner *= dims[cut--];
+        }
+        long step = FOLD_CHUNK / inner;
+        long[] start = new long[dims.length];
+        long[] unit = new long[dims.length];
+        java.util.Arrays.fill(unit, 1);
+        while (true) {
+            long[] limit = new long[dims.length];
+            long[] part = new long[dims.length];
+            long n = 1;
+            for (int d = 0; d < dims.length; d++) {
+                limit[d] = d < cut ? start[d] + 1 : d == cut ? Math.min(dims[d], start[d] + step) : dims[d];
+                part[d] = limit[d] - start[d];
+                n *= part[d];
+            }
+            Object[] columns = new Object[args.size()];
+            for (int k = 0; k < args.size(); k++) {
+                TensorView dense = Materialize.allocateForOverwrite(ArrayShape.of(args.get(k).dtype(), part), allocator);
+                Materialize.copy(Ops.slice(args.get(k), start, limit, unit), dense);
+                columns[k] = PointwiseCopy.read(dense.buffer().segment(), dense.dtype(), (int) n);
+            }
+            TensorView dense = Materialize.allocateForOverwrite(ArrayShape.of(type, part), allocator);
+            PointwiseCopy.write(dense.buffer().segment(), type, Pointwise.eval(e, columns, (int) n, Pointwise.Mode.IEEE), (int) n);
+            Materialize.copy(dense, Ops.slice(out, start, limit, unit));
+            if (cut < 0) {
+                break;
+            }
+            start[cut] = limit[cut];   // the next chunk's start, counted as an odometer
+            int d = cut;
+            while (d >= 0 && start[d] >= dims[d]) {
+                start[d] = 0;
+                if (--d >= 0) {
+                    start[d]++;
+                }
+            }
+            if (d < 0) {
+                break;
+            }
+        }
+        // The broadcast scalar is a view, laid out as no instruction is: the reader copies it where it must.
+        return scalars ? new Made(Ops.broadcast(Ops.reshape(out, new long[0]), shape), false) : new Made(out, true);
     }
 
     /**
@@ -1006,7 +1090,7 @@ final class Fusion {
             return false;
         }
         double[] values = FoldedConstants.foldedValues(comp, d);
-        return values != null && Literals.countsFromZero(values.length,
+        return values != null && Literals.countsFromZero(type, values.length,
                 i -> type == DType.F64 ? 1.0 / values[(int) i] : Pointwise.narrow(1f / (float) values[(int) i], type));
     }
 
@@ -1071,6 +1155,41 @@ final class Fusion {
 
     private static Pointwise.Op divide(DType type, Pointwise.Expr x, Pointwise.Expr y) {
         return new Pointwise.Op("divide", type, List.of(x, y), "");
+    }
+
+    /**
+     * {@return whether {@code in} is an elementwise op that XLA's constant folding evaluates
+     * ({@link #folded})}: each operand is a constant to the folding (a literal that does not
+     * become an iota, an op it folds, under the moves it folds) or a broadcast of a scalar one
+     * (jax 0.10: 1e-40 + broadcast(1e-40) and convert(broadcast(1e-40)) are folded, keeping the
+     * denormal; an op with a broadcast of an array, or with copy(broadcast(false)), is computed).
+     */
+    static boolean isFoldedOp(HloComputation comp, HloInstruction in) {
+        return isFoldedOp(comp, in, 0);
+    }
+
+    private static boolean isFoldedOp(HloComputation comp, HloInstruction in, int depth) {
+        if (!Pointwise.OPCODES.contains(in.opcode()) || in.operands().isEmpty() || depth == 8) {
+            return false;
+        }
+        for (String o : in.operands()) {
+            HloInstruction d = comp.instruction(o);
+            HloInstruction under = d.opcode().equals("broadcast") ? comp.instruction(d.operands().getFirst()) : null;
+            boolean scalarBroadcast = under != null && under.arrayShape().dims().isEmpty() && isFoldedValue(comp, under, depth);
+            if (!scalarBroadcast && !isFoldedValue(comp, d, depth)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** {@return whether {@code d} is a constant to XLA's folding: a literal that stays one, or an op it folds, under moves it folds} */
+    private static boolean isFoldedValue(HloComputation comp, HloInstruction d, int depth) {
+        HloInstruction x = d;
+        while (FoldedConstants.isFoldedMove(x)) {
+            x = comp.instruction(x.operands().getFirst());
+        }
+        return x.opcode().equals("constant") ? !FoldedConstants.foldsIntoIota(comp, d.name()) : isFoldedOp(comp, x, depth + 1);
     }
 
     /**

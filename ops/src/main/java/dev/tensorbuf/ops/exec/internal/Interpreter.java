@@ -231,7 +231,9 @@ public final class Interpreter {
             }
             List<TensorView> operands = new ArrayList<>();
             List<Value> operandValues = new ArrayList<>();
-            boolean foldedMove = FoldedConstants.isFoldedMove(instr);
+            // A move XLA folds with a constant, and an elementwise op it folds (of such constants),
+            // read the constant as written: XLA folds them before its simplifier sees it.
+            boolean foldedMove = FoldedConstants.isFoldedMove(instr) || Fusion.isFoldedOp(comp, instr);
             for (String o : instr.operands()) {
                 String name = comp.find(o).orElseThrow().name();
                 Value ov = foldedMove && asWritten.containsKey(name) ? asWritten.get(name) : values.get(name);
@@ -268,8 +270,8 @@ public final class Interpreter {
     }
 
     /**
-     * {@return {@code v}, or where {@code in} is a constant or data movement of one that XLA folds
-     * into a new constant, its value as XLA's simplifier leaves it for the readers that do not
+     * {@return {@code v}, or where {@code in} is a constant, data movement of one or an
+     * elementwise op of such that XLA folds into a new constant, its value as XLA's simplifier leaves it for the readers that do not
      * move it further ({@link Literals#asSimplified})} XLA folds before it simplifies: a constant
      * of one dim broadcast into [n,1] is an f32[n,1] constant and stays as it is; a slice of one
      * is a constant of one dim; a constant read as it is and also reversed is simplified for its
@@ -277,7 +279,8 @@ public final class Interpreter {
      * moves.
      */
     private Value asFolded(HloComputation comp, HloInstruction in, Value v) {
-        if (v.view().rank() != 1 || fusion.isHeld(v.view()) || !FoldedConstants.isFoldedConstant(comp, in)) {
+        if (v.view().rank() != 1 || fusion.isHeld(v.view())
+                || !FoldedConstants.isFoldedConstant(comp, in) && !Fusion.isFoldedOp(comp, in)) {
             return v;
         }
         TensorView simplified = Literals.asSimplified(v.view(), allocator);

@@ -2,6 +2,7 @@ package dev.tensorbuf.ops.exec.internal;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.internal.AsciiDigits;
+import dev.tensorbuf.ops.copy.internal.Pointwise;
 import dev.tensorbuf.ops.copy.internal.ScalarLiteral;
 import dev.tensorbuf.ops.internal.Errors;
 import dev.tensorbuf.views.ArrayShape;
@@ -59,7 +60,7 @@ public final class Literals {
     /**
      * {@return {@code v}, the value of a constant as XLA's folding leaves it, as its simplifier
      * sees it: where it is a float array of one dim and more than one element that counts 0, 1,
-     * 2, ... from -0, a copy from +0} The simplifier makes such a constant an iota (jax 0.10:
+     * 2, ... from -0 or a denormal ({@link #countsFromZero}), a copy from +0} The simplifier makes such a constant an iota (jax 0.10:
      * {@code f32[4] constant({-0.0, 1, 2, 3})} copied out starts with +0; of one element, of two
      * dims, or counting by 2 it stays -0).
      */
@@ -68,7 +69,7 @@ public final class Literals {
             return v;
         }
         TensorElements e = TensorElements.of(v);
-        if (!countsFromZero(v.dims().getFirst(), i -> e.getDouble(i)) || Double.doubleToRawLongBits(e.getDouble(0)) == 0) {
+        if (!countsFromZero(v.dtype(), v.dims().getFirst(), i -> e.getDouble(i)) || Double.doubleToRawLongBits(e.getDouble(0)) == 0) {
             return v;
         }
         TensorView copy = Materialize.materialize(v, ArrayShape.of(v.dtype(), v.dims().getFirst()), allocator);
@@ -77,12 +78,14 @@ public final class Literals {
     }
 
     /**
-     * {@return whether the {@code n} values {@code value} gives count 0, 1, 2, ... (a -0 for the
-     * 0 too), as XLA's {@code IsR1Iota} compares them}
+     * {@return whether the {@code n} values of {@code type} that {@code value} gives count 0, 1,
+     * 2, ... (a -0 for the 0 too), as XLA's {@code IsR1Iota} compares them} It compares with
+     * denormals read as zero: an f32, bf16 or f64 constant {2e-40, 1, 2} is an iota to it, and
+     * comes out {0, 1, 2} (jax 0.10; an f16 denormal is a normal float there and stays).
      */
-    static boolean countsFromZero(long n, java.util.function.LongToDoubleFunction value) {
+    static boolean countsFromZero(DType type, long n, java.util.function.LongToDoubleFunction value) {
         for (long i = 0; i < n; i++) {
-            if (value.applyAsDouble(i) != i) {
+            if (Pointwise.flushIn(value.applyAsDouble(i), type, true) != i) {
                 return false;
             }
         }

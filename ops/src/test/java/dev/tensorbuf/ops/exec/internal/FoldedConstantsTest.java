@@ -31,6 +31,22 @@ class FoldedConstantsTest {
         assertArrayEquals(new double[] {Double.POSITIVE_INFINITY}, values("f64[1] constant({1e300})", "  k = f32[1] convert(c)\n"),
                 "as the convert leaves it");
         assertArrayEquals(new double[] {0.3}, values("f64[1] constant({0.3})", "  k = f64[1] copy(c)\n"));
-        assertNull(values("pred[1] constant({true})", "  k = f32[1] convert(c)\n"), "not a float literal");
+        assertArrayEquals(new double[] {1, 0}, values("pred[2] constant({true, false})", "  k = f32[2] convert(c)\n"));
+        assertNull(values("c64[1] constant({(1, 2)})", "  k = f32[1] convert(c)\n"), "complex: not followed");
+    }
+
+    /** Every convert on the way rounds the values, as XLA's folding of each leaves them. */
+    @Test
+    void eachConvertOnTheWayIsApplied() {
+        assertArrayEquals(new double[] {1, 2}, values("f32[2] constant({1.0001, 2.003})", "  b = bf16[2] convert(c)\n  k = f32[2] convert(b)\n"));
+        assertArrayEquals(new double[] {0, (float) 1e-30},
+                values("f64[2] constant({1e-50, 1e-30})", "  b = f32[2] convert(c)\n  k = f64[2] convert(b)\n"));
+        assertArrayEquals(new double[] {1, -2, 0}, values("f32[3] constant({1.5, -2.9, nan})", "  b = s32[3] convert(c)\n  k = f32[3] convert(b)\n"));
+        assertArrayEquals(new double[] {255, 0}, values("f32[2] constant({300, -4})", "  b = u8[2] convert(c)\n  k = f64[2] convert(b)\n"),
+                "saturated as XLA converts");
+        assertArrayEquals(new double[] {(float) 1e-42}, values("f32[1] constant({1e-42})", "  k = f64[1] convert(c)\n"),
+                "a denormal is not flushed by a folded convert (jax 0.10)");
+        assertNull(values("s64[1] constant({9007199254740993})", "  k = s64[1] copy(c)\n"), "past a double's whole numbers");
+        assertNull(values("f32[1] constant({1})", "  k = f8e4m3fn[1] convert(c)\n"), "into a narrow float: not followed");
     }
 }
