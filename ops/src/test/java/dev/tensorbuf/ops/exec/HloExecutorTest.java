@@ -927,9 +927,11 @@ class HloExecutorTest {
     /**
      * XLA folds elementwise ops of constants before anything runs, each rounded on its own and
      * nothing flushed: a multiply then an add of constants are two roundings, not the fused
-     * multiply-add LLVM makes of them at run time, and 1e-40 + 1e-40 is 2e-40, also with a
-     * broadcast scalar; an op reading a broadcast of an array is computed, flushing (jax 0.10 on
-     * each module). Was: all computed as the program ran.
+     * multiply-add LLVM makes of them at run time, also of a concatenation or dynamic slice of
+     * constants, and 1e-40 + 1e-40 is 2e-40, also with a broadcast scalar; an op reading a
+     * broadcast of an array is computed, flushing (jax 0.10 on each module). Was: all computed as
+     * the program ran. Two of the evaluator's own ways are kept: the sign of a denormal, and
+     * compares of a total order.
      */
     @Test
     void elementwiseOpsOfConstantsAreFoldedAsXlaFoldsThem() {
@@ -939,12 +941,27 @@ class HloExecutorTest {
                 "a = f32[2]{0} constant({1.00000012, 3})", "b = f32[2]{0} constant({1.00000012, 1})",
                 "c = f32[2]{0} constant({-1.00000024, 1})", "m = f32[2]{0} multiply(a, b)", "s = f32[2]{0} add(m, c)",
                 "ROOT r = f32[2]{0} multiply(s, x)"), ones)), "a multiply and an add of constants");
+        for (String a : List.of("a = f32[2]{0} concatenate(a1, a2), dimensions={0}",
+                "a = f32[2]{0} dynamic-slice(a3, i), dynamic_slice_sizes={2}")) {
+            assertArrayEquals(bits(new float[] {0, 4}), bits(runF32(module("x = f32[2]{0} parameter(0)",
+                    "a1 = f32[1]{0} constant({1.00000012})", "a2 = f32[1]{0} constant({3})", "a3 = f32[3]{0} constant({5, 1.00000012, 3})",
+                    "i = s32[] constant(1)", a, "b = f32[2]{0} constant({1.00000012, 1})",
+                    "c = f32[2]{0} constant({-1.00000024, 1})", "m = f32[2]{0} multiply(a, b)", "s = f32[2]{0} add(m, c)",
+                    "ROOT r = f32[2]{0} multiply(s, x)"), ones)), a);
+        }
         int twice = 2 * 71362;   // 1e-40f is 71362 ulps of the smallest denormal
         assertArrayEquals(new int[] {twice, 0x40400000}, bits(runF32(module("x = f32[2]{0} parameter(0)",
                 "c = f32[2]{0} constant({1e-40, 3})", "d = f32[2]{0} constant({1e-40, 0})", "ROOT r = f32[2]{0} add(c, d)"), ones)));
         assertArrayEquals(new int[] {twice, 0x40400000}, bits(runF32(module("x = f32[2]{0} parameter(0)",
                 "c = f32[2]{0} constant({1e-40, 3})", "d = f32[] constant(1e-40)", "b = f32[2]{0} broadcast(d), dimensions={}",
                 "ROOT r = f32[2]{0} add(c, b)"), ones)), "with a broadcast scalar");
+        assertArrayEquals(new int[] {0x80000000, 0, 0x3f800000}, bits(runF32(module("x = f32[2]{0} parameter(0)",
+                "c = f32[3]{0} constant({-1e-40, 1e-40, 5})", "ROOT r = f32[3]{0} sign(c)"), ones)),
+                "its evaluator's sign of a denormal is a zero of its sign");
+        assertArrayEquals(bits(new float[] {0, 1, 0}), bits(runF32(module("x = f32[2]{0} parameter(0)",
+                "a = f32[3]{0} constant({nan, 1, 1})", "b = f32[3]{0} constant({nan, 1, nan})",
+                "q = pred[3]{0} compare(a, b), direction=EQ, type=TOTALORDER", "ROOT r = f32[3]{0} convert(q)"), ones)),
+                "and it compares a total order as plain floats: NaN == NaN is false");
         String broadcastSum = module("x = f32[2]{0} parameter(0)", "d = f32[] constant(1e-40)",
                 "b = f32[1000,1000]{1,0} broadcast(d), dimensions={}", "ROOT r = f32[1000,1000]{1,0} add(b, b)");
         float[] sums = runF32(broadcastSum, ones);

@@ -532,7 +532,10 @@ final class Fusion {
         for (TensorView a : args) {
             leaves.add(new Pointwise.Leaf(leaves.size(), a.dtype()));
         }
-        Pointwise.Op e = new Pointwise.Op(op, type, leaves, detail(in, op, leaves));
+        // XLA's evaluator compares floats of a total order as plain floats (jax 0.10: NaN == NaN is
+        // false there), and takes the sign of a denormal f32, bf16 or f64 as a zero of its sign.
+        Pointwise.Op e = new Pointwise.Op(op, type, leaves, detail(in, op, leaves).replace(" TOTALORDER", " FLOAT"));
+        boolean signOfFlushed = op.equals("sign") && (type == DType.F32 || type == DType.BF16 || type == DType.F64);
         epilogues.put(in.name(), "folded " + e + " as XLA folds constants (rounded on its own, denormals kept)");
         // Of broadcast scalars alone, the op of the scalars broadcast, as XLA's simplifier makes it.
         boolean scalars = args.stream().allMatch(a -> a.stridedLayout().map(l -> l.strides().stream().allMatch(st -> st == 0)).orElse(false));
@@ -571,6 +574,12 @@ final class Fusion {
                 TensorView dense = Materialize.allocateForOverwrite(ArrayShape.of(args.get(k).dtype(), part), allocator);
                 Materialize.copy(Ops.slice(args.get(k), start, limit, unit), dense);
                 columns[k] = PointwiseCopy.read(dense.buffer().segment(), dense.dtype(), (int) n);
+            }
+            if (signOfFlushed) {
+                double[] x = (double[]) columns[0];
+                for (int i = 0; i < x.length; i++) {
+                    x[i] = Pointwise.flushIn(x[i], type, true);
+                }
             }
             TensorView dense = Materialize.allocateForOverwrite(ArrayShape.of(type, part), allocator);
             PointwiseCopy.write(dense.buffer().segment(), type, Pointwise.eval(e, columns, (int) n, Pointwise.Mode.IEEE), (int) n);
@@ -1183,14 +1192,28 @@ final class Fusion {
         return true;
     }
 
-    /** {@return whether {@code d} is a constant to XLA's folding: a literal that stays one, or an op it folds, under moves it folds} */
+    /**
+     * {@return whether {@code d} is a constant to XLA's folding: a literal that stays one, an
+     * elementwise op it folds, or a concatenation or dynamic slice of such, under moves it folds}
+     * (jax 0.10: a * b + c is two roundings with a concatenation or dynamic slice of constants
+     * for a; after a pad of constants it is computed, flushing.)
+     */
     private static boolean isFoldedValue(HloComputation comp, HloInstruction d, int depth) {
         HloInstruction x = d;
         while (FoldedConstants.isFoldedMove(x)) {
             x = comp.instruction(x.operands().getFirst());
         }
-        return x.opcode().equals("constant") ? !FoldedConstants.foldsIntoIota(comp, d.name()) : isFoldedOp(comp, x, depth + 1);
+        if (x.opcode().equals("constant")) {
+            return !FoldedConstants.foldsIntoIota(comp, d.name());
+        }
+        if (FOLDED_GATHERS.contains(x.opcode()) && !x.operands().isEmpty() && depth < 8) {
+            return x.operands().stream().allMatch(o -> isFoldedValue(comp, comp.instruction(o), depth + 1));
+        }
+        return isFoldedOp(comp, x, depth + 1);
     }
+
+    /** The data movement of several operands that XLA folds when every operand is a constant to it. */
+    private static final Set<String> FOLDED_GATHERS = Set.of("concatenate", "dynamic-slice");
 
     /**
      * {@return whether XLA folds {@code name} into a constant before its simplifier's rewrites: a
