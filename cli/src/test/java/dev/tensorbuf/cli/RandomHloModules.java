@@ -508,8 +508,8 @@ final class RandomHloModules {
     /** {@return per dim the low and high edge padding of {@code name} where it is a pad, else zeros} */
     private long[][] cutEdges(String name, int rank) {
         long[][] edges = new long[rank][2];
-        Line line = lines.stream().filter(l -> l.name().equals(name)).findFirst().orElse(null);
-        if (line == null || !line.rhs().startsWith("pad(")) {
+        Line line = line(name);
+        if (!line.rhs().startsWith("pad(")) {
             return edges;
         }
         String[] dimsConfig = line.rhs().substring(line.rhs().indexOf("padding=") + "padding=".length()).split("x");

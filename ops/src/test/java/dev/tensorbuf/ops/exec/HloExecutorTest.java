@@ -979,7 +979,7 @@ class HloExecutorTest {
     /** A folded op of more elements than one chunk holds is evaluated chunk by chunk, every element once. */
     @Test
     void aFoldedOpLargerThanAChunkIsEvaluatedWhole() {
-        int n = 2 * 300 * 300;   // [2,300,300]: chunks along both leading dims
+        int n = 2 * 300 * 300;   // [2,300,300]: 180,000 elements, three chunks
         float[] c = gaussians(11, n);
         c[0] = 1e-40f;
         c[n - 1] = -1e-40f;

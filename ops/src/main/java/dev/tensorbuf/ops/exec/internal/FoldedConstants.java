@@ -233,7 +233,7 @@ final class FoldedConstants {
         try {
             values = type.kind() == DType.Kind.FLOAT
                     ? tokens.stream().mapToDouble(t -> ScalarLiteral.parse(t, type)).toArray()
-                    : tokens.stream().mapToLong(t -> integer(t, type)).toArray();
+                    : tokens.stream().mapToLong(t -> Literals.integer(t, type)).toArray();
         } catch (IllegalArgumentException notANumber) {   // NumberFormatException too
             return null;
         }
@@ -257,19 +257,6 @@ final class FoldedConstants {
             out[i] = l[i];
         }
         return out;
-    }
-
-    /** {@return an integer or pred literal of {@code type} as its bits: any nonzero integer is a true pred, as XLA's parser reads it} */
-    private static long integer(String text, DType type) {
-        return switch (type.kind()) {
-            case BOOLEAN -> switch (text) {
-                case "true" -> 1;
-                case "false" -> 0;
-                default -> new java.math.BigInteger(text).signum() != 0 ? 1 : 0;
-            };
-            case UNSIGNED -> Long.parseUnsignedLong(text);
-            default -> Long.parseLong(text);
-        };
     }
 
     /** {@return the literal values of the instruction behind {@code name}'s data movement, as written} */

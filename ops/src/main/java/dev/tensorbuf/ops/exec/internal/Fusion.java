@@ -15,6 +15,7 @@ import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.internal.Extents;
 import dev.tensorbuf.views.TensorView;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -518,7 +519,7 @@ final class Fusion {
         return detail;
     }
 
-    /** Elements a folded op evaluates at a time: the arrays of one chunk stay small whatever the constant's size. */
+    /** Elements a folded op evaluates at a time: the evaluator's arrays stay small whatever the constant's size. */
     private static final int FOLD_CHUNK = 1 << 16;
 
     /**
@@ -547,57 +548,30 @@ final class Fusion {
         if (out.elementCount() == 0) {
             return new Made(out, true);
         }
-        if (scalars) {
-            args = args.stream().map(a -> Ops.slice(a, new long[dims.length], dims, dims)).toList();
+        // Each operand copied dense in row-major order (of the scalars, their first element), then
+        // evaluated a chunk of elements at a time, so the evaluator's arrays stay small.
+        List<MemorySegment> dense = new ArrayList<>();
+        for (TensorView a : args) {
+            TensorView d = Materialize.allocateForOverwrite(ArrayShape.of(a.dtype(), dims), allocator);
+            Materialize.copy(scalars ? Ops.slice(a, new long[dims.length], dims, dims) : a, d);
+            dense.add(d.buffer().segment());
         }
-        // Chunks of whole trailing dims, the dim before them cut in steps, each operand's part made dense first.
-        int cut = dims.length - 1;
-        long inner = 1;
-        while (cut >= 0 && inner * dims[cut] <= FOLD_CHUNK) {
-            inner *= dims[cut--];
-        }
-        long step = FOLD_CHUNK / inner;
-        long[] start = new long[dims.length];
-        long[] unit = new long[dims.length];
-        java.util.Arrays.fill(unit, 1);
-        while (true) {
-            long[] limit = new long[dims.length];
-            long[] part = new long[dims.length];
-            long n = 1;
-            for (int d = 0; d < dims.length; d++) {
-                limit[d] = d < cut ? start[d] + 1 : d == cut ? Math.min(dims[d], start[d] + step) : dims[d];
-                part[d] = limit[d] - start[d];
-                n *= part[d];
-            }
+        long total = out.elementCount();
+        for (long at = 0; at < total; at += FOLD_CHUNK) {
+            int n = (int) Math.min(FOLD_CHUNK, total - at);
             Object[] columns = new Object[args.size()];
             for (int k = 0; k < args.size(); k++) {
-                TensorView dense = Materialize.allocateForOverwrite(ArrayShape.of(args.get(k).dtype(), part), allocator);
-                Materialize.copy(Ops.slice(args.get(k), start, limit, unit), dense);
-                columns[k] = PointwiseCopy.read(dense.buffer().segment(), dense.dtype(), (int) n);
+                DType t = args.get(k).dtype();
+                columns[k] = PointwiseCopy.read(dense.get(k).asSlice(at * (t.bitWidth() / 8)), t, n);
             }
             if (signOfFlushed) {
                 double[] x = (double[]) columns[0];
-                for (int i = 0; i < x.length; i++) {
+                for (int i = 0; i < n; i++) {
                     x[i] = Pointwise.flushIn(x[i], type, true);
                 }
             }
-            TensorView dense = Materialize.allocateForOverwrite(ArrayShape.of(type, part), allocator);
-            PointwiseCopy.write(dense.buffer().segment(), type, Pointwise.eval(e, columns, (int) n, Pointwise.Mode.IEEE), (int) n);
-            Materialize.copy(dense, Ops.slice(out, start, limit, unit));
-            if (cut < 0) {
-                break;
-            }
-            start[cut] = limit[cut];   // the next chunk's start, counted as an odometer
-            int d = cut;
-            while (d >= 0 && start[d] >= dims[d]) {
-                start[d] = 0;
-                if (--d >= 0) {
-                    start[d]++;
-                }
-            }
-            if (d < 0) {
-                break;
-            }
+            PointwiseCopy.write(out.buffer().segment().asSlice(at * (type.bitWidth() / 8)), type,
+                    Pointwise.eval(e, columns, n, Pointwise.Mode.IEEE), n);
         }
         // The broadcast scalar is a view, laid out as no instruction is: the reader copies it where it must.
         return scalars ? new Made(Ops.broadcast(Ops.reshape(out, new long[0]), shape), false) : new Made(out, true);

@@ -96,14 +96,8 @@ public final class Literals {
         DType t = v.dtype();
         try {
             switch (t.kind()) {
-                // XLA's parser reads an integer as a pred too, any nonzero one as true.
-                case BOOLEAN -> TensorElements.of(v).setBits(switch (text) {
-                    case "true" -> 1;
-                    case "false" -> 0;
-                    default -> new java.math.BigInteger(text).signum() != 0 ? 1 : 0;
-                }, index);
-                case SIGNED -> TensorElements.of(v).setLong(Long.parseLong(text), index);
-                case UNSIGNED -> TensorElements.of(v).setBits(checkedUnsigned(text, t), index);
+                case BOOLEAN, UNSIGNED -> TensorElements.of(v).setBits(integer(text, t), index);
+                case SIGNED -> TensorElements.of(v).setLong(integer(text, t), index);
                 case FLOAT -> {
                     double value = real(text, t, literal);
                     if (t == DType.F32) {
@@ -134,6 +128,25 @@ public final class Literals {
             return Float.intBitsToFloat(Double.doubleToRawLongBits(value) < 0 ? 0xffc00000 : 0x7fc00000);
         }
         return (float) value;
+    }
+
+    /**
+     * {@return a pred or integer literal of {@code t}: a pred as 0 or 1 (XLA's parser reads an
+     * integer as a pred too, any nonzero one as true), an unsigned value as its bits}
+     *
+     * @throws NumberFormatException if {@code text} is no integer
+     * @throws IllegalArgumentException for an unsigned value past {@code t}'s width
+     */
+    static long integer(String text, DType t) {
+        return switch (t.kind()) {
+            case BOOLEAN -> switch (text) {
+                case "true" -> 1;
+                case "false" -> 0;
+                default -> new java.math.BigInteger(text).signum() != 0 ? 1 : 0;
+            };
+            case UNSIGNED -> checkedUnsigned(text, t);
+            default -> Long.parseLong(text);
+        };
     }
 
     private static long checkedUnsigned(String text, DType t) {
