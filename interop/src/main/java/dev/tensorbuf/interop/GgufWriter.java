@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -22,8 +23,8 @@ import java.util.Set;
  * Writes GGUF version 3 files, little-endian, as gguf-py's {@code GGUFWriter} lays them out: the
  * header (magic, version, counts, metadata in the map's order, tensor infos in the list's order),
  * zeros to the alignment, then each tensor's bytes padded with zeros to the alignment. The
- * alignment is {@code general.alignment} when the metadata has it (a UINT32 power of two), else 32.
- * Tensors are given with logical row-major dims (outermost first) and their bytes as ggml stores
+ * alignment is {@code general.alignment} when the metadata has it (a UINT32 power of two), else 32;
+ * in a regular file, padding longer than 64 KiB is left a hole, which reads as zeros. Tensors are given with logical row-major dims (outermost first) and their bytes as ggml stores
  * them (row-major; block types as whole blocks along the innermost dim); the infos list the dims
  * innermost first, as GGUF does.
  * {@snippet :
@@ -146,18 +147,42 @@ public final class GgufWriter {
         long headerPadded = GgufCodec.alignUp(header.length, alignment);
         long align = alignment;
         FileReplacement.write(file, where -> {
+            boolean seekable = Files.isRegularFile(where);
             try (FileChannel channel = FileReplacement.open(where)) {
                 Npy.writeFully(channel, ByteBuffer.wrap(header));
-                Npy.writeFully(channel, ByteBuffer.allocate((int) (headerPadded - header.length)));
+                writeZeros(channel, headerPadded - header.length, seekable);
                 for (Tensor t : tensors) {
                     CountedWrites counted = new CountedWrites(channel, t.byteSize(), "tensor '" + t.name() + "' of " + file);
                     t.data().write(counted);
                     counted.finish();
                     long pad = GgufCodec.alignUp(t.byteSize(), align) - t.byteSize();
-                    Npy.writeFully(channel, ByteBuffer.allocate((int) pad));
+                    writeZeros(channel, pad, seekable);
                 }
             }
         });
+    }
+
+    /** Padding up to this many bytes is written as zeros; longer padding in a regular file is a hole. */
+    private static final int WRITTEN_PADDING = 1 << 16;
+
+    /**
+     * Writes {@code n} zero bytes. {@code general.alignment} may be any power of two up to 2^31,
+     * so padding is never one array of its size (fuzzing found a file asking for 2^30, which ran
+     * the heap out): in a regular file padding past {@link #WRITTEN_PADDING} is skipped, leaving a
+     * hole that reads as zeros and takes no disk, ended by one zero written; elsewhere (a pipe)
+     * zeros are written a bounded buffer at a time.
+     */
+    private static void writeZeros(FileChannel channel, long n, boolean seekable) throws IOException {
+        if (seekable && n > WRITTEN_PADDING) {
+            channel.position(Math.addExact(channel.position(), n - 1));
+            Npy.writeFully(channel, ByteBuffer.allocate(1));
+            return;
+        }
+        ByteBuffer zeros = ByteBuffer.allocate((int) Math.min(n, WRITTEN_PADDING));
+        for (long left = n; left > 0; left -= zeros.capacity()) {
+            zeros.clear().limit((int) Math.min(left, zeros.capacity()));
+            Npy.writeFully(channel, zeros);
+        }
     }
 
     private static void checkStrings(Object value, String what) {

@@ -18,6 +18,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
 
 class GgufFileTest {
@@ -111,6 +113,38 @@ class GgufFileTest {
         assertEquals("general.alignment UINT32 48 is not a UINT32 power of two",
                 assertThrows(IllegalArgumentException.class, () -> GgufWriter.write(file,
                         Map.of("general.alignment", GgufValue.u32(48)), List.of())).getMessage());
+    }
+
+    /**
+     * A file may ask for any power of two up to 2^31 (fuzzing found one asking 2^30, which the
+     * writer padded with one heap array of that size and ran out of memory): padding that long is
+     * a hole, so this 4 GiB file takes a few blocks and no heap.
+     */
+    @Test
+    @EnabledOnOs(value = OS.LINUX, disabledReason = "counts disk blocks with GNU stat")
+    void theLargestAlignmentIsPaddedWithHoles() throws IOException {
+        Path file = dir.resolve("wide.gguf");
+        long alignment = 1L << 31;
+        GgufWriter.write(file, Map.of("general.alignment", GgufValue.u32(alignment)),
+                List.of(GgufWriter.tensor("t", GgmlType.I8, List.of(3L), MemorySegment.ofArray(new byte[] {1, 2, 3}))));
+        assertEquals(2 * alignment, Files.size(file));
+        assertTrue(diskBytes(file) < 1 << 20, "the padding takes " + diskBytes(file) + " bytes of disk");
+        try (GgufFile f = GgufFile.open(file)) {
+            assertEquals(alignment, f.dataOffset());
+            assertArrayEquals(new byte[] {1, 2, 3}, f.tensor("t").data().segment().toArray(ValueLayout.JAVA_BYTE));
+        }
+        try (var channel = java.nio.channels.FileChannel.open(file)) {
+            java.nio.ByteBuffer last = java.nio.ByteBuffer.allocate(2);
+            channel.read(last, 2 * alignment - 2);
+            assertArrayEquals(new byte[2], last.array());
+        }
+    }
+
+    /** {@return the disk blocks {@code file} takes, in bytes, as {@code stat} counts them} */
+    private static long diskBytes(Path file) throws IOException {
+        Process stat = new ProcessBuilder("stat", "--format=%b %B", file.toString()).redirectErrorStream(true).start();
+        String[] out = new String(stat.getInputStream().readAllBytes()).trim().split(" ");
+        return Long.parseLong(out[0]) * Long.parseLong(out[1]);
     }
 
     @Test
