@@ -25,6 +25,13 @@ def _ties_and_nans():
 def max_pool(x):
     f = x.astype(jnp.float32) / np.float32(255)
     return jax.lax.reduce_window(f, -jnp.inf, jax.lax.max, (1, 3, 3, 1), (1, 2, 2, 1), ((0, 0), (1, 1), (1, 1), (0, 0)))
+def bf16_max_pool(x): return jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (1, 3, 3, 1), (1, 2, 2, 1), ((0, 0), (1, 1), (1, 1), (0, 0)))
+def bf16_row_max(x): return jnp.max(x, axis=-1)
+def bf16_argmax(x): return jnp.argmax(x, axis=-1).astype(jnp.int32)
+def _bf16_logits(shape):
+    x = np.round(r.standard_normal(shape) * 8) / 4
+    x.flat[[3, 40, 41]] = [np.nan, np.inf, -np.inf]; x.flat[[7, 9]] = [-0.0, 1e-40]
+    return x.astype(ml_dtypes.bfloat16)
 def root_bins(x): return jnp.sign(x) * jnp.floor(jnp.sqrt(jnp.abs(x - np.float32(0.25))) * np.float32(4)) / np.float32(3)
 r = np.random.default_rng(1)
 progs = {"normalise_transpose": (norm, r.integers(0, 256, (2, 5, 7, 3)).astype(np.uint8)),
@@ -38,7 +45,10 @@ progs = {"normalise_transpose": (norm, r.integers(0, 256, (2, 5, 7, 3)).astype(n
          "mask_count": (mask_count, r.standard_normal((5, 70)).astype(np.float32)),
          "any_all": (any_all, r.standard_normal((9, 11)).astype(np.float32)),
          "argmax_argmin": (argmax_argmin, _ties_and_nans()),
-         "max_pool": (max_pool, r.integers(0, 256, (2, 9, 8, 3)).astype(np.uint8))}
+         "max_pool": (max_pool, r.integers(0, 256, (2, 9, 8, 3)).astype(np.uint8)),
+         "bf16_max_pool": (bf16_max_pool, _bf16_logits((2, 9, 8, 3))),
+         "bf16_row_max": (bf16_row_max, _bf16_logits((6, 40))),
+         "bf16_argmax": (bf16_argmax, _bf16_logits((6, 40)))}
 out = sys.argv[1]
 only = sys.argv[2:]   # names to lower, all when none
 for name, (f, x) in progs.items():

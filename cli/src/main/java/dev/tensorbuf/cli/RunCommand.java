@@ -64,8 +64,8 @@ final class RunCommand implements Command {
                 for bit as XLA's CPU backend computes them,
                 reduce and reduce-window where no order of combining changes a bit (integers by add,
                 multiply, maximum, minimum, and, or, xor; pred by the last five; floats by maximum and
-                minimum; jax's argmax and argmin; the init value the reducer's identity; float sums are
-                refused), and call or fusion of computations made of them (jax's
+                minimum, also rounded each step through bf16 as XLA optimises bf16 reduces; jax's argmax
+                and argmin; the init value the reducer's identity; float sums are refused), and call or fusion of computations made of them (jax's
                 lower(x).as_text(dialect='hlo') and lower(x).compile().as_text()). Each op is a view (its map composed into its operand's,
                 no element moved); elementwise ops are held as one expression and evaluated in the copy
                 that needs their value; copy, convert between types, constants, iota and reductions make new memory, and

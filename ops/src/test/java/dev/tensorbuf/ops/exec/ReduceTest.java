@@ -729,6 +729,104 @@ class ReduceTest {
                 0x7fc00000L, 0xff800000L).getFirst())));
     }
 
+    /**
+     * XLA's float normalization writes a reduce of bf16 in f32 with a reducer that rounds each step
+     * through bf16 (jnp.max, jnp.argmax and max pools of bf16, optimised). Every value below is jax
+     * 0.10's for the same module: a maximum or minimum rounded each step is the one over the
+     * flushed elements rounded once; one element is the reshape XLA makes of it, not rounded; a
+     * window of one element runs the loop, rounded and flushed.
+     */
+    @Test
+    void aReducerRoundingThroughBf16IsTheReduceRoundedOnce() {
+        long a = Float.floatToRawIntBits(1.001f);
+        long b = Float.floatToRawIntBits(1.002f);
+        long c = Float.floatToRawIntBits(1.0039f);
+        long half = 0x3f000000L;
+        long minus3 = 0xc0400000L;
+        long den = Float.floatToRawIntBits(1e-40f);
+        long[] rows = {a, b, c, half, minus3, den, 0x80000000L | den, 0, 0x80000000L, Float.floatToRawIntBits(2e-39f),
+            0x7fc00000L, 0x3f800000L, 0x40000000L, 0x40400000L, 0x40800000L};
+        List<Long> max = rounded("reduce", "f32[3,5]", "f32[3]", "dimensions={1}", "maximum", "-inf", rows);
+        assertEquals(List.of(0x3f800000L, 0L), max.subList(0, 2));
+        assertTrue(Float.isNaN(Float.intBitsToFloat((int) (long) max.get(2))));
+        List<Long> min = rounded("reduce", "f32[3,5]", "f32[3]", "dimensions={1}", "minimum", "inf", rows);
+        assertEquals(List.of(minus3, 0x80000000L), min.subList(0, 2));
+        assertEquals(List.of(a, c, den), rounded("reduce", "f32[3,1]", "f32[3]", "dimensions={1}", "maximum", "-inf", a, c, den));
+        assertEquals(List.of(0x3f800000L, 0x3f800000L, 0x3f800000L, half), rounded("reduce-window", "f32[5]", "f32[4]", "window={size=2}",
+                "maximum", "-inf", a, b, c, half, minus3));
+        assertEquals(List.of(0x3f800000L, 0L, 0x80000000L, minus3), rounded("reduce-window", "f32[4]", "f32[4]", "window={size=1}",
+                "maximum", "-inf", a, den, 0x80000000L | den, minus3));
+        // Random rows, against the largest element rounded to bf16 once.
+        Random rnd = new Random(7);
+        long[] values = new long[7 * 300];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = Float.floatToRawIntBits((float) (rnd.nextGaussian() * 3)) & 0xFFFFFFFFL;
+        }
+        List<Long> got = rounded("reduce", "f32[7,300]", "f32[7]", "dimensions={1}", "maximum", "-inf", values);
+        for (int r = 0; r < 7; r++) {
+            float m = Float.NEGATIVE_INFINITY;
+            for (int e = 0; e < 300; e++) {
+                m = Math.max(m, Float.intBitsToFloat((int) values[r * 300 + e]));
+            }
+            int bits = Float.floatToRawIntBits(m);
+            long bf16 = (((bits + 0x7fff + ((bits >>> 16) & 1)) >>> 16) << 16) & 0xFFFFFFFFL;
+            assertEquals(bf16, got.get(r), "row " + r);
+        }
+    }
+
+    /** The same reducer in jax's argmax: on bf16 values (what jax gives it) it is the argmax; on others it is refused, naming why. */
+    @Test
+    void anArgmaxRoundingThroughBf16TakesBf16Values() {
+        String text = "HloModule a\nr {\n  a = f32[] parameter(0)\n  ai = s32[] parameter(1)\n  b = f32[] parameter(2)\n"
+                + "  bi = s32[] parameter(3)\n  o = pred[] compare(a, b), direction=GT\n  n = pred[] compare(a, a), direction=NE\n"
+                + "  p = pred[] or(o, n)\n  v = f32[] select(p, a, b)\n  e = pred[] compare(a, b), direction=EQ\n"
+                + "  l = pred[] compare(ai, bi), direction=LT\n  tie = pred[] and(e, l)\n  q = pred[] or(p, tie)\n  vb = bf16[] convert(v)\n"
+                + "  vf = f32[] convert(vb)\n  i = s32[] select(q, ai, bi)\n  ROOT t = (f32[], s32[]) tuple(vf, i)\n}\nENTRY e {\n"
+                + "  x = f32[2,4] parameter(0)\n  io = s32[2,4] iota(), iota_dimension=1\n  init = f32[] constant(-inf)\n"
+                + "  z = s32[] constant(0)\n  m = (f32[2], s32[2]) reduce(x, io, init, z), dimensions={1}, to_apply=r\n"
+                + "  ROOT idx = s32[2] get-tuple-element(m), index=1\n}\n";
+        try (Allocator mem = Allocators.shared()) {
+            TensorView x = TensorView.of(mem.allocate(32), ArrayShape.of(DType.F32, 2, 4));
+            float[] bf16Values = {1.5f, 3f, 3f, -2f, 0.25f, Float.NaN, 8f, Float.NaN};
+            for (int i = 0; i < 8; i++) {
+                TensorElements.of(x).setDouble(bf16Values[i], i / 4, i % 4);
+            }
+            try (Execution e = HloExecutor.execute(text, Map.of("0", x))) {
+                assertEquals(1L, TensorElements.of(e.rowMajor()).getLong(0));
+                assertEquals(1L, TensorElements.of(e.rowMajor()).getLong(1));
+            }
+            // 1.002 and 1.001 both round to 1 in bf16: which wins would follow XLA's loop order.
+            TensorElements.of(x).setDouble(1.002f, 0, 0);
+            TensorElements.of(x).setDouble(1.001f, 0, 1);
+            IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> HloExecutor.execute(text, Map.of("0", x)));
+            assertTrue(refused.getMessage().contains("rounds its value through bf16 (XLA's float normalization) runs on bf16 values only:"
+                    + " element 0 of row 0, 1.00199"), refused.getMessage());
+        }
+    }
+
+    /** {@return the bits of a {@code reduce} or {@code reduce-window} of f32 whose reducer rounds through bf16, jax's way} */
+    private static List<Long> rounded(String opcode, String in, String out, String attribute, String op, String init, long... values) {
+        String text = "HloModule m\nr {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  c = f32[] " + op + "(a, b)\n"
+                + "  n = bf16[] convert(c)\n  ROOT w = f32[] convert(n)\n}\nENTRY e {\n  p = " + in + " parameter(0)\n"
+                + "  z = f32[] constant(" + init + ")\n  ROOT out = " + out + " " + opcode + "(p, z), " + attribute + ", to_apply=r\n}\n";
+        ArrayShape shape = ArrayShape.parse(in);
+        try (Allocator mem = Allocators.shared()) {
+            TensorView arg = TensorView.of(mem.allocate(4L * values.length), shape);
+            for (int i = 0; i < values.length; i++) {
+                TensorElements.of(arg).setBits(values[i], unflatten(i, shape.dims().stream().mapToLong(Long::longValue).toArray()));
+            }
+            try (Execution x = HloExecutor.execute(text, Map.of("0", arg))) {
+                TensorElements r = TensorElements.of(x.rowMajor());
+                long[] outDims = x.rowMajor().dims().stream().mapToLong(Long::longValue).toArray();
+                List<Long> got = new ArrayList<>();
+                for (long i = 0; i < r.view().elementCount(); i++) {
+                    got.add(r.getBits(unflatten(i, outDims)));
+                }
+                return got;
+            }
+        }
+    }
+
     @Test
     void integersWrapAndPredReducesAreAnyAndAll() {
         // jax 0.10: the product of 1..39 in s32 wraps to 0; u8 sums wrap; xor of 1..39 is 0.

@@ -359,7 +359,8 @@ public final class Interpreter {
             List<Long> over = Reductions.dimensions(in);
             boolean reshape = Reductions.reducesOneElement(held.dims(), over);
             if (reshape || Reductions.chunks(held.dims(), over, held.dtype())) {
-                String op = Reductions.reducerOp(module.computation(calleeName(in)));
+                HloComputation reducer = module.computation(calleeName(in));
+                String op = Reductions.reducerOp(reducer);
                 TensorView init = fusion.force(ops.get(1), comp.instruction(in.operands().get(1)).arrayShape().laidOut(), in.name());
                 if (reshape) {
                     // XLA's simplifier makes a reduce of one element a reshape, so the expression
@@ -369,10 +370,11 @@ public final class Interpreter {
                 }
                 // A held expression is evaluated a chunk at a time into one scratch, in the
                 // order the fold reads, and folded there: no memory, and no pass, for the whole.
-                TensorView r = Reductions.reduceInChunks((start, dims, dst) -> fusion.evaluateBox(held, start, dims, dst, in.name()),
-                        operand, init, over, op, in.arrayShape(), allocator);
+                TensorView r = Reductions.roundThrough(Reductions.reduceInChunks(
+                        (start, dims, dst) -> fusion.evaluateBox(held, start, dims, dst, in.name()), operand, init, over, op,
+                        in.arrayShape(), allocator), Reductions.roundedThrough(reducer), in.arrayShape(), allocator);
                 return new Value(r, ExecutedInstruction.Kind.REDUCED, true, null,
-                        "by " + op + " over dims " + over + ", its operand evaluated a chunk at a time");
+                        "by " + Reductions.describe(op, reducer) + " over dims " + over + ", its operand evaluated a chunk at a time");
             }
         }
         return apply(comp, in, PASS_HELD_OPCODES.contains(in.opcode()) ? ops : fusion.forced(comp, in, ops), values);
@@ -447,16 +449,22 @@ public final class Interpreter {
                 }
                 String op = Reductions.reducerOp(reducer);
                 List<Long> over = Reductions.dimensions(in);
-                yield new Value(Reductions.reduce(operand(in, ops, 0), operand(in, ops, 1), over, op, shape, allocator),
-                        ExecutedInstruction.Kind.REDUCED, true, null, "by " + op + " over dims " + over);
+                TensorView r = Reductions.reduce(operand(in, ops, 0), operand(in, ops, 1), over, op, shape, allocator);
+                // One element is the reshape XLA's simplifier makes of it, not rounded (jax 0.10).
+                boolean one = Reductions.reducesOneElement(operand(in, ops, 0).dims(), over);
+                yield new Value(one ? r : Reductions.roundThrough(r, Reductions.roundedThrough(reducer), shape, allocator),
+                        ExecutedInstruction.Kind.REDUCED, true, null, "by " + Reductions.describe(op, reducer) + " over dims " + over);
             }
             case "reduce-window" -> {
-                String op = Reductions.reducerOp(module.computation(calleeName(in)));
+                HloComputation reducer = module.computation(calleeName(in));
+                String op = Reductions.reducerOp(reducer);
                 if (!(HloInstructions.attribute(in, "window").orElse(null) instanceof HloAttribute.Window w)) {
                     throw new IllegalArgumentException("reduce-window needs a window={size=... stride=... pad=...} attribute");
                 }
-                yield new Value(Reductions.reduceWindow(operand(in, ops, 0), operand(in, ops, 1), w.dims(), op, shape, allocator),
-                        ExecutedInstruction.Kind.REDUCED, true, null, "by " + op + " over windows of " + in.text("window").orElse(""));
+                yield new Value(Reductions.reduceWindow(operand(in, ops, 0), operand(in, ops, 1), w.dims(), op,
+                        Reductions.roundedThrough(reducer), shape, allocator),
+                        ExecutedInstruction.Kind.REDUCED, true, null,
+                        "by " + Reductions.describe(op, reducer) + " over windows of " + in.text("window").orElse(""));
             }
             default -> throw new AssertionError("opcode " + in.opcode() + " passed the support check");
         };
@@ -464,9 +472,10 @@ public final class Interpreter {
 
     /** jax's argmax or argmin: a tuple of the values and the indices, each new memory. */
     private Value argReduce(HloInstruction in, List<TensorView> ops) {
-        String direction = Reductions.argDirection(module.computation(calleeName(in)));
+        HloComputation reducer = module.computation(calleeName(in));
+        String direction = Reductions.argDirection(reducer);
         List<TensorView> both = Reductions.argReduce(ops.get(0), ops.get(1), ops.get(2), ops.get(3), Reductions.dimensions(in),
-                direction, in.outputShape(0).laidOut(), in.outputShape(1).laidOut(), allocator);
+                direction, Reductions.roundedThrough(reducer), in.outputShape(0).laidOut(), in.outputShape(1).laidOut(), allocator);
         String why = (direction.equals("GT") ? "argmax" : "argmin") + " over dims " + Reductions.dimensions(in);
         return new Value(null, ExecutedInstruction.Kind.VIEW, false,
                 List.of(new Value(both.get(0), ExecutedInstruction.Kind.REDUCED, true, null, why),

@@ -39,6 +39,10 @@ import java.util.function.IntConsumer;
  * ({@link #argDirection}): its formula is applied element after element, which gives the first
  * NaN's index, else the smallest index among equal values, whatever order XLA combines in.
  *
+ * <p>A float maximum or minimum whose reducer rounds each step through a narrower float (XLA's
+ * float normalization, {@link #roundedThrough}) is the reduce rounded once; an argmax so written
+ * takes values of the narrower type only.
+ *
  * <p>Two cases follow XLA's simplifier, not the reducer: where one element is reduced the result
  * is that element as it is (a denormal kept), and where none is, the init value. The init value
  * must be the reducer's identity ({@code 0} for add, {@code -inf} or the type's least value for
@@ -132,7 +136,7 @@ public final class Reductions {
         String ai = reducer.parameter(1).name();
         String b = reducer.parameter(2).name();
         String bi = reducer.parameter(3).name();
-        HloInstruction value = reducer.instruction(reducer.root().operands().get(0));
+        HloInstruction value = unrounded(reducer, reducer.instruction(reducer.root().operands().get(0)));
         HloInstruction index = reducer.instruction(reducer.root().operands().get(1));
         if (!isSelect(value, a, b) || !isSelect(index, ai, bi)) {
             return null;
@@ -204,7 +208,8 @@ public final class Reductions {
      * element (of two or more; one alone is taken as it is, as by any reduce).
      */
     static List<TensorView> argReduce(TensorView values, TensorView indices, TensorView initValue, TensorView initIndex,
-            List<Long> reduced, String direction, ArrayShape valueShape, ArrayShape indexShape, Allocator allocator) {
+            List<Long> reduced, String direction, DType through, ArrayShape valueShape, ArrayShape indexShape,
+            Allocator allocator) {
         if (!values.dims().equals(indices.dims())) {
             throw new IllegalArgumentException("values " + values.shape() + " and indices " + indices.shape() + " differ in dims");
         }
@@ -251,6 +256,9 @@ public final class Reductions {
             if (isFloat) {
                 double[] xs = (double[]) rowV;
                 double av = ((double[]) initV)[0];
+                if (through != null) {
+                    checkValuesOf(through, xs, t, r);
+                }
                 for (int e = 0; e < count; e++) {
                     double p = Pointwise.flushIn(av, t, flush);
                     double q = Pointwise.flushIn(xs[e], t, flush);
@@ -261,7 +269,10 @@ public final class Reductions {
                 }
                 // XLA's code for a reduce to one element reads the chosen value flushed (jax 0.10:
                 // the argmin of [2^-136, 2^-137] is +0 as f32[], 2^-137 per row of f32[2,2]).
-                ((double[]) outV)[r] = rows == 1 && count > 1 ? Pointwise.flushIn(av, t, flush) : av;
+                av = rows == 1 && count > 1 ? Pointwise.flushIn(av, t, flush) : av;
+                ((double[]) outV)[r] = through == null ? av
+                        : ((double[]) Pointwise.eval(roundTrip(new Pointwise.Leaf(0, t), t, through), new Object[] {new double[] {av}}, 1,
+                                Pointwise.Mode.XLA))[0];
             } else {
                 long[] xs = (long[]) rowV;
                 long av = ((long[]) initV)[0];
@@ -285,6 +296,24 @@ public final class Reductions {
         return List.of(Materialize.materialize(denseV, valueShape, allocator), Materialize.materialize(denseI, indexShape, allocator));
     }
 
+    /**
+     * Refuses a row of an argmax whose reducer rounds its value through {@code through} where a
+     * value is not one of that type's: the rounded running value is then compared with unrounded
+     * ones, and which index wins depends on the order XLA's loops take the elements in. jax's
+     * optimised argmax of bf16 reads bf16 values, which rounding leaves as they are.
+     */
+    private static void checkValuesOf(DType through, double[] xs, DType t, int row) {
+        double[] back = (double[]) Pointwise.eval(roundTrip(new Pointwise.Leaf(0, t), t, through), new Object[] {xs}, xs.length,
+                Pointwise.Mode.IEEE);
+        for (int e = 0; e < xs.length; e++) {
+            if (!Double.isNaN(xs[e]) && Double.doubleToRawLongBits(back[e]) != Double.doubleToRawLongBits(xs[e])) {
+                throw new IllegalArgumentException("an argmax or argmin whose reducer rounds its value through " + through.xlaName()
+                        + " (XLA's float normalization) runs on " + through.xlaName() + " values only: element " + e + " of row " + row
+                        + ", " + xs[e] + ", is not one, and which index wins would depend on the order XLA's loops read the elements in");
+            }
+        }
+    }
+
     private static boolean less(long a, long b, boolean unsigned) {
         return unsigned ? Long.compareUnsigned(a, b) < 0 : a < b;
     }
@@ -295,12 +324,70 @@ public final class Reductions {
                 () -> new IllegalArgumentException("an init value must be a plain scalar, not " + scalar));
     }
 
+    /**
+     * {@return the narrower float type a float reducer rounds its value through, or null} XLA's
+     * float normalization runs a reduce of bf16 in f32 and ends its reducer in
+     * {@code convert<f32>(convert<bf16>(v))}, the value of a variadic one too (jax 0.10: jnp.max
+     * and jnp.argmax of bf16, optimised). A maximum or minimum rounded each step is the reduce
+     * rounded once, as rounding is monotonic ({@link #roundThrough}); a window runs the steps
+     * as written; an argmax's values must be values of the narrower type ({@link #argReduce}).
+     */
+    static DType roundedThrough(HloComputation reducer) {
+        HloInstruction v = reducer.root();
+        if (v.opcode().equals("tuple") && !v.operands().isEmpty()) {
+            v = reducer.instruction(v.operands().getFirst());
+        }
+        return roundTripOf(reducer, v) == null ? null : reducer.instruction(v.operands().getFirst()).arrayShape().dtype();
+    }
+
+    /** {@return {@code x} where {@code v} is {@code convert(convert(x))} back to x's float type through a narrower float; else null} */
+    private static HloInstruction roundTripOf(HloComputation reducer, HloInstruction v) {
+        if (!v.opcode().equals("convert") || v.operands().size() != 1) {
+            return null;
+        }
+        HloInstruction narrow = reducer.instruction(v.operands().getFirst());
+        if (!narrow.opcode().equals("convert") || narrow.operands().size() != 1) {
+            return null;
+        }
+        HloInstruction x = reducer.instruction(narrow.operands().getFirst());
+        DType f = v.arrayShape().dtype();
+        DType through = narrow.arrayShape().dtype();
+        return Pointwise.isFloat(f) && Pointwise.isFloat(through) && x.arrayShape().dtype() == f
+                && through.bitWidth() < f.bitWidth() ? x : null;
+    }
+
+    /** {@return {@code op}, and the type {@code reducer} rounds each step through where it does} */
+    static String describe(String op, HloComputation reducer) {
+        DType through = roundedThrough(reducer);
+        return through == null ? op : op + " rounded through " + through.xlaName();
+    }
+
+    /** {@return what {@code v} rounds through a narrower float, or {@code v}} */
+    private static HloInstruction unrounded(HloComputation reducer, HloInstruction v) {
+        HloInstruction x = roundTripOf(reducer, v);
+        return x == null ? v : x;
+    }
+
+    /**
+     * {@return {@code r}, a float maximum or minimum, converted to {@code through} and back into
+     * new memory laid out as {@code out}; {@code r} where {@code through} is null} Rounding is
+     * monotonic, so rounding each step's maximum gives the maximum rounded once (jax 0.10, f32
+     * [7,300] through bf16 along either dim).
+     */
+    static TensorView roundThrough(TensorView r, DType through, ArrayShape out, Allocator allocator) {
+        if (through == null) {
+            return r;
+        }
+        TensorView narrow = Conversions.convert(r, ArrayShape.of(through, Extents.toArray(r.dims())), allocator);
+        return Conversions.convert(narrow, out, allocator);
+    }
+
     /** {@return the op a reducer computation is, {@code op(p0, p1)} either way round on scalars; null for any other} */
     static String reducerOp(HloComputation reducer) {
         if (reducer.parameterCount() != 2) {
             return null;
         }
-        HloInstruction root = reducer.root();
+        HloInstruction root = unrounded(reducer, reducer.root());
         if (!INTEGER_REDUCERS.contains(root.opcode()) || root.operands().size() != 2 || !root.arrayShape().dims().isEmpty()) {
             return null;
         }
@@ -602,8 +689,8 @@ public final class Reductions {
      * @throws IllegalArgumentException for a window that does not fit the operand, a reversed
      *     one, one past {@link #MAX_WINDOW} elements, or an init value that is not the identity
      */
-    static TensorView reduceWindow(TensorView operand, TensorView init, List<WindowDim> window, String op, ArrayShape out,
-            Allocator allocator) {
+    static TensorView reduceWindow(TensorView operand, TensorView init, List<WindowDim> window, String op, DType through,
+            ArrayShape out, Allocator allocator) {
         DType t = operand.dtype();
         int rank = operand.rank();
         if (window.size() != rank) {
@@ -638,7 +725,9 @@ public final class Reductions {
             throw new IllegalArgumentException("the window over " + operand.shape() + " gives " + t.xlaName()
                     + Arrays.toString(outDims) + ", not " + out);
         }
-        if (trivial) {
+        // A reducer that rounds (roundedThrough) is not simplified away: XLA runs the loop, which
+        // rounds a lone element too (jax 0.10, windows of 1x1).
+        if (trivial && through == null) {
             return Materialize.materialize(padded, out, allocator);
         }
         TensorView initEverywhere = Ops.broadcast(init, outDims);
@@ -668,9 +757,17 @@ public final class Reductions {
                 at[d] = 0;
             }
         }
+        if (through != null) {
+            expr = roundTrip(expr, t, through);   // each step rounded is the whole rounded once (roundedThrough)
+        }
         TensorView result = Materialize.allocateForOverwrite(out, allocator);
         PointwiseCopy.run(expr, leaves, result, allocator);
         return result;
+    }
+
+    /** {@return {@code e} of type {@code t} converted to {@code through} and back} */
+    private static Pointwise.Expr roundTrip(Pointwise.Expr e, DType t, DType through) {
+        return new Pointwise.Op("convert", t, List.of(new Pointwise.Op("convert", through, List.of(e), "")), "");
     }
 
     /** {@return the operand's elements, its dims permuted by {@code perm}, dense in row-major order: its own memory where it is so} */

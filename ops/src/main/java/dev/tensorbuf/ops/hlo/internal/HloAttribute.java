@@ -55,6 +55,32 @@ public sealed interface HloAttribute
         public Window {
             dims = List.copyOf(dims);
         }
+
+        /** {@return the window as HLO text writes it, {@code size=3x2 stride=2x1 pad=1_1x0_1}, fields at their defaults left out} */
+        @Override
+        public String toString() {
+            StringBuilder sb = new StringBuilder("size=").append(join(d -> String.valueOf(d.size())));
+            if (dims.stream().anyMatch(d -> d.stride() != 1)) {
+                sb.append(" stride=").append(join(d -> String.valueOf(d.stride())));
+            }
+            if (dims.stream().anyMatch(d -> d.padLow() != 0 || d.padHigh() != 0)) {
+                sb.append(" pad=").append(join(d -> d.padLow() + "_" + d.padHigh()));
+            }
+            if (dims.stream().anyMatch(d -> d.baseDilation() != 1)) {
+                sb.append(" lhs_dilate=").append(join(d -> String.valueOf(d.baseDilation())));
+            }
+            if (dims.stream().anyMatch(d -> d.windowDilation() != 1)) {
+                sb.append(" rhs_dilate=").append(join(d -> String.valueOf(d.windowDilation())));
+            }
+            if (dims.stream().anyMatch(WindowDim::reversal)) {
+                sb.append(" rhs_reversal=").append(join(d -> d.reversal() ? "1" : "0"));
+            }
+            return sb.toString();
+        }
+
+        private String join(java.util.function.Function<WindowDim, String> field) {
+            return String.join("x", dims.stream().map(field).toList());
+        }
     }
 
     /** Convolution dimension labels, {@code b01f_01io->b01f}. @param labels the dimension numbers */
