@@ -294,8 +294,9 @@ final class RandomHloModules {
      * -62.375, -2392 with the same value in a vector of 66; f32 concatenate(p, reverse(p)) * k + q
      * over 5 to 8 elements rounds the product, over 64 contracts). Which it does follows LLVM's
      * unrolling, not XLA's semantics, so no multiply-add follows a pad or a concatenation. Nor
-     * are f16 multiply-adds generated: XLA contracts them (HloExecutorTest checks jax's bits),
-     * but in some small unrolled loops not (seed 1011, 3,000 modules).
+     * are f16 multiply-adds generated: XLA contracts them where the CPU has native half arithmetic
+     * (HloExecutorTest checks jax's bits), but there some small unrolled loops not (seed 1011,
+     * 3,000 modules).
      */
     private boolean joined;
     /**
@@ -618,12 +619,21 @@ final class RandomHloModules {
         return reducedTo(out);
     }
 
-    /** {@return the name of a new reducer computation: {@code opcode} of its two parameters, in the chain's type} */
+    /**
+     * {@return the name of a new reducer computation: {@code opcode} of its two parameters, in the
+     * chain's type} About half the f32 and f64 maxima and minima round each step through bf16 or
+     * f32 and back, as XLA's float normalization writes a reduce of bf16 (decided by the count of
+     * lines so far, so that the random stream, and every other module of a seed, stays as it was).
+     */
     private String reducer(String opcode) {
         String t = dtype.xlaName();
         String name = "red" + reducers.size();
-        reducers.add(name + " {\n  a = " + t + "[] parameter(0)\n  b = " + t + "[] parameter(1)\n  ROOT c = " + t + "[] "
-                + opcode + "(a, b)\n}\n");
+        String op = "  ROOT c = " + t + "[] " + opcode + "(a, b)\n";
+        if ((dtype == DType.F32 || dtype == DType.F64) && lines.size() % 2 == 1) {
+            String through = dtype == DType.F32 ? "bf16" : "f32";
+            op = "  m = " + t + "[] " + opcode + "(a, b)\n  n = " + through + "[] convert(m)\n  ROOT c = " + t + "[] convert(n)\n";
+        }
+        reducers.add(name + " {\n  a = " + t + "[] parameter(0)\n  b = " + t + "[] parameter(1)\n" + op + "}\n");
         return name;
     }
 

@@ -45,7 +45,7 @@ final class FillKernel {
      * and the broadcast ran 0.91x on two quiet threads so (8effbef8). The default of
      * {@code CopyEngine.Config.streamedFills}: true on a CPU whose vendor is Intel.
      */
-    static final boolean STREAMED_FILLS = CpuVendor.isIntel();
+    static final boolean STREAMED_FILLS = CpuInfo.isIntel();
 
     private FillKernel() {
     }

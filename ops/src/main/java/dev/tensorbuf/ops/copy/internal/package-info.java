@@ -86,9 +86,10 @@
  *     more (whose copies stream: no read of the destination's lines) where streamed copies write
  *     faster than plain stores (Intel's CPUs, not AMD's): one block filled, the rest one bulk-copy
  *     task split across threads</dd>
- * <dt><code>CpuVendor.java</code></dt>
- * <dd>the CPU's vendor from <code>/proc/cpuinfo</code>, for the choices above that depend on how
- *     its memory takes stores</dd>
+ * <dt><code>CpuInfo.java</code></dt>
+ * <dd>the CPU's vendor and feature flags from <code>/proc/cpuinfo</code>, for the choices above
+ *     that depend on how its memory takes stores, and for <code>run</code>'s f16 multiply-adds,
+ *     which XLA contracts only where the CPU has native f16 arithmetic</dd>
  * <dt><code>Bf16Pairs.java</code></dt>
  * <dd>recognises f32 -&gt; bf16 into XLA's <code>(2,1)</code> pairs (and back) for
  *     <code>LoopNest</code>; the scalar pair loops used without the Vector API</dd>

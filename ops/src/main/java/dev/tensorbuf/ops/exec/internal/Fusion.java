@@ -3,6 +3,7 @@ package dev.tensorbuf.ops.exec.internal;
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.copy.CopyPlan;
+import dev.tensorbuf.ops.copy.internal.CpuInfo;
 import dev.tensorbuf.ops.copy.internal.EngineScratch;
 import dev.tensorbuf.ops.copy.internal.Pointwise;
 import dev.tensorbuf.ops.copy.internal.PointwiseCopy;
@@ -358,10 +359,11 @@ final class Fusion {
 
     /** The op, with the rewrites XLA makes before it runs (see {@link Pointwise}). */
     private Pointwise.Expr build(HloComputation comp, HloInstruction in, String op, DType type, List<Pointwise.Expr> a) {
-        // LLVM contracts a multiply and the add it feeds into one fused multiply-add in f32, f64 and
-        // f16 (XLA's CPU code keeps f16 as half, whose fma is computed in f32 and rounded once to
-        // f16), not in bf16, which XLA computes in f32 with a rounding to bf16 between (jax 0.10).
-        boolean contracts = type == DType.F32 || type == DType.F64 || type == DType.F16;
+        // LLVM contracts a multiply and the add it feeds into one fused multiply-add in f32 and
+        // f64, and in f16 where the CPU computes half natively (XLA's CPU code keeps f16 as half;
+        // elsewhere each op is widened and rounded back on its own); not in bf16, which XLA
+        // computes in f32 with a rounding to bf16 between (jax 0.10, CpuInfo.hasHalfArithmetic).
+        boolean contracts = type == DType.F32 || type == DType.F64 || type == DType.F16 && CpuInfo.hasHalfArithmetic();
         if (op.equals("convert") && Pointwise.isFloat(type) && a.getFirst() instanceof Pointwise.Op c && c.op().equals("convert")
                 && isWidening(c)) {
             // XLA drops a float convert that widens before another float convert, whatever data

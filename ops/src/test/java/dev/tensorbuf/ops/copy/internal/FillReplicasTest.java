@@ -90,21 +90,23 @@ class FillReplicasTest {
     @Test
     void theEngineTakesTheSettingFromItsConfigAndTheDefaultIsTheVendorsReadFromCpuinfo(
             @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws java.io.IOException {
-        assertEquals(CpuVendor.isIntel(), dev.tensorbuf.ops.copy.CopyEngine.Config.of().streamedFills());
+        assertEquals(CpuInfo.isIntel(), dev.tensorbuf.ops.copy.CopyEngine.Config.of().streamedFills());
         for (boolean streamed : new boolean[] {true, false}) {
             var config = dev.tensorbuf.ops.copy.CopyEngine.Config.of().withStreamedFills(streamed);
             assertEquals(streamed, new CopyExecutor(config, null).streamedFills());
         }
         java.nio.file.Path intel = dir.resolve("intel");
         java.nio.file.Files.writeString(intel, "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\n"
-                + "processor\t: 1\nvendor_id\t: GenuineIntel\n");
-        assertEquals("GenuineIntel", CpuVendor.read(intel));
+                + "flags\t\t: fpu avx512f avx512_fp16\nprocessor\t: 1\nvendor_id\t: GenuineIntel\n");
+        assertEquals("GenuineIntel", CpuInfo.read(intel, "vendor_id"));
+        assertEquals("fpu avx512f avx512_fp16", CpuInfo.read(intel, "flags"));
         java.nio.file.Path amd = dir.resolve("amd");
         java.nio.file.Files.writeString(amd, "processor\t: 0\nvendor_id\t: AuthenticAMD\n");
-        assertEquals("AuthenticAMD", CpuVendor.read(amd));
+        assertEquals("AuthenticAMD", CpuInfo.read(amd, "vendor_id"));
         java.nio.file.Path arm = dir.resolve("arm");
         java.nio.file.Files.writeString(arm, "processor\t: 0\nBogoMIPS\t: 50.00\n");
-        assertEquals("", CpuVendor.read(arm));
-        assertEquals("", CpuVendor.read(dir.resolve("missing")));
+        assertEquals("", CpuInfo.read(arm, "vendor_id"));
+        assertEquals("", CpuInfo.read(arm, "flags"));
+        assertEquals("", CpuInfo.read(dir.resolve("missing"), "vendor_id"));
     }
 }
