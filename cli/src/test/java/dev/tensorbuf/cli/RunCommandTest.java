@@ -181,7 +181,7 @@ class RunCommandTest {
                 + " tensorbuf run executes data-movement"
                 + " ops: parameter, constant, iota, broadcast, transpose, reshape, bitcast, copy, slice, dynamic-slice,"
                 + " pad, reverse, concatenate, convert, dynamic-update-slice, gather, bitcast-convert, tuple,"
-                + " get-tuple-element, elementwise ops fused into its copies: convert, add, subtract,"
+                + " get-tuple-element, opt-barrier, elementwise ops fused into its copies: convert, add, subtract,"
                 + " multiply, divide, remainder, maximum, minimum, clamp, negate, abs, sign, sqrt, floor, ceil,"
                 + " round-nearest-even, round-nearest-afz, is-finite, compare, select, and, or, not, xor, shift-left,"
                 + " shift-right-logical, shift-right-arithmetic, popcnt, count-leading-zeros, reduce-precision, reductions"

@@ -4,12 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.copy.CopyPlan;
 import dev.tensorbuf.ops.exec.ExecutedInstruction;
+import dev.tensorbuf.ops.exec.internal.UnsupportedOpException;
 import dev.tensorbuf.testing.ArenaPerTest;
 import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
@@ -1199,6 +1201,37 @@ class HloExecutorTest {
                 "c = f32[] constant(" + constant + ")",
                 "cb = f32[3]{0} broadcast(c), dimensions={}",
                 "ROOT d = f32[3]{0} subtract(x, cb)"), values));
+    }
+
+    /**
+     * {@code opt-barrier} (jax's {@code lax.optimization_barrier}) runs as the identity, of arrays
+     * and tuples, and stops no rewrite: XLA's CPU pipeline drops it before it fuses, so
+     * {@code barrier(a * b) + c} is one fused multiply-add (jax 0.10: 312 of 1,024 f32 values
+     * differed from the product rounded first). The names are XLA's: {@code topk} parses, and is
+     * refused as an op that does not run.
+     */
+    @Test
+    void anOptimizationBarrierIsTheIdentityAndStopsNoContraction() {
+        float[] a = gaussians(3, 64);
+        float[] b = gaussians(4, 64);
+        float[] c = gaussians(5, 64);
+        float[] fused = new float[64];
+        for (int i = 0; i < 64; i++) {
+            fused[i] = Math.fma(a[i], b[i], c[i]);
+        }
+        assertArrayEquals(fused, runF32(module("a = f32[64]{0} parameter(0)", "b = f32[64]{0} parameter(1)",
+                "c = f32[64]{0} parameter(2)", "m = f32[64]{0} multiply(a, b)", "o = f32[64]{0} opt-barrier(m)",
+                "ROOT s = f32[64]{0} add(o, c)"), a, b, c));
+        float[] x = {1.5f, -2f, 3.25f};
+        assertArrayEquals(new float[] {3f, -4f, 6.5f}, runF32(module("p = f32[3]{0} parameter(0)", "k = f32[] constant(2)",
+                "kb = f32[3]{0} broadcast(k), dimensions={}", "m = f32[3]{0} multiply(p, kb)", "ROOT o = f32[3]{0} opt-barrier(m)"), x));
+        assertArrayEquals(new float[] {1.5f, -2f, 3.25f}, runF32(module("p = f32[3]{0} parameter(0)", "k = f32[] constant(2)",
+                "kb = f32[3]{0} broadcast(k), dimensions={}", "m = f32[3]{0} multiply(p, kb)", "t = (f32[3]{0}, f32[3]{0}) tuple(m, p)",
+                "o = (f32[3]{0}, f32[3]{0}) opt-barrier(t)", "g = f32[3]{0} get-tuple-element(o), index=0",
+                "h = f32[3]{0} get-tuple-element(o), index=1", "ROOT d = f32[3]{0} subtract(g, h)"), x));
+        UnsupportedOpException topk = assertThrows(UnsupportedOpException.class, () -> runF32(module("p = f32[3]{0} parameter(0)",
+                "t = (f32[2]{0}, s32[2]{0}) topk(p), k=2, largest=true", "ROOT v = f32[2]{0} get-tuple-element(t), index=0"), x));
+        assertTrue(topk.getMessage().startsWith("unsupported op 'topk'"), topk.getMessage());
     }
 
     /**

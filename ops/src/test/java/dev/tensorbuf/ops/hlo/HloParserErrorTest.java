@@ -20,6 +20,8 @@ class HloParserErrorTest {
             unknown type              | HloModule m\\nENTRY e {\\n  ROOT p = f33[2] parameter(0)\\n}                       | 3:12 | bad shape
             unknown opcode            | HloModule m\\nENTRY e {\\n  ROOT p = f32[2] paramter(0)\\n}                        | 3:19 | unknown opcode 'paramter' (did you mean parameter?)
             misspelt transpose        | HloModule m\\nENTRY e {\\n  p = f32[2,3] parameter(0)\\n  ROOT t = f32[3,2] tranpose(p), dimensions={1,0}\\n} | 4:21 | unknown opcode 'tranpose' (did you mean transpose?)
+            top-k is XLA's topk       | HloModule m\\nENTRY e {\\n  p = f32[4] parameter(0)\\n  ROOT t = (f32[2], s32[2]) top-k(p), k=2\\n} | 4:29 | unknown opcode 'top-k' (did you mean topk?)
+            XLA's opt-barrier         | HloModule m\\nENTRY e {\\n  p = f32[4] parameter(0)\\n  ROOT b = f32[4] optimization-barrier(p)\\n} | 4:19 | unknown opcode 'optimization-barrier' (line
             far from any opcode       | HloModule m\\nENTRY e {\\n  ROOT p = f32[2] frobnicate(0)\\n}                      | 3:19 | unknown opcode 'frobnicate' (line
             parameter not a number    | HloModule m\\nENTRY e {\\n  ROOT p = f32[2] parameter(x)\\n}                       | 3:29 | expected a parameter number
             parameter past 2^31 - 1   | HloModule m\\nENTRY e {\\n  ROOT p = f32[2] parameter(2147483648)\\n}              | 3:29 | parameter number 2147483648 is past the largest XLA takes (2147483647)

@@ -300,7 +300,7 @@ public final class Interpreter {
             Map.entry("bitcast-convert", 1), Map.entry("gather", 2), Map.entry("reduce-window", 2));
 
     /** The opcodes that take tuples as operands: every other refuses one. */
-    private static final Set<String> TUPLE_OPERANDS = Set.of("tuple", "get-tuple-element", "call", "fusion");
+    private static final Set<String> TUPLE_OPERANDS = Set.of("tuple", "get-tuple-element", "call", "fusion", "opt-barrier");
 
     /**
      * The custom-calls of XLA's sharding annotations, which run as the identity on the global
@@ -380,7 +380,7 @@ public final class Interpreter {
         return apply(comp, in, PASS_HELD_OPCODES.contains(in.opcode()) ? ops : fusion.forced(comp, in, ops), values);
     }
 
-    private static final Set<String> PASS_HELD_OPCODES = Set.of("call", "fusion", "tuple");
+    private static final Set<String> PASS_HELD_OPCODES = Set.of("call", "fusion", "tuple", "opt-barrier");
 
     private Value apply(HloComputation comp, HloInstruction in, List<TensorView> ops, List<Value> values) {
         if (in.opcode().equals("tuple")) {
@@ -388,6 +388,9 @@ public final class Interpreter {
         }
         if (in.opcode().equals("call") || in.opcode().equals("fusion")) {
             return call(comp, in, ops, values);
+        }
+        if (in.opcode().equals("opt-barrier")) {
+            return optimizationBarrier(in, values);
         }
         if (ScalarIndex.folds(comp, in)) {
             TensorView folded = ScalarIndex.fold(in, ops);
@@ -468,6 +471,18 @@ public final class Interpreter {
             }
             default -> throw new AssertionError("opcode " + in.opcode() + " passed the support check");
         };
+    }
+
+    /**
+     * {@code opt-barrier}: the identity, of an array or a tuple, its operand passed on as it is,
+     * held elementwise work too. XLA's CPU pipeline removes the barrier before it fuses (jax 0.10:
+     * {@code barrier(a * b) + c} is one fused multiply-add).
+     */
+    private Value optimizationBarrier(HloInstruction in, List<Value> values) {
+        if (values.size() != 1) {
+            throw new IllegalArgumentException("opt-barrier takes 1 operand, got " + values.size() + ": " + in.operands());
+        }
+        return values.getFirst().because("opt-barrier, which XLA's CPU code drops before fusing: the identity");
     }
 
     /** jax's argmax or argmin: a tuple of the values and the indices, each new memory. */

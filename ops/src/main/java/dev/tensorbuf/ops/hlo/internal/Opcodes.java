@@ -20,14 +20,14 @@ final class Opcodes {
             "dynamic-update-slice", "erf", "exponential", "exponential-minus-one", "fft", "floor",
             "fusion", "gather", "get-dimension-size", "get-tuple-element", "imag", "infeed", "iota",
             "is-finite", "log", "log-plus-one", "logistic", "map", "maximum", "minimum", "multiply",
-            "negate", "not", "optimization-barrier", "or", "outfeed", "pad", "parameter",
+            "negate", "not", "opt-barrier", "or", "outfeed", "pad", "parameter",
             "partition-id", "popcnt", "power", "raggeddot", "ragged-dot", "ragged-all-to-all", "real",
             "recv", "recv-done", "reduce", "reduce-precision", "reduce-scatter", "reduce-window",
             "remainder", "replica-id", "reshape", "reverse", "rng", "rng-bit-generator",
             "rng-get-and-update-state", "round-nearest-afz", "round-nearest-even", "rsqrt", "scaled-dot", "scan",
             "scatter", "select", "select-and-scatter", "send", "send-done", "set-dimension-size",
             "shift-left", "shift-right-arithmetic", "shift-right-logical", "sign", "sine", "slice",
-            "sort", "sqrt", "stochastic-convert", "subtract", "tan", "tanh", "top-k", "transpose",
+            "sort", "sqrt", "stochastic-convert", "subtract", "tan", "tanh", "topk", "transpose",
             "triangular-solve", "tuple", "while", "xor");
 
     static boolean isKnown(String opcode) {
