@@ -650,21 +650,7 @@ class ReduceTest {
                 + "  io = " + s32 + " iota(), iota_dimension=" + iotaDim + "\n  init = f32[] constant(inf)\n  z = s32[] constant(0)\n"
                 + "  m = (" + out + ", s32" + out.substring(3) + ") reduce(x, io, init, z), dimensions=" + dims + ", to_apply=r\n"
                 + "  ROOT v = " + out + " get-tuple-element(m), index=0\n}\n";
-        ArrayShape shape = ArrayShape.parse(in);
-        try (Allocator mem = Allocators.shared()) {
-            TensorView x = TensorView.of(mem.allocate(4L * bits.length), shape);
-            for (int i = 0; i < bits.length; i++) {
-                TensorElements.of(x).setBits(bits[i], unflatten(i, shape.dims().stream().mapToLong(Long::longValue).toArray()));
-            }
-            try (Execution e = HloExecutor.execute(text, Map.of("0", x))) {
-                TensorElements r = TensorElements.of(e.rowMajor());
-                List<Long> got = new ArrayList<>();
-                for (long i = 0; i < r.view().elementCount(); i++) {
-                    got.add(r.getBits(unflatten(i, r.view().dims().stream().mapToLong(Long::longValue).toArray())));
-                }
-                return got;
-            }
-        }
+        return runBits(text, in, bits);
     }
 
     /** {@return the sign of x - y as XLA's compares see them: floats flushed, so -0, +0 and denormals are equal} */
@@ -809,22 +795,7 @@ class ReduceTest {
         String text = "HloModule m\nr {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  c = f32[] " + op + "(a, b)\n"
                 + "  n = bf16[] convert(c)\n  ROOT w = f32[] convert(n)\n}\nENTRY e {\n  p = " + in + " parameter(0)\n"
                 + "  z = f32[] constant(" + init + ")\n  ROOT out = " + out + " " + opcode + "(p, z), " + attribute + ", to_apply=r\n}\n";
-        ArrayShape shape = ArrayShape.parse(in);
-        try (Allocator mem = Allocators.shared()) {
-            TensorView arg = TensorView.of(mem.allocate(4L * values.length), shape);
-            for (int i = 0; i < values.length; i++) {
-                TensorElements.of(arg).setBits(values[i], unflatten(i, shape.dims().stream().mapToLong(Long::longValue).toArray()));
-            }
-            try (Execution x = HloExecutor.execute(text, Map.of("0", arg))) {
-                TensorElements r = TensorElements.of(x.rowMajor());
-                long[] outDims = x.rowMajor().dims().stream().mapToLong(Long::longValue).toArray();
-                List<Long> got = new ArrayList<>();
-                for (long i = 0; i < r.view().elementCount(); i++) {
-                    got.add(r.getBits(unflatten(i, outDims)));
-                }
-                return got;
-            }
-        }
+        return runBits(text, in, values);
     }
 
     @Test
@@ -926,13 +897,19 @@ class ReduceTest {
     }
 
     private static List<Long> bits(String in, String out, String dims, String op, String init, long... values) {
+        return runBits(reduceText(in, out, dims, op, init), in, values);
+    }
+
+    /** {@return the result of {@code text} run over parameter 0 of shape {@code in} holding {@code values}, as bits in row-major order} */
+    private static List<Long> runBits(String text, String in, long... values) {
         ArrayShape shape = ArrayShape.parse(in);
+        long[] inDims = shape.dims().stream().mapToLong(Long::longValue).toArray();
         try (Allocator mem = Allocators.shared()) {
             TensorView arg = TensorView.of(mem.allocate(Math.max(8, values.length * 8L)), shape);
             for (int i = 0; i < values.length; i++) {
-                TensorElements.of(arg).setBits(values[i], unflatten(i, shape.dims().stream().mapToLong(Long::longValue).toArray()));
+                TensorElements.of(arg).setBits(values[i], unflatten(i, inDims));
             }
-            try (Execution x = HloExecutor.execute(reduceText(in, out, dims, op, init), Map.of("0", arg))) {
+            try (Execution x = HloExecutor.execute(text, Map.of("0", arg))) {
                 TensorElements r = TensorElements.of(x.rowMajor());
                 long[] outDims = x.rowMajor().dims().stream().mapToLong(Long::longValue).toArray();
                 List<Long> got = new ArrayList<>();
