@@ -107,6 +107,14 @@ def sharded_transpose(x):
     return y[::-1]
 
 
+def take_along_rows(x, i):
+    return jnp.take_along_axis(x, i, axis=1)
+
+
+def barrier_multiply_add(a, b, c):
+    return lax.optimization_barrier(a * b) + c
+
+
 def programs():
     """{name: (function, inputs, jit keyword arguments)}"""
     return {
@@ -127,6 +135,10 @@ def programs():
         "special_constants": (special_constants, [np.zeros((1,), np.float32)], {}),
         "sharded_transpose": (sharded_transpose, [arange((4, 8), np.float32)],
                               {"in_shardings": NamedSharding(_mesh(), P("a", "b"))}),
+        "take_along_rows": (take_along_rows, [arange((4, 6), np.float32), np.array([[5, 0], [1, 1], [-1, 3], [2, 9]], np.int32)], {}),
+        "barrier_multiply_add": (barrier_multiply_add, [np.linspace(-3, 3, 64, dtype=np.float32) * np.float32(1.1),
+                                                        np.linspace(5, -2, 64, dtype=np.float32) * np.float32(0.7),
+                                                        np.linspace(-1, 1, 64, dtype=np.float32) / np.float32(3)], {}),
     }
 
 

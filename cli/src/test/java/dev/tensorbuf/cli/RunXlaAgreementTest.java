@@ -138,14 +138,16 @@ class RunXlaAgreementTest {
      * at {@code i % 5}, {@code (i * 3) >> 1} and {@code floor(i / 2)} (remainder, shift, floor), a
      * KV-cache update (dynamic-update-slice), channel and row gathers with constant indices, a
      * nested jit returning a tuple, a sharded program with a Sharding custom-call, -0.0 padding,
-     * bitcast-converts of every width relation, iotas of bf16 and s8, and every special float
-     * value as jax prints it. Each must give what jax computes from the same source, bit for bit,
+     * bitcast-converts of every width relation, iotas of bf16 and s8, every special float value
+     * as jax prints it, {@code jnp.take_along_axis} (a gather with batching dims, indices out of
+     * range and negative), and a multiply-add across {@code lax.optimization_barrier}. Each must give what jax computes from the same source, bit for bit,
      * from the plain HLO and from XLA's optimised HLO (its fusions, copies and layouts).
      */
     @org.junit.jupiter.params.ParameterizedTest
     @org.junit.jupiter.params.provider.ValueSource(strings = {"dynamic_slice_traced", "index_traced", "index_modulo", "kv_cache_update",
             "channel_gather", "take_rows", "nested_jit_tuple", "pad_negative_zero", "bitcast_to_bytes",
-            "bitcast_same_width", "bitcast_from_bytes", "iota_bf16", "special_constants", "sharded_transpose"})
+            "bitcast_same_width", "bitcast_from_bytes", "iota_bf16", "special_constants", "sharded_transpose", "take_along_rows",
+            "barrier_multiply_add"})
     void realJaxProgramsMatchJaxBitForBit(String name) throws Exception {
         assumeTrue(jaxImportable(), PYTHON + " cannot import jax and jaxlib (pip install jax jaxlib): skipping the XLA comparison");
         int ran = 0;

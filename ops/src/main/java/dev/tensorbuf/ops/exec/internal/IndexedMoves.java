@@ -39,19 +39,16 @@ public final class IndexedMoves {
      * {@return XLA's {@code gather} of {@code operand} at the rows of {@code indices}, read now}:
      * each row of start indices (clamped so the slice stays inside, as XLA does) picks a slice of
      * {@code slice_sizes}; the slices, their {@code collapsed_slice_dims} dropped, are laid side by
-     * side along the batch dimensions. Up to {@link #MAX_VIEW_ROWS} rows the result is a view
+     * side along the batch dimensions; an operand batching dim is read at the row's position along
+     * the indices dim it pairs with. Up to {@link #MAX_VIEW_ROWS} rows the result is a view
      * (a concatenation of the slices: {@code x[..., [2, 0, 1]]} is three strided pieces); past
      * that each row's slice is copied into its place in new memory laid out by {@code shape}.
      *
-     * @throws IllegalArgumentException for batching dims (not supported), non-integer indices, or
-     *     attributes that do not fit the operands
+     * @throws IllegalArgumentException for non-integer indices, or attributes that do not fit the
+     *     operands
      */
     public static Gathered gather(HloInstruction in, TensorView operand, TensorView indices, ArrayShape shape,
             Allocator allocator) {
-        if (!in.intsOrEmpty("operand_batching_dims").isEmpty() || !in.intsOrEmpty("start_indices_batching_dims").isEmpty()) {
-            throw new IllegalArgumentException("gather with operand_batching_dims is not supported; vmap over the"
-                    + " gather's operand makes them");
-        }
         DType.Kind ik = indices.dtype().kind();
         if (ik != DType.Kind.SIGNED && ik != DType.Kind.UNSIGNED) {
             throw new IllegalArgumentException("the start indices are " + indices.dtype().xlaName() + ", not integers");
@@ -97,6 +94,10 @@ public final class IndexedMoves {
             }
         }
         long[] batchDims = Arrays.copyOf(rowDims, rowDims.length - 1);
+        int[] operandBatching = ints(in.intsOrEmpty("operand_batching_dims"));
+        int[] indicesBatching = ints(in.intsOrEmpty("start_indices_batching_dims"));
+        int[] batchingRows = batchingPositions(operand, indices, operandBatching, indicesBatching, indexVectorDim, sliceSizes,
+                startIndexMap, collapsed);
         long[] outDims = Extents.toArray(shape.dims());
         if (outDims.length != batchDims.length + offsetDims.length) {
             throw new IllegalArgumentException("the result has rank " + outDims.length + ", but gather makes "
@@ -119,7 +120,8 @@ public final class IndexedMoves {
         for (long b : batchDims) {
             n = Math.multiplyExact(n, b);
         }
-        Gather g = new Gather(operand, rows, startIndexMap, sliceSizes, collapsed, offsetDims, batchPositions, batchDims, outDims);
+        Gather g = new Gather(operand, rows, startIndexMap, sliceSizes, collapsed, offsetDims, batchPositions, batchDims, outDims,
+                operandBatching, batchingRows);
         if (n <= MAX_VIEW_ROWS && n > 0) {
             return new Gathered(g.assemble(0, new long[batchDims.length]), false,
                     n + " index row" + (n == 1 ? "" : "s") + " read when the view was made: " + (n == 1 ? "a slice" : "a concatenation of " + n + " slices"));
@@ -148,13 +150,45 @@ public final class IndexedMoves {
                 + " a slice per row");
     }
 
+    /**
+     * {@return for each operand batching dim, the position among the index rows' batch dims of the
+     * indices dim it is paired with} (jnp.take_along_axis: the row of the indices is the row of
+     * the operand the slice is taken from, a slice of 1, dropped from the result as a collapsed dim.)
+     */
+    private static int[] batchingPositions(TensorView operand, TensorView indices, int[] operandBatching, int[] indicesBatching,
+            int indexVectorDim, long[] sliceSizes, int[] startIndexMap, int[] collapsed) {
+        if (operandBatching.length != indicesBatching.length) {
+            throw new IllegalArgumentException("operand_batching_dims " + Arrays.toString(operandBatching)
+                    + " and start_indices_batching_dims " + Arrays.toString(indicesBatching) + " differ in length");
+        }
+        int[] positions = new int[operandBatching.length];
+        for (int k = 0; k < operandBatching.length; k++) {
+            int o = operandBatching[k];
+            int i = indicesBatching[k];
+            if (o < 0 || o >= operand.rank() || sliceSizes[o] != 1 || Arrays.stream(startIndexMap).anyMatch(m -> m == o)
+                    || Arrays.stream(collapsed).anyMatch(c -> c == o)) {
+                throw new IllegalArgumentException("operand_batching_dims " + Arrays.toString(operandBatching) + " must name operand"
+                        + " dims of slice size 1 that neither start_index_map nor collapsed_slice_dims names");
+            }
+            if (i < 0 || i >= indices.rank() || i == indexVectorDim || operand.dims().get(o).longValue() != indices.dims().get(i).longValue()) {
+                throw new IllegalArgumentException("start_indices_batching_dims " + Arrays.toString(indicesBatching) + " must name"
+                        + " indices dims, not the index vector's, as long as the operand dims they pair with");
+            }
+            positions[k] = i < indexVectorDim ? i : i - 1;
+        }
+        return positions;
+    }
+
     /** A gather's attributes, resolved against its operands. */
     private record Gather(TensorView operand, TensorView rows, int[] startIndexMap, long[] sliceSizes, int[] collapsed,
-            int[] offsetDims, int[] batchPositions, long[] batchDims, long[] outDims) {
+            int[] offsetDims, int[] batchPositions, long[] batchDims, long[] outDims, int[] operandBatching, int[] batchingRows) {
 
         /** {@return the clamped start of the slice for the index row at {@code batch}} */
         long[] start(long[] batch) {
             long[] start = new long[operand.rank()];
+            for (int k = 0; k < operandBatching.length; k++) {
+                start[operandBatching[k]] = batch[batchingRows[k]];
+            }
             long[] at = Arrays.copyOf(batch, batch.length + 1);
             for (int k = 0; k < startIndexMap.length; k++) {
                 at[batch.length] = k;
