@@ -214,6 +214,56 @@ class HloFrontEndTest {
         }
     }
 
+    /**
+     * jnp.take_along_axis(x, i, axis=1) as jax 0.10 lowers it: a gather whose operand batching dim
+     * 0 pairs with indices dim 0, so row r of the result reads row r of x at the clamped column
+     * i[r, k]; as a view for few rows and copied a row at a time past 256, against brute force.
+     * Batching dims that do not pair are refused, naming why.
+     */
+    @Test
+    void gathersWithBatchingDimsReadEachRowOfTheOperandAtItsIndices() {
+        for (int rows : new int[] {4, 300}) {
+            Random rnd = new Random(rows);
+            StringBuilder idx = new StringBuilder();
+            long[][] at = new long[rows][3];
+            for (int r = 0; r < rows; r++) {
+                idx.append(r == 0 ? "" : ", ").append('{');
+                for (int k = 0; k < 3; k++) {
+                    at[r][k] = rnd.nextInt(10) - 2;
+                    idx.append(k == 0 ? "" : ", ").append(at[r][k]);
+                }
+                idx.append('}');
+            }
+            String text = module(
+                    "x = f32[" + rows + ",6]{1,0} parameter(0)",
+                    "i = s32[" + rows + ",3]{1,0} constant({" + idx + "})",
+                    "ROOT g = f32[" + rows + ",3]{1,0} gather(x, i), offset_dims={}, collapsed_slice_dims={1},"
+                            + " start_index_map={1}, operand_batching_dims={0}, start_indices_batching_dims={0},"
+                            + " index_vector_dim=2, slice_sizes={1,1}");
+            TensorView x = f32("f32[" + rows + ",6]{1,0}");
+            try (Execution e = HloExecutor.execute(text, Map.of("0", x))) {
+                TensorView g = e.rowMajor();
+                for (int r = 0; r < rows; r++) {
+                    for (int k = 0; k < 3; k++) {
+                        long column = Math.max(0, Math.min(at[r][k], 5));
+                        assertEquals(TensorElements.of(x).getFloat(r, column), TensorElements.of(g).getFloat(r, k), "row " + r + " index " + k);
+                    }
+                }
+                assertEquals(rows > 256 ? ExecutedInstruction.Kind.COPY : ExecutedInstruction.Kind.VIEW, step(e, "g").kind());
+            }
+        }
+        String unpaired = module(
+                "x = f32[4,6]{1,0} parameter(0)",
+                "i = s32[5,3]{1,0} constant({ {0, 1, 2}, {0, 1, 2}, {0, 1, 2}, {0, 1, 2}, {0, 1, 2} })",
+                "ROOT g = f32[5,3]{1,0} gather(x, i), offset_dims={}, collapsed_slice_dims={1},"
+                        + " start_index_map={1}, operand_batching_dims={0}, start_indices_batching_dims={0},"
+                        + " index_vector_dim=2, slice_sizes={1,1}");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> HloExecutor.execute(unpaired, Map.of("0", f32("f32[4,6]{1,0}"))).close());
+        assertTrue(e.getMessage().contains("start_indices_batching_dims [0] must name indices dims, not the index vector's, as"
+                + " long as the operand dims they pair with"), e.getMessage());
+    }
+
     /** Gathers of random windows and index rows (out of range at times), two start dims mapped out of order, against brute force. */
     @Test
     void gathersOfRandomWindowsMatchBruteForce() {
