@@ -512,10 +512,12 @@ class ReduceTest {
     void argmaxAndArgminGiveTheFirstPositionAndTheLastEqualValue() {
         long seed = Long.getLong("tensorbuf.seed", System.nanoTime());
         Random rnd = new Random(seed);
-        List<DType> types = List.of(DType.F32, DType.F64, DType.F16, DType.BF16, DType.S32, DType.U8, DType.S8);
+        List<DType> types = List.of(DType.F32, DType.F64, DType.F16, DType.BF16, DType.S32, DType.U8, DType.S8, DType.PRED);
         for (int c = 0; c < 150; c++) {
             DType t = types.get(rnd.nextInt(types.size()));
             boolean max = rnd.nextBoolean();
+            // Of pred, XLA's simplifier makes the value's select an or (argmax) or an and (argmin): jnp.argmax of a mask, optimised.
+            boolean logical = t == DType.PRED && rnd.nextBoolean();
             int rank = 1 + rnd.nextInt(3);
             long[] dims = new long[rank];
             for (int d = 0; d < rank; d++) {
@@ -533,7 +535,8 @@ class ReduceTest {
             String text = "HloModule a\nr {\n  a = " + v + "[] parameter(0)\n  ai = s32[] parameter(1)\n  b = " + v + "[] parameter(2)\n"
                     + "  bi = s32[] parameter(3)\n  o = pred[] compare(a, b), direction=" + (max ? "GT" : "LT") + "\n"
                     + (isFloat ? "  n = pred[] compare(a, a), direction=NE\n  p = pred[] or(n, o)\n" : "")
-                    + "  s = " + v + "[] select(" + (isFloat ? "p" : "o") + ", a, b)\n  e = pred[] compare(a, b), direction=EQ\n"
+                    + (logical ? "  s = pred[] " + (max ? "or" : "and") + "(b, a)\n" : "  s = " + v + "[] select(" + (isFloat ? "p" : "o") + ", a, b)\n")
+                    + "  e = pred[] compare(a, b), direction=EQ\n"
                     + "  l = pred[] compare(ai, bi), direction=LT\n  tie = pred[] and(l, e)\n  q = pred[] or(tie, " + (isFloat ? "p" : "o")
                     + ")\n  i = s32[] select(q, ai, bi)\n  ROOT rt = (" + v + "[], s32[]) tuple(s, i)\n}\nENTRY e {\n  x = "
                     + shape(t, dims) + " parameter(0)\n  ix = " + shape(DType.S32, dims) + " parameter(1)\n  z = " + v + "[] constant("

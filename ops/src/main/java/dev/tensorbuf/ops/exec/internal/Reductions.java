@@ -83,10 +83,9 @@ public final class Reductions {
         if (in.opcode().equals("reduce") && in.operands().size() == 4 && argDirection(reducer) != null) {
             DType values = comp.instruction(in.operands().get(0)).arrayShape().dtype();
             DType indices = comp.instruction(in.operands().get(1)).arrayShape().dtype();
-            return Pointwise.TYPES.contains(values) && values != DType.PRED
-                    && (indices.kind() == DType.Kind.SIGNED || indices.kind() == DType.Kind.UNSIGNED) ? ""
+            return Pointwise.TYPES.contains(values) && (indices.kind() == DType.Kind.SIGNED || indices.kind() == DType.Kind.UNSIGNED) ? ""
                     : "an argmax or argmin of " + values.xlaName() + " values and " + indices.xlaName() + " indices does not run;"
-                            + " of numbers and integer indices it does";
+                            + " of numbers or pred and integer indices it does";
         }
         if (in.operands().size() != 2) {
             return "a " + in.opcode() + " of " + in.operands().size() / 2 + " arrays at once (variadic) runs only as jax's"
@@ -138,12 +137,7 @@ public final class Reductions {
         String bi = reducer.parameter(3).name();
         HloInstruction value = unrounded(reducer, reducer.instruction(reducer.root().operands().get(0)));
         HloInstruction index = reducer.instruction(reducer.root().operands().get(1));
-        if (!isSelect(value, a, b) || !isSelect(index, ai, bi)) {
-            return null;
-        }
-        HloInstruction picks = reducer.instruction(value.operands().getFirst());
-        String direction = picksDirection(reducer, picks, a, b);
-        if (direction == null) {
+        if (!isSelect(index, ai, bi)) {
             return null;
         }
         HloInstruction either = reducer.instruction(index.operands().getFirst());
@@ -151,13 +145,22 @@ public final class Reductions {
             return null;
         }
         for (int k = 0; k < 2; k++) {
+            HloInstruction picks = reducer.instruction(either.operands().get(k));
             HloInstruction tie = reducer.instruction(either.operands().get(1 - k));
-            if (either.operands().get(k).equals(picks.name()) && tie.opcode().equals("and") && tie.operands().size() == 2) {
-                HloInstruction x = reducer.instruction(tie.operands().get(0));
-                HloInstruction y = reducer.instruction(tie.operands().get(1));
-                if (isCompare(x, a, b, "EQ") && isCompare(y, ai, bi, "LT") || isCompare(y, a, b, "EQ") && isCompare(x, ai, bi, "LT")) {
-                    return direction;
-                }
+            String direction = picksDirection(reducer, picks, a, b);
+            if (direction == null || !tie.opcode().equals("and") || tie.operands().size() != 2) {
+                continue;
+            }
+            HloInstruction x = reducer.instruction(tie.operands().get(0));
+            HloInstruction y = reducer.instruction(tie.operands().get(1));
+            boolean ties = isCompare(x, a, b, "EQ") && isCompare(y, ai, bi, "LT") || isCompare(y, a, b, "EQ") && isCompare(x, ai, bi, "LT");
+            // The value: select(picks, a, b), or, of pred, the or (argmax) or and (argmin) XLA's
+            // simplifier makes of that select (jax 0.10, jnp.argmax of a mask, optimised).
+            boolean picked = isSelect(value, a, b) && value.operands().getFirst().equals(picks.name())
+                    || value.arrayShape().dtype() == DType.PRED && value.opcode().equals(direction.equals("GT") ? "or" : "and")
+                            && value.operands().size() == 2 && Set.copyOf(value.operands()).equals(Set.of(a, b));
+            if (ties && picked) {
+                return direction;
             }
         }
         return null;
