@@ -332,8 +332,9 @@ public final class Reductions {
      * float normalization runs a reduce of bf16 in f32 and ends its reducer in
      * {@code convert<f32>(convert<bf16>(v))}, the value of a variadic one too (jax 0.10: jnp.max
      * and jnp.argmax of bf16, optimised). A maximum or minimum rounded each step is the reduce
-     * rounded once, as rounding is monotonic ({@link #roundThrough}); a window runs the steps
-     * as written; an argmax's values must be values of the narrower type ({@link #argReduce}).
+     * rounded once, as rounding is monotonic ({@link #roundThrough}), a window's too, its lone
+     * elements included (XLA runs the loop there rather than taking the element as it is); an
+     * argmax's values must be values of the narrower type ({@link #argReduce}).
      */
     static DType roundedThrough(HloComputation reducer) {
         HloInstruction v = reducer.root();
