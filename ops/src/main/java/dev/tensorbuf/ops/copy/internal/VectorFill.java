@@ -25,8 +25,9 @@ final class VectorFill {
      * broadcast's 103 MB at 1.2x the speed of 512-bit ones per CPU-second (48-52 against 39-43 GB/s
      * counted, one thread, alternating: {@code bench/experiments/FillWidth.java}), as fast as
      * PyTorch's fill loop, and on the engine's two threads 512-bit stores ran 0.78x (0.60-0.84) of
-     * these (the broadcast case, {@code ab_paced.py}, 8 rounds, 2026-12-06); the JDK's copy stub
-     * also keeps to 256-bit stores below 4 KiB.
+     * these (this field set to {@code SPECIES_512} against it as it is, {@code ab_paced.py} on the
+     * broadcast case, 8 rounds, 2026-12-06); the JDK's copy stub also keeps to 256-bit stores
+     * below 4 KiB.
      */
     private static final VectorSpecies<Long> S = LongVector.SPECIES_PREFERRED.vectorBitSize() > 256
             ? LongVector.SPECIES_256 : LongVector.SPECIES_PREFERRED;

@@ -370,9 +370,8 @@ public final class Interpreter {
                 }
                 // A held expression is evaluated a chunk at a time into one scratch, in the
                 // order the fold reads, and folded there: no memory, and no pass, for the whole.
-                TensorView r = Reductions.roundThrough(Reductions.reduceInChunks(
-                        (start, dims, dst) -> fusion.evaluateBox(held, start, dims, dst, in.name()), operand, init, over, op,
-                        in.arrayShape(), allocator), Reductions.roundedThrough(reducer), in.arrayShape(), allocator);
+                TensorView r = Reductions.reduceInChunks((start, dims, dst) -> fusion.evaluateBox(held, start, dims, dst, in.name()),
+                        operand, init, over, op, Reductions.roundedThrough(reducer), in.arrayShape(), allocator);
                 return new Value(r, ExecutedInstruction.Kind.REDUCED, true, null,
                         "by " + Reductions.describe(op, reducer) + " over dims " + over + ", its operand evaluated a chunk at a time");
             }
@@ -452,11 +451,9 @@ public final class Interpreter {
                 }
                 String op = Reductions.reducerOp(reducer);
                 List<Long> over = Reductions.dimensions(in);
-                TensorView r = Reductions.reduce(operand(in, ops, 0), operand(in, ops, 1), over, op, shape, allocator);
-                // One element is the reshape XLA's simplifier makes of it, not rounded (jax 0.10).
-                boolean one = Reductions.reducesOneElement(operand(in, ops, 0).dims(), over);
-                yield new Value(one ? r : Reductions.roundThrough(r, Reductions.roundedThrough(reducer), shape, allocator),
-                        ExecutedInstruction.Kind.REDUCED, true, null, "by " + Reductions.describe(op, reducer) + " over dims " + over);
+                yield new Value(Reductions.reduce(operand(in, ops, 0), operand(in, ops, 1), over, op, Reductions.roundedThrough(reducer),
+                        shape, allocator), ExecutedInstruction.Kind.REDUCED, true, null,
+                        "by " + Reductions.describe(op, reducer) + " over dims " + over);
             }
             case "reduce-window" -> {
                 HloComputation reducer = module.computation(calleeName(in));

@@ -378,7 +378,7 @@ public final class Reductions {
      * monotonic, so rounding each step's maximum gives the maximum rounded once (jax 0.10, f32
      * [7,300] through bf16 along either dim).
      */
-    static TensorView roundThrough(TensorView r, DType through, ArrayShape out, Allocator allocator) {
+    private static TensorView roundThrough(TensorView r, DType through, ArrayShape out, Allocator allocator) {
         if (through == null) {
             return r;
         }
@@ -409,11 +409,12 @@ public final class Reductions {
 
     /**
      * {@return {@code operand} reduced over {@code reduced} by {@code op}, in new memory laid out as
-     * {@code out}} {@code init} is a scalar, checked to be {@code op}'s identity.
+     * {@code out}, rounded through {@code through} where it is not null ({@link #roundedThrough})}
+     * {@code init} is a scalar, checked to be {@code op}'s identity.
      *
      * @throws IllegalArgumentException if {@code init} is not the identity, or the dims do not fit
      */
-    static TensorView reduce(TensorView operand, TensorView init, List<Long> reduced, String op, ArrayShape out,
+    static TensorView reduce(TensorView operand, TensorView init, List<Long> reduced, String op, DType through, ArrayShape out,
             Allocator allocator) {
         DType t = operand.dtype();
         int rank = operand.rank();
@@ -429,7 +430,8 @@ public final class Reductions {
             return Materialize.materialize(Ops.broadcast(init, kept), out, allocator);
         }
         if (count == 1) {
-            // XLA's simplifier makes this a reshape: the element as it is, a denormal unflushed.
+            // XLA's simplifier makes this a reshape: the element as it is, a denormal unflushed,
+            // not rounded by a reducer that rounds (jax 0.10).
             return Materialize.materialize(Ops.reshape(operand, kept), out, allocator);
         }
         if (rows > Integer.MAX_VALUE) {
@@ -450,7 +452,7 @@ public final class Reductions {
         } else {
             foldRows(code, t, dense(operand, keptFirst, allocator), rows, count, segment, threads, parallel);
         }
-        return Materialize.materialize(result, out, allocator);
+        return roundThrough(Materialize.materialize(result, out, allocator), through, out, allocator);
     }
 
     /** Writes the box of a value from {@code start}, {@code dims} long, into {@code dst}: a held expression evaluated in chunks. */
@@ -489,7 +491,7 @@ public final class Reductions {
      * a chunk of the value is in memory.
      */
     static TensorView reduceInChunks(BoxSource source, ArrayShape operand, TensorView init, List<Long> reduced, String op,
-            ArrayShape out, Allocator allocator) {
+            DType through, ArrayShape out, Allocator allocator) {
         DType t = operand.dtype();
         checkInit(init, t, op);
         long[] dims = Extents.toArray(operand.dims());
@@ -572,7 +574,7 @@ public final class Reductions {
                 }
             }
         }
-        return Materialize.materialize(result, out, allocator);
+        return roundThrough(Materialize.materialize(result, out, allocator), through, out, allocator);
     }
 
     /** {@code into[i] = op(into[i], other[i])} for the {@code n} values of {@code t} dense in each, a block at a time. */
