@@ -1254,6 +1254,46 @@ class HloExecutorTest {
     }
 
     /**
+     * Into bf16, XLA's constant folding rounds once from the exact value, where the code it runs
+     * goes through f32 and rounds twice (jax 0.10: 2^24 + 2^16 + 1 is 2^24 + 2^17 folded, 2^24
+     * run; the f64 just above 1 + 2^-8 is 1.0078125 folded, 1 run).
+     */
+    @Test
+    void aConvertIntoBf16RoundsOnceWhereXlaFoldsItAndTwiceWhereItRuns() {
+        float[] zeros = new float[4];
+        String[][] cases = {
+            {"s32", "16842753, 16842751, -16842753, 259"},
+            {"u64", "18446744073709551615, 9259400833873739777, 16842753, 3"},
+            {"f64", "1.0039062500000009, 1.0039062499999991, -1.0039062500000009, 2.5"}};
+        float[][] folded = {{16908288f, 16777216f, -16908288f, 260f}, {0x1p64f, 0x1p63f + 0x1p56f, 16908288f, 3f},
+            {1.0078125f, 1f, -1.0078125f, 2.5f}};
+        float[][] run = {{16777216f, 16777216f, -16777216f, 260f}, {0x1p64f, 0x1p63f, 16777216f, 3f}, {1f, 1f, -1f, 2.5f}};
+        for (int k = 0; k < cases.length; k++) {
+            String type = cases[k][0] + "[4]{0}";
+            String constant = "c = " + type + " constant({" + cases[k][1] + "})";
+            assertArrayEquals(folded[k], runF32(module("p0 = f32[4]{0} parameter(0)", constant, "b = bf16[4]{0} convert(c)",
+                    "g = f32[4]{0} convert(b)", "ROOT r = f32[4]{0} add(p0, g)"), zeros), cases[k][0] + " folded");
+            assertArrayEquals(run[k], runF32(module("p0 = f32[4]{0} parameter(0)", constant, "z = " + type + " convert(p0)",
+                    "s = " + type + " add(z, c)", "b = bf16[4]{0} convert(s)", "ROOT g = f32[4]{0} convert(b)"), zeros),
+                    cases[k][0] + " run");
+        }
+    }
+
+    /**
+     * f64 into f16 rounds through f32 where the CPU has no native f16: LLVM calls a library
+     * function, and XLA's own narrows to f32 first (jax 0.10 on an AMD EPYC: 1 + 2^-11 + 2^-40 is
+     * 1, and 2049 + 2^-40 is 2048). Where it has (avx512_fp16), one instruction rounds once.
+     */
+    @Test
+    void anF64IntoF16RoundsAsTheCpusCodeDoes() {
+        boolean once = dev.tensorbuf.ops.copy.internal.CpuInfo.hasHalfArithmetic();
+        assertArrayEquals(once ? new float[] {1.0009765625f, 1f, 2050f} : new float[] {1f, 1f, 2048f},
+                runF32(module("p0 = f32[3]{0} parameter(0)", "w = f64[3]{0} convert(p0)", "t = f64[] constant(9.094947017729282e-13)",
+                        "tb = f64[3]{0} broadcast(t), dimensions={}", "s = f64[3]{0} add(w, tb)", "h = f16[3]{0} convert(s)",
+                        "ROOT r = f32[3]{0} convert(h)"), new float[] {1 + 0x1p-11f, 1 + 0x1p-11f - 0x1p-23f, 2049f}));
+    }
+
+    /**
      * XLA drops a float convert that widens before another float convert, through data movement
      * too: f32 -> f64 -> (reverse) -> bf16 is f32 -> bf16, so an f32 denormal, which the f64 step
      * flushes, comes out as the bf16 denormal (jax 0.10: 0x80010000, 0x40200000, 0x10000).

@@ -35,6 +35,27 @@ public sealed interface FloatCodec permits MiniFloat, E8M0 {
         return Float.intBitsToFloat(bits | 1);
     }
 
+    /**
+     * {@return the integer {@code v}, unsigned where {@code unsigned} says so, rounded to float as
+     * {@link #roundToOdd(double)} rounds a double} A long past 2^53 cannot go through a double
+     * without rounding once already.
+     */
+    static float roundToOdd(long v, boolean unsigned) {
+        boolean negative = !unsigned && v < 0;
+        long magnitude = negative ? -v : v;   // Long.MIN_VALUE stays itself: 2^63 unsigned
+        int width = 64 - Long.numberOfLeadingZeros(magnitude);
+        if (width <= 24) {
+            return negative ? -(float) magnitude : (float) magnitude;
+        }
+        int drop = width - 24;
+        long kept = magnitude >>> drop;
+        if ((magnitude & ((1L << drop) - 1)) != 0) {
+            kept |= 1;
+        }
+        float f = Math.scalb((float) kept, drop);
+        return negative ? -f : f;
+    }
+
     /** {@return the value of the low {@link #bits()} bits of {@code pattern}, exactly} */
     float decode(int pattern);
 

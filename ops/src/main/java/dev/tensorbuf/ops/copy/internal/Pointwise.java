@@ -695,9 +695,16 @@ public final class Pointwise {
      * pattern, ConvertXlaAgreementTest): between f32 and f64 (bf16 travels as f32) a denormal f32
      * reads as zero and an f64 narrows to f32 first, its denormal results zero (a compare to
      * {@code pred}, {@link #nonZero}, sees an f32 or f64 denormal as zero). Other pairs convert
-     * without flushing, as the f16 and f8 conversions are not done in f32 arithmetic.
+     * without flushing, as the f16 and f8 conversions are not done in f32 arithmetic. f64 into f16
+     * goes through f32, rounding twice, where the CPU has no native f16 ({@link
+     * CpuInfo#hasHalfArithmetic}): LLVM then calls a library function, and XLA's own narrows to f32
+     * first (jax 0.10 on an AMD EPYC: 1 + 2^-11 + 2^-40 gives 1, where rounding once gives
+     * 1 + 2^-10); its constant folding rounds once.
      */
     public static double flushed(double v, DType from, DType to) {
+        if (from == DType.F64 && to == DType.F16 && !CpuInfo.hasHalfArithmetic()) {
+            return (float) v;   // an f32 denormal, flushed or not, is a zero of its sign in f16
+        }
         boolean single = from == DType.F32 || from == DType.BF16;
         if (single && to == DType.F64) {
             return Math.abs(v) < 0x1p-126 ? Math.copySign(0.0, v) : v;

@@ -7,6 +7,8 @@ import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.hlo.internal.HloAttribute;
 import dev.tensorbuf.ops.hlo.internal.HloInstructions;
 import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.internal.FloatCodec;
+import dev.tensorbuf.views.internal.MiniFloat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -240,8 +242,7 @@ final class FoldedConstants {
         // A narrow float (f8, f6, f4) widens exactly into any type a convert here leads to.
         DType now = Pointwise.TYPES.contains(type) ? type : DType.F64;
         for (DType to : converts) {
-            values = Pointwise.eval(new Pointwise.Op("convert", to, List.of(new Pointwise.Leaf(0, now)), ""),
-                    new Object[] {values}, n, Pointwise.Mode.IEEE);
+            values = convert(values, now, to, n);
             now = to;
         }
         if (values instanceof double[] d) {
@@ -255,6 +256,28 @@ final class FoldedConstants {
                 return null;   // past a double's whole numbers
             }
             out[i] = l[i];
+        }
+        return out;
+    }
+
+    /**
+     * {@return {@code values}, {@code n} values of type {@code from} (doubles or longs, as {@link
+     * Pointwise} carries them), converted to {@code to} as XLA's constant folding converts}
+     * Nothing flushed, each value rounded once from its exact value: into bf16 too, which the code
+     * XLA runs rounds through f32 (jax 0.10: f64 1 + 2^-8 + 2^-40 and s32 2^24 + 2^16 + 1 fold into
+     * bf16 as 1.0078125 and 2^24 + 2^17, and run as 1 and 2^24).
+     */
+    static Object convert(Object values, DType from, DType to, int n) {
+        if (to != DType.BF16) {
+            return Pointwise.eval(new Pointwise.Op("convert", to, List.of(new Pointwise.Leaf(0, from)), ""),
+                    new Object[] {values}, n, Pointwise.Mode.IEEE);
+        }
+        double[] out = new double[n];
+        boolean unsigned = from.kind() == DType.Kind.UNSIGNED;
+        for (int i = 0; i < n; i++) {
+            float odd = values instanceof double[] d ? FloatCodec.roundToOdd(d[i])
+                    : FloatCodec.roundToOdd(((long[]) values)[i], unsigned);
+            out[i] = MiniFloat.BF16.decode(MiniFloat.BF16.encode(odd));
         }
         return out;
     }

@@ -572,8 +572,9 @@ final class Fusion {
                     x[i] = Pointwise.flushIn(x[i], type, true);
                 }
             }
-            PointwiseCopy.write(out.buffer().segment().asSlice(at * (type.bitWidth() / 8)), type,
-                    Pointwise.eval(e, columns, n, Pointwise.Mode.IEEE), n);
+            Object values = op.equals("convert") ? FoldedConstants.convert(columns[0], args.getFirst().dtype(), type, n)
+                    : Pointwise.eval(e, columns, n, Pointwise.Mode.IEEE);
+            PointwiseCopy.write(out.buffer().segment().asSlice(at * (type.bitWidth() / 8)), type, values, n);
         }
         // The broadcast scalar is a view, laid out as no instruction is: the reader copies it where it must.
         return scalars ? new Made(Ops.broadcast(Ops.reshape(out, new long[0]), shape), false) : new Made(out, true);
