@@ -115,6 +115,35 @@ def barrier_multiply_add(a, b, c):
     return lax.optimization_barrier(a * b) + c
 
 
+
+def random_augment(x, key):
+    """A training-time augmentation: a random flip (lax.cond) and a random crop, from threefry's rounds (a while loop)."""
+    k1, k2 = jax.random.split(jax.random.wrap_key_data(key))
+    flipped = lax.cond(jax.random.bernoulli(k1, 0.5), lambda v: v[:, ::-1], lambda v: v, x)
+    i = jax.random.randint(k2, (2,), 0, 3)
+    crop = lax.dynamic_slice(flipped, (i[0], i[1], 0), (5, 5, 3))
+    return crop, jax.random.uniform(k2, (4,), dtype=jnp.bfloat16, minval=-1, maxval=1)
+
+
+def scan_ema(x):
+    """An exponential moving average over rows (lax.scan: a while loop carrying and stacking)."""
+    def step(c, row):
+        c = c * np.float32(0.9) + row * np.float32(0.1)
+        return c, c
+    return lax.scan(step, x[0], x[1:])[1]
+
+
+def halve_until_small(x):
+    """A loop whose trip count depends on the data (lax.while_loop)."""
+    def body(s):
+        return jnp.where(s[0] > 1, s[0] / 2, s[0]), s[1] + 1
+    return lax.while_loop(lambda s: jnp.any(s[0] > 1), body, (x, jnp.int32(0)))
+
+
+def switch_layout(x, i):
+    """lax.switch: a branch chosen by a traced index, clamped into range."""
+    return lax.switch(i, [lambda v: v + 1, lambda v: v.T.reshape(v.shape) * 3, lambda v: -v[::-1]], x)
+
 def programs():
     """{name: (function, inputs, jit keyword arguments)}"""
     return {
@@ -139,6 +168,10 @@ def programs():
         "barrier_multiply_add": (barrier_multiply_add, [np.linspace(-3, 3, 64, dtype=np.float32) * np.float32(1.1),
                                                         np.linspace(5, -2, 64, dtype=np.float32) * np.float32(0.7),
                                                         np.linspace(-1, 1, 64, dtype=np.float32) / np.float32(3)], {}),
+        "random_augment": (random_augment, [arange((8, 8, 3), np.uint8), np.array([7, 9], np.uint32)], {}),
+        "scan_ema": (scan_ema, [np.linspace(-4, 4, 28, dtype=np.float32).reshape(7, 4) * np.float32(1.3)], {}),
+        "halve_until_small": (halve_until_small, [np.array([0.5, 3.0, 100.0, 7.5, 1.0, 1e30], np.float32)], {}),
+        "switch_layout": (switch_layout, [arange((3, 3), np.float32), np.int32(9)], {}),
     }
 
 

@@ -75,7 +75,7 @@ class RunCommandTest {
         List<String> opcodes = new java.util.ArrayList<>(HloExecutor.SUPPORTED_OPCODES);
         opcodes.addAll(HloExecutor.ELEMENTWISE_OPCODES);
         opcodes.addAll(HloExecutor.REDUCTION_OPCODES);
-        opcodes.addAll(List.of("call", "fusion"));
+        opcodes.addAll(HloExecutor.COMPUTATION_OPCODES);
         for (String opcode : opcodes) {
             assertTrue(java.util.regex.Pattern.compile("[ (,]" + java.util.regex.Pattern.quote(opcode) + "[,) ]").matcher(help).find(),
                     opcode + " is not in run's help");
@@ -185,7 +185,8 @@ class RunCommandTest {
                 + " multiply, divide, remainder, maximum, minimum, clamp, negate, abs, sign, sqrt, floor, ceil,"
                 + " round-nearest-even, round-nearest-afz, is-finite, compare, select, and, or, not, xor, shift-left,"
                 + " shift-right-logical, shift-right-arithmetic, popcnt, count-leading-zeros, reduce-precision, reductions"
-                + " by one exact op: reduce, reduce-window, and call or fusion of computations made of them\n", r.err());
+                + " by one exact op: reduce, reduce-window, and call, fusion, while and conditional of computations made of them\n",
+                r.err());
     }
 
     /**

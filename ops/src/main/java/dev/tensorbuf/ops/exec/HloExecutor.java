@@ -35,10 +35,11 @@ import java.util.Map;
  * approximates ({@code rsqrt}, {@code exponential}, {@code tanh}, ...), and a divide by a square
  * root, which it computes with {@code rsqrt}, are refused.
  *
- * <p>Supported opcodes: {@link #SUPPORTED_OPCODES}, {@link #ELEMENTWISE_OPCODES} and {@link #REDUCTION_OPCODES}, and {@code call} and {@code fusion} (jax's
- * plain HLO wraps {@code jnp.flip}, {@code pad} and {@code roll} in a {@code call}; optimised HLO
- * wraps every op in a {@code fusion}) whose computations hold only those, checked through nested
- * calls; any other throws {@link UnsupportedOpException} before anything runs. A partitioned
+ * <p>Supported opcodes: {@link #SUPPORTED_OPCODES}, {@link #ELEMENTWISE_OPCODES} and {@link #REDUCTION_OPCODES}, and the
+ * {@link #COMPUTATION_OPCODES} (jax's plain HLO wraps {@code jnp.flip}, {@code pad} and {@code roll}
+ * in a {@code call}; optimised HLO wraps every op in a {@code fusion}; {@code fori_loop},
+ * {@code scan} and {@code jax.random} make a {@code while}, {@code cond} and {@code switch} a
+ * {@code conditional}) whose computations hold only those, checked through nested calls; any other throws {@link UnsupportedOpException} before anything runs. A partitioned
  * program runs unpartitioned, on the global arrays: {@code sharding=} attributes are read and
  * checked against their shapes, and the sharding custom-calls ({@code Sharding},
  * {@code xla.sdy.FuncResultSharding}, and {@code SPMDFullToShardShape}/{@code SPMDShardToFullShape}
@@ -207,6 +208,13 @@ public final class HloExecutor {
     /** The opcodes that run a computation of the module, each checked as the entry is. */
     private static final List<String> CALL_OPCODES = List.of("call", "fusion");
 
+    /**
+     * The opcodes that run computations of the module, each checked as the entry is: a call or
+     * fusion; a {@code while} (its body until its condition is false); a {@code conditional} (the
+     * branch its pred or index chooses).
+     */
+    public static final List<String> COMPUTATION_OPCODES = List.of("call", "fusion", "while", "conditional");
+
     private static Execution run(HloModule module, SourceLines lines, Map<String, TensorView> arguments) {
         checkSupported(module, module.entry(), lines, "", new java.util.HashSet<>());
         Map<String, TensorView> bound = Arguments.bind(module.entry(), arguments);
@@ -236,7 +244,24 @@ public final class HloExecutor {
             return;
         }
         for (HloInstruction i : comp.instructions()) {
-            if (CALL_OPCODES.contains(i.opcode())) {
+            if (i.opcode().equals("while")) {
+                for (String attribute : List.of("condition", "body")) {
+                    java.util.Optional<String> name = i.text(attribute);
+                    if (name.isPresent()) {   // else the run names what is missing
+                        HloComputation callee = module.computation(name.get());
+                        checkSupported(module, callee, lines, ", in " + callee.name() + ", the " + attribute + " of %" + i.name()
+                                + lines.lineOf(comp.name(), i.name()).stream().mapToObj(n -> ", line " + n).findFirst().orElse("")
+                                + callers, checked);
+                    }
+                }
+            } else if (i.opcode().equals("conditional")) {
+                for (String branch : Interpreter.branchNames(i)) {
+                    HloComputation callee = module.computation(branch);
+                    checkSupported(module, callee, lines, ", in " + callee.name() + ", a branch of %" + i.name()
+                            + lines.lineOf(comp.name(), i.name()).stream().mapToObj(n -> ", line " + n).findFirst().orElse("")
+                            + callers, checked);
+                }
+            } else if (CALL_OPCODES.contains(i.opcode())) {
                 HloComputation callee = module.computation(Interpreter.calleeName(i));
                 String site = ", in " + callee.name() + ", called by %" + i.name()
                         + lines.lineOf(comp.name(), i.name()).stream().mapToObj(n -> ", line " + n).findFirst().orElse("");

@@ -434,7 +434,10 @@ class HloFrontEndTest {
                 HloModule m
                 body {
                   b = (s64[], f32[4]{0}) parameter(0)
-                  ROOT t = (s64[], f32[4]{0}) tuple(b)
+                  i = s64[] get-tuple-element(b), index=0
+                  x = f32[4]{0} get-tuple-element(b), index=1
+                  y = f32[4]{0} rsqrt(x)
+                  ROOT t = (s64[], f32[4]{0}) tuple(i, y)
                 }
                 cond {
                   c = (s64[], f32[4]{0}) parameter(0)
@@ -449,8 +452,9 @@ class HloFrontEndTest {
                 }
                 """;
         e = assertThrows(UnsupportedOpException.class, () -> HloExecutor.execute(loop, Map.of()));
-        assertEquals("while", e.opcode());
-        assertTrue(e.detail().startsWith("a loop (condition=cond, body=body)"), e.getMessage());
+        assertEquals("rsqrt", e.opcode());
+        assertTrue(e.getMessage().startsWith("unsupported op 'rsqrt' (instruction %y, line 6, in body, the body of %w, line 17)"),
+                e.getMessage());
         String reduce = """
                 HloModule m
                 add {

@@ -3,6 +3,7 @@ package dev.tensorbuf.ops.exec.internal;
 import dev.tensorbuf.ops.hlo.internal.HloInstructions;
 import dev.tensorbuf.ops.exec.ExecutedInstruction;
 import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.internal.Bitcast;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.internal.Pad;
@@ -300,7 +301,8 @@ public final class Interpreter {
             Map.entry("bitcast-convert", 1), Map.entry("gather", 2), Map.entry("reduce-window", 2));
 
     /** The opcodes that take tuples as operands: every other refuses one. */
-    private static final Set<String> TUPLE_OPERANDS = Set.of("tuple", "get-tuple-element", "call", "fusion", "opt-barrier");
+    private static final Set<String> TUPLE_OPERANDS = Set.of("tuple", "get-tuple-element", "call", "fusion", "opt-barrier", "while",
+            "conditional");
 
     /**
      * The custom-calls of XLA's sharding annotations, which run as the identity on the global
@@ -379,7 +381,8 @@ public final class Interpreter {
         return apply(comp, in, PASS_HELD_OPCODES.contains(in.opcode()) ? ops : fusion.forced(comp, in, ops), values);
     }
 
-    private static final Set<String> PASS_HELD_OPCODES = Set.of("call", "fusion", "tuple", "opt-barrier");
+    private static final Set<String> PASS_HELD_OPCODES = Set.of("call", "fusion", "tuple", "opt-barrier", "while",
+            "conditional");
 
     private Value apply(HloComputation comp, HloInstruction in, List<TensorView> ops, List<Value> values) {
         if (in.opcode().equals("tuple")) {
@@ -390,6 +393,12 @@ public final class Interpreter {
         }
         if (in.opcode().equals("opt-barrier")) {
             return optimizationBarrier(in, values);
+        }
+        if (in.opcode().equals("while")) {
+            return whileLoop(in, values);
+        }
+        if (in.opcode().equals("conditional")) {
+            return conditional(comp, in, values);
         }
         if (ScalarIndex.folds(comp, in)) {
             TensorView folded = ScalarIndex.fold(in, ops);
@@ -480,6 +489,160 @@ public final class Interpreter {
             throw new IllegalArgumentException("opt-barrier takes 1 operand, got " + values.size() + ": " + in.operands());
         }
         return values.getFirst().because("opt-barrier, which XLA's CPU code drops before fusing: the identity");
+    }
+
+    /**
+     * Runs a {@code while}: its condition on the loop's value, and while that gives true its body,
+     * whose result is the next value (jax's {@code fori_loop}, {@code scan}, and the rounds of
+     * {@code jax.random}'s threefry). Each value is copied into memory of its own and each
+     * iteration runs in memory of its own, released once the next value is out of it: a loop of
+     * any length holds two values and one iteration's temporaries. The last value is copied into
+     * the run's memory, laid out as the loop's shape says.
+     */
+    private Value whileLoop(HloInstruction in, List<Value> operands) {
+        if (operands.size() != 1) {
+            throw new IllegalArgumentException("while takes 1 operand, the loop's value, got " + operands.size() + ": "
+                    + in.operands());
+        }
+        HloComputation condition = loopComputation(in, "condition");
+        HloComputation body = loopComputation(in, "body");
+        if (!(condition.root().shape() instanceof ArrayShape c) || c.dtype() != DType.PRED || c.rank() != 0) {
+            throw new IllegalArgumentException("its condition " + condition.name() + " returns " + condition.root().shape()
+                    + ": a loop's condition returns pred[]");
+        }
+        Allocator holding = Allocators.shared();
+        try {
+            Value value = copyOut(operands.getFirst(), in.shape(), fusion, holding, in.name(), "its operand");
+            long iterations = 0;
+            while (true) {
+                boolean again;
+                try (Allocator scratch = Allocators.shared()) {
+                    Interpreter inner = new Interpreter(module, lines, arguments, scratch);
+                    TensorView go = inner.fusion.force(inner.runOn(condition, value).view(), c.laidOut(), in.name());
+                    again = TensorElements.of(go).getLong() != 0;
+                }
+                if (!again) {
+                    break;
+                }
+                Allocator next = Allocators.shared();
+                try (Allocator scratch = Allocators.shared()) {
+                    Interpreter inner = new Interpreter(module, lines, arguments, scratch);
+                    value = copyOut(inner.runOn(body, value), in.shape(), inner.fusion, next, in.name(),
+                            "its body " + body.name() + " in iteration " + iterations);
+                } catch (RuntimeException | Error e) {
+                    next.close();
+                    throw e;
+                }
+                holding.close();
+                holding = next;
+                iterations++;
+            }
+            Value last = copyOut(value, in.shape(), fusion, allocator, in.name(), "its value");
+            return new Value(last.view(), ExecutedInstruction.Kind.COPY, !last.isTuple(), last.elements(),
+                    "a loop: its body " + body.name() + " ran " + iterations + " time" + (iterations == 1 ? "" : "s"));
+        } finally {
+            holding.close();
+        }
+    }
+
+    /**
+     * Runs a {@code conditional}: the branch its first operand chooses (a pred: true_computation
+     * when true; an s32: that branch, the last for an index out of range, as XLA does) on that
+     * branch's operand (jax's {@code cond} and {@code switch}). It reads as a call of that branch.
+     */
+    private Value conditional(HloComputation comp, HloInstruction in, List<Value> operands) {
+        List<String> branches = branchNames(in);
+        if (operands.size() != branches.size() + 1) {
+            throw new IllegalArgumentException("conditional takes a selector and one operand per branch (" + branches.size()
+                    + "), got " + operands.size() + " operands: " + in.operands());
+        }
+        if (operands.getFirst().isTuple()) {
+            throw new IllegalArgumentException("its selector " + in.operands().getFirst() + " is a tuple: it is a pred[] or s32[]");
+        }
+        TensorView selector = fusion.force(operands.getFirst().view(), comp.instruction(in.operands().getFirst()).arrayShape().laidOut(),
+                in.name());
+        boolean byPred = in.text("branch_computations").isEmpty();
+        if (selector.rank() != 0 || selector.dtype() != (byPred ? DType.PRED : DType.S32)) {
+            throw new IllegalArgumentException("its selector " + in.operands().getFirst() + " is " + selector.dtype().xlaName()
+                    + selector.dims() + ": " + (byPred ? "true_computation and false_computation take a pred[]" : "branch_computations take an s32[]"));
+        }
+        long at = TensorElements.of(selector).getLong();
+        int k = byPred ? (at != 0 ? 0 : 1) : at < 0 || at >= branches.size() ? branches.size() - 1 : (int) at;
+        HloComputation branch = module.computation(branches.get(k));
+        if (branch.parameterCount() != 1) {
+            throw new IllegalArgumentException("its branch " + branch.name() + " has " + branch.parameterCount()
+                    + " parameters: a branch takes one, its operand");
+        }
+        Value r = runOn(branch, operands.get(k + 1));
+        String why = "branch " + branch.name() + " chosen (" + (byPred ? at != 0 : Long.toString(at)) + ")";
+        if (r.isTuple()) {
+            return new Value(null, ExecutedInstruction.Kind.VIEW, false, r.elements(), why);
+        }
+        boolean viewed = r.kind() == ExecutedInstruction.Kind.PARAMETER || branch.root().opcode().equals("parameter");
+        return new Value(r.view(), viewed ? ExecutedInstruction.Kind.VIEW : r.kind(),
+                r.inOwnLayout() && branch.root().arrayShape().laidOut().equals(in.arrayShape().laidOut()), null, why);
+    }
+
+    /** {@return the computations a conditional chooses from, in order: {@code branch_computations}, or the true and false ones} */
+    public static List<String> branchNames(HloInstruction in) {
+        java.util.Optional<String> list = in.text("branch_computations");
+        if (list.isPresent()) {
+            String t = list.get().strip();
+            if (t.startsWith("{") && t.endsWith("}")) {
+                t = t.substring(1, t.length() - 1);
+            }
+            List<String> names = java.util.Arrays.stream(t.split(",")).map(String::strip).filter(n -> !n.isEmpty()).toList();
+            if (names.isEmpty()) {
+                throw new IllegalArgumentException("conditional " + in.name() + " has no branch_computations");
+            }
+            return names;
+        }
+        return List.of("true_computation", "false_computation").stream().map(a -> in.text(a).orElseThrow(
+                () -> new IllegalArgumentException("conditional " + in.name() + " names no branches: expected"
+                        + " branch_computations={...}, or true_computation= and false_computation="))).toList();
+    }
+
+    private HloComputation loopComputation(HloInstruction in, String attribute) {
+        HloComputation comp = module.computation(in.text(attribute).orElseThrow(() -> new IllegalArgumentException(
+                "while names no " + attribute + ": expected " + attribute + "=")));
+        if (comp.parameterCount() != 1) {
+            throw new IllegalArgumentException("its " + attribute + " " + comp.name() + " has " + comp.parameterCount()
+                    + " parameters: a loop's computations take one, the loop's value");
+        }
+        return comp;
+    }
+
+    /** {@return the run of {@code comp}, its one parameter bound to {@code value}} */
+    private Value runOn(HloComputation comp, Value value) {
+        Map<String, Value> values = new HashMap<>();
+        values.put(comp.parameter(0).name(), value.isTuple() ? value : new Value(value.view(), ExecutedInstruction.Kind.PARAMETER, false));
+        evaluate(comp, values, comp.root());
+        return values.get(comp.root().name());
+    }
+
+    /**
+     * {@return {@code v}, of shape {@code shape}, copied into new memory from {@code into} laid out
+     * as {@code shape} says, held expressions evaluated there by {@code from}}
+     */
+    private static Value copyOut(Value v, dev.tensorbuf.views.XlaShape shape, Fusion from, Allocator into, String loop, String what) {
+        if (shape instanceof dev.tensorbuf.views.XlaShape.Tuple t) {
+            if (!v.isTuple() || v.elements().size() != t.elements().size()) {
+                throw new IllegalArgumentException(what + " is " + (v.isTuple() ? "a tuple of " + v.elements().size()
+                        : "an array") + " where the loop carries " + shape);
+            }
+            List<Value> elements = new ArrayList<>();
+            for (int k = 0; k < t.elements().size(); k++) {
+                elements.add(copyOut(v.elements().get(k), t.elements().get(k), from, into, loop, what + ", element " + k + ","));
+            }
+            return new Value(null, ExecutedInstruction.Kind.COPY, false, elements, "");
+        }
+        if (!(shape instanceof ArrayShape a) || v.isTuple() || v.view().dtype() != a.dtype() || !v.view().dims().equals(a.dims())) {
+            throw new IllegalArgumentException(what + " is " + (v.isTuple() ? "a tuple" : v.view().dtype().xlaName() + v.view().dims())
+                    + " where the loop carries " + shape);
+        }
+        TensorView dst = Materialize.allocateForOverwrite(a.laidOut(), into);
+        from.forceInto(v.view(), dst, loop);
+        return new Value(dst, ExecutedInstruction.Kind.COPY, true);
     }
 
     /** jax's argmax or argmin: a tuple of the values and the indices, each new memory. */

@@ -32,12 +32,6 @@ public final class Refusals {
             case "custom-call" -> "custom_call_target=\"" + Interpreter.customCallTarget(in) + "\" is a kernel, not an"
                     + " annotation that runs as the identity (Sharding, xla.sdy.*, and SPMDFullToShardShape or"
                     + " SPMDShardToFullShape where they keep the shape)";
-            case "while" -> "a loop (condition=" + in.text("condition").orElse("?") + ", body=" + in.text("body").orElse("?")
-                    + ") runs a number of times known only at run time; jax's fori_loop and scan make one, unroll them"
-                    + " (unroll=True) to run the body as views";
-            case "conditional" -> "a branch chosen at run time ("
-                    + in.text("branch_computations").or(() -> in.text("true_computation").map(t -> "true_computation=" + t))
-                            .orElse("?") + ") does not run as one view";
             default -> COLLECTIVES.contains(in.opcode()) ? collective(in)
                     : APPROXIMATED.contains(in.opcode()) ? in.opcode() + " is computed by XLA's own approximation or the C"
                             + " library's, whose bits run does not reproduce (run gives XLA's bits or none)"

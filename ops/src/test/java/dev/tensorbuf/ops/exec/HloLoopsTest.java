@@ -1,0 +1,191 @@
+package dev.tensorbuf.ops.exec;
+
+import static dev.tensorbuf.ops.exec.HloExecutorTest.floats;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.testing.ArenaPerTest;
+import dev.tensorbuf.views.TensorElements;
+import dev.tensorbuf.views.TensorView;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code while} and {@code conditional} as XLA runs them, against values computed here by plain
+ * loops: a loop whose trip count is a counter in its value, one that never runs its body, one
+ * whose end depends on the data, a loop inside a loop's body, and branches chosen by a pred and
+ * by an index (out of range: the last). The forms jax emits (threefry's rounds, {@code scan},
+ * {@code while_loop}, {@code cond}, {@code switch}) are checked against jax itself in the cli's
+ * RunXlaAgreementTest.
+ */
+class HloLoopsTest {
+    @ArenaPerTest
+    private Allocator arena;
+
+    /** x <- x * 1.5 + i for i in [0, n): a counter and an array carried in a tuple. */
+    private static String affineLoop(String n) {
+        return """
+                HloModule m
+                body {
+                  b = (s32[], f32[4]{0}) parameter(0)
+                  i = s32[] get-tuple-element(b), index=0
+                  x = f32[4]{0} get-tuple-element(b), index=1
+                  k = f32[] constant(1.5)
+                  kb = f32[4]{0} broadcast(k), dimensions={}
+                  m = f32[4]{0} multiply(x, kb)
+                  fi = f32[] convert(i)
+                  ib = f32[4]{0} broadcast(fi), dimensions={}
+                  y = f32[4]{0} add(m, ib)
+                  one = s32[] constant(1)
+                  j = s32[] add(i, one)
+                  ROOT t = (s32[], f32[4]{0}) tuple(j, y)
+                }
+                cond {
+                  c = (s32[], f32[4]{0}) parameter(0)
+                  i = s32[] get-tuple-element(c), index=0
+                  n = s32[] constant(TRIPS)
+                  ROOT lt = pred[] compare(i, n), direction=LT
+                }
+                ENTRY e {
+                  z = s32[] constant(0)
+                  x = f32[4]{0} parameter(0)
+                  t = (s32[], f32[4]{0}) tuple(z, x)
+                  w = (s32[], f32[4]{0}) while(t), condition=cond, body=body
+                  ROOT r = f32[4]{0} get-tuple-element(w), index=1
+                }
+                """.replace("TRIPS", n);
+    }
+
+    private TensorView f32(float... values) {
+        TensorView v = TensorView.of(arena.allocate(4L * values.length), "f32[" + values.length + "]");
+        TensorElements.of(v).copyFrom(values);
+        return v;
+    }
+
+    @Test
+    void aLoopRunsItsBodyUntilItsConditionIsFalse() {
+        float[] x = {1f, -2.5f, 0.1f, 1e6f};
+        for (int n : new int[] {0, 1, 6, 40}) {
+            float[] want = x.clone();
+            for (int i = 0; i < n; i++) {
+                for (int k = 0; k < want.length; k++) {
+                    // XLA contracts the multiply and the add into one fused multiply-add.
+                    want[k] = Math.fma(want[k], 1.5f, (float) i);
+                }
+            }
+            assertArrayEquals(want, floats(affineLoop(Integer.toString(n)), Map.of("0", f32(x))), "n = " + n);
+        }
+    }
+
+    @Test
+    void aLoopWhoseEndDependsOnTheDataAndALoopInsideABody() {
+        String halve = """
+                HloModule m
+                body {
+                  b = f32[3]{0} parameter(0)
+                  two = f32[] constant(2)
+                  tb = f32[3]{0} broadcast(two), dimensions={}
+                  ROOT h = f32[3]{0} divide(b, tb)
+                }
+                cond {
+                  c = f32[3]{0} parameter(0)
+                  s = f32[] constant(1)
+                  init = pred[] constant(false)
+                  sb = f32[3]{0} broadcast(s), dimensions={}
+                  g = pred[3]{0} compare(c, sb), direction=GT
+                  ROOT any = pred[] reduce(g, init), dimensions={0}, to_apply=or
+                }
+                or {
+                  p = pred[] parameter(0)
+                  q = pred[] parameter(1)
+                  ROOT o = pred[] or(p, q)
+                }
+                ENTRY e {
+                  x = f32[3]{0} parameter(0)
+                  ROOT w = f32[3]{0} while(x), condition=cond, body=body
+                }
+                """;
+        // The largest, 100, is halved until it is 0.78125; every element is halved alike.
+        assertArrayEquals(new float[] {0.0234375f, 0.46875f, 0.78125f}, floats(halve, Map.of("0", f32(3f, 60f, 100f))));
+        String outer = affineLoop("3").replace("ENTRY e {", """
+                obody {
+                  ob = (s32[], f32[4]{0}) parameter(0)
+                  oi = s32[] get-tuple-element(ob), index=0
+                  ox = f32[4]{0} get-tuple-element(ob), index=1
+                  z = s32[] constant(0)
+                  it = (s32[], f32[4]{0}) tuple(z, ox)
+                  iw = (s32[], f32[4]{0}) while(it), condition=cond, body=body
+                  iy = f32[4]{0} get-tuple-element(iw), index=1
+                  one = s32[] constant(1)
+                  oj = s32[] add(oi, one)
+                  ROOT ot = (s32[], f32[4]{0}) tuple(oj, iy)
+                }
+                ENTRY e {""").replace("w = (s32[], f32[4]{0}) while(t), condition=cond, body=body",
+                "w = (s32[], f32[4]{0}) while(t), condition=cond, body=obody");
+        float[] x = {1f, 2f, -3f, 0.5f};
+        float[] want = x.clone();
+        for (int o = 0; o < 3; o++) {
+            for (int i = 0; i < 3; i++) {
+                for (int k = 0; k < want.length; k++) {
+                    want[k] = Math.fma(want[k], 1.5f, (float) i);
+                }
+            }
+        }
+        assertArrayEquals(want, floats(outer, Map.of("0", f32(x))));
+    }
+
+    @Test
+    void aConditionalRunsTheBranchItsSelectorChooses() {
+        String byPred = """
+                HloModule m
+                flip {
+                  a = f32[4]{0} parameter(0)
+                  ROOT r = f32[4]{0} reverse(a), dimensions={0}
+                }
+                twice {
+                  a = f32[4]{0} parameter(0)
+                  ROOT d = f32[4]{0} add(a, a)
+                }
+                ENTRY e {
+                  x = f32[4]{0} parameter(0)
+                  s = f32[] parameter(1)
+                  z = f32[] constant(0)
+                  p = pred[] compare(s, z), direction=GT
+                  ROOT c = f32[4]{0} conditional(p, x, x), true_computation=flip, false_computation=twice
+                }
+                """;
+        TensorView x = f32(1f, 2f, 3f, 4f);
+        assertArrayEquals(new float[] {4f, 3f, 2f, 1f}, floats(byPred, Map.of("0", x, "1", scalar(1f))));
+        assertArrayEquals(new float[] {2f, 4f, 6f, 8f}, floats(byPred, Map.of("0", x, "1", scalar(-1f))));
+        String byIndex = byPred.replace("p = pred[] compare(s, z), direction=GT", "p = s32[] convert(s)")
+                .replace("conditional(p, x, x), true_computation=flip, false_computation=twice",
+                        "conditional(p, x, x), branch_computations={twice, flip}");
+        assertArrayEquals(new float[] {2f, 4f, 6f, 8f}, floats(byIndex, Map.of("0", x, "1", scalar(0f))));
+        assertArrayEquals(new float[] {4f, 3f, 2f, 1f}, floats(byIndex, Map.of("0", x, "1", scalar(1f))));
+        // Out of range either way: the last branch, as XLA runs it.
+        assertArrayEquals(new float[] {4f, 3f, 2f, 1f}, floats(byIndex, Map.of("0", x, "1", scalar(7f))));
+        assertArrayEquals(new float[] {4f, 3f, 2f, 1f}, floats(byIndex, Map.of("0", x, "1", scalar(-1f))));
+    }
+
+    @Test
+    void aLoopOrBranchOfTheWrongShapeIsRefusedNamingIt() {
+        String wrongBody = affineLoop("2").replace("ROOT t = (s32[], f32[4]{0}) tuple(j, y)",
+                "ys = f32[3]{0} slice(y), slice={[0:3]}\n  ROOT t = (s32[], f32[3]{0}) tuple(j, ys)");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> floats(wrongBody, Map.of("0", f32(1f, 2f, 3f, 4f))));
+        assertTrue(e.getMessage().contains("its body body in iteration 0, element 1, is f32[3] where the loop carries f32[4]{0}"),
+                e.getMessage());
+        String countCondition = affineLoop("2").replace("ROOT lt = pred[] compare(i, n), direction=LT", "ROOT lt = s32[] add(i, n)");
+        e = assertThrows(IllegalArgumentException.class, () -> floats(countCondition, Map.of("0", f32(1f, 2f, 3f, 4f))));
+        assertTrue(e.getMessage().contains("its condition cond returns s32[]: a loop's condition returns pred[]"), e.getMessage());
+    }
+
+    private TensorView scalar(float value) {
+        TensorView v = TensorView.of(arena.allocate(4), "f32[]");
+        TensorElements.of(v).setFloat(value);
+        return v;
+    }
+}
