@@ -298,7 +298,8 @@ public final class Interpreter {
             Map.entry("broadcast", 1), Map.entry("transpose", 1), Map.entry("reshape", 1), Map.entry("bitcast", 1),
             Map.entry("copy", 1), Map.entry("slice", 1), Map.entry("reverse", 1), Map.entry("convert", 1),
             Map.entry("pad", 2), Map.entry("custom-call", 1), Map.entry("get-tuple-element", 1),
-            Map.entry("bitcast-convert", 1), Map.entry("gather", 2), Map.entry("reduce-window", 2));
+            Map.entry("bitcast-convert", 1), Map.entry("gather", 2), Map.entry("reduce-window", 2),
+            Map.entry("opt-barrier", 1), Map.entry("while", 1));
 
     /** The opcodes that take tuples as operands: every other refuses one. */
     private static final Set<String> TUPLE_OPERANDS = Set.of("tuple", "get-tuple-element", "call", "fusion", "opt-barrier", "while",
@@ -385,6 +386,12 @@ public final class Interpreter {
             "conditional");
 
     private Value apply(HloComputation comp, HloInstruction in, List<TensorView> ops, List<Value> values) {
+        Integer count = OPERAND_COUNTS.get(in.opcode());
+        if (count != null && values.size() != count) {
+            // Extra operands were ignored: copy(p0, p0) ran as copy(p0), which XLA refuses.
+            throw new IllegalArgumentException(in.opcode() + " takes " + count + " operand" + (count == 1 ? "" : "s")
+                    + ", got " + values.size() + ": " + in.operands());
+        }
         if (in.opcode().equals("tuple")) {
             return new Value(null, ExecutedInstruction.Kind.VIEW, false, List.copyOf(values), "");
         }
@@ -405,12 +412,6 @@ public final class Interpreter {
             return new Value(folded, ExecutedInstruction.Kind.FOLDED, true, null,
                     "folded to " + (folded.dtype() == DType.PRED ? TensorElements.of(folded).getLong() != 0 : TensorElements.of(folded).getLong())
                             + " when the view was made");
-        }
-        Integer count = OPERAND_COUNTS.get(in.opcode());
-        if (count != null && ops.size() != count) {
-            // Extra operands were ignored: copy(p0, p0) ran as copy(p0), which XLA refuses.
-            throw new IllegalArgumentException(in.opcode() + " takes " + count + " operand" + (count == 1 ? "" : "s")
-                    + ", got " + ops.size() + ": " + in.operands());
         }
         if (in.opcode().equals("reduce") && ops.size() == 4) {
             return argReduce(in, ops);
@@ -485,9 +486,6 @@ public final class Interpreter {
      * {@code barrier(a * b) + c} is one fused multiply-add).
      */
     private Value optimizationBarrier(HloInstruction in, List<Value> values) {
-        if (values.size() != 1) {
-            throw new IllegalArgumentException("opt-barrier takes 1 operand, got " + values.size() + ": " + in.operands());
-        }
         return values.getFirst().because("opt-barrier, which XLA's CPU code drops before fusing: the identity");
     }
 
@@ -500,10 +498,6 @@ public final class Interpreter {
      * the run's memory, laid out as the loop's shape says.
      */
     private Value whileLoop(HloInstruction in, List<Value> operands) {
-        if (operands.size() != 1) {
-            throw new IllegalArgumentException("while takes 1 operand, the loop's value, got " + operands.size() + ": "
-                    + in.operands());
-        }
         HloComputation condition = loopComputation(in, "condition");
         HloComputation body = loopComputation(in, "body");
         if (!(condition.root().shape() instanceof ArrayShape c) || c.dtype() != DType.PRED || c.rank() != 0) {
