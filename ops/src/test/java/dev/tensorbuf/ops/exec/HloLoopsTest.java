@@ -78,6 +78,12 @@ class HloLoopsTest {
             }
             assertArrayEquals(want, floats(affineLoop(Integer.toString(n)), Map.of("0", f32(x))), "n = " + n);
         }
+        // The loop is one step of the run, which says how often its body ran.
+        try (Execution e = HloExecutor.execute(affineLoop("6"), Map.of("0", f32(x)))) {
+            ExecutedInstruction loop = e.steps().stream().filter(s -> s.opcode().equals("while")).findFirst().orElseThrow();
+            assertEquals(ExecutedInstruction.Kind.COPY, loop.kind());
+            assertEquals("a loop: its body body ran 6 times", loop.reason());
+        }
     }
 
     @Test

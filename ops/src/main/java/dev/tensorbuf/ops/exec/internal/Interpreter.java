@@ -166,6 +166,11 @@ public final class Interpreter {
                 steps.add(new ExecutedInstruction(i.name(), i.opcode(), ExecutedInstruction.Kind.REDUCED,
                         v.elements().getLast().view().form(), v.reason(), "", List.of()));
             }
+            if (v != null && v.isTuple() && (i.opcode().equals("while") || i.opcode().equals("conditional"))
+                    && firstArray(v) != null) {
+                // A loop or branch of a tuple: one step, which says how often the body ran or which branch did.
+                steps.add(new ExecutedInstruction(i.name(), i.opcode(), v.kind(), firstArray(v).form(), v.reason(), "", List.of()));
+            }
             if (v != null && !v.isTuple()) {
                 String into = fusion.fusedInto(i.name());
                 String epilogue = fusion.epilogue(i.name());
@@ -181,6 +186,20 @@ public final class Interpreter {
             }
         }
         return new Run(outputs, steps);
+    }
+
+    /** {@return the first array of a tuple value, depth first, or null for one of none} */
+    private static TensorView firstArray(Value v) {
+        if (!v.isTuple()) {
+            return v.view();
+        }
+        for (Value e : v.elements()) {
+            TensorView a = firstArray(e);
+            if (a != null) {
+                return a;
+            }
+        }
+        return null;
     }
 
     /** Refuses an output that is itself a tuple: a file holds arrays. */
