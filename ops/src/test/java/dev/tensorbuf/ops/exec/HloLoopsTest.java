@@ -86,6 +86,26 @@ class HloLoopsTest {
         }
     }
 
+    /** 4 MiB values over 40 iterations: past 64 MiB the value moves to a fresh arena, and the old one is closed. */
+    @Test
+    void aLongLoopOfLargeValuesMovesItsValueBetweenArenas() {
+        int n = 1 << 20;
+        float[] x = new float[n];
+        for (int i = 0; i < n; i++) {
+            x[i] = (i % 1000) * 0.001f - 0.5f;
+        }
+        TensorView in = TensorView.of(arena.allocate(4L * n), "f32[" + n + "]");
+        TensorElements.of(in).copyFrom(x);
+        float[] got = floats(affineLoop("40").replace("f32[4]", "f32[" + n + "]"), Map.of("0", in));
+        for (int i : new int[] {0, 1, 999, 1000, n / 2 + 7, n - 1}) {
+            float want = x[i];
+            for (int k = 0; k < 40; k++) {
+                want = Math.fma(want, 1.5f, (float) k);
+            }
+            assertEquals(want, got[i], "element " + i);
+        }
+    }
+
     @Test
     void aLoopWhoseEndDependsOnTheDataAndALoopInsideABody() {
         String halve = """

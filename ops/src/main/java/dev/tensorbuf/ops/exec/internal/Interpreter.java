@@ -510,11 +510,12 @@ public final class Interpreter {
 
     /**
      * Runs a {@code while}: its condition on the loop's value, and while that gives true its body,
-     * whose result is the next value (jax's {@code fori_loop}, {@code scan}, and the rounds of
-     * {@code jax.random}'s threefry). Each value is copied into memory of its own and each
-     * iteration runs in memory of its own, released once the next value is out of it: a loop of
-     * any length holds two values and one iteration's temporaries. The last value is copied into
-     * the run's memory, laid out as the loop's shape says.
+     * whose result, copied into memory of its own, is the next value (jax's {@code fori_loop},
+     * {@code scan}, and the rounds of {@code jax.random}'s threefry). Iterations allocate from one
+     * arena until it holds {@link #LOOP_GENERATION_BYTES} (or four values, if more); then the value
+     * is copied into a fresh one and the old one is released, so a long loop's memory stays bounded
+     * while a short one closes no arena per iteration (a shared arena's close stops every thread).
+     * The last value is copied into the run's memory, laid out as the loop's shape says.
      */
     private Value whileLoop(HloInstruction in, List<Value> operands) {
         HloComputation condition = loopComputation(in, "condition");
@@ -523,38 +524,74 @@ public final class Interpreter {
             throw new IllegalArgumentException("its condition " + condition.name() + " returns " + condition.root().shape()
                     + ": a loop's condition returns pred[]");
         }
-        Allocator holding = Allocators.shared();
+        CountingAllocator generation = new CountingAllocator();
         try {
-            Value value = copyOut(operands.getFirst(), in.shape(), fusion, holding, in.name(), "its operand");
+            Value value = copyOut(operands.getFirst(), in.shape(), fusion, generation, in.name(), "its operand");
+            long valueBytes = generation.bytes;
             long iterations = 0;
             while (true) {
-                boolean again;
-                try (Allocator scratch = Allocators.shared()) {
-                    Interpreter inner = new Interpreter(module, lines, arguments, scratch);
-                    TensorView go = inner.fusion.force(inner.runOn(condition, value).view(), c.laidOut(), in.name());
-                    again = TensorElements.of(go).getLong() != 0;
-                }
-                if (!again) {
+                Interpreter test = new Interpreter(module, lines, arguments, generation);
+                TensorView go = test.fusion.force(test.runOn(condition, value).view(), c.laidOut(), in.name());
+                if (TensorElements.of(go).getLong() == 0) {
                     break;
                 }
-                Allocator next = Allocators.shared();
-                try (Allocator scratch = Allocators.shared()) {
-                    Interpreter inner = new Interpreter(module, lines, arguments, scratch);
-                    value = copyOut(inner.runOn(body, value), in.shape(), inner.fusion, next, in.name(),
-                            "its body " + body.name() + " in iteration " + iterations);
-                } catch (RuntimeException | Error e) {
-                    next.close();
-                    throw e;
-                }
-                holding.close();
-                holding = next;
+                Interpreter step = new Interpreter(module, lines, arguments, generation);
+                value = copyOut(step.runOn(body, value), in.shape(), step.fusion, generation, in.name(),
+                        "its body " + body.name() + " in iteration " + iterations);
                 iterations++;
+                if (generation.bytes > Math.max(LOOP_GENERATION_BYTES, 4 * valueBytes)) {
+                    CountingAllocator next = new CountingAllocator();
+                    try {
+                        value = copyOut(value, in.shape(), fusion, next, in.name(), "its value");
+                    } catch (RuntimeException | Error e) {
+                        next.close();
+                        throw e;
+                    }
+                    generation.close();
+                    generation = next;
+                }
             }
             Value last = copyOut(value, in.shape(), fusion, allocator, in.name(), "its value");
             return new Value(last.view(), ExecutedInstruction.Kind.COPY, !last.isTuple(), last.elements(),
                     "a loop: its body " + body.name() + " ran " + iterations + " time" + (iterations == 1 ? "" : "s"));
         } finally {
-            holding.close();
+            generation.close();
+        }
+    }
+
+    /** Bytes a loop's iterations allocate from one arena before their value moves to a fresh one. */
+    static final long LOOP_GENERATION_BYTES = 64L << 20;
+
+    /** A shared arena that counts the bytes it hands out. */
+    private static final class CountingAllocator implements Allocator {
+        private final Allocator arena = Allocators.shared();
+        long bytes;
+
+        @Override
+        public dev.tensorbuf.memory.MemorySpace memorySpace() {
+            return arena.memorySpace();
+        }
+
+        @Override
+        public long defaultAlignment() {
+            return arena.defaultAlignment();
+        }
+
+        @Override
+        public dev.tensorbuf.memory.MemoryBuffer allocate(long byteSize, long alignment) {
+            dev.tensorbuf.memory.MemoryBuffer b = arena.allocate(byteSize, alignment);
+            bytes += byteSize;
+            return b;
+        }
+
+        @Override
+        public boolean isOpen() {
+            return arena.isOpen();
+        }
+
+        @Override
+        public void close() {
+            arena.close();
         }
     }
 
