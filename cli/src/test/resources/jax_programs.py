@@ -144,6 +144,18 @@ def switch_layout(x, i):
     """lax.switch: a branch chosen by a traced index, clamped into range."""
     return lax.switch(i, [lambda v: v + 1, lambda v: v.T.reshape(v.shape) * 3, lambda v: -v[::-1]], x)
 
+
+def scatter_updates(x, i, v, labels):
+    """x.at[i].add(v) with repeated and out-of-range rows (dropped), a one-hot by scatter, a histogram."""
+    hist = jnp.zeros(4, jnp.int32).at[labels % 4].add(1)
+    one_hot = jnp.zeros((labels.shape[0], 6), jnp.float32).at[jnp.arange(labels.shape[0]), labels].set(1.0)
+    return x.at[i].add(v), x.at[i].subtract(v).astype(jnp.bfloat16), one_hot, hist
+
+
+def scatter_bf16_add(x, i, v):
+    """A bf16 scatter-add, which XLA runs in f32 with each sum rounded through bf16 when optimised."""
+    return x.at[i].add(v)
+
 def programs():
     """{name: (function, inputs, jit keyword arguments)}"""
     return {
@@ -172,6 +184,13 @@ def programs():
         "scan_ema": (scan_ema, [np.linspace(-4, 4, 28, dtype=np.float32).reshape(7, 4) * np.float32(1.3)], {}),
         "halve_until_small": (halve_until_small, [np.array([0.5, 3.0, 100.0, 7.5, 1.0, 1e30], np.float32)], {}),
         "switch_layout": (switch_layout, [arange((3, 3), np.float32), np.int32(9)], {}),
+        "scatter_updates": (scatter_updates, [np.linspace(-2, 2, 15, dtype=np.float32).reshape(5, 3) * np.float32(1.7),
+                                              np.array([1, 4, 1, 7, -2, 1], np.int32),
+                                              np.linspace(3, -1, 18, dtype=np.float32).reshape(6, 3) * np.float32(1e3),
+                                              np.array([5, 0, 3, 3, 9, 2], np.int32)], {}),
+        "scatter_bf16_add": (scatter_bf16_add, [np.linspace(-2, 2, 5, dtype=np.float32).astype(jnp.bfloat16),
+                                                np.array([1, 1, 3, 1], np.int32),
+                                                np.array([0.1, 0.2, 0.3, 7.5], np.float32).astype(jnp.bfloat16)], {}),
     }
 
 

@@ -143,14 +143,17 @@ class RunXlaAgreementTest {
      * range and negative), a multiply-add across {@code lax.optimization_barrier}, loops and branches
      * (a random flip and crop from {@code jax.random}, whose threefry rounds are a {@code while}, and
      * a {@code lax.cond}; a {@code lax.scan}; a {@code lax.while_loop} whose trip count depends on
-     * the data; a {@code lax.switch} with its index out of range). Each must give what jax computes from the same source, bit for bit,
+     * the data; a {@code lax.switch} with its index out of range), and scatters ({@code .at[i].add}
+     * and {@code .subtract} with repeated and dropped rows, a one-hot and a histogram by scatter, a
+     * bf16 scatter-add, which XLA's optimised text rounds through bf16 each step). Each must give what jax computes from the same source, bit for bit,
      * from the plain HLO and from XLA's optimised HLO (its fusions, copies and layouts).
      */
     @org.junit.jupiter.params.ParameterizedTest
     @org.junit.jupiter.params.provider.ValueSource(strings = {"dynamic_slice_traced", "index_traced", "index_modulo", "kv_cache_update",
             "channel_gather", "take_rows", "nested_jit_tuple", "pad_negative_zero", "bitcast_to_bytes",
             "bitcast_same_width", "bitcast_from_bytes", "iota_bf16", "special_constants", "sharded_transpose", "take_along_rows",
-            "barrier_multiply_add", "random_augment", "scan_ema", "halve_until_small", "switch_layout"})
+            "barrier_multiply_add", "random_augment", "scan_ema", "halve_until_small", "switch_layout",
+            "scatter_updates", "scatter_bf16_add"})
     void realJaxProgramsMatchJaxBitForBit(String name) throws Exception {
         assumeTrue(jaxImportable(), PYTHON + " cannot import jax and jaxlib (pip install jax jaxlib): skipping the XLA comparison");
         int ran = 0;

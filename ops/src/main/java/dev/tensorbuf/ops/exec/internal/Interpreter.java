@@ -318,7 +318,8 @@ public final class Interpreter {
             Map.entry("copy", 1), Map.entry("slice", 1), Map.entry("reverse", 1), Map.entry("convert", 1),
             Map.entry("pad", 2), Map.entry("custom-call", 1), Map.entry("get-tuple-element", 1),
             Map.entry("bitcast-convert", 1), Map.entry("gather", 2), Map.entry("reduce-window", 2),
-            Map.entry("opt-barrier", 1), Map.entry("while", 1));
+            Map.entry("opt-barrier", 1), Map.entry("while", 1),
+            Map.entry("scatter", 3));
 
     /** The opcodes that take tuples as operands: every other refuses one. */
     private static final Set<String> TUPLE_OPERANDS = Set.of("tuple", "get-tuple-element", "call", "fusion", "opt-barrier", "while",
@@ -464,6 +465,11 @@ public final class Interpreter {
                 yield new Value(g.value(), g.copied() ? ExecutedInstruction.Kind.COPY : ExecutedInstruction.Kind.VIEW,
                         g.copied(), null, g.reason());
             }
+            case "scatter" -> new Value(Scatters.scatter(in, module.computation(calleeName(in)), operand(in, ops, 0),
+                    operand(in, ops, 1), operand(in, ops, 2), shape, allocator), ExecutedInstruction.Kind.COPY, true, null,
+                    "the operand copied, " + ops.get(2).elementCount() + " updates combined into it by "
+                            + Reductions.describe(Scatters.combiner(module.computation(calleeName(in))),
+                                    module.computation(calleeName(in))));
             case "bitcast-convert" -> {
                 boolean[] copied = new boolean[1];
                 TensorView v = IndexedMoves.bitcastConvert(operand(in, ops, 0), shape, allocator, copied);

@@ -367,7 +367,7 @@ public final class Reductions {
     }
 
     /** {@return what {@code v} rounds through a narrower float, or {@code v}} */
-    private static HloInstruction unrounded(HloComputation reducer, HloInstruction v) {
+    static HloInstruction unrounded(HloComputation reducer, HloInstruction v) {
         HloInstruction x = roundTripOf(reducer, v);
         return x == null ? v : x;
     }
