@@ -113,6 +113,36 @@ class ScatterTest {
         }
     }
 
+    /** Batching dims, as vmap writes x.at[i].add(v) per row: row b's update lands in row b. */
+    @Test
+    void aBatchedScatterUpdatesEachRowAtItsOwnIndices() {
+        String text = """
+                HloModule m
+                upd {
+                  a = s32[] parameter(0)
+                  b = s32[] parameter(1)
+                  ROOT r = s32[] add(a, b)
+                }
+                ENTRY e {
+                  x = s32[3,5]{1,0} parameter(0)
+                  i = s32[3,2,1]{2,1,0} parameter(1)
+                  u = s32[3,2]{1,0} parameter(2)
+                  ROOT s = s32[3,5]{1,0} scatter(x, i, u), update_window_dims={}, inserted_window_dims={1},
+                    scatter_dims_to_operand_dims={1}, input_batching_dims={0}, scatter_indices_batching_dims={0}, index_vector_dim=2,
+                    to_apply=upd
+                }
+                """;
+        TensorView x = TensorView.of(arena.allocate(60), "s32[3,5]");
+        TensorElements.of(x).copyFrom(new int[15]);
+        TensorView i = TensorView.of(arena.allocate(24), "s32[3,2,1]");
+        TensorElements.of(i).copyFrom(new int[] {4, 4, 0, 9, 2, 1});
+        TensorView u = TensorView.of(arena.allocate(24), "s32[3,2]");
+        TensorElements.of(u).copyFrom(new int[] {1, 10, 100, 1000, 7, 8});
+        try (Execution e = HloExecutor.execute(text, Map.of("0", x, "1", i, "2", u))) {
+            assertArrayEquals(new int[] {0, 0, 0, 0, 11, 100, 0, 0, 0, 0, 0, 8, 7, 0, 0}, TensorElements.of(e.rowMajor()).toIntArray());
+        }
+    }
+
     @Test
     void anUpdateComputationThatIsNoOneOpIsRefusedNamingIt() {
         String text = module("f32", "add", 2, 2, 1, 1).replace("ROOT r = f32[] add(a, b)", "s = f32[] add(a, b)\n  ROOT r = f32[] negate(s)");

@@ -16,7 +16,7 @@ import java.util.Set;
 
 /**
  * XLA's {@code scatter} of one operand ({@code x.at[i].set(v)}, {@code .add}, {@code .max},
- * {@code .min}, {@code .mul}, one-hot by scatter): the operand copied into new memory, then each
+ * {@code .min}, {@code .mul}, one-hot by scatter; batching dims too, as {@code vmap} writes them): the operand copied into new memory, then each
  * update combined into the element it lands on, in the updates' row-major order, as XLA's CPU
  * loop applies them, so that a repeated index sees the updates before it. A window whose start
  * puts any of it outside the operand is skipped whole, as XLA skips it (jax's default
@@ -88,10 +88,11 @@ public final class Scatters {
         if (ik != DType.Kind.SIGNED && ik != DType.Kind.UNSIGNED) {
             throw new IllegalArgumentException("the scatter indices are " + indices.dtype().xlaName() + ", not integers");
         }
-        if (!in.intsOrEmpty("input_batching_dims").isEmpty() || !in.intsOrEmpty("scatter_indices_batching_dims").isEmpty()) {
-            throw new IllegalArgumentException("scatters with batching dims (input_batching_dims) are not supported");
-        }
         int rank = operand.rank();
+        int[] operandBatching = ints(in.intsOrEmpty("input_batching_dims"));
+        int[] indicesBatching = ints(in.intsOrEmpty("scatter_indices_batching_dims"));
+        check(operandBatching.length == indicesBatching.length, "input_batching_dims " + Arrays.toString(operandBatching)
+                + " and scatter_indices_batching_dims " + Arrays.toString(indicesBatching) + " differ in length");
         int[] windowDims = ints(in.intsOrEmpty("update_window_dims"));
         int[] inserted = ints(in.intsOrEmpty("inserted_window_dims"));
         int[] toOperand = ints(in.ints("scatter_dims_to_operand_dims"));
@@ -108,14 +109,25 @@ public final class Scatters {
             check(d >= 0 && d < rank, "scatter_dims_to_operand_dims " + Arrays.toString(toOperand) + " names a dim outside the"
                     + " operand's rank " + rank);
         }
-        boolean[] isInserted = new boolean[rank];
+        boolean[] isInserted = new boolean[rank];   // inserted window dims and batching dims: no window there
         for (int d : inserted) {
             check(d >= 0 && d < rank && !isInserted[d], "inserted_window_dims " + Arrays.toString(inserted)
                     + " must be distinct dims of the operand");
             isInserted[d] = true;
         }
-        check(windowDims.length + inserted.length == rank, "update_window_dims " + Arrays.toString(windowDims)
-                + " and inserted_window_dims " + Arrays.toString(inserted) + " must count the operand's " + rank + " dims");
+        for (int j = 0; j < operandBatching.length; j++) {
+            int d = operandBatching[j];
+            int id = indicesBatching[j];
+            check(d >= 0 && d < rank && !isInserted[d], "input_batching_dims " + Arrays.toString(operandBatching)
+                    + " must be operand dims apart from the inserted window dims");
+            check(id >= 0 && id < indices.rank() && id != indexVectorDim && indices.dims().get(id).equals(operand.dims().get(d)),
+                    "scatter_indices_batching_dims " + Arrays.toString(indicesBatching) + " must be indices dims (not the index"
+                            + " vector's) as long as the operand's batching dims");
+            isInserted[d] = true;
+        }
+        check(windowDims.length + inserted.length + operandBatching.length == rank, "update_window_dims "
+                + Arrays.toString(windowDims) + ", inserted_window_dims " + Arrays.toString(inserted)
+                + " and input_batching_dims " + Arrays.toString(operandBatching) + " must count the operand's " + rank + " dims");
         int[] windowToOperand = new int[windowDims.length];   // the operand dim of each window dim, in order
         for (int d = 0, w = 0; d < rank; d++) {
             if (!isInserted[d]) {
@@ -193,6 +205,9 @@ public final class Scatters {
             }
             if (!inside) {
                 continue;
+            }
+            for (int j = 0; j < operandBatching.length; j++) {
+                at[operandBatching[j]] = i[indicesBatching[j]];   // the update's own row along the batch
             }
             for (int w = 0; w < windowDims.length; w++) {
                 at[windowToOperand[w]] += u[windowDims[w]];
