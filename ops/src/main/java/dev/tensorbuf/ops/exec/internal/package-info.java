@@ -21,7 +21,14 @@
  *     <code>fusion</code> run their computation with its own values, parameters bound to the
  *     operands' views, and count as one step (a copy when anything inside copied); a view whose map
  *     passes <code>MAX_MAP_CHARS</code> (reshapes of transposes nest floor divisions) is copied
- *     where it stands</dd>
+ *     where it stands; <code>while</code> runs its condition and body in nested interpreters, each
+ *     value copied out into arenas released a generation at a time (64 MiB), and
+ *     <code>conditional</code> the branch its selector chooses</dd>
+ * <dt><code>Scatters.java</code></dt>
+ * <dd><code>scatter</code> of one operand (batching dims too): a copy of the operand, each update
+ *     combined in the updates' row-major order, as XLA's CPU loop applies them, a chunk of distinct
+ *     elements at a time through <code>Pointwise</code>; a window reaching outside is skipped
+ *     whole</dd>
  * <dt><code>Arguments.java</code>, <code>Literals.java</code>, <code>Conversions.java</code></dt>
  * <dd>argument checks, constant literals (complex <code>(re, im)</code> pairs; a bare integer such
  *     as <code>-0</code> read as an integer, as XLA does; <code>-nan</code> keeps its sign; a
