@@ -86,6 +86,31 @@ class HloExecutorTest {
      * product is computed: -0 for a negative, NaN for an infinity. A copy keeps the select, as
      * XLA removes it later (jax 0.10, these values; seed 1026).
      */
+    /**
+     * XLA sinks a convert below a broadcast that adds elements, so convert(broadcast(pred)) * a is
+     * computed (-0 for a false pred and a negative a), unless a is a broadcast scalar constant,
+     * which moves the broadcast below the multiply again and meets the select; a broadcast to the
+     * same element count is nothing to it (jax 0.10; seed 1095 found it).
+     */
+    @Test
+    void aConvertOfAPredBroadcastIntoMoreElementsIsMultiplied() {
+        TensorView p = TensorView.of(arena.allocate(4096), "pred[2]{0}");
+        TensorElements.of(p).copyFrom(new long[] {0, 1});
+        TensorView a = TensorView.of(arena.allocate(4096), "f32[2,3]{1,0}");
+        TensorElements.of(a).copyFrom(new float[] {-1f, -2f, -3f, -4f, -5f, -6f});
+        String grown = module("p = pred[2]{0} parameter(0)", "a = f32[2,3]{1,0} parameter(1)",
+                "b = pred[2,3]{1,0} broadcast(p), dimensions={0}", "v = f32[2,3]{1,0} convert(b)", "ROOT m = f32[2,3]{1,0} multiply(v, a)");
+        assertArrayEquals(bits(new float[] {-0f, -0f, -0f, -4f, -5f, -6f}), bits(floats(grown, Map.of("p", p, "a", a))));
+        String byConstant = module("p = pred[2]{0} parameter(0)", "k = f32[] constant(-2)", "a = f32[2,3]{1,0} broadcast(k), dimensions={}",
+                "b = pred[2,3]{1,0} broadcast(p), dimensions={0}", "v = f32[2,3]{1,0} convert(b)", "ROOT m = f32[2,3]{1,0} multiply(v, a)");
+        assertArrayEquals(bits(new float[] {0f, 0f, 0f, -2f, -2f, -2f}), bits(floats(byConstant, Map.of("p", p))));
+        TensorView a2 = TensorView.of(arena.allocate(4096), "f32[2,1]{1,0}");
+        TensorElements.of(a2).copyFrom(new float[] {-1f, -2f});
+        String same = module("p = pred[2]{0} parameter(0)", "a = f32[2,1]{1,0} parameter(1)",
+                "b = pred[2,1]{1,0} broadcast(p), dimensions={0}", "v = f32[2,1]{1,0} convert(b)", "ROOT m = f32[2,1]{1,0} multiply(v, a)");
+        assertArrayEquals(bits(new float[] {0f, -2f}), bits(floats(same, Map.of("p", p, "a", a2))));
+    }
+
     @Test
     void aProductWithAConstantConvertedPredIsComputed() {
         TensorView p = TensorView.of(arena.allocate(4096), "pred[4]{0}");

@@ -811,7 +811,8 @@ final class Fusion {
      * of multiply {@code in}} It does where the data movement between them is moved below the
      * multiply first: a transpose when a is a constant or the same transpose, a reshape or
      * broadcast when a is a scalar constant; not a reverse, a slice, nor any move when a is
-     * another value (jax 0.10: through those, convert(false) * inf is NaN).
+     * another value (jax 0.10: through those, convert(false) * inf is NaN); a broadcast that adds
+     * elements just under the convert counts as above it (seed 1095).
      */
     private static boolean reachesConvert(HloComputation comp, HloInstruction in, int k) {
         String other = in.operands().get(1 - k);
@@ -832,6 +833,17 @@ final class Fusion {
             }
             d = beneath(comp, d.operands().getFirst());
             moved = sameTranspose ? beneath(comp, moved.operands().getFirst()) : moved;
+        }
+        // XLA first sinks a convert below a broadcast that adds elements (fewer to convert), which
+        // then sits between the convert and the multiply, moved below it only as above (jax 0.10:
+        // convert(broadcast(false)) * -3 is -0, the multiply; times a broadcast -2, +0, the select).
+        for (HloInstruction b = beneath(comp, d.operands().getFirst()); b.opcode().equals("broadcast")
+                && b.arrayShape().elementCount() > comp.instruction(b.operands().getFirst()).arrayShape().elementCount()
+                && !FoldedConstants.isLiteral(FoldedConstants.constantBehind(comp, b.name()));   // folded into a constant first
+                b = beneath(comp, b.operands().getFirst())) {
+            if (!scalar) {
+                return false;
+            }
         }
         return !isConstantPred(comp, d.operands().getFirst());
     }
