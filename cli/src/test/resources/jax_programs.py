@@ -156,6 +156,12 @@ def scatter_bf16_add(x, i, v):
     """A bf16 scatter-add, which XLA runs in f32 with each sum rounded through bf16 when optimised."""
     return x.at[i].add(v)
 
+
+def sort_and_shuffle(x, key):
+    """jnp.sort over NaNs, infinities and zeros of both signs; a stable argsort, descending; a random permutation."""
+    return (jnp.sort(x, axis=1), jnp.argsort(x, axis=0, descending=True),
+            jax.random.permutation(jax.random.wrap_key_data(key), 12))
+
 def programs():
     """{name: (function, inputs, jit keyword arguments)}"""
     return {
@@ -188,6 +194,9 @@ def programs():
                                               np.array([1, 4, 1, 7, -2, 1], np.int32),
                                               np.linspace(3, -1, 18, dtype=np.float32).reshape(6, 3) * np.float32(1e3),
                                               np.array([5, 0, 3, 3, 9, 2], np.int32)], {}),
+        "sort_and_shuffle": (sort_and_shuffle, [np.array([[3.0, np.nan, -0.0, 0.0, -np.inf], [1.0, 1.0, np.inf, -np.nan, -2.5],
+                                                          [0.0, -0.0, 7.0, 2.0, np.nan]], np.float32),
+                                                np.array([7, 9], np.uint32)], {}),
         "scatter_bf16_add": (scatter_bf16_add, [np.linspace(-2, 2, 5, dtype=np.float32).astype(jnp.bfloat16),
                                                 np.array([1, 1, 3, 1], np.int32),
                                                 np.array([0.1, 0.2, 0.3, 7.5], np.float32).astype(jnp.bfloat16)], {}),

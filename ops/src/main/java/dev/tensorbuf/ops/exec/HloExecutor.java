@@ -80,8 +80,8 @@ public final class HloExecutor {
     /** The opcodes that execute, in the order error messages list them. */
     public static final List<String> SUPPORTED_OPCODES = List.of("parameter", "constant", "iota", "broadcast",
             "transpose", "reshape", "bitcast", "copy", "slice", "dynamic-slice", "pad", "reverse", "concatenate",
-            "convert", "dynamic-update-slice", "gather", "scatter", "bitcast-convert", "tuple", "get-tuple-element",
-            "opt-barrier");
+            "convert", "dynamic-update-slice", "gather", "scatter", "sort", "bitcast-convert", "tuple",
+            "get-tuple-element", "opt-barrier");
 
     /**
      * The reductions that execute, by a reducer that is one op no order of combining can change

@@ -166,7 +166,7 @@ public final class Interpreter {
                 steps.add(new ExecutedInstruction(i.name(), i.opcode(), ExecutedInstruction.Kind.REDUCED,
                         v.elements().getLast().view().form(), v.reason(), "", List.of()));
             }
-            if (v != null && v.isTuple() && (i.opcode().equals("while") || i.opcode().equals("conditional"))
+            if (v != null && v.isTuple() && Set.of("while", "conditional", "sort").contains(i.opcode())
                     && firstArray(v) != null) {
                 // A loop or branch of a tuple: one step, which says how often the body ran or which branch did.
                 steps.add(new ExecutedInstruction(i.name(), i.opcode(), v.kind(), firstArray(v).form(), v.reason(), "", List.of()));
@@ -436,6 +436,9 @@ public final class Interpreter {
         if (in.opcode().equals("reduce") && ops.size() == 4) {
             return argReduce(in, ops);
         }
+        if (in.opcode().equals("sort")) {
+            return sort(in, ops);
+        }
         ArrayShape shape = in.arrayShape().laidOut();
         long[] dims = Extents.toArray(shape.dims());
         return switch (in.opcode()) {
@@ -699,6 +702,26 @@ public final class Interpreter {
         TensorView dst = Materialize.allocateForOverwrite(a.laidOut(), into);
         from.forceInto(v.view(), dst, loop);
         return new Value(dst, ExecutedInstruction.Kind.COPY, true);
+    }
+
+    /** A sort ({@link Sorts}): each operand permuted along the sorted dim into new memory; a tuple of them for several. */
+    private Value sort(HloInstruction in, List<TensorView> ops) {
+        HloComputation comparator = module.computation(calleeName(in));
+        if (in.outputCount() != ops.size()) {
+            throw new IllegalArgumentException("it sorts " + ops.size() + " operands into " + in.outputCount() + " results");
+        }
+        List<ArrayShape> shapes = new ArrayList<>();
+        for (int k = 0; k < ops.size(); k++) {
+            shapes.add(in.outputShape(k).laidOut());
+        }
+        List<TensorView> sorted = Sorts.sort(in, comparator, ops, shapes, allocator);
+        String why = "sorted along dims " + in.ints("dimensions") + " by " + comparator.name()
+                + (in.text("is_stable").map(String::strip).orElse("false").equals("true") ? ", stable" : "");
+        if (!(in.shape() instanceof dev.tensorbuf.views.XlaShape.Tuple)) {
+            return new Value(sorted.getFirst(), ExecutedInstruction.Kind.COPY, true, null, why);
+        }
+        return new Value(null, ExecutedInstruction.Kind.COPY, false,
+                sorted.stream().map(v -> new Value(v, ExecutedInstruction.Kind.COPY, true, null, why)).toList(), why);
     }
 
     /** jax's argmax or argmin: a tuple of the values and the indices, each new memory. */

@@ -1,0 +1,301 @@
+package dev.tensorbuf.ops.exec.internal;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.ops.copy.internal.Pointwise;
+import dev.tensorbuf.ops.copy.internal.PointwiseCopy;
+import dev.tensorbuf.ops.copy.internal.ScalarLiteral;
+import dev.tensorbuf.ops.hlo.HloComputation;
+import dev.tensorbuf.ops.hlo.HloInstruction;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
+import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.internal.Extents;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * XLA's {@code sort} ({@code jnp.sort}, {@code jnp.argsort}, {@code lax.sort_key_val}) by a
+ * comparator that orders one operand, its key, by a strict compare ({@code LT} ascending,
+ * {@code GT} descending) of the same elementwise function of both sides: jax's comparator maps
+ * every NaN to one NaN and -0 to +0 before a {@code TOTALORDER} compare. That function is
+ * evaluated once over the whole key with {@link Pointwise}'s XLA semantics; then each row along
+ * the sorted dim is ordered by a stable sort of its positions, and every operand is permuted
+ * alike. A sort that is not stable ({@code is_stable} absent) leaves the order of equal keys to
+ * XLA's library sort, so it is refused where equal keys hold different elements.
+ */
+public final class Sorts {
+    private Sorts() {
+    }
+
+    /** The key operand, the compare's direction and type, and the function of the key compared. */
+    private record Order(int key, boolean descending, String type, HloComputation comparator, HloInstruction function) {
+    }
+
+    /**
+     * {@return the operands of sort {@code in} sorted along its dimension by {@code comparator},
+     * each in new memory laid out as its output shape}
+     *
+     * @throws IllegalArgumentException for a comparator this does not read, operands of different
+     *     dims, sub-byte types, or ties an unstable sort would order its own way
+     */
+    static List<TensorView> sort(HloInstruction in, HloComputation comparator, List<TensorView> operands, List<ArrayShape> shapes,
+            Allocator allocator) {
+        int n = operands.size();
+        for (TensorView o : operands) {
+            if (!o.dims().equals(operands.getFirst().dims())) {
+                throw new IllegalArgumentException("its operands' dims differ: " + operands.stream().map(TensorView::dims).toList());
+            }
+            if (o.dtype().bitWidth() % 8 != 0 || o.dtype().kind() == DType.Kind.COMPLEX) {
+                throw new IllegalArgumentException("a sort of " + o.dtype().xlaName() + " is not supported: it sorts whole bytes,"
+                        + " real types");
+            }
+        }
+        List<Long> along = in.ints("dimensions");
+        if (along.size() != 1) {
+            throw new IllegalArgumentException("dimensions=" + along + " must name the one dim it sorts along");
+        }
+        int d = along.getFirst().intValue();
+        long[] dims = Extents.toArray(operands.getFirst().dims());
+        if (d < 0 || d >= dims.length) {
+            throw new IllegalArgumentException("dimensions={" + d + "} is not a dim of rank " + dims.length);
+        }
+        Order order = order(comparator, operands);
+        long total = operands.getFirst().elementCount();
+        if (total > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("a sort of " + total + " elements is past 2^31-1, which this sort holds");
+        }
+        int count = (int) total;
+        // Every operand dense in row-major order, and the key's function over all of it.
+        List<TensorView> dense = new ArrayList<>();
+        for (TensorView o : operands) {
+            TensorView c = Materialize.allocateForOverwrite(ArrayShape.of(o.dtype(), dims), allocator);
+            Materialize.copy(o, c);
+            dense.add(c);
+        }
+        TensorView key = dense.get(order.key());
+        Object compared = column(order.comparator(), order.function(), PointwiseCopy.read(key.buffer().segment(), key.dtype(), count),
+                count, new java.util.HashMap<>());
+        long[] keys = new long[count];   // ordered as the compare orders them, as signed longs
+        DType kt = order.function().arrayShape().dtype();
+        if (compared instanceof double[] f) {
+            for (int i = 0; i < count; i++) {
+                if (order.type().equals("FLOAT") && Double.isNaN(f[i])) {
+                    throw new IllegalArgumentException("its comparator compares floats with type=FLOAT, under which a NaN (key element "
+                            + i + ") is unordered; jax's comparators use TOTALORDER");
+                }
+                long bits = Double.doubleToRawLongBits(f[i] == 0 && order.type().equals("FLOAT") ? 0.0 : f[i]);
+                keys[i] = bits ^ ((bits >> 63) & Long.MAX_VALUE);
+            }
+        } else {
+            long[] l = (long[]) compared;
+            boolean unsigned = order.type().equals("UNSIGNED") || kt.kind() == DType.Kind.UNSIGNED && !order.type().equals("SIGNED");
+            for (int i = 0; i < count; i++) {
+                keys[i] = unsigned ? l[i] ^ Long.MIN_VALUE : l[i];
+            }
+        }
+        boolean stable = in.text("is_stable").map(s -> s.strip().equals("true")).orElse(false);
+        long len = dims[d];
+        long inner = 1;
+        for (int k = d + 1; k < dims.length; k++) {
+            inner *= dims[k];
+        }
+        long outer = len == 0 ? 0 : total / (len * inner);
+        List<TensorView> sorted = new ArrayList<>();
+        for (TensorView o : dense) {
+            sorted.add(Materialize.allocateForOverwrite(ArrayShape.of(o.dtype(), dims), allocator));
+        }
+        Integer[] perm = new Integer[(int) len];
+        for (long o = 0; o < outer; o++) {
+            for (long i = 0; i < inner; i++) {
+                long base = o * len * inner + i;
+                for (int j = 0; j < len; j++) {
+                    perm[j] = j;
+                }
+                long step = inner;
+                Comparator<Integer> byKey = Comparator.comparingLong(j -> keys[(int) (base + j * step)]);
+                Arrays.sort(perm, order.descending() ? byKey.reversed() : byKey);   // a merge sort: stable
+                if (!stable) {
+                    checkTies(perm, keys, dense, base, step);
+                }
+                for (int k = 0; k < n; k++) {
+                    MemorySegment from = dense.get(k).buffer().segment();
+                    MemorySegment to = sorted.get(k).buffer().segment();
+                    int w = dense.get(k).dtype().bitWidth() / 8;
+                    for (int j = 0; j < len; j++) {
+                        MemorySegment.copy(from, (base + perm[j] * step) * w, to, (base + j * step) * w, w);
+                    }
+                }
+            }
+        }
+        List<TensorView> out = new ArrayList<>();
+        for (int k = 0; k < n; k++) {
+            TensorView laid = Materialize.allocate(shapes.get(k), allocator);
+            Materialize.copy(sorted.get(k), laid);
+            out.add(laid);
+        }
+        return out;
+    }
+
+    /** Refuses equal keys next to each other whose elements differ in any operand: XLA's unstable sort orders them its own way. */
+    private static void checkTies(Integer[] perm, long[] keys, List<TensorView> dense, long base, long step) {
+        for (int j = 1; j < perm.length; j++) {
+            long a = base + perm[j - 1] * step;
+            long b = base + perm[j] * step;
+            if (keys[(int) a] != keys[(int) b]) {
+                continue;
+            }
+            for (TensorView o : dense) {
+                int w = o.dtype().bitWidth() / 8;
+                MemorySegment s = o.buffer().segment();
+                if (MemorySegment.mismatch(s, a * w, a * w + w, s, b * w, b * w + w) != -1) {
+                    throw new IllegalArgumentException("it is not stable (no is_stable=true) and elements " + a + " and "
+                            + b + " (row-major) tie under its comparator but differ; XLA's library sort orders such ties its"
+                            + " own way, which run does not reproduce");
+                }
+            }
+        }
+    }
+
+    /** {@return how {@code comparator} orders the operands: a strict compare of one function of one operand's two sides} */
+    private static Order order(HloComputation comparator, List<TensorView> operands) {
+        int n = operands.size();
+        if (comparator.parameterCount() != 2 * n) {
+            throw new IllegalArgumentException("its comparator " + comparator.name() + " has " + comparator.parameterCount()
+                    + " parameters for " + n + " operands: a sort's comparator takes two of each");
+        }
+        HloInstruction root = comparator.root();
+        String refusal = "its comparator " + comparator.name() + " is not a strict compare (LT or GT) of one operand's two"
+                + " sides, each through the same elementwise ops; lexicographic keys are not supported";
+        if (!root.opcode().equals("compare") || root.operands().size() != 2) {
+            throw new IllegalArgumentException(refusal);
+        }
+        String direction = root.text("direction").orElse("");
+        if (!direction.equals("LT") && !direction.equals("GT")) {
+            throw new IllegalArgumentException(refusal);
+        }
+        HloInstruction a = comparator.instruction(root.operands().get(0));
+        HloInstruction b = comparator.instruction(root.operands().get(1));
+        int key = -1;
+        for (int j = 0; j < n && key < 0; j++) {
+            if (mirrors(comparator, a, b, comparator.parameter(2 * j).name(), comparator.parameter(2 * j + 1).name(), 0)) {
+                key = j;
+            }
+        }
+        if (key < 0) {
+            throw new IllegalArgumentException(refusal);
+        }
+        DType t = a.arrayShape().dtype();
+        String type = root.text("type").orElse(Pointwise.isFloat(t) ? "FLOAT"
+                : t.kind() == DType.Kind.UNSIGNED ? "UNSIGNED" : "SIGNED");
+        return new Order(key, direction.equals("GT"), type, comparator, a);
+    }
+
+    /** {@return the literal of scalar constant {@code c}, as written} */
+    private static String literal(HloInstruction c) {
+        return c.payload().strip();
+    }
+
+    /** {@return whether {@code b} is {@code a} with parameter {@code pa} in place of {@code pb}} */
+    private static boolean mirrors(HloComputation comp, HloInstruction a, HloInstruction b, String pa, String pb, int depth) {
+        if (depth > 32 || !a.opcode().equals(b.opcode()) || !a.shape().equals(b.shape()) || a.operands().size() != b.operands().size()) {
+            return false;
+        }
+        switch (a.opcode()) {
+            case "parameter" -> {
+                return a.name().equals(pa) && b.name().equals(pb);
+            }
+            case "constant" -> {
+                return a.arrayShape().rank() == 0 && literal(a).equals(literal(b));
+            }
+            default -> {
+                if (!Pointwise.OPCODES.contains(a.opcode()) && !BITCASTS.contains(a.opcode()) || !a.text("direction").equals(b.text("direction"))
+                        || !a.text("type").equals(b.text("type"))) {
+                    return false;
+                }
+                for (int k = 0; k < a.operands().size(); k++) {
+                    if (!mirrors(comp, comp.instruction(a.operands().get(k)), comp.instruction(b.operands().get(k)), pa, pb, depth + 1)) {
+                        return false;
+                    }
+                }
+                return true;
+            }
+        }
+    }
+
+    private static final java.util.Set<String> BITCASTS = java.util.Set.of("bitcast", "bitcast-convert");
+
+    /**
+     * {@return the column of {@code a}, a function of the comparator's key parameter, over all
+     * {@code n} key values {@code key}} Each op through {@link Pointwise} with XLA's semantics; a
+     * bitcast of a scalar (XLA's optimised comparator reads a float's bits as an integer to order
+     * it) reinterprets the bits.
+     */
+    private static Object column(HloComputation comp, HloInstruction a, Object key, int n, java.util.Map<String, Object> done) {
+        Object known = done.get(a.name());
+        if (known != null) {
+            return known;
+        }
+        DType t = a.arrayShape().dtype();
+        Object out;
+        if (a.opcode().equals("parameter")) {
+            out = key;
+        } else if (a.opcode().equals("constant")) {
+            String text = literal(a);
+            if (Pointwise.isFloat(t)) {
+                double[] c = new double[n];
+                Arrays.fill(c, ScalarLiteral.parse(text, t));
+                out = c;
+            } else {
+                long[] c = new long[n];
+                Arrays.fill(c, t == DType.PRED ? (text.equals("true") ? 1 : 0) : Literals.integer(text, t));
+                out = c;
+            }
+        } else if (BITCASTS.contains(a.opcode())) {
+            HloInstruction from = comp.instruction(a.operands().getFirst());
+            DType ft = from.arrayShape().dtype();
+            if (ft.bitWidth() != t.bitWidth() || Pointwise.isFloat(t)) {
+                throw new IllegalArgumentException("its comparator bitcasts " + ft.xlaName() + " to " + t.xlaName()
+                        + ", which this sort does not read");
+            }
+            Object x = column(comp, from, key, n, done);
+            long[] bits = new long[n];
+            int w = t.bitWidth();
+            for (int i = 0; i < n; i++) {
+                long raw = x instanceof double[] f ? floatBits(f[i], ft) : ((long[]) x)[i];
+                bits[i] = t.kind() == DType.Kind.SIGNED ? raw << (64 - w) >> (64 - w) : w == 64 ? raw : raw & ((1L << w) - 1);
+            }
+            out = bits;
+        } else {
+            List<Pointwise.Expr> leaves = new ArrayList<>();
+            Object[] columns = new Object[a.operands().size()];
+            for (int k = 0; k < columns.length; k++) {
+                HloInstruction o = comp.instruction(a.operands().get(k));
+                columns[k] = column(comp, o, key, n, done);
+                leaves.add(new Pointwise.Leaf(k, o.arrayShape().dtype()));
+            }
+            String detail = "";
+            if (a.opcode().equals("compare")) {
+                DType in = leaves.getFirst().type();
+                detail = a.text("direction").orElse("") + " " + a.text("type").orElse(Pointwise.isFloat(in) ? "FLOAT"
+                        : in.kind() == DType.Kind.UNSIGNED ? "UNSIGNED" : "SIGNED");
+            }
+            out = Pointwise.eval(new Pointwise.Op(a.opcode(), t, leaves, detail), columns, n, Pointwise.Mode.XLA);
+        }
+        done.put(a.name(), out);
+        return out;
+    }
+
+    /** {@return the bits of float {@code v} of type {@code t}} */
+    private static long floatBits(double v, DType t) {
+        return switch (t) {
+            case F64 -> Double.doubleToRawLongBits(v);
+            case F32 -> Float.floatToRawIntBits((float) v) & 0xffff_ffffL;
+            case F16 -> dev.tensorbuf.views.internal.MiniFloat.F16.encode(v);
+            case BF16 -> dev.tensorbuf.views.internal.MiniFloat.BF16.encode(v);
+            default -> throw new IllegalArgumentException("no bits of " + t.xlaName());
+        };
+    }
+}

@@ -1,0 +1,103 @@
+package dev.tensorbuf.ops.exec;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.testing.ArenaPerTest;
+import dev.tensorbuf.views.TensorElements;
+import dev.tensorbuf.views.TensorView;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code sort} against Java's stable sort: jax's comparator (each NaN made one NaN, -0 made +0,
+ * then a TOTALORDER compare) on values with NaNs, infinities and zeros of both signs, along each
+ * dim of a random shape, ascending and descending, with an index operand riding along (argsort).
+ * jax's own sorts are checked against jax in the cli's RunXlaAgreementTest.
+ */
+class SortTest {
+    @ArenaPerTest
+    private Allocator arena;
+
+    private static String module(int rows, int cols, int dim, String direction, String stable) {
+        String s = "f32[" + rows + "," + cols + "]{1,0}";
+        String i = "s32[" + rows + "," + cols + "]{1,0}";
+        return "HloModule m\ncmp {\n"
+                + "  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  c = s32[] parameter(2)\n  d = s32[] parameter(3)\n"
+                + "  nan = f32[] constant(nan)\n  zero = f32[] constant(0)\n"
+                + "  na = pred[] compare(a, a), direction=NE\n  nb = pred[] compare(b, b), direction=NE\n"
+                + "  za = pred[] compare(a, zero), direction=EQ\n  zb = pred[] compare(b, zero), direction=EQ\n"
+                + "  sa = f32[] select(za, zero, a)\n  sb = f32[] select(zb, zero, b)\n"
+                + "  ka = f32[] select(na, nan, sa)\n  kb = f32[] select(nb, nan, sb)\n"
+                + "  ROOT lt = pred[] compare(ka, kb), direction=" + direction + ", type=TOTALORDER\n}\n"
+                + "ENTRY e {\n  x = " + s + " parameter(0)\n  i = " + i + " iota(), iota_dimension=" + dim + "\n"
+                + "  t = (" + s + ", " + i + ") sort(x, i), dimensions={" + dim + "}" + stable + ", to_apply=cmp\n"
+                + "  ROOT r = " + i + " get-tuple-element(t), index=1\n}\n";
+    }
+
+    /** NaN last (jax makes every NaN one positive NaN), -0 equal to +0. */
+    private static int order(float a, float b) {
+        float ka = Float.isNaN(a) ? Float.NaN : a == 0 ? 0f : a;
+        float kb = Float.isNaN(b) ? Float.NaN : b == 0 ? 0f : b;
+        return Float.compare(ka, kb);
+    }
+
+    @Test
+    void anArgsortOrdersAsJavasStableSortWithNaNsLastAndZerosTied() {
+        Random rnd = new Random(23);
+        float[] specials = {Float.NaN, -Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, -0f, 0f, 1f, 1f};
+        for (int trial = 0; trial < 40; trial++) {
+            int rows = 1 + rnd.nextInt(5);
+            int cols = 1 + rnd.nextInt(9);
+            int dim = rnd.nextInt(2);
+            boolean descending = rnd.nextBoolean();
+            float[] x = new float[rows * cols];
+            for (int k = 0; k < x.length; k++) {
+                x[k] = rnd.nextInt(3) == 0 ? specials[rnd.nextInt(specials.length)] : rnd.nextInt(7) - 3;
+            }
+            TensorView xv = TensorView.of(arena.allocate(4L * x.length), "f32[" + rows + "," + cols + "]");
+            TensorElements.of(xv).copyFrom(x);
+            int[] want = new int[x.length];
+            int len = dim == 0 ? rows : cols;
+            for (int other = 0; other < (dim == 0 ? cols : rows); other++) {
+                int o = other;
+                Integer[] perm = new Integer[len];
+                for (int j = 0; j < len; j++) {
+                    perm[j] = j;
+                }
+                java.util.function.IntUnaryOperator at = j -> dim == 0 ? j * cols + o : o * cols + j;
+                Comparator<Integer> c = (p, q) -> order(x[at.applyAsInt(p)], x[at.applyAsInt(q)]);
+                Arrays.sort(perm, descending ? (p, q) -> c.compare(q, p) : c);
+                for (int j = 0; j < len; j++) {
+                    want[at.applyAsInt(j)] = perm[j];
+                }
+            }
+            String text = module(rows, cols, dim, descending ? "GT" : "LT", ", is_stable=true");
+            try (Execution e = HloExecutor.execute(text, Map.of("0", xv))) {
+                assertArrayEquals(want, TensorElements.of(e.rowMajor()).toIntArray(), Arrays.toString(x) + "\n" + text);
+            }
+        }
+    }
+
+    @Test
+    void anUnstableSortWithDifferingTiesOrALexicographicComparatorIsRefused() {
+        TensorView x = TensorView.of(arena.allocate(16), "f32[1,4]");
+        TensorElements.of(x).copyFrom(new float[] {2f, 1f, 2f, 0f});
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> HloExecutor.execute(module(1, 4, 1, "LT", ""), Map.of("0", x)).close());
+        assertTrue(e.getMessage().contains("it is not stable (no is_stable=true) and elements 0 and 2"), e.getMessage());
+        TensorElements.of(x).copyFrom(new float[] {2f, 1f, 3f, 0f});
+        try (Execution ok = HloExecutor.execute(module(1, 4, 1, "LT", ""), Map.of("0", x))) {
+            assertArrayEquals(new int[] {3, 1, 0, 2}, TensorElements.of(ok.rowMajor()).toIntArray());   // no ties: any sort agrees
+        }
+        String lexicographic = module(1, 4, 1, "LT", ", is_stable=true").replace("ROOT lt = pred[] compare(ka, kb), direction=LT, type=TOTALORDER",
+                "k1 = pred[] compare(ka, kb), direction=LT, type=TOTALORDER\n  k2 = pred[] compare(c, d), direction=LT\n  ROOT lt = pred[] or(k1, k2)");
+        e = assertThrows(IllegalArgumentException.class, () -> HloExecutor.execute(lexicographic, Map.of("0", x)).close());
+        assertTrue(e.getMessage().contains("lexicographic keys are not supported"), e.getMessage());
+    }
+}
