@@ -357,7 +357,8 @@ public final class IndexedMoves {
         return p;
     }
 
-    private static int[] ints(List<Long> values) {
+    /** {@return {@code values} as dims, each checked to fit an int} */
+    static int[] ints(List<Long> values) {
         int[] out = new int[values.size()];
         for (int i = 0; i < out.length; i++) {
             long v = values.get(i);

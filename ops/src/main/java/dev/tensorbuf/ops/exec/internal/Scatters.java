@@ -89,13 +89,13 @@ public final class Scatters {
             throw new IllegalArgumentException("the scatter indices are " + indices.dtype().xlaName() + ", not integers");
         }
         int rank = operand.rank();
-        int[] operandBatching = ints(in.intsOrEmpty("input_batching_dims"));
-        int[] indicesBatching = ints(in.intsOrEmpty("scatter_indices_batching_dims"));
+        int[] operandBatching = IndexedMoves.ints(in.intsOrEmpty("input_batching_dims"));
+        int[] indicesBatching = IndexedMoves.ints(in.intsOrEmpty("scatter_indices_batching_dims"));
         check(operandBatching.length == indicesBatching.length, "input_batching_dims " + Arrays.toString(operandBatching)
                 + " and scatter_indices_batching_dims " + Arrays.toString(indicesBatching) + " differ in length");
-        int[] windowDims = ints(in.intsOrEmpty("update_window_dims"));
-        int[] inserted = ints(in.intsOrEmpty("inserted_window_dims"));
-        int[] toOperand = ints(in.ints("scatter_dims_to_operand_dims"));
+        int[] windowDims = IndexedMoves.ints(in.intsOrEmpty("update_window_dims"));
+        int[] inserted = IndexedMoves.ints(in.intsOrEmpty("inserted_window_dims"));
+        int[] toOperand = IndexedMoves.ints(in.ints("scatter_dims_to_operand_dims"));
         int indexVectorDim = (int) in.intValue("index_vector_dim", indices.rank());
         if (indexVectorDim < 0 || indexVectorDim > indices.rank()) {
             throw new IllegalArgumentException("index_vector_dim=" + indexVectorDim + " is not in [0, " + indices.rank() + "]");
@@ -277,17 +277,5 @@ public final class Scatters {
         if (!ok) {
             throw new IllegalArgumentException(message);
         }
-    }
-
-    private static int[] ints(List<Long> values) {
-        int[] out = new int[values.size()];
-        for (int k = 0; k < out.length; k++) {
-            long v = values.get(k);
-            if (v != (int) v) {
-                throw new IllegalArgumentException(v + " is not a dimension");
-            }
-            out[k] = (int) v;
-        }
-        return out;
     }
 }
