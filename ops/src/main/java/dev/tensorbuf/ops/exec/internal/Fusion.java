@@ -494,7 +494,8 @@ final class Fusion {
     }
 
     /** {@return the op's detail in an expression: a compare's direction and type, a reduce-precision's bits, else empty} */
-    private static String detail(HloInstruction in, String op, List<Pointwise.Expr> a) {
+    /** {@return the detail {@link Pointwise.Op} takes for {@code in}: a compare's direction and type, a reduce-precision's widths} */
+    static String detail(HloInstruction in, String op, List<? extends Pointwise.Expr> a) {
         String detail = "";
         if (op.equals("compare")) {
             String dir = in.text("direction").orElseThrow(() -> new IllegalArgumentException(

@@ -276,13 +276,8 @@ public final class Sorts {
                 columns[k] = column(comp, o, key, n, done);
                 leaves.add(new Pointwise.Leaf(k, o.arrayShape().dtype()));
             }
-            String detail = "";
-            if (a.opcode().equals("compare")) {
-                DType in = leaves.getFirst().type();
-                detail = a.text("direction").orElse("") + " " + a.text("type").orElse(Pointwise.isFloat(in) ? "FLOAT"
-                        : in.kind() == DType.Kind.UNSIGNED ? "UNSIGNED" : "SIGNED");
-            }
-            out = Pointwise.eval(new Pointwise.Op(a.opcode(), t, leaves, detail), columns, n, Pointwise.Mode.XLA);
+            out = Pointwise.eval(new Pointwise.Op(a.opcode(), t, leaves, Fusion.detail(a, a.opcode(), leaves)), columns, n,
+                    Pointwise.Mode.XLA);
         }
         done.put(a.name(), out);
         return out;
