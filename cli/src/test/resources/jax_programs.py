@@ -162,6 +162,12 @@ def sort_and_shuffle(x, key):
     return (jnp.sort(x, axis=1), jnp.argsort(x, axis=0, descending=True),
             jax.random.permutation(jax.random.wrap_key_data(key), 12))
 
+def lexsort_rows(x, y):
+    """Rows ordered by their first column, ties by the second (jnp.lexsort: two keys, the last first); a two-key lax.sort over
+    NaNs and zeros of both signs; jnp.unique."""
+    ys, zs = lax.sort((y, x[:, 2].astype(jnp.float32)), num_keys=2)
+    return x[jnp.lexsort((x[:, 1], x[:, 0]))], ys, zs, jnp.unique(x[:, 0], size=6, fill_value=-9)
+
 def programs():
     """{name: (function, inputs, jit keyword arguments)}"""
     return {
@@ -197,6 +203,8 @@ def programs():
         "sort_and_shuffle": (sort_and_shuffle, [np.array([[3.0, np.nan, -0.0, 0.0, -np.inf], [1.0, 1.0, np.inf, -np.nan, -2.5],
                                                           [0.0, -0.0, 7.0, 2.0, np.nan]], np.float32),
                                                 np.array([7, 9], np.uint32)], {}),
+        "lexsort_rows": (lexsort_rows, [np.array([[1, 5, 0], [0, 2, 1], [1, -1, 2], [0, 2, 3], [-3, 7, 4], [1, 5, 5], [0, 0, 6]], np.int32),
+                                        np.array([1.0, np.nan, -0.0, 0.0, 1.0, -np.nan, 0.0], np.float32)], {}),
         "scatter_bf16_add": (scatter_bf16_add, [np.linspace(-2, 2, 5, dtype=np.float32).astype(jnp.bfloat16),
                                                 np.array([1, 1, 3, 1], np.int32),
                                                 np.array([0.1, 0.2, 0.3, 7.5], np.float32).astype(jnp.bfloat16)], {}),

@@ -17,21 +17,23 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * XLA's {@code sort} ({@code jnp.sort}, {@code jnp.argsort}, {@code lax.sort_key_val}) by a
- * comparator that orders one operand, its key, by a strict compare ({@code LT} ascending,
- * {@code GT} descending) of the same elementwise function of both sides: jax's comparator maps
- * every NaN to one NaN and -0 to +0 before a {@code TOTALORDER} compare. That function is
- * evaluated once over the whole key with {@link Pointwise}'s XLA semantics; then each row along
- * the sorted dim is ordered by a stable sort of its positions, and every operand is permuted
- * alike. A sort that is not stable ({@code is_stable} absent) leaves the order of equal keys to
- * XLA's library sort, so it is refused where equal keys hold different elements.
+ * XLA's {@code sort} ({@code jnp.sort}, {@code jnp.argsort}, {@code lax.sort_key_val},
+ * {@code jnp.lexsort}, {@code lax.sort} with {@code num_keys}) by a comparator that orders by one
+ * or more keys: each a strict compare ({@code LT} ascending, {@code GT} descending) of the same
+ * elementwise function of one operand's two sides, chained as jax writes lexicographic order,
+ * {@code or(lt(k0), and(eq(k0), lt(k1)))}, the next key deciding where the one before ties. jax's
+ * function maps every NaN to one NaN and -0 to +0 before a {@code TOTALORDER} compare. Each key's
+ * function is evaluated once over the whole operand with {@link Pointwise}'s XLA semantics; then
+ * each row along the sorted dim is ordered by a stable sort of its positions, and every operand
+ * is permuted alike. A sort that is not stable ({@code is_stable} absent) leaves the order of
+ * equal keys to XLA's library sort, so it is refused where equal keys hold different elements.
  */
 public final class Sorts {
     private Sorts() {
     }
 
-    /** The key operand, the compare's direction and type, and the function of the key compared. */
-    private record Order(int key, boolean descending, String type, HloComputation comparator, HloInstruction function) {
+    /** A key: its operand, the compare's direction and type, and the function of the operand compared. */
+    private record Key(int operand, boolean descending, String type, HloInstruction function) {
     }
 
     /**
@@ -62,39 +64,22 @@ public final class Sorts {
         if (d < 0 || d >= dims.length) {
             throw new IllegalArgumentException("dimensions={" + d + "} is not a dim of rank " + dims.length);
         }
-        Order order = order(comparator, operands);
+        List<Key> order = order(comparator, operands);
         long total = operands.getFirst().elementCount();
         if (total > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("a sort of " + total + " elements is past 2^31-1, which this sort holds");
         }
         int count = (int) total;
-        // Every operand dense in row-major order, and the key's function over all of it.
+        // Every operand dense in row-major order, and each key's function over all of it.
         List<TensorView> dense = new ArrayList<>();
         for (TensorView o : operands) {
             TensorView c = Materialize.allocateForOverwrite(ArrayShape.of(o.dtype(), dims), allocator);
             Materialize.copy(o, c);
             dense.add(c);
         }
-        TensorView key = dense.get(order.key());
-        Object compared = column(order.comparator(), order.function(), PointwiseCopy.read(key.buffer().segment(), key.dtype(), count),
-                count, new java.util.HashMap<>());
-        long[] keys = new long[count];   // ordered as the compare orders them, as signed longs
-        DType kt = order.function().arrayShape().dtype();
-        if (compared instanceof double[] f) {
-            for (int i = 0; i < count; i++) {
-                if (order.type().equals("FLOAT") && Double.isNaN(f[i])) {
-                    throw new IllegalArgumentException("its comparator compares floats with type=FLOAT, under which a NaN (key element "
-                            + i + ") is unordered; jax's comparators use TOTALORDER");
-                }
-                long bits = Double.doubleToRawLongBits(f[i] == 0 && order.type().equals("FLOAT") ? 0.0 : f[i]);
-                keys[i] = bits ^ ((bits >> 63) & Long.MAX_VALUE);
-            }
-        } else {
-            long[] l = (long[]) compared;
-            boolean unsigned = order.type().equals("UNSIGNED") || kt.kind() == DType.Kind.UNSIGNED && !order.type().equals("SIGNED");
-            for (int i = 0; i < count; i++) {
-                keys[i] = unsigned ? l[i] ^ Long.MIN_VALUE : l[i];
-            }
+        long[][] keys = new long[order.size()][];   // each ordered as its compare orders it, as signed longs
+        for (int k = 0; k < keys.length; k++) {
+            keys[k] = ordered(comparator, order.get(k), dense.get(order.get(k).operand()), count);
         }
         boolean stable = in.text("is_stable").map(s -> s.strip().equals("true")).orElse(false);
         long len = dims[d];
@@ -115,10 +100,9 @@ public final class Sorts {
                     perm[j] = j;
                 }
                 long step = inner;
-                Comparator<Integer> byKey = Comparator.comparingLong(j -> keys[(int) (base + j * step)]);
-                Arrays.sort(perm, order.descending() ? byKey.reversed() : byKey);   // a merge sort: stable
+                Arrays.sort(perm, (p, q) -> compare(order, keys, (int) (base + p * step), (int) (base + q * step)));   // stable
                 if (!stable) {
-                    checkTies(perm, keys, dense, base, step);
+                    checkTies(perm, order, keys, dense, base, step);
                 }
                 for (int k = 0; k < n; k++) {
                     MemorySegment from = dense.get(k).buffer().segment();
@@ -139,12 +123,23 @@ public final class Sorts {
         return out;
     }
 
+    /** {@return the order of elements {@code a} and {@code b} (row-major) by the keys in turn} */
+    private static int compare(List<Key> order, long[][] keys, int a, int b) {
+        for (int k = 0; k < keys.length; k++) {
+            int c = Long.compare(keys[k][a], keys[k][b]);
+            if (c != 0) {
+                return order.get(k).descending() ? -c : c;
+            }
+        }
+        return 0;
+    }
+
     /** Refuses equal keys next to each other whose elements differ in any operand: XLA's unstable sort orders them its own way. */
-    private static void checkTies(Integer[] perm, long[] keys, List<TensorView> dense, long base, long step) {
+    private static void checkTies(Integer[] perm, List<Key> order, long[][] keys, List<TensorView> dense, long base, long step) {
         for (int j = 1; j < perm.length; j++) {
             long a = base + perm[j - 1] * step;
             long b = base + perm[j] * step;
-            if (keys[(int) a] != keys[(int) b]) {
+            if (compare(order, keys, (int) a, (int) b) != 0) {
                 continue;
             }
             for (TensorView o : dense) {
@@ -159,38 +154,119 @@ public final class Sorts {
         }
     }
 
-    /** {@return how {@code comparator} orders the operands: a strict compare of one function of one operand's two sides} */
-    private static Order order(HloComputation comparator, List<TensorView> operands) {
+    /**
+     * {@return {@code key}'s function over the {@code count} elements of its operand {@code dense},
+     * as signed longs in the order its compare gives them}
+     */
+    private static long[] ordered(HloComputation comparator, Key key, TensorView dense, int count) {
+        Object compared = column(comparator, key.function(), PointwiseCopy.read(dense.buffer().segment(), dense.dtype(), count),
+                count, new java.util.HashMap<>());
+        long[] keys = new long[count];
+        DType kt = key.function().arrayShape().dtype();
+        if (compared instanceof double[] f) {
+            for (int i = 0; i < count; i++) {
+                if (key.type().equals("FLOAT") && Double.isNaN(f[i])) {
+                    throw new IllegalArgumentException("its comparator compares floats with type=FLOAT, under which a NaN (element "
+                            + i + " of operand " + key.operand() + ") is unordered; jax's comparators use TOTALORDER");
+                }
+                long bits = Double.doubleToRawLongBits(f[i] == 0 && key.type().equals("FLOAT") ? 0.0 : f[i]);
+                keys[i] = bits ^ ((bits >> 63) & Long.MAX_VALUE);
+            }
+        } else {
+            long[] l = (long[]) compared;
+            boolean unsigned = key.type().equals("UNSIGNED") || kt.kind() == DType.Kind.UNSIGNED && !key.type().equals("SIGNED");
+            for (int i = 0; i < count; i++) {
+                keys[i] = unsigned ? l[i] ^ Long.MIN_VALUE : l[i];
+            }
+        }
+        return keys;
+    }
+
+    /**
+     * {@return the keys {@code comparator} orders the operands by, the first deciding} Read from
+     * its root: a strict compare of one operand's two sides, or jax's lexicographic chain
+     * {@code or(that compare, and(eq of the same sides, the rest))}, operands of either in either order.
+     */
+    private static List<Key> order(HloComputation comparator, List<TensorView> operands) {
         int n = operands.size();
         if (comparator.parameterCount() != 2 * n) {
             throw new IllegalArgumentException("its comparator " + comparator.name() + " has " + comparator.parameterCount()
                     + " parameters for " + n + " operands: a sort's comparator takes two of each");
         }
-        HloInstruction root = comparator.root();
         String refusal = "its comparator " + comparator.name() + " is not a strict compare (LT or GT) of one operand's two"
-                + " sides, each through the same elementwise ops; lexicographic keys are not supported";
-        if (!root.opcode().equals("compare") || root.operands().size() != 2) {
-            throw new IllegalArgumentException(refusal);
+                + " sides, each through the same elementwise ops, nor a lexicographic chain of such compares"
+                + " (or(lt(k0), and(eq(k0), lt(k1))), as jax writes one)";
+        List<Key> keys = new ArrayList<>();
+        HloInstruction at = comparator.root();
+        while (true) {
+            Key strict = strict(comparator, at, n);
+            if (strict != null) {
+                keys.add(strict);
+                return keys;
+            }
+            if (!at.opcode().equals("or") || at.operands().size() != 2) {
+                throw new IllegalArgumentException(refusal);
+            }
+            HloInstruction next = null;
+            for (int side = 0; side < 2 && next == null; side++) {
+                strict = strict(comparator, comparator.instruction(at.operands().get(side)), n);
+                HloInstruction rest = comparator.instruction(at.operands().get(1 - side));
+                if (strict == null || !rest.opcode().equals("and") || rest.operands().size() != 2) {
+                    continue;
+                }
+                for (int e = 0; e < 2 && next == null; e++) {
+                    if (ties(comparator, comparator.instruction(rest.operands().get(e)), strict)) {
+                        next = comparator.instruction(rest.operands().get(1 - e));
+                    }
+                }
+            }
+            if (next == null) {
+                throw new IllegalArgumentException(refusal);
+            }
+            keys.add(strict);
+            at = next;
         }
-        String direction = root.text("direction").orElse("");
-        if (!direction.equals("LT") && !direction.equals("GT")) {
-            throw new IllegalArgumentException(refusal);
+    }
+
+    /** {@return the key {@code c} compares, where it is a strict compare of one of the {@code n} operands' two sides, else null} */
+    private static Key strict(HloComputation comparator, HloInstruction c, int n) {
+        String direction = c.text("direction").orElse("");
+        if (!c.opcode().equals("compare") || c.operands().size() != 2 || !direction.equals("LT") && !direction.equals("GT")) {
+            return null;
         }
-        HloInstruction a = comparator.instruction(root.operands().get(0));
-        HloInstruction b = comparator.instruction(root.operands().get(1));
-        int key = -1;
-        for (int j = 0; j < n && key < 0; j++) {
+        HloInstruction a = comparator.instruction(c.operands().get(0));
+        HloInstruction b = comparator.instruction(c.operands().get(1));
+        for (int j = 0; j < n; j++) {
             if (mirrors(comparator, a, b, comparator.parameter(2 * j).name(), comparator.parameter(2 * j + 1).name(), 0)) {
-                key = j;
+                return new Key(j, direction.equals("GT"), type(c, a), a);
             }
         }
-        if (key < 0) {
-            throw new IllegalArgumentException(refusal);
+        return null;
+    }
+
+    /**
+     * {@return whether {@code c} holds exactly where {@code key}'s compare ties: an {@code EQ}
+     * compare of the same function of the same two sides (either way round) under the same type}
+     */
+    private static boolean ties(HloComputation comparator, HloInstruction c, Key key) {
+        if (!c.opcode().equals("compare") || c.operands().size() != 2 || !c.text("direction").orElse("").equals("EQ")) {
+            return false;
         }
-        DType t = a.arrayShape().dtype();
-        String type = root.text("type").orElse(Pointwise.isFloat(t) ? "FLOAT"
-                : t.kind() == DType.Kind.UNSIGNED ? "UNSIGNED" : "SIGNED");
-        return new Order(key, direction.equals("GT"), type, comparator, a);
+        if (!type(c, key.function()).equals(key.type())) {
+            return false;
+        }
+        String pa = comparator.parameter(2 * key.operand()).name();
+        String pb = comparator.parameter(2 * key.operand() + 1).name();
+        HloInstruction a = comparator.instruction(c.operands().get(0));
+        HloInstruction b = comparator.instruction(c.operands().get(1));
+        return mirrors(comparator, a, key.function(), pa, pa, 0) && mirrors(comparator, b, a, pb, pa, 0)
+                || mirrors(comparator, b, key.function(), pa, pa, 0) && mirrors(comparator, a, b, pb, pa, 0);
+    }
+
+    /** {@return compare {@code c}'s type, of operands as {@code side}: as written, else the default for their dtype} */
+    private static String type(HloInstruction c, HloInstruction side) {
+        DType t = side.arrayShape().dtype();
+        return c.text("type").orElse(Pointwise.isFloat(t) ? "FLOAT" : t.kind() == DType.Kind.UNSIGNED ? "UNSIGNED" : "SIGNED");
     }
 
     /** {@return the literal of scalar constant {@code c}, as written} */

@@ -30,9 +30,10 @@
  *     elements at a time through <code>Pointwise</code>; a window reaching outside is skipped
  *     whole</dd>
  * <dt><code>Sorts.java</code></dt>
- * <dd><code>sort</code> by one key: the comparator read as a strict compare of one function of
- *     the key's two sides (jax's: NaNs made one NaN, -0 made +0, TOTALORDER; optimised, a float's
- *     bits ordered as an integer), that function evaluated once over the key, rows ordered by a
+ * <dd><code>sort</code>: the comparator read as keys in turn, each a strict compare of one
+ *     function of an operand's two sides (jax's: NaNs made one NaN, -0 made +0, TOTALORDER;
+ *     optimised, a float's bits ordered as an integer), chained as jax's <code>num_keys</code>
+ *     comparator chains them; each function evaluated once over its operand, rows ordered by a
  *     stable sort and every operand permuted alike</dd>
  * <dt><code>Arguments.java</code>, <code>Literals.java</code>, <code>Conversions.java</code></dt>
  * <dd>argument checks, constant literals (complex <code>(re, im)</code> pairs; a bare integer such
