@@ -168,6 +168,12 @@ def lexsort_rows(x, y):
     ys, zs = lax.sort((y, x[:, 2].astype(jnp.float32)), num_keys=2)
     return x[jnp.lexsort((x[:, 1], x[:, 0]))], ys, zs, jnp.unique(x[:, 0], size=6, fill_value=-9)
 
+def top_k_scores(x):
+    """lax.top_k over NaNs of both signs, infinities, signed zeros and ties (plain: XLA's topk op; optimised: its TopK
+    custom-call), and a mask of each row's two greatest."""
+    values, positions = lax.top_k(x, 3)
+    return values, positions, x >= lax.top_k(x, 2)[0][:, -1:]
+
 def programs():
     """{name: (function, inputs, jit keyword arguments)}"""
     return {
@@ -205,6 +211,8 @@ def programs():
                                                 np.array([7, 9], np.uint32)], {}),
         "lexsort_rows": (lexsort_rows, [np.array([[1, 5, 0], [0, 2, 1], [1, -1, 2], [0, 2, 3], [-3, 7, 4], [1, 5, 5], [0, 0, 6]], np.int32),
                                         np.array([1.0, np.nan, -0.0, 0.0, 1.0, -np.nan, 0.0], np.float32)], {}),
+        "top_k_scores": (top_k_scores, [np.array([[1.0, np.nan, -0.0, 0.0, 2.5, 2.5], [-np.nan, -np.inf, 3.0, -1.0, np.inf, 0.0],
+                                                  [0.0, -0.0, 0.0, -0.0, 1.0, 1.0]], np.float32)], {}),
         "scatter_bf16_add": (scatter_bf16_add, [np.linspace(-2, 2, 5, dtype=np.float32).astype(jnp.bfloat16),
                                                 np.array([1, 1, 3, 1], np.int32),
                                                 np.array([0.1, 0.2, 0.3, 7.5], np.float32).astype(jnp.bfloat16)], {}),

@@ -55,7 +55,8 @@ final class RunCommand implements Command {
                 Executes the ENTRY computation of an HLO module made of data-movement ops: parameter,
                 constant, iota, broadcast, transpose, reshape, bitcast, copy, slice, dynamic-slice, pad,
                 reverse, concatenate, convert, dynamic-update-slice, gather, scatter (updates in order, a
-                window reaching outside skipped), sort (jnp.sort, argsort, lexsort: keys compared in turn), bitcast-convert, tuple,
+                window reaching outside skipped), sort (jnp.sort, argsort, lexsort: keys compared in
+                turn), topk (lax.top_k; optimised, XLA's TopK custom-call), bitcast-convert, tuple,
                 get-tuple-element, sharding annotations (Sharding, xla.sdy.*) and opt-barrier as the identity, integer
                 arithmetic on scalars (jax's negative-index handling of x[i]: compare, select, add, ...),
                 folded when the views are made, elementwise ops (convert, add, subtract, multiply, divide,

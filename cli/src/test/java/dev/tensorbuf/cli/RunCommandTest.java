@@ -180,7 +180,7 @@ class RunCommandTest {
                 + " approximation or the C library's, whose bits run does not reproduce (run gives XLA's bits or none);"
                 + " tensorbuf run executes data-movement"
                 + " ops: parameter, constant, iota, broadcast, transpose, reshape, bitcast, copy, slice, dynamic-slice,"
-                + " pad, reverse, concatenate, convert, dynamic-update-slice, gather, scatter, sort, bitcast-convert, tuple,"
+                + " pad, reverse, concatenate, convert, dynamic-update-slice, gather, scatter, sort, topk, bitcast-convert, tuple,"
                 + " get-tuple-element, opt-barrier, elementwise ops fused into its copies: convert, add, subtract,"
                 + " multiply, divide, remainder, maximum, minimum, clamp, negate, abs, sign, sqrt, floor, ceil,"
                 + " round-nearest-even, round-nearest-afz, is-finite, compare, select, and, or, not, xor, shift-left,"

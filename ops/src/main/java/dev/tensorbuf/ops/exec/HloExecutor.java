@@ -43,7 +43,8 @@ import java.util.Map;
  * program runs unpartitioned, on the global arrays: {@code sharding=} attributes are read and
  * checked against their shapes, and the sharding custom-calls ({@code Sharding},
  * {@code xla.sdy.FuncResultSharding}, and {@code SPMDFullToShardShape}/{@code SPMDShardToFullShape}
- * where they keep the shape, and Shardy's {@code xla.sdy.*} annotations) run as the identity.
+ * where they keep the shape, and Shardy's {@code xla.sdy.*} annotations) run as the identity;
+ * XLA's CPU custom-call {@code TopK} runs as the {@code topk} it was made of.
  * Tuples run anywhere ({@code tuple}, {@code get-tuple-element}, a {@code call} or {@code fusion}
  * returning one); a ROOT that returns a tuple of arrays (a function with several results) has one
  * output per element: {@link Execution#outputCount()}. {@code dynamic-slice} and
@@ -80,7 +81,7 @@ public final class HloExecutor {
     /** The opcodes that execute, in the order error messages list them. */
     public static final List<String> SUPPORTED_OPCODES = List.of("parameter", "constant", "iota", "broadcast",
             "transpose", "reshape", "bitcast", "copy", "slice", "dynamic-slice", "pad", "reverse", "concatenate",
-            "convert", "dynamic-update-slice", "gather", "scatter", "sort", "bitcast-convert", "tuple",
+            "convert", "dynamic-update-slice", "gather", "scatter", "sort", "topk", "bitcast-convert", "tuple",
             "get-tuple-element", "opt-barrier");
 
     /**
@@ -267,7 +268,7 @@ public final class HloExecutor {
                 String site = ", in " + callee.name() + ", called by %" + i.name()
                         + lines.lineOf(comp.name(), i.name()).stream().mapToObj(n -> ", line " + n).findFirst().orElse("");
                 checkSupported(module, callee, lines, site + callers, checked);
-            } else if (i.opcode().equals("custom-call") && Interpreter.isShardingAnnotation(i)) {
+            } else if (i.opcode().equals("custom-call") && (Interpreter.isShardingAnnotation(i) || Interpreter.isTopK(i))) {
                 continue;
             } else if (ScalarIndex.folds(comp, i)) {
                 continue;

@@ -17,7 +17,9 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code sort} against Java's stable sort: jax's comparator (each NaN made one NaN, -0 made +0,
  * then a TOTALORDER compare) on values with NaNs, infinities and zeros of both signs, along each
- * dim of a random shape, ascending and descending, with an index operand riding along (argsort).
+ * dim of a random shape, ascending and descending, with an index operand riding along (argsort);
+ * two keys compared in turn ({@code jnp.lexsort}); {@code topk} and XLA's {@code TopK} custom-call
+ * against a stable sort by XLA's total order.
  * jax's own sorts are checked against jax in the cli's RunXlaAgreementTest.
  */
 class SortTest {
@@ -168,5 +170,72 @@ class SortTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> HloExecutor.execute(wrong, Map.of("0", xv, "1", yv)).close());
         assertTrue(e.getMessage().contains("nor a lexicographic chain of such compares"), e.getMessage());
+    }
+
+    /** XLA's total order of a float: by its bits, a negative one's magnitude flipped (-NaN < -inf < -0 < +0 < +inf < +NaN). */
+    private static int totalOrder(float a, float b) {
+        int x = Float.floatToRawIntBits(a);
+        int y = Float.floatToRawIntBits(b);
+        return Integer.compare(x < 0 ? x ^ Integer.MAX_VALUE : x, y < 0 ? y ^ Integer.MAX_VALUE : y);
+    }
+
+    /** The comparator of XLA's CPU custom-call TopK as jax 0.10 writes it (with the positions' parameters, or without). */
+    private static String topKComparator(boolean positions) {
+        return "gt {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+                + (positions ? "  c = s32[] parameter(2)\n  d = s32[] parameter(3)\n" : "")
+                + "  zero = s32[] constant(0)\n  max = s32[] constant(2147483647)\n"
+                + "  ia = s32[] bitcast(a)\n  ib = s32[] bitcast(b)\n  xa = s32[] xor(max, ia)\n  xb = s32[] xor(max, ib)\n"
+                + "  na = pred[] compare(ia, zero), direction=LT\n  nb = pred[] compare(ib, zero), direction=LT\n"
+                + "  ka = s32[] select(na, xa, ia)\n  kb = s32[] select(nb, xb, ib)\n"
+                + "  ROOT gt = pred[] compare(ka, kb), direction=GT\n}\n";
+    }
+
+    @Test
+    void topKTakesTheGreatestOrLeastInXlasTotalOrderTiesByTheLowerPosition() {
+        Random rnd = new Random(31);
+        float[] specials = {Float.NaN, Float.intBitsToFloat(0xffc00000), Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, -0f, 0f,
+            1f, 1f, -1f};
+        for (int trial = 0; trial < 40; trial++) {
+            int rows = 1 + rnd.nextInt(4);
+            int cols = 1 + rnd.nextInt(9);
+            int k = rnd.nextInt(cols + 1);
+            int form = rnd.nextInt(4);   // the op (largest, or least), or the custom-call (comparator with or without positions)
+            boolean largest = form != 1;
+            float[] x = new float[rows * cols];
+            for (int i = 0; i < x.length; i++) {
+                x[i] = rnd.nextBoolean() ? specials[rnd.nextInt(specials.length)] : rnd.nextInt(5) - 2;
+            }
+            TensorView xv = TensorView.of(arena.allocate(4L * x.length), "f32[" + rows + "," + cols + "]");
+            TensorElements.of(xv).copyFrom(x);
+            Comparator<Integer> byTotalOrder = (p, q) -> totalOrder(x[p], x[q]);
+            int[] perm = stableArgsort(rows, cols, 1, largest ? byTotalOrder.reversed() : byTotalOrder);
+            int[] wantBits = new int[rows * k];
+            int[] wantPositions = new int[rows * k];
+            for (int r = 0; r < rows; r++) {
+                for (int j = 0; j < k; j++) {
+                    wantPositions[r * k + j] = perm[r * cols + j];
+                    wantBits[r * k + j] = Float.floatToRawIntBits(x[r * cols + perm[r * cols + j]]);
+                }
+            }
+            String out = "(f32[" + rows + "," + k + "]{1,0}, s32[" + rows + "," + k + "]{1,0})";
+            String text = "HloModule m\n" + (form >= 2 ? topKComparator(form == 3) : "") + "ENTRY e {\n  x = f32[" + rows + "," + cols
+                    + "]{1,0} parameter(0)\n  ROOT t = " + out + (form >= 2
+                            ? " custom-call(x), custom_call_target=\"TopK\", called_computations={%gt}\n}\n"
+                            : " topk(x), k=" + k + ", largest=" + largest + "\n}\n");
+            try (Execution e = HloExecutor.execute(text, Map.of("0", xv))) {
+                TensorElements values = TensorElements.of(e.rowMajor(0));
+                int[] bits = new int[rows * k];
+                for (int i = 0; i < bits.length; i++) {
+                    bits[i] = (int) values.getBits(i / k, i % k);
+                }
+                assertArrayEquals(wantBits, bits, Arrays.toString(x) + "\n" + text);
+                assertArrayEquals(wantPositions, TensorElements.of(e.rowMajor(1)).toIntArray(), Arrays.toString(x) + "\n" + text);
+            }
+        }
+        TensorView xv = TensorView.of(arena.allocate(16), "f32[1,4]");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> HloExecutor.execute("HloModule m\nENTRY e {\n"
+                + "  x = f32[1,4]{1,0} parameter(0)\n  ROOT t = (f32[1,5]{1,0}, s32[1,5]{1,0}) topk(x), k=5, largest=true\n}\n",
+                Map.of("0", xv)).close());
+        assertTrue(e.getMessage().contains("with k=5 (at most 4) in its last dim"), e.getMessage());
     }
 }

@@ -318,7 +318,7 @@ public final class Interpreter {
             Map.entry("copy", 1), Map.entry("slice", 1), Map.entry("reverse", 1), Map.entry("convert", 1),
             Map.entry("pad", 2), Map.entry("custom-call", 1), Map.entry("get-tuple-element", 1),
             Map.entry("bitcast-convert", 1), Map.entry("gather", 2), Map.entry("reduce-window", 2),
-            Map.entry("opt-barrier", 1), Map.entry("while", 1),
+            Map.entry("opt-barrier", 1), Map.entry("while", 1), Map.entry("topk", 1),
             Map.entry("scatter", 3));
 
     /** The opcodes that take tuples as operands: every other refuses one. */
@@ -438,6 +438,9 @@ public final class Interpreter {
         }
         if (in.opcode().equals("sort")) {
             return sort(in, ops);
+        }
+        if (in.opcode().equals("topk") || isTopK(in)) {
+            return topK(in, ops);
         }
         ArrayShape shape = in.arrayShape().laidOut();
         long[] dims = Extents.toArray(shape.dims());
@@ -722,6 +725,39 @@ public final class Interpreter {
         }
         return new Value(null, ExecutedInstruction.Kind.COPY, false,
                 sorted.stream().map(v -> new Value(v, ExecutedInstruction.Kind.COPY, true, null, why)).toList(), why);
+    }
+
+    /** XLA's {@code topk} or its CPU custom-call {@code TopK}: a tuple of the values and their positions, each new memory. */
+    private Value topK(HloInstruction in, List<TensorView> ops) {
+        HloComputation comparator = in.opcode().equals("topk") ? null : module.computation(topKComparator(in));
+        if (in.outputCount() != 2) {
+            throw new IllegalArgumentException("it gives " + in.outputCount() + " results: top-k gives the values and their positions");
+        }
+        List<TensorView> both = Sorts.topK(in, comparator, operand(in, ops, 0),
+                List.of(in.outputShape(0).laidOut(), in.outputShape(1).laidOut()), allocator);
+        String why = "the " + in.outputShape(0).dim(in.outputShape(0).rank() - 1) + " "
+                + (in.text("largest").map(t -> t.strip().equals("false")).orElse(false) ? "least" : "greatest")
+                + " of each row along the last dim, in order" + (comparator == null ? "" : " by " + comparator.name());
+        return new Value(null, ExecutedInstruction.Kind.COPY, false,
+                both.stream().map(v -> new Value(v, ExecutedInstruction.Kind.COPY, true, null, why)).toList(), why);
+    }
+
+    /** {@return whether {@code in} is XLA's CPU custom-call {@code TopK}, which optimised HLO makes of a {@code topk}} */
+    public static boolean isTopK(HloInstruction in) {
+        return in.opcode().equals("custom-call") && customCallTarget(in).equals("TopK");
+    }
+
+    /** {@return the comparator a {@code TopK} custom-call names in its {@code called_computations}} */
+    private static String topKComparator(HloInstruction in) {
+        String names = in.text("called_computations").orElse("").strip();
+        if (names.startsWith("{") && names.endsWith("}")) {
+            names = names.substring(1, names.length() - 1).strip();
+        }
+        if (names.isEmpty() || names.contains(",")) {
+            throw new IllegalArgumentException("custom-call TopK names " + (names.isEmpty() ? "no" : "more than one")
+                    + " comparator: expected called_computations={%comparator}");
+        }
+        return names.startsWith("%") ? names.substring(1) : names;
     }
 
     /** jax's argmax or argmin: a tuple of the values and the indices, each new memory. */

@@ -31,7 +31,7 @@ public final class Refusals {
         return switch (in.opcode()) {
             case "custom-call" -> "custom_call_target=\"" + Interpreter.customCallTarget(in) + "\" is a kernel, not an"
                     + " annotation that runs as the identity (Sharding, xla.sdy.*, and SPMDFullToShardShape or"
-                    + " SPMDShardToFullShape where they keep the shape)";
+                    + " SPMDShardToFullShape where they keep the shape) nor TopK";
             default -> COLLECTIVES.contains(in.opcode()) ? collective(in)
                     : APPROXIMATED.contains(in.opcode()) ? in.opcode() + " is computed by XLA's own approximation or the C"
                             + " library's, whose bits run does not reproduce (run gives XLA's bits or none)"

@@ -45,26 +45,104 @@ public final class Sorts {
      */
     static List<TensorView> sort(HloInstruction in, HloComputation comparator, List<TensorView> operands, List<ArrayShape> shapes,
             Allocator allocator) {
-        int n = operands.size();
-        for (TensorView o : operands) {
-            if (!o.dims().equals(operands.getFirst().dims())) {
-                throw new IllegalArgumentException("its operands' dims differ: " + operands.stream().map(TensorView::dims).toList());
-            }
-            if (o.dtype().bitWidth() % 8 != 0 || o.dtype().kind() == DType.Kind.COMPLEX) {
-                throw new IllegalArgumentException("a sort of " + o.dtype().xlaName() + " is not supported: it sorts whole bytes,"
-                        + " real types");
-            }
-        }
+        checkOperands("sort", operands);
         List<Long> along = in.ints("dimensions");
         if (along.size() != 1) {
             throw new IllegalArgumentException("dimensions=" + along + " must name the one dim it sorts along");
         }
         int d = along.getFirst().intValue();
-        long[] dims = Extents.toArray(operands.getFirst().dims());
-        if (d < 0 || d >= dims.length) {
-            throw new IllegalArgumentException("dimensions={" + d + "} is not a dim of rank " + dims.length);
+        int rank = operands.getFirst().rank();
+        if (d < 0 || d >= rank) {
+            throw new IllegalArgumentException("dimensions={" + d + "} is not a dim of rank " + rank);
         }
-        List<Key> order = order(comparator, operands);
+        boolean stable = in.text("is_stable").map(s -> s.strip().equals("true")).orElse(false);
+        return laidOut(sorted(operands, d, order(comparator, operands), comparator, stable, allocator), shapes, allocator);
+    }
+
+    /**
+     * {@return the {@code k} greatest (or least) elements of each row along {@code x}'s last dim,
+     * in order, and their positions (s32), each in new memory laid out as {@code shapes}} This is
+     * XLA's {@code topk} ({@code lax.top_k}; {@code largest=true} unless written otherwise), which
+     * orders floats by their bits (-NaN below -inf, -0 below +0, +NaN above +inf) and ties by the
+     * lower position, and its CPU custom-call {@code TopK}, whose {@code comparator} orders the
+     * same way ({@code comparator} null for the op, which has none).
+     *
+     * @throws IllegalArgumentException for a rank-0 or sub-byte operand, output shapes that are
+     *     not {@code x}'s with {@code k} in its last dim, or indices that are not s32
+     */
+    static List<TensorView> topK(HloInstruction in, HloComputation comparator, TensorView x, List<ArrayShape> shapes,
+            Allocator allocator) {
+        checkOperands("topk", List.of(x));
+        int d = x.rank() - 1;
+        if (d < 0) {
+            throw new IllegalArgumentException("its operand is a scalar: top-k picks along the last dim");
+        }
+        long[] dims = Extents.toArray(x.dims());
+        long k = shapes.size() == 2 ? shapes.getFirst().rank() == x.rank() ? shapes.getFirst().dim(d) : -1 : -1;
+        long[] want = dims.clone();
+        if (k >= 0) {
+            want[d] = k;
+        }
+        if (k < 0 || k > dims[d] || in.text("k").isPresent() && !in.text("k").get().strip().equals(Long.toString(k))
+                || !Arrays.equals(Extents.toArray(shapes.get(0).dims()), want) || !Arrays.equals(Extents.toArray(shapes.get(1).dims()), want)
+                || shapes.get(0).dtype() != x.dtype() || shapes.get(1).dtype() != DType.S32) {
+            throw new IllegalArgumentException("its output " + shapes + " is not (" + x.dtype().xlaName() + ", s32) of "
+                    + x.dims() + " with k" + in.text("k").map(t -> "=" + t.strip()).orElse("") + " (at most " + dims[d]
+                    + ") in its last dim");
+        }
+        long total = x.elementCount();
+        TensorView positions = Materialize.allocateForOverwrite(ArrayShape.of(DType.S32, dims), allocator);
+        MemorySegment p = positions.buffer().segment();
+        for (long i = 0; i < total; i++) {
+            p.setAtIndex(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, i, (int) (i % dims[d]));
+        }
+        List<TensorView> operands = List.of(x, positions);
+        boolean largest = in.text("largest").map(t -> !t.strip().equals("false")).orElse(true);
+        // TopK's comparator takes the values' two sides, and at times the positions' too.
+        List<Key> order = comparator == null ? List.of(new Key(0, largest, "TOTALORDER", null))
+                : order(comparator, comparator.parameterCount() == 2 ? List.of(x) : operands);
+        long[] start = new long[dims.length];
+        long[] stride = new long[dims.length];
+        Arrays.fill(stride, 1);
+        List<TensorView> firstK = new ArrayList<>();
+        for (TensorView v : sorted(operands, d, order, comparator, true, allocator)) {
+            firstK.add(dev.tensorbuf.ops.Ops.slice(v, start, want, stride));
+        }
+        return laidOut(firstK, shapes, allocator);
+    }
+
+    /** Refuses operands of different dims, sub-byte and complex types. */
+    private static void checkOperands(String op, List<TensorView> operands) {
+        for (TensorView o : operands) {
+            if (!o.dims().equals(operands.getFirst().dims())) {
+                throw new IllegalArgumentException("its operands' dims differ: " + operands.stream().map(TensorView::dims).toList());
+            }
+            if (o.dtype().bitWidth() % 8 != 0 || o.dtype().kind() == DType.Kind.COMPLEX) {
+                throw new IllegalArgumentException("a " + op + " of " + o.dtype().xlaName() + " is not supported: it orders whole"
+                        + " bytes, real types");
+            }
+        }
+    }
+
+    /** {@return each of {@code views} copied into new memory laid out as its shape in {@code shapes}} */
+    private static List<TensorView> laidOut(List<TensorView> views, List<ArrayShape> shapes, Allocator allocator) {
+        List<TensorView> out = new ArrayList<>();
+        for (int k = 0; k < views.size(); k++) {
+            TensorView laid = Materialize.allocate(shapes.get(k), allocator);
+            Materialize.copy(views.get(k), laid);
+            out.add(laid);
+        }
+        return out;
+    }
+
+    /**
+     * {@return {@code operands} sorted along dim {@code d} by the keys of {@code order}, each in
+     * new row-major memory} Each key's function of {@code comparator} is evaluated once over its
+     * operand; a row is ordered by a stable sort.
+     */
+    private static List<TensorView> sorted(List<TensorView> operands, int d, List<Key> order, HloComputation comparator,
+            boolean stable, Allocator allocator) {
+        long[] dims = Extents.toArray(operands.getFirst().dims());
         long total = operands.getFirst().elementCount();
         if (total > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("a sort of " + total + " elements is past 2^31-1, which this sort holds");
@@ -81,7 +159,6 @@ public final class Sorts {
         for (int k = 0; k < keys.length; k++) {
             keys[k] = ordered(comparator, order.get(k), dense.get(order.get(k).operand()), count);
         }
-        boolean stable = in.text("is_stable").map(s -> s.strip().equals("true")).orElse(false);
         long len = dims[d];
         long inner = 1;
         for (int k = d + 1; k < dims.length; k++) {
@@ -104,7 +181,7 @@ public final class Sorts {
                 if (!stable) {
                     checkTies(perm, order, keys, dense, base, step);
                 }
-                for (int k = 0; k < n; k++) {
+                for (int k = 0; k < dense.size(); k++) {
                     MemorySegment from = dense.get(k).buffer().segment();
                     MemorySegment to = sorted.get(k).buffer().segment();
                     int w = dense.get(k).dtype().bitWidth() / 8;
@@ -114,13 +191,7 @@ public final class Sorts {
                 }
             }
         }
-        List<TensorView> out = new ArrayList<>();
-        for (int k = 0; k < n; k++) {
-            TensorView laid = Materialize.allocate(shapes.get(k), allocator);
-            Materialize.copy(sorted.get(k), laid);
-            out.add(laid);
-        }
-        return out;
+        return sorted;
     }
 
     /** {@return the order of elements {@code a} and {@code b} (row-major) by the keys in turn} */
@@ -159,6 +230,9 @@ public final class Sorts {
      * as signed longs in the order its compare gives them}
      */
     private static long[] ordered(HloComputation comparator, Key key, TensorView dense, int count) {
+        if (key.function() == null) {
+            return totalOrder(dense, count);
+        }
         Object compared = column(comparator, key.function(), PointwiseCopy.read(dense.buffer().segment(), dense.dtype(), count),
                 count, new java.util.HashMap<>());
         long[] keys = new long[count];
@@ -226,6 +300,34 @@ public final class Sorts {
             keys.add(strict);
             at = next;
         }
+    }
+
+    /**
+     * {@return the {@code count} elements of row-major {@code dense} as signed longs in XLA's
+     * total order: integers by value; floats by their bits, a negative one's magnitude bits
+     * flipped, so -NaN < -inf < -0 < +0 < +inf < +NaN}
+     */
+    private static long[] totalOrder(TensorView dense, int count) {
+        DType t = dense.dtype();
+        int w = t.bitWidth();
+        MemorySegment s = dense.buffer().segment();
+        long[] keys = new long[count];
+        for (int i = 0; i < count; i++) {
+            long raw = switch (w) {
+                case 8 -> s.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i);
+                case 16 -> s.getAtIndex(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, i);
+                case 32 -> s.getAtIndex(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, i);
+                default -> s.getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, i);
+            };
+            if (Pointwise.isFloat(t)) {
+                keys[i] = raw ^ ((raw >> 63) & (w == 64 ? Long.MAX_VALUE : (1L << (w - 1)) - 1));
+            } else if (t.kind() == DType.Kind.UNSIGNED || t == DType.PRED) {
+                keys[i] = w == 64 ? raw ^ Long.MIN_VALUE : raw & ((1L << w) - 1);
+            } else {
+                keys[i] = raw;
+            }
+        }
+        return keys;
     }
 
     /** {@return the key {@code c} compares, where it is a strict compare of one of the {@code n} operands' two sides, else null} */

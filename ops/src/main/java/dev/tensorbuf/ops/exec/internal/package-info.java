@@ -34,7 +34,8 @@
  *     function of an operand's two sides (jax's: NaNs made one NaN, -0 made +0, TOTALORDER;
  *     optimised, a float's bits ordered as an integer), chained as jax's <code>num_keys</code>
  *     comparator chains them; each function evaluated once over its operand, rows ordered by a
- *     stable sort and every operand permuted alike</dd>
+ *     stable sort and every operand permuted alike; <code>topk</code> and XLA's <code>TopK</code>
+ *     custom-call as a stable sort by the total order, the first k kept</dd>
  * <dt><code>Arguments.java</code>, <code>Literals.java</code>, <code>Conversions.java</code></dt>
  * <dd>argument checks, constant literals (complex <code>(re, im)</code> pairs; a bare integer such
  *     as <code>-0</code> read as an integer, as XLA does; <code>-nan</code> keeps its sign; a
