@@ -1232,8 +1232,8 @@ class HloExecutorTest {
      * {@code opt-barrier} (jax's {@code lax.optimization_barrier}) runs as the identity, of arrays
      * and tuples, and stops no rewrite: XLA's CPU pipeline drops it before it fuses, so
      * {@code barrier(a * b) + c} is one fused multiply-add (jax 0.10: 312 of 1,024 f32 values
-     * differed from the product rounded first). The names are XLA's: {@code topk} parses, and is
-     * refused as an op that does not run.
+     * differed from the product rounded first). The names are XLA's: {@code topk} parses and runs; a
+     * custom-call of a kernel returning a tuple is refused as an op that does not run.
      */
     @Test
     void anOptimizationBarrierIsTheIdentityAndStopsNoContraction() {
@@ -1254,9 +1254,12 @@ class HloExecutorTest {
                 "kb = f32[3]{0} broadcast(k), dimensions={}", "m = f32[3]{0} multiply(p, kb)", "t = (f32[3]{0}, f32[3]{0}) tuple(m, p)",
                 "o = (f32[3]{0}, f32[3]{0}) opt-barrier(t)", "g = f32[3]{0} get-tuple-element(o), index=0",
                 "h = f32[3]{0} get-tuple-element(o), index=1", "ROOT d = f32[3]{0} subtract(g, h)"), x));
-        UnsupportedOpException topk = assertThrows(UnsupportedOpException.class, () -> runF32(module("p = f32[3]{0} parameter(0)",
+        assertArrayEquals(new float[] {3.25f, 1.5f}, runF32(module("p = f32[3]{0} parameter(0)",
                 "t = (f32[2]{0}, s32[2]{0}) topk(p), k=2, largest=true", "ROOT v = f32[2]{0} get-tuple-element(t), index=0"), x));
-        assertTrue(topk.getMessage().startsWith("unsupported op 'topk'"), topk.getMessage());
+        UnsupportedOpException kernel = assertThrows(UnsupportedOpException.class, () -> runF32(module("p = f32[3]{0} parameter(0)",
+                "t = (f32[2]{0}, s32[2]{0}) custom-call(p), custom_call_target=\"MyTopK\"",
+                "ROOT v = f32[2]{0} get-tuple-element(t), index=0"), x));
+        assertTrue(kernel.getMessage().startsWith("unsupported op 'custom-call'"), kernel.getMessage());
     }
 
     /**
