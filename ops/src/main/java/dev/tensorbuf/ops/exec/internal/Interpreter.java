@@ -382,8 +382,8 @@ public final class Interpreter {
             List<Long> over = Reductions.dimensions(in);
             boolean reshape = Reductions.reducesOneElement(held.dims(), over);
             if (reshape || Reductions.chunks(held.dims(), over, held.dtype())) {
-                HloComputation reducer = module.computation(calleeName(in));
-                String op = Reductions.reducerOp(reducer);
+                Reductions.Reducer reducer = Reductions.Reducer.of(module.computation(calleeName(in)));
+                String op = reducer.op();
                 TensorView init = fusion.force(ops.get(1), comp.instruction(in.operands().get(1)).arrayShape().laidOut(), in.name());
                 if (reshape) {
                     // XLA's simplifier makes a reduce of one element a reshape, so the expression
@@ -394,9 +394,9 @@ public final class Interpreter {
                 // A held expression is evaluated a chunk at a time into one scratch, in the
                 // order the fold reads, and folded there: no memory, and no pass, for the whole.
                 TensorView r = Reductions.reduceInChunks((start, dims, dst) -> fusion.evaluateBox(held, start, dims, dst, in.name()),
-                        operand, init, over, op, Reductions.roundedThrough(reducer), in.arrayShape(), allocator);
+                        operand, init, over, op, reducer.through(), in.arrayShape(), allocator);
                 return new Value(r, ExecutedInstruction.Kind.REDUCED, true, null,
-                        "by " + Reductions.describe(op, reducer) + " over dims " + over + ", its operand evaluated a chunk at a time");
+                        "by " + reducer.describe() + " over dims " + over + ", its operand evaluated a chunk at a time");
             }
         }
         return apply(comp, in, PASS_HELD_OPCODES.contains(in.opcode()) ? ops : fusion.forced(comp, in, ops), values);
@@ -474,8 +474,7 @@ public final class Interpreter {
             case "scatter" -> new Value(Scatters.scatter(in, module.computation(calleeName(in)), operand(in, ops, 0),
                     operand(in, ops, 1), operand(in, ops, 2), shape, allocator), ExecutedInstruction.Kind.COPY, true, null,
                     "the operand copied, " + ops.get(2).elementCount() + " updates combined into it by "
-                            + Reductions.describe(Scatters.combiner(module.computation(calleeName(in))),
-                                    module.computation(calleeName(in))));
+                            + Scatters.combiner(module.computation(calleeName(in))).describe());
             case "bitcast-convert" -> {
                 boolean[] copied = new boolean[1];
                 TensorView v = IndexedMoves.bitcastConvert(operand(in, ops, 0), shape, allocator, copied);
@@ -485,27 +484,25 @@ public final class Interpreter {
                         : new Value(v, ExecutedInstruction.Kind.VIEW, false, null, "the same bytes read as " + shape.dtype().xlaName());
             }
             case "reduce" -> {
-                HloComputation reducer = module.computation(calleeName(in));
+                Reductions.Reducer reducer = Reductions.Reducer.of(module.computation(calleeName(in)));
                 if (ops.size() != 2) {
                     throw new IllegalArgumentException("reduce takes an array and its init value, or jax's argmax pairs; got "
                             + ops.size() + " operands");
                 }
-                String op = Reductions.reducerOp(reducer);
                 List<Long> over = Reductions.dimensions(in);
-                yield new Value(Reductions.reduce(operand(in, ops, 0), operand(in, ops, 1), over, op, Reductions.roundedThrough(reducer),
+                yield new Value(Reductions.reduce(operand(in, ops, 0), operand(in, ops, 1), over, reducer.op(), reducer.through(),
                         shape, allocator), ExecutedInstruction.Kind.REDUCED, true, null,
-                        "by " + Reductions.describe(op, reducer) + " over dims " + over);
+                        "by " + reducer.describe() + " over dims " + over);
             }
             case "reduce-window" -> {
-                HloComputation reducer = module.computation(calleeName(in));
-                String op = Reductions.reducerOp(reducer);
+                Reductions.Reducer reducer = Reductions.Reducer.of(module.computation(calleeName(in)));
                 if (!(HloInstructions.attribute(in, "window").orElse(null) instanceof HloAttribute.Window w)) {
                     throw new IllegalArgumentException("reduce-window needs a window={size=... stride=... pad=...} attribute");
                 }
-                yield new Value(Reductions.reduceWindow(operand(in, ops, 0), operand(in, ops, 1), w.dims(), op,
-                        Reductions.roundedThrough(reducer), shape, allocator),
+                yield new Value(Reductions.reduceWindow(operand(in, ops, 0), operand(in, ops, 1), w.dims(), reducer.op(),
+                        reducer.through(), shape, allocator),
                         ExecutedInstruction.Kind.REDUCED, true, null,
-                        "by " + Reductions.describe(op, reducer) + " over windows of " + in.text("window").orElse(""));
+                        "by " + reducer.describe() + " over windows of " + in.text("window").orElse(""));
             }
             default -> throw new AssertionError("opcode " + in.opcode() + " passed the support check");
         };

@@ -360,10 +360,21 @@ public final class Reductions {
                 && through.bitWidth() < f.bitWidth() ? x : null;
     }
 
-    /** {@return {@code op}, and the type {@code reducer} rounds each step through where it does} */
-    static String describe(String op, HloComputation reducer) {
-        DType through = roundedThrough(reducer);
-        return through == null ? op : op + " rounded through " + through.xlaName();
+    /**
+     * A reducer as read from its computation: one op of its two parameters ({@link #reducerOp};
+     * null where it is not one), each step rounded through the narrower float {@code through}
+     * where that is not null ({@link #roundedThrough}).
+     */
+    record Reducer(String op, DType through) {
+        /** {@return the reducer computation {@code reducer} is} */
+        static Reducer of(HloComputation reducer) {
+            return new Reducer(reducerOp(reducer), roundedThrough(reducer));
+        }
+
+        /** {@return the op, and the type each step rounds through where it does} */
+        String describe() {
+            return through == null ? op : op + " rounded through " + through.xlaName();
+        }
     }
 
     /** {@return what {@code v} rounds through a narrower float, or {@code v}} */

@@ -40,9 +40,13 @@ public final class Scatters {
      * is its second parameter) or one of {@link Reductions#INTEGER_REDUCERS}' ops of both, also
      * rounded through a narrower float ({@link Reductions#roundedThrough}: XLA runs a bf16
      * scatter-add in f32 so), or a subtract, divide, remainder or shift of the element by the
-     * update, in that order; null for anything else}
+     * update, in that order; its op null for anything else}
      */
-    static String combiner(HloComputation update) {
+    static Reductions.Reducer combiner(HloComputation update) {
+        return new Reductions.Reducer(combinerOp(update), Reductions.roundedThrough(update));
+    }
+
+    private static String combinerOp(HloComputation update) {
         if (update.parameterCount() != 2) {
             return null;
         }
@@ -70,7 +74,8 @@ public final class Scatters {
      */
     static TensorView scatter(HloInstruction in, HloComputation update, TensorView operand, TensorView indices, TensorView updates,
             ArrayShape shape, Allocator allocator) {
-        String op = combiner(update);
+        Reductions.Reducer combiner = combiner(update);
+        String op = combiner.op();
         if (op == null) {
             throw new IllegalArgumentException("its update computation " + update.name() + " is neither an assignment (ROOT"
                     + " its second parameter) nor one op of both parameters: " + Reductions.INTEGER_REDUCERS + " either way"
@@ -175,7 +180,7 @@ public final class Scatters {
         TensorElements idx = TensorElements.of(indices);
         TensorElements dst = TensorElements.of(out);
         long[] operandDims = operand.dims().stream().mapToLong(Long::longValue).toArray();
-        Chunk chunk = new Chunk(op, Reductions.roundedThrough(update), t, allocator);
+        Chunk chunk = new Chunk(op, combiner.through(), t, allocator);
         long[] u = new long[urank];
         long[] i = new long[indices.rank()];
         long n = updates.elementCount();
