@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.hlo;
 
+import dev.tensorbuf.ops.hlo.internal.NamedInstructions;
 import dev.tensorbuf.ops.internal.Errors;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,8 +32,8 @@ import java.util.Optional;
 public record HloComputation(String name, boolean isEntry, List<HloInstruction> instructions, String rootName) {
 
     public HloComputation {
-        instructions = List.copyOf(instructions);
-        if (instructions.stream().noneMatch(i -> i.name().equals(rootName))) {
+        instructions = NamedInstructions.of(instructions);
+        if (((NamedInstructions) instructions).named(rootName) == null) {
             throw new IllegalArgumentException("root " + rootName + " is not an instruction of computation " + name);
         }
     }
@@ -56,7 +57,7 @@ public record HloComputation(String name, boolean isEntry, List<HloInstruction> 
     /** {@return the instruction of that name, if any} @param instructionName with or without {@code %} */
     public Optional<HloInstruction> find(String instructionName) {
         String n = instructionName.startsWith("%") ? instructionName.substring(1) : instructionName;
-        return instructions.stream().filter(i -> i.name().equals(n)).findFirst();
+        return Optional.ofNullable(((NamedInstructions) instructions).named(n));
     }
 
     /**
