@@ -55,6 +55,26 @@ class DivideByBroadcastTest {
     }
 
     @Test
+    void theConstantGoesIntoTheBroadcastThroughReversesAtTheFootOfTheMoves() {
+        // jax 0.10: XLA moves a reverse of x * k onto x, then sinks transposes, reshapes and
+        // broadcasts below the outer multiply; a reverse above any other move stops it (seed 1097).
+        String[] head = {"x = f32[64] parameter(0)", "q = f32[] parameter(1)", "k = f32[] constant(5.75)",
+            "bk = f32[64] broadcast(k), dimensions={}", "m = f32[64] multiply(x, bk)", "b = f32[64] broadcast(q), dimensions={}"};
+        String reverses = HloExecutorTest.module(concat(head, "r1 = f32[64] reverse(m), dimensions={0}",
+                "r2 = f32[64] reverse(r1), dimensions={0}", "ROOT r = f32[64] multiply(r2, b)"));
+        check(reverses, (x, q) -> x * (5.75f * q), (x, q) -> (x * 5.75f) * q);
+        String overAReshape = HloExecutorTest.module(concat(head, "s = f32[8,8] reshape(m)", "r1 = f32[8,8] reverse(s), dimensions={0,1}",
+                "t = f32[64] reshape(r1)", "r2 = f32[64] reverse(t), dimensions={0}", "ROOT r = f32[64] multiply(r2, b)"));
+        check(overAReshape, (x, q) -> (x * 5.75f) * q, (x, q) -> x * (5.75f * q));
+    }
+
+    private static String[] concat(String[] head, String... tail) {
+        String[] all = java.util.Arrays.copyOf(head, head.length + tail.length);
+        System.arraycopy(tail, 0, all, head.length, tail.length);
+        return all;
+    }
+
+    @Test
     void aBroadcastValueTimesAConstantStaysInOrder() {
         String text = HloExecutorTest.module("x = f32[64] parameter(0)", "q = f32[] parameter(1)", "k = f32[] constant(5.75)",
                 "bk = f32[64] broadcast(k), dimensions={}", "b = f32[64] broadcast(q), dimensions={}",

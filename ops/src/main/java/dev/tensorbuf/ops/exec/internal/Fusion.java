@@ -896,8 +896,9 @@ final class Fusion {
      * by its reciprocal already) and B a value, not a constant; {@code in} is the multiply, or the
      * divide by the broadcast that became one, whose operand 1 is then the broadcast. jax 0.10,
      * f32: (p * 5.75) * broadcast(q), (p / 5.75) * broadcast(q) and (p * 5.75) / broadcast(q) take
-     * the constant into the broadcast; (p * broadcast(q)) * 5.75, a scalar parameter or a
-     * per-channel constant in its place, and two broadcast values stay in order.
+     * the constant into the broadcast, also with a reverse, transpose, reshape or broadcast of
+     * (p * 5.75) between ({@link #beneathRearranging}; seed 1097); (p * broadcast(q)) * 5.75, a
+     * scalar parameter or a per-channel constant in its place, and two broadcast values stay in order.
      */
     private static Pointwise.Expr constantIntoBroadcast(HloComputation comp, HloInstruction in, DType type, List<Pointwise.Expr> a) {
         for (int k = in.opcode().equals("divide") ? 1 : 0; k < 2; k++) {
@@ -906,8 +907,8 @@ final class Fusion {
                     || !(a.get(1 - k) instanceof Pointwise.Op inner) || !inner.op().equals("multiply")) {
                 continue;
             }
-            HloInstruction x = beneath(comp, in.operands().get(1 - k));
-            if (!Set.of("multiply", "divide").contains(x.opcode()) || x.operands().size() != 2) {
+            HloInstruction x = beneathRearranging(comp, in.operands().get(1 - k));
+            if (x == null || !Set.of("multiply", "divide").contains(x.opcode()) || x.operands().size() != 2) {
                 continue;
             }
             for (int j = x.opcode().equals("divide") ? 1 : 0; j < 2; j++) {
@@ -920,6 +921,31 @@ final class Fusion {
             }
         }
         return null;
+    }
+
+    /**
+     * {@return the instruction {@code name} is beneath the rearranging moves XLA takes out of the
+     * way of an elementwise op, and the moves {@link #beneath} takes away} jax 0.10, f32: (p * c)
+     * * broadcast(q) takes c into the broadcast through any chain of transposes, reshapes and
+     * broadcasts (XLA sinks them below the outer multiply), with reverses at its foot (XLA moves
+     * a reverse of p * c onto p), or above only reshapes and broadcasts that add or drop dims of
+     * one; not where a reverse is above another move, nor through a slice that drops elements, a
+     * pad, a concatenation or a negate. Null where the chain stops at a reverse.
+     */
+    private static HloInstruction beneathRearranging(HloComputation comp, String name) {
+        HloInstruction d = beneath(comp, name);
+        boolean reversed = false;   // a reverse above: only reverses and dims of one may follow
+        while (Set.of("reverse", "transpose", "reshape", "broadcast").contains(d.opcode())) {
+            boolean ofOnes = d.opcode().equals("reverse") || Set.of("reshape", "broadcast").contains(d.opcode())
+                    && d.arrayShape().dims().stream().filter(n -> n != 1).toList()
+                            .equals(comp.instruction(d.operands().getFirst()).arrayShape().dims().stream().filter(n -> n != 1).toList());
+            if (reversed && !ofOnes) {
+                return null;
+            }
+            reversed |= d.opcode().equals("reverse");
+            d = beneath(comp, d.operands().getFirst());
+        }
+        return d;
     }
 
     /**
