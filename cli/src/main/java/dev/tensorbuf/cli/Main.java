@@ -28,6 +28,13 @@ public final class Main {
 
     private Main() {}
 
+    /**
+     * The stack of the thread a command runs on (reserved, committed only as it is used). run
+     * plans an elementwise chain by recursion, about 25 KB of stack an op: the JVM's default
+     * 1 MiB stopped a chain of 2,000 adds, which a Python loop in a jitted function writes.
+     */
+    static final long COMMAND_STACK_BYTES = 512L << 20;
+
     /** The commands, in the order help lists them. */
     static Map<String, Command> commands() {
         Map<String, Command> m = new LinkedHashMap<>();
@@ -52,9 +59,13 @@ public final class Main {
         return m;
     }
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws InterruptedException {
         BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        int code = run(args, stdin, System.out, System.err);
+        int[] result = {Failure.INTERNAL};
+        Thread command = new Thread(null, () -> result[0] = run(args, stdin, System.out, System.err), "main", COMMAND_STACK_BYTES);
+        command.start();
+        command.join();
+        int code = result[0];
         System.out.flush();
         // Returning ends the JVM with 0 as System.exit(0) does, shutdown hooks included, but without
         // Runtime.exit's logging: its first logger looks for a LoggerFinder on the class path, which

@@ -1,5 +1,6 @@
 package dev.tensorbuf.cli;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -101,6 +102,36 @@ class LauncherIT {
      * first one: the first run (training included) and the second (from the cache) both transpose
      * right and say nothing of the cache.
      */
+    @Test
+    void runHoldsAnElementwiseChainOfThousandsOfOps() throws Exception {
+        // A Python loop in a jitted function writes such chains; on the JVM's default 1 MiB
+        // stack, run's recursive planning stopped near 500 ops (Main.COMMAND_STACK_BYTES).
+        int n = 3000;
+        StringBuilder text = new StringBuilder("HloModule chain\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  v0 = f32[4]{0} copy(p)\n");
+        for (int i = 1; i < n; i++) {
+            text.append("  v").append(i).append(" = f32[4]{0} add(v").append(i - 1).append(", p)\n");
+        }
+        text.append("  ROOT r = f32[4]{0} copy(v").append(n - 1).append(")\n}\n");
+        Path hlo = dir.resolve("chain.hlo");
+        Files.writeString(hlo, text);
+        Path in = dir.resolve("chain-in.npy");
+        var data = Arena.ofAuto().allocate(16);
+        for (int i = 0; i < 4; i++) {
+            data.setAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED, i, i);
+        }
+        Npy.write(in, new DenseTensor(DType.F32, List.of(4L), data));
+        Path out = dir.resolve("chain-out.npy");
+        Result r = launch("run", hlo.toString(), "--arg", "p=" + in, "--out", out.toString());
+        assertEquals(0, r.code(), r.err());
+        float[] got = new float[4];
+        try (Npy.Tensor t = Npy.map(out)) {
+            for (int i = 0; i < 4; i++) {
+                got[i] = t.data().segment().getAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED, i);
+            }
+        }
+        assertArrayEquals(new float[] {0, n, 2 * n, 3 * n}, got);
+    }
+
     @Test
     void aSmallConvertRunsFromItsAotCacheWithNoWordOfIt() throws Exception {
         Path in = dir.resolve("t.npy");

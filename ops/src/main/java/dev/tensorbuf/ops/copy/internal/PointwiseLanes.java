@@ -307,11 +307,26 @@ final class PointwiseLanes {
             return d == -1 || (d >= 0 && d == channelDim);
         }
 
+        /** Answers by node: {@link #node} asks at every level of a chain, which without them took time quadratic in its length. */
+        private final java.util.Map<Pointwise.Expr, Boolean> constantNodes = new java.util.IdentityHashMap<>();
+
         private boolean constant(Pointwise.Expr x) {
-            return switch (x) {
+            Boolean known = constantNodes.get(x);
+            if (known != null) {
+                return known;
+            }
+            boolean c = switch (x) {
                 case Pointwise.Leaf l -> isConstant(leaves.get(l.index()));
-                case Pointwise.Op o -> o.args().stream().allMatch(this::constant);
+                case Pointwise.Op o -> {
+                    boolean all = true;
+                    for (Pointwise.Expr a : o.args()) {
+                        all &= constant(a);
+                    }
+                    yield all;
+                }
             };
+            constantNodes.put(x, c);
+            return c;
         }
 
         private int newSlot(int kind) {

@@ -304,17 +304,18 @@ final class Fusion {
         // Leaves: the operands' own leaves, and each plain view once.
         List<TensorView> leaves = new ArrayList<>();
         List<Pointwise.Expr> exprs = new ArrayList<>();
-        List<String> members = new ArrayList<>();
+        // A set: a chain of n ops holds n members, so a list's contains made it cubic in n.
+        java.util.LinkedHashSet<String> members = new java.util.LinkedHashSet<>();
         for (TensorView a : args) {
             exprs.add(expression(a, leaves));
             Held h = held.get(a);
             if (h != null) {
-                h.members().stream().filter(m -> !members.contains(m)).forEach(members::add);
+                members.addAll(h.members());
             }
         }
         members.add(in.name());
         Pointwise.Expr e = build(comp, in, op, type, exprs);
-        return new Made(hold(new Held(e, leaves, in.name(), members), shape), false);
+        return new Made(hold(new Held(e, leaves, in.name(), List.copyOf(members)), shape), false);
     }
 
     private TensorView broadcastScalar(TensorView a, long[] dims) {
@@ -333,10 +334,15 @@ final class Fusion {
             return leaf(v, leaves);
         }
         List<Pointwise.Expr> renumbered = new ArrayList<>();
+        boolean same = true;
         for (TensorView l : h.leaves()) {
-            renumbered.add(leaf(l, leaves));
+            Pointwise.Expr r = leaf(l, leaves);
+            same &= ((Pointwise.Leaf) r).index() == renumbered.size();
+            renumbered.add(r);
         }
-        return renumber(h.expr(), renumbered);
+        // Rebuilt only where its leaves move: a chain's first operand keeps its numbers, and
+        // rebuilding it at every op made a chain quadratic in its length.
+        return same ? h.expr() : renumber(h.expr(), renumbered);
     }
 
     private static Pointwise.Expr leaf(TensorView v, List<TensorView> leaves) {
