@@ -1062,10 +1062,11 @@ class HloExecutorTest {
      * XLA's simplifier makes a float constant of one dim that counts 0, 1, 2, ... an iota, its -0
      * first a +0, and so the reciprocal it folds for a divide by a constant: x / broadcast({-inf,
      * 1}) is x * +0 where x / -inf is -0 (jax 0.10, f32: the bits below). A constant of one
-     * element, of two dims, or counting in steps of 2 keeps its -0. Was: -0 (seed 1067 of
+     * element, of two long dims, or counting in steps of 2 keeps its -0. Was: -0 (seed 1067 of
      * RunXlaAgreementTest, in f16). XLA folds data movement of a constant first and simplifies
-     * what the fold ends in: a slice of {5, -0, 1, 2} counts from +0, while a broadcast into
-     * [n,1], a reshape to XLA, makes a constant of two dims, which keeps its -0 (seed 1068).
+     * what the fold ends in: a slice of {5, -0, 1, 2} counts from +0, and so does a broadcast
+     * into [n,1] or [1,n], a constant of one long dim (jax 0.10.2; seed 1068 had been read as
+     * keeping its -0 there, which jaxlib 0.10.2 does not).
      */
     @Test
     void aConstantThatCountsFromZeroIsAnIotaToXlaAndSoIsAFoldedReciprocal() {
@@ -1096,10 +1097,19 @@ class HloExecutorTest {
                         "b = f32[3,2] broadcast(s), dimensions={0}", "x = f32[3,2] broadcast(p), dimensions={1}",
                         "ROOT r = f32[3,2] multiply(x, b)"), new float[] {1, 1})),
                 "1 * a slice of {5, -0, 1, 2}");
-        assertArrayEquals(new int[] {0x80000000, 0, 0, 0},
+        // Of one long dim it is an iota too (jax 0.10.2: into [4,1], [2,1], [1,2], or written as f32[4,1]; seed 58351285369678).
+        assertArrayEquals(new int[] {0, 0, 0, 0},
                 bits(runF32(module("p = f32[4] parameter(0)", "c = f32[4] constant({-0.0, 1, 2, 3})", "b = f32[4,1] broadcast(c), dimensions={0}",
                         "x = f32[4,1] reshape(p)", "ROOT r = f32[4,1] minimum(x, b)"), new float[] {0, 0, 0, 0})), "min(+0, {-0, 1, 2, 3} as [4,1])");
-        assertArrayEquals(new int[] {0x80000000, 0xbf800000},
+        assertArrayEquals(new int[] {0, 0x3f800000},
+                bits(runF32(module("p = f32[2] parameter(0)", "c = f32[2] constant({-0.0, 1})", "b = f32[1,2] broadcast(c), dimensions={1}",
+                        "x = f32[1,2] broadcast(p), dimensions={1}", "ROOT r = f32[1,2] maximum(x, b)"), new float[] {-30, 0})),
+                "max(-30, {-0, 1} as [1,2])");
+        assertArrayEquals(new int[] {0x80000000, 0x40000000},
+                bits(runF32(module("p = f32[2] parameter(0)", "c = f32[2] constant({-0.0, 2})", "b = f32[1,2] broadcast(c), dimensions={1}",
+                        "x = f32[1,2] broadcast(p), dimensions={1}", "ROOT r = f32[1,2] maximum(x, b)"), new float[] {-30, 0})),
+                "max(-30, {-0, 2} as [1,2]): no iota");
+        assertArrayEquals(new int[] {0, 0xbf800000},
                 bits(runF32(module("p = f32[2] parameter(0)", "c = f32[2] constant({-inf, 1})", "b = f32[2,1] broadcast(c), dimensions={0}",
                         "x = f32[2,1] reshape(p)", "ROOT r = f32[2,1] divide(x, b)"), new float[] {1, -1})), "x / {-inf, 1} as [2,1]");
     }

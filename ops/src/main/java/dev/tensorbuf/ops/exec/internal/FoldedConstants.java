@@ -95,7 +95,7 @@ final class FoldedConstants {
         }
         HloInstruction folded = path.get(end);
         List<Long> dims = folded.arrayShape().dims();
-        if (dims.size() != 1 || dims.getFirst() < 2 || !Pointwise.isFloat(folded.arrayShape().dtype())) {
+        if (!Literals.oneLongDim(dims) || !Pointwise.isFloat(folded.arrayShape().dtype())) {
             return false;
         }
         double[] values = foldedValues(comp, folded);

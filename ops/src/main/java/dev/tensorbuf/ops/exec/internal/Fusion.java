@@ -1117,7 +1117,7 @@ final class Fusion {
         if (d.opcode().equals("broadcast") && !FoldedConstants.addsOnlyDimsOfOne(d)) {
             d = beneath(comp, d.operands().getFirst());
         }
-        if (d.arrayShape().dims().size() != 1 || d.arrayShape().dims().getFirst() < 2) {
+        if (!Literals.oneLongDim(d.arrayShape().dims())) {
             return false;
         }
         double[] values = FoldedConstants.foldedValues(comp, d);

@@ -299,7 +299,7 @@ public final class Interpreter {
      * moves.
      */
     private Value asFolded(HloComputation comp, HloInstruction in, Value v) {
-        if (v.view().rank() != 1 || fusion.isHeld(v.view())
+        if (!Literals.oneLongDim(v.view().dims()) || fusion.isHeld(v.view())
                 || !FoldedConstants.isFoldedConstant(comp, in) && !Fusion.isFoldedOp(comp, in)) {
             return v;
         }

@@ -59,22 +59,30 @@ public final class Literals {
 
     /**
      * {@return {@code v}, the value of a constant as XLA's folding leaves it, as its simplifier
-     * sees it: where it is a float array of one dim and more than one element that counts 0, 1,
+     * sees it: where it is a float array of one long dim ({@link #oneLongDim}) that counts 0, 1,
      * 2, ... from -0 or a denormal ({@link #countsFromZero}), a copy from +0} The simplifier makes such a constant an iota (jax 0.10:
-     * {@code f32[4] constant({-0.0, 1, 2, 3})} copied out starts with +0; of one element, of two
-     * dims, or counting by 2 it stays -0).
+     * {@code f32[4] constant({-0.0, 1, 2, 3})} copied out starts with +0, and so does one of
+     * {@code f32[4,1]}, or {@code {-0.0, 1}} broadcast into [1,2] or [2,1]; of one element, of two
+     * long dims, or counting by 2 it stays -0).
      */
     static TensorView asSimplified(TensorView v, Allocator allocator) {
-        if (v.rank() != 1 || v.dims().getFirst() < 2 || v.dtype().kind() != DType.Kind.FLOAT) {
+        if (!oneLongDim(v.dims()) || v.dtype().kind() != DType.Kind.FLOAT) {
             return v;
         }
-        TensorElements e = TensorElements.of(v);
-        if (!countsFromZero(v.dtype(), v.dims().getFirst(), i -> e.getDouble(i)) || Double.doubleToRawLongBits(e.getDouble(0)) == 0) {
+        long n = v.elementCount();
+        TensorView copy = Materialize.materialize(v, ArrayShape.of(v.dtype(), dev.tensorbuf.views.internal.Extents.toArray(v.dims())),
+                allocator);
+        TensorElements flat = TensorElements.of(TensorView.of(copy.buffer(), ArrayShape.of(v.dtype(), n)));
+        if (!countsFromZero(v.dtype(), n, flat::getDouble) || Double.doubleToRawLongBits(flat.getDouble(0)) == 0) {
             return v;
         }
-        TensorView copy = Materialize.materialize(v, ArrayShape.of(v.dtype(), v.dims().getFirst()), allocator);
-        TensorElements.of(copy).setDouble(0, 0);
+        flat.setDouble(0, 0);
         return copy;
+    }
+
+    /** {@return whether exactly one of {@code dims} is longer than one: XLA's simplifier sees such a constant as one of one dim} */
+    static boolean oneLongDim(List<Long> dims) {
+        return dims.stream().filter(n -> n != 1).count() == 1 && dims.stream().anyMatch(n -> n >= 2);
     }
 
     /**
