@@ -174,6 +174,14 @@ def top_k_scores(x):
     values, positions = lax.top_k(x, 3)
     return values, positions, x >= lax.top_k(x, 2)[0][:, -1:]
 
+def u8_means(x, scores):
+    """Float sums no order of adding rounds: a uint8 image's per-channel mean (centred by it), a 2x2 average pool, and a
+    running count of positive scores (plain: reduces; optimised: XLA splits them into reduce-windows and reduces)."""
+    f = x.astype(jnp.float32)
+    mean = jnp.mean(f, axis=(0, 1))
+    pool = lax.reduce_window(f, 0.0, lax.add, (2, 2, 1), (2, 2, 1), "VALID") / 4
+    return mean, f - mean, pool, jnp.cumsum((scores > 0).astype(jnp.float32))
+
 def programs():
     """{name: (function, inputs, jit keyword arguments)}"""
     return {
@@ -213,6 +221,8 @@ def programs():
                                         np.array([1.0, np.nan, -0.0, 0.0, 1.0, -np.nan, 0.0], np.float32)], {}),
         "top_k_scores": (top_k_scores, [np.array([[1.0, np.nan, -0.0, 0.0, 2.5, 2.5], [-np.nan, -np.inf, 3.0, -1.0, np.inf, 0.0],
                                                   [0.0, -0.0, 0.0, -0.0, 1.0, 1.0]], np.float32)], {}),
+        "u8_means": (u8_means, [(np.arange(16 * 12 * 3) * 37 % 256).astype(np.uint8).reshape(16, 12, 3),
+                                np.linspace(-2, 3, 40, dtype=np.float32)], {}),
         "scatter_bf16_add": (scatter_bf16_add, [np.linspace(-2, 2, 5, dtype=np.float32).astype(jnp.bfloat16),
                                                 np.array([1, 1, 3, 1], np.int32),
                                                 np.array([0.1, 0.2, 0.3, 7.5], np.float32).astype(jnp.bfloat16)], {}),

@@ -67,7 +67,8 @@ final class RunCommand implements Command {
                 reduce and reduce-window where no order of combining changes a bit (integers by add,
                 multiply, maximum, minimum, and, or, xor; pred by the last five; floats by maximum and
                 minimum, also rounded each step through bf16 as XLA optimises bf16 reduces; jax's argmax
-                and argmin; the init value the reducer's identity; float sums are refused), and call, fusion, while (a loop) and conditional of computations made of them (jax's
+                and argmin; the init value the reducer's identity; f32 and f64 sums where no order of adding
+                rounds, such as a uint8 image's per-channel mean, else refused as they run), and call, fusion, while (a loop) and conditional of computations made of them (jax's
                 lower(x).as_text(dialect='hlo') and lower(x).compile().as_text()). Each op is a view (its map composed into its operand's,
                 no element moved); elementwise ops are held as one expression and evaluated in the copy
                 that needs their value; copy, convert between types, constants, iota and reductions make new memory, and

@@ -801,6 +801,57 @@ class ReduceTest {
         return runBits(text, in, values);
     }
 
+    /**
+     * f32 sums where every partial sum in any order is an f32 (multiples of one power of two
+     * whose magnitudes add up to at most 2^24 of it) are exact, whatever order XLA adds in; others
+     * are refused as the module runs. Random integer-valued rows scaled by powers of two, against
+     * the exact sum in long arithmetic, reduced and summed over windows.
+     */
+    @Test
+    void floatSumsRunWhereNoOrderRoundsAndAreRefusedWhereOneWould() {
+        Random rnd = new Random(41);
+        for (int trial = 0; trial < 30; trial++) {
+            int rows = 1 + rnd.nextInt(4);
+            int count = 2 + rnd.nextInt(300);
+            int scale = rnd.nextInt(21) - 10;
+            long[] values = new long[rows * count];
+            long[] units = new long[rows * count];
+            for (int i = 0; i < values.length; i++) {
+                units[i] = rnd.nextInt(511) - 255;
+                values[i] = Float.floatToRawIntBits(Math.scalb((float) units[i], scale)) & 0xFFFFFFFFL;
+            }
+            List<Long> sums = bits("f32[" + rows + "," + count + "]", "f32[" + rows + "]", "{1}", "add", "0", values);
+            List<Long> windows = runBits("HloModule m\nr {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, b)\n}\n"
+                    + "ENTRY e {\n  p = f32[" + rows + "," + count + "] parameter(0)\n  z = f32[] constant(0)\n  ROOT out = f32[" + rows
+                    + "," + (count - 1) + "] reduce-window(p, z), window={size=1x2}, to_apply=r\n}\n", "f32[" + rows + "," + count + "]", values);
+            for (int r = 0; r < rows; r++) {
+                long exact = 0;
+                for (int k = 0; k < count; k++) {
+                    exact += units[r * count + k];
+                    if (k > 0) {
+                        float pair = Math.scalb((float) (units[r * count + k - 1] + units[r * count + k]), scale);
+                        assertEquals(Float.floatToRawIntBits(pair == 0 ? 0f : pair), (int) (long) windows.get(r * (count - 1) + k - 1),
+                                "trial " + trial + " window " + r + "," + (k - 1));
+                    }
+                }
+                float want = Math.scalb((float) exact, scale);
+                assertEquals(Float.floatToRawIntBits(want == 0 ? 0f : want), (int) (long) sums.get(r), "trial " + trial + " row " + r);
+            }
+        }
+        // A sum of -0s is +0 (jax 0.10); 2^23 + 2^22 + 1 is exact; 2^24 + 1 is not an f32, so the order decides.
+        assertEquals(List.of(0L, (long) Float.floatToRawIntBits(12582913f)), bits("f32[2,3]", "f32[2]", "{1}", "add", "0",
+                0x80000000L, 0x80000000L, 0x80000000L, Float.floatToRawIntBits(0x1p23f), Float.floatToRawIntBits(0x1p22f), 0x3f800000L));
+        IllegalArgumentException rounds = assertThrows(IllegalArgumentException.class, () -> bits("f32[2]", "f32[]", "{0}", "add", "0",
+                Float.floatToRawIntBits(0x1p24f), 0x3f800000L));
+        assertTrue(rounds.getMessage().contains("the float sum of result 0 could round"), rounds.getMessage());
+        IllegalArgumentException nan = assertThrows(IllegalArgumentException.class, () -> bits("f32[2]", "f32[]", "{0}", "add", "0",
+                0x7fc00000L, 0x3f800000L));
+        assertTrue(nan.getMessage().contains("a float sum over a NaN (element 0 of result 0)"), nan.getMessage());
+        IllegalArgumentException denormal = assertThrows(IllegalArgumentException.class, () -> bits("f32[2]", "f32[]", "{0}", "add",
+                "0", 1, 0x3f800000L));
+        assertTrue(denormal.getMessage().contains("a denormal, which XLA reads as zero"), denormal.getMessage());
+    }
+
     @Test
     void integersWrapAndPredReducesAreAnyAndAll() {
         // jax 0.10: the product of 1..39 in s32 wraps to 0; u8 sums wrap; xor of 1..39 is 0.
@@ -852,7 +903,7 @@ class ReduceTest {
     @Test
     void refusalsNameWhy() {
         UnsupportedOpException sum = assertThrows(UnsupportedOpException.class, () -> HloExecutor.execute(
-                reduceText("f32[4]", "f32[]", "{0}", "add", "0"), Map.of()));
+                reduceText("f16[4]", "f16[]", "{0}", "add", "0"), Map.of()));
         assertTrue(sum.detail().contains("rounds in the order XLA's vectorised loops combine elements"), sum.getMessage());
         assertTrue(sum.getMessage().contains("(instruction %out, line 10)"), sum.getMessage());
         UnsupportedOpException pred = assertThrows(UnsupportedOpException.class, () -> HloExecutor.execute(

@@ -381,7 +381,9 @@ public final class Interpreter {
             ArrayShape operand = comp.instruction(in.operands().getFirst()).arrayShape();
             List<Long> over = Reductions.dimensions(in);
             boolean reshape = Reductions.reducesOneElement(held.dims(), over);
-            if (reshape || Reductions.chunks(held.dims(), over, held.dtype())) {
+            // A float sum is checked and added exactly over the whole (ExactSums), not in chunks.
+            boolean floatSum = dev.tensorbuf.ops.copy.internal.Pointwise.isFloat(held.dtype()) && "add".equals(Reductions.reducerOp(module.computation(calleeName(in))));
+            if (reshape || !floatSum && Reductions.chunks(held.dims(), over, held.dtype())) {
                 Reductions.Reducer reducer = Reductions.Reducer.of(module.computation(calleeName(in)));
                 String op = reducer.op();
                 TensorView init = fusion.force(ops.get(1), comp.instruction(in.operands().get(1)).arrayShape().laidOut(), in.name());

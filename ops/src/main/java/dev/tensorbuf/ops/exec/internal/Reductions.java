@@ -105,10 +105,11 @@ public final class Reductions {
             return "its reducer " + bare + " computes in " + reducer.root().arrayShape().dtype().xlaName() + ", not the operand's "
                     + t.xlaName();
         }
-        if (Pointwise.isFloat(t) && !FLOAT_REDUCERS.contains(op)) {
+        if (Pointwise.isFloat(t) && !FLOAT_REDUCERS.contains(op)
+                && !(op.equals("add") && ExactSums.TYPES.contains(t))) {
             return "a " + in.opcode() + " by " + op + " of " + t.xlaName() + " rounds in the order XLA's vectorised loops combine"
-                    + " elements, which run does not reproduce; float reduces run by maximum and minimum, integer and pred"
-                    + " ones by " + String.join(", ", INTEGER_REDUCERS);
+                    + " elements, which run does not reproduce; float reduces run by maximum and minimum (and those of f32"
+                    + " or f64 by add where no order rounds), integer and pred ones by " + String.join(", ", INTEGER_REDUCERS);
         }
         if (t == DType.PRED && (op.equals("add") || op.equals("multiply"))) {
             return "a " + in.opcode() + " of pred by " + op + " does not run; by and, or, xor, maximum or minimum it does";
@@ -448,6 +449,12 @@ public final class Reductions {
         if (rows > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("a reduce into " + rows + " elements is past the 2^31 - 1 it holds");
         }
+        if (Pointwise.isFloat(t) && op.equals("add")) {
+            MemorySegment dense = dense(operand, order(isReduced, true), allocator);
+            TensorView sums = Materialize.allocateForOverwrite(ArrayShape.of(t, kept), allocator);
+            ExactSums.sum(t, through, dense, (int) rows, count, sums.buffer().segment());
+            return Materialize.materialize(sums, out, allocator);
+        }
         int code = Folds.op(op);
         TensorView result = Materialize.allocateForOverwrite(ArrayShape.of(t, kept), allocator);
         int width = Math.max(1, t.bitWidth() / 8);
@@ -755,6 +762,12 @@ public final class Reductions {
             throw new IllegalArgumentException("a window of " + windowCount + " elements: run folds windows of up to " + MAX_WINDOW
                     + ", one view of the operand each");
         }
+        if (Pointwise.isFloat(t) && op.equals("add")) {
+            // Folded below in one order: exactly XLA's sums where no order rounds, checked here.
+            TensorView dense = Materialize.allocateForOverwrite(ArrayShape.of(t, Extents.toArray(operand.dims())), allocator);
+            Materialize.copy(operand, dense);
+            ExactSums.checkWindows(t, through, dense.buffer().segment(), operand.elementCount(), windowCount);
+        }
         List<TensorView> leaves = new ArrayList<>(List.of(initEverywhere));
         Pointwise.Expr expr = new Pointwise.Leaf(0, t);
         long[] at = new long[rank];
@@ -825,9 +838,9 @@ public final class Reductions {
         String expected;
         if (Pointwise.isFloat(t)) {
             double v = e.getDouble();
-            double want = op.equals("maximum") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
-            identity = v == want;
-            expected = op.equals("maximum") ? "-inf" : "inf";
+            double want = op.equals("maximum") ? Double.NEGATIVE_INFINITY : op.equals("add") ? 0 : Double.POSITIVE_INFINITY;
+            identity = v == want;   // a sum's 0 of either sign
+            expected = op.equals("maximum") ? "-inf" : op.equals("add") ? "0" : "inf";
             if (!identity) {
                 throw notIdentity(op, t, Double.toString(v), expected);
             }

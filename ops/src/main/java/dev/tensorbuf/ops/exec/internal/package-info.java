@@ -58,6 +58,11 @@
  *     a multiply by their reciprocals, in <code>Fusion</code>; the <code>Interpreter</code> hands a
  *     folded constant that counts from -0 on from +0 to its readers and as written to the moves
  *     XLA folds from it)</dd>
+ * <dt><code>ExactSums.java</code></dt>
+ * <dd>f32 and f64 sums (<code>reduce</code>, <code>reduce-window</code>) where no order of adding
+ *     rounds: every element a multiple of one normal power of two whose magnitudes add up to at
+ *     most 2^24 (2^53, 2^8 through bf16) of it, checked as the module runs; then any order, XLA's
+ *     too, gives the exact sum. Others are refused naming the result</dd>
  * <dt><code>Reductions.java</code></dt>
  * <dd><code>reduce</code> and <code>reduce-window</code> by a reducer that is one associative,
  *     commutative op of its parameters, where no order of combining can change a bit (integers and
