@@ -454,7 +454,8 @@ final class RandomHloModules {
 
     /**
      * A {@code reduce} of the chain's value over a random set of its dims, by one of the reducers
-     * run computes exactly (floats by maximum and minimum, integers by add, multiply, maximum,
+     * run computes exactly (floats by maximum and minimum, f32 and f64 also by add of the value
+     * made small integers, which no order of adding rounds; integers by add, multiply, maximum,
      * minimum, and, or, xor, pred by the last five), from the reducer's identity; a third of the
      * time a {@code reduce-window} instead. A reduce over every dim is broadcast back to a vector.
      * {@return whether a step was made}
@@ -464,12 +465,20 @@ final class RandomHloModules {
             return false;
         }
         boolean isFloat = dtype.kind() == DType.Kind.FLOAT;
-        List<String> ops = isFloat ? List.of("maximum", "minimum")
+        boolean sums = dtype == DType.F32 || dtype == DType.F64;
+        List<String> ops = isFloat ? sums ? List.of("maximum", "minimum", "add") : List.of("maximum", "minimum")
                 : dtype == DType.PRED ? List.of("and", "or", "xor", "maximum", "minimum")
                 : List.of("add", "multiply", "maximum", "minimum", "and", "or", "xor");
         String opcode = ops.get(rnd.nextInt(ops.size()));
         if (dtype != DType.PRED && rnd.nextInt(4) == 0) {
             return argReduce();
+        }
+        if (isFloat && opcode.equals("add")) {
+            // run sums floats where no order rounds: the value made small integers first (s8 and back).
+            count("convert");
+            String small = emit("s8v", DType.S8, dims, null, "convert(" + cur + ")");
+            count("convert");
+            cur = emit("iv", dtype, dims, null, "convert(" + small + ")");
         }
         if (rnd.nextInt(3) == 0) {
             return reduceWindow(opcode);
@@ -621,15 +630,16 @@ final class RandomHloModules {
 
     /**
      * {@return the name of a new reducer computation: {@code opcode} of its two parameters, in the
-     * chain's type} About half the f32 and f64 maxima and minima round each step through bf16 or
-     * f32 and back, as XLA's float normalization writes a reduce of bf16 (decided by the count of
+     * chain's type} About half the f32 and f64 maxima and minima (not sums, whose small integers
+     * could round in bf16) round each step through bf16 or f32 and back, as XLA's float
+     * normalization writes a reduce of bf16 (decided by the count of
      * lines so far, so that the random stream, and every other module of a seed, stays as it was).
      */
     private String reducer(String opcode) {
         String t = dtype.xlaName();
         String name = "red" + reducers.size();
         String op = "  ROOT c = " + t + "[] " + opcode + "(a, b)\n";
-        if ((dtype == DType.F32 || dtype == DType.F64) && lines.size() % 2 == 1) {
+        if ((dtype == DType.F32 || dtype == DType.F64) && lines.size() % 2 == 1 && !opcode.equals("add")) {
             String through = dtype == DType.F32 ? "bf16" : "f32";
             op = "  m = " + t + "[] " + opcode + "(a, b)\n  n = " + through + "[] convert(m)\n  ROOT c = " + t + "[] convert(n)\n";
         }
@@ -640,7 +650,7 @@ final class RandomHloModules {
     /** {@return the identity of {@code opcode} on the chain's type, as an HLO literal} */
     private String identity(String opcode) {
         if (dtype.kind() == DType.Kind.FLOAT) {
-            return opcode.equals("maximum") ? "-inf" : "inf";
+            return opcode.equals("maximum") ? "-inf" : opcode.equals("add") ? "0" : "inf";
         }
         if (dtype == DType.PRED) {
             return opcode.equals("and") || opcode.equals("minimum") ? "true" : "false";
