@@ -15,12 +15,9 @@ import java.util.Set;
  * rounds each step through bf16), with {@code 2^e} a normal number (XLA's CPU code reads and
  * writes denormals as zeros). Sums of integer-valued floats are the common case: a per-channel
  * {@code jnp.mean} of a uint8 image of up to 65,793 pixels, counts of masks, one-hot histograms.
- * Any other sum is refused, naming the row, as is a NaN or an infinity.
- *
- * {@snippet :
- * // f32 rows {1, 2, 0.5} and {2^24, 1}: the first sums to 3.5 in any order, the second
- * // rounds (2^24 + 1 is no f32), so its order decides the bits: refused
- * }
+ * Any other sum is refused, naming the row, as is a NaN or an infinity: of the f32 rows
+ * {1, 2, 0.5} and {2^24, 1} the first sums to 3.5 in any order, while the second's order decides
+ * its bits (2^24 + 1 is no f32).
  */
 final class ExactSums {
     private ExactSums() {

@@ -499,7 +499,6 @@ final class Fusion {
         return new Pointwise.Op(op, type, a, detail(in, op, a));
     }
 
-    /** {@return the op's detail in an expression: a compare's direction and type, a reduce-precision's bits, else empty} */
     /** {@return the detail {@link Pointwise.Op} takes for {@code in}: a compare's direction and type, a reduce-precision's widths} */
     static String detail(HloInstruction in, String op, List<? extends Pointwise.Expr> a) {
         String detail = "";

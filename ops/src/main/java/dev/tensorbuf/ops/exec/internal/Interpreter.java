@@ -381,11 +381,11 @@ public final class Interpreter {
             ArrayShape operand = comp.instruction(in.operands().getFirst()).arrayShape();
             List<Long> over = Reductions.dimensions(in);
             boolean reshape = Reductions.reducesOneElement(held.dims(), over);
+            Reductions.Reducer reducer = Reductions.Reducer.of(module.computation(calleeName(in)));
+            String op = reducer.op();
             // A float sum is checked and added exactly over the whole (ExactSums), not in chunks.
-            boolean floatSum = dev.tensorbuf.ops.copy.internal.Pointwise.isFloat(held.dtype()) && "add".equals(Reductions.reducerOp(module.computation(calleeName(in))));
+            boolean floatSum = dev.tensorbuf.ops.copy.internal.Pointwise.isFloat(held.dtype()) && "add".equals(op);
             if (reshape || !floatSum && Reductions.chunks(held.dims(), over, held.dtype())) {
-                Reductions.Reducer reducer = Reductions.Reducer.of(module.computation(calleeName(in)));
-                String op = reducer.op();
                 TensorView init = fusion.force(ops.get(1), comp.instruction(in.operands().get(1)).arrayShape().laidOut(), in.name());
                 if (reshape) {
                     // XLA's simplifier makes a reduce of one element a reshape, so the expression
@@ -735,7 +735,7 @@ public final class Interpreter {
         List<TensorView> both = Sorts.topK(in, comparator, operand(in, ops, 0),
                 List.of(in.outputShape(0).laidOut(), in.outputShape(1).laidOut()), allocator);
         String why = "the " + in.outputShape(0).dim(in.outputShape(0).rank() - 1) + " "
-                + (in.text("largest").map(t -> t.strip().equals("false")).orElse(false) ? "least" : "greatest")
+                + (Sorts.largest(in) ? "greatest" : "least")
                 + " of each row along the last dim, in order" + (comparator == null ? "" : " by " + comparator.name());
         return new Value(null, ExecutedInstruction.Kind.COPY, false,
                 both.stream().map(v -> new Value(v, ExecutedInstruction.Kind.COPY, true, null, why)).toList(), why);

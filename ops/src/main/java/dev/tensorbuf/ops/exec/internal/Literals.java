@@ -69,14 +69,20 @@ public final class Literals {
         if (!oneLongDim(v.dims()) || v.dtype().kind() != DType.Kind.FLOAT) {
             return v;
         }
-        long n = v.elementCount();
-        TensorView copy = Materialize.materialize(v, ArrayShape.of(v.dtype(), dev.tensorbuf.views.internal.Extents.toArray(v.dims())),
-                allocator);
-        TensorElements flat = TensorElements.of(TensorView.of(copy.buffer(), ArrayShape.of(v.dtype(), n)));
-        if (!countsFromZero(v.dtype(), n, flat::getDouble) || Double.doubleToRawLongBits(flat.getDouble(0)) == 0) {
+        // Read along its long dim; copied only where it changes.
+        int along = v.dims().indexOf(v.dims().stream().filter(d -> d != 1).findFirst().orElseThrow());
+        long[] at = new long[v.rank()];
+        TensorElements e = TensorElements.of(v);
+        java.util.function.LongToDoubleFunction value = i -> {
+            at[along] = i;
+            return e.getDouble(at);
+        };
+        if (!countsFromZero(v.dtype(), v.elementCount(), value) || Double.doubleToRawLongBits(value.applyAsDouble(0)) == 0) {
             return v;
         }
-        flat.setDouble(0, 0);
+        TensorView copy = Materialize.materialize(v, ArrayShape.of(v.dtype(), dev.tensorbuf.views.internal.Extents.toArray(v.dims())),
+                allocator);
+        TensorElements.of(copy).setDouble(0, new long[v.rank()]);
         return copy;
     }
 

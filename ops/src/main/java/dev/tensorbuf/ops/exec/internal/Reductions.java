@@ -764,9 +764,8 @@ public final class Reductions {
         }
         if (Pointwise.isFloat(t) && op.equals("add")) {
             // Folded below in one order: exactly XLA's sums where no order rounds, checked here.
-            TensorView dense = Materialize.allocateForOverwrite(ArrayShape.of(t, Extents.toArray(operand.dims())), allocator);
-            Materialize.copy(operand, dense);
-            ExactSums.checkWindows(t, through, dense.buffer().segment(), operand.elementCount(), windowCount);
+            MemorySegment dense = dense(operand, order(new boolean[rank], true), allocator);   // in its own order
+            ExactSums.checkWindows(t, through, dense, operand.elementCount(), windowCount);
         }
         List<TensorView> leaves = new ArrayList<>(List.of(initEverywhere));
         Pointwise.Expr expr = new Pointwise.Leaf(0, t);

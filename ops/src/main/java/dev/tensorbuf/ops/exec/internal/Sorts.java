@@ -13,7 +13,6 @@ import dev.tensorbuf.views.internal.Extents;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -97,9 +96,8 @@ public final class Sorts {
             p.setAtIndex(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, i, (int) (i % dims[d]));
         }
         List<TensorView> operands = List.of(x, positions);
-        boolean largest = in.text("largest").map(t -> !t.strip().equals("false")).orElse(true);
         // TopK's comparator takes the values' two sides, and at times the positions' too.
-        List<Key> order = comparator == null ? List.of(new Key(0, largest, "TOTALORDER", null))
+        List<Key> order = comparator == null ? List.of(new Key(0, largest(in), "TOTALORDER", null))
                 : order(comparator, comparator.parameterCount() == 2 ? List.of(x) : operands);
         long[] start = new long[dims.length];
         long[] stride = new long[dims.length];
@@ -109,6 +107,11 @@ public final class Sorts {
             firstK.add(dev.tensorbuf.ops.Ops.slice(v, start, want, stride));
         }
         return laidOut(firstK, shapes, allocator);
+    }
+
+    /** {@return whether {@code topk} {@code in} takes the greatest elements: {@code largest=true}, XLA's default} */
+    static boolean largest(HloInstruction in) {
+        return in.text("largest").map(t -> !t.strip().equals("false")).orElse(true);
     }
 
     /** Refuses operands of different dims, sub-byte and complex types. */
@@ -243,8 +246,7 @@ public final class Sorts {
                     throw new IllegalArgumentException("its comparator compares floats with type=FLOAT, under which a NaN (element "
                             + i + " of operand " + key.operand() + ") is unordered; jax's comparators use TOTALORDER");
                 }
-                long bits = Double.doubleToRawLongBits(f[i] == 0 && key.type().equals("FLOAT") ? 0.0 : f[i]);
-                keys[i] = bits ^ ((bits >> 63) & Long.MAX_VALUE);
+                keys[i] = floatOrder(Double.doubleToRawLongBits(f[i] == 0 && key.type().equals("FLOAT") ? 0.0 : f[i]), 64);
             }
         } else {
             long[] l = (long[]) compared;
@@ -320,7 +322,7 @@ public final class Sorts {
                 default -> s.getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, i);
             };
             if (Pointwise.isFloat(t)) {
-                keys[i] = raw ^ ((raw >> 63) & (w == 64 ? Long.MAX_VALUE : (1L << (w - 1)) - 1));
+                keys[i] = floatOrder(raw, w);
             } else if (t.kind() == DType.Kind.UNSIGNED || t == DType.PRED) {
                 keys[i] = w == 64 ? raw ^ Long.MIN_VALUE : raw & ((1L << w) - 1);
             } else {
@@ -328,6 +330,11 @@ public final class Sorts {
             }
         }
         return keys;
+    }
+
+    /** {@return the sign-extended bits {@code raw} of a float {@code w} bits wide as a signed long in XLA's total order: a negative one's magnitude flipped} */
+    private static long floatOrder(long raw, int w) {
+        return raw ^ ((raw >> 63) & (w == 64 ? Long.MAX_VALUE : (1L << (w - 1)) - 1));
     }
 
     /** {@return the key {@code c} compares, where it is a strict compare of one of the {@code n} operands' two sides, else null} */
