@@ -182,6 +182,22 @@ def u8_means(x, scores):
     pool = lax.reduce_window(f, 0.0, lax.add, (2, 2, 1), (2, 2, 1), "VALID") / 4
     return mean, f - mean, pool, jnp.cumsum((scores > 0).astype(jnp.float32))
 
+def iterated_values(x, n):
+    """Python loops whose values each step reads several times: Newton's reciprocal square root, x * x - x, a leaky
+    where, and a Collatz step (as text, each value written out in full would double or triple at every step)."""
+    y = jnp.full_like(x, np.float32(0.5))
+    for _ in range(40):
+        y = y * (np.float32(1.5) - np.float32(0.5) * x * y * y)
+    p = x * np.float32(0.1)
+    for _ in range(30):
+        p = p * p - p
+    w = x
+    for _ in range(24):
+        w = jnp.where(w > 0.5, w * 0.5, w + 0.25)
+    for _ in range(60):
+        n = jnp.where((n & 1) == 1, 3 * n + 1, n >> 1)
+    return y, p, w, n
+
 def programs():
     """{name: (function, inputs, jit keyword arguments)}"""
     return {
@@ -223,6 +239,8 @@ def programs():
                                                   [0.0, -0.0, 0.0, -0.0, 1.0, 1.0]], np.float32)], {}),
         "u8_means": (u8_means, [(np.arange(16 * 12 * 3) * 37 % 256).astype(np.uint8).reshape(16, 12, 3),
                                 np.linspace(-2, 3, 40, dtype=np.float32)], {}),
+        "iterated_values": (iterated_values, [np.linspace(0.5, 4, 24, dtype=np.float32).reshape(4, 6),
+                                              np.arange(1, 25, dtype=np.int32).reshape(4, 6) * 37], {}),
         "scatter_bf16_add": (scatter_bf16_add, [np.linspace(-2, 2, 5, dtype=np.float32).astype(jnp.bfloat16),
                                                 np.array([1, 1, 3, 1], np.int32),
                                                 np.array([0.1, 0.2, 0.3, 7.5], np.float32).astype(jnp.bfloat16)], {}),

@@ -151,7 +151,9 @@ class RunXlaAgreementTest {
      * bits as an integer; {@code jnp.lexsort} of rows by two columns, a two-key {@code lax.sort},
      * {@code jnp.unique}; {@code lax.top_k} over NaNs of both signs and ties, optimised XLA's
      * {@code TopK} custom-call; float sums no order rounds: a uint8 image's per-channel mean, a 2x2
-     * average pool, a running count, which XLA's optimised text splits into reduce-windows). Each must give what jax computes from the same source, bit for bit,
+     * average pool, a running count, which XLA's optimised text splits into reduce-windows; Python
+     * loops whose every step reads its value several times, Newton's reciprocal square root among
+     * them, which held as trees would double at every step). Each must give what jax computes from the same source, bit for bit,
      * from the plain HLO and from XLA's optimised HLO (its fusions, copies and layouts).
      */
     @org.junit.jupiter.params.ParameterizedTest
@@ -159,7 +161,8 @@ class RunXlaAgreementTest {
             "channel_gather", "take_rows", "nested_jit_tuple", "pad_negative_zero", "bitcast_to_bytes",
             "bitcast_same_width", "bitcast_from_bytes", "iota_bf16", "special_constants", "sharded_transpose", "take_along_rows",
             "barrier_multiply_add", "random_augment", "scan_ema", "halve_until_small", "switch_layout",
-            "scatter_updates", "scatter_bf16_add", "sort_and_shuffle", "lexsort_rows", "top_k_scores", "u8_means"})
+            "scatter_updates", "scatter_bf16_add", "sort_and_shuffle", "lexsort_rows", "top_k_scores", "u8_means",
+            "iterated_values"})
     void realJaxProgramsMatchJaxBitForBit(String name) throws Exception {
         assumeTrue(jaxImportable(), PYTHON + " cannot import jax and jaxlib (pip install jax jaxlib): skipping the XLA comparison");
         int ran = 0;

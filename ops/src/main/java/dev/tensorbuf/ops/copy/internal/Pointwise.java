@@ -4,7 +4,13 @@ import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.ElementAccess;
 import dev.tensorbuf.views.internal.MiniFloat;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -141,31 +147,73 @@ public final class Pointwise {
      * {@code name(arg, ...)}, a convert as {@code convert<f32>(x)}, a compare's direction and type
      * after its operands, and leaf {@code k} as {@code leaf.apply(k)}} The one writer of
      * expressions: {@code toString} names leaves {@code %k}; an epilogue's text writes its
-     * constants' leaves as their literals.
+     * constants' leaves as their literals. An op that several ops read (the same node) is written
+     * once, bound to a name before the expression that reads it:
+     * {@code $0 = multiply(%0, %0); subtract($0, %0)}. Written out in full, a chain
+     * {@code x = x * x - x} would double at every step.
      */
     public static String print(Expr e, java.util.function.IntFunction<String> leaf) {
+        Map<Expr, Integer> uses = new IdentityHashMap<>();
+        List<Expr> order = postOrder(e);
+        for (Expr x : order) {
+            if (x instanceof Op o) {
+                for (Expr a : o.args()) {
+                    uses.merge(a, 1, Integer::sum);
+                }
+            }
+        }
         StringBuilder sb = new StringBuilder();
-        print(e, leaf, sb);
+        Map<Expr, String> names = new IdentityHashMap<>();
+        for (Expr x : order) {
+            if (x instanceof Op && uses.getOrDefault(x, 0) > 1) {
+                String name = "$" + names.size();
+                sb.append(name).append(" = ");
+                print(x, leaf, names, sb);
+                sb.append("; ");
+                names.put(x, name);
+            }
+        }
+        print(e, leaf, names, sb);
         return sb.toString();
     }
 
-    private static void print(Expr e, java.util.function.IntFunction<String> leaf, StringBuilder sb) {
-        switch (e) {
-            case Leaf l -> sb.append(leaf.apply(l.index()));
-            case Op o -> {
+    /** Writes {@code e}, the nodes of {@code names} by name, from a stack of its own (a chain may be thousands deep). */
+    private static void print(Expr e, java.util.function.IntFunction<String> leaf, Map<Expr, String> names,
+                              StringBuilder sb) {
+        ArrayDeque<Expr> nodes = new ArrayDeque<>();
+        ArrayDeque<Integer> nextArg = new ArrayDeque<>();
+        nodes.push(e);
+        nextArg.push(-1);
+        while (!nodes.isEmpty()) {
+            Expr x = nodes.peek();
+            int k = nextArg.pop();
+            if (k < 0) {
+                String name = x == e ? null : names.get(x);
+                if (name != null || x instanceof Leaf) {
+                    sb.append(name != null ? name : leaf.apply(((Leaf) x).index()));
+                    nodes.pop();
+                    continue;
+                }
+                Op o = (Op) x;
                 sb.append(o.op());
                 if (o.op().equals("convert")) {
                     sb.append('<').append(o.type().xlaName()).append('>');
                 }
                 sb.append('(');
-                for (int i = 0; i < o.args().size(); i++) {
-                    sb.append(i == 0 ? "" : ", ");
-                    print(o.args().get(i), leaf, sb);
-                }
+                k = 0;
+            }
+            Op o = (Op) x;
+            if (k < o.args().size()) {
+                sb.append(k == 0 ? "" : ", ");
+                nextArg.push(k + 1);
+                nodes.push(o.args().get(k));
+                nextArg.push(-1);
+            } else {
                 if (!o.detail().isEmpty()) {
                     sb.append(", ").append(o.detail());
                 }
                 sb.append(')');
+                nodes.pop();
             }
         }
     }
@@ -213,10 +261,153 @@ public final class Pointwise {
 
     /** {@return the values of {@code e} for {@code n} elements, as {@link #eval(Expr, Object[], int)}, under {@code mode}'s rules} */
     public static Object eval(Expr e, Object[] leaves, int n, Mode mode) {
-        return switch (e) {
-            case Leaf l -> leaves[l.index()];
-            case Op o -> op(o, o.args().stream().map(a -> eval(a, leaves, n, mode)).toArray(), n, mode == Mode.XLA);
-        };
+        // In order of a post-order walk, not by recursion: a jitted Python loop writes chains of
+        // thousands of ops, deeper than a default thread stack recurses. A value is dropped at
+        // its last use, so a chain holds two arrays at a time, as the recursion did.
+        List<Expr> order = postOrder(e);
+        Map<Expr, Integer> uses = new IdentityHashMap<>();
+        for (Expr x : order) {
+            if (x instanceof Op o) {
+                for (Expr a : o.args()) {
+                    uses.merge(a, 1, Integer::sum);
+                }
+            }
+        }
+        Map<Expr, Object> values = new IdentityHashMap<>();
+        for (Expr x : order) {
+            values.put(x, switch (x) {
+                case Leaf l -> leaves[l.index()];
+                case Op o -> {
+                    Object[] a = new Object[o.args().size()];
+                    for (int i = 0; i < a.length; i++) {
+                        Expr arg = o.args().get(i);
+                        a[i] = values.get(arg);
+                        if (uses.merge(arg, -1, Integer::sum) == 0) {
+                            values.remove(arg);
+                        }
+                    }
+                    yield op(o, a, n, mode == Mode.XLA);
+                }
+            });
+        }
+        return values.get(e);
+    }
+
+    /**
+     * A table of expression nodes by content: {@link #of} makes every expression of the same ops
+     * over the same leaves one node. An operand renumbered for each op that reads it is otherwise
+     * built anew each time, and a loop such as Newton's {@code y = y * (1.5 - 0.5 * x * y * y)}
+     * then holds its value three times per step, the evaluator computing each. For one builder
+     * at a time (a fusion), not for threads.
+     */
+    public static final class Interner {
+        private final Map<Key, Expr> nodes = new HashMap<>();
+        private final Set<Expr> canonical = Collections.newSetFromMap(new IdentityHashMap<>());
+
+        /** {@return the node of the table equal to {@code e}, its new nodes entered} Linear in the nodes not yet entered. */
+        public Expr of(Expr e) {
+            if (canonical.contains(e)) {
+                return e;
+            }
+            Map<Expr, Expr> made = new IdentityHashMap<>();
+            ArrayDeque<Expr> pending = new ArrayDeque<>();
+            pending.push(e);
+            while (!pending.isEmpty()) {
+                Expr x = pending.peek();
+                if (made.containsKey(x) || canonical.contains(x)) {
+                    pending.pop();
+                    continue;
+                }
+                boolean ready = true;
+                if (x instanceof Op o) {
+                    for (Expr a : o.args()) {
+                        if (!made.containsKey(a) && !canonical.contains(a)) {
+                            pending.push(a);
+                            ready = false;
+                        }
+                    }
+                }
+                if (!ready) {
+                    continue;
+                }
+                pending.pop();
+                Expr c = switch (x) {
+                    case Leaf l -> nodes.computeIfAbsent(new Key(l.index(), l.type(), "", "", List.of()), k -> l);
+                    case Op o -> {
+                        List<Expr> args = new ArrayList<>(o.args().size());
+                        boolean same = true;
+                        for (Expr a : o.args()) {
+                            Expr ca = canonical.contains(a) ? a : made.get(a);
+                            same &= ca == a;
+                            args.add(ca);
+                        }
+                        Op n = same ? o : new Op(o.op(), o.type(), args, o.detail());
+                        yield nodes.computeIfAbsent(new Key(-1, o.type(), o.op(), o.detail(), args), k -> n);
+                    }
+                };
+                canonical.add(c);
+                made.put(x, c);
+            }
+            return made.getOrDefault(e, e);
+        }
+
+        /** A node's content, its operands compared by identity: they are entered first, so equal ones are one node. */
+        private record Key(int leaf, DType type, String op, String detail, List<Expr> args) {
+            @Override
+            public boolean equals(Object o) {
+                if (!(o instanceof Key k) || k.leaf != leaf || k.type != type || !k.op.equals(op) || !k.detail.equals(detail)
+                        || k.args.size() != args.size()) {
+                    return false;
+                }
+                for (int i = 0; i < args.size(); i++) {
+                    if (k.args.get(i) != args.get(i)) {
+                        return false;
+                    }
+                }
+                return true;
+            }
+
+            @Override
+            public int hashCode() {
+                int h = (leaf * 31 + type.hashCode()) * 31 + op.hashCode() * 7 + detail.hashCode();
+                for (Expr a : args) {
+                    h = h * 31 + System.identityHashCode(a);
+                }
+                return h;
+            }
+        }
+    }
+
+    /**
+     * {@return the distinct nodes of {@code e} (by identity), each after its operands, {@code e}
+     * last} The one walk of a whole expression: it keeps its own stack, so that the depth of an
+     * expression is bounded by memory, not by the calling thread's stack.
+     */
+    public static List<Expr> postOrder(Expr e) {
+        List<Expr> order = new ArrayList<>();
+        Set<Expr> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        ArrayDeque<Expr> nodes = new ArrayDeque<>();
+        ArrayDeque<Integer> nextArg = new ArrayDeque<>();
+        nodes.push(e);
+        nextArg.push(0);
+        seen.add(e);
+        while (!nodes.isEmpty()) {
+            Expr x = nodes.peek();
+            int k = nextArg.pop();
+            List<Expr> args = x instanceof Op o ? o.args() : List.of();
+            if (k < args.size()) {
+                nextArg.push(k + 1);
+                Expr a = args.get(k);
+                if (seen.add(a)) {
+                    nodes.push(a);
+                    nextArg.push(0);
+                }
+            } else {
+                nodes.pop();
+                order.add(x);
+            }
+        }
+        return order;
     }
 
     private static Object op(Op o, Object[] a, int n, boolean flush) {

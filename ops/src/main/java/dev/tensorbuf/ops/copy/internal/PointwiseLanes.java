@@ -293,7 +293,10 @@ final class PointwiseLanes {
         private final List<Integer> varyingSlots = new ArrayList<>();
         private final List<float[]> constants = new ArrayList<>();
         private final List<Sweep> sweeps = new ArrayList<>();
-        private final Map<Pointwise.Expr, Integer> constantSlots = new HashMap<>();
+        /** By text, so equal constants share a slot: an Op's own equals walks a node several read once per reader. */
+        private final Map<String, Integer> constantSlots = new HashMap<>();
+        /** By node, so a node several ops read is swept once. */
+        private final Map<Pointwise.Expr, Integer> nodeSlots = new java.util.IdentityHashMap<>();
 
         Builder(List<TensorView> leaves, int channelDim, Allocator allocator) {
             this.leaves = leaves;
@@ -307,26 +310,11 @@ final class PointwiseLanes {
             return d == -1 || (d >= 0 && d == channelDim);
         }
 
-        /** Answers by node: {@link #node} asks at every level of a chain, which without them took time quadratic in its length. */
+        /** Whether each node's value is the same along every dim but the channel's: {@link #node} asks of every node it reads. */
         private final java.util.Map<Pointwise.Expr, Boolean> constantNodes = new java.util.IdentityHashMap<>();
 
         private boolean constant(Pointwise.Expr x) {
-            Boolean known = constantNodes.get(x);
-            if (known != null) {
-                return known;
-            }
-            boolean c = switch (x) {
-                case Pointwise.Leaf l -> isConstant(leaves.get(l.index()));
-                case Pointwise.Op o -> {
-                    boolean all = true;
-                    for (Pointwise.Expr a : o.args()) {
-                        all &= constant(a);
-                    }
-                    yield all;
-                }
-            };
-            constantNodes.put(x, c);
-            return c;
+            return constantNodes.get(x);
         }
 
         private int newSlot(int kind) {
@@ -334,18 +322,106 @@ final class PointwiseLanes {
             return kinds.size() - 1;
         }
 
-        /** {@return the slot holding {@code x}'s value (an f32 expression), or -1 when it is not of this form} */
-        int node(Pointwise.Expr x) {
-            if (x.type() != DType.F32) {
-                return -1;
+        /**
+         * {@return the slot holding {@code root}'s value (an f32 expression), or -1 when it is not of
+         * this form} Slots are made as a recursion from the root would make them, operands left to
+         * right, each node once, stopping at the first node that is not of this form; the walks keep
+         * stacks of their own, as a chain of thousands of ops is deeper than a thread's stack.
+         */
+        int node(Pointwise.Expr root) {
+            for (Pointwise.Expr x : Pointwise.postOrder(root)) {
+                boolean c = switch (x) {
+                    case Pointwise.Leaf l -> isConstant(leaves.get(l.index()));
+                    case Pointwise.Op o -> o.args().stream().allMatch(this::constant);
+                };
+                constantNodes.put(x, c);
             }
+            java.util.ArrayDeque<Pointwise.Expr> nodes = new java.util.ArrayDeque<>();
+            java.util.ArrayDeque<Integer> nextArg = new java.util.ArrayDeque<>();
+            nodes.push(root);
+            nextArg.push(-1);
+            while (!nodes.isEmpty()) {
+                Pointwise.Expr x = nodes.peek();
+                int k = nextArg.pop();
+                if (k < 0) {
+                    if (nodeSlots.containsKey(x)) {
+                        nodes.pop();
+                        continue;
+                    }
+                    if (x.type() != DType.F32 || code(x) == Integer.MIN_VALUE) {
+                        return -1;
+                    }
+                    k = 0;
+                }
+                List<Pointwise.Expr> read = reads(x);
+                if (k < read.size()) {
+                    nextArg.push(k + 1);
+                    nodes.push(read.get(k));
+                    nextArg.push(-1);
+                    continue;
+                }
+                nodes.pop();
+                int slot = slot(x);
+                if (slot < 0) {
+                    return -1;
+                }
+                nodeSlots.put(x, slot);
+            }
+            return nodeSlots.get(root);
+        }
+
+        /** {@return the nodes {@code x}'s slot is made from: none for a constant or a leaf, and a leaf under a convert is read as the leaf} */
+        private List<Pointwise.Expr> reads(Pointwise.Expr x) {
+            if (constant(x) || !(x instanceof Pointwise.Op o)) {
+                return List.of();
+            }
+            if (o.op().equals("convert")) {
+                // f32, bf16, f16, u8 and s8 widen to f32 exactly: convert<f32> of such an operand is the operand.
+                return o.args().getFirst() instanceof Pointwise.Leaf ? List.of() : o.args();
+            }
+            return o.args();
+        }
+
+        /** {@return {@code x}'s sweep op, 0 for a node that needs none (a leaf, a constant, a convert), or Integer.MIN_VALUE for an op lanes lack} */
+        private int code(Pointwise.Expr x) {
+            if (constant(x) || !(x instanceof Pointwise.Op o) || o.op().equals("convert")) {
+                return 0;
+            }
+            return switch (o.op()) {
+                case "negate" -> NEGATE;
+                case "abs" -> ABS;
+                case "add" -> VectorPointwise.ADD;
+                case "subtract" -> VectorPointwise.SUBTRACT;
+                case "multiply" -> VectorPointwise.MULTIPLY;
+                case "divide" -> VectorPointwise.DIVIDE;
+                case "maximum" -> VectorPointwise.MAXIMUM;
+                case "minimum" -> VectorPointwise.MINIMUM;
+                case Pointwise.Op.FMA -> VectorPointwise.FMA;
+                case "clamp" -> VectorPointwise.CLAMP;
+                default -> Integer.MIN_VALUE;
+            };
+        }
+
+        /** {@return the slot of {@code x}, the nodes it reads given theirs; -1 for a leaf of a type the lanes do not read} */
+        private int slot(Pointwise.Expr x) {
             if (constant(x)) {
                 return constantSlot(x);
             }
-            return switch (x) {
-                case Pointwise.Leaf l -> leaf(l);
-                case Pointwise.Op o -> op(o);
-            };
+            Pointwise.Op o = x instanceof Pointwise.Op op ? op : null;
+            if (o == null) {
+                return leaf((Pointwise.Leaf) x);
+            }
+            if (o.op().equals("convert")) {
+                Pointwise.Expr a = o.args().getFirst();
+                return a instanceof Pointwise.Leaf l ? leaf(l) : nodeSlots.get(a);
+            }
+            int[] a = {-1, -1, -1};
+            for (int k = 0; k < o.args().size(); k++) {
+                a[k] = nodeSlots.get(o.args().get(k));
+            }
+            int r = newSlot(2);
+            sweeps.add(new Sweep(code(x), a[0], a[1], a[2], r));
+            return r;
         }
 
         private int leaf(Pointwise.Leaf l) {
@@ -361,43 +437,10 @@ final class PointwiseLanes {
             return varyingSlots.get(at);
         }
 
-        private int op(Pointwise.Op o) {
-            if (o.op().equals("convert")) {
-                // f32, bf16, f16, u8 and s8 widen to f32 exactly: convert<f32> of such an operand is the operand.
-                Pointwise.Expr a = o.args().getFirst();
-                return a instanceof Pointwise.Leaf l ? leaf(l) : node(a);
-            }
-            int code = switch (o.op()) {
-                case "negate" -> NEGATE;
-                case "abs" -> ABS;
-                case "add" -> VectorPointwise.ADD;
-                case "subtract" -> VectorPointwise.SUBTRACT;
-                case "multiply" -> VectorPointwise.MULTIPLY;
-                case "divide" -> VectorPointwise.DIVIDE;
-                case "maximum" -> VectorPointwise.MAXIMUM;
-                case "minimum" -> VectorPointwise.MINIMUM;
-                case Pointwise.Op.FMA -> VectorPointwise.FMA;
-                case "clamp" -> VectorPointwise.CLAMP;
-                default -> Integer.MIN_VALUE;
-            };
-            if (code == Integer.MIN_VALUE) {
-                return -1;
-            }
-            int[] a = {-1, -1, -1};
-            for (int k = 0; k < o.args().size(); k++) {
-                a[k] = node(o.args().get(k));
-                if (a[k] < 0) {
-                    return -1;
-                }
-            }
-            int r = newSlot(2);
-            sweeps.add(new Sweep(code, a[0], a[1], a[2], r));
-            return r;
-        }
-
         /** {@return the slot of constant {@code x}: its value per channel, by the evaluator itself} */
         private int constantSlot(Pointwise.Expr x) {
-            Integer known = constantSlots.get(x);
+            String key = x.toString();
+            Integer known = constantSlots.get(key);
             if (known != null) {
                 return known;
             }
@@ -414,7 +457,7 @@ final class PointwiseLanes {
             }
             constants.add(f);
             int s = newSlot(1);
-            constantSlots.put(x, s);
+            constantSlots.put(key, s);
             return s;
         }
     }

@@ -21,6 +21,8 @@ import java.util.Set;
  * number ({@code 0.5}, {@code -3}, {@code inf}, {@code -nan}) or {@code true}/{@code false} is a
  * constant of its sibling operands' type, numbered after the given operands; a float one read
  * as an HLO constant is ({@link ScalarLiteral}: rounded once to the type, refused out of its range).
+ * Bindings before the expression, {@code $0 = multiply(%0, %0); subtract($0, %0)}, name an op that
+ * several read, as {@link Pointwise#print} writes one: each name is then one node.
  * {@snippet :
  * PointwiseSyntax.Parsed p = PointwiseSyntax.parse("fma(convert<f32>(%0), 0.5, 1)", List.of(DType.U8));
  * p.expr().toString();   // "fma(convert<f32>(%0), %1, %2)"
@@ -38,6 +40,7 @@ public final class PointwiseSyntax {
     private final String text;
     private final List<DType> operands;
     private final List<Constant> constants = new ArrayList<>();
+    private final java.util.Map<String, Pointwise.Expr> bound = new java.util.HashMap<>();
     private int at;
 
     private PointwiseSyntax(String text, List<DType> operands) {
@@ -87,6 +90,7 @@ public final class PointwiseSyntax {
      */
     public static Parsed parse(String text, List<DType> operands) {
         PointwiseSyntax p = new PointwiseSyntax(text, operands);
+        p.bindings();
         Node n = p.expr();
         p.spaces();
         if (p.at < text.length()) {
@@ -108,6 +112,44 @@ public final class PointwiseSyntax {
         }
     }
 
+    /** Reads the {@code $name = expr;} bindings before the expression: {@link Pointwise#print}'s ops read by several. */
+    private void bindings() {
+        while (true) {
+            spaces();
+            int start = at;
+            if (at >= text.length() || text.charAt(at) != '$') {
+                return;
+            }
+            String name = name();
+            spaces();
+            if (at >= text.length() || text.charAt(at) != '=') {
+                at = start; // the expression itself is a name
+                return;
+            }
+            at++;
+            Node value = expr();
+            if (value.expr == null) {
+                throw error("a constant alone has no type: write it as an operand of an op", value.position);
+            }
+            spaces();
+            expect(';');
+            if (bound.putIfAbsent(name, value.expr) != null) {
+                throw error(name + " is bound twice", start);
+            }
+        }
+    }
+
+    private String name() {
+        int start = at++;
+        while (at < text.length() && (Character.isLetterOrDigit(text.charAt(at)) || text.charAt(at) == '_')) {
+            at++;
+        }
+        if (at == start + 1) {
+            throw error("expected a name after '$'", at);
+        }
+        return text.substring(start, at);
+    }
+
     private Node expr() {
         spaces();
         int start = at;
@@ -115,6 +157,14 @@ public final class PointwiseSyntax {
             throw error("expected an operand (%k), a constant or an op, found the end", at);
         }
         char c = text.charAt(at);
+        if (c == '$') {
+            String name = name();
+            Pointwise.Expr e = bound.get(name);
+            if (e == null) {
+                throw error(name + " is not bound before it is read: bind it first, as '" + name + " = expr;'", start);
+            }
+            return new Node(e, start);
+        }
         if (c == '%') {
             at++;
             int digits = at;

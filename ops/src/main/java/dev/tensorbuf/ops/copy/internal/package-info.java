@@ -234,7 +234,11 @@
  *     (denormals flushed) for <code>run</code>'s epilogues (<code>PointwiseCopy</code>),
  *     IEEE's for the copy engine's per-channel affine, which <code>ChannelExpression</code> writes as
  *     <code>fma(convert&lt;f32&gt;(%0), %1, %2)</code> and evaluates for gathers and the forms no
- *     loop recognises (f64 arithmetic, 64-bit and u32 sources, f8 destinations)</dd>
+ *     loop recognises (f64 arithmetic, 64-bit and u32 sources, f8 destinations). An expression is
+ *     a graph: a node several ops read is one node, computed once and printed once
+ *     (<code>$0 = ...;</code>); <code>Pointwise.Interner</code> makes equal nodes one; every walk of
+ *     a whole expression (evaluating, printing, lowering to lanes) keeps its own stack, as a Python
+ *     loop's chain runs thousands of ops deep</dd>
  * <dt><code>AffineChunks.java</code></dt>
  * <dd>the convert kernel's loops for the affine's recognised form
  *     <code>[convert&lt;T&gt;](fma(convert&lt;f32&gt;(%0), %1, %2))</code> (8-32-bit integers, f16, bf16,
@@ -257,7 +261,7 @@
  *     bits on every pixel value in every channel</dd>
  * <dt><code>PointwiseSyntax.java</code></dt>
  * <dd>reads an expression in the text <code>Pointwise</code> prints (so a printed epilogue pastes
- *     back), constants typed by their sibling operands; each problem a
+ *     back, its <code>$k = ...;</code> bindings one node each), constants typed by their sibling operands; each problem a
  *     <code>TextFormatException</code> at its position</dd>
  * <dt><code>ScalarLiteral.java</code></dt>
  * <dd>one float literal as XLA prints it, rounded once from the decimal to a float type (the double

@@ -72,6 +72,8 @@ final class Fusion {
 
     private final Allocator allocator;
     private final Map<TensorView, Held> held = new IdentityHashMap<>();
+    /** Every held expression's nodes, each value one node however often it is renumbered or read. */
+    private final Pointwise.Interner nodes = new Pointwise.Interner();
     private final Map<String, Map<String, Integer>> users = new HashMap<>();
     /** The fused copies made, as "instruction: expression", in the order they ran. */
     private final List<String> fused = new ArrayList<>();
@@ -307,14 +309,14 @@ final class Fusion {
         // A set: a chain of n ops holds n members, so a list's contains made it cubic in n.
         java.util.LinkedHashSet<String> members = new java.util.LinkedHashSet<>();
         for (TensorView a : args) {
-            exprs.add(expression(a, leaves));
+            exprs.add(nodes.of(expression(a, leaves)));
             Held h = held.get(a);
             if (h != null) {
                 members.addAll(h.members());
             }
         }
         members.add(in.name());
-        Pointwise.Expr e = build(comp, in, op, type, exprs);
+        Pointwise.Expr e = nodes.of(build(comp, in, op, type, exprs));
         return new Made(hold(new Held(e, leaves, in.name(), List.copyOf(members)), shape), false);
     }
 
@@ -351,16 +353,40 @@ final class Fusion {
                 return new Pointwise.Leaf(k, v.dtype());
             }
         }
+        for (int k = 0; k < leaves.size(); k++) {
+            if (sameElements(leaves.get(k), v)) {
+                return new Pointwise.Leaf(k, v.dtype());
+            }
+        }
         leaves.add(v);
         return new Pointwise.Leaf(leaves.size() - 1, v.dtype());
     }
 
+    /**
+     * {@return whether {@code a} and {@code b} read the same elements of one buffer in the same
+     * order} A value remapped and remapped back ({@code x + transpose(transpose(x))}, a loop that
+     * transposes its carry twice a step) is then one leaf, read once per element, not two.
+     */
+    private static boolean sameElements(TensorView a, TensorView b) {
+        if (a.dtype() != b.dtype() || !a.dims().equals(b.dims()) || a.buffers().size() != 1 || b.buffers().size() != 1
+                || a.buffers().getFirst() != b.buffers().getFirst()) {
+            return false;
+        }
+        java.util.Optional<dev.tensorbuf.views.StridedLayout> layout = a.stridedLayout();
+        return layout.isPresent() && layout.equals(b.stridedLayout());
+    }
+
+    /** {@return {@code e} over {@code leaves}, each node rebuilt once: a node several ops read stays one node} */
     private static Pointwise.Expr renumber(Pointwise.Expr e, List<Pointwise.Expr> leaves) {
-        return switch (e) {
-            case Pointwise.Leaf l -> leaves.get(l.index());
-            case Pointwise.Op o -> new Pointwise.Op(o.op(), o.type(),
-                    o.args().stream().map(a -> renumber(a, leaves)).toList(), o.detail());
-        };
+        java.util.Map<Pointwise.Expr, Pointwise.Expr> made = new java.util.IdentityHashMap<>();
+        for (Pointwise.Expr x : Pointwise.postOrder(e)) {
+            made.put(x, switch (x) {
+                case Pointwise.Leaf l -> leaves.get(l.index());
+                case Pointwise.Op o -> new Pointwise.Op(o.op(), o.type(), o.args().stream().map(made::get).toList(),
+                        o.detail());
+            });
+        }
+        return made.get(e);
     }
 
     /** The op, with the rewrites XLA makes before it runs (see {@link Pointwise}). */
@@ -626,7 +652,7 @@ final class Fusion {
 
     /** {@return whether HLO values {@code x} and {@code y}, built as {@code ex} and {@code ey}, are one value to LLVM} */
     private static boolean same(HloComputation comp, String x, Pointwise.Expr ex, String y, Pointwise.Expr ey) {
-        if (ex.equals(ey)) {
+        if (ex == ey) { // interned: equal expressions are one node (equals would walk a shared node once per path)
             return true;
         }
         OptionalDouble vx = scalarValue(comp, x);

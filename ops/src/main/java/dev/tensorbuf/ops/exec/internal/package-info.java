@@ -50,7 +50,9 @@
  *     (<code>copy.internal.PointwiseCopy</code>: a lookup table for one 8-bit operand and
  *     per-channel constants, Vector API sweeps for f32 work over f32, bf16 or f16 operands, else
  *     the block evaluator); each held instruction is reported as fused into the instruction
- *     whose copy evaluated it</dd>
+ *     whose copy evaluated it. Its expressions' nodes are interned, so a value that later ops
+ *     read several times stays one node however each renumbers its leaves, and two leaves that
+ *     read the same elements of one buffer are one leaf</dd>
  * <dt><code>FoldedConstants.java</code></dt>
  * <dd>XLA's constant folding read off the module text, one model for both readers: which moves
  *     XLA folds with a constant into a new one, that constant's values, and whether its

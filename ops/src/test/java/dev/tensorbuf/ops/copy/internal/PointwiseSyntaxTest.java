@@ -135,7 +135,14 @@ class PointwiseSyntaxTest {
                         + " LT, found ''", 18),
                 new Bad("add(%0, %0", u8, "expected ')', found the end", 10),
                 new Bad("add(%0; %0)", u8, "expected ')', found ';'", 6),
-                new Bad("add(%0, %0))", u8, "expected the end of the expression, found ')'", 11))) {
+                new Bad("add(%0, %0))", u8, "expected the end of the expression, found ')'", 11),
+                new Bad("$0 = convert<f32>(%0); $0", u8, null, -1),
+                new Bad("add(%0, $1)", u8, "$1 is not bound before it is read: bind it first, as '$1 = expr;'", 8),
+                new Bad("$0 = add(%0, $0); $0", u8, "$0 is not bound before it is read: bind it first, as '$0 = expr;'", 13),
+                new Bad("$0 = add(%0, %0); $0 = %0; $0", u8, "$0 is bound twice", 18),
+                new Bad("$0 = 1; add(%0, $0)", u8, "a constant alone has no type: write it as an operand of an op", 5),
+                new Bad("$0 = add(%0, %0) add($0, $0)", u8, "expected ';', found 'a'", 17),
+                new Bad("$ = add(%0, %0); %0", u8, "expected a name after '$'", 1))) {
             if (b.problem() == null) {
                 PointwiseSyntax.parse(b.text(), b.types()); // reads
                 continue;
@@ -153,9 +160,51 @@ class PointwiseSyntaxTest {
         Pointwise.Expr x = new Pointwise.Op("convert", DType.F32, List.of(new Pointwise.Leaf(0, DType.U8)), "");
         Pointwise.Expr lt = new Pointwise.Op("compare", DType.PRED, List.of(x, new Pointwise.Leaf(1, DType.F32)), "LT FLOAT");
         Pointwise.Expr e = new Pointwise.Op("select", DType.F32, List.of(lt, x, new Pointwise.Leaf(12, DType.F32)), "");
-        assertEquals("select(compare(convert<f32>(%0), %1, LT FLOAT), convert<f32>(%0), %12)", e.toString());
+        // The convert both read is one node: bound once, before the expression.
+        assertEquals("$0 = convert<f32>(%0); select(compare($0, %1, LT FLOAT), $0, %12)", e.toString());
         // Leaves 1 and 12 as literals (an epilogue's constants), %12 not read as %1 followed by a 2.
-        assertEquals("select(compare(convert<f32>(%0), -0, LT FLOAT), convert<f32>(%0), 2.5)",
+        assertEquals("$0 = convert<f32>(%0); select(compare($0, -0, LT FLOAT), $0, 2.5)",
                 Pointwise.print(e, k -> k == 0 ? "%0" : k == 1 ? "-0" : "2.5"));
+        Pointwise.Expr tree = new Pointwise.Op("select", DType.F32, List.of(lt, new Pointwise.Op("convert", DType.F32,
+                List.of(new Pointwise.Leaf(0, DType.U8)), ""), new Pointwise.Leaf(12, DType.F32)), "");
+        assertEquals("select(compare(convert<f32>(%0), %1, LT FLOAT), convert<f32>(%0), %12)", tree.toString(),
+                "two equal nodes are written out each");
+    }
+
+    @Test
+    void aNodeReadBySeveralIsWrittenOnceAndReadBackAsOne() {
+        // x = x * x - x, five times: written out in full the text would double at every step.
+        Pointwise.Expr x = leaf(0, DType.F32);
+        for (int i = 0; i < 5; i++) {
+            x = op("subtract", DType.F32, "", op("multiply", DType.F32, "", x, x), x);
+        }
+        String text = x.toString();
+        assertEquals("$0 = subtract(multiply(%0, %0), %0); $1 = subtract(multiply($0, $0), $0); "
+                + "$2 = subtract(multiply($1, $1), $1); $3 = subtract(multiply($2, $2), $2); "
+                + "subtract(multiply($3, $3), $3)", text);
+        Pointwise.Expr read = PointwiseSyntax.parse(text, List.of(DType.F32)).expr();
+        assertEquals(x, read);
+        assertEquals(10, Pointwise.postOrder(read).stream().filter(n -> n instanceof Pointwise.Op).count(),
+                "one op node per binding");
+        assertEquals(text, read.toString());
+        // Its values: the evaluator computes each node once, by the same rules as a tree.
+        double[] in = {0.5, -2, 3};
+        double[] got = (double[]) Pointwise.eval(x, new Object[] {in}, 3);
+        for (int i = 0; i < in.length; i++) {
+            float v = (float) in[i];
+            for (int k = 0; k < 5; k++) {
+                v = v * v - v;   // f32 here: LLVM would contract it, the expression has no fma
+            }
+            assertEquals(v, (float) got[i], "element " + i);
+        }
+        // A deep chain: no recursion on the calling thread's stack.
+        Pointwise.Expr chain = leaf(0, DType.F32);
+        for (int i = 0; i < 100_000; i++) {
+            chain = op("add", DType.F32, "", chain, leaf(1, DType.F32));
+        }
+        double[] sum = (double[]) Pointwise.eval(chain, new Object[] {new double[] {1}, new double[] {2}}, 1);
+        assertEquals(200_001, sum[0]);
+        assertEquals(200_001, Pointwise.postOrder(chain).size(), "100,000 adds and their leaves");
+        assertEquals(100_000 * "add(, %1)".length() + 2, chain.toString().length());
     }
 }
