@@ -96,12 +96,6 @@ class LauncherIT {
                 badSetting.err());
     }
 
-    /**
-     * A small convert starts without the Vector API module and with the JVM's options in the
-     * jar's manifest instead of the command line, from an AOT cache the launcher makes before the
-     * first one: the first run (training included) and the second (from the cache) both transpose
-     * right and say nothing of the cache.
-     */
     @Test
     void runHoldsAnElementwiseChainOfThousandsOfOps() throws Exception {
         // A Python loop in a jitted function writes such chains; on the JVM's default 1 MiB
@@ -132,6 +126,12 @@ class LauncherIT {
         assertArrayEquals(new float[] {0, n, 2 * n, 3 * n}, got);
     }
 
+    /**
+     * A small convert starts without the Vector API module and with the JVM's options in the
+     * jar's manifest instead of the command line, from an AOT cache the launcher makes before the
+     * first one: the first run (training included) and the second (from the cache) both transpose
+     * right and say nothing of the cache.
+     */
     @Test
     void aSmallConvertRunsFromItsAotCacheWithNoWordOfIt() throws Exception {
         Path in = dir.resolve("t.npy");

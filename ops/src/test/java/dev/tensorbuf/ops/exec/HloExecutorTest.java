@@ -1648,6 +1648,61 @@ class HloExecutorTest {
     }
 
     /**
+     * A broadcast seen through XLA's rewrites is a broadcast here too: c times a slice, a
+     * transpose or a reverse of a broadcast is rounded before the subtract it feeds (jax 0.10:
+     * XLA makes a slice or dynamic slice of a broadcast a broadcast of the slice, and keeps a
+     * reverse of one; LLVM contracts neither; seed 1101 was a transposed dynamic slice). The same
+     * moves of a whole operand still contract.
+     */
+    @Test
+    void aProductOfABroadcastUnderMovesIsRoundedBeforeTheSubtract() {
+        java.util.Random rnd = new java.util.Random(1101);
+        float[] p = new float[4];
+        float[] q = new float[6];
+        for (int i = 0; i < 6; i++) {
+            q[i] = (float) (rnd.nextGaussian() * 1000);
+            if (i < 4) {
+                p[i] = (float) (rnd.nextGaussian() * 100);
+            }
+        }
+        float k = -49.6875f;
+        List<String> start = List.of("p = f32[4]{0} parameter(0)", "q = f32[6]{0} parameter(1)", "qr = f32[3,2]{1,0} reshape(q)",
+                "v1 = f32[4,3]{1,0} broadcast(p), dimensions={0}", "k = f32[] constant(-49.6875)",
+                "kb = f32[3,2]{1,0} broadcast(k), dimensions={}");
+        record Case(List<String> moves, java.util.function.IntBinaryOperator from, boolean whole) {
+        }
+        List<Case> cases = List.of(
+                new Case(List.of("s = f32[2,3]{1,0} slice(v1), slice={[1:3], [0:3]}", "v = f32[3,2]{1,0} transpose(s), dimensions={1,0}"),
+                        (r, c) -> 1 + c, false),
+                new Case(List.of("i = s32[] constant(1)", "z = s32[] constant(0)",
+                        "s = f32[2,3]{1,0} dynamic-slice(v1, i, z), dynamic_slice_sizes={2,3}",
+                        "n = f32[2,3]{1,0} negate(s)", "v = f32[3,2]{1,0} transpose(n), dimensions={1,0}"), (r, c) -> 1 + c, false),
+                new Case(List.of("rv = f32[4,3]{1,0} reverse(v1), dimensions={0}", "v = f32[3,2]{1,0} slice(rv), slice={[0:3], [1:3]}"),
+                        (r, c) -> 3 - r, false),
+                new Case(List.of("w = f32[2,3]{1,0} reshape(q)", "v = f32[3,2]{1,0} transpose(w), dimensions={1,0}"),
+                        (r, c) -> c * 3 + r, true));
+        for (Case c : cases) {
+            List<String> body = new ArrayList<>(start);
+            body.addAll(c.moves());
+            body.addAll(List.of("m = f32[3,2]{1,0} multiply(v, kb)", "ROOT out = f32[3,2]{1,0} subtract(qr, m)"));
+            float[] rounded = new float[6];
+            float[] fused = new float[6];
+            for (int i = 0; i < 6; i++) {
+                int at = c.from().applyAsInt(i / 2, i % 2);
+                boolean negated = c.moves().stream().anyMatch(m -> m.contains("negate"));
+                float v = c.whole() ? q[at] : negated ? -p[at] : p[at];
+                rounded[i] = q[i] - v * k;
+                fused[i] = Math.fma(-v, k, q[i]);
+            }
+            float[] want = c.whole() ? fused : rounded;
+            float[] other = c.whole() ? rounded : fused;
+            assertArrayEquals(want, runF32(module(body.toArray(String[]::new)), p, q), c.moves().toString());
+            assertTrue(java.util.stream.IntStream.range(0, 6).anyMatch(i -> want[i] != other[i]),
+                    "fused and rounded differ somewhere, so the case can tell them apart: " + c.moves());
+        }
+    }
+
+    /**
      * XLA's rewrite of convert(pred) * a as select(pred, a, 0) meets the convert through a
      * transpose by a constant, which XLA moves below the multiply, not through a reverse, where
      * convert(false) * inf stays NaN (jax 0.10: [inf, 0, 0, 0, inf, inf] and [inf, nan, inf, inf,

@@ -991,15 +991,16 @@ final class Fusion {
      * reshape to XLA before any of this.
      */
     private static boolean isBroadcastAsXlaSeesIt(HloComputation comp, String name) {
-        return filledDims(comp, name, 0) != null;
+        return filledDims(comp, name, 0, false) != null;
     }
 
     /**
      * {@return the dims of {@code name} that a broadcast's operand fills, in the operand's order,
      * where {@code name} is a broadcast as {@link #isBroadcastAsXlaSeesIt} sees it; else null,
-     * and past 8 ops deep}
+     * and past 8 ops deep} With {@code reverses}, a reverse passes too: it keeps a broadcast
+     * apart from a divisor's rewrite, not from a contraction.
      */
-    private static List<Integer> filledDims(HloComputation comp, String name, int depth) {
+    private static List<Integer> filledDims(HloComputation comp, String name, int depth, boolean reverses) {
         HloInstruction d = beneath(comp, name);
         if (depth == 8) {
             return null;
@@ -1016,7 +1017,7 @@ final class Fusion {
                 if ("scalar".equals(constantKind(comp, o))) {
                     continue;
                 }
-                List<Integer> filled = filledDims(comp, o, depth + 1);
+                List<Integer> filled = filledDims(comp, o, depth + 1, reverses);
                 if (filled == null || filled.isEmpty() || common != null && !common.equals(filled)) {
                     return null;
                 }
@@ -1024,11 +1025,12 @@ final class Fusion {
             }
             return common;
         }
-        if (!Set.of("transpose", "slice", "dynamic-slice", "convert", "negate", "pad", "reshape").contains(d.opcode())) {
+        if (!Set.of("transpose", "slice", "dynamic-slice", "convert", "negate", "pad", "reshape").contains(d.opcode())
+                && !(reverses && d.opcode().equals("reverse"))) {
             return null;
         }
         // A slice of a concatenation that reads one operand alone is a slice of that operand.
-        List<Integer> filled = filledDims(comp, FoldedConstants.movedFrom(comp, d).name(), depth + 1);
+        List<Integer> filled = filledDims(comp, FoldedConstants.movedFrom(comp, d).name(), depth + 1, reverses);
         if (filled == null) {
             return null;
         }
@@ -1084,9 +1086,17 @@ final class Fusion {
         return moved;
     }
 
+    /**
+     * {@return whether the product {@code name} is one LLVM does not contract with the add it
+     * feeds} That is a broadcast, and a product of broadcasts as XLA sees them, through reverses
+     * too (jax 0.10, f32: {@code q - reverse(broadcast(p)) * c}, and {@code c} times a slice,
+     * dynamic slice, transpose or negate of a broadcast, are rounded twice; the same moves of
+     * values that are not broadcasts contract; seed 1101).
+     */
     private static boolean isProductUnderBroadcast(HloComputation comp, String name) {
         HloInstruction d = under(comp, name, Set.of("transpose", "reshape", "reverse", "slice", "dynamic-slice", "pad"));
-        return d.opcode().equals("broadcast") || d.opcode().equals("multiply") && broadcastAlong(comp, d.name(), 0) != null;
+        return d.opcode().equals("broadcast") || d.opcode().equals("multiply")
+                && (broadcastAlong(comp, d.name(), 0) != null || filledDims(comp, d.name(), 0, true) != null);
     }
 
     /**
