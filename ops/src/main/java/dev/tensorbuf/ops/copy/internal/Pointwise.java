@@ -384,20 +384,25 @@ public final class Pointwise {
      * expression is bounded by memory, not by the calling thread's stack.
      */
     public static List<Expr> postOrder(Expr e) {
-        List<Expr> order = new ArrayList<>();
-        Set<Expr> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        ArrayDeque<Expr> nodes = new ArrayDeque<>();
+        return postOrder(e, x -> x instanceof Op o ? o.args() : List.of());
+    }
+
+    /** {@return the distinct nodes of the graph from {@code root} (by identity), each after those {@code operands} gives it, in order} */
+    public static <T> List<T> postOrder(T root, java.util.function.Function<T, List<? extends T>> operands) {
+        List<T> order = new ArrayList<>();
+        Set<T> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        ArrayDeque<T> nodes = new ArrayDeque<>();
         ArrayDeque<Integer> nextArg = new ArrayDeque<>();
-        nodes.push(e);
+        nodes.push(root);
         nextArg.push(0);
-        seen.add(e);
+        seen.add(root);
         while (!nodes.isEmpty()) {
-            Expr x = nodes.peek();
+            T x = nodes.peek();
             int k = nextArg.pop();
-            List<Expr> args = x instanceof Op o ? o.args() : List.of();
+            List<? extends T> args = operands.apply(x);
             if (k < args.size()) {
                 nextArg.push(k + 1);
-                Expr a = args.get(k);
+                T a = args.get(k);
                 if (seen.add(a)) {
                     nodes.push(a);
                     nextArg.push(0);

@@ -51,18 +51,26 @@ final class Fusion {
      * @param leaves the operand views, of the expression's dims
      * @param instruction the instruction whose value it is (for the report)
      */
-    record Held(Pointwise.Expr expr, List<TensorView> leaves, String instruction, List<String> members) {
-        Held {
-            members = List.copyOf(members);
-        }
-
+    record Held(Pointwise.Expr expr, List<TensorView> leaves, String instruction, Members members) {
         /** {@return this expression's instructions with {@code name} added last} */
-        List<String> with(String name) {
-            List<String> m = new ArrayList<>(members);
-            if (!m.contains(name)) {
-                m.add(name);
+        Members with(String name) {
+            return new Members(name, List.of(members));
+        }
+    }
+
+    /**
+     * The instructions a held value is made of: {@code name} after those of {@code from}. A graph,
+     * each op one node over its operands', where a list of every name so far, copied at each op,
+     * made a chain of n ops quadratic in n.
+     */
+    record Members(String name, List<Members> from) {
+        /** {@return the names, each once, operands' first (in order) and this one last} */
+        java.util.SequencedSet<String> names() {
+            java.util.LinkedHashSet<String> names = new java.util.LinkedHashSet<>();
+            for (Members m : Pointwise.postOrder(this, Members::from)) {
+                names.add(m.name());
             }
-            return m;
+            return names;
         }
     }
 
@@ -234,7 +242,7 @@ final class Fusion {
         String kernel = explained.epilogue().orElseThrow().kernel();
         plans.computeIfAbsent(user, u -> new ArrayList<>()).add(explained);
         fused.add(user + ": " + h.expr());
-        for (String m : h.members()) {
+        for (String m : h.members().names()) {
             if (!m.equals(user)) {
                 fusedInto.merge(m, user, (a, b) -> List.of(a.split(", ")).contains(b) ? a : a + ", " + b);
             }
@@ -306,18 +314,16 @@ final class Fusion {
         // Leaves: the operands' own leaves, and each plain view once.
         List<TensorView> leaves = new ArrayList<>();
         List<Pointwise.Expr> exprs = new ArrayList<>();
-        // A set: a chain of n ops holds n members, so a list's contains made it cubic in n.
-        java.util.LinkedHashSet<String> members = new java.util.LinkedHashSet<>();
+        List<Members> from = new ArrayList<>();
         for (TensorView a : args) {
             exprs.add(nodes.of(expression(a, leaves)));
             Held h = held.get(a);
             if (h != null) {
-                members.addAll(h.members());
+                from.add(h.members());
             }
         }
-        members.add(in.name());
         Pointwise.Expr e = nodes.of(build(comp, in, op, type, exprs));
-        return new Made(hold(new Held(e, leaves, in.name(), List.copyOf(members)), shape), false);
+        return new Made(hold(new Held(e, leaves, in.name(), new Members(in.name(), from)), shape), false);
     }
 
     private TensorView broadcastScalar(TensorView a, long[] dims) {
