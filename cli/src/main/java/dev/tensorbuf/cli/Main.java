@@ -29,9 +29,11 @@ public final class Main {
     private Main() {}
 
     /**
-     * The stack of the thread a command runs on (reserved, committed only as it is used). run
-     * plans an elementwise chain by recursion, about 25 KB of stack an op: the JVM's default
-     * 1 MiB stopped a chain of 2,000 adds, which a Python loop in a jitted function writes.
+     * The stack of the thread a command runs on (reserved, committed only as it is used): a
+     * margin for what still recurses as deep as a module nests (calls, loops, the checks of
+     * XLA's rewrites). An elementwise chain, which a Python loop in a jitted function writes
+     * thousands of ops long, no longer does: it took about 25 KB of stack an op, and the JVM's
+     * default 1 MiB stopped a chain of 2,000 adds.
      */
     static final long COMMAND_STACK_BYTES = 512L << 20;
 
