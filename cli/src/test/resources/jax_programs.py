@@ -198,6 +198,13 @@ def iterated_values(x, n):
         n = jnp.where((n & 1) == 1, 3 * n + 1, n >> 1)
     return y, p, w, n
 
+def counting_constants(x, y):
+    """Constants counting 0, 1, 2, ... from -0: XLA's simplifier makes one of one dim an iota, whose 0 is +0, and one of
+    two dims only where its reshape mover brings the op back to one dim (beside a reshape, not beside a parameter)."""
+    c = np.array([-0.0, 1.0, 2.0], np.float32)
+    return (x * c, x.reshape(1, 3) * c[None, :], y * c[None, :], jnp.maximum(y, np.float32(1)) * c[None, :],
+            (x.reshape(3, 1) * np.float32(2)) * c[:, None])
+
 def programs():
     """{name: (function, inputs, jit keyword arguments)}"""
     return {
@@ -241,6 +248,8 @@ def programs():
                                 np.linspace(-2, 3, 40, dtype=np.float32)], {}),
         "iterated_values": (iterated_values, [np.linspace(0.5, 4, 24, dtype=np.float32).reshape(4, 6),
                                               np.arange(1, 25, dtype=np.int32).reshape(4, 6) * 37], {}),
+        "counting_constants": (counting_constants, [np.array([2.0, -3.0, 4.0], np.float32),
+                                                    np.array([[5.0, -6.0, 7.0]], np.float32)], {}),
         "scatter_bf16_add": (scatter_bf16_add, [np.linspace(-2, 2, 5, dtype=np.float32).astype(jnp.bfloat16),
                                                 np.array([1, 1, 3, 1], np.int32),
                                                 np.array([0.1, 0.2, 0.3, 7.5], np.float32).astype(jnp.bfloat16)], {}),

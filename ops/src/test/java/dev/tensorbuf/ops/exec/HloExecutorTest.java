@@ -1112,6 +1112,28 @@ class HloExecutorTest {
         assertArrayEquals(new int[] {0, 0xbf800000},
                 bits(runF32(module("p = f32[2] parameter(0)", "c = f32[2] constant({-inf, 1})", "b = f32[2,1] broadcast(c), dimensions={0}",
                         "x = f32[2,1] reshape(p)", "ROOT r = f32[2,1] divide(x, b)"), new float[] {1, -1})), "x / {-inf, 1} as [2,1]");
+        // Those have a reshape of one dim beside them, which XLA's reshape mover moves below the op,
+        // making the constant one of one dim again. Beside anything else, a constant folded into two
+        // dims is no iota and keeps its -0 (jax 0.10.2: x * [[-0., 1.]] for an f32[1,2] x; seed 1103).
+        assertArrayEquals(new int[] {0, 0x40000000, 0x40800000, 0x40c00000},
+                bits(runF32(module("p = f32[4] parameter(0)", "x = f32[4,1] reshape(p)", "y = f32[4,1] add(x, x)",
+                        "c = f32[4] constant({-0.0, 1, 2, 3})", "b = f32[4,1] reshape(c)", "ROOT r = f32[4,1] multiply(y, b)"),
+                        new float[] {1, 1, 1, 1})), "(x + x) * {-0, 1, 2, 3} reshaped to [4,1], x a reshape: an iota");
+        assertArrayEquals(new int[] {0x80000000, 0x40000000, 0x40800000},
+                bits(runF32(module("p = f32[1] parameter(0)", "ps = f32[] reshape(p)", "x = f32[1,3] broadcast(ps), dimensions={}",
+                        "c = f32[4] constant({5, -0.0, 1, 2})", "s = f32[3] slice(c), slice={[1:4]}", "b = f32[1,3] broadcast(s), dimensions={1}",
+                        "ROOT r = f32[1,3] multiply(x, b)"), new float[] {2})), "2 * a slice {-0, 1, 2} as [1,3] beside a scalar broadcast");
+        assertArrayEquals(new int[] {0, 0x40000000, 0x40800000},
+                bits(runF32(module("p = f32[3] parameter(0)", "x = f32[1,3] reshape(p)", "k = f32[] constant(1)",
+                        "kb = f32[1,3] broadcast(k), dimensions={}", "y = f32[1,3] maximum(x, kb)", "c = f32[3] constant({-0.0, 1, 2})",
+                        "b = f32[1,3] broadcast(c), dimensions={1}", "ROOT r = f32[1,3] multiply(y, b)"), new float[] {2, 2, 2})),
+                "max(x, 1) * {-0, 1, 2} as [1,3], x a reshape: the mover takes it through the maximum");
+        assertArrayEquals(new int[] {0, 0x40000000, 0x40800000},
+                bits(runF32(module("p = f32[3] parameter(0)", "x = f32[1,3] reshape(p)", "k = f32[] constant(1)",
+                        "kb = f32[1,3] broadcast(k), dimensions={}", "y = f32[1,3] maximum(x, kb)", "z = f32[1,3] transpose(y), dimensions={0,1}",
+                        "n = f32[1,3] negate(z)", "m = f32[1,3] negate(n)", "q = f32[3,1] reshape(m)", "t = f32[1,3] transpose(q), dimensions={1,0}",
+                        "c = f32[3] constant({-0.0, 1, 2})", "b = f32[1,3] broadcast(c), dimensions={1}", "ROOT r = f32[1,3] multiply(t, b)"),
+                        new float[] {2, 2, 2})), "through negates, reshapes and transposes of dims of one too");
     }
 
     /**

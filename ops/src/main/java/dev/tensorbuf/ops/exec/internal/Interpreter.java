@@ -256,7 +256,8 @@ public final class Interpreter {
             boolean foldedMove = FoldedConstants.isFoldedMove(instr) || Fusion.isFoldedOp(comp, instr);
             for (String o : instr.operands()) {
                 String name = comp.find(o).orElseThrow().name();
-                Value ov = foldedMove && asWritten.containsKey(name) ? asWritten.get(name) : values.get(name);
+                Value ov = asWritten.containsKey(name) && (foldedMove || !seesOneDim(comp, instr, values.get(name), name))
+                        ? asWritten.get(name) : values.get(name);
                 operands.add(ov.view());
                 operandValues.add(ov);
             }
@@ -293,10 +294,10 @@ public final class Interpreter {
      * {@return {@code v}, or where {@code in} is a constant, data movement of one or an
      * elementwise op of such that XLA folds into a new constant, its value as XLA's simplifier leaves it for the readers that do not
      * move it further ({@link Literals#asSimplified})} XLA folds before it simplifies: a constant
-     * of one dim broadcast into [n,1] is an f32[n,1] constant and stays as it is; a slice of one
-     * is a constant of one dim; a constant read as it is and also reversed is simplified for its
-     * readers and reversed as written (jax 0.10). The caller keeps the value as written for the
-     * moves.
+     * of one dim broadcast into [n,1] is an f32[n,1] constant, simplified only for the readers
+     * {@link #seesOneDim} names; a slice of one is a constant of one dim; a constant read as it
+     * is and also reversed is simplified for its readers and reversed as written (jax 0.10). The
+     * caller keeps the value as written for the moves and the other readers.
      */
     private Value asFolded(HloComputation comp, HloInstruction in, Value v) {
         if (!Literals.oneLongDim(v.view().dims()) || fusion.isHeld(v.view())
@@ -305,6 +306,58 @@ public final class Interpreter {
         }
         TensorView simplified = Literals.asSimplified(v.view(), allocator);
         return simplified == v.view() ? v : new Value(simplified, v.kind(), true, null, v.reason());
+    }
+
+    /**
+     * {@return whether {@code reader} sees the folded constant {@code name}, of value {@code v},
+     * as XLA's simplifier leaves one of one dim} One of one dim it does; one of one long dim and
+     * more dims of one only where XLA's reshape mover makes {@code reader} an op of one dim again:
+     * it moves reshapes and transposes below an elementwise op whose other operands are such
+     * moves of a value of one dim, or ops of such moved already (at least one), or constants and
+     * scalar broadcasts, which it reshapes for free (jax 0.10.2: {@code x.reshape(1, 2) * [[-0.,
+     * 1.]]} is {@code [+0, x1]}, an iota's zero, and so is {@code max(x.reshape(1, 3), 1) * c};
+     * beside an f32[1,2] parameter or a scalar broadcast the constant keeps its -0; seed 1103).
+     * XLA decides for each reader: one constant may be both.
+     */
+    private static boolean seesOneDim(HloComputation comp, HloInstruction reader, Value v, String name) {
+        return v.view().rank() == 1 || reshapedToOneDim(comp, reader, name, new HashMap<>(), 0);
+    }
+
+    /** {@return whether the mover takes a reshape of one dim below {@code d}, beside {@code beside}: see {@link #seesOneDim}} */
+    private static boolean reshapedToOneDim(HloComputation comp, HloInstruction d, String beside, Map<String, Boolean> known,
+            int depth) {
+        if (depth == 8) {
+            return false;
+        }
+        if (d.opcode().equals("reshape") || d.opcode().equals("transpose")
+                || d.opcode().equals("broadcast") && FoldedConstants.addsOnlyDimsOfOne(d)) {
+            HloInstruction from = comp.instruction(d.operands().getFirst());
+            return from.arrayShape().dims().size() == 1 || reshapedToOneDim(comp, from, beside, known, depth + 1);
+        }
+        if (!dev.tensorbuf.ops.copy.internal.Pointwise.OPCODES.contains(d.opcode())) {
+            return false;
+        }
+        Boolean answer = known.get(d.name());
+        if (answer != null) {
+            return answer;
+        }
+        boolean reshaped = false;
+        boolean all = true;
+        for (String o : d.operands()) {
+            HloInstruction x = comp.instruction(o);
+            if (x.name().equals(beside) || FoldedConstants.isFoldedConstant(comp, x)
+                    || x.opcode().equals("broadcast") && comp.instruction(x.operands().getFirst()).arrayShape().dims().isEmpty()) {
+                continue;
+            }
+            if (reshapedToOneDim(comp, x, beside, known, depth + 1)) {
+                reshaped = true;
+            } else {
+                all = false;
+                break;
+            }
+        }
+        known.put(d.name(), reshaped && all);
+        return reshaped && all;
     }
 
     /**
