@@ -153,15 +153,8 @@ public final class Pointwise {
      * {@code x = x * x - x} would double at every step.
      */
     public static String print(Expr e, java.util.function.IntFunction<String> leaf) {
-        Map<Expr, Integer> uses = new IdentityHashMap<>();
         List<Expr> order = postOrder(e);
-        for (Expr x : order) {
-            if (x instanceof Op o) {
-                for (Expr a : o.args()) {
-                    uses.merge(a, 1, Integer::sum);
-                }
-            }
-        }
+        Map<Expr, Integer> uses = uses(order);
         StringBuilder sb = new StringBuilder();
         Map<Expr, String> names = new IdentityHashMap<>();
         for (Expr x : order) {
@@ -265,14 +258,7 @@ public final class Pointwise {
         // thousands of ops, deeper than a default thread stack recurses. A value is dropped at
         // its last use, so a chain holds two arrays at a time, as the recursion did.
         List<Expr> order = postOrder(e);
-        Map<Expr, Integer> uses = new IdentityHashMap<>();
-        for (Expr x : order) {
-            if (x instanceof Op o) {
-                for (Expr a : o.args()) {
-                    uses.merge(a, 1, Integer::sum);
-                }
-            }
-        }
+        Map<Expr, Integer> uses = uses(order);
         Map<Expr, Object> values = new IdentityHashMap<>();
         for (Expr x : order) {
             values.put(x, switch (x) {
@@ -291,6 +277,19 @@ public final class Pointwise {
             });
         }
         return values.get(e);
+    }
+
+    /** {@return how many times the ops of {@code order} read each node, a node read twice by one op counted twice} */
+    private static Map<Expr, Integer> uses(List<Expr> order) {
+        Map<Expr, Integer> uses = new IdentityHashMap<>();
+        for (Expr x : order) {
+            if (x instanceof Op o) {
+                for (Expr a : o.args()) {
+                    uses.merge(a, 1, Integer::sum);
+                }
+            }
+        }
+        return uses;
     }
 
     /**
