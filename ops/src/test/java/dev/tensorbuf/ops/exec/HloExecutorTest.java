@@ -1112,6 +1112,10 @@ class HloExecutorTest {
         assertArrayEquals(new int[] {0, 0xbf800000},
                 bits(runF32(module("p = f32[2] parameter(0)", "c = f32[2] constant({-inf, 1})", "b = f32[2,1] broadcast(c), dimensions={0}",
                         "x = f32[2,1] reshape(p)", "ROOT r = f32[2,1] divide(x, b)"), new float[] {1, -1})), "x / {-inf, 1} as [2,1]");
+        assertArrayEquals(new int[] {0x80000000, 0x3f800000},
+                bits(runF32(module("p = f32[1] parameter(0)", "c = f32[2] constant({-inf, 1})", "b = f32[2,1] broadcast(c), dimensions={0}",
+                        "x = f32[2,1] broadcast(p), dimensions={1}", "ROOT r = f32[2,1] divide(x, b)"), new float[] {1})),
+                "x / {-inf, 1} as [2,1] beside a broadcast, not a reshape: the folded reciprocal keeps its -0");
         // Those have a reshape of one dim beside them, which XLA's reshape mover moves below the op,
         // making the constant one of one dim again. Beside anything else, a constant folded into two
         // dims is no iota and keeps its -0 (jax 0.10.2: x * [[-0., 1.]] for an f32[1,2] x; seed 1103).

@@ -103,6 +103,54 @@ final class FoldedConstants {
     }
 
     /**
+     * {@return whether XLA's reshape mover makes {@code reader}, an elementwise op reading a
+     * constant folded into one long dim and more dims of one ({@code beside}), an op of one dim,
+     * where its simplifier sees that constant as one of one dim} The mover moves reshapes and
+     * transposes below an elementwise op whose other operands are such moves of a value of one
+     * dim, or ops of such moved already (at least one), or constants and scalar broadcasts, which
+     * it reshapes for free (jax 0.10.2; {@code Interpreter.seesOneDim}).
+     */
+    static boolean movedToOneDim(HloComputation comp, HloInstruction reader, String beside) {
+        return reshapedToOneDim(comp, reader, beside, new java.util.HashMap<>(), 0);
+    }
+
+    private static boolean reshapedToOneDim(HloComputation comp, HloInstruction d, String beside, java.util.Map<String, Boolean> known,
+            int depth) {
+        if (depth == 8) {
+            return false;
+        }
+        if (d.opcode().equals("reshape") || d.opcode().equals("transpose")
+                || d.opcode().equals("broadcast") && addsOnlyDimsOfOne(d)) {
+            HloInstruction from = comp.instruction(d.operands().getFirst());
+            return from.arrayShape().dims().size() == 1 || reshapedToOneDim(comp, from, beside, known, depth + 1);
+        }
+        if (!dev.tensorbuf.ops.copy.internal.Pointwise.OPCODES.contains(d.opcode())) {
+            return false;
+        }
+        Boolean answer = known.get(d.name());
+        if (answer != null) {
+            return answer;
+        }
+        boolean reshaped = false;
+        boolean all = true;
+        for (String o : d.operands()) {
+            HloInstruction x = comp.instruction(o);
+            if (x.name().equals(beside) || isFoldedConstant(comp, x)
+                    || x.opcode().equals("broadcast") && comp.instruction(x.operands().getFirst()).arrayShape().dims().isEmpty()) {
+                continue;
+            }
+            if (reshapedToOneDim(comp, x, beside, known, depth + 1)) {
+                reshaped = true;
+            } else {
+                all = false;
+                break;
+            }
+        }
+        known.put(d.name(), reshaped && all);
+        return reshaped && all;
+    }
+
+    /**
      * {@return the values of {@code d}, a constant or moves that XLA's constant folding folds
      * with one into a new constant, in row-major order; null for anything else or a move it
      * does not follow}

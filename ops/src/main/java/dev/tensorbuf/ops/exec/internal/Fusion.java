@@ -434,7 +434,7 @@ final class Fusion {
             // it counts 0, 1, 2, ...: 1 / -inf is then +0 (jax 0.10: x / broadcast({-inf, 1})).
             // Every value is a whole number there, so abs changes only that zero's sign.
             return build(comp, in, "multiply", type,
-                    List.of(a.get(0), reciprocalIsIota(comp, in.operands().get(1), type)
+                    List.of(a.get(0), reciprocalIsIota(comp, in, type)
                             ? new Pointwise.Op("abs", type, List.of(reciprocal), "") : reciprocal));
         }
         if (op.equals("divide") && Pointwise.isFloat(type) && type != DType.BF16 && !isFolded(comp, in.operands().get(1), 0)
@@ -1146,19 +1146,24 @@ final class Fusion {
     }
 
     /**
-     * {@return whether the reciprocal XLA folds for the constant divisor {@code name} (or the
-     * constant a broadcast divisor repeats) is an iota to its simplifier: one dim of more than one
-     * element, counting 0, 1, 2, ...} Computed as {@link Pointwise.Op#RECIPROCAL} computes it. A
-     * broadcast that only adds dims of one is folded with the constant first, into one of more
-     * dims; a slice, reverse or copy of the constant is folded into a new one, whose reciprocals
-     * these are (jax 0.10: x / a slice {1:4} of {5, -inf, 1, 0.5} is x * {+0, 1, 2}).
+     * {@return whether the reciprocal XLA folds for the constant divisor of {@code divide} (or
+     * the constant a broadcast divisor repeats) is an iota to its simplifier: one dim of more than
+     * one element, counting 0, 1, 2, ...} Computed as {@link Pointwise.Op#RECIPROCAL} computes it.
+     * A broadcast that only adds dims of one is folded with the constant first, into one of more
+     * dims, which is of one dim again only where XLA's reshape mover makes the divide so
+     * ({@link FoldedConstants#movedToOneDim}: x / {-inf, 1} as [2,1] is x * +0 for a reshaped x,
+     * x * -0 beside a broadcast or a parameter); a slice, reverse or copy of the constant is
+     * folded into a new one, whose reciprocals these are (jax 0.10: x / a slice {1:4} of {5,
+     * -inf, 1, 0.5} is x * {+0, 1, 2}).
      */
-    private static boolean reciprocalIsIota(HloComputation comp, String name, DType type) {
+    private static boolean reciprocalIsIota(HloComputation comp, HloInstruction divide, DType type) {
+        String name = divide.operands().get(1);
         HloInstruction d = beneath(comp, name);
         if (d.opcode().equals("broadcast") && !FoldedConstants.addsOnlyDimsOfOne(d)) {
             d = beneath(comp, d.operands().getFirst());
         }
-        if (!Literals.oneLongDim(d.arrayShape().dims())) {
+        if (!Literals.oneLongDim(d.arrayShape().dims())
+                || d.arrayShape().dims().size() != 1 && !FoldedConstants.movedToOneDim(comp, divide, name)) {
             return false;
         }
         double[] values = FoldedConstants.foldedValues(comp, d);

@@ -320,44 +320,7 @@ public final class Interpreter {
      * XLA decides for each reader: one constant may be both.
      */
     private static boolean seesOneDim(HloComputation comp, HloInstruction reader, Value v, String name) {
-        return v.view().rank() == 1 || reshapedToOneDim(comp, reader, name, new HashMap<>(), 0);
-    }
-
-    /** {@return whether the mover takes a reshape of one dim below {@code d}, beside {@code beside}: see {@link #seesOneDim}} */
-    private static boolean reshapedToOneDim(HloComputation comp, HloInstruction d, String beside, Map<String, Boolean> known,
-            int depth) {
-        if (depth == 8) {
-            return false;
-        }
-        if (d.opcode().equals("reshape") || d.opcode().equals("transpose")
-                || d.opcode().equals("broadcast") && FoldedConstants.addsOnlyDimsOfOne(d)) {
-            HloInstruction from = comp.instruction(d.operands().getFirst());
-            return from.arrayShape().dims().size() == 1 || reshapedToOneDim(comp, from, beside, known, depth + 1);
-        }
-        if (!dev.tensorbuf.ops.copy.internal.Pointwise.OPCODES.contains(d.opcode())) {
-            return false;
-        }
-        Boolean answer = known.get(d.name());
-        if (answer != null) {
-            return answer;
-        }
-        boolean reshaped = false;
-        boolean all = true;
-        for (String o : d.operands()) {
-            HloInstruction x = comp.instruction(o);
-            if (x.name().equals(beside) || FoldedConstants.isFoldedConstant(comp, x)
-                    || x.opcode().equals("broadcast") && comp.instruction(x.operands().getFirst()).arrayShape().dims().isEmpty()) {
-                continue;
-            }
-            if (reshapedToOneDim(comp, x, beside, known, depth + 1)) {
-                reshaped = true;
-            } else {
-                all = false;
-                break;
-            }
-        }
-        known.put(d.name(), reshaped && all);
-        return reshaped && all;
+        return v.view().rank() == 1 || FoldedConstants.movedToOneDim(comp, reader, name);
     }
 
     /**
