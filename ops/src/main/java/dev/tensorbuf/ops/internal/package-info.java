@@ -23,6 +23,11 @@
  * <dd>exact size arithmetic for the copy engine, its API and its planner
  *     (<code>PlannedSteps</code>' spans): messages built only on overflow (plans check sizes per
  *     dimension), through <code>Errors</code>. A leaf too</dd>
+ * <dt><code>Graphs.java</code></dt>
+ * <dd>the one post-order walk of a graph by identity, on a stack of its own: elementwise
+ *     expressions (<code>copy.internal.Pointwise</code>), a held value's instructions
+ *     (<code>exec.internal.Fusion</code>) and a fusion's operands (<code>indexing.internal</code>).
+ *     A leaf too</dd>
  * <dt><code>Transpose.java</code>, <code>Slice.java</code>, <code>Reverse.java</code>,
  *     <code>Broadcast.java</code></dt>
  * <dd>the affine ops: <code>affine(...)</code> is the op's map as an <code>Remap.Affine</code>

@@ -383,36 +383,9 @@ public final class Pointwise {
      * expression is bounded by memory, not by the calling thread's stack.
      */
     public static List<Expr> postOrder(Expr e) {
-        return postOrder(e, x -> x instanceof Op o ? o.args() : List.of());
+        return dev.tensorbuf.ops.internal.Graphs.postOrder(e, x -> x instanceof Op o ? o.args() : List.of());
     }
 
-    /** {@return the distinct nodes of the graph from {@code root} (by identity), each after those {@code operands} gives it, in order} */
-    public static <T> List<T> postOrder(T root, java.util.function.Function<T, List<? extends T>> operands) {
-        List<T> order = new ArrayList<>();
-        Set<T> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        ArrayDeque<T> nodes = new ArrayDeque<>();
-        ArrayDeque<Integer> nextArg = new ArrayDeque<>();
-        nodes.push(root);
-        nextArg.push(0);
-        seen.add(root);
-        while (!nodes.isEmpty()) {
-            T x = nodes.peek();
-            int k = nextArg.pop();
-            List<? extends T> args = operands.apply(x);
-            if (k < args.size()) {
-                nextArg.push(k + 1);
-                T a = args.get(k);
-                if (seen.add(a)) {
-                    nodes.push(a);
-                    nextArg.push(0);
-                }
-            } else {
-                nodes.pop();
-                order.add(x);
-            }
-        }
-        return order;
-    }
 
     private static Object op(Op o, Object[] a, int n, boolean flush) {
         DType t = o.type();

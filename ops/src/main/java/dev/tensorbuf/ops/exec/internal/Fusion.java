@@ -67,7 +67,7 @@ final class Fusion {
         /** {@return the names, each once, operands' first (in order) and this one last} */
         java.util.SequencedSet<String> names() {
             java.util.LinkedHashSet<String> names = new java.util.LinkedHashSet<>();
-            for (Members m : Pointwise.postOrder(this, Members::from)) {
+            for (Members m : dev.tensorbuf.ops.internal.Graphs.postOrder(this, Members::from)) {
                 names.add(m.name());
             }
             return names;

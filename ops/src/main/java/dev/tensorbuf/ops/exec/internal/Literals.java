@@ -61,9 +61,10 @@ public final class Literals {
      * {@return {@code v}, the value of a constant as XLA's folding leaves it, as its simplifier
      * sees it: where it is a float array of one long dim ({@link #oneLongDim}) that counts 0, 1,
      * 2, ... from -0 or a denormal ({@link #countsFromZero}), a copy from +0} The simplifier makes such a constant an iota (jax 0.10:
-     * {@code f32[4] constant({-0.0, 1, 2, 3})} copied out starts with +0, and so does one of
-     * {@code f32[4,1]}, or {@code {-0.0, 1}} broadcast into [1,2] or [2,1]; of one element, of two
-     * long dims, or counting by 2 it stays -0).
+     * {@code f32[4] constant({-0.0, 1, 2, 3})} copied out starts with +0; of one element, of two
+     * long dims, or counting by 2 it stays -0). One of more dims of one is so only for the readers
+     * XLA's reshape mover makes ops of one dim ({@code Interpreter.seesOneDim}); the caller keeps
+     * the value as written for the others.
      */
     static TensorView asSimplified(TensorView v, Allocator allocator) {
         if (!oneLongDim(v.dims()) || v.dtype().kind() != DType.Kind.FLOAT) {
@@ -86,7 +87,7 @@ public final class Literals {
         return copy;
     }
 
-    /** {@return whether exactly one of {@code dims} is longer than one: XLA's simplifier sees such a constant as one of one dim} */
+    /** {@return whether exactly one of {@code dims} is longer than one: a constant XLA's simplifier may see as one of one dim} */
     static boolean oneLongDim(List<Long> dims) {
         return dims.stream().filter(n -> n != 1).count() == 1 && dims.stream().anyMatch(n -> n >= 2);
     }

@@ -4,11 +4,8 @@ import dev.tensorbuf.ops.hlo.HloComputation;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.indexing.HloIndexing.OperandIndexing;
 import dev.tensorbuf.ops.internal.Errors;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -97,28 +94,8 @@ final class FusionInputs {
 
     /** {@return the instructions the root depends on (and the root), each after all its operands} */
     private static List<HloInstruction> operandsFirst(Ctx ctx, HloInstruction root) {
-        List<HloInstruction> postOrder = new ArrayList<>();
-        Set<String> seen = new HashSet<>();
-        Deque<HloInstruction> stack = new ArrayDeque<>();
-        Deque<Integer> next = new ArrayDeque<>();
-        stack.push(root);
-        next.push(0);
-        seen.add(root.name());
-        while (!stack.isEmpty()) {
-            HloInstruction instr = stack.peek();
-            int k = next.pop();
-            if (k < instr.operands().size()) {
-                next.push(k + 1);
-                HloInstruction operand = ctx.operand(instr, k);
-                if (seen.add(operand.name())) {
-                    stack.push(operand);
-                    next.push(0);
-                }
-            } else {
-                stack.pop();
-                postOrder.add(instr);
-            }
-        }
-        return postOrder;
+        // A computation holds one instruction per name, so by identity is by name.
+        return dev.tensorbuf.ops.internal.Graphs.postOrder(root,
+                instr -> instr.operands().stream().map(o -> ctx.computation().instruction(o)).toList());
     }
 }
