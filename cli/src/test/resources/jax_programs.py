@@ -205,6 +205,14 @@ def counting_constants(x, y):
     return (x * c, x.reshape(1, 3) * c[None, :], y * c[None, :], jnp.maximum(y, np.float32(1)) * c[None, :],
             (x.reshape(3, 1) * np.float32(2)) * c[:, None])
 
+def dividing_by_counting(x, col):
+    """x / c for a constant c counting 0, 1, 2, ... from -0: a true quotient for c of one dim, an iota to XLA; for c of
+    [64,1] x times c's reciprocals (1 / -0 is -inf), also beside a reshape, as the simplifier rewrites the divide before
+    its reshape mover runs."""
+    c = np.arange(64, dtype=np.float32)
+    c[0] = -0.0
+    return x / c, col / c[:, None], x.reshape(64, 1) / c[:, None]
+
 def programs():
     """{name: (function, inputs, jit keyword arguments)}"""
     return {
@@ -250,6 +258,9 @@ def programs():
                                               np.arange(1, 25, dtype=np.int32).reshape(4, 6) * 37], {}),
         "counting_constants": (counting_constants, [np.array([2.0, -3.0, 4.0], np.float32),
                                                     np.array([[5.0, -6.0, 7.0]], np.float32)], {}),
+        "dividing_by_counting": (dividing_by_counting, [np.linspace(1, 50, 64, dtype=np.float32) * np.float32(1.3),
+                                                        np.linspace(-50, 5, 64, dtype=np.float32).reshape(64, 1) / np.float32(3)],
+                                 {}),
         "scatter_bf16_add": (scatter_bf16_add, [np.linspace(-2, 2, 5, dtype=np.float32).astype(jnp.bfloat16),
                                                 np.array([1, 1, 3, 1], np.int32),
                                                 np.array([0.1, 0.2, 0.3, 7.5], np.float32).astype(jnp.bfloat16)], {}),

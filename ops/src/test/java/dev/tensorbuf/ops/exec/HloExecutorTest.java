@@ -1729,6 +1729,68 @@ class HloExecutorTest {
     }
 
     /**
+     * A constant counting 0, 1, 2, ... from -0 is an iota to XLA's simplifier, whose 0 is +0 and
+     * whose divide is a true quotient, only where nothing rewrote or folded it first (jax 0.10.2,
+     * c = {-0, 1, ..., 63}): x / c of one dim is the quotient; of [64,1] x times c's reciprocals,
+     * 1 / -0 being -inf, also with a reshape of x beside it, as the simplifier rewrites the divide
+     * before its reshape mover runs; x / (c + c) is x times the reciprocals of the sum folded as
+     * written; c * k + y is rounded twice, c * k folded first. Was: all four as iotas.
+     */
+    @Test
+    void aCountingConstantIsAnIotaOnlyOfOneDimAndBeforeAnyFolding() {
+        int n = 64;
+        float[] x = new float[n];
+        float[] y = new float[n];
+        float[] c = new float[n];
+        float[] k = new float[n];
+        StringBuilder vector = new StringBuilder("-0.0");
+        StringBuilder column = new StringBuilder("{-0.0}");
+        StringBuilder ks = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            x[i] = 1.3f * (1 + 49f * i / (n - 1));
+            y[i] = (-5 + 10f * i / (n - 1)) / 3;
+            c[i] = i == 0 ? -0f : i;
+            k[i] = c[i] * 0.1f + 0.0123f;
+            if (i > 0) {
+                vector.append(", ").append(i);
+                column.append(", {").append(i).append('}');
+                ks.append(", ");
+            }
+            ks.append(k[i]);
+        }
+        float[] quotient = new float[n];
+        float[] reciprocal = new float[n];
+        float[] ofSum = new float[n];
+        float[] rounded = new float[n];
+        float[] fused = new float[n];
+        for (int i = 0; i < n; i++) {
+            quotient[i] = x[i] / (i == 0 ? 0f : c[i]);
+            reciprocal[i] = x[i] * (1f / c[i]);
+            ofSum[i] = x[i] * (1f / (c[i] + c[i]));
+            rounded[i] = c[i] * k[i] + y[i];
+            fused[i] = Math.fma(c[i], k[i], y[i]);
+        }
+        String vec = "c = f32[64]{0} constant({" + vector + "})";
+        String col = "c = f32[64,1]{1,0} constant({" + column + "})";
+        assertArrayEquals(quotient, runF32(module("x = f32[64]{0} parameter(0)", vec, "ROOT d = f32[64]{0} divide(x, c)"), x));
+        assertArrayEquals(reciprocal, runF32(module("x = f32[64]{0} parameter(0)", "xc = f32[64,1]{1,0} reshape(x)", col,
+                "ROOT d = f32[64,1]{1,0} divide(xc, c)"), x));
+        try (Allocator mem = Allocators.shared()) {
+            TensorView xc = TensorView.of(mem.allocate(4L * n), dev.tensorbuf.views.ArrayShape.of(dev.tensorbuf.views.DType.F32, n, 1));
+            java.lang.foreign.MemorySegment.copy(x, 0, xc.buffer().segment(), java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED, 0, n);
+            assertArrayEquals(reciprocal, floats(module("x = f32[64,1]{1,0} parameter(0)", col, "ROOT d = f32[64,1]{1,0} divide(x, c)"),
+                    Map.of("0", xc)));
+        }
+        assertArrayEquals(ofSum, runF32(module("x = f32[64]{0} parameter(0)", vec, "s = f32[64]{0} add(c, c)",
+                "ROOT d = f32[64]{0} divide(x, s)"), x));
+        assertArrayEquals(rounded, runF32(module("y = f32[64]{0} parameter(0)", vec, "k = f32[64]{0} constant({" + ks + "})",
+                "m = f32[64]{0} multiply(c, k)", "ROOT a = f32[64]{0} add(m, y)"), y));
+        assertTrue(java.util.stream.IntStream.range(0, n).anyMatch(i -> quotient[i] != reciprocal[i])
+                && java.util.stream.IntStream.range(0, n).anyMatch(i -> rounded[i] != fused[i]),
+                "the ways differ somewhere, so the cases can tell them apart");
+    }
+
+    /**
      * XLA's rewrite of convert(pred) * a as select(pred, a, 0) meets the convert through a
      * transpose by a constant, which XLA moves below the multiply, not through a reverse, where
      * convert(false) * inf stays NaN (jax 0.10: [inf, 0, 0, 0, inf, inf] and [inf, nan, inf, inf,

@@ -75,19 +75,34 @@ final class FoldedConstants {
      * Only moves of one dim are followed; a slice of a concatenation is not.
      */
     static boolean foldsIntoIota(HloComputation comp, String name) {
+        return iotaFolded(comp, name) != null;
+    }
+
+    /**
+     * {@return whether {@code name} reaches XLA's simplifier as an iota before its reshape mover
+     * runs: where {@link #foldsIntoIota} holds and the constant is folded into one dim} Its first
+     * pass sees a constant of one long dim and more dims of one as a constant.
+     */
+    static boolean foldsIntoIotaOfOneDim(HloComputation comp, String name) {
+        HloInstruction folded = iotaFolded(comp, name);
+        return folded != null && folded.arrayShape().dims().size() == 1;
+    }
+
+    /** {@return the constant XLA folds {@code name} into where {@link #foldsIntoIota} holds, else null} */
+    private static HloInstruction iotaFolded(HloComputation comp, String name) {
         List<HloInstruction> path = new ArrayList<>();
         HloInstruction d = comp.instruction(name);
         path.add(d);
         while (MOVES_OF_CONSTANTS.contains(d.opcode()) && d.operands().size() == 1) {
             HloInstruction under = comp.instruction(d.operands().getFirst());
             if (movedFrom(comp, d) != under) {
-                return false;
+                return null;
             }
             d = under;
             path.add(d);
         }
         if (!d.opcode().equals("constant")) {
-            return false;
+            return null;
         }
         int end = path.size() - 1;
         while (end > 0 && isFoldedMove(path.get(end - 1))) {
@@ -96,10 +111,11 @@ final class FoldedConstants {
         HloInstruction folded = path.get(end);
         List<Long> dims = folded.arrayShape().dims();
         if (!Literals.oneLongDim(dims) || !Pointwise.isFloat(folded.arrayShape().dtype())) {
-            return false;
+            return null;
         }
         double[] values = foldedValues(comp, folded);
-        return values != null && Literals.countsFromZero(folded.arrayShape().dtype(), values.length, i -> values[(int) i]);
+        return values != null && Literals.countsFromZero(folded.arrayShape().dtype(), values.length, i -> values[(int) i])
+                ? folded : null;
     }
 
     /**

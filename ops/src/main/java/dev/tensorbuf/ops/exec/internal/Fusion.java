@@ -427,7 +427,7 @@ final class Fusion {
             throw new IllegalArgumentException(rsqrt);
         }
         // Both constants: XLA folds the whole divide, a true quotient (jax 0.10: f16 literals / 3.3125).
-        if (op.equals("divide") && Pointwise.isFloat(type) && type != DType.BF16 && isFolded(comp, in.operands().get(1), 0)
+        if (op.equals("divide") && Pointwise.isFloat(type) && type != DType.BF16 && isFoldedDivisor(comp, in.operands().get(1))
                 && !isFolded(comp, in.operands().get(0), 0)) {
             Pointwise.Expr reciprocal = new Pointwise.Op(Pointwise.Op.RECIPROCAL, type, List.of(a.get(1)), "");
             // The folded reciprocal is a new constant, which XLA's simplifier makes an iota where
@@ -437,7 +437,7 @@ final class Fusion {
                     List.of(a.get(0), reciprocalIsIota(comp, in, type)
                             ? new Pointwise.Op("abs", type, List.of(reciprocal), "") : reciprocal));
         }
-        if (op.equals("divide") && Pointwise.isFloat(type) && type != DType.BF16 && !isFolded(comp, in.operands().get(1), 0)
+        if (op.equals("divide") && Pointwise.isFloat(type) && type != DType.BF16 && !isFoldedDivisor(comp, in.operands().get(1))
                 && isBroadcastAsXlaSeesIt(comp, in.operands().get(1))
                 && !FoldedConstants.foldsIntoIota(comp, in.operands().get(1))) {
             // XLA rewrites A / broadcast(B) as A * broadcast(1 / B), the reciprocal computed on
@@ -1261,10 +1261,12 @@ final class Fusion {
     }
 
     /**
-     * {@return whether {@code d} is a constant to XLA's folding: a literal that stays one, an
-     * elementwise op it folds, or a concatenation or dynamic slice of such, under moves it folds}
-     * (jax 0.10: a * b + c is two roundings with a concatenation or dynamic slice of constants
-     * for a; after a pad of constants it is computed, flushing.)
+     * {@return whether {@code d} is a constant to XLA's folding: a constant, an elementwise op it
+     * folds, or a concatenation or dynamic slice of such, under moves it folds} (jax 0.10: a * b + c
+     * is two roundings with a concatenation or dynamic slice of constants for a; after a pad of
+     * constants it is computed, flushing.) A constant counting 0, 1, 2, ... is folded as written
+     * too, before the simplifier would make it an iota (jax 0.10.2: c * k + x, c = {-0, 1, ...,
+     * 63} and k constants, is rounded twice).
      */
     private static boolean isFoldedValue(HloComputation comp, HloInstruction d, int depth) {
         HloInstruction x = d;
@@ -1272,7 +1274,7 @@ final class Fusion {
             x = comp.instruction(x.operands().getFirst());
         }
         if (x.opcode().equals("constant")) {
-            return !FoldedConstants.foldsIntoIota(comp, d.name());
+            return true;
         }
         if (FOLDED_GATHERS.contains(x.opcode()) && !x.operands().isEmpty() && depth < 8) {
             return x.operands().stream().allMatch(o -> isFoldedValue(comp, comp.instruction(o), depth + 1));
@@ -1286,15 +1288,30 @@ final class Fusion {
     /**
      * {@return whether XLA folds {@code name} into a constant before its simplifier's rewrites: a
      * constant, or data movement and elementwise ops of such} (jax 0.10: x / -(3.7) and
-     * x / sqrt(2) are x times the folded divisor's reciprocal.)
+     * x / sqrt(2) are x times the folded divisor's reciprocal.) A constant that counts 0, 1, 2,
+     * ... is an iota to the simplifier, but under an op it is folded as written first (jax 0.10.2:
+     * x / (c + c), c = {-0, 1, ..., 63}, is x times {-inf, 1/2, ...}).
      */
     private static boolean isFolded(HloComputation comp, String name, int depth) {
         HloInstruction d = FoldedConstants.constantBehind(comp, name);
         if (FoldedConstants.isLiteral(d)) {
-            return !FoldedConstants.foldsIntoIota(comp, name);
+            return depth > 0 || !FoldedConstants.foldsIntoIota(comp, name);
         }
         return depth < 16 && Pointwise.OPCODES.contains(d.opcode()) && !d.operands().isEmpty()
                 && d.operands().stream().allMatch(o -> isFolded(comp, o, depth + 1));
+    }
+
+    /**
+     * {@return whether XLA's simplifier takes the divisor {@code name} as a folded constant and
+     * multiplies by its reciprocals} It rewrites x / c on its first pass, before its reshape mover
+     * makes any op one of one dim, so a constant counting 0, 1, 2, ... is an iota there only where
+     * it is folded into one dim (jax 0.10.2: x / c for c = {-0, 1, ..., 63} is a true quotient as
+     * f32[64], x times the reciprocals as f32[64,1], f32[1,64] or f32[64,1,1], beside a reshape of
+     * x too).
+     */
+    private static boolean isFoldedDivisor(HloComputation comp, String name) {
+        return FoldedConstants.isLiteral(FoldedConstants.constantBehind(comp, name))
+                ? !FoldedConstants.foldsIntoIotaOfOneDim(comp, name) : isFolded(comp, name, 0);
     }
 
     /**

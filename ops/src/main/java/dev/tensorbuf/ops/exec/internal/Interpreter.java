@@ -7,6 +7,7 @@ import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.ops.internal.Bitcast;
 import dev.tensorbuf.ops.Ops;
 import dev.tensorbuf.ops.internal.Pad;
+import dev.tensorbuf.ops.copy.internal.Pointwise;
 import dev.tensorbuf.ops.hlo.internal.HloAttribute;
 import dev.tensorbuf.ops.hlo.HloComputation;
 import dev.tensorbuf.ops.hlo.HloInstruction;
@@ -317,10 +318,19 @@ public final class Interpreter {
      * scalar broadcasts, which it reshapes for free (jax 0.10.2: {@code x.reshape(1, 2) * [[-0.,
      * 1.]]} is {@code [+0, x1]}, an iota's zero, and so is {@code max(x.reshape(1, 3), 1) * c};
      * beside an f32[1,2] parameter or a scalar broadcast the constant keeps its -0; seed 1103).
-     * XLA decides for each reader: one constant may be both.
+     * XLA decides for each reader: one constant may be both. A float divide's divisor is not
+     * moved: the simplifier makes that divide a multiply by the reciprocals on its first pass,
+     * before the mover runs (jax 0.10.2: x.reshape(64).reshape(64, 1) / c, c = {-0, 1, ..., 63}
+     * as f32[64,1], is x * -inf first).
      */
     private static boolean seesOneDim(HloComputation comp, HloInstruction reader, Value v, String name) {
-        return v.view().rank() == 1 || FoldedConstants.movedToOneDim(comp, reader, name);
+        return v.view().rank() == 1 || !isDivisor(comp, reader, name) && FoldedConstants.movedToOneDim(comp, reader, name);
+    }
+
+    private static boolean isDivisor(HloComputation comp, HloInstruction reader, String name) {
+        DType type = reader.arrayShape().dtype();
+        return reader.opcode().equals("divide") && Pointwise.isFloat(type) && type != DType.BF16
+                && comp.find(reader.operands().get(1)).orElseThrow().name().equals(name);
     }
 
     /**
@@ -400,7 +410,7 @@ public final class Interpreter {
             Reductions.Reducer reducer = Reductions.Reducer.of(module.computation(calleeName(in)));
             String op = reducer.op();
             // A float sum is checked and added exactly over the whole (ExactSums), not in chunks.
-            boolean floatSum = dev.tensorbuf.ops.copy.internal.Pointwise.isFloat(held.dtype()) && "add".equals(op);
+            boolean floatSum = Pointwise.isFloat(held.dtype()) && "add".equals(op);
             if (reshape || !floatSum && Reductions.chunks(held.dims(), over, held.dtype())) {
                 TensorView init = fusion.force(ops.get(1), comp.instruction(in.operands().get(1)).arrayShape().laidOut(), in.name());
                 if (reshape) {
