@@ -9,6 +9,7 @@ import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.function.BiFunction;
@@ -80,6 +81,61 @@ class DivideByBroadcastTest {
                 "bk = f32[64] broadcast(k), dimensions={}", "b = f32[64] broadcast(q), dimensions={}",
                 "m = f32[64] multiply(x, b)", "ROOT r = f32[64] multiply(m, bk)");
         check(text, (x, q) -> (x * q) * 5.75f, (x, q) -> x * (q * 5.75f));
+    }
+
+    /**
+     * XLA moves a broadcast below an op of it and a scalar, and below an op of two broadcasts
+     * along the same dims, before the rewrites above meet it (jax 0.10.2, seed 1108): a broadcast
+     * p times 5.75 times a broadcast q along other dims stays in order, and so does a broadcast
+     * scalar s times 5.75 times a broadcast q; but a broadcast q times 5.75 times a broadcast s
+     * takes the constant into s, moved below with it. A divide by a broadcast is a true quotient
+     * where the dividend is a broadcast along the same dims or of a scalar, a constant one too.
+     */
+    @Test
+    void aBroadcastMovedBelowAnOpMeetsTheRewritesAsItsOperand() {
+        Random rnd = new Random(1108);
+        float[] p = new float[2];
+        float[] q = new float[N];
+        float[] q2 = new float[N];
+        for (int i = 0; i < N; i++) {
+            q[i] = (float) (rnd.nextGaussian() * 100);
+            q2[i] = (float) (rnd.nextGaussian() * 100);
+        }
+        p[0] = (float) (rnd.nextGaussian() * 100);
+        p[1] = (float) (rnd.nextGaussian() * 100);
+        float s = 2.7182817f;
+        float k = 5.75f;
+        String head = "p = f32[2] parameter(0); q = f32[64] parameter(1); q2 = f32[64] parameter(2); s = f32[] parameter(3);"
+                + " k = f32[] constant(5.75); bk = f32[2,64] broadcast(k), dimensions={}; bp = f32[2,64] broadcast(p), dimensions={0};"
+                + " bq = f32[2,64] broadcast(q), dimensions={1}; bq2 = f32[2,64] broadcast(q2), dimensions={1};"
+                + " bs = f32[2,64] broadcast(s), dimensions={}";
+        record Case(String body, java.util.function.IntFunction<Float> want, java.util.function.IntFunction<Float> other) {
+        }
+        List<Case> cases = List.of(
+                new Case("m = f32[2,64] multiply(bp, bk); ROOT r = f32[2,64] multiply(m, bq)",
+                        e -> (p[e / N] * k) * q[e % N], e -> p[e / N] * (k * q[e % N])),
+                new Case("m = f32[2,64] multiply(bs, bk); ROOT r = f32[2,64] multiply(m, bq)",
+                        e -> (s * k) * q[e % N], e -> s * (k * q[e % N])),
+                new Case("m = f32[2,64] multiply(bq, bk); ROOT r = f32[2,64] multiply(m, bs)",
+                        e -> q[e % N] * (k * s), e -> (q[e % N] * k) * s),
+                new Case("m = f32[2,64] multiply(bq, bk); ROOT r = f32[2,64] divide(m, bq2)",
+                        e -> (q[e % N] * k) / q2[e % N], e -> (q[e % N] * k) * (1f / q2[e % N])),
+                new Case("ROOT r = f32[2,64] divide(bk, bq2)", e -> k / q2[e % N], e -> k * (1f / q2[e % N])),
+                new Case("m = f32[2,64] multiply(bs, bk); ROOT r = f32[2,64] divide(m, bq2)",
+                        e -> (s * k) / q2[e % N], e -> (s * k) * (1f / q2[e % N])));
+        for (Case c : cases) {
+            String text = HloExecutorTest.module((head + "; " + c.body()).split("; ?"));
+            try (Allocator mem = Allocators.shared(); Execution e = HloExecutor.execute(text,
+                    Map.of("0", floats(mem, p), "1", floats(mem, q), "2", floats(mem, q2), "3", scalar(mem, s)))) {
+                float[] r = TensorElements.of(e.rowMajor()).toFloatArray();
+                int differs = 0;
+                for (int i = 0; i < r.length; i++) {
+                    assertEquals(Float.floatToRawIntBits(c.want().apply(i)), Float.floatToRawIntBits(r[i]), c.body() + ", element " + i);
+                    differs += Float.floatToRawIntBits(c.other().apply(i)) != Float.floatToRawIntBits(r[i]) ? 1 : 0;
+                }
+                assertTrue(differs > 0, "the other way gives the same bits here, so the case cannot tell them apart: " + c.body());
+            }
+        }
     }
 
     @Test

@@ -439,11 +439,13 @@ final class Fusion {
         }
         if (op.equals("divide") && Pointwise.isFloat(type) && type != DType.BF16 && !isFoldedDivisor(comp, in.operands().get(1))
                 && isBroadcastAsXlaSeesIt(comp, in.operands().get(1))
-                && !FoldedConstants.foldsIntoIota(comp, in.operands().get(1))) {
+                && !FoldedConstants.foldsIntoIota(comp, in.operands().get(1))
+                && !sinksWithDividend(comp, in.operands().get(0), in.operands().get(1))) {
             // XLA rewrites A / broadcast(B) as A * broadcast(1 / B), the reciprocal computed on
             // the smaller array as the program runs, so read and rounded flushed (jax 0.10, f16,
             // f32 and f64: a divide by a per-row maximum, 1e30 / broadcast(3e38) is 0); not where
-            // B is a constant XLA makes an iota, whose divide is a true quotient.
+            // B is a constant XLA makes an iota, whose divide is a true quotient, nor where XLA
+            // moves the broadcast below the divide first.
             return build(comp, in, "multiply", type,
                     List.of(a.get(0), new Pointwise.Op(Pointwise.Op.FLUSHED_RECIPROCAL, type, List.of(a.get(1)), "")));
         }
@@ -935,12 +937,16 @@ final class Fusion {
      * f32: (p * 5.75) * broadcast(q), (p / 5.75) * broadcast(q) and (p * 5.75) / broadcast(q) take
      * the constant into the broadcast, also with a reverse, transpose, reshape or broadcast of
      * (p * 5.75) between ({@link #beneathRearranging}; seed 1097); (p * broadcast(q)) * 5.75, a
-     * scalar parameter or a per-channel constant in its place, and two broadcast values stay in order.
+     * scalar parameter or a per-channel constant in its place, and two broadcast values stay in
+     * order, also where the first is (broadcast(p) * 5.75), which XLA makes broadcast(p * 5.75)
+     * (seed 1108); but B a scalar, XLA sinks that broadcast too and the rewrite meets (p * 5.75) *
+     * broadcast(B), except for a scalar p (jax 0.10.2).
      */
     private static Pointwise.Expr constantIntoBroadcast(HloComputation comp, HloInstruction in, DType type, List<Pointwise.Expr> a) {
         for (int k = in.opcode().equals("divide") ? 1 : 0; k < 2; k++) {
             String broadcast = in.operands().get(k);
             if (isFolded(comp, broadcast, 0) || !isBroadcastAsXlaSeesIt(comp, broadcast)
+                    || isBroadcastAsXlaSeesIt(comp, in.operands().get(1 - k)) && !filledDims(comp, broadcast, 0, false).isEmpty()
                     || !(a.get(1 - k) instanceof Pointwise.Op inner) || !inner.op().equals("multiply")) {
                 continue;
             }
@@ -951,13 +957,43 @@ final class Fusion {
             for (int j = x.opcode().equals("divide") ? 1 : 0; j < 2; j++) {
                 // A multiply or divide by 1 was dropped: its expression is its other operand's.
                 if ("scalar".equals(constantKind(comp, x.operands().get(j))) && !isConstant(comp, x.operands().get(1 - j))
-                        && !isAll(comp, x.operands().get(j), 1)) {
+                        && !isAll(comp, x.operands().get(j), 1) && !isScalarBroadcast(comp, x.operands().get(1 - j))) {
                     Pointwise.Expr scaled = new Pointwise.Op("multiply", type, List.of(inner.args().get(j), a.get(k)), "");
                     return new Pointwise.Op("multiply", type, List.of(inner.args().get(1 - j), scaled), "");
                 }
             }
         }
         return null;
+    }
+
+    /**
+     * {@return whether XLA moves the broadcast {@code divisor} below a divide of {@code dividend}
+     * by it, which is then no divide by a broadcast} It does where the dividend is a broadcast of
+     * a scalar, a constant one too (or an op of such), or a broadcast along the same dims (jax 0.10.2, f32:
+     * (broadcast(p) * 5.75) / broadcast(q) is a true quotient for a scalar p, and for p and q
+     * filling the same dims; a reciprocal for p of other dims).
+     */
+    private static boolean sinksWithDividend(HloComputation comp, String dividend, String divisor) {
+        if (isScalarFilled(comp, dividend, 0)) {
+            return true;
+        }
+        List<Integer> filled = filledDims(comp, dividend, 0, false);
+        return filled != null && !filled.isEmpty() && filled.equals(filledDims(comp, divisor, 0, false));
+    }
+
+    /** {@return whether {@code name} is a broadcast of a scalar, or an elementwise op of such} */
+    private static boolean isScalarFilled(HloComputation comp, String name, int depth) {
+        if (isScalarBroadcast(comp, name) || "scalar".equals(constantKind(comp, name))) {
+            return true;
+        }
+        HloInstruction d = beneath(comp, name);
+        return depth < 8 && Pointwise.OPCODES.contains(d.opcode()) && !d.operands().isEmpty()
+                && d.operands().stream().allMatch(o -> isScalarFilled(comp, o, depth + 1));
+    }
+
+    private static boolean isScalarBroadcast(HloComputation comp, String name) {
+        HloInstruction d = beneath(comp, name);
+        return d.opcode().equals("broadcast") && comp.instruction(d.operands().getFirst()).arrayShape().dims().isEmpty();
     }
 
     /**
