@@ -969,9 +969,9 @@ final class Fusion {
     /**
      * {@return whether XLA moves the broadcast {@code divisor} below a divide of {@code dividend}
      * by it, which is then no divide by a broadcast} It does where the dividend is a broadcast of
-     * a scalar, a constant one too (or an op of such), or a broadcast along the same dims (jax 0.10.2, f32:
-     * (broadcast(p) * 5.75) / broadcast(q) is a true quotient for a scalar p, and for p and q
-     * filling the same dims; a reciprocal for p of other dims).
+     * a scalar, a constant one too (or an op of such), or a broadcast along the same dims
+     * (jax 0.10.2, f32: (broadcast(p) * 5.75) / broadcast(q) is a true quotient for a scalar p,
+     * and for p and q filling the same dims; a reciprocal for p of other dims).
      */
     private static boolean sinksWithDividend(HloComputation comp, String dividend, String divisor) {
         if (isScalarFilled(comp, dividend, 0)) {
